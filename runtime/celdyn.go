@@ -1,0 +1,359 @@
+package runtime
+
+import "math"
+
+// Dyn values. A CEL value of static type dyn is a Go `any` holding one of
+// nil (null), bool, int64, uint64, float64, string, []any, map[string]any.
+// On read, the host conveniences are normalised the way cel-go's native type
+// adapter does: int, int8, int16, int32 are int; uint, uint8, uint16, uint32
+// are uint; float32 is double; []string, []int64, []float64, []bool,
+// []map[string]any are lists; map[string]string is a map. Any other Go type
+// is unsupported: every operation on it is ErrNoSuchOverload, Equal is false.
+
+// dkind is the CEL type of a dyn value.
+type dkind uint8
+
+const (
+	kUnsupported dkind = iota
+	kNull
+	kBool
+	kInt
+	kUint
+	kDouble
+	kString
+	kList
+	kMap
+)
+
+// scalar is a normalised scalar dyn value.
+type scalar struct {
+	k dkind
+	b bool
+	i int64
+	u uint64
+	f float64
+	s string
+}
+
+// scalarOf normalises v; lists and maps are reported by kind only.
+func scalarOf(v any) scalar {
+	switch x := v.(type) {
+	case nil:
+		return scalar{k: kNull}
+	case bool:
+		return scalar{k: kBool, b: x}
+	case int64:
+		return scalar{k: kInt, i: x}
+	case int:
+		return scalar{k: kInt, i: int64(x)}
+	case int32:
+		return scalar{k: kInt, i: int64(x)}
+	case int16:
+		return scalar{k: kInt, i: int64(x)}
+	case int8:
+		return scalar{k: kInt, i: int64(x)}
+	case uint64:
+		return scalar{k: kUint, u: x}
+	case uint:
+		return scalar{k: kUint, u: uint64(x)}
+	case uint32:
+		return scalar{k: kUint, u: uint64(x)}
+	case uint16:
+		return scalar{k: kUint, u: uint64(x)}
+	case uint8:
+		return scalar{k: kUint, u: uint64(x)}
+	case float64:
+		return scalar{k: kDouble, f: x}
+	case float32:
+		return scalar{k: kDouble, f: float64(x)}
+	case string:
+		return scalar{k: kString, s: x}
+	case []any, []string, []int64, []float64, []bool, []map[string]any:
+		return scalar{k: kList}
+	case map[string]any, map[string]string:
+		return scalar{k: kMap}
+	}
+	return scalar{k: kUnsupported}
+}
+
+func kindOf(v any) dkind { return scalarOf(v).k }
+
+// typeName is cel-go's name of the type of a value of kind k.
+func (k dkind) typeName() string {
+	switch k {
+	case kNull:
+		return "null_type"
+	case kBool:
+		return "bool"
+	case kInt:
+		return "int"
+	case kUint:
+		return "uint"
+	case kDouble:
+		return "double"
+	case kString:
+		return "string"
+	case kList:
+		return "list"
+	case kMap:
+		return "map"
+	}
+	return "unsupported"
+}
+
+func isNaNDyn(v any) bool {
+	switch x := v.(type) {
+	case float64:
+		return x != x
+	case float32:
+		return x != x
+	}
+	return false
+}
+
+// Normalize returns v in canonical representation (int64, uint64, float64,
+// []any, map[string]any...). It allocates only for the host conveniences.
+func Normalize(v any) any {
+	switch x := v.(type) {
+	case nil, bool, int64, uint64, float64, string:
+		return v
+	case []any:
+		return x
+	case map[string]any:
+		return x
+	case int, int32, int16, int8, uint, uint32, uint16, uint8, float32:
+		s := scalarOf(v)
+		switch s.k {
+		case kInt:
+			return s.i
+		case kUint:
+			return s.u
+		default:
+			return s.f
+		}
+	case []string, []int64, []float64, []bool, []map[string]any:
+		l := listOf(v)
+		out := make([]any, l.n)
+		for i := range out {
+			out[i] = l.At(i)
+		}
+		return out
+	case map[string]string:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = e
+		}
+		return out
+	}
+	return v
+}
+
+// AsBool narrows a dyn to bool; other types are ErrNoSuchOverload.
+func AsBool(v any) (bool, Err) {
+	if b, ok := v.(bool); ok {
+		return b, Err{}
+	}
+	return false, NoSuchOverload("")
+}
+
+// AsInt narrows a dyn to int (accepting the Go int kinds); uint and double
+// are not ints in CEL and are ErrNoSuchOverload.
+func AsInt(v any) (int64, Err) {
+	if i, ok := v.(int64); ok {
+		return i, Err{}
+	}
+	s := scalarOf(v)
+	if s.k == kInt {
+		return s.i, Err{}
+	}
+	return 0, NoSuchOverload("")
+}
+
+// AsUint narrows a dyn to uint.
+func AsUint(v any) (uint64, Err) {
+	s := scalarOf(v)
+	if s.k == kUint {
+		return s.u, Err{}
+	}
+	return 0, NoSuchOverload("")
+}
+
+// AsDouble narrows a dyn to double (float64 or float32); ints are not
+// doubles in CEL.
+func AsDouble(v any) (float64, Err) {
+	switch x := v.(type) {
+	case float64:
+		return x, Err{}
+	case float32:
+		return float64(x), Err{}
+	}
+	return 0, NoSuchOverload("")
+}
+
+// AsString narrows a dyn to string.
+func AsString(v any) (string, Err) {
+	if s, ok := v.(string); ok {
+		return s, Err{}
+	}
+	return "", NoSuchOverload("")
+}
+
+// AsMap narrows a dyn to map(string, dyn). A map[string]string is copied
+// into a new map[string]any (allocation; use AsDynMap to avoid it).
+func AsMap(v any) (map[string]any, Err) {
+	switch x := v.(type) {
+	case map[string]any:
+		return x, Err{}
+	case map[string]string:
+		return Normalize(x).(map[string]any), Err{}
+	}
+	return nil, NoSuchOverload("")
+}
+
+// Map is a read-only view of a dyn map (map[string]any or
+// map[string]string) that never allocates.
+type Map struct {
+	a map[string]any
+	s map[string]string
+}
+
+// AsDynMap narrows a dyn to a Map view.
+func AsDynMap(v any) (Map, Err) {
+	switch x := v.(type) {
+	case map[string]any:
+		return Map{a: x}, Err{}
+	case map[string]string:
+		return Map{s: x}, Err{}
+	}
+	return Map{}, NoSuchOverload("")
+}
+
+// Len is the number of entries.
+func (m Map) Len() int {
+	if m.s != nil {
+		return len(m.s)
+	}
+	return len(m.a)
+}
+
+// Get looks k up.
+func (m Map) Get(k string) (any, bool) {
+	if m.s != nil {
+		v, ok := m.s[k]
+		if !ok {
+			return nil, false
+		}
+		return v, true
+	}
+	v, ok := m.a[k]
+	return v, ok
+}
+
+// Range calls f for each entry until f returns false (Go map order).
+func (m Map) Range(f func(k string, v any) bool) {
+	if m.s != nil {
+		for k, v := range m.s {
+			if !f(k, v) {
+				return
+			}
+		}
+		return
+	}
+	for k, v := range m.a {
+		if !f(k, v) {
+			return
+		}
+	}
+}
+
+// List is a read-only view of a dyn list of any supported backing slice.
+// At on a []any backing never allocates; on typed backings it boxes.
+type List struct {
+	v any
+	n int
+}
+
+func listOf(v any) List {
+	switch x := v.(type) {
+	case []any:
+		return List{v: x, n: len(x)}
+	case []string:
+		return List{v: x, n: len(x)}
+	case []int64:
+		return List{v: x, n: len(x)}
+	case []float64:
+		return List{v: x, n: len(x)}
+	case []bool:
+		return List{v: x, n: len(x)}
+	case []map[string]any:
+		return List{v: x, n: len(x)}
+	}
+	return List{}
+}
+
+// AsList narrows a dyn to a List view.
+func AsList(v any) (List, Err) {
+	if kindOf(v) != kList {
+		return List{}, NoSuchOverload("")
+	}
+	return listOf(v), Err{}
+}
+
+// Len is the number of elements.
+func (l List) Len() int { return l.n }
+
+// At is element i (0 <= i < Len()); out of range gives nil.
+func (l List) At(i int) any {
+	if i < 0 || i >= l.n {
+		return nil
+	}
+	switch x := l.v.(type) {
+	case []any:
+		return x[i]
+	case []string:
+		return x[i]
+	case []int64:
+		return x[i]
+	case []float64:
+		return x[i]
+	case []bool:
+		return x[i]
+	case []map[string]any:
+		return x[i]
+	}
+	return nil
+}
+
+// AsStrings narrows a dyn to list(string). A []string is returned as is;
+// a []any is copied and every element must be a string (else
+// ErrNoSuchOverload). Use it only where cel-go reads every element as a
+// string; otherwise use AsList and AsString per element.
+func AsStrings(v any) ([]string, Err) {
+	switch x := v.(type) {
+	case []string:
+		return x, Err{}
+	case []any:
+		out := make([]string, len(x))
+		for i, e := range x {
+			s, ok := e.(string)
+			if !ok {
+				return nil, NoSuchOverload("")
+			}
+			out[i] = s
+		}
+		return out, Err{}
+	}
+	return nil, NoSuchOverload("")
+}
+
+// doubleToInt64Lossless mirrors cel-go: d must convert to int64 and back.
+func doubleToInt64Lossless(d float64) (int64, bool) {
+	if math.IsInf(d, 0) || math.IsNaN(d) || d <= float64(math.MinInt64) || d >= float64(math.MaxInt64) {
+		return 0, false
+	}
+	i := int64(d)
+	if float64(i) != d {
+		return 0, false
+	}
+	return i, true
+}
