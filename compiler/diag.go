@@ -1,0 +1,190 @@
+// This file owns the diagnostic data type: positions, severities, stable
+// codes, sorting and the text and JSON renderings.
+
+package compiler
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Pos is a position in a source file. Line and Col are 1-based; Col counts
+// characters (Unicode code points), like the YAML parser's marks. The zero
+// Pos means "no position".
+type Pos struct {
+	File string `json:"file"`
+	Line int    `json:"line"`
+	Col  int    `json:"col"`
+}
+
+// String renders p as file:line:col, dropping the parts that are unknown.
+func (p Pos) String() string {
+	switch {
+	case p.Line == 0:
+		return p.File
+	case p.Col == 0:
+		return fmt.Sprintf("%s:%d", p.File, p.Line)
+	}
+	return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
+}
+
+// Severity says whether a [Diagnostic] fails the load.
+type Severity int
+
+// The severities. Only errors make [Diagnostics.HasErrors] true.
+const (
+	Error Severity = iota
+	Warning
+)
+
+// String returns "error" or "warning".
+func (s Severity) String() string {
+	if s == Warning {
+		return "warning"
+	}
+	return "error"
+}
+
+// MarshalJSON renders the severity as its name.
+func (s Severity) MarshalJSON() ([]byte, error) { return json.Marshal(s.String()) }
+
+// The stable diagnostic codes of the OAR 1.0 spec, section 7. They are part
+// of the interface: tools and fixtures branch on them.
+const (
+	CodeYAML         = "OAR_YAML"
+	CodeVersion      = "OAR_VERSION"
+	CodeUnknownField = "OAR_UNKNOWN_FIELD"
+	CodeMissingField = "OAR_MISSING_FIELD"
+	CodeFieldType    = "OAR_FIELD_TYPE"
+	CodeID           = "OAR_ID"
+	CodeKind         = "OAR_KIND"
+	CodeAnchor       = "OAR_ANCHOR"
+	CodeEffect       = "OAR_EFFECT"
+	CodePlane        = "OAR_PLANE"
+	CodeValue        = "OAR_VALUE"
+	CodeSelector     = "OAR_SELECTOR"
+	CodeRequires     = "OAR_REQUIRES"
+	CodeCELSyntax    = "OAR_CEL_SYNTAX"
+	CodeUnknownFact  = "OAR_UNKNOWN_FACT"
+	CodeCELType      = "OAR_CEL_TYPE"
+	CodeUnsupported  = "OAR_UNSUPPORTED"
+	CodeRef          = "OAR_REF"
+	CodeFlow         = "OAR_FLOW"
+	CodeDetector     = "OAR_DETECTOR"
+	CodeTransform    = "OAR_TRANSFORM"
+	CodeCost         = "OAR_COST"
+)
+
+// Codes lists every stable code, in the order of the spec.
+var Codes = []string{
+	CodeYAML, CodeVersion, CodeUnknownField, CodeMissingField, CodeFieldType,
+	CodeID, CodeKind, CodeAnchor, CodeEffect, CodePlane, CodeValue,
+	CodeSelector, CodeRequires, CodeCELSyntax, CodeUnknownFact, CodeCELType,
+	CodeUnsupported, CodeRef, CodeFlow, CodeDetector, CodeTransform, CodeCost,
+}
+
+// Diagnostic is one problem found while loading a pack.
+type Diagnostic struct {
+	Pos      Pos      `json:"pos"`
+	Severity Severity `json:"severity"`
+	Code     string   `json:"code"`
+	Message  string   `json:"message"`
+	// Source is the line of the file Pos points into, for the caret
+	// display; empty when unknown.
+	Source string `json:"source,omitempty"`
+}
+
+// String renders d as "path:line:col: error: message [CODE]".
+func (d Diagnostic) String() string {
+	return fmt.Sprintf("%s: %s: %s [%s]", d.Pos, d.Severity, d.Message, d.Code)
+}
+
+// Diagnostics is a list of problems. Loaders collect every problem of every
+// file rather than stopping at the first.
+type Diagnostics []Diagnostic
+
+// HasErrors reports whether any diagnostic is an error (warnings do not
+// fail a load).
+func (ds Diagnostics) HasErrors() bool {
+	for _, d := range ds {
+		if d.Severity == Error {
+			return true
+		}
+	}
+	return false
+}
+
+// Codes returns the codes of the diagnostics, in order.
+func (ds Diagnostics) Codes() []string {
+	var out []string
+	for _, d := range ds {
+		out = append(out, d.Code)
+	}
+	return out
+}
+
+// Sort orders the diagnostics by file, line, column, then code and message,
+// so that output is deterministic.
+func (ds Diagnostics) Sort() {
+	sort.SliceStable(ds, func(i, j int) bool {
+		a, b := ds[i], ds[j]
+		if a.Pos.File != b.Pos.File {
+			return a.Pos.File < b.Pos.File
+		}
+		if a.Pos.Line != b.Pos.Line {
+			return a.Pos.Line < b.Pos.Line
+		}
+		if a.Pos.Col != b.Pos.Col {
+			return a.Pos.Col < b.Pos.Col
+		}
+		if a.Code != b.Code {
+			return a.Code < b.Code
+		}
+		return a.Message < b.Message
+	})
+}
+
+// Text renders the diagnostics one per line; a diagnostic with a source
+// line is followed by that line and a caret under the column.
+func (ds Diagnostics) Text() string {
+	var b strings.Builder
+	for _, d := range ds {
+		b.WriteString(d.String())
+		b.WriteByte('\n')
+		if d.Source != "" && d.Pos.Col > 0 {
+			b.WriteString("   | ")
+			b.WriteString(d.Source)
+			b.WriteString("\n   | ")
+			// Keep tabs so the caret lines up with the source line.
+			n := 0
+			for _, r := range d.Source {
+				if n >= d.Pos.Col-1 {
+					break
+				}
+				if r == '\t' {
+					b.WriteByte('\t')
+				} else {
+					b.WriteByte(' ')
+				}
+				n++
+			}
+			b.WriteString("^\n")
+		}
+	}
+	return b.String()
+}
+
+// JSON renders the diagnostics as a JSON array (never null).
+func (ds Diagnostics) JSON() []byte {
+	if ds == nil {
+		ds = Diagnostics{}
+	}
+	out, err := json.MarshalIndent(ds, "", "  ")
+	if err != nil {
+		// Diagnostics hold only strings and ints; this cannot fail.
+		return []byte("[]")
+	}
+	return append(out, '\n')
+}

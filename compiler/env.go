@@ -1,0 +1,463 @@
+// This file owns the CEL side of the front end: the checking environment
+// derived from the catalog, and the checks of one rule's `when` (syntax,
+// types, unknown names, profiles read, portability, counter references,
+// constant regular expressions, cost) plus the hand-off to the lowering.
+
+package compiler
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"cel.dev/cel-go/cel"
+	"cel.dev/cel-go/checker"
+	"cel.dev/cel-go/common/ast"
+	"cel.dev/cel-go/common/types"
+	"cel.dev/cel-go/ext"
+
+	"github.com/oarc/oarc/internal/catalog"
+	"github.com/oarc/oarc/internal/lower"
+)
+
+// DefaultMaxCost is the default limit of a rule's estimated worst-case CEL
+// cost (spec section 4).
+const DefaultMaxCost = 1_000_000
+
+// Size bounds the cost estimator assumes for inputs (spec section 4).
+const (
+	maxListSize   = 1024
+	maxStringSize = 65536
+)
+
+// maxWhenLen bounds the text of a `when` handed to cel-go, so that a
+// pathological input cannot make checking take unbounded time.
+const maxWhenLen = 100_000
+
+// CELType maps a catalog type to its cel-go type.
+func CELType(t catalog.Type) *cel.Type {
+	switch t {
+	case catalog.String:
+		return cel.StringType
+	case catalog.Int:
+		return cel.IntType
+	case catalog.Bool:
+		return cel.BoolType
+	case catalog.Double:
+		return cel.DoubleType
+	case catalog.ListString:
+		return cel.ListType(cel.StringType)
+	case catalog.MapStringDyn:
+		return cel.MapType(cel.StringType, cel.DynType)
+	case catalog.ListMapStringDyn:
+		return cel.ListType(cel.MapType(cel.StringType, cel.DynType))
+	}
+	return cel.DynType
+}
+
+// OverloadID is the overload id of a catalog function: its CEL name
+// followed by "_string" (every catalog function takes one string).
+func OverloadID(fn *catalog.Function) string { return fn.CELName + "_string" }
+
+var (
+	envOnce sync.Once
+	envVal  *cel.Env
+	envErr  error
+)
+
+// NewEnv returns the CEL checking environment of OAR 1.0: every catalog
+// fact as a variable under its CEL name, every catalog function as a global
+// function with overload id [OverloadID], the standard library and the
+// strings extension. The environment holds declarations only; it is built
+// once and shared (a *cel.Env is safe for concurrent use).
+func NewEnv() (*cel.Env, error) {
+	envOnce.Do(func() {
+		cat := catalog.Default()
+		opts := []cel.EnvOption{ext.Strings()}
+		for _, f := range cat.Facts {
+			opts = append(opts, cel.Variable(f.CELName, CELType(f.Type)))
+		}
+		for _, fn := range cat.Functions {
+			opts = append(opts, cel.Function(fn.CELName,
+				cel.Overload(OverloadID(fn), []*cel.Type{CELType(fn.Param)}, CELType(fn.Result))))
+		}
+		envVal, envErr = cel.NewEnv(opts...)
+	})
+	return envVal, envErr
+}
+
+// whenSource is the text of a `when` and its map into the YAML file.
+type whenSource struct {
+	text  string
+	m     *scalarMap
+	src   *source
+	diags *Diagnostics
+}
+
+// report adds a diagnostic at byte offset off of the expression.
+func (w *whenSource) report(off int, sev Severity, code, format string, args ...any) {
+	p := w.m.position(off)
+	*w.diags = append(*w.diags, Diagnostic{Pos: p, Severity: sev, Code: code,
+		Message: fmt.Sprintf(format, args...), Source: w.src.line(p.Line)})
+}
+
+// byteOffset converts a code point offset of the expression to a byte
+// offset.
+func (w *whenSource) byteOffset(cp int) int {
+	return runeIndex(w.text, cp)
+}
+
+// lineColOffset converts cel-go's line (1-based) and column (0-based, code
+// points) into a byte offset of the expression.
+func (w *whenSource) lineColOffset(line, col int) int {
+	off := 0
+	for l := 1; l < line; l++ {
+		i := strings.IndexByte(w.text[off:], '\n')
+		if i < 0 {
+			return len(w.text)
+		}
+		off += i + 1
+	}
+	return off + runeIndex(w.text[off:], col)
+}
+
+// read is one use of a catalog fact or function in a rule.
+type read struct {
+	name    string // CEL name
+	profile string // standard tier only
+	host    bool
+	fn      bool
+	pos     Pos
+	off     int // byte offset in `when`, -1 elsewhere
+}
+
+// checkWhen parses and checks r.When, fills r.WhenAST and r.WhenIR, and
+// returns the catalog names the expression reads.
+func (l *packLoader) checkWhen(r *Rule, w *whenSource) []read {
+	if len(w.text) > maxWhenLen {
+		w.report(0, Error, CodeCELSyntax, "when is %d bytes long; the limit is %d", len(w.text), maxWhenLen)
+		return nil
+	}
+	env, err := NewEnv()
+	if err != nil {
+		w.report(0, Error, CodeCELType, "internal error: CEL environment: %v", err)
+		return nil
+	}
+	parsed, iss := env.Parse(w.text)
+	if iss != nil && iss.Err() != nil {
+		seen := map[int]bool{}
+		for _, e := range iss.Errors() {
+			off := w.lineColOffset(e.Location.Line(), e.Location.Column())
+			if seen[off] {
+				continue
+			}
+			seen[off] = true
+			w.report(off, Error, CodeCELSyntax, "%s", e.Message)
+		}
+		return nil
+	}
+	checked, iss := env.Check(parsed)
+	if iss != nil && iss.Err() != nil {
+		for _, e := range iss.Errors() {
+			off := w.lineColOffset(e.Location.Line(), e.Location.Column())
+			code, msg := classifyCheckError(env, e.Message)
+			w.report(off, Error, code, "%s", msg)
+		}
+		return nil
+	}
+	if t := checked.OutputType(); !t.IsExactType(types.BoolType) {
+		hint := ""
+		if t.IsExactType(types.DynType) {
+			hint = " (compare the value explicitly, e.g. `... == true`)"
+		}
+		w.report(0, Error, CodeCELType, "when must be of type bool, got %s%s", t, hint)
+		return nil
+	}
+	r.WhenAST = checked
+	native := checked.NativeRep()
+	reads := l.whenReads(native, w)
+	l.checkCalls(native, w)
+	l.checkCost(env, checked, w)
+
+	before := len(*w.diags)
+	irExpr, problems := lower.When(checked, lower.Options{RuleIDs: l.ruleIDs})
+	r.WhenIR = irExpr
+	for _, p := range problems {
+		pos := w.m.position(p.Offset)
+		dup := false
+		for _, d := range (*w.diags)[:before] {
+			if d.Pos == pos && d.Code == p.Code {
+				dup = true
+			}
+		}
+		if !dup {
+			w.report(p.Offset, Error, p.Code, "%s", p.Message)
+		}
+	}
+	return reads
+}
+
+var undeclaredRE = regexp.MustCompile(`^undeclared reference to '([^']*)'(?: \(in container '[^']*'\))?$`)
+var noOverloadRE = regexp.MustCompile(`^found no matching overload for '([^']*)'`)
+
+// classifyCheckError maps a cel-go checker message to a stable code and a
+// message with a did-you-mean where one helps.
+func classifyCheckError(env *cel.Env, msg string) (string, string) {
+	if m := undeclaredRE.FindStringSubmatch(msg); m != nil {
+		name := m[1]
+		out := fmt.Sprintf("undeclared reference to '%s'", name)
+		if s := suggestName(name); s != "" {
+			out += fmt.Sprintf(" (did you mean '%s'?)", s)
+		}
+		return CodeUnknownFact, out
+	}
+	if m := noOverloadRE.FindStringSubmatch(msg); m != nil && !env.HasFunction(m[1]) {
+		out := fmt.Sprintf("unknown function '%s'", m[1])
+		if s := suggestFunction(env, m[1]); s != "" {
+			out += fmt.Sprintf(" (did you mean '%s'?)", s)
+		}
+		return CodeUnknownFact, out
+	}
+	return CodeCELType, msg
+}
+
+// suggestName proposes a catalog name for an unknown identifier: the host
+// spelling of a bare host name first, else the closest catalog name.
+func suggestName(name string) string {
+	cat := catalog.Default()
+	if h := cat.HostSpelling(name); h != "" {
+		return h
+	}
+	var names []string
+	for _, f := range cat.Facts {
+		names = append(names, f.CELName)
+	}
+	for _, fn := range cat.Functions {
+		names = append(names, fn.CELName)
+	}
+	return closest(name, names)
+}
+
+func suggestFunction(env *cel.Env, name string) string {
+	cat := catalog.Default()
+	if h := cat.HostSpelling(name); h != "" {
+		return h
+	}
+	var names []string
+	for _, fn := range cat.Functions {
+		names = append(names, fn.CELName)
+	}
+	for n := range env.Functions() {
+		if !strings.HasPrefix(n, "@") && !strings.HasPrefix(n, "_") {
+			names = append(names, n)
+		}
+	}
+	sort.Strings(names)
+	return closest(name, names)
+}
+
+// whenReads lists the catalog facts and functions the expression uses, in
+// source order, and reports non-portable uses under -portable.
+func (l *packLoader) whenReads(a *ast.AST, w *whenSource) []read {
+	cat := catalog.Default()
+	byOverload := map[string]*catalog.Function{}
+	for _, fn := range cat.Functions {
+		byOverload[OverloadID(fn)] = fn
+	}
+	info := a.SourceInfo()
+	var out []read
+	for id, ref := range a.ReferenceMap() {
+		off := 0
+		if r, ok := info.GetOffsetRange(id); ok {
+			off = w.byteOffset(int(r.Start))
+		}
+		if f := cat.Fact(ref.Name); ref.Name != "" && f != nil {
+			out = append(out, read{name: f.CELName, profile: f.Profile, host: f.Tier == catalog.Host, pos: w.m.position(off), off: off})
+		}
+		for _, o := range ref.OverloadIDs {
+			if fn := byOverload[o]; fn != nil {
+				out = append(out, read{name: fn.CELName, profile: fn.Profile, host: fn.Tier == catalog.Host, fn: true, pos: w.m.position(off), off: off})
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].off != out[j].off {
+			return out[i].off < out[j].off
+		}
+		return out[i].name < out[j].name
+	})
+	if l.opts.Portable {
+		for _, r := range out {
+			what := "fact"
+			if r.fn {
+				what = "function"
+			}
+			w.report(r.off, Error, CodeUnknownFact, "host %s '%s' is not portable (-portable forbids host facts and functions)", what, r.name)
+		}
+	}
+	return out
+}
+
+// checkCalls checks the counter references of fire_count_of and
+// breaker_count_of and compiles constant regular expressions.
+func (l *packLoader) checkCalls(a *ast.AST, w *whenSource) {
+	info := a.SourceInfo()
+	offOf := func(e ast.Expr) int {
+		if r, ok := info.GetOffsetRange(e.ID()); ok {
+			return w.byteOffset(int(r.Start))
+		}
+		return 0
+	}
+	ast.PreOrderVisit(a.Expr(), ast.NewExprVisitor(func(e ast.Expr) {
+		if e.Kind() != ast.CallKind {
+			return
+		}
+		call := e.AsCall()
+		args := call.Args()
+		switch fn := call.FunctionName(); {
+		case (fn == "fire_count_of" || fn == "breaker_count_of") && !call.IsMemberFunction() && len(args) == 1:
+			arg := args[0]
+			if arg.Kind() != ast.LiteralKind {
+				w.report(offOf(arg), Error, CodeRef, "the argument of %s must be a string literal naming a rule of the pack", fn)
+				return
+			}
+			id, ok := arg.AsLiteral().Value().(string)
+			if !ok || !l.ruleIDs[id] {
+				msg := fmt.Sprintf("%s names %s, which is not a rule of the pack", fn, arg.AsLiteral())
+				if s := closest(id, sortedKeys(l.ruleIDs)); s != "" && ok {
+					msg += fmt.Sprintf(" (did you mean '%s'?)", s)
+				}
+				w.report(offOf(arg), Error, CodeRef, "%s", msg)
+			}
+		case fn == "matches":
+			var pat ast.Expr
+			switch {
+			case call.IsMemberFunction() && len(args) == 1:
+				pat = args[0]
+			case !call.IsMemberFunction() && len(args) == 2:
+				pat = args[1]
+			default:
+				return
+			}
+			if pat.Kind() != ast.LiteralKind {
+				return
+			}
+			s, ok := pat.AsLiteral().Value().(string)
+			if !ok {
+				return
+			}
+			if _, err := regexp.Compile(s); err != nil {
+				w.report(offOf(pat), Error, CodeCELType, "invalid regular expression: %v", err)
+			}
+		}
+	}))
+}
+
+// checkCost rejects a `when` whose estimated worst-case cost is above the
+// pack's limit.
+func (l *packLoader) checkCost(env *cel.Env, a *cel.Ast, w *whenSource) {
+	limit := l.opts.MaxCost
+	if limit == 0 {
+		limit = DefaultMaxCost
+	}
+	est, err := env.EstimateCost(a, sizeEstimator{})
+	if err != nil {
+		w.report(0, Error, CodeCost, "cannot estimate the cost of when: %v", err)
+		return
+	}
+	if est.Max > limit {
+		w.report(0, Error, CodeCost, "estimated worst-case cost of when is %d, above the limit %d (simplify the condition, gate it with a selector, or raise -max-cost)", est.Max, limit)
+	}
+}
+
+// sizeEstimator bounds the inputs the way spec section 4 says: lists and
+// maps at most 1,024 elements, strings at most 65,536 bytes.
+type sizeEstimator struct{}
+
+func (sizeEstimator) EstimateSize(n checker.AstNode) *checker.SizeEstimate {
+	return sizeOf(n.Type())
+}
+
+func sizeOf(t *types.Type) *checker.SizeEstimate {
+	if t == nil {
+		return nil
+	}
+	var s checker.SizeEstimate
+	switch t.Kind() {
+	case types.StringKind, types.BytesKind:
+		s = checker.SizeEstimate{Min: 0, Max: maxStringSize}
+	case types.ListKind, types.MapKind:
+		s = checker.SizeEstimate{Min: 0, Max: maxListSize}
+	default:
+		return nil
+	}
+	return &s
+}
+
+func (sizeEstimator) EstimateCallCost(function, overloadID string, target *checker.AstNode, args []checker.AstNode) *checker.CallEstimate {
+	cat := catalog.Default()
+	fn := cat.Function(function)
+	if fn == nil || overloadID != OverloadID(fn) {
+		return nil
+	}
+	// Catalog functions are lookups: constant cost; their result is a
+	// value of bounded size.
+	ce := &checker.CallEstimate{CostEstimate: checker.CostEstimate{Min: 1, Max: 1}}
+	ce.ResultSize = sizeOf(CELType(fn.Result))
+	return ce
+}
+
+// closest returns the candidate nearest to name by edit distance, if it is
+// near enough to be a plausible typo.
+func closest(name string, candidates []string) string {
+	best, bestD := "", 0
+	limit := utf8.RuneCountInString(name)/3 + 1
+	if limit > 4 {
+		limit = 4
+	}
+	for _, c := range candidates {
+		d := editDistance(name, c)
+		// Compare the part after the host namespace too, so that
+		// "lycaon.tool_is_sate" finds "lycaon.tool_is_state".
+		if d <= limit && (best == "" || d < bestD) {
+			best, bestD = c, d
+		}
+	}
+	return best
+}
+
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	if len(ra) > 64 || len(rb) > 64 {
+		return 1 << 20
+	}
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			c := 1
+			if ra[i-1] == rb[j-1] {
+				c = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}
+
+func sortedKeys(m map[string]bool) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,827 @@
+// This file owns the decoding and validation of one YAML file (a rule
+// document or pack.yaml) from yaml.v3 nodes, so that every problem carries
+// the position of the node it is about.
+
+package compiler
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/oarc/oarc/internal/catalog"
+)
+
+var (
+	idRE       = regexp.MustCompile(`^[A-Z][A-Z0-9]*(_[A-Z0-9]+)*$`)
+	detectorRE = regexp.MustCompile(`^[a-z][a-z0-9_.-]*$`)
+	yamlErrRE  = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+)
+
+var (
+	ruleFields      = []string{"oar", "id", "kind", "anchor", "effect", "selector", "requires", "when", "flow", "enforcement", "on_error", "copy", "on_fire", "detector", "transform"}
+	packFields      = []string{"oar", "name", "origin"}
+	copyFields      = []string{"title", "what", "cause", "why", "fix", "instead"}
+	requiresFields  = []string{"profiles"}
+	onFireFields    = []string{"increment", "reset"}
+	flowFields      = []string{"sequence", "within", "contiguous"}
+	transformFields = []string{"redact", "replacement"}
+	effects         = []string{"block", "warn", "nudge", "allow", "transform"}
+	counters        = []string{"fire", "breaker"}
+)
+
+// defaultReplacement replaces redacted spans when a transform does not say.
+const defaultReplacement = "[REDACTED]"
+
+// ruleFile is one rule file being loaded.
+type ruleFile struct {
+	src      *source
+	stem     string // expected id; "" for inline documents
+	rule     *Rule
+	idValid  bool
+	idPos    Pos
+	when     *yaml.Node
+	reset    []*yaml.Node // the nodes of on_fire.reset entries, parallel to rule.OnFire.Reset
+	profiles map[string]*yaml.Node
+	flowNode *yaml.Node
+	errs     int // errors reported for this file before the pack checks
+}
+
+// fileCtx reports diagnostics against one source.
+type fileCtx struct {
+	l   *packLoader
+	src *source
+}
+
+func (c *fileCtx) errorf(n *yaml.Node, code, format string, args ...any) {
+	c.l.errorf(c.src.pos(n), code, format, args...)
+}
+
+func (c *fileCtx) warnf(n *yaml.Node, code, format string, args ...any) {
+	c.l.diags = append(c.l.diags, Diagnostic{Pos: c.src.pos(n), Severity: Warning, Code: code, Message: fmt.Sprintf(format, args...)})
+}
+
+// parseDoc parses text as exactly one YAML document whose root is a
+// mapping, and rejects aliases and duplicate keys anywhere.
+func (c *fileCtx) parseDoc(text []byte) *yaml.Node {
+	dec := yaml.NewDecoder(bytes.NewReader(text))
+	var doc yaml.Node
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			c.l.errorf(Pos{File: c.src.name, Line: 1, Col: 1}, CodeYAML, "empty file: a rule file holds one YAML document whose root is a mapping")
+			return nil
+		}
+		c.yamlError(err)
+		return nil
+	}
+	var next yaml.Node
+	if err := dec.Decode(&next); err == nil {
+		p := c.src.pos(&next)
+		if len(next.Content) > 0 {
+			p = c.src.pos(next.Content[0])
+		}
+		c.l.errorf(p, CodeYAML, "several YAML documents in one file; a rule file holds exactly one")
+	} else if !errors.Is(err, io.EOF) {
+		c.yamlError(err)
+	}
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
+		c.l.errorf(Pos{File: c.src.name, Line: 1, Col: 1}, CodeYAML, "empty document: the root must be a mapping")
+		return nil
+	}
+	root := doc.Content[0]
+	if root.Kind != yaml.MappingNode {
+		c.errorf(root, CodeYAML, "the root of the document must be a mapping, got %s", kindName(root))
+		return nil
+	}
+	c.walk(root)
+	return root
+}
+
+func (c *fileCtx) yamlError(err error) {
+	msg := err.Error()
+	p := Pos{File: c.src.name, Line: 1, Col: 1}
+	if m := yamlErrRE.FindStringSubmatch(msg); m != nil {
+		p.Line, _ = strconv.Atoi(m[1])
+		msg = m[2]
+	} else {
+		msg = strings.TrimPrefix(msg, "yaml: ")
+	}
+	c.l.diags = append(c.l.diags, Diagnostic{Pos: p, Code: CodeYAML, Message: "YAML syntax: " + msg})
+}
+
+// walk rejects aliases and duplicate mapping keys anywhere in the tree.
+func (c *fileCtx) walk(n *yaml.Node) {
+	switch n.Kind {
+	case yaml.AliasNode:
+		c.errorf(n, CodeYAML, "YAML aliases (*%s) are not supported in rule files", n.Value)
+	case yaml.MappingNode:
+		seen := map[string]bool{}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k := n.Content[i]
+			if k.Kind == yaml.ScalarNode {
+				if seen[k.Value] {
+					c.errorf(k, CodeYAML, "duplicate key %q", k.Value)
+				}
+				seen[k.Value] = true
+			}
+			c.walk(k)
+			c.walk(n.Content[i+1])
+		}
+	case yaml.SequenceNode:
+		for _, e := range n.Content {
+			c.walk(e)
+		}
+	}
+}
+
+func kindName(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.AliasNode:
+		return "an alias"
+	case yaml.ScalarNode:
+		switch n.ShortTag() {
+		case "!!str":
+			return "a string"
+		case "!!int":
+			return "an integer"
+		case "!!float":
+			return "a number"
+		case "!!bool":
+			return "a boolean"
+		case "!!null":
+			return "null"
+		}
+		return "a scalar " + n.ShortTag()
+	}
+	return "nothing"
+}
+
+// fields returns the key -> value map of a mapping node and reports keys
+// not in allowed (with a did-you-mean) and keys that are not strings.
+// Duplicate keys were reported by walk; the first occurrence wins.
+func (c *fileCtx) fields(n *yaml.Node, what string, allowed []string) map[string]*yaml.Node {
+	out := map[string]*yaml.Node{}
+	keys := map[string]*yaml.Node{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if k.Kind != yaml.ScalarNode {
+			c.errorf(k, CodeFieldType, "keys of %s must be strings, got %s", what, kindName(k))
+			continue
+		}
+		if _, dup := keys[k.Value]; dup {
+			continue
+		}
+		keys[k.Value] = k
+		if !contains(allowed, k.Value) {
+			msg := fmt.Sprintf("unknown field %q in %s", k.Value, what)
+			if s := closest(k.Value, allowed); s != "" {
+				msg += fmt.Sprintf(" (did you mean %q?)", s)
+			}
+			c.errorf(k, CodeUnknownField, "%s", msg)
+			continue
+		}
+		out[k.Value] = v
+	}
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// str returns the string value of a scalar, or reports OAR_FIELD_TYPE.
+func (c *fileCtx) str(n *yaml.Node, field string) (string, bool) {
+	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!str" {
+		c.errorf(n, CodeFieldType, "%s must be a string, got %s", field, kindName(n))
+		return "", false
+	}
+	return n.Value, true
+}
+
+// strList returns the strings of a sequence of strings.
+func (c *fileCtx) strList(n *yaml.Node, field string) ([]string, []*yaml.Node, bool) {
+	if n.Kind != yaml.SequenceNode {
+		c.errorf(n, CodeFieldType, "%s must be a list of strings, got %s", field, kindName(n))
+		return nil, nil, false
+	}
+	var out []string
+	var nodes []*yaml.Node
+	ok := true
+	for _, e := range n.Content {
+		s, good := c.str(e, field+" entries")
+		if !good {
+			ok = false
+			continue
+		}
+		out = append(out, s)
+		nodes = append(nodes, e)
+	}
+	return out, nodes, ok
+}
+
+// oneOf checks that s is one of the allowed values.
+func (c *fileCtx) oneOf(n *yaml.Node, s, field, code string, allowed []string) bool {
+	if contains(allowed, s) {
+		return true
+	}
+	msg := fmt.Sprintf("%s %q is not one of %s", field, s, strings.Join(allowed, ", "))
+	if m := closest(s, allowed); m != "" {
+		msg += fmt.Sprintf(" (did you mean %q?)", m)
+	}
+	c.errorf(n, code, "%s", msg)
+	return false
+}
+
+// checkVersion checks the `oar` field.
+func (c *fileCtx) checkVersion(root *yaml.Node, f map[string]*yaml.Node) {
+	v, ok := f["oar"]
+	if !ok {
+		c.errorf(root, CodeVersion, "missing oar: '1.0'")
+		return
+	}
+	switch {
+	case v.Kind == yaml.ScalarNode && v.ShortTag() == "!!str" && v.Value == "1.0":
+	case v.Kind == yaml.ScalarNode && (v.ShortTag() == "!!float" || v.ShortTag() == "!!int"):
+		c.errorf(v, CodeVersion, "oar must be the string '1.0', got the number %s (quote it: oar: '1.0')", v.Value)
+	case v.Kind == yaml.ScalarNode && v.ShortTag() == "!!str":
+		c.errorf(v, CodeVersion, "unsupported OAR version %q; oarc implements '1.0'", v.Value)
+	default:
+		c.errorf(v, CodeVersion, "oar must be the string '1.0', got %s", kindName(v))
+	}
+}
+
+// readPackFile reads pack.yaml into l.pack.
+func (l *packLoader) readPackFile(file string) {
+	text, err := os.ReadFile(file)
+	if err != nil {
+		l.errorf(Pos{File: file}, CodeYAML, "cannot read: %v", err)
+		return
+	}
+	c := &fileCtx{l: l, src: newSource(file, text)}
+	root := c.parseDoc(text)
+	if root == nil {
+		return
+	}
+	f := c.fields(root, "pack.yaml", packFields)
+	c.checkVersion(root, f)
+	if n, ok := f["name"]; ok {
+		if s, ok := c.str(n, "name"); ok {
+			l.pack.Name = s
+		}
+	}
+	if n, ok := f["origin"]; ok {
+		if s, ok := c.str(n, "origin"); ok && c.oneOf(n, s, "origin", CodeValue, []string{"project", "stock"}) {
+			l.pack.Origin = s
+		}
+	}
+}
+
+// addFile loads one rule document. stem is the id the file name demands,
+// or "" for inline documents.
+func (l *packLoader) addFile(file string, text []byte, stem string) {
+	c := &fileCtx{l: l, src: newSource(file, text)}
+	rf := &ruleFile{src: c.src, stem: stem}
+	l.files = append(l.files, rf)
+	before := len(l.diags)
+	defer func() { rf.errs = len(l.diags) - before }()
+	root := c.parseDoc(text)
+	if root == nil {
+		return
+	}
+	r := &Rule{File: file, Pos: c.src.pos(root), Enforcement: "enforce", OnError: "fail_closed"}
+	rf.rule = r
+	f := c.fields(root, "rule", ruleFields)
+	c.checkVersion(root, f)
+
+	required := func(name string) *yaml.Node {
+		n, ok := f[name]
+		if !ok {
+			c.errorf(root, CodeMissingField, "missing required field %q", name)
+			return nil
+		}
+		return n
+	}
+	if n := required("id"); n != nil {
+		rf.idPos = c.src.pos(n)
+		if s, ok := c.str(n, "id"); ok {
+			r.ID = s
+			switch {
+			case !idRE.MatchString(s):
+				c.errorf(n, CodeID, "id %q is not SCREAMING_SNAKE_CASE (^[A-Z][A-Z0-9]*(_[A-Z0-9]+)*$)", s)
+			case stem != "" && s != stem:
+				c.errorf(n, CodeID, "id %s does not match the file name %s (rename one of them)", s, stem)
+				rf.idValid = true
+			default:
+				rf.idValid = true
+			}
+		}
+	}
+	if n := required("kind"); n != nil {
+		if s, ok := c.str(n, "kind"); ok && c.oneOf(n, s, "kind", CodeKind, kinds) {
+			r.Kind = s
+		}
+	}
+	var anchor *catalog.Anchor
+	if n := required("anchor"); n != nil {
+		if s, ok := c.str(n, "anchor"); ok {
+			anchor = catalog.Default().Anchor(s)
+			if anchor == nil {
+				var ids []string
+				for _, a := range catalog.Default().Anchors {
+					ids = append(ids, a.ID)
+				}
+				msg := fmt.Sprintf("unknown anchor %q", s)
+				if m := closest(s, ids); m != "" {
+					msg += fmt.Sprintf(" (did you mean %q?)", m)
+				}
+				c.errorf(n, CodeAnchor, "%s", msg)
+			} else {
+				r.Anchor = s
+			}
+		}
+	}
+	if n := required("effect"); n != nil {
+		if s, ok := c.str(n, "effect"); ok && c.oneOf(n, s, "effect", CodeEffect, effects) {
+			r.Effect = s
+			if (s == "allow" || s == "transform") && l.pack.Origin != "stock" {
+				c.errorf(n, CodeEffect, "effect %s needs origin: stock; a %s pack may use only block, warn and nudge", s, l.pack.Origin)
+			}
+			if anchor != nil {
+				var need []string
+				switch s {
+				case "block", "allow":
+					need = []string{"block"}
+				case "transform":
+					need = []string{"transform"}
+				default:
+					need = []string{"block", "inform"}
+				}
+				okPlane := false
+				for _, p := range need {
+					okPlane = okPlane || anchor.HasPlane(p)
+				}
+				if !okPlane {
+					c.errorf(n, CodePlane, "effect %s needs an anchor with the %s plane; %s has %s",
+						s, strings.Join(need, " or "), anchor.ID, strings.Join(anchor.Planes, ", "))
+				}
+			}
+		}
+	}
+	if n, ok := f["enforcement"]; ok {
+		if s, ok := c.str(n, "enforcement"); ok && c.oneOf(n, s, "enforcement", CodeValue, []string{"enforce", "monitor"}) {
+			r.Enforcement = s
+		}
+	}
+	if n, ok := f["on_error"]; ok {
+		if s, ok := c.str(n, "on_error"); ok && c.oneOf(n, s, "on_error", CodeValue, []string{"fail_closed", "fail_open"}) {
+			r.OnError = s
+		}
+	}
+	if n, ok := f["requires"]; ok {
+		c.requires(rf, n)
+	}
+	if n, ok := f["selector"]; ok {
+		c.selector(r, n)
+	}
+	if n, ok := f["when"]; ok {
+		if s, ok := c.str(n, "when"); ok {
+			r.When = s
+			r.WhenPos = c.src.pos(n)
+			rf.when = n
+		}
+	}
+	if n, ok := f["flow"]; ok {
+		c.flow(rf, n)
+	}
+	if n, ok := f["copy"]; ok {
+		c.copyField(r, n)
+	}
+	if n, ok := f["on_fire"]; ok {
+		c.onFire(rf, n)
+	}
+	n, hasDet := f["detector"]
+	switch {
+	case hasDet && r.Kind != "" && r.Kind != "detector":
+		c.errorf(n, CodeDetector, "detector is only allowed on kind: detector rules (this rule is kind: %s)", r.Kind)
+	case hasDet:
+		if s, ok := c.str(n, "detector"); ok {
+			if detectorRE.MatchString(s) {
+				r.Detector = s
+			} else {
+				c.errorf(n, CodeDetector, "detector id %q must match ^[a-z][a-z0-9_.-]*$", s)
+			}
+		}
+	case r.Kind == "detector":
+		c.errorf(root, CodeDetector, "a kind: detector rule needs a detector: validator id")
+	}
+	n, hasTr := f["transform"]
+	switch {
+	case hasTr && r.Effect != "" && r.Effect != "transform":
+		c.errorf(n, CodeTransform, "transform is only allowed with effect: transform (this rule has effect: %s)", r.Effect)
+	case hasTr:
+		c.transform(r, n)
+	case r.Effect == "transform":
+		c.errorf(root, CodeTransform, "an effect: transform rule needs a transform: {redact: [...]} block")
+	}
+	if len(l.diags) == before {
+		c.schemaCheck(root)
+	}
+}
+
+func (c *fileCtx) requires(rf *ruleFile, n *yaml.Node) {
+	if n.Kind != yaml.MappingNode {
+		c.errorf(n, CodeFieldType, "requires must be a mapping like {profiles: [tool]}, got %s", kindName(n))
+		return
+	}
+	f := c.fields(n, "requires", requiresFields)
+	p, ok := f["profiles"]
+	if !ok {
+		return
+	}
+	list, nodes, _ := c.strList(p, "requires.profiles")
+	rf.profiles = map[string]*yaml.Node{}
+	for i, s := range list {
+		if !c.oneOf(nodes[i], s, "profile", CodeValue, catalog.Profiles) {
+			continue
+		}
+		if rf.profiles[s] != nil {
+			c.errorf(nodes[i], CodeValue, "profile %s is listed twice", s)
+			continue
+		}
+		rf.profiles[s] = nodes[i]
+		rf.rule.Profiles = append(rf.rule.Profiles, s)
+	}
+}
+
+func (c *fileCtx) selector(r *Rule, n *yaml.Node) {
+	if n.Kind != yaml.MappingNode {
+		c.errorf(n, CodeFieldType, "selector must be a mapping from fact names to values, got %s", kindName(n))
+		return
+	}
+	cat := catalog.Default()
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if k.Kind != yaml.ScalarNode {
+			c.errorf(k, CodeSelector, "selector keys must be fact names, got %s", kindName(k))
+			continue
+		}
+		if seen[k.Value] {
+			continue
+		}
+		seen[k.Value] = true
+		f := cat.Fact(k.Value)
+		if f == nil {
+			msg := fmt.Sprintf("selector key %q is not a fact", k.Value)
+			if s := suggestName(k.Value); s != "" {
+				msg += fmt.Sprintf(" (did you mean %q?)", s)
+			}
+			c.errorf(k, CodeSelector, "%s", msg)
+			continue
+		}
+		if !f.Type.Selectable() {
+			c.errorf(k, CodeSelector, "fact %s has type %s; selectors take facts of type string, int, bool or list(string) (use when instead)", f.CELName, f.Type)
+			continue
+		}
+		cl := SelectorClause{Fact: f.CELName, Type: f.Type, Pos: c.src.pos(k)}
+		elem := f.Type
+		if elem == catalog.ListString {
+			elem = catalog.String
+		}
+		items := []*yaml.Node{v}
+		if v.Kind == yaml.SequenceNode {
+			if len(v.Content) == 0 {
+				c.errorf(v, CodeSelector, "selector %s: an empty list matches nothing; give at least one value", f.CELName)
+				continue
+			}
+			items = v.Content
+		}
+		ok := true
+		for _, it := range items {
+			val, good := c.selectorValue(it, f, elem)
+			if !good {
+				ok = false
+				continue
+			}
+			cl.Values = append(cl.Values, val)
+		}
+		if ok {
+			r.Selector = append(r.Selector, cl)
+		}
+	}
+}
+
+func (c *fileCtx) selectorValue(n *yaml.Node, f *catalog.Fact, t catalog.Type) (any, bool) {
+	bad := func() (any, bool) {
+		c.errorf(n, CodeSelector, "selector %s: value must be %s (or a list of them), got %s", f.CELName, typeArticle(t), kindName(n))
+		return nil, false
+	}
+	if n.Kind != yaml.ScalarNode {
+		return bad()
+	}
+	switch t {
+	case catalog.String:
+		if n.ShortTag() == "!!str" {
+			return n.Value, true
+		}
+	case catalog.Int:
+		if n.ShortTag() == "!!int" {
+			var v int64
+			if err := n.Decode(&v); err == nil {
+				return v, true
+			}
+		}
+	case catalog.Bool:
+		if n.ShortTag() == "!!bool" {
+			var v bool
+			if err := n.Decode(&v); err == nil {
+				return v, true
+			}
+		}
+	}
+	return bad()
+}
+
+func typeArticle(t catalog.Type) string {
+	switch t {
+	case catalog.String:
+		return "a string"
+	case catalog.Int:
+		return "an integer"
+	case catalog.Bool:
+		return "a boolean"
+	}
+	return t.String()
+}
+
+func (c *fileCtx) flow(rf *ruleFile, n *yaml.Node) {
+	if n.Kind != yaml.MappingNode {
+		c.errorf(n, CodeFieldType, "flow must be a mapping with sequence, within and contiguous, got %s", kindName(n))
+		return
+	}
+	rf.flowNode = n
+	fl := &Flow{Pos: c.src.pos(n)}
+	f := c.fields(n, "flow", flowFields)
+	ok := true
+	seq, has := f["sequence"]
+	switch {
+	case !has:
+		c.errorf(n, CodeFlow, "flow needs a sequence of steps")
+		ok = false
+	case seq.Kind != yaml.SequenceNode:
+		c.errorf(seq, CodeFlow, "flow.sequence must be a list of steps, got %s", kindName(seq))
+		ok = false
+	case len(seq.Content) == 0:
+		c.errorf(seq, CodeFlow, "flow.sequence is empty; give at least one step")
+		ok = false
+	default:
+		for _, st := range seq.Content {
+			switch {
+			case st.Kind == yaml.ScalarNode && st.ShortTag() == "!!str":
+				fl.Steps = append(fl.Steps, []string{st.Value})
+			case st.Kind == yaml.SequenceNode && len(st.Content) > 0:
+				var alts []string
+				for _, a := range st.Content {
+					if a.Kind != yaml.ScalarNode || a.ShortTag() != "!!str" {
+						c.errorf(a, CodeFlow, "a flow step lists tool names (strings), got %s", kindName(a))
+						ok = false
+						continue
+					}
+					alts = append(alts, a.Value)
+				}
+				fl.Steps = append(fl.Steps, alts)
+			case st.Kind == yaml.SequenceNode:
+				c.errorf(st, CodeFlow, "a flow step that is a list must name at least one tool")
+				ok = false
+			default:
+				c.errorf(st, CodeFlow, "a flow step is a tool name or a list of tool names, got %s", kindName(st))
+				ok = false
+			}
+		}
+	}
+	if w, has := f["within"]; has {
+		var v int
+		if w.Kind != yaml.ScalarNode || w.ShortTag() != "!!int" || w.Decode(&v) != nil || v <= 0 {
+			c.errorf(w, CodeFlow, "flow.within must be a positive integer, got %s", describe(w))
+			ok = false
+		} else {
+			fl.Within = v
+		}
+	}
+	if cg, has := f["contiguous"]; has {
+		if cg.Kind != yaml.ScalarNode || cg.ShortTag() != "!!bool" || cg.Decode(&fl.Contiguous) != nil {
+			c.errorf(cg, CodeFlow, "flow.contiguous must be true or false, got %s", describe(cg))
+			ok = false
+		}
+	}
+	if ok {
+		rf.rule.Flow = fl
+	}
+}
+
+// describe names a node's kind and, for scalars, its text.
+func describe(n *yaml.Node) string {
+	if n.Kind == yaml.ScalarNode {
+		return fmt.Sprintf("%s (%s)", kindName(n), n.Value)
+	}
+	return kindName(n)
+}
+
+func (c *fileCtx) copyField(r *Rule, n *yaml.Node) {
+	if n.Kind != yaml.MappingNode {
+		c.errorf(n, CodeFieldType, "copy must be a mapping of texts (title, what, cause, why, fix, instead), got %s", kindName(n))
+		return
+	}
+	f := c.fields(n, "copy", copyFields)
+	dst := map[string]*string{"title": &r.Copy.Title, "what": &r.Copy.What, "cause": &r.Copy.Cause,
+		"why": &r.Copy.Why, "fix": &r.Copy.Fix, "instead": &r.Copy.Instead}
+	for _, k := range copyFields {
+		if v, ok := f[k]; ok {
+			if s, ok := c.str(v, "copy."+k); ok {
+				*dst[k] = s
+			}
+		}
+	}
+}
+
+func (c *fileCtx) onFire(rf *ruleFile, n *yaml.Node) {
+	if n.Kind != yaml.MappingNode {
+		c.errorf(n, CodeFieldType, "on_fire must be a mapping with increment and reset, got %s", kindName(n))
+		return
+	}
+	f := c.fields(n, "on_fire", onFireFields)
+	if v, ok := f["increment"]; ok {
+		list, nodes, _ := c.strList(v, "on_fire.increment")
+		for i, s := range list {
+			if c.oneOf(nodes[i], s, "counter", CodeValue, counters) {
+				rf.rule.OnFire.Increment = append(rf.rule.OnFire.Increment, s)
+			}
+		}
+	}
+	if v, ok := f["reset"]; ok {
+		list, nodes, _ := c.strList(v, "on_fire.reset")
+		for i, s := range list {
+			ref := CounterRef{Rule: s, Counter: "fire"}
+			if id, ctr, ok := strings.Cut(s, "."); ok {
+				ref = CounterRef{Rule: id, Counter: ctr}
+				if !c.oneOf(nodes[i], ctr, "counter", CodeValue, counters) {
+					continue
+				}
+			}
+			rf.rule.OnFire.Reset = append(rf.rule.OnFire.Reset, ref)
+			rf.reset = append(rf.reset, nodes[i])
+		}
+	}
+}
+
+func (c *fileCtx) transform(r *Rule, n *yaml.Node) {
+	if n.Kind != yaml.MappingNode {
+		c.errorf(n, CodeTransform, "transform must be a mapping with redact and replacement, got %s", kindName(n))
+		return
+	}
+	f := c.fields(n, "transform", transformFields)
+	t := &Transform{Replacement: defaultReplacement}
+	ok := true
+	rd, has := f["redact"]
+	switch {
+	case !has:
+		c.errorf(n, CodeTransform, "transform needs redact: a list of span facts (secret_matches, pii_entities)")
+		ok = false
+	case rd.Kind != yaml.SequenceNode || len(rd.Content) == 0:
+		c.errorf(rd, CodeTransform, "transform.redact must be a non-empty list of span facts, got %s", kindName(rd))
+		ok = false
+	default:
+		for _, e := range rd.Content {
+			var fact *catalog.Fact
+			if e.Kind == yaml.ScalarNode && e.ShortTag() == "!!str" {
+				fact = catalog.Default().Fact(e.Value)
+			}
+			if fact == nil || fact.Type != catalog.ListMapStringDyn {
+				c.errorf(e, CodeTransform, "transform.redact entry %s is not a span fact (a list(map(string, dyn)) fact such as %s)", describe(e), strings.Join(spanFacts(), " or "))
+				ok = false
+				continue
+			}
+			t.Redact = append(t.Redact, fact.CELName)
+		}
+	}
+	if v, has := f["replacement"]; has {
+		if v.Kind != yaml.ScalarNode || v.ShortTag() != "!!str" {
+			c.errorf(v, CodeTransform, "transform.replacement must be a string, got %s", kindName(v))
+			ok = false
+		} else {
+			t.Replacement = v.Value
+		}
+	}
+	if ok {
+		r.Transform = t
+	}
+}
+
+// spanFacts are the catalog facts a transform may redact.
+func spanFacts() []string {
+	var out []string
+	for _, f := range catalog.Default().Facts {
+		if f.Type == catalog.ListMapStringDyn {
+			out = append(out, f.CELName)
+		}
+	}
+	return out
+}
+
+// checkRefs checks on_fire.reset against the ids of the pack.
+func (l *packLoader) checkRefs(rf *ruleFile) {
+	c := &fileCtx{l: l, src: rf.src}
+	for i, ref := range rf.rule.OnFire.Reset {
+		if !l.ruleIDs[ref.Rule] {
+			msg := fmt.Sprintf("on_fire.reset names %s, which is not a rule of the pack", ref.Rule)
+			if s := closest(ref.Rule, sortedKeys(l.ruleIDs)); s != "" {
+				msg += fmt.Sprintf(" (did you mean %q?)", s)
+			}
+			c.errorf(rf.reset[i], CodeRef, "%s", msg)
+		}
+	}
+}
+
+// checkReads checks `when` with CEL and then the profiles the rule reads
+// in selector, flow and when against requires.profiles.
+func (l *packLoader) checkReads(rf *ruleFile) {
+	r := rf.rule
+	c := &fileCtx{l: l, src: rf.src}
+	cat := catalog.Default()
+	var reads []read
+	for _, cl := range r.Selector {
+		f := cat.Fact(cl.Fact)
+		reads = append(reads, read{name: f.CELName, profile: f.Profile, host: f.Tier == catalog.Host, pos: cl.Pos, off: -1})
+		if l.opts.Portable && f.Tier == catalog.Host {
+			l.errorf(cl.Pos, CodeUnknownFact, "host fact '%s' is not portable (-portable forbids host facts and functions)", f.CELName)
+		}
+	}
+	if r.Flow != nil {
+		// A flow reads the host fact lycaon.recent_tool_names.
+		if l.opts.Portable {
+			c.errorf(rf.flowNode, CodeUnknownFact, "flow reads the host fact 'lycaon.recent_tool_names', which is not portable (-portable forbids host facts and functions)")
+		}
+	}
+	if rf.when != nil {
+		w := &whenSource{text: r.When, m: rf.src.mapScalar(rf.when), src: rf.src, diags: &l.diags}
+		reads = append(reads, l.checkWhen(r, w)...)
+	}
+	// Transform spans are read too (they count against the unused-profile
+	// warning but, the spec listing only selector, flow and when, do not
+	// demand the profile).
+	used := map[string]bool{}
+	if r.Transform != nil {
+		for _, name := range r.Transform.Redact {
+			used[cat.Fact(name).Profile] = true
+		}
+	}
+	missing := map[string]bool{}
+	for _, rd := range reads {
+		if rd.profile == "" {
+			continue
+		}
+		used[rd.profile] = true
+		if rf.profiles[rd.profile] != nil || missing[rd.profile] {
+			continue
+		}
+		missing[rd.profile] = true
+		what := "fact"
+		if rd.fn {
+			what = "function"
+		}
+		d := Diagnostic{Pos: rd.pos, Code: CodeRequires,
+			Message: fmt.Sprintf("reads the %s %s of profile %s, but requires.profiles does not list %s", what, rd.name, rd.profile, rd.profile)}
+		if rd.off >= 0 {
+			d.Source = rf.src.line(rd.pos.Line)
+		}
+		l.diags = append(l.diags, d)
+	}
+	for _, p := range catalog.Profiles {
+		if used[p] {
+			r.ReadsProfiles = append(r.ReadsProfiles, p)
+		}
+	}
+	for _, p := range r.Profiles {
+		if !used[p] {
+			c.warnf(rf.profiles[p], CodeRequires, "profile %s is required but the rule reads none of its facts or functions", p)
+		}
+	}
+}
+
+

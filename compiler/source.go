@@ -1,0 +1,390 @@
+// This file owns source positions: file text split into lines, and the map
+// from byte offsets inside a decoded YAML scalar back to line:col in the
+// file, for every scalar style (plain, single- and double-quoted, literal
+// and folded block scalars).
+
+package compiler
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// source is the raw text of one file.
+type source struct {
+	name  string
+	text  string
+	lines []string // without the line break
+}
+
+func newSource(name string, text []byte) *source {
+	s := &source{name: name, text: string(text)}
+	s.lines = strings.Split(strings.ReplaceAll(s.text, "\r\n", "\n"), "\n")
+	return s
+}
+
+// line returns line n (1-based) or "".
+func (s *source) line(n int) string {
+	if s == nil || n < 1 || n > len(s.lines) {
+		return ""
+	}
+	return s.lines[n-1]
+}
+
+// pos returns the position of a node.
+func (s *source) pos(n *yaml.Node) Pos {
+	if n == nil {
+		return Pos{File: s.name}
+	}
+	return Pos{File: s.name, Line: n.Line, Col: n.Column}
+}
+
+// scalarMap maps byte offsets of a scalar's decoded value to file
+// positions. at[i] is the position of value byte i; at[len(value)] is just
+// past the last character.
+type scalarMap struct {
+	at    []Pos
+	start Pos
+}
+
+// position returns the file position of byte offset off of the value.
+func (m *scalarMap) position(off int) Pos {
+	if m == nil || len(m.at) == 0 {
+		return m.start
+	}
+	if off < 0 {
+		off = 0
+	}
+	if off >= len(m.at) {
+		off = len(m.at) - 1
+	}
+	return m.at[off]
+}
+
+// mapScalar builds the offset map of a scalar node by re-scanning the raw
+// file text from the node's position with the rules of its style. If the
+// re-scan does not reproduce the parser's value (an exotic construct), every
+// offset maps to the node's start: positions get coarser, never wrong by
+// more than the scalar.
+func (s *source) mapScalar(n *yaml.Node) *scalarMap {
+	start := s.pos(n)
+	m := &scalarMap{start: start}
+	sc := &scanner{src: s, line: n.Line}
+	if n.Line < 1 || n.Line > len(s.lines) {
+		return m
+	}
+	// Column is in characters; convert to a byte index on the line.
+	sc.i = runeIndex(s.lines[n.Line-1], n.Column-1)
+	var ok bool
+	switch {
+	case n.Style&yaml.DoubleQuotedStyle != 0:
+		ok = sc.quoted('"', n.Value)
+	case n.Style&yaml.SingleQuotedStyle != 0:
+		ok = sc.quoted('\'', n.Value)
+	case n.Style&yaml.LiteralStyle != 0:
+		ok = sc.block(false, n.Value)
+	case n.Style&yaml.FoldedStyle != 0:
+		ok = sc.block(true, n.Value)
+	default:
+		ok = sc.plain(n.Value)
+	}
+	if !ok || len(sc.out) < len(n.Value) || sc.out[:len(n.Value)] != n.Value {
+		return m
+	}
+	m.at = append(sc.at[:len(n.Value):len(n.Value)], sc.endPos(len(n.Value)))
+	return m
+}
+
+// runeIndex returns the byte index of the n-th character of s (clipped).
+func runeIndex(s string, n int) int {
+	i := 0
+	for k := 0; k < n && i < len(s); k++ {
+		_, sz := utf8.DecodeRuneInString(s[i:])
+		i += sz
+	}
+	return i
+}
+
+// scanner re-scans scalar text. line is 1-based, i a byte index into the
+// current line.
+type scanner struct {
+	src  *source
+	line int
+	i    int
+	out  string
+	at   []Pos
+}
+
+func (sc *scanner) cur() string { return sc.src.line(sc.line) }
+
+// here is the position of the scanner.
+func (sc *scanner) here() Pos {
+	l := sc.cur()
+	i := sc.i
+	if i > len(l) {
+		i = len(l)
+	}
+	return Pos{File: sc.src.name, Line: sc.line, Col: utf8.RuneCountInString(l[:i]) + 1}
+}
+
+func (sc *scanner) emit(s string, p Pos) {
+	sc.out += s
+	for range len(s) {
+		sc.at = append(sc.at, p)
+	}
+}
+
+// endPos is the position just past value byte n-1.
+func (sc *scanner) endPos(n int) Pos {
+	if n == 0 || n > len(sc.at) {
+		return sc.here()
+	}
+	p := sc.at[n-1]
+	p.Col++
+	return p
+}
+
+func (sc *scanner) eol() bool { return sc.i >= len(sc.cur()) }
+
+func isBlank(b byte) bool { return b == ' ' || b == '\t' }
+
+// fold handles a line break inside a flow scalar: trailing blanks are
+// dropped, blank lines become "\n", a single break becomes a space, and the
+// leading blanks of the next line are skipped. It reports false at the end
+// of the file.
+func (sc *scanner) fold(breakPos Pos) bool {
+	blank := 0
+	for {
+		sc.line++
+		sc.i = 0
+		if sc.line > len(sc.src.lines) {
+			return false
+		}
+		l := sc.cur()
+		for sc.i < len(l) && isBlank(l[sc.i]) {
+			sc.i++
+		}
+		if sc.i < len(l) {
+			break
+		}
+		blank++
+	}
+	if blank == 0 {
+		sc.emit(" ", breakPos)
+	} else {
+		sc.emit(strings.Repeat("\n", blank), breakPos)
+	}
+	return true
+}
+
+// plain scans a plain scalar until it has produced want's length.
+func (sc *scanner) plain(want string) bool {
+	for len(sc.out) < len(want) {
+		if sc.eol() {
+			if !sc.fold(sc.here()) {
+				return false
+			}
+			continue
+		}
+		if sc.flowChar(want) {
+			continue
+		}
+	}
+	return true
+}
+
+// flowChar copies one character, or a run of blanks that is not followed
+// by a line break.
+func (sc *scanner) flowChar(want string) bool {
+	l := sc.cur()
+	if isBlank(l[sc.i]) {
+		j := sc.i
+		for j < len(l) && isBlank(l[j]) {
+			j++
+		}
+		if j == len(l) {
+			sc.i = j
+			return true
+		}
+		for sc.i < j {
+			sc.emit(l[sc.i:sc.i+1], sc.here())
+			sc.i++
+		}
+		return true
+	}
+	_, sz := utf8.DecodeRuneInString(l[sc.i:])
+	sc.emit(l[sc.i:sc.i+sz], sc.here())
+	sc.i += sz
+	return true
+}
+
+// quoted scans a single- or double-quoted scalar starting at its quote.
+func (sc *scanner) quoted(q byte, want string) bool {
+	l := sc.cur()
+	if sc.i >= len(l) || l[sc.i] != q {
+		return false
+	}
+	sc.i++
+	for len(sc.out) < len(want) {
+		if sc.eol() {
+			if !sc.fold(sc.here()) {
+				return false
+			}
+			continue
+		}
+		l = sc.cur()
+		c := l[sc.i]
+		switch {
+		case c == q && q == '\'':
+			if sc.i+1 < len(l) && l[sc.i+1] == '\'' {
+				sc.emit("'", sc.here())
+				sc.i += 2
+				continue
+			}
+			return true
+		case c == q:
+			return true
+		case c == '\\' && q == '"':
+			if !sc.escape() {
+				return false
+			}
+		default:
+			sc.flowChar(want)
+		}
+	}
+	return true
+}
+
+var simpleEscapes = map[byte]string{
+	'0': "\x00", 'a': "\a", 'b': "\b", 't': "\t", '\t': "\t", 'n': "\n",
+	'v': "\v", 'f': "\f", 'r': "\r", 'e': "\x1b", ' ': " ", '"': "\"",
+	'/': "/", '\\': "\\", 'N': "\u0085", '_': "\u00a0", 'L': "\u2028",
+	'P': "\u2029",
+}
+
+// escape decodes one backslash escape of a double-quoted scalar; every
+// byte it produces maps to the backslash.
+func (sc *scanner) escape() bool {
+	p := sc.here()
+	l := sc.cur()
+	if sc.i+1 >= len(l) {
+		// Escaped line break: joins the lines without a space.
+		sc.line++
+		sc.i = 0
+		if sc.line > len(sc.src.lines) {
+			return false
+		}
+		l = sc.cur()
+		for sc.i < len(l) && isBlank(l[sc.i]) {
+			sc.i++
+		}
+		return true
+	}
+	c := l[sc.i+1]
+	if s, ok := simpleEscapes[c]; ok {
+		sc.emit(s, p)
+		sc.i += 2
+		return true
+	}
+	n := map[byte]int{'x': 2, 'u': 4, 'U': 8}[c]
+	if n == 0 || sc.i+2+n > len(l) {
+		return false
+	}
+	var r rune
+	for _, h := range l[sc.i+2 : sc.i+2+n] {
+		v := strings.IndexRune("0123456789abcdef", h|0x20)
+		if v < 0 {
+			return false
+		}
+		r = r<<4 | rune(v)
+	}
+	sc.emit(string(r), p)
+	sc.i += 2 + n
+	return true
+}
+
+// block scans a literal (|) or folded (>) block scalar starting at its
+// indicator.
+func (sc *scanner) block(folded bool, want string) bool {
+	l := sc.cur()
+	indent := 0
+	for j := sc.i + 1; j < len(l) && l[j] != ' ' && l[j] != '#'; j++ {
+		if l[j] >= '1' && l[j] <= '9' {
+			// An explicit indentation indicator is relative to the parent
+			// node's indentation, which the node does not carry: let the
+			// caller fall back to coarse positions.
+			return false
+		}
+	}
+	type cline struct {
+		line, i int
+		text    string
+	}
+	var lines []cline
+	blanks := 0
+	var pending []int // blank lines before the next content line
+	for n := sc.line + 1; n <= len(sc.src.lines); n++ {
+		t := sc.src.line(n)
+		lead := 0
+		for lead < len(t) && t[lead] == ' ' {
+			lead++
+		}
+		if strings.TrimSpace(t) == "" {
+			blanks++
+			pending = append(pending, n)
+			continue
+		}
+		if indent == 0 {
+			indent = lead
+			if indent == 0 {
+				break
+			}
+		}
+		if lead < indent {
+			break
+		}
+		for range blanks {
+			lines = append(lines, cline{line: pending[0], i: -1})
+			pending = pending[1:]
+		}
+		blanks, pending = 0, nil
+		lines = append(lines, cline{line: n, i: indent, text: t[indent:]})
+	}
+	moreIndented := func(c cline) bool { return c.i >= 0 && c.text != "" && isBlank(c.text[0]) }
+	for k, c := range lines {
+		if c.i < 0 {
+			continue
+		}
+		sc.line, sc.i = c.line, c.i
+		for sc.i < len(sc.cur()) {
+			_, sz := utf8.DecodeRuneInString(sc.cur()[sc.i:])
+			sc.emit(sc.cur()[sc.i:sc.i+sz], sc.here())
+			sc.i += sz
+		}
+		// The break after this line, and the blank lines that follow.
+		brk := sc.here()
+		next := k + 1
+		nb := 0
+		for next < len(lines) && lines[next].i < 0 {
+			nb++
+			next++
+		}
+		switch {
+		case next >= len(lines):
+			sc.emit("\n", brk)
+		case folded && nb == 0 && !moreIndented(c) && !moreIndented(lines[next]):
+			sc.emit(" ", brk)
+		case folded && !moreIndented(c) && !moreIndented(lines[next]):
+			sc.emit(strings.Repeat("\n", nb), brk)
+		default:
+			sc.emit(strings.Repeat("\n", nb+1), brk)
+		}
+	}
+	// Chomping may strip the final break: compare without it.
+	if len(sc.out) > len(want) && strings.HasPrefix(sc.out, want) {
+		return true
+	}
+	return sc.out == want || strings.HasPrefix(sc.out, want)
+}

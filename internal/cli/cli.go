@@ -1,0 +1,119 @@
+// Package cli is the oarc command line: a table of subcommands, each in its
+// own file, dispatched by [Run]. cmd/oarc/main.go only calls Run, so the
+// whole CLI is testable in-process.
+package cli
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"runtime/debug"
+	"sort"
+	"strings"
+)
+
+// Command is one subcommand.
+type Command struct {
+	// Summary is the one-line description shown by `oarc help`.
+	Summary string
+	// Run executes the subcommand with the arguments after its name and
+	// returns the exit code: 0 success, 1 failure, 2 bad usage.
+	Run func(env *Env, args []string) int
+}
+
+// Env is what a subcommand may use of its process.
+type Env struct {
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+}
+
+// commands is the dispatch table. Subcommands register themselves from
+// their own file with [register] in an init function.
+var commands = map[string]*Command{}
+
+// register adds a subcommand to the dispatch table.
+func register(name string, c *Command) {
+	if _, dup := commands[name]; dup {
+		panic("cli: duplicate command " + name)
+	}
+	commands[name] = c
+}
+
+// Exit codes.
+const (
+	ExitOK      = 0
+	ExitFailure = 1
+	ExitUsage   = 2
+)
+
+// Run runs oarc with args (without the program name) and returns the exit
+// code. It never lets a panic escape: an internal error is reported on
+// stderr with exit code 1.
+func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(stderr, "oarc: internal error: %v\nplease report this with the input that caused it\n", r)
+			if strings.Contains(strings.Join(args, " "), "-debug-panic") {
+				stderr.Write(debug.Stack())
+			}
+			code = ExitFailure
+		}
+	}()
+	env := &Env{Stdin: stdin, Stdout: stdout, Stderr: stderr}
+	if len(args) == 0 {
+		usage(stderr)
+		return ExitUsage
+	}
+	name := args[0]
+	switch name {
+	case "help", "-h", "-help", "--help":
+		usage(stdout)
+		return ExitOK
+	}
+	c, ok := commands[name]
+	if !ok {
+		fmt.Fprintf(stderr, "oarc: unknown command %q\n", name)
+		usage(stderr)
+		return ExitUsage
+	}
+	return c.Run(env, args[1:])
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: oarc <command> [flags] [arguments]")
+	fmt.Fprintln(w, "\ncommands:")
+	var names []string
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-8s %s\n", n, commands[n].Summary)
+	}
+	fmt.Fprintln(w, "\nRun 'oarc <command> -h' for the flags of a command.")
+}
+
+// newFlags returns a flag set that reports errors on env.Stderr and does
+// not exit the process.
+func newFlags(env *Env, name, args string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(env.Stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(env.Stderr, "usage: oarc %s [flags] %s\n", name, args)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parseFlags parses args and returns the exit code to use when parsing
+// failed (or -h was given), or -1 to go on.
+func parseFlags(fs *flag.FlagSet, args []string) int {
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return ExitOK
+		}
+		return ExitUsage
+	}
+	return -1
+}
