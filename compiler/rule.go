@@ -823,5 +823,3 @@ func (l *packLoader) checkReads(rf *ruleFile) {
 		}
 	}
 }
-
-
