@@ -148,21 +148,45 @@ func (l *packLoader) checkWhen(r *Rule, w *whenSource) []read {
 	}
 	parsed, iss := env.Parse(w.text)
 	if iss != nil && iss.Err() != nil {
-		seen := map[int]bool{}
-		for _, e := range iss.Errors() {
-			off := w.lineColOffset(e.Location.Line(), e.Location.Column())
-			if seen[off] {
-				continue
-			}
-			seen[off] = true
-			w.report(off, Error, CodeCELSyntax, "%s", e.Message)
-		}
+		// Later syntax errors are mostly the parser recovering from the
+		// first one: report the first only.
+		e := iss.Errors()[0]
+		off := w.lineColOffset(e.Location.Line(), e.Location.Column())
+		w.report(off, Error, CodeCELSyntax, "%s", strings.TrimPrefix(e.Message, "Syntax error: "))
 		return nil
 	}
 	checked, iss := env.Check(parsed)
 	if iss != nil && iss.Err() != nil {
+		skipTo := -1
 		for _, e := range iss.Errors() {
 			off := w.lineColOffset(e.Location.Line(), e.Location.Column())
+			if off <= skipTo {
+				continue
+			}
+			if m := undeclaredRE.FindStringSubmatch(e.Message); m != nil {
+				name := m[1]
+				// cel-go points at the '.' of a selection or the '(' of a
+				// call: move to the start of the name.
+				if i := strings.LastIndex(w.text[:min(len(w.text), off+len(name))], name); i >= 0 && i <= off {
+					off = i
+				}
+				// An unknown host function lycaon.f(..) is reported by
+				// cel-go as 'lycaon' and then 'f': report it once, whole.
+				if name == catalog.HostNamespace && strings.HasPrefix(w.text[off:], name+".") {
+					end := off + len(name) + 1
+					for end < len(w.text) && isIdentByte(w.text[end]) {
+						end++
+					}
+					name = w.text[off:end]
+					skipTo = end + 1
+				}
+				msg := fmt.Sprintf("undeclared reference to '%s'", name)
+				if s := suggestName(name); s != "" {
+					msg += fmt.Sprintf(" (did you mean '%s'?)", s)
+				}
+				w.report(off, Error, CodeUnknownFact, "%s", msg)
+				continue
+			}
 			code, msg := classifyCheckError(env, e.Message)
 			w.report(off, Error, code, "%s", msg)
 		}
@@ -183,7 +207,7 @@ func (l *packLoader) checkWhen(r *Rule, w *whenSource) []read {
 	l.checkCost(env, checked, w)
 
 	before := len(*w.diags)
-	irExpr, problems := lower.When(checked, lower.Options{RuleIDs: l.ruleIDs})
+	irExpr, problems := lowerWhen(checked, lower.Options{RuleIDs: l.ruleIDs})
 	r.WhenIR = irExpr
 	for _, p := range problems {
 		pos := w.m.position(p.Offset)
@@ -200,20 +224,20 @@ func (l *packLoader) checkWhen(r *Rule, w *whenSource) []read {
 	return reads
 }
 
-var undeclaredRE = regexp.MustCompile(`^undeclared reference to '([^']*)'(?: \(in container '[^']*'\))?$`)
+// lowerWhen is the lowering; tests replace it to exercise the reporting of
+// its problems independently of what it supports.
+var lowerWhen = lower.When
+
+var undeclaredRE = regexp.MustCompile(`^undeclared reference to '([^']*)'`)
+
+func isIdentByte(b byte) bool {
+	return b == '_' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9'
+}
 var noOverloadRE = regexp.MustCompile(`^found no matching overload for '([^']*)'`)
 
 // classifyCheckError maps a cel-go checker message to a stable code and a
 // message with a did-you-mean where one helps.
 func classifyCheckError(env *cel.Env, msg string) (string, string) {
-	if m := undeclaredRE.FindStringSubmatch(msg); m != nil {
-		name := m[1]
-		out := fmt.Sprintf("undeclared reference to '%s'", name)
-		if s := suggestName(name); s != "" {
-			out += fmt.Sprintf(" (did you mean '%s'?)", s)
-		}
-		return CodeUnknownFact, out
-	}
 	if m := noOverloadRE.FindStringSubmatch(msg); m != nil && !env.HasFunction(m[1]) {
 		out := fmt.Sprintf("unknown function '%s'", m[1])
 		if s := suggestFunction(env, m[1]); s != "" {
@@ -291,6 +315,9 @@ func (l *packLoader) whenReads(a *ast.AST, w *whenSource) []read {
 	})
 	if l.opts.Portable {
 		for _, r := range out {
+			if !r.host {
+				continue
+			}
 			what := "fact"
 			if r.fn {
 				what = "function"

@@ -818,7 +818,9 @@ func (l *packLoader) checkReads(rf *ruleFile) {
 		}
 	}
 	for _, p := range r.Profiles {
-		if !used[p] {
+		// A when that failed to check tells nothing about what it reads.
+		// Nor does a rule with other errors.
+		if !used[p] && rf.errs == 0 && (rf.when == nil || r.WhenAST != nil) {
 			c.warnf(rf.profiles[p], CodeRequires, "profile %s is required but the rule reads none of its facts or functions", p)
 		}
 	}

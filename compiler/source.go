@@ -142,7 +142,9 @@ func (sc *scanner) endPos(n int) Pos {
 		return sc.here()
 	}
 	p := sc.at[n-1]
-	p.Col++
+	if sc.out[n-1] != '\n' {
+		p.Col++
+	}
 	return p
 }
 
