@@ -233,6 +233,7 @@ var undeclaredRE = regexp.MustCompile(`^undeclared reference to '([^']*)'`)
 func isIdentByte(b byte) bool {
 	return b == '_' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9'
 }
+
 var noOverloadRE = regexp.MustCompile(`^found no matching overload for '([^']*)'`)
 
 // classifyCheckError maps a cel-go checker message to a stable code and a

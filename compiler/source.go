@@ -384,6 +384,11 @@ func (sc *scanner) block(folded bool, want string) bool {
 			sc.emit(strings.Repeat("\n", nb+1), brk)
 		}
 	}
+	// Trailing blank lines survive with keep chomping (|+, >+).
+	for _, n := range pending {
+		sc.line, sc.i = n, 0
+		sc.emit("\n", sc.here())
+	}
 	// Chomping may strip the final break: compare without it.
 	if len(sc.out) > len(want) && strings.HasPrefix(sc.out, want) {
 		return true
