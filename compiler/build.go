@@ -1,0 +1,124 @@
+package compiler
+
+import (
+	"path/filepath"
+	"sort"
+
+	"github.com/oarc/oarc/internal/catalog"
+	"github.com/oarc/oarc/internal/lower"
+	"github.com/oarc/oarc/ir"
+)
+
+// Build lowers a loaded pack (one without errors) into the IR that codegen
+// compiles: rules get their counter slots (their index in evaluation order),
+// anchors their static dispatch lists, detector rules their validator slots.
+func Build(p *Pack) *ir.Pack {
+	out := &ir.Pack{Name: p.Name, Origin: p.Origin}
+	slot := map[string]int{}
+	for i, r := range p.Rules {
+		slot[r.ID] = i
+	}
+	validators := map[string]bool{}
+	for _, r := range p.Rules {
+		if r.Detector != "" {
+			validators[r.Detector] = true
+		}
+	}
+	for v := range validators {
+		out.Validators = append(out.Validators, v)
+	}
+	sort.Strings(out.Validators)
+	vslot := map[string]int{}
+	for i, v := range out.Validators {
+		vslot[v] = i
+	}
+	anchors := map[string]*ir.Anchor{}
+	for i, r := range p.Rules {
+		ri := &ir.Rule{
+			Index:        i,
+			ID:           r.ID,
+			Kind:         r.Kind,
+			Anchor:       r.Anchor,
+			Effect:       r.Effect,
+			Monitor:      r.Enforcement == "monitor",
+			FailOpen:     r.OnError == "fail_open",
+			Profiles:     append([]string(nil), r.Profiles...),
+			Detector:     r.Detector,
+			DetectorSlot: -1,
+			When:         r.WhenIR,
+			WhenSource:   r.When,
+			Copy:         ir.Copy(r.Copy),
+			Increment:    append([]string(nil), r.OnFire.Increment...),
+			Pos:          ir.Pos{File: relFile(p.Dir, r.File), Line: r.Pos.Line, Col: r.Pos.Col},
+		}
+		if r.Detector != "" {
+			ri.DetectorSlot = vslot[r.Detector]
+		}
+		for _, c := range r.Selector {
+			ri.Selector = append(ri.Selector, &ir.Clause{Fact: c.Fact, Type: catalogType(c.Type), Values: c.Values})
+		}
+		if r.Flow != nil {
+			ri.Flow = &ir.Flow{Steps: r.Flow.Steps, Within: r.Flow.Within, Contiguous: r.Flow.Contiguous}
+		}
+		for _, c := range r.OnFire.Reset {
+			ri.Reset = append(ri.Reset, ir.CounterRef{Rule: c.Rule, Slot: slot[c.Rule], Counter: c.Counter})
+		}
+		if r.Transform != nil {
+			ri.Redact = append([]string(nil), r.Transform.Redact...)
+			ri.Replacement = r.Transform.Replacement
+		}
+		ir.Walk(ri.When, func(e ir.Expr) bool {
+			switch n := e.(type) {
+			case *ir.Counter:
+				if n.Rule == "" {
+					n.Rule = r.ID
+				}
+				n.Slot = slot[n.Rule]
+			case *ir.Fact:
+				n.Detector = r.Kind == "detector" && lower.DetectorFacts[n.Name]
+			}
+			return true
+		})
+		out.Rules = append(out.Rules, ri)
+		a := anchors[r.Anchor]
+		if a == nil {
+			a = &ir.Anchor{ID: r.Anchor}
+			anchors[r.Anchor] = a
+			out.Anchors = append(out.Anchors, a)
+		}
+		a.Rules = append(a.Rules, i)
+		out.Sources = append(out.Sources, ri.Pos.File)
+	}
+	sort.Slice(out.Anchors, func(i, j int) bool { return out.Anchors[i].ID < out.Anchors[j].ID })
+	sort.Strings(out.Sources)
+	return out
+}
+
+// relFile spells a rule file relative to its pack, with forward slashes, so
+// that generated code does not depend on where the pack was checked out.
+func relFile(dir, file string) string {
+	if rel, err := filepath.Rel(dir, file); err == nil && dir != file && !filepath.IsAbs(rel) && rel != "." && len(rel) > 0 && rel[0] != '.' {
+		return filepath.ToSlash(rel)
+	}
+	return filepath.ToSlash(filepath.Base(file))
+}
+
+func catalogType(t catalog.Type) *ir.Type {
+	switch t {
+	case catalog.String:
+		return ir.StringType
+	case catalog.Int:
+		return ir.IntType
+	case catalog.Bool:
+		return ir.BoolType
+	case catalog.Double:
+		return ir.DoubleType
+	case catalog.ListString:
+		return ir.ListOf(ir.StringType)
+	case catalog.MapStringDyn:
+		return ir.MapOf(ir.StringType, ir.DynType)
+	case catalog.ListMapStringDyn:
+		return ir.ListOf(ir.MapOf(ir.StringType, ir.DynType))
+	}
+	return ir.DynType
+}
