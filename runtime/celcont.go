@@ -49,8 +49,19 @@ func listIndex(k scalar) (int64, Err) {
 // map looks the key up (absent: ErrNoSuchKey); a list takes an int, or a
 // uint or double holding an exact integer (else ErrInvalidArgument
 // "unsupported index ..."), out of range is ErrIndexOutOfRange; indexing
-// anything else (null, string, numbers) is ErrNoSuchKey, as in cel-go.
+// anything else (null, string, numbers) is ErrNoSuchKey, as in cel-go. A
+// key that is not a string, int, uint, double or bool (null, list, map) is
+// ErrInvalidArgument ("invalid qualifier type"), whatever the container.
 func IndexDyn(container any, key any) (any, Err) {
+	switch key.(type) {
+	case string, int64:
+	default:
+		switch k := kindOf(key); k {
+		case kString, kInt, kUint, kDouble, kBool:
+		default:
+			return nil, InvalidArgument("invalid qualifier type: " + k.typeName())
+		}
+	}
 	switch c := container.(type) {
 	case map[string]any:
 		if k, ok := key.(string); ok {
@@ -65,9 +76,13 @@ func IndexDyn(container any, key any) (any, Err) {
 		if x, ok := key.(int64); ok {
 			i = x
 		} else {
+			k := scalarOf(key)
 			var e Err
-			if i, e = listIndex(scalarOf(key)); !e.Ok() {
+			if i, e = listIndex(k); !e.Ok() {
 				return nil, e
+			}
+			if i < 0 || i >= int64(len(c)) {
+				return nil, Err{Kind: ErrIndexOutOfRange, S: formatKey(k), N: i}
 			}
 		}
 		if i < 0 || i >= int64(len(c)) {
@@ -87,12 +102,13 @@ func IndexDyn(container any, key any) (any, Err) {
 		return nil, Err{Kind: ErrNoSuchKey, S: formatKey(scalarOf(key))}
 	case kList:
 		l := listOf(container)
-		i, e := listIndex(scalarOf(key))
+		k := scalarOf(key)
+		i, e := listIndex(k)
 		if !e.Ok() {
 			return nil, e
 		}
 		if i < 0 || i >= int64(l.n) {
-			return nil, IndexOutOfRange(i)
+			return nil, Err{Kind: ErrIndexOutOfRange, S: formatKey(k), N: i}
 		}
 		return l.At(int(i)), Err{}
 	}

@@ -47,6 +47,9 @@ func (e Err) Error() string {
 		if e.S == sStringIndex {
 			return "index out of range: " + itoa(e.N)
 		}
+		if e.S != "" { // the key as cel-go prints it, e.g. a double "1e+10"
+			return "index out of bounds: " + e.S
+		}
 		return "index out of bounds: " + itoa(e.N)
 	case ErrDivideByZero:
 		return "division by zero"
