@@ -276,17 +276,17 @@ type List struct {
 func listOf(v any) List {
 	switch x := v.(type) {
 	case []any:
-		return List{v: x, n: len(x)}
+		return List{v: v, n: len(x)}
 	case []string:
-		return List{v: x, n: len(x)}
+		return List{v: v, n: len(x)}
 	case []int64:
-		return List{v: x, n: len(x)}
+		return List{v: v, n: len(x)}
 	case []float64:
-		return List{v: x, n: len(x)}
+		return List{v: v, n: len(x)}
 	case []bool:
-		return List{v: x, n: len(x)}
+		return List{v: v, n: len(x)}
 	case []map[string]any:
-		return List{v: x, n: len(x)}
+		return List{v: v, n: len(x)}
 	}
 	return List{}
 }

@@ -484,6 +484,25 @@ func Equal(a, b any) bool {
 		if ma.Len() != mb.Len() {
 			return false
 		}
+		if ma.s != nil {
+			for k, v := range ma.s {
+				if mb.s != nil {
+					w, ok := mb.s[k]
+					if !ok || w != v {
+						return false
+					}
+					continue
+				}
+				w, ok := mb.a[k]
+				if !ok || !EqualDynString(w, v) {
+					return false
+				}
+			}
+			return true
+		}
+		if mb.s != nil {
+			return Equal(b, a)
+		}
 		eq := true
 		ma.Range(func(k string, v any) bool {
 			w, ok := mb.Get(k)
