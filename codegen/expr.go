@@ -71,15 +71,12 @@ func goType(t *ir.Type) string {
 	case ir.KString:
 		return "string"
 	case ir.KList:
+		// Only lists whose elements the runtime reads natively get typed
+		// slices; every other list is []any, because values that came
+		// through dyn keep whatever dynamic type they had, as in cel-go.
 		switch {
 		case t.Elem.Is(ir.KString):
 			return "[]string"
-		case t.Elem.Is(ir.KInt):
-			return "[]int64"
-		case t.Elem.Is(ir.KDouble):
-			return "[]float64"
-		case t.Elem.Is(ir.KBool):
-			return "[]bool"
 		case isDynMap(t.Elem):
 			return "[]map[string]any"
 		}
@@ -117,15 +114,6 @@ func box(v string, t *ir.Type) string {
 	return "any(" + v + ")"
 }
 
-// unboxTrusted reads a value of static type t out of an any that oarc's own
-// code built (a list or map literal), so its dynamic type is goType(t).
-func unboxTrusted(v string, t *ir.Type) string {
-	if goType(t) == "any" {
-		return v
-	}
-	return v + ".(" + goType(t) + ")"
-}
-
 // narrow converts a dyn value to static type t, checking its dynamic type
 // the way cel-go's overload dispatch does.
 func (g *exprGen) narrow(v string, t *ir.Type) string {
@@ -142,18 +130,18 @@ func (g *exprGen) narrow(v string, t *ir.Type) string {
 	case ir.KString:
 		fn = "AsString"
 	case ir.KList:
-		if t.Elem.Is(ir.KString) {
+		switch goType(t) {
+		case "[]string":
 			fn = "AsStrings"
+		case "[]map[string]any":
+			fn = "AsMapList"
+		default:
+			fn = "AsAnyList"
 		}
 	case ir.KMap:
-		if isDynMap(t) {
-			fn = "AsMap"
-		}
-	}
-	if fn == "" {
-		// Other static types are never narrowed from dyn: the checker only
-		// types a value that way when it built it.
-		return unboxTrusted(v, t)
+		fn = "AsMap"
+	case ir.KUint:
+		fn = "AsUint"
 	}
 	r, e := g.newTmp(), g.newTmp()
 	g.out.line("%s, %s := runtime.%s(%s)", r, e, fn, v)
@@ -365,7 +353,7 @@ func (g *exprGen) lookup(m, key string, valT *ir.Type) string {
 	g.out.line("if !%s {", ok)
 	g.out.line("\treturn %s, runtime.NoSuchKey(%s)", g.zero(), key)
 	g.out.line("}")
-	return unboxTrusted(r, valT)
+	return g.narrow(r, valT)
 }
 
 func (g *exprGen) sel(n *ir.Select) string {
@@ -403,7 +391,7 @@ func (g *exprGen) index(n *ir.Index) string {
 		g.out.line("%s, %s := runtime.IndexList(%s, %s)", r, e, x, i)
 		g.check(e)
 		if elemGoIsAny(xt) {
-			return unboxTrusted(r, n.Type())
+			return g.narrow(r, n.Type())
 		}
 		return r
 	}
@@ -471,7 +459,7 @@ func (g *exprGen) comprehension(n *ir.Comprehension) string {
 		case rt.Is(ir.KList):
 			el := g.newTmp()
 			g.out.line("for _, %s := range %s {", el, rng)
-			g.out.line("\t%s := %s", v, unboxTrusted(el, rt.Elem))
+			g.out.line("\t%s := %s", v, g.narrow(el, rt.Elem))
 		case rt.Is(ir.KMap):
 			g.out.line("for %s := range %s {", v, rng)
 		default:

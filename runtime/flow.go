@@ -68,7 +68,7 @@ func Range(v any) (List, Err) {
 	}
 	m, e := AsDynMap(v)
 	if e.Kind != ErrNone {
-		return List{}, e
+		return List{}, InvalidArgument(notIterable(v))
 	}
 	keys := make([]any, 0, m.Len())
 	m.Range(func(k string, _ any) bool {
@@ -76,4 +76,61 @@ func Range(v any) (List, Err) {
 		return true
 	})
 	return listOf(keys), Err{}
+}
+
+// AsAnyList narrows a dyn to a []any list: a []any as it is, any other
+// list representation copied.
+func AsAnyList(v any) ([]any, Err) {
+	if x, ok := v.([]any); ok {
+		return x, Err{}
+	}
+	l, e := AsList(v)
+	if e.Kind != ErrNone {
+		return nil, e
+	}
+	out := make([]any, l.Len())
+	for i := range out {
+		out[i] = l.At(i)
+	}
+	return out, Err{}
+}
+
+// AsMapList narrows a dyn to a list of dyn maps; every element must be a map.
+func AsMapList(v any) ([]map[string]any, Err) {
+	if x, ok := v.([]map[string]any); ok {
+		return x, Err{}
+	}
+	l, e := AsList(v)
+	if e.Kind != ErrNone {
+		return nil, e
+	}
+	out := make([]map[string]any, l.Len())
+	for i := range out {
+		m, e := AsMap(l.At(i))
+		if e.Kind != ErrNone {
+			return nil, e
+		}
+		out[i] = m
+	}
+	return out, Err{}
+}
+
+// notIterable is cel-go's message for a comprehension over a value that is
+// neither a list nor a map.
+func notIterable(v any) string {
+	switch Normalize(v).(type) {
+	case nil:
+		return "got 'types.Null', expected iterable type"
+	case bool:
+		return "got 'types.Bool', expected iterable type"
+	case int64:
+		return "got 'types.Int', expected iterable type"
+	case uint64:
+		return "got 'types.Uint', expected iterable type"
+	case float64:
+		return "got 'types.Double', expected iterable type"
+	case string:
+		return "got 'types.String', expected iterable type"
+	}
+	return "expected iterable type"
 }
