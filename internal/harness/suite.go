@@ -1,0 +1,475 @@
+// This file owns running fixtures: collecting them from the paths `oarc
+// test` takes, loading the packs they run against, sending every step to
+// the engines and comparing the answers with the fixture and with each
+// other.
+
+package harness
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/oarc/oarc/compiler"
+	"github.com/oarc/oarc/conformance/wire"
+	"github.com/oarc/oarc/internal/fixture"
+	"github.com/oarc/oarc/internal/reference"
+	"github.com/oarc/oarc/ir"
+)
+
+// Engines selects what fixtures run against.
+type Engines int
+
+// The engine selections.
+const (
+	Both Engines = iota
+	Reference
+	Generated
+)
+
+// ParseEngines parses the -engine flag.
+func ParseEngines(s string) (Engines, bool) {
+	switch s {
+	case "both", "":
+		return Both, true
+	case "reference":
+		return Reference, true
+	case "generated":
+		return Generated, true
+	}
+	return 0, false
+}
+
+// Options configures a run.
+type Options struct {
+	Engines Engines
+	Run     *regexp.Regexp // only fixtures whose name matches; nil for all
+	Load    compiler.Options
+}
+
+// Status is a fixture's outcome.
+type Status string
+
+// The outcomes.
+const (
+	Pass    Status = "pass"
+	Fail    Status = "fail"
+	Invalid Status = "invalid"
+)
+
+// Result is the outcome of one fixture.
+type Result struct {
+	Name     string `json:"name"`
+	File     string `json:"file"`
+	Status   Status `json:"status"`
+	Expected any    `json:"expected,omitempty"`
+	// Got holds the answers by engine ("reference", "generated"), one
+	// entry per step, or the load diagnostics of a rejection fixture.
+	Got      map[string]any `json:"got,omitempty"`
+	Messages []string       `json:"messages,omitempty"`
+}
+
+// job is one fixture with what it runs against.
+type job struct {
+	fx      *fixture.Fixture
+	packKey string // pack directory or rule file the fixture belongs to
+	single  bool   // packKey is a rule file
+}
+
+// Collect finds the fixtures under paths. A path is a pack directory, a
+// rule file, a fixture file or a directory searched recursively for
+// fixture files. Unreadable files are reported as invalid results.
+func collect(paths []string) ([]job, []Result) {
+	var jobs []job
+	var bad []Result
+	addFile := func(file, packKey string, single bool) {
+		fxs, err := fixture.ParseFile(file)
+		if err != nil {
+			bad = append(bad, Result{File: file, Status: Invalid, Messages: []string{err.Error()}})
+			return
+		}
+		for _, f := range fxs {
+			jobs = append(jobs, job{fx: f, packKey: packKey, single: single})
+		}
+	}
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			bad = append(bad, Result{File: p, Status: Invalid, Messages: []string{err.Error()}})
+			continue
+		}
+		if !st.IsDir() {
+			switch filepath.Ext(p) {
+			case ".yaml", ".yml":
+				stem := strings.TrimSuffix(filepath.Base(p), filepath.Ext(p))
+				dir := filepath.Join(filepath.Dir(filepath.Dir(p)), "fixtures")
+				files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+				for _, f := range files {
+					b := strings.TrimSuffix(filepath.Base(f), ".json")
+					if b == stem || strings.HasPrefix(b, stem+".") {
+						addFile(f, p, true)
+					}
+				}
+			default:
+				addFile(p, packOf(p), false)
+			}
+			continue
+		}
+		var files []string
+		filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && filepath.Ext(path) == ".json" {
+				files = append(files, path)
+			}
+			return nil
+		})
+		sort.Strings(files)
+		for _, f := range files {
+			addFile(f, packOf(f), false)
+		}
+	}
+	return jobs, bad
+}
+
+// packOf returns the pack a fixture file belongs to: <pack> for
+// <pack>/fixtures/x.json when <pack>/policy exists, else "".
+func packOf(file string) string {
+	dir := filepath.Dir(file)
+	if filepath.Base(dir) != "fixtures" {
+		return ""
+	}
+	pack := filepath.Dir(dir)
+	if st, err := os.Stat(filepath.Join(pack, "policy")); err == nil && st.IsDir() {
+		return pack
+	}
+	return ""
+}
+
+// loaded is a pack a fixture runs against.
+type loaded struct {
+	pack   *compiler.Pack
+	diags  compiler.Diagnostics
+	ref    *reference.Engine
+	refErr error
+	index  int // in the runner, -1 if not built
+}
+
+// Run runs the fixtures under paths.
+func Run(paths []string, opts Options) []Result {
+	jobs, results := collect(paths)
+	packs := map[string]*loaded{}
+	type planned struct {
+		job  job
+		pack *loaded
+		res  Result
+		done bool
+	}
+	var plan []*planned
+	var irs []*ir.Pack
+	for _, j := range jobs {
+		f := j.fx
+		if opts.Run != nil && !opts.Run.MatchString(f.Name) {
+			continue
+		}
+		pl := &planned{job: j, res: Result{Name: f.Name, File: f.File}}
+		plan = append(plan, pl)
+		if f.Invalid != "" {
+			pl.res.Status, pl.res.Messages, pl.done = Invalid, []string{f.Where() + ": " + f.Invalid}, true
+			continue
+		}
+		var l *loaded
+		if f.Rule != nil {
+			p, diags := compiler.LoadRuleDoc(fmt.Sprintf("%s#%s", f.File, f.Name), f.Rule, "stock", opts.Load)
+			l = &loaded{pack: p, diags: diags, index: -1}
+		} else if j.packKey != "" {
+			l = packs[j.packKey]
+			if l == nil {
+				var p *compiler.Pack
+				var diags compiler.Diagnostics
+				p, diags = compiler.LoadPack(j.packKey, opts.Load)
+				l = &loaded{pack: p, diags: diags, index: -1}
+				packs[j.packKey] = l
+			}
+		} else {
+			pl.res.Status, pl.res.Messages, pl.done = Invalid, []string{f.Where() + ": no rule, and the file is not in a pack's fixtures directory"}, true
+			continue
+		}
+		pl.pack = l
+		if f.Error != "" {
+			pl.res.Expected = map[string]string{"error": f.Error}
+			pl.res.Got = map[string]any{"diagnostics": l.diags.Codes()}
+			if contains(l.diags.Codes(), f.Error) {
+				pl.res.Status = Pass
+			} else {
+				pl.res.Status = Fail
+				pl.res.Messages = []string{fmt.Sprintf("%s: expected load error %s, got %s", f.Where(), f.Error, describeDiags(l.diags))}
+			}
+			pl.done = true
+			continue
+		}
+		if l.diags.HasErrors() {
+			pl.res.Status, pl.res.Messages, pl.done = Fail, []string{fmt.Sprintf("%s: the pack does not load:\n%s", f.Where(), l.diags.Text())}, true
+			continue
+		}
+		for _, st := range f.Steps {
+			for id := range st.Input.Counters {
+				if !hasRule(l.pack, id) {
+					pl.res.Status, pl.res.Messages, pl.done = Invalid, []string{fmt.Sprintf("%s: counters: no rule %s in the pack", f.Where(), id)}, true
+				}
+			}
+		}
+		if pl.done {
+			continue
+		}
+		if opts.Engines != Generated && l.ref == nil && l.refErr == nil {
+			l.ref, l.refErr = reference.New(l.pack)
+		}
+		if opts.Engines != Reference && l.index < 0 {
+			l.index = len(irs)
+			irs = append(irs, compiler.Build(l.pack))
+		}
+	}
+	var runner *Runner
+	var buildErr error
+	if len(irs) > 0 {
+		runner, buildErr = Build(irs)
+		if runner != nil {
+			defer runner.Close()
+		}
+	}
+	for i, pl := range plan {
+		if !pl.done {
+			runFixture(pl.job.fx, pl.pack, opts.Engines, runner, buildErr, fmt.Sprintf("s%d", i), &pl.res)
+		}
+		results = append(results, pl.res)
+	}
+	return results
+}
+
+func hasRule(p *compiler.Pack, id string) bool {
+	for _, r := range p.Rules {
+		if r.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+func contains(l []string, s string) bool {
+	for _, x := range l {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func describeDiags(ds compiler.Diagnostics) string {
+	if len(ds) == 0 {
+		return "no diagnostics"
+	}
+	return strings.TrimSpace(ds.Text())
+}
+
+// Request converts a fixture step's input into a wire request.
+func Request(in *fixture.Input, pack int, session string) *wire.Request {
+	req := &wire.Request{
+		Pack: pack, Session: session, Anchor: in.Anchor, Facts: in.Facts,
+		Profiles: in.Profiles, Content: in.Content, Providers: in.Providers,
+	}
+	if in.Counters != nil {
+		req.Counters = map[string][2]int64{}
+		for id, c := range in.Counters {
+			req.Counters[id] = [2]int64{c.Fire, c.Breaker}
+		}
+	}
+	if in.Detectors != nil {
+		req.Detectors = map[string]wire.Detector{}
+		for id, d := range in.Detectors {
+			req.Detectors[id] = wire.Detector{Hit: d.Hit, Facts: d.Facts, Error: d.Error}
+		}
+	}
+	return req
+}
+
+func runFixture(f *fixture.Fixture, l *loaded, engines Engines, runner *Runner, buildErr error, session string, res *Result) {
+	var exp []map[string]any
+	for _, st := range f.Steps {
+		exp = append(exp, expectedMap(st.Expected))
+	}
+	if len(exp) == 1 {
+		res.Expected = exp[0]
+	} else {
+		res.Expected = exp
+	}
+	res.Got = map[string]any{}
+	var refGot, genGot []wire.Response
+	refSession := reference.NewSession()
+	fail := func(format string, args ...any) {
+		res.Messages = append(res.Messages, fmt.Sprintf(f.Where()+": "+format, args...))
+	}
+	for i, st := range f.Steps {
+		step := ""
+		if len(f.Steps) > 1 {
+			step = fmt.Sprintf("step %d: ", i)
+		}
+		req := Request(&st.Input, l.index, session)
+		var ref, gen *wire.Response
+		if engines != Generated {
+			if l.refErr != nil {
+				fail("%sreference: %v", step, l.refErr)
+			} else {
+				r := l.ref.Evaluate(req, refSession)
+				ref = &r
+				refGot = append(refGot, r)
+				for _, m := range compare(st.Expected, r) {
+					fail("%sreference: %s", step, m)
+				}
+			}
+		}
+		if engines != Reference {
+			if buildErr != nil {
+				fail("%sgenerated: %v", step, buildErr)
+			} else {
+				r, err := runner.Do(req)
+				if err != nil {
+					fail("%sgenerated: %v", step, err)
+				} else {
+					gen = &r
+					genGot = append(genGot, r)
+					for _, m := range compare(st.Expected, r) {
+						fail("%sgenerated: %s", step, m)
+					}
+				}
+			}
+		}
+		if ref != nil && gen != nil {
+			if d := Disagree(*ref, *gen); d != "" {
+				fail("%sengines disagree: %s\n  reference: %s\n  generated: %s", step, d, Show(*ref), Show(*gen))
+			}
+		}
+	}
+	if refGot != nil {
+		res.Got["reference"] = oneOrMany(refGot)
+	}
+	if genGot != nil {
+		res.Got["generated"] = oneOrMany(genGot)
+	}
+	res.Status = Pass
+	if len(res.Messages) > 0 {
+		res.Status = Fail
+	}
+}
+
+func oneOrMany(l []wire.Response) any {
+	if len(l) == 1 {
+		return l[0]
+	}
+	return l
+}
+
+func expectedMap(e fixture.Expected) map[string]any {
+	m := map[string]any{"decision": e.Decision}
+	if e.Code != nil {
+		m["code"] = *e.Code
+	}
+	if e.Codes != nil {
+		m["codes"] = *e.Codes
+	}
+	if e.Monitored != nil {
+		m["monitored"] = *e.Monitored
+	}
+	if e.Errors != nil {
+		m["errors"] = *e.Errors
+	}
+	if e.Content != nil {
+		m["content"] = *e.Content
+	}
+	return m
+}
+
+// compare checks an answer against the keys a fixture gives.
+func compare(e fixture.Expected, r wire.Response) []string {
+	var out []string
+	if e.Decision != r.Effect {
+		out = append(out, fmt.Sprintf("decision: expected %s, got %s", e.Decision, Show(r)))
+	}
+	if e.Code != nil && *e.Code != r.Code {
+		out = append(out, fmt.Sprintf("code: expected %q, got %q", *e.Code, r.Code))
+	}
+	if e.Codes != nil && !sameList(*e.Codes, r.Codes) {
+		out = append(out, fmt.Sprintf("codes: expected %q, got %q", *e.Codes, r.Codes))
+	}
+	if e.Monitored != nil && !sameList(*e.Monitored, r.Monitored) {
+		out = append(out, fmt.Sprintf("monitored: expected %q, got %q", *e.Monitored, r.Monitored))
+	}
+	if e.Errors != nil && *e.Errors != len(r.Errors) {
+		out = append(out, fmt.Sprintf("errors: expected %d, got %d %s", *e.Errors, len(r.Errors), showErrors(r.Errors)))
+	}
+	if e.Content != nil && *e.Content != r.Content {
+		out = append(out, fmt.Sprintf("content: expected %q, got %q", *e.Content, r.Content))
+	}
+	return out
+}
+
+func sameList(a, b []string) bool {
+	if len(a) == 0 && len(b) == 0 {
+		return true
+	}
+	return reflect.DeepEqual(a, b)
+}
+
+// Disagree compares two engines' answers: everything but error messages
+// must be equal. It returns "" when they agree.
+func Disagree(a, b wire.Response) string {
+	var d []string
+	if a.Effect != b.Effect {
+		d = append(d, "decision")
+	}
+	if a.Code != b.Code {
+		d = append(d, "code")
+	}
+	if !sameList(a.Codes, b.Codes) {
+		d = append(d, "codes")
+	}
+	if !sameList(a.Monitored, b.Monitored) {
+		d = append(d, "monitored")
+	}
+	if a.Content != b.Content {
+		d = append(d, "content")
+	}
+	ea, eb := errKeys(a.Errors), errKeys(b.Errors)
+	if !sameList(ea, eb) {
+		d = append(d, "errors")
+	}
+	return strings.Join(d, ", ")
+}
+
+func errKeys(es []wire.Error) []string {
+	var out []string
+	for _, e := range es {
+		out = append(out, e.Rule+":"+e.Kind)
+	}
+	return out
+}
+
+func showErrors(es []wire.Error) string {
+	var parts []string
+	for _, e := range es {
+		parts = append(parts, fmt.Sprintf("%s: %s (%s)", e.Rule, e.Message, e.Kind))
+	}
+	return "[" + strings.Join(parts, "; ") + "]"
+}
+
+// Show prints an answer on one line.
+func Show(r wire.Response) string {
+	s := fmt.Sprintf("%s code=%q codes=%q monitored=%q errors=%s", r.Effect, r.Code, r.Codes, r.Monitored, showErrors(r.Errors))
+	if r.Content != "" {
+		s += fmt.Sprintf(" content=%q", r.Content)
+	}
+	return s
+}

@@ -1,0 +1,505 @@
+// Package reference is the oracle the generated code is compared with: it
+// evaluates a loaded [compiler.Pack] by the letter of spec section 5, each
+// rule's checked `when` run as a cel-go program. It shares nothing with
+// package runtime but the fact struct and the decision's shape, and it is
+// kept simple rather than fast.
+package reference
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"cel.dev/cel-go/cel"
+	"cel.dev/cel-go/common/types"
+	"cel.dev/cel-go/common/types/ref"
+
+	"github.com/oarc/oarc/compiler"
+	"github.com/oarc/oarc/conformance/wire"
+	"github.com/oarc/oarc/internal/catalog"
+	"github.com/oarc/oarc/internal/celdiff"
+	"github.com/oarc/oarc/runtime"
+)
+
+// Engine evaluates one pack. It is safe for concurrent use, one evaluation
+// at a time.
+type Engine struct {
+	pack  *compiler.Pack
+	progs []cel.Program // by rule index; nil when the rule has no when
+	mu    sync.Mutex
+	cur   *state // the evaluation the CEL function bindings answer for
+}
+
+// state is what the function bindings of the current rule see.
+type state struct {
+	req  *wire.Request
+	snap map[string][2]int64
+}
+
+// Session holds counters by rule id: [fire, breaker].
+type Session struct {
+	c map[string][2]int64
+}
+
+// NewSession returns an empty session.
+func NewSession() *Session { return &Session{c: map[string][2]int64{}} }
+
+// msgNoProvider starts the error a binding raises for a function without
+// a provider; it is not one of cel-go's.
+const msgNoProvider = "no provider registered for "
+
+// New prepares a pack for evaluation: it extends the pack's checking
+// environment with bindings for the catalog functions and plans every when.
+func New(p *compiler.Pack) (*Engine, error) {
+	e := &Engine{pack: p}
+	var opts []cel.EnvOption
+	for _, fn := range catalog.Default().Functions {
+		fn := fn
+		var impl func(arg string) ref.Val
+		switch fn.CELName {
+		case "fire_count_of":
+			impl = func(id string) ref.Val { return types.Int(e.cur.snap[id][0]) }
+		case "breaker_count_of":
+			impl = func(id string) ref.Val { return types.Int(e.cur.snap[id][1]) }
+		case "tool_arg_string":
+			impl = func(k string) ref.Val {
+				s, _ := e.cur.req.Facts.ToolArgs[k].(string)
+				return types.String(s)
+			}
+		case "tool_arg_bool":
+			impl = func(k string) ref.Val {
+				b, _ := e.cur.req.Facts.ToolArgs[k].(bool)
+				return types.Bool(b)
+			}
+		case "tool_arg_int":
+			impl = func(k string) ref.Val { return types.Int(toolArgInt(e.cur.req.Facts.ToolArgs[k])) }
+		default:
+			impl = func(arg string) ref.Val {
+				answers, ok := e.cur.req.Providers[fn.CELName]
+				if !ok {
+					return types.NewErr("%s%s", msgNoProvider, fn.CELName)
+				}
+				v := answers[arg]
+				switch fn.Result {
+				case catalog.Bool:
+					b, _ := v.(bool)
+					return types.Bool(b)
+				case catalog.String:
+					s, _ := v.(string)
+					return types.String(s)
+				case catalog.Int:
+					n, _ := v.(int64)
+					return types.Int(n)
+				}
+				return types.NewErr("reference: unexpected result type of %s", fn.CELName)
+			}
+		}
+		opts = append(opts, cel.Function(fn.CELName,
+			cel.Overload(compiler.OverloadID(fn), []*cel.Type{compiler.CELType(fn.Param)}, compiler.CELType(fn.Result),
+				cel.UnaryBinding(func(v ref.Val) ref.Val {
+					s, ok := v.(types.String)
+					if !ok {
+						return types.NewErr("no such overload")
+					}
+					return impl(string(s))
+				}))))
+	}
+	env, err := p.Env.Extend(opts...)
+	if err != nil {
+		return nil, fmt.Errorf("reference: extending the environment: %v", err)
+	}
+	for _, r := range p.Rules {
+		if r.WhenAST == nil {
+			e.progs = append(e.progs, nil)
+			continue
+		}
+		prg, err := env.Program(r.WhenAST)
+		if err != nil {
+			return nil, fmt.Errorf("reference: rule %s: %v", r.ID, err)
+		}
+		e.progs = append(e.progs, prg)
+	}
+	return e, nil
+}
+
+// toolArgInt is tool_arg_int's catalog text: the argument when it is an int,
+// or a double holding an exact integer; else 0.
+func toolArgInt(v any) int64 {
+	switch x := v.(type) {
+	case int64:
+		return x
+	case float64:
+		if x == float64(int64(x)) && x >= -9223372036854775808.0 && x < 9223372036854775808.0 {
+			return int64(x)
+		}
+	}
+	return 0
+}
+
+// ruleError is an evaluation error of one rule.
+type ruleError struct {
+	kind runtime.ErrKind
+	msg  string
+}
+
+// detection is a validator's answer, consulted once per occurrence.
+type detection struct {
+	d   wire.Detector
+	err *ruleError
+}
+
+// Evaluate evaluates one occurrence (req.Pack and req.Session are ignored;
+// s holds the counters and may be nil) and returns the decision.
+func (e *Engine) Evaluate(req *wire.Request, s *Session) wire.Response {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if s == nil {
+		s = NewSession()
+	}
+	for id, c := range req.Counters {
+		s.c[id] = c
+	}
+	// The counters as they were when the occurrence began.
+	snap := map[string][2]int64{}
+	for k, v := range s.c {
+		snap[k] = v
+	}
+	st := &state{req: req, snap: snap}
+	e.cur = st
+	defer func() { e.cur = nil }()
+
+	resp := wire.Response{Codes: []string{}, Monitored: []string{}, Errors: []wire.Error{}, Content: req.Content}
+	var fired []*compiler.Rule
+	detections := map[string]*detection{}
+	var spans []span
+	blocked := false
+	for i, r := range e.pack.Rules {
+		if r.Anchor != req.Anchor {
+			continue
+		}
+		ok, det, rerr := e.rule(i, r, req, detections)
+		if rerr != nil {
+			resp.Errors = append(resp.Errors, wire.Error{Rule: r.ID, Kind: wire.KindName(rerr.kind), Message: rerr.msg})
+			ok = r.OnError != "fail_open"
+		}
+		if !ok {
+			continue
+		}
+		if r.Enforcement == "monitor" {
+			resp.Monitored = append(resp.Monitored, r.ID)
+			continue
+		}
+		resp.Codes = append(resp.Codes, r.ID)
+		fired = append(fired, r)
+		if r.Effect == "transform" && r.Transform != nil {
+			spans = append(spans, ruleSpans(len(fired)-1, r, req, det)...)
+		}
+		if r.Effect == "block" {
+			blocked = true
+			break
+		}
+	}
+	decision := "allow"
+	has := func(eff string) bool {
+		for _, r := range fired {
+			if r.Effect == eff {
+				return true
+			}
+		}
+		return false
+	}
+	switch {
+	case blocked:
+		decision = "block"
+	case has("transform"):
+		decision = "transform"
+	case has("warn"):
+		decision = "warn"
+	case has("nudge"):
+		decision = "nudge"
+	}
+	resp.Effect = decision
+	for _, r := range fired {
+		if r.Effect == decision {
+			resp.Code = r.ID
+			break
+		}
+	}
+	if decision == "transform" {
+		resp.Content = rewrite(req.Content, spans)
+	}
+	for _, r := range fired {
+		c := s.c[r.ID]
+		c[0]++
+		for _, inc := range r.OnFire.Increment {
+			if inc == "breaker" {
+				c[1]++
+			} else {
+				c[0]++
+			}
+		}
+		s.c[r.ID] = c
+		for _, ref := range r.OnFire.Reset {
+			c := s.c[ref.Rule]
+			if ref.Counter == "breaker" {
+				c[1] = 0
+			} else {
+				c[0] = 0
+			}
+			s.c[ref.Rule] = c
+		}
+	}
+	return resp
+}
+
+// rule evaluates one rule: profiles, selector, flow, detector, when.
+func (e *Engine) rule(i int, r *compiler.Rule, req *wire.Request, dets map[string]*detection) (bool, *wire.Detector, *ruleError) {
+	for _, p := range r.Profiles {
+		if !supplied(req.Profiles, p) {
+			return false, nil, &ruleError{runtime.ErrProfile, "profile not supplied: " + p}
+		}
+	}
+	for _, c := range r.Selector {
+		if !e.clause(c, r, req) {
+			return false, nil, nil
+		}
+	}
+	if r.Flow != nil && !flowHolds(req.Facts.Lycaon.RecentToolNames, r.Flow) {
+		return false, nil, nil
+	}
+	var det *wire.Detector
+	if r.Kind == "detector" {
+		d := dets[r.Detector]
+		if d == nil {
+			d = &detection{}
+			if v, ok := req.Detectors[r.Detector]; !ok {
+				d.err = &ruleError{runtime.ErrDetector, "detector error: " + r.Detector + " not registered"}
+			} else if v.Error != "" {
+				d.err = &ruleError{runtime.ErrDetector, "detector error: " + r.Detector + ": " + v.Error}
+			} else {
+				d.d = v
+			}
+			dets[r.Detector] = d
+		}
+		if d.err != nil {
+			return false, nil, d.err
+		}
+		if !d.d.Hit {
+			return false, nil, nil
+		}
+		det = &d.d
+	}
+	prg := e.progs[i]
+	if prg == nil {
+		return true, det, nil
+	}
+	out, _, err := prg.Eval(e.activation(r, req, det))
+	if err != nil {
+		return false, det, celError(err.Error())
+	}
+	b, ok := out.(types.Bool)
+	if !ok {
+		return false, det, &ruleError{runtime.ErrNoSuchOverload, fmt.Sprintf("when gave %v, not a bool", out)}
+	}
+	return bool(b), det, nil
+}
+
+func celError(msg string) *ruleError {
+	if strings.HasPrefix(msg, msgNoProvider) {
+		return &ruleError{runtime.ErrNoProvider, msg}
+	}
+	return &ruleError{celdiff.KindOfCelError(msg), msg}
+}
+
+func supplied(set runtime.ProfileSet, p string) bool {
+	if set == 0 {
+		return true
+	}
+	return set&runtime.ProfileByName(p) != 0
+}
+
+// factValue reads a fact for the current rule: core facts from the
+// occurrence and session, the rest from the facts.
+func (e *Engine) factValue(name string, r *compiler.Rule, req *wire.Request) any {
+	switch name {
+	case "anchor":
+		return req.Anchor
+	case "fire_count":
+		return e.cur.snap[r.ID][0]
+	case "breaker_count":
+		return e.cur.snap[r.ID][1]
+	}
+	v, _ := req.Facts.Get(name)
+	return v
+}
+
+func (e *Engine) activation(r *compiler.Rule, req *wire.Request, det *wire.Detector) map[string]any {
+	act := map[string]any{}
+	for _, f := range catalog.Default().Facts {
+		act[f.CELName] = e.factValue(f.CELName, r, req)
+	}
+	if det != nil {
+		df := det.Facts
+		if df.Has&runtime.HasPromptInjectionScore != 0 {
+			act["prompt_injection_score"] = df.PromptInjectionScore
+		}
+		if df.Has&runtime.HasJailbreakScore != 0 {
+			act["jailbreak_score"] = df.JailbreakScore
+		}
+		if df.Has&runtime.HasPiiEntities != 0 {
+			act["pii_entities"] = df.PiiEntities
+		}
+		if df.Has&runtime.HasSecretMatches != 0 {
+			act["secret_matches"] = df.SecretMatches
+		}
+	}
+	return act
+}
+
+func (e *Engine) clause(c compiler.SelectorClause, r *compiler.Rule, req *wire.Request) bool {
+	v := e.factValue(c.Fact, r, req)
+	if l, ok := v.([]string); ok {
+		for _, x := range l {
+			for _, w := range c.Values {
+				if w == any(x) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	for _, w := range c.Values {
+		if w == v {
+			return true
+		}
+	}
+	return false
+}
+
+// flowHolds matches the flow's steps in order against the recent tool
+// names (the last Within of them), with or without gaps.
+func flowHolds(names []string, f *compiler.Flow) bool {
+	if f.Within > 0 && len(names) > f.Within {
+		names = names[len(names)-f.Within:]
+	}
+	in := func(s string, step []string) bool {
+		for _, x := range step {
+			if x == s {
+				return true
+			}
+		}
+		return false
+	}
+	if f.Contiguous {
+		for start := 0; start+len(f.Steps) <= len(names); start++ {
+			all := true
+			for j, step := range f.Steps {
+				if !in(names[start+j], step) {
+					all = false
+					break
+				}
+			}
+			if all {
+				return true
+			}
+		}
+		return false
+	}
+	// With gaps: a recursive search over every choice, kept obviously
+	// correct rather than greedy.
+	var match func(i, j int) bool
+	match = func(i, j int) bool {
+		if j == len(f.Steps) {
+			return true
+		}
+		for k := i; k < len(names); k++ {
+			if in(names[k], f.Steps[j]) && match(k+1, j+1) {
+				return true
+			}
+		}
+		return false
+	}
+	return match(0, 0)
+}
+
+// span is a region of the content in code points.
+type span struct {
+	start, end int64
+	order      int
+	repl       string
+}
+
+func ruleSpans(order int, r *compiler.Rule, req *wire.Request, det *wire.Detector) []span {
+	var out []span
+	for _, name := range r.Transform.Redact {
+		v, _ := req.Facts.Get(name)
+		l, _ := v.([]map[string]any)
+		if det != nil {
+			switch {
+			case name == "secret_matches" && det.Facts.Has&runtime.HasSecretMatches != 0:
+				l = det.Facts.SecretMatches
+			case name == "pii_entities" && det.Facts.Has&runtime.HasPiiEntities != 0:
+				l = det.Facts.PiiEntities
+			}
+		}
+		for _, m := range l {
+			s, ok1 := m["start"].(int64)
+			e, ok2 := m["end"].(int64)
+			if !ok1 || !ok2 {
+				continue
+			}
+			out = append(out, span{start: s, end: e, order: order, repl: r.Transform.Replacement})
+		}
+	}
+	return out
+}
+
+// rewrite replaces the spans (clipped, merged where they overlap or touch,
+// each merged region taking the replacement of its earliest rule) in
+// content, counting code points; bytes that are not UTF-8 count one each
+// and are kept.
+func rewrite(content string, spans []span) string {
+	var offs []int // byte offset of each code point
+	for i := range content {
+		offs = append(offs, i)
+	}
+	n := int64(len(offs))
+	offs = append(offs, len(content))
+	var clipped []span
+	for _, s := range spans {
+		if s.start < 0 {
+			s.start = 0
+		}
+		if s.end > n {
+			s.end = n
+		}
+		if s.end <= s.start {
+			continue
+		}
+		clipped = append(clipped, s)
+	}
+	sort.SliceStable(clipped, func(i, j int) bool { return clipped[i].start < clipped[j].start })
+	var merged []span
+	for _, s := range clipped {
+		if k := len(merged) - 1; k >= 0 && s.start <= merged[k].end {
+			if s.end > merged[k].end {
+				merged[k].end = s.end
+			}
+			if s.order < merged[k].order {
+				merged[k].order, merged[k].repl = s.order, s.repl
+			}
+			continue
+		}
+		merged = append(merged, s)
+	}
+	var b strings.Builder
+	pos := int64(0)
+	for _, s := range merged {
+		b.WriteString(content[offs[pos]:offs[s.start]])
+		b.WriteString(s.repl)
+		pos = s.end
+	}
+	b.WriteString(content[offs[pos]:])
+	return b.String()
+}
