@@ -1,0 +1,8 @@
+// Package conformance holds the OAR conformance corpus (fixture files by
+// spec section) and its test, which runs every fixture against the
+// reference evaluator and the generated code. Run it alone with
+//
+//	go test ./conformance/
+//
+// or with `oarc test conformance`.
+package conformance
