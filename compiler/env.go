@@ -419,6 +419,12 @@ func sizeOf(t *types.Type) *checker.SizeEstimate {
 		s = checker.SizeEstimate{Min: 0, Max: maxStringSize}
 	case types.ListKind, types.MapKind:
 		s = checker.SizeEstimate{Min: 0, Max: maxListSize}
+	case types.DynKind, types.AnyKind:
+		// A dyn value (an element of tool_args, a span map's field) may be
+		// a string, list or map: bound it by the larger of their limits,
+		// else cel-go assumes it unbounded and every rule that reads
+		// tool_args.x would exceed any limit.
+		s = checker.SizeEstimate{Min: 0, Max: maxStringSize}
 	default:
 		return nil
 	}
