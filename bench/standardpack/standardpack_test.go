@@ -2,10 +2,8 @@ package standardpack
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -13,98 +11,17 @@ import (
 	"github.com/oarc/oarc/runtime"
 )
 
-// input is one entry of fixtures/inputs.json, decoded just enough for
-// these tests (the full fixture format is internal/fixture's).
-type input struct {
-	Name  string `json:"name"`
-	Input struct {
-		Anchor    string                     `json:"anchor"`
-		Facts     map[string]json.RawMessage `json:"facts"`
-		Detectors map[string]struct {
-			Hit bool `json:"hit"`
-		} `json:"detectors"`
-	} `json:"input"`
-	Expected struct {
-		Decision string   `json:"decision"`
-		Code     string   `json:"code"`
-		Codes    []string `json:"codes"`
-		Errors   int      `json:"errors"`
-	} `json:"expected"`
-}
-
-// Inputs returns the three benchmark occurrences and an env whose
-// validators answer as the fixtures say.
-func loadInputs(t testing.TB) ([]input, []*runtime.Occurrence, *runtime.Env) {
-	b, err := os.ReadFile(filepath.Join("..", "standard-pack", "fixtures", "inputs.json"))
+// loadInputs is LoadInputs on the project's copy of the standard pack.
+func loadInputs(t testing.TB) ([]Input, []*runtime.Occurrence, *runtime.Env) {
+	t.Helper()
+	ins, occs, env, err := LoadInputs(filepath.Join("..", "standard-pack"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var ins []input
-	if err := json.Unmarshal(b, &ins); err != nil {
-		t.Fatal(err)
-	}
-	env := &runtime.Env{Validators: map[string]runtime.Validator{}}
-	var occs []*runtime.Occurrence
-	for _, in := range ins {
-		occ := &runtime.Occurrence{Anchor: in.Input.Anchor}
-		f := &occ.Facts
-		var m map[string]any
-		raw, _ := json.Marshal(in.Input.Facts)
-		dec := json.NewDecoder(strings.NewReader(string(raw)))
-		dec.UseNumber()
-		if err := dec.Decode(&m); err != nil {
-			t.Fatal(err)
-		}
-		f.Tool = m["tool"].(string)
-		f.ToolArgs = normalize(m["tool_args"]).(map[string]any)
-		f.SessionPosture = m["session_posture"].(string)
-		f.Principal = m["principal"].(string)
-		for _, r := range m["principal_roles"].([]any) {
-			f.PrincipalRoles = append(f.PrincipalRoles, r.(string))
-		}
-		f.ContentContainsUntrusted = m["content_contains_untrusted"].(bool)
-		f.PromptInjectionScore, _ = m["prompt_injection_score"].(json.Number).Float64()
-		for _, s := range m["secret_matches"].([]any) {
-			f.SecretMatches = append(f.SecretMatches, normalize(s).(map[string]any))
-		}
-		ly := m["lycaon"].(map[string]any)
-		f.Lycaon.ToolIsState = ly["tool_is_state"].(bool)
-		f.Lycaon.RepeatCount, _ = ly["repeat_count"].(json.Number).Int64()
-		for _, s := range ly["turn_tools"].([]any) {
-			f.Lycaon.TurnTools = append(f.Lycaon.TurnTools, s.(string))
-		}
-		f.Lycaon.WorkersIdle = ly["workers_idle"].(bool)
-		for id, d := range in.Input.Detectors {
-			hit := d.Hit
-			env.Validators[id] = func(context.Context, *runtime.Occurrence) (runtime.Detection, error) {
-				return runtime.Detection{Hit: hit}, nil
-			}
-		}
-		occs = append(occs, occ)
+	if len(ins) != 3 {
+		t.Fatalf("%d standard inputs, want 3", len(ins))
 	}
 	return ins, occs, env
-}
-
-func normalize(v any) any {
-	switch x := v.(type) {
-	case json.Number:
-		if i, err := x.Int64(); err == nil && !strings.ContainsAny(string(x), ".eE") {
-			return i
-		}
-		f, _ := x.Float64()
-		return f
-	case map[string]any:
-		for k, e := range x {
-			x[k] = normalize(e)
-		}
-		return x
-	case []any:
-		for i, e := range x {
-			x[i] = normalize(e)
-		}
-		return x
-	}
-	return v
 }
 
 func TestDecisions(t *testing.T) {
