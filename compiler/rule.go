@@ -110,6 +110,8 @@ func (c *fileCtx) yamlError(err error) {
 	if m := yamlErrRE.FindStringSubmatch(msg); m != nil {
 		p.Line, _ = strconv.Atoi(m[1])
 		msg = m[2]
+		// yaml.v3 may name the line after the last one at end of input.
+		p.Line = max(1, min(p.Line, len(c.src.lines)))
 	} else {
 		msg = strings.TrimPrefix(msg, "yaml: ")
 	}
