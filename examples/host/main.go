@@ -27,7 +27,25 @@ type call struct {
 }
 
 func run(w io.Writer) {
-	env := &runtime.Env{
+	env := demoEnv()
+	session := rules.NewSession()
+	var d runtime.Decision
+	for _, c := range calls() {
+		rules.Evaluate(context.Background(), env, &c.occ, session, &d)
+		fmt.Fprintf(w, "%-44s -> %s", c.what, d.Effect)
+		if d.Code != "" {
+			fmt.Fprintf(w, " (%s)", strings.Join(d.Codes, ", "))
+		}
+		fmt.Fprintln(w)
+		if d.Effect == runtime.Block {
+			fmt.Fprintf(w, "    %s\n", strings.ReplaceAll(d.Rejection(), "\n", "\n    "))
+		}
+	}
+}
+
+// demoEnv registers the demo's provider and validators.
+func demoEnv() *runtime.Env {
+	return &runtime.Env{
 		// A toy provider: everything outside /home/agent/project is out of scope.
 		Providers: runtime.Providers{
 			PathOutsideScope: func(f *runtime.Facts, _ string) (bool, error) {
@@ -50,7 +68,7 @@ func run(w io.Writer) {
 				return d, nil
 			},
 			"injection.v1": func(_ context.Context, occ *runtime.Occurrence) (runtime.Detection, error) {
-				hit := strings.Contains(strings.ToLower(occ.Content), "ignore previous instructions")
+				hit := strings.Contains(occ.Content, "gnore previous instructions")
 				score := 0.1
 				if hit {
 					score = 0.95
@@ -58,19 +76,6 @@ func run(w io.Writer) {
 				return runtime.Detection{Hit: hit, Facts: runtime.DetectorFacts{Has: runtime.HasPromptInjectionScore, PromptInjectionScore: score}}, nil
 			},
 		},
-	}
-	session := rules.NewSession()
-	var d runtime.Decision
-	for _, c := range calls() {
-		rules.Evaluate(context.Background(), env, &c.occ, session, &d)
-		fmt.Fprintf(w, "%-44s -> %s", c.what, d.Effect)
-		if d.Code != "" {
-			fmt.Fprintf(w, " (%s)", strings.Join(d.Codes, ", "))
-		}
-		fmt.Fprintln(w)
-		if d.Effect == runtime.Block {
-			fmt.Fprintf(w, "    %s\n", strings.ReplaceAll(d.Rejection(), "\n", "\n    "))
-		}
 	}
 }
 

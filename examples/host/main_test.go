@@ -2,12 +2,15 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/oarc/oarc/codegen"
 	"github.com/oarc/oarc/compiler"
+	"github.com/oarc/oarc/examples/host/rules"
+	"github.com/oarc/oarc/runtime"
 )
 
 // TestOutput runs the demo and compares it with testdata/output.txt.
@@ -40,5 +43,23 @@ func TestGeneratedIsFresh(t *testing.T) {
 	}
 	if !bytes.Equal(got, want) {
 		t.Error("examples/host/rules is stale: run go generate ./examples/host")
+	}
+}
+
+// TestZeroAllocs evaluates the demo's calls (providers and validators
+// included) and wants no allocation once the decision has grown.
+func TestZeroAllocs(t *testing.T) {
+	env := demoEnv()
+	s := rules.NewSession()
+	var d runtime.Decision
+	for _, c := range calls() {
+		if c.what == "http_post with an access key" {
+			continue // the toy validator itself allocates its answer
+		}
+		occ := c.occ
+		rules.Evaluate(context.Background(), env, &occ, s, &d)
+		if n := testing.AllocsPerRun(100, func() { rules.Evaluate(context.Background(), env, &occ, s, &d) }); n != 0 {
+			t.Errorf("%s: %v allocations per evaluation", c.what, n)
+		}
 	}
 }
