@@ -384,12 +384,7 @@ func (pk *packGen) anchors(snaps map[string][]string) {
 			v := pk.constVar("[]int32{" + strings.Join(refs, ", ") + "}")
 			w.line("\toX.Snapshot(%s)", v)
 		}
-		for _, ri := range a.Rules {
-			r := p.Rules[ri]
-			w.line("\tif oFired, oErr := %s(oX); oX.Done(&oRules[%d], oFired, oErr) {", ruleFunc(r), r.Index)
-			w.line("\t\treturn")
-			w.line("\t}")
-		}
+		pk.dispatch(w, a)
 		w.line("}")
 		w.line("")
 	}
@@ -408,4 +403,89 @@ func (pk *packGen) anchors(snaps map[string][]string) {
 	}
 	w.line("\toX.Finish()")
 	w.line("}")
+}
+
+// toolValues returns the values of a rule's selector clause on tool, or nil
+// when the rule has none.
+func toolValues(r *ir.Rule) []string {
+	for _, c := range r.Selector {
+		if c.Fact == "tool" {
+			var out []string
+			for _, v := range c.Values {
+				out = append(out, v.(string))
+			}
+			return out
+		}
+	}
+	return nil
+}
+
+// dispatch emits the calls of an anchor's rules. When rules select on tool
+// the calls are indexed by a switch on the tool, so that rules whose
+// selector cannot match are not even called: each case lists, in
+// evaluation order, the rules for that tool and the rules without a tool
+// clause. The index is used only when every profile the anchor's rules
+// require was supplied, because a missing profile is an evaluation error
+// that spec section 5.1 reports before the selector is looked at.
+func (pk *packGen) dispatch(w *body, a *ir.Anchor) {
+	p := pk.p
+	call := func(indent string, r *ir.Rule) {
+		w.line("%sif oFired, oErr := %s(oX); oX.Done(&oRules[%d], oFired, oErr) {", indent, ruleFunc(r), r.Index)
+		w.line("%s\treturn", indent)
+		w.line("%s}", indent)
+	}
+	var tools []string
+	seen := map[string]bool{}
+	profiles := map[string]bool{}
+	for _, ri := range a.Rules {
+		for _, t := range toolValues(p.Rules[ri]) {
+			if !seen[t] {
+				seen[t] = true
+				tools = append(tools, t)
+			}
+		}
+		for _, pr := range p.Rules[ri].Profiles {
+			profiles[pr] = true
+		}
+	}
+	if len(tools) > 0 {
+		sort.Strings(tools)
+		var ps []string
+		for pr := range profiles {
+			ps = append(ps, pr)
+		}
+		w.line("\tif oX.Occ.Profiles.Supplied(%s) {", profileSet(ps))
+		w.line("\t\tswitch oX.F.Tool {")
+		for _, t := range tools {
+			w.line("\t\tcase %s:", strconv.Quote(t))
+			for _, ri := range a.Rules {
+				r := p.Rules[ri]
+				tv := toolValues(r)
+				if tv == nil || slicesContains(tv, t) {
+					call("\t\t\t", r)
+				}
+			}
+		}
+		w.line("\t\tdefault:")
+		for _, ri := range a.Rules {
+			if toolValues(p.Rules[ri]) == nil {
+				call("\t\t\t", p.Rules[ri])
+			}
+		}
+		w.line("\t\t}")
+		w.line("\t\treturn")
+		w.line("\t}")
+	}
+	for _, ri := range a.Rules {
+		call("\t", p.Rules[ri])
+	}
+}
+
+func slicesContains(s []string, x string) bool {
+	for _, y := range s {
+		if y == x {
+			return true
+		}
+	}
+	return false
 }

@@ -515,6 +515,137 @@ func oRule11(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 
 // oAnchor0 evaluates the rules at "tool.pre_invoke" in order.
 func oAnchor0(oX *runtime.Exec) {
+	if oX.Occ.Profiles.Supplied(runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool) {
+		switch oX.F.Tool {
+		case "bash":
+			if oFired, oErr := oRule0(oX); oX.Done(&oRules[0], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule2(oX); oX.Done(&oRules[2], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule5(oX); oX.Done(&oRules[5], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule7(oX); oX.Done(&oRules[7], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule8(oX); oX.Done(&oRules[8], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule9(oX); oX.Done(&oRules[9], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule10(oX); oX.Done(&oRules[10], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule11(oX); oX.Done(&oRules[11], oFired, oErr) {
+				return
+			}
+		case "disburse_payment":
+			if oFired, oErr := oRule0(oX); oX.Done(&oRules[0], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule4(oX); oX.Done(&oRules[4], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule8(oX); oX.Done(&oRules[8], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule9(oX); oX.Done(&oRules[9], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule10(oX); oX.Done(&oRules[10], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule11(oX); oX.Done(&oRules[11], oFired, oErr) {
+				return
+			}
+		case "edit":
+			if oFired, oErr := oRule0(oX); oX.Done(&oRules[0], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule3(oX); oX.Done(&oRules[3], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule6(oX); oX.Done(&oRules[6], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule8(oX); oX.Done(&oRules[8], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule9(oX); oX.Done(&oRules[9], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule10(oX); oX.Done(&oRules[10], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule11(oX); oX.Done(&oRules[11], oFired, oErr) {
+				return
+			}
+		case "http_fetch":
+			if oFired, oErr := oRule0(oX); oX.Done(&oRules[0], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule1(oX); oX.Done(&oRules[1], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule7(oX); oX.Done(&oRules[7], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule8(oX); oX.Done(&oRules[8], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule9(oX); oX.Done(&oRules[9], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule10(oX); oX.Done(&oRules[10], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule11(oX); oX.Done(&oRules[11], oFired, oErr) {
+				return
+			}
+		case "write":
+			if oFired, oErr := oRule0(oX); oX.Done(&oRules[0], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule3(oX); oX.Done(&oRules[3], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule6(oX); oX.Done(&oRules[6], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule8(oX); oX.Done(&oRules[8], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule9(oX); oX.Done(&oRules[9], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule10(oX); oX.Done(&oRules[10], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule11(oX); oX.Done(&oRules[11], oFired, oErr) {
+				return
+			}
+		default:
+			if oFired, oErr := oRule0(oX); oX.Done(&oRules[0], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule8(oX); oX.Done(&oRules[8], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule9(oX); oX.Done(&oRules[9], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule10(oX); oX.Done(&oRules[10], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule11(oX); oX.Done(&oRules[11], oFired, oErr) {
+				return
+			}
+		}
+		return
+	}
 	if oFired, oErr := oRule0(oX); oX.Done(&oRules[0], oFired, oErr) {
 		return
 	}

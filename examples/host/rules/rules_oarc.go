@@ -609,6 +609,158 @@ func oAnchor0(oX *runtime.Exec) {
 // oAnchor1 evaluates the rules at "tool.pre_invoke" in order.
 func oAnchor1(oX *runtime.Exec) {
 	oX.Snapshot(oConst1)
+	if oX.Occ.Profiles.Supplied(runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileFilesystem | runtime.ProfileSession | runtime.ProfileTool) {
+		switch oX.F.Tool {
+		case "bash":
+			if oFired, oErr := oRule1(oX); oX.Done(&oRules[1], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule3(oX); oX.Done(&oRules[3], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule4(oX); oX.Done(&oRules[4], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule5(oX); oX.Done(&oRules[5], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule7(oX); oX.Done(&oRules[7], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule8(oX); oX.Done(&oRules[8], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule12(oX); oX.Done(&oRules[12], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule14(oX); oX.Done(&oRules[14], oFired, oErr) {
+				return
+			}
+		case "disburse_payment":
+			if oFired, oErr := oRule6(oX); oX.Done(&oRules[6], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule7(oX); oX.Done(&oRules[7], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule12(oX); oX.Done(&oRules[12], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule14(oX); oX.Done(&oRules[14], oFired, oErr) {
+				return
+			}
+		case "edit":
+			if oFired, oErr := oRule0(oX); oX.Done(&oRules[0], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule7(oX); oX.Done(&oRules[7], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule8(oX); oX.Done(&oRules[8], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule10(oX); oX.Done(&oRules[10], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule12(oX); oX.Done(&oRules[12], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule14(oX); oX.Done(&oRules[14], oFired, oErr) {
+				return
+			}
+		case "http_fetch":
+			if oFired, oErr := oRule2(oX); oX.Done(&oRules[2], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule7(oX); oX.Done(&oRules[7], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule9(oX); oX.Done(&oRules[9], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule12(oX); oX.Done(&oRules[12], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule14(oX); oX.Done(&oRules[14], oFired, oErr) {
+				return
+			}
+		case "http_post":
+			if oFired, oErr := oRule7(oX); oX.Done(&oRules[7], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule9(oX); oX.Done(&oRules[9], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule11(oX); oX.Done(&oRules[11], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule12(oX); oX.Done(&oRules[12], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule14(oX); oX.Done(&oRules[14], oFired, oErr) {
+				return
+			}
+		case "refund_payment":
+			if oFired, oErr := oRule6(oX); oX.Done(&oRules[6], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule7(oX); oX.Done(&oRules[7], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule12(oX); oX.Done(&oRules[12], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule14(oX); oX.Done(&oRules[14], oFired, oErr) {
+				return
+			}
+		case "send_email":
+			if oFired, oErr := oRule7(oX); oX.Done(&oRules[7], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule9(oX); oX.Done(&oRules[9], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule11(oX); oX.Done(&oRules[11], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule12(oX); oX.Done(&oRules[12], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule14(oX); oX.Done(&oRules[14], oFired, oErr) {
+				return
+			}
+		case "write":
+			if oFired, oErr := oRule0(oX); oX.Done(&oRules[0], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule7(oX); oX.Done(&oRules[7], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule8(oX); oX.Done(&oRules[8], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule10(oX); oX.Done(&oRules[10], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule12(oX); oX.Done(&oRules[12], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule14(oX); oX.Done(&oRules[14], oFired, oErr) {
+				return
+			}
+		default:
+			if oFired, oErr := oRule7(oX); oX.Done(&oRules[7], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule12(oX); oX.Done(&oRules[12], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule14(oX); oX.Done(&oRules[14], oFired, oErr) {
+				return
+			}
+		}
+		return
+	}
 	if oFired, oErr := oRule0(oX); oX.Done(&oRules[0], oFired, oErr) {
 		return
 	}

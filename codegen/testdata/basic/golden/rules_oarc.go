@@ -380,6 +380,38 @@ func oAnchor0(oX *runtime.Exec) {
 
 // oAnchor1 evaluates the rules at "tool.pre_invoke" in order.
 func oAnchor1(oX *runtime.Exec) {
+	if oX.Occ.Profiles.Supplied(runtime.ProfileSession | runtime.ProfileTool) {
+		switch oX.F.Tool {
+		case "bash":
+			if oFired, oErr := oRule0(oX); oX.Done(&oRules[0], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule1(oX); oX.Done(&oRules[1], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule2(oX); oX.Done(&oRules[2], oFired, oErr) {
+				return
+			}
+		case "sh":
+			if oFired, oErr := oRule0(oX); oX.Done(&oRules[0], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule1(oX); oX.Done(&oRules[1], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule2(oX); oX.Done(&oRules[2], oFired, oErr) {
+				return
+			}
+		default:
+			if oFired, oErr := oRule1(oX); oX.Done(&oRules[1], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule2(oX); oX.Done(&oRules[2], oFired, oErr) {
+				return
+			}
+		}
+		return
+	}
 	if oFired, oErr := oRule0(oX); oX.Done(&oRules[0], oFired, oErr) {
 		return
 	}
