@@ -7,11 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"cel.dev/cel-go/cel"
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/oarc/oarc/internal/lower"
-	"github.com/oarc/oarc/ir"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden diagnostics.txt files")
@@ -90,10 +87,3 @@ func TestEveryCodeCovered(t *testing.T) {
 	}
 }
 
-// TestMain keeps the golden cases independent of what internal/lower
-// supports: they check the front end's own diagnostics. The reporting of
-// lowering problems is tested by TestLowerProblems.
-func TestMain(m *testing.M) {
-	lowerWhen = func(*cel.Ast, lower.Options) (ir.Expr, []lower.Problem) { return nil, nil }
-	os.Exit(m.Run())
-}

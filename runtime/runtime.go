@@ -301,10 +301,13 @@ func Begin(x *Exec, ctx context.Context, env *Env, occ *Occurrence, s *Session, 
 	}
 	d.Reset()
 	d.Content = occ.Content
-	for i := 0; i < validators; i++ {
-		d.det = append(d.det, detState{})
+	if cap(d.det) >= validators {
+		d.det = d.det[:validators]
+		clear(d.det)
+	} else {
+		d.det = make([]detState, validators)
 	}
-	*x = Exec{Ctx: ctx, Env: env, Occ: occ, F: &occ.Facts, S: s, D: d}
+	x.Ctx, x.Env, x.Occ, x.F, x.S, x.D = ctx, env, occ, &occ.Facts, s, d
 }
 
 // Snapshot records the counters the anchor's rules read, as they are when
@@ -414,7 +417,7 @@ func (x *Exec) Detect(r *Rule) (*Detection, Err) {
 	st := &x.D.det[slot]
 	if !st.done {
 		st.done = true
-		st.d, st.err = x.callValidator(r.Detector)
+		x.callValidator(r.Detector, st)
 	}
 	if st.err.Kind != ErrNone {
 		return nil, st.err
@@ -429,30 +432,32 @@ const (
 	detTimeout
 )
 
-func (x *Exec) callValidator(id string) (det Detection, err Err) {
+// callValidator consults a validator and stores its answer in st.
+func (x *Exec) callValidator(id string, st *detState) {
 	v := x.Env.Validators[id]
 	if v == nil {
-		return Detection{}, Err{Kind: ErrDetector, S: id, N: detNotRegistered}
+		st.err = Err{Kind: ErrDetector, S: id, N: detNotRegistered}
+		return
 	}
 	if x.Ctx.Err() != nil {
-		return Detection{}, Err{Kind: ErrCanceled, S: id}
+		st.err = Err{Kind: ErrCanceled, S: id}
+		return
 	}
 	defer func() {
 		if p := recover(); p != nil {
-			det, err = Detection{}, Err{Kind: ErrDetector, S: id, N: detFailed}
+			st.d, st.err = Detection{}, Err{Kind: ErrDetector, S: id, N: detFailed}
 		}
 	}()
-	det, e := v(x.Ctx, x.Occ)
-	if x.Ctx.Err() != nil {
-		return Detection{}, Err{Kind: ErrCanceled, S: id}
+	var e error
+	st.d, e = v(x.Ctx, x.Occ)
+	switch {
+	case x.Ctx.Err() != nil:
+		st.d, st.err = Detection{}, Err{Kind: ErrCanceled, S: id}
+	case e == context.DeadlineExceeded || e == context.Canceled:
+		st.d, st.err = Detection{}, Err{Kind: ErrDetector, S: id, N: detTimeout}
+	case e != nil:
+		st.d, st.err = Detection{}, Err{Kind: ErrDetector, S: id, N: detFailed}
 	}
-	if e != nil {
-		if e == context.DeadlineExceeded || e == context.Canceled {
-			return Detection{}, Err{Kind: ErrDetector, S: id, N: detTimeout}
-		}
-		return Detection{}, Err{Kind: ErrDetector, S: id, N: detFailed}
-	}
-	return det, Err{}
 }
 
 // Provide calls a provider-backed function.

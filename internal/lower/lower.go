@@ -291,7 +291,14 @@ func (l *lowerer) call(e ast.Expr) ir.Expr {
 	}
 	spec, ok := ops[fn]
 	if !ok {
-		return l.unsupported(e, "function %s is not supported by the code generator", fn)
+		// cel-go places a call at its opening parenthesis; point at the
+		// function's name instead.
+		off := l.off(e)
+		if !c.IsMemberFunction() && off >= len(fn) {
+			off -= len(fn)
+		}
+		l.problems = append(l.problems, Problem{Offset: off, Code: "OAR_UNSUPPORTED", Message: fmt.Sprintf("function %s is not supported by the code generator", fn)})
+		return &ir.Const{Node: ir.Node{T: ir.DynType, Off: off}}
 	}
 	arityOK := false
 	for _, n := range spec.arity {
@@ -304,21 +311,12 @@ func (l *lowerer) call(e ast.Expr) ir.Expr {
 	for _, a := range args {
 		n.Args = append(n.Args, l.expr(a))
 	}
-	if msg := checkOperands(n); msg != "" {
-		return l.unsupported(e, "%s", msg)
-	}
-	return n
-}
-
-// checkOperands rejects operand type combinations the generator does not
-// implement exactly.
-func checkOperands(n *ir.Call) string {
 	for _, a := range n.Args {
 		if a.Type().Is(ir.KUint) {
-			return "unsigned integers are not supported by the code generator; use int"
+			l.problems = append(l.problems, Problem{Offset: a.Offset(), Code: "OAR_UNSUPPORTED", Message: "unsigned integers are not supported by the code generator; use int"})
 		}
 	}
-	return ""
+	return n
 }
 
 func (l *lowerer) flatten(e ast.Expr, fn string, out *[]ir.Expr) {
