@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-
 )
 
 var update = flag.Bool("update", false, "rewrite the golden diagnostics.txt files")
@@ -86,4 +85,3 @@ func TestEveryCodeCovered(t *testing.T) {
 		}
 	}
 }
-
