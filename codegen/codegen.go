@@ -298,16 +298,7 @@ func (pk *packGen) rule(r *ir.Rule, snaps map[string]int) {
 		pk.clause(&b, c)
 	}
 	if r.Flow != nil {
-		steps := make([]string, len(r.Flow.Steps))
-		for i, s := range r.Flow.Steps {
-			q := make([]string, len(s))
-			for j, x := range s {
-				q[j] = strconv.Quote(x)
-			}
-			steps[i] = "{" + strings.Join(q, ", ") + "}"
-		}
-		v := pk.constVar("[][]string{" + strings.Join(steps, ", ") + "}")
-		b.line("if !runtime.MatchFlow(oF.Lycaon.RecentToolNames, %s, %d, %v) {", v, r.Flow.Within, r.Flow.Contiguous)
+		b.line("if !%s(oF.Lycaon.RecentToolNames) {", pk.flowFunc(r))
 		b.line("\treturn false, runtime.Err{}")
 		b.line("}")
 	}
@@ -488,4 +479,66 @@ func slicesContains(s []string, x string) bool {
 		}
 	}
 	return false
+}
+
+// flowFunc emits the matcher of a rule's flow: straight-line code over
+// lycaon.recent_tool_names, with no allocation. Without contiguous, the
+// earliest match of each step is taken (which finds a match whenever one
+// exists); with contiguous, every start is tried, so overlapping prefixes
+// (steps [a b] over a a b) match.
+func (pk *packGen) flowFunc(r *ir.Rule) string {
+	name := fmt.Sprintf("oFlow%d", r.Index)
+	f := r.Flow
+	var w body
+	w.line("// %s matches the flow of rule %s.", name, strconv.Quote(r.ID))
+	w.line("func %s(names []string) bool {", name)
+	if f.Within > 0 {
+		w.line("\tif len(names) > %d {", f.Within)
+		w.line("\t\tnames = names[len(names)-%d:]", f.Within)
+		w.line("\t}")
+	}
+	test := func(v string, step []string) string {
+		alts := []string{"false"}[:0]
+		if len(step) == 0 {
+			return "false"
+		}
+		for _, s := range step {
+			alts = append(alts, v+" == "+strconv.Quote(s))
+		}
+		return strings.Join(alts, " || ")
+	}
+	n := len(f.Steps)
+	if f.Contiguous {
+		w.line("\tfor i := 0; i+%d <= len(names); i++ {", n)
+		var conds []string
+		for j, step := range f.Steps {
+			conds = append(conds, "("+test(fmt.Sprintf("names[i+%d]", j), step)+")")
+		}
+		w.line("\t\tif %s {", strings.Join(conds, " && "))
+		w.line("\t\t\treturn true")
+		w.line("\t\t}")
+		w.line("\t}")
+		w.line("\treturn false")
+	} else {
+		w.line("\tstep := 0")
+		w.line("\tfor _, n := range names {")
+		w.line("\t\tswitch step {")
+		for j, st := range f.Steps {
+			w.line("\t\tcase %d:", j)
+			w.line("\t\t\tif %s {", test("n", st))
+			if j == n-1 {
+				w.line("\t\t\t\treturn true")
+			} else {
+				w.line("\t\t\t\tstep++")
+			}
+			w.line("\t\t\t}")
+		}
+		w.line("\t\t}")
+		w.line("\t}")
+		w.line("\treturn false")
+	}
+	w.line("}")
+	w.line("")
+	pk.funcs.b.WriteString(w.b.String())
+	return name
 }

@@ -205,3 +205,70 @@ func TestSessionsConcurrent(t *testing.T) {
 		}
 	}
 }
+
+func TestStateLooseFlow(t *testing.T) {
+	for _, tc := range []struct {
+		names []string
+		warn  bool
+	}{
+		{[]string{"read_secret", "bash", "read_secret"}, true},
+		{[]string{"read_secret", "x", "http_fetch", "y", "read_secret"}, true},
+		{[]string{"read_secret", "read_secret", "bash"}, false},
+		{[]string{"bash", "read_secret", "read_secret"}, false},
+		{[]string{"read_secret", "read_secret", "bash", "read_secret"}, true},
+	} {
+		occ := &runtime.Occurrence{Anchor: "tool.pre_invoke"}
+		occ.Facts.Lycaon.RecentToolNames = tc.names
+		got, _ := eval(state.Pack, nil, occ, nil)
+		if (got.Code == "EXFIL_LOOSE") != tc.warn {
+			t.Errorf("loose flow over %v: %+v, want warn=%v", tc.names, got, tc.warn)
+		}
+	}
+}
+
+// TestValidatorNotCalledWhenSelectorFails: the selector gates the
+// validator, so a call of another tool costs no validator round trip.
+func TestValidatorNotCalledWhenSelectorFails(t *testing.T) {
+	var calls atomic.Int32
+	env := &runtime.Env{Validators: map[string]runtime.Validator{
+		"gated.v1": func(context.Context, *runtime.Occurrence) (runtime.Detection, error) {
+			calls.Add(1)
+			return runtime.Detection{Hit: true}, nil
+		},
+	}}
+	occ := &runtime.Occurrence{Anchor: "tool.pre_invoke"}
+	occ.Facts.Tool = "read"
+	got, _ := eval(state.Pack, env, occ, nil)
+	check(t, "other tool", got, result{Effect: "allow"})
+	if calls.Load() != 0 {
+		t.Fatalf("validator called %d times for a tool its rule does not select", calls.Load())
+	}
+	occ.Facts.Tool = "bash"
+	got, _ = eval(state.Pack, env, occ, nil)
+	check(t, "selected tool", got, result{Effect: "warn", Code: "GATED_DETECTOR", Codes: []string{"GATED_DETECTOR"}})
+	if calls.Load() != 1 {
+		t.Fatalf("validator called %d times, want 1", calls.Load())
+	}
+}
+
+// TestStateZeroAllocs: counters, snapshots and flows allocate nothing.
+func TestStateZeroAllocs(t *testing.T) {
+	s := state.NewSession()
+	occ := &runtime.Occurrence{Anchor: "tool.pre_invoke"}
+	occ.Facts.Tool = "bash"
+	occ.Facts.Lycaon.Phase = "build"
+	occ.Facts.Lycaon.RepeatCount = 3
+	occ.Facts.Lycaon.RecentToolNames = []string{"ls", "read_secret", "cat", "bash"}
+	env := &runtime.Env{Validators: map[string]runtime.Validator{
+		"gated.v1": func(context.Context, *runtime.Occurrence) (runtime.Detection, error) { return runtime.Detection{}, nil },
+	}}
+	var d runtime.Decision
+	ctx := context.Background()
+	state.Evaluate(ctx, env, occ, s, &d)
+	if n := testing.AllocsPerRun(500, func() { state.Evaluate(ctx, env, occ, s, &d) }); n != 0 {
+		t.Errorf("%v allocations per evaluation", n)
+	}
+	if len(d.Codes) == 0 {
+		t.Errorf("nothing fired: %+v", d)
+	}
+}

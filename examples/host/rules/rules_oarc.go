@@ -252,8 +252,7 @@ var oRules = [15]runtime.Rule{
 
 // Constant values and patterns of the rules, built once.
 var (
-	oConst0 = [][]string{{"read_secret"}, {"http_post", "send_email"}}
-	oConst1 = []int32{15}
+	oConst0 = []int32{15}
 	oRe0    = regexp.MustCompile("\\brm\\s+-[a-zA-Z]*[rR][a-zA-Z]*\\s+(/|~|\\$HOME)(\\s|$)")
 	oRe1    = regexp.MustCompile("(curl|wget)[^|]*\\|\\s*(sudo\\s+)?(ba|z)?sh\\b")
 	oRe2    = regexp.MustCompile("git\\s+push\\b.*(--force\\b|-f\\b)")
@@ -519,6 +518,27 @@ func oRule10(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	return oT33, runtime.Err{}
 }
 
+// oFlow11 matches the flow of rule "EXFIL_FLOW".
+func oFlow11(names []string) bool {
+	if len(names) > 10 {
+		names = names[len(names)-10:]
+	}
+	step := 0
+	for _, n := range names {
+		switch step {
+		case 0:
+			if n == "read_secret" {
+				step++
+			}
+		case 1:
+			if n == "http_post" || n == "send_email" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // oRule11 evaluates rule "EXFIL_FLOW" (invariant).
 func oRule11(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	defer oX.Recover(&oErr)
@@ -531,7 +551,7 @@ func oRule11(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	if !runtime.MatchFlow(oF.Lycaon.RecentToolNames, oConst0, 10, false) {
+	if !oFlow11(oF.Lycaon.RecentToolNames) {
 		return false, runtime.Err{}
 	}
 	return true, runtime.Err{}
@@ -608,7 +628,7 @@ func oAnchor0(oX *runtime.Exec) {
 
 // oAnchor1 evaluates the rules at "tool.pre_invoke" in order.
 func oAnchor1(oX *runtime.Exec) {
-	oX.Snapshot(oConst1)
+	oX.Snapshot(oConst0)
 	if oX.Occ.Profiles.Supplied(runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileFilesystem | runtime.ProfileSession | runtime.ProfileTool) {
 		switch oX.F.Tool {
 		case "bash":
