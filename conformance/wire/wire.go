@@ -15,6 +15,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"strings"
 
 	"github.com/oarc/oarc/runtime"
 )
@@ -41,6 +43,57 @@ type Request struct {
 	// int64). A function absent from the map has no provider; a listed
 	// function answers an absent argument with the zero value.
 	Providers map[string]map[string]any
+	// NegativeZero names the double facts (and "detector:<id>:<fact>"
+	// detector facts) that hold -0.0: gob leaves out struct fields that
+	// compare equal to zero, so the sign would be lost on the way.
+	NegativeZero []string
+}
+
+var negZero = math.Copysign(0, -1)
+
+func isNegZero(f float64) bool { return f == 0 && math.Signbit(f) }
+
+// MarkNegativeZeros fills NegativeZero; the harness calls it before
+// sending a request.
+func (r *Request) MarkNegativeZeros() {
+	r.NegativeZero = nil
+	if isNegZero(r.Facts.PromptInjectionScore) {
+		r.NegativeZero = append(r.NegativeZero, "prompt_injection_score")
+	}
+	if isNegZero(r.Facts.JailbreakScore) {
+		r.NegativeZero = append(r.NegativeZero, "jailbreak_score")
+	}
+	for id, d := range r.Detectors {
+		if isNegZero(d.Facts.PromptInjectionScore) {
+			r.NegativeZero = append(r.NegativeZero, "detector:"+id+":prompt_injection_score")
+		}
+		if isNegZero(d.Facts.JailbreakScore) {
+			r.NegativeZero = append(r.NegativeZero, "detector:"+id+":jailbreak_score")
+		}
+	}
+}
+
+func (r *Request) restoreNegativeZeros() {
+	for _, n := range r.NegativeZero {
+		switch n {
+		case "prompt_injection_score":
+			r.Facts.PromptInjectionScore = negZero
+		case "jailbreak_score":
+			r.Facts.JailbreakScore = negZero
+		default:
+			parts := strings.SplitN(n, ":", 3)
+			if len(parts) != 3 {
+				continue
+			}
+			d := r.Detectors[parts[1]]
+			if parts[2] == "prompt_injection_score" {
+				d.Facts.PromptInjectionScore = negZero
+			} else {
+				d.Facts.JailbreakScore = negZero
+			}
+			r.Detectors[parts[1]] = d
+		}
+	}
 }
 
 // Detector is a validator's canned answer.
@@ -172,6 +225,7 @@ func Serve(packs []*runtime.Pack, r io.Reader, w io.Writer) error {
 			}
 			return err
 		}
+		req.restoreNegativeZeros()
 		resp := serveOne(packs, sessions, &req, &d)
 		if err := enc.Encode(&resp); err != nil {
 			return err

@@ -199,6 +199,7 @@ func (r *Runner) Do(req *wire.Request) (wire.Response, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var resp wire.Response
+	req.MarkNegativeZeros()
 	if err := r.enc.Encode(req); err != nil {
 		return resp, fmt.Errorf("runner: %v (stderr: %s)", err, r.err.String())
 	}

@@ -1,0 +1,118 @@
+package conformance
+
+import (
+	"flag"
+	"math/rand"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/oarc/oarc/compiler"
+	"github.com/oarc/oarc/internal/harness"
+	"github.com/oarc/oarc/ir"
+)
+
+var (
+	diffExprs = flag.Int("diff.exprs", 1000, "expressions in the differential test")
+	diffFacts = flag.Int("diff.facts", 100, "fact sets each expression is evaluated with")
+	diffSeed  = flag.Int64("diff.seed", 1, "seed of the differential test")
+)
+
+// dynIndex finds an index into a dyn value of tool_args or secret_matches.
+var dynIndex = regexp.MustCompile(`(tool_args(\.[a-z]+)?|secret_matches)\[`)
+
+// knownMismatch classifies a mismatch as one of the bugs in
+// KNOWN_FAILURES.md, or returns "".
+func knownMismatch(m harness.Mismatch) string {
+	refErr := strings.HasPrefix(m.Reference, "error:")
+	genErr := strings.HasPrefix(m.Generated, "error:")
+	switch {
+	case !refErr && strings.Contains(m.Generated, "expected iterable type"):
+		return "comprehension over an empty dyn string"
+	case strings.HasPrefix(m.Generated, "error:no_such_overload") && dynIndex.MatchString(m.When):
+		return "values read by indexing a dyn"
+	case refErr && genErr && (strings.Contains(m.When, ".filter(") || strings.Contains(m.When, ".map(") || strings.Contains(m.When, ".exists_one(")):
+		return "which error a comprehension reports"
+	}
+	return ""
+}
+
+func report(t *testing.T, rep *harness.DiffReport) {
+	t.Helper()
+	known := map[string]int{}
+	shown := 0
+	for _, m := range rep.Mismatches {
+		if k := knownMismatch(m); k != "" {
+			known[k]++
+			continue
+		}
+		if shown++; shown <= 20 {
+			t.Errorf("mismatch (rule %s):\n%s", m.Rule, m)
+		}
+	}
+	if shown > 20 {
+		t.Errorf("... and %d more mismatches", shown-20)
+	}
+	if len(known) > 0 {
+		t.Logf("known mismatches (KNOWN_FAILURES.md): %v", known)
+	}
+}
+
+// TestDifferential compares the generated code with the reference on
+// random expressions and facts: 100,000 cases by default (fewer when the
+// compiler rejects some expressions, for cost or as unsupported).
+func TestDifferential(t *testing.T) {
+	rep, err := harness.Differential(harness.DiffOptions{Seed: *diffSeed, Expressions: *diffExprs, PackSize: 250, FactSets: *diffFacts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d rules (%d rejected by the compiler), %d cases: %d true, %d false, %d errors, %d mismatches",
+		rep.Rules, rep.Rejected, rep.Cases, rep.True, rep.False, rep.Errors, len(rep.Mismatches))
+	if rep.Cases < *diffExprs**diffFacts/2 {
+		t.Errorf("only %d cases compared", rep.Cases)
+	}
+	if rep.True == 0 || rep.False == 0 || rep.Errors == 0 {
+		t.Errorf("the generator should produce true, false and error outcomes")
+	}
+	report(t, rep)
+}
+
+// fuzzPack is the pack the fuzz target evaluates: fixed expressions, built
+// once per process.
+var fuzzPack = sync.OnceValues(func() (*fuzzState, error) {
+	packs, _, err := harness.BuildDiffPacks(harness.NewGen(7), 300, 300)
+	if err != nil {
+		return nil, err
+	}
+	runner, err := harness.Build([]*ir.Pack{compiler.Build(packs[0].Pack)})
+	if err != nil {
+		return nil, err
+	}
+	return &fuzzState{pack: packs[0], runner: runner}, nil
+})
+
+type fuzzState struct {
+	pack   *harness.DiffPack
+	runner *harness.Runner
+}
+
+// FuzzDifferential draws fact values from the fuzzer's input and compares
+// both engines on a fixed set of generated expressions.
+func FuzzDifferential(f *testing.F) {
+	for _, s := range []int64{0, 1, 42, -7, 1 << 40} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, seed int64) {
+		st, err := fuzzPack()
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := harness.NewGenFrom(rand.New(rand.NewSource(seed)))
+		rep := &harness.DiffReport{}
+		if err := harness.CompareFacts(st.runner, 0, st.pack, g.Facts(), rep); err != nil {
+			t.Fatal(err)
+		}
+		report(t, rep)
+	})
+}

@@ -1,0 +1,400 @@
+// This file owns the random generator of differential testing: well-typed
+// `when` expressions over part of the catalog, aimed at the places where
+// generated code and cel-go could part ways (errors and their absorption,
+// overflow, dyn values, strings, comprehensions), and fact values chosen
+// from the edges (nil, empty, extreme ints, NaN, wrong dynamic types,
+// invalid UTF-8).
+
+package harness
+
+import (
+	"fmt"
+	"math"
+	"math/rand"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/oarc/oarc/runtime"
+)
+
+// Gen generates expressions and facts from a seeded source.
+type Gen struct {
+	r        *rand.Rand
+	profiles map[string]bool
+	vars     []genVar
+	depth    int
+}
+
+type genVar struct{ name, typ string }
+
+// NewGen returns a generator with the given seed.
+func NewGen(seed int64) *Gen { return &Gen{r: rand.New(rand.NewSource(seed))} }
+
+// NewGenFrom returns a generator drawing from r.
+func NewGenFrom(r *rand.Rand) *Gen { return &Gen{r: r} }
+
+func (g *Gen) pick(l ...string) string { return l[g.r.Intn(len(l))] }
+func (g *Gen) chance(n int) bool       { return g.r.Intn(n) == 0 }
+
+// When returns a bool expression and the profiles it reads.
+func (g *Gen) When() (string, []string) {
+	g.profiles = map[string]bool{}
+	g.vars = nil
+	g.depth = 0
+	e := g.expr("bool", 4)
+	var ps []string
+	for p := range g.profiles {
+		ps = append(ps, p)
+	}
+	sort.Strings(ps)
+	return e, ps
+}
+
+var genFacts = map[string][]struct{ name, profile string }{
+	"int":          {{"lycaon.repeat_count", ""}, {"lycaon.active_worker_count", ""}, {"content_length", "content-safety"}},
+	"string":       {{"lycaon.last_assistant", ""}, {"lycaon.phase", ""}, {"tool", "tool"}},
+	"bool":         {{"lycaon.workers_idle", ""}, {"lycaon.tool_is_state", ""}},
+	"double":       {{"prompt_injection_score", "content-safety"}, {"jailbreak_score", "content-safety"}},
+	"list(string)": {{"lycaon.turn_tools", ""}, {"principal_roles", "session"}},
+}
+
+var argKeys = []string{"a", "b", "n", "s", "l", "m"}
+
+func (g *Gen) fact(t string) string {
+	l := genFacts[t]
+	f := l[g.r.Intn(len(l))]
+	if f.profile != "" {
+		g.profiles[f.profile] = true
+	}
+	return f.name
+}
+
+func (g *Gen) varOf(t string) string {
+	var c []string
+	for _, v := range g.vars {
+		if v.typ == t {
+			c = append(c, v.name)
+		}
+	}
+	if len(c) == 0 {
+		return ""
+	}
+	return c[g.r.Intn(len(c))]
+}
+
+func (g *Gen) toolArgs() string {
+	g.profiles["tool"] = true
+	return "tool_args"
+}
+
+// dynExpr is an expression of type dyn.
+func (g *Gen) dynExpr(d int) string {
+	if v := g.varOf("dyn"); v != "" && g.chance(2) {
+		return v
+	}
+	switch g.r.Intn(5) {
+	case 0:
+		return fmt.Sprintf("%s[%q]", g.toolArgs(), g.pick(argKeys...))
+	case 1:
+		if d > 0 {
+			return fmt.Sprintf("%s.%s[%s]", g.toolArgs(), g.pick("l", "m", "a"), g.pick("0", "1", `"a"`, "-1", "0.0"))
+		}
+	case 2:
+		return fmt.Sprintf("secret_matches[%s].%s", g.pick("0", "1"), g.pick("start", "end", "score"))
+	}
+	return fmt.Sprintf("%s.%s", g.toolArgs(), g.pick(argKeys...))
+}
+
+func (g *Gen) lit(t string) string {
+	switch t {
+	case "int":
+		return g.pick("0", "1", "-1", "2", "3", "7", "10", "100", "9223372036854775807", "-9223372036854775808", "4611686018427387904", "-2")
+	case "double":
+		return g.pick("0.0", "1.0", "0.5", "-1.5", "1e308", "-1e308", "3.0", "1e19", "2.5")
+	case "string":
+		return g.pick(`""`, `"a"`, `"abc"`, `"héllo"`, `"日本"`, `"ABC"`, `"a,b,c"`, `"  x "`, `"42"`, `"-7"`, `"1.5"`, `"1e3"`, `"true"`, `"b"`)
+	case "bool":
+		return g.pick("true", "false")
+	case "list(string)":
+		return g.pick(`[]`, `["a"]`, `["a", "b"]`, `["", "héllo"]`)
+	}
+	return "null"
+}
+
+func (g *Gen) expr(t string, d int) string {
+	if d <= 0 || g.chance(4) {
+		return g.leaf(t)
+	}
+	d--
+	switch t {
+	case "bool":
+		return g.boolExpr(d)
+	case "int":
+		switch g.r.Intn(11) {
+		case 0, 1:
+			return fmt.Sprintf("(%s %s %s)", g.expr("int", d), g.pick("+", "-", "*", "/", "%"), g.expr("int", d))
+		case 2:
+			return fmt.Sprintf("-(%s)", g.expr("int", d))
+		case 3:
+			return fmt.Sprintf("size(%s)", g.expr(g.pick("string", "list(string)"), d))
+		case 4:
+			return fmt.Sprintf("int(%s)", g.expr(g.pick("double", "string"), d))
+		case 5:
+			g.profiles["tool"] = true
+			return fmt.Sprintf("tool_arg_int(%q)", g.pick(argKeys...))
+		case 6:
+			return fmt.Sprintf("(%s ? %s : %s)", g.expr("bool", d), g.expr("int", d), g.expr("int", d))
+		case 7:
+			return fmt.Sprintf("int(%s)", g.dynExpr(d))
+		case 8:
+			return fmt.Sprintf("%s.indexOf(%s)", g.expr("string", d), g.expr("string", d))
+		case 9:
+			return fmt.Sprintf("%s.indexOf(%s, %s)", g.expr("string", d), g.expr("string", d), g.expr("int", d))
+		}
+		return fmt.Sprintf("%s.size()", g.expr("string", d))
+	case "double":
+		switch g.r.Intn(5) {
+		case 0, 1:
+			return fmt.Sprintf("(%s %s %s)", g.expr("double", d), g.pick("+", "-", "*", "/"), g.expr("double", d))
+		case 2:
+			return fmt.Sprintf("double(%s)", g.expr(g.pick("int", "string"), d))
+		case 3:
+			return fmt.Sprintf("-(%s)", g.expr("double", d))
+		}
+		return fmt.Sprintf("double(%s)", g.dynExpr(d))
+	case "string":
+		switch g.r.Intn(10) {
+		case 0:
+			return fmt.Sprintf("(%s + %s)", g.expr("string", d), g.expr("string", d))
+		case 1:
+			return fmt.Sprintf("string(%s)", g.expr(g.pick("int", "double", "bool"), d))
+		case 2:
+			return fmt.Sprintf("%s.%s()", g.expr("string", d), g.pick("lowerAscii", "upperAscii", "trim"))
+		case 3:
+			return fmt.Sprintf("%s.replace(%s, %s)", g.expr("string", d), g.lit("string"), g.lit("string"))
+		case 4:
+			g.profiles["tool"] = true
+			return fmt.Sprintf("tool_arg_string(%q)", g.pick(argKeys...))
+		case 5:
+			return fmt.Sprintf("(%s ? %s : %s)", g.expr("bool", d), g.expr("string", d), g.expr("string", d))
+		case 6:
+			return fmt.Sprintf("%s[%s]", g.expr("list(string)", d), g.expr("int", d))
+		case 7:
+			return fmt.Sprintf("%s.join(%s)", g.pick(`["a", "b"]`, `[]`, `["x"]`), g.lit("string"))
+		case 8:
+			return fmt.Sprintf("string(%s)", g.dynExpr(d))
+		}
+		return fmt.Sprintf("%s.replace(%s, %s, %s)", g.expr("string", d), g.lit("string"), g.lit("string"), g.pick("0", "1", "-1"))
+	case "list(string)":
+		switch g.r.Intn(4) {
+		case 0:
+			return fmt.Sprintf("%s.split(%s)", g.expr("string", d), g.pick(`","`, `""`, `"a"`))
+		case 1:
+			return fmt.Sprintf("(%s + %s)", g.expr("list(string)", d), g.lit("list(string)"))
+		case 2:
+			return fmt.Sprintf("[%s, %s]", g.expr("string", d), g.expr("string", d))
+		}
+		return g.leaf("list(string)")
+	}
+	return g.leaf(t)
+}
+
+func (g *Gen) leaf(t string) string {
+	if v := g.varOf(t); v != "" && g.chance(2) {
+		return v
+	}
+	if t == "bool" && g.chance(3) {
+		return g.pick("has(tool_args.a)", `"n" in tool_args`, "has(tool_args.m.a)")
+	}
+	if g.chance(2) {
+		return g.lit(t)
+	}
+	if t == "bool" || t == "int" || t == "string" || t == "double" || t == "list(string)" {
+		return g.fact(t)
+	}
+	return g.lit(t)
+}
+
+func (g *Gen) boolExpr(d int) string {
+	switch g.r.Intn(16) {
+	case 0:
+		return fmt.Sprintf("(%s && %s)", g.expr("bool", d), g.expr("bool", d))
+	case 1:
+		return fmt.Sprintf("(%s || %s)", g.expr("bool", d), g.expr("bool", d))
+	case 2:
+		return fmt.Sprintf("!(%s)", g.expr("bool", d))
+	case 3:
+		t := g.pick("int", "double", "string")
+		return fmt.Sprintf("(%s %s %s)", g.expr(t, d), g.pick("==", "!=", "<", "<=", ">", ">="), g.expr(t, d))
+	case 4:
+		return fmt.Sprintf("(%s %s %s)", g.dynExpr(d), g.pick("==", "!=", "<", ">="), g.expr(g.pick("int", "double", "string", "bool"), d))
+	case 5:
+		return fmt.Sprintf("(%s == %s)", g.dynExpr(d), g.dynExpr(d))
+	case 6:
+		return fmt.Sprintf("%s.%s(%s)", g.expr("string", d), g.pick("contains", "startsWith", "endsWith"), g.expr("string", d))
+	case 7:
+		return fmt.Sprintf("%s.matches(%s)", g.expr("string", d), g.pick(`"^a"`, `"b+"`, `"[0-9]"`, `"\\p{L}"`, `"^$"`))
+	case 8:
+		return fmt.Sprintf("(%s in %s)", g.expr("string", d), g.expr("list(string)", d))
+	case 9:
+		return g.comprehension(d)
+	case 10:
+		return fmt.Sprintf("(%s ? %s : %s)", g.expr("bool", d), g.expr("bool", d), g.expr("bool", d))
+	case 11:
+		return fmt.Sprintf("(%s %s %s)", g.dynExpr(d), g.pick("+", "-", "*", "/"), g.dynExpr(d)) + g.pick(" == 0", " > 1", " == 1.0", ` == "ab"`)
+	case 12:
+		g.profiles["tool"] = true
+		return fmt.Sprintf("tool_arg_bool(%q)", g.pick(argKeys...))
+	case 13:
+		return fmt.Sprintf("(%s in %s)", g.dynExpr(d), g.pick("[1, 2]", `["a", 1.0]`, `{"a": 1}`, "tool_args.l"))
+	case 14:
+		return fmt.Sprintf("(size(%s) > %s)", g.dynExpr(d), g.lit("int"))
+	}
+	return fmt.Sprintf("%s.matches(%s)", g.lit("string"), g.expr("string", d))
+}
+
+func (g *Gen) comprehension(d int) string {
+	name := fmt.Sprintf("v%d", len(g.vars))
+	macro := g.pick("all", "exists", "exists_one")
+	var rng, typ string
+	switch g.r.Intn(4) {
+	case 0:
+		rng, typ = g.fact("list(string)"), "string"
+	case 1:
+		rng, typ = g.pick("tool_args.l", "tool_args", "tool_args.m", "tool_args.n"), "dyn"
+		g.profiles["tool"] = true
+	case 2:
+		rng, typ = "secret_matches", "map"
+		g.profiles["content-safety"] = true
+	default:
+		rng, typ = g.expr("list(string)", 1), "string"
+	}
+	g.vars = append(g.vars, genVar{name, typ})
+	defer func() { g.vars = g.vars[:len(g.vars)-1] }()
+	var body string
+	if typ == "map" {
+		body = fmt.Sprintf("%s.%s %s %s", name, g.pick("score", "start", "kind"), g.pick(">", "==", "<"), g.pick("0.5", "1", `"x"`))
+	} else {
+		body = g.expr("bool", min(d, 2))
+	}
+	if g.chance(4) {
+		return fmt.Sprintf("(%s.filter(%s, %s).size() %s 1)", rng, name, body, g.pick(">=", "=="))
+	}
+	if g.chance(5) && typ != "map" {
+		return fmt.Sprintf("(%s.map(%s, %s).size() == %s)", rng, name, body, g.pick("0", "1", "2"))
+	}
+	return fmt.Sprintf("%s.%s(%s, %s)", rng, macro, name, body)
+}
+
+// Facts returns random fact values for the facts the expressions read.
+func (g *Gen) Facts() runtime.Facts {
+	var f runtime.Facts
+	if !g.chance(8) {
+		f.Lycaon.RepeatCount = g.int()
+	}
+	f.Lycaon.ActiveWorkerCount = g.int()
+	f.ContentLength = g.int()
+	f.Lycaon.LastAssistant = g.str()
+	f.Lycaon.Phase = g.str()
+	f.Tool = g.str()
+	f.Lycaon.WorkersIdle = g.chance(2)
+	f.Lycaon.ToolIsState = g.chance(2)
+	f.PromptInjectionScore = g.double()
+	f.JailbreakScore = g.double()
+	f.Lycaon.TurnTools = g.strs()
+	f.PrincipalRoles = g.strs()
+	if !g.chance(6) {
+		f.ToolArgs = map[string]any{}
+		for _, k := range argKeys {
+			if g.chance(3) {
+				continue
+			}
+			f.ToolArgs[k] = g.dyn(2)
+		}
+	}
+	if !g.chance(4) {
+		n := g.r.Intn(3)
+		for i := 0; i < n; i++ {
+			m := map[string]any{}
+			for _, k := range []string{"start", "end", "score", "kind"} {
+				if !g.chance(4) {
+					m[k] = g.dyn(0)
+				}
+			}
+			f.SecretMatches = append(f.SecretMatches, m)
+		}
+	}
+	return f
+}
+
+func (g *Gen) int() int64 {
+	switch g.r.Intn(6) {
+	case 0:
+		return []int64{math.MaxInt64, math.MinInt64, math.MaxInt64 - 1, math.MinInt64 + 1, 1 << 62, -(1 << 62)}[g.r.Intn(6)]
+	case 1:
+		return g.r.Int63() - g.r.Int63()
+	}
+	return int64(g.r.Intn(7) - 2)
+}
+
+func (g *Gen) double() float64 {
+	l := []float64{0, math.Copysign(0, -1), 0.5, 1, 1.5, 3, -2.5, math.NaN(), math.Inf(1), math.Inf(-1), 1e19, -1e19, 9.2e18, 0.93, 1e308}
+	return l[g.r.Intn(len(l))]
+}
+
+func (g *Gen) str() string {
+	l := []string{"", "a", "abc", "héllo", "日本", "ABC", "a,b,c", "  x ", "42", "-7", "1.5", "1e3", "(", "\xff\xfe", "b\xffc", "true", "aaa", "b", "9223372036854775808", "NaN", "-0", "😀x", "\t"}
+	return l[g.r.Intn(len(l))]
+}
+
+func (g *Gen) strs() []string {
+	if g.chance(4) {
+		return nil
+	}
+	n := g.r.Intn(4)
+	out := make([]string, n)
+	for i := range out {
+		out[i] = g.str()
+	}
+	return out
+}
+
+func (g *Gen) dyn(d int) any {
+	switch g.r.Intn(12) {
+	case 0:
+		return nil
+	case 1:
+		return g.chance(2)
+	case 2, 3:
+		return g.int()
+	case 4:
+		return g.double()
+	case 5, 6:
+		return g.str()
+	case 7:
+		if d > 0 {
+			n := g.r.Intn(4)
+			l := make([]any, n)
+			for i := range l {
+				l[i] = g.dyn(d - 1)
+			}
+			return l
+		}
+	case 8:
+		if d > 0 {
+			m := map[string]any{}
+			for _, k := range []string{"a", "b"} {
+				if g.chance(2) {
+					m[k] = g.dyn(d - 1)
+				}
+			}
+			return m
+		}
+	case 9:
+		return float64(g.r.Intn(5))
+	case 10:
+		return strconv.Itoa(g.r.Intn(10))
+	}
+	return strings.Repeat("a", g.r.Intn(3))
+}
