@@ -69,3 +69,16 @@ func checkKnownFailure(t *testing.T, r harness.Result) {
 		}
 	}
 }
+
+// TestStarter runs the starter pack's fixtures against both engines.
+func TestStarter(t *testing.T) {
+	results := harness.Run([]string{"../examples/starter"}, harness.Options{Engines: harness.Both})
+	if len(results) < 30 {
+		t.Errorf("ran %d starter fixtures, want at least 30", len(results))
+	}
+	for _, r := range results {
+		if r.Status != harness.Pass {
+			t.Errorf("%s %s: %s\n%s", r.Status, r.File, r.Name, strings.Join(r.Messages, "\n"))
+		}
+	}
+}
