@@ -42,9 +42,10 @@ func (m Mismatch) String() string {
 
 // DiffReport is the outcome of a differential run.
 type DiffReport struct {
-	Rules      int // expressions that loaded
-	Rejected   int // expressions the compiler rejected (cost, unsupported)
-	Cases      int // (expression, facts) pairs compared
+	Rules      int            // expressions that loaded
+	Rejected   int            // expressions the compiler rejected (cost, unsupported)
+	RejectedBy map[string]int // by diagnostic code
+	Cases      int            // (expression, facts) pairs compared
 	True       int
 	False      int
 	Errors     int // cases where both engines reported an error
@@ -62,9 +63,15 @@ type DiffPack struct {
 // BuildDiffPacks generates expressions and loads them as packs, dropping
 // expressions the compiler rejects.
 func BuildDiffPacks(g *Gen, n, packSize int) ([]*DiffPack, int, error) {
+	packs, rejected, _, err := buildDiffPacks(g, n, packSize)
+	return packs, rejected, err
+}
+
+func buildDiffPacks(g *Gen, n, packSize int) ([]*DiffPack, int, map[string]int, error) {
+	codes := map[string]int{}
 	dir, err := os.MkdirTemp("", "oarc-diff-")
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, nil, err
 	}
 	defer os.RemoveAll(dir)
 	var packs []*DiffPack
@@ -72,7 +79,7 @@ func BuildDiffPacks(g *Gen, n, packSize int) ([]*DiffPack, int, error) {
 	for start := 0; start < n; start += packSize {
 		pdir := filepath.Join(dir, fmt.Sprintf("pack%d", start/packSize))
 		if err := os.MkdirAll(filepath.Join(pdir, "policy"), 0o755); err != nil {
-			return nil, 0, err
+			return nil, 0, nil, err
 		}
 		whens := map[string]string{}
 		for i := start; i < min(n, start+packSize); i++ {
@@ -85,7 +92,7 @@ func BuildDiffPacks(g *Gen, n, packSize int) ([]*DiffPack, int, error) {
 				doc += fmt.Sprintf("requires:\n  profiles: [%s]\n", strings.Join(profiles, ", "))
 			}
 			if err := os.WriteFile(filepath.Join(pdir, "policy", id+".yaml"), []byte(doc), 0o644); err != nil {
-				return nil, 0, err
+				return nil, 0, nil, err
 			}
 		}
 		p, diags := compiler.LoadPack(pdir, compiler.Options{})
@@ -94,12 +101,13 @@ func BuildDiffPacks(g *Gen, n, packSize int) ([]*DiffPack, int, error) {
 				if d.Severity == compiler.Error {
 					if os.Remove(d.Pos.File) == nil {
 						rejected++
+						codes[d.Code]++
 					}
 				}
 			}
 			p, diags = compiler.LoadPack(pdir, compiler.Options{})
 			if diags.HasErrors() {
-				return nil, 0, fmt.Errorf("generated pack does not load after dropping rejected rules:\n%s", diags.Text())
+				return nil, 0, nil, fmt.Errorf("generated pack does not load after dropping rejected rules:\n%s", diags.Text())
 			}
 		}
 		for id := range whens {
@@ -109,17 +117,17 @@ func BuildDiffPacks(g *Gen, n, packSize int) ([]*DiffPack, int, error) {
 		}
 		ref, err := reference.New(p)
 		if err != nil {
-			return nil, 0, err
+			return nil, 0, nil, err
 		}
 		packs = append(packs, &DiffPack{Pack: p, Whens: whens, ref: ref})
 	}
-	return packs, rejected, nil
+	return packs, rejected, codes, nil
 }
 
 // Differential runs a seeded differential test.
 func Differential(o DiffOptions) (*DiffReport, error) {
 	g := NewGen(o.Seed)
-	packs, rejected, err := BuildDiffPacks(g, o.Expressions, o.PackSize)
+	packs, rejected, codes, err := buildDiffPacks(g, o.Expressions, o.PackSize)
 	if err != nil {
 		return nil, err
 	}
@@ -132,7 +140,7 @@ func Differential(o DiffOptions) (*DiffReport, error) {
 		return nil, err
 	}
 	defer runner.Close()
-	rep := &DiffReport{Rejected: rejected}
+	rep := &DiffReport{Rejected: rejected, RejectedBy: codes}
 	for _, p := range packs {
 		rep.Rules += len(p.Pack.Rules)
 	}

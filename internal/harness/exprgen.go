@@ -101,6 +101,7 @@ func (g *Gen) dynExpr(d int) string {
 			return fmt.Sprintf("%s.%s[%s]", g.toolArgs(), g.pick("l", "m", "a"), g.pick("0", "1", `"a"`, "-1", "0.0"))
 		}
 	case 2:
+		g.profiles["content-safety"] = true
 		return fmt.Sprintf("secret_matches[%s].%s", g.pick("0", "1"), g.pick("start", "end", "score"))
 	}
 	return fmt.Sprintf("%s.%s", g.toolArgs(), g.pick(argKeys...))
@@ -205,6 +206,7 @@ func (g *Gen) leaf(t string) string {
 		return v
 	}
 	if t == "bool" && g.chance(3) {
+		g.profiles["tool"] = true
 		return g.pick("has(tool_args.a)", `"n" in tool_args`, "has(tool_args.m.a)")
 	}
 	if g.chance(2) {
@@ -247,6 +249,7 @@ func (g *Gen) boolExpr(d int) string {
 		g.profiles["tool"] = true
 		return fmt.Sprintf("tool_arg_bool(%q)", g.pick(argKeys...))
 	case 13:
+		g.profiles["tool"] = true
 		return fmt.Sprintf("(%s in %s)", g.dynExpr(d), g.pick("[1, 2]", `["a", 1.0]`, `{"a": 1}`, "tool_args.l"))
 	case 14:
 		return fmt.Sprintf("(size(%s) > %s)", g.dynExpr(d), g.lit("int"))

@@ -35,6 +35,7 @@ type Engine struct {
 type state struct {
 	req  *wire.Request
 	snap map[string][2]int64
+	act  map[string]any // every catalog fact; core counters set per rule
 }
 
 // Session holds counters by rule id: [fire, breaker].
@@ -165,7 +166,10 @@ func (e *Engine) Evaluate(req *wire.Request, s *Session) wire.Response {
 	for k, v := range s.c {
 		snap[k] = v
 	}
-	st := &state{req: req, snap: snap}
+	st := &state{req: req, snap: snap, act: map[string]any{}}
+	for _, f := range catalog.Default().Facts {
+		st.act[f.CELName] = e.factValue(f.CELName, nil, req)
+	}
 	e.cur = st
 	defer func() { e.cur = nil }()
 
@@ -325,19 +329,31 @@ func (e *Engine) factValue(name string, r *compiler.Rule, req *wire.Request) any
 	switch name {
 	case "anchor":
 		return req.Anchor
-	case "fire_count":
-		return e.cur.snap[r.ID][0]
-	case "breaker_count":
+	case "fire_count", "breaker_count":
+		if r == nil {
+			return int64(0)
+		}
+		if name == "fire_count" {
+			return e.cur.snap[r.ID][0]
+		}
 		return e.cur.snap[r.ID][1]
 	}
 	v, _ := req.Facts.Get(name)
 	return v
 }
 
+// activation returns the variables of one rule: the occurrence's facts,
+// the rule's own counters, and a detector's facts in place of the host's.
 func (e *Engine) activation(r *compiler.Rule, req *wire.Request, det *wire.Detector) map[string]any {
-	act := map[string]any{}
-	for _, f := range catalog.Default().Facts {
-		act[f.CELName] = e.factValue(f.CELName, r, req)
+	act := e.cur.act
+	act["fire_count"] = e.factValue("fire_count", r, req)
+	act["breaker_count"] = e.factValue("breaker_count", r, req)
+	if det != nil && det.Facts.Has != 0 {
+		cp := make(map[string]any, len(act))
+		for k, v := range act {
+			cp[k] = v
+		}
+		act = cp
 	}
 	if det != nil {
 		df := det.Facts
