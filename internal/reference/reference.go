@@ -51,7 +51,8 @@ func NewSession() *Session { return &Session{c: map[string][2]int64{}} }
 const msgNoProvider = "no provider registered for "
 
 // New prepares a pack for evaluation: it extends the pack's checking
-// environment with bindings for the catalog functions and plans every when.
+// environment with bindings for the catalog functions, then checks and
+// plans every when from its source text.
 func New(p *compiler.Pack) (*Engine, error) {
 	e := &Engine{pack: p}
 	var opts []cel.EnvOption
@@ -115,7 +116,13 @@ func New(p *compiler.Pack) (*Engine, error) {
 			e.progs = append(e.progs, nil)
 			continue
 		}
-		prg, err := env.Program(r.WhenAST)
+		// Check the source again rather than plan the compiler's AST: the
+		// oracle must not depend on what the front end did to it.
+		checked, iss := env.Compile(r.When)
+		if iss != nil && iss.Err() != nil {
+			return nil, fmt.Errorf("reference: rule %s: %v", r.ID, iss.Err())
+		}
+		prg, err := env.Program(checked)
 		if err != nil {
 			return nil, fmt.Errorf("reference: rule %s: %v", r.ID, err)
 		}
