@@ -197,6 +197,8 @@ func (g *exprGen) val(e ir.Expr) string {
 		return g.comprehension(n)
 	case *ir.Call:
 		return g.call(n)
+	case *bound:
+		return n.code
 	}
 	panic(fmt.Sprintf("codegen: unexpected node %T", e))
 }
@@ -502,47 +504,68 @@ func (g *exprGen) comprehension(n *ir.Comprehension) string {
 		})
 		g.check(e)
 		return r
-	case "exists_one":
-		r, e := g.region(ir.BoolType, func() string {
-			cnt := g.newTmp()
-			g.out.line("%s := 0", cnt)
-			iterate()
-			g.out.indent++
-			p := g.valAs(n.Pred, ir.BoolType)
-			g.out.line("if %s {", p)
-			g.out.line("\t%s++", cnt)
-			g.out.line("}")
-			g.out.indent--
-			g.out.line("}")
-			return cnt + " == 1"
-		})
-		g.check(e)
-		return r
-	case "filter", "map":
+	case "exists_one", "filter", "map":
+		// cel-go iterates every element of these (their loop condition is
+		// constant true) and keeps the error in the accumulator: a
+		// predicate error replaces it (the ternary's condition comes first),
+		// while appending to an accumulator that is already an error keeps
+		// the old error. So the last predicate error wins, and a transform
+		// error counts only while no error is held.
 		rt := n.Type()
+		if n.Macro == "exists_one" {
+			rt = ir.BoolType
+		}
 		r, e := g.region(rt, func() string {
 			acc := g.newTmp()
-			g.out.line("%s := %s{}", acc, goType(rt))
+			if n.Macro == "exists_one" {
+				g.out.line("%s := 0", acc)
+			} else {
+				g.out.line("%s := %s{}", acc, goType(rt))
+			}
+			g.out.line("var oErr runtime.Err")
 			iterate()
 			g.out.indent++
 			if n.Pred != nil {
-				p := g.valAs(n.Pred, ir.BoolType)
-				g.out.line("if !%s {", p)
+				pv, pe := g.region(ir.BoolType, func() string { return g.valAs(n.Pred, ir.BoolType) })
+				g.out.line("if %s.Kind != 0 {", pe)
+				g.out.line("\toErr = %s", pe)
+				g.out.line("\tcontinue")
+				g.out.line("}")
+				g.out.line("if !%s {", pv)
 				g.out.line("\tcontinue")
 				g.out.line("}")
 			}
-			var item string
-			if n.Macro == "filter" {
-				item = g.conv(v, rangeElem(n.Range.Type()), rt.Elem)
-			} else {
-				item = g.valAs(n.Body, rt.Elem)
+			switch n.Macro {
+			case "exists_one":
+				g.out.line("%s++", acc)
+			case "filter":
+				item := g.conv(v, rangeElem(n.Range.Type()), rt.Elem)
+				if elemGoIsAny(rt) {
+					item = box(item, rt.Elem)
+				}
+				g.out.line("%s = append(%s, %s)", acc, acc, item)
+			case "map":
+				bv, be := g.region(rt.Elem, func() string { return g.valAs(n.Body, rt.Elem) })
+				g.out.line("if %s.Kind != 0 {", be)
+				g.out.line("\tif oErr.Kind == 0 {")
+				g.out.line("\t\toErr = %s", be)
+				g.out.line("\t}")
+				g.out.line("\tcontinue")
+				g.out.line("}")
+				item := bv
+				if elemGoIsAny(rt) {
+					item = box(item, rt.Elem)
+				}
+				g.out.line("%s = append(%s, %s)", acc, acc, item)
 			}
-			if elemGoIsAny(rt) {
-				item = box(item, rt.Elem)
-			}
-			g.out.line("%s = append(%s, %s)", acc, acc, item)
 			g.out.indent--
 			g.out.line("}")
+			g.out.line("if oErr.Kind != 0 {")
+			g.out.line("\treturn %s, oErr", zeroOf(rt))
+			g.out.line("}")
+			if n.Macro == "exists_one" {
+				return acc + " == 1"
+			}
 			return acc
 		})
 		g.check(e)
@@ -576,7 +599,51 @@ var intOps = map[string]string{"add": "AddInt", "sub": "SubInt", "mul": "MulInt"
 var goOps = map[string]string{"add": "+", "sub": "-", "mul": "*", "div": "/"}
 var cmpPred = map[string]string{"lt": "Lt", "le": "Le", "gt": "Gt", "ge": "Ge"}
 
+// bound is an operand already evaluated into a Go expression.
+type bound struct {
+	ir.Node
+	code string
+}
+
+// guardDesc spells a guard type as a runtime.TypeDesc literal.
+func guardDesc(t *ir.Type) string {
+	kind := map[ir.Kind]string{ir.KDyn: "TypeDyn", ir.KBool: "TypeBool", ir.KInt: "TypeInt", ir.KUint: "TypeUint",
+		ir.KDouble: "TypeDouble", ir.KString: "TypeString", ir.KNull: "TypeNull", ir.KList: "TypeList", ir.KMap: "TypeMap"}[t.Kind]
+	s := "&runtime.TypeDesc{Kind: runtime." + kind
+	switch t.Kind {
+	case ir.KList:
+		s += ", Elem: " + guardDesc(t.Elem)
+	case ir.KMap:
+		s += ", Key: " + guardDesc(t.Key) + ", Val: " + guardDesc(t.Val)
+	}
+	return s + "}"
+}
+
+// call evaluates every operand first, in order (cel-go evaluates all the
+// arguments of a call before it dispatches, so an erroneous argument wins
+// over a type mismatch in an earlier one), then applies the type guard of a
+// single resolved overload, then the operation.
 func (g *exprGen) call(n *ir.Call) string {
+	args := make([]ir.Expr, len(n.Args))
+	for i, a := range n.Args {
+		if _, ok := a.(*ir.Const); ok {
+			args[i] = a
+			continue
+		}
+		args[i] = &bound{Node: ir.Node{T: a.Type(), Off: a.Offset()}, code: g.bind(g.val(a))}
+	}
+	for i, gt := range n.Guards {
+		if i >= len(args) || gt.Is(ir.KDyn) || args[i].Type().Equal(gt) {
+			continue
+		}
+		if c, ok := args[i].(*ir.Const); ok && c.T.Equal(gt) {
+			continue
+		}
+		g.out.line("if !runtime.Assignable(%s, %s) {", box(g.val(args[i]), args[i].Type()), g.pk.constVar(guardDesc(gt)))
+		g.out.line("\treturn %s, runtime.NoSuchOverload(%s)", g.zero(), strconv.Quote(n.Op))
+		g.out.line("}")
+	}
+	n = &ir.Call{Node: n.Node, Op: n.Op, Args: args}
 	a := n.Args
 	switch n.Op {
 	case "add", "sub", "mul", "div", "mod":

@@ -142,6 +142,12 @@ type Call struct {
 	Node
 	Op   string
 	Args []Expr
+	// Guards, when the checker resolved the call to a single overload, are
+	// that overload's declared parameter types: cel-go then rejects (no
+	// such overload) an argument whose dynamic type does not fit, even if
+	// another overload would take it. Nil means the function dispatches on
+	// the arguments' dynamic types among all its overloads.
+	Guards []*Type
 }
 
 // Observe calls an observation function of the catalog: a built-in

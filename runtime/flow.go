@@ -63,6 +63,12 @@ func AnyAmong(l []string, set []string) bool {
 // Range returns what a comprehension over a dyn value iterates: a list's
 // elements, or a map's keys.
 func Range(v any) (List, Err) {
+	// cel-go returns a comprehension's initial result without looking at
+	// the range's type when the range has size zero: an empty string
+	// iterates nothing; a non-empty one is not iterable.
+	if s, ok := v.(string); ok && s == "" {
+		return List{}, Err{}
+	}
 	if l, e := AsList(v); e.Kind == ErrNone {
 		return l, e
 	}

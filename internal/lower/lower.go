@@ -54,6 +54,7 @@ func When(checked *cel.Ast, opts Options) (ir.Expr, []Problem) {
 	if len(l.problems) > 0 {
 		return nil, l.problems
 	}
+	sound(e)
 	return e, nil
 }
 
@@ -310,6 +311,9 @@ func (l *lowerer) call(e ast.Expr) ir.Expr {
 	n := &ir.Call{Node: l.node(e), Op: spec.op}
 	for _, a := range args {
 		n.Args = append(n.Args, l.expr(a))
+	}
+	if ids := l.a.GetOverloadIDs(e.ID()); len(ids) == 1 {
+		n.Guards = overloadParams(fn, ids[0], len(args))
 	}
 	for _, a := range n.Args {
 		if a.Type().Is(ir.KUint) {

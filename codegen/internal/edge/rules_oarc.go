@@ -1687,17 +1687,18 @@ var (
 	oConst1  = []any{any(float64(1)), any(float64(2)), any(float64(3))}
 	oConst2  = map[string]any{"a": any(int64(1))}
 	oConst3  = []any{any(int64(1)), any("a")}
-	oConst4  = []string{"a", "b", "", "c"}
-	oConst5  = []string{"a", "b,c"}
-	oConst6  = []string{"a", "b"}
-	oConst7  = []string{"x"}
-	oConst8  = []string{"developer", "reader"}
-	oConst9  = []any{any(int64(4))}
-	oConst10 = []any{any(int64(1)), any(int64(2)), any(int64(3)), any(int64(4))}
-	oConst11 = []any{any(int64(2)), any(int64(3))}
-	oConst12 = []any{any(int64(2)), any(int64(4)), any(int64(6))}
-	oConst13 = []any{any(int64(20)), any(int64(30))}
-	oConst14 = []any{any(int64(1))}
+	oConst4  = &runtime.TypeDesc{Kind: runtime.TypeString}
+	oConst5  = []string{"a", "b", "", "c"}
+	oConst6  = []string{"a", "b,c"}
+	oConst7  = []string{"a", "b"}
+	oConst8  = []string{"x"}
+	oConst9  = []string{"developer", "reader"}
+	oConst10 = []any{any(int64(4))}
+	oConst11 = []any{any(int64(1)), any(int64(2)), any(int64(3)), any(int64(4))}
+	oConst12 = []any{any(int64(2)), any(int64(3))}
+	oConst13 = []any{any(int64(2)), any(int64(4)), any(int64(6))}
+	oConst14 = []any{any(int64(20)), any(int64(30))}
+	oConst15 = []any{any(int64(1))}
 	oRe0     = regexp.MustCompile("^h.l+o$")
 	oRe1     = regexp.MustCompile("l+")
 )
@@ -2059,12 +2060,8 @@ func oRule7(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 			if oT77.Kind != 0 {
 				return false, oT77
 			}
-			oT78, oT79 := runtime.AsInt(oT76)
-			if oT79.Kind != 0 {
-				return false, oT79
-			}
-			oT80 := int64(1)
-			return (oT78 == oT80), runtime.Err{}
+			oT78 := int64(1)
+			return runtime.EqualDynInt(oT76, oT78), runtime.Err{}
 		}()
 		if oT72.Kind == 0 {
 			if oT71 {
@@ -2092,45 +2089,45 @@ func oRule8(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[8]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT81, oT82 := func() (bool, runtime.Err) {
+	oT79, oT80 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT83, oT84 := func() (bool, runtime.Err) {
-			oT85, oT86 := oF.ToolArgs["s"]
-			if !oT86 {
+		oT81, oT82 := func() (bool, runtime.Err) {
+			oT83, oT84 := oF.ToolArgs["s"]
+			if !oT84 {
 				return false, runtime.NoSuchKey("s")
 			}
-			oT87, oT88 := runtime.AsBool(oT85)
-			if oT88.Kind != 0 {
-				return false, oT88
+			oT85, oT86 := runtime.AsBool(oT83)
+			if oT86.Kind != 0 {
+				return false, oT86
 			}
-			return oT87, runtime.Err{}
+			return oT85, runtime.Err{}
 		}()
-		if oT84.Kind == 0 {
-			if !oT83 {
+		if oT82.Kind == 0 {
+			if !oT81 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT84
+			oErr = oT82
 		}
-		oT89, oT90 := func() (bool, runtime.Err) {
+		oT87, oT88 := func() (bool, runtime.Err) {
 			return true, runtime.Err{}
 		}()
-		if oT90.Kind == 0 {
-			if !oT89 {
+		if oT88.Kind == 0 {
+			if !oT87 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT90
+			oErr = oT88
 		}
 		if oErr.Kind != 0 {
 			return false, oErr
 		}
 		return true, runtime.Err{}
 	}()
-	if oT82.Kind != 0 {
-		return false, oT82
+	if oT80.Kind != 0 {
+		return false, oT80
 	}
-	return oT81, runtime.Err{}
+	return oT79, runtime.Err{}
 }
 
 // oRule9 evaluates rule "E009" (policy).
@@ -2141,10 +2138,28 @@ func oRule9(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[9]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT91, oT92 := func() (bool, runtime.Err) {
+	oT89, oT90 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT93, oT94 := func() (bool, runtime.Err) {
+		oT91, oT92 := func() (bool, runtime.Err) {
 			return false, runtime.Err{}
+		}()
+		if oT92.Kind == 0 {
+			if !oT91 {
+				return false, runtime.Err{}
+			}
+		} else if oErr.Kind == 0 {
+			oErr = oT92
+		}
+		oT93, oT94 := func() (bool, runtime.Err) {
+			oT95, oT96 := oF.ToolArgs["s"]
+			if !oT96 {
+				return false, runtime.NoSuchKey("s")
+			}
+			oT97, oT98 := runtime.AsBool(oT95)
+			if oT98.Kind != 0 {
+				return false, oT98
+			}
+			return oT97, runtime.Err{}
 		}()
 		if oT94.Kind == 0 {
 			if !oT93 {
@@ -2153,33 +2168,15 @@ func oRule9(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 		} else if oErr.Kind == 0 {
 			oErr = oT94
 		}
-		oT95, oT96 := func() (bool, runtime.Err) {
-			oT97, oT98 := oF.ToolArgs["s"]
-			if !oT98 {
-				return false, runtime.NoSuchKey("s")
-			}
-			oT99, oT100 := runtime.AsBool(oT97)
-			if oT100.Kind != 0 {
-				return false, oT100
-			}
-			return oT99, runtime.Err{}
-		}()
-		if oT96.Kind == 0 {
-			if !oT95 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT96
-		}
 		if oErr.Kind != 0 {
 			return false, oErr
 		}
 		return true, runtime.Err{}
 	}()
-	if oT92.Kind != 0 {
-		return false, oT92
+	if oT90.Kind != 0 {
+		return false, oT90
 	}
-	return oT91, runtime.Err{}
+	return oT89, runtime.Err{}
 }
 
 // oRule10 evaluates rule "E010" (policy).
@@ -2190,45 +2187,45 @@ func oRule10(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[10]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT101, oT102 := func() (bool, runtime.Err) {
+	oT99, oT100 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT103, oT104 := func() (bool, runtime.Err) {
-			oT105, oT106 := oF.ToolArgs["s"]
-			if !oT106 {
+		oT101, oT102 := func() (bool, runtime.Err) {
+			oT103, oT104 := oF.ToolArgs["s"]
+			if !oT104 {
 				return false, runtime.NoSuchKey("s")
 			}
-			oT107, oT108 := runtime.AsBool(oT105)
-			if oT108.Kind != 0 {
-				return false, oT108
+			oT105, oT106 := runtime.AsBool(oT103)
+			if oT106.Kind != 0 {
+				return false, oT106
 			}
-			return oT107, runtime.Err{}
+			return oT105, runtime.Err{}
 		}()
-		if oT104.Kind == 0 {
-			if oT103 {
+		if oT102.Kind == 0 {
+			if oT101 {
 				return true, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT104
+			oErr = oT102
 		}
-		oT109, oT110 := func() (bool, runtime.Err) {
+		oT107, oT108 := func() (bool, runtime.Err) {
 			return true, runtime.Err{}
 		}()
-		if oT110.Kind == 0 {
-			if oT109 {
+		if oT108.Kind == 0 {
+			if oT107 {
 				return true, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT110
+			oErr = oT108
 		}
 		if oErr.Kind != 0 {
 			return false, oErr
 		}
 		return false, runtime.Err{}
 	}()
-	if oT102.Kind != 0 {
-		return false, oT102
+	if oT100.Kind != 0 {
+		return false, oT100
 	}
-	return oT101, runtime.Err{}
+	return oT99, runtime.Err{}
 }
 
 // oRule11 evaluates rule "E011" (policy).
@@ -2239,11 +2236,11 @@ func oRule11(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[11]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT113, oT114 := oF.ToolArgs["b"]
-	if !oT114 {
+	oT109, oT110 := oF.ToolArgs["b"]
+	if !oT110 {
 		return false, runtime.NoSuchKey("b")
 	}
-	oT111, oT112 := runtime.NotDyn(oT113)
+	oT111, oT112 := runtime.NotDyn(oT109)
 	if oT112.Kind != 0 {
 		return false, oT112
 	}
@@ -2258,11 +2255,11 @@ func oRule12(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[12]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT117, oT118 := oF.ToolArgs["s"]
-	if !oT118 {
+	oT113, oT114 := oF.ToolArgs["s"]
+	if !oT114 {
 		return false, runtime.NoSuchKey("s")
 	}
-	oT115, oT116 := runtime.NotDyn(oT117)
+	oT115, oT116 := runtime.NotDyn(oT113)
 	if oT116.Kind != 0 {
 		return false, oT116
 	}
@@ -2277,26 +2274,26 @@ func oRule13(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[13]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT119, oT120 := oF.ToolArgs["b"]
-	if !oT120 {
+	oT117, oT118 := oF.ToolArgs["b"]
+	if !oT118 {
 		return false, runtime.NoSuchKey("b")
 	}
-	oT121, oT122 := runtime.AsBool(oT119)
-	if oT122.Kind != 0 {
-		return false, oT122
+	oT119, oT120 := runtime.AsBool(oT117)
+	if oT120.Kind != 0 {
+		return false, oT120
 	}
-	var oT123 any
-	if oT121 {
-		oT123 = any(int64(1))
+	var oT121 any
+	if oT119 {
+		oT121 = any(int64(1))
 	} else {
-		oT124, oT125 := oF.ToolArgs["missing"]
-		if !oT125 {
+		oT122, oT123 := oF.ToolArgs["missing"]
+		if !oT123 {
 			return false, runtime.NoSuchKey("missing")
 		}
-		oT123 = oT124
+		oT121 = oT122
 	}
-	oT126 := int64(1)
-	return runtime.EqualDynInt(oT123, oT126), runtime.Err{}
+	oT124 := int64(1)
+	return runtime.EqualDynInt(oT121, oT124), runtime.Err{}
 }
 
 // oRule14 evaluates rule "E014" (policy).
@@ -2307,22 +2304,22 @@ func oRule14(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[14]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT127, oT128 := oF.ToolArgs["s"]
-	if !oT128 {
+	oT125, oT126 := oF.ToolArgs["s"]
+	if !oT126 {
 		return false, runtime.NoSuchKey("s")
 	}
-	oT129, oT130 := runtime.AsBool(oT127)
-	if oT130.Kind != 0 {
-		return false, oT130
+	oT127, oT128 := runtime.AsBool(oT125)
+	if oT128.Kind != 0 {
+		return false, oT128
 	}
-	var oT131 int64
-	if oT129 {
-		oT131 = int64(1)
+	var oT129 int64
+	if oT127 {
+		oT129 = int64(1)
 	} else {
-		oT131 = int64(2)
+		oT129 = int64(2)
 	}
-	oT132 := int64(1)
-	return (oT131 == oT132), runtime.Err{}
+	oT130 := int64(1)
+	return (oT129 == oT130), runtime.Err{}
 }
 
 // oRule15 evaluates rule "E015" (policy).
@@ -2333,22 +2330,22 @@ func oRule15(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[15]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT133, oT134 := oF.ToolArgs["missing"]
-	if !oT134 {
+	oT131, oT132 := oF.ToolArgs["missing"]
+	if !oT132 {
 		return false, runtime.NoSuchKey("missing")
 	}
-	oT135, oT136 := runtime.AsBool(oT133)
-	if oT136.Kind != 0 {
-		return false, oT136
+	oT133, oT134 := runtime.AsBool(oT131)
+	if oT134.Kind != 0 {
+		return false, oT134
 	}
-	var oT137 int64
-	if oT135 {
-		oT137 = int64(1)
+	var oT135 int64
+	if oT133 {
+		oT135 = int64(1)
 	} else {
-		oT137 = int64(2)
+		oT135 = int64(2)
 	}
-	oT138 := int64(1)
-	return (oT137 == oT138), runtime.Err{}
+	oT136 := int64(1)
+	return (oT135 == oT136), runtime.Err{}
 }
 
 // oRule16 evaluates rule "E016" (policy).
@@ -2359,21 +2356,21 @@ func oRule16(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[16]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT139, oT140 := oF.ToolArgs["n"]
-	if !oT140 {
+	oT137, oT138 := oF.ToolArgs["n"]
+	if !oT138 {
 		return false, runtime.NoSuchKey("n")
 	}
-	oT141 := any(int64(9223372036854775807))
-	oT142, oT143 := runtime.AddDyn(oT139, oT141)
-	if oT143.Kind != 0 {
-		return false, oT143
+	oT139 := any(int64(9223372036854775807))
+	oT140, oT141 := runtime.AddDyn(oT137, oT139)
+	if oT141.Kind != 0 {
+		return false, oT141
 	}
-	oT144, oT145 := runtime.AsInt(oT142)
-	if oT145.Kind != 0 {
-		return false, oT145
+	oT142 := int64(0)
+	oT143, oT144 := runtime.CompareDynInt(oT140, oT142)
+	if oT144.Kind != 0 {
+		return false, oT144
 	}
-	oT146 := int64(0)
-	return (oT144 > oT146), runtime.Err{}
+	return runtime.Gt(oT143), runtime.Err{}
 }
 
 // oRule17 evaluates rule "E017" (policy).
@@ -2384,25 +2381,26 @@ func oRule17(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[17]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT147, oT148 := oF.ToolArgs["n"]
-	if !oT148 {
+	oT145, oT146 := oF.ToolArgs["n"]
+	if !oT146 {
 		return false, runtime.NoSuchKey("n")
 	}
-	oT149 := any(int64(9223372036854775807))
-	oT150, oT151 := runtime.SubDyn(oT147, oT149)
-	if oT151.Kind != 0 {
-		return false, oT151
+	oT147 := any(int64(9223372036854775807))
+	oT148, oT149 := runtime.SubDyn(oT145, oT147)
+	if oT149.Kind != 0 {
+		return false, oT149
 	}
-	oT152, oT153 := runtime.AsInt(oT150)
-	if oT153.Kind != 0 {
-		return false, oT153
+	oT150 := any(int64(10))
+	oT151, oT152 := runtime.SubDyn(oT148, oT150)
+	if oT152.Kind != 0 {
+		return false, oT152
 	}
-	oT154, oT155 := runtime.SubInt(oT152, int64(10))
+	oT153 := int64(0)
+	oT154, oT155 := runtime.CompareDynInt(oT151, oT153)
 	if oT155.Kind != 0 {
 		return false, oT155
 	}
-	oT156 := int64(0)
-	return (oT154 < oT156), runtime.Err{}
+	return runtime.Lt(oT154), runtime.Err{}
 }
 
 // oRule18 evaluates rule "E018" (policy).
@@ -2413,21 +2411,21 @@ func oRule18(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[18]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT157, oT158 := oF.ToolArgs["n"]
-	if !oT158 {
+	oT156, oT157 := oF.ToolArgs["n"]
+	if !oT157 {
 		return false, runtime.NoSuchKey("n")
 	}
-	oT159 := any(int64(4611686018427387904))
-	oT160, oT161 := runtime.MulDyn(oT157, oT159)
-	if oT161.Kind != 0 {
-		return false, oT161
+	oT158 := any(int64(4611686018427387904))
+	oT159, oT160 := runtime.MulDyn(oT156, oT158)
+	if oT160.Kind != 0 {
+		return false, oT160
 	}
-	oT162, oT163 := runtime.AsInt(oT160)
+	oT161 := int64(0)
+	oT162, oT163 := runtime.CompareDynInt(oT159, oT161)
 	if oT163.Kind != 0 {
 		return false, oT163
 	}
-	oT164 := int64(0)
-	return (oT162 > oT164), runtime.Err{}
+	return runtime.Gt(oT162), runtime.Err{}
 }
 
 // oRule19 evaluates rule "E019" (policy).
@@ -2438,29 +2436,30 @@ func oRule19(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[19]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT165, oT166 := oF.ToolArgs["n"]
-	if !oT166 {
+	oT164, oT165 := oF.ToolArgs["n"]
+	if !oT165 {
 		return false, runtime.NoSuchKey("n")
 	}
-	oT167 := any(int64(9223372036854775807))
-	oT168, oT169 := runtime.SubDyn(oT165, oT167)
-	if oT169.Kind != 0 {
-		return false, oT169
+	oT166 := any(int64(9223372036854775807))
+	oT167, oT168 := runtime.SubDyn(oT164, oT166)
+	if oT168.Kind != 0 {
+		return false, oT168
 	}
-	oT170, oT171 := runtime.AsInt(oT168)
+	oT169 := any(int64(1))
+	oT170, oT171 := runtime.SubDyn(oT167, oT169)
 	if oT171.Kind != 0 {
 		return false, oT171
 	}
-	oT172, oT173 := runtime.SubInt(oT170, int64(1))
+	oT172, oT173 := runtime.NegDyn(oT170)
 	if oT173.Kind != 0 {
 		return false, oT173
 	}
-	oT174, oT175 := runtime.NegInt(oT172)
-	if oT175.Kind != 0 {
-		return false, oT175
+	oT174 := int64(0)
+	oT175, oT176 := runtime.CompareDynInt(oT172, oT174)
+	if oT176.Kind != 0 {
+		return false, oT176
 	}
-	oT176 := int64(0)
-	return (oT174 > oT176), runtime.Err{}
+	return runtime.Gt(oT175), runtime.Err{}
 }
 
 // oRule20 evaluates rule "E020" (policy).
@@ -2618,12 +2617,13 @@ func oRule28(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oT213.Kind != 0 {
 		return false, oT213
 	}
-	oT214, oT215 := runtime.AddInt(oT212, runtime.ToolArgInt(oF.ToolArgs, "n"))
-	if oT215.Kind != 0 {
-		return false, oT215
+	oT214 := runtime.ToolArgInt(oF.ToolArgs, "n")
+	oT215, oT216 := runtime.AddInt(oT212, oT214)
+	if oT216.Kind != 0 {
+		return false, oT216
 	}
-	oT216 := int64(15)
-	return (oT214 == oT216), runtime.Err{}
+	oT217 := int64(15)
+	return (oT215 == oT217), runtime.Err{}
 }
 
 // oRule29 evaluates rule "E029" (policy).
@@ -2634,16 +2634,16 @@ func oRule29(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[29]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT217, oT218 := oF.ToolArgs["s"]
-	if !oT218 {
+	oT218, oT219 := oF.ToolArgs["s"]
+	if !oT219 {
 		return false, runtime.NoSuchKey("s")
 	}
-	oT219, oT220 := runtime.IntFromDyn(oT217)
-	if oT220.Kind != 0 {
-		return false, oT220
+	oT220, oT221 := runtime.IntFromDyn(oT218)
+	if oT221.Kind != 0 {
+		return false, oT221
 	}
-	oT221 := int64(1)
-	return (oT219 == oT221), runtime.Err{}
+	oT222 := int64(1)
+	return (oT220 == oT222), runtime.Err{}
 }
 
 // oRule30 evaluates rule "E030" (policy).
@@ -2654,16 +2654,16 @@ func oRule30(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[30]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT222, oT223 := oF.ToolArgs["nan"]
-	if !oT223 {
+	oT223, oT224 := oF.ToolArgs["nan"]
+	if !oT224 {
 		return false, runtime.NoSuchKey("nan")
 	}
-	oT224, oT225 := runtime.IntFromDyn(oT222)
-	if oT225.Kind != 0 {
-		return false, oT225
+	oT225, oT226 := runtime.IntFromDyn(oT223)
+	if oT226.Kind != 0 {
+		return false, oT226
 	}
-	oT226 := int64(0)
-	return (oT224 == oT226), runtime.Err{}
+	oT227 := int64(0)
+	return (oT225 == oT227), runtime.Err{}
 }
 
 // oRule31 evaluates rule "E031" (policy).
@@ -2674,16 +2674,16 @@ func oRule31(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[31]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT227, oT228 := oF.ToolArgs["n"]
-	if !oT228 {
+	oT228, oT229 := oF.ToolArgs["n"]
+	if !oT229 {
 		return false, runtime.NoSuchKey("n")
 	}
-	oT229, oT230 := runtime.DoubleFromDyn(oT227)
-	if oT230.Kind != 0 {
-		return false, oT230
+	oT230, oT231 := runtime.DoubleFromDyn(oT228)
+	if oT231.Kind != 0 {
+		return false, oT231
 	}
-	oT231 := float64(3)
-	return (oT229 == oT231), runtime.Err{}
+	oT232 := float64(3)
+	return (oT230 == oT232), runtime.Err{}
 }
 
 // oRule32 evaluates rule "E032" (policy).
@@ -2693,13 +2693,13 @@ func oRule32(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[32]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT232 := "1e3"
-	oT233, oT234 := runtime.DoubleFromString(oT232)
-	if oT234.Kind != 0 {
-		return false, oT234
+	oT233 := "1e3"
+	oT234, oT235 := runtime.DoubleFromString(oT233)
+	if oT235.Kind != 0 {
+		return false, oT235
 	}
-	oT235 := float64(1000)
-	return (oT233 == oT235), runtime.Err{}
+	oT236 := float64(1000)
+	return (oT234 == oT236), runtime.Err{}
 }
 
 // oRule33 evaluates rule "E033" (policy).
@@ -2710,16 +2710,16 @@ func oRule33(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[33]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT236, oT237 := oF.ToolArgs["s"]
-	if !oT237 {
+	oT237, oT238 := oF.ToolArgs["s"]
+	if !oT238 {
 		return false, runtime.NoSuchKey("s")
 	}
-	oT238, oT239 := runtime.DoubleFromDyn(oT236)
-	if oT239.Kind != 0 {
-		return false, oT239
+	oT239, oT240 := runtime.DoubleFromDyn(oT237)
+	if oT240.Kind != 0 {
+		return false, oT240
 	}
-	oT240 := float64(1)
-	return (oT238 == oT240), runtime.Err{}
+	oT241 := float64(1)
+	return (oT239 == oT241), runtime.Err{}
 }
 
 // oRule34 evaluates rule "E034" (policy).
@@ -2730,16 +2730,16 @@ func oRule34(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[34]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT241, oT242 := oF.ToolArgs["d"]
-	if !oT242 {
+	oT242, oT243 := oF.ToolArgs["d"]
+	if !oT243 {
 		return false, runtime.NoSuchKey("d")
 	}
-	oT243, oT244 := runtime.StringFromDyn(oT241)
-	if oT244.Kind != 0 {
-		return false, oT244
+	oT244, oT245 := runtime.StringFromDyn(oT242)
+	if oT245.Kind != 0 {
+		return false, oT245
 	}
-	oT245 := "2.5"
-	return (oT243 == oT245), runtime.Err{}
+	oT246 := "2.5"
+	return (oT244 == oT246), runtime.Err{}
 }
 
 // oRule35 evaluates rule "E035" (policy).
@@ -2750,16 +2750,16 @@ func oRule35(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[35]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT246, oT247 := oF.ToolArgs["n"]
-	if !oT247 {
+	oT247, oT248 := oF.ToolArgs["n"]
+	if !oT248 {
 		return false, runtime.NoSuchKey("n")
 	}
-	oT248, oT249 := runtime.StringFromDyn(oT246)
-	if oT249.Kind != 0 {
-		return false, oT249
+	oT249, oT250 := runtime.StringFromDyn(oT247)
+	if oT250.Kind != 0 {
+		return false, oT250
 	}
-	oT250 := "3"
-	return (oT248 == oT250), runtime.Err{}
+	oT251 := "3"
+	return (oT249 == oT251), runtime.Err{}
 }
 
 // oRule36 evaluates rule "E036" (policy).
@@ -2769,10 +2769,10 @@ func oRule36(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[36]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT251 := float64(1)
-	oT252 := runtime.StringFromDouble(oT251)
-	oT253 := "1"
-	return (oT252 == oT253), runtime.Err{}
+	oT252 := float64(1)
+	oT253 := runtime.StringFromDouble(oT252)
+	oT254 := "1"
+	return (oT253 == oT254), runtime.Err{}
 }
 
 // oRule37 evaluates rule "E037" (policy).
@@ -2783,17 +2783,17 @@ func oRule37(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[37]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT254, oT255 := oF.ToolArgs["big"]
-	if !oT255 {
+	oT255, oT256 := oF.ToolArgs["big"]
+	if !oT256 {
 		return false, runtime.NoSuchKey("big")
 	}
-	oT256, oT257 := runtime.StringFromDyn(oT254)
-	if oT257.Kind != 0 {
-		return false, oT257
+	oT257, oT258 := runtime.StringFromDyn(oT255)
+	if oT258.Kind != 0 {
+		return false, oT258
 	}
-	oT258 := ""
-	oT259 := (oT256 == oT258)
-	return !oT259, runtime.Err{}
+	oT259 := ""
+	oT260 := (oT257 == oT259)
+	return !oT260, runtime.Err{}
 }
 
 // oRule38 evaluates rule "E038" (policy).
@@ -2803,9 +2803,9 @@ func oRule38(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[38]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT260 := runtime.StringFromBool(true)
-	oT261 := "true"
-	return (oT260 == oT261), runtime.Err{}
+	oT261 := runtime.StringFromBool(true)
+	oT262 := "true"
+	return (oT261 == oT262), runtime.Err{}
 }
 
 // oRule39 evaluates rule "E039" (policy).
@@ -2815,47 +2815,47 @@ func oRule39(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[39]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT262, oT263 := func() (bool, runtime.Err) {
+	oT263, oT264 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT264, oT265 := func() (bool, runtime.Err) {
-			oT266 := "true"
-			oT267, oT268 := runtime.BoolFromString(oT266)
-			if oT268.Kind != 0 {
-				return false, oT268
+		oT265, oT266 := func() (bool, runtime.Err) {
+			oT267 := "true"
+			oT268, oT269 := runtime.BoolFromString(oT267)
+			if oT269.Kind != 0 {
+				return false, oT269
 			}
-			return oT267, runtime.Err{}
+			return oT268, runtime.Err{}
 		}()
-		if oT265.Kind == 0 {
-			if !oT264 {
+		if oT266.Kind == 0 {
+			if !oT265 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT265
+			oErr = oT266
 		}
-		oT269, oT270 := func() (bool, runtime.Err) {
-			oT271 := "false"
-			oT272, oT273 := runtime.BoolFromString(oT271)
-			if oT273.Kind != 0 {
-				return false, oT273
+		oT270, oT271 := func() (bool, runtime.Err) {
+			oT272 := "false"
+			oT273, oT274 := runtime.BoolFromString(oT272)
+			if oT274.Kind != 0 {
+				return false, oT274
 			}
-			return !oT272, runtime.Err{}
+			return !oT273, runtime.Err{}
 		}()
-		if oT270.Kind == 0 {
-			if !oT269 {
+		if oT271.Kind == 0 {
+			if !oT270 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT270
+			oErr = oT271
 		}
 		if oErr.Kind != 0 {
 			return false, oErr
 		}
 		return true, runtime.Err{}
 	}()
-	if oT263.Kind != 0 {
-		return false, oT263
+	if oT264.Kind != 0 {
+		return false, oT264
 	}
-	return oT262, runtime.Err{}
+	return oT263, runtime.Err{}
 }
 
 // oRule40 evaluates rule "E040" (policy).
@@ -2866,15 +2866,15 @@ func oRule40(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[40]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT274, oT275 := oF.ToolArgs["s"]
-	if !oT275 {
+	oT275, oT276 := oF.ToolArgs["s"]
+	if !oT276 {
 		return false, runtime.NoSuchKey("s")
 	}
-	oT276, oT277 := runtime.BoolFromDyn(oT274)
-	if oT277.Kind != 0 {
-		return false, oT277
+	oT277, oT278 := runtime.BoolFromDyn(oT275)
+	if oT278.Kind != 0 {
+		return false, oT278
 	}
-	return oT276, runtime.Err{}
+	return oT277, runtime.Err{}
 }
 
 // oRule41 evaluates rule "E041" (policy).
@@ -2885,21 +2885,21 @@ func oRule41(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[41]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT278, oT279 := oF.ToolArgs["d"]
-	if !oT279 {
+	oT279, oT280 := oF.ToolArgs["d"]
+	if !oT280 {
 		return false, runtime.NoSuchKey("d")
 	}
-	oT280 := any(float64(0))
-	oT281, oT282 := runtime.DivDyn(oT278, oT280)
-	if oT282.Kind != 0 {
-		return false, oT282
+	oT281 := any(float64(0))
+	oT282, oT283 := runtime.DivDyn(oT279, oT281)
+	if oT283.Kind != 0 {
+		return false, oT283
 	}
-	oT283, oT284 := runtime.AsDouble(oT281)
-	if oT284.Kind != 0 {
-		return false, oT284
+	oT284 := float64(1)
+	oT285, oT286 := runtime.CompareDynDouble(oT282, oT284)
+	if oT286.Kind != 0 {
+		return false, oT286
 	}
-	oT285 := float64(1)
-	return (oT283 > oT285), runtime.Err{}
+	return runtime.Gt(oT285), runtime.Err{}
 }
 
 // oRule42 evaluates rule "E042" (policy).
@@ -2910,16 +2910,16 @@ func oRule42(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[42]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT286, oT287 := oF.ToolArgs["nan"]
-	if !oT287 {
+	oT287, oT288 := oF.ToolArgs["nan"]
+	if !oT288 {
 		return false, runtime.NoSuchKey("nan")
 	}
-	oT288 := float64(1)
-	oT289, oT290 := runtime.CompareDynDouble(oT286, oT288)
-	if oT290.Kind != 0 {
-		return false, oT290
+	oT289 := float64(1)
+	oT290, oT291 := runtime.CompareDynDouble(oT287, oT289)
+	if oT291.Kind != 0 {
+		return false, oT291
 	}
-	return runtime.Lt(oT289), runtime.Err{}
+	return runtime.Lt(oT290), runtime.Err{}
 }
 
 // oRule43 evaluates rule "E043" (policy).
@@ -2930,16 +2930,16 @@ func oRule43(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[43]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT291, oT292 := oF.ToolArgs["nan"]
-	if !oT292 {
+	oT292, oT293 := oF.ToolArgs["nan"]
+	if !oT293 {
 		return false, runtime.NoSuchKey("nan")
 	}
-	oT293 := float64(1)
-	oT294, oT295 := runtime.CompareDynDouble(oT291, oT293)
-	if oT295.Kind != 0 {
-		return false, oT295
+	oT294 := float64(1)
+	oT295, oT296 := runtime.CompareDynDouble(oT292, oT294)
+	if oT296.Kind != 0 {
+		return false, oT296
 	}
-	return runtime.Ge(oT294), runtime.Err{}
+	return runtime.Ge(oT295), runtime.Err{}
 }
 
 // oRule44 evaluates rule "E044" (policy).
@@ -2950,15 +2950,15 @@ func oRule44(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[44]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT296, oT297 := oF.ToolArgs["nan"]
-	if !oT297 {
+	oT297, oT298 := oF.ToolArgs["nan"]
+	if !oT298 {
 		return false, runtime.NoSuchKey("nan")
 	}
-	oT298, oT299 := oF.ToolArgs["nan"]
-	if !oT299 {
+	oT299, oT300 := oF.ToolArgs["nan"]
+	if !oT300 {
 		return false, runtime.NoSuchKey("nan")
 	}
-	return runtime.Equal(oT296, oT298), runtime.Err{}
+	return runtime.Equal(oT297, oT299), runtime.Err{}
 }
 
 // oRule45 evaluates rule "E045" (policy).
@@ -2969,16 +2969,16 @@ func oRule45(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[45]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT300, oT301 := oF.ToolArgs["nan"]
-	if !oT301 {
+	oT301, oT302 := oF.ToolArgs["nan"]
+	if !oT302 {
 		return false, runtime.NoSuchKey("nan")
 	}
-	oT302, oT303 := oF.ToolArgs["nan"]
-	if !oT303 {
+	oT303, oT304 := oF.ToolArgs["nan"]
+	if !oT304 {
 		return false, runtime.NoSuchKey("nan")
 	}
-	oT304 := runtime.Equal(oT300, oT302)
-	return !oT304, runtime.Err{}
+	oT305 := runtime.Equal(oT301, oT303)
+	return !oT305, runtime.Err{}
 }
 
 // oRule46 evaluates rule "E046" (policy).
@@ -2989,15 +2989,15 @@ func oRule46(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[46]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT305, oT306 := oF.ToolArgs["nan"]
-	if !oT306 {
+	oT306, oT307 := oF.ToolArgs["nan"]
+	if !oT307 {
 		return false, runtime.NoSuchKey("nan")
 	}
-	oT307, oT308 := runtime.CompareDoubleDyn(oF.PromptInjectionScore, oT305)
-	if oT308.Kind != 0 {
-		return false, oT308
+	oT308, oT309 := runtime.CompareDoubleDyn(oF.PromptInjectionScore, oT306)
+	if oT309.Kind != 0 {
+		return false, oT309
 	}
-	return runtime.Lt(oT307), runtime.Err{}
+	return runtime.Lt(oT308), runtime.Err{}
 }
 
 // oRule47 evaluates rule "E047" (policy).
@@ -3007,11 +3007,11 @@ func oRule47(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[47]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT309 := float64(1)
-	oT310 := float64(0)
-	oT311 := (oT309 / oT310)
-	oT312 := float64(9.223372036854776e+18)
-	return (oT311 > oT312), runtime.Err{}
+	oT310 := float64(1)
+	oT311 := float64(0)
+	oT312 := (oT310 / oT311)
+	oT313 := float64(9.223372036854776e+18)
+	return (oT312 > oT313), runtime.Err{}
 }
 
 // oRule48 evaluates rule "E048" (policy).
@@ -3022,12 +3022,12 @@ func oRule48(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[48]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT313, oT314 := oF.ToolArgs["n"]
-	if !oT314 {
+	oT314, oT315 := oF.ToolArgs["n"]
+	if !oT315 {
 		return false, runtime.NoSuchKey("n")
 	}
-	oT315 := float64(3)
-	return runtime.EqualDynDouble(oT313, oT315), runtime.Err{}
+	oT316 := float64(3)
+	return runtime.EqualDynDouble(oT314, oT316), runtime.Err{}
 }
 
 // oRule49 evaluates rule "E049" (policy).
@@ -3038,12 +3038,12 @@ func oRule49(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[49]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT316, oT317 := oF.ToolArgs["n"]
-	if !oT317 {
+	oT317, oT318 := oF.ToolArgs["n"]
+	if !oT318 {
 		return false, runtime.NoSuchKey("n")
 	}
-	oT318 := "3"
-	return runtime.EqualDynString(oT316, oT318), runtime.Err{}
+	oT319 := "3"
+	return runtime.EqualDynString(oT317, oT319), runtime.Err{}
 }
 
 // oRule50 evaluates rule "E050" (policy).
@@ -3054,12 +3054,12 @@ func oRule50(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[50]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT319, oT320 := oF.ToolArgs["d"]
-	if !oT320 {
+	oT320, oT321 := oF.ToolArgs["d"]
+	if !oT321 {
 		return false, runtime.NoSuchKey("d")
 	}
-	oT321 := float64(2.5)
-	return runtime.EqualDynDouble(oT319, oT321), runtime.Err{}
+	oT322 := float64(2.5)
+	return runtime.EqualDynDouble(oT320, oT322), runtime.Err{}
 }
 
 // oRule51 evaluates rule "E051" (policy).
@@ -3070,16 +3070,16 @@ func oRule51(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[51]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT322, oT323 := oF.ToolArgs["n"]
-	if !oT323 {
+	oT323, oT324 := oF.ToolArgs["n"]
+	if !oT324 {
 		return false, runtime.NoSuchKey("n")
 	}
-	oT324 := float64(3.5)
-	oT325, oT326 := runtime.CompareDynDouble(oT322, oT324)
-	if oT326.Kind != 0 {
-		return false, oT326
+	oT325 := float64(3.5)
+	oT326, oT327 := runtime.CompareDynDouble(oT323, oT325)
+	if oT327.Kind != 0 {
+		return false, oT327
 	}
-	return runtime.Lt(oT325), runtime.Err{}
+	return runtime.Lt(oT326), runtime.Err{}
 }
 
 // oRule52 evaluates rule "E052" (policy).
@@ -3090,16 +3090,16 @@ func oRule52(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[52]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT327, oT328 := oF.ToolArgs["n"]
-	if !oT328 {
+	oT328, oT329 := oF.ToolArgs["n"]
+	if !oT329 {
 		return false, runtime.NoSuchKey("n")
 	}
-	oT329 := "a"
-	oT330, oT331 := runtime.CompareDynString(oT327, oT329)
-	if oT331.Kind != 0 {
-		return false, oT331
+	oT330 := "a"
+	oT331, oT332 := runtime.CompareDynString(oT328, oT330)
+	if oT332.Kind != 0 {
+		return false, oT332
 	}
-	return runtime.Lt(oT330), runtime.Err{}
+	return runtime.Lt(oT331), runtime.Err{}
 }
 
 // oRule53 evaluates rule "E053" (policy).
@@ -3110,16 +3110,16 @@ func oRule53(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[53]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT332, oT333 := oF.ToolArgs["s"]
-	if !oT333 {
+	oT333, oT334 := oF.ToolArgs["s"]
+	if !oT334 {
 		return false, runtime.NoSuchKey("s")
 	}
-	oT334 := "b"
-	oT335, oT336 := runtime.CompareDynString(oT332, oT334)
-	if oT336.Kind != 0 {
-		return false, oT336
+	oT335 := "b"
+	oT336, oT337 := runtime.CompareDynString(oT333, oT335)
+	if oT337.Kind != 0 {
+		return false, oT337
 	}
-	return runtime.Lt(oT335), runtime.Err{}
+	return runtime.Lt(oT336), runtime.Err{}
 }
 
 // oRule54 evaluates rule "E054" (policy).
@@ -3130,15 +3130,15 @@ func oRule54(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[54]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT337, oT338 := oF.ToolArgs["b"]
-	if !oT338 {
+	oT338, oT339 := oF.ToolArgs["b"]
+	if !oT339 {
 		return false, runtime.NoSuchKey("b")
 	}
-	oT339, oT340 := runtime.CompareDynBool(oT337, true)
-	if oT340.Kind != 0 {
-		return false, oT340
+	oT340, oT341 := runtime.CompareDynBool(oT338, true)
+	if oT341.Kind != 0 {
+		return false, oT341
 	}
-	return runtime.Lt(oT339), runtime.Err{}
+	return runtime.Lt(oT340), runtime.Err{}
 }
 
 // oRule55 evaluates rule "E055" (policy).
@@ -3149,11 +3149,11 @@ func oRule55(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[55]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT341, oT342 := oF.ToolArgs["nul"]
-	if !oT342 {
+	oT342, oT343 := oF.ToolArgs["nul"]
+	if !oT343 {
 		return false, runtime.NoSuchKey("nul")
 	}
-	return runtime.Equal(oT341, nil), runtime.Err{}
+	return runtime.Equal(oT342, nil), runtime.Err{}
 }
 
 // oRule56 evaluates rule "E056" (policy).
@@ -3164,11 +3164,11 @@ func oRule56(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[56]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT343, oT344 := oF.ToolArgs["list"]
-	if !oT344 {
+	oT344, oT345 := oF.ToolArgs["list"]
+	if !oT345 {
 		return false, runtime.NoSuchKey("list")
 	}
-	return runtime.Equal(oT343, any(oConst0)), runtime.Err{}
+	return runtime.Equal(oT344, any(oConst0)), runtime.Err{}
 }
 
 // oRule57 evaluates rule "E057" (policy).
@@ -3179,11 +3179,11 @@ func oRule57(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[57]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT345, oT346 := oF.ToolArgs["list"]
-	if !oT346 {
+	oT346, oT347 := oF.ToolArgs["list"]
+	if !oT347 {
 		return false, runtime.NoSuchKey("list")
 	}
-	return runtime.Equal(oT345, any(oConst1)), runtime.Err{}
+	return runtime.Equal(oT346, any(oConst1)), runtime.Err{}
 }
 
 // oRule58 evaluates rule "E058" (policy).
@@ -3194,11 +3194,11 @@ func oRule58(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[58]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT347, oT348 := oF.ToolArgs["map"]
-	if !oT348 {
+	oT348, oT349 := oF.ToolArgs["map"]
+	if !oT349 {
 		return false, runtime.NoSuchKey("map")
 	}
-	return runtime.Equal(oT347, any(oConst2)), runtime.Err{}
+	return runtime.Equal(oT348, any(oConst2)), runtime.Err{}
 }
 
 // oRule59 evaluates rule "E059" (policy).
@@ -3219,19 +3219,19 @@ func oRule60(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[60]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT349, oT350 := oF.ToolArgs["n"]
-	if !oT350 {
+	oT350, oT351 := oF.ToolArgs["n"]
+	if !oT351 {
 		return false, runtime.NoSuchKey("n")
 	}
-	oT351, oT352 := oF.ToolArgs["d"]
-	if !oT352 {
+	oT352, oT353 := oF.ToolArgs["d"]
+	if !oT353 {
 		return false, runtime.NoSuchKey("d")
 	}
-	oT353, oT354 := runtime.CompareDyn(oT349, oT351)
-	if oT354.Kind != 0 {
-		return false, oT354
+	oT354, oT355 := runtime.CompareDyn(oT350, oT352)
+	if oT355.Kind != 0 {
+		return false, oT355
 	}
-	return runtime.Gt(oT353), runtime.Err{}
+	return runtime.Gt(oT354), runtime.Err{}
 }
 
 // oRule61 evaluates rule "E061" (policy).
@@ -3242,23 +3242,23 @@ func oRule61(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[61]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT355, oT356 := oF.ToolArgs["list"]
-	if !oT356 {
+	oT356, oT357 := oF.ToolArgs["list"]
+	if !oT357 {
 		return false, runtime.NoSuchKey("list")
 	}
-	oT357, oT358 := runtime.IndexDyn(oT355, any(int64(0)))
-	if oT358.Kind != 0 {
-		return false, oT358
+	oT358, oT359 := runtime.IndexDyn(oT356, any(int64(0)))
+	if oT359.Kind != 0 {
+		return false, oT359
 	}
-	oT359, oT360 := oF.ToolArgs["d"]
-	if !oT360 {
+	oT360, oT361 := oF.ToolArgs["d"]
+	if !oT361 {
 		return false, runtime.NoSuchKey("d")
 	}
-	oT361, oT362 := runtime.CompareDyn(oT357, oT359)
-	if oT362.Kind != 0 {
-		return false, oT362
+	oT362, oT363 := runtime.CompareDyn(oT358, oT360)
+	if oT363.Kind != 0 {
+		return false, oT363
 	}
-	return runtime.Lt(oT361), runtime.Err{}
+	return runtime.Lt(oT362), runtime.Err{}
 }
 
 // oRule62 evaluates rule "E062" (policy).
@@ -3268,53 +3268,53 @@ func oRule62(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[62]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT363, oT364 := func() (bool, runtime.Err) {
+	oT364, oT365 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT365, oT366 := func() (bool, runtime.Err) {
-			oT367 := "abc"
-			oT368 := "abd"
-			return (oT367 < oT368), runtime.Err{}
+		oT366, oT367 := func() (bool, runtime.Err) {
+			oT368 := "abc"
+			oT369 := "abd"
+			return (oT368 < oT369), runtime.Err{}
 		}()
-		if oT366.Kind == 0 {
-			if !oT365 {
+		if oT367.Kind == 0 {
+			if !oT366 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT366
+			oErr = oT367
 		}
-		oT369, oT370 := func() (bool, runtime.Err) {
-			oT371 := "Z"
-			oT372 := "a"
-			return (oT371 < oT372), runtime.Err{}
+		oT370, oT371 := func() (bool, runtime.Err) {
+			oT372 := "Z"
+			oT373 := "a"
+			return (oT372 < oT373), runtime.Err{}
 		}()
-		if oT370.Kind == 0 {
-			if !oT369 {
+		if oT371.Kind == 0 {
+			if !oT370 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT370
+			oErr = oT371
 		}
-		oT373, oT374 := func() (bool, runtime.Err) {
-			oT375 := "é"
-			oT376 := "z"
-			return (oT375 > oT376), runtime.Err{}
+		oT374, oT375 := func() (bool, runtime.Err) {
+			oT376 := "é"
+			oT377 := "z"
+			return (oT376 > oT377), runtime.Err{}
 		}()
-		if oT374.Kind == 0 {
-			if !oT373 {
+		if oT375.Kind == 0 {
+			if !oT374 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT374
+			oErr = oT375
 		}
 		if oErr.Kind != 0 {
 			return false, oErr
 		}
 		return true, runtime.Err{}
 	}()
-	if oT364.Kind != 0 {
-		return false, oT364
+	if oT365.Kind != 0 {
+		return false, oT365
 	}
-	return oT363, runtime.Err{}
+	return oT364, runtime.Err{}
 }
 
 // oRule63 evaluates rule "E063" (policy).
@@ -3325,16 +3325,16 @@ func oRule63(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[63]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT377, oT378 := oF.ToolArgs["u"]
-	if !oT378 {
+	oT378, oT379 := oF.ToolArgs["u"]
+	if !oT379 {
 		return false, runtime.NoSuchKey("u")
 	}
-	oT379, oT380 := runtime.SizeDyn(oT377)
-	if oT380.Kind != 0 {
-		return false, oT380
+	oT380, oT381 := runtime.SizeDyn(oT378)
+	if oT381.Kind != 0 {
+		return false, oT381
 	}
-	oT381 := int64(3)
-	return (oT379 == oT381), runtime.Err{}
+	oT382 := int64(3)
+	return (oT380 == oT382), runtime.Err{}
 }
 
 // oRule64 evaluates rule "E064" (policy).
@@ -3345,10 +3345,10 @@ func oRule64(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[64]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT382 := runtime.ToolArgString(oF.ToolArgs, "u")
-	oT383 := runtime.SizeString(oT382)
-	oT384 := int64(3)
-	return (oT383 == oT384), runtime.Err{}
+	oT383 := runtime.ToolArgString(oF.ToolArgs, "u")
+	oT384 := runtime.SizeString(oT383)
+	oT385 := int64(3)
+	return (oT384 == oT385), runtime.Err{}
 }
 
 // oRule65 evaluates rule "E065" (policy).
@@ -3359,16 +3359,16 @@ func oRule65(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[65]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT385, oT386 := oF.ToolArgs["bad"]
-	if !oT386 {
+	oT386, oT387 := oF.ToolArgs["bad"]
+	if !oT387 {
 		return false, runtime.NoSuchKey("bad")
 	}
-	oT387, oT388 := runtime.SizeDyn(oT385)
-	if oT388.Kind != 0 {
-		return false, oT388
+	oT388, oT389 := runtime.SizeDyn(oT386)
+	if oT389.Kind != 0 {
+		return false, oT389
 	}
-	oT389 := int64(2)
-	return (oT387 == oT389), runtime.Err{}
+	oT390 := int64(2)
+	return (oT388 == oT390), runtime.Err{}
 }
 
 // oRule66 evaluates rule "E066" (policy).
@@ -3379,55 +3379,55 @@ func oRule66(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[66]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT390, oT391 := func() (bool, runtime.Err) {
+	oT391, oT392 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT392, oT393 := func() (bool, runtime.Err) {
-			oT394, oT395 := oF.ToolArgs["list"]
-			if !oT395 {
+		oT393, oT394 := func() (bool, runtime.Err) {
+			oT395, oT396 := oF.ToolArgs["list"]
+			if !oT396 {
 				return false, runtime.NoSuchKey("list")
 			}
-			oT396, oT397 := runtime.SizeDyn(oT394)
-			if oT397.Kind != 0 {
-				return false, oT397
+			oT397, oT398 := runtime.SizeDyn(oT395)
+			if oT398.Kind != 0 {
+				return false, oT398
 			}
-			oT398 := int64(3)
-			return (oT396 == oT398), runtime.Err{}
+			oT399 := int64(3)
+			return (oT397 == oT399), runtime.Err{}
 		}()
-		if oT393.Kind == 0 {
-			if !oT392 {
+		if oT394.Kind == 0 {
+			if !oT393 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT393
+			oErr = oT394
 		}
-		oT399, oT400 := func() (bool, runtime.Err) {
-			oT401, oT402 := oF.ToolArgs["map"]
-			if !oT402 {
+		oT400, oT401 := func() (bool, runtime.Err) {
+			oT402, oT403 := oF.ToolArgs["map"]
+			if !oT403 {
 				return false, runtime.NoSuchKey("map")
 			}
-			oT403, oT404 := runtime.SizeDyn(oT401)
-			if oT404.Kind != 0 {
-				return false, oT404
+			oT404, oT405 := runtime.SizeDyn(oT402)
+			if oT405.Kind != 0 {
+				return false, oT405
 			}
-			oT405 := int64(1)
-			return (oT403 == oT405), runtime.Err{}
+			oT406 := int64(1)
+			return (oT404 == oT406), runtime.Err{}
 		}()
-		if oT400.Kind == 0 {
-			if !oT399 {
+		if oT401.Kind == 0 {
+			if !oT400 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT400
+			oErr = oT401
 		}
 		if oErr.Kind != 0 {
 			return false, oErr
 		}
 		return true, runtime.Err{}
 	}()
-	if oT391.Kind != 0 {
-		return false, oT391
+	if oT392.Kind != 0 {
+		return false, oT392
 	}
-	return oT390, runtime.Err{}
+	return oT391, runtime.Err{}
 }
 
 // oRule67 evaluates rule "E067" (policy).
@@ -3438,16 +3438,16 @@ func oRule67(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[67]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT406, oT407 := oF.ToolArgs["n"]
-	if !oT407 {
+	oT407, oT408 := oF.ToolArgs["n"]
+	if !oT408 {
 		return false, runtime.NoSuchKey("n")
 	}
-	oT408, oT409 := runtime.SizeDyn(oT406)
-	if oT409.Kind != 0 {
-		return false, oT409
+	oT409, oT410 := runtime.SizeDyn(oT407)
+	if oT410.Kind != 0 {
+		return false, oT410
 	}
-	oT410 := int64(1)
-	return (oT408 == oT410), runtime.Err{}
+	oT411 := int64(1)
+	return (oT409 == oT411), runtime.Err{}
 }
 
 // oRule68 evaluates rule "E068" (policy).
@@ -3458,16 +3458,19 @@ func oRule68(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[68]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT411, oT412 := oF.ToolArgs["s"]
-	if !oT412 {
+	oT412, oT413 := oF.ToolArgs["s"]
+	if !oT413 {
 		return false, runtime.NoSuchKey("s")
 	}
-	oT413, oT414 := runtime.AsString(oT411)
-	if oT414.Kind != 0 {
-		return false, oT414
+	if !runtime.Assignable(oT412, oConst4) {
+		return false, runtime.NoSuchOverload("contains")
 	}
-	oT415 := "ell"
-	return strings.Contains(oT413, oT415), runtime.Err{}
+	oT414, oT415 := runtime.AsString(oT412)
+	if oT415.Kind != 0 {
+		return false, oT415
+	}
+	oT416 := "ell"
+	return strings.Contains(oT414, oT416), runtime.Err{}
 }
 
 // oRule69 evaluates rule "E069" (policy).
@@ -3478,16 +3481,19 @@ func oRule69(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[69]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT416, oT417 := oF.ToolArgs["n"]
-	if !oT417 {
+	oT417, oT418 := oF.ToolArgs["n"]
+	if !oT418 {
 		return false, runtime.NoSuchKey("n")
 	}
-	oT418, oT419 := runtime.AsString(oT416)
-	if oT419.Kind != 0 {
-		return false, oT419
+	if !runtime.Assignable(oT417, oConst4) {
+		return false, runtime.NoSuchOverload("contains")
 	}
-	oT420 := "1"
-	return strings.Contains(oT418, oT420), runtime.Err{}
+	oT419, oT420 := runtime.AsString(oT417)
+	if oT420.Kind != 0 {
+		return false, oT420
+	}
+	oT421 := "1"
+	return strings.Contains(oT419, oT421), runtime.Err{}
 }
 
 // oRule70 evaluates rule "E070" (policy).
@@ -3498,55 +3504,61 @@ func oRule70(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[70]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT421, oT422 := func() (bool, runtime.Err) {
+	oT422, oT423 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT423, oT424 := func() (bool, runtime.Err) {
-			oT425, oT426 := oF.ToolArgs["s"]
-			if !oT426 {
+		oT424, oT425 := func() (bool, runtime.Err) {
+			oT426, oT427 := oF.ToolArgs["s"]
+			if !oT427 {
 				return false, runtime.NoSuchKey("s")
 			}
-			oT427, oT428 := runtime.AsString(oT425)
-			if oT428.Kind != 0 {
-				return false, oT428
+			if !runtime.Assignable(oT426, oConst4) {
+				return false, runtime.NoSuchOverload("startsWith")
 			}
-			oT429 := "he"
-			return strings.HasPrefix(oT427, oT429), runtime.Err{}
+			oT428, oT429 := runtime.AsString(oT426)
+			if oT429.Kind != 0 {
+				return false, oT429
+			}
+			oT430 := "he"
+			return strings.HasPrefix(oT428, oT430), runtime.Err{}
 		}()
-		if oT424.Kind == 0 {
-			if !oT423 {
+		if oT425.Kind == 0 {
+			if !oT424 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT424
+			oErr = oT425
 		}
-		oT430, oT431 := func() (bool, runtime.Err) {
-			oT432, oT433 := oF.ToolArgs["s"]
-			if !oT433 {
+		oT431, oT432 := func() (bool, runtime.Err) {
+			oT433, oT434 := oF.ToolArgs["s"]
+			if !oT434 {
 				return false, runtime.NoSuchKey("s")
 			}
-			oT434, oT435 := runtime.AsString(oT432)
-			if oT435.Kind != 0 {
-				return false, oT435
+			if !runtime.Assignable(oT433, oConst4) {
+				return false, runtime.NoSuchOverload("endsWith")
 			}
-			oT436 := "lo"
-			return strings.HasSuffix(oT434, oT436), runtime.Err{}
+			oT435, oT436 := runtime.AsString(oT433)
+			if oT436.Kind != 0 {
+				return false, oT436
+			}
+			oT437 := "lo"
+			return strings.HasSuffix(oT435, oT437), runtime.Err{}
 		}()
-		if oT431.Kind == 0 {
-			if !oT430 {
+		if oT432.Kind == 0 {
+			if !oT431 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT431
+			oErr = oT432
 		}
 		if oErr.Kind != 0 {
 			return false, oErr
 		}
 		return true, runtime.Err{}
 	}()
-	if oT422.Kind != 0 {
-		return false, oT422
+	if oT423.Kind != 0 {
+		return false, oT423
 	}
-	return oT421, runtime.Err{}
+	return oT422, runtime.Err{}
 }
 
 // oRule71 evaluates rule "E071" (policy).
@@ -3557,15 +3569,15 @@ func oRule71(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[71]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT437, oT438 := oF.ToolArgs["s"]
-	if !oT438 {
+	oT438, oT439 := oF.ToolArgs["s"]
+	if !oT439 {
 		return false, runtime.NoSuchKey("s")
 	}
-	oT439, oT440 := runtime.AsString(oT437)
-	if oT440.Kind != 0 {
-		return false, oT440
+	oT440, oT441 := runtime.AsString(oT438)
+	if oT441.Kind != 0 {
+		return false, oT441
 	}
-	return oRe0.MatchString(oT439), runtime.Err{}
+	return oRe0.MatchString(oT440), runtime.Err{}
 }
 
 // oRule72 evaluates rule "E072" (policy).
@@ -3576,15 +3588,15 @@ func oRule72(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[72]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT441, oT442 := oF.ToolArgs["s"]
-	if !oT442 {
+	oT442, oT443 := oF.ToolArgs["s"]
+	if !oT443 {
 		return false, runtime.NoSuchKey("s")
 	}
-	oT443, oT444 := runtime.AsString(oT441)
-	if oT444.Kind != 0 {
-		return false, oT444
+	oT444, oT445 := runtime.AsString(oT442)
+	if oT445.Kind != 0 {
+		return false, oT445
 	}
-	return oRe1.MatchString(oT443), runtime.Err{}
+	return oRe1.MatchString(oT444), runtime.Err{}
 }
 
 // oRule73 evaluates rule "E073" (policy).
@@ -3595,27 +3607,27 @@ func oRule73(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[73]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT445, oT446 := oF.ToolArgs["s"]
-	if !oT446 {
+	oT446, oT447 := oF.ToolArgs["s"]
+	if !oT447 {
 		return false, runtime.NoSuchKey("s")
 	}
-	oT447, oT448 := runtime.AsString(oT445)
-	if oT448.Kind != 0 {
-		return false, oT448
-	}
-	oT449, oT450 := oF.ToolArgs["pat"]
-	if !oT450 {
+	oT448, oT449 := oF.ToolArgs["pat"]
+	if !oT449 {
 		return false, runtime.NoSuchKey("pat")
 	}
-	oT451, oT452 := runtime.AsString(oT449)
-	if oT452.Kind != 0 {
-		return false, oT452
+	oT450, oT451 := runtime.AsString(oT446)
+	if oT451.Kind != 0 {
+		return false, oT451
 	}
-	oT453, oT454 := runtime.MatchesDynamic(oT447, oT451)
-	if oT454.Kind != 0 {
-		return false, oT454
+	oT452, oT453 := runtime.AsString(oT448)
+	if oT453.Kind != 0 {
+		return false, oT453
 	}
-	return oT453, runtime.Err{}
+	oT454, oT455 := runtime.MatchesDynamic(oT450, oT452)
+	if oT455.Kind != 0 {
+		return false, oT455
+	}
+	return oT454, runtime.Err{}
 }
 
 // oRule74 evaluates rule "E074" (policy).
@@ -3626,20 +3638,20 @@ func oRule74(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[74]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT455 := "x"
 	oT456, oT457 := oF.ToolArgs["badpat"]
 	if !oT457 {
 		return false, runtime.NoSuchKey("badpat")
 	}
-	oT458, oT459 := runtime.AsString(oT456)
-	if oT459.Kind != 0 {
-		return false, oT459
+	oT458 := "x"
+	oT459, oT460 := runtime.AsString(oT456)
+	if oT460.Kind != 0 {
+		return false, oT460
 	}
-	oT460, oT461 := runtime.MatchesDynamic(oT455, oT458)
-	if oT461.Kind != 0 {
-		return false, oT461
+	oT461, oT462 := runtime.MatchesDynamic(oT458, oT459)
+	if oT462.Kind != 0 {
+		return false, oT462
 	}
-	return oT460, runtime.Err{}
+	return oT461, runtime.Err{}
 }
 
 // oRule75 evaluates rule "E075" (policy).
@@ -3650,50 +3662,53 @@ func oRule75(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[75]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT462, oT463 := func() (bool, runtime.Err) {
+	oT463, oT464 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT464, oT465 := func() (bool, runtime.Err) {
-			oT466, oT467 := oF.ToolArgs["s"]
-			if !oT467 {
+		oT465, oT466 := func() (bool, runtime.Err) {
+			oT467, oT468 := oF.ToolArgs["s"]
+			if !oT468 {
 				return false, runtime.NoSuchKey("s")
 			}
-			oT468, oT469 := runtime.AsString(oT466)
-			if oT469.Kind != 0 {
-				return false, oT469
+			if !runtime.Assignable(oT467, oConst4) {
+				return false, runtime.NoSuchOverload("lowerAscii")
 			}
-			oT470 := runtime.LowerASCII(oT468)
-			oT471 := "hello"
-			return (oT470 == oT471), runtime.Err{}
+			oT469, oT470 := runtime.AsString(oT467)
+			if oT470.Kind != 0 {
+				return false, oT470
+			}
+			oT471 := runtime.LowerASCII(oT469)
+			oT472 := "hello"
+			return (oT471 == oT472), runtime.Err{}
 		}()
-		if oT465.Kind == 0 {
-			if !oT464 {
+		if oT466.Kind == 0 {
+			if !oT465 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT465
+			oErr = oT466
 		}
-		oT472, oT473 := func() (bool, runtime.Err) {
-			oT474 := "ÀB"
-			oT475 := runtime.LowerASCII(oT474)
-			oT476 := "Àb"
-			return (oT475 == oT476), runtime.Err{}
+		oT473, oT474 := func() (bool, runtime.Err) {
+			oT475 := "ÀB"
+			oT476 := runtime.LowerASCII(oT475)
+			oT477 := "Àb"
+			return (oT476 == oT477), runtime.Err{}
 		}()
-		if oT473.Kind == 0 {
-			if !oT472 {
+		if oT474.Kind == 0 {
+			if !oT473 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT473
+			oErr = oT474
 		}
 		if oErr.Kind != 0 {
 			return false, oErr
 		}
 		return true, runtime.Err{}
 	}()
-	if oT463.Kind != 0 {
-		return false, oT463
+	if oT464.Kind != 0 {
+		return false, oT464
 	}
-	return oT462, runtime.Err{}
+	return oT463, runtime.Err{}
 }
 
 // oRule76 evaluates rule "E076" (policy).
@@ -3704,17 +3719,20 @@ func oRule76(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[76]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT477, oT478 := oF.ToolArgs["s"]
-	if !oT478 {
+	oT478, oT479 := oF.ToolArgs["s"]
+	if !oT479 {
 		return false, runtime.NoSuchKey("s")
 	}
-	oT479, oT480 := runtime.AsString(oT477)
-	if oT480.Kind != 0 {
-		return false, oT480
+	if !runtime.Assignable(oT478, oConst4) {
+		return false, runtime.NoSuchOverload("upperAscii")
 	}
-	oT481 := runtime.UpperASCII(oT479)
-	oT482 := "HELLO"
-	return (oT481 == oT482), runtime.Err{}
+	oT480, oT481 := runtime.AsString(oT478)
+	if oT481.Kind != 0 {
+		return false, oT481
+	}
+	oT482 := runtime.UpperASCII(oT480)
+	oT483 := "HELLO"
+	return (oT482 == oT483), runtime.Err{}
 }
 
 // oRule77 evaluates rule "E077" (policy).
@@ -3724,10 +3742,10 @@ func oRule77(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[77]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT483 := "  a b \t"
-	oT484 := runtime.Trim(oT483)
-	oT485 := "a b"
-	return (oT484 == oT485), runtime.Err{}
+	oT484 := "  a b \t"
+	oT485 := runtime.Trim(oT484)
+	oT486 := "a b"
+	return (oT485 == oT486), runtime.Err{}
 }
 
 // oRule78 evaluates rule "E078" (policy).
@@ -3737,10 +3755,10 @@ func oRule78(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[78]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT486 := "a,b,,c"
-	oT487 := ","
-	oT488 := runtime.Split(oT486, oT487)
-	return runtime.EqualStrings(oT488, oConst4), runtime.Err{}
+	oT487 := "a,b,,c"
+	oT488 := ","
+	oT489 := runtime.Split(oT487, oT488)
+	return runtime.EqualStrings(oT489, oConst5), runtime.Err{}
 }
 
 // oRule79 evaluates rule "E079" (policy).
@@ -3750,11 +3768,11 @@ func oRule79(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[79]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT489 := "a,b,c"
-	oT490 := ","
-	oT491 := int64(2)
-	oT492 := runtime.SplitN(oT489, oT490, oT491)
-	return runtime.EqualStrings(oT492, oConst5), runtime.Err{}
+	oT490 := "a,b,c"
+	oT491 := ","
+	oT492 := int64(2)
+	oT493 := runtime.SplitN(oT490, oT491, oT492)
+	return runtime.EqualStrings(oT493, oConst6), runtime.Err{}
 }
 
 // oRule80 evaluates rule "E080" (policy).
@@ -3764,42 +3782,42 @@ func oRule80(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[80]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT493, oT494 := func() (bool, runtime.Err) {
+	oT494, oT495 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT495, oT496 := func() (bool, runtime.Err) {
-			oT497 := "-"
-			oT498 := runtime.JoinSep(oConst6, oT497)
-			oT499 := "a-b"
-			return (oT498 == oT499), runtime.Err{}
+		oT496, oT497 := func() (bool, runtime.Err) {
+			oT498 := "-"
+			oT499 := runtime.JoinSep(oConst7, oT498)
+			oT500 := "a-b"
+			return (oT499 == oT500), runtime.Err{}
 		}()
-		if oT496.Kind == 0 {
-			if !oT495 {
+		if oT497.Kind == 0 {
+			if !oT496 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT496
+			oErr = oT497
 		}
-		oT500, oT501 := func() (bool, runtime.Err) {
-			oT502 := runtime.Join(oConst7)
-			oT503 := "x"
-			return (oT502 == oT503), runtime.Err{}
+		oT501, oT502 := func() (bool, runtime.Err) {
+			oT503 := runtime.Join(oConst8)
+			oT504 := "x"
+			return (oT503 == oT504), runtime.Err{}
 		}()
-		if oT501.Kind == 0 {
-			if !oT500 {
+		if oT502.Kind == 0 {
+			if !oT501 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT501
+			oErr = oT502
 		}
 		if oErr.Kind != 0 {
 			return false, oErr
 		}
 		return true, runtime.Err{}
 	}()
-	if oT494.Kind != 0 {
-		return false, oT494
+	if oT495.Kind != 0 {
+		return false, oT495
 	}
-	return oT493, runtime.Err{}
+	return oT494, runtime.Err{}
 }
 
 // oRule81 evaluates rule "E081" (policy).
@@ -3809,48 +3827,48 @@ func oRule81(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[81]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT504, oT505 := func() (bool, runtime.Err) {
+	oT505, oT506 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT506, oT507 := func() (bool, runtime.Err) {
-			oT508 := "aXbXc"
-			oT509 := "X"
-			oT510 := "-"
-			oT511 := runtime.Replace(oT508, oT509, oT510)
-			oT512 := "a-b-c"
-			return (oT511 == oT512), runtime.Err{}
+		oT507, oT508 := func() (bool, runtime.Err) {
+			oT509 := "aXbXc"
+			oT510 := "X"
+			oT511 := "-"
+			oT512 := runtime.Replace(oT509, oT510, oT511)
+			oT513 := "a-b-c"
+			return (oT512 == oT513), runtime.Err{}
 		}()
-		if oT507.Kind == 0 {
-			if !oT506 {
+		if oT508.Kind == 0 {
+			if !oT507 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT507
+			oErr = oT508
 		}
-		oT513, oT514 := func() (bool, runtime.Err) {
-			oT515 := "aXbXc"
-			oT516 := "X"
-			oT517 := "-"
-			oT518 := int64(1)
-			oT519 := runtime.ReplaceN(oT515, oT516, oT517, oT518)
-			oT520 := "a-bXc"
-			return (oT519 == oT520), runtime.Err{}
+		oT514, oT515 := func() (bool, runtime.Err) {
+			oT516 := "aXbXc"
+			oT517 := "X"
+			oT518 := "-"
+			oT519 := int64(1)
+			oT520 := runtime.ReplaceN(oT516, oT517, oT518, oT519)
+			oT521 := "a-bXc"
+			return (oT520 == oT521), runtime.Err{}
 		}()
-		if oT514.Kind == 0 {
-			if !oT513 {
+		if oT515.Kind == 0 {
+			if !oT514 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT514
+			oErr = oT515
 		}
 		if oErr.Kind != 0 {
 			return false, oErr
 		}
 		return true, runtime.Err{}
 	}()
-	if oT505.Kind != 0 {
-		return false, oT505
+	if oT506.Kind != 0 {
+		return false, oT506
 	}
-	return oT504, runtime.Err{}
+	return oT505, runtime.Err{}
 }
 
 // oRule82 evaluates rule "E082" (policy).
@@ -3861,52 +3879,55 @@ func oRule82(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[82]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT521, oT522 := func() (bool, runtime.Err) {
+	oT522, oT523 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT523, oT524 := func() (bool, runtime.Err) {
-			oT525, oT526 := oF.ToolArgs["u"]
-			if !oT526 {
+		oT524, oT525 := func() (bool, runtime.Err) {
+			oT526, oT527 := oF.ToolArgs["u"]
+			if !oT527 {
 				return false, runtime.NoSuchKey("u")
 			}
-			oT527, oT528 := runtime.AsString(oT525)
-			if oT528.Kind != 0 {
-				return false, oT528
+			if !runtime.Assignable(oT526, oConst4) {
+				return false, runtime.NoSuchOverload("indexOf")
 			}
-			oT529 := "b"
-			oT530 := runtime.IndexOf(oT527, oT529)
-			oT531 := int64(1)
-			return (oT530 == oT531), runtime.Err{}
+			oT528, oT529 := runtime.AsString(oT526)
+			if oT529.Kind != 0 {
+				return false, oT529
+			}
+			oT530 := "b"
+			oT531 := runtime.IndexOf(oT528, oT530)
+			oT532 := int64(1)
+			return (oT531 == oT532), runtime.Err{}
 		}()
-		if oT524.Kind == 0 {
-			if !oT523 {
+		if oT525.Kind == 0 {
+			if !oT524 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT524
+			oErr = oT525
 		}
-		oT532, oT533 := func() (bool, runtime.Err) {
-			oT534 := "abc"
-			oT535 := ""
-			oT536 := runtime.IndexOf(oT534, oT535)
-			oT537 := int64(0)
-			return (oT536 == oT537), runtime.Err{}
+		oT533, oT534 := func() (bool, runtime.Err) {
+			oT535 := "abc"
+			oT536 := ""
+			oT537 := runtime.IndexOf(oT535, oT536)
+			oT538 := int64(0)
+			return (oT537 == oT538), runtime.Err{}
 		}()
-		if oT533.Kind == 0 {
-			if !oT532 {
+		if oT534.Kind == 0 {
+			if !oT533 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT533
+			oErr = oT534
 		}
 		if oErr.Kind != 0 {
 			return false, oErr
 		}
 		return true, runtime.Err{}
 	}()
-	if oT522.Kind != 0 {
-		return false, oT522
+	if oT523.Kind != 0 {
+		return false, oT523
 	}
-	return oT521, runtime.Err{}
+	return oT522, runtime.Err{}
 }
 
 // oRule83 evaluates rule "E083" (policy).
@@ -3916,15 +3937,15 @@ func oRule83(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[83]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT538 := "abc"
-	oT539 := "c"
-	oT540 := int64(5)
-	oT541, oT542 := runtime.IndexOfFrom(oT538, oT539, oT540)
-	if oT542.Kind != 0 {
-		return false, oT542
+	oT539 := "abc"
+	oT540 := "c"
+	oT541 := int64(5)
+	oT542, oT543 := runtime.IndexOfFrom(oT539, oT540, oT541)
+	if oT543.Kind != 0 {
+		return false, oT543
 	}
-	oT543 := int64(2)
-	return (oT541 == oT543), runtime.Err{}
+	oT544 := int64(2)
+	return (oT542 == oT544), runtime.Err{}
 }
 
 // oRule84 evaluates rule "E084" (policy).
@@ -3934,11 +3955,11 @@ func oRule84(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[84]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT544 := "abcabc"
-	oT545 := "b"
-	oT546 := runtime.LastIndexOf(oT544, oT545)
-	oT547 := int64(4)
-	return (oT546 == oT547), runtime.Err{}
+	oT545 := "abcabc"
+	oT546 := "b"
+	oT547 := runtime.LastIndexOf(oT545, oT546)
+	oT548 := int64(4)
+	return (oT547 == oT548), runtime.Err{}
 }
 
 // oRule85 evaluates rule "E085" (policy).
@@ -3948,15 +3969,15 @@ func oRule85(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[85]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT548 := "hello"
-	oT549 := int64(1)
-	oT550 := int64(3)
-	oT551, oT552 := runtime.SubstringRange(oT548, oT549, oT550)
-	if oT552.Kind != 0 {
-		return false, oT552
+	oT549 := "hello"
+	oT550 := int64(1)
+	oT551 := int64(3)
+	oT552, oT553 := runtime.SubstringRange(oT549, oT550, oT551)
+	if oT553.Kind != 0 {
+		return false, oT553
 	}
-	oT553 := "el"
-	return (oT551 == oT553), runtime.Err{}
+	oT554 := "el"
+	return (oT552 == oT554), runtime.Err{}
 }
 
 // oRule86 evaluates rule "E086" (policy).
@@ -3966,15 +3987,15 @@ func oRule86(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[86]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT554 := "hello"
-	oT555 := int64(4)
-	oT556 := int64(2)
-	oT557, oT558 := runtime.SubstringRange(oT554, oT555, oT556)
-	if oT558.Kind != 0 {
-		return false, oT558
+	oT555 := "hello"
+	oT556 := int64(4)
+	oT557 := int64(2)
+	oT558, oT559 := runtime.SubstringRange(oT555, oT556, oT557)
+	if oT559.Kind != 0 {
+		return false, oT559
 	}
-	oT559 := ""
-	return (oT557 == oT559), runtime.Err{}
+	oT560 := ""
+	return (oT558 == oT560), runtime.Err{}
 }
 
 // oRule87 evaluates rule "E087" (policy).
@@ -3984,51 +4005,51 @@ func oRule87(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[87]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT560, oT561 := func() (bool, runtime.Err) {
+	oT561, oT562 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT562, oT563 := func() (bool, runtime.Err) {
-			oT564 := "hello"
-			oT565 := int64(1)
-			oT566, oT567 := runtime.CharAt(oT564, oT565)
-			if oT567.Kind != 0 {
-				return false, oT567
+		oT563, oT564 := func() (bool, runtime.Err) {
+			oT565 := "hello"
+			oT566 := int64(1)
+			oT567, oT568 := runtime.CharAt(oT565, oT566)
+			if oT568.Kind != 0 {
+				return false, oT568
 			}
-			oT568 := "e"
-			return (oT566 == oT568), runtime.Err{}
+			oT569 := "e"
+			return (oT567 == oT569), runtime.Err{}
 		}()
-		if oT563.Kind == 0 {
-			if !oT562 {
+		if oT564.Kind == 0 {
+			if !oT563 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT563
+			oErr = oT564
 		}
-		oT569, oT570 := func() (bool, runtime.Err) {
-			oT571 := "hello"
-			oT572 := int64(5)
-			oT573, oT574 := runtime.CharAt(oT571, oT572)
-			if oT574.Kind != 0 {
-				return false, oT574
+		oT570, oT571 := func() (bool, runtime.Err) {
+			oT572 := "hello"
+			oT573 := int64(5)
+			oT574, oT575 := runtime.CharAt(oT572, oT573)
+			if oT575.Kind != 0 {
+				return false, oT575
 			}
-			oT575 := ""
-			return (oT573 == oT575), runtime.Err{}
+			oT576 := ""
+			return (oT574 == oT576), runtime.Err{}
 		}()
-		if oT570.Kind == 0 {
-			if !oT569 {
+		if oT571.Kind == 0 {
+			if !oT570 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT570
+			oErr = oT571
 		}
 		if oErr.Kind != 0 {
 			return false, oErr
 		}
 		return true, runtime.Err{}
 	}()
-	if oT561.Kind != 0 {
-		return false, oT561
+	if oT562.Kind != 0 {
+		return false, oT562
 	}
-	return oT560, runtime.Err{}
+	return oT561, runtime.Err{}
 }
 
 // oRule88 evaluates rule "E088" (policy).
@@ -4039,16 +4060,16 @@ func oRule88(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[88]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT576, oT577 := oF.ToolArgs["list"]
-	if !oT577 {
+	oT577, oT578 := oF.ToolArgs["list"]
+	if !oT578 {
 		return false, runtime.NoSuchKey("list")
 	}
-	oT578, oT579 := runtime.IndexDyn(oT576, any(int64(3)))
-	if oT579.Kind != 0 {
-		return false, oT579
+	oT579, oT580 := runtime.IndexDyn(oT577, any(int64(3)))
+	if oT580.Kind != 0 {
+		return false, oT580
 	}
-	oT580 := int64(1)
-	return runtime.EqualDynInt(oT578, oT580), runtime.Err{}
+	oT581 := int64(1)
+	return runtime.EqualDynInt(oT579, oT581), runtime.Err{}
 }
 
 // oRule89 evaluates rule "E089" (policy).
@@ -4059,16 +4080,16 @@ func oRule89(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[89]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT581, oT582 := oF.ToolArgs["list"]
-	if !oT582 {
+	oT582, oT583 := oF.ToolArgs["list"]
+	if !oT583 {
 		return false, runtime.NoSuchKey("list")
 	}
-	oT583, oT584 := runtime.IndexDyn(oT581, any(int64(-1)))
-	if oT584.Kind != 0 {
-		return false, oT584
+	oT584, oT585 := runtime.IndexDyn(oT582, any(int64(-1)))
+	if oT585.Kind != 0 {
+		return false, oT585
 	}
-	oT585 := int64(1)
-	return runtime.EqualDynInt(oT583, oT585), runtime.Err{}
+	oT586 := int64(1)
+	return runtime.EqualDynInt(oT584, oT586), runtime.Err{}
 }
 
 // oRule90 evaluates rule "E090" (policy).
@@ -4078,16 +4099,16 @@ func oRule90(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[90]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT586, oT587 := runtime.IndexList(oConst0, int64(1))
-	if oT587.Kind != 0 {
-		return false, oT587
+	oT587, oT588 := runtime.IndexList(oConst0, int64(1))
+	if oT588.Kind != 0 {
+		return false, oT588
 	}
-	oT588, oT589 := runtime.AsInt(oT586)
-	if oT589.Kind != 0 {
-		return false, oT589
+	oT589, oT590 := runtime.AsInt(oT587)
+	if oT590.Kind != 0 {
+		return false, oT590
 	}
-	oT590 := int64(2)
-	return (oT588 == oT590), runtime.Err{}
+	oT591 := int64(2)
+	return (oT589 == oT591), runtime.Err{}
 }
 
 // oRule91 evaluates rule "E091" (policy).
@@ -4098,20 +4119,16 @@ func oRule91(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[91]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT591, oT592 := oF.ToolArgs["map"]
-	if !oT592 {
+	oT592, oT593 := oF.ToolArgs["map"]
+	if !oT593 {
 		return false, runtime.NoSuchKey("map")
 	}
-	oT593, oT594 := runtime.IndexDyn(oT591, any("a"))
-	if oT594.Kind != 0 {
-		return false, oT594
+	oT594, oT595 := runtime.IndexDyn(oT592, any("a"))
+	if oT595.Kind != 0 {
+		return false, oT595
 	}
-	oT595, oT596 := runtime.AsInt(oT593)
-	if oT596.Kind != 0 {
-		return false, oT596
-	}
-	oT597 := int64(1)
-	return (oT595 == oT597), runtime.Err{}
+	oT596 := int64(1)
+	return runtime.EqualDynInt(oT594, oT596), runtime.Err{}
 }
 
 // oRule92 evaluates rule "E092" (policy).
@@ -4122,20 +4139,16 @@ func oRule92(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[92]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT598, oT599 := oF.ToolArgs["map"]
-	if !oT599 {
+	oT597, oT598 := oF.ToolArgs["map"]
+	if !oT598 {
 		return false, runtime.NoSuchKey("map")
 	}
-	oT600, oT601 := runtime.IndexDyn(oT598, any("zz"))
-	if oT601.Kind != 0 {
-		return false, oT601
+	oT599, oT600 := runtime.IndexDyn(oT597, any("zz"))
+	if oT600.Kind != 0 {
+		return false, oT600
 	}
-	oT602, oT603 := runtime.AsInt(oT600)
-	if oT603.Kind != 0 {
-		return false, oT603
-	}
-	oT604 := int64(1)
-	return (oT602 == oT604), runtime.Err{}
+	oT601 := int64(1)
+	return runtime.EqualDynInt(oT599, oT601), runtime.Err{}
 }
 
 // oRule93 evaluates rule "E093" (policy).
@@ -4146,16 +4159,16 @@ func oRule93(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[93]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT605, oT606 := oF.ToolArgs["map"]
-	if !oT606 {
+	oT602, oT603 := oF.ToolArgs["map"]
+	if !oT603 {
 		return false, runtime.NoSuchKey("map")
 	}
-	oT607, oT608 := runtime.SelectDyn(oT605, "a")
-	if oT608.Kind != 0 {
-		return false, oT608
+	oT604, oT605 := runtime.SelectDyn(oT602, "a")
+	if oT605.Kind != 0 {
+		return false, oT605
 	}
-	oT609 := int64(1)
-	return runtime.EqualDynInt(oT607, oT609), runtime.Err{}
+	oT606 := int64(1)
+	return runtime.EqualDynInt(oT604, oT606), runtime.Err{}
 }
 
 // oRule94 evaluates rule "E094" (policy).
@@ -4166,16 +4179,16 @@ func oRule94(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[94]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT610, oT611 := oF.ToolArgs["map"]
-	if !oT611 {
+	oT607, oT608 := oF.ToolArgs["map"]
+	if !oT608 {
 		return false, runtime.NoSuchKey("map")
 	}
-	oT612, oT613 := runtime.SelectDyn(oT610, "zz")
-	if oT613.Kind != 0 {
-		return false, oT613
+	oT609, oT610 := runtime.SelectDyn(oT607, "zz")
+	if oT610.Kind != 0 {
+		return false, oT610
 	}
-	oT614 := int64(1)
-	return runtime.EqualDynInt(oT612, oT614), runtime.Err{}
+	oT611 := int64(1)
+	return runtime.EqualDynInt(oT609, oT611), runtime.Err{}
 }
 
 // oRule95 evaluates rule "E095" (policy).
@@ -4186,53 +4199,53 @@ func oRule95(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[95]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT615, oT616 := func() (bool, runtime.Err) {
+	oT612, oT613 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT617, oT618 := func() (bool, runtime.Err) {
-			oT619, oT620 := oF.ToolArgs["map"]
-			if !oT620 {
-				return false, runtime.NoSuchKey("map")
-			}
-			oT621, oT622 := runtime.HasDyn(oT619, "a")
-			if oT622.Kind != 0 {
-				return false, oT622
-			}
-			return oT621, runtime.Err{}
-		}()
-		if oT618.Kind == 0 {
+		oT614, oT615 := func() (bool, runtime.Err) {
+			oT616, oT617 := oF.ToolArgs["map"]
 			if !oT617 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT618
-		}
-		oT623, oT624 := func() (bool, runtime.Err) {
-			oT625, oT626 := oF.ToolArgs["map"]
-			if !oT626 {
 				return false, runtime.NoSuchKey("map")
 			}
-			oT627, oT628 := runtime.HasDyn(oT625, "zz")
-			if oT628.Kind != 0 {
-				return false, oT628
+			oT618, oT619 := runtime.HasDyn(oT616, "a")
+			if oT619.Kind != 0 {
+				return false, oT619
 			}
-			return !oT627, runtime.Err{}
+			return oT618, runtime.Err{}
 		}()
-		if oT624.Kind == 0 {
-			if !oT623 {
+		if oT615.Kind == 0 {
+			if !oT614 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT624
+			oErr = oT615
+		}
+		oT620, oT621 := func() (bool, runtime.Err) {
+			oT622, oT623 := oF.ToolArgs["map"]
+			if !oT623 {
+				return false, runtime.NoSuchKey("map")
+			}
+			oT624, oT625 := runtime.HasDyn(oT622, "zz")
+			if oT625.Kind != 0 {
+				return false, oT625
+			}
+			return !oT624, runtime.Err{}
+		}()
+		if oT621.Kind == 0 {
+			if !oT620 {
+				return false, runtime.Err{}
+			}
+		} else if oErr.Kind == 0 {
+			oErr = oT621
 		}
 		if oErr.Kind != 0 {
 			return false, oErr
 		}
 		return true, runtime.Err{}
 	}()
-	if oT616.Kind != 0 {
-		return false, oT616
+	if oT613.Kind != 0 {
+		return false, oT613
 	}
-	return oT615, runtime.Err{}
+	return oT612, runtime.Err{}
 }
 
 // oRule96 evaluates rule "E096" (policy).
@@ -4243,8 +4256,8 @@ func oRule96(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[96]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	_, oT629 := oF.ToolArgs["missing"]
-	return oT629, runtime.Err{}
+	_, oT626 := oF.ToolArgs["missing"]
+	return oT626, runtime.Err{}
 }
 
 // oRule97 evaluates rule "E097" (policy).
@@ -4255,15 +4268,15 @@ func oRule97(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[97]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT630, oT631 := oF.ToolArgs["s"]
-	if !oT631 {
+	oT627, oT628 := oF.ToolArgs["s"]
+	if !oT628 {
 		return false, runtime.NoSuchKey("s")
 	}
-	oT632, oT633 := runtime.HasDyn(oT630, "x")
-	if oT633.Kind != 0 {
-		return false, oT633
+	oT629, oT630 := runtime.HasDyn(oT627, "x")
+	if oT630.Kind != 0 {
+		return false, oT630
 	}
-	return oT632, runtime.Err{}
+	return oT629, runtime.Err{}
 }
 
 // oRule98 evaluates rule "E098" (policy).
@@ -4274,16 +4287,16 @@ func oRule98(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[98]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT634, oT635 := oF.ToolArgs["s"]
-	if !oT635 {
+	oT631, oT632 := oF.ToolArgs["s"]
+	if !oT632 {
 		return false, runtime.NoSuchKey("s")
 	}
-	oT636, oT637 := runtime.SelectDyn(oT634, "x")
-	if oT637.Kind != 0 {
-		return false, oT637
+	oT633, oT634 := runtime.SelectDyn(oT631, "x")
+	if oT634.Kind != 0 {
+		return false, oT634
 	}
-	oT638 := int64(1)
-	return runtime.EqualDynInt(oT636, oT638), runtime.Err{}
+	oT635 := int64(1)
+	return runtime.EqualDynInt(oT633, oT635), runtime.Err{}
 }
 
 // oRule99 evaluates rule "E099" (policy).
@@ -4294,16 +4307,16 @@ func oRule99(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[99]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT639, oT640 := oF.ToolArgs["missing"]
-	if !oT640 {
+	oT636, oT637 := oF.ToolArgs["missing"]
+	if !oT637 {
 		return false, runtime.NoSuchKey("missing")
 	}
-	oT641, oT642 := runtime.SelectDyn(oT639, "x")
-	if oT642.Kind != 0 {
-		return false, oT642
+	oT638, oT639 := runtime.SelectDyn(oT636, "x")
+	if oT639.Kind != 0 {
+		return false, oT639
 	}
-	oT643 := int64(1)
-	return runtime.EqualDynInt(oT641, oT643), runtime.Err{}
+	oT640 := int64(1)
+	return runtime.EqualDynInt(oT638, oT640), runtime.Err{}
 }
 
 // oRule100 evaluates rule "E100" (policy).
@@ -4314,13 +4327,13 @@ func oRule100(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[100]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT644 := "s"
-	oT645, oT646 := oF.ToolArgs[oT644]
-	if !oT646 {
-		return false, runtime.NoSuchKey(oT644)
+	oT641 := "s"
+	oT642, oT643 := oF.ToolArgs[oT641]
+	if !oT643 {
+		return false, runtime.NoSuchKey(oT641)
 	}
-	oT647 := "hello"
-	return runtime.EqualDynString(oT645, oT647), runtime.Err{}
+	oT644 := "hello"
+	return runtime.EqualDynString(oT642, oT644), runtime.Err{}
 }
 
 // oRule101 evaluates rule "E101" (policy).
@@ -4331,13 +4344,13 @@ func oRule101(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[101]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT648 := runtime.ToolArgString(oF.ToolArgs, "key")
-	oT649, oT650 := oF.ToolArgs[oT648]
-	if !oT650 {
-		return false, runtime.NoSuchKey(oT648)
+	oT645 := runtime.ToolArgString(oF.ToolArgs, "key")
+	oT646, oT647 := oF.ToolArgs[oT645]
+	if !oT647 {
+		return false, runtime.NoSuchKey(oT645)
 	}
-	oT651 := int64(3)
-	return runtime.EqualDynInt(oT649, oT651), runtime.Err{}
+	oT648 := int64(3)
+	return runtime.EqualDynInt(oT646, oT648), runtime.Err{}
 }
 
 // oRule102 evaluates rule "E102" (policy).
@@ -4348,20 +4361,20 @@ func oRule102(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[102]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT652, oT653 := oF.ToolArgs["list"]
-	if !oT653 {
+	oT649, oT650 := oF.ToolArgs["list"]
+	if !oT650 {
 		return false, runtime.NoSuchKey("list")
 	}
-	oT654, oT655 := oF.ToolArgs["d"]
-	if !oT655 {
+	oT651, oT652 := oF.ToolArgs["d"]
+	if !oT652 {
 		return false, runtime.NoSuchKey("d")
 	}
-	oT656, oT657 := runtime.IndexDyn(oT652, oT654)
-	if oT657.Kind != 0 {
-		return false, oT657
+	oT653, oT654 := runtime.IndexDyn(oT649, oT651)
+	if oT654.Kind != 0 {
+		return false, oT654
 	}
-	oT658 := int64(1)
-	return runtime.EqualDynInt(oT656, oT658), runtime.Err{}
+	oT655 := int64(1)
+	return runtime.EqualDynInt(oT653, oT655), runtime.Err{}
 }
 
 // oRule103 evaluates rule "E103" (policy).
@@ -4372,20 +4385,16 @@ func oRule103(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[103]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT659, oT660 := oF.ToolArgs["list"]
-	if !oT660 {
+	oT656, oT657 := oF.ToolArgs["list"]
+	if !oT657 {
 		return false, runtime.NoSuchKey("list")
 	}
-	oT661, oT662 := runtime.IndexDyn(oT659, any(float64(1)))
-	if oT662.Kind != 0 {
-		return false, oT662
+	oT658, oT659 := runtime.IndexDyn(oT656, any(float64(1)))
+	if oT659.Kind != 0 {
+		return false, oT659
 	}
-	oT663, oT664 := runtime.AsInt(oT661)
-	if oT664.Kind != 0 {
-		return false, oT664
-	}
-	oT665 := int64(2)
-	return (oT663 == oT665), runtime.Err{}
+	oT660 := int64(2)
+	return runtime.EqualDynInt(oT658, oT660), runtime.Err{}
 }
 
 // oRule104 evaluates rule "E104" (policy).
@@ -4396,55 +4405,55 @@ func oRule104(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[104]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT666, oT667 := func() (bool, runtime.Err) {
+	oT661, oT662 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT668, oT669 := func() (bool, runtime.Err) {
-			oT670 := any("a")
-			oT671, oT672 := oF.ToolArgs["map"]
-			if !oT672 {
+		oT663, oT664 := func() (bool, runtime.Err) {
+			oT665, oT666 := oF.ToolArgs["map"]
+			if !oT666 {
 				return false, runtime.NoSuchKey("map")
 			}
-			oT673, oT674 := runtime.InDyn(oT670, oT671)
-			if oT674.Kind != 0 {
-				return false, oT674
+			oT667 := any("a")
+			oT668, oT669 := runtime.InDyn(oT667, oT665)
+			if oT669.Kind != 0 {
+				return false, oT669
 			}
-			return oT673, runtime.Err{}
+			return oT668, runtime.Err{}
 		}()
-		if oT669.Kind == 0 {
-			if !oT668 {
+		if oT664.Kind == 0 {
+			if !oT663 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT669
+			oErr = oT664
 		}
-		oT675, oT676 := func() (bool, runtime.Err) {
-			oT677 := any("zz")
-			oT678, oT679 := oF.ToolArgs["map"]
-			if !oT679 {
+		oT670, oT671 := func() (bool, runtime.Err) {
+			oT672, oT673 := oF.ToolArgs["map"]
+			if !oT673 {
 				return false, runtime.NoSuchKey("map")
 			}
-			oT680, oT681 := runtime.InDyn(oT677, oT678)
-			if oT681.Kind != 0 {
-				return false, oT681
+			oT674 := any("zz")
+			oT675, oT676 := runtime.InDyn(oT674, oT672)
+			if oT676.Kind != 0 {
+				return false, oT676
 			}
-			return !oT680, runtime.Err{}
+			return !oT675, runtime.Err{}
 		}()
-		if oT676.Kind == 0 {
-			if !oT675 {
+		if oT671.Kind == 0 {
+			if !oT670 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT676
+			oErr = oT671
 		}
 		if oErr.Kind != 0 {
 			return false, oErr
 		}
 		return true, runtime.Err{}
 	}()
-	if oT667.Kind != 0 {
-		return false, oT667
+	if oT662.Kind != 0 {
+		return false, oT662
 	}
-	return oT666, runtime.Err{}
+	return oT661, runtime.Err{}
 }
 
 // oRule105 evaluates rule "E105" (policy).
@@ -4455,74 +4464,74 @@ func oRule105(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[105]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT682, oT683 := func() (bool, runtime.Err) {
+	oT677, oT678 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT684, oT685 := func() (bool, runtime.Err) {
-			oT686 := any(int64(2))
-			oT687, oT688 := oF.ToolArgs["list"]
-			if !oT688 {
+		oT679, oT680 := func() (bool, runtime.Err) {
+			oT681, oT682 := oF.ToolArgs["list"]
+			if !oT682 {
 				return false, runtime.NoSuchKey("list")
 			}
-			oT689, oT690 := runtime.InDyn(oT686, oT687)
-			if oT690.Kind != 0 {
-				return false, oT690
+			oT683 := any(int64(2))
+			oT684, oT685 := runtime.InDyn(oT683, oT681)
+			if oT685.Kind != 0 {
+				return false, oT685
 			}
-			return oT689, runtime.Err{}
+			return oT684, runtime.Err{}
 		}()
-		if oT685.Kind == 0 {
-			if !oT684 {
+		if oT680.Kind == 0 {
+			if !oT679 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT685
+			oErr = oT680
 		}
-		oT691, oT692 := func() (bool, runtime.Err) {
-			oT693 := any(float64(2))
-			oT694, oT695 := oF.ToolArgs["list"]
-			if !oT695 {
+		oT686, oT687 := func() (bool, runtime.Err) {
+			oT688, oT689 := oF.ToolArgs["list"]
+			if !oT689 {
 				return false, runtime.NoSuchKey("list")
 			}
-			oT696, oT697 := runtime.InDyn(oT693, oT694)
-			if oT697.Kind != 0 {
-				return false, oT697
+			oT690 := any(float64(2))
+			oT691, oT692 := runtime.InDyn(oT690, oT688)
+			if oT692.Kind != 0 {
+				return false, oT692
 			}
-			return oT696, runtime.Err{}
+			return oT691, runtime.Err{}
 		}()
-		if oT692.Kind == 0 {
-			if !oT691 {
+		if oT687.Kind == 0 {
+			if !oT686 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT692
+			oErr = oT687
 		}
-		oT698, oT699 := func() (bool, runtime.Err) {
-			oT700 := any("2")
-			oT701, oT702 := oF.ToolArgs["list"]
-			if !oT702 {
+		oT693, oT694 := func() (bool, runtime.Err) {
+			oT695, oT696 := oF.ToolArgs["list"]
+			if !oT696 {
 				return false, runtime.NoSuchKey("list")
 			}
-			oT703, oT704 := runtime.InDyn(oT700, oT701)
-			if oT704.Kind != 0 {
-				return false, oT704
+			oT697 := any("2")
+			oT698, oT699 := runtime.InDyn(oT697, oT695)
+			if oT699.Kind != 0 {
+				return false, oT699
 			}
-			return !oT703, runtime.Err{}
+			return !oT698, runtime.Err{}
 		}()
-		if oT699.Kind == 0 {
-			if !oT698 {
+		if oT694.Kind == 0 {
+			if !oT693 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT699
+			oErr = oT694
 		}
 		if oErr.Kind != 0 {
 			return false, oErr
 		}
 		return true, runtime.Err{}
 	}()
-	if oT683.Kind != 0 {
-		return false, oT683
+	if oT678.Kind != 0 {
+		return false, oT678
 	}
-	return oT682, runtime.Err{}
+	return oT677, runtime.Err{}
 }
 
 // oRule106 evaluates rule "E106" (policy).
@@ -4533,16 +4542,16 @@ func oRule106(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[106]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT705 := any(int64(1))
-	oT706, oT707 := oF.ToolArgs["map"]
-	if !oT707 {
+	oT700, oT701 := oF.ToolArgs["map"]
+	if !oT701 {
 		return false, runtime.NoSuchKey("map")
 	}
-	oT708, oT709 := runtime.InDyn(oT705, oT706)
-	if oT709.Kind != 0 {
-		return false, oT709
+	oT702 := any(int64(1))
+	oT703, oT704 := runtime.InDyn(oT702, oT700)
+	if oT704.Kind != 0 {
+		return false, oT704
 	}
-	return oT708, runtime.Err{}
+	return oT703, runtime.Err{}
 }
 
 // oRule107 evaluates rule "E107" (policy).
@@ -4553,16 +4562,16 @@ func oRule107(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[107]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT710 := any("x")
-	oT711, oT712 := oF.ToolArgs["s"]
-	if !oT712 {
+	oT705, oT706 := oF.ToolArgs["s"]
+	if !oT706 {
 		return false, runtime.NoSuchKey("s")
 	}
-	oT713, oT714 := runtime.InDyn(oT710, oT711)
-	if oT714.Kind != 0 {
-		return false, oT714
+	oT707 := any("x")
+	oT708, oT709 := runtime.InDyn(oT707, oT705)
+	if oT709.Kind != 0 {
+		return false, oT709
 	}
-	return oT713, runtime.Err{}
+	return oT708, runtime.Err{}
 }
 
 // oRule108 evaluates rule "E108" (policy).
@@ -4573,8 +4582,8 @@ func oRule108(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[108]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT715 := "reader"
-	return runtime.InStrings(oT715, oF.PrincipalRoles), runtime.Err{}
+	oT710 := "reader"
+	return runtime.InStrings(oT710, oF.PrincipalRoles), runtime.Err{}
 }
 
 // oRule109 evaluates rule "E109" (policy).
@@ -4585,7 +4594,7 @@ func oRule109(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[109]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	return runtime.EqualStrings(oF.PrincipalRoles, oConst8), runtime.Err{}
+	return runtime.EqualStrings(oF.PrincipalRoles, oConst9), runtime.Err{}
 }
 
 // oRule110 evaluates rule "E110" (policy).
@@ -4596,10 +4605,10 @@ func oRule110(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[110]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT716 := runtime.ConcatList(oF.PrincipalRoles, oConst7)
-	oT717 := int64(len(oT716))
-	oT718 := int64(3)
-	return (oT717 == oT718), runtime.Err{}
+	oT711 := runtime.ConcatList(oF.PrincipalRoles, oConst8)
+	oT712 := int64(len(oT711))
+	oT713 := int64(3)
+	return (oT712 == oT713), runtime.Err{}
 }
 
 // oRule111 evaluates rule "E111" (policy).
@@ -4610,20 +4619,16 @@ func oRule111(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[111]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT719, oT720 := oF.ToolArgs["list"]
-	if !oT720 {
+	oT714, oT715 := oF.ToolArgs["list"]
+	if !oT715 {
 		return false, runtime.NoSuchKey("list")
 	}
-	oT721 := any(oConst9)
-	oT722, oT723 := runtime.AddDyn(oT719, oT721)
-	if oT723.Kind != 0 {
-		return false, oT723
+	oT716 := any(oConst10)
+	oT717, oT718 := runtime.AddDyn(oT714, oT716)
+	if oT718.Kind != 0 {
+		return false, oT718
 	}
-	oT724, oT725 := runtime.AsAnyList(oT722)
-	if oT725.Kind != 0 {
-		return false, oT725
-	}
-	return runtime.Equal(any(oT724), any(oConst10)), runtime.Err{}
+	return runtime.Equal(oT717, any(oConst11)), runtime.Err{}
 }
 
 // oRule112 evaluates rule "E112" (policy).
@@ -4634,21 +4639,17 @@ func oRule112(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[112]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT726, oT727 := oF.ToolArgs["s"]
-	if !oT727 {
+	oT719, oT720 := oF.ToolArgs["s"]
+	if !oT720 {
 		return false, runtime.NoSuchKey("s")
 	}
-	oT728 := any("!")
-	oT729, oT730 := runtime.AddDyn(oT726, oT728)
-	if oT730.Kind != 0 {
-		return false, oT730
+	oT721 := any("!")
+	oT722, oT723 := runtime.AddDyn(oT719, oT721)
+	if oT723.Kind != 0 {
+		return false, oT723
 	}
-	oT731, oT732 := runtime.AsString(oT729)
-	if oT732.Kind != 0 {
-		return false, oT732
-	}
-	oT733 := "hello!"
-	return (oT731 == oT733), runtime.Err{}
+	oT724 := "hello!"
+	return runtime.EqualDynString(oT722, oT724), runtime.Err{}
 }
 
 // oRule113 evaluates rule "E113" (policy).
@@ -4659,21 +4660,17 @@ func oRule113(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[113]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT734, oT735 := oF.ToolArgs["n"]
-	if !oT735 {
+	oT725, oT726 := oF.ToolArgs["n"]
+	if !oT726 {
 		return false, runtime.NoSuchKey("n")
 	}
-	oT736 := any(int64(1))
-	oT737, oT738 := runtime.AddDyn(oT734, oT736)
-	if oT738.Kind != 0 {
-		return false, oT738
+	oT727 := any(int64(1))
+	oT728, oT729 := runtime.AddDyn(oT725, oT727)
+	if oT729.Kind != 0 {
+		return false, oT729
 	}
-	oT739, oT740 := runtime.AsInt(oT737)
-	if oT740.Kind != 0 {
-		return false, oT740
-	}
-	oT741 := int64(4)
-	return (oT739 == oT741), runtime.Err{}
+	oT730 := int64(4)
+	return runtime.EqualDynInt(oT728, oT730), runtime.Err{}
 }
 
 // oRule114 evaluates rule "E114" (policy).
@@ -4684,21 +4681,17 @@ func oRule114(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[114]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT742, oT743 := oF.ToolArgs["n"]
-	if !oT743 {
+	oT731, oT732 := oF.ToolArgs["n"]
+	if !oT732 {
 		return false, runtime.NoSuchKey("n")
 	}
-	oT744 := any(float64(1))
-	oT745, oT746 := runtime.AddDyn(oT742, oT744)
-	if oT746.Kind != 0 {
-		return false, oT746
+	oT733 := any(float64(1))
+	oT734, oT735 := runtime.AddDyn(oT731, oT733)
+	if oT735.Kind != 0 {
+		return false, oT735
 	}
-	oT747, oT748 := runtime.AsDouble(oT745)
-	if oT748.Kind != 0 {
-		return false, oT748
-	}
-	oT749 := float64(4)
-	return (oT747 == oT749), runtime.Err{}
+	oT736 := float64(4)
+	return runtime.EqualDynDouble(oT734, oT736), runtime.Err{}
 }
 
 // oRule115 evaluates rule "E115" (policy).
@@ -4709,21 +4702,17 @@ func oRule115(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[115]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT750, oT751 := oF.ToolArgs["s"]
-	if !oT751 {
+	oT737, oT738 := oF.ToolArgs["s"]
+	if !oT738 {
 		return false, runtime.NoSuchKey("s")
 	}
-	oT752 := any(int64(1))
-	oT753, oT754 := runtime.AddDyn(oT750, oT752)
-	if oT754.Kind != 0 {
-		return false, oT754
+	oT739 := any(int64(1))
+	oT740, oT741 := runtime.AddDyn(oT737, oT739)
+	if oT741.Kind != 0 {
+		return false, oT741
 	}
-	oT755, oT756 := runtime.AsInt(oT753)
-	if oT756.Kind != 0 {
-		return false, oT756
-	}
-	oT757 := int64(4)
-	return (oT755 == oT757), runtime.Err{}
+	oT742 := int64(4)
+	return runtime.EqualDynInt(oT740, oT742), runtime.Err{}
 }
 
 // oRule116 evaluates rule "E116" (policy).
@@ -4734,33 +4723,33 @@ func oRule116(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[116]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT758, oT759 := oF.ToolArgs["list"]
-	if !oT759 {
+	oT743, oT744 := oF.ToolArgs["list"]
+	if !oT744 {
 		return false, runtime.NoSuchKey("list")
 	}
-	oT760, oT761 := func() (bool, runtime.Err) {
+	oT745, oT746 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT762, oT763 := runtime.Range(oT758)
-		if oT763.Kind != 0 {
-			return false, oT763
+		oT747, oT748 := runtime.Range(oT743)
+		if oT748.Kind != 0 {
+			return false, oT748
 		}
-		for oT764 := 0; oT764 < oT762.Len(); oT764++ {
-			oV_x := oT762.At(oT764)
+		for oT749 := 0; oT749 < oT747.Len(); oT749++ {
+			oV_x := oT747.At(oT749)
 			_ = oV_x
-			oT765, oT766 := func() (bool, runtime.Err) {
-				oT767 := int64(0)
-				oT768, oT769 := runtime.CompareDynInt(oV_x, oT767)
-				if oT769.Kind != 0 {
-					return false, oT769
+			oT750, oT751 := func() (bool, runtime.Err) {
+				oT752 := int64(0)
+				oT753, oT754 := runtime.CompareDynInt(oV_x, oT752)
+				if oT754.Kind != 0 {
+					return false, oT754
 				}
-				return runtime.Gt(oT768), runtime.Err{}
+				return runtime.Gt(oT753), runtime.Err{}
 			}()
-			if oT766.Kind == 0 {
-				if !oT765 {
+			if oT751.Kind == 0 {
+				if !oT750 {
 					return false, runtime.Err{}
 				}
 			} else if oErr.Kind == 0 {
-				oErr = oT766
+				oErr = oT751
 			}
 		}
 		if oErr.Kind != 0 {
@@ -4768,10 +4757,10 @@ func oRule116(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 		}
 		return true, runtime.Err{}
 	}()
-	if oT761.Kind != 0 {
-		return false, oT761
+	if oT746.Kind != 0 {
+		return false, oT746
 	}
-	return oT760, runtime.Err{}
+	return oT745, runtime.Err{}
 }
 
 // oRule117 evaluates rule "E117" (policy).
@@ -4782,33 +4771,33 @@ func oRule117(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[117]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT770, oT771 := oF.ToolArgs["list"]
-	if !oT771 {
+	oT755, oT756 := oF.ToolArgs["list"]
+	if !oT756 {
 		return false, runtime.NoSuchKey("list")
 	}
-	oT772, oT773 := func() (bool, runtime.Err) {
+	oT757, oT758 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT774, oT775 := runtime.Range(oT770)
-		if oT775.Kind != 0 {
-			return false, oT775
+		oT759, oT760 := runtime.Range(oT755)
+		if oT760.Kind != 0 {
+			return false, oT760
 		}
-		for oT776 := 0; oT776 < oT774.Len(); oT776++ {
-			oV_x := oT774.At(oT776)
+		for oT761 := 0; oT761 < oT759.Len(); oT761++ {
+			oV_x := oT759.At(oT761)
 			_ = oV_x
-			oT777, oT778 := func() (bool, runtime.Err) {
-				oT779 := int64(2)
-				oT780, oT781 := runtime.CompareDynInt(oV_x, oT779)
-				if oT781.Kind != 0 {
-					return false, oT781
+			oT762, oT763 := func() (bool, runtime.Err) {
+				oT764 := int64(2)
+				oT765, oT766 := runtime.CompareDynInt(oV_x, oT764)
+				if oT766.Kind != 0 {
+					return false, oT766
 				}
-				return runtime.Gt(oT780), runtime.Err{}
+				return runtime.Gt(oT765), runtime.Err{}
 			}()
-			if oT778.Kind == 0 {
-				if oT777 {
+			if oT763.Kind == 0 {
+				if oT762 {
 					return true, runtime.Err{}
 				}
 			} else if oErr.Kind == 0 {
-				oErr = oT778
+				oErr = oT763
 			}
 		}
 		if oErr.Kind != 0 {
@@ -4816,10 +4805,10 @@ func oRule117(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 		}
 		return false, runtime.Err{}
 	}()
-	if oT773.Kind != 0 {
-		return false, oT773
+	if oT758.Kind != 0 {
+		return false, oT758
 	}
-	return oT772, runtime.Err{}
+	return oT757, runtime.Err{}
 }
 
 // oRule118 evaluates rule "E118" (policy).
@@ -4830,34 +4819,46 @@ func oRule118(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[118]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT782, oT783 := oF.ToolArgs["list"]
-	if !oT783 {
+	oT767, oT768 := oF.ToolArgs["list"]
+	if !oT768 {
 		return false, runtime.NoSuchKey("list")
 	}
-	oT784, oT785 := func() (bool, runtime.Err) {
-		oT786 := 0
-		oT787, oT788 := runtime.Range(oT782)
-		if oT788.Kind != 0 {
-			return false, oT788
+	oT769, oT770 := func() (bool, runtime.Err) {
+		oT771 := 0
+		var oErr runtime.Err
+		oT772, oT773 := runtime.Range(oT767)
+		if oT773.Kind != 0 {
+			return false, oT773
 		}
-		for oT789 := 0; oT789 < oT787.Len(); oT789++ {
-			oV_x := oT787.At(oT789)
+		for oT774 := 0; oT774 < oT772.Len(); oT774++ {
+			oV_x := oT772.At(oT774)
 			_ = oV_x
-			oT790 := int64(2)
-			oT791, oT792 := runtime.CompareDynInt(oV_x, oT790)
-			if oT792.Kind != 0 {
-				return false, oT792
+			oT775, oT776 := func() (bool, runtime.Err) {
+				oT777 := int64(2)
+				oT778, oT779 := runtime.CompareDynInt(oV_x, oT777)
+				if oT779.Kind != 0 {
+					return false, oT779
+				}
+				return runtime.Gt(oT778), runtime.Err{}
+			}()
+			if oT776.Kind != 0 {
+				oErr = oT776
+				continue
 			}
-			if runtime.Gt(oT791) {
-				oT786++
+			if !oT775 {
+				continue
 			}
+			oT771++
 		}
-		return oT786 == 1, runtime.Err{}
+		if oErr.Kind != 0 {
+			return false, oErr
+		}
+		return oT771 == 1, runtime.Err{}
 	}()
-	if oT785.Kind != 0 {
-		return false, oT785
+	if oT770.Kind != 0 {
+		return false, oT770
 	}
-	return oT784, runtime.Err{}
+	return oT769, runtime.Err{}
 }
 
 // oRule119 evaluates rule "E119" (policy).
@@ -4868,35 +4869,46 @@ func oRule119(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[119]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT793, oT794 := oF.ToolArgs["list"]
-	if !oT794 {
+	oT780, oT781 := oF.ToolArgs["list"]
+	if !oT781 {
 		return false, runtime.NoSuchKey("list")
 	}
-	oT795, oT796 := func() ([]any, runtime.Err) {
-		oT797 := []any{}
-		oT798, oT799 := runtime.Range(oT793)
-		if oT799.Kind != 0 {
-			return nil, oT799
+	oT782, oT783 := func() ([]any, runtime.Err) {
+		oT784 := []any{}
+		var oErr runtime.Err
+		oT785, oT786 := runtime.Range(oT780)
+		if oT786.Kind != 0 {
+			return nil, oT786
 		}
-		for oT800 := 0; oT800 < oT798.Len(); oT800++ {
-			oV_x := oT798.At(oT800)
+		for oT787 := 0; oT787 < oT785.Len(); oT787++ {
+			oV_x := oT785.At(oT787)
 			_ = oV_x
-			oT801 := int64(1)
-			oT802, oT803 := runtime.CompareDynInt(oV_x, oT801)
-			if oT803.Kind != 0 {
-				return nil, oT803
-			}
-			if !runtime.Gt(oT802) {
+			oT788, oT789 := func() (bool, runtime.Err) {
+				oT790 := int64(1)
+				oT791, oT792 := runtime.CompareDynInt(oV_x, oT790)
+				if oT792.Kind != 0 {
+					return false, oT792
+				}
+				return runtime.Gt(oT791), runtime.Err{}
+			}()
+			if oT789.Kind != 0 {
+				oErr = oT789
 				continue
 			}
-			oT797 = append(oT797, oV_x)
+			if !oT788 {
+				continue
+			}
+			oT784 = append(oT784, oV_x)
 		}
-		return oT797, runtime.Err{}
+		if oErr.Kind != 0 {
+			return nil, oErr
+		}
+		return oT784, runtime.Err{}
 	}()
-	if oT796.Kind != 0 {
-		return false, oT796
+	if oT783.Kind != 0 {
+		return false, oT783
 	}
-	return runtime.Equal(any(oT795), any(oConst11)), runtime.Err{}
+	return runtime.Equal(any(oT782), any(oConst12)), runtime.Err{}
 }
 
 // oRule120 evaluates rule "E120" (policy).
@@ -4907,36 +4919,45 @@ func oRule120(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[120]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT804, oT805 := oF.ToolArgs["list"]
-	if !oT805 {
+	oT793, oT794 := oF.ToolArgs["list"]
+	if !oT794 {
 		return false, runtime.NoSuchKey("list")
 	}
-	oT806, oT807 := func() ([]any, runtime.Err) {
-		oT808 := []any{}
-		oT809, oT810 := runtime.Range(oT804)
-		if oT810.Kind != 0 {
-			return nil, oT810
+	oT795, oT796 := func() ([]any, runtime.Err) {
+		oT797 := []any{}
+		var oErr runtime.Err
+		oT798, oT799 := runtime.Range(oT793)
+		if oT799.Kind != 0 {
+			return nil, oT799
 		}
-		for oT811 := 0; oT811 < oT809.Len(); oT811++ {
-			oV_x := oT809.At(oT811)
+		for oT800 := 0; oT800 < oT798.Len(); oT800++ {
+			oV_x := oT798.At(oT800)
 			_ = oV_x
-			oT812 := any(int64(2))
-			oT813, oT814 := runtime.MulDyn(oV_x, oT812)
-			if oT814.Kind != 0 {
-				return nil, oT814
+			oT801, oT802 := func() (any, runtime.Err) {
+				oT803 := any(int64(2))
+				oT804, oT805 := runtime.MulDyn(oV_x, oT803)
+				if oT805.Kind != 0 {
+					return nil, oT805
+				}
+				return oT804, runtime.Err{}
+			}()
+			if oT802.Kind != 0 {
+				if oErr.Kind == 0 {
+					oErr = oT802
+				}
+				continue
 			}
-			oT815, oT816 := runtime.AsInt(oT813)
-			if oT816.Kind != 0 {
-				return nil, oT816
-			}
-			oT808 = append(oT808, any(oT815))
+			oT797 = append(oT797, oT801)
 		}
-		return oT808, runtime.Err{}
+		if oErr.Kind != 0 {
+			return nil, oErr
+		}
+		return oT797, runtime.Err{}
 	}()
-	if oT807.Kind != 0 {
-		return false, oT807
+	if oT796.Kind != 0 {
+		return false, oT796
 	}
-	return runtime.Equal(any(oT806), any(oConst12)), runtime.Err{}
+	return runtime.Equal(any(oT795), any(oConst13)), runtime.Err{}
 }
 
 // oRule121 evaluates rule "E121" (policy).
@@ -4947,44 +4968,60 @@ func oRule121(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[121]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT817, oT818 := oF.ToolArgs["list"]
-	if !oT818 {
+	oT806, oT807 := oF.ToolArgs["list"]
+	if !oT807 {
 		return false, runtime.NoSuchKey("list")
 	}
-	oT819, oT820 := func() ([]any, runtime.Err) {
-		oT821 := []any{}
-		oT822, oT823 := runtime.Range(oT817)
-		if oT823.Kind != 0 {
-			return nil, oT823
+	oT808, oT809 := func() ([]any, runtime.Err) {
+		oT810 := []any{}
+		var oErr runtime.Err
+		oT811, oT812 := runtime.Range(oT806)
+		if oT812.Kind != 0 {
+			return nil, oT812
 		}
-		for oT824 := 0; oT824 < oT822.Len(); oT824++ {
-			oV_x := oT822.At(oT824)
+		for oT813 := 0; oT813 < oT811.Len(); oT813++ {
+			oV_x := oT811.At(oT813)
 			_ = oV_x
-			oT825 := int64(1)
-			oT826, oT827 := runtime.CompareDynInt(oV_x, oT825)
-			if oT827.Kind != 0 {
-				return nil, oT827
-			}
-			if !runtime.Gt(oT826) {
+			oT814, oT815 := func() (bool, runtime.Err) {
+				oT816 := int64(1)
+				oT817, oT818 := runtime.CompareDynInt(oV_x, oT816)
+				if oT818.Kind != 0 {
+					return false, oT818
+				}
+				return runtime.Gt(oT817), runtime.Err{}
+			}()
+			if oT815.Kind != 0 {
+				oErr = oT815
 				continue
 			}
-			oT828 := any(int64(10))
-			oT829, oT830 := runtime.MulDyn(oV_x, oT828)
-			if oT830.Kind != 0 {
-				return nil, oT830
+			if !oT814 {
+				continue
 			}
-			oT831, oT832 := runtime.AsInt(oT829)
-			if oT832.Kind != 0 {
-				return nil, oT832
+			oT819, oT820 := func() (any, runtime.Err) {
+				oT821 := any(int64(10))
+				oT822, oT823 := runtime.MulDyn(oV_x, oT821)
+				if oT823.Kind != 0 {
+					return nil, oT823
+				}
+				return oT822, runtime.Err{}
+			}()
+			if oT820.Kind != 0 {
+				if oErr.Kind == 0 {
+					oErr = oT820
+				}
+				continue
 			}
-			oT821 = append(oT821, any(oT831))
+			oT810 = append(oT810, oT819)
 		}
-		return oT821, runtime.Err{}
+		if oErr.Kind != 0 {
+			return nil, oErr
+		}
+		return oT810, runtime.Err{}
 	}()
-	if oT820.Kind != 0 {
-		return false, oT820
+	if oT809.Kind != 0 {
+		return false, oT809
 	}
-	return runtime.Equal(any(oT819), any(oConst13)), runtime.Err{}
+	return runtime.Equal(any(oT808), any(oConst14)), runtime.Err{}
 }
 
 // oRule122 evaluates rule "E122" (policy).
@@ -4995,33 +5032,33 @@ func oRule122(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[122]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT833, oT834 := oF.ToolArgs["mixed"]
-	if !oT834 {
+	oT824, oT825 := oF.ToolArgs["mixed"]
+	if !oT825 {
 		return false, runtime.NoSuchKey("mixed")
 	}
-	oT835, oT836 := func() (bool, runtime.Err) {
+	oT826, oT827 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT837, oT838 := runtime.Range(oT833)
-		if oT838.Kind != 0 {
-			return false, oT838
+		oT828, oT829 := runtime.Range(oT824)
+		if oT829.Kind != 0 {
+			return false, oT829
 		}
-		for oT839 := 0; oT839 < oT837.Len(); oT839++ {
-			oV_x := oT837.At(oT839)
+		for oT830 := 0; oT830 < oT828.Len(); oT830++ {
+			oV_x := oT828.At(oT830)
 			_ = oV_x
-			oT840, oT841 := func() (bool, runtime.Err) {
-				oT842 := int64(0)
-				oT843, oT844 := runtime.CompareDynInt(oV_x, oT842)
-				if oT844.Kind != 0 {
-					return false, oT844
+			oT831, oT832 := func() (bool, runtime.Err) {
+				oT833 := int64(0)
+				oT834, oT835 := runtime.CompareDynInt(oV_x, oT833)
+				if oT835.Kind != 0 {
+					return false, oT835
 				}
-				return runtime.Gt(oT843), runtime.Err{}
+				return runtime.Gt(oT834), runtime.Err{}
 			}()
-			if oT841.Kind == 0 {
-				if !oT840 {
+			if oT832.Kind == 0 {
+				if !oT831 {
 					return false, runtime.Err{}
 				}
 			} else if oErr.Kind == 0 {
-				oErr = oT841
+				oErr = oT832
 			}
 		}
 		if oErr.Kind != 0 {
@@ -5029,10 +5066,10 @@ func oRule122(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 		}
 		return true, runtime.Err{}
 	}()
-	if oT836.Kind != 0 {
-		return false, oT836
+	if oT827.Kind != 0 {
+		return false, oT827
 	}
-	return oT835, runtime.Err{}
+	return oT826, runtime.Err{}
 }
 
 // oRule123 evaluates rule "E123" (policy).
@@ -5043,33 +5080,33 @@ func oRule123(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[123]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT845, oT846 := oF.ToolArgs["mixed"]
-	if !oT846 {
+	oT836, oT837 := oF.ToolArgs["mixed"]
+	if !oT837 {
 		return false, runtime.NoSuchKey("mixed")
 	}
-	oT847, oT848 := func() (bool, runtime.Err) {
+	oT838, oT839 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT849, oT850 := runtime.Range(oT845)
-		if oT850.Kind != 0 {
-			return false, oT850
+		oT840, oT841 := runtime.Range(oT836)
+		if oT841.Kind != 0 {
+			return false, oT841
 		}
-		for oT851 := 0; oT851 < oT849.Len(); oT851++ {
-			oV_x := oT849.At(oT851)
+		for oT842 := 0; oT842 < oT840.Len(); oT842++ {
+			oV_x := oT840.At(oT842)
 			_ = oV_x
-			oT852, oT853 := func() (bool, runtime.Err) {
-				oT854 := int64(0)
-				oT855, oT856 := runtime.CompareDynInt(oV_x, oT854)
-				if oT856.Kind != 0 {
-					return false, oT856
+			oT843, oT844 := func() (bool, runtime.Err) {
+				oT845 := int64(0)
+				oT846, oT847 := runtime.CompareDynInt(oV_x, oT845)
+				if oT847.Kind != 0 {
+					return false, oT847
 				}
-				return runtime.Gt(oT855), runtime.Err{}
+				return runtime.Gt(oT846), runtime.Err{}
 			}()
-			if oT853.Kind == 0 {
-				if oT852 {
+			if oT844.Kind == 0 {
+				if oT843 {
 					return true, runtime.Err{}
 				}
 			} else if oErr.Kind == 0 {
-				oErr = oT853
+				oErr = oT844
 			}
 		}
 		if oErr.Kind != 0 {
@@ -5077,10 +5114,10 @@ func oRule123(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 		}
 		return false, runtime.Err{}
 	}()
-	if oT848.Kind != 0 {
-		return false, oT848
+	if oT839.Kind != 0 {
+		return false, oT839
 	}
-	return oT847, runtime.Err{}
+	return oT838, runtime.Err{}
 }
 
 // oRule124 evaluates rule "E124" (policy).
@@ -5091,29 +5128,29 @@ func oRule124(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[124]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT857, oT858 := oF.ToolArgs["mixed"]
-	if !oT858 {
+	oT848, oT849 := oF.ToolArgs["mixed"]
+	if !oT849 {
 		return false, runtime.NoSuchKey("mixed")
 	}
-	oT859, oT860 := func() (bool, runtime.Err) {
+	oT850, oT851 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT861, oT862 := runtime.Range(oT857)
-		if oT862.Kind != 0 {
-			return false, oT862
+		oT852, oT853 := runtime.Range(oT848)
+		if oT853.Kind != 0 {
+			return false, oT853
 		}
-		for oT863 := 0; oT863 < oT861.Len(); oT863++ {
-			oV_x := oT861.At(oT863)
+		for oT854 := 0; oT854 < oT852.Len(); oT854++ {
+			oV_x := oT852.At(oT854)
 			_ = oV_x
-			oT864, oT865 := func() (bool, runtime.Err) {
-				oT866 := "a"
-				return runtime.EqualDynString(oV_x, oT866), runtime.Err{}
+			oT855, oT856 := func() (bool, runtime.Err) {
+				oT857 := "a"
+				return runtime.EqualDynString(oV_x, oT857), runtime.Err{}
 			}()
-			if oT865.Kind == 0 {
-				if oT864 {
+			if oT856.Kind == 0 {
+				if oT855 {
 					return true, runtime.Err{}
 				}
 			} else if oErr.Kind == 0 {
-				oErr = oT865
+				oErr = oT856
 			}
 		}
 		if oErr.Kind != 0 {
@@ -5121,10 +5158,10 @@ func oRule124(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 		}
 		return false, runtime.Err{}
 	}()
-	if oT860.Kind != 0 {
-		return false, oT860
+	if oT851.Kind != 0 {
+		return false, oT851
 	}
-	return oT859, runtime.Err{}
+	return oT850, runtime.Err{}
 }
 
 // oRule125 evaluates rule "E125" (policy).
@@ -5135,34 +5172,46 @@ func oRule125(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[125]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT867, oT868 := oF.ToolArgs["mixed"]
-	if !oT868 {
+	oT858, oT859 := oF.ToolArgs["mixed"]
+	if !oT859 {
 		return false, runtime.NoSuchKey("mixed")
 	}
-	oT869, oT870 := func() (bool, runtime.Err) {
-		oT871 := 0
-		oT872, oT873 := runtime.Range(oT867)
-		if oT873.Kind != 0 {
-			return false, oT873
+	oT860, oT861 := func() (bool, runtime.Err) {
+		oT862 := 0
+		var oErr runtime.Err
+		oT863, oT864 := runtime.Range(oT858)
+		if oT864.Kind != 0 {
+			return false, oT864
 		}
-		for oT874 := 0; oT874 < oT872.Len(); oT874++ {
-			oV_x := oT872.At(oT874)
+		for oT865 := 0; oT865 < oT863.Len(); oT865++ {
+			oV_x := oT863.At(oT865)
 			_ = oV_x
-			oT875 := int64(0)
-			oT876, oT877 := runtime.CompareDynInt(oV_x, oT875)
-			if oT877.Kind != 0 {
-				return false, oT877
+			oT866, oT867 := func() (bool, runtime.Err) {
+				oT868 := int64(0)
+				oT869, oT870 := runtime.CompareDynInt(oV_x, oT868)
+				if oT870.Kind != 0 {
+					return false, oT870
+				}
+				return runtime.Gt(oT869), runtime.Err{}
+			}()
+			if oT867.Kind != 0 {
+				oErr = oT867
+				continue
 			}
-			if runtime.Gt(oT876) {
-				oT871++
+			if !oT866 {
+				continue
 			}
+			oT862++
 		}
-		return oT871 == 1, runtime.Err{}
+		if oErr.Kind != 0 {
+			return false, oErr
+		}
+		return oT862 == 1, runtime.Err{}
 	}()
-	if oT870.Kind != 0 {
-		return false, oT870
+	if oT861.Kind != 0 {
+		return false, oT861
 	}
-	return oT869, runtime.Err{}
+	return oT860, runtime.Err{}
 }
 
 // oRule126 evaluates rule "E126" (policy).
@@ -5173,35 +5222,46 @@ func oRule126(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[126]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT878, oT879 := oF.ToolArgs["mixed"]
-	if !oT879 {
+	oT871, oT872 := oF.ToolArgs["mixed"]
+	if !oT872 {
 		return false, runtime.NoSuchKey("mixed")
 	}
-	oT880, oT881 := func() ([]any, runtime.Err) {
-		oT882 := []any{}
-		oT883, oT884 := runtime.Range(oT878)
-		if oT884.Kind != 0 {
-			return nil, oT884
+	oT873, oT874 := func() ([]any, runtime.Err) {
+		oT875 := []any{}
+		var oErr runtime.Err
+		oT876, oT877 := runtime.Range(oT871)
+		if oT877.Kind != 0 {
+			return nil, oT877
 		}
-		for oT885 := 0; oT885 < oT883.Len(); oT885++ {
-			oV_x := oT883.At(oT885)
+		for oT878 := 0; oT878 < oT876.Len(); oT878++ {
+			oV_x := oT876.At(oT878)
 			_ = oV_x
-			oT886 := int64(0)
-			oT887, oT888 := runtime.CompareDynInt(oV_x, oT886)
-			if oT888.Kind != 0 {
-				return nil, oT888
-			}
-			if !runtime.Gt(oT887) {
+			oT879, oT880 := func() (bool, runtime.Err) {
+				oT881 := int64(0)
+				oT882, oT883 := runtime.CompareDynInt(oV_x, oT881)
+				if oT883.Kind != 0 {
+					return false, oT883
+				}
+				return runtime.Gt(oT882), runtime.Err{}
+			}()
+			if oT880.Kind != 0 {
+				oErr = oT880
 				continue
 			}
-			oT882 = append(oT882, oV_x)
+			if !oT879 {
+				continue
+			}
+			oT875 = append(oT875, oV_x)
 		}
-		return oT882, runtime.Err{}
+		if oErr.Kind != 0 {
+			return nil, oErr
+		}
+		return oT875, runtime.Err{}
 	}()
-	if oT881.Kind != 0 {
-		return false, oT881
+	if oT874.Kind != 0 {
+		return false, oT874
 	}
-	return runtime.Equal(any(oT880), any(oConst14)), runtime.Err{}
+	return runtime.Equal(any(oT873), any(oConst15)), runtime.Err{}
 }
 
 // oRule127 evaluates rule "E127" (policy).
@@ -5212,29 +5272,29 @@ func oRule127(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[127]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT889, oT890 := oF.ToolArgs["map"]
-	if !oT890 {
+	oT884, oT885 := oF.ToolArgs["map"]
+	if !oT885 {
 		return false, runtime.NoSuchKey("map")
 	}
-	oT891, oT892 := func() (bool, runtime.Err) {
+	oT886, oT887 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT893, oT894 := runtime.Range(oT889)
-		if oT894.Kind != 0 {
-			return false, oT894
+		oT888, oT889 := runtime.Range(oT884)
+		if oT889.Kind != 0 {
+			return false, oT889
 		}
-		for oT895 := 0; oT895 < oT893.Len(); oT895++ {
-			oV_k := oT893.At(oT895)
+		for oT890 := 0; oT890 < oT888.Len(); oT890++ {
+			oV_k := oT888.At(oT890)
 			_ = oV_k
-			oT896, oT897 := func() (bool, runtime.Err) {
-				oT898 := "a"
-				return runtime.EqualDynString(oV_k, oT898), runtime.Err{}
+			oT891, oT892 := func() (bool, runtime.Err) {
+				oT893 := "a"
+				return runtime.EqualDynString(oV_k, oT893), runtime.Err{}
 			}()
-			if oT897.Kind == 0 {
-				if !oT896 {
+			if oT892.Kind == 0 {
+				if !oT891 {
 					return false, runtime.Err{}
 				}
 			} else if oErr.Kind == 0 {
-				oErr = oT897
+				oErr = oT892
 			}
 		}
 		if oErr.Kind != 0 {
@@ -5242,10 +5302,10 @@ func oRule127(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 		}
 		return true, runtime.Err{}
 	}()
-	if oT892.Kind != 0 {
-		return false, oT892
+	if oT887.Kind != 0 {
+		return false, oT887
 	}
-	return oT891, runtime.Err{}
+	return oT886, runtime.Err{}
 }
 
 // oRule128 evaluates rule "E128" (policy).
@@ -5256,37 +5316,37 @@ func oRule128(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[128]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT899, oT900 := oF.ToolArgs["map"]
-	if !oT900 {
+	oT894, oT895 := oF.ToolArgs["map"]
+	if !oT895 {
 		return false, runtime.NoSuchKey("map")
 	}
-	oT901, oT902 := func() (bool, runtime.Err) {
+	oT896, oT897 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT903, oT904 := runtime.Range(oT899)
-		if oT904.Kind != 0 {
-			return false, oT904
+		oT898, oT899 := runtime.Range(oT894)
+		if oT899.Kind != 0 {
+			return false, oT899
 		}
-		for oT905 := 0; oT905 < oT903.Len(); oT905++ {
-			oV_k := oT903.At(oT905)
+		for oT900 := 0; oT900 < oT898.Len(); oT900++ {
+			oV_k := oT898.At(oT900)
 			_ = oV_k
-			oT906, oT907 := func() (bool, runtime.Err) {
-				oT908, oT909 := oF.ToolArgs["map"]
-				if !oT909 {
+			oT901, oT902 := func() (bool, runtime.Err) {
+				oT903, oT904 := oF.ToolArgs["map"]
+				if !oT904 {
 					return false, runtime.NoSuchKey("map")
 				}
-				oT910, oT911 := runtime.IndexDyn(oT908, oV_k)
-				if oT911.Kind != 0 {
-					return false, oT911
+				oT905, oT906 := runtime.IndexDyn(oT903, oV_k)
+				if oT906.Kind != 0 {
+					return false, oT906
 				}
-				oT912 := int64(1)
-				return runtime.EqualDynInt(oT910, oT912), runtime.Err{}
+				oT907 := int64(1)
+				return runtime.EqualDynInt(oT905, oT907), runtime.Err{}
 			}()
-			if oT907.Kind == 0 {
-				if oT906 {
+			if oT902.Kind == 0 {
+				if oT901 {
 					return true, runtime.Err{}
 				}
 			} else if oErr.Kind == 0 {
-				oErr = oT907
+				oErr = oT902
 			}
 		}
 		if oErr.Kind != 0 {
@@ -5294,10 +5354,10 @@ func oRule128(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 		}
 		return false, runtime.Err{}
 	}()
-	if oT902.Kind != 0 {
-		return false, oT902
+	if oT897.Kind != 0 {
+		return false, oT897
 	}
-	return oT901, runtime.Err{}
+	return oT896, runtime.Err{}
 }
 
 // oRule129 evaluates rule "E129" (policy).
@@ -5308,28 +5368,28 @@ func oRule129(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[129]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT913, oT914 := oF.ToolArgs["s"]
-	if !oT914 {
+	oT908, oT909 := oF.ToolArgs["s"]
+	if !oT909 {
 		return false, runtime.NoSuchKey("s")
 	}
-	oT915, oT916 := func() (bool, runtime.Err) {
+	oT910, oT911 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT917, oT918 := runtime.Range(oT913)
-		if oT918.Kind != 0 {
-			return false, oT918
+		oT912, oT913 := runtime.Range(oT908)
+		if oT913.Kind != 0 {
+			return false, oT913
 		}
-		for oT919 := 0; oT919 < oT917.Len(); oT919++ {
-			oV_x := oT917.At(oT919)
+		for oT914 := 0; oT914 < oT912.Len(); oT914++ {
+			oV_x := oT912.At(oT914)
 			_ = oV_x
-			oT920, oT921 := func() (bool, runtime.Err) {
+			oT915, oT916 := func() (bool, runtime.Err) {
 				return true, runtime.Err{}
 			}()
-			if oT921.Kind == 0 {
-				if oT920 {
+			if oT916.Kind == 0 {
+				if oT915 {
 					return true, runtime.Err{}
 				}
 			} else if oErr.Kind == 0 {
-				oErr = oT921
+				oErr = oT916
 			}
 		}
 		if oErr.Kind != 0 {
@@ -5337,10 +5397,10 @@ func oRule129(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 		}
 		return false, runtime.Err{}
 	}()
-	if oT916.Kind != 0 {
-		return false, oT916
+	if oT911.Kind != 0 {
+		return false, oT911
 	}
-	return oT915, runtime.Err{}
+	return oT910, runtime.Err{}
 }
 
 // oRule130 evaluates rule "E130" (policy).
@@ -5351,28 +5411,28 @@ func oRule130(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[130]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT922, oT923 := oF.ToolArgs["missing"]
-	if !oT923 {
+	oT917, oT918 := oF.ToolArgs["missing"]
+	if !oT918 {
 		return false, runtime.NoSuchKey("missing")
 	}
-	oT924, oT925 := func() (bool, runtime.Err) {
+	oT919, oT920 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT926, oT927 := runtime.Range(oT922)
-		if oT927.Kind != 0 {
-			return false, oT927
+		oT921, oT922 := runtime.Range(oT917)
+		if oT922.Kind != 0 {
+			return false, oT922
 		}
-		for oT928 := 0; oT928 < oT926.Len(); oT928++ {
-			oV_x := oT926.At(oT928)
+		for oT923 := 0; oT923 < oT921.Len(); oT923++ {
+			oV_x := oT921.At(oT923)
 			_ = oV_x
-			oT929, oT930 := func() (bool, runtime.Err) {
+			oT924, oT925 := func() (bool, runtime.Err) {
 				return true, runtime.Err{}
 			}()
-			if oT930.Kind == 0 {
-				if !oT929 {
+			if oT925.Kind == 0 {
+				if !oT924 {
 					return false, runtime.Err{}
 				}
 			} else if oErr.Kind == 0 {
-				oErr = oT930
+				oErr = oT925
 			}
 		}
 		if oErr.Kind != 0 {
@@ -5380,10 +5440,10 @@ func oRule130(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 		}
 		return true, runtime.Err{}
 	}()
-	if oT925.Kind != 0 {
-		return false, oT925
+	if oT920.Kind != 0 {
+		return false, oT920
 	}
-	return oT924, runtime.Err{}
+	return oT919, runtime.Err{}
 }
 
 // oRule131 evaluates rule "E131" (policy).
@@ -5394,28 +5454,28 @@ func oRule131(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[131]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT931, oT932 := func() (bool, runtime.Err) {
+	oT926, oT927 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
 		for _, oV_m := range oF.SecretMatches {
 			_ = oV_m
-			oT933, oT934 := func() (bool, runtime.Err) {
-				oT935, oT936 := oV_m["score"]
-				if !oT936 {
+			oT928, oT929 := func() (bool, runtime.Err) {
+				oT930, oT931 := oV_m["score"]
+				if !oT931 {
 					return false, runtime.NoSuchKey("score")
 				}
-				oT937 := float64(0.8)
-				oT938, oT939 := runtime.CompareDynDouble(oT935, oT937)
-				if oT939.Kind != 0 {
-					return false, oT939
+				oT932 := float64(0.8)
+				oT933, oT934 := runtime.CompareDynDouble(oT930, oT932)
+				if oT934.Kind != 0 {
+					return false, oT934
 				}
-				return runtime.Gt(oT938), runtime.Err{}
+				return runtime.Gt(oT933), runtime.Err{}
 			}()
-			if oT934.Kind == 0 {
-				if oT933 {
+			if oT929.Kind == 0 {
+				if oT928 {
 					return true, runtime.Err{}
 				}
 			} else if oErr.Kind == 0 {
-				oErr = oT934
+				oErr = oT929
 			}
 		}
 		if oErr.Kind != 0 {
@@ -5423,10 +5483,10 @@ func oRule131(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 		}
 		return false, runtime.Err{}
 	}()
-	if oT932.Kind != 0 {
-		return false, oT932
+	if oT927.Kind != 0 {
+		return false, oT927
 	}
-	return oT931, runtime.Err{}
+	return oT926, runtime.Err{}
 }
 
 // oRule132 evaluates rule "E132" (policy).
@@ -5437,28 +5497,31 @@ func oRule132(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[132]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT940, oT941 := func() (bool, runtime.Err) {
+	oT935, oT936 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
 		for _, oV_m := range oF.SecretMatches {
 			_ = oV_m
-			oT942, oT943 := func() (bool, runtime.Err) {
-				oT944, oT945 := oV_m["kind"]
-				if !oT945 {
+			oT937, oT938 := func() (bool, runtime.Err) {
+				oT939, oT940 := oV_m["kind"]
+				if !oT940 {
 					return false, runtime.NoSuchKey("kind")
 				}
-				oT946, oT947 := runtime.AsString(oT944)
-				if oT947.Kind != 0 {
-					return false, oT947
+				if !runtime.Assignable(oT939, oConst4) {
+					return false, runtime.NoSuchOverload("startsWith")
 				}
-				oT948 := "g"
-				return strings.HasPrefix(oT946, oT948), runtime.Err{}
+				oT941, oT942 := runtime.AsString(oT939)
+				if oT942.Kind != 0 {
+					return false, oT942
+				}
+				oT943 := "g"
+				return strings.HasPrefix(oT941, oT943), runtime.Err{}
 			}()
-			if oT943.Kind == 0 {
-				if !oT942 {
+			if oT938.Kind == 0 {
+				if !oT937 {
 					return false, runtime.Err{}
 				}
 			} else if oErr.Kind == 0 {
-				oErr = oT943
+				oErr = oT938
 			}
 		}
 		if oErr.Kind != 0 {
@@ -5466,10 +5529,10 @@ func oRule132(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 		}
 		return true, runtime.Err{}
 	}()
-	if oT941.Kind != 0 {
-		return false, oT941
+	if oT936.Kind != 0 {
+		return false, oT936
 	}
-	return oT940, runtime.Err{}
+	return oT935, runtime.Err{}
 }
 
 // oRule133 evaluates rule "E133" (policy).
@@ -5480,21 +5543,21 @@ func oRule133(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[133]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT949, oT950 := func() (bool, runtime.Err) {
+	oT944, oT945 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
 		for _, oV_r := range oF.PrincipalRoles {
 			_ = oV_r
-			oT951, oT952 := func() (bool, runtime.Err) {
-				oT953 := runtime.SizeString(oV_r)
-				oT954 := int64(3)
-				return (oT953 > oT954), runtime.Err{}
+			oT946, oT947 := func() (bool, runtime.Err) {
+				oT948 := runtime.SizeString(oV_r)
+				oT949 := int64(3)
+				return (oT948 > oT949), runtime.Err{}
 			}()
-			if oT952.Kind == 0 {
-				if !oT951 {
+			if oT947.Kind == 0 {
+				if !oT946 {
 					return false, runtime.Err{}
 				}
 			} else if oErr.Kind == 0 {
-				oErr = oT952
+				oErr = oT947
 			}
 		}
 		if oErr.Kind != 0 {
@@ -5502,10 +5565,10 @@ func oRule133(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 		}
 		return true, runtime.Err{}
 	}()
-	if oT950.Kind != 0 {
-		return false, oT950
+	if oT945.Kind != 0 {
+		return false, oT945
 	}
-	return oT949, runtime.Err{}
+	return oT944, runtime.Err{}
 }
 
 // oRule134 evaluates rule "E134" (policy).
@@ -5515,34 +5578,34 @@ func oRule134(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[134]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT955, oT956 := func() (bool, runtime.Err) {
+	oT950, oT951 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		for _, oT957 := range oConst0 {
-			oT958, oT959 := runtime.AsInt(oT957)
-			if oT959.Kind != 0 {
-				return false, oT959
+		for _, oT952 := range oConst0 {
+			oT953, oT954 := runtime.AsInt(oT952)
+			if oT954.Kind != 0 {
+				return false, oT954
 			}
-			oV_x := oT958
+			oV_x := oT953
 			_ = oV_x
-			oT960, oT961 := func() (bool, runtime.Err) {
-				oT962 := int64(10)
-				oT963, oT964 := runtime.SubInt(oV_x, int64(2))
-				if oT964.Kind != 0 {
-					return false, oT964
+			oT955, oT956 := func() (bool, runtime.Err) {
+				oT957, oT958 := runtime.SubInt(oV_x, int64(2))
+				if oT958.Kind != 0 {
+					return false, oT958
 				}
-				oT965, oT966 := runtime.DivInt(oT962, oT963)
-				if oT966.Kind != 0 {
-					return false, oT966
+				oT959 := int64(10)
+				oT960, oT961 := runtime.DivInt(oT959, oT957)
+				if oT961.Kind != 0 {
+					return false, oT961
 				}
-				oT967 := int64(100)
-				return (oT965 > oT967), runtime.Err{}
+				oT962 := int64(100)
+				return (oT960 > oT962), runtime.Err{}
 			}()
-			if oT961.Kind == 0 {
-				if oT960 {
+			if oT956.Kind == 0 {
+				if oT955 {
 					return true, runtime.Err{}
 				}
 			} else if oErr.Kind == 0 {
-				oErr = oT961
+				oErr = oT956
 			}
 		}
 		if oErr.Kind != 0 {
@@ -5550,10 +5613,10 @@ func oRule134(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 		}
 		return false, runtime.Err{}
 	}()
-	if oT956.Kind != 0 {
-		return false, oT956
+	if oT951.Kind != 0 {
+		return false, oT951
 	}
-	return oT955, runtime.Err{}
+	return oT950, runtime.Err{}
 }
 
 // oRule135 evaluates rule "E135" (policy).
@@ -5563,34 +5626,34 @@ func oRule135(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[135]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT968, oT969 := func() (bool, runtime.Err) {
+	oT963, oT964 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		for _, oT970 := range oConst0 {
-			oT971, oT972 := runtime.AsInt(oT970)
-			if oT972.Kind != 0 {
-				return false, oT972
+		for _, oT965 := range oConst0 {
+			oT966, oT967 := runtime.AsInt(oT965)
+			if oT967.Kind != 0 {
+				return false, oT967
 			}
-			oV_x := oT971
+			oV_x := oT966
 			_ = oV_x
-			oT973, oT974 := func() (bool, runtime.Err) {
-				oT975 := int64(10)
-				oT976, oT977 := runtime.SubInt(oV_x, int64(2))
-				if oT977.Kind != 0 {
-					return false, oT977
+			oT968, oT969 := func() (bool, runtime.Err) {
+				oT970, oT971 := runtime.SubInt(oV_x, int64(2))
+				if oT971.Kind != 0 {
+					return false, oT971
 				}
-				oT978, oT979 := runtime.DivInt(oT975, oT976)
-				if oT979.Kind != 0 {
-					return false, oT979
+				oT972 := int64(10)
+				oT973, oT974 := runtime.DivInt(oT972, oT970)
+				if oT974.Kind != 0 {
+					return false, oT974
 				}
-				oT980 := int64(0)
-				return (oT978 > oT980), runtime.Err{}
+				oT975 := int64(0)
+				return (oT973 > oT975), runtime.Err{}
 			}()
-			if oT974.Kind == 0 {
-				if !oT973 {
+			if oT969.Kind == 0 {
+				if !oT968 {
 					return false, runtime.Err{}
 				}
 			} else if oErr.Kind == 0 {
-				oErr = oT974
+				oErr = oT969
 			}
 		}
 		if oErr.Kind != 0 {
@@ -5598,10 +5661,10 @@ func oRule135(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 		}
 		return true, runtime.Err{}
 	}()
-	if oT969.Kind != 0 {
-		return false, oT969
+	if oT964.Kind != 0 {
+		return false, oT964
 	}
-	return oT968, runtime.Err{}
+	return oT963, runtime.Err{}
 }
 
 // oRule136 evaluates rule "E136" (policy).
@@ -5611,36 +5674,36 @@ func oRule136(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[136]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT981 := []any{any(oConst14), any(oConst11)}
-	oT982, oT983 := func() (bool, runtime.Err) {
+	oT976 := []any{any(oConst15), any(oConst12)}
+	oT977, oT978 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		for _, oT984 := range oT981 {
-			oT985, oT986 := runtime.AsAnyList(oT984)
-			if oT986.Kind != 0 {
-				return false, oT986
+		for _, oT979 := range oT976 {
+			oT980, oT981 := runtime.AsAnyList(oT979)
+			if oT981.Kind != 0 {
+				return false, oT981
 			}
-			oV_l := oT985
+			oV_l := oT980
 			_ = oV_l
-			oT987, oT988 := func() (bool, runtime.Err) {
-				oT989, oT990 := func() (bool, runtime.Err) {
+			oT982, oT983 := func() (bool, runtime.Err) {
+				oT984, oT985 := func() (bool, runtime.Err) {
 					var oErr runtime.Err
-					for _, oT991 := range oV_l {
-						oT992, oT993 := runtime.AsInt(oT991)
-						if oT993.Kind != 0 {
-							return false, oT993
+					for _, oT986 := range oV_l {
+						oT987, oT988 := runtime.AsInt(oT986)
+						if oT988.Kind != 0 {
+							return false, oT988
 						}
-						oV_x := oT992
+						oV_x := oT987
 						_ = oV_x
-						oT994, oT995 := func() (bool, runtime.Err) {
-							oT996 := int64(3)
-							return (oV_x == oT996), runtime.Err{}
+						oT989, oT990 := func() (bool, runtime.Err) {
+							oT991 := int64(3)
+							return (oV_x == oT991), runtime.Err{}
 						}()
-						if oT995.Kind == 0 {
-							if oT994 {
+						if oT990.Kind == 0 {
+							if oT989 {
 								return true, runtime.Err{}
 							}
 						} else if oErr.Kind == 0 {
-							oErr = oT995
+							oErr = oT990
 						}
 					}
 					if oErr.Kind != 0 {
@@ -5648,17 +5711,17 @@ func oRule136(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 					}
 					return false, runtime.Err{}
 				}()
-				if oT990.Kind != 0 {
-					return false, oT990
+				if oT985.Kind != 0 {
+					return false, oT985
 				}
-				return oT989, runtime.Err{}
+				return oT984, runtime.Err{}
 			}()
-			if oT988.Kind == 0 {
-				if oT987 {
+			if oT983.Kind == 0 {
+				if oT982 {
 					return true, runtime.Err{}
 				}
 			} else if oErr.Kind == 0 {
-				oErr = oT988
+				oErr = oT983
 			}
 		}
 		if oErr.Kind != 0 {
@@ -5666,10 +5729,10 @@ func oRule136(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 		}
 		return false, runtime.Err{}
 	}()
-	if oT983.Kind != 0 {
-		return false, oT983
+	if oT978.Kind != 0 {
+		return false, oT978
 	}
-	return oT982, runtime.Err{}
+	return oT977, runtime.Err{}
 }
 
 // oRule137 evaluates rule "E137" (policy).
@@ -5680,38 +5743,47 @@ func oRule137(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[137]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT997, oT998 := oF.ToolArgs["list"]
-	if !oT998 {
+	oT992, oT993 := oF.ToolArgs["list"]
+	if !oT993 {
 		return false, runtime.NoSuchKey("list")
 	}
-	oT999, oT1000 := func() ([]any, runtime.Err) {
-		oT1001 := []any{}
-		oT1002, oT1003 := runtime.Range(oT997)
-		if oT1003.Kind != 0 {
-			return nil, oT1003
+	oT994, oT995 := func() ([]any, runtime.Err) {
+		oT996 := []any{}
+		var oErr runtime.Err
+		oT997, oT998 := runtime.Range(oT992)
+		if oT998.Kind != 0 {
+			return nil, oT998
 		}
-		for oT1004 := 0; oT1004 < oT1002.Len(); oT1004++ {
-			oV_x := oT1002.At(oT1004)
+		for oT999 := 0; oT999 < oT997.Len(); oT999++ {
+			oV_x := oT997.At(oT999)
 			_ = oV_x
-			oT1005 := any(int64(9223372036854775807))
-			oT1006, oT1007 := runtime.AddDyn(oV_x, oT1005)
-			if oT1007.Kind != 0 {
-				return nil, oT1007
+			oT1000, oT1001 := func() (any, runtime.Err) {
+				oT1002 := any(int64(9223372036854775807))
+				oT1003, oT1004 := runtime.AddDyn(oV_x, oT1002)
+				if oT1004.Kind != 0 {
+					return nil, oT1004
+				}
+				return oT1003, runtime.Err{}
+			}()
+			if oT1001.Kind != 0 {
+				if oErr.Kind == 0 {
+					oErr = oT1001
+				}
+				continue
 			}
-			oT1008, oT1009 := runtime.AsInt(oT1006)
-			if oT1009.Kind != 0 {
-				return nil, oT1009
-			}
-			oT1001 = append(oT1001, any(oT1008))
+			oT996 = append(oT996, oT1000)
 		}
-		return oT1001, runtime.Err{}
+		if oErr.Kind != 0 {
+			return nil, oErr
+		}
+		return oT996, runtime.Err{}
 	}()
-	if oT1000.Kind != 0 {
-		return false, oT1000
+	if oT995.Kind != 0 {
+		return false, oT995
 	}
-	oT1010 := int64(len(oT999))
-	oT1011 := int64(3)
-	return (oT1010 == oT1011), runtime.Err{}
+	oT1005 := int64(len(oT994))
+	oT1006 := int64(3)
+	return (oT1005 == oT1006), runtime.Err{}
 }
 
 // oRule138 evaluates rule "E138" (policy).
@@ -5722,41 +5794,41 @@ func oRule138(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[138]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT1012, oT1013 := func() (bool, runtime.Err) {
+	oT1007, oT1008 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT1014, oT1015 := func() (bool, runtime.Err) {
-			oT1016 := runtime.ToolArgString(oF.ToolArgs, "s")
-			oT1017 := "hello"
-			return (oT1016 == oT1017), runtime.Err{}
+		oT1009, oT1010 := func() (bool, runtime.Err) {
+			oT1011 := runtime.ToolArgString(oF.ToolArgs, "s")
+			oT1012 := "hello"
+			return (oT1011 == oT1012), runtime.Err{}
 		}()
-		if oT1015.Kind == 0 {
-			if !oT1014 {
+		if oT1010.Kind == 0 {
+			if !oT1009 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT1015
+			oErr = oT1010
 		}
-		oT1018, oT1019 := func() (bool, runtime.Err) {
-			oT1020 := runtime.ToolArgString(oF.ToolArgs, "n")
-			oT1021 := ""
-			return (oT1020 == oT1021), runtime.Err{}
+		oT1013, oT1014 := func() (bool, runtime.Err) {
+			oT1015 := runtime.ToolArgString(oF.ToolArgs, "n")
+			oT1016 := ""
+			return (oT1015 == oT1016), runtime.Err{}
 		}()
-		if oT1019.Kind == 0 {
-			if !oT1018 {
+		if oT1014.Kind == 0 {
+			if !oT1013 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT1019
+			oErr = oT1014
 		}
 		if oErr.Kind != 0 {
 			return false, oErr
 		}
 		return true, runtime.Err{}
 	}()
-	if oT1013.Kind != 0 {
-		return false, oT1013
+	if oT1008.Kind != 0 {
+		return false, oT1008
 	}
-	return oT1012, runtime.Err{}
+	return oT1007, runtime.Err{}
 }
 
 // oRule139 evaluates rule "E139" (policy).
@@ -5767,53 +5839,53 @@ func oRule139(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[139]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT1022, oT1023 := func() (bool, runtime.Err) {
+	oT1017, oT1018 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT1024, oT1025 := func() (bool, runtime.Err) {
-			oT1026 := runtime.ToolArgInt(oF.ToolArgs, "n")
-			oT1027 := int64(3)
-			return (oT1026 == oT1027), runtime.Err{}
+		oT1019, oT1020 := func() (bool, runtime.Err) {
+			oT1021 := runtime.ToolArgInt(oF.ToolArgs, "n")
+			oT1022 := int64(3)
+			return (oT1021 == oT1022), runtime.Err{}
 		}()
-		if oT1025.Kind == 0 {
-			if !oT1024 {
+		if oT1020.Kind == 0 {
+			if !oT1019 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT1025
+			oErr = oT1020
 		}
-		oT1028, oT1029 := func() (bool, runtime.Err) {
-			oT1030 := runtime.ToolArgInt(oF.ToolArgs, "d")
-			oT1031 := int64(0)
-			return (oT1030 == oT1031), runtime.Err{}
+		oT1023, oT1024 := func() (bool, runtime.Err) {
+			oT1025 := runtime.ToolArgInt(oF.ToolArgs, "d")
+			oT1026 := int64(0)
+			return (oT1025 == oT1026), runtime.Err{}
 		}()
-		if oT1029.Kind == 0 {
-			if !oT1028 {
+		if oT1024.Kind == 0 {
+			if !oT1023 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT1029
+			oErr = oT1024
 		}
-		oT1032, oT1033 := func() (bool, runtime.Err) {
-			oT1034 := runtime.ToolArgInt(oF.ToolArgs, "whole")
-			oT1035 := int64(4)
-			return (oT1034 == oT1035), runtime.Err{}
+		oT1027, oT1028 := func() (bool, runtime.Err) {
+			oT1029 := runtime.ToolArgInt(oF.ToolArgs, "whole")
+			oT1030 := int64(4)
+			return (oT1029 == oT1030), runtime.Err{}
 		}()
-		if oT1033.Kind == 0 {
-			if !oT1032 {
+		if oT1028.Kind == 0 {
+			if !oT1027 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT1033
+			oErr = oT1028
 		}
 		if oErr.Kind != 0 {
 			return false, oErr
 		}
 		return true, runtime.Err{}
 	}()
-	if oT1023.Kind != 0 {
-		return false, oT1023
+	if oT1018.Kind != 0 {
+		return false, oT1018
 	}
-	return oT1022, runtime.Err{}
+	return oT1017, runtime.Err{}
 }
 
 // oRule140 evaluates rule "E140" (policy).
@@ -5824,38 +5896,38 @@ func oRule140(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[140]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT1036, oT1037 := func() (bool, runtime.Err) {
+	oT1031, oT1032 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT1038, oT1039 := func() (bool, runtime.Err) {
+		oT1033, oT1034 := func() (bool, runtime.Err) {
 			return runtime.ToolArgBool(oF.ToolArgs, "b"), runtime.Err{}
 		}()
-		if oT1039.Kind == 0 {
-			if !oT1038 {
+		if oT1034.Kind == 0 {
+			if !oT1033 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT1039
+			oErr = oT1034
 		}
-		oT1040, oT1041 := func() (bool, runtime.Err) {
-			oT1042 := runtime.ToolArgBool(oF.ToolArgs, "s")
-			return !oT1042, runtime.Err{}
+		oT1035, oT1036 := func() (bool, runtime.Err) {
+			oT1037 := runtime.ToolArgBool(oF.ToolArgs, "s")
+			return !oT1037, runtime.Err{}
 		}()
-		if oT1041.Kind == 0 {
-			if !oT1040 {
+		if oT1036.Kind == 0 {
+			if !oT1035 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT1041
+			oErr = oT1036
 		}
 		if oErr.Kind != 0 {
 			return false, oErr
 		}
 		return true, runtime.Err{}
 	}()
-	if oT1037.Kind != 0 {
-		return false, oT1037
+	if oT1032.Kind != 0 {
+		return false, oT1032
 	}
-	return oT1036, runtime.Err{}
+	return oT1031, runtime.Err{}
 }
 
 // oRule141 evaluates rule "E141" (policy).
@@ -5865,8 +5937,8 @@ func oRule141(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[141]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT1043 := "tool.pre_invoke"
-	return (oX.Occ.Anchor == oT1043), runtime.Err{}
+	oT1038 := "tool.pre_invoke"
+	return (oX.Occ.Anchor == oT1038), runtime.Err{}
 }
 
 // oRule142 evaluates rule "E142" (policy).
@@ -5877,39 +5949,39 @@ func oRule142(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[142]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT1044, oT1045 := func() (bool, runtime.Err) {
+	oT1039, oT1040 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT1046, oT1047 := func() (bool, runtime.Err) {
-			oT1048 := "bash"
-			return (oF.Tool == oT1048), runtime.Err{}
+		oT1041, oT1042 := func() (bool, runtime.Err) {
+			oT1043 := "bash"
+			return (oF.Tool == oT1043), runtime.Err{}
 		}()
-		if oT1047.Kind == 0 {
-			if !oT1046 {
+		if oT1042.Kind == 0 {
+			if !oT1041 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT1047
+			oErr = oT1042
 		}
-		oT1049, oT1050 := func() (bool, runtime.Err) {
-			oT1051 := ""
-			return (oF.SessionPosture == oT1051), runtime.Err{}
+		oT1044, oT1045 := func() (bool, runtime.Err) {
+			oT1046 := ""
+			return (oF.SessionPosture == oT1046), runtime.Err{}
 		}()
-		if oT1050.Kind == 0 {
-			if !oT1049 {
+		if oT1045.Kind == 0 {
+			if !oT1044 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT1050
+			oErr = oT1045
 		}
 		if oErr.Kind != 0 {
 			return false, oErr
 		}
 		return true, runtime.Err{}
 	}()
-	if oT1045.Kind != 0 {
-		return false, oT1045
+	if oT1040.Kind != 0 {
+		return false, oT1040
 	}
-	return oT1044, runtime.Err{}
+	return oT1039, runtime.Err{}
 }
 
 // oRule143 evaluates rule "E143" (policy).
@@ -5920,38 +5992,38 @@ func oRule143(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[143]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT1052, oT1053 := func() (bool, runtime.Err) {
+	oT1047, oT1048 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT1054, oT1055 := func() (bool, runtime.Err) {
-			oT1056 := int64(3)
-			return (oF.Lycaon.RepeatCount >= oT1056), runtime.Err{}
+		oT1049, oT1050 := func() (bool, runtime.Err) {
+			oT1051 := int64(3)
+			return (oF.Lycaon.RepeatCount >= oT1051), runtime.Err{}
 		}()
-		if oT1055.Kind == 0 {
-			if oT1054 {
+		if oT1050.Kind == 0 {
+			if oT1049 {
 				return true, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT1055
+			oErr = oT1050
 		}
-		oT1057, oT1058 := func() (bool, runtime.Err) {
+		oT1052, oT1053 := func() (bool, runtime.Err) {
 			return oF.Lycaon.WorkersIdle, runtime.Err{}
 		}()
-		if oT1058.Kind == 0 {
-			if oT1057 {
+		if oT1053.Kind == 0 {
+			if oT1052 {
 				return true, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT1058
+			oErr = oT1053
 		}
 		if oErr.Kind != 0 {
 			return false, oErr
 		}
 		return false, runtime.Err{}
 	}()
-	if oT1053.Kind != 0 {
-		return false, oT1053
+	if oT1048.Kind != 0 {
+		return false, oT1048
 	}
-	return oT1052, runtime.Err{}
+	return oT1047, runtime.Err{}
 }
 
 // oRule144 evaluates rule "E144" (policy).
@@ -5962,9 +6034,9 @@ func oRule144(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[144]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT1059 := int64(len(oF.Lycaon.TurnTools))
-	oT1060 := int64(0)
-	return (oT1059 == oT1060), runtime.Err{}
+	oT1054 := int64(len(oF.Lycaon.TurnTools))
+	oT1055 := int64(0)
+	return (oT1054 == oT1055), runtime.Err{}
 }
 
 // oRule145 evaluates rule "E145" (policy).
@@ -5975,38 +6047,38 @@ func oRule145(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[145]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT1061, oT1062 := func() (bool, runtime.Err) {
+	oT1056, oT1057 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT1063, oT1064 := func() (bool, runtime.Err) {
-			oT1065 := int64(0)
-			return (oF.ContentLength == oT1065), runtime.Err{}
+		oT1058, oT1059 := func() (bool, runtime.Err) {
+			oT1060 := int64(0)
+			return (oF.ContentLength == oT1060), runtime.Err{}
 		}()
-		if oT1064.Kind == 0 {
-			if !oT1063 {
+		if oT1059.Kind == 0 {
+			if !oT1058 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT1064
+			oErr = oT1059
 		}
-		oT1066, oT1067 := func() (bool, runtime.Err) {
+		oT1061, oT1062 := func() (bool, runtime.Err) {
 			return !oF.ContentContainsUntrusted, runtime.Err{}
 		}()
-		if oT1067.Kind == 0 {
-			if !oT1066 {
+		if oT1062.Kind == 0 {
+			if !oT1061 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT1067
+			oErr = oT1062
 		}
 		if oErr.Kind != 0 {
 			return false, oErr
 		}
 		return true, runtime.Err{}
 	}()
-	if oT1062.Kind != 0 {
-		return false, oT1062
+	if oT1057.Kind != 0 {
+		return false, oT1057
 	}
-	return oT1061, runtime.Err{}
+	return oT1056, runtime.Err{}
 }
 
 // oRule146 evaluates rule "E146" (policy).
@@ -6017,12 +6089,12 @@ func oRule146(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[146]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT1068, oT1069 := oF.ToolArgs["n"]
-	if !oT1069 {
+	oT1063, oT1064 := oF.ToolArgs["n"]
+	if !oT1064 {
 		return false, runtime.NoSuchKey("n")
 	}
-	oT1070 := int64(3)
-	return runtime.EqualDynInt(oT1068, oT1070), runtime.Err{}
+	oT1065 := int64(3)
+	return runtime.EqualDynInt(oT1063, oT1065), runtime.Err{}
 }
 
 // oRule147 evaluates rule "E147" (policy).
@@ -6032,9 +6104,9 @@ func oRule147(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[147]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT1071 := any(int64(1))
-	oT1072 := float64(1)
-	return runtime.EqualDynDouble(oT1071, oT1072), runtime.Err{}
+	oT1066 := any(int64(1))
+	oT1067 := float64(1)
+	return runtime.EqualDynDouble(oT1066, oT1067), runtime.Err{}
 }
 
 // oRule148 evaluates rule "E148" (policy).
@@ -6045,17 +6117,17 @@ func oRule148(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[148]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT1073, oT1074 := oF.ToolArgs["n"]
-	if !oT1074 {
+	oT1068, oT1069 := oF.ToolArgs["n"]
+	if !oT1069 {
 		return false, runtime.NoSuchKey("n")
 	}
-	oT1075 := map[string]any{"a": oT1073}
-	oT1076, oT1077 := oT1075["a"]
-	if !oT1077 {
+	oT1070 := map[string]any{"a": oT1068}
+	oT1071, oT1072 := oT1070["a"]
+	if !oT1072 {
 		return false, runtime.NoSuchKey("a")
 	}
-	oT1078 := int64(3)
-	return runtime.EqualDynInt(oT1076, oT1078), runtime.Err{}
+	oT1073 := int64(3)
+	return runtime.EqualDynInt(oT1071, oT1073), runtime.Err{}
 }
 
 // oRule149 evaluates rule "E149" (policy).
@@ -6066,21 +6138,21 @@ func oRule149(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[149]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT1079 := []string{oF.Tool, oF.Principal}
-	oT1080, oT1081 := func() (bool, runtime.Err) {
+	oT1074 := []string{oF.Tool, oF.Principal}
+	oT1075, oT1076 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		for _, oV_x := range oT1079 {
+		for _, oV_x := range oT1074 {
 			_ = oV_x
-			oT1082, oT1083 := func() (bool, runtime.Err) {
-				oT1084 := "bash"
-				return (oV_x == oT1084), runtime.Err{}
+			oT1077, oT1078 := func() (bool, runtime.Err) {
+				oT1079 := "bash"
+				return (oV_x == oT1079), runtime.Err{}
 			}()
-			if oT1083.Kind == 0 {
-				if oT1082 {
+			if oT1078.Kind == 0 {
+				if oT1077 {
 					return true, runtime.Err{}
 				}
 			} else if oErr.Kind == 0 {
-				oErr = oT1083
+				oErr = oT1078
 			}
 		}
 		if oErr.Kind != 0 {
@@ -6088,10 +6160,10 @@ func oRule149(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 		}
 		return false, runtime.Err{}
 	}()
-	if oT1081.Kind != 0 {
-		return false, oT1081
+	if oT1076.Kind != 0 {
+		return false, oT1076
 	}
-	return oT1080, runtime.Err{}
+	return oT1075, runtime.Err{}
 }
 
 // oAnchor0 evaluates the rules at "tool.pre_invoke" in order.

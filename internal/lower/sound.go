@@ -1,0 +1,150 @@
+package lower
+
+import "github.com/oarc/oarc/ir"
+
+// fixedResult are the operations whose result type does not depend on the
+// dynamic types of their operands (they either produce that type or fail).
+var fixedResult = map[string]bool{
+	"eq": true, "ne": true, "lt": true, "le": true, "gt": true, "ge": true, "in": true,
+	"not": true, "size": true, "contains": true, "startsWith": true, "endsWith": true,
+	"matches": true, "int": true, "double": true, "string": true, "bool": true,
+	"lowerAscii": true, "upperAscii": true, "trim": true, "split": true, "join": true,
+	"replace": true, "indexOf": true, "lastIndexOf": true, "substring": true, "charAt": true,
+}
+
+// sound replaces the checker's types where they are not guaranteed at run
+// time. The checker infers the type of a value read from a dyn from its
+// context (in `tool_args.a["k"] in {"a": 1}` the index is typed string),
+// but cel-go evaluates by the value's dynamic type, whatever the checker
+// inferred. So every value that may come from a dyn is typed dyn here,
+// and the generated code dispatches on its dynamic type, as cel-go does.
+func sound(e ir.Expr) {
+	if c, ok := e.(*ir.Comprehension); ok {
+		sound(c.Range)
+		retypeVar(c.Pred, c.Var, iterOf(c.Range.Type()))
+		retypeVar(c.Body, c.Var, iterOf(c.Range.Type()))
+		if c.Pred != nil {
+			sound(c.Pred)
+		}
+		if c.Body != nil {
+			sound(c.Body)
+		}
+	} else {
+		for _, c := range ir.Children(e) {
+			sound(c)
+		}
+	}
+	dyn := func(x ir.Expr) bool { return x.Type().Is(ir.KDyn) }
+	set := func(t *ir.Type) {
+		switch n := e.(type) {
+		case *ir.Call:
+			n.T = t
+		case *ir.Select:
+			n.T = t
+		case *ir.Index:
+			n.T = t
+		case *ir.Cond:
+			n.T = t
+		case *ir.List:
+			n.T = t
+		case *ir.Map:
+			n.T = t
+		case *ir.Comprehension:
+			n.T = t
+		}
+	}
+	switch n := e.(type) {
+	case *ir.Select:
+		if !n.Test {
+			set(valueOf(n.X.Type()))
+		}
+	case *ir.Index:
+		set(valueOf(n.X.Type()))
+	case *ir.Cond:
+		if dyn(n.Then) || dyn(n.Else) || !n.Then.Type().Equal(n.Else.Type()) {
+			set(ir.DynType)
+		}
+	case *ir.Call:
+		if fixedResult[n.Op] {
+			return
+		}
+		for _, a := range n.Args {
+			if dyn(a) || a.Type().Is(ir.KNull) {
+				set(ir.DynType)
+				return
+			}
+		}
+		if n.Op == "add" && n.Type().Is(ir.KList) && !n.Args[0].Type().Equal(n.Args[1].Type()) {
+			set(ir.ListOf(ir.DynType))
+		}
+	case *ir.List:
+		for _, x := range n.Elems {
+			if !x.Type().Equal(n.T.Elem) {
+				set(ir.ListOf(ir.DynType))
+				return
+			}
+		}
+	case *ir.Map:
+		for _, x := range n.Values {
+			if !x.Type().Equal(n.T.Val) {
+				set(ir.MapOf(n.T.Key, ir.DynType))
+				return
+			}
+		}
+	case *ir.Comprehension:
+		switch n.Macro {
+		case "filter":
+			set(ir.ListOf(iterOf(n.Range.Type())))
+		case "map":
+			set(ir.ListOf(n.Body.Type()))
+		}
+	}
+}
+
+// valueOf is the static type of a value read from t by index or field
+// selection: dyn when t is dyn.
+func valueOf(t *ir.Type) *ir.Type {
+	switch t.Kind {
+	case ir.KList:
+		return t.Elem
+	case ir.KMap:
+		return t.Val
+	}
+	return ir.DynType
+}
+
+// iterOf is the static type of a comprehension variable over t.
+func iterOf(t *ir.Type) *ir.Type {
+	switch t.Kind {
+	case ir.KList:
+		return t.Elem
+	case ir.KMap:
+		return t.Key
+	}
+	return ir.DynType
+}
+
+// retypeVar gives the references to a comprehension variable the type of
+// the (sound) range, stopping where a nested comprehension shadows it.
+func retypeVar(e ir.Expr, name string, t *ir.Type) {
+	switch n := e.(type) {
+	case nil:
+		return
+	case *ir.Var:
+		if n.Name == name {
+			n.T = t
+		}
+		return
+	case *ir.Comprehension:
+		retypeVar(n.Range, name, t)
+		if n.Var == name {
+			return
+		}
+	}
+	for _, c := range ir.Children(e) {
+		if cc, ok := e.(*ir.Comprehension); ok && c == cc.Range {
+			continue
+		}
+		retypeVar(c, name, t)
+	}
+}
