@@ -3,8 +3,6 @@ package conformance
 import (
 	"flag"
 	"math/rand"
-	"regexp"
-	"strings"
 	"sync"
 	"testing"
 
@@ -19,43 +17,16 @@ var (
 	diffSeed  = flag.Int64("diff.seed", 1, "seed of the differential test")
 )
 
-// dynIndex finds an index into a dyn value of tool_args or secret_matches.
-var dynIndex = regexp.MustCompile(`(tool_args(\.[a-z]+)?|secret_matches)\[`)
-
-// knownMismatch classifies a mismatch as one of the bugs in
-// KNOWN_FAILURES.md, or returns "".
-func knownMismatch(m harness.Mismatch) string {
-	refErr := strings.HasPrefix(m.Reference, "error:")
-	genErr := strings.HasPrefix(m.Generated, "error:")
-	switch {
-	case strings.Contains(m.Generated, "expected iterable type") && !strings.Contains(m.Reference, "expected iterable type"):
-		return "comprehension over an empty dyn string"
-	case strings.HasPrefix(m.Generated, "error:no_such_overload") && dynIndex.MatchString(m.When):
-		return "values read by indexing a dyn"
-	case refErr && genErr && (strings.Contains(m.When, ".filter(") || strings.Contains(m.When, ".map(") || strings.Contains(m.When, ".exists_one(")):
-		return "which error a comprehension reports"
-	}
-	return ""
-}
-
 func report(t *testing.T, rep *harness.DiffReport) {
 	t.Helper()
-	known := map[string]int{}
 	shown := 0
 	for _, m := range rep.Mismatches {
-		if k := knownMismatch(m); k != "" {
-			known[k]++
-			continue
-		}
 		if shown++; shown <= 20 {
 			t.Errorf("mismatch (rule %s):\n%s", m.Rule, m)
 		}
 	}
 	if shown > 20 {
 		t.Errorf("... and %d more mismatches", shown-20)
-	}
-	if len(known) > 0 {
-		t.Logf("known mismatches (KNOWN_FAILURES.md): %v", known)
 	}
 }
 
