@@ -147,8 +147,7 @@ var oRules = [15]runtime.Rule{
 			Title:   "Same call again",
 			Instead: "The last calls returned the same result; change the arguments or the approach.",
 		},
-		Slot:      7,
-		Increment: []runtime.Counter{runtime.Breaker},
+		Slot: 7,
 	},
 	{ // TRIAGE_READ_ONLY
 		ID:           "TRIAGE_READ_ONLY",
@@ -213,11 +212,12 @@ var oRules = [15]runtime.Rule{
 		DetectorSlot: -1,
 		Copy: runtime.Copy{
 			Title: "Stuck in a loop",
-			Why:   "The same call was repeated after several nudges.",
+			Why:   "The same call was repeated after two nudges.",
 			Fix:   "Stop and summarise what you tried for the user.",
 		},
-		Slot:  12,
-		Reset: []runtime.CounterRef{{Slot: 7, Counter: runtime.Breaker}},
+		Slot:      12,
+		Increment: []runtime.Counter{runtime.Breaker},
+		Reset:     []runtime.CounterRef{{Slot: 7, Counter: runtime.Fire}},
 	},
 	{ // PROMPT_INJECTION
 		ID:           "PROMPT_INJECTION",
@@ -252,7 +252,7 @@ var oRules = [15]runtime.Rule{
 
 // Constant values and patterns of the rules, built once.
 var (
-	oConst0 = []int32{15}
+	oConst0 = []int32{14}
 	oRe0    = regexp.MustCompile("\\brm\\s+-[a-zA-Z]*[rR][a-zA-Z]*\\s+(/|~|\\$HOME)(\\s|$)")
 	oRe1    = regexp.MustCompile("(curl|wget)[^|]*\\|\\s*(sudo\\s+)?(ba|z)?sh\\b")
 	oRe2    = regexp.MustCompile("git\\s+push\\b.*(--force\\b|-f\\b)")
@@ -426,12 +426,44 @@ func oRule6(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule7 evaluates rule "REPEATED_CALL_NUDGE" (policy).
-// when: lycaon.repeat_count >= 3
+// when: lycaon.repeat_count >= 3 && fire_count < 2
 func oRule7(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	defer oX.Recover(&oErr)
 	oF := oX.F
-	oT24 := int64(3)
-	return (oF.Lycaon.RepeatCount >= oT24), runtime.Err{}
+	oT24, oT25 := func() (bool, runtime.Err) {
+		var oErr runtime.Err
+		oT26, oT27 := func() (bool, runtime.Err) {
+			oT28 := int64(3)
+			return (oF.Lycaon.RepeatCount >= oT28), runtime.Err{}
+		}()
+		if oT27.Kind == 0 {
+			if !oT26 {
+				return false, runtime.Err{}
+			}
+		} else if oErr.Kind == 0 {
+			oErr = oT27
+		}
+		oT29, oT30 := func() (bool, runtime.Err) {
+			oT31 := oX.Snap(0)
+			oT32 := int64(2)
+			return (oT31 < oT32), runtime.Err{}
+		}()
+		if oT30.Kind == 0 {
+			if !oT29 {
+				return false, runtime.Err{}
+			}
+		} else if oErr.Kind == 0 {
+			oErr = oT30
+		}
+		if oErr.Kind != 0 {
+			return false, oErr
+		}
+		return true, runtime.Err{}
+	}()
+	if oT25.Kind != 0 {
+		return false, oT25
+	}
+	return oT24, runtime.Err{}
 }
 
 // oRule8 evaluates rule "TRIAGE_READ_ONLY" (policy).
@@ -447,8 +479,8 @@ func oRule8(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT25 := "triage"
-	return (oF.SessionPosture == oT25), runtime.Err{}
+	oT33 := "triage"
+	return (oF.SessionPosture == oT33), runtime.Err{}
 }
 
 // oRule9 evaluates rule "UNTRUSTED_EGRESS" (policy).
@@ -464,38 +496,38 @@ func oRule9(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT26, oT27 := func() (bool, runtime.Err) {
+	oT34, oT35 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT28, oT29 := func() (bool, runtime.Err) {
+		oT36, oT37 := func() (bool, runtime.Err) {
 			return oF.ContentContainsUntrusted, runtime.Err{}
 		}()
-		if oT29.Kind == 0 {
-			if !oT28 {
+		if oT37.Kind == 0 {
+			if !oT36 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT29
+			oErr = oT37
 		}
-		oT30, oT31 := func() (bool, runtime.Err) {
-			oT32 := "web"
-			return runtime.InStrings(oT32, oF.ContentSources), runtime.Err{}
+		oT38, oT39 := func() (bool, runtime.Err) {
+			oT40 := "web"
+			return runtime.InStrings(oT40, oF.ContentSources), runtime.Err{}
 		}()
-		if oT31.Kind == 0 {
-			if !oT30 {
+		if oT39.Kind == 0 {
+			if !oT38 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT31
+			oErr = oT39
 		}
 		if oErr.Kind != 0 {
 			return false, oErr
 		}
 		return true, runtime.Err{}
 	}()
-	if oT27.Kind != 0 {
-		return false, oT27
+	if oT35.Kind != 0 {
+		return false, oT35
 	}
-	return oT26, runtime.Err{}
+	return oT34, runtime.Err{}
 }
 
 // oRule10 evaluates rule "WRITE_OUTSIDE_PROJECT" (policy).
@@ -511,11 +543,11 @@ func oRule10(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT33, oT34 := runtime.Provide(oX, oX.Env.Providers.PathOutsideScope, "path_outside_scope", runtime.ToolArgString(oF.ToolArgs, "path"))
-	if oT34.Kind != 0 {
-		return false, oT34
+	oT41, oT42 := runtime.Provide(oX, oX.Env.Providers.PathOutsideScope, "path_outside_scope", runtime.ToolArgString(oF.ToolArgs, "path"))
+	if oT42.Kind != 0 {
+		return false, oT42
 	}
-	return oT33, runtime.Err{}
+	return oT41, runtime.Err{}
 }
 
 // oFlow11 matches the flow of rule "EXFIL_FLOW".
@@ -558,44 +590,44 @@ func oRule11(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule12 evaluates rule "REPEATED_CALL_ESCALATE" (invariant).
-// when: lycaon.repeat_count >= 6 && breaker_count_of("REPEATED_CALL_NUDGE") >= 3
+// when: lycaon.repeat_count >= 3 && fire_count_of("REPEATED_CALL_NUDGE") >= 2
 func oRule12(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	defer oX.Recover(&oErr)
 	oF := oX.F
-	oT35, oT36 := func() (bool, runtime.Err) {
+	oT43, oT44 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT37, oT38 := func() (bool, runtime.Err) {
-			oT39 := int64(6)
-			return (oF.Lycaon.RepeatCount >= oT39), runtime.Err{}
+		oT45, oT46 := func() (bool, runtime.Err) {
+			oT47 := int64(3)
+			return (oF.Lycaon.RepeatCount >= oT47), runtime.Err{}
 		}()
-		if oT38.Kind == 0 {
-			if !oT37 {
+		if oT46.Kind == 0 {
+			if !oT45 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT38
+			oErr = oT46
 		}
-		oT40, oT41 := func() (bool, runtime.Err) {
-			oT42 := oX.Snap(0)
-			oT43 := int64(3)
-			return (oT42 >= oT43), runtime.Err{}
+		oT48, oT49 := func() (bool, runtime.Err) {
+			oT50 := oX.Snap(0)
+			oT51 := int64(2)
+			return (oT50 >= oT51), runtime.Err{}
 		}()
-		if oT41.Kind == 0 {
-			if !oT40 {
+		if oT49.Kind == 0 {
+			if !oT48 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT41
+			oErr = oT49
 		}
 		if oErr.Kind != 0 {
 			return false, oErr
 		}
 		return true, runtime.Err{}
 	}()
-	if oT36.Kind != 0 {
-		return false, oT36
+	if oT44.Kind != 0 {
+		return false, oT44
 	}
-	return oT35, runtime.Err{}
+	return oT43, runtime.Err{}
 }
 
 // oRule14 evaluates rule "SECRET_IN_ARGS" (detector).
@@ -613,10 +645,10 @@ func oRule14(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oD.Hit {
 		return false, runtime.Err{}
 	}
-	oT44 := oD.SecretMatches(oF)
-	oT45 := int64(len(oT44))
-	oT46 := int64(0)
-	return (oT45 > oT46), runtime.Err{}
+	oT52 := oD.SecretMatches(oF)
+	oT53 := int64(len(oT52))
+	oT54 := int64(0)
+	return (oT53 > oT54), runtime.Err{}
 }
 
 // oAnchor0 evaluates the rules at "content.tool_result" in order.
