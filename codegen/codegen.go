@@ -425,14 +425,23 @@ func (pk *packGen) dispatch(w *body, a *ir.Anchor) {
 		w.line("%s\treturn", indent)
 		w.line("%s}", indent)
 	}
+	// byTool lists, per tool value, the rules that select it; free the
+	// rules without a tool clause. Both are in evaluation order.
+	byTool := map[string][]int{}
 	var tools []string
-	seen := map[string]bool{}
+	var free []int
 	profiles := map[string]bool{}
 	for _, ri := range a.Rules {
-		for _, t := range toolValues(p.Rules[ri]) {
-			if !seen[t] {
-				seen[t] = true
-				tools = append(tools, t)
+		tv := toolValues(p.Rules[ri])
+		if tv == nil {
+			free = append(free, ri)
+		}
+		for _, t := range tv {
+			if l := byTool[t]; len(l) == 0 || l[len(l)-1] != ri {
+				if len(l) == 0 {
+					tools = append(tools, t)
+				}
+				byTool[t] = append(l, ri)
 			}
 		}
 		for _, pr := range p.Rules[ri].Profiles {
@@ -449,19 +458,21 @@ func (pk *packGen) dispatch(w *body, a *ir.Anchor) {
 		w.line("\t\tswitch oX.F.Tool {")
 		for _, t := range tools {
 			w.line("\t\tcase %s:", strconv.Quote(t))
-			for _, ri := range a.Rules {
-				r := p.Rules[ri]
-				tv := toolValues(r)
-				if tv == nil || slicesContains(tv, t) {
-					call("\t\t\t", r)
+			// Merge the tool's rules with the free ones, in order.
+			sel, i, j := byTool[t], 0, 0
+			for i < len(sel) || j < len(free) {
+				if j == len(free) || i < len(sel) && sel[i] < free[j] {
+					call("\t\t\t", p.Rules[sel[i]])
+					i++
+				} else {
+					call("\t\t\t", p.Rules[free[j]])
+					j++
 				}
 			}
 		}
 		w.line("\t\tdefault:")
-		for _, ri := range a.Rules {
-			if toolValues(p.Rules[ri]) == nil {
-				call("\t\t\t", p.Rules[ri])
-			}
+		for _, ri := range free {
+			call("\t\t\t", p.Rules[ri])
 		}
 		w.line("\t\t}")
 		w.line("\t\treturn")
@@ -470,15 +481,6 @@ func (pk *packGen) dispatch(w *body, a *ir.Anchor) {
 	for _, ri := range a.Rules {
 		call("\t", p.Rules[ri])
 	}
-}
-
-func slicesContains(s []string, x string) bool {
-	for _, y := range s {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
 
 // flowFunc emits the matcher of a rule's flow: straight-line code over
