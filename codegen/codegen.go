@@ -324,7 +324,9 @@ func (pk *packGen) rule(r *ir.Rule, snaps map[string]int) {
 		w.line("// when: %s", strings.NewReplacer("\n", " ", "\r", " ").Replace(r.WhenSource))
 	}
 	w.line("func %s(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {", ruleFunc(r))
-	w.line("\tdefer oX.Recover(&oErr)")
+	w.line("\tif !oX.Enter(&oRules[%d]) {", r.Index)
+	w.line("\t\treturn false, runtime.Err{}")
+	w.line("\t}")
 	if usesFacts.MatchString(text) {
 		w.line("\toF := oX.F")
 	}
@@ -370,12 +372,21 @@ func (pk *packGen) anchors(snaps map[string][]string) {
 	w := &pk.funcs
 	for i, a := range p.Anchors {
 		w.line("// oAnchor%d evaluates the rules at %s in order.", i, strconv.Quote(a.ID))
-		w.line("func oAnchor%d(oX *runtime.Exec) {", i)
+		w.line("//")
+		w.line("// A panic that escapes a rule is recovered here; the function then")
+		w.line("// reports that it must run again, resuming after that rule.")
+		w.line("func oAnchor%d(oX *runtime.Exec) (oAgain bool) {", i)
+		w.line("\tdefer func() {")
+		w.line("\t\tif recover() != nil {")
+		w.line("\t\t\toAgain = oX.Panicked()")
+		w.line("\t\t}")
+		w.line("\t}()")
 		if refs := snaps[a.ID]; len(refs) > 0 {
 			v := pk.constVar("[]int32{" + strings.Join(refs, ", ") + "}")
 			w.line("\toX.Snapshot(%s)", v)
 		}
 		pk.dispatch(w, a)
+		w.line("\treturn false")
 		w.line("}")
 		w.line("")
 	}
@@ -388,7 +399,8 @@ func (pk *packGen) anchors(snaps map[string][]string) {
 		w.line("\tswitch occ.Anchor {")
 		for i, a := range p.Anchors {
 			w.line("\tcase %s:", strconv.Quote(a.ID))
-			w.line("\t\toAnchor%d(&oX)", i)
+			w.line("\t\tfor oAnchor%d(&oX) {", i)
+			w.line("\t\t}")
 		}
 		w.line("\t}")
 	}
@@ -422,7 +434,7 @@ func (pk *packGen) dispatch(w *body, a *ir.Anchor) {
 	p := pk.p
 	call := func(indent string, r *ir.Rule) {
 		w.line("%sif oFired, oErr := %s(oX); oX.Done(&oRules[%d], oFired, oErr) {", indent, ruleFunc(r), r.Index)
-		w.line("%s\treturn", indent)
+		w.line("%s\treturn false", indent)
 		w.line("%s}", indent)
 	}
 	// byTool lists, per tool value, the rules that select it; free the
@@ -475,7 +487,7 @@ func (pk *packGen) dispatch(w *body, a *ir.Anchor) {
 			call("\t\t\t", p.Rules[ri])
 		}
 		w.line("\t\t}")
-		w.line("\t\treturn")
+		w.line("\t\treturn false")
 		w.line("\t}")
 	}
 	for _, ri := range a.Rules {

@@ -67,10 +67,11 @@ func TestBasicGolden(t *testing.T) {
 	check(t, "dyn args", got, result{Effect: "allow", Monitored: []string{"ROLES"}})
 
 	// Profiles: ROLES needs session; not supplied is an error that fails
-	// closed, but the rule is monitored.
+	// closed, but the rule is monitored. PROVIDER_SCOPE needs filesystem
+	// and fails open.
 	occ.Profiles = runtime.ProfileTool
 	got, _ = eval(basic.Pack, nil, occ, nil)
-	check(t, "profile missing", got, result{Effect: "allow", Monitored: []string{"ROLES"}, Errors: 1})
+	check(t, "profile missing", got, result{Effect: "allow", Monitored: []string{"ROLES"}, Errors: 2})
 }
 
 func TestStateEscalation(t *testing.T) {
@@ -271,4 +272,27 @@ func TestStateZeroAllocs(t *testing.T) {
 	if len(d.Codes) == 0 {
 		t.Errorf("nothing fired: %+v", d)
 	}
+}
+
+// TestProviderPanic forces a panic through a provider: it is recovered at
+// the anchor, the rule fails closed (even though its on_error is
+// fail_open), and the rules after it are still evaluated.
+func TestProviderPanic(t *testing.T) {
+	env := &runtime.Env{Providers: runtime.Providers{
+		PathOutsideScope: func(*runtime.Facts, string) (bool, error) { panic("provider bug") },
+	}}
+	occ := &runtime.Occurrence{Anchor: "tool.pre_invoke"}
+	occ.Facts.Tool = "write"
+	got, d := eval(basic.Pack, env, occ, nil)
+	check(t, "provider panic", got, result{Effect: "warn", Code: "PROVIDER_SCOPE", Codes: []string{"PROVIDER_SCOPE", "DYN_ARGS"}, Errors: 1})
+	if d.Errors[0].Rule != "PROVIDER_SCOPE" || d.Errors[0].Err.Kind != runtime.ErrPanic {
+		t.Errorf("errors = %+v", d.Errors)
+	}
+	// Without a provider the same rule fails open.
+	got, _ = eval(basic.Pack, nil, occ, nil)
+	check(t, "no provider", got, result{Effect: "nudge", Code: "DYN_ARGS", Codes: []string{"DYN_ARGS"}, Errors: 1})
+	// A provider that answers.
+	env.Providers.PathOutsideScope = func(f *runtime.Facts, _ string) (bool, error) { return true, nil }
+	got, _ = eval(basic.Pack, env, occ, nil)
+	check(t, "provider answers", got, result{Effect: "warn", Code: "PROVIDER_SCOPE", Codes: []string{"PROVIDER_SCOPE", "DYN_ARGS"}})
 }

@@ -288,6 +288,9 @@ type Exec struct {
 	F   *Facts
 	S   *Session
 	D   *Decision
+
+	cur  *Rule // the rule being evaluated, for panics
+	from int   // rules with a lower slot were done before a panic
 }
 
 // Begin prepares an evaluation: it resets d and sizes its validator cache
@@ -308,6 +311,7 @@ func Begin(x *Exec, ctx context.Context, env *Env, occ *Occurrence, s *Session, 
 		d.det = make([]detState, validators)
 	}
 	x.Ctx, x.Env, x.Occ, x.F, x.S, x.D = ctx, env, occ, &occ.Facts, s, d
+	x.cur, x.from = nil, 0
 }
 
 // Snapshot records the counters the anchor's rules read, as they are when
@@ -341,22 +345,48 @@ func (x *Exec) Supplied(r *Rule) Err {
 	return Err{Kind: ErrProfile}
 }
 
-// Recover turns a panic inside a rule into an evaluation error of that rule;
-// generated rule functions defer it. The rule then fails closed or open by
-// its on_error, like any other evaluation error.
-func (x *Exec) Recover(err *Err) {
-	if r := recover(); r != nil {
-		*err = Err{Kind: ErrPanic}
+// Enter starts the evaluation of a rule; generated rule functions call it
+// first and return at once (not firing) when it reports false, which
+// happens only when the anchor is run again after a panic, for the rules
+// evaluated before it.
+func (x *Exec) Enter(r *Rule) bool {
+	x.cur = r
+	return r.Slot >= x.from
+}
+
+// Panicked handles a panic that escaped a rule (the generated code is built
+// not to panic; this is the last line of defence). Generated anchor
+// functions recover and call it: the rule being evaluated is treated as
+// failing closed with an error, whatever its on_error, and Panicked reports
+// whether the anchor must be run again, resuming after that rule.
+func (x *Exec) Panicked() bool {
+	return x.panicked()
+}
+
+func (x *Exec) panicked() bool {
+	r := x.cur
+	if r == nil || r.Slot < x.from {
+		return false
 	}
+	x.from = r.Slot + 1
+	x.cur = nil
+	stop := x.done(r, true, Err{Kind: ErrPanic, S: r.ID})
+	return !stop
 }
 
 // Done applies the outcome of one rule: on_error, monitor, the effect. It
 // reports whether evaluation stops (an enforced block).
 func (x *Exec) Done(r *Rule, fired bool, err Err) bool {
+	if err.Kind != ErrNone {
+		fired = !r.FailOpen
+	}
+	return x.done(r, fired, err)
+}
+
+func (x *Exec) done(r *Rule, fired bool, err Err) bool {
 	d := x.D
 	if err.Kind != ErrNone {
 		d.Errors = append(d.Errors, RuleError{Rule: r.ID, Err: err})
-		fired = !r.FailOpen
 	}
 	if !fired {
 		return false
@@ -460,19 +490,17 @@ func (x *Exec) callValidator(id string, st *detState) {
 	}
 }
 
-// Provide calls a provider-backed function.
-func Provide[T any](x *Exec, p func(*Facts, string) (T, error), name, arg string) (v T, err Err) {
+// Provide calls a provider-backed function. A missing provider or one that
+// returns an error is an evaluation error of the rule; a provider that
+// panics is not recovered here but at the anchor (see [Exec.Panicked]), so
+// the rule fails closed and evaluation resumes after it.
+func Provide[T any](x *Exec, p func(*Facts, string) (T, error), name, arg string) (T, Err) {
+	var zero T
 	if p == nil {
-		return v, Err{Kind: ErrNoProvider, S: name}
+		return zero, Err{Kind: ErrNoProvider, S: name}
 	}
-	defer func() {
-		if r := recover(); r != nil {
-			err = Err{Kind: ErrProvider, S: name}
-		}
-	}()
 	v, e := p(x.F, arg)
 	if e != nil {
-		var zero T
 		return zero, Err{Kind: ErrProvider, S: name}
 	}
 	return v, Err{}

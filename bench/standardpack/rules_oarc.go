@@ -208,7 +208,9 @@ var (
 // oRule0 evaluates rule "LONG_COMMAND" (schema).
 // when: size(tool_arg_string("command")) > 4096
 func oRule0(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[0]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[0]); oErr.Kind != 0 {
 		return false, oErr
@@ -222,7 +224,9 @@ func oRule0(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule1 evaluates rule "PLAIN_HTTP" (schema).
 // when: tool_arg_string("url").startsWith("http://")
 func oRule1(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[1]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[1]); oErr.Kind != 0 {
 		return false, oErr
@@ -238,7 +242,9 @@ func oRule1(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule2 evaluates rule "SPEC_POSTURE_BASH" (schema).
 // when: session_posture == "spec" && "curl" in lycaon.turn_tools
 func oRule2(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[2]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[2]); oErr.Kind != 0 {
 		return false, oErr
@@ -284,7 +290,9 @@ func oRule2(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule3 evaluates rule "ETC_WRITE_FORBIDDEN" (policy).
 // when: tool_arg_string("path").startsWith("/etc/")
 func oRule3(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[3]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[3]); oErr.Kind != 0 {
 		return false, oErr
@@ -302,7 +310,9 @@ func oRule3(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule4 evaluates rule "PAYMENT_NEEDS_TREASURY" (policy).
 // when: !("treasury" in principal_roles)
 func oRule4(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[4]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[4]); oErr.Kind != 0 {
 		return false, oErr
@@ -318,7 +328,9 @@ func oRule4(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule5 evaluates rule "RM_RF" (policy).
 // when: tool_arg_string("command").matches("rm\\s+-rf\\s+/")
 func oRule5(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[5]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[5]); oErr.Kind != 0 {
 		return false, oErr
@@ -333,7 +345,9 @@ func oRule5(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule6 evaluates rule "TRIAGE_LITE_WRITE_FORBIDDEN" (policy).
 // when: session_posture == "spec" && lycaon.tool_is_state
 func oRule6(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[6]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[6]); oErr.Kind != 0 {
 		return false, oErr
@@ -380,7 +394,9 @@ func oRule6(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule7 evaluates rule "UNTRUSTED_EGRESS" (policy).
 // when: content_contains_untrusted
 func oRule7(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[7]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[7]); oErr.Kind != 0 {
 		return false, oErr
@@ -396,7 +412,9 @@ func oRule7(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule8 evaluates rule "REPEAT_NUDGE" (invariant).
 // when: lycaon.repeat_count >= 3
 func oRule8(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[8]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	oT26 := int64(3)
 	return (oF.Lycaon.RepeatCount >= oT26), runtime.Err{}
@@ -405,7 +423,9 @@ func oRule8(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule9 evaluates rule "TOO_MANY_TOOLS" (invariant).
 // when: size(lycaon.turn_tools) > 20 && !lycaon.workers_idle
 func oRule9(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[9]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	oT27, oT28 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
@@ -445,7 +465,9 @@ func oRule9(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule10 evaluates rule "INJECTION" (detector).
 // when: prompt_injection_score > 0.7
 func oRule10(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[10]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[10]); oErr.Kind != 0 {
 		return false, oErr
@@ -465,7 +487,9 @@ func oRule10(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule11 evaluates rule "SECRET_IN_ARGS" (detector).
 // when: secret_matches.exists(m, m.score > 0.8)
 func oRule11(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[11]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[11]); oErr.Kind != 0 {
 		return false, oErr
@@ -514,174 +538,183 @@ func oRule11(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oAnchor0 evaluates the rules at "tool.pre_invoke" in order.
-func oAnchor0(oX *runtime.Exec) {
+//
+// A panic that escapes a rule is recovered here; the function then
+// reports that it must run again, resuming after that rule.
+func oAnchor0(oX *runtime.Exec) (oAgain bool) {
+	defer func() {
+		if recover() != nil {
+			oAgain = oX.Panicked()
+		}
+	}()
 	if oX.Occ.Profiles.Supplied(runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool) {
 		switch oX.F.Tool {
 		case "bash":
 			if oFired, oErr := oRule0(oX); oX.Done(&oRules[0], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule2(oX); oX.Done(&oRules[2], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule5(oX); oX.Done(&oRules[5], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule7(oX); oX.Done(&oRules[7], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule8(oX); oX.Done(&oRules[8], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule9(oX); oX.Done(&oRules[9], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule10(oX); oX.Done(&oRules[10], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule11(oX); oX.Done(&oRules[11], oFired, oErr) {
-				return
+				return false
 			}
 		case "disburse_payment":
 			if oFired, oErr := oRule0(oX); oX.Done(&oRules[0], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule4(oX); oX.Done(&oRules[4], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule8(oX); oX.Done(&oRules[8], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule9(oX); oX.Done(&oRules[9], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule10(oX); oX.Done(&oRules[10], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule11(oX); oX.Done(&oRules[11], oFired, oErr) {
-				return
+				return false
 			}
 		case "edit":
 			if oFired, oErr := oRule0(oX); oX.Done(&oRules[0], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule3(oX); oX.Done(&oRules[3], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule6(oX); oX.Done(&oRules[6], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule8(oX); oX.Done(&oRules[8], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule9(oX); oX.Done(&oRules[9], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule10(oX); oX.Done(&oRules[10], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule11(oX); oX.Done(&oRules[11], oFired, oErr) {
-				return
+				return false
 			}
 		case "http_fetch":
 			if oFired, oErr := oRule0(oX); oX.Done(&oRules[0], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule1(oX); oX.Done(&oRules[1], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule7(oX); oX.Done(&oRules[7], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule8(oX); oX.Done(&oRules[8], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule9(oX); oX.Done(&oRules[9], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule10(oX); oX.Done(&oRules[10], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule11(oX); oX.Done(&oRules[11], oFired, oErr) {
-				return
+				return false
 			}
 		case "write":
 			if oFired, oErr := oRule0(oX); oX.Done(&oRules[0], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule3(oX); oX.Done(&oRules[3], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule6(oX); oX.Done(&oRules[6], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule8(oX); oX.Done(&oRules[8], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule9(oX); oX.Done(&oRules[9], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule10(oX); oX.Done(&oRules[10], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule11(oX); oX.Done(&oRules[11], oFired, oErr) {
-				return
+				return false
 			}
 		default:
 			if oFired, oErr := oRule0(oX); oX.Done(&oRules[0], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule8(oX); oX.Done(&oRules[8], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule9(oX); oX.Done(&oRules[9], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule10(oX); oX.Done(&oRules[10], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule11(oX); oX.Done(&oRules[11], oFired, oErr) {
-				return
+				return false
 			}
 		}
-		return
+		return false
 	}
 	if oFired, oErr := oRule0(oX); oX.Done(&oRules[0], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule1(oX); oX.Done(&oRules[1], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule2(oX); oX.Done(&oRules[2], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule3(oX); oX.Done(&oRules[3], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule4(oX); oX.Done(&oRules[4], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule5(oX); oX.Done(&oRules[5], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule6(oX); oX.Done(&oRules[6], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule7(oX); oX.Done(&oRules[7], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule8(oX); oX.Done(&oRules[8], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule9(oX); oX.Done(&oRules[9], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule10(oX); oX.Done(&oRules[10], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule11(oX); oX.Done(&oRules[11], oFired, oErr) {
-		return
+		return false
 	}
+	return false
 }
 
 // Evaluate evaluates one occurrence against the pack and fills d. s may be
@@ -691,7 +724,8 @@ func Evaluate(ctx context.Context, env *runtime.Env, occ *runtime.Occurrence, s 
 	runtime.Begin(&oX, ctx, env, occ, s, d, 2)
 	switch occ.Anchor {
 	case "tool.pre_invoke":
-		oAnchor0(&oX)
+		for oAnchor0(&oX) {
+		}
 	}
 	oX.Finish()
 }

@@ -110,6 +110,7 @@ func goPackageName(dir string) string {
 
 func runIR(env *Env, args []string) int {
 	fs := newFlags(env, "ir", "PATH...")
+	outFile := fs.String("o", "", "write the IR to this file instead of standard output")
 	var lf loadFlags
 	fs.BoolVar(&lf.portable, "portable", false, "reject every use of a host fact or host function")
 	fs.Uint64Var(&lf.maxCost, "max-cost", compiler.DefaultMaxCost, "limit of a rule's estimated CEL cost")
@@ -123,6 +124,13 @@ func runIR(env *Env, args []string) int {
 	p, ok := buildPack(env, fs.Args(), lf.options())
 	if !ok {
 		return ExitFailure
+	}
+	if *outFile != "" {
+		if err := os.WriteFile(*outFile, []byte(ir.Print(p)), 0o644); err != nil {
+			fmt.Fprintf(env.Stderr, "oarc ir: %v\n", err)
+			return ExitFailure
+		}
+		return ExitOK
 	}
 	fmt.Fprint(env.Stdout, ir.Print(p))
 	return ExitOK

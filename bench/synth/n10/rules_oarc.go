@@ -163,7 +163,9 @@ var oRules = [10]runtime.Rule{
 // oRule0 evaluates rule "R00000" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 0")
 func oRule0(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[0]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[0]); oErr.Kind != 0 {
 		return false, oErr
@@ -179,7 +181,9 @@ func oRule0(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule1 evaluates rule "R00004" (schema).
 // when: tool_arg_int("timeout") > 3604 || size(tool_arg_string("command")) > 4100
 func oRule1(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[1]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[1]); oErr.Kind != 0 {
 		return false, oErr
@@ -228,7 +232,9 @@ func oRule1(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule2 evaluates rule "R00008" (schema).
 // when: session_posture == "posture_8" && lycaon.repeat_count > 4
 func oRule2(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[2]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[2]); oErr.Kind != 0 {
 		return false, oErr
@@ -274,7 +280,9 @@ func oRule2(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule3 evaluates rule "R00001" (policy).
 // when: tool_arg_string("path").contains("/secret/1/")
 func oRule3(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[3]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[3]); oErr.Kind != 0 {
 		return false, oErr
@@ -292,7 +300,9 @@ func oRule3(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule4 evaluates rule "R00003" (policy).
 // when: !("role_3" in principal_roles) && principal == "agent:3"
 func oRule4(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[4]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[4]); oErr.Kind != 0 {
 		return false, oErr
@@ -341,7 +351,9 @@ func oRule4(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule5 evaluates rule "R00005" (policy).
 // when: "tool_5" in lycaon.turn_tools && tool_arg_string("command").contains("--force-5")
 func oRule5(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[5]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[5]); oErr.Kind != 0 {
 		return false, oErr
@@ -390,7 +402,9 @@ func oRule5(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule6 evaluates rule "R00007" (policy).
 // when: tool_arg_string("path").contains("/secret/7/")
 func oRule6(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[6]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[6]); oErr.Kind != 0 {
 		return false, oErr
@@ -408,7 +422,9 @@ func oRule6(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule7 evaluates rule "R00009" (policy).
 // when: tool_arg_string("command").startsWith("rm ")
 func oRule7(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[7]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[7]); oErr.Kind != 0 {
 		return false, oErr
@@ -426,7 +442,9 @@ func oRule7(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule8 evaluates rule "R00002" (invariant).
 // when: session_posture == "posture_2" && lycaon.repeat_count > 5
 func oRule8(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[8]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[8]); oErr.Kind != 0 {
 		return false, oErr
@@ -472,7 +490,9 @@ func oRule8(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule9 evaluates rule "R00006" (invariant).
 // when: tool_arg_string("command").startsWith("shutdown -h 6")
 func oRule9(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[9]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[9]); oErr.Kind != 0 {
 		return false, oErr
@@ -486,90 +506,99 @@ func oRule9(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oAnchor0 evaluates the rules at "tool.pre_invoke" in order.
-func oAnchor0(oX *runtime.Exec) {
+//
+// A panic that escapes a rule is recovered here; the function then
+// reports that it must run again, resuming after that rule.
+func oAnchor0(oX *runtime.Exec) (oAgain bool) {
+	defer func() {
+		if recover() != nil {
+			oAgain = oX.Panicked()
+		}
+	}()
 	if oX.Occ.Profiles.Supplied(runtime.ProfileSession | runtime.ProfileTool) {
 		switch oX.F.Tool {
 		case "bash":
 			if oFired, oErr := oRule0(oX); oX.Done(&oRules[0], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule1(oX); oX.Done(&oRules[1], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule2(oX); oX.Done(&oRules[2], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule3(oX); oX.Done(&oRules[3], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule4(oX); oX.Done(&oRules[4], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule5(oX); oX.Done(&oRules[5], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule6(oX); oX.Done(&oRules[6], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule7(oX); oX.Done(&oRules[7], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule8(oX); oX.Done(&oRules[8], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule9(oX); oX.Done(&oRules[9], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0000":
 			if oFired, oErr := oRule3(oX); oX.Done(&oRules[3], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule4(oX); oX.Done(&oRules[4], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule5(oX); oX.Done(&oRules[5], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule6(oX); oX.Done(&oRules[6], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule7(oX); oX.Done(&oRules[7], oFired, oErr) {
-				return
+				return false
 			}
 		default:
 		}
-		return
+		return false
 	}
 	if oFired, oErr := oRule0(oX); oX.Done(&oRules[0], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule1(oX); oX.Done(&oRules[1], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule2(oX); oX.Done(&oRules[2], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule3(oX); oX.Done(&oRules[3], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule4(oX); oX.Done(&oRules[4], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule5(oX); oX.Done(&oRules[5], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule6(oX); oX.Done(&oRules[6], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule7(oX); oX.Done(&oRules[7], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule8(oX); oX.Done(&oRules[8], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule9(oX); oX.Done(&oRules[9], oFired, oErr) {
-		return
+		return false
 	}
+	return false
 }
 
 // Evaluate evaluates one occurrence against the pack and fills d. s may be
@@ -579,7 +608,8 @@ func Evaluate(ctx context.Context, env *runtime.Env, occ *runtime.Occurrence, s 
 	runtime.Begin(&oX, ctx, env, occ, s, d, 0)
 	switch occ.Anchor {
 	case "tool.pre_invoke":
-		oAnchor0(&oX)
+		for oAnchor0(&oX) {
+		}
 	}
 	oX.Finish()
 }

@@ -1333,7 +1333,9 @@ var oRules = [100]runtime.Rule{
 // oRule11 evaluates rule "R00044" (schema).
 // when: session_posture == "posture_44" && lycaon.repeat_count > 5
 func oRule11(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[11]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[11]); oErr.Kind != 0 {
 		return false, oErr
@@ -1379,7 +1381,9 @@ func oRule11(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule39 evaluates rule "R00029" (policy).
 // when: "tool_29" in lycaon.turn_tools && tool_arg_string("command").contains("--force-29")
 func oRule39(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[39]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[39]); oErr.Kind != 0 {
 		return false, oErr
@@ -1426,7 +1430,9 @@ func oRule39(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule54 evaluates rule "R00059" (policy).
 // when: "tool_59" in lycaon.turn_tools && tool_arg_string("command").contains("--force-59")
 func oRule54(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[54]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[54]); oErr.Kind != 0 {
 		return false, oErr
@@ -1473,7 +1479,9 @@ func oRule54(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule69 evaluates rule "R00089" (policy).
 // when: "tool_89" in lycaon.turn_tools && tool_arg_string("command").contains("--force-89")
 func oRule69(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[69]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[69]); oErr.Kind != 0 {
 		return false, oErr
@@ -1520,7 +1528,9 @@ func oRule69(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule78 evaluates rule "R00014" (invariant).
 // when: session_posture == "posture_14" && lycaon.repeat_count > 3
 func oRule78(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[78]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[78]); oErr.Kind != 0 {
 		return false, oErr
@@ -1566,7 +1576,9 @@ func oRule78(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule93 evaluates rule "R00074" (invariant).
 // when: session_posture == "posture_74" && lycaon.repeat_count > 7
 func oRule93(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[93]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[93]); oErr.Kind != 0 {
 		return false, oErr
@@ -1612,7 +1624,9 @@ func oRule93(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule16 evaluates rule "R00064" (schema).
 // when: tool_arg_int("timeout") > 3664 || size(tool_arg_string("command")) > 4160
 func oRule16(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[16]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[16]); oErr.Kind != 0 {
 		return false, oErr
@@ -1661,7 +1675,9 @@ func oRule16(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule34 evaluates rule "R00019" (policy).
 // when: tool_arg_string("path").contains("/secret/19/")
 func oRule34(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[34]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[34]); oErr.Kind != 0 {
 		return false, oErr
@@ -1677,7 +1693,9 @@ func oRule34(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule49 evaluates rule "R00049" (policy).
 // when: tool_arg_string("path").contains("/secret/49/")
 func oRule49(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[49]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[49]); oErr.Kind != 0 {
 		return false, oErr
@@ -1693,7 +1711,9 @@ func oRule49(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule64 evaluates rule "R00079" (policy).
 // when: tool_arg_string("path").contains("/secret/79/")
 func oRule64(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[64]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[64]); oErr.Kind != 0 {
 		return false, oErr
@@ -1709,7 +1729,9 @@ func oRule64(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule83 evaluates rule "R00034" (invariant).
 // when: tool_arg_int("timeout") > 3634 || size(tool_arg_string("command")) > 4130
 func oRule83(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[83]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[83]); oErr.Kind != 0 {
 		return false, oErr
@@ -1758,7 +1780,9 @@ func oRule83(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule98 evaluates rule "R00094" (invariant).
 // when: tool_arg_int("timeout") > 3694 || size(tool_arg_string("command")) > 4190
 func oRule98(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[98]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[98]); oErr.Kind != 0 {
 		return false, oErr
@@ -1807,7 +1831,9 @@ func oRule98(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule6 evaluates rule "R00024" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 24")
 func oRule6(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[6]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[6]); oErr.Kind != 0 {
 		return false, oErr
@@ -1825,7 +1851,9 @@ func oRule6(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule21 evaluates rule "R00084" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 84")
 func oRule21(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[21]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[21]); oErr.Kind != 0 {
 		return false, oErr
@@ -1843,7 +1871,9 @@ func oRule21(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule44 evaluates rule "R00039" (policy).
 // when: !("role_39" in principal_roles) && principal == "agent:39"
 func oRule44(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[44]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[44]); oErr.Kind != 0 {
 		return false, oErr
@@ -1892,7 +1922,9 @@ func oRule44(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule59 evaluates rule "R00069" (policy).
 // when: !("role_69" in principal_roles) && principal == "agent:69"
 func oRule59(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[59]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[59]); oErr.Kind != 0 {
 		return false, oErr
@@ -1941,7 +1973,9 @@ func oRule59(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule74 evaluates rule "R00099" (policy).
 // when: !("role_99" in principal_roles) && principal == "agent:99"
 func oRule74(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[74]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[74]); oErr.Kind != 0 {
 		return false, oErr
@@ -1990,7 +2024,9 @@ func oRule74(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule88 evaluates rule "R00054" (invariant).
 // when: tool_arg_string("command").startsWith("shutdown -h 54")
 func oRule88(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[88]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[88]); oErr.Kind != 0 {
 		return false, oErr
@@ -2008,7 +2044,9 @@ func oRule88(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule0 evaluates rule "R00000" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 0")
 func oRule0(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[0]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[0]); oErr.Kind != 0 {
 		return false, oErr
@@ -2024,7 +2062,9 @@ func oRule0(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule1 evaluates rule "R00004" (schema).
 // when: tool_arg_int("timeout") > 3604 || size(tool_arg_string("command")) > 4100
 func oRule1(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[1]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[1]); oErr.Kind != 0 {
 		return false, oErr
@@ -2073,7 +2113,9 @@ func oRule1(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule2 evaluates rule "R00008" (schema).
 // when: session_posture == "posture_8" && lycaon.repeat_count > 4
 func oRule2(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[2]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[2]); oErr.Kind != 0 {
 		return false, oErr
@@ -2119,7 +2161,9 @@ func oRule2(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule3 evaluates rule "R00012" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 12")
 func oRule3(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[3]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[3]); oErr.Kind != 0 {
 		return false, oErr
@@ -2137,7 +2181,9 @@ func oRule3(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule4 evaluates rule "R00016" (schema).
 // when: tool_arg_int("timeout") > 3616 || size(tool_arg_string("command")) > 4112
 func oRule4(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[4]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[4]); oErr.Kind != 0 {
 		return false, oErr
@@ -2186,7 +2232,9 @@ func oRule4(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule5 evaluates rule "R00020" (schema).
 // when: session_posture == "posture_20" && lycaon.repeat_count > 9
 func oRule5(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[5]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[5]); oErr.Kind != 0 {
 		return false, oErr
@@ -2232,7 +2280,9 @@ func oRule5(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule7 evaluates rule "R00028" (schema).
 // when: tool_arg_int("timeout") > 3628 || size(tool_arg_string("command")) > 4124
 func oRule7(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[7]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[7]); oErr.Kind != 0 {
 		return false, oErr
@@ -2281,7 +2331,9 @@ func oRule7(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule8 evaluates rule "R00032" (schema).
 // when: session_posture == "posture_32" && lycaon.repeat_count > 7
 func oRule8(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[8]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[8]); oErr.Kind != 0 {
 		return false, oErr
@@ -2327,7 +2379,9 @@ func oRule8(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule9 evaluates rule "R00036" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 36")
 func oRule9(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[9]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[9]); oErr.Kind != 0 {
 		return false, oErr
@@ -2345,7 +2399,9 @@ func oRule9(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule10 evaluates rule "R00040" (schema).
 // when: tool_arg_int("timeout") > 3640 || size(tool_arg_string("command")) > 4136
 func oRule10(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[10]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[10]); oErr.Kind != 0 {
 		return false, oErr
@@ -2394,7 +2450,9 @@ func oRule10(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule12 evaluates rule "R00048" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 48")
 func oRule12(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[12]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[12]); oErr.Kind != 0 {
 		return false, oErr
@@ -2412,7 +2470,9 @@ func oRule12(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule13 evaluates rule "R00052" (schema).
 // when: tool_arg_int("timeout") > 3652 || size(tool_arg_string("command")) > 4148
 func oRule13(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[13]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[13]); oErr.Kind != 0 {
 		return false, oErr
@@ -2461,7 +2521,9 @@ func oRule13(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule14 evaluates rule "R00056" (schema).
 // when: session_posture == "posture_56" && lycaon.repeat_count > 3
 func oRule14(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[14]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[14]); oErr.Kind != 0 {
 		return false, oErr
@@ -2507,7 +2569,9 @@ func oRule14(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule15 evaluates rule "R00060" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 60")
 func oRule15(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[15]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[15]); oErr.Kind != 0 {
 		return false, oErr
@@ -2525,7 +2589,9 @@ func oRule15(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule17 evaluates rule "R00068" (schema).
 // when: session_posture == "posture_68" && lycaon.repeat_count > 8
 func oRule17(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[17]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[17]); oErr.Kind != 0 {
 		return false, oErr
@@ -2571,7 +2637,9 @@ func oRule17(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule18 evaluates rule "R00072" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 72")
 func oRule18(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[18]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[18]); oErr.Kind != 0 {
 		return false, oErr
@@ -2589,7 +2657,9 @@ func oRule18(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule19 evaluates rule "R00076" (schema).
 // when: tool_arg_int("timeout") > 3676 || size(tool_arg_string("command")) > 4172
 func oRule19(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[19]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[19]); oErr.Kind != 0 {
 		return false, oErr
@@ -2638,7 +2708,9 @@ func oRule19(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule20 evaluates rule "R00080" (schema).
 // when: session_posture == "posture_80" && lycaon.repeat_count > 6
 func oRule20(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[20]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[20]); oErr.Kind != 0 {
 		return false, oErr
@@ -2684,7 +2756,9 @@ func oRule20(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule22 evaluates rule "R00088" (schema).
 // when: tool_arg_int("timeout") > 3688 || size(tool_arg_string("command")) > 4184
 func oRule22(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[22]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[22]); oErr.Kind != 0 {
 		return false, oErr
@@ -2733,7 +2807,9 @@ func oRule22(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule23 evaluates rule "R00092" (schema).
 // when: session_posture == "posture_92" && lycaon.repeat_count > 4
 func oRule23(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[23]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[23]); oErr.Kind != 0 {
 		return false, oErr
@@ -2779,7 +2855,9 @@ func oRule23(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule24 evaluates rule "R00096" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 96")
 func oRule24(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[24]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[24]); oErr.Kind != 0 {
 		return false, oErr
@@ -2797,7 +2875,9 @@ func oRule24(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule25 evaluates rule "R00001" (policy).
 // when: tool_arg_string("path").contains("/secret/1/")
 func oRule25(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[25]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[25]); oErr.Kind != 0 {
 		return false, oErr
@@ -2815,7 +2895,9 @@ func oRule25(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule26 evaluates rule "R00003" (policy).
 // when: !("role_3" in principal_roles) && principal == "agent:3"
 func oRule26(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[26]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[26]); oErr.Kind != 0 {
 		return false, oErr
@@ -2864,7 +2946,9 @@ func oRule26(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule27 evaluates rule "R00005" (policy).
 // when: "tool_5" in lycaon.turn_tools && tool_arg_string("command").contains("--force-5")
 func oRule27(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[27]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[27]); oErr.Kind != 0 {
 		return false, oErr
@@ -2913,7 +2997,9 @@ func oRule27(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule28 evaluates rule "R00007" (policy).
 // when: tool_arg_string("path").contains("/secret/7/")
 func oRule28(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[28]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[28]); oErr.Kind != 0 {
 		return false, oErr
@@ -2931,7 +3017,9 @@ func oRule28(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule29 evaluates rule "R00009" (policy).
 // when: tool_arg_string("command").startsWith("rm ")
 func oRule29(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[29]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[29]); oErr.Kind != 0 {
 		return false, oErr
@@ -2949,7 +3037,9 @@ func oRule29(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule30 evaluates rule "R00011" (policy).
 // when: "tool_11" in lycaon.turn_tools && tool_arg_string("command").contains("--force-11")
 func oRule30(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[30]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[30]); oErr.Kind != 0 {
 		return false, oErr
@@ -2996,7 +3086,9 @@ func oRule30(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule31 evaluates rule "R00013" (policy).
 // when: tool_arg_string("path").contains("/secret/13/")
 func oRule31(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[31]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[31]); oErr.Kind != 0 {
 		return false, oErr
@@ -3012,7 +3104,9 @@ func oRule31(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule32 evaluates rule "R00015" (policy).
 // when: !("role_15" in principal_roles) && principal == "agent:15"
 func oRule32(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[32]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[32]); oErr.Kind != 0 {
 		return false, oErr
@@ -3061,7 +3155,9 @@ func oRule32(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule33 evaluates rule "R00017" (policy).
 // when: "tool_17" in lycaon.turn_tools && tool_arg_string("command").contains("--force-17")
 func oRule33(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[33]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[33]); oErr.Kind != 0 {
 		return false, oErr
@@ -3108,7 +3204,9 @@ func oRule33(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule35 evaluates rule "R00021" (policy).
 // when: !("role_21" in principal_roles) && principal == "agent:21"
 func oRule35(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[35]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[35]); oErr.Kind != 0 {
 		return false, oErr
@@ -3157,7 +3255,9 @@ func oRule35(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule36 evaluates rule "R00023" (policy).
 // when: "tool_23" in lycaon.turn_tools && tool_arg_string("command").contains("--force-23")
 func oRule36(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[36]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[36]); oErr.Kind != 0 {
 		return false, oErr
@@ -3204,7 +3304,9 @@ func oRule36(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule37 evaluates rule "R00025" (policy).
 // when: tool_arg_string("path").contains("/secret/25/")
 func oRule37(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[37]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[37]); oErr.Kind != 0 {
 		return false, oErr
@@ -3220,7 +3322,9 @@ func oRule37(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule38 evaluates rule "R00027" (policy).
 // when: !("role_27" in principal_roles) && principal == "agent:27"
 func oRule38(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[38]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[38]); oErr.Kind != 0 {
 		return false, oErr
@@ -3269,7 +3373,9 @@ func oRule38(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule40 evaluates rule "R00031" (policy).
 // when: tool_arg_string("path").contains("/secret/31/")
 func oRule40(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[40]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[40]); oErr.Kind != 0 {
 		return false, oErr
@@ -3285,7 +3391,9 @@ func oRule40(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule41 evaluates rule "R00033" (policy).
 // when: !("role_33" in principal_roles) && principal == "agent:33"
 func oRule41(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[41]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[41]); oErr.Kind != 0 {
 		return false, oErr
@@ -3334,7 +3442,9 @@ func oRule41(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule42 evaluates rule "R00035" (policy).
 // when: "tool_35" in lycaon.turn_tools && tool_arg_string("command").contains("--force-35")
 func oRule42(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[42]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[42]); oErr.Kind != 0 {
 		return false, oErr
@@ -3381,7 +3491,9 @@ func oRule42(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule43 evaluates rule "R00037" (policy).
 // when: tool_arg_string("path").contains("/secret/37/")
 func oRule43(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[43]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[43]); oErr.Kind != 0 {
 		return false, oErr
@@ -3397,7 +3509,9 @@ func oRule43(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule45 evaluates rule "R00041" (policy).
 // when: "tool_41" in lycaon.turn_tools && tool_arg_string("command").contains("--force-41")
 func oRule45(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[45]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[45]); oErr.Kind != 0 {
 		return false, oErr
@@ -3444,7 +3558,9 @@ func oRule45(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule46 evaluates rule "R00043" (policy).
 // when: tool_arg_string("path").contains("/secret/43/")
 func oRule46(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[46]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[46]); oErr.Kind != 0 {
 		return false, oErr
@@ -3460,7 +3576,9 @@ func oRule46(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule47 evaluates rule "R00045" (policy).
 // when: !("role_45" in principal_roles) && principal == "agent:45"
 func oRule47(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[47]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[47]); oErr.Kind != 0 {
 		return false, oErr
@@ -3509,7 +3627,9 @@ func oRule47(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule48 evaluates rule "R00047" (policy).
 // when: "tool_47" in lycaon.turn_tools && tool_arg_string("command").contains("--force-47")
 func oRule48(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[48]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[48]); oErr.Kind != 0 {
 		return false, oErr
@@ -3556,7 +3676,9 @@ func oRule48(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule50 evaluates rule "R00051" (policy).
 // when: !("role_51" in principal_roles) && principal == "agent:51"
 func oRule50(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[50]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[50]); oErr.Kind != 0 {
 		return false, oErr
@@ -3605,7 +3727,9 @@ func oRule50(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule51 evaluates rule "R00053" (policy).
 // when: "tool_53" in lycaon.turn_tools && tool_arg_string("command").contains("--force-53")
 func oRule51(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[51]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[51]); oErr.Kind != 0 {
 		return false, oErr
@@ -3652,7 +3776,9 @@ func oRule51(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule52 evaluates rule "R00055" (policy).
 // when: tool_arg_string("path").contains("/secret/55/")
 func oRule52(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[52]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[52]); oErr.Kind != 0 {
 		return false, oErr
@@ -3668,7 +3794,9 @@ func oRule52(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule53 evaluates rule "R00057" (policy).
 // when: !("role_57" in principal_roles) && principal == "agent:57"
 func oRule53(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[53]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[53]); oErr.Kind != 0 {
 		return false, oErr
@@ -3717,7 +3845,9 @@ func oRule53(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule55 evaluates rule "R00061" (policy).
 // when: tool_arg_string("path").contains("/secret/61/")
 func oRule55(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[55]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[55]); oErr.Kind != 0 {
 		return false, oErr
@@ -3733,7 +3863,9 @@ func oRule55(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule56 evaluates rule "R00063" (policy).
 // when: !("role_63" in principal_roles) && principal == "agent:63"
 func oRule56(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[56]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[56]); oErr.Kind != 0 {
 		return false, oErr
@@ -3782,7 +3914,9 @@ func oRule56(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule57 evaluates rule "R00065" (policy).
 // when: "tool_65" in lycaon.turn_tools && tool_arg_string("command").contains("--force-65")
 func oRule57(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[57]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[57]); oErr.Kind != 0 {
 		return false, oErr
@@ -3829,7 +3963,9 @@ func oRule57(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule58 evaluates rule "R00067" (policy).
 // when: tool_arg_string("path").contains("/secret/67/")
 func oRule58(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[58]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[58]); oErr.Kind != 0 {
 		return false, oErr
@@ -3845,7 +3981,9 @@ func oRule58(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule60 evaluates rule "R00071" (policy).
 // when: "tool_71" in lycaon.turn_tools && tool_arg_string("command").contains("--force-71")
 func oRule60(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[60]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[60]); oErr.Kind != 0 {
 		return false, oErr
@@ -3892,7 +4030,9 @@ func oRule60(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule61 evaluates rule "R00073" (policy).
 // when: tool_arg_string("path").contains("/secret/73/")
 func oRule61(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[61]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[61]); oErr.Kind != 0 {
 		return false, oErr
@@ -3908,7 +4048,9 @@ func oRule61(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule62 evaluates rule "R00075" (policy).
 // when: !("role_75" in principal_roles) && principal == "agent:75"
 func oRule62(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[62]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[62]); oErr.Kind != 0 {
 		return false, oErr
@@ -3957,7 +4099,9 @@ func oRule62(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule63 evaluates rule "R00077" (policy).
 // when: "tool_77" in lycaon.turn_tools && tool_arg_string("command").contains("--force-77")
 func oRule63(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[63]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[63]); oErr.Kind != 0 {
 		return false, oErr
@@ -4004,7 +4148,9 @@ func oRule63(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule65 evaluates rule "R00081" (policy).
 // when: !("role_81" in principal_roles) && principal == "agent:81"
 func oRule65(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[65]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[65]); oErr.Kind != 0 {
 		return false, oErr
@@ -4053,7 +4199,9 @@ func oRule65(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule66 evaluates rule "R00083" (policy).
 // when: "tool_83" in lycaon.turn_tools && tool_arg_string("command").contains("--force-83")
 func oRule66(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[66]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[66]); oErr.Kind != 0 {
 		return false, oErr
@@ -4100,7 +4248,9 @@ func oRule66(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule67 evaluates rule "R00085" (policy).
 // when: tool_arg_string("path").contains("/secret/85/")
 func oRule67(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[67]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[67]); oErr.Kind != 0 {
 		return false, oErr
@@ -4116,7 +4266,9 @@ func oRule67(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule68 evaluates rule "R00087" (policy).
 // when: !("role_87" in principal_roles) && principal == "agent:87"
 func oRule68(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[68]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[68]); oErr.Kind != 0 {
 		return false, oErr
@@ -4165,7 +4317,9 @@ func oRule68(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule70 evaluates rule "R00091" (policy).
 // when: tool_arg_string("path").contains("/secret/91/")
 func oRule70(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[70]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[70]); oErr.Kind != 0 {
 		return false, oErr
@@ -4181,7 +4335,9 @@ func oRule70(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule71 evaluates rule "R00093" (policy).
 // when: !("role_93" in principal_roles) && principal == "agent:93"
 func oRule71(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[71]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[71]); oErr.Kind != 0 {
 		return false, oErr
@@ -4230,7 +4386,9 @@ func oRule71(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule72 evaluates rule "R00095" (policy).
 // when: "tool_95" in lycaon.turn_tools && tool_arg_string("command").contains("--force-95")
 func oRule72(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[72]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[72]); oErr.Kind != 0 {
 		return false, oErr
@@ -4277,7 +4435,9 @@ func oRule72(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule73 evaluates rule "R00097" (policy).
 // when: tool_arg_string("path").contains("/secret/97/")
 func oRule73(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[73]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[73]); oErr.Kind != 0 {
 		return false, oErr
@@ -4293,7 +4453,9 @@ func oRule73(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule75 evaluates rule "R00002" (invariant).
 // when: session_posture == "posture_2" && lycaon.repeat_count > 5
 func oRule75(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[75]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[75]); oErr.Kind != 0 {
 		return false, oErr
@@ -4339,7 +4501,9 @@ func oRule75(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule76 evaluates rule "R00006" (invariant).
 // when: tool_arg_string("command").startsWith("shutdown -h 6")
 func oRule76(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[76]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[76]); oErr.Kind != 0 {
 		return false, oErr
@@ -4355,7 +4519,9 @@ func oRule76(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule77 evaluates rule "R00010" (invariant).
 // when: tool_arg_int("timeout") > 3610 || size(tool_arg_string("command")) > 4106
 func oRule77(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[77]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[77]); oErr.Kind != 0 {
 		return false, oErr
@@ -4404,7 +4570,9 @@ func oRule77(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule79 evaluates rule "R00018" (invariant).
 // when: tool_arg_string("command").startsWith("shutdown -h 18")
 func oRule79(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[79]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[79]); oErr.Kind != 0 {
 		return false, oErr
@@ -4422,7 +4590,9 @@ func oRule79(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule80 evaluates rule "R00022" (invariant).
 // when: tool_arg_int("timeout") > 3622 || size(tool_arg_string("command")) > 4118
 func oRule80(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[80]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[80]); oErr.Kind != 0 {
 		return false, oErr
@@ -4471,7 +4641,9 @@ func oRule80(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule81 evaluates rule "R00026" (invariant).
 // when: session_posture == "posture_26" && lycaon.repeat_count > 8
 func oRule81(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[81]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[81]); oErr.Kind != 0 {
 		return false, oErr
@@ -4517,7 +4689,9 @@ func oRule81(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule82 evaluates rule "R00030" (invariant).
 // when: tool_arg_string("command").startsWith("shutdown -h 30")
 func oRule82(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[82]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[82]); oErr.Kind != 0 {
 		return false, oErr
@@ -4535,7 +4709,9 @@ func oRule82(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule84 evaluates rule "R00038" (invariant).
 // when: session_posture == "posture_38" && lycaon.repeat_count > 6
 func oRule84(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[84]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[84]); oErr.Kind != 0 {
 		return false, oErr
@@ -4581,7 +4757,9 @@ func oRule84(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule85 evaluates rule "R00042" (invariant).
 // when: tool_arg_string("command").startsWith("shutdown -h 42")
 func oRule85(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[85]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[85]); oErr.Kind != 0 {
 		return false, oErr
@@ -4599,7 +4777,9 @@ func oRule85(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule86 evaluates rule "R00046" (invariant).
 // when: tool_arg_int("timeout") > 3646 || size(tool_arg_string("command")) > 4142
 func oRule86(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[86]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[86]); oErr.Kind != 0 {
 		return false, oErr
@@ -4648,7 +4828,9 @@ func oRule86(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule87 evaluates rule "R00050" (invariant).
 // when: session_posture == "posture_50" && lycaon.repeat_count > 4
 func oRule87(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[87]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[87]); oErr.Kind != 0 {
 		return false, oErr
@@ -4694,7 +4876,9 @@ func oRule87(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule89 evaluates rule "R00058" (invariant).
 // when: tool_arg_int("timeout") > 3658 || size(tool_arg_string("command")) > 4154
 func oRule89(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[89]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[89]); oErr.Kind != 0 {
 		return false, oErr
@@ -4743,7 +4927,9 @@ func oRule89(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule90 evaluates rule "R00062" (invariant).
 // when: session_posture == "posture_62" && lycaon.repeat_count > 9
 func oRule90(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[90]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[90]); oErr.Kind != 0 {
 		return false, oErr
@@ -4789,7 +4975,9 @@ func oRule90(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule91 evaluates rule "R00066" (invariant).
 // when: tool_arg_string("command").startsWith("shutdown -h 66")
 func oRule91(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[91]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[91]); oErr.Kind != 0 {
 		return false, oErr
@@ -4807,7 +4995,9 @@ func oRule91(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule92 evaluates rule "R00070" (invariant).
 // when: tool_arg_int("timeout") > 3670 || size(tool_arg_string("command")) > 4166
 func oRule92(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[92]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[92]); oErr.Kind != 0 {
 		return false, oErr
@@ -4856,7 +5046,9 @@ func oRule92(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule94 evaluates rule "R00078" (invariant).
 // when: tool_arg_string("command").startsWith("shutdown -h 78")
 func oRule94(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[94]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[94]); oErr.Kind != 0 {
 		return false, oErr
@@ -4874,7 +5066,9 @@ func oRule94(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule95 evaluates rule "R00082" (invariant).
 // when: tool_arg_int("timeout") > 3682 || size(tool_arg_string("command")) > 4178
 func oRule95(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[95]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[95]); oErr.Kind != 0 {
 		return false, oErr
@@ -4923,7 +5117,9 @@ func oRule95(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule96 evaluates rule "R00086" (invariant).
 // when: session_posture == "posture_86" && lycaon.repeat_count > 5
 func oRule96(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[96]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[96]); oErr.Kind != 0 {
 		return false, oErr
@@ -4969,7 +5165,9 @@ func oRule96(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule97 evaluates rule "R00090" (invariant).
 // when: tool_arg_string("command").startsWith("shutdown -h 90")
 func oRule97(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[97]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[97]); oErr.Kind != 0 {
 		return false, oErr
@@ -4987,7 +5185,9 @@ func oRule97(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule99 evaluates rule "R00098" (invariant).
 // when: session_posture == "posture_98" && lycaon.repeat_count > 3
 func oRule99(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[99]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[99]); oErr.Kind != 0 {
 		return false, oErr
@@ -5031,791 +5231,827 @@ func oRule99(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oAnchor0 evaluates the rules at "coordinator.pre_invoke" in order.
-func oAnchor0(oX *runtime.Exec) {
+//
+// A panic that escapes a rule is recovered here; the function then
+// reports that it must run again, resuming after that rule.
+func oAnchor0(oX *runtime.Exec) (oAgain bool) {
+	defer func() {
+		if recover() != nil {
+			oAgain = oX.Panicked()
+		}
+	}()
 	if oX.Occ.Profiles.Supplied(runtime.ProfileSession | runtime.ProfileTool) {
 		switch oX.F.Tool {
 		case "tool_0001":
 			if oFired, oErr := oRule69(oX); oX.Done(&oRules[69], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0004":
 			if oFired, oErr := oRule78(oX); oX.Done(&oRules[78], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0007":
 			if oFired, oErr := oRule39(oX); oX.Done(&oRules[39], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0010":
 			if oFired, oErr := oRule11(oX); oX.Done(&oRules[11], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0013":
 			if oFired, oErr := oRule54(oX); oX.Done(&oRules[54], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0016":
 			if oFired, oErr := oRule93(oX); oX.Done(&oRules[93], oFired, oErr) {
-				return
+				return false
 			}
 		default:
 		}
-		return
+		return false
 	}
 	if oFired, oErr := oRule11(oX); oX.Done(&oRules[11], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule39(oX); oX.Done(&oRules[39], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule54(oX); oX.Done(&oRules[54], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule69(oX); oX.Done(&oRules[69], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule78(oX); oX.Done(&oRules[78], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule93(oX); oX.Done(&oRules[93], oFired, oErr) {
-		return
+		return false
 	}
+	return false
 }
 
 // oAnchor1 evaluates the rules at "tool.handler" in order.
-func oAnchor1(oX *runtime.Exec) {
+//
+// A panic that escapes a rule is recovered here; the function then
+// reports that it must run again, resuming after that rule.
+func oAnchor1(oX *runtime.Exec) (oAgain bool) {
+	defer func() {
+		if recover() != nil {
+			oAgain = oX.Panicked()
+		}
+	}()
 	if oX.Occ.Profiles.Supplied(runtime.ProfileTool) {
 		switch oX.F.Tool {
 		case "tool_0002":
 			if oFired, oErr := oRule83(oX); oX.Done(&oRules[83], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0005":
 			if oFired, oErr := oRule49(oX); oX.Done(&oRules[49], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0008":
 			if oFired, oErr := oRule16(oX); oX.Done(&oRules[16], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0011":
 			if oFired, oErr := oRule64(oX); oX.Done(&oRules[64], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0014":
 			if oFired, oErr := oRule98(oX); oX.Done(&oRules[98], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0017":
 			if oFired, oErr := oRule34(oX); oX.Done(&oRules[34], oFired, oErr) {
-				return
+				return false
 			}
 		default:
 		}
-		return
+		return false
 	}
 	if oFired, oErr := oRule16(oX); oX.Done(&oRules[16], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule34(oX); oX.Done(&oRules[34], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule49(oX); oX.Done(&oRules[49], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule64(oX); oX.Done(&oRules[64], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule83(oX); oX.Done(&oRules[83], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule98(oX); oX.Done(&oRules[98], oFired, oErr) {
-		return
+		return false
 	}
+	return false
 }
 
 // oAnchor2 evaluates the rules at "tool.post_invoke" in order.
-func oAnchor2(oX *runtime.Exec) {
+//
+// A panic that escapes a rule is recovered here; the function then
+// reports that it must run again, resuming after that rule.
+func oAnchor2(oX *runtime.Exec) (oAgain bool) {
+	defer func() {
+		if recover() != nil {
+			oAgain = oX.Panicked()
+		}
+	}()
 	if oX.Occ.Profiles.Supplied(runtime.ProfileSession | runtime.ProfileTool) {
 		switch oX.F.Tool {
 		case "tool_0000":
 			if oFired, oErr := oRule88(oX); oX.Done(&oRules[88], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0001":
 			if oFired, oErr := oRule88(oX); oX.Done(&oRules[88], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0003":
 			if oFired, oErr := oRule59(oX); oX.Done(&oRules[59], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0004":
 			if oFired, oErr := oRule59(oX); oX.Done(&oRules[59], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0006":
 			if oFired, oErr := oRule21(oX); oX.Done(&oRules[21], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0007":
 			if oFired, oErr := oRule21(oX); oX.Done(&oRules[21], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0009":
 			if oFired, oErr := oRule74(oX); oX.Done(&oRules[74], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0010":
 			if oFired, oErr := oRule74(oX); oX.Done(&oRules[74], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0012":
 			if oFired, oErr := oRule6(oX); oX.Done(&oRules[6], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0013":
 			if oFired, oErr := oRule6(oX); oX.Done(&oRules[6], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0015":
 			if oFired, oErr := oRule44(oX); oX.Done(&oRules[44], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0016":
 			if oFired, oErr := oRule44(oX); oX.Done(&oRules[44], oFired, oErr) {
-				return
+				return false
 			}
 		default:
 		}
-		return
+		return false
 	}
 	if oFired, oErr := oRule6(oX); oX.Done(&oRules[6], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule21(oX); oX.Done(&oRules[21], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule44(oX); oX.Done(&oRules[44], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule59(oX); oX.Done(&oRules[59], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule74(oX); oX.Done(&oRules[74], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule88(oX); oX.Done(&oRules[88], oFired, oErr) {
-		return
+		return false
 	}
+	return false
 }
 
 // oAnchor3 evaluates the rules at "tool.pre_invoke" in order.
-func oAnchor3(oX *runtime.Exec) {
+//
+// A panic that escapes a rule is recovered here; the function then
+// reports that it must run again, resuming after that rule.
+func oAnchor3(oX *runtime.Exec) (oAgain bool) {
+	defer func() {
+		if recover() != nil {
+			oAgain = oX.Panicked()
+		}
+	}()
 	if oX.Occ.Profiles.Supplied(runtime.ProfileSession | runtime.ProfileTool) {
 		switch oX.F.Tool {
 		case "bash":
 			if oFired, oErr := oRule0(oX); oX.Done(&oRules[0], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule1(oX); oX.Done(&oRules[1], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule2(oX); oX.Done(&oRules[2], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule25(oX); oX.Done(&oRules[25], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule26(oX); oX.Done(&oRules[26], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule27(oX); oX.Done(&oRules[27], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule28(oX); oX.Done(&oRules[28], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule29(oX); oX.Done(&oRules[29], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule75(oX); oX.Done(&oRules[75], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule76(oX); oX.Done(&oRules[76], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0000":
 			if oFired, oErr := oRule9(oX); oX.Done(&oRules[9], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule18(oX); oX.Done(&oRules[18], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule79(oX); oX.Done(&oRules[79], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule97(oX); oX.Done(&oRules[97], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0001":
 			if oFired, oErr := oRule9(oX); oX.Done(&oRules[9], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule18(oX); oX.Done(&oRules[18], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule25(oX); oX.Done(&oRules[25], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule33(oX); oX.Done(&oRules[33], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule42(oX); oX.Done(&oRules[42], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule51(oX); oX.Done(&oRules[51], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule60(oX); oX.Done(&oRules[60], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule79(oX); oX.Done(&oRules[79], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule97(oX); oX.Done(&oRules[97], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0002":
 			if oFired, oErr := oRule4(oX); oX.Done(&oRules[4], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule13(oX); oX.Done(&oRules[13], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule22(oX); oX.Done(&oRules[22], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule92(oX); oX.Done(&oRules[92], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0003":
 			if oFired, oErr := oRule26(oX); oX.Done(&oRules[26], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule32(oX); oX.Done(&oRules[32], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule41(oX); oX.Done(&oRules[41], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule50(oX); oX.Done(&oRules[50], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule68(oX); oX.Done(&oRules[68], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0004":
 			if oFired, oErr := oRule8(oX); oX.Done(&oRules[8], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule17(oX); oX.Done(&oRules[17], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule32(oX); oX.Done(&oRules[32], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule41(oX); oX.Done(&oRules[41], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule50(oX); oX.Done(&oRules[50], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule68(oX); oX.Done(&oRules[68], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule87(oX); oX.Done(&oRules[87], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule96(oX); oX.Done(&oRules[96], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0005":
 			if oFired, oErr := oRule27(oX); oX.Done(&oRules[27], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule31(oX); oX.Done(&oRules[31], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule40(oX); oX.Done(&oRules[40], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule58(oX); oX.Done(&oRules[58], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule67(oX); oX.Done(&oRules[67], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0006":
 			if oFired, oErr := oRule3(oX); oX.Done(&oRules[3], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule12(oX); oX.Done(&oRules[12], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule82(oX); oX.Done(&oRules[82], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule91(oX); oX.Done(&oRules[91], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0007":
 			if oFired, oErr := oRule3(oX); oX.Done(&oRules[3], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule12(oX); oX.Done(&oRules[12], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule28(oX); oX.Done(&oRules[28], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule30(oX); oX.Done(&oRules[30], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule48(oX); oX.Done(&oRules[48], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule57(oX); oX.Done(&oRules[57], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule66(oX); oX.Done(&oRules[66], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule82(oX); oX.Done(&oRules[82], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule91(oX); oX.Done(&oRules[91], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0008":
 			if oFired, oErr := oRule7(oX); oX.Done(&oRules[7], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule77(oX); oX.Done(&oRules[77], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule86(oX); oX.Done(&oRules[86], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule95(oX); oX.Done(&oRules[95], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0009":
 			if oFired, oErr := oRule29(oX); oX.Done(&oRules[29], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule38(oX); oX.Done(&oRules[38], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule47(oX); oX.Done(&oRules[47], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule56(oX); oX.Done(&oRules[56], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule65(oX); oX.Done(&oRules[65], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0010":
 			if oFired, oErr := oRule20(oX); oX.Done(&oRules[20], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule38(oX); oX.Done(&oRules[38], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule47(oX); oX.Done(&oRules[47], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule56(oX); oX.Done(&oRules[56], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule65(oX); oX.Done(&oRules[65], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule81(oX); oX.Done(&oRules[81], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule90(oX); oX.Done(&oRules[90], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule99(oX); oX.Done(&oRules[99], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0011":
 			if oFired, oErr := oRule37(oX); oX.Done(&oRules[37], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule46(oX); oX.Done(&oRules[46], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule55(oX); oX.Done(&oRules[55], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule73(oX); oX.Done(&oRules[73], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0012":
 			if oFired, oErr := oRule15(oX); oX.Done(&oRules[15], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule24(oX); oX.Done(&oRules[24], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule85(oX); oX.Done(&oRules[85], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule94(oX); oX.Done(&oRules[94], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0013":
 			if oFired, oErr := oRule15(oX); oX.Done(&oRules[15], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule24(oX); oX.Done(&oRules[24], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule36(oX); oX.Done(&oRules[36], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule45(oX); oX.Done(&oRules[45], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule63(oX); oX.Done(&oRules[63], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule72(oX); oX.Done(&oRules[72], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule85(oX); oX.Done(&oRules[85], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule94(oX); oX.Done(&oRules[94], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0014":
 			if oFired, oErr := oRule10(oX); oX.Done(&oRules[10], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule19(oX); oX.Done(&oRules[19], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule80(oX); oX.Done(&oRules[80], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule89(oX); oX.Done(&oRules[89], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0015":
 			if oFired, oErr := oRule35(oX); oX.Done(&oRules[35], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule53(oX); oX.Done(&oRules[53], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule62(oX); oX.Done(&oRules[62], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule71(oX); oX.Done(&oRules[71], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0016":
 			if oFired, oErr := oRule5(oX); oX.Done(&oRules[5], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule14(oX); oX.Done(&oRules[14], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule23(oX); oX.Done(&oRules[23], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule35(oX); oX.Done(&oRules[35], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule53(oX); oX.Done(&oRules[53], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule62(oX); oX.Done(&oRules[62], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule71(oX); oX.Done(&oRules[71], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule84(oX); oX.Done(&oRules[84], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0017":
 			if oFired, oErr := oRule43(oX); oX.Done(&oRules[43], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule52(oX); oX.Done(&oRules[52], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule61(oX); oX.Done(&oRules[61], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule70(oX); oX.Done(&oRules[70], oFired, oErr) {
-				return
+				return false
 			}
 		default:
 		}
-		return
+		return false
 	}
 	if oFired, oErr := oRule0(oX); oX.Done(&oRules[0], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule1(oX); oX.Done(&oRules[1], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule2(oX); oX.Done(&oRules[2], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule3(oX); oX.Done(&oRules[3], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule4(oX); oX.Done(&oRules[4], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule5(oX); oX.Done(&oRules[5], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule7(oX); oX.Done(&oRules[7], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule8(oX); oX.Done(&oRules[8], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule9(oX); oX.Done(&oRules[9], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule10(oX); oX.Done(&oRules[10], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule12(oX); oX.Done(&oRules[12], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule13(oX); oX.Done(&oRules[13], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule14(oX); oX.Done(&oRules[14], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule15(oX); oX.Done(&oRules[15], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule17(oX); oX.Done(&oRules[17], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule18(oX); oX.Done(&oRules[18], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule19(oX); oX.Done(&oRules[19], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule20(oX); oX.Done(&oRules[20], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule22(oX); oX.Done(&oRules[22], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule23(oX); oX.Done(&oRules[23], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule24(oX); oX.Done(&oRules[24], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule25(oX); oX.Done(&oRules[25], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule26(oX); oX.Done(&oRules[26], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule27(oX); oX.Done(&oRules[27], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule28(oX); oX.Done(&oRules[28], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule29(oX); oX.Done(&oRules[29], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule30(oX); oX.Done(&oRules[30], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule31(oX); oX.Done(&oRules[31], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule32(oX); oX.Done(&oRules[32], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule33(oX); oX.Done(&oRules[33], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule35(oX); oX.Done(&oRules[35], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule36(oX); oX.Done(&oRules[36], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule37(oX); oX.Done(&oRules[37], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule38(oX); oX.Done(&oRules[38], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule40(oX); oX.Done(&oRules[40], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule41(oX); oX.Done(&oRules[41], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule42(oX); oX.Done(&oRules[42], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule43(oX); oX.Done(&oRules[43], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule45(oX); oX.Done(&oRules[45], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule46(oX); oX.Done(&oRules[46], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule47(oX); oX.Done(&oRules[47], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule48(oX); oX.Done(&oRules[48], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule50(oX); oX.Done(&oRules[50], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule51(oX); oX.Done(&oRules[51], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule52(oX); oX.Done(&oRules[52], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule53(oX); oX.Done(&oRules[53], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule55(oX); oX.Done(&oRules[55], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule56(oX); oX.Done(&oRules[56], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule57(oX); oX.Done(&oRules[57], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule58(oX); oX.Done(&oRules[58], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule60(oX); oX.Done(&oRules[60], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule61(oX); oX.Done(&oRules[61], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule62(oX); oX.Done(&oRules[62], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule63(oX); oX.Done(&oRules[63], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule65(oX); oX.Done(&oRules[65], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule66(oX); oX.Done(&oRules[66], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule67(oX); oX.Done(&oRules[67], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule68(oX); oX.Done(&oRules[68], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule70(oX); oX.Done(&oRules[70], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule71(oX); oX.Done(&oRules[71], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule72(oX); oX.Done(&oRules[72], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule73(oX); oX.Done(&oRules[73], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule75(oX); oX.Done(&oRules[75], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule76(oX); oX.Done(&oRules[76], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule77(oX); oX.Done(&oRules[77], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule79(oX); oX.Done(&oRules[79], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule80(oX); oX.Done(&oRules[80], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule81(oX); oX.Done(&oRules[81], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule82(oX); oX.Done(&oRules[82], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule84(oX); oX.Done(&oRules[84], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule85(oX); oX.Done(&oRules[85], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule86(oX); oX.Done(&oRules[86], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule87(oX); oX.Done(&oRules[87], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule89(oX); oX.Done(&oRules[89], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule90(oX); oX.Done(&oRules[90], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule91(oX); oX.Done(&oRules[91], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule92(oX); oX.Done(&oRules[92], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule94(oX); oX.Done(&oRules[94], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule95(oX); oX.Done(&oRules[95], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule96(oX); oX.Done(&oRules[96], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule97(oX); oX.Done(&oRules[97], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule99(oX); oX.Done(&oRules[99], oFired, oErr) {
-		return
+		return false
 	}
+	return false
 }
 
 // Evaluate evaluates one occurrence against the pack and fills d. s may be
@@ -5825,13 +6061,17 @@ func Evaluate(ctx context.Context, env *runtime.Env, occ *runtime.Occurrence, s 
 	runtime.Begin(&oX, ctx, env, occ, s, d, 0)
 	switch occ.Anchor {
 	case "coordinator.pre_invoke":
-		oAnchor0(&oX)
+		for oAnchor0(&oX) {
+		}
 	case "tool.handler":
-		oAnchor1(&oX)
+		for oAnchor1(&oX) {
+		}
 	case "tool.post_invoke":
-		oAnchor2(&oX)
+		for oAnchor2(&oX) {
+		}
 	case "tool.pre_invoke":
-		oAnchor3(&oX)
+		for oAnchor3(&oX) {
+		}
 	}
 	oX.Finish()
 }

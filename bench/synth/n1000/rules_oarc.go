@@ -13033,7 +13033,9 @@ var oRules = [1000]runtime.Rule{
 // oRule11 evaluates rule "R00044" (schema).
 // when: session_posture == "posture_44" && lycaon.repeat_count > 5
 func oRule11(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[11]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[11]); oErr.Kind != 0 {
 		return false, oErr
@@ -13079,7 +13081,9 @@ func oRule11(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule26 evaluates rule "R00104" (schema).
 // when: session_posture == "posture_104" && lycaon.repeat_count > 9
 func oRule26(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[26]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[26]); oErr.Kind != 0 {
 		return false, oErr
@@ -13125,7 +13129,9 @@ func oRule26(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule41 evaluates rule "R00164" (schema).
 // when: session_posture == "posture_164" && lycaon.repeat_count > 6
 func oRule41(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[41]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[41]); oErr.Kind != 0 {
 		return false, oErr
@@ -13171,7 +13177,9 @@ func oRule41(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule56 evaluates rule "R00224" (schema).
 // when: session_posture == "posture_224" && lycaon.repeat_count > 3
 func oRule56(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[56]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[56]); oErr.Kind != 0 {
 		return false, oErr
@@ -13217,7 +13225,9 @@ func oRule56(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule71 evaluates rule "R00284" (schema).
 // when: session_posture == "posture_284" && lycaon.repeat_count > 7
 func oRule71(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[71]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[71]); oErr.Kind != 0 {
 		return false, oErr
@@ -13263,7 +13273,9 @@ func oRule71(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule86 evaluates rule "R00344" (schema).
 // when: session_posture == "posture_344" && lycaon.repeat_count > 4
 func oRule86(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[86]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[86]); oErr.Kind != 0 {
 		return false, oErr
@@ -13309,7 +13321,9 @@ func oRule86(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule101 evaluates rule "R00404" (schema).
 // when: session_posture == "posture_404" && lycaon.repeat_count > 8
 func oRule101(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[101]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[101]); oErr.Kind != 0 {
 		return false, oErr
@@ -13355,7 +13369,9 @@ func oRule101(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule116 evaluates rule "R00464" (schema).
 // when: session_posture == "posture_464" && lycaon.repeat_count > 5
 func oRule116(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[116]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[116]); oErr.Kind != 0 {
 		return false, oErr
@@ -13401,7 +13417,9 @@ func oRule116(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule131 evaluates rule "R00524" (schema).
 // when: session_posture == "posture_524" && lycaon.repeat_count > 9
 func oRule131(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[131]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[131]); oErr.Kind != 0 {
 		return false, oErr
@@ -13447,7 +13465,9 @@ func oRule131(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule146 evaluates rule "R00584" (schema).
 // when: session_posture == "posture_584" && lycaon.repeat_count > 6
 func oRule146(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[146]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[146]); oErr.Kind != 0 {
 		return false, oErr
@@ -13493,7 +13513,9 @@ func oRule146(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule161 evaluates rule "R00644" (schema).
 // when: session_posture == "posture_644" && lycaon.repeat_count > 3
 func oRule161(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[161]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[161]); oErr.Kind != 0 {
 		return false, oErr
@@ -13539,7 +13561,9 @@ func oRule161(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule176 evaluates rule "R00704" (schema).
 // when: session_posture == "posture_704" && lycaon.repeat_count > 7
 func oRule176(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[176]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[176]); oErr.Kind != 0 {
 		return false, oErr
@@ -13585,7 +13609,9 @@ func oRule176(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule191 evaluates rule "R00764" (schema).
 // when: session_posture == "posture_764" && lycaon.repeat_count > 4
 func oRule191(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[191]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[191]); oErr.Kind != 0 {
 		return false, oErr
@@ -13631,7 +13657,9 @@ func oRule191(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule206 evaluates rule "R00824" (schema).
 // when: session_posture == "posture_824" && lycaon.repeat_count > 8
 func oRule206(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[206]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[206]); oErr.Kind != 0 {
 		return false, oErr
@@ -13677,7 +13705,9 @@ func oRule206(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule221 evaluates rule "R00884" (schema).
 // when: session_posture == "posture_884" && lycaon.repeat_count > 5
 func oRule221(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[221]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[221]); oErr.Kind != 0 {
 		return false, oErr
@@ -13723,7 +13753,9 @@ func oRule221(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule236 evaluates rule "R00944" (schema).
 // when: session_posture == "posture_944" && lycaon.repeat_count > 9
 func oRule236(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[236]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[236]); oErr.Kind != 0 {
 		return false, oErr
@@ -13769,7 +13801,9 @@ func oRule236(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule264 evaluates rule "R00029" (policy).
 // when: "tool_29" in lycaon.turn_tools && tool_arg_string("command").contains("--force-29")
 func oRule264(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[264]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[264]); oErr.Kind != 0 {
 		return false, oErr
@@ -13816,7 +13850,9 @@ func oRule264(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule279 evaluates rule "R00059" (policy).
 // when: "tool_59" in lycaon.turn_tools && tool_arg_string("command").contains("--force-59")
 func oRule279(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[279]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[279]); oErr.Kind != 0 {
 		return false, oErr
@@ -13863,7 +13899,9 @@ func oRule279(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule294 evaluates rule "R00089" (policy).
 // when: "tool_89" in lycaon.turn_tools && tool_arg_string("command").contains("--force-89")
 func oRule294(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[294]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[294]); oErr.Kind != 0 {
 		return false, oErr
@@ -13910,7 +13948,9 @@ func oRule294(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule309 evaluates rule "R00119" (policy).
 // when: "tool_119" in lycaon.turn_tools && tool_arg_string("command").contains("--force-119")
 func oRule309(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[309]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[309]); oErr.Kind != 0 {
 		return false, oErr
@@ -13957,7 +13997,9 @@ func oRule309(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule324 evaluates rule "R00149" (policy).
 // when: "tool_149" in lycaon.turn_tools && tool_arg_string("command").contains("--force-149")
 func oRule324(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[324]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[324]); oErr.Kind != 0 {
 		return false, oErr
@@ -14004,7 +14046,9 @@ func oRule324(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule339 evaluates rule "R00179" (policy).
 // when: "tool_179" in lycaon.turn_tools && tool_arg_string("command").contains("--force-179")
 func oRule339(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[339]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[339]); oErr.Kind != 0 {
 		return false, oErr
@@ -14051,7 +14095,9 @@ func oRule339(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule354 evaluates rule "R00209" (policy).
 // when: "tool_209" in lycaon.turn_tools && tool_arg_string("command").contains("--force-209")
 func oRule354(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[354]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[354]); oErr.Kind != 0 {
 		return false, oErr
@@ -14098,7 +14144,9 @@ func oRule354(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule369 evaluates rule "R00239" (policy).
 // when: "tool_239" in lycaon.turn_tools && tool_arg_string("command").contains("--force-239")
 func oRule369(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[369]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[369]); oErr.Kind != 0 {
 		return false, oErr
@@ -14145,7 +14193,9 @@ func oRule369(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule384 evaluates rule "R00269" (policy).
 // when: "tool_269" in lycaon.turn_tools && tool_arg_string("command").contains("--force-269")
 func oRule384(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[384]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[384]); oErr.Kind != 0 {
 		return false, oErr
@@ -14192,7 +14242,9 @@ func oRule384(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule399 evaluates rule "R00299" (policy).
 // when: "tool_299" in lycaon.turn_tools && tool_arg_string("command").contains("--force-299")
 func oRule399(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[399]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[399]); oErr.Kind != 0 {
 		return false, oErr
@@ -14239,7 +14291,9 @@ func oRule399(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule414 evaluates rule "R00329" (policy).
 // when: "tool_329" in lycaon.turn_tools && tool_arg_string("command").contains("--force-329")
 func oRule414(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[414]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[414]); oErr.Kind != 0 {
 		return false, oErr
@@ -14286,7 +14340,9 @@ func oRule414(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule429 evaluates rule "R00359" (policy).
 // when: "tool_359" in lycaon.turn_tools && tool_arg_string("command").contains("--force-359")
 func oRule429(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[429]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[429]); oErr.Kind != 0 {
 		return false, oErr
@@ -14333,7 +14389,9 @@ func oRule429(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule444 evaluates rule "R00389" (policy).
 // when: "tool_389" in lycaon.turn_tools && tool_arg_string("command").contains("--force-389")
 func oRule444(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[444]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[444]); oErr.Kind != 0 {
 		return false, oErr
@@ -14380,7 +14438,9 @@ func oRule444(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule459 evaluates rule "R00419" (policy).
 // when: "tool_419" in lycaon.turn_tools && tool_arg_string("command").contains("--force-419")
 func oRule459(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[459]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[459]); oErr.Kind != 0 {
 		return false, oErr
@@ -14427,7 +14487,9 @@ func oRule459(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule474 evaluates rule "R00449" (policy).
 // when: "tool_449" in lycaon.turn_tools && tool_arg_string("command").contains("--force-449")
 func oRule474(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[474]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[474]); oErr.Kind != 0 {
 		return false, oErr
@@ -14474,7 +14536,9 @@ func oRule474(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule489 evaluates rule "R00479" (policy).
 // when: "tool_479" in lycaon.turn_tools && tool_arg_string("command").contains("--force-479")
 func oRule489(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[489]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[489]); oErr.Kind != 0 {
 		return false, oErr
@@ -14521,7 +14585,9 @@ func oRule489(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule504 evaluates rule "R00509" (policy).
 // when: "tool_509" in lycaon.turn_tools && tool_arg_string("command").contains("--force-509")
 func oRule504(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[504]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[504]); oErr.Kind != 0 {
 		return false, oErr
@@ -14568,7 +14634,9 @@ func oRule504(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule519 evaluates rule "R00539" (policy).
 // when: "tool_539" in lycaon.turn_tools && tool_arg_string("command").contains("--force-539")
 func oRule519(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[519]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[519]); oErr.Kind != 0 {
 		return false, oErr
@@ -14615,7 +14683,9 @@ func oRule519(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule534 evaluates rule "R00569" (policy).
 // when: "tool_569" in lycaon.turn_tools && tool_arg_string("command").contains("--force-569")
 func oRule534(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[534]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[534]); oErr.Kind != 0 {
 		return false, oErr
@@ -14662,7 +14732,9 @@ func oRule534(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule549 evaluates rule "R00599" (policy).
 // when: "tool_599" in lycaon.turn_tools && tool_arg_string("command").contains("--force-599")
 func oRule549(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[549]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[549]); oErr.Kind != 0 {
 		return false, oErr
@@ -14709,7 +14781,9 @@ func oRule549(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule564 evaluates rule "R00629" (policy).
 // when: "tool_629" in lycaon.turn_tools && tool_arg_string("command").contains("--force-629")
 func oRule564(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[564]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[564]); oErr.Kind != 0 {
 		return false, oErr
@@ -14756,7 +14830,9 @@ func oRule564(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule579 evaluates rule "R00659" (policy).
 // when: "tool_659" in lycaon.turn_tools && tool_arg_string("command").contains("--force-659")
 func oRule579(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[579]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[579]); oErr.Kind != 0 {
 		return false, oErr
@@ -14803,7 +14879,9 @@ func oRule579(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule594 evaluates rule "R00689" (policy).
 // when: "tool_689" in lycaon.turn_tools && tool_arg_string("command").contains("--force-689")
 func oRule594(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[594]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[594]); oErr.Kind != 0 {
 		return false, oErr
@@ -14850,7 +14928,9 @@ func oRule594(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule609 evaluates rule "R00719" (policy).
 // when: "tool_719" in lycaon.turn_tools && tool_arg_string("command").contains("--force-719")
 func oRule609(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[609]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[609]); oErr.Kind != 0 {
 		return false, oErr
@@ -14897,7 +14977,9 @@ func oRule609(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule624 evaluates rule "R00749" (policy).
 // when: "tool_749" in lycaon.turn_tools && tool_arg_string("command").contains("--force-749")
 func oRule624(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[624]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[624]); oErr.Kind != 0 {
 		return false, oErr
@@ -14944,7 +15026,9 @@ func oRule624(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule639 evaluates rule "R00779" (policy).
 // when: "tool_779" in lycaon.turn_tools && tool_arg_string("command").contains("--force-779")
 func oRule639(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[639]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[639]); oErr.Kind != 0 {
 		return false, oErr
@@ -14991,7 +15075,9 @@ func oRule639(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule654 evaluates rule "R00809" (policy).
 // when: "tool_809" in lycaon.turn_tools && tool_arg_string("command").contains("--force-809")
 func oRule654(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[654]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[654]); oErr.Kind != 0 {
 		return false, oErr
@@ -15038,7 +15124,9 @@ func oRule654(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule669 evaluates rule "R00839" (policy).
 // when: "tool_839" in lycaon.turn_tools && tool_arg_string("command").contains("--force-839")
 func oRule669(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[669]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[669]); oErr.Kind != 0 {
 		return false, oErr
@@ -15085,7 +15173,9 @@ func oRule669(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule684 evaluates rule "R00869" (policy).
 // when: "tool_869" in lycaon.turn_tools && tool_arg_string("command").contains("--force-869")
 func oRule684(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[684]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[684]); oErr.Kind != 0 {
 		return false, oErr
@@ -15132,7 +15222,9 @@ func oRule684(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule699 evaluates rule "R00899" (policy).
 // when: "tool_899" in lycaon.turn_tools && tool_arg_string("command").contains("--force-899")
 func oRule699(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[699]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[699]); oErr.Kind != 0 {
 		return false, oErr
@@ -15179,7 +15271,9 @@ func oRule699(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule714 evaluates rule "R00929" (policy).
 // when: "tool_929" in lycaon.turn_tools && tool_arg_string("command").contains("--force-929")
 func oRule714(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[714]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[714]); oErr.Kind != 0 {
 		return false, oErr
@@ -15226,7 +15320,9 @@ func oRule714(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule729 evaluates rule "R00959" (policy).
 // when: "tool_959" in lycaon.turn_tools && tool_arg_string("command").contains("--force-959")
 func oRule729(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[729]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[729]); oErr.Kind != 0 {
 		return false, oErr
@@ -15273,7 +15369,9 @@ func oRule729(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule744 evaluates rule "R00989" (policy).
 // when: "tool_989" in lycaon.turn_tools && tool_arg_string("command").contains("--force-989")
 func oRule744(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[744]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[744]); oErr.Kind != 0 {
 		return false, oErr
@@ -15320,7 +15418,9 @@ func oRule744(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule753 evaluates rule "R00014" (invariant).
 // when: session_posture == "posture_14" && lycaon.repeat_count > 3
 func oRule753(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[753]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[753]); oErr.Kind != 0 {
 		return false, oErr
@@ -15366,7 +15466,9 @@ func oRule753(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule768 evaluates rule "R00074" (invariant).
 // when: session_posture == "posture_74" && lycaon.repeat_count > 7
 func oRule768(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[768]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[768]); oErr.Kind != 0 {
 		return false, oErr
@@ -15412,7 +15514,9 @@ func oRule768(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule783 evaluates rule "R00134" (invariant).
 // when: session_posture == "posture_134" && lycaon.repeat_count > 4
 func oRule783(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[783]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[783]); oErr.Kind != 0 {
 		return false, oErr
@@ -15458,7 +15562,9 @@ func oRule783(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule798 evaluates rule "R00194" (invariant).
 // when: session_posture == "posture_194" && lycaon.repeat_count > 8
 func oRule798(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[798]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[798]); oErr.Kind != 0 {
 		return false, oErr
@@ -15504,7 +15610,9 @@ func oRule798(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule813 evaluates rule "R00254" (invariant).
 // when: session_posture == "posture_254" && lycaon.repeat_count > 5
 func oRule813(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[813]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[813]); oErr.Kind != 0 {
 		return false, oErr
@@ -15550,7 +15658,9 @@ func oRule813(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule828 evaluates rule "R00314" (invariant).
 // when: session_posture == "posture_314" && lycaon.repeat_count > 9
 func oRule828(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[828]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[828]); oErr.Kind != 0 {
 		return false, oErr
@@ -15596,7 +15706,9 @@ func oRule828(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule843 evaluates rule "R00374" (invariant).
 // when: session_posture == "posture_374" && lycaon.repeat_count > 6
 func oRule843(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[843]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[843]); oErr.Kind != 0 {
 		return false, oErr
@@ -15642,7 +15754,9 @@ func oRule843(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule858 evaluates rule "R00434" (invariant).
 // when: session_posture == "posture_434" && lycaon.repeat_count > 3
 func oRule858(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[858]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[858]); oErr.Kind != 0 {
 		return false, oErr
@@ -15688,7 +15802,9 @@ func oRule858(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule873 evaluates rule "R00494" (invariant).
 // when: session_posture == "posture_494" && lycaon.repeat_count > 7
 func oRule873(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[873]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[873]); oErr.Kind != 0 {
 		return false, oErr
@@ -15734,7 +15850,9 @@ func oRule873(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule888 evaluates rule "R00554" (invariant).
 // when: session_posture == "posture_554" && lycaon.repeat_count > 4
 func oRule888(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[888]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[888]); oErr.Kind != 0 {
 		return false, oErr
@@ -15780,7 +15898,9 @@ func oRule888(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule903 evaluates rule "R00614" (invariant).
 // when: session_posture == "posture_614" && lycaon.repeat_count > 8
 func oRule903(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[903]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[903]); oErr.Kind != 0 {
 		return false, oErr
@@ -15826,7 +15946,9 @@ func oRule903(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule918 evaluates rule "R00674" (invariant).
 // when: session_posture == "posture_674" && lycaon.repeat_count > 5
 func oRule918(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[918]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[918]); oErr.Kind != 0 {
 		return false, oErr
@@ -15872,7 +15994,9 @@ func oRule918(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule933 evaluates rule "R00734" (invariant).
 // when: session_posture == "posture_734" && lycaon.repeat_count > 9
 func oRule933(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[933]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[933]); oErr.Kind != 0 {
 		return false, oErr
@@ -15918,7 +16042,9 @@ func oRule933(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule948 evaluates rule "R00794" (invariant).
 // when: session_posture == "posture_794" && lycaon.repeat_count > 6
 func oRule948(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[948]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[948]); oErr.Kind != 0 {
 		return false, oErr
@@ -15964,7 +16090,9 @@ func oRule948(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule963 evaluates rule "R00854" (invariant).
 // when: session_posture == "posture_854" && lycaon.repeat_count > 3
 func oRule963(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[963]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[963]); oErr.Kind != 0 {
 		return false, oErr
@@ -16010,7 +16138,9 @@ func oRule963(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule978 evaluates rule "R00914" (invariant).
 // when: session_posture == "posture_914" && lycaon.repeat_count > 7
 func oRule978(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[978]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[978]); oErr.Kind != 0 {
 		return false, oErr
@@ -16056,7 +16186,9 @@ func oRule978(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule993 evaluates rule "R00974" (invariant).
 // when: session_posture == "posture_974" && lycaon.repeat_count > 4
 func oRule993(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[993]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[993]); oErr.Kind != 0 {
 		return false, oErr
@@ -16102,7 +16234,9 @@ func oRule993(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule16 evaluates rule "R00064" (schema).
 // when: tool_arg_int("timeout") > 3664 || size(tool_arg_string("command")) > 4160
 func oRule16(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[16]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[16]); oErr.Kind != 0 {
 		return false, oErr
@@ -16151,7 +16285,9 @@ func oRule16(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule31 evaluates rule "R00124" (schema).
 // when: tool_arg_int("timeout") > 3724 || size(tool_arg_string("command")) > 4220
 func oRule31(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[31]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[31]); oErr.Kind != 0 {
 		return false, oErr
@@ -16200,7 +16336,9 @@ func oRule31(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule46 evaluates rule "R00184" (schema).
 // when: tool_arg_int("timeout") > 3784 || size(tool_arg_string("command")) > 4280
 func oRule46(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[46]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[46]); oErr.Kind != 0 {
 		return false, oErr
@@ -16249,7 +16387,9 @@ func oRule46(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule61 evaluates rule "R00244" (schema).
 // when: tool_arg_int("timeout") > 3844 || size(tool_arg_string("command")) > 4340
 func oRule61(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[61]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[61]); oErr.Kind != 0 {
 		return false, oErr
@@ -16298,7 +16438,9 @@ func oRule61(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule76 evaluates rule "R00304" (schema).
 // when: tool_arg_int("timeout") > 3904 || size(tool_arg_string("command")) > 4400
 func oRule76(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[76]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[76]); oErr.Kind != 0 {
 		return false, oErr
@@ -16347,7 +16489,9 @@ func oRule76(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule91 evaluates rule "R00364" (schema).
 // when: tool_arg_int("timeout") > 3964 || size(tool_arg_string("command")) > 4460
 func oRule91(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[91]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[91]); oErr.Kind != 0 {
 		return false, oErr
@@ -16396,7 +16540,9 @@ func oRule91(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule106 evaluates rule "R00424" (schema).
 // when: tool_arg_int("timeout") > 4024 || size(tool_arg_string("command")) > 4520
 func oRule106(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[106]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[106]); oErr.Kind != 0 {
 		return false, oErr
@@ -16445,7 +16591,9 @@ func oRule106(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule121 evaluates rule "R00484" (schema).
 // when: tool_arg_int("timeout") > 4084 || size(tool_arg_string("command")) > 4580
 func oRule121(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[121]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[121]); oErr.Kind != 0 {
 		return false, oErr
@@ -16494,7 +16642,9 @@ func oRule121(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule136 evaluates rule "R00544" (schema).
 // when: tool_arg_int("timeout") > 4144 || size(tool_arg_string("command")) > 4640
 func oRule136(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[136]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[136]); oErr.Kind != 0 {
 		return false, oErr
@@ -16543,7 +16693,9 @@ func oRule136(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule151 evaluates rule "R00604" (schema).
 // when: tool_arg_int("timeout") > 4204 || size(tool_arg_string("command")) > 4700
 func oRule151(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[151]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[151]); oErr.Kind != 0 {
 		return false, oErr
@@ -16592,7 +16744,9 @@ func oRule151(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule166 evaluates rule "R00664" (schema).
 // when: tool_arg_int("timeout") > 4264 || size(tool_arg_string("command")) > 4760
 func oRule166(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[166]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[166]); oErr.Kind != 0 {
 		return false, oErr
@@ -16641,7 +16795,9 @@ func oRule166(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule181 evaluates rule "R00724" (schema).
 // when: tool_arg_int("timeout") > 4324 || size(tool_arg_string("command")) > 4820
 func oRule181(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[181]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[181]); oErr.Kind != 0 {
 		return false, oErr
@@ -16690,7 +16846,9 @@ func oRule181(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule196 evaluates rule "R00784" (schema).
 // when: tool_arg_int("timeout") > 4384 || size(tool_arg_string("command")) > 4880
 func oRule196(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[196]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[196]); oErr.Kind != 0 {
 		return false, oErr
@@ -16739,7 +16897,9 @@ func oRule196(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule211 evaluates rule "R00844" (schema).
 // when: tool_arg_int("timeout") > 4444 || size(tool_arg_string("command")) > 4940
 func oRule211(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[211]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[211]); oErr.Kind != 0 {
 		return false, oErr
@@ -16788,7 +16948,9 @@ func oRule211(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule226 evaluates rule "R00904" (schema).
 // when: tool_arg_int("timeout") > 4504 || size(tool_arg_string("command")) > 5000
 func oRule226(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[226]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[226]); oErr.Kind != 0 {
 		return false, oErr
@@ -16837,7 +16999,9 @@ func oRule226(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule241 evaluates rule "R00964" (schema).
 // when: tool_arg_int("timeout") > 4564 || size(tool_arg_string("command")) > 5060
 func oRule241(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[241]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[241]); oErr.Kind != 0 {
 		return false, oErr
@@ -16886,7 +17050,9 @@ func oRule241(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule259 evaluates rule "R00019" (policy).
 // when: tool_arg_string("path").contains("/secret/19/")
 func oRule259(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[259]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[259]); oErr.Kind != 0 {
 		return false, oErr
@@ -16902,7 +17068,9 @@ func oRule259(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule274 evaluates rule "R00049" (policy).
 // when: tool_arg_string("path").contains("/secret/49/")
 func oRule274(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[274]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[274]); oErr.Kind != 0 {
 		return false, oErr
@@ -16918,7 +17086,9 @@ func oRule274(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule289 evaluates rule "R00079" (policy).
 // when: tool_arg_string("path").contains("/secret/79/")
 func oRule289(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[289]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[289]); oErr.Kind != 0 {
 		return false, oErr
@@ -16934,7 +17104,9 @@ func oRule289(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule304 evaluates rule "R00109" (policy).
 // when: tool_arg_string("path").contains("/secret/109/")
 func oRule304(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[304]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[304]); oErr.Kind != 0 {
 		return false, oErr
@@ -16950,7 +17122,9 @@ func oRule304(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule319 evaluates rule "R00139" (policy).
 // when: tool_arg_string("path").contains("/secret/139/")
 func oRule319(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[319]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[319]); oErr.Kind != 0 {
 		return false, oErr
@@ -16966,7 +17140,9 @@ func oRule319(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule334 evaluates rule "R00169" (policy).
 // when: tool_arg_string("path").contains("/secret/169/")
 func oRule334(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[334]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[334]); oErr.Kind != 0 {
 		return false, oErr
@@ -16982,7 +17158,9 @@ func oRule334(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule349 evaluates rule "R00199" (policy).
 // when: tool_arg_string("path").contains("/secret/199/")
 func oRule349(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[349]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[349]); oErr.Kind != 0 {
 		return false, oErr
@@ -16998,7 +17176,9 @@ func oRule349(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule364 evaluates rule "R00229" (policy).
 // when: tool_arg_string("path").contains("/secret/229/")
 func oRule364(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[364]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[364]); oErr.Kind != 0 {
 		return false, oErr
@@ -17014,7 +17194,9 @@ func oRule364(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule379 evaluates rule "R00259" (policy).
 // when: tool_arg_string("path").contains("/secret/259/")
 func oRule379(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[379]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[379]); oErr.Kind != 0 {
 		return false, oErr
@@ -17030,7 +17212,9 @@ func oRule379(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule394 evaluates rule "R00289" (policy).
 // when: tool_arg_string("path").contains("/secret/289/")
 func oRule394(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[394]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[394]); oErr.Kind != 0 {
 		return false, oErr
@@ -17046,7 +17230,9 @@ func oRule394(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule409 evaluates rule "R00319" (policy).
 // when: tool_arg_string("path").contains("/secret/319/")
 func oRule409(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[409]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[409]); oErr.Kind != 0 {
 		return false, oErr
@@ -17062,7 +17248,9 @@ func oRule409(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule424 evaluates rule "R00349" (policy).
 // when: tool_arg_string("path").contains("/secret/349/")
 func oRule424(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[424]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[424]); oErr.Kind != 0 {
 		return false, oErr
@@ -17078,7 +17266,9 @@ func oRule424(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule439 evaluates rule "R00379" (policy).
 // when: tool_arg_string("path").contains("/secret/379/")
 func oRule439(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[439]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[439]); oErr.Kind != 0 {
 		return false, oErr
@@ -17094,7 +17284,9 @@ func oRule439(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule454 evaluates rule "R00409" (policy).
 // when: tool_arg_string("path").contains("/secret/409/")
 func oRule454(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[454]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[454]); oErr.Kind != 0 {
 		return false, oErr
@@ -17110,7 +17302,9 @@ func oRule454(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule469 evaluates rule "R00439" (policy).
 // when: tool_arg_string("path").contains("/secret/439/")
 func oRule469(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[469]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[469]); oErr.Kind != 0 {
 		return false, oErr
@@ -17126,7 +17320,9 @@ func oRule469(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule484 evaluates rule "R00469" (policy).
 // when: tool_arg_string("path").contains("/secret/469/")
 func oRule484(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[484]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[484]); oErr.Kind != 0 {
 		return false, oErr
@@ -17142,7 +17338,9 @@ func oRule484(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule499 evaluates rule "R00499" (policy).
 // when: tool_arg_string("path").contains("/secret/499/")
 func oRule499(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[499]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[499]); oErr.Kind != 0 {
 		return false, oErr
@@ -17158,7 +17356,9 @@ func oRule499(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule514 evaluates rule "R00529" (policy).
 // when: tool_arg_string("path").contains("/secret/529/")
 func oRule514(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[514]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[514]); oErr.Kind != 0 {
 		return false, oErr
@@ -17174,7 +17374,9 @@ func oRule514(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule529 evaluates rule "R00559" (policy).
 // when: tool_arg_string("path").contains("/secret/559/")
 func oRule529(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[529]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[529]); oErr.Kind != 0 {
 		return false, oErr
@@ -17190,7 +17392,9 @@ func oRule529(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule544 evaluates rule "R00589" (policy).
 // when: tool_arg_string("path").contains("/secret/589/")
 func oRule544(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[544]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[544]); oErr.Kind != 0 {
 		return false, oErr
@@ -17206,7 +17410,9 @@ func oRule544(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule559 evaluates rule "R00619" (policy).
 // when: tool_arg_string("path").contains("/secret/619/")
 func oRule559(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[559]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[559]); oErr.Kind != 0 {
 		return false, oErr
@@ -17222,7 +17428,9 @@ func oRule559(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule574 evaluates rule "R00649" (policy).
 // when: tool_arg_string("path").contains("/secret/649/")
 func oRule574(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[574]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[574]); oErr.Kind != 0 {
 		return false, oErr
@@ -17238,7 +17446,9 @@ func oRule574(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule589 evaluates rule "R00679" (policy).
 // when: tool_arg_string("path").contains("/secret/679/")
 func oRule589(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[589]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[589]); oErr.Kind != 0 {
 		return false, oErr
@@ -17254,7 +17464,9 @@ func oRule589(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule604 evaluates rule "R00709" (policy).
 // when: tool_arg_string("path").contains("/secret/709/")
 func oRule604(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[604]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[604]); oErr.Kind != 0 {
 		return false, oErr
@@ -17270,7 +17482,9 @@ func oRule604(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule619 evaluates rule "R00739" (policy).
 // when: tool_arg_string("path").contains("/secret/739/")
 func oRule619(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[619]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[619]); oErr.Kind != 0 {
 		return false, oErr
@@ -17286,7 +17500,9 @@ func oRule619(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule634 evaluates rule "R00769" (policy).
 // when: tool_arg_string("path").contains("/secret/769/")
 func oRule634(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[634]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[634]); oErr.Kind != 0 {
 		return false, oErr
@@ -17302,7 +17518,9 @@ func oRule634(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule649 evaluates rule "R00799" (policy).
 // when: tool_arg_string("path").contains("/secret/799/")
 func oRule649(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[649]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[649]); oErr.Kind != 0 {
 		return false, oErr
@@ -17318,7 +17536,9 @@ func oRule649(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule664 evaluates rule "R00829" (policy).
 // when: tool_arg_string("path").contains("/secret/829/")
 func oRule664(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[664]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[664]); oErr.Kind != 0 {
 		return false, oErr
@@ -17334,7 +17554,9 @@ func oRule664(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule679 evaluates rule "R00859" (policy).
 // when: tool_arg_string("path").contains("/secret/859/")
 func oRule679(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[679]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[679]); oErr.Kind != 0 {
 		return false, oErr
@@ -17350,7 +17572,9 @@ func oRule679(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule694 evaluates rule "R00889" (policy).
 // when: tool_arg_string("path").contains("/secret/889/")
 func oRule694(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[694]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[694]); oErr.Kind != 0 {
 		return false, oErr
@@ -17366,7 +17590,9 @@ func oRule694(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule709 evaluates rule "R00919" (policy).
 // when: tool_arg_string("path").contains("/secret/919/")
 func oRule709(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[709]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[709]); oErr.Kind != 0 {
 		return false, oErr
@@ -17382,7 +17608,9 @@ func oRule709(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule724 evaluates rule "R00949" (policy).
 // when: tool_arg_string("path").contains("/secret/949/")
 func oRule724(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[724]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[724]); oErr.Kind != 0 {
 		return false, oErr
@@ -17398,7 +17626,9 @@ func oRule724(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule739 evaluates rule "R00979" (policy).
 // when: tool_arg_string("path").contains("/secret/979/")
 func oRule739(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[739]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[739]); oErr.Kind != 0 {
 		return false, oErr
@@ -17414,7 +17644,9 @@ func oRule739(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule758 evaluates rule "R00034" (invariant).
 // when: tool_arg_int("timeout") > 3634 || size(tool_arg_string("command")) > 4130
 func oRule758(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[758]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[758]); oErr.Kind != 0 {
 		return false, oErr
@@ -17463,7 +17695,9 @@ func oRule758(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule773 evaluates rule "R00094" (invariant).
 // when: tool_arg_int("timeout") > 3694 || size(tool_arg_string("command")) > 4190
 func oRule773(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[773]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[773]); oErr.Kind != 0 {
 		return false, oErr
@@ -17512,7 +17746,9 @@ func oRule773(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule788 evaluates rule "R00154" (invariant).
 // when: tool_arg_int("timeout") > 3754 || size(tool_arg_string("command")) > 4250
 func oRule788(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[788]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[788]); oErr.Kind != 0 {
 		return false, oErr
@@ -17561,7 +17797,9 @@ func oRule788(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule803 evaluates rule "R00214" (invariant).
 // when: tool_arg_int("timeout") > 3814 || size(tool_arg_string("command")) > 4310
 func oRule803(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[803]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[803]); oErr.Kind != 0 {
 		return false, oErr
@@ -17610,7 +17848,9 @@ func oRule803(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule818 evaluates rule "R00274" (invariant).
 // when: tool_arg_int("timeout") > 3874 || size(tool_arg_string("command")) > 4370
 func oRule818(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[818]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[818]); oErr.Kind != 0 {
 		return false, oErr
@@ -17659,7 +17899,9 @@ func oRule818(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule833 evaluates rule "R00334" (invariant).
 // when: tool_arg_int("timeout") > 3934 || size(tool_arg_string("command")) > 4430
 func oRule833(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[833]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[833]); oErr.Kind != 0 {
 		return false, oErr
@@ -17708,7 +17950,9 @@ func oRule833(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule848 evaluates rule "R00394" (invariant).
 // when: tool_arg_int("timeout") > 3994 || size(tool_arg_string("command")) > 4490
 func oRule848(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[848]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[848]); oErr.Kind != 0 {
 		return false, oErr
@@ -17757,7 +18001,9 @@ func oRule848(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule863 evaluates rule "R00454" (invariant).
 // when: tool_arg_int("timeout") > 4054 || size(tool_arg_string("command")) > 4550
 func oRule863(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[863]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[863]); oErr.Kind != 0 {
 		return false, oErr
@@ -17806,7 +18052,9 @@ func oRule863(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule878 evaluates rule "R00514" (invariant).
 // when: tool_arg_int("timeout") > 4114 || size(tool_arg_string("command")) > 4610
 func oRule878(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[878]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[878]); oErr.Kind != 0 {
 		return false, oErr
@@ -17855,7 +18103,9 @@ func oRule878(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule893 evaluates rule "R00574" (invariant).
 // when: tool_arg_int("timeout") > 4174 || size(tool_arg_string("command")) > 4670
 func oRule893(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[893]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[893]); oErr.Kind != 0 {
 		return false, oErr
@@ -17904,7 +18154,9 @@ func oRule893(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule908 evaluates rule "R00634" (invariant).
 // when: tool_arg_int("timeout") > 4234 || size(tool_arg_string("command")) > 4730
 func oRule908(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[908]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[908]); oErr.Kind != 0 {
 		return false, oErr
@@ -17953,7 +18205,9 @@ func oRule908(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule923 evaluates rule "R00694" (invariant).
 // when: tool_arg_int("timeout") > 4294 || size(tool_arg_string("command")) > 4790
 func oRule923(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[923]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[923]); oErr.Kind != 0 {
 		return false, oErr
@@ -18002,7 +18256,9 @@ func oRule923(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule938 evaluates rule "R00754" (invariant).
 // when: tool_arg_int("timeout") > 4354 || size(tool_arg_string("command")) > 4850
 func oRule938(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[938]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[938]); oErr.Kind != 0 {
 		return false, oErr
@@ -18051,7 +18307,9 @@ func oRule938(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule953 evaluates rule "R00814" (invariant).
 // when: tool_arg_int("timeout") > 4414 || size(tool_arg_string("command")) > 4910
 func oRule953(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[953]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[953]); oErr.Kind != 0 {
 		return false, oErr
@@ -18100,7 +18358,9 @@ func oRule953(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule968 evaluates rule "R00874" (invariant).
 // when: tool_arg_int("timeout") > 4474 || size(tool_arg_string("command")) > 4970
 func oRule968(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[968]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[968]); oErr.Kind != 0 {
 		return false, oErr
@@ -18149,7 +18409,9 @@ func oRule968(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule983 evaluates rule "R00934" (invariant).
 // when: tool_arg_int("timeout") > 4534 || size(tool_arg_string("command")) > 5030
 func oRule983(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[983]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[983]); oErr.Kind != 0 {
 		return false, oErr
@@ -18198,7 +18460,9 @@ func oRule983(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule998 evaluates rule "R00994" (invariant).
 // when: tool_arg_int("timeout") > 4594 || size(tool_arg_string("command")) > 5090
 func oRule998(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[998]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[998]); oErr.Kind != 0 {
 		return false, oErr
@@ -18247,7 +18511,9 @@ func oRule998(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule6 evaluates rule "R00024" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 24")
 func oRule6(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[6]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[6]); oErr.Kind != 0 {
 		return false, oErr
@@ -18265,7 +18531,9 @@ func oRule6(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule21 evaluates rule "R00084" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 84")
 func oRule21(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[21]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[21]); oErr.Kind != 0 {
 		return false, oErr
@@ -18283,7 +18551,9 @@ func oRule21(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule36 evaluates rule "R00144" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 144")
 func oRule36(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[36]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[36]); oErr.Kind != 0 {
 		return false, oErr
@@ -18301,7 +18571,9 @@ func oRule36(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule51 evaluates rule "R00204" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 204")
 func oRule51(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[51]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[51]); oErr.Kind != 0 {
 		return false, oErr
@@ -18319,7 +18591,9 @@ func oRule51(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule66 evaluates rule "R00264" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 264")
 func oRule66(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[66]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[66]); oErr.Kind != 0 {
 		return false, oErr
@@ -18337,7 +18611,9 @@ func oRule66(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule81 evaluates rule "R00324" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 324")
 func oRule81(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[81]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[81]); oErr.Kind != 0 {
 		return false, oErr
@@ -18355,7 +18631,9 @@ func oRule81(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule96 evaluates rule "R00384" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 384")
 func oRule96(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[96]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[96]); oErr.Kind != 0 {
 		return false, oErr
@@ -18373,7 +18651,9 @@ func oRule96(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule111 evaluates rule "R00444" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 444")
 func oRule111(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[111]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[111]); oErr.Kind != 0 {
 		return false, oErr
@@ -18391,7 +18671,9 @@ func oRule111(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule126 evaluates rule "R00504" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 504")
 func oRule126(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[126]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[126]); oErr.Kind != 0 {
 		return false, oErr
@@ -18409,7 +18691,9 @@ func oRule126(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule141 evaluates rule "R00564" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 564")
 func oRule141(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[141]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[141]); oErr.Kind != 0 {
 		return false, oErr
@@ -18427,7 +18711,9 @@ func oRule141(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule156 evaluates rule "R00624" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 624")
 func oRule156(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[156]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[156]); oErr.Kind != 0 {
 		return false, oErr
@@ -18445,7 +18731,9 @@ func oRule156(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule171 evaluates rule "R00684" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 684")
 func oRule171(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[171]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[171]); oErr.Kind != 0 {
 		return false, oErr
@@ -18463,7 +18751,9 @@ func oRule171(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule186 evaluates rule "R00744" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 744")
 func oRule186(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[186]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[186]); oErr.Kind != 0 {
 		return false, oErr
@@ -18481,7 +18771,9 @@ func oRule186(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule201 evaluates rule "R00804" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 804")
 func oRule201(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[201]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[201]); oErr.Kind != 0 {
 		return false, oErr
@@ -18499,7 +18791,9 @@ func oRule201(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule216 evaluates rule "R00864" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 864")
 func oRule216(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[216]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[216]); oErr.Kind != 0 {
 		return false, oErr
@@ -18517,7 +18811,9 @@ func oRule216(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule231 evaluates rule "R00924" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 924")
 func oRule231(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[231]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[231]); oErr.Kind != 0 {
 		return false, oErr
@@ -18535,7 +18831,9 @@ func oRule231(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule246 evaluates rule "R00984" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 984")
 func oRule246(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[246]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[246]); oErr.Kind != 0 {
 		return false, oErr
@@ -18553,7 +18851,9 @@ func oRule246(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule269 evaluates rule "R00039" (policy).
 // when: !("role_39" in principal_roles) && principal == "agent:39"
 func oRule269(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[269]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[269]); oErr.Kind != 0 {
 		return false, oErr
@@ -18602,7 +18902,9 @@ func oRule269(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule284 evaluates rule "R00069" (policy).
 // when: !("role_69" in principal_roles) && principal == "agent:69"
 func oRule284(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[284]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[284]); oErr.Kind != 0 {
 		return false, oErr
@@ -18651,7 +18953,9 @@ func oRule284(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule299 evaluates rule "R00099" (policy).
 // when: !("role_99" in principal_roles) && principal == "agent:99"
 func oRule299(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[299]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[299]); oErr.Kind != 0 {
 		return false, oErr
@@ -18700,7 +19004,9 @@ func oRule299(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule314 evaluates rule "R00129" (policy).
 // when: !("role_129" in principal_roles) && principal == "agent:129"
 func oRule314(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[314]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[314]); oErr.Kind != 0 {
 		return false, oErr
@@ -18749,7 +19055,9 @@ func oRule314(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule329 evaluates rule "R00159" (policy).
 // when: !("role_159" in principal_roles) && principal == "agent:159"
 func oRule329(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[329]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[329]); oErr.Kind != 0 {
 		return false, oErr
@@ -18798,7 +19106,9 @@ func oRule329(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule344 evaluates rule "R00189" (policy).
 // when: !("role_189" in principal_roles) && principal == "agent:189"
 func oRule344(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[344]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[344]); oErr.Kind != 0 {
 		return false, oErr
@@ -18847,7 +19157,9 @@ func oRule344(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule359 evaluates rule "R00219" (policy).
 // when: !("role_219" in principal_roles) && principal == "agent:219"
 func oRule359(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[359]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[359]); oErr.Kind != 0 {
 		return false, oErr
@@ -18896,7 +19208,9 @@ func oRule359(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule374 evaluates rule "R00249" (policy).
 // when: !("role_249" in principal_roles) && principal == "agent:249"
 func oRule374(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[374]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[374]); oErr.Kind != 0 {
 		return false, oErr
@@ -18945,7 +19259,9 @@ func oRule374(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule389 evaluates rule "R00279" (policy).
 // when: !("role_279" in principal_roles) && principal == "agent:279"
 func oRule389(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[389]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[389]); oErr.Kind != 0 {
 		return false, oErr
@@ -18994,7 +19310,9 @@ func oRule389(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule404 evaluates rule "R00309" (policy).
 // when: !("role_309" in principal_roles) && principal == "agent:309"
 func oRule404(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[404]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[404]); oErr.Kind != 0 {
 		return false, oErr
@@ -19043,7 +19361,9 @@ func oRule404(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule419 evaluates rule "R00339" (policy).
 // when: !("role_339" in principal_roles) && principal == "agent:339"
 func oRule419(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[419]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[419]); oErr.Kind != 0 {
 		return false, oErr
@@ -19092,7 +19412,9 @@ func oRule419(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule434 evaluates rule "R00369" (policy).
 // when: !("role_369" in principal_roles) && principal == "agent:369"
 func oRule434(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[434]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[434]); oErr.Kind != 0 {
 		return false, oErr
@@ -19141,7 +19463,9 @@ func oRule434(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule449 evaluates rule "R00399" (policy).
 // when: !("role_399" in principal_roles) && principal == "agent:399"
 func oRule449(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[449]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[449]); oErr.Kind != 0 {
 		return false, oErr
@@ -19190,7 +19514,9 @@ func oRule449(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule464 evaluates rule "R00429" (policy).
 // when: !("role_429" in principal_roles) && principal == "agent:429"
 func oRule464(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[464]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[464]); oErr.Kind != 0 {
 		return false, oErr
@@ -19239,7 +19565,9 @@ func oRule464(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule479 evaluates rule "R00459" (policy).
 // when: !("role_459" in principal_roles) && principal == "agent:459"
 func oRule479(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[479]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[479]); oErr.Kind != 0 {
 		return false, oErr
@@ -19288,7 +19616,9 @@ func oRule479(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule494 evaluates rule "R00489" (policy).
 // when: !("role_489" in principal_roles) && principal == "agent:489"
 func oRule494(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[494]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[494]); oErr.Kind != 0 {
 		return false, oErr
@@ -19337,7 +19667,9 @@ func oRule494(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule509 evaluates rule "R00519" (policy).
 // when: !("role_519" in principal_roles) && principal == "agent:519"
 func oRule509(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[509]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[509]); oErr.Kind != 0 {
 		return false, oErr
@@ -19386,7 +19718,9 @@ func oRule509(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule524 evaluates rule "R00549" (policy).
 // when: !("role_549" in principal_roles) && principal == "agent:549"
 func oRule524(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[524]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[524]); oErr.Kind != 0 {
 		return false, oErr
@@ -19435,7 +19769,9 @@ func oRule524(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule539 evaluates rule "R00579" (policy).
 // when: !("role_579" in principal_roles) && principal == "agent:579"
 func oRule539(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[539]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[539]); oErr.Kind != 0 {
 		return false, oErr
@@ -19484,7 +19820,9 @@ func oRule539(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule554 evaluates rule "R00609" (policy).
 // when: !("role_609" in principal_roles) && principal == "agent:609"
 func oRule554(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[554]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[554]); oErr.Kind != 0 {
 		return false, oErr
@@ -19533,7 +19871,9 @@ func oRule554(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule569 evaluates rule "R00639" (policy).
 // when: !("role_639" in principal_roles) && principal == "agent:639"
 func oRule569(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[569]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[569]); oErr.Kind != 0 {
 		return false, oErr
@@ -19582,7 +19922,9 @@ func oRule569(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule584 evaluates rule "R00669" (policy).
 // when: !("role_669" in principal_roles) && principal == "agent:669"
 func oRule584(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[584]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[584]); oErr.Kind != 0 {
 		return false, oErr
@@ -19631,7 +19973,9 @@ func oRule584(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule599 evaluates rule "R00699" (policy).
 // when: !("role_699" in principal_roles) && principal == "agent:699"
 func oRule599(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[599]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[599]); oErr.Kind != 0 {
 		return false, oErr
@@ -19680,7 +20024,9 @@ func oRule599(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule614 evaluates rule "R00729" (policy).
 // when: !("role_729" in principal_roles) && principal == "agent:729"
 func oRule614(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[614]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[614]); oErr.Kind != 0 {
 		return false, oErr
@@ -19729,7 +20075,9 @@ func oRule614(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule629 evaluates rule "R00759" (policy).
 // when: !("role_759" in principal_roles) && principal == "agent:759"
 func oRule629(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[629]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[629]); oErr.Kind != 0 {
 		return false, oErr
@@ -19778,7 +20126,9 @@ func oRule629(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule644 evaluates rule "R00789" (policy).
 // when: !("role_789" in principal_roles) && principal == "agent:789"
 func oRule644(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[644]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[644]); oErr.Kind != 0 {
 		return false, oErr
@@ -19827,7 +20177,9 @@ func oRule644(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule659 evaluates rule "R00819" (policy).
 // when: !("role_819" in principal_roles) && principal == "agent:819"
 func oRule659(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[659]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[659]); oErr.Kind != 0 {
 		return false, oErr
@@ -19876,7 +20228,9 @@ func oRule659(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule674 evaluates rule "R00849" (policy).
 // when: !("role_849" in principal_roles) && principal == "agent:849"
 func oRule674(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[674]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[674]); oErr.Kind != 0 {
 		return false, oErr
@@ -19925,7 +20279,9 @@ func oRule674(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule689 evaluates rule "R00879" (policy).
 // when: !("role_879" in principal_roles) && principal == "agent:879"
 func oRule689(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[689]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[689]); oErr.Kind != 0 {
 		return false, oErr
@@ -19974,7 +20330,9 @@ func oRule689(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule704 evaluates rule "R00909" (policy).
 // when: !("role_909" in principal_roles) && principal == "agent:909"
 func oRule704(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[704]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[704]); oErr.Kind != 0 {
 		return false, oErr
@@ -20023,7 +20381,9 @@ func oRule704(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule719 evaluates rule "R00939" (policy).
 // when: !("role_939" in principal_roles) && principal == "agent:939"
 func oRule719(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[719]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[719]); oErr.Kind != 0 {
 		return false, oErr
@@ -20072,7 +20432,9 @@ func oRule719(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule734 evaluates rule "R00969" (policy).
 // when: !("role_969" in principal_roles) && principal == "agent:969"
 func oRule734(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[734]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[734]); oErr.Kind != 0 {
 		return false, oErr
@@ -20121,7 +20483,9 @@ func oRule734(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule749 evaluates rule "R00999" (policy).
 // when: !("role_999" in principal_roles) && principal == "agent:999"
 func oRule749(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[749]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[749]); oErr.Kind != 0 {
 		return false, oErr
@@ -20170,7 +20534,9 @@ func oRule749(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule763 evaluates rule "R00054" (invariant).
 // when: tool_arg_string("command").startsWith("shutdown -h 54")
 func oRule763(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[763]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[763]); oErr.Kind != 0 {
 		return false, oErr
@@ -20188,7 +20554,9 @@ func oRule763(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule778 evaluates rule "R00114" (invariant).
 // when: tool_arg_string("command").startsWith("shutdown -h 114")
 func oRule778(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[778]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[778]); oErr.Kind != 0 {
 		return false, oErr
@@ -20206,7 +20574,9 @@ func oRule778(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule793 evaluates rule "R00174" (invariant).
 // when: tool_arg_string("command").startsWith("shutdown -h 174")
 func oRule793(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[793]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[793]); oErr.Kind != 0 {
 		return false, oErr
@@ -20224,7 +20594,9 @@ func oRule793(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule808 evaluates rule "R00234" (invariant).
 // when: tool_arg_string("command").startsWith("shutdown -h 234")
 func oRule808(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[808]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[808]); oErr.Kind != 0 {
 		return false, oErr
@@ -20242,7 +20614,9 @@ func oRule808(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule823 evaluates rule "R00294" (invariant).
 // when: tool_arg_string("command").startsWith("shutdown -h 294")
 func oRule823(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[823]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[823]); oErr.Kind != 0 {
 		return false, oErr
@@ -20260,7 +20634,9 @@ func oRule823(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule838 evaluates rule "R00354" (invariant).
 // when: tool_arg_string("command").startsWith("shutdown -h 354")
 func oRule838(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[838]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[838]); oErr.Kind != 0 {
 		return false, oErr
@@ -20278,7 +20654,9 @@ func oRule838(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule853 evaluates rule "R00414" (invariant).
 // when: tool_arg_string("command").startsWith("shutdown -h 414")
 func oRule853(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[853]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[853]); oErr.Kind != 0 {
 		return false, oErr
@@ -20296,7 +20674,9 @@ func oRule853(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule868 evaluates rule "R00474" (invariant).
 // when: tool_arg_string("command").startsWith("shutdown -h 474")
 func oRule868(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[868]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[868]); oErr.Kind != 0 {
 		return false, oErr
@@ -20314,7 +20694,9 @@ func oRule868(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule883 evaluates rule "R00534" (invariant).
 // when: tool_arg_string("command").startsWith("shutdown -h 534")
 func oRule883(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[883]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[883]); oErr.Kind != 0 {
 		return false, oErr
@@ -20332,7 +20714,9 @@ func oRule883(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule898 evaluates rule "R00594" (invariant).
 // when: tool_arg_string("command").startsWith("shutdown -h 594")
 func oRule898(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[898]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[898]); oErr.Kind != 0 {
 		return false, oErr
@@ -20350,7 +20734,9 @@ func oRule898(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule913 evaluates rule "R00654" (invariant).
 // when: tool_arg_string("command").startsWith("shutdown -h 654")
 func oRule913(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[913]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[913]); oErr.Kind != 0 {
 		return false, oErr
@@ -20368,7 +20754,9 @@ func oRule913(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule928 evaluates rule "R00714" (invariant).
 // when: tool_arg_string("command").startsWith("shutdown -h 714")
 func oRule928(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[928]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[928]); oErr.Kind != 0 {
 		return false, oErr
@@ -20386,7 +20774,9 @@ func oRule928(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule943 evaluates rule "R00774" (invariant).
 // when: tool_arg_string("command").startsWith("shutdown -h 774")
 func oRule943(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[943]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[943]); oErr.Kind != 0 {
 		return false, oErr
@@ -20404,7 +20794,9 @@ func oRule943(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule958 evaluates rule "R00834" (invariant).
 // when: tool_arg_string("command").startsWith("shutdown -h 834")
 func oRule958(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[958]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[958]); oErr.Kind != 0 {
 		return false, oErr
@@ -20422,7 +20814,9 @@ func oRule958(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule973 evaluates rule "R00894" (invariant).
 // when: tool_arg_string("command").startsWith("shutdown -h 894")
 func oRule973(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[973]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[973]); oErr.Kind != 0 {
 		return false, oErr
@@ -20440,7 +20834,9 @@ func oRule973(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule988 evaluates rule "R00954" (invariant).
 // when: tool_arg_string("command").startsWith("shutdown -h 954")
 func oRule988(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[988]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[988]); oErr.Kind != 0 {
 		return false, oErr
@@ -20458,7 +20854,9 @@ func oRule988(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule0 evaluates rule "R00000" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 0")
 func oRule0(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[0]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[0]); oErr.Kind != 0 {
 		return false, oErr
@@ -20474,7 +20872,9 @@ func oRule0(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule1 evaluates rule "R00004" (schema).
 // when: tool_arg_int("timeout") > 3604 || size(tool_arg_string("command")) > 4100
 func oRule1(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[1]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[1]); oErr.Kind != 0 {
 		return false, oErr
@@ -20523,7 +20923,9 @@ func oRule1(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule2 evaluates rule "R00008" (schema).
 // when: session_posture == "posture_8" && lycaon.repeat_count > 4
 func oRule2(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[2]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[2]); oErr.Kind != 0 {
 		return false, oErr
@@ -20569,7 +20971,9 @@ func oRule2(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule3 evaluates rule "R00012" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 12")
 func oRule3(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[3]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[3]); oErr.Kind != 0 {
 		return false, oErr
@@ -20587,7 +20991,9 @@ func oRule3(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule4 evaluates rule "R00016" (schema).
 // when: tool_arg_int("timeout") > 3616 || size(tool_arg_string("command")) > 4112
 func oRule4(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[4]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[4]); oErr.Kind != 0 {
 		return false, oErr
@@ -20636,7 +21042,9 @@ func oRule4(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule5 evaluates rule "R00020" (schema).
 // when: session_posture == "posture_20" && lycaon.repeat_count > 9
 func oRule5(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[5]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[5]); oErr.Kind != 0 {
 		return false, oErr
@@ -20682,7 +21090,9 @@ func oRule5(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule7 evaluates rule "R00028" (schema).
 // when: tool_arg_int("timeout") > 3628 || size(tool_arg_string("command")) > 4124
 func oRule7(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[7]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[7]); oErr.Kind != 0 {
 		return false, oErr
@@ -20731,7 +21141,9 @@ func oRule7(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule8 evaluates rule "R00032" (schema).
 // when: session_posture == "posture_32" && lycaon.repeat_count > 7
 func oRule8(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[8]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[8]); oErr.Kind != 0 {
 		return false, oErr
@@ -20777,7 +21189,9 @@ func oRule8(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule9 evaluates rule "R00036" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 36")
 func oRule9(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[9]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[9]); oErr.Kind != 0 {
 		return false, oErr
@@ -20795,7 +21209,9 @@ func oRule9(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule10 evaluates rule "R00040" (schema).
 // when: tool_arg_int("timeout") > 3640 || size(tool_arg_string("command")) > 4136
 func oRule10(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[10]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[10]); oErr.Kind != 0 {
 		return false, oErr
@@ -20844,7 +21260,9 @@ func oRule10(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule12 evaluates rule "R00048" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 48")
 func oRule12(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[12]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[12]); oErr.Kind != 0 {
 		return false, oErr
@@ -20862,7 +21280,9 @@ func oRule12(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule13 evaluates rule "R00052" (schema).
 // when: tool_arg_int("timeout") > 3652 || size(tool_arg_string("command")) > 4148
 func oRule13(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[13]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[13]); oErr.Kind != 0 {
 		return false, oErr
@@ -20911,7 +21331,9 @@ func oRule13(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule14 evaluates rule "R00056" (schema).
 // when: session_posture == "posture_56" && lycaon.repeat_count > 3
 func oRule14(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[14]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[14]); oErr.Kind != 0 {
 		return false, oErr
@@ -20957,7 +21379,9 @@ func oRule14(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule15 evaluates rule "R00060" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 60")
 func oRule15(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[15]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[15]); oErr.Kind != 0 {
 		return false, oErr
@@ -20975,7 +21399,9 @@ func oRule15(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule17 evaluates rule "R00068" (schema).
 // when: session_posture == "posture_68" && lycaon.repeat_count > 8
 func oRule17(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[17]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[17]); oErr.Kind != 0 {
 		return false, oErr
@@ -21021,7 +21447,9 @@ func oRule17(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule18 evaluates rule "R00072" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 72")
 func oRule18(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[18]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[18]); oErr.Kind != 0 {
 		return false, oErr
@@ -21039,7 +21467,9 @@ func oRule18(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule19 evaluates rule "R00076" (schema).
 // when: tool_arg_int("timeout") > 3676 || size(tool_arg_string("command")) > 4172
 func oRule19(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[19]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[19]); oErr.Kind != 0 {
 		return false, oErr
@@ -21088,7 +21518,9 @@ func oRule19(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule20 evaluates rule "R00080" (schema).
 // when: session_posture == "posture_80" && lycaon.repeat_count > 6
 func oRule20(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[20]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[20]); oErr.Kind != 0 {
 		return false, oErr
@@ -21134,7 +21566,9 @@ func oRule20(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule22 evaluates rule "R00088" (schema).
 // when: tool_arg_int("timeout") > 3688 || size(tool_arg_string("command")) > 4184
 func oRule22(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[22]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[22]); oErr.Kind != 0 {
 		return false, oErr
@@ -21183,7 +21617,9 @@ func oRule22(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule23 evaluates rule "R00092" (schema).
 // when: session_posture == "posture_92" && lycaon.repeat_count > 4
 func oRule23(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[23]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[23]); oErr.Kind != 0 {
 		return false, oErr
@@ -21229,7 +21665,9 @@ func oRule23(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule24 evaluates rule "R00096" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 96")
 func oRule24(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[24]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[24]); oErr.Kind != 0 {
 		return false, oErr
@@ -21247,7 +21685,9 @@ func oRule24(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule25 evaluates rule "R00100" (schema).
 // when: tool_arg_int("timeout") > 3700 || size(tool_arg_string("command")) > 4196
 func oRule25(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[25]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[25]); oErr.Kind != 0 {
 		return false, oErr
@@ -21296,7 +21736,9 @@ func oRule25(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule27 evaluates rule "R00108" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 108")
 func oRule27(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[27]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[27]); oErr.Kind != 0 {
 		return false, oErr
@@ -21314,7 +21756,9 @@ func oRule27(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule28 evaluates rule "R00112" (schema).
 // when: tool_arg_int("timeout") > 3712 || size(tool_arg_string("command")) > 4208
 func oRule28(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[28]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[28]); oErr.Kind != 0 {
 		return false, oErr
@@ -21363,7 +21807,9 @@ func oRule28(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule29 evaluates rule "R00116" (schema).
 // when: session_posture == "posture_116" && lycaon.repeat_count > 7
 func oRule29(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[29]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[29]); oErr.Kind != 0 {
 		return false, oErr
@@ -21409,7 +21855,9 @@ func oRule29(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule30 evaluates rule "R00120" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 120")
 func oRule30(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[30]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[30]); oErr.Kind != 0 {
 		return false, oErr
@@ -21427,7 +21875,9 @@ func oRule30(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule32 evaluates rule "R00128" (schema).
 // when: session_posture == "posture_128" && lycaon.repeat_count > 5
 func oRule32(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[32]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[32]); oErr.Kind != 0 {
 		return false, oErr
@@ -21473,7 +21923,9 @@ func oRule32(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule33 evaluates rule "R00132" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 132")
 func oRule33(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[33]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[33]); oErr.Kind != 0 {
 		return false, oErr
@@ -21491,7 +21943,9 @@ func oRule33(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule34 evaluates rule "R00136" (schema).
 // when: tool_arg_int("timeout") > 3736 || size(tool_arg_string("command")) > 4232
 func oRule34(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[34]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[34]); oErr.Kind != 0 {
 		return false, oErr
@@ -21540,7 +21994,9 @@ func oRule34(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule35 evaluates rule "R00140" (schema).
 // when: session_posture == "posture_140" && lycaon.repeat_count > 3
 func oRule35(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[35]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[35]); oErr.Kind != 0 {
 		return false, oErr
@@ -21586,7 +22042,9 @@ func oRule35(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule37 evaluates rule "R00148" (schema).
 // when: tool_arg_int("timeout") > 3748 || size(tool_arg_string("command")) > 4244
 func oRule37(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[37]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[37]); oErr.Kind != 0 {
 		return false, oErr
@@ -21635,7 +22093,9 @@ func oRule37(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule38 evaluates rule "R00152" (schema).
 // when: session_posture == "posture_152" && lycaon.repeat_count > 8
 func oRule38(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[38]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[38]); oErr.Kind != 0 {
 		return false, oErr
@@ -21681,7 +22141,9 @@ func oRule38(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule39 evaluates rule "R00156" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 156")
 func oRule39(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[39]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[39]); oErr.Kind != 0 {
 		return false, oErr
@@ -21699,7 +22161,9 @@ func oRule39(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule40 evaluates rule "R00160" (schema).
 // when: tool_arg_int("timeout") > 3760 || size(tool_arg_string("command")) > 4256
 func oRule40(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[40]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[40]); oErr.Kind != 0 {
 		return false, oErr
@@ -21748,7 +22212,9 @@ func oRule40(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule42 evaluates rule "R00168" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 168")
 func oRule42(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[42]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[42]); oErr.Kind != 0 {
 		return false, oErr
@@ -21766,7 +22232,9 @@ func oRule42(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule43 evaluates rule "R00172" (schema).
 // when: tool_arg_int("timeout") > 3772 || size(tool_arg_string("command")) > 4268
 func oRule43(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[43]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[43]); oErr.Kind != 0 {
 		return false, oErr
@@ -21815,7 +22283,9 @@ func oRule43(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule44 evaluates rule "R00176" (schema).
 // when: session_posture == "posture_176" && lycaon.repeat_count > 4
 func oRule44(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[44]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[44]); oErr.Kind != 0 {
 		return false, oErr
@@ -21861,7 +22331,9 @@ func oRule44(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule45 evaluates rule "R00180" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 180")
 func oRule45(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[45]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[45]); oErr.Kind != 0 {
 		return false, oErr
@@ -21879,7 +22351,9 @@ func oRule45(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule47 evaluates rule "R00188" (schema).
 // when: session_posture == "posture_188" && lycaon.repeat_count > 9
 func oRule47(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[47]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[47]); oErr.Kind != 0 {
 		return false, oErr
@@ -21925,7 +22399,9 @@ func oRule47(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule48 evaluates rule "R00192" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 192")
 func oRule48(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[48]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[48]); oErr.Kind != 0 {
 		return false, oErr
@@ -21943,7 +22419,9 @@ func oRule48(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule49 evaluates rule "R00196" (schema).
 // when: tool_arg_int("timeout") > 3796 || size(tool_arg_string("command")) > 4292
 func oRule49(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[49]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[49]); oErr.Kind != 0 {
 		return false, oErr
@@ -21992,7 +22470,9 @@ func oRule49(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule50 evaluates rule "R00200" (schema).
 // when: session_posture == "posture_200" && lycaon.repeat_count > 7
 func oRule50(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[50]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[50]); oErr.Kind != 0 {
 		return false, oErr
@@ -22038,7 +22518,9 @@ func oRule50(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule52 evaluates rule "R00208" (schema).
 // when: tool_arg_int("timeout") > 3808 || size(tool_arg_string("command")) > 4304
 func oRule52(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[52]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[52]); oErr.Kind != 0 {
 		return false, oErr
@@ -22087,7 +22569,9 @@ func oRule52(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule53 evaluates rule "R00212" (schema).
 // when: session_posture == "posture_212" && lycaon.repeat_count > 5
 func oRule53(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[53]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[53]); oErr.Kind != 0 {
 		return false, oErr
@@ -22133,7 +22617,9 @@ func oRule53(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule54 evaluates rule "R00216" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 216")
 func oRule54(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[54]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[54]); oErr.Kind != 0 {
 		return false, oErr
@@ -22151,7 +22637,9 @@ func oRule54(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule55 evaluates rule "R00220" (schema).
 // when: tool_arg_int("timeout") > 3820 || size(tool_arg_string("command")) > 4316
 func oRule55(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[55]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[55]); oErr.Kind != 0 {
 		return false, oErr
@@ -22200,7 +22688,9 @@ func oRule55(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule57 evaluates rule "R00228" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 228")
 func oRule57(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[57]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[57]); oErr.Kind != 0 {
 		return false, oErr
@@ -22218,7 +22708,9 @@ func oRule57(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule58 evaluates rule "R00232" (schema).
 // when: tool_arg_int("timeout") > 3832 || size(tool_arg_string("command")) > 4328
 func oRule58(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[58]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[58]); oErr.Kind != 0 {
 		return false, oErr
@@ -22267,7 +22759,9 @@ func oRule58(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule59 evaluates rule "R00236" (schema).
 // when: session_posture == "posture_236" && lycaon.repeat_count > 8
 func oRule59(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[59]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[59]); oErr.Kind != 0 {
 		return false, oErr
@@ -22313,7 +22807,9 @@ func oRule59(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule60 evaluates rule "R00240" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 240")
 func oRule60(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[60]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[60]); oErr.Kind != 0 {
 		return false, oErr
@@ -22331,7 +22827,9 @@ func oRule60(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule62 evaluates rule "R00248" (schema).
 // when: session_posture == "posture_248" && lycaon.repeat_count > 6
 func oRule62(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[62]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[62]); oErr.Kind != 0 {
 		return false, oErr
@@ -22377,7 +22875,9 @@ func oRule62(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule63 evaluates rule "R00252" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 252")
 func oRule63(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[63]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[63]); oErr.Kind != 0 {
 		return false, oErr
@@ -22395,7 +22895,9 @@ func oRule63(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule64 evaluates rule "R00256" (schema).
 // when: tool_arg_int("timeout") > 3856 || size(tool_arg_string("command")) > 4352
 func oRule64(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[64]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[64]); oErr.Kind != 0 {
 		return false, oErr
@@ -22444,7 +22946,9 @@ func oRule64(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule65 evaluates rule "R00260" (schema).
 // when: session_posture == "posture_260" && lycaon.repeat_count > 4
 func oRule65(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[65]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[65]); oErr.Kind != 0 {
 		return false, oErr
@@ -22490,7 +22994,9 @@ func oRule65(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule67 evaluates rule "R00268" (schema).
 // when: tool_arg_int("timeout") > 3868 || size(tool_arg_string("command")) > 4364
 func oRule67(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[67]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[67]); oErr.Kind != 0 {
 		return false, oErr
@@ -22539,7 +23045,9 @@ func oRule67(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule68 evaluates rule "R00272" (schema).
 // when: session_posture == "posture_272" && lycaon.repeat_count > 9
 func oRule68(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[68]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[68]); oErr.Kind != 0 {
 		return false, oErr
@@ -22585,7 +23093,9 @@ func oRule68(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule69 evaluates rule "R00276" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 276")
 func oRule69(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[69]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[69]); oErr.Kind != 0 {
 		return false, oErr
@@ -22603,7 +23113,9 @@ func oRule69(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule70 evaluates rule "R00280" (schema).
 // when: tool_arg_int("timeout") > 3880 || size(tool_arg_string("command")) > 4376
 func oRule70(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[70]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[70]); oErr.Kind != 0 {
 		return false, oErr
@@ -22652,7 +23164,9 @@ func oRule70(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule72 evaluates rule "R00288" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 288")
 func oRule72(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[72]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[72]); oErr.Kind != 0 {
 		return false, oErr
@@ -22670,7 +23184,9 @@ func oRule72(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule73 evaluates rule "R00292" (schema).
 // when: tool_arg_int("timeout") > 3892 || size(tool_arg_string("command")) > 4388
 func oRule73(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[73]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[73]); oErr.Kind != 0 {
 		return false, oErr
@@ -22719,7 +23235,9 @@ func oRule73(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule74 evaluates rule "R00296" (schema).
 // when: session_posture == "posture_296" && lycaon.repeat_count > 5
 func oRule74(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[74]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[74]); oErr.Kind != 0 {
 		return false, oErr
@@ -22765,7 +23283,9 @@ func oRule74(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule75 evaluates rule "R00300" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 300")
 func oRule75(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[75]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[75]); oErr.Kind != 0 {
 		return false, oErr
@@ -22783,7 +23303,9 @@ func oRule75(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule77 evaluates rule "R00308" (schema).
 // when: session_posture == "posture_308" && lycaon.repeat_count > 3
 func oRule77(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[77]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[77]); oErr.Kind != 0 {
 		return false, oErr
@@ -22829,7 +23351,9 @@ func oRule77(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule78 evaluates rule "R00312" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 312")
 func oRule78(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[78]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[78]); oErr.Kind != 0 {
 		return false, oErr
@@ -22847,7 +23371,9 @@ func oRule78(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule79 evaluates rule "R00316" (schema).
 // when: tool_arg_int("timeout") > 3916 || size(tool_arg_string("command")) > 4412
 func oRule79(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[79]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[79]); oErr.Kind != 0 {
 		return false, oErr
@@ -22896,7 +23422,9 @@ func oRule79(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule80 evaluates rule "R00320" (schema).
 // when: session_posture == "posture_320" && lycaon.repeat_count > 8
 func oRule80(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[80]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[80]); oErr.Kind != 0 {
 		return false, oErr
@@ -22942,7 +23470,9 @@ func oRule80(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule82 evaluates rule "R00328" (schema).
 // when: tool_arg_int("timeout") > 3928 || size(tool_arg_string("command")) > 4424
 func oRule82(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[82]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[82]); oErr.Kind != 0 {
 		return false, oErr
@@ -22991,7 +23521,9 @@ func oRule82(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule83 evaluates rule "R00332" (schema).
 // when: session_posture == "posture_332" && lycaon.repeat_count > 6
 func oRule83(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[83]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[83]); oErr.Kind != 0 {
 		return false, oErr
@@ -23037,7 +23569,9 @@ func oRule83(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule84 evaluates rule "R00336" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 336")
 func oRule84(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[84]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[84]); oErr.Kind != 0 {
 		return false, oErr
@@ -23055,7 +23589,9 @@ func oRule84(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule85 evaluates rule "R00340" (schema).
 // when: tool_arg_int("timeout") > 3940 || size(tool_arg_string("command")) > 4436
 func oRule85(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[85]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[85]); oErr.Kind != 0 {
 		return false, oErr
@@ -23104,7 +23640,9 @@ func oRule85(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule87 evaluates rule "R00348" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 348")
 func oRule87(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[87]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[87]); oErr.Kind != 0 {
 		return false, oErr
@@ -23122,7 +23660,9 @@ func oRule87(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule88 evaluates rule "R00352" (schema).
 // when: tool_arg_int("timeout") > 3952 || size(tool_arg_string("command")) > 4448
 func oRule88(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[88]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[88]); oErr.Kind != 0 {
 		return false, oErr
@@ -23171,7 +23711,9 @@ func oRule88(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule89 evaluates rule "R00356" (schema).
 // when: session_posture == "posture_356" && lycaon.repeat_count > 9
 func oRule89(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[89]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[89]); oErr.Kind != 0 {
 		return false, oErr
@@ -23217,7 +23759,9 @@ func oRule89(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule90 evaluates rule "R00360" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 360")
 func oRule90(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[90]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[90]); oErr.Kind != 0 {
 		return false, oErr
@@ -23235,7 +23779,9 @@ func oRule90(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule92 evaluates rule "R00368" (schema).
 // when: session_posture == "posture_368" && lycaon.repeat_count > 7
 func oRule92(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[92]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[92]); oErr.Kind != 0 {
 		return false, oErr
@@ -23281,7 +23827,9 @@ func oRule92(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule93 evaluates rule "R00372" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 372")
 func oRule93(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[93]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[93]); oErr.Kind != 0 {
 		return false, oErr
@@ -23299,7 +23847,9 @@ func oRule93(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule94 evaluates rule "R00376" (schema).
 // when: tool_arg_int("timeout") > 3976 || size(tool_arg_string("command")) > 4472
 func oRule94(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[94]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[94]); oErr.Kind != 0 {
 		return false, oErr
@@ -23348,7 +23898,9 @@ func oRule94(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule95 evaluates rule "R00380" (schema).
 // when: session_posture == "posture_380" && lycaon.repeat_count > 5
 func oRule95(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[95]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[95]); oErr.Kind != 0 {
 		return false, oErr
@@ -23394,7 +23946,9 @@ func oRule95(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule97 evaluates rule "R00388" (schema).
 // when: tool_arg_int("timeout") > 3988 || size(tool_arg_string("command")) > 4484
 func oRule97(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[97]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[97]); oErr.Kind != 0 {
 		return false, oErr
@@ -23443,7 +23997,9 @@ func oRule97(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule98 evaluates rule "R00392" (schema).
 // when: session_posture == "posture_392" && lycaon.repeat_count > 3
 func oRule98(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[98]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[98]); oErr.Kind != 0 {
 		return false, oErr
@@ -23489,7 +24045,9 @@ func oRule98(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule99 evaluates rule "R00396" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 396")
 func oRule99(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[99]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[99]); oErr.Kind != 0 {
 		return false, oErr
@@ -23507,7 +24065,9 @@ func oRule99(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule100 evaluates rule "R00400" (schema).
 // when: tool_arg_int("timeout") > 4000 || size(tool_arg_string("command")) > 4496
 func oRule100(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[100]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[100]); oErr.Kind != 0 {
 		return false, oErr
@@ -23556,7 +24116,9 @@ func oRule100(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule102 evaluates rule "R00408" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 408")
 func oRule102(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[102]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[102]); oErr.Kind != 0 {
 		return false, oErr
@@ -23574,7 +24136,9 @@ func oRule102(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule103 evaluates rule "R00412" (schema).
 // when: tool_arg_int("timeout") > 4012 || size(tool_arg_string("command")) > 4508
 func oRule103(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[103]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[103]); oErr.Kind != 0 {
 		return false, oErr
@@ -23623,7 +24187,9 @@ func oRule103(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule104 evaluates rule "R00416" (schema).
 // when: session_posture == "posture_416" && lycaon.repeat_count > 6
 func oRule104(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[104]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[104]); oErr.Kind != 0 {
 		return false, oErr
@@ -23669,7 +24235,9 @@ func oRule104(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule105 evaluates rule "R00420" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 420")
 func oRule105(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[105]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[105]); oErr.Kind != 0 {
 		return false, oErr
@@ -23687,7 +24255,9 @@ func oRule105(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule107 evaluates rule "R00428" (schema).
 // when: session_posture == "posture_428" && lycaon.repeat_count > 4
 func oRule107(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[107]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[107]); oErr.Kind != 0 {
 		return false, oErr
@@ -23733,7 +24303,9 @@ func oRule107(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule108 evaluates rule "R00432" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 432")
 func oRule108(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[108]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[108]); oErr.Kind != 0 {
 		return false, oErr
@@ -23751,7 +24323,9 @@ func oRule108(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule109 evaluates rule "R00436" (schema).
 // when: tool_arg_int("timeout") > 4036 || size(tool_arg_string("command")) > 4532
 func oRule109(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[109]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[109]); oErr.Kind != 0 {
 		return false, oErr
@@ -23800,7 +24374,9 @@ func oRule109(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule110 evaluates rule "R00440" (schema).
 // when: session_posture == "posture_440" && lycaon.repeat_count > 9
 func oRule110(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[110]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[110]); oErr.Kind != 0 {
 		return false, oErr
@@ -23846,7 +24422,9 @@ func oRule110(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule112 evaluates rule "R00448" (schema).
 // when: tool_arg_int("timeout") > 4048 || size(tool_arg_string("command")) > 4544
 func oRule112(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[112]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[112]); oErr.Kind != 0 {
 		return false, oErr
@@ -23895,7 +24473,9 @@ func oRule112(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule113 evaluates rule "R00452" (schema).
 // when: session_posture == "posture_452" && lycaon.repeat_count > 7
 func oRule113(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[113]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[113]); oErr.Kind != 0 {
 		return false, oErr
@@ -23941,7 +24521,9 @@ func oRule113(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule114 evaluates rule "R00456" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 456")
 func oRule114(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[114]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[114]); oErr.Kind != 0 {
 		return false, oErr
@@ -23959,7 +24541,9 @@ func oRule114(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule115 evaluates rule "R00460" (schema).
 // when: tool_arg_int("timeout") > 4060 || size(tool_arg_string("command")) > 4556
 func oRule115(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[115]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[115]); oErr.Kind != 0 {
 		return false, oErr
@@ -24008,7 +24592,9 @@ func oRule115(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule117 evaluates rule "R00468" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 468")
 func oRule117(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[117]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[117]); oErr.Kind != 0 {
 		return false, oErr
@@ -24026,7 +24612,9 @@ func oRule117(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule118 evaluates rule "R00472" (schema).
 // when: tool_arg_int("timeout") > 4072 || size(tool_arg_string("command")) > 4568
 func oRule118(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[118]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[118]); oErr.Kind != 0 {
 		return false, oErr
@@ -24075,7 +24663,9 @@ func oRule118(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule119 evaluates rule "R00476" (schema).
 // when: session_posture == "posture_476" && lycaon.repeat_count > 3
 func oRule119(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[119]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[119]); oErr.Kind != 0 {
 		return false, oErr
@@ -24121,7 +24711,9 @@ func oRule119(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule120 evaluates rule "R00480" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 480")
 func oRule120(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[120]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[120]); oErr.Kind != 0 {
 		return false, oErr
@@ -24139,7 +24731,9 @@ func oRule120(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule122 evaluates rule "R00488" (schema).
 // when: session_posture == "posture_488" && lycaon.repeat_count > 8
 func oRule122(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[122]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[122]); oErr.Kind != 0 {
 		return false, oErr
@@ -24185,7 +24779,9 @@ func oRule122(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule123 evaluates rule "R00492" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 492")
 func oRule123(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[123]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[123]); oErr.Kind != 0 {
 		return false, oErr
@@ -24203,7 +24799,9 @@ func oRule123(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule124 evaluates rule "R00496" (schema).
 // when: tool_arg_int("timeout") > 4096 || size(tool_arg_string("command")) > 4592
 func oRule124(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[124]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[124]); oErr.Kind != 0 {
 		return false, oErr
@@ -24252,7 +24850,9 @@ func oRule124(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule125 evaluates rule "R00500" (schema).
 // when: session_posture == "posture_500" && lycaon.repeat_count > 6
 func oRule125(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[125]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[125]); oErr.Kind != 0 {
 		return false, oErr
@@ -24298,7 +24898,9 @@ func oRule125(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule127 evaluates rule "R00508" (schema).
 // when: tool_arg_int("timeout") > 4108 || size(tool_arg_string("command")) > 4604
 func oRule127(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[127]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[127]); oErr.Kind != 0 {
 		return false, oErr
@@ -24347,7 +24949,9 @@ func oRule127(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule128 evaluates rule "R00512" (schema).
 // when: session_posture == "posture_512" && lycaon.repeat_count > 4
 func oRule128(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[128]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[128]); oErr.Kind != 0 {
 		return false, oErr
@@ -24393,7 +24997,9 @@ func oRule128(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule129 evaluates rule "R00516" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 516")
 func oRule129(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[129]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[129]); oErr.Kind != 0 {
 		return false, oErr
@@ -24411,7 +25017,9 @@ func oRule129(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule130 evaluates rule "R00520" (schema).
 // when: tool_arg_int("timeout") > 4120 || size(tool_arg_string("command")) > 4616
 func oRule130(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[130]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[130]); oErr.Kind != 0 {
 		return false, oErr
@@ -24460,7 +25068,9 @@ func oRule130(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule132 evaluates rule "R00528" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 528")
 func oRule132(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[132]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[132]); oErr.Kind != 0 {
 		return false, oErr
@@ -24478,7 +25088,9 @@ func oRule132(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule133 evaluates rule "R00532" (schema).
 // when: tool_arg_int("timeout") > 4132 || size(tool_arg_string("command")) > 4628
 func oRule133(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[133]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[133]); oErr.Kind != 0 {
 		return false, oErr
@@ -24527,7 +25139,9 @@ func oRule133(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule134 evaluates rule "R00536" (schema).
 // when: session_posture == "posture_536" && lycaon.repeat_count > 7
 func oRule134(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[134]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[134]); oErr.Kind != 0 {
 		return false, oErr
@@ -24573,7 +25187,9 @@ func oRule134(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule135 evaluates rule "R00540" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 540")
 func oRule135(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[135]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[135]); oErr.Kind != 0 {
 		return false, oErr
@@ -24591,7 +25207,9 @@ func oRule135(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule137 evaluates rule "R00548" (schema).
 // when: session_posture == "posture_548" && lycaon.repeat_count > 5
 func oRule137(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[137]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[137]); oErr.Kind != 0 {
 		return false, oErr
@@ -24637,7 +25255,9 @@ func oRule137(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule138 evaluates rule "R00552" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 552")
 func oRule138(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[138]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[138]); oErr.Kind != 0 {
 		return false, oErr
@@ -24655,7 +25275,9 @@ func oRule138(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule139 evaluates rule "R00556" (schema).
 // when: tool_arg_int("timeout") > 4156 || size(tool_arg_string("command")) > 4652
 func oRule139(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[139]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[139]); oErr.Kind != 0 {
 		return false, oErr
@@ -24704,7 +25326,9 @@ func oRule139(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule140 evaluates rule "R00560" (schema).
 // when: session_posture == "posture_560" && lycaon.repeat_count > 3
 func oRule140(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[140]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[140]); oErr.Kind != 0 {
 		return false, oErr
@@ -24750,7 +25374,9 @@ func oRule140(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule142 evaluates rule "R00568" (schema).
 // when: tool_arg_int("timeout") > 4168 || size(tool_arg_string("command")) > 4664
 func oRule142(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[142]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[142]); oErr.Kind != 0 {
 		return false, oErr
@@ -24799,7 +25425,9 @@ func oRule142(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule143 evaluates rule "R00572" (schema).
 // when: session_posture == "posture_572" && lycaon.repeat_count > 8
 func oRule143(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[143]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[143]); oErr.Kind != 0 {
 		return false, oErr
@@ -24845,7 +25473,9 @@ func oRule143(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule144 evaluates rule "R00576" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 576")
 func oRule144(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[144]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[144]); oErr.Kind != 0 {
 		return false, oErr
@@ -24863,7 +25493,9 @@ func oRule144(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule145 evaluates rule "R00580" (schema).
 // when: tool_arg_int("timeout") > 4180 || size(tool_arg_string("command")) > 4676
 func oRule145(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[145]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[145]); oErr.Kind != 0 {
 		return false, oErr
@@ -24912,7 +25544,9 @@ func oRule145(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule147 evaluates rule "R00588" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 588")
 func oRule147(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[147]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[147]); oErr.Kind != 0 {
 		return false, oErr
@@ -24930,7 +25564,9 @@ func oRule147(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule148 evaluates rule "R00592" (schema).
 // when: tool_arg_int("timeout") > 4192 || size(tool_arg_string("command")) > 4688
 func oRule148(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[148]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[148]); oErr.Kind != 0 {
 		return false, oErr
@@ -24979,7 +25615,9 @@ func oRule148(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule149 evaluates rule "R00596" (schema).
 // when: session_posture == "posture_596" && lycaon.repeat_count > 4
 func oRule149(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[149]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[149]); oErr.Kind != 0 {
 		return false, oErr
@@ -25025,7 +25663,9 @@ func oRule149(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule150 evaluates rule "R00600" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 600")
 func oRule150(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[150]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[150]); oErr.Kind != 0 {
 		return false, oErr
@@ -25043,7 +25683,9 @@ func oRule150(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule152 evaluates rule "R00608" (schema).
 // when: session_posture == "posture_608" && lycaon.repeat_count > 9
 func oRule152(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[152]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[152]); oErr.Kind != 0 {
 		return false, oErr
@@ -25089,7 +25731,9 @@ func oRule152(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule153 evaluates rule "R00612" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 612")
 func oRule153(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[153]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[153]); oErr.Kind != 0 {
 		return false, oErr
@@ -25107,7 +25751,9 @@ func oRule153(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule154 evaluates rule "R00616" (schema).
 // when: tool_arg_int("timeout") > 4216 || size(tool_arg_string("command")) > 4712
 func oRule154(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[154]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[154]); oErr.Kind != 0 {
 		return false, oErr
@@ -25156,7 +25802,9 @@ func oRule154(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule155 evaluates rule "R00620" (schema).
 // when: session_posture == "posture_620" && lycaon.repeat_count > 7
 func oRule155(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[155]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[155]); oErr.Kind != 0 {
 		return false, oErr
@@ -25202,7 +25850,9 @@ func oRule155(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule157 evaluates rule "R00628" (schema).
 // when: tool_arg_int("timeout") > 4228 || size(tool_arg_string("command")) > 4724
 func oRule157(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[157]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[157]); oErr.Kind != 0 {
 		return false, oErr
@@ -25251,7 +25901,9 @@ func oRule157(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule158 evaluates rule "R00632" (schema).
 // when: session_posture == "posture_632" && lycaon.repeat_count > 5
 func oRule158(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[158]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[158]); oErr.Kind != 0 {
 		return false, oErr
@@ -25297,7 +25949,9 @@ func oRule158(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule159 evaluates rule "R00636" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 636")
 func oRule159(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[159]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[159]); oErr.Kind != 0 {
 		return false, oErr
@@ -25315,7 +25969,9 @@ func oRule159(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule160 evaluates rule "R00640" (schema).
 // when: tool_arg_int("timeout") > 4240 || size(tool_arg_string("command")) > 4736
 func oRule160(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[160]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[160]); oErr.Kind != 0 {
 		return false, oErr
@@ -25364,7 +26020,9 @@ func oRule160(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule162 evaluates rule "R00648" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 648")
 func oRule162(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[162]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[162]); oErr.Kind != 0 {
 		return false, oErr
@@ -25382,7 +26040,9 @@ func oRule162(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule163 evaluates rule "R00652" (schema).
 // when: tool_arg_int("timeout") > 4252 || size(tool_arg_string("command")) > 4748
 func oRule163(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[163]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[163]); oErr.Kind != 0 {
 		return false, oErr
@@ -25431,7 +26091,9 @@ func oRule163(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule164 evaluates rule "R00656" (schema).
 // when: session_posture == "posture_656" && lycaon.repeat_count > 8
 func oRule164(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[164]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[164]); oErr.Kind != 0 {
 		return false, oErr
@@ -25477,7 +26139,9 @@ func oRule164(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule165 evaluates rule "R00660" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 660")
 func oRule165(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[165]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[165]); oErr.Kind != 0 {
 		return false, oErr
@@ -25495,7 +26159,9 @@ func oRule165(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule167 evaluates rule "R00668" (schema).
 // when: session_posture == "posture_668" && lycaon.repeat_count > 6
 func oRule167(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[167]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[167]); oErr.Kind != 0 {
 		return false, oErr
@@ -25541,7 +26207,9 @@ func oRule167(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule168 evaluates rule "R00672" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 672")
 func oRule168(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[168]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[168]); oErr.Kind != 0 {
 		return false, oErr
@@ -25559,7 +26227,9 @@ func oRule168(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule169 evaluates rule "R00676" (schema).
 // when: tool_arg_int("timeout") > 4276 || size(tool_arg_string("command")) > 4772
 func oRule169(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[169]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[169]); oErr.Kind != 0 {
 		return false, oErr
@@ -25608,7 +26278,9 @@ func oRule169(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule170 evaluates rule "R00680" (schema).
 // when: session_posture == "posture_680" && lycaon.repeat_count > 4
 func oRule170(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[170]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[170]); oErr.Kind != 0 {
 		return false, oErr
@@ -25654,7 +26326,9 @@ func oRule170(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule172 evaluates rule "R00688" (schema).
 // when: tool_arg_int("timeout") > 4288 || size(tool_arg_string("command")) > 4784
 func oRule172(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[172]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[172]); oErr.Kind != 0 {
 		return false, oErr
@@ -25703,7 +26377,9 @@ func oRule172(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule173 evaluates rule "R00692" (schema).
 // when: session_posture == "posture_692" && lycaon.repeat_count > 9
 func oRule173(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[173]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[173]); oErr.Kind != 0 {
 		return false, oErr
@@ -25749,7 +26425,9 @@ func oRule173(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule174 evaluates rule "R00696" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 696")
 func oRule174(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[174]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[174]); oErr.Kind != 0 {
 		return false, oErr
@@ -25767,7 +26445,9 @@ func oRule174(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule175 evaluates rule "R00700" (schema).
 // when: tool_arg_int("timeout") > 4300 || size(tool_arg_string("command")) > 4796
 func oRule175(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[175]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[175]); oErr.Kind != 0 {
 		return false, oErr
@@ -25816,7 +26496,9 @@ func oRule175(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule177 evaluates rule "R00708" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 708")
 func oRule177(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[177]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[177]); oErr.Kind != 0 {
 		return false, oErr
@@ -25834,7 +26516,9 @@ func oRule177(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule178 evaluates rule "R00712" (schema).
 // when: tool_arg_int("timeout") > 4312 || size(tool_arg_string("command")) > 4808
 func oRule178(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[178]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[178]); oErr.Kind != 0 {
 		return false, oErr
@@ -25883,7 +26567,9 @@ func oRule178(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule179 evaluates rule "R00716" (schema).
 // when: session_posture == "posture_716" && lycaon.repeat_count > 5
 func oRule179(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[179]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[179]); oErr.Kind != 0 {
 		return false, oErr
@@ -25929,7 +26615,9 @@ func oRule179(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule180 evaluates rule "R00720" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 720")
 func oRule180(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[180]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[180]); oErr.Kind != 0 {
 		return false, oErr
@@ -25947,7 +26635,9 @@ func oRule180(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule182 evaluates rule "R00728" (schema).
 // when: session_posture == "posture_728" && lycaon.repeat_count > 3
 func oRule182(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[182]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[182]); oErr.Kind != 0 {
 		return false, oErr
@@ -25993,7 +26683,9 @@ func oRule182(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule183 evaluates rule "R00732" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 732")
 func oRule183(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[183]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[183]); oErr.Kind != 0 {
 		return false, oErr
@@ -26011,7 +26703,9 @@ func oRule183(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule184 evaluates rule "R00736" (schema).
 // when: tool_arg_int("timeout") > 4336 || size(tool_arg_string("command")) > 4832
 func oRule184(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[184]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[184]); oErr.Kind != 0 {
 		return false, oErr
@@ -26060,7 +26754,9 @@ func oRule184(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule185 evaluates rule "R00740" (schema).
 // when: session_posture == "posture_740" && lycaon.repeat_count > 8
 func oRule185(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[185]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[185]); oErr.Kind != 0 {
 		return false, oErr
@@ -26106,7 +26802,9 @@ func oRule185(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule187 evaluates rule "R00748" (schema).
 // when: tool_arg_int("timeout") > 4348 || size(tool_arg_string("command")) > 4844
 func oRule187(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[187]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[187]); oErr.Kind != 0 {
 		return false, oErr
@@ -26155,7 +26853,9 @@ func oRule187(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule188 evaluates rule "R00752" (schema).
 // when: session_posture == "posture_752" && lycaon.repeat_count > 6
 func oRule188(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[188]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[188]); oErr.Kind != 0 {
 		return false, oErr
@@ -26201,7 +26901,9 @@ func oRule188(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule189 evaluates rule "R00756" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 756")
 func oRule189(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[189]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[189]); oErr.Kind != 0 {
 		return false, oErr
@@ -26219,7 +26921,9 @@ func oRule189(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule190 evaluates rule "R00760" (schema).
 // when: tool_arg_int("timeout") > 4360 || size(tool_arg_string("command")) > 4856
 func oRule190(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[190]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[190]); oErr.Kind != 0 {
 		return false, oErr
@@ -26268,7 +26972,9 @@ func oRule190(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule192 evaluates rule "R00768" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 768")
 func oRule192(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[192]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[192]); oErr.Kind != 0 {
 		return false, oErr
@@ -26286,7 +26992,9 @@ func oRule192(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule193 evaluates rule "R00772" (schema).
 // when: tool_arg_int("timeout") > 4372 || size(tool_arg_string("command")) > 4868
 func oRule193(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[193]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[193]); oErr.Kind != 0 {
 		return false, oErr
@@ -26335,7 +27043,9 @@ func oRule193(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule194 evaluates rule "R00776" (schema).
 // when: session_posture == "posture_776" && lycaon.repeat_count > 9
 func oRule194(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[194]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[194]); oErr.Kind != 0 {
 		return false, oErr
@@ -26381,7 +27091,9 @@ func oRule194(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule195 evaluates rule "R00780" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 780")
 func oRule195(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[195]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[195]); oErr.Kind != 0 {
 		return false, oErr
@@ -26399,7 +27111,9 @@ func oRule195(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule197 evaluates rule "R00788" (schema).
 // when: session_posture == "posture_788" && lycaon.repeat_count > 7
 func oRule197(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[197]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[197]); oErr.Kind != 0 {
 		return false, oErr
@@ -26445,7 +27159,9 @@ func oRule197(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule198 evaluates rule "R00792" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 792")
 func oRule198(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[198]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[198]); oErr.Kind != 0 {
 		return false, oErr
@@ -26463,7 +27179,9 @@ func oRule198(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule199 evaluates rule "R00796" (schema).
 // when: tool_arg_int("timeout") > 4396 || size(tool_arg_string("command")) > 4892
 func oRule199(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[199]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[199]); oErr.Kind != 0 {
 		return false, oErr
@@ -26512,7 +27230,9 @@ func oRule199(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule200 evaluates rule "R00800" (schema).
 // when: session_posture == "posture_800" && lycaon.repeat_count > 5
 func oRule200(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[200]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[200]); oErr.Kind != 0 {
 		return false, oErr
@@ -26558,7 +27278,9 @@ func oRule200(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule202 evaluates rule "R00808" (schema).
 // when: tool_arg_int("timeout") > 4408 || size(tool_arg_string("command")) > 4904
 func oRule202(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[202]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[202]); oErr.Kind != 0 {
 		return false, oErr
@@ -26607,7 +27329,9 @@ func oRule202(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule203 evaluates rule "R00812" (schema).
 // when: session_posture == "posture_812" && lycaon.repeat_count > 3
 func oRule203(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[203]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[203]); oErr.Kind != 0 {
 		return false, oErr
@@ -26653,7 +27377,9 @@ func oRule203(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule204 evaluates rule "R00816" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 816")
 func oRule204(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[204]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[204]); oErr.Kind != 0 {
 		return false, oErr
@@ -26671,7 +27397,9 @@ func oRule204(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule205 evaluates rule "R00820" (schema).
 // when: tool_arg_int("timeout") > 4420 || size(tool_arg_string("command")) > 4916
 func oRule205(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[205]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[205]); oErr.Kind != 0 {
 		return false, oErr
@@ -26720,7 +27448,9 @@ func oRule205(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule207 evaluates rule "R00828" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 828")
 func oRule207(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[207]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[207]); oErr.Kind != 0 {
 		return false, oErr
@@ -26738,7 +27468,9 @@ func oRule207(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule208 evaluates rule "R00832" (schema).
 // when: tool_arg_int("timeout") > 4432 || size(tool_arg_string("command")) > 4928
 func oRule208(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[208]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[208]); oErr.Kind != 0 {
 		return false, oErr
@@ -26787,7 +27519,9 @@ func oRule208(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule209 evaluates rule "R00836" (schema).
 // when: session_posture == "posture_836" && lycaon.repeat_count > 6
 func oRule209(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[209]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[209]); oErr.Kind != 0 {
 		return false, oErr
@@ -26833,7 +27567,9 @@ func oRule209(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule210 evaluates rule "R00840" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 840")
 func oRule210(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[210]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[210]); oErr.Kind != 0 {
 		return false, oErr
@@ -26851,7 +27587,9 @@ func oRule210(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule212 evaluates rule "R00848" (schema).
 // when: session_posture == "posture_848" && lycaon.repeat_count > 4
 func oRule212(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[212]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[212]); oErr.Kind != 0 {
 		return false, oErr
@@ -26897,7 +27635,9 @@ func oRule212(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule213 evaluates rule "R00852" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 852")
 func oRule213(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[213]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[213]); oErr.Kind != 0 {
 		return false, oErr
@@ -26915,7 +27655,9 @@ func oRule213(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule214 evaluates rule "R00856" (schema).
 // when: tool_arg_int("timeout") > 4456 || size(tool_arg_string("command")) > 4952
 func oRule214(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[214]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[214]); oErr.Kind != 0 {
 		return false, oErr
@@ -26964,7 +27706,9 @@ func oRule214(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule215 evaluates rule "R00860" (schema).
 // when: session_posture == "posture_860" && lycaon.repeat_count > 9
 func oRule215(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[215]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[215]); oErr.Kind != 0 {
 		return false, oErr
@@ -27010,7 +27754,9 @@ func oRule215(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule217 evaluates rule "R00868" (schema).
 // when: tool_arg_int("timeout") > 4468 || size(tool_arg_string("command")) > 4964
 func oRule217(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[217]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[217]); oErr.Kind != 0 {
 		return false, oErr
@@ -27059,7 +27805,9 @@ func oRule217(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule218 evaluates rule "R00872" (schema).
 // when: session_posture == "posture_872" && lycaon.repeat_count > 7
 func oRule218(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[218]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[218]); oErr.Kind != 0 {
 		return false, oErr
@@ -27105,7 +27853,9 @@ func oRule218(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule219 evaluates rule "R00876" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 876")
 func oRule219(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[219]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[219]); oErr.Kind != 0 {
 		return false, oErr
@@ -27123,7 +27873,9 @@ func oRule219(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule220 evaluates rule "R00880" (schema).
 // when: tool_arg_int("timeout") > 4480 || size(tool_arg_string("command")) > 4976
 func oRule220(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[220]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[220]); oErr.Kind != 0 {
 		return false, oErr
@@ -27172,7 +27924,9 @@ func oRule220(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule222 evaluates rule "R00888" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 888")
 func oRule222(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[222]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[222]); oErr.Kind != 0 {
 		return false, oErr
@@ -27190,7 +27944,9 @@ func oRule222(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule223 evaluates rule "R00892" (schema).
 // when: tool_arg_int("timeout") > 4492 || size(tool_arg_string("command")) > 4988
 func oRule223(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[223]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[223]); oErr.Kind != 0 {
 		return false, oErr
@@ -27239,7 +27995,9 @@ func oRule223(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule224 evaluates rule "R00896" (schema).
 // when: session_posture == "posture_896" && lycaon.repeat_count > 3
 func oRule224(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[224]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[224]); oErr.Kind != 0 {
 		return false, oErr
@@ -27285,7 +28043,9 @@ func oRule224(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule225 evaluates rule "R00900" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 900")
 func oRule225(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[225]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[225]); oErr.Kind != 0 {
 		return false, oErr
@@ -27303,7 +28063,9 @@ func oRule225(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule227 evaluates rule "R00908" (schema).
 // when: session_posture == "posture_908" && lycaon.repeat_count > 8
 func oRule227(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[227]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[227]); oErr.Kind != 0 {
 		return false, oErr
@@ -27349,7 +28111,9 @@ func oRule227(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule228 evaluates rule "R00912" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 912")
 func oRule228(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[228]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[228]); oErr.Kind != 0 {
 		return false, oErr
@@ -27367,7 +28131,9 @@ func oRule228(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule229 evaluates rule "R00916" (schema).
 // when: tool_arg_int("timeout") > 4516 || size(tool_arg_string("command")) > 5012
 func oRule229(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[229]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[229]); oErr.Kind != 0 {
 		return false, oErr
@@ -27416,7 +28182,9 @@ func oRule229(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule230 evaluates rule "R00920" (schema).
 // when: session_posture == "posture_920" && lycaon.repeat_count > 6
 func oRule230(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[230]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[230]); oErr.Kind != 0 {
 		return false, oErr
@@ -27462,7 +28230,9 @@ func oRule230(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule232 evaluates rule "R00928" (schema).
 // when: tool_arg_int("timeout") > 4528 || size(tool_arg_string("command")) > 5024
 func oRule232(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[232]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[232]); oErr.Kind != 0 {
 		return false, oErr
@@ -27511,7 +28281,9 @@ func oRule232(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule233 evaluates rule "R00932" (schema).
 // when: session_posture == "posture_932" && lycaon.repeat_count > 4
 func oRule233(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[233]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[233]); oErr.Kind != 0 {
 		return false, oErr
@@ -27557,7 +28329,9 @@ func oRule233(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule234 evaluates rule "R00936" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 936")
 func oRule234(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[234]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[234]); oErr.Kind != 0 {
 		return false, oErr
@@ -27575,7 +28349,9 @@ func oRule234(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule235 evaluates rule "R00940" (schema).
 // when: tool_arg_int("timeout") > 4540 || size(tool_arg_string("command")) > 5036
 func oRule235(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[235]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[235]); oErr.Kind != 0 {
 		return false, oErr
@@ -27624,7 +28400,9 @@ func oRule235(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule237 evaluates rule "R00948" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 948")
 func oRule237(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[237]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[237]); oErr.Kind != 0 {
 		return false, oErr
@@ -27642,7 +28420,9 @@ func oRule237(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule238 evaluates rule "R00952" (schema).
 // when: tool_arg_int("timeout") > 4552 || size(tool_arg_string("command")) > 5048
 func oRule238(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[238]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[238]); oErr.Kind != 0 {
 		return false, oErr
@@ -27691,7 +28471,9 @@ func oRule238(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule239 evaluates rule "R00956" (schema).
 // when: session_posture == "posture_956" && lycaon.repeat_count > 7
 func oRule239(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[239]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[239]); oErr.Kind != 0 {
 		return false, oErr
@@ -27737,7 +28519,9 @@ func oRule239(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule240 evaluates rule "R00960" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 960")
 func oRule240(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[240]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[240]); oErr.Kind != 0 {
 		return false, oErr
@@ -27755,7 +28539,9 @@ func oRule240(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule242 evaluates rule "R00968" (schema).
 // when: session_posture == "posture_968" && lycaon.repeat_count > 5
 func oRule242(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[242]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[242]); oErr.Kind != 0 {
 		return false, oErr
@@ -27801,7 +28587,9 @@ func oRule242(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule243 evaluates rule "R00972" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 972")
 func oRule243(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[243]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[243]); oErr.Kind != 0 {
 		return false, oErr
@@ -27819,7 +28607,9 @@ func oRule243(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule244 evaluates rule "R00976" (schema).
 // when: tool_arg_int("timeout") > 4576 || size(tool_arg_string("command")) > 5072
 func oRule244(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[244]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[244]); oErr.Kind != 0 {
 		return false, oErr
@@ -27868,7 +28658,9 @@ func oRule244(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule245 evaluates rule "R00980" (schema).
 // when: session_posture == "posture_980" && lycaon.repeat_count > 3
 func oRule245(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[245]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[245]); oErr.Kind != 0 {
 		return false, oErr
@@ -27914,7 +28706,9 @@ func oRule245(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule247 evaluates rule "R00988" (schema).
 // when: tool_arg_int("timeout") > 4588 || size(tool_arg_string("command")) > 5084
 func oRule247(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[247]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[247]); oErr.Kind != 0 {
 		return false, oErr
@@ -27963,7 +28757,9 @@ func oRule247(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule248 evaluates rule "R00992" (schema).
 // when: session_posture == "posture_992" && lycaon.repeat_count > 8
 func oRule248(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[248]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[248]); oErr.Kind != 0 {
 		return false, oErr
@@ -28009,7 +28805,9 @@ func oRule248(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule249 evaluates rule "R00996" (schema).
 // when: tool_arg_string("command").startsWith("shutdown -h 996")
 func oRule249(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[249]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[249]); oErr.Kind != 0 {
 		return false, oErr
@@ -28027,7 +28825,9 @@ func oRule249(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule250 evaluates rule "R00001" (policy).
 // when: tool_arg_string("path").contains("/secret/1/")
 func oRule250(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[250]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[250]); oErr.Kind != 0 {
 		return false, oErr
@@ -28045,7 +28845,9 @@ func oRule250(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule251 evaluates rule "R00003" (policy).
 // when: !("role_3" in principal_roles) && principal == "agent:3"
 func oRule251(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[251]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[251]); oErr.Kind != 0 {
 		return false, oErr
@@ -28094,7 +28896,9 @@ func oRule251(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule252 evaluates rule "R00005" (policy).
 // when: "tool_5" in lycaon.turn_tools && tool_arg_string("command").contains("--force-5")
 func oRule252(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[252]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[252]); oErr.Kind != 0 {
 		return false, oErr
@@ -28143,7 +28947,9 @@ func oRule252(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule253 evaluates rule "R00007" (policy).
 // when: tool_arg_string("path").contains("/secret/7/")
 func oRule253(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[253]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[253]); oErr.Kind != 0 {
 		return false, oErr
@@ -28161,7 +28967,9 @@ func oRule253(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule254 evaluates rule "R00009" (policy).
 // when: tool_arg_string("command").startsWith("rm ")
 func oRule254(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[254]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[254]); oErr.Kind != 0 {
 		return false, oErr
@@ -28179,7 +28987,9 @@ func oRule254(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule255 evaluates rule "R00011" (policy).
 // when: "tool_11" in lycaon.turn_tools && tool_arg_string("command").contains("--force-11")
 func oRule255(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[255]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[255]); oErr.Kind != 0 {
 		return false, oErr
@@ -28226,7 +29036,9 @@ func oRule255(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule256 evaluates rule "R00013" (policy).
 // when: tool_arg_string("path").contains("/secret/13/")
 func oRule256(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[256]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[256]); oErr.Kind != 0 {
 		return false, oErr
@@ -28242,7 +29054,9 @@ func oRule256(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule257 evaluates rule "R00015" (policy).
 // when: !("role_15" in principal_roles) && principal == "agent:15"
 func oRule257(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[257]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[257]); oErr.Kind != 0 {
 		return false, oErr
@@ -28291,7 +29105,9 @@ func oRule257(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule258 evaluates rule "R00017" (policy).
 // when: "tool_17" in lycaon.turn_tools && tool_arg_string("command").contains("--force-17")
 func oRule258(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[258]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[258]); oErr.Kind != 0 {
 		return false, oErr
@@ -28338,7 +29154,9 @@ func oRule258(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule260 evaluates rule "R00021" (policy).
 // when: !("role_21" in principal_roles) && principal == "agent:21"
 func oRule260(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[260]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[260]); oErr.Kind != 0 {
 		return false, oErr
@@ -28387,7 +29205,9 @@ func oRule260(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule261 evaluates rule "R00023" (policy).
 // when: "tool_23" in lycaon.turn_tools && tool_arg_string("command").contains("--force-23")
 func oRule261(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[261]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[261]); oErr.Kind != 0 {
 		return false, oErr
@@ -28434,7 +29254,9 @@ func oRule261(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule262 evaluates rule "R00025" (policy).
 // when: tool_arg_string("path").contains("/secret/25/")
 func oRule262(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[262]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[262]); oErr.Kind != 0 {
 		return false, oErr
@@ -28450,7 +29272,9 @@ func oRule262(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule263 evaluates rule "R00027" (policy).
 // when: !("role_27" in principal_roles) && principal == "agent:27"
 func oRule263(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[263]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[263]); oErr.Kind != 0 {
 		return false, oErr
@@ -28499,7 +29323,9 @@ func oRule263(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule265 evaluates rule "R00031" (policy).
 // when: tool_arg_string("path").contains("/secret/31/")
 func oRule265(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[265]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[265]); oErr.Kind != 0 {
 		return false, oErr
@@ -28515,7 +29341,9 @@ func oRule265(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule266 evaluates rule "R00033" (policy).
 // when: !("role_33" in principal_roles) && principal == "agent:33"
 func oRule266(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[266]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[266]); oErr.Kind != 0 {
 		return false, oErr
@@ -28564,7 +29392,9 @@ func oRule266(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule267 evaluates rule "R00035" (policy).
 // when: "tool_35" in lycaon.turn_tools && tool_arg_string("command").contains("--force-35")
 func oRule267(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[267]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[267]); oErr.Kind != 0 {
 		return false, oErr
@@ -28611,7 +29441,9 @@ func oRule267(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule268 evaluates rule "R00037" (policy).
 // when: tool_arg_string("path").contains("/secret/37/")
 func oRule268(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[268]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[268]); oErr.Kind != 0 {
 		return false, oErr
@@ -28627,7 +29459,9 @@ func oRule268(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule270 evaluates rule "R00041" (policy).
 // when: "tool_41" in lycaon.turn_tools && tool_arg_string("command").contains("--force-41")
 func oRule270(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[270]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[270]); oErr.Kind != 0 {
 		return false, oErr
@@ -28674,7 +29508,9 @@ func oRule270(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule271 evaluates rule "R00043" (policy).
 // when: tool_arg_string("path").contains("/secret/43/")
 func oRule271(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[271]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[271]); oErr.Kind != 0 {
 		return false, oErr
@@ -28690,7 +29526,9 @@ func oRule271(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule272 evaluates rule "R00045" (policy).
 // when: !("role_45" in principal_roles) && principal == "agent:45"
 func oRule272(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[272]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[272]); oErr.Kind != 0 {
 		return false, oErr
@@ -28739,7 +29577,9 @@ func oRule272(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule273 evaluates rule "R00047" (policy).
 // when: "tool_47" in lycaon.turn_tools && tool_arg_string("command").contains("--force-47")
 func oRule273(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[273]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[273]); oErr.Kind != 0 {
 		return false, oErr
@@ -28786,7 +29626,9 @@ func oRule273(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule275 evaluates rule "R00051" (policy).
 // when: !("role_51" in principal_roles) && principal == "agent:51"
 func oRule275(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[275]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[275]); oErr.Kind != 0 {
 		return false, oErr
@@ -28835,7 +29677,9 @@ func oRule275(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule276 evaluates rule "R00053" (policy).
 // when: "tool_53" in lycaon.turn_tools && tool_arg_string("command").contains("--force-53")
 func oRule276(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[276]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[276]); oErr.Kind != 0 {
 		return false, oErr
@@ -28882,7 +29726,9 @@ func oRule276(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule277 evaluates rule "R00055" (policy).
 // when: tool_arg_string("path").contains("/secret/55/")
 func oRule277(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[277]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[277]); oErr.Kind != 0 {
 		return false, oErr
@@ -28898,7 +29744,9 @@ func oRule277(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule278 evaluates rule "R00057" (policy).
 // when: !("role_57" in principal_roles) && principal == "agent:57"
 func oRule278(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[278]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[278]); oErr.Kind != 0 {
 		return false, oErr
@@ -28947,7 +29795,9 @@ func oRule278(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule280 evaluates rule "R00061" (policy).
 // when: tool_arg_string("path").contains("/secret/61/")
 func oRule280(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[280]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[280]); oErr.Kind != 0 {
 		return false, oErr
@@ -28963,7 +29813,9 @@ func oRule280(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule281 evaluates rule "R00063" (policy).
 // when: !("role_63" in principal_roles) && principal == "agent:63"
 func oRule281(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[281]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[281]); oErr.Kind != 0 {
 		return false, oErr
@@ -29012,7 +29864,9 @@ func oRule281(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule282 evaluates rule "R00065" (policy).
 // when: "tool_65" in lycaon.turn_tools && tool_arg_string("command").contains("--force-65")
 func oRule282(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[282]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[282]); oErr.Kind != 0 {
 		return false, oErr
@@ -29059,7 +29913,9 @@ func oRule282(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule283 evaluates rule "R00067" (policy).
 // when: tool_arg_string("path").contains("/secret/67/")
 func oRule283(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[283]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[283]); oErr.Kind != 0 {
 		return false, oErr
@@ -29075,7 +29931,9 @@ func oRule283(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule285 evaluates rule "R00071" (policy).
 // when: "tool_71" in lycaon.turn_tools && tool_arg_string("command").contains("--force-71")
 func oRule285(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[285]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[285]); oErr.Kind != 0 {
 		return false, oErr
@@ -29122,7 +29980,9 @@ func oRule285(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule286 evaluates rule "R00073" (policy).
 // when: tool_arg_string("path").contains("/secret/73/")
 func oRule286(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[286]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[286]); oErr.Kind != 0 {
 		return false, oErr
@@ -29138,7 +29998,9 @@ func oRule286(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule287 evaluates rule "R00075" (policy).
 // when: !("role_75" in principal_roles) && principal == "agent:75"
 func oRule287(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[287]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[287]); oErr.Kind != 0 {
 		return false, oErr
@@ -29187,7 +30049,9 @@ func oRule287(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule288 evaluates rule "R00077" (policy).
 // when: "tool_77" in lycaon.turn_tools && tool_arg_string("command").contains("--force-77")
 func oRule288(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[288]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[288]); oErr.Kind != 0 {
 		return false, oErr
@@ -29234,7 +30098,9 @@ func oRule288(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule290 evaluates rule "R00081" (policy).
 // when: !("role_81" in principal_roles) && principal == "agent:81"
 func oRule290(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[290]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[290]); oErr.Kind != 0 {
 		return false, oErr
@@ -29283,7 +30149,9 @@ func oRule290(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule291 evaluates rule "R00083" (policy).
 // when: "tool_83" in lycaon.turn_tools && tool_arg_string("command").contains("--force-83")
 func oRule291(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[291]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[291]); oErr.Kind != 0 {
 		return false, oErr
@@ -29330,7 +30198,9 @@ func oRule291(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule292 evaluates rule "R00085" (policy).
 // when: tool_arg_string("path").contains("/secret/85/")
 func oRule292(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[292]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[292]); oErr.Kind != 0 {
 		return false, oErr
@@ -29346,7 +30216,9 @@ func oRule292(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule293 evaluates rule "R00087" (policy).
 // when: !("role_87" in principal_roles) && principal == "agent:87"
 func oRule293(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[293]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[293]); oErr.Kind != 0 {
 		return false, oErr
@@ -29395,7 +30267,9 @@ func oRule293(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule295 evaluates rule "R00091" (policy).
 // when: tool_arg_string("path").contains("/secret/91/")
 func oRule295(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[295]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[295]); oErr.Kind != 0 {
 		return false, oErr
@@ -29411,7 +30285,9 @@ func oRule295(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule296 evaluates rule "R00093" (policy).
 // when: !("role_93" in principal_roles) && principal == "agent:93"
 func oRule296(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[296]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[296]); oErr.Kind != 0 {
 		return false, oErr
@@ -29460,7 +30336,9 @@ func oRule296(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule297 evaluates rule "R00095" (policy).
 // when: "tool_95" in lycaon.turn_tools && tool_arg_string("command").contains("--force-95")
 func oRule297(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[297]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[297]); oErr.Kind != 0 {
 		return false, oErr
@@ -29507,7 +30385,9 @@ func oRule297(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule298 evaluates rule "R00097" (policy).
 // when: tool_arg_string("path").contains("/secret/97/")
 func oRule298(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[298]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[298]); oErr.Kind != 0 {
 		return false, oErr
@@ -29523,7 +30403,9 @@ func oRule298(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule300 evaluates rule "R00101" (policy).
 // when: "tool_101" in lycaon.turn_tools && tool_arg_string("command").contains("--force-101")
 func oRule300(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[300]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[300]); oErr.Kind != 0 {
 		return false, oErr
@@ -29570,7 +30452,9 @@ func oRule300(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule301 evaluates rule "R00103" (policy).
 // when: tool_arg_string("path").contains("/secret/103/")
 func oRule301(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[301]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[301]); oErr.Kind != 0 {
 		return false, oErr
@@ -29586,7 +30470,9 @@ func oRule301(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule302 evaluates rule "R00105" (policy).
 // when: !("role_105" in principal_roles) && principal == "agent:105"
 func oRule302(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[302]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[302]); oErr.Kind != 0 {
 		return false, oErr
@@ -29635,7 +30521,9 @@ func oRule302(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule303 evaluates rule "R00107" (policy).
 // when: "tool_107" in lycaon.turn_tools && tool_arg_string("command").contains("--force-107")
 func oRule303(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[303]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[303]); oErr.Kind != 0 {
 		return false, oErr
@@ -29682,7 +30570,9 @@ func oRule303(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule305 evaluates rule "R00111" (policy).
 // when: !("role_111" in principal_roles) && principal == "agent:111"
 func oRule305(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[305]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[305]); oErr.Kind != 0 {
 		return false, oErr
@@ -29731,7 +30621,9 @@ func oRule305(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule306 evaluates rule "R00113" (policy).
 // when: "tool_113" in lycaon.turn_tools && tool_arg_string("command").contains("--force-113")
 func oRule306(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[306]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[306]); oErr.Kind != 0 {
 		return false, oErr
@@ -29778,7 +30670,9 @@ func oRule306(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule307 evaluates rule "R00115" (policy).
 // when: tool_arg_string("path").contains("/secret/115/")
 func oRule307(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[307]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[307]); oErr.Kind != 0 {
 		return false, oErr
@@ -29794,7 +30688,9 @@ func oRule307(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule308 evaluates rule "R00117" (policy).
 // when: !("role_117" in principal_roles) && principal == "agent:117"
 func oRule308(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[308]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[308]); oErr.Kind != 0 {
 		return false, oErr
@@ -29843,7 +30739,9 @@ func oRule308(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule310 evaluates rule "R00121" (policy).
 // when: tool_arg_string("path").contains("/secret/121/")
 func oRule310(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[310]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[310]); oErr.Kind != 0 {
 		return false, oErr
@@ -29859,7 +30757,9 @@ func oRule310(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule311 evaluates rule "R00123" (policy).
 // when: !("role_123" in principal_roles) && principal == "agent:123"
 func oRule311(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[311]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[311]); oErr.Kind != 0 {
 		return false, oErr
@@ -29908,7 +30808,9 @@ func oRule311(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule312 evaluates rule "R00125" (policy).
 // when: "tool_125" in lycaon.turn_tools && tool_arg_string("command").contains("--force-125")
 func oRule312(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[312]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[312]); oErr.Kind != 0 {
 		return false, oErr
@@ -29955,7 +30857,9 @@ func oRule312(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule313 evaluates rule "R00127" (policy).
 // when: tool_arg_string("path").contains("/secret/127/")
 func oRule313(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[313]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[313]); oErr.Kind != 0 {
 		return false, oErr
@@ -29971,7 +30875,9 @@ func oRule313(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule315 evaluates rule "R00131" (policy).
 // when: "tool_131" in lycaon.turn_tools && tool_arg_string("command").contains("--force-131")
 func oRule315(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[315]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[315]); oErr.Kind != 0 {
 		return false, oErr
@@ -30018,7 +30924,9 @@ func oRule315(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule316 evaluates rule "R00133" (policy).
 // when: tool_arg_string("path").contains("/secret/133/")
 func oRule316(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[316]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[316]); oErr.Kind != 0 {
 		return false, oErr
@@ -30034,7 +30942,9 @@ func oRule316(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule317 evaluates rule "R00135" (policy).
 // when: !("role_135" in principal_roles) && principal == "agent:135"
 func oRule317(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[317]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[317]); oErr.Kind != 0 {
 		return false, oErr
@@ -30083,7 +30993,9 @@ func oRule317(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule318 evaluates rule "R00137" (policy).
 // when: "tool_137" in lycaon.turn_tools && tool_arg_string("command").contains("--force-137")
 func oRule318(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[318]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[318]); oErr.Kind != 0 {
 		return false, oErr
@@ -30130,7 +31042,9 @@ func oRule318(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule320 evaluates rule "R00141" (policy).
 // when: !("role_141" in principal_roles) && principal == "agent:141"
 func oRule320(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[320]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[320]); oErr.Kind != 0 {
 		return false, oErr
@@ -30179,7 +31093,9 @@ func oRule320(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule321 evaluates rule "R00143" (policy).
 // when: "tool_143" in lycaon.turn_tools && tool_arg_string("command").contains("--force-143")
 func oRule321(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[321]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[321]); oErr.Kind != 0 {
 		return false, oErr
@@ -30226,7 +31142,9 @@ func oRule321(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule322 evaluates rule "R00145" (policy).
 // when: tool_arg_string("path").contains("/secret/145/")
 func oRule322(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[322]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[322]); oErr.Kind != 0 {
 		return false, oErr
@@ -30242,7 +31160,9 @@ func oRule322(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule323 evaluates rule "R00147" (policy).
 // when: !("role_147" in principal_roles) && principal == "agent:147"
 func oRule323(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[323]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[323]); oErr.Kind != 0 {
 		return false, oErr
@@ -30291,7 +31211,9 @@ func oRule323(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule325 evaluates rule "R00151" (policy).
 // when: tool_arg_string("path").contains("/secret/151/")
 func oRule325(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[325]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[325]); oErr.Kind != 0 {
 		return false, oErr
@@ -30307,7 +31229,9 @@ func oRule325(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule326 evaluates rule "R00153" (policy).
 // when: !("role_153" in principal_roles) && principal == "agent:153"
 func oRule326(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[326]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[326]); oErr.Kind != 0 {
 		return false, oErr
@@ -30356,7 +31280,9 @@ func oRule326(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule327 evaluates rule "R00155" (policy).
 // when: "tool_155" in lycaon.turn_tools && tool_arg_string("command").contains("--force-155")
 func oRule327(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[327]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[327]); oErr.Kind != 0 {
 		return false, oErr
@@ -30403,7 +31329,9 @@ func oRule327(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule328 evaluates rule "R00157" (policy).
 // when: tool_arg_string("path").contains("/secret/157/")
 func oRule328(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[328]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[328]); oErr.Kind != 0 {
 		return false, oErr
@@ -30419,7 +31347,9 @@ func oRule328(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule330 evaluates rule "R00161" (policy).
 // when: "tool_161" in lycaon.turn_tools && tool_arg_string("command").contains("--force-161")
 func oRule330(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[330]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[330]); oErr.Kind != 0 {
 		return false, oErr
@@ -30466,7 +31396,9 @@ func oRule330(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule331 evaluates rule "R00163" (policy).
 // when: tool_arg_string("path").contains("/secret/163/")
 func oRule331(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[331]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[331]); oErr.Kind != 0 {
 		return false, oErr
@@ -30482,7 +31414,9 @@ func oRule331(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule332 evaluates rule "R00165" (policy).
 // when: !("role_165" in principal_roles) && principal == "agent:165"
 func oRule332(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[332]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[332]); oErr.Kind != 0 {
 		return false, oErr
@@ -30531,7 +31465,9 @@ func oRule332(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule333 evaluates rule "R00167" (policy).
 // when: "tool_167" in lycaon.turn_tools && tool_arg_string("command").contains("--force-167")
 func oRule333(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[333]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[333]); oErr.Kind != 0 {
 		return false, oErr
@@ -30578,7 +31514,9 @@ func oRule333(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule335 evaluates rule "R00171" (policy).
 // when: !("role_171" in principal_roles) && principal == "agent:171"
 func oRule335(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[335]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[335]); oErr.Kind != 0 {
 		return false, oErr
@@ -30627,7 +31565,9 @@ func oRule335(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule336 evaluates rule "R00173" (policy).
 // when: "tool_173" in lycaon.turn_tools && tool_arg_string("command").contains("--force-173")
 func oRule336(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[336]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[336]); oErr.Kind != 0 {
 		return false, oErr
@@ -30674,7 +31614,9 @@ func oRule336(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule337 evaluates rule "R00175" (policy).
 // when: tool_arg_string("path").contains("/secret/175/")
 func oRule337(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[337]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[337]); oErr.Kind != 0 {
 		return false, oErr
@@ -30690,7 +31632,9 @@ func oRule337(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule338 evaluates rule "R00177" (policy).
 // when: !("role_177" in principal_roles) && principal == "agent:177"
 func oRule338(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[338]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[338]); oErr.Kind != 0 {
 		return false, oErr
@@ -30739,7 +31683,9 @@ func oRule338(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule340 evaluates rule "R00181" (policy).
 // when: tool_arg_string("path").contains("/secret/181/")
 func oRule340(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[340]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[340]); oErr.Kind != 0 {
 		return false, oErr
@@ -30755,7 +31701,9 @@ func oRule340(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule341 evaluates rule "R00183" (policy).
 // when: !("role_183" in principal_roles) && principal == "agent:183"
 func oRule341(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[341]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[341]); oErr.Kind != 0 {
 		return false, oErr
@@ -30804,7 +31752,9 @@ func oRule341(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule342 evaluates rule "R00185" (policy).
 // when: "tool_185" in lycaon.turn_tools && tool_arg_string("command").contains("--force-185")
 func oRule342(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[342]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[342]); oErr.Kind != 0 {
 		return false, oErr
@@ -30851,7 +31801,9 @@ func oRule342(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule343 evaluates rule "R00187" (policy).
 // when: tool_arg_string("path").contains("/secret/187/")
 func oRule343(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[343]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[343]); oErr.Kind != 0 {
 		return false, oErr
@@ -30867,7 +31819,9 @@ func oRule343(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule345 evaluates rule "R00191" (policy).
 // when: "tool_191" in lycaon.turn_tools && tool_arg_string("command").contains("--force-191")
 func oRule345(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[345]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[345]); oErr.Kind != 0 {
 		return false, oErr
@@ -30914,7 +31868,9 @@ func oRule345(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule346 evaluates rule "R00193" (policy).
 // when: tool_arg_string("path").contains("/secret/193/")
 func oRule346(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[346]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[346]); oErr.Kind != 0 {
 		return false, oErr
@@ -30930,7 +31886,9 @@ func oRule346(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule347 evaluates rule "R00195" (policy).
 // when: !("role_195" in principal_roles) && principal == "agent:195"
 func oRule347(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[347]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[347]); oErr.Kind != 0 {
 		return false, oErr
@@ -30979,7 +31937,9 @@ func oRule347(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule348 evaluates rule "R00197" (policy).
 // when: "tool_197" in lycaon.turn_tools && tool_arg_string("command").contains("--force-197")
 func oRule348(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[348]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[348]); oErr.Kind != 0 {
 		return false, oErr
@@ -31026,7 +31986,9 @@ func oRule348(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule350 evaluates rule "R00201" (policy).
 // when: !("role_201" in principal_roles) && principal == "agent:201"
 func oRule350(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[350]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[350]); oErr.Kind != 0 {
 		return false, oErr
@@ -31075,7 +32037,9 @@ func oRule350(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule351 evaluates rule "R00203" (policy).
 // when: "tool_203" in lycaon.turn_tools && tool_arg_string("command").contains("--force-203")
 func oRule351(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[351]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[351]); oErr.Kind != 0 {
 		return false, oErr
@@ -31122,7 +32086,9 @@ func oRule351(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule352 evaluates rule "R00205" (policy).
 // when: tool_arg_string("path").contains("/secret/205/")
 func oRule352(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[352]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[352]); oErr.Kind != 0 {
 		return false, oErr
@@ -31138,7 +32104,9 @@ func oRule352(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule353 evaluates rule "R00207" (policy).
 // when: !("role_207" in principal_roles) && principal == "agent:207"
 func oRule353(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[353]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[353]); oErr.Kind != 0 {
 		return false, oErr
@@ -31187,7 +32155,9 @@ func oRule353(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule355 evaluates rule "R00211" (policy).
 // when: tool_arg_string("path").contains("/secret/211/")
 func oRule355(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[355]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[355]); oErr.Kind != 0 {
 		return false, oErr
@@ -31203,7 +32173,9 @@ func oRule355(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule356 evaluates rule "R00213" (policy).
 // when: !("role_213" in principal_roles) && principal == "agent:213"
 func oRule356(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[356]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[356]); oErr.Kind != 0 {
 		return false, oErr
@@ -31252,7 +32224,9 @@ func oRule356(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule357 evaluates rule "R00215" (policy).
 // when: "tool_215" in lycaon.turn_tools && tool_arg_string("command").contains("--force-215")
 func oRule357(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[357]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[357]); oErr.Kind != 0 {
 		return false, oErr
@@ -31299,7 +32273,9 @@ func oRule357(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule358 evaluates rule "R00217" (policy).
 // when: tool_arg_string("path").contains("/secret/217/")
 func oRule358(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[358]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[358]); oErr.Kind != 0 {
 		return false, oErr
@@ -31315,7 +32291,9 @@ func oRule358(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule360 evaluates rule "R00221" (policy).
 // when: "tool_221" in lycaon.turn_tools && tool_arg_string("command").contains("--force-221")
 func oRule360(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[360]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[360]); oErr.Kind != 0 {
 		return false, oErr
@@ -31362,7 +32340,9 @@ func oRule360(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule361 evaluates rule "R00223" (policy).
 // when: tool_arg_string("path").contains("/secret/223/")
 func oRule361(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[361]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[361]); oErr.Kind != 0 {
 		return false, oErr
@@ -31378,7 +32358,9 @@ func oRule361(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule362 evaluates rule "R00225" (policy).
 // when: !("role_225" in principal_roles) && principal == "agent:225"
 func oRule362(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[362]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[362]); oErr.Kind != 0 {
 		return false, oErr
@@ -31427,7 +32409,9 @@ func oRule362(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule363 evaluates rule "R00227" (policy).
 // when: "tool_227" in lycaon.turn_tools && tool_arg_string("command").contains("--force-227")
 func oRule363(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[363]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[363]); oErr.Kind != 0 {
 		return false, oErr
@@ -31474,7 +32458,9 @@ func oRule363(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule365 evaluates rule "R00231" (policy).
 // when: !("role_231" in principal_roles) && principal == "agent:231"
 func oRule365(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[365]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[365]); oErr.Kind != 0 {
 		return false, oErr
@@ -31523,7 +32509,9 @@ func oRule365(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule366 evaluates rule "R00233" (policy).
 // when: "tool_233" in lycaon.turn_tools && tool_arg_string("command").contains("--force-233")
 func oRule366(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[366]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[366]); oErr.Kind != 0 {
 		return false, oErr
@@ -31570,7 +32558,9 @@ func oRule366(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule367 evaluates rule "R00235" (policy).
 // when: tool_arg_string("path").contains("/secret/235/")
 func oRule367(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[367]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[367]); oErr.Kind != 0 {
 		return false, oErr
@@ -31586,7 +32576,9 @@ func oRule367(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule368 evaluates rule "R00237" (policy).
 // when: !("role_237" in principal_roles) && principal == "agent:237"
 func oRule368(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[368]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[368]); oErr.Kind != 0 {
 		return false, oErr
@@ -31635,7 +32627,9 @@ func oRule368(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule370 evaluates rule "R00241" (policy).
 // when: tool_arg_string("path").contains("/secret/241/")
 func oRule370(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[370]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[370]); oErr.Kind != 0 {
 		return false, oErr
@@ -31651,7 +32645,9 @@ func oRule370(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule371 evaluates rule "R00243" (policy).
 // when: !("role_243" in principal_roles) && principal == "agent:243"
 func oRule371(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[371]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[371]); oErr.Kind != 0 {
 		return false, oErr
@@ -31700,7 +32696,9 @@ func oRule371(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule372 evaluates rule "R00245" (policy).
 // when: "tool_245" in lycaon.turn_tools && tool_arg_string("command").contains("--force-245")
 func oRule372(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[372]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[372]); oErr.Kind != 0 {
 		return false, oErr
@@ -31747,7 +32745,9 @@ func oRule372(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule373 evaluates rule "R00247" (policy).
 // when: tool_arg_string("path").contains("/secret/247/")
 func oRule373(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[373]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[373]); oErr.Kind != 0 {
 		return false, oErr
@@ -31763,7 +32763,9 @@ func oRule373(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule375 evaluates rule "R00251" (policy).
 // when: "tool_251" in lycaon.turn_tools && tool_arg_string("command").contains("--force-251")
 func oRule375(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[375]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[375]); oErr.Kind != 0 {
 		return false, oErr
@@ -31810,7 +32812,9 @@ func oRule375(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule376 evaluates rule "R00253" (policy).
 // when: tool_arg_string("path").contains("/secret/253/")
 func oRule376(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[376]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[376]); oErr.Kind != 0 {
 		return false, oErr
@@ -31826,7 +32830,9 @@ func oRule376(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule377 evaluates rule "R00255" (policy).
 // when: !("role_255" in principal_roles) && principal == "agent:255"
 func oRule377(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[377]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[377]); oErr.Kind != 0 {
 		return false, oErr
@@ -31875,7 +32881,9 @@ func oRule377(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule378 evaluates rule "R00257" (policy).
 // when: "tool_257" in lycaon.turn_tools && tool_arg_string("command").contains("--force-257")
 func oRule378(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[378]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[378]); oErr.Kind != 0 {
 		return false, oErr
@@ -31922,7 +32930,9 @@ func oRule378(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule380 evaluates rule "R00261" (policy).
 // when: !("role_261" in principal_roles) && principal == "agent:261"
 func oRule380(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[380]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[380]); oErr.Kind != 0 {
 		return false, oErr
@@ -31971,7 +32981,9 @@ func oRule380(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule381 evaluates rule "R00263" (policy).
 // when: "tool_263" in lycaon.turn_tools && tool_arg_string("command").contains("--force-263")
 func oRule381(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[381]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[381]); oErr.Kind != 0 {
 		return false, oErr
@@ -32018,7 +33030,9 @@ func oRule381(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule382 evaluates rule "R00265" (policy).
 // when: tool_arg_string("path").contains("/secret/265/")
 func oRule382(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[382]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[382]); oErr.Kind != 0 {
 		return false, oErr
@@ -32034,7 +33048,9 @@ func oRule382(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule383 evaluates rule "R00267" (policy).
 // when: !("role_267" in principal_roles) && principal == "agent:267"
 func oRule383(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[383]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[383]); oErr.Kind != 0 {
 		return false, oErr
@@ -32083,7 +33099,9 @@ func oRule383(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule385 evaluates rule "R00271" (policy).
 // when: tool_arg_string("path").contains("/secret/271/")
 func oRule385(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[385]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[385]); oErr.Kind != 0 {
 		return false, oErr
@@ -32099,7 +33117,9 @@ func oRule385(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule386 evaluates rule "R00273" (policy).
 // when: !("role_273" in principal_roles) && principal == "agent:273"
 func oRule386(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[386]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[386]); oErr.Kind != 0 {
 		return false, oErr
@@ -32148,7 +33168,9 @@ func oRule386(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule387 evaluates rule "R00275" (policy).
 // when: "tool_275" in lycaon.turn_tools && tool_arg_string("command").contains("--force-275")
 func oRule387(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[387]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[387]); oErr.Kind != 0 {
 		return false, oErr
@@ -32195,7 +33217,9 @@ func oRule387(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule388 evaluates rule "R00277" (policy).
 // when: tool_arg_string("path").contains("/secret/277/")
 func oRule388(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[388]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[388]); oErr.Kind != 0 {
 		return false, oErr
@@ -32211,7 +33235,9 @@ func oRule388(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule390 evaluates rule "R00281" (policy).
 // when: "tool_281" in lycaon.turn_tools && tool_arg_string("command").contains("--force-281")
 func oRule390(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[390]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[390]); oErr.Kind != 0 {
 		return false, oErr
@@ -32258,7 +33284,9 @@ func oRule390(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule391 evaluates rule "R00283" (policy).
 // when: tool_arg_string("path").contains("/secret/283/")
 func oRule391(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[391]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[391]); oErr.Kind != 0 {
 		return false, oErr
@@ -32274,7 +33302,9 @@ func oRule391(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule392 evaluates rule "R00285" (policy).
 // when: !("role_285" in principal_roles) && principal == "agent:285"
 func oRule392(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[392]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[392]); oErr.Kind != 0 {
 		return false, oErr
@@ -32323,7 +33353,9 @@ func oRule392(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule393 evaluates rule "R00287" (policy).
 // when: "tool_287" in lycaon.turn_tools && tool_arg_string("command").contains("--force-287")
 func oRule393(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[393]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[393]); oErr.Kind != 0 {
 		return false, oErr
@@ -32370,7 +33402,9 @@ func oRule393(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule395 evaluates rule "R00291" (policy).
 // when: !("role_291" in principal_roles) && principal == "agent:291"
 func oRule395(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[395]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[395]); oErr.Kind != 0 {
 		return false, oErr
@@ -32419,7 +33453,9 @@ func oRule395(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule396 evaluates rule "R00293" (policy).
 // when: "tool_293" in lycaon.turn_tools && tool_arg_string("command").contains("--force-293")
 func oRule396(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[396]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[396]); oErr.Kind != 0 {
 		return false, oErr
@@ -32466,7 +33502,9 @@ func oRule396(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule397 evaluates rule "R00295" (policy).
 // when: tool_arg_string("path").contains("/secret/295/")
 func oRule397(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[397]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[397]); oErr.Kind != 0 {
 		return false, oErr
@@ -32482,7 +33520,9 @@ func oRule397(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule398 evaluates rule "R00297" (policy).
 // when: !("role_297" in principal_roles) && principal == "agent:297"
 func oRule398(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[398]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[398]); oErr.Kind != 0 {
 		return false, oErr
@@ -32531,7 +33571,9 @@ func oRule398(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule400 evaluates rule "R00301" (policy).
 // when: tool_arg_string("path").contains("/secret/301/")
 func oRule400(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[400]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[400]); oErr.Kind != 0 {
 		return false, oErr
@@ -32547,7 +33589,9 @@ func oRule400(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule401 evaluates rule "R00303" (policy).
 // when: !("role_303" in principal_roles) && principal == "agent:303"
 func oRule401(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[401]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[401]); oErr.Kind != 0 {
 		return false, oErr
@@ -32596,7 +33640,9 @@ func oRule401(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule402 evaluates rule "R00305" (policy).
 // when: "tool_305" in lycaon.turn_tools && tool_arg_string("command").contains("--force-305")
 func oRule402(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[402]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[402]); oErr.Kind != 0 {
 		return false, oErr
@@ -32643,7 +33689,9 @@ func oRule402(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule403 evaluates rule "R00307" (policy).
 // when: tool_arg_string("path").contains("/secret/307/")
 func oRule403(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[403]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[403]); oErr.Kind != 0 {
 		return false, oErr
@@ -32659,7 +33707,9 @@ func oRule403(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule405 evaluates rule "R00311" (policy).
 // when: "tool_311" in lycaon.turn_tools && tool_arg_string("command").contains("--force-311")
 func oRule405(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[405]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[405]); oErr.Kind != 0 {
 		return false, oErr
@@ -32706,7 +33756,9 @@ func oRule405(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule406 evaluates rule "R00313" (policy).
 // when: tool_arg_string("path").contains("/secret/313/")
 func oRule406(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[406]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[406]); oErr.Kind != 0 {
 		return false, oErr
@@ -32722,7 +33774,9 @@ func oRule406(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule407 evaluates rule "R00315" (policy).
 // when: !("role_315" in principal_roles) && principal == "agent:315"
 func oRule407(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[407]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[407]); oErr.Kind != 0 {
 		return false, oErr
@@ -32771,7 +33825,9 @@ func oRule407(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule408 evaluates rule "R00317" (policy).
 // when: "tool_317" in lycaon.turn_tools && tool_arg_string("command").contains("--force-317")
 func oRule408(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[408]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[408]); oErr.Kind != 0 {
 		return false, oErr
@@ -32818,7 +33874,9 @@ func oRule408(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule410 evaluates rule "R00321" (policy).
 // when: !("role_321" in principal_roles) && principal == "agent:321"
 func oRule410(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[410]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[410]); oErr.Kind != 0 {
 		return false, oErr
@@ -32867,7 +33925,9 @@ func oRule410(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule411 evaluates rule "R00323" (policy).
 // when: "tool_323" in lycaon.turn_tools && tool_arg_string("command").contains("--force-323")
 func oRule411(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[411]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[411]); oErr.Kind != 0 {
 		return false, oErr
@@ -32914,7 +33974,9 @@ func oRule411(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule412 evaluates rule "R00325" (policy).
 // when: tool_arg_string("path").contains("/secret/325/")
 func oRule412(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[412]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[412]); oErr.Kind != 0 {
 		return false, oErr
@@ -32930,7 +33992,9 @@ func oRule412(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule413 evaluates rule "R00327" (policy).
 // when: !("role_327" in principal_roles) && principal == "agent:327"
 func oRule413(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[413]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[413]); oErr.Kind != 0 {
 		return false, oErr
@@ -32979,7 +34043,9 @@ func oRule413(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule415 evaluates rule "R00331" (policy).
 // when: tool_arg_string("path").contains("/secret/331/")
 func oRule415(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[415]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[415]); oErr.Kind != 0 {
 		return false, oErr
@@ -32995,7 +34061,9 @@ func oRule415(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule416 evaluates rule "R00333" (policy).
 // when: !("role_333" in principal_roles) && principal == "agent:333"
 func oRule416(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[416]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[416]); oErr.Kind != 0 {
 		return false, oErr
@@ -33044,7 +34112,9 @@ func oRule416(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule417 evaluates rule "R00335" (policy).
 // when: "tool_335" in lycaon.turn_tools && tool_arg_string("command").contains("--force-335")
 func oRule417(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[417]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[417]); oErr.Kind != 0 {
 		return false, oErr
@@ -33091,7 +34161,9 @@ func oRule417(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule418 evaluates rule "R00337" (policy).
 // when: tool_arg_string("path").contains("/secret/337/")
 func oRule418(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[418]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[418]); oErr.Kind != 0 {
 		return false, oErr
@@ -33107,7 +34179,9 @@ func oRule418(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule420 evaluates rule "R00341" (policy).
 // when: "tool_341" in lycaon.turn_tools && tool_arg_string("command").contains("--force-341")
 func oRule420(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[420]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[420]); oErr.Kind != 0 {
 		return false, oErr
@@ -33154,7 +34228,9 @@ func oRule420(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule421 evaluates rule "R00343" (policy).
 // when: tool_arg_string("path").contains("/secret/343/")
 func oRule421(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[421]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[421]); oErr.Kind != 0 {
 		return false, oErr
@@ -33170,7 +34246,9 @@ func oRule421(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule422 evaluates rule "R00345" (policy).
 // when: !("role_345" in principal_roles) && principal == "agent:345"
 func oRule422(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[422]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[422]); oErr.Kind != 0 {
 		return false, oErr
@@ -33219,7 +34297,9 @@ func oRule422(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule423 evaluates rule "R00347" (policy).
 // when: "tool_347" in lycaon.turn_tools && tool_arg_string("command").contains("--force-347")
 func oRule423(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[423]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[423]); oErr.Kind != 0 {
 		return false, oErr
@@ -33266,7 +34346,9 @@ func oRule423(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule425 evaluates rule "R00351" (policy).
 // when: !("role_351" in principal_roles) && principal == "agent:351"
 func oRule425(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[425]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[425]); oErr.Kind != 0 {
 		return false, oErr
@@ -33315,7 +34397,9 @@ func oRule425(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule426 evaluates rule "R00353" (policy).
 // when: "tool_353" in lycaon.turn_tools && tool_arg_string("command").contains("--force-353")
 func oRule426(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[426]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[426]); oErr.Kind != 0 {
 		return false, oErr
@@ -33362,7 +34446,9 @@ func oRule426(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule427 evaluates rule "R00355" (policy).
 // when: tool_arg_string("path").contains("/secret/355/")
 func oRule427(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[427]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[427]); oErr.Kind != 0 {
 		return false, oErr
@@ -33378,7 +34464,9 @@ func oRule427(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule428 evaluates rule "R00357" (policy).
 // when: !("role_357" in principal_roles) && principal == "agent:357"
 func oRule428(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[428]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[428]); oErr.Kind != 0 {
 		return false, oErr
@@ -33427,7 +34515,9 @@ func oRule428(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule430 evaluates rule "R00361" (policy).
 // when: tool_arg_string("path").contains("/secret/361/")
 func oRule430(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[430]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[430]); oErr.Kind != 0 {
 		return false, oErr
@@ -33443,7 +34533,9 @@ func oRule430(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule431 evaluates rule "R00363" (policy).
 // when: !("role_363" in principal_roles) && principal == "agent:363"
 func oRule431(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[431]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[431]); oErr.Kind != 0 {
 		return false, oErr
@@ -33492,7 +34584,9 @@ func oRule431(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule432 evaluates rule "R00365" (policy).
 // when: "tool_365" in lycaon.turn_tools && tool_arg_string("command").contains("--force-365")
 func oRule432(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[432]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[432]); oErr.Kind != 0 {
 		return false, oErr
@@ -33539,7 +34633,9 @@ func oRule432(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule433 evaluates rule "R00367" (policy).
 // when: tool_arg_string("path").contains("/secret/367/")
 func oRule433(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[433]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[433]); oErr.Kind != 0 {
 		return false, oErr
@@ -33555,7 +34651,9 @@ func oRule433(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule435 evaluates rule "R00371" (policy).
 // when: "tool_371" in lycaon.turn_tools && tool_arg_string("command").contains("--force-371")
 func oRule435(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[435]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[435]); oErr.Kind != 0 {
 		return false, oErr
@@ -33602,7 +34700,9 @@ func oRule435(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule436 evaluates rule "R00373" (policy).
 // when: tool_arg_string("path").contains("/secret/373/")
 func oRule436(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[436]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[436]); oErr.Kind != 0 {
 		return false, oErr
@@ -33618,7 +34718,9 @@ func oRule436(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule437 evaluates rule "R00375" (policy).
 // when: !("role_375" in principal_roles) && principal == "agent:375"
 func oRule437(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[437]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[437]); oErr.Kind != 0 {
 		return false, oErr
@@ -33667,7 +34769,9 @@ func oRule437(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule438 evaluates rule "R00377" (policy).
 // when: "tool_377" in lycaon.turn_tools && tool_arg_string("command").contains("--force-377")
 func oRule438(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[438]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[438]); oErr.Kind != 0 {
 		return false, oErr
@@ -33714,7 +34818,9 @@ func oRule438(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule440 evaluates rule "R00381" (policy).
 // when: !("role_381" in principal_roles) && principal == "agent:381"
 func oRule440(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[440]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[440]); oErr.Kind != 0 {
 		return false, oErr
@@ -33763,7 +34869,9 @@ func oRule440(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule441 evaluates rule "R00383" (policy).
 // when: "tool_383" in lycaon.turn_tools && tool_arg_string("command").contains("--force-383")
 func oRule441(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[441]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[441]); oErr.Kind != 0 {
 		return false, oErr
@@ -33810,7 +34918,9 @@ func oRule441(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule442 evaluates rule "R00385" (policy).
 // when: tool_arg_string("path").contains("/secret/385/")
 func oRule442(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[442]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[442]); oErr.Kind != 0 {
 		return false, oErr
@@ -33826,7 +34936,9 @@ func oRule442(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule443 evaluates rule "R00387" (policy).
 // when: !("role_387" in principal_roles) && principal == "agent:387"
 func oRule443(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[443]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[443]); oErr.Kind != 0 {
 		return false, oErr
@@ -33875,7 +34987,9 @@ func oRule443(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule445 evaluates rule "R00391" (policy).
 // when: tool_arg_string("path").contains("/secret/391/")
 func oRule445(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[445]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[445]); oErr.Kind != 0 {
 		return false, oErr
@@ -33891,7 +35005,9 @@ func oRule445(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule446 evaluates rule "R00393" (policy).
 // when: !("role_393" in principal_roles) && principal == "agent:393"
 func oRule446(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[446]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[446]); oErr.Kind != 0 {
 		return false, oErr
@@ -33940,7 +35056,9 @@ func oRule446(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule447 evaluates rule "R00395" (policy).
 // when: "tool_395" in lycaon.turn_tools && tool_arg_string("command").contains("--force-395")
 func oRule447(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[447]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[447]); oErr.Kind != 0 {
 		return false, oErr
@@ -33987,7 +35105,9 @@ func oRule447(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule448 evaluates rule "R00397" (policy).
 // when: tool_arg_string("path").contains("/secret/397/")
 func oRule448(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[448]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[448]); oErr.Kind != 0 {
 		return false, oErr
@@ -34003,7 +35123,9 @@ func oRule448(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule450 evaluates rule "R00401" (policy).
 // when: "tool_401" in lycaon.turn_tools && tool_arg_string("command").contains("--force-401")
 func oRule450(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[450]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[450]); oErr.Kind != 0 {
 		return false, oErr
@@ -34050,7 +35172,9 @@ func oRule450(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule451 evaluates rule "R00403" (policy).
 // when: tool_arg_string("path").contains("/secret/403/")
 func oRule451(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[451]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[451]); oErr.Kind != 0 {
 		return false, oErr
@@ -34066,7 +35190,9 @@ func oRule451(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule452 evaluates rule "R00405" (policy).
 // when: !("role_405" in principal_roles) && principal == "agent:405"
 func oRule452(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[452]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[452]); oErr.Kind != 0 {
 		return false, oErr
@@ -34115,7 +35241,9 @@ func oRule452(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule453 evaluates rule "R00407" (policy).
 // when: "tool_407" in lycaon.turn_tools && tool_arg_string("command").contains("--force-407")
 func oRule453(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[453]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[453]); oErr.Kind != 0 {
 		return false, oErr
@@ -34162,7 +35290,9 @@ func oRule453(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule455 evaluates rule "R00411" (policy).
 // when: !("role_411" in principal_roles) && principal == "agent:411"
 func oRule455(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[455]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[455]); oErr.Kind != 0 {
 		return false, oErr
@@ -34211,7 +35341,9 @@ func oRule455(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule456 evaluates rule "R00413" (policy).
 // when: "tool_413" in lycaon.turn_tools && tool_arg_string("command").contains("--force-413")
 func oRule456(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[456]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[456]); oErr.Kind != 0 {
 		return false, oErr
@@ -34258,7 +35390,9 @@ func oRule456(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule457 evaluates rule "R00415" (policy).
 // when: tool_arg_string("path").contains("/secret/415/")
 func oRule457(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[457]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[457]); oErr.Kind != 0 {
 		return false, oErr
@@ -34274,7 +35408,9 @@ func oRule457(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule458 evaluates rule "R00417" (policy).
 // when: !("role_417" in principal_roles) && principal == "agent:417"
 func oRule458(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[458]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[458]); oErr.Kind != 0 {
 		return false, oErr
@@ -34323,7 +35459,9 @@ func oRule458(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule460 evaluates rule "R00421" (policy).
 // when: tool_arg_string("path").contains("/secret/421/")
 func oRule460(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[460]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[460]); oErr.Kind != 0 {
 		return false, oErr
@@ -34339,7 +35477,9 @@ func oRule460(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule461 evaluates rule "R00423" (policy).
 // when: !("role_423" in principal_roles) && principal == "agent:423"
 func oRule461(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[461]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[461]); oErr.Kind != 0 {
 		return false, oErr
@@ -34388,7 +35528,9 @@ func oRule461(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule462 evaluates rule "R00425" (policy).
 // when: "tool_425" in lycaon.turn_tools && tool_arg_string("command").contains("--force-425")
 func oRule462(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[462]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[462]); oErr.Kind != 0 {
 		return false, oErr
@@ -34435,7 +35577,9 @@ func oRule462(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule463 evaluates rule "R00427" (policy).
 // when: tool_arg_string("path").contains("/secret/427/")
 func oRule463(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[463]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[463]); oErr.Kind != 0 {
 		return false, oErr
@@ -34451,7 +35595,9 @@ func oRule463(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule465 evaluates rule "R00431" (policy).
 // when: "tool_431" in lycaon.turn_tools && tool_arg_string("command").contains("--force-431")
 func oRule465(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[465]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[465]); oErr.Kind != 0 {
 		return false, oErr
@@ -34498,7 +35644,9 @@ func oRule465(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule466 evaluates rule "R00433" (policy).
 // when: tool_arg_string("path").contains("/secret/433/")
 func oRule466(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[466]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[466]); oErr.Kind != 0 {
 		return false, oErr
@@ -34514,7 +35662,9 @@ func oRule466(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule467 evaluates rule "R00435" (policy).
 // when: !("role_435" in principal_roles) && principal == "agent:435"
 func oRule467(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[467]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[467]); oErr.Kind != 0 {
 		return false, oErr
@@ -34563,7 +35713,9 @@ func oRule467(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule468 evaluates rule "R00437" (policy).
 // when: "tool_437" in lycaon.turn_tools && tool_arg_string("command").contains("--force-437")
 func oRule468(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[468]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[468]); oErr.Kind != 0 {
 		return false, oErr
@@ -34610,7 +35762,9 @@ func oRule468(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule470 evaluates rule "R00441" (policy).
 // when: !("role_441" in principal_roles) && principal == "agent:441"
 func oRule470(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[470]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[470]); oErr.Kind != 0 {
 		return false, oErr
@@ -34659,7 +35813,9 @@ func oRule470(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule471 evaluates rule "R00443" (policy).
 // when: "tool_443" in lycaon.turn_tools && tool_arg_string("command").contains("--force-443")
 func oRule471(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[471]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[471]); oErr.Kind != 0 {
 		return false, oErr
@@ -34706,7 +35862,9 @@ func oRule471(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule472 evaluates rule "R00445" (policy).
 // when: tool_arg_string("path").contains("/secret/445/")
 func oRule472(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[472]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[472]); oErr.Kind != 0 {
 		return false, oErr
@@ -34722,7 +35880,9 @@ func oRule472(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule473 evaluates rule "R00447" (policy).
 // when: !("role_447" in principal_roles) && principal == "agent:447"
 func oRule473(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[473]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[473]); oErr.Kind != 0 {
 		return false, oErr
@@ -34771,7 +35931,9 @@ func oRule473(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule475 evaluates rule "R00451" (policy).
 // when: tool_arg_string("path").contains("/secret/451/")
 func oRule475(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[475]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[475]); oErr.Kind != 0 {
 		return false, oErr
@@ -34787,7 +35949,9 @@ func oRule475(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule476 evaluates rule "R00453" (policy).
 // when: !("role_453" in principal_roles) && principal == "agent:453"
 func oRule476(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[476]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[476]); oErr.Kind != 0 {
 		return false, oErr
@@ -34836,7 +36000,9 @@ func oRule476(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule477 evaluates rule "R00455" (policy).
 // when: "tool_455" in lycaon.turn_tools && tool_arg_string("command").contains("--force-455")
 func oRule477(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[477]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[477]); oErr.Kind != 0 {
 		return false, oErr
@@ -34883,7 +36049,9 @@ func oRule477(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule478 evaluates rule "R00457" (policy).
 // when: tool_arg_string("path").contains("/secret/457/")
 func oRule478(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[478]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[478]); oErr.Kind != 0 {
 		return false, oErr
@@ -34899,7 +36067,9 @@ func oRule478(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule480 evaluates rule "R00461" (policy).
 // when: "tool_461" in lycaon.turn_tools && tool_arg_string("command").contains("--force-461")
 func oRule480(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[480]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[480]); oErr.Kind != 0 {
 		return false, oErr
@@ -34946,7 +36116,9 @@ func oRule480(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule481 evaluates rule "R00463" (policy).
 // when: tool_arg_string("path").contains("/secret/463/")
 func oRule481(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[481]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[481]); oErr.Kind != 0 {
 		return false, oErr
@@ -34962,7 +36134,9 @@ func oRule481(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule482 evaluates rule "R00465" (policy).
 // when: !("role_465" in principal_roles) && principal == "agent:465"
 func oRule482(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[482]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[482]); oErr.Kind != 0 {
 		return false, oErr
@@ -35011,7 +36185,9 @@ func oRule482(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule483 evaluates rule "R00467" (policy).
 // when: "tool_467" in lycaon.turn_tools && tool_arg_string("command").contains("--force-467")
 func oRule483(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[483]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[483]); oErr.Kind != 0 {
 		return false, oErr
@@ -35058,7 +36234,9 @@ func oRule483(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule485 evaluates rule "R00471" (policy).
 // when: !("role_471" in principal_roles) && principal == "agent:471"
 func oRule485(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[485]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[485]); oErr.Kind != 0 {
 		return false, oErr
@@ -35107,7 +36285,9 @@ func oRule485(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule486 evaluates rule "R00473" (policy).
 // when: "tool_473" in lycaon.turn_tools && tool_arg_string("command").contains("--force-473")
 func oRule486(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[486]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[486]); oErr.Kind != 0 {
 		return false, oErr
@@ -35154,7 +36334,9 @@ func oRule486(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule487 evaluates rule "R00475" (policy).
 // when: tool_arg_string("path").contains("/secret/475/")
 func oRule487(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[487]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[487]); oErr.Kind != 0 {
 		return false, oErr
@@ -35170,7 +36352,9 @@ func oRule487(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule488 evaluates rule "R00477" (policy).
 // when: !("role_477" in principal_roles) && principal == "agent:477"
 func oRule488(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[488]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[488]); oErr.Kind != 0 {
 		return false, oErr
@@ -35219,7 +36403,9 @@ func oRule488(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule490 evaluates rule "R00481" (policy).
 // when: tool_arg_string("path").contains("/secret/481/")
 func oRule490(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[490]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[490]); oErr.Kind != 0 {
 		return false, oErr
@@ -35235,7 +36421,9 @@ func oRule490(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule491 evaluates rule "R00483" (policy).
 // when: !("role_483" in principal_roles) && principal == "agent:483"
 func oRule491(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[491]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[491]); oErr.Kind != 0 {
 		return false, oErr
@@ -35284,7 +36472,9 @@ func oRule491(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule492 evaluates rule "R00485" (policy).
 // when: "tool_485" in lycaon.turn_tools && tool_arg_string("command").contains("--force-485")
 func oRule492(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[492]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[492]); oErr.Kind != 0 {
 		return false, oErr
@@ -35331,7 +36521,9 @@ func oRule492(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule493 evaluates rule "R00487" (policy).
 // when: tool_arg_string("path").contains("/secret/487/")
 func oRule493(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[493]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[493]); oErr.Kind != 0 {
 		return false, oErr
@@ -35347,7 +36539,9 @@ func oRule493(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule495 evaluates rule "R00491" (policy).
 // when: "tool_491" in lycaon.turn_tools && tool_arg_string("command").contains("--force-491")
 func oRule495(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[495]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[495]); oErr.Kind != 0 {
 		return false, oErr
@@ -35394,7 +36588,9 @@ func oRule495(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule496 evaluates rule "R00493" (policy).
 // when: tool_arg_string("path").contains("/secret/493/")
 func oRule496(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[496]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[496]); oErr.Kind != 0 {
 		return false, oErr
@@ -35410,7 +36606,9 @@ func oRule496(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule497 evaluates rule "R00495" (policy).
 // when: !("role_495" in principal_roles) && principal == "agent:495"
 func oRule497(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[497]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[497]); oErr.Kind != 0 {
 		return false, oErr
@@ -35459,7 +36657,9 @@ func oRule497(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule498 evaluates rule "R00497" (policy).
 // when: "tool_497" in lycaon.turn_tools && tool_arg_string("command").contains("--force-497")
 func oRule498(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[498]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[498]); oErr.Kind != 0 {
 		return false, oErr
@@ -35506,7 +36706,9 @@ func oRule498(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule500 evaluates rule "R00501" (policy).
 // when: !("role_501" in principal_roles) && principal == "agent:501"
 func oRule500(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[500]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[500]); oErr.Kind != 0 {
 		return false, oErr
@@ -35555,7 +36757,9 @@ func oRule500(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule501 evaluates rule "R00503" (policy).
 // when: "tool_503" in lycaon.turn_tools && tool_arg_string("command").contains("--force-503")
 func oRule501(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[501]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[501]); oErr.Kind != 0 {
 		return false, oErr
@@ -35602,7 +36806,9 @@ func oRule501(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule502 evaluates rule "R00505" (policy).
 // when: tool_arg_string("path").contains("/secret/505/")
 func oRule502(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[502]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[502]); oErr.Kind != 0 {
 		return false, oErr
@@ -35618,7 +36824,9 @@ func oRule502(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule503 evaluates rule "R00507" (policy).
 // when: !("role_507" in principal_roles) && principal == "agent:507"
 func oRule503(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[503]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[503]); oErr.Kind != 0 {
 		return false, oErr
@@ -35667,7 +36875,9 @@ func oRule503(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule505 evaluates rule "R00511" (policy).
 // when: tool_arg_string("path").contains("/secret/511/")
 func oRule505(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[505]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[505]); oErr.Kind != 0 {
 		return false, oErr
@@ -35683,7 +36893,9 @@ func oRule505(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule506 evaluates rule "R00513" (policy).
 // when: !("role_513" in principal_roles) && principal == "agent:513"
 func oRule506(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[506]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[506]); oErr.Kind != 0 {
 		return false, oErr
@@ -35732,7 +36944,9 @@ func oRule506(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule507 evaluates rule "R00515" (policy).
 // when: "tool_515" in lycaon.turn_tools && tool_arg_string("command").contains("--force-515")
 func oRule507(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[507]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[507]); oErr.Kind != 0 {
 		return false, oErr
@@ -35779,7 +36993,9 @@ func oRule507(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule508 evaluates rule "R00517" (policy).
 // when: tool_arg_string("path").contains("/secret/517/")
 func oRule508(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[508]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[508]); oErr.Kind != 0 {
 		return false, oErr
@@ -35795,7 +37011,9 @@ func oRule508(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule510 evaluates rule "R00521" (policy).
 // when: "tool_521" in lycaon.turn_tools && tool_arg_string("command").contains("--force-521")
 func oRule510(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[510]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[510]); oErr.Kind != 0 {
 		return false, oErr
@@ -35842,7 +37060,9 @@ func oRule510(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule511 evaluates rule "R00523" (policy).
 // when: tool_arg_string("path").contains("/secret/523/")
 func oRule511(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[511]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[511]); oErr.Kind != 0 {
 		return false, oErr
@@ -35858,7 +37078,9 @@ func oRule511(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule512 evaluates rule "R00525" (policy).
 // when: !("role_525" in principal_roles) && principal == "agent:525"
 func oRule512(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[512]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[512]); oErr.Kind != 0 {
 		return false, oErr
@@ -35907,7 +37129,9 @@ func oRule512(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule513 evaluates rule "R00527" (policy).
 // when: "tool_527" in lycaon.turn_tools && tool_arg_string("command").contains("--force-527")
 func oRule513(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[513]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[513]); oErr.Kind != 0 {
 		return false, oErr
@@ -35954,7 +37178,9 @@ func oRule513(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule515 evaluates rule "R00531" (policy).
 // when: !("role_531" in principal_roles) && principal == "agent:531"
 func oRule515(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[515]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[515]); oErr.Kind != 0 {
 		return false, oErr
@@ -36003,7 +37229,9 @@ func oRule515(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule516 evaluates rule "R00533" (policy).
 // when: "tool_533" in lycaon.turn_tools && tool_arg_string("command").contains("--force-533")
 func oRule516(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[516]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[516]); oErr.Kind != 0 {
 		return false, oErr
@@ -36050,7 +37278,9 @@ func oRule516(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule517 evaluates rule "R00535" (policy).
 // when: tool_arg_string("path").contains("/secret/535/")
 func oRule517(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[517]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[517]); oErr.Kind != 0 {
 		return false, oErr
@@ -36066,7 +37296,9 @@ func oRule517(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule518 evaluates rule "R00537" (policy).
 // when: !("role_537" in principal_roles) && principal == "agent:537"
 func oRule518(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[518]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[518]); oErr.Kind != 0 {
 		return false, oErr
@@ -36115,7 +37347,9 @@ func oRule518(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule520 evaluates rule "R00541" (policy).
 // when: tool_arg_string("path").contains("/secret/541/")
 func oRule520(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[520]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[520]); oErr.Kind != 0 {
 		return false, oErr
@@ -36131,7 +37365,9 @@ func oRule520(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule521 evaluates rule "R00543" (policy).
 // when: !("role_543" in principal_roles) && principal == "agent:543"
 func oRule521(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[521]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[521]); oErr.Kind != 0 {
 		return false, oErr
@@ -36180,7 +37416,9 @@ func oRule521(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule522 evaluates rule "R00545" (policy).
 // when: "tool_545" in lycaon.turn_tools && tool_arg_string("command").contains("--force-545")
 func oRule522(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[522]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[522]); oErr.Kind != 0 {
 		return false, oErr
@@ -36227,7 +37465,9 @@ func oRule522(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule523 evaluates rule "R00547" (policy).
 // when: tool_arg_string("path").contains("/secret/547/")
 func oRule523(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[523]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[523]); oErr.Kind != 0 {
 		return false, oErr
@@ -36243,7 +37483,9 @@ func oRule523(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule525 evaluates rule "R00551" (policy).
 // when: "tool_551" in lycaon.turn_tools && tool_arg_string("command").contains("--force-551")
 func oRule525(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[525]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[525]); oErr.Kind != 0 {
 		return false, oErr
@@ -36290,7 +37532,9 @@ func oRule525(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule526 evaluates rule "R00553" (policy).
 // when: tool_arg_string("path").contains("/secret/553/")
 func oRule526(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[526]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[526]); oErr.Kind != 0 {
 		return false, oErr
@@ -36306,7 +37550,9 @@ func oRule526(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule527 evaluates rule "R00555" (policy).
 // when: !("role_555" in principal_roles) && principal == "agent:555"
 func oRule527(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[527]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[527]); oErr.Kind != 0 {
 		return false, oErr
@@ -36355,7 +37601,9 @@ func oRule527(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule528 evaluates rule "R00557" (policy).
 // when: "tool_557" in lycaon.turn_tools && tool_arg_string("command").contains("--force-557")
 func oRule528(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[528]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[528]); oErr.Kind != 0 {
 		return false, oErr
@@ -36402,7 +37650,9 @@ func oRule528(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule530 evaluates rule "R00561" (policy).
 // when: !("role_561" in principal_roles) && principal == "agent:561"
 func oRule530(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[530]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[530]); oErr.Kind != 0 {
 		return false, oErr
@@ -36451,7 +37701,9 @@ func oRule530(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule531 evaluates rule "R00563" (policy).
 // when: "tool_563" in lycaon.turn_tools && tool_arg_string("command").contains("--force-563")
 func oRule531(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[531]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[531]); oErr.Kind != 0 {
 		return false, oErr
@@ -36498,7 +37750,9 @@ func oRule531(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule532 evaluates rule "R00565" (policy).
 // when: tool_arg_string("path").contains("/secret/565/")
 func oRule532(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[532]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[532]); oErr.Kind != 0 {
 		return false, oErr
@@ -36514,7 +37768,9 @@ func oRule532(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule533 evaluates rule "R00567" (policy).
 // when: !("role_567" in principal_roles) && principal == "agent:567"
 func oRule533(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[533]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[533]); oErr.Kind != 0 {
 		return false, oErr
@@ -36563,7 +37819,9 @@ func oRule533(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule535 evaluates rule "R00571" (policy).
 // when: tool_arg_string("path").contains("/secret/571/")
 func oRule535(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[535]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[535]); oErr.Kind != 0 {
 		return false, oErr
@@ -36579,7 +37837,9 @@ func oRule535(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule536 evaluates rule "R00573" (policy).
 // when: !("role_573" in principal_roles) && principal == "agent:573"
 func oRule536(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[536]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[536]); oErr.Kind != 0 {
 		return false, oErr
@@ -36628,7 +37888,9 @@ func oRule536(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule537 evaluates rule "R00575" (policy).
 // when: "tool_575" in lycaon.turn_tools && tool_arg_string("command").contains("--force-575")
 func oRule537(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[537]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[537]); oErr.Kind != 0 {
 		return false, oErr
@@ -36675,7 +37937,9 @@ func oRule537(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule538 evaluates rule "R00577" (policy).
 // when: tool_arg_string("path").contains("/secret/577/")
 func oRule538(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[538]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[538]); oErr.Kind != 0 {
 		return false, oErr
@@ -36691,7 +37955,9 @@ func oRule538(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule540 evaluates rule "R00581" (policy).
 // when: "tool_581" in lycaon.turn_tools && tool_arg_string("command").contains("--force-581")
 func oRule540(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[540]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[540]); oErr.Kind != 0 {
 		return false, oErr
@@ -36738,7 +38004,9 @@ func oRule540(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule541 evaluates rule "R00583" (policy).
 // when: tool_arg_string("path").contains("/secret/583/")
 func oRule541(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[541]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[541]); oErr.Kind != 0 {
 		return false, oErr
@@ -36754,7 +38022,9 @@ func oRule541(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule542 evaluates rule "R00585" (policy).
 // when: !("role_585" in principal_roles) && principal == "agent:585"
 func oRule542(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[542]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[542]); oErr.Kind != 0 {
 		return false, oErr
@@ -36803,7 +38073,9 @@ func oRule542(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule543 evaluates rule "R00587" (policy).
 // when: "tool_587" in lycaon.turn_tools && tool_arg_string("command").contains("--force-587")
 func oRule543(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[543]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[543]); oErr.Kind != 0 {
 		return false, oErr
@@ -36850,7 +38122,9 @@ func oRule543(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule545 evaluates rule "R00591" (policy).
 // when: !("role_591" in principal_roles) && principal == "agent:591"
 func oRule545(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[545]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[545]); oErr.Kind != 0 {
 		return false, oErr
@@ -36899,7 +38173,9 @@ func oRule545(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule546 evaluates rule "R00593" (policy).
 // when: "tool_593" in lycaon.turn_tools && tool_arg_string("command").contains("--force-593")
 func oRule546(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[546]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[546]); oErr.Kind != 0 {
 		return false, oErr
@@ -36946,7 +38222,9 @@ func oRule546(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule547 evaluates rule "R00595" (policy).
 // when: tool_arg_string("path").contains("/secret/595/")
 func oRule547(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[547]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[547]); oErr.Kind != 0 {
 		return false, oErr
@@ -36962,7 +38240,9 @@ func oRule547(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule548 evaluates rule "R00597" (policy).
 // when: !("role_597" in principal_roles) && principal == "agent:597"
 func oRule548(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[548]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[548]); oErr.Kind != 0 {
 		return false, oErr
@@ -37011,7 +38291,9 @@ func oRule548(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule550 evaluates rule "R00601" (policy).
 // when: tool_arg_string("path").contains("/secret/601/")
 func oRule550(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[550]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[550]); oErr.Kind != 0 {
 		return false, oErr
@@ -37027,7 +38309,9 @@ func oRule550(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule551 evaluates rule "R00603" (policy).
 // when: !("role_603" in principal_roles) && principal == "agent:603"
 func oRule551(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[551]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[551]); oErr.Kind != 0 {
 		return false, oErr
@@ -37076,7 +38360,9 @@ func oRule551(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule552 evaluates rule "R00605" (policy).
 // when: "tool_605" in lycaon.turn_tools && tool_arg_string("command").contains("--force-605")
 func oRule552(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[552]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[552]); oErr.Kind != 0 {
 		return false, oErr
@@ -37123,7 +38409,9 @@ func oRule552(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule553 evaluates rule "R00607" (policy).
 // when: tool_arg_string("path").contains("/secret/607/")
 func oRule553(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[553]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[553]); oErr.Kind != 0 {
 		return false, oErr
@@ -37139,7 +38427,9 @@ func oRule553(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule555 evaluates rule "R00611" (policy).
 // when: "tool_611" in lycaon.turn_tools && tool_arg_string("command").contains("--force-611")
 func oRule555(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[555]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[555]); oErr.Kind != 0 {
 		return false, oErr
@@ -37186,7 +38476,9 @@ func oRule555(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule556 evaluates rule "R00613" (policy).
 // when: tool_arg_string("path").contains("/secret/613/")
 func oRule556(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[556]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[556]); oErr.Kind != 0 {
 		return false, oErr
@@ -37202,7 +38494,9 @@ func oRule556(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule557 evaluates rule "R00615" (policy).
 // when: !("role_615" in principal_roles) && principal == "agent:615"
 func oRule557(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[557]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[557]); oErr.Kind != 0 {
 		return false, oErr
@@ -37251,7 +38545,9 @@ func oRule557(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule558 evaluates rule "R00617" (policy).
 // when: "tool_617" in lycaon.turn_tools && tool_arg_string("command").contains("--force-617")
 func oRule558(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[558]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[558]); oErr.Kind != 0 {
 		return false, oErr
@@ -37298,7 +38594,9 @@ func oRule558(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule560 evaluates rule "R00621" (policy).
 // when: !("role_621" in principal_roles) && principal == "agent:621"
 func oRule560(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[560]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[560]); oErr.Kind != 0 {
 		return false, oErr
@@ -37347,7 +38645,9 @@ func oRule560(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule561 evaluates rule "R00623" (policy).
 // when: "tool_623" in lycaon.turn_tools && tool_arg_string("command").contains("--force-623")
 func oRule561(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[561]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[561]); oErr.Kind != 0 {
 		return false, oErr
@@ -37394,7 +38694,9 @@ func oRule561(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule562 evaluates rule "R00625" (policy).
 // when: tool_arg_string("path").contains("/secret/625/")
 func oRule562(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[562]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[562]); oErr.Kind != 0 {
 		return false, oErr
@@ -37410,7 +38712,9 @@ func oRule562(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule563 evaluates rule "R00627" (policy).
 // when: !("role_627" in principal_roles) && principal == "agent:627"
 func oRule563(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[563]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[563]); oErr.Kind != 0 {
 		return false, oErr
@@ -37459,7 +38763,9 @@ func oRule563(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule565 evaluates rule "R00631" (policy).
 // when: tool_arg_string("path").contains("/secret/631/")
 func oRule565(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[565]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[565]); oErr.Kind != 0 {
 		return false, oErr
@@ -37475,7 +38781,9 @@ func oRule565(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule566 evaluates rule "R00633" (policy).
 // when: !("role_633" in principal_roles) && principal == "agent:633"
 func oRule566(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[566]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[566]); oErr.Kind != 0 {
 		return false, oErr
@@ -37524,7 +38832,9 @@ func oRule566(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule567 evaluates rule "R00635" (policy).
 // when: "tool_635" in lycaon.turn_tools && tool_arg_string("command").contains("--force-635")
 func oRule567(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[567]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[567]); oErr.Kind != 0 {
 		return false, oErr
@@ -37571,7 +38881,9 @@ func oRule567(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule568 evaluates rule "R00637" (policy).
 // when: tool_arg_string("path").contains("/secret/637/")
 func oRule568(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[568]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[568]); oErr.Kind != 0 {
 		return false, oErr
@@ -37587,7 +38899,9 @@ func oRule568(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule570 evaluates rule "R00641" (policy).
 // when: "tool_641" in lycaon.turn_tools && tool_arg_string("command").contains("--force-641")
 func oRule570(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[570]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[570]); oErr.Kind != 0 {
 		return false, oErr
@@ -37634,7 +38948,9 @@ func oRule570(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule571 evaluates rule "R00643" (policy).
 // when: tool_arg_string("path").contains("/secret/643/")
 func oRule571(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[571]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[571]); oErr.Kind != 0 {
 		return false, oErr
@@ -37650,7 +38966,9 @@ func oRule571(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule572 evaluates rule "R00645" (policy).
 // when: !("role_645" in principal_roles) && principal == "agent:645"
 func oRule572(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[572]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[572]); oErr.Kind != 0 {
 		return false, oErr
@@ -37699,7 +39017,9 @@ func oRule572(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule573 evaluates rule "R00647" (policy).
 // when: "tool_647" in lycaon.turn_tools && tool_arg_string("command").contains("--force-647")
 func oRule573(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[573]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[573]); oErr.Kind != 0 {
 		return false, oErr
@@ -37746,7 +39066,9 @@ func oRule573(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule575 evaluates rule "R00651" (policy).
 // when: !("role_651" in principal_roles) && principal == "agent:651"
 func oRule575(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[575]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[575]); oErr.Kind != 0 {
 		return false, oErr
@@ -37795,7 +39117,9 @@ func oRule575(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule576 evaluates rule "R00653" (policy).
 // when: "tool_653" in lycaon.turn_tools && tool_arg_string("command").contains("--force-653")
 func oRule576(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[576]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[576]); oErr.Kind != 0 {
 		return false, oErr
@@ -37842,7 +39166,9 @@ func oRule576(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule577 evaluates rule "R00655" (policy).
 // when: tool_arg_string("path").contains("/secret/655/")
 func oRule577(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[577]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[577]); oErr.Kind != 0 {
 		return false, oErr
@@ -37858,7 +39184,9 @@ func oRule577(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule578 evaluates rule "R00657" (policy).
 // when: !("role_657" in principal_roles) && principal == "agent:657"
 func oRule578(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[578]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[578]); oErr.Kind != 0 {
 		return false, oErr
@@ -37907,7 +39235,9 @@ func oRule578(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule580 evaluates rule "R00661" (policy).
 // when: tool_arg_string("path").contains("/secret/661/")
 func oRule580(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[580]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[580]); oErr.Kind != 0 {
 		return false, oErr
@@ -37923,7 +39253,9 @@ func oRule580(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule581 evaluates rule "R00663" (policy).
 // when: !("role_663" in principal_roles) && principal == "agent:663"
 func oRule581(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[581]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[581]); oErr.Kind != 0 {
 		return false, oErr
@@ -37972,7 +39304,9 @@ func oRule581(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule582 evaluates rule "R00665" (policy).
 // when: "tool_665" in lycaon.turn_tools && tool_arg_string("command").contains("--force-665")
 func oRule582(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[582]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[582]); oErr.Kind != 0 {
 		return false, oErr
@@ -38019,7 +39353,9 @@ func oRule582(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule583 evaluates rule "R00667" (policy).
 // when: tool_arg_string("path").contains("/secret/667/")
 func oRule583(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[583]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[583]); oErr.Kind != 0 {
 		return false, oErr
@@ -38035,7 +39371,9 @@ func oRule583(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule585 evaluates rule "R00671" (policy).
 // when: "tool_671" in lycaon.turn_tools && tool_arg_string("command").contains("--force-671")
 func oRule585(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[585]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[585]); oErr.Kind != 0 {
 		return false, oErr
@@ -38082,7 +39420,9 @@ func oRule585(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule586 evaluates rule "R00673" (policy).
 // when: tool_arg_string("path").contains("/secret/673/")
 func oRule586(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[586]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[586]); oErr.Kind != 0 {
 		return false, oErr
@@ -38098,7 +39438,9 @@ func oRule586(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule587 evaluates rule "R00675" (policy).
 // when: !("role_675" in principal_roles) && principal == "agent:675"
 func oRule587(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[587]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[587]); oErr.Kind != 0 {
 		return false, oErr
@@ -38147,7 +39489,9 @@ func oRule587(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule588 evaluates rule "R00677" (policy).
 // when: "tool_677" in lycaon.turn_tools && tool_arg_string("command").contains("--force-677")
 func oRule588(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[588]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[588]); oErr.Kind != 0 {
 		return false, oErr
@@ -38194,7 +39538,9 @@ func oRule588(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule590 evaluates rule "R00681" (policy).
 // when: !("role_681" in principal_roles) && principal == "agent:681"
 func oRule590(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[590]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[590]); oErr.Kind != 0 {
 		return false, oErr
@@ -38243,7 +39589,9 @@ func oRule590(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule591 evaluates rule "R00683" (policy).
 // when: "tool_683" in lycaon.turn_tools && tool_arg_string("command").contains("--force-683")
 func oRule591(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[591]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[591]); oErr.Kind != 0 {
 		return false, oErr
@@ -38290,7 +39638,9 @@ func oRule591(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule592 evaluates rule "R00685" (policy).
 // when: tool_arg_string("path").contains("/secret/685/")
 func oRule592(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[592]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[592]); oErr.Kind != 0 {
 		return false, oErr
@@ -38306,7 +39656,9 @@ func oRule592(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule593 evaluates rule "R00687" (policy).
 // when: !("role_687" in principal_roles) && principal == "agent:687"
 func oRule593(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[593]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[593]); oErr.Kind != 0 {
 		return false, oErr
@@ -38355,7 +39707,9 @@ func oRule593(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule595 evaluates rule "R00691" (policy).
 // when: tool_arg_string("path").contains("/secret/691/")
 func oRule595(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[595]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[595]); oErr.Kind != 0 {
 		return false, oErr
@@ -38371,7 +39725,9 @@ func oRule595(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule596 evaluates rule "R00693" (policy).
 // when: !("role_693" in principal_roles) && principal == "agent:693"
 func oRule596(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[596]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[596]); oErr.Kind != 0 {
 		return false, oErr
@@ -38420,7 +39776,9 @@ func oRule596(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule597 evaluates rule "R00695" (policy).
 // when: "tool_695" in lycaon.turn_tools && tool_arg_string("command").contains("--force-695")
 func oRule597(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[597]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[597]); oErr.Kind != 0 {
 		return false, oErr
@@ -38467,7 +39825,9 @@ func oRule597(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule598 evaluates rule "R00697" (policy).
 // when: tool_arg_string("path").contains("/secret/697/")
 func oRule598(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[598]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[598]); oErr.Kind != 0 {
 		return false, oErr
@@ -38483,7 +39843,9 @@ func oRule598(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule600 evaluates rule "R00701" (policy).
 // when: "tool_701" in lycaon.turn_tools && tool_arg_string("command").contains("--force-701")
 func oRule600(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[600]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[600]); oErr.Kind != 0 {
 		return false, oErr
@@ -38530,7 +39892,9 @@ func oRule600(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule601 evaluates rule "R00703" (policy).
 // when: tool_arg_string("path").contains("/secret/703/")
 func oRule601(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[601]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[601]); oErr.Kind != 0 {
 		return false, oErr
@@ -38546,7 +39910,9 @@ func oRule601(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule602 evaluates rule "R00705" (policy).
 // when: !("role_705" in principal_roles) && principal == "agent:705"
 func oRule602(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[602]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[602]); oErr.Kind != 0 {
 		return false, oErr
@@ -38595,7 +39961,9 @@ func oRule602(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule603 evaluates rule "R00707" (policy).
 // when: "tool_707" in lycaon.turn_tools && tool_arg_string("command").contains("--force-707")
 func oRule603(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[603]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[603]); oErr.Kind != 0 {
 		return false, oErr
@@ -38642,7 +40010,9 @@ func oRule603(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule605 evaluates rule "R00711" (policy).
 // when: !("role_711" in principal_roles) && principal == "agent:711"
 func oRule605(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[605]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[605]); oErr.Kind != 0 {
 		return false, oErr
@@ -38691,7 +40061,9 @@ func oRule605(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule606 evaluates rule "R00713" (policy).
 // when: "tool_713" in lycaon.turn_tools && tool_arg_string("command").contains("--force-713")
 func oRule606(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[606]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[606]); oErr.Kind != 0 {
 		return false, oErr
@@ -38738,7 +40110,9 @@ func oRule606(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule607 evaluates rule "R00715" (policy).
 // when: tool_arg_string("path").contains("/secret/715/")
 func oRule607(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[607]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[607]); oErr.Kind != 0 {
 		return false, oErr
@@ -38754,7 +40128,9 @@ func oRule607(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule608 evaluates rule "R00717" (policy).
 // when: !("role_717" in principal_roles) && principal == "agent:717"
 func oRule608(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[608]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[608]); oErr.Kind != 0 {
 		return false, oErr
@@ -38803,7 +40179,9 @@ func oRule608(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule610 evaluates rule "R00721" (policy).
 // when: tool_arg_string("path").contains("/secret/721/")
 func oRule610(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[610]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[610]); oErr.Kind != 0 {
 		return false, oErr
@@ -38819,7 +40197,9 @@ func oRule610(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule611 evaluates rule "R00723" (policy).
 // when: !("role_723" in principal_roles) && principal == "agent:723"
 func oRule611(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[611]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[611]); oErr.Kind != 0 {
 		return false, oErr
@@ -38868,7 +40248,9 @@ func oRule611(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule612 evaluates rule "R00725" (policy).
 // when: "tool_725" in lycaon.turn_tools && tool_arg_string("command").contains("--force-725")
 func oRule612(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[612]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[612]); oErr.Kind != 0 {
 		return false, oErr
@@ -38915,7 +40297,9 @@ func oRule612(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule613 evaluates rule "R00727" (policy).
 // when: tool_arg_string("path").contains("/secret/727/")
 func oRule613(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[613]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[613]); oErr.Kind != 0 {
 		return false, oErr
@@ -38931,7 +40315,9 @@ func oRule613(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule615 evaluates rule "R00731" (policy).
 // when: "tool_731" in lycaon.turn_tools && tool_arg_string("command").contains("--force-731")
 func oRule615(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[615]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[615]); oErr.Kind != 0 {
 		return false, oErr
@@ -38978,7 +40364,9 @@ func oRule615(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule616 evaluates rule "R00733" (policy).
 // when: tool_arg_string("path").contains("/secret/733/")
 func oRule616(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[616]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[616]); oErr.Kind != 0 {
 		return false, oErr
@@ -38994,7 +40382,9 @@ func oRule616(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule617 evaluates rule "R00735" (policy).
 // when: !("role_735" in principal_roles) && principal == "agent:735"
 func oRule617(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[617]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[617]); oErr.Kind != 0 {
 		return false, oErr
@@ -39043,7 +40433,9 @@ func oRule617(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule618 evaluates rule "R00737" (policy).
 // when: "tool_737" in lycaon.turn_tools && tool_arg_string("command").contains("--force-737")
 func oRule618(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[618]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[618]); oErr.Kind != 0 {
 		return false, oErr
@@ -39090,7 +40482,9 @@ func oRule618(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule620 evaluates rule "R00741" (policy).
 // when: !("role_741" in principal_roles) && principal == "agent:741"
 func oRule620(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[620]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[620]); oErr.Kind != 0 {
 		return false, oErr
@@ -39139,7 +40533,9 @@ func oRule620(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule621 evaluates rule "R00743" (policy).
 // when: "tool_743" in lycaon.turn_tools && tool_arg_string("command").contains("--force-743")
 func oRule621(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[621]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[621]); oErr.Kind != 0 {
 		return false, oErr
@@ -39186,7 +40582,9 @@ func oRule621(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule622 evaluates rule "R00745" (policy).
 // when: tool_arg_string("path").contains("/secret/745/")
 func oRule622(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[622]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[622]); oErr.Kind != 0 {
 		return false, oErr
@@ -39202,7 +40600,9 @@ func oRule622(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule623 evaluates rule "R00747" (policy).
 // when: !("role_747" in principal_roles) && principal == "agent:747"
 func oRule623(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[623]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[623]); oErr.Kind != 0 {
 		return false, oErr
@@ -39251,7 +40651,9 @@ func oRule623(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule625 evaluates rule "R00751" (policy).
 // when: tool_arg_string("path").contains("/secret/751/")
 func oRule625(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[625]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[625]); oErr.Kind != 0 {
 		return false, oErr
@@ -39267,7 +40669,9 @@ func oRule625(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule626 evaluates rule "R00753" (policy).
 // when: !("role_753" in principal_roles) && principal == "agent:753"
 func oRule626(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[626]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[626]); oErr.Kind != 0 {
 		return false, oErr
@@ -39316,7 +40720,9 @@ func oRule626(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule627 evaluates rule "R00755" (policy).
 // when: "tool_755" in lycaon.turn_tools && tool_arg_string("command").contains("--force-755")
 func oRule627(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[627]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[627]); oErr.Kind != 0 {
 		return false, oErr
@@ -39363,7 +40769,9 @@ func oRule627(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule628 evaluates rule "R00757" (policy).
 // when: tool_arg_string("path").contains("/secret/757/")
 func oRule628(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[628]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[628]); oErr.Kind != 0 {
 		return false, oErr
@@ -39379,7 +40787,9 @@ func oRule628(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule630 evaluates rule "R00761" (policy).
 // when: "tool_761" in lycaon.turn_tools && tool_arg_string("command").contains("--force-761")
 func oRule630(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[630]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[630]); oErr.Kind != 0 {
 		return false, oErr
@@ -39426,7 +40836,9 @@ func oRule630(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule631 evaluates rule "R00763" (policy).
 // when: tool_arg_string("path").contains("/secret/763/")
 func oRule631(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[631]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[631]); oErr.Kind != 0 {
 		return false, oErr
@@ -39442,7 +40854,9 @@ func oRule631(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule632 evaluates rule "R00765" (policy).
 // when: !("role_765" in principal_roles) && principal == "agent:765"
 func oRule632(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[632]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[632]); oErr.Kind != 0 {
 		return false, oErr
@@ -39491,7 +40905,9 @@ func oRule632(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule633 evaluates rule "R00767" (policy).
 // when: "tool_767" in lycaon.turn_tools && tool_arg_string("command").contains("--force-767")
 func oRule633(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[633]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[633]); oErr.Kind != 0 {
 		return false, oErr
@@ -39538,7 +40954,9 @@ func oRule633(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule635 evaluates rule "R00771" (policy).
 // when: !("role_771" in principal_roles) && principal == "agent:771"
 func oRule635(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[635]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[635]); oErr.Kind != 0 {
 		return false, oErr
@@ -39587,7 +41005,9 @@ func oRule635(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule636 evaluates rule "R00773" (policy).
 // when: "tool_773" in lycaon.turn_tools && tool_arg_string("command").contains("--force-773")
 func oRule636(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[636]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[636]); oErr.Kind != 0 {
 		return false, oErr
@@ -39634,7 +41054,9 @@ func oRule636(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule637 evaluates rule "R00775" (policy).
 // when: tool_arg_string("path").contains("/secret/775/")
 func oRule637(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[637]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[637]); oErr.Kind != 0 {
 		return false, oErr
@@ -39650,7 +41072,9 @@ func oRule637(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule638 evaluates rule "R00777" (policy).
 // when: !("role_777" in principal_roles) && principal == "agent:777"
 func oRule638(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[638]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[638]); oErr.Kind != 0 {
 		return false, oErr
@@ -39699,7 +41123,9 @@ func oRule638(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule640 evaluates rule "R00781" (policy).
 // when: tool_arg_string("path").contains("/secret/781/")
 func oRule640(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[640]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[640]); oErr.Kind != 0 {
 		return false, oErr
@@ -39715,7 +41141,9 @@ func oRule640(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule641 evaluates rule "R00783" (policy).
 // when: !("role_783" in principal_roles) && principal == "agent:783"
 func oRule641(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[641]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[641]); oErr.Kind != 0 {
 		return false, oErr
@@ -39764,7 +41192,9 @@ func oRule641(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule642 evaluates rule "R00785" (policy).
 // when: "tool_785" in lycaon.turn_tools && tool_arg_string("command").contains("--force-785")
 func oRule642(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[642]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[642]); oErr.Kind != 0 {
 		return false, oErr
@@ -39811,7 +41241,9 @@ func oRule642(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule643 evaluates rule "R00787" (policy).
 // when: tool_arg_string("path").contains("/secret/787/")
 func oRule643(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[643]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[643]); oErr.Kind != 0 {
 		return false, oErr
@@ -39827,7 +41259,9 @@ func oRule643(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule645 evaluates rule "R00791" (policy).
 // when: "tool_791" in lycaon.turn_tools && tool_arg_string("command").contains("--force-791")
 func oRule645(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[645]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[645]); oErr.Kind != 0 {
 		return false, oErr
@@ -39874,7 +41308,9 @@ func oRule645(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule646 evaluates rule "R00793" (policy).
 // when: tool_arg_string("path").contains("/secret/793/")
 func oRule646(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[646]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[646]); oErr.Kind != 0 {
 		return false, oErr
@@ -39890,7 +41326,9 @@ func oRule646(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule647 evaluates rule "R00795" (policy).
 // when: !("role_795" in principal_roles) && principal == "agent:795"
 func oRule647(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[647]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[647]); oErr.Kind != 0 {
 		return false, oErr
@@ -39939,7 +41377,9 @@ func oRule647(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule648 evaluates rule "R00797" (policy).
 // when: "tool_797" in lycaon.turn_tools && tool_arg_string("command").contains("--force-797")
 func oRule648(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[648]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[648]); oErr.Kind != 0 {
 		return false, oErr
@@ -39986,7 +41426,9 @@ func oRule648(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule650 evaluates rule "R00801" (policy).
 // when: !("role_801" in principal_roles) && principal == "agent:801"
 func oRule650(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[650]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[650]); oErr.Kind != 0 {
 		return false, oErr
@@ -40035,7 +41477,9 @@ func oRule650(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule651 evaluates rule "R00803" (policy).
 // when: "tool_803" in lycaon.turn_tools && tool_arg_string("command").contains("--force-803")
 func oRule651(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[651]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[651]); oErr.Kind != 0 {
 		return false, oErr
@@ -40082,7 +41526,9 @@ func oRule651(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule652 evaluates rule "R00805" (policy).
 // when: tool_arg_string("path").contains("/secret/805/")
 func oRule652(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[652]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[652]); oErr.Kind != 0 {
 		return false, oErr
@@ -40098,7 +41544,9 @@ func oRule652(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule653 evaluates rule "R00807" (policy).
 // when: !("role_807" in principal_roles) && principal == "agent:807"
 func oRule653(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[653]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[653]); oErr.Kind != 0 {
 		return false, oErr
@@ -40147,7 +41595,9 @@ func oRule653(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule655 evaluates rule "R00811" (policy).
 // when: tool_arg_string("path").contains("/secret/811/")
 func oRule655(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[655]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[655]); oErr.Kind != 0 {
 		return false, oErr
@@ -40163,7 +41613,9 @@ func oRule655(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule656 evaluates rule "R00813" (policy).
 // when: !("role_813" in principal_roles) && principal == "agent:813"
 func oRule656(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[656]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[656]); oErr.Kind != 0 {
 		return false, oErr
@@ -40212,7 +41664,9 @@ func oRule656(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule657 evaluates rule "R00815" (policy).
 // when: "tool_815" in lycaon.turn_tools && tool_arg_string("command").contains("--force-815")
 func oRule657(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[657]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[657]); oErr.Kind != 0 {
 		return false, oErr
@@ -40259,7 +41713,9 @@ func oRule657(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule658 evaluates rule "R00817" (policy).
 // when: tool_arg_string("path").contains("/secret/817/")
 func oRule658(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[658]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[658]); oErr.Kind != 0 {
 		return false, oErr
@@ -40275,7 +41731,9 @@ func oRule658(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule660 evaluates rule "R00821" (policy).
 // when: "tool_821" in lycaon.turn_tools && tool_arg_string("command").contains("--force-821")
 func oRule660(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[660]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[660]); oErr.Kind != 0 {
 		return false, oErr
@@ -40322,7 +41780,9 @@ func oRule660(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule661 evaluates rule "R00823" (policy).
 // when: tool_arg_string("path").contains("/secret/823/")
 func oRule661(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[661]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[661]); oErr.Kind != 0 {
 		return false, oErr
@@ -40338,7 +41798,9 @@ func oRule661(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule662 evaluates rule "R00825" (policy).
 // when: !("role_825" in principal_roles) && principal == "agent:825"
 func oRule662(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[662]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[662]); oErr.Kind != 0 {
 		return false, oErr
@@ -40387,7 +41849,9 @@ func oRule662(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule663 evaluates rule "R00827" (policy).
 // when: "tool_827" in lycaon.turn_tools && tool_arg_string("command").contains("--force-827")
 func oRule663(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[663]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[663]); oErr.Kind != 0 {
 		return false, oErr
@@ -40434,7 +41898,9 @@ func oRule663(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule665 evaluates rule "R00831" (policy).
 // when: !("role_831" in principal_roles) && principal == "agent:831"
 func oRule665(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[665]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[665]); oErr.Kind != 0 {
 		return false, oErr
@@ -40483,7 +41949,9 @@ func oRule665(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule666 evaluates rule "R00833" (policy).
 // when: "tool_833" in lycaon.turn_tools && tool_arg_string("command").contains("--force-833")
 func oRule666(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[666]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[666]); oErr.Kind != 0 {
 		return false, oErr
@@ -40530,7 +41998,9 @@ func oRule666(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule667 evaluates rule "R00835" (policy).
 // when: tool_arg_string("path").contains("/secret/835/")
 func oRule667(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[667]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[667]); oErr.Kind != 0 {
 		return false, oErr
@@ -40546,7 +42016,9 @@ func oRule667(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule668 evaluates rule "R00837" (policy).
 // when: !("role_837" in principal_roles) && principal == "agent:837"
 func oRule668(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[668]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[668]); oErr.Kind != 0 {
 		return false, oErr
@@ -40595,7 +42067,9 @@ func oRule668(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule670 evaluates rule "R00841" (policy).
 // when: tool_arg_string("path").contains("/secret/841/")
 func oRule670(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[670]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[670]); oErr.Kind != 0 {
 		return false, oErr
@@ -40611,7 +42085,9 @@ func oRule670(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule671 evaluates rule "R00843" (policy).
 // when: !("role_843" in principal_roles) && principal == "agent:843"
 func oRule671(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[671]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[671]); oErr.Kind != 0 {
 		return false, oErr
@@ -40660,7 +42136,9 @@ func oRule671(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule672 evaluates rule "R00845" (policy).
 // when: "tool_845" in lycaon.turn_tools && tool_arg_string("command").contains("--force-845")
 func oRule672(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[672]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[672]); oErr.Kind != 0 {
 		return false, oErr
@@ -40707,7 +42185,9 @@ func oRule672(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule673 evaluates rule "R00847" (policy).
 // when: tool_arg_string("path").contains("/secret/847/")
 func oRule673(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[673]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[673]); oErr.Kind != 0 {
 		return false, oErr
@@ -40723,7 +42203,9 @@ func oRule673(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule675 evaluates rule "R00851" (policy).
 // when: "tool_851" in lycaon.turn_tools && tool_arg_string("command").contains("--force-851")
 func oRule675(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[675]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[675]); oErr.Kind != 0 {
 		return false, oErr
@@ -40770,7 +42252,9 @@ func oRule675(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule676 evaluates rule "R00853" (policy).
 // when: tool_arg_string("path").contains("/secret/853/")
 func oRule676(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[676]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[676]); oErr.Kind != 0 {
 		return false, oErr
@@ -40786,7 +42270,9 @@ func oRule676(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule677 evaluates rule "R00855" (policy).
 // when: !("role_855" in principal_roles) && principal == "agent:855"
 func oRule677(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[677]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[677]); oErr.Kind != 0 {
 		return false, oErr
@@ -40835,7 +42321,9 @@ func oRule677(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule678 evaluates rule "R00857" (policy).
 // when: "tool_857" in lycaon.turn_tools && tool_arg_string("command").contains("--force-857")
 func oRule678(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[678]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[678]); oErr.Kind != 0 {
 		return false, oErr
@@ -40882,7 +42370,9 @@ func oRule678(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule680 evaluates rule "R00861" (policy).
 // when: !("role_861" in principal_roles) && principal == "agent:861"
 func oRule680(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[680]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[680]); oErr.Kind != 0 {
 		return false, oErr
@@ -40931,7 +42421,9 @@ func oRule680(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule681 evaluates rule "R00863" (policy).
 // when: "tool_863" in lycaon.turn_tools && tool_arg_string("command").contains("--force-863")
 func oRule681(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[681]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[681]); oErr.Kind != 0 {
 		return false, oErr
@@ -40978,7 +42470,9 @@ func oRule681(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule682 evaluates rule "R00865" (policy).
 // when: tool_arg_string("path").contains("/secret/865/")
 func oRule682(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[682]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[682]); oErr.Kind != 0 {
 		return false, oErr
@@ -40994,7 +42488,9 @@ func oRule682(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule683 evaluates rule "R00867" (policy).
 // when: !("role_867" in principal_roles) && principal == "agent:867"
 func oRule683(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[683]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[683]); oErr.Kind != 0 {
 		return false, oErr
@@ -41043,7 +42539,9 @@ func oRule683(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule685 evaluates rule "R00871" (policy).
 // when: tool_arg_string("path").contains("/secret/871/")
 func oRule685(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[685]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[685]); oErr.Kind != 0 {
 		return false, oErr
@@ -41059,7 +42557,9 @@ func oRule685(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule686 evaluates rule "R00873" (policy).
 // when: !("role_873" in principal_roles) && principal == "agent:873"
 func oRule686(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[686]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[686]); oErr.Kind != 0 {
 		return false, oErr
@@ -41108,7 +42608,9 @@ func oRule686(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule687 evaluates rule "R00875" (policy).
 // when: "tool_875" in lycaon.turn_tools && tool_arg_string("command").contains("--force-875")
 func oRule687(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[687]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[687]); oErr.Kind != 0 {
 		return false, oErr
@@ -41155,7 +42657,9 @@ func oRule687(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule688 evaluates rule "R00877" (policy).
 // when: tool_arg_string("path").contains("/secret/877/")
 func oRule688(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[688]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[688]); oErr.Kind != 0 {
 		return false, oErr
@@ -41171,7 +42675,9 @@ func oRule688(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule690 evaluates rule "R00881" (policy).
 // when: "tool_881" in lycaon.turn_tools && tool_arg_string("command").contains("--force-881")
 func oRule690(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[690]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[690]); oErr.Kind != 0 {
 		return false, oErr
@@ -41218,7 +42724,9 @@ func oRule690(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule691 evaluates rule "R00883" (policy).
 // when: tool_arg_string("path").contains("/secret/883/")
 func oRule691(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[691]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[691]); oErr.Kind != 0 {
 		return false, oErr
@@ -41234,7 +42742,9 @@ func oRule691(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule692 evaluates rule "R00885" (policy).
 // when: !("role_885" in principal_roles) && principal == "agent:885"
 func oRule692(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[692]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[692]); oErr.Kind != 0 {
 		return false, oErr
@@ -41283,7 +42793,9 @@ func oRule692(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule693 evaluates rule "R00887" (policy).
 // when: "tool_887" in lycaon.turn_tools && tool_arg_string("command").contains("--force-887")
 func oRule693(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[693]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[693]); oErr.Kind != 0 {
 		return false, oErr
@@ -41330,7 +42842,9 @@ func oRule693(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule695 evaluates rule "R00891" (policy).
 // when: !("role_891" in principal_roles) && principal == "agent:891"
 func oRule695(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[695]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[695]); oErr.Kind != 0 {
 		return false, oErr
@@ -41379,7 +42893,9 @@ func oRule695(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule696 evaluates rule "R00893" (policy).
 // when: "tool_893" in lycaon.turn_tools && tool_arg_string("command").contains("--force-893")
 func oRule696(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[696]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[696]); oErr.Kind != 0 {
 		return false, oErr
@@ -41426,7 +42942,9 @@ func oRule696(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule697 evaluates rule "R00895" (policy).
 // when: tool_arg_string("path").contains("/secret/895/")
 func oRule697(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[697]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[697]); oErr.Kind != 0 {
 		return false, oErr
@@ -41442,7 +42960,9 @@ func oRule697(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule698 evaluates rule "R00897" (policy).
 // when: !("role_897" in principal_roles) && principal == "agent:897"
 func oRule698(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[698]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[698]); oErr.Kind != 0 {
 		return false, oErr
@@ -41491,7 +43011,9 @@ func oRule698(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule700 evaluates rule "R00901" (policy).
 // when: tool_arg_string("path").contains("/secret/901/")
 func oRule700(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[700]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[700]); oErr.Kind != 0 {
 		return false, oErr
@@ -41507,7 +43029,9 @@ func oRule700(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule701 evaluates rule "R00903" (policy).
 // when: !("role_903" in principal_roles) && principal == "agent:903"
 func oRule701(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[701]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[701]); oErr.Kind != 0 {
 		return false, oErr
@@ -41556,7 +43080,9 @@ func oRule701(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule702 evaluates rule "R00905" (policy).
 // when: "tool_905" in lycaon.turn_tools && tool_arg_string("command").contains("--force-905")
 func oRule702(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[702]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[702]); oErr.Kind != 0 {
 		return false, oErr
@@ -41603,7 +43129,9 @@ func oRule702(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule703 evaluates rule "R00907" (policy).
 // when: tool_arg_string("path").contains("/secret/907/")
 func oRule703(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[703]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[703]); oErr.Kind != 0 {
 		return false, oErr
@@ -41619,7 +43147,9 @@ func oRule703(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule705 evaluates rule "R00911" (policy).
 // when: "tool_911" in lycaon.turn_tools && tool_arg_string("command").contains("--force-911")
 func oRule705(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[705]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[705]); oErr.Kind != 0 {
 		return false, oErr
@@ -41666,7 +43196,9 @@ func oRule705(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule706 evaluates rule "R00913" (policy).
 // when: tool_arg_string("path").contains("/secret/913/")
 func oRule706(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[706]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[706]); oErr.Kind != 0 {
 		return false, oErr
@@ -41682,7 +43214,9 @@ func oRule706(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule707 evaluates rule "R00915" (policy).
 // when: !("role_915" in principal_roles) && principal == "agent:915"
 func oRule707(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[707]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[707]); oErr.Kind != 0 {
 		return false, oErr
@@ -41731,7 +43265,9 @@ func oRule707(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule708 evaluates rule "R00917" (policy).
 // when: "tool_917" in lycaon.turn_tools && tool_arg_string("command").contains("--force-917")
 func oRule708(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[708]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[708]); oErr.Kind != 0 {
 		return false, oErr
@@ -41778,7 +43314,9 @@ func oRule708(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule710 evaluates rule "R00921" (policy).
 // when: !("role_921" in principal_roles) && principal == "agent:921"
 func oRule710(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[710]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[710]); oErr.Kind != 0 {
 		return false, oErr
@@ -41827,7 +43365,9 @@ func oRule710(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule711 evaluates rule "R00923" (policy).
 // when: "tool_923" in lycaon.turn_tools && tool_arg_string("command").contains("--force-923")
 func oRule711(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[711]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[711]); oErr.Kind != 0 {
 		return false, oErr
@@ -41874,7 +43414,9 @@ func oRule711(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule712 evaluates rule "R00925" (policy).
 // when: tool_arg_string("path").contains("/secret/925/")
 func oRule712(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[712]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[712]); oErr.Kind != 0 {
 		return false, oErr
@@ -41890,7 +43432,9 @@ func oRule712(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule713 evaluates rule "R00927" (policy).
 // when: !("role_927" in principal_roles) && principal == "agent:927"
 func oRule713(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[713]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[713]); oErr.Kind != 0 {
 		return false, oErr
@@ -41939,7 +43483,9 @@ func oRule713(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule715 evaluates rule "R00931" (policy).
 // when: tool_arg_string("path").contains("/secret/931/")
 func oRule715(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[715]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[715]); oErr.Kind != 0 {
 		return false, oErr
@@ -41955,7 +43501,9 @@ func oRule715(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule716 evaluates rule "R00933" (policy).
 // when: !("role_933" in principal_roles) && principal == "agent:933"
 func oRule716(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[716]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[716]); oErr.Kind != 0 {
 		return false, oErr
@@ -42004,7 +43552,9 @@ func oRule716(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule717 evaluates rule "R00935" (policy).
 // when: "tool_935" in lycaon.turn_tools && tool_arg_string("command").contains("--force-935")
 func oRule717(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[717]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[717]); oErr.Kind != 0 {
 		return false, oErr
@@ -42051,7 +43601,9 @@ func oRule717(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule718 evaluates rule "R00937" (policy).
 // when: tool_arg_string("path").contains("/secret/937/")
 func oRule718(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[718]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[718]); oErr.Kind != 0 {
 		return false, oErr
@@ -42067,7 +43619,9 @@ func oRule718(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule720 evaluates rule "R00941" (policy).
 // when: "tool_941" in lycaon.turn_tools && tool_arg_string("command").contains("--force-941")
 func oRule720(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[720]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[720]); oErr.Kind != 0 {
 		return false, oErr
@@ -42114,7 +43668,9 @@ func oRule720(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule721 evaluates rule "R00943" (policy).
 // when: tool_arg_string("path").contains("/secret/943/")
 func oRule721(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[721]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[721]); oErr.Kind != 0 {
 		return false, oErr
@@ -42130,7 +43686,9 @@ func oRule721(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule722 evaluates rule "R00945" (policy).
 // when: !("role_945" in principal_roles) && principal == "agent:945"
 func oRule722(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[722]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[722]); oErr.Kind != 0 {
 		return false, oErr
@@ -42179,7 +43737,9 @@ func oRule722(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule723 evaluates rule "R00947" (policy).
 // when: "tool_947" in lycaon.turn_tools && tool_arg_string("command").contains("--force-947")
 func oRule723(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[723]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[723]); oErr.Kind != 0 {
 		return false, oErr
@@ -42226,7 +43786,9 @@ func oRule723(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule725 evaluates rule "R00951" (policy).
 // when: !("role_951" in principal_roles) && principal == "agent:951"
 func oRule725(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[725]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[725]); oErr.Kind != 0 {
 		return false, oErr
@@ -42275,7 +43837,9 @@ func oRule725(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule726 evaluates rule "R00953" (policy).
 // when: "tool_953" in lycaon.turn_tools && tool_arg_string("command").contains("--force-953")
 func oRule726(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[726]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[726]); oErr.Kind != 0 {
 		return false, oErr
@@ -42322,7 +43886,9 @@ func oRule726(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule727 evaluates rule "R00955" (policy).
 // when: tool_arg_string("path").contains("/secret/955/")
 func oRule727(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[727]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[727]); oErr.Kind != 0 {
 		return false, oErr
@@ -42338,7 +43904,9 @@ func oRule727(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule728 evaluates rule "R00957" (policy).
 // when: !("role_957" in principal_roles) && principal == "agent:957"
 func oRule728(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[728]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[728]); oErr.Kind != 0 {
 		return false, oErr
@@ -42387,7 +43955,9 @@ func oRule728(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule730 evaluates rule "R00961" (policy).
 // when: tool_arg_string("path").contains("/secret/961/")
 func oRule730(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[730]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[730]); oErr.Kind != 0 {
 		return false, oErr
@@ -42403,7 +43973,9 @@ func oRule730(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule731 evaluates rule "R00963" (policy).
 // when: !("role_963" in principal_roles) && principal == "agent:963"
 func oRule731(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[731]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[731]); oErr.Kind != 0 {
 		return false, oErr
@@ -42452,7 +44024,9 @@ func oRule731(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule732 evaluates rule "R00965" (policy).
 // when: "tool_965" in lycaon.turn_tools && tool_arg_string("command").contains("--force-965")
 func oRule732(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[732]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[732]); oErr.Kind != 0 {
 		return false, oErr
@@ -42499,7 +44073,9 @@ func oRule732(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule733 evaluates rule "R00967" (policy).
 // when: tool_arg_string("path").contains("/secret/967/")
 func oRule733(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[733]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[733]); oErr.Kind != 0 {
 		return false, oErr
@@ -42515,7 +44091,9 @@ func oRule733(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule735 evaluates rule "R00971" (policy).
 // when: "tool_971" in lycaon.turn_tools && tool_arg_string("command").contains("--force-971")
 func oRule735(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[735]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[735]); oErr.Kind != 0 {
 		return false, oErr
@@ -42562,7 +44140,9 @@ func oRule735(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule736 evaluates rule "R00973" (policy).
 // when: tool_arg_string("path").contains("/secret/973/")
 func oRule736(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[736]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[736]); oErr.Kind != 0 {
 		return false, oErr
@@ -42578,7 +44158,9 @@ func oRule736(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule737 evaluates rule "R00975" (policy).
 // when: !("role_975" in principal_roles) && principal == "agent:975"
 func oRule737(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[737]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[737]); oErr.Kind != 0 {
 		return false, oErr
@@ -42627,7 +44209,9 @@ func oRule737(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule738 evaluates rule "R00977" (policy).
 // when: "tool_977" in lycaon.turn_tools && tool_arg_string("command").contains("--force-977")
 func oRule738(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[738]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[738]); oErr.Kind != 0 {
 		return false, oErr
@@ -42674,7 +44258,9 @@ func oRule738(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule740 evaluates rule "R00981" (policy).
 // when: !("role_981" in principal_roles) && principal == "agent:981"
 func oRule740(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[740]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[740]); oErr.Kind != 0 {
 		return false, oErr
@@ -42723,7 +44309,9 @@ func oRule740(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule741 evaluates rule "R00983" (policy).
 // when: "tool_983" in lycaon.turn_tools && tool_arg_string("command").contains("--force-983")
 func oRule741(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[741]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[741]); oErr.Kind != 0 {
 		return false, oErr
@@ -42770,7 +44358,9 @@ func oRule741(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule742 evaluates rule "R00985" (policy).
 // when: tool_arg_string("path").contains("/secret/985/")
 func oRule742(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[742]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[742]); oErr.Kind != 0 {
 		return false, oErr
@@ -42786,7 +44376,9 @@ func oRule742(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule743 evaluates rule "R00987" (policy).
 // when: !("role_987" in principal_roles) && principal == "agent:987"
 func oRule743(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[743]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[743]); oErr.Kind != 0 {
 		return false, oErr
@@ -42835,7 +44427,9 @@ func oRule743(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule745 evaluates rule "R00991" (policy).
 // when: tool_arg_string("path").contains("/secret/991/")
 func oRule745(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[745]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[745]); oErr.Kind != 0 {
 		return false, oErr
@@ -42851,7 +44445,9 @@ func oRule745(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule746 evaluates rule "R00993" (policy).
 // when: !("role_993" in principal_roles) && principal == "agent:993"
 func oRule746(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[746]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[746]); oErr.Kind != 0 {
 		return false, oErr
@@ -42900,7 +44496,9 @@ func oRule746(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule747 evaluates rule "R00995" (policy).
 // when: "tool_995" in lycaon.turn_tools && tool_arg_string("command").contains("--force-995")
 func oRule747(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[747]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[747]); oErr.Kind != 0 {
 		return false, oErr
@@ -42947,7 +44545,9 @@ func oRule747(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule748 evaluates rule "R00997" (policy).
 // when: tool_arg_string("path").contains("/secret/997/")
 func oRule748(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[748]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[748]); oErr.Kind != 0 {
 		return false, oErr
@@ -42963,7 +44563,9 @@ func oRule748(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule750 evaluates rule "R00002" (invariant).
 // when: session_posture == "posture_2" && lycaon.repeat_count > 5
 func oRule750(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[750]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[750]); oErr.Kind != 0 {
 		return false, oErr
@@ -43009,7 +44611,9 @@ func oRule750(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule751 evaluates rule "R00006" (invariant).
 // when: tool_arg_string("command").startsWith("shutdown -h 6")
 func oRule751(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[751]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[751]); oErr.Kind != 0 {
 		return false, oErr
@@ -43025,7 +44629,9 @@ func oRule751(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule752 evaluates rule "R00010" (invariant).
 // when: tool_arg_int("timeout") > 3610 || size(tool_arg_string("command")) > 4106
 func oRule752(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[752]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[752]); oErr.Kind != 0 {
 		return false, oErr
@@ -43074,7 +44680,9 @@ func oRule752(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule754 evaluates rule "R00018" (invariant).
 // when: tool_arg_string("command").startsWith("shutdown -h 18")
 func oRule754(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[754]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[754]); oErr.Kind != 0 {
 		return false, oErr
@@ -43092,7 +44700,9 @@ func oRule754(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule755 evaluates rule "R00022" (invariant).
 // when: tool_arg_int("timeout") > 3622 || size(tool_arg_string("command")) > 4118
 func oRule755(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[755]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[755]); oErr.Kind != 0 {
 		return false, oErr
@@ -43141,7 +44751,9 @@ func oRule755(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule756 evaluates rule "R00026" (invariant).
 // when: session_posture == "posture_26" && lycaon.repeat_count > 8
 func oRule756(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[756]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[756]); oErr.Kind != 0 {
 		return false, oErr
@@ -43187,7 +44799,9 @@ func oRule756(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule757 evaluates rule "R00030" (invariant).
 // when: tool_arg_string("command").startsWith("shutdown -h 30")
 func oRule757(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[757]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[757]); oErr.Kind != 0 {
 		return false, oErr
@@ -43205,7 +44819,9 @@ func oRule757(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule759 evaluates rule "R00038" (invariant).
 // when: session_posture == "posture_38" && lycaon.repeat_count > 6
 func oRule759(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[759]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[759]); oErr.Kind != 0 {
 		return false, oErr
@@ -43251,7 +44867,9 @@ func oRule759(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule760 evaluates rule "R00042" (invariant).
 // when: tool_arg_string("command").startsWith("shutdown -h 42")
 func oRule760(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[760]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[760]); oErr.Kind != 0 {
 		return false, oErr
@@ -43269,7 +44887,9 @@ func oRule760(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule761 evaluates rule "R00046" (invariant).
 // when: tool_arg_int("timeout") > 3646 || size(tool_arg_string("command")) > 4142
 func oRule761(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[761]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[761]); oErr.Kind != 0 {
 		return false, oErr
@@ -43318,7 +44938,9 @@ func oRule761(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule762 evaluates rule "R00050" (invariant).
 // when: session_posture == "posture_50" && lycaon.repeat_count > 4
 func oRule762(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[762]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[762]); oErr.Kind != 0 {
 		return false, oErr
@@ -43364,7 +44986,9 @@ func oRule762(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule764 evaluates rule "R00058" (invariant).
 // when: tool_arg_int("timeout") > 3658 || size(tool_arg_string("command")) > 4154
 func oRule764(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[764]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[764]); oErr.Kind != 0 {
 		return false, oErr
@@ -43413,7 +45037,9 @@ func oRule764(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule765 evaluates rule "R00062" (invariant).
 // when: session_posture == "posture_62" && lycaon.repeat_count > 9
 func oRule765(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[765]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[765]); oErr.Kind != 0 {
 		return false, oErr
@@ -43459,7 +45085,9 @@ func oRule765(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule766 evaluates rule "R00066" (invariant).
 // when: tool_arg_string("command").startsWith("shutdown -h 66")
 func oRule766(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[766]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[766]); oErr.Kind != 0 {
 		return false, oErr
@@ -43477,7 +45105,9 @@ func oRule766(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule767 evaluates rule "R00070" (invariant).
 // when: tool_arg_int("timeout") > 3670 || size(tool_arg_string("command")) > 4166
 func oRule767(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[767]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[767]); oErr.Kind != 0 {
 		return false, oErr
@@ -43526,7 +45156,9 @@ func oRule767(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule769 evaluates rule "R00078" (invariant).
 // when: tool_arg_string("command").startsWith("shutdown -h 78")
 func oRule769(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[769]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[769]); oErr.Kind != 0 {
 		return false, oErr
@@ -43544,7 +45176,9 @@ func oRule769(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule770 evaluates rule "R00082" (invariant).
 // when: tool_arg_int("timeout") > 3682 || size(tool_arg_string("command")) > 4178
 func oRule770(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[770]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[770]); oErr.Kind != 0 {
 		return false, oErr
@@ -43593,7 +45227,9 @@ func oRule770(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule771 evaluates rule "R00086" (invariant).
 // when: session_posture == "posture_86" && lycaon.repeat_count > 5
 func oRule771(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[771]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[771]); oErr.Kind != 0 {
 		return false, oErr
@@ -43639,7 +45275,9 @@ func oRule771(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule772 evaluates rule "R00090" (invariant).
 // when: tool_arg_string("command").startsWith("shutdown -h 90")
 func oRule772(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[772]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[772]); oErr.Kind != 0 {
 		return false, oErr
@@ -43657,7 +45295,9 @@ func oRule772(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule774 evaluates rule "R00098" (invariant).
 // when: session_posture == "posture_98" && lycaon.repeat_count > 3
 func oRule774(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[774]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[774]); oErr.Kind != 0 {
 		return false, oErr
@@ -43703,7 +45343,9 @@ func oRule774(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule775 evaluates rule "R00102" (invariant).
 // when: tool_arg_string("command").startsWith("shutdown -h 102")
 func oRule775(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[775]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[775]); oErr.Kind != 0 {
 		return false, oErr
@@ -43721,7 +45363,9 @@ func oRule775(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule776 evaluates rule "R00106" (invariant).
 // when: tool_arg_int("timeout") > 3706 || size(tool_arg_string("command")) > 4202
 func oRule776(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[776]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[776]); oErr.Kind != 0 {
 		return false, oErr
@@ -43770,7 +45414,9 @@ func oRule776(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule777 evaluates rule "R00110" (invariant).
 // when: session_posture == "posture_110" && lycaon.repeat_count > 8
 func oRule777(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[777]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[777]); oErr.Kind != 0 {
 		return false, oErr
@@ -43816,7 +45462,9 @@ func oRule777(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule779 evaluates rule "R00118" (invariant).
 // when: tool_arg_int("timeout") > 3718 || size(tool_arg_string("command")) > 4214
 func oRule779(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[779]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[779]); oErr.Kind != 0 {
 		return false, oErr
@@ -43865,7 +45513,9 @@ func oRule779(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule780 evaluates rule "R00122" (invariant).
 // when: session_posture == "posture_122" && lycaon.repeat_count > 6
 func oRule780(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[780]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[780]); oErr.Kind != 0 {
 		return false, oErr
@@ -43911,7 +45561,9 @@ func oRule780(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule781 evaluates rule "R00126" (invariant).
 // when: tool_arg_string("command").startsWith("shutdown -h 126")
 func oRule781(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[781]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[781]); oErr.Kind != 0 {
 		return false, oErr
@@ -43929,7 +45581,9 @@ func oRule781(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule782 evaluates rule "R00130" (invariant).
 // when: tool_arg_int("timeout") > 3730 || size(tool_arg_string("command")) > 4226
 func oRule782(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[782]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[782]); oErr.Kind != 0 {
 		return false, oErr
@@ -43978,7 +45632,9 @@ func oRule782(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule784 evaluates rule "R00138" (invariant).
 // when: tool_arg_string("command").startsWith("shutdown -h 138")
 func oRule784(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[784]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[784]); oErr.Kind != 0 {
 		return false, oErr
@@ -43996,7 +45652,9 @@ func oRule784(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule785 evaluates rule "R00142" (invariant).
 // when: tool_arg_int("timeout") > 3742 || size(tool_arg_string("command")) > 4238
 func oRule785(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[785]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[785]); oErr.Kind != 0 {
 		return false, oErr
@@ -44045,7 +45703,9 @@ func oRule785(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule786 evaluates rule "R00146" (invariant).
 // when: session_posture == "posture_146" && lycaon.repeat_count > 9
 func oRule786(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[786]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[786]); oErr.Kind != 0 {
 		return false, oErr
@@ -44091,7 +45751,9 @@ func oRule786(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule787 evaluates rule "R00150" (invariant).
 // when: tool_arg_string("command").startsWith("shutdown -h 150")
 func oRule787(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[787]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[787]); oErr.Kind != 0 {
 		return false, oErr
@@ -44109,7 +45771,9 @@ func oRule787(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule789 evaluates rule "R00158" (invariant).
 // when: session_posture == "posture_158" && lycaon.repeat_count > 7
 func oRule789(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[789]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[789]); oErr.Kind != 0 {
 		return false, oErr
@@ -44155,7 +45819,9 @@ func oRule789(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule790 evaluates rule "R00162" (invariant).
 // when: tool_arg_string("command").startsWith("shutdown -h 162")
 func oRule790(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[790]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[790]); oErr.Kind != 0 {
 		return false, oErr
@@ -44173,7 +45839,9 @@ func oRule790(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule791 evaluates rule "R00166" (invariant).
 // when: tool_arg_int("timeout") > 3766 || size(tool_arg_string("command")) > 4262
 func oRule791(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[791]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[791]); oErr.Kind != 0 {
 		return false, oErr
@@ -44222,7 +45890,9 @@ func oRule791(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule792 evaluates rule "R00170" (invariant).
 // when: session_posture == "posture_170" && lycaon.repeat_count > 5
 func oRule792(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[792]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[792]); oErr.Kind != 0 {
 		return false, oErr
@@ -44268,7 +45938,9 @@ func oRule792(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule794 evaluates rule "R00178" (invariant).
 // when: tool_arg_int("timeout") > 3778 || size(tool_arg_string("command")) > 4274
 func oRule794(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[794]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[794]); oErr.Kind != 0 {
 		return false, oErr
@@ -44317,7 +45989,9 @@ func oRule794(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule795 evaluates rule "R00182" (invariant).
 // when: session_posture == "posture_182" && lycaon.repeat_count > 3
 func oRule795(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[795]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[795]); oErr.Kind != 0 {
 		return false, oErr
@@ -44363,7 +46037,9 @@ func oRule795(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule796 evaluates rule "R00186" (invariant).
 // when: tool_arg_string("command").startsWith("shutdown -h 186")
 func oRule796(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[796]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[796]); oErr.Kind != 0 {
 		return false, oErr
@@ -44381,7 +46057,9 @@ func oRule796(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule797 evaluates rule "R00190" (invariant).
 // when: tool_arg_int("timeout") > 3790 || size(tool_arg_string("command")) > 4286
 func oRule797(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[797]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[797]); oErr.Kind != 0 {
 		return false, oErr
@@ -44430,7 +46108,9 @@ func oRule797(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule799 evaluates rule "R00198" (invariant).
 // when: tool_arg_string("command").startsWith("shutdown -h 198")
 func oRule799(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[799]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[799]); oErr.Kind != 0 {
 		return false, oErr
@@ -44448,7 +46128,9 @@ func oRule799(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule800 evaluates rule "R00202" (invariant).
 // when: tool_arg_int("timeout") > 3802 || size(tool_arg_string("command")) > 4298
 func oRule800(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[800]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[800]); oErr.Kind != 0 {
 		return false, oErr
@@ -44497,7 +46179,9 @@ func oRule800(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule801 evaluates rule "R00206" (invariant).
 // when: session_posture == "posture_206" && lycaon.repeat_count > 6
 func oRule801(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[801]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[801]); oErr.Kind != 0 {
 		return false, oErr
@@ -44543,7 +46227,9 @@ func oRule801(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule802 evaluates rule "R00210" (invariant).
 // when: tool_arg_string("command").startsWith("shutdown -h 210")
 func oRule802(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[802]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[802]); oErr.Kind != 0 {
 		return false, oErr
@@ -44561,7 +46247,9 @@ func oRule802(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule804 evaluates rule "R00218" (invariant).
 // when: session_posture == "posture_218" && lycaon.repeat_count > 4
 func oRule804(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[804]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[804]); oErr.Kind != 0 {
 		return false, oErr
@@ -44607,7 +46295,9 @@ func oRule804(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule805 evaluates rule "R00222" (invariant).
 // when: tool_arg_string("command").startsWith("shutdown -h 222")
 func oRule805(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[805]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[805]); oErr.Kind != 0 {
 		return false, oErr
@@ -44625,7 +46315,9 @@ func oRule805(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule806 evaluates rule "R00226" (invariant).
 // when: tool_arg_int("timeout") > 3826 || size(tool_arg_string("command")) > 4322
 func oRule806(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[806]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[806]); oErr.Kind != 0 {
 		return false, oErr
@@ -44674,7 +46366,9 @@ func oRule806(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule807 evaluates rule "R00230" (invariant).
 // when: session_posture == "posture_230" && lycaon.repeat_count > 9
 func oRule807(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[807]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[807]); oErr.Kind != 0 {
 		return false, oErr
@@ -44720,7 +46414,9 @@ func oRule807(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule809 evaluates rule "R00238" (invariant).
 // when: tool_arg_int("timeout") > 3838 || size(tool_arg_string("command")) > 4334
 func oRule809(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[809]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[809]); oErr.Kind != 0 {
 		return false, oErr
@@ -44769,7 +46465,9 @@ func oRule809(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule810 evaluates rule "R00242" (invariant).
 // when: session_posture == "posture_242" && lycaon.repeat_count > 7
 func oRule810(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[810]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[810]); oErr.Kind != 0 {
 		return false, oErr
@@ -44815,7 +46513,9 @@ func oRule810(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule811 evaluates rule "R00246" (invariant).
 // when: tool_arg_string("command").startsWith("shutdown -h 246")
 func oRule811(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[811]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[811]); oErr.Kind != 0 {
 		return false, oErr
@@ -44833,7 +46533,9 @@ func oRule811(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule812 evaluates rule "R00250" (invariant).
 // when: tool_arg_int("timeout") > 3850 || size(tool_arg_string("command")) > 4346
 func oRule812(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[812]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[812]); oErr.Kind != 0 {
 		return false, oErr
@@ -44882,7 +46584,9 @@ func oRule812(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule814 evaluates rule "R00258" (invariant).
 // when: tool_arg_string("command").startsWith("shutdown -h 258")
 func oRule814(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[814]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[814]); oErr.Kind != 0 {
 		return false, oErr
@@ -44900,7 +46604,9 @@ func oRule814(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule815 evaluates rule "R00262" (invariant).
 // when: tool_arg_int("timeout") > 3862 || size(tool_arg_string("command")) > 4358
 func oRule815(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[815]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[815]); oErr.Kind != 0 {
 		return false, oErr
@@ -44949,7 +46655,9 @@ func oRule815(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule816 evaluates rule "R00266" (invariant).
 // when: session_posture == "posture_266" && lycaon.repeat_count > 3
 func oRule816(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[816]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[816]); oErr.Kind != 0 {
 		return false, oErr
@@ -44995,7 +46703,9 @@ func oRule816(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule817 evaluates rule "R00270" (invariant).
 // when: tool_arg_string("command").startsWith("shutdown -h 270")
 func oRule817(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[817]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[817]); oErr.Kind != 0 {
 		return false, oErr
@@ -45013,7 +46723,9 @@ func oRule817(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule819 evaluates rule "R00278" (invariant).
 // when: session_posture == "posture_278" && lycaon.repeat_count > 8
 func oRule819(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[819]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[819]); oErr.Kind != 0 {
 		return false, oErr
@@ -45059,7 +46771,9 @@ func oRule819(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule820 evaluates rule "R00282" (invariant).
 // when: tool_arg_string("command").startsWith("shutdown -h 282")
 func oRule820(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[820]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[820]); oErr.Kind != 0 {
 		return false, oErr
@@ -45077,7 +46791,9 @@ func oRule820(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule821 evaluates rule "R00286" (invariant).
 // when: tool_arg_int("timeout") > 3886 || size(tool_arg_string("command")) > 4382
 func oRule821(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[821]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[821]); oErr.Kind != 0 {
 		return false, oErr
@@ -45126,7 +46842,9 @@ func oRule821(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule822 evaluates rule "R00290" (invariant).
 // when: session_posture == "posture_290" && lycaon.repeat_count > 6
 func oRule822(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[822]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[822]); oErr.Kind != 0 {
 		return false, oErr
@@ -45172,7 +46890,9 @@ func oRule822(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule824 evaluates rule "R00298" (invariant).
 // when: tool_arg_int("timeout") > 3898 || size(tool_arg_string("command")) > 4394
 func oRule824(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[824]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[824]); oErr.Kind != 0 {
 		return false, oErr
@@ -45221,7 +46941,9 @@ func oRule824(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule825 evaluates rule "R00302" (invariant).
 // when: session_posture == "posture_302" && lycaon.repeat_count > 4
 func oRule825(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[825]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[825]); oErr.Kind != 0 {
 		return false, oErr
@@ -45267,7 +46989,9 @@ func oRule825(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule826 evaluates rule "R00306" (invariant).
 // when: tool_arg_string("command").startsWith("shutdown -h 306")
 func oRule826(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[826]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[826]); oErr.Kind != 0 {
 		return false, oErr
@@ -45285,7 +47009,9 @@ func oRule826(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule827 evaluates rule "R00310" (invariant).
 // when: tool_arg_int("timeout") > 3910 || size(tool_arg_string("command")) > 4406
 func oRule827(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[827]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[827]); oErr.Kind != 0 {
 		return false, oErr
@@ -45334,7 +47060,9 @@ func oRule827(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule829 evaluates rule "R00318" (invariant).
 // when: tool_arg_string("command").startsWith("shutdown -h 318")
 func oRule829(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[829]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[829]); oErr.Kind != 0 {
 		return false, oErr
@@ -45352,7 +47080,9 @@ func oRule829(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule830 evaluates rule "R00322" (invariant).
 // when: tool_arg_int("timeout") > 3922 || size(tool_arg_string("command")) > 4418
 func oRule830(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[830]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[830]); oErr.Kind != 0 {
 		return false, oErr
@@ -45401,7 +47131,9 @@ func oRule830(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule831 evaluates rule "R00326" (invariant).
 // when: session_posture == "posture_326" && lycaon.repeat_count > 7
 func oRule831(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[831]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[831]); oErr.Kind != 0 {
 		return false, oErr
@@ -45447,7 +47179,9 @@ func oRule831(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule832 evaluates rule "R00330" (invariant).
 // when: tool_arg_string("command").startsWith("shutdown -h 330")
 func oRule832(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[832]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[832]); oErr.Kind != 0 {
 		return false, oErr
@@ -45465,7 +47199,9 @@ func oRule832(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule834 evaluates rule "R00338" (invariant).
 // when: session_posture == "posture_338" && lycaon.repeat_count > 5
 func oRule834(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[834]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[834]); oErr.Kind != 0 {
 		return false, oErr
@@ -45511,7 +47247,9 @@ func oRule834(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule835 evaluates rule "R00342" (invariant).
 // when: tool_arg_string("command").startsWith("shutdown -h 342")
 func oRule835(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[835]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[835]); oErr.Kind != 0 {
 		return false, oErr
@@ -45529,7 +47267,9 @@ func oRule835(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule836 evaluates rule "R00346" (invariant).
 // when: tool_arg_int("timeout") > 3946 || size(tool_arg_string("command")) > 4442
 func oRule836(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[836]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[836]); oErr.Kind != 0 {
 		return false, oErr
@@ -45578,7 +47318,9 @@ func oRule836(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule837 evaluates rule "R00350" (invariant).
 // when: session_posture == "posture_350" && lycaon.repeat_count > 3
 func oRule837(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[837]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[837]); oErr.Kind != 0 {
 		return false, oErr
@@ -45624,7 +47366,9 @@ func oRule837(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule839 evaluates rule "R00358" (invariant).
 // when: tool_arg_int("timeout") > 3958 || size(tool_arg_string("command")) > 4454
 func oRule839(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[839]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[839]); oErr.Kind != 0 {
 		return false, oErr
@@ -45673,7 +47417,9 @@ func oRule839(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule840 evaluates rule "R00362" (invariant).
 // when: session_posture == "posture_362" && lycaon.repeat_count > 8
 func oRule840(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[840]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[840]); oErr.Kind != 0 {
 		return false, oErr
@@ -45719,7 +47465,9 @@ func oRule840(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule841 evaluates rule "R00366" (invariant).
 // when: tool_arg_string("command").startsWith("shutdown -h 366")
 func oRule841(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[841]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[841]); oErr.Kind != 0 {
 		return false, oErr
@@ -45737,7 +47485,9 @@ func oRule841(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule842 evaluates rule "R00370" (invariant).
 // when: tool_arg_int("timeout") > 3970 || size(tool_arg_string("command")) > 4466
 func oRule842(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[842]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[842]); oErr.Kind != 0 {
 		return false, oErr
@@ -45786,7 +47536,9 @@ func oRule842(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule844 evaluates rule "R00378" (invariant).
 // when: tool_arg_string("command").startsWith("shutdown -h 378")
 func oRule844(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[844]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[844]); oErr.Kind != 0 {
 		return false, oErr
@@ -45804,7 +47556,9 @@ func oRule844(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule845 evaluates rule "R00382" (invariant).
 // when: tool_arg_int("timeout") > 3982 || size(tool_arg_string("command")) > 4478
 func oRule845(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[845]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[845]); oErr.Kind != 0 {
 		return false, oErr
@@ -45853,7 +47607,9 @@ func oRule845(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule846 evaluates rule "R00386" (invariant).
 // when: session_posture == "posture_386" && lycaon.repeat_count > 4
 func oRule846(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[846]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[846]); oErr.Kind != 0 {
 		return false, oErr
@@ -45899,7 +47655,9 @@ func oRule846(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule847 evaluates rule "R00390" (invariant).
 // when: tool_arg_string("command").startsWith("shutdown -h 390")
 func oRule847(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[847]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[847]); oErr.Kind != 0 {
 		return false, oErr
@@ -45917,7 +47675,9 @@ func oRule847(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule849 evaluates rule "R00398" (invariant).
 // when: session_posture == "posture_398" && lycaon.repeat_count > 9
 func oRule849(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[849]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[849]); oErr.Kind != 0 {
 		return false, oErr
@@ -45963,7 +47723,9 @@ func oRule849(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule850 evaluates rule "R00402" (invariant).
 // when: tool_arg_string("command").startsWith("shutdown -h 402")
 func oRule850(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[850]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[850]); oErr.Kind != 0 {
 		return false, oErr
@@ -45981,7 +47743,9 @@ func oRule850(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule851 evaluates rule "R00406" (invariant).
 // when: tool_arg_int("timeout") > 4006 || size(tool_arg_string("command")) > 4502
 func oRule851(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[851]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[851]); oErr.Kind != 0 {
 		return false, oErr
@@ -46030,7 +47794,9 @@ func oRule851(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule852 evaluates rule "R00410" (invariant).
 // when: session_posture == "posture_410" && lycaon.repeat_count > 7
 func oRule852(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[852]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[852]); oErr.Kind != 0 {
 		return false, oErr
@@ -46076,7 +47842,9 @@ func oRule852(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule854 evaluates rule "R00418" (invariant).
 // when: tool_arg_int("timeout") > 4018 || size(tool_arg_string("command")) > 4514
 func oRule854(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[854]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[854]); oErr.Kind != 0 {
 		return false, oErr
@@ -46125,7 +47893,9 @@ func oRule854(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule855 evaluates rule "R00422" (invariant).
 // when: session_posture == "posture_422" && lycaon.repeat_count > 5
 func oRule855(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[855]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[855]); oErr.Kind != 0 {
 		return false, oErr
@@ -46171,7 +47941,9 @@ func oRule855(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule856 evaluates rule "R00426" (invariant).
 // when: tool_arg_string("command").startsWith("shutdown -h 426")
 func oRule856(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[856]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[856]); oErr.Kind != 0 {
 		return false, oErr
@@ -46189,7 +47961,9 @@ func oRule856(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule857 evaluates rule "R00430" (invariant).
 // when: tool_arg_int("timeout") > 4030 || size(tool_arg_string("command")) > 4526
 func oRule857(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[857]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[857]); oErr.Kind != 0 {
 		return false, oErr
@@ -46238,7 +48012,9 @@ func oRule857(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule859 evaluates rule "R00438" (invariant).
 // when: tool_arg_string("command").startsWith("shutdown -h 438")
 func oRule859(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[859]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[859]); oErr.Kind != 0 {
 		return false, oErr
@@ -46256,7 +48032,9 @@ func oRule859(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule860 evaluates rule "R00442" (invariant).
 // when: tool_arg_int("timeout") > 4042 || size(tool_arg_string("command")) > 4538
 func oRule860(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[860]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[860]); oErr.Kind != 0 {
 		return false, oErr
@@ -46305,7 +48083,9 @@ func oRule860(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule861 evaluates rule "R00446" (invariant).
 // when: session_posture == "posture_446" && lycaon.repeat_count > 8
 func oRule861(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[861]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[861]); oErr.Kind != 0 {
 		return false, oErr
@@ -46351,7 +48131,9 @@ func oRule861(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule862 evaluates rule "R00450" (invariant).
 // when: tool_arg_string("command").startsWith("shutdown -h 450")
 func oRule862(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[862]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[862]); oErr.Kind != 0 {
 		return false, oErr
@@ -46369,7 +48151,9 @@ func oRule862(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule864 evaluates rule "R00458" (invariant).
 // when: session_posture == "posture_458" && lycaon.repeat_count > 6
 func oRule864(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[864]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[864]); oErr.Kind != 0 {
 		return false, oErr
@@ -46415,7 +48199,9 @@ func oRule864(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule865 evaluates rule "R00462" (invariant).
 // when: tool_arg_string("command").startsWith("shutdown -h 462")
 func oRule865(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[865]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[865]); oErr.Kind != 0 {
 		return false, oErr
@@ -46433,7 +48219,9 @@ func oRule865(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule866 evaluates rule "R00466" (invariant).
 // when: tool_arg_int("timeout") > 4066 || size(tool_arg_string("command")) > 4562
 func oRule866(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[866]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[866]); oErr.Kind != 0 {
 		return false, oErr
@@ -46482,7 +48270,9 @@ func oRule866(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule867 evaluates rule "R00470" (invariant).
 // when: session_posture == "posture_470" && lycaon.repeat_count > 4
 func oRule867(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[867]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[867]); oErr.Kind != 0 {
 		return false, oErr
@@ -46528,7 +48318,9 @@ func oRule867(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule869 evaluates rule "R00478" (invariant).
 // when: tool_arg_int("timeout") > 4078 || size(tool_arg_string("command")) > 4574
 func oRule869(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[869]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[869]); oErr.Kind != 0 {
 		return false, oErr
@@ -46577,7 +48369,9 @@ func oRule869(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule870 evaluates rule "R00482" (invariant).
 // when: session_posture == "posture_482" && lycaon.repeat_count > 9
 func oRule870(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[870]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[870]); oErr.Kind != 0 {
 		return false, oErr
@@ -46623,7 +48417,9 @@ func oRule870(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule871 evaluates rule "R00486" (invariant).
 // when: tool_arg_string("command").startsWith("shutdown -h 486")
 func oRule871(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[871]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[871]); oErr.Kind != 0 {
 		return false, oErr
@@ -46641,7 +48437,9 @@ func oRule871(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule872 evaluates rule "R00490" (invariant).
 // when: tool_arg_int("timeout") > 4090 || size(tool_arg_string("command")) > 4586
 func oRule872(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[872]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[872]); oErr.Kind != 0 {
 		return false, oErr
@@ -46690,7 +48488,9 @@ func oRule872(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule874 evaluates rule "R00498" (invariant).
 // when: tool_arg_string("command").startsWith("shutdown -h 498")
 func oRule874(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[874]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[874]); oErr.Kind != 0 {
 		return false, oErr
@@ -46708,7 +48508,9 @@ func oRule874(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule875 evaluates rule "R00502" (invariant).
 // when: tool_arg_int("timeout") > 4102 || size(tool_arg_string("command")) > 4598
 func oRule875(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[875]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[875]); oErr.Kind != 0 {
 		return false, oErr
@@ -46757,7 +48559,9 @@ func oRule875(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule876 evaluates rule "R00506" (invariant).
 // when: session_posture == "posture_506" && lycaon.repeat_count > 5
 func oRule876(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[876]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[876]); oErr.Kind != 0 {
 		return false, oErr
@@ -46803,7 +48607,9 @@ func oRule876(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule877 evaluates rule "R00510" (invariant).
 // when: tool_arg_string("command").startsWith("shutdown -h 510")
 func oRule877(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[877]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[877]); oErr.Kind != 0 {
 		return false, oErr
@@ -46821,7 +48627,9 @@ func oRule877(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule879 evaluates rule "R00518" (invariant).
 // when: session_posture == "posture_518" && lycaon.repeat_count > 3
 func oRule879(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[879]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[879]); oErr.Kind != 0 {
 		return false, oErr
@@ -46867,7 +48675,9 @@ func oRule879(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule880 evaluates rule "R00522" (invariant).
 // when: tool_arg_string("command").startsWith("shutdown -h 522")
 func oRule880(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[880]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[880]); oErr.Kind != 0 {
 		return false, oErr
@@ -46885,7 +48695,9 @@ func oRule880(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule881 evaluates rule "R00526" (invariant).
 // when: tool_arg_int("timeout") > 4126 || size(tool_arg_string("command")) > 4622
 func oRule881(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[881]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[881]); oErr.Kind != 0 {
 		return false, oErr
@@ -46934,7 +48746,9 @@ func oRule881(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule882 evaluates rule "R00530" (invariant).
 // when: session_posture == "posture_530" && lycaon.repeat_count > 8
 func oRule882(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[882]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[882]); oErr.Kind != 0 {
 		return false, oErr
@@ -46980,7 +48794,9 @@ func oRule882(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule884 evaluates rule "R00538" (invariant).
 // when: tool_arg_int("timeout") > 4138 || size(tool_arg_string("command")) > 4634
 func oRule884(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[884]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[884]); oErr.Kind != 0 {
 		return false, oErr
@@ -47029,7 +48845,9 @@ func oRule884(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule885 evaluates rule "R00542" (invariant).
 // when: session_posture == "posture_542" && lycaon.repeat_count > 6
 func oRule885(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[885]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[885]); oErr.Kind != 0 {
 		return false, oErr
@@ -47075,7 +48893,9 @@ func oRule885(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule886 evaluates rule "R00546" (invariant).
 // when: tool_arg_string("command").startsWith("shutdown -h 546")
 func oRule886(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[886]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[886]); oErr.Kind != 0 {
 		return false, oErr
@@ -47093,7 +48913,9 @@ func oRule886(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule887 evaluates rule "R00550" (invariant).
 // when: tool_arg_int("timeout") > 4150 || size(tool_arg_string("command")) > 4646
 func oRule887(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[887]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[887]); oErr.Kind != 0 {
 		return false, oErr
@@ -47142,7 +48964,9 @@ func oRule887(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule889 evaluates rule "R00558" (invariant).
 // when: tool_arg_string("command").startsWith("shutdown -h 558")
 func oRule889(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[889]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[889]); oErr.Kind != 0 {
 		return false, oErr
@@ -47160,7 +48984,9 @@ func oRule889(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule890 evaluates rule "R00562" (invariant).
 // when: tool_arg_int("timeout") > 4162 || size(tool_arg_string("command")) > 4658
 func oRule890(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[890]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[890]); oErr.Kind != 0 {
 		return false, oErr
@@ -47209,7 +49035,9 @@ func oRule890(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule891 evaluates rule "R00566" (invariant).
 // when: session_posture == "posture_566" && lycaon.repeat_count > 9
 func oRule891(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[891]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[891]); oErr.Kind != 0 {
 		return false, oErr
@@ -47255,7 +49083,9 @@ func oRule891(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule892 evaluates rule "R00570" (invariant).
 // when: tool_arg_string("command").startsWith("shutdown -h 570")
 func oRule892(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[892]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[892]); oErr.Kind != 0 {
 		return false, oErr
@@ -47273,7 +49103,9 @@ func oRule892(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule894 evaluates rule "R00578" (invariant).
 // when: session_posture == "posture_578" && lycaon.repeat_count > 7
 func oRule894(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[894]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[894]); oErr.Kind != 0 {
 		return false, oErr
@@ -47319,7 +49151,9 @@ func oRule894(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule895 evaluates rule "R00582" (invariant).
 // when: tool_arg_string("command").startsWith("shutdown -h 582")
 func oRule895(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[895]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[895]); oErr.Kind != 0 {
 		return false, oErr
@@ -47337,7 +49171,9 @@ func oRule895(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule896 evaluates rule "R00586" (invariant).
 // when: tool_arg_int("timeout") > 4186 || size(tool_arg_string("command")) > 4682
 func oRule896(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[896]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[896]); oErr.Kind != 0 {
 		return false, oErr
@@ -47386,7 +49222,9 @@ func oRule896(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule897 evaluates rule "R00590" (invariant).
 // when: session_posture == "posture_590" && lycaon.repeat_count > 5
 func oRule897(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[897]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[897]); oErr.Kind != 0 {
 		return false, oErr
@@ -47432,7 +49270,9 @@ func oRule897(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule899 evaluates rule "R00598" (invariant).
 // when: tool_arg_int("timeout") > 4198 || size(tool_arg_string("command")) > 4694
 func oRule899(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[899]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[899]); oErr.Kind != 0 {
 		return false, oErr
@@ -47481,7 +49321,9 @@ func oRule899(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule900 evaluates rule "R00602" (invariant).
 // when: session_posture == "posture_602" && lycaon.repeat_count > 3
 func oRule900(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[900]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[900]); oErr.Kind != 0 {
 		return false, oErr
@@ -47527,7 +49369,9 @@ func oRule900(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule901 evaluates rule "R00606" (invariant).
 // when: tool_arg_string("command").startsWith("shutdown -h 606")
 func oRule901(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[901]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[901]); oErr.Kind != 0 {
 		return false, oErr
@@ -47545,7 +49389,9 @@ func oRule901(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule902 evaluates rule "R00610" (invariant).
 // when: tool_arg_int("timeout") > 4210 || size(tool_arg_string("command")) > 4706
 func oRule902(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[902]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[902]); oErr.Kind != 0 {
 		return false, oErr
@@ -47594,7 +49440,9 @@ func oRule902(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule904 evaluates rule "R00618" (invariant).
 // when: tool_arg_string("command").startsWith("shutdown -h 618")
 func oRule904(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[904]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[904]); oErr.Kind != 0 {
 		return false, oErr
@@ -47612,7 +49460,9 @@ func oRule904(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule905 evaluates rule "R00622" (invariant).
 // when: tool_arg_int("timeout") > 4222 || size(tool_arg_string("command")) > 4718
 func oRule905(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[905]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[905]); oErr.Kind != 0 {
 		return false, oErr
@@ -47661,7 +49511,9 @@ func oRule905(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule906 evaluates rule "R00626" (invariant).
 // when: session_posture == "posture_626" && lycaon.repeat_count > 6
 func oRule906(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[906]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[906]); oErr.Kind != 0 {
 		return false, oErr
@@ -47707,7 +49559,9 @@ func oRule906(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule907 evaluates rule "R00630" (invariant).
 // when: tool_arg_string("command").startsWith("shutdown -h 630")
 func oRule907(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[907]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[907]); oErr.Kind != 0 {
 		return false, oErr
@@ -47725,7 +49579,9 @@ func oRule907(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule909 evaluates rule "R00638" (invariant).
 // when: session_posture == "posture_638" && lycaon.repeat_count > 4
 func oRule909(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[909]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[909]); oErr.Kind != 0 {
 		return false, oErr
@@ -47771,7 +49627,9 @@ func oRule909(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule910 evaluates rule "R00642" (invariant).
 // when: tool_arg_string("command").startsWith("shutdown -h 642")
 func oRule910(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[910]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[910]); oErr.Kind != 0 {
 		return false, oErr
@@ -47789,7 +49647,9 @@ func oRule910(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule911 evaluates rule "R00646" (invariant).
 // when: tool_arg_int("timeout") > 4246 || size(tool_arg_string("command")) > 4742
 func oRule911(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[911]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[911]); oErr.Kind != 0 {
 		return false, oErr
@@ -47838,7 +49698,9 @@ func oRule911(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule912 evaluates rule "R00650" (invariant).
 // when: session_posture == "posture_650" && lycaon.repeat_count > 9
 func oRule912(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[912]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[912]); oErr.Kind != 0 {
 		return false, oErr
@@ -47884,7 +49746,9 @@ func oRule912(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule914 evaluates rule "R00658" (invariant).
 // when: tool_arg_int("timeout") > 4258 || size(tool_arg_string("command")) > 4754
 func oRule914(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[914]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[914]); oErr.Kind != 0 {
 		return false, oErr
@@ -47933,7 +49797,9 @@ func oRule914(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule915 evaluates rule "R00662" (invariant).
 // when: session_posture == "posture_662" && lycaon.repeat_count > 7
 func oRule915(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[915]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[915]); oErr.Kind != 0 {
 		return false, oErr
@@ -47979,7 +49845,9 @@ func oRule915(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule916 evaluates rule "R00666" (invariant).
 // when: tool_arg_string("command").startsWith("shutdown -h 666")
 func oRule916(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[916]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[916]); oErr.Kind != 0 {
 		return false, oErr
@@ -47997,7 +49865,9 @@ func oRule916(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule917 evaluates rule "R00670" (invariant).
 // when: tool_arg_int("timeout") > 4270 || size(tool_arg_string("command")) > 4766
 func oRule917(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[917]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[917]); oErr.Kind != 0 {
 		return false, oErr
@@ -48046,7 +49916,9 @@ func oRule917(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule919 evaluates rule "R00678" (invariant).
 // when: tool_arg_string("command").startsWith("shutdown -h 678")
 func oRule919(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[919]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[919]); oErr.Kind != 0 {
 		return false, oErr
@@ -48064,7 +49936,9 @@ func oRule919(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule920 evaluates rule "R00682" (invariant).
 // when: tool_arg_int("timeout") > 4282 || size(tool_arg_string("command")) > 4778
 func oRule920(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[920]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[920]); oErr.Kind != 0 {
 		return false, oErr
@@ -48113,7 +49987,9 @@ func oRule920(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule921 evaluates rule "R00686" (invariant).
 // when: session_posture == "posture_686" && lycaon.repeat_count > 3
 func oRule921(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[921]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[921]); oErr.Kind != 0 {
 		return false, oErr
@@ -48159,7 +50035,9 @@ func oRule921(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule922 evaluates rule "R00690" (invariant).
 // when: tool_arg_string("command").startsWith("shutdown -h 690")
 func oRule922(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[922]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[922]); oErr.Kind != 0 {
 		return false, oErr
@@ -48177,7 +50055,9 @@ func oRule922(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule924 evaluates rule "R00698" (invariant).
 // when: session_posture == "posture_698" && lycaon.repeat_count > 8
 func oRule924(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[924]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[924]); oErr.Kind != 0 {
 		return false, oErr
@@ -48223,7 +50103,9 @@ func oRule924(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule925 evaluates rule "R00702" (invariant).
 // when: tool_arg_string("command").startsWith("shutdown -h 702")
 func oRule925(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[925]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[925]); oErr.Kind != 0 {
 		return false, oErr
@@ -48241,7 +50123,9 @@ func oRule925(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule926 evaluates rule "R00706" (invariant).
 // when: tool_arg_int("timeout") > 4306 || size(tool_arg_string("command")) > 4802
 func oRule926(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[926]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[926]); oErr.Kind != 0 {
 		return false, oErr
@@ -48290,7 +50174,9 @@ func oRule926(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule927 evaluates rule "R00710" (invariant).
 // when: session_posture == "posture_710" && lycaon.repeat_count > 6
 func oRule927(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[927]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[927]); oErr.Kind != 0 {
 		return false, oErr
@@ -48336,7 +50222,9 @@ func oRule927(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule929 evaluates rule "R00718" (invariant).
 // when: tool_arg_int("timeout") > 4318 || size(tool_arg_string("command")) > 4814
 func oRule929(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[929]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[929]); oErr.Kind != 0 {
 		return false, oErr
@@ -48385,7 +50273,9 @@ func oRule929(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule930 evaluates rule "R00722" (invariant).
 // when: session_posture == "posture_722" && lycaon.repeat_count > 4
 func oRule930(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[930]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[930]); oErr.Kind != 0 {
 		return false, oErr
@@ -48431,7 +50321,9 @@ func oRule930(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule931 evaluates rule "R00726" (invariant).
 // when: tool_arg_string("command").startsWith("shutdown -h 726")
 func oRule931(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[931]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[931]); oErr.Kind != 0 {
 		return false, oErr
@@ -48449,7 +50341,9 @@ func oRule931(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule932 evaluates rule "R00730" (invariant).
 // when: tool_arg_int("timeout") > 4330 || size(tool_arg_string("command")) > 4826
 func oRule932(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[932]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[932]); oErr.Kind != 0 {
 		return false, oErr
@@ -48498,7 +50392,9 @@ func oRule932(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule934 evaluates rule "R00738" (invariant).
 // when: tool_arg_string("command").startsWith("shutdown -h 738")
 func oRule934(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[934]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[934]); oErr.Kind != 0 {
 		return false, oErr
@@ -48516,7 +50412,9 @@ func oRule934(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule935 evaluates rule "R00742" (invariant).
 // when: tool_arg_int("timeout") > 4342 || size(tool_arg_string("command")) > 4838
 func oRule935(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[935]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[935]); oErr.Kind != 0 {
 		return false, oErr
@@ -48565,7 +50463,9 @@ func oRule935(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule936 evaluates rule "R00746" (invariant).
 // when: session_posture == "posture_746" && lycaon.repeat_count > 7
 func oRule936(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[936]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[936]); oErr.Kind != 0 {
 		return false, oErr
@@ -48611,7 +50511,9 @@ func oRule936(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule937 evaluates rule "R00750" (invariant).
 // when: tool_arg_string("command").startsWith("shutdown -h 750")
 func oRule937(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[937]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[937]); oErr.Kind != 0 {
 		return false, oErr
@@ -48629,7 +50531,9 @@ func oRule937(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule939 evaluates rule "R00758" (invariant).
 // when: session_posture == "posture_758" && lycaon.repeat_count > 5
 func oRule939(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[939]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[939]); oErr.Kind != 0 {
 		return false, oErr
@@ -48675,7 +50579,9 @@ func oRule939(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule940 evaluates rule "R00762" (invariant).
 // when: tool_arg_string("command").startsWith("shutdown -h 762")
 func oRule940(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[940]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[940]); oErr.Kind != 0 {
 		return false, oErr
@@ -48693,7 +50599,9 @@ func oRule940(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule941 evaluates rule "R00766" (invariant).
 // when: tool_arg_int("timeout") > 4366 || size(tool_arg_string("command")) > 4862
 func oRule941(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[941]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[941]); oErr.Kind != 0 {
 		return false, oErr
@@ -48742,7 +50650,9 @@ func oRule941(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule942 evaluates rule "R00770" (invariant).
 // when: session_posture == "posture_770" && lycaon.repeat_count > 3
 func oRule942(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[942]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[942]); oErr.Kind != 0 {
 		return false, oErr
@@ -48788,7 +50698,9 @@ func oRule942(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule944 evaluates rule "R00778" (invariant).
 // when: tool_arg_int("timeout") > 4378 || size(tool_arg_string("command")) > 4874
 func oRule944(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[944]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[944]); oErr.Kind != 0 {
 		return false, oErr
@@ -48837,7 +50749,9 @@ func oRule944(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule945 evaluates rule "R00782" (invariant).
 // when: session_posture == "posture_782" && lycaon.repeat_count > 8
 func oRule945(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[945]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[945]); oErr.Kind != 0 {
 		return false, oErr
@@ -48883,7 +50797,9 @@ func oRule945(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule946 evaluates rule "R00786" (invariant).
 // when: tool_arg_string("command").startsWith("shutdown -h 786")
 func oRule946(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[946]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[946]); oErr.Kind != 0 {
 		return false, oErr
@@ -48901,7 +50817,9 @@ func oRule946(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule947 evaluates rule "R00790" (invariant).
 // when: tool_arg_int("timeout") > 4390 || size(tool_arg_string("command")) > 4886
 func oRule947(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[947]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[947]); oErr.Kind != 0 {
 		return false, oErr
@@ -48950,7 +50868,9 @@ func oRule947(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule949 evaluates rule "R00798" (invariant).
 // when: tool_arg_string("command").startsWith("shutdown -h 798")
 func oRule949(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[949]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[949]); oErr.Kind != 0 {
 		return false, oErr
@@ -48968,7 +50888,9 @@ func oRule949(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule950 evaluates rule "R00802" (invariant).
 // when: tool_arg_int("timeout") > 4402 || size(tool_arg_string("command")) > 4898
 func oRule950(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[950]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[950]); oErr.Kind != 0 {
 		return false, oErr
@@ -49017,7 +50939,9 @@ func oRule950(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule951 evaluates rule "R00806" (invariant).
 // when: session_posture == "posture_806" && lycaon.repeat_count > 4
 func oRule951(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[951]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[951]); oErr.Kind != 0 {
 		return false, oErr
@@ -49063,7 +50987,9 @@ func oRule951(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule952 evaluates rule "R00810" (invariant).
 // when: tool_arg_string("command").startsWith("shutdown -h 810")
 func oRule952(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[952]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[952]); oErr.Kind != 0 {
 		return false, oErr
@@ -49081,7 +51007,9 @@ func oRule952(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule954 evaluates rule "R00818" (invariant).
 // when: session_posture == "posture_818" && lycaon.repeat_count > 9
 func oRule954(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[954]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[954]); oErr.Kind != 0 {
 		return false, oErr
@@ -49127,7 +51055,9 @@ func oRule954(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule955 evaluates rule "R00822" (invariant).
 // when: tool_arg_string("command").startsWith("shutdown -h 822")
 func oRule955(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[955]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[955]); oErr.Kind != 0 {
 		return false, oErr
@@ -49145,7 +51075,9 @@ func oRule955(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule956 evaluates rule "R00826" (invariant).
 // when: tool_arg_int("timeout") > 4426 || size(tool_arg_string("command")) > 4922
 func oRule956(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[956]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[956]); oErr.Kind != 0 {
 		return false, oErr
@@ -49194,7 +51126,9 @@ func oRule956(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule957 evaluates rule "R00830" (invariant).
 // when: session_posture == "posture_830" && lycaon.repeat_count > 7
 func oRule957(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[957]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[957]); oErr.Kind != 0 {
 		return false, oErr
@@ -49240,7 +51174,9 @@ func oRule957(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule959 evaluates rule "R00838" (invariant).
 // when: tool_arg_int("timeout") > 4438 || size(tool_arg_string("command")) > 4934
 func oRule959(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[959]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[959]); oErr.Kind != 0 {
 		return false, oErr
@@ -49289,7 +51225,9 @@ func oRule959(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule960 evaluates rule "R00842" (invariant).
 // when: session_posture == "posture_842" && lycaon.repeat_count > 5
 func oRule960(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[960]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[960]); oErr.Kind != 0 {
 		return false, oErr
@@ -49335,7 +51273,9 @@ func oRule960(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule961 evaluates rule "R00846" (invariant).
 // when: tool_arg_string("command").startsWith("shutdown -h 846")
 func oRule961(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[961]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[961]); oErr.Kind != 0 {
 		return false, oErr
@@ -49353,7 +51293,9 @@ func oRule961(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule962 evaluates rule "R00850" (invariant).
 // when: tool_arg_int("timeout") > 4450 || size(tool_arg_string("command")) > 4946
 func oRule962(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[962]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[962]); oErr.Kind != 0 {
 		return false, oErr
@@ -49402,7 +51344,9 @@ func oRule962(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule964 evaluates rule "R00858" (invariant).
 // when: tool_arg_string("command").startsWith("shutdown -h 858")
 func oRule964(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[964]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[964]); oErr.Kind != 0 {
 		return false, oErr
@@ -49420,7 +51364,9 @@ func oRule964(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule965 evaluates rule "R00862" (invariant).
 // when: tool_arg_int("timeout") > 4462 || size(tool_arg_string("command")) > 4958
 func oRule965(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[965]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[965]); oErr.Kind != 0 {
 		return false, oErr
@@ -49469,7 +51415,9 @@ func oRule965(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule966 evaluates rule "R00866" (invariant).
 // when: session_posture == "posture_866" && lycaon.repeat_count > 8
 func oRule966(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[966]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[966]); oErr.Kind != 0 {
 		return false, oErr
@@ -49515,7 +51463,9 @@ func oRule966(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule967 evaluates rule "R00870" (invariant).
 // when: tool_arg_string("command").startsWith("shutdown -h 870")
 func oRule967(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[967]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[967]); oErr.Kind != 0 {
 		return false, oErr
@@ -49533,7 +51483,9 @@ func oRule967(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule969 evaluates rule "R00878" (invariant).
 // when: session_posture == "posture_878" && lycaon.repeat_count > 6
 func oRule969(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[969]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[969]); oErr.Kind != 0 {
 		return false, oErr
@@ -49579,7 +51531,9 @@ func oRule969(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule970 evaluates rule "R00882" (invariant).
 // when: tool_arg_string("command").startsWith("shutdown -h 882")
 func oRule970(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[970]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[970]); oErr.Kind != 0 {
 		return false, oErr
@@ -49597,7 +51551,9 @@ func oRule970(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule971 evaluates rule "R00886" (invariant).
 // when: tool_arg_int("timeout") > 4486 || size(tool_arg_string("command")) > 4982
 func oRule971(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[971]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[971]); oErr.Kind != 0 {
 		return false, oErr
@@ -49646,7 +51602,9 @@ func oRule971(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule972 evaluates rule "R00890" (invariant).
 // when: session_posture == "posture_890" && lycaon.repeat_count > 4
 func oRule972(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[972]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[972]); oErr.Kind != 0 {
 		return false, oErr
@@ -49692,7 +51650,9 @@ func oRule972(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule974 evaluates rule "R00898" (invariant).
 // when: tool_arg_int("timeout") > 4498 || size(tool_arg_string("command")) > 4994
 func oRule974(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[974]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[974]); oErr.Kind != 0 {
 		return false, oErr
@@ -49741,7 +51701,9 @@ func oRule974(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule975 evaluates rule "R00902" (invariant).
 // when: session_posture == "posture_902" && lycaon.repeat_count > 9
 func oRule975(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[975]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[975]); oErr.Kind != 0 {
 		return false, oErr
@@ -49787,7 +51749,9 @@ func oRule975(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule976 evaluates rule "R00906" (invariant).
 // when: tool_arg_string("command").startsWith("shutdown -h 906")
 func oRule976(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[976]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[976]); oErr.Kind != 0 {
 		return false, oErr
@@ -49805,7 +51769,9 @@ func oRule976(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule977 evaluates rule "R00910" (invariant).
 // when: tool_arg_int("timeout") > 4510 || size(tool_arg_string("command")) > 5006
 func oRule977(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[977]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[977]); oErr.Kind != 0 {
 		return false, oErr
@@ -49854,7 +51820,9 @@ func oRule977(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule979 evaluates rule "R00918" (invariant).
 // when: tool_arg_string("command").startsWith("shutdown -h 918")
 func oRule979(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[979]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[979]); oErr.Kind != 0 {
 		return false, oErr
@@ -49872,7 +51840,9 @@ func oRule979(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule980 evaluates rule "R00922" (invariant).
 // when: tool_arg_int("timeout") > 4522 || size(tool_arg_string("command")) > 5018
 func oRule980(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[980]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[980]); oErr.Kind != 0 {
 		return false, oErr
@@ -49921,7 +51891,9 @@ func oRule980(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule981 evaluates rule "R00926" (invariant).
 // when: session_posture == "posture_926" && lycaon.repeat_count > 5
 func oRule981(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[981]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[981]); oErr.Kind != 0 {
 		return false, oErr
@@ -49967,7 +51939,9 @@ func oRule981(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule982 evaluates rule "R00930" (invariant).
 // when: tool_arg_string("command").startsWith("shutdown -h 930")
 func oRule982(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[982]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[982]); oErr.Kind != 0 {
 		return false, oErr
@@ -49985,7 +51959,9 @@ func oRule982(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule984 evaluates rule "R00938" (invariant).
 // when: session_posture == "posture_938" && lycaon.repeat_count > 3
 func oRule984(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[984]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[984]); oErr.Kind != 0 {
 		return false, oErr
@@ -50031,7 +52007,9 @@ func oRule984(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule985 evaluates rule "R00942" (invariant).
 // when: tool_arg_string("command").startsWith("shutdown -h 942")
 func oRule985(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[985]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[985]); oErr.Kind != 0 {
 		return false, oErr
@@ -50049,7 +52027,9 @@ func oRule985(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule986 evaluates rule "R00946" (invariant).
 // when: tool_arg_int("timeout") > 4546 || size(tool_arg_string("command")) > 5042
 func oRule986(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[986]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[986]); oErr.Kind != 0 {
 		return false, oErr
@@ -50098,7 +52078,9 @@ func oRule986(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule987 evaluates rule "R00950" (invariant).
 // when: session_posture == "posture_950" && lycaon.repeat_count > 8
 func oRule987(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[987]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[987]); oErr.Kind != 0 {
 		return false, oErr
@@ -50144,7 +52126,9 @@ func oRule987(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule989 evaluates rule "R00958" (invariant).
 // when: tool_arg_int("timeout") > 4558 || size(tool_arg_string("command")) > 5054
 func oRule989(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[989]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[989]); oErr.Kind != 0 {
 		return false, oErr
@@ -50193,7 +52177,9 @@ func oRule989(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule990 evaluates rule "R00962" (invariant).
 // when: session_posture == "posture_962" && lycaon.repeat_count > 6
 func oRule990(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[990]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[990]); oErr.Kind != 0 {
 		return false, oErr
@@ -50239,7 +52225,9 @@ func oRule990(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule991 evaluates rule "R00966" (invariant).
 // when: tool_arg_string("command").startsWith("shutdown -h 966")
 func oRule991(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[991]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[991]); oErr.Kind != 0 {
 		return false, oErr
@@ -50257,7 +52245,9 @@ func oRule991(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule992 evaluates rule "R00970" (invariant).
 // when: tool_arg_int("timeout") > 4570 || size(tool_arg_string("command")) > 5066
 func oRule992(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[992]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[992]); oErr.Kind != 0 {
 		return false, oErr
@@ -50306,7 +52296,9 @@ func oRule992(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule994 evaluates rule "R00978" (invariant).
 // when: tool_arg_string("command").startsWith("shutdown -h 978")
 func oRule994(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[994]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[994]); oErr.Kind != 0 {
 		return false, oErr
@@ -50324,7 +52316,9 @@ func oRule994(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule995 evaluates rule "R00982" (invariant).
 // when: tool_arg_int("timeout") > 4582 || size(tool_arg_string("command")) > 5078
 func oRule995(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[995]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[995]); oErr.Kind != 0 {
 		return false, oErr
@@ -50373,7 +52367,9 @@ func oRule995(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule996 evaluates rule "R00986" (invariant).
 // when: session_posture == "posture_986" && lycaon.repeat_count > 9
 func oRule996(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[996]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[996]); oErr.Kind != 0 {
 		return false, oErr
@@ -50419,7 +52415,9 @@ func oRule996(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule997 evaluates rule "R00990" (invariant).
 // when: tool_arg_string("command").startsWith("shutdown -h 990")
 func oRule997(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[997]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[997]); oErr.Kind != 0 {
 		return false, oErr
@@ -50437,7 +52435,9 @@ func oRule997(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule999 evaluates rule "R00998" (invariant).
 // when: session_posture == "posture_998" && lycaon.repeat_count > 7
 func oRule999(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[999]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[999]); oErr.Kind != 0 {
 		return false, oErr
@@ -50481,7511 +52481,7547 @@ func oRule999(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oAnchor0 evaluates the rules at "coordinator.pre_invoke" in order.
-func oAnchor0(oX *runtime.Exec) {
+//
+// A panic that escapes a rule is recovered here; the function then
+// reports that it must run again, resuming after that rule.
+func oAnchor0(oX *runtime.Exec) (oAgain bool) {
+	defer func() {
+		if recover() != nil {
+			oAgain = oX.Panicked()
+		}
+	}()
 	if oX.Occ.Profiles.Supplied(runtime.ProfileSession | runtime.ProfileTool) {
 		switch oX.F.Tool {
 		case "tool_0001":
 			if oFired, oErr := oRule744(oX); oX.Done(&oRules[744], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0004":
 			if oFired, oErr := oRule798(oX); oX.Done(&oRules[798], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0007":
 			if oFired, oErr := oRule444(oX); oX.Done(&oRules[444], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0010":
 			if oFired, oErr := oRule146(oX); oX.Done(&oRules[146], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0013":
 			if oFired, oErr := oRule639(oX); oX.Done(&oRules[639], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0016":
 			if oFired, oErr := oRule993(oX); oX.Done(&oRules[993], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0019":
 			if oFired, oErr := oRule339(oX); oX.Done(&oRules[339], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0022":
 			if oFired, oErr := oRule843(oX); oX.Done(&oRules[843], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0025":
 			if oFired, oErr := oRule534(oX); oX.Done(&oRules[534], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0028":
 			if oFired, oErr := oRule191(oX); oX.Done(&oRules[191], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0031":
 			if oFired, oErr := oRule729(oX); oX.Done(&oRules[729], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0034":
 			if oFired, oErr := oRule41(oX); oX.Done(&oRules[41], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0037":
 			if oFired, oErr := oRule429(oX); oX.Done(&oRules[429], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0040":
 			if oFired, oErr := oRule888(oX); oX.Done(&oRules[888], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0043":
 			if oFired, oErr := oRule624(oX); oX.Done(&oRules[624], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0046":
 			if oFired, oErr := oRule236(oX); oX.Done(&oRules[236], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0049":
 			if oFired, oErr := oRule324(oX); oX.Done(&oRules[324], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0052":
 			if oFired, oErr := oRule86(oX); oX.Done(&oRules[86], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0055":
 			if oFired, oErr := oRule519(oX); oX.Done(&oRules[519], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0058":
 			if oFired, oErr := oRule933(oX); oX.Done(&oRules[933], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0061":
 			if oFired, oErr := oRule714(oX); oX.Done(&oRules[714], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0064":
 			if oFired, oErr := oRule783(oX); oX.Done(&oRules[783], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0067":
 			if oFired, oErr := oRule414(oX); oX.Done(&oRules[414], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0070":
 			if oFired, oErr := oRule131(oX); oX.Done(&oRules[131], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0073":
 			if oFired, oErr := oRule609(oX); oX.Done(&oRules[609], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0076":
 			if oFired, oErr := oRule978(oX); oX.Done(&oRules[978], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0079":
 			if oFired, oErr := oRule309(oX); oX.Done(&oRules[309], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0082":
 			if oFired, oErr := oRule828(oX); oX.Done(&oRules[828], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0085":
 			if oFired, oErr := oRule504(oX); oX.Done(&oRules[504], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0088":
 			if oFired, oErr := oRule176(oX); oX.Done(&oRules[176], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0091":
 			if oFired, oErr := oRule699(oX); oX.Done(&oRules[699], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0094":
 			if oFired, oErr := oRule26(oX); oX.Done(&oRules[26], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0097":
 			if oFired, oErr := oRule399(oX); oX.Done(&oRules[399], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0100":
 			if oFired, oErr := oRule873(oX); oX.Done(&oRules[873], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0103":
 			if oFired, oErr := oRule594(oX); oX.Done(&oRules[594], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0106":
 			if oFired, oErr := oRule221(oX); oX.Done(&oRules[221], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0109":
 			if oFired, oErr := oRule294(oX); oX.Done(&oRules[294], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0112":
 			if oFired, oErr := oRule71(oX); oX.Done(&oRules[71], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0115":
 			if oFired, oErr := oRule489(oX); oX.Done(&oRules[489], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0118":
 			if oFired, oErr := oRule918(oX); oX.Done(&oRules[918], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0121":
 			if oFired, oErr := oRule684(oX); oX.Done(&oRules[684], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0124":
 			if oFired, oErr := oRule768(oX); oX.Done(&oRules[768], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0127":
 			if oFired, oErr := oRule384(oX); oX.Done(&oRules[384], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0130":
 			if oFired, oErr := oRule116(oX); oX.Done(&oRules[116], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0133":
 			if oFired, oErr := oRule579(oX); oX.Done(&oRules[579], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0136":
 			if oFired, oErr := oRule963(oX); oX.Done(&oRules[963], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0139":
 			if oFired, oErr := oRule279(oX); oX.Done(&oRules[279], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0142":
 			if oFired, oErr := oRule813(oX); oX.Done(&oRules[813], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0145":
 			if oFired, oErr := oRule474(oX); oX.Done(&oRules[474], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0148":
 			if oFired, oErr := oRule161(oX); oX.Done(&oRules[161], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0151":
 			if oFired, oErr := oRule669(oX); oX.Done(&oRules[669], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0154":
 			if oFired, oErr := oRule11(oX); oX.Done(&oRules[11], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0157":
 			if oFired, oErr := oRule369(oX); oX.Done(&oRules[369], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0160":
 			if oFired, oErr := oRule858(oX); oX.Done(&oRules[858], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0163":
 			if oFired, oErr := oRule564(oX); oX.Done(&oRules[564], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0166":
 			if oFired, oErr := oRule206(oX); oX.Done(&oRules[206], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0169":
 			if oFired, oErr := oRule264(oX); oX.Done(&oRules[264], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0172":
 			if oFired, oErr := oRule56(oX); oX.Done(&oRules[56], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0175":
 			if oFired, oErr := oRule459(oX); oX.Done(&oRules[459], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0178":
 			if oFired, oErr := oRule903(oX); oX.Done(&oRules[903], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0181":
 			if oFired, oErr := oRule654(oX); oX.Done(&oRules[654], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0184":
 			if oFired, oErr := oRule753(oX); oX.Done(&oRules[753], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0187":
 			if oFired, oErr := oRule354(oX); oX.Done(&oRules[354], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0190":
 			if oFired, oErr := oRule101(oX); oX.Done(&oRules[101], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0193":
 			if oFired, oErr := oRule549(oX); oX.Done(&oRules[549], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0196":
 			if oFired, oErr := oRule948(oX); oX.Done(&oRules[948], oFired, oErr) {
-				return
+				return false
 			}
 		default:
 		}
-		return
+		return false
 	}
 	if oFired, oErr := oRule11(oX); oX.Done(&oRules[11], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule26(oX); oX.Done(&oRules[26], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule41(oX); oX.Done(&oRules[41], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule56(oX); oX.Done(&oRules[56], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule71(oX); oX.Done(&oRules[71], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule86(oX); oX.Done(&oRules[86], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule101(oX); oX.Done(&oRules[101], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule116(oX); oX.Done(&oRules[116], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule131(oX); oX.Done(&oRules[131], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule146(oX); oX.Done(&oRules[146], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule161(oX); oX.Done(&oRules[161], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule176(oX); oX.Done(&oRules[176], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule191(oX); oX.Done(&oRules[191], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule206(oX); oX.Done(&oRules[206], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule221(oX); oX.Done(&oRules[221], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule236(oX); oX.Done(&oRules[236], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule264(oX); oX.Done(&oRules[264], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule279(oX); oX.Done(&oRules[279], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule294(oX); oX.Done(&oRules[294], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule309(oX); oX.Done(&oRules[309], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule324(oX); oX.Done(&oRules[324], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule339(oX); oX.Done(&oRules[339], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule354(oX); oX.Done(&oRules[354], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule369(oX); oX.Done(&oRules[369], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule384(oX); oX.Done(&oRules[384], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule399(oX); oX.Done(&oRules[399], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule414(oX); oX.Done(&oRules[414], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule429(oX); oX.Done(&oRules[429], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule444(oX); oX.Done(&oRules[444], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule459(oX); oX.Done(&oRules[459], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule474(oX); oX.Done(&oRules[474], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule489(oX); oX.Done(&oRules[489], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule504(oX); oX.Done(&oRules[504], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule519(oX); oX.Done(&oRules[519], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule534(oX); oX.Done(&oRules[534], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule549(oX); oX.Done(&oRules[549], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule564(oX); oX.Done(&oRules[564], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule579(oX); oX.Done(&oRules[579], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule594(oX); oX.Done(&oRules[594], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule609(oX); oX.Done(&oRules[609], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule624(oX); oX.Done(&oRules[624], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule639(oX); oX.Done(&oRules[639], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule654(oX); oX.Done(&oRules[654], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule669(oX); oX.Done(&oRules[669], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule684(oX); oX.Done(&oRules[684], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule699(oX); oX.Done(&oRules[699], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule714(oX); oX.Done(&oRules[714], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule729(oX); oX.Done(&oRules[729], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule744(oX); oX.Done(&oRules[744], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule753(oX); oX.Done(&oRules[753], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule768(oX); oX.Done(&oRules[768], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule783(oX); oX.Done(&oRules[783], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule798(oX); oX.Done(&oRules[798], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule813(oX); oX.Done(&oRules[813], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule828(oX); oX.Done(&oRules[828], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule843(oX); oX.Done(&oRules[843], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule858(oX); oX.Done(&oRules[858], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule873(oX); oX.Done(&oRules[873], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule888(oX); oX.Done(&oRules[888], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule903(oX); oX.Done(&oRules[903], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule918(oX); oX.Done(&oRules[918], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule933(oX); oX.Done(&oRules[933], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule948(oX); oX.Done(&oRules[948], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule963(oX); oX.Done(&oRules[963], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule978(oX); oX.Done(&oRules[978], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule993(oX); oX.Done(&oRules[993], oFired, oErr) {
-		return
+		return false
 	}
+	return false
 }
 
 // oAnchor1 evaluates the rules at "tool.handler" in order.
-func oAnchor1(oX *runtime.Exec) {
+//
+// A panic that escapes a rule is recovered here; the function then
+// reports that it must run again, resuming after that rule.
+func oAnchor1(oX *runtime.Exec) (oAgain bool) {
+	defer func() {
+		if recover() != nil {
+			oAgain = oX.Panicked()
+		}
+	}()
 	if oX.Occ.Profiles.Supplied(runtime.ProfileTool) {
 		switch oX.F.Tool {
 		case "tool_0002":
 			if oFired, oErr := oRule848(oX); oX.Done(&oRules[848], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0005":
 			if oFired, oErr := oRule544(oX); oX.Done(&oRules[544], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0008":
 			if oFired, oErr := oRule196(oX); oX.Done(&oRules[196], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0011":
 			if oFired, oErr := oRule739(oX); oX.Done(&oRules[739], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0014":
 			if oFired, oErr := oRule46(oX); oX.Done(&oRules[46], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0017":
 			if oFired, oErr := oRule439(oX); oX.Done(&oRules[439], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0020":
 			if oFired, oErr := oRule893(oX); oX.Done(&oRules[893], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0023":
 			if oFired, oErr := oRule634(oX); oX.Done(&oRules[634], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0026":
 			if oFired, oErr := oRule241(oX); oX.Done(&oRules[241], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0029":
 			if oFired, oErr := oRule334(oX); oX.Done(&oRules[334], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0032":
 			if oFired, oErr := oRule91(oX); oX.Done(&oRules[91], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0035":
 			if oFired, oErr := oRule529(oX); oX.Done(&oRules[529], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0038":
 			if oFired, oErr := oRule938(oX); oX.Done(&oRules[938], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0041":
 			if oFired, oErr := oRule724(oX); oX.Done(&oRules[724], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0044":
 			if oFired, oErr := oRule788(oX); oX.Done(&oRules[788], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0047":
 			if oFired, oErr := oRule424(oX); oX.Done(&oRules[424], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0050":
 			if oFired, oErr := oRule136(oX); oX.Done(&oRules[136], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0053":
 			if oFired, oErr := oRule619(oX); oX.Done(&oRules[619], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0056":
 			if oFired, oErr := oRule983(oX); oX.Done(&oRules[983], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0059":
 			if oFired, oErr := oRule319(oX); oX.Done(&oRules[319], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0062":
 			if oFired, oErr := oRule833(oX); oX.Done(&oRules[833], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0065":
 			if oFired, oErr := oRule514(oX); oX.Done(&oRules[514], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0068":
 			if oFired, oErr := oRule181(oX); oX.Done(&oRules[181], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0071":
 			if oFired, oErr := oRule709(oX); oX.Done(&oRules[709], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0074":
 			if oFired, oErr := oRule31(oX); oX.Done(&oRules[31], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0077":
 			if oFired, oErr := oRule409(oX); oX.Done(&oRules[409], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0080":
 			if oFired, oErr := oRule878(oX); oX.Done(&oRules[878], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0083":
 			if oFired, oErr := oRule604(oX); oX.Done(&oRules[604], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0086":
 			if oFired, oErr := oRule226(oX); oX.Done(&oRules[226], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0089":
 			if oFired, oErr := oRule304(oX); oX.Done(&oRules[304], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0092":
 			if oFired, oErr := oRule76(oX); oX.Done(&oRules[76], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0095":
 			if oFired, oErr := oRule499(oX); oX.Done(&oRules[499], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0098":
 			if oFired, oErr := oRule923(oX); oX.Done(&oRules[923], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0101":
 			if oFired, oErr := oRule694(oX); oX.Done(&oRules[694], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0104":
 			if oFired, oErr := oRule773(oX); oX.Done(&oRules[773], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0107":
 			if oFired, oErr := oRule394(oX); oX.Done(&oRules[394], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0110":
 			if oFired, oErr := oRule121(oX); oX.Done(&oRules[121], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0113":
 			if oFired, oErr := oRule589(oX); oX.Done(&oRules[589], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0116":
 			if oFired, oErr := oRule968(oX); oX.Done(&oRules[968], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0119":
 			if oFired, oErr := oRule289(oX); oX.Done(&oRules[289], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0122":
 			if oFired, oErr := oRule818(oX); oX.Done(&oRules[818], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0125":
 			if oFired, oErr := oRule484(oX); oX.Done(&oRules[484], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0128":
 			if oFired, oErr := oRule166(oX); oX.Done(&oRules[166], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0131":
 			if oFired, oErr := oRule679(oX); oX.Done(&oRules[679], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0134":
 			if oFired, oErr := oRule16(oX); oX.Done(&oRules[16], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0137":
 			if oFired, oErr := oRule379(oX); oX.Done(&oRules[379], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0140":
 			if oFired, oErr := oRule863(oX); oX.Done(&oRules[863], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0143":
 			if oFired, oErr := oRule574(oX); oX.Done(&oRules[574], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0146":
 			if oFired, oErr := oRule211(oX); oX.Done(&oRules[211], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0149":
 			if oFired, oErr := oRule274(oX); oX.Done(&oRules[274], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0152":
 			if oFired, oErr := oRule61(oX); oX.Done(&oRules[61], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0155":
 			if oFired, oErr := oRule469(oX); oX.Done(&oRules[469], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0158":
 			if oFired, oErr := oRule908(oX); oX.Done(&oRules[908], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0161":
 			if oFired, oErr := oRule664(oX); oX.Done(&oRules[664], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0164":
 			if oFired, oErr := oRule758(oX); oX.Done(&oRules[758], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0167":
 			if oFired, oErr := oRule364(oX); oX.Done(&oRules[364], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0170":
 			if oFired, oErr := oRule106(oX); oX.Done(&oRules[106], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0173":
 			if oFired, oErr := oRule559(oX); oX.Done(&oRules[559], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0176":
 			if oFired, oErr := oRule953(oX); oX.Done(&oRules[953], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0179":
 			if oFired, oErr := oRule259(oX); oX.Done(&oRules[259], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0182":
 			if oFired, oErr := oRule803(oX); oX.Done(&oRules[803], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0185":
 			if oFired, oErr := oRule454(oX); oX.Done(&oRules[454], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0188":
 			if oFired, oErr := oRule151(oX); oX.Done(&oRules[151], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0191":
 			if oFired, oErr := oRule649(oX); oX.Done(&oRules[649], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0194":
 			if oFired, oErr := oRule998(oX); oX.Done(&oRules[998], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0197":
 			if oFired, oErr := oRule349(oX); oX.Done(&oRules[349], oFired, oErr) {
-				return
+				return false
 			}
 		default:
 		}
-		return
+		return false
 	}
 	if oFired, oErr := oRule16(oX); oX.Done(&oRules[16], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule31(oX); oX.Done(&oRules[31], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule46(oX); oX.Done(&oRules[46], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule61(oX); oX.Done(&oRules[61], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule76(oX); oX.Done(&oRules[76], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule91(oX); oX.Done(&oRules[91], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule106(oX); oX.Done(&oRules[106], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule121(oX); oX.Done(&oRules[121], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule136(oX); oX.Done(&oRules[136], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule151(oX); oX.Done(&oRules[151], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule166(oX); oX.Done(&oRules[166], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule181(oX); oX.Done(&oRules[181], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule196(oX); oX.Done(&oRules[196], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule211(oX); oX.Done(&oRules[211], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule226(oX); oX.Done(&oRules[226], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule241(oX); oX.Done(&oRules[241], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule259(oX); oX.Done(&oRules[259], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule274(oX); oX.Done(&oRules[274], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule289(oX); oX.Done(&oRules[289], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule304(oX); oX.Done(&oRules[304], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule319(oX); oX.Done(&oRules[319], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule334(oX); oX.Done(&oRules[334], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule349(oX); oX.Done(&oRules[349], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule364(oX); oX.Done(&oRules[364], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule379(oX); oX.Done(&oRules[379], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule394(oX); oX.Done(&oRules[394], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule409(oX); oX.Done(&oRules[409], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule424(oX); oX.Done(&oRules[424], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule439(oX); oX.Done(&oRules[439], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule454(oX); oX.Done(&oRules[454], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule469(oX); oX.Done(&oRules[469], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule484(oX); oX.Done(&oRules[484], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule499(oX); oX.Done(&oRules[499], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule514(oX); oX.Done(&oRules[514], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule529(oX); oX.Done(&oRules[529], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule544(oX); oX.Done(&oRules[544], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule559(oX); oX.Done(&oRules[559], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule574(oX); oX.Done(&oRules[574], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule589(oX); oX.Done(&oRules[589], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule604(oX); oX.Done(&oRules[604], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule619(oX); oX.Done(&oRules[619], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule634(oX); oX.Done(&oRules[634], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule649(oX); oX.Done(&oRules[649], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule664(oX); oX.Done(&oRules[664], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule679(oX); oX.Done(&oRules[679], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule694(oX); oX.Done(&oRules[694], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule709(oX); oX.Done(&oRules[709], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule724(oX); oX.Done(&oRules[724], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule739(oX); oX.Done(&oRules[739], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule758(oX); oX.Done(&oRules[758], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule773(oX); oX.Done(&oRules[773], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule788(oX); oX.Done(&oRules[788], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule803(oX); oX.Done(&oRules[803], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule818(oX); oX.Done(&oRules[818], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule833(oX); oX.Done(&oRules[833], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule848(oX); oX.Done(&oRules[848], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule863(oX); oX.Done(&oRules[863], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule878(oX); oX.Done(&oRules[878], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule893(oX); oX.Done(&oRules[893], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule908(oX); oX.Done(&oRules[908], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule923(oX); oX.Done(&oRules[923], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule938(oX); oX.Done(&oRules[938], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule953(oX); oX.Done(&oRules[953], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule968(oX); oX.Done(&oRules[968], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule983(oX); oX.Done(&oRules[983], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule998(oX); oX.Done(&oRules[998], oFired, oErr) {
-		return
+		return false
 	}
+	return false
 }
 
 // oAnchor2 evaluates the rules at "tool.post_invoke" in order.
-func oAnchor2(oX *runtime.Exec) {
+//
+// A panic that escapes a rule is recovered here; the function then
+// reports that it must run again, resuming after that rule.
+func oAnchor2(oX *runtime.Exec) (oAgain bool) {
+	defer func() {
+		if recover() != nil {
+			oAgain = oX.Panicked()
+		}
+	}()
 	if oX.Occ.Profiles.Supplied(runtime.ProfileSession | runtime.ProfileTool) {
 		switch oX.F.Tool {
 		case "tool_0000":
 			if oFired, oErr := oRule898(oX); oX.Done(&oRules[898], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0001":
 			if oFired, oErr := oRule898(oX); oX.Done(&oRules[898], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0003":
 			if oFired, oErr := oRule644(oX); oX.Done(&oRules[644], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0004":
 			if oFired, oErr := oRule644(oX); oX.Done(&oRules[644], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0006":
 			if oFired, oErr := oRule246(oX); oX.Done(&oRules[246], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0007":
 			if oFired, oErr := oRule246(oX); oX.Done(&oRules[246], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0009":
 			if oFired, oErr := oRule344(oX); oX.Done(&oRules[344], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0010":
 			if oFired, oErr := oRule344(oX); oX.Done(&oRules[344], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0012":
 			if oFired, oErr := oRule96(oX); oX.Done(&oRules[96], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0013":
 			if oFired, oErr := oRule96(oX); oX.Done(&oRules[96], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0015":
 			if oFired, oErr := oRule539(oX); oX.Done(&oRules[539], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0016":
 			if oFired, oErr := oRule539(oX); oX.Done(&oRules[539], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0018":
 			if oFired, oErr := oRule943(oX); oX.Done(&oRules[943], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0019":
 			if oFired, oErr := oRule943(oX); oX.Done(&oRules[943], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0021":
 			if oFired, oErr := oRule734(oX); oX.Done(&oRules[734], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0022":
 			if oFired, oErr := oRule734(oX); oX.Done(&oRules[734], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0024":
 			if oFired, oErr := oRule793(oX); oX.Done(&oRules[793], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0025":
 			if oFired, oErr := oRule793(oX); oX.Done(&oRules[793], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0027":
 			if oFired, oErr := oRule434(oX); oX.Done(&oRules[434], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0028":
 			if oFired, oErr := oRule434(oX); oX.Done(&oRules[434], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0030":
 			if oFired, oErr := oRule141(oX); oX.Done(&oRules[141], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0031":
 			if oFired, oErr := oRule141(oX); oX.Done(&oRules[141], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0033":
 			if oFired, oErr := oRule629(oX); oX.Done(&oRules[629], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0034":
 			if oFired, oErr := oRule629(oX); oX.Done(&oRules[629], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0036":
 			if oFired, oErr := oRule988(oX); oX.Done(&oRules[988], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0037":
 			if oFired, oErr := oRule988(oX); oX.Done(&oRules[988], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0039":
 			if oFired, oErr := oRule329(oX); oX.Done(&oRules[329], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0040":
 			if oFired, oErr := oRule329(oX); oX.Done(&oRules[329], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0042":
 			if oFired, oErr := oRule838(oX); oX.Done(&oRules[838], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0043":
 			if oFired, oErr := oRule838(oX); oX.Done(&oRules[838], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0045":
 			if oFired, oErr := oRule524(oX); oX.Done(&oRules[524], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0046":
 			if oFired, oErr := oRule524(oX); oX.Done(&oRules[524], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0048":
 			if oFired, oErr := oRule186(oX); oX.Done(&oRules[186], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0049":
 			if oFired, oErr := oRule186(oX); oX.Done(&oRules[186], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0051":
 			if oFired, oErr := oRule719(oX); oX.Done(&oRules[719], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0052":
 			if oFired, oErr := oRule719(oX); oX.Done(&oRules[719], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0054":
 			if oFired, oErr := oRule36(oX); oX.Done(&oRules[36], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0055":
 			if oFired, oErr := oRule36(oX); oX.Done(&oRules[36], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0057":
 			if oFired, oErr := oRule419(oX); oX.Done(&oRules[419], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0058":
 			if oFired, oErr := oRule419(oX); oX.Done(&oRules[419], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0060":
 			if oFired, oErr := oRule883(oX); oX.Done(&oRules[883], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0061":
 			if oFired, oErr := oRule883(oX); oX.Done(&oRules[883], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0063":
 			if oFired, oErr := oRule614(oX); oX.Done(&oRules[614], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0064":
 			if oFired, oErr := oRule614(oX); oX.Done(&oRules[614], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0066":
 			if oFired, oErr := oRule231(oX); oX.Done(&oRules[231], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0067":
 			if oFired, oErr := oRule231(oX); oX.Done(&oRules[231], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0069":
 			if oFired, oErr := oRule314(oX); oX.Done(&oRules[314], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0070":
 			if oFired, oErr := oRule314(oX); oX.Done(&oRules[314], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0072":
 			if oFired, oErr := oRule81(oX); oX.Done(&oRules[81], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0073":
 			if oFired, oErr := oRule81(oX); oX.Done(&oRules[81], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0075":
 			if oFired, oErr := oRule509(oX); oX.Done(&oRules[509], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0076":
 			if oFired, oErr := oRule509(oX); oX.Done(&oRules[509], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0078":
 			if oFired, oErr := oRule928(oX); oX.Done(&oRules[928], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0079":
 			if oFired, oErr := oRule928(oX); oX.Done(&oRules[928], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0081":
 			if oFired, oErr := oRule704(oX); oX.Done(&oRules[704], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0082":
 			if oFired, oErr := oRule704(oX); oX.Done(&oRules[704], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0084":
 			if oFired, oErr := oRule778(oX); oX.Done(&oRules[778], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0085":
 			if oFired, oErr := oRule778(oX); oX.Done(&oRules[778], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0087":
 			if oFired, oErr := oRule404(oX); oX.Done(&oRules[404], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0088":
 			if oFired, oErr := oRule404(oX); oX.Done(&oRules[404], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0090":
 			if oFired, oErr := oRule126(oX); oX.Done(&oRules[126], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0091":
 			if oFired, oErr := oRule126(oX); oX.Done(&oRules[126], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0093":
 			if oFired, oErr := oRule599(oX); oX.Done(&oRules[599], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0094":
 			if oFired, oErr := oRule599(oX); oX.Done(&oRules[599], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0096":
 			if oFired, oErr := oRule973(oX); oX.Done(&oRules[973], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0097":
 			if oFired, oErr := oRule973(oX); oX.Done(&oRules[973], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0099":
 			if oFired, oErr := oRule299(oX); oX.Done(&oRules[299], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0100":
 			if oFired, oErr := oRule299(oX); oX.Done(&oRules[299], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0102":
 			if oFired, oErr := oRule823(oX); oX.Done(&oRules[823], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0103":
 			if oFired, oErr := oRule823(oX); oX.Done(&oRules[823], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0105":
 			if oFired, oErr := oRule494(oX); oX.Done(&oRules[494], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0106":
 			if oFired, oErr := oRule494(oX); oX.Done(&oRules[494], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0108":
 			if oFired, oErr := oRule171(oX); oX.Done(&oRules[171], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0109":
 			if oFired, oErr := oRule171(oX); oX.Done(&oRules[171], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0111":
 			if oFired, oErr := oRule689(oX); oX.Done(&oRules[689], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0112":
 			if oFired, oErr := oRule689(oX); oX.Done(&oRules[689], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0114":
 			if oFired, oErr := oRule21(oX); oX.Done(&oRules[21], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0115":
 			if oFired, oErr := oRule21(oX); oX.Done(&oRules[21], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0117":
 			if oFired, oErr := oRule389(oX); oX.Done(&oRules[389], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0118":
 			if oFired, oErr := oRule389(oX); oX.Done(&oRules[389], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0120":
 			if oFired, oErr := oRule868(oX); oX.Done(&oRules[868], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0121":
 			if oFired, oErr := oRule868(oX); oX.Done(&oRules[868], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0123":
 			if oFired, oErr := oRule584(oX); oX.Done(&oRules[584], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0124":
 			if oFired, oErr := oRule584(oX); oX.Done(&oRules[584], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0126":
 			if oFired, oErr := oRule216(oX); oX.Done(&oRules[216], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0127":
 			if oFired, oErr := oRule216(oX); oX.Done(&oRules[216], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0129":
 			if oFired, oErr := oRule284(oX); oX.Done(&oRules[284], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0130":
 			if oFired, oErr := oRule284(oX); oX.Done(&oRules[284], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0132":
 			if oFired, oErr := oRule66(oX); oX.Done(&oRules[66], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0133":
 			if oFired, oErr := oRule66(oX); oX.Done(&oRules[66], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0135":
 			if oFired, oErr := oRule479(oX); oX.Done(&oRules[479], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0136":
 			if oFired, oErr := oRule479(oX); oX.Done(&oRules[479], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0138":
 			if oFired, oErr := oRule913(oX); oX.Done(&oRules[913], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0139":
 			if oFired, oErr := oRule913(oX); oX.Done(&oRules[913], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0141":
 			if oFired, oErr := oRule674(oX); oX.Done(&oRules[674], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0142":
 			if oFired, oErr := oRule674(oX); oX.Done(&oRules[674], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0144":
 			if oFired, oErr := oRule763(oX); oX.Done(&oRules[763], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0145":
 			if oFired, oErr := oRule763(oX); oX.Done(&oRules[763], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0147":
 			if oFired, oErr := oRule374(oX); oX.Done(&oRules[374], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0148":
 			if oFired, oErr := oRule374(oX); oX.Done(&oRules[374], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0150":
 			if oFired, oErr := oRule111(oX); oX.Done(&oRules[111], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0151":
 			if oFired, oErr := oRule111(oX); oX.Done(&oRules[111], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0153":
 			if oFired, oErr := oRule569(oX); oX.Done(&oRules[569], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0154":
 			if oFired, oErr := oRule569(oX); oX.Done(&oRules[569], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0156":
 			if oFired, oErr := oRule958(oX); oX.Done(&oRules[958], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0157":
 			if oFired, oErr := oRule958(oX); oX.Done(&oRules[958], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0159":
 			if oFired, oErr := oRule269(oX); oX.Done(&oRules[269], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0160":
 			if oFired, oErr := oRule269(oX); oX.Done(&oRules[269], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0162":
 			if oFired, oErr := oRule808(oX); oX.Done(&oRules[808], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0163":
 			if oFired, oErr := oRule808(oX); oX.Done(&oRules[808], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0165":
 			if oFired, oErr := oRule464(oX); oX.Done(&oRules[464], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0166":
 			if oFired, oErr := oRule464(oX); oX.Done(&oRules[464], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0168":
 			if oFired, oErr := oRule156(oX); oX.Done(&oRules[156], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0169":
 			if oFired, oErr := oRule156(oX); oX.Done(&oRules[156], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0171":
 			if oFired, oErr := oRule659(oX); oX.Done(&oRules[659], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0172":
 			if oFired, oErr := oRule659(oX); oX.Done(&oRules[659], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0174":
 			if oFired, oErr := oRule6(oX); oX.Done(&oRules[6], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0175":
 			if oFired, oErr := oRule6(oX); oX.Done(&oRules[6], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0177":
 			if oFired, oErr := oRule359(oX); oX.Done(&oRules[359], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0178":
 			if oFired, oErr := oRule359(oX); oX.Done(&oRules[359], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0180":
 			if oFired, oErr := oRule853(oX); oX.Done(&oRules[853], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0181":
 			if oFired, oErr := oRule853(oX); oX.Done(&oRules[853], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0183":
 			if oFired, oErr := oRule554(oX); oX.Done(&oRules[554], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0184":
 			if oFired, oErr := oRule554(oX); oX.Done(&oRules[554], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0186":
 			if oFired, oErr := oRule201(oX); oX.Done(&oRules[201], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0187":
 			if oFired, oErr := oRule201(oX); oX.Done(&oRules[201], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0189":
 			if oFired, oErr := oRule749(oX); oX.Done(&oRules[749], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0190":
 			if oFired, oErr := oRule749(oX); oX.Done(&oRules[749], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0192":
 			if oFired, oErr := oRule51(oX); oX.Done(&oRules[51], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0193":
 			if oFired, oErr := oRule51(oX); oX.Done(&oRules[51], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0195":
 			if oFired, oErr := oRule449(oX); oX.Done(&oRules[449], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0196":
 			if oFired, oErr := oRule449(oX); oX.Done(&oRules[449], oFired, oErr) {
-				return
+				return false
 			}
 		default:
 		}
-		return
+		return false
 	}
 	if oFired, oErr := oRule6(oX); oX.Done(&oRules[6], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule21(oX); oX.Done(&oRules[21], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule36(oX); oX.Done(&oRules[36], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule51(oX); oX.Done(&oRules[51], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule66(oX); oX.Done(&oRules[66], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule81(oX); oX.Done(&oRules[81], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule96(oX); oX.Done(&oRules[96], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule111(oX); oX.Done(&oRules[111], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule126(oX); oX.Done(&oRules[126], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule141(oX); oX.Done(&oRules[141], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule156(oX); oX.Done(&oRules[156], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule171(oX); oX.Done(&oRules[171], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule186(oX); oX.Done(&oRules[186], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule201(oX); oX.Done(&oRules[201], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule216(oX); oX.Done(&oRules[216], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule231(oX); oX.Done(&oRules[231], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule246(oX); oX.Done(&oRules[246], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule269(oX); oX.Done(&oRules[269], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule284(oX); oX.Done(&oRules[284], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule299(oX); oX.Done(&oRules[299], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule314(oX); oX.Done(&oRules[314], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule329(oX); oX.Done(&oRules[329], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule344(oX); oX.Done(&oRules[344], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule359(oX); oX.Done(&oRules[359], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule374(oX); oX.Done(&oRules[374], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule389(oX); oX.Done(&oRules[389], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule404(oX); oX.Done(&oRules[404], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule419(oX); oX.Done(&oRules[419], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule434(oX); oX.Done(&oRules[434], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule449(oX); oX.Done(&oRules[449], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule464(oX); oX.Done(&oRules[464], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule479(oX); oX.Done(&oRules[479], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule494(oX); oX.Done(&oRules[494], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule509(oX); oX.Done(&oRules[509], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule524(oX); oX.Done(&oRules[524], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule539(oX); oX.Done(&oRules[539], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule554(oX); oX.Done(&oRules[554], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule569(oX); oX.Done(&oRules[569], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule584(oX); oX.Done(&oRules[584], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule599(oX); oX.Done(&oRules[599], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule614(oX); oX.Done(&oRules[614], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule629(oX); oX.Done(&oRules[629], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule644(oX); oX.Done(&oRules[644], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule659(oX); oX.Done(&oRules[659], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule674(oX); oX.Done(&oRules[674], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule689(oX); oX.Done(&oRules[689], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule704(oX); oX.Done(&oRules[704], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule719(oX); oX.Done(&oRules[719], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule734(oX); oX.Done(&oRules[734], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule749(oX); oX.Done(&oRules[749], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule763(oX); oX.Done(&oRules[763], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule778(oX); oX.Done(&oRules[778], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule793(oX); oX.Done(&oRules[793], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule808(oX); oX.Done(&oRules[808], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule823(oX); oX.Done(&oRules[823], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule838(oX); oX.Done(&oRules[838], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule853(oX); oX.Done(&oRules[853], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule868(oX); oX.Done(&oRules[868], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule883(oX); oX.Done(&oRules[883], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule898(oX); oX.Done(&oRules[898], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule913(oX); oX.Done(&oRules[913], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule928(oX); oX.Done(&oRules[928], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule943(oX); oX.Done(&oRules[943], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule958(oX); oX.Done(&oRules[958], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule973(oX); oX.Done(&oRules[973], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule988(oX); oX.Done(&oRules[988], oFired, oErr) {
-		return
+		return false
 	}
+	return false
 }
 
 // oAnchor3 evaluates the rules at "tool.pre_invoke" in order.
-func oAnchor3(oX *runtime.Exec) {
+//
+// A panic that escapes a rule is recovered here; the function then
+// reports that it must run again, resuming after that rule.
+func oAnchor3(oX *runtime.Exec) (oAgain bool) {
+	defer func() {
+		if recover() != nil {
+			oAgain = oX.Panicked()
+		}
+	}()
 	if oX.Occ.Profiles.Supplied(runtime.ProfileSession | runtime.ProfileTool) {
 		switch oX.F.Tool {
 		case "bash":
 			if oFired, oErr := oRule0(oX); oX.Done(&oRules[0], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule1(oX); oX.Done(&oRules[1], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule2(oX); oX.Done(&oRules[2], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule250(oX); oX.Done(&oRules[250], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule251(oX); oX.Done(&oRules[251], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule252(oX); oX.Done(&oRules[252], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule253(oX); oX.Done(&oRules[253], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule254(oX); oX.Done(&oRules[254], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule750(oX); oX.Done(&oRules[750], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule751(oX); oX.Done(&oRules[751], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0000":
 			if oFired, oErr := oRule99(oX); oX.Done(&oRules[99], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule198(oX); oX.Done(&oRules[198], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule799(oX); oX.Done(&oRules[799], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule997(oX); oX.Done(&oRules[997], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0001":
 			if oFired, oErr := oRule99(oX); oX.Done(&oRules[99], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule198(oX); oX.Done(&oRules[198], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule250(oX); oX.Done(&oRules[250], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule348(oX); oX.Done(&oRules[348], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule447(oX); oX.Done(&oRules[447], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule546(oX); oX.Done(&oRules[546], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule645(oX); oX.Done(&oRules[645], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule799(oX); oX.Done(&oRules[799], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule997(oX); oX.Done(&oRules[997], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0002":
 			if oFired, oErr := oRule49(oX); oX.Done(&oRules[49], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule148(oX); oX.Done(&oRules[148], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule247(oX); oX.Done(&oRules[247], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule947(oX); oX.Done(&oRules[947], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0003":
 			if oFired, oErr := oRule251(oX); oX.Done(&oRules[251], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule347(oX); oX.Done(&oRules[347], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule446(oX); oX.Done(&oRules[446], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule545(oX); oX.Done(&oRules[545], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule743(oX); oX.Done(&oRules[743], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0004":
 			if oFired, oErr := oRule98(oX); oX.Done(&oRules[98], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule197(oX); oX.Done(&oRules[197], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule347(oX); oX.Done(&oRules[347], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule446(oX); oX.Done(&oRules[446], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule545(oX); oX.Done(&oRules[545], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule743(oX); oX.Done(&oRules[743], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule897(oX); oX.Done(&oRules[897], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule996(oX); oX.Done(&oRules[996], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0005":
 			if oFired, oErr := oRule252(oX); oX.Done(&oRules[252], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule346(oX); oX.Done(&oRules[346], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule445(oX); oX.Done(&oRules[445], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule643(oX); oX.Done(&oRules[643], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule742(oX); oX.Done(&oRules[742], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0006":
 			if oFired, oErr := oRule48(oX); oX.Done(&oRules[48], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule147(oX); oX.Done(&oRules[147], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule847(oX); oX.Done(&oRules[847], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule946(oX); oX.Done(&oRules[946], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0007":
 			if oFired, oErr := oRule48(oX); oX.Done(&oRules[48], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule147(oX); oX.Done(&oRules[147], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule253(oX); oX.Done(&oRules[253], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule345(oX); oX.Done(&oRules[345], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule543(oX); oX.Done(&oRules[543], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule642(oX); oX.Done(&oRules[642], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule741(oX); oX.Done(&oRules[741], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule847(oX); oX.Done(&oRules[847], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule946(oX); oX.Done(&oRules[946], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0008":
 			if oFired, oErr := oRule97(oX); oX.Done(&oRules[97], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule797(oX); oX.Done(&oRules[797], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule896(oX); oX.Done(&oRules[896], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule995(oX); oX.Done(&oRules[995], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0009":
 			if oFired, oErr := oRule254(oX); oX.Done(&oRules[254], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule443(oX); oX.Done(&oRules[443], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule542(oX); oX.Done(&oRules[542], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule641(oX); oX.Done(&oRules[641], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule740(oX); oX.Done(&oRules[740], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0010":
 			if oFired, oErr := oRule47(oX); oX.Done(&oRules[47], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule245(oX); oX.Done(&oRules[245], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule443(oX); oX.Done(&oRules[443], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule542(oX); oX.Done(&oRules[542], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule641(oX); oX.Done(&oRules[641], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule740(oX); oX.Done(&oRules[740], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule846(oX); oX.Done(&oRules[846], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule945(oX); oX.Done(&oRules[945], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0011":
 			if oFired, oErr := oRule343(oX); oX.Done(&oRules[343], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule442(oX); oX.Done(&oRules[442], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule541(oX); oX.Done(&oRules[541], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule640(oX); oX.Done(&oRules[640], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0012":
 			if oFired, oErr := oRule195(oX); oX.Done(&oRules[195], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule796(oX); oX.Done(&oRules[796], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule895(oX); oX.Done(&oRules[895], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule994(oX); oX.Done(&oRules[994], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0013":
 			if oFired, oErr := oRule195(oX); oX.Done(&oRules[195], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule342(oX); oX.Done(&oRules[342], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule441(oX); oX.Done(&oRules[441], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule540(oX); oX.Done(&oRules[540], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule738(oX); oX.Done(&oRules[738], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule796(oX); oX.Done(&oRules[796], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule895(oX); oX.Done(&oRules[895], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule994(oX); oX.Done(&oRules[994], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0014":
 			if oFired, oErr := oRule145(oX); oX.Done(&oRules[145], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule244(oX); oX.Done(&oRules[244], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule845(oX); oX.Done(&oRules[845], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule944(oX); oX.Done(&oRules[944], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0015":
 			if oFired, oErr := oRule341(oX); oX.Done(&oRules[341], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule440(oX); oX.Done(&oRules[440], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule638(oX); oX.Done(&oRules[638], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule737(oX); oX.Done(&oRules[737], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0016":
 			if oFired, oErr := oRule95(oX); oX.Done(&oRules[95], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule194(oX); oX.Done(&oRules[194], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule341(oX); oX.Done(&oRules[341], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule440(oX); oX.Done(&oRules[440], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule638(oX); oX.Done(&oRules[638], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule737(oX); oX.Done(&oRules[737], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule795(oX); oX.Done(&oRules[795], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule894(oX); oX.Done(&oRules[894], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0017":
 			if oFired, oErr := oRule340(oX); oX.Done(&oRules[340], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule538(oX); oX.Done(&oRules[538], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule637(oX); oX.Done(&oRules[637], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule736(oX); oX.Done(&oRules[736], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0018":
 			if oFired, oErr := oRule45(oX); oX.Done(&oRules[45], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule144(oX); oX.Done(&oRules[144], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule243(oX); oX.Done(&oRules[243], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule844(oX); oX.Done(&oRules[844], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0019":
 			if oFired, oErr := oRule45(oX); oX.Done(&oRules[45], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule144(oX); oX.Done(&oRules[144], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule243(oX); oX.Done(&oRules[243], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule438(oX); oX.Done(&oRules[438], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule537(oX); oX.Done(&oRules[537], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule636(oX); oX.Done(&oRules[636], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule735(oX); oX.Done(&oRules[735], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule844(oX); oX.Done(&oRules[844], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0020":
 			if oFired, oErr := oRule94(oX); oX.Done(&oRules[94], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule193(oX); oX.Done(&oRules[193], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule794(oX); oX.Done(&oRules[794], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule992(oX); oX.Done(&oRules[992], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0021":
 			if oFired, oErr := oRule338(oX); oX.Done(&oRules[338], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule437(oX); oX.Done(&oRules[437], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule536(oX); oX.Done(&oRules[536], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule635(oX); oX.Done(&oRules[635], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0022":
 			if oFired, oErr := oRule44(oX); oX.Done(&oRules[44], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule143(oX); oX.Done(&oRules[143], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule242(oX); oX.Done(&oRules[242], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule338(oX); oX.Done(&oRules[338], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule437(oX); oX.Done(&oRules[437], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule536(oX); oX.Done(&oRules[536], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule635(oX); oX.Done(&oRules[635], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule942(oX); oX.Done(&oRules[942], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0023":
 			if oFired, oErr := oRule337(oX); oX.Done(&oRules[337], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule436(oX); oX.Done(&oRules[436], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule535(oX); oX.Done(&oRules[535], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule733(oX); oX.Done(&oRules[733], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0024":
 			if oFired, oErr := oRule93(oX); oX.Done(&oRules[93], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule192(oX); oX.Done(&oRules[192], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule892(oX); oX.Done(&oRules[892], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule991(oX); oX.Done(&oRules[991], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0025":
 			if oFired, oErr := oRule93(oX); oX.Done(&oRules[93], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule192(oX); oX.Done(&oRules[192], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule336(oX); oX.Done(&oRules[336], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule435(oX); oX.Done(&oRules[435], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule633(oX); oX.Done(&oRules[633], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule732(oX); oX.Done(&oRules[732], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule892(oX); oX.Done(&oRules[892], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule991(oX); oX.Done(&oRules[991], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0026":
 			if oFired, oErr := oRule43(oX); oX.Done(&oRules[43], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule142(oX); oX.Done(&oRules[142], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule842(oX); oX.Done(&oRules[842], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule941(oX); oX.Done(&oRules[941], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0027":
 			if oFired, oErr := oRule335(oX); oX.Done(&oRules[335], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule533(oX); oX.Done(&oRules[533], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule632(oX); oX.Done(&oRules[632], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule731(oX); oX.Done(&oRules[731], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0028":
 			if oFired, oErr := oRule92(oX); oX.Done(&oRules[92], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule335(oX); oX.Done(&oRules[335], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule533(oX); oX.Done(&oRules[533], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule632(oX); oX.Done(&oRules[632], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule731(oX); oX.Done(&oRules[731], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule792(oX); oX.Done(&oRules[792], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule891(oX); oX.Done(&oRules[891], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule990(oX); oX.Done(&oRules[990], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0029":
 			if oFired, oErr := oRule433(oX); oX.Done(&oRules[433], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule532(oX); oX.Done(&oRules[532], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule631(oX); oX.Done(&oRules[631], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule730(oX); oX.Done(&oRules[730], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0030":
 			if oFired, oErr := oRule42(oX); oX.Done(&oRules[42], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule240(oX); oX.Done(&oRules[240], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule841(oX); oX.Done(&oRules[841], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule940(oX); oX.Done(&oRules[940], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0031":
 			if oFired, oErr := oRule42(oX); oX.Done(&oRules[42], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule240(oX); oX.Done(&oRules[240], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule333(oX); oX.Done(&oRules[333], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule432(oX); oX.Done(&oRules[432], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule531(oX); oX.Done(&oRules[531], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule630(oX); oX.Done(&oRules[630], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule841(oX); oX.Done(&oRules[841], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule940(oX); oX.Done(&oRules[940], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0032":
 			if oFired, oErr := oRule190(oX); oX.Done(&oRules[190], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule791(oX); oX.Done(&oRules[791], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule890(oX); oX.Done(&oRules[890], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule989(oX); oX.Done(&oRules[989], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0033":
 			if oFired, oErr := oRule332(oX); oX.Done(&oRules[332], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule431(oX); oX.Done(&oRules[431], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule530(oX); oX.Done(&oRules[530], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule728(oX); oX.Done(&oRules[728], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0034":
 			if oFired, oErr := oRule140(oX); oX.Done(&oRules[140], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule239(oX); oX.Done(&oRules[239], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule332(oX); oX.Done(&oRules[332], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule431(oX); oX.Done(&oRules[431], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule530(oX); oX.Done(&oRules[530], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule728(oX); oX.Done(&oRules[728], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule840(oX); oX.Done(&oRules[840], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule939(oX); oX.Done(&oRules[939], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0035":
 			if oFired, oErr := oRule331(oX); oX.Done(&oRules[331], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule430(oX); oX.Done(&oRules[430], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule628(oX); oX.Done(&oRules[628], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule727(oX); oX.Done(&oRules[727], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0036":
 			if oFired, oErr := oRule90(oX); oX.Done(&oRules[90], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule189(oX); oX.Done(&oRules[189], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule790(oX); oX.Done(&oRules[790], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule889(oX); oX.Done(&oRules[889], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0037":
 			if oFired, oErr := oRule90(oX); oX.Done(&oRules[90], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule189(oX); oX.Done(&oRules[189], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule330(oX); oX.Done(&oRules[330], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule528(oX); oX.Done(&oRules[528], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule627(oX); oX.Done(&oRules[627], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule726(oX); oX.Done(&oRules[726], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule790(oX); oX.Done(&oRules[790], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule889(oX); oX.Done(&oRules[889], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0038":
 			if oFired, oErr := oRule40(oX); oX.Done(&oRules[40], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule139(oX); oX.Done(&oRules[139], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule238(oX); oX.Done(&oRules[238], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule839(oX); oX.Done(&oRules[839], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0039":
 			if oFired, oErr := oRule428(oX); oX.Done(&oRules[428], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule527(oX); oX.Done(&oRules[527], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule626(oX); oX.Done(&oRules[626], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule725(oX); oX.Done(&oRules[725], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0040":
 			if oFired, oErr := oRule89(oX); oX.Done(&oRules[89], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule188(oX); oX.Done(&oRules[188], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule428(oX); oX.Done(&oRules[428], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule527(oX); oX.Done(&oRules[527], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule626(oX); oX.Done(&oRules[626], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule725(oX); oX.Done(&oRules[725], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule789(oX); oX.Done(&oRules[789], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule987(oX); oX.Done(&oRules[987], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0041":
 			if oFired, oErr := oRule328(oX); oX.Done(&oRules[328], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule427(oX); oX.Done(&oRules[427], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule526(oX); oX.Done(&oRules[526], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule625(oX); oX.Done(&oRules[625], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0042":
 			if oFired, oErr := oRule39(oX); oX.Done(&oRules[39], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule138(oX); oX.Done(&oRules[138], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule237(oX); oX.Done(&oRules[237], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule937(oX); oX.Done(&oRules[937], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0043":
 			if oFired, oErr := oRule39(oX); oX.Done(&oRules[39], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule138(oX); oX.Done(&oRules[138], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule237(oX); oX.Done(&oRules[237], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule327(oX); oX.Done(&oRules[327], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule426(oX); oX.Done(&oRules[426], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule525(oX); oX.Done(&oRules[525], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule723(oX); oX.Done(&oRules[723], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule937(oX); oX.Done(&oRules[937], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0044":
 			if oFired, oErr := oRule88(oX); oX.Done(&oRules[88], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule187(oX); oX.Done(&oRules[187], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule887(oX); oX.Done(&oRules[887], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule986(oX); oX.Done(&oRules[986], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0045":
 			if oFired, oErr := oRule326(oX); oX.Done(&oRules[326], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule425(oX); oX.Done(&oRules[425], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule623(oX); oX.Done(&oRules[623], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule722(oX); oX.Done(&oRules[722], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0046":
 			if oFired, oErr := oRule38(oX); oX.Done(&oRules[38], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule137(oX); oX.Done(&oRules[137], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule326(oX); oX.Done(&oRules[326], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule425(oX); oX.Done(&oRules[425], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule623(oX); oX.Done(&oRules[623], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule722(oX); oX.Done(&oRules[722], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule837(oX); oX.Done(&oRules[837], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule936(oX); oX.Done(&oRules[936], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0047":
 			if oFired, oErr := oRule325(oX); oX.Done(&oRules[325], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule523(oX); oX.Done(&oRules[523], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule622(oX); oX.Done(&oRules[622], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule721(oX); oX.Done(&oRules[721], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0048":
 			if oFired, oErr := oRule87(oX); oX.Done(&oRules[87], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule787(oX); oX.Done(&oRules[787], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule886(oX); oX.Done(&oRules[886], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule985(oX); oX.Done(&oRules[985], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0049":
 			if oFired, oErr := oRule87(oX); oX.Done(&oRules[87], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule423(oX); oX.Done(&oRules[423], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule522(oX); oX.Done(&oRules[522], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule621(oX); oX.Done(&oRules[621], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule720(oX); oX.Done(&oRules[720], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule787(oX); oX.Done(&oRules[787], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule886(oX); oX.Done(&oRules[886], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule985(oX); oX.Done(&oRules[985], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0050":
 			if oFired, oErr := oRule37(oX); oX.Done(&oRules[37], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule235(oX); oX.Done(&oRules[235], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule836(oX); oX.Done(&oRules[836], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule935(oX); oX.Done(&oRules[935], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0051":
 			if oFired, oErr := oRule323(oX); oX.Done(&oRules[323], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule422(oX); oX.Done(&oRules[422], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule521(oX); oX.Done(&oRules[521], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule620(oX); oX.Done(&oRules[620], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0052":
 			if oFired, oErr := oRule185(oX); oX.Done(&oRules[185], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule323(oX); oX.Done(&oRules[323], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule422(oX); oX.Done(&oRules[422], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule521(oX); oX.Done(&oRules[521], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule620(oX); oX.Done(&oRules[620], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule786(oX); oX.Done(&oRules[786], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule885(oX); oX.Done(&oRules[885], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule984(oX); oX.Done(&oRules[984], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0053":
 			if oFired, oErr := oRule322(oX); oX.Done(&oRules[322], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule421(oX); oX.Done(&oRules[421], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule520(oX); oX.Done(&oRules[520], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule718(oX); oX.Done(&oRules[718], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0054":
 			if oFired, oErr := oRule135(oX); oX.Done(&oRules[135], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule234(oX); oX.Done(&oRules[234], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule835(oX); oX.Done(&oRules[835], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule934(oX); oX.Done(&oRules[934], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0055":
 			if oFired, oErr := oRule135(oX); oX.Done(&oRules[135], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule234(oX); oX.Done(&oRules[234], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule321(oX); oX.Done(&oRules[321], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule420(oX); oX.Done(&oRules[420], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule618(oX); oX.Done(&oRules[618], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule717(oX); oX.Done(&oRules[717], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule835(oX); oX.Done(&oRules[835], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule934(oX); oX.Done(&oRules[934], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0056":
 			if oFired, oErr := oRule85(oX); oX.Done(&oRules[85], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule184(oX); oX.Done(&oRules[184], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule785(oX); oX.Done(&oRules[785], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule884(oX); oX.Done(&oRules[884], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0057":
 			if oFired, oErr := oRule320(oX); oX.Done(&oRules[320], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule518(oX); oX.Done(&oRules[518], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule617(oX); oX.Done(&oRules[617], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule716(oX); oX.Done(&oRules[716], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0058":
 			if oFired, oErr := oRule35(oX); oX.Done(&oRules[35], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule134(oX); oX.Done(&oRules[134], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule233(oX); oX.Done(&oRules[233], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule320(oX); oX.Done(&oRules[320], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule518(oX); oX.Done(&oRules[518], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule617(oX); oX.Done(&oRules[617], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule716(oX); oX.Done(&oRules[716], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule834(oX); oX.Done(&oRules[834], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0059":
 			if oFired, oErr := oRule418(oX); oX.Done(&oRules[418], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule517(oX); oX.Done(&oRules[517], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule616(oX); oX.Done(&oRules[616], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule715(oX); oX.Done(&oRules[715], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0060":
 			if oFired, oErr := oRule84(oX); oX.Done(&oRules[84], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule183(oX); oX.Done(&oRules[183], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule784(oX); oX.Done(&oRules[784], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule982(oX); oX.Done(&oRules[982], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0061":
 			if oFired, oErr := oRule84(oX); oX.Done(&oRules[84], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule183(oX); oX.Done(&oRules[183], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule318(oX); oX.Done(&oRules[318], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule417(oX); oX.Done(&oRules[417], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule516(oX); oX.Done(&oRules[516], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule615(oX); oX.Done(&oRules[615], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule784(oX); oX.Done(&oRules[784], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule982(oX); oX.Done(&oRules[982], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0062":
 			if oFired, oErr := oRule34(oX); oX.Done(&oRules[34], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule133(oX); oX.Done(&oRules[133], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule232(oX); oX.Done(&oRules[232], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule932(oX); oX.Done(&oRules[932], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0063":
 			if oFired, oErr := oRule317(oX); oX.Done(&oRules[317], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule416(oX); oX.Done(&oRules[416], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule515(oX); oX.Done(&oRules[515], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule713(oX); oX.Done(&oRules[713], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0064":
 			if oFired, oErr := oRule83(oX); oX.Done(&oRules[83], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule182(oX); oX.Done(&oRules[182], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule317(oX); oX.Done(&oRules[317], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule416(oX); oX.Done(&oRules[416], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule515(oX); oX.Done(&oRules[515], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule713(oX); oX.Done(&oRules[713], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule882(oX); oX.Done(&oRules[882], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule981(oX); oX.Done(&oRules[981], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0065":
 			if oFired, oErr := oRule316(oX); oX.Done(&oRules[316], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule415(oX); oX.Done(&oRules[415], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule613(oX); oX.Done(&oRules[613], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule712(oX); oX.Done(&oRules[712], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0066":
 			if oFired, oErr := oRule33(oX); oX.Done(&oRules[33], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule132(oX); oX.Done(&oRules[132], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule832(oX); oX.Done(&oRules[832], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule931(oX); oX.Done(&oRules[931], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0067":
 			if oFired, oErr := oRule33(oX); oX.Done(&oRules[33], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule132(oX); oX.Done(&oRules[132], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule315(oX); oX.Done(&oRules[315], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule513(oX); oX.Done(&oRules[513], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule612(oX); oX.Done(&oRules[612], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule711(oX); oX.Done(&oRules[711], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule832(oX); oX.Done(&oRules[832], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule931(oX); oX.Done(&oRules[931], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0068":
 			if oFired, oErr := oRule82(oX); oX.Done(&oRules[82], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule782(oX); oX.Done(&oRules[782], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule881(oX); oX.Done(&oRules[881], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule980(oX); oX.Done(&oRules[980], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0069":
 			if oFired, oErr := oRule413(oX); oX.Done(&oRules[413], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule512(oX); oX.Done(&oRules[512], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule611(oX); oX.Done(&oRules[611], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule710(oX); oX.Done(&oRules[710], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0070":
 			if oFired, oErr := oRule32(oX); oX.Done(&oRules[32], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule230(oX); oX.Done(&oRules[230], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule413(oX); oX.Done(&oRules[413], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule512(oX); oX.Done(&oRules[512], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule611(oX); oX.Done(&oRules[611], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule710(oX); oX.Done(&oRules[710], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule831(oX); oX.Done(&oRules[831], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule930(oX); oX.Done(&oRules[930], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0071":
 			if oFired, oErr := oRule313(oX); oX.Done(&oRules[313], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule412(oX); oX.Done(&oRules[412], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule511(oX); oX.Done(&oRules[511], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule610(oX); oX.Done(&oRules[610], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0072":
 			if oFired, oErr := oRule180(oX); oX.Done(&oRules[180], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule781(oX); oX.Done(&oRules[781], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule880(oX); oX.Done(&oRules[880], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule979(oX); oX.Done(&oRules[979], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0073":
 			if oFired, oErr := oRule180(oX); oX.Done(&oRules[180], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule312(oX); oX.Done(&oRules[312], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule411(oX); oX.Done(&oRules[411], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule510(oX); oX.Done(&oRules[510], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule708(oX); oX.Done(&oRules[708], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule781(oX); oX.Done(&oRules[781], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule880(oX); oX.Done(&oRules[880], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule979(oX); oX.Done(&oRules[979], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0074":
 			if oFired, oErr := oRule130(oX); oX.Done(&oRules[130], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule229(oX); oX.Done(&oRules[229], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule830(oX); oX.Done(&oRules[830], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule929(oX); oX.Done(&oRules[929], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0075":
 			if oFired, oErr := oRule311(oX); oX.Done(&oRules[311], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule410(oX); oX.Done(&oRules[410], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule608(oX); oX.Done(&oRules[608], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule707(oX); oX.Done(&oRules[707], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0076":
 			if oFired, oErr := oRule80(oX); oX.Done(&oRules[80], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule179(oX); oX.Done(&oRules[179], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule311(oX); oX.Done(&oRules[311], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule410(oX); oX.Done(&oRules[410], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule608(oX); oX.Done(&oRules[608], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule707(oX); oX.Done(&oRules[707], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule780(oX); oX.Done(&oRules[780], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule879(oX); oX.Done(&oRules[879], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0077":
 			if oFired, oErr := oRule310(oX); oX.Done(&oRules[310], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule508(oX); oX.Done(&oRules[508], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule607(oX); oX.Done(&oRules[607], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule706(oX); oX.Done(&oRules[706], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0078":
 			if oFired, oErr := oRule30(oX); oX.Done(&oRules[30], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule129(oX); oX.Done(&oRules[129], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule228(oX); oX.Done(&oRules[228], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule829(oX); oX.Done(&oRules[829], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0079":
 			if oFired, oErr := oRule30(oX); oX.Done(&oRules[30], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule129(oX); oX.Done(&oRules[129], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule228(oX); oX.Done(&oRules[228], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule408(oX); oX.Done(&oRules[408], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule507(oX); oX.Done(&oRules[507], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule606(oX); oX.Done(&oRules[606], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule705(oX); oX.Done(&oRules[705], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule829(oX); oX.Done(&oRules[829], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0080":
 			if oFired, oErr := oRule79(oX); oX.Done(&oRules[79], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule178(oX); oX.Done(&oRules[178], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule779(oX); oX.Done(&oRules[779], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule977(oX); oX.Done(&oRules[977], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0081":
 			if oFired, oErr := oRule308(oX); oX.Done(&oRules[308], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule407(oX); oX.Done(&oRules[407], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule506(oX); oX.Done(&oRules[506], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule605(oX); oX.Done(&oRules[605], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0082":
 			if oFired, oErr := oRule29(oX); oX.Done(&oRules[29], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule128(oX); oX.Done(&oRules[128], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule227(oX); oX.Done(&oRules[227], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule308(oX); oX.Done(&oRules[308], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule407(oX); oX.Done(&oRules[407], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule506(oX); oX.Done(&oRules[506], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule605(oX); oX.Done(&oRules[605], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule927(oX); oX.Done(&oRules[927], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0083":
 			if oFired, oErr := oRule307(oX); oX.Done(&oRules[307], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule406(oX); oX.Done(&oRules[406], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule505(oX); oX.Done(&oRules[505], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule703(oX); oX.Done(&oRules[703], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0084":
 			if oFired, oErr := oRule78(oX); oX.Done(&oRules[78], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule177(oX); oX.Done(&oRules[177], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule877(oX); oX.Done(&oRules[877], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule976(oX); oX.Done(&oRules[976], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0085":
 			if oFired, oErr := oRule78(oX); oX.Done(&oRules[78], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule177(oX); oX.Done(&oRules[177], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule306(oX); oX.Done(&oRules[306], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule405(oX); oX.Done(&oRules[405], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule603(oX); oX.Done(&oRules[603], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule702(oX); oX.Done(&oRules[702], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule877(oX); oX.Done(&oRules[877], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule976(oX); oX.Done(&oRules[976], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0086":
 			if oFired, oErr := oRule28(oX); oX.Done(&oRules[28], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule127(oX); oX.Done(&oRules[127], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule827(oX); oX.Done(&oRules[827], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule926(oX); oX.Done(&oRules[926], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0087":
 			if oFired, oErr := oRule305(oX); oX.Done(&oRules[305], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule503(oX); oX.Done(&oRules[503], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule602(oX); oX.Done(&oRules[602], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule701(oX); oX.Done(&oRules[701], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0088":
 			if oFired, oErr := oRule77(oX); oX.Done(&oRules[77], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule305(oX); oX.Done(&oRules[305], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule503(oX); oX.Done(&oRules[503], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule602(oX); oX.Done(&oRules[602], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule701(oX); oX.Done(&oRules[701], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule777(oX); oX.Done(&oRules[777], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule876(oX); oX.Done(&oRules[876], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule975(oX); oX.Done(&oRules[975], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0089":
 			if oFired, oErr := oRule403(oX); oX.Done(&oRules[403], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule502(oX); oX.Done(&oRules[502], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule601(oX); oX.Done(&oRules[601], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule700(oX); oX.Done(&oRules[700], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0090":
 			if oFired, oErr := oRule27(oX); oX.Done(&oRules[27], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule225(oX); oX.Done(&oRules[225], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule826(oX); oX.Done(&oRules[826], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule925(oX); oX.Done(&oRules[925], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0091":
 			if oFired, oErr := oRule27(oX); oX.Done(&oRules[27], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule225(oX); oX.Done(&oRules[225], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule303(oX); oX.Done(&oRules[303], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule402(oX); oX.Done(&oRules[402], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule501(oX); oX.Done(&oRules[501], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule600(oX); oX.Done(&oRules[600], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule826(oX); oX.Done(&oRules[826], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule925(oX); oX.Done(&oRules[925], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0092":
 			if oFired, oErr := oRule175(oX); oX.Done(&oRules[175], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule776(oX); oX.Done(&oRules[776], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule875(oX); oX.Done(&oRules[875], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule974(oX); oX.Done(&oRules[974], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0093":
 			if oFired, oErr := oRule302(oX); oX.Done(&oRules[302], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule401(oX); oX.Done(&oRules[401], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule500(oX); oX.Done(&oRules[500], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule698(oX); oX.Done(&oRules[698], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0094":
 			if oFired, oErr := oRule125(oX); oX.Done(&oRules[125], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule224(oX); oX.Done(&oRules[224], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule302(oX); oX.Done(&oRules[302], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule401(oX); oX.Done(&oRules[401], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule500(oX); oX.Done(&oRules[500], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule698(oX); oX.Done(&oRules[698], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule825(oX); oX.Done(&oRules[825], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule924(oX); oX.Done(&oRules[924], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0095":
 			if oFired, oErr := oRule301(oX); oX.Done(&oRules[301], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule400(oX); oX.Done(&oRules[400], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule598(oX); oX.Done(&oRules[598], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule697(oX); oX.Done(&oRules[697], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0096":
 			if oFired, oErr := oRule75(oX); oX.Done(&oRules[75], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule174(oX); oX.Done(&oRules[174], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule775(oX); oX.Done(&oRules[775], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule874(oX); oX.Done(&oRules[874], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0097":
 			if oFired, oErr := oRule75(oX); oX.Done(&oRules[75], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule174(oX); oX.Done(&oRules[174], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule300(oX); oX.Done(&oRules[300], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule498(oX); oX.Done(&oRules[498], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule597(oX); oX.Done(&oRules[597], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule696(oX); oX.Done(&oRules[696], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule775(oX); oX.Done(&oRules[775], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule874(oX); oX.Done(&oRules[874], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0098":
 			if oFired, oErr := oRule25(oX); oX.Done(&oRules[25], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule124(oX); oX.Done(&oRules[124], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule223(oX); oX.Done(&oRules[223], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule824(oX); oX.Done(&oRules[824], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0099":
 			if oFired, oErr := oRule398(oX); oX.Done(&oRules[398], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule497(oX); oX.Done(&oRules[497], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule596(oX); oX.Done(&oRules[596], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule695(oX); oX.Done(&oRules[695], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0100":
 			if oFired, oErr := oRule74(oX); oX.Done(&oRules[74], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule173(oX); oX.Done(&oRules[173], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule398(oX); oX.Done(&oRules[398], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule497(oX); oX.Done(&oRules[497], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule596(oX); oX.Done(&oRules[596], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule695(oX); oX.Done(&oRules[695], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule774(oX); oX.Done(&oRules[774], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule972(oX); oX.Done(&oRules[972], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0101":
 			if oFired, oErr := oRule298(oX); oX.Done(&oRules[298], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule397(oX); oX.Done(&oRules[397], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule496(oX); oX.Done(&oRules[496], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule595(oX); oX.Done(&oRules[595], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0102":
 			if oFired, oErr := oRule24(oX); oX.Done(&oRules[24], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule123(oX); oX.Done(&oRules[123], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule222(oX); oX.Done(&oRules[222], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule922(oX); oX.Done(&oRules[922], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0103":
 			if oFired, oErr := oRule24(oX); oX.Done(&oRules[24], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule123(oX); oX.Done(&oRules[123], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule222(oX); oX.Done(&oRules[222], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule297(oX); oX.Done(&oRules[297], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule396(oX); oX.Done(&oRules[396], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule495(oX); oX.Done(&oRules[495], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule693(oX); oX.Done(&oRules[693], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule922(oX); oX.Done(&oRules[922], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0104":
 			if oFired, oErr := oRule73(oX); oX.Done(&oRules[73], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule172(oX); oX.Done(&oRules[172], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule872(oX); oX.Done(&oRules[872], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule971(oX); oX.Done(&oRules[971], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0105":
 			if oFired, oErr := oRule296(oX); oX.Done(&oRules[296], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule395(oX); oX.Done(&oRules[395], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule593(oX); oX.Done(&oRules[593], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule692(oX); oX.Done(&oRules[692], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0106":
 			if oFired, oErr := oRule23(oX); oX.Done(&oRules[23], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule122(oX); oX.Done(&oRules[122], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule296(oX); oX.Done(&oRules[296], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule395(oX); oX.Done(&oRules[395], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule593(oX); oX.Done(&oRules[593], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule692(oX); oX.Done(&oRules[692], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule822(oX); oX.Done(&oRules[822], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule921(oX); oX.Done(&oRules[921], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0107":
 			if oFired, oErr := oRule295(oX); oX.Done(&oRules[295], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule493(oX); oX.Done(&oRules[493], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule592(oX); oX.Done(&oRules[592], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule691(oX); oX.Done(&oRules[691], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0108":
 			if oFired, oErr := oRule72(oX); oX.Done(&oRules[72], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule772(oX); oX.Done(&oRules[772], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule871(oX); oX.Done(&oRules[871], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule970(oX); oX.Done(&oRules[970], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0109":
 			if oFired, oErr := oRule72(oX); oX.Done(&oRules[72], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule393(oX); oX.Done(&oRules[393], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule492(oX); oX.Done(&oRules[492], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule591(oX); oX.Done(&oRules[591], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule690(oX); oX.Done(&oRules[690], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule772(oX); oX.Done(&oRules[772], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule871(oX); oX.Done(&oRules[871], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule970(oX); oX.Done(&oRules[970], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0110":
 			if oFired, oErr := oRule22(oX); oX.Done(&oRules[22], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule220(oX); oX.Done(&oRules[220], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule821(oX); oX.Done(&oRules[821], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule920(oX); oX.Done(&oRules[920], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0111":
 			if oFired, oErr := oRule293(oX); oX.Done(&oRules[293], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule392(oX); oX.Done(&oRules[392], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule491(oX); oX.Done(&oRules[491], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule590(oX); oX.Done(&oRules[590], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0112":
 			if oFired, oErr := oRule170(oX); oX.Done(&oRules[170], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule293(oX); oX.Done(&oRules[293], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule392(oX); oX.Done(&oRules[392], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule491(oX); oX.Done(&oRules[491], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule590(oX); oX.Done(&oRules[590], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule771(oX); oX.Done(&oRules[771], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule870(oX); oX.Done(&oRules[870], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule969(oX); oX.Done(&oRules[969], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0113":
 			if oFired, oErr := oRule292(oX); oX.Done(&oRules[292], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule391(oX); oX.Done(&oRules[391], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule490(oX); oX.Done(&oRules[490], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule688(oX); oX.Done(&oRules[688], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0114":
 			if oFired, oErr := oRule120(oX); oX.Done(&oRules[120], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule219(oX); oX.Done(&oRules[219], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule820(oX); oX.Done(&oRules[820], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule919(oX); oX.Done(&oRules[919], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0115":
 			if oFired, oErr := oRule120(oX); oX.Done(&oRules[120], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule219(oX); oX.Done(&oRules[219], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule291(oX); oX.Done(&oRules[291], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule390(oX); oX.Done(&oRules[390], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule588(oX); oX.Done(&oRules[588], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule687(oX); oX.Done(&oRules[687], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule820(oX); oX.Done(&oRules[820], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule919(oX); oX.Done(&oRules[919], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0116":
 			if oFired, oErr := oRule70(oX); oX.Done(&oRules[70], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule169(oX); oX.Done(&oRules[169], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule770(oX); oX.Done(&oRules[770], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule869(oX); oX.Done(&oRules[869], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0117":
 			if oFired, oErr := oRule290(oX); oX.Done(&oRules[290], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule488(oX); oX.Done(&oRules[488], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule587(oX); oX.Done(&oRules[587], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule686(oX); oX.Done(&oRules[686], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0118":
 			if oFired, oErr := oRule20(oX); oX.Done(&oRules[20], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule119(oX); oX.Done(&oRules[119], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule218(oX); oX.Done(&oRules[218], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule290(oX); oX.Done(&oRules[290], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule488(oX); oX.Done(&oRules[488], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule587(oX); oX.Done(&oRules[587], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule686(oX); oX.Done(&oRules[686], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule819(oX); oX.Done(&oRules[819], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0119":
 			if oFired, oErr := oRule388(oX); oX.Done(&oRules[388], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule487(oX); oX.Done(&oRules[487], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule586(oX); oX.Done(&oRules[586], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule685(oX); oX.Done(&oRules[685], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0120":
 			if oFired, oErr := oRule69(oX); oX.Done(&oRules[69], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule168(oX); oX.Done(&oRules[168], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule769(oX); oX.Done(&oRules[769], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule967(oX); oX.Done(&oRules[967], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0121":
 			if oFired, oErr := oRule69(oX); oX.Done(&oRules[69], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule168(oX); oX.Done(&oRules[168], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule288(oX); oX.Done(&oRules[288], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule387(oX); oX.Done(&oRules[387], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule486(oX); oX.Done(&oRules[486], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule585(oX); oX.Done(&oRules[585], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule769(oX); oX.Done(&oRules[769], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule967(oX); oX.Done(&oRules[967], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0122":
 			if oFired, oErr := oRule19(oX); oX.Done(&oRules[19], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule118(oX); oX.Done(&oRules[118], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule217(oX); oX.Done(&oRules[217], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule917(oX); oX.Done(&oRules[917], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0123":
 			if oFired, oErr := oRule287(oX); oX.Done(&oRules[287], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule386(oX); oX.Done(&oRules[386], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule485(oX); oX.Done(&oRules[485], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule683(oX); oX.Done(&oRules[683], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0124":
 			if oFired, oErr := oRule68(oX); oX.Done(&oRules[68], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule167(oX); oX.Done(&oRules[167], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule287(oX); oX.Done(&oRules[287], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule386(oX); oX.Done(&oRules[386], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule485(oX); oX.Done(&oRules[485], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule683(oX); oX.Done(&oRules[683], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule867(oX); oX.Done(&oRules[867], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule966(oX); oX.Done(&oRules[966], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0125":
 			if oFired, oErr := oRule286(oX); oX.Done(&oRules[286], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule385(oX); oX.Done(&oRules[385], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule583(oX); oX.Done(&oRules[583], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule682(oX); oX.Done(&oRules[682], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0126":
 			if oFired, oErr := oRule18(oX); oX.Done(&oRules[18], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule117(oX); oX.Done(&oRules[117], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule817(oX); oX.Done(&oRules[817], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule916(oX); oX.Done(&oRules[916], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0127":
 			if oFired, oErr := oRule18(oX); oX.Done(&oRules[18], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule117(oX); oX.Done(&oRules[117], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule285(oX); oX.Done(&oRules[285], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule483(oX); oX.Done(&oRules[483], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule582(oX); oX.Done(&oRules[582], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule681(oX); oX.Done(&oRules[681], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule817(oX); oX.Done(&oRules[817], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule916(oX); oX.Done(&oRules[916], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0128":
 			if oFired, oErr := oRule67(oX); oX.Done(&oRules[67], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule767(oX); oX.Done(&oRules[767], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule866(oX); oX.Done(&oRules[866], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule965(oX); oX.Done(&oRules[965], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0129":
 			if oFired, oErr := oRule383(oX); oX.Done(&oRules[383], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule482(oX); oX.Done(&oRules[482], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule581(oX); oX.Done(&oRules[581], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule680(oX); oX.Done(&oRules[680], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0130":
 			if oFired, oErr := oRule17(oX); oX.Done(&oRules[17], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule215(oX); oX.Done(&oRules[215], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule383(oX); oX.Done(&oRules[383], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule482(oX); oX.Done(&oRules[482], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule581(oX); oX.Done(&oRules[581], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule680(oX); oX.Done(&oRules[680], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule816(oX); oX.Done(&oRules[816], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule915(oX); oX.Done(&oRules[915], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0131":
 			if oFired, oErr := oRule283(oX); oX.Done(&oRules[283], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule382(oX); oX.Done(&oRules[382], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule481(oX); oX.Done(&oRules[481], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule580(oX); oX.Done(&oRules[580], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0132":
 			if oFired, oErr := oRule165(oX); oX.Done(&oRules[165], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule766(oX); oX.Done(&oRules[766], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule865(oX); oX.Done(&oRules[865], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule964(oX); oX.Done(&oRules[964], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0133":
 			if oFired, oErr := oRule165(oX); oX.Done(&oRules[165], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule282(oX); oX.Done(&oRules[282], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule381(oX); oX.Done(&oRules[381], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule480(oX); oX.Done(&oRules[480], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule678(oX); oX.Done(&oRules[678], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule766(oX); oX.Done(&oRules[766], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule865(oX); oX.Done(&oRules[865], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule964(oX); oX.Done(&oRules[964], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0134":
 			if oFired, oErr := oRule115(oX); oX.Done(&oRules[115], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule214(oX); oX.Done(&oRules[214], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule815(oX); oX.Done(&oRules[815], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule914(oX); oX.Done(&oRules[914], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0135":
 			if oFired, oErr := oRule281(oX); oX.Done(&oRules[281], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule380(oX); oX.Done(&oRules[380], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule578(oX); oX.Done(&oRules[578], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule677(oX); oX.Done(&oRules[677], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0136":
 			if oFired, oErr := oRule65(oX); oX.Done(&oRules[65], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule164(oX); oX.Done(&oRules[164], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule281(oX); oX.Done(&oRules[281], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule380(oX); oX.Done(&oRules[380], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule578(oX); oX.Done(&oRules[578], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule677(oX); oX.Done(&oRules[677], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule765(oX); oX.Done(&oRules[765], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule864(oX); oX.Done(&oRules[864], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0137":
 			if oFired, oErr := oRule280(oX); oX.Done(&oRules[280], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule478(oX); oX.Done(&oRules[478], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule577(oX); oX.Done(&oRules[577], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule676(oX); oX.Done(&oRules[676], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0138":
 			if oFired, oErr := oRule15(oX); oX.Done(&oRules[15], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule114(oX); oX.Done(&oRules[114], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule213(oX); oX.Done(&oRules[213], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule814(oX); oX.Done(&oRules[814], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0139":
 			if oFired, oErr := oRule15(oX); oX.Done(&oRules[15], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule114(oX); oX.Done(&oRules[114], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule213(oX); oX.Done(&oRules[213], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule378(oX); oX.Done(&oRules[378], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule477(oX); oX.Done(&oRules[477], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule576(oX); oX.Done(&oRules[576], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule675(oX); oX.Done(&oRules[675], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule814(oX); oX.Done(&oRules[814], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0140":
 			if oFired, oErr := oRule64(oX); oX.Done(&oRules[64], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule163(oX); oX.Done(&oRules[163], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule764(oX); oX.Done(&oRules[764], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule962(oX); oX.Done(&oRules[962], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0141":
 			if oFired, oErr := oRule278(oX); oX.Done(&oRules[278], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule377(oX); oX.Done(&oRules[377], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule476(oX); oX.Done(&oRules[476], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule575(oX); oX.Done(&oRules[575], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0142":
 			if oFired, oErr := oRule14(oX); oX.Done(&oRules[14], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule113(oX); oX.Done(&oRules[113], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule212(oX); oX.Done(&oRules[212], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule278(oX); oX.Done(&oRules[278], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule377(oX); oX.Done(&oRules[377], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule476(oX); oX.Done(&oRules[476], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule575(oX); oX.Done(&oRules[575], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule912(oX); oX.Done(&oRules[912], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0143":
 			if oFired, oErr := oRule277(oX); oX.Done(&oRules[277], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule376(oX); oX.Done(&oRules[376], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule475(oX); oX.Done(&oRules[475], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule673(oX); oX.Done(&oRules[673], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0144":
 			if oFired, oErr := oRule63(oX); oX.Done(&oRules[63], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule162(oX); oX.Done(&oRules[162], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule862(oX); oX.Done(&oRules[862], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule961(oX); oX.Done(&oRules[961], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0145":
 			if oFired, oErr := oRule63(oX); oX.Done(&oRules[63], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule162(oX); oX.Done(&oRules[162], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule276(oX); oX.Done(&oRules[276], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule375(oX); oX.Done(&oRules[375], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule573(oX); oX.Done(&oRules[573], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule672(oX); oX.Done(&oRules[672], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule862(oX); oX.Done(&oRules[862], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule961(oX); oX.Done(&oRules[961], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0146":
 			if oFired, oErr := oRule13(oX); oX.Done(&oRules[13], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule112(oX); oX.Done(&oRules[112], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule812(oX); oX.Done(&oRules[812], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule911(oX); oX.Done(&oRules[911], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0147":
 			if oFired, oErr := oRule275(oX); oX.Done(&oRules[275], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule473(oX); oX.Done(&oRules[473], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule572(oX); oX.Done(&oRules[572], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule671(oX); oX.Done(&oRules[671], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0148":
 			if oFired, oErr := oRule62(oX); oX.Done(&oRules[62], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule275(oX); oX.Done(&oRules[275], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule473(oX); oX.Done(&oRules[473], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule572(oX); oX.Done(&oRules[572], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule671(oX); oX.Done(&oRules[671], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule762(oX); oX.Done(&oRules[762], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule861(oX); oX.Done(&oRules[861], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule960(oX); oX.Done(&oRules[960], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0149":
 			if oFired, oErr := oRule373(oX); oX.Done(&oRules[373], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule472(oX); oX.Done(&oRules[472], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule571(oX); oX.Done(&oRules[571], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule670(oX); oX.Done(&oRules[670], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0150":
 			if oFired, oErr := oRule12(oX); oX.Done(&oRules[12], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule210(oX); oX.Done(&oRules[210], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule811(oX); oX.Done(&oRules[811], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule910(oX); oX.Done(&oRules[910], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0151":
 			if oFired, oErr := oRule12(oX); oX.Done(&oRules[12], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule210(oX); oX.Done(&oRules[210], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule273(oX); oX.Done(&oRules[273], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule372(oX); oX.Done(&oRules[372], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule471(oX); oX.Done(&oRules[471], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule570(oX); oX.Done(&oRules[570], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule811(oX); oX.Done(&oRules[811], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule910(oX); oX.Done(&oRules[910], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0152":
 			if oFired, oErr := oRule160(oX); oX.Done(&oRules[160], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule761(oX); oX.Done(&oRules[761], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule860(oX); oX.Done(&oRules[860], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule959(oX); oX.Done(&oRules[959], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0153":
 			if oFired, oErr := oRule272(oX); oX.Done(&oRules[272], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule371(oX); oX.Done(&oRules[371], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule470(oX); oX.Done(&oRules[470], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule668(oX); oX.Done(&oRules[668], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0154":
 			if oFired, oErr := oRule110(oX); oX.Done(&oRules[110], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule209(oX); oX.Done(&oRules[209], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule272(oX); oX.Done(&oRules[272], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule371(oX); oX.Done(&oRules[371], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule470(oX); oX.Done(&oRules[470], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule668(oX); oX.Done(&oRules[668], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule810(oX); oX.Done(&oRules[810], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule909(oX); oX.Done(&oRules[909], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0155":
 			if oFired, oErr := oRule271(oX); oX.Done(&oRules[271], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule370(oX); oX.Done(&oRules[370], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule568(oX); oX.Done(&oRules[568], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule667(oX); oX.Done(&oRules[667], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0156":
 			if oFired, oErr := oRule60(oX); oX.Done(&oRules[60], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule159(oX); oX.Done(&oRules[159], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule760(oX); oX.Done(&oRules[760], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule859(oX); oX.Done(&oRules[859], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0157":
 			if oFired, oErr := oRule60(oX); oX.Done(&oRules[60], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule159(oX); oX.Done(&oRules[159], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule270(oX); oX.Done(&oRules[270], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule468(oX); oX.Done(&oRules[468], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule567(oX); oX.Done(&oRules[567], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule666(oX); oX.Done(&oRules[666], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule760(oX); oX.Done(&oRules[760], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule859(oX); oX.Done(&oRules[859], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0158":
 			if oFired, oErr := oRule10(oX); oX.Done(&oRules[10], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule109(oX); oX.Done(&oRules[109], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule208(oX); oX.Done(&oRules[208], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule809(oX); oX.Done(&oRules[809], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0159":
 			if oFired, oErr := oRule368(oX); oX.Done(&oRules[368], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule467(oX); oX.Done(&oRules[467], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule566(oX); oX.Done(&oRules[566], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule665(oX); oX.Done(&oRules[665], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0160":
 			if oFired, oErr := oRule59(oX); oX.Done(&oRules[59], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule158(oX); oX.Done(&oRules[158], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule368(oX); oX.Done(&oRules[368], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule467(oX); oX.Done(&oRules[467], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule566(oX); oX.Done(&oRules[566], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule665(oX); oX.Done(&oRules[665], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule759(oX); oX.Done(&oRules[759], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule957(oX); oX.Done(&oRules[957], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0161":
 			if oFired, oErr := oRule268(oX); oX.Done(&oRules[268], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule367(oX); oX.Done(&oRules[367], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule466(oX); oX.Done(&oRules[466], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule565(oX); oX.Done(&oRules[565], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0162":
 			if oFired, oErr := oRule9(oX); oX.Done(&oRules[9], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule108(oX); oX.Done(&oRules[108], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule207(oX); oX.Done(&oRules[207], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule907(oX); oX.Done(&oRules[907], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0163":
 			if oFired, oErr := oRule9(oX); oX.Done(&oRules[9], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule108(oX); oX.Done(&oRules[108], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule207(oX); oX.Done(&oRules[207], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule267(oX); oX.Done(&oRules[267], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule366(oX); oX.Done(&oRules[366], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule465(oX); oX.Done(&oRules[465], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule663(oX); oX.Done(&oRules[663], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule907(oX); oX.Done(&oRules[907], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0164":
 			if oFired, oErr := oRule58(oX); oX.Done(&oRules[58], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule157(oX); oX.Done(&oRules[157], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule857(oX); oX.Done(&oRules[857], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule956(oX); oX.Done(&oRules[956], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0165":
 			if oFired, oErr := oRule266(oX); oX.Done(&oRules[266], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule365(oX); oX.Done(&oRules[365], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule563(oX); oX.Done(&oRules[563], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule662(oX); oX.Done(&oRules[662], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0166":
 			if oFired, oErr := oRule8(oX); oX.Done(&oRules[8], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule107(oX); oX.Done(&oRules[107], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule266(oX); oX.Done(&oRules[266], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule365(oX); oX.Done(&oRules[365], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule563(oX); oX.Done(&oRules[563], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule662(oX); oX.Done(&oRules[662], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule807(oX); oX.Done(&oRules[807], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule906(oX); oX.Done(&oRules[906], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0167":
 			if oFired, oErr := oRule265(oX); oX.Done(&oRules[265], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule463(oX); oX.Done(&oRules[463], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule562(oX); oX.Done(&oRules[562], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule661(oX); oX.Done(&oRules[661], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0168":
 			if oFired, oErr := oRule57(oX); oX.Done(&oRules[57], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule757(oX); oX.Done(&oRules[757], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule856(oX); oX.Done(&oRules[856], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule955(oX); oX.Done(&oRules[955], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0169":
 			if oFired, oErr := oRule57(oX); oX.Done(&oRules[57], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule363(oX); oX.Done(&oRules[363], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule462(oX); oX.Done(&oRules[462], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule561(oX); oX.Done(&oRules[561], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule660(oX); oX.Done(&oRules[660], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule757(oX); oX.Done(&oRules[757], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule856(oX); oX.Done(&oRules[856], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule955(oX); oX.Done(&oRules[955], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0170":
 			if oFired, oErr := oRule7(oX); oX.Done(&oRules[7], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule205(oX); oX.Done(&oRules[205], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule806(oX); oX.Done(&oRules[806], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule905(oX); oX.Done(&oRules[905], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0171":
 			if oFired, oErr := oRule263(oX); oX.Done(&oRules[263], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule362(oX); oX.Done(&oRules[362], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule461(oX); oX.Done(&oRules[461], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule560(oX); oX.Done(&oRules[560], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0172":
 			if oFired, oErr := oRule155(oX); oX.Done(&oRules[155], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule263(oX); oX.Done(&oRules[263], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule362(oX); oX.Done(&oRules[362], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule461(oX); oX.Done(&oRules[461], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule560(oX); oX.Done(&oRules[560], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule756(oX); oX.Done(&oRules[756], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule855(oX); oX.Done(&oRules[855], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule954(oX); oX.Done(&oRules[954], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0173":
 			if oFired, oErr := oRule262(oX); oX.Done(&oRules[262], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule361(oX); oX.Done(&oRules[361], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule460(oX); oX.Done(&oRules[460], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule658(oX); oX.Done(&oRules[658], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0174":
 			if oFired, oErr := oRule105(oX); oX.Done(&oRules[105], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule204(oX); oX.Done(&oRules[204], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule805(oX); oX.Done(&oRules[805], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule904(oX); oX.Done(&oRules[904], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0175":
 			if oFired, oErr := oRule105(oX); oX.Done(&oRules[105], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule204(oX); oX.Done(&oRules[204], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule261(oX); oX.Done(&oRules[261], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule360(oX); oX.Done(&oRules[360], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule558(oX); oX.Done(&oRules[558], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule657(oX); oX.Done(&oRules[657], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule805(oX); oX.Done(&oRules[805], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule904(oX); oX.Done(&oRules[904], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0176":
 			if oFired, oErr := oRule55(oX); oX.Done(&oRules[55], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule154(oX); oX.Done(&oRules[154], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule755(oX); oX.Done(&oRules[755], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule854(oX); oX.Done(&oRules[854], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0177":
 			if oFired, oErr := oRule260(oX); oX.Done(&oRules[260], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule458(oX); oX.Done(&oRules[458], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule557(oX); oX.Done(&oRules[557], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule656(oX); oX.Done(&oRules[656], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0178":
 			if oFired, oErr := oRule5(oX); oX.Done(&oRules[5], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule104(oX); oX.Done(&oRules[104], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule203(oX); oX.Done(&oRules[203], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule260(oX); oX.Done(&oRules[260], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule458(oX); oX.Done(&oRules[458], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule557(oX); oX.Done(&oRules[557], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule656(oX); oX.Done(&oRules[656], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule804(oX); oX.Done(&oRules[804], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0179":
 			if oFired, oErr := oRule358(oX); oX.Done(&oRules[358], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule457(oX); oX.Done(&oRules[457], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule556(oX); oX.Done(&oRules[556], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule655(oX); oX.Done(&oRules[655], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0180":
 			if oFired, oErr := oRule54(oX); oX.Done(&oRules[54], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule153(oX); oX.Done(&oRules[153], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule754(oX); oX.Done(&oRules[754], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule952(oX); oX.Done(&oRules[952], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0181":
 			if oFired, oErr := oRule54(oX); oX.Done(&oRules[54], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule153(oX); oX.Done(&oRules[153], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule258(oX); oX.Done(&oRules[258], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule357(oX); oX.Done(&oRules[357], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule456(oX); oX.Done(&oRules[456], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule555(oX); oX.Done(&oRules[555], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule754(oX); oX.Done(&oRules[754], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule952(oX); oX.Done(&oRules[952], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0182":
 			if oFired, oErr := oRule4(oX); oX.Done(&oRules[4], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule103(oX); oX.Done(&oRules[103], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule202(oX); oX.Done(&oRules[202], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule902(oX); oX.Done(&oRules[902], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0183":
 			if oFired, oErr := oRule257(oX); oX.Done(&oRules[257], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule356(oX); oX.Done(&oRules[356], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule455(oX); oX.Done(&oRules[455], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule653(oX); oX.Done(&oRules[653], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0184":
 			if oFired, oErr := oRule53(oX); oX.Done(&oRules[53], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule152(oX); oX.Done(&oRules[152], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule257(oX); oX.Done(&oRules[257], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule356(oX); oX.Done(&oRules[356], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule455(oX); oX.Done(&oRules[455], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule653(oX); oX.Done(&oRules[653], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule852(oX); oX.Done(&oRules[852], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule951(oX); oX.Done(&oRules[951], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0185":
 			if oFired, oErr := oRule256(oX); oX.Done(&oRules[256], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule355(oX); oX.Done(&oRules[355], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule553(oX); oX.Done(&oRules[553], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule652(oX); oX.Done(&oRules[652], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0186":
 			if oFired, oErr := oRule3(oX); oX.Done(&oRules[3], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule102(oX); oX.Done(&oRules[102], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule802(oX); oX.Done(&oRules[802], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule901(oX); oX.Done(&oRules[901], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0187":
 			if oFired, oErr := oRule3(oX); oX.Done(&oRules[3], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule102(oX); oX.Done(&oRules[102], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule255(oX); oX.Done(&oRules[255], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule453(oX); oX.Done(&oRules[453], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule552(oX); oX.Done(&oRules[552], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule651(oX); oX.Done(&oRules[651], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule802(oX); oX.Done(&oRules[802], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule901(oX); oX.Done(&oRules[901], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0188":
 			if oFired, oErr := oRule52(oX); oX.Done(&oRules[52], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule752(oX); oX.Done(&oRules[752], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule851(oX); oX.Done(&oRules[851], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule950(oX); oX.Done(&oRules[950], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0189":
 			if oFired, oErr := oRule353(oX); oX.Done(&oRules[353], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule452(oX); oX.Done(&oRules[452], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule551(oX); oX.Done(&oRules[551], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule650(oX); oX.Done(&oRules[650], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0190":
 			if oFired, oErr := oRule200(oX); oX.Done(&oRules[200], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule353(oX); oX.Done(&oRules[353], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule452(oX); oX.Done(&oRules[452], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule551(oX); oX.Done(&oRules[551], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule650(oX); oX.Done(&oRules[650], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule801(oX); oX.Done(&oRules[801], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule900(oX); oX.Done(&oRules[900], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule999(oX); oX.Done(&oRules[999], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0191":
 			if oFired, oErr := oRule352(oX); oX.Done(&oRules[352], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule451(oX); oX.Done(&oRules[451], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule550(oX); oX.Done(&oRules[550], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule748(oX); oX.Done(&oRules[748], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0192":
 			if oFired, oErr := oRule150(oX); oX.Done(&oRules[150], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule249(oX); oX.Done(&oRules[249], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule850(oX); oX.Done(&oRules[850], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule949(oX); oX.Done(&oRules[949], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0193":
 			if oFired, oErr := oRule150(oX); oX.Done(&oRules[150], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule249(oX); oX.Done(&oRules[249], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule351(oX); oX.Done(&oRules[351], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule450(oX); oX.Done(&oRules[450], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule648(oX); oX.Done(&oRules[648], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule747(oX); oX.Done(&oRules[747], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule850(oX); oX.Done(&oRules[850], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule949(oX); oX.Done(&oRules[949], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0194":
 			if oFired, oErr := oRule100(oX); oX.Done(&oRules[100], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule199(oX); oX.Done(&oRules[199], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule800(oX); oX.Done(&oRules[800], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule899(oX); oX.Done(&oRules[899], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0195":
 			if oFired, oErr := oRule350(oX); oX.Done(&oRules[350], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule548(oX); oX.Done(&oRules[548], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule647(oX); oX.Done(&oRules[647], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule746(oX); oX.Done(&oRules[746], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0196":
 			if oFired, oErr := oRule50(oX); oX.Done(&oRules[50], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule149(oX); oX.Done(&oRules[149], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule248(oX); oX.Done(&oRules[248], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule350(oX); oX.Done(&oRules[350], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule548(oX); oX.Done(&oRules[548], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule647(oX); oX.Done(&oRules[647], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule746(oX); oX.Done(&oRules[746], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule849(oX); oX.Done(&oRules[849], oFired, oErr) {
-				return
+				return false
 			}
 		case "tool_0197":
 			if oFired, oErr := oRule448(oX); oX.Done(&oRules[448], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule547(oX); oX.Done(&oRules[547], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule646(oX); oX.Done(&oRules[646], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule745(oX); oX.Done(&oRules[745], oFired, oErr) {
-				return
+				return false
 			}
 		default:
 		}
-		return
+		return false
 	}
 	if oFired, oErr := oRule0(oX); oX.Done(&oRules[0], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule1(oX); oX.Done(&oRules[1], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule2(oX); oX.Done(&oRules[2], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule3(oX); oX.Done(&oRules[3], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule4(oX); oX.Done(&oRules[4], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule5(oX); oX.Done(&oRules[5], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule7(oX); oX.Done(&oRules[7], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule8(oX); oX.Done(&oRules[8], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule9(oX); oX.Done(&oRules[9], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule10(oX); oX.Done(&oRules[10], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule12(oX); oX.Done(&oRules[12], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule13(oX); oX.Done(&oRules[13], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule14(oX); oX.Done(&oRules[14], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule15(oX); oX.Done(&oRules[15], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule17(oX); oX.Done(&oRules[17], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule18(oX); oX.Done(&oRules[18], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule19(oX); oX.Done(&oRules[19], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule20(oX); oX.Done(&oRules[20], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule22(oX); oX.Done(&oRules[22], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule23(oX); oX.Done(&oRules[23], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule24(oX); oX.Done(&oRules[24], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule25(oX); oX.Done(&oRules[25], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule27(oX); oX.Done(&oRules[27], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule28(oX); oX.Done(&oRules[28], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule29(oX); oX.Done(&oRules[29], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule30(oX); oX.Done(&oRules[30], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule32(oX); oX.Done(&oRules[32], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule33(oX); oX.Done(&oRules[33], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule34(oX); oX.Done(&oRules[34], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule35(oX); oX.Done(&oRules[35], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule37(oX); oX.Done(&oRules[37], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule38(oX); oX.Done(&oRules[38], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule39(oX); oX.Done(&oRules[39], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule40(oX); oX.Done(&oRules[40], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule42(oX); oX.Done(&oRules[42], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule43(oX); oX.Done(&oRules[43], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule44(oX); oX.Done(&oRules[44], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule45(oX); oX.Done(&oRules[45], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule47(oX); oX.Done(&oRules[47], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule48(oX); oX.Done(&oRules[48], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule49(oX); oX.Done(&oRules[49], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule50(oX); oX.Done(&oRules[50], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule52(oX); oX.Done(&oRules[52], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule53(oX); oX.Done(&oRules[53], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule54(oX); oX.Done(&oRules[54], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule55(oX); oX.Done(&oRules[55], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule57(oX); oX.Done(&oRules[57], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule58(oX); oX.Done(&oRules[58], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule59(oX); oX.Done(&oRules[59], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule60(oX); oX.Done(&oRules[60], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule62(oX); oX.Done(&oRules[62], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule63(oX); oX.Done(&oRules[63], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule64(oX); oX.Done(&oRules[64], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule65(oX); oX.Done(&oRules[65], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule67(oX); oX.Done(&oRules[67], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule68(oX); oX.Done(&oRules[68], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule69(oX); oX.Done(&oRules[69], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule70(oX); oX.Done(&oRules[70], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule72(oX); oX.Done(&oRules[72], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule73(oX); oX.Done(&oRules[73], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule74(oX); oX.Done(&oRules[74], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule75(oX); oX.Done(&oRules[75], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule77(oX); oX.Done(&oRules[77], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule78(oX); oX.Done(&oRules[78], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule79(oX); oX.Done(&oRules[79], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule80(oX); oX.Done(&oRules[80], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule82(oX); oX.Done(&oRules[82], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule83(oX); oX.Done(&oRules[83], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule84(oX); oX.Done(&oRules[84], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule85(oX); oX.Done(&oRules[85], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule87(oX); oX.Done(&oRules[87], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule88(oX); oX.Done(&oRules[88], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule89(oX); oX.Done(&oRules[89], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule90(oX); oX.Done(&oRules[90], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule92(oX); oX.Done(&oRules[92], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule93(oX); oX.Done(&oRules[93], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule94(oX); oX.Done(&oRules[94], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule95(oX); oX.Done(&oRules[95], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule97(oX); oX.Done(&oRules[97], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule98(oX); oX.Done(&oRules[98], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule99(oX); oX.Done(&oRules[99], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule100(oX); oX.Done(&oRules[100], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule102(oX); oX.Done(&oRules[102], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule103(oX); oX.Done(&oRules[103], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule104(oX); oX.Done(&oRules[104], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule105(oX); oX.Done(&oRules[105], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule107(oX); oX.Done(&oRules[107], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule108(oX); oX.Done(&oRules[108], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule109(oX); oX.Done(&oRules[109], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule110(oX); oX.Done(&oRules[110], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule112(oX); oX.Done(&oRules[112], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule113(oX); oX.Done(&oRules[113], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule114(oX); oX.Done(&oRules[114], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule115(oX); oX.Done(&oRules[115], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule117(oX); oX.Done(&oRules[117], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule118(oX); oX.Done(&oRules[118], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule119(oX); oX.Done(&oRules[119], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule120(oX); oX.Done(&oRules[120], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule122(oX); oX.Done(&oRules[122], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule123(oX); oX.Done(&oRules[123], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule124(oX); oX.Done(&oRules[124], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule125(oX); oX.Done(&oRules[125], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule127(oX); oX.Done(&oRules[127], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule128(oX); oX.Done(&oRules[128], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule129(oX); oX.Done(&oRules[129], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule130(oX); oX.Done(&oRules[130], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule132(oX); oX.Done(&oRules[132], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule133(oX); oX.Done(&oRules[133], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule134(oX); oX.Done(&oRules[134], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule135(oX); oX.Done(&oRules[135], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule137(oX); oX.Done(&oRules[137], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule138(oX); oX.Done(&oRules[138], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule139(oX); oX.Done(&oRules[139], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule140(oX); oX.Done(&oRules[140], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule142(oX); oX.Done(&oRules[142], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule143(oX); oX.Done(&oRules[143], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule144(oX); oX.Done(&oRules[144], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule145(oX); oX.Done(&oRules[145], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule147(oX); oX.Done(&oRules[147], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule148(oX); oX.Done(&oRules[148], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule149(oX); oX.Done(&oRules[149], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule150(oX); oX.Done(&oRules[150], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule152(oX); oX.Done(&oRules[152], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule153(oX); oX.Done(&oRules[153], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule154(oX); oX.Done(&oRules[154], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule155(oX); oX.Done(&oRules[155], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule157(oX); oX.Done(&oRules[157], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule158(oX); oX.Done(&oRules[158], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule159(oX); oX.Done(&oRules[159], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule160(oX); oX.Done(&oRules[160], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule162(oX); oX.Done(&oRules[162], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule163(oX); oX.Done(&oRules[163], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule164(oX); oX.Done(&oRules[164], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule165(oX); oX.Done(&oRules[165], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule167(oX); oX.Done(&oRules[167], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule168(oX); oX.Done(&oRules[168], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule169(oX); oX.Done(&oRules[169], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule170(oX); oX.Done(&oRules[170], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule172(oX); oX.Done(&oRules[172], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule173(oX); oX.Done(&oRules[173], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule174(oX); oX.Done(&oRules[174], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule175(oX); oX.Done(&oRules[175], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule177(oX); oX.Done(&oRules[177], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule178(oX); oX.Done(&oRules[178], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule179(oX); oX.Done(&oRules[179], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule180(oX); oX.Done(&oRules[180], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule182(oX); oX.Done(&oRules[182], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule183(oX); oX.Done(&oRules[183], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule184(oX); oX.Done(&oRules[184], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule185(oX); oX.Done(&oRules[185], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule187(oX); oX.Done(&oRules[187], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule188(oX); oX.Done(&oRules[188], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule189(oX); oX.Done(&oRules[189], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule190(oX); oX.Done(&oRules[190], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule192(oX); oX.Done(&oRules[192], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule193(oX); oX.Done(&oRules[193], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule194(oX); oX.Done(&oRules[194], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule195(oX); oX.Done(&oRules[195], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule197(oX); oX.Done(&oRules[197], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule198(oX); oX.Done(&oRules[198], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule199(oX); oX.Done(&oRules[199], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule200(oX); oX.Done(&oRules[200], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule202(oX); oX.Done(&oRules[202], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule203(oX); oX.Done(&oRules[203], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule204(oX); oX.Done(&oRules[204], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule205(oX); oX.Done(&oRules[205], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule207(oX); oX.Done(&oRules[207], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule208(oX); oX.Done(&oRules[208], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule209(oX); oX.Done(&oRules[209], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule210(oX); oX.Done(&oRules[210], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule212(oX); oX.Done(&oRules[212], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule213(oX); oX.Done(&oRules[213], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule214(oX); oX.Done(&oRules[214], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule215(oX); oX.Done(&oRules[215], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule217(oX); oX.Done(&oRules[217], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule218(oX); oX.Done(&oRules[218], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule219(oX); oX.Done(&oRules[219], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule220(oX); oX.Done(&oRules[220], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule222(oX); oX.Done(&oRules[222], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule223(oX); oX.Done(&oRules[223], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule224(oX); oX.Done(&oRules[224], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule225(oX); oX.Done(&oRules[225], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule227(oX); oX.Done(&oRules[227], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule228(oX); oX.Done(&oRules[228], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule229(oX); oX.Done(&oRules[229], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule230(oX); oX.Done(&oRules[230], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule232(oX); oX.Done(&oRules[232], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule233(oX); oX.Done(&oRules[233], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule234(oX); oX.Done(&oRules[234], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule235(oX); oX.Done(&oRules[235], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule237(oX); oX.Done(&oRules[237], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule238(oX); oX.Done(&oRules[238], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule239(oX); oX.Done(&oRules[239], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule240(oX); oX.Done(&oRules[240], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule242(oX); oX.Done(&oRules[242], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule243(oX); oX.Done(&oRules[243], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule244(oX); oX.Done(&oRules[244], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule245(oX); oX.Done(&oRules[245], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule247(oX); oX.Done(&oRules[247], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule248(oX); oX.Done(&oRules[248], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule249(oX); oX.Done(&oRules[249], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule250(oX); oX.Done(&oRules[250], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule251(oX); oX.Done(&oRules[251], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule252(oX); oX.Done(&oRules[252], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule253(oX); oX.Done(&oRules[253], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule254(oX); oX.Done(&oRules[254], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule255(oX); oX.Done(&oRules[255], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule256(oX); oX.Done(&oRules[256], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule257(oX); oX.Done(&oRules[257], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule258(oX); oX.Done(&oRules[258], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule260(oX); oX.Done(&oRules[260], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule261(oX); oX.Done(&oRules[261], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule262(oX); oX.Done(&oRules[262], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule263(oX); oX.Done(&oRules[263], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule265(oX); oX.Done(&oRules[265], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule266(oX); oX.Done(&oRules[266], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule267(oX); oX.Done(&oRules[267], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule268(oX); oX.Done(&oRules[268], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule270(oX); oX.Done(&oRules[270], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule271(oX); oX.Done(&oRules[271], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule272(oX); oX.Done(&oRules[272], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule273(oX); oX.Done(&oRules[273], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule275(oX); oX.Done(&oRules[275], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule276(oX); oX.Done(&oRules[276], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule277(oX); oX.Done(&oRules[277], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule278(oX); oX.Done(&oRules[278], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule280(oX); oX.Done(&oRules[280], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule281(oX); oX.Done(&oRules[281], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule282(oX); oX.Done(&oRules[282], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule283(oX); oX.Done(&oRules[283], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule285(oX); oX.Done(&oRules[285], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule286(oX); oX.Done(&oRules[286], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule287(oX); oX.Done(&oRules[287], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule288(oX); oX.Done(&oRules[288], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule290(oX); oX.Done(&oRules[290], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule291(oX); oX.Done(&oRules[291], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule292(oX); oX.Done(&oRules[292], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule293(oX); oX.Done(&oRules[293], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule295(oX); oX.Done(&oRules[295], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule296(oX); oX.Done(&oRules[296], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule297(oX); oX.Done(&oRules[297], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule298(oX); oX.Done(&oRules[298], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule300(oX); oX.Done(&oRules[300], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule301(oX); oX.Done(&oRules[301], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule302(oX); oX.Done(&oRules[302], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule303(oX); oX.Done(&oRules[303], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule305(oX); oX.Done(&oRules[305], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule306(oX); oX.Done(&oRules[306], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule307(oX); oX.Done(&oRules[307], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule308(oX); oX.Done(&oRules[308], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule310(oX); oX.Done(&oRules[310], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule311(oX); oX.Done(&oRules[311], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule312(oX); oX.Done(&oRules[312], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule313(oX); oX.Done(&oRules[313], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule315(oX); oX.Done(&oRules[315], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule316(oX); oX.Done(&oRules[316], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule317(oX); oX.Done(&oRules[317], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule318(oX); oX.Done(&oRules[318], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule320(oX); oX.Done(&oRules[320], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule321(oX); oX.Done(&oRules[321], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule322(oX); oX.Done(&oRules[322], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule323(oX); oX.Done(&oRules[323], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule325(oX); oX.Done(&oRules[325], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule326(oX); oX.Done(&oRules[326], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule327(oX); oX.Done(&oRules[327], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule328(oX); oX.Done(&oRules[328], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule330(oX); oX.Done(&oRules[330], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule331(oX); oX.Done(&oRules[331], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule332(oX); oX.Done(&oRules[332], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule333(oX); oX.Done(&oRules[333], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule335(oX); oX.Done(&oRules[335], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule336(oX); oX.Done(&oRules[336], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule337(oX); oX.Done(&oRules[337], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule338(oX); oX.Done(&oRules[338], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule340(oX); oX.Done(&oRules[340], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule341(oX); oX.Done(&oRules[341], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule342(oX); oX.Done(&oRules[342], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule343(oX); oX.Done(&oRules[343], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule345(oX); oX.Done(&oRules[345], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule346(oX); oX.Done(&oRules[346], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule347(oX); oX.Done(&oRules[347], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule348(oX); oX.Done(&oRules[348], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule350(oX); oX.Done(&oRules[350], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule351(oX); oX.Done(&oRules[351], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule352(oX); oX.Done(&oRules[352], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule353(oX); oX.Done(&oRules[353], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule355(oX); oX.Done(&oRules[355], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule356(oX); oX.Done(&oRules[356], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule357(oX); oX.Done(&oRules[357], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule358(oX); oX.Done(&oRules[358], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule360(oX); oX.Done(&oRules[360], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule361(oX); oX.Done(&oRules[361], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule362(oX); oX.Done(&oRules[362], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule363(oX); oX.Done(&oRules[363], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule365(oX); oX.Done(&oRules[365], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule366(oX); oX.Done(&oRules[366], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule367(oX); oX.Done(&oRules[367], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule368(oX); oX.Done(&oRules[368], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule370(oX); oX.Done(&oRules[370], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule371(oX); oX.Done(&oRules[371], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule372(oX); oX.Done(&oRules[372], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule373(oX); oX.Done(&oRules[373], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule375(oX); oX.Done(&oRules[375], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule376(oX); oX.Done(&oRules[376], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule377(oX); oX.Done(&oRules[377], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule378(oX); oX.Done(&oRules[378], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule380(oX); oX.Done(&oRules[380], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule381(oX); oX.Done(&oRules[381], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule382(oX); oX.Done(&oRules[382], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule383(oX); oX.Done(&oRules[383], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule385(oX); oX.Done(&oRules[385], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule386(oX); oX.Done(&oRules[386], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule387(oX); oX.Done(&oRules[387], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule388(oX); oX.Done(&oRules[388], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule390(oX); oX.Done(&oRules[390], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule391(oX); oX.Done(&oRules[391], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule392(oX); oX.Done(&oRules[392], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule393(oX); oX.Done(&oRules[393], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule395(oX); oX.Done(&oRules[395], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule396(oX); oX.Done(&oRules[396], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule397(oX); oX.Done(&oRules[397], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule398(oX); oX.Done(&oRules[398], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule400(oX); oX.Done(&oRules[400], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule401(oX); oX.Done(&oRules[401], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule402(oX); oX.Done(&oRules[402], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule403(oX); oX.Done(&oRules[403], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule405(oX); oX.Done(&oRules[405], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule406(oX); oX.Done(&oRules[406], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule407(oX); oX.Done(&oRules[407], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule408(oX); oX.Done(&oRules[408], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule410(oX); oX.Done(&oRules[410], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule411(oX); oX.Done(&oRules[411], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule412(oX); oX.Done(&oRules[412], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule413(oX); oX.Done(&oRules[413], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule415(oX); oX.Done(&oRules[415], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule416(oX); oX.Done(&oRules[416], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule417(oX); oX.Done(&oRules[417], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule418(oX); oX.Done(&oRules[418], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule420(oX); oX.Done(&oRules[420], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule421(oX); oX.Done(&oRules[421], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule422(oX); oX.Done(&oRules[422], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule423(oX); oX.Done(&oRules[423], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule425(oX); oX.Done(&oRules[425], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule426(oX); oX.Done(&oRules[426], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule427(oX); oX.Done(&oRules[427], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule428(oX); oX.Done(&oRules[428], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule430(oX); oX.Done(&oRules[430], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule431(oX); oX.Done(&oRules[431], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule432(oX); oX.Done(&oRules[432], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule433(oX); oX.Done(&oRules[433], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule435(oX); oX.Done(&oRules[435], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule436(oX); oX.Done(&oRules[436], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule437(oX); oX.Done(&oRules[437], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule438(oX); oX.Done(&oRules[438], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule440(oX); oX.Done(&oRules[440], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule441(oX); oX.Done(&oRules[441], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule442(oX); oX.Done(&oRules[442], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule443(oX); oX.Done(&oRules[443], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule445(oX); oX.Done(&oRules[445], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule446(oX); oX.Done(&oRules[446], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule447(oX); oX.Done(&oRules[447], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule448(oX); oX.Done(&oRules[448], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule450(oX); oX.Done(&oRules[450], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule451(oX); oX.Done(&oRules[451], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule452(oX); oX.Done(&oRules[452], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule453(oX); oX.Done(&oRules[453], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule455(oX); oX.Done(&oRules[455], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule456(oX); oX.Done(&oRules[456], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule457(oX); oX.Done(&oRules[457], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule458(oX); oX.Done(&oRules[458], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule460(oX); oX.Done(&oRules[460], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule461(oX); oX.Done(&oRules[461], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule462(oX); oX.Done(&oRules[462], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule463(oX); oX.Done(&oRules[463], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule465(oX); oX.Done(&oRules[465], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule466(oX); oX.Done(&oRules[466], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule467(oX); oX.Done(&oRules[467], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule468(oX); oX.Done(&oRules[468], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule470(oX); oX.Done(&oRules[470], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule471(oX); oX.Done(&oRules[471], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule472(oX); oX.Done(&oRules[472], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule473(oX); oX.Done(&oRules[473], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule475(oX); oX.Done(&oRules[475], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule476(oX); oX.Done(&oRules[476], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule477(oX); oX.Done(&oRules[477], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule478(oX); oX.Done(&oRules[478], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule480(oX); oX.Done(&oRules[480], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule481(oX); oX.Done(&oRules[481], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule482(oX); oX.Done(&oRules[482], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule483(oX); oX.Done(&oRules[483], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule485(oX); oX.Done(&oRules[485], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule486(oX); oX.Done(&oRules[486], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule487(oX); oX.Done(&oRules[487], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule488(oX); oX.Done(&oRules[488], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule490(oX); oX.Done(&oRules[490], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule491(oX); oX.Done(&oRules[491], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule492(oX); oX.Done(&oRules[492], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule493(oX); oX.Done(&oRules[493], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule495(oX); oX.Done(&oRules[495], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule496(oX); oX.Done(&oRules[496], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule497(oX); oX.Done(&oRules[497], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule498(oX); oX.Done(&oRules[498], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule500(oX); oX.Done(&oRules[500], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule501(oX); oX.Done(&oRules[501], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule502(oX); oX.Done(&oRules[502], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule503(oX); oX.Done(&oRules[503], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule505(oX); oX.Done(&oRules[505], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule506(oX); oX.Done(&oRules[506], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule507(oX); oX.Done(&oRules[507], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule508(oX); oX.Done(&oRules[508], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule510(oX); oX.Done(&oRules[510], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule511(oX); oX.Done(&oRules[511], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule512(oX); oX.Done(&oRules[512], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule513(oX); oX.Done(&oRules[513], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule515(oX); oX.Done(&oRules[515], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule516(oX); oX.Done(&oRules[516], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule517(oX); oX.Done(&oRules[517], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule518(oX); oX.Done(&oRules[518], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule520(oX); oX.Done(&oRules[520], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule521(oX); oX.Done(&oRules[521], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule522(oX); oX.Done(&oRules[522], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule523(oX); oX.Done(&oRules[523], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule525(oX); oX.Done(&oRules[525], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule526(oX); oX.Done(&oRules[526], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule527(oX); oX.Done(&oRules[527], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule528(oX); oX.Done(&oRules[528], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule530(oX); oX.Done(&oRules[530], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule531(oX); oX.Done(&oRules[531], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule532(oX); oX.Done(&oRules[532], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule533(oX); oX.Done(&oRules[533], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule535(oX); oX.Done(&oRules[535], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule536(oX); oX.Done(&oRules[536], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule537(oX); oX.Done(&oRules[537], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule538(oX); oX.Done(&oRules[538], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule540(oX); oX.Done(&oRules[540], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule541(oX); oX.Done(&oRules[541], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule542(oX); oX.Done(&oRules[542], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule543(oX); oX.Done(&oRules[543], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule545(oX); oX.Done(&oRules[545], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule546(oX); oX.Done(&oRules[546], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule547(oX); oX.Done(&oRules[547], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule548(oX); oX.Done(&oRules[548], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule550(oX); oX.Done(&oRules[550], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule551(oX); oX.Done(&oRules[551], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule552(oX); oX.Done(&oRules[552], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule553(oX); oX.Done(&oRules[553], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule555(oX); oX.Done(&oRules[555], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule556(oX); oX.Done(&oRules[556], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule557(oX); oX.Done(&oRules[557], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule558(oX); oX.Done(&oRules[558], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule560(oX); oX.Done(&oRules[560], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule561(oX); oX.Done(&oRules[561], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule562(oX); oX.Done(&oRules[562], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule563(oX); oX.Done(&oRules[563], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule565(oX); oX.Done(&oRules[565], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule566(oX); oX.Done(&oRules[566], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule567(oX); oX.Done(&oRules[567], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule568(oX); oX.Done(&oRules[568], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule570(oX); oX.Done(&oRules[570], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule571(oX); oX.Done(&oRules[571], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule572(oX); oX.Done(&oRules[572], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule573(oX); oX.Done(&oRules[573], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule575(oX); oX.Done(&oRules[575], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule576(oX); oX.Done(&oRules[576], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule577(oX); oX.Done(&oRules[577], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule578(oX); oX.Done(&oRules[578], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule580(oX); oX.Done(&oRules[580], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule581(oX); oX.Done(&oRules[581], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule582(oX); oX.Done(&oRules[582], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule583(oX); oX.Done(&oRules[583], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule585(oX); oX.Done(&oRules[585], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule586(oX); oX.Done(&oRules[586], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule587(oX); oX.Done(&oRules[587], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule588(oX); oX.Done(&oRules[588], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule590(oX); oX.Done(&oRules[590], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule591(oX); oX.Done(&oRules[591], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule592(oX); oX.Done(&oRules[592], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule593(oX); oX.Done(&oRules[593], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule595(oX); oX.Done(&oRules[595], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule596(oX); oX.Done(&oRules[596], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule597(oX); oX.Done(&oRules[597], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule598(oX); oX.Done(&oRules[598], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule600(oX); oX.Done(&oRules[600], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule601(oX); oX.Done(&oRules[601], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule602(oX); oX.Done(&oRules[602], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule603(oX); oX.Done(&oRules[603], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule605(oX); oX.Done(&oRules[605], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule606(oX); oX.Done(&oRules[606], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule607(oX); oX.Done(&oRules[607], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule608(oX); oX.Done(&oRules[608], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule610(oX); oX.Done(&oRules[610], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule611(oX); oX.Done(&oRules[611], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule612(oX); oX.Done(&oRules[612], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule613(oX); oX.Done(&oRules[613], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule615(oX); oX.Done(&oRules[615], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule616(oX); oX.Done(&oRules[616], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule617(oX); oX.Done(&oRules[617], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule618(oX); oX.Done(&oRules[618], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule620(oX); oX.Done(&oRules[620], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule621(oX); oX.Done(&oRules[621], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule622(oX); oX.Done(&oRules[622], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule623(oX); oX.Done(&oRules[623], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule625(oX); oX.Done(&oRules[625], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule626(oX); oX.Done(&oRules[626], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule627(oX); oX.Done(&oRules[627], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule628(oX); oX.Done(&oRules[628], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule630(oX); oX.Done(&oRules[630], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule631(oX); oX.Done(&oRules[631], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule632(oX); oX.Done(&oRules[632], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule633(oX); oX.Done(&oRules[633], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule635(oX); oX.Done(&oRules[635], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule636(oX); oX.Done(&oRules[636], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule637(oX); oX.Done(&oRules[637], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule638(oX); oX.Done(&oRules[638], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule640(oX); oX.Done(&oRules[640], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule641(oX); oX.Done(&oRules[641], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule642(oX); oX.Done(&oRules[642], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule643(oX); oX.Done(&oRules[643], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule645(oX); oX.Done(&oRules[645], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule646(oX); oX.Done(&oRules[646], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule647(oX); oX.Done(&oRules[647], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule648(oX); oX.Done(&oRules[648], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule650(oX); oX.Done(&oRules[650], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule651(oX); oX.Done(&oRules[651], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule652(oX); oX.Done(&oRules[652], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule653(oX); oX.Done(&oRules[653], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule655(oX); oX.Done(&oRules[655], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule656(oX); oX.Done(&oRules[656], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule657(oX); oX.Done(&oRules[657], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule658(oX); oX.Done(&oRules[658], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule660(oX); oX.Done(&oRules[660], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule661(oX); oX.Done(&oRules[661], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule662(oX); oX.Done(&oRules[662], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule663(oX); oX.Done(&oRules[663], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule665(oX); oX.Done(&oRules[665], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule666(oX); oX.Done(&oRules[666], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule667(oX); oX.Done(&oRules[667], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule668(oX); oX.Done(&oRules[668], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule670(oX); oX.Done(&oRules[670], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule671(oX); oX.Done(&oRules[671], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule672(oX); oX.Done(&oRules[672], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule673(oX); oX.Done(&oRules[673], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule675(oX); oX.Done(&oRules[675], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule676(oX); oX.Done(&oRules[676], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule677(oX); oX.Done(&oRules[677], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule678(oX); oX.Done(&oRules[678], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule680(oX); oX.Done(&oRules[680], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule681(oX); oX.Done(&oRules[681], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule682(oX); oX.Done(&oRules[682], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule683(oX); oX.Done(&oRules[683], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule685(oX); oX.Done(&oRules[685], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule686(oX); oX.Done(&oRules[686], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule687(oX); oX.Done(&oRules[687], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule688(oX); oX.Done(&oRules[688], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule690(oX); oX.Done(&oRules[690], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule691(oX); oX.Done(&oRules[691], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule692(oX); oX.Done(&oRules[692], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule693(oX); oX.Done(&oRules[693], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule695(oX); oX.Done(&oRules[695], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule696(oX); oX.Done(&oRules[696], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule697(oX); oX.Done(&oRules[697], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule698(oX); oX.Done(&oRules[698], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule700(oX); oX.Done(&oRules[700], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule701(oX); oX.Done(&oRules[701], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule702(oX); oX.Done(&oRules[702], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule703(oX); oX.Done(&oRules[703], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule705(oX); oX.Done(&oRules[705], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule706(oX); oX.Done(&oRules[706], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule707(oX); oX.Done(&oRules[707], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule708(oX); oX.Done(&oRules[708], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule710(oX); oX.Done(&oRules[710], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule711(oX); oX.Done(&oRules[711], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule712(oX); oX.Done(&oRules[712], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule713(oX); oX.Done(&oRules[713], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule715(oX); oX.Done(&oRules[715], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule716(oX); oX.Done(&oRules[716], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule717(oX); oX.Done(&oRules[717], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule718(oX); oX.Done(&oRules[718], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule720(oX); oX.Done(&oRules[720], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule721(oX); oX.Done(&oRules[721], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule722(oX); oX.Done(&oRules[722], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule723(oX); oX.Done(&oRules[723], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule725(oX); oX.Done(&oRules[725], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule726(oX); oX.Done(&oRules[726], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule727(oX); oX.Done(&oRules[727], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule728(oX); oX.Done(&oRules[728], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule730(oX); oX.Done(&oRules[730], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule731(oX); oX.Done(&oRules[731], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule732(oX); oX.Done(&oRules[732], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule733(oX); oX.Done(&oRules[733], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule735(oX); oX.Done(&oRules[735], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule736(oX); oX.Done(&oRules[736], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule737(oX); oX.Done(&oRules[737], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule738(oX); oX.Done(&oRules[738], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule740(oX); oX.Done(&oRules[740], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule741(oX); oX.Done(&oRules[741], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule742(oX); oX.Done(&oRules[742], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule743(oX); oX.Done(&oRules[743], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule745(oX); oX.Done(&oRules[745], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule746(oX); oX.Done(&oRules[746], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule747(oX); oX.Done(&oRules[747], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule748(oX); oX.Done(&oRules[748], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule750(oX); oX.Done(&oRules[750], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule751(oX); oX.Done(&oRules[751], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule752(oX); oX.Done(&oRules[752], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule754(oX); oX.Done(&oRules[754], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule755(oX); oX.Done(&oRules[755], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule756(oX); oX.Done(&oRules[756], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule757(oX); oX.Done(&oRules[757], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule759(oX); oX.Done(&oRules[759], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule760(oX); oX.Done(&oRules[760], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule761(oX); oX.Done(&oRules[761], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule762(oX); oX.Done(&oRules[762], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule764(oX); oX.Done(&oRules[764], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule765(oX); oX.Done(&oRules[765], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule766(oX); oX.Done(&oRules[766], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule767(oX); oX.Done(&oRules[767], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule769(oX); oX.Done(&oRules[769], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule770(oX); oX.Done(&oRules[770], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule771(oX); oX.Done(&oRules[771], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule772(oX); oX.Done(&oRules[772], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule774(oX); oX.Done(&oRules[774], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule775(oX); oX.Done(&oRules[775], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule776(oX); oX.Done(&oRules[776], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule777(oX); oX.Done(&oRules[777], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule779(oX); oX.Done(&oRules[779], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule780(oX); oX.Done(&oRules[780], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule781(oX); oX.Done(&oRules[781], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule782(oX); oX.Done(&oRules[782], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule784(oX); oX.Done(&oRules[784], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule785(oX); oX.Done(&oRules[785], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule786(oX); oX.Done(&oRules[786], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule787(oX); oX.Done(&oRules[787], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule789(oX); oX.Done(&oRules[789], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule790(oX); oX.Done(&oRules[790], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule791(oX); oX.Done(&oRules[791], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule792(oX); oX.Done(&oRules[792], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule794(oX); oX.Done(&oRules[794], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule795(oX); oX.Done(&oRules[795], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule796(oX); oX.Done(&oRules[796], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule797(oX); oX.Done(&oRules[797], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule799(oX); oX.Done(&oRules[799], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule800(oX); oX.Done(&oRules[800], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule801(oX); oX.Done(&oRules[801], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule802(oX); oX.Done(&oRules[802], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule804(oX); oX.Done(&oRules[804], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule805(oX); oX.Done(&oRules[805], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule806(oX); oX.Done(&oRules[806], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule807(oX); oX.Done(&oRules[807], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule809(oX); oX.Done(&oRules[809], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule810(oX); oX.Done(&oRules[810], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule811(oX); oX.Done(&oRules[811], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule812(oX); oX.Done(&oRules[812], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule814(oX); oX.Done(&oRules[814], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule815(oX); oX.Done(&oRules[815], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule816(oX); oX.Done(&oRules[816], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule817(oX); oX.Done(&oRules[817], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule819(oX); oX.Done(&oRules[819], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule820(oX); oX.Done(&oRules[820], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule821(oX); oX.Done(&oRules[821], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule822(oX); oX.Done(&oRules[822], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule824(oX); oX.Done(&oRules[824], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule825(oX); oX.Done(&oRules[825], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule826(oX); oX.Done(&oRules[826], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule827(oX); oX.Done(&oRules[827], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule829(oX); oX.Done(&oRules[829], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule830(oX); oX.Done(&oRules[830], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule831(oX); oX.Done(&oRules[831], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule832(oX); oX.Done(&oRules[832], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule834(oX); oX.Done(&oRules[834], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule835(oX); oX.Done(&oRules[835], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule836(oX); oX.Done(&oRules[836], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule837(oX); oX.Done(&oRules[837], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule839(oX); oX.Done(&oRules[839], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule840(oX); oX.Done(&oRules[840], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule841(oX); oX.Done(&oRules[841], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule842(oX); oX.Done(&oRules[842], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule844(oX); oX.Done(&oRules[844], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule845(oX); oX.Done(&oRules[845], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule846(oX); oX.Done(&oRules[846], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule847(oX); oX.Done(&oRules[847], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule849(oX); oX.Done(&oRules[849], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule850(oX); oX.Done(&oRules[850], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule851(oX); oX.Done(&oRules[851], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule852(oX); oX.Done(&oRules[852], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule854(oX); oX.Done(&oRules[854], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule855(oX); oX.Done(&oRules[855], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule856(oX); oX.Done(&oRules[856], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule857(oX); oX.Done(&oRules[857], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule859(oX); oX.Done(&oRules[859], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule860(oX); oX.Done(&oRules[860], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule861(oX); oX.Done(&oRules[861], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule862(oX); oX.Done(&oRules[862], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule864(oX); oX.Done(&oRules[864], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule865(oX); oX.Done(&oRules[865], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule866(oX); oX.Done(&oRules[866], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule867(oX); oX.Done(&oRules[867], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule869(oX); oX.Done(&oRules[869], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule870(oX); oX.Done(&oRules[870], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule871(oX); oX.Done(&oRules[871], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule872(oX); oX.Done(&oRules[872], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule874(oX); oX.Done(&oRules[874], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule875(oX); oX.Done(&oRules[875], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule876(oX); oX.Done(&oRules[876], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule877(oX); oX.Done(&oRules[877], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule879(oX); oX.Done(&oRules[879], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule880(oX); oX.Done(&oRules[880], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule881(oX); oX.Done(&oRules[881], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule882(oX); oX.Done(&oRules[882], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule884(oX); oX.Done(&oRules[884], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule885(oX); oX.Done(&oRules[885], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule886(oX); oX.Done(&oRules[886], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule887(oX); oX.Done(&oRules[887], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule889(oX); oX.Done(&oRules[889], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule890(oX); oX.Done(&oRules[890], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule891(oX); oX.Done(&oRules[891], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule892(oX); oX.Done(&oRules[892], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule894(oX); oX.Done(&oRules[894], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule895(oX); oX.Done(&oRules[895], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule896(oX); oX.Done(&oRules[896], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule897(oX); oX.Done(&oRules[897], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule899(oX); oX.Done(&oRules[899], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule900(oX); oX.Done(&oRules[900], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule901(oX); oX.Done(&oRules[901], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule902(oX); oX.Done(&oRules[902], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule904(oX); oX.Done(&oRules[904], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule905(oX); oX.Done(&oRules[905], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule906(oX); oX.Done(&oRules[906], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule907(oX); oX.Done(&oRules[907], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule909(oX); oX.Done(&oRules[909], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule910(oX); oX.Done(&oRules[910], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule911(oX); oX.Done(&oRules[911], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule912(oX); oX.Done(&oRules[912], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule914(oX); oX.Done(&oRules[914], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule915(oX); oX.Done(&oRules[915], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule916(oX); oX.Done(&oRules[916], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule917(oX); oX.Done(&oRules[917], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule919(oX); oX.Done(&oRules[919], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule920(oX); oX.Done(&oRules[920], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule921(oX); oX.Done(&oRules[921], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule922(oX); oX.Done(&oRules[922], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule924(oX); oX.Done(&oRules[924], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule925(oX); oX.Done(&oRules[925], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule926(oX); oX.Done(&oRules[926], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule927(oX); oX.Done(&oRules[927], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule929(oX); oX.Done(&oRules[929], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule930(oX); oX.Done(&oRules[930], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule931(oX); oX.Done(&oRules[931], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule932(oX); oX.Done(&oRules[932], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule934(oX); oX.Done(&oRules[934], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule935(oX); oX.Done(&oRules[935], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule936(oX); oX.Done(&oRules[936], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule937(oX); oX.Done(&oRules[937], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule939(oX); oX.Done(&oRules[939], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule940(oX); oX.Done(&oRules[940], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule941(oX); oX.Done(&oRules[941], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule942(oX); oX.Done(&oRules[942], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule944(oX); oX.Done(&oRules[944], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule945(oX); oX.Done(&oRules[945], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule946(oX); oX.Done(&oRules[946], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule947(oX); oX.Done(&oRules[947], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule949(oX); oX.Done(&oRules[949], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule950(oX); oX.Done(&oRules[950], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule951(oX); oX.Done(&oRules[951], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule952(oX); oX.Done(&oRules[952], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule954(oX); oX.Done(&oRules[954], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule955(oX); oX.Done(&oRules[955], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule956(oX); oX.Done(&oRules[956], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule957(oX); oX.Done(&oRules[957], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule959(oX); oX.Done(&oRules[959], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule960(oX); oX.Done(&oRules[960], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule961(oX); oX.Done(&oRules[961], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule962(oX); oX.Done(&oRules[962], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule964(oX); oX.Done(&oRules[964], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule965(oX); oX.Done(&oRules[965], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule966(oX); oX.Done(&oRules[966], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule967(oX); oX.Done(&oRules[967], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule969(oX); oX.Done(&oRules[969], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule970(oX); oX.Done(&oRules[970], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule971(oX); oX.Done(&oRules[971], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule972(oX); oX.Done(&oRules[972], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule974(oX); oX.Done(&oRules[974], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule975(oX); oX.Done(&oRules[975], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule976(oX); oX.Done(&oRules[976], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule977(oX); oX.Done(&oRules[977], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule979(oX); oX.Done(&oRules[979], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule980(oX); oX.Done(&oRules[980], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule981(oX); oX.Done(&oRules[981], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule982(oX); oX.Done(&oRules[982], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule984(oX); oX.Done(&oRules[984], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule985(oX); oX.Done(&oRules[985], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule986(oX); oX.Done(&oRules[986], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule987(oX); oX.Done(&oRules[987], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule989(oX); oX.Done(&oRules[989], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule990(oX); oX.Done(&oRules[990], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule991(oX); oX.Done(&oRules[991], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule992(oX); oX.Done(&oRules[992], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule994(oX); oX.Done(&oRules[994], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule995(oX); oX.Done(&oRules[995], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule996(oX); oX.Done(&oRules[996], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule997(oX); oX.Done(&oRules[997], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule999(oX); oX.Done(&oRules[999], oFired, oErr) {
-		return
+		return false
 	}
+	return false
 }
 
 // Evaluate evaluates one occurrence against the pack and fills d. s may be
@@ -57995,13 +60031,17 @@ func Evaluate(ctx context.Context, env *runtime.Env, occ *runtime.Occurrence, s 
 	runtime.Begin(&oX, ctx, env, occ, s, d, 0)
 	switch occ.Anchor {
 	case "coordinator.pre_invoke":
-		oAnchor0(&oX)
+		for oAnchor0(&oX) {
+		}
 	case "tool.handler":
-		oAnchor1(&oX)
+		for oAnchor1(&oX) {
+		}
 	case "tool.post_invoke":
-		oAnchor2(&oX)
+		for oAnchor2(&oX) {
+		}
 	case "tool.pre_invoke":
-		oAnchor3(&oX)
+		for oAnchor3(&oX) {
+		}
 	}
 	oX.Finish()
 }

@@ -1706,7 +1706,9 @@ var (
 // oRule0 evaluates rule "E000" (policy).
 // when: false && tool_args.missing == 1
 func oRule0(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[0]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[0]); oErr.Kind != 0 {
 		return false, oErr
@@ -1752,7 +1754,9 @@ func oRule0(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule1 evaluates rule "E001" (policy).
 // when: tool_args.missing == 1 && false
 func oRule1(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[1]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[1]); oErr.Kind != 0 {
 		return false, oErr
@@ -1798,7 +1802,9 @@ func oRule1(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule2 evaluates rule "E002" (policy).
 // when: true && tool_args.missing == 1
 func oRule2(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[2]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[2]); oErr.Kind != 0 {
 		return false, oErr
@@ -1844,7 +1850,9 @@ func oRule2(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule3 evaluates rule "E003" (policy).
 // when: tool_args.missing == 1 && true
 func oRule3(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[3]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[3]); oErr.Kind != 0 {
 		return false, oErr
@@ -1890,7 +1898,9 @@ func oRule3(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule4 evaluates rule "E004" (policy).
 // when: true || tool_args.missing == 1
 func oRule4(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[4]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[4]); oErr.Kind != 0 {
 		return false, oErr
@@ -1936,7 +1946,9 @@ func oRule4(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule5 evaluates rule "E005" (policy).
 // when: tool_args.missing == 1 || true
 func oRule5(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[5]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[5]); oErr.Kind != 0 {
 		return false, oErr
@@ -1982,7 +1994,9 @@ func oRule5(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule6 evaluates rule "E006" (policy).
 // when: false || tool_args.missing == 1
 func oRule6(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[6]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[6]); oErr.Kind != 0 {
 		return false, oErr
@@ -2028,7 +2042,9 @@ func oRule6(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule7 evaluates rule "E007" (policy).
 // when: tool_args.missing == 1 || tool_args.n / 0 == 1
 func oRule7(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[7]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[7]); oErr.Kind != 0 {
 		return false, oErr
@@ -2084,7 +2100,9 @@ func oRule7(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule8 evaluates rule "E008" (policy).
 // when: tool_args.s && true
 func oRule8(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[8]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[8]); oErr.Kind != 0 {
 		return false, oErr
@@ -2133,7 +2151,9 @@ func oRule8(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule9 evaluates rule "E009" (policy).
 // when: false && tool_args.s
 func oRule9(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[9]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[9]); oErr.Kind != 0 {
 		return false, oErr
@@ -2182,7 +2202,9 @@ func oRule9(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule10 evaluates rule "E010" (policy).
 // when: tool_args.s || true
 func oRule10(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[10]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[10]); oErr.Kind != 0 {
 		return false, oErr
@@ -2231,7 +2253,9 @@ func oRule10(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule11 evaluates rule "E011" (policy).
 // when: !tool_args.b
 func oRule11(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[11]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[11]); oErr.Kind != 0 {
 		return false, oErr
@@ -2250,7 +2274,9 @@ func oRule11(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule12 evaluates rule "E012" (policy).
 // when: !tool_args.s
 func oRule12(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[12]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[12]); oErr.Kind != 0 {
 		return false, oErr
@@ -2269,7 +2295,9 @@ func oRule12(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule13 evaluates rule "E013" (policy).
 // when: (tool_args.b ? 1 : tool_args.missing) == 1
 func oRule13(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[13]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[13]); oErr.Kind != 0 {
 		return false, oErr
@@ -2299,7 +2327,9 @@ func oRule13(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule14 evaluates rule "E014" (policy).
 // when: (tool_args.s ? 1 : 2) == 1
 func oRule14(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[14]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[14]); oErr.Kind != 0 {
 		return false, oErr
@@ -2325,7 +2355,9 @@ func oRule14(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule15 evaluates rule "E015" (policy).
 // when: (tool_args.missing ? 1 : 2) == 1
 func oRule15(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[15]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[15]); oErr.Kind != 0 {
 		return false, oErr
@@ -2351,7 +2383,9 @@ func oRule15(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule16 evaluates rule "E016" (policy).
 // when: tool_args.n + 9223372036854775807 > 0
 func oRule16(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[16]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[16]); oErr.Kind != 0 {
 		return false, oErr
@@ -2376,7 +2410,9 @@ func oRule16(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule17 evaluates rule "E017" (policy).
 // when: tool_args.n - 9223372036854775807 - 10 < 0
 func oRule17(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[17]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[17]); oErr.Kind != 0 {
 		return false, oErr
@@ -2406,7 +2442,9 @@ func oRule17(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule18 evaluates rule "E018" (policy).
 // when: tool_args.n * 4611686018427387904 > 0
 func oRule18(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[18]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[18]); oErr.Kind != 0 {
 		return false, oErr
@@ -2431,7 +2469,9 @@ func oRule18(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule19 evaluates rule "E019" (policy).
 // when: -(tool_args.n - 9223372036854775807 - 1) > 0
 func oRule19(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[19]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[19]); oErr.Kind != 0 {
 		return false, oErr
@@ -2465,7 +2505,9 @@ func oRule19(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule20 evaluates rule "E020" (policy).
 // when: tool_arg_int("n") / 0 == 0
 func oRule20(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[20]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[20]); oErr.Kind != 0 {
 		return false, oErr
@@ -2482,7 +2524,9 @@ func oRule20(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule21 evaluates rule "E021" (policy).
 // when: tool_arg_int("n") % 0 == 0
 func oRule21(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[21]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[21]); oErr.Kind != 0 {
 		return false, oErr
@@ -2499,7 +2543,9 @@ func oRule21(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule22 evaluates rule "E022" (policy).
 // when: tool_arg_int("zero") / 0 == 0
 func oRule22(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[22]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[22]); oErr.Kind != 0 {
 		return false, oErr
@@ -2516,7 +2562,9 @@ func oRule22(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule23 evaluates rule "E023" (policy).
 // when: -9223372036854775807 - 1 == tool_arg_int("min")
 func oRule23(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[23]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[23]); oErr.Kind != 0 {
 		return false, oErr
@@ -2533,7 +2581,9 @@ func oRule23(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule24 evaluates rule "E024" (policy).
 // when: (tool_arg_int("min") / -1) == 0
 func oRule24(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[24]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[24]); oErr.Kind != 0 {
 		return false, oErr
@@ -2550,7 +2600,9 @@ func oRule24(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule25 evaluates rule "E025" (policy).
 // when: (tool_arg_int("min") % -1) == 0
 func oRule25(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[25]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[25]); oErr.Kind != 0 {
 		return false, oErr
@@ -2567,7 +2619,9 @@ func oRule25(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule26 evaluates rule "E026" (policy).
 // when: int(tool_args.big) > 0
 func oRule26(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[26]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[26]); oErr.Kind != 0 {
 		return false, oErr
@@ -2587,7 +2641,9 @@ func oRule26(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule27 evaluates rule "E027" (policy).
 // when: int(tool_args.d) == 2
 func oRule27(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[27]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[27]); oErr.Kind != 0 {
 		return false, oErr
@@ -2607,7 +2663,9 @@ func oRule27(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule28 evaluates rule "E028" (policy).
 // when: int("12") + tool_arg_int("n") == 15
 func oRule28(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[28]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[28]); oErr.Kind != 0 {
 		return false, oErr
@@ -2629,7 +2687,9 @@ func oRule28(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule29 evaluates rule "E029" (policy).
 // when: int(tool_args.s) == 1
 func oRule29(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[29]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[29]); oErr.Kind != 0 {
 		return false, oErr
@@ -2649,7 +2709,9 @@ func oRule29(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule30 evaluates rule "E030" (policy).
 // when: int(tool_args.nan) == 0
 func oRule30(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[30]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[30]); oErr.Kind != 0 {
 		return false, oErr
@@ -2669,7 +2731,9 @@ func oRule30(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule31 evaluates rule "E031" (policy).
 // when: double(tool_args.n) == 3.0
 func oRule31(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[31]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[31]); oErr.Kind != 0 {
 		return false, oErr
@@ -2689,7 +2753,9 @@ func oRule31(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule32 evaluates rule "E032" (policy).
 // when: double("1e3") == 1000.0
 func oRule32(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[32]) {
+		return false, runtime.Err{}
+	}
 	if oErr := oX.Supplied(&oRules[32]); oErr.Kind != 0 {
 		return false, oErr
 	}
@@ -2705,7 +2771,9 @@ func oRule32(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule33 evaluates rule "E033" (policy).
 // when: double(tool_args.s) == 1.0
 func oRule33(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[33]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[33]); oErr.Kind != 0 {
 		return false, oErr
@@ -2725,7 +2793,9 @@ func oRule33(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule34 evaluates rule "E034" (policy).
 // when: string(tool_args.d) == "2.5"
 func oRule34(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[34]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[34]); oErr.Kind != 0 {
 		return false, oErr
@@ -2745,7 +2815,9 @@ func oRule34(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule35 evaluates rule "E035" (policy).
 // when: string(tool_args.n) == "3"
 func oRule35(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[35]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[35]); oErr.Kind != 0 {
 		return false, oErr
@@ -2765,7 +2837,9 @@ func oRule35(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule36 evaluates rule "E036" (policy).
 // when: string(1.0) == "1"
 func oRule36(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[36]) {
+		return false, runtime.Err{}
+	}
 	if oErr := oX.Supplied(&oRules[36]); oErr.Kind != 0 {
 		return false, oErr
 	}
@@ -2778,7 +2852,9 @@ func oRule36(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule37 evaluates rule "E037" (policy).
 // when: string(tool_args.big) != ""
 func oRule37(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[37]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[37]); oErr.Kind != 0 {
 		return false, oErr
@@ -2799,7 +2875,9 @@ func oRule37(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule38 evaluates rule "E038" (policy).
 // when: string(true) == "true"
 func oRule38(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[38]) {
+		return false, runtime.Err{}
+	}
 	if oErr := oX.Supplied(&oRules[38]); oErr.Kind != 0 {
 		return false, oErr
 	}
@@ -2811,7 +2889,9 @@ func oRule38(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule39 evaluates rule "E039" (policy).
 // when: bool("true") && !bool("false")
 func oRule39(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[39]) {
+		return false, runtime.Err{}
+	}
 	if oErr := oX.Supplied(&oRules[39]); oErr.Kind != 0 {
 		return false, oErr
 	}
@@ -2861,7 +2941,9 @@ func oRule39(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule40 evaluates rule "E040" (policy).
 // when: bool(tool_args.s)
 func oRule40(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[40]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[40]); oErr.Kind != 0 {
 		return false, oErr
@@ -2880,7 +2962,9 @@ func oRule40(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule41 evaluates rule "E041" (policy).
 // when: tool_args.d / 0.0 > 1.0
 func oRule41(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[41]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[41]); oErr.Kind != 0 {
 		return false, oErr
@@ -2905,7 +2989,9 @@ func oRule41(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule42 evaluates rule "E042" (policy).
 // when: tool_args.nan < 1.0
 func oRule42(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[42]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[42]); oErr.Kind != 0 {
 		return false, oErr
@@ -2925,7 +3011,9 @@ func oRule42(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule43 evaluates rule "E043" (policy).
 // when: tool_args.nan >= 1.0
 func oRule43(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[43]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[43]); oErr.Kind != 0 {
 		return false, oErr
@@ -2945,7 +3033,9 @@ func oRule43(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule44 evaluates rule "E044" (policy).
 // when: tool_args.nan == tool_args.nan
 func oRule44(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[44]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[44]); oErr.Kind != 0 {
 		return false, oErr
@@ -2964,7 +3054,9 @@ func oRule44(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule45 evaluates rule "E045" (policy).
 // when: tool_args.nan != tool_args.nan
 func oRule45(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[45]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[45]); oErr.Kind != 0 {
 		return false, oErr
@@ -2984,7 +3076,9 @@ func oRule45(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule46 evaluates rule "E046" (policy).
 // when: prompt_injection_score < tool_args.nan
 func oRule46(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[46]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[46]); oErr.Kind != 0 {
 		return false, oErr
@@ -3003,7 +3097,9 @@ func oRule46(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule47 evaluates rule "E047" (policy).
 // when: 1.0 / 0.0 > 9223372036854775807.0
 func oRule47(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[47]) {
+		return false, runtime.Err{}
+	}
 	if oErr := oX.Supplied(&oRules[47]); oErr.Kind != 0 {
 		return false, oErr
 	}
@@ -3017,7 +3113,9 @@ func oRule47(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule48 evaluates rule "E048" (policy).
 // when: tool_args.n == 3.0
 func oRule48(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[48]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[48]); oErr.Kind != 0 {
 		return false, oErr
@@ -3033,7 +3131,9 @@ func oRule48(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule49 evaluates rule "E049" (policy).
 // when: tool_args.n == "3"
 func oRule49(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[49]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[49]); oErr.Kind != 0 {
 		return false, oErr
@@ -3049,7 +3149,9 @@ func oRule49(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule50 evaluates rule "E050" (policy).
 // when: tool_args.d == 2.5
 func oRule50(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[50]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[50]); oErr.Kind != 0 {
 		return false, oErr
@@ -3065,7 +3167,9 @@ func oRule50(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule51 evaluates rule "E051" (policy).
 // when: tool_args.n < 3.5
 func oRule51(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[51]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[51]); oErr.Kind != 0 {
 		return false, oErr
@@ -3085,7 +3189,9 @@ func oRule51(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule52 evaluates rule "E052" (policy).
 // when: tool_args.n < "a"
 func oRule52(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[52]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[52]); oErr.Kind != 0 {
 		return false, oErr
@@ -3105,7 +3211,9 @@ func oRule52(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule53 evaluates rule "E053" (policy).
 // when: tool_args.s < "b"
 func oRule53(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[53]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[53]); oErr.Kind != 0 {
 		return false, oErr
@@ -3125,7 +3233,9 @@ func oRule53(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule54 evaluates rule "E054" (policy).
 // when: tool_args.b < true
 func oRule54(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[54]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[54]); oErr.Kind != 0 {
 		return false, oErr
@@ -3144,7 +3254,9 @@ func oRule54(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule55 evaluates rule "E055" (policy).
 // when: tool_args.nul == null
 func oRule55(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[55]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[55]); oErr.Kind != 0 {
 		return false, oErr
@@ -3159,7 +3271,9 @@ func oRule55(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule56 evaluates rule "E056" (policy).
 // when: tool_args.list == [1, 2, 3]
 func oRule56(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[56]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[56]); oErr.Kind != 0 {
 		return false, oErr
@@ -3174,7 +3288,9 @@ func oRule56(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule57 evaluates rule "E057" (policy).
 // when: tool_args.list == [1.0, 2.0, 3.0]
 func oRule57(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[57]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[57]); oErr.Kind != 0 {
 		return false, oErr
@@ -3189,7 +3305,9 @@ func oRule57(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule58 evaluates rule "E058" (policy).
 // when: tool_args.map == {"a": 1}
 func oRule58(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[58]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[58]); oErr.Kind != 0 {
 		return false, oErr
@@ -3204,7 +3322,9 @@ func oRule58(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule59 evaluates rule "E059" (policy).
 // when: [1, "a"] == [1, "a"]
 func oRule59(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[59]) {
+		return false, runtime.Err{}
+	}
 	if oErr := oX.Supplied(&oRules[59]); oErr.Kind != 0 {
 		return false, oErr
 	}
@@ -3214,7 +3334,9 @@ func oRule59(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule60 evaluates rule "E060" (policy).
 // when: tool_args.n > tool_args.d
 func oRule60(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[60]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[60]); oErr.Kind != 0 {
 		return false, oErr
@@ -3237,7 +3359,9 @@ func oRule60(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule61 evaluates rule "E061" (policy).
 // when: tool_args.list[0] < tool_args.d
 func oRule61(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[61]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[61]); oErr.Kind != 0 {
 		return false, oErr
@@ -3264,7 +3388,9 @@ func oRule61(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule62 evaluates rule "E062" (policy).
 // when: "abc" < "abd" && "Z" < "a" && "é" > "z"
 func oRule62(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[62]) {
+		return false, runtime.Err{}
+	}
 	if oErr := oX.Supplied(&oRules[62]); oErr.Kind != 0 {
 		return false, oErr
 	}
@@ -3320,7 +3446,9 @@ func oRule62(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule63 evaluates rule "E063" (policy).
 // when: size(tool_args.u) == 3
 func oRule63(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[63]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[63]); oErr.Kind != 0 {
 		return false, oErr
@@ -3340,7 +3468,9 @@ func oRule63(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule64 evaluates rule "E064" (policy).
 // when: size(tool_arg_string("u")) == 3
 func oRule64(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[64]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[64]); oErr.Kind != 0 {
 		return false, oErr
@@ -3354,7 +3484,9 @@ func oRule64(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule65 evaluates rule "E065" (policy).
 // when: size(tool_args.bad) == 2
 func oRule65(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[65]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[65]); oErr.Kind != 0 {
 		return false, oErr
@@ -3374,7 +3506,9 @@ func oRule65(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule66 evaluates rule "E066" (policy).
 // when: size(tool_args.list) == 3 && size(tool_args.map) == 1
 func oRule66(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[66]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[66]); oErr.Kind != 0 {
 		return false, oErr
@@ -3433,7 +3567,9 @@ func oRule66(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule67 evaluates rule "E067" (policy).
 // when: size(tool_args.n) == 1
 func oRule67(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[67]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[67]); oErr.Kind != 0 {
 		return false, oErr
@@ -3453,7 +3589,9 @@ func oRule67(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule68 evaluates rule "E068" (policy).
 // when: tool_args.s.contains("ell")
 func oRule68(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[68]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[68]); oErr.Kind != 0 {
 		return false, oErr
@@ -3476,7 +3614,9 @@ func oRule68(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule69 evaluates rule "E069" (policy).
 // when: tool_args.n.contains("1")
 func oRule69(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[69]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[69]); oErr.Kind != 0 {
 		return false, oErr
@@ -3499,7 +3639,9 @@ func oRule69(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule70 evaluates rule "E070" (policy).
 // when: tool_args.s.startsWith("he") && tool_args.s.endsWith("lo")
 func oRule70(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[70]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[70]); oErr.Kind != 0 {
 		return false, oErr
@@ -3564,7 +3706,9 @@ func oRule70(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule71 evaluates rule "E071" (policy).
 // when: tool_args.s.matches("^h.l+o$")
 func oRule71(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[71]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[71]); oErr.Kind != 0 {
 		return false, oErr
@@ -3583,7 +3727,9 @@ func oRule71(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule72 evaluates rule "E072" (policy).
 // when: tool_args.s.matches("l+")
 func oRule72(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[72]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[72]); oErr.Kind != 0 {
 		return false, oErr
@@ -3602,7 +3748,9 @@ func oRule72(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule73 evaluates rule "E073" (policy).
 // when: tool_args.s.matches(tool_args.pat)
 func oRule73(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[73]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[73]); oErr.Kind != 0 {
 		return false, oErr
@@ -3633,7 +3781,9 @@ func oRule73(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule74 evaluates rule "E074" (policy).
 // when: "x".matches(tool_args.badpat)
 func oRule74(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[74]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[74]); oErr.Kind != 0 {
 		return false, oErr
@@ -3657,7 +3807,9 @@ func oRule74(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule75 evaluates rule "E075" (policy).
 // when: tool_args.s.lowerAscii() == "hello" && "ÀB".lowerAscii() == "Àb"
 func oRule75(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[75]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[75]); oErr.Kind != 0 {
 		return false, oErr
@@ -3714,7 +3866,9 @@ func oRule75(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule76 evaluates rule "E076" (policy).
 // when: tool_args.s.upperAscii() == "HELLO"
 func oRule76(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[76]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[76]); oErr.Kind != 0 {
 		return false, oErr
@@ -3738,7 +3892,9 @@ func oRule76(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule77 evaluates rule "E077" (policy).
 // when: "  a b \t".trim() == "a b"
 func oRule77(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[77]) {
+		return false, runtime.Err{}
+	}
 	if oErr := oX.Supplied(&oRules[77]); oErr.Kind != 0 {
 		return false, oErr
 	}
@@ -3751,7 +3907,9 @@ func oRule77(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule78 evaluates rule "E078" (policy).
 // when: "a,b,,c".split(",") == ["a", "b", "", "c"]
 func oRule78(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[78]) {
+		return false, runtime.Err{}
+	}
 	if oErr := oX.Supplied(&oRules[78]); oErr.Kind != 0 {
 		return false, oErr
 	}
@@ -3764,7 +3922,9 @@ func oRule78(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule79 evaluates rule "E079" (policy).
 // when: "a,b,c".split(",", 2) == ["a", "b,c"]
 func oRule79(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[79]) {
+		return false, runtime.Err{}
+	}
 	if oErr := oX.Supplied(&oRules[79]); oErr.Kind != 0 {
 		return false, oErr
 	}
@@ -3778,7 +3938,9 @@ func oRule79(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule80 evaluates rule "E080" (policy).
 // when: ["a", "b"].join("-") == "a-b" && ["x"].join() == "x"
 func oRule80(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[80]) {
+		return false, runtime.Err{}
+	}
 	if oErr := oX.Supplied(&oRules[80]); oErr.Kind != 0 {
 		return false, oErr
 	}
@@ -3823,7 +3985,9 @@ func oRule80(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule81 evaluates rule "E081" (policy).
 // when: "aXbXc".replace("X", "-") == "a-b-c" && "aXbXc".replace("X", "-", 1) == "a-bXc"
 func oRule81(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[81]) {
+		return false, runtime.Err{}
+	}
 	if oErr := oX.Supplied(&oRules[81]); oErr.Kind != 0 {
 		return false, oErr
 	}
@@ -3874,7 +4038,9 @@ func oRule81(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule82 evaluates rule "E082" (policy).
 // when: tool_args.u.indexOf("b") == 1 && "abc".indexOf("") == 0
 func oRule82(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[82]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[82]); oErr.Kind != 0 {
 		return false, oErr
@@ -3933,7 +4099,9 @@ func oRule82(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule83 evaluates rule "E083" (policy).
 // when: "abc".indexOf("c", 5) == 2
 func oRule83(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[83]) {
+		return false, runtime.Err{}
+	}
 	if oErr := oX.Supplied(&oRules[83]); oErr.Kind != 0 {
 		return false, oErr
 	}
@@ -3951,7 +4119,9 @@ func oRule83(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule84 evaluates rule "E084" (policy).
 // when: "abcabc".lastIndexOf("b") == 4
 func oRule84(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[84]) {
+		return false, runtime.Err{}
+	}
 	if oErr := oX.Supplied(&oRules[84]); oErr.Kind != 0 {
 		return false, oErr
 	}
@@ -3965,7 +4135,9 @@ func oRule84(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule85 evaluates rule "E085" (policy).
 // when: "hello".substring(1, 3) == "el"
 func oRule85(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[85]) {
+		return false, runtime.Err{}
+	}
 	if oErr := oX.Supplied(&oRules[85]); oErr.Kind != 0 {
 		return false, oErr
 	}
@@ -3983,7 +4155,9 @@ func oRule85(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule86 evaluates rule "E086" (policy).
 // when: "hello".substring(4, 2) == ""
 func oRule86(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[86]) {
+		return false, runtime.Err{}
+	}
 	if oErr := oX.Supplied(&oRules[86]); oErr.Kind != 0 {
 		return false, oErr
 	}
@@ -4001,7 +4175,9 @@ func oRule86(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule87 evaluates rule "E087" (policy).
 // when: "hello".charAt(1) == "e" && "hello".charAt(5) == ""
 func oRule87(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[87]) {
+		return false, runtime.Err{}
+	}
 	if oErr := oX.Supplied(&oRules[87]); oErr.Kind != 0 {
 		return false, oErr
 	}
@@ -4055,7 +4231,9 @@ func oRule87(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule88 evaluates rule "E088" (policy).
 // when: tool_args.list[3] == 1
 func oRule88(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[88]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[88]); oErr.Kind != 0 {
 		return false, oErr
@@ -4075,7 +4253,9 @@ func oRule88(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule89 evaluates rule "E089" (policy).
 // when: tool_args.list[-1] == 1
 func oRule89(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[89]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[89]); oErr.Kind != 0 {
 		return false, oErr
@@ -4095,7 +4275,9 @@ func oRule89(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule90 evaluates rule "E090" (policy).
 // when: [1, 2, 3][1] == 2
 func oRule90(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[90]) {
+		return false, runtime.Err{}
+	}
 	if oErr := oX.Supplied(&oRules[90]); oErr.Kind != 0 {
 		return false, oErr
 	}
@@ -4114,7 +4296,9 @@ func oRule90(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule91 evaluates rule "E091" (policy).
 // when: tool_args.map["a"] == 1
 func oRule91(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[91]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[91]); oErr.Kind != 0 {
 		return false, oErr
@@ -4134,7 +4318,9 @@ func oRule91(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule92 evaluates rule "E092" (policy).
 // when: tool_args.map["zz"] == 1
 func oRule92(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[92]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[92]); oErr.Kind != 0 {
 		return false, oErr
@@ -4154,7 +4340,9 @@ func oRule92(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule93 evaluates rule "E093" (policy).
 // when: tool_args.map.a == 1
 func oRule93(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[93]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[93]); oErr.Kind != 0 {
 		return false, oErr
@@ -4174,7 +4362,9 @@ func oRule93(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule94 evaluates rule "E094" (policy).
 // when: tool_args.map.zz == 1
 func oRule94(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[94]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[94]); oErr.Kind != 0 {
 		return false, oErr
@@ -4194,7 +4384,9 @@ func oRule94(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule95 evaluates rule "E095" (policy).
 // when: has(tool_args.map.a) && !has(tool_args.map.zz)
 func oRule95(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[95]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[95]); oErr.Kind != 0 {
 		return false, oErr
@@ -4251,7 +4443,9 @@ func oRule95(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule96 evaluates rule "E096" (policy).
 // when: has(tool_args.missing)
 func oRule96(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[96]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[96]); oErr.Kind != 0 {
 		return false, oErr
@@ -4263,7 +4457,9 @@ func oRule96(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule97 evaluates rule "E097" (policy).
 // when: has(tool_args.s.x)
 func oRule97(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[97]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[97]); oErr.Kind != 0 {
 		return false, oErr
@@ -4282,7 +4478,9 @@ func oRule97(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule98 evaluates rule "E098" (policy).
 // when: tool_args.s.x == 1
 func oRule98(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[98]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[98]); oErr.Kind != 0 {
 		return false, oErr
@@ -4302,7 +4500,9 @@ func oRule98(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule99 evaluates rule "E099" (policy).
 // when: tool_args.missing.x == 1
 func oRule99(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[99]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[99]); oErr.Kind != 0 {
 		return false, oErr
@@ -4322,7 +4522,9 @@ func oRule99(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule100 evaluates rule "E100" (policy).
 // when: tool_args["s"] == "hello"
 func oRule100(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[100]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[100]); oErr.Kind != 0 {
 		return false, oErr
@@ -4339,7 +4541,9 @@ func oRule100(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule101 evaluates rule "E101" (policy).
 // when: tool_args[tool_arg_string("key")] == 3
 func oRule101(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[101]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[101]); oErr.Kind != 0 {
 		return false, oErr
@@ -4356,7 +4560,9 @@ func oRule101(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule102 evaluates rule "E102" (policy).
 // when: tool_args.list[tool_args.d] == 1
 func oRule102(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[102]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[102]); oErr.Kind != 0 {
 		return false, oErr
@@ -4380,7 +4586,9 @@ func oRule102(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule103 evaluates rule "E103" (policy).
 // when: tool_args.list[1.0] == 2
 func oRule103(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[103]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[103]); oErr.Kind != 0 {
 		return false, oErr
@@ -4400,7 +4608,9 @@ func oRule103(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule104 evaluates rule "E104" (policy).
 // when: "a" in tool_args.map && !("zz" in tool_args.map)
 func oRule104(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[104]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[104]); oErr.Kind != 0 {
 		return false, oErr
@@ -4459,7 +4669,9 @@ func oRule104(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule105 evaluates rule "E105" (policy).
 // when: 2 in tool_args.list && 2.0 in tool_args.list && !("2" in tool_args.list)
 func oRule105(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[105]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[105]); oErr.Kind != 0 {
 		return false, oErr
@@ -4537,7 +4749,9 @@ func oRule105(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule106 evaluates rule "E106" (policy).
 // when: 1 in tool_args.map
 func oRule106(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[106]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[106]); oErr.Kind != 0 {
 		return false, oErr
@@ -4557,7 +4771,9 @@ func oRule106(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule107 evaluates rule "E107" (policy).
 // when: "x" in tool_args.s
 func oRule107(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[107]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[107]); oErr.Kind != 0 {
 		return false, oErr
@@ -4577,7 +4793,9 @@ func oRule107(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule108 evaluates rule "E108" (policy).
 // when: "reader" in principal_roles
 func oRule108(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[108]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[108]); oErr.Kind != 0 {
 		return false, oErr
@@ -4589,7 +4807,9 @@ func oRule108(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule109 evaluates rule "E109" (policy).
 // when: principal_roles == ["developer", "reader"]
 func oRule109(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[109]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[109]); oErr.Kind != 0 {
 		return false, oErr
@@ -4600,7 +4820,9 @@ func oRule109(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule110 evaluates rule "E110" (policy).
 // when: size(principal_roles + ["x"]) == 3
 func oRule110(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[110]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[110]); oErr.Kind != 0 {
 		return false, oErr
@@ -4614,7 +4836,9 @@ func oRule110(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule111 evaluates rule "E111" (policy).
 // when: tool_args.list + [4] == [1, 2, 3, 4]
 func oRule111(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[111]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[111]); oErr.Kind != 0 {
 		return false, oErr
@@ -4634,7 +4858,9 @@ func oRule111(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule112 evaluates rule "E112" (policy).
 // when: tool_args.s + "!" == "hello!"
 func oRule112(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[112]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[112]); oErr.Kind != 0 {
 		return false, oErr
@@ -4655,7 +4881,9 @@ func oRule112(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule113 evaluates rule "E113" (policy).
 // when: tool_args.n + 1 == 4
 func oRule113(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[113]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[113]); oErr.Kind != 0 {
 		return false, oErr
@@ -4676,7 +4904,9 @@ func oRule113(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule114 evaluates rule "E114" (policy).
 // when: tool_args.n + 1.0 == 4.0
 func oRule114(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[114]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[114]); oErr.Kind != 0 {
 		return false, oErr
@@ -4697,7 +4927,9 @@ func oRule114(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule115 evaluates rule "E115" (policy).
 // when: tool_args.s + 1 == 4
 func oRule115(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[115]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[115]); oErr.Kind != 0 {
 		return false, oErr
@@ -4718,7 +4950,9 @@ func oRule115(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule116 evaluates rule "E116" (policy).
 // when: tool_args.list.all(x, x > 0)
 func oRule116(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[116]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[116]); oErr.Kind != 0 {
 		return false, oErr
@@ -4766,7 +5000,9 @@ func oRule116(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule117 evaluates rule "E117" (policy).
 // when: tool_args.list.exists(x, x > 2)
 func oRule117(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[117]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[117]); oErr.Kind != 0 {
 		return false, oErr
@@ -4814,7 +5050,9 @@ func oRule117(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule118 evaluates rule "E118" (policy).
 // when: tool_args.list.exists_one(x, x > 2)
 func oRule118(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[118]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[118]); oErr.Kind != 0 {
 		return false, oErr
@@ -4864,7 +5102,9 @@ func oRule118(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule119 evaluates rule "E119" (policy).
 // when: tool_args.list.filter(x, x > 1) == [2, 3]
 func oRule119(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[119]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[119]); oErr.Kind != 0 {
 		return false, oErr
@@ -4914,7 +5154,9 @@ func oRule119(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule120 evaluates rule "E120" (policy).
 // when: tool_args.list.map(x, x * 2) == [2, 4, 6]
 func oRule120(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[120]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[120]); oErr.Kind != 0 {
 		return false, oErr
@@ -4963,7 +5205,9 @@ func oRule120(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule121 evaluates rule "E121" (policy).
 // when: tool_args.list.map(x, x > 1, x * 10) == [20, 30]
 func oRule121(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[121]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[121]); oErr.Kind != 0 {
 		return false, oErr
@@ -5027,7 +5271,9 @@ func oRule121(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule122 evaluates rule "E122" (policy).
 // when: tool_args.mixed.all(x, x > 0)
 func oRule122(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[122]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[122]); oErr.Kind != 0 {
 		return false, oErr
@@ -5075,7 +5321,9 @@ func oRule122(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule123 evaluates rule "E123" (policy).
 // when: tool_args.mixed.exists(x, x > 0)
 func oRule123(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[123]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[123]); oErr.Kind != 0 {
 		return false, oErr
@@ -5123,7 +5371,9 @@ func oRule123(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule124 evaluates rule "E124" (policy).
 // when: tool_args.mixed.exists(x, x == "a")
 func oRule124(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[124]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[124]); oErr.Kind != 0 {
 		return false, oErr
@@ -5167,7 +5417,9 @@ func oRule124(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule125 evaluates rule "E125" (policy).
 // when: tool_args.mixed.exists_one(x, x > 0)
 func oRule125(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[125]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[125]); oErr.Kind != 0 {
 		return false, oErr
@@ -5217,7 +5469,9 @@ func oRule125(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule126 evaluates rule "E126" (policy).
 // when: tool_args.mixed.filter(x, x > 0) == [1]
 func oRule126(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[126]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[126]); oErr.Kind != 0 {
 		return false, oErr
@@ -5267,7 +5521,9 @@ func oRule126(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule127 evaluates rule "E127" (policy).
 // when: tool_args.map.all(k, k == "a")
 func oRule127(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[127]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[127]); oErr.Kind != 0 {
 		return false, oErr
@@ -5311,7 +5567,9 @@ func oRule127(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule128 evaluates rule "E128" (policy).
 // when: tool_args.map.exists(k, tool_args.map[k] == 1)
 func oRule128(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[128]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[128]); oErr.Kind != 0 {
 		return false, oErr
@@ -5363,7 +5621,9 @@ func oRule128(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule129 evaluates rule "E129" (policy).
 // when: tool_args.s.exists(x, true)
 func oRule129(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[129]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[129]); oErr.Kind != 0 {
 		return false, oErr
@@ -5406,7 +5666,9 @@ func oRule129(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule130 evaluates rule "E130" (policy).
 // when: tool_args.missing.all(x, true)
 func oRule130(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[130]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[130]); oErr.Kind != 0 {
 		return false, oErr
@@ -5449,7 +5711,9 @@ func oRule130(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule131 evaluates rule "E131" (policy).
 // when: secret_matches.exists(m, m.score > 0.8)
 func oRule131(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[131]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[131]); oErr.Kind != 0 {
 		return false, oErr
@@ -5492,7 +5756,9 @@ func oRule131(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule132 evaluates rule "E132" (policy).
 // when: secret_matches.all(m, m.kind.startsWith("g"))
 func oRule132(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[132]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[132]); oErr.Kind != 0 {
 		return false, oErr
@@ -5538,7 +5804,9 @@ func oRule132(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule133 evaluates rule "E133" (policy).
 // when: principal_roles.all(r, r.size() > 3)
 func oRule133(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[133]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[133]); oErr.Kind != 0 {
 		return false, oErr
@@ -5574,7 +5842,9 @@ func oRule133(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule134 evaluates rule "E134" (policy).
 // when: [1, 2, 3].exists(x, 10 / (x - 2) > 100)
 func oRule134(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[134]) {
+		return false, runtime.Err{}
+	}
 	if oErr := oX.Supplied(&oRules[134]); oErr.Kind != 0 {
 		return false, oErr
 	}
@@ -5622,7 +5892,9 @@ func oRule134(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule135 evaluates rule "E135" (policy).
 // when: [1, 2, 3].all(x, 10 / (x - 2) > 0)
 func oRule135(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[135]) {
+		return false, runtime.Err{}
+	}
 	if oErr := oX.Supplied(&oRules[135]); oErr.Kind != 0 {
 		return false, oErr
 	}
@@ -5670,7 +5942,9 @@ func oRule135(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule136 evaluates rule "E136" (policy).
 // when: [[1], [2, 3]].exists(l, l.exists(x, x == 3))
 func oRule136(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[136]) {
+		return false, runtime.Err{}
+	}
 	if oErr := oX.Supplied(&oRules[136]); oErr.Kind != 0 {
 		return false, oErr
 	}
@@ -5738,7 +6012,9 @@ func oRule136(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule137 evaluates rule "E137" (policy).
 // when: tool_args.list.map(x, x + 9223372036854775807).size() == 3
 func oRule137(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[137]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[137]); oErr.Kind != 0 {
 		return false, oErr
@@ -5789,7 +6065,9 @@ func oRule137(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule138 evaluates rule "E138" (policy).
 // when: tool_arg_string("s") == "hello" && tool_arg_string("n") == ""
 func oRule138(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[138]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[138]); oErr.Kind != 0 {
 		return false, oErr
@@ -5834,7 +6112,9 @@ func oRule138(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule139 evaluates rule "E139" (policy).
 // when: tool_arg_int("n") == 3 && tool_arg_int("d") == 0 && tool_arg_int("whole") == 4
 func oRule139(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[139]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[139]); oErr.Kind != 0 {
 		return false, oErr
@@ -5891,7 +6171,9 @@ func oRule139(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule140 evaluates rule "E140" (policy).
 // when: tool_arg_bool("b") && !tool_arg_bool("s")
 func oRule140(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[140]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[140]); oErr.Kind != 0 {
 		return false, oErr
@@ -5933,7 +6215,9 @@ func oRule140(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule141 evaluates rule "E141" (policy).
 // when: anchor == "tool.pre_invoke"
 func oRule141(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[141]) {
+		return false, runtime.Err{}
+	}
 	if oErr := oX.Supplied(&oRules[141]); oErr.Kind != 0 {
 		return false, oErr
 	}
@@ -5944,7 +6228,9 @@ func oRule141(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule142 evaluates rule "E142" (policy).
 // when: tool == "bash" && session_posture == ""
 func oRule142(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[142]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[142]); oErr.Kind != 0 {
 		return false, oErr
@@ -5987,7 +6273,9 @@ func oRule142(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule143 evaluates rule "E143" (policy).
 // when: lycaon.repeat_count >= 3 || lycaon.workers_idle
 func oRule143(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[143]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[143]); oErr.Kind != 0 {
 		return false, oErr
@@ -6029,7 +6317,9 @@ func oRule143(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule144 evaluates rule "E144" (policy).
 // when: size(lycaon.turn_tools) == 0
 func oRule144(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[144]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[144]); oErr.Kind != 0 {
 		return false, oErr
@@ -6042,7 +6332,9 @@ func oRule144(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule145 evaluates rule "E145" (policy).
 // when: content_length == 0 && !content_contains_untrusted
 func oRule145(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[145]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[145]); oErr.Kind != 0 {
 		return false, oErr
@@ -6084,7 +6376,9 @@ func oRule145(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule146 evaluates rule "E146" (policy).
 // when: dyn(tool_args.n) == 3
 func oRule146(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[146]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[146]); oErr.Kind != 0 {
 		return false, oErr
@@ -6100,7 +6394,9 @@ func oRule146(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule147 evaluates rule "E147" (policy).
 // when: dyn(1) == 1.0
 func oRule147(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[147]) {
+		return false, runtime.Err{}
+	}
 	if oErr := oX.Supplied(&oRules[147]); oErr.Kind != 0 {
 		return false, oErr
 	}
@@ -6112,7 +6408,9 @@ func oRule147(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule148 evaluates rule "E148" (policy).
 // when: {"a": tool_args.n}.a == 3
 func oRule148(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[148]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[148]); oErr.Kind != 0 {
 		return false, oErr
@@ -6133,7 +6431,9 @@ func oRule148(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule149 evaluates rule "E149" (policy).
 // when: [tool, principal].exists(x, x == "bash")
 func oRule149(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[149]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[149]); oErr.Kind != 0 {
 		return false, oErr
@@ -6167,457 +6467,466 @@ func oRule149(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oAnchor0 evaluates the rules at "tool.pre_invoke" in order.
-func oAnchor0(oX *runtime.Exec) {
+//
+// A panic that escapes a rule is recovered here; the function then
+// reports that it must run again, resuming after that rule.
+func oAnchor0(oX *runtime.Exec) (oAgain bool) {
+	defer func() {
+		if recover() != nil {
+			oAgain = oX.Panicked()
+		}
+	}()
 	if oFired, oErr := oRule0(oX); oX.Done(&oRules[0], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule1(oX); oX.Done(&oRules[1], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule2(oX); oX.Done(&oRules[2], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule3(oX); oX.Done(&oRules[3], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule4(oX); oX.Done(&oRules[4], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule5(oX); oX.Done(&oRules[5], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule6(oX); oX.Done(&oRules[6], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule7(oX); oX.Done(&oRules[7], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule8(oX); oX.Done(&oRules[8], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule9(oX); oX.Done(&oRules[9], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule10(oX); oX.Done(&oRules[10], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule11(oX); oX.Done(&oRules[11], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule12(oX); oX.Done(&oRules[12], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule13(oX); oX.Done(&oRules[13], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule14(oX); oX.Done(&oRules[14], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule15(oX); oX.Done(&oRules[15], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule16(oX); oX.Done(&oRules[16], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule17(oX); oX.Done(&oRules[17], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule18(oX); oX.Done(&oRules[18], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule19(oX); oX.Done(&oRules[19], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule20(oX); oX.Done(&oRules[20], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule21(oX); oX.Done(&oRules[21], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule22(oX); oX.Done(&oRules[22], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule23(oX); oX.Done(&oRules[23], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule24(oX); oX.Done(&oRules[24], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule25(oX); oX.Done(&oRules[25], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule26(oX); oX.Done(&oRules[26], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule27(oX); oX.Done(&oRules[27], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule28(oX); oX.Done(&oRules[28], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule29(oX); oX.Done(&oRules[29], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule30(oX); oX.Done(&oRules[30], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule31(oX); oX.Done(&oRules[31], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule32(oX); oX.Done(&oRules[32], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule33(oX); oX.Done(&oRules[33], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule34(oX); oX.Done(&oRules[34], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule35(oX); oX.Done(&oRules[35], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule36(oX); oX.Done(&oRules[36], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule37(oX); oX.Done(&oRules[37], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule38(oX); oX.Done(&oRules[38], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule39(oX); oX.Done(&oRules[39], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule40(oX); oX.Done(&oRules[40], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule41(oX); oX.Done(&oRules[41], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule42(oX); oX.Done(&oRules[42], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule43(oX); oX.Done(&oRules[43], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule44(oX); oX.Done(&oRules[44], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule45(oX); oX.Done(&oRules[45], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule46(oX); oX.Done(&oRules[46], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule47(oX); oX.Done(&oRules[47], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule48(oX); oX.Done(&oRules[48], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule49(oX); oX.Done(&oRules[49], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule50(oX); oX.Done(&oRules[50], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule51(oX); oX.Done(&oRules[51], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule52(oX); oX.Done(&oRules[52], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule53(oX); oX.Done(&oRules[53], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule54(oX); oX.Done(&oRules[54], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule55(oX); oX.Done(&oRules[55], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule56(oX); oX.Done(&oRules[56], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule57(oX); oX.Done(&oRules[57], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule58(oX); oX.Done(&oRules[58], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule59(oX); oX.Done(&oRules[59], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule60(oX); oX.Done(&oRules[60], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule61(oX); oX.Done(&oRules[61], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule62(oX); oX.Done(&oRules[62], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule63(oX); oX.Done(&oRules[63], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule64(oX); oX.Done(&oRules[64], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule65(oX); oX.Done(&oRules[65], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule66(oX); oX.Done(&oRules[66], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule67(oX); oX.Done(&oRules[67], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule68(oX); oX.Done(&oRules[68], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule69(oX); oX.Done(&oRules[69], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule70(oX); oX.Done(&oRules[70], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule71(oX); oX.Done(&oRules[71], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule72(oX); oX.Done(&oRules[72], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule73(oX); oX.Done(&oRules[73], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule74(oX); oX.Done(&oRules[74], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule75(oX); oX.Done(&oRules[75], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule76(oX); oX.Done(&oRules[76], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule77(oX); oX.Done(&oRules[77], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule78(oX); oX.Done(&oRules[78], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule79(oX); oX.Done(&oRules[79], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule80(oX); oX.Done(&oRules[80], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule81(oX); oX.Done(&oRules[81], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule82(oX); oX.Done(&oRules[82], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule83(oX); oX.Done(&oRules[83], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule84(oX); oX.Done(&oRules[84], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule85(oX); oX.Done(&oRules[85], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule86(oX); oX.Done(&oRules[86], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule87(oX); oX.Done(&oRules[87], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule88(oX); oX.Done(&oRules[88], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule89(oX); oX.Done(&oRules[89], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule90(oX); oX.Done(&oRules[90], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule91(oX); oX.Done(&oRules[91], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule92(oX); oX.Done(&oRules[92], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule93(oX); oX.Done(&oRules[93], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule94(oX); oX.Done(&oRules[94], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule95(oX); oX.Done(&oRules[95], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule96(oX); oX.Done(&oRules[96], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule97(oX); oX.Done(&oRules[97], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule98(oX); oX.Done(&oRules[98], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule99(oX); oX.Done(&oRules[99], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule100(oX); oX.Done(&oRules[100], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule101(oX); oX.Done(&oRules[101], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule102(oX); oX.Done(&oRules[102], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule103(oX); oX.Done(&oRules[103], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule104(oX); oX.Done(&oRules[104], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule105(oX); oX.Done(&oRules[105], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule106(oX); oX.Done(&oRules[106], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule107(oX); oX.Done(&oRules[107], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule108(oX); oX.Done(&oRules[108], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule109(oX); oX.Done(&oRules[109], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule110(oX); oX.Done(&oRules[110], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule111(oX); oX.Done(&oRules[111], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule112(oX); oX.Done(&oRules[112], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule113(oX); oX.Done(&oRules[113], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule114(oX); oX.Done(&oRules[114], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule115(oX); oX.Done(&oRules[115], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule116(oX); oX.Done(&oRules[116], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule117(oX); oX.Done(&oRules[117], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule118(oX); oX.Done(&oRules[118], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule119(oX); oX.Done(&oRules[119], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule120(oX); oX.Done(&oRules[120], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule121(oX); oX.Done(&oRules[121], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule122(oX); oX.Done(&oRules[122], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule123(oX); oX.Done(&oRules[123], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule124(oX); oX.Done(&oRules[124], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule125(oX); oX.Done(&oRules[125], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule126(oX); oX.Done(&oRules[126], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule127(oX); oX.Done(&oRules[127], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule128(oX); oX.Done(&oRules[128], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule129(oX); oX.Done(&oRules[129], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule130(oX); oX.Done(&oRules[130], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule131(oX); oX.Done(&oRules[131], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule132(oX); oX.Done(&oRules[132], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule133(oX); oX.Done(&oRules[133], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule134(oX); oX.Done(&oRules[134], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule135(oX); oX.Done(&oRules[135], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule136(oX); oX.Done(&oRules[136], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule137(oX); oX.Done(&oRules[137], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule138(oX); oX.Done(&oRules[138], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule139(oX); oX.Done(&oRules[139], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule140(oX); oX.Done(&oRules[140], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule141(oX); oX.Done(&oRules[141], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule142(oX); oX.Done(&oRules[142], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule143(oX); oX.Done(&oRules[143], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule144(oX); oX.Done(&oRules[144], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule145(oX); oX.Done(&oRules[145], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule146(oX); oX.Done(&oRules[146], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule147(oX); oX.Done(&oRules[147], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule148(oX); oX.Done(&oRules[148], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule149(oX); oX.Done(&oRules[149], oFired, oErr) {
-		return
+		return false
 	}
+	return false
 }
 
 // Evaluate evaluates one occurrence against the pack and fills d. s may be
@@ -6627,7 +6936,8 @@ func Evaluate(ctx context.Context, env *runtime.Env, occ *runtime.Occurrence, s 
 	runtime.Begin(&oX, ctx, env, occ, s, d, 0)
 	switch occ.Anchor {
 	case "tool.pre_invoke":
-		oAnchor0(&oX)
+		for oAnchor0(&oX) {
+		}
 	}
 	oX.Finish()
 }

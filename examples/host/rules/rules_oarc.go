@@ -261,7 +261,9 @@ var (
 // oRule13 evaluates rule "PROMPT_INJECTION" (detector).
 // when: prompt_injection_score > 0.8
 func oRule13(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[13]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[13]); oErr.Kind != 0 {
 		return false, oErr
@@ -281,7 +283,9 @@ func oRule13(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule0 evaluates rule "ETC_WRITE_FORBIDDEN" (schema).
 // when: tool_arg_string("path").startsWith("/etc/")
 func oRule0(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[0]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[0]); oErr.Kind != 0 {
 		return false, oErr
@@ -299,7 +303,9 @@ func oRule0(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule1 evaluates rule "LONG_COMMAND" (schema).
 // when: size(tool_arg_string("command")) > 4096
 func oRule1(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[1]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[1]); oErr.Kind != 0 {
 		return false, oErr
@@ -316,7 +322,9 @@ func oRule1(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule2 evaluates rule "PLAIN_HTTP" (schema).
 // when: tool_arg_string("url").startsWith("http://")
 func oRule2(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[2]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[2]); oErr.Kind != 0 {
 		return false, oErr
@@ -332,7 +340,9 @@ func oRule2(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule3 evaluates rule "RM_RF_ROOT" (schema).
 // when: tool_arg_string("command").matches("\\brm\\s+-[a-zA-Z]*[rR][a-zA-Z]*\\s+(/|~|\\$HOME)(\\s|$)")
 func oRule3(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[3]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[3]); oErr.Kind != 0 {
 		return false, oErr
@@ -347,7 +357,9 @@ func oRule3(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule4 evaluates rule "CURL_PIPE_SHELL" (policy).
 // when: tool_arg_string("command").matches(   "(curl|wget)[^|]*\\|\\s*(sudo\\s+)?(ba|z)?sh\\b")
 func oRule4(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[4]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[4]); oErr.Kind != 0 {
 		return false, oErr
@@ -362,7 +374,9 @@ func oRule4(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule5 evaluates rule "FORCE_PUSH" (policy).
 // when: tool_arg_string("command").matches("git\\s+push\\b.*(--force\\b|-f\\b)")   && !tool_arg_string("command").contains("--force-with-lease")
 func oRule5(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[5]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[5]); oErr.Kind != 0 {
 		return false, oErr
@@ -410,7 +424,9 @@ func oRule5(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule6 evaluates rule "PAYMENT_NEEDS_ROLE" (policy).
 // when: !("treasury" in principal_roles)
 func oRule6(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[6]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[6]); oErr.Kind != 0 {
 		return false, oErr
@@ -428,7 +444,9 @@ func oRule6(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule7 evaluates rule "REPEATED_CALL_NUDGE" (policy).
 // when: lycaon.repeat_count >= 3 && fire_count < 2
 func oRule7(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[7]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	oT24, oT25 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
@@ -469,7 +487,9 @@ func oRule7(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule8 evaluates rule "TRIAGE_READ_ONLY" (policy).
 // when: session_posture == "triage"
 func oRule8(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[8]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[8]); oErr.Kind != 0 {
 		return false, oErr
@@ -486,7 +506,9 @@ func oRule8(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule9 evaluates rule "UNTRUSTED_EGRESS" (policy).
 // when: content_contains_untrusted && "web" in content_sources
 func oRule9(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[9]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[9]); oErr.Kind != 0 {
 		return false, oErr
@@ -533,7 +555,9 @@ func oRule9(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule10 evaluates rule "WRITE_OUTSIDE_PROJECT" (policy).
 // when: path_outside_scope(tool_arg_string("path"))
 func oRule10(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[10]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[10]); oErr.Kind != 0 {
 		return false, oErr
@@ -573,7 +597,9 @@ func oFlow11(names []string) bool {
 
 // oRule11 evaluates rule "EXFIL_FLOW" (invariant).
 func oRule11(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[11]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[11]); oErr.Kind != 0 {
 		return false, oErr
@@ -592,7 +618,9 @@ func oRule11(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule12 evaluates rule "REPEATED_CALL_ESCALATE" (invariant).
 // when: lycaon.repeat_count >= 3 && fire_count_of("REPEATED_CALL_NUDGE") >= 2
 func oRule12(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[12]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	oT43, oT44 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
@@ -633,7 +661,9 @@ func oRule12(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule14 evaluates rule "SECRET_IN_ARGS" (detector).
 // when: size(secret_matches) > 0
 func oRule14(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[14]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[14]); oErr.Kind != 0 {
 		return false, oErr
@@ -652,209 +682,227 @@ func oRule14(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oAnchor0 evaluates the rules at "content.tool_result" in order.
-func oAnchor0(oX *runtime.Exec) {
+//
+// A panic that escapes a rule is recovered here; the function then
+// reports that it must run again, resuming after that rule.
+func oAnchor0(oX *runtime.Exec) (oAgain bool) {
+	defer func() {
+		if recover() != nil {
+			oAgain = oX.Panicked()
+		}
+	}()
 	if oFired, oErr := oRule13(oX); oX.Done(&oRules[13], oFired, oErr) {
-		return
+		return false
 	}
+	return false
 }
 
 // oAnchor1 evaluates the rules at "tool.pre_invoke" in order.
-func oAnchor1(oX *runtime.Exec) {
+//
+// A panic that escapes a rule is recovered here; the function then
+// reports that it must run again, resuming after that rule.
+func oAnchor1(oX *runtime.Exec) (oAgain bool) {
+	defer func() {
+		if recover() != nil {
+			oAgain = oX.Panicked()
+		}
+	}()
 	oX.Snapshot(oConst0)
 	if oX.Occ.Profiles.Supplied(runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileFilesystem | runtime.ProfileSession | runtime.ProfileTool) {
 		switch oX.F.Tool {
 		case "bash":
 			if oFired, oErr := oRule1(oX); oX.Done(&oRules[1], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule3(oX); oX.Done(&oRules[3], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule4(oX); oX.Done(&oRules[4], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule5(oX); oX.Done(&oRules[5], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule7(oX); oX.Done(&oRules[7], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule8(oX); oX.Done(&oRules[8], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule12(oX); oX.Done(&oRules[12], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule14(oX); oX.Done(&oRules[14], oFired, oErr) {
-				return
+				return false
 			}
 		case "disburse_payment":
 			if oFired, oErr := oRule6(oX); oX.Done(&oRules[6], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule7(oX); oX.Done(&oRules[7], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule12(oX); oX.Done(&oRules[12], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule14(oX); oX.Done(&oRules[14], oFired, oErr) {
-				return
+				return false
 			}
 		case "edit":
 			if oFired, oErr := oRule0(oX); oX.Done(&oRules[0], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule7(oX); oX.Done(&oRules[7], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule8(oX); oX.Done(&oRules[8], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule10(oX); oX.Done(&oRules[10], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule12(oX); oX.Done(&oRules[12], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule14(oX); oX.Done(&oRules[14], oFired, oErr) {
-				return
+				return false
 			}
 		case "http_fetch":
 			if oFired, oErr := oRule2(oX); oX.Done(&oRules[2], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule7(oX); oX.Done(&oRules[7], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule9(oX); oX.Done(&oRules[9], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule12(oX); oX.Done(&oRules[12], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule14(oX); oX.Done(&oRules[14], oFired, oErr) {
-				return
+				return false
 			}
 		case "http_post":
 			if oFired, oErr := oRule7(oX); oX.Done(&oRules[7], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule9(oX); oX.Done(&oRules[9], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule11(oX); oX.Done(&oRules[11], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule12(oX); oX.Done(&oRules[12], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule14(oX); oX.Done(&oRules[14], oFired, oErr) {
-				return
+				return false
 			}
 		case "refund_payment":
 			if oFired, oErr := oRule6(oX); oX.Done(&oRules[6], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule7(oX); oX.Done(&oRules[7], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule12(oX); oX.Done(&oRules[12], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule14(oX); oX.Done(&oRules[14], oFired, oErr) {
-				return
+				return false
 			}
 		case "send_email":
 			if oFired, oErr := oRule7(oX); oX.Done(&oRules[7], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule9(oX); oX.Done(&oRules[9], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule11(oX); oX.Done(&oRules[11], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule12(oX); oX.Done(&oRules[12], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule14(oX); oX.Done(&oRules[14], oFired, oErr) {
-				return
+				return false
 			}
 		case "write":
 			if oFired, oErr := oRule0(oX); oX.Done(&oRules[0], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule7(oX); oX.Done(&oRules[7], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule8(oX); oX.Done(&oRules[8], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule10(oX); oX.Done(&oRules[10], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule12(oX); oX.Done(&oRules[12], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule14(oX); oX.Done(&oRules[14], oFired, oErr) {
-				return
+				return false
 			}
 		default:
 			if oFired, oErr := oRule7(oX); oX.Done(&oRules[7], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule12(oX); oX.Done(&oRules[12], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule14(oX); oX.Done(&oRules[14], oFired, oErr) {
-				return
+				return false
 			}
 		}
-		return
+		return false
 	}
 	if oFired, oErr := oRule0(oX); oX.Done(&oRules[0], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule1(oX); oX.Done(&oRules[1], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule2(oX); oX.Done(&oRules[2], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule3(oX); oX.Done(&oRules[3], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule4(oX); oX.Done(&oRules[4], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule5(oX); oX.Done(&oRules[5], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule6(oX); oX.Done(&oRules[6], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule7(oX); oX.Done(&oRules[7], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule8(oX); oX.Done(&oRules[8], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule9(oX); oX.Done(&oRules[9], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule10(oX); oX.Done(&oRules[10], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule11(oX); oX.Done(&oRules[11], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule12(oX); oX.Done(&oRules[12], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule14(oX); oX.Done(&oRules[14], oFired, oErr) {
-		return
+		return false
 	}
+	return false
 }
 
 // Evaluate evaluates one occurrence against the pack and fills d. s may be
@@ -864,9 +912,11 @@ func Evaluate(ctx context.Context, env *runtime.Env, occ *runtime.Occurrence, s 
 	runtime.Begin(&oX, ctx, env, occ, s, d, 2)
 	switch occ.Anchor {
 	case "content.tool_result":
-		oAnchor0(&oX)
+		for oAnchor0(&oX) {
+		}
 	case "tool.pre_invoke":
-		oAnchor1(&oX)
+		for oAnchor1(&oX) {
+		}
 	}
 	oX.Finish()
 }

@@ -111,7 +111,9 @@ var (
 // oRule5 evaluates rule "INJECT" (detector).
 // when: prompt_injection_score > 0.7 || jailbreak_score > 0.9
 func oRule5(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[5]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[5]); oErr.Kind != 0 {
 		return false, oErr
@@ -163,7 +165,9 @@ func oRule5(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule6 evaluates rule "REDACT" (detector).
 // when: secret_matches.exists(m, m.score > 0.5)
 func oRule6(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[6]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[6]); oErr.Kind != 0 {
 		return false, oErr
@@ -226,7 +230,9 @@ func oFlow0(names []string) bool {
 
 // oRule0 evaluates rule "EXFIL" (policy).
 func oRule0(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[0]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oF.Lycaon.Phase != "build" {
 		return false, runtime.Err{}
@@ -261,7 +267,9 @@ func oFlow1(names []string) bool {
 
 // oRule1 evaluates rule "EXFIL_LOOSE" (policy).
 func oRule1(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[1]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if !oFlow1(oF.Lycaon.RecentToolNames) {
 		return false, runtime.Err{}
@@ -272,7 +280,9 @@ func oRule1(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule2 evaluates rule "BLOCK_REPEAT" (invariant).
 // when: lycaon.repeat_count >= 3 && fire_count_of("NUDGE_REPEAT") >= 2
 func oRule2(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[2]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	oT21, oT22 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
@@ -313,7 +323,9 @@ func oRule2(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 // oRule3 evaluates rule "NUDGE_REPEAT" (invariant).
 // when: lycaon.repeat_count >= 3 && fire_count < 2
 func oRule3(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[3]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	oT30, oT31 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
@@ -353,7 +365,9 @@ func oRule3(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 
 // oRule4 evaluates rule "GATED_DETECTOR" (detector).
 func oRule4(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	defer oX.Recover(&oErr)
+	if !oX.Enter(&oRules[4]) {
+		return false, runtime.Err{}
+	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[4]); oErr.Kind != 0 {
 		return false, oErr
@@ -372,71 +386,98 @@ func oRule4(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oAnchor0 evaluates the rules at "content.input" in order.
-func oAnchor0(oX *runtime.Exec) {
+//
+// A panic that escapes a rule is recovered here; the function then
+// reports that it must run again, resuming after that rule.
+func oAnchor0(oX *runtime.Exec) (oAgain bool) {
+	defer func() {
+		if recover() != nil {
+			oAgain = oX.Panicked()
+		}
+	}()
 	if oFired, oErr := oRule5(oX); oX.Done(&oRules[5], oFired, oErr) {
-		return
+		return false
 	}
+	return false
 }
 
 // oAnchor1 evaluates the rules at "content.output" in order.
-func oAnchor1(oX *runtime.Exec) {
+//
+// A panic that escapes a rule is recovered here; the function then
+// reports that it must run again, resuming after that rule.
+func oAnchor1(oX *runtime.Exec) (oAgain bool) {
+	defer func() {
+		if recover() != nil {
+			oAgain = oX.Panicked()
+		}
+	}()
 	if oFired, oErr := oRule6(oX); oX.Done(&oRules[6], oFired, oErr) {
-		return
+		return false
 	}
+	return false
 }
 
 // oAnchor2 evaluates the rules at "tool.pre_invoke" in order.
-func oAnchor2(oX *runtime.Exec) {
+//
+// A panic that escapes a rule is recovered here; the function then
+// reports that it must run again, resuming after that rule.
+func oAnchor2(oX *runtime.Exec) (oAgain bool) {
+	defer func() {
+		if recover() != nil {
+			oAgain = oX.Panicked()
+		}
+	}()
 	oX.Snapshot(oConst0)
 	if oX.Occ.Profiles.Supplied(runtime.ProfileTool) {
 		switch oX.F.Tool {
 		case "bash":
 			if oFired, oErr := oRule0(oX); oX.Done(&oRules[0], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule1(oX); oX.Done(&oRules[1], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule2(oX); oX.Done(&oRules[2], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule3(oX); oX.Done(&oRules[3], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule4(oX); oX.Done(&oRules[4], oFired, oErr) {
-				return
+				return false
 			}
 		default:
 			if oFired, oErr := oRule0(oX); oX.Done(&oRules[0], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule1(oX); oX.Done(&oRules[1], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule2(oX); oX.Done(&oRules[2], oFired, oErr) {
-				return
+				return false
 			}
 			if oFired, oErr := oRule3(oX); oX.Done(&oRules[3], oFired, oErr) {
-				return
+				return false
 			}
 		}
-		return
+		return false
 	}
 	if oFired, oErr := oRule0(oX); oX.Done(&oRules[0], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule1(oX); oX.Done(&oRules[1], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule2(oX); oX.Done(&oRules[2], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule3(oX); oX.Done(&oRules[3], oFired, oErr) {
-		return
+		return false
 	}
 	if oFired, oErr := oRule4(oX); oX.Done(&oRules[4], oFired, oErr) {
-		return
+		return false
 	}
+	return false
 }
 
 // Evaluate evaluates one occurrence against the pack and fills d. s may be
@@ -446,11 +487,14 @@ func Evaluate(ctx context.Context, env *runtime.Env, occ *runtime.Occurrence, s 
 	runtime.Begin(&oX, ctx, env, occ, s, d, 3)
 	switch occ.Anchor {
 	case "content.input":
-		oAnchor0(&oX)
+		for oAnchor0(&oX) {
+		}
 	case "content.output":
-		oAnchor1(&oX)
+		for oAnchor1(&oX) {
+		}
 	case "tool.pre_invoke":
-		oAnchor2(&oX)
+		for oAnchor2(&oX) {
+		}
 	}
 	oX.Finish()
 }
