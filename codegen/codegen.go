@@ -372,20 +372,25 @@ func (pk *packGen) anchors(snaps map[string][]string) {
 	w := &pk.funcs
 	for i, a := range p.Anchors {
 		w.line("// oAnchor%d evaluates the rules at %s in order.", i, strconv.Quote(a.ID))
-		w.line("//")
-		w.line("// A panic that escapes a rule is recovered here; the function then")
-		w.line("// reports that it must run again, resuming after that rule.")
-		w.line("func oAnchor%d(oX *runtime.Exec) (oAgain bool) {", i)
-		w.line("\tdefer func() {")
-		w.line("\t\tif recover() != nil {")
-		w.line("\t\t\toAgain = oX.Panicked()")
-		w.line("\t\t}")
-		w.line("\t}()")
+		w.line("func oAnchor%d(oX *runtime.Exec) {", i)
 		if refs := snaps[a.ID]; len(refs) > 0 {
 			v := pk.constVar("[]int32{" + strings.Join(refs, ", ") + "}")
 			w.line("\toX.Snapshot(%s)", v)
 		}
 		pk.dispatch(w, a)
+		w.line("}")
+		w.line("")
+		// The recovering wrapper has a single exit, so that its defer is
+		// open-coded (nearly free) rather than a deferred call record.
+		w.line("// oRun%d runs oAnchor%d. A panic that escapes a rule is recovered here;", i, i)
+		w.line("// it then reports that the anchor must run again, resuming after that rule.")
+		w.line("func oRun%d(oX *runtime.Exec) (oAgain bool) {", i)
+		w.line("\tdefer func() {")
+		w.line("\t\tif recover() != nil {")
+		w.line("\t\t\toAgain = oX.Panicked()")
+		w.line("\t\t}")
+		w.line("\t}()")
+		w.line("\toAnchor%d(oX)", i)
 		w.line("\treturn false")
 		w.line("}")
 		w.line("")
@@ -399,7 +404,7 @@ func (pk *packGen) anchors(snaps map[string][]string) {
 		w.line("\tswitch occ.Anchor {")
 		for i, a := range p.Anchors {
 			w.line("\tcase %s:", strconv.Quote(a.ID))
-			w.line("\t\tfor oAnchor%d(&oX) {", i)
+			w.line("\t\tfor oRun%d(&oX) {", i)
 			w.line("\t\t}")
 		}
 		w.line("\t}")
@@ -433,8 +438,8 @@ func toolValues(r *ir.Rule) []string {
 func (pk *packGen) dispatch(w *body, a *ir.Anchor) {
 	p := pk.p
 	call := func(indent string, r *ir.Rule) {
-		w.line("%sif oFired, oErr := %s(oX); oX.Done(&oRules[%d], oFired, oErr) {", indent, ruleFunc(r), r.Index)
-		w.line("%s\treturn false", indent)
+		w.line("%sif oFired, oErr := %s(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[%d], oFired, oErr) {", indent, ruleFunc(r), r.Index)
+		w.line("%s\treturn", indent)
 		w.line("%s}", indent)
 	}
 	// byTool lists, per tool value, the rules that select it; free the
@@ -487,7 +492,7 @@ func (pk *packGen) dispatch(w *body, a *ir.Anchor) {
 			call("\t\t\t", p.Rules[ri])
 		}
 		w.line("\t\t}")
-		w.line("\t\treturn false")
+		w.line("\t\treturn")
 		w.line("\t}")
 	}
 	for _, ri := range a.Rules {

@@ -828,7 +828,25 @@ func (g *exprGen) compare(op string, x, y ir.Expr) string {
 		return "runtime." + pred + "(runtime." + fn + "(" + a + ", " + b + "))"
 	}
 	c, e := g.newTmp(), g.newTmp()
-	g.out.line("%s, %s := runtime.%s(%s, %s)", c, e, fn, a, b)
+	// A dyn compared with a static scalar is usually of that scalar's type:
+	// test for it inline and leave the general dispatch to the runtime.
+	fast := map[string][2]string{
+		"CompareDynDouble": {"float64", "runtime.CompareDouble(%s, %s)"},
+		"CompareDynInt":    {"int64", "runtime.CompareInt(%s, %s), runtime.Err{}"},
+		"CompareDynString": {"string", "runtime.CompareString(%s, %s), runtime.Err{}"},
+	}
+	if f, ok := fast[fn]; ok {
+		v, okv := g.newTmp(), g.newTmp()
+		g.out.line("var %s int", c)
+		g.out.line("var %s runtime.Err", e)
+		g.out.line("if %s, %s := %s.(%s); %s {", v, okv, a, f[0], okv)
+		g.out.line("\t%s, %s = "+f[1], c, e, v, b)
+		g.out.line("} else {")
+		g.out.line("\t%s, %s = runtime.%s(%s, %s)", c, e, fn, a, b)
+		g.out.line("}")
+	} else {
+		g.out.line("%s, %s := runtime.%s(%s, %s)", c, e, fn, a, b)
+	}
 	g.check(e)
 	return "runtime." + pred + "(" + c + ")"
 }

@@ -253,15 +253,18 @@ type Decision struct {
 	fired   []*Rule
 	snap    []int64
 	det     []detState
+	gen     uint32 // the occurrence's number, for det
 	blocked bool
 	spans   []span
 	offs    []int
 }
 
+// detState is a validator's answer, valid for the occurrence whose gen it
+// carries: bumping Decision.gen forgets every answer without clearing.
 type detState struct {
-	done bool
-	d    Detection
-	err  Err
+	gen uint32
+	d   Detection
+	err Err
 }
 
 // Reset clears the decision for reuse, keeping its buffers.
@@ -291,6 +294,9 @@ type Exec struct {
 
 	cur  *Rule // the rule being evaluated, for panics
 	from int   // rules with a lower slot were done before a panic
+	// cancellable is false for contexts that can never be cancelled
+	// (context.Background), whose Err need not be asked.
+	cancellable bool
 }
 
 // Begin prepares an evaluation: it resets d and sizes its validator cache
@@ -304,14 +310,18 @@ func Begin(x *Exec, ctx context.Context, env *Env, occ *Occurrence, s *Session, 
 	}
 	d.Reset()
 	d.Content = occ.Content
+	if d.gen++; d.gen == 0 {
+		clear(d.det[:cap(d.det)])
+		d.gen = 1
+	}
 	if cap(d.det) >= validators {
 		d.det = d.det[:validators]
-		clear(d.det)
 	} else {
 		d.det = make([]detState, validators)
 	}
 	x.Ctx, x.Env, x.Occ, x.F, x.S, x.D = ctx, env, occ, &occ.Facts, s, d
 	x.cur, x.from = nil, 0
+	x.cancellable = ctx.Done() != nil
 }
 
 // Snapshot records the counters the anchor's rules read, as they are when
@@ -445,8 +455,8 @@ func (x *Exec) Detect(r *Rule) (*Detection, Err) {
 		return nil, Err{Kind: ErrDetector, S: r.Detector, N: detNotRegistered}
 	}
 	st := &x.D.det[slot]
-	if !st.done {
-		st.done = true
+	if st.gen != x.D.gen {
+		st.gen, st.d, st.err = x.D.gen, Detection{}, Err{}
 		x.callValidator(r.Detector, st)
 	}
 	if st.err.Kind != ErrNone {
@@ -469,7 +479,7 @@ func (x *Exec) callValidator(id string, st *detState) {
 		st.err = Err{Kind: ErrDetector, S: id, N: detNotRegistered}
 		return
 	}
-	if x.Ctx.Err() != nil {
+	if x.cancellable && x.Ctx.Err() != nil {
 		st.err = Err{Kind: ErrCanceled, S: id}
 		return
 	}
@@ -481,7 +491,7 @@ func (x *Exec) callValidator(id string, st *detState) {
 	var e error
 	st.d, e = v(x.Ctx, x.Occ)
 	switch {
-	case x.Ctx.Err() != nil:
+	case x.cancellable && x.Ctx.Err() != nil:
 		st.d, st.err = Detection{}, Err{Kind: ErrCanceled, S: id}
 	case e == context.DeadlineExceeded || e == context.Canceled:
 		st.d, st.err = Detection{}, Err{Kind: ErrDetector, S: id, N: detTimeout}

@@ -18,7 +18,7 @@ type span struct {
 func (x *Exec) spanFacts(r *Rule, name string) []map[string]any {
 	if r.DetectorSlot >= 0 && r.DetectorSlot < len(x.D.det) {
 		st := &x.D.det[r.DetectorSlot]
-		if st.done && st.err.Kind == ErrNone {
+		if st.gen == x.D.gen && st.err.Kind == ErrNone {
 			switch {
 			case name == "secret_matches" && st.d.Facts.Has&HasSecretMatches != 0:
 				return st.d.Facts.SecretMatches

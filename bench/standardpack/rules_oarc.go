@@ -512,7 +512,13 @@ func oRule11(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 					return false, runtime.NoSuchKey("score")
 				}
 				oT44 := float64(0.8)
-				oT45, oT46 := runtime.CompareDynDouble(oT42, oT44)
+				var oT45 int
+				var oT46 runtime.Err
+				if oT47, oT48 := oT42.(float64); oT48 {
+					oT45, oT46 = runtime.CompareDouble(oT47, oT44)
+				} else {
+					oT45, oT46 = runtime.CompareDynDouble(oT42, oT44)
+				}
 				if oT46.Kind != 0 {
 					return false, oT46
 				}
@@ -538,182 +544,185 @@ func oRule11(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oAnchor0 evaluates the rules at "tool.pre_invoke" in order.
-//
-// A panic that escapes a rule is recovered here; the function then
-// reports that it must run again, resuming after that rule.
-func oAnchor0(oX *runtime.Exec) (oAgain bool) {
+func oAnchor0(oX *runtime.Exec) {
+	if oX.Occ.Profiles.Supplied(runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool) {
+		switch oX.F.Tool {
+		case "bash":
+			if oFired, oErr := oRule0(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[0], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule2(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[2], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule5(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[5], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule7(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[7], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule8(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[8], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule9(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[9], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule10(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[10], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule11(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[11], oFired, oErr) {
+				return
+			}
+		case "disburse_payment":
+			if oFired, oErr := oRule0(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[0], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule4(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[4], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule8(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[8], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule9(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[9], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule10(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[10], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule11(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[11], oFired, oErr) {
+				return
+			}
+		case "edit":
+			if oFired, oErr := oRule0(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[0], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule3(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[3], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule6(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[6], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule8(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[8], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule9(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[9], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule10(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[10], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule11(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[11], oFired, oErr) {
+				return
+			}
+		case "http_fetch":
+			if oFired, oErr := oRule0(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[0], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule1(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[1], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule7(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[7], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule8(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[8], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule9(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[9], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule10(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[10], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule11(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[11], oFired, oErr) {
+				return
+			}
+		case "write":
+			if oFired, oErr := oRule0(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[0], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule3(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[3], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule6(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[6], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule8(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[8], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule9(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[9], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule10(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[10], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule11(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[11], oFired, oErr) {
+				return
+			}
+		default:
+			if oFired, oErr := oRule0(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[0], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule8(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[8], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule9(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[9], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule10(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[10], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule11(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[11], oFired, oErr) {
+				return
+			}
+		}
+		return
+	}
+	if oFired, oErr := oRule0(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[0], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule1(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[1], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule2(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[2], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule3(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[3], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule4(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[4], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule5(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[5], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule6(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[6], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule7(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[7], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule8(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[8], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule9(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[9], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule10(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[10], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule11(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[11], oFired, oErr) {
+		return
+	}
+}
+
+// oRun0 runs oAnchor0. A panic that escapes a rule is recovered here;
+// it then reports that the anchor must run again, resuming after that rule.
+func oRun0(oX *runtime.Exec) (oAgain bool) {
 	defer func() {
 		if recover() != nil {
 			oAgain = oX.Panicked()
 		}
 	}()
-	if oX.Occ.Profiles.Supplied(runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool) {
-		switch oX.F.Tool {
-		case "bash":
-			if oFired, oErr := oRule0(oX); oX.Done(&oRules[0], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule2(oX); oX.Done(&oRules[2], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule5(oX); oX.Done(&oRules[5], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule7(oX); oX.Done(&oRules[7], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule8(oX); oX.Done(&oRules[8], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule9(oX); oX.Done(&oRules[9], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule10(oX); oX.Done(&oRules[10], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule11(oX); oX.Done(&oRules[11], oFired, oErr) {
-				return false
-			}
-		case "disburse_payment":
-			if oFired, oErr := oRule0(oX); oX.Done(&oRules[0], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule4(oX); oX.Done(&oRules[4], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule8(oX); oX.Done(&oRules[8], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule9(oX); oX.Done(&oRules[9], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule10(oX); oX.Done(&oRules[10], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule11(oX); oX.Done(&oRules[11], oFired, oErr) {
-				return false
-			}
-		case "edit":
-			if oFired, oErr := oRule0(oX); oX.Done(&oRules[0], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule3(oX); oX.Done(&oRules[3], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule6(oX); oX.Done(&oRules[6], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule8(oX); oX.Done(&oRules[8], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule9(oX); oX.Done(&oRules[9], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule10(oX); oX.Done(&oRules[10], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule11(oX); oX.Done(&oRules[11], oFired, oErr) {
-				return false
-			}
-		case "http_fetch":
-			if oFired, oErr := oRule0(oX); oX.Done(&oRules[0], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule1(oX); oX.Done(&oRules[1], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule7(oX); oX.Done(&oRules[7], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule8(oX); oX.Done(&oRules[8], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule9(oX); oX.Done(&oRules[9], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule10(oX); oX.Done(&oRules[10], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule11(oX); oX.Done(&oRules[11], oFired, oErr) {
-				return false
-			}
-		case "write":
-			if oFired, oErr := oRule0(oX); oX.Done(&oRules[0], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule3(oX); oX.Done(&oRules[3], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule6(oX); oX.Done(&oRules[6], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule8(oX); oX.Done(&oRules[8], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule9(oX); oX.Done(&oRules[9], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule10(oX); oX.Done(&oRules[10], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule11(oX); oX.Done(&oRules[11], oFired, oErr) {
-				return false
-			}
-		default:
-			if oFired, oErr := oRule0(oX); oX.Done(&oRules[0], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule8(oX); oX.Done(&oRules[8], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule9(oX); oX.Done(&oRules[9], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule10(oX); oX.Done(&oRules[10], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule11(oX); oX.Done(&oRules[11], oFired, oErr) {
-				return false
-			}
-		}
-		return false
-	}
-	if oFired, oErr := oRule0(oX); oX.Done(&oRules[0], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule1(oX); oX.Done(&oRules[1], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule2(oX); oX.Done(&oRules[2], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule3(oX); oX.Done(&oRules[3], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule4(oX); oX.Done(&oRules[4], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule5(oX); oX.Done(&oRules[5], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule6(oX); oX.Done(&oRules[6], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule7(oX); oX.Done(&oRules[7], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule8(oX); oX.Done(&oRules[8], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule9(oX); oX.Done(&oRules[9], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule10(oX); oX.Done(&oRules[10], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule11(oX); oX.Done(&oRules[11], oFired, oErr) {
-		return false
-	}
+	oAnchor0(oX)
 	return false
 }
 
@@ -724,7 +733,7 @@ func Evaluate(ctx context.Context, env *runtime.Env, occ *runtime.Occurrence, s 
 	runtime.Begin(&oX, ctx, env, occ, s, d, 2)
 	switch occ.Anchor {
 	case "tool.pre_invoke":
-		for oAnchor0(&oX) {
+		for oRun0(&oX) {
 		}
 	}
 	oX.Finish()

@@ -506,98 +506,101 @@ func oRule9(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oAnchor0 evaluates the rules at "tool.pre_invoke" in order.
-//
-// A panic that escapes a rule is recovered here; the function then
-// reports that it must run again, resuming after that rule.
-func oAnchor0(oX *runtime.Exec) (oAgain bool) {
+func oAnchor0(oX *runtime.Exec) {
+	if oX.Occ.Profiles.Supplied(runtime.ProfileSession | runtime.ProfileTool) {
+		switch oX.F.Tool {
+		case "bash":
+			if oFired, oErr := oRule0(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[0], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule1(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[1], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule2(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[2], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule3(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[3], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule4(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[4], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule5(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[5], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule6(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[6], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule7(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[7], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule8(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[8], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule9(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[9], oFired, oErr) {
+				return
+			}
+		case "tool_0000":
+			if oFired, oErr := oRule3(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[3], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule4(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[4], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule5(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[5], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule6(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[6], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule7(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[7], oFired, oErr) {
+				return
+			}
+		default:
+		}
+		return
+	}
+	if oFired, oErr := oRule0(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[0], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule1(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[1], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule2(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[2], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule3(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[3], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule4(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[4], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule5(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[5], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule6(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[6], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule7(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[7], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule8(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[8], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule9(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[9], oFired, oErr) {
+		return
+	}
+}
+
+// oRun0 runs oAnchor0. A panic that escapes a rule is recovered here;
+// it then reports that the anchor must run again, resuming after that rule.
+func oRun0(oX *runtime.Exec) (oAgain bool) {
 	defer func() {
 		if recover() != nil {
 			oAgain = oX.Panicked()
 		}
 	}()
-	if oX.Occ.Profiles.Supplied(runtime.ProfileSession | runtime.ProfileTool) {
-		switch oX.F.Tool {
-		case "bash":
-			if oFired, oErr := oRule0(oX); oX.Done(&oRules[0], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule1(oX); oX.Done(&oRules[1], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule2(oX); oX.Done(&oRules[2], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule3(oX); oX.Done(&oRules[3], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule4(oX); oX.Done(&oRules[4], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule5(oX); oX.Done(&oRules[5], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule6(oX); oX.Done(&oRules[6], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule7(oX); oX.Done(&oRules[7], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule8(oX); oX.Done(&oRules[8], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule9(oX); oX.Done(&oRules[9], oFired, oErr) {
-				return false
-			}
-		case "tool_0000":
-			if oFired, oErr := oRule3(oX); oX.Done(&oRules[3], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule4(oX); oX.Done(&oRules[4], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule5(oX); oX.Done(&oRules[5], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule6(oX); oX.Done(&oRules[6], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule7(oX); oX.Done(&oRules[7], oFired, oErr) {
-				return false
-			}
-		default:
-		}
-		return false
-	}
-	if oFired, oErr := oRule0(oX); oX.Done(&oRules[0], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule1(oX); oX.Done(&oRules[1], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule2(oX); oX.Done(&oRules[2], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule3(oX); oX.Done(&oRules[3], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule4(oX); oX.Done(&oRules[4], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule5(oX); oX.Done(&oRules[5], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule6(oX); oX.Done(&oRules[6], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule7(oX); oX.Done(&oRules[7], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule8(oX); oX.Done(&oRules[8], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule9(oX); oX.Done(&oRules[9], oFired, oErr) {
-		return false
-	}
+	oAnchor0(oX)
 	return false
 }
 
@@ -608,7 +611,7 @@ func Evaluate(ctx context.Context, env *runtime.Env, occ *runtime.Occurrence, s 
 	runtime.Begin(&oX, ctx, env, occ, s, d, 0)
 	switch occ.Anchor {
 	case "tool.pre_invoke":
-		for oAnchor0(&oX) {
+		for oRun0(&oX) {
 		}
 	}
 	oX.Finish()

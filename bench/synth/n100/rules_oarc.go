@@ -5231,826 +5231,838 @@ func oRule99(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oAnchor0 evaluates the rules at "coordinator.pre_invoke" in order.
-//
-// A panic that escapes a rule is recovered here; the function then
-// reports that it must run again, resuming after that rule.
-func oAnchor0(oX *runtime.Exec) (oAgain bool) {
+func oAnchor0(oX *runtime.Exec) {
+	if oX.Occ.Profiles.Supplied(runtime.ProfileSession | runtime.ProfileTool) {
+		switch oX.F.Tool {
+		case "tool_0001":
+			if oFired, oErr := oRule69(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[69], oFired, oErr) {
+				return
+			}
+		case "tool_0004":
+			if oFired, oErr := oRule78(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[78], oFired, oErr) {
+				return
+			}
+		case "tool_0007":
+			if oFired, oErr := oRule39(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[39], oFired, oErr) {
+				return
+			}
+		case "tool_0010":
+			if oFired, oErr := oRule11(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[11], oFired, oErr) {
+				return
+			}
+		case "tool_0013":
+			if oFired, oErr := oRule54(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[54], oFired, oErr) {
+				return
+			}
+		case "tool_0016":
+			if oFired, oErr := oRule93(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[93], oFired, oErr) {
+				return
+			}
+		default:
+		}
+		return
+	}
+	if oFired, oErr := oRule11(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[11], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule39(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[39], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule54(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[54], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule69(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[69], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule78(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[78], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule93(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[93], oFired, oErr) {
+		return
+	}
+}
+
+// oRun0 runs oAnchor0. A panic that escapes a rule is recovered here;
+// it then reports that the anchor must run again, resuming after that rule.
+func oRun0(oX *runtime.Exec) (oAgain bool) {
 	defer func() {
 		if recover() != nil {
 			oAgain = oX.Panicked()
 		}
 	}()
-	if oX.Occ.Profiles.Supplied(runtime.ProfileSession | runtime.ProfileTool) {
-		switch oX.F.Tool {
-		case "tool_0001":
-			if oFired, oErr := oRule69(oX); oX.Done(&oRules[69], oFired, oErr) {
-				return false
-			}
-		case "tool_0004":
-			if oFired, oErr := oRule78(oX); oX.Done(&oRules[78], oFired, oErr) {
-				return false
-			}
-		case "tool_0007":
-			if oFired, oErr := oRule39(oX); oX.Done(&oRules[39], oFired, oErr) {
-				return false
-			}
-		case "tool_0010":
-			if oFired, oErr := oRule11(oX); oX.Done(&oRules[11], oFired, oErr) {
-				return false
-			}
-		case "tool_0013":
-			if oFired, oErr := oRule54(oX); oX.Done(&oRules[54], oFired, oErr) {
-				return false
-			}
-		case "tool_0016":
-			if oFired, oErr := oRule93(oX); oX.Done(&oRules[93], oFired, oErr) {
-				return false
-			}
-		default:
-		}
-		return false
-	}
-	if oFired, oErr := oRule11(oX); oX.Done(&oRules[11], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule39(oX); oX.Done(&oRules[39], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule54(oX); oX.Done(&oRules[54], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule69(oX); oX.Done(&oRules[69], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule78(oX); oX.Done(&oRules[78], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule93(oX); oX.Done(&oRules[93], oFired, oErr) {
-		return false
-	}
+	oAnchor0(oX)
 	return false
 }
 
 // oAnchor1 evaluates the rules at "tool.handler" in order.
-//
-// A panic that escapes a rule is recovered here; the function then
-// reports that it must run again, resuming after that rule.
-func oAnchor1(oX *runtime.Exec) (oAgain bool) {
+func oAnchor1(oX *runtime.Exec) {
+	if oX.Occ.Profiles.Supplied(runtime.ProfileTool) {
+		switch oX.F.Tool {
+		case "tool_0002":
+			if oFired, oErr := oRule83(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[83], oFired, oErr) {
+				return
+			}
+		case "tool_0005":
+			if oFired, oErr := oRule49(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[49], oFired, oErr) {
+				return
+			}
+		case "tool_0008":
+			if oFired, oErr := oRule16(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[16], oFired, oErr) {
+				return
+			}
+		case "tool_0011":
+			if oFired, oErr := oRule64(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[64], oFired, oErr) {
+				return
+			}
+		case "tool_0014":
+			if oFired, oErr := oRule98(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[98], oFired, oErr) {
+				return
+			}
+		case "tool_0017":
+			if oFired, oErr := oRule34(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[34], oFired, oErr) {
+				return
+			}
+		default:
+		}
+		return
+	}
+	if oFired, oErr := oRule16(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[16], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule34(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[34], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule49(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[49], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule64(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[64], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule83(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[83], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule98(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[98], oFired, oErr) {
+		return
+	}
+}
+
+// oRun1 runs oAnchor1. A panic that escapes a rule is recovered here;
+// it then reports that the anchor must run again, resuming after that rule.
+func oRun1(oX *runtime.Exec) (oAgain bool) {
 	defer func() {
 		if recover() != nil {
 			oAgain = oX.Panicked()
 		}
 	}()
-	if oX.Occ.Profiles.Supplied(runtime.ProfileTool) {
-		switch oX.F.Tool {
-		case "tool_0002":
-			if oFired, oErr := oRule83(oX); oX.Done(&oRules[83], oFired, oErr) {
-				return false
-			}
-		case "tool_0005":
-			if oFired, oErr := oRule49(oX); oX.Done(&oRules[49], oFired, oErr) {
-				return false
-			}
-		case "tool_0008":
-			if oFired, oErr := oRule16(oX); oX.Done(&oRules[16], oFired, oErr) {
-				return false
-			}
-		case "tool_0011":
-			if oFired, oErr := oRule64(oX); oX.Done(&oRules[64], oFired, oErr) {
-				return false
-			}
-		case "tool_0014":
-			if oFired, oErr := oRule98(oX); oX.Done(&oRules[98], oFired, oErr) {
-				return false
-			}
-		case "tool_0017":
-			if oFired, oErr := oRule34(oX); oX.Done(&oRules[34], oFired, oErr) {
-				return false
-			}
-		default:
-		}
-		return false
-	}
-	if oFired, oErr := oRule16(oX); oX.Done(&oRules[16], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule34(oX); oX.Done(&oRules[34], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule49(oX); oX.Done(&oRules[49], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule64(oX); oX.Done(&oRules[64], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule83(oX); oX.Done(&oRules[83], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule98(oX); oX.Done(&oRules[98], oFired, oErr) {
-		return false
-	}
+	oAnchor1(oX)
 	return false
 }
 
 // oAnchor2 evaluates the rules at "tool.post_invoke" in order.
-//
-// A panic that escapes a rule is recovered here; the function then
-// reports that it must run again, resuming after that rule.
-func oAnchor2(oX *runtime.Exec) (oAgain bool) {
+func oAnchor2(oX *runtime.Exec) {
+	if oX.Occ.Profiles.Supplied(runtime.ProfileSession | runtime.ProfileTool) {
+		switch oX.F.Tool {
+		case "tool_0000":
+			if oFired, oErr := oRule88(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[88], oFired, oErr) {
+				return
+			}
+		case "tool_0001":
+			if oFired, oErr := oRule88(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[88], oFired, oErr) {
+				return
+			}
+		case "tool_0003":
+			if oFired, oErr := oRule59(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[59], oFired, oErr) {
+				return
+			}
+		case "tool_0004":
+			if oFired, oErr := oRule59(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[59], oFired, oErr) {
+				return
+			}
+		case "tool_0006":
+			if oFired, oErr := oRule21(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[21], oFired, oErr) {
+				return
+			}
+		case "tool_0007":
+			if oFired, oErr := oRule21(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[21], oFired, oErr) {
+				return
+			}
+		case "tool_0009":
+			if oFired, oErr := oRule74(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[74], oFired, oErr) {
+				return
+			}
+		case "tool_0010":
+			if oFired, oErr := oRule74(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[74], oFired, oErr) {
+				return
+			}
+		case "tool_0012":
+			if oFired, oErr := oRule6(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[6], oFired, oErr) {
+				return
+			}
+		case "tool_0013":
+			if oFired, oErr := oRule6(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[6], oFired, oErr) {
+				return
+			}
+		case "tool_0015":
+			if oFired, oErr := oRule44(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[44], oFired, oErr) {
+				return
+			}
+		case "tool_0016":
+			if oFired, oErr := oRule44(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[44], oFired, oErr) {
+				return
+			}
+		default:
+		}
+		return
+	}
+	if oFired, oErr := oRule6(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[6], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule21(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[21], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule44(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[44], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule59(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[59], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule74(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[74], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule88(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[88], oFired, oErr) {
+		return
+	}
+}
+
+// oRun2 runs oAnchor2. A panic that escapes a rule is recovered here;
+// it then reports that the anchor must run again, resuming after that rule.
+func oRun2(oX *runtime.Exec) (oAgain bool) {
 	defer func() {
 		if recover() != nil {
 			oAgain = oX.Panicked()
 		}
 	}()
-	if oX.Occ.Profiles.Supplied(runtime.ProfileSession | runtime.ProfileTool) {
-		switch oX.F.Tool {
-		case "tool_0000":
-			if oFired, oErr := oRule88(oX); oX.Done(&oRules[88], oFired, oErr) {
-				return false
-			}
-		case "tool_0001":
-			if oFired, oErr := oRule88(oX); oX.Done(&oRules[88], oFired, oErr) {
-				return false
-			}
-		case "tool_0003":
-			if oFired, oErr := oRule59(oX); oX.Done(&oRules[59], oFired, oErr) {
-				return false
-			}
-		case "tool_0004":
-			if oFired, oErr := oRule59(oX); oX.Done(&oRules[59], oFired, oErr) {
-				return false
-			}
-		case "tool_0006":
-			if oFired, oErr := oRule21(oX); oX.Done(&oRules[21], oFired, oErr) {
-				return false
-			}
-		case "tool_0007":
-			if oFired, oErr := oRule21(oX); oX.Done(&oRules[21], oFired, oErr) {
-				return false
-			}
-		case "tool_0009":
-			if oFired, oErr := oRule74(oX); oX.Done(&oRules[74], oFired, oErr) {
-				return false
-			}
-		case "tool_0010":
-			if oFired, oErr := oRule74(oX); oX.Done(&oRules[74], oFired, oErr) {
-				return false
-			}
-		case "tool_0012":
-			if oFired, oErr := oRule6(oX); oX.Done(&oRules[6], oFired, oErr) {
-				return false
-			}
-		case "tool_0013":
-			if oFired, oErr := oRule6(oX); oX.Done(&oRules[6], oFired, oErr) {
-				return false
-			}
-		case "tool_0015":
-			if oFired, oErr := oRule44(oX); oX.Done(&oRules[44], oFired, oErr) {
-				return false
-			}
-		case "tool_0016":
-			if oFired, oErr := oRule44(oX); oX.Done(&oRules[44], oFired, oErr) {
-				return false
-			}
-		default:
-		}
-		return false
-	}
-	if oFired, oErr := oRule6(oX); oX.Done(&oRules[6], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule21(oX); oX.Done(&oRules[21], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule44(oX); oX.Done(&oRules[44], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule59(oX); oX.Done(&oRules[59], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule74(oX); oX.Done(&oRules[74], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule88(oX); oX.Done(&oRules[88], oFired, oErr) {
-		return false
-	}
+	oAnchor2(oX)
 	return false
 }
 
 // oAnchor3 evaluates the rules at "tool.pre_invoke" in order.
-//
-// A panic that escapes a rule is recovered here; the function then
-// reports that it must run again, resuming after that rule.
-func oAnchor3(oX *runtime.Exec) (oAgain bool) {
+func oAnchor3(oX *runtime.Exec) {
+	if oX.Occ.Profiles.Supplied(runtime.ProfileSession | runtime.ProfileTool) {
+		switch oX.F.Tool {
+		case "bash":
+			if oFired, oErr := oRule0(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[0], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule1(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[1], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule2(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[2], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule25(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[25], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule26(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[26], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule27(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[27], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule28(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[28], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule29(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[29], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule75(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[75], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule76(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[76], oFired, oErr) {
+				return
+			}
+		case "tool_0000":
+			if oFired, oErr := oRule9(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[9], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule18(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[18], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule79(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[79], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule97(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[97], oFired, oErr) {
+				return
+			}
+		case "tool_0001":
+			if oFired, oErr := oRule9(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[9], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule18(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[18], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule25(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[25], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule33(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[33], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule42(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[42], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule51(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[51], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule60(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[60], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule79(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[79], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule97(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[97], oFired, oErr) {
+				return
+			}
+		case "tool_0002":
+			if oFired, oErr := oRule4(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[4], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule13(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[13], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule22(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[22], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule92(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[92], oFired, oErr) {
+				return
+			}
+		case "tool_0003":
+			if oFired, oErr := oRule26(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[26], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule32(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[32], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule41(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[41], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule50(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[50], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule68(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[68], oFired, oErr) {
+				return
+			}
+		case "tool_0004":
+			if oFired, oErr := oRule8(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[8], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule17(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[17], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule32(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[32], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule41(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[41], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule50(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[50], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule68(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[68], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule87(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[87], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule96(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[96], oFired, oErr) {
+				return
+			}
+		case "tool_0005":
+			if oFired, oErr := oRule27(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[27], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule31(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[31], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule40(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[40], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule58(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[58], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule67(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[67], oFired, oErr) {
+				return
+			}
+		case "tool_0006":
+			if oFired, oErr := oRule3(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[3], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule12(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[12], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule82(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[82], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule91(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[91], oFired, oErr) {
+				return
+			}
+		case "tool_0007":
+			if oFired, oErr := oRule3(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[3], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule12(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[12], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule28(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[28], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule30(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[30], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule48(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[48], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule57(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[57], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule66(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[66], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule82(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[82], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule91(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[91], oFired, oErr) {
+				return
+			}
+		case "tool_0008":
+			if oFired, oErr := oRule7(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[7], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule77(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[77], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule86(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[86], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule95(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[95], oFired, oErr) {
+				return
+			}
+		case "tool_0009":
+			if oFired, oErr := oRule29(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[29], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule38(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[38], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule47(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[47], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule56(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[56], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule65(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[65], oFired, oErr) {
+				return
+			}
+		case "tool_0010":
+			if oFired, oErr := oRule20(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[20], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule38(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[38], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule47(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[47], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule56(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[56], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule65(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[65], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule81(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[81], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule90(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[90], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule99(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[99], oFired, oErr) {
+				return
+			}
+		case "tool_0011":
+			if oFired, oErr := oRule37(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[37], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule46(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[46], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule55(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[55], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule73(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[73], oFired, oErr) {
+				return
+			}
+		case "tool_0012":
+			if oFired, oErr := oRule15(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[15], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule24(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[24], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule85(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[85], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule94(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[94], oFired, oErr) {
+				return
+			}
+		case "tool_0013":
+			if oFired, oErr := oRule15(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[15], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule24(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[24], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule36(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[36], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule45(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[45], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule63(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[63], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule72(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[72], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule85(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[85], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule94(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[94], oFired, oErr) {
+				return
+			}
+		case "tool_0014":
+			if oFired, oErr := oRule10(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[10], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule19(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[19], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule80(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[80], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule89(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[89], oFired, oErr) {
+				return
+			}
+		case "tool_0015":
+			if oFired, oErr := oRule35(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[35], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule53(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[53], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule62(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[62], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule71(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[71], oFired, oErr) {
+				return
+			}
+		case "tool_0016":
+			if oFired, oErr := oRule5(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[5], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule14(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[14], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule23(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[23], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule35(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[35], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule53(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[53], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule62(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[62], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule71(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[71], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule84(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[84], oFired, oErr) {
+				return
+			}
+		case "tool_0017":
+			if oFired, oErr := oRule43(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[43], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule52(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[52], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule61(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[61], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule70(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[70], oFired, oErr) {
+				return
+			}
+		default:
+		}
+		return
+	}
+	if oFired, oErr := oRule0(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[0], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule1(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[1], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule2(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[2], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule3(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[3], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule4(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[4], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule5(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[5], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule7(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[7], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule8(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[8], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule9(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[9], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule10(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[10], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule12(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[12], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule13(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[13], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule14(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[14], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule15(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[15], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule17(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[17], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule18(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[18], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule19(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[19], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule20(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[20], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule22(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[22], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule23(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[23], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule24(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[24], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule25(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[25], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule26(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[26], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule27(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[27], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule28(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[28], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule29(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[29], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule30(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[30], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule31(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[31], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule32(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[32], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule33(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[33], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule35(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[35], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule36(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[36], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule37(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[37], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule38(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[38], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule40(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[40], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule41(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[41], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule42(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[42], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule43(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[43], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule45(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[45], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule46(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[46], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule47(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[47], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule48(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[48], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule50(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[50], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule51(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[51], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule52(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[52], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule53(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[53], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule55(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[55], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule56(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[56], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule57(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[57], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule58(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[58], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule60(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[60], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule61(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[61], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule62(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[62], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule63(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[63], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule65(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[65], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule66(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[66], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule67(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[67], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule68(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[68], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule70(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[70], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule71(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[71], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule72(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[72], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule73(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[73], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule75(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[75], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule76(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[76], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule77(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[77], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule79(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[79], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule80(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[80], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule81(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[81], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule82(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[82], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule84(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[84], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule85(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[85], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule86(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[86], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule87(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[87], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule89(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[89], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule90(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[90], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule91(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[91], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule92(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[92], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule94(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[94], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule95(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[95], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule96(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[96], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule97(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[97], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule99(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[99], oFired, oErr) {
+		return
+	}
+}
+
+// oRun3 runs oAnchor3. A panic that escapes a rule is recovered here;
+// it then reports that the anchor must run again, resuming after that rule.
+func oRun3(oX *runtime.Exec) (oAgain bool) {
 	defer func() {
 		if recover() != nil {
 			oAgain = oX.Panicked()
 		}
 	}()
-	if oX.Occ.Profiles.Supplied(runtime.ProfileSession | runtime.ProfileTool) {
-		switch oX.F.Tool {
-		case "bash":
-			if oFired, oErr := oRule0(oX); oX.Done(&oRules[0], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule1(oX); oX.Done(&oRules[1], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule2(oX); oX.Done(&oRules[2], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule25(oX); oX.Done(&oRules[25], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule26(oX); oX.Done(&oRules[26], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule27(oX); oX.Done(&oRules[27], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule28(oX); oX.Done(&oRules[28], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule29(oX); oX.Done(&oRules[29], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule75(oX); oX.Done(&oRules[75], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule76(oX); oX.Done(&oRules[76], oFired, oErr) {
-				return false
-			}
-		case "tool_0000":
-			if oFired, oErr := oRule9(oX); oX.Done(&oRules[9], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule18(oX); oX.Done(&oRules[18], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule79(oX); oX.Done(&oRules[79], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule97(oX); oX.Done(&oRules[97], oFired, oErr) {
-				return false
-			}
-		case "tool_0001":
-			if oFired, oErr := oRule9(oX); oX.Done(&oRules[9], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule18(oX); oX.Done(&oRules[18], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule25(oX); oX.Done(&oRules[25], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule33(oX); oX.Done(&oRules[33], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule42(oX); oX.Done(&oRules[42], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule51(oX); oX.Done(&oRules[51], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule60(oX); oX.Done(&oRules[60], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule79(oX); oX.Done(&oRules[79], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule97(oX); oX.Done(&oRules[97], oFired, oErr) {
-				return false
-			}
-		case "tool_0002":
-			if oFired, oErr := oRule4(oX); oX.Done(&oRules[4], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule13(oX); oX.Done(&oRules[13], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule22(oX); oX.Done(&oRules[22], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule92(oX); oX.Done(&oRules[92], oFired, oErr) {
-				return false
-			}
-		case "tool_0003":
-			if oFired, oErr := oRule26(oX); oX.Done(&oRules[26], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule32(oX); oX.Done(&oRules[32], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule41(oX); oX.Done(&oRules[41], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule50(oX); oX.Done(&oRules[50], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule68(oX); oX.Done(&oRules[68], oFired, oErr) {
-				return false
-			}
-		case "tool_0004":
-			if oFired, oErr := oRule8(oX); oX.Done(&oRules[8], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule17(oX); oX.Done(&oRules[17], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule32(oX); oX.Done(&oRules[32], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule41(oX); oX.Done(&oRules[41], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule50(oX); oX.Done(&oRules[50], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule68(oX); oX.Done(&oRules[68], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule87(oX); oX.Done(&oRules[87], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule96(oX); oX.Done(&oRules[96], oFired, oErr) {
-				return false
-			}
-		case "tool_0005":
-			if oFired, oErr := oRule27(oX); oX.Done(&oRules[27], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule31(oX); oX.Done(&oRules[31], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule40(oX); oX.Done(&oRules[40], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule58(oX); oX.Done(&oRules[58], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule67(oX); oX.Done(&oRules[67], oFired, oErr) {
-				return false
-			}
-		case "tool_0006":
-			if oFired, oErr := oRule3(oX); oX.Done(&oRules[3], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule12(oX); oX.Done(&oRules[12], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule82(oX); oX.Done(&oRules[82], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule91(oX); oX.Done(&oRules[91], oFired, oErr) {
-				return false
-			}
-		case "tool_0007":
-			if oFired, oErr := oRule3(oX); oX.Done(&oRules[3], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule12(oX); oX.Done(&oRules[12], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule28(oX); oX.Done(&oRules[28], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule30(oX); oX.Done(&oRules[30], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule48(oX); oX.Done(&oRules[48], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule57(oX); oX.Done(&oRules[57], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule66(oX); oX.Done(&oRules[66], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule82(oX); oX.Done(&oRules[82], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule91(oX); oX.Done(&oRules[91], oFired, oErr) {
-				return false
-			}
-		case "tool_0008":
-			if oFired, oErr := oRule7(oX); oX.Done(&oRules[7], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule77(oX); oX.Done(&oRules[77], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule86(oX); oX.Done(&oRules[86], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule95(oX); oX.Done(&oRules[95], oFired, oErr) {
-				return false
-			}
-		case "tool_0009":
-			if oFired, oErr := oRule29(oX); oX.Done(&oRules[29], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule38(oX); oX.Done(&oRules[38], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule47(oX); oX.Done(&oRules[47], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule56(oX); oX.Done(&oRules[56], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule65(oX); oX.Done(&oRules[65], oFired, oErr) {
-				return false
-			}
-		case "tool_0010":
-			if oFired, oErr := oRule20(oX); oX.Done(&oRules[20], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule38(oX); oX.Done(&oRules[38], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule47(oX); oX.Done(&oRules[47], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule56(oX); oX.Done(&oRules[56], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule65(oX); oX.Done(&oRules[65], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule81(oX); oX.Done(&oRules[81], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule90(oX); oX.Done(&oRules[90], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule99(oX); oX.Done(&oRules[99], oFired, oErr) {
-				return false
-			}
-		case "tool_0011":
-			if oFired, oErr := oRule37(oX); oX.Done(&oRules[37], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule46(oX); oX.Done(&oRules[46], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule55(oX); oX.Done(&oRules[55], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule73(oX); oX.Done(&oRules[73], oFired, oErr) {
-				return false
-			}
-		case "tool_0012":
-			if oFired, oErr := oRule15(oX); oX.Done(&oRules[15], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule24(oX); oX.Done(&oRules[24], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule85(oX); oX.Done(&oRules[85], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule94(oX); oX.Done(&oRules[94], oFired, oErr) {
-				return false
-			}
-		case "tool_0013":
-			if oFired, oErr := oRule15(oX); oX.Done(&oRules[15], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule24(oX); oX.Done(&oRules[24], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule36(oX); oX.Done(&oRules[36], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule45(oX); oX.Done(&oRules[45], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule63(oX); oX.Done(&oRules[63], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule72(oX); oX.Done(&oRules[72], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule85(oX); oX.Done(&oRules[85], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule94(oX); oX.Done(&oRules[94], oFired, oErr) {
-				return false
-			}
-		case "tool_0014":
-			if oFired, oErr := oRule10(oX); oX.Done(&oRules[10], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule19(oX); oX.Done(&oRules[19], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule80(oX); oX.Done(&oRules[80], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule89(oX); oX.Done(&oRules[89], oFired, oErr) {
-				return false
-			}
-		case "tool_0015":
-			if oFired, oErr := oRule35(oX); oX.Done(&oRules[35], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule53(oX); oX.Done(&oRules[53], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule62(oX); oX.Done(&oRules[62], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule71(oX); oX.Done(&oRules[71], oFired, oErr) {
-				return false
-			}
-		case "tool_0016":
-			if oFired, oErr := oRule5(oX); oX.Done(&oRules[5], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule14(oX); oX.Done(&oRules[14], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule23(oX); oX.Done(&oRules[23], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule35(oX); oX.Done(&oRules[35], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule53(oX); oX.Done(&oRules[53], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule62(oX); oX.Done(&oRules[62], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule71(oX); oX.Done(&oRules[71], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule84(oX); oX.Done(&oRules[84], oFired, oErr) {
-				return false
-			}
-		case "tool_0017":
-			if oFired, oErr := oRule43(oX); oX.Done(&oRules[43], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule52(oX); oX.Done(&oRules[52], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule61(oX); oX.Done(&oRules[61], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule70(oX); oX.Done(&oRules[70], oFired, oErr) {
-				return false
-			}
-		default:
-		}
-		return false
-	}
-	if oFired, oErr := oRule0(oX); oX.Done(&oRules[0], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule1(oX); oX.Done(&oRules[1], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule2(oX); oX.Done(&oRules[2], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule3(oX); oX.Done(&oRules[3], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule4(oX); oX.Done(&oRules[4], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule5(oX); oX.Done(&oRules[5], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule7(oX); oX.Done(&oRules[7], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule8(oX); oX.Done(&oRules[8], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule9(oX); oX.Done(&oRules[9], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule10(oX); oX.Done(&oRules[10], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule12(oX); oX.Done(&oRules[12], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule13(oX); oX.Done(&oRules[13], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule14(oX); oX.Done(&oRules[14], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule15(oX); oX.Done(&oRules[15], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule17(oX); oX.Done(&oRules[17], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule18(oX); oX.Done(&oRules[18], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule19(oX); oX.Done(&oRules[19], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule20(oX); oX.Done(&oRules[20], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule22(oX); oX.Done(&oRules[22], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule23(oX); oX.Done(&oRules[23], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule24(oX); oX.Done(&oRules[24], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule25(oX); oX.Done(&oRules[25], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule26(oX); oX.Done(&oRules[26], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule27(oX); oX.Done(&oRules[27], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule28(oX); oX.Done(&oRules[28], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule29(oX); oX.Done(&oRules[29], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule30(oX); oX.Done(&oRules[30], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule31(oX); oX.Done(&oRules[31], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule32(oX); oX.Done(&oRules[32], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule33(oX); oX.Done(&oRules[33], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule35(oX); oX.Done(&oRules[35], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule36(oX); oX.Done(&oRules[36], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule37(oX); oX.Done(&oRules[37], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule38(oX); oX.Done(&oRules[38], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule40(oX); oX.Done(&oRules[40], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule41(oX); oX.Done(&oRules[41], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule42(oX); oX.Done(&oRules[42], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule43(oX); oX.Done(&oRules[43], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule45(oX); oX.Done(&oRules[45], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule46(oX); oX.Done(&oRules[46], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule47(oX); oX.Done(&oRules[47], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule48(oX); oX.Done(&oRules[48], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule50(oX); oX.Done(&oRules[50], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule51(oX); oX.Done(&oRules[51], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule52(oX); oX.Done(&oRules[52], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule53(oX); oX.Done(&oRules[53], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule55(oX); oX.Done(&oRules[55], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule56(oX); oX.Done(&oRules[56], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule57(oX); oX.Done(&oRules[57], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule58(oX); oX.Done(&oRules[58], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule60(oX); oX.Done(&oRules[60], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule61(oX); oX.Done(&oRules[61], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule62(oX); oX.Done(&oRules[62], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule63(oX); oX.Done(&oRules[63], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule65(oX); oX.Done(&oRules[65], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule66(oX); oX.Done(&oRules[66], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule67(oX); oX.Done(&oRules[67], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule68(oX); oX.Done(&oRules[68], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule70(oX); oX.Done(&oRules[70], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule71(oX); oX.Done(&oRules[71], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule72(oX); oX.Done(&oRules[72], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule73(oX); oX.Done(&oRules[73], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule75(oX); oX.Done(&oRules[75], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule76(oX); oX.Done(&oRules[76], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule77(oX); oX.Done(&oRules[77], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule79(oX); oX.Done(&oRules[79], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule80(oX); oX.Done(&oRules[80], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule81(oX); oX.Done(&oRules[81], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule82(oX); oX.Done(&oRules[82], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule84(oX); oX.Done(&oRules[84], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule85(oX); oX.Done(&oRules[85], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule86(oX); oX.Done(&oRules[86], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule87(oX); oX.Done(&oRules[87], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule89(oX); oX.Done(&oRules[89], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule90(oX); oX.Done(&oRules[90], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule91(oX); oX.Done(&oRules[91], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule92(oX); oX.Done(&oRules[92], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule94(oX); oX.Done(&oRules[94], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule95(oX); oX.Done(&oRules[95], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule96(oX); oX.Done(&oRules[96], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule97(oX); oX.Done(&oRules[97], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule99(oX); oX.Done(&oRules[99], oFired, oErr) {
-		return false
-	}
+	oAnchor3(oX)
 	return false
 }
 
@@ -6061,16 +6073,16 @@ func Evaluate(ctx context.Context, env *runtime.Env, occ *runtime.Occurrence, s 
 	runtime.Begin(&oX, ctx, env, occ, s, d, 0)
 	switch occ.Anchor {
 	case "coordinator.pre_invoke":
-		for oAnchor0(&oX) {
+		for oRun0(&oX) {
 		}
 	case "tool.handler":
-		for oAnchor1(&oX) {
+		for oRun1(&oX) {
 		}
 	case "tool.post_invoke":
-		for oAnchor2(&oX) {
+		for oRun2(&oX) {
 		}
 	case "tool.pre_invoke":
-		for oAnchor3(&oX) {
+		for oRun3(&oX) {
 		}
 	}
 	oX.Finish()

@@ -52481,7546 +52481,7558 @@ func oRule999(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oAnchor0 evaluates the rules at "coordinator.pre_invoke" in order.
-//
-// A panic that escapes a rule is recovered here; the function then
-// reports that it must run again, resuming after that rule.
-func oAnchor0(oX *runtime.Exec) (oAgain bool) {
+func oAnchor0(oX *runtime.Exec) {
+	if oX.Occ.Profiles.Supplied(runtime.ProfileSession | runtime.ProfileTool) {
+		switch oX.F.Tool {
+		case "tool_0001":
+			if oFired, oErr := oRule744(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[744], oFired, oErr) {
+				return
+			}
+		case "tool_0004":
+			if oFired, oErr := oRule798(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[798], oFired, oErr) {
+				return
+			}
+		case "tool_0007":
+			if oFired, oErr := oRule444(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[444], oFired, oErr) {
+				return
+			}
+		case "tool_0010":
+			if oFired, oErr := oRule146(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[146], oFired, oErr) {
+				return
+			}
+		case "tool_0013":
+			if oFired, oErr := oRule639(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[639], oFired, oErr) {
+				return
+			}
+		case "tool_0016":
+			if oFired, oErr := oRule993(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[993], oFired, oErr) {
+				return
+			}
+		case "tool_0019":
+			if oFired, oErr := oRule339(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[339], oFired, oErr) {
+				return
+			}
+		case "tool_0022":
+			if oFired, oErr := oRule843(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[843], oFired, oErr) {
+				return
+			}
+		case "tool_0025":
+			if oFired, oErr := oRule534(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[534], oFired, oErr) {
+				return
+			}
+		case "tool_0028":
+			if oFired, oErr := oRule191(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[191], oFired, oErr) {
+				return
+			}
+		case "tool_0031":
+			if oFired, oErr := oRule729(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[729], oFired, oErr) {
+				return
+			}
+		case "tool_0034":
+			if oFired, oErr := oRule41(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[41], oFired, oErr) {
+				return
+			}
+		case "tool_0037":
+			if oFired, oErr := oRule429(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[429], oFired, oErr) {
+				return
+			}
+		case "tool_0040":
+			if oFired, oErr := oRule888(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[888], oFired, oErr) {
+				return
+			}
+		case "tool_0043":
+			if oFired, oErr := oRule624(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[624], oFired, oErr) {
+				return
+			}
+		case "tool_0046":
+			if oFired, oErr := oRule236(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[236], oFired, oErr) {
+				return
+			}
+		case "tool_0049":
+			if oFired, oErr := oRule324(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[324], oFired, oErr) {
+				return
+			}
+		case "tool_0052":
+			if oFired, oErr := oRule86(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[86], oFired, oErr) {
+				return
+			}
+		case "tool_0055":
+			if oFired, oErr := oRule519(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[519], oFired, oErr) {
+				return
+			}
+		case "tool_0058":
+			if oFired, oErr := oRule933(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[933], oFired, oErr) {
+				return
+			}
+		case "tool_0061":
+			if oFired, oErr := oRule714(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[714], oFired, oErr) {
+				return
+			}
+		case "tool_0064":
+			if oFired, oErr := oRule783(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[783], oFired, oErr) {
+				return
+			}
+		case "tool_0067":
+			if oFired, oErr := oRule414(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[414], oFired, oErr) {
+				return
+			}
+		case "tool_0070":
+			if oFired, oErr := oRule131(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[131], oFired, oErr) {
+				return
+			}
+		case "tool_0073":
+			if oFired, oErr := oRule609(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[609], oFired, oErr) {
+				return
+			}
+		case "tool_0076":
+			if oFired, oErr := oRule978(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[978], oFired, oErr) {
+				return
+			}
+		case "tool_0079":
+			if oFired, oErr := oRule309(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[309], oFired, oErr) {
+				return
+			}
+		case "tool_0082":
+			if oFired, oErr := oRule828(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[828], oFired, oErr) {
+				return
+			}
+		case "tool_0085":
+			if oFired, oErr := oRule504(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[504], oFired, oErr) {
+				return
+			}
+		case "tool_0088":
+			if oFired, oErr := oRule176(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[176], oFired, oErr) {
+				return
+			}
+		case "tool_0091":
+			if oFired, oErr := oRule699(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[699], oFired, oErr) {
+				return
+			}
+		case "tool_0094":
+			if oFired, oErr := oRule26(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[26], oFired, oErr) {
+				return
+			}
+		case "tool_0097":
+			if oFired, oErr := oRule399(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[399], oFired, oErr) {
+				return
+			}
+		case "tool_0100":
+			if oFired, oErr := oRule873(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[873], oFired, oErr) {
+				return
+			}
+		case "tool_0103":
+			if oFired, oErr := oRule594(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[594], oFired, oErr) {
+				return
+			}
+		case "tool_0106":
+			if oFired, oErr := oRule221(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[221], oFired, oErr) {
+				return
+			}
+		case "tool_0109":
+			if oFired, oErr := oRule294(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[294], oFired, oErr) {
+				return
+			}
+		case "tool_0112":
+			if oFired, oErr := oRule71(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[71], oFired, oErr) {
+				return
+			}
+		case "tool_0115":
+			if oFired, oErr := oRule489(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[489], oFired, oErr) {
+				return
+			}
+		case "tool_0118":
+			if oFired, oErr := oRule918(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[918], oFired, oErr) {
+				return
+			}
+		case "tool_0121":
+			if oFired, oErr := oRule684(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[684], oFired, oErr) {
+				return
+			}
+		case "tool_0124":
+			if oFired, oErr := oRule768(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[768], oFired, oErr) {
+				return
+			}
+		case "tool_0127":
+			if oFired, oErr := oRule384(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[384], oFired, oErr) {
+				return
+			}
+		case "tool_0130":
+			if oFired, oErr := oRule116(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[116], oFired, oErr) {
+				return
+			}
+		case "tool_0133":
+			if oFired, oErr := oRule579(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[579], oFired, oErr) {
+				return
+			}
+		case "tool_0136":
+			if oFired, oErr := oRule963(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[963], oFired, oErr) {
+				return
+			}
+		case "tool_0139":
+			if oFired, oErr := oRule279(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[279], oFired, oErr) {
+				return
+			}
+		case "tool_0142":
+			if oFired, oErr := oRule813(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[813], oFired, oErr) {
+				return
+			}
+		case "tool_0145":
+			if oFired, oErr := oRule474(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[474], oFired, oErr) {
+				return
+			}
+		case "tool_0148":
+			if oFired, oErr := oRule161(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[161], oFired, oErr) {
+				return
+			}
+		case "tool_0151":
+			if oFired, oErr := oRule669(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[669], oFired, oErr) {
+				return
+			}
+		case "tool_0154":
+			if oFired, oErr := oRule11(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[11], oFired, oErr) {
+				return
+			}
+		case "tool_0157":
+			if oFired, oErr := oRule369(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[369], oFired, oErr) {
+				return
+			}
+		case "tool_0160":
+			if oFired, oErr := oRule858(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[858], oFired, oErr) {
+				return
+			}
+		case "tool_0163":
+			if oFired, oErr := oRule564(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[564], oFired, oErr) {
+				return
+			}
+		case "tool_0166":
+			if oFired, oErr := oRule206(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[206], oFired, oErr) {
+				return
+			}
+		case "tool_0169":
+			if oFired, oErr := oRule264(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[264], oFired, oErr) {
+				return
+			}
+		case "tool_0172":
+			if oFired, oErr := oRule56(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[56], oFired, oErr) {
+				return
+			}
+		case "tool_0175":
+			if oFired, oErr := oRule459(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[459], oFired, oErr) {
+				return
+			}
+		case "tool_0178":
+			if oFired, oErr := oRule903(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[903], oFired, oErr) {
+				return
+			}
+		case "tool_0181":
+			if oFired, oErr := oRule654(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[654], oFired, oErr) {
+				return
+			}
+		case "tool_0184":
+			if oFired, oErr := oRule753(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[753], oFired, oErr) {
+				return
+			}
+		case "tool_0187":
+			if oFired, oErr := oRule354(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[354], oFired, oErr) {
+				return
+			}
+		case "tool_0190":
+			if oFired, oErr := oRule101(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[101], oFired, oErr) {
+				return
+			}
+		case "tool_0193":
+			if oFired, oErr := oRule549(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[549], oFired, oErr) {
+				return
+			}
+		case "tool_0196":
+			if oFired, oErr := oRule948(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[948], oFired, oErr) {
+				return
+			}
+		default:
+		}
+		return
+	}
+	if oFired, oErr := oRule11(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[11], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule26(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[26], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule41(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[41], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule56(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[56], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule71(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[71], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule86(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[86], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule101(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[101], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule116(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[116], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule131(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[131], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule146(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[146], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule161(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[161], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule176(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[176], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule191(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[191], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule206(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[206], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule221(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[221], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule236(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[236], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule264(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[264], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule279(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[279], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule294(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[294], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule309(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[309], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule324(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[324], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule339(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[339], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule354(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[354], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule369(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[369], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule384(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[384], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule399(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[399], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule414(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[414], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule429(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[429], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule444(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[444], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule459(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[459], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule474(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[474], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule489(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[489], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule504(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[504], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule519(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[519], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule534(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[534], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule549(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[549], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule564(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[564], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule579(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[579], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule594(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[594], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule609(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[609], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule624(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[624], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule639(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[639], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule654(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[654], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule669(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[669], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule684(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[684], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule699(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[699], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule714(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[714], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule729(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[729], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule744(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[744], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule753(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[753], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule768(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[768], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule783(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[783], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule798(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[798], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule813(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[813], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule828(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[828], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule843(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[843], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule858(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[858], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule873(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[873], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule888(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[888], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule903(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[903], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule918(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[918], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule933(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[933], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule948(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[948], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule963(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[963], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule978(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[978], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule993(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[993], oFired, oErr) {
+		return
+	}
+}
+
+// oRun0 runs oAnchor0. A panic that escapes a rule is recovered here;
+// it then reports that the anchor must run again, resuming after that rule.
+func oRun0(oX *runtime.Exec) (oAgain bool) {
 	defer func() {
 		if recover() != nil {
 			oAgain = oX.Panicked()
 		}
 	}()
-	if oX.Occ.Profiles.Supplied(runtime.ProfileSession | runtime.ProfileTool) {
-		switch oX.F.Tool {
-		case "tool_0001":
-			if oFired, oErr := oRule744(oX); oX.Done(&oRules[744], oFired, oErr) {
-				return false
-			}
-		case "tool_0004":
-			if oFired, oErr := oRule798(oX); oX.Done(&oRules[798], oFired, oErr) {
-				return false
-			}
-		case "tool_0007":
-			if oFired, oErr := oRule444(oX); oX.Done(&oRules[444], oFired, oErr) {
-				return false
-			}
-		case "tool_0010":
-			if oFired, oErr := oRule146(oX); oX.Done(&oRules[146], oFired, oErr) {
-				return false
-			}
-		case "tool_0013":
-			if oFired, oErr := oRule639(oX); oX.Done(&oRules[639], oFired, oErr) {
-				return false
-			}
-		case "tool_0016":
-			if oFired, oErr := oRule993(oX); oX.Done(&oRules[993], oFired, oErr) {
-				return false
-			}
-		case "tool_0019":
-			if oFired, oErr := oRule339(oX); oX.Done(&oRules[339], oFired, oErr) {
-				return false
-			}
-		case "tool_0022":
-			if oFired, oErr := oRule843(oX); oX.Done(&oRules[843], oFired, oErr) {
-				return false
-			}
-		case "tool_0025":
-			if oFired, oErr := oRule534(oX); oX.Done(&oRules[534], oFired, oErr) {
-				return false
-			}
-		case "tool_0028":
-			if oFired, oErr := oRule191(oX); oX.Done(&oRules[191], oFired, oErr) {
-				return false
-			}
-		case "tool_0031":
-			if oFired, oErr := oRule729(oX); oX.Done(&oRules[729], oFired, oErr) {
-				return false
-			}
-		case "tool_0034":
-			if oFired, oErr := oRule41(oX); oX.Done(&oRules[41], oFired, oErr) {
-				return false
-			}
-		case "tool_0037":
-			if oFired, oErr := oRule429(oX); oX.Done(&oRules[429], oFired, oErr) {
-				return false
-			}
-		case "tool_0040":
-			if oFired, oErr := oRule888(oX); oX.Done(&oRules[888], oFired, oErr) {
-				return false
-			}
-		case "tool_0043":
-			if oFired, oErr := oRule624(oX); oX.Done(&oRules[624], oFired, oErr) {
-				return false
-			}
-		case "tool_0046":
-			if oFired, oErr := oRule236(oX); oX.Done(&oRules[236], oFired, oErr) {
-				return false
-			}
-		case "tool_0049":
-			if oFired, oErr := oRule324(oX); oX.Done(&oRules[324], oFired, oErr) {
-				return false
-			}
-		case "tool_0052":
-			if oFired, oErr := oRule86(oX); oX.Done(&oRules[86], oFired, oErr) {
-				return false
-			}
-		case "tool_0055":
-			if oFired, oErr := oRule519(oX); oX.Done(&oRules[519], oFired, oErr) {
-				return false
-			}
-		case "tool_0058":
-			if oFired, oErr := oRule933(oX); oX.Done(&oRules[933], oFired, oErr) {
-				return false
-			}
-		case "tool_0061":
-			if oFired, oErr := oRule714(oX); oX.Done(&oRules[714], oFired, oErr) {
-				return false
-			}
-		case "tool_0064":
-			if oFired, oErr := oRule783(oX); oX.Done(&oRules[783], oFired, oErr) {
-				return false
-			}
-		case "tool_0067":
-			if oFired, oErr := oRule414(oX); oX.Done(&oRules[414], oFired, oErr) {
-				return false
-			}
-		case "tool_0070":
-			if oFired, oErr := oRule131(oX); oX.Done(&oRules[131], oFired, oErr) {
-				return false
-			}
-		case "tool_0073":
-			if oFired, oErr := oRule609(oX); oX.Done(&oRules[609], oFired, oErr) {
-				return false
-			}
-		case "tool_0076":
-			if oFired, oErr := oRule978(oX); oX.Done(&oRules[978], oFired, oErr) {
-				return false
-			}
-		case "tool_0079":
-			if oFired, oErr := oRule309(oX); oX.Done(&oRules[309], oFired, oErr) {
-				return false
-			}
-		case "tool_0082":
-			if oFired, oErr := oRule828(oX); oX.Done(&oRules[828], oFired, oErr) {
-				return false
-			}
-		case "tool_0085":
-			if oFired, oErr := oRule504(oX); oX.Done(&oRules[504], oFired, oErr) {
-				return false
-			}
-		case "tool_0088":
-			if oFired, oErr := oRule176(oX); oX.Done(&oRules[176], oFired, oErr) {
-				return false
-			}
-		case "tool_0091":
-			if oFired, oErr := oRule699(oX); oX.Done(&oRules[699], oFired, oErr) {
-				return false
-			}
-		case "tool_0094":
-			if oFired, oErr := oRule26(oX); oX.Done(&oRules[26], oFired, oErr) {
-				return false
-			}
-		case "tool_0097":
-			if oFired, oErr := oRule399(oX); oX.Done(&oRules[399], oFired, oErr) {
-				return false
-			}
-		case "tool_0100":
-			if oFired, oErr := oRule873(oX); oX.Done(&oRules[873], oFired, oErr) {
-				return false
-			}
-		case "tool_0103":
-			if oFired, oErr := oRule594(oX); oX.Done(&oRules[594], oFired, oErr) {
-				return false
-			}
-		case "tool_0106":
-			if oFired, oErr := oRule221(oX); oX.Done(&oRules[221], oFired, oErr) {
-				return false
-			}
-		case "tool_0109":
-			if oFired, oErr := oRule294(oX); oX.Done(&oRules[294], oFired, oErr) {
-				return false
-			}
-		case "tool_0112":
-			if oFired, oErr := oRule71(oX); oX.Done(&oRules[71], oFired, oErr) {
-				return false
-			}
-		case "tool_0115":
-			if oFired, oErr := oRule489(oX); oX.Done(&oRules[489], oFired, oErr) {
-				return false
-			}
-		case "tool_0118":
-			if oFired, oErr := oRule918(oX); oX.Done(&oRules[918], oFired, oErr) {
-				return false
-			}
-		case "tool_0121":
-			if oFired, oErr := oRule684(oX); oX.Done(&oRules[684], oFired, oErr) {
-				return false
-			}
-		case "tool_0124":
-			if oFired, oErr := oRule768(oX); oX.Done(&oRules[768], oFired, oErr) {
-				return false
-			}
-		case "tool_0127":
-			if oFired, oErr := oRule384(oX); oX.Done(&oRules[384], oFired, oErr) {
-				return false
-			}
-		case "tool_0130":
-			if oFired, oErr := oRule116(oX); oX.Done(&oRules[116], oFired, oErr) {
-				return false
-			}
-		case "tool_0133":
-			if oFired, oErr := oRule579(oX); oX.Done(&oRules[579], oFired, oErr) {
-				return false
-			}
-		case "tool_0136":
-			if oFired, oErr := oRule963(oX); oX.Done(&oRules[963], oFired, oErr) {
-				return false
-			}
-		case "tool_0139":
-			if oFired, oErr := oRule279(oX); oX.Done(&oRules[279], oFired, oErr) {
-				return false
-			}
-		case "tool_0142":
-			if oFired, oErr := oRule813(oX); oX.Done(&oRules[813], oFired, oErr) {
-				return false
-			}
-		case "tool_0145":
-			if oFired, oErr := oRule474(oX); oX.Done(&oRules[474], oFired, oErr) {
-				return false
-			}
-		case "tool_0148":
-			if oFired, oErr := oRule161(oX); oX.Done(&oRules[161], oFired, oErr) {
-				return false
-			}
-		case "tool_0151":
-			if oFired, oErr := oRule669(oX); oX.Done(&oRules[669], oFired, oErr) {
-				return false
-			}
-		case "tool_0154":
-			if oFired, oErr := oRule11(oX); oX.Done(&oRules[11], oFired, oErr) {
-				return false
-			}
-		case "tool_0157":
-			if oFired, oErr := oRule369(oX); oX.Done(&oRules[369], oFired, oErr) {
-				return false
-			}
-		case "tool_0160":
-			if oFired, oErr := oRule858(oX); oX.Done(&oRules[858], oFired, oErr) {
-				return false
-			}
-		case "tool_0163":
-			if oFired, oErr := oRule564(oX); oX.Done(&oRules[564], oFired, oErr) {
-				return false
-			}
-		case "tool_0166":
-			if oFired, oErr := oRule206(oX); oX.Done(&oRules[206], oFired, oErr) {
-				return false
-			}
-		case "tool_0169":
-			if oFired, oErr := oRule264(oX); oX.Done(&oRules[264], oFired, oErr) {
-				return false
-			}
-		case "tool_0172":
-			if oFired, oErr := oRule56(oX); oX.Done(&oRules[56], oFired, oErr) {
-				return false
-			}
-		case "tool_0175":
-			if oFired, oErr := oRule459(oX); oX.Done(&oRules[459], oFired, oErr) {
-				return false
-			}
-		case "tool_0178":
-			if oFired, oErr := oRule903(oX); oX.Done(&oRules[903], oFired, oErr) {
-				return false
-			}
-		case "tool_0181":
-			if oFired, oErr := oRule654(oX); oX.Done(&oRules[654], oFired, oErr) {
-				return false
-			}
-		case "tool_0184":
-			if oFired, oErr := oRule753(oX); oX.Done(&oRules[753], oFired, oErr) {
-				return false
-			}
-		case "tool_0187":
-			if oFired, oErr := oRule354(oX); oX.Done(&oRules[354], oFired, oErr) {
-				return false
-			}
-		case "tool_0190":
-			if oFired, oErr := oRule101(oX); oX.Done(&oRules[101], oFired, oErr) {
-				return false
-			}
-		case "tool_0193":
-			if oFired, oErr := oRule549(oX); oX.Done(&oRules[549], oFired, oErr) {
-				return false
-			}
-		case "tool_0196":
-			if oFired, oErr := oRule948(oX); oX.Done(&oRules[948], oFired, oErr) {
-				return false
-			}
-		default:
-		}
-		return false
-	}
-	if oFired, oErr := oRule11(oX); oX.Done(&oRules[11], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule26(oX); oX.Done(&oRules[26], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule41(oX); oX.Done(&oRules[41], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule56(oX); oX.Done(&oRules[56], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule71(oX); oX.Done(&oRules[71], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule86(oX); oX.Done(&oRules[86], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule101(oX); oX.Done(&oRules[101], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule116(oX); oX.Done(&oRules[116], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule131(oX); oX.Done(&oRules[131], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule146(oX); oX.Done(&oRules[146], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule161(oX); oX.Done(&oRules[161], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule176(oX); oX.Done(&oRules[176], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule191(oX); oX.Done(&oRules[191], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule206(oX); oX.Done(&oRules[206], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule221(oX); oX.Done(&oRules[221], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule236(oX); oX.Done(&oRules[236], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule264(oX); oX.Done(&oRules[264], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule279(oX); oX.Done(&oRules[279], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule294(oX); oX.Done(&oRules[294], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule309(oX); oX.Done(&oRules[309], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule324(oX); oX.Done(&oRules[324], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule339(oX); oX.Done(&oRules[339], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule354(oX); oX.Done(&oRules[354], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule369(oX); oX.Done(&oRules[369], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule384(oX); oX.Done(&oRules[384], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule399(oX); oX.Done(&oRules[399], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule414(oX); oX.Done(&oRules[414], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule429(oX); oX.Done(&oRules[429], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule444(oX); oX.Done(&oRules[444], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule459(oX); oX.Done(&oRules[459], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule474(oX); oX.Done(&oRules[474], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule489(oX); oX.Done(&oRules[489], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule504(oX); oX.Done(&oRules[504], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule519(oX); oX.Done(&oRules[519], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule534(oX); oX.Done(&oRules[534], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule549(oX); oX.Done(&oRules[549], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule564(oX); oX.Done(&oRules[564], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule579(oX); oX.Done(&oRules[579], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule594(oX); oX.Done(&oRules[594], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule609(oX); oX.Done(&oRules[609], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule624(oX); oX.Done(&oRules[624], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule639(oX); oX.Done(&oRules[639], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule654(oX); oX.Done(&oRules[654], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule669(oX); oX.Done(&oRules[669], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule684(oX); oX.Done(&oRules[684], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule699(oX); oX.Done(&oRules[699], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule714(oX); oX.Done(&oRules[714], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule729(oX); oX.Done(&oRules[729], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule744(oX); oX.Done(&oRules[744], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule753(oX); oX.Done(&oRules[753], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule768(oX); oX.Done(&oRules[768], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule783(oX); oX.Done(&oRules[783], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule798(oX); oX.Done(&oRules[798], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule813(oX); oX.Done(&oRules[813], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule828(oX); oX.Done(&oRules[828], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule843(oX); oX.Done(&oRules[843], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule858(oX); oX.Done(&oRules[858], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule873(oX); oX.Done(&oRules[873], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule888(oX); oX.Done(&oRules[888], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule903(oX); oX.Done(&oRules[903], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule918(oX); oX.Done(&oRules[918], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule933(oX); oX.Done(&oRules[933], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule948(oX); oX.Done(&oRules[948], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule963(oX); oX.Done(&oRules[963], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule978(oX); oX.Done(&oRules[978], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule993(oX); oX.Done(&oRules[993], oFired, oErr) {
-		return false
-	}
+	oAnchor0(oX)
 	return false
 }
 
 // oAnchor1 evaluates the rules at "tool.handler" in order.
-//
-// A panic that escapes a rule is recovered here; the function then
-// reports that it must run again, resuming after that rule.
-func oAnchor1(oX *runtime.Exec) (oAgain bool) {
+func oAnchor1(oX *runtime.Exec) {
+	if oX.Occ.Profiles.Supplied(runtime.ProfileTool) {
+		switch oX.F.Tool {
+		case "tool_0002":
+			if oFired, oErr := oRule848(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[848], oFired, oErr) {
+				return
+			}
+		case "tool_0005":
+			if oFired, oErr := oRule544(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[544], oFired, oErr) {
+				return
+			}
+		case "tool_0008":
+			if oFired, oErr := oRule196(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[196], oFired, oErr) {
+				return
+			}
+		case "tool_0011":
+			if oFired, oErr := oRule739(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[739], oFired, oErr) {
+				return
+			}
+		case "tool_0014":
+			if oFired, oErr := oRule46(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[46], oFired, oErr) {
+				return
+			}
+		case "tool_0017":
+			if oFired, oErr := oRule439(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[439], oFired, oErr) {
+				return
+			}
+		case "tool_0020":
+			if oFired, oErr := oRule893(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[893], oFired, oErr) {
+				return
+			}
+		case "tool_0023":
+			if oFired, oErr := oRule634(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[634], oFired, oErr) {
+				return
+			}
+		case "tool_0026":
+			if oFired, oErr := oRule241(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[241], oFired, oErr) {
+				return
+			}
+		case "tool_0029":
+			if oFired, oErr := oRule334(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[334], oFired, oErr) {
+				return
+			}
+		case "tool_0032":
+			if oFired, oErr := oRule91(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[91], oFired, oErr) {
+				return
+			}
+		case "tool_0035":
+			if oFired, oErr := oRule529(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[529], oFired, oErr) {
+				return
+			}
+		case "tool_0038":
+			if oFired, oErr := oRule938(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[938], oFired, oErr) {
+				return
+			}
+		case "tool_0041":
+			if oFired, oErr := oRule724(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[724], oFired, oErr) {
+				return
+			}
+		case "tool_0044":
+			if oFired, oErr := oRule788(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[788], oFired, oErr) {
+				return
+			}
+		case "tool_0047":
+			if oFired, oErr := oRule424(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[424], oFired, oErr) {
+				return
+			}
+		case "tool_0050":
+			if oFired, oErr := oRule136(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[136], oFired, oErr) {
+				return
+			}
+		case "tool_0053":
+			if oFired, oErr := oRule619(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[619], oFired, oErr) {
+				return
+			}
+		case "tool_0056":
+			if oFired, oErr := oRule983(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[983], oFired, oErr) {
+				return
+			}
+		case "tool_0059":
+			if oFired, oErr := oRule319(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[319], oFired, oErr) {
+				return
+			}
+		case "tool_0062":
+			if oFired, oErr := oRule833(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[833], oFired, oErr) {
+				return
+			}
+		case "tool_0065":
+			if oFired, oErr := oRule514(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[514], oFired, oErr) {
+				return
+			}
+		case "tool_0068":
+			if oFired, oErr := oRule181(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[181], oFired, oErr) {
+				return
+			}
+		case "tool_0071":
+			if oFired, oErr := oRule709(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[709], oFired, oErr) {
+				return
+			}
+		case "tool_0074":
+			if oFired, oErr := oRule31(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[31], oFired, oErr) {
+				return
+			}
+		case "tool_0077":
+			if oFired, oErr := oRule409(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[409], oFired, oErr) {
+				return
+			}
+		case "tool_0080":
+			if oFired, oErr := oRule878(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[878], oFired, oErr) {
+				return
+			}
+		case "tool_0083":
+			if oFired, oErr := oRule604(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[604], oFired, oErr) {
+				return
+			}
+		case "tool_0086":
+			if oFired, oErr := oRule226(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[226], oFired, oErr) {
+				return
+			}
+		case "tool_0089":
+			if oFired, oErr := oRule304(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[304], oFired, oErr) {
+				return
+			}
+		case "tool_0092":
+			if oFired, oErr := oRule76(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[76], oFired, oErr) {
+				return
+			}
+		case "tool_0095":
+			if oFired, oErr := oRule499(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[499], oFired, oErr) {
+				return
+			}
+		case "tool_0098":
+			if oFired, oErr := oRule923(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[923], oFired, oErr) {
+				return
+			}
+		case "tool_0101":
+			if oFired, oErr := oRule694(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[694], oFired, oErr) {
+				return
+			}
+		case "tool_0104":
+			if oFired, oErr := oRule773(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[773], oFired, oErr) {
+				return
+			}
+		case "tool_0107":
+			if oFired, oErr := oRule394(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[394], oFired, oErr) {
+				return
+			}
+		case "tool_0110":
+			if oFired, oErr := oRule121(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[121], oFired, oErr) {
+				return
+			}
+		case "tool_0113":
+			if oFired, oErr := oRule589(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[589], oFired, oErr) {
+				return
+			}
+		case "tool_0116":
+			if oFired, oErr := oRule968(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[968], oFired, oErr) {
+				return
+			}
+		case "tool_0119":
+			if oFired, oErr := oRule289(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[289], oFired, oErr) {
+				return
+			}
+		case "tool_0122":
+			if oFired, oErr := oRule818(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[818], oFired, oErr) {
+				return
+			}
+		case "tool_0125":
+			if oFired, oErr := oRule484(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[484], oFired, oErr) {
+				return
+			}
+		case "tool_0128":
+			if oFired, oErr := oRule166(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[166], oFired, oErr) {
+				return
+			}
+		case "tool_0131":
+			if oFired, oErr := oRule679(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[679], oFired, oErr) {
+				return
+			}
+		case "tool_0134":
+			if oFired, oErr := oRule16(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[16], oFired, oErr) {
+				return
+			}
+		case "tool_0137":
+			if oFired, oErr := oRule379(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[379], oFired, oErr) {
+				return
+			}
+		case "tool_0140":
+			if oFired, oErr := oRule863(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[863], oFired, oErr) {
+				return
+			}
+		case "tool_0143":
+			if oFired, oErr := oRule574(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[574], oFired, oErr) {
+				return
+			}
+		case "tool_0146":
+			if oFired, oErr := oRule211(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[211], oFired, oErr) {
+				return
+			}
+		case "tool_0149":
+			if oFired, oErr := oRule274(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[274], oFired, oErr) {
+				return
+			}
+		case "tool_0152":
+			if oFired, oErr := oRule61(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[61], oFired, oErr) {
+				return
+			}
+		case "tool_0155":
+			if oFired, oErr := oRule469(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[469], oFired, oErr) {
+				return
+			}
+		case "tool_0158":
+			if oFired, oErr := oRule908(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[908], oFired, oErr) {
+				return
+			}
+		case "tool_0161":
+			if oFired, oErr := oRule664(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[664], oFired, oErr) {
+				return
+			}
+		case "tool_0164":
+			if oFired, oErr := oRule758(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[758], oFired, oErr) {
+				return
+			}
+		case "tool_0167":
+			if oFired, oErr := oRule364(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[364], oFired, oErr) {
+				return
+			}
+		case "tool_0170":
+			if oFired, oErr := oRule106(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[106], oFired, oErr) {
+				return
+			}
+		case "tool_0173":
+			if oFired, oErr := oRule559(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[559], oFired, oErr) {
+				return
+			}
+		case "tool_0176":
+			if oFired, oErr := oRule953(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[953], oFired, oErr) {
+				return
+			}
+		case "tool_0179":
+			if oFired, oErr := oRule259(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[259], oFired, oErr) {
+				return
+			}
+		case "tool_0182":
+			if oFired, oErr := oRule803(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[803], oFired, oErr) {
+				return
+			}
+		case "tool_0185":
+			if oFired, oErr := oRule454(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[454], oFired, oErr) {
+				return
+			}
+		case "tool_0188":
+			if oFired, oErr := oRule151(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[151], oFired, oErr) {
+				return
+			}
+		case "tool_0191":
+			if oFired, oErr := oRule649(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[649], oFired, oErr) {
+				return
+			}
+		case "tool_0194":
+			if oFired, oErr := oRule998(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[998], oFired, oErr) {
+				return
+			}
+		case "tool_0197":
+			if oFired, oErr := oRule349(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[349], oFired, oErr) {
+				return
+			}
+		default:
+		}
+		return
+	}
+	if oFired, oErr := oRule16(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[16], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule31(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[31], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule46(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[46], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule61(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[61], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule76(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[76], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule91(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[91], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule106(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[106], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule121(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[121], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule136(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[136], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule151(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[151], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule166(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[166], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule181(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[181], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule196(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[196], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule211(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[211], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule226(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[226], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule241(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[241], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule259(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[259], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule274(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[274], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule289(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[289], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule304(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[304], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule319(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[319], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule334(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[334], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule349(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[349], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule364(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[364], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule379(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[379], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule394(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[394], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule409(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[409], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule424(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[424], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule439(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[439], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule454(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[454], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule469(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[469], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule484(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[484], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule499(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[499], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule514(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[514], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule529(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[529], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule544(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[544], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule559(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[559], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule574(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[574], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule589(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[589], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule604(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[604], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule619(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[619], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule634(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[634], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule649(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[649], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule664(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[664], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule679(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[679], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule694(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[694], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule709(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[709], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule724(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[724], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule739(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[739], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule758(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[758], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule773(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[773], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule788(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[788], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule803(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[803], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule818(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[818], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule833(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[833], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule848(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[848], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule863(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[863], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule878(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[878], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule893(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[893], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule908(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[908], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule923(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[923], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule938(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[938], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule953(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[953], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule968(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[968], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule983(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[983], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule998(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[998], oFired, oErr) {
+		return
+	}
+}
+
+// oRun1 runs oAnchor1. A panic that escapes a rule is recovered here;
+// it then reports that the anchor must run again, resuming after that rule.
+func oRun1(oX *runtime.Exec) (oAgain bool) {
 	defer func() {
 		if recover() != nil {
 			oAgain = oX.Panicked()
 		}
 	}()
-	if oX.Occ.Profiles.Supplied(runtime.ProfileTool) {
-		switch oX.F.Tool {
-		case "tool_0002":
-			if oFired, oErr := oRule848(oX); oX.Done(&oRules[848], oFired, oErr) {
-				return false
-			}
-		case "tool_0005":
-			if oFired, oErr := oRule544(oX); oX.Done(&oRules[544], oFired, oErr) {
-				return false
-			}
-		case "tool_0008":
-			if oFired, oErr := oRule196(oX); oX.Done(&oRules[196], oFired, oErr) {
-				return false
-			}
-		case "tool_0011":
-			if oFired, oErr := oRule739(oX); oX.Done(&oRules[739], oFired, oErr) {
-				return false
-			}
-		case "tool_0014":
-			if oFired, oErr := oRule46(oX); oX.Done(&oRules[46], oFired, oErr) {
-				return false
-			}
-		case "tool_0017":
-			if oFired, oErr := oRule439(oX); oX.Done(&oRules[439], oFired, oErr) {
-				return false
-			}
-		case "tool_0020":
-			if oFired, oErr := oRule893(oX); oX.Done(&oRules[893], oFired, oErr) {
-				return false
-			}
-		case "tool_0023":
-			if oFired, oErr := oRule634(oX); oX.Done(&oRules[634], oFired, oErr) {
-				return false
-			}
-		case "tool_0026":
-			if oFired, oErr := oRule241(oX); oX.Done(&oRules[241], oFired, oErr) {
-				return false
-			}
-		case "tool_0029":
-			if oFired, oErr := oRule334(oX); oX.Done(&oRules[334], oFired, oErr) {
-				return false
-			}
-		case "tool_0032":
-			if oFired, oErr := oRule91(oX); oX.Done(&oRules[91], oFired, oErr) {
-				return false
-			}
-		case "tool_0035":
-			if oFired, oErr := oRule529(oX); oX.Done(&oRules[529], oFired, oErr) {
-				return false
-			}
-		case "tool_0038":
-			if oFired, oErr := oRule938(oX); oX.Done(&oRules[938], oFired, oErr) {
-				return false
-			}
-		case "tool_0041":
-			if oFired, oErr := oRule724(oX); oX.Done(&oRules[724], oFired, oErr) {
-				return false
-			}
-		case "tool_0044":
-			if oFired, oErr := oRule788(oX); oX.Done(&oRules[788], oFired, oErr) {
-				return false
-			}
-		case "tool_0047":
-			if oFired, oErr := oRule424(oX); oX.Done(&oRules[424], oFired, oErr) {
-				return false
-			}
-		case "tool_0050":
-			if oFired, oErr := oRule136(oX); oX.Done(&oRules[136], oFired, oErr) {
-				return false
-			}
-		case "tool_0053":
-			if oFired, oErr := oRule619(oX); oX.Done(&oRules[619], oFired, oErr) {
-				return false
-			}
-		case "tool_0056":
-			if oFired, oErr := oRule983(oX); oX.Done(&oRules[983], oFired, oErr) {
-				return false
-			}
-		case "tool_0059":
-			if oFired, oErr := oRule319(oX); oX.Done(&oRules[319], oFired, oErr) {
-				return false
-			}
-		case "tool_0062":
-			if oFired, oErr := oRule833(oX); oX.Done(&oRules[833], oFired, oErr) {
-				return false
-			}
-		case "tool_0065":
-			if oFired, oErr := oRule514(oX); oX.Done(&oRules[514], oFired, oErr) {
-				return false
-			}
-		case "tool_0068":
-			if oFired, oErr := oRule181(oX); oX.Done(&oRules[181], oFired, oErr) {
-				return false
-			}
-		case "tool_0071":
-			if oFired, oErr := oRule709(oX); oX.Done(&oRules[709], oFired, oErr) {
-				return false
-			}
-		case "tool_0074":
-			if oFired, oErr := oRule31(oX); oX.Done(&oRules[31], oFired, oErr) {
-				return false
-			}
-		case "tool_0077":
-			if oFired, oErr := oRule409(oX); oX.Done(&oRules[409], oFired, oErr) {
-				return false
-			}
-		case "tool_0080":
-			if oFired, oErr := oRule878(oX); oX.Done(&oRules[878], oFired, oErr) {
-				return false
-			}
-		case "tool_0083":
-			if oFired, oErr := oRule604(oX); oX.Done(&oRules[604], oFired, oErr) {
-				return false
-			}
-		case "tool_0086":
-			if oFired, oErr := oRule226(oX); oX.Done(&oRules[226], oFired, oErr) {
-				return false
-			}
-		case "tool_0089":
-			if oFired, oErr := oRule304(oX); oX.Done(&oRules[304], oFired, oErr) {
-				return false
-			}
-		case "tool_0092":
-			if oFired, oErr := oRule76(oX); oX.Done(&oRules[76], oFired, oErr) {
-				return false
-			}
-		case "tool_0095":
-			if oFired, oErr := oRule499(oX); oX.Done(&oRules[499], oFired, oErr) {
-				return false
-			}
-		case "tool_0098":
-			if oFired, oErr := oRule923(oX); oX.Done(&oRules[923], oFired, oErr) {
-				return false
-			}
-		case "tool_0101":
-			if oFired, oErr := oRule694(oX); oX.Done(&oRules[694], oFired, oErr) {
-				return false
-			}
-		case "tool_0104":
-			if oFired, oErr := oRule773(oX); oX.Done(&oRules[773], oFired, oErr) {
-				return false
-			}
-		case "tool_0107":
-			if oFired, oErr := oRule394(oX); oX.Done(&oRules[394], oFired, oErr) {
-				return false
-			}
-		case "tool_0110":
-			if oFired, oErr := oRule121(oX); oX.Done(&oRules[121], oFired, oErr) {
-				return false
-			}
-		case "tool_0113":
-			if oFired, oErr := oRule589(oX); oX.Done(&oRules[589], oFired, oErr) {
-				return false
-			}
-		case "tool_0116":
-			if oFired, oErr := oRule968(oX); oX.Done(&oRules[968], oFired, oErr) {
-				return false
-			}
-		case "tool_0119":
-			if oFired, oErr := oRule289(oX); oX.Done(&oRules[289], oFired, oErr) {
-				return false
-			}
-		case "tool_0122":
-			if oFired, oErr := oRule818(oX); oX.Done(&oRules[818], oFired, oErr) {
-				return false
-			}
-		case "tool_0125":
-			if oFired, oErr := oRule484(oX); oX.Done(&oRules[484], oFired, oErr) {
-				return false
-			}
-		case "tool_0128":
-			if oFired, oErr := oRule166(oX); oX.Done(&oRules[166], oFired, oErr) {
-				return false
-			}
-		case "tool_0131":
-			if oFired, oErr := oRule679(oX); oX.Done(&oRules[679], oFired, oErr) {
-				return false
-			}
-		case "tool_0134":
-			if oFired, oErr := oRule16(oX); oX.Done(&oRules[16], oFired, oErr) {
-				return false
-			}
-		case "tool_0137":
-			if oFired, oErr := oRule379(oX); oX.Done(&oRules[379], oFired, oErr) {
-				return false
-			}
-		case "tool_0140":
-			if oFired, oErr := oRule863(oX); oX.Done(&oRules[863], oFired, oErr) {
-				return false
-			}
-		case "tool_0143":
-			if oFired, oErr := oRule574(oX); oX.Done(&oRules[574], oFired, oErr) {
-				return false
-			}
-		case "tool_0146":
-			if oFired, oErr := oRule211(oX); oX.Done(&oRules[211], oFired, oErr) {
-				return false
-			}
-		case "tool_0149":
-			if oFired, oErr := oRule274(oX); oX.Done(&oRules[274], oFired, oErr) {
-				return false
-			}
-		case "tool_0152":
-			if oFired, oErr := oRule61(oX); oX.Done(&oRules[61], oFired, oErr) {
-				return false
-			}
-		case "tool_0155":
-			if oFired, oErr := oRule469(oX); oX.Done(&oRules[469], oFired, oErr) {
-				return false
-			}
-		case "tool_0158":
-			if oFired, oErr := oRule908(oX); oX.Done(&oRules[908], oFired, oErr) {
-				return false
-			}
-		case "tool_0161":
-			if oFired, oErr := oRule664(oX); oX.Done(&oRules[664], oFired, oErr) {
-				return false
-			}
-		case "tool_0164":
-			if oFired, oErr := oRule758(oX); oX.Done(&oRules[758], oFired, oErr) {
-				return false
-			}
-		case "tool_0167":
-			if oFired, oErr := oRule364(oX); oX.Done(&oRules[364], oFired, oErr) {
-				return false
-			}
-		case "tool_0170":
-			if oFired, oErr := oRule106(oX); oX.Done(&oRules[106], oFired, oErr) {
-				return false
-			}
-		case "tool_0173":
-			if oFired, oErr := oRule559(oX); oX.Done(&oRules[559], oFired, oErr) {
-				return false
-			}
-		case "tool_0176":
-			if oFired, oErr := oRule953(oX); oX.Done(&oRules[953], oFired, oErr) {
-				return false
-			}
-		case "tool_0179":
-			if oFired, oErr := oRule259(oX); oX.Done(&oRules[259], oFired, oErr) {
-				return false
-			}
-		case "tool_0182":
-			if oFired, oErr := oRule803(oX); oX.Done(&oRules[803], oFired, oErr) {
-				return false
-			}
-		case "tool_0185":
-			if oFired, oErr := oRule454(oX); oX.Done(&oRules[454], oFired, oErr) {
-				return false
-			}
-		case "tool_0188":
-			if oFired, oErr := oRule151(oX); oX.Done(&oRules[151], oFired, oErr) {
-				return false
-			}
-		case "tool_0191":
-			if oFired, oErr := oRule649(oX); oX.Done(&oRules[649], oFired, oErr) {
-				return false
-			}
-		case "tool_0194":
-			if oFired, oErr := oRule998(oX); oX.Done(&oRules[998], oFired, oErr) {
-				return false
-			}
-		case "tool_0197":
-			if oFired, oErr := oRule349(oX); oX.Done(&oRules[349], oFired, oErr) {
-				return false
-			}
-		default:
-		}
-		return false
-	}
-	if oFired, oErr := oRule16(oX); oX.Done(&oRules[16], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule31(oX); oX.Done(&oRules[31], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule46(oX); oX.Done(&oRules[46], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule61(oX); oX.Done(&oRules[61], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule76(oX); oX.Done(&oRules[76], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule91(oX); oX.Done(&oRules[91], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule106(oX); oX.Done(&oRules[106], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule121(oX); oX.Done(&oRules[121], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule136(oX); oX.Done(&oRules[136], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule151(oX); oX.Done(&oRules[151], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule166(oX); oX.Done(&oRules[166], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule181(oX); oX.Done(&oRules[181], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule196(oX); oX.Done(&oRules[196], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule211(oX); oX.Done(&oRules[211], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule226(oX); oX.Done(&oRules[226], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule241(oX); oX.Done(&oRules[241], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule259(oX); oX.Done(&oRules[259], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule274(oX); oX.Done(&oRules[274], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule289(oX); oX.Done(&oRules[289], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule304(oX); oX.Done(&oRules[304], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule319(oX); oX.Done(&oRules[319], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule334(oX); oX.Done(&oRules[334], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule349(oX); oX.Done(&oRules[349], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule364(oX); oX.Done(&oRules[364], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule379(oX); oX.Done(&oRules[379], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule394(oX); oX.Done(&oRules[394], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule409(oX); oX.Done(&oRules[409], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule424(oX); oX.Done(&oRules[424], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule439(oX); oX.Done(&oRules[439], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule454(oX); oX.Done(&oRules[454], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule469(oX); oX.Done(&oRules[469], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule484(oX); oX.Done(&oRules[484], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule499(oX); oX.Done(&oRules[499], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule514(oX); oX.Done(&oRules[514], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule529(oX); oX.Done(&oRules[529], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule544(oX); oX.Done(&oRules[544], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule559(oX); oX.Done(&oRules[559], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule574(oX); oX.Done(&oRules[574], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule589(oX); oX.Done(&oRules[589], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule604(oX); oX.Done(&oRules[604], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule619(oX); oX.Done(&oRules[619], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule634(oX); oX.Done(&oRules[634], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule649(oX); oX.Done(&oRules[649], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule664(oX); oX.Done(&oRules[664], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule679(oX); oX.Done(&oRules[679], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule694(oX); oX.Done(&oRules[694], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule709(oX); oX.Done(&oRules[709], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule724(oX); oX.Done(&oRules[724], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule739(oX); oX.Done(&oRules[739], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule758(oX); oX.Done(&oRules[758], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule773(oX); oX.Done(&oRules[773], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule788(oX); oX.Done(&oRules[788], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule803(oX); oX.Done(&oRules[803], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule818(oX); oX.Done(&oRules[818], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule833(oX); oX.Done(&oRules[833], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule848(oX); oX.Done(&oRules[848], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule863(oX); oX.Done(&oRules[863], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule878(oX); oX.Done(&oRules[878], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule893(oX); oX.Done(&oRules[893], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule908(oX); oX.Done(&oRules[908], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule923(oX); oX.Done(&oRules[923], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule938(oX); oX.Done(&oRules[938], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule953(oX); oX.Done(&oRules[953], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule968(oX); oX.Done(&oRules[968], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule983(oX); oX.Done(&oRules[983], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule998(oX); oX.Done(&oRules[998], oFired, oErr) {
-		return false
-	}
+	oAnchor1(oX)
 	return false
 }
 
 // oAnchor2 evaluates the rules at "tool.post_invoke" in order.
-//
-// A panic that escapes a rule is recovered here; the function then
-// reports that it must run again, resuming after that rule.
-func oAnchor2(oX *runtime.Exec) (oAgain bool) {
+func oAnchor2(oX *runtime.Exec) {
+	if oX.Occ.Profiles.Supplied(runtime.ProfileSession | runtime.ProfileTool) {
+		switch oX.F.Tool {
+		case "tool_0000":
+			if oFired, oErr := oRule898(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[898], oFired, oErr) {
+				return
+			}
+		case "tool_0001":
+			if oFired, oErr := oRule898(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[898], oFired, oErr) {
+				return
+			}
+		case "tool_0003":
+			if oFired, oErr := oRule644(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[644], oFired, oErr) {
+				return
+			}
+		case "tool_0004":
+			if oFired, oErr := oRule644(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[644], oFired, oErr) {
+				return
+			}
+		case "tool_0006":
+			if oFired, oErr := oRule246(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[246], oFired, oErr) {
+				return
+			}
+		case "tool_0007":
+			if oFired, oErr := oRule246(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[246], oFired, oErr) {
+				return
+			}
+		case "tool_0009":
+			if oFired, oErr := oRule344(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[344], oFired, oErr) {
+				return
+			}
+		case "tool_0010":
+			if oFired, oErr := oRule344(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[344], oFired, oErr) {
+				return
+			}
+		case "tool_0012":
+			if oFired, oErr := oRule96(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[96], oFired, oErr) {
+				return
+			}
+		case "tool_0013":
+			if oFired, oErr := oRule96(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[96], oFired, oErr) {
+				return
+			}
+		case "tool_0015":
+			if oFired, oErr := oRule539(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[539], oFired, oErr) {
+				return
+			}
+		case "tool_0016":
+			if oFired, oErr := oRule539(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[539], oFired, oErr) {
+				return
+			}
+		case "tool_0018":
+			if oFired, oErr := oRule943(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[943], oFired, oErr) {
+				return
+			}
+		case "tool_0019":
+			if oFired, oErr := oRule943(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[943], oFired, oErr) {
+				return
+			}
+		case "tool_0021":
+			if oFired, oErr := oRule734(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[734], oFired, oErr) {
+				return
+			}
+		case "tool_0022":
+			if oFired, oErr := oRule734(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[734], oFired, oErr) {
+				return
+			}
+		case "tool_0024":
+			if oFired, oErr := oRule793(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[793], oFired, oErr) {
+				return
+			}
+		case "tool_0025":
+			if oFired, oErr := oRule793(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[793], oFired, oErr) {
+				return
+			}
+		case "tool_0027":
+			if oFired, oErr := oRule434(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[434], oFired, oErr) {
+				return
+			}
+		case "tool_0028":
+			if oFired, oErr := oRule434(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[434], oFired, oErr) {
+				return
+			}
+		case "tool_0030":
+			if oFired, oErr := oRule141(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[141], oFired, oErr) {
+				return
+			}
+		case "tool_0031":
+			if oFired, oErr := oRule141(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[141], oFired, oErr) {
+				return
+			}
+		case "tool_0033":
+			if oFired, oErr := oRule629(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[629], oFired, oErr) {
+				return
+			}
+		case "tool_0034":
+			if oFired, oErr := oRule629(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[629], oFired, oErr) {
+				return
+			}
+		case "tool_0036":
+			if oFired, oErr := oRule988(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[988], oFired, oErr) {
+				return
+			}
+		case "tool_0037":
+			if oFired, oErr := oRule988(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[988], oFired, oErr) {
+				return
+			}
+		case "tool_0039":
+			if oFired, oErr := oRule329(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[329], oFired, oErr) {
+				return
+			}
+		case "tool_0040":
+			if oFired, oErr := oRule329(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[329], oFired, oErr) {
+				return
+			}
+		case "tool_0042":
+			if oFired, oErr := oRule838(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[838], oFired, oErr) {
+				return
+			}
+		case "tool_0043":
+			if oFired, oErr := oRule838(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[838], oFired, oErr) {
+				return
+			}
+		case "tool_0045":
+			if oFired, oErr := oRule524(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[524], oFired, oErr) {
+				return
+			}
+		case "tool_0046":
+			if oFired, oErr := oRule524(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[524], oFired, oErr) {
+				return
+			}
+		case "tool_0048":
+			if oFired, oErr := oRule186(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[186], oFired, oErr) {
+				return
+			}
+		case "tool_0049":
+			if oFired, oErr := oRule186(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[186], oFired, oErr) {
+				return
+			}
+		case "tool_0051":
+			if oFired, oErr := oRule719(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[719], oFired, oErr) {
+				return
+			}
+		case "tool_0052":
+			if oFired, oErr := oRule719(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[719], oFired, oErr) {
+				return
+			}
+		case "tool_0054":
+			if oFired, oErr := oRule36(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[36], oFired, oErr) {
+				return
+			}
+		case "tool_0055":
+			if oFired, oErr := oRule36(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[36], oFired, oErr) {
+				return
+			}
+		case "tool_0057":
+			if oFired, oErr := oRule419(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[419], oFired, oErr) {
+				return
+			}
+		case "tool_0058":
+			if oFired, oErr := oRule419(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[419], oFired, oErr) {
+				return
+			}
+		case "tool_0060":
+			if oFired, oErr := oRule883(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[883], oFired, oErr) {
+				return
+			}
+		case "tool_0061":
+			if oFired, oErr := oRule883(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[883], oFired, oErr) {
+				return
+			}
+		case "tool_0063":
+			if oFired, oErr := oRule614(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[614], oFired, oErr) {
+				return
+			}
+		case "tool_0064":
+			if oFired, oErr := oRule614(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[614], oFired, oErr) {
+				return
+			}
+		case "tool_0066":
+			if oFired, oErr := oRule231(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[231], oFired, oErr) {
+				return
+			}
+		case "tool_0067":
+			if oFired, oErr := oRule231(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[231], oFired, oErr) {
+				return
+			}
+		case "tool_0069":
+			if oFired, oErr := oRule314(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[314], oFired, oErr) {
+				return
+			}
+		case "tool_0070":
+			if oFired, oErr := oRule314(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[314], oFired, oErr) {
+				return
+			}
+		case "tool_0072":
+			if oFired, oErr := oRule81(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[81], oFired, oErr) {
+				return
+			}
+		case "tool_0073":
+			if oFired, oErr := oRule81(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[81], oFired, oErr) {
+				return
+			}
+		case "tool_0075":
+			if oFired, oErr := oRule509(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[509], oFired, oErr) {
+				return
+			}
+		case "tool_0076":
+			if oFired, oErr := oRule509(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[509], oFired, oErr) {
+				return
+			}
+		case "tool_0078":
+			if oFired, oErr := oRule928(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[928], oFired, oErr) {
+				return
+			}
+		case "tool_0079":
+			if oFired, oErr := oRule928(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[928], oFired, oErr) {
+				return
+			}
+		case "tool_0081":
+			if oFired, oErr := oRule704(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[704], oFired, oErr) {
+				return
+			}
+		case "tool_0082":
+			if oFired, oErr := oRule704(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[704], oFired, oErr) {
+				return
+			}
+		case "tool_0084":
+			if oFired, oErr := oRule778(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[778], oFired, oErr) {
+				return
+			}
+		case "tool_0085":
+			if oFired, oErr := oRule778(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[778], oFired, oErr) {
+				return
+			}
+		case "tool_0087":
+			if oFired, oErr := oRule404(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[404], oFired, oErr) {
+				return
+			}
+		case "tool_0088":
+			if oFired, oErr := oRule404(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[404], oFired, oErr) {
+				return
+			}
+		case "tool_0090":
+			if oFired, oErr := oRule126(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[126], oFired, oErr) {
+				return
+			}
+		case "tool_0091":
+			if oFired, oErr := oRule126(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[126], oFired, oErr) {
+				return
+			}
+		case "tool_0093":
+			if oFired, oErr := oRule599(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[599], oFired, oErr) {
+				return
+			}
+		case "tool_0094":
+			if oFired, oErr := oRule599(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[599], oFired, oErr) {
+				return
+			}
+		case "tool_0096":
+			if oFired, oErr := oRule973(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[973], oFired, oErr) {
+				return
+			}
+		case "tool_0097":
+			if oFired, oErr := oRule973(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[973], oFired, oErr) {
+				return
+			}
+		case "tool_0099":
+			if oFired, oErr := oRule299(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[299], oFired, oErr) {
+				return
+			}
+		case "tool_0100":
+			if oFired, oErr := oRule299(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[299], oFired, oErr) {
+				return
+			}
+		case "tool_0102":
+			if oFired, oErr := oRule823(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[823], oFired, oErr) {
+				return
+			}
+		case "tool_0103":
+			if oFired, oErr := oRule823(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[823], oFired, oErr) {
+				return
+			}
+		case "tool_0105":
+			if oFired, oErr := oRule494(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[494], oFired, oErr) {
+				return
+			}
+		case "tool_0106":
+			if oFired, oErr := oRule494(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[494], oFired, oErr) {
+				return
+			}
+		case "tool_0108":
+			if oFired, oErr := oRule171(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[171], oFired, oErr) {
+				return
+			}
+		case "tool_0109":
+			if oFired, oErr := oRule171(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[171], oFired, oErr) {
+				return
+			}
+		case "tool_0111":
+			if oFired, oErr := oRule689(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[689], oFired, oErr) {
+				return
+			}
+		case "tool_0112":
+			if oFired, oErr := oRule689(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[689], oFired, oErr) {
+				return
+			}
+		case "tool_0114":
+			if oFired, oErr := oRule21(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[21], oFired, oErr) {
+				return
+			}
+		case "tool_0115":
+			if oFired, oErr := oRule21(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[21], oFired, oErr) {
+				return
+			}
+		case "tool_0117":
+			if oFired, oErr := oRule389(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[389], oFired, oErr) {
+				return
+			}
+		case "tool_0118":
+			if oFired, oErr := oRule389(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[389], oFired, oErr) {
+				return
+			}
+		case "tool_0120":
+			if oFired, oErr := oRule868(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[868], oFired, oErr) {
+				return
+			}
+		case "tool_0121":
+			if oFired, oErr := oRule868(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[868], oFired, oErr) {
+				return
+			}
+		case "tool_0123":
+			if oFired, oErr := oRule584(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[584], oFired, oErr) {
+				return
+			}
+		case "tool_0124":
+			if oFired, oErr := oRule584(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[584], oFired, oErr) {
+				return
+			}
+		case "tool_0126":
+			if oFired, oErr := oRule216(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[216], oFired, oErr) {
+				return
+			}
+		case "tool_0127":
+			if oFired, oErr := oRule216(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[216], oFired, oErr) {
+				return
+			}
+		case "tool_0129":
+			if oFired, oErr := oRule284(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[284], oFired, oErr) {
+				return
+			}
+		case "tool_0130":
+			if oFired, oErr := oRule284(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[284], oFired, oErr) {
+				return
+			}
+		case "tool_0132":
+			if oFired, oErr := oRule66(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[66], oFired, oErr) {
+				return
+			}
+		case "tool_0133":
+			if oFired, oErr := oRule66(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[66], oFired, oErr) {
+				return
+			}
+		case "tool_0135":
+			if oFired, oErr := oRule479(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[479], oFired, oErr) {
+				return
+			}
+		case "tool_0136":
+			if oFired, oErr := oRule479(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[479], oFired, oErr) {
+				return
+			}
+		case "tool_0138":
+			if oFired, oErr := oRule913(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[913], oFired, oErr) {
+				return
+			}
+		case "tool_0139":
+			if oFired, oErr := oRule913(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[913], oFired, oErr) {
+				return
+			}
+		case "tool_0141":
+			if oFired, oErr := oRule674(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[674], oFired, oErr) {
+				return
+			}
+		case "tool_0142":
+			if oFired, oErr := oRule674(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[674], oFired, oErr) {
+				return
+			}
+		case "tool_0144":
+			if oFired, oErr := oRule763(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[763], oFired, oErr) {
+				return
+			}
+		case "tool_0145":
+			if oFired, oErr := oRule763(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[763], oFired, oErr) {
+				return
+			}
+		case "tool_0147":
+			if oFired, oErr := oRule374(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[374], oFired, oErr) {
+				return
+			}
+		case "tool_0148":
+			if oFired, oErr := oRule374(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[374], oFired, oErr) {
+				return
+			}
+		case "tool_0150":
+			if oFired, oErr := oRule111(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[111], oFired, oErr) {
+				return
+			}
+		case "tool_0151":
+			if oFired, oErr := oRule111(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[111], oFired, oErr) {
+				return
+			}
+		case "tool_0153":
+			if oFired, oErr := oRule569(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[569], oFired, oErr) {
+				return
+			}
+		case "tool_0154":
+			if oFired, oErr := oRule569(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[569], oFired, oErr) {
+				return
+			}
+		case "tool_0156":
+			if oFired, oErr := oRule958(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[958], oFired, oErr) {
+				return
+			}
+		case "tool_0157":
+			if oFired, oErr := oRule958(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[958], oFired, oErr) {
+				return
+			}
+		case "tool_0159":
+			if oFired, oErr := oRule269(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[269], oFired, oErr) {
+				return
+			}
+		case "tool_0160":
+			if oFired, oErr := oRule269(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[269], oFired, oErr) {
+				return
+			}
+		case "tool_0162":
+			if oFired, oErr := oRule808(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[808], oFired, oErr) {
+				return
+			}
+		case "tool_0163":
+			if oFired, oErr := oRule808(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[808], oFired, oErr) {
+				return
+			}
+		case "tool_0165":
+			if oFired, oErr := oRule464(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[464], oFired, oErr) {
+				return
+			}
+		case "tool_0166":
+			if oFired, oErr := oRule464(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[464], oFired, oErr) {
+				return
+			}
+		case "tool_0168":
+			if oFired, oErr := oRule156(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[156], oFired, oErr) {
+				return
+			}
+		case "tool_0169":
+			if oFired, oErr := oRule156(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[156], oFired, oErr) {
+				return
+			}
+		case "tool_0171":
+			if oFired, oErr := oRule659(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[659], oFired, oErr) {
+				return
+			}
+		case "tool_0172":
+			if oFired, oErr := oRule659(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[659], oFired, oErr) {
+				return
+			}
+		case "tool_0174":
+			if oFired, oErr := oRule6(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[6], oFired, oErr) {
+				return
+			}
+		case "tool_0175":
+			if oFired, oErr := oRule6(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[6], oFired, oErr) {
+				return
+			}
+		case "tool_0177":
+			if oFired, oErr := oRule359(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[359], oFired, oErr) {
+				return
+			}
+		case "tool_0178":
+			if oFired, oErr := oRule359(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[359], oFired, oErr) {
+				return
+			}
+		case "tool_0180":
+			if oFired, oErr := oRule853(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[853], oFired, oErr) {
+				return
+			}
+		case "tool_0181":
+			if oFired, oErr := oRule853(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[853], oFired, oErr) {
+				return
+			}
+		case "tool_0183":
+			if oFired, oErr := oRule554(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[554], oFired, oErr) {
+				return
+			}
+		case "tool_0184":
+			if oFired, oErr := oRule554(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[554], oFired, oErr) {
+				return
+			}
+		case "tool_0186":
+			if oFired, oErr := oRule201(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[201], oFired, oErr) {
+				return
+			}
+		case "tool_0187":
+			if oFired, oErr := oRule201(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[201], oFired, oErr) {
+				return
+			}
+		case "tool_0189":
+			if oFired, oErr := oRule749(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[749], oFired, oErr) {
+				return
+			}
+		case "tool_0190":
+			if oFired, oErr := oRule749(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[749], oFired, oErr) {
+				return
+			}
+		case "tool_0192":
+			if oFired, oErr := oRule51(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[51], oFired, oErr) {
+				return
+			}
+		case "tool_0193":
+			if oFired, oErr := oRule51(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[51], oFired, oErr) {
+				return
+			}
+		case "tool_0195":
+			if oFired, oErr := oRule449(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[449], oFired, oErr) {
+				return
+			}
+		case "tool_0196":
+			if oFired, oErr := oRule449(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[449], oFired, oErr) {
+				return
+			}
+		default:
+		}
+		return
+	}
+	if oFired, oErr := oRule6(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[6], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule21(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[21], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule36(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[36], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule51(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[51], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule66(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[66], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule81(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[81], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule96(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[96], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule111(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[111], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule126(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[126], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule141(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[141], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule156(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[156], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule171(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[171], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule186(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[186], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule201(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[201], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule216(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[216], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule231(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[231], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule246(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[246], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule269(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[269], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule284(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[284], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule299(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[299], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule314(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[314], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule329(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[329], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule344(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[344], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule359(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[359], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule374(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[374], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule389(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[389], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule404(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[404], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule419(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[419], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule434(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[434], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule449(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[449], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule464(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[464], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule479(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[479], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule494(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[494], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule509(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[509], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule524(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[524], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule539(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[539], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule554(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[554], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule569(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[569], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule584(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[584], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule599(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[599], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule614(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[614], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule629(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[629], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule644(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[644], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule659(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[659], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule674(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[674], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule689(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[689], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule704(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[704], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule719(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[719], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule734(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[734], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule749(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[749], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule763(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[763], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule778(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[778], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule793(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[793], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule808(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[808], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule823(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[823], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule838(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[838], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule853(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[853], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule868(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[868], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule883(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[883], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule898(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[898], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule913(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[913], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule928(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[928], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule943(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[943], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule958(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[958], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule973(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[973], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule988(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[988], oFired, oErr) {
+		return
+	}
+}
+
+// oRun2 runs oAnchor2. A panic that escapes a rule is recovered here;
+// it then reports that the anchor must run again, resuming after that rule.
+func oRun2(oX *runtime.Exec) (oAgain bool) {
 	defer func() {
 		if recover() != nil {
 			oAgain = oX.Panicked()
 		}
 	}()
-	if oX.Occ.Profiles.Supplied(runtime.ProfileSession | runtime.ProfileTool) {
-		switch oX.F.Tool {
-		case "tool_0000":
-			if oFired, oErr := oRule898(oX); oX.Done(&oRules[898], oFired, oErr) {
-				return false
-			}
-		case "tool_0001":
-			if oFired, oErr := oRule898(oX); oX.Done(&oRules[898], oFired, oErr) {
-				return false
-			}
-		case "tool_0003":
-			if oFired, oErr := oRule644(oX); oX.Done(&oRules[644], oFired, oErr) {
-				return false
-			}
-		case "tool_0004":
-			if oFired, oErr := oRule644(oX); oX.Done(&oRules[644], oFired, oErr) {
-				return false
-			}
-		case "tool_0006":
-			if oFired, oErr := oRule246(oX); oX.Done(&oRules[246], oFired, oErr) {
-				return false
-			}
-		case "tool_0007":
-			if oFired, oErr := oRule246(oX); oX.Done(&oRules[246], oFired, oErr) {
-				return false
-			}
-		case "tool_0009":
-			if oFired, oErr := oRule344(oX); oX.Done(&oRules[344], oFired, oErr) {
-				return false
-			}
-		case "tool_0010":
-			if oFired, oErr := oRule344(oX); oX.Done(&oRules[344], oFired, oErr) {
-				return false
-			}
-		case "tool_0012":
-			if oFired, oErr := oRule96(oX); oX.Done(&oRules[96], oFired, oErr) {
-				return false
-			}
-		case "tool_0013":
-			if oFired, oErr := oRule96(oX); oX.Done(&oRules[96], oFired, oErr) {
-				return false
-			}
-		case "tool_0015":
-			if oFired, oErr := oRule539(oX); oX.Done(&oRules[539], oFired, oErr) {
-				return false
-			}
-		case "tool_0016":
-			if oFired, oErr := oRule539(oX); oX.Done(&oRules[539], oFired, oErr) {
-				return false
-			}
-		case "tool_0018":
-			if oFired, oErr := oRule943(oX); oX.Done(&oRules[943], oFired, oErr) {
-				return false
-			}
-		case "tool_0019":
-			if oFired, oErr := oRule943(oX); oX.Done(&oRules[943], oFired, oErr) {
-				return false
-			}
-		case "tool_0021":
-			if oFired, oErr := oRule734(oX); oX.Done(&oRules[734], oFired, oErr) {
-				return false
-			}
-		case "tool_0022":
-			if oFired, oErr := oRule734(oX); oX.Done(&oRules[734], oFired, oErr) {
-				return false
-			}
-		case "tool_0024":
-			if oFired, oErr := oRule793(oX); oX.Done(&oRules[793], oFired, oErr) {
-				return false
-			}
-		case "tool_0025":
-			if oFired, oErr := oRule793(oX); oX.Done(&oRules[793], oFired, oErr) {
-				return false
-			}
-		case "tool_0027":
-			if oFired, oErr := oRule434(oX); oX.Done(&oRules[434], oFired, oErr) {
-				return false
-			}
-		case "tool_0028":
-			if oFired, oErr := oRule434(oX); oX.Done(&oRules[434], oFired, oErr) {
-				return false
-			}
-		case "tool_0030":
-			if oFired, oErr := oRule141(oX); oX.Done(&oRules[141], oFired, oErr) {
-				return false
-			}
-		case "tool_0031":
-			if oFired, oErr := oRule141(oX); oX.Done(&oRules[141], oFired, oErr) {
-				return false
-			}
-		case "tool_0033":
-			if oFired, oErr := oRule629(oX); oX.Done(&oRules[629], oFired, oErr) {
-				return false
-			}
-		case "tool_0034":
-			if oFired, oErr := oRule629(oX); oX.Done(&oRules[629], oFired, oErr) {
-				return false
-			}
-		case "tool_0036":
-			if oFired, oErr := oRule988(oX); oX.Done(&oRules[988], oFired, oErr) {
-				return false
-			}
-		case "tool_0037":
-			if oFired, oErr := oRule988(oX); oX.Done(&oRules[988], oFired, oErr) {
-				return false
-			}
-		case "tool_0039":
-			if oFired, oErr := oRule329(oX); oX.Done(&oRules[329], oFired, oErr) {
-				return false
-			}
-		case "tool_0040":
-			if oFired, oErr := oRule329(oX); oX.Done(&oRules[329], oFired, oErr) {
-				return false
-			}
-		case "tool_0042":
-			if oFired, oErr := oRule838(oX); oX.Done(&oRules[838], oFired, oErr) {
-				return false
-			}
-		case "tool_0043":
-			if oFired, oErr := oRule838(oX); oX.Done(&oRules[838], oFired, oErr) {
-				return false
-			}
-		case "tool_0045":
-			if oFired, oErr := oRule524(oX); oX.Done(&oRules[524], oFired, oErr) {
-				return false
-			}
-		case "tool_0046":
-			if oFired, oErr := oRule524(oX); oX.Done(&oRules[524], oFired, oErr) {
-				return false
-			}
-		case "tool_0048":
-			if oFired, oErr := oRule186(oX); oX.Done(&oRules[186], oFired, oErr) {
-				return false
-			}
-		case "tool_0049":
-			if oFired, oErr := oRule186(oX); oX.Done(&oRules[186], oFired, oErr) {
-				return false
-			}
-		case "tool_0051":
-			if oFired, oErr := oRule719(oX); oX.Done(&oRules[719], oFired, oErr) {
-				return false
-			}
-		case "tool_0052":
-			if oFired, oErr := oRule719(oX); oX.Done(&oRules[719], oFired, oErr) {
-				return false
-			}
-		case "tool_0054":
-			if oFired, oErr := oRule36(oX); oX.Done(&oRules[36], oFired, oErr) {
-				return false
-			}
-		case "tool_0055":
-			if oFired, oErr := oRule36(oX); oX.Done(&oRules[36], oFired, oErr) {
-				return false
-			}
-		case "tool_0057":
-			if oFired, oErr := oRule419(oX); oX.Done(&oRules[419], oFired, oErr) {
-				return false
-			}
-		case "tool_0058":
-			if oFired, oErr := oRule419(oX); oX.Done(&oRules[419], oFired, oErr) {
-				return false
-			}
-		case "tool_0060":
-			if oFired, oErr := oRule883(oX); oX.Done(&oRules[883], oFired, oErr) {
-				return false
-			}
-		case "tool_0061":
-			if oFired, oErr := oRule883(oX); oX.Done(&oRules[883], oFired, oErr) {
-				return false
-			}
-		case "tool_0063":
-			if oFired, oErr := oRule614(oX); oX.Done(&oRules[614], oFired, oErr) {
-				return false
-			}
-		case "tool_0064":
-			if oFired, oErr := oRule614(oX); oX.Done(&oRules[614], oFired, oErr) {
-				return false
-			}
-		case "tool_0066":
-			if oFired, oErr := oRule231(oX); oX.Done(&oRules[231], oFired, oErr) {
-				return false
-			}
-		case "tool_0067":
-			if oFired, oErr := oRule231(oX); oX.Done(&oRules[231], oFired, oErr) {
-				return false
-			}
-		case "tool_0069":
-			if oFired, oErr := oRule314(oX); oX.Done(&oRules[314], oFired, oErr) {
-				return false
-			}
-		case "tool_0070":
-			if oFired, oErr := oRule314(oX); oX.Done(&oRules[314], oFired, oErr) {
-				return false
-			}
-		case "tool_0072":
-			if oFired, oErr := oRule81(oX); oX.Done(&oRules[81], oFired, oErr) {
-				return false
-			}
-		case "tool_0073":
-			if oFired, oErr := oRule81(oX); oX.Done(&oRules[81], oFired, oErr) {
-				return false
-			}
-		case "tool_0075":
-			if oFired, oErr := oRule509(oX); oX.Done(&oRules[509], oFired, oErr) {
-				return false
-			}
-		case "tool_0076":
-			if oFired, oErr := oRule509(oX); oX.Done(&oRules[509], oFired, oErr) {
-				return false
-			}
-		case "tool_0078":
-			if oFired, oErr := oRule928(oX); oX.Done(&oRules[928], oFired, oErr) {
-				return false
-			}
-		case "tool_0079":
-			if oFired, oErr := oRule928(oX); oX.Done(&oRules[928], oFired, oErr) {
-				return false
-			}
-		case "tool_0081":
-			if oFired, oErr := oRule704(oX); oX.Done(&oRules[704], oFired, oErr) {
-				return false
-			}
-		case "tool_0082":
-			if oFired, oErr := oRule704(oX); oX.Done(&oRules[704], oFired, oErr) {
-				return false
-			}
-		case "tool_0084":
-			if oFired, oErr := oRule778(oX); oX.Done(&oRules[778], oFired, oErr) {
-				return false
-			}
-		case "tool_0085":
-			if oFired, oErr := oRule778(oX); oX.Done(&oRules[778], oFired, oErr) {
-				return false
-			}
-		case "tool_0087":
-			if oFired, oErr := oRule404(oX); oX.Done(&oRules[404], oFired, oErr) {
-				return false
-			}
-		case "tool_0088":
-			if oFired, oErr := oRule404(oX); oX.Done(&oRules[404], oFired, oErr) {
-				return false
-			}
-		case "tool_0090":
-			if oFired, oErr := oRule126(oX); oX.Done(&oRules[126], oFired, oErr) {
-				return false
-			}
-		case "tool_0091":
-			if oFired, oErr := oRule126(oX); oX.Done(&oRules[126], oFired, oErr) {
-				return false
-			}
-		case "tool_0093":
-			if oFired, oErr := oRule599(oX); oX.Done(&oRules[599], oFired, oErr) {
-				return false
-			}
-		case "tool_0094":
-			if oFired, oErr := oRule599(oX); oX.Done(&oRules[599], oFired, oErr) {
-				return false
-			}
-		case "tool_0096":
-			if oFired, oErr := oRule973(oX); oX.Done(&oRules[973], oFired, oErr) {
-				return false
-			}
-		case "tool_0097":
-			if oFired, oErr := oRule973(oX); oX.Done(&oRules[973], oFired, oErr) {
-				return false
-			}
-		case "tool_0099":
-			if oFired, oErr := oRule299(oX); oX.Done(&oRules[299], oFired, oErr) {
-				return false
-			}
-		case "tool_0100":
-			if oFired, oErr := oRule299(oX); oX.Done(&oRules[299], oFired, oErr) {
-				return false
-			}
-		case "tool_0102":
-			if oFired, oErr := oRule823(oX); oX.Done(&oRules[823], oFired, oErr) {
-				return false
-			}
-		case "tool_0103":
-			if oFired, oErr := oRule823(oX); oX.Done(&oRules[823], oFired, oErr) {
-				return false
-			}
-		case "tool_0105":
-			if oFired, oErr := oRule494(oX); oX.Done(&oRules[494], oFired, oErr) {
-				return false
-			}
-		case "tool_0106":
-			if oFired, oErr := oRule494(oX); oX.Done(&oRules[494], oFired, oErr) {
-				return false
-			}
-		case "tool_0108":
-			if oFired, oErr := oRule171(oX); oX.Done(&oRules[171], oFired, oErr) {
-				return false
-			}
-		case "tool_0109":
-			if oFired, oErr := oRule171(oX); oX.Done(&oRules[171], oFired, oErr) {
-				return false
-			}
-		case "tool_0111":
-			if oFired, oErr := oRule689(oX); oX.Done(&oRules[689], oFired, oErr) {
-				return false
-			}
-		case "tool_0112":
-			if oFired, oErr := oRule689(oX); oX.Done(&oRules[689], oFired, oErr) {
-				return false
-			}
-		case "tool_0114":
-			if oFired, oErr := oRule21(oX); oX.Done(&oRules[21], oFired, oErr) {
-				return false
-			}
-		case "tool_0115":
-			if oFired, oErr := oRule21(oX); oX.Done(&oRules[21], oFired, oErr) {
-				return false
-			}
-		case "tool_0117":
-			if oFired, oErr := oRule389(oX); oX.Done(&oRules[389], oFired, oErr) {
-				return false
-			}
-		case "tool_0118":
-			if oFired, oErr := oRule389(oX); oX.Done(&oRules[389], oFired, oErr) {
-				return false
-			}
-		case "tool_0120":
-			if oFired, oErr := oRule868(oX); oX.Done(&oRules[868], oFired, oErr) {
-				return false
-			}
-		case "tool_0121":
-			if oFired, oErr := oRule868(oX); oX.Done(&oRules[868], oFired, oErr) {
-				return false
-			}
-		case "tool_0123":
-			if oFired, oErr := oRule584(oX); oX.Done(&oRules[584], oFired, oErr) {
-				return false
-			}
-		case "tool_0124":
-			if oFired, oErr := oRule584(oX); oX.Done(&oRules[584], oFired, oErr) {
-				return false
-			}
-		case "tool_0126":
-			if oFired, oErr := oRule216(oX); oX.Done(&oRules[216], oFired, oErr) {
-				return false
-			}
-		case "tool_0127":
-			if oFired, oErr := oRule216(oX); oX.Done(&oRules[216], oFired, oErr) {
-				return false
-			}
-		case "tool_0129":
-			if oFired, oErr := oRule284(oX); oX.Done(&oRules[284], oFired, oErr) {
-				return false
-			}
-		case "tool_0130":
-			if oFired, oErr := oRule284(oX); oX.Done(&oRules[284], oFired, oErr) {
-				return false
-			}
-		case "tool_0132":
-			if oFired, oErr := oRule66(oX); oX.Done(&oRules[66], oFired, oErr) {
-				return false
-			}
-		case "tool_0133":
-			if oFired, oErr := oRule66(oX); oX.Done(&oRules[66], oFired, oErr) {
-				return false
-			}
-		case "tool_0135":
-			if oFired, oErr := oRule479(oX); oX.Done(&oRules[479], oFired, oErr) {
-				return false
-			}
-		case "tool_0136":
-			if oFired, oErr := oRule479(oX); oX.Done(&oRules[479], oFired, oErr) {
-				return false
-			}
-		case "tool_0138":
-			if oFired, oErr := oRule913(oX); oX.Done(&oRules[913], oFired, oErr) {
-				return false
-			}
-		case "tool_0139":
-			if oFired, oErr := oRule913(oX); oX.Done(&oRules[913], oFired, oErr) {
-				return false
-			}
-		case "tool_0141":
-			if oFired, oErr := oRule674(oX); oX.Done(&oRules[674], oFired, oErr) {
-				return false
-			}
-		case "tool_0142":
-			if oFired, oErr := oRule674(oX); oX.Done(&oRules[674], oFired, oErr) {
-				return false
-			}
-		case "tool_0144":
-			if oFired, oErr := oRule763(oX); oX.Done(&oRules[763], oFired, oErr) {
-				return false
-			}
-		case "tool_0145":
-			if oFired, oErr := oRule763(oX); oX.Done(&oRules[763], oFired, oErr) {
-				return false
-			}
-		case "tool_0147":
-			if oFired, oErr := oRule374(oX); oX.Done(&oRules[374], oFired, oErr) {
-				return false
-			}
-		case "tool_0148":
-			if oFired, oErr := oRule374(oX); oX.Done(&oRules[374], oFired, oErr) {
-				return false
-			}
-		case "tool_0150":
-			if oFired, oErr := oRule111(oX); oX.Done(&oRules[111], oFired, oErr) {
-				return false
-			}
-		case "tool_0151":
-			if oFired, oErr := oRule111(oX); oX.Done(&oRules[111], oFired, oErr) {
-				return false
-			}
-		case "tool_0153":
-			if oFired, oErr := oRule569(oX); oX.Done(&oRules[569], oFired, oErr) {
-				return false
-			}
-		case "tool_0154":
-			if oFired, oErr := oRule569(oX); oX.Done(&oRules[569], oFired, oErr) {
-				return false
-			}
-		case "tool_0156":
-			if oFired, oErr := oRule958(oX); oX.Done(&oRules[958], oFired, oErr) {
-				return false
-			}
-		case "tool_0157":
-			if oFired, oErr := oRule958(oX); oX.Done(&oRules[958], oFired, oErr) {
-				return false
-			}
-		case "tool_0159":
-			if oFired, oErr := oRule269(oX); oX.Done(&oRules[269], oFired, oErr) {
-				return false
-			}
-		case "tool_0160":
-			if oFired, oErr := oRule269(oX); oX.Done(&oRules[269], oFired, oErr) {
-				return false
-			}
-		case "tool_0162":
-			if oFired, oErr := oRule808(oX); oX.Done(&oRules[808], oFired, oErr) {
-				return false
-			}
-		case "tool_0163":
-			if oFired, oErr := oRule808(oX); oX.Done(&oRules[808], oFired, oErr) {
-				return false
-			}
-		case "tool_0165":
-			if oFired, oErr := oRule464(oX); oX.Done(&oRules[464], oFired, oErr) {
-				return false
-			}
-		case "tool_0166":
-			if oFired, oErr := oRule464(oX); oX.Done(&oRules[464], oFired, oErr) {
-				return false
-			}
-		case "tool_0168":
-			if oFired, oErr := oRule156(oX); oX.Done(&oRules[156], oFired, oErr) {
-				return false
-			}
-		case "tool_0169":
-			if oFired, oErr := oRule156(oX); oX.Done(&oRules[156], oFired, oErr) {
-				return false
-			}
-		case "tool_0171":
-			if oFired, oErr := oRule659(oX); oX.Done(&oRules[659], oFired, oErr) {
-				return false
-			}
-		case "tool_0172":
-			if oFired, oErr := oRule659(oX); oX.Done(&oRules[659], oFired, oErr) {
-				return false
-			}
-		case "tool_0174":
-			if oFired, oErr := oRule6(oX); oX.Done(&oRules[6], oFired, oErr) {
-				return false
-			}
-		case "tool_0175":
-			if oFired, oErr := oRule6(oX); oX.Done(&oRules[6], oFired, oErr) {
-				return false
-			}
-		case "tool_0177":
-			if oFired, oErr := oRule359(oX); oX.Done(&oRules[359], oFired, oErr) {
-				return false
-			}
-		case "tool_0178":
-			if oFired, oErr := oRule359(oX); oX.Done(&oRules[359], oFired, oErr) {
-				return false
-			}
-		case "tool_0180":
-			if oFired, oErr := oRule853(oX); oX.Done(&oRules[853], oFired, oErr) {
-				return false
-			}
-		case "tool_0181":
-			if oFired, oErr := oRule853(oX); oX.Done(&oRules[853], oFired, oErr) {
-				return false
-			}
-		case "tool_0183":
-			if oFired, oErr := oRule554(oX); oX.Done(&oRules[554], oFired, oErr) {
-				return false
-			}
-		case "tool_0184":
-			if oFired, oErr := oRule554(oX); oX.Done(&oRules[554], oFired, oErr) {
-				return false
-			}
-		case "tool_0186":
-			if oFired, oErr := oRule201(oX); oX.Done(&oRules[201], oFired, oErr) {
-				return false
-			}
-		case "tool_0187":
-			if oFired, oErr := oRule201(oX); oX.Done(&oRules[201], oFired, oErr) {
-				return false
-			}
-		case "tool_0189":
-			if oFired, oErr := oRule749(oX); oX.Done(&oRules[749], oFired, oErr) {
-				return false
-			}
-		case "tool_0190":
-			if oFired, oErr := oRule749(oX); oX.Done(&oRules[749], oFired, oErr) {
-				return false
-			}
-		case "tool_0192":
-			if oFired, oErr := oRule51(oX); oX.Done(&oRules[51], oFired, oErr) {
-				return false
-			}
-		case "tool_0193":
-			if oFired, oErr := oRule51(oX); oX.Done(&oRules[51], oFired, oErr) {
-				return false
-			}
-		case "tool_0195":
-			if oFired, oErr := oRule449(oX); oX.Done(&oRules[449], oFired, oErr) {
-				return false
-			}
-		case "tool_0196":
-			if oFired, oErr := oRule449(oX); oX.Done(&oRules[449], oFired, oErr) {
-				return false
-			}
-		default:
-		}
-		return false
-	}
-	if oFired, oErr := oRule6(oX); oX.Done(&oRules[6], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule21(oX); oX.Done(&oRules[21], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule36(oX); oX.Done(&oRules[36], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule51(oX); oX.Done(&oRules[51], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule66(oX); oX.Done(&oRules[66], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule81(oX); oX.Done(&oRules[81], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule96(oX); oX.Done(&oRules[96], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule111(oX); oX.Done(&oRules[111], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule126(oX); oX.Done(&oRules[126], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule141(oX); oX.Done(&oRules[141], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule156(oX); oX.Done(&oRules[156], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule171(oX); oX.Done(&oRules[171], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule186(oX); oX.Done(&oRules[186], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule201(oX); oX.Done(&oRules[201], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule216(oX); oX.Done(&oRules[216], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule231(oX); oX.Done(&oRules[231], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule246(oX); oX.Done(&oRules[246], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule269(oX); oX.Done(&oRules[269], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule284(oX); oX.Done(&oRules[284], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule299(oX); oX.Done(&oRules[299], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule314(oX); oX.Done(&oRules[314], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule329(oX); oX.Done(&oRules[329], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule344(oX); oX.Done(&oRules[344], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule359(oX); oX.Done(&oRules[359], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule374(oX); oX.Done(&oRules[374], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule389(oX); oX.Done(&oRules[389], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule404(oX); oX.Done(&oRules[404], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule419(oX); oX.Done(&oRules[419], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule434(oX); oX.Done(&oRules[434], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule449(oX); oX.Done(&oRules[449], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule464(oX); oX.Done(&oRules[464], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule479(oX); oX.Done(&oRules[479], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule494(oX); oX.Done(&oRules[494], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule509(oX); oX.Done(&oRules[509], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule524(oX); oX.Done(&oRules[524], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule539(oX); oX.Done(&oRules[539], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule554(oX); oX.Done(&oRules[554], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule569(oX); oX.Done(&oRules[569], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule584(oX); oX.Done(&oRules[584], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule599(oX); oX.Done(&oRules[599], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule614(oX); oX.Done(&oRules[614], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule629(oX); oX.Done(&oRules[629], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule644(oX); oX.Done(&oRules[644], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule659(oX); oX.Done(&oRules[659], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule674(oX); oX.Done(&oRules[674], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule689(oX); oX.Done(&oRules[689], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule704(oX); oX.Done(&oRules[704], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule719(oX); oX.Done(&oRules[719], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule734(oX); oX.Done(&oRules[734], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule749(oX); oX.Done(&oRules[749], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule763(oX); oX.Done(&oRules[763], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule778(oX); oX.Done(&oRules[778], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule793(oX); oX.Done(&oRules[793], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule808(oX); oX.Done(&oRules[808], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule823(oX); oX.Done(&oRules[823], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule838(oX); oX.Done(&oRules[838], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule853(oX); oX.Done(&oRules[853], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule868(oX); oX.Done(&oRules[868], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule883(oX); oX.Done(&oRules[883], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule898(oX); oX.Done(&oRules[898], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule913(oX); oX.Done(&oRules[913], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule928(oX); oX.Done(&oRules[928], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule943(oX); oX.Done(&oRules[943], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule958(oX); oX.Done(&oRules[958], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule973(oX); oX.Done(&oRules[973], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule988(oX); oX.Done(&oRules[988], oFired, oErr) {
-		return false
-	}
+	oAnchor2(oX)
 	return false
 }
 
 // oAnchor3 evaluates the rules at "tool.pre_invoke" in order.
-//
-// A panic that escapes a rule is recovered here; the function then
-// reports that it must run again, resuming after that rule.
-func oAnchor3(oX *runtime.Exec) (oAgain bool) {
+func oAnchor3(oX *runtime.Exec) {
+	if oX.Occ.Profiles.Supplied(runtime.ProfileSession | runtime.ProfileTool) {
+		switch oX.F.Tool {
+		case "bash":
+			if oFired, oErr := oRule0(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[0], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule1(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[1], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule2(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[2], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule250(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[250], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule251(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[251], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule252(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[252], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule253(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[253], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule254(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[254], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule750(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[750], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule751(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[751], oFired, oErr) {
+				return
+			}
+		case "tool_0000":
+			if oFired, oErr := oRule99(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[99], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule198(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[198], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule799(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[799], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule997(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[997], oFired, oErr) {
+				return
+			}
+		case "tool_0001":
+			if oFired, oErr := oRule99(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[99], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule198(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[198], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule250(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[250], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule348(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[348], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule447(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[447], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule546(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[546], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule645(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[645], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule799(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[799], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule997(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[997], oFired, oErr) {
+				return
+			}
+		case "tool_0002":
+			if oFired, oErr := oRule49(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[49], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule148(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[148], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule247(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[247], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule947(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[947], oFired, oErr) {
+				return
+			}
+		case "tool_0003":
+			if oFired, oErr := oRule251(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[251], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule347(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[347], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule446(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[446], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule545(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[545], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule743(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[743], oFired, oErr) {
+				return
+			}
+		case "tool_0004":
+			if oFired, oErr := oRule98(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[98], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule197(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[197], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule347(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[347], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule446(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[446], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule545(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[545], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule743(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[743], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule897(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[897], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule996(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[996], oFired, oErr) {
+				return
+			}
+		case "tool_0005":
+			if oFired, oErr := oRule252(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[252], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule346(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[346], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule445(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[445], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule643(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[643], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule742(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[742], oFired, oErr) {
+				return
+			}
+		case "tool_0006":
+			if oFired, oErr := oRule48(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[48], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule147(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[147], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule847(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[847], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule946(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[946], oFired, oErr) {
+				return
+			}
+		case "tool_0007":
+			if oFired, oErr := oRule48(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[48], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule147(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[147], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule253(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[253], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule345(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[345], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule543(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[543], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule642(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[642], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule741(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[741], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule847(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[847], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule946(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[946], oFired, oErr) {
+				return
+			}
+		case "tool_0008":
+			if oFired, oErr := oRule97(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[97], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule797(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[797], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule896(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[896], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule995(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[995], oFired, oErr) {
+				return
+			}
+		case "tool_0009":
+			if oFired, oErr := oRule254(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[254], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule443(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[443], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule542(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[542], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule641(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[641], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule740(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[740], oFired, oErr) {
+				return
+			}
+		case "tool_0010":
+			if oFired, oErr := oRule47(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[47], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule245(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[245], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule443(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[443], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule542(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[542], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule641(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[641], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule740(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[740], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule846(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[846], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule945(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[945], oFired, oErr) {
+				return
+			}
+		case "tool_0011":
+			if oFired, oErr := oRule343(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[343], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule442(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[442], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule541(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[541], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule640(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[640], oFired, oErr) {
+				return
+			}
+		case "tool_0012":
+			if oFired, oErr := oRule195(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[195], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule796(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[796], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule895(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[895], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule994(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[994], oFired, oErr) {
+				return
+			}
+		case "tool_0013":
+			if oFired, oErr := oRule195(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[195], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule342(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[342], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule441(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[441], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule540(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[540], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule738(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[738], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule796(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[796], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule895(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[895], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule994(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[994], oFired, oErr) {
+				return
+			}
+		case "tool_0014":
+			if oFired, oErr := oRule145(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[145], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule244(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[244], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule845(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[845], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule944(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[944], oFired, oErr) {
+				return
+			}
+		case "tool_0015":
+			if oFired, oErr := oRule341(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[341], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule440(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[440], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule638(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[638], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule737(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[737], oFired, oErr) {
+				return
+			}
+		case "tool_0016":
+			if oFired, oErr := oRule95(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[95], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule194(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[194], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule341(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[341], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule440(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[440], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule638(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[638], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule737(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[737], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule795(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[795], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule894(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[894], oFired, oErr) {
+				return
+			}
+		case "tool_0017":
+			if oFired, oErr := oRule340(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[340], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule538(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[538], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule637(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[637], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule736(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[736], oFired, oErr) {
+				return
+			}
+		case "tool_0018":
+			if oFired, oErr := oRule45(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[45], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule144(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[144], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule243(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[243], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule844(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[844], oFired, oErr) {
+				return
+			}
+		case "tool_0019":
+			if oFired, oErr := oRule45(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[45], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule144(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[144], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule243(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[243], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule438(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[438], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule537(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[537], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule636(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[636], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule735(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[735], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule844(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[844], oFired, oErr) {
+				return
+			}
+		case "tool_0020":
+			if oFired, oErr := oRule94(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[94], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule193(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[193], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule794(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[794], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule992(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[992], oFired, oErr) {
+				return
+			}
+		case "tool_0021":
+			if oFired, oErr := oRule338(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[338], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule437(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[437], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule536(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[536], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule635(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[635], oFired, oErr) {
+				return
+			}
+		case "tool_0022":
+			if oFired, oErr := oRule44(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[44], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule143(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[143], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule242(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[242], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule338(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[338], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule437(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[437], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule536(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[536], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule635(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[635], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule942(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[942], oFired, oErr) {
+				return
+			}
+		case "tool_0023":
+			if oFired, oErr := oRule337(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[337], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule436(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[436], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule535(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[535], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule733(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[733], oFired, oErr) {
+				return
+			}
+		case "tool_0024":
+			if oFired, oErr := oRule93(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[93], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule192(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[192], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule892(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[892], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule991(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[991], oFired, oErr) {
+				return
+			}
+		case "tool_0025":
+			if oFired, oErr := oRule93(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[93], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule192(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[192], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule336(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[336], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule435(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[435], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule633(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[633], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule732(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[732], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule892(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[892], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule991(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[991], oFired, oErr) {
+				return
+			}
+		case "tool_0026":
+			if oFired, oErr := oRule43(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[43], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule142(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[142], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule842(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[842], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule941(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[941], oFired, oErr) {
+				return
+			}
+		case "tool_0027":
+			if oFired, oErr := oRule335(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[335], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule533(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[533], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule632(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[632], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule731(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[731], oFired, oErr) {
+				return
+			}
+		case "tool_0028":
+			if oFired, oErr := oRule92(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[92], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule335(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[335], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule533(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[533], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule632(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[632], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule731(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[731], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule792(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[792], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule891(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[891], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule990(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[990], oFired, oErr) {
+				return
+			}
+		case "tool_0029":
+			if oFired, oErr := oRule433(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[433], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule532(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[532], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule631(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[631], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule730(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[730], oFired, oErr) {
+				return
+			}
+		case "tool_0030":
+			if oFired, oErr := oRule42(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[42], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule240(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[240], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule841(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[841], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule940(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[940], oFired, oErr) {
+				return
+			}
+		case "tool_0031":
+			if oFired, oErr := oRule42(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[42], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule240(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[240], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule333(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[333], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule432(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[432], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule531(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[531], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule630(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[630], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule841(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[841], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule940(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[940], oFired, oErr) {
+				return
+			}
+		case "tool_0032":
+			if oFired, oErr := oRule190(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[190], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule791(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[791], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule890(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[890], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule989(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[989], oFired, oErr) {
+				return
+			}
+		case "tool_0033":
+			if oFired, oErr := oRule332(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[332], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule431(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[431], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule530(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[530], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule728(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[728], oFired, oErr) {
+				return
+			}
+		case "tool_0034":
+			if oFired, oErr := oRule140(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[140], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule239(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[239], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule332(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[332], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule431(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[431], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule530(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[530], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule728(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[728], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule840(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[840], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule939(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[939], oFired, oErr) {
+				return
+			}
+		case "tool_0035":
+			if oFired, oErr := oRule331(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[331], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule430(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[430], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule628(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[628], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule727(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[727], oFired, oErr) {
+				return
+			}
+		case "tool_0036":
+			if oFired, oErr := oRule90(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[90], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule189(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[189], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule790(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[790], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule889(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[889], oFired, oErr) {
+				return
+			}
+		case "tool_0037":
+			if oFired, oErr := oRule90(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[90], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule189(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[189], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule330(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[330], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule528(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[528], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule627(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[627], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule726(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[726], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule790(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[790], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule889(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[889], oFired, oErr) {
+				return
+			}
+		case "tool_0038":
+			if oFired, oErr := oRule40(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[40], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule139(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[139], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule238(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[238], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule839(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[839], oFired, oErr) {
+				return
+			}
+		case "tool_0039":
+			if oFired, oErr := oRule428(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[428], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule527(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[527], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule626(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[626], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule725(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[725], oFired, oErr) {
+				return
+			}
+		case "tool_0040":
+			if oFired, oErr := oRule89(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[89], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule188(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[188], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule428(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[428], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule527(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[527], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule626(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[626], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule725(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[725], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule789(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[789], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule987(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[987], oFired, oErr) {
+				return
+			}
+		case "tool_0041":
+			if oFired, oErr := oRule328(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[328], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule427(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[427], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule526(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[526], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule625(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[625], oFired, oErr) {
+				return
+			}
+		case "tool_0042":
+			if oFired, oErr := oRule39(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[39], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule138(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[138], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule237(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[237], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule937(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[937], oFired, oErr) {
+				return
+			}
+		case "tool_0043":
+			if oFired, oErr := oRule39(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[39], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule138(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[138], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule237(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[237], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule327(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[327], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule426(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[426], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule525(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[525], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule723(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[723], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule937(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[937], oFired, oErr) {
+				return
+			}
+		case "tool_0044":
+			if oFired, oErr := oRule88(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[88], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule187(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[187], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule887(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[887], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule986(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[986], oFired, oErr) {
+				return
+			}
+		case "tool_0045":
+			if oFired, oErr := oRule326(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[326], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule425(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[425], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule623(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[623], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule722(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[722], oFired, oErr) {
+				return
+			}
+		case "tool_0046":
+			if oFired, oErr := oRule38(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[38], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule137(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[137], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule326(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[326], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule425(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[425], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule623(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[623], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule722(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[722], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule837(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[837], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule936(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[936], oFired, oErr) {
+				return
+			}
+		case "tool_0047":
+			if oFired, oErr := oRule325(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[325], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule523(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[523], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule622(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[622], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule721(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[721], oFired, oErr) {
+				return
+			}
+		case "tool_0048":
+			if oFired, oErr := oRule87(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[87], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule787(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[787], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule886(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[886], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule985(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[985], oFired, oErr) {
+				return
+			}
+		case "tool_0049":
+			if oFired, oErr := oRule87(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[87], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule423(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[423], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule522(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[522], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule621(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[621], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule720(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[720], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule787(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[787], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule886(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[886], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule985(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[985], oFired, oErr) {
+				return
+			}
+		case "tool_0050":
+			if oFired, oErr := oRule37(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[37], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule235(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[235], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule836(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[836], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule935(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[935], oFired, oErr) {
+				return
+			}
+		case "tool_0051":
+			if oFired, oErr := oRule323(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[323], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule422(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[422], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule521(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[521], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule620(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[620], oFired, oErr) {
+				return
+			}
+		case "tool_0052":
+			if oFired, oErr := oRule185(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[185], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule323(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[323], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule422(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[422], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule521(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[521], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule620(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[620], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule786(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[786], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule885(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[885], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule984(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[984], oFired, oErr) {
+				return
+			}
+		case "tool_0053":
+			if oFired, oErr := oRule322(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[322], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule421(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[421], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule520(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[520], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule718(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[718], oFired, oErr) {
+				return
+			}
+		case "tool_0054":
+			if oFired, oErr := oRule135(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[135], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule234(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[234], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule835(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[835], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule934(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[934], oFired, oErr) {
+				return
+			}
+		case "tool_0055":
+			if oFired, oErr := oRule135(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[135], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule234(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[234], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule321(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[321], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule420(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[420], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule618(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[618], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule717(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[717], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule835(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[835], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule934(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[934], oFired, oErr) {
+				return
+			}
+		case "tool_0056":
+			if oFired, oErr := oRule85(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[85], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule184(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[184], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule785(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[785], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule884(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[884], oFired, oErr) {
+				return
+			}
+		case "tool_0057":
+			if oFired, oErr := oRule320(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[320], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule518(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[518], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule617(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[617], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule716(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[716], oFired, oErr) {
+				return
+			}
+		case "tool_0058":
+			if oFired, oErr := oRule35(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[35], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule134(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[134], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule233(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[233], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule320(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[320], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule518(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[518], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule617(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[617], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule716(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[716], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule834(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[834], oFired, oErr) {
+				return
+			}
+		case "tool_0059":
+			if oFired, oErr := oRule418(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[418], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule517(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[517], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule616(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[616], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule715(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[715], oFired, oErr) {
+				return
+			}
+		case "tool_0060":
+			if oFired, oErr := oRule84(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[84], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule183(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[183], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule784(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[784], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule982(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[982], oFired, oErr) {
+				return
+			}
+		case "tool_0061":
+			if oFired, oErr := oRule84(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[84], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule183(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[183], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule318(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[318], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule417(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[417], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule516(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[516], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule615(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[615], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule784(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[784], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule982(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[982], oFired, oErr) {
+				return
+			}
+		case "tool_0062":
+			if oFired, oErr := oRule34(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[34], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule133(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[133], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule232(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[232], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule932(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[932], oFired, oErr) {
+				return
+			}
+		case "tool_0063":
+			if oFired, oErr := oRule317(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[317], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule416(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[416], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule515(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[515], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule713(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[713], oFired, oErr) {
+				return
+			}
+		case "tool_0064":
+			if oFired, oErr := oRule83(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[83], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule182(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[182], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule317(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[317], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule416(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[416], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule515(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[515], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule713(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[713], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule882(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[882], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule981(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[981], oFired, oErr) {
+				return
+			}
+		case "tool_0065":
+			if oFired, oErr := oRule316(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[316], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule415(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[415], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule613(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[613], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule712(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[712], oFired, oErr) {
+				return
+			}
+		case "tool_0066":
+			if oFired, oErr := oRule33(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[33], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule132(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[132], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule832(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[832], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule931(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[931], oFired, oErr) {
+				return
+			}
+		case "tool_0067":
+			if oFired, oErr := oRule33(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[33], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule132(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[132], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule315(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[315], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule513(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[513], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule612(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[612], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule711(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[711], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule832(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[832], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule931(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[931], oFired, oErr) {
+				return
+			}
+		case "tool_0068":
+			if oFired, oErr := oRule82(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[82], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule782(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[782], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule881(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[881], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule980(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[980], oFired, oErr) {
+				return
+			}
+		case "tool_0069":
+			if oFired, oErr := oRule413(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[413], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule512(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[512], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule611(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[611], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule710(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[710], oFired, oErr) {
+				return
+			}
+		case "tool_0070":
+			if oFired, oErr := oRule32(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[32], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule230(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[230], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule413(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[413], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule512(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[512], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule611(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[611], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule710(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[710], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule831(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[831], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule930(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[930], oFired, oErr) {
+				return
+			}
+		case "tool_0071":
+			if oFired, oErr := oRule313(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[313], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule412(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[412], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule511(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[511], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule610(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[610], oFired, oErr) {
+				return
+			}
+		case "tool_0072":
+			if oFired, oErr := oRule180(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[180], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule781(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[781], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule880(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[880], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule979(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[979], oFired, oErr) {
+				return
+			}
+		case "tool_0073":
+			if oFired, oErr := oRule180(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[180], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule312(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[312], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule411(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[411], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule510(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[510], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule708(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[708], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule781(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[781], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule880(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[880], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule979(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[979], oFired, oErr) {
+				return
+			}
+		case "tool_0074":
+			if oFired, oErr := oRule130(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[130], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule229(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[229], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule830(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[830], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule929(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[929], oFired, oErr) {
+				return
+			}
+		case "tool_0075":
+			if oFired, oErr := oRule311(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[311], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule410(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[410], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule608(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[608], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule707(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[707], oFired, oErr) {
+				return
+			}
+		case "tool_0076":
+			if oFired, oErr := oRule80(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[80], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule179(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[179], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule311(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[311], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule410(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[410], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule608(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[608], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule707(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[707], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule780(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[780], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule879(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[879], oFired, oErr) {
+				return
+			}
+		case "tool_0077":
+			if oFired, oErr := oRule310(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[310], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule508(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[508], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule607(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[607], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule706(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[706], oFired, oErr) {
+				return
+			}
+		case "tool_0078":
+			if oFired, oErr := oRule30(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[30], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule129(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[129], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule228(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[228], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule829(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[829], oFired, oErr) {
+				return
+			}
+		case "tool_0079":
+			if oFired, oErr := oRule30(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[30], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule129(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[129], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule228(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[228], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule408(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[408], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule507(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[507], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule606(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[606], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule705(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[705], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule829(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[829], oFired, oErr) {
+				return
+			}
+		case "tool_0080":
+			if oFired, oErr := oRule79(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[79], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule178(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[178], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule779(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[779], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule977(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[977], oFired, oErr) {
+				return
+			}
+		case "tool_0081":
+			if oFired, oErr := oRule308(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[308], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule407(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[407], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule506(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[506], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule605(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[605], oFired, oErr) {
+				return
+			}
+		case "tool_0082":
+			if oFired, oErr := oRule29(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[29], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule128(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[128], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule227(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[227], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule308(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[308], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule407(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[407], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule506(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[506], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule605(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[605], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule927(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[927], oFired, oErr) {
+				return
+			}
+		case "tool_0083":
+			if oFired, oErr := oRule307(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[307], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule406(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[406], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule505(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[505], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule703(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[703], oFired, oErr) {
+				return
+			}
+		case "tool_0084":
+			if oFired, oErr := oRule78(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[78], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule177(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[177], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule877(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[877], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule976(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[976], oFired, oErr) {
+				return
+			}
+		case "tool_0085":
+			if oFired, oErr := oRule78(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[78], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule177(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[177], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule306(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[306], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule405(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[405], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule603(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[603], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule702(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[702], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule877(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[877], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule976(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[976], oFired, oErr) {
+				return
+			}
+		case "tool_0086":
+			if oFired, oErr := oRule28(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[28], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule127(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[127], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule827(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[827], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule926(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[926], oFired, oErr) {
+				return
+			}
+		case "tool_0087":
+			if oFired, oErr := oRule305(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[305], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule503(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[503], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule602(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[602], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule701(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[701], oFired, oErr) {
+				return
+			}
+		case "tool_0088":
+			if oFired, oErr := oRule77(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[77], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule305(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[305], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule503(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[503], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule602(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[602], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule701(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[701], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule777(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[777], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule876(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[876], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule975(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[975], oFired, oErr) {
+				return
+			}
+		case "tool_0089":
+			if oFired, oErr := oRule403(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[403], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule502(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[502], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule601(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[601], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule700(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[700], oFired, oErr) {
+				return
+			}
+		case "tool_0090":
+			if oFired, oErr := oRule27(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[27], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule225(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[225], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule826(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[826], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule925(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[925], oFired, oErr) {
+				return
+			}
+		case "tool_0091":
+			if oFired, oErr := oRule27(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[27], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule225(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[225], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule303(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[303], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule402(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[402], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule501(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[501], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule600(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[600], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule826(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[826], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule925(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[925], oFired, oErr) {
+				return
+			}
+		case "tool_0092":
+			if oFired, oErr := oRule175(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[175], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule776(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[776], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule875(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[875], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule974(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[974], oFired, oErr) {
+				return
+			}
+		case "tool_0093":
+			if oFired, oErr := oRule302(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[302], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule401(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[401], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule500(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[500], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule698(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[698], oFired, oErr) {
+				return
+			}
+		case "tool_0094":
+			if oFired, oErr := oRule125(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[125], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule224(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[224], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule302(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[302], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule401(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[401], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule500(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[500], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule698(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[698], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule825(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[825], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule924(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[924], oFired, oErr) {
+				return
+			}
+		case "tool_0095":
+			if oFired, oErr := oRule301(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[301], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule400(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[400], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule598(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[598], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule697(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[697], oFired, oErr) {
+				return
+			}
+		case "tool_0096":
+			if oFired, oErr := oRule75(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[75], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule174(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[174], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule775(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[775], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule874(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[874], oFired, oErr) {
+				return
+			}
+		case "tool_0097":
+			if oFired, oErr := oRule75(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[75], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule174(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[174], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule300(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[300], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule498(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[498], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule597(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[597], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule696(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[696], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule775(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[775], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule874(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[874], oFired, oErr) {
+				return
+			}
+		case "tool_0098":
+			if oFired, oErr := oRule25(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[25], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule124(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[124], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule223(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[223], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule824(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[824], oFired, oErr) {
+				return
+			}
+		case "tool_0099":
+			if oFired, oErr := oRule398(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[398], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule497(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[497], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule596(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[596], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule695(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[695], oFired, oErr) {
+				return
+			}
+		case "tool_0100":
+			if oFired, oErr := oRule74(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[74], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule173(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[173], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule398(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[398], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule497(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[497], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule596(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[596], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule695(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[695], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule774(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[774], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule972(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[972], oFired, oErr) {
+				return
+			}
+		case "tool_0101":
+			if oFired, oErr := oRule298(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[298], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule397(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[397], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule496(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[496], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule595(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[595], oFired, oErr) {
+				return
+			}
+		case "tool_0102":
+			if oFired, oErr := oRule24(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[24], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule123(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[123], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule222(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[222], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule922(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[922], oFired, oErr) {
+				return
+			}
+		case "tool_0103":
+			if oFired, oErr := oRule24(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[24], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule123(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[123], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule222(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[222], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule297(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[297], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule396(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[396], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule495(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[495], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule693(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[693], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule922(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[922], oFired, oErr) {
+				return
+			}
+		case "tool_0104":
+			if oFired, oErr := oRule73(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[73], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule172(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[172], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule872(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[872], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule971(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[971], oFired, oErr) {
+				return
+			}
+		case "tool_0105":
+			if oFired, oErr := oRule296(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[296], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule395(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[395], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule593(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[593], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule692(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[692], oFired, oErr) {
+				return
+			}
+		case "tool_0106":
+			if oFired, oErr := oRule23(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[23], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule122(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[122], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule296(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[296], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule395(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[395], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule593(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[593], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule692(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[692], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule822(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[822], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule921(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[921], oFired, oErr) {
+				return
+			}
+		case "tool_0107":
+			if oFired, oErr := oRule295(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[295], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule493(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[493], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule592(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[592], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule691(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[691], oFired, oErr) {
+				return
+			}
+		case "tool_0108":
+			if oFired, oErr := oRule72(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[72], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule772(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[772], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule871(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[871], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule970(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[970], oFired, oErr) {
+				return
+			}
+		case "tool_0109":
+			if oFired, oErr := oRule72(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[72], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule393(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[393], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule492(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[492], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule591(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[591], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule690(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[690], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule772(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[772], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule871(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[871], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule970(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[970], oFired, oErr) {
+				return
+			}
+		case "tool_0110":
+			if oFired, oErr := oRule22(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[22], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule220(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[220], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule821(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[821], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule920(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[920], oFired, oErr) {
+				return
+			}
+		case "tool_0111":
+			if oFired, oErr := oRule293(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[293], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule392(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[392], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule491(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[491], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule590(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[590], oFired, oErr) {
+				return
+			}
+		case "tool_0112":
+			if oFired, oErr := oRule170(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[170], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule293(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[293], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule392(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[392], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule491(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[491], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule590(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[590], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule771(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[771], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule870(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[870], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule969(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[969], oFired, oErr) {
+				return
+			}
+		case "tool_0113":
+			if oFired, oErr := oRule292(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[292], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule391(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[391], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule490(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[490], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule688(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[688], oFired, oErr) {
+				return
+			}
+		case "tool_0114":
+			if oFired, oErr := oRule120(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[120], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule219(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[219], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule820(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[820], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule919(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[919], oFired, oErr) {
+				return
+			}
+		case "tool_0115":
+			if oFired, oErr := oRule120(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[120], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule219(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[219], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule291(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[291], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule390(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[390], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule588(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[588], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule687(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[687], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule820(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[820], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule919(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[919], oFired, oErr) {
+				return
+			}
+		case "tool_0116":
+			if oFired, oErr := oRule70(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[70], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule169(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[169], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule770(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[770], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule869(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[869], oFired, oErr) {
+				return
+			}
+		case "tool_0117":
+			if oFired, oErr := oRule290(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[290], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule488(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[488], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule587(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[587], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule686(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[686], oFired, oErr) {
+				return
+			}
+		case "tool_0118":
+			if oFired, oErr := oRule20(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[20], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule119(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[119], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule218(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[218], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule290(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[290], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule488(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[488], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule587(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[587], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule686(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[686], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule819(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[819], oFired, oErr) {
+				return
+			}
+		case "tool_0119":
+			if oFired, oErr := oRule388(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[388], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule487(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[487], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule586(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[586], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule685(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[685], oFired, oErr) {
+				return
+			}
+		case "tool_0120":
+			if oFired, oErr := oRule69(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[69], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule168(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[168], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule769(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[769], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule967(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[967], oFired, oErr) {
+				return
+			}
+		case "tool_0121":
+			if oFired, oErr := oRule69(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[69], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule168(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[168], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule288(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[288], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule387(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[387], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule486(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[486], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule585(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[585], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule769(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[769], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule967(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[967], oFired, oErr) {
+				return
+			}
+		case "tool_0122":
+			if oFired, oErr := oRule19(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[19], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule118(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[118], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule217(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[217], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule917(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[917], oFired, oErr) {
+				return
+			}
+		case "tool_0123":
+			if oFired, oErr := oRule287(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[287], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule386(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[386], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule485(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[485], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule683(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[683], oFired, oErr) {
+				return
+			}
+		case "tool_0124":
+			if oFired, oErr := oRule68(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[68], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule167(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[167], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule287(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[287], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule386(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[386], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule485(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[485], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule683(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[683], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule867(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[867], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule966(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[966], oFired, oErr) {
+				return
+			}
+		case "tool_0125":
+			if oFired, oErr := oRule286(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[286], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule385(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[385], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule583(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[583], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule682(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[682], oFired, oErr) {
+				return
+			}
+		case "tool_0126":
+			if oFired, oErr := oRule18(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[18], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule117(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[117], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule817(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[817], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule916(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[916], oFired, oErr) {
+				return
+			}
+		case "tool_0127":
+			if oFired, oErr := oRule18(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[18], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule117(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[117], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule285(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[285], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule483(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[483], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule582(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[582], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule681(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[681], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule817(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[817], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule916(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[916], oFired, oErr) {
+				return
+			}
+		case "tool_0128":
+			if oFired, oErr := oRule67(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[67], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule767(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[767], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule866(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[866], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule965(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[965], oFired, oErr) {
+				return
+			}
+		case "tool_0129":
+			if oFired, oErr := oRule383(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[383], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule482(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[482], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule581(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[581], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule680(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[680], oFired, oErr) {
+				return
+			}
+		case "tool_0130":
+			if oFired, oErr := oRule17(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[17], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule215(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[215], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule383(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[383], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule482(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[482], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule581(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[581], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule680(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[680], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule816(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[816], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule915(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[915], oFired, oErr) {
+				return
+			}
+		case "tool_0131":
+			if oFired, oErr := oRule283(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[283], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule382(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[382], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule481(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[481], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule580(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[580], oFired, oErr) {
+				return
+			}
+		case "tool_0132":
+			if oFired, oErr := oRule165(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[165], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule766(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[766], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule865(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[865], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule964(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[964], oFired, oErr) {
+				return
+			}
+		case "tool_0133":
+			if oFired, oErr := oRule165(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[165], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule282(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[282], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule381(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[381], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule480(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[480], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule678(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[678], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule766(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[766], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule865(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[865], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule964(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[964], oFired, oErr) {
+				return
+			}
+		case "tool_0134":
+			if oFired, oErr := oRule115(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[115], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule214(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[214], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule815(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[815], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule914(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[914], oFired, oErr) {
+				return
+			}
+		case "tool_0135":
+			if oFired, oErr := oRule281(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[281], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule380(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[380], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule578(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[578], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule677(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[677], oFired, oErr) {
+				return
+			}
+		case "tool_0136":
+			if oFired, oErr := oRule65(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[65], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule164(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[164], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule281(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[281], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule380(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[380], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule578(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[578], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule677(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[677], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule765(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[765], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule864(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[864], oFired, oErr) {
+				return
+			}
+		case "tool_0137":
+			if oFired, oErr := oRule280(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[280], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule478(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[478], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule577(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[577], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule676(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[676], oFired, oErr) {
+				return
+			}
+		case "tool_0138":
+			if oFired, oErr := oRule15(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[15], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule114(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[114], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule213(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[213], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule814(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[814], oFired, oErr) {
+				return
+			}
+		case "tool_0139":
+			if oFired, oErr := oRule15(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[15], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule114(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[114], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule213(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[213], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule378(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[378], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule477(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[477], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule576(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[576], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule675(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[675], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule814(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[814], oFired, oErr) {
+				return
+			}
+		case "tool_0140":
+			if oFired, oErr := oRule64(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[64], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule163(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[163], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule764(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[764], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule962(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[962], oFired, oErr) {
+				return
+			}
+		case "tool_0141":
+			if oFired, oErr := oRule278(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[278], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule377(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[377], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule476(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[476], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule575(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[575], oFired, oErr) {
+				return
+			}
+		case "tool_0142":
+			if oFired, oErr := oRule14(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[14], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule113(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[113], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule212(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[212], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule278(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[278], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule377(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[377], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule476(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[476], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule575(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[575], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule912(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[912], oFired, oErr) {
+				return
+			}
+		case "tool_0143":
+			if oFired, oErr := oRule277(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[277], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule376(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[376], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule475(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[475], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule673(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[673], oFired, oErr) {
+				return
+			}
+		case "tool_0144":
+			if oFired, oErr := oRule63(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[63], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule162(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[162], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule862(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[862], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule961(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[961], oFired, oErr) {
+				return
+			}
+		case "tool_0145":
+			if oFired, oErr := oRule63(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[63], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule162(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[162], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule276(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[276], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule375(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[375], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule573(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[573], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule672(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[672], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule862(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[862], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule961(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[961], oFired, oErr) {
+				return
+			}
+		case "tool_0146":
+			if oFired, oErr := oRule13(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[13], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule112(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[112], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule812(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[812], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule911(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[911], oFired, oErr) {
+				return
+			}
+		case "tool_0147":
+			if oFired, oErr := oRule275(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[275], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule473(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[473], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule572(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[572], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule671(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[671], oFired, oErr) {
+				return
+			}
+		case "tool_0148":
+			if oFired, oErr := oRule62(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[62], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule275(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[275], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule473(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[473], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule572(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[572], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule671(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[671], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule762(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[762], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule861(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[861], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule960(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[960], oFired, oErr) {
+				return
+			}
+		case "tool_0149":
+			if oFired, oErr := oRule373(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[373], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule472(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[472], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule571(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[571], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule670(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[670], oFired, oErr) {
+				return
+			}
+		case "tool_0150":
+			if oFired, oErr := oRule12(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[12], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule210(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[210], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule811(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[811], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule910(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[910], oFired, oErr) {
+				return
+			}
+		case "tool_0151":
+			if oFired, oErr := oRule12(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[12], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule210(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[210], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule273(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[273], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule372(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[372], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule471(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[471], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule570(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[570], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule811(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[811], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule910(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[910], oFired, oErr) {
+				return
+			}
+		case "tool_0152":
+			if oFired, oErr := oRule160(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[160], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule761(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[761], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule860(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[860], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule959(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[959], oFired, oErr) {
+				return
+			}
+		case "tool_0153":
+			if oFired, oErr := oRule272(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[272], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule371(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[371], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule470(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[470], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule668(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[668], oFired, oErr) {
+				return
+			}
+		case "tool_0154":
+			if oFired, oErr := oRule110(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[110], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule209(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[209], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule272(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[272], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule371(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[371], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule470(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[470], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule668(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[668], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule810(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[810], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule909(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[909], oFired, oErr) {
+				return
+			}
+		case "tool_0155":
+			if oFired, oErr := oRule271(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[271], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule370(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[370], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule568(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[568], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule667(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[667], oFired, oErr) {
+				return
+			}
+		case "tool_0156":
+			if oFired, oErr := oRule60(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[60], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule159(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[159], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule760(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[760], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule859(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[859], oFired, oErr) {
+				return
+			}
+		case "tool_0157":
+			if oFired, oErr := oRule60(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[60], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule159(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[159], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule270(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[270], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule468(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[468], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule567(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[567], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule666(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[666], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule760(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[760], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule859(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[859], oFired, oErr) {
+				return
+			}
+		case "tool_0158":
+			if oFired, oErr := oRule10(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[10], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule109(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[109], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule208(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[208], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule809(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[809], oFired, oErr) {
+				return
+			}
+		case "tool_0159":
+			if oFired, oErr := oRule368(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[368], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule467(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[467], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule566(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[566], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule665(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[665], oFired, oErr) {
+				return
+			}
+		case "tool_0160":
+			if oFired, oErr := oRule59(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[59], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule158(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[158], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule368(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[368], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule467(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[467], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule566(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[566], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule665(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[665], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule759(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[759], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule957(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[957], oFired, oErr) {
+				return
+			}
+		case "tool_0161":
+			if oFired, oErr := oRule268(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[268], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule367(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[367], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule466(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[466], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule565(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[565], oFired, oErr) {
+				return
+			}
+		case "tool_0162":
+			if oFired, oErr := oRule9(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[9], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule108(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[108], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule207(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[207], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule907(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[907], oFired, oErr) {
+				return
+			}
+		case "tool_0163":
+			if oFired, oErr := oRule9(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[9], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule108(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[108], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule207(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[207], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule267(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[267], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule366(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[366], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule465(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[465], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule663(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[663], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule907(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[907], oFired, oErr) {
+				return
+			}
+		case "tool_0164":
+			if oFired, oErr := oRule58(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[58], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule157(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[157], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule857(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[857], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule956(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[956], oFired, oErr) {
+				return
+			}
+		case "tool_0165":
+			if oFired, oErr := oRule266(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[266], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule365(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[365], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule563(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[563], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule662(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[662], oFired, oErr) {
+				return
+			}
+		case "tool_0166":
+			if oFired, oErr := oRule8(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[8], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule107(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[107], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule266(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[266], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule365(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[365], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule563(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[563], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule662(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[662], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule807(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[807], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule906(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[906], oFired, oErr) {
+				return
+			}
+		case "tool_0167":
+			if oFired, oErr := oRule265(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[265], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule463(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[463], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule562(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[562], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule661(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[661], oFired, oErr) {
+				return
+			}
+		case "tool_0168":
+			if oFired, oErr := oRule57(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[57], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule757(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[757], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule856(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[856], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule955(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[955], oFired, oErr) {
+				return
+			}
+		case "tool_0169":
+			if oFired, oErr := oRule57(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[57], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule363(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[363], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule462(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[462], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule561(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[561], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule660(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[660], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule757(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[757], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule856(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[856], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule955(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[955], oFired, oErr) {
+				return
+			}
+		case "tool_0170":
+			if oFired, oErr := oRule7(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[7], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule205(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[205], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule806(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[806], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule905(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[905], oFired, oErr) {
+				return
+			}
+		case "tool_0171":
+			if oFired, oErr := oRule263(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[263], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule362(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[362], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule461(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[461], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule560(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[560], oFired, oErr) {
+				return
+			}
+		case "tool_0172":
+			if oFired, oErr := oRule155(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[155], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule263(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[263], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule362(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[362], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule461(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[461], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule560(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[560], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule756(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[756], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule855(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[855], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule954(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[954], oFired, oErr) {
+				return
+			}
+		case "tool_0173":
+			if oFired, oErr := oRule262(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[262], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule361(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[361], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule460(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[460], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule658(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[658], oFired, oErr) {
+				return
+			}
+		case "tool_0174":
+			if oFired, oErr := oRule105(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[105], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule204(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[204], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule805(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[805], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule904(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[904], oFired, oErr) {
+				return
+			}
+		case "tool_0175":
+			if oFired, oErr := oRule105(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[105], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule204(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[204], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule261(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[261], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule360(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[360], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule558(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[558], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule657(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[657], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule805(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[805], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule904(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[904], oFired, oErr) {
+				return
+			}
+		case "tool_0176":
+			if oFired, oErr := oRule55(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[55], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule154(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[154], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule755(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[755], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule854(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[854], oFired, oErr) {
+				return
+			}
+		case "tool_0177":
+			if oFired, oErr := oRule260(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[260], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule458(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[458], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule557(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[557], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule656(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[656], oFired, oErr) {
+				return
+			}
+		case "tool_0178":
+			if oFired, oErr := oRule5(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[5], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule104(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[104], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule203(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[203], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule260(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[260], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule458(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[458], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule557(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[557], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule656(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[656], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule804(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[804], oFired, oErr) {
+				return
+			}
+		case "tool_0179":
+			if oFired, oErr := oRule358(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[358], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule457(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[457], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule556(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[556], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule655(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[655], oFired, oErr) {
+				return
+			}
+		case "tool_0180":
+			if oFired, oErr := oRule54(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[54], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule153(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[153], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule754(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[754], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule952(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[952], oFired, oErr) {
+				return
+			}
+		case "tool_0181":
+			if oFired, oErr := oRule54(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[54], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule153(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[153], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule258(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[258], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule357(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[357], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule456(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[456], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule555(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[555], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule754(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[754], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule952(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[952], oFired, oErr) {
+				return
+			}
+		case "tool_0182":
+			if oFired, oErr := oRule4(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[4], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule103(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[103], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule202(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[202], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule902(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[902], oFired, oErr) {
+				return
+			}
+		case "tool_0183":
+			if oFired, oErr := oRule257(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[257], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule356(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[356], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule455(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[455], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule653(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[653], oFired, oErr) {
+				return
+			}
+		case "tool_0184":
+			if oFired, oErr := oRule53(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[53], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule152(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[152], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule257(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[257], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule356(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[356], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule455(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[455], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule653(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[653], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule852(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[852], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule951(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[951], oFired, oErr) {
+				return
+			}
+		case "tool_0185":
+			if oFired, oErr := oRule256(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[256], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule355(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[355], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule553(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[553], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule652(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[652], oFired, oErr) {
+				return
+			}
+		case "tool_0186":
+			if oFired, oErr := oRule3(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[3], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule102(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[102], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule802(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[802], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule901(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[901], oFired, oErr) {
+				return
+			}
+		case "tool_0187":
+			if oFired, oErr := oRule3(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[3], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule102(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[102], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule255(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[255], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule453(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[453], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule552(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[552], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule651(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[651], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule802(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[802], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule901(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[901], oFired, oErr) {
+				return
+			}
+		case "tool_0188":
+			if oFired, oErr := oRule52(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[52], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule752(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[752], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule851(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[851], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule950(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[950], oFired, oErr) {
+				return
+			}
+		case "tool_0189":
+			if oFired, oErr := oRule353(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[353], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule452(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[452], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule551(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[551], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule650(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[650], oFired, oErr) {
+				return
+			}
+		case "tool_0190":
+			if oFired, oErr := oRule200(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[200], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule353(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[353], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule452(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[452], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule551(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[551], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule650(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[650], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule801(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[801], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule900(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[900], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule999(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[999], oFired, oErr) {
+				return
+			}
+		case "tool_0191":
+			if oFired, oErr := oRule352(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[352], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule451(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[451], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule550(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[550], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule748(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[748], oFired, oErr) {
+				return
+			}
+		case "tool_0192":
+			if oFired, oErr := oRule150(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[150], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule249(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[249], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule850(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[850], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule949(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[949], oFired, oErr) {
+				return
+			}
+		case "tool_0193":
+			if oFired, oErr := oRule150(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[150], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule249(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[249], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule351(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[351], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule450(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[450], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule648(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[648], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule747(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[747], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule850(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[850], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule949(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[949], oFired, oErr) {
+				return
+			}
+		case "tool_0194":
+			if oFired, oErr := oRule100(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[100], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule199(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[199], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule800(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[800], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule899(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[899], oFired, oErr) {
+				return
+			}
+		case "tool_0195":
+			if oFired, oErr := oRule350(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[350], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule548(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[548], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule647(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[647], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule746(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[746], oFired, oErr) {
+				return
+			}
+		case "tool_0196":
+			if oFired, oErr := oRule50(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[50], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule149(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[149], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule248(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[248], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule350(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[350], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule548(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[548], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule647(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[647], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule746(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[746], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule849(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[849], oFired, oErr) {
+				return
+			}
+		case "tool_0197":
+			if oFired, oErr := oRule448(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[448], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule547(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[547], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule646(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[646], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule745(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[745], oFired, oErr) {
+				return
+			}
+		default:
+		}
+		return
+	}
+	if oFired, oErr := oRule0(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[0], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule1(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[1], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule2(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[2], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule3(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[3], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule4(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[4], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule5(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[5], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule7(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[7], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule8(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[8], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule9(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[9], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule10(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[10], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule12(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[12], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule13(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[13], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule14(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[14], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule15(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[15], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule17(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[17], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule18(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[18], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule19(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[19], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule20(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[20], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule22(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[22], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule23(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[23], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule24(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[24], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule25(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[25], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule27(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[27], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule28(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[28], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule29(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[29], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule30(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[30], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule32(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[32], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule33(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[33], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule34(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[34], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule35(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[35], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule37(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[37], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule38(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[38], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule39(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[39], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule40(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[40], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule42(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[42], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule43(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[43], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule44(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[44], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule45(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[45], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule47(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[47], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule48(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[48], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule49(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[49], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule50(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[50], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule52(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[52], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule53(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[53], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule54(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[54], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule55(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[55], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule57(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[57], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule58(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[58], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule59(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[59], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule60(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[60], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule62(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[62], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule63(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[63], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule64(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[64], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule65(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[65], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule67(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[67], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule68(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[68], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule69(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[69], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule70(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[70], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule72(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[72], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule73(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[73], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule74(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[74], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule75(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[75], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule77(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[77], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule78(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[78], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule79(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[79], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule80(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[80], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule82(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[82], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule83(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[83], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule84(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[84], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule85(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[85], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule87(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[87], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule88(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[88], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule89(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[89], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule90(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[90], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule92(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[92], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule93(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[93], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule94(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[94], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule95(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[95], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule97(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[97], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule98(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[98], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule99(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[99], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule100(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[100], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule102(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[102], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule103(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[103], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule104(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[104], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule105(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[105], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule107(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[107], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule108(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[108], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule109(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[109], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule110(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[110], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule112(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[112], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule113(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[113], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule114(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[114], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule115(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[115], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule117(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[117], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule118(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[118], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule119(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[119], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule120(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[120], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule122(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[122], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule123(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[123], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule124(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[124], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule125(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[125], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule127(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[127], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule128(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[128], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule129(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[129], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule130(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[130], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule132(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[132], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule133(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[133], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule134(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[134], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule135(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[135], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule137(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[137], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule138(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[138], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule139(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[139], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule140(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[140], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule142(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[142], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule143(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[143], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule144(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[144], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule145(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[145], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule147(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[147], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule148(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[148], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule149(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[149], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule150(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[150], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule152(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[152], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule153(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[153], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule154(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[154], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule155(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[155], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule157(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[157], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule158(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[158], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule159(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[159], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule160(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[160], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule162(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[162], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule163(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[163], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule164(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[164], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule165(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[165], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule167(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[167], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule168(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[168], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule169(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[169], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule170(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[170], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule172(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[172], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule173(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[173], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule174(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[174], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule175(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[175], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule177(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[177], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule178(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[178], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule179(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[179], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule180(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[180], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule182(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[182], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule183(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[183], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule184(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[184], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule185(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[185], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule187(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[187], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule188(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[188], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule189(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[189], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule190(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[190], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule192(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[192], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule193(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[193], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule194(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[194], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule195(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[195], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule197(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[197], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule198(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[198], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule199(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[199], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule200(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[200], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule202(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[202], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule203(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[203], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule204(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[204], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule205(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[205], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule207(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[207], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule208(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[208], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule209(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[209], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule210(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[210], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule212(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[212], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule213(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[213], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule214(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[214], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule215(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[215], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule217(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[217], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule218(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[218], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule219(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[219], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule220(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[220], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule222(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[222], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule223(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[223], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule224(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[224], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule225(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[225], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule227(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[227], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule228(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[228], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule229(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[229], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule230(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[230], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule232(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[232], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule233(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[233], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule234(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[234], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule235(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[235], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule237(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[237], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule238(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[238], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule239(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[239], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule240(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[240], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule242(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[242], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule243(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[243], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule244(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[244], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule245(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[245], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule247(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[247], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule248(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[248], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule249(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[249], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule250(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[250], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule251(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[251], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule252(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[252], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule253(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[253], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule254(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[254], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule255(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[255], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule256(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[256], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule257(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[257], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule258(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[258], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule260(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[260], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule261(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[261], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule262(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[262], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule263(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[263], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule265(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[265], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule266(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[266], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule267(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[267], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule268(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[268], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule270(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[270], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule271(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[271], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule272(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[272], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule273(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[273], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule275(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[275], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule276(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[276], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule277(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[277], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule278(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[278], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule280(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[280], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule281(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[281], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule282(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[282], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule283(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[283], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule285(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[285], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule286(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[286], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule287(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[287], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule288(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[288], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule290(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[290], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule291(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[291], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule292(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[292], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule293(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[293], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule295(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[295], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule296(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[296], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule297(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[297], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule298(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[298], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule300(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[300], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule301(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[301], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule302(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[302], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule303(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[303], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule305(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[305], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule306(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[306], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule307(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[307], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule308(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[308], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule310(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[310], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule311(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[311], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule312(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[312], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule313(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[313], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule315(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[315], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule316(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[316], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule317(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[317], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule318(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[318], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule320(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[320], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule321(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[321], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule322(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[322], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule323(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[323], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule325(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[325], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule326(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[326], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule327(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[327], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule328(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[328], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule330(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[330], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule331(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[331], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule332(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[332], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule333(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[333], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule335(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[335], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule336(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[336], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule337(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[337], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule338(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[338], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule340(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[340], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule341(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[341], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule342(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[342], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule343(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[343], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule345(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[345], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule346(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[346], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule347(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[347], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule348(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[348], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule350(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[350], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule351(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[351], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule352(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[352], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule353(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[353], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule355(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[355], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule356(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[356], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule357(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[357], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule358(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[358], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule360(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[360], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule361(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[361], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule362(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[362], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule363(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[363], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule365(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[365], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule366(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[366], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule367(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[367], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule368(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[368], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule370(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[370], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule371(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[371], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule372(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[372], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule373(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[373], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule375(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[375], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule376(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[376], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule377(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[377], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule378(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[378], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule380(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[380], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule381(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[381], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule382(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[382], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule383(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[383], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule385(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[385], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule386(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[386], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule387(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[387], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule388(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[388], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule390(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[390], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule391(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[391], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule392(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[392], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule393(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[393], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule395(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[395], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule396(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[396], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule397(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[397], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule398(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[398], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule400(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[400], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule401(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[401], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule402(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[402], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule403(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[403], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule405(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[405], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule406(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[406], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule407(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[407], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule408(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[408], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule410(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[410], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule411(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[411], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule412(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[412], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule413(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[413], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule415(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[415], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule416(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[416], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule417(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[417], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule418(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[418], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule420(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[420], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule421(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[421], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule422(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[422], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule423(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[423], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule425(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[425], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule426(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[426], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule427(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[427], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule428(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[428], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule430(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[430], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule431(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[431], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule432(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[432], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule433(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[433], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule435(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[435], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule436(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[436], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule437(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[437], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule438(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[438], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule440(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[440], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule441(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[441], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule442(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[442], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule443(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[443], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule445(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[445], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule446(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[446], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule447(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[447], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule448(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[448], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule450(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[450], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule451(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[451], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule452(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[452], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule453(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[453], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule455(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[455], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule456(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[456], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule457(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[457], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule458(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[458], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule460(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[460], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule461(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[461], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule462(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[462], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule463(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[463], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule465(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[465], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule466(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[466], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule467(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[467], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule468(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[468], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule470(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[470], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule471(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[471], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule472(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[472], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule473(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[473], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule475(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[475], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule476(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[476], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule477(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[477], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule478(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[478], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule480(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[480], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule481(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[481], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule482(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[482], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule483(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[483], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule485(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[485], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule486(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[486], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule487(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[487], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule488(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[488], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule490(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[490], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule491(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[491], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule492(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[492], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule493(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[493], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule495(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[495], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule496(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[496], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule497(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[497], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule498(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[498], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule500(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[500], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule501(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[501], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule502(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[502], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule503(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[503], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule505(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[505], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule506(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[506], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule507(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[507], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule508(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[508], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule510(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[510], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule511(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[511], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule512(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[512], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule513(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[513], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule515(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[515], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule516(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[516], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule517(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[517], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule518(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[518], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule520(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[520], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule521(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[521], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule522(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[522], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule523(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[523], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule525(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[525], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule526(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[526], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule527(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[527], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule528(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[528], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule530(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[530], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule531(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[531], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule532(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[532], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule533(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[533], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule535(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[535], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule536(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[536], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule537(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[537], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule538(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[538], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule540(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[540], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule541(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[541], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule542(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[542], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule543(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[543], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule545(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[545], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule546(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[546], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule547(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[547], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule548(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[548], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule550(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[550], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule551(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[551], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule552(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[552], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule553(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[553], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule555(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[555], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule556(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[556], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule557(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[557], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule558(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[558], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule560(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[560], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule561(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[561], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule562(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[562], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule563(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[563], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule565(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[565], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule566(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[566], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule567(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[567], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule568(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[568], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule570(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[570], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule571(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[571], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule572(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[572], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule573(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[573], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule575(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[575], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule576(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[576], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule577(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[577], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule578(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[578], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule580(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[580], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule581(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[581], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule582(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[582], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule583(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[583], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule585(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[585], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule586(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[586], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule587(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[587], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule588(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[588], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule590(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[590], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule591(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[591], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule592(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[592], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule593(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[593], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule595(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[595], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule596(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[596], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule597(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[597], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule598(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[598], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule600(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[600], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule601(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[601], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule602(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[602], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule603(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[603], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule605(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[605], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule606(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[606], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule607(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[607], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule608(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[608], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule610(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[610], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule611(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[611], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule612(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[612], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule613(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[613], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule615(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[615], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule616(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[616], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule617(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[617], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule618(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[618], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule620(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[620], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule621(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[621], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule622(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[622], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule623(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[623], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule625(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[625], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule626(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[626], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule627(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[627], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule628(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[628], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule630(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[630], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule631(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[631], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule632(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[632], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule633(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[633], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule635(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[635], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule636(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[636], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule637(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[637], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule638(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[638], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule640(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[640], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule641(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[641], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule642(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[642], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule643(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[643], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule645(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[645], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule646(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[646], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule647(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[647], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule648(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[648], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule650(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[650], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule651(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[651], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule652(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[652], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule653(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[653], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule655(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[655], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule656(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[656], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule657(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[657], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule658(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[658], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule660(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[660], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule661(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[661], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule662(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[662], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule663(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[663], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule665(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[665], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule666(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[666], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule667(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[667], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule668(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[668], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule670(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[670], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule671(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[671], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule672(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[672], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule673(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[673], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule675(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[675], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule676(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[676], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule677(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[677], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule678(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[678], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule680(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[680], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule681(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[681], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule682(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[682], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule683(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[683], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule685(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[685], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule686(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[686], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule687(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[687], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule688(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[688], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule690(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[690], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule691(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[691], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule692(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[692], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule693(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[693], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule695(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[695], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule696(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[696], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule697(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[697], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule698(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[698], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule700(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[700], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule701(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[701], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule702(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[702], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule703(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[703], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule705(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[705], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule706(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[706], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule707(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[707], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule708(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[708], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule710(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[710], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule711(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[711], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule712(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[712], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule713(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[713], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule715(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[715], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule716(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[716], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule717(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[717], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule718(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[718], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule720(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[720], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule721(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[721], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule722(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[722], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule723(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[723], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule725(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[725], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule726(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[726], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule727(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[727], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule728(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[728], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule730(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[730], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule731(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[731], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule732(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[732], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule733(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[733], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule735(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[735], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule736(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[736], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule737(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[737], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule738(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[738], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule740(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[740], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule741(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[741], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule742(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[742], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule743(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[743], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule745(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[745], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule746(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[746], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule747(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[747], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule748(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[748], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule750(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[750], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule751(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[751], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule752(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[752], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule754(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[754], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule755(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[755], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule756(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[756], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule757(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[757], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule759(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[759], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule760(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[760], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule761(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[761], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule762(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[762], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule764(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[764], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule765(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[765], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule766(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[766], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule767(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[767], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule769(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[769], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule770(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[770], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule771(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[771], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule772(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[772], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule774(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[774], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule775(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[775], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule776(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[776], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule777(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[777], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule779(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[779], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule780(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[780], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule781(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[781], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule782(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[782], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule784(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[784], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule785(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[785], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule786(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[786], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule787(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[787], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule789(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[789], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule790(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[790], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule791(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[791], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule792(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[792], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule794(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[794], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule795(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[795], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule796(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[796], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule797(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[797], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule799(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[799], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule800(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[800], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule801(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[801], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule802(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[802], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule804(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[804], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule805(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[805], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule806(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[806], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule807(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[807], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule809(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[809], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule810(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[810], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule811(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[811], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule812(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[812], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule814(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[814], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule815(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[815], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule816(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[816], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule817(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[817], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule819(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[819], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule820(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[820], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule821(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[821], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule822(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[822], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule824(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[824], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule825(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[825], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule826(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[826], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule827(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[827], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule829(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[829], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule830(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[830], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule831(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[831], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule832(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[832], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule834(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[834], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule835(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[835], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule836(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[836], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule837(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[837], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule839(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[839], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule840(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[840], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule841(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[841], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule842(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[842], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule844(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[844], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule845(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[845], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule846(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[846], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule847(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[847], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule849(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[849], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule850(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[850], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule851(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[851], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule852(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[852], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule854(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[854], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule855(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[855], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule856(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[856], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule857(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[857], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule859(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[859], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule860(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[860], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule861(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[861], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule862(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[862], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule864(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[864], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule865(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[865], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule866(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[866], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule867(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[867], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule869(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[869], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule870(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[870], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule871(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[871], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule872(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[872], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule874(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[874], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule875(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[875], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule876(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[876], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule877(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[877], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule879(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[879], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule880(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[880], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule881(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[881], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule882(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[882], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule884(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[884], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule885(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[885], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule886(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[886], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule887(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[887], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule889(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[889], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule890(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[890], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule891(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[891], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule892(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[892], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule894(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[894], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule895(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[895], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule896(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[896], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule897(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[897], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule899(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[899], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule900(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[900], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule901(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[901], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule902(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[902], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule904(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[904], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule905(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[905], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule906(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[906], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule907(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[907], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule909(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[909], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule910(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[910], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule911(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[911], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule912(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[912], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule914(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[914], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule915(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[915], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule916(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[916], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule917(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[917], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule919(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[919], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule920(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[920], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule921(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[921], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule922(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[922], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule924(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[924], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule925(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[925], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule926(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[926], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule927(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[927], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule929(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[929], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule930(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[930], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule931(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[931], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule932(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[932], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule934(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[934], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule935(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[935], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule936(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[936], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule937(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[937], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule939(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[939], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule940(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[940], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule941(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[941], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule942(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[942], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule944(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[944], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule945(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[945], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule946(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[946], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule947(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[947], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule949(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[949], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule950(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[950], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule951(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[951], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule952(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[952], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule954(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[954], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule955(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[955], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule956(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[956], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule957(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[957], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule959(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[959], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule960(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[960], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule961(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[961], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule962(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[962], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule964(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[964], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule965(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[965], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule966(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[966], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule967(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[967], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule969(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[969], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule970(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[970], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule971(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[971], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule972(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[972], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule974(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[974], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule975(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[975], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule976(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[976], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule977(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[977], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule979(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[979], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule980(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[980], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule981(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[981], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule982(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[982], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule984(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[984], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule985(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[985], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule986(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[986], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule987(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[987], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule989(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[989], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule990(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[990], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule991(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[991], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule992(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[992], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule994(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[994], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule995(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[995], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule996(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[996], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule997(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[997], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule999(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[999], oFired, oErr) {
+		return
+	}
+}
+
+// oRun3 runs oAnchor3. A panic that escapes a rule is recovered here;
+// it then reports that the anchor must run again, resuming after that rule.
+func oRun3(oX *runtime.Exec) (oAgain bool) {
 	defer func() {
 		if recover() != nil {
 			oAgain = oX.Panicked()
 		}
 	}()
-	if oX.Occ.Profiles.Supplied(runtime.ProfileSession | runtime.ProfileTool) {
-		switch oX.F.Tool {
-		case "bash":
-			if oFired, oErr := oRule0(oX); oX.Done(&oRules[0], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule1(oX); oX.Done(&oRules[1], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule2(oX); oX.Done(&oRules[2], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule250(oX); oX.Done(&oRules[250], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule251(oX); oX.Done(&oRules[251], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule252(oX); oX.Done(&oRules[252], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule253(oX); oX.Done(&oRules[253], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule254(oX); oX.Done(&oRules[254], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule750(oX); oX.Done(&oRules[750], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule751(oX); oX.Done(&oRules[751], oFired, oErr) {
-				return false
-			}
-		case "tool_0000":
-			if oFired, oErr := oRule99(oX); oX.Done(&oRules[99], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule198(oX); oX.Done(&oRules[198], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule799(oX); oX.Done(&oRules[799], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule997(oX); oX.Done(&oRules[997], oFired, oErr) {
-				return false
-			}
-		case "tool_0001":
-			if oFired, oErr := oRule99(oX); oX.Done(&oRules[99], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule198(oX); oX.Done(&oRules[198], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule250(oX); oX.Done(&oRules[250], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule348(oX); oX.Done(&oRules[348], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule447(oX); oX.Done(&oRules[447], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule546(oX); oX.Done(&oRules[546], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule645(oX); oX.Done(&oRules[645], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule799(oX); oX.Done(&oRules[799], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule997(oX); oX.Done(&oRules[997], oFired, oErr) {
-				return false
-			}
-		case "tool_0002":
-			if oFired, oErr := oRule49(oX); oX.Done(&oRules[49], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule148(oX); oX.Done(&oRules[148], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule247(oX); oX.Done(&oRules[247], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule947(oX); oX.Done(&oRules[947], oFired, oErr) {
-				return false
-			}
-		case "tool_0003":
-			if oFired, oErr := oRule251(oX); oX.Done(&oRules[251], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule347(oX); oX.Done(&oRules[347], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule446(oX); oX.Done(&oRules[446], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule545(oX); oX.Done(&oRules[545], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule743(oX); oX.Done(&oRules[743], oFired, oErr) {
-				return false
-			}
-		case "tool_0004":
-			if oFired, oErr := oRule98(oX); oX.Done(&oRules[98], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule197(oX); oX.Done(&oRules[197], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule347(oX); oX.Done(&oRules[347], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule446(oX); oX.Done(&oRules[446], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule545(oX); oX.Done(&oRules[545], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule743(oX); oX.Done(&oRules[743], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule897(oX); oX.Done(&oRules[897], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule996(oX); oX.Done(&oRules[996], oFired, oErr) {
-				return false
-			}
-		case "tool_0005":
-			if oFired, oErr := oRule252(oX); oX.Done(&oRules[252], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule346(oX); oX.Done(&oRules[346], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule445(oX); oX.Done(&oRules[445], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule643(oX); oX.Done(&oRules[643], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule742(oX); oX.Done(&oRules[742], oFired, oErr) {
-				return false
-			}
-		case "tool_0006":
-			if oFired, oErr := oRule48(oX); oX.Done(&oRules[48], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule147(oX); oX.Done(&oRules[147], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule847(oX); oX.Done(&oRules[847], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule946(oX); oX.Done(&oRules[946], oFired, oErr) {
-				return false
-			}
-		case "tool_0007":
-			if oFired, oErr := oRule48(oX); oX.Done(&oRules[48], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule147(oX); oX.Done(&oRules[147], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule253(oX); oX.Done(&oRules[253], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule345(oX); oX.Done(&oRules[345], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule543(oX); oX.Done(&oRules[543], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule642(oX); oX.Done(&oRules[642], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule741(oX); oX.Done(&oRules[741], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule847(oX); oX.Done(&oRules[847], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule946(oX); oX.Done(&oRules[946], oFired, oErr) {
-				return false
-			}
-		case "tool_0008":
-			if oFired, oErr := oRule97(oX); oX.Done(&oRules[97], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule797(oX); oX.Done(&oRules[797], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule896(oX); oX.Done(&oRules[896], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule995(oX); oX.Done(&oRules[995], oFired, oErr) {
-				return false
-			}
-		case "tool_0009":
-			if oFired, oErr := oRule254(oX); oX.Done(&oRules[254], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule443(oX); oX.Done(&oRules[443], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule542(oX); oX.Done(&oRules[542], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule641(oX); oX.Done(&oRules[641], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule740(oX); oX.Done(&oRules[740], oFired, oErr) {
-				return false
-			}
-		case "tool_0010":
-			if oFired, oErr := oRule47(oX); oX.Done(&oRules[47], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule245(oX); oX.Done(&oRules[245], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule443(oX); oX.Done(&oRules[443], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule542(oX); oX.Done(&oRules[542], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule641(oX); oX.Done(&oRules[641], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule740(oX); oX.Done(&oRules[740], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule846(oX); oX.Done(&oRules[846], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule945(oX); oX.Done(&oRules[945], oFired, oErr) {
-				return false
-			}
-		case "tool_0011":
-			if oFired, oErr := oRule343(oX); oX.Done(&oRules[343], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule442(oX); oX.Done(&oRules[442], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule541(oX); oX.Done(&oRules[541], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule640(oX); oX.Done(&oRules[640], oFired, oErr) {
-				return false
-			}
-		case "tool_0012":
-			if oFired, oErr := oRule195(oX); oX.Done(&oRules[195], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule796(oX); oX.Done(&oRules[796], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule895(oX); oX.Done(&oRules[895], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule994(oX); oX.Done(&oRules[994], oFired, oErr) {
-				return false
-			}
-		case "tool_0013":
-			if oFired, oErr := oRule195(oX); oX.Done(&oRules[195], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule342(oX); oX.Done(&oRules[342], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule441(oX); oX.Done(&oRules[441], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule540(oX); oX.Done(&oRules[540], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule738(oX); oX.Done(&oRules[738], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule796(oX); oX.Done(&oRules[796], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule895(oX); oX.Done(&oRules[895], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule994(oX); oX.Done(&oRules[994], oFired, oErr) {
-				return false
-			}
-		case "tool_0014":
-			if oFired, oErr := oRule145(oX); oX.Done(&oRules[145], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule244(oX); oX.Done(&oRules[244], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule845(oX); oX.Done(&oRules[845], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule944(oX); oX.Done(&oRules[944], oFired, oErr) {
-				return false
-			}
-		case "tool_0015":
-			if oFired, oErr := oRule341(oX); oX.Done(&oRules[341], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule440(oX); oX.Done(&oRules[440], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule638(oX); oX.Done(&oRules[638], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule737(oX); oX.Done(&oRules[737], oFired, oErr) {
-				return false
-			}
-		case "tool_0016":
-			if oFired, oErr := oRule95(oX); oX.Done(&oRules[95], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule194(oX); oX.Done(&oRules[194], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule341(oX); oX.Done(&oRules[341], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule440(oX); oX.Done(&oRules[440], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule638(oX); oX.Done(&oRules[638], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule737(oX); oX.Done(&oRules[737], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule795(oX); oX.Done(&oRules[795], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule894(oX); oX.Done(&oRules[894], oFired, oErr) {
-				return false
-			}
-		case "tool_0017":
-			if oFired, oErr := oRule340(oX); oX.Done(&oRules[340], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule538(oX); oX.Done(&oRules[538], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule637(oX); oX.Done(&oRules[637], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule736(oX); oX.Done(&oRules[736], oFired, oErr) {
-				return false
-			}
-		case "tool_0018":
-			if oFired, oErr := oRule45(oX); oX.Done(&oRules[45], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule144(oX); oX.Done(&oRules[144], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule243(oX); oX.Done(&oRules[243], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule844(oX); oX.Done(&oRules[844], oFired, oErr) {
-				return false
-			}
-		case "tool_0019":
-			if oFired, oErr := oRule45(oX); oX.Done(&oRules[45], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule144(oX); oX.Done(&oRules[144], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule243(oX); oX.Done(&oRules[243], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule438(oX); oX.Done(&oRules[438], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule537(oX); oX.Done(&oRules[537], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule636(oX); oX.Done(&oRules[636], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule735(oX); oX.Done(&oRules[735], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule844(oX); oX.Done(&oRules[844], oFired, oErr) {
-				return false
-			}
-		case "tool_0020":
-			if oFired, oErr := oRule94(oX); oX.Done(&oRules[94], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule193(oX); oX.Done(&oRules[193], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule794(oX); oX.Done(&oRules[794], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule992(oX); oX.Done(&oRules[992], oFired, oErr) {
-				return false
-			}
-		case "tool_0021":
-			if oFired, oErr := oRule338(oX); oX.Done(&oRules[338], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule437(oX); oX.Done(&oRules[437], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule536(oX); oX.Done(&oRules[536], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule635(oX); oX.Done(&oRules[635], oFired, oErr) {
-				return false
-			}
-		case "tool_0022":
-			if oFired, oErr := oRule44(oX); oX.Done(&oRules[44], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule143(oX); oX.Done(&oRules[143], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule242(oX); oX.Done(&oRules[242], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule338(oX); oX.Done(&oRules[338], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule437(oX); oX.Done(&oRules[437], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule536(oX); oX.Done(&oRules[536], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule635(oX); oX.Done(&oRules[635], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule942(oX); oX.Done(&oRules[942], oFired, oErr) {
-				return false
-			}
-		case "tool_0023":
-			if oFired, oErr := oRule337(oX); oX.Done(&oRules[337], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule436(oX); oX.Done(&oRules[436], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule535(oX); oX.Done(&oRules[535], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule733(oX); oX.Done(&oRules[733], oFired, oErr) {
-				return false
-			}
-		case "tool_0024":
-			if oFired, oErr := oRule93(oX); oX.Done(&oRules[93], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule192(oX); oX.Done(&oRules[192], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule892(oX); oX.Done(&oRules[892], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule991(oX); oX.Done(&oRules[991], oFired, oErr) {
-				return false
-			}
-		case "tool_0025":
-			if oFired, oErr := oRule93(oX); oX.Done(&oRules[93], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule192(oX); oX.Done(&oRules[192], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule336(oX); oX.Done(&oRules[336], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule435(oX); oX.Done(&oRules[435], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule633(oX); oX.Done(&oRules[633], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule732(oX); oX.Done(&oRules[732], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule892(oX); oX.Done(&oRules[892], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule991(oX); oX.Done(&oRules[991], oFired, oErr) {
-				return false
-			}
-		case "tool_0026":
-			if oFired, oErr := oRule43(oX); oX.Done(&oRules[43], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule142(oX); oX.Done(&oRules[142], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule842(oX); oX.Done(&oRules[842], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule941(oX); oX.Done(&oRules[941], oFired, oErr) {
-				return false
-			}
-		case "tool_0027":
-			if oFired, oErr := oRule335(oX); oX.Done(&oRules[335], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule533(oX); oX.Done(&oRules[533], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule632(oX); oX.Done(&oRules[632], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule731(oX); oX.Done(&oRules[731], oFired, oErr) {
-				return false
-			}
-		case "tool_0028":
-			if oFired, oErr := oRule92(oX); oX.Done(&oRules[92], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule335(oX); oX.Done(&oRules[335], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule533(oX); oX.Done(&oRules[533], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule632(oX); oX.Done(&oRules[632], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule731(oX); oX.Done(&oRules[731], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule792(oX); oX.Done(&oRules[792], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule891(oX); oX.Done(&oRules[891], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule990(oX); oX.Done(&oRules[990], oFired, oErr) {
-				return false
-			}
-		case "tool_0029":
-			if oFired, oErr := oRule433(oX); oX.Done(&oRules[433], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule532(oX); oX.Done(&oRules[532], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule631(oX); oX.Done(&oRules[631], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule730(oX); oX.Done(&oRules[730], oFired, oErr) {
-				return false
-			}
-		case "tool_0030":
-			if oFired, oErr := oRule42(oX); oX.Done(&oRules[42], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule240(oX); oX.Done(&oRules[240], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule841(oX); oX.Done(&oRules[841], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule940(oX); oX.Done(&oRules[940], oFired, oErr) {
-				return false
-			}
-		case "tool_0031":
-			if oFired, oErr := oRule42(oX); oX.Done(&oRules[42], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule240(oX); oX.Done(&oRules[240], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule333(oX); oX.Done(&oRules[333], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule432(oX); oX.Done(&oRules[432], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule531(oX); oX.Done(&oRules[531], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule630(oX); oX.Done(&oRules[630], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule841(oX); oX.Done(&oRules[841], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule940(oX); oX.Done(&oRules[940], oFired, oErr) {
-				return false
-			}
-		case "tool_0032":
-			if oFired, oErr := oRule190(oX); oX.Done(&oRules[190], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule791(oX); oX.Done(&oRules[791], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule890(oX); oX.Done(&oRules[890], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule989(oX); oX.Done(&oRules[989], oFired, oErr) {
-				return false
-			}
-		case "tool_0033":
-			if oFired, oErr := oRule332(oX); oX.Done(&oRules[332], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule431(oX); oX.Done(&oRules[431], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule530(oX); oX.Done(&oRules[530], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule728(oX); oX.Done(&oRules[728], oFired, oErr) {
-				return false
-			}
-		case "tool_0034":
-			if oFired, oErr := oRule140(oX); oX.Done(&oRules[140], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule239(oX); oX.Done(&oRules[239], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule332(oX); oX.Done(&oRules[332], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule431(oX); oX.Done(&oRules[431], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule530(oX); oX.Done(&oRules[530], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule728(oX); oX.Done(&oRules[728], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule840(oX); oX.Done(&oRules[840], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule939(oX); oX.Done(&oRules[939], oFired, oErr) {
-				return false
-			}
-		case "tool_0035":
-			if oFired, oErr := oRule331(oX); oX.Done(&oRules[331], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule430(oX); oX.Done(&oRules[430], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule628(oX); oX.Done(&oRules[628], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule727(oX); oX.Done(&oRules[727], oFired, oErr) {
-				return false
-			}
-		case "tool_0036":
-			if oFired, oErr := oRule90(oX); oX.Done(&oRules[90], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule189(oX); oX.Done(&oRules[189], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule790(oX); oX.Done(&oRules[790], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule889(oX); oX.Done(&oRules[889], oFired, oErr) {
-				return false
-			}
-		case "tool_0037":
-			if oFired, oErr := oRule90(oX); oX.Done(&oRules[90], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule189(oX); oX.Done(&oRules[189], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule330(oX); oX.Done(&oRules[330], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule528(oX); oX.Done(&oRules[528], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule627(oX); oX.Done(&oRules[627], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule726(oX); oX.Done(&oRules[726], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule790(oX); oX.Done(&oRules[790], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule889(oX); oX.Done(&oRules[889], oFired, oErr) {
-				return false
-			}
-		case "tool_0038":
-			if oFired, oErr := oRule40(oX); oX.Done(&oRules[40], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule139(oX); oX.Done(&oRules[139], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule238(oX); oX.Done(&oRules[238], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule839(oX); oX.Done(&oRules[839], oFired, oErr) {
-				return false
-			}
-		case "tool_0039":
-			if oFired, oErr := oRule428(oX); oX.Done(&oRules[428], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule527(oX); oX.Done(&oRules[527], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule626(oX); oX.Done(&oRules[626], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule725(oX); oX.Done(&oRules[725], oFired, oErr) {
-				return false
-			}
-		case "tool_0040":
-			if oFired, oErr := oRule89(oX); oX.Done(&oRules[89], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule188(oX); oX.Done(&oRules[188], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule428(oX); oX.Done(&oRules[428], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule527(oX); oX.Done(&oRules[527], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule626(oX); oX.Done(&oRules[626], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule725(oX); oX.Done(&oRules[725], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule789(oX); oX.Done(&oRules[789], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule987(oX); oX.Done(&oRules[987], oFired, oErr) {
-				return false
-			}
-		case "tool_0041":
-			if oFired, oErr := oRule328(oX); oX.Done(&oRules[328], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule427(oX); oX.Done(&oRules[427], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule526(oX); oX.Done(&oRules[526], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule625(oX); oX.Done(&oRules[625], oFired, oErr) {
-				return false
-			}
-		case "tool_0042":
-			if oFired, oErr := oRule39(oX); oX.Done(&oRules[39], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule138(oX); oX.Done(&oRules[138], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule237(oX); oX.Done(&oRules[237], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule937(oX); oX.Done(&oRules[937], oFired, oErr) {
-				return false
-			}
-		case "tool_0043":
-			if oFired, oErr := oRule39(oX); oX.Done(&oRules[39], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule138(oX); oX.Done(&oRules[138], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule237(oX); oX.Done(&oRules[237], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule327(oX); oX.Done(&oRules[327], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule426(oX); oX.Done(&oRules[426], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule525(oX); oX.Done(&oRules[525], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule723(oX); oX.Done(&oRules[723], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule937(oX); oX.Done(&oRules[937], oFired, oErr) {
-				return false
-			}
-		case "tool_0044":
-			if oFired, oErr := oRule88(oX); oX.Done(&oRules[88], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule187(oX); oX.Done(&oRules[187], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule887(oX); oX.Done(&oRules[887], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule986(oX); oX.Done(&oRules[986], oFired, oErr) {
-				return false
-			}
-		case "tool_0045":
-			if oFired, oErr := oRule326(oX); oX.Done(&oRules[326], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule425(oX); oX.Done(&oRules[425], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule623(oX); oX.Done(&oRules[623], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule722(oX); oX.Done(&oRules[722], oFired, oErr) {
-				return false
-			}
-		case "tool_0046":
-			if oFired, oErr := oRule38(oX); oX.Done(&oRules[38], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule137(oX); oX.Done(&oRules[137], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule326(oX); oX.Done(&oRules[326], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule425(oX); oX.Done(&oRules[425], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule623(oX); oX.Done(&oRules[623], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule722(oX); oX.Done(&oRules[722], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule837(oX); oX.Done(&oRules[837], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule936(oX); oX.Done(&oRules[936], oFired, oErr) {
-				return false
-			}
-		case "tool_0047":
-			if oFired, oErr := oRule325(oX); oX.Done(&oRules[325], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule523(oX); oX.Done(&oRules[523], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule622(oX); oX.Done(&oRules[622], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule721(oX); oX.Done(&oRules[721], oFired, oErr) {
-				return false
-			}
-		case "tool_0048":
-			if oFired, oErr := oRule87(oX); oX.Done(&oRules[87], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule787(oX); oX.Done(&oRules[787], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule886(oX); oX.Done(&oRules[886], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule985(oX); oX.Done(&oRules[985], oFired, oErr) {
-				return false
-			}
-		case "tool_0049":
-			if oFired, oErr := oRule87(oX); oX.Done(&oRules[87], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule423(oX); oX.Done(&oRules[423], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule522(oX); oX.Done(&oRules[522], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule621(oX); oX.Done(&oRules[621], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule720(oX); oX.Done(&oRules[720], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule787(oX); oX.Done(&oRules[787], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule886(oX); oX.Done(&oRules[886], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule985(oX); oX.Done(&oRules[985], oFired, oErr) {
-				return false
-			}
-		case "tool_0050":
-			if oFired, oErr := oRule37(oX); oX.Done(&oRules[37], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule235(oX); oX.Done(&oRules[235], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule836(oX); oX.Done(&oRules[836], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule935(oX); oX.Done(&oRules[935], oFired, oErr) {
-				return false
-			}
-		case "tool_0051":
-			if oFired, oErr := oRule323(oX); oX.Done(&oRules[323], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule422(oX); oX.Done(&oRules[422], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule521(oX); oX.Done(&oRules[521], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule620(oX); oX.Done(&oRules[620], oFired, oErr) {
-				return false
-			}
-		case "tool_0052":
-			if oFired, oErr := oRule185(oX); oX.Done(&oRules[185], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule323(oX); oX.Done(&oRules[323], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule422(oX); oX.Done(&oRules[422], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule521(oX); oX.Done(&oRules[521], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule620(oX); oX.Done(&oRules[620], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule786(oX); oX.Done(&oRules[786], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule885(oX); oX.Done(&oRules[885], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule984(oX); oX.Done(&oRules[984], oFired, oErr) {
-				return false
-			}
-		case "tool_0053":
-			if oFired, oErr := oRule322(oX); oX.Done(&oRules[322], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule421(oX); oX.Done(&oRules[421], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule520(oX); oX.Done(&oRules[520], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule718(oX); oX.Done(&oRules[718], oFired, oErr) {
-				return false
-			}
-		case "tool_0054":
-			if oFired, oErr := oRule135(oX); oX.Done(&oRules[135], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule234(oX); oX.Done(&oRules[234], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule835(oX); oX.Done(&oRules[835], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule934(oX); oX.Done(&oRules[934], oFired, oErr) {
-				return false
-			}
-		case "tool_0055":
-			if oFired, oErr := oRule135(oX); oX.Done(&oRules[135], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule234(oX); oX.Done(&oRules[234], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule321(oX); oX.Done(&oRules[321], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule420(oX); oX.Done(&oRules[420], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule618(oX); oX.Done(&oRules[618], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule717(oX); oX.Done(&oRules[717], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule835(oX); oX.Done(&oRules[835], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule934(oX); oX.Done(&oRules[934], oFired, oErr) {
-				return false
-			}
-		case "tool_0056":
-			if oFired, oErr := oRule85(oX); oX.Done(&oRules[85], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule184(oX); oX.Done(&oRules[184], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule785(oX); oX.Done(&oRules[785], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule884(oX); oX.Done(&oRules[884], oFired, oErr) {
-				return false
-			}
-		case "tool_0057":
-			if oFired, oErr := oRule320(oX); oX.Done(&oRules[320], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule518(oX); oX.Done(&oRules[518], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule617(oX); oX.Done(&oRules[617], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule716(oX); oX.Done(&oRules[716], oFired, oErr) {
-				return false
-			}
-		case "tool_0058":
-			if oFired, oErr := oRule35(oX); oX.Done(&oRules[35], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule134(oX); oX.Done(&oRules[134], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule233(oX); oX.Done(&oRules[233], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule320(oX); oX.Done(&oRules[320], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule518(oX); oX.Done(&oRules[518], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule617(oX); oX.Done(&oRules[617], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule716(oX); oX.Done(&oRules[716], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule834(oX); oX.Done(&oRules[834], oFired, oErr) {
-				return false
-			}
-		case "tool_0059":
-			if oFired, oErr := oRule418(oX); oX.Done(&oRules[418], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule517(oX); oX.Done(&oRules[517], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule616(oX); oX.Done(&oRules[616], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule715(oX); oX.Done(&oRules[715], oFired, oErr) {
-				return false
-			}
-		case "tool_0060":
-			if oFired, oErr := oRule84(oX); oX.Done(&oRules[84], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule183(oX); oX.Done(&oRules[183], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule784(oX); oX.Done(&oRules[784], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule982(oX); oX.Done(&oRules[982], oFired, oErr) {
-				return false
-			}
-		case "tool_0061":
-			if oFired, oErr := oRule84(oX); oX.Done(&oRules[84], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule183(oX); oX.Done(&oRules[183], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule318(oX); oX.Done(&oRules[318], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule417(oX); oX.Done(&oRules[417], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule516(oX); oX.Done(&oRules[516], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule615(oX); oX.Done(&oRules[615], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule784(oX); oX.Done(&oRules[784], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule982(oX); oX.Done(&oRules[982], oFired, oErr) {
-				return false
-			}
-		case "tool_0062":
-			if oFired, oErr := oRule34(oX); oX.Done(&oRules[34], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule133(oX); oX.Done(&oRules[133], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule232(oX); oX.Done(&oRules[232], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule932(oX); oX.Done(&oRules[932], oFired, oErr) {
-				return false
-			}
-		case "tool_0063":
-			if oFired, oErr := oRule317(oX); oX.Done(&oRules[317], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule416(oX); oX.Done(&oRules[416], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule515(oX); oX.Done(&oRules[515], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule713(oX); oX.Done(&oRules[713], oFired, oErr) {
-				return false
-			}
-		case "tool_0064":
-			if oFired, oErr := oRule83(oX); oX.Done(&oRules[83], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule182(oX); oX.Done(&oRules[182], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule317(oX); oX.Done(&oRules[317], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule416(oX); oX.Done(&oRules[416], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule515(oX); oX.Done(&oRules[515], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule713(oX); oX.Done(&oRules[713], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule882(oX); oX.Done(&oRules[882], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule981(oX); oX.Done(&oRules[981], oFired, oErr) {
-				return false
-			}
-		case "tool_0065":
-			if oFired, oErr := oRule316(oX); oX.Done(&oRules[316], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule415(oX); oX.Done(&oRules[415], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule613(oX); oX.Done(&oRules[613], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule712(oX); oX.Done(&oRules[712], oFired, oErr) {
-				return false
-			}
-		case "tool_0066":
-			if oFired, oErr := oRule33(oX); oX.Done(&oRules[33], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule132(oX); oX.Done(&oRules[132], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule832(oX); oX.Done(&oRules[832], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule931(oX); oX.Done(&oRules[931], oFired, oErr) {
-				return false
-			}
-		case "tool_0067":
-			if oFired, oErr := oRule33(oX); oX.Done(&oRules[33], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule132(oX); oX.Done(&oRules[132], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule315(oX); oX.Done(&oRules[315], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule513(oX); oX.Done(&oRules[513], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule612(oX); oX.Done(&oRules[612], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule711(oX); oX.Done(&oRules[711], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule832(oX); oX.Done(&oRules[832], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule931(oX); oX.Done(&oRules[931], oFired, oErr) {
-				return false
-			}
-		case "tool_0068":
-			if oFired, oErr := oRule82(oX); oX.Done(&oRules[82], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule782(oX); oX.Done(&oRules[782], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule881(oX); oX.Done(&oRules[881], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule980(oX); oX.Done(&oRules[980], oFired, oErr) {
-				return false
-			}
-		case "tool_0069":
-			if oFired, oErr := oRule413(oX); oX.Done(&oRules[413], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule512(oX); oX.Done(&oRules[512], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule611(oX); oX.Done(&oRules[611], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule710(oX); oX.Done(&oRules[710], oFired, oErr) {
-				return false
-			}
-		case "tool_0070":
-			if oFired, oErr := oRule32(oX); oX.Done(&oRules[32], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule230(oX); oX.Done(&oRules[230], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule413(oX); oX.Done(&oRules[413], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule512(oX); oX.Done(&oRules[512], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule611(oX); oX.Done(&oRules[611], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule710(oX); oX.Done(&oRules[710], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule831(oX); oX.Done(&oRules[831], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule930(oX); oX.Done(&oRules[930], oFired, oErr) {
-				return false
-			}
-		case "tool_0071":
-			if oFired, oErr := oRule313(oX); oX.Done(&oRules[313], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule412(oX); oX.Done(&oRules[412], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule511(oX); oX.Done(&oRules[511], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule610(oX); oX.Done(&oRules[610], oFired, oErr) {
-				return false
-			}
-		case "tool_0072":
-			if oFired, oErr := oRule180(oX); oX.Done(&oRules[180], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule781(oX); oX.Done(&oRules[781], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule880(oX); oX.Done(&oRules[880], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule979(oX); oX.Done(&oRules[979], oFired, oErr) {
-				return false
-			}
-		case "tool_0073":
-			if oFired, oErr := oRule180(oX); oX.Done(&oRules[180], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule312(oX); oX.Done(&oRules[312], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule411(oX); oX.Done(&oRules[411], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule510(oX); oX.Done(&oRules[510], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule708(oX); oX.Done(&oRules[708], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule781(oX); oX.Done(&oRules[781], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule880(oX); oX.Done(&oRules[880], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule979(oX); oX.Done(&oRules[979], oFired, oErr) {
-				return false
-			}
-		case "tool_0074":
-			if oFired, oErr := oRule130(oX); oX.Done(&oRules[130], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule229(oX); oX.Done(&oRules[229], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule830(oX); oX.Done(&oRules[830], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule929(oX); oX.Done(&oRules[929], oFired, oErr) {
-				return false
-			}
-		case "tool_0075":
-			if oFired, oErr := oRule311(oX); oX.Done(&oRules[311], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule410(oX); oX.Done(&oRules[410], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule608(oX); oX.Done(&oRules[608], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule707(oX); oX.Done(&oRules[707], oFired, oErr) {
-				return false
-			}
-		case "tool_0076":
-			if oFired, oErr := oRule80(oX); oX.Done(&oRules[80], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule179(oX); oX.Done(&oRules[179], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule311(oX); oX.Done(&oRules[311], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule410(oX); oX.Done(&oRules[410], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule608(oX); oX.Done(&oRules[608], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule707(oX); oX.Done(&oRules[707], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule780(oX); oX.Done(&oRules[780], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule879(oX); oX.Done(&oRules[879], oFired, oErr) {
-				return false
-			}
-		case "tool_0077":
-			if oFired, oErr := oRule310(oX); oX.Done(&oRules[310], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule508(oX); oX.Done(&oRules[508], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule607(oX); oX.Done(&oRules[607], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule706(oX); oX.Done(&oRules[706], oFired, oErr) {
-				return false
-			}
-		case "tool_0078":
-			if oFired, oErr := oRule30(oX); oX.Done(&oRules[30], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule129(oX); oX.Done(&oRules[129], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule228(oX); oX.Done(&oRules[228], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule829(oX); oX.Done(&oRules[829], oFired, oErr) {
-				return false
-			}
-		case "tool_0079":
-			if oFired, oErr := oRule30(oX); oX.Done(&oRules[30], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule129(oX); oX.Done(&oRules[129], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule228(oX); oX.Done(&oRules[228], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule408(oX); oX.Done(&oRules[408], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule507(oX); oX.Done(&oRules[507], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule606(oX); oX.Done(&oRules[606], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule705(oX); oX.Done(&oRules[705], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule829(oX); oX.Done(&oRules[829], oFired, oErr) {
-				return false
-			}
-		case "tool_0080":
-			if oFired, oErr := oRule79(oX); oX.Done(&oRules[79], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule178(oX); oX.Done(&oRules[178], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule779(oX); oX.Done(&oRules[779], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule977(oX); oX.Done(&oRules[977], oFired, oErr) {
-				return false
-			}
-		case "tool_0081":
-			if oFired, oErr := oRule308(oX); oX.Done(&oRules[308], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule407(oX); oX.Done(&oRules[407], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule506(oX); oX.Done(&oRules[506], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule605(oX); oX.Done(&oRules[605], oFired, oErr) {
-				return false
-			}
-		case "tool_0082":
-			if oFired, oErr := oRule29(oX); oX.Done(&oRules[29], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule128(oX); oX.Done(&oRules[128], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule227(oX); oX.Done(&oRules[227], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule308(oX); oX.Done(&oRules[308], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule407(oX); oX.Done(&oRules[407], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule506(oX); oX.Done(&oRules[506], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule605(oX); oX.Done(&oRules[605], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule927(oX); oX.Done(&oRules[927], oFired, oErr) {
-				return false
-			}
-		case "tool_0083":
-			if oFired, oErr := oRule307(oX); oX.Done(&oRules[307], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule406(oX); oX.Done(&oRules[406], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule505(oX); oX.Done(&oRules[505], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule703(oX); oX.Done(&oRules[703], oFired, oErr) {
-				return false
-			}
-		case "tool_0084":
-			if oFired, oErr := oRule78(oX); oX.Done(&oRules[78], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule177(oX); oX.Done(&oRules[177], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule877(oX); oX.Done(&oRules[877], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule976(oX); oX.Done(&oRules[976], oFired, oErr) {
-				return false
-			}
-		case "tool_0085":
-			if oFired, oErr := oRule78(oX); oX.Done(&oRules[78], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule177(oX); oX.Done(&oRules[177], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule306(oX); oX.Done(&oRules[306], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule405(oX); oX.Done(&oRules[405], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule603(oX); oX.Done(&oRules[603], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule702(oX); oX.Done(&oRules[702], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule877(oX); oX.Done(&oRules[877], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule976(oX); oX.Done(&oRules[976], oFired, oErr) {
-				return false
-			}
-		case "tool_0086":
-			if oFired, oErr := oRule28(oX); oX.Done(&oRules[28], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule127(oX); oX.Done(&oRules[127], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule827(oX); oX.Done(&oRules[827], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule926(oX); oX.Done(&oRules[926], oFired, oErr) {
-				return false
-			}
-		case "tool_0087":
-			if oFired, oErr := oRule305(oX); oX.Done(&oRules[305], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule503(oX); oX.Done(&oRules[503], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule602(oX); oX.Done(&oRules[602], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule701(oX); oX.Done(&oRules[701], oFired, oErr) {
-				return false
-			}
-		case "tool_0088":
-			if oFired, oErr := oRule77(oX); oX.Done(&oRules[77], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule305(oX); oX.Done(&oRules[305], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule503(oX); oX.Done(&oRules[503], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule602(oX); oX.Done(&oRules[602], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule701(oX); oX.Done(&oRules[701], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule777(oX); oX.Done(&oRules[777], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule876(oX); oX.Done(&oRules[876], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule975(oX); oX.Done(&oRules[975], oFired, oErr) {
-				return false
-			}
-		case "tool_0089":
-			if oFired, oErr := oRule403(oX); oX.Done(&oRules[403], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule502(oX); oX.Done(&oRules[502], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule601(oX); oX.Done(&oRules[601], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule700(oX); oX.Done(&oRules[700], oFired, oErr) {
-				return false
-			}
-		case "tool_0090":
-			if oFired, oErr := oRule27(oX); oX.Done(&oRules[27], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule225(oX); oX.Done(&oRules[225], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule826(oX); oX.Done(&oRules[826], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule925(oX); oX.Done(&oRules[925], oFired, oErr) {
-				return false
-			}
-		case "tool_0091":
-			if oFired, oErr := oRule27(oX); oX.Done(&oRules[27], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule225(oX); oX.Done(&oRules[225], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule303(oX); oX.Done(&oRules[303], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule402(oX); oX.Done(&oRules[402], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule501(oX); oX.Done(&oRules[501], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule600(oX); oX.Done(&oRules[600], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule826(oX); oX.Done(&oRules[826], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule925(oX); oX.Done(&oRules[925], oFired, oErr) {
-				return false
-			}
-		case "tool_0092":
-			if oFired, oErr := oRule175(oX); oX.Done(&oRules[175], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule776(oX); oX.Done(&oRules[776], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule875(oX); oX.Done(&oRules[875], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule974(oX); oX.Done(&oRules[974], oFired, oErr) {
-				return false
-			}
-		case "tool_0093":
-			if oFired, oErr := oRule302(oX); oX.Done(&oRules[302], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule401(oX); oX.Done(&oRules[401], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule500(oX); oX.Done(&oRules[500], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule698(oX); oX.Done(&oRules[698], oFired, oErr) {
-				return false
-			}
-		case "tool_0094":
-			if oFired, oErr := oRule125(oX); oX.Done(&oRules[125], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule224(oX); oX.Done(&oRules[224], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule302(oX); oX.Done(&oRules[302], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule401(oX); oX.Done(&oRules[401], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule500(oX); oX.Done(&oRules[500], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule698(oX); oX.Done(&oRules[698], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule825(oX); oX.Done(&oRules[825], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule924(oX); oX.Done(&oRules[924], oFired, oErr) {
-				return false
-			}
-		case "tool_0095":
-			if oFired, oErr := oRule301(oX); oX.Done(&oRules[301], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule400(oX); oX.Done(&oRules[400], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule598(oX); oX.Done(&oRules[598], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule697(oX); oX.Done(&oRules[697], oFired, oErr) {
-				return false
-			}
-		case "tool_0096":
-			if oFired, oErr := oRule75(oX); oX.Done(&oRules[75], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule174(oX); oX.Done(&oRules[174], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule775(oX); oX.Done(&oRules[775], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule874(oX); oX.Done(&oRules[874], oFired, oErr) {
-				return false
-			}
-		case "tool_0097":
-			if oFired, oErr := oRule75(oX); oX.Done(&oRules[75], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule174(oX); oX.Done(&oRules[174], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule300(oX); oX.Done(&oRules[300], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule498(oX); oX.Done(&oRules[498], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule597(oX); oX.Done(&oRules[597], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule696(oX); oX.Done(&oRules[696], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule775(oX); oX.Done(&oRules[775], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule874(oX); oX.Done(&oRules[874], oFired, oErr) {
-				return false
-			}
-		case "tool_0098":
-			if oFired, oErr := oRule25(oX); oX.Done(&oRules[25], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule124(oX); oX.Done(&oRules[124], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule223(oX); oX.Done(&oRules[223], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule824(oX); oX.Done(&oRules[824], oFired, oErr) {
-				return false
-			}
-		case "tool_0099":
-			if oFired, oErr := oRule398(oX); oX.Done(&oRules[398], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule497(oX); oX.Done(&oRules[497], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule596(oX); oX.Done(&oRules[596], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule695(oX); oX.Done(&oRules[695], oFired, oErr) {
-				return false
-			}
-		case "tool_0100":
-			if oFired, oErr := oRule74(oX); oX.Done(&oRules[74], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule173(oX); oX.Done(&oRules[173], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule398(oX); oX.Done(&oRules[398], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule497(oX); oX.Done(&oRules[497], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule596(oX); oX.Done(&oRules[596], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule695(oX); oX.Done(&oRules[695], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule774(oX); oX.Done(&oRules[774], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule972(oX); oX.Done(&oRules[972], oFired, oErr) {
-				return false
-			}
-		case "tool_0101":
-			if oFired, oErr := oRule298(oX); oX.Done(&oRules[298], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule397(oX); oX.Done(&oRules[397], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule496(oX); oX.Done(&oRules[496], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule595(oX); oX.Done(&oRules[595], oFired, oErr) {
-				return false
-			}
-		case "tool_0102":
-			if oFired, oErr := oRule24(oX); oX.Done(&oRules[24], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule123(oX); oX.Done(&oRules[123], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule222(oX); oX.Done(&oRules[222], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule922(oX); oX.Done(&oRules[922], oFired, oErr) {
-				return false
-			}
-		case "tool_0103":
-			if oFired, oErr := oRule24(oX); oX.Done(&oRules[24], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule123(oX); oX.Done(&oRules[123], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule222(oX); oX.Done(&oRules[222], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule297(oX); oX.Done(&oRules[297], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule396(oX); oX.Done(&oRules[396], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule495(oX); oX.Done(&oRules[495], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule693(oX); oX.Done(&oRules[693], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule922(oX); oX.Done(&oRules[922], oFired, oErr) {
-				return false
-			}
-		case "tool_0104":
-			if oFired, oErr := oRule73(oX); oX.Done(&oRules[73], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule172(oX); oX.Done(&oRules[172], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule872(oX); oX.Done(&oRules[872], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule971(oX); oX.Done(&oRules[971], oFired, oErr) {
-				return false
-			}
-		case "tool_0105":
-			if oFired, oErr := oRule296(oX); oX.Done(&oRules[296], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule395(oX); oX.Done(&oRules[395], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule593(oX); oX.Done(&oRules[593], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule692(oX); oX.Done(&oRules[692], oFired, oErr) {
-				return false
-			}
-		case "tool_0106":
-			if oFired, oErr := oRule23(oX); oX.Done(&oRules[23], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule122(oX); oX.Done(&oRules[122], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule296(oX); oX.Done(&oRules[296], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule395(oX); oX.Done(&oRules[395], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule593(oX); oX.Done(&oRules[593], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule692(oX); oX.Done(&oRules[692], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule822(oX); oX.Done(&oRules[822], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule921(oX); oX.Done(&oRules[921], oFired, oErr) {
-				return false
-			}
-		case "tool_0107":
-			if oFired, oErr := oRule295(oX); oX.Done(&oRules[295], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule493(oX); oX.Done(&oRules[493], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule592(oX); oX.Done(&oRules[592], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule691(oX); oX.Done(&oRules[691], oFired, oErr) {
-				return false
-			}
-		case "tool_0108":
-			if oFired, oErr := oRule72(oX); oX.Done(&oRules[72], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule772(oX); oX.Done(&oRules[772], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule871(oX); oX.Done(&oRules[871], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule970(oX); oX.Done(&oRules[970], oFired, oErr) {
-				return false
-			}
-		case "tool_0109":
-			if oFired, oErr := oRule72(oX); oX.Done(&oRules[72], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule393(oX); oX.Done(&oRules[393], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule492(oX); oX.Done(&oRules[492], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule591(oX); oX.Done(&oRules[591], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule690(oX); oX.Done(&oRules[690], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule772(oX); oX.Done(&oRules[772], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule871(oX); oX.Done(&oRules[871], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule970(oX); oX.Done(&oRules[970], oFired, oErr) {
-				return false
-			}
-		case "tool_0110":
-			if oFired, oErr := oRule22(oX); oX.Done(&oRules[22], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule220(oX); oX.Done(&oRules[220], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule821(oX); oX.Done(&oRules[821], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule920(oX); oX.Done(&oRules[920], oFired, oErr) {
-				return false
-			}
-		case "tool_0111":
-			if oFired, oErr := oRule293(oX); oX.Done(&oRules[293], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule392(oX); oX.Done(&oRules[392], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule491(oX); oX.Done(&oRules[491], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule590(oX); oX.Done(&oRules[590], oFired, oErr) {
-				return false
-			}
-		case "tool_0112":
-			if oFired, oErr := oRule170(oX); oX.Done(&oRules[170], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule293(oX); oX.Done(&oRules[293], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule392(oX); oX.Done(&oRules[392], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule491(oX); oX.Done(&oRules[491], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule590(oX); oX.Done(&oRules[590], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule771(oX); oX.Done(&oRules[771], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule870(oX); oX.Done(&oRules[870], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule969(oX); oX.Done(&oRules[969], oFired, oErr) {
-				return false
-			}
-		case "tool_0113":
-			if oFired, oErr := oRule292(oX); oX.Done(&oRules[292], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule391(oX); oX.Done(&oRules[391], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule490(oX); oX.Done(&oRules[490], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule688(oX); oX.Done(&oRules[688], oFired, oErr) {
-				return false
-			}
-		case "tool_0114":
-			if oFired, oErr := oRule120(oX); oX.Done(&oRules[120], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule219(oX); oX.Done(&oRules[219], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule820(oX); oX.Done(&oRules[820], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule919(oX); oX.Done(&oRules[919], oFired, oErr) {
-				return false
-			}
-		case "tool_0115":
-			if oFired, oErr := oRule120(oX); oX.Done(&oRules[120], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule219(oX); oX.Done(&oRules[219], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule291(oX); oX.Done(&oRules[291], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule390(oX); oX.Done(&oRules[390], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule588(oX); oX.Done(&oRules[588], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule687(oX); oX.Done(&oRules[687], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule820(oX); oX.Done(&oRules[820], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule919(oX); oX.Done(&oRules[919], oFired, oErr) {
-				return false
-			}
-		case "tool_0116":
-			if oFired, oErr := oRule70(oX); oX.Done(&oRules[70], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule169(oX); oX.Done(&oRules[169], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule770(oX); oX.Done(&oRules[770], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule869(oX); oX.Done(&oRules[869], oFired, oErr) {
-				return false
-			}
-		case "tool_0117":
-			if oFired, oErr := oRule290(oX); oX.Done(&oRules[290], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule488(oX); oX.Done(&oRules[488], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule587(oX); oX.Done(&oRules[587], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule686(oX); oX.Done(&oRules[686], oFired, oErr) {
-				return false
-			}
-		case "tool_0118":
-			if oFired, oErr := oRule20(oX); oX.Done(&oRules[20], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule119(oX); oX.Done(&oRules[119], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule218(oX); oX.Done(&oRules[218], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule290(oX); oX.Done(&oRules[290], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule488(oX); oX.Done(&oRules[488], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule587(oX); oX.Done(&oRules[587], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule686(oX); oX.Done(&oRules[686], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule819(oX); oX.Done(&oRules[819], oFired, oErr) {
-				return false
-			}
-		case "tool_0119":
-			if oFired, oErr := oRule388(oX); oX.Done(&oRules[388], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule487(oX); oX.Done(&oRules[487], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule586(oX); oX.Done(&oRules[586], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule685(oX); oX.Done(&oRules[685], oFired, oErr) {
-				return false
-			}
-		case "tool_0120":
-			if oFired, oErr := oRule69(oX); oX.Done(&oRules[69], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule168(oX); oX.Done(&oRules[168], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule769(oX); oX.Done(&oRules[769], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule967(oX); oX.Done(&oRules[967], oFired, oErr) {
-				return false
-			}
-		case "tool_0121":
-			if oFired, oErr := oRule69(oX); oX.Done(&oRules[69], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule168(oX); oX.Done(&oRules[168], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule288(oX); oX.Done(&oRules[288], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule387(oX); oX.Done(&oRules[387], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule486(oX); oX.Done(&oRules[486], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule585(oX); oX.Done(&oRules[585], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule769(oX); oX.Done(&oRules[769], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule967(oX); oX.Done(&oRules[967], oFired, oErr) {
-				return false
-			}
-		case "tool_0122":
-			if oFired, oErr := oRule19(oX); oX.Done(&oRules[19], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule118(oX); oX.Done(&oRules[118], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule217(oX); oX.Done(&oRules[217], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule917(oX); oX.Done(&oRules[917], oFired, oErr) {
-				return false
-			}
-		case "tool_0123":
-			if oFired, oErr := oRule287(oX); oX.Done(&oRules[287], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule386(oX); oX.Done(&oRules[386], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule485(oX); oX.Done(&oRules[485], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule683(oX); oX.Done(&oRules[683], oFired, oErr) {
-				return false
-			}
-		case "tool_0124":
-			if oFired, oErr := oRule68(oX); oX.Done(&oRules[68], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule167(oX); oX.Done(&oRules[167], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule287(oX); oX.Done(&oRules[287], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule386(oX); oX.Done(&oRules[386], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule485(oX); oX.Done(&oRules[485], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule683(oX); oX.Done(&oRules[683], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule867(oX); oX.Done(&oRules[867], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule966(oX); oX.Done(&oRules[966], oFired, oErr) {
-				return false
-			}
-		case "tool_0125":
-			if oFired, oErr := oRule286(oX); oX.Done(&oRules[286], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule385(oX); oX.Done(&oRules[385], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule583(oX); oX.Done(&oRules[583], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule682(oX); oX.Done(&oRules[682], oFired, oErr) {
-				return false
-			}
-		case "tool_0126":
-			if oFired, oErr := oRule18(oX); oX.Done(&oRules[18], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule117(oX); oX.Done(&oRules[117], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule817(oX); oX.Done(&oRules[817], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule916(oX); oX.Done(&oRules[916], oFired, oErr) {
-				return false
-			}
-		case "tool_0127":
-			if oFired, oErr := oRule18(oX); oX.Done(&oRules[18], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule117(oX); oX.Done(&oRules[117], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule285(oX); oX.Done(&oRules[285], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule483(oX); oX.Done(&oRules[483], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule582(oX); oX.Done(&oRules[582], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule681(oX); oX.Done(&oRules[681], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule817(oX); oX.Done(&oRules[817], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule916(oX); oX.Done(&oRules[916], oFired, oErr) {
-				return false
-			}
-		case "tool_0128":
-			if oFired, oErr := oRule67(oX); oX.Done(&oRules[67], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule767(oX); oX.Done(&oRules[767], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule866(oX); oX.Done(&oRules[866], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule965(oX); oX.Done(&oRules[965], oFired, oErr) {
-				return false
-			}
-		case "tool_0129":
-			if oFired, oErr := oRule383(oX); oX.Done(&oRules[383], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule482(oX); oX.Done(&oRules[482], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule581(oX); oX.Done(&oRules[581], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule680(oX); oX.Done(&oRules[680], oFired, oErr) {
-				return false
-			}
-		case "tool_0130":
-			if oFired, oErr := oRule17(oX); oX.Done(&oRules[17], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule215(oX); oX.Done(&oRules[215], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule383(oX); oX.Done(&oRules[383], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule482(oX); oX.Done(&oRules[482], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule581(oX); oX.Done(&oRules[581], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule680(oX); oX.Done(&oRules[680], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule816(oX); oX.Done(&oRules[816], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule915(oX); oX.Done(&oRules[915], oFired, oErr) {
-				return false
-			}
-		case "tool_0131":
-			if oFired, oErr := oRule283(oX); oX.Done(&oRules[283], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule382(oX); oX.Done(&oRules[382], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule481(oX); oX.Done(&oRules[481], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule580(oX); oX.Done(&oRules[580], oFired, oErr) {
-				return false
-			}
-		case "tool_0132":
-			if oFired, oErr := oRule165(oX); oX.Done(&oRules[165], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule766(oX); oX.Done(&oRules[766], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule865(oX); oX.Done(&oRules[865], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule964(oX); oX.Done(&oRules[964], oFired, oErr) {
-				return false
-			}
-		case "tool_0133":
-			if oFired, oErr := oRule165(oX); oX.Done(&oRules[165], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule282(oX); oX.Done(&oRules[282], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule381(oX); oX.Done(&oRules[381], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule480(oX); oX.Done(&oRules[480], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule678(oX); oX.Done(&oRules[678], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule766(oX); oX.Done(&oRules[766], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule865(oX); oX.Done(&oRules[865], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule964(oX); oX.Done(&oRules[964], oFired, oErr) {
-				return false
-			}
-		case "tool_0134":
-			if oFired, oErr := oRule115(oX); oX.Done(&oRules[115], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule214(oX); oX.Done(&oRules[214], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule815(oX); oX.Done(&oRules[815], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule914(oX); oX.Done(&oRules[914], oFired, oErr) {
-				return false
-			}
-		case "tool_0135":
-			if oFired, oErr := oRule281(oX); oX.Done(&oRules[281], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule380(oX); oX.Done(&oRules[380], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule578(oX); oX.Done(&oRules[578], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule677(oX); oX.Done(&oRules[677], oFired, oErr) {
-				return false
-			}
-		case "tool_0136":
-			if oFired, oErr := oRule65(oX); oX.Done(&oRules[65], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule164(oX); oX.Done(&oRules[164], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule281(oX); oX.Done(&oRules[281], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule380(oX); oX.Done(&oRules[380], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule578(oX); oX.Done(&oRules[578], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule677(oX); oX.Done(&oRules[677], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule765(oX); oX.Done(&oRules[765], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule864(oX); oX.Done(&oRules[864], oFired, oErr) {
-				return false
-			}
-		case "tool_0137":
-			if oFired, oErr := oRule280(oX); oX.Done(&oRules[280], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule478(oX); oX.Done(&oRules[478], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule577(oX); oX.Done(&oRules[577], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule676(oX); oX.Done(&oRules[676], oFired, oErr) {
-				return false
-			}
-		case "tool_0138":
-			if oFired, oErr := oRule15(oX); oX.Done(&oRules[15], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule114(oX); oX.Done(&oRules[114], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule213(oX); oX.Done(&oRules[213], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule814(oX); oX.Done(&oRules[814], oFired, oErr) {
-				return false
-			}
-		case "tool_0139":
-			if oFired, oErr := oRule15(oX); oX.Done(&oRules[15], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule114(oX); oX.Done(&oRules[114], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule213(oX); oX.Done(&oRules[213], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule378(oX); oX.Done(&oRules[378], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule477(oX); oX.Done(&oRules[477], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule576(oX); oX.Done(&oRules[576], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule675(oX); oX.Done(&oRules[675], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule814(oX); oX.Done(&oRules[814], oFired, oErr) {
-				return false
-			}
-		case "tool_0140":
-			if oFired, oErr := oRule64(oX); oX.Done(&oRules[64], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule163(oX); oX.Done(&oRules[163], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule764(oX); oX.Done(&oRules[764], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule962(oX); oX.Done(&oRules[962], oFired, oErr) {
-				return false
-			}
-		case "tool_0141":
-			if oFired, oErr := oRule278(oX); oX.Done(&oRules[278], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule377(oX); oX.Done(&oRules[377], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule476(oX); oX.Done(&oRules[476], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule575(oX); oX.Done(&oRules[575], oFired, oErr) {
-				return false
-			}
-		case "tool_0142":
-			if oFired, oErr := oRule14(oX); oX.Done(&oRules[14], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule113(oX); oX.Done(&oRules[113], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule212(oX); oX.Done(&oRules[212], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule278(oX); oX.Done(&oRules[278], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule377(oX); oX.Done(&oRules[377], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule476(oX); oX.Done(&oRules[476], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule575(oX); oX.Done(&oRules[575], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule912(oX); oX.Done(&oRules[912], oFired, oErr) {
-				return false
-			}
-		case "tool_0143":
-			if oFired, oErr := oRule277(oX); oX.Done(&oRules[277], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule376(oX); oX.Done(&oRules[376], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule475(oX); oX.Done(&oRules[475], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule673(oX); oX.Done(&oRules[673], oFired, oErr) {
-				return false
-			}
-		case "tool_0144":
-			if oFired, oErr := oRule63(oX); oX.Done(&oRules[63], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule162(oX); oX.Done(&oRules[162], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule862(oX); oX.Done(&oRules[862], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule961(oX); oX.Done(&oRules[961], oFired, oErr) {
-				return false
-			}
-		case "tool_0145":
-			if oFired, oErr := oRule63(oX); oX.Done(&oRules[63], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule162(oX); oX.Done(&oRules[162], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule276(oX); oX.Done(&oRules[276], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule375(oX); oX.Done(&oRules[375], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule573(oX); oX.Done(&oRules[573], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule672(oX); oX.Done(&oRules[672], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule862(oX); oX.Done(&oRules[862], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule961(oX); oX.Done(&oRules[961], oFired, oErr) {
-				return false
-			}
-		case "tool_0146":
-			if oFired, oErr := oRule13(oX); oX.Done(&oRules[13], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule112(oX); oX.Done(&oRules[112], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule812(oX); oX.Done(&oRules[812], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule911(oX); oX.Done(&oRules[911], oFired, oErr) {
-				return false
-			}
-		case "tool_0147":
-			if oFired, oErr := oRule275(oX); oX.Done(&oRules[275], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule473(oX); oX.Done(&oRules[473], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule572(oX); oX.Done(&oRules[572], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule671(oX); oX.Done(&oRules[671], oFired, oErr) {
-				return false
-			}
-		case "tool_0148":
-			if oFired, oErr := oRule62(oX); oX.Done(&oRules[62], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule275(oX); oX.Done(&oRules[275], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule473(oX); oX.Done(&oRules[473], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule572(oX); oX.Done(&oRules[572], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule671(oX); oX.Done(&oRules[671], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule762(oX); oX.Done(&oRules[762], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule861(oX); oX.Done(&oRules[861], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule960(oX); oX.Done(&oRules[960], oFired, oErr) {
-				return false
-			}
-		case "tool_0149":
-			if oFired, oErr := oRule373(oX); oX.Done(&oRules[373], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule472(oX); oX.Done(&oRules[472], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule571(oX); oX.Done(&oRules[571], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule670(oX); oX.Done(&oRules[670], oFired, oErr) {
-				return false
-			}
-		case "tool_0150":
-			if oFired, oErr := oRule12(oX); oX.Done(&oRules[12], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule210(oX); oX.Done(&oRules[210], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule811(oX); oX.Done(&oRules[811], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule910(oX); oX.Done(&oRules[910], oFired, oErr) {
-				return false
-			}
-		case "tool_0151":
-			if oFired, oErr := oRule12(oX); oX.Done(&oRules[12], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule210(oX); oX.Done(&oRules[210], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule273(oX); oX.Done(&oRules[273], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule372(oX); oX.Done(&oRules[372], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule471(oX); oX.Done(&oRules[471], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule570(oX); oX.Done(&oRules[570], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule811(oX); oX.Done(&oRules[811], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule910(oX); oX.Done(&oRules[910], oFired, oErr) {
-				return false
-			}
-		case "tool_0152":
-			if oFired, oErr := oRule160(oX); oX.Done(&oRules[160], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule761(oX); oX.Done(&oRules[761], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule860(oX); oX.Done(&oRules[860], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule959(oX); oX.Done(&oRules[959], oFired, oErr) {
-				return false
-			}
-		case "tool_0153":
-			if oFired, oErr := oRule272(oX); oX.Done(&oRules[272], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule371(oX); oX.Done(&oRules[371], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule470(oX); oX.Done(&oRules[470], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule668(oX); oX.Done(&oRules[668], oFired, oErr) {
-				return false
-			}
-		case "tool_0154":
-			if oFired, oErr := oRule110(oX); oX.Done(&oRules[110], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule209(oX); oX.Done(&oRules[209], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule272(oX); oX.Done(&oRules[272], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule371(oX); oX.Done(&oRules[371], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule470(oX); oX.Done(&oRules[470], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule668(oX); oX.Done(&oRules[668], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule810(oX); oX.Done(&oRules[810], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule909(oX); oX.Done(&oRules[909], oFired, oErr) {
-				return false
-			}
-		case "tool_0155":
-			if oFired, oErr := oRule271(oX); oX.Done(&oRules[271], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule370(oX); oX.Done(&oRules[370], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule568(oX); oX.Done(&oRules[568], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule667(oX); oX.Done(&oRules[667], oFired, oErr) {
-				return false
-			}
-		case "tool_0156":
-			if oFired, oErr := oRule60(oX); oX.Done(&oRules[60], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule159(oX); oX.Done(&oRules[159], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule760(oX); oX.Done(&oRules[760], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule859(oX); oX.Done(&oRules[859], oFired, oErr) {
-				return false
-			}
-		case "tool_0157":
-			if oFired, oErr := oRule60(oX); oX.Done(&oRules[60], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule159(oX); oX.Done(&oRules[159], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule270(oX); oX.Done(&oRules[270], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule468(oX); oX.Done(&oRules[468], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule567(oX); oX.Done(&oRules[567], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule666(oX); oX.Done(&oRules[666], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule760(oX); oX.Done(&oRules[760], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule859(oX); oX.Done(&oRules[859], oFired, oErr) {
-				return false
-			}
-		case "tool_0158":
-			if oFired, oErr := oRule10(oX); oX.Done(&oRules[10], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule109(oX); oX.Done(&oRules[109], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule208(oX); oX.Done(&oRules[208], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule809(oX); oX.Done(&oRules[809], oFired, oErr) {
-				return false
-			}
-		case "tool_0159":
-			if oFired, oErr := oRule368(oX); oX.Done(&oRules[368], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule467(oX); oX.Done(&oRules[467], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule566(oX); oX.Done(&oRules[566], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule665(oX); oX.Done(&oRules[665], oFired, oErr) {
-				return false
-			}
-		case "tool_0160":
-			if oFired, oErr := oRule59(oX); oX.Done(&oRules[59], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule158(oX); oX.Done(&oRules[158], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule368(oX); oX.Done(&oRules[368], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule467(oX); oX.Done(&oRules[467], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule566(oX); oX.Done(&oRules[566], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule665(oX); oX.Done(&oRules[665], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule759(oX); oX.Done(&oRules[759], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule957(oX); oX.Done(&oRules[957], oFired, oErr) {
-				return false
-			}
-		case "tool_0161":
-			if oFired, oErr := oRule268(oX); oX.Done(&oRules[268], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule367(oX); oX.Done(&oRules[367], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule466(oX); oX.Done(&oRules[466], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule565(oX); oX.Done(&oRules[565], oFired, oErr) {
-				return false
-			}
-		case "tool_0162":
-			if oFired, oErr := oRule9(oX); oX.Done(&oRules[9], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule108(oX); oX.Done(&oRules[108], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule207(oX); oX.Done(&oRules[207], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule907(oX); oX.Done(&oRules[907], oFired, oErr) {
-				return false
-			}
-		case "tool_0163":
-			if oFired, oErr := oRule9(oX); oX.Done(&oRules[9], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule108(oX); oX.Done(&oRules[108], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule207(oX); oX.Done(&oRules[207], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule267(oX); oX.Done(&oRules[267], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule366(oX); oX.Done(&oRules[366], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule465(oX); oX.Done(&oRules[465], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule663(oX); oX.Done(&oRules[663], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule907(oX); oX.Done(&oRules[907], oFired, oErr) {
-				return false
-			}
-		case "tool_0164":
-			if oFired, oErr := oRule58(oX); oX.Done(&oRules[58], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule157(oX); oX.Done(&oRules[157], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule857(oX); oX.Done(&oRules[857], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule956(oX); oX.Done(&oRules[956], oFired, oErr) {
-				return false
-			}
-		case "tool_0165":
-			if oFired, oErr := oRule266(oX); oX.Done(&oRules[266], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule365(oX); oX.Done(&oRules[365], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule563(oX); oX.Done(&oRules[563], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule662(oX); oX.Done(&oRules[662], oFired, oErr) {
-				return false
-			}
-		case "tool_0166":
-			if oFired, oErr := oRule8(oX); oX.Done(&oRules[8], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule107(oX); oX.Done(&oRules[107], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule266(oX); oX.Done(&oRules[266], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule365(oX); oX.Done(&oRules[365], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule563(oX); oX.Done(&oRules[563], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule662(oX); oX.Done(&oRules[662], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule807(oX); oX.Done(&oRules[807], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule906(oX); oX.Done(&oRules[906], oFired, oErr) {
-				return false
-			}
-		case "tool_0167":
-			if oFired, oErr := oRule265(oX); oX.Done(&oRules[265], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule463(oX); oX.Done(&oRules[463], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule562(oX); oX.Done(&oRules[562], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule661(oX); oX.Done(&oRules[661], oFired, oErr) {
-				return false
-			}
-		case "tool_0168":
-			if oFired, oErr := oRule57(oX); oX.Done(&oRules[57], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule757(oX); oX.Done(&oRules[757], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule856(oX); oX.Done(&oRules[856], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule955(oX); oX.Done(&oRules[955], oFired, oErr) {
-				return false
-			}
-		case "tool_0169":
-			if oFired, oErr := oRule57(oX); oX.Done(&oRules[57], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule363(oX); oX.Done(&oRules[363], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule462(oX); oX.Done(&oRules[462], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule561(oX); oX.Done(&oRules[561], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule660(oX); oX.Done(&oRules[660], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule757(oX); oX.Done(&oRules[757], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule856(oX); oX.Done(&oRules[856], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule955(oX); oX.Done(&oRules[955], oFired, oErr) {
-				return false
-			}
-		case "tool_0170":
-			if oFired, oErr := oRule7(oX); oX.Done(&oRules[7], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule205(oX); oX.Done(&oRules[205], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule806(oX); oX.Done(&oRules[806], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule905(oX); oX.Done(&oRules[905], oFired, oErr) {
-				return false
-			}
-		case "tool_0171":
-			if oFired, oErr := oRule263(oX); oX.Done(&oRules[263], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule362(oX); oX.Done(&oRules[362], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule461(oX); oX.Done(&oRules[461], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule560(oX); oX.Done(&oRules[560], oFired, oErr) {
-				return false
-			}
-		case "tool_0172":
-			if oFired, oErr := oRule155(oX); oX.Done(&oRules[155], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule263(oX); oX.Done(&oRules[263], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule362(oX); oX.Done(&oRules[362], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule461(oX); oX.Done(&oRules[461], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule560(oX); oX.Done(&oRules[560], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule756(oX); oX.Done(&oRules[756], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule855(oX); oX.Done(&oRules[855], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule954(oX); oX.Done(&oRules[954], oFired, oErr) {
-				return false
-			}
-		case "tool_0173":
-			if oFired, oErr := oRule262(oX); oX.Done(&oRules[262], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule361(oX); oX.Done(&oRules[361], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule460(oX); oX.Done(&oRules[460], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule658(oX); oX.Done(&oRules[658], oFired, oErr) {
-				return false
-			}
-		case "tool_0174":
-			if oFired, oErr := oRule105(oX); oX.Done(&oRules[105], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule204(oX); oX.Done(&oRules[204], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule805(oX); oX.Done(&oRules[805], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule904(oX); oX.Done(&oRules[904], oFired, oErr) {
-				return false
-			}
-		case "tool_0175":
-			if oFired, oErr := oRule105(oX); oX.Done(&oRules[105], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule204(oX); oX.Done(&oRules[204], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule261(oX); oX.Done(&oRules[261], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule360(oX); oX.Done(&oRules[360], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule558(oX); oX.Done(&oRules[558], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule657(oX); oX.Done(&oRules[657], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule805(oX); oX.Done(&oRules[805], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule904(oX); oX.Done(&oRules[904], oFired, oErr) {
-				return false
-			}
-		case "tool_0176":
-			if oFired, oErr := oRule55(oX); oX.Done(&oRules[55], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule154(oX); oX.Done(&oRules[154], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule755(oX); oX.Done(&oRules[755], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule854(oX); oX.Done(&oRules[854], oFired, oErr) {
-				return false
-			}
-		case "tool_0177":
-			if oFired, oErr := oRule260(oX); oX.Done(&oRules[260], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule458(oX); oX.Done(&oRules[458], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule557(oX); oX.Done(&oRules[557], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule656(oX); oX.Done(&oRules[656], oFired, oErr) {
-				return false
-			}
-		case "tool_0178":
-			if oFired, oErr := oRule5(oX); oX.Done(&oRules[5], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule104(oX); oX.Done(&oRules[104], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule203(oX); oX.Done(&oRules[203], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule260(oX); oX.Done(&oRules[260], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule458(oX); oX.Done(&oRules[458], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule557(oX); oX.Done(&oRules[557], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule656(oX); oX.Done(&oRules[656], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule804(oX); oX.Done(&oRules[804], oFired, oErr) {
-				return false
-			}
-		case "tool_0179":
-			if oFired, oErr := oRule358(oX); oX.Done(&oRules[358], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule457(oX); oX.Done(&oRules[457], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule556(oX); oX.Done(&oRules[556], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule655(oX); oX.Done(&oRules[655], oFired, oErr) {
-				return false
-			}
-		case "tool_0180":
-			if oFired, oErr := oRule54(oX); oX.Done(&oRules[54], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule153(oX); oX.Done(&oRules[153], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule754(oX); oX.Done(&oRules[754], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule952(oX); oX.Done(&oRules[952], oFired, oErr) {
-				return false
-			}
-		case "tool_0181":
-			if oFired, oErr := oRule54(oX); oX.Done(&oRules[54], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule153(oX); oX.Done(&oRules[153], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule258(oX); oX.Done(&oRules[258], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule357(oX); oX.Done(&oRules[357], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule456(oX); oX.Done(&oRules[456], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule555(oX); oX.Done(&oRules[555], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule754(oX); oX.Done(&oRules[754], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule952(oX); oX.Done(&oRules[952], oFired, oErr) {
-				return false
-			}
-		case "tool_0182":
-			if oFired, oErr := oRule4(oX); oX.Done(&oRules[4], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule103(oX); oX.Done(&oRules[103], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule202(oX); oX.Done(&oRules[202], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule902(oX); oX.Done(&oRules[902], oFired, oErr) {
-				return false
-			}
-		case "tool_0183":
-			if oFired, oErr := oRule257(oX); oX.Done(&oRules[257], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule356(oX); oX.Done(&oRules[356], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule455(oX); oX.Done(&oRules[455], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule653(oX); oX.Done(&oRules[653], oFired, oErr) {
-				return false
-			}
-		case "tool_0184":
-			if oFired, oErr := oRule53(oX); oX.Done(&oRules[53], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule152(oX); oX.Done(&oRules[152], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule257(oX); oX.Done(&oRules[257], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule356(oX); oX.Done(&oRules[356], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule455(oX); oX.Done(&oRules[455], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule653(oX); oX.Done(&oRules[653], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule852(oX); oX.Done(&oRules[852], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule951(oX); oX.Done(&oRules[951], oFired, oErr) {
-				return false
-			}
-		case "tool_0185":
-			if oFired, oErr := oRule256(oX); oX.Done(&oRules[256], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule355(oX); oX.Done(&oRules[355], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule553(oX); oX.Done(&oRules[553], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule652(oX); oX.Done(&oRules[652], oFired, oErr) {
-				return false
-			}
-		case "tool_0186":
-			if oFired, oErr := oRule3(oX); oX.Done(&oRules[3], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule102(oX); oX.Done(&oRules[102], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule802(oX); oX.Done(&oRules[802], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule901(oX); oX.Done(&oRules[901], oFired, oErr) {
-				return false
-			}
-		case "tool_0187":
-			if oFired, oErr := oRule3(oX); oX.Done(&oRules[3], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule102(oX); oX.Done(&oRules[102], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule255(oX); oX.Done(&oRules[255], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule453(oX); oX.Done(&oRules[453], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule552(oX); oX.Done(&oRules[552], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule651(oX); oX.Done(&oRules[651], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule802(oX); oX.Done(&oRules[802], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule901(oX); oX.Done(&oRules[901], oFired, oErr) {
-				return false
-			}
-		case "tool_0188":
-			if oFired, oErr := oRule52(oX); oX.Done(&oRules[52], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule752(oX); oX.Done(&oRules[752], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule851(oX); oX.Done(&oRules[851], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule950(oX); oX.Done(&oRules[950], oFired, oErr) {
-				return false
-			}
-		case "tool_0189":
-			if oFired, oErr := oRule353(oX); oX.Done(&oRules[353], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule452(oX); oX.Done(&oRules[452], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule551(oX); oX.Done(&oRules[551], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule650(oX); oX.Done(&oRules[650], oFired, oErr) {
-				return false
-			}
-		case "tool_0190":
-			if oFired, oErr := oRule200(oX); oX.Done(&oRules[200], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule353(oX); oX.Done(&oRules[353], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule452(oX); oX.Done(&oRules[452], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule551(oX); oX.Done(&oRules[551], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule650(oX); oX.Done(&oRules[650], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule801(oX); oX.Done(&oRules[801], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule900(oX); oX.Done(&oRules[900], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule999(oX); oX.Done(&oRules[999], oFired, oErr) {
-				return false
-			}
-		case "tool_0191":
-			if oFired, oErr := oRule352(oX); oX.Done(&oRules[352], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule451(oX); oX.Done(&oRules[451], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule550(oX); oX.Done(&oRules[550], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule748(oX); oX.Done(&oRules[748], oFired, oErr) {
-				return false
-			}
-		case "tool_0192":
-			if oFired, oErr := oRule150(oX); oX.Done(&oRules[150], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule249(oX); oX.Done(&oRules[249], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule850(oX); oX.Done(&oRules[850], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule949(oX); oX.Done(&oRules[949], oFired, oErr) {
-				return false
-			}
-		case "tool_0193":
-			if oFired, oErr := oRule150(oX); oX.Done(&oRules[150], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule249(oX); oX.Done(&oRules[249], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule351(oX); oX.Done(&oRules[351], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule450(oX); oX.Done(&oRules[450], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule648(oX); oX.Done(&oRules[648], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule747(oX); oX.Done(&oRules[747], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule850(oX); oX.Done(&oRules[850], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule949(oX); oX.Done(&oRules[949], oFired, oErr) {
-				return false
-			}
-		case "tool_0194":
-			if oFired, oErr := oRule100(oX); oX.Done(&oRules[100], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule199(oX); oX.Done(&oRules[199], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule800(oX); oX.Done(&oRules[800], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule899(oX); oX.Done(&oRules[899], oFired, oErr) {
-				return false
-			}
-		case "tool_0195":
-			if oFired, oErr := oRule350(oX); oX.Done(&oRules[350], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule548(oX); oX.Done(&oRules[548], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule647(oX); oX.Done(&oRules[647], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule746(oX); oX.Done(&oRules[746], oFired, oErr) {
-				return false
-			}
-		case "tool_0196":
-			if oFired, oErr := oRule50(oX); oX.Done(&oRules[50], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule149(oX); oX.Done(&oRules[149], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule248(oX); oX.Done(&oRules[248], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule350(oX); oX.Done(&oRules[350], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule548(oX); oX.Done(&oRules[548], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule647(oX); oX.Done(&oRules[647], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule746(oX); oX.Done(&oRules[746], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule849(oX); oX.Done(&oRules[849], oFired, oErr) {
-				return false
-			}
-		case "tool_0197":
-			if oFired, oErr := oRule448(oX); oX.Done(&oRules[448], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule547(oX); oX.Done(&oRules[547], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule646(oX); oX.Done(&oRules[646], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule745(oX); oX.Done(&oRules[745], oFired, oErr) {
-				return false
-			}
-		default:
-		}
-		return false
-	}
-	if oFired, oErr := oRule0(oX); oX.Done(&oRules[0], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule1(oX); oX.Done(&oRules[1], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule2(oX); oX.Done(&oRules[2], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule3(oX); oX.Done(&oRules[3], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule4(oX); oX.Done(&oRules[4], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule5(oX); oX.Done(&oRules[5], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule7(oX); oX.Done(&oRules[7], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule8(oX); oX.Done(&oRules[8], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule9(oX); oX.Done(&oRules[9], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule10(oX); oX.Done(&oRules[10], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule12(oX); oX.Done(&oRules[12], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule13(oX); oX.Done(&oRules[13], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule14(oX); oX.Done(&oRules[14], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule15(oX); oX.Done(&oRules[15], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule17(oX); oX.Done(&oRules[17], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule18(oX); oX.Done(&oRules[18], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule19(oX); oX.Done(&oRules[19], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule20(oX); oX.Done(&oRules[20], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule22(oX); oX.Done(&oRules[22], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule23(oX); oX.Done(&oRules[23], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule24(oX); oX.Done(&oRules[24], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule25(oX); oX.Done(&oRules[25], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule27(oX); oX.Done(&oRules[27], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule28(oX); oX.Done(&oRules[28], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule29(oX); oX.Done(&oRules[29], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule30(oX); oX.Done(&oRules[30], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule32(oX); oX.Done(&oRules[32], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule33(oX); oX.Done(&oRules[33], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule34(oX); oX.Done(&oRules[34], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule35(oX); oX.Done(&oRules[35], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule37(oX); oX.Done(&oRules[37], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule38(oX); oX.Done(&oRules[38], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule39(oX); oX.Done(&oRules[39], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule40(oX); oX.Done(&oRules[40], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule42(oX); oX.Done(&oRules[42], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule43(oX); oX.Done(&oRules[43], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule44(oX); oX.Done(&oRules[44], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule45(oX); oX.Done(&oRules[45], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule47(oX); oX.Done(&oRules[47], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule48(oX); oX.Done(&oRules[48], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule49(oX); oX.Done(&oRules[49], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule50(oX); oX.Done(&oRules[50], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule52(oX); oX.Done(&oRules[52], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule53(oX); oX.Done(&oRules[53], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule54(oX); oX.Done(&oRules[54], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule55(oX); oX.Done(&oRules[55], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule57(oX); oX.Done(&oRules[57], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule58(oX); oX.Done(&oRules[58], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule59(oX); oX.Done(&oRules[59], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule60(oX); oX.Done(&oRules[60], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule62(oX); oX.Done(&oRules[62], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule63(oX); oX.Done(&oRules[63], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule64(oX); oX.Done(&oRules[64], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule65(oX); oX.Done(&oRules[65], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule67(oX); oX.Done(&oRules[67], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule68(oX); oX.Done(&oRules[68], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule69(oX); oX.Done(&oRules[69], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule70(oX); oX.Done(&oRules[70], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule72(oX); oX.Done(&oRules[72], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule73(oX); oX.Done(&oRules[73], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule74(oX); oX.Done(&oRules[74], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule75(oX); oX.Done(&oRules[75], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule77(oX); oX.Done(&oRules[77], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule78(oX); oX.Done(&oRules[78], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule79(oX); oX.Done(&oRules[79], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule80(oX); oX.Done(&oRules[80], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule82(oX); oX.Done(&oRules[82], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule83(oX); oX.Done(&oRules[83], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule84(oX); oX.Done(&oRules[84], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule85(oX); oX.Done(&oRules[85], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule87(oX); oX.Done(&oRules[87], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule88(oX); oX.Done(&oRules[88], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule89(oX); oX.Done(&oRules[89], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule90(oX); oX.Done(&oRules[90], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule92(oX); oX.Done(&oRules[92], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule93(oX); oX.Done(&oRules[93], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule94(oX); oX.Done(&oRules[94], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule95(oX); oX.Done(&oRules[95], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule97(oX); oX.Done(&oRules[97], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule98(oX); oX.Done(&oRules[98], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule99(oX); oX.Done(&oRules[99], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule100(oX); oX.Done(&oRules[100], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule102(oX); oX.Done(&oRules[102], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule103(oX); oX.Done(&oRules[103], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule104(oX); oX.Done(&oRules[104], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule105(oX); oX.Done(&oRules[105], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule107(oX); oX.Done(&oRules[107], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule108(oX); oX.Done(&oRules[108], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule109(oX); oX.Done(&oRules[109], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule110(oX); oX.Done(&oRules[110], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule112(oX); oX.Done(&oRules[112], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule113(oX); oX.Done(&oRules[113], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule114(oX); oX.Done(&oRules[114], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule115(oX); oX.Done(&oRules[115], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule117(oX); oX.Done(&oRules[117], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule118(oX); oX.Done(&oRules[118], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule119(oX); oX.Done(&oRules[119], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule120(oX); oX.Done(&oRules[120], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule122(oX); oX.Done(&oRules[122], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule123(oX); oX.Done(&oRules[123], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule124(oX); oX.Done(&oRules[124], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule125(oX); oX.Done(&oRules[125], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule127(oX); oX.Done(&oRules[127], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule128(oX); oX.Done(&oRules[128], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule129(oX); oX.Done(&oRules[129], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule130(oX); oX.Done(&oRules[130], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule132(oX); oX.Done(&oRules[132], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule133(oX); oX.Done(&oRules[133], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule134(oX); oX.Done(&oRules[134], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule135(oX); oX.Done(&oRules[135], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule137(oX); oX.Done(&oRules[137], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule138(oX); oX.Done(&oRules[138], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule139(oX); oX.Done(&oRules[139], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule140(oX); oX.Done(&oRules[140], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule142(oX); oX.Done(&oRules[142], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule143(oX); oX.Done(&oRules[143], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule144(oX); oX.Done(&oRules[144], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule145(oX); oX.Done(&oRules[145], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule147(oX); oX.Done(&oRules[147], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule148(oX); oX.Done(&oRules[148], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule149(oX); oX.Done(&oRules[149], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule150(oX); oX.Done(&oRules[150], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule152(oX); oX.Done(&oRules[152], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule153(oX); oX.Done(&oRules[153], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule154(oX); oX.Done(&oRules[154], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule155(oX); oX.Done(&oRules[155], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule157(oX); oX.Done(&oRules[157], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule158(oX); oX.Done(&oRules[158], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule159(oX); oX.Done(&oRules[159], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule160(oX); oX.Done(&oRules[160], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule162(oX); oX.Done(&oRules[162], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule163(oX); oX.Done(&oRules[163], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule164(oX); oX.Done(&oRules[164], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule165(oX); oX.Done(&oRules[165], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule167(oX); oX.Done(&oRules[167], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule168(oX); oX.Done(&oRules[168], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule169(oX); oX.Done(&oRules[169], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule170(oX); oX.Done(&oRules[170], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule172(oX); oX.Done(&oRules[172], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule173(oX); oX.Done(&oRules[173], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule174(oX); oX.Done(&oRules[174], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule175(oX); oX.Done(&oRules[175], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule177(oX); oX.Done(&oRules[177], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule178(oX); oX.Done(&oRules[178], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule179(oX); oX.Done(&oRules[179], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule180(oX); oX.Done(&oRules[180], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule182(oX); oX.Done(&oRules[182], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule183(oX); oX.Done(&oRules[183], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule184(oX); oX.Done(&oRules[184], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule185(oX); oX.Done(&oRules[185], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule187(oX); oX.Done(&oRules[187], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule188(oX); oX.Done(&oRules[188], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule189(oX); oX.Done(&oRules[189], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule190(oX); oX.Done(&oRules[190], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule192(oX); oX.Done(&oRules[192], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule193(oX); oX.Done(&oRules[193], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule194(oX); oX.Done(&oRules[194], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule195(oX); oX.Done(&oRules[195], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule197(oX); oX.Done(&oRules[197], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule198(oX); oX.Done(&oRules[198], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule199(oX); oX.Done(&oRules[199], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule200(oX); oX.Done(&oRules[200], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule202(oX); oX.Done(&oRules[202], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule203(oX); oX.Done(&oRules[203], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule204(oX); oX.Done(&oRules[204], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule205(oX); oX.Done(&oRules[205], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule207(oX); oX.Done(&oRules[207], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule208(oX); oX.Done(&oRules[208], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule209(oX); oX.Done(&oRules[209], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule210(oX); oX.Done(&oRules[210], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule212(oX); oX.Done(&oRules[212], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule213(oX); oX.Done(&oRules[213], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule214(oX); oX.Done(&oRules[214], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule215(oX); oX.Done(&oRules[215], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule217(oX); oX.Done(&oRules[217], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule218(oX); oX.Done(&oRules[218], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule219(oX); oX.Done(&oRules[219], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule220(oX); oX.Done(&oRules[220], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule222(oX); oX.Done(&oRules[222], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule223(oX); oX.Done(&oRules[223], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule224(oX); oX.Done(&oRules[224], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule225(oX); oX.Done(&oRules[225], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule227(oX); oX.Done(&oRules[227], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule228(oX); oX.Done(&oRules[228], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule229(oX); oX.Done(&oRules[229], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule230(oX); oX.Done(&oRules[230], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule232(oX); oX.Done(&oRules[232], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule233(oX); oX.Done(&oRules[233], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule234(oX); oX.Done(&oRules[234], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule235(oX); oX.Done(&oRules[235], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule237(oX); oX.Done(&oRules[237], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule238(oX); oX.Done(&oRules[238], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule239(oX); oX.Done(&oRules[239], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule240(oX); oX.Done(&oRules[240], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule242(oX); oX.Done(&oRules[242], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule243(oX); oX.Done(&oRules[243], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule244(oX); oX.Done(&oRules[244], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule245(oX); oX.Done(&oRules[245], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule247(oX); oX.Done(&oRules[247], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule248(oX); oX.Done(&oRules[248], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule249(oX); oX.Done(&oRules[249], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule250(oX); oX.Done(&oRules[250], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule251(oX); oX.Done(&oRules[251], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule252(oX); oX.Done(&oRules[252], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule253(oX); oX.Done(&oRules[253], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule254(oX); oX.Done(&oRules[254], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule255(oX); oX.Done(&oRules[255], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule256(oX); oX.Done(&oRules[256], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule257(oX); oX.Done(&oRules[257], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule258(oX); oX.Done(&oRules[258], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule260(oX); oX.Done(&oRules[260], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule261(oX); oX.Done(&oRules[261], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule262(oX); oX.Done(&oRules[262], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule263(oX); oX.Done(&oRules[263], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule265(oX); oX.Done(&oRules[265], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule266(oX); oX.Done(&oRules[266], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule267(oX); oX.Done(&oRules[267], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule268(oX); oX.Done(&oRules[268], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule270(oX); oX.Done(&oRules[270], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule271(oX); oX.Done(&oRules[271], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule272(oX); oX.Done(&oRules[272], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule273(oX); oX.Done(&oRules[273], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule275(oX); oX.Done(&oRules[275], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule276(oX); oX.Done(&oRules[276], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule277(oX); oX.Done(&oRules[277], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule278(oX); oX.Done(&oRules[278], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule280(oX); oX.Done(&oRules[280], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule281(oX); oX.Done(&oRules[281], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule282(oX); oX.Done(&oRules[282], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule283(oX); oX.Done(&oRules[283], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule285(oX); oX.Done(&oRules[285], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule286(oX); oX.Done(&oRules[286], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule287(oX); oX.Done(&oRules[287], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule288(oX); oX.Done(&oRules[288], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule290(oX); oX.Done(&oRules[290], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule291(oX); oX.Done(&oRules[291], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule292(oX); oX.Done(&oRules[292], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule293(oX); oX.Done(&oRules[293], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule295(oX); oX.Done(&oRules[295], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule296(oX); oX.Done(&oRules[296], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule297(oX); oX.Done(&oRules[297], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule298(oX); oX.Done(&oRules[298], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule300(oX); oX.Done(&oRules[300], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule301(oX); oX.Done(&oRules[301], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule302(oX); oX.Done(&oRules[302], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule303(oX); oX.Done(&oRules[303], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule305(oX); oX.Done(&oRules[305], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule306(oX); oX.Done(&oRules[306], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule307(oX); oX.Done(&oRules[307], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule308(oX); oX.Done(&oRules[308], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule310(oX); oX.Done(&oRules[310], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule311(oX); oX.Done(&oRules[311], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule312(oX); oX.Done(&oRules[312], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule313(oX); oX.Done(&oRules[313], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule315(oX); oX.Done(&oRules[315], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule316(oX); oX.Done(&oRules[316], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule317(oX); oX.Done(&oRules[317], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule318(oX); oX.Done(&oRules[318], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule320(oX); oX.Done(&oRules[320], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule321(oX); oX.Done(&oRules[321], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule322(oX); oX.Done(&oRules[322], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule323(oX); oX.Done(&oRules[323], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule325(oX); oX.Done(&oRules[325], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule326(oX); oX.Done(&oRules[326], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule327(oX); oX.Done(&oRules[327], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule328(oX); oX.Done(&oRules[328], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule330(oX); oX.Done(&oRules[330], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule331(oX); oX.Done(&oRules[331], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule332(oX); oX.Done(&oRules[332], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule333(oX); oX.Done(&oRules[333], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule335(oX); oX.Done(&oRules[335], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule336(oX); oX.Done(&oRules[336], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule337(oX); oX.Done(&oRules[337], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule338(oX); oX.Done(&oRules[338], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule340(oX); oX.Done(&oRules[340], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule341(oX); oX.Done(&oRules[341], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule342(oX); oX.Done(&oRules[342], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule343(oX); oX.Done(&oRules[343], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule345(oX); oX.Done(&oRules[345], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule346(oX); oX.Done(&oRules[346], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule347(oX); oX.Done(&oRules[347], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule348(oX); oX.Done(&oRules[348], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule350(oX); oX.Done(&oRules[350], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule351(oX); oX.Done(&oRules[351], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule352(oX); oX.Done(&oRules[352], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule353(oX); oX.Done(&oRules[353], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule355(oX); oX.Done(&oRules[355], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule356(oX); oX.Done(&oRules[356], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule357(oX); oX.Done(&oRules[357], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule358(oX); oX.Done(&oRules[358], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule360(oX); oX.Done(&oRules[360], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule361(oX); oX.Done(&oRules[361], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule362(oX); oX.Done(&oRules[362], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule363(oX); oX.Done(&oRules[363], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule365(oX); oX.Done(&oRules[365], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule366(oX); oX.Done(&oRules[366], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule367(oX); oX.Done(&oRules[367], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule368(oX); oX.Done(&oRules[368], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule370(oX); oX.Done(&oRules[370], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule371(oX); oX.Done(&oRules[371], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule372(oX); oX.Done(&oRules[372], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule373(oX); oX.Done(&oRules[373], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule375(oX); oX.Done(&oRules[375], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule376(oX); oX.Done(&oRules[376], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule377(oX); oX.Done(&oRules[377], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule378(oX); oX.Done(&oRules[378], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule380(oX); oX.Done(&oRules[380], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule381(oX); oX.Done(&oRules[381], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule382(oX); oX.Done(&oRules[382], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule383(oX); oX.Done(&oRules[383], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule385(oX); oX.Done(&oRules[385], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule386(oX); oX.Done(&oRules[386], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule387(oX); oX.Done(&oRules[387], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule388(oX); oX.Done(&oRules[388], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule390(oX); oX.Done(&oRules[390], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule391(oX); oX.Done(&oRules[391], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule392(oX); oX.Done(&oRules[392], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule393(oX); oX.Done(&oRules[393], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule395(oX); oX.Done(&oRules[395], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule396(oX); oX.Done(&oRules[396], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule397(oX); oX.Done(&oRules[397], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule398(oX); oX.Done(&oRules[398], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule400(oX); oX.Done(&oRules[400], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule401(oX); oX.Done(&oRules[401], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule402(oX); oX.Done(&oRules[402], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule403(oX); oX.Done(&oRules[403], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule405(oX); oX.Done(&oRules[405], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule406(oX); oX.Done(&oRules[406], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule407(oX); oX.Done(&oRules[407], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule408(oX); oX.Done(&oRules[408], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule410(oX); oX.Done(&oRules[410], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule411(oX); oX.Done(&oRules[411], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule412(oX); oX.Done(&oRules[412], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule413(oX); oX.Done(&oRules[413], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule415(oX); oX.Done(&oRules[415], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule416(oX); oX.Done(&oRules[416], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule417(oX); oX.Done(&oRules[417], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule418(oX); oX.Done(&oRules[418], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule420(oX); oX.Done(&oRules[420], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule421(oX); oX.Done(&oRules[421], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule422(oX); oX.Done(&oRules[422], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule423(oX); oX.Done(&oRules[423], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule425(oX); oX.Done(&oRules[425], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule426(oX); oX.Done(&oRules[426], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule427(oX); oX.Done(&oRules[427], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule428(oX); oX.Done(&oRules[428], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule430(oX); oX.Done(&oRules[430], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule431(oX); oX.Done(&oRules[431], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule432(oX); oX.Done(&oRules[432], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule433(oX); oX.Done(&oRules[433], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule435(oX); oX.Done(&oRules[435], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule436(oX); oX.Done(&oRules[436], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule437(oX); oX.Done(&oRules[437], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule438(oX); oX.Done(&oRules[438], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule440(oX); oX.Done(&oRules[440], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule441(oX); oX.Done(&oRules[441], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule442(oX); oX.Done(&oRules[442], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule443(oX); oX.Done(&oRules[443], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule445(oX); oX.Done(&oRules[445], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule446(oX); oX.Done(&oRules[446], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule447(oX); oX.Done(&oRules[447], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule448(oX); oX.Done(&oRules[448], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule450(oX); oX.Done(&oRules[450], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule451(oX); oX.Done(&oRules[451], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule452(oX); oX.Done(&oRules[452], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule453(oX); oX.Done(&oRules[453], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule455(oX); oX.Done(&oRules[455], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule456(oX); oX.Done(&oRules[456], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule457(oX); oX.Done(&oRules[457], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule458(oX); oX.Done(&oRules[458], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule460(oX); oX.Done(&oRules[460], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule461(oX); oX.Done(&oRules[461], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule462(oX); oX.Done(&oRules[462], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule463(oX); oX.Done(&oRules[463], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule465(oX); oX.Done(&oRules[465], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule466(oX); oX.Done(&oRules[466], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule467(oX); oX.Done(&oRules[467], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule468(oX); oX.Done(&oRules[468], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule470(oX); oX.Done(&oRules[470], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule471(oX); oX.Done(&oRules[471], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule472(oX); oX.Done(&oRules[472], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule473(oX); oX.Done(&oRules[473], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule475(oX); oX.Done(&oRules[475], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule476(oX); oX.Done(&oRules[476], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule477(oX); oX.Done(&oRules[477], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule478(oX); oX.Done(&oRules[478], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule480(oX); oX.Done(&oRules[480], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule481(oX); oX.Done(&oRules[481], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule482(oX); oX.Done(&oRules[482], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule483(oX); oX.Done(&oRules[483], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule485(oX); oX.Done(&oRules[485], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule486(oX); oX.Done(&oRules[486], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule487(oX); oX.Done(&oRules[487], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule488(oX); oX.Done(&oRules[488], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule490(oX); oX.Done(&oRules[490], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule491(oX); oX.Done(&oRules[491], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule492(oX); oX.Done(&oRules[492], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule493(oX); oX.Done(&oRules[493], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule495(oX); oX.Done(&oRules[495], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule496(oX); oX.Done(&oRules[496], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule497(oX); oX.Done(&oRules[497], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule498(oX); oX.Done(&oRules[498], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule500(oX); oX.Done(&oRules[500], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule501(oX); oX.Done(&oRules[501], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule502(oX); oX.Done(&oRules[502], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule503(oX); oX.Done(&oRules[503], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule505(oX); oX.Done(&oRules[505], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule506(oX); oX.Done(&oRules[506], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule507(oX); oX.Done(&oRules[507], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule508(oX); oX.Done(&oRules[508], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule510(oX); oX.Done(&oRules[510], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule511(oX); oX.Done(&oRules[511], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule512(oX); oX.Done(&oRules[512], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule513(oX); oX.Done(&oRules[513], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule515(oX); oX.Done(&oRules[515], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule516(oX); oX.Done(&oRules[516], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule517(oX); oX.Done(&oRules[517], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule518(oX); oX.Done(&oRules[518], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule520(oX); oX.Done(&oRules[520], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule521(oX); oX.Done(&oRules[521], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule522(oX); oX.Done(&oRules[522], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule523(oX); oX.Done(&oRules[523], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule525(oX); oX.Done(&oRules[525], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule526(oX); oX.Done(&oRules[526], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule527(oX); oX.Done(&oRules[527], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule528(oX); oX.Done(&oRules[528], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule530(oX); oX.Done(&oRules[530], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule531(oX); oX.Done(&oRules[531], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule532(oX); oX.Done(&oRules[532], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule533(oX); oX.Done(&oRules[533], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule535(oX); oX.Done(&oRules[535], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule536(oX); oX.Done(&oRules[536], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule537(oX); oX.Done(&oRules[537], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule538(oX); oX.Done(&oRules[538], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule540(oX); oX.Done(&oRules[540], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule541(oX); oX.Done(&oRules[541], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule542(oX); oX.Done(&oRules[542], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule543(oX); oX.Done(&oRules[543], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule545(oX); oX.Done(&oRules[545], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule546(oX); oX.Done(&oRules[546], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule547(oX); oX.Done(&oRules[547], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule548(oX); oX.Done(&oRules[548], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule550(oX); oX.Done(&oRules[550], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule551(oX); oX.Done(&oRules[551], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule552(oX); oX.Done(&oRules[552], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule553(oX); oX.Done(&oRules[553], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule555(oX); oX.Done(&oRules[555], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule556(oX); oX.Done(&oRules[556], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule557(oX); oX.Done(&oRules[557], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule558(oX); oX.Done(&oRules[558], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule560(oX); oX.Done(&oRules[560], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule561(oX); oX.Done(&oRules[561], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule562(oX); oX.Done(&oRules[562], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule563(oX); oX.Done(&oRules[563], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule565(oX); oX.Done(&oRules[565], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule566(oX); oX.Done(&oRules[566], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule567(oX); oX.Done(&oRules[567], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule568(oX); oX.Done(&oRules[568], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule570(oX); oX.Done(&oRules[570], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule571(oX); oX.Done(&oRules[571], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule572(oX); oX.Done(&oRules[572], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule573(oX); oX.Done(&oRules[573], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule575(oX); oX.Done(&oRules[575], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule576(oX); oX.Done(&oRules[576], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule577(oX); oX.Done(&oRules[577], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule578(oX); oX.Done(&oRules[578], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule580(oX); oX.Done(&oRules[580], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule581(oX); oX.Done(&oRules[581], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule582(oX); oX.Done(&oRules[582], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule583(oX); oX.Done(&oRules[583], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule585(oX); oX.Done(&oRules[585], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule586(oX); oX.Done(&oRules[586], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule587(oX); oX.Done(&oRules[587], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule588(oX); oX.Done(&oRules[588], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule590(oX); oX.Done(&oRules[590], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule591(oX); oX.Done(&oRules[591], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule592(oX); oX.Done(&oRules[592], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule593(oX); oX.Done(&oRules[593], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule595(oX); oX.Done(&oRules[595], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule596(oX); oX.Done(&oRules[596], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule597(oX); oX.Done(&oRules[597], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule598(oX); oX.Done(&oRules[598], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule600(oX); oX.Done(&oRules[600], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule601(oX); oX.Done(&oRules[601], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule602(oX); oX.Done(&oRules[602], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule603(oX); oX.Done(&oRules[603], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule605(oX); oX.Done(&oRules[605], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule606(oX); oX.Done(&oRules[606], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule607(oX); oX.Done(&oRules[607], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule608(oX); oX.Done(&oRules[608], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule610(oX); oX.Done(&oRules[610], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule611(oX); oX.Done(&oRules[611], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule612(oX); oX.Done(&oRules[612], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule613(oX); oX.Done(&oRules[613], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule615(oX); oX.Done(&oRules[615], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule616(oX); oX.Done(&oRules[616], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule617(oX); oX.Done(&oRules[617], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule618(oX); oX.Done(&oRules[618], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule620(oX); oX.Done(&oRules[620], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule621(oX); oX.Done(&oRules[621], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule622(oX); oX.Done(&oRules[622], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule623(oX); oX.Done(&oRules[623], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule625(oX); oX.Done(&oRules[625], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule626(oX); oX.Done(&oRules[626], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule627(oX); oX.Done(&oRules[627], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule628(oX); oX.Done(&oRules[628], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule630(oX); oX.Done(&oRules[630], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule631(oX); oX.Done(&oRules[631], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule632(oX); oX.Done(&oRules[632], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule633(oX); oX.Done(&oRules[633], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule635(oX); oX.Done(&oRules[635], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule636(oX); oX.Done(&oRules[636], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule637(oX); oX.Done(&oRules[637], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule638(oX); oX.Done(&oRules[638], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule640(oX); oX.Done(&oRules[640], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule641(oX); oX.Done(&oRules[641], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule642(oX); oX.Done(&oRules[642], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule643(oX); oX.Done(&oRules[643], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule645(oX); oX.Done(&oRules[645], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule646(oX); oX.Done(&oRules[646], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule647(oX); oX.Done(&oRules[647], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule648(oX); oX.Done(&oRules[648], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule650(oX); oX.Done(&oRules[650], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule651(oX); oX.Done(&oRules[651], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule652(oX); oX.Done(&oRules[652], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule653(oX); oX.Done(&oRules[653], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule655(oX); oX.Done(&oRules[655], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule656(oX); oX.Done(&oRules[656], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule657(oX); oX.Done(&oRules[657], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule658(oX); oX.Done(&oRules[658], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule660(oX); oX.Done(&oRules[660], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule661(oX); oX.Done(&oRules[661], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule662(oX); oX.Done(&oRules[662], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule663(oX); oX.Done(&oRules[663], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule665(oX); oX.Done(&oRules[665], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule666(oX); oX.Done(&oRules[666], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule667(oX); oX.Done(&oRules[667], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule668(oX); oX.Done(&oRules[668], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule670(oX); oX.Done(&oRules[670], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule671(oX); oX.Done(&oRules[671], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule672(oX); oX.Done(&oRules[672], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule673(oX); oX.Done(&oRules[673], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule675(oX); oX.Done(&oRules[675], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule676(oX); oX.Done(&oRules[676], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule677(oX); oX.Done(&oRules[677], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule678(oX); oX.Done(&oRules[678], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule680(oX); oX.Done(&oRules[680], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule681(oX); oX.Done(&oRules[681], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule682(oX); oX.Done(&oRules[682], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule683(oX); oX.Done(&oRules[683], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule685(oX); oX.Done(&oRules[685], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule686(oX); oX.Done(&oRules[686], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule687(oX); oX.Done(&oRules[687], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule688(oX); oX.Done(&oRules[688], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule690(oX); oX.Done(&oRules[690], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule691(oX); oX.Done(&oRules[691], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule692(oX); oX.Done(&oRules[692], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule693(oX); oX.Done(&oRules[693], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule695(oX); oX.Done(&oRules[695], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule696(oX); oX.Done(&oRules[696], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule697(oX); oX.Done(&oRules[697], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule698(oX); oX.Done(&oRules[698], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule700(oX); oX.Done(&oRules[700], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule701(oX); oX.Done(&oRules[701], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule702(oX); oX.Done(&oRules[702], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule703(oX); oX.Done(&oRules[703], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule705(oX); oX.Done(&oRules[705], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule706(oX); oX.Done(&oRules[706], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule707(oX); oX.Done(&oRules[707], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule708(oX); oX.Done(&oRules[708], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule710(oX); oX.Done(&oRules[710], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule711(oX); oX.Done(&oRules[711], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule712(oX); oX.Done(&oRules[712], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule713(oX); oX.Done(&oRules[713], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule715(oX); oX.Done(&oRules[715], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule716(oX); oX.Done(&oRules[716], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule717(oX); oX.Done(&oRules[717], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule718(oX); oX.Done(&oRules[718], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule720(oX); oX.Done(&oRules[720], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule721(oX); oX.Done(&oRules[721], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule722(oX); oX.Done(&oRules[722], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule723(oX); oX.Done(&oRules[723], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule725(oX); oX.Done(&oRules[725], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule726(oX); oX.Done(&oRules[726], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule727(oX); oX.Done(&oRules[727], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule728(oX); oX.Done(&oRules[728], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule730(oX); oX.Done(&oRules[730], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule731(oX); oX.Done(&oRules[731], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule732(oX); oX.Done(&oRules[732], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule733(oX); oX.Done(&oRules[733], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule735(oX); oX.Done(&oRules[735], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule736(oX); oX.Done(&oRules[736], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule737(oX); oX.Done(&oRules[737], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule738(oX); oX.Done(&oRules[738], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule740(oX); oX.Done(&oRules[740], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule741(oX); oX.Done(&oRules[741], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule742(oX); oX.Done(&oRules[742], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule743(oX); oX.Done(&oRules[743], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule745(oX); oX.Done(&oRules[745], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule746(oX); oX.Done(&oRules[746], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule747(oX); oX.Done(&oRules[747], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule748(oX); oX.Done(&oRules[748], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule750(oX); oX.Done(&oRules[750], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule751(oX); oX.Done(&oRules[751], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule752(oX); oX.Done(&oRules[752], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule754(oX); oX.Done(&oRules[754], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule755(oX); oX.Done(&oRules[755], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule756(oX); oX.Done(&oRules[756], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule757(oX); oX.Done(&oRules[757], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule759(oX); oX.Done(&oRules[759], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule760(oX); oX.Done(&oRules[760], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule761(oX); oX.Done(&oRules[761], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule762(oX); oX.Done(&oRules[762], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule764(oX); oX.Done(&oRules[764], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule765(oX); oX.Done(&oRules[765], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule766(oX); oX.Done(&oRules[766], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule767(oX); oX.Done(&oRules[767], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule769(oX); oX.Done(&oRules[769], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule770(oX); oX.Done(&oRules[770], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule771(oX); oX.Done(&oRules[771], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule772(oX); oX.Done(&oRules[772], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule774(oX); oX.Done(&oRules[774], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule775(oX); oX.Done(&oRules[775], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule776(oX); oX.Done(&oRules[776], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule777(oX); oX.Done(&oRules[777], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule779(oX); oX.Done(&oRules[779], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule780(oX); oX.Done(&oRules[780], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule781(oX); oX.Done(&oRules[781], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule782(oX); oX.Done(&oRules[782], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule784(oX); oX.Done(&oRules[784], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule785(oX); oX.Done(&oRules[785], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule786(oX); oX.Done(&oRules[786], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule787(oX); oX.Done(&oRules[787], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule789(oX); oX.Done(&oRules[789], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule790(oX); oX.Done(&oRules[790], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule791(oX); oX.Done(&oRules[791], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule792(oX); oX.Done(&oRules[792], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule794(oX); oX.Done(&oRules[794], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule795(oX); oX.Done(&oRules[795], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule796(oX); oX.Done(&oRules[796], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule797(oX); oX.Done(&oRules[797], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule799(oX); oX.Done(&oRules[799], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule800(oX); oX.Done(&oRules[800], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule801(oX); oX.Done(&oRules[801], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule802(oX); oX.Done(&oRules[802], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule804(oX); oX.Done(&oRules[804], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule805(oX); oX.Done(&oRules[805], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule806(oX); oX.Done(&oRules[806], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule807(oX); oX.Done(&oRules[807], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule809(oX); oX.Done(&oRules[809], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule810(oX); oX.Done(&oRules[810], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule811(oX); oX.Done(&oRules[811], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule812(oX); oX.Done(&oRules[812], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule814(oX); oX.Done(&oRules[814], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule815(oX); oX.Done(&oRules[815], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule816(oX); oX.Done(&oRules[816], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule817(oX); oX.Done(&oRules[817], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule819(oX); oX.Done(&oRules[819], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule820(oX); oX.Done(&oRules[820], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule821(oX); oX.Done(&oRules[821], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule822(oX); oX.Done(&oRules[822], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule824(oX); oX.Done(&oRules[824], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule825(oX); oX.Done(&oRules[825], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule826(oX); oX.Done(&oRules[826], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule827(oX); oX.Done(&oRules[827], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule829(oX); oX.Done(&oRules[829], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule830(oX); oX.Done(&oRules[830], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule831(oX); oX.Done(&oRules[831], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule832(oX); oX.Done(&oRules[832], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule834(oX); oX.Done(&oRules[834], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule835(oX); oX.Done(&oRules[835], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule836(oX); oX.Done(&oRules[836], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule837(oX); oX.Done(&oRules[837], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule839(oX); oX.Done(&oRules[839], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule840(oX); oX.Done(&oRules[840], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule841(oX); oX.Done(&oRules[841], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule842(oX); oX.Done(&oRules[842], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule844(oX); oX.Done(&oRules[844], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule845(oX); oX.Done(&oRules[845], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule846(oX); oX.Done(&oRules[846], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule847(oX); oX.Done(&oRules[847], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule849(oX); oX.Done(&oRules[849], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule850(oX); oX.Done(&oRules[850], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule851(oX); oX.Done(&oRules[851], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule852(oX); oX.Done(&oRules[852], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule854(oX); oX.Done(&oRules[854], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule855(oX); oX.Done(&oRules[855], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule856(oX); oX.Done(&oRules[856], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule857(oX); oX.Done(&oRules[857], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule859(oX); oX.Done(&oRules[859], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule860(oX); oX.Done(&oRules[860], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule861(oX); oX.Done(&oRules[861], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule862(oX); oX.Done(&oRules[862], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule864(oX); oX.Done(&oRules[864], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule865(oX); oX.Done(&oRules[865], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule866(oX); oX.Done(&oRules[866], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule867(oX); oX.Done(&oRules[867], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule869(oX); oX.Done(&oRules[869], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule870(oX); oX.Done(&oRules[870], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule871(oX); oX.Done(&oRules[871], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule872(oX); oX.Done(&oRules[872], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule874(oX); oX.Done(&oRules[874], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule875(oX); oX.Done(&oRules[875], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule876(oX); oX.Done(&oRules[876], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule877(oX); oX.Done(&oRules[877], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule879(oX); oX.Done(&oRules[879], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule880(oX); oX.Done(&oRules[880], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule881(oX); oX.Done(&oRules[881], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule882(oX); oX.Done(&oRules[882], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule884(oX); oX.Done(&oRules[884], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule885(oX); oX.Done(&oRules[885], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule886(oX); oX.Done(&oRules[886], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule887(oX); oX.Done(&oRules[887], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule889(oX); oX.Done(&oRules[889], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule890(oX); oX.Done(&oRules[890], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule891(oX); oX.Done(&oRules[891], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule892(oX); oX.Done(&oRules[892], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule894(oX); oX.Done(&oRules[894], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule895(oX); oX.Done(&oRules[895], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule896(oX); oX.Done(&oRules[896], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule897(oX); oX.Done(&oRules[897], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule899(oX); oX.Done(&oRules[899], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule900(oX); oX.Done(&oRules[900], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule901(oX); oX.Done(&oRules[901], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule902(oX); oX.Done(&oRules[902], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule904(oX); oX.Done(&oRules[904], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule905(oX); oX.Done(&oRules[905], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule906(oX); oX.Done(&oRules[906], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule907(oX); oX.Done(&oRules[907], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule909(oX); oX.Done(&oRules[909], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule910(oX); oX.Done(&oRules[910], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule911(oX); oX.Done(&oRules[911], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule912(oX); oX.Done(&oRules[912], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule914(oX); oX.Done(&oRules[914], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule915(oX); oX.Done(&oRules[915], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule916(oX); oX.Done(&oRules[916], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule917(oX); oX.Done(&oRules[917], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule919(oX); oX.Done(&oRules[919], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule920(oX); oX.Done(&oRules[920], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule921(oX); oX.Done(&oRules[921], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule922(oX); oX.Done(&oRules[922], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule924(oX); oX.Done(&oRules[924], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule925(oX); oX.Done(&oRules[925], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule926(oX); oX.Done(&oRules[926], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule927(oX); oX.Done(&oRules[927], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule929(oX); oX.Done(&oRules[929], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule930(oX); oX.Done(&oRules[930], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule931(oX); oX.Done(&oRules[931], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule932(oX); oX.Done(&oRules[932], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule934(oX); oX.Done(&oRules[934], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule935(oX); oX.Done(&oRules[935], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule936(oX); oX.Done(&oRules[936], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule937(oX); oX.Done(&oRules[937], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule939(oX); oX.Done(&oRules[939], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule940(oX); oX.Done(&oRules[940], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule941(oX); oX.Done(&oRules[941], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule942(oX); oX.Done(&oRules[942], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule944(oX); oX.Done(&oRules[944], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule945(oX); oX.Done(&oRules[945], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule946(oX); oX.Done(&oRules[946], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule947(oX); oX.Done(&oRules[947], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule949(oX); oX.Done(&oRules[949], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule950(oX); oX.Done(&oRules[950], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule951(oX); oX.Done(&oRules[951], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule952(oX); oX.Done(&oRules[952], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule954(oX); oX.Done(&oRules[954], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule955(oX); oX.Done(&oRules[955], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule956(oX); oX.Done(&oRules[956], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule957(oX); oX.Done(&oRules[957], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule959(oX); oX.Done(&oRules[959], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule960(oX); oX.Done(&oRules[960], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule961(oX); oX.Done(&oRules[961], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule962(oX); oX.Done(&oRules[962], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule964(oX); oX.Done(&oRules[964], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule965(oX); oX.Done(&oRules[965], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule966(oX); oX.Done(&oRules[966], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule967(oX); oX.Done(&oRules[967], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule969(oX); oX.Done(&oRules[969], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule970(oX); oX.Done(&oRules[970], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule971(oX); oX.Done(&oRules[971], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule972(oX); oX.Done(&oRules[972], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule974(oX); oX.Done(&oRules[974], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule975(oX); oX.Done(&oRules[975], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule976(oX); oX.Done(&oRules[976], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule977(oX); oX.Done(&oRules[977], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule979(oX); oX.Done(&oRules[979], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule980(oX); oX.Done(&oRules[980], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule981(oX); oX.Done(&oRules[981], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule982(oX); oX.Done(&oRules[982], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule984(oX); oX.Done(&oRules[984], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule985(oX); oX.Done(&oRules[985], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule986(oX); oX.Done(&oRules[986], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule987(oX); oX.Done(&oRules[987], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule989(oX); oX.Done(&oRules[989], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule990(oX); oX.Done(&oRules[990], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule991(oX); oX.Done(&oRules[991], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule992(oX); oX.Done(&oRules[992], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule994(oX); oX.Done(&oRules[994], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule995(oX); oX.Done(&oRules[995], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule996(oX); oX.Done(&oRules[996], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule997(oX); oX.Done(&oRules[997], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule999(oX); oX.Done(&oRules[999], oFired, oErr) {
-		return false
-	}
+	oAnchor3(oX)
 	return false
 }
 
@@ -60031,16 +60043,16 @@ func Evaluate(ctx context.Context, env *runtime.Env, occ *runtime.Occurrence, s 
 	runtime.Begin(&oX, ctx, env, occ, s, d, 0)
 	switch occ.Anchor {
 	case "coordinator.pre_invoke":
-		for oAnchor0(&oX) {
+		for oRun0(&oX) {
 		}
 	case "tool.handler":
-		for oAnchor1(&oX) {
+		for oRun1(&oX) {
 		}
 	case "tool.post_invoke":
-		for oAnchor2(&oX) {
+		for oRun2(&oX) {
 		}
 	case "tool.pre_invoke":
-		for oAnchor3(&oX) {
+		for oRun3(&oX) {
 		}
 	}
 	oX.Finish()

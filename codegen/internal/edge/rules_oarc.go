@@ -2400,7 +2400,13 @@ func oRule16(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 		return false, oT141
 	}
 	oT142 := int64(0)
-	oT143, oT144 := runtime.CompareDynInt(oT140, oT142)
+	var oT143 int
+	var oT144 runtime.Err
+	if oT145, oT146 := oT140.(int64); oT146 {
+		oT143, oT144 = runtime.CompareInt(oT145, oT142), runtime.Err{}
+	} else {
+		oT143, oT144 = runtime.CompareDynInt(oT140, oT142)
+	}
 	if oT144.Kind != 0 {
 		return false, oT144
 	}
@@ -2417,26 +2423,32 @@ func oRule17(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[17]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT145, oT146 := oF.ToolArgs["n"]
-	if !oT146 {
+	oT147, oT148 := oF.ToolArgs["n"]
+	if !oT148 {
 		return false, runtime.NoSuchKey("n")
 	}
-	oT147 := any(int64(9223372036854775807))
-	oT148, oT149 := runtime.SubDyn(oT145, oT147)
-	if oT149.Kind != 0 {
-		return false, oT149
+	oT149 := any(int64(9223372036854775807))
+	oT150, oT151 := runtime.SubDyn(oT147, oT149)
+	if oT151.Kind != 0 {
+		return false, oT151
 	}
-	oT150 := any(int64(10))
-	oT151, oT152 := runtime.SubDyn(oT148, oT150)
-	if oT152.Kind != 0 {
-		return false, oT152
+	oT152 := any(int64(10))
+	oT153, oT154 := runtime.SubDyn(oT150, oT152)
+	if oT154.Kind != 0 {
+		return false, oT154
 	}
-	oT153 := int64(0)
-	oT154, oT155 := runtime.CompareDynInt(oT151, oT153)
-	if oT155.Kind != 0 {
-		return false, oT155
+	oT155 := int64(0)
+	var oT156 int
+	var oT157 runtime.Err
+	if oT158, oT159 := oT153.(int64); oT159 {
+		oT156, oT157 = runtime.CompareInt(oT158, oT155), runtime.Err{}
+	} else {
+		oT156, oT157 = runtime.CompareDynInt(oT153, oT155)
 	}
-	return runtime.Lt(oT154), runtime.Err{}
+	if oT157.Kind != 0 {
+		return false, oT157
+	}
+	return runtime.Lt(oT156), runtime.Err{}
 }
 
 // oRule18 evaluates rule "E018" (policy).
@@ -2449,21 +2461,27 @@ func oRule18(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[18]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT156, oT157 := oF.ToolArgs["n"]
-	if !oT157 {
+	oT160, oT161 := oF.ToolArgs["n"]
+	if !oT161 {
 		return false, runtime.NoSuchKey("n")
 	}
-	oT158 := any(int64(4611686018427387904))
-	oT159, oT160 := runtime.MulDyn(oT156, oT158)
-	if oT160.Kind != 0 {
-		return false, oT160
+	oT162 := any(int64(4611686018427387904))
+	oT163, oT164 := runtime.MulDyn(oT160, oT162)
+	if oT164.Kind != 0 {
+		return false, oT164
 	}
-	oT161 := int64(0)
-	oT162, oT163 := runtime.CompareDynInt(oT159, oT161)
-	if oT163.Kind != 0 {
-		return false, oT163
+	oT165 := int64(0)
+	var oT166 int
+	var oT167 runtime.Err
+	if oT168, oT169 := oT163.(int64); oT169 {
+		oT166, oT167 = runtime.CompareInt(oT168, oT165), runtime.Err{}
+	} else {
+		oT166, oT167 = runtime.CompareDynInt(oT163, oT165)
 	}
-	return runtime.Gt(oT162), runtime.Err{}
+	if oT167.Kind != 0 {
+		return false, oT167
+	}
+	return runtime.Gt(oT166), runtime.Err{}
 }
 
 // oRule19 evaluates rule "E019" (policy).
@@ -2476,30 +2494,36 @@ func oRule19(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[19]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT164, oT165 := oF.ToolArgs["n"]
-	if !oT165 {
+	oT170, oT171 := oF.ToolArgs["n"]
+	if !oT171 {
 		return false, runtime.NoSuchKey("n")
 	}
-	oT166 := any(int64(9223372036854775807))
-	oT167, oT168 := runtime.SubDyn(oT164, oT166)
-	if oT168.Kind != 0 {
-		return false, oT168
+	oT172 := any(int64(9223372036854775807))
+	oT173, oT174 := runtime.SubDyn(oT170, oT172)
+	if oT174.Kind != 0 {
+		return false, oT174
 	}
-	oT169 := any(int64(1))
-	oT170, oT171 := runtime.SubDyn(oT167, oT169)
-	if oT171.Kind != 0 {
-		return false, oT171
+	oT175 := any(int64(1))
+	oT176, oT177 := runtime.SubDyn(oT173, oT175)
+	if oT177.Kind != 0 {
+		return false, oT177
 	}
-	oT172, oT173 := runtime.NegDyn(oT170)
-	if oT173.Kind != 0 {
-		return false, oT173
+	oT178, oT179 := runtime.NegDyn(oT176)
+	if oT179.Kind != 0 {
+		return false, oT179
 	}
-	oT174 := int64(0)
-	oT175, oT176 := runtime.CompareDynInt(oT172, oT174)
-	if oT176.Kind != 0 {
-		return false, oT176
+	oT180 := int64(0)
+	var oT181 int
+	var oT182 runtime.Err
+	if oT183, oT184 := oT178.(int64); oT184 {
+		oT181, oT182 = runtime.CompareInt(oT183, oT180), runtime.Err{}
+	} else {
+		oT181, oT182 = runtime.CompareDynInt(oT178, oT180)
 	}
-	return runtime.Gt(oT175), runtime.Err{}
+	if oT182.Kind != 0 {
+		return false, oT182
+	}
+	return runtime.Gt(oT181), runtime.Err{}
 }
 
 // oRule20 evaluates rule "E020" (policy).
@@ -2512,13 +2536,13 @@ func oRule20(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[20]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT177 := runtime.ToolArgInt(oF.ToolArgs, "n")
-	oT178, oT179 := runtime.DivInt(oT177, int64(0))
-	if oT179.Kind != 0 {
-		return false, oT179
+	oT185 := runtime.ToolArgInt(oF.ToolArgs, "n")
+	oT186, oT187 := runtime.DivInt(oT185, int64(0))
+	if oT187.Kind != 0 {
+		return false, oT187
 	}
-	oT180 := int64(0)
-	return (oT178 == oT180), runtime.Err{}
+	oT188 := int64(0)
+	return (oT186 == oT188), runtime.Err{}
 }
 
 // oRule21 evaluates rule "E021" (policy).
@@ -2531,13 +2555,13 @@ func oRule21(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[21]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT181 := runtime.ToolArgInt(oF.ToolArgs, "n")
-	oT182, oT183 := runtime.ModInt(oT181, int64(0))
-	if oT183.Kind != 0 {
-		return false, oT183
+	oT189 := runtime.ToolArgInt(oF.ToolArgs, "n")
+	oT190, oT191 := runtime.ModInt(oT189, int64(0))
+	if oT191.Kind != 0 {
+		return false, oT191
 	}
-	oT184 := int64(0)
-	return (oT182 == oT184), runtime.Err{}
+	oT192 := int64(0)
+	return (oT190 == oT192), runtime.Err{}
 }
 
 // oRule22 evaluates rule "E022" (policy).
@@ -2550,13 +2574,13 @@ func oRule22(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[22]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT185 := runtime.ToolArgInt(oF.ToolArgs, "zero")
-	oT186, oT187 := runtime.DivInt(oT185, int64(0))
-	if oT187.Kind != 0 {
-		return false, oT187
+	oT193 := runtime.ToolArgInt(oF.ToolArgs, "zero")
+	oT194, oT195 := runtime.DivInt(oT193, int64(0))
+	if oT195.Kind != 0 {
+		return false, oT195
 	}
-	oT188 := int64(0)
-	return (oT186 == oT188), runtime.Err{}
+	oT196 := int64(0)
+	return (oT194 == oT196), runtime.Err{}
 }
 
 // oRule23 evaluates rule "E023" (policy).
@@ -2569,13 +2593,13 @@ func oRule23(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[23]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT189 := int64(-9223372036854775807)
-	oT190, oT191 := runtime.SubInt(oT189, int64(1))
-	if oT191.Kind != 0 {
-		return false, oT191
+	oT197 := int64(-9223372036854775807)
+	oT198, oT199 := runtime.SubInt(oT197, int64(1))
+	if oT199.Kind != 0 {
+		return false, oT199
 	}
-	oT192 := runtime.ToolArgInt(oF.ToolArgs, "min")
-	return (oT190 == oT192), runtime.Err{}
+	oT200 := runtime.ToolArgInt(oF.ToolArgs, "min")
+	return (oT198 == oT200), runtime.Err{}
 }
 
 // oRule24 evaluates rule "E024" (policy).
@@ -2588,13 +2612,13 @@ func oRule24(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[24]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT193 := runtime.ToolArgInt(oF.ToolArgs, "min")
-	oT194, oT195 := runtime.DivInt(oT193, int64(-1))
-	if oT195.Kind != 0 {
-		return false, oT195
+	oT201 := runtime.ToolArgInt(oF.ToolArgs, "min")
+	oT202, oT203 := runtime.DivInt(oT201, int64(-1))
+	if oT203.Kind != 0 {
+		return false, oT203
 	}
-	oT196 := int64(0)
-	return (oT194 == oT196), runtime.Err{}
+	oT204 := int64(0)
+	return (oT202 == oT204), runtime.Err{}
 }
 
 // oRule25 evaluates rule "E025" (policy).
@@ -2607,13 +2631,13 @@ func oRule25(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[25]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT197 := runtime.ToolArgInt(oF.ToolArgs, "min")
-	oT198, oT199 := runtime.ModInt(oT197, int64(-1))
-	if oT199.Kind != 0 {
-		return false, oT199
+	oT205 := runtime.ToolArgInt(oF.ToolArgs, "min")
+	oT206, oT207 := runtime.ModInt(oT205, int64(-1))
+	if oT207.Kind != 0 {
+		return false, oT207
 	}
-	oT200 := int64(0)
-	return (oT198 == oT200), runtime.Err{}
+	oT208 := int64(0)
+	return (oT206 == oT208), runtime.Err{}
 }
 
 // oRule26 evaluates rule "E026" (policy).
@@ -2626,16 +2650,16 @@ func oRule26(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[26]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT201, oT202 := oF.ToolArgs["big"]
-	if !oT202 {
+	oT209, oT210 := oF.ToolArgs["big"]
+	if !oT210 {
 		return false, runtime.NoSuchKey("big")
 	}
-	oT203, oT204 := runtime.IntFromDyn(oT201)
-	if oT204.Kind != 0 {
-		return false, oT204
+	oT211, oT212 := runtime.IntFromDyn(oT209)
+	if oT212.Kind != 0 {
+		return false, oT212
 	}
-	oT205 := int64(0)
-	return (oT203 > oT205), runtime.Err{}
+	oT213 := int64(0)
+	return (oT211 > oT213), runtime.Err{}
 }
 
 // oRule27 evaluates rule "E027" (policy).
@@ -2648,16 +2672,16 @@ func oRule27(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[27]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT206, oT207 := oF.ToolArgs["d"]
-	if !oT207 {
+	oT214, oT215 := oF.ToolArgs["d"]
+	if !oT215 {
 		return false, runtime.NoSuchKey("d")
 	}
-	oT208, oT209 := runtime.IntFromDyn(oT206)
-	if oT209.Kind != 0 {
-		return false, oT209
+	oT216, oT217 := runtime.IntFromDyn(oT214)
+	if oT217.Kind != 0 {
+		return false, oT217
 	}
-	oT210 := int64(2)
-	return (oT208 == oT210), runtime.Err{}
+	oT218 := int64(2)
+	return (oT216 == oT218), runtime.Err{}
 }
 
 // oRule28 evaluates rule "E028" (policy).
@@ -2670,18 +2694,18 @@ func oRule28(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[28]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT211 := "12"
-	oT212, oT213 := runtime.IntFromString(oT211)
-	if oT213.Kind != 0 {
-		return false, oT213
+	oT219 := "12"
+	oT220, oT221 := runtime.IntFromString(oT219)
+	if oT221.Kind != 0 {
+		return false, oT221
 	}
-	oT214 := runtime.ToolArgInt(oF.ToolArgs, "n")
-	oT215, oT216 := runtime.AddInt(oT212, oT214)
-	if oT216.Kind != 0 {
-		return false, oT216
+	oT222 := runtime.ToolArgInt(oF.ToolArgs, "n")
+	oT223, oT224 := runtime.AddInt(oT220, oT222)
+	if oT224.Kind != 0 {
+		return false, oT224
 	}
-	oT217 := int64(15)
-	return (oT215 == oT217), runtime.Err{}
+	oT225 := int64(15)
+	return (oT223 == oT225), runtime.Err{}
 }
 
 // oRule29 evaluates rule "E029" (policy).
@@ -2694,16 +2718,16 @@ func oRule29(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[29]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT218, oT219 := oF.ToolArgs["s"]
-	if !oT219 {
+	oT226, oT227 := oF.ToolArgs["s"]
+	if !oT227 {
 		return false, runtime.NoSuchKey("s")
 	}
-	oT220, oT221 := runtime.IntFromDyn(oT218)
-	if oT221.Kind != 0 {
-		return false, oT221
+	oT228, oT229 := runtime.IntFromDyn(oT226)
+	if oT229.Kind != 0 {
+		return false, oT229
 	}
-	oT222 := int64(1)
-	return (oT220 == oT222), runtime.Err{}
+	oT230 := int64(1)
+	return (oT228 == oT230), runtime.Err{}
 }
 
 // oRule30 evaluates rule "E030" (policy).
@@ -2716,16 +2740,16 @@ func oRule30(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[30]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT223, oT224 := oF.ToolArgs["nan"]
-	if !oT224 {
+	oT231, oT232 := oF.ToolArgs["nan"]
+	if !oT232 {
 		return false, runtime.NoSuchKey("nan")
 	}
-	oT225, oT226 := runtime.IntFromDyn(oT223)
-	if oT226.Kind != 0 {
-		return false, oT226
+	oT233, oT234 := runtime.IntFromDyn(oT231)
+	if oT234.Kind != 0 {
+		return false, oT234
 	}
-	oT227 := int64(0)
-	return (oT225 == oT227), runtime.Err{}
+	oT235 := int64(0)
+	return (oT233 == oT235), runtime.Err{}
 }
 
 // oRule31 evaluates rule "E031" (policy).
@@ -2738,16 +2762,16 @@ func oRule31(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[31]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT228, oT229 := oF.ToolArgs["n"]
-	if !oT229 {
+	oT236, oT237 := oF.ToolArgs["n"]
+	if !oT237 {
 		return false, runtime.NoSuchKey("n")
 	}
-	oT230, oT231 := runtime.DoubleFromDyn(oT228)
-	if oT231.Kind != 0 {
-		return false, oT231
+	oT238, oT239 := runtime.DoubleFromDyn(oT236)
+	if oT239.Kind != 0 {
+		return false, oT239
 	}
-	oT232 := float64(3)
-	return (oT230 == oT232), runtime.Err{}
+	oT240 := float64(3)
+	return (oT238 == oT240), runtime.Err{}
 }
 
 // oRule32 evaluates rule "E032" (policy).
@@ -2759,13 +2783,13 @@ func oRule32(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[32]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT233 := "1e3"
-	oT234, oT235 := runtime.DoubleFromString(oT233)
-	if oT235.Kind != 0 {
-		return false, oT235
+	oT241 := "1e3"
+	oT242, oT243 := runtime.DoubleFromString(oT241)
+	if oT243.Kind != 0 {
+		return false, oT243
 	}
-	oT236 := float64(1000)
-	return (oT234 == oT236), runtime.Err{}
+	oT244 := float64(1000)
+	return (oT242 == oT244), runtime.Err{}
 }
 
 // oRule33 evaluates rule "E033" (policy).
@@ -2778,16 +2802,16 @@ func oRule33(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[33]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT237, oT238 := oF.ToolArgs["s"]
-	if !oT238 {
+	oT245, oT246 := oF.ToolArgs["s"]
+	if !oT246 {
 		return false, runtime.NoSuchKey("s")
 	}
-	oT239, oT240 := runtime.DoubleFromDyn(oT237)
-	if oT240.Kind != 0 {
-		return false, oT240
+	oT247, oT248 := runtime.DoubleFromDyn(oT245)
+	if oT248.Kind != 0 {
+		return false, oT248
 	}
-	oT241 := float64(1)
-	return (oT239 == oT241), runtime.Err{}
+	oT249 := float64(1)
+	return (oT247 == oT249), runtime.Err{}
 }
 
 // oRule34 evaluates rule "E034" (policy).
@@ -2800,16 +2824,16 @@ func oRule34(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[34]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT242, oT243 := oF.ToolArgs["d"]
-	if !oT243 {
+	oT250, oT251 := oF.ToolArgs["d"]
+	if !oT251 {
 		return false, runtime.NoSuchKey("d")
 	}
-	oT244, oT245 := runtime.StringFromDyn(oT242)
-	if oT245.Kind != 0 {
-		return false, oT245
+	oT252, oT253 := runtime.StringFromDyn(oT250)
+	if oT253.Kind != 0 {
+		return false, oT253
 	}
-	oT246 := "2.5"
-	return (oT244 == oT246), runtime.Err{}
+	oT254 := "2.5"
+	return (oT252 == oT254), runtime.Err{}
 }
 
 // oRule35 evaluates rule "E035" (policy).
@@ -2822,16 +2846,16 @@ func oRule35(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[35]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT247, oT248 := oF.ToolArgs["n"]
-	if !oT248 {
+	oT255, oT256 := oF.ToolArgs["n"]
+	if !oT256 {
 		return false, runtime.NoSuchKey("n")
 	}
-	oT249, oT250 := runtime.StringFromDyn(oT247)
-	if oT250.Kind != 0 {
-		return false, oT250
+	oT257, oT258 := runtime.StringFromDyn(oT255)
+	if oT258.Kind != 0 {
+		return false, oT258
 	}
-	oT251 := "3"
-	return (oT249 == oT251), runtime.Err{}
+	oT259 := "3"
+	return (oT257 == oT259), runtime.Err{}
 }
 
 // oRule36 evaluates rule "E036" (policy).
@@ -2843,10 +2867,10 @@ func oRule36(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[36]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT252 := float64(1)
-	oT253 := runtime.StringFromDouble(oT252)
-	oT254 := "1"
-	return (oT253 == oT254), runtime.Err{}
+	oT260 := float64(1)
+	oT261 := runtime.StringFromDouble(oT260)
+	oT262 := "1"
+	return (oT261 == oT262), runtime.Err{}
 }
 
 // oRule37 evaluates rule "E037" (policy).
@@ -2859,17 +2883,17 @@ func oRule37(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[37]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT255, oT256 := oF.ToolArgs["big"]
-	if !oT256 {
+	oT263, oT264 := oF.ToolArgs["big"]
+	if !oT264 {
 		return false, runtime.NoSuchKey("big")
 	}
-	oT257, oT258 := runtime.StringFromDyn(oT255)
-	if oT258.Kind != 0 {
-		return false, oT258
+	oT265, oT266 := runtime.StringFromDyn(oT263)
+	if oT266.Kind != 0 {
+		return false, oT266
 	}
-	oT259 := ""
-	oT260 := (oT257 == oT259)
-	return !oT260, runtime.Err{}
+	oT267 := ""
+	oT268 := (oT265 == oT267)
+	return !oT268, runtime.Err{}
 }
 
 // oRule38 evaluates rule "E038" (policy).
@@ -2881,9 +2905,9 @@ func oRule38(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[38]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT261 := runtime.StringFromBool(true)
-	oT262 := "true"
-	return (oT261 == oT262), runtime.Err{}
+	oT269 := runtime.StringFromBool(true)
+	oT270 := "true"
+	return (oT269 == oT270), runtime.Err{}
 }
 
 // oRule39 evaluates rule "E039" (policy).
@@ -2895,47 +2919,47 @@ func oRule39(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[39]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT263, oT264 := func() (bool, runtime.Err) {
+	oT271, oT272 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT265, oT266 := func() (bool, runtime.Err) {
-			oT267 := "true"
-			oT268, oT269 := runtime.BoolFromString(oT267)
-			if oT269.Kind != 0 {
-				return false, oT269
+		oT273, oT274 := func() (bool, runtime.Err) {
+			oT275 := "true"
+			oT276, oT277 := runtime.BoolFromString(oT275)
+			if oT277.Kind != 0 {
+				return false, oT277
 			}
-			return oT268, runtime.Err{}
+			return oT276, runtime.Err{}
 		}()
-		if oT266.Kind == 0 {
-			if !oT265 {
+		if oT274.Kind == 0 {
+			if !oT273 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT266
+			oErr = oT274
 		}
-		oT270, oT271 := func() (bool, runtime.Err) {
-			oT272 := "false"
-			oT273, oT274 := runtime.BoolFromString(oT272)
-			if oT274.Kind != 0 {
-				return false, oT274
+		oT278, oT279 := func() (bool, runtime.Err) {
+			oT280 := "false"
+			oT281, oT282 := runtime.BoolFromString(oT280)
+			if oT282.Kind != 0 {
+				return false, oT282
 			}
-			return !oT273, runtime.Err{}
+			return !oT281, runtime.Err{}
 		}()
-		if oT271.Kind == 0 {
-			if !oT270 {
+		if oT279.Kind == 0 {
+			if !oT278 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT271
+			oErr = oT279
 		}
 		if oErr.Kind != 0 {
 			return false, oErr
 		}
 		return true, runtime.Err{}
 	}()
-	if oT264.Kind != 0 {
-		return false, oT264
+	if oT272.Kind != 0 {
+		return false, oT272
 	}
-	return oT263, runtime.Err{}
+	return oT271, runtime.Err{}
 }
 
 // oRule40 evaluates rule "E040" (policy).
@@ -2948,15 +2972,15 @@ func oRule40(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[40]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT275, oT276 := oF.ToolArgs["s"]
-	if !oT276 {
+	oT283, oT284 := oF.ToolArgs["s"]
+	if !oT284 {
 		return false, runtime.NoSuchKey("s")
 	}
-	oT277, oT278 := runtime.BoolFromDyn(oT275)
-	if oT278.Kind != 0 {
-		return false, oT278
+	oT285, oT286 := runtime.BoolFromDyn(oT283)
+	if oT286.Kind != 0 {
+		return false, oT286
 	}
-	return oT277, runtime.Err{}
+	return oT285, runtime.Err{}
 }
 
 // oRule41 evaluates rule "E041" (policy).
@@ -2969,21 +2993,27 @@ func oRule41(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[41]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT279, oT280 := oF.ToolArgs["d"]
-	if !oT280 {
+	oT287, oT288 := oF.ToolArgs["d"]
+	if !oT288 {
 		return false, runtime.NoSuchKey("d")
 	}
-	oT281 := any(float64(0))
-	oT282, oT283 := runtime.DivDyn(oT279, oT281)
-	if oT283.Kind != 0 {
-		return false, oT283
+	oT289 := any(float64(0))
+	oT290, oT291 := runtime.DivDyn(oT287, oT289)
+	if oT291.Kind != 0 {
+		return false, oT291
 	}
-	oT284 := float64(1)
-	oT285, oT286 := runtime.CompareDynDouble(oT282, oT284)
-	if oT286.Kind != 0 {
-		return false, oT286
+	oT292 := float64(1)
+	var oT293 int
+	var oT294 runtime.Err
+	if oT295, oT296 := oT290.(float64); oT296 {
+		oT293, oT294 = runtime.CompareDouble(oT295, oT292)
+	} else {
+		oT293, oT294 = runtime.CompareDynDouble(oT290, oT292)
 	}
-	return runtime.Gt(oT285), runtime.Err{}
+	if oT294.Kind != 0 {
+		return false, oT294
+	}
+	return runtime.Gt(oT293), runtime.Err{}
 }
 
 // oRule42 evaluates rule "E042" (policy).
@@ -2996,16 +3026,22 @@ func oRule42(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[42]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT287, oT288 := oF.ToolArgs["nan"]
-	if !oT288 {
+	oT297, oT298 := oF.ToolArgs["nan"]
+	if !oT298 {
 		return false, runtime.NoSuchKey("nan")
 	}
-	oT289 := float64(1)
-	oT290, oT291 := runtime.CompareDynDouble(oT287, oT289)
-	if oT291.Kind != 0 {
-		return false, oT291
+	oT299 := float64(1)
+	var oT300 int
+	var oT301 runtime.Err
+	if oT302, oT303 := oT297.(float64); oT303 {
+		oT300, oT301 = runtime.CompareDouble(oT302, oT299)
+	} else {
+		oT300, oT301 = runtime.CompareDynDouble(oT297, oT299)
 	}
-	return runtime.Lt(oT290), runtime.Err{}
+	if oT301.Kind != 0 {
+		return false, oT301
+	}
+	return runtime.Lt(oT300), runtime.Err{}
 }
 
 // oRule43 evaluates rule "E043" (policy).
@@ -3018,16 +3054,22 @@ func oRule43(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[43]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT292, oT293 := oF.ToolArgs["nan"]
-	if !oT293 {
+	oT304, oT305 := oF.ToolArgs["nan"]
+	if !oT305 {
 		return false, runtime.NoSuchKey("nan")
 	}
-	oT294 := float64(1)
-	oT295, oT296 := runtime.CompareDynDouble(oT292, oT294)
-	if oT296.Kind != 0 {
-		return false, oT296
+	oT306 := float64(1)
+	var oT307 int
+	var oT308 runtime.Err
+	if oT309, oT310 := oT304.(float64); oT310 {
+		oT307, oT308 = runtime.CompareDouble(oT309, oT306)
+	} else {
+		oT307, oT308 = runtime.CompareDynDouble(oT304, oT306)
 	}
-	return runtime.Ge(oT295), runtime.Err{}
+	if oT308.Kind != 0 {
+		return false, oT308
+	}
+	return runtime.Ge(oT307), runtime.Err{}
 }
 
 // oRule44 evaluates rule "E044" (policy).
@@ -3040,15 +3082,15 @@ func oRule44(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[44]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT297, oT298 := oF.ToolArgs["nan"]
-	if !oT298 {
+	oT311, oT312 := oF.ToolArgs["nan"]
+	if !oT312 {
 		return false, runtime.NoSuchKey("nan")
 	}
-	oT299, oT300 := oF.ToolArgs["nan"]
-	if !oT300 {
+	oT313, oT314 := oF.ToolArgs["nan"]
+	if !oT314 {
 		return false, runtime.NoSuchKey("nan")
 	}
-	return runtime.Equal(oT297, oT299), runtime.Err{}
+	return runtime.Equal(oT311, oT313), runtime.Err{}
 }
 
 // oRule45 evaluates rule "E045" (policy).
@@ -3061,16 +3103,16 @@ func oRule45(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[45]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT301, oT302 := oF.ToolArgs["nan"]
-	if !oT302 {
+	oT315, oT316 := oF.ToolArgs["nan"]
+	if !oT316 {
 		return false, runtime.NoSuchKey("nan")
 	}
-	oT303, oT304 := oF.ToolArgs["nan"]
-	if !oT304 {
+	oT317, oT318 := oF.ToolArgs["nan"]
+	if !oT318 {
 		return false, runtime.NoSuchKey("nan")
 	}
-	oT305 := runtime.Equal(oT301, oT303)
-	return !oT305, runtime.Err{}
+	oT319 := runtime.Equal(oT315, oT317)
+	return !oT319, runtime.Err{}
 }
 
 // oRule46 evaluates rule "E046" (policy).
@@ -3083,15 +3125,15 @@ func oRule46(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[46]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT306, oT307 := oF.ToolArgs["nan"]
-	if !oT307 {
+	oT320, oT321 := oF.ToolArgs["nan"]
+	if !oT321 {
 		return false, runtime.NoSuchKey("nan")
 	}
-	oT308, oT309 := runtime.CompareDoubleDyn(oF.PromptInjectionScore, oT306)
-	if oT309.Kind != 0 {
-		return false, oT309
+	oT322, oT323 := runtime.CompareDoubleDyn(oF.PromptInjectionScore, oT320)
+	if oT323.Kind != 0 {
+		return false, oT323
 	}
-	return runtime.Lt(oT308), runtime.Err{}
+	return runtime.Lt(oT322), runtime.Err{}
 }
 
 // oRule47 evaluates rule "E047" (policy).
@@ -3103,11 +3145,11 @@ func oRule47(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[47]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT310 := float64(1)
-	oT311 := float64(0)
-	oT312 := (oT310 / oT311)
-	oT313 := float64(9.223372036854776e+18)
-	return (oT312 > oT313), runtime.Err{}
+	oT324 := float64(1)
+	oT325 := float64(0)
+	oT326 := (oT324 / oT325)
+	oT327 := float64(9.223372036854776e+18)
+	return (oT326 > oT327), runtime.Err{}
 }
 
 // oRule48 evaluates rule "E048" (policy).
@@ -3120,12 +3162,12 @@ func oRule48(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[48]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT314, oT315 := oF.ToolArgs["n"]
-	if !oT315 {
+	oT328, oT329 := oF.ToolArgs["n"]
+	if !oT329 {
 		return false, runtime.NoSuchKey("n")
 	}
-	oT316 := float64(3)
-	return runtime.EqualDynDouble(oT314, oT316), runtime.Err{}
+	oT330 := float64(3)
+	return runtime.EqualDynDouble(oT328, oT330), runtime.Err{}
 }
 
 // oRule49 evaluates rule "E049" (policy).
@@ -3138,12 +3180,12 @@ func oRule49(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[49]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT317, oT318 := oF.ToolArgs["n"]
-	if !oT318 {
+	oT331, oT332 := oF.ToolArgs["n"]
+	if !oT332 {
 		return false, runtime.NoSuchKey("n")
 	}
-	oT319 := "3"
-	return runtime.EqualDynString(oT317, oT319), runtime.Err{}
+	oT333 := "3"
+	return runtime.EqualDynString(oT331, oT333), runtime.Err{}
 }
 
 // oRule50 evaluates rule "E050" (policy).
@@ -3156,12 +3198,12 @@ func oRule50(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[50]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT320, oT321 := oF.ToolArgs["d"]
-	if !oT321 {
+	oT334, oT335 := oF.ToolArgs["d"]
+	if !oT335 {
 		return false, runtime.NoSuchKey("d")
 	}
-	oT322 := float64(2.5)
-	return runtime.EqualDynDouble(oT320, oT322), runtime.Err{}
+	oT336 := float64(2.5)
+	return runtime.EqualDynDouble(oT334, oT336), runtime.Err{}
 }
 
 // oRule51 evaluates rule "E051" (policy).
@@ -3174,16 +3216,22 @@ func oRule51(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[51]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT323, oT324 := oF.ToolArgs["n"]
-	if !oT324 {
+	oT337, oT338 := oF.ToolArgs["n"]
+	if !oT338 {
 		return false, runtime.NoSuchKey("n")
 	}
-	oT325 := float64(3.5)
-	oT326, oT327 := runtime.CompareDynDouble(oT323, oT325)
-	if oT327.Kind != 0 {
-		return false, oT327
+	oT339 := float64(3.5)
+	var oT340 int
+	var oT341 runtime.Err
+	if oT342, oT343 := oT337.(float64); oT343 {
+		oT340, oT341 = runtime.CompareDouble(oT342, oT339)
+	} else {
+		oT340, oT341 = runtime.CompareDynDouble(oT337, oT339)
 	}
-	return runtime.Lt(oT326), runtime.Err{}
+	if oT341.Kind != 0 {
+		return false, oT341
+	}
+	return runtime.Lt(oT340), runtime.Err{}
 }
 
 // oRule52 evaluates rule "E052" (policy).
@@ -3196,16 +3244,22 @@ func oRule52(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[52]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT328, oT329 := oF.ToolArgs["n"]
-	if !oT329 {
+	oT344, oT345 := oF.ToolArgs["n"]
+	if !oT345 {
 		return false, runtime.NoSuchKey("n")
 	}
-	oT330 := "a"
-	oT331, oT332 := runtime.CompareDynString(oT328, oT330)
-	if oT332.Kind != 0 {
-		return false, oT332
+	oT346 := "a"
+	var oT347 int
+	var oT348 runtime.Err
+	if oT349, oT350 := oT344.(string); oT350 {
+		oT347, oT348 = runtime.CompareString(oT349, oT346), runtime.Err{}
+	} else {
+		oT347, oT348 = runtime.CompareDynString(oT344, oT346)
 	}
-	return runtime.Lt(oT331), runtime.Err{}
+	if oT348.Kind != 0 {
+		return false, oT348
+	}
+	return runtime.Lt(oT347), runtime.Err{}
 }
 
 // oRule53 evaluates rule "E053" (policy).
@@ -3218,16 +3272,22 @@ func oRule53(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[53]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT333, oT334 := oF.ToolArgs["s"]
-	if !oT334 {
+	oT351, oT352 := oF.ToolArgs["s"]
+	if !oT352 {
 		return false, runtime.NoSuchKey("s")
 	}
-	oT335 := "b"
-	oT336, oT337 := runtime.CompareDynString(oT333, oT335)
-	if oT337.Kind != 0 {
-		return false, oT337
+	oT353 := "b"
+	var oT354 int
+	var oT355 runtime.Err
+	if oT356, oT357 := oT351.(string); oT357 {
+		oT354, oT355 = runtime.CompareString(oT356, oT353), runtime.Err{}
+	} else {
+		oT354, oT355 = runtime.CompareDynString(oT351, oT353)
 	}
-	return runtime.Lt(oT336), runtime.Err{}
+	if oT355.Kind != 0 {
+		return false, oT355
+	}
+	return runtime.Lt(oT354), runtime.Err{}
 }
 
 // oRule54 evaluates rule "E054" (policy).
@@ -3240,15 +3300,15 @@ func oRule54(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[54]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT338, oT339 := oF.ToolArgs["b"]
-	if !oT339 {
+	oT358, oT359 := oF.ToolArgs["b"]
+	if !oT359 {
 		return false, runtime.NoSuchKey("b")
 	}
-	oT340, oT341 := runtime.CompareDynBool(oT338, true)
-	if oT341.Kind != 0 {
-		return false, oT341
+	oT360, oT361 := runtime.CompareDynBool(oT358, true)
+	if oT361.Kind != 0 {
+		return false, oT361
 	}
-	return runtime.Lt(oT340), runtime.Err{}
+	return runtime.Lt(oT360), runtime.Err{}
 }
 
 // oRule55 evaluates rule "E055" (policy).
@@ -3261,11 +3321,11 @@ func oRule55(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[55]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT342, oT343 := oF.ToolArgs["nul"]
-	if !oT343 {
+	oT362, oT363 := oF.ToolArgs["nul"]
+	if !oT363 {
 		return false, runtime.NoSuchKey("nul")
 	}
-	return runtime.Equal(oT342, nil), runtime.Err{}
+	return runtime.Equal(oT362, nil), runtime.Err{}
 }
 
 // oRule56 evaluates rule "E056" (policy).
@@ -3278,11 +3338,11 @@ func oRule56(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[56]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT344, oT345 := oF.ToolArgs["list"]
-	if !oT345 {
+	oT364, oT365 := oF.ToolArgs["list"]
+	if !oT365 {
 		return false, runtime.NoSuchKey("list")
 	}
-	return runtime.Equal(oT344, any(oConst0)), runtime.Err{}
+	return runtime.Equal(oT364, any(oConst0)), runtime.Err{}
 }
 
 // oRule57 evaluates rule "E057" (policy).
@@ -3295,11 +3355,11 @@ func oRule57(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[57]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT346, oT347 := oF.ToolArgs["list"]
-	if !oT347 {
+	oT366, oT367 := oF.ToolArgs["list"]
+	if !oT367 {
 		return false, runtime.NoSuchKey("list")
 	}
-	return runtime.Equal(oT346, any(oConst1)), runtime.Err{}
+	return runtime.Equal(oT366, any(oConst1)), runtime.Err{}
 }
 
 // oRule58 evaluates rule "E058" (policy).
@@ -3312,11 +3372,11 @@ func oRule58(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[58]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT348, oT349 := oF.ToolArgs["map"]
-	if !oT349 {
+	oT368, oT369 := oF.ToolArgs["map"]
+	if !oT369 {
 		return false, runtime.NoSuchKey("map")
 	}
-	return runtime.Equal(oT348, any(oConst2)), runtime.Err{}
+	return runtime.Equal(oT368, any(oConst2)), runtime.Err{}
 }
 
 // oRule59 evaluates rule "E059" (policy).
@@ -3341,19 +3401,19 @@ func oRule60(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[60]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT350, oT351 := oF.ToolArgs["n"]
-	if !oT351 {
+	oT370, oT371 := oF.ToolArgs["n"]
+	if !oT371 {
 		return false, runtime.NoSuchKey("n")
 	}
-	oT352, oT353 := oF.ToolArgs["d"]
-	if !oT353 {
+	oT372, oT373 := oF.ToolArgs["d"]
+	if !oT373 {
 		return false, runtime.NoSuchKey("d")
 	}
-	oT354, oT355 := runtime.CompareDyn(oT350, oT352)
-	if oT355.Kind != 0 {
-		return false, oT355
+	oT374, oT375 := runtime.CompareDyn(oT370, oT372)
+	if oT375.Kind != 0 {
+		return false, oT375
 	}
-	return runtime.Gt(oT354), runtime.Err{}
+	return runtime.Gt(oT374), runtime.Err{}
 }
 
 // oRule61 evaluates rule "E061" (policy).
@@ -3366,23 +3426,23 @@ func oRule61(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[61]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT356, oT357 := oF.ToolArgs["list"]
-	if !oT357 {
+	oT376, oT377 := oF.ToolArgs["list"]
+	if !oT377 {
 		return false, runtime.NoSuchKey("list")
 	}
-	oT358, oT359 := runtime.IndexDyn(oT356, any(int64(0)))
-	if oT359.Kind != 0 {
-		return false, oT359
+	oT378, oT379 := runtime.IndexDyn(oT376, any(int64(0)))
+	if oT379.Kind != 0 {
+		return false, oT379
 	}
-	oT360, oT361 := oF.ToolArgs["d"]
-	if !oT361 {
+	oT380, oT381 := oF.ToolArgs["d"]
+	if !oT381 {
 		return false, runtime.NoSuchKey("d")
 	}
-	oT362, oT363 := runtime.CompareDyn(oT358, oT360)
-	if oT363.Kind != 0 {
-		return false, oT363
+	oT382, oT383 := runtime.CompareDyn(oT378, oT380)
+	if oT383.Kind != 0 {
+		return false, oT383
 	}
-	return runtime.Lt(oT362), runtime.Err{}
+	return runtime.Lt(oT382), runtime.Err{}
 }
 
 // oRule62 evaluates rule "E062" (policy).
@@ -3394,53 +3454,53 @@ func oRule62(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[62]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT364, oT365 := func() (bool, runtime.Err) {
+	oT384, oT385 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT366, oT367 := func() (bool, runtime.Err) {
-			oT368 := "abc"
-			oT369 := "abd"
-			return (oT368 < oT369), runtime.Err{}
+		oT386, oT387 := func() (bool, runtime.Err) {
+			oT388 := "abc"
+			oT389 := "abd"
+			return (oT388 < oT389), runtime.Err{}
 		}()
-		if oT367.Kind == 0 {
-			if !oT366 {
+		if oT387.Kind == 0 {
+			if !oT386 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT367
+			oErr = oT387
 		}
-		oT370, oT371 := func() (bool, runtime.Err) {
-			oT372 := "Z"
-			oT373 := "a"
-			return (oT372 < oT373), runtime.Err{}
+		oT390, oT391 := func() (bool, runtime.Err) {
+			oT392 := "Z"
+			oT393 := "a"
+			return (oT392 < oT393), runtime.Err{}
 		}()
-		if oT371.Kind == 0 {
-			if !oT370 {
+		if oT391.Kind == 0 {
+			if !oT390 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT371
+			oErr = oT391
 		}
-		oT374, oT375 := func() (bool, runtime.Err) {
-			oT376 := "é"
-			oT377 := "z"
-			return (oT376 > oT377), runtime.Err{}
+		oT394, oT395 := func() (bool, runtime.Err) {
+			oT396 := "é"
+			oT397 := "z"
+			return (oT396 > oT397), runtime.Err{}
 		}()
-		if oT375.Kind == 0 {
-			if !oT374 {
+		if oT395.Kind == 0 {
+			if !oT394 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT375
+			oErr = oT395
 		}
 		if oErr.Kind != 0 {
 			return false, oErr
 		}
 		return true, runtime.Err{}
 	}()
-	if oT365.Kind != 0 {
-		return false, oT365
+	if oT385.Kind != 0 {
+		return false, oT385
 	}
-	return oT364, runtime.Err{}
+	return oT384, runtime.Err{}
 }
 
 // oRule63 evaluates rule "E063" (policy).
@@ -3453,16 +3513,16 @@ func oRule63(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[63]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT378, oT379 := oF.ToolArgs["u"]
-	if !oT379 {
+	oT398, oT399 := oF.ToolArgs["u"]
+	if !oT399 {
 		return false, runtime.NoSuchKey("u")
 	}
-	oT380, oT381 := runtime.SizeDyn(oT378)
-	if oT381.Kind != 0 {
-		return false, oT381
+	oT400, oT401 := runtime.SizeDyn(oT398)
+	if oT401.Kind != 0 {
+		return false, oT401
 	}
-	oT382 := int64(3)
-	return (oT380 == oT382), runtime.Err{}
+	oT402 := int64(3)
+	return (oT400 == oT402), runtime.Err{}
 }
 
 // oRule64 evaluates rule "E064" (policy).
@@ -3475,10 +3535,10 @@ func oRule64(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[64]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT383 := runtime.ToolArgString(oF.ToolArgs, "u")
-	oT384 := runtime.SizeString(oT383)
-	oT385 := int64(3)
-	return (oT384 == oT385), runtime.Err{}
+	oT403 := runtime.ToolArgString(oF.ToolArgs, "u")
+	oT404 := runtime.SizeString(oT403)
+	oT405 := int64(3)
+	return (oT404 == oT405), runtime.Err{}
 }
 
 // oRule65 evaluates rule "E065" (policy).
@@ -3491,16 +3551,16 @@ func oRule65(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[65]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT386, oT387 := oF.ToolArgs["bad"]
-	if !oT387 {
+	oT406, oT407 := oF.ToolArgs["bad"]
+	if !oT407 {
 		return false, runtime.NoSuchKey("bad")
 	}
-	oT388, oT389 := runtime.SizeDyn(oT386)
-	if oT389.Kind != 0 {
-		return false, oT389
+	oT408, oT409 := runtime.SizeDyn(oT406)
+	if oT409.Kind != 0 {
+		return false, oT409
 	}
-	oT390 := int64(2)
-	return (oT388 == oT390), runtime.Err{}
+	oT410 := int64(2)
+	return (oT408 == oT410), runtime.Err{}
 }
 
 // oRule66 evaluates rule "E066" (policy).
@@ -3513,55 +3573,55 @@ func oRule66(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[66]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT391, oT392 := func() (bool, runtime.Err) {
+	oT411, oT412 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT393, oT394 := func() (bool, runtime.Err) {
-			oT395, oT396 := oF.ToolArgs["list"]
-			if !oT396 {
+		oT413, oT414 := func() (bool, runtime.Err) {
+			oT415, oT416 := oF.ToolArgs["list"]
+			if !oT416 {
 				return false, runtime.NoSuchKey("list")
 			}
-			oT397, oT398 := runtime.SizeDyn(oT395)
-			if oT398.Kind != 0 {
-				return false, oT398
+			oT417, oT418 := runtime.SizeDyn(oT415)
+			if oT418.Kind != 0 {
+				return false, oT418
 			}
-			oT399 := int64(3)
-			return (oT397 == oT399), runtime.Err{}
+			oT419 := int64(3)
+			return (oT417 == oT419), runtime.Err{}
 		}()
-		if oT394.Kind == 0 {
-			if !oT393 {
+		if oT414.Kind == 0 {
+			if !oT413 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT394
+			oErr = oT414
 		}
-		oT400, oT401 := func() (bool, runtime.Err) {
-			oT402, oT403 := oF.ToolArgs["map"]
-			if !oT403 {
+		oT420, oT421 := func() (bool, runtime.Err) {
+			oT422, oT423 := oF.ToolArgs["map"]
+			if !oT423 {
 				return false, runtime.NoSuchKey("map")
 			}
-			oT404, oT405 := runtime.SizeDyn(oT402)
-			if oT405.Kind != 0 {
-				return false, oT405
+			oT424, oT425 := runtime.SizeDyn(oT422)
+			if oT425.Kind != 0 {
+				return false, oT425
 			}
-			oT406 := int64(1)
-			return (oT404 == oT406), runtime.Err{}
+			oT426 := int64(1)
+			return (oT424 == oT426), runtime.Err{}
 		}()
-		if oT401.Kind == 0 {
-			if !oT400 {
+		if oT421.Kind == 0 {
+			if !oT420 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT401
+			oErr = oT421
 		}
 		if oErr.Kind != 0 {
 			return false, oErr
 		}
 		return true, runtime.Err{}
 	}()
-	if oT392.Kind != 0 {
-		return false, oT392
+	if oT412.Kind != 0 {
+		return false, oT412
 	}
-	return oT391, runtime.Err{}
+	return oT411, runtime.Err{}
 }
 
 // oRule67 evaluates rule "E067" (policy).
@@ -3574,16 +3634,16 @@ func oRule67(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[67]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT407, oT408 := oF.ToolArgs["n"]
-	if !oT408 {
+	oT427, oT428 := oF.ToolArgs["n"]
+	if !oT428 {
 		return false, runtime.NoSuchKey("n")
 	}
-	oT409, oT410 := runtime.SizeDyn(oT407)
-	if oT410.Kind != 0 {
-		return false, oT410
+	oT429, oT430 := runtime.SizeDyn(oT427)
+	if oT430.Kind != 0 {
+		return false, oT430
 	}
-	oT411 := int64(1)
-	return (oT409 == oT411), runtime.Err{}
+	oT431 := int64(1)
+	return (oT429 == oT431), runtime.Err{}
 }
 
 // oRule68 evaluates rule "E068" (policy).
@@ -3596,19 +3656,19 @@ func oRule68(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[68]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT412, oT413 := oF.ToolArgs["s"]
-	if !oT413 {
+	oT432, oT433 := oF.ToolArgs["s"]
+	if !oT433 {
 		return false, runtime.NoSuchKey("s")
 	}
-	if !runtime.Assignable(oT412, oConst4) {
+	if !runtime.Assignable(oT432, oConst4) {
 		return false, runtime.NoSuchOverload("contains")
 	}
-	oT414, oT415 := runtime.AsString(oT412)
-	if oT415.Kind != 0 {
-		return false, oT415
+	oT434, oT435 := runtime.AsString(oT432)
+	if oT435.Kind != 0 {
+		return false, oT435
 	}
-	oT416 := "ell"
-	return strings.Contains(oT414, oT416), runtime.Err{}
+	oT436 := "ell"
+	return strings.Contains(oT434, oT436), runtime.Err{}
 }
 
 // oRule69 evaluates rule "E069" (policy).
@@ -3621,19 +3681,19 @@ func oRule69(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[69]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT417, oT418 := oF.ToolArgs["n"]
-	if !oT418 {
+	oT437, oT438 := oF.ToolArgs["n"]
+	if !oT438 {
 		return false, runtime.NoSuchKey("n")
 	}
-	if !runtime.Assignable(oT417, oConst4) {
+	if !runtime.Assignable(oT437, oConst4) {
 		return false, runtime.NoSuchOverload("contains")
 	}
-	oT419, oT420 := runtime.AsString(oT417)
-	if oT420.Kind != 0 {
-		return false, oT420
+	oT439, oT440 := runtime.AsString(oT437)
+	if oT440.Kind != 0 {
+		return false, oT440
 	}
-	oT421 := "1"
-	return strings.Contains(oT419, oT421), runtime.Err{}
+	oT441 := "1"
+	return strings.Contains(oT439, oT441), runtime.Err{}
 }
 
 // oRule70 evaluates rule "E070" (policy).
@@ -3646,61 +3706,61 @@ func oRule70(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[70]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT422, oT423 := func() (bool, runtime.Err) {
+	oT442, oT443 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT424, oT425 := func() (bool, runtime.Err) {
-			oT426, oT427 := oF.ToolArgs["s"]
-			if !oT427 {
+		oT444, oT445 := func() (bool, runtime.Err) {
+			oT446, oT447 := oF.ToolArgs["s"]
+			if !oT447 {
 				return false, runtime.NoSuchKey("s")
 			}
-			if !runtime.Assignable(oT426, oConst4) {
+			if !runtime.Assignable(oT446, oConst4) {
 				return false, runtime.NoSuchOverload("startsWith")
 			}
-			oT428, oT429 := runtime.AsString(oT426)
-			if oT429.Kind != 0 {
-				return false, oT429
+			oT448, oT449 := runtime.AsString(oT446)
+			if oT449.Kind != 0 {
+				return false, oT449
 			}
-			oT430 := "he"
-			return strings.HasPrefix(oT428, oT430), runtime.Err{}
+			oT450 := "he"
+			return strings.HasPrefix(oT448, oT450), runtime.Err{}
 		}()
-		if oT425.Kind == 0 {
-			if !oT424 {
+		if oT445.Kind == 0 {
+			if !oT444 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT425
+			oErr = oT445
 		}
-		oT431, oT432 := func() (bool, runtime.Err) {
-			oT433, oT434 := oF.ToolArgs["s"]
-			if !oT434 {
+		oT451, oT452 := func() (bool, runtime.Err) {
+			oT453, oT454 := oF.ToolArgs["s"]
+			if !oT454 {
 				return false, runtime.NoSuchKey("s")
 			}
-			if !runtime.Assignable(oT433, oConst4) {
+			if !runtime.Assignable(oT453, oConst4) {
 				return false, runtime.NoSuchOverload("endsWith")
 			}
-			oT435, oT436 := runtime.AsString(oT433)
-			if oT436.Kind != 0 {
-				return false, oT436
+			oT455, oT456 := runtime.AsString(oT453)
+			if oT456.Kind != 0 {
+				return false, oT456
 			}
-			oT437 := "lo"
-			return strings.HasSuffix(oT435, oT437), runtime.Err{}
+			oT457 := "lo"
+			return strings.HasSuffix(oT455, oT457), runtime.Err{}
 		}()
-		if oT432.Kind == 0 {
-			if !oT431 {
+		if oT452.Kind == 0 {
+			if !oT451 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT432
+			oErr = oT452
 		}
 		if oErr.Kind != 0 {
 			return false, oErr
 		}
 		return true, runtime.Err{}
 	}()
-	if oT423.Kind != 0 {
-		return false, oT423
+	if oT443.Kind != 0 {
+		return false, oT443
 	}
-	return oT422, runtime.Err{}
+	return oT442, runtime.Err{}
 }
 
 // oRule71 evaluates rule "E071" (policy).
@@ -3713,15 +3773,15 @@ func oRule71(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[71]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT438, oT439 := oF.ToolArgs["s"]
-	if !oT439 {
+	oT458, oT459 := oF.ToolArgs["s"]
+	if !oT459 {
 		return false, runtime.NoSuchKey("s")
 	}
-	oT440, oT441 := runtime.AsString(oT438)
-	if oT441.Kind != 0 {
-		return false, oT441
+	oT460, oT461 := runtime.AsString(oT458)
+	if oT461.Kind != 0 {
+		return false, oT461
 	}
-	return oRe0.MatchString(oT440), runtime.Err{}
+	return oRe0.MatchString(oT460), runtime.Err{}
 }
 
 // oRule72 evaluates rule "E072" (policy).
@@ -3734,15 +3794,15 @@ func oRule72(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[72]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT442, oT443 := oF.ToolArgs["s"]
-	if !oT443 {
+	oT462, oT463 := oF.ToolArgs["s"]
+	if !oT463 {
 		return false, runtime.NoSuchKey("s")
 	}
-	oT444, oT445 := runtime.AsString(oT442)
-	if oT445.Kind != 0 {
-		return false, oT445
+	oT464, oT465 := runtime.AsString(oT462)
+	if oT465.Kind != 0 {
+		return false, oT465
 	}
-	return oRe1.MatchString(oT444), runtime.Err{}
+	return oRe1.MatchString(oT464), runtime.Err{}
 }
 
 // oRule73 evaluates rule "E073" (policy).
@@ -3755,27 +3815,27 @@ func oRule73(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[73]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT446, oT447 := oF.ToolArgs["s"]
-	if !oT447 {
+	oT466, oT467 := oF.ToolArgs["s"]
+	if !oT467 {
 		return false, runtime.NoSuchKey("s")
 	}
-	oT448, oT449 := oF.ToolArgs["pat"]
-	if !oT449 {
+	oT468, oT469 := oF.ToolArgs["pat"]
+	if !oT469 {
 		return false, runtime.NoSuchKey("pat")
 	}
-	oT450, oT451 := runtime.AsString(oT446)
-	if oT451.Kind != 0 {
-		return false, oT451
+	oT470, oT471 := runtime.AsString(oT466)
+	if oT471.Kind != 0 {
+		return false, oT471
 	}
-	oT452, oT453 := runtime.AsString(oT448)
-	if oT453.Kind != 0 {
-		return false, oT453
+	oT472, oT473 := runtime.AsString(oT468)
+	if oT473.Kind != 0 {
+		return false, oT473
 	}
-	oT454, oT455 := runtime.MatchesDynamic(oT450, oT452)
-	if oT455.Kind != 0 {
-		return false, oT455
+	oT474, oT475 := runtime.MatchesDynamic(oT470, oT472)
+	if oT475.Kind != 0 {
+		return false, oT475
 	}
-	return oT454, runtime.Err{}
+	return oT474, runtime.Err{}
 }
 
 // oRule74 evaluates rule "E074" (policy).
@@ -3788,20 +3848,20 @@ func oRule74(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[74]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT456, oT457 := oF.ToolArgs["badpat"]
-	if !oT457 {
+	oT476, oT477 := oF.ToolArgs["badpat"]
+	if !oT477 {
 		return false, runtime.NoSuchKey("badpat")
 	}
-	oT458 := "x"
-	oT459, oT460 := runtime.AsString(oT456)
-	if oT460.Kind != 0 {
-		return false, oT460
+	oT478 := "x"
+	oT479, oT480 := runtime.AsString(oT476)
+	if oT480.Kind != 0 {
+		return false, oT480
 	}
-	oT461, oT462 := runtime.MatchesDynamic(oT458, oT459)
-	if oT462.Kind != 0 {
-		return false, oT462
+	oT481, oT482 := runtime.MatchesDynamic(oT478, oT479)
+	if oT482.Kind != 0 {
+		return false, oT482
 	}
-	return oT461, runtime.Err{}
+	return oT481, runtime.Err{}
 }
 
 // oRule75 evaluates rule "E075" (policy).
@@ -3814,53 +3874,53 @@ func oRule75(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[75]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT463, oT464 := func() (bool, runtime.Err) {
+	oT483, oT484 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT465, oT466 := func() (bool, runtime.Err) {
-			oT467, oT468 := oF.ToolArgs["s"]
-			if !oT468 {
+		oT485, oT486 := func() (bool, runtime.Err) {
+			oT487, oT488 := oF.ToolArgs["s"]
+			if !oT488 {
 				return false, runtime.NoSuchKey("s")
 			}
-			if !runtime.Assignable(oT467, oConst4) {
+			if !runtime.Assignable(oT487, oConst4) {
 				return false, runtime.NoSuchOverload("lowerAscii")
 			}
-			oT469, oT470 := runtime.AsString(oT467)
-			if oT470.Kind != 0 {
-				return false, oT470
+			oT489, oT490 := runtime.AsString(oT487)
+			if oT490.Kind != 0 {
+				return false, oT490
 			}
-			oT471 := runtime.LowerASCII(oT469)
-			oT472 := "hello"
-			return (oT471 == oT472), runtime.Err{}
+			oT491 := runtime.LowerASCII(oT489)
+			oT492 := "hello"
+			return (oT491 == oT492), runtime.Err{}
 		}()
-		if oT466.Kind == 0 {
-			if !oT465 {
+		if oT486.Kind == 0 {
+			if !oT485 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT466
+			oErr = oT486
 		}
-		oT473, oT474 := func() (bool, runtime.Err) {
-			oT475 := "ÀB"
-			oT476 := runtime.LowerASCII(oT475)
-			oT477 := "Àb"
-			return (oT476 == oT477), runtime.Err{}
+		oT493, oT494 := func() (bool, runtime.Err) {
+			oT495 := "ÀB"
+			oT496 := runtime.LowerASCII(oT495)
+			oT497 := "Àb"
+			return (oT496 == oT497), runtime.Err{}
 		}()
-		if oT474.Kind == 0 {
-			if !oT473 {
+		if oT494.Kind == 0 {
+			if !oT493 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT474
+			oErr = oT494
 		}
 		if oErr.Kind != 0 {
 			return false, oErr
 		}
 		return true, runtime.Err{}
 	}()
-	if oT464.Kind != 0 {
-		return false, oT464
+	if oT484.Kind != 0 {
+		return false, oT484
 	}
-	return oT463, runtime.Err{}
+	return oT483, runtime.Err{}
 }
 
 // oRule76 evaluates rule "E076" (policy).
@@ -3873,20 +3933,20 @@ func oRule76(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[76]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT478, oT479 := oF.ToolArgs["s"]
-	if !oT479 {
+	oT498, oT499 := oF.ToolArgs["s"]
+	if !oT499 {
 		return false, runtime.NoSuchKey("s")
 	}
-	if !runtime.Assignable(oT478, oConst4) {
+	if !runtime.Assignable(oT498, oConst4) {
 		return false, runtime.NoSuchOverload("upperAscii")
 	}
-	oT480, oT481 := runtime.AsString(oT478)
-	if oT481.Kind != 0 {
-		return false, oT481
+	oT500, oT501 := runtime.AsString(oT498)
+	if oT501.Kind != 0 {
+		return false, oT501
 	}
-	oT482 := runtime.UpperASCII(oT480)
-	oT483 := "HELLO"
-	return (oT482 == oT483), runtime.Err{}
+	oT502 := runtime.UpperASCII(oT500)
+	oT503 := "HELLO"
+	return (oT502 == oT503), runtime.Err{}
 }
 
 // oRule77 evaluates rule "E077" (policy).
@@ -3898,10 +3958,10 @@ func oRule77(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[77]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT484 := "  a b \t"
-	oT485 := runtime.Trim(oT484)
-	oT486 := "a b"
-	return (oT485 == oT486), runtime.Err{}
+	oT504 := "  a b \t"
+	oT505 := runtime.Trim(oT504)
+	oT506 := "a b"
+	return (oT505 == oT506), runtime.Err{}
 }
 
 // oRule78 evaluates rule "E078" (policy).
@@ -3913,10 +3973,10 @@ func oRule78(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[78]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT487 := "a,b,,c"
-	oT488 := ","
-	oT489 := runtime.Split(oT487, oT488)
-	return runtime.EqualStrings(oT489, oConst5), runtime.Err{}
+	oT507 := "a,b,,c"
+	oT508 := ","
+	oT509 := runtime.Split(oT507, oT508)
+	return runtime.EqualStrings(oT509, oConst5), runtime.Err{}
 }
 
 // oRule79 evaluates rule "E079" (policy).
@@ -3928,11 +3988,11 @@ func oRule79(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[79]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT490 := "a,b,c"
-	oT491 := ","
-	oT492 := int64(2)
-	oT493 := runtime.SplitN(oT490, oT491, oT492)
-	return runtime.EqualStrings(oT493, oConst6), runtime.Err{}
+	oT510 := "a,b,c"
+	oT511 := ","
+	oT512 := int64(2)
+	oT513 := runtime.SplitN(oT510, oT511, oT512)
+	return runtime.EqualStrings(oT513, oConst6), runtime.Err{}
 }
 
 // oRule80 evaluates rule "E080" (policy).
@@ -3944,42 +4004,42 @@ func oRule80(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[80]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT494, oT495 := func() (bool, runtime.Err) {
+	oT514, oT515 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT496, oT497 := func() (bool, runtime.Err) {
-			oT498 := "-"
-			oT499 := runtime.JoinSep(oConst7, oT498)
-			oT500 := "a-b"
-			return (oT499 == oT500), runtime.Err{}
+		oT516, oT517 := func() (bool, runtime.Err) {
+			oT518 := "-"
+			oT519 := runtime.JoinSep(oConst7, oT518)
+			oT520 := "a-b"
+			return (oT519 == oT520), runtime.Err{}
 		}()
-		if oT497.Kind == 0 {
-			if !oT496 {
+		if oT517.Kind == 0 {
+			if !oT516 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT497
+			oErr = oT517
 		}
-		oT501, oT502 := func() (bool, runtime.Err) {
-			oT503 := runtime.Join(oConst8)
-			oT504 := "x"
-			return (oT503 == oT504), runtime.Err{}
+		oT521, oT522 := func() (bool, runtime.Err) {
+			oT523 := runtime.Join(oConst8)
+			oT524 := "x"
+			return (oT523 == oT524), runtime.Err{}
 		}()
-		if oT502.Kind == 0 {
-			if !oT501 {
+		if oT522.Kind == 0 {
+			if !oT521 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT502
+			oErr = oT522
 		}
 		if oErr.Kind != 0 {
 			return false, oErr
 		}
 		return true, runtime.Err{}
 	}()
-	if oT495.Kind != 0 {
-		return false, oT495
+	if oT515.Kind != 0 {
+		return false, oT515
 	}
-	return oT494, runtime.Err{}
+	return oT514, runtime.Err{}
 }
 
 // oRule81 evaluates rule "E081" (policy).
@@ -3991,48 +4051,48 @@ func oRule81(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[81]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT505, oT506 := func() (bool, runtime.Err) {
+	oT525, oT526 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT507, oT508 := func() (bool, runtime.Err) {
-			oT509 := "aXbXc"
-			oT510 := "X"
-			oT511 := "-"
-			oT512 := runtime.Replace(oT509, oT510, oT511)
-			oT513 := "a-b-c"
-			return (oT512 == oT513), runtime.Err{}
+		oT527, oT528 := func() (bool, runtime.Err) {
+			oT529 := "aXbXc"
+			oT530 := "X"
+			oT531 := "-"
+			oT532 := runtime.Replace(oT529, oT530, oT531)
+			oT533 := "a-b-c"
+			return (oT532 == oT533), runtime.Err{}
 		}()
-		if oT508.Kind == 0 {
-			if !oT507 {
+		if oT528.Kind == 0 {
+			if !oT527 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT508
+			oErr = oT528
 		}
-		oT514, oT515 := func() (bool, runtime.Err) {
-			oT516 := "aXbXc"
-			oT517 := "X"
-			oT518 := "-"
-			oT519 := int64(1)
-			oT520 := runtime.ReplaceN(oT516, oT517, oT518, oT519)
-			oT521 := "a-bXc"
-			return (oT520 == oT521), runtime.Err{}
+		oT534, oT535 := func() (bool, runtime.Err) {
+			oT536 := "aXbXc"
+			oT537 := "X"
+			oT538 := "-"
+			oT539 := int64(1)
+			oT540 := runtime.ReplaceN(oT536, oT537, oT538, oT539)
+			oT541 := "a-bXc"
+			return (oT540 == oT541), runtime.Err{}
 		}()
-		if oT515.Kind == 0 {
-			if !oT514 {
+		if oT535.Kind == 0 {
+			if !oT534 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT515
+			oErr = oT535
 		}
 		if oErr.Kind != 0 {
 			return false, oErr
 		}
 		return true, runtime.Err{}
 	}()
-	if oT506.Kind != 0 {
-		return false, oT506
+	if oT526.Kind != 0 {
+		return false, oT526
 	}
-	return oT505, runtime.Err{}
+	return oT525, runtime.Err{}
 }
 
 // oRule82 evaluates rule "E082" (policy).
@@ -4045,55 +4105,55 @@ func oRule82(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[82]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT522, oT523 := func() (bool, runtime.Err) {
+	oT542, oT543 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT524, oT525 := func() (bool, runtime.Err) {
-			oT526, oT527 := oF.ToolArgs["u"]
-			if !oT527 {
+		oT544, oT545 := func() (bool, runtime.Err) {
+			oT546, oT547 := oF.ToolArgs["u"]
+			if !oT547 {
 				return false, runtime.NoSuchKey("u")
 			}
-			if !runtime.Assignable(oT526, oConst4) {
+			if !runtime.Assignable(oT546, oConst4) {
 				return false, runtime.NoSuchOverload("indexOf")
 			}
-			oT528, oT529 := runtime.AsString(oT526)
-			if oT529.Kind != 0 {
-				return false, oT529
+			oT548, oT549 := runtime.AsString(oT546)
+			if oT549.Kind != 0 {
+				return false, oT549
 			}
-			oT530 := "b"
-			oT531 := runtime.IndexOf(oT528, oT530)
-			oT532 := int64(1)
-			return (oT531 == oT532), runtime.Err{}
+			oT550 := "b"
+			oT551 := runtime.IndexOf(oT548, oT550)
+			oT552 := int64(1)
+			return (oT551 == oT552), runtime.Err{}
 		}()
-		if oT525.Kind == 0 {
-			if !oT524 {
+		if oT545.Kind == 0 {
+			if !oT544 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT525
+			oErr = oT545
 		}
-		oT533, oT534 := func() (bool, runtime.Err) {
-			oT535 := "abc"
-			oT536 := ""
-			oT537 := runtime.IndexOf(oT535, oT536)
-			oT538 := int64(0)
-			return (oT537 == oT538), runtime.Err{}
+		oT553, oT554 := func() (bool, runtime.Err) {
+			oT555 := "abc"
+			oT556 := ""
+			oT557 := runtime.IndexOf(oT555, oT556)
+			oT558 := int64(0)
+			return (oT557 == oT558), runtime.Err{}
 		}()
-		if oT534.Kind == 0 {
-			if !oT533 {
+		if oT554.Kind == 0 {
+			if !oT553 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT534
+			oErr = oT554
 		}
 		if oErr.Kind != 0 {
 			return false, oErr
 		}
 		return true, runtime.Err{}
 	}()
-	if oT523.Kind != 0 {
-		return false, oT523
+	if oT543.Kind != 0 {
+		return false, oT543
 	}
-	return oT522, runtime.Err{}
+	return oT542, runtime.Err{}
 }
 
 // oRule83 evaluates rule "E083" (policy).
@@ -4105,15 +4165,15 @@ func oRule83(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[83]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT539 := "abc"
-	oT540 := "c"
-	oT541 := int64(5)
-	oT542, oT543 := runtime.IndexOfFrom(oT539, oT540, oT541)
-	if oT543.Kind != 0 {
-		return false, oT543
+	oT559 := "abc"
+	oT560 := "c"
+	oT561 := int64(5)
+	oT562, oT563 := runtime.IndexOfFrom(oT559, oT560, oT561)
+	if oT563.Kind != 0 {
+		return false, oT563
 	}
-	oT544 := int64(2)
-	return (oT542 == oT544), runtime.Err{}
+	oT564 := int64(2)
+	return (oT562 == oT564), runtime.Err{}
 }
 
 // oRule84 evaluates rule "E084" (policy).
@@ -4125,11 +4185,11 @@ func oRule84(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[84]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT545 := "abcabc"
-	oT546 := "b"
-	oT547 := runtime.LastIndexOf(oT545, oT546)
-	oT548 := int64(4)
-	return (oT547 == oT548), runtime.Err{}
+	oT565 := "abcabc"
+	oT566 := "b"
+	oT567 := runtime.LastIndexOf(oT565, oT566)
+	oT568 := int64(4)
+	return (oT567 == oT568), runtime.Err{}
 }
 
 // oRule85 evaluates rule "E085" (policy).
@@ -4141,15 +4201,15 @@ func oRule85(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[85]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT549 := "hello"
-	oT550 := int64(1)
-	oT551 := int64(3)
-	oT552, oT553 := runtime.SubstringRange(oT549, oT550, oT551)
-	if oT553.Kind != 0 {
-		return false, oT553
+	oT569 := "hello"
+	oT570 := int64(1)
+	oT571 := int64(3)
+	oT572, oT573 := runtime.SubstringRange(oT569, oT570, oT571)
+	if oT573.Kind != 0 {
+		return false, oT573
 	}
-	oT554 := "el"
-	return (oT552 == oT554), runtime.Err{}
+	oT574 := "el"
+	return (oT572 == oT574), runtime.Err{}
 }
 
 // oRule86 evaluates rule "E086" (policy).
@@ -4161,15 +4221,15 @@ func oRule86(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[86]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT555 := "hello"
-	oT556 := int64(4)
-	oT557 := int64(2)
-	oT558, oT559 := runtime.SubstringRange(oT555, oT556, oT557)
-	if oT559.Kind != 0 {
-		return false, oT559
+	oT575 := "hello"
+	oT576 := int64(4)
+	oT577 := int64(2)
+	oT578, oT579 := runtime.SubstringRange(oT575, oT576, oT577)
+	if oT579.Kind != 0 {
+		return false, oT579
 	}
-	oT560 := ""
-	return (oT558 == oT560), runtime.Err{}
+	oT580 := ""
+	return (oT578 == oT580), runtime.Err{}
 }
 
 // oRule87 evaluates rule "E087" (policy).
@@ -4181,51 +4241,51 @@ func oRule87(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[87]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT561, oT562 := func() (bool, runtime.Err) {
+	oT581, oT582 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT563, oT564 := func() (bool, runtime.Err) {
-			oT565 := "hello"
-			oT566 := int64(1)
-			oT567, oT568 := runtime.CharAt(oT565, oT566)
-			if oT568.Kind != 0 {
-				return false, oT568
+		oT583, oT584 := func() (bool, runtime.Err) {
+			oT585 := "hello"
+			oT586 := int64(1)
+			oT587, oT588 := runtime.CharAt(oT585, oT586)
+			if oT588.Kind != 0 {
+				return false, oT588
 			}
-			oT569 := "e"
-			return (oT567 == oT569), runtime.Err{}
+			oT589 := "e"
+			return (oT587 == oT589), runtime.Err{}
 		}()
-		if oT564.Kind == 0 {
-			if !oT563 {
+		if oT584.Kind == 0 {
+			if !oT583 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT564
+			oErr = oT584
 		}
-		oT570, oT571 := func() (bool, runtime.Err) {
-			oT572 := "hello"
-			oT573 := int64(5)
-			oT574, oT575 := runtime.CharAt(oT572, oT573)
-			if oT575.Kind != 0 {
-				return false, oT575
+		oT590, oT591 := func() (bool, runtime.Err) {
+			oT592 := "hello"
+			oT593 := int64(5)
+			oT594, oT595 := runtime.CharAt(oT592, oT593)
+			if oT595.Kind != 0 {
+				return false, oT595
 			}
-			oT576 := ""
-			return (oT574 == oT576), runtime.Err{}
+			oT596 := ""
+			return (oT594 == oT596), runtime.Err{}
 		}()
-		if oT571.Kind == 0 {
-			if !oT570 {
+		if oT591.Kind == 0 {
+			if !oT590 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT571
+			oErr = oT591
 		}
 		if oErr.Kind != 0 {
 			return false, oErr
 		}
 		return true, runtime.Err{}
 	}()
-	if oT562.Kind != 0 {
-		return false, oT562
+	if oT582.Kind != 0 {
+		return false, oT582
 	}
-	return oT561, runtime.Err{}
+	return oT581, runtime.Err{}
 }
 
 // oRule88 evaluates rule "E088" (policy).
@@ -4238,16 +4298,16 @@ func oRule88(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[88]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT577, oT578 := oF.ToolArgs["list"]
-	if !oT578 {
+	oT597, oT598 := oF.ToolArgs["list"]
+	if !oT598 {
 		return false, runtime.NoSuchKey("list")
 	}
-	oT579, oT580 := runtime.IndexDyn(oT577, any(int64(3)))
-	if oT580.Kind != 0 {
-		return false, oT580
+	oT599, oT600 := runtime.IndexDyn(oT597, any(int64(3)))
+	if oT600.Kind != 0 {
+		return false, oT600
 	}
-	oT581 := int64(1)
-	return runtime.EqualDynInt(oT579, oT581), runtime.Err{}
+	oT601 := int64(1)
+	return runtime.EqualDynInt(oT599, oT601), runtime.Err{}
 }
 
 // oRule89 evaluates rule "E089" (policy).
@@ -4260,16 +4320,16 @@ func oRule89(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[89]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT582, oT583 := oF.ToolArgs["list"]
-	if !oT583 {
+	oT602, oT603 := oF.ToolArgs["list"]
+	if !oT603 {
 		return false, runtime.NoSuchKey("list")
 	}
-	oT584, oT585 := runtime.IndexDyn(oT582, any(int64(-1)))
-	if oT585.Kind != 0 {
-		return false, oT585
+	oT604, oT605 := runtime.IndexDyn(oT602, any(int64(-1)))
+	if oT605.Kind != 0 {
+		return false, oT605
 	}
-	oT586 := int64(1)
-	return runtime.EqualDynInt(oT584, oT586), runtime.Err{}
+	oT606 := int64(1)
+	return runtime.EqualDynInt(oT604, oT606), runtime.Err{}
 }
 
 // oRule90 evaluates rule "E090" (policy).
@@ -4281,16 +4341,16 @@ func oRule90(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[90]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT587, oT588 := runtime.IndexList(oConst0, int64(1))
-	if oT588.Kind != 0 {
-		return false, oT588
+	oT607, oT608 := runtime.IndexList(oConst0, int64(1))
+	if oT608.Kind != 0 {
+		return false, oT608
 	}
-	oT589, oT590 := runtime.AsInt(oT587)
-	if oT590.Kind != 0 {
-		return false, oT590
+	oT609, oT610 := runtime.AsInt(oT607)
+	if oT610.Kind != 0 {
+		return false, oT610
 	}
-	oT591 := int64(2)
-	return (oT589 == oT591), runtime.Err{}
+	oT611 := int64(2)
+	return (oT609 == oT611), runtime.Err{}
 }
 
 // oRule91 evaluates rule "E091" (policy).
@@ -4303,16 +4363,16 @@ func oRule91(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[91]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT592, oT593 := oF.ToolArgs["map"]
-	if !oT593 {
+	oT612, oT613 := oF.ToolArgs["map"]
+	if !oT613 {
 		return false, runtime.NoSuchKey("map")
 	}
-	oT594, oT595 := runtime.IndexDyn(oT592, any("a"))
-	if oT595.Kind != 0 {
-		return false, oT595
+	oT614, oT615 := runtime.IndexDyn(oT612, any("a"))
+	if oT615.Kind != 0 {
+		return false, oT615
 	}
-	oT596 := int64(1)
-	return runtime.EqualDynInt(oT594, oT596), runtime.Err{}
+	oT616 := int64(1)
+	return runtime.EqualDynInt(oT614, oT616), runtime.Err{}
 }
 
 // oRule92 evaluates rule "E092" (policy).
@@ -4325,16 +4385,16 @@ func oRule92(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[92]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT597, oT598 := oF.ToolArgs["map"]
-	if !oT598 {
+	oT617, oT618 := oF.ToolArgs["map"]
+	if !oT618 {
 		return false, runtime.NoSuchKey("map")
 	}
-	oT599, oT600 := runtime.IndexDyn(oT597, any("zz"))
-	if oT600.Kind != 0 {
-		return false, oT600
+	oT619, oT620 := runtime.IndexDyn(oT617, any("zz"))
+	if oT620.Kind != 0 {
+		return false, oT620
 	}
-	oT601 := int64(1)
-	return runtime.EqualDynInt(oT599, oT601), runtime.Err{}
+	oT621 := int64(1)
+	return runtime.EqualDynInt(oT619, oT621), runtime.Err{}
 }
 
 // oRule93 evaluates rule "E093" (policy).
@@ -4347,16 +4407,16 @@ func oRule93(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[93]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT602, oT603 := oF.ToolArgs["map"]
-	if !oT603 {
+	oT622, oT623 := oF.ToolArgs["map"]
+	if !oT623 {
 		return false, runtime.NoSuchKey("map")
 	}
-	oT604, oT605 := runtime.SelectDyn(oT602, "a")
-	if oT605.Kind != 0 {
-		return false, oT605
+	oT624, oT625 := runtime.SelectDyn(oT622, "a")
+	if oT625.Kind != 0 {
+		return false, oT625
 	}
-	oT606 := int64(1)
-	return runtime.EqualDynInt(oT604, oT606), runtime.Err{}
+	oT626 := int64(1)
+	return runtime.EqualDynInt(oT624, oT626), runtime.Err{}
 }
 
 // oRule94 evaluates rule "E094" (policy).
@@ -4369,16 +4429,16 @@ func oRule94(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[94]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT607, oT608 := oF.ToolArgs["map"]
-	if !oT608 {
+	oT627, oT628 := oF.ToolArgs["map"]
+	if !oT628 {
 		return false, runtime.NoSuchKey("map")
 	}
-	oT609, oT610 := runtime.SelectDyn(oT607, "zz")
-	if oT610.Kind != 0 {
-		return false, oT610
+	oT629, oT630 := runtime.SelectDyn(oT627, "zz")
+	if oT630.Kind != 0 {
+		return false, oT630
 	}
-	oT611 := int64(1)
-	return runtime.EqualDynInt(oT609, oT611), runtime.Err{}
+	oT631 := int64(1)
+	return runtime.EqualDynInt(oT629, oT631), runtime.Err{}
 }
 
 // oRule95 evaluates rule "E095" (policy).
@@ -4391,53 +4451,53 @@ func oRule95(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[95]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT612, oT613 := func() (bool, runtime.Err) {
+	oT632, oT633 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT614, oT615 := func() (bool, runtime.Err) {
-			oT616, oT617 := oF.ToolArgs["map"]
-			if !oT617 {
+		oT634, oT635 := func() (bool, runtime.Err) {
+			oT636, oT637 := oF.ToolArgs["map"]
+			if !oT637 {
 				return false, runtime.NoSuchKey("map")
 			}
-			oT618, oT619 := runtime.HasDyn(oT616, "a")
-			if oT619.Kind != 0 {
-				return false, oT619
+			oT638, oT639 := runtime.HasDyn(oT636, "a")
+			if oT639.Kind != 0 {
+				return false, oT639
 			}
-			return oT618, runtime.Err{}
+			return oT638, runtime.Err{}
 		}()
-		if oT615.Kind == 0 {
-			if !oT614 {
+		if oT635.Kind == 0 {
+			if !oT634 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT615
+			oErr = oT635
 		}
-		oT620, oT621 := func() (bool, runtime.Err) {
-			oT622, oT623 := oF.ToolArgs["map"]
-			if !oT623 {
+		oT640, oT641 := func() (bool, runtime.Err) {
+			oT642, oT643 := oF.ToolArgs["map"]
+			if !oT643 {
 				return false, runtime.NoSuchKey("map")
 			}
-			oT624, oT625 := runtime.HasDyn(oT622, "zz")
-			if oT625.Kind != 0 {
-				return false, oT625
+			oT644, oT645 := runtime.HasDyn(oT642, "zz")
+			if oT645.Kind != 0 {
+				return false, oT645
 			}
-			return !oT624, runtime.Err{}
+			return !oT644, runtime.Err{}
 		}()
-		if oT621.Kind == 0 {
-			if !oT620 {
+		if oT641.Kind == 0 {
+			if !oT640 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT621
+			oErr = oT641
 		}
 		if oErr.Kind != 0 {
 			return false, oErr
 		}
 		return true, runtime.Err{}
 	}()
-	if oT613.Kind != 0 {
-		return false, oT613
+	if oT633.Kind != 0 {
+		return false, oT633
 	}
-	return oT612, runtime.Err{}
+	return oT632, runtime.Err{}
 }
 
 // oRule96 evaluates rule "E096" (policy).
@@ -4450,8 +4510,8 @@ func oRule96(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[96]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	_, oT626 := oF.ToolArgs["missing"]
-	return oT626, runtime.Err{}
+	_, oT646 := oF.ToolArgs["missing"]
+	return oT646, runtime.Err{}
 }
 
 // oRule97 evaluates rule "E097" (policy).
@@ -4464,15 +4524,15 @@ func oRule97(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[97]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT627, oT628 := oF.ToolArgs["s"]
-	if !oT628 {
+	oT647, oT648 := oF.ToolArgs["s"]
+	if !oT648 {
 		return false, runtime.NoSuchKey("s")
 	}
-	oT629, oT630 := runtime.HasDyn(oT627, "x")
-	if oT630.Kind != 0 {
-		return false, oT630
+	oT649, oT650 := runtime.HasDyn(oT647, "x")
+	if oT650.Kind != 0 {
+		return false, oT650
 	}
-	return oT629, runtime.Err{}
+	return oT649, runtime.Err{}
 }
 
 // oRule98 evaluates rule "E098" (policy).
@@ -4485,16 +4545,16 @@ func oRule98(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[98]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT631, oT632 := oF.ToolArgs["s"]
-	if !oT632 {
+	oT651, oT652 := oF.ToolArgs["s"]
+	if !oT652 {
 		return false, runtime.NoSuchKey("s")
 	}
-	oT633, oT634 := runtime.SelectDyn(oT631, "x")
-	if oT634.Kind != 0 {
-		return false, oT634
+	oT653, oT654 := runtime.SelectDyn(oT651, "x")
+	if oT654.Kind != 0 {
+		return false, oT654
 	}
-	oT635 := int64(1)
-	return runtime.EqualDynInt(oT633, oT635), runtime.Err{}
+	oT655 := int64(1)
+	return runtime.EqualDynInt(oT653, oT655), runtime.Err{}
 }
 
 // oRule99 evaluates rule "E099" (policy).
@@ -4507,16 +4567,16 @@ func oRule99(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[99]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT636, oT637 := oF.ToolArgs["missing"]
-	if !oT637 {
+	oT656, oT657 := oF.ToolArgs["missing"]
+	if !oT657 {
 		return false, runtime.NoSuchKey("missing")
 	}
-	oT638, oT639 := runtime.SelectDyn(oT636, "x")
-	if oT639.Kind != 0 {
-		return false, oT639
+	oT658, oT659 := runtime.SelectDyn(oT656, "x")
+	if oT659.Kind != 0 {
+		return false, oT659
 	}
-	oT640 := int64(1)
-	return runtime.EqualDynInt(oT638, oT640), runtime.Err{}
+	oT660 := int64(1)
+	return runtime.EqualDynInt(oT658, oT660), runtime.Err{}
 }
 
 // oRule100 evaluates rule "E100" (policy).
@@ -4529,13 +4589,13 @@ func oRule100(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[100]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT641 := "s"
-	oT642, oT643 := oF.ToolArgs[oT641]
-	if !oT643 {
-		return false, runtime.NoSuchKey(oT641)
+	oT661 := "s"
+	oT662, oT663 := oF.ToolArgs[oT661]
+	if !oT663 {
+		return false, runtime.NoSuchKey(oT661)
 	}
-	oT644 := "hello"
-	return runtime.EqualDynString(oT642, oT644), runtime.Err{}
+	oT664 := "hello"
+	return runtime.EqualDynString(oT662, oT664), runtime.Err{}
 }
 
 // oRule101 evaluates rule "E101" (policy).
@@ -4548,13 +4608,13 @@ func oRule101(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[101]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT645 := runtime.ToolArgString(oF.ToolArgs, "key")
-	oT646, oT647 := oF.ToolArgs[oT645]
-	if !oT647 {
-		return false, runtime.NoSuchKey(oT645)
+	oT665 := runtime.ToolArgString(oF.ToolArgs, "key")
+	oT666, oT667 := oF.ToolArgs[oT665]
+	if !oT667 {
+		return false, runtime.NoSuchKey(oT665)
 	}
-	oT648 := int64(3)
-	return runtime.EqualDynInt(oT646, oT648), runtime.Err{}
+	oT668 := int64(3)
+	return runtime.EqualDynInt(oT666, oT668), runtime.Err{}
 }
 
 // oRule102 evaluates rule "E102" (policy).
@@ -4567,20 +4627,20 @@ func oRule102(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[102]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT649, oT650 := oF.ToolArgs["list"]
-	if !oT650 {
+	oT669, oT670 := oF.ToolArgs["list"]
+	if !oT670 {
 		return false, runtime.NoSuchKey("list")
 	}
-	oT651, oT652 := oF.ToolArgs["d"]
-	if !oT652 {
+	oT671, oT672 := oF.ToolArgs["d"]
+	if !oT672 {
 		return false, runtime.NoSuchKey("d")
 	}
-	oT653, oT654 := runtime.IndexDyn(oT649, oT651)
-	if oT654.Kind != 0 {
-		return false, oT654
+	oT673, oT674 := runtime.IndexDyn(oT669, oT671)
+	if oT674.Kind != 0 {
+		return false, oT674
 	}
-	oT655 := int64(1)
-	return runtime.EqualDynInt(oT653, oT655), runtime.Err{}
+	oT675 := int64(1)
+	return runtime.EqualDynInt(oT673, oT675), runtime.Err{}
 }
 
 // oRule103 evaluates rule "E103" (policy).
@@ -4593,16 +4653,16 @@ func oRule103(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[103]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT656, oT657 := oF.ToolArgs["list"]
-	if !oT657 {
+	oT676, oT677 := oF.ToolArgs["list"]
+	if !oT677 {
 		return false, runtime.NoSuchKey("list")
 	}
-	oT658, oT659 := runtime.IndexDyn(oT656, any(float64(1)))
-	if oT659.Kind != 0 {
-		return false, oT659
+	oT678, oT679 := runtime.IndexDyn(oT676, any(float64(1)))
+	if oT679.Kind != 0 {
+		return false, oT679
 	}
-	oT660 := int64(2)
-	return runtime.EqualDynInt(oT658, oT660), runtime.Err{}
+	oT680 := int64(2)
+	return runtime.EqualDynInt(oT678, oT680), runtime.Err{}
 }
 
 // oRule104 evaluates rule "E104" (policy).
@@ -4615,55 +4675,55 @@ func oRule104(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[104]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT661, oT662 := func() (bool, runtime.Err) {
+	oT681, oT682 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT663, oT664 := func() (bool, runtime.Err) {
-			oT665, oT666 := oF.ToolArgs["map"]
-			if !oT666 {
+		oT683, oT684 := func() (bool, runtime.Err) {
+			oT685, oT686 := oF.ToolArgs["map"]
+			if !oT686 {
 				return false, runtime.NoSuchKey("map")
 			}
-			oT667 := any("a")
-			oT668, oT669 := runtime.InDyn(oT667, oT665)
-			if oT669.Kind != 0 {
-				return false, oT669
+			oT687 := any("a")
+			oT688, oT689 := runtime.InDyn(oT687, oT685)
+			if oT689.Kind != 0 {
+				return false, oT689
 			}
-			return oT668, runtime.Err{}
+			return oT688, runtime.Err{}
 		}()
-		if oT664.Kind == 0 {
-			if !oT663 {
+		if oT684.Kind == 0 {
+			if !oT683 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT664
+			oErr = oT684
 		}
-		oT670, oT671 := func() (bool, runtime.Err) {
-			oT672, oT673 := oF.ToolArgs["map"]
-			if !oT673 {
+		oT690, oT691 := func() (bool, runtime.Err) {
+			oT692, oT693 := oF.ToolArgs["map"]
+			if !oT693 {
 				return false, runtime.NoSuchKey("map")
 			}
-			oT674 := any("zz")
-			oT675, oT676 := runtime.InDyn(oT674, oT672)
-			if oT676.Kind != 0 {
-				return false, oT676
+			oT694 := any("zz")
+			oT695, oT696 := runtime.InDyn(oT694, oT692)
+			if oT696.Kind != 0 {
+				return false, oT696
 			}
-			return !oT675, runtime.Err{}
+			return !oT695, runtime.Err{}
 		}()
-		if oT671.Kind == 0 {
-			if !oT670 {
+		if oT691.Kind == 0 {
+			if !oT690 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT671
+			oErr = oT691
 		}
 		if oErr.Kind != 0 {
 			return false, oErr
 		}
 		return true, runtime.Err{}
 	}()
-	if oT662.Kind != 0 {
-		return false, oT662
+	if oT682.Kind != 0 {
+		return false, oT682
 	}
-	return oT661, runtime.Err{}
+	return oT681, runtime.Err{}
 }
 
 // oRule105 evaluates rule "E105" (policy).
@@ -4676,74 +4736,74 @@ func oRule105(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[105]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT677, oT678 := func() (bool, runtime.Err) {
+	oT697, oT698 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT679, oT680 := func() (bool, runtime.Err) {
-			oT681, oT682 := oF.ToolArgs["list"]
-			if !oT682 {
+		oT699, oT700 := func() (bool, runtime.Err) {
+			oT701, oT702 := oF.ToolArgs["list"]
+			if !oT702 {
 				return false, runtime.NoSuchKey("list")
 			}
-			oT683 := any(int64(2))
-			oT684, oT685 := runtime.InDyn(oT683, oT681)
-			if oT685.Kind != 0 {
-				return false, oT685
+			oT703 := any(int64(2))
+			oT704, oT705 := runtime.InDyn(oT703, oT701)
+			if oT705.Kind != 0 {
+				return false, oT705
 			}
-			return oT684, runtime.Err{}
+			return oT704, runtime.Err{}
 		}()
-		if oT680.Kind == 0 {
-			if !oT679 {
+		if oT700.Kind == 0 {
+			if !oT699 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT680
+			oErr = oT700
 		}
-		oT686, oT687 := func() (bool, runtime.Err) {
-			oT688, oT689 := oF.ToolArgs["list"]
-			if !oT689 {
+		oT706, oT707 := func() (bool, runtime.Err) {
+			oT708, oT709 := oF.ToolArgs["list"]
+			if !oT709 {
 				return false, runtime.NoSuchKey("list")
 			}
-			oT690 := any(float64(2))
-			oT691, oT692 := runtime.InDyn(oT690, oT688)
-			if oT692.Kind != 0 {
-				return false, oT692
+			oT710 := any(float64(2))
+			oT711, oT712 := runtime.InDyn(oT710, oT708)
+			if oT712.Kind != 0 {
+				return false, oT712
 			}
-			return oT691, runtime.Err{}
+			return oT711, runtime.Err{}
 		}()
-		if oT687.Kind == 0 {
-			if !oT686 {
+		if oT707.Kind == 0 {
+			if !oT706 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT687
+			oErr = oT707
 		}
-		oT693, oT694 := func() (bool, runtime.Err) {
-			oT695, oT696 := oF.ToolArgs["list"]
-			if !oT696 {
+		oT713, oT714 := func() (bool, runtime.Err) {
+			oT715, oT716 := oF.ToolArgs["list"]
+			if !oT716 {
 				return false, runtime.NoSuchKey("list")
 			}
-			oT697 := any("2")
-			oT698, oT699 := runtime.InDyn(oT697, oT695)
-			if oT699.Kind != 0 {
-				return false, oT699
+			oT717 := any("2")
+			oT718, oT719 := runtime.InDyn(oT717, oT715)
+			if oT719.Kind != 0 {
+				return false, oT719
 			}
-			return !oT698, runtime.Err{}
+			return !oT718, runtime.Err{}
 		}()
-		if oT694.Kind == 0 {
-			if !oT693 {
+		if oT714.Kind == 0 {
+			if !oT713 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT694
+			oErr = oT714
 		}
 		if oErr.Kind != 0 {
 			return false, oErr
 		}
 		return true, runtime.Err{}
 	}()
-	if oT678.Kind != 0 {
-		return false, oT678
+	if oT698.Kind != 0 {
+		return false, oT698
 	}
-	return oT677, runtime.Err{}
+	return oT697, runtime.Err{}
 }
 
 // oRule106 evaluates rule "E106" (policy).
@@ -4756,16 +4816,16 @@ func oRule106(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[106]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT700, oT701 := oF.ToolArgs["map"]
-	if !oT701 {
+	oT720, oT721 := oF.ToolArgs["map"]
+	if !oT721 {
 		return false, runtime.NoSuchKey("map")
 	}
-	oT702 := any(int64(1))
-	oT703, oT704 := runtime.InDyn(oT702, oT700)
-	if oT704.Kind != 0 {
-		return false, oT704
+	oT722 := any(int64(1))
+	oT723, oT724 := runtime.InDyn(oT722, oT720)
+	if oT724.Kind != 0 {
+		return false, oT724
 	}
-	return oT703, runtime.Err{}
+	return oT723, runtime.Err{}
 }
 
 // oRule107 evaluates rule "E107" (policy).
@@ -4778,16 +4838,16 @@ func oRule107(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[107]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT705, oT706 := oF.ToolArgs["s"]
-	if !oT706 {
+	oT725, oT726 := oF.ToolArgs["s"]
+	if !oT726 {
 		return false, runtime.NoSuchKey("s")
 	}
-	oT707 := any("x")
-	oT708, oT709 := runtime.InDyn(oT707, oT705)
-	if oT709.Kind != 0 {
-		return false, oT709
+	oT727 := any("x")
+	oT728, oT729 := runtime.InDyn(oT727, oT725)
+	if oT729.Kind != 0 {
+		return false, oT729
 	}
-	return oT708, runtime.Err{}
+	return oT728, runtime.Err{}
 }
 
 // oRule108 evaluates rule "E108" (policy).
@@ -4800,8 +4860,8 @@ func oRule108(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[108]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT710 := "reader"
-	return runtime.InStrings(oT710, oF.PrincipalRoles), runtime.Err{}
+	oT730 := "reader"
+	return runtime.InStrings(oT730, oF.PrincipalRoles), runtime.Err{}
 }
 
 // oRule109 evaluates rule "E109" (policy).
@@ -4827,10 +4887,10 @@ func oRule110(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[110]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT711 := runtime.ConcatList(oF.PrincipalRoles, oConst8)
-	oT712 := int64(len(oT711))
-	oT713 := int64(3)
-	return (oT712 == oT713), runtime.Err{}
+	oT731 := runtime.ConcatList(oF.PrincipalRoles, oConst8)
+	oT732 := int64(len(oT731))
+	oT733 := int64(3)
+	return (oT732 == oT733), runtime.Err{}
 }
 
 // oRule111 evaluates rule "E111" (policy).
@@ -4843,16 +4903,16 @@ func oRule111(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[111]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT714, oT715 := oF.ToolArgs["list"]
-	if !oT715 {
+	oT734, oT735 := oF.ToolArgs["list"]
+	if !oT735 {
 		return false, runtime.NoSuchKey("list")
 	}
-	oT716 := any(oConst10)
-	oT717, oT718 := runtime.AddDyn(oT714, oT716)
-	if oT718.Kind != 0 {
-		return false, oT718
+	oT736 := any(oConst10)
+	oT737, oT738 := runtime.AddDyn(oT734, oT736)
+	if oT738.Kind != 0 {
+		return false, oT738
 	}
-	return runtime.Equal(oT717, any(oConst11)), runtime.Err{}
+	return runtime.Equal(oT737, any(oConst11)), runtime.Err{}
 }
 
 // oRule112 evaluates rule "E112" (policy).
@@ -4865,17 +4925,17 @@ func oRule112(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[112]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT719, oT720 := oF.ToolArgs["s"]
-	if !oT720 {
+	oT739, oT740 := oF.ToolArgs["s"]
+	if !oT740 {
 		return false, runtime.NoSuchKey("s")
 	}
-	oT721 := any("!")
-	oT722, oT723 := runtime.AddDyn(oT719, oT721)
-	if oT723.Kind != 0 {
-		return false, oT723
+	oT741 := any("!")
+	oT742, oT743 := runtime.AddDyn(oT739, oT741)
+	if oT743.Kind != 0 {
+		return false, oT743
 	}
-	oT724 := "hello!"
-	return runtime.EqualDynString(oT722, oT724), runtime.Err{}
+	oT744 := "hello!"
+	return runtime.EqualDynString(oT742, oT744), runtime.Err{}
 }
 
 // oRule113 evaluates rule "E113" (policy).
@@ -4888,17 +4948,17 @@ func oRule113(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[113]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT725, oT726 := oF.ToolArgs["n"]
-	if !oT726 {
+	oT745, oT746 := oF.ToolArgs["n"]
+	if !oT746 {
 		return false, runtime.NoSuchKey("n")
 	}
-	oT727 := any(int64(1))
-	oT728, oT729 := runtime.AddDyn(oT725, oT727)
-	if oT729.Kind != 0 {
-		return false, oT729
+	oT747 := any(int64(1))
+	oT748, oT749 := runtime.AddDyn(oT745, oT747)
+	if oT749.Kind != 0 {
+		return false, oT749
 	}
-	oT730 := int64(4)
-	return runtime.EqualDynInt(oT728, oT730), runtime.Err{}
+	oT750 := int64(4)
+	return runtime.EqualDynInt(oT748, oT750), runtime.Err{}
 }
 
 // oRule114 evaluates rule "E114" (policy).
@@ -4911,17 +4971,17 @@ func oRule114(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[114]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT731, oT732 := oF.ToolArgs["n"]
-	if !oT732 {
+	oT751, oT752 := oF.ToolArgs["n"]
+	if !oT752 {
 		return false, runtime.NoSuchKey("n")
 	}
-	oT733 := any(float64(1))
-	oT734, oT735 := runtime.AddDyn(oT731, oT733)
-	if oT735.Kind != 0 {
-		return false, oT735
+	oT753 := any(float64(1))
+	oT754, oT755 := runtime.AddDyn(oT751, oT753)
+	if oT755.Kind != 0 {
+		return false, oT755
 	}
-	oT736 := float64(4)
-	return runtime.EqualDynDouble(oT734, oT736), runtime.Err{}
+	oT756 := float64(4)
+	return runtime.EqualDynDouble(oT754, oT756), runtime.Err{}
 }
 
 // oRule115 evaluates rule "E115" (policy).
@@ -4934,17 +4994,17 @@ func oRule115(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[115]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT737, oT738 := oF.ToolArgs["s"]
-	if !oT738 {
+	oT757, oT758 := oF.ToolArgs["s"]
+	if !oT758 {
 		return false, runtime.NoSuchKey("s")
 	}
-	oT739 := any(int64(1))
-	oT740, oT741 := runtime.AddDyn(oT737, oT739)
-	if oT741.Kind != 0 {
-		return false, oT741
+	oT759 := any(int64(1))
+	oT760, oT761 := runtime.AddDyn(oT757, oT759)
+	if oT761.Kind != 0 {
+		return false, oT761
 	}
-	oT742 := int64(4)
-	return runtime.EqualDynInt(oT740, oT742), runtime.Err{}
+	oT762 := int64(4)
+	return runtime.EqualDynInt(oT760, oT762), runtime.Err{}
 }
 
 // oRule116 evaluates rule "E116" (policy).
@@ -4957,33 +5017,39 @@ func oRule116(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[116]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT743, oT744 := oF.ToolArgs["list"]
-	if !oT744 {
+	oT763, oT764 := oF.ToolArgs["list"]
+	if !oT764 {
 		return false, runtime.NoSuchKey("list")
 	}
-	oT745, oT746 := func() (bool, runtime.Err) {
+	oT765, oT766 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT747, oT748 := runtime.Range(oT743)
-		if oT748.Kind != 0 {
-			return false, oT748
+		oT767, oT768 := runtime.Range(oT763)
+		if oT768.Kind != 0 {
+			return false, oT768
 		}
-		for oT749 := 0; oT749 < oT747.Len(); oT749++ {
-			oV_x := oT747.At(oT749)
+		for oT769 := 0; oT769 < oT767.Len(); oT769++ {
+			oV_x := oT767.At(oT769)
 			_ = oV_x
-			oT750, oT751 := func() (bool, runtime.Err) {
-				oT752 := int64(0)
-				oT753, oT754 := runtime.CompareDynInt(oV_x, oT752)
-				if oT754.Kind != 0 {
-					return false, oT754
+			oT770, oT771 := func() (bool, runtime.Err) {
+				oT772 := int64(0)
+				var oT773 int
+				var oT774 runtime.Err
+				if oT775, oT776 := oV_x.(int64); oT776 {
+					oT773, oT774 = runtime.CompareInt(oT775, oT772), runtime.Err{}
+				} else {
+					oT773, oT774 = runtime.CompareDynInt(oV_x, oT772)
 				}
-				return runtime.Gt(oT753), runtime.Err{}
+				if oT774.Kind != 0 {
+					return false, oT774
+				}
+				return runtime.Gt(oT773), runtime.Err{}
 			}()
-			if oT751.Kind == 0 {
-				if !oT750 {
+			if oT771.Kind == 0 {
+				if !oT770 {
 					return false, runtime.Err{}
 				}
 			} else if oErr.Kind == 0 {
-				oErr = oT751
+				oErr = oT771
 			}
 		}
 		if oErr.Kind != 0 {
@@ -4991,10 +5057,10 @@ func oRule116(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 		}
 		return true, runtime.Err{}
 	}()
-	if oT746.Kind != 0 {
-		return false, oT746
+	if oT766.Kind != 0 {
+		return false, oT766
 	}
-	return oT745, runtime.Err{}
+	return oT765, runtime.Err{}
 }
 
 // oRule117 evaluates rule "E117" (policy).
@@ -5007,33 +5073,39 @@ func oRule117(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[117]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT755, oT756 := oF.ToolArgs["list"]
-	if !oT756 {
+	oT777, oT778 := oF.ToolArgs["list"]
+	if !oT778 {
 		return false, runtime.NoSuchKey("list")
 	}
-	oT757, oT758 := func() (bool, runtime.Err) {
+	oT779, oT780 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT759, oT760 := runtime.Range(oT755)
-		if oT760.Kind != 0 {
-			return false, oT760
+		oT781, oT782 := runtime.Range(oT777)
+		if oT782.Kind != 0 {
+			return false, oT782
 		}
-		for oT761 := 0; oT761 < oT759.Len(); oT761++ {
-			oV_x := oT759.At(oT761)
+		for oT783 := 0; oT783 < oT781.Len(); oT783++ {
+			oV_x := oT781.At(oT783)
 			_ = oV_x
-			oT762, oT763 := func() (bool, runtime.Err) {
-				oT764 := int64(2)
-				oT765, oT766 := runtime.CompareDynInt(oV_x, oT764)
-				if oT766.Kind != 0 {
-					return false, oT766
+			oT784, oT785 := func() (bool, runtime.Err) {
+				oT786 := int64(2)
+				var oT787 int
+				var oT788 runtime.Err
+				if oT789, oT790 := oV_x.(int64); oT790 {
+					oT787, oT788 = runtime.CompareInt(oT789, oT786), runtime.Err{}
+				} else {
+					oT787, oT788 = runtime.CompareDynInt(oV_x, oT786)
 				}
-				return runtime.Gt(oT765), runtime.Err{}
+				if oT788.Kind != 0 {
+					return false, oT788
+				}
+				return runtime.Gt(oT787), runtime.Err{}
 			}()
-			if oT763.Kind == 0 {
-				if oT762 {
+			if oT785.Kind == 0 {
+				if oT784 {
 					return true, runtime.Err{}
 				}
 			} else if oErr.Kind == 0 {
-				oErr = oT763
+				oErr = oT785
 			}
 		}
 		if oErr.Kind != 0 {
@@ -5041,10 +5113,10 @@ func oRule117(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 		}
 		return false, runtime.Err{}
 	}()
-	if oT758.Kind != 0 {
-		return false, oT758
+	if oT780.Kind != 0 {
+		return false, oT780
 	}
-	return oT757, runtime.Err{}
+	return oT779, runtime.Err{}
 }
 
 // oRule118 evaluates rule "E118" (policy).
@@ -5057,46 +5129,52 @@ func oRule118(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[118]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT767, oT768 := oF.ToolArgs["list"]
-	if !oT768 {
+	oT791, oT792 := oF.ToolArgs["list"]
+	if !oT792 {
 		return false, runtime.NoSuchKey("list")
 	}
-	oT769, oT770 := func() (bool, runtime.Err) {
-		oT771 := 0
+	oT793, oT794 := func() (bool, runtime.Err) {
+		oT795 := 0
 		var oErr runtime.Err
-		oT772, oT773 := runtime.Range(oT767)
-		if oT773.Kind != 0 {
-			return false, oT773
+		oT796, oT797 := runtime.Range(oT791)
+		if oT797.Kind != 0 {
+			return false, oT797
 		}
-		for oT774 := 0; oT774 < oT772.Len(); oT774++ {
-			oV_x := oT772.At(oT774)
+		for oT798 := 0; oT798 < oT796.Len(); oT798++ {
+			oV_x := oT796.At(oT798)
 			_ = oV_x
-			oT775, oT776 := func() (bool, runtime.Err) {
-				oT777 := int64(2)
-				oT778, oT779 := runtime.CompareDynInt(oV_x, oT777)
-				if oT779.Kind != 0 {
-					return false, oT779
+			oT799, oT800 := func() (bool, runtime.Err) {
+				oT801 := int64(2)
+				var oT802 int
+				var oT803 runtime.Err
+				if oT804, oT805 := oV_x.(int64); oT805 {
+					oT802, oT803 = runtime.CompareInt(oT804, oT801), runtime.Err{}
+				} else {
+					oT802, oT803 = runtime.CompareDynInt(oV_x, oT801)
 				}
-				return runtime.Gt(oT778), runtime.Err{}
+				if oT803.Kind != 0 {
+					return false, oT803
+				}
+				return runtime.Gt(oT802), runtime.Err{}
 			}()
-			if oT776.Kind != 0 {
-				oErr = oT776
+			if oT800.Kind != 0 {
+				oErr = oT800
 				continue
 			}
-			if !oT775 {
+			if !oT799 {
 				continue
 			}
-			oT771++
+			oT795++
 		}
 		if oErr.Kind != 0 {
 			return false, oErr
 		}
-		return oT771 == 1, runtime.Err{}
+		return oT795 == 1, runtime.Err{}
 	}()
-	if oT770.Kind != 0 {
-		return false, oT770
+	if oT794.Kind != 0 {
+		return false, oT794
 	}
-	return oT769, runtime.Err{}
+	return oT793, runtime.Err{}
 }
 
 // oRule119 evaluates rule "E119" (policy).
@@ -5107,109 +5185,6 @@ func oRule119(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	}
 	oF := oX.F
 	if oErr := oX.Supplied(&oRules[119]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT780, oT781 := oF.ToolArgs["list"]
-	if !oT781 {
-		return false, runtime.NoSuchKey("list")
-	}
-	oT782, oT783 := func() ([]any, runtime.Err) {
-		oT784 := []any{}
-		var oErr runtime.Err
-		oT785, oT786 := runtime.Range(oT780)
-		if oT786.Kind != 0 {
-			return nil, oT786
-		}
-		for oT787 := 0; oT787 < oT785.Len(); oT787++ {
-			oV_x := oT785.At(oT787)
-			_ = oV_x
-			oT788, oT789 := func() (bool, runtime.Err) {
-				oT790 := int64(1)
-				oT791, oT792 := runtime.CompareDynInt(oV_x, oT790)
-				if oT792.Kind != 0 {
-					return false, oT792
-				}
-				return runtime.Gt(oT791), runtime.Err{}
-			}()
-			if oT789.Kind != 0 {
-				oErr = oT789
-				continue
-			}
-			if !oT788 {
-				continue
-			}
-			oT784 = append(oT784, oV_x)
-		}
-		if oErr.Kind != 0 {
-			return nil, oErr
-		}
-		return oT784, runtime.Err{}
-	}()
-	if oT783.Kind != 0 {
-		return false, oT783
-	}
-	return runtime.Equal(any(oT782), any(oConst12)), runtime.Err{}
-}
-
-// oRule120 evaluates rule "E120" (policy).
-// when: tool_args.list.map(x, x * 2) == [2, 4, 6]
-func oRule120(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[120]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[120]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT793, oT794 := oF.ToolArgs["list"]
-	if !oT794 {
-		return false, runtime.NoSuchKey("list")
-	}
-	oT795, oT796 := func() ([]any, runtime.Err) {
-		oT797 := []any{}
-		var oErr runtime.Err
-		oT798, oT799 := runtime.Range(oT793)
-		if oT799.Kind != 0 {
-			return nil, oT799
-		}
-		for oT800 := 0; oT800 < oT798.Len(); oT800++ {
-			oV_x := oT798.At(oT800)
-			_ = oV_x
-			oT801, oT802 := func() (any, runtime.Err) {
-				oT803 := any(int64(2))
-				oT804, oT805 := runtime.MulDyn(oV_x, oT803)
-				if oT805.Kind != 0 {
-					return nil, oT805
-				}
-				return oT804, runtime.Err{}
-			}()
-			if oT802.Kind != 0 {
-				if oErr.Kind == 0 {
-					oErr = oT802
-				}
-				continue
-			}
-			oT797 = append(oT797, oT801)
-		}
-		if oErr.Kind != 0 {
-			return nil, oErr
-		}
-		return oT797, runtime.Err{}
-	}()
-	if oT796.Kind != 0 {
-		return false, oT796
-	}
-	return runtime.Equal(any(oT795), any(oConst13)), runtime.Err{}
-}
-
-// oRule121 evaluates rule "E121" (policy).
-// when: tool_args.list.map(x, x > 1, x * 10) == [20, 30]
-func oRule121(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[121]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[121]); oErr.Kind != 0 {
 		return false, oErr
 	}
 	oT806, oT807 := oF.ToolArgs["list"]
@@ -5228,7 +5203,13 @@ func oRule121(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 			_ = oV_x
 			oT814, oT815 := func() (bool, runtime.Err) {
 				oT816 := int64(1)
-				oT817, oT818 := runtime.CompareDynInt(oV_x, oT816)
+				var oT817 int
+				var oT818 runtime.Err
+				if oT819, oT820 := oV_x.(int64); oT820 {
+					oT817, oT818 = runtime.CompareInt(oT819, oT816), runtime.Err{}
+				} else {
+					oT817, oT818 = runtime.CompareDynInt(oV_x, oT816)
+				}
 				if oT818.Kind != 0 {
 					return false, oT818
 				}
@@ -5241,21 +5222,7 @@ func oRule121(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 			if !oT814 {
 				continue
 			}
-			oT819, oT820 := func() (any, runtime.Err) {
-				oT821 := any(int64(10))
-				oT822, oT823 := runtime.MulDyn(oV_x, oT821)
-				if oT823.Kind != 0 {
-					return nil, oT823
-				}
-				return oT822, runtime.Err{}
-			}()
-			if oT820.Kind != 0 {
-				if oErr.Kind == 0 {
-					oErr = oT820
-				}
-				continue
-			}
-			oT810 = append(oT810, oT819)
+			oT810 = append(oT810, oV_x)
 		}
 		if oErr.Kind != 0 {
 			return nil, oErr
@@ -5265,7 +5232,130 @@ func oRule121(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oT809.Kind != 0 {
 		return false, oT809
 	}
-	return runtime.Equal(any(oT808), any(oConst14)), runtime.Err{}
+	return runtime.Equal(any(oT808), any(oConst12)), runtime.Err{}
+}
+
+// oRule120 evaluates rule "E120" (policy).
+// when: tool_args.list.map(x, x * 2) == [2, 4, 6]
+func oRule120(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+	if !oX.Enter(&oRules[120]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oErr := oX.Supplied(&oRules[120]); oErr.Kind != 0 {
+		return false, oErr
+	}
+	oT821, oT822 := oF.ToolArgs["list"]
+	if !oT822 {
+		return false, runtime.NoSuchKey("list")
+	}
+	oT823, oT824 := func() ([]any, runtime.Err) {
+		oT825 := []any{}
+		var oErr runtime.Err
+		oT826, oT827 := runtime.Range(oT821)
+		if oT827.Kind != 0 {
+			return nil, oT827
+		}
+		for oT828 := 0; oT828 < oT826.Len(); oT828++ {
+			oV_x := oT826.At(oT828)
+			_ = oV_x
+			oT829, oT830 := func() (any, runtime.Err) {
+				oT831 := any(int64(2))
+				oT832, oT833 := runtime.MulDyn(oV_x, oT831)
+				if oT833.Kind != 0 {
+					return nil, oT833
+				}
+				return oT832, runtime.Err{}
+			}()
+			if oT830.Kind != 0 {
+				if oErr.Kind == 0 {
+					oErr = oT830
+				}
+				continue
+			}
+			oT825 = append(oT825, oT829)
+		}
+		if oErr.Kind != 0 {
+			return nil, oErr
+		}
+		return oT825, runtime.Err{}
+	}()
+	if oT824.Kind != 0 {
+		return false, oT824
+	}
+	return runtime.Equal(any(oT823), any(oConst13)), runtime.Err{}
+}
+
+// oRule121 evaluates rule "E121" (policy).
+// when: tool_args.list.map(x, x > 1, x * 10) == [20, 30]
+func oRule121(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+	if !oX.Enter(&oRules[121]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oErr := oX.Supplied(&oRules[121]); oErr.Kind != 0 {
+		return false, oErr
+	}
+	oT834, oT835 := oF.ToolArgs["list"]
+	if !oT835 {
+		return false, runtime.NoSuchKey("list")
+	}
+	oT836, oT837 := func() ([]any, runtime.Err) {
+		oT838 := []any{}
+		var oErr runtime.Err
+		oT839, oT840 := runtime.Range(oT834)
+		if oT840.Kind != 0 {
+			return nil, oT840
+		}
+		for oT841 := 0; oT841 < oT839.Len(); oT841++ {
+			oV_x := oT839.At(oT841)
+			_ = oV_x
+			oT842, oT843 := func() (bool, runtime.Err) {
+				oT844 := int64(1)
+				var oT845 int
+				var oT846 runtime.Err
+				if oT847, oT848 := oV_x.(int64); oT848 {
+					oT845, oT846 = runtime.CompareInt(oT847, oT844), runtime.Err{}
+				} else {
+					oT845, oT846 = runtime.CompareDynInt(oV_x, oT844)
+				}
+				if oT846.Kind != 0 {
+					return false, oT846
+				}
+				return runtime.Gt(oT845), runtime.Err{}
+			}()
+			if oT843.Kind != 0 {
+				oErr = oT843
+				continue
+			}
+			if !oT842 {
+				continue
+			}
+			oT849, oT850 := func() (any, runtime.Err) {
+				oT851 := any(int64(10))
+				oT852, oT853 := runtime.MulDyn(oV_x, oT851)
+				if oT853.Kind != 0 {
+					return nil, oT853
+				}
+				return oT852, runtime.Err{}
+			}()
+			if oT850.Kind != 0 {
+				if oErr.Kind == 0 {
+					oErr = oT850
+				}
+				continue
+			}
+			oT838 = append(oT838, oT849)
+		}
+		if oErr.Kind != 0 {
+			return nil, oErr
+		}
+		return oT838, runtime.Err{}
+	}()
+	if oT837.Kind != 0 {
+		return false, oT837
+	}
+	return runtime.Equal(any(oT836), any(oConst14)), runtime.Err{}
 }
 
 // oRule122 evaluates rule "E122" (policy).
@@ -5278,33 +5368,39 @@ func oRule122(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[122]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT824, oT825 := oF.ToolArgs["mixed"]
-	if !oT825 {
+	oT854, oT855 := oF.ToolArgs["mixed"]
+	if !oT855 {
 		return false, runtime.NoSuchKey("mixed")
 	}
-	oT826, oT827 := func() (bool, runtime.Err) {
+	oT856, oT857 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT828, oT829 := runtime.Range(oT824)
-		if oT829.Kind != 0 {
-			return false, oT829
+		oT858, oT859 := runtime.Range(oT854)
+		if oT859.Kind != 0 {
+			return false, oT859
 		}
-		for oT830 := 0; oT830 < oT828.Len(); oT830++ {
-			oV_x := oT828.At(oT830)
+		for oT860 := 0; oT860 < oT858.Len(); oT860++ {
+			oV_x := oT858.At(oT860)
 			_ = oV_x
-			oT831, oT832 := func() (bool, runtime.Err) {
-				oT833 := int64(0)
-				oT834, oT835 := runtime.CompareDynInt(oV_x, oT833)
-				if oT835.Kind != 0 {
-					return false, oT835
+			oT861, oT862 := func() (bool, runtime.Err) {
+				oT863 := int64(0)
+				var oT864 int
+				var oT865 runtime.Err
+				if oT866, oT867 := oV_x.(int64); oT867 {
+					oT864, oT865 = runtime.CompareInt(oT866, oT863), runtime.Err{}
+				} else {
+					oT864, oT865 = runtime.CompareDynInt(oV_x, oT863)
 				}
-				return runtime.Gt(oT834), runtime.Err{}
+				if oT865.Kind != 0 {
+					return false, oT865
+				}
+				return runtime.Gt(oT864), runtime.Err{}
 			}()
-			if oT832.Kind == 0 {
-				if !oT831 {
+			if oT862.Kind == 0 {
+				if !oT861 {
 					return false, runtime.Err{}
 				}
 			} else if oErr.Kind == 0 {
-				oErr = oT832
+				oErr = oT862
 			}
 		}
 		if oErr.Kind != 0 {
@@ -5312,10 +5408,10 @@ func oRule122(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 		}
 		return true, runtime.Err{}
 	}()
-	if oT827.Kind != 0 {
-		return false, oT827
+	if oT857.Kind != 0 {
+		return false, oT857
 	}
-	return oT826, runtime.Err{}
+	return oT856, runtime.Err{}
 }
 
 // oRule123 evaluates rule "E123" (policy).
@@ -5328,33 +5424,39 @@ func oRule123(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[123]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT836, oT837 := oF.ToolArgs["mixed"]
-	if !oT837 {
+	oT868, oT869 := oF.ToolArgs["mixed"]
+	if !oT869 {
 		return false, runtime.NoSuchKey("mixed")
 	}
-	oT838, oT839 := func() (bool, runtime.Err) {
+	oT870, oT871 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT840, oT841 := runtime.Range(oT836)
-		if oT841.Kind != 0 {
-			return false, oT841
+		oT872, oT873 := runtime.Range(oT868)
+		if oT873.Kind != 0 {
+			return false, oT873
 		}
-		for oT842 := 0; oT842 < oT840.Len(); oT842++ {
-			oV_x := oT840.At(oT842)
+		for oT874 := 0; oT874 < oT872.Len(); oT874++ {
+			oV_x := oT872.At(oT874)
 			_ = oV_x
-			oT843, oT844 := func() (bool, runtime.Err) {
-				oT845 := int64(0)
-				oT846, oT847 := runtime.CompareDynInt(oV_x, oT845)
-				if oT847.Kind != 0 {
-					return false, oT847
+			oT875, oT876 := func() (bool, runtime.Err) {
+				oT877 := int64(0)
+				var oT878 int
+				var oT879 runtime.Err
+				if oT880, oT881 := oV_x.(int64); oT881 {
+					oT878, oT879 = runtime.CompareInt(oT880, oT877), runtime.Err{}
+				} else {
+					oT878, oT879 = runtime.CompareDynInt(oV_x, oT877)
 				}
-				return runtime.Gt(oT846), runtime.Err{}
+				if oT879.Kind != 0 {
+					return false, oT879
+				}
+				return runtime.Gt(oT878), runtime.Err{}
 			}()
-			if oT844.Kind == 0 {
-				if oT843 {
+			if oT876.Kind == 0 {
+				if oT875 {
 					return true, runtime.Err{}
 				}
 			} else if oErr.Kind == 0 {
-				oErr = oT844
+				oErr = oT876
 			}
 		}
 		if oErr.Kind != 0 {
@@ -5362,10 +5464,10 @@ func oRule123(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 		}
 		return false, runtime.Err{}
 	}()
-	if oT839.Kind != 0 {
-		return false, oT839
+	if oT871.Kind != 0 {
+		return false, oT871
 	}
-	return oT838, runtime.Err{}
+	return oT870, runtime.Err{}
 }
 
 // oRule124 evaluates rule "E124" (policy).
@@ -5378,29 +5480,29 @@ func oRule124(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[124]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT848, oT849 := oF.ToolArgs["mixed"]
-	if !oT849 {
+	oT882, oT883 := oF.ToolArgs["mixed"]
+	if !oT883 {
 		return false, runtime.NoSuchKey("mixed")
 	}
-	oT850, oT851 := func() (bool, runtime.Err) {
+	oT884, oT885 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT852, oT853 := runtime.Range(oT848)
-		if oT853.Kind != 0 {
-			return false, oT853
+		oT886, oT887 := runtime.Range(oT882)
+		if oT887.Kind != 0 {
+			return false, oT887
 		}
-		for oT854 := 0; oT854 < oT852.Len(); oT854++ {
-			oV_x := oT852.At(oT854)
+		for oT888 := 0; oT888 < oT886.Len(); oT888++ {
+			oV_x := oT886.At(oT888)
 			_ = oV_x
-			oT855, oT856 := func() (bool, runtime.Err) {
-				oT857 := "a"
-				return runtime.EqualDynString(oV_x, oT857), runtime.Err{}
+			oT889, oT890 := func() (bool, runtime.Err) {
+				oT891 := "a"
+				return runtime.EqualDynString(oV_x, oT891), runtime.Err{}
 			}()
-			if oT856.Kind == 0 {
-				if oT855 {
+			if oT890.Kind == 0 {
+				if oT889 {
 					return true, runtime.Err{}
 				}
 			} else if oErr.Kind == 0 {
-				oErr = oT856
+				oErr = oT890
 			}
 		}
 		if oErr.Kind != 0 {
@@ -5408,10 +5510,10 @@ func oRule124(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 		}
 		return false, runtime.Err{}
 	}()
-	if oT851.Kind != 0 {
-		return false, oT851
+	if oT885.Kind != 0 {
+		return false, oT885
 	}
-	return oT850, runtime.Err{}
+	return oT884, runtime.Err{}
 }
 
 // oRule125 evaluates rule "E125" (policy).
@@ -5424,46 +5526,52 @@ func oRule125(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[125]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT858, oT859 := oF.ToolArgs["mixed"]
-	if !oT859 {
+	oT892, oT893 := oF.ToolArgs["mixed"]
+	if !oT893 {
 		return false, runtime.NoSuchKey("mixed")
 	}
-	oT860, oT861 := func() (bool, runtime.Err) {
-		oT862 := 0
+	oT894, oT895 := func() (bool, runtime.Err) {
+		oT896 := 0
 		var oErr runtime.Err
-		oT863, oT864 := runtime.Range(oT858)
-		if oT864.Kind != 0 {
-			return false, oT864
+		oT897, oT898 := runtime.Range(oT892)
+		if oT898.Kind != 0 {
+			return false, oT898
 		}
-		for oT865 := 0; oT865 < oT863.Len(); oT865++ {
-			oV_x := oT863.At(oT865)
+		for oT899 := 0; oT899 < oT897.Len(); oT899++ {
+			oV_x := oT897.At(oT899)
 			_ = oV_x
-			oT866, oT867 := func() (bool, runtime.Err) {
-				oT868 := int64(0)
-				oT869, oT870 := runtime.CompareDynInt(oV_x, oT868)
-				if oT870.Kind != 0 {
-					return false, oT870
+			oT900, oT901 := func() (bool, runtime.Err) {
+				oT902 := int64(0)
+				var oT903 int
+				var oT904 runtime.Err
+				if oT905, oT906 := oV_x.(int64); oT906 {
+					oT903, oT904 = runtime.CompareInt(oT905, oT902), runtime.Err{}
+				} else {
+					oT903, oT904 = runtime.CompareDynInt(oV_x, oT902)
 				}
-				return runtime.Gt(oT869), runtime.Err{}
+				if oT904.Kind != 0 {
+					return false, oT904
+				}
+				return runtime.Gt(oT903), runtime.Err{}
 			}()
-			if oT867.Kind != 0 {
-				oErr = oT867
+			if oT901.Kind != 0 {
+				oErr = oT901
 				continue
 			}
-			if !oT866 {
+			if !oT900 {
 				continue
 			}
-			oT862++
+			oT896++
 		}
 		if oErr.Kind != 0 {
 			return false, oErr
 		}
-		return oT862 == 1, runtime.Err{}
+		return oT896 == 1, runtime.Err{}
 	}()
-	if oT861.Kind != 0 {
-		return false, oT861
+	if oT895.Kind != 0 {
+		return false, oT895
 	}
-	return oT860, runtime.Err{}
+	return oT894, runtime.Err{}
 }
 
 // oRule126 evaluates rule "E126" (policy).
@@ -5476,46 +5584,52 @@ func oRule126(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[126]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT871, oT872 := oF.ToolArgs["mixed"]
-	if !oT872 {
+	oT907, oT908 := oF.ToolArgs["mixed"]
+	if !oT908 {
 		return false, runtime.NoSuchKey("mixed")
 	}
-	oT873, oT874 := func() ([]any, runtime.Err) {
-		oT875 := []any{}
+	oT909, oT910 := func() ([]any, runtime.Err) {
+		oT911 := []any{}
 		var oErr runtime.Err
-		oT876, oT877 := runtime.Range(oT871)
-		if oT877.Kind != 0 {
-			return nil, oT877
+		oT912, oT913 := runtime.Range(oT907)
+		if oT913.Kind != 0 {
+			return nil, oT913
 		}
-		for oT878 := 0; oT878 < oT876.Len(); oT878++ {
-			oV_x := oT876.At(oT878)
+		for oT914 := 0; oT914 < oT912.Len(); oT914++ {
+			oV_x := oT912.At(oT914)
 			_ = oV_x
-			oT879, oT880 := func() (bool, runtime.Err) {
-				oT881 := int64(0)
-				oT882, oT883 := runtime.CompareDynInt(oV_x, oT881)
-				if oT883.Kind != 0 {
-					return false, oT883
+			oT915, oT916 := func() (bool, runtime.Err) {
+				oT917 := int64(0)
+				var oT918 int
+				var oT919 runtime.Err
+				if oT920, oT921 := oV_x.(int64); oT921 {
+					oT918, oT919 = runtime.CompareInt(oT920, oT917), runtime.Err{}
+				} else {
+					oT918, oT919 = runtime.CompareDynInt(oV_x, oT917)
 				}
-				return runtime.Gt(oT882), runtime.Err{}
+				if oT919.Kind != 0 {
+					return false, oT919
+				}
+				return runtime.Gt(oT918), runtime.Err{}
 			}()
-			if oT880.Kind != 0 {
-				oErr = oT880
+			if oT916.Kind != 0 {
+				oErr = oT916
 				continue
 			}
-			if !oT879 {
+			if !oT915 {
 				continue
 			}
-			oT875 = append(oT875, oV_x)
+			oT911 = append(oT911, oV_x)
 		}
 		if oErr.Kind != 0 {
 			return nil, oErr
 		}
-		return oT875, runtime.Err{}
+		return oT911, runtime.Err{}
 	}()
-	if oT874.Kind != 0 {
-		return false, oT874
+	if oT910.Kind != 0 {
+		return false, oT910
 	}
-	return runtime.Equal(any(oT873), any(oConst15)), runtime.Err{}
+	return runtime.Equal(any(oT909), any(oConst15)), runtime.Err{}
 }
 
 // oRule127 evaluates rule "E127" (policy).
@@ -5528,29 +5642,29 @@ func oRule127(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[127]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT884, oT885 := oF.ToolArgs["map"]
-	if !oT885 {
+	oT922, oT923 := oF.ToolArgs["map"]
+	if !oT923 {
 		return false, runtime.NoSuchKey("map")
 	}
-	oT886, oT887 := func() (bool, runtime.Err) {
+	oT924, oT925 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT888, oT889 := runtime.Range(oT884)
-		if oT889.Kind != 0 {
-			return false, oT889
+		oT926, oT927 := runtime.Range(oT922)
+		if oT927.Kind != 0 {
+			return false, oT927
 		}
-		for oT890 := 0; oT890 < oT888.Len(); oT890++ {
-			oV_k := oT888.At(oT890)
+		for oT928 := 0; oT928 < oT926.Len(); oT928++ {
+			oV_k := oT926.At(oT928)
 			_ = oV_k
-			oT891, oT892 := func() (bool, runtime.Err) {
-				oT893 := "a"
-				return runtime.EqualDynString(oV_k, oT893), runtime.Err{}
+			oT929, oT930 := func() (bool, runtime.Err) {
+				oT931 := "a"
+				return runtime.EqualDynString(oV_k, oT931), runtime.Err{}
 			}()
-			if oT892.Kind == 0 {
-				if !oT891 {
+			if oT930.Kind == 0 {
+				if !oT929 {
 					return false, runtime.Err{}
 				}
 			} else if oErr.Kind == 0 {
-				oErr = oT892
+				oErr = oT930
 			}
 		}
 		if oErr.Kind != 0 {
@@ -5558,10 +5672,10 @@ func oRule127(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 		}
 		return true, runtime.Err{}
 	}()
-	if oT887.Kind != 0 {
-		return false, oT887
+	if oT925.Kind != 0 {
+		return false, oT925
 	}
-	return oT886, runtime.Err{}
+	return oT924, runtime.Err{}
 }
 
 // oRule128 evaluates rule "E128" (policy).
@@ -5574,37 +5688,37 @@ func oRule128(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[128]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT894, oT895 := oF.ToolArgs["map"]
-	if !oT895 {
+	oT932, oT933 := oF.ToolArgs["map"]
+	if !oT933 {
 		return false, runtime.NoSuchKey("map")
 	}
-	oT896, oT897 := func() (bool, runtime.Err) {
+	oT934, oT935 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT898, oT899 := runtime.Range(oT894)
-		if oT899.Kind != 0 {
-			return false, oT899
+		oT936, oT937 := runtime.Range(oT932)
+		if oT937.Kind != 0 {
+			return false, oT937
 		}
-		for oT900 := 0; oT900 < oT898.Len(); oT900++ {
-			oV_k := oT898.At(oT900)
+		for oT938 := 0; oT938 < oT936.Len(); oT938++ {
+			oV_k := oT936.At(oT938)
 			_ = oV_k
-			oT901, oT902 := func() (bool, runtime.Err) {
-				oT903, oT904 := oF.ToolArgs["map"]
-				if !oT904 {
+			oT939, oT940 := func() (bool, runtime.Err) {
+				oT941, oT942 := oF.ToolArgs["map"]
+				if !oT942 {
 					return false, runtime.NoSuchKey("map")
 				}
-				oT905, oT906 := runtime.IndexDyn(oT903, oV_k)
-				if oT906.Kind != 0 {
-					return false, oT906
+				oT943, oT944 := runtime.IndexDyn(oT941, oV_k)
+				if oT944.Kind != 0 {
+					return false, oT944
 				}
-				oT907 := int64(1)
-				return runtime.EqualDynInt(oT905, oT907), runtime.Err{}
+				oT945 := int64(1)
+				return runtime.EqualDynInt(oT943, oT945), runtime.Err{}
 			}()
-			if oT902.Kind == 0 {
-				if oT901 {
+			if oT940.Kind == 0 {
+				if oT939 {
 					return true, runtime.Err{}
 				}
 			} else if oErr.Kind == 0 {
-				oErr = oT902
+				oErr = oT940
 			}
 		}
 		if oErr.Kind != 0 {
@@ -5612,10 +5726,10 @@ func oRule128(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 		}
 		return false, runtime.Err{}
 	}()
-	if oT897.Kind != 0 {
-		return false, oT897
+	if oT935.Kind != 0 {
+		return false, oT935
 	}
-	return oT896, runtime.Err{}
+	return oT934, runtime.Err{}
 }
 
 // oRule129 evaluates rule "E129" (policy).
@@ -5628,28 +5742,28 @@ func oRule129(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[129]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT908, oT909 := oF.ToolArgs["s"]
-	if !oT909 {
+	oT946, oT947 := oF.ToolArgs["s"]
+	if !oT947 {
 		return false, runtime.NoSuchKey("s")
 	}
-	oT910, oT911 := func() (bool, runtime.Err) {
+	oT948, oT949 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT912, oT913 := runtime.Range(oT908)
-		if oT913.Kind != 0 {
-			return false, oT913
+		oT950, oT951 := runtime.Range(oT946)
+		if oT951.Kind != 0 {
+			return false, oT951
 		}
-		for oT914 := 0; oT914 < oT912.Len(); oT914++ {
-			oV_x := oT912.At(oT914)
+		for oT952 := 0; oT952 < oT950.Len(); oT952++ {
+			oV_x := oT950.At(oT952)
 			_ = oV_x
-			oT915, oT916 := func() (bool, runtime.Err) {
+			oT953, oT954 := func() (bool, runtime.Err) {
 				return true, runtime.Err{}
 			}()
-			if oT916.Kind == 0 {
-				if oT915 {
+			if oT954.Kind == 0 {
+				if oT953 {
 					return true, runtime.Err{}
 				}
 			} else if oErr.Kind == 0 {
-				oErr = oT916
+				oErr = oT954
 			}
 		}
 		if oErr.Kind != 0 {
@@ -5657,10 +5771,10 @@ func oRule129(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 		}
 		return false, runtime.Err{}
 	}()
-	if oT911.Kind != 0 {
-		return false, oT911
+	if oT949.Kind != 0 {
+		return false, oT949
 	}
-	return oT910, runtime.Err{}
+	return oT948, runtime.Err{}
 }
 
 // oRule130 evaluates rule "E130" (policy).
@@ -5673,28 +5787,28 @@ func oRule130(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[130]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT917, oT918 := oF.ToolArgs["missing"]
-	if !oT918 {
+	oT955, oT956 := oF.ToolArgs["missing"]
+	if !oT956 {
 		return false, runtime.NoSuchKey("missing")
 	}
-	oT919, oT920 := func() (bool, runtime.Err) {
+	oT957, oT958 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT921, oT922 := runtime.Range(oT917)
-		if oT922.Kind != 0 {
-			return false, oT922
+		oT959, oT960 := runtime.Range(oT955)
+		if oT960.Kind != 0 {
+			return false, oT960
 		}
-		for oT923 := 0; oT923 < oT921.Len(); oT923++ {
-			oV_x := oT921.At(oT923)
+		for oT961 := 0; oT961 < oT959.Len(); oT961++ {
+			oV_x := oT959.At(oT961)
 			_ = oV_x
-			oT924, oT925 := func() (bool, runtime.Err) {
+			oT962, oT963 := func() (bool, runtime.Err) {
 				return true, runtime.Err{}
 			}()
-			if oT925.Kind == 0 {
-				if !oT924 {
+			if oT963.Kind == 0 {
+				if !oT962 {
 					return false, runtime.Err{}
 				}
 			} else if oErr.Kind == 0 {
-				oErr = oT925
+				oErr = oT963
 			}
 		}
 		if oErr.Kind != 0 {
@@ -5702,10 +5816,10 @@ func oRule130(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 		}
 		return true, runtime.Err{}
 	}()
-	if oT920.Kind != 0 {
-		return false, oT920
+	if oT958.Kind != 0 {
+		return false, oT958
 	}
-	return oT919, runtime.Err{}
+	return oT957, runtime.Err{}
 }
 
 // oRule131 evaluates rule "E131" (policy).
@@ -5718,28 +5832,34 @@ func oRule131(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[131]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT926, oT927 := func() (bool, runtime.Err) {
+	oT964, oT965 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
 		for _, oV_m := range oF.SecretMatches {
 			_ = oV_m
-			oT928, oT929 := func() (bool, runtime.Err) {
-				oT930, oT931 := oV_m["score"]
-				if !oT931 {
+			oT966, oT967 := func() (bool, runtime.Err) {
+				oT968, oT969 := oV_m["score"]
+				if !oT969 {
 					return false, runtime.NoSuchKey("score")
 				}
-				oT932 := float64(0.8)
-				oT933, oT934 := runtime.CompareDynDouble(oT930, oT932)
-				if oT934.Kind != 0 {
-					return false, oT934
+				oT970 := float64(0.8)
+				var oT971 int
+				var oT972 runtime.Err
+				if oT973, oT974 := oT968.(float64); oT974 {
+					oT971, oT972 = runtime.CompareDouble(oT973, oT970)
+				} else {
+					oT971, oT972 = runtime.CompareDynDouble(oT968, oT970)
 				}
-				return runtime.Gt(oT933), runtime.Err{}
+				if oT972.Kind != 0 {
+					return false, oT972
+				}
+				return runtime.Gt(oT971), runtime.Err{}
 			}()
-			if oT929.Kind == 0 {
-				if oT928 {
+			if oT967.Kind == 0 {
+				if oT966 {
 					return true, runtime.Err{}
 				}
 			} else if oErr.Kind == 0 {
-				oErr = oT929
+				oErr = oT967
 			}
 		}
 		if oErr.Kind != 0 {
@@ -5747,10 +5867,10 @@ func oRule131(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 		}
 		return false, runtime.Err{}
 	}()
-	if oT927.Kind != 0 {
-		return false, oT927
+	if oT965.Kind != 0 {
+		return false, oT965
 	}
-	return oT926, runtime.Err{}
+	return oT964, runtime.Err{}
 }
 
 // oRule132 evaluates rule "E132" (policy).
@@ -5763,31 +5883,31 @@ func oRule132(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[132]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT935, oT936 := func() (bool, runtime.Err) {
+	oT975, oT976 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
 		for _, oV_m := range oF.SecretMatches {
 			_ = oV_m
-			oT937, oT938 := func() (bool, runtime.Err) {
-				oT939, oT940 := oV_m["kind"]
-				if !oT940 {
+			oT977, oT978 := func() (bool, runtime.Err) {
+				oT979, oT980 := oV_m["kind"]
+				if !oT980 {
 					return false, runtime.NoSuchKey("kind")
 				}
-				if !runtime.Assignable(oT939, oConst4) {
+				if !runtime.Assignable(oT979, oConst4) {
 					return false, runtime.NoSuchOverload("startsWith")
 				}
-				oT941, oT942 := runtime.AsString(oT939)
-				if oT942.Kind != 0 {
-					return false, oT942
+				oT981, oT982 := runtime.AsString(oT979)
+				if oT982.Kind != 0 {
+					return false, oT982
 				}
-				oT943 := "g"
-				return strings.HasPrefix(oT941, oT943), runtime.Err{}
+				oT983 := "g"
+				return strings.HasPrefix(oT981, oT983), runtime.Err{}
 			}()
-			if oT938.Kind == 0 {
-				if !oT937 {
+			if oT978.Kind == 0 {
+				if !oT977 {
 					return false, runtime.Err{}
 				}
 			} else if oErr.Kind == 0 {
-				oErr = oT938
+				oErr = oT978
 			}
 		}
 		if oErr.Kind != 0 {
@@ -5795,10 +5915,10 @@ func oRule132(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 		}
 		return true, runtime.Err{}
 	}()
-	if oT936.Kind != 0 {
-		return false, oT936
+	if oT976.Kind != 0 {
+		return false, oT976
 	}
-	return oT935, runtime.Err{}
+	return oT975, runtime.Err{}
 }
 
 // oRule133 evaluates rule "E133" (policy).
@@ -5811,21 +5931,21 @@ func oRule133(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[133]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT944, oT945 := func() (bool, runtime.Err) {
+	oT984, oT985 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
 		for _, oV_r := range oF.PrincipalRoles {
 			_ = oV_r
-			oT946, oT947 := func() (bool, runtime.Err) {
-				oT948 := runtime.SizeString(oV_r)
-				oT949 := int64(3)
-				return (oT948 > oT949), runtime.Err{}
+			oT986, oT987 := func() (bool, runtime.Err) {
+				oT988 := runtime.SizeString(oV_r)
+				oT989 := int64(3)
+				return (oT988 > oT989), runtime.Err{}
 			}()
-			if oT947.Kind == 0 {
-				if !oT946 {
+			if oT987.Kind == 0 {
+				if !oT986 {
 					return false, runtime.Err{}
 				}
 			} else if oErr.Kind == 0 {
-				oErr = oT947
+				oErr = oT987
 			}
 		}
 		if oErr.Kind != 0 {
@@ -5833,10 +5953,10 @@ func oRule133(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 		}
 		return true, runtime.Err{}
 	}()
-	if oT945.Kind != 0 {
-		return false, oT945
+	if oT985.Kind != 0 {
+		return false, oT985
 	}
-	return oT944, runtime.Err{}
+	return oT984, runtime.Err{}
 }
 
 // oRule134 evaluates rule "E134" (policy).
@@ -5848,34 +5968,34 @@ func oRule134(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[134]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT950, oT951 := func() (bool, runtime.Err) {
+	oT990, oT991 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		for _, oT952 := range oConst0 {
-			oT953, oT954 := runtime.AsInt(oT952)
-			if oT954.Kind != 0 {
-				return false, oT954
+		for _, oT992 := range oConst0 {
+			oT993, oT994 := runtime.AsInt(oT992)
+			if oT994.Kind != 0 {
+				return false, oT994
 			}
-			oV_x := oT953
+			oV_x := oT993
 			_ = oV_x
-			oT955, oT956 := func() (bool, runtime.Err) {
-				oT957, oT958 := runtime.SubInt(oV_x, int64(2))
-				if oT958.Kind != 0 {
-					return false, oT958
+			oT995, oT996 := func() (bool, runtime.Err) {
+				oT997, oT998 := runtime.SubInt(oV_x, int64(2))
+				if oT998.Kind != 0 {
+					return false, oT998
 				}
-				oT959 := int64(10)
-				oT960, oT961 := runtime.DivInt(oT959, oT957)
-				if oT961.Kind != 0 {
-					return false, oT961
+				oT999 := int64(10)
+				oT1000, oT1001 := runtime.DivInt(oT999, oT997)
+				if oT1001.Kind != 0 {
+					return false, oT1001
 				}
-				oT962 := int64(100)
-				return (oT960 > oT962), runtime.Err{}
+				oT1002 := int64(100)
+				return (oT1000 > oT1002), runtime.Err{}
 			}()
-			if oT956.Kind == 0 {
-				if oT955 {
+			if oT996.Kind == 0 {
+				if oT995 {
 					return true, runtime.Err{}
 				}
 			} else if oErr.Kind == 0 {
-				oErr = oT956
+				oErr = oT996
 			}
 		}
 		if oErr.Kind != 0 {
@@ -5883,10 +6003,10 @@ func oRule134(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 		}
 		return false, runtime.Err{}
 	}()
-	if oT951.Kind != 0 {
-		return false, oT951
+	if oT991.Kind != 0 {
+		return false, oT991
 	}
-	return oT950, runtime.Err{}
+	return oT990, runtime.Err{}
 }
 
 // oRule135 evaluates rule "E135" (policy).
@@ -5898,34 +6018,34 @@ func oRule135(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[135]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT963, oT964 := func() (bool, runtime.Err) {
+	oT1003, oT1004 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		for _, oT965 := range oConst0 {
-			oT966, oT967 := runtime.AsInt(oT965)
-			if oT967.Kind != 0 {
-				return false, oT967
+		for _, oT1005 := range oConst0 {
+			oT1006, oT1007 := runtime.AsInt(oT1005)
+			if oT1007.Kind != 0 {
+				return false, oT1007
 			}
-			oV_x := oT966
+			oV_x := oT1006
 			_ = oV_x
-			oT968, oT969 := func() (bool, runtime.Err) {
-				oT970, oT971 := runtime.SubInt(oV_x, int64(2))
-				if oT971.Kind != 0 {
-					return false, oT971
+			oT1008, oT1009 := func() (bool, runtime.Err) {
+				oT1010, oT1011 := runtime.SubInt(oV_x, int64(2))
+				if oT1011.Kind != 0 {
+					return false, oT1011
 				}
-				oT972 := int64(10)
-				oT973, oT974 := runtime.DivInt(oT972, oT970)
-				if oT974.Kind != 0 {
-					return false, oT974
+				oT1012 := int64(10)
+				oT1013, oT1014 := runtime.DivInt(oT1012, oT1010)
+				if oT1014.Kind != 0 {
+					return false, oT1014
 				}
-				oT975 := int64(0)
-				return (oT973 > oT975), runtime.Err{}
+				oT1015 := int64(0)
+				return (oT1013 > oT1015), runtime.Err{}
 			}()
-			if oT969.Kind == 0 {
-				if !oT968 {
+			if oT1009.Kind == 0 {
+				if !oT1008 {
 					return false, runtime.Err{}
 				}
 			} else if oErr.Kind == 0 {
-				oErr = oT969
+				oErr = oT1009
 			}
 		}
 		if oErr.Kind != 0 {
@@ -5933,10 +6053,10 @@ func oRule135(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 		}
 		return true, runtime.Err{}
 	}()
-	if oT964.Kind != 0 {
-		return false, oT964
+	if oT1004.Kind != 0 {
+		return false, oT1004
 	}
-	return oT963, runtime.Err{}
+	return oT1003, runtime.Err{}
 }
 
 // oRule136 evaluates rule "E136" (policy).
@@ -5948,36 +6068,36 @@ func oRule136(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[136]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT976 := []any{any(oConst15), any(oConst12)}
-	oT977, oT978 := func() (bool, runtime.Err) {
+	oT1016 := []any{any(oConst15), any(oConst12)}
+	oT1017, oT1018 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		for _, oT979 := range oT976 {
-			oT980, oT981 := runtime.AsAnyList(oT979)
-			if oT981.Kind != 0 {
-				return false, oT981
+		for _, oT1019 := range oT1016 {
+			oT1020, oT1021 := runtime.AsAnyList(oT1019)
+			if oT1021.Kind != 0 {
+				return false, oT1021
 			}
-			oV_l := oT980
+			oV_l := oT1020
 			_ = oV_l
-			oT982, oT983 := func() (bool, runtime.Err) {
-				oT984, oT985 := func() (bool, runtime.Err) {
+			oT1022, oT1023 := func() (bool, runtime.Err) {
+				oT1024, oT1025 := func() (bool, runtime.Err) {
 					var oErr runtime.Err
-					for _, oT986 := range oV_l {
-						oT987, oT988 := runtime.AsInt(oT986)
-						if oT988.Kind != 0 {
-							return false, oT988
+					for _, oT1026 := range oV_l {
+						oT1027, oT1028 := runtime.AsInt(oT1026)
+						if oT1028.Kind != 0 {
+							return false, oT1028
 						}
-						oV_x := oT987
+						oV_x := oT1027
 						_ = oV_x
-						oT989, oT990 := func() (bool, runtime.Err) {
-							oT991 := int64(3)
-							return (oV_x == oT991), runtime.Err{}
+						oT1029, oT1030 := func() (bool, runtime.Err) {
+							oT1031 := int64(3)
+							return (oV_x == oT1031), runtime.Err{}
 						}()
-						if oT990.Kind == 0 {
-							if oT989 {
+						if oT1030.Kind == 0 {
+							if oT1029 {
 								return true, runtime.Err{}
 							}
 						} else if oErr.Kind == 0 {
-							oErr = oT990
+							oErr = oT1030
 						}
 					}
 					if oErr.Kind != 0 {
@@ -5985,17 +6105,17 @@ func oRule136(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 					}
 					return false, runtime.Err{}
 				}()
-				if oT985.Kind != 0 {
-					return false, oT985
+				if oT1025.Kind != 0 {
+					return false, oT1025
 				}
-				return oT984, runtime.Err{}
+				return oT1024, runtime.Err{}
 			}()
-			if oT983.Kind == 0 {
-				if oT982 {
+			if oT1023.Kind == 0 {
+				if oT1022 {
 					return true, runtime.Err{}
 				}
 			} else if oErr.Kind == 0 {
-				oErr = oT983
+				oErr = oT1023
 			}
 		}
 		if oErr.Kind != 0 {
@@ -6003,10 +6123,10 @@ func oRule136(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 		}
 		return false, runtime.Err{}
 	}()
-	if oT978.Kind != 0 {
-		return false, oT978
+	if oT1018.Kind != 0 {
+		return false, oT1018
 	}
-	return oT977, runtime.Err{}
+	return oT1017, runtime.Err{}
 }
 
 // oRule137 evaluates rule "E137" (policy).
@@ -6019,47 +6139,47 @@ func oRule137(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[137]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT992, oT993 := oF.ToolArgs["list"]
-	if !oT993 {
+	oT1032, oT1033 := oF.ToolArgs["list"]
+	if !oT1033 {
 		return false, runtime.NoSuchKey("list")
 	}
-	oT994, oT995 := func() ([]any, runtime.Err) {
-		oT996 := []any{}
+	oT1034, oT1035 := func() ([]any, runtime.Err) {
+		oT1036 := []any{}
 		var oErr runtime.Err
-		oT997, oT998 := runtime.Range(oT992)
-		if oT998.Kind != 0 {
-			return nil, oT998
+		oT1037, oT1038 := runtime.Range(oT1032)
+		if oT1038.Kind != 0 {
+			return nil, oT1038
 		}
-		for oT999 := 0; oT999 < oT997.Len(); oT999++ {
-			oV_x := oT997.At(oT999)
+		for oT1039 := 0; oT1039 < oT1037.Len(); oT1039++ {
+			oV_x := oT1037.At(oT1039)
 			_ = oV_x
-			oT1000, oT1001 := func() (any, runtime.Err) {
-				oT1002 := any(int64(9223372036854775807))
-				oT1003, oT1004 := runtime.AddDyn(oV_x, oT1002)
-				if oT1004.Kind != 0 {
-					return nil, oT1004
+			oT1040, oT1041 := func() (any, runtime.Err) {
+				oT1042 := any(int64(9223372036854775807))
+				oT1043, oT1044 := runtime.AddDyn(oV_x, oT1042)
+				if oT1044.Kind != 0 {
+					return nil, oT1044
 				}
-				return oT1003, runtime.Err{}
+				return oT1043, runtime.Err{}
 			}()
-			if oT1001.Kind != 0 {
+			if oT1041.Kind != 0 {
 				if oErr.Kind == 0 {
-					oErr = oT1001
+					oErr = oT1041
 				}
 				continue
 			}
-			oT996 = append(oT996, oT1000)
+			oT1036 = append(oT1036, oT1040)
 		}
 		if oErr.Kind != 0 {
 			return nil, oErr
 		}
-		return oT996, runtime.Err{}
+		return oT1036, runtime.Err{}
 	}()
-	if oT995.Kind != 0 {
-		return false, oT995
+	if oT1035.Kind != 0 {
+		return false, oT1035
 	}
-	oT1005 := int64(len(oT994))
-	oT1006 := int64(3)
-	return (oT1005 == oT1006), runtime.Err{}
+	oT1045 := int64(len(oT1034))
+	oT1046 := int64(3)
+	return (oT1045 == oT1046), runtime.Err{}
 }
 
 // oRule138 evaluates rule "E138" (policy).
@@ -6072,41 +6192,41 @@ func oRule138(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[138]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT1007, oT1008 := func() (bool, runtime.Err) {
+	oT1047, oT1048 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT1009, oT1010 := func() (bool, runtime.Err) {
-			oT1011 := runtime.ToolArgString(oF.ToolArgs, "s")
-			oT1012 := "hello"
-			return (oT1011 == oT1012), runtime.Err{}
+		oT1049, oT1050 := func() (bool, runtime.Err) {
+			oT1051 := runtime.ToolArgString(oF.ToolArgs, "s")
+			oT1052 := "hello"
+			return (oT1051 == oT1052), runtime.Err{}
 		}()
-		if oT1010.Kind == 0 {
-			if !oT1009 {
+		if oT1050.Kind == 0 {
+			if !oT1049 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT1010
+			oErr = oT1050
 		}
-		oT1013, oT1014 := func() (bool, runtime.Err) {
-			oT1015 := runtime.ToolArgString(oF.ToolArgs, "n")
-			oT1016 := ""
-			return (oT1015 == oT1016), runtime.Err{}
+		oT1053, oT1054 := func() (bool, runtime.Err) {
+			oT1055 := runtime.ToolArgString(oF.ToolArgs, "n")
+			oT1056 := ""
+			return (oT1055 == oT1056), runtime.Err{}
 		}()
-		if oT1014.Kind == 0 {
-			if !oT1013 {
+		if oT1054.Kind == 0 {
+			if !oT1053 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT1014
+			oErr = oT1054
 		}
 		if oErr.Kind != 0 {
 			return false, oErr
 		}
 		return true, runtime.Err{}
 	}()
-	if oT1008.Kind != 0 {
-		return false, oT1008
+	if oT1048.Kind != 0 {
+		return false, oT1048
 	}
-	return oT1007, runtime.Err{}
+	return oT1047, runtime.Err{}
 }
 
 // oRule139 evaluates rule "E139" (policy).
@@ -6119,53 +6239,53 @@ func oRule139(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[139]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT1017, oT1018 := func() (bool, runtime.Err) {
+	oT1057, oT1058 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT1019, oT1020 := func() (bool, runtime.Err) {
-			oT1021 := runtime.ToolArgInt(oF.ToolArgs, "n")
-			oT1022 := int64(3)
-			return (oT1021 == oT1022), runtime.Err{}
+		oT1059, oT1060 := func() (bool, runtime.Err) {
+			oT1061 := runtime.ToolArgInt(oF.ToolArgs, "n")
+			oT1062 := int64(3)
+			return (oT1061 == oT1062), runtime.Err{}
 		}()
-		if oT1020.Kind == 0 {
-			if !oT1019 {
+		if oT1060.Kind == 0 {
+			if !oT1059 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT1020
+			oErr = oT1060
 		}
-		oT1023, oT1024 := func() (bool, runtime.Err) {
-			oT1025 := runtime.ToolArgInt(oF.ToolArgs, "d")
-			oT1026 := int64(0)
-			return (oT1025 == oT1026), runtime.Err{}
+		oT1063, oT1064 := func() (bool, runtime.Err) {
+			oT1065 := runtime.ToolArgInt(oF.ToolArgs, "d")
+			oT1066 := int64(0)
+			return (oT1065 == oT1066), runtime.Err{}
 		}()
-		if oT1024.Kind == 0 {
-			if !oT1023 {
+		if oT1064.Kind == 0 {
+			if !oT1063 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT1024
+			oErr = oT1064
 		}
-		oT1027, oT1028 := func() (bool, runtime.Err) {
-			oT1029 := runtime.ToolArgInt(oF.ToolArgs, "whole")
-			oT1030 := int64(4)
-			return (oT1029 == oT1030), runtime.Err{}
+		oT1067, oT1068 := func() (bool, runtime.Err) {
+			oT1069 := runtime.ToolArgInt(oF.ToolArgs, "whole")
+			oT1070 := int64(4)
+			return (oT1069 == oT1070), runtime.Err{}
 		}()
-		if oT1028.Kind == 0 {
-			if !oT1027 {
+		if oT1068.Kind == 0 {
+			if !oT1067 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT1028
+			oErr = oT1068
 		}
 		if oErr.Kind != 0 {
 			return false, oErr
 		}
 		return true, runtime.Err{}
 	}()
-	if oT1018.Kind != 0 {
-		return false, oT1018
+	if oT1058.Kind != 0 {
+		return false, oT1058
 	}
-	return oT1017, runtime.Err{}
+	return oT1057, runtime.Err{}
 }
 
 // oRule140 evaluates rule "E140" (policy).
@@ -6178,38 +6298,38 @@ func oRule140(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[140]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT1031, oT1032 := func() (bool, runtime.Err) {
+	oT1071, oT1072 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT1033, oT1034 := func() (bool, runtime.Err) {
+		oT1073, oT1074 := func() (bool, runtime.Err) {
 			return runtime.ToolArgBool(oF.ToolArgs, "b"), runtime.Err{}
 		}()
-		if oT1034.Kind == 0 {
-			if !oT1033 {
+		if oT1074.Kind == 0 {
+			if !oT1073 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT1034
+			oErr = oT1074
 		}
-		oT1035, oT1036 := func() (bool, runtime.Err) {
-			oT1037 := runtime.ToolArgBool(oF.ToolArgs, "s")
-			return !oT1037, runtime.Err{}
+		oT1075, oT1076 := func() (bool, runtime.Err) {
+			oT1077 := runtime.ToolArgBool(oF.ToolArgs, "s")
+			return !oT1077, runtime.Err{}
 		}()
-		if oT1036.Kind == 0 {
-			if !oT1035 {
+		if oT1076.Kind == 0 {
+			if !oT1075 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT1036
+			oErr = oT1076
 		}
 		if oErr.Kind != 0 {
 			return false, oErr
 		}
 		return true, runtime.Err{}
 	}()
-	if oT1032.Kind != 0 {
-		return false, oT1032
+	if oT1072.Kind != 0 {
+		return false, oT1072
 	}
-	return oT1031, runtime.Err{}
+	return oT1071, runtime.Err{}
 }
 
 // oRule141 evaluates rule "E141" (policy).
@@ -6221,8 +6341,8 @@ func oRule141(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[141]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT1038 := "tool.pre_invoke"
-	return (oX.Occ.Anchor == oT1038), runtime.Err{}
+	oT1078 := "tool.pre_invoke"
+	return (oX.Occ.Anchor == oT1078), runtime.Err{}
 }
 
 // oRule142 evaluates rule "E142" (policy).
@@ -6235,39 +6355,39 @@ func oRule142(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[142]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT1039, oT1040 := func() (bool, runtime.Err) {
+	oT1079, oT1080 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT1041, oT1042 := func() (bool, runtime.Err) {
-			oT1043 := "bash"
-			return (oF.Tool == oT1043), runtime.Err{}
+		oT1081, oT1082 := func() (bool, runtime.Err) {
+			oT1083 := "bash"
+			return (oF.Tool == oT1083), runtime.Err{}
 		}()
-		if oT1042.Kind == 0 {
-			if !oT1041 {
+		if oT1082.Kind == 0 {
+			if !oT1081 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT1042
+			oErr = oT1082
 		}
-		oT1044, oT1045 := func() (bool, runtime.Err) {
-			oT1046 := ""
-			return (oF.SessionPosture == oT1046), runtime.Err{}
+		oT1084, oT1085 := func() (bool, runtime.Err) {
+			oT1086 := ""
+			return (oF.SessionPosture == oT1086), runtime.Err{}
 		}()
-		if oT1045.Kind == 0 {
-			if !oT1044 {
+		if oT1085.Kind == 0 {
+			if !oT1084 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT1045
+			oErr = oT1085
 		}
 		if oErr.Kind != 0 {
 			return false, oErr
 		}
 		return true, runtime.Err{}
 	}()
-	if oT1040.Kind != 0 {
-		return false, oT1040
+	if oT1080.Kind != 0 {
+		return false, oT1080
 	}
-	return oT1039, runtime.Err{}
+	return oT1079, runtime.Err{}
 }
 
 // oRule143 evaluates rule "E143" (policy).
@@ -6280,38 +6400,38 @@ func oRule143(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[143]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT1047, oT1048 := func() (bool, runtime.Err) {
+	oT1087, oT1088 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT1049, oT1050 := func() (bool, runtime.Err) {
-			oT1051 := int64(3)
-			return (oF.Lycaon.RepeatCount >= oT1051), runtime.Err{}
+		oT1089, oT1090 := func() (bool, runtime.Err) {
+			oT1091 := int64(3)
+			return (oF.Lycaon.RepeatCount >= oT1091), runtime.Err{}
 		}()
-		if oT1050.Kind == 0 {
-			if oT1049 {
+		if oT1090.Kind == 0 {
+			if oT1089 {
 				return true, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT1050
+			oErr = oT1090
 		}
-		oT1052, oT1053 := func() (bool, runtime.Err) {
+		oT1092, oT1093 := func() (bool, runtime.Err) {
 			return oF.Lycaon.WorkersIdle, runtime.Err{}
 		}()
-		if oT1053.Kind == 0 {
-			if oT1052 {
+		if oT1093.Kind == 0 {
+			if oT1092 {
 				return true, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT1053
+			oErr = oT1093
 		}
 		if oErr.Kind != 0 {
 			return false, oErr
 		}
 		return false, runtime.Err{}
 	}()
-	if oT1048.Kind != 0 {
-		return false, oT1048
+	if oT1088.Kind != 0 {
+		return false, oT1088
 	}
-	return oT1047, runtime.Err{}
+	return oT1087, runtime.Err{}
 }
 
 // oRule144 evaluates rule "E144" (policy).
@@ -6324,9 +6444,9 @@ func oRule144(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[144]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT1054 := int64(len(oF.Lycaon.TurnTools))
-	oT1055 := int64(0)
-	return (oT1054 == oT1055), runtime.Err{}
+	oT1094 := int64(len(oF.Lycaon.TurnTools))
+	oT1095 := int64(0)
+	return (oT1094 == oT1095), runtime.Err{}
 }
 
 // oRule145 evaluates rule "E145" (policy).
@@ -6339,38 +6459,38 @@ func oRule145(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[145]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT1056, oT1057 := func() (bool, runtime.Err) {
+	oT1096, oT1097 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT1058, oT1059 := func() (bool, runtime.Err) {
-			oT1060 := int64(0)
-			return (oF.ContentLength == oT1060), runtime.Err{}
+		oT1098, oT1099 := func() (bool, runtime.Err) {
+			oT1100 := int64(0)
+			return (oF.ContentLength == oT1100), runtime.Err{}
 		}()
-		if oT1059.Kind == 0 {
-			if !oT1058 {
+		if oT1099.Kind == 0 {
+			if !oT1098 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT1059
+			oErr = oT1099
 		}
-		oT1061, oT1062 := func() (bool, runtime.Err) {
+		oT1101, oT1102 := func() (bool, runtime.Err) {
 			return !oF.ContentContainsUntrusted, runtime.Err{}
 		}()
-		if oT1062.Kind == 0 {
-			if !oT1061 {
+		if oT1102.Kind == 0 {
+			if !oT1101 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT1062
+			oErr = oT1102
 		}
 		if oErr.Kind != 0 {
 			return false, oErr
 		}
 		return true, runtime.Err{}
 	}()
-	if oT1057.Kind != 0 {
-		return false, oT1057
+	if oT1097.Kind != 0 {
+		return false, oT1097
 	}
-	return oT1056, runtime.Err{}
+	return oT1096, runtime.Err{}
 }
 
 // oRule146 evaluates rule "E146" (policy).
@@ -6383,12 +6503,12 @@ func oRule146(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[146]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT1063, oT1064 := oF.ToolArgs["n"]
-	if !oT1064 {
+	oT1103, oT1104 := oF.ToolArgs["n"]
+	if !oT1104 {
 		return false, runtime.NoSuchKey("n")
 	}
-	oT1065 := int64(3)
-	return runtime.EqualDynInt(oT1063, oT1065), runtime.Err{}
+	oT1105 := int64(3)
+	return runtime.EqualDynInt(oT1103, oT1105), runtime.Err{}
 }
 
 // oRule147 evaluates rule "E147" (policy).
@@ -6400,9 +6520,9 @@ func oRule147(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[147]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT1066 := any(int64(1))
-	oT1067 := float64(1)
-	return runtime.EqualDynDouble(oT1066, oT1067), runtime.Err{}
+	oT1106 := any(int64(1))
+	oT1107 := float64(1)
+	return runtime.EqualDynDouble(oT1106, oT1107), runtime.Err{}
 }
 
 // oRule148 evaluates rule "E148" (policy).
@@ -6415,17 +6535,17 @@ func oRule148(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[148]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT1068, oT1069 := oF.ToolArgs["n"]
-	if !oT1069 {
+	oT1108, oT1109 := oF.ToolArgs["n"]
+	if !oT1109 {
 		return false, runtime.NoSuchKey("n")
 	}
-	oT1070 := map[string]any{"a": oT1068}
-	oT1071, oT1072 := oT1070["a"]
-	if !oT1072 {
+	oT1110 := map[string]any{"a": oT1108}
+	oT1111, oT1112 := oT1110["a"]
+	if !oT1112 {
 		return false, runtime.NoSuchKey("a")
 	}
-	oT1073 := int64(3)
-	return runtime.EqualDynInt(oT1071, oT1073), runtime.Err{}
+	oT1113 := int64(3)
+	return runtime.EqualDynInt(oT1111, oT1113), runtime.Err{}
 }
 
 // oRule149 evaluates rule "E149" (policy).
@@ -6438,21 +6558,21 @@ func oRule149(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[149]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT1074 := []string{oF.Tool, oF.Principal}
-	oT1075, oT1076 := func() (bool, runtime.Err) {
+	oT1114 := []string{oF.Tool, oF.Principal}
+	oT1115, oT1116 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		for _, oV_x := range oT1074 {
+		for _, oV_x := range oT1114 {
 			_ = oV_x
-			oT1077, oT1078 := func() (bool, runtime.Err) {
-				oT1079 := "bash"
-				return (oV_x == oT1079), runtime.Err{}
+			oT1117, oT1118 := func() (bool, runtime.Err) {
+				oT1119 := "bash"
+				return (oV_x == oT1119), runtime.Err{}
 			}()
-			if oT1078.Kind == 0 {
-				if oT1077 {
+			if oT1118.Kind == 0 {
+				if oT1117 {
 					return true, runtime.Err{}
 				}
 			} else if oErr.Kind == 0 {
-				oErr = oT1078
+				oErr = oT1118
 			}
 		}
 		if oErr.Kind != 0 {
@@ -6460,472 +6580,475 @@ func oRule149(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 		}
 		return false, runtime.Err{}
 	}()
-	if oT1076.Kind != 0 {
-		return false, oT1076
+	if oT1116.Kind != 0 {
+		return false, oT1116
 	}
-	return oT1075, runtime.Err{}
+	return oT1115, runtime.Err{}
 }
 
 // oAnchor0 evaluates the rules at "tool.pre_invoke" in order.
-//
-// A panic that escapes a rule is recovered here; the function then
-// reports that it must run again, resuming after that rule.
-func oAnchor0(oX *runtime.Exec) (oAgain bool) {
+func oAnchor0(oX *runtime.Exec) {
+	if oFired, oErr := oRule0(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[0], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule1(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[1], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule2(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[2], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule3(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[3], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule4(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[4], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule5(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[5], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule6(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[6], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule7(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[7], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule8(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[8], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule9(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[9], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule10(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[10], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule11(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[11], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule12(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[12], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule13(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[13], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule14(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[14], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule15(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[15], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule16(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[16], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule17(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[17], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule18(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[18], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule19(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[19], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule20(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[20], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule21(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[21], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule22(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[22], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule23(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[23], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule24(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[24], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule25(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[25], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule26(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[26], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule27(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[27], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule28(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[28], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule29(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[29], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule30(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[30], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule31(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[31], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule32(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[32], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule33(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[33], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule34(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[34], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule35(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[35], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule36(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[36], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule37(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[37], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule38(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[38], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule39(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[39], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule40(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[40], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule41(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[41], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule42(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[42], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule43(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[43], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule44(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[44], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule45(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[45], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule46(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[46], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule47(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[47], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule48(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[48], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule49(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[49], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule50(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[50], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule51(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[51], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule52(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[52], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule53(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[53], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule54(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[54], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule55(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[55], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule56(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[56], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule57(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[57], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule58(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[58], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule59(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[59], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule60(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[60], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule61(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[61], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule62(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[62], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule63(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[63], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule64(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[64], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule65(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[65], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule66(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[66], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule67(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[67], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule68(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[68], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule69(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[69], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule70(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[70], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule71(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[71], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule72(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[72], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule73(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[73], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule74(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[74], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule75(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[75], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule76(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[76], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule77(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[77], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule78(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[78], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule79(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[79], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule80(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[80], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule81(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[81], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule82(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[82], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule83(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[83], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule84(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[84], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule85(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[85], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule86(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[86], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule87(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[87], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule88(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[88], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule89(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[89], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule90(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[90], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule91(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[91], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule92(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[92], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule93(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[93], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule94(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[94], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule95(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[95], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule96(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[96], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule97(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[97], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule98(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[98], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule99(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[99], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule100(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[100], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule101(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[101], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule102(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[102], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule103(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[103], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule104(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[104], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule105(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[105], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule106(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[106], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule107(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[107], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule108(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[108], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule109(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[109], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule110(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[110], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule111(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[111], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule112(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[112], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule113(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[113], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule114(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[114], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule115(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[115], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule116(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[116], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule117(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[117], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule118(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[118], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule119(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[119], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule120(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[120], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule121(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[121], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule122(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[122], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule123(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[123], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule124(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[124], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule125(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[125], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule126(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[126], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule127(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[127], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule128(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[128], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule129(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[129], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule130(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[130], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule131(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[131], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule132(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[132], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule133(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[133], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule134(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[134], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule135(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[135], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule136(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[136], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule137(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[137], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule138(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[138], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule139(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[139], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule140(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[140], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule141(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[141], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule142(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[142], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule143(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[143], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule144(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[144], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule145(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[145], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule146(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[146], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule147(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[147], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule148(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[148], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule149(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[149], oFired, oErr) {
+		return
+	}
+}
+
+// oRun0 runs oAnchor0. A panic that escapes a rule is recovered here;
+// it then reports that the anchor must run again, resuming after that rule.
+func oRun0(oX *runtime.Exec) (oAgain bool) {
 	defer func() {
 		if recover() != nil {
 			oAgain = oX.Panicked()
 		}
 	}()
-	if oFired, oErr := oRule0(oX); oX.Done(&oRules[0], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule1(oX); oX.Done(&oRules[1], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule2(oX); oX.Done(&oRules[2], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule3(oX); oX.Done(&oRules[3], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule4(oX); oX.Done(&oRules[4], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule5(oX); oX.Done(&oRules[5], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule6(oX); oX.Done(&oRules[6], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule7(oX); oX.Done(&oRules[7], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule8(oX); oX.Done(&oRules[8], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule9(oX); oX.Done(&oRules[9], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule10(oX); oX.Done(&oRules[10], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule11(oX); oX.Done(&oRules[11], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule12(oX); oX.Done(&oRules[12], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule13(oX); oX.Done(&oRules[13], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule14(oX); oX.Done(&oRules[14], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule15(oX); oX.Done(&oRules[15], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule16(oX); oX.Done(&oRules[16], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule17(oX); oX.Done(&oRules[17], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule18(oX); oX.Done(&oRules[18], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule19(oX); oX.Done(&oRules[19], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule20(oX); oX.Done(&oRules[20], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule21(oX); oX.Done(&oRules[21], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule22(oX); oX.Done(&oRules[22], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule23(oX); oX.Done(&oRules[23], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule24(oX); oX.Done(&oRules[24], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule25(oX); oX.Done(&oRules[25], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule26(oX); oX.Done(&oRules[26], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule27(oX); oX.Done(&oRules[27], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule28(oX); oX.Done(&oRules[28], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule29(oX); oX.Done(&oRules[29], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule30(oX); oX.Done(&oRules[30], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule31(oX); oX.Done(&oRules[31], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule32(oX); oX.Done(&oRules[32], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule33(oX); oX.Done(&oRules[33], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule34(oX); oX.Done(&oRules[34], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule35(oX); oX.Done(&oRules[35], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule36(oX); oX.Done(&oRules[36], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule37(oX); oX.Done(&oRules[37], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule38(oX); oX.Done(&oRules[38], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule39(oX); oX.Done(&oRules[39], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule40(oX); oX.Done(&oRules[40], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule41(oX); oX.Done(&oRules[41], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule42(oX); oX.Done(&oRules[42], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule43(oX); oX.Done(&oRules[43], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule44(oX); oX.Done(&oRules[44], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule45(oX); oX.Done(&oRules[45], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule46(oX); oX.Done(&oRules[46], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule47(oX); oX.Done(&oRules[47], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule48(oX); oX.Done(&oRules[48], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule49(oX); oX.Done(&oRules[49], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule50(oX); oX.Done(&oRules[50], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule51(oX); oX.Done(&oRules[51], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule52(oX); oX.Done(&oRules[52], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule53(oX); oX.Done(&oRules[53], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule54(oX); oX.Done(&oRules[54], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule55(oX); oX.Done(&oRules[55], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule56(oX); oX.Done(&oRules[56], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule57(oX); oX.Done(&oRules[57], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule58(oX); oX.Done(&oRules[58], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule59(oX); oX.Done(&oRules[59], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule60(oX); oX.Done(&oRules[60], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule61(oX); oX.Done(&oRules[61], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule62(oX); oX.Done(&oRules[62], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule63(oX); oX.Done(&oRules[63], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule64(oX); oX.Done(&oRules[64], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule65(oX); oX.Done(&oRules[65], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule66(oX); oX.Done(&oRules[66], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule67(oX); oX.Done(&oRules[67], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule68(oX); oX.Done(&oRules[68], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule69(oX); oX.Done(&oRules[69], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule70(oX); oX.Done(&oRules[70], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule71(oX); oX.Done(&oRules[71], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule72(oX); oX.Done(&oRules[72], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule73(oX); oX.Done(&oRules[73], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule74(oX); oX.Done(&oRules[74], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule75(oX); oX.Done(&oRules[75], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule76(oX); oX.Done(&oRules[76], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule77(oX); oX.Done(&oRules[77], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule78(oX); oX.Done(&oRules[78], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule79(oX); oX.Done(&oRules[79], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule80(oX); oX.Done(&oRules[80], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule81(oX); oX.Done(&oRules[81], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule82(oX); oX.Done(&oRules[82], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule83(oX); oX.Done(&oRules[83], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule84(oX); oX.Done(&oRules[84], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule85(oX); oX.Done(&oRules[85], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule86(oX); oX.Done(&oRules[86], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule87(oX); oX.Done(&oRules[87], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule88(oX); oX.Done(&oRules[88], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule89(oX); oX.Done(&oRules[89], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule90(oX); oX.Done(&oRules[90], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule91(oX); oX.Done(&oRules[91], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule92(oX); oX.Done(&oRules[92], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule93(oX); oX.Done(&oRules[93], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule94(oX); oX.Done(&oRules[94], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule95(oX); oX.Done(&oRules[95], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule96(oX); oX.Done(&oRules[96], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule97(oX); oX.Done(&oRules[97], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule98(oX); oX.Done(&oRules[98], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule99(oX); oX.Done(&oRules[99], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule100(oX); oX.Done(&oRules[100], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule101(oX); oX.Done(&oRules[101], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule102(oX); oX.Done(&oRules[102], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule103(oX); oX.Done(&oRules[103], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule104(oX); oX.Done(&oRules[104], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule105(oX); oX.Done(&oRules[105], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule106(oX); oX.Done(&oRules[106], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule107(oX); oX.Done(&oRules[107], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule108(oX); oX.Done(&oRules[108], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule109(oX); oX.Done(&oRules[109], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule110(oX); oX.Done(&oRules[110], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule111(oX); oX.Done(&oRules[111], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule112(oX); oX.Done(&oRules[112], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule113(oX); oX.Done(&oRules[113], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule114(oX); oX.Done(&oRules[114], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule115(oX); oX.Done(&oRules[115], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule116(oX); oX.Done(&oRules[116], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule117(oX); oX.Done(&oRules[117], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule118(oX); oX.Done(&oRules[118], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule119(oX); oX.Done(&oRules[119], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule120(oX); oX.Done(&oRules[120], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule121(oX); oX.Done(&oRules[121], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule122(oX); oX.Done(&oRules[122], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule123(oX); oX.Done(&oRules[123], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule124(oX); oX.Done(&oRules[124], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule125(oX); oX.Done(&oRules[125], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule126(oX); oX.Done(&oRules[126], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule127(oX); oX.Done(&oRules[127], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule128(oX); oX.Done(&oRules[128], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule129(oX); oX.Done(&oRules[129], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule130(oX); oX.Done(&oRules[130], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule131(oX); oX.Done(&oRules[131], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule132(oX); oX.Done(&oRules[132], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule133(oX); oX.Done(&oRules[133], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule134(oX); oX.Done(&oRules[134], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule135(oX); oX.Done(&oRules[135], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule136(oX); oX.Done(&oRules[136], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule137(oX); oX.Done(&oRules[137], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule138(oX); oX.Done(&oRules[138], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule139(oX); oX.Done(&oRules[139], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule140(oX); oX.Done(&oRules[140], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule141(oX); oX.Done(&oRules[141], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule142(oX); oX.Done(&oRules[142], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule143(oX); oX.Done(&oRules[143], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule144(oX); oX.Done(&oRules[144], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule145(oX); oX.Done(&oRules[145], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule146(oX); oX.Done(&oRules[146], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule147(oX); oX.Done(&oRules[147], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule148(oX); oX.Done(&oRules[148], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule149(oX); oX.Done(&oRules[149], oFired, oErr) {
-		return false
-	}
+	oAnchor0(oX)
 	return false
 }
 
@@ -6936,7 +7059,7 @@ func Evaluate(ctx context.Context, env *runtime.Env, occ *runtime.Occurrence, s 
 	runtime.Begin(&oX, ctx, env, occ, s, d, 0)
 	switch occ.Anchor {
 	case "tool.pre_invoke":
-		for oAnchor0(&oX) {
+		for oRun0(&oX) {
 		}
 	}
 	oX.Finish()

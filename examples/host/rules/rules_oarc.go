@@ -682,226 +682,232 @@ func oRule14(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oAnchor0 evaluates the rules at "content.tool_result" in order.
-//
-// A panic that escapes a rule is recovered here; the function then
-// reports that it must run again, resuming after that rule.
-func oAnchor0(oX *runtime.Exec) (oAgain bool) {
+func oAnchor0(oX *runtime.Exec) {
+	if oFired, oErr := oRule13(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[13], oFired, oErr) {
+		return
+	}
+}
+
+// oRun0 runs oAnchor0. A panic that escapes a rule is recovered here;
+// it then reports that the anchor must run again, resuming after that rule.
+func oRun0(oX *runtime.Exec) (oAgain bool) {
 	defer func() {
 		if recover() != nil {
 			oAgain = oX.Panicked()
 		}
 	}()
-	if oFired, oErr := oRule13(oX); oX.Done(&oRules[13], oFired, oErr) {
-		return false
-	}
+	oAnchor0(oX)
 	return false
 }
 
 // oAnchor1 evaluates the rules at "tool.pre_invoke" in order.
-//
-// A panic that escapes a rule is recovered here; the function then
-// reports that it must run again, resuming after that rule.
-func oAnchor1(oX *runtime.Exec) (oAgain bool) {
+func oAnchor1(oX *runtime.Exec) {
+	oX.Snapshot(oConst0)
+	if oX.Occ.Profiles.Supplied(runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileFilesystem | runtime.ProfileSession | runtime.ProfileTool) {
+		switch oX.F.Tool {
+		case "bash":
+			if oFired, oErr := oRule1(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[1], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule3(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[3], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule4(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[4], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule5(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[5], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule7(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[7], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule8(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[8], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule12(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[12], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule14(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[14], oFired, oErr) {
+				return
+			}
+		case "disburse_payment":
+			if oFired, oErr := oRule6(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[6], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule7(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[7], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule12(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[12], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule14(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[14], oFired, oErr) {
+				return
+			}
+		case "edit":
+			if oFired, oErr := oRule0(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[0], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule7(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[7], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule8(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[8], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule10(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[10], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule12(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[12], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule14(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[14], oFired, oErr) {
+				return
+			}
+		case "http_fetch":
+			if oFired, oErr := oRule2(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[2], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule7(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[7], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule9(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[9], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule12(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[12], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule14(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[14], oFired, oErr) {
+				return
+			}
+		case "http_post":
+			if oFired, oErr := oRule7(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[7], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule9(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[9], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule11(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[11], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule12(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[12], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule14(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[14], oFired, oErr) {
+				return
+			}
+		case "refund_payment":
+			if oFired, oErr := oRule6(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[6], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule7(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[7], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule12(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[12], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule14(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[14], oFired, oErr) {
+				return
+			}
+		case "send_email":
+			if oFired, oErr := oRule7(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[7], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule9(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[9], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule11(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[11], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule12(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[12], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule14(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[14], oFired, oErr) {
+				return
+			}
+		case "write":
+			if oFired, oErr := oRule0(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[0], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule7(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[7], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule8(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[8], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule10(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[10], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule12(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[12], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule14(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[14], oFired, oErr) {
+				return
+			}
+		default:
+			if oFired, oErr := oRule7(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[7], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule12(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[12], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule14(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[14], oFired, oErr) {
+				return
+			}
+		}
+		return
+	}
+	if oFired, oErr := oRule0(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[0], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule1(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[1], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule2(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[2], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule3(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[3], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule4(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[4], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule5(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[5], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule6(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[6], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule7(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[7], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule8(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[8], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule9(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[9], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule10(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[10], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule11(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[11], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule12(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[12], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule14(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[14], oFired, oErr) {
+		return
+	}
+}
+
+// oRun1 runs oAnchor1. A panic that escapes a rule is recovered here;
+// it then reports that the anchor must run again, resuming after that rule.
+func oRun1(oX *runtime.Exec) (oAgain bool) {
 	defer func() {
 		if recover() != nil {
 			oAgain = oX.Panicked()
 		}
 	}()
-	oX.Snapshot(oConst0)
-	if oX.Occ.Profiles.Supplied(runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileFilesystem | runtime.ProfileSession | runtime.ProfileTool) {
-		switch oX.F.Tool {
-		case "bash":
-			if oFired, oErr := oRule1(oX); oX.Done(&oRules[1], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule3(oX); oX.Done(&oRules[3], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule4(oX); oX.Done(&oRules[4], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule5(oX); oX.Done(&oRules[5], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule7(oX); oX.Done(&oRules[7], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule8(oX); oX.Done(&oRules[8], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule12(oX); oX.Done(&oRules[12], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule14(oX); oX.Done(&oRules[14], oFired, oErr) {
-				return false
-			}
-		case "disburse_payment":
-			if oFired, oErr := oRule6(oX); oX.Done(&oRules[6], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule7(oX); oX.Done(&oRules[7], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule12(oX); oX.Done(&oRules[12], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule14(oX); oX.Done(&oRules[14], oFired, oErr) {
-				return false
-			}
-		case "edit":
-			if oFired, oErr := oRule0(oX); oX.Done(&oRules[0], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule7(oX); oX.Done(&oRules[7], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule8(oX); oX.Done(&oRules[8], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule10(oX); oX.Done(&oRules[10], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule12(oX); oX.Done(&oRules[12], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule14(oX); oX.Done(&oRules[14], oFired, oErr) {
-				return false
-			}
-		case "http_fetch":
-			if oFired, oErr := oRule2(oX); oX.Done(&oRules[2], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule7(oX); oX.Done(&oRules[7], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule9(oX); oX.Done(&oRules[9], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule12(oX); oX.Done(&oRules[12], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule14(oX); oX.Done(&oRules[14], oFired, oErr) {
-				return false
-			}
-		case "http_post":
-			if oFired, oErr := oRule7(oX); oX.Done(&oRules[7], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule9(oX); oX.Done(&oRules[9], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule11(oX); oX.Done(&oRules[11], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule12(oX); oX.Done(&oRules[12], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule14(oX); oX.Done(&oRules[14], oFired, oErr) {
-				return false
-			}
-		case "refund_payment":
-			if oFired, oErr := oRule6(oX); oX.Done(&oRules[6], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule7(oX); oX.Done(&oRules[7], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule12(oX); oX.Done(&oRules[12], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule14(oX); oX.Done(&oRules[14], oFired, oErr) {
-				return false
-			}
-		case "send_email":
-			if oFired, oErr := oRule7(oX); oX.Done(&oRules[7], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule9(oX); oX.Done(&oRules[9], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule11(oX); oX.Done(&oRules[11], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule12(oX); oX.Done(&oRules[12], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule14(oX); oX.Done(&oRules[14], oFired, oErr) {
-				return false
-			}
-		case "write":
-			if oFired, oErr := oRule0(oX); oX.Done(&oRules[0], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule7(oX); oX.Done(&oRules[7], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule8(oX); oX.Done(&oRules[8], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule10(oX); oX.Done(&oRules[10], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule12(oX); oX.Done(&oRules[12], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule14(oX); oX.Done(&oRules[14], oFired, oErr) {
-				return false
-			}
-		default:
-			if oFired, oErr := oRule7(oX); oX.Done(&oRules[7], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule12(oX); oX.Done(&oRules[12], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule14(oX); oX.Done(&oRules[14], oFired, oErr) {
-				return false
-			}
-		}
-		return false
-	}
-	if oFired, oErr := oRule0(oX); oX.Done(&oRules[0], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule1(oX); oX.Done(&oRules[1], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule2(oX); oX.Done(&oRules[2], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule3(oX); oX.Done(&oRules[3], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule4(oX); oX.Done(&oRules[4], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule5(oX); oX.Done(&oRules[5], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule6(oX); oX.Done(&oRules[6], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule7(oX); oX.Done(&oRules[7], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule8(oX); oX.Done(&oRules[8], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule9(oX); oX.Done(&oRules[9], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule10(oX); oX.Done(&oRules[10], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule11(oX); oX.Done(&oRules[11], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule12(oX); oX.Done(&oRules[12], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule14(oX); oX.Done(&oRules[14], oFired, oErr) {
-		return false
-	}
+	oAnchor1(oX)
 	return false
 }
 
@@ -912,10 +918,10 @@ func Evaluate(ctx context.Context, env *runtime.Env, occ *runtime.Occurrence, s 
 	runtime.Begin(&oX, ctx, env, occ, s, d, 2)
 	switch occ.Anchor {
 	case "content.tool_result":
-		for oAnchor0(&oX) {
+		for oRun0(&oX) {
 		}
 	case "tool.pre_invoke":
-		for oAnchor1(&oX) {
+		for oRun1(&oX) {
 		}
 	}
 	oX.Finish()

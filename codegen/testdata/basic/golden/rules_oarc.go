@@ -313,7 +313,13 @@ func oRule3(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 				return false, runtime.NoSuchKey("limit")
 			}
 			oT40 := int64(100)
-			oT41, oT42 := runtime.CompareDynInt(oT38, oT40)
+			var oT41 int
+			var oT42 runtime.Err
+			if oT43, oT44 := oT38.(int64); oT44 {
+				oT41, oT42 = runtime.CompareInt(oT43, oT40), runtime.Err{}
+			} else {
+				oT41, oT42 = runtime.CompareDynInt(oT38, oT40)
+			}
 			if oT42.Kind != 0 {
 				return false, oT42
 			}
@@ -326,38 +332,44 @@ func oRule3(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 		} else if oErr.Kind == 0 {
 			oErr = oT37
 		}
-		oT43, oT44 := func() (bool, runtime.Err) {
-			oT45, oT46 := oF.ToolArgs["items"]
-			if !oT46 {
+		oT45, oT46 := func() (bool, runtime.Err) {
+			oT47, oT48 := oF.ToolArgs["items"]
+			if !oT48 {
 				return false, runtime.NoSuchKey("items")
 			}
-			oT47, oT48 := func() (bool, runtime.Err) {
+			oT49, oT50 := func() (bool, runtime.Err) {
 				var oErr runtime.Err
-				oT49, oT50 := runtime.Range(oT45)
-				if oT50.Kind != 0 {
-					return false, oT50
+				oT51, oT52 := runtime.Range(oT47)
+				if oT52.Kind != 0 {
+					return false, oT52
 				}
-				for oT51 := 0; oT51 < oT49.Len(); oT51++ {
-					oV_i := oT49.At(oT51)
+				for oT53 := 0; oT53 < oT51.Len(); oT53++ {
+					oV_i := oT51.At(oT53)
 					_ = oV_i
-					oT52, oT53 := func() (bool, runtime.Err) {
-						oT54, oT55 := runtime.SelectDyn(oV_i, "size")
-						if oT55.Kind != 0 {
-							return false, oT55
+					oT54, oT55 := func() (bool, runtime.Err) {
+						oT56, oT57 := runtime.SelectDyn(oV_i, "size")
+						if oT57.Kind != 0 {
+							return false, oT57
 						}
-						oT56 := float64(3.5)
-						oT57, oT58 := runtime.CompareDynDouble(oT54, oT56)
-						if oT58.Kind != 0 {
-							return false, oT58
+						oT58 := float64(3.5)
+						var oT59 int
+						var oT60 runtime.Err
+						if oT61, oT62 := oT56.(float64); oT62 {
+							oT59, oT60 = runtime.CompareDouble(oT61, oT58)
+						} else {
+							oT59, oT60 = runtime.CompareDynDouble(oT56, oT58)
 						}
-						return runtime.Gt(oT57), runtime.Err{}
+						if oT60.Kind != 0 {
+							return false, oT60
+						}
+						return runtime.Gt(oT59), runtime.Err{}
 					}()
-					if oT53.Kind == 0 {
-						if oT52 {
+					if oT55.Kind == 0 {
+						if oT54 {
 							return true, runtime.Err{}
 						}
 					} else if oErr.Kind == 0 {
-						oErr = oT53
+						oErr = oT55
 					}
 				}
 				if oErr.Kind != 0 {
@@ -365,28 +377,28 @@ func oRule3(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 				}
 				return false, runtime.Err{}
 			}()
-			if oT48.Kind != 0 {
-				return false, oT48
+			if oT50.Kind != 0 {
+				return false, oT50
 			}
-			return oT47, runtime.Err{}
+			return oT49, runtime.Err{}
 		}()
-		if oT44.Kind == 0 {
-			if !oT43 {
+		if oT46.Kind == 0 {
+			if !oT45 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT44
+			oErr = oT46
 		}
-		oT59, oT60 := func() (bool, runtime.Err) {
-			_, oT61 := oF.ToolArgs["mode"]
-			return oT61, runtime.Err{}
+		oT63, oT64 := func() (bool, runtime.Err) {
+			_, oT65 := oF.ToolArgs["mode"]
+			return oT65, runtime.Err{}
 		}()
-		if oT60.Kind == 0 {
-			if !oT59 {
+		if oT64.Kind == 0 {
+			if !oT63 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT60
+			oErr = oT64
 		}
 		if oErr.Kind != 0 {
 			return false, oErr
@@ -396,100 +408,106 @@ func oRule3(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oT35.Kind != 0 {
 		return false, oT35
 	}
-	var oT62 bool
+	var oT66 bool
 	if oT34 {
-		oT63, oT64 := oF.ToolArgs["mode"]
-		if !oT64 {
+		oT67, oT68 := oF.ToolArgs["mode"]
+		if !oT68 {
 			return false, runtime.NoSuchKey("mode")
 		}
-		oT65 := "x"
-		oT62 = runtime.EqualDynString(oT63, oT65)
+		oT69 := "x"
+		oT66 = runtime.EqualDynString(oT67, oT69)
 	} else {
-		oT62 = true
+		oT66 = true
 	}
-	return oT62, runtime.Err{}
+	return oT66, runtime.Err{}
 }
 
 // oAnchor0 evaluates the rules at "coordinator.post_turn" in order.
-//
-// A panic that escapes a rule is recovered here; the function then
-// reports that it must run again, resuming after that rule.
-func oAnchor0(oX *runtime.Exec) (oAgain bool) {
+func oAnchor0(oX *runtime.Exec) {
+	if oFired, oErr := oRule4(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[4], oFired, oErr) {
+		return
+	}
+}
+
+// oRun0 runs oAnchor0. A panic that escapes a rule is recovered here;
+// it then reports that the anchor must run again, resuming after that rule.
+func oRun0(oX *runtime.Exec) (oAgain bool) {
 	defer func() {
 		if recover() != nil {
 			oAgain = oX.Panicked()
 		}
 	}()
-	if oFired, oErr := oRule4(oX); oX.Done(&oRules[4], oFired, oErr) {
-		return false
-	}
+	oAnchor0(oX)
 	return false
 }
 
 // oAnchor1 evaluates the rules at "tool.pre_invoke" in order.
-//
-// A panic that escapes a rule is recovered here; the function then
-// reports that it must run again, resuming after that rule.
-func oAnchor1(oX *runtime.Exec) (oAgain bool) {
+func oAnchor1(oX *runtime.Exec) {
+	if oX.Occ.Profiles.Supplied(runtime.ProfileFilesystem | runtime.ProfileSession | runtime.ProfileTool) {
+		switch oX.F.Tool {
+		case "bash":
+			if oFired, oErr := oRule1(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[1], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule2(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[2], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule3(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[3], oFired, oErr) {
+				return
+			}
+		case "sh":
+			if oFired, oErr := oRule1(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[1], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule2(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[2], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule3(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[3], oFired, oErr) {
+				return
+			}
+		case "write":
+			if oFired, oErr := oRule0(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[0], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule2(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[2], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule3(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[3], oFired, oErr) {
+				return
+			}
+		default:
+			if oFired, oErr := oRule2(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[2], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule3(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[3], oFired, oErr) {
+				return
+			}
+		}
+		return
+	}
+	if oFired, oErr := oRule0(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[0], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule1(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[1], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule2(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[2], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule3(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[3], oFired, oErr) {
+		return
+	}
+}
+
+// oRun1 runs oAnchor1. A panic that escapes a rule is recovered here;
+// it then reports that the anchor must run again, resuming after that rule.
+func oRun1(oX *runtime.Exec) (oAgain bool) {
 	defer func() {
 		if recover() != nil {
 			oAgain = oX.Panicked()
 		}
 	}()
-	if oX.Occ.Profiles.Supplied(runtime.ProfileFilesystem | runtime.ProfileSession | runtime.ProfileTool) {
-		switch oX.F.Tool {
-		case "bash":
-			if oFired, oErr := oRule1(oX); oX.Done(&oRules[1], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule2(oX); oX.Done(&oRules[2], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule3(oX); oX.Done(&oRules[3], oFired, oErr) {
-				return false
-			}
-		case "sh":
-			if oFired, oErr := oRule1(oX); oX.Done(&oRules[1], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule2(oX); oX.Done(&oRules[2], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule3(oX); oX.Done(&oRules[3], oFired, oErr) {
-				return false
-			}
-		case "write":
-			if oFired, oErr := oRule0(oX); oX.Done(&oRules[0], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule2(oX); oX.Done(&oRules[2], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule3(oX); oX.Done(&oRules[3], oFired, oErr) {
-				return false
-			}
-		default:
-			if oFired, oErr := oRule2(oX); oX.Done(&oRules[2], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule3(oX); oX.Done(&oRules[3], oFired, oErr) {
-				return false
-			}
-		}
-		return false
-	}
-	if oFired, oErr := oRule0(oX); oX.Done(&oRules[0], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule1(oX); oX.Done(&oRules[1], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule2(oX); oX.Done(&oRules[2], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule3(oX); oX.Done(&oRules[3], oFired, oErr) {
-		return false
-	}
+	oAnchor1(oX)
 	return false
 }
 
@@ -500,10 +518,10 @@ func Evaluate(ctx context.Context, env *runtime.Env, occ *runtime.Occurrence, s 
 	runtime.Begin(&oX, ctx, env, occ, s, d, 0)
 	switch occ.Anchor {
 	case "coordinator.post_turn":
-		for oAnchor0(&oX) {
+		for oRun0(&oX) {
 		}
 	case "tool.pre_invoke":
-		for oAnchor1(&oX) {
+		for oRun1(&oX) {
 		}
 	}
 	oX.Finish()

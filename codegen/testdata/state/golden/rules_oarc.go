@@ -190,7 +190,13 @@ func oRule6(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 					return false, runtime.NoSuchKey("score")
 				}
 				oT18 := float64(0.5)
-				oT19, oT20 := runtime.CompareDynDouble(oT16, oT18)
+				var oT19 int
+				var oT20 runtime.Err
+				if oT21, oT22 := oT16.(float64); oT22 {
+					oT19, oT20 = runtime.CompareDouble(oT21, oT18)
+				} else {
+					oT19, oT20 = runtime.CompareDynDouble(oT16, oT18)
+				}
 				if oT20.Kind != 0 {
 					return false, oT20
 				}
@@ -284,40 +290,40 @@ func oRule2(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	oT21, oT22 := func() (bool, runtime.Err) {
+	oT23, oT24 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT23, oT24 := func() (bool, runtime.Err) {
-			oT25 := int64(3)
-			return (oF.Lycaon.RepeatCount >= oT25), runtime.Err{}
+		oT25, oT26 := func() (bool, runtime.Err) {
+			oT27 := int64(3)
+			return (oF.Lycaon.RepeatCount >= oT27), runtime.Err{}
 		}()
-		if oT24.Kind == 0 {
-			if !oT23 {
+		if oT26.Kind == 0 {
+			if !oT25 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT24
+			oErr = oT26
 		}
-		oT26, oT27 := func() (bool, runtime.Err) {
-			oT28 := oX.Snap(0)
-			oT29 := int64(2)
-			return (oT28 >= oT29), runtime.Err{}
+		oT28, oT29 := func() (bool, runtime.Err) {
+			oT30 := oX.Snap(0)
+			oT31 := int64(2)
+			return (oT30 >= oT31), runtime.Err{}
 		}()
-		if oT27.Kind == 0 {
-			if !oT26 {
+		if oT29.Kind == 0 {
+			if !oT28 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT27
+			oErr = oT29
 		}
 		if oErr.Kind != 0 {
 			return false, oErr
 		}
 		return true, runtime.Err{}
 	}()
-	if oT22.Kind != 0 {
-		return false, oT22
+	if oT24.Kind != 0 {
+		return false, oT24
 	}
-	return oT21, runtime.Err{}
+	return oT23, runtime.Err{}
 }
 
 // oRule3 evaluates rule "NUDGE_REPEAT" (invariant).
@@ -327,40 +333,40 @@ func oRule3(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	oT30, oT31 := func() (bool, runtime.Err) {
+	oT32, oT33 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT32, oT33 := func() (bool, runtime.Err) {
-			oT34 := int64(3)
-			return (oF.Lycaon.RepeatCount >= oT34), runtime.Err{}
+		oT34, oT35 := func() (bool, runtime.Err) {
+			oT36 := int64(3)
+			return (oF.Lycaon.RepeatCount >= oT36), runtime.Err{}
 		}()
-		if oT33.Kind == 0 {
-			if !oT32 {
+		if oT35.Kind == 0 {
+			if !oT34 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT33
+			oErr = oT35
 		}
-		oT35, oT36 := func() (bool, runtime.Err) {
-			oT37 := oX.Snap(0)
-			oT38 := int64(2)
-			return (oT37 < oT38), runtime.Err{}
+		oT37, oT38 := func() (bool, runtime.Err) {
+			oT39 := oX.Snap(0)
+			oT40 := int64(2)
+			return (oT39 < oT40), runtime.Err{}
 		}()
-		if oT36.Kind == 0 {
-			if !oT35 {
+		if oT38.Kind == 0 {
+			if !oT37 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT36
+			oErr = oT38
 		}
 		if oErr.Kind != 0 {
 			return false, oErr
 		}
 		return true, runtime.Err{}
 	}()
-	if oT31.Kind != 0 {
-		return false, oT31
+	if oT33.Kind != 0 {
+		return false, oT33
 	}
-	return oT30, runtime.Err{}
+	return oT32, runtime.Err{}
 }
 
 // oRule4 evaluates rule "GATED_DETECTOR" (detector).
@@ -386,97 +392,106 @@ func oRule4(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oAnchor0 evaluates the rules at "content.input" in order.
-//
-// A panic that escapes a rule is recovered here; the function then
-// reports that it must run again, resuming after that rule.
-func oAnchor0(oX *runtime.Exec) (oAgain bool) {
+func oAnchor0(oX *runtime.Exec) {
+	if oFired, oErr := oRule5(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[5], oFired, oErr) {
+		return
+	}
+}
+
+// oRun0 runs oAnchor0. A panic that escapes a rule is recovered here;
+// it then reports that the anchor must run again, resuming after that rule.
+func oRun0(oX *runtime.Exec) (oAgain bool) {
 	defer func() {
 		if recover() != nil {
 			oAgain = oX.Panicked()
 		}
 	}()
-	if oFired, oErr := oRule5(oX); oX.Done(&oRules[5], oFired, oErr) {
-		return false
-	}
+	oAnchor0(oX)
 	return false
 }
 
 // oAnchor1 evaluates the rules at "content.output" in order.
-//
-// A panic that escapes a rule is recovered here; the function then
-// reports that it must run again, resuming after that rule.
-func oAnchor1(oX *runtime.Exec) (oAgain bool) {
+func oAnchor1(oX *runtime.Exec) {
+	if oFired, oErr := oRule6(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[6], oFired, oErr) {
+		return
+	}
+}
+
+// oRun1 runs oAnchor1. A panic that escapes a rule is recovered here;
+// it then reports that the anchor must run again, resuming after that rule.
+func oRun1(oX *runtime.Exec) (oAgain bool) {
 	defer func() {
 		if recover() != nil {
 			oAgain = oX.Panicked()
 		}
 	}()
-	if oFired, oErr := oRule6(oX); oX.Done(&oRules[6], oFired, oErr) {
-		return false
-	}
+	oAnchor1(oX)
 	return false
 }
 
 // oAnchor2 evaluates the rules at "tool.pre_invoke" in order.
-//
-// A panic that escapes a rule is recovered here; the function then
-// reports that it must run again, resuming after that rule.
-func oAnchor2(oX *runtime.Exec) (oAgain bool) {
+func oAnchor2(oX *runtime.Exec) {
+	oX.Snapshot(oConst0)
+	if oX.Occ.Profiles.Supplied(runtime.ProfileTool) {
+		switch oX.F.Tool {
+		case "bash":
+			if oFired, oErr := oRule0(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[0], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule1(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[1], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule2(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[2], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule3(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[3], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule4(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[4], oFired, oErr) {
+				return
+			}
+		default:
+			if oFired, oErr := oRule0(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[0], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule1(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[1], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule2(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[2], oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule3(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[3], oFired, oErr) {
+				return
+			}
+		}
+		return
+	}
+	if oFired, oErr := oRule0(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[0], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule1(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[1], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule2(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[2], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule3(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[3], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule4(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[4], oFired, oErr) {
+		return
+	}
+}
+
+// oRun2 runs oAnchor2. A panic that escapes a rule is recovered here;
+// it then reports that the anchor must run again, resuming after that rule.
+func oRun2(oX *runtime.Exec) (oAgain bool) {
 	defer func() {
 		if recover() != nil {
 			oAgain = oX.Panicked()
 		}
 	}()
-	oX.Snapshot(oConst0)
-	if oX.Occ.Profiles.Supplied(runtime.ProfileTool) {
-		switch oX.F.Tool {
-		case "bash":
-			if oFired, oErr := oRule0(oX); oX.Done(&oRules[0], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule1(oX); oX.Done(&oRules[1], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule2(oX); oX.Done(&oRules[2], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule3(oX); oX.Done(&oRules[3], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule4(oX); oX.Done(&oRules[4], oFired, oErr) {
-				return false
-			}
-		default:
-			if oFired, oErr := oRule0(oX); oX.Done(&oRules[0], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule1(oX); oX.Done(&oRules[1], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule2(oX); oX.Done(&oRules[2], oFired, oErr) {
-				return false
-			}
-			if oFired, oErr := oRule3(oX); oX.Done(&oRules[3], oFired, oErr) {
-				return false
-			}
-		}
-		return false
-	}
-	if oFired, oErr := oRule0(oX); oX.Done(&oRules[0], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule1(oX); oX.Done(&oRules[1], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule2(oX); oX.Done(&oRules[2], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule3(oX); oX.Done(&oRules[3], oFired, oErr) {
-		return false
-	}
-	if oFired, oErr := oRule4(oX); oX.Done(&oRules[4], oFired, oErr) {
-		return false
-	}
+	oAnchor2(oX)
 	return false
 }
 
@@ -487,13 +502,13 @@ func Evaluate(ctx context.Context, env *runtime.Env, occ *runtime.Occurrence, s 
 	runtime.Begin(&oX, ctx, env, occ, s, d, 3)
 	switch occ.Anchor {
 	case "content.input":
-		for oAnchor0(&oX) {
+		for oRun0(&oX) {
 		}
 	case "content.output":
-		for oAnchor1(&oX) {
+		for oRun1(&oX) {
 		}
 	case "tool.pre_invoke":
-		for oAnchor2(&oX) {
+		for oRun2(&oX) {
 		}
 	}
 	oX.Finish()
