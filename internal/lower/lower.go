@@ -137,6 +137,17 @@ func (l *lowerer) node(e ast.Expr) ir.Node {
 	return ir.Node{T: t, Off: l.off(e)}
 }
 
+// readNode is the node of a value read from x by index or selection: when
+// x is dyn the value is dyn, whatever type the checker inferred for it from
+// its context (which may even be one the generator does not support, as
+// bytes in size(tool_args.l[0])).
+func (l *lowerer) readNode(e ast.Expr, x ir.Expr) ir.Node {
+	if x.Type().Is(ir.KDyn) {
+		return ir.Node{T: ir.DynType, Off: l.off(e)}
+	}
+	return l.node(e)
+}
+
 func (l *lowerer) lookupVar(name string) *ir.Type {
 	for i := len(l.scopes) - 1; i >= 0; i-- {
 		if l.scopes[i].name == name {
@@ -161,7 +172,7 @@ func (l *lowerer) expr(e ast.Expr) ir.Expr {
 		if s.IsTestOnly() {
 			return &ir.Select{Node: ir.Node{T: ir.BoolType, Off: l.off(e)}, X: x, Field: s.FieldName(), Test: true}
 		}
-		return &ir.Select{Node: l.node(e), X: x, Field: s.FieldName()}
+		return &ir.Select{Node: l.readNode(e, x), X: x, Field: s.FieldName()}
 	case ast.ListKind:
 		lst := e.AsList()
 		if len(lst.OptionalIndices()) > 0 {
@@ -284,9 +295,14 @@ func (l *lowerer) call(e ast.Expr) ir.Expr {
 		}
 		return &ir.Or{Node: ir.Node{T: ir.BoolType, Off: l.off(e)}, Terms: terms}
 	case "_?_:_":
-		return &ir.Cond{Node: l.node(e), C: l.expr(args[0]), Then: l.expr(args[1]), Else: l.expr(args[2])}
+		c, t, f := l.expr(args[0]), l.expr(args[1]), l.expr(args[2])
+		if t.Type().Is(ir.KDyn) || f.Type().Is(ir.KDyn) || !t.Type().Equal(f.Type()) {
+			return &ir.Cond{Node: ir.Node{T: ir.DynType, Off: l.off(e)}, C: c, Then: t, Else: f}
+		}
+		return &ir.Cond{Node: l.node(e), C: c, Then: t, Else: f}
 	case "_[_]":
-		return &ir.Index{Node: l.node(e), X: l.expr(args[0]), I: l.expr(args[1])}
+		x := l.expr(args[0])
+		return &ir.Index{Node: l.readNode(e, x), X: x, I: l.expr(args[1])}
 	case "@not_strictly_false":
 		return l.unsupported(e, "internal function %s outside a macro", fn)
 	}
@@ -308,10 +324,20 @@ func (l *lowerer) call(e ast.Expr) ir.Expr {
 	if !arityOK {
 		return l.unsupported(e, "%s with %d arguments is not supported", fn, len(args))
 	}
-	n := &ir.Call{Node: l.node(e), Op: spec.op}
+	var lowered []ir.Expr
+	anyDyn := false
 	for _, a := range args {
-		n.Args = append(n.Args, l.expr(a))
+		x := l.expr(a)
+		lowered = append(lowered, x)
+		anyDyn = anyDyn || x.Type().Is(ir.KDyn) || x.Type().Is(ir.KNull)
 	}
+	node := ir.Node{T: ir.DynType, Off: l.off(e)}
+	if fixedResult[spec.op] || !anyDyn {
+		// Otherwise the result is dyn whatever the checker inferred from
+		// the context (see sound); its inferred type is not looked at.
+		node = l.node(e)
+	}
+	n := &ir.Call{Node: node, Op: spec.op, Args: lowered}
 	if ids := l.a.GetOverloadIDs(e.ID()); len(ids) == 1 {
 		n.Guards = overloadParams(fn, ids[0], len(args))
 	}
@@ -393,7 +419,17 @@ func (l *lowerer) comprehension(e ast.Expr) ir.Expr {
 	default:
 		vt = ir.DynType
 	}
-	n := &ir.Comprehension{Node: l.node(e), Macro: macro, Range: rng, Var: c.IterVar()}
+	// The result type follows from the range and the body, not from the
+	// checker's (context-inferred) type; see sound.
+	n := &ir.Comprehension{Node: ir.Node{T: ir.BoolType, Off: l.off(e)}, Macro: macro, Range: rng, Var: c.IterVar()}
+	if macro == "filter" {
+		n.T = ir.ListOf(vt)
+	}
+	defer func() {
+		if macro == "map" && n.Body != nil {
+			n.T = ir.ListOf(n.Body.Type())
+		}
+	}()
 	l.scopes = append(l.scopes, scopeVar{c.IterVar(), vt})
 	defer func() { l.scopes = l.scopes[:len(l.scopes)-1] }()
 	step := c.LoopStep()

@@ -149,6 +149,11 @@
 // source: policy/E147.yaml
 // source: policy/E148.yaml
 // source: policy/E149.yaml
+// source: policy/E150.yaml
+// source: policy/E151.yaml
+// source: policy/E152.yaml
+// source: policy/E153.yaml
+// source: policy/E154.yaml
 
 // Package edge holds the compiled rules of the OAR pack "edge".
 package edge
@@ -176,9 +181,9 @@ var Pack = &runtime.Pack{
 }
 
 // NewSession returns a session with counters for every rule of the pack.
-func NewSession() *runtime.Session { return runtime.NewSession(150) }
+func NewSession() *runtime.Session { return runtime.NewSession(155) }
 
-var oRules = [150]runtime.Rule{
+var oRules = [155]runtime.Rule{
 	{ // E000
 		ID:           "E000",
 		Kind:         runtime.KindPolicy,
@@ -1678,6 +1683,56 @@ var oRules = [150]runtime.Rule{
 		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
 		DetectorSlot: -1,
 		Slot:         149,
+	},
+	{ // E150
+		ID:           "E150",
+		Kind:         runtime.KindPolicy,
+		Anchor:       "tool.pre_invoke",
+		Effect:       runtime.Warn,
+		FailOpen:     true,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+		Slot:         150,
+	},
+	{ // E151
+		ID:           "E151",
+		Kind:         runtime.KindPolicy,
+		Anchor:       "tool.pre_invoke",
+		Effect:       runtime.Warn,
+		FailOpen:     true,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+		Slot:         151,
+	},
+	{ // E152
+		ID:           "E152",
+		Kind:         runtime.KindPolicy,
+		Anchor:       "tool.pre_invoke",
+		Effect:       runtime.Warn,
+		FailOpen:     true,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+		Slot:         152,
+	},
+	{ // E153
+		ID:           "E153",
+		Kind:         runtime.KindPolicy,
+		Anchor:       "tool.pre_invoke",
+		Effect:       runtime.Warn,
+		FailOpen:     true,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+		Slot:         153,
+	},
+	{ // E154
+		ID:           "E154",
+		Kind:         runtime.KindPolicy,
+		Anchor:       "tool.pre_invoke",
+		Effect:       runtime.Warn,
+		FailOpen:     true,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+		Slot:         154,
 	},
 }
 
@@ -6549,7 +6604,7 @@ func oRule148(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule149 evaluates rule "E149" (policy).
-// when: [tool, principal].exists(x, x == "bash")
+// when: size(tool_args.list[0]) == 1
 func oRule149(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[149]) {
 		return false, runtime.Err{}
@@ -6558,21 +6613,158 @@ func oRule149(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[149]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT1114 := []string{oF.Tool, oF.Principal}
-	oT1115, oT1116 := func() (bool, runtime.Err) {
+	oT1114, oT1115 := oF.ToolArgs["list"]
+	if !oT1115 {
+		return false, runtime.NoSuchKey("list")
+	}
+	oT1116, oT1117 := runtime.IndexDyn(oT1114, any(int64(0)))
+	if oT1117.Kind != 0 {
+		return false, oT1117
+	}
+	oT1118, oT1119 := runtime.SizeDyn(oT1116)
+	if oT1119.Kind != 0 {
+		return false, oT1119
+	}
+	oT1120 := int64(1)
+	return (oT1118 == oT1120), runtime.Err{}
+}
+
+// oRule150 evaluates rule "E150" (policy).
+// when: size(tool_args.mixed[1]) == 1
+func oRule150(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+	if !oX.Enter(&oRules[150]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oErr := oX.Supplied(&oRules[150]); oErr.Kind != 0 {
+		return false, oErr
+	}
+	oT1121, oT1122 := oF.ToolArgs["mixed"]
+	if !oT1122 {
+		return false, runtime.NoSuchKey("mixed")
+	}
+	oT1123, oT1124 := runtime.IndexDyn(oT1121, any(int64(1)))
+	if oT1124.Kind != 0 {
+		return false, oT1124
+	}
+	oT1125, oT1126 := runtime.SizeDyn(oT1123)
+	if oT1126.Kind != 0 {
+		return false, oT1126
+	}
+	oT1127 := int64(1)
+	return (oT1125 == oT1127), runtime.Err{}
+}
+
+// oRule151 evaluates rule "E151" (policy).
+// when: size(tool_args["u"]) == 3
+func oRule151(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+	if !oX.Enter(&oRules[151]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oErr := oX.Supplied(&oRules[151]); oErr.Kind != 0 {
+		return false, oErr
+	}
+	oT1128 := "u"
+	oT1129, oT1130 := oF.ToolArgs[oT1128]
+	if !oT1130 {
+		return false, runtime.NoSuchKey(oT1128)
+	}
+	oT1131, oT1132 := runtime.SizeDyn(oT1129)
+	if oT1132.Kind != 0 {
+		return false, oT1132
+	}
+	oT1133 := int64(3)
+	return (oT1131 == oT1133), runtime.Err{}
+}
+
+// oRule152 evaluates rule "E152" (policy).
+// when: string(tool_args.list[0]) == "1"
+func oRule152(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+	if !oX.Enter(&oRules[152]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oErr := oX.Supplied(&oRules[152]); oErr.Kind != 0 {
+		return false, oErr
+	}
+	oT1134, oT1135 := oF.ToolArgs["list"]
+	if !oT1135 {
+		return false, runtime.NoSuchKey("list")
+	}
+	oT1136, oT1137 := runtime.IndexDyn(oT1134, any(int64(0)))
+	if oT1137.Kind != 0 {
+		return false, oT1137
+	}
+	oT1138, oT1139 := runtime.StringFromDyn(oT1136)
+	if oT1139.Kind != 0 {
+		return false, oT1139
+	}
+	oT1140 := "1"
+	return (oT1138 == oT1140), runtime.Err{}
+}
+
+// oRule153 evaluates rule "E153" (policy).
+// when: (tool_args.b ? tool_args.s : tool_args.n) == "hello"
+func oRule153(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+	if !oX.Enter(&oRules[153]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oErr := oX.Supplied(&oRules[153]); oErr.Kind != 0 {
+		return false, oErr
+	}
+	oT1141, oT1142 := oF.ToolArgs["b"]
+	if !oT1142 {
+		return false, runtime.NoSuchKey("b")
+	}
+	oT1143, oT1144 := runtime.AsBool(oT1141)
+	if oT1144.Kind != 0 {
+		return false, oT1144
+	}
+	var oT1145 any
+	if oT1143 {
+		oT1146, oT1147 := oF.ToolArgs["s"]
+		if !oT1147 {
+			return false, runtime.NoSuchKey("s")
+		}
+		oT1145 = oT1146
+	} else {
+		oT1148, oT1149 := oF.ToolArgs["n"]
+		if !oT1149 {
+			return false, runtime.NoSuchKey("n")
+		}
+		oT1145 = oT1148
+	}
+	oT1150 := "hello"
+	return runtime.EqualDynString(oT1145, oT1150), runtime.Err{}
+}
+
+// oRule154 evaluates rule "E154" (policy).
+// when: [tool, principal].exists(x, x == "bash")
+func oRule154(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+	if !oX.Enter(&oRules[154]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oErr := oX.Supplied(&oRules[154]); oErr.Kind != 0 {
+		return false, oErr
+	}
+	oT1151 := []string{oF.Tool, oF.Principal}
+	oT1152, oT1153 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		for _, oV_x := range oT1114 {
+		for _, oV_x := range oT1151 {
 			_ = oV_x
-			oT1117, oT1118 := func() (bool, runtime.Err) {
-				oT1119 := "bash"
-				return (oV_x == oT1119), runtime.Err{}
+			oT1154, oT1155 := func() (bool, runtime.Err) {
+				oT1156 := "bash"
+				return (oV_x == oT1156), runtime.Err{}
 			}()
-			if oT1118.Kind == 0 {
-				if oT1117 {
+			if oT1155.Kind == 0 {
+				if oT1154 {
 					return true, runtime.Err{}
 				}
 			} else if oErr.Kind == 0 {
-				oErr = oT1118
+				oErr = oT1155
 			}
 		}
 		if oErr.Kind != 0 {
@@ -6580,10 +6772,10 @@ func oRule149(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 		}
 		return false, runtime.Err{}
 	}()
-	if oT1116.Kind != 0 {
-		return false, oT1116
+	if oT1153.Kind != 0 {
+		return false, oT1153
 	}
-	return oT1115, runtime.Err{}
+	return oT1152, runtime.Err{}
 }
 
 // oAnchor0 evaluates the rules at "tool.pre_invoke" in order.
@@ -7036,6 +7228,21 @@ func oAnchor0(oX *runtime.Exec) {
 		return
 	}
 	if oFired, oErr := oRule149(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[149], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule150(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[150], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule151(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[151], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule152(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[152], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule153(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[153], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule154(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[154], oFired, oErr) {
 		return
 	}
 }

@@ -164,5 +164,12 @@ var Exprs = []string{
 	`dyn(tool_args.n) == 3`,
 	`dyn(1) == 1.0`,
 	`{"a": tool_args.n}.a == 3`,
+	// values read from a dyn: the checker infers their type from the
+	// context (here bytes, from size's overloads), cel-go does not
+	`size(tool_args.list[0]) == 1`,
+	`size(tool_args.mixed[1]) == 1`,
+	`size(tool_args["u"]) == 3`,
+	`string(tool_args.list[0]) == "1"`,
+	`(tool_args.b ? tool_args.s : tool_args.n) == "hello"`,
 	`[tool, principal].exists(x, x == "bash")`,
 }
