@@ -296,3 +296,26 @@ func TestProviderPanic(t *testing.T) {
 	got, _ = eval(basic.Pack, env, occ, nil)
 	check(t, "provider answers", got, result{Effect: "warn", Code: "PROVIDER_SCOPE", Codes: []string{"PROVIDER_SCOPE", "DYN_ARGS"}})
 }
+
+// BenchmarkValidatorRoundTrip measures what consulting a validator costs a
+// rule: the same occurrence with the detector rule's selector matching
+// (validator called, answer cached for the occurrence) and not matching.
+func BenchmarkValidatorRoundTrip(b *testing.B) {
+	env := &runtime.Env{Validators: map[string]runtime.Validator{
+		"gated.v1": func(context.Context, *runtime.Occurrence) (runtime.Detection, error) {
+			return runtime.Detection{Hit: false}, nil
+		},
+	}}
+	for _, tool := range []string{"read", "bash"} {
+		b.Run("tool="+tool, func(b *testing.B) {
+			occ := &runtime.Occurrence{Anchor: "tool.pre_invoke"}
+			occ.Facts.Tool = tool
+			var d runtime.Decision
+			ctx := context.Background()
+			b.ReportAllocs()
+			for b.Loop() {
+				state.Evaluate(ctx, env, occ, nil, &d)
+			}
+		})
+	}
+}
