@@ -3,8 +3,10 @@ package codegen
 import (
 	"fmt"
 	"math"
+	"regexp/syntax"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/oarc/oarc/internal/catalog"
 	"github.com/oarc/oarc/ir"
@@ -624,6 +626,9 @@ func guardDesc(t *ir.Type) string {
 // over a type mismatch in an earlier one), then applies the type guard of a
 // single resolved overload, then the operation.
 func (g *exprGen) call(n *ir.Call) string {
+	if r, ok := g.inConstStrings(n); ok {
+		return r
+	}
 	args := make([]ir.Expr, len(n.Args))
 	for i, a := range n.Args {
 		if _, ok := a.(*ir.Const); ok {
@@ -724,6 +729,9 @@ func (g *exprGen) call(n *ir.Call) string {
 		s := g.bind(g.valAs(a[0], ir.StringType))
 		if c, ok := a[1].(*ir.Const); ok {
 			if p, ok := c.Value.(string); ok {
+				if code, ok := literalMatch(p, s); ok {
+					return code
+				}
 				return g.pk.regexVar(p) + ".MatchString(" + s + ")"
 			}
 		}
@@ -922,4 +930,83 @@ func (g *exprGen) stringsExt(n *ir.Call) string {
 		return fallible("CharAt", str(0), num(1))
 	}
 	panic("codegen: operation " + n.Op)
+}
+
+// inConstStrings compiles `s in ["a", "b", ...]` with a static string s and
+// a list literal of string constants into a switch, which Go compiles to a
+// length-and-byte dispatch instead of a loop of comparisons.
+func (g *exprGen) inConstStrings(n *ir.Call) (string, bool) {
+	if n.Op != "in" || !n.Args[0].Type().Is(ir.KString) {
+		return "", false
+	}
+	l, ok := n.Args[1].(*ir.List)
+	if !ok || len(l.Elems) == 0 {
+		return "", false
+	}
+	var lits []string
+	seen := map[string]bool{}
+	for _, e := range l.Elems {
+		c, ok := e.(*ir.Const)
+		if !ok {
+			return "", false
+		}
+		v, ok := c.Value.(string)
+		if !ok {
+			return "", false
+		}
+		if !seen[v] {
+			seen[v] = true
+			lits = append(lits, strconv.Quote(v))
+		}
+	}
+	x := g.bind(g.val(n.Args[0]))
+	r := g.newTmp()
+	g.out.line("var %s bool", r)
+	g.out.line("switch %s {", x)
+	g.out.line("case %s:", strings.Join(lits, ", "))
+	g.out.line("\t%s = true", r)
+	g.out.line("}")
+	return r, true
+}
+
+// literalMatch compiles s.matches(pattern) without a regular expression when
+// the pattern is a plain literal, optionally anchored with ^ and $, and RE2
+// would give the same answer as a string comparison: no flags (case
+// folding), no U+FFFD (which RE2 also matches for each invalid byte of s).
+func literalMatch(pattern, s string) (string, bool) {
+	re, err := syntax.Parse(pattern, syntax.Perl)
+	if err != nil || strings.ContainsRune(pattern, utf8.RuneError) {
+		return "", false
+	}
+	parts := []*syntax.Regexp{re}
+	if re.Op == syntax.OpConcat {
+		parts = re.Sub
+	}
+	begin, end := false, false
+	if len(parts) > 0 && parts[0].Op == syntax.OpBeginText {
+		begin, parts = true, parts[1:]
+	}
+	if len(parts) > 0 && parts[len(parts)-1].Op == syntax.OpEndText {
+		end, parts = true, parts[:len(parts)-1]
+	}
+	var lit strings.Builder
+	for _, p := range parts {
+		switch {
+		case p.Op == syntax.OpLiteral && p.Flags&syntax.FoldCase == 0:
+			lit.WriteString(string(p.Rune))
+		case p.Op == syntax.OpEmptyMatch:
+		default:
+			return "", false
+		}
+	}
+	q := strconv.Quote(lit.String())
+	switch {
+	case begin && end:
+		return "(" + s + " == " + q + ")", true
+	case begin:
+		return "strings.HasPrefix(" + s + ", " + q + ")", true
+	case end:
+		return "strings.HasSuffix(" + s + ", " + q + ")", true
+	}
+	return "strings.Contains(" + s + ", " + q + ")", true
 }

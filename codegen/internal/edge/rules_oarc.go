@@ -154,6 +154,15 @@
 // source: policy/E152.yaml
 // source: policy/E153.yaml
 // source: policy/E154.yaml
+// source: policy/E155.yaml
+// source: policy/E156.yaml
+// source: policy/E157.yaml
+// source: policy/E158.yaml
+// source: policy/E159.yaml
+// source: policy/E160.yaml
+// source: policy/E161.yaml
+// source: policy/E162.yaml
+// source: policy/E163.yaml
 
 // Package edge holds the compiled rules of the OAR pack "edge".
 package edge
@@ -181,9 +190,9 @@ var Pack = &runtime.Pack{
 }
 
 // NewSession returns a session with counters for every rule of the pack.
-func NewSession() *runtime.Session { return runtime.NewSession(155) }
+func NewSession() *runtime.Session { return runtime.NewSession(164) }
 
-var oRules = [155]runtime.Rule{
+var oRules = [164]runtime.Rule{
 	{ // E000
 		ID:           "E000",
 		Kind:         runtime.KindPolicy,
@@ -1734,6 +1743,96 @@ var oRules = [155]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         154,
 	},
+	{ // E155
+		ID:           "E155",
+		Kind:         runtime.KindPolicy,
+		Anchor:       "tool.pre_invoke",
+		Effect:       runtime.Warn,
+		FailOpen:     true,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+		Slot:         155,
+	},
+	{ // E156
+		ID:           "E156",
+		Kind:         runtime.KindPolicy,
+		Anchor:       "tool.pre_invoke",
+		Effect:       runtime.Warn,
+		FailOpen:     true,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+		Slot:         156,
+	},
+	{ // E157
+		ID:           "E157",
+		Kind:         runtime.KindPolicy,
+		Anchor:       "tool.pre_invoke",
+		Effect:       runtime.Warn,
+		FailOpen:     true,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+		Slot:         157,
+	},
+	{ // E158
+		ID:           "E158",
+		Kind:         runtime.KindPolicy,
+		Anchor:       "tool.pre_invoke",
+		Effect:       runtime.Warn,
+		FailOpen:     true,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+		Slot:         158,
+	},
+	{ // E159
+		ID:           "E159",
+		Kind:         runtime.KindPolicy,
+		Anchor:       "tool.pre_invoke",
+		Effect:       runtime.Warn,
+		FailOpen:     true,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+		Slot:         159,
+	},
+	{ // E160
+		ID:           "E160",
+		Kind:         runtime.KindPolicy,
+		Anchor:       "tool.pre_invoke",
+		Effect:       runtime.Warn,
+		FailOpen:     true,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+		Slot:         160,
+	},
+	{ // E161
+		ID:           "E161",
+		Kind:         runtime.KindPolicy,
+		Anchor:       "tool.pre_invoke",
+		Effect:       runtime.Warn,
+		FailOpen:     true,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+		Slot:         161,
+	},
+	{ // E162
+		ID:           "E162",
+		Kind:         runtime.KindPolicy,
+		Anchor:       "tool.pre_invoke",
+		Effect:       runtime.Warn,
+		FailOpen:     true,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+		Slot:         162,
+	},
+	{ // E163
+		ID:           "E163",
+		Kind:         runtime.KindPolicy,
+		Anchor:       "tool.pre_invoke",
+		Effect:       runtime.Warn,
+		FailOpen:     true,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+		Slot:         163,
+	},
 }
 
 // Constant values and patterns of the rules, built once.
@@ -1754,8 +1853,14 @@ var (
 	oConst13 = []any{any(int64(2)), any(int64(4)), any(int64(6))}
 	oConst14 = []any{any(int64(20)), any(int64(30))}
 	oConst15 = []any{any(int64(1))}
+	oConst16 = []string{"hello", "x", "hello"}
+	oConst17 = []string{"3", "x"}
 	oRe0     = regexp.MustCompile("^h.l+o$")
 	oRe1     = regexp.MustCompile("l+")
+	oRe2     = regexp.MustCompile("(?i)HELLO")
+	oRe3     = regexp.MustCompile("�")
+	oRe4     = regexp.MustCompile("^��$")
+	oRe5     = regexp.MustCompile("h.l")
 )
 
 // oRule0 evaluates rule "E000" (policy).
@@ -6741,7 +6846,7 @@ func oRule153(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule154 evaluates rule "E154" (policy).
-// when: [tool, principal].exists(x, x == "bash")
+// when: tool_args.s.matches("ell") && tool_args.s.matches("^hel") && tool_args.s.matches("llo$") && tool_args.s.matches("^hello$")
 func oRule154(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[154]) {
 		return false, runtime.Err{}
@@ -6750,21 +6855,568 @@ func oRule154(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[154]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT1151 := []string{oF.Tool, oF.Principal}
-	oT1152, oT1153 := func() (bool, runtime.Err) {
+	oT1151, oT1152 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		for _, oV_x := range oT1151 {
+		oT1153, oT1154 := func() (bool, runtime.Err) {
+			oT1155, oT1156 := oF.ToolArgs["s"]
+			if !oT1156 {
+				return false, runtime.NoSuchKey("s")
+			}
+			oT1157, oT1158 := runtime.AsString(oT1155)
+			if oT1158.Kind != 0 {
+				return false, oT1158
+			}
+			return strings.Contains(oT1157, "ell"), runtime.Err{}
+		}()
+		if oT1154.Kind == 0 {
+			if !oT1153 {
+				return false, runtime.Err{}
+			}
+		} else if oErr.Kind == 0 {
+			oErr = oT1154
+		}
+		oT1159, oT1160 := func() (bool, runtime.Err) {
+			oT1161, oT1162 := oF.ToolArgs["s"]
+			if !oT1162 {
+				return false, runtime.NoSuchKey("s")
+			}
+			oT1163, oT1164 := runtime.AsString(oT1161)
+			if oT1164.Kind != 0 {
+				return false, oT1164
+			}
+			return strings.HasPrefix(oT1163, "hel"), runtime.Err{}
+		}()
+		if oT1160.Kind == 0 {
+			if !oT1159 {
+				return false, runtime.Err{}
+			}
+		} else if oErr.Kind == 0 {
+			oErr = oT1160
+		}
+		oT1165, oT1166 := func() (bool, runtime.Err) {
+			oT1167, oT1168 := oF.ToolArgs["s"]
+			if !oT1168 {
+				return false, runtime.NoSuchKey("s")
+			}
+			oT1169, oT1170 := runtime.AsString(oT1167)
+			if oT1170.Kind != 0 {
+				return false, oT1170
+			}
+			return strings.HasSuffix(oT1169, "llo"), runtime.Err{}
+		}()
+		if oT1166.Kind == 0 {
+			if !oT1165 {
+				return false, runtime.Err{}
+			}
+		} else if oErr.Kind == 0 {
+			oErr = oT1166
+		}
+		oT1171, oT1172 := func() (bool, runtime.Err) {
+			oT1173, oT1174 := oF.ToolArgs["s"]
+			if !oT1174 {
+				return false, runtime.NoSuchKey("s")
+			}
+			oT1175, oT1176 := runtime.AsString(oT1173)
+			if oT1176.Kind != 0 {
+				return false, oT1176
+			}
+			return (oT1175 == "hello"), runtime.Err{}
+		}()
+		if oT1172.Kind == 0 {
+			if !oT1171 {
+				return false, runtime.Err{}
+			}
+		} else if oErr.Kind == 0 {
+			oErr = oT1172
+		}
+		if oErr.Kind != 0 {
+			return false, oErr
+		}
+		return true, runtime.Err{}
+	}()
+	if oT1152.Kind != 0 {
+		return false, oT1152
+	}
+	return oT1151, runtime.Err{}
+}
+
+// oRule155 evaluates rule "E155" (policy).
+// when: tool_args.s.matches("^ell") || tool_args.s.matches("hel$") || tool_args.s.matches("^$")
+func oRule155(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+	if !oX.Enter(&oRules[155]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oErr := oX.Supplied(&oRules[155]); oErr.Kind != 0 {
+		return false, oErr
+	}
+	oT1177, oT1178 := func() (bool, runtime.Err) {
+		var oErr runtime.Err
+		oT1179, oT1180 := func() (bool, runtime.Err) {
+			oT1181, oT1182 := oF.ToolArgs["s"]
+			if !oT1182 {
+				return false, runtime.NoSuchKey("s")
+			}
+			oT1183, oT1184 := runtime.AsString(oT1181)
+			if oT1184.Kind != 0 {
+				return false, oT1184
+			}
+			return strings.HasPrefix(oT1183, "ell"), runtime.Err{}
+		}()
+		if oT1180.Kind == 0 {
+			if oT1179 {
+				return true, runtime.Err{}
+			}
+		} else if oErr.Kind == 0 {
+			oErr = oT1180
+		}
+		oT1185, oT1186 := func() (bool, runtime.Err) {
+			oT1187, oT1188 := oF.ToolArgs["s"]
+			if !oT1188 {
+				return false, runtime.NoSuchKey("s")
+			}
+			oT1189, oT1190 := runtime.AsString(oT1187)
+			if oT1190.Kind != 0 {
+				return false, oT1190
+			}
+			return strings.HasSuffix(oT1189, "hel"), runtime.Err{}
+		}()
+		if oT1186.Kind == 0 {
+			if oT1185 {
+				return true, runtime.Err{}
+			}
+		} else if oErr.Kind == 0 {
+			oErr = oT1186
+		}
+		oT1191, oT1192 := func() (bool, runtime.Err) {
+			oT1193, oT1194 := oF.ToolArgs["s"]
+			if !oT1194 {
+				return false, runtime.NoSuchKey("s")
+			}
+			oT1195, oT1196 := runtime.AsString(oT1193)
+			if oT1196.Kind != 0 {
+				return false, oT1196
+			}
+			return (oT1195 == ""), runtime.Err{}
+		}()
+		if oT1192.Kind == 0 {
+			if oT1191 {
+				return true, runtime.Err{}
+			}
+		} else if oErr.Kind == 0 {
+			oErr = oT1192
+		}
+		if oErr.Kind != 0 {
+			return false, oErr
+		}
+		return false, runtime.Err{}
+	}()
+	if oT1178.Kind != 0 {
+		return false, oT1178
+	}
+	return oT1177, runtime.Err{}
+}
+
+// oRule156 evaluates rule "E156" (policy).
+// when: "".matches("^$") && "".matches("") && "x".matches("")
+func oRule156(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+	if !oX.Enter(&oRules[156]) {
+		return false, runtime.Err{}
+	}
+	if oErr := oX.Supplied(&oRules[156]); oErr.Kind != 0 {
+		return false, oErr
+	}
+	oT1197, oT1198 := func() (bool, runtime.Err) {
+		var oErr runtime.Err
+		oT1199, oT1200 := func() (bool, runtime.Err) {
+			oT1201 := ""
+			return (oT1201 == ""), runtime.Err{}
+		}()
+		if oT1200.Kind == 0 {
+			if !oT1199 {
+				return false, runtime.Err{}
+			}
+		} else if oErr.Kind == 0 {
+			oErr = oT1200
+		}
+		oT1202, oT1203 := func() (bool, runtime.Err) {
+			oT1204 := ""
+			return strings.Contains(oT1204, ""), runtime.Err{}
+		}()
+		if oT1203.Kind == 0 {
+			if !oT1202 {
+				return false, runtime.Err{}
+			}
+		} else if oErr.Kind == 0 {
+			oErr = oT1203
+		}
+		oT1205, oT1206 := func() (bool, runtime.Err) {
+			oT1207 := "x"
+			return strings.Contains(oT1207, ""), runtime.Err{}
+		}()
+		if oT1206.Kind == 0 {
+			if !oT1205 {
+				return false, runtime.Err{}
+			}
+		} else if oErr.Kind == 0 {
+			oErr = oT1206
+		}
+		if oErr.Kind != 0 {
+			return false, oErr
+		}
+		return true, runtime.Err{}
+	}()
+	if oT1198.Kind != 0 {
+		return false, oT1198
+	}
+	return oT1197, runtime.Err{}
+}
+
+// oRule157 evaluates rule "E157" (policy).
+// when: tool_args.s.matches("(?i)HELLO") && !tool_args.s.matches("HELLO")
+func oRule157(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+	if !oX.Enter(&oRules[157]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oErr := oX.Supplied(&oRules[157]); oErr.Kind != 0 {
+		return false, oErr
+	}
+	oT1208, oT1209 := func() (bool, runtime.Err) {
+		var oErr runtime.Err
+		oT1210, oT1211 := func() (bool, runtime.Err) {
+			oT1212, oT1213 := oF.ToolArgs["s"]
+			if !oT1213 {
+				return false, runtime.NoSuchKey("s")
+			}
+			oT1214, oT1215 := runtime.AsString(oT1212)
+			if oT1215.Kind != 0 {
+				return false, oT1215
+			}
+			return oRe2.MatchString(oT1214), runtime.Err{}
+		}()
+		if oT1211.Kind == 0 {
+			if !oT1210 {
+				return false, runtime.Err{}
+			}
+		} else if oErr.Kind == 0 {
+			oErr = oT1211
+		}
+		oT1216, oT1217 := func() (bool, runtime.Err) {
+			oT1218, oT1219 := oF.ToolArgs["s"]
+			if !oT1219 {
+				return false, runtime.NoSuchKey("s")
+			}
+			oT1220, oT1221 := runtime.AsString(oT1218)
+			if oT1221.Kind != 0 {
+				return false, oT1221
+			}
+			oT1222 := strings.Contains(oT1220, "HELLO")
+			return !oT1222, runtime.Err{}
+		}()
+		if oT1217.Kind == 0 {
+			if !oT1216 {
+				return false, runtime.Err{}
+			}
+		} else if oErr.Kind == 0 {
+			oErr = oT1217
+		}
+		if oErr.Kind != 0 {
+			return false, oErr
+		}
+		return true, runtime.Err{}
+	}()
+	if oT1209.Kind != 0 {
+		return false, oT1209
+	}
+	return oT1208, runtime.Err{}
+}
+
+// oRule158 evaluates rule "E158" (policy).
+// when: tool_args.bad.matches("\ufffd") && tool_args.bad.matches("^\ufffd\ufffd$")
+func oRule158(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+	if !oX.Enter(&oRules[158]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oErr := oX.Supplied(&oRules[158]); oErr.Kind != 0 {
+		return false, oErr
+	}
+	oT1223, oT1224 := func() (bool, runtime.Err) {
+		var oErr runtime.Err
+		oT1225, oT1226 := func() (bool, runtime.Err) {
+			oT1227, oT1228 := oF.ToolArgs["bad"]
+			if !oT1228 {
+				return false, runtime.NoSuchKey("bad")
+			}
+			oT1229, oT1230 := runtime.AsString(oT1227)
+			if oT1230.Kind != 0 {
+				return false, oT1230
+			}
+			return oRe3.MatchString(oT1229), runtime.Err{}
+		}()
+		if oT1226.Kind == 0 {
+			if !oT1225 {
+				return false, runtime.Err{}
+			}
+		} else if oErr.Kind == 0 {
+			oErr = oT1226
+		}
+		oT1231, oT1232 := func() (bool, runtime.Err) {
+			oT1233, oT1234 := oF.ToolArgs["bad"]
+			if !oT1234 {
+				return false, runtime.NoSuchKey("bad")
+			}
+			oT1235, oT1236 := runtime.AsString(oT1233)
+			if oT1236.Kind != 0 {
+				return false, oT1236
+			}
+			return oRe4.MatchString(oT1235), runtime.Err{}
+		}()
+		if oT1232.Kind == 0 {
+			if !oT1231 {
+				return false, runtime.Err{}
+			}
+		} else if oErr.Kind == 0 {
+			oErr = oT1232
+		}
+		if oErr.Kind != 0 {
+			return false, oErr
+		}
+		return true, runtime.Err{}
+	}()
+	if oT1224.Kind != 0 {
+		return false, oT1224
+	}
+	return oT1223, runtime.Err{}
+}
+
+// oRule159 evaluates rule "E159" (policy).
+// when: tool_args.s.matches("h\\.l") || tool_args.s.matches("h.l")
+func oRule159(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+	if !oX.Enter(&oRules[159]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oErr := oX.Supplied(&oRules[159]); oErr.Kind != 0 {
+		return false, oErr
+	}
+	oT1237, oT1238 := func() (bool, runtime.Err) {
+		var oErr runtime.Err
+		oT1239, oT1240 := func() (bool, runtime.Err) {
+			oT1241, oT1242 := oF.ToolArgs["s"]
+			if !oT1242 {
+				return false, runtime.NoSuchKey("s")
+			}
+			oT1243, oT1244 := runtime.AsString(oT1241)
+			if oT1244.Kind != 0 {
+				return false, oT1244
+			}
+			return strings.Contains(oT1243, "h.l"), runtime.Err{}
+		}()
+		if oT1240.Kind == 0 {
+			if oT1239 {
+				return true, runtime.Err{}
+			}
+		} else if oErr.Kind == 0 {
+			oErr = oT1240
+		}
+		oT1245, oT1246 := func() (bool, runtime.Err) {
+			oT1247, oT1248 := oF.ToolArgs["s"]
+			if !oT1248 {
+				return false, runtime.NoSuchKey("s")
+			}
+			oT1249, oT1250 := runtime.AsString(oT1247)
+			if oT1250.Kind != 0 {
+				return false, oT1250
+			}
+			return oRe5.MatchString(oT1249), runtime.Err{}
+		}()
+		if oT1246.Kind == 0 {
+			if oT1245 {
+				return true, runtime.Err{}
+			}
+		} else if oErr.Kind == 0 {
+			oErr = oT1246
+		}
+		if oErr.Kind != 0 {
+			return false, oErr
+		}
+		return false, runtime.Err{}
+	}()
+	if oT1238.Kind != 0 {
+		return false, oT1238
+	}
+	return oT1237, runtime.Err{}
+}
+
+// oRule160 evaluates rule "E160" (policy).
+// when: "a\nb".matches("^b") || "a\nb".matches("a$")
+func oRule160(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+	if !oX.Enter(&oRules[160]) {
+		return false, runtime.Err{}
+	}
+	if oErr := oX.Supplied(&oRules[160]); oErr.Kind != 0 {
+		return false, oErr
+	}
+	oT1251, oT1252 := func() (bool, runtime.Err) {
+		var oErr runtime.Err
+		oT1253, oT1254 := func() (bool, runtime.Err) {
+			oT1255 := "a\nb"
+			return strings.HasPrefix(oT1255, "b"), runtime.Err{}
+		}()
+		if oT1254.Kind == 0 {
+			if oT1253 {
+				return true, runtime.Err{}
+			}
+		} else if oErr.Kind == 0 {
+			oErr = oT1254
+		}
+		oT1256, oT1257 := func() (bool, runtime.Err) {
+			oT1258 := "a\nb"
+			return strings.HasSuffix(oT1258, "a"), runtime.Err{}
+		}()
+		if oT1257.Kind == 0 {
+			if oT1256 {
+				return true, runtime.Err{}
+			}
+		} else if oErr.Kind == 0 {
+			oErr = oT1257
+		}
+		if oErr.Kind != 0 {
+			return false, oErr
+		}
+		return false, runtime.Err{}
+	}()
+	if oT1252.Kind != 0 {
+		return false, oT1252
+	}
+	return oT1251, runtime.Err{}
+}
+
+// oRule161 evaluates rule "E161" (policy).
+// when: tool_args.s in ["hello", "x", "hello"] && !(tool_args.s in ["a", "b"]) && tool in ["bash", "sh"]
+func oRule161(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+	if !oX.Enter(&oRules[161]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oErr := oX.Supplied(&oRules[161]); oErr.Kind != 0 {
+		return false, oErr
+	}
+	oT1259, oT1260 := func() (bool, runtime.Err) {
+		var oErr runtime.Err
+		oT1261, oT1262 := func() (bool, runtime.Err) {
+			oT1263, oT1264 := oF.ToolArgs["s"]
+			if !oT1264 {
+				return false, runtime.NoSuchKey("s")
+			}
+			oT1265 := any(oConst16)
+			oT1266, oT1267 := runtime.InList(oT1263, oT1265)
+			if oT1267.Kind != 0 {
+				return false, oT1267
+			}
+			return oT1266, runtime.Err{}
+		}()
+		if oT1262.Kind == 0 {
+			if !oT1261 {
+				return false, runtime.Err{}
+			}
+		} else if oErr.Kind == 0 {
+			oErr = oT1262
+		}
+		oT1268, oT1269 := func() (bool, runtime.Err) {
+			oT1270, oT1271 := oF.ToolArgs["s"]
+			if !oT1271 {
+				return false, runtime.NoSuchKey("s")
+			}
+			oT1272 := any(oConst7)
+			oT1273, oT1274 := runtime.InList(oT1270, oT1272)
+			if oT1274.Kind != 0 {
+				return false, oT1274
+			}
+			return !oT1273, runtime.Err{}
+		}()
+		if oT1269.Kind == 0 {
+			if !oT1268 {
+				return false, runtime.Err{}
+			}
+		} else if oErr.Kind == 0 {
+			oErr = oT1269
+		}
+		oT1275, oT1276 := func() (bool, runtime.Err) {
+			var oT1277 bool
+			switch oF.Tool {
+			case "bash", "sh":
+				oT1277 = true
+			}
+			return oT1277, runtime.Err{}
+		}()
+		if oT1276.Kind == 0 {
+			if !oT1275 {
+				return false, runtime.Err{}
+			}
+		} else if oErr.Kind == 0 {
+			oErr = oT1276
+		}
+		if oErr.Kind != 0 {
+			return false, oErr
+		}
+		return true, runtime.Err{}
+	}()
+	if oT1260.Kind != 0 {
+		return false, oT1260
+	}
+	return oT1259, runtime.Err{}
+}
+
+// oRule162 evaluates rule "E162" (policy).
+// when: tool_args.n in ["3", "x"]
+func oRule162(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+	if !oX.Enter(&oRules[162]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oErr := oX.Supplied(&oRules[162]); oErr.Kind != 0 {
+		return false, oErr
+	}
+	oT1278, oT1279 := oF.ToolArgs["n"]
+	if !oT1279 {
+		return false, runtime.NoSuchKey("n")
+	}
+	oT1280 := any(oConst17)
+	oT1281, oT1282 := runtime.InList(oT1278, oT1280)
+	if oT1282.Kind != 0 {
+		return false, oT1282
+	}
+	return oT1281, runtime.Err{}
+}
+
+// oRule163 evaluates rule "E163" (policy).
+// when: [tool, principal].exists(x, x == "bash")
+func oRule163(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+	if !oX.Enter(&oRules[163]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oErr := oX.Supplied(&oRules[163]); oErr.Kind != 0 {
+		return false, oErr
+	}
+	oT1283 := []string{oF.Tool, oF.Principal}
+	oT1284, oT1285 := func() (bool, runtime.Err) {
+		var oErr runtime.Err
+		for _, oV_x := range oT1283 {
 			_ = oV_x
-			oT1154, oT1155 := func() (bool, runtime.Err) {
-				oT1156 := "bash"
-				return (oV_x == oT1156), runtime.Err{}
+			oT1286, oT1287 := func() (bool, runtime.Err) {
+				oT1288 := "bash"
+				return (oV_x == oT1288), runtime.Err{}
 			}()
-			if oT1155.Kind == 0 {
-				if oT1154 {
+			if oT1287.Kind == 0 {
+				if oT1286 {
 					return true, runtime.Err{}
 				}
 			} else if oErr.Kind == 0 {
-				oErr = oT1155
+				oErr = oT1287
 			}
 		}
 		if oErr.Kind != 0 {
@@ -6772,10 +7424,10 @@ func oRule154(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 		}
 		return false, runtime.Err{}
 	}()
-	if oT1153.Kind != 0 {
-		return false, oT1153
+	if oT1285.Kind != 0 {
+		return false, oT1285
 	}
-	return oT1152, runtime.Err{}
+	return oT1284, runtime.Err{}
 }
 
 // oAnchor0 evaluates the rules at "tool.pre_invoke" in order.
@@ -7243,6 +7895,33 @@ func oAnchor0(oX *runtime.Exec) {
 		return
 	}
 	if oFired, oErr := oRule154(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[154], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule155(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[155], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule156(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[156], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule157(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[157], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule158(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[158], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule159(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[159], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule160(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[160], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule161(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[161], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule162(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[162], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule163(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[163], oFired, oErr) {
 		return
 	}
 }

@@ -171,5 +171,15 @@ var Exprs = []string{
 	`size(tool_args["u"]) == 3`,
 	`string(tool_args.list[0]) == "1"`,
 	`(tool_args.b ? tool_args.s : tool_args.n) == "hello"`,
+	// literal patterns compiled to string functions, and their look-alikes
+	`tool_args.s.matches("ell") && tool_args.s.matches("^hel") && tool_args.s.matches("llo$") && tool_args.s.matches("^hello$")`,
+	`tool_args.s.matches("^ell") || tool_args.s.matches("hel$") || tool_args.s.matches("^$")`,
+	`"".matches("^$") && "".matches("") && "x".matches("")`,
+	`tool_args.s.matches("(?i)HELLO") && !tool_args.s.matches("HELLO")`,
+	`tool_args.bad.matches("\ufffd") && tool_args.bad.matches("^\ufffd\ufffd$")`,
+	`tool_args.s.matches("h\\.l") || tool_args.s.matches("h.l")`,
+	`"a\nb".matches("^b") || "a\nb".matches("a$")`,
+	`tool_args.s in ["hello", "x", "hello"] && !(tool_args.s in ["a", "b"]) && tool in ["bash", "sh"]`,
+	`tool_args.n in ["3", "x"]`,
 	`[tool, principal].exists(x, x == "bash")`,
 }

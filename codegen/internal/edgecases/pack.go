@@ -33,10 +33,14 @@ func Pack() (*compiler.Pack, error) {
 		}
 	}
 	p, diags := compiler.LoadPack(dir, compiler.Options{MaxCost: ^uint64(0)})
+	var errs compiler.Diagnostics
 	for _, d := range diags {
 		if d.Severity == compiler.Error {
-			return nil, fmt.Errorf("%s", diags.Text())
+			errs = append(errs, d)
 		}
+	}
+	if len(errs) > 0 {
+		return nil, fmt.Errorf("%s", errs.Text())
 	}
 	return p, nil
 }
