@@ -541,7 +541,7 @@ func (g *exprGen) comprehension(n *ir.Comprehension) string {
 			case "exists_one":
 				g.out.line("%s++", acc)
 			case "filter":
-				item := g.conv(v, rangeElem(n.Range.Type()), rt.Elem)
+				item := g.conv(v, n.Range.Type().Iter(), rt.Elem)
 				if elemGoIsAny(rt) {
 					item = box(item, rt.Elem)
 				}
@@ -574,17 +574,6 @@ func (g *exprGen) comprehension(n *ir.Comprehension) string {
 		return r
 	}
 	panic("codegen: macro " + n.Macro)
-}
-
-// rangeElem is the static type of a comprehension variable over t.
-func rangeElem(t *ir.Type) *ir.Type {
-	switch t.Kind {
-	case ir.KList:
-		return t.Elem
-	case ir.KMap:
-		return t.Key
-	}
-	return ir.DynType
 }
 
 func anyDyn(args []ir.Expr) bool {

@@ -4,7 +4,6 @@ import (
 	"path/filepath"
 	"sort"
 
-	"github.com/oarc/oarc/internal/catalog"
 	"github.com/oarc/oarc/internal/lower"
 	"github.com/oarc/oarc/ir"
 )
@@ -55,7 +54,7 @@ func Build(p *Pack) *ir.Pack {
 			ri.DetectorSlot = vslot[r.Detector]
 		}
 		for _, c := range r.Selector {
-			ri.Selector = append(ri.Selector, &ir.Clause{Fact: c.Fact, Type: catalogType(c.Type), Values: c.Values})
+			ri.Selector = append(ri.Selector, &ir.Clause{Fact: c.Fact, Type: lower.IRType(c.Type), Values: c.Values})
 		}
 		if r.Flow != nil {
 			ri.Flow = &ir.Flow{Steps: r.Flow.Steps, Within: r.Flow.Within, Contiguous: r.Flow.Contiguous}
@@ -101,24 +100,4 @@ func relFile(dir, file string) string {
 		return filepath.ToSlash(rel)
 	}
 	return filepath.ToSlash(filepath.Base(file))
-}
-
-func catalogType(t catalog.Type) *ir.Type {
-	switch t {
-	case catalog.String:
-		return ir.StringType
-	case catalog.Int:
-		return ir.IntType
-	case catalog.Bool:
-		return ir.BoolType
-	case catalog.Double:
-		return ir.DoubleType
-	case catalog.ListString:
-		return ir.ListOf(ir.StringType)
-	case catalog.MapStringDyn:
-		return ir.MapOf(ir.StringType, ir.DynType)
-	case catalog.ListMapStringDyn:
-		return ir.ListOf(ir.MapOf(ir.StringType, ir.DynType))
-	}
-	return ir.DynType
 }

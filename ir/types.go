@@ -86,3 +86,27 @@ func (t *Type) String() string {
 	}
 	return "dyn"
 }
+
+// Value is the static type of a value read from t by index or field
+// selection: a list's element, a map's value, dyn for anything else.
+func (t *Type) Value() *Type {
+	switch t.Kind {
+	case KList:
+		return t.Elem
+	case KMap:
+		return t.Val
+	}
+	return DynType
+}
+
+// Iter is the static type of a comprehension variable over t: a list's
+// element, a map's key, dyn for anything else.
+func (t *Type) Iter() *Type {
+	switch t.Kind {
+	case KList:
+		return t.Elem
+	case KMap:
+		return t.Key
+	}
+	return DynType
+}

@@ -374,28 +374,29 @@ func (l *lowerer) observe(e ast.Expr, f *catalog.Function, arg ast.Expr) ir.Expr
 		}
 		return &ir.Counter{Node: ir.Node{T: ir.IntType, Off: l.off(e)}, Rule: string(id), Slot: -1, Counter: f.Name[:len(f.Name)-len("_count_of")]}
 	}
-	t, _ := irType(celType(f.Result))
+	t := IRType(f.Result)
 	return &ir.Observe{Node: ir.Node{T: t, Off: l.off(e)}, Func: f.CELName, Provider: f.Provider, Arg: l.expr(arg)}
 }
 
-func celType(t catalog.Type) *types.Type {
+// IRType is the IR type of a catalog type.
+func IRType(t catalog.Type) *ir.Type {
 	switch t {
 	case catalog.String:
-		return types.StringType
+		return ir.StringType
 	case catalog.Int:
-		return types.IntType
+		return ir.IntType
 	case catalog.Bool:
-		return types.BoolType
+		return ir.BoolType
 	case catalog.Double:
-		return types.DoubleType
+		return ir.DoubleType
 	case catalog.ListString:
-		return types.NewListType(types.StringType)
+		return ir.ListOf(ir.StringType)
 	case catalog.MapStringDyn:
-		return types.NewMapType(types.StringType, types.DynType)
+		return ir.MapOf(ir.StringType, ir.DynType)
 	case catalog.ListMapStringDyn:
-		return types.NewListType(types.NewMapType(types.StringType, types.DynType))
+		return ir.ListOf(ir.MapOf(ir.StringType, ir.DynType))
 	}
-	return types.DynType
+	return ir.DynType
 }
 
 // comprehension recognises the macros by the call recorded in the source

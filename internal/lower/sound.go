@@ -21,8 +21,8 @@ var fixedResult = map[string]bool{
 func sound(e ir.Expr) {
 	if c, ok := e.(*ir.Comprehension); ok {
 		sound(c.Range)
-		retypeVar(c.Pred, c.Var, iterOf(c.Range.Type()))
-		retypeVar(c.Body, c.Var, iterOf(c.Range.Type()))
+		retypeVar(c.Pred, c.Var, c.Range.Type().Iter())
+		retypeVar(c.Body, c.Var, c.Range.Type().Iter())
 		if c.Pred != nil {
 			sound(c.Pred)
 		}
@@ -56,10 +56,10 @@ func sound(e ir.Expr) {
 	switch n := e.(type) {
 	case *ir.Select:
 		if !n.Test {
-			set(valueOf(n.X.Type()))
+			set(n.X.Type().Value())
 		}
 	case *ir.Index:
-		set(valueOf(n.X.Type()))
+		set(n.X.Type().Value())
 	case *ir.Cond:
 		if dyn(n.Then) || dyn(n.Else) || !n.Then.Type().Equal(n.Else.Type()) {
 			set(ir.DynType)
@@ -94,34 +94,11 @@ func sound(e ir.Expr) {
 	case *ir.Comprehension:
 		switch n.Macro {
 		case "filter":
-			set(ir.ListOf(iterOf(n.Range.Type())))
+			set(ir.ListOf(n.Range.Type().Iter()))
 		case "map":
 			set(ir.ListOf(n.Body.Type()))
 		}
 	}
-}
-
-// valueOf is the static type of a value read from t by index or field
-// selection: dyn when t is dyn.
-func valueOf(t *ir.Type) *ir.Type {
-	switch t.Kind {
-	case ir.KList:
-		return t.Elem
-	case ir.KMap:
-		return t.Val
-	}
-	return ir.DynType
-}
-
-// iterOf is the static type of a comprehension variable over t.
-func iterOf(t *ir.Type) *ir.Type {
-	switch t.Kind {
-	case ir.KList:
-		return t.Elem
-	case ir.KMap:
-		return t.Key
-	}
-	return ir.DynType
 }
 
 // retypeVar gives the references to a comprehension variable the type of
