@@ -47,7 +47,6 @@ type packGen struct {
 	p       *ir.Pack
 	consts  map[string]string // Go literal -> variable name
 	regexes map[string]string // pattern -> variable name
-	decls   body
 	funcs   body
 	tmp     int
 }
@@ -260,11 +259,12 @@ func (pk *packGen) constDecls(f *body) {
 		rs = append(rs, kv{k, v})
 	}
 	byName := func(s []kv) {
-		sort.Slice(s, func(i, j int) bool {
-			a, _ := strconv.Atoi(strings.TrimLeft(s[i].v, "oConstRe"))
-			b, _ := strconv.Atoi(strings.TrimLeft(s[j].v, "oConstRe"))
-			return a < b
-		})
+		// The names are a prefix and the order of creation: sort by it.
+		num := func(v string) int {
+			n, _ := strconv.Atoi(strings.TrimPrefix(strings.TrimPrefix(v, "oConst"), "oRe"))
+			return n
+		}
+		sort.Slice(s, func(i, j int) bool { return num(s[i].v) < num(s[j].v) })
 	}
 	byName(cs)
 	byName(rs)

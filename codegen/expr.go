@@ -576,15 +576,6 @@ func (g *exprGen) comprehension(n *ir.Comprehension) string {
 	panic("codegen: macro " + n.Macro)
 }
 
-func anyDyn(args []ir.Expr) bool {
-	for _, a := range args {
-		if a.Type().Is(ir.KDyn) || a.Type().Is(ir.KNull) {
-			return true
-		}
-	}
-	return false
-}
-
 var strictDyn = map[string]string{"add": "AddDyn", "sub": "SubDyn", "mul": "MulDyn", "div": "DivDyn", "mod": "ModDyn"}
 var intOps = map[string]string{"add": "AddInt", "sub": "SubInt", "mul": "MulInt", "div": "DivInt", "mod": "ModInt"}
 var goOps = map[string]string{"add": "+", "sub": "-", "mul": "*", "div": "/"}

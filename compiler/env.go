@@ -14,8 +14,8 @@ import (
 	"unicode/utf8"
 
 	"cel.dev/cel-go/cel"
-	"cel.dev/cel-go/checker"
 	"cel.dev/cel-go/common/ast"
+	"cel.dev/cel-go/common/cost"
 	"cel.dev/cel-go/common/types"
 	"cel.dev/cel-go/ext"
 
@@ -405,33 +405,33 @@ func (l *packLoader) checkCost(env *cel.Env, a *cel.Ast, w *whenSource) {
 // maps at most 1,024 elements, strings at most 65,536 bytes.
 type sizeEstimator struct{}
 
-func (sizeEstimator) EstimateSize(n checker.AstNode) *checker.SizeEstimate {
+func (sizeEstimator) EstimateSize(n cost.AstNode) *cost.SizeEstimate {
 	return sizeOf(n.Type())
 }
 
-func sizeOf(t *types.Type) *checker.SizeEstimate {
+func sizeOf(t *types.Type) *cost.SizeEstimate {
 	if t == nil {
 		return nil
 	}
-	var s checker.SizeEstimate
+	var s cost.SizeEstimate
 	switch t.Kind() {
 	case types.StringKind, types.BytesKind:
-		s = checker.SizeEstimate{Min: 0, Max: maxStringSize}
+		s = cost.SizeEstimate{Min: 0, Max: maxStringSize}
 	case types.ListKind, types.MapKind:
-		s = checker.SizeEstimate{Min: 0, Max: maxListSize}
+		s = cost.SizeEstimate{Min: 0, Max: maxListSize}
 	case types.DynKind, types.AnyKind:
 		// A dyn value (an element of tool_args, a span map's field) may be
 		// a string, list or map: bound it by the larger of their limits,
 		// else cel-go assumes it unbounded and every rule that reads
 		// tool_args.x would exceed any limit.
-		s = checker.SizeEstimate{Min: 0, Max: maxStringSize}
+		s = cost.SizeEstimate{Min: 0, Max: maxStringSize}
 	default:
 		return nil
 	}
 	return &s
 }
 
-func (sizeEstimator) EstimateCallCost(function, overloadID string, target *checker.AstNode, args []checker.AstNode) *checker.CallEstimate {
+func (sizeEstimator) EstimateCallCost(function, overloadID string, target *cost.AstNode, args []cost.AstNode) *cost.CallEstimate {
 	cat := catalog.Default()
 	fn := cat.Function(function)
 	if fn == nil || overloadID != OverloadID(fn) {
@@ -439,7 +439,7 @@ func (sizeEstimator) EstimateCallCost(function, overloadID string, target *check
 	}
 	// Catalog functions are lookups: constant cost; their result is a
 	// value of bounded size.
-	ce := &checker.CallEstimate{CostEstimate: checker.CostEstimate{Min: 1, Max: 1}}
+	ce := &cost.CallEstimate{CostEstimate: cost.Estimate{Min: 1, Max: 1}}
 	ce.ResultSize = sizeOf(CELType(fn.Result))
 	return ce
 }

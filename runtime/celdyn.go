@@ -101,16 +101,6 @@ func (k dkind) typeName() string {
 	return "unsupported"
 }
 
-func isNaNDyn(v any) bool {
-	switch x := v.(type) {
-	case float64:
-		return x != x
-	case float32:
-		return x != x
-	}
-	return false
-}
-
 // Normalize returns v in canonical representation (int64, uint64, float64,
 // []any, map[string]any...). It allocates only for the host conveniences.
 func Normalize(v any) any {

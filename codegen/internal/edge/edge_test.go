@@ -71,11 +71,6 @@ type oracle struct {
 	prgs []cel.Program
 }
 
-func toolArgs(args ref.Val) map[string]any {
-	m, _ := args.Value().(map[string]any)
-	return m
-}
-
 func newOracle(t *testing.T) *oracle {
 	env, err := compiler.NewEnv()
 	if err != nil {
