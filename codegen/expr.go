@@ -72,6 +72,8 @@ func goType(t *ir.Type) string {
 		return "float64"
 	case ir.KString:
 		return "string"
+	case ir.KType:
+		return "runtime.Type"
 	case ir.KList:
 		// Only lists whose elements the runtime reads natively get typed
 		// slices; every other list is []any, because values that came
@@ -102,7 +104,7 @@ func zeroOf(t *ir.Type) string {
 		return "false"
 	case "int64", "uint64", "float64":
 		return "0"
-	case "string":
+	case "string", "runtime.Type":
 		return `""`
 	}
 	return "nil"
@@ -247,6 +249,8 @@ func constLit(v any, t *ir.Type) string {
 		return "float64(" + strconv.FormatFloat(v, 'g', -1, 64) + ")"
 	case string:
 		return strconv.Quote(v)
+	case ir.TypeName:
+		return "runtime.Type(" + strconv.Quote(string(v)) + ")"
 	}
 	panic(fmt.Sprintf("codegen: constant %T", v))
 }
@@ -724,6 +728,18 @@ func (g *exprGen) call(n *ir.Call) string {
 		return g.convert(n.Op, a[0])
 	case "dyn":
 		return g.valAs(a[0], ir.DynType)
+	case "type":
+		if t := a[0].Type(); t.Kind != ir.KDyn && t.Kind != ir.KNull {
+			// The static type is the dynamic one for every static kind
+			// the generator represents; the operand was evaluated (for
+			// its errors) above.
+			if _, ok := a[0].(*ir.Const); !ok {
+				g.out.line("_ = %s", g.val(a[0]))
+			}
+			return constLit(ir.TypeName(map[ir.Kind]string{ir.KBool: "bool", ir.KInt: "int", ir.KUint: "uint",
+				ir.KDouble: "double", ir.KString: "string", ir.KList: "list", ir.KMap: "map", ir.KType: "type"}[t.Kind]), ir.TypeType)
+		}
+		return "runtime.TypeOf(" + g.val(a[0]) + ")"
 	}
 	return g.stringsExt(n)
 }
@@ -770,7 +786,7 @@ func (g *exprGen) convert(op string, x ir.Expr) string {
 func (g *exprGen) eq(x, y ir.Expr) string {
 	tx, ty := x.Type(), y.Type()
 	a, b := g.bind(g.val(x)), g.bind(g.val(y))
-	scalar := func(t *ir.Type) bool { return t.Is(ir.KBool) || t.Is(ir.KInt) || t.Is(ir.KString) }
+	scalar := func(t *ir.Type) bool { return t.Is(ir.KBool) || t.Is(ir.KInt) || t.Is(ir.KString) || t.Is(ir.KType) }
 	dynFn := map[ir.Kind]string{ir.KString: "EqualDynString", ir.KInt: "EqualDynInt", ir.KDouble: "EqualDynDouble", ir.KBool: "EqualDynBool"}
 	switch {
 	case scalar(tx) && tx.Equal(ty), tx.Is(ir.KDouble) && ty.Is(ir.KDouble):

@@ -106,11 +106,15 @@ func (n *Node) Type() *Type { return n.T }
 func (n *Node) Offset() int { return n.Off }
 func (n *Node) isExpr()     {}
 
-// Const is a literal: nil (null), bool, int64, uint64, float64 or string.
+// Const is a literal: nil (null), bool, int64, uint64, float64, string,
+// or a TypeName (a type identifier such as int).
 type Const struct {
 	Node
 	Value any
 }
+
+// TypeName is the value of a type identifier.
+type TypeName string
 
 // Fact reads a fact by CEL name (lycaon.x for host facts), or the core fact
 // anchor. In a detector rule, a detector fact reads the validator's value

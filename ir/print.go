@@ -66,6 +66,8 @@ func lit(v any) string {
 	switch v := v.(type) {
 	case nil:
 		return "null"
+	case TypeName:
+		return string(v)
 	case string:
 		return strconv.Quote(v)
 	case uint64:

@@ -14,6 +14,7 @@ const (
 	KNull
 	KList
 	KMap
+	KType // a type value: type(x), int, string, ...
 )
 
 // Type is a static CEL type.
@@ -33,6 +34,7 @@ var (
 	DoubleType = &Type{Kind: KDouble}
 	StringType = &Type{Kind: KString}
 	NullType   = &Type{Kind: KNull}
+	TypeType   = &Type{Kind: KType}
 )
 
 // ListOf returns list(elem).
@@ -79,6 +81,8 @@ func (t *Type) String() string {
 		return "string"
 	case KNull:
 		return "null_type"
+	case KType:
+		return "type"
 	case KList:
 		return "list(" + t.Elem.String() + ")"
 	case KMap:

@@ -444,6 +444,13 @@ func equalScalarNum(a, b scalar) (eq bool, numeric bool) {
 // int, uint and double (NaN equals nothing), null equals only null, lists
 // element-wise, maps by key set and values, other mixed types are unequal.
 func Equal(a, b any) bool {
+	if ta, ok := a.(Type); ok {
+		tb, ok := b.(Type)
+		return ok && ta == tb
+	}
+	if _, ok := b.(Type); ok {
+		return false
+	}
 	as, bs := scalarOf(a), scalarOf(b)
 	if as.k == kNull || bs.k == kNull {
 		return as.k == bs.k

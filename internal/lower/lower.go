@@ -115,6 +115,8 @@ func irType(t *types.Type) (*ir.Type, bool) {
 		k, ok1 := irType(t.Parameters()[0])
 		v, ok2 := irType(t.Parameters()[1])
 		return ir.MapOf(k, v), ok1 && ok2
+	case types.TypeKind:
+		return ir.TypeType, true
 	case types.TypeParamKind:
 		// An unresolved type parameter (e.g. the element of an empty list
 		// literal) is dyn.
@@ -244,7 +246,16 @@ func (l *lowerer) ident(e ast.Expr, name string) ir.Expr {
 	if f := l.cat.Fact(name); f != nil {
 		return &ir.Fact{Node: l.node(e), Name: name, Detector: l.opts.Detector && DetectorFacts[name]}
 	}
+	if typeNames[name] && l.a.GetType(e.ID()).Kind() == types.TypeKind {
+		return &ir.Const{Node: ir.Node{T: ir.TypeType, Off: l.off(e)}, Value: ir.TypeName(name)}
+	}
 	return l.unsupported(e, "unknown identifier %s", name)
+}
+
+// typeNames are the type identifiers whose values the generator supports.
+var typeNames = map[string]bool{
+	"int": true, "uint": true, "double": true, "bool": true, "string": true,
+	"bytes": true, "list": true, "map": true, "null_type": true, "type": true,
 }
 
 // ops maps CEL function names to IR operations with a fixed arity
@@ -261,7 +272,7 @@ var ops = map[string]struct {
 	"contains": {"contains", []int{2}}, "startsWith": {"startsWith", []int{2}}, "endsWith": {"endsWith", []int{2}},
 	"matches": {"matches", []int{2}},
 	"int":     {"int", []int{1}}, "double": {"double", []int{1}}, "string": {"string", []int{1}},
-	"bool": {"bool", []int{1}}, "dyn": {"dyn", []int{1}},
+	"bool": {"bool", []int{1}}, "dyn": {"dyn", []int{1}}, "type": {"type", []int{1}},
 	"lowerAscii": {"lowerAscii", []int{1}}, "upperAscii": {"upperAscii", []int{1}}, "trim": {"trim", []int{1}},
 	"split": {"split", []int{2, 3}}, "join": {"join", []int{1, 2}}, "replace": {"replace", []int{3, 4}},
 	"indexOf": {"indexOf", []int{2, 3}}, "lastIndexOf": {"lastIndexOf", []int{2, 3}},

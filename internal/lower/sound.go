@@ -7,7 +7,7 @@ import "github.com/oarc/oarc/ir"
 var fixedResult = map[string]bool{
 	"eq": true, "ne": true, "lt": true, "le": true, "gt": true, "ge": true, "in": true,
 	"not": true, "size": true, "contains": true, "startsWith": true, "endsWith": true,
-	"matches": true, "int": true, "double": true, "string": true, "bool": true,
+	"matches": true, "type": true, "int": true, "double": true, "string": true, "bool": true,
 	"lowerAscii": true, "upperAscii": true, "trim": true, "split": true, "join": true,
 	"replace": true, "indexOf": true, "lastIndexOf": true, "substring": true, "charAt": true,
 }

@@ -163,6 +163,13 @@
 // source: policy/E161.yaml
 // source: policy/E162.yaml
 // source: policy/E163.yaml
+// source: policy/E164.yaml
+// source: policy/E165.yaml
+// source: policy/E166.yaml
+// source: policy/E167.yaml
+// source: policy/E168.yaml
+// source: policy/E169.yaml
+// source: policy/E170.yaml
 
 // Package edge holds the compiled rules of the OAR pack "edge".
 package edge
@@ -190,9 +197,9 @@ var Pack = &runtime.Pack{
 }
 
 // NewSession returns a session with counters for every rule of the pack.
-func NewSession() *runtime.Session { return runtime.NewSession(164) }
+func NewSession() *runtime.Session { return runtime.NewSession(171) }
 
-var oRules = [164]runtime.Rule{
+var oRules = [171]runtime.Rule{
 	{ // E000
 		ID:           "E000",
 		Kind:         runtime.KindPolicy,
@@ -1833,6 +1840,76 @@ var oRules = [164]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         163,
 	},
+	{ // E164
+		ID:           "E164",
+		Kind:         runtime.KindPolicy,
+		Anchor:       "tool.pre_invoke",
+		Effect:       runtime.Warn,
+		FailOpen:     true,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+		Slot:         164,
+	},
+	{ // E165
+		ID:           "E165",
+		Kind:         runtime.KindPolicy,
+		Anchor:       "tool.pre_invoke",
+		Effect:       runtime.Warn,
+		FailOpen:     true,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+		Slot:         165,
+	},
+	{ // E166
+		ID:           "E166",
+		Kind:         runtime.KindPolicy,
+		Anchor:       "tool.pre_invoke",
+		Effect:       runtime.Warn,
+		FailOpen:     true,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+		Slot:         166,
+	},
+	{ // E167
+		ID:           "E167",
+		Kind:         runtime.KindPolicy,
+		Anchor:       "tool.pre_invoke",
+		Effect:       runtime.Warn,
+		FailOpen:     true,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+		Slot:         167,
+	},
+	{ // E168
+		ID:           "E168",
+		Kind:         runtime.KindPolicy,
+		Anchor:       "tool.pre_invoke",
+		Effect:       runtime.Warn,
+		FailOpen:     true,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+		Slot:         168,
+	},
+	{ // E169
+		ID:           "E169",
+		Kind:         runtime.KindPolicy,
+		Anchor:       "tool.pre_invoke",
+		Effect:       runtime.Warn,
+		FailOpen:     true,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+		Slot:         169,
+	},
+	{ // E170
+		ID:           "E170",
+		Kind:         runtime.KindPolicy,
+		Anchor:       "tool.pre_invoke",
+		Effect:       runtime.Warn,
+		FailOpen:     true,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+		Slot:         170,
+	},
 }
 
 // Constant values and patterns of the rules, built once.
@@ -1855,6 +1932,8 @@ var (
 	oConst15 = []any{any(int64(1))}
 	oConst16 = []string{"hello", "x", "hello"}
 	oConst17 = []string{"3", "x"}
+	oConst18 = []any{any(runtime.Type("int")), any(runtime.Type("uint"))}
+	oConst19 = []any{any(runtime.Type("int")), any(runtime.Type("double"))}
 	oRe0     = regexp.MustCompile("^h.l+o$")
 	oRe1     = regexp.MustCompile("l+")
 	oRe2     = regexp.MustCompile("(?i)HELLO")
@@ -7393,7 +7472,7 @@ func oRule162(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule163 evaluates rule "E163" (policy).
-// when: [tool, principal].exists(x, x == "bash")
+// when: type(tool_args.n) == int && type(tool_args.d) == double && type(tool_args.s) == string
 func oRule163(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[163]) {
 		return false, runtime.Err{}
@@ -7402,21 +7481,449 @@ func oRule163(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[163]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT1283 := []string{oF.Tool, oF.Principal}
-	oT1284, oT1285 := func() (bool, runtime.Err) {
+	oT1283, oT1284 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		for _, oV_x := range oT1283 {
+		oT1285, oT1286 := func() (bool, runtime.Err) {
+			oT1287, oT1288 := oF.ToolArgs["n"]
+			if !oT1288 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1289 := runtime.TypeOf(oT1287)
+			oT1290 := runtime.Type("int")
+			return (oT1289 == oT1290), runtime.Err{}
+		}()
+		if oT1286.Kind == 0 {
+			if !oT1285 {
+				return false, runtime.Err{}
+			}
+		} else if oErr.Kind == 0 {
+			oErr = oT1286
+		}
+		oT1291, oT1292 := func() (bool, runtime.Err) {
+			oT1293, oT1294 := oF.ToolArgs["d"]
+			if !oT1294 {
+				return false, runtime.NoSuchKey("d")
+			}
+			oT1295 := runtime.TypeOf(oT1293)
+			oT1296 := runtime.Type("double")
+			return (oT1295 == oT1296), runtime.Err{}
+		}()
+		if oT1292.Kind == 0 {
+			if !oT1291 {
+				return false, runtime.Err{}
+			}
+		} else if oErr.Kind == 0 {
+			oErr = oT1292
+		}
+		oT1297, oT1298 := func() (bool, runtime.Err) {
+			oT1299, oT1300 := oF.ToolArgs["s"]
+			if !oT1300 {
+				return false, runtime.NoSuchKey("s")
+			}
+			oT1301 := runtime.TypeOf(oT1299)
+			oT1302 := runtime.Type("string")
+			return (oT1301 == oT1302), runtime.Err{}
+		}()
+		if oT1298.Kind == 0 {
+			if !oT1297 {
+				return false, runtime.Err{}
+			}
+		} else if oErr.Kind == 0 {
+			oErr = oT1298
+		}
+		if oErr.Kind != 0 {
+			return false, oErr
+		}
+		return true, runtime.Err{}
+	}()
+	if oT1284.Kind != 0 {
+		return false, oT1284
+	}
+	return oT1283, runtime.Err{}
+}
+
+// oRule164 evaluates rule "E164" (policy).
+// when: type(tool_args.list) == list && type(tool_args.map) == map && type(tool_args.nul) == null_type && type(tool_args.b) == bool
+func oRule164(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+	if !oX.Enter(&oRules[164]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oErr := oX.Supplied(&oRules[164]); oErr.Kind != 0 {
+		return false, oErr
+	}
+	oT1303, oT1304 := func() (bool, runtime.Err) {
+		var oErr runtime.Err
+		oT1305, oT1306 := func() (bool, runtime.Err) {
+			oT1307, oT1308 := oF.ToolArgs["list"]
+			if !oT1308 {
+				return false, runtime.NoSuchKey("list")
+			}
+			oT1309 := runtime.TypeOf(oT1307)
+			oT1310 := runtime.Type("list")
+			return (oT1309 == oT1310), runtime.Err{}
+		}()
+		if oT1306.Kind == 0 {
+			if !oT1305 {
+				return false, runtime.Err{}
+			}
+		} else if oErr.Kind == 0 {
+			oErr = oT1306
+		}
+		oT1311, oT1312 := func() (bool, runtime.Err) {
+			oT1313, oT1314 := oF.ToolArgs["map"]
+			if !oT1314 {
+				return false, runtime.NoSuchKey("map")
+			}
+			oT1315 := runtime.TypeOf(oT1313)
+			oT1316 := runtime.Type("map")
+			return (oT1315 == oT1316), runtime.Err{}
+		}()
+		if oT1312.Kind == 0 {
+			if !oT1311 {
+				return false, runtime.Err{}
+			}
+		} else if oErr.Kind == 0 {
+			oErr = oT1312
+		}
+		oT1317, oT1318 := func() (bool, runtime.Err) {
+			oT1319, oT1320 := oF.ToolArgs["nul"]
+			if !oT1320 {
+				return false, runtime.NoSuchKey("nul")
+			}
+			oT1321 := runtime.TypeOf(oT1319)
+			oT1322 := runtime.Type("null_type")
+			return (oT1321 == oT1322), runtime.Err{}
+		}()
+		if oT1318.Kind == 0 {
+			if !oT1317 {
+				return false, runtime.Err{}
+			}
+		} else if oErr.Kind == 0 {
+			oErr = oT1318
+		}
+		oT1323, oT1324 := func() (bool, runtime.Err) {
+			oT1325, oT1326 := oF.ToolArgs["b"]
+			if !oT1326 {
+				return false, runtime.NoSuchKey("b")
+			}
+			oT1327 := runtime.TypeOf(oT1325)
+			oT1328 := runtime.Type("bool")
+			return (oT1327 == oT1328), runtime.Err{}
+		}()
+		if oT1324.Kind == 0 {
+			if !oT1323 {
+				return false, runtime.Err{}
+			}
+		} else if oErr.Kind == 0 {
+			oErr = oT1324
+		}
+		if oErr.Kind != 0 {
+			return false, oErr
+		}
+		return true, runtime.Err{}
+	}()
+	if oT1304.Kind != 0 {
+		return false, oT1304
+	}
+	return oT1303, runtime.Err{}
+}
+
+// oRule165 evaluates rule "E165" (policy).
+// when: type(type(tool_args.n)) == type && type(1) == int && type("a") != int && type(tool_arg_string("s")) == string
+func oRule165(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+	if !oX.Enter(&oRules[165]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oErr := oX.Supplied(&oRules[165]); oErr.Kind != 0 {
+		return false, oErr
+	}
+	oT1329, oT1330 := func() (bool, runtime.Err) {
+		var oErr runtime.Err
+		oT1331, oT1332 := func() (bool, runtime.Err) {
+			oT1333, oT1334 := oF.ToolArgs["n"]
+			if !oT1334 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1335 := runtime.TypeOf(oT1333)
+			_ = oT1335
+			oT1336 := runtime.Type("type")
+			oT1337 := runtime.Type("type")
+			return (oT1336 == oT1337), runtime.Err{}
+		}()
+		if oT1332.Kind == 0 {
+			if !oT1331 {
+				return false, runtime.Err{}
+			}
+		} else if oErr.Kind == 0 {
+			oErr = oT1332
+		}
+		oT1338, oT1339 := func() (bool, runtime.Err) {
+			oT1340 := runtime.Type("int")
+			oT1341 := runtime.Type("int")
+			return (oT1340 == oT1341), runtime.Err{}
+		}()
+		if oT1339.Kind == 0 {
+			if !oT1338 {
+				return false, runtime.Err{}
+			}
+		} else if oErr.Kind == 0 {
+			oErr = oT1339
+		}
+		oT1342, oT1343 := func() (bool, runtime.Err) {
+			oT1344 := runtime.Type("string")
+			oT1345 := runtime.Type("int")
+			oT1346 := (oT1344 == oT1345)
+			return !oT1346, runtime.Err{}
+		}()
+		if oT1343.Kind == 0 {
+			if !oT1342 {
+				return false, runtime.Err{}
+			}
+		} else if oErr.Kind == 0 {
+			oErr = oT1343
+		}
+		oT1347, oT1348 := func() (bool, runtime.Err) {
+			oT1349 := runtime.ToolArgString(oF.ToolArgs, "s")
+			_ = oT1349
+			oT1350 := runtime.Type("string")
+			oT1351 := runtime.Type("string")
+			return (oT1350 == oT1351), runtime.Err{}
+		}()
+		if oT1348.Kind == 0 {
+			if !oT1347 {
+				return false, runtime.Err{}
+			}
+		} else if oErr.Kind == 0 {
+			oErr = oT1348
+		}
+		if oErr.Kind != 0 {
+			return false, oErr
+		}
+		return true, runtime.Err{}
+	}()
+	if oT1330.Kind != 0 {
+		return false, oT1330
+	}
+	return oT1329, runtime.Err{}
+}
+
+// oRule166 evaluates rule "E166" (policy).
+// when: type(tool_args.n) in [int, uint] && !(type(tool_args.s) in [int, double])
+func oRule166(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+	if !oX.Enter(&oRules[166]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oErr := oX.Supplied(&oRules[166]); oErr.Kind != 0 {
+		return false, oErr
+	}
+	oT1352, oT1353 := func() (bool, runtime.Err) {
+		var oErr runtime.Err
+		oT1354, oT1355 := func() (bool, runtime.Err) {
+			oT1356, oT1357 := oF.ToolArgs["n"]
+			if !oT1357 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1358 := runtime.TypeOf(oT1356)
+			oT1359 := any(oT1358)
+			oT1360 := any(oConst18)
+			oT1361, oT1362 := runtime.InList(oT1359, oT1360)
+			if oT1362.Kind != 0 {
+				return false, oT1362
+			}
+			return oT1361, runtime.Err{}
+		}()
+		if oT1355.Kind == 0 {
+			if !oT1354 {
+				return false, runtime.Err{}
+			}
+		} else if oErr.Kind == 0 {
+			oErr = oT1355
+		}
+		oT1363, oT1364 := func() (bool, runtime.Err) {
+			oT1365, oT1366 := oF.ToolArgs["s"]
+			if !oT1366 {
+				return false, runtime.NoSuchKey("s")
+			}
+			oT1367 := runtime.TypeOf(oT1365)
+			oT1368 := any(oT1367)
+			oT1369 := any(oConst19)
+			oT1370, oT1371 := runtime.InList(oT1368, oT1369)
+			if oT1371.Kind != 0 {
+				return false, oT1371
+			}
+			return !oT1370, runtime.Err{}
+		}()
+		if oT1364.Kind == 0 {
+			if !oT1363 {
+				return false, runtime.Err{}
+			}
+		} else if oErr.Kind == 0 {
+			oErr = oT1364
+		}
+		if oErr.Kind != 0 {
+			return false, oErr
+		}
+		return true, runtime.Err{}
+	}()
+	if oT1353.Kind != 0 {
+		return false, oT1353
+	}
+	return oT1352, runtime.Err{}
+}
+
+// oRule167 evaluates rule "E167" (policy).
+// when: dyn(type(tool_args.n)) == "int" || dyn(type(tool_args.n)) == int
+func oRule167(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+	if !oX.Enter(&oRules[167]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oErr := oX.Supplied(&oRules[167]); oErr.Kind != 0 {
+		return false, oErr
+	}
+	oT1372, oT1373 := func() (bool, runtime.Err) {
+		var oErr runtime.Err
+		oT1374, oT1375 := func() (bool, runtime.Err) {
+			oT1376, oT1377 := oF.ToolArgs["n"]
+			if !oT1377 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1378 := runtime.TypeOf(oT1376)
+			oT1379 := any(oT1378)
+			oT1380 := "int"
+			return runtime.EqualDynString(oT1379, oT1380), runtime.Err{}
+		}()
+		if oT1375.Kind == 0 {
+			if oT1374 {
+				return true, runtime.Err{}
+			}
+		} else if oErr.Kind == 0 {
+			oErr = oT1375
+		}
+		oT1381, oT1382 := func() (bool, runtime.Err) {
+			oT1383, oT1384 := oF.ToolArgs["n"]
+			if !oT1384 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1385 := runtime.TypeOf(oT1383)
+			oT1386 := any(oT1385)
+			oT1387 := runtime.Type("int")
+			return runtime.Equal(oT1386, any(oT1387)), runtime.Err{}
+		}()
+		if oT1382.Kind == 0 {
+			if oT1381 {
+				return true, runtime.Err{}
+			}
+		} else if oErr.Kind == 0 {
+			oErr = oT1382
+		}
+		if oErr.Kind != 0 {
+			return false, oErr
+		}
+		return false, runtime.Err{}
+	}()
+	if oT1373.Kind != 0 {
+		return false, oT1373
+	}
+	return oT1372, runtime.Err{}
+}
+
+// oRule168 evaluates rule "E168" (policy).
+// when: type(tool_args.missing) == int
+func oRule168(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+	if !oX.Enter(&oRules[168]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oErr := oX.Supplied(&oRules[168]); oErr.Kind != 0 {
+		return false, oErr
+	}
+	oT1388, oT1389 := oF.ToolArgs["missing"]
+	if !oT1389 {
+		return false, runtime.NoSuchKey("missing")
+	}
+	oT1390 := runtime.TypeOf(oT1388)
+	oT1391 := runtime.Type("int")
+	return (oT1390 == oT1391), runtime.Err{}
+}
+
+// oRule169 evaluates rule "E169" (policy).
+// when: type(principal_roles) == list && type(tool_args) == map
+func oRule169(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+	if !oX.Enter(&oRules[169]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oErr := oX.Supplied(&oRules[169]); oErr.Kind != 0 {
+		return false, oErr
+	}
+	oT1392, oT1393 := func() (bool, runtime.Err) {
+		var oErr runtime.Err
+		oT1394, oT1395 := func() (bool, runtime.Err) {
+			_ = oF.PrincipalRoles
+			oT1396 := runtime.Type("list")
+			oT1397 := runtime.Type("list")
+			return (oT1396 == oT1397), runtime.Err{}
+		}()
+		if oT1395.Kind == 0 {
+			if !oT1394 {
+				return false, runtime.Err{}
+			}
+		} else if oErr.Kind == 0 {
+			oErr = oT1395
+		}
+		oT1398, oT1399 := func() (bool, runtime.Err) {
+			_ = oF.ToolArgs
+			oT1400 := runtime.Type("map")
+			oT1401 := runtime.Type("map")
+			return (oT1400 == oT1401), runtime.Err{}
+		}()
+		if oT1399.Kind == 0 {
+			if !oT1398 {
+				return false, runtime.Err{}
+			}
+		} else if oErr.Kind == 0 {
+			oErr = oT1399
+		}
+		if oErr.Kind != 0 {
+			return false, oErr
+		}
+		return true, runtime.Err{}
+	}()
+	if oT1393.Kind != 0 {
+		return false, oT1393
+	}
+	return oT1392, runtime.Err{}
+}
+
+// oRule170 evaluates rule "E170" (policy).
+// when: [tool, principal].exists(x, x == "bash")
+func oRule170(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+	if !oX.Enter(&oRules[170]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oErr := oX.Supplied(&oRules[170]); oErr.Kind != 0 {
+		return false, oErr
+	}
+	oT1402 := []string{oF.Tool, oF.Principal}
+	oT1403, oT1404 := func() (bool, runtime.Err) {
+		var oErr runtime.Err
+		for _, oV_x := range oT1402 {
 			_ = oV_x
-			oT1286, oT1287 := func() (bool, runtime.Err) {
-				oT1288 := "bash"
-				return (oV_x == oT1288), runtime.Err{}
+			oT1405, oT1406 := func() (bool, runtime.Err) {
+				oT1407 := "bash"
+				return (oV_x == oT1407), runtime.Err{}
 			}()
-			if oT1287.Kind == 0 {
-				if oT1286 {
+			if oT1406.Kind == 0 {
+				if oT1405 {
 					return true, runtime.Err{}
 				}
 			} else if oErr.Kind == 0 {
-				oErr = oT1287
+				oErr = oT1406
 			}
 		}
 		if oErr.Kind != 0 {
@@ -7424,10 +7931,10 @@ func oRule163(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 		}
 		return false, runtime.Err{}
 	}()
-	if oT1285.Kind != 0 {
-		return false, oT1285
+	if oT1404.Kind != 0 {
+		return false, oT1404
 	}
-	return oT1284, runtime.Err{}
+	return oT1403, runtime.Err{}
 }
 
 // oAnchor0 evaluates the rules at "tool.pre_invoke" in order.
@@ -7922,6 +8429,27 @@ func oAnchor0(oX *runtime.Exec) {
 		return
 	}
 	if oFired, oErr := oRule163(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[163], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule164(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[164], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule165(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[165], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule166(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[166], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule167(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[167], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule168(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[168], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule169(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[169], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule170(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[170], oFired, oErr) {
 		return
 	}
 }

@@ -181,5 +181,13 @@ var Exprs = []string{
 	`"a\nb".matches("^b") || "a\nb".matches("a$")`,
 	`tool_args.s in ["hello", "x", "hello"] && !(tool_args.s in ["a", "b"]) && tool in ["bash", "sh"]`,
 	`tool_args.n in ["3", "x"]`,
+	// type values
+	`type(tool_args.n) == int && type(tool_args.d) == double && type(tool_args.s) == string`,
+	`type(tool_args.list) == list && type(tool_args.map) == map && type(tool_args.nul) == null_type && type(tool_args.b) == bool`,
+	`type(type(tool_args.n)) == type && type(1) == int && type("a") != int && type(tool_arg_string("s")) == string`,
+	`type(tool_args.n) in [int, uint] && !(type(tool_args.s) in [int, double])`,
+	`dyn(type(tool_args.n)) == "int" || dyn(type(tool_args.n)) == int`,
+	`type(tool_args.missing) == int`,
+	`type(principal_roles) == list && type(tool_args) == map`,
 	`[tool, principal].exists(x, x == "bash")`,
 }

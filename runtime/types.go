@@ -1,0 +1,32 @@
+package runtime
+
+// Type is a CEL type value: the result of type(x), and the value of the
+// type identifiers int, uint, double, bool, string, bytes, list, map,
+// null_type and type. Type values compare by name.
+type Type string
+
+// TypeOf is CEL's type(v) for a dyn value.
+func TypeOf(v any) Type {
+	if _, ok := v.(Type); ok {
+		return "type"
+	}
+	switch kindOf(v) {
+	case kNull:
+		return "null_type"
+	case kBool:
+		return "bool"
+	case kInt:
+		return "int"
+	case kUint:
+		return "uint"
+	case kDouble:
+		return "double"
+	case kString:
+		return "string"
+	case kList:
+		return "list"
+	case kMap:
+		return "map"
+	}
+	return "dyn"
+}
