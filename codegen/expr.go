@@ -3,6 +3,7 @@ package codegen
 import (
 	"fmt"
 	"math"
+	"regexp"
 	"regexp/syntax"
 	"strconv"
 	"strings"
@@ -223,7 +224,18 @@ func (g *exprGen) bind(v string) string {
 	return t
 }
 
+// numLit matches the numeric constants constLit writes.
+var numLit = regexp.MustCompile(`^(int64|uint64|float64)\(-?[0-9][0-9.e+-]*\)$`)
+
+// isSimple reports whether a Go expression can be repeated without being
+// evaluated twice: a name, a selector or a constant.
 func isSimple(v string) bool {
+	if numLit.MatchString(v) {
+		return true
+	}
+	if _, err := strconv.Unquote(v); err == nil && strings.HasPrefix(v, `"`) {
+		return true
+	}
 	for _, r := range v {
 		if !(r == '_' || r == '.' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
 			return false
@@ -313,6 +325,28 @@ func (g *exprGen) logic(terms []ir.Expr, and bool) string {
 	cond := "!"
 	if !and {
 		decide, cond = "true", ""
+	}
+	if !anyFallible(terms) {
+		// No term can fail: plain short-circuit evaluation, each term
+		// computed only when the ones before it did not decide.
+		r := g.newTmp()
+		g.out.line("%s := %s", r, decide)
+		open := 0
+		for i, t := range terms {
+			v := g.valAs(t, ir.BoolType)
+			if i == len(terms)-1 {
+				g.out.line("%s = %s", r, v)
+				break
+			}
+			g.out.line("if %s%s {", strings.TrimPrefix("!"+cond, "!!"), v)
+			g.out.indent++
+			open++
+		}
+		for ; open > 0; open-- {
+			g.out.indent--
+			g.out.line("}")
+		}
+		return r
 	}
 	r, e := g.region(ir.BoolType, func() string {
 		g.out.line("var oErr runtime.Err")
@@ -486,6 +520,22 @@ func (g *exprGen) comprehension(n *ir.Comprehension) string {
 		if n.Macro == "exists" {
 			decide, cond = "true", ""
 		}
+		if !fallible(n.Pred) {
+			// The predicate cannot fail: a plain loop that stops at the
+			// first element that decides.
+			r := g.newTmp()
+			g.out.line("%s := %s", r, map[string]string{"all": "true", "exists": "false"}[n.Macro])
+			iterate()
+			g.out.indent++
+			pv := g.valAs(n.Pred, ir.BoolType)
+			g.out.line("if %s%s {", cond, pv)
+			g.out.line("\t%s = %s", r, decide)
+			g.out.line("\tbreak")
+			g.out.line("}")
+			g.out.indent--
+			g.out.line("}")
+			return r
+		}
 		r, e := g.region(ir.BoolType, func() string {
 			g.out.line("var oErr runtime.Err")
 			iterate()
@@ -645,7 +695,11 @@ func (g *exprGen) call(n *ir.Call) string {
 			g.check(e)
 			return r
 		case t0.Is(ir.KDouble) && t1.Is(ir.KDouble) && n.Op != "mod":
-			x, y := g.bind(g.val(a[0])), g.bind(g.val(a[1]))
+			// Variables, not constants, so that Go does not fold x / 0.0 or
+			// an overflowing product at compile time (it rejects both):
+			// CEL wants IEEE results at run time.
+			x, y := g.newTmp(), g.newTmp()
+			g.out.line("%s, %s := %s, %s", x, y, g.val(a[0]), g.val(a[1]))
 			return "(" + x + " " + goOps[n.Op] + " " + y + ")"
 		case t0.Is(ir.KString) && t1.Is(ir.KString) && n.Op == "add":
 			x, y := g.bind(g.val(a[0])), g.bind(g.val(a[1]))
@@ -1005,4 +1059,77 @@ func literalMatch(pattern, s string) (string, bool) {
 		return "strings.HasSuffix(" + s + ", " + q + ")", true
 	}
 	return "strings.Contains(" + s + ", " + q + ")", true
+}
+
+func anyFallible(es []ir.Expr) bool {
+	for _, e := range es {
+		if fallible(e) {
+			return true
+		}
+	}
+	return false
+}
+
+// fallible reports whether the code generated for e may produce an
+// evaluation error. It errs on the side of true: a false answer lets the
+// generator drop CEL's error bookkeeping around e.
+func fallible(e ir.Expr) bool {
+	static := func(x ir.Expr, kinds ...ir.Kind) bool {
+		for _, k := range kinds {
+			if x.Type().Is(k) {
+				return true
+			}
+		}
+		return false
+	}
+	switch n := e.(type) {
+	case *ir.Const, *ir.Fact, *ir.Counter, *ir.Var:
+		return false
+	case *ir.Observe:
+		return n.Provider || fallible(n.Arg)
+	case *ir.And:
+		return anyFallible(n.Terms)
+	case *ir.Or:
+		return anyFallible(n.Terms)
+	case *ir.Cond:
+		return !n.C.Type().Is(ir.KBool) || anyFallible([]ir.Expr{n.C, n.Then, n.Else})
+	case *ir.Select:
+		return !(n.Test && n.X.Type().Is(ir.KMap)) || fallible(n.X)
+	case *ir.List:
+		return anyFallible(n.Elems)
+	case *ir.Map:
+		return anyFallible(n.Keys) || anyFallible(n.Values)
+	case *ir.Call:
+		if anyFallible(n.Args) {
+			return true
+		}
+		a := n.Args
+		switch n.Op {
+		case "eq", "ne", "dyn", "type":
+			return false
+		case "lt", "le", "gt", "ge":
+			return !(a[0].Type().Equal(a[1].Type()) && static(a[0], ir.KInt, ir.KString, ir.KDouble, ir.KBool))
+		case "not":
+			return !static(a[0], ir.KBool)
+		case "size":
+			return !static(a[0], ir.KString, ir.KList, ir.KMap)
+		case "contains", "startsWith", "endsWith", "lowerAscii", "upperAscii", "trim":
+			return !static(a[0], ir.KString) || len(a) > 1 && !static(a[1], ir.KString)
+		case "matches":
+			_, constant := a[1].(*ir.Const)
+			return !constant || !static(a[0], ir.KString)
+		case "in":
+			return !(static(a[0], ir.KString) && (a[1].Type().Is(ir.KList) && a[1].Type().Elem.Is(ir.KString) ||
+				a[1].Type().Is(ir.KMap) && a[1].Type().Key.Is(ir.KString)))
+		case "add", "sub", "mul", "div":
+			return !(static(a[0], ir.KDouble) && static(a[1], ir.KDouble) ||
+				n.Op == "add" && static(a[0], ir.KString) && static(a[1], ir.KString))
+		case "string":
+			return !static(a[0], ir.KString, ir.KInt, ir.KDouble, ir.KBool)
+		case "double":
+			return !static(a[0], ir.KDouble, ir.KInt)
+		}
+		return true
+	}
+	return true
 }

@@ -217,8 +217,7 @@ func oRule0(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	}
 	oT1 := runtime.ToolArgString(oF.ToolArgs, "command")
 	oT2 := runtime.SizeString(oT1)
-	oT3 := int64(4096)
-	return (oT2 > oT3), runtime.Err{}
+	return (oT2 > int64(4096)), runtime.Err{}
 }
 
 // oRule1 evaluates rule "PLAIN_HTTP" (schema).
@@ -234,9 +233,8 @@ func oRule1(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "http_fetch" {
 		return false, runtime.Err{}
 	}
-	oT4 := runtime.ToolArgString(oF.ToolArgs, "url")
-	oT5 := "http://"
-	return strings.HasPrefix(oT4, oT5), runtime.Err{}
+	oT3 := runtime.ToolArgString(oF.ToolArgs, "url")
+	return strings.HasPrefix(oT3, "http://"), runtime.Err{}
 }
 
 // oRule2 evaluates rule "SPEC_POSTURE_BASH" (schema).
@@ -252,39 +250,11 @@ func oRule2(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "bash" {
 		return false, runtime.Err{}
 	}
-	oT6, oT7 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT8, oT9 := func() (bool, runtime.Err) {
-			oT10 := "spec"
-			return (oF.SessionPosture == oT10), runtime.Err{}
-		}()
-		if oT9.Kind == 0 {
-			if !oT8 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT9
-		}
-		oT11, oT12 := func() (bool, runtime.Err) {
-			oT13 := "curl"
-			return runtime.InStrings(oT13, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT12.Kind == 0 {
-			if !oT11 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT12
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT7.Kind != 0 {
-		return false, oT7
+	oT4 := false
+	if oF.SessionPosture == "spec" {
+		oT4 = runtime.InStrings("curl", oF.Lycaon.TurnTools)
 	}
-	return oT6, runtime.Err{}
+	return oT4, runtime.Err{}
 }
 
 // oRule3 evaluates rule "ETC_WRITE_FORBIDDEN" (policy).
@@ -302,9 +272,8 @@ func oRule3(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT14 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT15 := "/etc/"
-	return strings.HasPrefix(oT14, oT15), runtime.Err{}
+	oT5 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.HasPrefix(oT5, "/etc/"), runtime.Err{}
 }
 
 // oRule4 evaluates rule "PAYMENT_NEEDS_TREASURY" (policy).
@@ -320,9 +289,8 @@ func oRule4(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "disburse_payment" {
 		return false, runtime.Err{}
 	}
-	oT16 := "treasury"
-	oT17 := runtime.InStrings(oT16, oF.PrincipalRoles)
-	return !oT17, runtime.Err{}
+	oT6 := runtime.InStrings("treasury", oF.PrincipalRoles)
+	return !oT6, runtime.Err{}
 }
 
 // oRule5 evaluates rule "RM_RF" (policy).
@@ -338,8 +306,8 @@ func oRule5(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "bash" {
 		return false, runtime.Err{}
 	}
-	oT18 := runtime.ToolArgString(oF.ToolArgs, "command")
-	return oRe0.MatchString(oT18), runtime.Err{}
+	oT7 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return oRe0.MatchString(oT7), runtime.Err{}
 }
 
 // oRule6 evaluates rule "TRIAGE_LITE_WRITE_FORBIDDEN" (policy).
@@ -357,38 +325,11 @@ func oRule6(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT19, oT20 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT21, oT22 := func() (bool, runtime.Err) {
-			oT23 := "spec"
-			return (oF.SessionPosture == oT23), runtime.Err{}
-		}()
-		if oT22.Kind == 0 {
-			if !oT21 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT22
-		}
-		oT24, oT25 := func() (bool, runtime.Err) {
-			return oF.Lycaon.ToolIsState, runtime.Err{}
-		}()
-		if oT25.Kind == 0 {
-			if !oT24 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT25
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT20.Kind != 0 {
-		return false, oT20
+	oT8 := false
+	if oF.SessionPosture == "spec" {
+		oT8 = oF.Lycaon.ToolIsState
 	}
-	return oT19, runtime.Err{}
+	return oT8, runtime.Err{}
 }
 
 // oRule7 evaluates rule "UNTRUSTED_EGRESS" (policy).
@@ -416,8 +357,7 @@ func oRule8(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	oT26 := int64(3)
-	return (oF.Lycaon.RepeatCount >= oT26), runtime.Err{}
+	return (oF.Lycaon.RepeatCount >= int64(3)), runtime.Err{}
 }
 
 // oRule9 evaluates rule "TOO_MANY_TOOLS" (invariant).
@@ -427,39 +367,12 @@ func oRule9(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	oT27, oT28 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT29, oT30 := func() (bool, runtime.Err) {
-			oT31 := int64(len(oF.Lycaon.TurnTools))
-			oT32 := int64(20)
-			return (oT31 > oT32), runtime.Err{}
-		}()
-		if oT30.Kind == 0 {
-			if !oT29 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT30
-		}
-		oT33, oT34 := func() (bool, runtime.Err) {
-			return !oF.Lycaon.WorkersIdle, runtime.Err{}
-		}()
-		if oT34.Kind == 0 {
-			if !oT33 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT34
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT28.Kind != 0 {
-		return false, oT28
+	oT9 := false
+	oT10 := int64(len(oF.Lycaon.TurnTools))
+	if oT10 > int64(20) {
+		oT9 = !oF.Lycaon.WorkersIdle
 	}
-	return oT27, runtime.Err{}
+	return oT9, runtime.Err{}
 }
 
 // oRule10 evaluates rule "INJECTION" (detector).
@@ -479,9 +392,8 @@ func oRule10(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oD.Hit {
 		return false, runtime.Err{}
 	}
-	oT35 := oD.PromptInjectionScore(oF)
-	oT36 := float64(0.7)
-	return (oT35 > oT36), runtime.Err{}
+	oT11 := oD.PromptInjectionScore(oF)
+	return (oT11 > float64(0.7)), runtime.Err{}
 }
 
 // oRule11 evaluates rule "SECRET_IN_ARGS" (detector).
@@ -501,35 +413,34 @@ func oRule11(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oD.Hit {
 		return false, runtime.Err{}
 	}
-	oT37 := oD.SecretMatches(oF)
-	oT38, oT39 := func() (bool, runtime.Err) {
+	oT12 := oD.SecretMatches(oF)
+	oT13, oT14 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		for _, oV_m := range oT37 {
+		for _, oV_m := range oT12 {
 			_ = oV_m
-			oT40, oT41 := func() (bool, runtime.Err) {
-				oT42, oT43 := oV_m["score"]
-				if !oT43 {
+			oT15, oT16 := func() (bool, runtime.Err) {
+				oT17, oT18 := oV_m["score"]
+				if !oT18 {
 					return false, runtime.NoSuchKey("score")
 				}
-				oT44 := float64(0.8)
-				var oT45 int
-				var oT46 runtime.Err
-				if oT47, oT48 := oT42.(float64); oT48 {
-					oT45, oT46 = runtime.CompareDouble(oT47, oT44)
+				var oT19 int
+				var oT20 runtime.Err
+				if oT21, oT22 := oT17.(float64); oT22 {
+					oT19, oT20 = runtime.CompareDouble(oT21, float64(0.8))
 				} else {
-					oT45, oT46 = runtime.CompareDynDouble(oT42, oT44)
+					oT19, oT20 = runtime.CompareDynDouble(oT17, float64(0.8))
 				}
-				if oT46.Kind != 0 {
-					return false, oT46
+				if oT20.Kind != 0 {
+					return false, oT20
 				}
-				return runtime.Gt(oT45), runtime.Err{}
+				return runtime.Gt(oT19), runtime.Err{}
 			}()
-			if oT41.Kind == 0 {
-				if oT40 {
+			if oT16.Kind == 0 {
+				if oT15 {
 					return true, runtime.Err{}
 				}
 			} else if oErr.Kind == 0 {
-				oErr = oT41
+				oErr = oT16
 			}
 		}
 		if oErr.Kind != 0 {
@@ -537,10 +448,10 @@ func oRule11(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 		}
 		return false, runtime.Err{}
 	}()
-	if oT39.Kind != 0 {
-		return false, oT39
+	if oT14.Kind != 0 {
+		return false, oT14
 	}
-	return oT38, runtime.Err{}
+	return oT13, runtime.Err{}
 }
 
 // oAnchor0 evaluates the rules at "tool.pre_invoke" in order.

@@ -174,8 +174,7 @@ func oRule0(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 		return false, runtime.Err{}
 	}
 	oT1 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT2 := "shutdown -h 0"
-	return strings.HasPrefix(oT1, oT2), runtime.Err{}
+	return strings.HasPrefix(oT1, "shutdown -h 0"), runtime.Err{}
 }
 
 // oRule1 evaluates rule "R00004" (schema).
@@ -191,42 +190,14 @@ func oRule1(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "bash" {
 		return false, runtime.Err{}
 	}
-	oT3, oT4 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5, oT6 := func() (bool, runtime.Err) {
-			oT7 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT8 := int64(3604)
-			return (oT7 > oT8), runtime.Err{}
-		}()
-		if oT6.Kind == 0 {
-			if oT5 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6
-		}
-		oT9, oT10 := func() (bool, runtime.Err) {
-			oT11 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT12 := runtime.SizeString(oT11)
-			oT13 := int64(4100)
-			return (oT12 > oT13), runtime.Err{}
-		}()
-		if oT10.Kind == 0 {
-			if oT9 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT10
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT4.Kind != 0 {
-		return false, oT4
+	oT2 := true
+	oT3 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT3 > int64(3604)) {
+		oT4 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT5 := runtime.SizeString(oT4)
+		oT2 = (oT5 > int64(4100))
 	}
-	return oT3, runtime.Err{}
+	return oT2, runtime.Err{}
 }
 
 // oRule2 evaluates rule "R00008" (schema).
@@ -242,39 +213,11 @@ func oRule2(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "bash" {
 		return false, runtime.Err{}
 	}
-	oT14, oT15 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT16, oT17 := func() (bool, runtime.Err) {
-			oT18 := "posture_8"
-			return (oF.SessionPosture == oT18), runtime.Err{}
-		}()
-		if oT17.Kind == 0 {
-			if !oT16 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT17
-		}
-		oT19, oT20 := func() (bool, runtime.Err) {
-			oT21 := int64(4)
-			return (oF.Lycaon.RepeatCount > oT21), runtime.Err{}
-		}()
-		if oT20.Kind == 0 {
-			if !oT19 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT20
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT15.Kind != 0 {
-		return false, oT15
+	oT6 := false
+	if oF.SessionPosture == "posture_8" {
+		oT6 = (oF.Lycaon.RepeatCount > int64(4))
 	}
-	return oT14, runtime.Err{}
+	return oT6, runtime.Err{}
 }
 
 // oRule3 evaluates rule "R00001" (policy).
@@ -292,9 +235,8 @@ func oRule3(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT22 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT23 := "/secret/1/"
-	return strings.Contains(oT22, oT23), runtime.Err{}
+	oT7 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT7, "/secret/1/"), runtime.Err{}
 }
 
 // oRule4 evaluates rule "R00003" (policy).
@@ -312,40 +254,12 @@ func oRule4(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT24, oT25 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT26, oT27 := func() (bool, runtime.Err) {
-			oT28 := "role_3"
-			oT29 := runtime.InStrings(oT28, oF.PrincipalRoles)
-			return !oT29, runtime.Err{}
-		}()
-		if oT27.Kind == 0 {
-			if !oT26 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT27
-		}
-		oT30, oT31 := func() (bool, runtime.Err) {
-			oT32 := "agent:3"
-			return (oF.Principal == oT32), runtime.Err{}
-		}()
-		if oT31.Kind == 0 {
-			if !oT30 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT31
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT25.Kind != 0 {
-		return false, oT25
+	oT8 := false
+	oT9 := runtime.InStrings("role_3", oF.PrincipalRoles)
+	if !oT9 {
+		oT8 = (oF.Principal == "agent:3")
 	}
-	return oT24, runtime.Err{}
+	return oT8, runtime.Err{}
 }
 
 // oRule5 evaluates rule "R00005" (policy).
@@ -363,40 +277,12 @@ func oRule5(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT33, oT34 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT35, oT36 := func() (bool, runtime.Err) {
-			oT37 := "tool_5"
-			return runtime.InStrings(oT37, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT36.Kind == 0 {
-			if !oT35 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT36
-		}
-		oT38, oT39 := func() (bool, runtime.Err) {
-			oT40 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT41 := "--force-5"
-			return strings.Contains(oT40, oT41), runtime.Err{}
-		}()
-		if oT39.Kind == 0 {
-			if !oT38 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT39
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT34.Kind != 0 {
-		return false, oT34
+	oT10 := false
+	if runtime.InStrings("tool_5", oF.Lycaon.TurnTools) {
+		oT11 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT10 = strings.Contains(oT11, "--force-5")
 	}
-	return oT33, runtime.Err{}
+	return oT10, runtime.Err{}
 }
 
 // oRule6 evaluates rule "R00007" (policy).
@@ -414,9 +300,8 @@ func oRule6(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT42 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT43 := "/secret/7/"
-	return strings.Contains(oT42, oT43), runtime.Err{}
+	oT12 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT12, "/secret/7/"), runtime.Err{}
 }
 
 // oRule7 evaluates rule "R00009" (policy).
@@ -434,9 +319,8 @@ func oRule7(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT44 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT45 := "rm "
-	return strings.HasPrefix(oT44, oT45), runtime.Err{}
+	oT13 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT13, "rm "), runtime.Err{}
 }
 
 // oRule8 evaluates rule "R00002" (invariant).
@@ -452,39 +336,11 @@ func oRule8(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "bash" {
 		return false, runtime.Err{}
 	}
-	oT46, oT47 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT48, oT49 := func() (bool, runtime.Err) {
-			oT50 := "posture_2"
-			return (oF.SessionPosture == oT50), runtime.Err{}
-		}()
-		if oT49.Kind == 0 {
-			if !oT48 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT49
-		}
-		oT51, oT52 := func() (bool, runtime.Err) {
-			oT53 := int64(5)
-			return (oF.Lycaon.RepeatCount > oT53), runtime.Err{}
-		}()
-		if oT52.Kind == 0 {
-			if !oT51 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT52
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT47.Kind != 0 {
-		return false, oT47
+	oT14 := false
+	if oF.SessionPosture == "posture_2" {
+		oT14 = (oF.Lycaon.RepeatCount > int64(5))
 	}
-	return oT46, runtime.Err{}
+	return oT14, runtime.Err{}
 }
 
 // oRule9 evaluates rule "R00006" (invariant).
@@ -500,9 +356,8 @@ func oRule9(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "bash" {
 		return false, runtime.Err{}
 	}
-	oT54 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT55 := "shutdown -h 6"
-	return strings.HasPrefix(oT54, oT55), runtime.Err{}
+	oT15 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT15, "shutdown -h 6"), runtime.Err{}
 }
 
 // oAnchor0 evaluates the rules at "tool.pre_invoke" in order.

@@ -1343,37 +1343,9 @@ func oRule11(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0010" {
 		return false, runtime.Err{}
 	}
-	oT1, oT2 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3, oT4 := func() (bool, runtime.Err) {
-			oT5 := "posture_44"
-			return (oF.SessionPosture == oT5), runtime.Err{}
-		}()
-		if oT4.Kind == 0 {
-			if !oT3 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4
-		}
-		oT6, oT7 := func() (bool, runtime.Err) {
-			oT8 := int64(5)
-			return (oF.Lycaon.RepeatCount > oT8), runtime.Err{}
-		}()
-		if oT7.Kind == 0 {
-			if !oT6 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT7
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT2.Kind != 0 {
-		return false, oT2
+	oT1 := false
+	if oF.SessionPosture == "posture_44" {
+		oT1 = (oF.Lycaon.RepeatCount > int64(5))
 	}
 	return oT1, runtime.Err{}
 }
@@ -1391,40 +1363,12 @@ func oRule39(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0007" {
 		return false, runtime.Err{}
 	}
-	oT9, oT10 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT11, oT12 := func() (bool, runtime.Err) {
-			oT13 := "tool_29"
-			return runtime.InStrings(oT13, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT12.Kind == 0 {
-			if !oT11 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT12
-		}
-		oT14, oT15 := func() (bool, runtime.Err) {
-			oT16 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT17 := "--force-29"
-			return strings.Contains(oT16, oT17), runtime.Err{}
-		}()
-		if oT15.Kind == 0 {
-			if !oT14 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT15
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT10.Kind != 0 {
-		return false, oT10
+	oT2 := false
+	if runtime.InStrings("tool_29", oF.Lycaon.TurnTools) {
+		oT3 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT2 = strings.Contains(oT3, "--force-29")
 	}
-	return oT9, runtime.Err{}
+	return oT2, runtime.Err{}
 }
 
 // oRule54 evaluates rule "R00059" (policy).
@@ -1440,40 +1384,12 @@ func oRule54(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0013" {
 		return false, runtime.Err{}
 	}
-	oT18, oT19 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT20, oT21 := func() (bool, runtime.Err) {
-			oT22 := "tool_59"
-			return runtime.InStrings(oT22, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT21.Kind == 0 {
-			if !oT20 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT21
-		}
-		oT23, oT24 := func() (bool, runtime.Err) {
-			oT25 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT26 := "--force-59"
-			return strings.Contains(oT25, oT26), runtime.Err{}
-		}()
-		if oT24.Kind == 0 {
-			if !oT23 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT24
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT19.Kind != 0 {
-		return false, oT19
+	oT4 := false
+	if runtime.InStrings("tool_59", oF.Lycaon.TurnTools) {
+		oT5 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT4 = strings.Contains(oT5, "--force-59")
 	}
-	return oT18, runtime.Err{}
+	return oT4, runtime.Err{}
 }
 
 // oRule69 evaluates rule "R00089" (policy).
@@ -1489,40 +1405,12 @@ func oRule69(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0001" {
 		return false, runtime.Err{}
 	}
-	oT27, oT28 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT29, oT30 := func() (bool, runtime.Err) {
-			oT31 := "tool_89"
-			return runtime.InStrings(oT31, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT30.Kind == 0 {
-			if !oT29 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT30
-		}
-		oT32, oT33 := func() (bool, runtime.Err) {
-			oT34 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT35 := "--force-89"
-			return strings.Contains(oT34, oT35), runtime.Err{}
-		}()
-		if oT33.Kind == 0 {
-			if !oT32 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT33
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT28.Kind != 0 {
-		return false, oT28
+	oT6 := false
+	if runtime.InStrings("tool_89", oF.Lycaon.TurnTools) {
+		oT7 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT6 = strings.Contains(oT7, "--force-89")
 	}
-	return oT27, runtime.Err{}
+	return oT6, runtime.Err{}
 }
 
 // oRule78 evaluates rule "R00014" (invariant).
@@ -1538,39 +1426,11 @@ func oRule78(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0004" {
 		return false, runtime.Err{}
 	}
-	oT36, oT37 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT38, oT39 := func() (bool, runtime.Err) {
-			oT40 := "posture_14"
-			return (oF.SessionPosture == oT40), runtime.Err{}
-		}()
-		if oT39.Kind == 0 {
-			if !oT38 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT39
-		}
-		oT41, oT42 := func() (bool, runtime.Err) {
-			oT43 := int64(3)
-			return (oF.Lycaon.RepeatCount > oT43), runtime.Err{}
-		}()
-		if oT42.Kind == 0 {
-			if !oT41 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT42
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT37.Kind != 0 {
-		return false, oT37
+	oT8 := false
+	if oF.SessionPosture == "posture_14" {
+		oT8 = (oF.Lycaon.RepeatCount > int64(3))
 	}
-	return oT36, runtime.Err{}
+	return oT8, runtime.Err{}
 }
 
 // oRule93 evaluates rule "R00074" (invariant).
@@ -1586,39 +1446,11 @@ func oRule93(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0016" {
 		return false, runtime.Err{}
 	}
-	oT44, oT45 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT46, oT47 := func() (bool, runtime.Err) {
-			oT48 := "posture_74"
-			return (oF.SessionPosture == oT48), runtime.Err{}
-		}()
-		if oT47.Kind == 0 {
-			if !oT46 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT47
-		}
-		oT49, oT50 := func() (bool, runtime.Err) {
-			oT51 := int64(7)
-			return (oF.Lycaon.RepeatCount > oT51), runtime.Err{}
-		}()
-		if oT50.Kind == 0 {
-			if !oT49 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT50
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT45.Kind != 0 {
-		return false, oT45
+	oT9 := false
+	if oF.SessionPosture == "posture_74" {
+		oT9 = (oF.Lycaon.RepeatCount > int64(7))
 	}
-	return oT44, runtime.Err{}
+	return oT9, runtime.Err{}
 }
 
 // oRule16 evaluates rule "R00064" (schema).
@@ -1634,42 +1466,14 @@ func oRule16(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0008" {
 		return false, runtime.Err{}
 	}
-	oT52, oT53 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT54, oT55 := func() (bool, runtime.Err) {
-			oT56 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT57 := int64(3664)
-			return (oT56 > oT57), runtime.Err{}
-		}()
-		if oT55.Kind == 0 {
-			if oT54 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT55
-		}
-		oT58, oT59 := func() (bool, runtime.Err) {
-			oT60 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT61 := runtime.SizeString(oT60)
-			oT62 := int64(4160)
-			return (oT61 > oT62), runtime.Err{}
-		}()
-		if oT59.Kind == 0 {
-			if oT58 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT59
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT53.Kind != 0 {
-		return false, oT53
+	oT10 := true
+	oT11 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT11 > int64(3664)) {
+		oT12 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT13 := runtime.SizeString(oT12)
+		oT10 = (oT13 > int64(4160))
 	}
-	return oT52, runtime.Err{}
+	return oT10, runtime.Err{}
 }
 
 // oRule34 evaluates rule "R00019" (policy).
@@ -1685,9 +1489,8 @@ func oRule34(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0017" {
 		return false, runtime.Err{}
 	}
-	oT63 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT64 := "/secret/19/"
-	return strings.Contains(oT63, oT64), runtime.Err{}
+	oT14 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT14, "/secret/19/"), runtime.Err{}
 }
 
 // oRule49 evaluates rule "R00049" (policy).
@@ -1703,9 +1506,8 @@ func oRule49(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0005" {
 		return false, runtime.Err{}
 	}
-	oT65 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT66 := "/secret/49/"
-	return strings.Contains(oT65, oT66), runtime.Err{}
+	oT15 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT15, "/secret/49/"), runtime.Err{}
 }
 
 // oRule64 evaluates rule "R00079" (policy).
@@ -1721,9 +1523,8 @@ func oRule64(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0011" {
 		return false, runtime.Err{}
 	}
-	oT67 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT68 := "/secret/79/"
-	return strings.Contains(oT67, oT68), runtime.Err{}
+	oT16 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT16, "/secret/79/"), runtime.Err{}
 }
 
 // oRule83 evaluates rule "R00034" (invariant).
@@ -1739,42 +1540,14 @@ func oRule83(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0002" {
 		return false, runtime.Err{}
 	}
-	oT69, oT70 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT71, oT72 := func() (bool, runtime.Err) {
-			oT73 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT74 := int64(3634)
-			return (oT73 > oT74), runtime.Err{}
-		}()
-		if oT72.Kind == 0 {
-			if oT71 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT72
-		}
-		oT75, oT76 := func() (bool, runtime.Err) {
-			oT77 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT78 := runtime.SizeString(oT77)
-			oT79 := int64(4130)
-			return (oT78 > oT79), runtime.Err{}
-		}()
-		if oT76.Kind == 0 {
-			if oT75 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT76
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT70.Kind != 0 {
-		return false, oT70
+	oT17 := true
+	oT18 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT18 > int64(3634)) {
+		oT19 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT20 := runtime.SizeString(oT19)
+		oT17 = (oT20 > int64(4130))
 	}
-	return oT69, runtime.Err{}
+	return oT17, runtime.Err{}
 }
 
 // oRule98 evaluates rule "R00094" (invariant).
@@ -1790,42 +1563,14 @@ func oRule98(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0014" {
 		return false, runtime.Err{}
 	}
-	oT80, oT81 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT82, oT83 := func() (bool, runtime.Err) {
-			oT84 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT85 := int64(3694)
-			return (oT84 > oT85), runtime.Err{}
-		}()
-		if oT83.Kind == 0 {
-			if oT82 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT83
-		}
-		oT86, oT87 := func() (bool, runtime.Err) {
-			oT88 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT89 := runtime.SizeString(oT88)
-			oT90 := int64(4190)
-			return (oT89 > oT90), runtime.Err{}
-		}()
-		if oT87.Kind == 0 {
-			if oT86 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT87
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT81.Kind != 0 {
-		return false, oT81
+	oT21 := true
+	oT22 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT22 > int64(3694)) {
+		oT23 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT24 := runtime.SizeString(oT23)
+		oT21 = (oT24 > int64(4190))
 	}
-	return oT80, runtime.Err{}
+	return oT21, runtime.Err{}
 }
 
 // oRule6 evaluates rule "R00024" (schema).
@@ -1843,9 +1588,8 @@ func oRule6(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT91 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT92 := "shutdown -h 24"
-	return strings.HasPrefix(oT91, oT92), runtime.Err{}
+	oT25 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT25, "shutdown -h 24"), runtime.Err{}
 }
 
 // oRule21 evaluates rule "R00084" (schema).
@@ -1863,9 +1607,8 @@ func oRule21(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT93 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT94 := "shutdown -h 84"
-	return strings.HasPrefix(oT93, oT94), runtime.Err{}
+	oT26 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT26, "shutdown -h 84"), runtime.Err{}
 }
 
 // oRule44 evaluates rule "R00039" (policy).
@@ -1883,40 +1626,12 @@ func oRule44(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT95, oT96 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT97, oT98 := func() (bool, runtime.Err) {
-			oT99 := "role_39"
-			oT100 := runtime.InStrings(oT99, oF.PrincipalRoles)
-			return !oT100, runtime.Err{}
-		}()
-		if oT98.Kind == 0 {
-			if !oT97 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT98
-		}
-		oT101, oT102 := func() (bool, runtime.Err) {
-			oT103 := "agent:39"
-			return (oF.Principal == oT103), runtime.Err{}
-		}()
-		if oT102.Kind == 0 {
-			if !oT101 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT102
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT96.Kind != 0 {
-		return false, oT96
+	oT27 := false
+	oT28 := runtime.InStrings("role_39", oF.PrincipalRoles)
+	if !oT28 {
+		oT27 = (oF.Principal == "agent:39")
 	}
-	return oT95, runtime.Err{}
+	return oT27, runtime.Err{}
 }
 
 // oRule59 evaluates rule "R00069" (policy).
@@ -1934,40 +1649,12 @@ func oRule59(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT104, oT105 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT106, oT107 := func() (bool, runtime.Err) {
-			oT108 := "role_69"
-			oT109 := runtime.InStrings(oT108, oF.PrincipalRoles)
-			return !oT109, runtime.Err{}
-		}()
-		if oT107.Kind == 0 {
-			if !oT106 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT107
-		}
-		oT110, oT111 := func() (bool, runtime.Err) {
-			oT112 := "agent:69"
-			return (oF.Principal == oT112), runtime.Err{}
-		}()
-		if oT111.Kind == 0 {
-			if !oT110 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT111
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT105.Kind != 0 {
-		return false, oT105
+	oT29 := false
+	oT30 := runtime.InStrings("role_69", oF.PrincipalRoles)
+	if !oT30 {
+		oT29 = (oF.Principal == "agent:69")
 	}
-	return oT104, runtime.Err{}
+	return oT29, runtime.Err{}
 }
 
 // oRule74 evaluates rule "R00099" (policy).
@@ -1985,40 +1672,12 @@ func oRule74(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT113, oT114 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT115, oT116 := func() (bool, runtime.Err) {
-			oT117 := "role_99"
-			oT118 := runtime.InStrings(oT117, oF.PrincipalRoles)
-			return !oT118, runtime.Err{}
-		}()
-		if oT116.Kind == 0 {
-			if !oT115 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT116
-		}
-		oT119, oT120 := func() (bool, runtime.Err) {
-			oT121 := "agent:99"
-			return (oF.Principal == oT121), runtime.Err{}
-		}()
-		if oT120.Kind == 0 {
-			if !oT119 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT120
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT114.Kind != 0 {
-		return false, oT114
+	oT31 := false
+	oT32 := runtime.InStrings("role_99", oF.PrincipalRoles)
+	if !oT32 {
+		oT31 = (oF.Principal == "agent:99")
 	}
-	return oT113, runtime.Err{}
+	return oT31, runtime.Err{}
 }
 
 // oRule88 evaluates rule "R00054" (invariant).
@@ -2036,9 +1695,8 @@ func oRule88(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT122 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT123 := "shutdown -h 54"
-	return strings.HasPrefix(oT122, oT123), runtime.Err{}
+	oT33 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT33, "shutdown -h 54"), runtime.Err{}
 }
 
 // oRule0 evaluates rule "R00000" (schema).
@@ -2054,9 +1712,8 @@ func oRule0(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "bash" {
 		return false, runtime.Err{}
 	}
-	oT124 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT125 := "shutdown -h 0"
-	return strings.HasPrefix(oT124, oT125), runtime.Err{}
+	oT34 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT34, "shutdown -h 0"), runtime.Err{}
 }
 
 // oRule1 evaluates rule "R00004" (schema).
@@ -2072,42 +1729,14 @@ func oRule1(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "bash" {
 		return false, runtime.Err{}
 	}
-	oT126, oT127 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT128, oT129 := func() (bool, runtime.Err) {
-			oT130 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT131 := int64(3604)
-			return (oT130 > oT131), runtime.Err{}
-		}()
-		if oT129.Kind == 0 {
-			if oT128 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT129
-		}
-		oT132, oT133 := func() (bool, runtime.Err) {
-			oT134 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT135 := runtime.SizeString(oT134)
-			oT136 := int64(4100)
-			return (oT135 > oT136), runtime.Err{}
-		}()
-		if oT133.Kind == 0 {
-			if oT132 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT133
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT127.Kind != 0 {
-		return false, oT127
+	oT35 := true
+	oT36 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT36 > int64(3604)) {
+		oT37 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT38 := runtime.SizeString(oT37)
+		oT35 = (oT38 > int64(4100))
 	}
-	return oT126, runtime.Err{}
+	return oT35, runtime.Err{}
 }
 
 // oRule2 evaluates rule "R00008" (schema).
@@ -2123,39 +1752,11 @@ func oRule2(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "bash" {
 		return false, runtime.Err{}
 	}
-	oT137, oT138 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT139, oT140 := func() (bool, runtime.Err) {
-			oT141 := "posture_8"
-			return (oF.SessionPosture == oT141), runtime.Err{}
-		}()
-		if oT140.Kind == 0 {
-			if !oT139 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT140
-		}
-		oT142, oT143 := func() (bool, runtime.Err) {
-			oT144 := int64(4)
-			return (oF.Lycaon.RepeatCount > oT144), runtime.Err{}
-		}()
-		if oT143.Kind == 0 {
-			if !oT142 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT143
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT138.Kind != 0 {
-		return false, oT138
+	oT39 := false
+	if oF.SessionPosture == "posture_8" {
+		oT39 = (oF.Lycaon.RepeatCount > int64(4))
 	}
-	return oT137, runtime.Err{}
+	return oT39, runtime.Err{}
 }
 
 // oRule3 evaluates rule "R00012" (schema).
@@ -2173,9 +1774,8 @@ func oRule3(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT145 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT146 := "shutdown -h 12"
-	return strings.HasPrefix(oT145, oT146), runtime.Err{}
+	oT40 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT40, "shutdown -h 12"), runtime.Err{}
 }
 
 // oRule4 evaluates rule "R00016" (schema).
@@ -2191,42 +1791,14 @@ func oRule4(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0002" {
 		return false, runtime.Err{}
 	}
-	oT147, oT148 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT149, oT150 := func() (bool, runtime.Err) {
-			oT151 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT152 := int64(3616)
-			return (oT151 > oT152), runtime.Err{}
-		}()
-		if oT150.Kind == 0 {
-			if oT149 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT150
-		}
-		oT153, oT154 := func() (bool, runtime.Err) {
-			oT155 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT156 := runtime.SizeString(oT155)
-			oT157 := int64(4112)
-			return (oT156 > oT157), runtime.Err{}
-		}()
-		if oT154.Kind == 0 {
-			if oT153 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT154
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT148.Kind != 0 {
-		return false, oT148
+	oT41 := true
+	oT42 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT42 > int64(3616)) {
+		oT43 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT44 := runtime.SizeString(oT43)
+		oT41 = (oT44 > int64(4112))
 	}
-	return oT147, runtime.Err{}
+	return oT41, runtime.Err{}
 }
 
 // oRule5 evaluates rule "R00020" (schema).
@@ -2242,39 +1814,11 @@ func oRule5(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0016" {
 		return false, runtime.Err{}
 	}
-	oT158, oT159 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT160, oT161 := func() (bool, runtime.Err) {
-			oT162 := "posture_20"
-			return (oF.SessionPosture == oT162), runtime.Err{}
-		}()
-		if oT161.Kind == 0 {
-			if !oT160 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT161
-		}
-		oT163, oT164 := func() (bool, runtime.Err) {
-			oT165 := int64(9)
-			return (oF.Lycaon.RepeatCount > oT165), runtime.Err{}
-		}()
-		if oT164.Kind == 0 {
-			if !oT163 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT164
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT159.Kind != 0 {
-		return false, oT159
+	oT45 := false
+	if oF.SessionPosture == "posture_20" {
+		oT45 = (oF.Lycaon.RepeatCount > int64(9))
 	}
-	return oT158, runtime.Err{}
+	return oT45, runtime.Err{}
 }
 
 // oRule7 evaluates rule "R00028" (schema).
@@ -2290,42 +1834,14 @@ func oRule7(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0008" {
 		return false, runtime.Err{}
 	}
-	oT166, oT167 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT168, oT169 := func() (bool, runtime.Err) {
-			oT170 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT171 := int64(3628)
-			return (oT170 > oT171), runtime.Err{}
-		}()
-		if oT169.Kind == 0 {
-			if oT168 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT169
-		}
-		oT172, oT173 := func() (bool, runtime.Err) {
-			oT174 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT175 := runtime.SizeString(oT174)
-			oT176 := int64(4124)
-			return (oT175 > oT176), runtime.Err{}
-		}()
-		if oT173.Kind == 0 {
-			if oT172 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT173
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT167.Kind != 0 {
-		return false, oT167
+	oT46 := true
+	oT47 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT47 > int64(3628)) {
+		oT48 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT49 := runtime.SizeString(oT48)
+		oT46 = (oT49 > int64(4124))
 	}
-	return oT166, runtime.Err{}
+	return oT46, runtime.Err{}
 }
 
 // oRule8 evaluates rule "R00032" (schema).
@@ -2341,39 +1857,11 @@ func oRule8(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0004" {
 		return false, runtime.Err{}
 	}
-	oT177, oT178 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT179, oT180 := func() (bool, runtime.Err) {
-			oT181 := "posture_32"
-			return (oF.SessionPosture == oT181), runtime.Err{}
-		}()
-		if oT180.Kind == 0 {
-			if !oT179 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT180
-		}
-		oT182, oT183 := func() (bool, runtime.Err) {
-			oT184 := int64(7)
-			return (oF.Lycaon.RepeatCount > oT184), runtime.Err{}
-		}()
-		if oT183.Kind == 0 {
-			if !oT182 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT183
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT178.Kind != 0 {
-		return false, oT178
+	oT50 := false
+	if oF.SessionPosture == "posture_32" {
+		oT50 = (oF.Lycaon.RepeatCount > int64(7))
 	}
-	return oT177, runtime.Err{}
+	return oT50, runtime.Err{}
 }
 
 // oRule9 evaluates rule "R00036" (schema).
@@ -2391,9 +1879,8 @@ func oRule9(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT185 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT186 := "shutdown -h 36"
-	return strings.HasPrefix(oT185, oT186), runtime.Err{}
+	oT51 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT51, "shutdown -h 36"), runtime.Err{}
 }
 
 // oRule10 evaluates rule "R00040" (schema).
@@ -2409,42 +1896,14 @@ func oRule10(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0014" {
 		return false, runtime.Err{}
 	}
-	oT187, oT188 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT189, oT190 := func() (bool, runtime.Err) {
-			oT191 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT192 := int64(3640)
-			return (oT191 > oT192), runtime.Err{}
-		}()
-		if oT190.Kind == 0 {
-			if oT189 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT190
-		}
-		oT193, oT194 := func() (bool, runtime.Err) {
-			oT195 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT196 := runtime.SizeString(oT195)
-			oT197 := int64(4136)
-			return (oT196 > oT197), runtime.Err{}
-		}()
-		if oT194.Kind == 0 {
-			if oT193 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT194
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT188.Kind != 0 {
-		return false, oT188
+	oT52 := true
+	oT53 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT53 > int64(3640)) {
+		oT54 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT55 := runtime.SizeString(oT54)
+		oT52 = (oT55 > int64(4136))
 	}
-	return oT187, runtime.Err{}
+	return oT52, runtime.Err{}
 }
 
 // oRule12 evaluates rule "R00048" (schema).
@@ -2462,9 +1921,8 @@ func oRule12(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT198 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT199 := "shutdown -h 48"
-	return strings.HasPrefix(oT198, oT199), runtime.Err{}
+	oT56 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT56, "shutdown -h 48"), runtime.Err{}
 }
 
 // oRule13 evaluates rule "R00052" (schema).
@@ -2480,42 +1938,14 @@ func oRule13(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0002" {
 		return false, runtime.Err{}
 	}
-	oT200, oT201 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT202, oT203 := func() (bool, runtime.Err) {
-			oT204 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT205 := int64(3652)
-			return (oT204 > oT205), runtime.Err{}
-		}()
-		if oT203.Kind == 0 {
-			if oT202 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT203
-		}
-		oT206, oT207 := func() (bool, runtime.Err) {
-			oT208 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT209 := runtime.SizeString(oT208)
-			oT210 := int64(4148)
-			return (oT209 > oT210), runtime.Err{}
-		}()
-		if oT207.Kind == 0 {
-			if oT206 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT207
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT201.Kind != 0 {
-		return false, oT201
+	oT57 := true
+	oT58 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT58 > int64(3652)) {
+		oT59 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT60 := runtime.SizeString(oT59)
+		oT57 = (oT60 > int64(4148))
 	}
-	return oT200, runtime.Err{}
+	return oT57, runtime.Err{}
 }
 
 // oRule14 evaluates rule "R00056" (schema).
@@ -2531,39 +1961,11 @@ func oRule14(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0016" {
 		return false, runtime.Err{}
 	}
-	oT211, oT212 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT213, oT214 := func() (bool, runtime.Err) {
-			oT215 := "posture_56"
-			return (oF.SessionPosture == oT215), runtime.Err{}
-		}()
-		if oT214.Kind == 0 {
-			if !oT213 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT214
-		}
-		oT216, oT217 := func() (bool, runtime.Err) {
-			oT218 := int64(3)
-			return (oF.Lycaon.RepeatCount > oT218), runtime.Err{}
-		}()
-		if oT217.Kind == 0 {
-			if !oT216 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT217
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT212.Kind != 0 {
-		return false, oT212
+	oT61 := false
+	if oF.SessionPosture == "posture_56" {
+		oT61 = (oF.Lycaon.RepeatCount > int64(3))
 	}
-	return oT211, runtime.Err{}
+	return oT61, runtime.Err{}
 }
 
 // oRule15 evaluates rule "R00060" (schema).
@@ -2581,9 +1983,8 @@ func oRule15(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT219 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT220 := "shutdown -h 60"
-	return strings.HasPrefix(oT219, oT220), runtime.Err{}
+	oT62 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT62, "shutdown -h 60"), runtime.Err{}
 }
 
 // oRule17 evaluates rule "R00068" (schema).
@@ -2599,39 +2000,11 @@ func oRule17(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0004" {
 		return false, runtime.Err{}
 	}
-	oT221, oT222 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT223, oT224 := func() (bool, runtime.Err) {
-			oT225 := "posture_68"
-			return (oF.SessionPosture == oT225), runtime.Err{}
-		}()
-		if oT224.Kind == 0 {
-			if !oT223 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT224
-		}
-		oT226, oT227 := func() (bool, runtime.Err) {
-			oT228 := int64(8)
-			return (oF.Lycaon.RepeatCount > oT228), runtime.Err{}
-		}()
-		if oT227.Kind == 0 {
-			if !oT226 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT227
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT222.Kind != 0 {
-		return false, oT222
+	oT63 := false
+	if oF.SessionPosture == "posture_68" {
+		oT63 = (oF.Lycaon.RepeatCount > int64(8))
 	}
-	return oT221, runtime.Err{}
+	return oT63, runtime.Err{}
 }
 
 // oRule18 evaluates rule "R00072" (schema).
@@ -2649,9 +2022,8 @@ func oRule18(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT229 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT230 := "shutdown -h 72"
-	return strings.HasPrefix(oT229, oT230), runtime.Err{}
+	oT64 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT64, "shutdown -h 72"), runtime.Err{}
 }
 
 // oRule19 evaluates rule "R00076" (schema).
@@ -2667,42 +2039,14 @@ func oRule19(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0014" {
 		return false, runtime.Err{}
 	}
-	oT231, oT232 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT233, oT234 := func() (bool, runtime.Err) {
-			oT235 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT236 := int64(3676)
-			return (oT235 > oT236), runtime.Err{}
-		}()
-		if oT234.Kind == 0 {
-			if oT233 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT234
-		}
-		oT237, oT238 := func() (bool, runtime.Err) {
-			oT239 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT240 := runtime.SizeString(oT239)
-			oT241 := int64(4172)
-			return (oT240 > oT241), runtime.Err{}
-		}()
-		if oT238.Kind == 0 {
-			if oT237 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT238
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT232.Kind != 0 {
-		return false, oT232
+	oT65 := true
+	oT66 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT66 > int64(3676)) {
+		oT67 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT68 := runtime.SizeString(oT67)
+		oT65 = (oT68 > int64(4172))
 	}
-	return oT231, runtime.Err{}
+	return oT65, runtime.Err{}
 }
 
 // oRule20 evaluates rule "R00080" (schema).
@@ -2718,39 +2062,11 @@ func oRule20(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0010" {
 		return false, runtime.Err{}
 	}
-	oT242, oT243 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT244, oT245 := func() (bool, runtime.Err) {
-			oT246 := "posture_80"
-			return (oF.SessionPosture == oT246), runtime.Err{}
-		}()
-		if oT245.Kind == 0 {
-			if !oT244 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT245
-		}
-		oT247, oT248 := func() (bool, runtime.Err) {
-			oT249 := int64(6)
-			return (oF.Lycaon.RepeatCount > oT249), runtime.Err{}
-		}()
-		if oT248.Kind == 0 {
-			if !oT247 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT248
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT243.Kind != 0 {
-		return false, oT243
+	oT69 := false
+	if oF.SessionPosture == "posture_80" {
+		oT69 = (oF.Lycaon.RepeatCount > int64(6))
 	}
-	return oT242, runtime.Err{}
+	return oT69, runtime.Err{}
 }
 
 // oRule22 evaluates rule "R00088" (schema).
@@ -2766,42 +2082,14 @@ func oRule22(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0002" {
 		return false, runtime.Err{}
 	}
-	oT250, oT251 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT252, oT253 := func() (bool, runtime.Err) {
-			oT254 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT255 := int64(3688)
-			return (oT254 > oT255), runtime.Err{}
-		}()
-		if oT253.Kind == 0 {
-			if oT252 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT253
-		}
-		oT256, oT257 := func() (bool, runtime.Err) {
-			oT258 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT259 := runtime.SizeString(oT258)
-			oT260 := int64(4184)
-			return (oT259 > oT260), runtime.Err{}
-		}()
-		if oT257.Kind == 0 {
-			if oT256 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT257
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT251.Kind != 0 {
-		return false, oT251
+	oT70 := true
+	oT71 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT71 > int64(3688)) {
+		oT72 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT73 := runtime.SizeString(oT72)
+		oT70 = (oT73 > int64(4184))
 	}
-	return oT250, runtime.Err{}
+	return oT70, runtime.Err{}
 }
 
 // oRule23 evaluates rule "R00092" (schema).
@@ -2817,39 +2105,11 @@ func oRule23(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0016" {
 		return false, runtime.Err{}
 	}
-	oT261, oT262 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT263, oT264 := func() (bool, runtime.Err) {
-			oT265 := "posture_92"
-			return (oF.SessionPosture == oT265), runtime.Err{}
-		}()
-		if oT264.Kind == 0 {
-			if !oT263 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT264
-		}
-		oT266, oT267 := func() (bool, runtime.Err) {
-			oT268 := int64(4)
-			return (oF.Lycaon.RepeatCount > oT268), runtime.Err{}
-		}()
-		if oT267.Kind == 0 {
-			if !oT266 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT267
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT262.Kind != 0 {
-		return false, oT262
+	oT74 := false
+	if oF.SessionPosture == "posture_92" {
+		oT74 = (oF.Lycaon.RepeatCount > int64(4))
 	}
-	return oT261, runtime.Err{}
+	return oT74, runtime.Err{}
 }
 
 // oRule24 evaluates rule "R00096" (schema).
@@ -2867,9 +2127,8 @@ func oRule24(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT269 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT270 := "shutdown -h 96"
-	return strings.HasPrefix(oT269, oT270), runtime.Err{}
+	oT75 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT75, "shutdown -h 96"), runtime.Err{}
 }
 
 // oRule25 evaluates rule "R00001" (policy).
@@ -2887,9 +2146,8 @@ func oRule25(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT271 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT272 := "/secret/1/"
-	return strings.Contains(oT271, oT272), runtime.Err{}
+	oT76 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT76, "/secret/1/"), runtime.Err{}
 }
 
 // oRule26 evaluates rule "R00003" (policy).
@@ -2907,40 +2165,12 @@ func oRule26(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT273, oT274 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT275, oT276 := func() (bool, runtime.Err) {
-			oT277 := "role_3"
-			oT278 := runtime.InStrings(oT277, oF.PrincipalRoles)
-			return !oT278, runtime.Err{}
-		}()
-		if oT276.Kind == 0 {
-			if !oT275 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT276
-		}
-		oT279, oT280 := func() (bool, runtime.Err) {
-			oT281 := "agent:3"
-			return (oF.Principal == oT281), runtime.Err{}
-		}()
-		if oT280.Kind == 0 {
-			if !oT279 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT280
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT274.Kind != 0 {
-		return false, oT274
+	oT77 := false
+	oT78 := runtime.InStrings("role_3", oF.PrincipalRoles)
+	if !oT78 {
+		oT77 = (oF.Principal == "agent:3")
 	}
-	return oT273, runtime.Err{}
+	return oT77, runtime.Err{}
 }
 
 // oRule27 evaluates rule "R00005" (policy).
@@ -2958,40 +2188,12 @@ func oRule27(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT282, oT283 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT284, oT285 := func() (bool, runtime.Err) {
-			oT286 := "tool_5"
-			return runtime.InStrings(oT286, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT285.Kind == 0 {
-			if !oT284 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT285
-		}
-		oT287, oT288 := func() (bool, runtime.Err) {
-			oT289 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT290 := "--force-5"
-			return strings.Contains(oT289, oT290), runtime.Err{}
-		}()
-		if oT288.Kind == 0 {
-			if !oT287 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT288
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT283.Kind != 0 {
-		return false, oT283
+	oT79 := false
+	if runtime.InStrings("tool_5", oF.Lycaon.TurnTools) {
+		oT80 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT79 = strings.Contains(oT80, "--force-5")
 	}
-	return oT282, runtime.Err{}
+	return oT79, runtime.Err{}
 }
 
 // oRule28 evaluates rule "R00007" (policy).
@@ -3009,9 +2211,8 @@ func oRule28(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT291 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT292 := "/secret/7/"
-	return strings.Contains(oT291, oT292), runtime.Err{}
+	oT81 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT81, "/secret/7/"), runtime.Err{}
 }
 
 // oRule29 evaluates rule "R00009" (policy).
@@ -3029,9 +2230,8 @@ func oRule29(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT293 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT294 := "rm "
-	return strings.HasPrefix(oT293, oT294), runtime.Err{}
+	oT82 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT82, "rm "), runtime.Err{}
 }
 
 // oRule30 evaluates rule "R00011" (policy).
@@ -3047,40 +2247,12 @@ func oRule30(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0007" {
 		return false, runtime.Err{}
 	}
-	oT295, oT296 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT297, oT298 := func() (bool, runtime.Err) {
-			oT299 := "tool_11"
-			return runtime.InStrings(oT299, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT298.Kind == 0 {
-			if !oT297 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT298
-		}
-		oT300, oT301 := func() (bool, runtime.Err) {
-			oT302 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT303 := "--force-11"
-			return strings.Contains(oT302, oT303), runtime.Err{}
-		}()
-		if oT301.Kind == 0 {
-			if !oT300 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT301
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT296.Kind != 0 {
-		return false, oT296
+	oT83 := false
+	if runtime.InStrings("tool_11", oF.Lycaon.TurnTools) {
+		oT84 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT83 = strings.Contains(oT84, "--force-11")
 	}
-	return oT295, runtime.Err{}
+	return oT83, runtime.Err{}
 }
 
 // oRule31 evaluates rule "R00013" (policy).
@@ -3096,9 +2268,8 @@ func oRule31(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0005" {
 		return false, runtime.Err{}
 	}
-	oT304 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT305 := "/secret/13/"
-	return strings.Contains(oT304, oT305), runtime.Err{}
+	oT85 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT85, "/secret/13/"), runtime.Err{}
 }
 
 // oRule32 evaluates rule "R00015" (policy).
@@ -3116,40 +2287,12 @@ func oRule32(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT306, oT307 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT308, oT309 := func() (bool, runtime.Err) {
-			oT310 := "role_15"
-			oT311 := runtime.InStrings(oT310, oF.PrincipalRoles)
-			return !oT311, runtime.Err{}
-		}()
-		if oT309.Kind == 0 {
-			if !oT308 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT309
-		}
-		oT312, oT313 := func() (bool, runtime.Err) {
-			oT314 := "agent:15"
-			return (oF.Principal == oT314), runtime.Err{}
-		}()
-		if oT313.Kind == 0 {
-			if !oT312 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT313
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT307.Kind != 0 {
-		return false, oT307
+	oT86 := false
+	oT87 := runtime.InStrings("role_15", oF.PrincipalRoles)
+	if !oT87 {
+		oT86 = (oF.Principal == "agent:15")
 	}
-	return oT306, runtime.Err{}
+	return oT86, runtime.Err{}
 }
 
 // oRule33 evaluates rule "R00017" (policy).
@@ -3165,40 +2308,12 @@ func oRule33(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0001" {
 		return false, runtime.Err{}
 	}
-	oT315, oT316 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT317, oT318 := func() (bool, runtime.Err) {
-			oT319 := "tool_17"
-			return runtime.InStrings(oT319, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT318.Kind == 0 {
-			if !oT317 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT318
-		}
-		oT320, oT321 := func() (bool, runtime.Err) {
-			oT322 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT323 := "--force-17"
-			return strings.Contains(oT322, oT323), runtime.Err{}
-		}()
-		if oT321.Kind == 0 {
-			if !oT320 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT321
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT316.Kind != 0 {
-		return false, oT316
+	oT88 := false
+	if runtime.InStrings("tool_17", oF.Lycaon.TurnTools) {
+		oT89 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT88 = strings.Contains(oT89, "--force-17")
 	}
-	return oT315, runtime.Err{}
+	return oT88, runtime.Err{}
 }
 
 // oRule35 evaluates rule "R00021" (policy).
@@ -3216,40 +2331,12 @@ func oRule35(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT324, oT325 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT326, oT327 := func() (bool, runtime.Err) {
-			oT328 := "role_21"
-			oT329 := runtime.InStrings(oT328, oF.PrincipalRoles)
-			return !oT329, runtime.Err{}
-		}()
-		if oT327.Kind == 0 {
-			if !oT326 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT327
-		}
-		oT330, oT331 := func() (bool, runtime.Err) {
-			oT332 := "agent:21"
-			return (oF.Principal == oT332), runtime.Err{}
-		}()
-		if oT331.Kind == 0 {
-			if !oT330 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT331
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT325.Kind != 0 {
-		return false, oT325
+	oT90 := false
+	oT91 := runtime.InStrings("role_21", oF.PrincipalRoles)
+	if !oT91 {
+		oT90 = (oF.Principal == "agent:21")
 	}
-	return oT324, runtime.Err{}
+	return oT90, runtime.Err{}
 }
 
 // oRule36 evaluates rule "R00023" (policy).
@@ -3265,40 +2352,12 @@ func oRule36(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0013" {
 		return false, runtime.Err{}
 	}
-	oT333, oT334 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT335, oT336 := func() (bool, runtime.Err) {
-			oT337 := "tool_23"
-			return runtime.InStrings(oT337, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT336.Kind == 0 {
-			if !oT335 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT336
-		}
-		oT338, oT339 := func() (bool, runtime.Err) {
-			oT340 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT341 := "--force-23"
-			return strings.Contains(oT340, oT341), runtime.Err{}
-		}()
-		if oT339.Kind == 0 {
-			if !oT338 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT339
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT334.Kind != 0 {
-		return false, oT334
+	oT92 := false
+	if runtime.InStrings("tool_23", oF.Lycaon.TurnTools) {
+		oT93 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT92 = strings.Contains(oT93, "--force-23")
 	}
-	return oT333, runtime.Err{}
+	return oT92, runtime.Err{}
 }
 
 // oRule37 evaluates rule "R00025" (policy).
@@ -3314,9 +2373,8 @@ func oRule37(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0011" {
 		return false, runtime.Err{}
 	}
-	oT342 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT343 := "/secret/25/"
-	return strings.Contains(oT342, oT343), runtime.Err{}
+	oT94 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT94, "/secret/25/"), runtime.Err{}
 }
 
 // oRule38 evaluates rule "R00027" (policy).
@@ -3334,40 +2392,12 @@ func oRule38(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT344, oT345 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT346, oT347 := func() (bool, runtime.Err) {
-			oT348 := "role_27"
-			oT349 := runtime.InStrings(oT348, oF.PrincipalRoles)
-			return !oT349, runtime.Err{}
-		}()
-		if oT347.Kind == 0 {
-			if !oT346 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT347
-		}
-		oT350, oT351 := func() (bool, runtime.Err) {
-			oT352 := "agent:27"
-			return (oF.Principal == oT352), runtime.Err{}
-		}()
-		if oT351.Kind == 0 {
-			if !oT350 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT351
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT345.Kind != 0 {
-		return false, oT345
+	oT95 := false
+	oT96 := runtime.InStrings("role_27", oF.PrincipalRoles)
+	if !oT96 {
+		oT95 = (oF.Principal == "agent:27")
 	}
-	return oT344, runtime.Err{}
+	return oT95, runtime.Err{}
 }
 
 // oRule40 evaluates rule "R00031" (policy).
@@ -3383,9 +2413,8 @@ func oRule40(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0005" {
 		return false, runtime.Err{}
 	}
-	oT353 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT354 := "/secret/31/"
-	return strings.Contains(oT353, oT354), runtime.Err{}
+	oT97 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT97, "/secret/31/"), runtime.Err{}
 }
 
 // oRule41 evaluates rule "R00033" (policy).
@@ -3403,40 +2432,12 @@ func oRule41(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT355, oT356 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT357, oT358 := func() (bool, runtime.Err) {
-			oT359 := "role_33"
-			oT360 := runtime.InStrings(oT359, oF.PrincipalRoles)
-			return !oT360, runtime.Err{}
-		}()
-		if oT358.Kind == 0 {
-			if !oT357 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT358
-		}
-		oT361, oT362 := func() (bool, runtime.Err) {
-			oT363 := "agent:33"
-			return (oF.Principal == oT363), runtime.Err{}
-		}()
-		if oT362.Kind == 0 {
-			if !oT361 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT362
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT356.Kind != 0 {
-		return false, oT356
+	oT98 := false
+	oT99 := runtime.InStrings("role_33", oF.PrincipalRoles)
+	if !oT99 {
+		oT98 = (oF.Principal == "agent:33")
 	}
-	return oT355, runtime.Err{}
+	return oT98, runtime.Err{}
 }
 
 // oRule42 evaluates rule "R00035" (policy).
@@ -3452,40 +2453,12 @@ func oRule42(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0001" {
 		return false, runtime.Err{}
 	}
-	oT364, oT365 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT366, oT367 := func() (bool, runtime.Err) {
-			oT368 := "tool_35"
-			return runtime.InStrings(oT368, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT367.Kind == 0 {
-			if !oT366 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT367
-		}
-		oT369, oT370 := func() (bool, runtime.Err) {
-			oT371 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT372 := "--force-35"
-			return strings.Contains(oT371, oT372), runtime.Err{}
-		}()
-		if oT370.Kind == 0 {
-			if !oT369 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT370
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT365.Kind != 0 {
-		return false, oT365
+	oT100 := false
+	if runtime.InStrings("tool_35", oF.Lycaon.TurnTools) {
+		oT101 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT100 = strings.Contains(oT101, "--force-35")
 	}
-	return oT364, runtime.Err{}
+	return oT100, runtime.Err{}
 }
 
 // oRule43 evaluates rule "R00037" (policy).
@@ -3501,9 +2474,8 @@ func oRule43(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0017" {
 		return false, runtime.Err{}
 	}
-	oT373 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT374 := "/secret/37/"
-	return strings.Contains(oT373, oT374), runtime.Err{}
+	oT102 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT102, "/secret/37/"), runtime.Err{}
 }
 
 // oRule45 evaluates rule "R00041" (policy).
@@ -3519,40 +2491,12 @@ func oRule45(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0013" {
 		return false, runtime.Err{}
 	}
-	oT375, oT376 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT377, oT378 := func() (bool, runtime.Err) {
-			oT379 := "tool_41"
-			return runtime.InStrings(oT379, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT378.Kind == 0 {
-			if !oT377 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT378
-		}
-		oT380, oT381 := func() (bool, runtime.Err) {
-			oT382 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT383 := "--force-41"
-			return strings.Contains(oT382, oT383), runtime.Err{}
-		}()
-		if oT381.Kind == 0 {
-			if !oT380 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT381
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT376.Kind != 0 {
-		return false, oT376
+	oT103 := false
+	if runtime.InStrings("tool_41", oF.Lycaon.TurnTools) {
+		oT104 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT103 = strings.Contains(oT104, "--force-41")
 	}
-	return oT375, runtime.Err{}
+	return oT103, runtime.Err{}
 }
 
 // oRule46 evaluates rule "R00043" (policy).
@@ -3568,9 +2512,8 @@ func oRule46(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0011" {
 		return false, runtime.Err{}
 	}
-	oT384 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT385 := "/secret/43/"
-	return strings.Contains(oT384, oT385), runtime.Err{}
+	oT105 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT105, "/secret/43/"), runtime.Err{}
 }
 
 // oRule47 evaluates rule "R00045" (policy).
@@ -3588,40 +2531,12 @@ func oRule47(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT386, oT387 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT388, oT389 := func() (bool, runtime.Err) {
-			oT390 := "role_45"
-			oT391 := runtime.InStrings(oT390, oF.PrincipalRoles)
-			return !oT391, runtime.Err{}
-		}()
-		if oT389.Kind == 0 {
-			if !oT388 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT389
-		}
-		oT392, oT393 := func() (bool, runtime.Err) {
-			oT394 := "agent:45"
-			return (oF.Principal == oT394), runtime.Err{}
-		}()
-		if oT393.Kind == 0 {
-			if !oT392 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT393
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT387.Kind != 0 {
-		return false, oT387
+	oT106 := false
+	oT107 := runtime.InStrings("role_45", oF.PrincipalRoles)
+	if !oT107 {
+		oT106 = (oF.Principal == "agent:45")
 	}
-	return oT386, runtime.Err{}
+	return oT106, runtime.Err{}
 }
 
 // oRule48 evaluates rule "R00047" (policy).
@@ -3637,40 +2552,12 @@ func oRule48(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0007" {
 		return false, runtime.Err{}
 	}
-	oT395, oT396 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT397, oT398 := func() (bool, runtime.Err) {
-			oT399 := "tool_47"
-			return runtime.InStrings(oT399, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT398.Kind == 0 {
-			if !oT397 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT398
-		}
-		oT400, oT401 := func() (bool, runtime.Err) {
-			oT402 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT403 := "--force-47"
-			return strings.Contains(oT402, oT403), runtime.Err{}
-		}()
-		if oT401.Kind == 0 {
-			if !oT400 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT401
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT396.Kind != 0 {
-		return false, oT396
+	oT108 := false
+	if runtime.InStrings("tool_47", oF.Lycaon.TurnTools) {
+		oT109 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT108 = strings.Contains(oT109, "--force-47")
 	}
-	return oT395, runtime.Err{}
+	return oT108, runtime.Err{}
 }
 
 // oRule50 evaluates rule "R00051" (policy).
@@ -3688,40 +2575,12 @@ func oRule50(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT404, oT405 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT406, oT407 := func() (bool, runtime.Err) {
-			oT408 := "role_51"
-			oT409 := runtime.InStrings(oT408, oF.PrincipalRoles)
-			return !oT409, runtime.Err{}
-		}()
-		if oT407.Kind == 0 {
-			if !oT406 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT407
-		}
-		oT410, oT411 := func() (bool, runtime.Err) {
-			oT412 := "agent:51"
-			return (oF.Principal == oT412), runtime.Err{}
-		}()
-		if oT411.Kind == 0 {
-			if !oT410 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT411
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT405.Kind != 0 {
-		return false, oT405
+	oT110 := false
+	oT111 := runtime.InStrings("role_51", oF.PrincipalRoles)
+	if !oT111 {
+		oT110 = (oF.Principal == "agent:51")
 	}
-	return oT404, runtime.Err{}
+	return oT110, runtime.Err{}
 }
 
 // oRule51 evaluates rule "R00053" (policy).
@@ -3737,40 +2596,12 @@ func oRule51(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0001" {
 		return false, runtime.Err{}
 	}
-	oT413, oT414 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT415, oT416 := func() (bool, runtime.Err) {
-			oT417 := "tool_53"
-			return runtime.InStrings(oT417, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT416.Kind == 0 {
-			if !oT415 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT416
-		}
-		oT418, oT419 := func() (bool, runtime.Err) {
-			oT420 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT421 := "--force-53"
-			return strings.Contains(oT420, oT421), runtime.Err{}
-		}()
-		if oT419.Kind == 0 {
-			if !oT418 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT419
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT414.Kind != 0 {
-		return false, oT414
+	oT112 := false
+	if runtime.InStrings("tool_53", oF.Lycaon.TurnTools) {
+		oT113 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT112 = strings.Contains(oT113, "--force-53")
 	}
-	return oT413, runtime.Err{}
+	return oT112, runtime.Err{}
 }
 
 // oRule52 evaluates rule "R00055" (policy).
@@ -3786,9 +2617,8 @@ func oRule52(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0017" {
 		return false, runtime.Err{}
 	}
-	oT422 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT423 := "/secret/55/"
-	return strings.Contains(oT422, oT423), runtime.Err{}
+	oT114 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT114, "/secret/55/"), runtime.Err{}
 }
 
 // oRule53 evaluates rule "R00057" (policy).
@@ -3806,40 +2636,12 @@ func oRule53(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT424, oT425 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT426, oT427 := func() (bool, runtime.Err) {
-			oT428 := "role_57"
-			oT429 := runtime.InStrings(oT428, oF.PrincipalRoles)
-			return !oT429, runtime.Err{}
-		}()
-		if oT427.Kind == 0 {
-			if !oT426 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT427
-		}
-		oT430, oT431 := func() (bool, runtime.Err) {
-			oT432 := "agent:57"
-			return (oF.Principal == oT432), runtime.Err{}
-		}()
-		if oT431.Kind == 0 {
-			if !oT430 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT431
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT425.Kind != 0 {
-		return false, oT425
+	oT115 := false
+	oT116 := runtime.InStrings("role_57", oF.PrincipalRoles)
+	if !oT116 {
+		oT115 = (oF.Principal == "agent:57")
 	}
-	return oT424, runtime.Err{}
+	return oT115, runtime.Err{}
 }
 
 // oRule55 evaluates rule "R00061" (policy).
@@ -3855,9 +2657,8 @@ func oRule55(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0011" {
 		return false, runtime.Err{}
 	}
-	oT433 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT434 := "/secret/61/"
-	return strings.Contains(oT433, oT434), runtime.Err{}
+	oT117 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT117, "/secret/61/"), runtime.Err{}
 }
 
 // oRule56 evaluates rule "R00063" (policy).
@@ -3875,40 +2676,12 @@ func oRule56(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT435, oT436 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT437, oT438 := func() (bool, runtime.Err) {
-			oT439 := "role_63"
-			oT440 := runtime.InStrings(oT439, oF.PrincipalRoles)
-			return !oT440, runtime.Err{}
-		}()
-		if oT438.Kind == 0 {
-			if !oT437 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT438
-		}
-		oT441, oT442 := func() (bool, runtime.Err) {
-			oT443 := "agent:63"
-			return (oF.Principal == oT443), runtime.Err{}
-		}()
-		if oT442.Kind == 0 {
-			if !oT441 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT442
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT436.Kind != 0 {
-		return false, oT436
+	oT118 := false
+	oT119 := runtime.InStrings("role_63", oF.PrincipalRoles)
+	if !oT119 {
+		oT118 = (oF.Principal == "agent:63")
 	}
-	return oT435, runtime.Err{}
+	return oT118, runtime.Err{}
 }
 
 // oRule57 evaluates rule "R00065" (policy).
@@ -3924,40 +2697,12 @@ func oRule57(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0007" {
 		return false, runtime.Err{}
 	}
-	oT444, oT445 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT446, oT447 := func() (bool, runtime.Err) {
-			oT448 := "tool_65"
-			return runtime.InStrings(oT448, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT447.Kind == 0 {
-			if !oT446 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT447
-		}
-		oT449, oT450 := func() (bool, runtime.Err) {
-			oT451 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT452 := "--force-65"
-			return strings.Contains(oT451, oT452), runtime.Err{}
-		}()
-		if oT450.Kind == 0 {
-			if !oT449 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT450
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT445.Kind != 0 {
-		return false, oT445
+	oT120 := false
+	if runtime.InStrings("tool_65", oF.Lycaon.TurnTools) {
+		oT121 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT120 = strings.Contains(oT121, "--force-65")
 	}
-	return oT444, runtime.Err{}
+	return oT120, runtime.Err{}
 }
 
 // oRule58 evaluates rule "R00067" (policy).
@@ -3973,9 +2718,8 @@ func oRule58(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0005" {
 		return false, runtime.Err{}
 	}
-	oT453 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT454 := "/secret/67/"
-	return strings.Contains(oT453, oT454), runtime.Err{}
+	oT122 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT122, "/secret/67/"), runtime.Err{}
 }
 
 // oRule60 evaluates rule "R00071" (policy).
@@ -3991,40 +2735,12 @@ func oRule60(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0001" {
 		return false, runtime.Err{}
 	}
-	oT455, oT456 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT457, oT458 := func() (bool, runtime.Err) {
-			oT459 := "tool_71"
-			return runtime.InStrings(oT459, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT458.Kind == 0 {
-			if !oT457 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT458
-		}
-		oT460, oT461 := func() (bool, runtime.Err) {
-			oT462 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT463 := "--force-71"
-			return strings.Contains(oT462, oT463), runtime.Err{}
-		}()
-		if oT461.Kind == 0 {
-			if !oT460 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT461
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT456.Kind != 0 {
-		return false, oT456
+	oT123 := false
+	if runtime.InStrings("tool_71", oF.Lycaon.TurnTools) {
+		oT124 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT123 = strings.Contains(oT124, "--force-71")
 	}
-	return oT455, runtime.Err{}
+	return oT123, runtime.Err{}
 }
 
 // oRule61 evaluates rule "R00073" (policy).
@@ -4040,9 +2756,8 @@ func oRule61(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0017" {
 		return false, runtime.Err{}
 	}
-	oT464 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT465 := "/secret/73/"
-	return strings.Contains(oT464, oT465), runtime.Err{}
+	oT125 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT125, "/secret/73/"), runtime.Err{}
 }
 
 // oRule62 evaluates rule "R00075" (policy).
@@ -4060,40 +2775,12 @@ func oRule62(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT466, oT467 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT468, oT469 := func() (bool, runtime.Err) {
-			oT470 := "role_75"
-			oT471 := runtime.InStrings(oT470, oF.PrincipalRoles)
-			return !oT471, runtime.Err{}
-		}()
-		if oT469.Kind == 0 {
-			if !oT468 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT469
-		}
-		oT472, oT473 := func() (bool, runtime.Err) {
-			oT474 := "agent:75"
-			return (oF.Principal == oT474), runtime.Err{}
-		}()
-		if oT473.Kind == 0 {
-			if !oT472 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT473
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT467.Kind != 0 {
-		return false, oT467
+	oT126 := false
+	oT127 := runtime.InStrings("role_75", oF.PrincipalRoles)
+	if !oT127 {
+		oT126 = (oF.Principal == "agent:75")
 	}
-	return oT466, runtime.Err{}
+	return oT126, runtime.Err{}
 }
 
 // oRule63 evaluates rule "R00077" (policy).
@@ -4109,40 +2796,12 @@ func oRule63(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0013" {
 		return false, runtime.Err{}
 	}
-	oT475, oT476 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT477, oT478 := func() (bool, runtime.Err) {
-			oT479 := "tool_77"
-			return runtime.InStrings(oT479, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT478.Kind == 0 {
-			if !oT477 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT478
-		}
-		oT480, oT481 := func() (bool, runtime.Err) {
-			oT482 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT483 := "--force-77"
-			return strings.Contains(oT482, oT483), runtime.Err{}
-		}()
-		if oT481.Kind == 0 {
-			if !oT480 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT481
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT476.Kind != 0 {
-		return false, oT476
+	oT128 := false
+	if runtime.InStrings("tool_77", oF.Lycaon.TurnTools) {
+		oT129 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT128 = strings.Contains(oT129, "--force-77")
 	}
-	return oT475, runtime.Err{}
+	return oT128, runtime.Err{}
 }
 
 // oRule65 evaluates rule "R00081" (policy).
@@ -4160,40 +2819,12 @@ func oRule65(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT484, oT485 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT486, oT487 := func() (bool, runtime.Err) {
-			oT488 := "role_81"
-			oT489 := runtime.InStrings(oT488, oF.PrincipalRoles)
-			return !oT489, runtime.Err{}
-		}()
-		if oT487.Kind == 0 {
-			if !oT486 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT487
-		}
-		oT490, oT491 := func() (bool, runtime.Err) {
-			oT492 := "agent:81"
-			return (oF.Principal == oT492), runtime.Err{}
-		}()
-		if oT491.Kind == 0 {
-			if !oT490 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT491
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT485.Kind != 0 {
-		return false, oT485
+	oT130 := false
+	oT131 := runtime.InStrings("role_81", oF.PrincipalRoles)
+	if !oT131 {
+		oT130 = (oF.Principal == "agent:81")
 	}
-	return oT484, runtime.Err{}
+	return oT130, runtime.Err{}
 }
 
 // oRule66 evaluates rule "R00083" (policy).
@@ -4209,40 +2840,12 @@ func oRule66(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0007" {
 		return false, runtime.Err{}
 	}
-	oT493, oT494 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT495, oT496 := func() (bool, runtime.Err) {
-			oT497 := "tool_83"
-			return runtime.InStrings(oT497, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT496.Kind == 0 {
-			if !oT495 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT496
-		}
-		oT498, oT499 := func() (bool, runtime.Err) {
-			oT500 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT501 := "--force-83"
-			return strings.Contains(oT500, oT501), runtime.Err{}
-		}()
-		if oT499.Kind == 0 {
-			if !oT498 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT499
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT494.Kind != 0 {
-		return false, oT494
+	oT132 := false
+	if runtime.InStrings("tool_83", oF.Lycaon.TurnTools) {
+		oT133 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT132 = strings.Contains(oT133, "--force-83")
 	}
-	return oT493, runtime.Err{}
+	return oT132, runtime.Err{}
 }
 
 // oRule67 evaluates rule "R00085" (policy).
@@ -4258,9 +2861,8 @@ func oRule67(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0005" {
 		return false, runtime.Err{}
 	}
-	oT502 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT503 := "/secret/85/"
-	return strings.Contains(oT502, oT503), runtime.Err{}
+	oT134 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT134, "/secret/85/"), runtime.Err{}
 }
 
 // oRule68 evaluates rule "R00087" (policy).
@@ -4278,40 +2880,12 @@ func oRule68(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT504, oT505 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT506, oT507 := func() (bool, runtime.Err) {
-			oT508 := "role_87"
-			oT509 := runtime.InStrings(oT508, oF.PrincipalRoles)
-			return !oT509, runtime.Err{}
-		}()
-		if oT507.Kind == 0 {
-			if !oT506 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT507
-		}
-		oT510, oT511 := func() (bool, runtime.Err) {
-			oT512 := "agent:87"
-			return (oF.Principal == oT512), runtime.Err{}
-		}()
-		if oT511.Kind == 0 {
-			if !oT510 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT511
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT505.Kind != 0 {
-		return false, oT505
+	oT135 := false
+	oT136 := runtime.InStrings("role_87", oF.PrincipalRoles)
+	if !oT136 {
+		oT135 = (oF.Principal == "agent:87")
 	}
-	return oT504, runtime.Err{}
+	return oT135, runtime.Err{}
 }
 
 // oRule70 evaluates rule "R00091" (policy).
@@ -4327,9 +2901,8 @@ func oRule70(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0017" {
 		return false, runtime.Err{}
 	}
-	oT513 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT514 := "/secret/91/"
-	return strings.Contains(oT513, oT514), runtime.Err{}
+	oT137 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT137, "/secret/91/"), runtime.Err{}
 }
 
 // oRule71 evaluates rule "R00093" (policy).
@@ -4347,40 +2920,12 @@ func oRule71(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT515, oT516 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT517, oT518 := func() (bool, runtime.Err) {
-			oT519 := "role_93"
-			oT520 := runtime.InStrings(oT519, oF.PrincipalRoles)
-			return !oT520, runtime.Err{}
-		}()
-		if oT518.Kind == 0 {
-			if !oT517 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT518
-		}
-		oT521, oT522 := func() (bool, runtime.Err) {
-			oT523 := "agent:93"
-			return (oF.Principal == oT523), runtime.Err{}
-		}()
-		if oT522.Kind == 0 {
-			if !oT521 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT522
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT516.Kind != 0 {
-		return false, oT516
+	oT138 := false
+	oT139 := runtime.InStrings("role_93", oF.PrincipalRoles)
+	if !oT139 {
+		oT138 = (oF.Principal == "agent:93")
 	}
-	return oT515, runtime.Err{}
+	return oT138, runtime.Err{}
 }
 
 // oRule72 evaluates rule "R00095" (policy).
@@ -4396,40 +2941,12 @@ func oRule72(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0013" {
 		return false, runtime.Err{}
 	}
-	oT524, oT525 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT526, oT527 := func() (bool, runtime.Err) {
-			oT528 := "tool_95"
-			return runtime.InStrings(oT528, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT527.Kind == 0 {
-			if !oT526 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT527
-		}
-		oT529, oT530 := func() (bool, runtime.Err) {
-			oT531 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT532 := "--force-95"
-			return strings.Contains(oT531, oT532), runtime.Err{}
-		}()
-		if oT530.Kind == 0 {
-			if !oT529 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT530
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT525.Kind != 0 {
-		return false, oT525
+	oT140 := false
+	if runtime.InStrings("tool_95", oF.Lycaon.TurnTools) {
+		oT141 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT140 = strings.Contains(oT141, "--force-95")
 	}
-	return oT524, runtime.Err{}
+	return oT140, runtime.Err{}
 }
 
 // oRule73 evaluates rule "R00097" (policy).
@@ -4445,9 +2962,8 @@ func oRule73(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0011" {
 		return false, runtime.Err{}
 	}
-	oT533 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT534 := "/secret/97/"
-	return strings.Contains(oT533, oT534), runtime.Err{}
+	oT142 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT142, "/secret/97/"), runtime.Err{}
 }
 
 // oRule75 evaluates rule "R00002" (invariant).
@@ -4463,39 +2979,11 @@ func oRule75(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "bash" {
 		return false, runtime.Err{}
 	}
-	oT535, oT536 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT537, oT538 := func() (bool, runtime.Err) {
-			oT539 := "posture_2"
-			return (oF.SessionPosture == oT539), runtime.Err{}
-		}()
-		if oT538.Kind == 0 {
-			if !oT537 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT538
-		}
-		oT540, oT541 := func() (bool, runtime.Err) {
-			oT542 := int64(5)
-			return (oF.Lycaon.RepeatCount > oT542), runtime.Err{}
-		}()
-		if oT541.Kind == 0 {
-			if !oT540 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT541
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT536.Kind != 0 {
-		return false, oT536
+	oT143 := false
+	if oF.SessionPosture == "posture_2" {
+		oT143 = (oF.Lycaon.RepeatCount > int64(5))
 	}
-	return oT535, runtime.Err{}
+	return oT143, runtime.Err{}
 }
 
 // oRule76 evaluates rule "R00006" (invariant).
@@ -4511,9 +2999,8 @@ func oRule76(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "bash" {
 		return false, runtime.Err{}
 	}
-	oT543 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT544 := "shutdown -h 6"
-	return strings.HasPrefix(oT543, oT544), runtime.Err{}
+	oT144 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT144, "shutdown -h 6"), runtime.Err{}
 }
 
 // oRule77 evaluates rule "R00010" (invariant).
@@ -4529,42 +3016,14 @@ func oRule77(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0008" {
 		return false, runtime.Err{}
 	}
-	oT545, oT546 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT547, oT548 := func() (bool, runtime.Err) {
-			oT549 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT550 := int64(3610)
-			return (oT549 > oT550), runtime.Err{}
-		}()
-		if oT548.Kind == 0 {
-			if oT547 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT548
-		}
-		oT551, oT552 := func() (bool, runtime.Err) {
-			oT553 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT554 := runtime.SizeString(oT553)
-			oT555 := int64(4106)
-			return (oT554 > oT555), runtime.Err{}
-		}()
-		if oT552.Kind == 0 {
-			if oT551 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT552
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT546.Kind != 0 {
-		return false, oT546
+	oT145 := true
+	oT146 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT146 > int64(3610)) {
+		oT147 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT148 := runtime.SizeString(oT147)
+		oT145 = (oT148 > int64(4106))
 	}
-	return oT545, runtime.Err{}
+	return oT145, runtime.Err{}
 }
 
 // oRule79 evaluates rule "R00018" (invariant).
@@ -4582,9 +3041,8 @@ func oRule79(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT556 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT557 := "shutdown -h 18"
-	return strings.HasPrefix(oT556, oT557), runtime.Err{}
+	oT149 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT149, "shutdown -h 18"), runtime.Err{}
 }
 
 // oRule80 evaluates rule "R00022" (invariant).
@@ -4600,42 +3058,14 @@ func oRule80(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0014" {
 		return false, runtime.Err{}
 	}
-	oT558, oT559 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT560, oT561 := func() (bool, runtime.Err) {
-			oT562 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT563 := int64(3622)
-			return (oT562 > oT563), runtime.Err{}
-		}()
-		if oT561.Kind == 0 {
-			if oT560 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT561
-		}
-		oT564, oT565 := func() (bool, runtime.Err) {
-			oT566 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT567 := runtime.SizeString(oT566)
-			oT568 := int64(4118)
-			return (oT567 > oT568), runtime.Err{}
-		}()
-		if oT565.Kind == 0 {
-			if oT564 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT565
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT559.Kind != 0 {
-		return false, oT559
+	oT150 := true
+	oT151 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT151 > int64(3622)) {
+		oT152 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT153 := runtime.SizeString(oT152)
+		oT150 = (oT153 > int64(4118))
 	}
-	return oT558, runtime.Err{}
+	return oT150, runtime.Err{}
 }
 
 // oRule81 evaluates rule "R00026" (invariant).
@@ -4651,39 +3081,11 @@ func oRule81(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0010" {
 		return false, runtime.Err{}
 	}
-	oT569, oT570 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT571, oT572 := func() (bool, runtime.Err) {
-			oT573 := "posture_26"
-			return (oF.SessionPosture == oT573), runtime.Err{}
-		}()
-		if oT572.Kind == 0 {
-			if !oT571 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT572
-		}
-		oT574, oT575 := func() (bool, runtime.Err) {
-			oT576 := int64(8)
-			return (oF.Lycaon.RepeatCount > oT576), runtime.Err{}
-		}()
-		if oT575.Kind == 0 {
-			if !oT574 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT575
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT570.Kind != 0 {
-		return false, oT570
+	oT154 := false
+	if oF.SessionPosture == "posture_26" {
+		oT154 = (oF.Lycaon.RepeatCount > int64(8))
 	}
-	return oT569, runtime.Err{}
+	return oT154, runtime.Err{}
 }
 
 // oRule82 evaluates rule "R00030" (invariant).
@@ -4701,9 +3103,8 @@ func oRule82(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT577 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT578 := "shutdown -h 30"
-	return strings.HasPrefix(oT577, oT578), runtime.Err{}
+	oT155 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT155, "shutdown -h 30"), runtime.Err{}
 }
 
 // oRule84 evaluates rule "R00038" (invariant).
@@ -4719,39 +3120,11 @@ func oRule84(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0016" {
 		return false, runtime.Err{}
 	}
-	oT579, oT580 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT581, oT582 := func() (bool, runtime.Err) {
-			oT583 := "posture_38"
-			return (oF.SessionPosture == oT583), runtime.Err{}
-		}()
-		if oT582.Kind == 0 {
-			if !oT581 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT582
-		}
-		oT584, oT585 := func() (bool, runtime.Err) {
-			oT586 := int64(6)
-			return (oF.Lycaon.RepeatCount > oT586), runtime.Err{}
-		}()
-		if oT585.Kind == 0 {
-			if !oT584 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT585
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT580.Kind != 0 {
-		return false, oT580
+	oT156 := false
+	if oF.SessionPosture == "posture_38" {
+		oT156 = (oF.Lycaon.RepeatCount > int64(6))
 	}
-	return oT579, runtime.Err{}
+	return oT156, runtime.Err{}
 }
 
 // oRule85 evaluates rule "R00042" (invariant).
@@ -4769,9 +3142,8 @@ func oRule85(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT587 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT588 := "shutdown -h 42"
-	return strings.HasPrefix(oT587, oT588), runtime.Err{}
+	oT157 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT157, "shutdown -h 42"), runtime.Err{}
 }
 
 // oRule86 evaluates rule "R00046" (invariant).
@@ -4787,42 +3159,14 @@ func oRule86(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0008" {
 		return false, runtime.Err{}
 	}
-	oT589, oT590 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT591, oT592 := func() (bool, runtime.Err) {
-			oT593 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT594 := int64(3646)
-			return (oT593 > oT594), runtime.Err{}
-		}()
-		if oT592.Kind == 0 {
-			if oT591 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT592
-		}
-		oT595, oT596 := func() (bool, runtime.Err) {
-			oT597 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT598 := runtime.SizeString(oT597)
-			oT599 := int64(4142)
-			return (oT598 > oT599), runtime.Err{}
-		}()
-		if oT596.Kind == 0 {
-			if oT595 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT596
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT590.Kind != 0 {
-		return false, oT590
+	oT158 := true
+	oT159 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT159 > int64(3646)) {
+		oT160 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT161 := runtime.SizeString(oT160)
+		oT158 = (oT161 > int64(4142))
 	}
-	return oT589, runtime.Err{}
+	return oT158, runtime.Err{}
 }
 
 // oRule87 evaluates rule "R00050" (invariant).
@@ -4838,39 +3182,11 @@ func oRule87(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0004" {
 		return false, runtime.Err{}
 	}
-	oT600, oT601 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT602, oT603 := func() (bool, runtime.Err) {
-			oT604 := "posture_50"
-			return (oF.SessionPosture == oT604), runtime.Err{}
-		}()
-		if oT603.Kind == 0 {
-			if !oT602 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT603
-		}
-		oT605, oT606 := func() (bool, runtime.Err) {
-			oT607 := int64(4)
-			return (oF.Lycaon.RepeatCount > oT607), runtime.Err{}
-		}()
-		if oT606.Kind == 0 {
-			if !oT605 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT606
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT601.Kind != 0 {
-		return false, oT601
+	oT162 := false
+	if oF.SessionPosture == "posture_50" {
+		oT162 = (oF.Lycaon.RepeatCount > int64(4))
 	}
-	return oT600, runtime.Err{}
+	return oT162, runtime.Err{}
 }
 
 // oRule89 evaluates rule "R00058" (invariant).
@@ -4886,42 +3202,14 @@ func oRule89(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0014" {
 		return false, runtime.Err{}
 	}
-	oT608, oT609 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT610, oT611 := func() (bool, runtime.Err) {
-			oT612 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT613 := int64(3658)
-			return (oT612 > oT613), runtime.Err{}
-		}()
-		if oT611.Kind == 0 {
-			if oT610 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT611
-		}
-		oT614, oT615 := func() (bool, runtime.Err) {
-			oT616 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT617 := runtime.SizeString(oT616)
-			oT618 := int64(4154)
-			return (oT617 > oT618), runtime.Err{}
-		}()
-		if oT615.Kind == 0 {
-			if oT614 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT615
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT609.Kind != 0 {
-		return false, oT609
+	oT163 := true
+	oT164 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT164 > int64(3658)) {
+		oT165 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT166 := runtime.SizeString(oT165)
+		oT163 = (oT166 > int64(4154))
 	}
-	return oT608, runtime.Err{}
+	return oT163, runtime.Err{}
 }
 
 // oRule90 evaluates rule "R00062" (invariant).
@@ -4937,39 +3225,11 @@ func oRule90(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0010" {
 		return false, runtime.Err{}
 	}
-	oT619, oT620 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT621, oT622 := func() (bool, runtime.Err) {
-			oT623 := "posture_62"
-			return (oF.SessionPosture == oT623), runtime.Err{}
-		}()
-		if oT622.Kind == 0 {
-			if !oT621 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT622
-		}
-		oT624, oT625 := func() (bool, runtime.Err) {
-			oT626 := int64(9)
-			return (oF.Lycaon.RepeatCount > oT626), runtime.Err{}
-		}()
-		if oT625.Kind == 0 {
-			if !oT624 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT625
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT620.Kind != 0 {
-		return false, oT620
+	oT167 := false
+	if oF.SessionPosture == "posture_62" {
+		oT167 = (oF.Lycaon.RepeatCount > int64(9))
 	}
-	return oT619, runtime.Err{}
+	return oT167, runtime.Err{}
 }
 
 // oRule91 evaluates rule "R00066" (invariant).
@@ -4987,9 +3247,8 @@ func oRule91(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT627 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT628 := "shutdown -h 66"
-	return strings.HasPrefix(oT627, oT628), runtime.Err{}
+	oT168 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT168, "shutdown -h 66"), runtime.Err{}
 }
 
 // oRule92 evaluates rule "R00070" (invariant).
@@ -5005,42 +3264,14 @@ func oRule92(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0002" {
 		return false, runtime.Err{}
 	}
-	oT629, oT630 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT631, oT632 := func() (bool, runtime.Err) {
-			oT633 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT634 := int64(3670)
-			return (oT633 > oT634), runtime.Err{}
-		}()
-		if oT632.Kind == 0 {
-			if oT631 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT632
-		}
-		oT635, oT636 := func() (bool, runtime.Err) {
-			oT637 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT638 := runtime.SizeString(oT637)
-			oT639 := int64(4166)
-			return (oT638 > oT639), runtime.Err{}
-		}()
-		if oT636.Kind == 0 {
-			if oT635 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT636
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT630.Kind != 0 {
-		return false, oT630
+	oT169 := true
+	oT170 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT170 > int64(3670)) {
+		oT171 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT172 := runtime.SizeString(oT171)
+		oT169 = (oT172 > int64(4166))
 	}
-	return oT629, runtime.Err{}
+	return oT169, runtime.Err{}
 }
 
 // oRule94 evaluates rule "R00078" (invariant).
@@ -5058,9 +3289,8 @@ func oRule94(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT640 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT641 := "shutdown -h 78"
-	return strings.HasPrefix(oT640, oT641), runtime.Err{}
+	oT173 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT173, "shutdown -h 78"), runtime.Err{}
 }
 
 // oRule95 evaluates rule "R00082" (invariant).
@@ -5076,42 +3306,14 @@ func oRule95(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0008" {
 		return false, runtime.Err{}
 	}
-	oT642, oT643 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT644, oT645 := func() (bool, runtime.Err) {
-			oT646 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT647 := int64(3682)
-			return (oT646 > oT647), runtime.Err{}
-		}()
-		if oT645.Kind == 0 {
-			if oT644 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT645
-		}
-		oT648, oT649 := func() (bool, runtime.Err) {
-			oT650 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT651 := runtime.SizeString(oT650)
-			oT652 := int64(4178)
-			return (oT651 > oT652), runtime.Err{}
-		}()
-		if oT649.Kind == 0 {
-			if oT648 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT649
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT643.Kind != 0 {
-		return false, oT643
+	oT174 := true
+	oT175 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT175 > int64(3682)) {
+		oT176 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT177 := runtime.SizeString(oT176)
+		oT174 = (oT177 > int64(4178))
 	}
-	return oT642, runtime.Err{}
+	return oT174, runtime.Err{}
 }
 
 // oRule96 evaluates rule "R00086" (invariant).
@@ -5127,39 +3329,11 @@ func oRule96(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0004" {
 		return false, runtime.Err{}
 	}
-	oT653, oT654 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT655, oT656 := func() (bool, runtime.Err) {
-			oT657 := "posture_86"
-			return (oF.SessionPosture == oT657), runtime.Err{}
-		}()
-		if oT656.Kind == 0 {
-			if !oT655 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT656
-		}
-		oT658, oT659 := func() (bool, runtime.Err) {
-			oT660 := int64(5)
-			return (oF.Lycaon.RepeatCount > oT660), runtime.Err{}
-		}()
-		if oT659.Kind == 0 {
-			if !oT658 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT659
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT654.Kind != 0 {
-		return false, oT654
+	oT178 := false
+	if oF.SessionPosture == "posture_86" {
+		oT178 = (oF.Lycaon.RepeatCount > int64(5))
 	}
-	return oT653, runtime.Err{}
+	return oT178, runtime.Err{}
 }
 
 // oRule97 evaluates rule "R00090" (invariant).
@@ -5177,9 +3351,8 @@ func oRule97(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT661 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT662 := "shutdown -h 90"
-	return strings.HasPrefix(oT661, oT662), runtime.Err{}
+	oT179 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT179, "shutdown -h 90"), runtime.Err{}
 }
 
 // oRule99 evaluates rule "R00098" (invariant).
@@ -5195,39 +3368,11 @@ func oRule99(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0010" {
 		return false, runtime.Err{}
 	}
-	oT663, oT664 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT665, oT666 := func() (bool, runtime.Err) {
-			oT667 := "posture_98"
-			return (oF.SessionPosture == oT667), runtime.Err{}
-		}()
-		if oT666.Kind == 0 {
-			if !oT665 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT666
-		}
-		oT668, oT669 := func() (bool, runtime.Err) {
-			oT670 := int64(3)
-			return (oF.Lycaon.RepeatCount > oT670), runtime.Err{}
-		}()
-		if oT669.Kind == 0 {
-			if !oT668 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT669
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT664.Kind != 0 {
-		return false, oT664
+	oT180 := false
+	if oF.SessionPosture == "posture_98" {
+		oT180 = (oF.Lycaon.RepeatCount > int64(3))
 	}
-	return oT663, runtime.Err{}
+	return oT180, runtime.Err{}
 }
 
 // oAnchor0 evaluates the rules at "coordinator.pre_invoke" in order.

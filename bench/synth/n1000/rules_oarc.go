@@ -13043,37 +13043,9 @@ func oRule11(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0154" {
 		return false, runtime.Err{}
 	}
-	oT1, oT2 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3, oT4 := func() (bool, runtime.Err) {
-			oT5 := "posture_44"
-			return (oF.SessionPosture == oT5), runtime.Err{}
-		}()
-		if oT4.Kind == 0 {
-			if !oT3 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4
-		}
-		oT6, oT7 := func() (bool, runtime.Err) {
-			oT8 := int64(5)
-			return (oF.Lycaon.RepeatCount > oT8), runtime.Err{}
-		}()
-		if oT7.Kind == 0 {
-			if !oT6 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT7
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT2.Kind != 0 {
-		return false, oT2
+	oT1 := false
+	if oF.SessionPosture == "posture_44" {
+		oT1 = (oF.Lycaon.RepeatCount > int64(5))
 	}
 	return oT1, runtime.Err{}
 }
@@ -13091,39 +13063,11 @@ func oRule26(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0094" {
 		return false, runtime.Err{}
 	}
-	oT9, oT10 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT11, oT12 := func() (bool, runtime.Err) {
-			oT13 := "posture_104"
-			return (oF.SessionPosture == oT13), runtime.Err{}
-		}()
-		if oT12.Kind == 0 {
-			if !oT11 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT12
-		}
-		oT14, oT15 := func() (bool, runtime.Err) {
-			oT16 := int64(9)
-			return (oF.Lycaon.RepeatCount > oT16), runtime.Err{}
-		}()
-		if oT15.Kind == 0 {
-			if !oT14 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT15
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT10.Kind != 0 {
-		return false, oT10
+	oT2 := false
+	if oF.SessionPosture == "posture_104" {
+		oT2 = (oF.Lycaon.RepeatCount > int64(9))
 	}
-	return oT9, runtime.Err{}
+	return oT2, runtime.Err{}
 }
 
 // oRule41 evaluates rule "R00164" (schema).
@@ -13139,39 +13083,11 @@ func oRule41(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0034" {
 		return false, runtime.Err{}
 	}
-	oT17, oT18 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT19, oT20 := func() (bool, runtime.Err) {
-			oT21 := "posture_164"
-			return (oF.SessionPosture == oT21), runtime.Err{}
-		}()
-		if oT20.Kind == 0 {
-			if !oT19 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT20
-		}
-		oT22, oT23 := func() (bool, runtime.Err) {
-			oT24 := int64(6)
-			return (oF.Lycaon.RepeatCount > oT24), runtime.Err{}
-		}()
-		if oT23.Kind == 0 {
-			if !oT22 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT23
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT18.Kind != 0 {
-		return false, oT18
+	oT3 := false
+	if oF.SessionPosture == "posture_164" {
+		oT3 = (oF.Lycaon.RepeatCount > int64(6))
 	}
-	return oT17, runtime.Err{}
+	return oT3, runtime.Err{}
 }
 
 // oRule56 evaluates rule "R00224" (schema).
@@ -13187,39 +13103,11 @@ func oRule56(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0172" {
 		return false, runtime.Err{}
 	}
-	oT25, oT26 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT27, oT28 := func() (bool, runtime.Err) {
-			oT29 := "posture_224"
-			return (oF.SessionPosture == oT29), runtime.Err{}
-		}()
-		if oT28.Kind == 0 {
-			if !oT27 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT28
-		}
-		oT30, oT31 := func() (bool, runtime.Err) {
-			oT32 := int64(3)
-			return (oF.Lycaon.RepeatCount > oT32), runtime.Err{}
-		}()
-		if oT31.Kind == 0 {
-			if !oT30 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT31
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT26.Kind != 0 {
-		return false, oT26
+	oT4 := false
+	if oF.SessionPosture == "posture_224" {
+		oT4 = (oF.Lycaon.RepeatCount > int64(3))
 	}
-	return oT25, runtime.Err{}
+	return oT4, runtime.Err{}
 }
 
 // oRule71 evaluates rule "R00284" (schema).
@@ -13235,39 +13123,11 @@ func oRule71(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0112" {
 		return false, runtime.Err{}
 	}
-	oT33, oT34 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT35, oT36 := func() (bool, runtime.Err) {
-			oT37 := "posture_284"
-			return (oF.SessionPosture == oT37), runtime.Err{}
-		}()
-		if oT36.Kind == 0 {
-			if !oT35 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT36
-		}
-		oT38, oT39 := func() (bool, runtime.Err) {
-			oT40 := int64(7)
-			return (oF.Lycaon.RepeatCount > oT40), runtime.Err{}
-		}()
-		if oT39.Kind == 0 {
-			if !oT38 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT39
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT34.Kind != 0 {
-		return false, oT34
+	oT5 := false
+	if oF.SessionPosture == "posture_284" {
+		oT5 = (oF.Lycaon.RepeatCount > int64(7))
 	}
-	return oT33, runtime.Err{}
+	return oT5, runtime.Err{}
 }
 
 // oRule86 evaluates rule "R00344" (schema).
@@ -13283,39 +13143,11 @@ func oRule86(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0052" {
 		return false, runtime.Err{}
 	}
-	oT41, oT42 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT43, oT44 := func() (bool, runtime.Err) {
-			oT45 := "posture_344"
-			return (oF.SessionPosture == oT45), runtime.Err{}
-		}()
-		if oT44.Kind == 0 {
-			if !oT43 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT44
-		}
-		oT46, oT47 := func() (bool, runtime.Err) {
-			oT48 := int64(4)
-			return (oF.Lycaon.RepeatCount > oT48), runtime.Err{}
-		}()
-		if oT47.Kind == 0 {
-			if !oT46 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT47
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT42.Kind != 0 {
-		return false, oT42
+	oT6 := false
+	if oF.SessionPosture == "posture_344" {
+		oT6 = (oF.Lycaon.RepeatCount > int64(4))
 	}
-	return oT41, runtime.Err{}
+	return oT6, runtime.Err{}
 }
 
 // oRule101 evaluates rule "R00404" (schema).
@@ -13331,39 +13163,11 @@ func oRule101(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0190" {
 		return false, runtime.Err{}
 	}
-	oT49, oT50 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT51, oT52 := func() (bool, runtime.Err) {
-			oT53 := "posture_404"
-			return (oF.SessionPosture == oT53), runtime.Err{}
-		}()
-		if oT52.Kind == 0 {
-			if !oT51 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT52
-		}
-		oT54, oT55 := func() (bool, runtime.Err) {
-			oT56 := int64(8)
-			return (oF.Lycaon.RepeatCount > oT56), runtime.Err{}
-		}()
-		if oT55.Kind == 0 {
-			if !oT54 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT55
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT50.Kind != 0 {
-		return false, oT50
+	oT7 := false
+	if oF.SessionPosture == "posture_404" {
+		oT7 = (oF.Lycaon.RepeatCount > int64(8))
 	}
-	return oT49, runtime.Err{}
+	return oT7, runtime.Err{}
 }
 
 // oRule116 evaluates rule "R00464" (schema).
@@ -13379,39 +13183,11 @@ func oRule116(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0130" {
 		return false, runtime.Err{}
 	}
-	oT57, oT58 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT59, oT60 := func() (bool, runtime.Err) {
-			oT61 := "posture_464"
-			return (oF.SessionPosture == oT61), runtime.Err{}
-		}()
-		if oT60.Kind == 0 {
-			if !oT59 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT60
-		}
-		oT62, oT63 := func() (bool, runtime.Err) {
-			oT64 := int64(5)
-			return (oF.Lycaon.RepeatCount > oT64), runtime.Err{}
-		}()
-		if oT63.Kind == 0 {
-			if !oT62 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT63
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT58.Kind != 0 {
-		return false, oT58
+	oT8 := false
+	if oF.SessionPosture == "posture_464" {
+		oT8 = (oF.Lycaon.RepeatCount > int64(5))
 	}
-	return oT57, runtime.Err{}
+	return oT8, runtime.Err{}
 }
 
 // oRule131 evaluates rule "R00524" (schema).
@@ -13427,39 +13203,11 @@ func oRule131(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0070" {
 		return false, runtime.Err{}
 	}
-	oT65, oT66 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT67, oT68 := func() (bool, runtime.Err) {
-			oT69 := "posture_524"
-			return (oF.SessionPosture == oT69), runtime.Err{}
-		}()
-		if oT68.Kind == 0 {
-			if !oT67 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT68
-		}
-		oT70, oT71 := func() (bool, runtime.Err) {
-			oT72 := int64(9)
-			return (oF.Lycaon.RepeatCount > oT72), runtime.Err{}
-		}()
-		if oT71.Kind == 0 {
-			if !oT70 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT71
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT66.Kind != 0 {
-		return false, oT66
+	oT9 := false
+	if oF.SessionPosture == "posture_524" {
+		oT9 = (oF.Lycaon.RepeatCount > int64(9))
 	}
-	return oT65, runtime.Err{}
+	return oT9, runtime.Err{}
 }
 
 // oRule146 evaluates rule "R00584" (schema).
@@ -13475,39 +13223,11 @@ func oRule146(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0010" {
 		return false, runtime.Err{}
 	}
-	oT73, oT74 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT75, oT76 := func() (bool, runtime.Err) {
-			oT77 := "posture_584"
-			return (oF.SessionPosture == oT77), runtime.Err{}
-		}()
-		if oT76.Kind == 0 {
-			if !oT75 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT76
-		}
-		oT78, oT79 := func() (bool, runtime.Err) {
-			oT80 := int64(6)
-			return (oF.Lycaon.RepeatCount > oT80), runtime.Err{}
-		}()
-		if oT79.Kind == 0 {
-			if !oT78 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT79
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT74.Kind != 0 {
-		return false, oT74
+	oT10 := false
+	if oF.SessionPosture == "posture_584" {
+		oT10 = (oF.Lycaon.RepeatCount > int64(6))
 	}
-	return oT73, runtime.Err{}
+	return oT10, runtime.Err{}
 }
 
 // oRule161 evaluates rule "R00644" (schema).
@@ -13523,39 +13243,11 @@ func oRule161(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0148" {
 		return false, runtime.Err{}
 	}
-	oT81, oT82 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT83, oT84 := func() (bool, runtime.Err) {
-			oT85 := "posture_644"
-			return (oF.SessionPosture == oT85), runtime.Err{}
-		}()
-		if oT84.Kind == 0 {
-			if !oT83 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT84
-		}
-		oT86, oT87 := func() (bool, runtime.Err) {
-			oT88 := int64(3)
-			return (oF.Lycaon.RepeatCount > oT88), runtime.Err{}
-		}()
-		if oT87.Kind == 0 {
-			if !oT86 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT87
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT82.Kind != 0 {
-		return false, oT82
+	oT11 := false
+	if oF.SessionPosture == "posture_644" {
+		oT11 = (oF.Lycaon.RepeatCount > int64(3))
 	}
-	return oT81, runtime.Err{}
+	return oT11, runtime.Err{}
 }
 
 // oRule176 evaluates rule "R00704" (schema).
@@ -13571,39 +13263,11 @@ func oRule176(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0088" {
 		return false, runtime.Err{}
 	}
-	oT89, oT90 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT91, oT92 := func() (bool, runtime.Err) {
-			oT93 := "posture_704"
-			return (oF.SessionPosture == oT93), runtime.Err{}
-		}()
-		if oT92.Kind == 0 {
-			if !oT91 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT92
-		}
-		oT94, oT95 := func() (bool, runtime.Err) {
-			oT96 := int64(7)
-			return (oF.Lycaon.RepeatCount > oT96), runtime.Err{}
-		}()
-		if oT95.Kind == 0 {
-			if !oT94 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT95
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT90.Kind != 0 {
-		return false, oT90
+	oT12 := false
+	if oF.SessionPosture == "posture_704" {
+		oT12 = (oF.Lycaon.RepeatCount > int64(7))
 	}
-	return oT89, runtime.Err{}
+	return oT12, runtime.Err{}
 }
 
 // oRule191 evaluates rule "R00764" (schema).
@@ -13619,39 +13283,11 @@ func oRule191(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0028" {
 		return false, runtime.Err{}
 	}
-	oT97, oT98 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT99, oT100 := func() (bool, runtime.Err) {
-			oT101 := "posture_764"
-			return (oF.SessionPosture == oT101), runtime.Err{}
-		}()
-		if oT100.Kind == 0 {
-			if !oT99 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT100
-		}
-		oT102, oT103 := func() (bool, runtime.Err) {
-			oT104 := int64(4)
-			return (oF.Lycaon.RepeatCount > oT104), runtime.Err{}
-		}()
-		if oT103.Kind == 0 {
-			if !oT102 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT103
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT98.Kind != 0 {
-		return false, oT98
+	oT13 := false
+	if oF.SessionPosture == "posture_764" {
+		oT13 = (oF.Lycaon.RepeatCount > int64(4))
 	}
-	return oT97, runtime.Err{}
+	return oT13, runtime.Err{}
 }
 
 // oRule206 evaluates rule "R00824" (schema).
@@ -13667,39 +13303,11 @@ func oRule206(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0166" {
 		return false, runtime.Err{}
 	}
-	oT105, oT106 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT107, oT108 := func() (bool, runtime.Err) {
-			oT109 := "posture_824"
-			return (oF.SessionPosture == oT109), runtime.Err{}
-		}()
-		if oT108.Kind == 0 {
-			if !oT107 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT108
-		}
-		oT110, oT111 := func() (bool, runtime.Err) {
-			oT112 := int64(8)
-			return (oF.Lycaon.RepeatCount > oT112), runtime.Err{}
-		}()
-		if oT111.Kind == 0 {
-			if !oT110 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT111
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT106.Kind != 0 {
-		return false, oT106
+	oT14 := false
+	if oF.SessionPosture == "posture_824" {
+		oT14 = (oF.Lycaon.RepeatCount > int64(8))
 	}
-	return oT105, runtime.Err{}
+	return oT14, runtime.Err{}
 }
 
 // oRule221 evaluates rule "R00884" (schema).
@@ -13715,39 +13323,11 @@ func oRule221(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0106" {
 		return false, runtime.Err{}
 	}
-	oT113, oT114 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT115, oT116 := func() (bool, runtime.Err) {
-			oT117 := "posture_884"
-			return (oF.SessionPosture == oT117), runtime.Err{}
-		}()
-		if oT116.Kind == 0 {
-			if !oT115 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT116
-		}
-		oT118, oT119 := func() (bool, runtime.Err) {
-			oT120 := int64(5)
-			return (oF.Lycaon.RepeatCount > oT120), runtime.Err{}
-		}()
-		if oT119.Kind == 0 {
-			if !oT118 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT119
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT114.Kind != 0 {
-		return false, oT114
+	oT15 := false
+	if oF.SessionPosture == "posture_884" {
+		oT15 = (oF.Lycaon.RepeatCount > int64(5))
 	}
-	return oT113, runtime.Err{}
+	return oT15, runtime.Err{}
 }
 
 // oRule236 evaluates rule "R00944" (schema).
@@ -13763,39 +13343,11 @@ func oRule236(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0046" {
 		return false, runtime.Err{}
 	}
-	oT121, oT122 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT123, oT124 := func() (bool, runtime.Err) {
-			oT125 := "posture_944"
-			return (oF.SessionPosture == oT125), runtime.Err{}
-		}()
-		if oT124.Kind == 0 {
-			if !oT123 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT124
-		}
-		oT126, oT127 := func() (bool, runtime.Err) {
-			oT128 := int64(9)
-			return (oF.Lycaon.RepeatCount > oT128), runtime.Err{}
-		}()
-		if oT127.Kind == 0 {
-			if !oT126 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT127
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT122.Kind != 0 {
-		return false, oT122
+	oT16 := false
+	if oF.SessionPosture == "posture_944" {
+		oT16 = (oF.Lycaon.RepeatCount > int64(9))
 	}
-	return oT121, runtime.Err{}
+	return oT16, runtime.Err{}
 }
 
 // oRule264 evaluates rule "R00029" (policy).
@@ -13811,40 +13363,12 @@ func oRule264(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0169" {
 		return false, runtime.Err{}
 	}
-	oT129, oT130 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT131, oT132 := func() (bool, runtime.Err) {
-			oT133 := "tool_29"
-			return runtime.InStrings(oT133, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT132.Kind == 0 {
-			if !oT131 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT132
-		}
-		oT134, oT135 := func() (bool, runtime.Err) {
-			oT136 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT137 := "--force-29"
-			return strings.Contains(oT136, oT137), runtime.Err{}
-		}()
-		if oT135.Kind == 0 {
-			if !oT134 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT135
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT130.Kind != 0 {
-		return false, oT130
+	oT17 := false
+	if runtime.InStrings("tool_29", oF.Lycaon.TurnTools) {
+		oT18 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT17 = strings.Contains(oT18, "--force-29")
 	}
-	return oT129, runtime.Err{}
+	return oT17, runtime.Err{}
 }
 
 // oRule279 evaluates rule "R00059" (policy).
@@ -13860,40 +13384,12 @@ func oRule279(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0139" {
 		return false, runtime.Err{}
 	}
-	oT138, oT139 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT140, oT141 := func() (bool, runtime.Err) {
-			oT142 := "tool_59"
-			return runtime.InStrings(oT142, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT141.Kind == 0 {
-			if !oT140 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT141
-		}
-		oT143, oT144 := func() (bool, runtime.Err) {
-			oT145 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT146 := "--force-59"
-			return strings.Contains(oT145, oT146), runtime.Err{}
-		}()
-		if oT144.Kind == 0 {
-			if !oT143 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT144
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT139.Kind != 0 {
-		return false, oT139
+	oT19 := false
+	if runtime.InStrings("tool_59", oF.Lycaon.TurnTools) {
+		oT20 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT19 = strings.Contains(oT20, "--force-59")
 	}
-	return oT138, runtime.Err{}
+	return oT19, runtime.Err{}
 }
 
 // oRule294 evaluates rule "R00089" (policy).
@@ -13909,40 +13405,12 @@ func oRule294(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0109" {
 		return false, runtime.Err{}
 	}
-	oT147, oT148 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT149, oT150 := func() (bool, runtime.Err) {
-			oT151 := "tool_89"
-			return runtime.InStrings(oT151, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT150.Kind == 0 {
-			if !oT149 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT150
-		}
-		oT152, oT153 := func() (bool, runtime.Err) {
-			oT154 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT155 := "--force-89"
-			return strings.Contains(oT154, oT155), runtime.Err{}
-		}()
-		if oT153.Kind == 0 {
-			if !oT152 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT153
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT148.Kind != 0 {
-		return false, oT148
+	oT21 := false
+	if runtime.InStrings("tool_89", oF.Lycaon.TurnTools) {
+		oT22 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT21 = strings.Contains(oT22, "--force-89")
 	}
-	return oT147, runtime.Err{}
+	return oT21, runtime.Err{}
 }
 
 // oRule309 evaluates rule "R00119" (policy).
@@ -13958,40 +13426,12 @@ func oRule309(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0079" {
 		return false, runtime.Err{}
 	}
-	oT156, oT157 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT158, oT159 := func() (bool, runtime.Err) {
-			oT160 := "tool_119"
-			return runtime.InStrings(oT160, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT159.Kind == 0 {
-			if !oT158 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT159
-		}
-		oT161, oT162 := func() (bool, runtime.Err) {
-			oT163 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT164 := "--force-119"
-			return strings.Contains(oT163, oT164), runtime.Err{}
-		}()
-		if oT162.Kind == 0 {
-			if !oT161 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT162
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT157.Kind != 0 {
-		return false, oT157
+	oT23 := false
+	if runtime.InStrings("tool_119", oF.Lycaon.TurnTools) {
+		oT24 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT23 = strings.Contains(oT24, "--force-119")
 	}
-	return oT156, runtime.Err{}
+	return oT23, runtime.Err{}
 }
 
 // oRule324 evaluates rule "R00149" (policy).
@@ -14007,40 +13447,12 @@ func oRule324(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0049" {
 		return false, runtime.Err{}
 	}
-	oT165, oT166 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT167, oT168 := func() (bool, runtime.Err) {
-			oT169 := "tool_149"
-			return runtime.InStrings(oT169, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT168.Kind == 0 {
-			if !oT167 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT168
-		}
-		oT170, oT171 := func() (bool, runtime.Err) {
-			oT172 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT173 := "--force-149"
-			return strings.Contains(oT172, oT173), runtime.Err{}
-		}()
-		if oT171.Kind == 0 {
-			if !oT170 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT171
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT166.Kind != 0 {
-		return false, oT166
+	oT25 := false
+	if runtime.InStrings("tool_149", oF.Lycaon.TurnTools) {
+		oT26 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT25 = strings.Contains(oT26, "--force-149")
 	}
-	return oT165, runtime.Err{}
+	return oT25, runtime.Err{}
 }
 
 // oRule339 evaluates rule "R00179" (policy).
@@ -14056,40 +13468,12 @@ func oRule339(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0019" {
 		return false, runtime.Err{}
 	}
-	oT174, oT175 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT176, oT177 := func() (bool, runtime.Err) {
-			oT178 := "tool_179"
-			return runtime.InStrings(oT178, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT177.Kind == 0 {
-			if !oT176 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT177
-		}
-		oT179, oT180 := func() (bool, runtime.Err) {
-			oT181 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT182 := "--force-179"
-			return strings.Contains(oT181, oT182), runtime.Err{}
-		}()
-		if oT180.Kind == 0 {
-			if !oT179 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT180
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT175.Kind != 0 {
-		return false, oT175
+	oT27 := false
+	if runtime.InStrings("tool_179", oF.Lycaon.TurnTools) {
+		oT28 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT27 = strings.Contains(oT28, "--force-179")
 	}
-	return oT174, runtime.Err{}
+	return oT27, runtime.Err{}
 }
 
 // oRule354 evaluates rule "R00209" (policy).
@@ -14105,40 +13489,12 @@ func oRule354(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0187" {
 		return false, runtime.Err{}
 	}
-	oT183, oT184 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT185, oT186 := func() (bool, runtime.Err) {
-			oT187 := "tool_209"
-			return runtime.InStrings(oT187, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT186.Kind == 0 {
-			if !oT185 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT186
-		}
-		oT188, oT189 := func() (bool, runtime.Err) {
-			oT190 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT191 := "--force-209"
-			return strings.Contains(oT190, oT191), runtime.Err{}
-		}()
-		if oT189.Kind == 0 {
-			if !oT188 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT189
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT184.Kind != 0 {
-		return false, oT184
+	oT29 := false
+	if runtime.InStrings("tool_209", oF.Lycaon.TurnTools) {
+		oT30 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT29 = strings.Contains(oT30, "--force-209")
 	}
-	return oT183, runtime.Err{}
+	return oT29, runtime.Err{}
 }
 
 // oRule369 evaluates rule "R00239" (policy).
@@ -14154,40 +13510,12 @@ func oRule369(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0157" {
 		return false, runtime.Err{}
 	}
-	oT192, oT193 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT194, oT195 := func() (bool, runtime.Err) {
-			oT196 := "tool_239"
-			return runtime.InStrings(oT196, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT195.Kind == 0 {
-			if !oT194 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT195
-		}
-		oT197, oT198 := func() (bool, runtime.Err) {
-			oT199 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT200 := "--force-239"
-			return strings.Contains(oT199, oT200), runtime.Err{}
-		}()
-		if oT198.Kind == 0 {
-			if !oT197 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT198
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT193.Kind != 0 {
-		return false, oT193
+	oT31 := false
+	if runtime.InStrings("tool_239", oF.Lycaon.TurnTools) {
+		oT32 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT31 = strings.Contains(oT32, "--force-239")
 	}
-	return oT192, runtime.Err{}
+	return oT31, runtime.Err{}
 }
 
 // oRule384 evaluates rule "R00269" (policy).
@@ -14203,40 +13531,12 @@ func oRule384(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0127" {
 		return false, runtime.Err{}
 	}
-	oT201, oT202 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT203, oT204 := func() (bool, runtime.Err) {
-			oT205 := "tool_269"
-			return runtime.InStrings(oT205, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT204.Kind == 0 {
-			if !oT203 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT204
-		}
-		oT206, oT207 := func() (bool, runtime.Err) {
-			oT208 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT209 := "--force-269"
-			return strings.Contains(oT208, oT209), runtime.Err{}
-		}()
-		if oT207.Kind == 0 {
-			if !oT206 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT207
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT202.Kind != 0 {
-		return false, oT202
+	oT33 := false
+	if runtime.InStrings("tool_269", oF.Lycaon.TurnTools) {
+		oT34 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT33 = strings.Contains(oT34, "--force-269")
 	}
-	return oT201, runtime.Err{}
+	return oT33, runtime.Err{}
 }
 
 // oRule399 evaluates rule "R00299" (policy).
@@ -14252,40 +13552,12 @@ func oRule399(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0097" {
 		return false, runtime.Err{}
 	}
-	oT210, oT211 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT212, oT213 := func() (bool, runtime.Err) {
-			oT214 := "tool_299"
-			return runtime.InStrings(oT214, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT213.Kind == 0 {
-			if !oT212 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT213
-		}
-		oT215, oT216 := func() (bool, runtime.Err) {
-			oT217 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT218 := "--force-299"
-			return strings.Contains(oT217, oT218), runtime.Err{}
-		}()
-		if oT216.Kind == 0 {
-			if !oT215 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT216
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT211.Kind != 0 {
-		return false, oT211
+	oT35 := false
+	if runtime.InStrings("tool_299", oF.Lycaon.TurnTools) {
+		oT36 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT35 = strings.Contains(oT36, "--force-299")
 	}
-	return oT210, runtime.Err{}
+	return oT35, runtime.Err{}
 }
 
 // oRule414 evaluates rule "R00329" (policy).
@@ -14301,40 +13573,12 @@ func oRule414(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0067" {
 		return false, runtime.Err{}
 	}
-	oT219, oT220 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT221, oT222 := func() (bool, runtime.Err) {
-			oT223 := "tool_329"
-			return runtime.InStrings(oT223, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT222.Kind == 0 {
-			if !oT221 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT222
-		}
-		oT224, oT225 := func() (bool, runtime.Err) {
-			oT226 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT227 := "--force-329"
-			return strings.Contains(oT226, oT227), runtime.Err{}
-		}()
-		if oT225.Kind == 0 {
-			if !oT224 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT225
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT220.Kind != 0 {
-		return false, oT220
+	oT37 := false
+	if runtime.InStrings("tool_329", oF.Lycaon.TurnTools) {
+		oT38 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT37 = strings.Contains(oT38, "--force-329")
 	}
-	return oT219, runtime.Err{}
+	return oT37, runtime.Err{}
 }
 
 // oRule429 evaluates rule "R00359" (policy).
@@ -14350,40 +13594,12 @@ func oRule429(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0037" {
 		return false, runtime.Err{}
 	}
-	oT228, oT229 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT230, oT231 := func() (bool, runtime.Err) {
-			oT232 := "tool_359"
-			return runtime.InStrings(oT232, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT231.Kind == 0 {
-			if !oT230 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT231
-		}
-		oT233, oT234 := func() (bool, runtime.Err) {
-			oT235 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT236 := "--force-359"
-			return strings.Contains(oT235, oT236), runtime.Err{}
-		}()
-		if oT234.Kind == 0 {
-			if !oT233 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT234
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT229.Kind != 0 {
-		return false, oT229
+	oT39 := false
+	if runtime.InStrings("tool_359", oF.Lycaon.TurnTools) {
+		oT40 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT39 = strings.Contains(oT40, "--force-359")
 	}
-	return oT228, runtime.Err{}
+	return oT39, runtime.Err{}
 }
 
 // oRule444 evaluates rule "R00389" (policy).
@@ -14399,40 +13615,12 @@ func oRule444(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0007" {
 		return false, runtime.Err{}
 	}
-	oT237, oT238 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT239, oT240 := func() (bool, runtime.Err) {
-			oT241 := "tool_389"
-			return runtime.InStrings(oT241, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT240.Kind == 0 {
-			if !oT239 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT240
-		}
-		oT242, oT243 := func() (bool, runtime.Err) {
-			oT244 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT245 := "--force-389"
-			return strings.Contains(oT244, oT245), runtime.Err{}
-		}()
-		if oT243.Kind == 0 {
-			if !oT242 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT243
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT238.Kind != 0 {
-		return false, oT238
+	oT41 := false
+	if runtime.InStrings("tool_389", oF.Lycaon.TurnTools) {
+		oT42 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT41 = strings.Contains(oT42, "--force-389")
 	}
-	return oT237, runtime.Err{}
+	return oT41, runtime.Err{}
 }
 
 // oRule459 evaluates rule "R00419" (policy).
@@ -14448,40 +13636,12 @@ func oRule459(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0175" {
 		return false, runtime.Err{}
 	}
-	oT246, oT247 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT248, oT249 := func() (bool, runtime.Err) {
-			oT250 := "tool_419"
-			return runtime.InStrings(oT250, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT249.Kind == 0 {
-			if !oT248 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT249
-		}
-		oT251, oT252 := func() (bool, runtime.Err) {
-			oT253 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT254 := "--force-419"
-			return strings.Contains(oT253, oT254), runtime.Err{}
-		}()
-		if oT252.Kind == 0 {
-			if !oT251 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT252
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT247.Kind != 0 {
-		return false, oT247
+	oT43 := false
+	if runtime.InStrings("tool_419", oF.Lycaon.TurnTools) {
+		oT44 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT43 = strings.Contains(oT44, "--force-419")
 	}
-	return oT246, runtime.Err{}
+	return oT43, runtime.Err{}
 }
 
 // oRule474 evaluates rule "R00449" (policy).
@@ -14497,40 +13657,12 @@ func oRule474(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0145" {
 		return false, runtime.Err{}
 	}
-	oT255, oT256 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT257, oT258 := func() (bool, runtime.Err) {
-			oT259 := "tool_449"
-			return runtime.InStrings(oT259, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT258.Kind == 0 {
-			if !oT257 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT258
-		}
-		oT260, oT261 := func() (bool, runtime.Err) {
-			oT262 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT263 := "--force-449"
-			return strings.Contains(oT262, oT263), runtime.Err{}
-		}()
-		if oT261.Kind == 0 {
-			if !oT260 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT261
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT256.Kind != 0 {
-		return false, oT256
+	oT45 := false
+	if runtime.InStrings("tool_449", oF.Lycaon.TurnTools) {
+		oT46 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT45 = strings.Contains(oT46, "--force-449")
 	}
-	return oT255, runtime.Err{}
+	return oT45, runtime.Err{}
 }
 
 // oRule489 evaluates rule "R00479" (policy).
@@ -14546,40 +13678,12 @@ func oRule489(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0115" {
 		return false, runtime.Err{}
 	}
-	oT264, oT265 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT266, oT267 := func() (bool, runtime.Err) {
-			oT268 := "tool_479"
-			return runtime.InStrings(oT268, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT267.Kind == 0 {
-			if !oT266 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT267
-		}
-		oT269, oT270 := func() (bool, runtime.Err) {
-			oT271 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT272 := "--force-479"
-			return strings.Contains(oT271, oT272), runtime.Err{}
-		}()
-		if oT270.Kind == 0 {
-			if !oT269 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT270
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT265.Kind != 0 {
-		return false, oT265
+	oT47 := false
+	if runtime.InStrings("tool_479", oF.Lycaon.TurnTools) {
+		oT48 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT47 = strings.Contains(oT48, "--force-479")
 	}
-	return oT264, runtime.Err{}
+	return oT47, runtime.Err{}
 }
 
 // oRule504 evaluates rule "R00509" (policy).
@@ -14595,40 +13699,12 @@ func oRule504(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0085" {
 		return false, runtime.Err{}
 	}
-	oT273, oT274 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT275, oT276 := func() (bool, runtime.Err) {
-			oT277 := "tool_509"
-			return runtime.InStrings(oT277, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT276.Kind == 0 {
-			if !oT275 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT276
-		}
-		oT278, oT279 := func() (bool, runtime.Err) {
-			oT280 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT281 := "--force-509"
-			return strings.Contains(oT280, oT281), runtime.Err{}
-		}()
-		if oT279.Kind == 0 {
-			if !oT278 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT279
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT274.Kind != 0 {
-		return false, oT274
+	oT49 := false
+	if runtime.InStrings("tool_509", oF.Lycaon.TurnTools) {
+		oT50 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT49 = strings.Contains(oT50, "--force-509")
 	}
-	return oT273, runtime.Err{}
+	return oT49, runtime.Err{}
 }
 
 // oRule519 evaluates rule "R00539" (policy).
@@ -14644,40 +13720,12 @@ func oRule519(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0055" {
 		return false, runtime.Err{}
 	}
-	oT282, oT283 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT284, oT285 := func() (bool, runtime.Err) {
-			oT286 := "tool_539"
-			return runtime.InStrings(oT286, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT285.Kind == 0 {
-			if !oT284 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT285
-		}
-		oT287, oT288 := func() (bool, runtime.Err) {
-			oT289 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT290 := "--force-539"
-			return strings.Contains(oT289, oT290), runtime.Err{}
-		}()
-		if oT288.Kind == 0 {
-			if !oT287 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT288
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT283.Kind != 0 {
-		return false, oT283
+	oT51 := false
+	if runtime.InStrings("tool_539", oF.Lycaon.TurnTools) {
+		oT52 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT51 = strings.Contains(oT52, "--force-539")
 	}
-	return oT282, runtime.Err{}
+	return oT51, runtime.Err{}
 }
 
 // oRule534 evaluates rule "R00569" (policy).
@@ -14693,40 +13741,12 @@ func oRule534(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0025" {
 		return false, runtime.Err{}
 	}
-	oT291, oT292 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT293, oT294 := func() (bool, runtime.Err) {
-			oT295 := "tool_569"
-			return runtime.InStrings(oT295, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT294.Kind == 0 {
-			if !oT293 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT294
-		}
-		oT296, oT297 := func() (bool, runtime.Err) {
-			oT298 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT299 := "--force-569"
-			return strings.Contains(oT298, oT299), runtime.Err{}
-		}()
-		if oT297.Kind == 0 {
-			if !oT296 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT297
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT292.Kind != 0 {
-		return false, oT292
+	oT53 := false
+	if runtime.InStrings("tool_569", oF.Lycaon.TurnTools) {
+		oT54 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT53 = strings.Contains(oT54, "--force-569")
 	}
-	return oT291, runtime.Err{}
+	return oT53, runtime.Err{}
 }
 
 // oRule549 evaluates rule "R00599" (policy).
@@ -14742,40 +13762,12 @@ func oRule549(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0193" {
 		return false, runtime.Err{}
 	}
-	oT300, oT301 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT302, oT303 := func() (bool, runtime.Err) {
-			oT304 := "tool_599"
-			return runtime.InStrings(oT304, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT303.Kind == 0 {
-			if !oT302 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT303
-		}
-		oT305, oT306 := func() (bool, runtime.Err) {
-			oT307 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT308 := "--force-599"
-			return strings.Contains(oT307, oT308), runtime.Err{}
-		}()
-		if oT306.Kind == 0 {
-			if !oT305 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT306
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT301.Kind != 0 {
-		return false, oT301
+	oT55 := false
+	if runtime.InStrings("tool_599", oF.Lycaon.TurnTools) {
+		oT56 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT55 = strings.Contains(oT56, "--force-599")
 	}
-	return oT300, runtime.Err{}
+	return oT55, runtime.Err{}
 }
 
 // oRule564 evaluates rule "R00629" (policy).
@@ -14791,40 +13783,12 @@ func oRule564(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0163" {
 		return false, runtime.Err{}
 	}
-	oT309, oT310 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT311, oT312 := func() (bool, runtime.Err) {
-			oT313 := "tool_629"
-			return runtime.InStrings(oT313, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT312.Kind == 0 {
-			if !oT311 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT312
-		}
-		oT314, oT315 := func() (bool, runtime.Err) {
-			oT316 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT317 := "--force-629"
-			return strings.Contains(oT316, oT317), runtime.Err{}
-		}()
-		if oT315.Kind == 0 {
-			if !oT314 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT315
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT310.Kind != 0 {
-		return false, oT310
+	oT57 := false
+	if runtime.InStrings("tool_629", oF.Lycaon.TurnTools) {
+		oT58 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT57 = strings.Contains(oT58, "--force-629")
 	}
-	return oT309, runtime.Err{}
+	return oT57, runtime.Err{}
 }
 
 // oRule579 evaluates rule "R00659" (policy).
@@ -14840,40 +13804,12 @@ func oRule579(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0133" {
 		return false, runtime.Err{}
 	}
-	oT318, oT319 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT320, oT321 := func() (bool, runtime.Err) {
-			oT322 := "tool_659"
-			return runtime.InStrings(oT322, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT321.Kind == 0 {
-			if !oT320 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT321
-		}
-		oT323, oT324 := func() (bool, runtime.Err) {
-			oT325 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT326 := "--force-659"
-			return strings.Contains(oT325, oT326), runtime.Err{}
-		}()
-		if oT324.Kind == 0 {
-			if !oT323 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT324
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT319.Kind != 0 {
-		return false, oT319
+	oT59 := false
+	if runtime.InStrings("tool_659", oF.Lycaon.TurnTools) {
+		oT60 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT59 = strings.Contains(oT60, "--force-659")
 	}
-	return oT318, runtime.Err{}
+	return oT59, runtime.Err{}
 }
 
 // oRule594 evaluates rule "R00689" (policy).
@@ -14889,40 +13825,12 @@ func oRule594(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0103" {
 		return false, runtime.Err{}
 	}
-	oT327, oT328 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT329, oT330 := func() (bool, runtime.Err) {
-			oT331 := "tool_689"
-			return runtime.InStrings(oT331, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT330.Kind == 0 {
-			if !oT329 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT330
-		}
-		oT332, oT333 := func() (bool, runtime.Err) {
-			oT334 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT335 := "--force-689"
-			return strings.Contains(oT334, oT335), runtime.Err{}
-		}()
-		if oT333.Kind == 0 {
-			if !oT332 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT333
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT328.Kind != 0 {
-		return false, oT328
+	oT61 := false
+	if runtime.InStrings("tool_689", oF.Lycaon.TurnTools) {
+		oT62 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT61 = strings.Contains(oT62, "--force-689")
 	}
-	return oT327, runtime.Err{}
+	return oT61, runtime.Err{}
 }
 
 // oRule609 evaluates rule "R00719" (policy).
@@ -14938,40 +13846,12 @@ func oRule609(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0073" {
 		return false, runtime.Err{}
 	}
-	oT336, oT337 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT338, oT339 := func() (bool, runtime.Err) {
-			oT340 := "tool_719"
-			return runtime.InStrings(oT340, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT339.Kind == 0 {
-			if !oT338 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT339
-		}
-		oT341, oT342 := func() (bool, runtime.Err) {
-			oT343 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT344 := "--force-719"
-			return strings.Contains(oT343, oT344), runtime.Err{}
-		}()
-		if oT342.Kind == 0 {
-			if !oT341 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT342
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT337.Kind != 0 {
-		return false, oT337
+	oT63 := false
+	if runtime.InStrings("tool_719", oF.Lycaon.TurnTools) {
+		oT64 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT63 = strings.Contains(oT64, "--force-719")
 	}
-	return oT336, runtime.Err{}
+	return oT63, runtime.Err{}
 }
 
 // oRule624 evaluates rule "R00749" (policy).
@@ -14987,40 +13867,12 @@ func oRule624(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0043" {
 		return false, runtime.Err{}
 	}
-	oT345, oT346 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT347, oT348 := func() (bool, runtime.Err) {
-			oT349 := "tool_749"
-			return runtime.InStrings(oT349, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT348.Kind == 0 {
-			if !oT347 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT348
-		}
-		oT350, oT351 := func() (bool, runtime.Err) {
-			oT352 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT353 := "--force-749"
-			return strings.Contains(oT352, oT353), runtime.Err{}
-		}()
-		if oT351.Kind == 0 {
-			if !oT350 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT351
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT346.Kind != 0 {
-		return false, oT346
+	oT65 := false
+	if runtime.InStrings("tool_749", oF.Lycaon.TurnTools) {
+		oT66 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT65 = strings.Contains(oT66, "--force-749")
 	}
-	return oT345, runtime.Err{}
+	return oT65, runtime.Err{}
 }
 
 // oRule639 evaluates rule "R00779" (policy).
@@ -15036,40 +13888,12 @@ func oRule639(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0013" {
 		return false, runtime.Err{}
 	}
-	oT354, oT355 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT356, oT357 := func() (bool, runtime.Err) {
-			oT358 := "tool_779"
-			return runtime.InStrings(oT358, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT357.Kind == 0 {
-			if !oT356 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT357
-		}
-		oT359, oT360 := func() (bool, runtime.Err) {
-			oT361 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT362 := "--force-779"
-			return strings.Contains(oT361, oT362), runtime.Err{}
-		}()
-		if oT360.Kind == 0 {
-			if !oT359 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT360
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT355.Kind != 0 {
-		return false, oT355
+	oT67 := false
+	if runtime.InStrings("tool_779", oF.Lycaon.TurnTools) {
+		oT68 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT67 = strings.Contains(oT68, "--force-779")
 	}
-	return oT354, runtime.Err{}
+	return oT67, runtime.Err{}
 }
 
 // oRule654 evaluates rule "R00809" (policy).
@@ -15085,40 +13909,12 @@ func oRule654(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0181" {
 		return false, runtime.Err{}
 	}
-	oT363, oT364 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT365, oT366 := func() (bool, runtime.Err) {
-			oT367 := "tool_809"
-			return runtime.InStrings(oT367, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT366.Kind == 0 {
-			if !oT365 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT366
-		}
-		oT368, oT369 := func() (bool, runtime.Err) {
-			oT370 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT371 := "--force-809"
-			return strings.Contains(oT370, oT371), runtime.Err{}
-		}()
-		if oT369.Kind == 0 {
-			if !oT368 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT369
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT364.Kind != 0 {
-		return false, oT364
+	oT69 := false
+	if runtime.InStrings("tool_809", oF.Lycaon.TurnTools) {
+		oT70 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT69 = strings.Contains(oT70, "--force-809")
 	}
-	return oT363, runtime.Err{}
+	return oT69, runtime.Err{}
 }
 
 // oRule669 evaluates rule "R00839" (policy).
@@ -15134,40 +13930,12 @@ func oRule669(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0151" {
 		return false, runtime.Err{}
 	}
-	oT372, oT373 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT374, oT375 := func() (bool, runtime.Err) {
-			oT376 := "tool_839"
-			return runtime.InStrings(oT376, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT375.Kind == 0 {
-			if !oT374 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT375
-		}
-		oT377, oT378 := func() (bool, runtime.Err) {
-			oT379 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT380 := "--force-839"
-			return strings.Contains(oT379, oT380), runtime.Err{}
-		}()
-		if oT378.Kind == 0 {
-			if !oT377 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT378
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT373.Kind != 0 {
-		return false, oT373
+	oT71 := false
+	if runtime.InStrings("tool_839", oF.Lycaon.TurnTools) {
+		oT72 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT71 = strings.Contains(oT72, "--force-839")
 	}
-	return oT372, runtime.Err{}
+	return oT71, runtime.Err{}
 }
 
 // oRule684 evaluates rule "R00869" (policy).
@@ -15183,40 +13951,12 @@ func oRule684(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0121" {
 		return false, runtime.Err{}
 	}
-	oT381, oT382 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT383, oT384 := func() (bool, runtime.Err) {
-			oT385 := "tool_869"
-			return runtime.InStrings(oT385, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT384.Kind == 0 {
-			if !oT383 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT384
-		}
-		oT386, oT387 := func() (bool, runtime.Err) {
-			oT388 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT389 := "--force-869"
-			return strings.Contains(oT388, oT389), runtime.Err{}
-		}()
-		if oT387.Kind == 0 {
-			if !oT386 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT387
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT382.Kind != 0 {
-		return false, oT382
+	oT73 := false
+	if runtime.InStrings("tool_869", oF.Lycaon.TurnTools) {
+		oT74 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT73 = strings.Contains(oT74, "--force-869")
 	}
-	return oT381, runtime.Err{}
+	return oT73, runtime.Err{}
 }
 
 // oRule699 evaluates rule "R00899" (policy).
@@ -15232,40 +13972,12 @@ func oRule699(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0091" {
 		return false, runtime.Err{}
 	}
-	oT390, oT391 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT392, oT393 := func() (bool, runtime.Err) {
-			oT394 := "tool_899"
-			return runtime.InStrings(oT394, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT393.Kind == 0 {
-			if !oT392 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT393
-		}
-		oT395, oT396 := func() (bool, runtime.Err) {
-			oT397 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT398 := "--force-899"
-			return strings.Contains(oT397, oT398), runtime.Err{}
-		}()
-		if oT396.Kind == 0 {
-			if !oT395 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT396
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT391.Kind != 0 {
-		return false, oT391
+	oT75 := false
+	if runtime.InStrings("tool_899", oF.Lycaon.TurnTools) {
+		oT76 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT75 = strings.Contains(oT76, "--force-899")
 	}
-	return oT390, runtime.Err{}
+	return oT75, runtime.Err{}
 }
 
 // oRule714 evaluates rule "R00929" (policy).
@@ -15281,40 +13993,12 @@ func oRule714(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0061" {
 		return false, runtime.Err{}
 	}
-	oT399, oT400 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT401, oT402 := func() (bool, runtime.Err) {
-			oT403 := "tool_929"
-			return runtime.InStrings(oT403, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT402.Kind == 0 {
-			if !oT401 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT402
-		}
-		oT404, oT405 := func() (bool, runtime.Err) {
-			oT406 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT407 := "--force-929"
-			return strings.Contains(oT406, oT407), runtime.Err{}
-		}()
-		if oT405.Kind == 0 {
-			if !oT404 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT405
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT400.Kind != 0 {
-		return false, oT400
+	oT77 := false
+	if runtime.InStrings("tool_929", oF.Lycaon.TurnTools) {
+		oT78 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT77 = strings.Contains(oT78, "--force-929")
 	}
-	return oT399, runtime.Err{}
+	return oT77, runtime.Err{}
 }
 
 // oRule729 evaluates rule "R00959" (policy).
@@ -15330,40 +14014,12 @@ func oRule729(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0031" {
 		return false, runtime.Err{}
 	}
-	oT408, oT409 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT410, oT411 := func() (bool, runtime.Err) {
-			oT412 := "tool_959"
-			return runtime.InStrings(oT412, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT411.Kind == 0 {
-			if !oT410 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT411
-		}
-		oT413, oT414 := func() (bool, runtime.Err) {
-			oT415 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT416 := "--force-959"
-			return strings.Contains(oT415, oT416), runtime.Err{}
-		}()
-		if oT414.Kind == 0 {
-			if !oT413 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT414
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT409.Kind != 0 {
-		return false, oT409
+	oT79 := false
+	if runtime.InStrings("tool_959", oF.Lycaon.TurnTools) {
+		oT80 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT79 = strings.Contains(oT80, "--force-959")
 	}
-	return oT408, runtime.Err{}
+	return oT79, runtime.Err{}
 }
 
 // oRule744 evaluates rule "R00989" (policy).
@@ -15379,40 +14035,12 @@ func oRule744(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0001" {
 		return false, runtime.Err{}
 	}
-	oT417, oT418 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT419, oT420 := func() (bool, runtime.Err) {
-			oT421 := "tool_989"
-			return runtime.InStrings(oT421, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT420.Kind == 0 {
-			if !oT419 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT420
-		}
-		oT422, oT423 := func() (bool, runtime.Err) {
-			oT424 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT425 := "--force-989"
-			return strings.Contains(oT424, oT425), runtime.Err{}
-		}()
-		if oT423.Kind == 0 {
-			if !oT422 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT423
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT418.Kind != 0 {
-		return false, oT418
+	oT81 := false
+	if runtime.InStrings("tool_989", oF.Lycaon.TurnTools) {
+		oT82 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT81 = strings.Contains(oT82, "--force-989")
 	}
-	return oT417, runtime.Err{}
+	return oT81, runtime.Err{}
 }
 
 // oRule753 evaluates rule "R00014" (invariant).
@@ -15428,39 +14056,11 @@ func oRule753(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0184" {
 		return false, runtime.Err{}
 	}
-	oT426, oT427 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT428, oT429 := func() (bool, runtime.Err) {
-			oT430 := "posture_14"
-			return (oF.SessionPosture == oT430), runtime.Err{}
-		}()
-		if oT429.Kind == 0 {
-			if !oT428 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT429
-		}
-		oT431, oT432 := func() (bool, runtime.Err) {
-			oT433 := int64(3)
-			return (oF.Lycaon.RepeatCount > oT433), runtime.Err{}
-		}()
-		if oT432.Kind == 0 {
-			if !oT431 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT432
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT427.Kind != 0 {
-		return false, oT427
+	oT83 := false
+	if oF.SessionPosture == "posture_14" {
+		oT83 = (oF.Lycaon.RepeatCount > int64(3))
 	}
-	return oT426, runtime.Err{}
+	return oT83, runtime.Err{}
 }
 
 // oRule768 evaluates rule "R00074" (invariant).
@@ -15476,39 +14076,11 @@ func oRule768(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0124" {
 		return false, runtime.Err{}
 	}
-	oT434, oT435 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT436, oT437 := func() (bool, runtime.Err) {
-			oT438 := "posture_74"
-			return (oF.SessionPosture == oT438), runtime.Err{}
-		}()
-		if oT437.Kind == 0 {
-			if !oT436 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT437
-		}
-		oT439, oT440 := func() (bool, runtime.Err) {
-			oT441 := int64(7)
-			return (oF.Lycaon.RepeatCount > oT441), runtime.Err{}
-		}()
-		if oT440.Kind == 0 {
-			if !oT439 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT440
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT435.Kind != 0 {
-		return false, oT435
+	oT84 := false
+	if oF.SessionPosture == "posture_74" {
+		oT84 = (oF.Lycaon.RepeatCount > int64(7))
 	}
-	return oT434, runtime.Err{}
+	return oT84, runtime.Err{}
 }
 
 // oRule783 evaluates rule "R00134" (invariant).
@@ -15524,39 +14096,11 @@ func oRule783(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0064" {
 		return false, runtime.Err{}
 	}
-	oT442, oT443 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT444, oT445 := func() (bool, runtime.Err) {
-			oT446 := "posture_134"
-			return (oF.SessionPosture == oT446), runtime.Err{}
-		}()
-		if oT445.Kind == 0 {
-			if !oT444 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT445
-		}
-		oT447, oT448 := func() (bool, runtime.Err) {
-			oT449 := int64(4)
-			return (oF.Lycaon.RepeatCount > oT449), runtime.Err{}
-		}()
-		if oT448.Kind == 0 {
-			if !oT447 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT448
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT443.Kind != 0 {
-		return false, oT443
+	oT85 := false
+	if oF.SessionPosture == "posture_134" {
+		oT85 = (oF.Lycaon.RepeatCount > int64(4))
 	}
-	return oT442, runtime.Err{}
+	return oT85, runtime.Err{}
 }
 
 // oRule798 evaluates rule "R00194" (invariant).
@@ -15572,39 +14116,11 @@ func oRule798(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0004" {
 		return false, runtime.Err{}
 	}
-	oT450, oT451 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT452, oT453 := func() (bool, runtime.Err) {
-			oT454 := "posture_194"
-			return (oF.SessionPosture == oT454), runtime.Err{}
-		}()
-		if oT453.Kind == 0 {
-			if !oT452 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT453
-		}
-		oT455, oT456 := func() (bool, runtime.Err) {
-			oT457 := int64(8)
-			return (oF.Lycaon.RepeatCount > oT457), runtime.Err{}
-		}()
-		if oT456.Kind == 0 {
-			if !oT455 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT456
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT451.Kind != 0 {
-		return false, oT451
+	oT86 := false
+	if oF.SessionPosture == "posture_194" {
+		oT86 = (oF.Lycaon.RepeatCount > int64(8))
 	}
-	return oT450, runtime.Err{}
+	return oT86, runtime.Err{}
 }
 
 // oRule813 evaluates rule "R00254" (invariant).
@@ -15620,39 +14136,11 @@ func oRule813(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0142" {
 		return false, runtime.Err{}
 	}
-	oT458, oT459 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT460, oT461 := func() (bool, runtime.Err) {
-			oT462 := "posture_254"
-			return (oF.SessionPosture == oT462), runtime.Err{}
-		}()
-		if oT461.Kind == 0 {
-			if !oT460 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT461
-		}
-		oT463, oT464 := func() (bool, runtime.Err) {
-			oT465 := int64(5)
-			return (oF.Lycaon.RepeatCount > oT465), runtime.Err{}
-		}()
-		if oT464.Kind == 0 {
-			if !oT463 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT464
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT459.Kind != 0 {
-		return false, oT459
+	oT87 := false
+	if oF.SessionPosture == "posture_254" {
+		oT87 = (oF.Lycaon.RepeatCount > int64(5))
 	}
-	return oT458, runtime.Err{}
+	return oT87, runtime.Err{}
 }
 
 // oRule828 evaluates rule "R00314" (invariant).
@@ -15668,39 +14156,11 @@ func oRule828(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0082" {
 		return false, runtime.Err{}
 	}
-	oT466, oT467 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT468, oT469 := func() (bool, runtime.Err) {
-			oT470 := "posture_314"
-			return (oF.SessionPosture == oT470), runtime.Err{}
-		}()
-		if oT469.Kind == 0 {
-			if !oT468 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT469
-		}
-		oT471, oT472 := func() (bool, runtime.Err) {
-			oT473 := int64(9)
-			return (oF.Lycaon.RepeatCount > oT473), runtime.Err{}
-		}()
-		if oT472.Kind == 0 {
-			if !oT471 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT472
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT467.Kind != 0 {
-		return false, oT467
+	oT88 := false
+	if oF.SessionPosture == "posture_314" {
+		oT88 = (oF.Lycaon.RepeatCount > int64(9))
 	}
-	return oT466, runtime.Err{}
+	return oT88, runtime.Err{}
 }
 
 // oRule843 evaluates rule "R00374" (invariant).
@@ -15716,39 +14176,11 @@ func oRule843(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0022" {
 		return false, runtime.Err{}
 	}
-	oT474, oT475 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT476, oT477 := func() (bool, runtime.Err) {
-			oT478 := "posture_374"
-			return (oF.SessionPosture == oT478), runtime.Err{}
-		}()
-		if oT477.Kind == 0 {
-			if !oT476 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT477
-		}
-		oT479, oT480 := func() (bool, runtime.Err) {
-			oT481 := int64(6)
-			return (oF.Lycaon.RepeatCount > oT481), runtime.Err{}
-		}()
-		if oT480.Kind == 0 {
-			if !oT479 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT480
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT475.Kind != 0 {
-		return false, oT475
+	oT89 := false
+	if oF.SessionPosture == "posture_374" {
+		oT89 = (oF.Lycaon.RepeatCount > int64(6))
 	}
-	return oT474, runtime.Err{}
+	return oT89, runtime.Err{}
 }
 
 // oRule858 evaluates rule "R00434" (invariant).
@@ -15764,39 +14196,11 @@ func oRule858(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0160" {
 		return false, runtime.Err{}
 	}
-	oT482, oT483 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT484, oT485 := func() (bool, runtime.Err) {
-			oT486 := "posture_434"
-			return (oF.SessionPosture == oT486), runtime.Err{}
-		}()
-		if oT485.Kind == 0 {
-			if !oT484 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT485
-		}
-		oT487, oT488 := func() (bool, runtime.Err) {
-			oT489 := int64(3)
-			return (oF.Lycaon.RepeatCount > oT489), runtime.Err{}
-		}()
-		if oT488.Kind == 0 {
-			if !oT487 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT488
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT483.Kind != 0 {
-		return false, oT483
+	oT90 := false
+	if oF.SessionPosture == "posture_434" {
+		oT90 = (oF.Lycaon.RepeatCount > int64(3))
 	}
-	return oT482, runtime.Err{}
+	return oT90, runtime.Err{}
 }
 
 // oRule873 evaluates rule "R00494" (invariant).
@@ -15812,39 +14216,11 @@ func oRule873(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0100" {
 		return false, runtime.Err{}
 	}
-	oT490, oT491 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT492, oT493 := func() (bool, runtime.Err) {
-			oT494 := "posture_494"
-			return (oF.SessionPosture == oT494), runtime.Err{}
-		}()
-		if oT493.Kind == 0 {
-			if !oT492 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT493
-		}
-		oT495, oT496 := func() (bool, runtime.Err) {
-			oT497 := int64(7)
-			return (oF.Lycaon.RepeatCount > oT497), runtime.Err{}
-		}()
-		if oT496.Kind == 0 {
-			if !oT495 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT496
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT491.Kind != 0 {
-		return false, oT491
+	oT91 := false
+	if oF.SessionPosture == "posture_494" {
+		oT91 = (oF.Lycaon.RepeatCount > int64(7))
 	}
-	return oT490, runtime.Err{}
+	return oT91, runtime.Err{}
 }
 
 // oRule888 evaluates rule "R00554" (invariant).
@@ -15860,39 +14236,11 @@ func oRule888(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0040" {
 		return false, runtime.Err{}
 	}
-	oT498, oT499 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT500, oT501 := func() (bool, runtime.Err) {
-			oT502 := "posture_554"
-			return (oF.SessionPosture == oT502), runtime.Err{}
-		}()
-		if oT501.Kind == 0 {
-			if !oT500 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT501
-		}
-		oT503, oT504 := func() (bool, runtime.Err) {
-			oT505 := int64(4)
-			return (oF.Lycaon.RepeatCount > oT505), runtime.Err{}
-		}()
-		if oT504.Kind == 0 {
-			if !oT503 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT504
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT499.Kind != 0 {
-		return false, oT499
+	oT92 := false
+	if oF.SessionPosture == "posture_554" {
+		oT92 = (oF.Lycaon.RepeatCount > int64(4))
 	}
-	return oT498, runtime.Err{}
+	return oT92, runtime.Err{}
 }
 
 // oRule903 evaluates rule "R00614" (invariant).
@@ -15908,39 +14256,11 @@ func oRule903(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0178" {
 		return false, runtime.Err{}
 	}
-	oT506, oT507 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT508, oT509 := func() (bool, runtime.Err) {
-			oT510 := "posture_614"
-			return (oF.SessionPosture == oT510), runtime.Err{}
-		}()
-		if oT509.Kind == 0 {
-			if !oT508 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT509
-		}
-		oT511, oT512 := func() (bool, runtime.Err) {
-			oT513 := int64(8)
-			return (oF.Lycaon.RepeatCount > oT513), runtime.Err{}
-		}()
-		if oT512.Kind == 0 {
-			if !oT511 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT512
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT507.Kind != 0 {
-		return false, oT507
+	oT93 := false
+	if oF.SessionPosture == "posture_614" {
+		oT93 = (oF.Lycaon.RepeatCount > int64(8))
 	}
-	return oT506, runtime.Err{}
+	return oT93, runtime.Err{}
 }
 
 // oRule918 evaluates rule "R00674" (invariant).
@@ -15956,39 +14276,11 @@ func oRule918(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0118" {
 		return false, runtime.Err{}
 	}
-	oT514, oT515 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT516, oT517 := func() (bool, runtime.Err) {
-			oT518 := "posture_674"
-			return (oF.SessionPosture == oT518), runtime.Err{}
-		}()
-		if oT517.Kind == 0 {
-			if !oT516 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT517
-		}
-		oT519, oT520 := func() (bool, runtime.Err) {
-			oT521 := int64(5)
-			return (oF.Lycaon.RepeatCount > oT521), runtime.Err{}
-		}()
-		if oT520.Kind == 0 {
-			if !oT519 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT520
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT515.Kind != 0 {
-		return false, oT515
+	oT94 := false
+	if oF.SessionPosture == "posture_674" {
+		oT94 = (oF.Lycaon.RepeatCount > int64(5))
 	}
-	return oT514, runtime.Err{}
+	return oT94, runtime.Err{}
 }
 
 // oRule933 evaluates rule "R00734" (invariant).
@@ -16004,39 +14296,11 @@ func oRule933(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0058" {
 		return false, runtime.Err{}
 	}
-	oT522, oT523 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT524, oT525 := func() (bool, runtime.Err) {
-			oT526 := "posture_734"
-			return (oF.SessionPosture == oT526), runtime.Err{}
-		}()
-		if oT525.Kind == 0 {
-			if !oT524 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT525
-		}
-		oT527, oT528 := func() (bool, runtime.Err) {
-			oT529 := int64(9)
-			return (oF.Lycaon.RepeatCount > oT529), runtime.Err{}
-		}()
-		if oT528.Kind == 0 {
-			if !oT527 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT528
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT523.Kind != 0 {
-		return false, oT523
+	oT95 := false
+	if oF.SessionPosture == "posture_734" {
+		oT95 = (oF.Lycaon.RepeatCount > int64(9))
 	}
-	return oT522, runtime.Err{}
+	return oT95, runtime.Err{}
 }
 
 // oRule948 evaluates rule "R00794" (invariant).
@@ -16052,39 +14316,11 @@ func oRule948(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0196" {
 		return false, runtime.Err{}
 	}
-	oT530, oT531 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT532, oT533 := func() (bool, runtime.Err) {
-			oT534 := "posture_794"
-			return (oF.SessionPosture == oT534), runtime.Err{}
-		}()
-		if oT533.Kind == 0 {
-			if !oT532 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT533
-		}
-		oT535, oT536 := func() (bool, runtime.Err) {
-			oT537 := int64(6)
-			return (oF.Lycaon.RepeatCount > oT537), runtime.Err{}
-		}()
-		if oT536.Kind == 0 {
-			if !oT535 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT536
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT531.Kind != 0 {
-		return false, oT531
+	oT96 := false
+	if oF.SessionPosture == "posture_794" {
+		oT96 = (oF.Lycaon.RepeatCount > int64(6))
 	}
-	return oT530, runtime.Err{}
+	return oT96, runtime.Err{}
 }
 
 // oRule963 evaluates rule "R00854" (invariant).
@@ -16100,39 +14336,11 @@ func oRule963(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0136" {
 		return false, runtime.Err{}
 	}
-	oT538, oT539 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT540, oT541 := func() (bool, runtime.Err) {
-			oT542 := "posture_854"
-			return (oF.SessionPosture == oT542), runtime.Err{}
-		}()
-		if oT541.Kind == 0 {
-			if !oT540 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT541
-		}
-		oT543, oT544 := func() (bool, runtime.Err) {
-			oT545 := int64(3)
-			return (oF.Lycaon.RepeatCount > oT545), runtime.Err{}
-		}()
-		if oT544.Kind == 0 {
-			if !oT543 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT544
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT539.Kind != 0 {
-		return false, oT539
+	oT97 := false
+	if oF.SessionPosture == "posture_854" {
+		oT97 = (oF.Lycaon.RepeatCount > int64(3))
 	}
-	return oT538, runtime.Err{}
+	return oT97, runtime.Err{}
 }
 
 // oRule978 evaluates rule "R00914" (invariant).
@@ -16148,39 +14356,11 @@ func oRule978(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0076" {
 		return false, runtime.Err{}
 	}
-	oT546, oT547 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT548, oT549 := func() (bool, runtime.Err) {
-			oT550 := "posture_914"
-			return (oF.SessionPosture == oT550), runtime.Err{}
-		}()
-		if oT549.Kind == 0 {
-			if !oT548 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT549
-		}
-		oT551, oT552 := func() (bool, runtime.Err) {
-			oT553 := int64(7)
-			return (oF.Lycaon.RepeatCount > oT553), runtime.Err{}
-		}()
-		if oT552.Kind == 0 {
-			if !oT551 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT552
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT547.Kind != 0 {
-		return false, oT547
+	oT98 := false
+	if oF.SessionPosture == "posture_914" {
+		oT98 = (oF.Lycaon.RepeatCount > int64(7))
 	}
-	return oT546, runtime.Err{}
+	return oT98, runtime.Err{}
 }
 
 // oRule993 evaluates rule "R00974" (invariant).
@@ -16196,39 +14376,11 @@ func oRule993(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0016" {
 		return false, runtime.Err{}
 	}
-	oT554, oT555 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT556, oT557 := func() (bool, runtime.Err) {
-			oT558 := "posture_974"
-			return (oF.SessionPosture == oT558), runtime.Err{}
-		}()
-		if oT557.Kind == 0 {
-			if !oT556 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT557
-		}
-		oT559, oT560 := func() (bool, runtime.Err) {
-			oT561 := int64(4)
-			return (oF.Lycaon.RepeatCount > oT561), runtime.Err{}
-		}()
-		if oT560.Kind == 0 {
-			if !oT559 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT560
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT555.Kind != 0 {
-		return false, oT555
+	oT99 := false
+	if oF.SessionPosture == "posture_974" {
+		oT99 = (oF.Lycaon.RepeatCount > int64(4))
 	}
-	return oT554, runtime.Err{}
+	return oT99, runtime.Err{}
 }
 
 // oRule16 evaluates rule "R00064" (schema).
@@ -16244,42 +14396,14 @@ func oRule16(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0134" {
 		return false, runtime.Err{}
 	}
-	oT562, oT563 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT564, oT565 := func() (bool, runtime.Err) {
-			oT566 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT567 := int64(3664)
-			return (oT566 > oT567), runtime.Err{}
-		}()
-		if oT565.Kind == 0 {
-			if oT564 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT565
-		}
-		oT568, oT569 := func() (bool, runtime.Err) {
-			oT570 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT571 := runtime.SizeString(oT570)
-			oT572 := int64(4160)
-			return (oT571 > oT572), runtime.Err{}
-		}()
-		if oT569.Kind == 0 {
-			if oT568 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT569
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT563.Kind != 0 {
-		return false, oT563
+	oT100 := true
+	oT101 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT101 > int64(3664)) {
+		oT102 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT103 := runtime.SizeString(oT102)
+		oT100 = (oT103 > int64(4160))
 	}
-	return oT562, runtime.Err{}
+	return oT100, runtime.Err{}
 }
 
 // oRule31 evaluates rule "R00124" (schema).
@@ -16295,42 +14419,14 @@ func oRule31(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0074" {
 		return false, runtime.Err{}
 	}
-	oT573, oT574 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT575, oT576 := func() (bool, runtime.Err) {
-			oT577 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT578 := int64(3724)
-			return (oT577 > oT578), runtime.Err{}
-		}()
-		if oT576.Kind == 0 {
-			if oT575 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT576
-		}
-		oT579, oT580 := func() (bool, runtime.Err) {
-			oT581 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT582 := runtime.SizeString(oT581)
-			oT583 := int64(4220)
-			return (oT582 > oT583), runtime.Err{}
-		}()
-		if oT580.Kind == 0 {
-			if oT579 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT580
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT574.Kind != 0 {
-		return false, oT574
+	oT104 := true
+	oT105 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT105 > int64(3724)) {
+		oT106 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT107 := runtime.SizeString(oT106)
+		oT104 = (oT107 > int64(4220))
 	}
-	return oT573, runtime.Err{}
+	return oT104, runtime.Err{}
 }
 
 // oRule46 evaluates rule "R00184" (schema).
@@ -16346,42 +14442,14 @@ func oRule46(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0014" {
 		return false, runtime.Err{}
 	}
-	oT584, oT585 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT586, oT587 := func() (bool, runtime.Err) {
-			oT588 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT589 := int64(3784)
-			return (oT588 > oT589), runtime.Err{}
-		}()
-		if oT587.Kind == 0 {
-			if oT586 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT587
-		}
-		oT590, oT591 := func() (bool, runtime.Err) {
-			oT592 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT593 := runtime.SizeString(oT592)
-			oT594 := int64(4280)
-			return (oT593 > oT594), runtime.Err{}
-		}()
-		if oT591.Kind == 0 {
-			if oT590 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT591
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT585.Kind != 0 {
-		return false, oT585
+	oT108 := true
+	oT109 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT109 > int64(3784)) {
+		oT110 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT111 := runtime.SizeString(oT110)
+		oT108 = (oT111 > int64(4280))
 	}
-	return oT584, runtime.Err{}
+	return oT108, runtime.Err{}
 }
 
 // oRule61 evaluates rule "R00244" (schema).
@@ -16397,42 +14465,14 @@ func oRule61(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0152" {
 		return false, runtime.Err{}
 	}
-	oT595, oT596 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT597, oT598 := func() (bool, runtime.Err) {
-			oT599 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT600 := int64(3844)
-			return (oT599 > oT600), runtime.Err{}
-		}()
-		if oT598.Kind == 0 {
-			if oT597 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT598
-		}
-		oT601, oT602 := func() (bool, runtime.Err) {
-			oT603 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT604 := runtime.SizeString(oT603)
-			oT605 := int64(4340)
-			return (oT604 > oT605), runtime.Err{}
-		}()
-		if oT602.Kind == 0 {
-			if oT601 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT602
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT596.Kind != 0 {
-		return false, oT596
+	oT112 := true
+	oT113 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT113 > int64(3844)) {
+		oT114 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT115 := runtime.SizeString(oT114)
+		oT112 = (oT115 > int64(4340))
 	}
-	return oT595, runtime.Err{}
+	return oT112, runtime.Err{}
 }
 
 // oRule76 evaluates rule "R00304" (schema).
@@ -16448,42 +14488,14 @@ func oRule76(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0092" {
 		return false, runtime.Err{}
 	}
-	oT606, oT607 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT608, oT609 := func() (bool, runtime.Err) {
-			oT610 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT611 := int64(3904)
-			return (oT610 > oT611), runtime.Err{}
-		}()
-		if oT609.Kind == 0 {
-			if oT608 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT609
-		}
-		oT612, oT613 := func() (bool, runtime.Err) {
-			oT614 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT615 := runtime.SizeString(oT614)
-			oT616 := int64(4400)
-			return (oT615 > oT616), runtime.Err{}
-		}()
-		if oT613.Kind == 0 {
-			if oT612 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT613
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT607.Kind != 0 {
-		return false, oT607
+	oT116 := true
+	oT117 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT117 > int64(3904)) {
+		oT118 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT119 := runtime.SizeString(oT118)
+		oT116 = (oT119 > int64(4400))
 	}
-	return oT606, runtime.Err{}
+	return oT116, runtime.Err{}
 }
 
 // oRule91 evaluates rule "R00364" (schema).
@@ -16499,42 +14511,14 @@ func oRule91(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0032" {
 		return false, runtime.Err{}
 	}
-	oT617, oT618 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT619, oT620 := func() (bool, runtime.Err) {
-			oT621 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT622 := int64(3964)
-			return (oT621 > oT622), runtime.Err{}
-		}()
-		if oT620.Kind == 0 {
-			if oT619 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT620
-		}
-		oT623, oT624 := func() (bool, runtime.Err) {
-			oT625 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT626 := runtime.SizeString(oT625)
-			oT627 := int64(4460)
-			return (oT626 > oT627), runtime.Err{}
-		}()
-		if oT624.Kind == 0 {
-			if oT623 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT624
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT618.Kind != 0 {
-		return false, oT618
+	oT120 := true
+	oT121 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT121 > int64(3964)) {
+		oT122 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT123 := runtime.SizeString(oT122)
+		oT120 = (oT123 > int64(4460))
 	}
-	return oT617, runtime.Err{}
+	return oT120, runtime.Err{}
 }
 
 // oRule106 evaluates rule "R00424" (schema).
@@ -16550,42 +14534,14 @@ func oRule106(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0170" {
 		return false, runtime.Err{}
 	}
-	oT628, oT629 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT630, oT631 := func() (bool, runtime.Err) {
-			oT632 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT633 := int64(4024)
-			return (oT632 > oT633), runtime.Err{}
-		}()
-		if oT631.Kind == 0 {
-			if oT630 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT631
-		}
-		oT634, oT635 := func() (bool, runtime.Err) {
-			oT636 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT637 := runtime.SizeString(oT636)
-			oT638 := int64(4520)
-			return (oT637 > oT638), runtime.Err{}
-		}()
-		if oT635.Kind == 0 {
-			if oT634 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT635
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT629.Kind != 0 {
-		return false, oT629
+	oT124 := true
+	oT125 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT125 > int64(4024)) {
+		oT126 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT127 := runtime.SizeString(oT126)
+		oT124 = (oT127 > int64(4520))
 	}
-	return oT628, runtime.Err{}
+	return oT124, runtime.Err{}
 }
 
 // oRule121 evaluates rule "R00484" (schema).
@@ -16601,42 +14557,14 @@ func oRule121(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0110" {
 		return false, runtime.Err{}
 	}
-	oT639, oT640 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT641, oT642 := func() (bool, runtime.Err) {
-			oT643 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT644 := int64(4084)
-			return (oT643 > oT644), runtime.Err{}
-		}()
-		if oT642.Kind == 0 {
-			if oT641 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT642
-		}
-		oT645, oT646 := func() (bool, runtime.Err) {
-			oT647 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT648 := runtime.SizeString(oT647)
-			oT649 := int64(4580)
-			return (oT648 > oT649), runtime.Err{}
-		}()
-		if oT646.Kind == 0 {
-			if oT645 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT646
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT640.Kind != 0 {
-		return false, oT640
+	oT128 := true
+	oT129 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT129 > int64(4084)) {
+		oT130 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT131 := runtime.SizeString(oT130)
+		oT128 = (oT131 > int64(4580))
 	}
-	return oT639, runtime.Err{}
+	return oT128, runtime.Err{}
 }
 
 // oRule136 evaluates rule "R00544" (schema).
@@ -16652,42 +14580,14 @@ func oRule136(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0050" {
 		return false, runtime.Err{}
 	}
-	oT650, oT651 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT652, oT653 := func() (bool, runtime.Err) {
-			oT654 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT655 := int64(4144)
-			return (oT654 > oT655), runtime.Err{}
-		}()
-		if oT653.Kind == 0 {
-			if oT652 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT653
-		}
-		oT656, oT657 := func() (bool, runtime.Err) {
-			oT658 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT659 := runtime.SizeString(oT658)
-			oT660 := int64(4640)
-			return (oT659 > oT660), runtime.Err{}
-		}()
-		if oT657.Kind == 0 {
-			if oT656 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT657
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT651.Kind != 0 {
-		return false, oT651
+	oT132 := true
+	oT133 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT133 > int64(4144)) {
+		oT134 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT135 := runtime.SizeString(oT134)
+		oT132 = (oT135 > int64(4640))
 	}
-	return oT650, runtime.Err{}
+	return oT132, runtime.Err{}
 }
 
 // oRule151 evaluates rule "R00604" (schema).
@@ -16703,42 +14603,14 @@ func oRule151(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0188" {
 		return false, runtime.Err{}
 	}
-	oT661, oT662 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT663, oT664 := func() (bool, runtime.Err) {
-			oT665 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT666 := int64(4204)
-			return (oT665 > oT666), runtime.Err{}
-		}()
-		if oT664.Kind == 0 {
-			if oT663 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT664
-		}
-		oT667, oT668 := func() (bool, runtime.Err) {
-			oT669 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT670 := runtime.SizeString(oT669)
-			oT671 := int64(4700)
-			return (oT670 > oT671), runtime.Err{}
-		}()
-		if oT668.Kind == 0 {
-			if oT667 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT668
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT662.Kind != 0 {
-		return false, oT662
+	oT136 := true
+	oT137 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT137 > int64(4204)) {
+		oT138 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT139 := runtime.SizeString(oT138)
+		oT136 = (oT139 > int64(4700))
 	}
-	return oT661, runtime.Err{}
+	return oT136, runtime.Err{}
 }
 
 // oRule166 evaluates rule "R00664" (schema).
@@ -16754,42 +14626,14 @@ func oRule166(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0128" {
 		return false, runtime.Err{}
 	}
-	oT672, oT673 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT674, oT675 := func() (bool, runtime.Err) {
-			oT676 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT677 := int64(4264)
-			return (oT676 > oT677), runtime.Err{}
-		}()
-		if oT675.Kind == 0 {
-			if oT674 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT675
-		}
-		oT678, oT679 := func() (bool, runtime.Err) {
-			oT680 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT681 := runtime.SizeString(oT680)
-			oT682 := int64(4760)
-			return (oT681 > oT682), runtime.Err{}
-		}()
-		if oT679.Kind == 0 {
-			if oT678 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT679
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT673.Kind != 0 {
-		return false, oT673
+	oT140 := true
+	oT141 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT141 > int64(4264)) {
+		oT142 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT143 := runtime.SizeString(oT142)
+		oT140 = (oT143 > int64(4760))
 	}
-	return oT672, runtime.Err{}
+	return oT140, runtime.Err{}
 }
 
 // oRule181 evaluates rule "R00724" (schema).
@@ -16805,42 +14649,14 @@ func oRule181(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0068" {
 		return false, runtime.Err{}
 	}
-	oT683, oT684 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT685, oT686 := func() (bool, runtime.Err) {
-			oT687 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT688 := int64(4324)
-			return (oT687 > oT688), runtime.Err{}
-		}()
-		if oT686.Kind == 0 {
-			if oT685 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT686
-		}
-		oT689, oT690 := func() (bool, runtime.Err) {
-			oT691 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT692 := runtime.SizeString(oT691)
-			oT693 := int64(4820)
-			return (oT692 > oT693), runtime.Err{}
-		}()
-		if oT690.Kind == 0 {
-			if oT689 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT690
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT684.Kind != 0 {
-		return false, oT684
+	oT144 := true
+	oT145 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT145 > int64(4324)) {
+		oT146 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT147 := runtime.SizeString(oT146)
+		oT144 = (oT147 > int64(4820))
 	}
-	return oT683, runtime.Err{}
+	return oT144, runtime.Err{}
 }
 
 // oRule196 evaluates rule "R00784" (schema).
@@ -16856,42 +14672,14 @@ func oRule196(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0008" {
 		return false, runtime.Err{}
 	}
-	oT694, oT695 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT696, oT697 := func() (bool, runtime.Err) {
-			oT698 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT699 := int64(4384)
-			return (oT698 > oT699), runtime.Err{}
-		}()
-		if oT697.Kind == 0 {
-			if oT696 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT697
-		}
-		oT700, oT701 := func() (bool, runtime.Err) {
-			oT702 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT703 := runtime.SizeString(oT702)
-			oT704 := int64(4880)
-			return (oT703 > oT704), runtime.Err{}
-		}()
-		if oT701.Kind == 0 {
-			if oT700 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT701
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT695.Kind != 0 {
-		return false, oT695
+	oT148 := true
+	oT149 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT149 > int64(4384)) {
+		oT150 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT151 := runtime.SizeString(oT150)
+		oT148 = (oT151 > int64(4880))
 	}
-	return oT694, runtime.Err{}
+	return oT148, runtime.Err{}
 }
 
 // oRule211 evaluates rule "R00844" (schema).
@@ -16907,42 +14695,14 @@ func oRule211(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0146" {
 		return false, runtime.Err{}
 	}
-	oT705, oT706 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT707, oT708 := func() (bool, runtime.Err) {
-			oT709 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT710 := int64(4444)
-			return (oT709 > oT710), runtime.Err{}
-		}()
-		if oT708.Kind == 0 {
-			if oT707 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT708
-		}
-		oT711, oT712 := func() (bool, runtime.Err) {
-			oT713 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT714 := runtime.SizeString(oT713)
-			oT715 := int64(4940)
-			return (oT714 > oT715), runtime.Err{}
-		}()
-		if oT712.Kind == 0 {
-			if oT711 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT712
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT706.Kind != 0 {
-		return false, oT706
+	oT152 := true
+	oT153 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT153 > int64(4444)) {
+		oT154 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT155 := runtime.SizeString(oT154)
+		oT152 = (oT155 > int64(4940))
 	}
-	return oT705, runtime.Err{}
+	return oT152, runtime.Err{}
 }
 
 // oRule226 evaluates rule "R00904" (schema).
@@ -16958,42 +14718,14 @@ func oRule226(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0086" {
 		return false, runtime.Err{}
 	}
-	oT716, oT717 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT718, oT719 := func() (bool, runtime.Err) {
-			oT720 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT721 := int64(4504)
-			return (oT720 > oT721), runtime.Err{}
-		}()
-		if oT719.Kind == 0 {
-			if oT718 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT719
-		}
-		oT722, oT723 := func() (bool, runtime.Err) {
-			oT724 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT725 := runtime.SizeString(oT724)
-			oT726 := int64(5000)
-			return (oT725 > oT726), runtime.Err{}
-		}()
-		if oT723.Kind == 0 {
-			if oT722 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT723
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT717.Kind != 0 {
-		return false, oT717
+	oT156 := true
+	oT157 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT157 > int64(4504)) {
+		oT158 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT159 := runtime.SizeString(oT158)
+		oT156 = (oT159 > int64(5000))
 	}
-	return oT716, runtime.Err{}
+	return oT156, runtime.Err{}
 }
 
 // oRule241 evaluates rule "R00964" (schema).
@@ -17009,42 +14741,14 @@ func oRule241(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0026" {
 		return false, runtime.Err{}
 	}
-	oT727, oT728 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT729, oT730 := func() (bool, runtime.Err) {
-			oT731 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT732 := int64(4564)
-			return (oT731 > oT732), runtime.Err{}
-		}()
-		if oT730.Kind == 0 {
-			if oT729 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT730
-		}
-		oT733, oT734 := func() (bool, runtime.Err) {
-			oT735 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT736 := runtime.SizeString(oT735)
-			oT737 := int64(5060)
-			return (oT736 > oT737), runtime.Err{}
-		}()
-		if oT734.Kind == 0 {
-			if oT733 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT734
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT728.Kind != 0 {
-		return false, oT728
+	oT160 := true
+	oT161 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT161 > int64(4564)) {
+		oT162 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT163 := runtime.SizeString(oT162)
+		oT160 = (oT163 > int64(5060))
 	}
-	return oT727, runtime.Err{}
+	return oT160, runtime.Err{}
 }
 
 // oRule259 evaluates rule "R00019" (policy).
@@ -17060,9 +14764,8 @@ func oRule259(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0179" {
 		return false, runtime.Err{}
 	}
-	oT738 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT739 := "/secret/19/"
-	return strings.Contains(oT738, oT739), runtime.Err{}
+	oT164 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT164, "/secret/19/"), runtime.Err{}
 }
 
 // oRule274 evaluates rule "R00049" (policy).
@@ -17078,9 +14781,8 @@ func oRule274(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0149" {
 		return false, runtime.Err{}
 	}
-	oT740 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT741 := "/secret/49/"
-	return strings.Contains(oT740, oT741), runtime.Err{}
+	oT165 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT165, "/secret/49/"), runtime.Err{}
 }
 
 // oRule289 evaluates rule "R00079" (policy).
@@ -17096,9 +14798,8 @@ func oRule289(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0119" {
 		return false, runtime.Err{}
 	}
-	oT742 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT743 := "/secret/79/"
-	return strings.Contains(oT742, oT743), runtime.Err{}
+	oT166 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT166, "/secret/79/"), runtime.Err{}
 }
 
 // oRule304 evaluates rule "R00109" (policy).
@@ -17114,9 +14815,8 @@ func oRule304(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0089" {
 		return false, runtime.Err{}
 	}
-	oT744 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT745 := "/secret/109/"
-	return strings.Contains(oT744, oT745), runtime.Err{}
+	oT167 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT167, "/secret/109/"), runtime.Err{}
 }
 
 // oRule319 evaluates rule "R00139" (policy).
@@ -17132,9 +14832,8 @@ func oRule319(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0059" {
 		return false, runtime.Err{}
 	}
-	oT746 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT747 := "/secret/139/"
-	return strings.Contains(oT746, oT747), runtime.Err{}
+	oT168 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT168, "/secret/139/"), runtime.Err{}
 }
 
 // oRule334 evaluates rule "R00169" (policy).
@@ -17150,9 +14849,8 @@ func oRule334(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0029" {
 		return false, runtime.Err{}
 	}
-	oT748 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT749 := "/secret/169/"
-	return strings.Contains(oT748, oT749), runtime.Err{}
+	oT169 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT169, "/secret/169/"), runtime.Err{}
 }
 
 // oRule349 evaluates rule "R00199" (policy).
@@ -17168,9 +14866,8 @@ func oRule349(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0197" {
 		return false, runtime.Err{}
 	}
-	oT750 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT751 := "/secret/199/"
-	return strings.Contains(oT750, oT751), runtime.Err{}
+	oT170 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT170, "/secret/199/"), runtime.Err{}
 }
 
 // oRule364 evaluates rule "R00229" (policy).
@@ -17186,9 +14883,8 @@ func oRule364(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0167" {
 		return false, runtime.Err{}
 	}
-	oT752 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT753 := "/secret/229/"
-	return strings.Contains(oT752, oT753), runtime.Err{}
+	oT171 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT171, "/secret/229/"), runtime.Err{}
 }
 
 // oRule379 evaluates rule "R00259" (policy).
@@ -17204,9 +14900,8 @@ func oRule379(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0137" {
 		return false, runtime.Err{}
 	}
-	oT754 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT755 := "/secret/259/"
-	return strings.Contains(oT754, oT755), runtime.Err{}
+	oT172 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT172, "/secret/259/"), runtime.Err{}
 }
 
 // oRule394 evaluates rule "R00289" (policy).
@@ -17222,9 +14917,8 @@ func oRule394(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0107" {
 		return false, runtime.Err{}
 	}
-	oT756 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT757 := "/secret/289/"
-	return strings.Contains(oT756, oT757), runtime.Err{}
+	oT173 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT173, "/secret/289/"), runtime.Err{}
 }
 
 // oRule409 evaluates rule "R00319" (policy).
@@ -17240,9 +14934,8 @@ func oRule409(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0077" {
 		return false, runtime.Err{}
 	}
-	oT758 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT759 := "/secret/319/"
-	return strings.Contains(oT758, oT759), runtime.Err{}
+	oT174 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT174, "/secret/319/"), runtime.Err{}
 }
 
 // oRule424 evaluates rule "R00349" (policy).
@@ -17258,9 +14951,8 @@ func oRule424(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0047" {
 		return false, runtime.Err{}
 	}
-	oT760 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT761 := "/secret/349/"
-	return strings.Contains(oT760, oT761), runtime.Err{}
+	oT175 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT175, "/secret/349/"), runtime.Err{}
 }
 
 // oRule439 evaluates rule "R00379" (policy).
@@ -17276,9 +14968,8 @@ func oRule439(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0017" {
 		return false, runtime.Err{}
 	}
-	oT762 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT763 := "/secret/379/"
-	return strings.Contains(oT762, oT763), runtime.Err{}
+	oT176 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT176, "/secret/379/"), runtime.Err{}
 }
 
 // oRule454 evaluates rule "R00409" (policy).
@@ -17294,9 +14985,8 @@ func oRule454(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0185" {
 		return false, runtime.Err{}
 	}
-	oT764 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT765 := "/secret/409/"
-	return strings.Contains(oT764, oT765), runtime.Err{}
+	oT177 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT177, "/secret/409/"), runtime.Err{}
 }
 
 // oRule469 evaluates rule "R00439" (policy).
@@ -17312,9 +15002,8 @@ func oRule469(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0155" {
 		return false, runtime.Err{}
 	}
-	oT766 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT767 := "/secret/439/"
-	return strings.Contains(oT766, oT767), runtime.Err{}
+	oT178 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT178, "/secret/439/"), runtime.Err{}
 }
 
 // oRule484 evaluates rule "R00469" (policy).
@@ -17330,9 +15019,8 @@ func oRule484(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0125" {
 		return false, runtime.Err{}
 	}
-	oT768 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT769 := "/secret/469/"
-	return strings.Contains(oT768, oT769), runtime.Err{}
+	oT179 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT179, "/secret/469/"), runtime.Err{}
 }
 
 // oRule499 evaluates rule "R00499" (policy).
@@ -17348,9 +15036,8 @@ func oRule499(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0095" {
 		return false, runtime.Err{}
 	}
-	oT770 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT771 := "/secret/499/"
-	return strings.Contains(oT770, oT771), runtime.Err{}
+	oT180 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT180, "/secret/499/"), runtime.Err{}
 }
 
 // oRule514 evaluates rule "R00529" (policy).
@@ -17366,9 +15053,8 @@ func oRule514(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0065" {
 		return false, runtime.Err{}
 	}
-	oT772 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT773 := "/secret/529/"
-	return strings.Contains(oT772, oT773), runtime.Err{}
+	oT181 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT181, "/secret/529/"), runtime.Err{}
 }
 
 // oRule529 evaluates rule "R00559" (policy).
@@ -17384,9 +15070,8 @@ func oRule529(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0035" {
 		return false, runtime.Err{}
 	}
-	oT774 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT775 := "/secret/559/"
-	return strings.Contains(oT774, oT775), runtime.Err{}
+	oT182 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT182, "/secret/559/"), runtime.Err{}
 }
 
 // oRule544 evaluates rule "R00589" (policy).
@@ -17402,9 +15087,8 @@ func oRule544(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0005" {
 		return false, runtime.Err{}
 	}
-	oT776 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT777 := "/secret/589/"
-	return strings.Contains(oT776, oT777), runtime.Err{}
+	oT183 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT183, "/secret/589/"), runtime.Err{}
 }
 
 // oRule559 evaluates rule "R00619" (policy).
@@ -17420,9 +15104,8 @@ func oRule559(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0173" {
 		return false, runtime.Err{}
 	}
-	oT778 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT779 := "/secret/619/"
-	return strings.Contains(oT778, oT779), runtime.Err{}
+	oT184 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT184, "/secret/619/"), runtime.Err{}
 }
 
 // oRule574 evaluates rule "R00649" (policy).
@@ -17438,9 +15121,8 @@ func oRule574(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0143" {
 		return false, runtime.Err{}
 	}
-	oT780 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT781 := "/secret/649/"
-	return strings.Contains(oT780, oT781), runtime.Err{}
+	oT185 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT185, "/secret/649/"), runtime.Err{}
 }
 
 // oRule589 evaluates rule "R00679" (policy).
@@ -17456,9 +15138,8 @@ func oRule589(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0113" {
 		return false, runtime.Err{}
 	}
-	oT782 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT783 := "/secret/679/"
-	return strings.Contains(oT782, oT783), runtime.Err{}
+	oT186 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT186, "/secret/679/"), runtime.Err{}
 }
 
 // oRule604 evaluates rule "R00709" (policy).
@@ -17474,9 +15155,8 @@ func oRule604(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0083" {
 		return false, runtime.Err{}
 	}
-	oT784 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT785 := "/secret/709/"
-	return strings.Contains(oT784, oT785), runtime.Err{}
+	oT187 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT187, "/secret/709/"), runtime.Err{}
 }
 
 // oRule619 evaluates rule "R00739" (policy).
@@ -17492,9 +15172,8 @@ func oRule619(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0053" {
 		return false, runtime.Err{}
 	}
-	oT786 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT787 := "/secret/739/"
-	return strings.Contains(oT786, oT787), runtime.Err{}
+	oT188 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT188, "/secret/739/"), runtime.Err{}
 }
 
 // oRule634 evaluates rule "R00769" (policy).
@@ -17510,9 +15189,8 @@ func oRule634(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0023" {
 		return false, runtime.Err{}
 	}
-	oT788 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT789 := "/secret/769/"
-	return strings.Contains(oT788, oT789), runtime.Err{}
+	oT189 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT189, "/secret/769/"), runtime.Err{}
 }
 
 // oRule649 evaluates rule "R00799" (policy).
@@ -17528,9 +15206,8 @@ func oRule649(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0191" {
 		return false, runtime.Err{}
 	}
-	oT790 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT791 := "/secret/799/"
-	return strings.Contains(oT790, oT791), runtime.Err{}
+	oT190 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT190, "/secret/799/"), runtime.Err{}
 }
 
 // oRule664 evaluates rule "R00829" (policy).
@@ -17546,9 +15223,8 @@ func oRule664(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0161" {
 		return false, runtime.Err{}
 	}
-	oT792 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT793 := "/secret/829/"
-	return strings.Contains(oT792, oT793), runtime.Err{}
+	oT191 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT191, "/secret/829/"), runtime.Err{}
 }
 
 // oRule679 evaluates rule "R00859" (policy).
@@ -17564,9 +15240,8 @@ func oRule679(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0131" {
 		return false, runtime.Err{}
 	}
-	oT794 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT795 := "/secret/859/"
-	return strings.Contains(oT794, oT795), runtime.Err{}
+	oT192 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT192, "/secret/859/"), runtime.Err{}
 }
 
 // oRule694 evaluates rule "R00889" (policy).
@@ -17582,9 +15257,8 @@ func oRule694(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0101" {
 		return false, runtime.Err{}
 	}
-	oT796 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT797 := "/secret/889/"
-	return strings.Contains(oT796, oT797), runtime.Err{}
+	oT193 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT193, "/secret/889/"), runtime.Err{}
 }
 
 // oRule709 evaluates rule "R00919" (policy).
@@ -17600,9 +15274,8 @@ func oRule709(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0071" {
 		return false, runtime.Err{}
 	}
-	oT798 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT799 := "/secret/919/"
-	return strings.Contains(oT798, oT799), runtime.Err{}
+	oT194 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT194, "/secret/919/"), runtime.Err{}
 }
 
 // oRule724 evaluates rule "R00949" (policy).
@@ -17618,9 +15291,8 @@ func oRule724(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0041" {
 		return false, runtime.Err{}
 	}
-	oT800 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT801 := "/secret/949/"
-	return strings.Contains(oT800, oT801), runtime.Err{}
+	oT195 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT195, "/secret/949/"), runtime.Err{}
 }
 
 // oRule739 evaluates rule "R00979" (policy).
@@ -17636,9 +15308,8 @@ func oRule739(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0011" {
 		return false, runtime.Err{}
 	}
-	oT802 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT803 := "/secret/979/"
-	return strings.Contains(oT802, oT803), runtime.Err{}
+	oT196 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT196, "/secret/979/"), runtime.Err{}
 }
 
 // oRule758 evaluates rule "R00034" (invariant).
@@ -17654,42 +15325,14 @@ func oRule758(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0164" {
 		return false, runtime.Err{}
 	}
-	oT804, oT805 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT806, oT807 := func() (bool, runtime.Err) {
-			oT808 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT809 := int64(3634)
-			return (oT808 > oT809), runtime.Err{}
-		}()
-		if oT807.Kind == 0 {
-			if oT806 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT807
-		}
-		oT810, oT811 := func() (bool, runtime.Err) {
-			oT812 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT813 := runtime.SizeString(oT812)
-			oT814 := int64(4130)
-			return (oT813 > oT814), runtime.Err{}
-		}()
-		if oT811.Kind == 0 {
-			if oT810 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT811
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT805.Kind != 0 {
-		return false, oT805
+	oT197 := true
+	oT198 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT198 > int64(3634)) {
+		oT199 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT200 := runtime.SizeString(oT199)
+		oT197 = (oT200 > int64(4130))
 	}
-	return oT804, runtime.Err{}
+	return oT197, runtime.Err{}
 }
 
 // oRule773 evaluates rule "R00094" (invariant).
@@ -17705,42 +15348,14 @@ func oRule773(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0104" {
 		return false, runtime.Err{}
 	}
-	oT815, oT816 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT817, oT818 := func() (bool, runtime.Err) {
-			oT819 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT820 := int64(3694)
-			return (oT819 > oT820), runtime.Err{}
-		}()
-		if oT818.Kind == 0 {
-			if oT817 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT818
-		}
-		oT821, oT822 := func() (bool, runtime.Err) {
-			oT823 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT824 := runtime.SizeString(oT823)
-			oT825 := int64(4190)
-			return (oT824 > oT825), runtime.Err{}
-		}()
-		if oT822.Kind == 0 {
-			if oT821 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT822
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT816.Kind != 0 {
-		return false, oT816
+	oT201 := true
+	oT202 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT202 > int64(3694)) {
+		oT203 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT204 := runtime.SizeString(oT203)
+		oT201 = (oT204 > int64(4190))
 	}
-	return oT815, runtime.Err{}
+	return oT201, runtime.Err{}
 }
 
 // oRule788 evaluates rule "R00154" (invariant).
@@ -17756,42 +15371,14 @@ func oRule788(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0044" {
 		return false, runtime.Err{}
 	}
-	oT826, oT827 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT828, oT829 := func() (bool, runtime.Err) {
-			oT830 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT831 := int64(3754)
-			return (oT830 > oT831), runtime.Err{}
-		}()
-		if oT829.Kind == 0 {
-			if oT828 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT829
-		}
-		oT832, oT833 := func() (bool, runtime.Err) {
-			oT834 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT835 := runtime.SizeString(oT834)
-			oT836 := int64(4250)
-			return (oT835 > oT836), runtime.Err{}
-		}()
-		if oT833.Kind == 0 {
-			if oT832 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT833
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT827.Kind != 0 {
-		return false, oT827
+	oT205 := true
+	oT206 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT206 > int64(3754)) {
+		oT207 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT208 := runtime.SizeString(oT207)
+		oT205 = (oT208 > int64(4250))
 	}
-	return oT826, runtime.Err{}
+	return oT205, runtime.Err{}
 }
 
 // oRule803 evaluates rule "R00214" (invariant).
@@ -17807,42 +15394,14 @@ func oRule803(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0182" {
 		return false, runtime.Err{}
 	}
-	oT837, oT838 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT839, oT840 := func() (bool, runtime.Err) {
-			oT841 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT842 := int64(3814)
-			return (oT841 > oT842), runtime.Err{}
-		}()
-		if oT840.Kind == 0 {
-			if oT839 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT840
-		}
-		oT843, oT844 := func() (bool, runtime.Err) {
-			oT845 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT846 := runtime.SizeString(oT845)
-			oT847 := int64(4310)
-			return (oT846 > oT847), runtime.Err{}
-		}()
-		if oT844.Kind == 0 {
-			if oT843 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT844
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT838.Kind != 0 {
-		return false, oT838
+	oT209 := true
+	oT210 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT210 > int64(3814)) {
+		oT211 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT212 := runtime.SizeString(oT211)
+		oT209 = (oT212 > int64(4310))
 	}
-	return oT837, runtime.Err{}
+	return oT209, runtime.Err{}
 }
 
 // oRule818 evaluates rule "R00274" (invariant).
@@ -17858,42 +15417,14 @@ func oRule818(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0122" {
 		return false, runtime.Err{}
 	}
-	oT848, oT849 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT850, oT851 := func() (bool, runtime.Err) {
-			oT852 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT853 := int64(3874)
-			return (oT852 > oT853), runtime.Err{}
-		}()
-		if oT851.Kind == 0 {
-			if oT850 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT851
-		}
-		oT854, oT855 := func() (bool, runtime.Err) {
-			oT856 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT857 := runtime.SizeString(oT856)
-			oT858 := int64(4370)
-			return (oT857 > oT858), runtime.Err{}
-		}()
-		if oT855.Kind == 0 {
-			if oT854 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT855
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT849.Kind != 0 {
-		return false, oT849
+	oT213 := true
+	oT214 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT214 > int64(3874)) {
+		oT215 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT216 := runtime.SizeString(oT215)
+		oT213 = (oT216 > int64(4370))
 	}
-	return oT848, runtime.Err{}
+	return oT213, runtime.Err{}
 }
 
 // oRule833 evaluates rule "R00334" (invariant).
@@ -17909,42 +15440,14 @@ func oRule833(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0062" {
 		return false, runtime.Err{}
 	}
-	oT859, oT860 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT861, oT862 := func() (bool, runtime.Err) {
-			oT863 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT864 := int64(3934)
-			return (oT863 > oT864), runtime.Err{}
-		}()
-		if oT862.Kind == 0 {
-			if oT861 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT862
-		}
-		oT865, oT866 := func() (bool, runtime.Err) {
-			oT867 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT868 := runtime.SizeString(oT867)
-			oT869 := int64(4430)
-			return (oT868 > oT869), runtime.Err{}
-		}()
-		if oT866.Kind == 0 {
-			if oT865 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT866
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT860.Kind != 0 {
-		return false, oT860
+	oT217 := true
+	oT218 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT218 > int64(3934)) {
+		oT219 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT220 := runtime.SizeString(oT219)
+		oT217 = (oT220 > int64(4430))
 	}
-	return oT859, runtime.Err{}
+	return oT217, runtime.Err{}
 }
 
 // oRule848 evaluates rule "R00394" (invariant).
@@ -17960,42 +15463,14 @@ func oRule848(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0002" {
 		return false, runtime.Err{}
 	}
-	oT870, oT871 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT872, oT873 := func() (bool, runtime.Err) {
-			oT874 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT875 := int64(3994)
-			return (oT874 > oT875), runtime.Err{}
-		}()
-		if oT873.Kind == 0 {
-			if oT872 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT873
-		}
-		oT876, oT877 := func() (bool, runtime.Err) {
-			oT878 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT879 := runtime.SizeString(oT878)
-			oT880 := int64(4490)
-			return (oT879 > oT880), runtime.Err{}
-		}()
-		if oT877.Kind == 0 {
-			if oT876 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT877
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT871.Kind != 0 {
-		return false, oT871
+	oT221 := true
+	oT222 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT222 > int64(3994)) {
+		oT223 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT224 := runtime.SizeString(oT223)
+		oT221 = (oT224 > int64(4490))
 	}
-	return oT870, runtime.Err{}
+	return oT221, runtime.Err{}
 }
 
 // oRule863 evaluates rule "R00454" (invariant).
@@ -18011,42 +15486,14 @@ func oRule863(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0140" {
 		return false, runtime.Err{}
 	}
-	oT881, oT882 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT883, oT884 := func() (bool, runtime.Err) {
-			oT885 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT886 := int64(4054)
-			return (oT885 > oT886), runtime.Err{}
-		}()
-		if oT884.Kind == 0 {
-			if oT883 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT884
-		}
-		oT887, oT888 := func() (bool, runtime.Err) {
-			oT889 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT890 := runtime.SizeString(oT889)
-			oT891 := int64(4550)
-			return (oT890 > oT891), runtime.Err{}
-		}()
-		if oT888.Kind == 0 {
-			if oT887 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT888
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT882.Kind != 0 {
-		return false, oT882
+	oT225 := true
+	oT226 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT226 > int64(4054)) {
+		oT227 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT228 := runtime.SizeString(oT227)
+		oT225 = (oT228 > int64(4550))
 	}
-	return oT881, runtime.Err{}
+	return oT225, runtime.Err{}
 }
 
 // oRule878 evaluates rule "R00514" (invariant).
@@ -18062,42 +15509,14 @@ func oRule878(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0080" {
 		return false, runtime.Err{}
 	}
-	oT892, oT893 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT894, oT895 := func() (bool, runtime.Err) {
-			oT896 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT897 := int64(4114)
-			return (oT896 > oT897), runtime.Err{}
-		}()
-		if oT895.Kind == 0 {
-			if oT894 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT895
-		}
-		oT898, oT899 := func() (bool, runtime.Err) {
-			oT900 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT901 := runtime.SizeString(oT900)
-			oT902 := int64(4610)
-			return (oT901 > oT902), runtime.Err{}
-		}()
-		if oT899.Kind == 0 {
-			if oT898 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT899
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT893.Kind != 0 {
-		return false, oT893
+	oT229 := true
+	oT230 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT230 > int64(4114)) {
+		oT231 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT232 := runtime.SizeString(oT231)
+		oT229 = (oT232 > int64(4610))
 	}
-	return oT892, runtime.Err{}
+	return oT229, runtime.Err{}
 }
 
 // oRule893 evaluates rule "R00574" (invariant).
@@ -18113,42 +15532,14 @@ func oRule893(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0020" {
 		return false, runtime.Err{}
 	}
-	oT903, oT904 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT905, oT906 := func() (bool, runtime.Err) {
-			oT907 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT908 := int64(4174)
-			return (oT907 > oT908), runtime.Err{}
-		}()
-		if oT906.Kind == 0 {
-			if oT905 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT906
-		}
-		oT909, oT910 := func() (bool, runtime.Err) {
-			oT911 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT912 := runtime.SizeString(oT911)
-			oT913 := int64(4670)
-			return (oT912 > oT913), runtime.Err{}
-		}()
-		if oT910.Kind == 0 {
-			if oT909 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT910
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT904.Kind != 0 {
-		return false, oT904
+	oT233 := true
+	oT234 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT234 > int64(4174)) {
+		oT235 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT236 := runtime.SizeString(oT235)
+		oT233 = (oT236 > int64(4670))
 	}
-	return oT903, runtime.Err{}
+	return oT233, runtime.Err{}
 }
 
 // oRule908 evaluates rule "R00634" (invariant).
@@ -18164,42 +15555,14 @@ func oRule908(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0158" {
 		return false, runtime.Err{}
 	}
-	oT914, oT915 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT916, oT917 := func() (bool, runtime.Err) {
-			oT918 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT919 := int64(4234)
-			return (oT918 > oT919), runtime.Err{}
-		}()
-		if oT917.Kind == 0 {
-			if oT916 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT917
-		}
-		oT920, oT921 := func() (bool, runtime.Err) {
-			oT922 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT923 := runtime.SizeString(oT922)
-			oT924 := int64(4730)
-			return (oT923 > oT924), runtime.Err{}
-		}()
-		if oT921.Kind == 0 {
-			if oT920 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT921
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT915.Kind != 0 {
-		return false, oT915
+	oT237 := true
+	oT238 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT238 > int64(4234)) {
+		oT239 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT240 := runtime.SizeString(oT239)
+		oT237 = (oT240 > int64(4730))
 	}
-	return oT914, runtime.Err{}
+	return oT237, runtime.Err{}
 }
 
 // oRule923 evaluates rule "R00694" (invariant).
@@ -18215,42 +15578,14 @@ func oRule923(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0098" {
 		return false, runtime.Err{}
 	}
-	oT925, oT926 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT927, oT928 := func() (bool, runtime.Err) {
-			oT929 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT930 := int64(4294)
-			return (oT929 > oT930), runtime.Err{}
-		}()
-		if oT928.Kind == 0 {
-			if oT927 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT928
-		}
-		oT931, oT932 := func() (bool, runtime.Err) {
-			oT933 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT934 := runtime.SizeString(oT933)
-			oT935 := int64(4790)
-			return (oT934 > oT935), runtime.Err{}
-		}()
-		if oT932.Kind == 0 {
-			if oT931 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT932
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT926.Kind != 0 {
-		return false, oT926
+	oT241 := true
+	oT242 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT242 > int64(4294)) {
+		oT243 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT244 := runtime.SizeString(oT243)
+		oT241 = (oT244 > int64(4790))
 	}
-	return oT925, runtime.Err{}
+	return oT241, runtime.Err{}
 }
 
 // oRule938 evaluates rule "R00754" (invariant).
@@ -18266,42 +15601,14 @@ func oRule938(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0038" {
 		return false, runtime.Err{}
 	}
-	oT936, oT937 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT938, oT939 := func() (bool, runtime.Err) {
-			oT940 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT941 := int64(4354)
-			return (oT940 > oT941), runtime.Err{}
-		}()
-		if oT939.Kind == 0 {
-			if oT938 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT939
-		}
-		oT942, oT943 := func() (bool, runtime.Err) {
-			oT944 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT945 := runtime.SizeString(oT944)
-			oT946 := int64(4850)
-			return (oT945 > oT946), runtime.Err{}
-		}()
-		if oT943.Kind == 0 {
-			if oT942 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT943
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT937.Kind != 0 {
-		return false, oT937
+	oT245 := true
+	oT246 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT246 > int64(4354)) {
+		oT247 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT248 := runtime.SizeString(oT247)
+		oT245 = (oT248 > int64(4850))
 	}
-	return oT936, runtime.Err{}
+	return oT245, runtime.Err{}
 }
 
 // oRule953 evaluates rule "R00814" (invariant).
@@ -18317,42 +15624,14 @@ func oRule953(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0176" {
 		return false, runtime.Err{}
 	}
-	oT947, oT948 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT949, oT950 := func() (bool, runtime.Err) {
-			oT951 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT952 := int64(4414)
-			return (oT951 > oT952), runtime.Err{}
-		}()
-		if oT950.Kind == 0 {
-			if oT949 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT950
-		}
-		oT953, oT954 := func() (bool, runtime.Err) {
-			oT955 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT956 := runtime.SizeString(oT955)
-			oT957 := int64(4910)
-			return (oT956 > oT957), runtime.Err{}
-		}()
-		if oT954.Kind == 0 {
-			if oT953 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT954
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT948.Kind != 0 {
-		return false, oT948
+	oT249 := true
+	oT250 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT250 > int64(4414)) {
+		oT251 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT252 := runtime.SizeString(oT251)
+		oT249 = (oT252 > int64(4910))
 	}
-	return oT947, runtime.Err{}
+	return oT249, runtime.Err{}
 }
 
 // oRule968 evaluates rule "R00874" (invariant).
@@ -18368,42 +15647,14 @@ func oRule968(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0116" {
 		return false, runtime.Err{}
 	}
-	oT958, oT959 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT960, oT961 := func() (bool, runtime.Err) {
-			oT962 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT963 := int64(4474)
-			return (oT962 > oT963), runtime.Err{}
-		}()
-		if oT961.Kind == 0 {
-			if oT960 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT961
-		}
-		oT964, oT965 := func() (bool, runtime.Err) {
-			oT966 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT967 := runtime.SizeString(oT966)
-			oT968 := int64(4970)
-			return (oT967 > oT968), runtime.Err{}
-		}()
-		if oT965.Kind == 0 {
-			if oT964 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT965
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT959.Kind != 0 {
-		return false, oT959
+	oT253 := true
+	oT254 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT254 > int64(4474)) {
+		oT255 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT256 := runtime.SizeString(oT255)
+		oT253 = (oT256 > int64(4970))
 	}
-	return oT958, runtime.Err{}
+	return oT253, runtime.Err{}
 }
 
 // oRule983 evaluates rule "R00934" (invariant).
@@ -18419,42 +15670,14 @@ func oRule983(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0056" {
 		return false, runtime.Err{}
 	}
-	oT969, oT970 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT971, oT972 := func() (bool, runtime.Err) {
-			oT973 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT974 := int64(4534)
-			return (oT973 > oT974), runtime.Err{}
-		}()
-		if oT972.Kind == 0 {
-			if oT971 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT972
-		}
-		oT975, oT976 := func() (bool, runtime.Err) {
-			oT977 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT978 := runtime.SizeString(oT977)
-			oT979 := int64(5030)
-			return (oT978 > oT979), runtime.Err{}
-		}()
-		if oT976.Kind == 0 {
-			if oT975 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT976
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT970.Kind != 0 {
-		return false, oT970
+	oT257 := true
+	oT258 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT258 > int64(4534)) {
+		oT259 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT260 := runtime.SizeString(oT259)
+		oT257 = (oT260 > int64(5030))
 	}
-	return oT969, runtime.Err{}
+	return oT257, runtime.Err{}
 }
 
 // oRule998 evaluates rule "R00994" (invariant).
@@ -18470,42 +15693,14 @@ func oRule998(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0194" {
 		return false, runtime.Err{}
 	}
-	oT980, oT981 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT982, oT983 := func() (bool, runtime.Err) {
-			oT984 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT985 := int64(4594)
-			return (oT984 > oT985), runtime.Err{}
-		}()
-		if oT983.Kind == 0 {
-			if oT982 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT983
-		}
-		oT986, oT987 := func() (bool, runtime.Err) {
-			oT988 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT989 := runtime.SizeString(oT988)
-			oT990 := int64(5090)
-			return (oT989 > oT990), runtime.Err{}
-		}()
-		if oT987.Kind == 0 {
-			if oT986 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT987
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT981.Kind != 0 {
-		return false, oT981
+	oT261 := true
+	oT262 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT262 > int64(4594)) {
+		oT263 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT264 := runtime.SizeString(oT263)
+		oT261 = (oT264 > int64(5090))
 	}
-	return oT980, runtime.Err{}
+	return oT261, runtime.Err{}
 }
 
 // oRule6 evaluates rule "R00024" (schema).
@@ -18523,9 +15718,8 @@ func oRule6(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT991 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT992 := "shutdown -h 24"
-	return strings.HasPrefix(oT991, oT992), runtime.Err{}
+	oT265 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT265, "shutdown -h 24"), runtime.Err{}
 }
 
 // oRule21 evaluates rule "R00084" (schema).
@@ -18543,9 +15737,8 @@ func oRule21(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT993 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT994 := "shutdown -h 84"
-	return strings.HasPrefix(oT993, oT994), runtime.Err{}
+	oT266 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT266, "shutdown -h 84"), runtime.Err{}
 }
 
 // oRule36 evaluates rule "R00144" (schema).
@@ -18563,9 +15756,8 @@ func oRule36(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT995 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT996 := "shutdown -h 144"
-	return strings.HasPrefix(oT995, oT996), runtime.Err{}
+	oT267 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT267, "shutdown -h 144"), runtime.Err{}
 }
 
 // oRule51 evaluates rule "R00204" (schema).
@@ -18583,9 +15775,8 @@ func oRule51(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT997 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT998 := "shutdown -h 204"
-	return strings.HasPrefix(oT997, oT998), runtime.Err{}
+	oT268 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT268, "shutdown -h 204"), runtime.Err{}
 }
 
 // oRule66 evaluates rule "R00264" (schema).
@@ -18603,9 +15794,8 @@ func oRule66(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT999 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT1000 := "shutdown -h 264"
-	return strings.HasPrefix(oT999, oT1000), runtime.Err{}
+	oT269 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT269, "shutdown -h 264"), runtime.Err{}
 }
 
 // oRule81 evaluates rule "R00324" (schema).
@@ -18623,9 +15813,8 @@ func oRule81(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT1001 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT1002 := "shutdown -h 324"
-	return strings.HasPrefix(oT1001, oT1002), runtime.Err{}
+	oT270 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT270, "shutdown -h 324"), runtime.Err{}
 }
 
 // oRule96 evaluates rule "R00384" (schema).
@@ -18643,9 +15832,8 @@ func oRule96(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT1003 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT1004 := "shutdown -h 384"
-	return strings.HasPrefix(oT1003, oT1004), runtime.Err{}
+	oT271 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT271, "shutdown -h 384"), runtime.Err{}
 }
 
 // oRule111 evaluates rule "R00444" (schema).
@@ -18663,9 +15851,8 @@ func oRule111(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT1005 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT1006 := "shutdown -h 444"
-	return strings.HasPrefix(oT1005, oT1006), runtime.Err{}
+	oT272 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT272, "shutdown -h 444"), runtime.Err{}
 }
 
 // oRule126 evaluates rule "R00504" (schema).
@@ -18683,9 +15870,8 @@ func oRule126(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT1007 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT1008 := "shutdown -h 504"
-	return strings.HasPrefix(oT1007, oT1008), runtime.Err{}
+	oT273 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT273, "shutdown -h 504"), runtime.Err{}
 }
 
 // oRule141 evaluates rule "R00564" (schema).
@@ -18703,9 +15889,8 @@ func oRule141(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT1009 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT1010 := "shutdown -h 564"
-	return strings.HasPrefix(oT1009, oT1010), runtime.Err{}
+	oT274 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT274, "shutdown -h 564"), runtime.Err{}
 }
 
 // oRule156 evaluates rule "R00624" (schema).
@@ -18723,9 +15908,8 @@ func oRule156(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT1011 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT1012 := "shutdown -h 624"
-	return strings.HasPrefix(oT1011, oT1012), runtime.Err{}
+	oT275 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT275, "shutdown -h 624"), runtime.Err{}
 }
 
 // oRule171 evaluates rule "R00684" (schema).
@@ -18743,9 +15927,8 @@ func oRule171(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT1013 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT1014 := "shutdown -h 684"
-	return strings.HasPrefix(oT1013, oT1014), runtime.Err{}
+	oT276 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT276, "shutdown -h 684"), runtime.Err{}
 }
 
 // oRule186 evaluates rule "R00744" (schema).
@@ -18763,9 +15946,8 @@ func oRule186(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT1015 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT1016 := "shutdown -h 744"
-	return strings.HasPrefix(oT1015, oT1016), runtime.Err{}
+	oT277 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT277, "shutdown -h 744"), runtime.Err{}
 }
 
 // oRule201 evaluates rule "R00804" (schema).
@@ -18783,9 +15965,8 @@ func oRule201(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT1017 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT1018 := "shutdown -h 804"
-	return strings.HasPrefix(oT1017, oT1018), runtime.Err{}
+	oT278 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT278, "shutdown -h 804"), runtime.Err{}
 }
 
 // oRule216 evaluates rule "R00864" (schema).
@@ -18803,9 +15984,8 @@ func oRule216(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT1019 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT1020 := "shutdown -h 864"
-	return strings.HasPrefix(oT1019, oT1020), runtime.Err{}
+	oT279 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT279, "shutdown -h 864"), runtime.Err{}
 }
 
 // oRule231 evaluates rule "R00924" (schema).
@@ -18823,9 +16003,8 @@ func oRule231(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT1021 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT1022 := "shutdown -h 924"
-	return strings.HasPrefix(oT1021, oT1022), runtime.Err{}
+	oT280 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT280, "shutdown -h 924"), runtime.Err{}
 }
 
 // oRule246 evaluates rule "R00984" (schema).
@@ -18843,9 +16022,8 @@ func oRule246(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT1023 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT1024 := "shutdown -h 984"
-	return strings.HasPrefix(oT1023, oT1024), runtime.Err{}
+	oT281 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT281, "shutdown -h 984"), runtime.Err{}
 }
 
 // oRule269 evaluates rule "R00039" (policy).
@@ -18863,40 +16041,12 @@ func oRule269(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT1025, oT1026 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1027, oT1028 := func() (bool, runtime.Err) {
-			oT1029 := "role_39"
-			oT1030 := runtime.InStrings(oT1029, oF.PrincipalRoles)
-			return !oT1030, runtime.Err{}
-		}()
-		if oT1028.Kind == 0 {
-			if !oT1027 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1028
-		}
-		oT1031, oT1032 := func() (bool, runtime.Err) {
-			oT1033 := "agent:39"
-			return (oF.Principal == oT1033), runtime.Err{}
-		}()
-		if oT1032.Kind == 0 {
-			if !oT1031 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1032
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT1026.Kind != 0 {
-		return false, oT1026
+	oT282 := false
+	oT283 := runtime.InStrings("role_39", oF.PrincipalRoles)
+	if !oT283 {
+		oT282 = (oF.Principal == "agent:39")
 	}
-	return oT1025, runtime.Err{}
+	return oT282, runtime.Err{}
 }
 
 // oRule284 evaluates rule "R00069" (policy).
@@ -18914,40 +16064,12 @@ func oRule284(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT1034, oT1035 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1036, oT1037 := func() (bool, runtime.Err) {
-			oT1038 := "role_69"
-			oT1039 := runtime.InStrings(oT1038, oF.PrincipalRoles)
-			return !oT1039, runtime.Err{}
-		}()
-		if oT1037.Kind == 0 {
-			if !oT1036 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1037
-		}
-		oT1040, oT1041 := func() (bool, runtime.Err) {
-			oT1042 := "agent:69"
-			return (oF.Principal == oT1042), runtime.Err{}
-		}()
-		if oT1041.Kind == 0 {
-			if !oT1040 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1041
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT1035.Kind != 0 {
-		return false, oT1035
+	oT284 := false
+	oT285 := runtime.InStrings("role_69", oF.PrincipalRoles)
+	if !oT285 {
+		oT284 = (oF.Principal == "agent:69")
 	}
-	return oT1034, runtime.Err{}
+	return oT284, runtime.Err{}
 }
 
 // oRule299 evaluates rule "R00099" (policy).
@@ -18965,40 +16087,12 @@ func oRule299(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT1043, oT1044 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1045, oT1046 := func() (bool, runtime.Err) {
-			oT1047 := "role_99"
-			oT1048 := runtime.InStrings(oT1047, oF.PrincipalRoles)
-			return !oT1048, runtime.Err{}
-		}()
-		if oT1046.Kind == 0 {
-			if !oT1045 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1046
-		}
-		oT1049, oT1050 := func() (bool, runtime.Err) {
-			oT1051 := "agent:99"
-			return (oF.Principal == oT1051), runtime.Err{}
-		}()
-		if oT1050.Kind == 0 {
-			if !oT1049 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1050
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT1044.Kind != 0 {
-		return false, oT1044
+	oT286 := false
+	oT287 := runtime.InStrings("role_99", oF.PrincipalRoles)
+	if !oT287 {
+		oT286 = (oF.Principal == "agent:99")
 	}
-	return oT1043, runtime.Err{}
+	return oT286, runtime.Err{}
 }
 
 // oRule314 evaluates rule "R00129" (policy).
@@ -19016,40 +16110,12 @@ func oRule314(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT1052, oT1053 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1054, oT1055 := func() (bool, runtime.Err) {
-			oT1056 := "role_129"
-			oT1057 := runtime.InStrings(oT1056, oF.PrincipalRoles)
-			return !oT1057, runtime.Err{}
-		}()
-		if oT1055.Kind == 0 {
-			if !oT1054 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1055
-		}
-		oT1058, oT1059 := func() (bool, runtime.Err) {
-			oT1060 := "agent:129"
-			return (oF.Principal == oT1060), runtime.Err{}
-		}()
-		if oT1059.Kind == 0 {
-			if !oT1058 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1059
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT1053.Kind != 0 {
-		return false, oT1053
+	oT288 := false
+	oT289 := runtime.InStrings("role_129", oF.PrincipalRoles)
+	if !oT289 {
+		oT288 = (oF.Principal == "agent:129")
 	}
-	return oT1052, runtime.Err{}
+	return oT288, runtime.Err{}
 }
 
 // oRule329 evaluates rule "R00159" (policy).
@@ -19067,40 +16133,12 @@ func oRule329(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT1061, oT1062 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1063, oT1064 := func() (bool, runtime.Err) {
-			oT1065 := "role_159"
-			oT1066 := runtime.InStrings(oT1065, oF.PrincipalRoles)
-			return !oT1066, runtime.Err{}
-		}()
-		if oT1064.Kind == 0 {
-			if !oT1063 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1064
-		}
-		oT1067, oT1068 := func() (bool, runtime.Err) {
-			oT1069 := "agent:159"
-			return (oF.Principal == oT1069), runtime.Err{}
-		}()
-		if oT1068.Kind == 0 {
-			if !oT1067 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1068
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT1062.Kind != 0 {
-		return false, oT1062
+	oT290 := false
+	oT291 := runtime.InStrings("role_159", oF.PrincipalRoles)
+	if !oT291 {
+		oT290 = (oF.Principal == "agent:159")
 	}
-	return oT1061, runtime.Err{}
+	return oT290, runtime.Err{}
 }
 
 // oRule344 evaluates rule "R00189" (policy).
@@ -19118,40 +16156,12 @@ func oRule344(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT1070, oT1071 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1072, oT1073 := func() (bool, runtime.Err) {
-			oT1074 := "role_189"
-			oT1075 := runtime.InStrings(oT1074, oF.PrincipalRoles)
-			return !oT1075, runtime.Err{}
-		}()
-		if oT1073.Kind == 0 {
-			if !oT1072 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1073
-		}
-		oT1076, oT1077 := func() (bool, runtime.Err) {
-			oT1078 := "agent:189"
-			return (oF.Principal == oT1078), runtime.Err{}
-		}()
-		if oT1077.Kind == 0 {
-			if !oT1076 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1077
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT1071.Kind != 0 {
-		return false, oT1071
+	oT292 := false
+	oT293 := runtime.InStrings("role_189", oF.PrincipalRoles)
+	if !oT293 {
+		oT292 = (oF.Principal == "agent:189")
 	}
-	return oT1070, runtime.Err{}
+	return oT292, runtime.Err{}
 }
 
 // oRule359 evaluates rule "R00219" (policy).
@@ -19169,40 +16179,12 @@ func oRule359(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT1079, oT1080 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1081, oT1082 := func() (bool, runtime.Err) {
-			oT1083 := "role_219"
-			oT1084 := runtime.InStrings(oT1083, oF.PrincipalRoles)
-			return !oT1084, runtime.Err{}
-		}()
-		if oT1082.Kind == 0 {
-			if !oT1081 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1082
-		}
-		oT1085, oT1086 := func() (bool, runtime.Err) {
-			oT1087 := "agent:219"
-			return (oF.Principal == oT1087), runtime.Err{}
-		}()
-		if oT1086.Kind == 0 {
-			if !oT1085 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1086
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT1080.Kind != 0 {
-		return false, oT1080
+	oT294 := false
+	oT295 := runtime.InStrings("role_219", oF.PrincipalRoles)
+	if !oT295 {
+		oT294 = (oF.Principal == "agent:219")
 	}
-	return oT1079, runtime.Err{}
+	return oT294, runtime.Err{}
 }
 
 // oRule374 evaluates rule "R00249" (policy).
@@ -19220,40 +16202,12 @@ func oRule374(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT1088, oT1089 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1090, oT1091 := func() (bool, runtime.Err) {
-			oT1092 := "role_249"
-			oT1093 := runtime.InStrings(oT1092, oF.PrincipalRoles)
-			return !oT1093, runtime.Err{}
-		}()
-		if oT1091.Kind == 0 {
-			if !oT1090 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1091
-		}
-		oT1094, oT1095 := func() (bool, runtime.Err) {
-			oT1096 := "agent:249"
-			return (oF.Principal == oT1096), runtime.Err{}
-		}()
-		if oT1095.Kind == 0 {
-			if !oT1094 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1095
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT1089.Kind != 0 {
-		return false, oT1089
+	oT296 := false
+	oT297 := runtime.InStrings("role_249", oF.PrincipalRoles)
+	if !oT297 {
+		oT296 = (oF.Principal == "agent:249")
 	}
-	return oT1088, runtime.Err{}
+	return oT296, runtime.Err{}
 }
 
 // oRule389 evaluates rule "R00279" (policy).
@@ -19271,40 +16225,12 @@ func oRule389(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT1097, oT1098 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1099, oT1100 := func() (bool, runtime.Err) {
-			oT1101 := "role_279"
-			oT1102 := runtime.InStrings(oT1101, oF.PrincipalRoles)
-			return !oT1102, runtime.Err{}
-		}()
-		if oT1100.Kind == 0 {
-			if !oT1099 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1100
-		}
-		oT1103, oT1104 := func() (bool, runtime.Err) {
-			oT1105 := "agent:279"
-			return (oF.Principal == oT1105), runtime.Err{}
-		}()
-		if oT1104.Kind == 0 {
-			if !oT1103 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1104
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT1098.Kind != 0 {
-		return false, oT1098
+	oT298 := false
+	oT299 := runtime.InStrings("role_279", oF.PrincipalRoles)
+	if !oT299 {
+		oT298 = (oF.Principal == "agent:279")
 	}
-	return oT1097, runtime.Err{}
+	return oT298, runtime.Err{}
 }
 
 // oRule404 evaluates rule "R00309" (policy).
@@ -19322,40 +16248,12 @@ func oRule404(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT1106, oT1107 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1108, oT1109 := func() (bool, runtime.Err) {
-			oT1110 := "role_309"
-			oT1111 := runtime.InStrings(oT1110, oF.PrincipalRoles)
-			return !oT1111, runtime.Err{}
-		}()
-		if oT1109.Kind == 0 {
-			if !oT1108 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1109
-		}
-		oT1112, oT1113 := func() (bool, runtime.Err) {
-			oT1114 := "agent:309"
-			return (oF.Principal == oT1114), runtime.Err{}
-		}()
-		if oT1113.Kind == 0 {
-			if !oT1112 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1113
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT1107.Kind != 0 {
-		return false, oT1107
+	oT300 := false
+	oT301 := runtime.InStrings("role_309", oF.PrincipalRoles)
+	if !oT301 {
+		oT300 = (oF.Principal == "agent:309")
 	}
-	return oT1106, runtime.Err{}
+	return oT300, runtime.Err{}
 }
 
 // oRule419 evaluates rule "R00339" (policy).
@@ -19373,40 +16271,12 @@ func oRule419(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT1115, oT1116 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1117, oT1118 := func() (bool, runtime.Err) {
-			oT1119 := "role_339"
-			oT1120 := runtime.InStrings(oT1119, oF.PrincipalRoles)
-			return !oT1120, runtime.Err{}
-		}()
-		if oT1118.Kind == 0 {
-			if !oT1117 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1118
-		}
-		oT1121, oT1122 := func() (bool, runtime.Err) {
-			oT1123 := "agent:339"
-			return (oF.Principal == oT1123), runtime.Err{}
-		}()
-		if oT1122.Kind == 0 {
-			if !oT1121 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1122
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT1116.Kind != 0 {
-		return false, oT1116
+	oT302 := false
+	oT303 := runtime.InStrings("role_339", oF.PrincipalRoles)
+	if !oT303 {
+		oT302 = (oF.Principal == "agent:339")
 	}
-	return oT1115, runtime.Err{}
+	return oT302, runtime.Err{}
 }
 
 // oRule434 evaluates rule "R00369" (policy).
@@ -19424,40 +16294,12 @@ func oRule434(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT1124, oT1125 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1126, oT1127 := func() (bool, runtime.Err) {
-			oT1128 := "role_369"
-			oT1129 := runtime.InStrings(oT1128, oF.PrincipalRoles)
-			return !oT1129, runtime.Err{}
-		}()
-		if oT1127.Kind == 0 {
-			if !oT1126 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1127
-		}
-		oT1130, oT1131 := func() (bool, runtime.Err) {
-			oT1132 := "agent:369"
-			return (oF.Principal == oT1132), runtime.Err{}
-		}()
-		if oT1131.Kind == 0 {
-			if !oT1130 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1131
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT1125.Kind != 0 {
-		return false, oT1125
+	oT304 := false
+	oT305 := runtime.InStrings("role_369", oF.PrincipalRoles)
+	if !oT305 {
+		oT304 = (oF.Principal == "agent:369")
 	}
-	return oT1124, runtime.Err{}
+	return oT304, runtime.Err{}
 }
 
 // oRule449 evaluates rule "R00399" (policy).
@@ -19475,40 +16317,12 @@ func oRule449(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT1133, oT1134 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1135, oT1136 := func() (bool, runtime.Err) {
-			oT1137 := "role_399"
-			oT1138 := runtime.InStrings(oT1137, oF.PrincipalRoles)
-			return !oT1138, runtime.Err{}
-		}()
-		if oT1136.Kind == 0 {
-			if !oT1135 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1136
-		}
-		oT1139, oT1140 := func() (bool, runtime.Err) {
-			oT1141 := "agent:399"
-			return (oF.Principal == oT1141), runtime.Err{}
-		}()
-		if oT1140.Kind == 0 {
-			if !oT1139 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1140
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT1134.Kind != 0 {
-		return false, oT1134
+	oT306 := false
+	oT307 := runtime.InStrings("role_399", oF.PrincipalRoles)
+	if !oT307 {
+		oT306 = (oF.Principal == "agent:399")
 	}
-	return oT1133, runtime.Err{}
+	return oT306, runtime.Err{}
 }
 
 // oRule464 evaluates rule "R00429" (policy).
@@ -19526,40 +16340,12 @@ func oRule464(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT1142, oT1143 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1144, oT1145 := func() (bool, runtime.Err) {
-			oT1146 := "role_429"
-			oT1147 := runtime.InStrings(oT1146, oF.PrincipalRoles)
-			return !oT1147, runtime.Err{}
-		}()
-		if oT1145.Kind == 0 {
-			if !oT1144 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1145
-		}
-		oT1148, oT1149 := func() (bool, runtime.Err) {
-			oT1150 := "agent:429"
-			return (oF.Principal == oT1150), runtime.Err{}
-		}()
-		if oT1149.Kind == 0 {
-			if !oT1148 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1149
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT1143.Kind != 0 {
-		return false, oT1143
+	oT308 := false
+	oT309 := runtime.InStrings("role_429", oF.PrincipalRoles)
+	if !oT309 {
+		oT308 = (oF.Principal == "agent:429")
 	}
-	return oT1142, runtime.Err{}
+	return oT308, runtime.Err{}
 }
 
 // oRule479 evaluates rule "R00459" (policy).
@@ -19577,40 +16363,12 @@ func oRule479(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT1151, oT1152 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1153, oT1154 := func() (bool, runtime.Err) {
-			oT1155 := "role_459"
-			oT1156 := runtime.InStrings(oT1155, oF.PrincipalRoles)
-			return !oT1156, runtime.Err{}
-		}()
-		if oT1154.Kind == 0 {
-			if !oT1153 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1154
-		}
-		oT1157, oT1158 := func() (bool, runtime.Err) {
-			oT1159 := "agent:459"
-			return (oF.Principal == oT1159), runtime.Err{}
-		}()
-		if oT1158.Kind == 0 {
-			if !oT1157 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1158
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT1152.Kind != 0 {
-		return false, oT1152
+	oT310 := false
+	oT311 := runtime.InStrings("role_459", oF.PrincipalRoles)
+	if !oT311 {
+		oT310 = (oF.Principal == "agent:459")
 	}
-	return oT1151, runtime.Err{}
+	return oT310, runtime.Err{}
 }
 
 // oRule494 evaluates rule "R00489" (policy).
@@ -19628,40 +16386,12 @@ func oRule494(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT1160, oT1161 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1162, oT1163 := func() (bool, runtime.Err) {
-			oT1164 := "role_489"
-			oT1165 := runtime.InStrings(oT1164, oF.PrincipalRoles)
-			return !oT1165, runtime.Err{}
-		}()
-		if oT1163.Kind == 0 {
-			if !oT1162 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1163
-		}
-		oT1166, oT1167 := func() (bool, runtime.Err) {
-			oT1168 := "agent:489"
-			return (oF.Principal == oT1168), runtime.Err{}
-		}()
-		if oT1167.Kind == 0 {
-			if !oT1166 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1167
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT1161.Kind != 0 {
-		return false, oT1161
+	oT312 := false
+	oT313 := runtime.InStrings("role_489", oF.PrincipalRoles)
+	if !oT313 {
+		oT312 = (oF.Principal == "agent:489")
 	}
-	return oT1160, runtime.Err{}
+	return oT312, runtime.Err{}
 }
 
 // oRule509 evaluates rule "R00519" (policy).
@@ -19679,40 +16409,12 @@ func oRule509(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT1169, oT1170 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1171, oT1172 := func() (bool, runtime.Err) {
-			oT1173 := "role_519"
-			oT1174 := runtime.InStrings(oT1173, oF.PrincipalRoles)
-			return !oT1174, runtime.Err{}
-		}()
-		if oT1172.Kind == 0 {
-			if !oT1171 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1172
-		}
-		oT1175, oT1176 := func() (bool, runtime.Err) {
-			oT1177 := "agent:519"
-			return (oF.Principal == oT1177), runtime.Err{}
-		}()
-		if oT1176.Kind == 0 {
-			if !oT1175 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1176
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT1170.Kind != 0 {
-		return false, oT1170
+	oT314 := false
+	oT315 := runtime.InStrings("role_519", oF.PrincipalRoles)
+	if !oT315 {
+		oT314 = (oF.Principal == "agent:519")
 	}
-	return oT1169, runtime.Err{}
+	return oT314, runtime.Err{}
 }
 
 // oRule524 evaluates rule "R00549" (policy).
@@ -19730,40 +16432,12 @@ func oRule524(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT1178, oT1179 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1180, oT1181 := func() (bool, runtime.Err) {
-			oT1182 := "role_549"
-			oT1183 := runtime.InStrings(oT1182, oF.PrincipalRoles)
-			return !oT1183, runtime.Err{}
-		}()
-		if oT1181.Kind == 0 {
-			if !oT1180 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1181
-		}
-		oT1184, oT1185 := func() (bool, runtime.Err) {
-			oT1186 := "agent:549"
-			return (oF.Principal == oT1186), runtime.Err{}
-		}()
-		if oT1185.Kind == 0 {
-			if !oT1184 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1185
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT1179.Kind != 0 {
-		return false, oT1179
+	oT316 := false
+	oT317 := runtime.InStrings("role_549", oF.PrincipalRoles)
+	if !oT317 {
+		oT316 = (oF.Principal == "agent:549")
 	}
-	return oT1178, runtime.Err{}
+	return oT316, runtime.Err{}
 }
 
 // oRule539 evaluates rule "R00579" (policy).
@@ -19781,40 +16455,12 @@ func oRule539(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT1187, oT1188 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1189, oT1190 := func() (bool, runtime.Err) {
-			oT1191 := "role_579"
-			oT1192 := runtime.InStrings(oT1191, oF.PrincipalRoles)
-			return !oT1192, runtime.Err{}
-		}()
-		if oT1190.Kind == 0 {
-			if !oT1189 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1190
-		}
-		oT1193, oT1194 := func() (bool, runtime.Err) {
-			oT1195 := "agent:579"
-			return (oF.Principal == oT1195), runtime.Err{}
-		}()
-		if oT1194.Kind == 0 {
-			if !oT1193 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1194
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT1188.Kind != 0 {
-		return false, oT1188
+	oT318 := false
+	oT319 := runtime.InStrings("role_579", oF.PrincipalRoles)
+	if !oT319 {
+		oT318 = (oF.Principal == "agent:579")
 	}
-	return oT1187, runtime.Err{}
+	return oT318, runtime.Err{}
 }
 
 // oRule554 evaluates rule "R00609" (policy).
@@ -19832,40 +16478,12 @@ func oRule554(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT1196, oT1197 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1198, oT1199 := func() (bool, runtime.Err) {
-			oT1200 := "role_609"
-			oT1201 := runtime.InStrings(oT1200, oF.PrincipalRoles)
-			return !oT1201, runtime.Err{}
-		}()
-		if oT1199.Kind == 0 {
-			if !oT1198 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1199
-		}
-		oT1202, oT1203 := func() (bool, runtime.Err) {
-			oT1204 := "agent:609"
-			return (oF.Principal == oT1204), runtime.Err{}
-		}()
-		if oT1203.Kind == 0 {
-			if !oT1202 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1203
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT1197.Kind != 0 {
-		return false, oT1197
+	oT320 := false
+	oT321 := runtime.InStrings("role_609", oF.PrincipalRoles)
+	if !oT321 {
+		oT320 = (oF.Principal == "agent:609")
 	}
-	return oT1196, runtime.Err{}
+	return oT320, runtime.Err{}
 }
 
 // oRule569 evaluates rule "R00639" (policy).
@@ -19883,40 +16501,12 @@ func oRule569(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT1205, oT1206 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1207, oT1208 := func() (bool, runtime.Err) {
-			oT1209 := "role_639"
-			oT1210 := runtime.InStrings(oT1209, oF.PrincipalRoles)
-			return !oT1210, runtime.Err{}
-		}()
-		if oT1208.Kind == 0 {
-			if !oT1207 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1208
-		}
-		oT1211, oT1212 := func() (bool, runtime.Err) {
-			oT1213 := "agent:639"
-			return (oF.Principal == oT1213), runtime.Err{}
-		}()
-		if oT1212.Kind == 0 {
-			if !oT1211 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1212
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT1206.Kind != 0 {
-		return false, oT1206
+	oT322 := false
+	oT323 := runtime.InStrings("role_639", oF.PrincipalRoles)
+	if !oT323 {
+		oT322 = (oF.Principal == "agent:639")
 	}
-	return oT1205, runtime.Err{}
+	return oT322, runtime.Err{}
 }
 
 // oRule584 evaluates rule "R00669" (policy).
@@ -19934,40 +16524,12 @@ func oRule584(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT1214, oT1215 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1216, oT1217 := func() (bool, runtime.Err) {
-			oT1218 := "role_669"
-			oT1219 := runtime.InStrings(oT1218, oF.PrincipalRoles)
-			return !oT1219, runtime.Err{}
-		}()
-		if oT1217.Kind == 0 {
-			if !oT1216 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1217
-		}
-		oT1220, oT1221 := func() (bool, runtime.Err) {
-			oT1222 := "agent:669"
-			return (oF.Principal == oT1222), runtime.Err{}
-		}()
-		if oT1221.Kind == 0 {
-			if !oT1220 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1221
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT1215.Kind != 0 {
-		return false, oT1215
+	oT324 := false
+	oT325 := runtime.InStrings("role_669", oF.PrincipalRoles)
+	if !oT325 {
+		oT324 = (oF.Principal == "agent:669")
 	}
-	return oT1214, runtime.Err{}
+	return oT324, runtime.Err{}
 }
 
 // oRule599 evaluates rule "R00699" (policy).
@@ -19985,40 +16547,12 @@ func oRule599(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT1223, oT1224 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1225, oT1226 := func() (bool, runtime.Err) {
-			oT1227 := "role_699"
-			oT1228 := runtime.InStrings(oT1227, oF.PrincipalRoles)
-			return !oT1228, runtime.Err{}
-		}()
-		if oT1226.Kind == 0 {
-			if !oT1225 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1226
-		}
-		oT1229, oT1230 := func() (bool, runtime.Err) {
-			oT1231 := "agent:699"
-			return (oF.Principal == oT1231), runtime.Err{}
-		}()
-		if oT1230.Kind == 0 {
-			if !oT1229 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1230
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT1224.Kind != 0 {
-		return false, oT1224
+	oT326 := false
+	oT327 := runtime.InStrings("role_699", oF.PrincipalRoles)
+	if !oT327 {
+		oT326 = (oF.Principal == "agent:699")
 	}
-	return oT1223, runtime.Err{}
+	return oT326, runtime.Err{}
 }
 
 // oRule614 evaluates rule "R00729" (policy).
@@ -20036,40 +16570,12 @@ func oRule614(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT1232, oT1233 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1234, oT1235 := func() (bool, runtime.Err) {
-			oT1236 := "role_729"
-			oT1237 := runtime.InStrings(oT1236, oF.PrincipalRoles)
-			return !oT1237, runtime.Err{}
-		}()
-		if oT1235.Kind == 0 {
-			if !oT1234 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1235
-		}
-		oT1238, oT1239 := func() (bool, runtime.Err) {
-			oT1240 := "agent:729"
-			return (oF.Principal == oT1240), runtime.Err{}
-		}()
-		if oT1239.Kind == 0 {
-			if !oT1238 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1239
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT1233.Kind != 0 {
-		return false, oT1233
+	oT328 := false
+	oT329 := runtime.InStrings("role_729", oF.PrincipalRoles)
+	if !oT329 {
+		oT328 = (oF.Principal == "agent:729")
 	}
-	return oT1232, runtime.Err{}
+	return oT328, runtime.Err{}
 }
 
 // oRule629 evaluates rule "R00759" (policy).
@@ -20087,40 +16593,12 @@ func oRule629(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT1241, oT1242 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1243, oT1244 := func() (bool, runtime.Err) {
-			oT1245 := "role_759"
-			oT1246 := runtime.InStrings(oT1245, oF.PrincipalRoles)
-			return !oT1246, runtime.Err{}
-		}()
-		if oT1244.Kind == 0 {
-			if !oT1243 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1244
-		}
-		oT1247, oT1248 := func() (bool, runtime.Err) {
-			oT1249 := "agent:759"
-			return (oF.Principal == oT1249), runtime.Err{}
-		}()
-		if oT1248.Kind == 0 {
-			if !oT1247 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1248
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT1242.Kind != 0 {
-		return false, oT1242
+	oT330 := false
+	oT331 := runtime.InStrings("role_759", oF.PrincipalRoles)
+	if !oT331 {
+		oT330 = (oF.Principal == "agent:759")
 	}
-	return oT1241, runtime.Err{}
+	return oT330, runtime.Err{}
 }
 
 // oRule644 evaluates rule "R00789" (policy).
@@ -20138,40 +16616,12 @@ func oRule644(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT1250, oT1251 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1252, oT1253 := func() (bool, runtime.Err) {
-			oT1254 := "role_789"
-			oT1255 := runtime.InStrings(oT1254, oF.PrincipalRoles)
-			return !oT1255, runtime.Err{}
-		}()
-		if oT1253.Kind == 0 {
-			if !oT1252 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1253
-		}
-		oT1256, oT1257 := func() (bool, runtime.Err) {
-			oT1258 := "agent:789"
-			return (oF.Principal == oT1258), runtime.Err{}
-		}()
-		if oT1257.Kind == 0 {
-			if !oT1256 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1257
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT1251.Kind != 0 {
-		return false, oT1251
+	oT332 := false
+	oT333 := runtime.InStrings("role_789", oF.PrincipalRoles)
+	if !oT333 {
+		oT332 = (oF.Principal == "agent:789")
 	}
-	return oT1250, runtime.Err{}
+	return oT332, runtime.Err{}
 }
 
 // oRule659 evaluates rule "R00819" (policy).
@@ -20189,40 +16639,12 @@ func oRule659(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT1259, oT1260 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1261, oT1262 := func() (bool, runtime.Err) {
-			oT1263 := "role_819"
-			oT1264 := runtime.InStrings(oT1263, oF.PrincipalRoles)
-			return !oT1264, runtime.Err{}
-		}()
-		if oT1262.Kind == 0 {
-			if !oT1261 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1262
-		}
-		oT1265, oT1266 := func() (bool, runtime.Err) {
-			oT1267 := "agent:819"
-			return (oF.Principal == oT1267), runtime.Err{}
-		}()
-		if oT1266.Kind == 0 {
-			if !oT1265 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1266
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT1260.Kind != 0 {
-		return false, oT1260
+	oT334 := false
+	oT335 := runtime.InStrings("role_819", oF.PrincipalRoles)
+	if !oT335 {
+		oT334 = (oF.Principal == "agent:819")
 	}
-	return oT1259, runtime.Err{}
+	return oT334, runtime.Err{}
 }
 
 // oRule674 evaluates rule "R00849" (policy).
@@ -20240,40 +16662,12 @@ func oRule674(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT1268, oT1269 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1270, oT1271 := func() (bool, runtime.Err) {
-			oT1272 := "role_849"
-			oT1273 := runtime.InStrings(oT1272, oF.PrincipalRoles)
-			return !oT1273, runtime.Err{}
-		}()
-		if oT1271.Kind == 0 {
-			if !oT1270 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1271
-		}
-		oT1274, oT1275 := func() (bool, runtime.Err) {
-			oT1276 := "agent:849"
-			return (oF.Principal == oT1276), runtime.Err{}
-		}()
-		if oT1275.Kind == 0 {
-			if !oT1274 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1275
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT1269.Kind != 0 {
-		return false, oT1269
+	oT336 := false
+	oT337 := runtime.InStrings("role_849", oF.PrincipalRoles)
+	if !oT337 {
+		oT336 = (oF.Principal == "agent:849")
 	}
-	return oT1268, runtime.Err{}
+	return oT336, runtime.Err{}
 }
 
 // oRule689 evaluates rule "R00879" (policy).
@@ -20291,40 +16685,12 @@ func oRule689(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT1277, oT1278 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1279, oT1280 := func() (bool, runtime.Err) {
-			oT1281 := "role_879"
-			oT1282 := runtime.InStrings(oT1281, oF.PrincipalRoles)
-			return !oT1282, runtime.Err{}
-		}()
-		if oT1280.Kind == 0 {
-			if !oT1279 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1280
-		}
-		oT1283, oT1284 := func() (bool, runtime.Err) {
-			oT1285 := "agent:879"
-			return (oF.Principal == oT1285), runtime.Err{}
-		}()
-		if oT1284.Kind == 0 {
-			if !oT1283 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1284
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT1278.Kind != 0 {
-		return false, oT1278
+	oT338 := false
+	oT339 := runtime.InStrings("role_879", oF.PrincipalRoles)
+	if !oT339 {
+		oT338 = (oF.Principal == "agent:879")
 	}
-	return oT1277, runtime.Err{}
+	return oT338, runtime.Err{}
 }
 
 // oRule704 evaluates rule "R00909" (policy).
@@ -20342,40 +16708,12 @@ func oRule704(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT1286, oT1287 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1288, oT1289 := func() (bool, runtime.Err) {
-			oT1290 := "role_909"
-			oT1291 := runtime.InStrings(oT1290, oF.PrincipalRoles)
-			return !oT1291, runtime.Err{}
-		}()
-		if oT1289.Kind == 0 {
-			if !oT1288 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1289
-		}
-		oT1292, oT1293 := func() (bool, runtime.Err) {
-			oT1294 := "agent:909"
-			return (oF.Principal == oT1294), runtime.Err{}
-		}()
-		if oT1293.Kind == 0 {
-			if !oT1292 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1293
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT1287.Kind != 0 {
-		return false, oT1287
+	oT340 := false
+	oT341 := runtime.InStrings("role_909", oF.PrincipalRoles)
+	if !oT341 {
+		oT340 = (oF.Principal == "agent:909")
 	}
-	return oT1286, runtime.Err{}
+	return oT340, runtime.Err{}
 }
 
 // oRule719 evaluates rule "R00939" (policy).
@@ -20393,40 +16731,12 @@ func oRule719(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT1295, oT1296 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1297, oT1298 := func() (bool, runtime.Err) {
-			oT1299 := "role_939"
-			oT1300 := runtime.InStrings(oT1299, oF.PrincipalRoles)
-			return !oT1300, runtime.Err{}
-		}()
-		if oT1298.Kind == 0 {
-			if !oT1297 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1298
-		}
-		oT1301, oT1302 := func() (bool, runtime.Err) {
-			oT1303 := "agent:939"
-			return (oF.Principal == oT1303), runtime.Err{}
-		}()
-		if oT1302.Kind == 0 {
-			if !oT1301 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1302
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT1296.Kind != 0 {
-		return false, oT1296
+	oT342 := false
+	oT343 := runtime.InStrings("role_939", oF.PrincipalRoles)
+	if !oT343 {
+		oT342 = (oF.Principal == "agent:939")
 	}
-	return oT1295, runtime.Err{}
+	return oT342, runtime.Err{}
 }
 
 // oRule734 evaluates rule "R00969" (policy).
@@ -20444,40 +16754,12 @@ func oRule734(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT1304, oT1305 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1306, oT1307 := func() (bool, runtime.Err) {
-			oT1308 := "role_969"
-			oT1309 := runtime.InStrings(oT1308, oF.PrincipalRoles)
-			return !oT1309, runtime.Err{}
-		}()
-		if oT1307.Kind == 0 {
-			if !oT1306 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1307
-		}
-		oT1310, oT1311 := func() (bool, runtime.Err) {
-			oT1312 := "agent:969"
-			return (oF.Principal == oT1312), runtime.Err{}
-		}()
-		if oT1311.Kind == 0 {
-			if !oT1310 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1311
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT1305.Kind != 0 {
-		return false, oT1305
+	oT344 := false
+	oT345 := runtime.InStrings("role_969", oF.PrincipalRoles)
+	if !oT345 {
+		oT344 = (oF.Principal == "agent:969")
 	}
-	return oT1304, runtime.Err{}
+	return oT344, runtime.Err{}
 }
 
 // oRule749 evaluates rule "R00999" (policy).
@@ -20495,40 +16777,12 @@ func oRule749(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT1313, oT1314 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1315, oT1316 := func() (bool, runtime.Err) {
-			oT1317 := "role_999"
-			oT1318 := runtime.InStrings(oT1317, oF.PrincipalRoles)
-			return !oT1318, runtime.Err{}
-		}()
-		if oT1316.Kind == 0 {
-			if !oT1315 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1316
-		}
-		oT1319, oT1320 := func() (bool, runtime.Err) {
-			oT1321 := "agent:999"
-			return (oF.Principal == oT1321), runtime.Err{}
-		}()
-		if oT1320.Kind == 0 {
-			if !oT1319 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1320
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT1314.Kind != 0 {
-		return false, oT1314
+	oT346 := false
+	oT347 := runtime.InStrings("role_999", oF.PrincipalRoles)
+	if !oT347 {
+		oT346 = (oF.Principal == "agent:999")
 	}
-	return oT1313, runtime.Err{}
+	return oT346, runtime.Err{}
 }
 
 // oRule763 evaluates rule "R00054" (invariant).
@@ -20546,9 +16800,8 @@ func oRule763(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT1322 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT1323 := "shutdown -h 54"
-	return strings.HasPrefix(oT1322, oT1323), runtime.Err{}
+	oT348 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT348, "shutdown -h 54"), runtime.Err{}
 }
 
 // oRule778 evaluates rule "R00114" (invariant).
@@ -20566,9 +16819,8 @@ func oRule778(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT1324 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT1325 := "shutdown -h 114"
-	return strings.HasPrefix(oT1324, oT1325), runtime.Err{}
+	oT349 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT349, "shutdown -h 114"), runtime.Err{}
 }
 
 // oRule793 evaluates rule "R00174" (invariant).
@@ -20586,9 +16838,8 @@ func oRule793(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT1326 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT1327 := "shutdown -h 174"
-	return strings.HasPrefix(oT1326, oT1327), runtime.Err{}
+	oT350 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT350, "shutdown -h 174"), runtime.Err{}
 }
 
 // oRule808 evaluates rule "R00234" (invariant).
@@ -20606,9 +16857,8 @@ func oRule808(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT1328 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT1329 := "shutdown -h 234"
-	return strings.HasPrefix(oT1328, oT1329), runtime.Err{}
+	oT351 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT351, "shutdown -h 234"), runtime.Err{}
 }
 
 // oRule823 evaluates rule "R00294" (invariant).
@@ -20626,9 +16876,8 @@ func oRule823(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT1330 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT1331 := "shutdown -h 294"
-	return strings.HasPrefix(oT1330, oT1331), runtime.Err{}
+	oT352 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT352, "shutdown -h 294"), runtime.Err{}
 }
 
 // oRule838 evaluates rule "R00354" (invariant).
@@ -20646,9 +16895,8 @@ func oRule838(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT1332 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT1333 := "shutdown -h 354"
-	return strings.HasPrefix(oT1332, oT1333), runtime.Err{}
+	oT353 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT353, "shutdown -h 354"), runtime.Err{}
 }
 
 // oRule853 evaluates rule "R00414" (invariant).
@@ -20666,9 +16914,8 @@ func oRule853(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT1334 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT1335 := "shutdown -h 414"
-	return strings.HasPrefix(oT1334, oT1335), runtime.Err{}
+	oT354 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT354, "shutdown -h 414"), runtime.Err{}
 }
 
 // oRule868 evaluates rule "R00474" (invariant).
@@ -20686,9 +16933,8 @@ func oRule868(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT1336 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT1337 := "shutdown -h 474"
-	return strings.HasPrefix(oT1336, oT1337), runtime.Err{}
+	oT355 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT355, "shutdown -h 474"), runtime.Err{}
 }
 
 // oRule883 evaluates rule "R00534" (invariant).
@@ -20706,9 +16952,8 @@ func oRule883(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT1338 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT1339 := "shutdown -h 534"
-	return strings.HasPrefix(oT1338, oT1339), runtime.Err{}
+	oT356 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT356, "shutdown -h 534"), runtime.Err{}
 }
 
 // oRule898 evaluates rule "R00594" (invariant).
@@ -20726,9 +16971,8 @@ func oRule898(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT1340 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT1341 := "shutdown -h 594"
-	return strings.HasPrefix(oT1340, oT1341), runtime.Err{}
+	oT357 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT357, "shutdown -h 594"), runtime.Err{}
 }
 
 // oRule913 evaluates rule "R00654" (invariant).
@@ -20746,9 +16990,8 @@ func oRule913(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT1342 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT1343 := "shutdown -h 654"
-	return strings.HasPrefix(oT1342, oT1343), runtime.Err{}
+	oT358 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT358, "shutdown -h 654"), runtime.Err{}
 }
 
 // oRule928 evaluates rule "R00714" (invariant).
@@ -20766,9 +17009,8 @@ func oRule928(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT1344 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT1345 := "shutdown -h 714"
-	return strings.HasPrefix(oT1344, oT1345), runtime.Err{}
+	oT359 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT359, "shutdown -h 714"), runtime.Err{}
 }
 
 // oRule943 evaluates rule "R00774" (invariant).
@@ -20786,9 +17028,8 @@ func oRule943(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT1346 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT1347 := "shutdown -h 774"
-	return strings.HasPrefix(oT1346, oT1347), runtime.Err{}
+	oT360 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT360, "shutdown -h 774"), runtime.Err{}
 }
 
 // oRule958 evaluates rule "R00834" (invariant).
@@ -20806,9 +17047,8 @@ func oRule958(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT1348 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT1349 := "shutdown -h 834"
-	return strings.HasPrefix(oT1348, oT1349), runtime.Err{}
+	oT361 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT361, "shutdown -h 834"), runtime.Err{}
 }
 
 // oRule973 evaluates rule "R00894" (invariant).
@@ -20826,9 +17066,8 @@ func oRule973(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT1350 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT1351 := "shutdown -h 894"
-	return strings.HasPrefix(oT1350, oT1351), runtime.Err{}
+	oT362 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT362, "shutdown -h 894"), runtime.Err{}
 }
 
 // oRule988 evaluates rule "R00954" (invariant).
@@ -20846,9 +17085,8 @@ func oRule988(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT1352 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT1353 := "shutdown -h 954"
-	return strings.HasPrefix(oT1352, oT1353), runtime.Err{}
+	oT363 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT363, "shutdown -h 954"), runtime.Err{}
 }
 
 // oRule0 evaluates rule "R00000" (schema).
@@ -20864,9 +17102,8 @@ func oRule0(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "bash" {
 		return false, runtime.Err{}
 	}
-	oT1354 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT1355 := "shutdown -h 0"
-	return strings.HasPrefix(oT1354, oT1355), runtime.Err{}
+	oT364 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT364, "shutdown -h 0"), runtime.Err{}
 }
 
 // oRule1 evaluates rule "R00004" (schema).
@@ -20882,42 +17119,14 @@ func oRule1(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "bash" {
 		return false, runtime.Err{}
 	}
-	oT1356, oT1357 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1358, oT1359 := func() (bool, runtime.Err) {
-			oT1360 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT1361 := int64(3604)
-			return (oT1360 > oT1361), runtime.Err{}
-		}()
-		if oT1359.Kind == 0 {
-			if oT1358 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1359
-		}
-		oT1362, oT1363 := func() (bool, runtime.Err) {
-			oT1364 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT1365 := runtime.SizeString(oT1364)
-			oT1366 := int64(4100)
-			return (oT1365 > oT1366), runtime.Err{}
-		}()
-		if oT1363.Kind == 0 {
-			if oT1362 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1363
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT1357.Kind != 0 {
-		return false, oT1357
+	oT365 := true
+	oT366 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT366 > int64(3604)) {
+		oT367 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT368 := runtime.SizeString(oT367)
+		oT365 = (oT368 > int64(4100))
 	}
-	return oT1356, runtime.Err{}
+	return oT365, runtime.Err{}
 }
 
 // oRule2 evaluates rule "R00008" (schema).
@@ -20933,39 +17142,11 @@ func oRule2(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "bash" {
 		return false, runtime.Err{}
 	}
-	oT1367, oT1368 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1369, oT1370 := func() (bool, runtime.Err) {
-			oT1371 := "posture_8"
-			return (oF.SessionPosture == oT1371), runtime.Err{}
-		}()
-		if oT1370.Kind == 0 {
-			if !oT1369 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1370
-		}
-		oT1372, oT1373 := func() (bool, runtime.Err) {
-			oT1374 := int64(4)
-			return (oF.Lycaon.RepeatCount > oT1374), runtime.Err{}
-		}()
-		if oT1373.Kind == 0 {
-			if !oT1372 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1373
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT1368.Kind != 0 {
-		return false, oT1368
+	oT369 := false
+	if oF.SessionPosture == "posture_8" {
+		oT369 = (oF.Lycaon.RepeatCount > int64(4))
 	}
-	return oT1367, runtime.Err{}
+	return oT369, runtime.Err{}
 }
 
 // oRule3 evaluates rule "R00012" (schema).
@@ -20983,9 +17164,8 @@ func oRule3(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT1375 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT1376 := "shutdown -h 12"
-	return strings.HasPrefix(oT1375, oT1376), runtime.Err{}
+	oT370 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT370, "shutdown -h 12"), runtime.Err{}
 }
 
 // oRule4 evaluates rule "R00016" (schema).
@@ -21001,42 +17181,14 @@ func oRule4(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0182" {
 		return false, runtime.Err{}
 	}
-	oT1377, oT1378 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1379, oT1380 := func() (bool, runtime.Err) {
-			oT1381 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT1382 := int64(3616)
-			return (oT1381 > oT1382), runtime.Err{}
-		}()
-		if oT1380.Kind == 0 {
-			if oT1379 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1380
-		}
-		oT1383, oT1384 := func() (bool, runtime.Err) {
-			oT1385 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT1386 := runtime.SizeString(oT1385)
-			oT1387 := int64(4112)
-			return (oT1386 > oT1387), runtime.Err{}
-		}()
-		if oT1384.Kind == 0 {
-			if oT1383 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1384
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT1378.Kind != 0 {
-		return false, oT1378
+	oT371 := true
+	oT372 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT372 > int64(3616)) {
+		oT373 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT374 := runtime.SizeString(oT373)
+		oT371 = (oT374 > int64(4112))
 	}
-	return oT1377, runtime.Err{}
+	return oT371, runtime.Err{}
 }
 
 // oRule5 evaluates rule "R00020" (schema).
@@ -21052,39 +17204,11 @@ func oRule5(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0178" {
 		return false, runtime.Err{}
 	}
-	oT1388, oT1389 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1390, oT1391 := func() (bool, runtime.Err) {
-			oT1392 := "posture_20"
-			return (oF.SessionPosture == oT1392), runtime.Err{}
-		}()
-		if oT1391.Kind == 0 {
-			if !oT1390 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1391
-		}
-		oT1393, oT1394 := func() (bool, runtime.Err) {
-			oT1395 := int64(9)
-			return (oF.Lycaon.RepeatCount > oT1395), runtime.Err{}
-		}()
-		if oT1394.Kind == 0 {
-			if !oT1393 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1394
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT1389.Kind != 0 {
-		return false, oT1389
+	oT375 := false
+	if oF.SessionPosture == "posture_20" {
+		oT375 = (oF.Lycaon.RepeatCount > int64(9))
 	}
-	return oT1388, runtime.Err{}
+	return oT375, runtime.Err{}
 }
 
 // oRule7 evaluates rule "R00028" (schema).
@@ -21100,42 +17224,14 @@ func oRule7(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0170" {
 		return false, runtime.Err{}
 	}
-	oT1396, oT1397 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1398, oT1399 := func() (bool, runtime.Err) {
-			oT1400 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT1401 := int64(3628)
-			return (oT1400 > oT1401), runtime.Err{}
-		}()
-		if oT1399.Kind == 0 {
-			if oT1398 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1399
-		}
-		oT1402, oT1403 := func() (bool, runtime.Err) {
-			oT1404 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT1405 := runtime.SizeString(oT1404)
-			oT1406 := int64(4124)
-			return (oT1405 > oT1406), runtime.Err{}
-		}()
-		if oT1403.Kind == 0 {
-			if oT1402 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1403
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT1397.Kind != 0 {
-		return false, oT1397
+	oT376 := true
+	oT377 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT377 > int64(3628)) {
+		oT378 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT379 := runtime.SizeString(oT378)
+		oT376 = (oT379 > int64(4124))
 	}
-	return oT1396, runtime.Err{}
+	return oT376, runtime.Err{}
 }
 
 // oRule8 evaluates rule "R00032" (schema).
@@ -21151,39 +17247,11 @@ func oRule8(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0166" {
 		return false, runtime.Err{}
 	}
-	oT1407, oT1408 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1409, oT1410 := func() (bool, runtime.Err) {
-			oT1411 := "posture_32"
-			return (oF.SessionPosture == oT1411), runtime.Err{}
-		}()
-		if oT1410.Kind == 0 {
-			if !oT1409 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1410
-		}
-		oT1412, oT1413 := func() (bool, runtime.Err) {
-			oT1414 := int64(7)
-			return (oF.Lycaon.RepeatCount > oT1414), runtime.Err{}
-		}()
-		if oT1413.Kind == 0 {
-			if !oT1412 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1413
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT1408.Kind != 0 {
-		return false, oT1408
+	oT380 := false
+	if oF.SessionPosture == "posture_32" {
+		oT380 = (oF.Lycaon.RepeatCount > int64(7))
 	}
-	return oT1407, runtime.Err{}
+	return oT380, runtime.Err{}
 }
 
 // oRule9 evaluates rule "R00036" (schema).
@@ -21201,9 +17269,8 @@ func oRule9(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT1415 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT1416 := "shutdown -h 36"
-	return strings.HasPrefix(oT1415, oT1416), runtime.Err{}
+	oT381 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT381, "shutdown -h 36"), runtime.Err{}
 }
 
 // oRule10 evaluates rule "R00040" (schema).
@@ -21219,42 +17286,14 @@ func oRule10(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0158" {
 		return false, runtime.Err{}
 	}
-	oT1417, oT1418 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1419, oT1420 := func() (bool, runtime.Err) {
-			oT1421 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT1422 := int64(3640)
-			return (oT1421 > oT1422), runtime.Err{}
-		}()
-		if oT1420.Kind == 0 {
-			if oT1419 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1420
-		}
-		oT1423, oT1424 := func() (bool, runtime.Err) {
-			oT1425 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT1426 := runtime.SizeString(oT1425)
-			oT1427 := int64(4136)
-			return (oT1426 > oT1427), runtime.Err{}
-		}()
-		if oT1424.Kind == 0 {
-			if oT1423 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1424
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT1418.Kind != 0 {
-		return false, oT1418
+	oT382 := true
+	oT383 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT383 > int64(3640)) {
+		oT384 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT385 := runtime.SizeString(oT384)
+		oT382 = (oT385 > int64(4136))
 	}
-	return oT1417, runtime.Err{}
+	return oT382, runtime.Err{}
 }
 
 // oRule12 evaluates rule "R00048" (schema).
@@ -21272,9 +17311,8 @@ func oRule12(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT1428 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT1429 := "shutdown -h 48"
-	return strings.HasPrefix(oT1428, oT1429), runtime.Err{}
+	oT386 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT386, "shutdown -h 48"), runtime.Err{}
 }
 
 // oRule13 evaluates rule "R00052" (schema).
@@ -21290,42 +17328,14 @@ func oRule13(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0146" {
 		return false, runtime.Err{}
 	}
-	oT1430, oT1431 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1432, oT1433 := func() (bool, runtime.Err) {
-			oT1434 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT1435 := int64(3652)
-			return (oT1434 > oT1435), runtime.Err{}
-		}()
-		if oT1433.Kind == 0 {
-			if oT1432 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1433
-		}
-		oT1436, oT1437 := func() (bool, runtime.Err) {
-			oT1438 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT1439 := runtime.SizeString(oT1438)
-			oT1440 := int64(4148)
-			return (oT1439 > oT1440), runtime.Err{}
-		}()
-		if oT1437.Kind == 0 {
-			if oT1436 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1437
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT1431.Kind != 0 {
-		return false, oT1431
+	oT387 := true
+	oT388 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT388 > int64(3652)) {
+		oT389 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT390 := runtime.SizeString(oT389)
+		oT387 = (oT390 > int64(4148))
 	}
-	return oT1430, runtime.Err{}
+	return oT387, runtime.Err{}
 }
 
 // oRule14 evaluates rule "R00056" (schema).
@@ -21341,39 +17351,11 @@ func oRule14(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0142" {
 		return false, runtime.Err{}
 	}
-	oT1441, oT1442 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1443, oT1444 := func() (bool, runtime.Err) {
-			oT1445 := "posture_56"
-			return (oF.SessionPosture == oT1445), runtime.Err{}
-		}()
-		if oT1444.Kind == 0 {
-			if !oT1443 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1444
-		}
-		oT1446, oT1447 := func() (bool, runtime.Err) {
-			oT1448 := int64(3)
-			return (oF.Lycaon.RepeatCount > oT1448), runtime.Err{}
-		}()
-		if oT1447.Kind == 0 {
-			if !oT1446 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1447
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT1442.Kind != 0 {
-		return false, oT1442
+	oT391 := false
+	if oF.SessionPosture == "posture_56" {
+		oT391 = (oF.Lycaon.RepeatCount > int64(3))
 	}
-	return oT1441, runtime.Err{}
+	return oT391, runtime.Err{}
 }
 
 // oRule15 evaluates rule "R00060" (schema).
@@ -21391,9 +17373,8 @@ func oRule15(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT1449 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT1450 := "shutdown -h 60"
-	return strings.HasPrefix(oT1449, oT1450), runtime.Err{}
+	oT392 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT392, "shutdown -h 60"), runtime.Err{}
 }
 
 // oRule17 evaluates rule "R00068" (schema).
@@ -21409,39 +17390,11 @@ func oRule17(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0130" {
 		return false, runtime.Err{}
 	}
-	oT1451, oT1452 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1453, oT1454 := func() (bool, runtime.Err) {
-			oT1455 := "posture_68"
-			return (oF.SessionPosture == oT1455), runtime.Err{}
-		}()
-		if oT1454.Kind == 0 {
-			if !oT1453 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1454
-		}
-		oT1456, oT1457 := func() (bool, runtime.Err) {
-			oT1458 := int64(8)
-			return (oF.Lycaon.RepeatCount > oT1458), runtime.Err{}
-		}()
-		if oT1457.Kind == 0 {
-			if !oT1456 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1457
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT1452.Kind != 0 {
-		return false, oT1452
+	oT393 := false
+	if oF.SessionPosture == "posture_68" {
+		oT393 = (oF.Lycaon.RepeatCount > int64(8))
 	}
-	return oT1451, runtime.Err{}
+	return oT393, runtime.Err{}
 }
 
 // oRule18 evaluates rule "R00072" (schema).
@@ -21459,9 +17412,8 @@ func oRule18(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT1459 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT1460 := "shutdown -h 72"
-	return strings.HasPrefix(oT1459, oT1460), runtime.Err{}
+	oT394 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT394, "shutdown -h 72"), runtime.Err{}
 }
 
 // oRule19 evaluates rule "R00076" (schema).
@@ -21477,42 +17429,14 @@ func oRule19(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0122" {
 		return false, runtime.Err{}
 	}
-	oT1461, oT1462 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1463, oT1464 := func() (bool, runtime.Err) {
-			oT1465 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT1466 := int64(3676)
-			return (oT1465 > oT1466), runtime.Err{}
-		}()
-		if oT1464.Kind == 0 {
-			if oT1463 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1464
-		}
-		oT1467, oT1468 := func() (bool, runtime.Err) {
-			oT1469 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT1470 := runtime.SizeString(oT1469)
-			oT1471 := int64(4172)
-			return (oT1470 > oT1471), runtime.Err{}
-		}()
-		if oT1468.Kind == 0 {
-			if oT1467 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1468
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT1462.Kind != 0 {
-		return false, oT1462
+	oT395 := true
+	oT396 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT396 > int64(3676)) {
+		oT397 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT398 := runtime.SizeString(oT397)
+		oT395 = (oT398 > int64(4172))
 	}
-	return oT1461, runtime.Err{}
+	return oT395, runtime.Err{}
 }
 
 // oRule20 evaluates rule "R00080" (schema).
@@ -21528,39 +17452,11 @@ func oRule20(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0118" {
 		return false, runtime.Err{}
 	}
-	oT1472, oT1473 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1474, oT1475 := func() (bool, runtime.Err) {
-			oT1476 := "posture_80"
-			return (oF.SessionPosture == oT1476), runtime.Err{}
-		}()
-		if oT1475.Kind == 0 {
-			if !oT1474 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1475
-		}
-		oT1477, oT1478 := func() (bool, runtime.Err) {
-			oT1479 := int64(6)
-			return (oF.Lycaon.RepeatCount > oT1479), runtime.Err{}
-		}()
-		if oT1478.Kind == 0 {
-			if !oT1477 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1478
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT1473.Kind != 0 {
-		return false, oT1473
+	oT399 := false
+	if oF.SessionPosture == "posture_80" {
+		oT399 = (oF.Lycaon.RepeatCount > int64(6))
 	}
-	return oT1472, runtime.Err{}
+	return oT399, runtime.Err{}
 }
 
 // oRule22 evaluates rule "R00088" (schema).
@@ -21576,42 +17472,14 @@ func oRule22(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0110" {
 		return false, runtime.Err{}
 	}
-	oT1480, oT1481 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1482, oT1483 := func() (bool, runtime.Err) {
-			oT1484 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT1485 := int64(3688)
-			return (oT1484 > oT1485), runtime.Err{}
-		}()
-		if oT1483.Kind == 0 {
-			if oT1482 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1483
-		}
-		oT1486, oT1487 := func() (bool, runtime.Err) {
-			oT1488 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT1489 := runtime.SizeString(oT1488)
-			oT1490 := int64(4184)
-			return (oT1489 > oT1490), runtime.Err{}
-		}()
-		if oT1487.Kind == 0 {
-			if oT1486 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1487
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT1481.Kind != 0 {
-		return false, oT1481
+	oT400 := true
+	oT401 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT401 > int64(3688)) {
+		oT402 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT403 := runtime.SizeString(oT402)
+		oT400 = (oT403 > int64(4184))
 	}
-	return oT1480, runtime.Err{}
+	return oT400, runtime.Err{}
 }
 
 // oRule23 evaluates rule "R00092" (schema).
@@ -21627,39 +17495,11 @@ func oRule23(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0106" {
 		return false, runtime.Err{}
 	}
-	oT1491, oT1492 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1493, oT1494 := func() (bool, runtime.Err) {
-			oT1495 := "posture_92"
-			return (oF.SessionPosture == oT1495), runtime.Err{}
-		}()
-		if oT1494.Kind == 0 {
-			if !oT1493 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1494
-		}
-		oT1496, oT1497 := func() (bool, runtime.Err) {
-			oT1498 := int64(4)
-			return (oF.Lycaon.RepeatCount > oT1498), runtime.Err{}
-		}()
-		if oT1497.Kind == 0 {
-			if !oT1496 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1497
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT1492.Kind != 0 {
-		return false, oT1492
+	oT404 := false
+	if oF.SessionPosture == "posture_92" {
+		oT404 = (oF.Lycaon.RepeatCount > int64(4))
 	}
-	return oT1491, runtime.Err{}
+	return oT404, runtime.Err{}
 }
 
 // oRule24 evaluates rule "R00096" (schema).
@@ -21677,9 +17517,8 @@ func oRule24(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT1499 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT1500 := "shutdown -h 96"
-	return strings.HasPrefix(oT1499, oT1500), runtime.Err{}
+	oT405 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT405, "shutdown -h 96"), runtime.Err{}
 }
 
 // oRule25 evaluates rule "R00100" (schema).
@@ -21695,42 +17534,14 @@ func oRule25(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0098" {
 		return false, runtime.Err{}
 	}
-	oT1501, oT1502 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1503, oT1504 := func() (bool, runtime.Err) {
-			oT1505 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT1506 := int64(3700)
-			return (oT1505 > oT1506), runtime.Err{}
-		}()
-		if oT1504.Kind == 0 {
-			if oT1503 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1504
-		}
-		oT1507, oT1508 := func() (bool, runtime.Err) {
-			oT1509 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT1510 := runtime.SizeString(oT1509)
-			oT1511 := int64(4196)
-			return (oT1510 > oT1511), runtime.Err{}
-		}()
-		if oT1508.Kind == 0 {
-			if oT1507 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1508
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT1502.Kind != 0 {
-		return false, oT1502
+	oT406 := true
+	oT407 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT407 > int64(3700)) {
+		oT408 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT409 := runtime.SizeString(oT408)
+		oT406 = (oT409 > int64(4196))
 	}
-	return oT1501, runtime.Err{}
+	return oT406, runtime.Err{}
 }
 
 // oRule27 evaluates rule "R00108" (schema).
@@ -21748,9 +17559,8 @@ func oRule27(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT1512 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT1513 := "shutdown -h 108"
-	return strings.HasPrefix(oT1512, oT1513), runtime.Err{}
+	oT410 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT410, "shutdown -h 108"), runtime.Err{}
 }
 
 // oRule28 evaluates rule "R00112" (schema).
@@ -21766,42 +17576,14 @@ func oRule28(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0086" {
 		return false, runtime.Err{}
 	}
-	oT1514, oT1515 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1516, oT1517 := func() (bool, runtime.Err) {
-			oT1518 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT1519 := int64(3712)
-			return (oT1518 > oT1519), runtime.Err{}
-		}()
-		if oT1517.Kind == 0 {
-			if oT1516 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1517
-		}
-		oT1520, oT1521 := func() (bool, runtime.Err) {
-			oT1522 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT1523 := runtime.SizeString(oT1522)
-			oT1524 := int64(4208)
-			return (oT1523 > oT1524), runtime.Err{}
-		}()
-		if oT1521.Kind == 0 {
-			if oT1520 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1521
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT1515.Kind != 0 {
-		return false, oT1515
+	oT411 := true
+	oT412 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT412 > int64(3712)) {
+		oT413 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT414 := runtime.SizeString(oT413)
+		oT411 = (oT414 > int64(4208))
 	}
-	return oT1514, runtime.Err{}
+	return oT411, runtime.Err{}
 }
 
 // oRule29 evaluates rule "R00116" (schema).
@@ -21817,39 +17599,11 @@ func oRule29(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0082" {
 		return false, runtime.Err{}
 	}
-	oT1525, oT1526 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1527, oT1528 := func() (bool, runtime.Err) {
-			oT1529 := "posture_116"
-			return (oF.SessionPosture == oT1529), runtime.Err{}
-		}()
-		if oT1528.Kind == 0 {
-			if !oT1527 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1528
-		}
-		oT1530, oT1531 := func() (bool, runtime.Err) {
-			oT1532 := int64(7)
-			return (oF.Lycaon.RepeatCount > oT1532), runtime.Err{}
-		}()
-		if oT1531.Kind == 0 {
-			if !oT1530 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1531
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT1526.Kind != 0 {
-		return false, oT1526
+	oT415 := false
+	if oF.SessionPosture == "posture_116" {
+		oT415 = (oF.Lycaon.RepeatCount > int64(7))
 	}
-	return oT1525, runtime.Err{}
+	return oT415, runtime.Err{}
 }
 
 // oRule30 evaluates rule "R00120" (schema).
@@ -21867,9 +17621,8 @@ func oRule30(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT1533 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT1534 := "shutdown -h 120"
-	return strings.HasPrefix(oT1533, oT1534), runtime.Err{}
+	oT416 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT416, "shutdown -h 120"), runtime.Err{}
 }
 
 // oRule32 evaluates rule "R00128" (schema).
@@ -21885,39 +17638,11 @@ func oRule32(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0070" {
 		return false, runtime.Err{}
 	}
-	oT1535, oT1536 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1537, oT1538 := func() (bool, runtime.Err) {
-			oT1539 := "posture_128"
-			return (oF.SessionPosture == oT1539), runtime.Err{}
-		}()
-		if oT1538.Kind == 0 {
-			if !oT1537 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1538
-		}
-		oT1540, oT1541 := func() (bool, runtime.Err) {
-			oT1542 := int64(5)
-			return (oF.Lycaon.RepeatCount > oT1542), runtime.Err{}
-		}()
-		if oT1541.Kind == 0 {
-			if !oT1540 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1541
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT1536.Kind != 0 {
-		return false, oT1536
+	oT417 := false
+	if oF.SessionPosture == "posture_128" {
+		oT417 = (oF.Lycaon.RepeatCount > int64(5))
 	}
-	return oT1535, runtime.Err{}
+	return oT417, runtime.Err{}
 }
 
 // oRule33 evaluates rule "R00132" (schema).
@@ -21935,9 +17660,8 @@ func oRule33(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT1543 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT1544 := "shutdown -h 132"
-	return strings.HasPrefix(oT1543, oT1544), runtime.Err{}
+	oT418 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT418, "shutdown -h 132"), runtime.Err{}
 }
 
 // oRule34 evaluates rule "R00136" (schema).
@@ -21953,42 +17677,14 @@ func oRule34(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0062" {
 		return false, runtime.Err{}
 	}
-	oT1545, oT1546 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1547, oT1548 := func() (bool, runtime.Err) {
-			oT1549 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT1550 := int64(3736)
-			return (oT1549 > oT1550), runtime.Err{}
-		}()
-		if oT1548.Kind == 0 {
-			if oT1547 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1548
-		}
-		oT1551, oT1552 := func() (bool, runtime.Err) {
-			oT1553 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT1554 := runtime.SizeString(oT1553)
-			oT1555 := int64(4232)
-			return (oT1554 > oT1555), runtime.Err{}
-		}()
-		if oT1552.Kind == 0 {
-			if oT1551 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1552
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT1546.Kind != 0 {
-		return false, oT1546
+	oT419 := true
+	oT420 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT420 > int64(3736)) {
+		oT421 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT422 := runtime.SizeString(oT421)
+		oT419 = (oT422 > int64(4232))
 	}
-	return oT1545, runtime.Err{}
+	return oT419, runtime.Err{}
 }
 
 // oRule35 evaluates rule "R00140" (schema).
@@ -22004,39 +17700,11 @@ func oRule35(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0058" {
 		return false, runtime.Err{}
 	}
-	oT1556, oT1557 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1558, oT1559 := func() (bool, runtime.Err) {
-			oT1560 := "posture_140"
-			return (oF.SessionPosture == oT1560), runtime.Err{}
-		}()
-		if oT1559.Kind == 0 {
-			if !oT1558 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1559
-		}
-		oT1561, oT1562 := func() (bool, runtime.Err) {
-			oT1563 := int64(3)
-			return (oF.Lycaon.RepeatCount > oT1563), runtime.Err{}
-		}()
-		if oT1562.Kind == 0 {
-			if !oT1561 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1562
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT1557.Kind != 0 {
-		return false, oT1557
+	oT423 := false
+	if oF.SessionPosture == "posture_140" {
+		oT423 = (oF.Lycaon.RepeatCount > int64(3))
 	}
-	return oT1556, runtime.Err{}
+	return oT423, runtime.Err{}
 }
 
 // oRule37 evaluates rule "R00148" (schema).
@@ -22052,42 +17720,14 @@ func oRule37(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0050" {
 		return false, runtime.Err{}
 	}
-	oT1564, oT1565 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1566, oT1567 := func() (bool, runtime.Err) {
-			oT1568 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT1569 := int64(3748)
-			return (oT1568 > oT1569), runtime.Err{}
-		}()
-		if oT1567.Kind == 0 {
-			if oT1566 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1567
-		}
-		oT1570, oT1571 := func() (bool, runtime.Err) {
-			oT1572 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT1573 := runtime.SizeString(oT1572)
-			oT1574 := int64(4244)
-			return (oT1573 > oT1574), runtime.Err{}
-		}()
-		if oT1571.Kind == 0 {
-			if oT1570 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1571
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT1565.Kind != 0 {
-		return false, oT1565
+	oT424 := true
+	oT425 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT425 > int64(3748)) {
+		oT426 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT427 := runtime.SizeString(oT426)
+		oT424 = (oT427 > int64(4244))
 	}
-	return oT1564, runtime.Err{}
+	return oT424, runtime.Err{}
 }
 
 // oRule38 evaluates rule "R00152" (schema).
@@ -22103,39 +17743,11 @@ func oRule38(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0046" {
 		return false, runtime.Err{}
 	}
-	oT1575, oT1576 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1577, oT1578 := func() (bool, runtime.Err) {
-			oT1579 := "posture_152"
-			return (oF.SessionPosture == oT1579), runtime.Err{}
-		}()
-		if oT1578.Kind == 0 {
-			if !oT1577 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1578
-		}
-		oT1580, oT1581 := func() (bool, runtime.Err) {
-			oT1582 := int64(8)
-			return (oF.Lycaon.RepeatCount > oT1582), runtime.Err{}
-		}()
-		if oT1581.Kind == 0 {
-			if !oT1580 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1581
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT1576.Kind != 0 {
-		return false, oT1576
+	oT428 := false
+	if oF.SessionPosture == "posture_152" {
+		oT428 = (oF.Lycaon.RepeatCount > int64(8))
 	}
-	return oT1575, runtime.Err{}
+	return oT428, runtime.Err{}
 }
 
 // oRule39 evaluates rule "R00156" (schema).
@@ -22153,9 +17765,8 @@ func oRule39(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT1583 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT1584 := "shutdown -h 156"
-	return strings.HasPrefix(oT1583, oT1584), runtime.Err{}
+	oT429 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT429, "shutdown -h 156"), runtime.Err{}
 }
 
 // oRule40 evaluates rule "R00160" (schema).
@@ -22171,42 +17782,14 @@ func oRule40(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0038" {
 		return false, runtime.Err{}
 	}
-	oT1585, oT1586 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1587, oT1588 := func() (bool, runtime.Err) {
-			oT1589 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT1590 := int64(3760)
-			return (oT1589 > oT1590), runtime.Err{}
-		}()
-		if oT1588.Kind == 0 {
-			if oT1587 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1588
-		}
-		oT1591, oT1592 := func() (bool, runtime.Err) {
-			oT1593 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT1594 := runtime.SizeString(oT1593)
-			oT1595 := int64(4256)
-			return (oT1594 > oT1595), runtime.Err{}
-		}()
-		if oT1592.Kind == 0 {
-			if oT1591 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1592
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT1586.Kind != 0 {
-		return false, oT1586
+	oT430 := true
+	oT431 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT431 > int64(3760)) {
+		oT432 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT433 := runtime.SizeString(oT432)
+		oT430 = (oT433 > int64(4256))
 	}
-	return oT1585, runtime.Err{}
+	return oT430, runtime.Err{}
 }
 
 // oRule42 evaluates rule "R00168" (schema).
@@ -22224,9 +17807,8 @@ func oRule42(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT1596 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT1597 := "shutdown -h 168"
-	return strings.HasPrefix(oT1596, oT1597), runtime.Err{}
+	oT434 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT434, "shutdown -h 168"), runtime.Err{}
 }
 
 // oRule43 evaluates rule "R00172" (schema).
@@ -22242,42 +17824,14 @@ func oRule43(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0026" {
 		return false, runtime.Err{}
 	}
-	oT1598, oT1599 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1600, oT1601 := func() (bool, runtime.Err) {
-			oT1602 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT1603 := int64(3772)
-			return (oT1602 > oT1603), runtime.Err{}
-		}()
-		if oT1601.Kind == 0 {
-			if oT1600 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1601
-		}
-		oT1604, oT1605 := func() (bool, runtime.Err) {
-			oT1606 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT1607 := runtime.SizeString(oT1606)
-			oT1608 := int64(4268)
-			return (oT1607 > oT1608), runtime.Err{}
-		}()
-		if oT1605.Kind == 0 {
-			if oT1604 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1605
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT1599.Kind != 0 {
-		return false, oT1599
+	oT435 := true
+	oT436 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT436 > int64(3772)) {
+		oT437 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT438 := runtime.SizeString(oT437)
+		oT435 = (oT438 > int64(4268))
 	}
-	return oT1598, runtime.Err{}
+	return oT435, runtime.Err{}
 }
 
 // oRule44 evaluates rule "R00176" (schema).
@@ -22293,39 +17847,11 @@ func oRule44(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0022" {
 		return false, runtime.Err{}
 	}
-	oT1609, oT1610 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1611, oT1612 := func() (bool, runtime.Err) {
-			oT1613 := "posture_176"
-			return (oF.SessionPosture == oT1613), runtime.Err{}
-		}()
-		if oT1612.Kind == 0 {
-			if !oT1611 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1612
-		}
-		oT1614, oT1615 := func() (bool, runtime.Err) {
-			oT1616 := int64(4)
-			return (oF.Lycaon.RepeatCount > oT1616), runtime.Err{}
-		}()
-		if oT1615.Kind == 0 {
-			if !oT1614 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1615
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT1610.Kind != 0 {
-		return false, oT1610
+	oT439 := false
+	if oF.SessionPosture == "posture_176" {
+		oT439 = (oF.Lycaon.RepeatCount > int64(4))
 	}
-	return oT1609, runtime.Err{}
+	return oT439, runtime.Err{}
 }
 
 // oRule45 evaluates rule "R00180" (schema).
@@ -22343,9 +17869,8 @@ func oRule45(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT1617 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT1618 := "shutdown -h 180"
-	return strings.HasPrefix(oT1617, oT1618), runtime.Err{}
+	oT440 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT440, "shutdown -h 180"), runtime.Err{}
 }
 
 // oRule47 evaluates rule "R00188" (schema).
@@ -22361,39 +17886,11 @@ func oRule47(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0010" {
 		return false, runtime.Err{}
 	}
-	oT1619, oT1620 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1621, oT1622 := func() (bool, runtime.Err) {
-			oT1623 := "posture_188"
-			return (oF.SessionPosture == oT1623), runtime.Err{}
-		}()
-		if oT1622.Kind == 0 {
-			if !oT1621 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1622
-		}
-		oT1624, oT1625 := func() (bool, runtime.Err) {
-			oT1626 := int64(9)
-			return (oF.Lycaon.RepeatCount > oT1626), runtime.Err{}
-		}()
-		if oT1625.Kind == 0 {
-			if !oT1624 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1625
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT1620.Kind != 0 {
-		return false, oT1620
+	oT441 := false
+	if oF.SessionPosture == "posture_188" {
+		oT441 = (oF.Lycaon.RepeatCount > int64(9))
 	}
-	return oT1619, runtime.Err{}
+	return oT441, runtime.Err{}
 }
 
 // oRule48 evaluates rule "R00192" (schema).
@@ -22411,9 +17908,8 @@ func oRule48(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT1627 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT1628 := "shutdown -h 192"
-	return strings.HasPrefix(oT1627, oT1628), runtime.Err{}
+	oT442 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT442, "shutdown -h 192"), runtime.Err{}
 }
 
 // oRule49 evaluates rule "R00196" (schema).
@@ -22429,42 +17925,14 @@ func oRule49(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0002" {
 		return false, runtime.Err{}
 	}
-	oT1629, oT1630 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1631, oT1632 := func() (bool, runtime.Err) {
-			oT1633 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT1634 := int64(3796)
-			return (oT1633 > oT1634), runtime.Err{}
-		}()
-		if oT1632.Kind == 0 {
-			if oT1631 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1632
-		}
-		oT1635, oT1636 := func() (bool, runtime.Err) {
-			oT1637 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT1638 := runtime.SizeString(oT1637)
-			oT1639 := int64(4292)
-			return (oT1638 > oT1639), runtime.Err{}
-		}()
-		if oT1636.Kind == 0 {
-			if oT1635 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1636
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT1630.Kind != 0 {
-		return false, oT1630
+	oT443 := true
+	oT444 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT444 > int64(3796)) {
+		oT445 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT446 := runtime.SizeString(oT445)
+		oT443 = (oT446 > int64(4292))
 	}
-	return oT1629, runtime.Err{}
+	return oT443, runtime.Err{}
 }
 
 // oRule50 evaluates rule "R00200" (schema).
@@ -22480,39 +17948,11 @@ func oRule50(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0196" {
 		return false, runtime.Err{}
 	}
-	oT1640, oT1641 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1642, oT1643 := func() (bool, runtime.Err) {
-			oT1644 := "posture_200"
-			return (oF.SessionPosture == oT1644), runtime.Err{}
-		}()
-		if oT1643.Kind == 0 {
-			if !oT1642 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1643
-		}
-		oT1645, oT1646 := func() (bool, runtime.Err) {
-			oT1647 := int64(7)
-			return (oF.Lycaon.RepeatCount > oT1647), runtime.Err{}
-		}()
-		if oT1646.Kind == 0 {
-			if !oT1645 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1646
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT1641.Kind != 0 {
-		return false, oT1641
+	oT447 := false
+	if oF.SessionPosture == "posture_200" {
+		oT447 = (oF.Lycaon.RepeatCount > int64(7))
 	}
-	return oT1640, runtime.Err{}
+	return oT447, runtime.Err{}
 }
 
 // oRule52 evaluates rule "R00208" (schema).
@@ -22528,42 +17968,14 @@ func oRule52(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0188" {
 		return false, runtime.Err{}
 	}
-	oT1648, oT1649 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1650, oT1651 := func() (bool, runtime.Err) {
-			oT1652 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT1653 := int64(3808)
-			return (oT1652 > oT1653), runtime.Err{}
-		}()
-		if oT1651.Kind == 0 {
-			if oT1650 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1651
-		}
-		oT1654, oT1655 := func() (bool, runtime.Err) {
-			oT1656 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT1657 := runtime.SizeString(oT1656)
-			oT1658 := int64(4304)
-			return (oT1657 > oT1658), runtime.Err{}
-		}()
-		if oT1655.Kind == 0 {
-			if oT1654 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1655
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT1649.Kind != 0 {
-		return false, oT1649
+	oT448 := true
+	oT449 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT449 > int64(3808)) {
+		oT450 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT451 := runtime.SizeString(oT450)
+		oT448 = (oT451 > int64(4304))
 	}
-	return oT1648, runtime.Err{}
+	return oT448, runtime.Err{}
 }
 
 // oRule53 evaluates rule "R00212" (schema).
@@ -22579,39 +17991,11 @@ func oRule53(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0184" {
 		return false, runtime.Err{}
 	}
-	oT1659, oT1660 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1661, oT1662 := func() (bool, runtime.Err) {
-			oT1663 := "posture_212"
-			return (oF.SessionPosture == oT1663), runtime.Err{}
-		}()
-		if oT1662.Kind == 0 {
-			if !oT1661 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1662
-		}
-		oT1664, oT1665 := func() (bool, runtime.Err) {
-			oT1666 := int64(5)
-			return (oF.Lycaon.RepeatCount > oT1666), runtime.Err{}
-		}()
-		if oT1665.Kind == 0 {
-			if !oT1664 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1665
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT1660.Kind != 0 {
-		return false, oT1660
+	oT452 := false
+	if oF.SessionPosture == "posture_212" {
+		oT452 = (oF.Lycaon.RepeatCount > int64(5))
 	}
-	return oT1659, runtime.Err{}
+	return oT452, runtime.Err{}
 }
 
 // oRule54 evaluates rule "R00216" (schema).
@@ -22629,9 +18013,8 @@ func oRule54(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT1667 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT1668 := "shutdown -h 216"
-	return strings.HasPrefix(oT1667, oT1668), runtime.Err{}
+	oT453 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT453, "shutdown -h 216"), runtime.Err{}
 }
 
 // oRule55 evaluates rule "R00220" (schema).
@@ -22647,42 +18030,14 @@ func oRule55(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0176" {
 		return false, runtime.Err{}
 	}
-	oT1669, oT1670 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1671, oT1672 := func() (bool, runtime.Err) {
-			oT1673 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT1674 := int64(3820)
-			return (oT1673 > oT1674), runtime.Err{}
-		}()
-		if oT1672.Kind == 0 {
-			if oT1671 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1672
-		}
-		oT1675, oT1676 := func() (bool, runtime.Err) {
-			oT1677 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT1678 := runtime.SizeString(oT1677)
-			oT1679 := int64(4316)
-			return (oT1678 > oT1679), runtime.Err{}
-		}()
-		if oT1676.Kind == 0 {
-			if oT1675 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1676
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT1670.Kind != 0 {
-		return false, oT1670
+	oT454 := true
+	oT455 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT455 > int64(3820)) {
+		oT456 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT457 := runtime.SizeString(oT456)
+		oT454 = (oT457 > int64(4316))
 	}
-	return oT1669, runtime.Err{}
+	return oT454, runtime.Err{}
 }
 
 // oRule57 evaluates rule "R00228" (schema).
@@ -22700,9 +18055,8 @@ func oRule57(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT1680 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT1681 := "shutdown -h 228"
-	return strings.HasPrefix(oT1680, oT1681), runtime.Err{}
+	oT458 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT458, "shutdown -h 228"), runtime.Err{}
 }
 
 // oRule58 evaluates rule "R00232" (schema).
@@ -22718,42 +18072,14 @@ func oRule58(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0164" {
 		return false, runtime.Err{}
 	}
-	oT1682, oT1683 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1684, oT1685 := func() (bool, runtime.Err) {
-			oT1686 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT1687 := int64(3832)
-			return (oT1686 > oT1687), runtime.Err{}
-		}()
-		if oT1685.Kind == 0 {
-			if oT1684 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1685
-		}
-		oT1688, oT1689 := func() (bool, runtime.Err) {
-			oT1690 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT1691 := runtime.SizeString(oT1690)
-			oT1692 := int64(4328)
-			return (oT1691 > oT1692), runtime.Err{}
-		}()
-		if oT1689.Kind == 0 {
-			if oT1688 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1689
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT1683.Kind != 0 {
-		return false, oT1683
+	oT459 := true
+	oT460 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT460 > int64(3832)) {
+		oT461 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT462 := runtime.SizeString(oT461)
+		oT459 = (oT462 > int64(4328))
 	}
-	return oT1682, runtime.Err{}
+	return oT459, runtime.Err{}
 }
 
 // oRule59 evaluates rule "R00236" (schema).
@@ -22769,39 +18095,11 @@ func oRule59(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0160" {
 		return false, runtime.Err{}
 	}
-	oT1693, oT1694 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1695, oT1696 := func() (bool, runtime.Err) {
-			oT1697 := "posture_236"
-			return (oF.SessionPosture == oT1697), runtime.Err{}
-		}()
-		if oT1696.Kind == 0 {
-			if !oT1695 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1696
-		}
-		oT1698, oT1699 := func() (bool, runtime.Err) {
-			oT1700 := int64(8)
-			return (oF.Lycaon.RepeatCount > oT1700), runtime.Err{}
-		}()
-		if oT1699.Kind == 0 {
-			if !oT1698 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1699
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT1694.Kind != 0 {
-		return false, oT1694
+	oT463 := false
+	if oF.SessionPosture == "posture_236" {
+		oT463 = (oF.Lycaon.RepeatCount > int64(8))
 	}
-	return oT1693, runtime.Err{}
+	return oT463, runtime.Err{}
 }
 
 // oRule60 evaluates rule "R00240" (schema).
@@ -22819,9 +18117,8 @@ func oRule60(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT1701 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT1702 := "shutdown -h 240"
-	return strings.HasPrefix(oT1701, oT1702), runtime.Err{}
+	oT464 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT464, "shutdown -h 240"), runtime.Err{}
 }
 
 // oRule62 evaluates rule "R00248" (schema).
@@ -22837,39 +18134,11 @@ func oRule62(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0148" {
 		return false, runtime.Err{}
 	}
-	oT1703, oT1704 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1705, oT1706 := func() (bool, runtime.Err) {
-			oT1707 := "posture_248"
-			return (oF.SessionPosture == oT1707), runtime.Err{}
-		}()
-		if oT1706.Kind == 0 {
-			if !oT1705 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1706
-		}
-		oT1708, oT1709 := func() (bool, runtime.Err) {
-			oT1710 := int64(6)
-			return (oF.Lycaon.RepeatCount > oT1710), runtime.Err{}
-		}()
-		if oT1709.Kind == 0 {
-			if !oT1708 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1709
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT1704.Kind != 0 {
-		return false, oT1704
+	oT465 := false
+	if oF.SessionPosture == "posture_248" {
+		oT465 = (oF.Lycaon.RepeatCount > int64(6))
 	}
-	return oT1703, runtime.Err{}
+	return oT465, runtime.Err{}
 }
 
 // oRule63 evaluates rule "R00252" (schema).
@@ -22887,9 +18156,8 @@ func oRule63(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT1711 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT1712 := "shutdown -h 252"
-	return strings.HasPrefix(oT1711, oT1712), runtime.Err{}
+	oT466 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT466, "shutdown -h 252"), runtime.Err{}
 }
 
 // oRule64 evaluates rule "R00256" (schema).
@@ -22905,42 +18173,14 @@ func oRule64(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0140" {
 		return false, runtime.Err{}
 	}
-	oT1713, oT1714 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1715, oT1716 := func() (bool, runtime.Err) {
-			oT1717 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT1718 := int64(3856)
-			return (oT1717 > oT1718), runtime.Err{}
-		}()
-		if oT1716.Kind == 0 {
-			if oT1715 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1716
-		}
-		oT1719, oT1720 := func() (bool, runtime.Err) {
-			oT1721 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT1722 := runtime.SizeString(oT1721)
-			oT1723 := int64(4352)
-			return (oT1722 > oT1723), runtime.Err{}
-		}()
-		if oT1720.Kind == 0 {
-			if oT1719 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1720
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT1714.Kind != 0 {
-		return false, oT1714
+	oT467 := true
+	oT468 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT468 > int64(3856)) {
+		oT469 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT470 := runtime.SizeString(oT469)
+		oT467 = (oT470 > int64(4352))
 	}
-	return oT1713, runtime.Err{}
+	return oT467, runtime.Err{}
 }
 
 // oRule65 evaluates rule "R00260" (schema).
@@ -22956,39 +18196,11 @@ func oRule65(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0136" {
 		return false, runtime.Err{}
 	}
-	oT1724, oT1725 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1726, oT1727 := func() (bool, runtime.Err) {
-			oT1728 := "posture_260"
-			return (oF.SessionPosture == oT1728), runtime.Err{}
-		}()
-		if oT1727.Kind == 0 {
-			if !oT1726 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1727
-		}
-		oT1729, oT1730 := func() (bool, runtime.Err) {
-			oT1731 := int64(4)
-			return (oF.Lycaon.RepeatCount > oT1731), runtime.Err{}
-		}()
-		if oT1730.Kind == 0 {
-			if !oT1729 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1730
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT1725.Kind != 0 {
-		return false, oT1725
+	oT471 := false
+	if oF.SessionPosture == "posture_260" {
+		oT471 = (oF.Lycaon.RepeatCount > int64(4))
 	}
-	return oT1724, runtime.Err{}
+	return oT471, runtime.Err{}
 }
 
 // oRule67 evaluates rule "R00268" (schema).
@@ -23004,42 +18216,14 @@ func oRule67(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0128" {
 		return false, runtime.Err{}
 	}
-	oT1732, oT1733 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1734, oT1735 := func() (bool, runtime.Err) {
-			oT1736 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT1737 := int64(3868)
-			return (oT1736 > oT1737), runtime.Err{}
-		}()
-		if oT1735.Kind == 0 {
-			if oT1734 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1735
-		}
-		oT1738, oT1739 := func() (bool, runtime.Err) {
-			oT1740 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT1741 := runtime.SizeString(oT1740)
-			oT1742 := int64(4364)
-			return (oT1741 > oT1742), runtime.Err{}
-		}()
-		if oT1739.Kind == 0 {
-			if oT1738 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1739
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT1733.Kind != 0 {
-		return false, oT1733
+	oT472 := true
+	oT473 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT473 > int64(3868)) {
+		oT474 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT475 := runtime.SizeString(oT474)
+		oT472 = (oT475 > int64(4364))
 	}
-	return oT1732, runtime.Err{}
+	return oT472, runtime.Err{}
 }
 
 // oRule68 evaluates rule "R00272" (schema).
@@ -23055,39 +18239,11 @@ func oRule68(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0124" {
 		return false, runtime.Err{}
 	}
-	oT1743, oT1744 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1745, oT1746 := func() (bool, runtime.Err) {
-			oT1747 := "posture_272"
-			return (oF.SessionPosture == oT1747), runtime.Err{}
-		}()
-		if oT1746.Kind == 0 {
-			if !oT1745 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1746
-		}
-		oT1748, oT1749 := func() (bool, runtime.Err) {
-			oT1750 := int64(9)
-			return (oF.Lycaon.RepeatCount > oT1750), runtime.Err{}
-		}()
-		if oT1749.Kind == 0 {
-			if !oT1748 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1749
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT1744.Kind != 0 {
-		return false, oT1744
+	oT476 := false
+	if oF.SessionPosture == "posture_272" {
+		oT476 = (oF.Lycaon.RepeatCount > int64(9))
 	}
-	return oT1743, runtime.Err{}
+	return oT476, runtime.Err{}
 }
 
 // oRule69 evaluates rule "R00276" (schema).
@@ -23105,9 +18261,8 @@ func oRule69(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT1751 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT1752 := "shutdown -h 276"
-	return strings.HasPrefix(oT1751, oT1752), runtime.Err{}
+	oT477 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT477, "shutdown -h 276"), runtime.Err{}
 }
 
 // oRule70 evaluates rule "R00280" (schema).
@@ -23123,42 +18278,14 @@ func oRule70(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0116" {
 		return false, runtime.Err{}
 	}
-	oT1753, oT1754 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1755, oT1756 := func() (bool, runtime.Err) {
-			oT1757 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT1758 := int64(3880)
-			return (oT1757 > oT1758), runtime.Err{}
-		}()
-		if oT1756.Kind == 0 {
-			if oT1755 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1756
-		}
-		oT1759, oT1760 := func() (bool, runtime.Err) {
-			oT1761 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT1762 := runtime.SizeString(oT1761)
-			oT1763 := int64(4376)
-			return (oT1762 > oT1763), runtime.Err{}
-		}()
-		if oT1760.Kind == 0 {
-			if oT1759 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1760
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT1754.Kind != 0 {
-		return false, oT1754
+	oT478 := true
+	oT479 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT479 > int64(3880)) {
+		oT480 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT481 := runtime.SizeString(oT480)
+		oT478 = (oT481 > int64(4376))
 	}
-	return oT1753, runtime.Err{}
+	return oT478, runtime.Err{}
 }
 
 // oRule72 evaluates rule "R00288" (schema).
@@ -23176,9 +18303,8 @@ func oRule72(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT1764 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT1765 := "shutdown -h 288"
-	return strings.HasPrefix(oT1764, oT1765), runtime.Err{}
+	oT482 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT482, "shutdown -h 288"), runtime.Err{}
 }
 
 // oRule73 evaluates rule "R00292" (schema).
@@ -23194,42 +18320,14 @@ func oRule73(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0104" {
 		return false, runtime.Err{}
 	}
-	oT1766, oT1767 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1768, oT1769 := func() (bool, runtime.Err) {
-			oT1770 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT1771 := int64(3892)
-			return (oT1770 > oT1771), runtime.Err{}
-		}()
-		if oT1769.Kind == 0 {
-			if oT1768 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1769
-		}
-		oT1772, oT1773 := func() (bool, runtime.Err) {
-			oT1774 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT1775 := runtime.SizeString(oT1774)
-			oT1776 := int64(4388)
-			return (oT1775 > oT1776), runtime.Err{}
-		}()
-		if oT1773.Kind == 0 {
-			if oT1772 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1773
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT1767.Kind != 0 {
-		return false, oT1767
+	oT483 := true
+	oT484 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT484 > int64(3892)) {
+		oT485 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT486 := runtime.SizeString(oT485)
+		oT483 = (oT486 > int64(4388))
 	}
-	return oT1766, runtime.Err{}
+	return oT483, runtime.Err{}
 }
 
 // oRule74 evaluates rule "R00296" (schema).
@@ -23245,39 +18343,11 @@ func oRule74(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0100" {
 		return false, runtime.Err{}
 	}
-	oT1777, oT1778 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1779, oT1780 := func() (bool, runtime.Err) {
-			oT1781 := "posture_296"
-			return (oF.SessionPosture == oT1781), runtime.Err{}
-		}()
-		if oT1780.Kind == 0 {
-			if !oT1779 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1780
-		}
-		oT1782, oT1783 := func() (bool, runtime.Err) {
-			oT1784 := int64(5)
-			return (oF.Lycaon.RepeatCount > oT1784), runtime.Err{}
-		}()
-		if oT1783.Kind == 0 {
-			if !oT1782 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1783
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT1778.Kind != 0 {
-		return false, oT1778
+	oT487 := false
+	if oF.SessionPosture == "posture_296" {
+		oT487 = (oF.Lycaon.RepeatCount > int64(5))
 	}
-	return oT1777, runtime.Err{}
+	return oT487, runtime.Err{}
 }
 
 // oRule75 evaluates rule "R00300" (schema).
@@ -23295,9 +18365,8 @@ func oRule75(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT1785 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT1786 := "shutdown -h 300"
-	return strings.HasPrefix(oT1785, oT1786), runtime.Err{}
+	oT488 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT488, "shutdown -h 300"), runtime.Err{}
 }
 
 // oRule77 evaluates rule "R00308" (schema).
@@ -23313,39 +18382,11 @@ func oRule77(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0088" {
 		return false, runtime.Err{}
 	}
-	oT1787, oT1788 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1789, oT1790 := func() (bool, runtime.Err) {
-			oT1791 := "posture_308"
-			return (oF.SessionPosture == oT1791), runtime.Err{}
-		}()
-		if oT1790.Kind == 0 {
-			if !oT1789 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1790
-		}
-		oT1792, oT1793 := func() (bool, runtime.Err) {
-			oT1794 := int64(3)
-			return (oF.Lycaon.RepeatCount > oT1794), runtime.Err{}
-		}()
-		if oT1793.Kind == 0 {
-			if !oT1792 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1793
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT1788.Kind != 0 {
-		return false, oT1788
+	oT489 := false
+	if oF.SessionPosture == "posture_308" {
+		oT489 = (oF.Lycaon.RepeatCount > int64(3))
 	}
-	return oT1787, runtime.Err{}
+	return oT489, runtime.Err{}
 }
 
 // oRule78 evaluates rule "R00312" (schema).
@@ -23363,9 +18404,8 @@ func oRule78(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT1795 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT1796 := "shutdown -h 312"
-	return strings.HasPrefix(oT1795, oT1796), runtime.Err{}
+	oT490 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT490, "shutdown -h 312"), runtime.Err{}
 }
 
 // oRule79 evaluates rule "R00316" (schema).
@@ -23381,42 +18421,14 @@ func oRule79(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0080" {
 		return false, runtime.Err{}
 	}
-	oT1797, oT1798 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1799, oT1800 := func() (bool, runtime.Err) {
-			oT1801 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT1802 := int64(3916)
-			return (oT1801 > oT1802), runtime.Err{}
-		}()
-		if oT1800.Kind == 0 {
-			if oT1799 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1800
-		}
-		oT1803, oT1804 := func() (bool, runtime.Err) {
-			oT1805 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT1806 := runtime.SizeString(oT1805)
-			oT1807 := int64(4412)
-			return (oT1806 > oT1807), runtime.Err{}
-		}()
-		if oT1804.Kind == 0 {
-			if oT1803 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1804
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT1798.Kind != 0 {
-		return false, oT1798
+	oT491 := true
+	oT492 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT492 > int64(3916)) {
+		oT493 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT494 := runtime.SizeString(oT493)
+		oT491 = (oT494 > int64(4412))
 	}
-	return oT1797, runtime.Err{}
+	return oT491, runtime.Err{}
 }
 
 // oRule80 evaluates rule "R00320" (schema).
@@ -23432,39 +18444,11 @@ func oRule80(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0076" {
 		return false, runtime.Err{}
 	}
-	oT1808, oT1809 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1810, oT1811 := func() (bool, runtime.Err) {
-			oT1812 := "posture_320"
-			return (oF.SessionPosture == oT1812), runtime.Err{}
-		}()
-		if oT1811.Kind == 0 {
-			if !oT1810 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1811
-		}
-		oT1813, oT1814 := func() (bool, runtime.Err) {
-			oT1815 := int64(8)
-			return (oF.Lycaon.RepeatCount > oT1815), runtime.Err{}
-		}()
-		if oT1814.Kind == 0 {
-			if !oT1813 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1814
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT1809.Kind != 0 {
-		return false, oT1809
+	oT495 := false
+	if oF.SessionPosture == "posture_320" {
+		oT495 = (oF.Lycaon.RepeatCount > int64(8))
 	}
-	return oT1808, runtime.Err{}
+	return oT495, runtime.Err{}
 }
 
 // oRule82 evaluates rule "R00328" (schema).
@@ -23480,42 +18464,14 @@ func oRule82(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0068" {
 		return false, runtime.Err{}
 	}
-	oT1816, oT1817 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1818, oT1819 := func() (bool, runtime.Err) {
-			oT1820 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT1821 := int64(3928)
-			return (oT1820 > oT1821), runtime.Err{}
-		}()
-		if oT1819.Kind == 0 {
-			if oT1818 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1819
-		}
-		oT1822, oT1823 := func() (bool, runtime.Err) {
-			oT1824 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT1825 := runtime.SizeString(oT1824)
-			oT1826 := int64(4424)
-			return (oT1825 > oT1826), runtime.Err{}
-		}()
-		if oT1823.Kind == 0 {
-			if oT1822 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1823
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT1817.Kind != 0 {
-		return false, oT1817
+	oT496 := true
+	oT497 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT497 > int64(3928)) {
+		oT498 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT499 := runtime.SizeString(oT498)
+		oT496 = (oT499 > int64(4424))
 	}
-	return oT1816, runtime.Err{}
+	return oT496, runtime.Err{}
 }
 
 // oRule83 evaluates rule "R00332" (schema).
@@ -23531,39 +18487,11 @@ func oRule83(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0064" {
 		return false, runtime.Err{}
 	}
-	oT1827, oT1828 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1829, oT1830 := func() (bool, runtime.Err) {
-			oT1831 := "posture_332"
-			return (oF.SessionPosture == oT1831), runtime.Err{}
-		}()
-		if oT1830.Kind == 0 {
-			if !oT1829 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1830
-		}
-		oT1832, oT1833 := func() (bool, runtime.Err) {
-			oT1834 := int64(6)
-			return (oF.Lycaon.RepeatCount > oT1834), runtime.Err{}
-		}()
-		if oT1833.Kind == 0 {
-			if !oT1832 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1833
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT1828.Kind != 0 {
-		return false, oT1828
+	oT500 := false
+	if oF.SessionPosture == "posture_332" {
+		oT500 = (oF.Lycaon.RepeatCount > int64(6))
 	}
-	return oT1827, runtime.Err{}
+	return oT500, runtime.Err{}
 }
 
 // oRule84 evaluates rule "R00336" (schema).
@@ -23581,9 +18509,8 @@ func oRule84(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT1835 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT1836 := "shutdown -h 336"
-	return strings.HasPrefix(oT1835, oT1836), runtime.Err{}
+	oT501 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT501, "shutdown -h 336"), runtime.Err{}
 }
 
 // oRule85 evaluates rule "R00340" (schema).
@@ -23599,42 +18526,14 @@ func oRule85(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0056" {
 		return false, runtime.Err{}
 	}
-	oT1837, oT1838 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1839, oT1840 := func() (bool, runtime.Err) {
-			oT1841 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT1842 := int64(3940)
-			return (oT1841 > oT1842), runtime.Err{}
-		}()
-		if oT1840.Kind == 0 {
-			if oT1839 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1840
-		}
-		oT1843, oT1844 := func() (bool, runtime.Err) {
-			oT1845 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT1846 := runtime.SizeString(oT1845)
-			oT1847 := int64(4436)
-			return (oT1846 > oT1847), runtime.Err{}
-		}()
-		if oT1844.Kind == 0 {
-			if oT1843 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1844
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT1838.Kind != 0 {
-		return false, oT1838
+	oT502 := true
+	oT503 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT503 > int64(3940)) {
+		oT504 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT505 := runtime.SizeString(oT504)
+		oT502 = (oT505 > int64(4436))
 	}
-	return oT1837, runtime.Err{}
+	return oT502, runtime.Err{}
 }
 
 // oRule87 evaluates rule "R00348" (schema).
@@ -23652,9 +18551,8 @@ func oRule87(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT1848 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT1849 := "shutdown -h 348"
-	return strings.HasPrefix(oT1848, oT1849), runtime.Err{}
+	oT506 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT506, "shutdown -h 348"), runtime.Err{}
 }
 
 // oRule88 evaluates rule "R00352" (schema).
@@ -23670,42 +18568,14 @@ func oRule88(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0044" {
 		return false, runtime.Err{}
 	}
-	oT1850, oT1851 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1852, oT1853 := func() (bool, runtime.Err) {
-			oT1854 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT1855 := int64(3952)
-			return (oT1854 > oT1855), runtime.Err{}
-		}()
-		if oT1853.Kind == 0 {
-			if oT1852 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1853
-		}
-		oT1856, oT1857 := func() (bool, runtime.Err) {
-			oT1858 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT1859 := runtime.SizeString(oT1858)
-			oT1860 := int64(4448)
-			return (oT1859 > oT1860), runtime.Err{}
-		}()
-		if oT1857.Kind == 0 {
-			if oT1856 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1857
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT1851.Kind != 0 {
-		return false, oT1851
+	oT507 := true
+	oT508 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT508 > int64(3952)) {
+		oT509 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT510 := runtime.SizeString(oT509)
+		oT507 = (oT510 > int64(4448))
 	}
-	return oT1850, runtime.Err{}
+	return oT507, runtime.Err{}
 }
 
 // oRule89 evaluates rule "R00356" (schema).
@@ -23721,39 +18591,11 @@ func oRule89(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0040" {
 		return false, runtime.Err{}
 	}
-	oT1861, oT1862 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1863, oT1864 := func() (bool, runtime.Err) {
-			oT1865 := "posture_356"
-			return (oF.SessionPosture == oT1865), runtime.Err{}
-		}()
-		if oT1864.Kind == 0 {
-			if !oT1863 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1864
-		}
-		oT1866, oT1867 := func() (bool, runtime.Err) {
-			oT1868 := int64(9)
-			return (oF.Lycaon.RepeatCount > oT1868), runtime.Err{}
-		}()
-		if oT1867.Kind == 0 {
-			if !oT1866 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1867
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT1862.Kind != 0 {
-		return false, oT1862
+	oT511 := false
+	if oF.SessionPosture == "posture_356" {
+		oT511 = (oF.Lycaon.RepeatCount > int64(9))
 	}
-	return oT1861, runtime.Err{}
+	return oT511, runtime.Err{}
 }
 
 // oRule90 evaluates rule "R00360" (schema).
@@ -23771,9 +18613,8 @@ func oRule90(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT1869 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT1870 := "shutdown -h 360"
-	return strings.HasPrefix(oT1869, oT1870), runtime.Err{}
+	oT512 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT512, "shutdown -h 360"), runtime.Err{}
 }
 
 // oRule92 evaluates rule "R00368" (schema).
@@ -23789,39 +18630,11 @@ func oRule92(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0028" {
 		return false, runtime.Err{}
 	}
-	oT1871, oT1872 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1873, oT1874 := func() (bool, runtime.Err) {
-			oT1875 := "posture_368"
-			return (oF.SessionPosture == oT1875), runtime.Err{}
-		}()
-		if oT1874.Kind == 0 {
-			if !oT1873 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1874
-		}
-		oT1876, oT1877 := func() (bool, runtime.Err) {
-			oT1878 := int64(7)
-			return (oF.Lycaon.RepeatCount > oT1878), runtime.Err{}
-		}()
-		if oT1877.Kind == 0 {
-			if !oT1876 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1877
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT1872.Kind != 0 {
-		return false, oT1872
+	oT513 := false
+	if oF.SessionPosture == "posture_368" {
+		oT513 = (oF.Lycaon.RepeatCount > int64(7))
 	}
-	return oT1871, runtime.Err{}
+	return oT513, runtime.Err{}
 }
 
 // oRule93 evaluates rule "R00372" (schema).
@@ -23839,9 +18652,8 @@ func oRule93(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT1879 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT1880 := "shutdown -h 372"
-	return strings.HasPrefix(oT1879, oT1880), runtime.Err{}
+	oT514 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT514, "shutdown -h 372"), runtime.Err{}
 }
 
 // oRule94 evaluates rule "R00376" (schema).
@@ -23857,42 +18669,14 @@ func oRule94(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0020" {
 		return false, runtime.Err{}
 	}
-	oT1881, oT1882 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1883, oT1884 := func() (bool, runtime.Err) {
-			oT1885 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT1886 := int64(3976)
-			return (oT1885 > oT1886), runtime.Err{}
-		}()
-		if oT1884.Kind == 0 {
-			if oT1883 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1884
-		}
-		oT1887, oT1888 := func() (bool, runtime.Err) {
-			oT1889 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT1890 := runtime.SizeString(oT1889)
-			oT1891 := int64(4472)
-			return (oT1890 > oT1891), runtime.Err{}
-		}()
-		if oT1888.Kind == 0 {
-			if oT1887 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1888
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT1882.Kind != 0 {
-		return false, oT1882
+	oT515 := true
+	oT516 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT516 > int64(3976)) {
+		oT517 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT518 := runtime.SizeString(oT517)
+		oT515 = (oT518 > int64(4472))
 	}
-	return oT1881, runtime.Err{}
+	return oT515, runtime.Err{}
 }
 
 // oRule95 evaluates rule "R00380" (schema).
@@ -23908,39 +18692,11 @@ func oRule95(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0016" {
 		return false, runtime.Err{}
 	}
-	oT1892, oT1893 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1894, oT1895 := func() (bool, runtime.Err) {
-			oT1896 := "posture_380"
-			return (oF.SessionPosture == oT1896), runtime.Err{}
-		}()
-		if oT1895.Kind == 0 {
-			if !oT1894 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1895
-		}
-		oT1897, oT1898 := func() (bool, runtime.Err) {
-			oT1899 := int64(5)
-			return (oF.Lycaon.RepeatCount > oT1899), runtime.Err{}
-		}()
-		if oT1898.Kind == 0 {
-			if !oT1897 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1898
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT1893.Kind != 0 {
-		return false, oT1893
+	oT519 := false
+	if oF.SessionPosture == "posture_380" {
+		oT519 = (oF.Lycaon.RepeatCount > int64(5))
 	}
-	return oT1892, runtime.Err{}
+	return oT519, runtime.Err{}
 }
 
 // oRule97 evaluates rule "R00388" (schema).
@@ -23956,42 +18712,14 @@ func oRule97(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0008" {
 		return false, runtime.Err{}
 	}
-	oT1900, oT1901 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1902, oT1903 := func() (bool, runtime.Err) {
-			oT1904 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT1905 := int64(3988)
-			return (oT1904 > oT1905), runtime.Err{}
-		}()
-		if oT1903.Kind == 0 {
-			if oT1902 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1903
-		}
-		oT1906, oT1907 := func() (bool, runtime.Err) {
-			oT1908 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT1909 := runtime.SizeString(oT1908)
-			oT1910 := int64(4484)
-			return (oT1909 > oT1910), runtime.Err{}
-		}()
-		if oT1907.Kind == 0 {
-			if oT1906 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1907
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT1901.Kind != 0 {
-		return false, oT1901
+	oT520 := true
+	oT521 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT521 > int64(3988)) {
+		oT522 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT523 := runtime.SizeString(oT522)
+		oT520 = (oT523 > int64(4484))
 	}
-	return oT1900, runtime.Err{}
+	return oT520, runtime.Err{}
 }
 
 // oRule98 evaluates rule "R00392" (schema).
@@ -24007,39 +18735,11 @@ func oRule98(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0004" {
 		return false, runtime.Err{}
 	}
-	oT1911, oT1912 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1913, oT1914 := func() (bool, runtime.Err) {
-			oT1915 := "posture_392"
-			return (oF.SessionPosture == oT1915), runtime.Err{}
-		}()
-		if oT1914.Kind == 0 {
-			if !oT1913 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1914
-		}
-		oT1916, oT1917 := func() (bool, runtime.Err) {
-			oT1918 := int64(3)
-			return (oF.Lycaon.RepeatCount > oT1918), runtime.Err{}
-		}()
-		if oT1917.Kind == 0 {
-			if !oT1916 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1917
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT1912.Kind != 0 {
-		return false, oT1912
+	oT524 := false
+	if oF.SessionPosture == "posture_392" {
+		oT524 = (oF.Lycaon.RepeatCount > int64(3))
 	}
-	return oT1911, runtime.Err{}
+	return oT524, runtime.Err{}
 }
 
 // oRule99 evaluates rule "R00396" (schema).
@@ -24057,9 +18757,8 @@ func oRule99(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT1919 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT1920 := "shutdown -h 396"
-	return strings.HasPrefix(oT1919, oT1920), runtime.Err{}
+	oT525 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT525, "shutdown -h 396"), runtime.Err{}
 }
 
 // oRule100 evaluates rule "R00400" (schema).
@@ -24075,42 +18774,14 @@ func oRule100(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0194" {
 		return false, runtime.Err{}
 	}
-	oT1921, oT1922 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1923, oT1924 := func() (bool, runtime.Err) {
-			oT1925 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT1926 := int64(4000)
-			return (oT1925 > oT1926), runtime.Err{}
-		}()
-		if oT1924.Kind == 0 {
-			if oT1923 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1924
-		}
-		oT1927, oT1928 := func() (bool, runtime.Err) {
-			oT1929 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT1930 := runtime.SizeString(oT1929)
-			oT1931 := int64(4496)
-			return (oT1930 > oT1931), runtime.Err{}
-		}()
-		if oT1928.Kind == 0 {
-			if oT1927 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1928
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT1922.Kind != 0 {
-		return false, oT1922
+	oT526 := true
+	oT527 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT527 > int64(4000)) {
+		oT528 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT529 := runtime.SizeString(oT528)
+		oT526 = (oT529 > int64(4496))
 	}
-	return oT1921, runtime.Err{}
+	return oT526, runtime.Err{}
 }
 
 // oRule102 evaluates rule "R00408" (schema).
@@ -24128,9 +18799,8 @@ func oRule102(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT1932 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT1933 := "shutdown -h 408"
-	return strings.HasPrefix(oT1932, oT1933), runtime.Err{}
+	oT530 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT530, "shutdown -h 408"), runtime.Err{}
 }
 
 // oRule103 evaluates rule "R00412" (schema).
@@ -24146,42 +18816,14 @@ func oRule103(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0182" {
 		return false, runtime.Err{}
 	}
-	oT1934, oT1935 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1936, oT1937 := func() (bool, runtime.Err) {
-			oT1938 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT1939 := int64(4012)
-			return (oT1938 > oT1939), runtime.Err{}
-		}()
-		if oT1937.Kind == 0 {
-			if oT1936 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1937
-		}
-		oT1940, oT1941 := func() (bool, runtime.Err) {
-			oT1942 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT1943 := runtime.SizeString(oT1942)
-			oT1944 := int64(4508)
-			return (oT1943 > oT1944), runtime.Err{}
-		}()
-		if oT1941.Kind == 0 {
-			if oT1940 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1941
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT1935.Kind != 0 {
-		return false, oT1935
+	oT531 := true
+	oT532 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT532 > int64(4012)) {
+		oT533 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT534 := runtime.SizeString(oT533)
+		oT531 = (oT534 > int64(4508))
 	}
-	return oT1934, runtime.Err{}
+	return oT531, runtime.Err{}
 }
 
 // oRule104 evaluates rule "R00416" (schema).
@@ -24197,39 +18839,11 @@ func oRule104(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0178" {
 		return false, runtime.Err{}
 	}
-	oT1945, oT1946 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1947, oT1948 := func() (bool, runtime.Err) {
-			oT1949 := "posture_416"
-			return (oF.SessionPosture == oT1949), runtime.Err{}
-		}()
-		if oT1948.Kind == 0 {
-			if !oT1947 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1948
-		}
-		oT1950, oT1951 := func() (bool, runtime.Err) {
-			oT1952 := int64(6)
-			return (oF.Lycaon.RepeatCount > oT1952), runtime.Err{}
-		}()
-		if oT1951.Kind == 0 {
-			if !oT1950 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1951
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT1946.Kind != 0 {
-		return false, oT1946
+	oT535 := false
+	if oF.SessionPosture == "posture_416" {
+		oT535 = (oF.Lycaon.RepeatCount > int64(6))
 	}
-	return oT1945, runtime.Err{}
+	return oT535, runtime.Err{}
 }
 
 // oRule105 evaluates rule "R00420" (schema).
@@ -24247,9 +18861,8 @@ func oRule105(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT1953 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT1954 := "shutdown -h 420"
-	return strings.HasPrefix(oT1953, oT1954), runtime.Err{}
+	oT536 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT536, "shutdown -h 420"), runtime.Err{}
 }
 
 // oRule107 evaluates rule "R00428" (schema).
@@ -24265,39 +18878,11 @@ func oRule107(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0166" {
 		return false, runtime.Err{}
 	}
-	oT1955, oT1956 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1957, oT1958 := func() (bool, runtime.Err) {
-			oT1959 := "posture_428"
-			return (oF.SessionPosture == oT1959), runtime.Err{}
-		}()
-		if oT1958.Kind == 0 {
-			if !oT1957 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1958
-		}
-		oT1960, oT1961 := func() (bool, runtime.Err) {
-			oT1962 := int64(4)
-			return (oF.Lycaon.RepeatCount > oT1962), runtime.Err{}
-		}()
-		if oT1961.Kind == 0 {
-			if !oT1960 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1961
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT1956.Kind != 0 {
-		return false, oT1956
+	oT537 := false
+	if oF.SessionPosture == "posture_428" {
+		oT537 = (oF.Lycaon.RepeatCount > int64(4))
 	}
-	return oT1955, runtime.Err{}
+	return oT537, runtime.Err{}
 }
 
 // oRule108 evaluates rule "R00432" (schema).
@@ -24315,9 +18900,8 @@ func oRule108(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT1963 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT1964 := "shutdown -h 432"
-	return strings.HasPrefix(oT1963, oT1964), runtime.Err{}
+	oT538 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT538, "shutdown -h 432"), runtime.Err{}
 }
 
 // oRule109 evaluates rule "R00436" (schema).
@@ -24333,42 +18917,14 @@ func oRule109(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0158" {
 		return false, runtime.Err{}
 	}
-	oT1965, oT1966 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1967, oT1968 := func() (bool, runtime.Err) {
-			oT1969 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT1970 := int64(4036)
-			return (oT1969 > oT1970), runtime.Err{}
-		}()
-		if oT1968.Kind == 0 {
-			if oT1967 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1968
-		}
-		oT1971, oT1972 := func() (bool, runtime.Err) {
-			oT1973 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT1974 := runtime.SizeString(oT1973)
-			oT1975 := int64(4532)
-			return (oT1974 > oT1975), runtime.Err{}
-		}()
-		if oT1972.Kind == 0 {
-			if oT1971 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1972
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT1966.Kind != 0 {
-		return false, oT1966
+	oT539 := true
+	oT540 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT540 > int64(4036)) {
+		oT541 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT542 := runtime.SizeString(oT541)
+		oT539 = (oT542 > int64(4532))
 	}
-	return oT1965, runtime.Err{}
+	return oT539, runtime.Err{}
 }
 
 // oRule110 evaluates rule "R00440" (schema).
@@ -24384,39 +18940,11 @@ func oRule110(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0154" {
 		return false, runtime.Err{}
 	}
-	oT1976, oT1977 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1978, oT1979 := func() (bool, runtime.Err) {
-			oT1980 := "posture_440"
-			return (oF.SessionPosture == oT1980), runtime.Err{}
-		}()
-		if oT1979.Kind == 0 {
-			if !oT1978 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1979
-		}
-		oT1981, oT1982 := func() (bool, runtime.Err) {
-			oT1983 := int64(9)
-			return (oF.Lycaon.RepeatCount > oT1983), runtime.Err{}
-		}()
-		if oT1982.Kind == 0 {
-			if !oT1981 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1982
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT1977.Kind != 0 {
-		return false, oT1977
+	oT543 := false
+	if oF.SessionPosture == "posture_440" {
+		oT543 = (oF.Lycaon.RepeatCount > int64(9))
 	}
-	return oT1976, runtime.Err{}
+	return oT543, runtime.Err{}
 }
 
 // oRule112 evaluates rule "R00448" (schema).
@@ -24432,42 +18960,14 @@ func oRule112(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0146" {
 		return false, runtime.Err{}
 	}
-	oT1984, oT1985 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1986, oT1987 := func() (bool, runtime.Err) {
-			oT1988 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT1989 := int64(4048)
-			return (oT1988 > oT1989), runtime.Err{}
-		}()
-		if oT1987.Kind == 0 {
-			if oT1986 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1987
-		}
-		oT1990, oT1991 := func() (bool, runtime.Err) {
-			oT1992 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT1993 := runtime.SizeString(oT1992)
-			oT1994 := int64(4544)
-			return (oT1993 > oT1994), runtime.Err{}
-		}()
-		if oT1991.Kind == 0 {
-			if oT1990 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1991
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT1985.Kind != 0 {
-		return false, oT1985
+	oT544 := true
+	oT545 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT545 > int64(4048)) {
+		oT546 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT547 := runtime.SizeString(oT546)
+		oT544 = (oT547 > int64(4544))
 	}
-	return oT1984, runtime.Err{}
+	return oT544, runtime.Err{}
 }
 
 // oRule113 evaluates rule "R00452" (schema).
@@ -24483,39 +18983,11 @@ func oRule113(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0142" {
 		return false, runtime.Err{}
 	}
-	oT1995, oT1996 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1997, oT1998 := func() (bool, runtime.Err) {
-			oT1999 := "posture_452"
-			return (oF.SessionPosture == oT1999), runtime.Err{}
-		}()
-		if oT1998.Kind == 0 {
-			if !oT1997 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1998
-		}
-		oT2000, oT2001 := func() (bool, runtime.Err) {
-			oT2002 := int64(7)
-			return (oF.Lycaon.RepeatCount > oT2002), runtime.Err{}
-		}()
-		if oT2001.Kind == 0 {
-			if !oT2000 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2001
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT1996.Kind != 0 {
-		return false, oT1996
+	oT548 := false
+	if oF.SessionPosture == "posture_452" {
+		oT548 = (oF.Lycaon.RepeatCount > int64(7))
 	}
-	return oT1995, runtime.Err{}
+	return oT548, runtime.Err{}
 }
 
 // oRule114 evaluates rule "R00456" (schema).
@@ -24533,9 +19005,8 @@ func oRule114(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT2003 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT2004 := "shutdown -h 456"
-	return strings.HasPrefix(oT2003, oT2004), runtime.Err{}
+	oT549 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT549, "shutdown -h 456"), runtime.Err{}
 }
 
 // oRule115 evaluates rule "R00460" (schema).
@@ -24551,42 +19022,14 @@ func oRule115(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0134" {
 		return false, runtime.Err{}
 	}
-	oT2005, oT2006 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2007, oT2008 := func() (bool, runtime.Err) {
-			oT2009 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT2010 := int64(4060)
-			return (oT2009 > oT2010), runtime.Err{}
-		}()
-		if oT2008.Kind == 0 {
-			if oT2007 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2008
-		}
-		oT2011, oT2012 := func() (bool, runtime.Err) {
-			oT2013 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT2014 := runtime.SizeString(oT2013)
-			oT2015 := int64(4556)
-			return (oT2014 > oT2015), runtime.Err{}
-		}()
-		if oT2012.Kind == 0 {
-			if oT2011 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2012
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT2006.Kind != 0 {
-		return false, oT2006
+	oT550 := true
+	oT551 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT551 > int64(4060)) {
+		oT552 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT553 := runtime.SizeString(oT552)
+		oT550 = (oT553 > int64(4556))
 	}
-	return oT2005, runtime.Err{}
+	return oT550, runtime.Err{}
 }
 
 // oRule117 evaluates rule "R00468" (schema).
@@ -24604,9 +19047,8 @@ func oRule117(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT2016 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT2017 := "shutdown -h 468"
-	return strings.HasPrefix(oT2016, oT2017), runtime.Err{}
+	oT554 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT554, "shutdown -h 468"), runtime.Err{}
 }
 
 // oRule118 evaluates rule "R00472" (schema).
@@ -24622,42 +19064,14 @@ func oRule118(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0122" {
 		return false, runtime.Err{}
 	}
-	oT2018, oT2019 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2020, oT2021 := func() (bool, runtime.Err) {
-			oT2022 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT2023 := int64(4072)
-			return (oT2022 > oT2023), runtime.Err{}
-		}()
-		if oT2021.Kind == 0 {
-			if oT2020 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2021
-		}
-		oT2024, oT2025 := func() (bool, runtime.Err) {
-			oT2026 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT2027 := runtime.SizeString(oT2026)
-			oT2028 := int64(4568)
-			return (oT2027 > oT2028), runtime.Err{}
-		}()
-		if oT2025.Kind == 0 {
-			if oT2024 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2025
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT2019.Kind != 0 {
-		return false, oT2019
+	oT555 := true
+	oT556 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT556 > int64(4072)) {
+		oT557 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT558 := runtime.SizeString(oT557)
+		oT555 = (oT558 > int64(4568))
 	}
-	return oT2018, runtime.Err{}
+	return oT555, runtime.Err{}
 }
 
 // oRule119 evaluates rule "R00476" (schema).
@@ -24673,39 +19087,11 @@ func oRule119(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0118" {
 		return false, runtime.Err{}
 	}
-	oT2029, oT2030 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2031, oT2032 := func() (bool, runtime.Err) {
-			oT2033 := "posture_476"
-			return (oF.SessionPosture == oT2033), runtime.Err{}
-		}()
-		if oT2032.Kind == 0 {
-			if !oT2031 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2032
-		}
-		oT2034, oT2035 := func() (bool, runtime.Err) {
-			oT2036 := int64(3)
-			return (oF.Lycaon.RepeatCount > oT2036), runtime.Err{}
-		}()
-		if oT2035.Kind == 0 {
-			if !oT2034 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2035
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT2030.Kind != 0 {
-		return false, oT2030
+	oT559 := false
+	if oF.SessionPosture == "posture_476" {
+		oT559 = (oF.Lycaon.RepeatCount > int64(3))
 	}
-	return oT2029, runtime.Err{}
+	return oT559, runtime.Err{}
 }
 
 // oRule120 evaluates rule "R00480" (schema).
@@ -24723,9 +19109,8 @@ func oRule120(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT2037 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT2038 := "shutdown -h 480"
-	return strings.HasPrefix(oT2037, oT2038), runtime.Err{}
+	oT560 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT560, "shutdown -h 480"), runtime.Err{}
 }
 
 // oRule122 evaluates rule "R00488" (schema).
@@ -24741,39 +19126,11 @@ func oRule122(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0106" {
 		return false, runtime.Err{}
 	}
-	oT2039, oT2040 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2041, oT2042 := func() (bool, runtime.Err) {
-			oT2043 := "posture_488"
-			return (oF.SessionPosture == oT2043), runtime.Err{}
-		}()
-		if oT2042.Kind == 0 {
-			if !oT2041 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2042
-		}
-		oT2044, oT2045 := func() (bool, runtime.Err) {
-			oT2046 := int64(8)
-			return (oF.Lycaon.RepeatCount > oT2046), runtime.Err{}
-		}()
-		if oT2045.Kind == 0 {
-			if !oT2044 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2045
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT2040.Kind != 0 {
-		return false, oT2040
+	oT561 := false
+	if oF.SessionPosture == "posture_488" {
+		oT561 = (oF.Lycaon.RepeatCount > int64(8))
 	}
-	return oT2039, runtime.Err{}
+	return oT561, runtime.Err{}
 }
 
 // oRule123 evaluates rule "R00492" (schema).
@@ -24791,9 +19148,8 @@ func oRule123(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT2047 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT2048 := "shutdown -h 492"
-	return strings.HasPrefix(oT2047, oT2048), runtime.Err{}
+	oT562 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT562, "shutdown -h 492"), runtime.Err{}
 }
 
 // oRule124 evaluates rule "R00496" (schema).
@@ -24809,42 +19165,14 @@ func oRule124(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0098" {
 		return false, runtime.Err{}
 	}
-	oT2049, oT2050 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2051, oT2052 := func() (bool, runtime.Err) {
-			oT2053 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT2054 := int64(4096)
-			return (oT2053 > oT2054), runtime.Err{}
-		}()
-		if oT2052.Kind == 0 {
-			if oT2051 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2052
-		}
-		oT2055, oT2056 := func() (bool, runtime.Err) {
-			oT2057 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT2058 := runtime.SizeString(oT2057)
-			oT2059 := int64(4592)
-			return (oT2058 > oT2059), runtime.Err{}
-		}()
-		if oT2056.Kind == 0 {
-			if oT2055 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2056
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT2050.Kind != 0 {
-		return false, oT2050
+	oT563 := true
+	oT564 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT564 > int64(4096)) {
+		oT565 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT566 := runtime.SizeString(oT565)
+		oT563 = (oT566 > int64(4592))
 	}
-	return oT2049, runtime.Err{}
+	return oT563, runtime.Err{}
 }
 
 // oRule125 evaluates rule "R00500" (schema).
@@ -24860,39 +19188,11 @@ func oRule125(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0094" {
 		return false, runtime.Err{}
 	}
-	oT2060, oT2061 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2062, oT2063 := func() (bool, runtime.Err) {
-			oT2064 := "posture_500"
-			return (oF.SessionPosture == oT2064), runtime.Err{}
-		}()
-		if oT2063.Kind == 0 {
-			if !oT2062 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2063
-		}
-		oT2065, oT2066 := func() (bool, runtime.Err) {
-			oT2067 := int64(6)
-			return (oF.Lycaon.RepeatCount > oT2067), runtime.Err{}
-		}()
-		if oT2066.Kind == 0 {
-			if !oT2065 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2066
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT2061.Kind != 0 {
-		return false, oT2061
+	oT567 := false
+	if oF.SessionPosture == "posture_500" {
+		oT567 = (oF.Lycaon.RepeatCount > int64(6))
 	}
-	return oT2060, runtime.Err{}
+	return oT567, runtime.Err{}
 }
 
 // oRule127 evaluates rule "R00508" (schema).
@@ -24908,42 +19208,14 @@ func oRule127(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0086" {
 		return false, runtime.Err{}
 	}
-	oT2068, oT2069 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2070, oT2071 := func() (bool, runtime.Err) {
-			oT2072 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT2073 := int64(4108)
-			return (oT2072 > oT2073), runtime.Err{}
-		}()
-		if oT2071.Kind == 0 {
-			if oT2070 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2071
-		}
-		oT2074, oT2075 := func() (bool, runtime.Err) {
-			oT2076 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT2077 := runtime.SizeString(oT2076)
-			oT2078 := int64(4604)
-			return (oT2077 > oT2078), runtime.Err{}
-		}()
-		if oT2075.Kind == 0 {
-			if oT2074 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2075
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT2069.Kind != 0 {
-		return false, oT2069
+	oT568 := true
+	oT569 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT569 > int64(4108)) {
+		oT570 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT571 := runtime.SizeString(oT570)
+		oT568 = (oT571 > int64(4604))
 	}
-	return oT2068, runtime.Err{}
+	return oT568, runtime.Err{}
 }
 
 // oRule128 evaluates rule "R00512" (schema).
@@ -24959,39 +19231,11 @@ func oRule128(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0082" {
 		return false, runtime.Err{}
 	}
-	oT2079, oT2080 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2081, oT2082 := func() (bool, runtime.Err) {
-			oT2083 := "posture_512"
-			return (oF.SessionPosture == oT2083), runtime.Err{}
-		}()
-		if oT2082.Kind == 0 {
-			if !oT2081 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2082
-		}
-		oT2084, oT2085 := func() (bool, runtime.Err) {
-			oT2086 := int64(4)
-			return (oF.Lycaon.RepeatCount > oT2086), runtime.Err{}
-		}()
-		if oT2085.Kind == 0 {
-			if !oT2084 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2085
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT2080.Kind != 0 {
-		return false, oT2080
+	oT572 := false
+	if oF.SessionPosture == "posture_512" {
+		oT572 = (oF.Lycaon.RepeatCount > int64(4))
 	}
-	return oT2079, runtime.Err{}
+	return oT572, runtime.Err{}
 }
 
 // oRule129 evaluates rule "R00516" (schema).
@@ -25009,9 +19253,8 @@ func oRule129(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT2087 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT2088 := "shutdown -h 516"
-	return strings.HasPrefix(oT2087, oT2088), runtime.Err{}
+	oT573 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT573, "shutdown -h 516"), runtime.Err{}
 }
 
 // oRule130 evaluates rule "R00520" (schema).
@@ -25027,42 +19270,14 @@ func oRule130(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0074" {
 		return false, runtime.Err{}
 	}
-	oT2089, oT2090 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2091, oT2092 := func() (bool, runtime.Err) {
-			oT2093 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT2094 := int64(4120)
-			return (oT2093 > oT2094), runtime.Err{}
-		}()
-		if oT2092.Kind == 0 {
-			if oT2091 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2092
-		}
-		oT2095, oT2096 := func() (bool, runtime.Err) {
-			oT2097 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT2098 := runtime.SizeString(oT2097)
-			oT2099 := int64(4616)
-			return (oT2098 > oT2099), runtime.Err{}
-		}()
-		if oT2096.Kind == 0 {
-			if oT2095 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2096
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT2090.Kind != 0 {
-		return false, oT2090
+	oT574 := true
+	oT575 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT575 > int64(4120)) {
+		oT576 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT577 := runtime.SizeString(oT576)
+		oT574 = (oT577 > int64(4616))
 	}
-	return oT2089, runtime.Err{}
+	return oT574, runtime.Err{}
 }
 
 // oRule132 evaluates rule "R00528" (schema).
@@ -25080,9 +19295,8 @@ func oRule132(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT2100 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT2101 := "shutdown -h 528"
-	return strings.HasPrefix(oT2100, oT2101), runtime.Err{}
+	oT578 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT578, "shutdown -h 528"), runtime.Err{}
 }
 
 // oRule133 evaluates rule "R00532" (schema).
@@ -25098,42 +19312,14 @@ func oRule133(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0062" {
 		return false, runtime.Err{}
 	}
-	oT2102, oT2103 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2104, oT2105 := func() (bool, runtime.Err) {
-			oT2106 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT2107 := int64(4132)
-			return (oT2106 > oT2107), runtime.Err{}
-		}()
-		if oT2105.Kind == 0 {
-			if oT2104 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2105
-		}
-		oT2108, oT2109 := func() (bool, runtime.Err) {
-			oT2110 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT2111 := runtime.SizeString(oT2110)
-			oT2112 := int64(4628)
-			return (oT2111 > oT2112), runtime.Err{}
-		}()
-		if oT2109.Kind == 0 {
-			if oT2108 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2109
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT2103.Kind != 0 {
-		return false, oT2103
+	oT579 := true
+	oT580 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT580 > int64(4132)) {
+		oT581 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT582 := runtime.SizeString(oT581)
+		oT579 = (oT582 > int64(4628))
 	}
-	return oT2102, runtime.Err{}
+	return oT579, runtime.Err{}
 }
 
 // oRule134 evaluates rule "R00536" (schema).
@@ -25149,39 +19335,11 @@ func oRule134(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0058" {
 		return false, runtime.Err{}
 	}
-	oT2113, oT2114 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2115, oT2116 := func() (bool, runtime.Err) {
-			oT2117 := "posture_536"
-			return (oF.SessionPosture == oT2117), runtime.Err{}
-		}()
-		if oT2116.Kind == 0 {
-			if !oT2115 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2116
-		}
-		oT2118, oT2119 := func() (bool, runtime.Err) {
-			oT2120 := int64(7)
-			return (oF.Lycaon.RepeatCount > oT2120), runtime.Err{}
-		}()
-		if oT2119.Kind == 0 {
-			if !oT2118 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2119
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT2114.Kind != 0 {
-		return false, oT2114
+	oT583 := false
+	if oF.SessionPosture == "posture_536" {
+		oT583 = (oF.Lycaon.RepeatCount > int64(7))
 	}
-	return oT2113, runtime.Err{}
+	return oT583, runtime.Err{}
 }
 
 // oRule135 evaluates rule "R00540" (schema).
@@ -25199,9 +19357,8 @@ func oRule135(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT2121 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT2122 := "shutdown -h 540"
-	return strings.HasPrefix(oT2121, oT2122), runtime.Err{}
+	oT584 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT584, "shutdown -h 540"), runtime.Err{}
 }
 
 // oRule137 evaluates rule "R00548" (schema).
@@ -25217,39 +19374,11 @@ func oRule137(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0046" {
 		return false, runtime.Err{}
 	}
-	oT2123, oT2124 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2125, oT2126 := func() (bool, runtime.Err) {
-			oT2127 := "posture_548"
-			return (oF.SessionPosture == oT2127), runtime.Err{}
-		}()
-		if oT2126.Kind == 0 {
-			if !oT2125 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2126
-		}
-		oT2128, oT2129 := func() (bool, runtime.Err) {
-			oT2130 := int64(5)
-			return (oF.Lycaon.RepeatCount > oT2130), runtime.Err{}
-		}()
-		if oT2129.Kind == 0 {
-			if !oT2128 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2129
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT2124.Kind != 0 {
-		return false, oT2124
+	oT585 := false
+	if oF.SessionPosture == "posture_548" {
+		oT585 = (oF.Lycaon.RepeatCount > int64(5))
 	}
-	return oT2123, runtime.Err{}
+	return oT585, runtime.Err{}
 }
 
 // oRule138 evaluates rule "R00552" (schema).
@@ -25267,9 +19396,8 @@ func oRule138(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT2131 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT2132 := "shutdown -h 552"
-	return strings.HasPrefix(oT2131, oT2132), runtime.Err{}
+	oT586 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT586, "shutdown -h 552"), runtime.Err{}
 }
 
 // oRule139 evaluates rule "R00556" (schema).
@@ -25285,42 +19413,14 @@ func oRule139(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0038" {
 		return false, runtime.Err{}
 	}
-	oT2133, oT2134 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2135, oT2136 := func() (bool, runtime.Err) {
-			oT2137 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT2138 := int64(4156)
-			return (oT2137 > oT2138), runtime.Err{}
-		}()
-		if oT2136.Kind == 0 {
-			if oT2135 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2136
-		}
-		oT2139, oT2140 := func() (bool, runtime.Err) {
-			oT2141 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT2142 := runtime.SizeString(oT2141)
-			oT2143 := int64(4652)
-			return (oT2142 > oT2143), runtime.Err{}
-		}()
-		if oT2140.Kind == 0 {
-			if oT2139 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2140
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT2134.Kind != 0 {
-		return false, oT2134
+	oT587 := true
+	oT588 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT588 > int64(4156)) {
+		oT589 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT590 := runtime.SizeString(oT589)
+		oT587 = (oT590 > int64(4652))
 	}
-	return oT2133, runtime.Err{}
+	return oT587, runtime.Err{}
 }
 
 // oRule140 evaluates rule "R00560" (schema).
@@ -25336,39 +19436,11 @@ func oRule140(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0034" {
 		return false, runtime.Err{}
 	}
-	oT2144, oT2145 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2146, oT2147 := func() (bool, runtime.Err) {
-			oT2148 := "posture_560"
-			return (oF.SessionPosture == oT2148), runtime.Err{}
-		}()
-		if oT2147.Kind == 0 {
-			if !oT2146 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2147
-		}
-		oT2149, oT2150 := func() (bool, runtime.Err) {
-			oT2151 := int64(3)
-			return (oF.Lycaon.RepeatCount > oT2151), runtime.Err{}
-		}()
-		if oT2150.Kind == 0 {
-			if !oT2149 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2150
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT2145.Kind != 0 {
-		return false, oT2145
+	oT591 := false
+	if oF.SessionPosture == "posture_560" {
+		oT591 = (oF.Lycaon.RepeatCount > int64(3))
 	}
-	return oT2144, runtime.Err{}
+	return oT591, runtime.Err{}
 }
 
 // oRule142 evaluates rule "R00568" (schema).
@@ -25384,42 +19456,14 @@ func oRule142(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0026" {
 		return false, runtime.Err{}
 	}
-	oT2152, oT2153 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2154, oT2155 := func() (bool, runtime.Err) {
-			oT2156 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT2157 := int64(4168)
-			return (oT2156 > oT2157), runtime.Err{}
-		}()
-		if oT2155.Kind == 0 {
-			if oT2154 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2155
-		}
-		oT2158, oT2159 := func() (bool, runtime.Err) {
-			oT2160 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT2161 := runtime.SizeString(oT2160)
-			oT2162 := int64(4664)
-			return (oT2161 > oT2162), runtime.Err{}
-		}()
-		if oT2159.Kind == 0 {
-			if oT2158 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2159
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT2153.Kind != 0 {
-		return false, oT2153
+	oT592 := true
+	oT593 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT593 > int64(4168)) {
+		oT594 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT595 := runtime.SizeString(oT594)
+		oT592 = (oT595 > int64(4664))
 	}
-	return oT2152, runtime.Err{}
+	return oT592, runtime.Err{}
 }
 
 // oRule143 evaluates rule "R00572" (schema).
@@ -25435,39 +19479,11 @@ func oRule143(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0022" {
 		return false, runtime.Err{}
 	}
-	oT2163, oT2164 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2165, oT2166 := func() (bool, runtime.Err) {
-			oT2167 := "posture_572"
-			return (oF.SessionPosture == oT2167), runtime.Err{}
-		}()
-		if oT2166.Kind == 0 {
-			if !oT2165 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2166
-		}
-		oT2168, oT2169 := func() (bool, runtime.Err) {
-			oT2170 := int64(8)
-			return (oF.Lycaon.RepeatCount > oT2170), runtime.Err{}
-		}()
-		if oT2169.Kind == 0 {
-			if !oT2168 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2169
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT2164.Kind != 0 {
-		return false, oT2164
+	oT596 := false
+	if oF.SessionPosture == "posture_572" {
+		oT596 = (oF.Lycaon.RepeatCount > int64(8))
 	}
-	return oT2163, runtime.Err{}
+	return oT596, runtime.Err{}
 }
 
 // oRule144 evaluates rule "R00576" (schema).
@@ -25485,9 +19501,8 @@ func oRule144(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT2171 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT2172 := "shutdown -h 576"
-	return strings.HasPrefix(oT2171, oT2172), runtime.Err{}
+	oT597 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT597, "shutdown -h 576"), runtime.Err{}
 }
 
 // oRule145 evaluates rule "R00580" (schema).
@@ -25503,42 +19518,14 @@ func oRule145(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0014" {
 		return false, runtime.Err{}
 	}
-	oT2173, oT2174 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2175, oT2176 := func() (bool, runtime.Err) {
-			oT2177 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT2178 := int64(4180)
-			return (oT2177 > oT2178), runtime.Err{}
-		}()
-		if oT2176.Kind == 0 {
-			if oT2175 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2176
-		}
-		oT2179, oT2180 := func() (bool, runtime.Err) {
-			oT2181 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT2182 := runtime.SizeString(oT2181)
-			oT2183 := int64(4676)
-			return (oT2182 > oT2183), runtime.Err{}
-		}()
-		if oT2180.Kind == 0 {
-			if oT2179 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2180
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT2174.Kind != 0 {
-		return false, oT2174
+	oT598 := true
+	oT599 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT599 > int64(4180)) {
+		oT600 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT601 := runtime.SizeString(oT600)
+		oT598 = (oT601 > int64(4676))
 	}
-	return oT2173, runtime.Err{}
+	return oT598, runtime.Err{}
 }
 
 // oRule147 evaluates rule "R00588" (schema).
@@ -25556,9 +19543,8 @@ func oRule147(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT2184 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT2185 := "shutdown -h 588"
-	return strings.HasPrefix(oT2184, oT2185), runtime.Err{}
+	oT602 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT602, "shutdown -h 588"), runtime.Err{}
 }
 
 // oRule148 evaluates rule "R00592" (schema).
@@ -25574,42 +19560,14 @@ func oRule148(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0002" {
 		return false, runtime.Err{}
 	}
-	oT2186, oT2187 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2188, oT2189 := func() (bool, runtime.Err) {
-			oT2190 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT2191 := int64(4192)
-			return (oT2190 > oT2191), runtime.Err{}
-		}()
-		if oT2189.Kind == 0 {
-			if oT2188 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2189
-		}
-		oT2192, oT2193 := func() (bool, runtime.Err) {
-			oT2194 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT2195 := runtime.SizeString(oT2194)
-			oT2196 := int64(4688)
-			return (oT2195 > oT2196), runtime.Err{}
-		}()
-		if oT2193.Kind == 0 {
-			if oT2192 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2193
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT2187.Kind != 0 {
-		return false, oT2187
+	oT603 := true
+	oT604 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT604 > int64(4192)) {
+		oT605 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT606 := runtime.SizeString(oT605)
+		oT603 = (oT606 > int64(4688))
 	}
-	return oT2186, runtime.Err{}
+	return oT603, runtime.Err{}
 }
 
 // oRule149 evaluates rule "R00596" (schema).
@@ -25625,39 +19583,11 @@ func oRule149(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0196" {
 		return false, runtime.Err{}
 	}
-	oT2197, oT2198 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2199, oT2200 := func() (bool, runtime.Err) {
-			oT2201 := "posture_596"
-			return (oF.SessionPosture == oT2201), runtime.Err{}
-		}()
-		if oT2200.Kind == 0 {
-			if !oT2199 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2200
-		}
-		oT2202, oT2203 := func() (bool, runtime.Err) {
-			oT2204 := int64(4)
-			return (oF.Lycaon.RepeatCount > oT2204), runtime.Err{}
-		}()
-		if oT2203.Kind == 0 {
-			if !oT2202 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2203
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT2198.Kind != 0 {
-		return false, oT2198
+	oT607 := false
+	if oF.SessionPosture == "posture_596" {
+		oT607 = (oF.Lycaon.RepeatCount > int64(4))
 	}
-	return oT2197, runtime.Err{}
+	return oT607, runtime.Err{}
 }
 
 // oRule150 evaluates rule "R00600" (schema).
@@ -25675,9 +19605,8 @@ func oRule150(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT2205 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT2206 := "shutdown -h 600"
-	return strings.HasPrefix(oT2205, oT2206), runtime.Err{}
+	oT608 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT608, "shutdown -h 600"), runtime.Err{}
 }
 
 // oRule152 evaluates rule "R00608" (schema).
@@ -25693,39 +19622,11 @@ func oRule152(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0184" {
 		return false, runtime.Err{}
 	}
-	oT2207, oT2208 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2209, oT2210 := func() (bool, runtime.Err) {
-			oT2211 := "posture_608"
-			return (oF.SessionPosture == oT2211), runtime.Err{}
-		}()
-		if oT2210.Kind == 0 {
-			if !oT2209 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2210
-		}
-		oT2212, oT2213 := func() (bool, runtime.Err) {
-			oT2214 := int64(9)
-			return (oF.Lycaon.RepeatCount > oT2214), runtime.Err{}
-		}()
-		if oT2213.Kind == 0 {
-			if !oT2212 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2213
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT2208.Kind != 0 {
-		return false, oT2208
+	oT609 := false
+	if oF.SessionPosture == "posture_608" {
+		oT609 = (oF.Lycaon.RepeatCount > int64(9))
 	}
-	return oT2207, runtime.Err{}
+	return oT609, runtime.Err{}
 }
 
 // oRule153 evaluates rule "R00612" (schema).
@@ -25743,9 +19644,8 @@ func oRule153(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT2215 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT2216 := "shutdown -h 612"
-	return strings.HasPrefix(oT2215, oT2216), runtime.Err{}
+	oT610 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT610, "shutdown -h 612"), runtime.Err{}
 }
 
 // oRule154 evaluates rule "R00616" (schema).
@@ -25761,42 +19661,14 @@ func oRule154(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0176" {
 		return false, runtime.Err{}
 	}
-	oT2217, oT2218 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2219, oT2220 := func() (bool, runtime.Err) {
-			oT2221 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT2222 := int64(4216)
-			return (oT2221 > oT2222), runtime.Err{}
-		}()
-		if oT2220.Kind == 0 {
-			if oT2219 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2220
-		}
-		oT2223, oT2224 := func() (bool, runtime.Err) {
-			oT2225 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT2226 := runtime.SizeString(oT2225)
-			oT2227 := int64(4712)
-			return (oT2226 > oT2227), runtime.Err{}
-		}()
-		if oT2224.Kind == 0 {
-			if oT2223 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2224
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT2218.Kind != 0 {
-		return false, oT2218
+	oT611 := true
+	oT612 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT612 > int64(4216)) {
+		oT613 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT614 := runtime.SizeString(oT613)
+		oT611 = (oT614 > int64(4712))
 	}
-	return oT2217, runtime.Err{}
+	return oT611, runtime.Err{}
 }
 
 // oRule155 evaluates rule "R00620" (schema).
@@ -25812,39 +19684,11 @@ func oRule155(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0172" {
 		return false, runtime.Err{}
 	}
-	oT2228, oT2229 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2230, oT2231 := func() (bool, runtime.Err) {
-			oT2232 := "posture_620"
-			return (oF.SessionPosture == oT2232), runtime.Err{}
-		}()
-		if oT2231.Kind == 0 {
-			if !oT2230 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2231
-		}
-		oT2233, oT2234 := func() (bool, runtime.Err) {
-			oT2235 := int64(7)
-			return (oF.Lycaon.RepeatCount > oT2235), runtime.Err{}
-		}()
-		if oT2234.Kind == 0 {
-			if !oT2233 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2234
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT2229.Kind != 0 {
-		return false, oT2229
+	oT615 := false
+	if oF.SessionPosture == "posture_620" {
+		oT615 = (oF.Lycaon.RepeatCount > int64(7))
 	}
-	return oT2228, runtime.Err{}
+	return oT615, runtime.Err{}
 }
 
 // oRule157 evaluates rule "R00628" (schema).
@@ -25860,42 +19704,14 @@ func oRule157(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0164" {
 		return false, runtime.Err{}
 	}
-	oT2236, oT2237 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2238, oT2239 := func() (bool, runtime.Err) {
-			oT2240 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT2241 := int64(4228)
-			return (oT2240 > oT2241), runtime.Err{}
-		}()
-		if oT2239.Kind == 0 {
-			if oT2238 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2239
-		}
-		oT2242, oT2243 := func() (bool, runtime.Err) {
-			oT2244 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT2245 := runtime.SizeString(oT2244)
-			oT2246 := int64(4724)
-			return (oT2245 > oT2246), runtime.Err{}
-		}()
-		if oT2243.Kind == 0 {
-			if oT2242 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2243
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT2237.Kind != 0 {
-		return false, oT2237
+	oT616 := true
+	oT617 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT617 > int64(4228)) {
+		oT618 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT619 := runtime.SizeString(oT618)
+		oT616 = (oT619 > int64(4724))
 	}
-	return oT2236, runtime.Err{}
+	return oT616, runtime.Err{}
 }
 
 // oRule158 evaluates rule "R00632" (schema).
@@ -25911,39 +19727,11 @@ func oRule158(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0160" {
 		return false, runtime.Err{}
 	}
-	oT2247, oT2248 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2249, oT2250 := func() (bool, runtime.Err) {
-			oT2251 := "posture_632"
-			return (oF.SessionPosture == oT2251), runtime.Err{}
-		}()
-		if oT2250.Kind == 0 {
-			if !oT2249 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2250
-		}
-		oT2252, oT2253 := func() (bool, runtime.Err) {
-			oT2254 := int64(5)
-			return (oF.Lycaon.RepeatCount > oT2254), runtime.Err{}
-		}()
-		if oT2253.Kind == 0 {
-			if !oT2252 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2253
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT2248.Kind != 0 {
-		return false, oT2248
+	oT620 := false
+	if oF.SessionPosture == "posture_632" {
+		oT620 = (oF.Lycaon.RepeatCount > int64(5))
 	}
-	return oT2247, runtime.Err{}
+	return oT620, runtime.Err{}
 }
 
 // oRule159 evaluates rule "R00636" (schema).
@@ -25961,9 +19749,8 @@ func oRule159(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT2255 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT2256 := "shutdown -h 636"
-	return strings.HasPrefix(oT2255, oT2256), runtime.Err{}
+	oT621 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT621, "shutdown -h 636"), runtime.Err{}
 }
 
 // oRule160 evaluates rule "R00640" (schema).
@@ -25979,42 +19766,14 @@ func oRule160(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0152" {
 		return false, runtime.Err{}
 	}
-	oT2257, oT2258 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2259, oT2260 := func() (bool, runtime.Err) {
-			oT2261 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT2262 := int64(4240)
-			return (oT2261 > oT2262), runtime.Err{}
-		}()
-		if oT2260.Kind == 0 {
-			if oT2259 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2260
-		}
-		oT2263, oT2264 := func() (bool, runtime.Err) {
-			oT2265 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT2266 := runtime.SizeString(oT2265)
-			oT2267 := int64(4736)
-			return (oT2266 > oT2267), runtime.Err{}
-		}()
-		if oT2264.Kind == 0 {
-			if oT2263 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2264
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT2258.Kind != 0 {
-		return false, oT2258
+	oT622 := true
+	oT623 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT623 > int64(4240)) {
+		oT624 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT625 := runtime.SizeString(oT624)
+		oT622 = (oT625 > int64(4736))
 	}
-	return oT2257, runtime.Err{}
+	return oT622, runtime.Err{}
 }
 
 // oRule162 evaluates rule "R00648" (schema).
@@ -26032,9 +19791,8 @@ func oRule162(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT2268 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT2269 := "shutdown -h 648"
-	return strings.HasPrefix(oT2268, oT2269), runtime.Err{}
+	oT626 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT626, "shutdown -h 648"), runtime.Err{}
 }
 
 // oRule163 evaluates rule "R00652" (schema).
@@ -26050,42 +19808,14 @@ func oRule163(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0140" {
 		return false, runtime.Err{}
 	}
-	oT2270, oT2271 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2272, oT2273 := func() (bool, runtime.Err) {
-			oT2274 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT2275 := int64(4252)
-			return (oT2274 > oT2275), runtime.Err{}
-		}()
-		if oT2273.Kind == 0 {
-			if oT2272 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2273
-		}
-		oT2276, oT2277 := func() (bool, runtime.Err) {
-			oT2278 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT2279 := runtime.SizeString(oT2278)
-			oT2280 := int64(4748)
-			return (oT2279 > oT2280), runtime.Err{}
-		}()
-		if oT2277.Kind == 0 {
-			if oT2276 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2277
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT2271.Kind != 0 {
-		return false, oT2271
+	oT627 := true
+	oT628 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT628 > int64(4252)) {
+		oT629 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT630 := runtime.SizeString(oT629)
+		oT627 = (oT630 > int64(4748))
 	}
-	return oT2270, runtime.Err{}
+	return oT627, runtime.Err{}
 }
 
 // oRule164 evaluates rule "R00656" (schema).
@@ -26101,39 +19831,11 @@ func oRule164(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0136" {
 		return false, runtime.Err{}
 	}
-	oT2281, oT2282 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2283, oT2284 := func() (bool, runtime.Err) {
-			oT2285 := "posture_656"
-			return (oF.SessionPosture == oT2285), runtime.Err{}
-		}()
-		if oT2284.Kind == 0 {
-			if !oT2283 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2284
-		}
-		oT2286, oT2287 := func() (bool, runtime.Err) {
-			oT2288 := int64(8)
-			return (oF.Lycaon.RepeatCount > oT2288), runtime.Err{}
-		}()
-		if oT2287.Kind == 0 {
-			if !oT2286 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2287
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT2282.Kind != 0 {
-		return false, oT2282
+	oT631 := false
+	if oF.SessionPosture == "posture_656" {
+		oT631 = (oF.Lycaon.RepeatCount > int64(8))
 	}
-	return oT2281, runtime.Err{}
+	return oT631, runtime.Err{}
 }
 
 // oRule165 evaluates rule "R00660" (schema).
@@ -26151,9 +19853,8 @@ func oRule165(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT2289 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT2290 := "shutdown -h 660"
-	return strings.HasPrefix(oT2289, oT2290), runtime.Err{}
+	oT632 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT632, "shutdown -h 660"), runtime.Err{}
 }
 
 // oRule167 evaluates rule "R00668" (schema).
@@ -26169,39 +19870,11 @@ func oRule167(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0124" {
 		return false, runtime.Err{}
 	}
-	oT2291, oT2292 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2293, oT2294 := func() (bool, runtime.Err) {
-			oT2295 := "posture_668"
-			return (oF.SessionPosture == oT2295), runtime.Err{}
-		}()
-		if oT2294.Kind == 0 {
-			if !oT2293 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2294
-		}
-		oT2296, oT2297 := func() (bool, runtime.Err) {
-			oT2298 := int64(6)
-			return (oF.Lycaon.RepeatCount > oT2298), runtime.Err{}
-		}()
-		if oT2297.Kind == 0 {
-			if !oT2296 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2297
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT2292.Kind != 0 {
-		return false, oT2292
+	oT633 := false
+	if oF.SessionPosture == "posture_668" {
+		oT633 = (oF.Lycaon.RepeatCount > int64(6))
 	}
-	return oT2291, runtime.Err{}
+	return oT633, runtime.Err{}
 }
 
 // oRule168 evaluates rule "R00672" (schema).
@@ -26219,9 +19892,8 @@ func oRule168(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT2299 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT2300 := "shutdown -h 672"
-	return strings.HasPrefix(oT2299, oT2300), runtime.Err{}
+	oT634 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT634, "shutdown -h 672"), runtime.Err{}
 }
 
 // oRule169 evaluates rule "R00676" (schema).
@@ -26237,42 +19909,14 @@ func oRule169(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0116" {
 		return false, runtime.Err{}
 	}
-	oT2301, oT2302 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2303, oT2304 := func() (bool, runtime.Err) {
-			oT2305 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT2306 := int64(4276)
-			return (oT2305 > oT2306), runtime.Err{}
-		}()
-		if oT2304.Kind == 0 {
-			if oT2303 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2304
-		}
-		oT2307, oT2308 := func() (bool, runtime.Err) {
-			oT2309 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT2310 := runtime.SizeString(oT2309)
-			oT2311 := int64(4772)
-			return (oT2310 > oT2311), runtime.Err{}
-		}()
-		if oT2308.Kind == 0 {
-			if oT2307 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2308
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT2302.Kind != 0 {
-		return false, oT2302
+	oT635 := true
+	oT636 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT636 > int64(4276)) {
+		oT637 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT638 := runtime.SizeString(oT637)
+		oT635 = (oT638 > int64(4772))
 	}
-	return oT2301, runtime.Err{}
+	return oT635, runtime.Err{}
 }
 
 // oRule170 evaluates rule "R00680" (schema).
@@ -26288,39 +19932,11 @@ func oRule170(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0112" {
 		return false, runtime.Err{}
 	}
-	oT2312, oT2313 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2314, oT2315 := func() (bool, runtime.Err) {
-			oT2316 := "posture_680"
-			return (oF.SessionPosture == oT2316), runtime.Err{}
-		}()
-		if oT2315.Kind == 0 {
-			if !oT2314 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2315
-		}
-		oT2317, oT2318 := func() (bool, runtime.Err) {
-			oT2319 := int64(4)
-			return (oF.Lycaon.RepeatCount > oT2319), runtime.Err{}
-		}()
-		if oT2318.Kind == 0 {
-			if !oT2317 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2318
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT2313.Kind != 0 {
-		return false, oT2313
+	oT639 := false
+	if oF.SessionPosture == "posture_680" {
+		oT639 = (oF.Lycaon.RepeatCount > int64(4))
 	}
-	return oT2312, runtime.Err{}
+	return oT639, runtime.Err{}
 }
 
 // oRule172 evaluates rule "R00688" (schema).
@@ -26336,42 +19952,14 @@ func oRule172(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0104" {
 		return false, runtime.Err{}
 	}
-	oT2320, oT2321 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2322, oT2323 := func() (bool, runtime.Err) {
-			oT2324 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT2325 := int64(4288)
-			return (oT2324 > oT2325), runtime.Err{}
-		}()
-		if oT2323.Kind == 0 {
-			if oT2322 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2323
-		}
-		oT2326, oT2327 := func() (bool, runtime.Err) {
-			oT2328 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT2329 := runtime.SizeString(oT2328)
-			oT2330 := int64(4784)
-			return (oT2329 > oT2330), runtime.Err{}
-		}()
-		if oT2327.Kind == 0 {
-			if oT2326 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2327
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT2321.Kind != 0 {
-		return false, oT2321
+	oT640 := true
+	oT641 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT641 > int64(4288)) {
+		oT642 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT643 := runtime.SizeString(oT642)
+		oT640 = (oT643 > int64(4784))
 	}
-	return oT2320, runtime.Err{}
+	return oT640, runtime.Err{}
 }
 
 // oRule173 evaluates rule "R00692" (schema).
@@ -26387,39 +19975,11 @@ func oRule173(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0100" {
 		return false, runtime.Err{}
 	}
-	oT2331, oT2332 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2333, oT2334 := func() (bool, runtime.Err) {
-			oT2335 := "posture_692"
-			return (oF.SessionPosture == oT2335), runtime.Err{}
-		}()
-		if oT2334.Kind == 0 {
-			if !oT2333 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2334
-		}
-		oT2336, oT2337 := func() (bool, runtime.Err) {
-			oT2338 := int64(9)
-			return (oF.Lycaon.RepeatCount > oT2338), runtime.Err{}
-		}()
-		if oT2337.Kind == 0 {
-			if !oT2336 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2337
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT2332.Kind != 0 {
-		return false, oT2332
+	oT644 := false
+	if oF.SessionPosture == "posture_692" {
+		oT644 = (oF.Lycaon.RepeatCount > int64(9))
 	}
-	return oT2331, runtime.Err{}
+	return oT644, runtime.Err{}
 }
 
 // oRule174 evaluates rule "R00696" (schema).
@@ -26437,9 +19997,8 @@ func oRule174(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT2339 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT2340 := "shutdown -h 696"
-	return strings.HasPrefix(oT2339, oT2340), runtime.Err{}
+	oT645 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT645, "shutdown -h 696"), runtime.Err{}
 }
 
 // oRule175 evaluates rule "R00700" (schema).
@@ -26455,42 +20014,14 @@ func oRule175(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0092" {
 		return false, runtime.Err{}
 	}
-	oT2341, oT2342 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2343, oT2344 := func() (bool, runtime.Err) {
-			oT2345 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT2346 := int64(4300)
-			return (oT2345 > oT2346), runtime.Err{}
-		}()
-		if oT2344.Kind == 0 {
-			if oT2343 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2344
-		}
-		oT2347, oT2348 := func() (bool, runtime.Err) {
-			oT2349 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT2350 := runtime.SizeString(oT2349)
-			oT2351 := int64(4796)
-			return (oT2350 > oT2351), runtime.Err{}
-		}()
-		if oT2348.Kind == 0 {
-			if oT2347 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2348
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT2342.Kind != 0 {
-		return false, oT2342
+	oT646 := true
+	oT647 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT647 > int64(4300)) {
+		oT648 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT649 := runtime.SizeString(oT648)
+		oT646 = (oT649 > int64(4796))
 	}
-	return oT2341, runtime.Err{}
+	return oT646, runtime.Err{}
 }
 
 // oRule177 evaluates rule "R00708" (schema).
@@ -26508,9 +20039,8 @@ func oRule177(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT2352 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT2353 := "shutdown -h 708"
-	return strings.HasPrefix(oT2352, oT2353), runtime.Err{}
+	oT650 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT650, "shutdown -h 708"), runtime.Err{}
 }
 
 // oRule178 evaluates rule "R00712" (schema).
@@ -26526,42 +20056,14 @@ func oRule178(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0080" {
 		return false, runtime.Err{}
 	}
-	oT2354, oT2355 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2356, oT2357 := func() (bool, runtime.Err) {
-			oT2358 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT2359 := int64(4312)
-			return (oT2358 > oT2359), runtime.Err{}
-		}()
-		if oT2357.Kind == 0 {
-			if oT2356 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2357
-		}
-		oT2360, oT2361 := func() (bool, runtime.Err) {
-			oT2362 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT2363 := runtime.SizeString(oT2362)
-			oT2364 := int64(4808)
-			return (oT2363 > oT2364), runtime.Err{}
-		}()
-		if oT2361.Kind == 0 {
-			if oT2360 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2361
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT2355.Kind != 0 {
-		return false, oT2355
+	oT651 := true
+	oT652 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT652 > int64(4312)) {
+		oT653 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT654 := runtime.SizeString(oT653)
+		oT651 = (oT654 > int64(4808))
 	}
-	return oT2354, runtime.Err{}
+	return oT651, runtime.Err{}
 }
 
 // oRule179 evaluates rule "R00716" (schema).
@@ -26577,39 +20079,11 @@ func oRule179(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0076" {
 		return false, runtime.Err{}
 	}
-	oT2365, oT2366 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2367, oT2368 := func() (bool, runtime.Err) {
-			oT2369 := "posture_716"
-			return (oF.SessionPosture == oT2369), runtime.Err{}
-		}()
-		if oT2368.Kind == 0 {
-			if !oT2367 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2368
-		}
-		oT2370, oT2371 := func() (bool, runtime.Err) {
-			oT2372 := int64(5)
-			return (oF.Lycaon.RepeatCount > oT2372), runtime.Err{}
-		}()
-		if oT2371.Kind == 0 {
-			if !oT2370 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2371
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT2366.Kind != 0 {
-		return false, oT2366
+	oT655 := false
+	if oF.SessionPosture == "posture_716" {
+		oT655 = (oF.Lycaon.RepeatCount > int64(5))
 	}
-	return oT2365, runtime.Err{}
+	return oT655, runtime.Err{}
 }
 
 // oRule180 evaluates rule "R00720" (schema).
@@ -26627,9 +20101,8 @@ func oRule180(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT2373 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT2374 := "shutdown -h 720"
-	return strings.HasPrefix(oT2373, oT2374), runtime.Err{}
+	oT656 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT656, "shutdown -h 720"), runtime.Err{}
 }
 
 // oRule182 evaluates rule "R00728" (schema).
@@ -26645,39 +20118,11 @@ func oRule182(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0064" {
 		return false, runtime.Err{}
 	}
-	oT2375, oT2376 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2377, oT2378 := func() (bool, runtime.Err) {
-			oT2379 := "posture_728"
-			return (oF.SessionPosture == oT2379), runtime.Err{}
-		}()
-		if oT2378.Kind == 0 {
-			if !oT2377 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2378
-		}
-		oT2380, oT2381 := func() (bool, runtime.Err) {
-			oT2382 := int64(3)
-			return (oF.Lycaon.RepeatCount > oT2382), runtime.Err{}
-		}()
-		if oT2381.Kind == 0 {
-			if !oT2380 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2381
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT2376.Kind != 0 {
-		return false, oT2376
+	oT657 := false
+	if oF.SessionPosture == "posture_728" {
+		oT657 = (oF.Lycaon.RepeatCount > int64(3))
 	}
-	return oT2375, runtime.Err{}
+	return oT657, runtime.Err{}
 }
 
 // oRule183 evaluates rule "R00732" (schema).
@@ -26695,9 +20140,8 @@ func oRule183(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT2383 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT2384 := "shutdown -h 732"
-	return strings.HasPrefix(oT2383, oT2384), runtime.Err{}
+	oT658 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT658, "shutdown -h 732"), runtime.Err{}
 }
 
 // oRule184 evaluates rule "R00736" (schema).
@@ -26713,42 +20157,14 @@ func oRule184(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0056" {
 		return false, runtime.Err{}
 	}
-	oT2385, oT2386 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2387, oT2388 := func() (bool, runtime.Err) {
-			oT2389 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT2390 := int64(4336)
-			return (oT2389 > oT2390), runtime.Err{}
-		}()
-		if oT2388.Kind == 0 {
-			if oT2387 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2388
-		}
-		oT2391, oT2392 := func() (bool, runtime.Err) {
-			oT2393 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT2394 := runtime.SizeString(oT2393)
-			oT2395 := int64(4832)
-			return (oT2394 > oT2395), runtime.Err{}
-		}()
-		if oT2392.Kind == 0 {
-			if oT2391 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2392
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT2386.Kind != 0 {
-		return false, oT2386
+	oT659 := true
+	oT660 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT660 > int64(4336)) {
+		oT661 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT662 := runtime.SizeString(oT661)
+		oT659 = (oT662 > int64(4832))
 	}
-	return oT2385, runtime.Err{}
+	return oT659, runtime.Err{}
 }
 
 // oRule185 evaluates rule "R00740" (schema).
@@ -26764,39 +20180,11 @@ func oRule185(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0052" {
 		return false, runtime.Err{}
 	}
-	oT2396, oT2397 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2398, oT2399 := func() (bool, runtime.Err) {
-			oT2400 := "posture_740"
-			return (oF.SessionPosture == oT2400), runtime.Err{}
-		}()
-		if oT2399.Kind == 0 {
-			if !oT2398 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2399
-		}
-		oT2401, oT2402 := func() (bool, runtime.Err) {
-			oT2403 := int64(8)
-			return (oF.Lycaon.RepeatCount > oT2403), runtime.Err{}
-		}()
-		if oT2402.Kind == 0 {
-			if !oT2401 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2402
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT2397.Kind != 0 {
-		return false, oT2397
+	oT663 := false
+	if oF.SessionPosture == "posture_740" {
+		oT663 = (oF.Lycaon.RepeatCount > int64(8))
 	}
-	return oT2396, runtime.Err{}
+	return oT663, runtime.Err{}
 }
 
 // oRule187 evaluates rule "R00748" (schema).
@@ -26812,42 +20200,14 @@ func oRule187(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0044" {
 		return false, runtime.Err{}
 	}
-	oT2404, oT2405 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2406, oT2407 := func() (bool, runtime.Err) {
-			oT2408 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT2409 := int64(4348)
-			return (oT2408 > oT2409), runtime.Err{}
-		}()
-		if oT2407.Kind == 0 {
-			if oT2406 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2407
-		}
-		oT2410, oT2411 := func() (bool, runtime.Err) {
-			oT2412 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT2413 := runtime.SizeString(oT2412)
-			oT2414 := int64(4844)
-			return (oT2413 > oT2414), runtime.Err{}
-		}()
-		if oT2411.Kind == 0 {
-			if oT2410 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2411
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT2405.Kind != 0 {
-		return false, oT2405
+	oT664 := true
+	oT665 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT665 > int64(4348)) {
+		oT666 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT667 := runtime.SizeString(oT666)
+		oT664 = (oT667 > int64(4844))
 	}
-	return oT2404, runtime.Err{}
+	return oT664, runtime.Err{}
 }
 
 // oRule188 evaluates rule "R00752" (schema).
@@ -26863,39 +20223,11 @@ func oRule188(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0040" {
 		return false, runtime.Err{}
 	}
-	oT2415, oT2416 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2417, oT2418 := func() (bool, runtime.Err) {
-			oT2419 := "posture_752"
-			return (oF.SessionPosture == oT2419), runtime.Err{}
-		}()
-		if oT2418.Kind == 0 {
-			if !oT2417 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2418
-		}
-		oT2420, oT2421 := func() (bool, runtime.Err) {
-			oT2422 := int64(6)
-			return (oF.Lycaon.RepeatCount > oT2422), runtime.Err{}
-		}()
-		if oT2421.Kind == 0 {
-			if !oT2420 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2421
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT2416.Kind != 0 {
-		return false, oT2416
+	oT668 := false
+	if oF.SessionPosture == "posture_752" {
+		oT668 = (oF.Lycaon.RepeatCount > int64(6))
 	}
-	return oT2415, runtime.Err{}
+	return oT668, runtime.Err{}
 }
 
 // oRule189 evaluates rule "R00756" (schema).
@@ -26913,9 +20245,8 @@ func oRule189(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT2423 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT2424 := "shutdown -h 756"
-	return strings.HasPrefix(oT2423, oT2424), runtime.Err{}
+	oT669 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT669, "shutdown -h 756"), runtime.Err{}
 }
 
 // oRule190 evaluates rule "R00760" (schema).
@@ -26931,42 +20262,14 @@ func oRule190(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0032" {
 		return false, runtime.Err{}
 	}
-	oT2425, oT2426 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2427, oT2428 := func() (bool, runtime.Err) {
-			oT2429 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT2430 := int64(4360)
-			return (oT2429 > oT2430), runtime.Err{}
-		}()
-		if oT2428.Kind == 0 {
-			if oT2427 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2428
-		}
-		oT2431, oT2432 := func() (bool, runtime.Err) {
-			oT2433 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT2434 := runtime.SizeString(oT2433)
-			oT2435 := int64(4856)
-			return (oT2434 > oT2435), runtime.Err{}
-		}()
-		if oT2432.Kind == 0 {
-			if oT2431 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2432
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT2426.Kind != 0 {
-		return false, oT2426
+	oT670 := true
+	oT671 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT671 > int64(4360)) {
+		oT672 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT673 := runtime.SizeString(oT672)
+		oT670 = (oT673 > int64(4856))
 	}
-	return oT2425, runtime.Err{}
+	return oT670, runtime.Err{}
 }
 
 // oRule192 evaluates rule "R00768" (schema).
@@ -26984,9 +20287,8 @@ func oRule192(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT2436 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT2437 := "shutdown -h 768"
-	return strings.HasPrefix(oT2436, oT2437), runtime.Err{}
+	oT674 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT674, "shutdown -h 768"), runtime.Err{}
 }
 
 // oRule193 evaluates rule "R00772" (schema).
@@ -27002,42 +20304,14 @@ func oRule193(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0020" {
 		return false, runtime.Err{}
 	}
-	oT2438, oT2439 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2440, oT2441 := func() (bool, runtime.Err) {
-			oT2442 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT2443 := int64(4372)
-			return (oT2442 > oT2443), runtime.Err{}
-		}()
-		if oT2441.Kind == 0 {
-			if oT2440 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2441
-		}
-		oT2444, oT2445 := func() (bool, runtime.Err) {
-			oT2446 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT2447 := runtime.SizeString(oT2446)
-			oT2448 := int64(4868)
-			return (oT2447 > oT2448), runtime.Err{}
-		}()
-		if oT2445.Kind == 0 {
-			if oT2444 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2445
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT2439.Kind != 0 {
-		return false, oT2439
+	oT675 := true
+	oT676 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT676 > int64(4372)) {
+		oT677 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT678 := runtime.SizeString(oT677)
+		oT675 = (oT678 > int64(4868))
 	}
-	return oT2438, runtime.Err{}
+	return oT675, runtime.Err{}
 }
 
 // oRule194 evaluates rule "R00776" (schema).
@@ -27053,39 +20327,11 @@ func oRule194(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0016" {
 		return false, runtime.Err{}
 	}
-	oT2449, oT2450 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2451, oT2452 := func() (bool, runtime.Err) {
-			oT2453 := "posture_776"
-			return (oF.SessionPosture == oT2453), runtime.Err{}
-		}()
-		if oT2452.Kind == 0 {
-			if !oT2451 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2452
-		}
-		oT2454, oT2455 := func() (bool, runtime.Err) {
-			oT2456 := int64(9)
-			return (oF.Lycaon.RepeatCount > oT2456), runtime.Err{}
-		}()
-		if oT2455.Kind == 0 {
-			if !oT2454 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2455
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT2450.Kind != 0 {
-		return false, oT2450
+	oT679 := false
+	if oF.SessionPosture == "posture_776" {
+		oT679 = (oF.Lycaon.RepeatCount > int64(9))
 	}
-	return oT2449, runtime.Err{}
+	return oT679, runtime.Err{}
 }
 
 // oRule195 evaluates rule "R00780" (schema).
@@ -27103,9 +20349,8 @@ func oRule195(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT2457 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT2458 := "shutdown -h 780"
-	return strings.HasPrefix(oT2457, oT2458), runtime.Err{}
+	oT680 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT680, "shutdown -h 780"), runtime.Err{}
 }
 
 // oRule197 evaluates rule "R00788" (schema).
@@ -27121,39 +20366,11 @@ func oRule197(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0004" {
 		return false, runtime.Err{}
 	}
-	oT2459, oT2460 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2461, oT2462 := func() (bool, runtime.Err) {
-			oT2463 := "posture_788"
-			return (oF.SessionPosture == oT2463), runtime.Err{}
-		}()
-		if oT2462.Kind == 0 {
-			if !oT2461 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2462
-		}
-		oT2464, oT2465 := func() (bool, runtime.Err) {
-			oT2466 := int64(7)
-			return (oF.Lycaon.RepeatCount > oT2466), runtime.Err{}
-		}()
-		if oT2465.Kind == 0 {
-			if !oT2464 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2465
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT2460.Kind != 0 {
-		return false, oT2460
+	oT681 := false
+	if oF.SessionPosture == "posture_788" {
+		oT681 = (oF.Lycaon.RepeatCount > int64(7))
 	}
-	return oT2459, runtime.Err{}
+	return oT681, runtime.Err{}
 }
 
 // oRule198 evaluates rule "R00792" (schema).
@@ -27171,9 +20388,8 @@ func oRule198(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT2467 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT2468 := "shutdown -h 792"
-	return strings.HasPrefix(oT2467, oT2468), runtime.Err{}
+	oT682 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT682, "shutdown -h 792"), runtime.Err{}
 }
 
 // oRule199 evaluates rule "R00796" (schema).
@@ -27189,42 +20405,14 @@ func oRule199(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0194" {
 		return false, runtime.Err{}
 	}
-	oT2469, oT2470 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2471, oT2472 := func() (bool, runtime.Err) {
-			oT2473 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT2474 := int64(4396)
-			return (oT2473 > oT2474), runtime.Err{}
-		}()
-		if oT2472.Kind == 0 {
-			if oT2471 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2472
-		}
-		oT2475, oT2476 := func() (bool, runtime.Err) {
-			oT2477 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT2478 := runtime.SizeString(oT2477)
-			oT2479 := int64(4892)
-			return (oT2478 > oT2479), runtime.Err{}
-		}()
-		if oT2476.Kind == 0 {
-			if oT2475 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2476
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT2470.Kind != 0 {
-		return false, oT2470
+	oT683 := true
+	oT684 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT684 > int64(4396)) {
+		oT685 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT686 := runtime.SizeString(oT685)
+		oT683 = (oT686 > int64(4892))
 	}
-	return oT2469, runtime.Err{}
+	return oT683, runtime.Err{}
 }
 
 // oRule200 evaluates rule "R00800" (schema).
@@ -27240,39 +20428,11 @@ func oRule200(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0190" {
 		return false, runtime.Err{}
 	}
-	oT2480, oT2481 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2482, oT2483 := func() (bool, runtime.Err) {
-			oT2484 := "posture_800"
-			return (oF.SessionPosture == oT2484), runtime.Err{}
-		}()
-		if oT2483.Kind == 0 {
-			if !oT2482 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2483
-		}
-		oT2485, oT2486 := func() (bool, runtime.Err) {
-			oT2487 := int64(5)
-			return (oF.Lycaon.RepeatCount > oT2487), runtime.Err{}
-		}()
-		if oT2486.Kind == 0 {
-			if !oT2485 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2486
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT2481.Kind != 0 {
-		return false, oT2481
+	oT687 := false
+	if oF.SessionPosture == "posture_800" {
+		oT687 = (oF.Lycaon.RepeatCount > int64(5))
 	}
-	return oT2480, runtime.Err{}
+	return oT687, runtime.Err{}
 }
 
 // oRule202 evaluates rule "R00808" (schema).
@@ -27288,42 +20448,14 @@ func oRule202(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0182" {
 		return false, runtime.Err{}
 	}
-	oT2488, oT2489 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2490, oT2491 := func() (bool, runtime.Err) {
-			oT2492 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT2493 := int64(4408)
-			return (oT2492 > oT2493), runtime.Err{}
-		}()
-		if oT2491.Kind == 0 {
-			if oT2490 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2491
-		}
-		oT2494, oT2495 := func() (bool, runtime.Err) {
-			oT2496 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT2497 := runtime.SizeString(oT2496)
-			oT2498 := int64(4904)
-			return (oT2497 > oT2498), runtime.Err{}
-		}()
-		if oT2495.Kind == 0 {
-			if oT2494 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2495
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT2489.Kind != 0 {
-		return false, oT2489
+	oT688 := true
+	oT689 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT689 > int64(4408)) {
+		oT690 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT691 := runtime.SizeString(oT690)
+		oT688 = (oT691 > int64(4904))
 	}
-	return oT2488, runtime.Err{}
+	return oT688, runtime.Err{}
 }
 
 // oRule203 evaluates rule "R00812" (schema).
@@ -27339,39 +20471,11 @@ func oRule203(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0178" {
 		return false, runtime.Err{}
 	}
-	oT2499, oT2500 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2501, oT2502 := func() (bool, runtime.Err) {
-			oT2503 := "posture_812"
-			return (oF.SessionPosture == oT2503), runtime.Err{}
-		}()
-		if oT2502.Kind == 0 {
-			if !oT2501 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2502
-		}
-		oT2504, oT2505 := func() (bool, runtime.Err) {
-			oT2506 := int64(3)
-			return (oF.Lycaon.RepeatCount > oT2506), runtime.Err{}
-		}()
-		if oT2505.Kind == 0 {
-			if !oT2504 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2505
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT2500.Kind != 0 {
-		return false, oT2500
+	oT692 := false
+	if oF.SessionPosture == "posture_812" {
+		oT692 = (oF.Lycaon.RepeatCount > int64(3))
 	}
-	return oT2499, runtime.Err{}
+	return oT692, runtime.Err{}
 }
 
 // oRule204 evaluates rule "R00816" (schema).
@@ -27389,9 +20493,8 @@ func oRule204(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT2507 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT2508 := "shutdown -h 816"
-	return strings.HasPrefix(oT2507, oT2508), runtime.Err{}
+	oT693 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT693, "shutdown -h 816"), runtime.Err{}
 }
 
 // oRule205 evaluates rule "R00820" (schema).
@@ -27407,42 +20510,14 @@ func oRule205(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0170" {
 		return false, runtime.Err{}
 	}
-	oT2509, oT2510 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2511, oT2512 := func() (bool, runtime.Err) {
-			oT2513 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT2514 := int64(4420)
-			return (oT2513 > oT2514), runtime.Err{}
-		}()
-		if oT2512.Kind == 0 {
-			if oT2511 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2512
-		}
-		oT2515, oT2516 := func() (bool, runtime.Err) {
-			oT2517 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT2518 := runtime.SizeString(oT2517)
-			oT2519 := int64(4916)
-			return (oT2518 > oT2519), runtime.Err{}
-		}()
-		if oT2516.Kind == 0 {
-			if oT2515 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2516
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT2510.Kind != 0 {
-		return false, oT2510
+	oT694 := true
+	oT695 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT695 > int64(4420)) {
+		oT696 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT697 := runtime.SizeString(oT696)
+		oT694 = (oT697 > int64(4916))
 	}
-	return oT2509, runtime.Err{}
+	return oT694, runtime.Err{}
 }
 
 // oRule207 evaluates rule "R00828" (schema).
@@ -27460,9 +20535,8 @@ func oRule207(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT2520 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT2521 := "shutdown -h 828"
-	return strings.HasPrefix(oT2520, oT2521), runtime.Err{}
+	oT698 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT698, "shutdown -h 828"), runtime.Err{}
 }
 
 // oRule208 evaluates rule "R00832" (schema).
@@ -27478,42 +20552,14 @@ func oRule208(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0158" {
 		return false, runtime.Err{}
 	}
-	oT2522, oT2523 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2524, oT2525 := func() (bool, runtime.Err) {
-			oT2526 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT2527 := int64(4432)
-			return (oT2526 > oT2527), runtime.Err{}
-		}()
-		if oT2525.Kind == 0 {
-			if oT2524 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2525
-		}
-		oT2528, oT2529 := func() (bool, runtime.Err) {
-			oT2530 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT2531 := runtime.SizeString(oT2530)
-			oT2532 := int64(4928)
-			return (oT2531 > oT2532), runtime.Err{}
-		}()
-		if oT2529.Kind == 0 {
-			if oT2528 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2529
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT2523.Kind != 0 {
-		return false, oT2523
+	oT699 := true
+	oT700 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT700 > int64(4432)) {
+		oT701 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT702 := runtime.SizeString(oT701)
+		oT699 = (oT702 > int64(4928))
 	}
-	return oT2522, runtime.Err{}
+	return oT699, runtime.Err{}
 }
 
 // oRule209 evaluates rule "R00836" (schema).
@@ -27529,39 +20575,11 @@ func oRule209(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0154" {
 		return false, runtime.Err{}
 	}
-	oT2533, oT2534 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2535, oT2536 := func() (bool, runtime.Err) {
-			oT2537 := "posture_836"
-			return (oF.SessionPosture == oT2537), runtime.Err{}
-		}()
-		if oT2536.Kind == 0 {
-			if !oT2535 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2536
-		}
-		oT2538, oT2539 := func() (bool, runtime.Err) {
-			oT2540 := int64(6)
-			return (oF.Lycaon.RepeatCount > oT2540), runtime.Err{}
-		}()
-		if oT2539.Kind == 0 {
-			if !oT2538 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2539
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT2534.Kind != 0 {
-		return false, oT2534
+	oT703 := false
+	if oF.SessionPosture == "posture_836" {
+		oT703 = (oF.Lycaon.RepeatCount > int64(6))
 	}
-	return oT2533, runtime.Err{}
+	return oT703, runtime.Err{}
 }
 
 // oRule210 evaluates rule "R00840" (schema).
@@ -27579,9 +20597,8 @@ func oRule210(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT2541 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT2542 := "shutdown -h 840"
-	return strings.HasPrefix(oT2541, oT2542), runtime.Err{}
+	oT704 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT704, "shutdown -h 840"), runtime.Err{}
 }
 
 // oRule212 evaluates rule "R00848" (schema).
@@ -27597,39 +20614,11 @@ func oRule212(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0142" {
 		return false, runtime.Err{}
 	}
-	oT2543, oT2544 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2545, oT2546 := func() (bool, runtime.Err) {
-			oT2547 := "posture_848"
-			return (oF.SessionPosture == oT2547), runtime.Err{}
-		}()
-		if oT2546.Kind == 0 {
-			if !oT2545 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2546
-		}
-		oT2548, oT2549 := func() (bool, runtime.Err) {
-			oT2550 := int64(4)
-			return (oF.Lycaon.RepeatCount > oT2550), runtime.Err{}
-		}()
-		if oT2549.Kind == 0 {
-			if !oT2548 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2549
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT2544.Kind != 0 {
-		return false, oT2544
+	oT705 := false
+	if oF.SessionPosture == "posture_848" {
+		oT705 = (oF.Lycaon.RepeatCount > int64(4))
 	}
-	return oT2543, runtime.Err{}
+	return oT705, runtime.Err{}
 }
 
 // oRule213 evaluates rule "R00852" (schema).
@@ -27647,9 +20636,8 @@ func oRule213(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT2551 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT2552 := "shutdown -h 852"
-	return strings.HasPrefix(oT2551, oT2552), runtime.Err{}
+	oT706 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT706, "shutdown -h 852"), runtime.Err{}
 }
 
 // oRule214 evaluates rule "R00856" (schema).
@@ -27665,42 +20653,14 @@ func oRule214(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0134" {
 		return false, runtime.Err{}
 	}
-	oT2553, oT2554 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2555, oT2556 := func() (bool, runtime.Err) {
-			oT2557 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT2558 := int64(4456)
-			return (oT2557 > oT2558), runtime.Err{}
-		}()
-		if oT2556.Kind == 0 {
-			if oT2555 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2556
-		}
-		oT2559, oT2560 := func() (bool, runtime.Err) {
-			oT2561 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT2562 := runtime.SizeString(oT2561)
-			oT2563 := int64(4952)
-			return (oT2562 > oT2563), runtime.Err{}
-		}()
-		if oT2560.Kind == 0 {
-			if oT2559 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2560
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT2554.Kind != 0 {
-		return false, oT2554
+	oT707 := true
+	oT708 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT708 > int64(4456)) {
+		oT709 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT710 := runtime.SizeString(oT709)
+		oT707 = (oT710 > int64(4952))
 	}
-	return oT2553, runtime.Err{}
+	return oT707, runtime.Err{}
 }
 
 // oRule215 evaluates rule "R00860" (schema).
@@ -27716,39 +20676,11 @@ func oRule215(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0130" {
 		return false, runtime.Err{}
 	}
-	oT2564, oT2565 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2566, oT2567 := func() (bool, runtime.Err) {
-			oT2568 := "posture_860"
-			return (oF.SessionPosture == oT2568), runtime.Err{}
-		}()
-		if oT2567.Kind == 0 {
-			if !oT2566 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2567
-		}
-		oT2569, oT2570 := func() (bool, runtime.Err) {
-			oT2571 := int64(9)
-			return (oF.Lycaon.RepeatCount > oT2571), runtime.Err{}
-		}()
-		if oT2570.Kind == 0 {
-			if !oT2569 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2570
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT2565.Kind != 0 {
-		return false, oT2565
+	oT711 := false
+	if oF.SessionPosture == "posture_860" {
+		oT711 = (oF.Lycaon.RepeatCount > int64(9))
 	}
-	return oT2564, runtime.Err{}
+	return oT711, runtime.Err{}
 }
 
 // oRule217 evaluates rule "R00868" (schema).
@@ -27764,42 +20696,14 @@ func oRule217(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0122" {
 		return false, runtime.Err{}
 	}
-	oT2572, oT2573 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2574, oT2575 := func() (bool, runtime.Err) {
-			oT2576 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT2577 := int64(4468)
-			return (oT2576 > oT2577), runtime.Err{}
-		}()
-		if oT2575.Kind == 0 {
-			if oT2574 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2575
-		}
-		oT2578, oT2579 := func() (bool, runtime.Err) {
-			oT2580 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT2581 := runtime.SizeString(oT2580)
-			oT2582 := int64(4964)
-			return (oT2581 > oT2582), runtime.Err{}
-		}()
-		if oT2579.Kind == 0 {
-			if oT2578 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2579
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT2573.Kind != 0 {
-		return false, oT2573
+	oT712 := true
+	oT713 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT713 > int64(4468)) {
+		oT714 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT715 := runtime.SizeString(oT714)
+		oT712 = (oT715 > int64(4964))
 	}
-	return oT2572, runtime.Err{}
+	return oT712, runtime.Err{}
 }
 
 // oRule218 evaluates rule "R00872" (schema).
@@ -27815,39 +20719,11 @@ func oRule218(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0118" {
 		return false, runtime.Err{}
 	}
-	oT2583, oT2584 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2585, oT2586 := func() (bool, runtime.Err) {
-			oT2587 := "posture_872"
-			return (oF.SessionPosture == oT2587), runtime.Err{}
-		}()
-		if oT2586.Kind == 0 {
-			if !oT2585 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2586
-		}
-		oT2588, oT2589 := func() (bool, runtime.Err) {
-			oT2590 := int64(7)
-			return (oF.Lycaon.RepeatCount > oT2590), runtime.Err{}
-		}()
-		if oT2589.Kind == 0 {
-			if !oT2588 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2589
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT2584.Kind != 0 {
-		return false, oT2584
+	oT716 := false
+	if oF.SessionPosture == "posture_872" {
+		oT716 = (oF.Lycaon.RepeatCount > int64(7))
 	}
-	return oT2583, runtime.Err{}
+	return oT716, runtime.Err{}
 }
 
 // oRule219 evaluates rule "R00876" (schema).
@@ -27865,9 +20741,8 @@ func oRule219(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT2591 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT2592 := "shutdown -h 876"
-	return strings.HasPrefix(oT2591, oT2592), runtime.Err{}
+	oT717 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT717, "shutdown -h 876"), runtime.Err{}
 }
 
 // oRule220 evaluates rule "R00880" (schema).
@@ -27883,42 +20758,14 @@ func oRule220(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0110" {
 		return false, runtime.Err{}
 	}
-	oT2593, oT2594 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2595, oT2596 := func() (bool, runtime.Err) {
-			oT2597 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT2598 := int64(4480)
-			return (oT2597 > oT2598), runtime.Err{}
-		}()
-		if oT2596.Kind == 0 {
-			if oT2595 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2596
-		}
-		oT2599, oT2600 := func() (bool, runtime.Err) {
-			oT2601 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT2602 := runtime.SizeString(oT2601)
-			oT2603 := int64(4976)
-			return (oT2602 > oT2603), runtime.Err{}
-		}()
-		if oT2600.Kind == 0 {
-			if oT2599 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2600
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT2594.Kind != 0 {
-		return false, oT2594
+	oT718 := true
+	oT719 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT719 > int64(4480)) {
+		oT720 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT721 := runtime.SizeString(oT720)
+		oT718 = (oT721 > int64(4976))
 	}
-	return oT2593, runtime.Err{}
+	return oT718, runtime.Err{}
 }
 
 // oRule222 evaluates rule "R00888" (schema).
@@ -27936,9 +20783,8 @@ func oRule222(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT2604 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT2605 := "shutdown -h 888"
-	return strings.HasPrefix(oT2604, oT2605), runtime.Err{}
+	oT722 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT722, "shutdown -h 888"), runtime.Err{}
 }
 
 // oRule223 evaluates rule "R00892" (schema).
@@ -27954,42 +20800,14 @@ func oRule223(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0098" {
 		return false, runtime.Err{}
 	}
-	oT2606, oT2607 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2608, oT2609 := func() (bool, runtime.Err) {
-			oT2610 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT2611 := int64(4492)
-			return (oT2610 > oT2611), runtime.Err{}
-		}()
-		if oT2609.Kind == 0 {
-			if oT2608 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2609
-		}
-		oT2612, oT2613 := func() (bool, runtime.Err) {
-			oT2614 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT2615 := runtime.SizeString(oT2614)
-			oT2616 := int64(4988)
-			return (oT2615 > oT2616), runtime.Err{}
-		}()
-		if oT2613.Kind == 0 {
-			if oT2612 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2613
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT2607.Kind != 0 {
-		return false, oT2607
+	oT723 := true
+	oT724 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT724 > int64(4492)) {
+		oT725 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT726 := runtime.SizeString(oT725)
+		oT723 = (oT726 > int64(4988))
 	}
-	return oT2606, runtime.Err{}
+	return oT723, runtime.Err{}
 }
 
 // oRule224 evaluates rule "R00896" (schema).
@@ -28005,39 +20823,11 @@ func oRule224(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0094" {
 		return false, runtime.Err{}
 	}
-	oT2617, oT2618 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2619, oT2620 := func() (bool, runtime.Err) {
-			oT2621 := "posture_896"
-			return (oF.SessionPosture == oT2621), runtime.Err{}
-		}()
-		if oT2620.Kind == 0 {
-			if !oT2619 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2620
-		}
-		oT2622, oT2623 := func() (bool, runtime.Err) {
-			oT2624 := int64(3)
-			return (oF.Lycaon.RepeatCount > oT2624), runtime.Err{}
-		}()
-		if oT2623.Kind == 0 {
-			if !oT2622 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2623
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT2618.Kind != 0 {
-		return false, oT2618
+	oT727 := false
+	if oF.SessionPosture == "posture_896" {
+		oT727 = (oF.Lycaon.RepeatCount > int64(3))
 	}
-	return oT2617, runtime.Err{}
+	return oT727, runtime.Err{}
 }
 
 // oRule225 evaluates rule "R00900" (schema).
@@ -28055,9 +20845,8 @@ func oRule225(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT2625 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT2626 := "shutdown -h 900"
-	return strings.HasPrefix(oT2625, oT2626), runtime.Err{}
+	oT728 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT728, "shutdown -h 900"), runtime.Err{}
 }
 
 // oRule227 evaluates rule "R00908" (schema).
@@ -28073,39 +20862,11 @@ func oRule227(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0082" {
 		return false, runtime.Err{}
 	}
-	oT2627, oT2628 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2629, oT2630 := func() (bool, runtime.Err) {
-			oT2631 := "posture_908"
-			return (oF.SessionPosture == oT2631), runtime.Err{}
-		}()
-		if oT2630.Kind == 0 {
-			if !oT2629 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2630
-		}
-		oT2632, oT2633 := func() (bool, runtime.Err) {
-			oT2634 := int64(8)
-			return (oF.Lycaon.RepeatCount > oT2634), runtime.Err{}
-		}()
-		if oT2633.Kind == 0 {
-			if !oT2632 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2633
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT2628.Kind != 0 {
-		return false, oT2628
+	oT729 := false
+	if oF.SessionPosture == "posture_908" {
+		oT729 = (oF.Lycaon.RepeatCount > int64(8))
 	}
-	return oT2627, runtime.Err{}
+	return oT729, runtime.Err{}
 }
 
 // oRule228 evaluates rule "R00912" (schema).
@@ -28123,9 +20884,8 @@ func oRule228(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT2635 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT2636 := "shutdown -h 912"
-	return strings.HasPrefix(oT2635, oT2636), runtime.Err{}
+	oT730 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT730, "shutdown -h 912"), runtime.Err{}
 }
 
 // oRule229 evaluates rule "R00916" (schema).
@@ -28141,42 +20901,14 @@ func oRule229(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0074" {
 		return false, runtime.Err{}
 	}
-	oT2637, oT2638 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2639, oT2640 := func() (bool, runtime.Err) {
-			oT2641 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT2642 := int64(4516)
-			return (oT2641 > oT2642), runtime.Err{}
-		}()
-		if oT2640.Kind == 0 {
-			if oT2639 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2640
-		}
-		oT2643, oT2644 := func() (bool, runtime.Err) {
-			oT2645 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT2646 := runtime.SizeString(oT2645)
-			oT2647 := int64(5012)
-			return (oT2646 > oT2647), runtime.Err{}
-		}()
-		if oT2644.Kind == 0 {
-			if oT2643 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2644
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT2638.Kind != 0 {
-		return false, oT2638
+	oT731 := true
+	oT732 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT732 > int64(4516)) {
+		oT733 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT734 := runtime.SizeString(oT733)
+		oT731 = (oT734 > int64(5012))
 	}
-	return oT2637, runtime.Err{}
+	return oT731, runtime.Err{}
 }
 
 // oRule230 evaluates rule "R00920" (schema).
@@ -28192,39 +20924,11 @@ func oRule230(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0070" {
 		return false, runtime.Err{}
 	}
-	oT2648, oT2649 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2650, oT2651 := func() (bool, runtime.Err) {
-			oT2652 := "posture_920"
-			return (oF.SessionPosture == oT2652), runtime.Err{}
-		}()
-		if oT2651.Kind == 0 {
-			if !oT2650 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2651
-		}
-		oT2653, oT2654 := func() (bool, runtime.Err) {
-			oT2655 := int64(6)
-			return (oF.Lycaon.RepeatCount > oT2655), runtime.Err{}
-		}()
-		if oT2654.Kind == 0 {
-			if !oT2653 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2654
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT2649.Kind != 0 {
-		return false, oT2649
+	oT735 := false
+	if oF.SessionPosture == "posture_920" {
+		oT735 = (oF.Lycaon.RepeatCount > int64(6))
 	}
-	return oT2648, runtime.Err{}
+	return oT735, runtime.Err{}
 }
 
 // oRule232 evaluates rule "R00928" (schema).
@@ -28240,42 +20944,14 @@ func oRule232(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0062" {
 		return false, runtime.Err{}
 	}
-	oT2656, oT2657 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2658, oT2659 := func() (bool, runtime.Err) {
-			oT2660 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT2661 := int64(4528)
-			return (oT2660 > oT2661), runtime.Err{}
-		}()
-		if oT2659.Kind == 0 {
-			if oT2658 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2659
-		}
-		oT2662, oT2663 := func() (bool, runtime.Err) {
-			oT2664 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT2665 := runtime.SizeString(oT2664)
-			oT2666 := int64(5024)
-			return (oT2665 > oT2666), runtime.Err{}
-		}()
-		if oT2663.Kind == 0 {
-			if oT2662 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2663
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT2657.Kind != 0 {
-		return false, oT2657
+	oT736 := true
+	oT737 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT737 > int64(4528)) {
+		oT738 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT739 := runtime.SizeString(oT738)
+		oT736 = (oT739 > int64(5024))
 	}
-	return oT2656, runtime.Err{}
+	return oT736, runtime.Err{}
 }
 
 // oRule233 evaluates rule "R00932" (schema).
@@ -28291,39 +20967,11 @@ func oRule233(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0058" {
 		return false, runtime.Err{}
 	}
-	oT2667, oT2668 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2669, oT2670 := func() (bool, runtime.Err) {
-			oT2671 := "posture_932"
-			return (oF.SessionPosture == oT2671), runtime.Err{}
-		}()
-		if oT2670.Kind == 0 {
-			if !oT2669 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2670
-		}
-		oT2672, oT2673 := func() (bool, runtime.Err) {
-			oT2674 := int64(4)
-			return (oF.Lycaon.RepeatCount > oT2674), runtime.Err{}
-		}()
-		if oT2673.Kind == 0 {
-			if !oT2672 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2673
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT2668.Kind != 0 {
-		return false, oT2668
+	oT740 := false
+	if oF.SessionPosture == "posture_932" {
+		oT740 = (oF.Lycaon.RepeatCount > int64(4))
 	}
-	return oT2667, runtime.Err{}
+	return oT740, runtime.Err{}
 }
 
 // oRule234 evaluates rule "R00936" (schema).
@@ -28341,9 +20989,8 @@ func oRule234(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT2675 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT2676 := "shutdown -h 936"
-	return strings.HasPrefix(oT2675, oT2676), runtime.Err{}
+	oT741 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT741, "shutdown -h 936"), runtime.Err{}
 }
 
 // oRule235 evaluates rule "R00940" (schema).
@@ -28359,42 +21006,14 @@ func oRule235(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0050" {
 		return false, runtime.Err{}
 	}
-	oT2677, oT2678 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2679, oT2680 := func() (bool, runtime.Err) {
-			oT2681 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT2682 := int64(4540)
-			return (oT2681 > oT2682), runtime.Err{}
-		}()
-		if oT2680.Kind == 0 {
-			if oT2679 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2680
-		}
-		oT2683, oT2684 := func() (bool, runtime.Err) {
-			oT2685 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT2686 := runtime.SizeString(oT2685)
-			oT2687 := int64(5036)
-			return (oT2686 > oT2687), runtime.Err{}
-		}()
-		if oT2684.Kind == 0 {
-			if oT2683 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2684
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT2678.Kind != 0 {
-		return false, oT2678
+	oT742 := true
+	oT743 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT743 > int64(4540)) {
+		oT744 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT745 := runtime.SizeString(oT744)
+		oT742 = (oT745 > int64(5036))
 	}
-	return oT2677, runtime.Err{}
+	return oT742, runtime.Err{}
 }
 
 // oRule237 evaluates rule "R00948" (schema).
@@ -28412,9 +21031,8 @@ func oRule237(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT2688 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT2689 := "shutdown -h 948"
-	return strings.HasPrefix(oT2688, oT2689), runtime.Err{}
+	oT746 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT746, "shutdown -h 948"), runtime.Err{}
 }
 
 // oRule238 evaluates rule "R00952" (schema).
@@ -28430,42 +21048,14 @@ func oRule238(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0038" {
 		return false, runtime.Err{}
 	}
-	oT2690, oT2691 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2692, oT2693 := func() (bool, runtime.Err) {
-			oT2694 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT2695 := int64(4552)
-			return (oT2694 > oT2695), runtime.Err{}
-		}()
-		if oT2693.Kind == 0 {
-			if oT2692 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2693
-		}
-		oT2696, oT2697 := func() (bool, runtime.Err) {
-			oT2698 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT2699 := runtime.SizeString(oT2698)
-			oT2700 := int64(5048)
-			return (oT2699 > oT2700), runtime.Err{}
-		}()
-		if oT2697.Kind == 0 {
-			if oT2696 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2697
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT2691.Kind != 0 {
-		return false, oT2691
+	oT747 := true
+	oT748 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT748 > int64(4552)) {
+		oT749 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT750 := runtime.SizeString(oT749)
+		oT747 = (oT750 > int64(5048))
 	}
-	return oT2690, runtime.Err{}
+	return oT747, runtime.Err{}
 }
 
 // oRule239 evaluates rule "R00956" (schema).
@@ -28481,39 +21071,11 @@ func oRule239(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0034" {
 		return false, runtime.Err{}
 	}
-	oT2701, oT2702 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2703, oT2704 := func() (bool, runtime.Err) {
-			oT2705 := "posture_956"
-			return (oF.SessionPosture == oT2705), runtime.Err{}
-		}()
-		if oT2704.Kind == 0 {
-			if !oT2703 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2704
-		}
-		oT2706, oT2707 := func() (bool, runtime.Err) {
-			oT2708 := int64(7)
-			return (oF.Lycaon.RepeatCount > oT2708), runtime.Err{}
-		}()
-		if oT2707.Kind == 0 {
-			if !oT2706 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2707
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT2702.Kind != 0 {
-		return false, oT2702
+	oT751 := false
+	if oF.SessionPosture == "posture_956" {
+		oT751 = (oF.Lycaon.RepeatCount > int64(7))
 	}
-	return oT2701, runtime.Err{}
+	return oT751, runtime.Err{}
 }
 
 // oRule240 evaluates rule "R00960" (schema).
@@ -28531,9 +21093,8 @@ func oRule240(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT2709 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT2710 := "shutdown -h 960"
-	return strings.HasPrefix(oT2709, oT2710), runtime.Err{}
+	oT752 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT752, "shutdown -h 960"), runtime.Err{}
 }
 
 // oRule242 evaluates rule "R00968" (schema).
@@ -28549,39 +21110,11 @@ func oRule242(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0022" {
 		return false, runtime.Err{}
 	}
-	oT2711, oT2712 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2713, oT2714 := func() (bool, runtime.Err) {
-			oT2715 := "posture_968"
-			return (oF.SessionPosture == oT2715), runtime.Err{}
-		}()
-		if oT2714.Kind == 0 {
-			if !oT2713 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2714
-		}
-		oT2716, oT2717 := func() (bool, runtime.Err) {
-			oT2718 := int64(5)
-			return (oF.Lycaon.RepeatCount > oT2718), runtime.Err{}
-		}()
-		if oT2717.Kind == 0 {
-			if !oT2716 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2717
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT2712.Kind != 0 {
-		return false, oT2712
+	oT753 := false
+	if oF.SessionPosture == "posture_968" {
+		oT753 = (oF.Lycaon.RepeatCount > int64(5))
 	}
-	return oT2711, runtime.Err{}
+	return oT753, runtime.Err{}
 }
 
 // oRule243 evaluates rule "R00972" (schema).
@@ -28599,9 +21132,8 @@ func oRule243(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT2719 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT2720 := "shutdown -h 972"
-	return strings.HasPrefix(oT2719, oT2720), runtime.Err{}
+	oT754 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT754, "shutdown -h 972"), runtime.Err{}
 }
 
 // oRule244 evaluates rule "R00976" (schema).
@@ -28617,42 +21149,14 @@ func oRule244(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0014" {
 		return false, runtime.Err{}
 	}
-	oT2721, oT2722 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2723, oT2724 := func() (bool, runtime.Err) {
-			oT2725 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT2726 := int64(4576)
-			return (oT2725 > oT2726), runtime.Err{}
-		}()
-		if oT2724.Kind == 0 {
-			if oT2723 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2724
-		}
-		oT2727, oT2728 := func() (bool, runtime.Err) {
-			oT2729 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT2730 := runtime.SizeString(oT2729)
-			oT2731 := int64(5072)
-			return (oT2730 > oT2731), runtime.Err{}
-		}()
-		if oT2728.Kind == 0 {
-			if oT2727 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2728
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT2722.Kind != 0 {
-		return false, oT2722
+	oT755 := true
+	oT756 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT756 > int64(4576)) {
+		oT757 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT758 := runtime.SizeString(oT757)
+		oT755 = (oT758 > int64(5072))
 	}
-	return oT2721, runtime.Err{}
+	return oT755, runtime.Err{}
 }
 
 // oRule245 evaluates rule "R00980" (schema).
@@ -28668,39 +21172,11 @@ func oRule245(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0010" {
 		return false, runtime.Err{}
 	}
-	oT2732, oT2733 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2734, oT2735 := func() (bool, runtime.Err) {
-			oT2736 := "posture_980"
-			return (oF.SessionPosture == oT2736), runtime.Err{}
-		}()
-		if oT2735.Kind == 0 {
-			if !oT2734 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2735
-		}
-		oT2737, oT2738 := func() (bool, runtime.Err) {
-			oT2739 := int64(3)
-			return (oF.Lycaon.RepeatCount > oT2739), runtime.Err{}
-		}()
-		if oT2738.Kind == 0 {
-			if !oT2737 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2738
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT2733.Kind != 0 {
-		return false, oT2733
+	oT759 := false
+	if oF.SessionPosture == "posture_980" {
+		oT759 = (oF.Lycaon.RepeatCount > int64(3))
 	}
-	return oT2732, runtime.Err{}
+	return oT759, runtime.Err{}
 }
 
 // oRule247 evaluates rule "R00988" (schema).
@@ -28716,42 +21192,14 @@ func oRule247(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0002" {
 		return false, runtime.Err{}
 	}
-	oT2740, oT2741 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2742, oT2743 := func() (bool, runtime.Err) {
-			oT2744 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT2745 := int64(4588)
-			return (oT2744 > oT2745), runtime.Err{}
-		}()
-		if oT2743.Kind == 0 {
-			if oT2742 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2743
-		}
-		oT2746, oT2747 := func() (bool, runtime.Err) {
-			oT2748 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT2749 := runtime.SizeString(oT2748)
-			oT2750 := int64(5084)
-			return (oT2749 > oT2750), runtime.Err{}
-		}()
-		if oT2747.Kind == 0 {
-			if oT2746 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2747
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT2741.Kind != 0 {
-		return false, oT2741
+	oT760 := true
+	oT761 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT761 > int64(4588)) {
+		oT762 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT763 := runtime.SizeString(oT762)
+		oT760 = (oT763 > int64(5084))
 	}
-	return oT2740, runtime.Err{}
+	return oT760, runtime.Err{}
 }
 
 // oRule248 evaluates rule "R00992" (schema).
@@ -28767,39 +21215,11 @@ func oRule248(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0196" {
 		return false, runtime.Err{}
 	}
-	oT2751, oT2752 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2753, oT2754 := func() (bool, runtime.Err) {
-			oT2755 := "posture_992"
-			return (oF.SessionPosture == oT2755), runtime.Err{}
-		}()
-		if oT2754.Kind == 0 {
-			if !oT2753 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2754
-		}
-		oT2756, oT2757 := func() (bool, runtime.Err) {
-			oT2758 := int64(8)
-			return (oF.Lycaon.RepeatCount > oT2758), runtime.Err{}
-		}()
-		if oT2757.Kind == 0 {
-			if !oT2756 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2757
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT2752.Kind != 0 {
-		return false, oT2752
+	oT764 := false
+	if oF.SessionPosture == "posture_992" {
+		oT764 = (oF.Lycaon.RepeatCount > int64(8))
 	}
-	return oT2751, runtime.Err{}
+	return oT764, runtime.Err{}
 }
 
 // oRule249 evaluates rule "R00996" (schema).
@@ -28817,9 +21237,8 @@ func oRule249(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT2759 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT2760 := "shutdown -h 996"
-	return strings.HasPrefix(oT2759, oT2760), runtime.Err{}
+	oT765 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT765, "shutdown -h 996"), runtime.Err{}
 }
 
 // oRule250 evaluates rule "R00001" (policy).
@@ -28837,9 +21256,8 @@ func oRule250(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT2761 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT2762 := "/secret/1/"
-	return strings.Contains(oT2761, oT2762), runtime.Err{}
+	oT766 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT766, "/secret/1/"), runtime.Err{}
 }
 
 // oRule251 evaluates rule "R00003" (policy).
@@ -28857,40 +21275,12 @@ func oRule251(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT2763, oT2764 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2765, oT2766 := func() (bool, runtime.Err) {
-			oT2767 := "role_3"
-			oT2768 := runtime.InStrings(oT2767, oF.PrincipalRoles)
-			return !oT2768, runtime.Err{}
-		}()
-		if oT2766.Kind == 0 {
-			if !oT2765 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2766
-		}
-		oT2769, oT2770 := func() (bool, runtime.Err) {
-			oT2771 := "agent:3"
-			return (oF.Principal == oT2771), runtime.Err{}
-		}()
-		if oT2770.Kind == 0 {
-			if !oT2769 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2770
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT2764.Kind != 0 {
-		return false, oT2764
+	oT767 := false
+	oT768 := runtime.InStrings("role_3", oF.PrincipalRoles)
+	if !oT768 {
+		oT767 = (oF.Principal == "agent:3")
 	}
-	return oT2763, runtime.Err{}
+	return oT767, runtime.Err{}
 }
 
 // oRule252 evaluates rule "R00005" (policy).
@@ -28908,40 +21298,12 @@ func oRule252(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT2772, oT2773 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2774, oT2775 := func() (bool, runtime.Err) {
-			oT2776 := "tool_5"
-			return runtime.InStrings(oT2776, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT2775.Kind == 0 {
-			if !oT2774 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2775
-		}
-		oT2777, oT2778 := func() (bool, runtime.Err) {
-			oT2779 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT2780 := "--force-5"
-			return strings.Contains(oT2779, oT2780), runtime.Err{}
-		}()
-		if oT2778.Kind == 0 {
-			if !oT2777 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2778
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT2773.Kind != 0 {
-		return false, oT2773
+	oT769 := false
+	if runtime.InStrings("tool_5", oF.Lycaon.TurnTools) {
+		oT770 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT769 = strings.Contains(oT770, "--force-5")
 	}
-	return oT2772, runtime.Err{}
+	return oT769, runtime.Err{}
 }
 
 // oRule253 evaluates rule "R00007" (policy).
@@ -28959,9 +21321,8 @@ func oRule253(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT2781 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT2782 := "/secret/7/"
-	return strings.Contains(oT2781, oT2782), runtime.Err{}
+	oT771 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT771, "/secret/7/"), runtime.Err{}
 }
 
 // oRule254 evaluates rule "R00009" (policy).
@@ -28979,9 +21340,8 @@ func oRule254(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT2783 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT2784 := "rm "
-	return strings.HasPrefix(oT2783, oT2784), runtime.Err{}
+	oT772 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT772, "rm "), runtime.Err{}
 }
 
 // oRule255 evaluates rule "R00011" (policy).
@@ -28997,40 +21357,12 @@ func oRule255(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0187" {
 		return false, runtime.Err{}
 	}
-	oT2785, oT2786 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2787, oT2788 := func() (bool, runtime.Err) {
-			oT2789 := "tool_11"
-			return runtime.InStrings(oT2789, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT2788.Kind == 0 {
-			if !oT2787 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2788
-		}
-		oT2790, oT2791 := func() (bool, runtime.Err) {
-			oT2792 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT2793 := "--force-11"
-			return strings.Contains(oT2792, oT2793), runtime.Err{}
-		}()
-		if oT2791.Kind == 0 {
-			if !oT2790 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2791
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT2786.Kind != 0 {
-		return false, oT2786
+	oT773 := false
+	if runtime.InStrings("tool_11", oF.Lycaon.TurnTools) {
+		oT774 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT773 = strings.Contains(oT774, "--force-11")
 	}
-	return oT2785, runtime.Err{}
+	return oT773, runtime.Err{}
 }
 
 // oRule256 evaluates rule "R00013" (policy).
@@ -29046,9 +21378,8 @@ func oRule256(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0185" {
 		return false, runtime.Err{}
 	}
-	oT2794 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT2795 := "/secret/13/"
-	return strings.Contains(oT2794, oT2795), runtime.Err{}
+	oT775 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT775, "/secret/13/"), runtime.Err{}
 }
 
 // oRule257 evaluates rule "R00015" (policy).
@@ -29066,40 +21397,12 @@ func oRule257(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT2796, oT2797 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2798, oT2799 := func() (bool, runtime.Err) {
-			oT2800 := "role_15"
-			oT2801 := runtime.InStrings(oT2800, oF.PrincipalRoles)
-			return !oT2801, runtime.Err{}
-		}()
-		if oT2799.Kind == 0 {
-			if !oT2798 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2799
-		}
-		oT2802, oT2803 := func() (bool, runtime.Err) {
-			oT2804 := "agent:15"
-			return (oF.Principal == oT2804), runtime.Err{}
-		}()
-		if oT2803.Kind == 0 {
-			if !oT2802 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2803
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT2797.Kind != 0 {
-		return false, oT2797
+	oT776 := false
+	oT777 := runtime.InStrings("role_15", oF.PrincipalRoles)
+	if !oT777 {
+		oT776 = (oF.Principal == "agent:15")
 	}
-	return oT2796, runtime.Err{}
+	return oT776, runtime.Err{}
 }
 
 // oRule258 evaluates rule "R00017" (policy).
@@ -29115,40 +21418,12 @@ func oRule258(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0181" {
 		return false, runtime.Err{}
 	}
-	oT2805, oT2806 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2807, oT2808 := func() (bool, runtime.Err) {
-			oT2809 := "tool_17"
-			return runtime.InStrings(oT2809, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT2808.Kind == 0 {
-			if !oT2807 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2808
-		}
-		oT2810, oT2811 := func() (bool, runtime.Err) {
-			oT2812 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT2813 := "--force-17"
-			return strings.Contains(oT2812, oT2813), runtime.Err{}
-		}()
-		if oT2811.Kind == 0 {
-			if !oT2810 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2811
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT2806.Kind != 0 {
-		return false, oT2806
+	oT778 := false
+	if runtime.InStrings("tool_17", oF.Lycaon.TurnTools) {
+		oT779 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT778 = strings.Contains(oT779, "--force-17")
 	}
-	return oT2805, runtime.Err{}
+	return oT778, runtime.Err{}
 }
 
 // oRule260 evaluates rule "R00021" (policy).
@@ -29166,40 +21441,12 @@ func oRule260(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT2814, oT2815 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2816, oT2817 := func() (bool, runtime.Err) {
-			oT2818 := "role_21"
-			oT2819 := runtime.InStrings(oT2818, oF.PrincipalRoles)
-			return !oT2819, runtime.Err{}
-		}()
-		if oT2817.Kind == 0 {
-			if !oT2816 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2817
-		}
-		oT2820, oT2821 := func() (bool, runtime.Err) {
-			oT2822 := "agent:21"
-			return (oF.Principal == oT2822), runtime.Err{}
-		}()
-		if oT2821.Kind == 0 {
-			if !oT2820 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2821
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT2815.Kind != 0 {
-		return false, oT2815
+	oT780 := false
+	oT781 := runtime.InStrings("role_21", oF.PrincipalRoles)
+	if !oT781 {
+		oT780 = (oF.Principal == "agent:21")
 	}
-	return oT2814, runtime.Err{}
+	return oT780, runtime.Err{}
 }
 
 // oRule261 evaluates rule "R00023" (policy).
@@ -29215,40 +21462,12 @@ func oRule261(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0175" {
 		return false, runtime.Err{}
 	}
-	oT2823, oT2824 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2825, oT2826 := func() (bool, runtime.Err) {
-			oT2827 := "tool_23"
-			return runtime.InStrings(oT2827, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT2826.Kind == 0 {
-			if !oT2825 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2826
-		}
-		oT2828, oT2829 := func() (bool, runtime.Err) {
-			oT2830 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT2831 := "--force-23"
-			return strings.Contains(oT2830, oT2831), runtime.Err{}
-		}()
-		if oT2829.Kind == 0 {
-			if !oT2828 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2829
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT2824.Kind != 0 {
-		return false, oT2824
+	oT782 := false
+	if runtime.InStrings("tool_23", oF.Lycaon.TurnTools) {
+		oT783 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT782 = strings.Contains(oT783, "--force-23")
 	}
-	return oT2823, runtime.Err{}
+	return oT782, runtime.Err{}
 }
 
 // oRule262 evaluates rule "R00025" (policy).
@@ -29264,9 +21483,8 @@ func oRule262(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0173" {
 		return false, runtime.Err{}
 	}
-	oT2832 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT2833 := "/secret/25/"
-	return strings.Contains(oT2832, oT2833), runtime.Err{}
+	oT784 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT784, "/secret/25/"), runtime.Err{}
 }
 
 // oRule263 evaluates rule "R00027" (policy).
@@ -29284,40 +21502,12 @@ func oRule263(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT2834, oT2835 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2836, oT2837 := func() (bool, runtime.Err) {
-			oT2838 := "role_27"
-			oT2839 := runtime.InStrings(oT2838, oF.PrincipalRoles)
-			return !oT2839, runtime.Err{}
-		}()
-		if oT2837.Kind == 0 {
-			if !oT2836 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2837
-		}
-		oT2840, oT2841 := func() (bool, runtime.Err) {
-			oT2842 := "agent:27"
-			return (oF.Principal == oT2842), runtime.Err{}
-		}()
-		if oT2841.Kind == 0 {
-			if !oT2840 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2841
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT2835.Kind != 0 {
-		return false, oT2835
+	oT785 := false
+	oT786 := runtime.InStrings("role_27", oF.PrincipalRoles)
+	if !oT786 {
+		oT785 = (oF.Principal == "agent:27")
 	}
-	return oT2834, runtime.Err{}
+	return oT785, runtime.Err{}
 }
 
 // oRule265 evaluates rule "R00031" (policy).
@@ -29333,9 +21523,8 @@ func oRule265(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0167" {
 		return false, runtime.Err{}
 	}
-	oT2843 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT2844 := "/secret/31/"
-	return strings.Contains(oT2843, oT2844), runtime.Err{}
+	oT787 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT787, "/secret/31/"), runtime.Err{}
 }
 
 // oRule266 evaluates rule "R00033" (policy).
@@ -29353,40 +21542,12 @@ func oRule266(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT2845, oT2846 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2847, oT2848 := func() (bool, runtime.Err) {
-			oT2849 := "role_33"
-			oT2850 := runtime.InStrings(oT2849, oF.PrincipalRoles)
-			return !oT2850, runtime.Err{}
-		}()
-		if oT2848.Kind == 0 {
-			if !oT2847 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2848
-		}
-		oT2851, oT2852 := func() (bool, runtime.Err) {
-			oT2853 := "agent:33"
-			return (oF.Principal == oT2853), runtime.Err{}
-		}()
-		if oT2852.Kind == 0 {
-			if !oT2851 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2852
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT2846.Kind != 0 {
-		return false, oT2846
+	oT788 := false
+	oT789 := runtime.InStrings("role_33", oF.PrincipalRoles)
+	if !oT789 {
+		oT788 = (oF.Principal == "agent:33")
 	}
-	return oT2845, runtime.Err{}
+	return oT788, runtime.Err{}
 }
 
 // oRule267 evaluates rule "R00035" (policy).
@@ -29402,40 +21563,12 @@ func oRule267(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0163" {
 		return false, runtime.Err{}
 	}
-	oT2854, oT2855 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2856, oT2857 := func() (bool, runtime.Err) {
-			oT2858 := "tool_35"
-			return runtime.InStrings(oT2858, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT2857.Kind == 0 {
-			if !oT2856 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2857
-		}
-		oT2859, oT2860 := func() (bool, runtime.Err) {
-			oT2861 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT2862 := "--force-35"
-			return strings.Contains(oT2861, oT2862), runtime.Err{}
-		}()
-		if oT2860.Kind == 0 {
-			if !oT2859 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2860
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT2855.Kind != 0 {
-		return false, oT2855
+	oT790 := false
+	if runtime.InStrings("tool_35", oF.Lycaon.TurnTools) {
+		oT791 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT790 = strings.Contains(oT791, "--force-35")
 	}
-	return oT2854, runtime.Err{}
+	return oT790, runtime.Err{}
 }
 
 // oRule268 evaluates rule "R00037" (policy).
@@ -29451,9 +21584,8 @@ func oRule268(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0161" {
 		return false, runtime.Err{}
 	}
-	oT2863 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT2864 := "/secret/37/"
-	return strings.Contains(oT2863, oT2864), runtime.Err{}
+	oT792 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT792, "/secret/37/"), runtime.Err{}
 }
 
 // oRule270 evaluates rule "R00041" (policy).
@@ -29469,40 +21601,12 @@ func oRule270(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0157" {
 		return false, runtime.Err{}
 	}
-	oT2865, oT2866 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2867, oT2868 := func() (bool, runtime.Err) {
-			oT2869 := "tool_41"
-			return runtime.InStrings(oT2869, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT2868.Kind == 0 {
-			if !oT2867 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2868
-		}
-		oT2870, oT2871 := func() (bool, runtime.Err) {
-			oT2872 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT2873 := "--force-41"
-			return strings.Contains(oT2872, oT2873), runtime.Err{}
-		}()
-		if oT2871.Kind == 0 {
-			if !oT2870 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2871
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT2866.Kind != 0 {
-		return false, oT2866
+	oT793 := false
+	if runtime.InStrings("tool_41", oF.Lycaon.TurnTools) {
+		oT794 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT793 = strings.Contains(oT794, "--force-41")
 	}
-	return oT2865, runtime.Err{}
+	return oT793, runtime.Err{}
 }
 
 // oRule271 evaluates rule "R00043" (policy).
@@ -29518,9 +21622,8 @@ func oRule271(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0155" {
 		return false, runtime.Err{}
 	}
-	oT2874 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT2875 := "/secret/43/"
-	return strings.Contains(oT2874, oT2875), runtime.Err{}
+	oT795 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT795, "/secret/43/"), runtime.Err{}
 }
 
 // oRule272 evaluates rule "R00045" (policy).
@@ -29538,40 +21641,12 @@ func oRule272(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT2876, oT2877 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2878, oT2879 := func() (bool, runtime.Err) {
-			oT2880 := "role_45"
-			oT2881 := runtime.InStrings(oT2880, oF.PrincipalRoles)
-			return !oT2881, runtime.Err{}
-		}()
-		if oT2879.Kind == 0 {
-			if !oT2878 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2879
-		}
-		oT2882, oT2883 := func() (bool, runtime.Err) {
-			oT2884 := "agent:45"
-			return (oF.Principal == oT2884), runtime.Err{}
-		}()
-		if oT2883.Kind == 0 {
-			if !oT2882 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2883
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT2877.Kind != 0 {
-		return false, oT2877
+	oT796 := false
+	oT797 := runtime.InStrings("role_45", oF.PrincipalRoles)
+	if !oT797 {
+		oT796 = (oF.Principal == "agent:45")
 	}
-	return oT2876, runtime.Err{}
+	return oT796, runtime.Err{}
 }
 
 // oRule273 evaluates rule "R00047" (policy).
@@ -29587,40 +21662,12 @@ func oRule273(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0151" {
 		return false, runtime.Err{}
 	}
-	oT2885, oT2886 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2887, oT2888 := func() (bool, runtime.Err) {
-			oT2889 := "tool_47"
-			return runtime.InStrings(oT2889, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT2888.Kind == 0 {
-			if !oT2887 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2888
-		}
-		oT2890, oT2891 := func() (bool, runtime.Err) {
-			oT2892 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT2893 := "--force-47"
-			return strings.Contains(oT2892, oT2893), runtime.Err{}
-		}()
-		if oT2891.Kind == 0 {
-			if !oT2890 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2891
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT2886.Kind != 0 {
-		return false, oT2886
+	oT798 := false
+	if runtime.InStrings("tool_47", oF.Lycaon.TurnTools) {
+		oT799 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT798 = strings.Contains(oT799, "--force-47")
 	}
-	return oT2885, runtime.Err{}
+	return oT798, runtime.Err{}
 }
 
 // oRule275 evaluates rule "R00051" (policy).
@@ -29638,40 +21685,12 @@ func oRule275(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT2894, oT2895 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2896, oT2897 := func() (bool, runtime.Err) {
-			oT2898 := "role_51"
-			oT2899 := runtime.InStrings(oT2898, oF.PrincipalRoles)
-			return !oT2899, runtime.Err{}
-		}()
-		if oT2897.Kind == 0 {
-			if !oT2896 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2897
-		}
-		oT2900, oT2901 := func() (bool, runtime.Err) {
-			oT2902 := "agent:51"
-			return (oF.Principal == oT2902), runtime.Err{}
-		}()
-		if oT2901.Kind == 0 {
-			if !oT2900 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2901
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT2895.Kind != 0 {
-		return false, oT2895
+	oT800 := false
+	oT801 := runtime.InStrings("role_51", oF.PrincipalRoles)
+	if !oT801 {
+		oT800 = (oF.Principal == "agent:51")
 	}
-	return oT2894, runtime.Err{}
+	return oT800, runtime.Err{}
 }
 
 // oRule276 evaluates rule "R00053" (policy).
@@ -29687,40 +21706,12 @@ func oRule276(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0145" {
 		return false, runtime.Err{}
 	}
-	oT2903, oT2904 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2905, oT2906 := func() (bool, runtime.Err) {
-			oT2907 := "tool_53"
-			return runtime.InStrings(oT2907, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT2906.Kind == 0 {
-			if !oT2905 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2906
-		}
-		oT2908, oT2909 := func() (bool, runtime.Err) {
-			oT2910 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT2911 := "--force-53"
-			return strings.Contains(oT2910, oT2911), runtime.Err{}
-		}()
-		if oT2909.Kind == 0 {
-			if !oT2908 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2909
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT2904.Kind != 0 {
-		return false, oT2904
+	oT802 := false
+	if runtime.InStrings("tool_53", oF.Lycaon.TurnTools) {
+		oT803 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT802 = strings.Contains(oT803, "--force-53")
 	}
-	return oT2903, runtime.Err{}
+	return oT802, runtime.Err{}
 }
 
 // oRule277 evaluates rule "R00055" (policy).
@@ -29736,9 +21727,8 @@ func oRule277(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0143" {
 		return false, runtime.Err{}
 	}
-	oT2912 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT2913 := "/secret/55/"
-	return strings.Contains(oT2912, oT2913), runtime.Err{}
+	oT804 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT804, "/secret/55/"), runtime.Err{}
 }
 
 // oRule278 evaluates rule "R00057" (policy).
@@ -29756,40 +21746,12 @@ func oRule278(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT2914, oT2915 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2916, oT2917 := func() (bool, runtime.Err) {
-			oT2918 := "role_57"
-			oT2919 := runtime.InStrings(oT2918, oF.PrincipalRoles)
-			return !oT2919, runtime.Err{}
-		}()
-		if oT2917.Kind == 0 {
-			if !oT2916 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2917
-		}
-		oT2920, oT2921 := func() (bool, runtime.Err) {
-			oT2922 := "agent:57"
-			return (oF.Principal == oT2922), runtime.Err{}
-		}()
-		if oT2921.Kind == 0 {
-			if !oT2920 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2921
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT2915.Kind != 0 {
-		return false, oT2915
+	oT805 := false
+	oT806 := runtime.InStrings("role_57", oF.PrincipalRoles)
+	if !oT806 {
+		oT805 = (oF.Principal == "agent:57")
 	}
-	return oT2914, runtime.Err{}
+	return oT805, runtime.Err{}
 }
 
 // oRule280 evaluates rule "R00061" (policy).
@@ -29805,9 +21767,8 @@ func oRule280(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0137" {
 		return false, runtime.Err{}
 	}
-	oT2923 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT2924 := "/secret/61/"
-	return strings.Contains(oT2923, oT2924), runtime.Err{}
+	oT807 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT807, "/secret/61/"), runtime.Err{}
 }
 
 // oRule281 evaluates rule "R00063" (policy).
@@ -29825,40 +21786,12 @@ func oRule281(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT2925, oT2926 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2927, oT2928 := func() (bool, runtime.Err) {
-			oT2929 := "role_63"
-			oT2930 := runtime.InStrings(oT2929, oF.PrincipalRoles)
-			return !oT2930, runtime.Err{}
-		}()
-		if oT2928.Kind == 0 {
-			if !oT2927 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2928
-		}
-		oT2931, oT2932 := func() (bool, runtime.Err) {
-			oT2933 := "agent:63"
-			return (oF.Principal == oT2933), runtime.Err{}
-		}()
-		if oT2932.Kind == 0 {
-			if !oT2931 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2932
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT2926.Kind != 0 {
-		return false, oT2926
+	oT808 := false
+	oT809 := runtime.InStrings("role_63", oF.PrincipalRoles)
+	if !oT809 {
+		oT808 = (oF.Principal == "agent:63")
 	}
-	return oT2925, runtime.Err{}
+	return oT808, runtime.Err{}
 }
 
 // oRule282 evaluates rule "R00065" (policy).
@@ -29874,40 +21807,12 @@ func oRule282(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0133" {
 		return false, runtime.Err{}
 	}
-	oT2934, oT2935 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2936, oT2937 := func() (bool, runtime.Err) {
-			oT2938 := "tool_65"
-			return runtime.InStrings(oT2938, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT2937.Kind == 0 {
-			if !oT2936 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2937
-		}
-		oT2939, oT2940 := func() (bool, runtime.Err) {
-			oT2941 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT2942 := "--force-65"
-			return strings.Contains(oT2941, oT2942), runtime.Err{}
-		}()
-		if oT2940.Kind == 0 {
-			if !oT2939 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2940
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT2935.Kind != 0 {
-		return false, oT2935
+	oT810 := false
+	if runtime.InStrings("tool_65", oF.Lycaon.TurnTools) {
+		oT811 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT810 = strings.Contains(oT811, "--force-65")
 	}
-	return oT2934, runtime.Err{}
+	return oT810, runtime.Err{}
 }
 
 // oRule283 evaluates rule "R00067" (policy).
@@ -29923,9 +21828,8 @@ func oRule283(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0131" {
 		return false, runtime.Err{}
 	}
-	oT2943 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT2944 := "/secret/67/"
-	return strings.Contains(oT2943, oT2944), runtime.Err{}
+	oT812 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT812, "/secret/67/"), runtime.Err{}
 }
 
 // oRule285 evaluates rule "R00071" (policy).
@@ -29941,40 +21845,12 @@ func oRule285(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0127" {
 		return false, runtime.Err{}
 	}
-	oT2945, oT2946 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2947, oT2948 := func() (bool, runtime.Err) {
-			oT2949 := "tool_71"
-			return runtime.InStrings(oT2949, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT2948.Kind == 0 {
-			if !oT2947 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2948
-		}
-		oT2950, oT2951 := func() (bool, runtime.Err) {
-			oT2952 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT2953 := "--force-71"
-			return strings.Contains(oT2952, oT2953), runtime.Err{}
-		}()
-		if oT2951.Kind == 0 {
-			if !oT2950 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2951
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT2946.Kind != 0 {
-		return false, oT2946
+	oT813 := false
+	if runtime.InStrings("tool_71", oF.Lycaon.TurnTools) {
+		oT814 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT813 = strings.Contains(oT814, "--force-71")
 	}
-	return oT2945, runtime.Err{}
+	return oT813, runtime.Err{}
 }
 
 // oRule286 evaluates rule "R00073" (policy).
@@ -29990,9 +21866,8 @@ func oRule286(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0125" {
 		return false, runtime.Err{}
 	}
-	oT2954 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT2955 := "/secret/73/"
-	return strings.Contains(oT2954, oT2955), runtime.Err{}
+	oT815 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT815, "/secret/73/"), runtime.Err{}
 }
 
 // oRule287 evaluates rule "R00075" (policy).
@@ -30010,40 +21885,12 @@ func oRule287(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT2956, oT2957 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2958, oT2959 := func() (bool, runtime.Err) {
-			oT2960 := "role_75"
-			oT2961 := runtime.InStrings(oT2960, oF.PrincipalRoles)
-			return !oT2961, runtime.Err{}
-		}()
-		if oT2959.Kind == 0 {
-			if !oT2958 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2959
-		}
-		oT2962, oT2963 := func() (bool, runtime.Err) {
-			oT2964 := "agent:75"
-			return (oF.Principal == oT2964), runtime.Err{}
-		}()
-		if oT2963.Kind == 0 {
-			if !oT2962 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2963
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT2957.Kind != 0 {
-		return false, oT2957
+	oT816 := false
+	oT817 := runtime.InStrings("role_75", oF.PrincipalRoles)
+	if !oT817 {
+		oT816 = (oF.Principal == "agent:75")
 	}
-	return oT2956, runtime.Err{}
+	return oT816, runtime.Err{}
 }
 
 // oRule288 evaluates rule "R00077" (policy).
@@ -30059,40 +21906,12 @@ func oRule288(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0121" {
 		return false, runtime.Err{}
 	}
-	oT2965, oT2966 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2967, oT2968 := func() (bool, runtime.Err) {
-			oT2969 := "tool_77"
-			return runtime.InStrings(oT2969, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT2968.Kind == 0 {
-			if !oT2967 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2968
-		}
-		oT2970, oT2971 := func() (bool, runtime.Err) {
-			oT2972 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT2973 := "--force-77"
-			return strings.Contains(oT2972, oT2973), runtime.Err{}
-		}()
-		if oT2971.Kind == 0 {
-			if !oT2970 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2971
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT2966.Kind != 0 {
-		return false, oT2966
+	oT818 := false
+	if runtime.InStrings("tool_77", oF.Lycaon.TurnTools) {
+		oT819 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT818 = strings.Contains(oT819, "--force-77")
 	}
-	return oT2965, runtime.Err{}
+	return oT818, runtime.Err{}
 }
 
 // oRule290 evaluates rule "R00081" (policy).
@@ -30110,40 +21929,12 @@ func oRule290(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT2974, oT2975 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2976, oT2977 := func() (bool, runtime.Err) {
-			oT2978 := "role_81"
-			oT2979 := runtime.InStrings(oT2978, oF.PrincipalRoles)
-			return !oT2979, runtime.Err{}
-		}()
-		if oT2977.Kind == 0 {
-			if !oT2976 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2977
-		}
-		oT2980, oT2981 := func() (bool, runtime.Err) {
-			oT2982 := "agent:81"
-			return (oF.Principal == oT2982), runtime.Err{}
-		}()
-		if oT2981.Kind == 0 {
-			if !oT2980 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2981
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT2975.Kind != 0 {
-		return false, oT2975
+	oT820 := false
+	oT821 := runtime.InStrings("role_81", oF.PrincipalRoles)
+	if !oT821 {
+		oT820 = (oF.Principal == "agent:81")
 	}
-	return oT2974, runtime.Err{}
+	return oT820, runtime.Err{}
 }
 
 // oRule291 evaluates rule "R00083" (policy).
@@ -30159,40 +21950,12 @@ func oRule291(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0115" {
 		return false, runtime.Err{}
 	}
-	oT2983, oT2984 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2985, oT2986 := func() (bool, runtime.Err) {
-			oT2987 := "tool_83"
-			return runtime.InStrings(oT2987, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT2986.Kind == 0 {
-			if !oT2985 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2986
-		}
-		oT2988, oT2989 := func() (bool, runtime.Err) {
-			oT2990 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT2991 := "--force-83"
-			return strings.Contains(oT2990, oT2991), runtime.Err{}
-		}()
-		if oT2989.Kind == 0 {
-			if !oT2988 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2989
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT2984.Kind != 0 {
-		return false, oT2984
+	oT822 := false
+	if runtime.InStrings("tool_83", oF.Lycaon.TurnTools) {
+		oT823 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT822 = strings.Contains(oT823, "--force-83")
 	}
-	return oT2983, runtime.Err{}
+	return oT822, runtime.Err{}
 }
 
 // oRule292 evaluates rule "R00085" (policy).
@@ -30208,9 +21971,8 @@ func oRule292(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0113" {
 		return false, runtime.Err{}
 	}
-	oT2992 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT2993 := "/secret/85/"
-	return strings.Contains(oT2992, oT2993), runtime.Err{}
+	oT824 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT824, "/secret/85/"), runtime.Err{}
 }
 
 // oRule293 evaluates rule "R00087" (policy).
@@ -30228,40 +21990,12 @@ func oRule293(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT2994, oT2995 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT2996, oT2997 := func() (bool, runtime.Err) {
-			oT2998 := "role_87"
-			oT2999 := runtime.InStrings(oT2998, oF.PrincipalRoles)
-			return !oT2999, runtime.Err{}
-		}()
-		if oT2997.Kind == 0 {
-			if !oT2996 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT2997
-		}
-		oT3000, oT3001 := func() (bool, runtime.Err) {
-			oT3002 := "agent:87"
-			return (oF.Principal == oT3002), runtime.Err{}
-		}()
-		if oT3001.Kind == 0 {
-			if !oT3000 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3001
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT2995.Kind != 0 {
-		return false, oT2995
+	oT825 := false
+	oT826 := runtime.InStrings("role_87", oF.PrincipalRoles)
+	if !oT826 {
+		oT825 = (oF.Principal == "agent:87")
 	}
-	return oT2994, runtime.Err{}
+	return oT825, runtime.Err{}
 }
 
 // oRule295 evaluates rule "R00091" (policy).
@@ -30277,9 +22011,8 @@ func oRule295(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0107" {
 		return false, runtime.Err{}
 	}
-	oT3003 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT3004 := "/secret/91/"
-	return strings.Contains(oT3003, oT3004), runtime.Err{}
+	oT827 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT827, "/secret/91/"), runtime.Err{}
 }
 
 // oRule296 evaluates rule "R00093" (policy).
@@ -30297,40 +22030,12 @@ func oRule296(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT3005, oT3006 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3007, oT3008 := func() (bool, runtime.Err) {
-			oT3009 := "role_93"
-			oT3010 := runtime.InStrings(oT3009, oF.PrincipalRoles)
-			return !oT3010, runtime.Err{}
-		}()
-		if oT3008.Kind == 0 {
-			if !oT3007 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3008
-		}
-		oT3011, oT3012 := func() (bool, runtime.Err) {
-			oT3013 := "agent:93"
-			return (oF.Principal == oT3013), runtime.Err{}
-		}()
-		if oT3012.Kind == 0 {
-			if !oT3011 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3012
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3006.Kind != 0 {
-		return false, oT3006
+	oT828 := false
+	oT829 := runtime.InStrings("role_93", oF.PrincipalRoles)
+	if !oT829 {
+		oT828 = (oF.Principal == "agent:93")
 	}
-	return oT3005, runtime.Err{}
+	return oT828, runtime.Err{}
 }
 
 // oRule297 evaluates rule "R00095" (policy).
@@ -30346,40 +22051,12 @@ func oRule297(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0103" {
 		return false, runtime.Err{}
 	}
-	oT3014, oT3015 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3016, oT3017 := func() (bool, runtime.Err) {
-			oT3018 := "tool_95"
-			return runtime.InStrings(oT3018, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT3017.Kind == 0 {
-			if !oT3016 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3017
-		}
-		oT3019, oT3020 := func() (bool, runtime.Err) {
-			oT3021 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT3022 := "--force-95"
-			return strings.Contains(oT3021, oT3022), runtime.Err{}
-		}()
-		if oT3020.Kind == 0 {
-			if !oT3019 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3020
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3015.Kind != 0 {
-		return false, oT3015
+	oT830 := false
+	if runtime.InStrings("tool_95", oF.Lycaon.TurnTools) {
+		oT831 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT830 = strings.Contains(oT831, "--force-95")
 	}
-	return oT3014, runtime.Err{}
+	return oT830, runtime.Err{}
 }
 
 // oRule298 evaluates rule "R00097" (policy).
@@ -30395,9 +22072,8 @@ func oRule298(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0101" {
 		return false, runtime.Err{}
 	}
-	oT3023 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT3024 := "/secret/97/"
-	return strings.Contains(oT3023, oT3024), runtime.Err{}
+	oT832 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT832, "/secret/97/"), runtime.Err{}
 }
 
 // oRule300 evaluates rule "R00101" (policy).
@@ -30413,40 +22089,12 @@ func oRule300(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0097" {
 		return false, runtime.Err{}
 	}
-	oT3025, oT3026 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3027, oT3028 := func() (bool, runtime.Err) {
-			oT3029 := "tool_101"
-			return runtime.InStrings(oT3029, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT3028.Kind == 0 {
-			if !oT3027 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3028
-		}
-		oT3030, oT3031 := func() (bool, runtime.Err) {
-			oT3032 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT3033 := "--force-101"
-			return strings.Contains(oT3032, oT3033), runtime.Err{}
-		}()
-		if oT3031.Kind == 0 {
-			if !oT3030 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3031
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3026.Kind != 0 {
-		return false, oT3026
+	oT833 := false
+	if runtime.InStrings("tool_101", oF.Lycaon.TurnTools) {
+		oT834 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT833 = strings.Contains(oT834, "--force-101")
 	}
-	return oT3025, runtime.Err{}
+	return oT833, runtime.Err{}
 }
 
 // oRule301 evaluates rule "R00103" (policy).
@@ -30462,9 +22110,8 @@ func oRule301(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0095" {
 		return false, runtime.Err{}
 	}
-	oT3034 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT3035 := "/secret/103/"
-	return strings.Contains(oT3034, oT3035), runtime.Err{}
+	oT835 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT835, "/secret/103/"), runtime.Err{}
 }
 
 // oRule302 evaluates rule "R00105" (policy).
@@ -30482,40 +22129,12 @@ func oRule302(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT3036, oT3037 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3038, oT3039 := func() (bool, runtime.Err) {
-			oT3040 := "role_105"
-			oT3041 := runtime.InStrings(oT3040, oF.PrincipalRoles)
-			return !oT3041, runtime.Err{}
-		}()
-		if oT3039.Kind == 0 {
-			if !oT3038 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3039
-		}
-		oT3042, oT3043 := func() (bool, runtime.Err) {
-			oT3044 := "agent:105"
-			return (oF.Principal == oT3044), runtime.Err{}
-		}()
-		if oT3043.Kind == 0 {
-			if !oT3042 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3043
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3037.Kind != 0 {
-		return false, oT3037
+	oT836 := false
+	oT837 := runtime.InStrings("role_105", oF.PrincipalRoles)
+	if !oT837 {
+		oT836 = (oF.Principal == "agent:105")
 	}
-	return oT3036, runtime.Err{}
+	return oT836, runtime.Err{}
 }
 
 // oRule303 evaluates rule "R00107" (policy).
@@ -30531,40 +22150,12 @@ func oRule303(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0091" {
 		return false, runtime.Err{}
 	}
-	oT3045, oT3046 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3047, oT3048 := func() (bool, runtime.Err) {
-			oT3049 := "tool_107"
-			return runtime.InStrings(oT3049, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT3048.Kind == 0 {
-			if !oT3047 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3048
-		}
-		oT3050, oT3051 := func() (bool, runtime.Err) {
-			oT3052 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT3053 := "--force-107"
-			return strings.Contains(oT3052, oT3053), runtime.Err{}
-		}()
-		if oT3051.Kind == 0 {
-			if !oT3050 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3051
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3046.Kind != 0 {
-		return false, oT3046
+	oT838 := false
+	if runtime.InStrings("tool_107", oF.Lycaon.TurnTools) {
+		oT839 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT838 = strings.Contains(oT839, "--force-107")
 	}
-	return oT3045, runtime.Err{}
+	return oT838, runtime.Err{}
 }
 
 // oRule305 evaluates rule "R00111" (policy).
@@ -30582,40 +22173,12 @@ func oRule305(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT3054, oT3055 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3056, oT3057 := func() (bool, runtime.Err) {
-			oT3058 := "role_111"
-			oT3059 := runtime.InStrings(oT3058, oF.PrincipalRoles)
-			return !oT3059, runtime.Err{}
-		}()
-		if oT3057.Kind == 0 {
-			if !oT3056 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3057
-		}
-		oT3060, oT3061 := func() (bool, runtime.Err) {
-			oT3062 := "agent:111"
-			return (oF.Principal == oT3062), runtime.Err{}
-		}()
-		if oT3061.Kind == 0 {
-			if !oT3060 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3061
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3055.Kind != 0 {
-		return false, oT3055
+	oT840 := false
+	oT841 := runtime.InStrings("role_111", oF.PrincipalRoles)
+	if !oT841 {
+		oT840 = (oF.Principal == "agent:111")
 	}
-	return oT3054, runtime.Err{}
+	return oT840, runtime.Err{}
 }
 
 // oRule306 evaluates rule "R00113" (policy).
@@ -30631,40 +22194,12 @@ func oRule306(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0085" {
 		return false, runtime.Err{}
 	}
-	oT3063, oT3064 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3065, oT3066 := func() (bool, runtime.Err) {
-			oT3067 := "tool_113"
-			return runtime.InStrings(oT3067, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT3066.Kind == 0 {
-			if !oT3065 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3066
-		}
-		oT3068, oT3069 := func() (bool, runtime.Err) {
-			oT3070 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT3071 := "--force-113"
-			return strings.Contains(oT3070, oT3071), runtime.Err{}
-		}()
-		if oT3069.Kind == 0 {
-			if !oT3068 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3069
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3064.Kind != 0 {
-		return false, oT3064
+	oT842 := false
+	if runtime.InStrings("tool_113", oF.Lycaon.TurnTools) {
+		oT843 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT842 = strings.Contains(oT843, "--force-113")
 	}
-	return oT3063, runtime.Err{}
+	return oT842, runtime.Err{}
 }
 
 // oRule307 evaluates rule "R00115" (policy).
@@ -30680,9 +22215,8 @@ func oRule307(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0083" {
 		return false, runtime.Err{}
 	}
-	oT3072 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT3073 := "/secret/115/"
-	return strings.Contains(oT3072, oT3073), runtime.Err{}
+	oT844 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT844, "/secret/115/"), runtime.Err{}
 }
 
 // oRule308 evaluates rule "R00117" (policy).
@@ -30700,40 +22234,12 @@ func oRule308(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT3074, oT3075 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3076, oT3077 := func() (bool, runtime.Err) {
-			oT3078 := "role_117"
-			oT3079 := runtime.InStrings(oT3078, oF.PrincipalRoles)
-			return !oT3079, runtime.Err{}
-		}()
-		if oT3077.Kind == 0 {
-			if !oT3076 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3077
-		}
-		oT3080, oT3081 := func() (bool, runtime.Err) {
-			oT3082 := "agent:117"
-			return (oF.Principal == oT3082), runtime.Err{}
-		}()
-		if oT3081.Kind == 0 {
-			if !oT3080 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3081
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3075.Kind != 0 {
-		return false, oT3075
+	oT845 := false
+	oT846 := runtime.InStrings("role_117", oF.PrincipalRoles)
+	if !oT846 {
+		oT845 = (oF.Principal == "agent:117")
 	}
-	return oT3074, runtime.Err{}
+	return oT845, runtime.Err{}
 }
 
 // oRule310 evaluates rule "R00121" (policy).
@@ -30749,9 +22255,8 @@ func oRule310(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0077" {
 		return false, runtime.Err{}
 	}
-	oT3083 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT3084 := "/secret/121/"
-	return strings.Contains(oT3083, oT3084), runtime.Err{}
+	oT847 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT847, "/secret/121/"), runtime.Err{}
 }
 
 // oRule311 evaluates rule "R00123" (policy).
@@ -30769,40 +22274,12 @@ func oRule311(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT3085, oT3086 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3087, oT3088 := func() (bool, runtime.Err) {
-			oT3089 := "role_123"
-			oT3090 := runtime.InStrings(oT3089, oF.PrincipalRoles)
-			return !oT3090, runtime.Err{}
-		}()
-		if oT3088.Kind == 0 {
-			if !oT3087 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3088
-		}
-		oT3091, oT3092 := func() (bool, runtime.Err) {
-			oT3093 := "agent:123"
-			return (oF.Principal == oT3093), runtime.Err{}
-		}()
-		if oT3092.Kind == 0 {
-			if !oT3091 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3092
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3086.Kind != 0 {
-		return false, oT3086
+	oT848 := false
+	oT849 := runtime.InStrings("role_123", oF.PrincipalRoles)
+	if !oT849 {
+		oT848 = (oF.Principal == "agent:123")
 	}
-	return oT3085, runtime.Err{}
+	return oT848, runtime.Err{}
 }
 
 // oRule312 evaluates rule "R00125" (policy).
@@ -30818,40 +22295,12 @@ func oRule312(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0073" {
 		return false, runtime.Err{}
 	}
-	oT3094, oT3095 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3096, oT3097 := func() (bool, runtime.Err) {
-			oT3098 := "tool_125"
-			return runtime.InStrings(oT3098, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT3097.Kind == 0 {
-			if !oT3096 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3097
-		}
-		oT3099, oT3100 := func() (bool, runtime.Err) {
-			oT3101 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT3102 := "--force-125"
-			return strings.Contains(oT3101, oT3102), runtime.Err{}
-		}()
-		if oT3100.Kind == 0 {
-			if !oT3099 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3100
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3095.Kind != 0 {
-		return false, oT3095
+	oT850 := false
+	if runtime.InStrings("tool_125", oF.Lycaon.TurnTools) {
+		oT851 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT850 = strings.Contains(oT851, "--force-125")
 	}
-	return oT3094, runtime.Err{}
+	return oT850, runtime.Err{}
 }
 
 // oRule313 evaluates rule "R00127" (policy).
@@ -30867,9 +22316,8 @@ func oRule313(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0071" {
 		return false, runtime.Err{}
 	}
-	oT3103 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT3104 := "/secret/127/"
-	return strings.Contains(oT3103, oT3104), runtime.Err{}
+	oT852 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT852, "/secret/127/"), runtime.Err{}
 }
 
 // oRule315 evaluates rule "R00131" (policy).
@@ -30885,40 +22333,12 @@ func oRule315(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0067" {
 		return false, runtime.Err{}
 	}
-	oT3105, oT3106 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3107, oT3108 := func() (bool, runtime.Err) {
-			oT3109 := "tool_131"
-			return runtime.InStrings(oT3109, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT3108.Kind == 0 {
-			if !oT3107 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3108
-		}
-		oT3110, oT3111 := func() (bool, runtime.Err) {
-			oT3112 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT3113 := "--force-131"
-			return strings.Contains(oT3112, oT3113), runtime.Err{}
-		}()
-		if oT3111.Kind == 0 {
-			if !oT3110 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3111
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3106.Kind != 0 {
-		return false, oT3106
+	oT853 := false
+	if runtime.InStrings("tool_131", oF.Lycaon.TurnTools) {
+		oT854 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT853 = strings.Contains(oT854, "--force-131")
 	}
-	return oT3105, runtime.Err{}
+	return oT853, runtime.Err{}
 }
 
 // oRule316 evaluates rule "R00133" (policy).
@@ -30934,9 +22354,8 @@ func oRule316(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0065" {
 		return false, runtime.Err{}
 	}
-	oT3114 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT3115 := "/secret/133/"
-	return strings.Contains(oT3114, oT3115), runtime.Err{}
+	oT855 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT855, "/secret/133/"), runtime.Err{}
 }
 
 // oRule317 evaluates rule "R00135" (policy).
@@ -30954,40 +22373,12 @@ func oRule317(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT3116, oT3117 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3118, oT3119 := func() (bool, runtime.Err) {
-			oT3120 := "role_135"
-			oT3121 := runtime.InStrings(oT3120, oF.PrincipalRoles)
-			return !oT3121, runtime.Err{}
-		}()
-		if oT3119.Kind == 0 {
-			if !oT3118 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3119
-		}
-		oT3122, oT3123 := func() (bool, runtime.Err) {
-			oT3124 := "agent:135"
-			return (oF.Principal == oT3124), runtime.Err{}
-		}()
-		if oT3123.Kind == 0 {
-			if !oT3122 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3123
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3117.Kind != 0 {
-		return false, oT3117
+	oT856 := false
+	oT857 := runtime.InStrings("role_135", oF.PrincipalRoles)
+	if !oT857 {
+		oT856 = (oF.Principal == "agent:135")
 	}
-	return oT3116, runtime.Err{}
+	return oT856, runtime.Err{}
 }
 
 // oRule318 evaluates rule "R00137" (policy).
@@ -31003,40 +22394,12 @@ func oRule318(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0061" {
 		return false, runtime.Err{}
 	}
-	oT3125, oT3126 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3127, oT3128 := func() (bool, runtime.Err) {
-			oT3129 := "tool_137"
-			return runtime.InStrings(oT3129, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT3128.Kind == 0 {
-			if !oT3127 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3128
-		}
-		oT3130, oT3131 := func() (bool, runtime.Err) {
-			oT3132 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT3133 := "--force-137"
-			return strings.Contains(oT3132, oT3133), runtime.Err{}
-		}()
-		if oT3131.Kind == 0 {
-			if !oT3130 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3131
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3126.Kind != 0 {
-		return false, oT3126
+	oT858 := false
+	if runtime.InStrings("tool_137", oF.Lycaon.TurnTools) {
+		oT859 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT858 = strings.Contains(oT859, "--force-137")
 	}
-	return oT3125, runtime.Err{}
+	return oT858, runtime.Err{}
 }
 
 // oRule320 evaluates rule "R00141" (policy).
@@ -31054,40 +22417,12 @@ func oRule320(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT3134, oT3135 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3136, oT3137 := func() (bool, runtime.Err) {
-			oT3138 := "role_141"
-			oT3139 := runtime.InStrings(oT3138, oF.PrincipalRoles)
-			return !oT3139, runtime.Err{}
-		}()
-		if oT3137.Kind == 0 {
-			if !oT3136 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3137
-		}
-		oT3140, oT3141 := func() (bool, runtime.Err) {
-			oT3142 := "agent:141"
-			return (oF.Principal == oT3142), runtime.Err{}
-		}()
-		if oT3141.Kind == 0 {
-			if !oT3140 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3141
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3135.Kind != 0 {
-		return false, oT3135
+	oT860 := false
+	oT861 := runtime.InStrings("role_141", oF.PrincipalRoles)
+	if !oT861 {
+		oT860 = (oF.Principal == "agent:141")
 	}
-	return oT3134, runtime.Err{}
+	return oT860, runtime.Err{}
 }
 
 // oRule321 evaluates rule "R00143" (policy).
@@ -31103,40 +22438,12 @@ func oRule321(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0055" {
 		return false, runtime.Err{}
 	}
-	oT3143, oT3144 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3145, oT3146 := func() (bool, runtime.Err) {
-			oT3147 := "tool_143"
-			return runtime.InStrings(oT3147, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT3146.Kind == 0 {
-			if !oT3145 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3146
-		}
-		oT3148, oT3149 := func() (bool, runtime.Err) {
-			oT3150 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT3151 := "--force-143"
-			return strings.Contains(oT3150, oT3151), runtime.Err{}
-		}()
-		if oT3149.Kind == 0 {
-			if !oT3148 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3149
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3144.Kind != 0 {
-		return false, oT3144
+	oT862 := false
+	if runtime.InStrings("tool_143", oF.Lycaon.TurnTools) {
+		oT863 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT862 = strings.Contains(oT863, "--force-143")
 	}
-	return oT3143, runtime.Err{}
+	return oT862, runtime.Err{}
 }
 
 // oRule322 evaluates rule "R00145" (policy).
@@ -31152,9 +22459,8 @@ func oRule322(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0053" {
 		return false, runtime.Err{}
 	}
-	oT3152 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT3153 := "/secret/145/"
-	return strings.Contains(oT3152, oT3153), runtime.Err{}
+	oT864 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT864, "/secret/145/"), runtime.Err{}
 }
 
 // oRule323 evaluates rule "R00147" (policy).
@@ -31172,40 +22478,12 @@ func oRule323(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT3154, oT3155 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3156, oT3157 := func() (bool, runtime.Err) {
-			oT3158 := "role_147"
-			oT3159 := runtime.InStrings(oT3158, oF.PrincipalRoles)
-			return !oT3159, runtime.Err{}
-		}()
-		if oT3157.Kind == 0 {
-			if !oT3156 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3157
-		}
-		oT3160, oT3161 := func() (bool, runtime.Err) {
-			oT3162 := "agent:147"
-			return (oF.Principal == oT3162), runtime.Err{}
-		}()
-		if oT3161.Kind == 0 {
-			if !oT3160 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3161
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3155.Kind != 0 {
-		return false, oT3155
+	oT865 := false
+	oT866 := runtime.InStrings("role_147", oF.PrincipalRoles)
+	if !oT866 {
+		oT865 = (oF.Principal == "agent:147")
 	}
-	return oT3154, runtime.Err{}
+	return oT865, runtime.Err{}
 }
 
 // oRule325 evaluates rule "R00151" (policy).
@@ -31221,9 +22499,8 @@ func oRule325(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0047" {
 		return false, runtime.Err{}
 	}
-	oT3163 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT3164 := "/secret/151/"
-	return strings.Contains(oT3163, oT3164), runtime.Err{}
+	oT867 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT867, "/secret/151/"), runtime.Err{}
 }
 
 // oRule326 evaluates rule "R00153" (policy).
@@ -31241,40 +22518,12 @@ func oRule326(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT3165, oT3166 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3167, oT3168 := func() (bool, runtime.Err) {
-			oT3169 := "role_153"
-			oT3170 := runtime.InStrings(oT3169, oF.PrincipalRoles)
-			return !oT3170, runtime.Err{}
-		}()
-		if oT3168.Kind == 0 {
-			if !oT3167 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3168
-		}
-		oT3171, oT3172 := func() (bool, runtime.Err) {
-			oT3173 := "agent:153"
-			return (oF.Principal == oT3173), runtime.Err{}
-		}()
-		if oT3172.Kind == 0 {
-			if !oT3171 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3172
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3166.Kind != 0 {
-		return false, oT3166
+	oT868 := false
+	oT869 := runtime.InStrings("role_153", oF.PrincipalRoles)
+	if !oT869 {
+		oT868 = (oF.Principal == "agent:153")
 	}
-	return oT3165, runtime.Err{}
+	return oT868, runtime.Err{}
 }
 
 // oRule327 evaluates rule "R00155" (policy).
@@ -31290,40 +22539,12 @@ func oRule327(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0043" {
 		return false, runtime.Err{}
 	}
-	oT3174, oT3175 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3176, oT3177 := func() (bool, runtime.Err) {
-			oT3178 := "tool_155"
-			return runtime.InStrings(oT3178, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT3177.Kind == 0 {
-			if !oT3176 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3177
-		}
-		oT3179, oT3180 := func() (bool, runtime.Err) {
-			oT3181 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT3182 := "--force-155"
-			return strings.Contains(oT3181, oT3182), runtime.Err{}
-		}()
-		if oT3180.Kind == 0 {
-			if !oT3179 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3180
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3175.Kind != 0 {
-		return false, oT3175
+	oT870 := false
+	if runtime.InStrings("tool_155", oF.Lycaon.TurnTools) {
+		oT871 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT870 = strings.Contains(oT871, "--force-155")
 	}
-	return oT3174, runtime.Err{}
+	return oT870, runtime.Err{}
 }
 
 // oRule328 evaluates rule "R00157" (policy).
@@ -31339,9 +22560,8 @@ func oRule328(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0041" {
 		return false, runtime.Err{}
 	}
-	oT3183 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT3184 := "/secret/157/"
-	return strings.Contains(oT3183, oT3184), runtime.Err{}
+	oT872 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT872, "/secret/157/"), runtime.Err{}
 }
 
 // oRule330 evaluates rule "R00161" (policy).
@@ -31357,40 +22577,12 @@ func oRule330(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0037" {
 		return false, runtime.Err{}
 	}
-	oT3185, oT3186 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3187, oT3188 := func() (bool, runtime.Err) {
-			oT3189 := "tool_161"
-			return runtime.InStrings(oT3189, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT3188.Kind == 0 {
-			if !oT3187 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3188
-		}
-		oT3190, oT3191 := func() (bool, runtime.Err) {
-			oT3192 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT3193 := "--force-161"
-			return strings.Contains(oT3192, oT3193), runtime.Err{}
-		}()
-		if oT3191.Kind == 0 {
-			if !oT3190 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3191
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3186.Kind != 0 {
-		return false, oT3186
+	oT873 := false
+	if runtime.InStrings("tool_161", oF.Lycaon.TurnTools) {
+		oT874 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT873 = strings.Contains(oT874, "--force-161")
 	}
-	return oT3185, runtime.Err{}
+	return oT873, runtime.Err{}
 }
 
 // oRule331 evaluates rule "R00163" (policy).
@@ -31406,9 +22598,8 @@ func oRule331(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0035" {
 		return false, runtime.Err{}
 	}
-	oT3194 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT3195 := "/secret/163/"
-	return strings.Contains(oT3194, oT3195), runtime.Err{}
+	oT875 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT875, "/secret/163/"), runtime.Err{}
 }
 
 // oRule332 evaluates rule "R00165" (policy).
@@ -31426,40 +22617,12 @@ func oRule332(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT3196, oT3197 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3198, oT3199 := func() (bool, runtime.Err) {
-			oT3200 := "role_165"
-			oT3201 := runtime.InStrings(oT3200, oF.PrincipalRoles)
-			return !oT3201, runtime.Err{}
-		}()
-		if oT3199.Kind == 0 {
-			if !oT3198 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3199
-		}
-		oT3202, oT3203 := func() (bool, runtime.Err) {
-			oT3204 := "agent:165"
-			return (oF.Principal == oT3204), runtime.Err{}
-		}()
-		if oT3203.Kind == 0 {
-			if !oT3202 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3203
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3197.Kind != 0 {
-		return false, oT3197
+	oT876 := false
+	oT877 := runtime.InStrings("role_165", oF.PrincipalRoles)
+	if !oT877 {
+		oT876 = (oF.Principal == "agent:165")
 	}
-	return oT3196, runtime.Err{}
+	return oT876, runtime.Err{}
 }
 
 // oRule333 evaluates rule "R00167" (policy).
@@ -31475,40 +22638,12 @@ func oRule333(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0031" {
 		return false, runtime.Err{}
 	}
-	oT3205, oT3206 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3207, oT3208 := func() (bool, runtime.Err) {
-			oT3209 := "tool_167"
-			return runtime.InStrings(oT3209, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT3208.Kind == 0 {
-			if !oT3207 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3208
-		}
-		oT3210, oT3211 := func() (bool, runtime.Err) {
-			oT3212 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT3213 := "--force-167"
-			return strings.Contains(oT3212, oT3213), runtime.Err{}
-		}()
-		if oT3211.Kind == 0 {
-			if !oT3210 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3211
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3206.Kind != 0 {
-		return false, oT3206
+	oT878 := false
+	if runtime.InStrings("tool_167", oF.Lycaon.TurnTools) {
+		oT879 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT878 = strings.Contains(oT879, "--force-167")
 	}
-	return oT3205, runtime.Err{}
+	return oT878, runtime.Err{}
 }
 
 // oRule335 evaluates rule "R00171" (policy).
@@ -31526,40 +22661,12 @@ func oRule335(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT3214, oT3215 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3216, oT3217 := func() (bool, runtime.Err) {
-			oT3218 := "role_171"
-			oT3219 := runtime.InStrings(oT3218, oF.PrincipalRoles)
-			return !oT3219, runtime.Err{}
-		}()
-		if oT3217.Kind == 0 {
-			if !oT3216 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3217
-		}
-		oT3220, oT3221 := func() (bool, runtime.Err) {
-			oT3222 := "agent:171"
-			return (oF.Principal == oT3222), runtime.Err{}
-		}()
-		if oT3221.Kind == 0 {
-			if !oT3220 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3221
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3215.Kind != 0 {
-		return false, oT3215
+	oT880 := false
+	oT881 := runtime.InStrings("role_171", oF.PrincipalRoles)
+	if !oT881 {
+		oT880 = (oF.Principal == "agent:171")
 	}
-	return oT3214, runtime.Err{}
+	return oT880, runtime.Err{}
 }
 
 // oRule336 evaluates rule "R00173" (policy).
@@ -31575,40 +22682,12 @@ func oRule336(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0025" {
 		return false, runtime.Err{}
 	}
-	oT3223, oT3224 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3225, oT3226 := func() (bool, runtime.Err) {
-			oT3227 := "tool_173"
-			return runtime.InStrings(oT3227, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT3226.Kind == 0 {
-			if !oT3225 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3226
-		}
-		oT3228, oT3229 := func() (bool, runtime.Err) {
-			oT3230 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT3231 := "--force-173"
-			return strings.Contains(oT3230, oT3231), runtime.Err{}
-		}()
-		if oT3229.Kind == 0 {
-			if !oT3228 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3229
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3224.Kind != 0 {
-		return false, oT3224
+	oT882 := false
+	if runtime.InStrings("tool_173", oF.Lycaon.TurnTools) {
+		oT883 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT882 = strings.Contains(oT883, "--force-173")
 	}
-	return oT3223, runtime.Err{}
+	return oT882, runtime.Err{}
 }
 
 // oRule337 evaluates rule "R00175" (policy).
@@ -31624,9 +22703,8 @@ func oRule337(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0023" {
 		return false, runtime.Err{}
 	}
-	oT3232 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT3233 := "/secret/175/"
-	return strings.Contains(oT3232, oT3233), runtime.Err{}
+	oT884 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT884, "/secret/175/"), runtime.Err{}
 }
 
 // oRule338 evaluates rule "R00177" (policy).
@@ -31644,40 +22722,12 @@ func oRule338(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT3234, oT3235 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3236, oT3237 := func() (bool, runtime.Err) {
-			oT3238 := "role_177"
-			oT3239 := runtime.InStrings(oT3238, oF.PrincipalRoles)
-			return !oT3239, runtime.Err{}
-		}()
-		if oT3237.Kind == 0 {
-			if !oT3236 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3237
-		}
-		oT3240, oT3241 := func() (bool, runtime.Err) {
-			oT3242 := "agent:177"
-			return (oF.Principal == oT3242), runtime.Err{}
-		}()
-		if oT3241.Kind == 0 {
-			if !oT3240 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3241
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3235.Kind != 0 {
-		return false, oT3235
+	oT885 := false
+	oT886 := runtime.InStrings("role_177", oF.PrincipalRoles)
+	if !oT886 {
+		oT885 = (oF.Principal == "agent:177")
 	}
-	return oT3234, runtime.Err{}
+	return oT885, runtime.Err{}
 }
 
 // oRule340 evaluates rule "R00181" (policy).
@@ -31693,9 +22743,8 @@ func oRule340(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0017" {
 		return false, runtime.Err{}
 	}
-	oT3243 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT3244 := "/secret/181/"
-	return strings.Contains(oT3243, oT3244), runtime.Err{}
+	oT887 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT887, "/secret/181/"), runtime.Err{}
 }
 
 // oRule341 evaluates rule "R00183" (policy).
@@ -31713,40 +22762,12 @@ func oRule341(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT3245, oT3246 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3247, oT3248 := func() (bool, runtime.Err) {
-			oT3249 := "role_183"
-			oT3250 := runtime.InStrings(oT3249, oF.PrincipalRoles)
-			return !oT3250, runtime.Err{}
-		}()
-		if oT3248.Kind == 0 {
-			if !oT3247 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3248
-		}
-		oT3251, oT3252 := func() (bool, runtime.Err) {
-			oT3253 := "agent:183"
-			return (oF.Principal == oT3253), runtime.Err{}
-		}()
-		if oT3252.Kind == 0 {
-			if !oT3251 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3252
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3246.Kind != 0 {
-		return false, oT3246
+	oT888 := false
+	oT889 := runtime.InStrings("role_183", oF.PrincipalRoles)
+	if !oT889 {
+		oT888 = (oF.Principal == "agent:183")
 	}
-	return oT3245, runtime.Err{}
+	return oT888, runtime.Err{}
 }
 
 // oRule342 evaluates rule "R00185" (policy).
@@ -31762,40 +22783,12 @@ func oRule342(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0013" {
 		return false, runtime.Err{}
 	}
-	oT3254, oT3255 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3256, oT3257 := func() (bool, runtime.Err) {
-			oT3258 := "tool_185"
-			return runtime.InStrings(oT3258, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT3257.Kind == 0 {
-			if !oT3256 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3257
-		}
-		oT3259, oT3260 := func() (bool, runtime.Err) {
-			oT3261 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT3262 := "--force-185"
-			return strings.Contains(oT3261, oT3262), runtime.Err{}
-		}()
-		if oT3260.Kind == 0 {
-			if !oT3259 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3260
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3255.Kind != 0 {
-		return false, oT3255
+	oT890 := false
+	if runtime.InStrings("tool_185", oF.Lycaon.TurnTools) {
+		oT891 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT890 = strings.Contains(oT891, "--force-185")
 	}
-	return oT3254, runtime.Err{}
+	return oT890, runtime.Err{}
 }
 
 // oRule343 evaluates rule "R00187" (policy).
@@ -31811,9 +22804,8 @@ func oRule343(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0011" {
 		return false, runtime.Err{}
 	}
-	oT3263 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT3264 := "/secret/187/"
-	return strings.Contains(oT3263, oT3264), runtime.Err{}
+	oT892 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT892, "/secret/187/"), runtime.Err{}
 }
 
 // oRule345 evaluates rule "R00191" (policy).
@@ -31829,40 +22821,12 @@ func oRule345(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0007" {
 		return false, runtime.Err{}
 	}
-	oT3265, oT3266 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3267, oT3268 := func() (bool, runtime.Err) {
-			oT3269 := "tool_191"
-			return runtime.InStrings(oT3269, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT3268.Kind == 0 {
-			if !oT3267 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3268
-		}
-		oT3270, oT3271 := func() (bool, runtime.Err) {
-			oT3272 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT3273 := "--force-191"
-			return strings.Contains(oT3272, oT3273), runtime.Err{}
-		}()
-		if oT3271.Kind == 0 {
-			if !oT3270 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3271
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3266.Kind != 0 {
-		return false, oT3266
+	oT893 := false
+	if runtime.InStrings("tool_191", oF.Lycaon.TurnTools) {
+		oT894 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT893 = strings.Contains(oT894, "--force-191")
 	}
-	return oT3265, runtime.Err{}
+	return oT893, runtime.Err{}
 }
 
 // oRule346 evaluates rule "R00193" (policy).
@@ -31878,9 +22842,8 @@ func oRule346(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0005" {
 		return false, runtime.Err{}
 	}
-	oT3274 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT3275 := "/secret/193/"
-	return strings.Contains(oT3274, oT3275), runtime.Err{}
+	oT895 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT895, "/secret/193/"), runtime.Err{}
 }
 
 // oRule347 evaluates rule "R00195" (policy).
@@ -31898,40 +22861,12 @@ func oRule347(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT3276, oT3277 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3278, oT3279 := func() (bool, runtime.Err) {
-			oT3280 := "role_195"
-			oT3281 := runtime.InStrings(oT3280, oF.PrincipalRoles)
-			return !oT3281, runtime.Err{}
-		}()
-		if oT3279.Kind == 0 {
-			if !oT3278 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3279
-		}
-		oT3282, oT3283 := func() (bool, runtime.Err) {
-			oT3284 := "agent:195"
-			return (oF.Principal == oT3284), runtime.Err{}
-		}()
-		if oT3283.Kind == 0 {
-			if !oT3282 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3283
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3277.Kind != 0 {
-		return false, oT3277
+	oT896 := false
+	oT897 := runtime.InStrings("role_195", oF.PrincipalRoles)
+	if !oT897 {
+		oT896 = (oF.Principal == "agent:195")
 	}
-	return oT3276, runtime.Err{}
+	return oT896, runtime.Err{}
 }
 
 // oRule348 evaluates rule "R00197" (policy).
@@ -31947,40 +22882,12 @@ func oRule348(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0001" {
 		return false, runtime.Err{}
 	}
-	oT3285, oT3286 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3287, oT3288 := func() (bool, runtime.Err) {
-			oT3289 := "tool_197"
-			return runtime.InStrings(oT3289, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT3288.Kind == 0 {
-			if !oT3287 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3288
-		}
-		oT3290, oT3291 := func() (bool, runtime.Err) {
-			oT3292 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT3293 := "--force-197"
-			return strings.Contains(oT3292, oT3293), runtime.Err{}
-		}()
-		if oT3291.Kind == 0 {
-			if !oT3290 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3291
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3286.Kind != 0 {
-		return false, oT3286
+	oT898 := false
+	if runtime.InStrings("tool_197", oF.Lycaon.TurnTools) {
+		oT899 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT898 = strings.Contains(oT899, "--force-197")
 	}
-	return oT3285, runtime.Err{}
+	return oT898, runtime.Err{}
 }
 
 // oRule350 evaluates rule "R00201" (policy).
@@ -31998,40 +22905,12 @@ func oRule350(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT3294, oT3295 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3296, oT3297 := func() (bool, runtime.Err) {
-			oT3298 := "role_201"
-			oT3299 := runtime.InStrings(oT3298, oF.PrincipalRoles)
-			return !oT3299, runtime.Err{}
-		}()
-		if oT3297.Kind == 0 {
-			if !oT3296 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3297
-		}
-		oT3300, oT3301 := func() (bool, runtime.Err) {
-			oT3302 := "agent:201"
-			return (oF.Principal == oT3302), runtime.Err{}
-		}()
-		if oT3301.Kind == 0 {
-			if !oT3300 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3301
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3295.Kind != 0 {
-		return false, oT3295
+	oT900 := false
+	oT901 := runtime.InStrings("role_201", oF.PrincipalRoles)
+	if !oT901 {
+		oT900 = (oF.Principal == "agent:201")
 	}
-	return oT3294, runtime.Err{}
+	return oT900, runtime.Err{}
 }
 
 // oRule351 evaluates rule "R00203" (policy).
@@ -32047,40 +22926,12 @@ func oRule351(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0193" {
 		return false, runtime.Err{}
 	}
-	oT3303, oT3304 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3305, oT3306 := func() (bool, runtime.Err) {
-			oT3307 := "tool_203"
-			return runtime.InStrings(oT3307, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT3306.Kind == 0 {
-			if !oT3305 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3306
-		}
-		oT3308, oT3309 := func() (bool, runtime.Err) {
-			oT3310 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT3311 := "--force-203"
-			return strings.Contains(oT3310, oT3311), runtime.Err{}
-		}()
-		if oT3309.Kind == 0 {
-			if !oT3308 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3309
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3304.Kind != 0 {
-		return false, oT3304
+	oT902 := false
+	if runtime.InStrings("tool_203", oF.Lycaon.TurnTools) {
+		oT903 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT902 = strings.Contains(oT903, "--force-203")
 	}
-	return oT3303, runtime.Err{}
+	return oT902, runtime.Err{}
 }
 
 // oRule352 evaluates rule "R00205" (policy).
@@ -32096,9 +22947,8 @@ func oRule352(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0191" {
 		return false, runtime.Err{}
 	}
-	oT3312 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT3313 := "/secret/205/"
-	return strings.Contains(oT3312, oT3313), runtime.Err{}
+	oT904 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT904, "/secret/205/"), runtime.Err{}
 }
 
 // oRule353 evaluates rule "R00207" (policy).
@@ -32116,40 +22966,12 @@ func oRule353(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT3314, oT3315 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3316, oT3317 := func() (bool, runtime.Err) {
-			oT3318 := "role_207"
-			oT3319 := runtime.InStrings(oT3318, oF.PrincipalRoles)
-			return !oT3319, runtime.Err{}
-		}()
-		if oT3317.Kind == 0 {
-			if !oT3316 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3317
-		}
-		oT3320, oT3321 := func() (bool, runtime.Err) {
-			oT3322 := "agent:207"
-			return (oF.Principal == oT3322), runtime.Err{}
-		}()
-		if oT3321.Kind == 0 {
-			if !oT3320 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3321
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3315.Kind != 0 {
-		return false, oT3315
+	oT905 := false
+	oT906 := runtime.InStrings("role_207", oF.PrincipalRoles)
+	if !oT906 {
+		oT905 = (oF.Principal == "agent:207")
 	}
-	return oT3314, runtime.Err{}
+	return oT905, runtime.Err{}
 }
 
 // oRule355 evaluates rule "R00211" (policy).
@@ -32165,9 +22987,8 @@ func oRule355(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0185" {
 		return false, runtime.Err{}
 	}
-	oT3323 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT3324 := "/secret/211/"
-	return strings.Contains(oT3323, oT3324), runtime.Err{}
+	oT907 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT907, "/secret/211/"), runtime.Err{}
 }
 
 // oRule356 evaluates rule "R00213" (policy).
@@ -32185,40 +23006,12 @@ func oRule356(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT3325, oT3326 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3327, oT3328 := func() (bool, runtime.Err) {
-			oT3329 := "role_213"
-			oT3330 := runtime.InStrings(oT3329, oF.PrincipalRoles)
-			return !oT3330, runtime.Err{}
-		}()
-		if oT3328.Kind == 0 {
-			if !oT3327 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3328
-		}
-		oT3331, oT3332 := func() (bool, runtime.Err) {
-			oT3333 := "agent:213"
-			return (oF.Principal == oT3333), runtime.Err{}
-		}()
-		if oT3332.Kind == 0 {
-			if !oT3331 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3332
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3326.Kind != 0 {
-		return false, oT3326
+	oT908 := false
+	oT909 := runtime.InStrings("role_213", oF.PrincipalRoles)
+	if !oT909 {
+		oT908 = (oF.Principal == "agent:213")
 	}
-	return oT3325, runtime.Err{}
+	return oT908, runtime.Err{}
 }
 
 // oRule357 evaluates rule "R00215" (policy).
@@ -32234,40 +23027,12 @@ func oRule357(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0181" {
 		return false, runtime.Err{}
 	}
-	oT3334, oT3335 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3336, oT3337 := func() (bool, runtime.Err) {
-			oT3338 := "tool_215"
-			return runtime.InStrings(oT3338, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT3337.Kind == 0 {
-			if !oT3336 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3337
-		}
-		oT3339, oT3340 := func() (bool, runtime.Err) {
-			oT3341 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT3342 := "--force-215"
-			return strings.Contains(oT3341, oT3342), runtime.Err{}
-		}()
-		if oT3340.Kind == 0 {
-			if !oT3339 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3340
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3335.Kind != 0 {
-		return false, oT3335
+	oT910 := false
+	if runtime.InStrings("tool_215", oF.Lycaon.TurnTools) {
+		oT911 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT910 = strings.Contains(oT911, "--force-215")
 	}
-	return oT3334, runtime.Err{}
+	return oT910, runtime.Err{}
 }
 
 // oRule358 evaluates rule "R00217" (policy).
@@ -32283,9 +23048,8 @@ func oRule358(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0179" {
 		return false, runtime.Err{}
 	}
-	oT3343 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT3344 := "/secret/217/"
-	return strings.Contains(oT3343, oT3344), runtime.Err{}
+	oT912 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT912, "/secret/217/"), runtime.Err{}
 }
 
 // oRule360 evaluates rule "R00221" (policy).
@@ -32301,40 +23065,12 @@ func oRule360(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0175" {
 		return false, runtime.Err{}
 	}
-	oT3345, oT3346 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3347, oT3348 := func() (bool, runtime.Err) {
-			oT3349 := "tool_221"
-			return runtime.InStrings(oT3349, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT3348.Kind == 0 {
-			if !oT3347 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3348
-		}
-		oT3350, oT3351 := func() (bool, runtime.Err) {
-			oT3352 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT3353 := "--force-221"
-			return strings.Contains(oT3352, oT3353), runtime.Err{}
-		}()
-		if oT3351.Kind == 0 {
-			if !oT3350 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3351
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3346.Kind != 0 {
-		return false, oT3346
+	oT913 := false
+	if runtime.InStrings("tool_221", oF.Lycaon.TurnTools) {
+		oT914 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT913 = strings.Contains(oT914, "--force-221")
 	}
-	return oT3345, runtime.Err{}
+	return oT913, runtime.Err{}
 }
 
 // oRule361 evaluates rule "R00223" (policy).
@@ -32350,9 +23086,8 @@ func oRule361(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0173" {
 		return false, runtime.Err{}
 	}
-	oT3354 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT3355 := "/secret/223/"
-	return strings.Contains(oT3354, oT3355), runtime.Err{}
+	oT915 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT915, "/secret/223/"), runtime.Err{}
 }
 
 // oRule362 evaluates rule "R00225" (policy).
@@ -32370,40 +23105,12 @@ func oRule362(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT3356, oT3357 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3358, oT3359 := func() (bool, runtime.Err) {
-			oT3360 := "role_225"
-			oT3361 := runtime.InStrings(oT3360, oF.PrincipalRoles)
-			return !oT3361, runtime.Err{}
-		}()
-		if oT3359.Kind == 0 {
-			if !oT3358 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3359
-		}
-		oT3362, oT3363 := func() (bool, runtime.Err) {
-			oT3364 := "agent:225"
-			return (oF.Principal == oT3364), runtime.Err{}
-		}()
-		if oT3363.Kind == 0 {
-			if !oT3362 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3363
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3357.Kind != 0 {
-		return false, oT3357
+	oT916 := false
+	oT917 := runtime.InStrings("role_225", oF.PrincipalRoles)
+	if !oT917 {
+		oT916 = (oF.Principal == "agent:225")
 	}
-	return oT3356, runtime.Err{}
+	return oT916, runtime.Err{}
 }
 
 // oRule363 evaluates rule "R00227" (policy).
@@ -32419,40 +23126,12 @@ func oRule363(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0169" {
 		return false, runtime.Err{}
 	}
-	oT3365, oT3366 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3367, oT3368 := func() (bool, runtime.Err) {
-			oT3369 := "tool_227"
-			return runtime.InStrings(oT3369, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT3368.Kind == 0 {
-			if !oT3367 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3368
-		}
-		oT3370, oT3371 := func() (bool, runtime.Err) {
-			oT3372 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT3373 := "--force-227"
-			return strings.Contains(oT3372, oT3373), runtime.Err{}
-		}()
-		if oT3371.Kind == 0 {
-			if !oT3370 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3371
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3366.Kind != 0 {
-		return false, oT3366
+	oT918 := false
+	if runtime.InStrings("tool_227", oF.Lycaon.TurnTools) {
+		oT919 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT918 = strings.Contains(oT919, "--force-227")
 	}
-	return oT3365, runtime.Err{}
+	return oT918, runtime.Err{}
 }
 
 // oRule365 evaluates rule "R00231" (policy).
@@ -32470,40 +23149,12 @@ func oRule365(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT3374, oT3375 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3376, oT3377 := func() (bool, runtime.Err) {
-			oT3378 := "role_231"
-			oT3379 := runtime.InStrings(oT3378, oF.PrincipalRoles)
-			return !oT3379, runtime.Err{}
-		}()
-		if oT3377.Kind == 0 {
-			if !oT3376 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3377
-		}
-		oT3380, oT3381 := func() (bool, runtime.Err) {
-			oT3382 := "agent:231"
-			return (oF.Principal == oT3382), runtime.Err{}
-		}()
-		if oT3381.Kind == 0 {
-			if !oT3380 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3381
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3375.Kind != 0 {
-		return false, oT3375
+	oT920 := false
+	oT921 := runtime.InStrings("role_231", oF.PrincipalRoles)
+	if !oT921 {
+		oT920 = (oF.Principal == "agent:231")
 	}
-	return oT3374, runtime.Err{}
+	return oT920, runtime.Err{}
 }
 
 // oRule366 evaluates rule "R00233" (policy).
@@ -32519,40 +23170,12 @@ func oRule366(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0163" {
 		return false, runtime.Err{}
 	}
-	oT3383, oT3384 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3385, oT3386 := func() (bool, runtime.Err) {
-			oT3387 := "tool_233"
-			return runtime.InStrings(oT3387, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT3386.Kind == 0 {
-			if !oT3385 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3386
-		}
-		oT3388, oT3389 := func() (bool, runtime.Err) {
-			oT3390 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT3391 := "--force-233"
-			return strings.Contains(oT3390, oT3391), runtime.Err{}
-		}()
-		if oT3389.Kind == 0 {
-			if !oT3388 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3389
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3384.Kind != 0 {
-		return false, oT3384
+	oT922 := false
+	if runtime.InStrings("tool_233", oF.Lycaon.TurnTools) {
+		oT923 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT922 = strings.Contains(oT923, "--force-233")
 	}
-	return oT3383, runtime.Err{}
+	return oT922, runtime.Err{}
 }
 
 // oRule367 evaluates rule "R00235" (policy).
@@ -32568,9 +23191,8 @@ func oRule367(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0161" {
 		return false, runtime.Err{}
 	}
-	oT3392 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT3393 := "/secret/235/"
-	return strings.Contains(oT3392, oT3393), runtime.Err{}
+	oT924 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT924, "/secret/235/"), runtime.Err{}
 }
 
 // oRule368 evaluates rule "R00237" (policy).
@@ -32588,40 +23210,12 @@ func oRule368(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT3394, oT3395 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3396, oT3397 := func() (bool, runtime.Err) {
-			oT3398 := "role_237"
-			oT3399 := runtime.InStrings(oT3398, oF.PrincipalRoles)
-			return !oT3399, runtime.Err{}
-		}()
-		if oT3397.Kind == 0 {
-			if !oT3396 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3397
-		}
-		oT3400, oT3401 := func() (bool, runtime.Err) {
-			oT3402 := "agent:237"
-			return (oF.Principal == oT3402), runtime.Err{}
-		}()
-		if oT3401.Kind == 0 {
-			if !oT3400 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3401
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3395.Kind != 0 {
-		return false, oT3395
+	oT925 := false
+	oT926 := runtime.InStrings("role_237", oF.PrincipalRoles)
+	if !oT926 {
+		oT925 = (oF.Principal == "agent:237")
 	}
-	return oT3394, runtime.Err{}
+	return oT925, runtime.Err{}
 }
 
 // oRule370 evaluates rule "R00241" (policy).
@@ -32637,9 +23231,8 @@ func oRule370(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0155" {
 		return false, runtime.Err{}
 	}
-	oT3403 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT3404 := "/secret/241/"
-	return strings.Contains(oT3403, oT3404), runtime.Err{}
+	oT927 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT927, "/secret/241/"), runtime.Err{}
 }
 
 // oRule371 evaluates rule "R00243" (policy).
@@ -32657,40 +23250,12 @@ func oRule371(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT3405, oT3406 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3407, oT3408 := func() (bool, runtime.Err) {
-			oT3409 := "role_243"
-			oT3410 := runtime.InStrings(oT3409, oF.PrincipalRoles)
-			return !oT3410, runtime.Err{}
-		}()
-		if oT3408.Kind == 0 {
-			if !oT3407 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3408
-		}
-		oT3411, oT3412 := func() (bool, runtime.Err) {
-			oT3413 := "agent:243"
-			return (oF.Principal == oT3413), runtime.Err{}
-		}()
-		if oT3412.Kind == 0 {
-			if !oT3411 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3412
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3406.Kind != 0 {
-		return false, oT3406
+	oT928 := false
+	oT929 := runtime.InStrings("role_243", oF.PrincipalRoles)
+	if !oT929 {
+		oT928 = (oF.Principal == "agent:243")
 	}
-	return oT3405, runtime.Err{}
+	return oT928, runtime.Err{}
 }
 
 // oRule372 evaluates rule "R00245" (policy).
@@ -32706,40 +23271,12 @@ func oRule372(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0151" {
 		return false, runtime.Err{}
 	}
-	oT3414, oT3415 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3416, oT3417 := func() (bool, runtime.Err) {
-			oT3418 := "tool_245"
-			return runtime.InStrings(oT3418, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT3417.Kind == 0 {
-			if !oT3416 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3417
-		}
-		oT3419, oT3420 := func() (bool, runtime.Err) {
-			oT3421 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT3422 := "--force-245"
-			return strings.Contains(oT3421, oT3422), runtime.Err{}
-		}()
-		if oT3420.Kind == 0 {
-			if !oT3419 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3420
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3415.Kind != 0 {
-		return false, oT3415
+	oT930 := false
+	if runtime.InStrings("tool_245", oF.Lycaon.TurnTools) {
+		oT931 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT930 = strings.Contains(oT931, "--force-245")
 	}
-	return oT3414, runtime.Err{}
+	return oT930, runtime.Err{}
 }
 
 // oRule373 evaluates rule "R00247" (policy).
@@ -32755,9 +23292,8 @@ func oRule373(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0149" {
 		return false, runtime.Err{}
 	}
-	oT3423 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT3424 := "/secret/247/"
-	return strings.Contains(oT3423, oT3424), runtime.Err{}
+	oT932 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT932, "/secret/247/"), runtime.Err{}
 }
 
 // oRule375 evaluates rule "R00251" (policy).
@@ -32773,40 +23309,12 @@ func oRule375(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0145" {
 		return false, runtime.Err{}
 	}
-	oT3425, oT3426 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3427, oT3428 := func() (bool, runtime.Err) {
-			oT3429 := "tool_251"
-			return runtime.InStrings(oT3429, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT3428.Kind == 0 {
-			if !oT3427 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3428
-		}
-		oT3430, oT3431 := func() (bool, runtime.Err) {
-			oT3432 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT3433 := "--force-251"
-			return strings.Contains(oT3432, oT3433), runtime.Err{}
-		}()
-		if oT3431.Kind == 0 {
-			if !oT3430 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3431
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3426.Kind != 0 {
-		return false, oT3426
+	oT933 := false
+	if runtime.InStrings("tool_251", oF.Lycaon.TurnTools) {
+		oT934 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT933 = strings.Contains(oT934, "--force-251")
 	}
-	return oT3425, runtime.Err{}
+	return oT933, runtime.Err{}
 }
 
 // oRule376 evaluates rule "R00253" (policy).
@@ -32822,9 +23330,8 @@ func oRule376(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0143" {
 		return false, runtime.Err{}
 	}
-	oT3434 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT3435 := "/secret/253/"
-	return strings.Contains(oT3434, oT3435), runtime.Err{}
+	oT935 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT935, "/secret/253/"), runtime.Err{}
 }
 
 // oRule377 evaluates rule "R00255" (policy).
@@ -32842,40 +23349,12 @@ func oRule377(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT3436, oT3437 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3438, oT3439 := func() (bool, runtime.Err) {
-			oT3440 := "role_255"
-			oT3441 := runtime.InStrings(oT3440, oF.PrincipalRoles)
-			return !oT3441, runtime.Err{}
-		}()
-		if oT3439.Kind == 0 {
-			if !oT3438 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3439
-		}
-		oT3442, oT3443 := func() (bool, runtime.Err) {
-			oT3444 := "agent:255"
-			return (oF.Principal == oT3444), runtime.Err{}
-		}()
-		if oT3443.Kind == 0 {
-			if !oT3442 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3443
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3437.Kind != 0 {
-		return false, oT3437
+	oT936 := false
+	oT937 := runtime.InStrings("role_255", oF.PrincipalRoles)
+	if !oT937 {
+		oT936 = (oF.Principal == "agent:255")
 	}
-	return oT3436, runtime.Err{}
+	return oT936, runtime.Err{}
 }
 
 // oRule378 evaluates rule "R00257" (policy).
@@ -32891,40 +23370,12 @@ func oRule378(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0139" {
 		return false, runtime.Err{}
 	}
-	oT3445, oT3446 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3447, oT3448 := func() (bool, runtime.Err) {
-			oT3449 := "tool_257"
-			return runtime.InStrings(oT3449, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT3448.Kind == 0 {
-			if !oT3447 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3448
-		}
-		oT3450, oT3451 := func() (bool, runtime.Err) {
-			oT3452 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT3453 := "--force-257"
-			return strings.Contains(oT3452, oT3453), runtime.Err{}
-		}()
-		if oT3451.Kind == 0 {
-			if !oT3450 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3451
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3446.Kind != 0 {
-		return false, oT3446
+	oT938 := false
+	if runtime.InStrings("tool_257", oF.Lycaon.TurnTools) {
+		oT939 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT938 = strings.Contains(oT939, "--force-257")
 	}
-	return oT3445, runtime.Err{}
+	return oT938, runtime.Err{}
 }
 
 // oRule380 evaluates rule "R00261" (policy).
@@ -32942,40 +23393,12 @@ func oRule380(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT3454, oT3455 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3456, oT3457 := func() (bool, runtime.Err) {
-			oT3458 := "role_261"
-			oT3459 := runtime.InStrings(oT3458, oF.PrincipalRoles)
-			return !oT3459, runtime.Err{}
-		}()
-		if oT3457.Kind == 0 {
-			if !oT3456 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3457
-		}
-		oT3460, oT3461 := func() (bool, runtime.Err) {
-			oT3462 := "agent:261"
-			return (oF.Principal == oT3462), runtime.Err{}
-		}()
-		if oT3461.Kind == 0 {
-			if !oT3460 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3461
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3455.Kind != 0 {
-		return false, oT3455
+	oT940 := false
+	oT941 := runtime.InStrings("role_261", oF.PrincipalRoles)
+	if !oT941 {
+		oT940 = (oF.Principal == "agent:261")
 	}
-	return oT3454, runtime.Err{}
+	return oT940, runtime.Err{}
 }
 
 // oRule381 evaluates rule "R00263" (policy).
@@ -32991,40 +23414,12 @@ func oRule381(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0133" {
 		return false, runtime.Err{}
 	}
-	oT3463, oT3464 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3465, oT3466 := func() (bool, runtime.Err) {
-			oT3467 := "tool_263"
-			return runtime.InStrings(oT3467, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT3466.Kind == 0 {
-			if !oT3465 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3466
-		}
-		oT3468, oT3469 := func() (bool, runtime.Err) {
-			oT3470 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT3471 := "--force-263"
-			return strings.Contains(oT3470, oT3471), runtime.Err{}
-		}()
-		if oT3469.Kind == 0 {
-			if !oT3468 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3469
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3464.Kind != 0 {
-		return false, oT3464
+	oT942 := false
+	if runtime.InStrings("tool_263", oF.Lycaon.TurnTools) {
+		oT943 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT942 = strings.Contains(oT943, "--force-263")
 	}
-	return oT3463, runtime.Err{}
+	return oT942, runtime.Err{}
 }
 
 // oRule382 evaluates rule "R00265" (policy).
@@ -33040,9 +23435,8 @@ func oRule382(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0131" {
 		return false, runtime.Err{}
 	}
-	oT3472 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT3473 := "/secret/265/"
-	return strings.Contains(oT3472, oT3473), runtime.Err{}
+	oT944 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT944, "/secret/265/"), runtime.Err{}
 }
 
 // oRule383 evaluates rule "R00267" (policy).
@@ -33060,40 +23454,12 @@ func oRule383(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT3474, oT3475 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3476, oT3477 := func() (bool, runtime.Err) {
-			oT3478 := "role_267"
-			oT3479 := runtime.InStrings(oT3478, oF.PrincipalRoles)
-			return !oT3479, runtime.Err{}
-		}()
-		if oT3477.Kind == 0 {
-			if !oT3476 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3477
-		}
-		oT3480, oT3481 := func() (bool, runtime.Err) {
-			oT3482 := "agent:267"
-			return (oF.Principal == oT3482), runtime.Err{}
-		}()
-		if oT3481.Kind == 0 {
-			if !oT3480 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3481
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3475.Kind != 0 {
-		return false, oT3475
+	oT945 := false
+	oT946 := runtime.InStrings("role_267", oF.PrincipalRoles)
+	if !oT946 {
+		oT945 = (oF.Principal == "agent:267")
 	}
-	return oT3474, runtime.Err{}
+	return oT945, runtime.Err{}
 }
 
 // oRule385 evaluates rule "R00271" (policy).
@@ -33109,9 +23475,8 @@ func oRule385(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0125" {
 		return false, runtime.Err{}
 	}
-	oT3483 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT3484 := "/secret/271/"
-	return strings.Contains(oT3483, oT3484), runtime.Err{}
+	oT947 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT947, "/secret/271/"), runtime.Err{}
 }
 
 // oRule386 evaluates rule "R00273" (policy).
@@ -33129,40 +23494,12 @@ func oRule386(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT3485, oT3486 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3487, oT3488 := func() (bool, runtime.Err) {
-			oT3489 := "role_273"
-			oT3490 := runtime.InStrings(oT3489, oF.PrincipalRoles)
-			return !oT3490, runtime.Err{}
-		}()
-		if oT3488.Kind == 0 {
-			if !oT3487 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3488
-		}
-		oT3491, oT3492 := func() (bool, runtime.Err) {
-			oT3493 := "agent:273"
-			return (oF.Principal == oT3493), runtime.Err{}
-		}()
-		if oT3492.Kind == 0 {
-			if !oT3491 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3492
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3486.Kind != 0 {
-		return false, oT3486
+	oT948 := false
+	oT949 := runtime.InStrings("role_273", oF.PrincipalRoles)
+	if !oT949 {
+		oT948 = (oF.Principal == "agent:273")
 	}
-	return oT3485, runtime.Err{}
+	return oT948, runtime.Err{}
 }
 
 // oRule387 evaluates rule "R00275" (policy).
@@ -33178,40 +23515,12 @@ func oRule387(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0121" {
 		return false, runtime.Err{}
 	}
-	oT3494, oT3495 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3496, oT3497 := func() (bool, runtime.Err) {
-			oT3498 := "tool_275"
-			return runtime.InStrings(oT3498, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT3497.Kind == 0 {
-			if !oT3496 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3497
-		}
-		oT3499, oT3500 := func() (bool, runtime.Err) {
-			oT3501 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT3502 := "--force-275"
-			return strings.Contains(oT3501, oT3502), runtime.Err{}
-		}()
-		if oT3500.Kind == 0 {
-			if !oT3499 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3500
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3495.Kind != 0 {
-		return false, oT3495
+	oT950 := false
+	if runtime.InStrings("tool_275", oF.Lycaon.TurnTools) {
+		oT951 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT950 = strings.Contains(oT951, "--force-275")
 	}
-	return oT3494, runtime.Err{}
+	return oT950, runtime.Err{}
 }
 
 // oRule388 evaluates rule "R00277" (policy).
@@ -33227,9 +23536,8 @@ func oRule388(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0119" {
 		return false, runtime.Err{}
 	}
-	oT3503 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT3504 := "/secret/277/"
-	return strings.Contains(oT3503, oT3504), runtime.Err{}
+	oT952 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT952, "/secret/277/"), runtime.Err{}
 }
 
 // oRule390 evaluates rule "R00281" (policy).
@@ -33245,40 +23553,12 @@ func oRule390(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0115" {
 		return false, runtime.Err{}
 	}
-	oT3505, oT3506 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3507, oT3508 := func() (bool, runtime.Err) {
-			oT3509 := "tool_281"
-			return runtime.InStrings(oT3509, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT3508.Kind == 0 {
-			if !oT3507 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3508
-		}
-		oT3510, oT3511 := func() (bool, runtime.Err) {
-			oT3512 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT3513 := "--force-281"
-			return strings.Contains(oT3512, oT3513), runtime.Err{}
-		}()
-		if oT3511.Kind == 0 {
-			if !oT3510 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3511
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3506.Kind != 0 {
-		return false, oT3506
+	oT953 := false
+	if runtime.InStrings("tool_281", oF.Lycaon.TurnTools) {
+		oT954 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT953 = strings.Contains(oT954, "--force-281")
 	}
-	return oT3505, runtime.Err{}
+	return oT953, runtime.Err{}
 }
 
 // oRule391 evaluates rule "R00283" (policy).
@@ -33294,9 +23574,8 @@ func oRule391(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0113" {
 		return false, runtime.Err{}
 	}
-	oT3514 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT3515 := "/secret/283/"
-	return strings.Contains(oT3514, oT3515), runtime.Err{}
+	oT955 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT955, "/secret/283/"), runtime.Err{}
 }
 
 // oRule392 evaluates rule "R00285" (policy).
@@ -33314,40 +23593,12 @@ func oRule392(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT3516, oT3517 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3518, oT3519 := func() (bool, runtime.Err) {
-			oT3520 := "role_285"
-			oT3521 := runtime.InStrings(oT3520, oF.PrincipalRoles)
-			return !oT3521, runtime.Err{}
-		}()
-		if oT3519.Kind == 0 {
-			if !oT3518 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3519
-		}
-		oT3522, oT3523 := func() (bool, runtime.Err) {
-			oT3524 := "agent:285"
-			return (oF.Principal == oT3524), runtime.Err{}
-		}()
-		if oT3523.Kind == 0 {
-			if !oT3522 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3523
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3517.Kind != 0 {
-		return false, oT3517
+	oT956 := false
+	oT957 := runtime.InStrings("role_285", oF.PrincipalRoles)
+	if !oT957 {
+		oT956 = (oF.Principal == "agent:285")
 	}
-	return oT3516, runtime.Err{}
+	return oT956, runtime.Err{}
 }
 
 // oRule393 evaluates rule "R00287" (policy).
@@ -33363,40 +23614,12 @@ func oRule393(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0109" {
 		return false, runtime.Err{}
 	}
-	oT3525, oT3526 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3527, oT3528 := func() (bool, runtime.Err) {
-			oT3529 := "tool_287"
-			return runtime.InStrings(oT3529, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT3528.Kind == 0 {
-			if !oT3527 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3528
-		}
-		oT3530, oT3531 := func() (bool, runtime.Err) {
-			oT3532 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT3533 := "--force-287"
-			return strings.Contains(oT3532, oT3533), runtime.Err{}
-		}()
-		if oT3531.Kind == 0 {
-			if !oT3530 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3531
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3526.Kind != 0 {
-		return false, oT3526
+	oT958 := false
+	if runtime.InStrings("tool_287", oF.Lycaon.TurnTools) {
+		oT959 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT958 = strings.Contains(oT959, "--force-287")
 	}
-	return oT3525, runtime.Err{}
+	return oT958, runtime.Err{}
 }
 
 // oRule395 evaluates rule "R00291" (policy).
@@ -33414,40 +23637,12 @@ func oRule395(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT3534, oT3535 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3536, oT3537 := func() (bool, runtime.Err) {
-			oT3538 := "role_291"
-			oT3539 := runtime.InStrings(oT3538, oF.PrincipalRoles)
-			return !oT3539, runtime.Err{}
-		}()
-		if oT3537.Kind == 0 {
-			if !oT3536 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3537
-		}
-		oT3540, oT3541 := func() (bool, runtime.Err) {
-			oT3542 := "agent:291"
-			return (oF.Principal == oT3542), runtime.Err{}
-		}()
-		if oT3541.Kind == 0 {
-			if !oT3540 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3541
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3535.Kind != 0 {
-		return false, oT3535
+	oT960 := false
+	oT961 := runtime.InStrings("role_291", oF.PrincipalRoles)
+	if !oT961 {
+		oT960 = (oF.Principal == "agent:291")
 	}
-	return oT3534, runtime.Err{}
+	return oT960, runtime.Err{}
 }
 
 // oRule396 evaluates rule "R00293" (policy).
@@ -33463,40 +23658,12 @@ func oRule396(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0103" {
 		return false, runtime.Err{}
 	}
-	oT3543, oT3544 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3545, oT3546 := func() (bool, runtime.Err) {
-			oT3547 := "tool_293"
-			return runtime.InStrings(oT3547, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT3546.Kind == 0 {
-			if !oT3545 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3546
-		}
-		oT3548, oT3549 := func() (bool, runtime.Err) {
-			oT3550 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT3551 := "--force-293"
-			return strings.Contains(oT3550, oT3551), runtime.Err{}
-		}()
-		if oT3549.Kind == 0 {
-			if !oT3548 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3549
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3544.Kind != 0 {
-		return false, oT3544
+	oT962 := false
+	if runtime.InStrings("tool_293", oF.Lycaon.TurnTools) {
+		oT963 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT962 = strings.Contains(oT963, "--force-293")
 	}
-	return oT3543, runtime.Err{}
+	return oT962, runtime.Err{}
 }
 
 // oRule397 evaluates rule "R00295" (policy).
@@ -33512,9 +23679,8 @@ func oRule397(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0101" {
 		return false, runtime.Err{}
 	}
-	oT3552 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT3553 := "/secret/295/"
-	return strings.Contains(oT3552, oT3553), runtime.Err{}
+	oT964 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT964, "/secret/295/"), runtime.Err{}
 }
 
 // oRule398 evaluates rule "R00297" (policy).
@@ -33532,40 +23698,12 @@ func oRule398(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT3554, oT3555 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3556, oT3557 := func() (bool, runtime.Err) {
-			oT3558 := "role_297"
-			oT3559 := runtime.InStrings(oT3558, oF.PrincipalRoles)
-			return !oT3559, runtime.Err{}
-		}()
-		if oT3557.Kind == 0 {
-			if !oT3556 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3557
-		}
-		oT3560, oT3561 := func() (bool, runtime.Err) {
-			oT3562 := "agent:297"
-			return (oF.Principal == oT3562), runtime.Err{}
-		}()
-		if oT3561.Kind == 0 {
-			if !oT3560 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3561
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3555.Kind != 0 {
-		return false, oT3555
+	oT965 := false
+	oT966 := runtime.InStrings("role_297", oF.PrincipalRoles)
+	if !oT966 {
+		oT965 = (oF.Principal == "agent:297")
 	}
-	return oT3554, runtime.Err{}
+	return oT965, runtime.Err{}
 }
 
 // oRule400 evaluates rule "R00301" (policy).
@@ -33581,9 +23719,8 @@ func oRule400(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0095" {
 		return false, runtime.Err{}
 	}
-	oT3563 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT3564 := "/secret/301/"
-	return strings.Contains(oT3563, oT3564), runtime.Err{}
+	oT967 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT967, "/secret/301/"), runtime.Err{}
 }
 
 // oRule401 evaluates rule "R00303" (policy).
@@ -33601,40 +23738,12 @@ func oRule401(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT3565, oT3566 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3567, oT3568 := func() (bool, runtime.Err) {
-			oT3569 := "role_303"
-			oT3570 := runtime.InStrings(oT3569, oF.PrincipalRoles)
-			return !oT3570, runtime.Err{}
-		}()
-		if oT3568.Kind == 0 {
-			if !oT3567 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3568
-		}
-		oT3571, oT3572 := func() (bool, runtime.Err) {
-			oT3573 := "agent:303"
-			return (oF.Principal == oT3573), runtime.Err{}
-		}()
-		if oT3572.Kind == 0 {
-			if !oT3571 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3572
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3566.Kind != 0 {
-		return false, oT3566
+	oT968 := false
+	oT969 := runtime.InStrings("role_303", oF.PrincipalRoles)
+	if !oT969 {
+		oT968 = (oF.Principal == "agent:303")
 	}
-	return oT3565, runtime.Err{}
+	return oT968, runtime.Err{}
 }
 
 // oRule402 evaluates rule "R00305" (policy).
@@ -33650,40 +23759,12 @@ func oRule402(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0091" {
 		return false, runtime.Err{}
 	}
-	oT3574, oT3575 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3576, oT3577 := func() (bool, runtime.Err) {
-			oT3578 := "tool_305"
-			return runtime.InStrings(oT3578, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT3577.Kind == 0 {
-			if !oT3576 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3577
-		}
-		oT3579, oT3580 := func() (bool, runtime.Err) {
-			oT3581 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT3582 := "--force-305"
-			return strings.Contains(oT3581, oT3582), runtime.Err{}
-		}()
-		if oT3580.Kind == 0 {
-			if !oT3579 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3580
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3575.Kind != 0 {
-		return false, oT3575
+	oT970 := false
+	if runtime.InStrings("tool_305", oF.Lycaon.TurnTools) {
+		oT971 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT970 = strings.Contains(oT971, "--force-305")
 	}
-	return oT3574, runtime.Err{}
+	return oT970, runtime.Err{}
 }
 
 // oRule403 evaluates rule "R00307" (policy).
@@ -33699,9 +23780,8 @@ func oRule403(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0089" {
 		return false, runtime.Err{}
 	}
-	oT3583 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT3584 := "/secret/307/"
-	return strings.Contains(oT3583, oT3584), runtime.Err{}
+	oT972 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT972, "/secret/307/"), runtime.Err{}
 }
 
 // oRule405 evaluates rule "R00311" (policy).
@@ -33717,40 +23797,12 @@ func oRule405(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0085" {
 		return false, runtime.Err{}
 	}
-	oT3585, oT3586 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3587, oT3588 := func() (bool, runtime.Err) {
-			oT3589 := "tool_311"
-			return runtime.InStrings(oT3589, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT3588.Kind == 0 {
-			if !oT3587 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3588
-		}
-		oT3590, oT3591 := func() (bool, runtime.Err) {
-			oT3592 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT3593 := "--force-311"
-			return strings.Contains(oT3592, oT3593), runtime.Err{}
-		}()
-		if oT3591.Kind == 0 {
-			if !oT3590 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3591
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3586.Kind != 0 {
-		return false, oT3586
+	oT973 := false
+	if runtime.InStrings("tool_311", oF.Lycaon.TurnTools) {
+		oT974 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT973 = strings.Contains(oT974, "--force-311")
 	}
-	return oT3585, runtime.Err{}
+	return oT973, runtime.Err{}
 }
 
 // oRule406 evaluates rule "R00313" (policy).
@@ -33766,9 +23818,8 @@ func oRule406(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0083" {
 		return false, runtime.Err{}
 	}
-	oT3594 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT3595 := "/secret/313/"
-	return strings.Contains(oT3594, oT3595), runtime.Err{}
+	oT975 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT975, "/secret/313/"), runtime.Err{}
 }
 
 // oRule407 evaluates rule "R00315" (policy).
@@ -33786,40 +23837,12 @@ func oRule407(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT3596, oT3597 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3598, oT3599 := func() (bool, runtime.Err) {
-			oT3600 := "role_315"
-			oT3601 := runtime.InStrings(oT3600, oF.PrincipalRoles)
-			return !oT3601, runtime.Err{}
-		}()
-		if oT3599.Kind == 0 {
-			if !oT3598 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3599
-		}
-		oT3602, oT3603 := func() (bool, runtime.Err) {
-			oT3604 := "agent:315"
-			return (oF.Principal == oT3604), runtime.Err{}
-		}()
-		if oT3603.Kind == 0 {
-			if !oT3602 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3603
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3597.Kind != 0 {
-		return false, oT3597
+	oT976 := false
+	oT977 := runtime.InStrings("role_315", oF.PrincipalRoles)
+	if !oT977 {
+		oT976 = (oF.Principal == "agent:315")
 	}
-	return oT3596, runtime.Err{}
+	return oT976, runtime.Err{}
 }
 
 // oRule408 evaluates rule "R00317" (policy).
@@ -33835,40 +23858,12 @@ func oRule408(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0079" {
 		return false, runtime.Err{}
 	}
-	oT3605, oT3606 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3607, oT3608 := func() (bool, runtime.Err) {
-			oT3609 := "tool_317"
-			return runtime.InStrings(oT3609, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT3608.Kind == 0 {
-			if !oT3607 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3608
-		}
-		oT3610, oT3611 := func() (bool, runtime.Err) {
-			oT3612 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT3613 := "--force-317"
-			return strings.Contains(oT3612, oT3613), runtime.Err{}
-		}()
-		if oT3611.Kind == 0 {
-			if !oT3610 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3611
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3606.Kind != 0 {
-		return false, oT3606
+	oT978 := false
+	if runtime.InStrings("tool_317", oF.Lycaon.TurnTools) {
+		oT979 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT978 = strings.Contains(oT979, "--force-317")
 	}
-	return oT3605, runtime.Err{}
+	return oT978, runtime.Err{}
 }
 
 // oRule410 evaluates rule "R00321" (policy).
@@ -33886,40 +23881,12 @@ func oRule410(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT3614, oT3615 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3616, oT3617 := func() (bool, runtime.Err) {
-			oT3618 := "role_321"
-			oT3619 := runtime.InStrings(oT3618, oF.PrincipalRoles)
-			return !oT3619, runtime.Err{}
-		}()
-		if oT3617.Kind == 0 {
-			if !oT3616 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3617
-		}
-		oT3620, oT3621 := func() (bool, runtime.Err) {
-			oT3622 := "agent:321"
-			return (oF.Principal == oT3622), runtime.Err{}
-		}()
-		if oT3621.Kind == 0 {
-			if !oT3620 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3621
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3615.Kind != 0 {
-		return false, oT3615
+	oT980 := false
+	oT981 := runtime.InStrings("role_321", oF.PrincipalRoles)
+	if !oT981 {
+		oT980 = (oF.Principal == "agent:321")
 	}
-	return oT3614, runtime.Err{}
+	return oT980, runtime.Err{}
 }
 
 // oRule411 evaluates rule "R00323" (policy).
@@ -33935,40 +23902,12 @@ func oRule411(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0073" {
 		return false, runtime.Err{}
 	}
-	oT3623, oT3624 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3625, oT3626 := func() (bool, runtime.Err) {
-			oT3627 := "tool_323"
-			return runtime.InStrings(oT3627, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT3626.Kind == 0 {
-			if !oT3625 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3626
-		}
-		oT3628, oT3629 := func() (bool, runtime.Err) {
-			oT3630 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT3631 := "--force-323"
-			return strings.Contains(oT3630, oT3631), runtime.Err{}
-		}()
-		if oT3629.Kind == 0 {
-			if !oT3628 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3629
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3624.Kind != 0 {
-		return false, oT3624
+	oT982 := false
+	if runtime.InStrings("tool_323", oF.Lycaon.TurnTools) {
+		oT983 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT982 = strings.Contains(oT983, "--force-323")
 	}
-	return oT3623, runtime.Err{}
+	return oT982, runtime.Err{}
 }
 
 // oRule412 evaluates rule "R00325" (policy).
@@ -33984,9 +23923,8 @@ func oRule412(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0071" {
 		return false, runtime.Err{}
 	}
-	oT3632 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT3633 := "/secret/325/"
-	return strings.Contains(oT3632, oT3633), runtime.Err{}
+	oT984 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT984, "/secret/325/"), runtime.Err{}
 }
 
 // oRule413 evaluates rule "R00327" (policy).
@@ -34004,40 +23942,12 @@ func oRule413(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT3634, oT3635 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3636, oT3637 := func() (bool, runtime.Err) {
-			oT3638 := "role_327"
-			oT3639 := runtime.InStrings(oT3638, oF.PrincipalRoles)
-			return !oT3639, runtime.Err{}
-		}()
-		if oT3637.Kind == 0 {
-			if !oT3636 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3637
-		}
-		oT3640, oT3641 := func() (bool, runtime.Err) {
-			oT3642 := "agent:327"
-			return (oF.Principal == oT3642), runtime.Err{}
-		}()
-		if oT3641.Kind == 0 {
-			if !oT3640 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3641
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3635.Kind != 0 {
-		return false, oT3635
+	oT985 := false
+	oT986 := runtime.InStrings("role_327", oF.PrincipalRoles)
+	if !oT986 {
+		oT985 = (oF.Principal == "agent:327")
 	}
-	return oT3634, runtime.Err{}
+	return oT985, runtime.Err{}
 }
 
 // oRule415 evaluates rule "R00331" (policy).
@@ -34053,9 +23963,8 @@ func oRule415(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0065" {
 		return false, runtime.Err{}
 	}
-	oT3643 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT3644 := "/secret/331/"
-	return strings.Contains(oT3643, oT3644), runtime.Err{}
+	oT987 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT987, "/secret/331/"), runtime.Err{}
 }
 
 // oRule416 evaluates rule "R00333" (policy).
@@ -34073,40 +23982,12 @@ func oRule416(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT3645, oT3646 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3647, oT3648 := func() (bool, runtime.Err) {
-			oT3649 := "role_333"
-			oT3650 := runtime.InStrings(oT3649, oF.PrincipalRoles)
-			return !oT3650, runtime.Err{}
-		}()
-		if oT3648.Kind == 0 {
-			if !oT3647 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3648
-		}
-		oT3651, oT3652 := func() (bool, runtime.Err) {
-			oT3653 := "agent:333"
-			return (oF.Principal == oT3653), runtime.Err{}
-		}()
-		if oT3652.Kind == 0 {
-			if !oT3651 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3652
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3646.Kind != 0 {
-		return false, oT3646
+	oT988 := false
+	oT989 := runtime.InStrings("role_333", oF.PrincipalRoles)
+	if !oT989 {
+		oT988 = (oF.Principal == "agent:333")
 	}
-	return oT3645, runtime.Err{}
+	return oT988, runtime.Err{}
 }
 
 // oRule417 evaluates rule "R00335" (policy).
@@ -34122,40 +24003,12 @@ func oRule417(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0061" {
 		return false, runtime.Err{}
 	}
-	oT3654, oT3655 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3656, oT3657 := func() (bool, runtime.Err) {
-			oT3658 := "tool_335"
-			return runtime.InStrings(oT3658, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT3657.Kind == 0 {
-			if !oT3656 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3657
-		}
-		oT3659, oT3660 := func() (bool, runtime.Err) {
-			oT3661 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT3662 := "--force-335"
-			return strings.Contains(oT3661, oT3662), runtime.Err{}
-		}()
-		if oT3660.Kind == 0 {
-			if !oT3659 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3660
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3655.Kind != 0 {
-		return false, oT3655
+	oT990 := false
+	if runtime.InStrings("tool_335", oF.Lycaon.TurnTools) {
+		oT991 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT990 = strings.Contains(oT991, "--force-335")
 	}
-	return oT3654, runtime.Err{}
+	return oT990, runtime.Err{}
 }
 
 // oRule418 evaluates rule "R00337" (policy).
@@ -34171,9 +24024,8 @@ func oRule418(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0059" {
 		return false, runtime.Err{}
 	}
-	oT3663 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT3664 := "/secret/337/"
-	return strings.Contains(oT3663, oT3664), runtime.Err{}
+	oT992 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT992, "/secret/337/"), runtime.Err{}
 }
 
 // oRule420 evaluates rule "R00341" (policy).
@@ -34189,40 +24041,12 @@ func oRule420(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0055" {
 		return false, runtime.Err{}
 	}
-	oT3665, oT3666 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3667, oT3668 := func() (bool, runtime.Err) {
-			oT3669 := "tool_341"
-			return runtime.InStrings(oT3669, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT3668.Kind == 0 {
-			if !oT3667 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3668
-		}
-		oT3670, oT3671 := func() (bool, runtime.Err) {
-			oT3672 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT3673 := "--force-341"
-			return strings.Contains(oT3672, oT3673), runtime.Err{}
-		}()
-		if oT3671.Kind == 0 {
-			if !oT3670 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3671
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3666.Kind != 0 {
-		return false, oT3666
+	oT993 := false
+	if runtime.InStrings("tool_341", oF.Lycaon.TurnTools) {
+		oT994 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT993 = strings.Contains(oT994, "--force-341")
 	}
-	return oT3665, runtime.Err{}
+	return oT993, runtime.Err{}
 }
 
 // oRule421 evaluates rule "R00343" (policy).
@@ -34238,9 +24062,8 @@ func oRule421(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0053" {
 		return false, runtime.Err{}
 	}
-	oT3674 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT3675 := "/secret/343/"
-	return strings.Contains(oT3674, oT3675), runtime.Err{}
+	oT995 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT995, "/secret/343/"), runtime.Err{}
 }
 
 // oRule422 evaluates rule "R00345" (policy).
@@ -34258,40 +24081,12 @@ func oRule422(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT3676, oT3677 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3678, oT3679 := func() (bool, runtime.Err) {
-			oT3680 := "role_345"
-			oT3681 := runtime.InStrings(oT3680, oF.PrincipalRoles)
-			return !oT3681, runtime.Err{}
-		}()
-		if oT3679.Kind == 0 {
-			if !oT3678 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3679
-		}
-		oT3682, oT3683 := func() (bool, runtime.Err) {
-			oT3684 := "agent:345"
-			return (oF.Principal == oT3684), runtime.Err{}
-		}()
-		if oT3683.Kind == 0 {
-			if !oT3682 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3683
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3677.Kind != 0 {
-		return false, oT3677
+	oT996 := false
+	oT997 := runtime.InStrings("role_345", oF.PrincipalRoles)
+	if !oT997 {
+		oT996 = (oF.Principal == "agent:345")
 	}
-	return oT3676, runtime.Err{}
+	return oT996, runtime.Err{}
 }
 
 // oRule423 evaluates rule "R00347" (policy).
@@ -34307,40 +24102,12 @@ func oRule423(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0049" {
 		return false, runtime.Err{}
 	}
-	oT3685, oT3686 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3687, oT3688 := func() (bool, runtime.Err) {
-			oT3689 := "tool_347"
-			return runtime.InStrings(oT3689, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT3688.Kind == 0 {
-			if !oT3687 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3688
-		}
-		oT3690, oT3691 := func() (bool, runtime.Err) {
-			oT3692 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT3693 := "--force-347"
-			return strings.Contains(oT3692, oT3693), runtime.Err{}
-		}()
-		if oT3691.Kind == 0 {
-			if !oT3690 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3691
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3686.Kind != 0 {
-		return false, oT3686
+	oT998 := false
+	if runtime.InStrings("tool_347", oF.Lycaon.TurnTools) {
+		oT999 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT998 = strings.Contains(oT999, "--force-347")
 	}
-	return oT3685, runtime.Err{}
+	return oT998, runtime.Err{}
 }
 
 // oRule425 evaluates rule "R00351" (policy).
@@ -34358,40 +24125,12 @@ func oRule425(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT3694, oT3695 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3696, oT3697 := func() (bool, runtime.Err) {
-			oT3698 := "role_351"
-			oT3699 := runtime.InStrings(oT3698, oF.PrincipalRoles)
-			return !oT3699, runtime.Err{}
-		}()
-		if oT3697.Kind == 0 {
-			if !oT3696 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3697
-		}
-		oT3700, oT3701 := func() (bool, runtime.Err) {
-			oT3702 := "agent:351"
-			return (oF.Principal == oT3702), runtime.Err{}
-		}()
-		if oT3701.Kind == 0 {
-			if !oT3700 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3701
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3695.Kind != 0 {
-		return false, oT3695
+	oT1000 := false
+	oT1001 := runtime.InStrings("role_351", oF.PrincipalRoles)
+	if !oT1001 {
+		oT1000 = (oF.Principal == "agent:351")
 	}
-	return oT3694, runtime.Err{}
+	return oT1000, runtime.Err{}
 }
 
 // oRule426 evaluates rule "R00353" (policy).
@@ -34407,40 +24146,12 @@ func oRule426(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0043" {
 		return false, runtime.Err{}
 	}
-	oT3703, oT3704 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3705, oT3706 := func() (bool, runtime.Err) {
-			oT3707 := "tool_353"
-			return runtime.InStrings(oT3707, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT3706.Kind == 0 {
-			if !oT3705 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3706
-		}
-		oT3708, oT3709 := func() (bool, runtime.Err) {
-			oT3710 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT3711 := "--force-353"
-			return strings.Contains(oT3710, oT3711), runtime.Err{}
-		}()
-		if oT3709.Kind == 0 {
-			if !oT3708 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3709
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3704.Kind != 0 {
-		return false, oT3704
+	oT1002 := false
+	if runtime.InStrings("tool_353", oF.Lycaon.TurnTools) {
+		oT1003 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1002 = strings.Contains(oT1003, "--force-353")
 	}
-	return oT3703, runtime.Err{}
+	return oT1002, runtime.Err{}
 }
 
 // oRule427 evaluates rule "R00355" (policy).
@@ -34456,9 +24167,8 @@ func oRule427(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0041" {
 		return false, runtime.Err{}
 	}
-	oT3712 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT3713 := "/secret/355/"
-	return strings.Contains(oT3712, oT3713), runtime.Err{}
+	oT1004 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT1004, "/secret/355/"), runtime.Err{}
 }
 
 // oRule428 evaluates rule "R00357" (policy).
@@ -34476,40 +24186,12 @@ func oRule428(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT3714, oT3715 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3716, oT3717 := func() (bool, runtime.Err) {
-			oT3718 := "role_357"
-			oT3719 := runtime.InStrings(oT3718, oF.PrincipalRoles)
-			return !oT3719, runtime.Err{}
-		}()
-		if oT3717.Kind == 0 {
-			if !oT3716 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3717
-		}
-		oT3720, oT3721 := func() (bool, runtime.Err) {
-			oT3722 := "agent:357"
-			return (oF.Principal == oT3722), runtime.Err{}
-		}()
-		if oT3721.Kind == 0 {
-			if !oT3720 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3721
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3715.Kind != 0 {
-		return false, oT3715
+	oT1005 := false
+	oT1006 := runtime.InStrings("role_357", oF.PrincipalRoles)
+	if !oT1006 {
+		oT1005 = (oF.Principal == "agent:357")
 	}
-	return oT3714, runtime.Err{}
+	return oT1005, runtime.Err{}
 }
 
 // oRule430 evaluates rule "R00361" (policy).
@@ -34525,9 +24207,8 @@ func oRule430(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0035" {
 		return false, runtime.Err{}
 	}
-	oT3723 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT3724 := "/secret/361/"
-	return strings.Contains(oT3723, oT3724), runtime.Err{}
+	oT1007 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT1007, "/secret/361/"), runtime.Err{}
 }
 
 // oRule431 evaluates rule "R00363" (policy).
@@ -34545,40 +24226,12 @@ func oRule431(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT3725, oT3726 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3727, oT3728 := func() (bool, runtime.Err) {
-			oT3729 := "role_363"
-			oT3730 := runtime.InStrings(oT3729, oF.PrincipalRoles)
-			return !oT3730, runtime.Err{}
-		}()
-		if oT3728.Kind == 0 {
-			if !oT3727 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3728
-		}
-		oT3731, oT3732 := func() (bool, runtime.Err) {
-			oT3733 := "agent:363"
-			return (oF.Principal == oT3733), runtime.Err{}
-		}()
-		if oT3732.Kind == 0 {
-			if !oT3731 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3732
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3726.Kind != 0 {
-		return false, oT3726
+	oT1008 := false
+	oT1009 := runtime.InStrings("role_363", oF.PrincipalRoles)
+	if !oT1009 {
+		oT1008 = (oF.Principal == "agent:363")
 	}
-	return oT3725, runtime.Err{}
+	return oT1008, runtime.Err{}
 }
 
 // oRule432 evaluates rule "R00365" (policy).
@@ -34594,40 +24247,12 @@ func oRule432(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0031" {
 		return false, runtime.Err{}
 	}
-	oT3734, oT3735 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3736, oT3737 := func() (bool, runtime.Err) {
-			oT3738 := "tool_365"
-			return runtime.InStrings(oT3738, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT3737.Kind == 0 {
-			if !oT3736 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3737
-		}
-		oT3739, oT3740 := func() (bool, runtime.Err) {
-			oT3741 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT3742 := "--force-365"
-			return strings.Contains(oT3741, oT3742), runtime.Err{}
-		}()
-		if oT3740.Kind == 0 {
-			if !oT3739 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3740
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3735.Kind != 0 {
-		return false, oT3735
+	oT1010 := false
+	if runtime.InStrings("tool_365", oF.Lycaon.TurnTools) {
+		oT1011 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1010 = strings.Contains(oT1011, "--force-365")
 	}
-	return oT3734, runtime.Err{}
+	return oT1010, runtime.Err{}
 }
 
 // oRule433 evaluates rule "R00367" (policy).
@@ -34643,9 +24268,8 @@ func oRule433(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0029" {
 		return false, runtime.Err{}
 	}
-	oT3743 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT3744 := "/secret/367/"
-	return strings.Contains(oT3743, oT3744), runtime.Err{}
+	oT1012 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT1012, "/secret/367/"), runtime.Err{}
 }
 
 // oRule435 evaluates rule "R00371" (policy).
@@ -34661,40 +24285,12 @@ func oRule435(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0025" {
 		return false, runtime.Err{}
 	}
-	oT3745, oT3746 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3747, oT3748 := func() (bool, runtime.Err) {
-			oT3749 := "tool_371"
-			return runtime.InStrings(oT3749, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT3748.Kind == 0 {
-			if !oT3747 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3748
-		}
-		oT3750, oT3751 := func() (bool, runtime.Err) {
-			oT3752 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT3753 := "--force-371"
-			return strings.Contains(oT3752, oT3753), runtime.Err{}
-		}()
-		if oT3751.Kind == 0 {
-			if !oT3750 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3751
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3746.Kind != 0 {
-		return false, oT3746
+	oT1013 := false
+	if runtime.InStrings("tool_371", oF.Lycaon.TurnTools) {
+		oT1014 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1013 = strings.Contains(oT1014, "--force-371")
 	}
-	return oT3745, runtime.Err{}
+	return oT1013, runtime.Err{}
 }
 
 // oRule436 evaluates rule "R00373" (policy).
@@ -34710,9 +24306,8 @@ func oRule436(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0023" {
 		return false, runtime.Err{}
 	}
-	oT3754 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT3755 := "/secret/373/"
-	return strings.Contains(oT3754, oT3755), runtime.Err{}
+	oT1015 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT1015, "/secret/373/"), runtime.Err{}
 }
 
 // oRule437 evaluates rule "R00375" (policy).
@@ -34730,40 +24325,12 @@ func oRule437(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT3756, oT3757 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3758, oT3759 := func() (bool, runtime.Err) {
-			oT3760 := "role_375"
-			oT3761 := runtime.InStrings(oT3760, oF.PrincipalRoles)
-			return !oT3761, runtime.Err{}
-		}()
-		if oT3759.Kind == 0 {
-			if !oT3758 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3759
-		}
-		oT3762, oT3763 := func() (bool, runtime.Err) {
-			oT3764 := "agent:375"
-			return (oF.Principal == oT3764), runtime.Err{}
-		}()
-		if oT3763.Kind == 0 {
-			if !oT3762 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3763
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3757.Kind != 0 {
-		return false, oT3757
+	oT1016 := false
+	oT1017 := runtime.InStrings("role_375", oF.PrincipalRoles)
+	if !oT1017 {
+		oT1016 = (oF.Principal == "agent:375")
 	}
-	return oT3756, runtime.Err{}
+	return oT1016, runtime.Err{}
 }
 
 // oRule438 evaluates rule "R00377" (policy).
@@ -34779,40 +24346,12 @@ func oRule438(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0019" {
 		return false, runtime.Err{}
 	}
-	oT3765, oT3766 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3767, oT3768 := func() (bool, runtime.Err) {
-			oT3769 := "tool_377"
-			return runtime.InStrings(oT3769, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT3768.Kind == 0 {
-			if !oT3767 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3768
-		}
-		oT3770, oT3771 := func() (bool, runtime.Err) {
-			oT3772 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT3773 := "--force-377"
-			return strings.Contains(oT3772, oT3773), runtime.Err{}
-		}()
-		if oT3771.Kind == 0 {
-			if !oT3770 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3771
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3766.Kind != 0 {
-		return false, oT3766
+	oT1018 := false
+	if runtime.InStrings("tool_377", oF.Lycaon.TurnTools) {
+		oT1019 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1018 = strings.Contains(oT1019, "--force-377")
 	}
-	return oT3765, runtime.Err{}
+	return oT1018, runtime.Err{}
 }
 
 // oRule440 evaluates rule "R00381" (policy).
@@ -34830,40 +24369,12 @@ func oRule440(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT3774, oT3775 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3776, oT3777 := func() (bool, runtime.Err) {
-			oT3778 := "role_381"
-			oT3779 := runtime.InStrings(oT3778, oF.PrincipalRoles)
-			return !oT3779, runtime.Err{}
-		}()
-		if oT3777.Kind == 0 {
-			if !oT3776 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3777
-		}
-		oT3780, oT3781 := func() (bool, runtime.Err) {
-			oT3782 := "agent:381"
-			return (oF.Principal == oT3782), runtime.Err{}
-		}()
-		if oT3781.Kind == 0 {
-			if !oT3780 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3781
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3775.Kind != 0 {
-		return false, oT3775
+	oT1020 := false
+	oT1021 := runtime.InStrings("role_381", oF.PrincipalRoles)
+	if !oT1021 {
+		oT1020 = (oF.Principal == "agent:381")
 	}
-	return oT3774, runtime.Err{}
+	return oT1020, runtime.Err{}
 }
 
 // oRule441 evaluates rule "R00383" (policy).
@@ -34879,40 +24390,12 @@ func oRule441(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0013" {
 		return false, runtime.Err{}
 	}
-	oT3783, oT3784 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3785, oT3786 := func() (bool, runtime.Err) {
-			oT3787 := "tool_383"
-			return runtime.InStrings(oT3787, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT3786.Kind == 0 {
-			if !oT3785 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3786
-		}
-		oT3788, oT3789 := func() (bool, runtime.Err) {
-			oT3790 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT3791 := "--force-383"
-			return strings.Contains(oT3790, oT3791), runtime.Err{}
-		}()
-		if oT3789.Kind == 0 {
-			if !oT3788 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3789
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3784.Kind != 0 {
-		return false, oT3784
+	oT1022 := false
+	if runtime.InStrings("tool_383", oF.Lycaon.TurnTools) {
+		oT1023 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1022 = strings.Contains(oT1023, "--force-383")
 	}
-	return oT3783, runtime.Err{}
+	return oT1022, runtime.Err{}
 }
 
 // oRule442 evaluates rule "R00385" (policy).
@@ -34928,9 +24411,8 @@ func oRule442(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0011" {
 		return false, runtime.Err{}
 	}
-	oT3792 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT3793 := "/secret/385/"
-	return strings.Contains(oT3792, oT3793), runtime.Err{}
+	oT1024 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT1024, "/secret/385/"), runtime.Err{}
 }
 
 // oRule443 evaluates rule "R00387" (policy).
@@ -34948,40 +24430,12 @@ func oRule443(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT3794, oT3795 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3796, oT3797 := func() (bool, runtime.Err) {
-			oT3798 := "role_387"
-			oT3799 := runtime.InStrings(oT3798, oF.PrincipalRoles)
-			return !oT3799, runtime.Err{}
-		}()
-		if oT3797.Kind == 0 {
-			if !oT3796 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3797
-		}
-		oT3800, oT3801 := func() (bool, runtime.Err) {
-			oT3802 := "agent:387"
-			return (oF.Principal == oT3802), runtime.Err{}
-		}()
-		if oT3801.Kind == 0 {
-			if !oT3800 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3801
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3795.Kind != 0 {
-		return false, oT3795
+	oT1025 := false
+	oT1026 := runtime.InStrings("role_387", oF.PrincipalRoles)
+	if !oT1026 {
+		oT1025 = (oF.Principal == "agent:387")
 	}
-	return oT3794, runtime.Err{}
+	return oT1025, runtime.Err{}
 }
 
 // oRule445 evaluates rule "R00391" (policy).
@@ -34997,9 +24451,8 @@ func oRule445(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0005" {
 		return false, runtime.Err{}
 	}
-	oT3803 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT3804 := "/secret/391/"
-	return strings.Contains(oT3803, oT3804), runtime.Err{}
+	oT1027 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT1027, "/secret/391/"), runtime.Err{}
 }
 
 // oRule446 evaluates rule "R00393" (policy).
@@ -35017,40 +24470,12 @@ func oRule446(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT3805, oT3806 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3807, oT3808 := func() (bool, runtime.Err) {
-			oT3809 := "role_393"
-			oT3810 := runtime.InStrings(oT3809, oF.PrincipalRoles)
-			return !oT3810, runtime.Err{}
-		}()
-		if oT3808.Kind == 0 {
-			if !oT3807 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3808
-		}
-		oT3811, oT3812 := func() (bool, runtime.Err) {
-			oT3813 := "agent:393"
-			return (oF.Principal == oT3813), runtime.Err{}
-		}()
-		if oT3812.Kind == 0 {
-			if !oT3811 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3812
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3806.Kind != 0 {
-		return false, oT3806
+	oT1028 := false
+	oT1029 := runtime.InStrings("role_393", oF.PrincipalRoles)
+	if !oT1029 {
+		oT1028 = (oF.Principal == "agent:393")
 	}
-	return oT3805, runtime.Err{}
+	return oT1028, runtime.Err{}
 }
 
 // oRule447 evaluates rule "R00395" (policy).
@@ -35066,40 +24491,12 @@ func oRule447(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0001" {
 		return false, runtime.Err{}
 	}
-	oT3814, oT3815 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3816, oT3817 := func() (bool, runtime.Err) {
-			oT3818 := "tool_395"
-			return runtime.InStrings(oT3818, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT3817.Kind == 0 {
-			if !oT3816 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3817
-		}
-		oT3819, oT3820 := func() (bool, runtime.Err) {
-			oT3821 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT3822 := "--force-395"
-			return strings.Contains(oT3821, oT3822), runtime.Err{}
-		}()
-		if oT3820.Kind == 0 {
-			if !oT3819 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3820
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3815.Kind != 0 {
-		return false, oT3815
+	oT1030 := false
+	if runtime.InStrings("tool_395", oF.Lycaon.TurnTools) {
+		oT1031 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1030 = strings.Contains(oT1031, "--force-395")
 	}
-	return oT3814, runtime.Err{}
+	return oT1030, runtime.Err{}
 }
 
 // oRule448 evaluates rule "R00397" (policy).
@@ -35115,9 +24512,8 @@ func oRule448(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0197" {
 		return false, runtime.Err{}
 	}
-	oT3823 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT3824 := "/secret/397/"
-	return strings.Contains(oT3823, oT3824), runtime.Err{}
+	oT1032 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT1032, "/secret/397/"), runtime.Err{}
 }
 
 // oRule450 evaluates rule "R00401" (policy).
@@ -35133,40 +24529,12 @@ func oRule450(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0193" {
 		return false, runtime.Err{}
 	}
-	oT3825, oT3826 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3827, oT3828 := func() (bool, runtime.Err) {
-			oT3829 := "tool_401"
-			return runtime.InStrings(oT3829, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT3828.Kind == 0 {
-			if !oT3827 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3828
-		}
-		oT3830, oT3831 := func() (bool, runtime.Err) {
-			oT3832 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT3833 := "--force-401"
-			return strings.Contains(oT3832, oT3833), runtime.Err{}
-		}()
-		if oT3831.Kind == 0 {
-			if !oT3830 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3831
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3826.Kind != 0 {
-		return false, oT3826
+	oT1033 := false
+	if runtime.InStrings("tool_401", oF.Lycaon.TurnTools) {
+		oT1034 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1033 = strings.Contains(oT1034, "--force-401")
 	}
-	return oT3825, runtime.Err{}
+	return oT1033, runtime.Err{}
 }
 
 // oRule451 evaluates rule "R00403" (policy).
@@ -35182,9 +24550,8 @@ func oRule451(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0191" {
 		return false, runtime.Err{}
 	}
-	oT3834 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT3835 := "/secret/403/"
-	return strings.Contains(oT3834, oT3835), runtime.Err{}
+	oT1035 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT1035, "/secret/403/"), runtime.Err{}
 }
 
 // oRule452 evaluates rule "R00405" (policy).
@@ -35202,40 +24569,12 @@ func oRule452(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT3836, oT3837 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3838, oT3839 := func() (bool, runtime.Err) {
-			oT3840 := "role_405"
-			oT3841 := runtime.InStrings(oT3840, oF.PrincipalRoles)
-			return !oT3841, runtime.Err{}
-		}()
-		if oT3839.Kind == 0 {
-			if !oT3838 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3839
-		}
-		oT3842, oT3843 := func() (bool, runtime.Err) {
-			oT3844 := "agent:405"
-			return (oF.Principal == oT3844), runtime.Err{}
-		}()
-		if oT3843.Kind == 0 {
-			if !oT3842 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3843
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3837.Kind != 0 {
-		return false, oT3837
+	oT1036 := false
+	oT1037 := runtime.InStrings("role_405", oF.PrincipalRoles)
+	if !oT1037 {
+		oT1036 = (oF.Principal == "agent:405")
 	}
-	return oT3836, runtime.Err{}
+	return oT1036, runtime.Err{}
 }
 
 // oRule453 evaluates rule "R00407" (policy).
@@ -35251,40 +24590,12 @@ func oRule453(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0187" {
 		return false, runtime.Err{}
 	}
-	oT3845, oT3846 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3847, oT3848 := func() (bool, runtime.Err) {
-			oT3849 := "tool_407"
-			return runtime.InStrings(oT3849, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT3848.Kind == 0 {
-			if !oT3847 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3848
-		}
-		oT3850, oT3851 := func() (bool, runtime.Err) {
-			oT3852 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT3853 := "--force-407"
-			return strings.Contains(oT3852, oT3853), runtime.Err{}
-		}()
-		if oT3851.Kind == 0 {
-			if !oT3850 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3851
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3846.Kind != 0 {
-		return false, oT3846
+	oT1038 := false
+	if runtime.InStrings("tool_407", oF.Lycaon.TurnTools) {
+		oT1039 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1038 = strings.Contains(oT1039, "--force-407")
 	}
-	return oT3845, runtime.Err{}
+	return oT1038, runtime.Err{}
 }
 
 // oRule455 evaluates rule "R00411" (policy).
@@ -35302,40 +24613,12 @@ func oRule455(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT3854, oT3855 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3856, oT3857 := func() (bool, runtime.Err) {
-			oT3858 := "role_411"
-			oT3859 := runtime.InStrings(oT3858, oF.PrincipalRoles)
-			return !oT3859, runtime.Err{}
-		}()
-		if oT3857.Kind == 0 {
-			if !oT3856 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3857
-		}
-		oT3860, oT3861 := func() (bool, runtime.Err) {
-			oT3862 := "agent:411"
-			return (oF.Principal == oT3862), runtime.Err{}
-		}()
-		if oT3861.Kind == 0 {
-			if !oT3860 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3861
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3855.Kind != 0 {
-		return false, oT3855
+	oT1040 := false
+	oT1041 := runtime.InStrings("role_411", oF.PrincipalRoles)
+	if !oT1041 {
+		oT1040 = (oF.Principal == "agent:411")
 	}
-	return oT3854, runtime.Err{}
+	return oT1040, runtime.Err{}
 }
 
 // oRule456 evaluates rule "R00413" (policy).
@@ -35351,40 +24634,12 @@ func oRule456(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0181" {
 		return false, runtime.Err{}
 	}
-	oT3863, oT3864 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3865, oT3866 := func() (bool, runtime.Err) {
-			oT3867 := "tool_413"
-			return runtime.InStrings(oT3867, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT3866.Kind == 0 {
-			if !oT3865 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3866
-		}
-		oT3868, oT3869 := func() (bool, runtime.Err) {
-			oT3870 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT3871 := "--force-413"
-			return strings.Contains(oT3870, oT3871), runtime.Err{}
-		}()
-		if oT3869.Kind == 0 {
-			if !oT3868 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3869
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3864.Kind != 0 {
-		return false, oT3864
+	oT1042 := false
+	if runtime.InStrings("tool_413", oF.Lycaon.TurnTools) {
+		oT1043 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1042 = strings.Contains(oT1043, "--force-413")
 	}
-	return oT3863, runtime.Err{}
+	return oT1042, runtime.Err{}
 }
 
 // oRule457 evaluates rule "R00415" (policy).
@@ -35400,9 +24655,8 @@ func oRule457(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0179" {
 		return false, runtime.Err{}
 	}
-	oT3872 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT3873 := "/secret/415/"
-	return strings.Contains(oT3872, oT3873), runtime.Err{}
+	oT1044 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT1044, "/secret/415/"), runtime.Err{}
 }
 
 // oRule458 evaluates rule "R00417" (policy).
@@ -35420,40 +24674,12 @@ func oRule458(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT3874, oT3875 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3876, oT3877 := func() (bool, runtime.Err) {
-			oT3878 := "role_417"
-			oT3879 := runtime.InStrings(oT3878, oF.PrincipalRoles)
-			return !oT3879, runtime.Err{}
-		}()
-		if oT3877.Kind == 0 {
-			if !oT3876 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3877
-		}
-		oT3880, oT3881 := func() (bool, runtime.Err) {
-			oT3882 := "agent:417"
-			return (oF.Principal == oT3882), runtime.Err{}
-		}()
-		if oT3881.Kind == 0 {
-			if !oT3880 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3881
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3875.Kind != 0 {
-		return false, oT3875
+	oT1045 := false
+	oT1046 := runtime.InStrings("role_417", oF.PrincipalRoles)
+	if !oT1046 {
+		oT1045 = (oF.Principal == "agent:417")
 	}
-	return oT3874, runtime.Err{}
+	return oT1045, runtime.Err{}
 }
 
 // oRule460 evaluates rule "R00421" (policy).
@@ -35469,9 +24695,8 @@ func oRule460(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0173" {
 		return false, runtime.Err{}
 	}
-	oT3883 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT3884 := "/secret/421/"
-	return strings.Contains(oT3883, oT3884), runtime.Err{}
+	oT1047 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT1047, "/secret/421/"), runtime.Err{}
 }
 
 // oRule461 evaluates rule "R00423" (policy).
@@ -35489,40 +24714,12 @@ func oRule461(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT3885, oT3886 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3887, oT3888 := func() (bool, runtime.Err) {
-			oT3889 := "role_423"
-			oT3890 := runtime.InStrings(oT3889, oF.PrincipalRoles)
-			return !oT3890, runtime.Err{}
-		}()
-		if oT3888.Kind == 0 {
-			if !oT3887 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3888
-		}
-		oT3891, oT3892 := func() (bool, runtime.Err) {
-			oT3893 := "agent:423"
-			return (oF.Principal == oT3893), runtime.Err{}
-		}()
-		if oT3892.Kind == 0 {
-			if !oT3891 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3892
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3886.Kind != 0 {
-		return false, oT3886
+	oT1048 := false
+	oT1049 := runtime.InStrings("role_423", oF.PrincipalRoles)
+	if !oT1049 {
+		oT1048 = (oF.Principal == "agent:423")
 	}
-	return oT3885, runtime.Err{}
+	return oT1048, runtime.Err{}
 }
 
 // oRule462 evaluates rule "R00425" (policy).
@@ -35538,40 +24735,12 @@ func oRule462(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0169" {
 		return false, runtime.Err{}
 	}
-	oT3894, oT3895 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3896, oT3897 := func() (bool, runtime.Err) {
-			oT3898 := "tool_425"
-			return runtime.InStrings(oT3898, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT3897.Kind == 0 {
-			if !oT3896 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3897
-		}
-		oT3899, oT3900 := func() (bool, runtime.Err) {
-			oT3901 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT3902 := "--force-425"
-			return strings.Contains(oT3901, oT3902), runtime.Err{}
-		}()
-		if oT3900.Kind == 0 {
-			if !oT3899 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3900
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3895.Kind != 0 {
-		return false, oT3895
+	oT1050 := false
+	if runtime.InStrings("tool_425", oF.Lycaon.TurnTools) {
+		oT1051 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1050 = strings.Contains(oT1051, "--force-425")
 	}
-	return oT3894, runtime.Err{}
+	return oT1050, runtime.Err{}
 }
 
 // oRule463 evaluates rule "R00427" (policy).
@@ -35587,9 +24756,8 @@ func oRule463(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0167" {
 		return false, runtime.Err{}
 	}
-	oT3903 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT3904 := "/secret/427/"
-	return strings.Contains(oT3903, oT3904), runtime.Err{}
+	oT1052 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT1052, "/secret/427/"), runtime.Err{}
 }
 
 // oRule465 evaluates rule "R00431" (policy).
@@ -35605,40 +24773,12 @@ func oRule465(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0163" {
 		return false, runtime.Err{}
 	}
-	oT3905, oT3906 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3907, oT3908 := func() (bool, runtime.Err) {
-			oT3909 := "tool_431"
-			return runtime.InStrings(oT3909, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT3908.Kind == 0 {
-			if !oT3907 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3908
-		}
-		oT3910, oT3911 := func() (bool, runtime.Err) {
-			oT3912 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT3913 := "--force-431"
-			return strings.Contains(oT3912, oT3913), runtime.Err{}
-		}()
-		if oT3911.Kind == 0 {
-			if !oT3910 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3911
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3906.Kind != 0 {
-		return false, oT3906
+	oT1053 := false
+	if runtime.InStrings("tool_431", oF.Lycaon.TurnTools) {
+		oT1054 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1053 = strings.Contains(oT1054, "--force-431")
 	}
-	return oT3905, runtime.Err{}
+	return oT1053, runtime.Err{}
 }
 
 // oRule466 evaluates rule "R00433" (policy).
@@ -35654,9 +24794,8 @@ func oRule466(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0161" {
 		return false, runtime.Err{}
 	}
-	oT3914 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT3915 := "/secret/433/"
-	return strings.Contains(oT3914, oT3915), runtime.Err{}
+	oT1055 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT1055, "/secret/433/"), runtime.Err{}
 }
 
 // oRule467 evaluates rule "R00435" (policy).
@@ -35674,40 +24813,12 @@ func oRule467(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT3916, oT3917 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3918, oT3919 := func() (bool, runtime.Err) {
-			oT3920 := "role_435"
-			oT3921 := runtime.InStrings(oT3920, oF.PrincipalRoles)
-			return !oT3921, runtime.Err{}
-		}()
-		if oT3919.Kind == 0 {
-			if !oT3918 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3919
-		}
-		oT3922, oT3923 := func() (bool, runtime.Err) {
-			oT3924 := "agent:435"
-			return (oF.Principal == oT3924), runtime.Err{}
-		}()
-		if oT3923.Kind == 0 {
-			if !oT3922 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3923
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3917.Kind != 0 {
-		return false, oT3917
+	oT1056 := false
+	oT1057 := runtime.InStrings("role_435", oF.PrincipalRoles)
+	if !oT1057 {
+		oT1056 = (oF.Principal == "agent:435")
 	}
-	return oT3916, runtime.Err{}
+	return oT1056, runtime.Err{}
 }
 
 // oRule468 evaluates rule "R00437" (policy).
@@ -35723,40 +24834,12 @@ func oRule468(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0157" {
 		return false, runtime.Err{}
 	}
-	oT3925, oT3926 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3927, oT3928 := func() (bool, runtime.Err) {
-			oT3929 := "tool_437"
-			return runtime.InStrings(oT3929, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT3928.Kind == 0 {
-			if !oT3927 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3928
-		}
-		oT3930, oT3931 := func() (bool, runtime.Err) {
-			oT3932 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT3933 := "--force-437"
-			return strings.Contains(oT3932, oT3933), runtime.Err{}
-		}()
-		if oT3931.Kind == 0 {
-			if !oT3930 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3931
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3926.Kind != 0 {
-		return false, oT3926
+	oT1058 := false
+	if runtime.InStrings("tool_437", oF.Lycaon.TurnTools) {
+		oT1059 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1058 = strings.Contains(oT1059, "--force-437")
 	}
-	return oT3925, runtime.Err{}
+	return oT1058, runtime.Err{}
 }
 
 // oRule470 evaluates rule "R00441" (policy).
@@ -35774,40 +24857,12 @@ func oRule470(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT3934, oT3935 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3936, oT3937 := func() (bool, runtime.Err) {
-			oT3938 := "role_441"
-			oT3939 := runtime.InStrings(oT3938, oF.PrincipalRoles)
-			return !oT3939, runtime.Err{}
-		}()
-		if oT3937.Kind == 0 {
-			if !oT3936 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3937
-		}
-		oT3940, oT3941 := func() (bool, runtime.Err) {
-			oT3942 := "agent:441"
-			return (oF.Principal == oT3942), runtime.Err{}
-		}()
-		if oT3941.Kind == 0 {
-			if !oT3940 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3941
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3935.Kind != 0 {
-		return false, oT3935
+	oT1060 := false
+	oT1061 := runtime.InStrings("role_441", oF.PrincipalRoles)
+	if !oT1061 {
+		oT1060 = (oF.Principal == "agent:441")
 	}
-	return oT3934, runtime.Err{}
+	return oT1060, runtime.Err{}
 }
 
 // oRule471 evaluates rule "R00443" (policy).
@@ -35823,40 +24878,12 @@ func oRule471(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0151" {
 		return false, runtime.Err{}
 	}
-	oT3943, oT3944 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3945, oT3946 := func() (bool, runtime.Err) {
-			oT3947 := "tool_443"
-			return runtime.InStrings(oT3947, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT3946.Kind == 0 {
-			if !oT3945 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3946
-		}
-		oT3948, oT3949 := func() (bool, runtime.Err) {
-			oT3950 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT3951 := "--force-443"
-			return strings.Contains(oT3950, oT3951), runtime.Err{}
-		}()
-		if oT3949.Kind == 0 {
-			if !oT3948 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3949
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3944.Kind != 0 {
-		return false, oT3944
+	oT1062 := false
+	if runtime.InStrings("tool_443", oF.Lycaon.TurnTools) {
+		oT1063 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1062 = strings.Contains(oT1063, "--force-443")
 	}
-	return oT3943, runtime.Err{}
+	return oT1062, runtime.Err{}
 }
 
 // oRule472 evaluates rule "R00445" (policy).
@@ -35872,9 +24899,8 @@ func oRule472(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0149" {
 		return false, runtime.Err{}
 	}
-	oT3952 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT3953 := "/secret/445/"
-	return strings.Contains(oT3952, oT3953), runtime.Err{}
+	oT1064 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT1064, "/secret/445/"), runtime.Err{}
 }
 
 // oRule473 evaluates rule "R00447" (policy).
@@ -35892,40 +24918,12 @@ func oRule473(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT3954, oT3955 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3956, oT3957 := func() (bool, runtime.Err) {
-			oT3958 := "role_447"
-			oT3959 := runtime.InStrings(oT3958, oF.PrincipalRoles)
-			return !oT3959, runtime.Err{}
-		}()
-		if oT3957.Kind == 0 {
-			if !oT3956 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3957
-		}
-		oT3960, oT3961 := func() (bool, runtime.Err) {
-			oT3962 := "agent:447"
-			return (oF.Principal == oT3962), runtime.Err{}
-		}()
-		if oT3961.Kind == 0 {
-			if !oT3960 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3961
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3955.Kind != 0 {
-		return false, oT3955
+	oT1065 := false
+	oT1066 := runtime.InStrings("role_447", oF.PrincipalRoles)
+	if !oT1066 {
+		oT1065 = (oF.Principal == "agent:447")
 	}
-	return oT3954, runtime.Err{}
+	return oT1065, runtime.Err{}
 }
 
 // oRule475 evaluates rule "R00451" (policy).
@@ -35941,9 +24939,8 @@ func oRule475(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0143" {
 		return false, runtime.Err{}
 	}
-	oT3963 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT3964 := "/secret/451/"
-	return strings.Contains(oT3963, oT3964), runtime.Err{}
+	oT1067 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT1067, "/secret/451/"), runtime.Err{}
 }
 
 // oRule476 evaluates rule "R00453" (policy).
@@ -35961,40 +24958,12 @@ func oRule476(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT3965, oT3966 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3967, oT3968 := func() (bool, runtime.Err) {
-			oT3969 := "role_453"
-			oT3970 := runtime.InStrings(oT3969, oF.PrincipalRoles)
-			return !oT3970, runtime.Err{}
-		}()
-		if oT3968.Kind == 0 {
-			if !oT3967 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3968
-		}
-		oT3971, oT3972 := func() (bool, runtime.Err) {
-			oT3973 := "agent:453"
-			return (oF.Principal == oT3973), runtime.Err{}
-		}()
-		if oT3972.Kind == 0 {
-			if !oT3971 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3972
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3966.Kind != 0 {
-		return false, oT3966
+	oT1068 := false
+	oT1069 := runtime.InStrings("role_453", oF.PrincipalRoles)
+	if !oT1069 {
+		oT1068 = (oF.Principal == "agent:453")
 	}
-	return oT3965, runtime.Err{}
+	return oT1068, runtime.Err{}
 }
 
 // oRule477 evaluates rule "R00455" (policy).
@@ -36010,40 +24979,12 @@ func oRule477(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0139" {
 		return false, runtime.Err{}
 	}
-	oT3974, oT3975 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3976, oT3977 := func() (bool, runtime.Err) {
-			oT3978 := "tool_455"
-			return runtime.InStrings(oT3978, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT3977.Kind == 0 {
-			if !oT3976 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3977
-		}
-		oT3979, oT3980 := func() (bool, runtime.Err) {
-			oT3981 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT3982 := "--force-455"
-			return strings.Contains(oT3981, oT3982), runtime.Err{}
-		}()
-		if oT3980.Kind == 0 {
-			if !oT3979 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3980
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3975.Kind != 0 {
-		return false, oT3975
+	oT1070 := false
+	if runtime.InStrings("tool_455", oF.Lycaon.TurnTools) {
+		oT1071 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1070 = strings.Contains(oT1071, "--force-455")
 	}
-	return oT3974, runtime.Err{}
+	return oT1070, runtime.Err{}
 }
 
 // oRule478 evaluates rule "R00457" (policy).
@@ -36059,9 +25000,8 @@ func oRule478(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0137" {
 		return false, runtime.Err{}
 	}
-	oT3983 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT3984 := "/secret/457/"
-	return strings.Contains(oT3983, oT3984), runtime.Err{}
+	oT1072 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT1072, "/secret/457/"), runtime.Err{}
 }
 
 // oRule480 evaluates rule "R00461" (policy).
@@ -36077,40 +25017,12 @@ func oRule480(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0133" {
 		return false, runtime.Err{}
 	}
-	oT3985, oT3986 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3987, oT3988 := func() (bool, runtime.Err) {
-			oT3989 := "tool_461"
-			return runtime.InStrings(oT3989, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT3988.Kind == 0 {
-			if !oT3987 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3988
-		}
-		oT3990, oT3991 := func() (bool, runtime.Err) {
-			oT3992 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT3993 := "--force-461"
-			return strings.Contains(oT3992, oT3993), runtime.Err{}
-		}()
-		if oT3991.Kind == 0 {
-			if !oT3990 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3991
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3986.Kind != 0 {
-		return false, oT3986
+	oT1073 := false
+	if runtime.InStrings("tool_461", oF.Lycaon.TurnTools) {
+		oT1074 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1073 = strings.Contains(oT1074, "--force-461")
 	}
-	return oT3985, runtime.Err{}
+	return oT1073, runtime.Err{}
 }
 
 // oRule481 evaluates rule "R00463" (policy).
@@ -36126,9 +25038,8 @@ func oRule481(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0131" {
 		return false, runtime.Err{}
 	}
-	oT3994 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT3995 := "/secret/463/"
-	return strings.Contains(oT3994, oT3995), runtime.Err{}
+	oT1075 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT1075, "/secret/463/"), runtime.Err{}
 }
 
 // oRule482 evaluates rule "R00465" (policy).
@@ -36146,40 +25057,12 @@ func oRule482(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT3996, oT3997 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3998, oT3999 := func() (bool, runtime.Err) {
-			oT4000 := "role_465"
-			oT4001 := runtime.InStrings(oT4000, oF.PrincipalRoles)
-			return !oT4001, runtime.Err{}
-		}()
-		if oT3999.Kind == 0 {
-			if !oT3998 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT3999
-		}
-		oT4002, oT4003 := func() (bool, runtime.Err) {
-			oT4004 := "agent:465"
-			return (oF.Principal == oT4004), runtime.Err{}
-		}()
-		if oT4003.Kind == 0 {
-			if !oT4002 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4003
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT3997.Kind != 0 {
-		return false, oT3997
+	oT1076 := false
+	oT1077 := runtime.InStrings("role_465", oF.PrincipalRoles)
+	if !oT1077 {
+		oT1076 = (oF.Principal == "agent:465")
 	}
-	return oT3996, runtime.Err{}
+	return oT1076, runtime.Err{}
 }
 
 // oRule483 evaluates rule "R00467" (policy).
@@ -36195,40 +25078,12 @@ func oRule483(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0127" {
 		return false, runtime.Err{}
 	}
-	oT4005, oT4006 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4007, oT4008 := func() (bool, runtime.Err) {
-			oT4009 := "tool_467"
-			return runtime.InStrings(oT4009, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT4008.Kind == 0 {
-			if !oT4007 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4008
-		}
-		oT4010, oT4011 := func() (bool, runtime.Err) {
-			oT4012 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT4013 := "--force-467"
-			return strings.Contains(oT4012, oT4013), runtime.Err{}
-		}()
-		if oT4011.Kind == 0 {
-			if !oT4010 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4011
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4006.Kind != 0 {
-		return false, oT4006
+	oT1078 := false
+	if runtime.InStrings("tool_467", oF.Lycaon.TurnTools) {
+		oT1079 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1078 = strings.Contains(oT1079, "--force-467")
 	}
-	return oT4005, runtime.Err{}
+	return oT1078, runtime.Err{}
 }
 
 // oRule485 evaluates rule "R00471" (policy).
@@ -36246,40 +25101,12 @@ func oRule485(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT4014, oT4015 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4016, oT4017 := func() (bool, runtime.Err) {
-			oT4018 := "role_471"
-			oT4019 := runtime.InStrings(oT4018, oF.PrincipalRoles)
-			return !oT4019, runtime.Err{}
-		}()
-		if oT4017.Kind == 0 {
-			if !oT4016 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4017
-		}
-		oT4020, oT4021 := func() (bool, runtime.Err) {
-			oT4022 := "agent:471"
-			return (oF.Principal == oT4022), runtime.Err{}
-		}()
-		if oT4021.Kind == 0 {
-			if !oT4020 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4021
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4015.Kind != 0 {
-		return false, oT4015
+	oT1080 := false
+	oT1081 := runtime.InStrings("role_471", oF.PrincipalRoles)
+	if !oT1081 {
+		oT1080 = (oF.Principal == "agent:471")
 	}
-	return oT4014, runtime.Err{}
+	return oT1080, runtime.Err{}
 }
 
 // oRule486 evaluates rule "R00473" (policy).
@@ -36295,40 +25122,12 @@ func oRule486(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0121" {
 		return false, runtime.Err{}
 	}
-	oT4023, oT4024 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4025, oT4026 := func() (bool, runtime.Err) {
-			oT4027 := "tool_473"
-			return runtime.InStrings(oT4027, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT4026.Kind == 0 {
-			if !oT4025 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4026
-		}
-		oT4028, oT4029 := func() (bool, runtime.Err) {
-			oT4030 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT4031 := "--force-473"
-			return strings.Contains(oT4030, oT4031), runtime.Err{}
-		}()
-		if oT4029.Kind == 0 {
-			if !oT4028 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4029
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4024.Kind != 0 {
-		return false, oT4024
+	oT1082 := false
+	if runtime.InStrings("tool_473", oF.Lycaon.TurnTools) {
+		oT1083 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1082 = strings.Contains(oT1083, "--force-473")
 	}
-	return oT4023, runtime.Err{}
+	return oT1082, runtime.Err{}
 }
 
 // oRule487 evaluates rule "R00475" (policy).
@@ -36344,9 +25143,8 @@ func oRule487(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0119" {
 		return false, runtime.Err{}
 	}
-	oT4032 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT4033 := "/secret/475/"
-	return strings.Contains(oT4032, oT4033), runtime.Err{}
+	oT1084 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT1084, "/secret/475/"), runtime.Err{}
 }
 
 // oRule488 evaluates rule "R00477" (policy).
@@ -36364,40 +25162,12 @@ func oRule488(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT4034, oT4035 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4036, oT4037 := func() (bool, runtime.Err) {
-			oT4038 := "role_477"
-			oT4039 := runtime.InStrings(oT4038, oF.PrincipalRoles)
-			return !oT4039, runtime.Err{}
-		}()
-		if oT4037.Kind == 0 {
-			if !oT4036 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4037
-		}
-		oT4040, oT4041 := func() (bool, runtime.Err) {
-			oT4042 := "agent:477"
-			return (oF.Principal == oT4042), runtime.Err{}
-		}()
-		if oT4041.Kind == 0 {
-			if !oT4040 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4041
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4035.Kind != 0 {
-		return false, oT4035
+	oT1085 := false
+	oT1086 := runtime.InStrings("role_477", oF.PrincipalRoles)
+	if !oT1086 {
+		oT1085 = (oF.Principal == "agent:477")
 	}
-	return oT4034, runtime.Err{}
+	return oT1085, runtime.Err{}
 }
 
 // oRule490 evaluates rule "R00481" (policy).
@@ -36413,9 +25183,8 @@ func oRule490(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0113" {
 		return false, runtime.Err{}
 	}
-	oT4043 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT4044 := "/secret/481/"
-	return strings.Contains(oT4043, oT4044), runtime.Err{}
+	oT1087 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT1087, "/secret/481/"), runtime.Err{}
 }
 
 // oRule491 evaluates rule "R00483" (policy).
@@ -36433,40 +25202,12 @@ func oRule491(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT4045, oT4046 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4047, oT4048 := func() (bool, runtime.Err) {
-			oT4049 := "role_483"
-			oT4050 := runtime.InStrings(oT4049, oF.PrincipalRoles)
-			return !oT4050, runtime.Err{}
-		}()
-		if oT4048.Kind == 0 {
-			if !oT4047 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4048
-		}
-		oT4051, oT4052 := func() (bool, runtime.Err) {
-			oT4053 := "agent:483"
-			return (oF.Principal == oT4053), runtime.Err{}
-		}()
-		if oT4052.Kind == 0 {
-			if !oT4051 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4052
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4046.Kind != 0 {
-		return false, oT4046
+	oT1088 := false
+	oT1089 := runtime.InStrings("role_483", oF.PrincipalRoles)
+	if !oT1089 {
+		oT1088 = (oF.Principal == "agent:483")
 	}
-	return oT4045, runtime.Err{}
+	return oT1088, runtime.Err{}
 }
 
 // oRule492 evaluates rule "R00485" (policy).
@@ -36482,40 +25223,12 @@ func oRule492(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0109" {
 		return false, runtime.Err{}
 	}
-	oT4054, oT4055 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4056, oT4057 := func() (bool, runtime.Err) {
-			oT4058 := "tool_485"
-			return runtime.InStrings(oT4058, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT4057.Kind == 0 {
-			if !oT4056 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4057
-		}
-		oT4059, oT4060 := func() (bool, runtime.Err) {
-			oT4061 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT4062 := "--force-485"
-			return strings.Contains(oT4061, oT4062), runtime.Err{}
-		}()
-		if oT4060.Kind == 0 {
-			if !oT4059 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4060
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4055.Kind != 0 {
-		return false, oT4055
+	oT1090 := false
+	if runtime.InStrings("tool_485", oF.Lycaon.TurnTools) {
+		oT1091 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1090 = strings.Contains(oT1091, "--force-485")
 	}
-	return oT4054, runtime.Err{}
+	return oT1090, runtime.Err{}
 }
 
 // oRule493 evaluates rule "R00487" (policy).
@@ -36531,9 +25244,8 @@ func oRule493(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0107" {
 		return false, runtime.Err{}
 	}
-	oT4063 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT4064 := "/secret/487/"
-	return strings.Contains(oT4063, oT4064), runtime.Err{}
+	oT1092 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT1092, "/secret/487/"), runtime.Err{}
 }
 
 // oRule495 evaluates rule "R00491" (policy).
@@ -36549,40 +25261,12 @@ func oRule495(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0103" {
 		return false, runtime.Err{}
 	}
-	oT4065, oT4066 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4067, oT4068 := func() (bool, runtime.Err) {
-			oT4069 := "tool_491"
-			return runtime.InStrings(oT4069, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT4068.Kind == 0 {
-			if !oT4067 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4068
-		}
-		oT4070, oT4071 := func() (bool, runtime.Err) {
-			oT4072 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT4073 := "--force-491"
-			return strings.Contains(oT4072, oT4073), runtime.Err{}
-		}()
-		if oT4071.Kind == 0 {
-			if !oT4070 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4071
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4066.Kind != 0 {
-		return false, oT4066
+	oT1093 := false
+	if runtime.InStrings("tool_491", oF.Lycaon.TurnTools) {
+		oT1094 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1093 = strings.Contains(oT1094, "--force-491")
 	}
-	return oT4065, runtime.Err{}
+	return oT1093, runtime.Err{}
 }
 
 // oRule496 evaluates rule "R00493" (policy).
@@ -36598,9 +25282,8 @@ func oRule496(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0101" {
 		return false, runtime.Err{}
 	}
-	oT4074 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT4075 := "/secret/493/"
-	return strings.Contains(oT4074, oT4075), runtime.Err{}
+	oT1095 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT1095, "/secret/493/"), runtime.Err{}
 }
 
 // oRule497 evaluates rule "R00495" (policy).
@@ -36618,40 +25301,12 @@ func oRule497(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT4076, oT4077 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4078, oT4079 := func() (bool, runtime.Err) {
-			oT4080 := "role_495"
-			oT4081 := runtime.InStrings(oT4080, oF.PrincipalRoles)
-			return !oT4081, runtime.Err{}
-		}()
-		if oT4079.Kind == 0 {
-			if !oT4078 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4079
-		}
-		oT4082, oT4083 := func() (bool, runtime.Err) {
-			oT4084 := "agent:495"
-			return (oF.Principal == oT4084), runtime.Err{}
-		}()
-		if oT4083.Kind == 0 {
-			if !oT4082 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4083
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4077.Kind != 0 {
-		return false, oT4077
+	oT1096 := false
+	oT1097 := runtime.InStrings("role_495", oF.PrincipalRoles)
+	if !oT1097 {
+		oT1096 = (oF.Principal == "agent:495")
 	}
-	return oT4076, runtime.Err{}
+	return oT1096, runtime.Err{}
 }
 
 // oRule498 evaluates rule "R00497" (policy).
@@ -36667,40 +25322,12 @@ func oRule498(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0097" {
 		return false, runtime.Err{}
 	}
-	oT4085, oT4086 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4087, oT4088 := func() (bool, runtime.Err) {
-			oT4089 := "tool_497"
-			return runtime.InStrings(oT4089, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT4088.Kind == 0 {
-			if !oT4087 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4088
-		}
-		oT4090, oT4091 := func() (bool, runtime.Err) {
-			oT4092 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT4093 := "--force-497"
-			return strings.Contains(oT4092, oT4093), runtime.Err{}
-		}()
-		if oT4091.Kind == 0 {
-			if !oT4090 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4091
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4086.Kind != 0 {
-		return false, oT4086
+	oT1098 := false
+	if runtime.InStrings("tool_497", oF.Lycaon.TurnTools) {
+		oT1099 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1098 = strings.Contains(oT1099, "--force-497")
 	}
-	return oT4085, runtime.Err{}
+	return oT1098, runtime.Err{}
 }
 
 // oRule500 evaluates rule "R00501" (policy).
@@ -36718,40 +25345,12 @@ func oRule500(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT4094, oT4095 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4096, oT4097 := func() (bool, runtime.Err) {
-			oT4098 := "role_501"
-			oT4099 := runtime.InStrings(oT4098, oF.PrincipalRoles)
-			return !oT4099, runtime.Err{}
-		}()
-		if oT4097.Kind == 0 {
-			if !oT4096 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4097
-		}
-		oT4100, oT4101 := func() (bool, runtime.Err) {
-			oT4102 := "agent:501"
-			return (oF.Principal == oT4102), runtime.Err{}
-		}()
-		if oT4101.Kind == 0 {
-			if !oT4100 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4101
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4095.Kind != 0 {
-		return false, oT4095
+	oT1100 := false
+	oT1101 := runtime.InStrings("role_501", oF.PrincipalRoles)
+	if !oT1101 {
+		oT1100 = (oF.Principal == "agent:501")
 	}
-	return oT4094, runtime.Err{}
+	return oT1100, runtime.Err{}
 }
 
 // oRule501 evaluates rule "R00503" (policy).
@@ -36767,40 +25366,12 @@ func oRule501(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0091" {
 		return false, runtime.Err{}
 	}
-	oT4103, oT4104 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4105, oT4106 := func() (bool, runtime.Err) {
-			oT4107 := "tool_503"
-			return runtime.InStrings(oT4107, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT4106.Kind == 0 {
-			if !oT4105 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4106
-		}
-		oT4108, oT4109 := func() (bool, runtime.Err) {
-			oT4110 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT4111 := "--force-503"
-			return strings.Contains(oT4110, oT4111), runtime.Err{}
-		}()
-		if oT4109.Kind == 0 {
-			if !oT4108 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4109
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4104.Kind != 0 {
-		return false, oT4104
+	oT1102 := false
+	if runtime.InStrings("tool_503", oF.Lycaon.TurnTools) {
+		oT1103 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1102 = strings.Contains(oT1103, "--force-503")
 	}
-	return oT4103, runtime.Err{}
+	return oT1102, runtime.Err{}
 }
 
 // oRule502 evaluates rule "R00505" (policy).
@@ -36816,9 +25387,8 @@ func oRule502(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0089" {
 		return false, runtime.Err{}
 	}
-	oT4112 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT4113 := "/secret/505/"
-	return strings.Contains(oT4112, oT4113), runtime.Err{}
+	oT1104 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT1104, "/secret/505/"), runtime.Err{}
 }
 
 // oRule503 evaluates rule "R00507" (policy).
@@ -36836,40 +25406,12 @@ func oRule503(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT4114, oT4115 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4116, oT4117 := func() (bool, runtime.Err) {
-			oT4118 := "role_507"
-			oT4119 := runtime.InStrings(oT4118, oF.PrincipalRoles)
-			return !oT4119, runtime.Err{}
-		}()
-		if oT4117.Kind == 0 {
-			if !oT4116 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4117
-		}
-		oT4120, oT4121 := func() (bool, runtime.Err) {
-			oT4122 := "agent:507"
-			return (oF.Principal == oT4122), runtime.Err{}
-		}()
-		if oT4121.Kind == 0 {
-			if !oT4120 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4121
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4115.Kind != 0 {
-		return false, oT4115
+	oT1105 := false
+	oT1106 := runtime.InStrings("role_507", oF.PrincipalRoles)
+	if !oT1106 {
+		oT1105 = (oF.Principal == "agent:507")
 	}
-	return oT4114, runtime.Err{}
+	return oT1105, runtime.Err{}
 }
 
 // oRule505 evaluates rule "R00511" (policy).
@@ -36885,9 +25427,8 @@ func oRule505(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0083" {
 		return false, runtime.Err{}
 	}
-	oT4123 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT4124 := "/secret/511/"
-	return strings.Contains(oT4123, oT4124), runtime.Err{}
+	oT1107 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT1107, "/secret/511/"), runtime.Err{}
 }
 
 // oRule506 evaluates rule "R00513" (policy).
@@ -36905,40 +25446,12 @@ func oRule506(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT4125, oT4126 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4127, oT4128 := func() (bool, runtime.Err) {
-			oT4129 := "role_513"
-			oT4130 := runtime.InStrings(oT4129, oF.PrincipalRoles)
-			return !oT4130, runtime.Err{}
-		}()
-		if oT4128.Kind == 0 {
-			if !oT4127 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4128
-		}
-		oT4131, oT4132 := func() (bool, runtime.Err) {
-			oT4133 := "agent:513"
-			return (oF.Principal == oT4133), runtime.Err{}
-		}()
-		if oT4132.Kind == 0 {
-			if !oT4131 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4132
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4126.Kind != 0 {
-		return false, oT4126
+	oT1108 := false
+	oT1109 := runtime.InStrings("role_513", oF.PrincipalRoles)
+	if !oT1109 {
+		oT1108 = (oF.Principal == "agent:513")
 	}
-	return oT4125, runtime.Err{}
+	return oT1108, runtime.Err{}
 }
 
 // oRule507 evaluates rule "R00515" (policy).
@@ -36954,40 +25467,12 @@ func oRule507(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0079" {
 		return false, runtime.Err{}
 	}
-	oT4134, oT4135 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4136, oT4137 := func() (bool, runtime.Err) {
-			oT4138 := "tool_515"
-			return runtime.InStrings(oT4138, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT4137.Kind == 0 {
-			if !oT4136 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4137
-		}
-		oT4139, oT4140 := func() (bool, runtime.Err) {
-			oT4141 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT4142 := "--force-515"
-			return strings.Contains(oT4141, oT4142), runtime.Err{}
-		}()
-		if oT4140.Kind == 0 {
-			if !oT4139 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4140
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4135.Kind != 0 {
-		return false, oT4135
+	oT1110 := false
+	if runtime.InStrings("tool_515", oF.Lycaon.TurnTools) {
+		oT1111 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1110 = strings.Contains(oT1111, "--force-515")
 	}
-	return oT4134, runtime.Err{}
+	return oT1110, runtime.Err{}
 }
 
 // oRule508 evaluates rule "R00517" (policy).
@@ -37003,9 +25488,8 @@ func oRule508(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0077" {
 		return false, runtime.Err{}
 	}
-	oT4143 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT4144 := "/secret/517/"
-	return strings.Contains(oT4143, oT4144), runtime.Err{}
+	oT1112 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT1112, "/secret/517/"), runtime.Err{}
 }
 
 // oRule510 evaluates rule "R00521" (policy).
@@ -37021,40 +25505,12 @@ func oRule510(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0073" {
 		return false, runtime.Err{}
 	}
-	oT4145, oT4146 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4147, oT4148 := func() (bool, runtime.Err) {
-			oT4149 := "tool_521"
-			return runtime.InStrings(oT4149, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT4148.Kind == 0 {
-			if !oT4147 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4148
-		}
-		oT4150, oT4151 := func() (bool, runtime.Err) {
-			oT4152 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT4153 := "--force-521"
-			return strings.Contains(oT4152, oT4153), runtime.Err{}
-		}()
-		if oT4151.Kind == 0 {
-			if !oT4150 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4151
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4146.Kind != 0 {
-		return false, oT4146
+	oT1113 := false
+	if runtime.InStrings("tool_521", oF.Lycaon.TurnTools) {
+		oT1114 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1113 = strings.Contains(oT1114, "--force-521")
 	}
-	return oT4145, runtime.Err{}
+	return oT1113, runtime.Err{}
 }
 
 // oRule511 evaluates rule "R00523" (policy).
@@ -37070,9 +25526,8 @@ func oRule511(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0071" {
 		return false, runtime.Err{}
 	}
-	oT4154 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT4155 := "/secret/523/"
-	return strings.Contains(oT4154, oT4155), runtime.Err{}
+	oT1115 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT1115, "/secret/523/"), runtime.Err{}
 }
 
 // oRule512 evaluates rule "R00525" (policy).
@@ -37090,40 +25545,12 @@ func oRule512(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT4156, oT4157 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4158, oT4159 := func() (bool, runtime.Err) {
-			oT4160 := "role_525"
-			oT4161 := runtime.InStrings(oT4160, oF.PrincipalRoles)
-			return !oT4161, runtime.Err{}
-		}()
-		if oT4159.Kind == 0 {
-			if !oT4158 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4159
-		}
-		oT4162, oT4163 := func() (bool, runtime.Err) {
-			oT4164 := "agent:525"
-			return (oF.Principal == oT4164), runtime.Err{}
-		}()
-		if oT4163.Kind == 0 {
-			if !oT4162 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4163
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4157.Kind != 0 {
-		return false, oT4157
+	oT1116 := false
+	oT1117 := runtime.InStrings("role_525", oF.PrincipalRoles)
+	if !oT1117 {
+		oT1116 = (oF.Principal == "agent:525")
 	}
-	return oT4156, runtime.Err{}
+	return oT1116, runtime.Err{}
 }
 
 // oRule513 evaluates rule "R00527" (policy).
@@ -37139,40 +25566,12 @@ func oRule513(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0067" {
 		return false, runtime.Err{}
 	}
-	oT4165, oT4166 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4167, oT4168 := func() (bool, runtime.Err) {
-			oT4169 := "tool_527"
-			return runtime.InStrings(oT4169, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT4168.Kind == 0 {
-			if !oT4167 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4168
-		}
-		oT4170, oT4171 := func() (bool, runtime.Err) {
-			oT4172 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT4173 := "--force-527"
-			return strings.Contains(oT4172, oT4173), runtime.Err{}
-		}()
-		if oT4171.Kind == 0 {
-			if !oT4170 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4171
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4166.Kind != 0 {
-		return false, oT4166
+	oT1118 := false
+	if runtime.InStrings("tool_527", oF.Lycaon.TurnTools) {
+		oT1119 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1118 = strings.Contains(oT1119, "--force-527")
 	}
-	return oT4165, runtime.Err{}
+	return oT1118, runtime.Err{}
 }
 
 // oRule515 evaluates rule "R00531" (policy).
@@ -37190,40 +25589,12 @@ func oRule515(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT4174, oT4175 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4176, oT4177 := func() (bool, runtime.Err) {
-			oT4178 := "role_531"
-			oT4179 := runtime.InStrings(oT4178, oF.PrincipalRoles)
-			return !oT4179, runtime.Err{}
-		}()
-		if oT4177.Kind == 0 {
-			if !oT4176 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4177
-		}
-		oT4180, oT4181 := func() (bool, runtime.Err) {
-			oT4182 := "agent:531"
-			return (oF.Principal == oT4182), runtime.Err{}
-		}()
-		if oT4181.Kind == 0 {
-			if !oT4180 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4181
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4175.Kind != 0 {
-		return false, oT4175
+	oT1120 := false
+	oT1121 := runtime.InStrings("role_531", oF.PrincipalRoles)
+	if !oT1121 {
+		oT1120 = (oF.Principal == "agent:531")
 	}
-	return oT4174, runtime.Err{}
+	return oT1120, runtime.Err{}
 }
 
 // oRule516 evaluates rule "R00533" (policy).
@@ -37239,40 +25610,12 @@ func oRule516(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0061" {
 		return false, runtime.Err{}
 	}
-	oT4183, oT4184 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4185, oT4186 := func() (bool, runtime.Err) {
-			oT4187 := "tool_533"
-			return runtime.InStrings(oT4187, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT4186.Kind == 0 {
-			if !oT4185 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4186
-		}
-		oT4188, oT4189 := func() (bool, runtime.Err) {
-			oT4190 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT4191 := "--force-533"
-			return strings.Contains(oT4190, oT4191), runtime.Err{}
-		}()
-		if oT4189.Kind == 0 {
-			if !oT4188 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4189
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4184.Kind != 0 {
-		return false, oT4184
+	oT1122 := false
+	if runtime.InStrings("tool_533", oF.Lycaon.TurnTools) {
+		oT1123 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1122 = strings.Contains(oT1123, "--force-533")
 	}
-	return oT4183, runtime.Err{}
+	return oT1122, runtime.Err{}
 }
 
 // oRule517 evaluates rule "R00535" (policy).
@@ -37288,9 +25631,8 @@ func oRule517(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0059" {
 		return false, runtime.Err{}
 	}
-	oT4192 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT4193 := "/secret/535/"
-	return strings.Contains(oT4192, oT4193), runtime.Err{}
+	oT1124 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT1124, "/secret/535/"), runtime.Err{}
 }
 
 // oRule518 evaluates rule "R00537" (policy).
@@ -37308,40 +25650,12 @@ func oRule518(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT4194, oT4195 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4196, oT4197 := func() (bool, runtime.Err) {
-			oT4198 := "role_537"
-			oT4199 := runtime.InStrings(oT4198, oF.PrincipalRoles)
-			return !oT4199, runtime.Err{}
-		}()
-		if oT4197.Kind == 0 {
-			if !oT4196 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4197
-		}
-		oT4200, oT4201 := func() (bool, runtime.Err) {
-			oT4202 := "agent:537"
-			return (oF.Principal == oT4202), runtime.Err{}
-		}()
-		if oT4201.Kind == 0 {
-			if !oT4200 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4201
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4195.Kind != 0 {
-		return false, oT4195
+	oT1125 := false
+	oT1126 := runtime.InStrings("role_537", oF.PrincipalRoles)
+	if !oT1126 {
+		oT1125 = (oF.Principal == "agent:537")
 	}
-	return oT4194, runtime.Err{}
+	return oT1125, runtime.Err{}
 }
 
 // oRule520 evaluates rule "R00541" (policy).
@@ -37357,9 +25671,8 @@ func oRule520(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0053" {
 		return false, runtime.Err{}
 	}
-	oT4203 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT4204 := "/secret/541/"
-	return strings.Contains(oT4203, oT4204), runtime.Err{}
+	oT1127 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT1127, "/secret/541/"), runtime.Err{}
 }
 
 // oRule521 evaluates rule "R00543" (policy).
@@ -37377,40 +25690,12 @@ func oRule521(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT4205, oT4206 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4207, oT4208 := func() (bool, runtime.Err) {
-			oT4209 := "role_543"
-			oT4210 := runtime.InStrings(oT4209, oF.PrincipalRoles)
-			return !oT4210, runtime.Err{}
-		}()
-		if oT4208.Kind == 0 {
-			if !oT4207 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4208
-		}
-		oT4211, oT4212 := func() (bool, runtime.Err) {
-			oT4213 := "agent:543"
-			return (oF.Principal == oT4213), runtime.Err{}
-		}()
-		if oT4212.Kind == 0 {
-			if !oT4211 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4212
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4206.Kind != 0 {
-		return false, oT4206
+	oT1128 := false
+	oT1129 := runtime.InStrings("role_543", oF.PrincipalRoles)
+	if !oT1129 {
+		oT1128 = (oF.Principal == "agent:543")
 	}
-	return oT4205, runtime.Err{}
+	return oT1128, runtime.Err{}
 }
 
 // oRule522 evaluates rule "R00545" (policy).
@@ -37426,40 +25711,12 @@ func oRule522(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0049" {
 		return false, runtime.Err{}
 	}
-	oT4214, oT4215 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4216, oT4217 := func() (bool, runtime.Err) {
-			oT4218 := "tool_545"
-			return runtime.InStrings(oT4218, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT4217.Kind == 0 {
-			if !oT4216 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4217
-		}
-		oT4219, oT4220 := func() (bool, runtime.Err) {
-			oT4221 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT4222 := "--force-545"
-			return strings.Contains(oT4221, oT4222), runtime.Err{}
-		}()
-		if oT4220.Kind == 0 {
-			if !oT4219 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4220
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4215.Kind != 0 {
-		return false, oT4215
+	oT1130 := false
+	if runtime.InStrings("tool_545", oF.Lycaon.TurnTools) {
+		oT1131 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1130 = strings.Contains(oT1131, "--force-545")
 	}
-	return oT4214, runtime.Err{}
+	return oT1130, runtime.Err{}
 }
 
 // oRule523 evaluates rule "R00547" (policy).
@@ -37475,9 +25732,8 @@ func oRule523(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0047" {
 		return false, runtime.Err{}
 	}
-	oT4223 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT4224 := "/secret/547/"
-	return strings.Contains(oT4223, oT4224), runtime.Err{}
+	oT1132 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT1132, "/secret/547/"), runtime.Err{}
 }
 
 // oRule525 evaluates rule "R00551" (policy).
@@ -37493,40 +25749,12 @@ func oRule525(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0043" {
 		return false, runtime.Err{}
 	}
-	oT4225, oT4226 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4227, oT4228 := func() (bool, runtime.Err) {
-			oT4229 := "tool_551"
-			return runtime.InStrings(oT4229, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT4228.Kind == 0 {
-			if !oT4227 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4228
-		}
-		oT4230, oT4231 := func() (bool, runtime.Err) {
-			oT4232 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT4233 := "--force-551"
-			return strings.Contains(oT4232, oT4233), runtime.Err{}
-		}()
-		if oT4231.Kind == 0 {
-			if !oT4230 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4231
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4226.Kind != 0 {
-		return false, oT4226
+	oT1133 := false
+	if runtime.InStrings("tool_551", oF.Lycaon.TurnTools) {
+		oT1134 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1133 = strings.Contains(oT1134, "--force-551")
 	}
-	return oT4225, runtime.Err{}
+	return oT1133, runtime.Err{}
 }
 
 // oRule526 evaluates rule "R00553" (policy).
@@ -37542,9 +25770,8 @@ func oRule526(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0041" {
 		return false, runtime.Err{}
 	}
-	oT4234 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT4235 := "/secret/553/"
-	return strings.Contains(oT4234, oT4235), runtime.Err{}
+	oT1135 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT1135, "/secret/553/"), runtime.Err{}
 }
 
 // oRule527 evaluates rule "R00555" (policy).
@@ -37562,40 +25789,12 @@ func oRule527(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT4236, oT4237 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4238, oT4239 := func() (bool, runtime.Err) {
-			oT4240 := "role_555"
-			oT4241 := runtime.InStrings(oT4240, oF.PrincipalRoles)
-			return !oT4241, runtime.Err{}
-		}()
-		if oT4239.Kind == 0 {
-			if !oT4238 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4239
-		}
-		oT4242, oT4243 := func() (bool, runtime.Err) {
-			oT4244 := "agent:555"
-			return (oF.Principal == oT4244), runtime.Err{}
-		}()
-		if oT4243.Kind == 0 {
-			if !oT4242 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4243
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4237.Kind != 0 {
-		return false, oT4237
+	oT1136 := false
+	oT1137 := runtime.InStrings("role_555", oF.PrincipalRoles)
+	if !oT1137 {
+		oT1136 = (oF.Principal == "agent:555")
 	}
-	return oT4236, runtime.Err{}
+	return oT1136, runtime.Err{}
 }
 
 // oRule528 evaluates rule "R00557" (policy).
@@ -37611,40 +25810,12 @@ func oRule528(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0037" {
 		return false, runtime.Err{}
 	}
-	oT4245, oT4246 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4247, oT4248 := func() (bool, runtime.Err) {
-			oT4249 := "tool_557"
-			return runtime.InStrings(oT4249, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT4248.Kind == 0 {
-			if !oT4247 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4248
-		}
-		oT4250, oT4251 := func() (bool, runtime.Err) {
-			oT4252 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT4253 := "--force-557"
-			return strings.Contains(oT4252, oT4253), runtime.Err{}
-		}()
-		if oT4251.Kind == 0 {
-			if !oT4250 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4251
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4246.Kind != 0 {
-		return false, oT4246
+	oT1138 := false
+	if runtime.InStrings("tool_557", oF.Lycaon.TurnTools) {
+		oT1139 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1138 = strings.Contains(oT1139, "--force-557")
 	}
-	return oT4245, runtime.Err{}
+	return oT1138, runtime.Err{}
 }
 
 // oRule530 evaluates rule "R00561" (policy).
@@ -37662,40 +25833,12 @@ func oRule530(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT4254, oT4255 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4256, oT4257 := func() (bool, runtime.Err) {
-			oT4258 := "role_561"
-			oT4259 := runtime.InStrings(oT4258, oF.PrincipalRoles)
-			return !oT4259, runtime.Err{}
-		}()
-		if oT4257.Kind == 0 {
-			if !oT4256 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4257
-		}
-		oT4260, oT4261 := func() (bool, runtime.Err) {
-			oT4262 := "agent:561"
-			return (oF.Principal == oT4262), runtime.Err{}
-		}()
-		if oT4261.Kind == 0 {
-			if !oT4260 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4261
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4255.Kind != 0 {
-		return false, oT4255
+	oT1140 := false
+	oT1141 := runtime.InStrings("role_561", oF.PrincipalRoles)
+	if !oT1141 {
+		oT1140 = (oF.Principal == "agent:561")
 	}
-	return oT4254, runtime.Err{}
+	return oT1140, runtime.Err{}
 }
 
 // oRule531 evaluates rule "R00563" (policy).
@@ -37711,40 +25854,12 @@ func oRule531(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0031" {
 		return false, runtime.Err{}
 	}
-	oT4263, oT4264 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4265, oT4266 := func() (bool, runtime.Err) {
-			oT4267 := "tool_563"
-			return runtime.InStrings(oT4267, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT4266.Kind == 0 {
-			if !oT4265 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4266
-		}
-		oT4268, oT4269 := func() (bool, runtime.Err) {
-			oT4270 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT4271 := "--force-563"
-			return strings.Contains(oT4270, oT4271), runtime.Err{}
-		}()
-		if oT4269.Kind == 0 {
-			if !oT4268 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4269
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4264.Kind != 0 {
-		return false, oT4264
+	oT1142 := false
+	if runtime.InStrings("tool_563", oF.Lycaon.TurnTools) {
+		oT1143 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1142 = strings.Contains(oT1143, "--force-563")
 	}
-	return oT4263, runtime.Err{}
+	return oT1142, runtime.Err{}
 }
 
 // oRule532 evaluates rule "R00565" (policy).
@@ -37760,9 +25875,8 @@ func oRule532(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0029" {
 		return false, runtime.Err{}
 	}
-	oT4272 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT4273 := "/secret/565/"
-	return strings.Contains(oT4272, oT4273), runtime.Err{}
+	oT1144 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT1144, "/secret/565/"), runtime.Err{}
 }
 
 // oRule533 evaluates rule "R00567" (policy).
@@ -37780,40 +25894,12 @@ func oRule533(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT4274, oT4275 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4276, oT4277 := func() (bool, runtime.Err) {
-			oT4278 := "role_567"
-			oT4279 := runtime.InStrings(oT4278, oF.PrincipalRoles)
-			return !oT4279, runtime.Err{}
-		}()
-		if oT4277.Kind == 0 {
-			if !oT4276 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4277
-		}
-		oT4280, oT4281 := func() (bool, runtime.Err) {
-			oT4282 := "agent:567"
-			return (oF.Principal == oT4282), runtime.Err{}
-		}()
-		if oT4281.Kind == 0 {
-			if !oT4280 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4281
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4275.Kind != 0 {
-		return false, oT4275
+	oT1145 := false
+	oT1146 := runtime.InStrings("role_567", oF.PrincipalRoles)
+	if !oT1146 {
+		oT1145 = (oF.Principal == "agent:567")
 	}
-	return oT4274, runtime.Err{}
+	return oT1145, runtime.Err{}
 }
 
 // oRule535 evaluates rule "R00571" (policy).
@@ -37829,9 +25915,8 @@ func oRule535(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0023" {
 		return false, runtime.Err{}
 	}
-	oT4283 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT4284 := "/secret/571/"
-	return strings.Contains(oT4283, oT4284), runtime.Err{}
+	oT1147 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT1147, "/secret/571/"), runtime.Err{}
 }
 
 // oRule536 evaluates rule "R00573" (policy).
@@ -37849,40 +25934,12 @@ func oRule536(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT4285, oT4286 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4287, oT4288 := func() (bool, runtime.Err) {
-			oT4289 := "role_573"
-			oT4290 := runtime.InStrings(oT4289, oF.PrincipalRoles)
-			return !oT4290, runtime.Err{}
-		}()
-		if oT4288.Kind == 0 {
-			if !oT4287 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4288
-		}
-		oT4291, oT4292 := func() (bool, runtime.Err) {
-			oT4293 := "agent:573"
-			return (oF.Principal == oT4293), runtime.Err{}
-		}()
-		if oT4292.Kind == 0 {
-			if !oT4291 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4292
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4286.Kind != 0 {
-		return false, oT4286
+	oT1148 := false
+	oT1149 := runtime.InStrings("role_573", oF.PrincipalRoles)
+	if !oT1149 {
+		oT1148 = (oF.Principal == "agent:573")
 	}
-	return oT4285, runtime.Err{}
+	return oT1148, runtime.Err{}
 }
 
 // oRule537 evaluates rule "R00575" (policy).
@@ -37898,40 +25955,12 @@ func oRule537(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0019" {
 		return false, runtime.Err{}
 	}
-	oT4294, oT4295 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4296, oT4297 := func() (bool, runtime.Err) {
-			oT4298 := "tool_575"
-			return runtime.InStrings(oT4298, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT4297.Kind == 0 {
-			if !oT4296 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4297
-		}
-		oT4299, oT4300 := func() (bool, runtime.Err) {
-			oT4301 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT4302 := "--force-575"
-			return strings.Contains(oT4301, oT4302), runtime.Err{}
-		}()
-		if oT4300.Kind == 0 {
-			if !oT4299 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4300
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4295.Kind != 0 {
-		return false, oT4295
+	oT1150 := false
+	if runtime.InStrings("tool_575", oF.Lycaon.TurnTools) {
+		oT1151 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1150 = strings.Contains(oT1151, "--force-575")
 	}
-	return oT4294, runtime.Err{}
+	return oT1150, runtime.Err{}
 }
 
 // oRule538 evaluates rule "R00577" (policy).
@@ -37947,9 +25976,8 @@ func oRule538(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0017" {
 		return false, runtime.Err{}
 	}
-	oT4303 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT4304 := "/secret/577/"
-	return strings.Contains(oT4303, oT4304), runtime.Err{}
+	oT1152 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT1152, "/secret/577/"), runtime.Err{}
 }
 
 // oRule540 evaluates rule "R00581" (policy).
@@ -37965,40 +25993,12 @@ func oRule540(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0013" {
 		return false, runtime.Err{}
 	}
-	oT4305, oT4306 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4307, oT4308 := func() (bool, runtime.Err) {
-			oT4309 := "tool_581"
-			return runtime.InStrings(oT4309, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT4308.Kind == 0 {
-			if !oT4307 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4308
-		}
-		oT4310, oT4311 := func() (bool, runtime.Err) {
-			oT4312 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT4313 := "--force-581"
-			return strings.Contains(oT4312, oT4313), runtime.Err{}
-		}()
-		if oT4311.Kind == 0 {
-			if !oT4310 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4311
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4306.Kind != 0 {
-		return false, oT4306
+	oT1153 := false
+	if runtime.InStrings("tool_581", oF.Lycaon.TurnTools) {
+		oT1154 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1153 = strings.Contains(oT1154, "--force-581")
 	}
-	return oT4305, runtime.Err{}
+	return oT1153, runtime.Err{}
 }
 
 // oRule541 evaluates rule "R00583" (policy).
@@ -38014,9 +26014,8 @@ func oRule541(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0011" {
 		return false, runtime.Err{}
 	}
-	oT4314 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT4315 := "/secret/583/"
-	return strings.Contains(oT4314, oT4315), runtime.Err{}
+	oT1155 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT1155, "/secret/583/"), runtime.Err{}
 }
 
 // oRule542 evaluates rule "R00585" (policy).
@@ -38034,40 +26033,12 @@ func oRule542(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT4316, oT4317 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4318, oT4319 := func() (bool, runtime.Err) {
-			oT4320 := "role_585"
-			oT4321 := runtime.InStrings(oT4320, oF.PrincipalRoles)
-			return !oT4321, runtime.Err{}
-		}()
-		if oT4319.Kind == 0 {
-			if !oT4318 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4319
-		}
-		oT4322, oT4323 := func() (bool, runtime.Err) {
-			oT4324 := "agent:585"
-			return (oF.Principal == oT4324), runtime.Err{}
-		}()
-		if oT4323.Kind == 0 {
-			if !oT4322 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4323
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4317.Kind != 0 {
-		return false, oT4317
+	oT1156 := false
+	oT1157 := runtime.InStrings("role_585", oF.PrincipalRoles)
+	if !oT1157 {
+		oT1156 = (oF.Principal == "agent:585")
 	}
-	return oT4316, runtime.Err{}
+	return oT1156, runtime.Err{}
 }
 
 // oRule543 evaluates rule "R00587" (policy).
@@ -38083,40 +26054,12 @@ func oRule543(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0007" {
 		return false, runtime.Err{}
 	}
-	oT4325, oT4326 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4327, oT4328 := func() (bool, runtime.Err) {
-			oT4329 := "tool_587"
-			return runtime.InStrings(oT4329, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT4328.Kind == 0 {
-			if !oT4327 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4328
-		}
-		oT4330, oT4331 := func() (bool, runtime.Err) {
-			oT4332 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT4333 := "--force-587"
-			return strings.Contains(oT4332, oT4333), runtime.Err{}
-		}()
-		if oT4331.Kind == 0 {
-			if !oT4330 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4331
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4326.Kind != 0 {
-		return false, oT4326
+	oT1158 := false
+	if runtime.InStrings("tool_587", oF.Lycaon.TurnTools) {
+		oT1159 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1158 = strings.Contains(oT1159, "--force-587")
 	}
-	return oT4325, runtime.Err{}
+	return oT1158, runtime.Err{}
 }
 
 // oRule545 evaluates rule "R00591" (policy).
@@ -38134,40 +26077,12 @@ func oRule545(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT4334, oT4335 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4336, oT4337 := func() (bool, runtime.Err) {
-			oT4338 := "role_591"
-			oT4339 := runtime.InStrings(oT4338, oF.PrincipalRoles)
-			return !oT4339, runtime.Err{}
-		}()
-		if oT4337.Kind == 0 {
-			if !oT4336 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4337
-		}
-		oT4340, oT4341 := func() (bool, runtime.Err) {
-			oT4342 := "agent:591"
-			return (oF.Principal == oT4342), runtime.Err{}
-		}()
-		if oT4341.Kind == 0 {
-			if !oT4340 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4341
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4335.Kind != 0 {
-		return false, oT4335
+	oT1160 := false
+	oT1161 := runtime.InStrings("role_591", oF.PrincipalRoles)
+	if !oT1161 {
+		oT1160 = (oF.Principal == "agent:591")
 	}
-	return oT4334, runtime.Err{}
+	return oT1160, runtime.Err{}
 }
 
 // oRule546 evaluates rule "R00593" (policy).
@@ -38183,40 +26098,12 @@ func oRule546(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0001" {
 		return false, runtime.Err{}
 	}
-	oT4343, oT4344 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4345, oT4346 := func() (bool, runtime.Err) {
-			oT4347 := "tool_593"
-			return runtime.InStrings(oT4347, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT4346.Kind == 0 {
-			if !oT4345 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4346
-		}
-		oT4348, oT4349 := func() (bool, runtime.Err) {
-			oT4350 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT4351 := "--force-593"
-			return strings.Contains(oT4350, oT4351), runtime.Err{}
-		}()
-		if oT4349.Kind == 0 {
-			if !oT4348 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4349
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4344.Kind != 0 {
-		return false, oT4344
+	oT1162 := false
+	if runtime.InStrings("tool_593", oF.Lycaon.TurnTools) {
+		oT1163 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1162 = strings.Contains(oT1163, "--force-593")
 	}
-	return oT4343, runtime.Err{}
+	return oT1162, runtime.Err{}
 }
 
 // oRule547 evaluates rule "R00595" (policy).
@@ -38232,9 +26119,8 @@ func oRule547(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0197" {
 		return false, runtime.Err{}
 	}
-	oT4352 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT4353 := "/secret/595/"
-	return strings.Contains(oT4352, oT4353), runtime.Err{}
+	oT1164 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT1164, "/secret/595/"), runtime.Err{}
 }
 
 // oRule548 evaluates rule "R00597" (policy).
@@ -38252,40 +26138,12 @@ func oRule548(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT4354, oT4355 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4356, oT4357 := func() (bool, runtime.Err) {
-			oT4358 := "role_597"
-			oT4359 := runtime.InStrings(oT4358, oF.PrincipalRoles)
-			return !oT4359, runtime.Err{}
-		}()
-		if oT4357.Kind == 0 {
-			if !oT4356 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4357
-		}
-		oT4360, oT4361 := func() (bool, runtime.Err) {
-			oT4362 := "agent:597"
-			return (oF.Principal == oT4362), runtime.Err{}
-		}()
-		if oT4361.Kind == 0 {
-			if !oT4360 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4361
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4355.Kind != 0 {
-		return false, oT4355
+	oT1165 := false
+	oT1166 := runtime.InStrings("role_597", oF.PrincipalRoles)
+	if !oT1166 {
+		oT1165 = (oF.Principal == "agent:597")
 	}
-	return oT4354, runtime.Err{}
+	return oT1165, runtime.Err{}
 }
 
 // oRule550 evaluates rule "R00601" (policy).
@@ -38301,9 +26159,8 @@ func oRule550(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0191" {
 		return false, runtime.Err{}
 	}
-	oT4363 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT4364 := "/secret/601/"
-	return strings.Contains(oT4363, oT4364), runtime.Err{}
+	oT1167 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT1167, "/secret/601/"), runtime.Err{}
 }
 
 // oRule551 evaluates rule "R00603" (policy).
@@ -38321,40 +26178,12 @@ func oRule551(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT4365, oT4366 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4367, oT4368 := func() (bool, runtime.Err) {
-			oT4369 := "role_603"
-			oT4370 := runtime.InStrings(oT4369, oF.PrincipalRoles)
-			return !oT4370, runtime.Err{}
-		}()
-		if oT4368.Kind == 0 {
-			if !oT4367 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4368
-		}
-		oT4371, oT4372 := func() (bool, runtime.Err) {
-			oT4373 := "agent:603"
-			return (oF.Principal == oT4373), runtime.Err{}
-		}()
-		if oT4372.Kind == 0 {
-			if !oT4371 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4372
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4366.Kind != 0 {
-		return false, oT4366
+	oT1168 := false
+	oT1169 := runtime.InStrings("role_603", oF.PrincipalRoles)
+	if !oT1169 {
+		oT1168 = (oF.Principal == "agent:603")
 	}
-	return oT4365, runtime.Err{}
+	return oT1168, runtime.Err{}
 }
 
 // oRule552 evaluates rule "R00605" (policy).
@@ -38370,40 +26199,12 @@ func oRule552(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0187" {
 		return false, runtime.Err{}
 	}
-	oT4374, oT4375 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4376, oT4377 := func() (bool, runtime.Err) {
-			oT4378 := "tool_605"
-			return runtime.InStrings(oT4378, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT4377.Kind == 0 {
-			if !oT4376 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4377
-		}
-		oT4379, oT4380 := func() (bool, runtime.Err) {
-			oT4381 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT4382 := "--force-605"
-			return strings.Contains(oT4381, oT4382), runtime.Err{}
-		}()
-		if oT4380.Kind == 0 {
-			if !oT4379 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4380
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4375.Kind != 0 {
-		return false, oT4375
+	oT1170 := false
+	if runtime.InStrings("tool_605", oF.Lycaon.TurnTools) {
+		oT1171 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1170 = strings.Contains(oT1171, "--force-605")
 	}
-	return oT4374, runtime.Err{}
+	return oT1170, runtime.Err{}
 }
 
 // oRule553 evaluates rule "R00607" (policy).
@@ -38419,9 +26220,8 @@ func oRule553(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0185" {
 		return false, runtime.Err{}
 	}
-	oT4383 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT4384 := "/secret/607/"
-	return strings.Contains(oT4383, oT4384), runtime.Err{}
+	oT1172 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT1172, "/secret/607/"), runtime.Err{}
 }
 
 // oRule555 evaluates rule "R00611" (policy).
@@ -38437,40 +26237,12 @@ func oRule555(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0181" {
 		return false, runtime.Err{}
 	}
-	oT4385, oT4386 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4387, oT4388 := func() (bool, runtime.Err) {
-			oT4389 := "tool_611"
-			return runtime.InStrings(oT4389, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT4388.Kind == 0 {
-			if !oT4387 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4388
-		}
-		oT4390, oT4391 := func() (bool, runtime.Err) {
-			oT4392 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT4393 := "--force-611"
-			return strings.Contains(oT4392, oT4393), runtime.Err{}
-		}()
-		if oT4391.Kind == 0 {
-			if !oT4390 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4391
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4386.Kind != 0 {
-		return false, oT4386
+	oT1173 := false
+	if runtime.InStrings("tool_611", oF.Lycaon.TurnTools) {
+		oT1174 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1173 = strings.Contains(oT1174, "--force-611")
 	}
-	return oT4385, runtime.Err{}
+	return oT1173, runtime.Err{}
 }
 
 // oRule556 evaluates rule "R00613" (policy).
@@ -38486,9 +26258,8 @@ func oRule556(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0179" {
 		return false, runtime.Err{}
 	}
-	oT4394 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT4395 := "/secret/613/"
-	return strings.Contains(oT4394, oT4395), runtime.Err{}
+	oT1175 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT1175, "/secret/613/"), runtime.Err{}
 }
 
 // oRule557 evaluates rule "R00615" (policy).
@@ -38506,40 +26277,12 @@ func oRule557(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT4396, oT4397 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4398, oT4399 := func() (bool, runtime.Err) {
-			oT4400 := "role_615"
-			oT4401 := runtime.InStrings(oT4400, oF.PrincipalRoles)
-			return !oT4401, runtime.Err{}
-		}()
-		if oT4399.Kind == 0 {
-			if !oT4398 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4399
-		}
-		oT4402, oT4403 := func() (bool, runtime.Err) {
-			oT4404 := "agent:615"
-			return (oF.Principal == oT4404), runtime.Err{}
-		}()
-		if oT4403.Kind == 0 {
-			if !oT4402 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4403
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4397.Kind != 0 {
-		return false, oT4397
+	oT1176 := false
+	oT1177 := runtime.InStrings("role_615", oF.PrincipalRoles)
+	if !oT1177 {
+		oT1176 = (oF.Principal == "agent:615")
 	}
-	return oT4396, runtime.Err{}
+	return oT1176, runtime.Err{}
 }
 
 // oRule558 evaluates rule "R00617" (policy).
@@ -38555,40 +26298,12 @@ func oRule558(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0175" {
 		return false, runtime.Err{}
 	}
-	oT4405, oT4406 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4407, oT4408 := func() (bool, runtime.Err) {
-			oT4409 := "tool_617"
-			return runtime.InStrings(oT4409, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT4408.Kind == 0 {
-			if !oT4407 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4408
-		}
-		oT4410, oT4411 := func() (bool, runtime.Err) {
-			oT4412 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT4413 := "--force-617"
-			return strings.Contains(oT4412, oT4413), runtime.Err{}
-		}()
-		if oT4411.Kind == 0 {
-			if !oT4410 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4411
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4406.Kind != 0 {
-		return false, oT4406
+	oT1178 := false
+	if runtime.InStrings("tool_617", oF.Lycaon.TurnTools) {
+		oT1179 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1178 = strings.Contains(oT1179, "--force-617")
 	}
-	return oT4405, runtime.Err{}
+	return oT1178, runtime.Err{}
 }
 
 // oRule560 evaluates rule "R00621" (policy).
@@ -38606,40 +26321,12 @@ func oRule560(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT4414, oT4415 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4416, oT4417 := func() (bool, runtime.Err) {
-			oT4418 := "role_621"
-			oT4419 := runtime.InStrings(oT4418, oF.PrincipalRoles)
-			return !oT4419, runtime.Err{}
-		}()
-		if oT4417.Kind == 0 {
-			if !oT4416 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4417
-		}
-		oT4420, oT4421 := func() (bool, runtime.Err) {
-			oT4422 := "agent:621"
-			return (oF.Principal == oT4422), runtime.Err{}
-		}()
-		if oT4421.Kind == 0 {
-			if !oT4420 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4421
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4415.Kind != 0 {
-		return false, oT4415
+	oT1180 := false
+	oT1181 := runtime.InStrings("role_621", oF.PrincipalRoles)
+	if !oT1181 {
+		oT1180 = (oF.Principal == "agent:621")
 	}
-	return oT4414, runtime.Err{}
+	return oT1180, runtime.Err{}
 }
 
 // oRule561 evaluates rule "R00623" (policy).
@@ -38655,40 +26342,12 @@ func oRule561(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0169" {
 		return false, runtime.Err{}
 	}
-	oT4423, oT4424 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4425, oT4426 := func() (bool, runtime.Err) {
-			oT4427 := "tool_623"
-			return runtime.InStrings(oT4427, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT4426.Kind == 0 {
-			if !oT4425 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4426
-		}
-		oT4428, oT4429 := func() (bool, runtime.Err) {
-			oT4430 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT4431 := "--force-623"
-			return strings.Contains(oT4430, oT4431), runtime.Err{}
-		}()
-		if oT4429.Kind == 0 {
-			if !oT4428 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4429
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4424.Kind != 0 {
-		return false, oT4424
+	oT1182 := false
+	if runtime.InStrings("tool_623", oF.Lycaon.TurnTools) {
+		oT1183 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1182 = strings.Contains(oT1183, "--force-623")
 	}
-	return oT4423, runtime.Err{}
+	return oT1182, runtime.Err{}
 }
 
 // oRule562 evaluates rule "R00625" (policy).
@@ -38704,9 +26363,8 @@ func oRule562(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0167" {
 		return false, runtime.Err{}
 	}
-	oT4432 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT4433 := "/secret/625/"
-	return strings.Contains(oT4432, oT4433), runtime.Err{}
+	oT1184 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT1184, "/secret/625/"), runtime.Err{}
 }
 
 // oRule563 evaluates rule "R00627" (policy).
@@ -38724,40 +26382,12 @@ func oRule563(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT4434, oT4435 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4436, oT4437 := func() (bool, runtime.Err) {
-			oT4438 := "role_627"
-			oT4439 := runtime.InStrings(oT4438, oF.PrincipalRoles)
-			return !oT4439, runtime.Err{}
-		}()
-		if oT4437.Kind == 0 {
-			if !oT4436 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4437
-		}
-		oT4440, oT4441 := func() (bool, runtime.Err) {
-			oT4442 := "agent:627"
-			return (oF.Principal == oT4442), runtime.Err{}
-		}()
-		if oT4441.Kind == 0 {
-			if !oT4440 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4441
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4435.Kind != 0 {
-		return false, oT4435
+	oT1185 := false
+	oT1186 := runtime.InStrings("role_627", oF.PrincipalRoles)
+	if !oT1186 {
+		oT1185 = (oF.Principal == "agent:627")
 	}
-	return oT4434, runtime.Err{}
+	return oT1185, runtime.Err{}
 }
 
 // oRule565 evaluates rule "R00631" (policy).
@@ -38773,9 +26403,8 @@ func oRule565(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0161" {
 		return false, runtime.Err{}
 	}
-	oT4443 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT4444 := "/secret/631/"
-	return strings.Contains(oT4443, oT4444), runtime.Err{}
+	oT1187 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT1187, "/secret/631/"), runtime.Err{}
 }
 
 // oRule566 evaluates rule "R00633" (policy).
@@ -38793,40 +26422,12 @@ func oRule566(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT4445, oT4446 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4447, oT4448 := func() (bool, runtime.Err) {
-			oT4449 := "role_633"
-			oT4450 := runtime.InStrings(oT4449, oF.PrincipalRoles)
-			return !oT4450, runtime.Err{}
-		}()
-		if oT4448.Kind == 0 {
-			if !oT4447 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4448
-		}
-		oT4451, oT4452 := func() (bool, runtime.Err) {
-			oT4453 := "agent:633"
-			return (oF.Principal == oT4453), runtime.Err{}
-		}()
-		if oT4452.Kind == 0 {
-			if !oT4451 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4452
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4446.Kind != 0 {
-		return false, oT4446
+	oT1188 := false
+	oT1189 := runtime.InStrings("role_633", oF.PrincipalRoles)
+	if !oT1189 {
+		oT1188 = (oF.Principal == "agent:633")
 	}
-	return oT4445, runtime.Err{}
+	return oT1188, runtime.Err{}
 }
 
 // oRule567 evaluates rule "R00635" (policy).
@@ -38842,40 +26443,12 @@ func oRule567(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0157" {
 		return false, runtime.Err{}
 	}
-	oT4454, oT4455 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4456, oT4457 := func() (bool, runtime.Err) {
-			oT4458 := "tool_635"
-			return runtime.InStrings(oT4458, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT4457.Kind == 0 {
-			if !oT4456 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4457
-		}
-		oT4459, oT4460 := func() (bool, runtime.Err) {
-			oT4461 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT4462 := "--force-635"
-			return strings.Contains(oT4461, oT4462), runtime.Err{}
-		}()
-		if oT4460.Kind == 0 {
-			if !oT4459 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4460
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4455.Kind != 0 {
-		return false, oT4455
+	oT1190 := false
+	if runtime.InStrings("tool_635", oF.Lycaon.TurnTools) {
+		oT1191 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1190 = strings.Contains(oT1191, "--force-635")
 	}
-	return oT4454, runtime.Err{}
+	return oT1190, runtime.Err{}
 }
 
 // oRule568 evaluates rule "R00637" (policy).
@@ -38891,9 +26464,8 @@ func oRule568(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0155" {
 		return false, runtime.Err{}
 	}
-	oT4463 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT4464 := "/secret/637/"
-	return strings.Contains(oT4463, oT4464), runtime.Err{}
+	oT1192 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT1192, "/secret/637/"), runtime.Err{}
 }
 
 // oRule570 evaluates rule "R00641" (policy).
@@ -38909,40 +26481,12 @@ func oRule570(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0151" {
 		return false, runtime.Err{}
 	}
-	oT4465, oT4466 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4467, oT4468 := func() (bool, runtime.Err) {
-			oT4469 := "tool_641"
-			return runtime.InStrings(oT4469, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT4468.Kind == 0 {
-			if !oT4467 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4468
-		}
-		oT4470, oT4471 := func() (bool, runtime.Err) {
-			oT4472 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT4473 := "--force-641"
-			return strings.Contains(oT4472, oT4473), runtime.Err{}
-		}()
-		if oT4471.Kind == 0 {
-			if !oT4470 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4471
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4466.Kind != 0 {
-		return false, oT4466
+	oT1193 := false
+	if runtime.InStrings("tool_641", oF.Lycaon.TurnTools) {
+		oT1194 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1193 = strings.Contains(oT1194, "--force-641")
 	}
-	return oT4465, runtime.Err{}
+	return oT1193, runtime.Err{}
 }
 
 // oRule571 evaluates rule "R00643" (policy).
@@ -38958,9 +26502,8 @@ func oRule571(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0149" {
 		return false, runtime.Err{}
 	}
-	oT4474 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT4475 := "/secret/643/"
-	return strings.Contains(oT4474, oT4475), runtime.Err{}
+	oT1195 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT1195, "/secret/643/"), runtime.Err{}
 }
 
 // oRule572 evaluates rule "R00645" (policy).
@@ -38978,40 +26521,12 @@ func oRule572(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT4476, oT4477 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4478, oT4479 := func() (bool, runtime.Err) {
-			oT4480 := "role_645"
-			oT4481 := runtime.InStrings(oT4480, oF.PrincipalRoles)
-			return !oT4481, runtime.Err{}
-		}()
-		if oT4479.Kind == 0 {
-			if !oT4478 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4479
-		}
-		oT4482, oT4483 := func() (bool, runtime.Err) {
-			oT4484 := "agent:645"
-			return (oF.Principal == oT4484), runtime.Err{}
-		}()
-		if oT4483.Kind == 0 {
-			if !oT4482 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4483
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4477.Kind != 0 {
-		return false, oT4477
+	oT1196 := false
+	oT1197 := runtime.InStrings("role_645", oF.PrincipalRoles)
+	if !oT1197 {
+		oT1196 = (oF.Principal == "agent:645")
 	}
-	return oT4476, runtime.Err{}
+	return oT1196, runtime.Err{}
 }
 
 // oRule573 evaluates rule "R00647" (policy).
@@ -39027,40 +26542,12 @@ func oRule573(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0145" {
 		return false, runtime.Err{}
 	}
-	oT4485, oT4486 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4487, oT4488 := func() (bool, runtime.Err) {
-			oT4489 := "tool_647"
-			return runtime.InStrings(oT4489, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT4488.Kind == 0 {
-			if !oT4487 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4488
-		}
-		oT4490, oT4491 := func() (bool, runtime.Err) {
-			oT4492 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT4493 := "--force-647"
-			return strings.Contains(oT4492, oT4493), runtime.Err{}
-		}()
-		if oT4491.Kind == 0 {
-			if !oT4490 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4491
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4486.Kind != 0 {
-		return false, oT4486
+	oT1198 := false
+	if runtime.InStrings("tool_647", oF.Lycaon.TurnTools) {
+		oT1199 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1198 = strings.Contains(oT1199, "--force-647")
 	}
-	return oT4485, runtime.Err{}
+	return oT1198, runtime.Err{}
 }
 
 // oRule575 evaluates rule "R00651" (policy).
@@ -39078,40 +26565,12 @@ func oRule575(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT4494, oT4495 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4496, oT4497 := func() (bool, runtime.Err) {
-			oT4498 := "role_651"
-			oT4499 := runtime.InStrings(oT4498, oF.PrincipalRoles)
-			return !oT4499, runtime.Err{}
-		}()
-		if oT4497.Kind == 0 {
-			if !oT4496 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4497
-		}
-		oT4500, oT4501 := func() (bool, runtime.Err) {
-			oT4502 := "agent:651"
-			return (oF.Principal == oT4502), runtime.Err{}
-		}()
-		if oT4501.Kind == 0 {
-			if !oT4500 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4501
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4495.Kind != 0 {
-		return false, oT4495
+	oT1200 := false
+	oT1201 := runtime.InStrings("role_651", oF.PrincipalRoles)
+	if !oT1201 {
+		oT1200 = (oF.Principal == "agent:651")
 	}
-	return oT4494, runtime.Err{}
+	return oT1200, runtime.Err{}
 }
 
 // oRule576 evaluates rule "R00653" (policy).
@@ -39127,40 +26586,12 @@ func oRule576(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0139" {
 		return false, runtime.Err{}
 	}
-	oT4503, oT4504 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4505, oT4506 := func() (bool, runtime.Err) {
-			oT4507 := "tool_653"
-			return runtime.InStrings(oT4507, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT4506.Kind == 0 {
-			if !oT4505 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4506
-		}
-		oT4508, oT4509 := func() (bool, runtime.Err) {
-			oT4510 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT4511 := "--force-653"
-			return strings.Contains(oT4510, oT4511), runtime.Err{}
-		}()
-		if oT4509.Kind == 0 {
-			if !oT4508 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4509
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4504.Kind != 0 {
-		return false, oT4504
+	oT1202 := false
+	if runtime.InStrings("tool_653", oF.Lycaon.TurnTools) {
+		oT1203 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1202 = strings.Contains(oT1203, "--force-653")
 	}
-	return oT4503, runtime.Err{}
+	return oT1202, runtime.Err{}
 }
 
 // oRule577 evaluates rule "R00655" (policy).
@@ -39176,9 +26607,8 @@ func oRule577(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0137" {
 		return false, runtime.Err{}
 	}
-	oT4512 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT4513 := "/secret/655/"
-	return strings.Contains(oT4512, oT4513), runtime.Err{}
+	oT1204 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT1204, "/secret/655/"), runtime.Err{}
 }
 
 // oRule578 evaluates rule "R00657" (policy).
@@ -39196,40 +26626,12 @@ func oRule578(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT4514, oT4515 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4516, oT4517 := func() (bool, runtime.Err) {
-			oT4518 := "role_657"
-			oT4519 := runtime.InStrings(oT4518, oF.PrincipalRoles)
-			return !oT4519, runtime.Err{}
-		}()
-		if oT4517.Kind == 0 {
-			if !oT4516 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4517
-		}
-		oT4520, oT4521 := func() (bool, runtime.Err) {
-			oT4522 := "agent:657"
-			return (oF.Principal == oT4522), runtime.Err{}
-		}()
-		if oT4521.Kind == 0 {
-			if !oT4520 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4521
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4515.Kind != 0 {
-		return false, oT4515
+	oT1205 := false
+	oT1206 := runtime.InStrings("role_657", oF.PrincipalRoles)
+	if !oT1206 {
+		oT1205 = (oF.Principal == "agent:657")
 	}
-	return oT4514, runtime.Err{}
+	return oT1205, runtime.Err{}
 }
 
 // oRule580 evaluates rule "R00661" (policy).
@@ -39245,9 +26647,8 @@ func oRule580(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0131" {
 		return false, runtime.Err{}
 	}
-	oT4523 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT4524 := "/secret/661/"
-	return strings.Contains(oT4523, oT4524), runtime.Err{}
+	oT1207 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT1207, "/secret/661/"), runtime.Err{}
 }
 
 // oRule581 evaluates rule "R00663" (policy).
@@ -39265,40 +26666,12 @@ func oRule581(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT4525, oT4526 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4527, oT4528 := func() (bool, runtime.Err) {
-			oT4529 := "role_663"
-			oT4530 := runtime.InStrings(oT4529, oF.PrincipalRoles)
-			return !oT4530, runtime.Err{}
-		}()
-		if oT4528.Kind == 0 {
-			if !oT4527 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4528
-		}
-		oT4531, oT4532 := func() (bool, runtime.Err) {
-			oT4533 := "agent:663"
-			return (oF.Principal == oT4533), runtime.Err{}
-		}()
-		if oT4532.Kind == 0 {
-			if !oT4531 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4532
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4526.Kind != 0 {
-		return false, oT4526
+	oT1208 := false
+	oT1209 := runtime.InStrings("role_663", oF.PrincipalRoles)
+	if !oT1209 {
+		oT1208 = (oF.Principal == "agent:663")
 	}
-	return oT4525, runtime.Err{}
+	return oT1208, runtime.Err{}
 }
 
 // oRule582 evaluates rule "R00665" (policy).
@@ -39314,40 +26687,12 @@ func oRule582(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0127" {
 		return false, runtime.Err{}
 	}
-	oT4534, oT4535 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4536, oT4537 := func() (bool, runtime.Err) {
-			oT4538 := "tool_665"
-			return runtime.InStrings(oT4538, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT4537.Kind == 0 {
-			if !oT4536 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4537
-		}
-		oT4539, oT4540 := func() (bool, runtime.Err) {
-			oT4541 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT4542 := "--force-665"
-			return strings.Contains(oT4541, oT4542), runtime.Err{}
-		}()
-		if oT4540.Kind == 0 {
-			if !oT4539 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4540
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4535.Kind != 0 {
-		return false, oT4535
+	oT1210 := false
+	if runtime.InStrings("tool_665", oF.Lycaon.TurnTools) {
+		oT1211 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1210 = strings.Contains(oT1211, "--force-665")
 	}
-	return oT4534, runtime.Err{}
+	return oT1210, runtime.Err{}
 }
 
 // oRule583 evaluates rule "R00667" (policy).
@@ -39363,9 +26708,8 @@ func oRule583(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0125" {
 		return false, runtime.Err{}
 	}
-	oT4543 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT4544 := "/secret/667/"
-	return strings.Contains(oT4543, oT4544), runtime.Err{}
+	oT1212 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT1212, "/secret/667/"), runtime.Err{}
 }
 
 // oRule585 evaluates rule "R00671" (policy).
@@ -39381,40 +26725,12 @@ func oRule585(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0121" {
 		return false, runtime.Err{}
 	}
-	oT4545, oT4546 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4547, oT4548 := func() (bool, runtime.Err) {
-			oT4549 := "tool_671"
-			return runtime.InStrings(oT4549, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT4548.Kind == 0 {
-			if !oT4547 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4548
-		}
-		oT4550, oT4551 := func() (bool, runtime.Err) {
-			oT4552 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT4553 := "--force-671"
-			return strings.Contains(oT4552, oT4553), runtime.Err{}
-		}()
-		if oT4551.Kind == 0 {
-			if !oT4550 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4551
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4546.Kind != 0 {
-		return false, oT4546
+	oT1213 := false
+	if runtime.InStrings("tool_671", oF.Lycaon.TurnTools) {
+		oT1214 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1213 = strings.Contains(oT1214, "--force-671")
 	}
-	return oT4545, runtime.Err{}
+	return oT1213, runtime.Err{}
 }
 
 // oRule586 evaluates rule "R00673" (policy).
@@ -39430,9 +26746,8 @@ func oRule586(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0119" {
 		return false, runtime.Err{}
 	}
-	oT4554 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT4555 := "/secret/673/"
-	return strings.Contains(oT4554, oT4555), runtime.Err{}
+	oT1215 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT1215, "/secret/673/"), runtime.Err{}
 }
 
 // oRule587 evaluates rule "R00675" (policy).
@@ -39450,40 +26765,12 @@ func oRule587(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT4556, oT4557 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4558, oT4559 := func() (bool, runtime.Err) {
-			oT4560 := "role_675"
-			oT4561 := runtime.InStrings(oT4560, oF.PrincipalRoles)
-			return !oT4561, runtime.Err{}
-		}()
-		if oT4559.Kind == 0 {
-			if !oT4558 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4559
-		}
-		oT4562, oT4563 := func() (bool, runtime.Err) {
-			oT4564 := "agent:675"
-			return (oF.Principal == oT4564), runtime.Err{}
-		}()
-		if oT4563.Kind == 0 {
-			if !oT4562 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4563
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4557.Kind != 0 {
-		return false, oT4557
+	oT1216 := false
+	oT1217 := runtime.InStrings("role_675", oF.PrincipalRoles)
+	if !oT1217 {
+		oT1216 = (oF.Principal == "agent:675")
 	}
-	return oT4556, runtime.Err{}
+	return oT1216, runtime.Err{}
 }
 
 // oRule588 evaluates rule "R00677" (policy).
@@ -39499,40 +26786,12 @@ func oRule588(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0115" {
 		return false, runtime.Err{}
 	}
-	oT4565, oT4566 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4567, oT4568 := func() (bool, runtime.Err) {
-			oT4569 := "tool_677"
-			return runtime.InStrings(oT4569, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT4568.Kind == 0 {
-			if !oT4567 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4568
-		}
-		oT4570, oT4571 := func() (bool, runtime.Err) {
-			oT4572 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT4573 := "--force-677"
-			return strings.Contains(oT4572, oT4573), runtime.Err{}
-		}()
-		if oT4571.Kind == 0 {
-			if !oT4570 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4571
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4566.Kind != 0 {
-		return false, oT4566
+	oT1218 := false
+	if runtime.InStrings("tool_677", oF.Lycaon.TurnTools) {
+		oT1219 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1218 = strings.Contains(oT1219, "--force-677")
 	}
-	return oT4565, runtime.Err{}
+	return oT1218, runtime.Err{}
 }
 
 // oRule590 evaluates rule "R00681" (policy).
@@ -39550,40 +26809,12 @@ func oRule590(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT4574, oT4575 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4576, oT4577 := func() (bool, runtime.Err) {
-			oT4578 := "role_681"
-			oT4579 := runtime.InStrings(oT4578, oF.PrincipalRoles)
-			return !oT4579, runtime.Err{}
-		}()
-		if oT4577.Kind == 0 {
-			if !oT4576 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4577
-		}
-		oT4580, oT4581 := func() (bool, runtime.Err) {
-			oT4582 := "agent:681"
-			return (oF.Principal == oT4582), runtime.Err{}
-		}()
-		if oT4581.Kind == 0 {
-			if !oT4580 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4581
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4575.Kind != 0 {
-		return false, oT4575
+	oT1220 := false
+	oT1221 := runtime.InStrings("role_681", oF.PrincipalRoles)
+	if !oT1221 {
+		oT1220 = (oF.Principal == "agent:681")
 	}
-	return oT4574, runtime.Err{}
+	return oT1220, runtime.Err{}
 }
 
 // oRule591 evaluates rule "R00683" (policy).
@@ -39599,40 +26830,12 @@ func oRule591(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0109" {
 		return false, runtime.Err{}
 	}
-	oT4583, oT4584 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4585, oT4586 := func() (bool, runtime.Err) {
-			oT4587 := "tool_683"
-			return runtime.InStrings(oT4587, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT4586.Kind == 0 {
-			if !oT4585 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4586
-		}
-		oT4588, oT4589 := func() (bool, runtime.Err) {
-			oT4590 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT4591 := "--force-683"
-			return strings.Contains(oT4590, oT4591), runtime.Err{}
-		}()
-		if oT4589.Kind == 0 {
-			if !oT4588 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4589
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4584.Kind != 0 {
-		return false, oT4584
+	oT1222 := false
+	if runtime.InStrings("tool_683", oF.Lycaon.TurnTools) {
+		oT1223 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1222 = strings.Contains(oT1223, "--force-683")
 	}
-	return oT4583, runtime.Err{}
+	return oT1222, runtime.Err{}
 }
 
 // oRule592 evaluates rule "R00685" (policy).
@@ -39648,9 +26851,8 @@ func oRule592(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0107" {
 		return false, runtime.Err{}
 	}
-	oT4592 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT4593 := "/secret/685/"
-	return strings.Contains(oT4592, oT4593), runtime.Err{}
+	oT1224 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT1224, "/secret/685/"), runtime.Err{}
 }
 
 // oRule593 evaluates rule "R00687" (policy).
@@ -39668,40 +26870,12 @@ func oRule593(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT4594, oT4595 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4596, oT4597 := func() (bool, runtime.Err) {
-			oT4598 := "role_687"
-			oT4599 := runtime.InStrings(oT4598, oF.PrincipalRoles)
-			return !oT4599, runtime.Err{}
-		}()
-		if oT4597.Kind == 0 {
-			if !oT4596 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4597
-		}
-		oT4600, oT4601 := func() (bool, runtime.Err) {
-			oT4602 := "agent:687"
-			return (oF.Principal == oT4602), runtime.Err{}
-		}()
-		if oT4601.Kind == 0 {
-			if !oT4600 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4601
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4595.Kind != 0 {
-		return false, oT4595
+	oT1225 := false
+	oT1226 := runtime.InStrings("role_687", oF.PrincipalRoles)
+	if !oT1226 {
+		oT1225 = (oF.Principal == "agent:687")
 	}
-	return oT4594, runtime.Err{}
+	return oT1225, runtime.Err{}
 }
 
 // oRule595 evaluates rule "R00691" (policy).
@@ -39717,9 +26891,8 @@ func oRule595(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0101" {
 		return false, runtime.Err{}
 	}
-	oT4603 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT4604 := "/secret/691/"
-	return strings.Contains(oT4603, oT4604), runtime.Err{}
+	oT1227 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT1227, "/secret/691/"), runtime.Err{}
 }
 
 // oRule596 evaluates rule "R00693" (policy).
@@ -39737,40 +26910,12 @@ func oRule596(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT4605, oT4606 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4607, oT4608 := func() (bool, runtime.Err) {
-			oT4609 := "role_693"
-			oT4610 := runtime.InStrings(oT4609, oF.PrincipalRoles)
-			return !oT4610, runtime.Err{}
-		}()
-		if oT4608.Kind == 0 {
-			if !oT4607 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4608
-		}
-		oT4611, oT4612 := func() (bool, runtime.Err) {
-			oT4613 := "agent:693"
-			return (oF.Principal == oT4613), runtime.Err{}
-		}()
-		if oT4612.Kind == 0 {
-			if !oT4611 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4612
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4606.Kind != 0 {
-		return false, oT4606
+	oT1228 := false
+	oT1229 := runtime.InStrings("role_693", oF.PrincipalRoles)
+	if !oT1229 {
+		oT1228 = (oF.Principal == "agent:693")
 	}
-	return oT4605, runtime.Err{}
+	return oT1228, runtime.Err{}
 }
 
 // oRule597 evaluates rule "R00695" (policy).
@@ -39786,40 +26931,12 @@ func oRule597(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0097" {
 		return false, runtime.Err{}
 	}
-	oT4614, oT4615 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4616, oT4617 := func() (bool, runtime.Err) {
-			oT4618 := "tool_695"
-			return runtime.InStrings(oT4618, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT4617.Kind == 0 {
-			if !oT4616 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4617
-		}
-		oT4619, oT4620 := func() (bool, runtime.Err) {
-			oT4621 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT4622 := "--force-695"
-			return strings.Contains(oT4621, oT4622), runtime.Err{}
-		}()
-		if oT4620.Kind == 0 {
-			if !oT4619 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4620
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4615.Kind != 0 {
-		return false, oT4615
+	oT1230 := false
+	if runtime.InStrings("tool_695", oF.Lycaon.TurnTools) {
+		oT1231 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1230 = strings.Contains(oT1231, "--force-695")
 	}
-	return oT4614, runtime.Err{}
+	return oT1230, runtime.Err{}
 }
 
 // oRule598 evaluates rule "R00697" (policy).
@@ -39835,9 +26952,8 @@ func oRule598(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0095" {
 		return false, runtime.Err{}
 	}
-	oT4623 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT4624 := "/secret/697/"
-	return strings.Contains(oT4623, oT4624), runtime.Err{}
+	oT1232 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT1232, "/secret/697/"), runtime.Err{}
 }
 
 // oRule600 evaluates rule "R00701" (policy).
@@ -39853,40 +26969,12 @@ func oRule600(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0091" {
 		return false, runtime.Err{}
 	}
-	oT4625, oT4626 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4627, oT4628 := func() (bool, runtime.Err) {
-			oT4629 := "tool_701"
-			return runtime.InStrings(oT4629, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT4628.Kind == 0 {
-			if !oT4627 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4628
-		}
-		oT4630, oT4631 := func() (bool, runtime.Err) {
-			oT4632 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT4633 := "--force-701"
-			return strings.Contains(oT4632, oT4633), runtime.Err{}
-		}()
-		if oT4631.Kind == 0 {
-			if !oT4630 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4631
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4626.Kind != 0 {
-		return false, oT4626
+	oT1233 := false
+	if runtime.InStrings("tool_701", oF.Lycaon.TurnTools) {
+		oT1234 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1233 = strings.Contains(oT1234, "--force-701")
 	}
-	return oT4625, runtime.Err{}
+	return oT1233, runtime.Err{}
 }
 
 // oRule601 evaluates rule "R00703" (policy).
@@ -39902,9 +26990,8 @@ func oRule601(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0089" {
 		return false, runtime.Err{}
 	}
-	oT4634 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT4635 := "/secret/703/"
-	return strings.Contains(oT4634, oT4635), runtime.Err{}
+	oT1235 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT1235, "/secret/703/"), runtime.Err{}
 }
 
 // oRule602 evaluates rule "R00705" (policy).
@@ -39922,40 +27009,12 @@ func oRule602(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT4636, oT4637 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4638, oT4639 := func() (bool, runtime.Err) {
-			oT4640 := "role_705"
-			oT4641 := runtime.InStrings(oT4640, oF.PrincipalRoles)
-			return !oT4641, runtime.Err{}
-		}()
-		if oT4639.Kind == 0 {
-			if !oT4638 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4639
-		}
-		oT4642, oT4643 := func() (bool, runtime.Err) {
-			oT4644 := "agent:705"
-			return (oF.Principal == oT4644), runtime.Err{}
-		}()
-		if oT4643.Kind == 0 {
-			if !oT4642 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4643
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4637.Kind != 0 {
-		return false, oT4637
+	oT1236 := false
+	oT1237 := runtime.InStrings("role_705", oF.PrincipalRoles)
+	if !oT1237 {
+		oT1236 = (oF.Principal == "agent:705")
 	}
-	return oT4636, runtime.Err{}
+	return oT1236, runtime.Err{}
 }
 
 // oRule603 evaluates rule "R00707" (policy).
@@ -39971,40 +27030,12 @@ func oRule603(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0085" {
 		return false, runtime.Err{}
 	}
-	oT4645, oT4646 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4647, oT4648 := func() (bool, runtime.Err) {
-			oT4649 := "tool_707"
-			return runtime.InStrings(oT4649, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT4648.Kind == 0 {
-			if !oT4647 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4648
-		}
-		oT4650, oT4651 := func() (bool, runtime.Err) {
-			oT4652 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT4653 := "--force-707"
-			return strings.Contains(oT4652, oT4653), runtime.Err{}
-		}()
-		if oT4651.Kind == 0 {
-			if !oT4650 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4651
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4646.Kind != 0 {
-		return false, oT4646
+	oT1238 := false
+	if runtime.InStrings("tool_707", oF.Lycaon.TurnTools) {
+		oT1239 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1238 = strings.Contains(oT1239, "--force-707")
 	}
-	return oT4645, runtime.Err{}
+	return oT1238, runtime.Err{}
 }
 
 // oRule605 evaluates rule "R00711" (policy).
@@ -40022,40 +27053,12 @@ func oRule605(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT4654, oT4655 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4656, oT4657 := func() (bool, runtime.Err) {
-			oT4658 := "role_711"
-			oT4659 := runtime.InStrings(oT4658, oF.PrincipalRoles)
-			return !oT4659, runtime.Err{}
-		}()
-		if oT4657.Kind == 0 {
-			if !oT4656 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4657
-		}
-		oT4660, oT4661 := func() (bool, runtime.Err) {
-			oT4662 := "agent:711"
-			return (oF.Principal == oT4662), runtime.Err{}
-		}()
-		if oT4661.Kind == 0 {
-			if !oT4660 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4661
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4655.Kind != 0 {
-		return false, oT4655
+	oT1240 := false
+	oT1241 := runtime.InStrings("role_711", oF.PrincipalRoles)
+	if !oT1241 {
+		oT1240 = (oF.Principal == "agent:711")
 	}
-	return oT4654, runtime.Err{}
+	return oT1240, runtime.Err{}
 }
 
 // oRule606 evaluates rule "R00713" (policy).
@@ -40071,40 +27074,12 @@ func oRule606(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0079" {
 		return false, runtime.Err{}
 	}
-	oT4663, oT4664 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4665, oT4666 := func() (bool, runtime.Err) {
-			oT4667 := "tool_713"
-			return runtime.InStrings(oT4667, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT4666.Kind == 0 {
-			if !oT4665 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4666
-		}
-		oT4668, oT4669 := func() (bool, runtime.Err) {
-			oT4670 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT4671 := "--force-713"
-			return strings.Contains(oT4670, oT4671), runtime.Err{}
-		}()
-		if oT4669.Kind == 0 {
-			if !oT4668 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4669
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4664.Kind != 0 {
-		return false, oT4664
+	oT1242 := false
+	if runtime.InStrings("tool_713", oF.Lycaon.TurnTools) {
+		oT1243 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1242 = strings.Contains(oT1243, "--force-713")
 	}
-	return oT4663, runtime.Err{}
+	return oT1242, runtime.Err{}
 }
 
 // oRule607 evaluates rule "R00715" (policy).
@@ -40120,9 +27095,8 @@ func oRule607(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0077" {
 		return false, runtime.Err{}
 	}
-	oT4672 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT4673 := "/secret/715/"
-	return strings.Contains(oT4672, oT4673), runtime.Err{}
+	oT1244 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT1244, "/secret/715/"), runtime.Err{}
 }
 
 // oRule608 evaluates rule "R00717" (policy).
@@ -40140,40 +27114,12 @@ func oRule608(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT4674, oT4675 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4676, oT4677 := func() (bool, runtime.Err) {
-			oT4678 := "role_717"
-			oT4679 := runtime.InStrings(oT4678, oF.PrincipalRoles)
-			return !oT4679, runtime.Err{}
-		}()
-		if oT4677.Kind == 0 {
-			if !oT4676 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4677
-		}
-		oT4680, oT4681 := func() (bool, runtime.Err) {
-			oT4682 := "agent:717"
-			return (oF.Principal == oT4682), runtime.Err{}
-		}()
-		if oT4681.Kind == 0 {
-			if !oT4680 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4681
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4675.Kind != 0 {
-		return false, oT4675
+	oT1245 := false
+	oT1246 := runtime.InStrings("role_717", oF.PrincipalRoles)
+	if !oT1246 {
+		oT1245 = (oF.Principal == "agent:717")
 	}
-	return oT4674, runtime.Err{}
+	return oT1245, runtime.Err{}
 }
 
 // oRule610 evaluates rule "R00721" (policy).
@@ -40189,9 +27135,8 @@ func oRule610(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0071" {
 		return false, runtime.Err{}
 	}
-	oT4683 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT4684 := "/secret/721/"
-	return strings.Contains(oT4683, oT4684), runtime.Err{}
+	oT1247 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT1247, "/secret/721/"), runtime.Err{}
 }
 
 // oRule611 evaluates rule "R00723" (policy).
@@ -40209,40 +27154,12 @@ func oRule611(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT4685, oT4686 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4687, oT4688 := func() (bool, runtime.Err) {
-			oT4689 := "role_723"
-			oT4690 := runtime.InStrings(oT4689, oF.PrincipalRoles)
-			return !oT4690, runtime.Err{}
-		}()
-		if oT4688.Kind == 0 {
-			if !oT4687 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4688
-		}
-		oT4691, oT4692 := func() (bool, runtime.Err) {
-			oT4693 := "agent:723"
-			return (oF.Principal == oT4693), runtime.Err{}
-		}()
-		if oT4692.Kind == 0 {
-			if !oT4691 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4692
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4686.Kind != 0 {
-		return false, oT4686
+	oT1248 := false
+	oT1249 := runtime.InStrings("role_723", oF.PrincipalRoles)
+	if !oT1249 {
+		oT1248 = (oF.Principal == "agent:723")
 	}
-	return oT4685, runtime.Err{}
+	return oT1248, runtime.Err{}
 }
 
 // oRule612 evaluates rule "R00725" (policy).
@@ -40258,40 +27175,12 @@ func oRule612(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0067" {
 		return false, runtime.Err{}
 	}
-	oT4694, oT4695 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4696, oT4697 := func() (bool, runtime.Err) {
-			oT4698 := "tool_725"
-			return runtime.InStrings(oT4698, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT4697.Kind == 0 {
-			if !oT4696 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4697
-		}
-		oT4699, oT4700 := func() (bool, runtime.Err) {
-			oT4701 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT4702 := "--force-725"
-			return strings.Contains(oT4701, oT4702), runtime.Err{}
-		}()
-		if oT4700.Kind == 0 {
-			if !oT4699 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4700
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4695.Kind != 0 {
-		return false, oT4695
+	oT1250 := false
+	if runtime.InStrings("tool_725", oF.Lycaon.TurnTools) {
+		oT1251 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1250 = strings.Contains(oT1251, "--force-725")
 	}
-	return oT4694, runtime.Err{}
+	return oT1250, runtime.Err{}
 }
 
 // oRule613 evaluates rule "R00727" (policy).
@@ -40307,9 +27196,8 @@ func oRule613(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0065" {
 		return false, runtime.Err{}
 	}
-	oT4703 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT4704 := "/secret/727/"
-	return strings.Contains(oT4703, oT4704), runtime.Err{}
+	oT1252 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT1252, "/secret/727/"), runtime.Err{}
 }
 
 // oRule615 evaluates rule "R00731" (policy).
@@ -40325,40 +27213,12 @@ func oRule615(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0061" {
 		return false, runtime.Err{}
 	}
-	oT4705, oT4706 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4707, oT4708 := func() (bool, runtime.Err) {
-			oT4709 := "tool_731"
-			return runtime.InStrings(oT4709, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT4708.Kind == 0 {
-			if !oT4707 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4708
-		}
-		oT4710, oT4711 := func() (bool, runtime.Err) {
-			oT4712 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT4713 := "--force-731"
-			return strings.Contains(oT4712, oT4713), runtime.Err{}
-		}()
-		if oT4711.Kind == 0 {
-			if !oT4710 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4711
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4706.Kind != 0 {
-		return false, oT4706
+	oT1253 := false
+	if runtime.InStrings("tool_731", oF.Lycaon.TurnTools) {
+		oT1254 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1253 = strings.Contains(oT1254, "--force-731")
 	}
-	return oT4705, runtime.Err{}
+	return oT1253, runtime.Err{}
 }
 
 // oRule616 evaluates rule "R00733" (policy).
@@ -40374,9 +27234,8 @@ func oRule616(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0059" {
 		return false, runtime.Err{}
 	}
-	oT4714 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT4715 := "/secret/733/"
-	return strings.Contains(oT4714, oT4715), runtime.Err{}
+	oT1255 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT1255, "/secret/733/"), runtime.Err{}
 }
 
 // oRule617 evaluates rule "R00735" (policy).
@@ -40394,40 +27253,12 @@ func oRule617(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT4716, oT4717 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4718, oT4719 := func() (bool, runtime.Err) {
-			oT4720 := "role_735"
-			oT4721 := runtime.InStrings(oT4720, oF.PrincipalRoles)
-			return !oT4721, runtime.Err{}
-		}()
-		if oT4719.Kind == 0 {
-			if !oT4718 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4719
-		}
-		oT4722, oT4723 := func() (bool, runtime.Err) {
-			oT4724 := "agent:735"
-			return (oF.Principal == oT4724), runtime.Err{}
-		}()
-		if oT4723.Kind == 0 {
-			if !oT4722 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4723
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4717.Kind != 0 {
-		return false, oT4717
+	oT1256 := false
+	oT1257 := runtime.InStrings("role_735", oF.PrincipalRoles)
+	if !oT1257 {
+		oT1256 = (oF.Principal == "agent:735")
 	}
-	return oT4716, runtime.Err{}
+	return oT1256, runtime.Err{}
 }
 
 // oRule618 evaluates rule "R00737" (policy).
@@ -40443,40 +27274,12 @@ func oRule618(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0055" {
 		return false, runtime.Err{}
 	}
-	oT4725, oT4726 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4727, oT4728 := func() (bool, runtime.Err) {
-			oT4729 := "tool_737"
-			return runtime.InStrings(oT4729, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT4728.Kind == 0 {
-			if !oT4727 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4728
-		}
-		oT4730, oT4731 := func() (bool, runtime.Err) {
-			oT4732 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT4733 := "--force-737"
-			return strings.Contains(oT4732, oT4733), runtime.Err{}
-		}()
-		if oT4731.Kind == 0 {
-			if !oT4730 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4731
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4726.Kind != 0 {
-		return false, oT4726
+	oT1258 := false
+	if runtime.InStrings("tool_737", oF.Lycaon.TurnTools) {
+		oT1259 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1258 = strings.Contains(oT1259, "--force-737")
 	}
-	return oT4725, runtime.Err{}
+	return oT1258, runtime.Err{}
 }
 
 // oRule620 evaluates rule "R00741" (policy).
@@ -40494,40 +27297,12 @@ func oRule620(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT4734, oT4735 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4736, oT4737 := func() (bool, runtime.Err) {
-			oT4738 := "role_741"
-			oT4739 := runtime.InStrings(oT4738, oF.PrincipalRoles)
-			return !oT4739, runtime.Err{}
-		}()
-		if oT4737.Kind == 0 {
-			if !oT4736 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4737
-		}
-		oT4740, oT4741 := func() (bool, runtime.Err) {
-			oT4742 := "agent:741"
-			return (oF.Principal == oT4742), runtime.Err{}
-		}()
-		if oT4741.Kind == 0 {
-			if !oT4740 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4741
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4735.Kind != 0 {
-		return false, oT4735
+	oT1260 := false
+	oT1261 := runtime.InStrings("role_741", oF.PrincipalRoles)
+	if !oT1261 {
+		oT1260 = (oF.Principal == "agent:741")
 	}
-	return oT4734, runtime.Err{}
+	return oT1260, runtime.Err{}
 }
 
 // oRule621 evaluates rule "R00743" (policy).
@@ -40543,40 +27318,12 @@ func oRule621(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0049" {
 		return false, runtime.Err{}
 	}
-	oT4743, oT4744 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4745, oT4746 := func() (bool, runtime.Err) {
-			oT4747 := "tool_743"
-			return runtime.InStrings(oT4747, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT4746.Kind == 0 {
-			if !oT4745 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4746
-		}
-		oT4748, oT4749 := func() (bool, runtime.Err) {
-			oT4750 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT4751 := "--force-743"
-			return strings.Contains(oT4750, oT4751), runtime.Err{}
-		}()
-		if oT4749.Kind == 0 {
-			if !oT4748 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4749
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4744.Kind != 0 {
-		return false, oT4744
+	oT1262 := false
+	if runtime.InStrings("tool_743", oF.Lycaon.TurnTools) {
+		oT1263 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1262 = strings.Contains(oT1263, "--force-743")
 	}
-	return oT4743, runtime.Err{}
+	return oT1262, runtime.Err{}
 }
 
 // oRule622 evaluates rule "R00745" (policy).
@@ -40592,9 +27339,8 @@ func oRule622(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0047" {
 		return false, runtime.Err{}
 	}
-	oT4752 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT4753 := "/secret/745/"
-	return strings.Contains(oT4752, oT4753), runtime.Err{}
+	oT1264 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT1264, "/secret/745/"), runtime.Err{}
 }
 
 // oRule623 evaluates rule "R00747" (policy).
@@ -40612,40 +27358,12 @@ func oRule623(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT4754, oT4755 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4756, oT4757 := func() (bool, runtime.Err) {
-			oT4758 := "role_747"
-			oT4759 := runtime.InStrings(oT4758, oF.PrincipalRoles)
-			return !oT4759, runtime.Err{}
-		}()
-		if oT4757.Kind == 0 {
-			if !oT4756 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4757
-		}
-		oT4760, oT4761 := func() (bool, runtime.Err) {
-			oT4762 := "agent:747"
-			return (oF.Principal == oT4762), runtime.Err{}
-		}()
-		if oT4761.Kind == 0 {
-			if !oT4760 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4761
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4755.Kind != 0 {
-		return false, oT4755
+	oT1265 := false
+	oT1266 := runtime.InStrings("role_747", oF.PrincipalRoles)
+	if !oT1266 {
+		oT1265 = (oF.Principal == "agent:747")
 	}
-	return oT4754, runtime.Err{}
+	return oT1265, runtime.Err{}
 }
 
 // oRule625 evaluates rule "R00751" (policy).
@@ -40661,9 +27379,8 @@ func oRule625(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0041" {
 		return false, runtime.Err{}
 	}
-	oT4763 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT4764 := "/secret/751/"
-	return strings.Contains(oT4763, oT4764), runtime.Err{}
+	oT1267 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT1267, "/secret/751/"), runtime.Err{}
 }
 
 // oRule626 evaluates rule "R00753" (policy).
@@ -40681,40 +27398,12 @@ func oRule626(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT4765, oT4766 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4767, oT4768 := func() (bool, runtime.Err) {
-			oT4769 := "role_753"
-			oT4770 := runtime.InStrings(oT4769, oF.PrincipalRoles)
-			return !oT4770, runtime.Err{}
-		}()
-		if oT4768.Kind == 0 {
-			if !oT4767 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4768
-		}
-		oT4771, oT4772 := func() (bool, runtime.Err) {
-			oT4773 := "agent:753"
-			return (oF.Principal == oT4773), runtime.Err{}
-		}()
-		if oT4772.Kind == 0 {
-			if !oT4771 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4772
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4766.Kind != 0 {
-		return false, oT4766
+	oT1268 := false
+	oT1269 := runtime.InStrings("role_753", oF.PrincipalRoles)
+	if !oT1269 {
+		oT1268 = (oF.Principal == "agent:753")
 	}
-	return oT4765, runtime.Err{}
+	return oT1268, runtime.Err{}
 }
 
 // oRule627 evaluates rule "R00755" (policy).
@@ -40730,40 +27419,12 @@ func oRule627(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0037" {
 		return false, runtime.Err{}
 	}
-	oT4774, oT4775 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4776, oT4777 := func() (bool, runtime.Err) {
-			oT4778 := "tool_755"
-			return runtime.InStrings(oT4778, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT4777.Kind == 0 {
-			if !oT4776 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4777
-		}
-		oT4779, oT4780 := func() (bool, runtime.Err) {
-			oT4781 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT4782 := "--force-755"
-			return strings.Contains(oT4781, oT4782), runtime.Err{}
-		}()
-		if oT4780.Kind == 0 {
-			if !oT4779 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4780
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4775.Kind != 0 {
-		return false, oT4775
+	oT1270 := false
+	if runtime.InStrings("tool_755", oF.Lycaon.TurnTools) {
+		oT1271 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1270 = strings.Contains(oT1271, "--force-755")
 	}
-	return oT4774, runtime.Err{}
+	return oT1270, runtime.Err{}
 }
 
 // oRule628 evaluates rule "R00757" (policy).
@@ -40779,9 +27440,8 @@ func oRule628(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0035" {
 		return false, runtime.Err{}
 	}
-	oT4783 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT4784 := "/secret/757/"
-	return strings.Contains(oT4783, oT4784), runtime.Err{}
+	oT1272 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT1272, "/secret/757/"), runtime.Err{}
 }
 
 // oRule630 evaluates rule "R00761" (policy).
@@ -40797,40 +27457,12 @@ func oRule630(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0031" {
 		return false, runtime.Err{}
 	}
-	oT4785, oT4786 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4787, oT4788 := func() (bool, runtime.Err) {
-			oT4789 := "tool_761"
-			return runtime.InStrings(oT4789, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT4788.Kind == 0 {
-			if !oT4787 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4788
-		}
-		oT4790, oT4791 := func() (bool, runtime.Err) {
-			oT4792 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT4793 := "--force-761"
-			return strings.Contains(oT4792, oT4793), runtime.Err{}
-		}()
-		if oT4791.Kind == 0 {
-			if !oT4790 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4791
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4786.Kind != 0 {
-		return false, oT4786
+	oT1273 := false
+	if runtime.InStrings("tool_761", oF.Lycaon.TurnTools) {
+		oT1274 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1273 = strings.Contains(oT1274, "--force-761")
 	}
-	return oT4785, runtime.Err{}
+	return oT1273, runtime.Err{}
 }
 
 // oRule631 evaluates rule "R00763" (policy).
@@ -40846,9 +27478,8 @@ func oRule631(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0029" {
 		return false, runtime.Err{}
 	}
-	oT4794 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT4795 := "/secret/763/"
-	return strings.Contains(oT4794, oT4795), runtime.Err{}
+	oT1275 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT1275, "/secret/763/"), runtime.Err{}
 }
 
 // oRule632 evaluates rule "R00765" (policy).
@@ -40866,40 +27497,12 @@ func oRule632(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT4796, oT4797 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4798, oT4799 := func() (bool, runtime.Err) {
-			oT4800 := "role_765"
-			oT4801 := runtime.InStrings(oT4800, oF.PrincipalRoles)
-			return !oT4801, runtime.Err{}
-		}()
-		if oT4799.Kind == 0 {
-			if !oT4798 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4799
-		}
-		oT4802, oT4803 := func() (bool, runtime.Err) {
-			oT4804 := "agent:765"
-			return (oF.Principal == oT4804), runtime.Err{}
-		}()
-		if oT4803.Kind == 0 {
-			if !oT4802 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4803
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4797.Kind != 0 {
-		return false, oT4797
+	oT1276 := false
+	oT1277 := runtime.InStrings("role_765", oF.PrincipalRoles)
+	if !oT1277 {
+		oT1276 = (oF.Principal == "agent:765")
 	}
-	return oT4796, runtime.Err{}
+	return oT1276, runtime.Err{}
 }
 
 // oRule633 evaluates rule "R00767" (policy).
@@ -40915,40 +27518,12 @@ func oRule633(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0025" {
 		return false, runtime.Err{}
 	}
-	oT4805, oT4806 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4807, oT4808 := func() (bool, runtime.Err) {
-			oT4809 := "tool_767"
-			return runtime.InStrings(oT4809, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT4808.Kind == 0 {
-			if !oT4807 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4808
-		}
-		oT4810, oT4811 := func() (bool, runtime.Err) {
-			oT4812 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT4813 := "--force-767"
-			return strings.Contains(oT4812, oT4813), runtime.Err{}
-		}()
-		if oT4811.Kind == 0 {
-			if !oT4810 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4811
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4806.Kind != 0 {
-		return false, oT4806
+	oT1278 := false
+	if runtime.InStrings("tool_767", oF.Lycaon.TurnTools) {
+		oT1279 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1278 = strings.Contains(oT1279, "--force-767")
 	}
-	return oT4805, runtime.Err{}
+	return oT1278, runtime.Err{}
 }
 
 // oRule635 evaluates rule "R00771" (policy).
@@ -40966,40 +27541,12 @@ func oRule635(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT4814, oT4815 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4816, oT4817 := func() (bool, runtime.Err) {
-			oT4818 := "role_771"
-			oT4819 := runtime.InStrings(oT4818, oF.PrincipalRoles)
-			return !oT4819, runtime.Err{}
-		}()
-		if oT4817.Kind == 0 {
-			if !oT4816 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4817
-		}
-		oT4820, oT4821 := func() (bool, runtime.Err) {
-			oT4822 := "agent:771"
-			return (oF.Principal == oT4822), runtime.Err{}
-		}()
-		if oT4821.Kind == 0 {
-			if !oT4820 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4821
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4815.Kind != 0 {
-		return false, oT4815
+	oT1280 := false
+	oT1281 := runtime.InStrings("role_771", oF.PrincipalRoles)
+	if !oT1281 {
+		oT1280 = (oF.Principal == "agent:771")
 	}
-	return oT4814, runtime.Err{}
+	return oT1280, runtime.Err{}
 }
 
 // oRule636 evaluates rule "R00773" (policy).
@@ -41015,40 +27562,12 @@ func oRule636(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0019" {
 		return false, runtime.Err{}
 	}
-	oT4823, oT4824 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4825, oT4826 := func() (bool, runtime.Err) {
-			oT4827 := "tool_773"
-			return runtime.InStrings(oT4827, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT4826.Kind == 0 {
-			if !oT4825 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4826
-		}
-		oT4828, oT4829 := func() (bool, runtime.Err) {
-			oT4830 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT4831 := "--force-773"
-			return strings.Contains(oT4830, oT4831), runtime.Err{}
-		}()
-		if oT4829.Kind == 0 {
-			if !oT4828 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4829
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4824.Kind != 0 {
-		return false, oT4824
+	oT1282 := false
+	if runtime.InStrings("tool_773", oF.Lycaon.TurnTools) {
+		oT1283 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1282 = strings.Contains(oT1283, "--force-773")
 	}
-	return oT4823, runtime.Err{}
+	return oT1282, runtime.Err{}
 }
 
 // oRule637 evaluates rule "R00775" (policy).
@@ -41064,9 +27583,8 @@ func oRule637(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0017" {
 		return false, runtime.Err{}
 	}
-	oT4832 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT4833 := "/secret/775/"
-	return strings.Contains(oT4832, oT4833), runtime.Err{}
+	oT1284 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT1284, "/secret/775/"), runtime.Err{}
 }
 
 // oRule638 evaluates rule "R00777" (policy).
@@ -41084,40 +27602,12 @@ func oRule638(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT4834, oT4835 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4836, oT4837 := func() (bool, runtime.Err) {
-			oT4838 := "role_777"
-			oT4839 := runtime.InStrings(oT4838, oF.PrincipalRoles)
-			return !oT4839, runtime.Err{}
-		}()
-		if oT4837.Kind == 0 {
-			if !oT4836 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4837
-		}
-		oT4840, oT4841 := func() (bool, runtime.Err) {
-			oT4842 := "agent:777"
-			return (oF.Principal == oT4842), runtime.Err{}
-		}()
-		if oT4841.Kind == 0 {
-			if !oT4840 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4841
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4835.Kind != 0 {
-		return false, oT4835
+	oT1285 := false
+	oT1286 := runtime.InStrings("role_777", oF.PrincipalRoles)
+	if !oT1286 {
+		oT1285 = (oF.Principal == "agent:777")
 	}
-	return oT4834, runtime.Err{}
+	return oT1285, runtime.Err{}
 }
 
 // oRule640 evaluates rule "R00781" (policy).
@@ -41133,9 +27623,8 @@ func oRule640(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0011" {
 		return false, runtime.Err{}
 	}
-	oT4843 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT4844 := "/secret/781/"
-	return strings.Contains(oT4843, oT4844), runtime.Err{}
+	oT1287 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT1287, "/secret/781/"), runtime.Err{}
 }
 
 // oRule641 evaluates rule "R00783" (policy).
@@ -41153,40 +27642,12 @@ func oRule641(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT4845, oT4846 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4847, oT4848 := func() (bool, runtime.Err) {
-			oT4849 := "role_783"
-			oT4850 := runtime.InStrings(oT4849, oF.PrincipalRoles)
-			return !oT4850, runtime.Err{}
-		}()
-		if oT4848.Kind == 0 {
-			if !oT4847 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4848
-		}
-		oT4851, oT4852 := func() (bool, runtime.Err) {
-			oT4853 := "agent:783"
-			return (oF.Principal == oT4853), runtime.Err{}
-		}()
-		if oT4852.Kind == 0 {
-			if !oT4851 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4852
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4846.Kind != 0 {
-		return false, oT4846
+	oT1288 := false
+	oT1289 := runtime.InStrings("role_783", oF.PrincipalRoles)
+	if !oT1289 {
+		oT1288 = (oF.Principal == "agent:783")
 	}
-	return oT4845, runtime.Err{}
+	return oT1288, runtime.Err{}
 }
 
 // oRule642 evaluates rule "R00785" (policy).
@@ -41202,40 +27663,12 @@ func oRule642(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0007" {
 		return false, runtime.Err{}
 	}
-	oT4854, oT4855 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4856, oT4857 := func() (bool, runtime.Err) {
-			oT4858 := "tool_785"
-			return runtime.InStrings(oT4858, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT4857.Kind == 0 {
-			if !oT4856 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4857
-		}
-		oT4859, oT4860 := func() (bool, runtime.Err) {
-			oT4861 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT4862 := "--force-785"
-			return strings.Contains(oT4861, oT4862), runtime.Err{}
-		}()
-		if oT4860.Kind == 0 {
-			if !oT4859 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4860
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4855.Kind != 0 {
-		return false, oT4855
+	oT1290 := false
+	if runtime.InStrings("tool_785", oF.Lycaon.TurnTools) {
+		oT1291 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1290 = strings.Contains(oT1291, "--force-785")
 	}
-	return oT4854, runtime.Err{}
+	return oT1290, runtime.Err{}
 }
 
 // oRule643 evaluates rule "R00787" (policy).
@@ -41251,9 +27684,8 @@ func oRule643(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0005" {
 		return false, runtime.Err{}
 	}
-	oT4863 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT4864 := "/secret/787/"
-	return strings.Contains(oT4863, oT4864), runtime.Err{}
+	oT1292 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT1292, "/secret/787/"), runtime.Err{}
 }
 
 // oRule645 evaluates rule "R00791" (policy).
@@ -41269,40 +27701,12 @@ func oRule645(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0001" {
 		return false, runtime.Err{}
 	}
-	oT4865, oT4866 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4867, oT4868 := func() (bool, runtime.Err) {
-			oT4869 := "tool_791"
-			return runtime.InStrings(oT4869, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT4868.Kind == 0 {
-			if !oT4867 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4868
-		}
-		oT4870, oT4871 := func() (bool, runtime.Err) {
-			oT4872 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT4873 := "--force-791"
-			return strings.Contains(oT4872, oT4873), runtime.Err{}
-		}()
-		if oT4871.Kind == 0 {
-			if !oT4870 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4871
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4866.Kind != 0 {
-		return false, oT4866
+	oT1293 := false
+	if runtime.InStrings("tool_791", oF.Lycaon.TurnTools) {
+		oT1294 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1293 = strings.Contains(oT1294, "--force-791")
 	}
-	return oT4865, runtime.Err{}
+	return oT1293, runtime.Err{}
 }
 
 // oRule646 evaluates rule "R00793" (policy).
@@ -41318,9 +27722,8 @@ func oRule646(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0197" {
 		return false, runtime.Err{}
 	}
-	oT4874 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT4875 := "/secret/793/"
-	return strings.Contains(oT4874, oT4875), runtime.Err{}
+	oT1295 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT1295, "/secret/793/"), runtime.Err{}
 }
 
 // oRule647 evaluates rule "R00795" (policy).
@@ -41338,40 +27741,12 @@ func oRule647(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT4876, oT4877 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4878, oT4879 := func() (bool, runtime.Err) {
-			oT4880 := "role_795"
-			oT4881 := runtime.InStrings(oT4880, oF.PrincipalRoles)
-			return !oT4881, runtime.Err{}
-		}()
-		if oT4879.Kind == 0 {
-			if !oT4878 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4879
-		}
-		oT4882, oT4883 := func() (bool, runtime.Err) {
-			oT4884 := "agent:795"
-			return (oF.Principal == oT4884), runtime.Err{}
-		}()
-		if oT4883.Kind == 0 {
-			if !oT4882 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4883
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4877.Kind != 0 {
-		return false, oT4877
+	oT1296 := false
+	oT1297 := runtime.InStrings("role_795", oF.PrincipalRoles)
+	if !oT1297 {
+		oT1296 = (oF.Principal == "agent:795")
 	}
-	return oT4876, runtime.Err{}
+	return oT1296, runtime.Err{}
 }
 
 // oRule648 evaluates rule "R00797" (policy).
@@ -41387,40 +27762,12 @@ func oRule648(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0193" {
 		return false, runtime.Err{}
 	}
-	oT4885, oT4886 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4887, oT4888 := func() (bool, runtime.Err) {
-			oT4889 := "tool_797"
-			return runtime.InStrings(oT4889, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT4888.Kind == 0 {
-			if !oT4887 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4888
-		}
-		oT4890, oT4891 := func() (bool, runtime.Err) {
-			oT4892 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT4893 := "--force-797"
-			return strings.Contains(oT4892, oT4893), runtime.Err{}
-		}()
-		if oT4891.Kind == 0 {
-			if !oT4890 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4891
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4886.Kind != 0 {
-		return false, oT4886
+	oT1298 := false
+	if runtime.InStrings("tool_797", oF.Lycaon.TurnTools) {
+		oT1299 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1298 = strings.Contains(oT1299, "--force-797")
 	}
-	return oT4885, runtime.Err{}
+	return oT1298, runtime.Err{}
 }
 
 // oRule650 evaluates rule "R00801" (policy).
@@ -41438,40 +27785,12 @@ func oRule650(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT4894, oT4895 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4896, oT4897 := func() (bool, runtime.Err) {
-			oT4898 := "role_801"
-			oT4899 := runtime.InStrings(oT4898, oF.PrincipalRoles)
-			return !oT4899, runtime.Err{}
-		}()
-		if oT4897.Kind == 0 {
-			if !oT4896 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4897
-		}
-		oT4900, oT4901 := func() (bool, runtime.Err) {
-			oT4902 := "agent:801"
-			return (oF.Principal == oT4902), runtime.Err{}
-		}()
-		if oT4901.Kind == 0 {
-			if !oT4900 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4901
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4895.Kind != 0 {
-		return false, oT4895
+	oT1300 := false
+	oT1301 := runtime.InStrings("role_801", oF.PrincipalRoles)
+	if !oT1301 {
+		oT1300 = (oF.Principal == "agent:801")
 	}
-	return oT4894, runtime.Err{}
+	return oT1300, runtime.Err{}
 }
 
 // oRule651 evaluates rule "R00803" (policy).
@@ -41487,40 +27806,12 @@ func oRule651(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0187" {
 		return false, runtime.Err{}
 	}
-	oT4903, oT4904 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4905, oT4906 := func() (bool, runtime.Err) {
-			oT4907 := "tool_803"
-			return runtime.InStrings(oT4907, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT4906.Kind == 0 {
-			if !oT4905 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4906
-		}
-		oT4908, oT4909 := func() (bool, runtime.Err) {
-			oT4910 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT4911 := "--force-803"
-			return strings.Contains(oT4910, oT4911), runtime.Err{}
-		}()
-		if oT4909.Kind == 0 {
-			if !oT4908 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4909
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4904.Kind != 0 {
-		return false, oT4904
+	oT1302 := false
+	if runtime.InStrings("tool_803", oF.Lycaon.TurnTools) {
+		oT1303 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1302 = strings.Contains(oT1303, "--force-803")
 	}
-	return oT4903, runtime.Err{}
+	return oT1302, runtime.Err{}
 }
 
 // oRule652 evaluates rule "R00805" (policy).
@@ -41536,9 +27827,8 @@ func oRule652(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0185" {
 		return false, runtime.Err{}
 	}
-	oT4912 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT4913 := "/secret/805/"
-	return strings.Contains(oT4912, oT4913), runtime.Err{}
+	oT1304 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT1304, "/secret/805/"), runtime.Err{}
 }
 
 // oRule653 evaluates rule "R00807" (policy).
@@ -41556,40 +27846,12 @@ func oRule653(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT4914, oT4915 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4916, oT4917 := func() (bool, runtime.Err) {
-			oT4918 := "role_807"
-			oT4919 := runtime.InStrings(oT4918, oF.PrincipalRoles)
-			return !oT4919, runtime.Err{}
-		}()
-		if oT4917.Kind == 0 {
-			if !oT4916 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4917
-		}
-		oT4920, oT4921 := func() (bool, runtime.Err) {
-			oT4922 := "agent:807"
-			return (oF.Principal == oT4922), runtime.Err{}
-		}()
-		if oT4921.Kind == 0 {
-			if !oT4920 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4921
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4915.Kind != 0 {
-		return false, oT4915
+	oT1305 := false
+	oT1306 := runtime.InStrings("role_807", oF.PrincipalRoles)
+	if !oT1306 {
+		oT1305 = (oF.Principal == "agent:807")
 	}
-	return oT4914, runtime.Err{}
+	return oT1305, runtime.Err{}
 }
 
 // oRule655 evaluates rule "R00811" (policy).
@@ -41605,9 +27867,8 @@ func oRule655(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0179" {
 		return false, runtime.Err{}
 	}
-	oT4923 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT4924 := "/secret/811/"
-	return strings.Contains(oT4923, oT4924), runtime.Err{}
+	oT1307 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT1307, "/secret/811/"), runtime.Err{}
 }
 
 // oRule656 evaluates rule "R00813" (policy).
@@ -41625,40 +27886,12 @@ func oRule656(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT4925, oT4926 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4927, oT4928 := func() (bool, runtime.Err) {
-			oT4929 := "role_813"
-			oT4930 := runtime.InStrings(oT4929, oF.PrincipalRoles)
-			return !oT4930, runtime.Err{}
-		}()
-		if oT4928.Kind == 0 {
-			if !oT4927 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4928
-		}
-		oT4931, oT4932 := func() (bool, runtime.Err) {
-			oT4933 := "agent:813"
-			return (oF.Principal == oT4933), runtime.Err{}
-		}()
-		if oT4932.Kind == 0 {
-			if !oT4931 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4932
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4926.Kind != 0 {
-		return false, oT4926
+	oT1308 := false
+	oT1309 := runtime.InStrings("role_813", oF.PrincipalRoles)
+	if !oT1309 {
+		oT1308 = (oF.Principal == "agent:813")
 	}
-	return oT4925, runtime.Err{}
+	return oT1308, runtime.Err{}
 }
 
 // oRule657 evaluates rule "R00815" (policy).
@@ -41674,40 +27907,12 @@ func oRule657(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0175" {
 		return false, runtime.Err{}
 	}
-	oT4934, oT4935 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4936, oT4937 := func() (bool, runtime.Err) {
-			oT4938 := "tool_815"
-			return runtime.InStrings(oT4938, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT4937.Kind == 0 {
-			if !oT4936 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4937
-		}
-		oT4939, oT4940 := func() (bool, runtime.Err) {
-			oT4941 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT4942 := "--force-815"
-			return strings.Contains(oT4941, oT4942), runtime.Err{}
-		}()
-		if oT4940.Kind == 0 {
-			if !oT4939 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4940
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4935.Kind != 0 {
-		return false, oT4935
+	oT1310 := false
+	if runtime.InStrings("tool_815", oF.Lycaon.TurnTools) {
+		oT1311 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1310 = strings.Contains(oT1311, "--force-815")
 	}
-	return oT4934, runtime.Err{}
+	return oT1310, runtime.Err{}
 }
 
 // oRule658 evaluates rule "R00817" (policy).
@@ -41723,9 +27928,8 @@ func oRule658(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0173" {
 		return false, runtime.Err{}
 	}
-	oT4943 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT4944 := "/secret/817/"
-	return strings.Contains(oT4943, oT4944), runtime.Err{}
+	oT1312 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT1312, "/secret/817/"), runtime.Err{}
 }
 
 // oRule660 evaluates rule "R00821" (policy).
@@ -41741,40 +27945,12 @@ func oRule660(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0169" {
 		return false, runtime.Err{}
 	}
-	oT4945, oT4946 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4947, oT4948 := func() (bool, runtime.Err) {
-			oT4949 := "tool_821"
-			return runtime.InStrings(oT4949, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT4948.Kind == 0 {
-			if !oT4947 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4948
-		}
-		oT4950, oT4951 := func() (bool, runtime.Err) {
-			oT4952 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT4953 := "--force-821"
-			return strings.Contains(oT4952, oT4953), runtime.Err{}
-		}()
-		if oT4951.Kind == 0 {
-			if !oT4950 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4951
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4946.Kind != 0 {
-		return false, oT4946
+	oT1313 := false
+	if runtime.InStrings("tool_821", oF.Lycaon.TurnTools) {
+		oT1314 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1313 = strings.Contains(oT1314, "--force-821")
 	}
-	return oT4945, runtime.Err{}
+	return oT1313, runtime.Err{}
 }
 
 // oRule661 evaluates rule "R00823" (policy).
@@ -41790,9 +27966,8 @@ func oRule661(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0167" {
 		return false, runtime.Err{}
 	}
-	oT4954 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT4955 := "/secret/823/"
-	return strings.Contains(oT4954, oT4955), runtime.Err{}
+	oT1315 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT1315, "/secret/823/"), runtime.Err{}
 }
 
 // oRule662 evaluates rule "R00825" (policy).
@@ -41810,40 +27985,12 @@ func oRule662(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT4956, oT4957 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4958, oT4959 := func() (bool, runtime.Err) {
-			oT4960 := "role_825"
-			oT4961 := runtime.InStrings(oT4960, oF.PrincipalRoles)
-			return !oT4961, runtime.Err{}
-		}()
-		if oT4959.Kind == 0 {
-			if !oT4958 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4959
-		}
-		oT4962, oT4963 := func() (bool, runtime.Err) {
-			oT4964 := "agent:825"
-			return (oF.Principal == oT4964), runtime.Err{}
-		}()
-		if oT4963.Kind == 0 {
-			if !oT4962 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4963
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4957.Kind != 0 {
-		return false, oT4957
+	oT1316 := false
+	oT1317 := runtime.InStrings("role_825", oF.PrincipalRoles)
+	if !oT1317 {
+		oT1316 = (oF.Principal == "agent:825")
 	}
-	return oT4956, runtime.Err{}
+	return oT1316, runtime.Err{}
 }
 
 // oRule663 evaluates rule "R00827" (policy).
@@ -41859,40 +28006,12 @@ func oRule663(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0163" {
 		return false, runtime.Err{}
 	}
-	oT4965, oT4966 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4967, oT4968 := func() (bool, runtime.Err) {
-			oT4969 := "tool_827"
-			return runtime.InStrings(oT4969, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT4968.Kind == 0 {
-			if !oT4967 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4968
-		}
-		oT4970, oT4971 := func() (bool, runtime.Err) {
-			oT4972 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT4973 := "--force-827"
-			return strings.Contains(oT4972, oT4973), runtime.Err{}
-		}()
-		if oT4971.Kind == 0 {
-			if !oT4970 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4971
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4966.Kind != 0 {
-		return false, oT4966
+	oT1318 := false
+	if runtime.InStrings("tool_827", oF.Lycaon.TurnTools) {
+		oT1319 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1318 = strings.Contains(oT1319, "--force-827")
 	}
-	return oT4965, runtime.Err{}
+	return oT1318, runtime.Err{}
 }
 
 // oRule665 evaluates rule "R00831" (policy).
@@ -41910,40 +28029,12 @@ func oRule665(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT4974, oT4975 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4976, oT4977 := func() (bool, runtime.Err) {
-			oT4978 := "role_831"
-			oT4979 := runtime.InStrings(oT4978, oF.PrincipalRoles)
-			return !oT4979, runtime.Err{}
-		}()
-		if oT4977.Kind == 0 {
-			if !oT4976 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4977
-		}
-		oT4980, oT4981 := func() (bool, runtime.Err) {
-			oT4982 := "agent:831"
-			return (oF.Principal == oT4982), runtime.Err{}
-		}()
-		if oT4981.Kind == 0 {
-			if !oT4980 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4981
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4975.Kind != 0 {
-		return false, oT4975
+	oT1320 := false
+	oT1321 := runtime.InStrings("role_831", oF.PrincipalRoles)
+	if !oT1321 {
+		oT1320 = (oF.Principal == "agent:831")
 	}
-	return oT4974, runtime.Err{}
+	return oT1320, runtime.Err{}
 }
 
 // oRule666 evaluates rule "R00833" (policy).
@@ -41959,40 +28050,12 @@ func oRule666(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0157" {
 		return false, runtime.Err{}
 	}
-	oT4983, oT4984 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4985, oT4986 := func() (bool, runtime.Err) {
-			oT4987 := "tool_833"
-			return runtime.InStrings(oT4987, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT4986.Kind == 0 {
-			if !oT4985 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4986
-		}
-		oT4988, oT4989 := func() (bool, runtime.Err) {
-			oT4990 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT4991 := "--force-833"
-			return strings.Contains(oT4990, oT4991), runtime.Err{}
-		}()
-		if oT4989.Kind == 0 {
-			if !oT4988 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4989
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4984.Kind != 0 {
-		return false, oT4984
+	oT1322 := false
+	if runtime.InStrings("tool_833", oF.Lycaon.TurnTools) {
+		oT1323 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1322 = strings.Contains(oT1323, "--force-833")
 	}
-	return oT4983, runtime.Err{}
+	return oT1322, runtime.Err{}
 }
 
 // oRule667 evaluates rule "R00835" (policy).
@@ -42008,9 +28071,8 @@ func oRule667(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0155" {
 		return false, runtime.Err{}
 	}
-	oT4992 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT4993 := "/secret/835/"
-	return strings.Contains(oT4992, oT4993), runtime.Err{}
+	oT1324 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT1324, "/secret/835/"), runtime.Err{}
 }
 
 // oRule668 evaluates rule "R00837" (policy).
@@ -42028,40 +28090,12 @@ func oRule668(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT4994, oT4995 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT4996, oT4997 := func() (bool, runtime.Err) {
-			oT4998 := "role_837"
-			oT4999 := runtime.InStrings(oT4998, oF.PrincipalRoles)
-			return !oT4999, runtime.Err{}
-		}()
-		if oT4997.Kind == 0 {
-			if !oT4996 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4997
-		}
-		oT5000, oT5001 := func() (bool, runtime.Err) {
-			oT5002 := "agent:837"
-			return (oF.Principal == oT5002), runtime.Err{}
-		}()
-		if oT5001.Kind == 0 {
-			if !oT5000 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5001
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT4995.Kind != 0 {
-		return false, oT4995
+	oT1325 := false
+	oT1326 := runtime.InStrings("role_837", oF.PrincipalRoles)
+	if !oT1326 {
+		oT1325 = (oF.Principal == "agent:837")
 	}
-	return oT4994, runtime.Err{}
+	return oT1325, runtime.Err{}
 }
 
 // oRule670 evaluates rule "R00841" (policy).
@@ -42077,9 +28111,8 @@ func oRule670(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0149" {
 		return false, runtime.Err{}
 	}
-	oT5003 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT5004 := "/secret/841/"
-	return strings.Contains(oT5003, oT5004), runtime.Err{}
+	oT1327 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT1327, "/secret/841/"), runtime.Err{}
 }
 
 // oRule671 evaluates rule "R00843" (policy).
@@ -42097,40 +28130,12 @@ func oRule671(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT5005, oT5006 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5007, oT5008 := func() (bool, runtime.Err) {
-			oT5009 := "role_843"
-			oT5010 := runtime.InStrings(oT5009, oF.PrincipalRoles)
-			return !oT5010, runtime.Err{}
-		}()
-		if oT5008.Kind == 0 {
-			if !oT5007 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5008
-		}
-		oT5011, oT5012 := func() (bool, runtime.Err) {
-			oT5013 := "agent:843"
-			return (oF.Principal == oT5013), runtime.Err{}
-		}()
-		if oT5012.Kind == 0 {
-			if !oT5011 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5012
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT5006.Kind != 0 {
-		return false, oT5006
+	oT1328 := false
+	oT1329 := runtime.InStrings("role_843", oF.PrincipalRoles)
+	if !oT1329 {
+		oT1328 = (oF.Principal == "agent:843")
 	}
-	return oT5005, runtime.Err{}
+	return oT1328, runtime.Err{}
 }
 
 // oRule672 evaluates rule "R00845" (policy).
@@ -42146,40 +28151,12 @@ func oRule672(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0145" {
 		return false, runtime.Err{}
 	}
-	oT5014, oT5015 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5016, oT5017 := func() (bool, runtime.Err) {
-			oT5018 := "tool_845"
-			return runtime.InStrings(oT5018, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT5017.Kind == 0 {
-			if !oT5016 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5017
-		}
-		oT5019, oT5020 := func() (bool, runtime.Err) {
-			oT5021 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT5022 := "--force-845"
-			return strings.Contains(oT5021, oT5022), runtime.Err{}
-		}()
-		if oT5020.Kind == 0 {
-			if !oT5019 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5020
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT5015.Kind != 0 {
-		return false, oT5015
+	oT1330 := false
+	if runtime.InStrings("tool_845", oF.Lycaon.TurnTools) {
+		oT1331 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1330 = strings.Contains(oT1331, "--force-845")
 	}
-	return oT5014, runtime.Err{}
+	return oT1330, runtime.Err{}
 }
 
 // oRule673 evaluates rule "R00847" (policy).
@@ -42195,9 +28172,8 @@ func oRule673(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0143" {
 		return false, runtime.Err{}
 	}
-	oT5023 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT5024 := "/secret/847/"
-	return strings.Contains(oT5023, oT5024), runtime.Err{}
+	oT1332 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT1332, "/secret/847/"), runtime.Err{}
 }
 
 // oRule675 evaluates rule "R00851" (policy).
@@ -42213,40 +28189,12 @@ func oRule675(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0139" {
 		return false, runtime.Err{}
 	}
-	oT5025, oT5026 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5027, oT5028 := func() (bool, runtime.Err) {
-			oT5029 := "tool_851"
-			return runtime.InStrings(oT5029, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT5028.Kind == 0 {
-			if !oT5027 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5028
-		}
-		oT5030, oT5031 := func() (bool, runtime.Err) {
-			oT5032 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT5033 := "--force-851"
-			return strings.Contains(oT5032, oT5033), runtime.Err{}
-		}()
-		if oT5031.Kind == 0 {
-			if !oT5030 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5031
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT5026.Kind != 0 {
-		return false, oT5026
+	oT1333 := false
+	if runtime.InStrings("tool_851", oF.Lycaon.TurnTools) {
+		oT1334 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1333 = strings.Contains(oT1334, "--force-851")
 	}
-	return oT5025, runtime.Err{}
+	return oT1333, runtime.Err{}
 }
 
 // oRule676 evaluates rule "R00853" (policy).
@@ -42262,9 +28210,8 @@ func oRule676(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0137" {
 		return false, runtime.Err{}
 	}
-	oT5034 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT5035 := "/secret/853/"
-	return strings.Contains(oT5034, oT5035), runtime.Err{}
+	oT1335 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT1335, "/secret/853/"), runtime.Err{}
 }
 
 // oRule677 evaluates rule "R00855" (policy).
@@ -42282,40 +28229,12 @@ func oRule677(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT5036, oT5037 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5038, oT5039 := func() (bool, runtime.Err) {
-			oT5040 := "role_855"
-			oT5041 := runtime.InStrings(oT5040, oF.PrincipalRoles)
-			return !oT5041, runtime.Err{}
-		}()
-		if oT5039.Kind == 0 {
-			if !oT5038 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5039
-		}
-		oT5042, oT5043 := func() (bool, runtime.Err) {
-			oT5044 := "agent:855"
-			return (oF.Principal == oT5044), runtime.Err{}
-		}()
-		if oT5043.Kind == 0 {
-			if !oT5042 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5043
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT5037.Kind != 0 {
-		return false, oT5037
+	oT1336 := false
+	oT1337 := runtime.InStrings("role_855", oF.PrincipalRoles)
+	if !oT1337 {
+		oT1336 = (oF.Principal == "agent:855")
 	}
-	return oT5036, runtime.Err{}
+	return oT1336, runtime.Err{}
 }
 
 // oRule678 evaluates rule "R00857" (policy).
@@ -42331,40 +28250,12 @@ func oRule678(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0133" {
 		return false, runtime.Err{}
 	}
-	oT5045, oT5046 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5047, oT5048 := func() (bool, runtime.Err) {
-			oT5049 := "tool_857"
-			return runtime.InStrings(oT5049, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT5048.Kind == 0 {
-			if !oT5047 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5048
-		}
-		oT5050, oT5051 := func() (bool, runtime.Err) {
-			oT5052 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT5053 := "--force-857"
-			return strings.Contains(oT5052, oT5053), runtime.Err{}
-		}()
-		if oT5051.Kind == 0 {
-			if !oT5050 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5051
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT5046.Kind != 0 {
-		return false, oT5046
+	oT1338 := false
+	if runtime.InStrings("tool_857", oF.Lycaon.TurnTools) {
+		oT1339 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1338 = strings.Contains(oT1339, "--force-857")
 	}
-	return oT5045, runtime.Err{}
+	return oT1338, runtime.Err{}
 }
 
 // oRule680 evaluates rule "R00861" (policy).
@@ -42382,40 +28273,12 @@ func oRule680(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT5054, oT5055 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5056, oT5057 := func() (bool, runtime.Err) {
-			oT5058 := "role_861"
-			oT5059 := runtime.InStrings(oT5058, oF.PrincipalRoles)
-			return !oT5059, runtime.Err{}
-		}()
-		if oT5057.Kind == 0 {
-			if !oT5056 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5057
-		}
-		oT5060, oT5061 := func() (bool, runtime.Err) {
-			oT5062 := "agent:861"
-			return (oF.Principal == oT5062), runtime.Err{}
-		}()
-		if oT5061.Kind == 0 {
-			if !oT5060 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5061
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT5055.Kind != 0 {
-		return false, oT5055
+	oT1340 := false
+	oT1341 := runtime.InStrings("role_861", oF.PrincipalRoles)
+	if !oT1341 {
+		oT1340 = (oF.Principal == "agent:861")
 	}
-	return oT5054, runtime.Err{}
+	return oT1340, runtime.Err{}
 }
 
 // oRule681 evaluates rule "R00863" (policy).
@@ -42431,40 +28294,12 @@ func oRule681(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0127" {
 		return false, runtime.Err{}
 	}
-	oT5063, oT5064 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5065, oT5066 := func() (bool, runtime.Err) {
-			oT5067 := "tool_863"
-			return runtime.InStrings(oT5067, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT5066.Kind == 0 {
-			if !oT5065 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5066
-		}
-		oT5068, oT5069 := func() (bool, runtime.Err) {
-			oT5070 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT5071 := "--force-863"
-			return strings.Contains(oT5070, oT5071), runtime.Err{}
-		}()
-		if oT5069.Kind == 0 {
-			if !oT5068 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5069
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT5064.Kind != 0 {
-		return false, oT5064
+	oT1342 := false
+	if runtime.InStrings("tool_863", oF.Lycaon.TurnTools) {
+		oT1343 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1342 = strings.Contains(oT1343, "--force-863")
 	}
-	return oT5063, runtime.Err{}
+	return oT1342, runtime.Err{}
 }
 
 // oRule682 evaluates rule "R00865" (policy).
@@ -42480,9 +28315,8 @@ func oRule682(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0125" {
 		return false, runtime.Err{}
 	}
-	oT5072 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT5073 := "/secret/865/"
-	return strings.Contains(oT5072, oT5073), runtime.Err{}
+	oT1344 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT1344, "/secret/865/"), runtime.Err{}
 }
 
 // oRule683 evaluates rule "R00867" (policy).
@@ -42500,40 +28334,12 @@ func oRule683(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT5074, oT5075 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5076, oT5077 := func() (bool, runtime.Err) {
-			oT5078 := "role_867"
-			oT5079 := runtime.InStrings(oT5078, oF.PrincipalRoles)
-			return !oT5079, runtime.Err{}
-		}()
-		if oT5077.Kind == 0 {
-			if !oT5076 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5077
-		}
-		oT5080, oT5081 := func() (bool, runtime.Err) {
-			oT5082 := "agent:867"
-			return (oF.Principal == oT5082), runtime.Err{}
-		}()
-		if oT5081.Kind == 0 {
-			if !oT5080 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5081
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT5075.Kind != 0 {
-		return false, oT5075
+	oT1345 := false
+	oT1346 := runtime.InStrings("role_867", oF.PrincipalRoles)
+	if !oT1346 {
+		oT1345 = (oF.Principal == "agent:867")
 	}
-	return oT5074, runtime.Err{}
+	return oT1345, runtime.Err{}
 }
 
 // oRule685 evaluates rule "R00871" (policy).
@@ -42549,9 +28355,8 @@ func oRule685(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0119" {
 		return false, runtime.Err{}
 	}
-	oT5083 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT5084 := "/secret/871/"
-	return strings.Contains(oT5083, oT5084), runtime.Err{}
+	oT1347 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT1347, "/secret/871/"), runtime.Err{}
 }
 
 // oRule686 evaluates rule "R00873" (policy).
@@ -42569,40 +28374,12 @@ func oRule686(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT5085, oT5086 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5087, oT5088 := func() (bool, runtime.Err) {
-			oT5089 := "role_873"
-			oT5090 := runtime.InStrings(oT5089, oF.PrincipalRoles)
-			return !oT5090, runtime.Err{}
-		}()
-		if oT5088.Kind == 0 {
-			if !oT5087 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5088
-		}
-		oT5091, oT5092 := func() (bool, runtime.Err) {
-			oT5093 := "agent:873"
-			return (oF.Principal == oT5093), runtime.Err{}
-		}()
-		if oT5092.Kind == 0 {
-			if !oT5091 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5092
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT5086.Kind != 0 {
-		return false, oT5086
+	oT1348 := false
+	oT1349 := runtime.InStrings("role_873", oF.PrincipalRoles)
+	if !oT1349 {
+		oT1348 = (oF.Principal == "agent:873")
 	}
-	return oT5085, runtime.Err{}
+	return oT1348, runtime.Err{}
 }
 
 // oRule687 evaluates rule "R00875" (policy).
@@ -42618,40 +28395,12 @@ func oRule687(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0115" {
 		return false, runtime.Err{}
 	}
-	oT5094, oT5095 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5096, oT5097 := func() (bool, runtime.Err) {
-			oT5098 := "tool_875"
-			return runtime.InStrings(oT5098, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT5097.Kind == 0 {
-			if !oT5096 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5097
-		}
-		oT5099, oT5100 := func() (bool, runtime.Err) {
-			oT5101 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT5102 := "--force-875"
-			return strings.Contains(oT5101, oT5102), runtime.Err{}
-		}()
-		if oT5100.Kind == 0 {
-			if !oT5099 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5100
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT5095.Kind != 0 {
-		return false, oT5095
+	oT1350 := false
+	if runtime.InStrings("tool_875", oF.Lycaon.TurnTools) {
+		oT1351 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1350 = strings.Contains(oT1351, "--force-875")
 	}
-	return oT5094, runtime.Err{}
+	return oT1350, runtime.Err{}
 }
 
 // oRule688 evaluates rule "R00877" (policy).
@@ -42667,9 +28416,8 @@ func oRule688(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0113" {
 		return false, runtime.Err{}
 	}
-	oT5103 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT5104 := "/secret/877/"
-	return strings.Contains(oT5103, oT5104), runtime.Err{}
+	oT1352 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT1352, "/secret/877/"), runtime.Err{}
 }
 
 // oRule690 evaluates rule "R00881" (policy).
@@ -42685,40 +28433,12 @@ func oRule690(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0109" {
 		return false, runtime.Err{}
 	}
-	oT5105, oT5106 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5107, oT5108 := func() (bool, runtime.Err) {
-			oT5109 := "tool_881"
-			return runtime.InStrings(oT5109, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT5108.Kind == 0 {
-			if !oT5107 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5108
-		}
-		oT5110, oT5111 := func() (bool, runtime.Err) {
-			oT5112 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT5113 := "--force-881"
-			return strings.Contains(oT5112, oT5113), runtime.Err{}
-		}()
-		if oT5111.Kind == 0 {
-			if !oT5110 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5111
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT5106.Kind != 0 {
-		return false, oT5106
+	oT1353 := false
+	if runtime.InStrings("tool_881", oF.Lycaon.TurnTools) {
+		oT1354 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1353 = strings.Contains(oT1354, "--force-881")
 	}
-	return oT5105, runtime.Err{}
+	return oT1353, runtime.Err{}
 }
 
 // oRule691 evaluates rule "R00883" (policy).
@@ -42734,9 +28454,8 @@ func oRule691(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0107" {
 		return false, runtime.Err{}
 	}
-	oT5114 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT5115 := "/secret/883/"
-	return strings.Contains(oT5114, oT5115), runtime.Err{}
+	oT1355 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT1355, "/secret/883/"), runtime.Err{}
 }
 
 // oRule692 evaluates rule "R00885" (policy).
@@ -42754,40 +28473,12 @@ func oRule692(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT5116, oT5117 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5118, oT5119 := func() (bool, runtime.Err) {
-			oT5120 := "role_885"
-			oT5121 := runtime.InStrings(oT5120, oF.PrincipalRoles)
-			return !oT5121, runtime.Err{}
-		}()
-		if oT5119.Kind == 0 {
-			if !oT5118 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5119
-		}
-		oT5122, oT5123 := func() (bool, runtime.Err) {
-			oT5124 := "agent:885"
-			return (oF.Principal == oT5124), runtime.Err{}
-		}()
-		if oT5123.Kind == 0 {
-			if !oT5122 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5123
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT5117.Kind != 0 {
-		return false, oT5117
+	oT1356 := false
+	oT1357 := runtime.InStrings("role_885", oF.PrincipalRoles)
+	if !oT1357 {
+		oT1356 = (oF.Principal == "agent:885")
 	}
-	return oT5116, runtime.Err{}
+	return oT1356, runtime.Err{}
 }
 
 // oRule693 evaluates rule "R00887" (policy).
@@ -42803,40 +28494,12 @@ func oRule693(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0103" {
 		return false, runtime.Err{}
 	}
-	oT5125, oT5126 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5127, oT5128 := func() (bool, runtime.Err) {
-			oT5129 := "tool_887"
-			return runtime.InStrings(oT5129, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT5128.Kind == 0 {
-			if !oT5127 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5128
-		}
-		oT5130, oT5131 := func() (bool, runtime.Err) {
-			oT5132 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT5133 := "--force-887"
-			return strings.Contains(oT5132, oT5133), runtime.Err{}
-		}()
-		if oT5131.Kind == 0 {
-			if !oT5130 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5131
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT5126.Kind != 0 {
-		return false, oT5126
+	oT1358 := false
+	if runtime.InStrings("tool_887", oF.Lycaon.TurnTools) {
+		oT1359 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1358 = strings.Contains(oT1359, "--force-887")
 	}
-	return oT5125, runtime.Err{}
+	return oT1358, runtime.Err{}
 }
 
 // oRule695 evaluates rule "R00891" (policy).
@@ -42854,40 +28517,12 @@ func oRule695(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT5134, oT5135 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5136, oT5137 := func() (bool, runtime.Err) {
-			oT5138 := "role_891"
-			oT5139 := runtime.InStrings(oT5138, oF.PrincipalRoles)
-			return !oT5139, runtime.Err{}
-		}()
-		if oT5137.Kind == 0 {
-			if !oT5136 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5137
-		}
-		oT5140, oT5141 := func() (bool, runtime.Err) {
-			oT5142 := "agent:891"
-			return (oF.Principal == oT5142), runtime.Err{}
-		}()
-		if oT5141.Kind == 0 {
-			if !oT5140 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5141
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT5135.Kind != 0 {
-		return false, oT5135
+	oT1360 := false
+	oT1361 := runtime.InStrings("role_891", oF.PrincipalRoles)
+	if !oT1361 {
+		oT1360 = (oF.Principal == "agent:891")
 	}
-	return oT5134, runtime.Err{}
+	return oT1360, runtime.Err{}
 }
 
 // oRule696 evaluates rule "R00893" (policy).
@@ -42903,40 +28538,12 @@ func oRule696(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0097" {
 		return false, runtime.Err{}
 	}
-	oT5143, oT5144 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5145, oT5146 := func() (bool, runtime.Err) {
-			oT5147 := "tool_893"
-			return runtime.InStrings(oT5147, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT5146.Kind == 0 {
-			if !oT5145 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5146
-		}
-		oT5148, oT5149 := func() (bool, runtime.Err) {
-			oT5150 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT5151 := "--force-893"
-			return strings.Contains(oT5150, oT5151), runtime.Err{}
-		}()
-		if oT5149.Kind == 0 {
-			if !oT5148 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5149
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT5144.Kind != 0 {
-		return false, oT5144
+	oT1362 := false
+	if runtime.InStrings("tool_893", oF.Lycaon.TurnTools) {
+		oT1363 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1362 = strings.Contains(oT1363, "--force-893")
 	}
-	return oT5143, runtime.Err{}
+	return oT1362, runtime.Err{}
 }
 
 // oRule697 evaluates rule "R00895" (policy).
@@ -42952,9 +28559,8 @@ func oRule697(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0095" {
 		return false, runtime.Err{}
 	}
-	oT5152 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT5153 := "/secret/895/"
-	return strings.Contains(oT5152, oT5153), runtime.Err{}
+	oT1364 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT1364, "/secret/895/"), runtime.Err{}
 }
 
 // oRule698 evaluates rule "R00897" (policy).
@@ -42972,40 +28578,12 @@ func oRule698(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT5154, oT5155 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5156, oT5157 := func() (bool, runtime.Err) {
-			oT5158 := "role_897"
-			oT5159 := runtime.InStrings(oT5158, oF.PrincipalRoles)
-			return !oT5159, runtime.Err{}
-		}()
-		if oT5157.Kind == 0 {
-			if !oT5156 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5157
-		}
-		oT5160, oT5161 := func() (bool, runtime.Err) {
-			oT5162 := "agent:897"
-			return (oF.Principal == oT5162), runtime.Err{}
-		}()
-		if oT5161.Kind == 0 {
-			if !oT5160 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5161
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT5155.Kind != 0 {
-		return false, oT5155
+	oT1365 := false
+	oT1366 := runtime.InStrings("role_897", oF.PrincipalRoles)
+	if !oT1366 {
+		oT1365 = (oF.Principal == "agent:897")
 	}
-	return oT5154, runtime.Err{}
+	return oT1365, runtime.Err{}
 }
 
 // oRule700 evaluates rule "R00901" (policy).
@@ -43021,9 +28599,8 @@ func oRule700(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0089" {
 		return false, runtime.Err{}
 	}
-	oT5163 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT5164 := "/secret/901/"
-	return strings.Contains(oT5163, oT5164), runtime.Err{}
+	oT1367 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT1367, "/secret/901/"), runtime.Err{}
 }
 
 // oRule701 evaluates rule "R00903" (policy).
@@ -43041,40 +28618,12 @@ func oRule701(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT5165, oT5166 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5167, oT5168 := func() (bool, runtime.Err) {
-			oT5169 := "role_903"
-			oT5170 := runtime.InStrings(oT5169, oF.PrincipalRoles)
-			return !oT5170, runtime.Err{}
-		}()
-		if oT5168.Kind == 0 {
-			if !oT5167 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5168
-		}
-		oT5171, oT5172 := func() (bool, runtime.Err) {
-			oT5173 := "agent:903"
-			return (oF.Principal == oT5173), runtime.Err{}
-		}()
-		if oT5172.Kind == 0 {
-			if !oT5171 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5172
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT5166.Kind != 0 {
-		return false, oT5166
+	oT1368 := false
+	oT1369 := runtime.InStrings("role_903", oF.PrincipalRoles)
+	if !oT1369 {
+		oT1368 = (oF.Principal == "agent:903")
 	}
-	return oT5165, runtime.Err{}
+	return oT1368, runtime.Err{}
 }
 
 // oRule702 evaluates rule "R00905" (policy).
@@ -43090,40 +28639,12 @@ func oRule702(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0085" {
 		return false, runtime.Err{}
 	}
-	oT5174, oT5175 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5176, oT5177 := func() (bool, runtime.Err) {
-			oT5178 := "tool_905"
-			return runtime.InStrings(oT5178, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT5177.Kind == 0 {
-			if !oT5176 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5177
-		}
-		oT5179, oT5180 := func() (bool, runtime.Err) {
-			oT5181 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT5182 := "--force-905"
-			return strings.Contains(oT5181, oT5182), runtime.Err{}
-		}()
-		if oT5180.Kind == 0 {
-			if !oT5179 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5180
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT5175.Kind != 0 {
-		return false, oT5175
+	oT1370 := false
+	if runtime.InStrings("tool_905", oF.Lycaon.TurnTools) {
+		oT1371 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1370 = strings.Contains(oT1371, "--force-905")
 	}
-	return oT5174, runtime.Err{}
+	return oT1370, runtime.Err{}
 }
 
 // oRule703 evaluates rule "R00907" (policy).
@@ -43139,9 +28660,8 @@ func oRule703(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0083" {
 		return false, runtime.Err{}
 	}
-	oT5183 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT5184 := "/secret/907/"
-	return strings.Contains(oT5183, oT5184), runtime.Err{}
+	oT1372 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT1372, "/secret/907/"), runtime.Err{}
 }
 
 // oRule705 evaluates rule "R00911" (policy).
@@ -43157,40 +28677,12 @@ func oRule705(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0079" {
 		return false, runtime.Err{}
 	}
-	oT5185, oT5186 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5187, oT5188 := func() (bool, runtime.Err) {
-			oT5189 := "tool_911"
-			return runtime.InStrings(oT5189, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT5188.Kind == 0 {
-			if !oT5187 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5188
-		}
-		oT5190, oT5191 := func() (bool, runtime.Err) {
-			oT5192 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT5193 := "--force-911"
-			return strings.Contains(oT5192, oT5193), runtime.Err{}
-		}()
-		if oT5191.Kind == 0 {
-			if !oT5190 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5191
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT5186.Kind != 0 {
-		return false, oT5186
+	oT1373 := false
+	if runtime.InStrings("tool_911", oF.Lycaon.TurnTools) {
+		oT1374 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1373 = strings.Contains(oT1374, "--force-911")
 	}
-	return oT5185, runtime.Err{}
+	return oT1373, runtime.Err{}
 }
 
 // oRule706 evaluates rule "R00913" (policy).
@@ -43206,9 +28698,8 @@ func oRule706(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0077" {
 		return false, runtime.Err{}
 	}
-	oT5194 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT5195 := "/secret/913/"
-	return strings.Contains(oT5194, oT5195), runtime.Err{}
+	oT1375 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT1375, "/secret/913/"), runtime.Err{}
 }
 
 // oRule707 evaluates rule "R00915" (policy).
@@ -43226,40 +28717,12 @@ func oRule707(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT5196, oT5197 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5198, oT5199 := func() (bool, runtime.Err) {
-			oT5200 := "role_915"
-			oT5201 := runtime.InStrings(oT5200, oF.PrincipalRoles)
-			return !oT5201, runtime.Err{}
-		}()
-		if oT5199.Kind == 0 {
-			if !oT5198 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5199
-		}
-		oT5202, oT5203 := func() (bool, runtime.Err) {
-			oT5204 := "agent:915"
-			return (oF.Principal == oT5204), runtime.Err{}
-		}()
-		if oT5203.Kind == 0 {
-			if !oT5202 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5203
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT5197.Kind != 0 {
-		return false, oT5197
+	oT1376 := false
+	oT1377 := runtime.InStrings("role_915", oF.PrincipalRoles)
+	if !oT1377 {
+		oT1376 = (oF.Principal == "agent:915")
 	}
-	return oT5196, runtime.Err{}
+	return oT1376, runtime.Err{}
 }
 
 // oRule708 evaluates rule "R00917" (policy).
@@ -43275,40 +28738,12 @@ func oRule708(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0073" {
 		return false, runtime.Err{}
 	}
-	oT5205, oT5206 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5207, oT5208 := func() (bool, runtime.Err) {
-			oT5209 := "tool_917"
-			return runtime.InStrings(oT5209, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT5208.Kind == 0 {
-			if !oT5207 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5208
-		}
-		oT5210, oT5211 := func() (bool, runtime.Err) {
-			oT5212 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT5213 := "--force-917"
-			return strings.Contains(oT5212, oT5213), runtime.Err{}
-		}()
-		if oT5211.Kind == 0 {
-			if !oT5210 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5211
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT5206.Kind != 0 {
-		return false, oT5206
+	oT1378 := false
+	if runtime.InStrings("tool_917", oF.Lycaon.TurnTools) {
+		oT1379 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1378 = strings.Contains(oT1379, "--force-917")
 	}
-	return oT5205, runtime.Err{}
+	return oT1378, runtime.Err{}
 }
 
 // oRule710 evaluates rule "R00921" (policy).
@@ -43326,40 +28761,12 @@ func oRule710(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT5214, oT5215 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5216, oT5217 := func() (bool, runtime.Err) {
-			oT5218 := "role_921"
-			oT5219 := runtime.InStrings(oT5218, oF.PrincipalRoles)
-			return !oT5219, runtime.Err{}
-		}()
-		if oT5217.Kind == 0 {
-			if !oT5216 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5217
-		}
-		oT5220, oT5221 := func() (bool, runtime.Err) {
-			oT5222 := "agent:921"
-			return (oF.Principal == oT5222), runtime.Err{}
-		}()
-		if oT5221.Kind == 0 {
-			if !oT5220 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5221
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT5215.Kind != 0 {
-		return false, oT5215
+	oT1380 := false
+	oT1381 := runtime.InStrings("role_921", oF.PrincipalRoles)
+	if !oT1381 {
+		oT1380 = (oF.Principal == "agent:921")
 	}
-	return oT5214, runtime.Err{}
+	return oT1380, runtime.Err{}
 }
 
 // oRule711 evaluates rule "R00923" (policy).
@@ -43375,40 +28782,12 @@ func oRule711(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0067" {
 		return false, runtime.Err{}
 	}
-	oT5223, oT5224 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5225, oT5226 := func() (bool, runtime.Err) {
-			oT5227 := "tool_923"
-			return runtime.InStrings(oT5227, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT5226.Kind == 0 {
-			if !oT5225 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5226
-		}
-		oT5228, oT5229 := func() (bool, runtime.Err) {
-			oT5230 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT5231 := "--force-923"
-			return strings.Contains(oT5230, oT5231), runtime.Err{}
-		}()
-		if oT5229.Kind == 0 {
-			if !oT5228 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5229
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT5224.Kind != 0 {
-		return false, oT5224
+	oT1382 := false
+	if runtime.InStrings("tool_923", oF.Lycaon.TurnTools) {
+		oT1383 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1382 = strings.Contains(oT1383, "--force-923")
 	}
-	return oT5223, runtime.Err{}
+	return oT1382, runtime.Err{}
 }
 
 // oRule712 evaluates rule "R00925" (policy).
@@ -43424,9 +28803,8 @@ func oRule712(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0065" {
 		return false, runtime.Err{}
 	}
-	oT5232 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT5233 := "/secret/925/"
-	return strings.Contains(oT5232, oT5233), runtime.Err{}
+	oT1384 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT1384, "/secret/925/"), runtime.Err{}
 }
 
 // oRule713 evaluates rule "R00927" (policy).
@@ -43444,40 +28822,12 @@ func oRule713(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT5234, oT5235 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5236, oT5237 := func() (bool, runtime.Err) {
-			oT5238 := "role_927"
-			oT5239 := runtime.InStrings(oT5238, oF.PrincipalRoles)
-			return !oT5239, runtime.Err{}
-		}()
-		if oT5237.Kind == 0 {
-			if !oT5236 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5237
-		}
-		oT5240, oT5241 := func() (bool, runtime.Err) {
-			oT5242 := "agent:927"
-			return (oF.Principal == oT5242), runtime.Err{}
-		}()
-		if oT5241.Kind == 0 {
-			if !oT5240 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5241
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT5235.Kind != 0 {
-		return false, oT5235
+	oT1385 := false
+	oT1386 := runtime.InStrings("role_927", oF.PrincipalRoles)
+	if !oT1386 {
+		oT1385 = (oF.Principal == "agent:927")
 	}
-	return oT5234, runtime.Err{}
+	return oT1385, runtime.Err{}
 }
 
 // oRule715 evaluates rule "R00931" (policy).
@@ -43493,9 +28843,8 @@ func oRule715(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0059" {
 		return false, runtime.Err{}
 	}
-	oT5243 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT5244 := "/secret/931/"
-	return strings.Contains(oT5243, oT5244), runtime.Err{}
+	oT1387 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT1387, "/secret/931/"), runtime.Err{}
 }
 
 // oRule716 evaluates rule "R00933" (policy).
@@ -43513,40 +28862,12 @@ func oRule716(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT5245, oT5246 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5247, oT5248 := func() (bool, runtime.Err) {
-			oT5249 := "role_933"
-			oT5250 := runtime.InStrings(oT5249, oF.PrincipalRoles)
-			return !oT5250, runtime.Err{}
-		}()
-		if oT5248.Kind == 0 {
-			if !oT5247 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5248
-		}
-		oT5251, oT5252 := func() (bool, runtime.Err) {
-			oT5253 := "agent:933"
-			return (oF.Principal == oT5253), runtime.Err{}
-		}()
-		if oT5252.Kind == 0 {
-			if !oT5251 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5252
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT5246.Kind != 0 {
-		return false, oT5246
+	oT1388 := false
+	oT1389 := runtime.InStrings("role_933", oF.PrincipalRoles)
+	if !oT1389 {
+		oT1388 = (oF.Principal == "agent:933")
 	}
-	return oT5245, runtime.Err{}
+	return oT1388, runtime.Err{}
 }
 
 // oRule717 evaluates rule "R00935" (policy).
@@ -43562,40 +28883,12 @@ func oRule717(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0055" {
 		return false, runtime.Err{}
 	}
-	oT5254, oT5255 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5256, oT5257 := func() (bool, runtime.Err) {
-			oT5258 := "tool_935"
-			return runtime.InStrings(oT5258, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT5257.Kind == 0 {
-			if !oT5256 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5257
-		}
-		oT5259, oT5260 := func() (bool, runtime.Err) {
-			oT5261 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT5262 := "--force-935"
-			return strings.Contains(oT5261, oT5262), runtime.Err{}
-		}()
-		if oT5260.Kind == 0 {
-			if !oT5259 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5260
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT5255.Kind != 0 {
-		return false, oT5255
+	oT1390 := false
+	if runtime.InStrings("tool_935", oF.Lycaon.TurnTools) {
+		oT1391 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1390 = strings.Contains(oT1391, "--force-935")
 	}
-	return oT5254, runtime.Err{}
+	return oT1390, runtime.Err{}
 }
 
 // oRule718 evaluates rule "R00937" (policy).
@@ -43611,9 +28904,8 @@ func oRule718(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0053" {
 		return false, runtime.Err{}
 	}
-	oT5263 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT5264 := "/secret/937/"
-	return strings.Contains(oT5263, oT5264), runtime.Err{}
+	oT1392 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT1392, "/secret/937/"), runtime.Err{}
 }
 
 // oRule720 evaluates rule "R00941" (policy).
@@ -43629,40 +28921,12 @@ func oRule720(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0049" {
 		return false, runtime.Err{}
 	}
-	oT5265, oT5266 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5267, oT5268 := func() (bool, runtime.Err) {
-			oT5269 := "tool_941"
-			return runtime.InStrings(oT5269, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT5268.Kind == 0 {
-			if !oT5267 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5268
-		}
-		oT5270, oT5271 := func() (bool, runtime.Err) {
-			oT5272 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT5273 := "--force-941"
-			return strings.Contains(oT5272, oT5273), runtime.Err{}
-		}()
-		if oT5271.Kind == 0 {
-			if !oT5270 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5271
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT5266.Kind != 0 {
-		return false, oT5266
+	oT1393 := false
+	if runtime.InStrings("tool_941", oF.Lycaon.TurnTools) {
+		oT1394 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1393 = strings.Contains(oT1394, "--force-941")
 	}
-	return oT5265, runtime.Err{}
+	return oT1393, runtime.Err{}
 }
 
 // oRule721 evaluates rule "R00943" (policy).
@@ -43678,9 +28942,8 @@ func oRule721(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0047" {
 		return false, runtime.Err{}
 	}
-	oT5274 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT5275 := "/secret/943/"
-	return strings.Contains(oT5274, oT5275), runtime.Err{}
+	oT1395 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT1395, "/secret/943/"), runtime.Err{}
 }
 
 // oRule722 evaluates rule "R00945" (policy).
@@ -43698,40 +28961,12 @@ func oRule722(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT5276, oT5277 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5278, oT5279 := func() (bool, runtime.Err) {
-			oT5280 := "role_945"
-			oT5281 := runtime.InStrings(oT5280, oF.PrincipalRoles)
-			return !oT5281, runtime.Err{}
-		}()
-		if oT5279.Kind == 0 {
-			if !oT5278 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5279
-		}
-		oT5282, oT5283 := func() (bool, runtime.Err) {
-			oT5284 := "agent:945"
-			return (oF.Principal == oT5284), runtime.Err{}
-		}()
-		if oT5283.Kind == 0 {
-			if !oT5282 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5283
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT5277.Kind != 0 {
-		return false, oT5277
+	oT1396 := false
+	oT1397 := runtime.InStrings("role_945", oF.PrincipalRoles)
+	if !oT1397 {
+		oT1396 = (oF.Principal == "agent:945")
 	}
-	return oT5276, runtime.Err{}
+	return oT1396, runtime.Err{}
 }
 
 // oRule723 evaluates rule "R00947" (policy).
@@ -43747,40 +28982,12 @@ func oRule723(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0043" {
 		return false, runtime.Err{}
 	}
-	oT5285, oT5286 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5287, oT5288 := func() (bool, runtime.Err) {
-			oT5289 := "tool_947"
-			return runtime.InStrings(oT5289, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT5288.Kind == 0 {
-			if !oT5287 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5288
-		}
-		oT5290, oT5291 := func() (bool, runtime.Err) {
-			oT5292 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT5293 := "--force-947"
-			return strings.Contains(oT5292, oT5293), runtime.Err{}
-		}()
-		if oT5291.Kind == 0 {
-			if !oT5290 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5291
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT5286.Kind != 0 {
-		return false, oT5286
+	oT1398 := false
+	if runtime.InStrings("tool_947", oF.Lycaon.TurnTools) {
+		oT1399 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1398 = strings.Contains(oT1399, "--force-947")
 	}
-	return oT5285, runtime.Err{}
+	return oT1398, runtime.Err{}
 }
 
 // oRule725 evaluates rule "R00951" (policy).
@@ -43798,40 +29005,12 @@ func oRule725(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT5294, oT5295 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5296, oT5297 := func() (bool, runtime.Err) {
-			oT5298 := "role_951"
-			oT5299 := runtime.InStrings(oT5298, oF.PrincipalRoles)
-			return !oT5299, runtime.Err{}
-		}()
-		if oT5297.Kind == 0 {
-			if !oT5296 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5297
-		}
-		oT5300, oT5301 := func() (bool, runtime.Err) {
-			oT5302 := "agent:951"
-			return (oF.Principal == oT5302), runtime.Err{}
-		}()
-		if oT5301.Kind == 0 {
-			if !oT5300 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5301
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT5295.Kind != 0 {
-		return false, oT5295
+	oT1400 := false
+	oT1401 := runtime.InStrings("role_951", oF.PrincipalRoles)
+	if !oT1401 {
+		oT1400 = (oF.Principal == "agent:951")
 	}
-	return oT5294, runtime.Err{}
+	return oT1400, runtime.Err{}
 }
 
 // oRule726 evaluates rule "R00953" (policy).
@@ -43847,40 +29026,12 @@ func oRule726(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0037" {
 		return false, runtime.Err{}
 	}
-	oT5303, oT5304 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5305, oT5306 := func() (bool, runtime.Err) {
-			oT5307 := "tool_953"
-			return runtime.InStrings(oT5307, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT5306.Kind == 0 {
-			if !oT5305 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5306
-		}
-		oT5308, oT5309 := func() (bool, runtime.Err) {
-			oT5310 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT5311 := "--force-953"
-			return strings.Contains(oT5310, oT5311), runtime.Err{}
-		}()
-		if oT5309.Kind == 0 {
-			if !oT5308 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5309
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT5304.Kind != 0 {
-		return false, oT5304
+	oT1402 := false
+	if runtime.InStrings("tool_953", oF.Lycaon.TurnTools) {
+		oT1403 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1402 = strings.Contains(oT1403, "--force-953")
 	}
-	return oT5303, runtime.Err{}
+	return oT1402, runtime.Err{}
 }
 
 // oRule727 evaluates rule "R00955" (policy).
@@ -43896,9 +29047,8 @@ func oRule727(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0035" {
 		return false, runtime.Err{}
 	}
-	oT5312 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT5313 := "/secret/955/"
-	return strings.Contains(oT5312, oT5313), runtime.Err{}
+	oT1404 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT1404, "/secret/955/"), runtime.Err{}
 }
 
 // oRule728 evaluates rule "R00957" (policy).
@@ -43916,40 +29066,12 @@ func oRule728(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT5314, oT5315 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5316, oT5317 := func() (bool, runtime.Err) {
-			oT5318 := "role_957"
-			oT5319 := runtime.InStrings(oT5318, oF.PrincipalRoles)
-			return !oT5319, runtime.Err{}
-		}()
-		if oT5317.Kind == 0 {
-			if !oT5316 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5317
-		}
-		oT5320, oT5321 := func() (bool, runtime.Err) {
-			oT5322 := "agent:957"
-			return (oF.Principal == oT5322), runtime.Err{}
-		}()
-		if oT5321.Kind == 0 {
-			if !oT5320 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5321
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT5315.Kind != 0 {
-		return false, oT5315
+	oT1405 := false
+	oT1406 := runtime.InStrings("role_957", oF.PrincipalRoles)
+	if !oT1406 {
+		oT1405 = (oF.Principal == "agent:957")
 	}
-	return oT5314, runtime.Err{}
+	return oT1405, runtime.Err{}
 }
 
 // oRule730 evaluates rule "R00961" (policy).
@@ -43965,9 +29087,8 @@ func oRule730(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0029" {
 		return false, runtime.Err{}
 	}
-	oT5323 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT5324 := "/secret/961/"
-	return strings.Contains(oT5323, oT5324), runtime.Err{}
+	oT1407 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT1407, "/secret/961/"), runtime.Err{}
 }
 
 // oRule731 evaluates rule "R00963" (policy).
@@ -43985,40 +29106,12 @@ func oRule731(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT5325, oT5326 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5327, oT5328 := func() (bool, runtime.Err) {
-			oT5329 := "role_963"
-			oT5330 := runtime.InStrings(oT5329, oF.PrincipalRoles)
-			return !oT5330, runtime.Err{}
-		}()
-		if oT5328.Kind == 0 {
-			if !oT5327 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5328
-		}
-		oT5331, oT5332 := func() (bool, runtime.Err) {
-			oT5333 := "agent:963"
-			return (oF.Principal == oT5333), runtime.Err{}
-		}()
-		if oT5332.Kind == 0 {
-			if !oT5331 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5332
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT5326.Kind != 0 {
-		return false, oT5326
+	oT1408 := false
+	oT1409 := runtime.InStrings("role_963", oF.PrincipalRoles)
+	if !oT1409 {
+		oT1408 = (oF.Principal == "agent:963")
 	}
-	return oT5325, runtime.Err{}
+	return oT1408, runtime.Err{}
 }
 
 // oRule732 evaluates rule "R00965" (policy).
@@ -44034,40 +29127,12 @@ func oRule732(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0025" {
 		return false, runtime.Err{}
 	}
-	oT5334, oT5335 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5336, oT5337 := func() (bool, runtime.Err) {
-			oT5338 := "tool_965"
-			return runtime.InStrings(oT5338, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT5337.Kind == 0 {
-			if !oT5336 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5337
-		}
-		oT5339, oT5340 := func() (bool, runtime.Err) {
-			oT5341 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT5342 := "--force-965"
-			return strings.Contains(oT5341, oT5342), runtime.Err{}
-		}()
-		if oT5340.Kind == 0 {
-			if !oT5339 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5340
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT5335.Kind != 0 {
-		return false, oT5335
+	oT1410 := false
+	if runtime.InStrings("tool_965", oF.Lycaon.TurnTools) {
+		oT1411 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1410 = strings.Contains(oT1411, "--force-965")
 	}
-	return oT5334, runtime.Err{}
+	return oT1410, runtime.Err{}
 }
 
 // oRule733 evaluates rule "R00967" (policy).
@@ -44083,9 +29148,8 @@ func oRule733(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0023" {
 		return false, runtime.Err{}
 	}
-	oT5343 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT5344 := "/secret/967/"
-	return strings.Contains(oT5343, oT5344), runtime.Err{}
+	oT1412 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT1412, "/secret/967/"), runtime.Err{}
 }
 
 // oRule735 evaluates rule "R00971" (policy).
@@ -44101,40 +29165,12 @@ func oRule735(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0019" {
 		return false, runtime.Err{}
 	}
-	oT5345, oT5346 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5347, oT5348 := func() (bool, runtime.Err) {
-			oT5349 := "tool_971"
-			return runtime.InStrings(oT5349, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT5348.Kind == 0 {
-			if !oT5347 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5348
-		}
-		oT5350, oT5351 := func() (bool, runtime.Err) {
-			oT5352 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT5353 := "--force-971"
-			return strings.Contains(oT5352, oT5353), runtime.Err{}
-		}()
-		if oT5351.Kind == 0 {
-			if !oT5350 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5351
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT5346.Kind != 0 {
-		return false, oT5346
+	oT1413 := false
+	if runtime.InStrings("tool_971", oF.Lycaon.TurnTools) {
+		oT1414 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1413 = strings.Contains(oT1414, "--force-971")
 	}
-	return oT5345, runtime.Err{}
+	return oT1413, runtime.Err{}
 }
 
 // oRule736 evaluates rule "R00973" (policy).
@@ -44150,9 +29186,8 @@ func oRule736(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0017" {
 		return false, runtime.Err{}
 	}
-	oT5354 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT5355 := "/secret/973/"
-	return strings.Contains(oT5354, oT5355), runtime.Err{}
+	oT1415 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT1415, "/secret/973/"), runtime.Err{}
 }
 
 // oRule737 evaluates rule "R00975" (policy).
@@ -44170,40 +29205,12 @@ func oRule737(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT5356, oT5357 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5358, oT5359 := func() (bool, runtime.Err) {
-			oT5360 := "role_975"
-			oT5361 := runtime.InStrings(oT5360, oF.PrincipalRoles)
-			return !oT5361, runtime.Err{}
-		}()
-		if oT5359.Kind == 0 {
-			if !oT5358 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5359
-		}
-		oT5362, oT5363 := func() (bool, runtime.Err) {
-			oT5364 := "agent:975"
-			return (oF.Principal == oT5364), runtime.Err{}
-		}()
-		if oT5363.Kind == 0 {
-			if !oT5362 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5363
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT5357.Kind != 0 {
-		return false, oT5357
+	oT1416 := false
+	oT1417 := runtime.InStrings("role_975", oF.PrincipalRoles)
+	if !oT1417 {
+		oT1416 = (oF.Principal == "agent:975")
 	}
-	return oT5356, runtime.Err{}
+	return oT1416, runtime.Err{}
 }
 
 // oRule738 evaluates rule "R00977" (policy).
@@ -44219,40 +29226,12 @@ func oRule738(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0013" {
 		return false, runtime.Err{}
 	}
-	oT5365, oT5366 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5367, oT5368 := func() (bool, runtime.Err) {
-			oT5369 := "tool_977"
-			return runtime.InStrings(oT5369, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT5368.Kind == 0 {
-			if !oT5367 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5368
-		}
-		oT5370, oT5371 := func() (bool, runtime.Err) {
-			oT5372 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT5373 := "--force-977"
-			return strings.Contains(oT5372, oT5373), runtime.Err{}
-		}()
-		if oT5371.Kind == 0 {
-			if !oT5370 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5371
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT5366.Kind != 0 {
-		return false, oT5366
+	oT1418 := false
+	if runtime.InStrings("tool_977", oF.Lycaon.TurnTools) {
+		oT1419 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1418 = strings.Contains(oT1419, "--force-977")
 	}
-	return oT5365, runtime.Err{}
+	return oT1418, runtime.Err{}
 }
 
 // oRule740 evaluates rule "R00981" (policy).
@@ -44270,40 +29249,12 @@ func oRule740(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT5374, oT5375 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5376, oT5377 := func() (bool, runtime.Err) {
-			oT5378 := "role_981"
-			oT5379 := runtime.InStrings(oT5378, oF.PrincipalRoles)
-			return !oT5379, runtime.Err{}
-		}()
-		if oT5377.Kind == 0 {
-			if !oT5376 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5377
-		}
-		oT5380, oT5381 := func() (bool, runtime.Err) {
-			oT5382 := "agent:981"
-			return (oF.Principal == oT5382), runtime.Err{}
-		}()
-		if oT5381.Kind == 0 {
-			if !oT5380 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5381
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT5375.Kind != 0 {
-		return false, oT5375
+	oT1420 := false
+	oT1421 := runtime.InStrings("role_981", oF.PrincipalRoles)
+	if !oT1421 {
+		oT1420 = (oF.Principal == "agent:981")
 	}
-	return oT5374, runtime.Err{}
+	return oT1420, runtime.Err{}
 }
 
 // oRule741 evaluates rule "R00983" (policy).
@@ -44319,40 +29270,12 @@ func oRule741(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0007" {
 		return false, runtime.Err{}
 	}
-	oT5383, oT5384 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5385, oT5386 := func() (bool, runtime.Err) {
-			oT5387 := "tool_983"
-			return runtime.InStrings(oT5387, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT5386.Kind == 0 {
-			if !oT5385 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5386
-		}
-		oT5388, oT5389 := func() (bool, runtime.Err) {
-			oT5390 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT5391 := "--force-983"
-			return strings.Contains(oT5390, oT5391), runtime.Err{}
-		}()
-		if oT5389.Kind == 0 {
-			if !oT5388 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5389
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT5384.Kind != 0 {
-		return false, oT5384
+	oT1422 := false
+	if runtime.InStrings("tool_983", oF.Lycaon.TurnTools) {
+		oT1423 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1422 = strings.Contains(oT1423, "--force-983")
 	}
-	return oT5383, runtime.Err{}
+	return oT1422, runtime.Err{}
 }
 
 // oRule742 evaluates rule "R00985" (policy).
@@ -44368,9 +29291,8 @@ func oRule742(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0005" {
 		return false, runtime.Err{}
 	}
-	oT5392 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT5393 := "/secret/985/"
-	return strings.Contains(oT5392, oT5393), runtime.Err{}
+	oT1424 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT1424, "/secret/985/"), runtime.Err{}
 }
 
 // oRule743 evaluates rule "R00987" (policy).
@@ -44388,40 +29310,12 @@ func oRule743(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT5394, oT5395 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5396, oT5397 := func() (bool, runtime.Err) {
-			oT5398 := "role_987"
-			oT5399 := runtime.InStrings(oT5398, oF.PrincipalRoles)
-			return !oT5399, runtime.Err{}
-		}()
-		if oT5397.Kind == 0 {
-			if !oT5396 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5397
-		}
-		oT5400, oT5401 := func() (bool, runtime.Err) {
-			oT5402 := "agent:987"
-			return (oF.Principal == oT5402), runtime.Err{}
-		}()
-		if oT5401.Kind == 0 {
-			if !oT5400 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5401
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT5395.Kind != 0 {
-		return false, oT5395
+	oT1425 := false
+	oT1426 := runtime.InStrings("role_987", oF.PrincipalRoles)
+	if !oT1426 {
+		oT1425 = (oF.Principal == "agent:987")
 	}
-	return oT5394, runtime.Err{}
+	return oT1425, runtime.Err{}
 }
 
 // oRule745 evaluates rule "R00991" (policy).
@@ -44437,9 +29331,8 @@ func oRule745(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0197" {
 		return false, runtime.Err{}
 	}
-	oT5403 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT5404 := "/secret/991/"
-	return strings.Contains(oT5403, oT5404), runtime.Err{}
+	oT1427 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT1427, "/secret/991/"), runtime.Err{}
 }
 
 // oRule746 evaluates rule "R00993" (policy).
@@ -44457,40 +29350,12 @@ func oRule746(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT5405, oT5406 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5407, oT5408 := func() (bool, runtime.Err) {
-			oT5409 := "role_993"
-			oT5410 := runtime.InStrings(oT5409, oF.PrincipalRoles)
-			return !oT5410, runtime.Err{}
-		}()
-		if oT5408.Kind == 0 {
-			if !oT5407 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5408
-		}
-		oT5411, oT5412 := func() (bool, runtime.Err) {
-			oT5413 := "agent:993"
-			return (oF.Principal == oT5413), runtime.Err{}
-		}()
-		if oT5412.Kind == 0 {
-			if !oT5411 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5412
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT5406.Kind != 0 {
-		return false, oT5406
+	oT1428 := false
+	oT1429 := runtime.InStrings("role_993", oF.PrincipalRoles)
+	if !oT1429 {
+		oT1428 = (oF.Principal == "agent:993")
 	}
-	return oT5405, runtime.Err{}
+	return oT1428, runtime.Err{}
 }
 
 // oRule747 evaluates rule "R00995" (policy).
@@ -44506,40 +29371,12 @@ func oRule747(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0193" {
 		return false, runtime.Err{}
 	}
-	oT5414, oT5415 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5416, oT5417 := func() (bool, runtime.Err) {
-			oT5418 := "tool_995"
-			return runtime.InStrings(oT5418, oF.Lycaon.TurnTools), runtime.Err{}
-		}()
-		if oT5417.Kind == 0 {
-			if !oT5416 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5417
-		}
-		oT5419, oT5420 := func() (bool, runtime.Err) {
-			oT5421 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT5422 := "--force-995"
-			return strings.Contains(oT5421, oT5422), runtime.Err{}
-		}()
-		if oT5420.Kind == 0 {
-			if !oT5419 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5420
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT5415.Kind != 0 {
-		return false, oT5415
+	oT1430 := false
+	if runtime.InStrings("tool_995", oF.Lycaon.TurnTools) {
+		oT1431 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1430 = strings.Contains(oT1431, "--force-995")
 	}
-	return oT5414, runtime.Err{}
+	return oT1430, runtime.Err{}
 }
 
 // oRule748 evaluates rule "R00997" (policy).
@@ -44555,9 +29392,8 @@ func oRule748(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0191" {
 		return false, runtime.Err{}
 	}
-	oT5423 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT5424 := "/secret/997/"
-	return strings.Contains(oT5423, oT5424), runtime.Err{}
+	oT1432 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT1432, "/secret/997/"), runtime.Err{}
 }
 
 // oRule750 evaluates rule "R00002" (invariant).
@@ -44573,39 +29409,11 @@ func oRule750(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "bash" {
 		return false, runtime.Err{}
 	}
-	oT5425, oT5426 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5427, oT5428 := func() (bool, runtime.Err) {
-			oT5429 := "posture_2"
-			return (oF.SessionPosture == oT5429), runtime.Err{}
-		}()
-		if oT5428.Kind == 0 {
-			if !oT5427 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5428
-		}
-		oT5430, oT5431 := func() (bool, runtime.Err) {
-			oT5432 := int64(5)
-			return (oF.Lycaon.RepeatCount > oT5432), runtime.Err{}
-		}()
-		if oT5431.Kind == 0 {
-			if !oT5430 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5431
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT5426.Kind != 0 {
-		return false, oT5426
+	oT1433 := false
+	if oF.SessionPosture == "posture_2" {
+		oT1433 = (oF.Lycaon.RepeatCount > int64(5))
 	}
-	return oT5425, runtime.Err{}
+	return oT1433, runtime.Err{}
 }
 
 // oRule751 evaluates rule "R00006" (invariant).
@@ -44621,9 +29429,8 @@ func oRule751(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "bash" {
 		return false, runtime.Err{}
 	}
-	oT5433 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT5434 := "shutdown -h 6"
-	return strings.HasPrefix(oT5433, oT5434), runtime.Err{}
+	oT1434 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT1434, "shutdown -h 6"), runtime.Err{}
 }
 
 // oRule752 evaluates rule "R00010" (invariant).
@@ -44639,42 +29446,14 @@ func oRule752(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0188" {
 		return false, runtime.Err{}
 	}
-	oT5435, oT5436 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5437, oT5438 := func() (bool, runtime.Err) {
-			oT5439 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT5440 := int64(3610)
-			return (oT5439 > oT5440), runtime.Err{}
-		}()
-		if oT5438.Kind == 0 {
-			if oT5437 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5438
-		}
-		oT5441, oT5442 := func() (bool, runtime.Err) {
-			oT5443 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT5444 := runtime.SizeString(oT5443)
-			oT5445 := int64(4106)
-			return (oT5444 > oT5445), runtime.Err{}
-		}()
-		if oT5442.Kind == 0 {
-			if oT5441 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5442
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT5436.Kind != 0 {
-		return false, oT5436
+	oT1435 := true
+	oT1436 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT1436 > int64(3610)) {
+		oT1437 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1438 := runtime.SizeString(oT1437)
+		oT1435 = (oT1438 > int64(4106))
 	}
-	return oT5435, runtime.Err{}
+	return oT1435, runtime.Err{}
 }
 
 // oRule754 evaluates rule "R00018" (invariant).
@@ -44692,9 +29471,8 @@ func oRule754(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT5446 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT5447 := "shutdown -h 18"
-	return strings.HasPrefix(oT5446, oT5447), runtime.Err{}
+	oT1439 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT1439, "shutdown -h 18"), runtime.Err{}
 }
 
 // oRule755 evaluates rule "R00022" (invariant).
@@ -44710,42 +29488,14 @@ func oRule755(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0176" {
 		return false, runtime.Err{}
 	}
-	oT5448, oT5449 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5450, oT5451 := func() (bool, runtime.Err) {
-			oT5452 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT5453 := int64(3622)
-			return (oT5452 > oT5453), runtime.Err{}
-		}()
-		if oT5451.Kind == 0 {
-			if oT5450 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5451
-		}
-		oT5454, oT5455 := func() (bool, runtime.Err) {
-			oT5456 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT5457 := runtime.SizeString(oT5456)
-			oT5458 := int64(4118)
-			return (oT5457 > oT5458), runtime.Err{}
-		}()
-		if oT5455.Kind == 0 {
-			if oT5454 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5455
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT5449.Kind != 0 {
-		return false, oT5449
+	oT1440 := true
+	oT1441 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT1441 > int64(3622)) {
+		oT1442 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1443 := runtime.SizeString(oT1442)
+		oT1440 = (oT1443 > int64(4118))
 	}
-	return oT5448, runtime.Err{}
+	return oT1440, runtime.Err{}
 }
 
 // oRule756 evaluates rule "R00026" (invariant).
@@ -44761,39 +29511,11 @@ func oRule756(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0172" {
 		return false, runtime.Err{}
 	}
-	oT5459, oT5460 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5461, oT5462 := func() (bool, runtime.Err) {
-			oT5463 := "posture_26"
-			return (oF.SessionPosture == oT5463), runtime.Err{}
-		}()
-		if oT5462.Kind == 0 {
-			if !oT5461 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5462
-		}
-		oT5464, oT5465 := func() (bool, runtime.Err) {
-			oT5466 := int64(8)
-			return (oF.Lycaon.RepeatCount > oT5466), runtime.Err{}
-		}()
-		if oT5465.Kind == 0 {
-			if !oT5464 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5465
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT5460.Kind != 0 {
-		return false, oT5460
+	oT1444 := false
+	if oF.SessionPosture == "posture_26" {
+		oT1444 = (oF.Lycaon.RepeatCount > int64(8))
 	}
-	return oT5459, runtime.Err{}
+	return oT1444, runtime.Err{}
 }
 
 // oRule757 evaluates rule "R00030" (invariant).
@@ -44811,9 +29533,8 @@ func oRule757(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT5467 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT5468 := "shutdown -h 30"
-	return strings.HasPrefix(oT5467, oT5468), runtime.Err{}
+	oT1445 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT1445, "shutdown -h 30"), runtime.Err{}
 }
 
 // oRule759 evaluates rule "R00038" (invariant).
@@ -44829,39 +29550,11 @@ func oRule759(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0160" {
 		return false, runtime.Err{}
 	}
-	oT5469, oT5470 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5471, oT5472 := func() (bool, runtime.Err) {
-			oT5473 := "posture_38"
-			return (oF.SessionPosture == oT5473), runtime.Err{}
-		}()
-		if oT5472.Kind == 0 {
-			if !oT5471 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5472
-		}
-		oT5474, oT5475 := func() (bool, runtime.Err) {
-			oT5476 := int64(6)
-			return (oF.Lycaon.RepeatCount > oT5476), runtime.Err{}
-		}()
-		if oT5475.Kind == 0 {
-			if !oT5474 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5475
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT5470.Kind != 0 {
-		return false, oT5470
+	oT1446 := false
+	if oF.SessionPosture == "posture_38" {
+		oT1446 = (oF.Lycaon.RepeatCount > int64(6))
 	}
-	return oT5469, runtime.Err{}
+	return oT1446, runtime.Err{}
 }
 
 // oRule760 evaluates rule "R00042" (invariant).
@@ -44879,9 +29572,8 @@ func oRule760(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT5477 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT5478 := "shutdown -h 42"
-	return strings.HasPrefix(oT5477, oT5478), runtime.Err{}
+	oT1447 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT1447, "shutdown -h 42"), runtime.Err{}
 }
 
 // oRule761 evaluates rule "R00046" (invariant).
@@ -44897,42 +29589,14 @@ func oRule761(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0152" {
 		return false, runtime.Err{}
 	}
-	oT5479, oT5480 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5481, oT5482 := func() (bool, runtime.Err) {
-			oT5483 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT5484 := int64(3646)
-			return (oT5483 > oT5484), runtime.Err{}
-		}()
-		if oT5482.Kind == 0 {
-			if oT5481 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5482
-		}
-		oT5485, oT5486 := func() (bool, runtime.Err) {
-			oT5487 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT5488 := runtime.SizeString(oT5487)
-			oT5489 := int64(4142)
-			return (oT5488 > oT5489), runtime.Err{}
-		}()
-		if oT5486.Kind == 0 {
-			if oT5485 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5486
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT5480.Kind != 0 {
-		return false, oT5480
+	oT1448 := true
+	oT1449 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT1449 > int64(3646)) {
+		oT1450 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1451 := runtime.SizeString(oT1450)
+		oT1448 = (oT1451 > int64(4142))
 	}
-	return oT5479, runtime.Err{}
+	return oT1448, runtime.Err{}
 }
 
 // oRule762 evaluates rule "R00050" (invariant).
@@ -44948,39 +29612,11 @@ func oRule762(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0148" {
 		return false, runtime.Err{}
 	}
-	oT5490, oT5491 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5492, oT5493 := func() (bool, runtime.Err) {
-			oT5494 := "posture_50"
-			return (oF.SessionPosture == oT5494), runtime.Err{}
-		}()
-		if oT5493.Kind == 0 {
-			if !oT5492 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5493
-		}
-		oT5495, oT5496 := func() (bool, runtime.Err) {
-			oT5497 := int64(4)
-			return (oF.Lycaon.RepeatCount > oT5497), runtime.Err{}
-		}()
-		if oT5496.Kind == 0 {
-			if !oT5495 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5496
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT5491.Kind != 0 {
-		return false, oT5491
+	oT1452 := false
+	if oF.SessionPosture == "posture_50" {
+		oT1452 = (oF.Lycaon.RepeatCount > int64(4))
 	}
-	return oT5490, runtime.Err{}
+	return oT1452, runtime.Err{}
 }
 
 // oRule764 evaluates rule "R00058" (invariant).
@@ -44996,42 +29632,14 @@ func oRule764(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0140" {
 		return false, runtime.Err{}
 	}
-	oT5498, oT5499 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5500, oT5501 := func() (bool, runtime.Err) {
-			oT5502 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT5503 := int64(3658)
-			return (oT5502 > oT5503), runtime.Err{}
-		}()
-		if oT5501.Kind == 0 {
-			if oT5500 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5501
-		}
-		oT5504, oT5505 := func() (bool, runtime.Err) {
-			oT5506 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT5507 := runtime.SizeString(oT5506)
-			oT5508 := int64(4154)
-			return (oT5507 > oT5508), runtime.Err{}
-		}()
-		if oT5505.Kind == 0 {
-			if oT5504 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5505
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT5499.Kind != 0 {
-		return false, oT5499
+	oT1453 := true
+	oT1454 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT1454 > int64(3658)) {
+		oT1455 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1456 := runtime.SizeString(oT1455)
+		oT1453 = (oT1456 > int64(4154))
 	}
-	return oT5498, runtime.Err{}
+	return oT1453, runtime.Err{}
 }
 
 // oRule765 evaluates rule "R00062" (invariant).
@@ -45047,39 +29655,11 @@ func oRule765(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0136" {
 		return false, runtime.Err{}
 	}
-	oT5509, oT5510 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5511, oT5512 := func() (bool, runtime.Err) {
-			oT5513 := "posture_62"
-			return (oF.SessionPosture == oT5513), runtime.Err{}
-		}()
-		if oT5512.Kind == 0 {
-			if !oT5511 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5512
-		}
-		oT5514, oT5515 := func() (bool, runtime.Err) {
-			oT5516 := int64(9)
-			return (oF.Lycaon.RepeatCount > oT5516), runtime.Err{}
-		}()
-		if oT5515.Kind == 0 {
-			if !oT5514 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5515
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT5510.Kind != 0 {
-		return false, oT5510
+	oT1457 := false
+	if oF.SessionPosture == "posture_62" {
+		oT1457 = (oF.Lycaon.RepeatCount > int64(9))
 	}
-	return oT5509, runtime.Err{}
+	return oT1457, runtime.Err{}
 }
 
 // oRule766 evaluates rule "R00066" (invariant).
@@ -45097,9 +29677,8 @@ func oRule766(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT5517 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT5518 := "shutdown -h 66"
-	return strings.HasPrefix(oT5517, oT5518), runtime.Err{}
+	oT1458 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT1458, "shutdown -h 66"), runtime.Err{}
 }
 
 // oRule767 evaluates rule "R00070" (invariant).
@@ -45115,42 +29694,14 @@ func oRule767(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0128" {
 		return false, runtime.Err{}
 	}
-	oT5519, oT5520 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5521, oT5522 := func() (bool, runtime.Err) {
-			oT5523 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT5524 := int64(3670)
-			return (oT5523 > oT5524), runtime.Err{}
-		}()
-		if oT5522.Kind == 0 {
-			if oT5521 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5522
-		}
-		oT5525, oT5526 := func() (bool, runtime.Err) {
-			oT5527 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT5528 := runtime.SizeString(oT5527)
-			oT5529 := int64(4166)
-			return (oT5528 > oT5529), runtime.Err{}
-		}()
-		if oT5526.Kind == 0 {
-			if oT5525 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5526
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT5520.Kind != 0 {
-		return false, oT5520
+	oT1459 := true
+	oT1460 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT1460 > int64(3670)) {
+		oT1461 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1462 := runtime.SizeString(oT1461)
+		oT1459 = (oT1462 > int64(4166))
 	}
-	return oT5519, runtime.Err{}
+	return oT1459, runtime.Err{}
 }
 
 // oRule769 evaluates rule "R00078" (invariant).
@@ -45168,9 +29719,8 @@ func oRule769(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT5530 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT5531 := "shutdown -h 78"
-	return strings.HasPrefix(oT5530, oT5531), runtime.Err{}
+	oT1463 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT1463, "shutdown -h 78"), runtime.Err{}
 }
 
 // oRule770 evaluates rule "R00082" (invariant).
@@ -45186,42 +29736,14 @@ func oRule770(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0116" {
 		return false, runtime.Err{}
 	}
-	oT5532, oT5533 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5534, oT5535 := func() (bool, runtime.Err) {
-			oT5536 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT5537 := int64(3682)
-			return (oT5536 > oT5537), runtime.Err{}
-		}()
-		if oT5535.Kind == 0 {
-			if oT5534 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5535
-		}
-		oT5538, oT5539 := func() (bool, runtime.Err) {
-			oT5540 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT5541 := runtime.SizeString(oT5540)
-			oT5542 := int64(4178)
-			return (oT5541 > oT5542), runtime.Err{}
-		}()
-		if oT5539.Kind == 0 {
-			if oT5538 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5539
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT5533.Kind != 0 {
-		return false, oT5533
+	oT1464 := true
+	oT1465 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT1465 > int64(3682)) {
+		oT1466 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1467 := runtime.SizeString(oT1466)
+		oT1464 = (oT1467 > int64(4178))
 	}
-	return oT5532, runtime.Err{}
+	return oT1464, runtime.Err{}
 }
 
 // oRule771 evaluates rule "R00086" (invariant).
@@ -45237,39 +29759,11 @@ func oRule771(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0112" {
 		return false, runtime.Err{}
 	}
-	oT5543, oT5544 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5545, oT5546 := func() (bool, runtime.Err) {
-			oT5547 := "posture_86"
-			return (oF.SessionPosture == oT5547), runtime.Err{}
-		}()
-		if oT5546.Kind == 0 {
-			if !oT5545 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5546
-		}
-		oT5548, oT5549 := func() (bool, runtime.Err) {
-			oT5550 := int64(5)
-			return (oF.Lycaon.RepeatCount > oT5550), runtime.Err{}
-		}()
-		if oT5549.Kind == 0 {
-			if !oT5548 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5549
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT5544.Kind != 0 {
-		return false, oT5544
+	oT1468 := false
+	if oF.SessionPosture == "posture_86" {
+		oT1468 = (oF.Lycaon.RepeatCount > int64(5))
 	}
-	return oT5543, runtime.Err{}
+	return oT1468, runtime.Err{}
 }
 
 // oRule772 evaluates rule "R00090" (invariant).
@@ -45287,9 +29781,8 @@ func oRule772(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT5551 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT5552 := "shutdown -h 90"
-	return strings.HasPrefix(oT5551, oT5552), runtime.Err{}
+	oT1469 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT1469, "shutdown -h 90"), runtime.Err{}
 }
 
 // oRule774 evaluates rule "R00098" (invariant).
@@ -45305,39 +29798,11 @@ func oRule774(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0100" {
 		return false, runtime.Err{}
 	}
-	oT5553, oT5554 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5555, oT5556 := func() (bool, runtime.Err) {
-			oT5557 := "posture_98"
-			return (oF.SessionPosture == oT5557), runtime.Err{}
-		}()
-		if oT5556.Kind == 0 {
-			if !oT5555 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5556
-		}
-		oT5558, oT5559 := func() (bool, runtime.Err) {
-			oT5560 := int64(3)
-			return (oF.Lycaon.RepeatCount > oT5560), runtime.Err{}
-		}()
-		if oT5559.Kind == 0 {
-			if !oT5558 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5559
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT5554.Kind != 0 {
-		return false, oT5554
+	oT1470 := false
+	if oF.SessionPosture == "posture_98" {
+		oT1470 = (oF.Lycaon.RepeatCount > int64(3))
 	}
-	return oT5553, runtime.Err{}
+	return oT1470, runtime.Err{}
 }
 
 // oRule775 evaluates rule "R00102" (invariant).
@@ -45355,9 +29820,8 @@ func oRule775(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT5561 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT5562 := "shutdown -h 102"
-	return strings.HasPrefix(oT5561, oT5562), runtime.Err{}
+	oT1471 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT1471, "shutdown -h 102"), runtime.Err{}
 }
 
 // oRule776 evaluates rule "R00106" (invariant).
@@ -45373,42 +29837,14 @@ func oRule776(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0092" {
 		return false, runtime.Err{}
 	}
-	oT5563, oT5564 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5565, oT5566 := func() (bool, runtime.Err) {
-			oT5567 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT5568 := int64(3706)
-			return (oT5567 > oT5568), runtime.Err{}
-		}()
-		if oT5566.Kind == 0 {
-			if oT5565 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5566
-		}
-		oT5569, oT5570 := func() (bool, runtime.Err) {
-			oT5571 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT5572 := runtime.SizeString(oT5571)
-			oT5573 := int64(4202)
-			return (oT5572 > oT5573), runtime.Err{}
-		}()
-		if oT5570.Kind == 0 {
-			if oT5569 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5570
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT5564.Kind != 0 {
-		return false, oT5564
+	oT1472 := true
+	oT1473 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT1473 > int64(3706)) {
+		oT1474 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1475 := runtime.SizeString(oT1474)
+		oT1472 = (oT1475 > int64(4202))
 	}
-	return oT5563, runtime.Err{}
+	return oT1472, runtime.Err{}
 }
 
 // oRule777 evaluates rule "R00110" (invariant).
@@ -45424,39 +29860,11 @@ func oRule777(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0088" {
 		return false, runtime.Err{}
 	}
-	oT5574, oT5575 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5576, oT5577 := func() (bool, runtime.Err) {
-			oT5578 := "posture_110"
-			return (oF.SessionPosture == oT5578), runtime.Err{}
-		}()
-		if oT5577.Kind == 0 {
-			if !oT5576 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5577
-		}
-		oT5579, oT5580 := func() (bool, runtime.Err) {
-			oT5581 := int64(8)
-			return (oF.Lycaon.RepeatCount > oT5581), runtime.Err{}
-		}()
-		if oT5580.Kind == 0 {
-			if !oT5579 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5580
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT5575.Kind != 0 {
-		return false, oT5575
+	oT1476 := false
+	if oF.SessionPosture == "posture_110" {
+		oT1476 = (oF.Lycaon.RepeatCount > int64(8))
 	}
-	return oT5574, runtime.Err{}
+	return oT1476, runtime.Err{}
 }
 
 // oRule779 evaluates rule "R00118" (invariant).
@@ -45472,42 +29880,14 @@ func oRule779(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0080" {
 		return false, runtime.Err{}
 	}
-	oT5582, oT5583 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5584, oT5585 := func() (bool, runtime.Err) {
-			oT5586 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT5587 := int64(3718)
-			return (oT5586 > oT5587), runtime.Err{}
-		}()
-		if oT5585.Kind == 0 {
-			if oT5584 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5585
-		}
-		oT5588, oT5589 := func() (bool, runtime.Err) {
-			oT5590 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT5591 := runtime.SizeString(oT5590)
-			oT5592 := int64(4214)
-			return (oT5591 > oT5592), runtime.Err{}
-		}()
-		if oT5589.Kind == 0 {
-			if oT5588 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5589
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT5583.Kind != 0 {
-		return false, oT5583
+	oT1477 := true
+	oT1478 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT1478 > int64(3718)) {
+		oT1479 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1480 := runtime.SizeString(oT1479)
+		oT1477 = (oT1480 > int64(4214))
 	}
-	return oT5582, runtime.Err{}
+	return oT1477, runtime.Err{}
 }
 
 // oRule780 evaluates rule "R00122" (invariant).
@@ -45523,39 +29903,11 @@ func oRule780(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0076" {
 		return false, runtime.Err{}
 	}
-	oT5593, oT5594 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5595, oT5596 := func() (bool, runtime.Err) {
-			oT5597 := "posture_122"
-			return (oF.SessionPosture == oT5597), runtime.Err{}
-		}()
-		if oT5596.Kind == 0 {
-			if !oT5595 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5596
-		}
-		oT5598, oT5599 := func() (bool, runtime.Err) {
-			oT5600 := int64(6)
-			return (oF.Lycaon.RepeatCount > oT5600), runtime.Err{}
-		}()
-		if oT5599.Kind == 0 {
-			if !oT5598 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5599
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT5594.Kind != 0 {
-		return false, oT5594
+	oT1481 := false
+	if oF.SessionPosture == "posture_122" {
+		oT1481 = (oF.Lycaon.RepeatCount > int64(6))
 	}
-	return oT5593, runtime.Err{}
+	return oT1481, runtime.Err{}
 }
 
 // oRule781 evaluates rule "R00126" (invariant).
@@ -45573,9 +29925,8 @@ func oRule781(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT5601 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT5602 := "shutdown -h 126"
-	return strings.HasPrefix(oT5601, oT5602), runtime.Err{}
+	oT1482 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT1482, "shutdown -h 126"), runtime.Err{}
 }
 
 // oRule782 evaluates rule "R00130" (invariant).
@@ -45591,42 +29942,14 @@ func oRule782(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0068" {
 		return false, runtime.Err{}
 	}
-	oT5603, oT5604 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5605, oT5606 := func() (bool, runtime.Err) {
-			oT5607 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT5608 := int64(3730)
-			return (oT5607 > oT5608), runtime.Err{}
-		}()
-		if oT5606.Kind == 0 {
-			if oT5605 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5606
-		}
-		oT5609, oT5610 := func() (bool, runtime.Err) {
-			oT5611 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT5612 := runtime.SizeString(oT5611)
-			oT5613 := int64(4226)
-			return (oT5612 > oT5613), runtime.Err{}
-		}()
-		if oT5610.Kind == 0 {
-			if oT5609 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5610
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT5604.Kind != 0 {
-		return false, oT5604
+	oT1483 := true
+	oT1484 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT1484 > int64(3730)) {
+		oT1485 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1486 := runtime.SizeString(oT1485)
+		oT1483 = (oT1486 > int64(4226))
 	}
-	return oT5603, runtime.Err{}
+	return oT1483, runtime.Err{}
 }
 
 // oRule784 evaluates rule "R00138" (invariant).
@@ -45644,9 +29967,8 @@ func oRule784(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT5614 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT5615 := "shutdown -h 138"
-	return strings.HasPrefix(oT5614, oT5615), runtime.Err{}
+	oT1487 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT1487, "shutdown -h 138"), runtime.Err{}
 }
 
 // oRule785 evaluates rule "R00142" (invariant).
@@ -45662,42 +29984,14 @@ func oRule785(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0056" {
 		return false, runtime.Err{}
 	}
-	oT5616, oT5617 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5618, oT5619 := func() (bool, runtime.Err) {
-			oT5620 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT5621 := int64(3742)
-			return (oT5620 > oT5621), runtime.Err{}
-		}()
-		if oT5619.Kind == 0 {
-			if oT5618 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5619
-		}
-		oT5622, oT5623 := func() (bool, runtime.Err) {
-			oT5624 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT5625 := runtime.SizeString(oT5624)
-			oT5626 := int64(4238)
-			return (oT5625 > oT5626), runtime.Err{}
-		}()
-		if oT5623.Kind == 0 {
-			if oT5622 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5623
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT5617.Kind != 0 {
-		return false, oT5617
+	oT1488 := true
+	oT1489 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT1489 > int64(3742)) {
+		oT1490 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1491 := runtime.SizeString(oT1490)
+		oT1488 = (oT1491 > int64(4238))
 	}
-	return oT5616, runtime.Err{}
+	return oT1488, runtime.Err{}
 }
 
 // oRule786 evaluates rule "R00146" (invariant).
@@ -45713,39 +30007,11 @@ func oRule786(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0052" {
 		return false, runtime.Err{}
 	}
-	oT5627, oT5628 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5629, oT5630 := func() (bool, runtime.Err) {
-			oT5631 := "posture_146"
-			return (oF.SessionPosture == oT5631), runtime.Err{}
-		}()
-		if oT5630.Kind == 0 {
-			if !oT5629 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5630
-		}
-		oT5632, oT5633 := func() (bool, runtime.Err) {
-			oT5634 := int64(9)
-			return (oF.Lycaon.RepeatCount > oT5634), runtime.Err{}
-		}()
-		if oT5633.Kind == 0 {
-			if !oT5632 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5633
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT5628.Kind != 0 {
-		return false, oT5628
+	oT1492 := false
+	if oF.SessionPosture == "posture_146" {
+		oT1492 = (oF.Lycaon.RepeatCount > int64(9))
 	}
-	return oT5627, runtime.Err{}
+	return oT1492, runtime.Err{}
 }
 
 // oRule787 evaluates rule "R00150" (invariant).
@@ -45763,9 +30029,8 @@ func oRule787(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT5635 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT5636 := "shutdown -h 150"
-	return strings.HasPrefix(oT5635, oT5636), runtime.Err{}
+	oT1493 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT1493, "shutdown -h 150"), runtime.Err{}
 }
 
 // oRule789 evaluates rule "R00158" (invariant).
@@ -45781,39 +30046,11 @@ func oRule789(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0040" {
 		return false, runtime.Err{}
 	}
-	oT5637, oT5638 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5639, oT5640 := func() (bool, runtime.Err) {
-			oT5641 := "posture_158"
-			return (oF.SessionPosture == oT5641), runtime.Err{}
-		}()
-		if oT5640.Kind == 0 {
-			if !oT5639 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5640
-		}
-		oT5642, oT5643 := func() (bool, runtime.Err) {
-			oT5644 := int64(7)
-			return (oF.Lycaon.RepeatCount > oT5644), runtime.Err{}
-		}()
-		if oT5643.Kind == 0 {
-			if !oT5642 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5643
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT5638.Kind != 0 {
-		return false, oT5638
+	oT1494 := false
+	if oF.SessionPosture == "posture_158" {
+		oT1494 = (oF.Lycaon.RepeatCount > int64(7))
 	}
-	return oT5637, runtime.Err{}
+	return oT1494, runtime.Err{}
 }
 
 // oRule790 evaluates rule "R00162" (invariant).
@@ -45831,9 +30068,8 @@ func oRule790(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT5645 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT5646 := "shutdown -h 162"
-	return strings.HasPrefix(oT5645, oT5646), runtime.Err{}
+	oT1495 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT1495, "shutdown -h 162"), runtime.Err{}
 }
 
 // oRule791 evaluates rule "R00166" (invariant).
@@ -45849,42 +30085,14 @@ func oRule791(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0032" {
 		return false, runtime.Err{}
 	}
-	oT5647, oT5648 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5649, oT5650 := func() (bool, runtime.Err) {
-			oT5651 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT5652 := int64(3766)
-			return (oT5651 > oT5652), runtime.Err{}
-		}()
-		if oT5650.Kind == 0 {
-			if oT5649 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5650
-		}
-		oT5653, oT5654 := func() (bool, runtime.Err) {
-			oT5655 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT5656 := runtime.SizeString(oT5655)
-			oT5657 := int64(4262)
-			return (oT5656 > oT5657), runtime.Err{}
-		}()
-		if oT5654.Kind == 0 {
-			if oT5653 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5654
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT5648.Kind != 0 {
-		return false, oT5648
+	oT1496 := true
+	oT1497 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT1497 > int64(3766)) {
+		oT1498 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1499 := runtime.SizeString(oT1498)
+		oT1496 = (oT1499 > int64(4262))
 	}
-	return oT5647, runtime.Err{}
+	return oT1496, runtime.Err{}
 }
 
 // oRule792 evaluates rule "R00170" (invariant).
@@ -45900,39 +30108,11 @@ func oRule792(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0028" {
 		return false, runtime.Err{}
 	}
-	oT5658, oT5659 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5660, oT5661 := func() (bool, runtime.Err) {
-			oT5662 := "posture_170"
-			return (oF.SessionPosture == oT5662), runtime.Err{}
-		}()
-		if oT5661.Kind == 0 {
-			if !oT5660 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5661
-		}
-		oT5663, oT5664 := func() (bool, runtime.Err) {
-			oT5665 := int64(5)
-			return (oF.Lycaon.RepeatCount > oT5665), runtime.Err{}
-		}()
-		if oT5664.Kind == 0 {
-			if !oT5663 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5664
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT5659.Kind != 0 {
-		return false, oT5659
+	oT1500 := false
+	if oF.SessionPosture == "posture_170" {
+		oT1500 = (oF.Lycaon.RepeatCount > int64(5))
 	}
-	return oT5658, runtime.Err{}
+	return oT1500, runtime.Err{}
 }
 
 // oRule794 evaluates rule "R00178" (invariant).
@@ -45948,42 +30128,14 @@ func oRule794(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0020" {
 		return false, runtime.Err{}
 	}
-	oT5666, oT5667 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5668, oT5669 := func() (bool, runtime.Err) {
-			oT5670 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT5671 := int64(3778)
-			return (oT5670 > oT5671), runtime.Err{}
-		}()
-		if oT5669.Kind == 0 {
-			if oT5668 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5669
-		}
-		oT5672, oT5673 := func() (bool, runtime.Err) {
-			oT5674 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT5675 := runtime.SizeString(oT5674)
-			oT5676 := int64(4274)
-			return (oT5675 > oT5676), runtime.Err{}
-		}()
-		if oT5673.Kind == 0 {
-			if oT5672 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5673
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT5667.Kind != 0 {
-		return false, oT5667
+	oT1501 := true
+	oT1502 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT1502 > int64(3778)) {
+		oT1503 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1504 := runtime.SizeString(oT1503)
+		oT1501 = (oT1504 > int64(4274))
 	}
-	return oT5666, runtime.Err{}
+	return oT1501, runtime.Err{}
 }
 
 // oRule795 evaluates rule "R00182" (invariant).
@@ -45999,39 +30151,11 @@ func oRule795(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0016" {
 		return false, runtime.Err{}
 	}
-	oT5677, oT5678 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5679, oT5680 := func() (bool, runtime.Err) {
-			oT5681 := "posture_182"
-			return (oF.SessionPosture == oT5681), runtime.Err{}
-		}()
-		if oT5680.Kind == 0 {
-			if !oT5679 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5680
-		}
-		oT5682, oT5683 := func() (bool, runtime.Err) {
-			oT5684 := int64(3)
-			return (oF.Lycaon.RepeatCount > oT5684), runtime.Err{}
-		}()
-		if oT5683.Kind == 0 {
-			if !oT5682 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5683
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT5678.Kind != 0 {
-		return false, oT5678
+	oT1505 := false
+	if oF.SessionPosture == "posture_182" {
+		oT1505 = (oF.Lycaon.RepeatCount > int64(3))
 	}
-	return oT5677, runtime.Err{}
+	return oT1505, runtime.Err{}
 }
 
 // oRule796 evaluates rule "R00186" (invariant).
@@ -46049,9 +30173,8 @@ func oRule796(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT5685 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT5686 := "shutdown -h 186"
-	return strings.HasPrefix(oT5685, oT5686), runtime.Err{}
+	oT1506 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT1506, "shutdown -h 186"), runtime.Err{}
 }
 
 // oRule797 evaluates rule "R00190" (invariant).
@@ -46067,42 +30190,14 @@ func oRule797(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0008" {
 		return false, runtime.Err{}
 	}
-	oT5687, oT5688 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5689, oT5690 := func() (bool, runtime.Err) {
-			oT5691 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT5692 := int64(3790)
-			return (oT5691 > oT5692), runtime.Err{}
-		}()
-		if oT5690.Kind == 0 {
-			if oT5689 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5690
-		}
-		oT5693, oT5694 := func() (bool, runtime.Err) {
-			oT5695 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT5696 := runtime.SizeString(oT5695)
-			oT5697 := int64(4286)
-			return (oT5696 > oT5697), runtime.Err{}
-		}()
-		if oT5694.Kind == 0 {
-			if oT5693 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5694
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT5688.Kind != 0 {
-		return false, oT5688
+	oT1507 := true
+	oT1508 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT1508 > int64(3790)) {
+		oT1509 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1510 := runtime.SizeString(oT1509)
+		oT1507 = (oT1510 > int64(4286))
 	}
-	return oT5687, runtime.Err{}
+	return oT1507, runtime.Err{}
 }
 
 // oRule799 evaluates rule "R00198" (invariant).
@@ -46120,9 +30215,8 @@ func oRule799(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT5698 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT5699 := "shutdown -h 198"
-	return strings.HasPrefix(oT5698, oT5699), runtime.Err{}
+	oT1511 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT1511, "shutdown -h 198"), runtime.Err{}
 }
 
 // oRule800 evaluates rule "R00202" (invariant).
@@ -46138,42 +30232,14 @@ func oRule800(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0194" {
 		return false, runtime.Err{}
 	}
-	oT5700, oT5701 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5702, oT5703 := func() (bool, runtime.Err) {
-			oT5704 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT5705 := int64(3802)
-			return (oT5704 > oT5705), runtime.Err{}
-		}()
-		if oT5703.Kind == 0 {
-			if oT5702 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5703
-		}
-		oT5706, oT5707 := func() (bool, runtime.Err) {
-			oT5708 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT5709 := runtime.SizeString(oT5708)
-			oT5710 := int64(4298)
-			return (oT5709 > oT5710), runtime.Err{}
-		}()
-		if oT5707.Kind == 0 {
-			if oT5706 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5707
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT5701.Kind != 0 {
-		return false, oT5701
+	oT1512 := true
+	oT1513 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT1513 > int64(3802)) {
+		oT1514 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1515 := runtime.SizeString(oT1514)
+		oT1512 = (oT1515 > int64(4298))
 	}
-	return oT5700, runtime.Err{}
+	return oT1512, runtime.Err{}
 }
 
 // oRule801 evaluates rule "R00206" (invariant).
@@ -46189,39 +30255,11 @@ func oRule801(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0190" {
 		return false, runtime.Err{}
 	}
-	oT5711, oT5712 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5713, oT5714 := func() (bool, runtime.Err) {
-			oT5715 := "posture_206"
-			return (oF.SessionPosture == oT5715), runtime.Err{}
-		}()
-		if oT5714.Kind == 0 {
-			if !oT5713 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5714
-		}
-		oT5716, oT5717 := func() (bool, runtime.Err) {
-			oT5718 := int64(6)
-			return (oF.Lycaon.RepeatCount > oT5718), runtime.Err{}
-		}()
-		if oT5717.Kind == 0 {
-			if !oT5716 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5717
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT5712.Kind != 0 {
-		return false, oT5712
+	oT1516 := false
+	if oF.SessionPosture == "posture_206" {
+		oT1516 = (oF.Lycaon.RepeatCount > int64(6))
 	}
-	return oT5711, runtime.Err{}
+	return oT1516, runtime.Err{}
 }
 
 // oRule802 evaluates rule "R00210" (invariant).
@@ -46239,9 +30277,8 @@ func oRule802(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT5719 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT5720 := "shutdown -h 210"
-	return strings.HasPrefix(oT5719, oT5720), runtime.Err{}
+	oT1517 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT1517, "shutdown -h 210"), runtime.Err{}
 }
 
 // oRule804 evaluates rule "R00218" (invariant).
@@ -46257,39 +30294,11 @@ func oRule804(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0178" {
 		return false, runtime.Err{}
 	}
-	oT5721, oT5722 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5723, oT5724 := func() (bool, runtime.Err) {
-			oT5725 := "posture_218"
-			return (oF.SessionPosture == oT5725), runtime.Err{}
-		}()
-		if oT5724.Kind == 0 {
-			if !oT5723 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5724
-		}
-		oT5726, oT5727 := func() (bool, runtime.Err) {
-			oT5728 := int64(4)
-			return (oF.Lycaon.RepeatCount > oT5728), runtime.Err{}
-		}()
-		if oT5727.Kind == 0 {
-			if !oT5726 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5727
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT5722.Kind != 0 {
-		return false, oT5722
+	oT1518 := false
+	if oF.SessionPosture == "posture_218" {
+		oT1518 = (oF.Lycaon.RepeatCount > int64(4))
 	}
-	return oT5721, runtime.Err{}
+	return oT1518, runtime.Err{}
 }
 
 // oRule805 evaluates rule "R00222" (invariant).
@@ -46307,9 +30316,8 @@ func oRule805(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT5729 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT5730 := "shutdown -h 222"
-	return strings.HasPrefix(oT5729, oT5730), runtime.Err{}
+	oT1519 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT1519, "shutdown -h 222"), runtime.Err{}
 }
 
 // oRule806 evaluates rule "R00226" (invariant).
@@ -46325,42 +30333,14 @@ func oRule806(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0170" {
 		return false, runtime.Err{}
 	}
-	oT5731, oT5732 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5733, oT5734 := func() (bool, runtime.Err) {
-			oT5735 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT5736 := int64(3826)
-			return (oT5735 > oT5736), runtime.Err{}
-		}()
-		if oT5734.Kind == 0 {
-			if oT5733 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5734
-		}
-		oT5737, oT5738 := func() (bool, runtime.Err) {
-			oT5739 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT5740 := runtime.SizeString(oT5739)
-			oT5741 := int64(4322)
-			return (oT5740 > oT5741), runtime.Err{}
-		}()
-		if oT5738.Kind == 0 {
-			if oT5737 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5738
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT5732.Kind != 0 {
-		return false, oT5732
+	oT1520 := true
+	oT1521 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT1521 > int64(3826)) {
+		oT1522 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1523 := runtime.SizeString(oT1522)
+		oT1520 = (oT1523 > int64(4322))
 	}
-	return oT5731, runtime.Err{}
+	return oT1520, runtime.Err{}
 }
 
 // oRule807 evaluates rule "R00230" (invariant).
@@ -46376,39 +30356,11 @@ func oRule807(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0166" {
 		return false, runtime.Err{}
 	}
-	oT5742, oT5743 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5744, oT5745 := func() (bool, runtime.Err) {
-			oT5746 := "posture_230"
-			return (oF.SessionPosture == oT5746), runtime.Err{}
-		}()
-		if oT5745.Kind == 0 {
-			if !oT5744 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5745
-		}
-		oT5747, oT5748 := func() (bool, runtime.Err) {
-			oT5749 := int64(9)
-			return (oF.Lycaon.RepeatCount > oT5749), runtime.Err{}
-		}()
-		if oT5748.Kind == 0 {
-			if !oT5747 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5748
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT5743.Kind != 0 {
-		return false, oT5743
+	oT1524 := false
+	if oF.SessionPosture == "posture_230" {
+		oT1524 = (oF.Lycaon.RepeatCount > int64(9))
 	}
-	return oT5742, runtime.Err{}
+	return oT1524, runtime.Err{}
 }
 
 // oRule809 evaluates rule "R00238" (invariant).
@@ -46424,42 +30376,14 @@ func oRule809(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0158" {
 		return false, runtime.Err{}
 	}
-	oT5750, oT5751 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5752, oT5753 := func() (bool, runtime.Err) {
-			oT5754 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT5755 := int64(3838)
-			return (oT5754 > oT5755), runtime.Err{}
-		}()
-		if oT5753.Kind == 0 {
-			if oT5752 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5753
-		}
-		oT5756, oT5757 := func() (bool, runtime.Err) {
-			oT5758 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT5759 := runtime.SizeString(oT5758)
-			oT5760 := int64(4334)
-			return (oT5759 > oT5760), runtime.Err{}
-		}()
-		if oT5757.Kind == 0 {
-			if oT5756 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5757
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT5751.Kind != 0 {
-		return false, oT5751
+	oT1525 := true
+	oT1526 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT1526 > int64(3838)) {
+		oT1527 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1528 := runtime.SizeString(oT1527)
+		oT1525 = (oT1528 > int64(4334))
 	}
-	return oT5750, runtime.Err{}
+	return oT1525, runtime.Err{}
 }
 
 // oRule810 evaluates rule "R00242" (invariant).
@@ -46475,39 +30399,11 @@ func oRule810(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0154" {
 		return false, runtime.Err{}
 	}
-	oT5761, oT5762 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5763, oT5764 := func() (bool, runtime.Err) {
-			oT5765 := "posture_242"
-			return (oF.SessionPosture == oT5765), runtime.Err{}
-		}()
-		if oT5764.Kind == 0 {
-			if !oT5763 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5764
-		}
-		oT5766, oT5767 := func() (bool, runtime.Err) {
-			oT5768 := int64(7)
-			return (oF.Lycaon.RepeatCount > oT5768), runtime.Err{}
-		}()
-		if oT5767.Kind == 0 {
-			if !oT5766 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5767
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT5762.Kind != 0 {
-		return false, oT5762
+	oT1529 := false
+	if oF.SessionPosture == "posture_242" {
+		oT1529 = (oF.Lycaon.RepeatCount > int64(7))
 	}
-	return oT5761, runtime.Err{}
+	return oT1529, runtime.Err{}
 }
 
 // oRule811 evaluates rule "R00246" (invariant).
@@ -46525,9 +30421,8 @@ func oRule811(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT5769 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT5770 := "shutdown -h 246"
-	return strings.HasPrefix(oT5769, oT5770), runtime.Err{}
+	oT1530 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT1530, "shutdown -h 246"), runtime.Err{}
 }
 
 // oRule812 evaluates rule "R00250" (invariant).
@@ -46543,42 +30438,14 @@ func oRule812(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0146" {
 		return false, runtime.Err{}
 	}
-	oT5771, oT5772 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5773, oT5774 := func() (bool, runtime.Err) {
-			oT5775 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT5776 := int64(3850)
-			return (oT5775 > oT5776), runtime.Err{}
-		}()
-		if oT5774.Kind == 0 {
-			if oT5773 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5774
-		}
-		oT5777, oT5778 := func() (bool, runtime.Err) {
-			oT5779 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT5780 := runtime.SizeString(oT5779)
-			oT5781 := int64(4346)
-			return (oT5780 > oT5781), runtime.Err{}
-		}()
-		if oT5778.Kind == 0 {
-			if oT5777 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5778
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT5772.Kind != 0 {
-		return false, oT5772
+	oT1531 := true
+	oT1532 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT1532 > int64(3850)) {
+		oT1533 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1534 := runtime.SizeString(oT1533)
+		oT1531 = (oT1534 > int64(4346))
 	}
-	return oT5771, runtime.Err{}
+	return oT1531, runtime.Err{}
 }
 
 // oRule814 evaluates rule "R00258" (invariant).
@@ -46596,9 +30463,8 @@ func oRule814(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT5782 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT5783 := "shutdown -h 258"
-	return strings.HasPrefix(oT5782, oT5783), runtime.Err{}
+	oT1535 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT1535, "shutdown -h 258"), runtime.Err{}
 }
 
 // oRule815 evaluates rule "R00262" (invariant).
@@ -46614,42 +30480,14 @@ func oRule815(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0134" {
 		return false, runtime.Err{}
 	}
-	oT5784, oT5785 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5786, oT5787 := func() (bool, runtime.Err) {
-			oT5788 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT5789 := int64(3862)
-			return (oT5788 > oT5789), runtime.Err{}
-		}()
-		if oT5787.Kind == 0 {
-			if oT5786 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5787
-		}
-		oT5790, oT5791 := func() (bool, runtime.Err) {
-			oT5792 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT5793 := runtime.SizeString(oT5792)
-			oT5794 := int64(4358)
-			return (oT5793 > oT5794), runtime.Err{}
-		}()
-		if oT5791.Kind == 0 {
-			if oT5790 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5791
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT5785.Kind != 0 {
-		return false, oT5785
+	oT1536 := true
+	oT1537 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT1537 > int64(3862)) {
+		oT1538 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1539 := runtime.SizeString(oT1538)
+		oT1536 = (oT1539 > int64(4358))
 	}
-	return oT5784, runtime.Err{}
+	return oT1536, runtime.Err{}
 }
 
 // oRule816 evaluates rule "R00266" (invariant).
@@ -46665,39 +30503,11 @@ func oRule816(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0130" {
 		return false, runtime.Err{}
 	}
-	oT5795, oT5796 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5797, oT5798 := func() (bool, runtime.Err) {
-			oT5799 := "posture_266"
-			return (oF.SessionPosture == oT5799), runtime.Err{}
-		}()
-		if oT5798.Kind == 0 {
-			if !oT5797 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5798
-		}
-		oT5800, oT5801 := func() (bool, runtime.Err) {
-			oT5802 := int64(3)
-			return (oF.Lycaon.RepeatCount > oT5802), runtime.Err{}
-		}()
-		if oT5801.Kind == 0 {
-			if !oT5800 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5801
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT5796.Kind != 0 {
-		return false, oT5796
+	oT1540 := false
+	if oF.SessionPosture == "posture_266" {
+		oT1540 = (oF.Lycaon.RepeatCount > int64(3))
 	}
-	return oT5795, runtime.Err{}
+	return oT1540, runtime.Err{}
 }
 
 // oRule817 evaluates rule "R00270" (invariant).
@@ -46715,9 +30525,8 @@ func oRule817(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT5803 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT5804 := "shutdown -h 270"
-	return strings.HasPrefix(oT5803, oT5804), runtime.Err{}
+	oT1541 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT1541, "shutdown -h 270"), runtime.Err{}
 }
 
 // oRule819 evaluates rule "R00278" (invariant).
@@ -46733,39 +30542,11 @@ func oRule819(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0118" {
 		return false, runtime.Err{}
 	}
-	oT5805, oT5806 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5807, oT5808 := func() (bool, runtime.Err) {
-			oT5809 := "posture_278"
-			return (oF.SessionPosture == oT5809), runtime.Err{}
-		}()
-		if oT5808.Kind == 0 {
-			if !oT5807 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5808
-		}
-		oT5810, oT5811 := func() (bool, runtime.Err) {
-			oT5812 := int64(8)
-			return (oF.Lycaon.RepeatCount > oT5812), runtime.Err{}
-		}()
-		if oT5811.Kind == 0 {
-			if !oT5810 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5811
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT5806.Kind != 0 {
-		return false, oT5806
+	oT1542 := false
+	if oF.SessionPosture == "posture_278" {
+		oT1542 = (oF.Lycaon.RepeatCount > int64(8))
 	}
-	return oT5805, runtime.Err{}
+	return oT1542, runtime.Err{}
 }
 
 // oRule820 evaluates rule "R00282" (invariant).
@@ -46783,9 +30564,8 @@ func oRule820(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT5813 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT5814 := "shutdown -h 282"
-	return strings.HasPrefix(oT5813, oT5814), runtime.Err{}
+	oT1543 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT1543, "shutdown -h 282"), runtime.Err{}
 }
 
 // oRule821 evaluates rule "R00286" (invariant).
@@ -46801,42 +30581,14 @@ func oRule821(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0110" {
 		return false, runtime.Err{}
 	}
-	oT5815, oT5816 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5817, oT5818 := func() (bool, runtime.Err) {
-			oT5819 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT5820 := int64(3886)
-			return (oT5819 > oT5820), runtime.Err{}
-		}()
-		if oT5818.Kind == 0 {
-			if oT5817 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5818
-		}
-		oT5821, oT5822 := func() (bool, runtime.Err) {
-			oT5823 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT5824 := runtime.SizeString(oT5823)
-			oT5825 := int64(4382)
-			return (oT5824 > oT5825), runtime.Err{}
-		}()
-		if oT5822.Kind == 0 {
-			if oT5821 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5822
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT5816.Kind != 0 {
-		return false, oT5816
+	oT1544 := true
+	oT1545 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT1545 > int64(3886)) {
+		oT1546 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1547 := runtime.SizeString(oT1546)
+		oT1544 = (oT1547 > int64(4382))
 	}
-	return oT5815, runtime.Err{}
+	return oT1544, runtime.Err{}
 }
 
 // oRule822 evaluates rule "R00290" (invariant).
@@ -46852,39 +30604,11 @@ func oRule822(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0106" {
 		return false, runtime.Err{}
 	}
-	oT5826, oT5827 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5828, oT5829 := func() (bool, runtime.Err) {
-			oT5830 := "posture_290"
-			return (oF.SessionPosture == oT5830), runtime.Err{}
-		}()
-		if oT5829.Kind == 0 {
-			if !oT5828 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5829
-		}
-		oT5831, oT5832 := func() (bool, runtime.Err) {
-			oT5833 := int64(6)
-			return (oF.Lycaon.RepeatCount > oT5833), runtime.Err{}
-		}()
-		if oT5832.Kind == 0 {
-			if !oT5831 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5832
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT5827.Kind != 0 {
-		return false, oT5827
+	oT1548 := false
+	if oF.SessionPosture == "posture_290" {
+		oT1548 = (oF.Lycaon.RepeatCount > int64(6))
 	}
-	return oT5826, runtime.Err{}
+	return oT1548, runtime.Err{}
 }
 
 // oRule824 evaluates rule "R00298" (invariant).
@@ -46900,42 +30624,14 @@ func oRule824(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0098" {
 		return false, runtime.Err{}
 	}
-	oT5834, oT5835 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5836, oT5837 := func() (bool, runtime.Err) {
-			oT5838 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT5839 := int64(3898)
-			return (oT5838 > oT5839), runtime.Err{}
-		}()
-		if oT5837.Kind == 0 {
-			if oT5836 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5837
-		}
-		oT5840, oT5841 := func() (bool, runtime.Err) {
-			oT5842 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT5843 := runtime.SizeString(oT5842)
-			oT5844 := int64(4394)
-			return (oT5843 > oT5844), runtime.Err{}
-		}()
-		if oT5841.Kind == 0 {
-			if oT5840 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5841
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT5835.Kind != 0 {
-		return false, oT5835
+	oT1549 := true
+	oT1550 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT1550 > int64(3898)) {
+		oT1551 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1552 := runtime.SizeString(oT1551)
+		oT1549 = (oT1552 > int64(4394))
 	}
-	return oT5834, runtime.Err{}
+	return oT1549, runtime.Err{}
 }
 
 // oRule825 evaluates rule "R00302" (invariant).
@@ -46951,39 +30647,11 @@ func oRule825(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0094" {
 		return false, runtime.Err{}
 	}
-	oT5845, oT5846 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5847, oT5848 := func() (bool, runtime.Err) {
-			oT5849 := "posture_302"
-			return (oF.SessionPosture == oT5849), runtime.Err{}
-		}()
-		if oT5848.Kind == 0 {
-			if !oT5847 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5848
-		}
-		oT5850, oT5851 := func() (bool, runtime.Err) {
-			oT5852 := int64(4)
-			return (oF.Lycaon.RepeatCount > oT5852), runtime.Err{}
-		}()
-		if oT5851.Kind == 0 {
-			if !oT5850 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5851
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT5846.Kind != 0 {
-		return false, oT5846
+	oT1553 := false
+	if oF.SessionPosture == "posture_302" {
+		oT1553 = (oF.Lycaon.RepeatCount > int64(4))
 	}
-	return oT5845, runtime.Err{}
+	return oT1553, runtime.Err{}
 }
 
 // oRule826 evaluates rule "R00306" (invariant).
@@ -47001,9 +30669,8 @@ func oRule826(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT5853 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT5854 := "shutdown -h 306"
-	return strings.HasPrefix(oT5853, oT5854), runtime.Err{}
+	oT1554 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT1554, "shutdown -h 306"), runtime.Err{}
 }
 
 // oRule827 evaluates rule "R00310" (invariant).
@@ -47019,42 +30686,14 @@ func oRule827(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0086" {
 		return false, runtime.Err{}
 	}
-	oT5855, oT5856 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5857, oT5858 := func() (bool, runtime.Err) {
-			oT5859 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT5860 := int64(3910)
-			return (oT5859 > oT5860), runtime.Err{}
-		}()
-		if oT5858.Kind == 0 {
-			if oT5857 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5858
-		}
-		oT5861, oT5862 := func() (bool, runtime.Err) {
-			oT5863 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT5864 := runtime.SizeString(oT5863)
-			oT5865 := int64(4406)
-			return (oT5864 > oT5865), runtime.Err{}
-		}()
-		if oT5862.Kind == 0 {
-			if oT5861 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5862
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT5856.Kind != 0 {
-		return false, oT5856
+	oT1555 := true
+	oT1556 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT1556 > int64(3910)) {
+		oT1557 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1558 := runtime.SizeString(oT1557)
+		oT1555 = (oT1558 > int64(4406))
 	}
-	return oT5855, runtime.Err{}
+	return oT1555, runtime.Err{}
 }
 
 // oRule829 evaluates rule "R00318" (invariant).
@@ -47072,9 +30711,8 @@ func oRule829(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT5866 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT5867 := "shutdown -h 318"
-	return strings.HasPrefix(oT5866, oT5867), runtime.Err{}
+	oT1559 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT1559, "shutdown -h 318"), runtime.Err{}
 }
 
 // oRule830 evaluates rule "R00322" (invariant).
@@ -47090,42 +30728,14 @@ func oRule830(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0074" {
 		return false, runtime.Err{}
 	}
-	oT5868, oT5869 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5870, oT5871 := func() (bool, runtime.Err) {
-			oT5872 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT5873 := int64(3922)
-			return (oT5872 > oT5873), runtime.Err{}
-		}()
-		if oT5871.Kind == 0 {
-			if oT5870 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5871
-		}
-		oT5874, oT5875 := func() (bool, runtime.Err) {
-			oT5876 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT5877 := runtime.SizeString(oT5876)
-			oT5878 := int64(4418)
-			return (oT5877 > oT5878), runtime.Err{}
-		}()
-		if oT5875.Kind == 0 {
-			if oT5874 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5875
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT5869.Kind != 0 {
-		return false, oT5869
+	oT1560 := true
+	oT1561 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT1561 > int64(3922)) {
+		oT1562 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1563 := runtime.SizeString(oT1562)
+		oT1560 = (oT1563 > int64(4418))
 	}
-	return oT5868, runtime.Err{}
+	return oT1560, runtime.Err{}
 }
 
 // oRule831 evaluates rule "R00326" (invariant).
@@ -47141,39 +30751,11 @@ func oRule831(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0070" {
 		return false, runtime.Err{}
 	}
-	oT5879, oT5880 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5881, oT5882 := func() (bool, runtime.Err) {
-			oT5883 := "posture_326"
-			return (oF.SessionPosture == oT5883), runtime.Err{}
-		}()
-		if oT5882.Kind == 0 {
-			if !oT5881 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5882
-		}
-		oT5884, oT5885 := func() (bool, runtime.Err) {
-			oT5886 := int64(7)
-			return (oF.Lycaon.RepeatCount > oT5886), runtime.Err{}
-		}()
-		if oT5885.Kind == 0 {
-			if !oT5884 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5885
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT5880.Kind != 0 {
-		return false, oT5880
+	oT1564 := false
+	if oF.SessionPosture == "posture_326" {
+		oT1564 = (oF.Lycaon.RepeatCount > int64(7))
 	}
-	return oT5879, runtime.Err{}
+	return oT1564, runtime.Err{}
 }
 
 // oRule832 evaluates rule "R00330" (invariant).
@@ -47191,9 +30773,8 @@ func oRule832(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT5887 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT5888 := "shutdown -h 330"
-	return strings.HasPrefix(oT5887, oT5888), runtime.Err{}
+	oT1565 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT1565, "shutdown -h 330"), runtime.Err{}
 }
 
 // oRule834 evaluates rule "R00338" (invariant).
@@ -47209,39 +30790,11 @@ func oRule834(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0058" {
 		return false, runtime.Err{}
 	}
-	oT5889, oT5890 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5891, oT5892 := func() (bool, runtime.Err) {
-			oT5893 := "posture_338"
-			return (oF.SessionPosture == oT5893), runtime.Err{}
-		}()
-		if oT5892.Kind == 0 {
-			if !oT5891 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5892
-		}
-		oT5894, oT5895 := func() (bool, runtime.Err) {
-			oT5896 := int64(5)
-			return (oF.Lycaon.RepeatCount > oT5896), runtime.Err{}
-		}()
-		if oT5895.Kind == 0 {
-			if !oT5894 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5895
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT5890.Kind != 0 {
-		return false, oT5890
+	oT1566 := false
+	if oF.SessionPosture == "posture_338" {
+		oT1566 = (oF.Lycaon.RepeatCount > int64(5))
 	}
-	return oT5889, runtime.Err{}
+	return oT1566, runtime.Err{}
 }
 
 // oRule835 evaluates rule "R00342" (invariant).
@@ -47259,9 +30812,8 @@ func oRule835(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT5897 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT5898 := "shutdown -h 342"
-	return strings.HasPrefix(oT5897, oT5898), runtime.Err{}
+	oT1567 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT1567, "shutdown -h 342"), runtime.Err{}
 }
 
 // oRule836 evaluates rule "R00346" (invariant).
@@ -47277,42 +30829,14 @@ func oRule836(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0050" {
 		return false, runtime.Err{}
 	}
-	oT5899, oT5900 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5901, oT5902 := func() (bool, runtime.Err) {
-			oT5903 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT5904 := int64(3946)
-			return (oT5903 > oT5904), runtime.Err{}
-		}()
-		if oT5902.Kind == 0 {
-			if oT5901 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5902
-		}
-		oT5905, oT5906 := func() (bool, runtime.Err) {
-			oT5907 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT5908 := runtime.SizeString(oT5907)
-			oT5909 := int64(4442)
-			return (oT5908 > oT5909), runtime.Err{}
-		}()
-		if oT5906.Kind == 0 {
-			if oT5905 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5906
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT5900.Kind != 0 {
-		return false, oT5900
+	oT1568 := true
+	oT1569 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT1569 > int64(3946)) {
+		oT1570 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1571 := runtime.SizeString(oT1570)
+		oT1568 = (oT1571 > int64(4442))
 	}
-	return oT5899, runtime.Err{}
+	return oT1568, runtime.Err{}
 }
 
 // oRule837 evaluates rule "R00350" (invariant).
@@ -47328,39 +30852,11 @@ func oRule837(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0046" {
 		return false, runtime.Err{}
 	}
-	oT5910, oT5911 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5912, oT5913 := func() (bool, runtime.Err) {
-			oT5914 := "posture_350"
-			return (oF.SessionPosture == oT5914), runtime.Err{}
-		}()
-		if oT5913.Kind == 0 {
-			if !oT5912 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5913
-		}
-		oT5915, oT5916 := func() (bool, runtime.Err) {
-			oT5917 := int64(3)
-			return (oF.Lycaon.RepeatCount > oT5917), runtime.Err{}
-		}()
-		if oT5916.Kind == 0 {
-			if !oT5915 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5916
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT5911.Kind != 0 {
-		return false, oT5911
+	oT1572 := false
+	if oF.SessionPosture == "posture_350" {
+		oT1572 = (oF.Lycaon.RepeatCount > int64(3))
 	}
-	return oT5910, runtime.Err{}
+	return oT1572, runtime.Err{}
 }
 
 // oRule839 evaluates rule "R00358" (invariant).
@@ -47376,42 +30872,14 @@ func oRule839(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0038" {
 		return false, runtime.Err{}
 	}
-	oT5918, oT5919 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5920, oT5921 := func() (bool, runtime.Err) {
-			oT5922 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT5923 := int64(3958)
-			return (oT5922 > oT5923), runtime.Err{}
-		}()
-		if oT5921.Kind == 0 {
-			if oT5920 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5921
-		}
-		oT5924, oT5925 := func() (bool, runtime.Err) {
-			oT5926 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT5927 := runtime.SizeString(oT5926)
-			oT5928 := int64(4454)
-			return (oT5927 > oT5928), runtime.Err{}
-		}()
-		if oT5925.Kind == 0 {
-			if oT5924 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5925
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT5919.Kind != 0 {
-		return false, oT5919
+	oT1573 := true
+	oT1574 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT1574 > int64(3958)) {
+		oT1575 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1576 := runtime.SizeString(oT1575)
+		oT1573 = (oT1576 > int64(4454))
 	}
-	return oT5918, runtime.Err{}
+	return oT1573, runtime.Err{}
 }
 
 // oRule840 evaluates rule "R00362" (invariant).
@@ -47427,39 +30895,11 @@ func oRule840(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0034" {
 		return false, runtime.Err{}
 	}
-	oT5929, oT5930 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5931, oT5932 := func() (bool, runtime.Err) {
-			oT5933 := "posture_362"
-			return (oF.SessionPosture == oT5933), runtime.Err{}
-		}()
-		if oT5932.Kind == 0 {
-			if !oT5931 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5932
-		}
-		oT5934, oT5935 := func() (bool, runtime.Err) {
-			oT5936 := int64(8)
-			return (oF.Lycaon.RepeatCount > oT5936), runtime.Err{}
-		}()
-		if oT5935.Kind == 0 {
-			if !oT5934 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5935
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT5930.Kind != 0 {
-		return false, oT5930
+	oT1577 := false
+	if oF.SessionPosture == "posture_362" {
+		oT1577 = (oF.Lycaon.RepeatCount > int64(8))
 	}
-	return oT5929, runtime.Err{}
+	return oT1577, runtime.Err{}
 }
 
 // oRule841 evaluates rule "R00366" (invariant).
@@ -47477,9 +30917,8 @@ func oRule841(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT5937 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT5938 := "shutdown -h 366"
-	return strings.HasPrefix(oT5937, oT5938), runtime.Err{}
+	oT1578 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT1578, "shutdown -h 366"), runtime.Err{}
 }
 
 // oRule842 evaluates rule "R00370" (invariant).
@@ -47495,42 +30934,14 @@ func oRule842(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0026" {
 		return false, runtime.Err{}
 	}
-	oT5939, oT5940 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5941, oT5942 := func() (bool, runtime.Err) {
-			oT5943 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT5944 := int64(3970)
-			return (oT5943 > oT5944), runtime.Err{}
-		}()
-		if oT5942.Kind == 0 {
-			if oT5941 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5942
-		}
-		oT5945, oT5946 := func() (bool, runtime.Err) {
-			oT5947 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT5948 := runtime.SizeString(oT5947)
-			oT5949 := int64(4466)
-			return (oT5948 > oT5949), runtime.Err{}
-		}()
-		if oT5946.Kind == 0 {
-			if oT5945 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5946
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT5940.Kind != 0 {
-		return false, oT5940
+	oT1579 := true
+	oT1580 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT1580 > int64(3970)) {
+		oT1581 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1582 := runtime.SizeString(oT1581)
+		oT1579 = (oT1582 > int64(4466))
 	}
-	return oT5939, runtime.Err{}
+	return oT1579, runtime.Err{}
 }
 
 // oRule844 evaluates rule "R00378" (invariant).
@@ -47548,9 +30959,8 @@ func oRule844(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT5950 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT5951 := "shutdown -h 378"
-	return strings.HasPrefix(oT5950, oT5951), runtime.Err{}
+	oT1583 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT1583, "shutdown -h 378"), runtime.Err{}
 }
 
 // oRule845 evaluates rule "R00382" (invariant).
@@ -47566,42 +30976,14 @@ func oRule845(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0014" {
 		return false, runtime.Err{}
 	}
-	oT5952, oT5953 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5954, oT5955 := func() (bool, runtime.Err) {
-			oT5956 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT5957 := int64(3982)
-			return (oT5956 > oT5957), runtime.Err{}
-		}()
-		if oT5955.Kind == 0 {
-			if oT5954 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5955
-		}
-		oT5958, oT5959 := func() (bool, runtime.Err) {
-			oT5960 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT5961 := runtime.SizeString(oT5960)
-			oT5962 := int64(4478)
-			return (oT5961 > oT5962), runtime.Err{}
-		}()
-		if oT5959.Kind == 0 {
-			if oT5958 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5959
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT5953.Kind != 0 {
-		return false, oT5953
+	oT1584 := true
+	oT1585 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT1585 > int64(3982)) {
+		oT1586 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1587 := runtime.SizeString(oT1586)
+		oT1584 = (oT1587 > int64(4478))
 	}
-	return oT5952, runtime.Err{}
+	return oT1584, runtime.Err{}
 }
 
 // oRule846 evaluates rule "R00386" (invariant).
@@ -47617,39 +30999,11 @@ func oRule846(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0010" {
 		return false, runtime.Err{}
 	}
-	oT5963, oT5964 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5965, oT5966 := func() (bool, runtime.Err) {
-			oT5967 := "posture_386"
-			return (oF.SessionPosture == oT5967), runtime.Err{}
-		}()
-		if oT5966.Kind == 0 {
-			if !oT5965 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5966
-		}
-		oT5968, oT5969 := func() (bool, runtime.Err) {
-			oT5970 := int64(4)
-			return (oF.Lycaon.RepeatCount > oT5970), runtime.Err{}
-		}()
-		if oT5969.Kind == 0 {
-			if !oT5968 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5969
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT5964.Kind != 0 {
-		return false, oT5964
+	oT1588 := false
+	if oF.SessionPosture == "posture_386" {
+		oT1588 = (oF.Lycaon.RepeatCount > int64(4))
 	}
-	return oT5963, runtime.Err{}
+	return oT1588, runtime.Err{}
 }
 
 // oRule847 evaluates rule "R00390" (invariant).
@@ -47667,9 +31021,8 @@ func oRule847(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT5971 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT5972 := "shutdown -h 390"
-	return strings.HasPrefix(oT5971, oT5972), runtime.Err{}
+	oT1589 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT1589, "shutdown -h 390"), runtime.Err{}
 }
 
 // oRule849 evaluates rule "R00398" (invariant).
@@ -47685,39 +31038,11 @@ func oRule849(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0196" {
 		return false, runtime.Err{}
 	}
-	oT5973, oT5974 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5975, oT5976 := func() (bool, runtime.Err) {
-			oT5977 := "posture_398"
-			return (oF.SessionPosture == oT5977), runtime.Err{}
-		}()
-		if oT5976.Kind == 0 {
-			if !oT5975 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5976
-		}
-		oT5978, oT5979 := func() (bool, runtime.Err) {
-			oT5980 := int64(9)
-			return (oF.Lycaon.RepeatCount > oT5980), runtime.Err{}
-		}()
-		if oT5979.Kind == 0 {
-			if !oT5978 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5979
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT5974.Kind != 0 {
-		return false, oT5974
+	oT1590 := false
+	if oF.SessionPosture == "posture_398" {
+		oT1590 = (oF.Lycaon.RepeatCount > int64(9))
 	}
-	return oT5973, runtime.Err{}
+	return oT1590, runtime.Err{}
 }
 
 // oRule850 evaluates rule "R00402" (invariant).
@@ -47735,9 +31060,8 @@ func oRule850(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT5981 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT5982 := "shutdown -h 402"
-	return strings.HasPrefix(oT5981, oT5982), runtime.Err{}
+	oT1591 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT1591, "shutdown -h 402"), runtime.Err{}
 }
 
 // oRule851 evaluates rule "R00406" (invariant).
@@ -47753,42 +31077,14 @@ func oRule851(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0188" {
 		return false, runtime.Err{}
 	}
-	oT5983, oT5984 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5985, oT5986 := func() (bool, runtime.Err) {
-			oT5987 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT5988 := int64(4006)
-			return (oT5987 > oT5988), runtime.Err{}
-		}()
-		if oT5986.Kind == 0 {
-			if oT5985 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5986
-		}
-		oT5989, oT5990 := func() (bool, runtime.Err) {
-			oT5991 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT5992 := runtime.SizeString(oT5991)
-			oT5993 := int64(4502)
-			return (oT5992 > oT5993), runtime.Err{}
-		}()
-		if oT5990.Kind == 0 {
-			if oT5989 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5990
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT5984.Kind != 0 {
-		return false, oT5984
+	oT1592 := true
+	oT1593 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT1593 > int64(4006)) {
+		oT1594 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1595 := runtime.SizeString(oT1594)
+		oT1592 = (oT1595 > int64(4502))
 	}
-	return oT5983, runtime.Err{}
+	return oT1592, runtime.Err{}
 }
 
 // oRule852 evaluates rule "R00410" (invariant).
@@ -47804,39 +31100,11 @@ func oRule852(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0184" {
 		return false, runtime.Err{}
 	}
-	oT5994, oT5995 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT5996, oT5997 := func() (bool, runtime.Err) {
-			oT5998 := "posture_410"
-			return (oF.SessionPosture == oT5998), runtime.Err{}
-		}()
-		if oT5997.Kind == 0 {
-			if !oT5996 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT5997
-		}
-		oT5999, oT6000 := func() (bool, runtime.Err) {
-			oT6001 := int64(7)
-			return (oF.Lycaon.RepeatCount > oT6001), runtime.Err{}
-		}()
-		if oT6000.Kind == 0 {
-			if !oT5999 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6000
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT5995.Kind != 0 {
-		return false, oT5995
+	oT1596 := false
+	if oF.SessionPosture == "posture_410" {
+		oT1596 = (oF.Lycaon.RepeatCount > int64(7))
 	}
-	return oT5994, runtime.Err{}
+	return oT1596, runtime.Err{}
 }
 
 // oRule854 evaluates rule "R00418" (invariant).
@@ -47852,42 +31120,14 @@ func oRule854(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0176" {
 		return false, runtime.Err{}
 	}
-	oT6002, oT6003 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT6004, oT6005 := func() (bool, runtime.Err) {
-			oT6006 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT6007 := int64(4018)
-			return (oT6006 > oT6007), runtime.Err{}
-		}()
-		if oT6005.Kind == 0 {
-			if oT6004 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6005
-		}
-		oT6008, oT6009 := func() (bool, runtime.Err) {
-			oT6010 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT6011 := runtime.SizeString(oT6010)
-			oT6012 := int64(4514)
-			return (oT6011 > oT6012), runtime.Err{}
-		}()
-		if oT6009.Kind == 0 {
-			if oT6008 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6009
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT6003.Kind != 0 {
-		return false, oT6003
+	oT1597 := true
+	oT1598 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT1598 > int64(4018)) {
+		oT1599 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1600 := runtime.SizeString(oT1599)
+		oT1597 = (oT1600 > int64(4514))
 	}
-	return oT6002, runtime.Err{}
+	return oT1597, runtime.Err{}
 }
 
 // oRule855 evaluates rule "R00422" (invariant).
@@ -47903,39 +31143,11 @@ func oRule855(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0172" {
 		return false, runtime.Err{}
 	}
-	oT6013, oT6014 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT6015, oT6016 := func() (bool, runtime.Err) {
-			oT6017 := "posture_422"
-			return (oF.SessionPosture == oT6017), runtime.Err{}
-		}()
-		if oT6016.Kind == 0 {
-			if !oT6015 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6016
-		}
-		oT6018, oT6019 := func() (bool, runtime.Err) {
-			oT6020 := int64(5)
-			return (oF.Lycaon.RepeatCount > oT6020), runtime.Err{}
-		}()
-		if oT6019.Kind == 0 {
-			if !oT6018 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6019
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT6014.Kind != 0 {
-		return false, oT6014
+	oT1601 := false
+	if oF.SessionPosture == "posture_422" {
+		oT1601 = (oF.Lycaon.RepeatCount > int64(5))
 	}
-	return oT6013, runtime.Err{}
+	return oT1601, runtime.Err{}
 }
 
 // oRule856 evaluates rule "R00426" (invariant).
@@ -47953,9 +31165,8 @@ func oRule856(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT6021 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT6022 := "shutdown -h 426"
-	return strings.HasPrefix(oT6021, oT6022), runtime.Err{}
+	oT1602 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT1602, "shutdown -h 426"), runtime.Err{}
 }
 
 // oRule857 evaluates rule "R00430" (invariant).
@@ -47971,42 +31182,14 @@ func oRule857(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0164" {
 		return false, runtime.Err{}
 	}
-	oT6023, oT6024 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT6025, oT6026 := func() (bool, runtime.Err) {
-			oT6027 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT6028 := int64(4030)
-			return (oT6027 > oT6028), runtime.Err{}
-		}()
-		if oT6026.Kind == 0 {
-			if oT6025 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6026
-		}
-		oT6029, oT6030 := func() (bool, runtime.Err) {
-			oT6031 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT6032 := runtime.SizeString(oT6031)
-			oT6033 := int64(4526)
-			return (oT6032 > oT6033), runtime.Err{}
-		}()
-		if oT6030.Kind == 0 {
-			if oT6029 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6030
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT6024.Kind != 0 {
-		return false, oT6024
+	oT1603 := true
+	oT1604 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT1604 > int64(4030)) {
+		oT1605 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1606 := runtime.SizeString(oT1605)
+		oT1603 = (oT1606 > int64(4526))
 	}
-	return oT6023, runtime.Err{}
+	return oT1603, runtime.Err{}
 }
 
 // oRule859 evaluates rule "R00438" (invariant).
@@ -48024,9 +31207,8 @@ func oRule859(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT6034 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT6035 := "shutdown -h 438"
-	return strings.HasPrefix(oT6034, oT6035), runtime.Err{}
+	oT1607 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT1607, "shutdown -h 438"), runtime.Err{}
 }
 
 // oRule860 evaluates rule "R00442" (invariant).
@@ -48042,42 +31224,14 @@ func oRule860(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0152" {
 		return false, runtime.Err{}
 	}
-	oT6036, oT6037 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT6038, oT6039 := func() (bool, runtime.Err) {
-			oT6040 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT6041 := int64(4042)
-			return (oT6040 > oT6041), runtime.Err{}
-		}()
-		if oT6039.Kind == 0 {
-			if oT6038 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6039
-		}
-		oT6042, oT6043 := func() (bool, runtime.Err) {
-			oT6044 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT6045 := runtime.SizeString(oT6044)
-			oT6046 := int64(4538)
-			return (oT6045 > oT6046), runtime.Err{}
-		}()
-		if oT6043.Kind == 0 {
-			if oT6042 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6043
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT6037.Kind != 0 {
-		return false, oT6037
+	oT1608 := true
+	oT1609 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT1609 > int64(4042)) {
+		oT1610 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1611 := runtime.SizeString(oT1610)
+		oT1608 = (oT1611 > int64(4538))
 	}
-	return oT6036, runtime.Err{}
+	return oT1608, runtime.Err{}
 }
 
 // oRule861 evaluates rule "R00446" (invariant).
@@ -48093,39 +31247,11 @@ func oRule861(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0148" {
 		return false, runtime.Err{}
 	}
-	oT6047, oT6048 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT6049, oT6050 := func() (bool, runtime.Err) {
-			oT6051 := "posture_446"
-			return (oF.SessionPosture == oT6051), runtime.Err{}
-		}()
-		if oT6050.Kind == 0 {
-			if !oT6049 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6050
-		}
-		oT6052, oT6053 := func() (bool, runtime.Err) {
-			oT6054 := int64(8)
-			return (oF.Lycaon.RepeatCount > oT6054), runtime.Err{}
-		}()
-		if oT6053.Kind == 0 {
-			if !oT6052 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6053
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT6048.Kind != 0 {
-		return false, oT6048
+	oT1612 := false
+	if oF.SessionPosture == "posture_446" {
+		oT1612 = (oF.Lycaon.RepeatCount > int64(8))
 	}
-	return oT6047, runtime.Err{}
+	return oT1612, runtime.Err{}
 }
 
 // oRule862 evaluates rule "R00450" (invariant).
@@ -48143,9 +31269,8 @@ func oRule862(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT6055 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT6056 := "shutdown -h 450"
-	return strings.HasPrefix(oT6055, oT6056), runtime.Err{}
+	oT1613 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT1613, "shutdown -h 450"), runtime.Err{}
 }
 
 // oRule864 evaluates rule "R00458" (invariant).
@@ -48161,39 +31286,11 @@ func oRule864(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0136" {
 		return false, runtime.Err{}
 	}
-	oT6057, oT6058 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT6059, oT6060 := func() (bool, runtime.Err) {
-			oT6061 := "posture_458"
-			return (oF.SessionPosture == oT6061), runtime.Err{}
-		}()
-		if oT6060.Kind == 0 {
-			if !oT6059 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6060
-		}
-		oT6062, oT6063 := func() (bool, runtime.Err) {
-			oT6064 := int64(6)
-			return (oF.Lycaon.RepeatCount > oT6064), runtime.Err{}
-		}()
-		if oT6063.Kind == 0 {
-			if !oT6062 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6063
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT6058.Kind != 0 {
-		return false, oT6058
+	oT1614 := false
+	if oF.SessionPosture == "posture_458" {
+		oT1614 = (oF.Lycaon.RepeatCount > int64(6))
 	}
-	return oT6057, runtime.Err{}
+	return oT1614, runtime.Err{}
 }
 
 // oRule865 evaluates rule "R00462" (invariant).
@@ -48211,9 +31308,8 @@ func oRule865(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT6065 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT6066 := "shutdown -h 462"
-	return strings.HasPrefix(oT6065, oT6066), runtime.Err{}
+	oT1615 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT1615, "shutdown -h 462"), runtime.Err{}
 }
 
 // oRule866 evaluates rule "R00466" (invariant).
@@ -48229,42 +31325,14 @@ func oRule866(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0128" {
 		return false, runtime.Err{}
 	}
-	oT6067, oT6068 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT6069, oT6070 := func() (bool, runtime.Err) {
-			oT6071 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT6072 := int64(4066)
-			return (oT6071 > oT6072), runtime.Err{}
-		}()
-		if oT6070.Kind == 0 {
-			if oT6069 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6070
-		}
-		oT6073, oT6074 := func() (bool, runtime.Err) {
-			oT6075 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT6076 := runtime.SizeString(oT6075)
-			oT6077 := int64(4562)
-			return (oT6076 > oT6077), runtime.Err{}
-		}()
-		if oT6074.Kind == 0 {
-			if oT6073 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6074
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT6068.Kind != 0 {
-		return false, oT6068
+	oT1616 := true
+	oT1617 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT1617 > int64(4066)) {
+		oT1618 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1619 := runtime.SizeString(oT1618)
+		oT1616 = (oT1619 > int64(4562))
 	}
-	return oT6067, runtime.Err{}
+	return oT1616, runtime.Err{}
 }
 
 // oRule867 evaluates rule "R00470" (invariant).
@@ -48280,39 +31348,11 @@ func oRule867(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0124" {
 		return false, runtime.Err{}
 	}
-	oT6078, oT6079 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT6080, oT6081 := func() (bool, runtime.Err) {
-			oT6082 := "posture_470"
-			return (oF.SessionPosture == oT6082), runtime.Err{}
-		}()
-		if oT6081.Kind == 0 {
-			if !oT6080 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6081
-		}
-		oT6083, oT6084 := func() (bool, runtime.Err) {
-			oT6085 := int64(4)
-			return (oF.Lycaon.RepeatCount > oT6085), runtime.Err{}
-		}()
-		if oT6084.Kind == 0 {
-			if !oT6083 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6084
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT6079.Kind != 0 {
-		return false, oT6079
+	oT1620 := false
+	if oF.SessionPosture == "posture_470" {
+		oT1620 = (oF.Lycaon.RepeatCount > int64(4))
 	}
-	return oT6078, runtime.Err{}
+	return oT1620, runtime.Err{}
 }
 
 // oRule869 evaluates rule "R00478" (invariant).
@@ -48328,42 +31368,14 @@ func oRule869(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0116" {
 		return false, runtime.Err{}
 	}
-	oT6086, oT6087 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT6088, oT6089 := func() (bool, runtime.Err) {
-			oT6090 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT6091 := int64(4078)
-			return (oT6090 > oT6091), runtime.Err{}
-		}()
-		if oT6089.Kind == 0 {
-			if oT6088 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6089
-		}
-		oT6092, oT6093 := func() (bool, runtime.Err) {
-			oT6094 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT6095 := runtime.SizeString(oT6094)
-			oT6096 := int64(4574)
-			return (oT6095 > oT6096), runtime.Err{}
-		}()
-		if oT6093.Kind == 0 {
-			if oT6092 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6093
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT6087.Kind != 0 {
-		return false, oT6087
+	oT1621 := true
+	oT1622 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT1622 > int64(4078)) {
+		oT1623 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1624 := runtime.SizeString(oT1623)
+		oT1621 = (oT1624 > int64(4574))
 	}
-	return oT6086, runtime.Err{}
+	return oT1621, runtime.Err{}
 }
 
 // oRule870 evaluates rule "R00482" (invariant).
@@ -48379,39 +31391,11 @@ func oRule870(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0112" {
 		return false, runtime.Err{}
 	}
-	oT6097, oT6098 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT6099, oT6100 := func() (bool, runtime.Err) {
-			oT6101 := "posture_482"
-			return (oF.SessionPosture == oT6101), runtime.Err{}
-		}()
-		if oT6100.Kind == 0 {
-			if !oT6099 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6100
-		}
-		oT6102, oT6103 := func() (bool, runtime.Err) {
-			oT6104 := int64(9)
-			return (oF.Lycaon.RepeatCount > oT6104), runtime.Err{}
-		}()
-		if oT6103.Kind == 0 {
-			if !oT6102 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6103
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT6098.Kind != 0 {
-		return false, oT6098
+	oT1625 := false
+	if oF.SessionPosture == "posture_482" {
+		oT1625 = (oF.Lycaon.RepeatCount > int64(9))
 	}
-	return oT6097, runtime.Err{}
+	return oT1625, runtime.Err{}
 }
 
 // oRule871 evaluates rule "R00486" (invariant).
@@ -48429,9 +31413,8 @@ func oRule871(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT6105 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT6106 := "shutdown -h 486"
-	return strings.HasPrefix(oT6105, oT6106), runtime.Err{}
+	oT1626 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT1626, "shutdown -h 486"), runtime.Err{}
 }
 
 // oRule872 evaluates rule "R00490" (invariant).
@@ -48447,42 +31430,14 @@ func oRule872(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0104" {
 		return false, runtime.Err{}
 	}
-	oT6107, oT6108 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT6109, oT6110 := func() (bool, runtime.Err) {
-			oT6111 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT6112 := int64(4090)
-			return (oT6111 > oT6112), runtime.Err{}
-		}()
-		if oT6110.Kind == 0 {
-			if oT6109 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6110
-		}
-		oT6113, oT6114 := func() (bool, runtime.Err) {
-			oT6115 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT6116 := runtime.SizeString(oT6115)
-			oT6117 := int64(4586)
-			return (oT6116 > oT6117), runtime.Err{}
-		}()
-		if oT6114.Kind == 0 {
-			if oT6113 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6114
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT6108.Kind != 0 {
-		return false, oT6108
+	oT1627 := true
+	oT1628 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT1628 > int64(4090)) {
+		oT1629 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1630 := runtime.SizeString(oT1629)
+		oT1627 = (oT1630 > int64(4586))
 	}
-	return oT6107, runtime.Err{}
+	return oT1627, runtime.Err{}
 }
 
 // oRule874 evaluates rule "R00498" (invariant).
@@ -48500,9 +31455,8 @@ func oRule874(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT6118 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT6119 := "shutdown -h 498"
-	return strings.HasPrefix(oT6118, oT6119), runtime.Err{}
+	oT1631 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT1631, "shutdown -h 498"), runtime.Err{}
 }
 
 // oRule875 evaluates rule "R00502" (invariant).
@@ -48518,42 +31472,14 @@ func oRule875(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0092" {
 		return false, runtime.Err{}
 	}
-	oT6120, oT6121 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT6122, oT6123 := func() (bool, runtime.Err) {
-			oT6124 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT6125 := int64(4102)
-			return (oT6124 > oT6125), runtime.Err{}
-		}()
-		if oT6123.Kind == 0 {
-			if oT6122 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6123
-		}
-		oT6126, oT6127 := func() (bool, runtime.Err) {
-			oT6128 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT6129 := runtime.SizeString(oT6128)
-			oT6130 := int64(4598)
-			return (oT6129 > oT6130), runtime.Err{}
-		}()
-		if oT6127.Kind == 0 {
-			if oT6126 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6127
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT6121.Kind != 0 {
-		return false, oT6121
+	oT1632 := true
+	oT1633 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT1633 > int64(4102)) {
+		oT1634 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1635 := runtime.SizeString(oT1634)
+		oT1632 = (oT1635 > int64(4598))
 	}
-	return oT6120, runtime.Err{}
+	return oT1632, runtime.Err{}
 }
 
 // oRule876 evaluates rule "R00506" (invariant).
@@ -48569,39 +31495,11 @@ func oRule876(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0088" {
 		return false, runtime.Err{}
 	}
-	oT6131, oT6132 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT6133, oT6134 := func() (bool, runtime.Err) {
-			oT6135 := "posture_506"
-			return (oF.SessionPosture == oT6135), runtime.Err{}
-		}()
-		if oT6134.Kind == 0 {
-			if !oT6133 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6134
-		}
-		oT6136, oT6137 := func() (bool, runtime.Err) {
-			oT6138 := int64(5)
-			return (oF.Lycaon.RepeatCount > oT6138), runtime.Err{}
-		}()
-		if oT6137.Kind == 0 {
-			if !oT6136 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6137
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT6132.Kind != 0 {
-		return false, oT6132
+	oT1636 := false
+	if oF.SessionPosture == "posture_506" {
+		oT1636 = (oF.Lycaon.RepeatCount > int64(5))
 	}
-	return oT6131, runtime.Err{}
+	return oT1636, runtime.Err{}
 }
 
 // oRule877 evaluates rule "R00510" (invariant).
@@ -48619,9 +31517,8 @@ func oRule877(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT6139 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT6140 := "shutdown -h 510"
-	return strings.HasPrefix(oT6139, oT6140), runtime.Err{}
+	oT1637 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT1637, "shutdown -h 510"), runtime.Err{}
 }
 
 // oRule879 evaluates rule "R00518" (invariant).
@@ -48637,39 +31534,11 @@ func oRule879(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0076" {
 		return false, runtime.Err{}
 	}
-	oT6141, oT6142 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT6143, oT6144 := func() (bool, runtime.Err) {
-			oT6145 := "posture_518"
-			return (oF.SessionPosture == oT6145), runtime.Err{}
-		}()
-		if oT6144.Kind == 0 {
-			if !oT6143 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6144
-		}
-		oT6146, oT6147 := func() (bool, runtime.Err) {
-			oT6148 := int64(3)
-			return (oF.Lycaon.RepeatCount > oT6148), runtime.Err{}
-		}()
-		if oT6147.Kind == 0 {
-			if !oT6146 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6147
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT6142.Kind != 0 {
-		return false, oT6142
+	oT1638 := false
+	if oF.SessionPosture == "posture_518" {
+		oT1638 = (oF.Lycaon.RepeatCount > int64(3))
 	}
-	return oT6141, runtime.Err{}
+	return oT1638, runtime.Err{}
 }
 
 // oRule880 evaluates rule "R00522" (invariant).
@@ -48687,9 +31556,8 @@ func oRule880(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT6149 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT6150 := "shutdown -h 522"
-	return strings.HasPrefix(oT6149, oT6150), runtime.Err{}
+	oT1639 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT1639, "shutdown -h 522"), runtime.Err{}
 }
 
 // oRule881 evaluates rule "R00526" (invariant).
@@ -48705,42 +31573,14 @@ func oRule881(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0068" {
 		return false, runtime.Err{}
 	}
-	oT6151, oT6152 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT6153, oT6154 := func() (bool, runtime.Err) {
-			oT6155 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT6156 := int64(4126)
-			return (oT6155 > oT6156), runtime.Err{}
-		}()
-		if oT6154.Kind == 0 {
-			if oT6153 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6154
-		}
-		oT6157, oT6158 := func() (bool, runtime.Err) {
-			oT6159 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT6160 := runtime.SizeString(oT6159)
-			oT6161 := int64(4622)
-			return (oT6160 > oT6161), runtime.Err{}
-		}()
-		if oT6158.Kind == 0 {
-			if oT6157 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6158
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT6152.Kind != 0 {
-		return false, oT6152
+	oT1640 := true
+	oT1641 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT1641 > int64(4126)) {
+		oT1642 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1643 := runtime.SizeString(oT1642)
+		oT1640 = (oT1643 > int64(4622))
 	}
-	return oT6151, runtime.Err{}
+	return oT1640, runtime.Err{}
 }
 
 // oRule882 evaluates rule "R00530" (invariant).
@@ -48756,39 +31596,11 @@ func oRule882(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0064" {
 		return false, runtime.Err{}
 	}
-	oT6162, oT6163 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT6164, oT6165 := func() (bool, runtime.Err) {
-			oT6166 := "posture_530"
-			return (oF.SessionPosture == oT6166), runtime.Err{}
-		}()
-		if oT6165.Kind == 0 {
-			if !oT6164 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6165
-		}
-		oT6167, oT6168 := func() (bool, runtime.Err) {
-			oT6169 := int64(8)
-			return (oF.Lycaon.RepeatCount > oT6169), runtime.Err{}
-		}()
-		if oT6168.Kind == 0 {
-			if !oT6167 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6168
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT6163.Kind != 0 {
-		return false, oT6163
+	oT1644 := false
+	if oF.SessionPosture == "posture_530" {
+		oT1644 = (oF.Lycaon.RepeatCount > int64(8))
 	}
-	return oT6162, runtime.Err{}
+	return oT1644, runtime.Err{}
 }
 
 // oRule884 evaluates rule "R00538" (invariant).
@@ -48804,42 +31616,14 @@ func oRule884(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0056" {
 		return false, runtime.Err{}
 	}
-	oT6170, oT6171 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT6172, oT6173 := func() (bool, runtime.Err) {
-			oT6174 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT6175 := int64(4138)
-			return (oT6174 > oT6175), runtime.Err{}
-		}()
-		if oT6173.Kind == 0 {
-			if oT6172 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6173
-		}
-		oT6176, oT6177 := func() (bool, runtime.Err) {
-			oT6178 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT6179 := runtime.SizeString(oT6178)
-			oT6180 := int64(4634)
-			return (oT6179 > oT6180), runtime.Err{}
-		}()
-		if oT6177.Kind == 0 {
-			if oT6176 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6177
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT6171.Kind != 0 {
-		return false, oT6171
+	oT1645 := true
+	oT1646 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT1646 > int64(4138)) {
+		oT1647 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1648 := runtime.SizeString(oT1647)
+		oT1645 = (oT1648 > int64(4634))
 	}
-	return oT6170, runtime.Err{}
+	return oT1645, runtime.Err{}
 }
 
 // oRule885 evaluates rule "R00542" (invariant).
@@ -48855,39 +31639,11 @@ func oRule885(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0052" {
 		return false, runtime.Err{}
 	}
-	oT6181, oT6182 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT6183, oT6184 := func() (bool, runtime.Err) {
-			oT6185 := "posture_542"
-			return (oF.SessionPosture == oT6185), runtime.Err{}
-		}()
-		if oT6184.Kind == 0 {
-			if !oT6183 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6184
-		}
-		oT6186, oT6187 := func() (bool, runtime.Err) {
-			oT6188 := int64(6)
-			return (oF.Lycaon.RepeatCount > oT6188), runtime.Err{}
-		}()
-		if oT6187.Kind == 0 {
-			if !oT6186 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6187
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT6182.Kind != 0 {
-		return false, oT6182
+	oT1649 := false
+	if oF.SessionPosture == "posture_542" {
+		oT1649 = (oF.Lycaon.RepeatCount > int64(6))
 	}
-	return oT6181, runtime.Err{}
+	return oT1649, runtime.Err{}
 }
 
 // oRule886 evaluates rule "R00546" (invariant).
@@ -48905,9 +31661,8 @@ func oRule886(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT6189 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT6190 := "shutdown -h 546"
-	return strings.HasPrefix(oT6189, oT6190), runtime.Err{}
+	oT1650 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT1650, "shutdown -h 546"), runtime.Err{}
 }
 
 // oRule887 evaluates rule "R00550" (invariant).
@@ -48923,42 +31678,14 @@ func oRule887(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0044" {
 		return false, runtime.Err{}
 	}
-	oT6191, oT6192 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT6193, oT6194 := func() (bool, runtime.Err) {
-			oT6195 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT6196 := int64(4150)
-			return (oT6195 > oT6196), runtime.Err{}
-		}()
-		if oT6194.Kind == 0 {
-			if oT6193 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6194
-		}
-		oT6197, oT6198 := func() (bool, runtime.Err) {
-			oT6199 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT6200 := runtime.SizeString(oT6199)
-			oT6201 := int64(4646)
-			return (oT6200 > oT6201), runtime.Err{}
-		}()
-		if oT6198.Kind == 0 {
-			if oT6197 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6198
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT6192.Kind != 0 {
-		return false, oT6192
+	oT1651 := true
+	oT1652 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT1652 > int64(4150)) {
+		oT1653 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1654 := runtime.SizeString(oT1653)
+		oT1651 = (oT1654 > int64(4646))
 	}
-	return oT6191, runtime.Err{}
+	return oT1651, runtime.Err{}
 }
 
 // oRule889 evaluates rule "R00558" (invariant).
@@ -48976,9 +31703,8 @@ func oRule889(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT6202 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT6203 := "shutdown -h 558"
-	return strings.HasPrefix(oT6202, oT6203), runtime.Err{}
+	oT1655 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT1655, "shutdown -h 558"), runtime.Err{}
 }
 
 // oRule890 evaluates rule "R00562" (invariant).
@@ -48994,42 +31720,14 @@ func oRule890(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0032" {
 		return false, runtime.Err{}
 	}
-	oT6204, oT6205 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT6206, oT6207 := func() (bool, runtime.Err) {
-			oT6208 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT6209 := int64(4162)
-			return (oT6208 > oT6209), runtime.Err{}
-		}()
-		if oT6207.Kind == 0 {
-			if oT6206 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6207
-		}
-		oT6210, oT6211 := func() (bool, runtime.Err) {
-			oT6212 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT6213 := runtime.SizeString(oT6212)
-			oT6214 := int64(4658)
-			return (oT6213 > oT6214), runtime.Err{}
-		}()
-		if oT6211.Kind == 0 {
-			if oT6210 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6211
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT6205.Kind != 0 {
-		return false, oT6205
+	oT1656 := true
+	oT1657 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT1657 > int64(4162)) {
+		oT1658 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1659 := runtime.SizeString(oT1658)
+		oT1656 = (oT1659 > int64(4658))
 	}
-	return oT6204, runtime.Err{}
+	return oT1656, runtime.Err{}
 }
 
 // oRule891 evaluates rule "R00566" (invariant).
@@ -49045,39 +31743,11 @@ func oRule891(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0028" {
 		return false, runtime.Err{}
 	}
-	oT6215, oT6216 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT6217, oT6218 := func() (bool, runtime.Err) {
-			oT6219 := "posture_566"
-			return (oF.SessionPosture == oT6219), runtime.Err{}
-		}()
-		if oT6218.Kind == 0 {
-			if !oT6217 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6218
-		}
-		oT6220, oT6221 := func() (bool, runtime.Err) {
-			oT6222 := int64(9)
-			return (oF.Lycaon.RepeatCount > oT6222), runtime.Err{}
-		}()
-		if oT6221.Kind == 0 {
-			if !oT6220 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6221
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT6216.Kind != 0 {
-		return false, oT6216
+	oT1660 := false
+	if oF.SessionPosture == "posture_566" {
+		oT1660 = (oF.Lycaon.RepeatCount > int64(9))
 	}
-	return oT6215, runtime.Err{}
+	return oT1660, runtime.Err{}
 }
 
 // oRule892 evaluates rule "R00570" (invariant).
@@ -49095,9 +31765,8 @@ func oRule892(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT6223 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT6224 := "shutdown -h 570"
-	return strings.HasPrefix(oT6223, oT6224), runtime.Err{}
+	oT1661 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT1661, "shutdown -h 570"), runtime.Err{}
 }
 
 // oRule894 evaluates rule "R00578" (invariant).
@@ -49113,39 +31782,11 @@ func oRule894(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0016" {
 		return false, runtime.Err{}
 	}
-	oT6225, oT6226 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT6227, oT6228 := func() (bool, runtime.Err) {
-			oT6229 := "posture_578"
-			return (oF.SessionPosture == oT6229), runtime.Err{}
-		}()
-		if oT6228.Kind == 0 {
-			if !oT6227 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6228
-		}
-		oT6230, oT6231 := func() (bool, runtime.Err) {
-			oT6232 := int64(7)
-			return (oF.Lycaon.RepeatCount > oT6232), runtime.Err{}
-		}()
-		if oT6231.Kind == 0 {
-			if !oT6230 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6231
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT6226.Kind != 0 {
-		return false, oT6226
+	oT1662 := false
+	if oF.SessionPosture == "posture_578" {
+		oT1662 = (oF.Lycaon.RepeatCount > int64(7))
 	}
-	return oT6225, runtime.Err{}
+	return oT1662, runtime.Err{}
 }
 
 // oRule895 evaluates rule "R00582" (invariant).
@@ -49163,9 +31804,8 @@ func oRule895(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT6233 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT6234 := "shutdown -h 582"
-	return strings.HasPrefix(oT6233, oT6234), runtime.Err{}
+	oT1663 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT1663, "shutdown -h 582"), runtime.Err{}
 }
 
 // oRule896 evaluates rule "R00586" (invariant).
@@ -49181,42 +31821,14 @@ func oRule896(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0008" {
 		return false, runtime.Err{}
 	}
-	oT6235, oT6236 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT6237, oT6238 := func() (bool, runtime.Err) {
-			oT6239 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT6240 := int64(4186)
-			return (oT6239 > oT6240), runtime.Err{}
-		}()
-		if oT6238.Kind == 0 {
-			if oT6237 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6238
-		}
-		oT6241, oT6242 := func() (bool, runtime.Err) {
-			oT6243 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT6244 := runtime.SizeString(oT6243)
-			oT6245 := int64(4682)
-			return (oT6244 > oT6245), runtime.Err{}
-		}()
-		if oT6242.Kind == 0 {
-			if oT6241 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6242
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT6236.Kind != 0 {
-		return false, oT6236
+	oT1664 := true
+	oT1665 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT1665 > int64(4186)) {
+		oT1666 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1667 := runtime.SizeString(oT1666)
+		oT1664 = (oT1667 > int64(4682))
 	}
-	return oT6235, runtime.Err{}
+	return oT1664, runtime.Err{}
 }
 
 // oRule897 evaluates rule "R00590" (invariant).
@@ -49232,39 +31844,11 @@ func oRule897(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0004" {
 		return false, runtime.Err{}
 	}
-	oT6246, oT6247 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT6248, oT6249 := func() (bool, runtime.Err) {
-			oT6250 := "posture_590"
-			return (oF.SessionPosture == oT6250), runtime.Err{}
-		}()
-		if oT6249.Kind == 0 {
-			if !oT6248 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6249
-		}
-		oT6251, oT6252 := func() (bool, runtime.Err) {
-			oT6253 := int64(5)
-			return (oF.Lycaon.RepeatCount > oT6253), runtime.Err{}
-		}()
-		if oT6252.Kind == 0 {
-			if !oT6251 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6252
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT6247.Kind != 0 {
-		return false, oT6247
+	oT1668 := false
+	if oF.SessionPosture == "posture_590" {
+		oT1668 = (oF.Lycaon.RepeatCount > int64(5))
 	}
-	return oT6246, runtime.Err{}
+	return oT1668, runtime.Err{}
 }
 
 // oRule899 evaluates rule "R00598" (invariant).
@@ -49280,42 +31864,14 @@ func oRule899(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0194" {
 		return false, runtime.Err{}
 	}
-	oT6254, oT6255 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT6256, oT6257 := func() (bool, runtime.Err) {
-			oT6258 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT6259 := int64(4198)
-			return (oT6258 > oT6259), runtime.Err{}
-		}()
-		if oT6257.Kind == 0 {
-			if oT6256 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6257
-		}
-		oT6260, oT6261 := func() (bool, runtime.Err) {
-			oT6262 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT6263 := runtime.SizeString(oT6262)
-			oT6264 := int64(4694)
-			return (oT6263 > oT6264), runtime.Err{}
-		}()
-		if oT6261.Kind == 0 {
-			if oT6260 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6261
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT6255.Kind != 0 {
-		return false, oT6255
+	oT1669 := true
+	oT1670 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT1670 > int64(4198)) {
+		oT1671 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1672 := runtime.SizeString(oT1671)
+		oT1669 = (oT1672 > int64(4694))
 	}
-	return oT6254, runtime.Err{}
+	return oT1669, runtime.Err{}
 }
 
 // oRule900 evaluates rule "R00602" (invariant).
@@ -49331,39 +31887,11 @@ func oRule900(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0190" {
 		return false, runtime.Err{}
 	}
-	oT6265, oT6266 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT6267, oT6268 := func() (bool, runtime.Err) {
-			oT6269 := "posture_602"
-			return (oF.SessionPosture == oT6269), runtime.Err{}
-		}()
-		if oT6268.Kind == 0 {
-			if !oT6267 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6268
-		}
-		oT6270, oT6271 := func() (bool, runtime.Err) {
-			oT6272 := int64(3)
-			return (oF.Lycaon.RepeatCount > oT6272), runtime.Err{}
-		}()
-		if oT6271.Kind == 0 {
-			if !oT6270 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6271
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT6266.Kind != 0 {
-		return false, oT6266
+	oT1673 := false
+	if oF.SessionPosture == "posture_602" {
+		oT1673 = (oF.Lycaon.RepeatCount > int64(3))
 	}
-	return oT6265, runtime.Err{}
+	return oT1673, runtime.Err{}
 }
 
 // oRule901 evaluates rule "R00606" (invariant).
@@ -49381,9 +31909,8 @@ func oRule901(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT6273 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT6274 := "shutdown -h 606"
-	return strings.HasPrefix(oT6273, oT6274), runtime.Err{}
+	oT1674 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT1674, "shutdown -h 606"), runtime.Err{}
 }
 
 // oRule902 evaluates rule "R00610" (invariant).
@@ -49399,42 +31926,14 @@ func oRule902(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0182" {
 		return false, runtime.Err{}
 	}
-	oT6275, oT6276 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT6277, oT6278 := func() (bool, runtime.Err) {
-			oT6279 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT6280 := int64(4210)
-			return (oT6279 > oT6280), runtime.Err{}
-		}()
-		if oT6278.Kind == 0 {
-			if oT6277 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6278
-		}
-		oT6281, oT6282 := func() (bool, runtime.Err) {
-			oT6283 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT6284 := runtime.SizeString(oT6283)
-			oT6285 := int64(4706)
-			return (oT6284 > oT6285), runtime.Err{}
-		}()
-		if oT6282.Kind == 0 {
-			if oT6281 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6282
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT6276.Kind != 0 {
-		return false, oT6276
+	oT1675 := true
+	oT1676 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT1676 > int64(4210)) {
+		oT1677 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1678 := runtime.SizeString(oT1677)
+		oT1675 = (oT1678 > int64(4706))
 	}
-	return oT6275, runtime.Err{}
+	return oT1675, runtime.Err{}
 }
 
 // oRule904 evaluates rule "R00618" (invariant).
@@ -49452,9 +31951,8 @@ func oRule904(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT6286 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT6287 := "shutdown -h 618"
-	return strings.HasPrefix(oT6286, oT6287), runtime.Err{}
+	oT1679 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT1679, "shutdown -h 618"), runtime.Err{}
 }
 
 // oRule905 evaluates rule "R00622" (invariant).
@@ -49470,42 +31968,14 @@ func oRule905(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0170" {
 		return false, runtime.Err{}
 	}
-	oT6288, oT6289 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT6290, oT6291 := func() (bool, runtime.Err) {
-			oT6292 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT6293 := int64(4222)
-			return (oT6292 > oT6293), runtime.Err{}
-		}()
-		if oT6291.Kind == 0 {
-			if oT6290 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6291
-		}
-		oT6294, oT6295 := func() (bool, runtime.Err) {
-			oT6296 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT6297 := runtime.SizeString(oT6296)
-			oT6298 := int64(4718)
-			return (oT6297 > oT6298), runtime.Err{}
-		}()
-		if oT6295.Kind == 0 {
-			if oT6294 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6295
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT6289.Kind != 0 {
-		return false, oT6289
+	oT1680 := true
+	oT1681 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT1681 > int64(4222)) {
+		oT1682 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1683 := runtime.SizeString(oT1682)
+		oT1680 = (oT1683 > int64(4718))
 	}
-	return oT6288, runtime.Err{}
+	return oT1680, runtime.Err{}
 }
 
 // oRule906 evaluates rule "R00626" (invariant).
@@ -49521,39 +31991,11 @@ func oRule906(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0166" {
 		return false, runtime.Err{}
 	}
-	oT6299, oT6300 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT6301, oT6302 := func() (bool, runtime.Err) {
-			oT6303 := "posture_626"
-			return (oF.SessionPosture == oT6303), runtime.Err{}
-		}()
-		if oT6302.Kind == 0 {
-			if !oT6301 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6302
-		}
-		oT6304, oT6305 := func() (bool, runtime.Err) {
-			oT6306 := int64(6)
-			return (oF.Lycaon.RepeatCount > oT6306), runtime.Err{}
-		}()
-		if oT6305.Kind == 0 {
-			if !oT6304 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6305
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT6300.Kind != 0 {
-		return false, oT6300
+	oT1684 := false
+	if oF.SessionPosture == "posture_626" {
+		oT1684 = (oF.Lycaon.RepeatCount > int64(6))
 	}
-	return oT6299, runtime.Err{}
+	return oT1684, runtime.Err{}
 }
 
 // oRule907 evaluates rule "R00630" (invariant).
@@ -49571,9 +32013,8 @@ func oRule907(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT6307 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT6308 := "shutdown -h 630"
-	return strings.HasPrefix(oT6307, oT6308), runtime.Err{}
+	oT1685 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT1685, "shutdown -h 630"), runtime.Err{}
 }
 
 // oRule909 evaluates rule "R00638" (invariant).
@@ -49589,39 +32030,11 @@ func oRule909(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0154" {
 		return false, runtime.Err{}
 	}
-	oT6309, oT6310 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT6311, oT6312 := func() (bool, runtime.Err) {
-			oT6313 := "posture_638"
-			return (oF.SessionPosture == oT6313), runtime.Err{}
-		}()
-		if oT6312.Kind == 0 {
-			if !oT6311 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6312
-		}
-		oT6314, oT6315 := func() (bool, runtime.Err) {
-			oT6316 := int64(4)
-			return (oF.Lycaon.RepeatCount > oT6316), runtime.Err{}
-		}()
-		if oT6315.Kind == 0 {
-			if !oT6314 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6315
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT6310.Kind != 0 {
-		return false, oT6310
+	oT1686 := false
+	if oF.SessionPosture == "posture_638" {
+		oT1686 = (oF.Lycaon.RepeatCount > int64(4))
 	}
-	return oT6309, runtime.Err{}
+	return oT1686, runtime.Err{}
 }
 
 // oRule910 evaluates rule "R00642" (invariant).
@@ -49639,9 +32052,8 @@ func oRule910(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT6317 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT6318 := "shutdown -h 642"
-	return strings.HasPrefix(oT6317, oT6318), runtime.Err{}
+	oT1687 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT1687, "shutdown -h 642"), runtime.Err{}
 }
 
 // oRule911 evaluates rule "R00646" (invariant).
@@ -49657,42 +32069,14 @@ func oRule911(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0146" {
 		return false, runtime.Err{}
 	}
-	oT6319, oT6320 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT6321, oT6322 := func() (bool, runtime.Err) {
-			oT6323 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT6324 := int64(4246)
-			return (oT6323 > oT6324), runtime.Err{}
-		}()
-		if oT6322.Kind == 0 {
-			if oT6321 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6322
-		}
-		oT6325, oT6326 := func() (bool, runtime.Err) {
-			oT6327 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT6328 := runtime.SizeString(oT6327)
-			oT6329 := int64(4742)
-			return (oT6328 > oT6329), runtime.Err{}
-		}()
-		if oT6326.Kind == 0 {
-			if oT6325 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6326
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT6320.Kind != 0 {
-		return false, oT6320
+	oT1688 := true
+	oT1689 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT1689 > int64(4246)) {
+		oT1690 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1691 := runtime.SizeString(oT1690)
+		oT1688 = (oT1691 > int64(4742))
 	}
-	return oT6319, runtime.Err{}
+	return oT1688, runtime.Err{}
 }
 
 // oRule912 evaluates rule "R00650" (invariant).
@@ -49708,39 +32092,11 @@ func oRule912(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0142" {
 		return false, runtime.Err{}
 	}
-	oT6330, oT6331 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT6332, oT6333 := func() (bool, runtime.Err) {
-			oT6334 := "posture_650"
-			return (oF.SessionPosture == oT6334), runtime.Err{}
-		}()
-		if oT6333.Kind == 0 {
-			if !oT6332 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6333
-		}
-		oT6335, oT6336 := func() (bool, runtime.Err) {
-			oT6337 := int64(9)
-			return (oF.Lycaon.RepeatCount > oT6337), runtime.Err{}
-		}()
-		if oT6336.Kind == 0 {
-			if !oT6335 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6336
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT6331.Kind != 0 {
-		return false, oT6331
+	oT1692 := false
+	if oF.SessionPosture == "posture_650" {
+		oT1692 = (oF.Lycaon.RepeatCount > int64(9))
 	}
-	return oT6330, runtime.Err{}
+	return oT1692, runtime.Err{}
 }
 
 // oRule914 evaluates rule "R00658" (invariant).
@@ -49756,42 +32112,14 @@ func oRule914(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0134" {
 		return false, runtime.Err{}
 	}
-	oT6338, oT6339 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT6340, oT6341 := func() (bool, runtime.Err) {
-			oT6342 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT6343 := int64(4258)
-			return (oT6342 > oT6343), runtime.Err{}
-		}()
-		if oT6341.Kind == 0 {
-			if oT6340 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6341
-		}
-		oT6344, oT6345 := func() (bool, runtime.Err) {
-			oT6346 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT6347 := runtime.SizeString(oT6346)
-			oT6348 := int64(4754)
-			return (oT6347 > oT6348), runtime.Err{}
-		}()
-		if oT6345.Kind == 0 {
-			if oT6344 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6345
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT6339.Kind != 0 {
-		return false, oT6339
+	oT1693 := true
+	oT1694 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT1694 > int64(4258)) {
+		oT1695 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1696 := runtime.SizeString(oT1695)
+		oT1693 = (oT1696 > int64(4754))
 	}
-	return oT6338, runtime.Err{}
+	return oT1693, runtime.Err{}
 }
 
 // oRule915 evaluates rule "R00662" (invariant).
@@ -49807,39 +32135,11 @@ func oRule915(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0130" {
 		return false, runtime.Err{}
 	}
-	oT6349, oT6350 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT6351, oT6352 := func() (bool, runtime.Err) {
-			oT6353 := "posture_662"
-			return (oF.SessionPosture == oT6353), runtime.Err{}
-		}()
-		if oT6352.Kind == 0 {
-			if !oT6351 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6352
-		}
-		oT6354, oT6355 := func() (bool, runtime.Err) {
-			oT6356 := int64(7)
-			return (oF.Lycaon.RepeatCount > oT6356), runtime.Err{}
-		}()
-		if oT6355.Kind == 0 {
-			if !oT6354 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6355
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT6350.Kind != 0 {
-		return false, oT6350
+	oT1697 := false
+	if oF.SessionPosture == "posture_662" {
+		oT1697 = (oF.Lycaon.RepeatCount > int64(7))
 	}
-	return oT6349, runtime.Err{}
+	return oT1697, runtime.Err{}
 }
 
 // oRule916 evaluates rule "R00666" (invariant).
@@ -49857,9 +32157,8 @@ func oRule916(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT6357 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT6358 := "shutdown -h 666"
-	return strings.HasPrefix(oT6357, oT6358), runtime.Err{}
+	oT1698 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT1698, "shutdown -h 666"), runtime.Err{}
 }
 
 // oRule917 evaluates rule "R00670" (invariant).
@@ -49875,42 +32174,14 @@ func oRule917(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0122" {
 		return false, runtime.Err{}
 	}
-	oT6359, oT6360 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT6361, oT6362 := func() (bool, runtime.Err) {
-			oT6363 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT6364 := int64(4270)
-			return (oT6363 > oT6364), runtime.Err{}
-		}()
-		if oT6362.Kind == 0 {
-			if oT6361 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6362
-		}
-		oT6365, oT6366 := func() (bool, runtime.Err) {
-			oT6367 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT6368 := runtime.SizeString(oT6367)
-			oT6369 := int64(4766)
-			return (oT6368 > oT6369), runtime.Err{}
-		}()
-		if oT6366.Kind == 0 {
-			if oT6365 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6366
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT6360.Kind != 0 {
-		return false, oT6360
+	oT1699 := true
+	oT1700 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT1700 > int64(4270)) {
+		oT1701 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1702 := runtime.SizeString(oT1701)
+		oT1699 = (oT1702 > int64(4766))
 	}
-	return oT6359, runtime.Err{}
+	return oT1699, runtime.Err{}
 }
 
 // oRule919 evaluates rule "R00678" (invariant).
@@ -49928,9 +32199,8 @@ func oRule919(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT6370 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT6371 := "shutdown -h 678"
-	return strings.HasPrefix(oT6370, oT6371), runtime.Err{}
+	oT1703 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT1703, "shutdown -h 678"), runtime.Err{}
 }
 
 // oRule920 evaluates rule "R00682" (invariant).
@@ -49946,42 +32216,14 @@ func oRule920(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0110" {
 		return false, runtime.Err{}
 	}
-	oT6372, oT6373 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT6374, oT6375 := func() (bool, runtime.Err) {
-			oT6376 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT6377 := int64(4282)
-			return (oT6376 > oT6377), runtime.Err{}
-		}()
-		if oT6375.Kind == 0 {
-			if oT6374 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6375
-		}
-		oT6378, oT6379 := func() (bool, runtime.Err) {
-			oT6380 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT6381 := runtime.SizeString(oT6380)
-			oT6382 := int64(4778)
-			return (oT6381 > oT6382), runtime.Err{}
-		}()
-		if oT6379.Kind == 0 {
-			if oT6378 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6379
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT6373.Kind != 0 {
-		return false, oT6373
+	oT1704 := true
+	oT1705 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT1705 > int64(4282)) {
+		oT1706 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1707 := runtime.SizeString(oT1706)
+		oT1704 = (oT1707 > int64(4778))
 	}
-	return oT6372, runtime.Err{}
+	return oT1704, runtime.Err{}
 }
 
 // oRule921 evaluates rule "R00686" (invariant).
@@ -49997,39 +32239,11 @@ func oRule921(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0106" {
 		return false, runtime.Err{}
 	}
-	oT6383, oT6384 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT6385, oT6386 := func() (bool, runtime.Err) {
-			oT6387 := "posture_686"
-			return (oF.SessionPosture == oT6387), runtime.Err{}
-		}()
-		if oT6386.Kind == 0 {
-			if !oT6385 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6386
-		}
-		oT6388, oT6389 := func() (bool, runtime.Err) {
-			oT6390 := int64(3)
-			return (oF.Lycaon.RepeatCount > oT6390), runtime.Err{}
-		}()
-		if oT6389.Kind == 0 {
-			if !oT6388 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6389
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT6384.Kind != 0 {
-		return false, oT6384
+	oT1708 := false
+	if oF.SessionPosture == "posture_686" {
+		oT1708 = (oF.Lycaon.RepeatCount > int64(3))
 	}
-	return oT6383, runtime.Err{}
+	return oT1708, runtime.Err{}
 }
 
 // oRule922 evaluates rule "R00690" (invariant).
@@ -50047,9 +32261,8 @@ func oRule922(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT6391 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT6392 := "shutdown -h 690"
-	return strings.HasPrefix(oT6391, oT6392), runtime.Err{}
+	oT1709 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT1709, "shutdown -h 690"), runtime.Err{}
 }
 
 // oRule924 evaluates rule "R00698" (invariant).
@@ -50065,39 +32278,11 @@ func oRule924(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0094" {
 		return false, runtime.Err{}
 	}
-	oT6393, oT6394 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT6395, oT6396 := func() (bool, runtime.Err) {
-			oT6397 := "posture_698"
-			return (oF.SessionPosture == oT6397), runtime.Err{}
-		}()
-		if oT6396.Kind == 0 {
-			if !oT6395 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6396
-		}
-		oT6398, oT6399 := func() (bool, runtime.Err) {
-			oT6400 := int64(8)
-			return (oF.Lycaon.RepeatCount > oT6400), runtime.Err{}
-		}()
-		if oT6399.Kind == 0 {
-			if !oT6398 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6399
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT6394.Kind != 0 {
-		return false, oT6394
+	oT1710 := false
+	if oF.SessionPosture == "posture_698" {
+		oT1710 = (oF.Lycaon.RepeatCount > int64(8))
 	}
-	return oT6393, runtime.Err{}
+	return oT1710, runtime.Err{}
 }
 
 // oRule925 evaluates rule "R00702" (invariant).
@@ -50115,9 +32300,8 @@ func oRule925(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT6401 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT6402 := "shutdown -h 702"
-	return strings.HasPrefix(oT6401, oT6402), runtime.Err{}
+	oT1711 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT1711, "shutdown -h 702"), runtime.Err{}
 }
 
 // oRule926 evaluates rule "R00706" (invariant).
@@ -50133,42 +32317,14 @@ func oRule926(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0086" {
 		return false, runtime.Err{}
 	}
-	oT6403, oT6404 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT6405, oT6406 := func() (bool, runtime.Err) {
-			oT6407 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT6408 := int64(4306)
-			return (oT6407 > oT6408), runtime.Err{}
-		}()
-		if oT6406.Kind == 0 {
-			if oT6405 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6406
-		}
-		oT6409, oT6410 := func() (bool, runtime.Err) {
-			oT6411 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT6412 := runtime.SizeString(oT6411)
-			oT6413 := int64(4802)
-			return (oT6412 > oT6413), runtime.Err{}
-		}()
-		if oT6410.Kind == 0 {
-			if oT6409 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6410
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT6404.Kind != 0 {
-		return false, oT6404
+	oT1712 := true
+	oT1713 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT1713 > int64(4306)) {
+		oT1714 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1715 := runtime.SizeString(oT1714)
+		oT1712 = (oT1715 > int64(4802))
 	}
-	return oT6403, runtime.Err{}
+	return oT1712, runtime.Err{}
 }
 
 // oRule927 evaluates rule "R00710" (invariant).
@@ -50184,39 +32340,11 @@ func oRule927(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0082" {
 		return false, runtime.Err{}
 	}
-	oT6414, oT6415 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT6416, oT6417 := func() (bool, runtime.Err) {
-			oT6418 := "posture_710"
-			return (oF.SessionPosture == oT6418), runtime.Err{}
-		}()
-		if oT6417.Kind == 0 {
-			if !oT6416 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6417
-		}
-		oT6419, oT6420 := func() (bool, runtime.Err) {
-			oT6421 := int64(6)
-			return (oF.Lycaon.RepeatCount > oT6421), runtime.Err{}
-		}()
-		if oT6420.Kind == 0 {
-			if !oT6419 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6420
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT6415.Kind != 0 {
-		return false, oT6415
+	oT1716 := false
+	if oF.SessionPosture == "posture_710" {
+		oT1716 = (oF.Lycaon.RepeatCount > int64(6))
 	}
-	return oT6414, runtime.Err{}
+	return oT1716, runtime.Err{}
 }
 
 // oRule929 evaluates rule "R00718" (invariant).
@@ -50232,42 +32360,14 @@ func oRule929(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0074" {
 		return false, runtime.Err{}
 	}
-	oT6422, oT6423 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT6424, oT6425 := func() (bool, runtime.Err) {
-			oT6426 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT6427 := int64(4318)
-			return (oT6426 > oT6427), runtime.Err{}
-		}()
-		if oT6425.Kind == 0 {
-			if oT6424 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6425
-		}
-		oT6428, oT6429 := func() (bool, runtime.Err) {
-			oT6430 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT6431 := runtime.SizeString(oT6430)
-			oT6432 := int64(4814)
-			return (oT6431 > oT6432), runtime.Err{}
-		}()
-		if oT6429.Kind == 0 {
-			if oT6428 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6429
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT6423.Kind != 0 {
-		return false, oT6423
+	oT1717 := true
+	oT1718 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT1718 > int64(4318)) {
+		oT1719 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1720 := runtime.SizeString(oT1719)
+		oT1717 = (oT1720 > int64(4814))
 	}
-	return oT6422, runtime.Err{}
+	return oT1717, runtime.Err{}
 }
 
 // oRule930 evaluates rule "R00722" (invariant).
@@ -50283,39 +32383,11 @@ func oRule930(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0070" {
 		return false, runtime.Err{}
 	}
-	oT6433, oT6434 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT6435, oT6436 := func() (bool, runtime.Err) {
-			oT6437 := "posture_722"
-			return (oF.SessionPosture == oT6437), runtime.Err{}
-		}()
-		if oT6436.Kind == 0 {
-			if !oT6435 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6436
-		}
-		oT6438, oT6439 := func() (bool, runtime.Err) {
-			oT6440 := int64(4)
-			return (oF.Lycaon.RepeatCount > oT6440), runtime.Err{}
-		}()
-		if oT6439.Kind == 0 {
-			if !oT6438 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6439
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT6434.Kind != 0 {
-		return false, oT6434
+	oT1721 := false
+	if oF.SessionPosture == "posture_722" {
+		oT1721 = (oF.Lycaon.RepeatCount > int64(4))
 	}
-	return oT6433, runtime.Err{}
+	return oT1721, runtime.Err{}
 }
 
 // oRule931 evaluates rule "R00726" (invariant).
@@ -50333,9 +32405,8 @@ func oRule931(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT6441 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT6442 := "shutdown -h 726"
-	return strings.HasPrefix(oT6441, oT6442), runtime.Err{}
+	oT1722 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT1722, "shutdown -h 726"), runtime.Err{}
 }
 
 // oRule932 evaluates rule "R00730" (invariant).
@@ -50351,42 +32422,14 @@ func oRule932(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0062" {
 		return false, runtime.Err{}
 	}
-	oT6443, oT6444 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT6445, oT6446 := func() (bool, runtime.Err) {
-			oT6447 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT6448 := int64(4330)
-			return (oT6447 > oT6448), runtime.Err{}
-		}()
-		if oT6446.Kind == 0 {
-			if oT6445 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6446
-		}
-		oT6449, oT6450 := func() (bool, runtime.Err) {
-			oT6451 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT6452 := runtime.SizeString(oT6451)
-			oT6453 := int64(4826)
-			return (oT6452 > oT6453), runtime.Err{}
-		}()
-		if oT6450.Kind == 0 {
-			if oT6449 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6450
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT6444.Kind != 0 {
-		return false, oT6444
+	oT1723 := true
+	oT1724 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT1724 > int64(4330)) {
+		oT1725 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1726 := runtime.SizeString(oT1725)
+		oT1723 = (oT1726 > int64(4826))
 	}
-	return oT6443, runtime.Err{}
+	return oT1723, runtime.Err{}
 }
 
 // oRule934 evaluates rule "R00738" (invariant).
@@ -50404,9 +32447,8 @@ func oRule934(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT6454 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT6455 := "shutdown -h 738"
-	return strings.HasPrefix(oT6454, oT6455), runtime.Err{}
+	oT1727 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT1727, "shutdown -h 738"), runtime.Err{}
 }
 
 // oRule935 evaluates rule "R00742" (invariant).
@@ -50422,42 +32464,14 @@ func oRule935(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0050" {
 		return false, runtime.Err{}
 	}
-	oT6456, oT6457 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT6458, oT6459 := func() (bool, runtime.Err) {
-			oT6460 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT6461 := int64(4342)
-			return (oT6460 > oT6461), runtime.Err{}
-		}()
-		if oT6459.Kind == 0 {
-			if oT6458 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6459
-		}
-		oT6462, oT6463 := func() (bool, runtime.Err) {
-			oT6464 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT6465 := runtime.SizeString(oT6464)
-			oT6466 := int64(4838)
-			return (oT6465 > oT6466), runtime.Err{}
-		}()
-		if oT6463.Kind == 0 {
-			if oT6462 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6463
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT6457.Kind != 0 {
-		return false, oT6457
+	oT1728 := true
+	oT1729 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT1729 > int64(4342)) {
+		oT1730 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1731 := runtime.SizeString(oT1730)
+		oT1728 = (oT1731 > int64(4838))
 	}
-	return oT6456, runtime.Err{}
+	return oT1728, runtime.Err{}
 }
 
 // oRule936 evaluates rule "R00746" (invariant).
@@ -50473,39 +32487,11 @@ func oRule936(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0046" {
 		return false, runtime.Err{}
 	}
-	oT6467, oT6468 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT6469, oT6470 := func() (bool, runtime.Err) {
-			oT6471 := "posture_746"
-			return (oF.SessionPosture == oT6471), runtime.Err{}
-		}()
-		if oT6470.Kind == 0 {
-			if !oT6469 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6470
-		}
-		oT6472, oT6473 := func() (bool, runtime.Err) {
-			oT6474 := int64(7)
-			return (oF.Lycaon.RepeatCount > oT6474), runtime.Err{}
-		}()
-		if oT6473.Kind == 0 {
-			if !oT6472 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6473
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT6468.Kind != 0 {
-		return false, oT6468
+	oT1732 := false
+	if oF.SessionPosture == "posture_746" {
+		oT1732 = (oF.Lycaon.RepeatCount > int64(7))
 	}
-	return oT6467, runtime.Err{}
+	return oT1732, runtime.Err{}
 }
 
 // oRule937 evaluates rule "R00750" (invariant).
@@ -50523,9 +32509,8 @@ func oRule937(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT6475 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT6476 := "shutdown -h 750"
-	return strings.HasPrefix(oT6475, oT6476), runtime.Err{}
+	oT1733 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT1733, "shutdown -h 750"), runtime.Err{}
 }
 
 // oRule939 evaluates rule "R00758" (invariant).
@@ -50541,39 +32526,11 @@ func oRule939(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0034" {
 		return false, runtime.Err{}
 	}
-	oT6477, oT6478 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT6479, oT6480 := func() (bool, runtime.Err) {
-			oT6481 := "posture_758"
-			return (oF.SessionPosture == oT6481), runtime.Err{}
-		}()
-		if oT6480.Kind == 0 {
-			if !oT6479 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6480
-		}
-		oT6482, oT6483 := func() (bool, runtime.Err) {
-			oT6484 := int64(5)
-			return (oF.Lycaon.RepeatCount > oT6484), runtime.Err{}
-		}()
-		if oT6483.Kind == 0 {
-			if !oT6482 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6483
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT6478.Kind != 0 {
-		return false, oT6478
+	oT1734 := false
+	if oF.SessionPosture == "posture_758" {
+		oT1734 = (oF.Lycaon.RepeatCount > int64(5))
 	}
-	return oT6477, runtime.Err{}
+	return oT1734, runtime.Err{}
 }
 
 // oRule940 evaluates rule "R00762" (invariant).
@@ -50591,9 +32548,8 @@ func oRule940(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT6485 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT6486 := "shutdown -h 762"
-	return strings.HasPrefix(oT6485, oT6486), runtime.Err{}
+	oT1735 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT1735, "shutdown -h 762"), runtime.Err{}
 }
 
 // oRule941 evaluates rule "R00766" (invariant).
@@ -50609,42 +32565,14 @@ func oRule941(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0026" {
 		return false, runtime.Err{}
 	}
-	oT6487, oT6488 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT6489, oT6490 := func() (bool, runtime.Err) {
-			oT6491 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT6492 := int64(4366)
-			return (oT6491 > oT6492), runtime.Err{}
-		}()
-		if oT6490.Kind == 0 {
-			if oT6489 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6490
-		}
-		oT6493, oT6494 := func() (bool, runtime.Err) {
-			oT6495 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT6496 := runtime.SizeString(oT6495)
-			oT6497 := int64(4862)
-			return (oT6496 > oT6497), runtime.Err{}
-		}()
-		if oT6494.Kind == 0 {
-			if oT6493 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6494
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT6488.Kind != 0 {
-		return false, oT6488
+	oT1736 := true
+	oT1737 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT1737 > int64(4366)) {
+		oT1738 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1739 := runtime.SizeString(oT1738)
+		oT1736 = (oT1739 > int64(4862))
 	}
-	return oT6487, runtime.Err{}
+	return oT1736, runtime.Err{}
 }
 
 // oRule942 evaluates rule "R00770" (invariant).
@@ -50660,39 +32588,11 @@ func oRule942(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0022" {
 		return false, runtime.Err{}
 	}
-	oT6498, oT6499 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT6500, oT6501 := func() (bool, runtime.Err) {
-			oT6502 := "posture_770"
-			return (oF.SessionPosture == oT6502), runtime.Err{}
-		}()
-		if oT6501.Kind == 0 {
-			if !oT6500 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6501
-		}
-		oT6503, oT6504 := func() (bool, runtime.Err) {
-			oT6505 := int64(3)
-			return (oF.Lycaon.RepeatCount > oT6505), runtime.Err{}
-		}()
-		if oT6504.Kind == 0 {
-			if !oT6503 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6504
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT6499.Kind != 0 {
-		return false, oT6499
+	oT1740 := false
+	if oF.SessionPosture == "posture_770" {
+		oT1740 = (oF.Lycaon.RepeatCount > int64(3))
 	}
-	return oT6498, runtime.Err{}
+	return oT1740, runtime.Err{}
 }
 
 // oRule944 evaluates rule "R00778" (invariant).
@@ -50708,42 +32608,14 @@ func oRule944(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0014" {
 		return false, runtime.Err{}
 	}
-	oT6506, oT6507 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT6508, oT6509 := func() (bool, runtime.Err) {
-			oT6510 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT6511 := int64(4378)
-			return (oT6510 > oT6511), runtime.Err{}
-		}()
-		if oT6509.Kind == 0 {
-			if oT6508 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6509
-		}
-		oT6512, oT6513 := func() (bool, runtime.Err) {
-			oT6514 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT6515 := runtime.SizeString(oT6514)
-			oT6516 := int64(4874)
-			return (oT6515 > oT6516), runtime.Err{}
-		}()
-		if oT6513.Kind == 0 {
-			if oT6512 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6513
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT6507.Kind != 0 {
-		return false, oT6507
+	oT1741 := true
+	oT1742 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT1742 > int64(4378)) {
+		oT1743 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1744 := runtime.SizeString(oT1743)
+		oT1741 = (oT1744 > int64(4874))
 	}
-	return oT6506, runtime.Err{}
+	return oT1741, runtime.Err{}
 }
 
 // oRule945 evaluates rule "R00782" (invariant).
@@ -50759,39 +32631,11 @@ func oRule945(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0010" {
 		return false, runtime.Err{}
 	}
-	oT6517, oT6518 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT6519, oT6520 := func() (bool, runtime.Err) {
-			oT6521 := "posture_782"
-			return (oF.SessionPosture == oT6521), runtime.Err{}
-		}()
-		if oT6520.Kind == 0 {
-			if !oT6519 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6520
-		}
-		oT6522, oT6523 := func() (bool, runtime.Err) {
-			oT6524 := int64(8)
-			return (oF.Lycaon.RepeatCount > oT6524), runtime.Err{}
-		}()
-		if oT6523.Kind == 0 {
-			if !oT6522 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6523
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT6518.Kind != 0 {
-		return false, oT6518
+	oT1745 := false
+	if oF.SessionPosture == "posture_782" {
+		oT1745 = (oF.Lycaon.RepeatCount > int64(8))
 	}
-	return oT6517, runtime.Err{}
+	return oT1745, runtime.Err{}
 }
 
 // oRule946 evaluates rule "R00786" (invariant).
@@ -50809,9 +32653,8 @@ func oRule946(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT6525 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT6526 := "shutdown -h 786"
-	return strings.HasPrefix(oT6525, oT6526), runtime.Err{}
+	oT1746 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT1746, "shutdown -h 786"), runtime.Err{}
 }
 
 // oRule947 evaluates rule "R00790" (invariant).
@@ -50827,42 +32670,14 @@ func oRule947(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0002" {
 		return false, runtime.Err{}
 	}
-	oT6527, oT6528 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT6529, oT6530 := func() (bool, runtime.Err) {
-			oT6531 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT6532 := int64(4390)
-			return (oT6531 > oT6532), runtime.Err{}
-		}()
-		if oT6530.Kind == 0 {
-			if oT6529 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6530
-		}
-		oT6533, oT6534 := func() (bool, runtime.Err) {
-			oT6535 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT6536 := runtime.SizeString(oT6535)
-			oT6537 := int64(4886)
-			return (oT6536 > oT6537), runtime.Err{}
-		}()
-		if oT6534.Kind == 0 {
-			if oT6533 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6534
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT6528.Kind != 0 {
-		return false, oT6528
+	oT1747 := true
+	oT1748 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT1748 > int64(4390)) {
+		oT1749 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1750 := runtime.SizeString(oT1749)
+		oT1747 = (oT1750 > int64(4886))
 	}
-	return oT6527, runtime.Err{}
+	return oT1747, runtime.Err{}
 }
 
 // oRule949 evaluates rule "R00798" (invariant).
@@ -50880,9 +32695,8 @@ func oRule949(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT6538 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT6539 := "shutdown -h 798"
-	return strings.HasPrefix(oT6538, oT6539), runtime.Err{}
+	oT1751 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT1751, "shutdown -h 798"), runtime.Err{}
 }
 
 // oRule950 evaluates rule "R00802" (invariant).
@@ -50898,42 +32712,14 @@ func oRule950(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0188" {
 		return false, runtime.Err{}
 	}
-	oT6540, oT6541 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT6542, oT6543 := func() (bool, runtime.Err) {
-			oT6544 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT6545 := int64(4402)
-			return (oT6544 > oT6545), runtime.Err{}
-		}()
-		if oT6543.Kind == 0 {
-			if oT6542 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6543
-		}
-		oT6546, oT6547 := func() (bool, runtime.Err) {
-			oT6548 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT6549 := runtime.SizeString(oT6548)
-			oT6550 := int64(4898)
-			return (oT6549 > oT6550), runtime.Err{}
-		}()
-		if oT6547.Kind == 0 {
-			if oT6546 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6547
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT6541.Kind != 0 {
-		return false, oT6541
+	oT1752 := true
+	oT1753 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT1753 > int64(4402)) {
+		oT1754 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1755 := runtime.SizeString(oT1754)
+		oT1752 = (oT1755 > int64(4898))
 	}
-	return oT6540, runtime.Err{}
+	return oT1752, runtime.Err{}
 }
 
 // oRule951 evaluates rule "R00806" (invariant).
@@ -50949,39 +32735,11 @@ func oRule951(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0184" {
 		return false, runtime.Err{}
 	}
-	oT6551, oT6552 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT6553, oT6554 := func() (bool, runtime.Err) {
-			oT6555 := "posture_806"
-			return (oF.SessionPosture == oT6555), runtime.Err{}
-		}()
-		if oT6554.Kind == 0 {
-			if !oT6553 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6554
-		}
-		oT6556, oT6557 := func() (bool, runtime.Err) {
-			oT6558 := int64(4)
-			return (oF.Lycaon.RepeatCount > oT6558), runtime.Err{}
-		}()
-		if oT6557.Kind == 0 {
-			if !oT6556 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6557
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT6552.Kind != 0 {
-		return false, oT6552
+	oT1756 := false
+	if oF.SessionPosture == "posture_806" {
+		oT1756 = (oF.Lycaon.RepeatCount > int64(4))
 	}
-	return oT6551, runtime.Err{}
+	return oT1756, runtime.Err{}
 }
 
 // oRule952 evaluates rule "R00810" (invariant).
@@ -50999,9 +32757,8 @@ func oRule952(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT6559 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT6560 := "shutdown -h 810"
-	return strings.HasPrefix(oT6559, oT6560), runtime.Err{}
+	oT1757 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT1757, "shutdown -h 810"), runtime.Err{}
 }
 
 // oRule954 evaluates rule "R00818" (invariant).
@@ -51017,39 +32774,11 @@ func oRule954(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0172" {
 		return false, runtime.Err{}
 	}
-	oT6561, oT6562 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT6563, oT6564 := func() (bool, runtime.Err) {
-			oT6565 := "posture_818"
-			return (oF.SessionPosture == oT6565), runtime.Err{}
-		}()
-		if oT6564.Kind == 0 {
-			if !oT6563 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6564
-		}
-		oT6566, oT6567 := func() (bool, runtime.Err) {
-			oT6568 := int64(9)
-			return (oF.Lycaon.RepeatCount > oT6568), runtime.Err{}
-		}()
-		if oT6567.Kind == 0 {
-			if !oT6566 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6567
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT6562.Kind != 0 {
-		return false, oT6562
+	oT1758 := false
+	if oF.SessionPosture == "posture_818" {
+		oT1758 = (oF.Lycaon.RepeatCount > int64(9))
 	}
-	return oT6561, runtime.Err{}
+	return oT1758, runtime.Err{}
 }
 
 // oRule955 evaluates rule "R00822" (invariant).
@@ -51067,9 +32796,8 @@ func oRule955(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT6569 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT6570 := "shutdown -h 822"
-	return strings.HasPrefix(oT6569, oT6570), runtime.Err{}
+	oT1759 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT1759, "shutdown -h 822"), runtime.Err{}
 }
 
 // oRule956 evaluates rule "R00826" (invariant).
@@ -51085,42 +32813,14 @@ func oRule956(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0164" {
 		return false, runtime.Err{}
 	}
-	oT6571, oT6572 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT6573, oT6574 := func() (bool, runtime.Err) {
-			oT6575 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT6576 := int64(4426)
-			return (oT6575 > oT6576), runtime.Err{}
-		}()
-		if oT6574.Kind == 0 {
-			if oT6573 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6574
-		}
-		oT6577, oT6578 := func() (bool, runtime.Err) {
-			oT6579 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT6580 := runtime.SizeString(oT6579)
-			oT6581 := int64(4922)
-			return (oT6580 > oT6581), runtime.Err{}
-		}()
-		if oT6578.Kind == 0 {
-			if oT6577 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6578
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT6572.Kind != 0 {
-		return false, oT6572
+	oT1760 := true
+	oT1761 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT1761 > int64(4426)) {
+		oT1762 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1763 := runtime.SizeString(oT1762)
+		oT1760 = (oT1763 > int64(4922))
 	}
-	return oT6571, runtime.Err{}
+	return oT1760, runtime.Err{}
 }
 
 // oRule957 evaluates rule "R00830" (invariant).
@@ -51136,39 +32836,11 @@ func oRule957(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0160" {
 		return false, runtime.Err{}
 	}
-	oT6582, oT6583 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT6584, oT6585 := func() (bool, runtime.Err) {
-			oT6586 := "posture_830"
-			return (oF.SessionPosture == oT6586), runtime.Err{}
-		}()
-		if oT6585.Kind == 0 {
-			if !oT6584 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6585
-		}
-		oT6587, oT6588 := func() (bool, runtime.Err) {
-			oT6589 := int64(7)
-			return (oF.Lycaon.RepeatCount > oT6589), runtime.Err{}
-		}()
-		if oT6588.Kind == 0 {
-			if !oT6587 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6588
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT6583.Kind != 0 {
-		return false, oT6583
+	oT1764 := false
+	if oF.SessionPosture == "posture_830" {
+		oT1764 = (oF.Lycaon.RepeatCount > int64(7))
 	}
-	return oT6582, runtime.Err{}
+	return oT1764, runtime.Err{}
 }
 
 // oRule959 evaluates rule "R00838" (invariant).
@@ -51184,42 +32856,14 @@ func oRule959(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0152" {
 		return false, runtime.Err{}
 	}
-	oT6590, oT6591 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT6592, oT6593 := func() (bool, runtime.Err) {
-			oT6594 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT6595 := int64(4438)
-			return (oT6594 > oT6595), runtime.Err{}
-		}()
-		if oT6593.Kind == 0 {
-			if oT6592 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6593
-		}
-		oT6596, oT6597 := func() (bool, runtime.Err) {
-			oT6598 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT6599 := runtime.SizeString(oT6598)
-			oT6600 := int64(4934)
-			return (oT6599 > oT6600), runtime.Err{}
-		}()
-		if oT6597.Kind == 0 {
-			if oT6596 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6597
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT6591.Kind != 0 {
-		return false, oT6591
+	oT1765 := true
+	oT1766 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT1766 > int64(4438)) {
+		oT1767 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1768 := runtime.SizeString(oT1767)
+		oT1765 = (oT1768 > int64(4934))
 	}
-	return oT6590, runtime.Err{}
+	return oT1765, runtime.Err{}
 }
 
 // oRule960 evaluates rule "R00842" (invariant).
@@ -51235,39 +32879,11 @@ func oRule960(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0148" {
 		return false, runtime.Err{}
 	}
-	oT6601, oT6602 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT6603, oT6604 := func() (bool, runtime.Err) {
-			oT6605 := "posture_842"
-			return (oF.SessionPosture == oT6605), runtime.Err{}
-		}()
-		if oT6604.Kind == 0 {
-			if !oT6603 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6604
-		}
-		oT6606, oT6607 := func() (bool, runtime.Err) {
-			oT6608 := int64(5)
-			return (oF.Lycaon.RepeatCount > oT6608), runtime.Err{}
-		}()
-		if oT6607.Kind == 0 {
-			if !oT6606 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6607
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT6602.Kind != 0 {
-		return false, oT6602
+	oT1769 := false
+	if oF.SessionPosture == "posture_842" {
+		oT1769 = (oF.Lycaon.RepeatCount > int64(5))
 	}
-	return oT6601, runtime.Err{}
+	return oT1769, runtime.Err{}
 }
 
 // oRule961 evaluates rule "R00846" (invariant).
@@ -51285,9 +32901,8 @@ func oRule961(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT6609 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT6610 := "shutdown -h 846"
-	return strings.HasPrefix(oT6609, oT6610), runtime.Err{}
+	oT1770 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT1770, "shutdown -h 846"), runtime.Err{}
 }
 
 // oRule962 evaluates rule "R00850" (invariant).
@@ -51303,42 +32918,14 @@ func oRule962(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0140" {
 		return false, runtime.Err{}
 	}
-	oT6611, oT6612 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT6613, oT6614 := func() (bool, runtime.Err) {
-			oT6615 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT6616 := int64(4450)
-			return (oT6615 > oT6616), runtime.Err{}
-		}()
-		if oT6614.Kind == 0 {
-			if oT6613 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6614
-		}
-		oT6617, oT6618 := func() (bool, runtime.Err) {
-			oT6619 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT6620 := runtime.SizeString(oT6619)
-			oT6621 := int64(4946)
-			return (oT6620 > oT6621), runtime.Err{}
-		}()
-		if oT6618.Kind == 0 {
-			if oT6617 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6618
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT6612.Kind != 0 {
-		return false, oT6612
+	oT1771 := true
+	oT1772 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT1772 > int64(4450)) {
+		oT1773 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1774 := runtime.SizeString(oT1773)
+		oT1771 = (oT1774 > int64(4946))
 	}
-	return oT6611, runtime.Err{}
+	return oT1771, runtime.Err{}
 }
 
 // oRule964 evaluates rule "R00858" (invariant).
@@ -51356,9 +32943,8 @@ func oRule964(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT6622 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT6623 := "shutdown -h 858"
-	return strings.HasPrefix(oT6622, oT6623), runtime.Err{}
+	oT1775 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT1775, "shutdown -h 858"), runtime.Err{}
 }
 
 // oRule965 evaluates rule "R00862" (invariant).
@@ -51374,42 +32960,14 @@ func oRule965(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0128" {
 		return false, runtime.Err{}
 	}
-	oT6624, oT6625 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT6626, oT6627 := func() (bool, runtime.Err) {
-			oT6628 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT6629 := int64(4462)
-			return (oT6628 > oT6629), runtime.Err{}
-		}()
-		if oT6627.Kind == 0 {
-			if oT6626 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6627
-		}
-		oT6630, oT6631 := func() (bool, runtime.Err) {
-			oT6632 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT6633 := runtime.SizeString(oT6632)
-			oT6634 := int64(4958)
-			return (oT6633 > oT6634), runtime.Err{}
-		}()
-		if oT6631.Kind == 0 {
-			if oT6630 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6631
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT6625.Kind != 0 {
-		return false, oT6625
+	oT1776 := true
+	oT1777 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT1777 > int64(4462)) {
+		oT1778 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1779 := runtime.SizeString(oT1778)
+		oT1776 = (oT1779 > int64(4958))
 	}
-	return oT6624, runtime.Err{}
+	return oT1776, runtime.Err{}
 }
 
 // oRule966 evaluates rule "R00866" (invariant).
@@ -51425,39 +32983,11 @@ func oRule966(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0124" {
 		return false, runtime.Err{}
 	}
-	oT6635, oT6636 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT6637, oT6638 := func() (bool, runtime.Err) {
-			oT6639 := "posture_866"
-			return (oF.SessionPosture == oT6639), runtime.Err{}
-		}()
-		if oT6638.Kind == 0 {
-			if !oT6637 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6638
-		}
-		oT6640, oT6641 := func() (bool, runtime.Err) {
-			oT6642 := int64(8)
-			return (oF.Lycaon.RepeatCount > oT6642), runtime.Err{}
-		}()
-		if oT6641.Kind == 0 {
-			if !oT6640 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6641
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT6636.Kind != 0 {
-		return false, oT6636
+	oT1780 := false
+	if oF.SessionPosture == "posture_866" {
+		oT1780 = (oF.Lycaon.RepeatCount > int64(8))
 	}
-	return oT6635, runtime.Err{}
+	return oT1780, runtime.Err{}
 }
 
 // oRule967 evaluates rule "R00870" (invariant).
@@ -51475,9 +33005,8 @@ func oRule967(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT6643 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT6644 := "shutdown -h 870"
-	return strings.HasPrefix(oT6643, oT6644), runtime.Err{}
+	oT1781 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT1781, "shutdown -h 870"), runtime.Err{}
 }
 
 // oRule969 evaluates rule "R00878" (invariant).
@@ -51493,39 +33022,11 @@ func oRule969(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0112" {
 		return false, runtime.Err{}
 	}
-	oT6645, oT6646 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT6647, oT6648 := func() (bool, runtime.Err) {
-			oT6649 := "posture_878"
-			return (oF.SessionPosture == oT6649), runtime.Err{}
-		}()
-		if oT6648.Kind == 0 {
-			if !oT6647 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6648
-		}
-		oT6650, oT6651 := func() (bool, runtime.Err) {
-			oT6652 := int64(6)
-			return (oF.Lycaon.RepeatCount > oT6652), runtime.Err{}
-		}()
-		if oT6651.Kind == 0 {
-			if !oT6650 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6651
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT6646.Kind != 0 {
-		return false, oT6646
+	oT1782 := false
+	if oF.SessionPosture == "posture_878" {
+		oT1782 = (oF.Lycaon.RepeatCount > int64(6))
 	}
-	return oT6645, runtime.Err{}
+	return oT1782, runtime.Err{}
 }
 
 // oRule970 evaluates rule "R00882" (invariant).
@@ -51543,9 +33044,8 @@ func oRule970(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT6653 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT6654 := "shutdown -h 882"
-	return strings.HasPrefix(oT6653, oT6654), runtime.Err{}
+	oT1783 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT1783, "shutdown -h 882"), runtime.Err{}
 }
 
 // oRule971 evaluates rule "R00886" (invariant).
@@ -51561,42 +33061,14 @@ func oRule971(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0104" {
 		return false, runtime.Err{}
 	}
-	oT6655, oT6656 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT6657, oT6658 := func() (bool, runtime.Err) {
-			oT6659 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT6660 := int64(4486)
-			return (oT6659 > oT6660), runtime.Err{}
-		}()
-		if oT6658.Kind == 0 {
-			if oT6657 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6658
-		}
-		oT6661, oT6662 := func() (bool, runtime.Err) {
-			oT6663 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT6664 := runtime.SizeString(oT6663)
-			oT6665 := int64(4982)
-			return (oT6664 > oT6665), runtime.Err{}
-		}()
-		if oT6662.Kind == 0 {
-			if oT6661 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6662
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT6656.Kind != 0 {
-		return false, oT6656
+	oT1784 := true
+	oT1785 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT1785 > int64(4486)) {
+		oT1786 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1787 := runtime.SizeString(oT1786)
+		oT1784 = (oT1787 > int64(4982))
 	}
-	return oT6655, runtime.Err{}
+	return oT1784, runtime.Err{}
 }
 
 // oRule972 evaluates rule "R00890" (invariant).
@@ -51612,39 +33084,11 @@ func oRule972(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0100" {
 		return false, runtime.Err{}
 	}
-	oT6666, oT6667 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT6668, oT6669 := func() (bool, runtime.Err) {
-			oT6670 := "posture_890"
-			return (oF.SessionPosture == oT6670), runtime.Err{}
-		}()
-		if oT6669.Kind == 0 {
-			if !oT6668 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6669
-		}
-		oT6671, oT6672 := func() (bool, runtime.Err) {
-			oT6673 := int64(4)
-			return (oF.Lycaon.RepeatCount > oT6673), runtime.Err{}
-		}()
-		if oT6672.Kind == 0 {
-			if !oT6671 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6672
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT6667.Kind != 0 {
-		return false, oT6667
+	oT1788 := false
+	if oF.SessionPosture == "posture_890" {
+		oT1788 = (oF.Lycaon.RepeatCount > int64(4))
 	}
-	return oT6666, runtime.Err{}
+	return oT1788, runtime.Err{}
 }
 
 // oRule974 evaluates rule "R00898" (invariant).
@@ -51660,42 +33104,14 @@ func oRule974(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0092" {
 		return false, runtime.Err{}
 	}
-	oT6674, oT6675 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT6676, oT6677 := func() (bool, runtime.Err) {
-			oT6678 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT6679 := int64(4498)
-			return (oT6678 > oT6679), runtime.Err{}
-		}()
-		if oT6677.Kind == 0 {
-			if oT6676 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6677
-		}
-		oT6680, oT6681 := func() (bool, runtime.Err) {
-			oT6682 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT6683 := runtime.SizeString(oT6682)
-			oT6684 := int64(4994)
-			return (oT6683 > oT6684), runtime.Err{}
-		}()
-		if oT6681.Kind == 0 {
-			if oT6680 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6681
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT6675.Kind != 0 {
-		return false, oT6675
+	oT1789 := true
+	oT1790 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT1790 > int64(4498)) {
+		oT1791 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1792 := runtime.SizeString(oT1791)
+		oT1789 = (oT1792 > int64(4994))
 	}
-	return oT6674, runtime.Err{}
+	return oT1789, runtime.Err{}
 }
 
 // oRule975 evaluates rule "R00902" (invariant).
@@ -51711,39 +33127,11 @@ func oRule975(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0088" {
 		return false, runtime.Err{}
 	}
-	oT6685, oT6686 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT6687, oT6688 := func() (bool, runtime.Err) {
-			oT6689 := "posture_902"
-			return (oF.SessionPosture == oT6689), runtime.Err{}
-		}()
-		if oT6688.Kind == 0 {
-			if !oT6687 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6688
-		}
-		oT6690, oT6691 := func() (bool, runtime.Err) {
-			oT6692 := int64(9)
-			return (oF.Lycaon.RepeatCount > oT6692), runtime.Err{}
-		}()
-		if oT6691.Kind == 0 {
-			if !oT6690 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6691
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT6686.Kind != 0 {
-		return false, oT6686
+	oT1793 := false
+	if oF.SessionPosture == "posture_902" {
+		oT1793 = (oF.Lycaon.RepeatCount > int64(9))
 	}
-	return oT6685, runtime.Err{}
+	return oT1793, runtime.Err{}
 }
 
 // oRule976 evaluates rule "R00906" (invariant).
@@ -51761,9 +33149,8 @@ func oRule976(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT6693 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT6694 := "shutdown -h 906"
-	return strings.HasPrefix(oT6693, oT6694), runtime.Err{}
+	oT1794 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT1794, "shutdown -h 906"), runtime.Err{}
 }
 
 // oRule977 evaluates rule "R00910" (invariant).
@@ -51779,42 +33166,14 @@ func oRule977(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0080" {
 		return false, runtime.Err{}
 	}
-	oT6695, oT6696 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT6697, oT6698 := func() (bool, runtime.Err) {
-			oT6699 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT6700 := int64(4510)
-			return (oT6699 > oT6700), runtime.Err{}
-		}()
-		if oT6698.Kind == 0 {
-			if oT6697 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6698
-		}
-		oT6701, oT6702 := func() (bool, runtime.Err) {
-			oT6703 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT6704 := runtime.SizeString(oT6703)
-			oT6705 := int64(5006)
-			return (oT6704 > oT6705), runtime.Err{}
-		}()
-		if oT6702.Kind == 0 {
-			if oT6701 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6702
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT6696.Kind != 0 {
-		return false, oT6696
+	oT1795 := true
+	oT1796 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT1796 > int64(4510)) {
+		oT1797 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1798 := runtime.SizeString(oT1797)
+		oT1795 = (oT1798 > int64(5006))
 	}
-	return oT6695, runtime.Err{}
+	return oT1795, runtime.Err{}
 }
 
 // oRule979 evaluates rule "R00918" (invariant).
@@ -51832,9 +33191,8 @@ func oRule979(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT6706 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT6707 := "shutdown -h 918"
-	return strings.HasPrefix(oT6706, oT6707), runtime.Err{}
+	oT1799 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT1799, "shutdown -h 918"), runtime.Err{}
 }
 
 // oRule980 evaluates rule "R00922" (invariant).
@@ -51850,42 +33208,14 @@ func oRule980(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0068" {
 		return false, runtime.Err{}
 	}
-	oT6708, oT6709 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT6710, oT6711 := func() (bool, runtime.Err) {
-			oT6712 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT6713 := int64(4522)
-			return (oT6712 > oT6713), runtime.Err{}
-		}()
-		if oT6711.Kind == 0 {
-			if oT6710 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6711
-		}
-		oT6714, oT6715 := func() (bool, runtime.Err) {
-			oT6716 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT6717 := runtime.SizeString(oT6716)
-			oT6718 := int64(5018)
-			return (oT6717 > oT6718), runtime.Err{}
-		}()
-		if oT6715.Kind == 0 {
-			if oT6714 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6715
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT6709.Kind != 0 {
-		return false, oT6709
+	oT1800 := true
+	oT1801 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT1801 > int64(4522)) {
+		oT1802 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1803 := runtime.SizeString(oT1802)
+		oT1800 = (oT1803 > int64(5018))
 	}
-	return oT6708, runtime.Err{}
+	return oT1800, runtime.Err{}
 }
 
 // oRule981 evaluates rule "R00926" (invariant).
@@ -51901,39 +33231,11 @@ func oRule981(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0064" {
 		return false, runtime.Err{}
 	}
-	oT6719, oT6720 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT6721, oT6722 := func() (bool, runtime.Err) {
-			oT6723 := "posture_926"
-			return (oF.SessionPosture == oT6723), runtime.Err{}
-		}()
-		if oT6722.Kind == 0 {
-			if !oT6721 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6722
-		}
-		oT6724, oT6725 := func() (bool, runtime.Err) {
-			oT6726 := int64(5)
-			return (oF.Lycaon.RepeatCount > oT6726), runtime.Err{}
-		}()
-		if oT6725.Kind == 0 {
-			if !oT6724 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6725
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT6720.Kind != 0 {
-		return false, oT6720
+	oT1804 := false
+	if oF.SessionPosture == "posture_926" {
+		oT1804 = (oF.Lycaon.RepeatCount > int64(5))
 	}
-	return oT6719, runtime.Err{}
+	return oT1804, runtime.Err{}
 }
 
 // oRule982 evaluates rule "R00930" (invariant).
@@ -51951,9 +33253,8 @@ func oRule982(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT6727 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT6728 := "shutdown -h 930"
-	return strings.HasPrefix(oT6727, oT6728), runtime.Err{}
+	oT1805 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT1805, "shutdown -h 930"), runtime.Err{}
 }
 
 // oRule984 evaluates rule "R00938" (invariant).
@@ -51969,39 +33270,11 @@ func oRule984(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0052" {
 		return false, runtime.Err{}
 	}
-	oT6729, oT6730 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT6731, oT6732 := func() (bool, runtime.Err) {
-			oT6733 := "posture_938"
-			return (oF.SessionPosture == oT6733), runtime.Err{}
-		}()
-		if oT6732.Kind == 0 {
-			if !oT6731 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6732
-		}
-		oT6734, oT6735 := func() (bool, runtime.Err) {
-			oT6736 := int64(3)
-			return (oF.Lycaon.RepeatCount > oT6736), runtime.Err{}
-		}()
-		if oT6735.Kind == 0 {
-			if !oT6734 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6735
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT6730.Kind != 0 {
-		return false, oT6730
+	oT1806 := false
+	if oF.SessionPosture == "posture_938" {
+		oT1806 = (oF.Lycaon.RepeatCount > int64(3))
 	}
-	return oT6729, runtime.Err{}
+	return oT1806, runtime.Err{}
 }
 
 // oRule985 evaluates rule "R00942" (invariant).
@@ -52019,9 +33292,8 @@ func oRule985(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT6737 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT6738 := "shutdown -h 942"
-	return strings.HasPrefix(oT6737, oT6738), runtime.Err{}
+	oT1807 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT1807, "shutdown -h 942"), runtime.Err{}
 }
 
 // oRule986 evaluates rule "R00946" (invariant).
@@ -52037,42 +33309,14 @@ func oRule986(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0044" {
 		return false, runtime.Err{}
 	}
-	oT6739, oT6740 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT6741, oT6742 := func() (bool, runtime.Err) {
-			oT6743 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT6744 := int64(4546)
-			return (oT6743 > oT6744), runtime.Err{}
-		}()
-		if oT6742.Kind == 0 {
-			if oT6741 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6742
-		}
-		oT6745, oT6746 := func() (bool, runtime.Err) {
-			oT6747 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT6748 := runtime.SizeString(oT6747)
-			oT6749 := int64(5042)
-			return (oT6748 > oT6749), runtime.Err{}
-		}()
-		if oT6746.Kind == 0 {
-			if oT6745 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6746
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT6740.Kind != 0 {
-		return false, oT6740
+	oT1808 := true
+	oT1809 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT1809 > int64(4546)) {
+		oT1810 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1811 := runtime.SizeString(oT1810)
+		oT1808 = (oT1811 > int64(5042))
 	}
-	return oT6739, runtime.Err{}
+	return oT1808, runtime.Err{}
 }
 
 // oRule987 evaluates rule "R00950" (invariant).
@@ -52088,39 +33332,11 @@ func oRule987(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0040" {
 		return false, runtime.Err{}
 	}
-	oT6750, oT6751 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT6752, oT6753 := func() (bool, runtime.Err) {
-			oT6754 := "posture_950"
-			return (oF.SessionPosture == oT6754), runtime.Err{}
-		}()
-		if oT6753.Kind == 0 {
-			if !oT6752 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6753
-		}
-		oT6755, oT6756 := func() (bool, runtime.Err) {
-			oT6757 := int64(8)
-			return (oF.Lycaon.RepeatCount > oT6757), runtime.Err{}
-		}()
-		if oT6756.Kind == 0 {
-			if !oT6755 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6756
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT6751.Kind != 0 {
-		return false, oT6751
+	oT1812 := false
+	if oF.SessionPosture == "posture_950" {
+		oT1812 = (oF.Lycaon.RepeatCount > int64(8))
 	}
-	return oT6750, runtime.Err{}
+	return oT1812, runtime.Err{}
 }
 
 // oRule989 evaluates rule "R00958" (invariant).
@@ -52136,42 +33352,14 @@ func oRule989(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0032" {
 		return false, runtime.Err{}
 	}
-	oT6758, oT6759 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT6760, oT6761 := func() (bool, runtime.Err) {
-			oT6762 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT6763 := int64(4558)
-			return (oT6762 > oT6763), runtime.Err{}
-		}()
-		if oT6761.Kind == 0 {
-			if oT6760 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6761
-		}
-		oT6764, oT6765 := func() (bool, runtime.Err) {
-			oT6766 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT6767 := runtime.SizeString(oT6766)
-			oT6768 := int64(5054)
-			return (oT6767 > oT6768), runtime.Err{}
-		}()
-		if oT6765.Kind == 0 {
-			if oT6764 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6765
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT6759.Kind != 0 {
-		return false, oT6759
+	oT1813 := true
+	oT1814 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT1814 > int64(4558)) {
+		oT1815 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1816 := runtime.SizeString(oT1815)
+		oT1813 = (oT1816 > int64(5054))
 	}
-	return oT6758, runtime.Err{}
+	return oT1813, runtime.Err{}
 }
 
 // oRule990 evaluates rule "R00962" (invariant).
@@ -52187,39 +33375,11 @@ func oRule990(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0028" {
 		return false, runtime.Err{}
 	}
-	oT6769, oT6770 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT6771, oT6772 := func() (bool, runtime.Err) {
-			oT6773 := "posture_962"
-			return (oF.SessionPosture == oT6773), runtime.Err{}
-		}()
-		if oT6772.Kind == 0 {
-			if !oT6771 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6772
-		}
-		oT6774, oT6775 := func() (bool, runtime.Err) {
-			oT6776 := int64(6)
-			return (oF.Lycaon.RepeatCount > oT6776), runtime.Err{}
-		}()
-		if oT6775.Kind == 0 {
-			if !oT6774 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6775
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT6770.Kind != 0 {
-		return false, oT6770
+	oT1817 := false
+	if oF.SessionPosture == "posture_962" {
+		oT1817 = (oF.Lycaon.RepeatCount > int64(6))
 	}
-	return oT6769, runtime.Err{}
+	return oT1817, runtime.Err{}
 }
 
 // oRule991 evaluates rule "R00966" (invariant).
@@ -52237,9 +33397,8 @@ func oRule991(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT6777 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT6778 := "shutdown -h 966"
-	return strings.HasPrefix(oT6777, oT6778), runtime.Err{}
+	oT1818 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT1818, "shutdown -h 966"), runtime.Err{}
 }
 
 // oRule992 evaluates rule "R00970" (invariant).
@@ -52255,42 +33414,14 @@ func oRule992(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0020" {
 		return false, runtime.Err{}
 	}
-	oT6779, oT6780 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT6781, oT6782 := func() (bool, runtime.Err) {
-			oT6783 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT6784 := int64(4570)
-			return (oT6783 > oT6784), runtime.Err{}
-		}()
-		if oT6782.Kind == 0 {
-			if oT6781 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6782
-		}
-		oT6785, oT6786 := func() (bool, runtime.Err) {
-			oT6787 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT6788 := runtime.SizeString(oT6787)
-			oT6789 := int64(5066)
-			return (oT6788 > oT6789), runtime.Err{}
-		}()
-		if oT6786.Kind == 0 {
-			if oT6785 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6786
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT6780.Kind != 0 {
-		return false, oT6780
+	oT1819 := true
+	oT1820 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT1820 > int64(4570)) {
+		oT1821 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1822 := runtime.SizeString(oT1821)
+		oT1819 = (oT1822 > int64(5066))
 	}
-	return oT6779, runtime.Err{}
+	return oT1819, runtime.Err{}
 }
 
 // oRule994 evaluates rule "R00978" (invariant).
@@ -52308,9 +33439,8 @@ func oRule994(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT6790 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT6791 := "shutdown -h 978"
-	return strings.HasPrefix(oT6790, oT6791), runtime.Err{}
+	oT1823 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT1823, "shutdown -h 978"), runtime.Err{}
 }
 
 // oRule995 evaluates rule "R00982" (invariant).
@@ -52326,42 +33456,14 @@ func oRule995(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0008" {
 		return false, runtime.Err{}
 	}
-	oT6792, oT6793 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT6794, oT6795 := func() (bool, runtime.Err) {
-			oT6796 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-			oT6797 := int64(4582)
-			return (oT6796 > oT6797), runtime.Err{}
-		}()
-		if oT6795.Kind == 0 {
-			if oT6794 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6795
-		}
-		oT6798, oT6799 := func() (bool, runtime.Err) {
-			oT6800 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT6801 := runtime.SizeString(oT6800)
-			oT6802 := int64(5078)
-			return (oT6801 > oT6802), runtime.Err{}
-		}()
-		if oT6799.Kind == 0 {
-			if oT6798 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6799
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT6793.Kind != 0 {
-		return false, oT6793
+	oT1824 := true
+	oT1825 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	if !(oT1825 > int64(4582)) {
+		oT1826 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT1827 := runtime.SizeString(oT1826)
+		oT1824 = (oT1827 > int64(5078))
 	}
-	return oT6792, runtime.Err{}
+	return oT1824, runtime.Err{}
 }
 
 // oRule996 evaluates rule "R00986" (invariant).
@@ -52377,39 +33479,11 @@ func oRule996(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0004" {
 		return false, runtime.Err{}
 	}
-	oT6803, oT6804 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT6805, oT6806 := func() (bool, runtime.Err) {
-			oT6807 := "posture_986"
-			return (oF.SessionPosture == oT6807), runtime.Err{}
-		}()
-		if oT6806.Kind == 0 {
-			if !oT6805 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6806
-		}
-		oT6808, oT6809 := func() (bool, runtime.Err) {
-			oT6810 := int64(9)
-			return (oF.Lycaon.RepeatCount > oT6810), runtime.Err{}
-		}()
-		if oT6809.Kind == 0 {
-			if !oT6808 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6809
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT6804.Kind != 0 {
-		return false, oT6804
+	oT1828 := false
+	if oF.SessionPosture == "posture_986" {
+		oT1828 = (oF.Lycaon.RepeatCount > int64(9))
 	}
-	return oT6803, runtime.Err{}
+	return oT1828, runtime.Err{}
 }
 
 // oRule997 evaluates rule "R00990" (invariant).
@@ -52427,9 +33501,8 @@ func oRule997(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT6811 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT6812 := "shutdown -h 990"
-	return strings.HasPrefix(oT6811, oT6812), runtime.Err{}
+	oT1829 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT1829, "shutdown -h 990"), runtime.Err{}
 }
 
 // oRule999 evaluates rule "R00998" (invariant).
@@ -52445,39 +33518,11 @@ func oRule999(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "tool_0190" {
 		return false, runtime.Err{}
 	}
-	oT6813, oT6814 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT6815, oT6816 := func() (bool, runtime.Err) {
-			oT6817 := "posture_998"
-			return (oF.SessionPosture == oT6817), runtime.Err{}
-		}()
-		if oT6816.Kind == 0 {
-			if !oT6815 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6816
-		}
-		oT6818, oT6819 := func() (bool, runtime.Err) {
-			oT6820 := int64(7)
-			return (oF.Lycaon.RepeatCount > oT6820), runtime.Err{}
-		}()
-		if oT6819.Kind == 0 {
-			if !oT6818 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6819
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT6814.Kind != 0 {
-		return false, oT6814
+	oT1830 := false
+	if oF.SessionPosture == "posture_998" {
+		oT1830 = (oF.Lycaon.RepeatCount > int64(7))
 	}
-	return oT6813, runtime.Err{}
+	return oT1830, runtime.Err{}
 }
 
 // oAnchor0 evaluates the rules at "coordinator.pre_invoke" in order.

@@ -1969,8 +1969,7 @@ func oRule0(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 			if !oT8 {
 				return false, runtime.NoSuchKey("missing")
 			}
-			oT9 := int64(1)
-			return runtime.EqualDynInt(oT7, oT9), runtime.Err{}
+			return runtime.EqualDynInt(oT7, int64(1)), runtime.Err{}
 		}()
 		if oT6.Kind == 0 {
 			if !oT5 {
@@ -2000,42 +1999,41 @@ func oRule1(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[1]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT10, oT11 := func() (bool, runtime.Err) {
+	oT9, oT10 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT12, oT13 := func() (bool, runtime.Err) {
-			oT14, oT15 := oF.ToolArgs["missing"]
-			if !oT15 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT13, oT14 := oF.ToolArgs["missing"]
+			if !oT14 {
 				return false, runtime.NoSuchKey("missing")
 			}
-			oT16 := int64(1)
-			return runtime.EqualDynInt(oT14, oT16), runtime.Err{}
+			return runtime.EqualDynInt(oT13, int64(1)), runtime.Err{}
 		}()
-		if oT13.Kind == 0 {
-			if !oT12 {
+		if oT12.Kind == 0 {
+			if !oT11 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT13
+			oErr = oT12
 		}
-		oT17, oT18 := func() (bool, runtime.Err) {
+		oT15, oT16 := func() (bool, runtime.Err) {
 			return false, runtime.Err{}
 		}()
-		if oT18.Kind == 0 {
-			if !oT17 {
+		if oT16.Kind == 0 {
+			if !oT15 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT18
+			oErr = oT16
 		}
 		if oErr.Kind != 0 {
 			return false, oErr
 		}
 		return true, runtime.Err{}
 	}()
-	if oT11.Kind != 0 {
-		return false, oT11
+	if oT10.Kind != 0 {
+		return false, oT10
 	}
-	return oT10, runtime.Err{}
+	return oT9, runtime.Err{}
 }
 
 // oRule2 evaluates rule "E002" (policy).
@@ -2048,10 +2046,24 @@ func oRule2(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[2]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT19, oT20 := func() (bool, runtime.Err) {
+	oT17, oT18 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT21, oT22 := func() (bool, runtime.Err) {
+		oT19, oT20 := func() (bool, runtime.Err) {
 			return true, runtime.Err{}
+		}()
+		if oT20.Kind == 0 {
+			if !oT19 {
+				return false, runtime.Err{}
+			}
+		} else if oErr.Kind == 0 {
+			oErr = oT20
+		}
+		oT21, oT22 := func() (bool, runtime.Err) {
+			oT23, oT24 := oF.ToolArgs["missing"]
+			if !oT24 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT23, int64(1)), runtime.Err{}
 		}()
 		if oT22.Kind == 0 {
 			if !oT21 {
@@ -2060,30 +2072,15 @@ func oRule2(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 		} else if oErr.Kind == 0 {
 			oErr = oT22
 		}
-		oT23, oT24 := func() (bool, runtime.Err) {
-			oT25, oT26 := oF.ToolArgs["missing"]
-			if !oT26 {
-				return false, runtime.NoSuchKey("missing")
-			}
-			oT27 := int64(1)
-			return runtime.EqualDynInt(oT25, oT27), runtime.Err{}
-		}()
-		if oT24.Kind == 0 {
-			if !oT23 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT24
-		}
 		if oErr.Kind != 0 {
 			return false, oErr
 		}
 		return true, runtime.Err{}
 	}()
-	if oT20.Kind != 0 {
-		return false, oT20
+	if oT18.Kind != 0 {
+		return false, oT18
 	}
-	return oT19, runtime.Err{}
+	return oT17, runtime.Err{}
 }
 
 // oRule3 evaluates rule "E003" (policy).
@@ -2096,42 +2093,41 @@ func oRule3(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[3]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT28, oT29 := func() (bool, runtime.Err) {
+	oT25, oT26 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT30, oT31 := func() (bool, runtime.Err) {
-			oT32, oT33 := oF.ToolArgs["missing"]
-			if !oT33 {
+		oT27, oT28 := func() (bool, runtime.Err) {
+			oT29, oT30 := oF.ToolArgs["missing"]
+			if !oT30 {
 				return false, runtime.NoSuchKey("missing")
 			}
-			oT34 := int64(1)
-			return runtime.EqualDynInt(oT32, oT34), runtime.Err{}
+			return runtime.EqualDynInt(oT29, int64(1)), runtime.Err{}
 		}()
-		if oT31.Kind == 0 {
-			if !oT30 {
+		if oT28.Kind == 0 {
+			if !oT27 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT31
+			oErr = oT28
 		}
-		oT35, oT36 := func() (bool, runtime.Err) {
+		oT31, oT32 := func() (bool, runtime.Err) {
 			return true, runtime.Err{}
 		}()
-		if oT36.Kind == 0 {
-			if !oT35 {
+		if oT32.Kind == 0 {
+			if !oT31 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT36
+			oErr = oT32
 		}
 		if oErr.Kind != 0 {
 			return false, oErr
 		}
 		return true, runtime.Err{}
 	}()
-	if oT29.Kind != 0 {
-		return false, oT29
+	if oT26.Kind != 0 {
+		return false, oT26
 	}
-	return oT28, runtime.Err{}
+	return oT25, runtime.Err{}
 }
 
 // oRule4 evaluates rule "E004" (policy).
@@ -2144,42 +2140,41 @@ func oRule4(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[4]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT37, oT38 := func() (bool, runtime.Err) {
+	oT33, oT34 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT39, oT40 := func() (bool, runtime.Err) {
+		oT35, oT36 := func() (bool, runtime.Err) {
 			return true, runtime.Err{}
 		}()
-		if oT40.Kind == 0 {
-			if oT39 {
+		if oT36.Kind == 0 {
+			if oT35 {
 				return true, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT40
+			oErr = oT36
 		}
-		oT41, oT42 := func() (bool, runtime.Err) {
-			oT43, oT44 := oF.ToolArgs["missing"]
-			if !oT44 {
+		oT37, oT38 := func() (bool, runtime.Err) {
+			oT39, oT40 := oF.ToolArgs["missing"]
+			if !oT40 {
 				return false, runtime.NoSuchKey("missing")
 			}
-			oT45 := int64(1)
-			return runtime.EqualDynInt(oT43, oT45), runtime.Err{}
+			return runtime.EqualDynInt(oT39, int64(1)), runtime.Err{}
 		}()
-		if oT42.Kind == 0 {
-			if oT41 {
+		if oT38.Kind == 0 {
+			if oT37 {
 				return true, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT42
+			oErr = oT38
 		}
 		if oErr.Kind != 0 {
 			return false, oErr
 		}
 		return false, runtime.Err{}
 	}()
-	if oT38.Kind != 0 {
-		return false, oT38
+	if oT34.Kind != 0 {
+		return false, oT34
 	}
-	return oT37, runtime.Err{}
+	return oT33, runtime.Err{}
 }
 
 // oRule5 evaluates rule "E005" (policy).
@@ -2192,25 +2187,71 @@ func oRule5(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[5]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT46, oT47 := func() (bool, runtime.Err) {
+	oT41, oT42 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT48, oT49 := func() (bool, runtime.Err) {
-			oT50, oT51 := oF.ToolArgs["missing"]
-			if !oT51 {
+		oT43, oT44 := func() (bool, runtime.Err) {
+			oT45, oT46 := oF.ToolArgs["missing"]
+			if !oT46 {
 				return false, runtime.NoSuchKey("missing")
 			}
-			oT52 := int64(1)
-			return runtime.EqualDynInt(oT50, oT52), runtime.Err{}
+			return runtime.EqualDynInt(oT45, int64(1)), runtime.Err{}
 		}()
-		if oT49.Kind == 0 {
-			if oT48 {
+		if oT44.Kind == 0 {
+			if oT43 {
 				return true, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT49
+			oErr = oT44
+		}
+		oT47, oT48 := func() (bool, runtime.Err) {
+			return true, runtime.Err{}
+		}()
+		if oT48.Kind == 0 {
+			if oT47 {
+				return true, runtime.Err{}
+			}
+		} else if oErr.Kind == 0 {
+			oErr = oT48
+		}
+		if oErr.Kind != 0 {
+			return false, oErr
+		}
+		return false, runtime.Err{}
+	}()
+	if oT42.Kind != 0 {
+		return false, oT42
+	}
+	return oT41, runtime.Err{}
+}
+
+// oRule6 evaluates rule "E006" (policy).
+// when: false || tool_args.missing == 1
+func oRule6(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+	if !oX.Enter(&oRules[6]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oErr := oX.Supplied(&oRules[6]); oErr.Kind != 0 {
+		return false, oErr
+	}
+	oT49, oT50 := func() (bool, runtime.Err) {
+		var oErr runtime.Err
+		oT51, oT52 := func() (bool, runtime.Err) {
+			return false, runtime.Err{}
+		}()
+		if oT52.Kind == 0 {
+			if oT51 {
+				return true, runtime.Err{}
+			}
+		} else if oErr.Kind == 0 {
+			oErr = oT52
 		}
 		oT53, oT54 := func() (bool, runtime.Err) {
-			return true, runtime.Err{}
+			oT55, oT56 := oF.ToolArgs["missing"]
+			if !oT56 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT55, int64(1)), runtime.Err{}
 		}()
 		if oT54.Kind == 0 {
 			if oT53 {
@@ -2224,58 +2265,10 @@ func oRule5(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 		}
 		return false, runtime.Err{}
 	}()
-	if oT47.Kind != 0 {
-		return false, oT47
+	if oT50.Kind != 0 {
+		return false, oT50
 	}
-	return oT46, runtime.Err{}
-}
-
-// oRule6 evaluates rule "E006" (policy).
-// when: false || tool_args.missing == 1
-func oRule6(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[6]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[6]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT55, oT56 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT57, oT58 := func() (bool, runtime.Err) {
-			return false, runtime.Err{}
-		}()
-		if oT58.Kind == 0 {
-			if oT57 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT58
-		}
-		oT59, oT60 := func() (bool, runtime.Err) {
-			oT61, oT62 := oF.ToolArgs["missing"]
-			if !oT62 {
-				return false, runtime.NoSuchKey("missing")
-			}
-			oT63 := int64(1)
-			return runtime.EqualDynInt(oT61, oT63), runtime.Err{}
-		}()
-		if oT60.Kind == 0 {
-			if oT59 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT60
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT56.Kind != 0 {
-		return false, oT56
-	}
-	return oT55, runtime.Err{}
+	return oT49, runtime.Err{}
 }
 
 // oRule7 evaluates rule "E007" (policy).
@@ -2288,52 +2281,50 @@ func oRule7(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[7]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT64, oT65 := func() (bool, runtime.Err) {
+	oT57, oT58 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT66, oT67 := func() (bool, runtime.Err) {
-			oT68, oT69 := oF.ToolArgs["missing"]
-			if !oT69 {
+		oT59, oT60 := func() (bool, runtime.Err) {
+			oT61, oT62 := oF.ToolArgs["missing"]
+			if !oT62 {
 				return false, runtime.NoSuchKey("missing")
 			}
-			oT70 := int64(1)
-			return runtime.EqualDynInt(oT68, oT70), runtime.Err{}
+			return runtime.EqualDynInt(oT61, int64(1)), runtime.Err{}
 		}()
-		if oT67.Kind == 0 {
-			if oT66 {
+		if oT60.Kind == 0 {
+			if oT59 {
 				return true, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT67
+			oErr = oT60
 		}
-		oT71, oT72 := func() (bool, runtime.Err) {
-			oT73, oT74 := oF.ToolArgs["n"]
-			if !oT74 {
+		oT63, oT64 := func() (bool, runtime.Err) {
+			oT65, oT66 := oF.ToolArgs["n"]
+			if !oT66 {
 				return false, runtime.NoSuchKey("n")
 			}
-			oT75 := any(int64(0))
-			oT76, oT77 := runtime.DivDyn(oT73, oT75)
-			if oT77.Kind != 0 {
-				return false, oT77
+			oT67 := any(int64(0))
+			oT68, oT69 := runtime.DivDyn(oT65, oT67)
+			if oT69.Kind != 0 {
+				return false, oT69
 			}
-			oT78 := int64(1)
-			return runtime.EqualDynInt(oT76, oT78), runtime.Err{}
+			return runtime.EqualDynInt(oT68, int64(1)), runtime.Err{}
 		}()
-		if oT72.Kind == 0 {
-			if oT71 {
+		if oT64.Kind == 0 {
+			if oT63 {
 				return true, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT72
+			oErr = oT64
 		}
 		if oErr.Kind != 0 {
 			return false, oErr
 		}
 		return false, runtime.Err{}
 	}()
-	if oT65.Kind != 0 {
-		return false, oT65
+	if oT58.Kind != 0 {
+		return false, oT58
 	}
-	return oT64, runtime.Err{}
+	return oT57, runtime.Err{}
 }
 
 // oRule8 evaluates rule "E008" (policy).
@@ -2346,45 +2337,45 @@ func oRule8(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[8]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT79, oT80 := func() (bool, runtime.Err) {
+	oT70, oT71 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT81, oT82 := func() (bool, runtime.Err) {
-			oT83, oT84 := oF.ToolArgs["s"]
-			if !oT84 {
+		oT72, oT73 := func() (bool, runtime.Err) {
+			oT74, oT75 := oF.ToolArgs["s"]
+			if !oT75 {
 				return false, runtime.NoSuchKey("s")
 			}
-			oT85, oT86 := runtime.AsBool(oT83)
-			if oT86.Kind != 0 {
-				return false, oT86
+			oT76, oT77 := runtime.AsBool(oT74)
+			if oT77.Kind != 0 {
+				return false, oT77
 			}
-			return oT85, runtime.Err{}
+			return oT76, runtime.Err{}
 		}()
-		if oT82.Kind == 0 {
-			if !oT81 {
+		if oT73.Kind == 0 {
+			if !oT72 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT82
+			oErr = oT73
 		}
-		oT87, oT88 := func() (bool, runtime.Err) {
+		oT78, oT79 := func() (bool, runtime.Err) {
 			return true, runtime.Err{}
 		}()
-		if oT88.Kind == 0 {
-			if !oT87 {
+		if oT79.Kind == 0 {
+			if !oT78 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT88
+			oErr = oT79
 		}
 		if oErr.Kind != 0 {
 			return false, oErr
 		}
 		return true, runtime.Err{}
 	}()
-	if oT80.Kind != 0 {
-		return false, oT80
+	if oT71.Kind != 0 {
+		return false, oT71
 	}
-	return oT79, runtime.Err{}
+	return oT70, runtime.Err{}
 }
 
 // oRule9 evaluates rule "E009" (policy).
@@ -2397,45 +2388,45 @@ func oRule9(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[9]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT89, oT90 := func() (bool, runtime.Err) {
+	oT80, oT81 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT91, oT92 := func() (bool, runtime.Err) {
+		oT82, oT83 := func() (bool, runtime.Err) {
 			return false, runtime.Err{}
 		}()
-		if oT92.Kind == 0 {
-			if !oT91 {
+		if oT83.Kind == 0 {
+			if !oT82 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT92
+			oErr = oT83
 		}
-		oT93, oT94 := func() (bool, runtime.Err) {
-			oT95, oT96 := oF.ToolArgs["s"]
-			if !oT96 {
+		oT84, oT85 := func() (bool, runtime.Err) {
+			oT86, oT87 := oF.ToolArgs["s"]
+			if !oT87 {
 				return false, runtime.NoSuchKey("s")
 			}
-			oT97, oT98 := runtime.AsBool(oT95)
-			if oT98.Kind != 0 {
-				return false, oT98
+			oT88, oT89 := runtime.AsBool(oT86)
+			if oT89.Kind != 0 {
+				return false, oT89
 			}
-			return oT97, runtime.Err{}
+			return oT88, runtime.Err{}
 		}()
-		if oT94.Kind == 0 {
-			if !oT93 {
+		if oT85.Kind == 0 {
+			if !oT84 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT94
+			oErr = oT85
 		}
 		if oErr.Kind != 0 {
 			return false, oErr
 		}
 		return true, runtime.Err{}
 	}()
-	if oT90.Kind != 0 {
-		return false, oT90
+	if oT81.Kind != 0 {
+		return false, oT81
 	}
-	return oT89, runtime.Err{}
+	return oT80, runtime.Err{}
 }
 
 // oRule10 evaluates rule "E010" (policy).
@@ -2448,45 +2439,45 @@ func oRule10(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[10]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT99, oT100 := func() (bool, runtime.Err) {
+	oT90, oT91 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT101, oT102 := func() (bool, runtime.Err) {
-			oT103, oT104 := oF.ToolArgs["s"]
-			if !oT104 {
+		oT92, oT93 := func() (bool, runtime.Err) {
+			oT94, oT95 := oF.ToolArgs["s"]
+			if !oT95 {
 				return false, runtime.NoSuchKey("s")
 			}
-			oT105, oT106 := runtime.AsBool(oT103)
-			if oT106.Kind != 0 {
-				return false, oT106
+			oT96, oT97 := runtime.AsBool(oT94)
+			if oT97.Kind != 0 {
+				return false, oT97
 			}
-			return oT105, runtime.Err{}
+			return oT96, runtime.Err{}
 		}()
-		if oT102.Kind == 0 {
-			if oT101 {
+		if oT93.Kind == 0 {
+			if oT92 {
 				return true, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT102
+			oErr = oT93
 		}
-		oT107, oT108 := func() (bool, runtime.Err) {
+		oT98, oT99 := func() (bool, runtime.Err) {
 			return true, runtime.Err{}
 		}()
-		if oT108.Kind == 0 {
-			if oT107 {
+		if oT99.Kind == 0 {
+			if oT98 {
 				return true, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT108
+			oErr = oT99
 		}
 		if oErr.Kind != 0 {
 			return false, oErr
 		}
 		return false, runtime.Err{}
 	}()
-	if oT100.Kind != 0 {
-		return false, oT100
+	if oT91.Kind != 0 {
+		return false, oT91
 	}
-	return oT99, runtime.Err{}
+	return oT90, runtime.Err{}
 }
 
 // oRule11 evaluates rule "E011" (policy).
@@ -2499,15 +2490,15 @@ func oRule11(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[11]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT109, oT110 := oF.ToolArgs["b"]
-	if !oT110 {
+	oT100, oT101 := oF.ToolArgs["b"]
+	if !oT101 {
 		return false, runtime.NoSuchKey("b")
 	}
-	oT111, oT112 := runtime.NotDyn(oT109)
-	if oT112.Kind != 0 {
-		return false, oT112
+	oT102, oT103 := runtime.NotDyn(oT100)
+	if oT103.Kind != 0 {
+		return false, oT103
 	}
-	return oT111, runtime.Err{}
+	return oT102, runtime.Err{}
 }
 
 // oRule12 evaluates rule "E012" (policy).
@@ -2520,15 +2511,15 @@ func oRule12(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[12]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT113, oT114 := oF.ToolArgs["s"]
-	if !oT114 {
+	oT104, oT105 := oF.ToolArgs["s"]
+	if !oT105 {
 		return false, runtime.NoSuchKey("s")
 	}
-	oT115, oT116 := runtime.NotDyn(oT113)
-	if oT116.Kind != 0 {
-		return false, oT116
+	oT106, oT107 := runtime.NotDyn(oT104)
+	if oT107.Kind != 0 {
+		return false, oT107
 	}
-	return oT115, runtime.Err{}
+	return oT106, runtime.Err{}
 }
 
 // oRule13 evaluates rule "E013" (policy).
@@ -2541,26 +2532,25 @@ func oRule13(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[13]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT117, oT118 := oF.ToolArgs["b"]
-	if !oT118 {
+	oT108, oT109 := oF.ToolArgs["b"]
+	if !oT109 {
 		return false, runtime.NoSuchKey("b")
 	}
-	oT119, oT120 := runtime.AsBool(oT117)
-	if oT120.Kind != 0 {
-		return false, oT120
+	oT110, oT111 := runtime.AsBool(oT108)
+	if oT111.Kind != 0 {
+		return false, oT111
 	}
-	var oT121 any
-	if oT119 {
-		oT121 = any(int64(1))
+	var oT112 any
+	if oT110 {
+		oT112 = any(int64(1))
 	} else {
-		oT122, oT123 := oF.ToolArgs["missing"]
-		if !oT123 {
+		oT113, oT114 := oF.ToolArgs["missing"]
+		if !oT114 {
 			return false, runtime.NoSuchKey("missing")
 		}
-		oT121 = oT122
+		oT112 = oT113
 	}
-	oT124 := int64(1)
-	return runtime.EqualDynInt(oT121, oT124), runtime.Err{}
+	return runtime.EqualDynInt(oT112, int64(1)), runtime.Err{}
 }
 
 // oRule14 evaluates rule "E014" (policy).
@@ -2573,22 +2563,21 @@ func oRule14(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[14]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT125, oT126 := oF.ToolArgs["s"]
-	if !oT126 {
+	oT115, oT116 := oF.ToolArgs["s"]
+	if !oT116 {
 		return false, runtime.NoSuchKey("s")
 	}
-	oT127, oT128 := runtime.AsBool(oT125)
-	if oT128.Kind != 0 {
-		return false, oT128
+	oT117, oT118 := runtime.AsBool(oT115)
+	if oT118.Kind != 0 {
+		return false, oT118
 	}
-	var oT129 int64
-	if oT127 {
-		oT129 = int64(1)
+	var oT119 int64
+	if oT117 {
+		oT119 = int64(1)
 	} else {
-		oT129 = int64(2)
+		oT119 = int64(2)
 	}
-	oT130 := int64(1)
-	return (oT129 == oT130), runtime.Err{}
+	return (oT119 == int64(1)), runtime.Err{}
 }
 
 // oRule15 evaluates rule "E015" (policy).
@@ -2601,22 +2590,21 @@ func oRule15(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[15]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT131, oT132 := oF.ToolArgs["missing"]
-	if !oT132 {
+	oT120, oT121 := oF.ToolArgs["missing"]
+	if !oT121 {
 		return false, runtime.NoSuchKey("missing")
 	}
-	oT133, oT134 := runtime.AsBool(oT131)
-	if oT134.Kind != 0 {
-		return false, oT134
+	oT122, oT123 := runtime.AsBool(oT120)
+	if oT123.Kind != 0 {
+		return false, oT123
 	}
-	var oT135 int64
-	if oT133 {
-		oT135 = int64(1)
+	var oT124 int64
+	if oT122 {
+		oT124 = int64(1)
 	} else {
-		oT135 = int64(2)
+		oT124 = int64(2)
 	}
-	oT136 := int64(1)
-	return (oT135 == oT136), runtime.Err{}
+	return (oT124 == int64(1)), runtime.Err{}
 }
 
 // oRule16 evaluates rule "E016" (policy).
@@ -2629,27 +2617,26 @@ func oRule16(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[16]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT137, oT138 := oF.ToolArgs["n"]
-	if !oT138 {
+	oT125, oT126 := oF.ToolArgs["n"]
+	if !oT126 {
 		return false, runtime.NoSuchKey("n")
 	}
-	oT139 := any(int64(9223372036854775807))
-	oT140, oT141 := runtime.AddDyn(oT137, oT139)
-	if oT141.Kind != 0 {
-		return false, oT141
+	oT127 := any(int64(9223372036854775807))
+	oT128, oT129 := runtime.AddDyn(oT125, oT127)
+	if oT129.Kind != 0 {
+		return false, oT129
 	}
-	oT142 := int64(0)
-	var oT143 int
-	var oT144 runtime.Err
-	if oT145, oT146 := oT140.(int64); oT146 {
-		oT143, oT144 = runtime.CompareInt(oT145, oT142), runtime.Err{}
+	var oT130 int
+	var oT131 runtime.Err
+	if oT132, oT133 := oT128.(int64); oT133 {
+		oT130, oT131 = runtime.CompareInt(oT132, int64(0)), runtime.Err{}
 	} else {
-		oT143, oT144 = runtime.CompareDynInt(oT140, oT142)
+		oT130, oT131 = runtime.CompareDynInt(oT128, int64(0))
 	}
-	if oT144.Kind != 0 {
-		return false, oT144
+	if oT131.Kind != 0 {
+		return false, oT131
 	}
-	return runtime.Gt(oT143), runtime.Err{}
+	return runtime.Gt(oT130), runtime.Err{}
 }
 
 // oRule17 evaluates rule "E017" (policy).
@@ -2662,32 +2649,31 @@ func oRule17(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[17]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT147, oT148 := oF.ToolArgs["n"]
-	if !oT148 {
+	oT134, oT135 := oF.ToolArgs["n"]
+	if !oT135 {
 		return false, runtime.NoSuchKey("n")
 	}
-	oT149 := any(int64(9223372036854775807))
-	oT150, oT151 := runtime.SubDyn(oT147, oT149)
-	if oT151.Kind != 0 {
-		return false, oT151
+	oT136 := any(int64(9223372036854775807))
+	oT137, oT138 := runtime.SubDyn(oT134, oT136)
+	if oT138.Kind != 0 {
+		return false, oT138
 	}
-	oT152 := any(int64(10))
-	oT153, oT154 := runtime.SubDyn(oT150, oT152)
-	if oT154.Kind != 0 {
-		return false, oT154
+	oT139 := any(int64(10))
+	oT140, oT141 := runtime.SubDyn(oT137, oT139)
+	if oT141.Kind != 0 {
+		return false, oT141
 	}
-	oT155 := int64(0)
-	var oT156 int
-	var oT157 runtime.Err
-	if oT158, oT159 := oT153.(int64); oT159 {
-		oT156, oT157 = runtime.CompareInt(oT158, oT155), runtime.Err{}
+	var oT142 int
+	var oT143 runtime.Err
+	if oT144, oT145 := oT140.(int64); oT145 {
+		oT142, oT143 = runtime.CompareInt(oT144, int64(0)), runtime.Err{}
 	} else {
-		oT156, oT157 = runtime.CompareDynInt(oT153, oT155)
+		oT142, oT143 = runtime.CompareDynInt(oT140, int64(0))
 	}
-	if oT157.Kind != 0 {
-		return false, oT157
+	if oT143.Kind != 0 {
+		return false, oT143
 	}
-	return runtime.Lt(oT156), runtime.Err{}
+	return runtime.Lt(oT142), runtime.Err{}
 }
 
 // oRule18 evaluates rule "E018" (policy).
@@ -2700,27 +2686,26 @@ func oRule18(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[18]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT160, oT161 := oF.ToolArgs["n"]
-	if !oT161 {
+	oT146, oT147 := oF.ToolArgs["n"]
+	if !oT147 {
 		return false, runtime.NoSuchKey("n")
 	}
-	oT162 := any(int64(4611686018427387904))
-	oT163, oT164 := runtime.MulDyn(oT160, oT162)
-	if oT164.Kind != 0 {
-		return false, oT164
+	oT148 := any(int64(4611686018427387904))
+	oT149, oT150 := runtime.MulDyn(oT146, oT148)
+	if oT150.Kind != 0 {
+		return false, oT150
 	}
-	oT165 := int64(0)
-	var oT166 int
-	var oT167 runtime.Err
-	if oT168, oT169 := oT163.(int64); oT169 {
-		oT166, oT167 = runtime.CompareInt(oT168, oT165), runtime.Err{}
+	var oT151 int
+	var oT152 runtime.Err
+	if oT153, oT154 := oT149.(int64); oT154 {
+		oT151, oT152 = runtime.CompareInt(oT153, int64(0)), runtime.Err{}
 	} else {
-		oT166, oT167 = runtime.CompareDynInt(oT163, oT165)
+		oT151, oT152 = runtime.CompareDynInt(oT149, int64(0))
 	}
-	if oT167.Kind != 0 {
-		return false, oT167
+	if oT152.Kind != 0 {
+		return false, oT152
 	}
-	return runtime.Gt(oT166), runtime.Err{}
+	return runtime.Gt(oT151), runtime.Err{}
 }
 
 // oRule19 evaluates rule "E019" (policy).
@@ -2733,36 +2718,35 @@ func oRule19(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[19]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT170, oT171 := oF.ToolArgs["n"]
-	if !oT171 {
+	oT155, oT156 := oF.ToolArgs["n"]
+	if !oT156 {
 		return false, runtime.NoSuchKey("n")
 	}
-	oT172 := any(int64(9223372036854775807))
-	oT173, oT174 := runtime.SubDyn(oT170, oT172)
-	if oT174.Kind != 0 {
-		return false, oT174
+	oT157 := any(int64(9223372036854775807))
+	oT158, oT159 := runtime.SubDyn(oT155, oT157)
+	if oT159.Kind != 0 {
+		return false, oT159
 	}
-	oT175 := any(int64(1))
-	oT176, oT177 := runtime.SubDyn(oT173, oT175)
-	if oT177.Kind != 0 {
-		return false, oT177
+	oT160 := any(int64(1))
+	oT161, oT162 := runtime.SubDyn(oT158, oT160)
+	if oT162.Kind != 0 {
+		return false, oT162
 	}
-	oT178, oT179 := runtime.NegDyn(oT176)
-	if oT179.Kind != 0 {
-		return false, oT179
+	oT163, oT164 := runtime.NegDyn(oT161)
+	if oT164.Kind != 0 {
+		return false, oT164
 	}
-	oT180 := int64(0)
-	var oT181 int
-	var oT182 runtime.Err
-	if oT183, oT184 := oT178.(int64); oT184 {
-		oT181, oT182 = runtime.CompareInt(oT183, oT180), runtime.Err{}
+	var oT165 int
+	var oT166 runtime.Err
+	if oT167, oT168 := oT163.(int64); oT168 {
+		oT165, oT166 = runtime.CompareInt(oT167, int64(0)), runtime.Err{}
 	} else {
-		oT181, oT182 = runtime.CompareDynInt(oT178, oT180)
+		oT165, oT166 = runtime.CompareDynInt(oT163, int64(0))
 	}
-	if oT182.Kind != 0 {
-		return false, oT182
+	if oT166.Kind != 0 {
+		return false, oT166
 	}
-	return runtime.Gt(oT181), runtime.Err{}
+	return runtime.Gt(oT165), runtime.Err{}
 }
 
 // oRule20 evaluates rule "E020" (policy).
@@ -2775,13 +2759,12 @@ func oRule20(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[20]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT185 := runtime.ToolArgInt(oF.ToolArgs, "n")
-	oT186, oT187 := runtime.DivInt(oT185, int64(0))
-	if oT187.Kind != 0 {
-		return false, oT187
+	oT169 := runtime.ToolArgInt(oF.ToolArgs, "n")
+	oT170, oT171 := runtime.DivInt(oT169, int64(0))
+	if oT171.Kind != 0 {
+		return false, oT171
 	}
-	oT188 := int64(0)
-	return (oT186 == oT188), runtime.Err{}
+	return (oT170 == int64(0)), runtime.Err{}
 }
 
 // oRule21 evaluates rule "E021" (policy).
@@ -2794,13 +2777,12 @@ func oRule21(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[21]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT189 := runtime.ToolArgInt(oF.ToolArgs, "n")
-	oT190, oT191 := runtime.ModInt(oT189, int64(0))
-	if oT191.Kind != 0 {
-		return false, oT191
+	oT172 := runtime.ToolArgInt(oF.ToolArgs, "n")
+	oT173, oT174 := runtime.ModInt(oT172, int64(0))
+	if oT174.Kind != 0 {
+		return false, oT174
 	}
-	oT192 := int64(0)
-	return (oT190 == oT192), runtime.Err{}
+	return (oT173 == int64(0)), runtime.Err{}
 }
 
 // oRule22 evaluates rule "E022" (policy).
@@ -2813,13 +2795,12 @@ func oRule22(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[22]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT193 := runtime.ToolArgInt(oF.ToolArgs, "zero")
-	oT194, oT195 := runtime.DivInt(oT193, int64(0))
-	if oT195.Kind != 0 {
-		return false, oT195
+	oT175 := runtime.ToolArgInt(oF.ToolArgs, "zero")
+	oT176, oT177 := runtime.DivInt(oT175, int64(0))
+	if oT177.Kind != 0 {
+		return false, oT177
 	}
-	oT196 := int64(0)
-	return (oT194 == oT196), runtime.Err{}
+	return (oT176 == int64(0)), runtime.Err{}
 }
 
 // oRule23 evaluates rule "E023" (policy).
@@ -2832,13 +2813,12 @@ func oRule23(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[23]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT197 := int64(-9223372036854775807)
-	oT198, oT199 := runtime.SubInt(oT197, int64(1))
-	if oT199.Kind != 0 {
-		return false, oT199
+	oT178, oT179 := runtime.SubInt(int64(-9223372036854775807), int64(1))
+	if oT179.Kind != 0 {
+		return false, oT179
 	}
-	oT200 := runtime.ToolArgInt(oF.ToolArgs, "min")
-	return (oT198 == oT200), runtime.Err{}
+	oT180 := runtime.ToolArgInt(oF.ToolArgs, "min")
+	return (oT178 == oT180), runtime.Err{}
 }
 
 // oRule24 evaluates rule "E024" (policy).
@@ -2851,13 +2831,12 @@ func oRule24(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[24]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT201 := runtime.ToolArgInt(oF.ToolArgs, "min")
-	oT202, oT203 := runtime.DivInt(oT201, int64(-1))
-	if oT203.Kind != 0 {
-		return false, oT203
+	oT181 := runtime.ToolArgInt(oF.ToolArgs, "min")
+	oT182, oT183 := runtime.DivInt(oT181, int64(-1))
+	if oT183.Kind != 0 {
+		return false, oT183
 	}
-	oT204 := int64(0)
-	return (oT202 == oT204), runtime.Err{}
+	return (oT182 == int64(0)), runtime.Err{}
 }
 
 // oRule25 evaluates rule "E025" (policy).
@@ -2870,13 +2849,12 @@ func oRule25(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[25]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT205 := runtime.ToolArgInt(oF.ToolArgs, "min")
-	oT206, oT207 := runtime.ModInt(oT205, int64(-1))
-	if oT207.Kind != 0 {
-		return false, oT207
+	oT184 := runtime.ToolArgInt(oF.ToolArgs, "min")
+	oT185, oT186 := runtime.ModInt(oT184, int64(-1))
+	if oT186.Kind != 0 {
+		return false, oT186
 	}
-	oT208 := int64(0)
-	return (oT206 == oT208), runtime.Err{}
+	return (oT185 == int64(0)), runtime.Err{}
 }
 
 // oRule26 evaluates rule "E026" (policy).
@@ -2889,16 +2867,15 @@ func oRule26(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[26]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT209, oT210 := oF.ToolArgs["big"]
-	if !oT210 {
+	oT187, oT188 := oF.ToolArgs["big"]
+	if !oT188 {
 		return false, runtime.NoSuchKey("big")
 	}
-	oT211, oT212 := runtime.IntFromDyn(oT209)
-	if oT212.Kind != 0 {
-		return false, oT212
+	oT189, oT190 := runtime.IntFromDyn(oT187)
+	if oT190.Kind != 0 {
+		return false, oT190
 	}
-	oT213 := int64(0)
-	return (oT211 > oT213), runtime.Err{}
+	return (oT189 > int64(0)), runtime.Err{}
 }
 
 // oRule27 evaluates rule "E027" (policy).
@@ -2911,16 +2888,15 @@ func oRule27(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[27]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT214, oT215 := oF.ToolArgs["d"]
-	if !oT215 {
+	oT191, oT192 := oF.ToolArgs["d"]
+	if !oT192 {
 		return false, runtime.NoSuchKey("d")
 	}
-	oT216, oT217 := runtime.IntFromDyn(oT214)
-	if oT217.Kind != 0 {
-		return false, oT217
+	oT193, oT194 := runtime.IntFromDyn(oT191)
+	if oT194.Kind != 0 {
+		return false, oT194
 	}
-	oT218 := int64(2)
-	return (oT216 == oT218), runtime.Err{}
+	return (oT193 == int64(2)), runtime.Err{}
 }
 
 // oRule28 evaluates rule "E028" (policy).
@@ -2933,18 +2909,16 @@ func oRule28(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[28]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT219 := "12"
-	oT220, oT221 := runtime.IntFromString(oT219)
-	if oT221.Kind != 0 {
-		return false, oT221
+	oT195, oT196 := runtime.IntFromString("12")
+	if oT196.Kind != 0 {
+		return false, oT196
 	}
-	oT222 := runtime.ToolArgInt(oF.ToolArgs, "n")
-	oT223, oT224 := runtime.AddInt(oT220, oT222)
-	if oT224.Kind != 0 {
-		return false, oT224
+	oT197 := runtime.ToolArgInt(oF.ToolArgs, "n")
+	oT198, oT199 := runtime.AddInt(oT195, oT197)
+	if oT199.Kind != 0 {
+		return false, oT199
 	}
-	oT225 := int64(15)
-	return (oT223 == oT225), runtime.Err{}
+	return (oT198 == int64(15)), runtime.Err{}
 }
 
 // oRule29 evaluates rule "E029" (policy).
@@ -2957,16 +2931,15 @@ func oRule29(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[29]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT226, oT227 := oF.ToolArgs["s"]
-	if !oT227 {
+	oT200, oT201 := oF.ToolArgs["s"]
+	if !oT201 {
 		return false, runtime.NoSuchKey("s")
 	}
-	oT228, oT229 := runtime.IntFromDyn(oT226)
-	if oT229.Kind != 0 {
-		return false, oT229
+	oT202, oT203 := runtime.IntFromDyn(oT200)
+	if oT203.Kind != 0 {
+		return false, oT203
 	}
-	oT230 := int64(1)
-	return (oT228 == oT230), runtime.Err{}
+	return (oT202 == int64(1)), runtime.Err{}
 }
 
 // oRule30 evaluates rule "E030" (policy).
@@ -2979,16 +2952,15 @@ func oRule30(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[30]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT231, oT232 := oF.ToolArgs["nan"]
-	if !oT232 {
+	oT204, oT205 := oF.ToolArgs["nan"]
+	if !oT205 {
 		return false, runtime.NoSuchKey("nan")
 	}
-	oT233, oT234 := runtime.IntFromDyn(oT231)
-	if oT234.Kind != 0 {
-		return false, oT234
+	oT206, oT207 := runtime.IntFromDyn(oT204)
+	if oT207.Kind != 0 {
+		return false, oT207
 	}
-	oT235 := int64(0)
-	return (oT233 == oT235), runtime.Err{}
+	return (oT206 == int64(0)), runtime.Err{}
 }
 
 // oRule31 evaluates rule "E031" (policy).
@@ -3001,16 +2973,15 @@ func oRule31(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[31]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT236, oT237 := oF.ToolArgs["n"]
-	if !oT237 {
+	oT208, oT209 := oF.ToolArgs["n"]
+	if !oT209 {
 		return false, runtime.NoSuchKey("n")
 	}
-	oT238, oT239 := runtime.DoubleFromDyn(oT236)
-	if oT239.Kind != 0 {
-		return false, oT239
+	oT210, oT211 := runtime.DoubleFromDyn(oT208)
+	if oT211.Kind != 0 {
+		return false, oT211
 	}
-	oT240 := float64(3)
-	return (oT238 == oT240), runtime.Err{}
+	return (oT210 == float64(3)), runtime.Err{}
 }
 
 // oRule32 evaluates rule "E032" (policy).
@@ -3022,13 +2993,11 @@ func oRule32(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[32]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT241 := "1e3"
-	oT242, oT243 := runtime.DoubleFromString(oT241)
-	if oT243.Kind != 0 {
-		return false, oT243
+	oT212, oT213 := runtime.DoubleFromString("1e3")
+	if oT213.Kind != 0 {
+		return false, oT213
 	}
-	oT244 := float64(1000)
-	return (oT242 == oT244), runtime.Err{}
+	return (oT212 == float64(1000)), runtime.Err{}
 }
 
 // oRule33 evaluates rule "E033" (policy).
@@ -3041,16 +3010,15 @@ func oRule33(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[33]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT245, oT246 := oF.ToolArgs["s"]
-	if !oT246 {
+	oT214, oT215 := oF.ToolArgs["s"]
+	if !oT215 {
 		return false, runtime.NoSuchKey("s")
 	}
-	oT247, oT248 := runtime.DoubleFromDyn(oT245)
-	if oT248.Kind != 0 {
-		return false, oT248
+	oT216, oT217 := runtime.DoubleFromDyn(oT214)
+	if oT217.Kind != 0 {
+		return false, oT217
 	}
-	oT249 := float64(1)
-	return (oT247 == oT249), runtime.Err{}
+	return (oT216 == float64(1)), runtime.Err{}
 }
 
 // oRule34 evaluates rule "E034" (policy).
@@ -3063,16 +3031,15 @@ func oRule34(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[34]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT250, oT251 := oF.ToolArgs["d"]
-	if !oT251 {
+	oT218, oT219 := oF.ToolArgs["d"]
+	if !oT219 {
 		return false, runtime.NoSuchKey("d")
 	}
-	oT252, oT253 := runtime.StringFromDyn(oT250)
-	if oT253.Kind != 0 {
-		return false, oT253
+	oT220, oT221 := runtime.StringFromDyn(oT218)
+	if oT221.Kind != 0 {
+		return false, oT221
 	}
-	oT254 := "2.5"
-	return (oT252 == oT254), runtime.Err{}
+	return (oT220 == "2.5"), runtime.Err{}
 }
 
 // oRule35 evaluates rule "E035" (policy).
@@ -3085,16 +3052,15 @@ func oRule35(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[35]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT255, oT256 := oF.ToolArgs["n"]
-	if !oT256 {
+	oT222, oT223 := oF.ToolArgs["n"]
+	if !oT223 {
 		return false, runtime.NoSuchKey("n")
 	}
-	oT257, oT258 := runtime.StringFromDyn(oT255)
-	if oT258.Kind != 0 {
-		return false, oT258
+	oT224, oT225 := runtime.StringFromDyn(oT222)
+	if oT225.Kind != 0 {
+		return false, oT225
 	}
-	oT259 := "3"
-	return (oT257 == oT259), runtime.Err{}
+	return (oT224 == "3"), runtime.Err{}
 }
 
 // oRule36 evaluates rule "E036" (policy).
@@ -3106,10 +3072,8 @@ func oRule36(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[36]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT260 := float64(1)
-	oT261 := runtime.StringFromDouble(oT260)
-	oT262 := "1"
-	return (oT261 == oT262), runtime.Err{}
+	oT226 := runtime.StringFromDouble(float64(1))
+	return (oT226 == "1"), runtime.Err{}
 }
 
 // oRule37 evaluates rule "E037" (policy).
@@ -3122,17 +3086,16 @@ func oRule37(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[37]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT263, oT264 := oF.ToolArgs["big"]
-	if !oT264 {
+	oT227, oT228 := oF.ToolArgs["big"]
+	if !oT228 {
 		return false, runtime.NoSuchKey("big")
 	}
-	oT265, oT266 := runtime.StringFromDyn(oT263)
-	if oT266.Kind != 0 {
-		return false, oT266
+	oT229, oT230 := runtime.StringFromDyn(oT227)
+	if oT230.Kind != 0 {
+		return false, oT230
 	}
-	oT267 := ""
-	oT268 := (oT265 == oT267)
-	return !oT268, runtime.Err{}
+	oT231 := (oT229 == "")
+	return !oT231, runtime.Err{}
 }
 
 // oRule38 evaluates rule "E038" (policy).
@@ -3144,9 +3107,8 @@ func oRule38(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[38]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT269 := runtime.StringFromBool(true)
-	oT270 := "true"
-	return (oT269 == oT270), runtime.Err{}
+	oT232 := runtime.StringFromBool(true)
+	return (oT232 == "true"), runtime.Err{}
 }
 
 // oRule39 evaluates rule "E039" (policy).
@@ -3158,47 +3120,45 @@ func oRule39(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[39]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT271, oT272 := func() (bool, runtime.Err) {
+	oT233, oT234 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT273, oT274 := func() (bool, runtime.Err) {
-			oT275 := "true"
-			oT276, oT277 := runtime.BoolFromString(oT275)
-			if oT277.Kind != 0 {
-				return false, oT277
+		oT235, oT236 := func() (bool, runtime.Err) {
+			oT237, oT238 := runtime.BoolFromString("true")
+			if oT238.Kind != 0 {
+				return false, oT238
 			}
-			return oT276, runtime.Err{}
+			return oT237, runtime.Err{}
 		}()
-		if oT274.Kind == 0 {
-			if !oT273 {
+		if oT236.Kind == 0 {
+			if !oT235 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT274
+			oErr = oT236
 		}
-		oT278, oT279 := func() (bool, runtime.Err) {
-			oT280 := "false"
-			oT281, oT282 := runtime.BoolFromString(oT280)
-			if oT282.Kind != 0 {
-				return false, oT282
+		oT239, oT240 := func() (bool, runtime.Err) {
+			oT241, oT242 := runtime.BoolFromString("false")
+			if oT242.Kind != 0 {
+				return false, oT242
 			}
-			return !oT281, runtime.Err{}
+			return !oT241, runtime.Err{}
 		}()
-		if oT279.Kind == 0 {
-			if !oT278 {
+		if oT240.Kind == 0 {
+			if !oT239 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT279
+			oErr = oT240
 		}
 		if oErr.Kind != 0 {
 			return false, oErr
 		}
 		return true, runtime.Err{}
 	}()
-	if oT272.Kind != 0 {
-		return false, oT272
+	if oT234.Kind != 0 {
+		return false, oT234
 	}
-	return oT271, runtime.Err{}
+	return oT233, runtime.Err{}
 }
 
 // oRule40 evaluates rule "E040" (policy).
@@ -3211,15 +3171,15 @@ func oRule40(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[40]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT283, oT284 := oF.ToolArgs["s"]
-	if !oT284 {
+	oT243, oT244 := oF.ToolArgs["s"]
+	if !oT244 {
 		return false, runtime.NoSuchKey("s")
 	}
-	oT285, oT286 := runtime.BoolFromDyn(oT283)
-	if oT286.Kind != 0 {
-		return false, oT286
+	oT245, oT246 := runtime.BoolFromDyn(oT243)
+	if oT246.Kind != 0 {
+		return false, oT246
 	}
-	return oT285, runtime.Err{}
+	return oT245, runtime.Err{}
 }
 
 // oRule41 evaluates rule "E041" (policy).
@@ -3232,27 +3192,26 @@ func oRule41(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[41]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT287, oT288 := oF.ToolArgs["d"]
-	if !oT288 {
+	oT247, oT248 := oF.ToolArgs["d"]
+	if !oT248 {
 		return false, runtime.NoSuchKey("d")
 	}
-	oT289 := any(float64(0))
-	oT290, oT291 := runtime.DivDyn(oT287, oT289)
-	if oT291.Kind != 0 {
-		return false, oT291
+	oT249 := any(float64(0))
+	oT250, oT251 := runtime.DivDyn(oT247, oT249)
+	if oT251.Kind != 0 {
+		return false, oT251
 	}
-	oT292 := float64(1)
-	var oT293 int
-	var oT294 runtime.Err
-	if oT295, oT296 := oT290.(float64); oT296 {
-		oT293, oT294 = runtime.CompareDouble(oT295, oT292)
+	var oT252 int
+	var oT253 runtime.Err
+	if oT254, oT255 := oT250.(float64); oT255 {
+		oT252, oT253 = runtime.CompareDouble(oT254, float64(1))
 	} else {
-		oT293, oT294 = runtime.CompareDynDouble(oT290, oT292)
+		oT252, oT253 = runtime.CompareDynDouble(oT250, float64(1))
 	}
-	if oT294.Kind != 0 {
-		return false, oT294
+	if oT253.Kind != 0 {
+		return false, oT253
 	}
-	return runtime.Gt(oT293), runtime.Err{}
+	return runtime.Gt(oT252), runtime.Err{}
 }
 
 // oRule42 evaluates rule "E042" (policy).
@@ -3265,22 +3224,21 @@ func oRule42(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[42]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT297, oT298 := oF.ToolArgs["nan"]
-	if !oT298 {
+	oT256, oT257 := oF.ToolArgs["nan"]
+	if !oT257 {
 		return false, runtime.NoSuchKey("nan")
 	}
-	oT299 := float64(1)
-	var oT300 int
-	var oT301 runtime.Err
-	if oT302, oT303 := oT297.(float64); oT303 {
-		oT300, oT301 = runtime.CompareDouble(oT302, oT299)
+	var oT258 int
+	var oT259 runtime.Err
+	if oT260, oT261 := oT256.(float64); oT261 {
+		oT258, oT259 = runtime.CompareDouble(oT260, float64(1))
 	} else {
-		oT300, oT301 = runtime.CompareDynDouble(oT297, oT299)
+		oT258, oT259 = runtime.CompareDynDouble(oT256, float64(1))
 	}
-	if oT301.Kind != 0 {
-		return false, oT301
+	if oT259.Kind != 0 {
+		return false, oT259
 	}
-	return runtime.Lt(oT300), runtime.Err{}
+	return runtime.Lt(oT258), runtime.Err{}
 }
 
 // oRule43 evaluates rule "E043" (policy).
@@ -3293,22 +3251,21 @@ func oRule43(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[43]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT304, oT305 := oF.ToolArgs["nan"]
-	if !oT305 {
+	oT262, oT263 := oF.ToolArgs["nan"]
+	if !oT263 {
 		return false, runtime.NoSuchKey("nan")
 	}
-	oT306 := float64(1)
-	var oT307 int
-	var oT308 runtime.Err
-	if oT309, oT310 := oT304.(float64); oT310 {
-		oT307, oT308 = runtime.CompareDouble(oT309, oT306)
+	var oT264 int
+	var oT265 runtime.Err
+	if oT266, oT267 := oT262.(float64); oT267 {
+		oT264, oT265 = runtime.CompareDouble(oT266, float64(1))
 	} else {
-		oT307, oT308 = runtime.CompareDynDouble(oT304, oT306)
+		oT264, oT265 = runtime.CompareDynDouble(oT262, float64(1))
 	}
-	if oT308.Kind != 0 {
-		return false, oT308
+	if oT265.Kind != 0 {
+		return false, oT265
 	}
-	return runtime.Ge(oT307), runtime.Err{}
+	return runtime.Ge(oT264), runtime.Err{}
 }
 
 // oRule44 evaluates rule "E044" (policy).
@@ -3321,15 +3278,15 @@ func oRule44(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[44]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT311, oT312 := oF.ToolArgs["nan"]
-	if !oT312 {
+	oT268, oT269 := oF.ToolArgs["nan"]
+	if !oT269 {
 		return false, runtime.NoSuchKey("nan")
 	}
-	oT313, oT314 := oF.ToolArgs["nan"]
-	if !oT314 {
+	oT270, oT271 := oF.ToolArgs["nan"]
+	if !oT271 {
 		return false, runtime.NoSuchKey("nan")
 	}
-	return runtime.Equal(oT311, oT313), runtime.Err{}
+	return runtime.Equal(oT268, oT270), runtime.Err{}
 }
 
 // oRule45 evaluates rule "E045" (policy).
@@ -3342,16 +3299,16 @@ func oRule45(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[45]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT315, oT316 := oF.ToolArgs["nan"]
-	if !oT316 {
+	oT272, oT273 := oF.ToolArgs["nan"]
+	if !oT273 {
 		return false, runtime.NoSuchKey("nan")
 	}
-	oT317, oT318 := oF.ToolArgs["nan"]
-	if !oT318 {
+	oT274, oT275 := oF.ToolArgs["nan"]
+	if !oT275 {
 		return false, runtime.NoSuchKey("nan")
 	}
-	oT319 := runtime.Equal(oT315, oT317)
-	return !oT319, runtime.Err{}
+	oT276 := runtime.Equal(oT272, oT274)
+	return !oT276, runtime.Err{}
 }
 
 // oRule46 evaluates rule "E046" (policy).
@@ -3364,15 +3321,15 @@ func oRule46(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[46]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT320, oT321 := oF.ToolArgs["nan"]
-	if !oT321 {
+	oT277, oT278 := oF.ToolArgs["nan"]
+	if !oT278 {
 		return false, runtime.NoSuchKey("nan")
 	}
-	oT322, oT323 := runtime.CompareDoubleDyn(oF.PromptInjectionScore, oT320)
-	if oT323.Kind != 0 {
-		return false, oT323
+	oT279, oT280 := runtime.CompareDoubleDyn(oF.PromptInjectionScore, oT277)
+	if oT280.Kind != 0 {
+		return false, oT280
 	}
-	return runtime.Lt(oT322), runtime.Err{}
+	return runtime.Lt(oT279), runtime.Err{}
 }
 
 // oRule47 evaluates rule "E047" (policy).
@@ -3384,11 +3341,9 @@ func oRule47(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[47]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT324 := float64(1)
-	oT325 := float64(0)
-	oT326 := (oT324 / oT325)
-	oT327 := float64(9.223372036854776e+18)
-	return (oT326 > oT327), runtime.Err{}
+	oT281, oT282 := float64(1), float64(0)
+	oT283 := (oT281 / oT282)
+	return (oT283 > float64(9.223372036854776e+18)), runtime.Err{}
 }
 
 // oRule48 evaluates rule "E048" (policy).
@@ -3401,12 +3356,11 @@ func oRule48(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[48]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT328, oT329 := oF.ToolArgs["n"]
-	if !oT329 {
+	oT284, oT285 := oF.ToolArgs["n"]
+	if !oT285 {
 		return false, runtime.NoSuchKey("n")
 	}
-	oT330 := float64(3)
-	return runtime.EqualDynDouble(oT328, oT330), runtime.Err{}
+	return runtime.EqualDynDouble(oT284, float64(3)), runtime.Err{}
 }
 
 // oRule49 evaluates rule "E049" (policy).
@@ -3419,12 +3373,11 @@ func oRule49(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[49]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT331, oT332 := oF.ToolArgs["n"]
-	if !oT332 {
+	oT286, oT287 := oF.ToolArgs["n"]
+	if !oT287 {
 		return false, runtime.NoSuchKey("n")
 	}
-	oT333 := "3"
-	return runtime.EqualDynString(oT331, oT333), runtime.Err{}
+	return runtime.EqualDynString(oT286, "3"), runtime.Err{}
 }
 
 // oRule50 evaluates rule "E050" (policy).
@@ -3437,12 +3390,11 @@ func oRule50(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[50]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT334, oT335 := oF.ToolArgs["d"]
-	if !oT335 {
+	oT288, oT289 := oF.ToolArgs["d"]
+	if !oT289 {
 		return false, runtime.NoSuchKey("d")
 	}
-	oT336 := float64(2.5)
-	return runtime.EqualDynDouble(oT334, oT336), runtime.Err{}
+	return runtime.EqualDynDouble(oT288, float64(2.5)), runtime.Err{}
 }
 
 // oRule51 evaluates rule "E051" (policy).
@@ -3455,22 +3407,21 @@ func oRule51(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[51]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT337, oT338 := oF.ToolArgs["n"]
-	if !oT338 {
+	oT290, oT291 := oF.ToolArgs["n"]
+	if !oT291 {
 		return false, runtime.NoSuchKey("n")
 	}
-	oT339 := float64(3.5)
-	var oT340 int
-	var oT341 runtime.Err
-	if oT342, oT343 := oT337.(float64); oT343 {
-		oT340, oT341 = runtime.CompareDouble(oT342, oT339)
+	var oT292 int
+	var oT293 runtime.Err
+	if oT294, oT295 := oT290.(float64); oT295 {
+		oT292, oT293 = runtime.CompareDouble(oT294, float64(3.5))
 	} else {
-		oT340, oT341 = runtime.CompareDynDouble(oT337, oT339)
+		oT292, oT293 = runtime.CompareDynDouble(oT290, float64(3.5))
 	}
-	if oT341.Kind != 0 {
-		return false, oT341
+	if oT293.Kind != 0 {
+		return false, oT293
 	}
-	return runtime.Lt(oT340), runtime.Err{}
+	return runtime.Lt(oT292), runtime.Err{}
 }
 
 // oRule52 evaluates rule "E052" (policy).
@@ -3483,22 +3434,21 @@ func oRule52(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[52]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT344, oT345 := oF.ToolArgs["n"]
-	if !oT345 {
+	oT296, oT297 := oF.ToolArgs["n"]
+	if !oT297 {
 		return false, runtime.NoSuchKey("n")
 	}
-	oT346 := "a"
-	var oT347 int
-	var oT348 runtime.Err
-	if oT349, oT350 := oT344.(string); oT350 {
-		oT347, oT348 = runtime.CompareString(oT349, oT346), runtime.Err{}
+	var oT298 int
+	var oT299 runtime.Err
+	if oT300, oT301 := oT296.(string); oT301 {
+		oT298, oT299 = runtime.CompareString(oT300, "a"), runtime.Err{}
 	} else {
-		oT347, oT348 = runtime.CompareDynString(oT344, oT346)
+		oT298, oT299 = runtime.CompareDynString(oT296, "a")
 	}
-	if oT348.Kind != 0 {
-		return false, oT348
+	if oT299.Kind != 0 {
+		return false, oT299
 	}
-	return runtime.Lt(oT347), runtime.Err{}
+	return runtime.Lt(oT298), runtime.Err{}
 }
 
 // oRule53 evaluates rule "E053" (policy).
@@ -3511,22 +3461,21 @@ func oRule53(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[53]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT351, oT352 := oF.ToolArgs["s"]
-	if !oT352 {
+	oT302, oT303 := oF.ToolArgs["s"]
+	if !oT303 {
 		return false, runtime.NoSuchKey("s")
 	}
-	oT353 := "b"
-	var oT354 int
-	var oT355 runtime.Err
-	if oT356, oT357 := oT351.(string); oT357 {
-		oT354, oT355 = runtime.CompareString(oT356, oT353), runtime.Err{}
+	var oT304 int
+	var oT305 runtime.Err
+	if oT306, oT307 := oT302.(string); oT307 {
+		oT304, oT305 = runtime.CompareString(oT306, "b"), runtime.Err{}
 	} else {
-		oT354, oT355 = runtime.CompareDynString(oT351, oT353)
+		oT304, oT305 = runtime.CompareDynString(oT302, "b")
 	}
-	if oT355.Kind != 0 {
-		return false, oT355
+	if oT305.Kind != 0 {
+		return false, oT305
 	}
-	return runtime.Lt(oT354), runtime.Err{}
+	return runtime.Lt(oT304), runtime.Err{}
 }
 
 // oRule54 evaluates rule "E054" (policy).
@@ -3539,15 +3488,15 @@ func oRule54(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[54]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT358, oT359 := oF.ToolArgs["b"]
-	if !oT359 {
+	oT308, oT309 := oF.ToolArgs["b"]
+	if !oT309 {
 		return false, runtime.NoSuchKey("b")
 	}
-	oT360, oT361 := runtime.CompareDynBool(oT358, true)
-	if oT361.Kind != 0 {
-		return false, oT361
+	oT310, oT311 := runtime.CompareDynBool(oT308, true)
+	if oT311.Kind != 0 {
+		return false, oT311
 	}
-	return runtime.Lt(oT360), runtime.Err{}
+	return runtime.Lt(oT310), runtime.Err{}
 }
 
 // oRule55 evaluates rule "E055" (policy).
@@ -3560,11 +3509,11 @@ func oRule55(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[55]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT362, oT363 := oF.ToolArgs["nul"]
-	if !oT363 {
+	oT312, oT313 := oF.ToolArgs["nul"]
+	if !oT313 {
 		return false, runtime.NoSuchKey("nul")
 	}
-	return runtime.Equal(oT362, nil), runtime.Err{}
+	return runtime.Equal(oT312, nil), runtime.Err{}
 }
 
 // oRule56 evaluates rule "E056" (policy).
@@ -3577,11 +3526,11 @@ func oRule56(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[56]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT364, oT365 := oF.ToolArgs["list"]
-	if !oT365 {
+	oT314, oT315 := oF.ToolArgs["list"]
+	if !oT315 {
 		return false, runtime.NoSuchKey("list")
 	}
-	return runtime.Equal(oT364, any(oConst0)), runtime.Err{}
+	return runtime.Equal(oT314, any(oConst0)), runtime.Err{}
 }
 
 // oRule57 evaluates rule "E057" (policy).
@@ -3594,11 +3543,11 @@ func oRule57(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[57]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT366, oT367 := oF.ToolArgs["list"]
-	if !oT367 {
+	oT316, oT317 := oF.ToolArgs["list"]
+	if !oT317 {
 		return false, runtime.NoSuchKey("list")
 	}
-	return runtime.Equal(oT366, any(oConst1)), runtime.Err{}
+	return runtime.Equal(oT316, any(oConst1)), runtime.Err{}
 }
 
 // oRule58 evaluates rule "E058" (policy).
@@ -3611,11 +3560,11 @@ func oRule58(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[58]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT368, oT369 := oF.ToolArgs["map"]
-	if !oT369 {
+	oT318, oT319 := oF.ToolArgs["map"]
+	if !oT319 {
 		return false, runtime.NoSuchKey("map")
 	}
-	return runtime.Equal(oT368, any(oConst2)), runtime.Err{}
+	return runtime.Equal(oT318, any(oConst2)), runtime.Err{}
 }
 
 // oRule59 evaluates rule "E059" (policy).
@@ -3640,19 +3589,19 @@ func oRule60(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[60]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT370, oT371 := oF.ToolArgs["n"]
-	if !oT371 {
+	oT320, oT321 := oF.ToolArgs["n"]
+	if !oT321 {
 		return false, runtime.NoSuchKey("n")
 	}
-	oT372, oT373 := oF.ToolArgs["d"]
-	if !oT373 {
+	oT322, oT323 := oF.ToolArgs["d"]
+	if !oT323 {
 		return false, runtime.NoSuchKey("d")
 	}
-	oT374, oT375 := runtime.CompareDyn(oT370, oT372)
-	if oT375.Kind != 0 {
-		return false, oT375
+	oT324, oT325 := runtime.CompareDyn(oT320, oT322)
+	if oT325.Kind != 0 {
+		return false, oT325
 	}
-	return runtime.Gt(oT374), runtime.Err{}
+	return runtime.Gt(oT324), runtime.Err{}
 }
 
 // oRule61 evaluates rule "E061" (policy).
@@ -3665,23 +3614,23 @@ func oRule61(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[61]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT376, oT377 := oF.ToolArgs["list"]
-	if !oT377 {
+	oT326, oT327 := oF.ToolArgs["list"]
+	if !oT327 {
 		return false, runtime.NoSuchKey("list")
 	}
-	oT378, oT379 := runtime.IndexDyn(oT376, any(int64(0)))
-	if oT379.Kind != 0 {
-		return false, oT379
+	oT328, oT329 := runtime.IndexDyn(oT326, any(int64(0)))
+	if oT329.Kind != 0 {
+		return false, oT329
 	}
-	oT380, oT381 := oF.ToolArgs["d"]
-	if !oT381 {
+	oT330, oT331 := oF.ToolArgs["d"]
+	if !oT331 {
 		return false, runtime.NoSuchKey("d")
 	}
-	oT382, oT383 := runtime.CompareDyn(oT378, oT380)
-	if oT383.Kind != 0 {
-		return false, oT383
+	oT332, oT333 := runtime.CompareDyn(oT328, oT330)
+	if oT333.Kind != 0 {
+		return false, oT333
 	}
-	return runtime.Lt(oT382), runtime.Err{}
+	return runtime.Lt(oT332), runtime.Err{}
 }
 
 // oRule62 evaluates rule "E062" (policy).
@@ -3693,53 +3642,13 @@ func oRule62(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[62]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT384, oT385 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT386, oT387 := func() (bool, runtime.Err) {
-			oT388 := "abc"
-			oT389 := "abd"
-			return (oT388 < oT389), runtime.Err{}
-		}()
-		if oT387.Kind == 0 {
-			if !oT386 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT387
+	oT334 := false
+	if "abc" < "abd" {
+		if "Z" < "a" {
+			oT334 = ("é" > "z")
 		}
-		oT390, oT391 := func() (bool, runtime.Err) {
-			oT392 := "Z"
-			oT393 := "a"
-			return (oT392 < oT393), runtime.Err{}
-		}()
-		if oT391.Kind == 0 {
-			if !oT390 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT391
-		}
-		oT394, oT395 := func() (bool, runtime.Err) {
-			oT396 := "é"
-			oT397 := "z"
-			return (oT396 > oT397), runtime.Err{}
-		}()
-		if oT395.Kind == 0 {
-			if !oT394 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT395
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT385.Kind != 0 {
-		return false, oT385
 	}
-	return oT384, runtime.Err{}
+	return oT334, runtime.Err{}
 }
 
 // oRule63 evaluates rule "E063" (policy).
@@ -3752,16 +3661,15 @@ func oRule63(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[63]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT398, oT399 := oF.ToolArgs["u"]
-	if !oT399 {
+	oT335, oT336 := oF.ToolArgs["u"]
+	if !oT336 {
 		return false, runtime.NoSuchKey("u")
 	}
-	oT400, oT401 := runtime.SizeDyn(oT398)
-	if oT401.Kind != 0 {
-		return false, oT401
+	oT337, oT338 := runtime.SizeDyn(oT335)
+	if oT338.Kind != 0 {
+		return false, oT338
 	}
-	oT402 := int64(3)
-	return (oT400 == oT402), runtime.Err{}
+	return (oT337 == int64(3)), runtime.Err{}
 }
 
 // oRule64 evaluates rule "E064" (policy).
@@ -3774,10 +3682,9 @@ func oRule64(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[64]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT403 := runtime.ToolArgString(oF.ToolArgs, "u")
-	oT404 := runtime.SizeString(oT403)
-	oT405 := int64(3)
-	return (oT404 == oT405), runtime.Err{}
+	oT339 := runtime.ToolArgString(oF.ToolArgs, "u")
+	oT340 := runtime.SizeString(oT339)
+	return (oT340 == int64(3)), runtime.Err{}
 }
 
 // oRule65 evaluates rule "E065" (policy).
@@ -3790,16 +3697,15 @@ func oRule65(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[65]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT406, oT407 := oF.ToolArgs["bad"]
-	if !oT407 {
+	oT341, oT342 := oF.ToolArgs["bad"]
+	if !oT342 {
 		return false, runtime.NoSuchKey("bad")
 	}
-	oT408, oT409 := runtime.SizeDyn(oT406)
-	if oT409.Kind != 0 {
-		return false, oT409
+	oT343, oT344 := runtime.SizeDyn(oT341)
+	if oT344.Kind != 0 {
+		return false, oT344
 	}
-	oT410 := int64(2)
-	return (oT408 == oT410), runtime.Err{}
+	return (oT343 == int64(2)), runtime.Err{}
 }
 
 // oRule66 evaluates rule "E066" (policy).
@@ -3812,55 +3718,53 @@ func oRule66(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[66]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT411, oT412 := func() (bool, runtime.Err) {
+	oT345, oT346 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT413, oT414 := func() (bool, runtime.Err) {
-			oT415, oT416 := oF.ToolArgs["list"]
-			if !oT416 {
+		oT347, oT348 := func() (bool, runtime.Err) {
+			oT349, oT350 := oF.ToolArgs["list"]
+			if !oT350 {
 				return false, runtime.NoSuchKey("list")
 			}
-			oT417, oT418 := runtime.SizeDyn(oT415)
-			if oT418.Kind != 0 {
-				return false, oT418
+			oT351, oT352 := runtime.SizeDyn(oT349)
+			if oT352.Kind != 0 {
+				return false, oT352
 			}
-			oT419 := int64(3)
-			return (oT417 == oT419), runtime.Err{}
+			return (oT351 == int64(3)), runtime.Err{}
 		}()
-		if oT414.Kind == 0 {
-			if !oT413 {
+		if oT348.Kind == 0 {
+			if !oT347 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT414
+			oErr = oT348
 		}
-		oT420, oT421 := func() (bool, runtime.Err) {
-			oT422, oT423 := oF.ToolArgs["map"]
-			if !oT423 {
+		oT353, oT354 := func() (bool, runtime.Err) {
+			oT355, oT356 := oF.ToolArgs["map"]
+			if !oT356 {
 				return false, runtime.NoSuchKey("map")
 			}
-			oT424, oT425 := runtime.SizeDyn(oT422)
-			if oT425.Kind != 0 {
-				return false, oT425
+			oT357, oT358 := runtime.SizeDyn(oT355)
+			if oT358.Kind != 0 {
+				return false, oT358
 			}
-			oT426 := int64(1)
-			return (oT424 == oT426), runtime.Err{}
+			return (oT357 == int64(1)), runtime.Err{}
 		}()
-		if oT421.Kind == 0 {
-			if !oT420 {
+		if oT354.Kind == 0 {
+			if !oT353 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT421
+			oErr = oT354
 		}
 		if oErr.Kind != 0 {
 			return false, oErr
 		}
 		return true, runtime.Err{}
 	}()
-	if oT412.Kind != 0 {
-		return false, oT412
+	if oT346.Kind != 0 {
+		return false, oT346
 	}
-	return oT411, runtime.Err{}
+	return oT345, runtime.Err{}
 }
 
 // oRule67 evaluates rule "E067" (policy).
@@ -3873,16 +3777,15 @@ func oRule67(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[67]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT427, oT428 := oF.ToolArgs["n"]
-	if !oT428 {
+	oT359, oT360 := oF.ToolArgs["n"]
+	if !oT360 {
 		return false, runtime.NoSuchKey("n")
 	}
-	oT429, oT430 := runtime.SizeDyn(oT427)
-	if oT430.Kind != 0 {
-		return false, oT430
+	oT361, oT362 := runtime.SizeDyn(oT359)
+	if oT362.Kind != 0 {
+		return false, oT362
 	}
-	oT431 := int64(1)
-	return (oT429 == oT431), runtime.Err{}
+	return (oT361 == int64(1)), runtime.Err{}
 }
 
 // oRule68 evaluates rule "E068" (policy).
@@ -3895,19 +3798,18 @@ func oRule68(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[68]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT432, oT433 := oF.ToolArgs["s"]
-	if !oT433 {
+	oT363, oT364 := oF.ToolArgs["s"]
+	if !oT364 {
 		return false, runtime.NoSuchKey("s")
 	}
-	if !runtime.Assignable(oT432, oConst4) {
+	if !runtime.Assignable(oT363, oConst4) {
 		return false, runtime.NoSuchOverload("contains")
 	}
-	oT434, oT435 := runtime.AsString(oT432)
-	if oT435.Kind != 0 {
-		return false, oT435
+	oT365, oT366 := runtime.AsString(oT363)
+	if oT366.Kind != 0 {
+		return false, oT366
 	}
-	oT436 := "ell"
-	return strings.Contains(oT434, oT436), runtime.Err{}
+	return strings.Contains(oT365, "ell"), runtime.Err{}
 }
 
 // oRule69 evaluates rule "E069" (policy).
@@ -3920,19 +3822,18 @@ func oRule69(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[69]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT437, oT438 := oF.ToolArgs["n"]
-	if !oT438 {
+	oT367, oT368 := oF.ToolArgs["n"]
+	if !oT368 {
 		return false, runtime.NoSuchKey("n")
 	}
-	if !runtime.Assignable(oT437, oConst4) {
+	if !runtime.Assignable(oT367, oConst4) {
 		return false, runtime.NoSuchOverload("contains")
 	}
-	oT439, oT440 := runtime.AsString(oT437)
-	if oT440.Kind != 0 {
-		return false, oT440
+	oT369, oT370 := runtime.AsString(oT367)
+	if oT370.Kind != 0 {
+		return false, oT370
 	}
-	oT441 := "1"
-	return strings.Contains(oT439, oT441), runtime.Err{}
+	return strings.Contains(oT369, "1"), runtime.Err{}
 }
 
 // oRule70 evaluates rule "E070" (policy).
@@ -3945,61 +3846,59 @@ func oRule70(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[70]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT442, oT443 := func() (bool, runtime.Err) {
+	oT371, oT372 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT444, oT445 := func() (bool, runtime.Err) {
-			oT446, oT447 := oF.ToolArgs["s"]
-			if !oT447 {
+		oT373, oT374 := func() (bool, runtime.Err) {
+			oT375, oT376 := oF.ToolArgs["s"]
+			if !oT376 {
 				return false, runtime.NoSuchKey("s")
 			}
-			if !runtime.Assignable(oT446, oConst4) {
+			if !runtime.Assignable(oT375, oConst4) {
 				return false, runtime.NoSuchOverload("startsWith")
 			}
-			oT448, oT449 := runtime.AsString(oT446)
-			if oT449.Kind != 0 {
-				return false, oT449
+			oT377, oT378 := runtime.AsString(oT375)
+			if oT378.Kind != 0 {
+				return false, oT378
 			}
-			oT450 := "he"
-			return strings.HasPrefix(oT448, oT450), runtime.Err{}
+			return strings.HasPrefix(oT377, "he"), runtime.Err{}
 		}()
-		if oT445.Kind == 0 {
-			if !oT444 {
+		if oT374.Kind == 0 {
+			if !oT373 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT445
+			oErr = oT374
 		}
-		oT451, oT452 := func() (bool, runtime.Err) {
-			oT453, oT454 := oF.ToolArgs["s"]
-			if !oT454 {
+		oT379, oT380 := func() (bool, runtime.Err) {
+			oT381, oT382 := oF.ToolArgs["s"]
+			if !oT382 {
 				return false, runtime.NoSuchKey("s")
 			}
-			if !runtime.Assignable(oT453, oConst4) {
+			if !runtime.Assignable(oT381, oConst4) {
 				return false, runtime.NoSuchOverload("endsWith")
 			}
-			oT455, oT456 := runtime.AsString(oT453)
-			if oT456.Kind != 0 {
-				return false, oT456
+			oT383, oT384 := runtime.AsString(oT381)
+			if oT384.Kind != 0 {
+				return false, oT384
 			}
-			oT457 := "lo"
-			return strings.HasSuffix(oT455, oT457), runtime.Err{}
+			return strings.HasSuffix(oT383, "lo"), runtime.Err{}
 		}()
-		if oT452.Kind == 0 {
-			if !oT451 {
+		if oT380.Kind == 0 {
+			if !oT379 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT452
+			oErr = oT380
 		}
 		if oErr.Kind != 0 {
 			return false, oErr
 		}
 		return true, runtime.Err{}
 	}()
-	if oT443.Kind != 0 {
-		return false, oT443
+	if oT372.Kind != 0 {
+		return false, oT372
 	}
-	return oT442, runtime.Err{}
+	return oT371, runtime.Err{}
 }
 
 // oRule71 evaluates rule "E071" (policy).
@@ -4012,15 +3911,15 @@ func oRule71(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[71]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT458, oT459 := oF.ToolArgs["s"]
-	if !oT459 {
+	oT385, oT386 := oF.ToolArgs["s"]
+	if !oT386 {
 		return false, runtime.NoSuchKey("s")
 	}
-	oT460, oT461 := runtime.AsString(oT458)
-	if oT461.Kind != 0 {
-		return false, oT461
+	oT387, oT388 := runtime.AsString(oT385)
+	if oT388.Kind != 0 {
+		return false, oT388
 	}
-	return oRe0.MatchString(oT460), runtime.Err{}
+	return oRe0.MatchString(oT387), runtime.Err{}
 }
 
 // oRule72 evaluates rule "E072" (policy).
@@ -4033,15 +3932,15 @@ func oRule72(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[72]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT462, oT463 := oF.ToolArgs["s"]
-	if !oT463 {
+	oT389, oT390 := oF.ToolArgs["s"]
+	if !oT390 {
 		return false, runtime.NoSuchKey("s")
 	}
-	oT464, oT465 := runtime.AsString(oT462)
-	if oT465.Kind != 0 {
-		return false, oT465
+	oT391, oT392 := runtime.AsString(oT389)
+	if oT392.Kind != 0 {
+		return false, oT392
 	}
-	return oRe1.MatchString(oT464), runtime.Err{}
+	return oRe1.MatchString(oT391), runtime.Err{}
 }
 
 // oRule73 evaluates rule "E073" (policy).
@@ -4054,27 +3953,27 @@ func oRule73(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[73]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT466, oT467 := oF.ToolArgs["s"]
-	if !oT467 {
+	oT393, oT394 := oF.ToolArgs["s"]
+	if !oT394 {
 		return false, runtime.NoSuchKey("s")
 	}
-	oT468, oT469 := oF.ToolArgs["pat"]
-	if !oT469 {
+	oT395, oT396 := oF.ToolArgs["pat"]
+	if !oT396 {
 		return false, runtime.NoSuchKey("pat")
 	}
-	oT470, oT471 := runtime.AsString(oT466)
-	if oT471.Kind != 0 {
-		return false, oT471
+	oT397, oT398 := runtime.AsString(oT393)
+	if oT398.Kind != 0 {
+		return false, oT398
 	}
-	oT472, oT473 := runtime.AsString(oT468)
-	if oT473.Kind != 0 {
-		return false, oT473
+	oT399, oT400 := runtime.AsString(oT395)
+	if oT400.Kind != 0 {
+		return false, oT400
 	}
-	oT474, oT475 := runtime.MatchesDynamic(oT470, oT472)
-	if oT475.Kind != 0 {
-		return false, oT475
+	oT401, oT402 := runtime.MatchesDynamic(oT397, oT399)
+	if oT402.Kind != 0 {
+		return false, oT402
 	}
-	return oT474, runtime.Err{}
+	return oT401, runtime.Err{}
 }
 
 // oRule74 evaluates rule "E074" (policy).
@@ -4087,20 +3986,19 @@ func oRule74(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[74]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT476, oT477 := oF.ToolArgs["badpat"]
-	if !oT477 {
+	oT403, oT404 := oF.ToolArgs["badpat"]
+	if !oT404 {
 		return false, runtime.NoSuchKey("badpat")
 	}
-	oT478 := "x"
-	oT479, oT480 := runtime.AsString(oT476)
-	if oT480.Kind != 0 {
-		return false, oT480
+	oT405, oT406 := runtime.AsString(oT403)
+	if oT406.Kind != 0 {
+		return false, oT406
 	}
-	oT481, oT482 := runtime.MatchesDynamic(oT478, oT479)
-	if oT482.Kind != 0 {
-		return false, oT482
+	oT407, oT408 := runtime.MatchesDynamic("x", oT405)
+	if oT408.Kind != 0 {
+		return false, oT408
 	}
-	return oT481, runtime.Err{}
+	return oT407, runtime.Err{}
 }
 
 // oRule75 evaluates rule "E075" (policy).
@@ -4113,53 +4011,50 @@ func oRule75(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[75]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT483, oT484 := func() (bool, runtime.Err) {
+	oT409, oT410 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT485, oT486 := func() (bool, runtime.Err) {
-			oT487, oT488 := oF.ToolArgs["s"]
-			if !oT488 {
+		oT411, oT412 := func() (bool, runtime.Err) {
+			oT413, oT414 := oF.ToolArgs["s"]
+			if !oT414 {
 				return false, runtime.NoSuchKey("s")
 			}
-			if !runtime.Assignable(oT487, oConst4) {
+			if !runtime.Assignable(oT413, oConst4) {
 				return false, runtime.NoSuchOverload("lowerAscii")
 			}
-			oT489, oT490 := runtime.AsString(oT487)
-			if oT490.Kind != 0 {
-				return false, oT490
+			oT415, oT416 := runtime.AsString(oT413)
+			if oT416.Kind != 0 {
+				return false, oT416
 			}
-			oT491 := runtime.LowerASCII(oT489)
-			oT492 := "hello"
-			return (oT491 == oT492), runtime.Err{}
+			oT417 := runtime.LowerASCII(oT415)
+			return (oT417 == "hello"), runtime.Err{}
 		}()
-		if oT486.Kind == 0 {
-			if !oT485 {
+		if oT412.Kind == 0 {
+			if !oT411 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT486
+			oErr = oT412
 		}
-		oT493, oT494 := func() (bool, runtime.Err) {
-			oT495 := "ÀB"
-			oT496 := runtime.LowerASCII(oT495)
-			oT497 := "Àb"
-			return (oT496 == oT497), runtime.Err{}
+		oT418, oT419 := func() (bool, runtime.Err) {
+			oT420 := runtime.LowerASCII("ÀB")
+			return (oT420 == "Àb"), runtime.Err{}
 		}()
-		if oT494.Kind == 0 {
-			if !oT493 {
+		if oT419.Kind == 0 {
+			if !oT418 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT494
+			oErr = oT419
 		}
 		if oErr.Kind != 0 {
 			return false, oErr
 		}
 		return true, runtime.Err{}
 	}()
-	if oT484.Kind != 0 {
-		return false, oT484
+	if oT410.Kind != 0 {
+		return false, oT410
 	}
-	return oT483, runtime.Err{}
+	return oT409, runtime.Err{}
 }
 
 // oRule76 evaluates rule "E076" (policy).
@@ -4172,20 +4067,19 @@ func oRule76(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[76]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT498, oT499 := oF.ToolArgs["s"]
-	if !oT499 {
+	oT421, oT422 := oF.ToolArgs["s"]
+	if !oT422 {
 		return false, runtime.NoSuchKey("s")
 	}
-	if !runtime.Assignable(oT498, oConst4) {
+	if !runtime.Assignable(oT421, oConst4) {
 		return false, runtime.NoSuchOverload("upperAscii")
 	}
-	oT500, oT501 := runtime.AsString(oT498)
-	if oT501.Kind != 0 {
-		return false, oT501
+	oT423, oT424 := runtime.AsString(oT421)
+	if oT424.Kind != 0 {
+		return false, oT424
 	}
-	oT502 := runtime.UpperASCII(oT500)
-	oT503 := "HELLO"
-	return (oT502 == oT503), runtime.Err{}
+	oT425 := runtime.UpperASCII(oT423)
+	return (oT425 == "HELLO"), runtime.Err{}
 }
 
 // oRule77 evaluates rule "E077" (policy).
@@ -4197,10 +4091,8 @@ func oRule77(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[77]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT504 := "  a b \t"
-	oT505 := runtime.Trim(oT504)
-	oT506 := "a b"
-	return (oT505 == oT506), runtime.Err{}
+	oT426 := runtime.Trim("  a b \t")
+	return (oT426 == "a b"), runtime.Err{}
 }
 
 // oRule78 evaluates rule "E078" (policy).
@@ -4212,10 +4104,8 @@ func oRule78(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[78]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT507 := "a,b,,c"
-	oT508 := ","
-	oT509 := runtime.Split(oT507, oT508)
-	return runtime.EqualStrings(oT509, oConst5), runtime.Err{}
+	oT427 := runtime.Split("a,b,,c", ",")
+	return runtime.EqualStrings(oT427, oConst5), runtime.Err{}
 }
 
 // oRule79 evaluates rule "E079" (policy).
@@ -4227,11 +4117,8 @@ func oRule79(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[79]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT510 := "a,b,c"
-	oT511 := ","
-	oT512 := int64(2)
-	oT513 := runtime.SplitN(oT510, oT511, oT512)
-	return runtime.EqualStrings(oT513, oConst6), runtime.Err{}
+	oT428 := runtime.SplitN("a,b,c", ",", int64(2))
+	return runtime.EqualStrings(oT428, oConst6), runtime.Err{}
 }
 
 // oRule80 evaluates rule "E080" (policy).
@@ -4243,42 +4130,39 @@ func oRule80(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[80]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT514, oT515 := func() (bool, runtime.Err) {
+	oT429, oT430 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT516, oT517 := func() (bool, runtime.Err) {
-			oT518 := "-"
-			oT519 := runtime.JoinSep(oConst7, oT518)
-			oT520 := "a-b"
-			return (oT519 == oT520), runtime.Err{}
+		oT431, oT432 := func() (bool, runtime.Err) {
+			oT433 := runtime.JoinSep(oConst7, "-")
+			return (oT433 == "a-b"), runtime.Err{}
 		}()
-		if oT517.Kind == 0 {
-			if !oT516 {
+		if oT432.Kind == 0 {
+			if !oT431 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT517
+			oErr = oT432
 		}
-		oT521, oT522 := func() (bool, runtime.Err) {
-			oT523 := runtime.Join(oConst8)
-			oT524 := "x"
-			return (oT523 == oT524), runtime.Err{}
+		oT434, oT435 := func() (bool, runtime.Err) {
+			oT436 := runtime.Join(oConst8)
+			return (oT436 == "x"), runtime.Err{}
 		}()
-		if oT522.Kind == 0 {
-			if !oT521 {
+		if oT435.Kind == 0 {
+			if !oT434 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT522
+			oErr = oT435
 		}
 		if oErr.Kind != 0 {
 			return false, oErr
 		}
 		return true, runtime.Err{}
 	}()
-	if oT515.Kind != 0 {
-		return false, oT515
+	if oT430.Kind != 0 {
+		return false, oT430
 	}
-	return oT514, runtime.Err{}
+	return oT429, runtime.Err{}
 }
 
 // oRule81 evaluates rule "E081" (policy).
@@ -4290,48 +4174,39 @@ func oRule81(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[81]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT525, oT526 := func() (bool, runtime.Err) {
+	oT437, oT438 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT527, oT528 := func() (bool, runtime.Err) {
-			oT529 := "aXbXc"
-			oT530 := "X"
-			oT531 := "-"
-			oT532 := runtime.Replace(oT529, oT530, oT531)
-			oT533 := "a-b-c"
-			return (oT532 == oT533), runtime.Err{}
+		oT439, oT440 := func() (bool, runtime.Err) {
+			oT441 := runtime.Replace("aXbXc", "X", "-")
+			return (oT441 == "a-b-c"), runtime.Err{}
 		}()
-		if oT528.Kind == 0 {
-			if !oT527 {
+		if oT440.Kind == 0 {
+			if !oT439 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT528
+			oErr = oT440
 		}
-		oT534, oT535 := func() (bool, runtime.Err) {
-			oT536 := "aXbXc"
-			oT537 := "X"
-			oT538 := "-"
-			oT539 := int64(1)
-			oT540 := runtime.ReplaceN(oT536, oT537, oT538, oT539)
-			oT541 := "a-bXc"
-			return (oT540 == oT541), runtime.Err{}
+		oT442, oT443 := func() (bool, runtime.Err) {
+			oT444 := runtime.ReplaceN("aXbXc", "X", "-", int64(1))
+			return (oT444 == "a-bXc"), runtime.Err{}
 		}()
-		if oT535.Kind == 0 {
-			if !oT534 {
+		if oT443.Kind == 0 {
+			if !oT442 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT535
+			oErr = oT443
 		}
 		if oErr.Kind != 0 {
 			return false, oErr
 		}
 		return true, runtime.Err{}
 	}()
-	if oT526.Kind != 0 {
-		return false, oT526
+	if oT438.Kind != 0 {
+		return false, oT438
 	}
-	return oT525, runtime.Err{}
+	return oT437, runtime.Err{}
 }
 
 // oRule82 evaluates rule "E082" (policy).
@@ -4344,38 +4219,568 @@ func oRule82(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[82]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT542, oT543 := func() (bool, runtime.Err) {
+	oT445, oT446 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT544, oT545 := func() (bool, runtime.Err) {
-			oT546, oT547 := oF.ToolArgs["u"]
-			if !oT547 {
+		oT447, oT448 := func() (bool, runtime.Err) {
+			oT449, oT450 := oF.ToolArgs["u"]
+			if !oT450 {
 				return false, runtime.NoSuchKey("u")
 			}
-			if !runtime.Assignable(oT546, oConst4) {
+			if !runtime.Assignable(oT449, oConst4) {
 				return false, runtime.NoSuchOverload("indexOf")
 			}
-			oT548, oT549 := runtime.AsString(oT546)
-			if oT549.Kind != 0 {
-				return false, oT549
+			oT451, oT452 := runtime.AsString(oT449)
+			if oT452.Kind != 0 {
+				return false, oT452
 			}
-			oT550 := "b"
-			oT551 := runtime.IndexOf(oT548, oT550)
-			oT552 := int64(1)
-			return (oT551 == oT552), runtime.Err{}
+			oT453 := runtime.IndexOf(oT451, "b")
+			return (oT453 == int64(1)), runtime.Err{}
 		}()
-		if oT545.Kind == 0 {
-			if !oT544 {
+		if oT448.Kind == 0 {
+			if !oT447 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT545
+			oErr = oT448
+		}
+		oT454, oT455 := func() (bool, runtime.Err) {
+			oT456 := runtime.IndexOf("abc", "")
+			return (oT456 == int64(0)), runtime.Err{}
+		}()
+		if oT455.Kind == 0 {
+			if !oT454 {
+				return false, runtime.Err{}
+			}
+		} else if oErr.Kind == 0 {
+			oErr = oT455
+		}
+		if oErr.Kind != 0 {
+			return false, oErr
+		}
+		return true, runtime.Err{}
+	}()
+	if oT446.Kind != 0 {
+		return false, oT446
+	}
+	return oT445, runtime.Err{}
+}
+
+// oRule83 evaluates rule "E083" (policy).
+// when: "abc".indexOf("c", 5) == 2
+func oRule83(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+	if !oX.Enter(&oRules[83]) {
+		return false, runtime.Err{}
+	}
+	if oErr := oX.Supplied(&oRules[83]); oErr.Kind != 0 {
+		return false, oErr
+	}
+	oT457, oT458 := runtime.IndexOfFrom("abc", "c", int64(5))
+	if oT458.Kind != 0 {
+		return false, oT458
+	}
+	return (oT457 == int64(2)), runtime.Err{}
+}
+
+// oRule84 evaluates rule "E084" (policy).
+// when: "abcabc".lastIndexOf("b") == 4
+func oRule84(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+	if !oX.Enter(&oRules[84]) {
+		return false, runtime.Err{}
+	}
+	if oErr := oX.Supplied(&oRules[84]); oErr.Kind != 0 {
+		return false, oErr
+	}
+	oT459 := runtime.LastIndexOf("abcabc", "b")
+	return (oT459 == int64(4)), runtime.Err{}
+}
+
+// oRule85 evaluates rule "E085" (policy).
+// when: "hello".substring(1, 3) == "el"
+func oRule85(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+	if !oX.Enter(&oRules[85]) {
+		return false, runtime.Err{}
+	}
+	if oErr := oX.Supplied(&oRules[85]); oErr.Kind != 0 {
+		return false, oErr
+	}
+	oT460, oT461 := runtime.SubstringRange("hello", int64(1), int64(3))
+	if oT461.Kind != 0 {
+		return false, oT461
+	}
+	return (oT460 == "el"), runtime.Err{}
+}
+
+// oRule86 evaluates rule "E086" (policy).
+// when: "hello".substring(4, 2) == ""
+func oRule86(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+	if !oX.Enter(&oRules[86]) {
+		return false, runtime.Err{}
+	}
+	if oErr := oX.Supplied(&oRules[86]); oErr.Kind != 0 {
+		return false, oErr
+	}
+	oT462, oT463 := runtime.SubstringRange("hello", int64(4), int64(2))
+	if oT463.Kind != 0 {
+		return false, oT463
+	}
+	return (oT462 == ""), runtime.Err{}
+}
+
+// oRule87 evaluates rule "E087" (policy).
+// when: "hello".charAt(1) == "e" && "hello".charAt(5) == ""
+func oRule87(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+	if !oX.Enter(&oRules[87]) {
+		return false, runtime.Err{}
+	}
+	if oErr := oX.Supplied(&oRules[87]); oErr.Kind != 0 {
+		return false, oErr
+	}
+	oT464, oT465 := func() (bool, runtime.Err) {
+		var oErr runtime.Err
+		oT466, oT467 := func() (bool, runtime.Err) {
+			oT468, oT469 := runtime.CharAt("hello", int64(1))
+			if oT469.Kind != 0 {
+				return false, oT469
+			}
+			return (oT468 == "e"), runtime.Err{}
+		}()
+		if oT467.Kind == 0 {
+			if !oT466 {
+				return false, runtime.Err{}
+			}
+		} else if oErr.Kind == 0 {
+			oErr = oT467
+		}
+		oT470, oT471 := func() (bool, runtime.Err) {
+			oT472, oT473 := runtime.CharAt("hello", int64(5))
+			if oT473.Kind != 0 {
+				return false, oT473
+			}
+			return (oT472 == ""), runtime.Err{}
+		}()
+		if oT471.Kind == 0 {
+			if !oT470 {
+				return false, runtime.Err{}
+			}
+		} else if oErr.Kind == 0 {
+			oErr = oT471
+		}
+		if oErr.Kind != 0 {
+			return false, oErr
+		}
+		return true, runtime.Err{}
+	}()
+	if oT465.Kind != 0 {
+		return false, oT465
+	}
+	return oT464, runtime.Err{}
+}
+
+// oRule88 evaluates rule "E088" (policy).
+// when: tool_args.list[3] == 1
+func oRule88(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+	if !oX.Enter(&oRules[88]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oErr := oX.Supplied(&oRules[88]); oErr.Kind != 0 {
+		return false, oErr
+	}
+	oT474, oT475 := oF.ToolArgs["list"]
+	if !oT475 {
+		return false, runtime.NoSuchKey("list")
+	}
+	oT476, oT477 := runtime.IndexDyn(oT474, any(int64(3)))
+	if oT477.Kind != 0 {
+		return false, oT477
+	}
+	return runtime.EqualDynInt(oT476, int64(1)), runtime.Err{}
+}
+
+// oRule89 evaluates rule "E089" (policy).
+// when: tool_args.list[-1] == 1
+func oRule89(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+	if !oX.Enter(&oRules[89]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oErr := oX.Supplied(&oRules[89]); oErr.Kind != 0 {
+		return false, oErr
+	}
+	oT478, oT479 := oF.ToolArgs["list"]
+	if !oT479 {
+		return false, runtime.NoSuchKey("list")
+	}
+	oT480, oT481 := runtime.IndexDyn(oT478, any(int64(-1)))
+	if oT481.Kind != 0 {
+		return false, oT481
+	}
+	return runtime.EqualDynInt(oT480, int64(1)), runtime.Err{}
+}
+
+// oRule90 evaluates rule "E090" (policy).
+// when: [1, 2, 3][1] == 2
+func oRule90(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+	if !oX.Enter(&oRules[90]) {
+		return false, runtime.Err{}
+	}
+	if oErr := oX.Supplied(&oRules[90]); oErr.Kind != 0 {
+		return false, oErr
+	}
+	oT482, oT483 := runtime.IndexList(oConst0, int64(1))
+	if oT483.Kind != 0 {
+		return false, oT483
+	}
+	oT484, oT485 := runtime.AsInt(oT482)
+	if oT485.Kind != 0 {
+		return false, oT485
+	}
+	return (oT484 == int64(2)), runtime.Err{}
+}
+
+// oRule91 evaluates rule "E091" (policy).
+// when: tool_args.map["a"] == 1
+func oRule91(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+	if !oX.Enter(&oRules[91]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oErr := oX.Supplied(&oRules[91]); oErr.Kind != 0 {
+		return false, oErr
+	}
+	oT486, oT487 := oF.ToolArgs["map"]
+	if !oT487 {
+		return false, runtime.NoSuchKey("map")
+	}
+	oT488, oT489 := runtime.IndexDyn(oT486, any("a"))
+	if oT489.Kind != 0 {
+		return false, oT489
+	}
+	return runtime.EqualDynInt(oT488, int64(1)), runtime.Err{}
+}
+
+// oRule92 evaluates rule "E092" (policy).
+// when: tool_args.map["zz"] == 1
+func oRule92(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+	if !oX.Enter(&oRules[92]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oErr := oX.Supplied(&oRules[92]); oErr.Kind != 0 {
+		return false, oErr
+	}
+	oT490, oT491 := oF.ToolArgs["map"]
+	if !oT491 {
+		return false, runtime.NoSuchKey("map")
+	}
+	oT492, oT493 := runtime.IndexDyn(oT490, any("zz"))
+	if oT493.Kind != 0 {
+		return false, oT493
+	}
+	return runtime.EqualDynInt(oT492, int64(1)), runtime.Err{}
+}
+
+// oRule93 evaluates rule "E093" (policy).
+// when: tool_args.map.a == 1
+func oRule93(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+	if !oX.Enter(&oRules[93]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oErr := oX.Supplied(&oRules[93]); oErr.Kind != 0 {
+		return false, oErr
+	}
+	oT494, oT495 := oF.ToolArgs["map"]
+	if !oT495 {
+		return false, runtime.NoSuchKey("map")
+	}
+	oT496, oT497 := runtime.SelectDyn(oT494, "a")
+	if oT497.Kind != 0 {
+		return false, oT497
+	}
+	return runtime.EqualDynInt(oT496, int64(1)), runtime.Err{}
+}
+
+// oRule94 evaluates rule "E094" (policy).
+// when: tool_args.map.zz == 1
+func oRule94(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+	if !oX.Enter(&oRules[94]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oErr := oX.Supplied(&oRules[94]); oErr.Kind != 0 {
+		return false, oErr
+	}
+	oT498, oT499 := oF.ToolArgs["map"]
+	if !oT499 {
+		return false, runtime.NoSuchKey("map")
+	}
+	oT500, oT501 := runtime.SelectDyn(oT498, "zz")
+	if oT501.Kind != 0 {
+		return false, oT501
+	}
+	return runtime.EqualDynInt(oT500, int64(1)), runtime.Err{}
+}
+
+// oRule95 evaluates rule "E095" (policy).
+// when: has(tool_args.map.a) && !has(tool_args.map.zz)
+func oRule95(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+	if !oX.Enter(&oRules[95]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oErr := oX.Supplied(&oRules[95]); oErr.Kind != 0 {
+		return false, oErr
+	}
+	oT502, oT503 := func() (bool, runtime.Err) {
+		var oErr runtime.Err
+		oT504, oT505 := func() (bool, runtime.Err) {
+			oT506, oT507 := oF.ToolArgs["map"]
+			if !oT507 {
+				return false, runtime.NoSuchKey("map")
+			}
+			oT508, oT509 := runtime.HasDyn(oT506, "a")
+			if oT509.Kind != 0 {
+				return false, oT509
+			}
+			return oT508, runtime.Err{}
+		}()
+		if oT505.Kind == 0 {
+			if !oT504 {
+				return false, runtime.Err{}
+			}
+		} else if oErr.Kind == 0 {
+			oErr = oT505
+		}
+		oT510, oT511 := func() (bool, runtime.Err) {
+			oT512, oT513 := oF.ToolArgs["map"]
+			if !oT513 {
+				return false, runtime.NoSuchKey("map")
+			}
+			oT514, oT515 := runtime.HasDyn(oT512, "zz")
+			if oT515.Kind != 0 {
+				return false, oT515
+			}
+			return !oT514, runtime.Err{}
+		}()
+		if oT511.Kind == 0 {
+			if !oT510 {
+				return false, runtime.Err{}
+			}
+		} else if oErr.Kind == 0 {
+			oErr = oT511
+		}
+		if oErr.Kind != 0 {
+			return false, oErr
+		}
+		return true, runtime.Err{}
+	}()
+	if oT503.Kind != 0 {
+		return false, oT503
+	}
+	return oT502, runtime.Err{}
+}
+
+// oRule96 evaluates rule "E096" (policy).
+// when: has(tool_args.missing)
+func oRule96(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+	if !oX.Enter(&oRules[96]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oErr := oX.Supplied(&oRules[96]); oErr.Kind != 0 {
+		return false, oErr
+	}
+	_, oT516 := oF.ToolArgs["missing"]
+	return oT516, runtime.Err{}
+}
+
+// oRule97 evaluates rule "E097" (policy).
+// when: has(tool_args.s.x)
+func oRule97(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+	if !oX.Enter(&oRules[97]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oErr := oX.Supplied(&oRules[97]); oErr.Kind != 0 {
+		return false, oErr
+	}
+	oT517, oT518 := oF.ToolArgs["s"]
+	if !oT518 {
+		return false, runtime.NoSuchKey("s")
+	}
+	oT519, oT520 := runtime.HasDyn(oT517, "x")
+	if oT520.Kind != 0 {
+		return false, oT520
+	}
+	return oT519, runtime.Err{}
+}
+
+// oRule98 evaluates rule "E098" (policy).
+// when: tool_args.s.x == 1
+func oRule98(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+	if !oX.Enter(&oRules[98]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oErr := oX.Supplied(&oRules[98]); oErr.Kind != 0 {
+		return false, oErr
+	}
+	oT521, oT522 := oF.ToolArgs["s"]
+	if !oT522 {
+		return false, runtime.NoSuchKey("s")
+	}
+	oT523, oT524 := runtime.SelectDyn(oT521, "x")
+	if oT524.Kind != 0 {
+		return false, oT524
+	}
+	return runtime.EqualDynInt(oT523, int64(1)), runtime.Err{}
+}
+
+// oRule99 evaluates rule "E099" (policy).
+// when: tool_args.missing.x == 1
+func oRule99(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+	if !oX.Enter(&oRules[99]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oErr := oX.Supplied(&oRules[99]); oErr.Kind != 0 {
+		return false, oErr
+	}
+	oT525, oT526 := oF.ToolArgs["missing"]
+	if !oT526 {
+		return false, runtime.NoSuchKey("missing")
+	}
+	oT527, oT528 := runtime.SelectDyn(oT525, "x")
+	if oT528.Kind != 0 {
+		return false, oT528
+	}
+	return runtime.EqualDynInt(oT527, int64(1)), runtime.Err{}
+}
+
+// oRule100 evaluates rule "E100" (policy).
+// when: tool_args["s"] == "hello"
+func oRule100(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+	if !oX.Enter(&oRules[100]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oErr := oX.Supplied(&oRules[100]); oErr.Kind != 0 {
+		return false, oErr
+	}
+	oT529, oT530 := oF.ToolArgs["s"]
+	if !oT530 {
+		return false, runtime.NoSuchKey("s")
+	}
+	return runtime.EqualDynString(oT529, "hello"), runtime.Err{}
+}
+
+// oRule101 evaluates rule "E101" (policy).
+// when: tool_args[tool_arg_string("key")] == 3
+func oRule101(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+	if !oX.Enter(&oRules[101]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oErr := oX.Supplied(&oRules[101]); oErr.Kind != 0 {
+		return false, oErr
+	}
+	oT531 := runtime.ToolArgString(oF.ToolArgs, "key")
+	oT532, oT533 := oF.ToolArgs[oT531]
+	if !oT533 {
+		return false, runtime.NoSuchKey(oT531)
+	}
+	return runtime.EqualDynInt(oT532, int64(3)), runtime.Err{}
+}
+
+// oRule102 evaluates rule "E102" (policy).
+// when: tool_args.list[tool_args.d] == 1
+func oRule102(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+	if !oX.Enter(&oRules[102]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oErr := oX.Supplied(&oRules[102]); oErr.Kind != 0 {
+		return false, oErr
+	}
+	oT534, oT535 := oF.ToolArgs["list"]
+	if !oT535 {
+		return false, runtime.NoSuchKey("list")
+	}
+	oT536, oT537 := oF.ToolArgs["d"]
+	if !oT537 {
+		return false, runtime.NoSuchKey("d")
+	}
+	oT538, oT539 := runtime.IndexDyn(oT534, oT536)
+	if oT539.Kind != 0 {
+		return false, oT539
+	}
+	return runtime.EqualDynInt(oT538, int64(1)), runtime.Err{}
+}
+
+// oRule103 evaluates rule "E103" (policy).
+// when: tool_args.list[1.0] == 2
+func oRule103(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+	if !oX.Enter(&oRules[103]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oErr := oX.Supplied(&oRules[103]); oErr.Kind != 0 {
+		return false, oErr
+	}
+	oT540, oT541 := oF.ToolArgs["list"]
+	if !oT541 {
+		return false, runtime.NoSuchKey("list")
+	}
+	oT542, oT543 := runtime.IndexDyn(oT540, any(float64(1)))
+	if oT543.Kind != 0 {
+		return false, oT543
+	}
+	return runtime.EqualDynInt(oT542, int64(2)), runtime.Err{}
+}
+
+// oRule104 evaluates rule "E104" (policy).
+// when: "a" in tool_args.map && !("zz" in tool_args.map)
+func oRule104(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+	if !oX.Enter(&oRules[104]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oErr := oX.Supplied(&oRules[104]); oErr.Kind != 0 {
+		return false, oErr
+	}
+	oT544, oT545 := func() (bool, runtime.Err) {
+		var oErr runtime.Err
+		oT546, oT547 := func() (bool, runtime.Err) {
+			oT548, oT549 := oF.ToolArgs["map"]
+			if !oT549 {
+				return false, runtime.NoSuchKey("map")
+			}
+			oT550 := any("a")
+			oT551, oT552 := runtime.InDyn(oT550, oT548)
+			if oT552.Kind != 0 {
+				return false, oT552
+			}
+			return oT551, runtime.Err{}
+		}()
+		if oT547.Kind == 0 {
+			if !oT546 {
+				return false, runtime.Err{}
+			}
+		} else if oErr.Kind == 0 {
+			oErr = oT547
 		}
 		oT553, oT554 := func() (bool, runtime.Err) {
-			oT555 := "abc"
-			oT556 := ""
-			oT557 := runtime.IndexOf(oT555, oT556)
-			oT558 := int64(0)
-			return (oT557 == oT558), runtime.Err{}
+			oT555, oT556 := oF.ToolArgs["map"]
+			if !oT556 {
+				return false, runtime.NoSuchKey("map")
+			}
+			oT557 := any("zz")
+			oT558, oT559 := runtime.InDyn(oT557, oT555)
+			if oT559.Kind != 0 {
+				return false, oT559
+			}
+			return !oT558, runtime.Err{}
 		}()
 		if oT554.Kind == 0 {
 			if !oT553 {
@@ -4389,580 +4794,10 @@ func oRule82(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 		}
 		return true, runtime.Err{}
 	}()
-	if oT543.Kind != 0 {
-		return false, oT543
+	if oT545.Kind != 0 {
+		return false, oT545
 	}
-	return oT542, runtime.Err{}
-}
-
-// oRule83 evaluates rule "E083" (policy).
-// when: "abc".indexOf("c", 5) == 2
-func oRule83(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[83]) {
-		return false, runtime.Err{}
-	}
-	if oErr := oX.Supplied(&oRules[83]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT559 := "abc"
-	oT560 := "c"
-	oT561 := int64(5)
-	oT562, oT563 := runtime.IndexOfFrom(oT559, oT560, oT561)
-	if oT563.Kind != 0 {
-		return false, oT563
-	}
-	oT564 := int64(2)
-	return (oT562 == oT564), runtime.Err{}
-}
-
-// oRule84 evaluates rule "E084" (policy).
-// when: "abcabc".lastIndexOf("b") == 4
-func oRule84(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[84]) {
-		return false, runtime.Err{}
-	}
-	if oErr := oX.Supplied(&oRules[84]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT565 := "abcabc"
-	oT566 := "b"
-	oT567 := runtime.LastIndexOf(oT565, oT566)
-	oT568 := int64(4)
-	return (oT567 == oT568), runtime.Err{}
-}
-
-// oRule85 evaluates rule "E085" (policy).
-// when: "hello".substring(1, 3) == "el"
-func oRule85(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[85]) {
-		return false, runtime.Err{}
-	}
-	if oErr := oX.Supplied(&oRules[85]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT569 := "hello"
-	oT570 := int64(1)
-	oT571 := int64(3)
-	oT572, oT573 := runtime.SubstringRange(oT569, oT570, oT571)
-	if oT573.Kind != 0 {
-		return false, oT573
-	}
-	oT574 := "el"
-	return (oT572 == oT574), runtime.Err{}
-}
-
-// oRule86 evaluates rule "E086" (policy).
-// when: "hello".substring(4, 2) == ""
-func oRule86(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[86]) {
-		return false, runtime.Err{}
-	}
-	if oErr := oX.Supplied(&oRules[86]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT575 := "hello"
-	oT576 := int64(4)
-	oT577 := int64(2)
-	oT578, oT579 := runtime.SubstringRange(oT575, oT576, oT577)
-	if oT579.Kind != 0 {
-		return false, oT579
-	}
-	oT580 := ""
-	return (oT578 == oT580), runtime.Err{}
-}
-
-// oRule87 evaluates rule "E087" (policy).
-// when: "hello".charAt(1) == "e" && "hello".charAt(5) == ""
-func oRule87(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[87]) {
-		return false, runtime.Err{}
-	}
-	if oErr := oX.Supplied(&oRules[87]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT581, oT582 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT583, oT584 := func() (bool, runtime.Err) {
-			oT585 := "hello"
-			oT586 := int64(1)
-			oT587, oT588 := runtime.CharAt(oT585, oT586)
-			if oT588.Kind != 0 {
-				return false, oT588
-			}
-			oT589 := "e"
-			return (oT587 == oT589), runtime.Err{}
-		}()
-		if oT584.Kind == 0 {
-			if !oT583 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT584
-		}
-		oT590, oT591 := func() (bool, runtime.Err) {
-			oT592 := "hello"
-			oT593 := int64(5)
-			oT594, oT595 := runtime.CharAt(oT592, oT593)
-			if oT595.Kind != 0 {
-				return false, oT595
-			}
-			oT596 := ""
-			return (oT594 == oT596), runtime.Err{}
-		}()
-		if oT591.Kind == 0 {
-			if !oT590 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT591
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT582.Kind != 0 {
-		return false, oT582
-	}
-	return oT581, runtime.Err{}
-}
-
-// oRule88 evaluates rule "E088" (policy).
-// when: tool_args.list[3] == 1
-func oRule88(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[88]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[88]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT597, oT598 := oF.ToolArgs["list"]
-	if !oT598 {
-		return false, runtime.NoSuchKey("list")
-	}
-	oT599, oT600 := runtime.IndexDyn(oT597, any(int64(3)))
-	if oT600.Kind != 0 {
-		return false, oT600
-	}
-	oT601 := int64(1)
-	return runtime.EqualDynInt(oT599, oT601), runtime.Err{}
-}
-
-// oRule89 evaluates rule "E089" (policy).
-// when: tool_args.list[-1] == 1
-func oRule89(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[89]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[89]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT602, oT603 := oF.ToolArgs["list"]
-	if !oT603 {
-		return false, runtime.NoSuchKey("list")
-	}
-	oT604, oT605 := runtime.IndexDyn(oT602, any(int64(-1)))
-	if oT605.Kind != 0 {
-		return false, oT605
-	}
-	oT606 := int64(1)
-	return runtime.EqualDynInt(oT604, oT606), runtime.Err{}
-}
-
-// oRule90 evaluates rule "E090" (policy).
-// when: [1, 2, 3][1] == 2
-func oRule90(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[90]) {
-		return false, runtime.Err{}
-	}
-	if oErr := oX.Supplied(&oRules[90]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT607, oT608 := runtime.IndexList(oConst0, int64(1))
-	if oT608.Kind != 0 {
-		return false, oT608
-	}
-	oT609, oT610 := runtime.AsInt(oT607)
-	if oT610.Kind != 0 {
-		return false, oT610
-	}
-	oT611 := int64(2)
-	return (oT609 == oT611), runtime.Err{}
-}
-
-// oRule91 evaluates rule "E091" (policy).
-// when: tool_args.map["a"] == 1
-func oRule91(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[91]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[91]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT612, oT613 := oF.ToolArgs["map"]
-	if !oT613 {
-		return false, runtime.NoSuchKey("map")
-	}
-	oT614, oT615 := runtime.IndexDyn(oT612, any("a"))
-	if oT615.Kind != 0 {
-		return false, oT615
-	}
-	oT616 := int64(1)
-	return runtime.EqualDynInt(oT614, oT616), runtime.Err{}
-}
-
-// oRule92 evaluates rule "E092" (policy).
-// when: tool_args.map["zz"] == 1
-func oRule92(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[92]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[92]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT617, oT618 := oF.ToolArgs["map"]
-	if !oT618 {
-		return false, runtime.NoSuchKey("map")
-	}
-	oT619, oT620 := runtime.IndexDyn(oT617, any("zz"))
-	if oT620.Kind != 0 {
-		return false, oT620
-	}
-	oT621 := int64(1)
-	return runtime.EqualDynInt(oT619, oT621), runtime.Err{}
-}
-
-// oRule93 evaluates rule "E093" (policy).
-// when: tool_args.map.a == 1
-func oRule93(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[93]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[93]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT622, oT623 := oF.ToolArgs["map"]
-	if !oT623 {
-		return false, runtime.NoSuchKey("map")
-	}
-	oT624, oT625 := runtime.SelectDyn(oT622, "a")
-	if oT625.Kind != 0 {
-		return false, oT625
-	}
-	oT626 := int64(1)
-	return runtime.EqualDynInt(oT624, oT626), runtime.Err{}
-}
-
-// oRule94 evaluates rule "E094" (policy).
-// when: tool_args.map.zz == 1
-func oRule94(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[94]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[94]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT627, oT628 := oF.ToolArgs["map"]
-	if !oT628 {
-		return false, runtime.NoSuchKey("map")
-	}
-	oT629, oT630 := runtime.SelectDyn(oT627, "zz")
-	if oT630.Kind != 0 {
-		return false, oT630
-	}
-	oT631 := int64(1)
-	return runtime.EqualDynInt(oT629, oT631), runtime.Err{}
-}
-
-// oRule95 evaluates rule "E095" (policy).
-// when: has(tool_args.map.a) && !has(tool_args.map.zz)
-func oRule95(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[95]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[95]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT632, oT633 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT634, oT635 := func() (bool, runtime.Err) {
-			oT636, oT637 := oF.ToolArgs["map"]
-			if !oT637 {
-				return false, runtime.NoSuchKey("map")
-			}
-			oT638, oT639 := runtime.HasDyn(oT636, "a")
-			if oT639.Kind != 0 {
-				return false, oT639
-			}
-			return oT638, runtime.Err{}
-		}()
-		if oT635.Kind == 0 {
-			if !oT634 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT635
-		}
-		oT640, oT641 := func() (bool, runtime.Err) {
-			oT642, oT643 := oF.ToolArgs["map"]
-			if !oT643 {
-				return false, runtime.NoSuchKey("map")
-			}
-			oT644, oT645 := runtime.HasDyn(oT642, "zz")
-			if oT645.Kind != 0 {
-				return false, oT645
-			}
-			return !oT644, runtime.Err{}
-		}()
-		if oT641.Kind == 0 {
-			if !oT640 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT641
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT633.Kind != 0 {
-		return false, oT633
-	}
-	return oT632, runtime.Err{}
-}
-
-// oRule96 evaluates rule "E096" (policy).
-// when: has(tool_args.missing)
-func oRule96(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[96]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[96]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	_, oT646 := oF.ToolArgs["missing"]
-	return oT646, runtime.Err{}
-}
-
-// oRule97 evaluates rule "E097" (policy).
-// when: has(tool_args.s.x)
-func oRule97(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[97]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[97]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT647, oT648 := oF.ToolArgs["s"]
-	if !oT648 {
-		return false, runtime.NoSuchKey("s")
-	}
-	oT649, oT650 := runtime.HasDyn(oT647, "x")
-	if oT650.Kind != 0 {
-		return false, oT650
-	}
-	return oT649, runtime.Err{}
-}
-
-// oRule98 evaluates rule "E098" (policy).
-// when: tool_args.s.x == 1
-func oRule98(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[98]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[98]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT651, oT652 := oF.ToolArgs["s"]
-	if !oT652 {
-		return false, runtime.NoSuchKey("s")
-	}
-	oT653, oT654 := runtime.SelectDyn(oT651, "x")
-	if oT654.Kind != 0 {
-		return false, oT654
-	}
-	oT655 := int64(1)
-	return runtime.EqualDynInt(oT653, oT655), runtime.Err{}
-}
-
-// oRule99 evaluates rule "E099" (policy).
-// when: tool_args.missing.x == 1
-func oRule99(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[99]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[99]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT656, oT657 := oF.ToolArgs["missing"]
-	if !oT657 {
-		return false, runtime.NoSuchKey("missing")
-	}
-	oT658, oT659 := runtime.SelectDyn(oT656, "x")
-	if oT659.Kind != 0 {
-		return false, oT659
-	}
-	oT660 := int64(1)
-	return runtime.EqualDynInt(oT658, oT660), runtime.Err{}
-}
-
-// oRule100 evaluates rule "E100" (policy).
-// when: tool_args["s"] == "hello"
-func oRule100(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[100]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[100]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT661 := "s"
-	oT662, oT663 := oF.ToolArgs[oT661]
-	if !oT663 {
-		return false, runtime.NoSuchKey(oT661)
-	}
-	oT664 := "hello"
-	return runtime.EqualDynString(oT662, oT664), runtime.Err{}
-}
-
-// oRule101 evaluates rule "E101" (policy).
-// when: tool_args[tool_arg_string("key")] == 3
-func oRule101(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[101]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[101]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT665 := runtime.ToolArgString(oF.ToolArgs, "key")
-	oT666, oT667 := oF.ToolArgs[oT665]
-	if !oT667 {
-		return false, runtime.NoSuchKey(oT665)
-	}
-	oT668 := int64(3)
-	return runtime.EqualDynInt(oT666, oT668), runtime.Err{}
-}
-
-// oRule102 evaluates rule "E102" (policy).
-// when: tool_args.list[tool_args.d] == 1
-func oRule102(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[102]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[102]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT669, oT670 := oF.ToolArgs["list"]
-	if !oT670 {
-		return false, runtime.NoSuchKey("list")
-	}
-	oT671, oT672 := oF.ToolArgs["d"]
-	if !oT672 {
-		return false, runtime.NoSuchKey("d")
-	}
-	oT673, oT674 := runtime.IndexDyn(oT669, oT671)
-	if oT674.Kind != 0 {
-		return false, oT674
-	}
-	oT675 := int64(1)
-	return runtime.EqualDynInt(oT673, oT675), runtime.Err{}
-}
-
-// oRule103 evaluates rule "E103" (policy).
-// when: tool_args.list[1.0] == 2
-func oRule103(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[103]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[103]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT676, oT677 := oF.ToolArgs["list"]
-	if !oT677 {
-		return false, runtime.NoSuchKey("list")
-	}
-	oT678, oT679 := runtime.IndexDyn(oT676, any(float64(1)))
-	if oT679.Kind != 0 {
-		return false, oT679
-	}
-	oT680 := int64(2)
-	return runtime.EqualDynInt(oT678, oT680), runtime.Err{}
-}
-
-// oRule104 evaluates rule "E104" (policy).
-// when: "a" in tool_args.map && !("zz" in tool_args.map)
-func oRule104(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[104]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[104]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT681, oT682 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT683, oT684 := func() (bool, runtime.Err) {
-			oT685, oT686 := oF.ToolArgs["map"]
-			if !oT686 {
-				return false, runtime.NoSuchKey("map")
-			}
-			oT687 := any("a")
-			oT688, oT689 := runtime.InDyn(oT687, oT685)
-			if oT689.Kind != 0 {
-				return false, oT689
-			}
-			return oT688, runtime.Err{}
-		}()
-		if oT684.Kind == 0 {
-			if !oT683 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT684
-		}
-		oT690, oT691 := func() (bool, runtime.Err) {
-			oT692, oT693 := oF.ToolArgs["map"]
-			if !oT693 {
-				return false, runtime.NoSuchKey("map")
-			}
-			oT694 := any("zz")
-			oT695, oT696 := runtime.InDyn(oT694, oT692)
-			if oT696.Kind != 0 {
-				return false, oT696
-			}
-			return !oT695, runtime.Err{}
-		}()
-		if oT691.Kind == 0 {
-			if !oT690 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT691
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT682.Kind != 0 {
-		return false, oT682
-	}
-	return oT681, runtime.Err{}
+	return oT544, runtime.Err{}
 }
 
 // oRule105 evaluates rule "E105" (policy).
@@ -4975,74 +4810,74 @@ func oRule105(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[105]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT697, oT698 := func() (bool, runtime.Err) {
+	oT560, oT561 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT699, oT700 := func() (bool, runtime.Err) {
-			oT701, oT702 := oF.ToolArgs["list"]
-			if !oT702 {
+		oT562, oT563 := func() (bool, runtime.Err) {
+			oT564, oT565 := oF.ToolArgs["list"]
+			if !oT565 {
 				return false, runtime.NoSuchKey("list")
 			}
-			oT703 := any(int64(2))
-			oT704, oT705 := runtime.InDyn(oT703, oT701)
-			if oT705.Kind != 0 {
-				return false, oT705
+			oT566 := any(int64(2))
+			oT567, oT568 := runtime.InDyn(oT566, oT564)
+			if oT568.Kind != 0 {
+				return false, oT568
 			}
-			return oT704, runtime.Err{}
+			return oT567, runtime.Err{}
 		}()
-		if oT700.Kind == 0 {
-			if !oT699 {
+		if oT563.Kind == 0 {
+			if !oT562 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT700
+			oErr = oT563
 		}
-		oT706, oT707 := func() (bool, runtime.Err) {
-			oT708, oT709 := oF.ToolArgs["list"]
-			if !oT709 {
+		oT569, oT570 := func() (bool, runtime.Err) {
+			oT571, oT572 := oF.ToolArgs["list"]
+			if !oT572 {
 				return false, runtime.NoSuchKey("list")
 			}
-			oT710 := any(float64(2))
-			oT711, oT712 := runtime.InDyn(oT710, oT708)
-			if oT712.Kind != 0 {
-				return false, oT712
+			oT573 := any(float64(2))
+			oT574, oT575 := runtime.InDyn(oT573, oT571)
+			if oT575.Kind != 0 {
+				return false, oT575
 			}
-			return oT711, runtime.Err{}
+			return oT574, runtime.Err{}
 		}()
-		if oT707.Kind == 0 {
-			if !oT706 {
+		if oT570.Kind == 0 {
+			if !oT569 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT707
+			oErr = oT570
 		}
-		oT713, oT714 := func() (bool, runtime.Err) {
-			oT715, oT716 := oF.ToolArgs["list"]
-			if !oT716 {
+		oT576, oT577 := func() (bool, runtime.Err) {
+			oT578, oT579 := oF.ToolArgs["list"]
+			if !oT579 {
 				return false, runtime.NoSuchKey("list")
 			}
-			oT717 := any("2")
-			oT718, oT719 := runtime.InDyn(oT717, oT715)
-			if oT719.Kind != 0 {
-				return false, oT719
+			oT580 := any("2")
+			oT581, oT582 := runtime.InDyn(oT580, oT578)
+			if oT582.Kind != 0 {
+				return false, oT582
 			}
-			return !oT718, runtime.Err{}
+			return !oT581, runtime.Err{}
 		}()
-		if oT714.Kind == 0 {
-			if !oT713 {
+		if oT577.Kind == 0 {
+			if !oT576 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT714
+			oErr = oT577
 		}
 		if oErr.Kind != 0 {
 			return false, oErr
 		}
 		return true, runtime.Err{}
 	}()
-	if oT698.Kind != 0 {
-		return false, oT698
+	if oT561.Kind != 0 {
+		return false, oT561
 	}
-	return oT697, runtime.Err{}
+	return oT560, runtime.Err{}
 }
 
 // oRule106 evaluates rule "E106" (policy).
@@ -5055,16 +4890,16 @@ func oRule106(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[106]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT720, oT721 := oF.ToolArgs["map"]
-	if !oT721 {
+	oT583, oT584 := oF.ToolArgs["map"]
+	if !oT584 {
 		return false, runtime.NoSuchKey("map")
 	}
-	oT722 := any(int64(1))
-	oT723, oT724 := runtime.InDyn(oT722, oT720)
-	if oT724.Kind != 0 {
-		return false, oT724
+	oT585 := any(int64(1))
+	oT586, oT587 := runtime.InDyn(oT585, oT583)
+	if oT587.Kind != 0 {
+		return false, oT587
 	}
-	return oT723, runtime.Err{}
+	return oT586, runtime.Err{}
 }
 
 // oRule107 evaluates rule "E107" (policy).
@@ -5077,16 +4912,16 @@ func oRule107(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[107]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT725, oT726 := oF.ToolArgs["s"]
-	if !oT726 {
+	oT588, oT589 := oF.ToolArgs["s"]
+	if !oT589 {
 		return false, runtime.NoSuchKey("s")
 	}
-	oT727 := any("x")
-	oT728, oT729 := runtime.InDyn(oT727, oT725)
-	if oT729.Kind != 0 {
-		return false, oT729
+	oT590 := any("x")
+	oT591, oT592 := runtime.InDyn(oT590, oT588)
+	if oT592.Kind != 0 {
+		return false, oT592
 	}
-	return oT728, runtime.Err{}
+	return oT591, runtime.Err{}
 }
 
 // oRule108 evaluates rule "E108" (policy).
@@ -5099,8 +4934,7 @@ func oRule108(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[108]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT730 := "reader"
-	return runtime.InStrings(oT730, oF.PrincipalRoles), runtime.Err{}
+	return runtime.InStrings("reader", oF.PrincipalRoles), runtime.Err{}
 }
 
 // oRule109 evaluates rule "E109" (policy).
@@ -5126,10 +4960,9 @@ func oRule110(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[110]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT731 := runtime.ConcatList(oF.PrincipalRoles, oConst8)
-	oT732 := int64(len(oT731))
-	oT733 := int64(3)
-	return (oT732 == oT733), runtime.Err{}
+	oT593 := runtime.ConcatList(oF.PrincipalRoles, oConst8)
+	oT594 := int64(len(oT593))
+	return (oT594 == int64(3)), runtime.Err{}
 }
 
 // oRule111 evaluates rule "E111" (policy).
@@ -5142,16 +4975,16 @@ func oRule111(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[111]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT734, oT735 := oF.ToolArgs["list"]
-	if !oT735 {
+	oT595, oT596 := oF.ToolArgs["list"]
+	if !oT596 {
 		return false, runtime.NoSuchKey("list")
 	}
-	oT736 := any(oConst10)
-	oT737, oT738 := runtime.AddDyn(oT734, oT736)
-	if oT738.Kind != 0 {
-		return false, oT738
+	oT597 := any(oConst10)
+	oT598, oT599 := runtime.AddDyn(oT595, oT597)
+	if oT599.Kind != 0 {
+		return false, oT599
 	}
-	return runtime.Equal(oT737, any(oConst11)), runtime.Err{}
+	return runtime.Equal(oT598, any(oConst11)), runtime.Err{}
 }
 
 // oRule112 evaluates rule "E112" (policy).
@@ -5164,17 +4997,16 @@ func oRule112(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[112]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT739, oT740 := oF.ToolArgs["s"]
-	if !oT740 {
+	oT600, oT601 := oF.ToolArgs["s"]
+	if !oT601 {
 		return false, runtime.NoSuchKey("s")
 	}
-	oT741 := any("!")
-	oT742, oT743 := runtime.AddDyn(oT739, oT741)
-	if oT743.Kind != 0 {
-		return false, oT743
+	oT602 := any("!")
+	oT603, oT604 := runtime.AddDyn(oT600, oT602)
+	if oT604.Kind != 0 {
+		return false, oT604
 	}
-	oT744 := "hello!"
-	return runtime.EqualDynString(oT742, oT744), runtime.Err{}
+	return runtime.EqualDynString(oT603, "hello!"), runtime.Err{}
 }
 
 // oRule113 evaluates rule "E113" (policy).
@@ -5187,17 +5019,16 @@ func oRule113(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[113]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT745, oT746 := oF.ToolArgs["n"]
-	if !oT746 {
+	oT605, oT606 := oF.ToolArgs["n"]
+	if !oT606 {
 		return false, runtime.NoSuchKey("n")
 	}
-	oT747 := any(int64(1))
-	oT748, oT749 := runtime.AddDyn(oT745, oT747)
-	if oT749.Kind != 0 {
-		return false, oT749
+	oT607 := any(int64(1))
+	oT608, oT609 := runtime.AddDyn(oT605, oT607)
+	if oT609.Kind != 0 {
+		return false, oT609
 	}
-	oT750 := int64(4)
-	return runtime.EqualDynInt(oT748, oT750), runtime.Err{}
+	return runtime.EqualDynInt(oT608, int64(4)), runtime.Err{}
 }
 
 // oRule114 evaluates rule "E114" (policy).
@@ -5210,17 +5041,16 @@ func oRule114(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[114]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT751, oT752 := oF.ToolArgs["n"]
-	if !oT752 {
+	oT610, oT611 := oF.ToolArgs["n"]
+	if !oT611 {
 		return false, runtime.NoSuchKey("n")
 	}
-	oT753 := any(float64(1))
-	oT754, oT755 := runtime.AddDyn(oT751, oT753)
-	if oT755.Kind != 0 {
-		return false, oT755
+	oT612 := any(float64(1))
+	oT613, oT614 := runtime.AddDyn(oT610, oT612)
+	if oT614.Kind != 0 {
+		return false, oT614
 	}
-	oT756 := float64(4)
-	return runtime.EqualDynDouble(oT754, oT756), runtime.Err{}
+	return runtime.EqualDynDouble(oT613, float64(4)), runtime.Err{}
 }
 
 // oRule115 evaluates rule "E115" (policy).
@@ -5233,17 +5063,16 @@ func oRule115(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[115]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT757, oT758 := oF.ToolArgs["s"]
-	if !oT758 {
+	oT615, oT616 := oF.ToolArgs["s"]
+	if !oT616 {
 		return false, runtime.NoSuchKey("s")
 	}
-	oT759 := any(int64(1))
-	oT760, oT761 := runtime.AddDyn(oT757, oT759)
-	if oT761.Kind != 0 {
-		return false, oT761
+	oT617 := any(int64(1))
+	oT618, oT619 := runtime.AddDyn(oT615, oT617)
+	if oT619.Kind != 0 {
+		return false, oT619
 	}
-	oT762 := int64(4)
-	return runtime.EqualDynInt(oT760, oT762), runtime.Err{}
+	return runtime.EqualDynInt(oT618, int64(4)), runtime.Err{}
 }
 
 // oRule116 evaluates rule "E116" (policy).
@@ -5256,39 +5085,38 @@ func oRule116(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[116]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT763, oT764 := oF.ToolArgs["list"]
-	if !oT764 {
+	oT620, oT621 := oF.ToolArgs["list"]
+	if !oT621 {
 		return false, runtime.NoSuchKey("list")
 	}
-	oT765, oT766 := func() (bool, runtime.Err) {
+	oT622, oT623 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT767, oT768 := runtime.Range(oT763)
-		if oT768.Kind != 0 {
-			return false, oT768
+		oT624, oT625 := runtime.Range(oT620)
+		if oT625.Kind != 0 {
+			return false, oT625
 		}
-		for oT769 := 0; oT769 < oT767.Len(); oT769++ {
-			oV_x := oT767.At(oT769)
+		for oT626 := 0; oT626 < oT624.Len(); oT626++ {
+			oV_x := oT624.At(oT626)
 			_ = oV_x
-			oT770, oT771 := func() (bool, runtime.Err) {
-				oT772 := int64(0)
-				var oT773 int
-				var oT774 runtime.Err
-				if oT775, oT776 := oV_x.(int64); oT776 {
-					oT773, oT774 = runtime.CompareInt(oT775, oT772), runtime.Err{}
+			oT627, oT628 := func() (bool, runtime.Err) {
+				var oT629 int
+				var oT630 runtime.Err
+				if oT631, oT632 := oV_x.(int64); oT632 {
+					oT629, oT630 = runtime.CompareInt(oT631, int64(0)), runtime.Err{}
 				} else {
-					oT773, oT774 = runtime.CompareDynInt(oV_x, oT772)
+					oT629, oT630 = runtime.CompareDynInt(oV_x, int64(0))
 				}
-				if oT774.Kind != 0 {
-					return false, oT774
+				if oT630.Kind != 0 {
+					return false, oT630
 				}
-				return runtime.Gt(oT773), runtime.Err{}
+				return runtime.Gt(oT629), runtime.Err{}
 			}()
-			if oT771.Kind == 0 {
-				if !oT770 {
+			if oT628.Kind == 0 {
+				if !oT627 {
 					return false, runtime.Err{}
 				}
 			} else if oErr.Kind == 0 {
-				oErr = oT771
+				oErr = oT628
 			}
 		}
 		if oErr.Kind != 0 {
@@ -5296,10 +5124,10 @@ func oRule116(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 		}
 		return true, runtime.Err{}
 	}()
-	if oT766.Kind != 0 {
-		return false, oT766
+	if oT623.Kind != 0 {
+		return false, oT623
 	}
-	return oT765, runtime.Err{}
+	return oT622, runtime.Err{}
 }
 
 // oRule117 evaluates rule "E117" (policy).
@@ -5312,39 +5140,38 @@ func oRule117(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[117]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT777, oT778 := oF.ToolArgs["list"]
-	if !oT778 {
+	oT633, oT634 := oF.ToolArgs["list"]
+	if !oT634 {
 		return false, runtime.NoSuchKey("list")
 	}
-	oT779, oT780 := func() (bool, runtime.Err) {
+	oT635, oT636 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT781, oT782 := runtime.Range(oT777)
-		if oT782.Kind != 0 {
-			return false, oT782
+		oT637, oT638 := runtime.Range(oT633)
+		if oT638.Kind != 0 {
+			return false, oT638
 		}
-		for oT783 := 0; oT783 < oT781.Len(); oT783++ {
-			oV_x := oT781.At(oT783)
+		for oT639 := 0; oT639 < oT637.Len(); oT639++ {
+			oV_x := oT637.At(oT639)
 			_ = oV_x
-			oT784, oT785 := func() (bool, runtime.Err) {
-				oT786 := int64(2)
-				var oT787 int
-				var oT788 runtime.Err
-				if oT789, oT790 := oV_x.(int64); oT790 {
-					oT787, oT788 = runtime.CompareInt(oT789, oT786), runtime.Err{}
+			oT640, oT641 := func() (bool, runtime.Err) {
+				var oT642 int
+				var oT643 runtime.Err
+				if oT644, oT645 := oV_x.(int64); oT645 {
+					oT642, oT643 = runtime.CompareInt(oT644, int64(2)), runtime.Err{}
 				} else {
-					oT787, oT788 = runtime.CompareDynInt(oV_x, oT786)
+					oT642, oT643 = runtime.CompareDynInt(oV_x, int64(2))
 				}
-				if oT788.Kind != 0 {
-					return false, oT788
+				if oT643.Kind != 0 {
+					return false, oT643
 				}
-				return runtime.Gt(oT787), runtime.Err{}
+				return runtime.Gt(oT642), runtime.Err{}
 			}()
-			if oT785.Kind == 0 {
-				if oT784 {
+			if oT641.Kind == 0 {
+				if oT640 {
 					return true, runtime.Err{}
 				}
 			} else if oErr.Kind == 0 {
-				oErr = oT785
+				oErr = oT641
 			}
 		}
 		if oErr.Kind != 0 {
@@ -5352,10 +5179,10 @@ func oRule117(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 		}
 		return false, runtime.Err{}
 	}()
-	if oT780.Kind != 0 {
-		return false, oT780
+	if oT636.Kind != 0 {
+		return false, oT636
 	}
-	return oT779, runtime.Err{}
+	return oT635, runtime.Err{}
 }
 
 // oRule118 evaluates rule "E118" (policy).
@@ -5368,52 +5195,51 @@ func oRule118(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[118]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT791, oT792 := oF.ToolArgs["list"]
-	if !oT792 {
+	oT646, oT647 := oF.ToolArgs["list"]
+	if !oT647 {
 		return false, runtime.NoSuchKey("list")
 	}
-	oT793, oT794 := func() (bool, runtime.Err) {
-		oT795 := 0
+	oT648, oT649 := func() (bool, runtime.Err) {
+		oT650 := 0
 		var oErr runtime.Err
-		oT796, oT797 := runtime.Range(oT791)
-		if oT797.Kind != 0 {
-			return false, oT797
+		oT651, oT652 := runtime.Range(oT646)
+		if oT652.Kind != 0 {
+			return false, oT652
 		}
-		for oT798 := 0; oT798 < oT796.Len(); oT798++ {
-			oV_x := oT796.At(oT798)
+		for oT653 := 0; oT653 < oT651.Len(); oT653++ {
+			oV_x := oT651.At(oT653)
 			_ = oV_x
-			oT799, oT800 := func() (bool, runtime.Err) {
-				oT801 := int64(2)
-				var oT802 int
-				var oT803 runtime.Err
-				if oT804, oT805 := oV_x.(int64); oT805 {
-					oT802, oT803 = runtime.CompareInt(oT804, oT801), runtime.Err{}
+			oT654, oT655 := func() (bool, runtime.Err) {
+				var oT656 int
+				var oT657 runtime.Err
+				if oT658, oT659 := oV_x.(int64); oT659 {
+					oT656, oT657 = runtime.CompareInt(oT658, int64(2)), runtime.Err{}
 				} else {
-					oT802, oT803 = runtime.CompareDynInt(oV_x, oT801)
+					oT656, oT657 = runtime.CompareDynInt(oV_x, int64(2))
 				}
-				if oT803.Kind != 0 {
-					return false, oT803
+				if oT657.Kind != 0 {
+					return false, oT657
 				}
-				return runtime.Gt(oT802), runtime.Err{}
+				return runtime.Gt(oT656), runtime.Err{}
 			}()
-			if oT800.Kind != 0 {
-				oErr = oT800
+			if oT655.Kind != 0 {
+				oErr = oT655
 				continue
 			}
-			if !oT799 {
+			if !oT654 {
 				continue
 			}
-			oT795++
+			oT650++
 		}
 		if oErr.Kind != 0 {
 			return false, oErr
 		}
-		return oT795 == 1, runtime.Err{}
+		return oT650 == 1, runtime.Err{}
 	}()
-	if oT794.Kind != 0 {
-		return false, oT794
+	if oT649.Kind != 0 {
+		return false, oT649
 	}
-	return oT793, runtime.Err{}
+	return oT648, runtime.Err{}
 }
 
 // oRule119 evaluates rule "E119" (policy).
@@ -5426,52 +5252,51 @@ func oRule119(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[119]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT806, oT807 := oF.ToolArgs["list"]
-	if !oT807 {
+	oT660, oT661 := oF.ToolArgs["list"]
+	if !oT661 {
 		return false, runtime.NoSuchKey("list")
 	}
-	oT808, oT809 := func() ([]any, runtime.Err) {
-		oT810 := []any{}
+	oT662, oT663 := func() ([]any, runtime.Err) {
+		oT664 := []any{}
 		var oErr runtime.Err
-		oT811, oT812 := runtime.Range(oT806)
-		if oT812.Kind != 0 {
-			return nil, oT812
+		oT665, oT666 := runtime.Range(oT660)
+		if oT666.Kind != 0 {
+			return nil, oT666
 		}
-		for oT813 := 0; oT813 < oT811.Len(); oT813++ {
-			oV_x := oT811.At(oT813)
+		for oT667 := 0; oT667 < oT665.Len(); oT667++ {
+			oV_x := oT665.At(oT667)
 			_ = oV_x
-			oT814, oT815 := func() (bool, runtime.Err) {
-				oT816 := int64(1)
-				var oT817 int
-				var oT818 runtime.Err
-				if oT819, oT820 := oV_x.(int64); oT820 {
-					oT817, oT818 = runtime.CompareInt(oT819, oT816), runtime.Err{}
+			oT668, oT669 := func() (bool, runtime.Err) {
+				var oT670 int
+				var oT671 runtime.Err
+				if oT672, oT673 := oV_x.(int64); oT673 {
+					oT670, oT671 = runtime.CompareInt(oT672, int64(1)), runtime.Err{}
 				} else {
-					oT817, oT818 = runtime.CompareDynInt(oV_x, oT816)
+					oT670, oT671 = runtime.CompareDynInt(oV_x, int64(1))
 				}
-				if oT818.Kind != 0 {
-					return false, oT818
+				if oT671.Kind != 0 {
+					return false, oT671
 				}
-				return runtime.Gt(oT817), runtime.Err{}
+				return runtime.Gt(oT670), runtime.Err{}
 			}()
-			if oT815.Kind != 0 {
-				oErr = oT815
+			if oT669.Kind != 0 {
+				oErr = oT669
 				continue
 			}
-			if !oT814 {
+			if !oT668 {
 				continue
 			}
-			oT810 = append(oT810, oV_x)
+			oT664 = append(oT664, oV_x)
 		}
 		if oErr.Kind != 0 {
 			return nil, oErr
 		}
-		return oT810, runtime.Err{}
+		return oT664, runtime.Err{}
 	}()
-	if oT809.Kind != 0 {
-		return false, oT809
+	if oT663.Kind != 0 {
+		return false, oT663
 	}
-	return runtime.Equal(any(oT808), any(oConst12)), runtime.Err{}
+	return runtime.Equal(any(oT662), any(oConst12)), runtime.Err{}
 }
 
 // oRule120 evaluates rule "E120" (policy).
@@ -5484,45 +5309,45 @@ func oRule120(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[120]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT821, oT822 := oF.ToolArgs["list"]
-	if !oT822 {
+	oT674, oT675 := oF.ToolArgs["list"]
+	if !oT675 {
 		return false, runtime.NoSuchKey("list")
 	}
-	oT823, oT824 := func() ([]any, runtime.Err) {
-		oT825 := []any{}
+	oT676, oT677 := func() ([]any, runtime.Err) {
+		oT678 := []any{}
 		var oErr runtime.Err
-		oT826, oT827 := runtime.Range(oT821)
-		if oT827.Kind != 0 {
-			return nil, oT827
+		oT679, oT680 := runtime.Range(oT674)
+		if oT680.Kind != 0 {
+			return nil, oT680
 		}
-		for oT828 := 0; oT828 < oT826.Len(); oT828++ {
-			oV_x := oT826.At(oT828)
+		for oT681 := 0; oT681 < oT679.Len(); oT681++ {
+			oV_x := oT679.At(oT681)
 			_ = oV_x
-			oT829, oT830 := func() (any, runtime.Err) {
-				oT831 := any(int64(2))
-				oT832, oT833 := runtime.MulDyn(oV_x, oT831)
-				if oT833.Kind != 0 {
-					return nil, oT833
+			oT682, oT683 := func() (any, runtime.Err) {
+				oT684 := any(int64(2))
+				oT685, oT686 := runtime.MulDyn(oV_x, oT684)
+				if oT686.Kind != 0 {
+					return nil, oT686
 				}
-				return oT832, runtime.Err{}
+				return oT685, runtime.Err{}
 			}()
-			if oT830.Kind != 0 {
+			if oT683.Kind != 0 {
 				if oErr.Kind == 0 {
-					oErr = oT830
+					oErr = oT683
 				}
 				continue
 			}
-			oT825 = append(oT825, oT829)
+			oT678 = append(oT678, oT682)
 		}
 		if oErr.Kind != 0 {
 			return nil, oErr
 		}
-		return oT825, runtime.Err{}
+		return oT678, runtime.Err{}
 	}()
-	if oT824.Kind != 0 {
-		return false, oT824
+	if oT677.Kind != 0 {
+		return false, oT677
 	}
-	return runtime.Equal(any(oT823), any(oConst13)), runtime.Err{}
+	return runtime.Equal(any(oT676), any(oConst13)), runtime.Err{}
 }
 
 // oRule121 evaluates rule "E121" (policy).
@@ -5535,66 +5360,65 @@ func oRule121(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[121]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT834, oT835 := oF.ToolArgs["list"]
-	if !oT835 {
+	oT687, oT688 := oF.ToolArgs["list"]
+	if !oT688 {
 		return false, runtime.NoSuchKey("list")
 	}
-	oT836, oT837 := func() ([]any, runtime.Err) {
-		oT838 := []any{}
+	oT689, oT690 := func() ([]any, runtime.Err) {
+		oT691 := []any{}
 		var oErr runtime.Err
-		oT839, oT840 := runtime.Range(oT834)
-		if oT840.Kind != 0 {
-			return nil, oT840
+		oT692, oT693 := runtime.Range(oT687)
+		if oT693.Kind != 0 {
+			return nil, oT693
 		}
-		for oT841 := 0; oT841 < oT839.Len(); oT841++ {
-			oV_x := oT839.At(oT841)
+		for oT694 := 0; oT694 < oT692.Len(); oT694++ {
+			oV_x := oT692.At(oT694)
 			_ = oV_x
-			oT842, oT843 := func() (bool, runtime.Err) {
-				oT844 := int64(1)
-				var oT845 int
-				var oT846 runtime.Err
-				if oT847, oT848 := oV_x.(int64); oT848 {
-					oT845, oT846 = runtime.CompareInt(oT847, oT844), runtime.Err{}
+			oT695, oT696 := func() (bool, runtime.Err) {
+				var oT697 int
+				var oT698 runtime.Err
+				if oT699, oT700 := oV_x.(int64); oT700 {
+					oT697, oT698 = runtime.CompareInt(oT699, int64(1)), runtime.Err{}
 				} else {
-					oT845, oT846 = runtime.CompareDynInt(oV_x, oT844)
+					oT697, oT698 = runtime.CompareDynInt(oV_x, int64(1))
 				}
-				if oT846.Kind != 0 {
-					return false, oT846
+				if oT698.Kind != 0 {
+					return false, oT698
 				}
-				return runtime.Gt(oT845), runtime.Err{}
+				return runtime.Gt(oT697), runtime.Err{}
 			}()
-			if oT843.Kind != 0 {
-				oErr = oT843
+			if oT696.Kind != 0 {
+				oErr = oT696
 				continue
 			}
-			if !oT842 {
+			if !oT695 {
 				continue
 			}
-			oT849, oT850 := func() (any, runtime.Err) {
-				oT851 := any(int64(10))
-				oT852, oT853 := runtime.MulDyn(oV_x, oT851)
-				if oT853.Kind != 0 {
-					return nil, oT853
+			oT701, oT702 := func() (any, runtime.Err) {
+				oT703 := any(int64(10))
+				oT704, oT705 := runtime.MulDyn(oV_x, oT703)
+				if oT705.Kind != 0 {
+					return nil, oT705
 				}
-				return oT852, runtime.Err{}
+				return oT704, runtime.Err{}
 			}()
-			if oT850.Kind != 0 {
+			if oT702.Kind != 0 {
 				if oErr.Kind == 0 {
-					oErr = oT850
+					oErr = oT702
 				}
 				continue
 			}
-			oT838 = append(oT838, oT849)
+			oT691 = append(oT691, oT701)
 		}
 		if oErr.Kind != 0 {
 			return nil, oErr
 		}
-		return oT838, runtime.Err{}
+		return oT691, runtime.Err{}
 	}()
-	if oT837.Kind != 0 {
-		return false, oT837
+	if oT690.Kind != 0 {
+		return false, oT690
 	}
-	return runtime.Equal(any(oT836), any(oConst14)), runtime.Err{}
+	return runtime.Equal(any(oT689), any(oConst14)), runtime.Err{}
 }
 
 // oRule122 evaluates rule "E122" (policy).
@@ -5607,39 +5431,38 @@ func oRule122(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[122]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT854, oT855 := oF.ToolArgs["mixed"]
-	if !oT855 {
+	oT706, oT707 := oF.ToolArgs["mixed"]
+	if !oT707 {
 		return false, runtime.NoSuchKey("mixed")
 	}
-	oT856, oT857 := func() (bool, runtime.Err) {
+	oT708, oT709 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT858, oT859 := runtime.Range(oT854)
-		if oT859.Kind != 0 {
-			return false, oT859
+		oT710, oT711 := runtime.Range(oT706)
+		if oT711.Kind != 0 {
+			return false, oT711
 		}
-		for oT860 := 0; oT860 < oT858.Len(); oT860++ {
-			oV_x := oT858.At(oT860)
+		for oT712 := 0; oT712 < oT710.Len(); oT712++ {
+			oV_x := oT710.At(oT712)
 			_ = oV_x
-			oT861, oT862 := func() (bool, runtime.Err) {
-				oT863 := int64(0)
-				var oT864 int
-				var oT865 runtime.Err
-				if oT866, oT867 := oV_x.(int64); oT867 {
-					oT864, oT865 = runtime.CompareInt(oT866, oT863), runtime.Err{}
+			oT713, oT714 := func() (bool, runtime.Err) {
+				var oT715 int
+				var oT716 runtime.Err
+				if oT717, oT718 := oV_x.(int64); oT718 {
+					oT715, oT716 = runtime.CompareInt(oT717, int64(0)), runtime.Err{}
 				} else {
-					oT864, oT865 = runtime.CompareDynInt(oV_x, oT863)
+					oT715, oT716 = runtime.CompareDynInt(oV_x, int64(0))
 				}
-				if oT865.Kind != 0 {
-					return false, oT865
+				if oT716.Kind != 0 {
+					return false, oT716
 				}
-				return runtime.Gt(oT864), runtime.Err{}
+				return runtime.Gt(oT715), runtime.Err{}
 			}()
-			if oT862.Kind == 0 {
-				if !oT861 {
+			if oT714.Kind == 0 {
+				if !oT713 {
 					return false, runtime.Err{}
 				}
 			} else if oErr.Kind == 0 {
-				oErr = oT862
+				oErr = oT714
 			}
 		}
 		if oErr.Kind != 0 {
@@ -5647,10 +5470,10 @@ func oRule122(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 		}
 		return true, runtime.Err{}
 	}()
-	if oT857.Kind != 0 {
-		return false, oT857
+	if oT709.Kind != 0 {
+		return false, oT709
 	}
-	return oT856, runtime.Err{}
+	return oT708, runtime.Err{}
 }
 
 // oRule123 evaluates rule "E123" (policy).
@@ -5663,39 +5486,38 @@ func oRule123(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[123]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT868, oT869 := oF.ToolArgs["mixed"]
-	if !oT869 {
+	oT719, oT720 := oF.ToolArgs["mixed"]
+	if !oT720 {
 		return false, runtime.NoSuchKey("mixed")
 	}
-	oT870, oT871 := func() (bool, runtime.Err) {
+	oT721, oT722 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT872, oT873 := runtime.Range(oT868)
-		if oT873.Kind != 0 {
-			return false, oT873
+		oT723, oT724 := runtime.Range(oT719)
+		if oT724.Kind != 0 {
+			return false, oT724
 		}
-		for oT874 := 0; oT874 < oT872.Len(); oT874++ {
-			oV_x := oT872.At(oT874)
+		for oT725 := 0; oT725 < oT723.Len(); oT725++ {
+			oV_x := oT723.At(oT725)
 			_ = oV_x
-			oT875, oT876 := func() (bool, runtime.Err) {
-				oT877 := int64(0)
-				var oT878 int
-				var oT879 runtime.Err
-				if oT880, oT881 := oV_x.(int64); oT881 {
-					oT878, oT879 = runtime.CompareInt(oT880, oT877), runtime.Err{}
+			oT726, oT727 := func() (bool, runtime.Err) {
+				var oT728 int
+				var oT729 runtime.Err
+				if oT730, oT731 := oV_x.(int64); oT731 {
+					oT728, oT729 = runtime.CompareInt(oT730, int64(0)), runtime.Err{}
 				} else {
-					oT878, oT879 = runtime.CompareDynInt(oV_x, oT877)
+					oT728, oT729 = runtime.CompareDynInt(oV_x, int64(0))
 				}
-				if oT879.Kind != 0 {
-					return false, oT879
+				if oT729.Kind != 0 {
+					return false, oT729
 				}
-				return runtime.Gt(oT878), runtime.Err{}
+				return runtime.Gt(oT728), runtime.Err{}
 			}()
-			if oT876.Kind == 0 {
-				if oT875 {
+			if oT727.Kind == 0 {
+				if oT726 {
 					return true, runtime.Err{}
 				}
 			} else if oErr.Kind == 0 {
-				oErr = oT876
+				oErr = oT727
 			}
 		}
 		if oErr.Kind != 0 {
@@ -5703,10 +5525,10 @@ func oRule123(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 		}
 		return false, runtime.Err{}
 	}()
-	if oT871.Kind != 0 {
-		return false, oT871
+	if oT722.Kind != 0 {
+		return false, oT722
 	}
-	return oT870, runtime.Err{}
+	return oT721, runtime.Err{}
 }
 
 // oRule124 evaluates rule "E124" (policy).
@@ -5719,40 +5541,24 @@ func oRule124(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[124]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT882, oT883 := oF.ToolArgs["mixed"]
-	if !oT883 {
+	oT732, oT733 := oF.ToolArgs["mixed"]
+	if !oT733 {
 		return false, runtime.NoSuchKey("mixed")
 	}
-	oT884, oT885 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT886, oT887 := runtime.Range(oT882)
-		if oT887.Kind != 0 {
-			return false, oT887
-		}
-		for oT888 := 0; oT888 < oT886.Len(); oT888++ {
-			oV_x := oT886.At(oT888)
-			_ = oV_x
-			oT889, oT890 := func() (bool, runtime.Err) {
-				oT891 := "a"
-				return runtime.EqualDynString(oV_x, oT891), runtime.Err{}
-			}()
-			if oT890.Kind == 0 {
-				if oT889 {
-					return true, runtime.Err{}
-				}
-			} else if oErr.Kind == 0 {
-				oErr = oT890
-			}
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT885.Kind != 0 {
-		return false, oT885
+	oT734 := false
+	oT735, oT736 := runtime.Range(oT732)
+	if oT736.Kind != 0 {
+		return false, oT736
 	}
-	return oT884, runtime.Err{}
+	for oT737 := 0; oT737 < oT735.Len(); oT737++ {
+		oV_x := oT735.At(oT737)
+		_ = oV_x
+		if runtime.EqualDynString(oV_x, "a") {
+			oT734 = true
+			break
+		}
+	}
+	return oT734, runtime.Err{}
 }
 
 // oRule125 evaluates rule "E125" (policy).
@@ -5765,52 +5571,51 @@ func oRule125(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[125]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT892, oT893 := oF.ToolArgs["mixed"]
-	if !oT893 {
+	oT738, oT739 := oF.ToolArgs["mixed"]
+	if !oT739 {
 		return false, runtime.NoSuchKey("mixed")
 	}
-	oT894, oT895 := func() (bool, runtime.Err) {
-		oT896 := 0
+	oT740, oT741 := func() (bool, runtime.Err) {
+		oT742 := 0
 		var oErr runtime.Err
-		oT897, oT898 := runtime.Range(oT892)
-		if oT898.Kind != 0 {
-			return false, oT898
+		oT743, oT744 := runtime.Range(oT738)
+		if oT744.Kind != 0 {
+			return false, oT744
 		}
-		for oT899 := 0; oT899 < oT897.Len(); oT899++ {
-			oV_x := oT897.At(oT899)
+		for oT745 := 0; oT745 < oT743.Len(); oT745++ {
+			oV_x := oT743.At(oT745)
 			_ = oV_x
-			oT900, oT901 := func() (bool, runtime.Err) {
-				oT902 := int64(0)
-				var oT903 int
-				var oT904 runtime.Err
-				if oT905, oT906 := oV_x.(int64); oT906 {
-					oT903, oT904 = runtime.CompareInt(oT905, oT902), runtime.Err{}
+			oT746, oT747 := func() (bool, runtime.Err) {
+				var oT748 int
+				var oT749 runtime.Err
+				if oT750, oT751 := oV_x.(int64); oT751 {
+					oT748, oT749 = runtime.CompareInt(oT750, int64(0)), runtime.Err{}
 				} else {
-					oT903, oT904 = runtime.CompareDynInt(oV_x, oT902)
+					oT748, oT749 = runtime.CompareDynInt(oV_x, int64(0))
 				}
-				if oT904.Kind != 0 {
-					return false, oT904
+				if oT749.Kind != 0 {
+					return false, oT749
 				}
-				return runtime.Gt(oT903), runtime.Err{}
+				return runtime.Gt(oT748), runtime.Err{}
 			}()
-			if oT901.Kind != 0 {
-				oErr = oT901
+			if oT747.Kind != 0 {
+				oErr = oT747
 				continue
 			}
-			if !oT900 {
+			if !oT746 {
 				continue
 			}
-			oT896++
+			oT742++
 		}
 		if oErr.Kind != 0 {
 			return false, oErr
 		}
-		return oT896 == 1, runtime.Err{}
+		return oT742 == 1, runtime.Err{}
 	}()
-	if oT895.Kind != 0 {
-		return false, oT895
+	if oT741.Kind != 0 {
+		return false, oT741
 	}
-	return oT894, runtime.Err{}
+	return oT740, runtime.Err{}
 }
 
 // oRule126 evaluates rule "E126" (policy).
@@ -5823,52 +5628,51 @@ func oRule126(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[126]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT907, oT908 := oF.ToolArgs["mixed"]
-	if !oT908 {
+	oT752, oT753 := oF.ToolArgs["mixed"]
+	if !oT753 {
 		return false, runtime.NoSuchKey("mixed")
 	}
-	oT909, oT910 := func() ([]any, runtime.Err) {
-		oT911 := []any{}
+	oT754, oT755 := func() ([]any, runtime.Err) {
+		oT756 := []any{}
 		var oErr runtime.Err
-		oT912, oT913 := runtime.Range(oT907)
-		if oT913.Kind != 0 {
-			return nil, oT913
+		oT757, oT758 := runtime.Range(oT752)
+		if oT758.Kind != 0 {
+			return nil, oT758
 		}
-		for oT914 := 0; oT914 < oT912.Len(); oT914++ {
-			oV_x := oT912.At(oT914)
+		for oT759 := 0; oT759 < oT757.Len(); oT759++ {
+			oV_x := oT757.At(oT759)
 			_ = oV_x
-			oT915, oT916 := func() (bool, runtime.Err) {
-				oT917 := int64(0)
-				var oT918 int
-				var oT919 runtime.Err
-				if oT920, oT921 := oV_x.(int64); oT921 {
-					oT918, oT919 = runtime.CompareInt(oT920, oT917), runtime.Err{}
+			oT760, oT761 := func() (bool, runtime.Err) {
+				var oT762 int
+				var oT763 runtime.Err
+				if oT764, oT765 := oV_x.(int64); oT765 {
+					oT762, oT763 = runtime.CompareInt(oT764, int64(0)), runtime.Err{}
 				} else {
-					oT918, oT919 = runtime.CompareDynInt(oV_x, oT917)
+					oT762, oT763 = runtime.CompareDynInt(oV_x, int64(0))
 				}
-				if oT919.Kind != 0 {
-					return false, oT919
+				if oT763.Kind != 0 {
+					return false, oT763
 				}
-				return runtime.Gt(oT918), runtime.Err{}
+				return runtime.Gt(oT762), runtime.Err{}
 			}()
-			if oT916.Kind != 0 {
-				oErr = oT916
+			if oT761.Kind != 0 {
+				oErr = oT761
 				continue
 			}
-			if !oT915 {
+			if !oT760 {
 				continue
 			}
-			oT911 = append(oT911, oV_x)
+			oT756 = append(oT756, oV_x)
 		}
 		if oErr.Kind != 0 {
 			return nil, oErr
 		}
-		return oT911, runtime.Err{}
+		return oT756, runtime.Err{}
 	}()
-	if oT910.Kind != 0 {
-		return false, oT910
+	if oT755.Kind != 0 {
+		return false, oT755
 	}
-	return runtime.Equal(any(oT909), any(oConst15)), runtime.Err{}
+	return runtime.Equal(any(oT754), any(oConst15)), runtime.Err{}
 }
 
 // oRule127 evaluates rule "E127" (policy).
@@ -5881,40 +5685,24 @@ func oRule127(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[127]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT922, oT923 := oF.ToolArgs["map"]
-	if !oT923 {
+	oT766, oT767 := oF.ToolArgs["map"]
+	if !oT767 {
 		return false, runtime.NoSuchKey("map")
 	}
-	oT924, oT925 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT926, oT927 := runtime.Range(oT922)
-		if oT927.Kind != 0 {
-			return false, oT927
-		}
-		for oT928 := 0; oT928 < oT926.Len(); oT928++ {
-			oV_k := oT926.At(oT928)
-			_ = oV_k
-			oT929, oT930 := func() (bool, runtime.Err) {
-				oT931 := "a"
-				return runtime.EqualDynString(oV_k, oT931), runtime.Err{}
-			}()
-			if oT930.Kind == 0 {
-				if !oT929 {
-					return false, runtime.Err{}
-				}
-			} else if oErr.Kind == 0 {
-				oErr = oT930
-			}
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT925.Kind != 0 {
-		return false, oT925
+	oT768 := true
+	oT769, oT770 := runtime.Range(oT766)
+	if oT770.Kind != 0 {
+		return false, oT770
 	}
-	return oT924, runtime.Err{}
+	for oT771 := 0; oT771 < oT769.Len(); oT771++ {
+		oV_k := oT769.At(oT771)
+		_ = oV_k
+		if !runtime.EqualDynString(oV_k, "a") {
+			oT768 = false
+			break
+		}
+	}
+	return oT768, runtime.Err{}
 }
 
 // oRule128 evaluates rule "E128" (policy).
@@ -5927,37 +5715,36 @@ func oRule128(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[128]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT932, oT933 := oF.ToolArgs["map"]
-	if !oT933 {
+	oT772, oT773 := oF.ToolArgs["map"]
+	if !oT773 {
 		return false, runtime.NoSuchKey("map")
 	}
-	oT934, oT935 := func() (bool, runtime.Err) {
+	oT774, oT775 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT936, oT937 := runtime.Range(oT932)
-		if oT937.Kind != 0 {
-			return false, oT937
+		oT776, oT777 := runtime.Range(oT772)
+		if oT777.Kind != 0 {
+			return false, oT777
 		}
-		for oT938 := 0; oT938 < oT936.Len(); oT938++ {
-			oV_k := oT936.At(oT938)
+		for oT778 := 0; oT778 < oT776.Len(); oT778++ {
+			oV_k := oT776.At(oT778)
 			_ = oV_k
-			oT939, oT940 := func() (bool, runtime.Err) {
-				oT941, oT942 := oF.ToolArgs["map"]
-				if !oT942 {
+			oT779, oT780 := func() (bool, runtime.Err) {
+				oT781, oT782 := oF.ToolArgs["map"]
+				if !oT782 {
 					return false, runtime.NoSuchKey("map")
 				}
-				oT943, oT944 := runtime.IndexDyn(oT941, oV_k)
-				if oT944.Kind != 0 {
-					return false, oT944
+				oT783, oT784 := runtime.IndexDyn(oT781, oV_k)
+				if oT784.Kind != 0 {
+					return false, oT784
 				}
-				oT945 := int64(1)
-				return runtime.EqualDynInt(oT943, oT945), runtime.Err{}
+				return runtime.EqualDynInt(oT783, int64(1)), runtime.Err{}
 			}()
-			if oT940.Kind == 0 {
-				if oT939 {
+			if oT780.Kind == 0 {
+				if oT779 {
 					return true, runtime.Err{}
 				}
 			} else if oErr.Kind == 0 {
-				oErr = oT940
+				oErr = oT780
 			}
 		}
 		if oErr.Kind != 0 {
@@ -5965,10 +5752,10 @@ func oRule128(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 		}
 		return false, runtime.Err{}
 	}()
-	if oT935.Kind != 0 {
-		return false, oT935
+	if oT775.Kind != 0 {
+		return false, oT775
 	}
-	return oT934, runtime.Err{}
+	return oT774, runtime.Err{}
 }
 
 // oRule129 evaluates rule "E129" (policy).
@@ -5981,39 +5768,24 @@ func oRule129(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[129]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT946, oT947 := oF.ToolArgs["s"]
-	if !oT947 {
+	oT785, oT786 := oF.ToolArgs["s"]
+	if !oT786 {
 		return false, runtime.NoSuchKey("s")
 	}
-	oT948, oT949 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT950, oT951 := runtime.Range(oT946)
-		if oT951.Kind != 0 {
-			return false, oT951
-		}
-		for oT952 := 0; oT952 < oT950.Len(); oT952++ {
-			oV_x := oT950.At(oT952)
-			_ = oV_x
-			oT953, oT954 := func() (bool, runtime.Err) {
-				return true, runtime.Err{}
-			}()
-			if oT954.Kind == 0 {
-				if oT953 {
-					return true, runtime.Err{}
-				}
-			} else if oErr.Kind == 0 {
-				oErr = oT954
-			}
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT949.Kind != 0 {
-		return false, oT949
+	oT787 := false
+	oT788, oT789 := runtime.Range(oT785)
+	if oT789.Kind != 0 {
+		return false, oT789
 	}
-	return oT948, runtime.Err{}
+	for oT790 := 0; oT790 < oT788.Len(); oT790++ {
+		oV_x := oT788.At(oT790)
+		_ = oV_x
+		if true {
+			oT787 = true
+			break
+		}
+	}
+	return oT787, runtime.Err{}
 }
 
 // oRule130 evaluates rule "E130" (policy).
@@ -6026,39 +5798,24 @@ func oRule130(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[130]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT955, oT956 := oF.ToolArgs["missing"]
-	if !oT956 {
+	oT791, oT792 := oF.ToolArgs["missing"]
+	if !oT792 {
 		return false, runtime.NoSuchKey("missing")
 	}
-	oT957, oT958 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT959, oT960 := runtime.Range(oT955)
-		if oT960.Kind != 0 {
-			return false, oT960
-		}
-		for oT961 := 0; oT961 < oT959.Len(); oT961++ {
-			oV_x := oT959.At(oT961)
-			_ = oV_x
-			oT962, oT963 := func() (bool, runtime.Err) {
-				return true, runtime.Err{}
-			}()
-			if oT963.Kind == 0 {
-				if !oT962 {
-					return false, runtime.Err{}
-				}
-			} else if oErr.Kind == 0 {
-				oErr = oT963
-			}
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT958.Kind != 0 {
-		return false, oT958
+	oT793 := true
+	oT794, oT795 := runtime.Range(oT791)
+	if oT795.Kind != 0 {
+		return false, oT795
 	}
-	return oT957, runtime.Err{}
+	for oT796 := 0; oT796 < oT794.Len(); oT796++ {
+		oV_x := oT794.At(oT796)
+		_ = oV_x
+		if !true {
+			oT793 = false
+			break
+		}
+	}
+	return oT793, runtime.Err{}
 }
 
 // oRule131 evaluates rule "E131" (policy).
@@ -6071,34 +5828,33 @@ func oRule131(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[131]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT964, oT965 := func() (bool, runtime.Err) {
+	oT797, oT798 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
 		for _, oV_m := range oF.SecretMatches {
 			_ = oV_m
-			oT966, oT967 := func() (bool, runtime.Err) {
-				oT968, oT969 := oV_m["score"]
-				if !oT969 {
+			oT799, oT800 := func() (bool, runtime.Err) {
+				oT801, oT802 := oV_m["score"]
+				if !oT802 {
 					return false, runtime.NoSuchKey("score")
 				}
-				oT970 := float64(0.8)
-				var oT971 int
-				var oT972 runtime.Err
-				if oT973, oT974 := oT968.(float64); oT974 {
-					oT971, oT972 = runtime.CompareDouble(oT973, oT970)
+				var oT803 int
+				var oT804 runtime.Err
+				if oT805, oT806 := oT801.(float64); oT806 {
+					oT803, oT804 = runtime.CompareDouble(oT805, float64(0.8))
 				} else {
-					oT971, oT972 = runtime.CompareDynDouble(oT968, oT970)
+					oT803, oT804 = runtime.CompareDynDouble(oT801, float64(0.8))
 				}
-				if oT972.Kind != 0 {
-					return false, oT972
+				if oT804.Kind != 0 {
+					return false, oT804
 				}
-				return runtime.Gt(oT971), runtime.Err{}
+				return runtime.Gt(oT803), runtime.Err{}
 			}()
-			if oT967.Kind == 0 {
-				if oT966 {
+			if oT800.Kind == 0 {
+				if oT799 {
 					return true, runtime.Err{}
 				}
 			} else if oErr.Kind == 0 {
-				oErr = oT967
+				oErr = oT800
 			}
 		}
 		if oErr.Kind != 0 {
@@ -6106,10 +5862,10 @@ func oRule131(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 		}
 		return false, runtime.Err{}
 	}()
-	if oT965.Kind != 0 {
-		return false, oT965
+	if oT798.Kind != 0 {
+		return false, oT798
 	}
-	return oT964, runtime.Err{}
+	return oT797, runtime.Err{}
 }
 
 // oRule132 evaluates rule "E132" (policy).
@@ -6122,31 +5878,30 @@ func oRule132(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[132]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT975, oT976 := func() (bool, runtime.Err) {
+	oT807, oT808 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
 		for _, oV_m := range oF.SecretMatches {
 			_ = oV_m
-			oT977, oT978 := func() (bool, runtime.Err) {
-				oT979, oT980 := oV_m["kind"]
-				if !oT980 {
+			oT809, oT810 := func() (bool, runtime.Err) {
+				oT811, oT812 := oV_m["kind"]
+				if !oT812 {
 					return false, runtime.NoSuchKey("kind")
 				}
-				if !runtime.Assignable(oT979, oConst4) {
+				if !runtime.Assignable(oT811, oConst4) {
 					return false, runtime.NoSuchOverload("startsWith")
 				}
-				oT981, oT982 := runtime.AsString(oT979)
-				if oT982.Kind != 0 {
-					return false, oT982
+				oT813, oT814 := runtime.AsString(oT811)
+				if oT814.Kind != 0 {
+					return false, oT814
 				}
-				oT983 := "g"
-				return strings.HasPrefix(oT981, oT983), runtime.Err{}
+				return strings.HasPrefix(oT813, "g"), runtime.Err{}
 			}()
-			if oT978.Kind == 0 {
-				if !oT977 {
+			if oT810.Kind == 0 {
+				if !oT809 {
 					return false, runtime.Err{}
 				}
 			} else if oErr.Kind == 0 {
-				oErr = oT978
+				oErr = oT810
 			}
 		}
 		if oErr.Kind != 0 {
@@ -6154,10 +5909,10 @@ func oRule132(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 		}
 		return true, runtime.Err{}
 	}()
-	if oT976.Kind != 0 {
-		return false, oT976
+	if oT808.Kind != 0 {
+		return false, oT808
 	}
-	return oT975, runtime.Err{}
+	return oT807, runtime.Err{}
 }
 
 // oRule133 evaluates rule "E133" (policy).
@@ -6170,32 +5925,16 @@ func oRule133(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[133]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT984, oT985 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		for _, oV_r := range oF.PrincipalRoles {
-			_ = oV_r
-			oT986, oT987 := func() (bool, runtime.Err) {
-				oT988 := runtime.SizeString(oV_r)
-				oT989 := int64(3)
-				return (oT988 > oT989), runtime.Err{}
-			}()
-			if oT987.Kind == 0 {
-				if !oT986 {
-					return false, runtime.Err{}
-				}
-			} else if oErr.Kind == 0 {
-				oErr = oT987
-			}
+	oT815 := true
+	for _, oV_r := range oF.PrincipalRoles {
+		_ = oV_r
+		oT816 := runtime.SizeString(oV_r)
+		if !(oT816 > int64(3)) {
+			oT815 = false
+			break
 		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT985.Kind != 0 {
-		return false, oT985
 	}
-	return oT984, runtime.Err{}
+	return oT815, runtime.Err{}
 }
 
 // oRule134 evaluates rule "E134" (policy).
@@ -6207,34 +5946,32 @@ func oRule134(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[134]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT990, oT991 := func() (bool, runtime.Err) {
+	oT817, oT818 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		for _, oT992 := range oConst0 {
-			oT993, oT994 := runtime.AsInt(oT992)
-			if oT994.Kind != 0 {
-				return false, oT994
+		for _, oT819 := range oConst0 {
+			oT820, oT821 := runtime.AsInt(oT819)
+			if oT821.Kind != 0 {
+				return false, oT821
 			}
-			oV_x := oT993
+			oV_x := oT820
 			_ = oV_x
-			oT995, oT996 := func() (bool, runtime.Err) {
-				oT997, oT998 := runtime.SubInt(oV_x, int64(2))
-				if oT998.Kind != 0 {
-					return false, oT998
+			oT822, oT823 := func() (bool, runtime.Err) {
+				oT824, oT825 := runtime.SubInt(oV_x, int64(2))
+				if oT825.Kind != 0 {
+					return false, oT825
 				}
-				oT999 := int64(10)
-				oT1000, oT1001 := runtime.DivInt(oT999, oT997)
-				if oT1001.Kind != 0 {
-					return false, oT1001
+				oT826, oT827 := runtime.DivInt(int64(10), oT824)
+				if oT827.Kind != 0 {
+					return false, oT827
 				}
-				oT1002 := int64(100)
-				return (oT1000 > oT1002), runtime.Err{}
+				return (oT826 > int64(100)), runtime.Err{}
 			}()
-			if oT996.Kind == 0 {
-				if oT995 {
+			if oT823.Kind == 0 {
+				if oT822 {
 					return true, runtime.Err{}
 				}
 			} else if oErr.Kind == 0 {
-				oErr = oT996
+				oErr = oT823
 			}
 		}
 		if oErr.Kind != 0 {
@@ -6242,10 +5979,10 @@ func oRule134(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 		}
 		return false, runtime.Err{}
 	}()
-	if oT991.Kind != 0 {
-		return false, oT991
+	if oT818.Kind != 0 {
+		return false, oT818
 	}
-	return oT990, runtime.Err{}
+	return oT817, runtime.Err{}
 }
 
 // oRule135 evaluates rule "E135" (policy).
@@ -6257,34 +5994,32 @@ func oRule135(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[135]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT1003, oT1004 := func() (bool, runtime.Err) {
+	oT828, oT829 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		for _, oT1005 := range oConst0 {
-			oT1006, oT1007 := runtime.AsInt(oT1005)
-			if oT1007.Kind != 0 {
-				return false, oT1007
+		for _, oT830 := range oConst0 {
+			oT831, oT832 := runtime.AsInt(oT830)
+			if oT832.Kind != 0 {
+				return false, oT832
 			}
-			oV_x := oT1006
+			oV_x := oT831
 			_ = oV_x
-			oT1008, oT1009 := func() (bool, runtime.Err) {
-				oT1010, oT1011 := runtime.SubInt(oV_x, int64(2))
-				if oT1011.Kind != 0 {
-					return false, oT1011
+			oT833, oT834 := func() (bool, runtime.Err) {
+				oT835, oT836 := runtime.SubInt(oV_x, int64(2))
+				if oT836.Kind != 0 {
+					return false, oT836
 				}
-				oT1012 := int64(10)
-				oT1013, oT1014 := runtime.DivInt(oT1012, oT1010)
-				if oT1014.Kind != 0 {
-					return false, oT1014
+				oT837, oT838 := runtime.DivInt(int64(10), oT835)
+				if oT838.Kind != 0 {
+					return false, oT838
 				}
-				oT1015 := int64(0)
-				return (oT1013 > oT1015), runtime.Err{}
+				return (oT837 > int64(0)), runtime.Err{}
 			}()
-			if oT1009.Kind == 0 {
-				if !oT1008 {
+			if oT834.Kind == 0 {
+				if !oT833 {
 					return false, runtime.Err{}
 				}
 			} else if oErr.Kind == 0 {
-				oErr = oT1009
+				oErr = oT834
 			}
 		}
 		if oErr.Kind != 0 {
@@ -6292,10 +6027,10 @@ func oRule135(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 		}
 		return true, runtime.Err{}
 	}()
-	if oT1004.Kind != 0 {
-		return false, oT1004
+	if oT829.Kind != 0 {
+		return false, oT829
 	}
-	return oT1003, runtime.Err{}
+	return oT828, runtime.Err{}
 }
 
 // oRule136 evaluates rule "E136" (policy).
@@ -6307,54 +6042,38 @@ func oRule136(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[136]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT1016 := []any{any(oConst15), any(oConst12)}
-	oT1017, oT1018 := func() (bool, runtime.Err) {
+	oT839 := []any{any(oConst15), any(oConst12)}
+	oT840, oT841 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		for _, oT1019 := range oT1016 {
-			oT1020, oT1021 := runtime.AsAnyList(oT1019)
-			if oT1021.Kind != 0 {
-				return false, oT1021
+		for _, oT842 := range oT839 {
+			oT843, oT844 := runtime.AsAnyList(oT842)
+			if oT844.Kind != 0 {
+				return false, oT844
 			}
-			oV_l := oT1020
+			oV_l := oT843
 			_ = oV_l
-			oT1022, oT1023 := func() (bool, runtime.Err) {
-				oT1024, oT1025 := func() (bool, runtime.Err) {
-					var oErr runtime.Err
-					for _, oT1026 := range oV_l {
-						oT1027, oT1028 := runtime.AsInt(oT1026)
-						if oT1028.Kind != 0 {
-							return false, oT1028
-						}
-						oV_x := oT1027
-						_ = oV_x
-						oT1029, oT1030 := func() (bool, runtime.Err) {
-							oT1031 := int64(3)
-							return (oV_x == oT1031), runtime.Err{}
-						}()
-						if oT1030.Kind == 0 {
-							if oT1029 {
-								return true, runtime.Err{}
-							}
-						} else if oErr.Kind == 0 {
-							oErr = oT1030
-						}
+			oT845, oT846 := func() (bool, runtime.Err) {
+				oT847 := false
+				for _, oT848 := range oV_l {
+					oT849, oT850 := runtime.AsInt(oT848)
+					if oT850.Kind != 0 {
+						return false, oT850
 					}
-					if oErr.Kind != 0 {
-						return false, oErr
+					oV_x := oT849
+					_ = oV_x
+					if oV_x == int64(3) {
+						oT847 = true
+						break
 					}
-					return false, runtime.Err{}
-				}()
-				if oT1025.Kind != 0 {
-					return false, oT1025
 				}
-				return oT1024, runtime.Err{}
+				return oT847, runtime.Err{}
 			}()
-			if oT1023.Kind == 0 {
-				if oT1022 {
+			if oT846.Kind == 0 {
+				if oT845 {
 					return true, runtime.Err{}
 				}
 			} else if oErr.Kind == 0 {
-				oErr = oT1023
+				oErr = oT846
 			}
 		}
 		if oErr.Kind != 0 {
@@ -6362,10 +6081,10 @@ func oRule136(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 		}
 		return false, runtime.Err{}
 	}()
-	if oT1018.Kind != 0 {
-		return false, oT1018
+	if oT841.Kind != 0 {
+		return false, oT841
 	}
-	return oT1017, runtime.Err{}
+	return oT840, runtime.Err{}
 }
 
 // oRule137 evaluates rule "E137" (policy).
@@ -6378,47 +6097,46 @@ func oRule137(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[137]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT1032, oT1033 := oF.ToolArgs["list"]
-	if !oT1033 {
+	oT851, oT852 := oF.ToolArgs["list"]
+	if !oT852 {
 		return false, runtime.NoSuchKey("list")
 	}
-	oT1034, oT1035 := func() ([]any, runtime.Err) {
-		oT1036 := []any{}
+	oT853, oT854 := func() ([]any, runtime.Err) {
+		oT855 := []any{}
 		var oErr runtime.Err
-		oT1037, oT1038 := runtime.Range(oT1032)
-		if oT1038.Kind != 0 {
-			return nil, oT1038
+		oT856, oT857 := runtime.Range(oT851)
+		if oT857.Kind != 0 {
+			return nil, oT857
 		}
-		for oT1039 := 0; oT1039 < oT1037.Len(); oT1039++ {
-			oV_x := oT1037.At(oT1039)
+		for oT858 := 0; oT858 < oT856.Len(); oT858++ {
+			oV_x := oT856.At(oT858)
 			_ = oV_x
-			oT1040, oT1041 := func() (any, runtime.Err) {
-				oT1042 := any(int64(9223372036854775807))
-				oT1043, oT1044 := runtime.AddDyn(oV_x, oT1042)
-				if oT1044.Kind != 0 {
-					return nil, oT1044
+			oT859, oT860 := func() (any, runtime.Err) {
+				oT861 := any(int64(9223372036854775807))
+				oT862, oT863 := runtime.AddDyn(oV_x, oT861)
+				if oT863.Kind != 0 {
+					return nil, oT863
 				}
-				return oT1043, runtime.Err{}
+				return oT862, runtime.Err{}
 			}()
-			if oT1041.Kind != 0 {
+			if oT860.Kind != 0 {
 				if oErr.Kind == 0 {
-					oErr = oT1041
+					oErr = oT860
 				}
 				continue
 			}
-			oT1036 = append(oT1036, oT1040)
+			oT855 = append(oT855, oT859)
 		}
 		if oErr.Kind != 0 {
 			return nil, oErr
 		}
-		return oT1036, runtime.Err{}
+		return oT855, runtime.Err{}
 	}()
-	if oT1035.Kind != 0 {
-		return false, oT1035
+	if oT854.Kind != 0 {
+		return false, oT854
 	}
-	oT1045 := int64(len(oT1034))
-	oT1046 := int64(3)
-	return (oT1045 == oT1046), runtime.Err{}
+	oT864 := int64(len(oT853))
+	return (oT864 == int64(3)), runtime.Err{}
 }
 
 // oRule138 evaluates rule "E138" (policy).
@@ -6431,41 +6149,13 @@ func oRule138(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[138]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT1047, oT1048 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1049, oT1050 := func() (bool, runtime.Err) {
-			oT1051 := runtime.ToolArgString(oF.ToolArgs, "s")
-			oT1052 := "hello"
-			return (oT1051 == oT1052), runtime.Err{}
-		}()
-		if oT1050.Kind == 0 {
-			if !oT1049 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1050
-		}
-		oT1053, oT1054 := func() (bool, runtime.Err) {
-			oT1055 := runtime.ToolArgString(oF.ToolArgs, "n")
-			oT1056 := ""
-			return (oT1055 == oT1056), runtime.Err{}
-		}()
-		if oT1054.Kind == 0 {
-			if !oT1053 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1054
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT1048.Kind != 0 {
-		return false, oT1048
+	oT865 := false
+	oT866 := runtime.ToolArgString(oF.ToolArgs, "s")
+	if oT866 == "hello" {
+		oT867 := runtime.ToolArgString(oF.ToolArgs, "n")
+		oT865 = (oT867 == "")
 	}
-	return oT1047, runtime.Err{}
+	return oT865, runtime.Err{}
 }
 
 // oRule139 evaluates rule "E139" (policy).
@@ -6478,53 +6168,16 @@ func oRule139(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[139]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT1057, oT1058 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1059, oT1060 := func() (bool, runtime.Err) {
-			oT1061 := runtime.ToolArgInt(oF.ToolArgs, "n")
-			oT1062 := int64(3)
-			return (oT1061 == oT1062), runtime.Err{}
-		}()
-		if oT1060.Kind == 0 {
-			if !oT1059 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1060
+	oT868 := false
+	oT869 := runtime.ToolArgInt(oF.ToolArgs, "n")
+	if oT869 == int64(3) {
+		oT870 := runtime.ToolArgInt(oF.ToolArgs, "d")
+		if oT870 == int64(0) {
+			oT871 := runtime.ToolArgInt(oF.ToolArgs, "whole")
+			oT868 = (oT871 == int64(4))
 		}
-		oT1063, oT1064 := func() (bool, runtime.Err) {
-			oT1065 := runtime.ToolArgInt(oF.ToolArgs, "d")
-			oT1066 := int64(0)
-			return (oT1065 == oT1066), runtime.Err{}
-		}()
-		if oT1064.Kind == 0 {
-			if !oT1063 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1064
-		}
-		oT1067, oT1068 := func() (bool, runtime.Err) {
-			oT1069 := runtime.ToolArgInt(oF.ToolArgs, "whole")
-			oT1070 := int64(4)
-			return (oT1069 == oT1070), runtime.Err{}
-		}()
-		if oT1068.Kind == 0 {
-			if !oT1067 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1068
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT1058.Kind != 0 {
-		return false, oT1058
 	}
-	return oT1057, runtime.Err{}
+	return oT868, runtime.Err{}
 }
 
 // oRule140 evaluates rule "E140" (policy).
@@ -6537,38 +6190,12 @@ func oRule140(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[140]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT1071, oT1072 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1073, oT1074 := func() (bool, runtime.Err) {
-			return runtime.ToolArgBool(oF.ToolArgs, "b"), runtime.Err{}
-		}()
-		if oT1074.Kind == 0 {
-			if !oT1073 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1074
-		}
-		oT1075, oT1076 := func() (bool, runtime.Err) {
-			oT1077 := runtime.ToolArgBool(oF.ToolArgs, "s")
-			return !oT1077, runtime.Err{}
-		}()
-		if oT1076.Kind == 0 {
-			if !oT1075 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1076
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT1072.Kind != 0 {
-		return false, oT1072
+	oT872 := false
+	if runtime.ToolArgBool(oF.ToolArgs, "b") {
+		oT873 := runtime.ToolArgBool(oF.ToolArgs, "s")
+		oT872 = !oT873
 	}
-	return oT1071, runtime.Err{}
+	return oT872, runtime.Err{}
 }
 
 // oRule141 evaluates rule "E141" (policy).
@@ -6580,8 +6207,7 @@ func oRule141(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[141]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT1078 := "tool.pre_invoke"
-	return (oX.Occ.Anchor == oT1078), runtime.Err{}
+	return (oX.Occ.Anchor == "tool.pre_invoke"), runtime.Err{}
 }
 
 // oRule142 evaluates rule "E142" (policy).
@@ -6594,39 +6220,11 @@ func oRule142(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[142]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT1079, oT1080 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1081, oT1082 := func() (bool, runtime.Err) {
-			oT1083 := "bash"
-			return (oF.Tool == oT1083), runtime.Err{}
-		}()
-		if oT1082.Kind == 0 {
-			if !oT1081 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1082
-		}
-		oT1084, oT1085 := func() (bool, runtime.Err) {
-			oT1086 := ""
-			return (oF.SessionPosture == oT1086), runtime.Err{}
-		}()
-		if oT1085.Kind == 0 {
-			if !oT1084 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1085
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT1080.Kind != 0 {
-		return false, oT1080
+	oT874 := false
+	if oF.Tool == "bash" {
+		oT874 = (oF.SessionPosture == "")
 	}
-	return oT1079, runtime.Err{}
+	return oT874, runtime.Err{}
 }
 
 // oRule143 evaluates rule "E143" (policy).
@@ -6639,38 +6237,11 @@ func oRule143(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[143]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT1087, oT1088 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1089, oT1090 := func() (bool, runtime.Err) {
-			oT1091 := int64(3)
-			return (oF.Lycaon.RepeatCount >= oT1091), runtime.Err{}
-		}()
-		if oT1090.Kind == 0 {
-			if oT1089 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1090
-		}
-		oT1092, oT1093 := func() (bool, runtime.Err) {
-			return oF.Lycaon.WorkersIdle, runtime.Err{}
-		}()
-		if oT1093.Kind == 0 {
-			if oT1092 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1093
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT1088.Kind != 0 {
-		return false, oT1088
+	oT875 := true
+	if !(oF.Lycaon.RepeatCount >= int64(3)) {
+		oT875 = oF.Lycaon.WorkersIdle
 	}
-	return oT1087, runtime.Err{}
+	return oT875, runtime.Err{}
 }
 
 // oRule144 evaluates rule "E144" (policy).
@@ -6683,9 +6254,8 @@ func oRule144(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[144]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT1094 := int64(len(oF.Lycaon.TurnTools))
-	oT1095 := int64(0)
-	return (oT1094 == oT1095), runtime.Err{}
+	oT876 := int64(len(oF.Lycaon.TurnTools))
+	return (oT876 == int64(0)), runtime.Err{}
 }
 
 // oRule145 evaluates rule "E145" (policy).
@@ -6698,38 +6268,11 @@ func oRule145(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[145]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT1096, oT1097 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1098, oT1099 := func() (bool, runtime.Err) {
-			oT1100 := int64(0)
-			return (oF.ContentLength == oT1100), runtime.Err{}
-		}()
-		if oT1099.Kind == 0 {
-			if !oT1098 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1099
-		}
-		oT1101, oT1102 := func() (bool, runtime.Err) {
-			return !oF.ContentContainsUntrusted, runtime.Err{}
-		}()
-		if oT1102.Kind == 0 {
-			if !oT1101 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1102
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT1097.Kind != 0 {
-		return false, oT1097
+	oT877 := false
+	if oF.ContentLength == int64(0) {
+		oT877 = !oF.ContentContainsUntrusted
 	}
-	return oT1096, runtime.Err{}
+	return oT877, runtime.Err{}
 }
 
 // oRule146 evaluates rule "E146" (policy).
@@ -6742,12 +6285,11 @@ func oRule146(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[146]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT1103, oT1104 := oF.ToolArgs["n"]
-	if !oT1104 {
+	oT878, oT879 := oF.ToolArgs["n"]
+	if !oT879 {
 		return false, runtime.NoSuchKey("n")
 	}
-	oT1105 := int64(3)
-	return runtime.EqualDynInt(oT1103, oT1105), runtime.Err{}
+	return runtime.EqualDynInt(oT878, int64(3)), runtime.Err{}
 }
 
 // oRule147 evaluates rule "E147" (policy).
@@ -6759,9 +6301,8 @@ func oRule147(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[147]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT1106 := any(int64(1))
-	oT1107 := float64(1)
-	return runtime.EqualDynDouble(oT1106, oT1107), runtime.Err{}
+	oT880 := any(int64(1))
+	return runtime.EqualDynDouble(oT880, float64(1)), runtime.Err{}
 }
 
 // oRule148 evaluates rule "E148" (policy).
@@ -6774,17 +6315,16 @@ func oRule148(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[148]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT1108, oT1109 := oF.ToolArgs["n"]
-	if !oT1109 {
+	oT881, oT882 := oF.ToolArgs["n"]
+	if !oT882 {
 		return false, runtime.NoSuchKey("n")
 	}
-	oT1110 := map[string]any{"a": oT1108}
-	oT1111, oT1112 := oT1110["a"]
-	if !oT1112 {
+	oT883 := map[string]any{"a": oT881}
+	oT884, oT885 := oT883["a"]
+	if !oT885 {
 		return false, runtime.NoSuchKey("a")
 	}
-	oT1113 := int64(3)
-	return runtime.EqualDynInt(oT1111, oT1113), runtime.Err{}
+	return runtime.EqualDynInt(oT884, int64(3)), runtime.Err{}
 }
 
 // oRule149 evaluates rule "E149" (policy).
@@ -6797,20 +6337,19 @@ func oRule149(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[149]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT1114, oT1115 := oF.ToolArgs["list"]
-	if !oT1115 {
+	oT886, oT887 := oF.ToolArgs["list"]
+	if !oT887 {
 		return false, runtime.NoSuchKey("list")
 	}
-	oT1116, oT1117 := runtime.IndexDyn(oT1114, any(int64(0)))
-	if oT1117.Kind != 0 {
-		return false, oT1117
+	oT888, oT889 := runtime.IndexDyn(oT886, any(int64(0)))
+	if oT889.Kind != 0 {
+		return false, oT889
 	}
-	oT1118, oT1119 := runtime.SizeDyn(oT1116)
-	if oT1119.Kind != 0 {
-		return false, oT1119
+	oT890, oT891 := runtime.SizeDyn(oT888)
+	if oT891.Kind != 0 {
+		return false, oT891
 	}
-	oT1120 := int64(1)
-	return (oT1118 == oT1120), runtime.Err{}
+	return (oT890 == int64(1)), runtime.Err{}
 }
 
 // oRule150 evaluates rule "E150" (policy).
@@ -6823,20 +6362,19 @@ func oRule150(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[150]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT1121, oT1122 := oF.ToolArgs["mixed"]
-	if !oT1122 {
+	oT892, oT893 := oF.ToolArgs["mixed"]
+	if !oT893 {
 		return false, runtime.NoSuchKey("mixed")
 	}
-	oT1123, oT1124 := runtime.IndexDyn(oT1121, any(int64(1)))
-	if oT1124.Kind != 0 {
-		return false, oT1124
+	oT894, oT895 := runtime.IndexDyn(oT892, any(int64(1)))
+	if oT895.Kind != 0 {
+		return false, oT895
 	}
-	oT1125, oT1126 := runtime.SizeDyn(oT1123)
-	if oT1126.Kind != 0 {
-		return false, oT1126
+	oT896, oT897 := runtime.SizeDyn(oT894)
+	if oT897.Kind != 0 {
+		return false, oT897
 	}
-	oT1127 := int64(1)
-	return (oT1125 == oT1127), runtime.Err{}
+	return (oT896 == int64(1)), runtime.Err{}
 }
 
 // oRule151 evaluates rule "E151" (policy).
@@ -6849,17 +6387,15 @@ func oRule151(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[151]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT1128 := "u"
-	oT1129, oT1130 := oF.ToolArgs[oT1128]
-	if !oT1130 {
-		return false, runtime.NoSuchKey(oT1128)
+	oT898, oT899 := oF.ToolArgs["u"]
+	if !oT899 {
+		return false, runtime.NoSuchKey("u")
 	}
-	oT1131, oT1132 := runtime.SizeDyn(oT1129)
-	if oT1132.Kind != 0 {
-		return false, oT1132
+	oT900, oT901 := runtime.SizeDyn(oT898)
+	if oT901.Kind != 0 {
+		return false, oT901
 	}
-	oT1133 := int64(3)
-	return (oT1131 == oT1133), runtime.Err{}
+	return (oT900 == int64(3)), runtime.Err{}
 }
 
 // oRule152 evaluates rule "E152" (policy).
@@ -6872,20 +6408,19 @@ func oRule152(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[152]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT1134, oT1135 := oF.ToolArgs["list"]
-	if !oT1135 {
+	oT902, oT903 := oF.ToolArgs["list"]
+	if !oT903 {
 		return false, runtime.NoSuchKey("list")
 	}
-	oT1136, oT1137 := runtime.IndexDyn(oT1134, any(int64(0)))
-	if oT1137.Kind != 0 {
-		return false, oT1137
+	oT904, oT905 := runtime.IndexDyn(oT902, any(int64(0)))
+	if oT905.Kind != 0 {
+		return false, oT905
 	}
-	oT1138, oT1139 := runtime.StringFromDyn(oT1136)
-	if oT1139.Kind != 0 {
-		return false, oT1139
+	oT906, oT907 := runtime.StringFromDyn(oT904)
+	if oT907.Kind != 0 {
+		return false, oT907
 	}
-	oT1140 := "1"
-	return (oT1138 == oT1140), runtime.Err{}
+	return (oT906 == "1"), runtime.Err{}
 }
 
 // oRule153 evaluates rule "E153" (policy).
@@ -6898,30 +6433,29 @@ func oRule153(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[153]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT1141, oT1142 := oF.ToolArgs["b"]
-	if !oT1142 {
+	oT908, oT909 := oF.ToolArgs["b"]
+	if !oT909 {
 		return false, runtime.NoSuchKey("b")
 	}
-	oT1143, oT1144 := runtime.AsBool(oT1141)
-	if oT1144.Kind != 0 {
-		return false, oT1144
+	oT910, oT911 := runtime.AsBool(oT908)
+	if oT911.Kind != 0 {
+		return false, oT911
 	}
-	var oT1145 any
-	if oT1143 {
-		oT1146, oT1147 := oF.ToolArgs["s"]
-		if !oT1147 {
+	var oT912 any
+	if oT910 {
+		oT913, oT914 := oF.ToolArgs["s"]
+		if !oT914 {
 			return false, runtime.NoSuchKey("s")
 		}
-		oT1145 = oT1146
+		oT912 = oT913
 	} else {
-		oT1148, oT1149 := oF.ToolArgs["n"]
-		if !oT1149 {
+		oT915, oT916 := oF.ToolArgs["n"]
+		if !oT916 {
 			return false, runtime.NoSuchKey("n")
 		}
-		oT1145 = oT1148
+		oT912 = oT915
 	}
-	oT1150 := "hello"
-	return runtime.EqualDynString(oT1145, oT1150), runtime.Err{}
+	return runtime.EqualDynString(oT912, "hello"), runtime.Err{}
 }
 
 // oRule154 evaluates rule "E154" (policy).
@@ -6934,89 +6468,89 @@ func oRule154(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[154]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT1151, oT1152 := func() (bool, runtime.Err) {
+	oT917, oT918 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT1153, oT1154 := func() (bool, runtime.Err) {
-			oT1155, oT1156 := oF.ToolArgs["s"]
-			if !oT1156 {
+		oT919, oT920 := func() (bool, runtime.Err) {
+			oT921, oT922 := oF.ToolArgs["s"]
+			if !oT922 {
 				return false, runtime.NoSuchKey("s")
 			}
-			oT1157, oT1158 := runtime.AsString(oT1155)
-			if oT1158.Kind != 0 {
-				return false, oT1158
+			oT923, oT924 := runtime.AsString(oT921)
+			if oT924.Kind != 0 {
+				return false, oT924
 			}
-			return strings.Contains(oT1157, "ell"), runtime.Err{}
+			return strings.Contains(oT923, "ell"), runtime.Err{}
 		}()
-		if oT1154.Kind == 0 {
-			if !oT1153 {
+		if oT920.Kind == 0 {
+			if !oT919 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT1154
+			oErr = oT920
 		}
-		oT1159, oT1160 := func() (bool, runtime.Err) {
-			oT1161, oT1162 := oF.ToolArgs["s"]
-			if !oT1162 {
+		oT925, oT926 := func() (bool, runtime.Err) {
+			oT927, oT928 := oF.ToolArgs["s"]
+			if !oT928 {
 				return false, runtime.NoSuchKey("s")
 			}
-			oT1163, oT1164 := runtime.AsString(oT1161)
-			if oT1164.Kind != 0 {
-				return false, oT1164
+			oT929, oT930 := runtime.AsString(oT927)
+			if oT930.Kind != 0 {
+				return false, oT930
 			}
-			return strings.HasPrefix(oT1163, "hel"), runtime.Err{}
+			return strings.HasPrefix(oT929, "hel"), runtime.Err{}
 		}()
-		if oT1160.Kind == 0 {
-			if !oT1159 {
+		if oT926.Kind == 0 {
+			if !oT925 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT1160
+			oErr = oT926
 		}
-		oT1165, oT1166 := func() (bool, runtime.Err) {
-			oT1167, oT1168 := oF.ToolArgs["s"]
-			if !oT1168 {
+		oT931, oT932 := func() (bool, runtime.Err) {
+			oT933, oT934 := oF.ToolArgs["s"]
+			if !oT934 {
 				return false, runtime.NoSuchKey("s")
 			}
-			oT1169, oT1170 := runtime.AsString(oT1167)
-			if oT1170.Kind != 0 {
-				return false, oT1170
+			oT935, oT936 := runtime.AsString(oT933)
+			if oT936.Kind != 0 {
+				return false, oT936
 			}
-			return strings.HasSuffix(oT1169, "llo"), runtime.Err{}
+			return strings.HasSuffix(oT935, "llo"), runtime.Err{}
 		}()
-		if oT1166.Kind == 0 {
-			if !oT1165 {
+		if oT932.Kind == 0 {
+			if !oT931 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT1166
+			oErr = oT932
 		}
-		oT1171, oT1172 := func() (bool, runtime.Err) {
-			oT1173, oT1174 := oF.ToolArgs["s"]
-			if !oT1174 {
+		oT937, oT938 := func() (bool, runtime.Err) {
+			oT939, oT940 := oF.ToolArgs["s"]
+			if !oT940 {
 				return false, runtime.NoSuchKey("s")
 			}
-			oT1175, oT1176 := runtime.AsString(oT1173)
-			if oT1176.Kind != 0 {
-				return false, oT1176
+			oT941, oT942 := runtime.AsString(oT939)
+			if oT942.Kind != 0 {
+				return false, oT942
 			}
-			return (oT1175 == "hello"), runtime.Err{}
+			return (oT941 == "hello"), runtime.Err{}
 		}()
-		if oT1172.Kind == 0 {
-			if !oT1171 {
+		if oT938.Kind == 0 {
+			if !oT937 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT1172
+			oErr = oT938
 		}
 		if oErr.Kind != 0 {
 			return false, oErr
 		}
 		return true, runtime.Err{}
 	}()
-	if oT1152.Kind != 0 {
-		return false, oT1152
+	if oT918.Kind != 0 {
+		return false, oT918
 	}
-	return oT1151, runtime.Err{}
+	return oT917, runtime.Err{}
 }
 
 // oRule155 evaluates rule "E155" (policy).
@@ -7029,71 +6563,71 @@ func oRule155(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[155]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT1177, oT1178 := func() (bool, runtime.Err) {
+	oT943, oT944 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT1179, oT1180 := func() (bool, runtime.Err) {
-			oT1181, oT1182 := oF.ToolArgs["s"]
-			if !oT1182 {
+		oT945, oT946 := func() (bool, runtime.Err) {
+			oT947, oT948 := oF.ToolArgs["s"]
+			if !oT948 {
 				return false, runtime.NoSuchKey("s")
 			}
-			oT1183, oT1184 := runtime.AsString(oT1181)
-			if oT1184.Kind != 0 {
-				return false, oT1184
+			oT949, oT950 := runtime.AsString(oT947)
+			if oT950.Kind != 0 {
+				return false, oT950
 			}
-			return strings.HasPrefix(oT1183, "ell"), runtime.Err{}
+			return strings.HasPrefix(oT949, "ell"), runtime.Err{}
 		}()
-		if oT1180.Kind == 0 {
-			if oT1179 {
+		if oT946.Kind == 0 {
+			if oT945 {
 				return true, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT1180
+			oErr = oT946
 		}
-		oT1185, oT1186 := func() (bool, runtime.Err) {
-			oT1187, oT1188 := oF.ToolArgs["s"]
-			if !oT1188 {
+		oT951, oT952 := func() (bool, runtime.Err) {
+			oT953, oT954 := oF.ToolArgs["s"]
+			if !oT954 {
 				return false, runtime.NoSuchKey("s")
 			}
-			oT1189, oT1190 := runtime.AsString(oT1187)
-			if oT1190.Kind != 0 {
-				return false, oT1190
+			oT955, oT956 := runtime.AsString(oT953)
+			if oT956.Kind != 0 {
+				return false, oT956
 			}
-			return strings.HasSuffix(oT1189, "hel"), runtime.Err{}
+			return strings.HasSuffix(oT955, "hel"), runtime.Err{}
 		}()
-		if oT1186.Kind == 0 {
-			if oT1185 {
+		if oT952.Kind == 0 {
+			if oT951 {
 				return true, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT1186
+			oErr = oT952
 		}
-		oT1191, oT1192 := func() (bool, runtime.Err) {
-			oT1193, oT1194 := oF.ToolArgs["s"]
-			if !oT1194 {
+		oT957, oT958 := func() (bool, runtime.Err) {
+			oT959, oT960 := oF.ToolArgs["s"]
+			if !oT960 {
 				return false, runtime.NoSuchKey("s")
 			}
-			oT1195, oT1196 := runtime.AsString(oT1193)
-			if oT1196.Kind != 0 {
-				return false, oT1196
+			oT961, oT962 := runtime.AsString(oT959)
+			if oT962.Kind != 0 {
+				return false, oT962
 			}
-			return (oT1195 == ""), runtime.Err{}
+			return (oT961 == ""), runtime.Err{}
 		}()
-		if oT1192.Kind == 0 {
-			if oT1191 {
+		if oT958.Kind == 0 {
+			if oT957 {
 				return true, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT1192
+			oErr = oT958
 		}
 		if oErr.Kind != 0 {
 			return false, oErr
 		}
 		return false, runtime.Err{}
 	}()
-	if oT1178.Kind != 0 {
-		return false, oT1178
+	if oT944.Kind != 0 {
+		return false, oT944
 	}
-	return oT1177, runtime.Err{}
+	return oT943, runtime.Err{}
 }
 
 // oRule156 evaluates rule "E156" (policy).
@@ -7105,50 +6639,13 @@ func oRule156(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[156]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT1197, oT1198 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1199, oT1200 := func() (bool, runtime.Err) {
-			oT1201 := ""
-			return (oT1201 == ""), runtime.Err{}
-		}()
-		if oT1200.Kind == 0 {
-			if !oT1199 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1200
+	oT963 := false
+	if "" == "" {
+		if strings.Contains("", "") {
+			oT963 = strings.Contains("x", "")
 		}
-		oT1202, oT1203 := func() (bool, runtime.Err) {
-			oT1204 := ""
-			return strings.Contains(oT1204, ""), runtime.Err{}
-		}()
-		if oT1203.Kind == 0 {
-			if !oT1202 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1203
-		}
-		oT1205, oT1206 := func() (bool, runtime.Err) {
-			oT1207 := "x"
-			return strings.Contains(oT1207, ""), runtime.Err{}
-		}()
-		if oT1206.Kind == 0 {
-			if !oT1205 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1206
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT1198.Kind != 0 {
-		return false, oT1198
 	}
-	return oT1197, runtime.Err{}
+	return oT963, runtime.Err{}
 }
 
 // oRule157 evaluates rule "E157" (policy).
@@ -7161,54 +6658,54 @@ func oRule157(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[157]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT1208, oT1209 := func() (bool, runtime.Err) {
+	oT964, oT965 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT1210, oT1211 := func() (bool, runtime.Err) {
-			oT1212, oT1213 := oF.ToolArgs["s"]
-			if !oT1213 {
+		oT966, oT967 := func() (bool, runtime.Err) {
+			oT968, oT969 := oF.ToolArgs["s"]
+			if !oT969 {
 				return false, runtime.NoSuchKey("s")
 			}
-			oT1214, oT1215 := runtime.AsString(oT1212)
-			if oT1215.Kind != 0 {
-				return false, oT1215
+			oT970, oT971 := runtime.AsString(oT968)
+			if oT971.Kind != 0 {
+				return false, oT971
 			}
-			return oRe2.MatchString(oT1214), runtime.Err{}
+			return oRe2.MatchString(oT970), runtime.Err{}
 		}()
-		if oT1211.Kind == 0 {
-			if !oT1210 {
+		if oT967.Kind == 0 {
+			if !oT966 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT1211
+			oErr = oT967
 		}
-		oT1216, oT1217 := func() (bool, runtime.Err) {
-			oT1218, oT1219 := oF.ToolArgs["s"]
-			if !oT1219 {
+		oT972, oT973 := func() (bool, runtime.Err) {
+			oT974, oT975 := oF.ToolArgs["s"]
+			if !oT975 {
 				return false, runtime.NoSuchKey("s")
 			}
-			oT1220, oT1221 := runtime.AsString(oT1218)
-			if oT1221.Kind != 0 {
-				return false, oT1221
+			oT976, oT977 := runtime.AsString(oT974)
+			if oT977.Kind != 0 {
+				return false, oT977
 			}
-			oT1222 := strings.Contains(oT1220, "HELLO")
-			return !oT1222, runtime.Err{}
+			oT978 := strings.Contains(oT976, "HELLO")
+			return !oT978, runtime.Err{}
 		}()
-		if oT1217.Kind == 0 {
-			if !oT1216 {
+		if oT973.Kind == 0 {
+			if !oT972 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT1217
+			oErr = oT973
 		}
 		if oErr.Kind != 0 {
 			return false, oErr
 		}
 		return true, runtime.Err{}
 	}()
-	if oT1209.Kind != 0 {
-		return false, oT1209
+	if oT965.Kind != 0 {
+		return false, oT965
 	}
-	return oT1208, runtime.Err{}
+	return oT964, runtime.Err{}
 }
 
 // oRule158 evaluates rule "E158" (policy).
@@ -7221,53 +6718,53 @@ func oRule158(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[158]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT1223, oT1224 := func() (bool, runtime.Err) {
+	oT979, oT980 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT1225, oT1226 := func() (bool, runtime.Err) {
-			oT1227, oT1228 := oF.ToolArgs["bad"]
-			if !oT1228 {
+		oT981, oT982 := func() (bool, runtime.Err) {
+			oT983, oT984 := oF.ToolArgs["bad"]
+			if !oT984 {
 				return false, runtime.NoSuchKey("bad")
 			}
-			oT1229, oT1230 := runtime.AsString(oT1227)
-			if oT1230.Kind != 0 {
-				return false, oT1230
+			oT985, oT986 := runtime.AsString(oT983)
+			if oT986.Kind != 0 {
+				return false, oT986
 			}
-			return oRe3.MatchString(oT1229), runtime.Err{}
+			return oRe3.MatchString(oT985), runtime.Err{}
 		}()
-		if oT1226.Kind == 0 {
-			if !oT1225 {
+		if oT982.Kind == 0 {
+			if !oT981 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT1226
+			oErr = oT982
 		}
-		oT1231, oT1232 := func() (bool, runtime.Err) {
-			oT1233, oT1234 := oF.ToolArgs["bad"]
-			if !oT1234 {
+		oT987, oT988 := func() (bool, runtime.Err) {
+			oT989, oT990 := oF.ToolArgs["bad"]
+			if !oT990 {
 				return false, runtime.NoSuchKey("bad")
 			}
-			oT1235, oT1236 := runtime.AsString(oT1233)
-			if oT1236.Kind != 0 {
-				return false, oT1236
+			oT991, oT992 := runtime.AsString(oT989)
+			if oT992.Kind != 0 {
+				return false, oT992
 			}
-			return oRe4.MatchString(oT1235), runtime.Err{}
+			return oRe4.MatchString(oT991), runtime.Err{}
 		}()
-		if oT1232.Kind == 0 {
-			if !oT1231 {
+		if oT988.Kind == 0 {
+			if !oT987 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT1232
+			oErr = oT988
 		}
 		if oErr.Kind != 0 {
 			return false, oErr
 		}
 		return true, runtime.Err{}
 	}()
-	if oT1224.Kind != 0 {
-		return false, oT1224
+	if oT980.Kind != 0 {
+		return false, oT980
 	}
-	return oT1223, runtime.Err{}
+	return oT979, runtime.Err{}
 }
 
 // oRule159 evaluates rule "E159" (policy).
@@ -7280,53 +6777,53 @@ func oRule159(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[159]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT1237, oT1238 := func() (bool, runtime.Err) {
+	oT993, oT994 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT1239, oT1240 := func() (bool, runtime.Err) {
-			oT1241, oT1242 := oF.ToolArgs["s"]
-			if !oT1242 {
+		oT995, oT996 := func() (bool, runtime.Err) {
+			oT997, oT998 := oF.ToolArgs["s"]
+			if !oT998 {
 				return false, runtime.NoSuchKey("s")
 			}
-			oT1243, oT1244 := runtime.AsString(oT1241)
-			if oT1244.Kind != 0 {
-				return false, oT1244
+			oT999, oT1000 := runtime.AsString(oT997)
+			if oT1000.Kind != 0 {
+				return false, oT1000
 			}
-			return strings.Contains(oT1243, "h.l"), runtime.Err{}
+			return strings.Contains(oT999, "h.l"), runtime.Err{}
 		}()
-		if oT1240.Kind == 0 {
-			if oT1239 {
+		if oT996.Kind == 0 {
+			if oT995 {
 				return true, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT1240
+			oErr = oT996
 		}
-		oT1245, oT1246 := func() (bool, runtime.Err) {
-			oT1247, oT1248 := oF.ToolArgs["s"]
-			if !oT1248 {
+		oT1001, oT1002 := func() (bool, runtime.Err) {
+			oT1003, oT1004 := oF.ToolArgs["s"]
+			if !oT1004 {
 				return false, runtime.NoSuchKey("s")
 			}
-			oT1249, oT1250 := runtime.AsString(oT1247)
-			if oT1250.Kind != 0 {
-				return false, oT1250
+			oT1005, oT1006 := runtime.AsString(oT1003)
+			if oT1006.Kind != 0 {
+				return false, oT1006
 			}
-			return oRe5.MatchString(oT1249), runtime.Err{}
+			return oRe5.MatchString(oT1005), runtime.Err{}
 		}()
-		if oT1246.Kind == 0 {
-			if oT1245 {
+		if oT1002.Kind == 0 {
+			if oT1001 {
 				return true, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT1246
+			oErr = oT1002
 		}
 		if oErr.Kind != 0 {
 			return false, oErr
 		}
 		return false, runtime.Err{}
 	}()
-	if oT1238.Kind != 0 {
-		return false, oT1238
+	if oT994.Kind != 0 {
+		return false, oT994
 	}
-	return oT1237, runtime.Err{}
+	return oT993, runtime.Err{}
 }
 
 // oRule160 evaluates rule "E160" (policy).
@@ -7338,39 +6835,11 @@ func oRule160(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[160]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT1251, oT1252 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1253, oT1254 := func() (bool, runtime.Err) {
-			oT1255 := "a\nb"
-			return strings.HasPrefix(oT1255, "b"), runtime.Err{}
-		}()
-		if oT1254.Kind == 0 {
-			if oT1253 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1254
-		}
-		oT1256, oT1257 := func() (bool, runtime.Err) {
-			oT1258 := "a\nb"
-			return strings.HasSuffix(oT1258, "a"), runtime.Err{}
-		}()
-		if oT1257.Kind == 0 {
-			if oT1256 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1257
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT1252.Kind != 0 {
-		return false, oT1252
+	oT1007 := true
+	if !strings.HasPrefix("a\nb", "b") {
+		oT1007 = strings.HasSuffix("a\nb", "a")
 	}
-	return oT1251, runtime.Err{}
+	return oT1007, runtime.Err{}
 }
 
 // oRule161 evaluates rule "E161" (policy).
@@ -7383,70 +6852,70 @@ func oRule161(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[161]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT1259, oT1260 := func() (bool, runtime.Err) {
+	oT1008, oT1009 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT1261, oT1262 := func() (bool, runtime.Err) {
-			oT1263, oT1264 := oF.ToolArgs["s"]
-			if !oT1264 {
+		oT1010, oT1011 := func() (bool, runtime.Err) {
+			oT1012, oT1013 := oF.ToolArgs["s"]
+			if !oT1013 {
 				return false, runtime.NoSuchKey("s")
 			}
-			oT1265 := any(oConst16)
-			oT1266, oT1267 := runtime.InList(oT1263, oT1265)
-			if oT1267.Kind != 0 {
-				return false, oT1267
+			oT1014 := any(oConst16)
+			oT1015, oT1016 := runtime.InList(oT1012, oT1014)
+			if oT1016.Kind != 0 {
+				return false, oT1016
 			}
-			return oT1266, runtime.Err{}
+			return oT1015, runtime.Err{}
 		}()
-		if oT1262.Kind == 0 {
-			if !oT1261 {
+		if oT1011.Kind == 0 {
+			if !oT1010 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT1262
+			oErr = oT1011
 		}
-		oT1268, oT1269 := func() (bool, runtime.Err) {
-			oT1270, oT1271 := oF.ToolArgs["s"]
-			if !oT1271 {
+		oT1017, oT1018 := func() (bool, runtime.Err) {
+			oT1019, oT1020 := oF.ToolArgs["s"]
+			if !oT1020 {
 				return false, runtime.NoSuchKey("s")
 			}
-			oT1272 := any(oConst7)
-			oT1273, oT1274 := runtime.InList(oT1270, oT1272)
-			if oT1274.Kind != 0 {
-				return false, oT1274
+			oT1021 := any(oConst7)
+			oT1022, oT1023 := runtime.InList(oT1019, oT1021)
+			if oT1023.Kind != 0 {
+				return false, oT1023
 			}
-			return !oT1273, runtime.Err{}
+			return !oT1022, runtime.Err{}
 		}()
-		if oT1269.Kind == 0 {
-			if !oT1268 {
+		if oT1018.Kind == 0 {
+			if !oT1017 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT1269
+			oErr = oT1018
 		}
-		oT1275, oT1276 := func() (bool, runtime.Err) {
-			var oT1277 bool
+		oT1024, oT1025 := func() (bool, runtime.Err) {
+			var oT1026 bool
 			switch oF.Tool {
 			case "bash", "sh":
-				oT1277 = true
+				oT1026 = true
 			}
-			return oT1277, runtime.Err{}
+			return oT1026, runtime.Err{}
 		}()
-		if oT1276.Kind == 0 {
-			if !oT1275 {
+		if oT1025.Kind == 0 {
+			if !oT1024 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT1276
+			oErr = oT1025
 		}
 		if oErr.Kind != 0 {
 			return false, oErr
 		}
 		return true, runtime.Err{}
 	}()
-	if oT1260.Kind != 0 {
-		return false, oT1260
+	if oT1009.Kind != 0 {
+		return false, oT1009
 	}
-	return oT1259, runtime.Err{}
+	return oT1008, runtime.Err{}
 }
 
 // oRule162 evaluates rule "E162" (policy).
@@ -7459,16 +6928,16 @@ func oRule162(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[162]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT1278, oT1279 := oF.ToolArgs["n"]
-	if !oT1279 {
+	oT1027, oT1028 := oF.ToolArgs["n"]
+	if !oT1028 {
 		return false, runtime.NoSuchKey("n")
 	}
-	oT1280 := any(oConst17)
-	oT1281, oT1282 := runtime.InList(oT1278, oT1280)
-	if oT1282.Kind != 0 {
-		return false, oT1282
+	oT1029 := any(oConst17)
+	oT1030, oT1031 := runtime.InList(oT1027, oT1029)
+	if oT1031.Kind != 0 {
+		return false, oT1031
 	}
-	return oT1281, runtime.Err{}
+	return oT1030, runtime.Err{}
 }
 
 // oRule163 evaluates rule "E163" (policy).
@@ -7481,65 +6950,65 @@ func oRule163(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[163]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT1283, oT1284 := func() (bool, runtime.Err) {
+	oT1032, oT1033 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT1285, oT1286 := func() (bool, runtime.Err) {
-			oT1287, oT1288 := oF.ToolArgs["n"]
-			if !oT1288 {
+		oT1034, oT1035 := func() (bool, runtime.Err) {
+			oT1036, oT1037 := oF.ToolArgs["n"]
+			if !oT1037 {
 				return false, runtime.NoSuchKey("n")
 			}
-			oT1289 := runtime.TypeOf(oT1287)
-			oT1290 := runtime.Type("int")
-			return (oT1289 == oT1290), runtime.Err{}
+			oT1038 := runtime.TypeOf(oT1036)
+			oT1039 := runtime.Type("int")
+			return (oT1038 == oT1039), runtime.Err{}
 		}()
-		if oT1286.Kind == 0 {
-			if !oT1285 {
+		if oT1035.Kind == 0 {
+			if !oT1034 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT1286
+			oErr = oT1035
 		}
-		oT1291, oT1292 := func() (bool, runtime.Err) {
-			oT1293, oT1294 := oF.ToolArgs["d"]
-			if !oT1294 {
+		oT1040, oT1041 := func() (bool, runtime.Err) {
+			oT1042, oT1043 := oF.ToolArgs["d"]
+			if !oT1043 {
 				return false, runtime.NoSuchKey("d")
 			}
-			oT1295 := runtime.TypeOf(oT1293)
-			oT1296 := runtime.Type("double")
-			return (oT1295 == oT1296), runtime.Err{}
+			oT1044 := runtime.TypeOf(oT1042)
+			oT1045 := runtime.Type("double")
+			return (oT1044 == oT1045), runtime.Err{}
 		}()
-		if oT1292.Kind == 0 {
-			if !oT1291 {
+		if oT1041.Kind == 0 {
+			if !oT1040 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT1292
+			oErr = oT1041
 		}
-		oT1297, oT1298 := func() (bool, runtime.Err) {
-			oT1299, oT1300 := oF.ToolArgs["s"]
-			if !oT1300 {
+		oT1046, oT1047 := func() (bool, runtime.Err) {
+			oT1048, oT1049 := oF.ToolArgs["s"]
+			if !oT1049 {
 				return false, runtime.NoSuchKey("s")
 			}
-			oT1301 := runtime.TypeOf(oT1299)
-			oT1302 := runtime.Type("string")
-			return (oT1301 == oT1302), runtime.Err{}
+			oT1050 := runtime.TypeOf(oT1048)
+			oT1051 := runtime.Type("string")
+			return (oT1050 == oT1051), runtime.Err{}
 		}()
-		if oT1298.Kind == 0 {
-			if !oT1297 {
+		if oT1047.Kind == 0 {
+			if !oT1046 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT1298
+			oErr = oT1047
 		}
 		if oErr.Kind != 0 {
 			return false, oErr
 		}
 		return true, runtime.Err{}
 	}()
-	if oT1284.Kind != 0 {
-		return false, oT1284
+	if oT1033.Kind != 0 {
+		return false, oT1033
 	}
-	return oT1283, runtime.Err{}
+	return oT1032, runtime.Err{}
 }
 
 // oRule164 evaluates rule "E164" (policy).
@@ -7552,81 +7021,81 @@ func oRule164(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[164]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT1303, oT1304 := func() (bool, runtime.Err) {
+	oT1052, oT1053 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT1305, oT1306 := func() (bool, runtime.Err) {
-			oT1307, oT1308 := oF.ToolArgs["list"]
-			if !oT1308 {
+		oT1054, oT1055 := func() (bool, runtime.Err) {
+			oT1056, oT1057 := oF.ToolArgs["list"]
+			if !oT1057 {
 				return false, runtime.NoSuchKey("list")
 			}
-			oT1309 := runtime.TypeOf(oT1307)
-			oT1310 := runtime.Type("list")
-			return (oT1309 == oT1310), runtime.Err{}
+			oT1058 := runtime.TypeOf(oT1056)
+			oT1059 := runtime.Type("list")
+			return (oT1058 == oT1059), runtime.Err{}
 		}()
-		if oT1306.Kind == 0 {
-			if !oT1305 {
+		if oT1055.Kind == 0 {
+			if !oT1054 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT1306
+			oErr = oT1055
 		}
-		oT1311, oT1312 := func() (bool, runtime.Err) {
-			oT1313, oT1314 := oF.ToolArgs["map"]
-			if !oT1314 {
+		oT1060, oT1061 := func() (bool, runtime.Err) {
+			oT1062, oT1063 := oF.ToolArgs["map"]
+			if !oT1063 {
 				return false, runtime.NoSuchKey("map")
 			}
-			oT1315 := runtime.TypeOf(oT1313)
-			oT1316 := runtime.Type("map")
-			return (oT1315 == oT1316), runtime.Err{}
+			oT1064 := runtime.TypeOf(oT1062)
+			oT1065 := runtime.Type("map")
+			return (oT1064 == oT1065), runtime.Err{}
 		}()
-		if oT1312.Kind == 0 {
-			if !oT1311 {
+		if oT1061.Kind == 0 {
+			if !oT1060 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT1312
+			oErr = oT1061
 		}
-		oT1317, oT1318 := func() (bool, runtime.Err) {
-			oT1319, oT1320 := oF.ToolArgs["nul"]
-			if !oT1320 {
+		oT1066, oT1067 := func() (bool, runtime.Err) {
+			oT1068, oT1069 := oF.ToolArgs["nul"]
+			if !oT1069 {
 				return false, runtime.NoSuchKey("nul")
 			}
-			oT1321 := runtime.TypeOf(oT1319)
-			oT1322 := runtime.Type("null_type")
-			return (oT1321 == oT1322), runtime.Err{}
+			oT1070 := runtime.TypeOf(oT1068)
+			oT1071 := runtime.Type("null_type")
+			return (oT1070 == oT1071), runtime.Err{}
 		}()
-		if oT1318.Kind == 0 {
-			if !oT1317 {
+		if oT1067.Kind == 0 {
+			if !oT1066 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT1318
+			oErr = oT1067
 		}
-		oT1323, oT1324 := func() (bool, runtime.Err) {
-			oT1325, oT1326 := oF.ToolArgs["b"]
-			if !oT1326 {
+		oT1072, oT1073 := func() (bool, runtime.Err) {
+			oT1074, oT1075 := oF.ToolArgs["b"]
+			if !oT1075 {
 				return false, runtime.NoSuchKey("b")
 			}
-			oT1327 := runtime.TypeOf(oT1325)
-			oT1328 := runtime.Type("bool")
-			return (oT1327 == oT1328), runtime.Err{}
+			oT1076 := runtime.TypeOf(oT1074)
+			oT1077 := runtime.Type("bool")
+			return (oT1076 == oT1077), runtime.Err{}
 		}()
-		if oT1324.Kind == 0 {
-			if !oT1323 {
+		if oT1073.Kind == 0 {
+			if !oT1072 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT1324
+			oErr = oT1073
 		}
 		if oErr.Kind != 0 {
 			return false, oErr
 		}
 		return true, runtime.Err{}
 	}()
-	if oT1304.Kind != 0 {
-		return false, oT1304
+	if oT1053.Kind != 0 {
+		return false, oT1053
 	}
-	return oT1303, runtime.Err{}
+	return oT1052, runtime.Err{}
 }
 
 // oRule165 evaluates rule "E165" (policy).
@@ -7639,74 +7108,74 @@ func oRule165(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[165]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT1329, oT1330 := func() (bool, runtime.Err) {
+	oT1078, oT1079 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT1331, oT1332 := func() (bool, runtime.Err) {
-			oT1333, oT1334 := oF.ToolArgs["n"]
-			if !oT1334 {
+		oT1080, oT1081 := func() (bool, runtime.Err) {
+			oT1082, oT1083 := oF.ToolArgs["n"]
+			if !oT1083 {
 				return false, runtime.NoSuchKey("n")
 			}
-			oT1335 := runtime.TypeOf(oT1333)
-			_ = oT1335
-			oT1336 := runtime.Type("type")
-			oT1337 := runtime.Type("type")
-			return (oT1336 == oT1337), runtime.Err{}
+			oT1084 := runtime.TypeOf(oT1082)
+			_ = oT1084
+			oT1085 := runtime.Type("type")
+			oT1086 := runtime.Type("type")
+			return (oT1085 == oT1086), runtime.Err{}
 		}()
-		if oT1332.Kind == 0 {
-			if !oT1331 {
+		if oT1081.Kind == 0 {
+			if !oT1080 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT1332
+			oErr = oT1081
 		}
-		oT1338, oT1339 := func() (bool, runtime.Err) {
-			oT1340 := runtime.Type("int")
-			oT1341 := runtime.Type("int")
-			return (oT1340 == oT1341), runtime.Err{}
+		oT1087, oT1088 := func() (bool, runtime.Err) {
+			oT1089 := runtime.Type("int")
+			oT1090 := runtime.Type("int")
+			return (oT1089 == oT1090), runtime.Err{}
 		}()
-		if oT1339.Kind == 0 {
-			if !oT1338 {
+		if oT1088.Kind == 0 {
+			if !oT1087 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT1339
+			oErr = oT1088
 		}
-		oT1342, oT1343 := func() (bool, runtime.Err) {
-			oT1344 := runtime.Type("string")
-			oT1345 := runtime.Type("int")
-			oT1346 := (oT1344 == oT1345)
-			return !oT1346, runtime.Err{}
+		oT1091, oT1092 := func() (bool, runtime.Err) {
+			oT1093 := runtime.Type("string")
+			oT1094 := runtime.Type("int")
+			oT1095 := (oT1093 == oT1094)
+			return !oT1095, runtime.Err{}
 		}()
-		if oT1343.Kind == 0 {
-			if !oT1342 {
+		if oT1092.Kind == 0 {
+			if !oT1091 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT1343
+			oErr = oT1092
 		}
-		oT1347, oT1348 := func() (bool, runtime.Err) {
-			oT1349 := runtime.ToolArgString(oF.ToolArgs, "s")
-			_ = oT1349
-			oT1350 := runtime.Type("string")
-			oT1351 := runtime.Type("string")
-			return (oT1350 == oT1351), runtime.Err{}
+		oT1096, oT1097 := func() (bool, runtime.Err) {
+			oT1098 := runtime.ToolArgString(oF.ToolArgs, "s")
+			_ = oT1098
+			oT1099 := runtime.Type("string")
+			oT1100 := runtime.Type("string")
+			return (oT1099 == oT1100), runtime.Err{}
 		}()
-		if oT1348.Kind == 0 {
-			if !oT1347 {
+		if oT1097.Kind == 0 {
+			if !oT1096 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT1348
+			oErr = oT1097
 		}
 		if oErr.Kind != 0 {
 			return false, oErr
 		}
 		return true, runtime.Err{}
 	}()
-	if oT1330.Kind != 0 {
-		return false, oT1330
+	if oT1079.Kind != 0 {
+		return false, oT1079
 	}
-	return oT1329, runtime.Err{}
+	return oT1078, runtime.Err{}
 }
 
 // oRule166 evaluates rule "E166" (policy).
@@ -7719,59 +7188,59 @@ func oRule166(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[166]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT1352, oT1353 := func() (bool, runtime.Err) {
+	oT1101, oT1102 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT1354, oT1355 := func() (bool, runtime.Err) {
-			oT1356, oT1357 := oF.ToolArgs["n"]
-			if !oT1357 {
+		oT1103, oT1104 := func() (bool, runtime.Err) {
+			oT1105, oT1106 := oF.ToolArgs["n"]
+			if !oT1106 {
 				return false, runtime.NoSuchKey("n")
 			}
-			oT1358 := runtime.TypeOf(oT1356)
-			oT1359 := any(oT1358)
-			oT1360 := any(oConst18)
-			oT1361, oT1362 := runtime.InList(oT1359, oT1360)
-			if oT1362.Kind != 0 {
-				return false, oT1362
+			oT1107 := runtime.TypeOf(oT1105)
+			oT1108 := any(oT1107)
+			oT1109 := any(oConst18)
+			oT1110, oT1111 := runtime.InList(oT1108, oT1109)
+			if oT1111.Kind != 0 {
+				return false, oT1111
 			}
-			return oT1361, runtime.Err{}
+			return oT1110, runtime.Err{}
 		}()
-		if oT1355.Kind == 0 {
-			if !oT1354 {
+		if oT1104.Kind == 0 {
+			if !oT1103 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT1355
+			oErr = oT1104
 		}
-		oT1363, oT1364 := func() (bool, runtime.Err) {
-			oT1365, oT1366 := oF.ToolArgs["s"]
-			if !oT1366 {
+		oT1112, oT1113 := func() (bool, runtime.Err) {
+			oT1114, oT1115 := oF.ToolArgs["s"]
+			if !oT1115 {
 				return false, runtime.NoSuchKey("s")
 			}
-			oT1367 := runtime.TypeOf(oT1365)
-			oT1368 := any(oT1367)
-			oT1369 := any(oConst19)
-			oT1370, oT1371 := runtime.InList(oT1368, oT1369)
-			if oT1371.Kind != 0 {
-				return false, oT1371
+			oT1116 := runtime.TypeOf(oT1114)
+			oT1117 := any(oT1116)
+			oT1118 := any(oConst19)
+			oT1119, oT1120 := runtime.InList(oT1117, oT1118)
+			if oT1120.Kind != 0 {
+				return false, oT1120
 			}
-			return !oT1370, runtime.Err{}
+			return !oT1119, runtime.Err{}
 		}()
-		if oT1364.Kind == 0 {
-			if !oT1363 {
+		if oT1113.Kind == 0 {
+			if !oT1112 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT1364
+			oErr = oT1113
 		}
 		if oErr.Kind != 0 {
 			return false, oErr
 		}
 		return true, runtime.Err{}
 	}()
-	if oT1353.Kind != 0 {
-		return false, oT1353
+	if oT1102.Kind != 0 {
+		return false, oT1102
 	}
-	return oT1352, runtime.Err{}
+	return oT1101, runtime.Err{}
 }
 
 // oRule167 evaluates rule "E167" (policy).
@@ -7784,51 +7253,50 @@ func oRule167(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[167]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT1372, oT1373 := func() (bool, runtime.Err) {
+	oT1121, oT1122 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT1374, oT1375 := func() (bool, runtime.Err) {
-			oT1376, oT1377 := oF.ToolArgs["n"]
-			if !oT1377 {
+		oT1123, oT1124 := func() (bool, runtime.Err) {
+			oT1125, oT1126 := oF.ToolArgs["n"]
+			if !oT1126 {
 				return false, runtime.NoSuchKey("n")
 			}
-			oT1378 := runtime.TypeOf(oT1376)
-			oT1379 := any(oT1378)
-			oT1380 := "int"
-			return runtime.EqualDynString(oT1379, oT1380), runtime.Err{}
+			oT1127 := runtime.TypeOf(oT1125)
+			oT1128 := any(oT1127)
+			return runtime.EqualDynString(oT1128, "int"), runtime.Err{}
 		}()
-		if oT1375.Kind == 0 {
-			if oT1374 {
+		if oT1124.Kind == 0 {
+			if oT1123 {
 				return true, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT1375
+			oErr = oT1124
 		}
-		oT1381, oT1382 := func() (bool, runtime.Err) {
-			oT1383, oT1384 := oF.ToolArgs["n"]
-			if !oT1384 {
+		oT1129, oT1130 := func() (bool, runtime.Err) {
+			oT1131, oT1132 := oF.ToolArgs["n"]
+			if !oT1132 {
 				return false, runtime.NoSuchKey("n")
 			}
-			oT1385 := runtime.TypeOf(oT1383)
-			oT1386 := any(oT1385)
-			oT1387 := runtime.Type("int")
-			return runtime.Equal(oT1386, any(oT1387)), runtime.Err{}
+			oT1133 := runtime.TypeOf(oT1131)
+			oT1134 := any(oT1133)
+			oT1135 := runtime.Type("int")
+			return runtime.Equal(oT1134, any(oT1135)), runtime.Err{}
 		}()
-		if oT1382.Kind == 0 {
-			if oT1381 {
+		if oT1130.Kind == 0 {
+			if oT1129 {
 				return true, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT1382
+			oErr = oT1130
 		}
 		if oErr.Kind != 0 {
 			return false, oErr
 		}
 		return false, runtime.Err{}
 	}()
-	if oT1373.Kind != 0 {
-		return false, oT1373
+	if oT1122.Kind != 0 {
+		return false, oT1122
 	}
-	return oT1372, runtime.Err{}
+	return oT1121, runtime.Err{}
 }
 
 // oRule168 evaluates rule "E168" (policy).
@@ -7841,13 +7309,13 @@ func oRule168(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[168]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT1388, oT1389 := oF.ToolArgs["missing"]
-	if !oT1389 {
+	oT1136, oT1137 := oF.ToolArgs["missing"]
+	if !oT1137 {
 		return false, runtime.NoSuchKey("missing")
 	}
-	oT1390 := runtime.TypeOf(oT1388)
-	oT1391 := runtime.Type("int")
-	return (oT1390 == oT1391), runtime.Err{}
+	oT1138 := runtime.TypeOf(oT1136)
+	oT1139 := runtime.Type("int")
+	return (oT1138 == oT1139), runtime.Err{}
 }
 
 // oRule169 evaluates rule "E169" (policy).
@@ -7860,43 +7328,17 @@ func oRule169(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[169]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT1392, oT1393 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1394, oT1395 := func() (bool, runtime.Err) {
-			_ = oF.PrincipalRoles
-			oT1396 := runtime.Type("list")
-			oT1397 := runtime.Type("list")
-			return (oT1396 == oT1397), runtime.Err{}
-		}()
-		if oT1395.Kind == 0 {
-			if !oT1394 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1395
-		}
-		oT1398, oT1399 := func() (bool, runtime.Err) {
-			_ = oF.ToolArgs
-			oT1400 := runtime.Type("map")
-			oT1401 := runtime.Type("map")
-			return (oT1400 == oT1401), runtime.Err{}
-		}()
-		if oT1399.Kind == 0 {
-			if !oT1398 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1399
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT1393.Kind != 0 {
-		return false, oT1393
+	oT1140 := false
+	_ = oF.PrincipalRoles
+	oT1141 := runtime.Type("list")
+	oT1142 := runtime.Type("list")
+	if oT1141 == oT1142 {
+		_ = oF.ToolArgs
+		oT1143 := runtime.Type("map")
+		oT1144 := runtime.Type("map")
+		oT1140 = (oT1143 == oT1144)
 	}
-	return oT1392, runtime.Err{}
+	return oT1140, runtime.Err{}
 }
 
 // oRule170 evaluates rule "E170" (policy).
@@ -7909,32 +7351,16 @@ func oRule170(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[170]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT1402 := []string{oF.Tool, oF.Principal}
-	oT1403, oT1404 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		for _, oV_x := range oT1402 {
-			_ = oV_x
-			oT1405, oT1406 := func() (bool, runtime.Err) {
-				oT1407 := "bash"
-				return (oV_x == oT1407), runtime.Err{}
-			}()
-			if oT1406.Kind == 0 {
-				if oT1405 {
-					return true, runtime.Err{}
-				}
-			} else if oErr.Kind == 0 {
-				oErr = oT1406
-			}
+	oT1145 := []string{oF.Tool, oF.Principal}
+	oT1146 := false
+	for _, oV_x := range oT1145 {
+		_ = oV_x
+		if oV_x == "bash" {
+			oT1146 = true
+			break
 		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT1404.Kind != 0 {
-		return false, oT1404
 	}
-	return oT1403, runtime.Err{}
+	return oT1146, runtime.Err{}
 }
 
 // oAnchor0 evaluates the rules at "tool.pre_invoke" in order.

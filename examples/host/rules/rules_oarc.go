@@ -276,8 +276,7 @@ func oRule13(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 		return false, runtime.Err{}
 	}
 	oT1 := oD.PromptInjectionScore(oF)
-	oT2 := float64(0.8)
-	return (oT1 > oT2), runtime.Err{}
+	return (oT1 > float64(0.8)), runtime.Err{}
 }
 
 // oRule0 evaluates rule "ETC_WRITE_FORBIDDEN" (schema).
@@ -295,9 +294,8 @@ func oRule0(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT3 := runtime.ToolArgString(oF.ToolArgs, "path")
-	oT4 := "/etc/"
-	return strings.HasPrefix(oT3, oT4), runtime.Err{}
+	oT2 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.HasPrefix(oT2, "/etc/"), runtime.Err{}
 }
 
 // oRule1 evaluates rule "LONG_COMMAND" (schema).
@@ -313,10 +311,9 @@ func oRule1(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "bash" {
 		return false, runtime.Err{}
 	}
-	oT5 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT6 := runtime.SizeString(oT5)
-	oT7 := int64(4096)
-	return (oT6 > oT7), runtime.Err{}
+	oT3 := runtime.ToolArgString(oF.ToolArgs, "command")
+	oT4 := runtime.SizeString(oT3)
+	return (oT4 > int64(4096)), runtime.Err{}
 }
 
 // oRule2 evaluates rule "PLAIN_HTTP" (schema).
@@ -332,9 +329,8 @@ func oRule2(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "http_fetch" {
 		return false, runtime.Err{}
 	}
-	oT8 := runtime.ToolArgString(oF.ToolArgs, "url")
-	oT9 := "http://"
-	return strings.HasPrefix(oT8, oT9), runtime.Err{}
+	oT5 := runtime.ToolArgString(oF.ToolArgs, "url")
+	return strings.HasPrefix(oT5, "http://"), runtime.Err{}
 }
 
 // oRule3 evaluates rule "RM_RF_ROOT" (schema).
@@ -350,8 +346,8 @@ func oRule3(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "bash" {
 		return false, runtime.Err{}
 	}
-	oT10 := runtime.ToolArgString(oF.ToolArgs, "command")
-	return oRe0.MatchString(oT10), runtime.Err{}
+	oT6 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return oRe0.MatchString(oT6), runtime.Err{}
 }
 
 // oRule4 evaluates rule "CURL_PIPE_SHELL" (policy).
@@ -367,8 +363,8 @@ func oRule4(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "bash" {
 		return false, runtime.Err{}
 	}
-	oT11 := runtime.ToolArgString(oF.ToolArgs, "command")
-	return oRe1.MatchString(oT11), runtime.Err{}
+	oT7 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return oRe1.MatchString(oT7), runtime.Err{}
 }
 
 // oRule5 evaluates rule "FORCE_PUSH" (policy).
@@ -384,41 +380,14 @@ func oRule5(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "bash" {
 		return false, runtime.Err{}
 	}
-	oT12, oT13 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT14, oT15 := func() (bool, runtime.Err) {
-			oT16 := runtime.ToolArgString(oF.ToolArgs, "command")
-			return oRe2.MatchString(oT16), runtime.Err{}
-		}()
-		if oT15.Kind == 0 {
-			if !oT14 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT15
-		}
-		oT17, oT18 := func() (bool, runtime.Err) {
-			oT19 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT20 := "--force-with-lease"
-			oT21 := strings.Contains(oT19, oT20)
-			return !oT21, runtime.Err{}
-		}()
-		if oT18.Kind == 0 {
-			if !oT17 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT18
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT13.Kind != 0 {
-		return false, oT13
+	oT8 := false
+	oT9 := runtime.ToolArgString(oF.ToolArgs, "command")
+	if oRe2.MatchString(oT9) {
+		oT10 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT11 := strings.Contains(oT10, "--force-with-lease")
+		oT8 = !oT11
 	}
-	return oT12, runtime.Err{}
+	return oT8, runtime.Err{}
 }
 
 // oRule6 evaluates rule "PAYMENT_NEEDS_ROLE" (policy).
@@ -436,9 +405,8 @@ func oRule6(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT22 := "treasury"
-	oT23 := runtime.InStrings(oT22, oF.PrincipalRoles)
-	return !oT23, runtime.Err{}
+	oT12 := runtime.InStrings("treasury", oF.PrincipalRoles)
+	return !oT12, runtime.Err{}
 }
 
 // oRule7 evaluates rule "REPEATED_CALL_NUDGE" (policy).
@@ -448,40 +416,12 @@ func oRule7(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	oT24, oT25 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT26, oT27 := func() (bool, runtime.Err) {
-			oT28 := int64(3)
-			return (oF.Lycaon.RepeatCount >= oT28), runtime.Err{}
-		}()
-		if oT27.Kind == 0 {
-			if !oT26 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT27
-		}
-		oT29, oT30 := func() (bool, runtime.Err) {
-			oT31 := oX.Snap(0)
-			oT32 := int64(2)
-			return (oT31 < oT32), runtime.Err{}
-		}()
-		if oT30.Kind == 0 {
-			if !oT29 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT30
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT25.Kind != 0 {
-		return false, oT25
+	oT13 := false
+	if oF.Lycaon.RepeatCount >= int64(3) {
+		oT14 := oX.Snap(0)
+		oT13 = (oT14 < int64(2))
 	}
-	return oT24, runtime.Err{}
+	return oT13, runtime.Err{}
 }
 
 // oRule8 evaluates rule "TRIAGE_READ_ONLY" (policy).
@@ -499,8 +439,7 @@ func oRule8(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT33 := "triage"
-	return (oF.SessionPosture == oT33), runtime.Err{}
+	return (oF.SessionPosture == "triage"), runtime.Err{}
 }
 
 // oRule9 evaluates rule "UNTRUSTED_EGRESS" (policy).
@@ -518,38 +457,11 @@ func oRule9(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT34, oT35 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT36, oT37 := func() (bool, runtime.Err) {
-			return oF.ContentContainsUntrusted, runtime.Err{}
-		}()
-		if oT37.Kind == 0 {
-			if !oT36 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT37
-		}
-		oT38, oT39 := func() (bool, runtime.Err) {
-			oT40 := "web"
-			return runtime.InStrings(oT40, oF.ContentSources), runtime.Err{}
-		}()
-		if oT39.Kind == 0 {
-			if !oT38 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT39
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT35.Kind != 0 {
-		return false, oT35
+	oT15 := false
+	if oF.ContentContainsUntrusted {
+		oT15 = runtime.InStrings("web", oF.ContentSources)
 	}
-	return oT34, runtime.Err{}
+	return oT15, runtime.Err{}
 }
 
 // oRule10 evaluates rule "WRITE_OUTSIDE_PROJECT" (policy).
@@ -567,11 +479,11 @@ func oRule10(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT41, oT42 := runtime.Provide(oX, oX.Env.Providers.PathOutsideScope, "path_outside_scope", runtime.ToolArgString(oF.ToolArgs, "path"))
-	if oT42.Kind != 0 {
-		return false, oT42
+	oT16, oT17 := runtime.Provide(oX, oX.Env.Providers.PathOutsideScope, "path_outside_scope", runtime.ToolArgString(oF.ToolArgs, "path"))
+	if oT17.Kind != 0 {
+		return false, oT17
 	}
-	return oT41, runtime.Err{}
+	return oT16, runtime.Err{}
 }
 
 // oFlow11 matches the flow of rule "EXFIL_FLOW".
@@ -622,40 +534,12 @@ func oRule12(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	oT43, oT44 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT45, oT46 := func() (bool, runtime.Err) {
-			oT47 := int64(3)
-			return (oF.Lycaon.RepeatCount >= oT47), runtime.Err{}
-		}()
-		if oT46.Kind == 0 {
-			if !oT45 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT46
-		}
-		oT48, oT49 := func() (bool, runtime.Err) {
-			oT50 := oX.Snap(0)
-			oT51 := int64(2)
-			return (oT50 >= oT51), runtime.Err{}
-		}()
-		if oT49.Kind == 0 {
-			if !oT48 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT49
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT44.Kind != 0 {
-		return false, oT44
+	oT18 := false
+	if oF.Lycaon.RepeatCount >= int64(3) {
+		oT19 := oX.Snap(0)
+		oT18 = (oT19 >= int64(2))
 	}
-	return oT43, runtime.Err{}
+	return oT18, runtime.Err{}
 }
 
 // oRule14 evaluates rule "SECRET_IN_ARGS" (detector).
@@ -675,10 +559,9 @@ func oRule14(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oD.Hit {
 		return false, runtime.Err{}
 	}
-	oT52 := oD.SecretMatches(oF)
-	oT53 := int64(len(oT52))
-	oT54 := int64(0)
-	return (oT53 > oT54), runtime.Err{}
+	oT20 := oD.SecretMatches(oF)
+	oT21 := int64(len(oT20))
+	return (oT21 > int64(0)), runtime.Err{}
 }
 
 // oAnchor0 evaluates the rules at "content.tool_result" in order.

@@ -103,35 +103,9 @@ func oRule4(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	oT1, oT2 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3, oT4 := func() (bool, runtime.Err) {
-			return oF.Lycaon.ClaimsCompletion, runtime.Err{}
-		}()
-		if oT4.Kind == 0 {
-			if !oT3 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4
-		}
-		oT5, oT6 := func() (bool, runtime.Err) {
-			return !oF.Lycaon.HasMatchingLedgerJob, runtime.Err{}
-		}()
-		if oT6.Kind == 0 {
-			if !oT5 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT2.Kind != 0 {
-		return false, oT2
+	oT1 := false
+	if oF.Lycaon.ClaimsCompletion {
+		oT1 = !oF.Lycaon.HasMatchingLedgerJob
 	}
 	return oT1, runtime.Err{}
 }
@@ -149,11 +123,11 @@ func oRule0(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Tool != "write" {
 		return false, runtime.Err{}
 	}
-	oT7, oT8 := runtime.Provide(oX, oX.Env.Providers.PathOutsideScope, "path_outside_scope", runtime.ToolArgString(oF.ToolArgs, "path"))
-	if oT8.Kind != 0 {
-		return false, oT8
+	oT2, oT3 := runtime.Provide(oX, oX.Env.Providers.PathOutsideScope, "path_outside_scope", runtime.ToolArgString(oF.ToolArgs, "path"))
+	if oT3.Kind != 0 {
+		return false, oT3
 	}
-	return oT7, runtime.Err{}
+	return oT2, runtime.Err{}
 }
 
 // oRule1 evaluates rule "QUOTES" (schema).
@@ -171,40 +145,13 @@ func oRule1(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT9, oT10 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT11, oT12 := func() (bool, runtime.Err) {
-			oT13 := runtime.ToolArgString(oF.ToolArgs, "command")
-			return oRe0.MatchString(oT13), runtime.Err{}
-		}()
-		if oT12.Kind == 0 {
-			if oT11 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT12
-		}
-		oT14, oT15 := func() (bool, runtime.Err) {
-			oT16 := runtime.ToolArgString(oF.ToolArgs, "command")
-			oT17 := "*/ panic(\"x\") /*"
-			return (oT16 == oT17), runtime.Err{}
-		}()
-		if oT15.Kind == 0 {
-			if oT14 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT15
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT10.Kind != 0 {
-		return false, oT10
+	oT4 := true
+	oT5 := runtime.ToolArgString(oF.ToolArgs, "command")
+	if !oRe0.MatchString(oT5) {
+		oT6 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT4 = (oT6 == "*/ panic(\"x\") /*")
 	}
-	return oT9, runtime.Err{}
+	return oT4, runtime.Err{}
 }
 
 // oRule2 evaluates rule "ROLES" (policy).
@@ -228,71 +175,16 @@ func oRule2(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	default:
 		return false, runtime.Err{}
 	}
-	oT18, oT19 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT20, oT21 := func() (bool, runtime.Err) {
-			oT22 := "agent:"
-			return strings.HasPrefix(oF.Principal, oT22), runtime.Err{}
-		}()
-		if oT21.Kind == 0 {
-			if !oT20 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT21
+	oT7 := false
+	if strings.HasPrefix(oF.Principal, "agent:") {
+		oT8 := true
+		oT9 := int64(len(oF.PrincipalRoles))
+		if !(oT9 > int64(1)) {
+			oT8 = runtime.InStrings("root", oF.PrincipalRoles)
 		}
-		oT23, oT24 := func() (bool, runtime.Err) {
-			oT25, oT26 := func() (bool, runtime.Err) {
-				var oErr runtime.Err
-				oT27, oT28 := func() (bool, runtime.Err) {
-					oT29 := int64(len(oF.PrincipalRoles))
-					oT30 := int64(1)
-					return (oT29 > oT30), runtime.Err{}
-				}()
-				if oT28.Kind == 0 {
-					if oT27 {
-						return true, runtime.Err{}
-					}
-				} else if oErr.Kind == 0 {
-					oErr = oT28
-				}
-				oT31, oT32 := func() (bool, runtime.Err) {
-					oT33 := "root"
-					return runtime.InStrings(oT33, oF.PrincipalRoles), runtime.Err{}
-				}()
-				if oT32.Kind == 0 {
-					if oT31 {
-						return true, runtime.Err{}
-					}
-				} else if oErr.Kind == 0 {
-					oErr = oT32
-				}
-				if oErr.Kind != 0 {
-					return false, oErr
-				}
-				return false, runtime.Err{}
-			}()
-			if oT26.Kind != 0 {
-				return false, oT26
-			}
-			return oT25, runtime.Err{}
-		}()
-		if oT24.Kind == 0 {
-			if !oT23 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT24
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT19.Kind != 0 {
-		return false, oT19
+		oT7 = oT8
 	}
-	return oT18, runtime.Err{}
+	return oT7, runtime.Err{}
 }
 
 // oRule3 evaluates rule "DYN_ARGS" (invariant).
@@ -305,71 +197,69 @@ func oRule3(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[3]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT34, oT35 := func() (bool, runtime.Err) {
+	oT10, oT11 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT36, oT37 := func() (bool, runtime.Err) {
-			oT38, oT39 := oF.ToolArgs["limit"]
-			if !oT39 {
+		oT12, oT13 := func() (bool, runtime.Err) {
+			oT14, oT15 := oF.ToolArgs["limit"]
+			if !oT15 {
 				return false, runtime.NoSuchKey("limit")
 			}
-			oT40 := int64(100)
-			var oT41 int
-			var oT42 runtime.Err
-			if oT43, oT44 := oT38.(int64); oT44 {
-				oT41, oT42 = runtime.CompareInt(oT43, oT40), runtime.Err{}
+			var oT16 int
+			var oT17 runtime.Err
+			if oT18, oT19 := oT14.(int64); oT19 {
+				oT16, oT17 = runtime.CompareInt(oT18, int64(100)), runtime.Err{}
 			} else {
-				oT41, oT42 = runtime.CompareDynInt(oT38, oT40)
+				oT16, oT17 = runtime.CompareDynInt(oT14, int64(100))
 			}
-			if oT42.Kind != 0 {
-				return false, oT42
+			if oT17.Kind != 0 {
+				return false, oT17
 			}
-			return runtime.Gt(oT41), runtime.Err{}
+			return runtime.Gt(oT16), runtime.Err{}
 		}()
-		if oT37.Kind == 0 {
-			if !oT36 {
+		if oT13.Kind == 0 {
+			if !oT12 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT37
+			oErr = oT13
 		}
-		oT45, oT46 := func() (bool, runtime.Err) {
-			oT47, oT48 := oF.ToolArgs["items"]
-			if !oT48 {
+		oT20, oT21 := func() (bool, runtime.Err) {
+			oT22, oT23 := oF.ToolArgs["items"]
+			if !oT23 {
 				return false, runtime.NoSuchKey("items")
 			}
-			oT49, oT50 := func() (bool, runtime.Err) {
+			oT24, oT25 := func() (bool, runtime.Err) {
 				var oErr runtime.Err
-				oT51, oT52 := runtime.Range(oT47)
-				if oT52.Kind != 0 {
-					return false, oT52
+				oT26, oT27 := runtime.Range(oT22)
+				if oT27.Kind != 0 {
+					return false, oT27
 				}
-				for oT53 := 0; oT53 < oT51.Len(); oT53++ {
-					oV_i := oT51.At(oT53)
+				for oT28 := 0; oT28 < oT26.Len(); oT28++ {
+					oV_i := oT26.At(oT28)
 					_ = oV_i
-					oT54, oT55 := func() (bool, runtime.Err) {
-						oT56, oT57 := runtime.SelectDyn(oV_i, "size")
-						if oT57.Kind != 0 {
-							return false, oT57
+					oT29, oT30 := func() (bool, runtime.Err) {
+						oT31, oT32 := runtime.SelectDyn(oV_i, "size")
+						if oT32.Kind != 0 {
+							return false, oT32
 						}
-						oT58 := float64(3.5)
-						var oT59 int
-						var oT60 runtime.Err
-						if oT61, oT62 := oT56.(float64); oT62 {
-							oT59, oT60 = runtime.CompareDouble(oT61, oT58)
+						var oT33 int
+						var oT34 runtime.Err
+						if oT35, oT36 := oT31.(float64); oT36 {
+							oT33, oT34 = runtime.CompareDouble(oT35, float64(3.5))
 						} else {
-							oT59, oT60 = runtime.CompareDynDouble(oT56, oT58)
+							oT33, oT34 = runtime.CompareDynDouble(oT31, float64(3.5))
 						}
-						if oT60.Kind != 0 {
-							return false, oT60
+						if oT34.Kind != 0 {
+							return false, oT34
 						}
-						return runtime.Gt(oT59), runtime.Err{}
+						return runtime.Gt(oT33), runtime.Err{}
 					}()
-					if oT55.Kind == 0 {
-						if oT54 {
+					if oT30.Kind == 0 {
+						if oT29 {
 							return true, runtime.Err{}
 						}
 					} else if oErr.Kind == 0 {
-						oErr = oT55
+						oErr = oT30
 					}
 				}
 				if oErr.Kind != 0 {
@@ -377,49 +267,48 @@ func oRule3(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 				}
 				return false, runtime.Err{}
 			}()
-			if oT50.Kind != 0 {
-				return false, oT50
+			if oT25.Kind != 0 {
+				return false, oT25
 			}
-			return oT49, runtime.Err{}
+			return oT24, runtime.Err{}
 		}()
-		if oT46.Kind == 0 {
-			if !oT45 {
+		if oT21.Kind == 0 {
+			if !oT20 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT46
+			oErr = oT21
 		}
-		oT63, oT64 := func() (bool, runtime.Err) {
-			_, oT65 := oF.ToolArgs["mode"]
-			return oT65, runtime.Err{}
+		oT37, oT38 := func() (bool, runtime.Err) {
+			_, oT39 := oF.ToolArgs["mode"]
+			return oT39, runtime.Err{}
 		}()
-		if oT64.Kind == 0 {
-			if !oT63 {
+		if oT38.Kind == 0 {
+			if !oT37 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT64
+			oErr = oT38
 		}
 		if oErr.Kind != 0 {
 			return false, oErr
 		}
 		return true, runtime.Err{}
 	}()
-	if oT35.Kind != 0 {
-		return false, oT35
+	if oT11.Kind != 0 {
+		return false, oT11
 	}
-	var oT66 bool
-	if oT34 {
-		oT67, oT68 := oF.ToolArgs["mode"]
-		if !oT68 {
+	var oT40 bool
+	if oT10 {
+		oT41, oT42 := oF.ToolArgs["mode"]
+		if !oT42 {
 			return false, runtime.NoSuchKey("mode")
 		}
-		oT69 := "x"
-		oT66 = runtime.EqualDynString(oT67, oT69)
+		oT40 = runtime.EqualDynString(oT41, "x")
 	} else {
-		oT66 = true
+		oT40 = true
 	}
-	return oT66, runtime.Err{}
+	return oT40, runtime.Err{}
 }
 
 // oAnchor0 evaluates the rules at "coordinator.post_turn" in order.

@@ -125,39 +125,11 @@ func oRule5(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oD.Hit {
 		return false, runtime.Err{}
 	}
-	oT1, oT2 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3, oT4 := func() (bool, runtime.Err) {
-			oT5 := oD.PromptInjectionScore(oF)
-			oT6 := float64(0.7)
-			return (oT5 > oT6), runtime.Err{}
-		}()
-		if oT4.Kind == 0 {
-			if oT3 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4
-		}
-		oT7, oT8 := func() (bool, runtime.Err) {
-			oT9 := oD.JailbreakScore(oF)
-			oT10 := float64(0.9)
-			return (oT9 > oT10), runtime.Err{}
-		}()
-		if oT8.Kind == 0 {
-			if oT7 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT8
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT2.Kind != 0 {
-		return false, oT2
+	oT1 := true
+	oT2 := oD.PromptInjectionScore(oF)
+	if !(oT2 > float64(0.7)) {
+		oT3 := oD.JailbreakScore(oF)
+		oT1 = (oT3 > float64(0.9))
 	}
 	return oT1, runtime.Err{}
 }
@@ -179,35 +151,34 @@ func oRule6(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oD.Hit {
 		return false, runtime.Err{}
 	}
-	oT11 := oD.SecretMatches(oF)
-	oT12, oT13 := func() (bool, runtime.Err) {
+	oT4 := oD.SecretMatches(oF)
+	oT5, oT6 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		for _, oV_m := range oT11 {
+		for _, oV_m := range oT4 {
 			_ = oV_m
-			oT14, oT15 := func() (bool, runtime.Err) {
-				oT16, oT17 := oV_m["score"]
-				if !oT17 {
+			oT7, oT8 := func() (bool, runtime.Err) {
+				oT9, oT10 := oV_m["score"]
+				if !oT10 {
 					return false, runtime.NoSuchKey("score")
 				}
-				oT18 := float64(0.5)
-				var oT19 int
-				var oT20 runtime.Err
-				if oT21, oT22 := oT16.(float64); oT22 {
-					oT19, oT20 = runtime.CompareDouble(oT21, oT18)
+				var oT11 int
+				var oT12 runtime.Err
+				if oT13, oT14 := oT9.(float64); oT14 {
+					oT11, oT12 = runtime.CompareDouble(oT13, float64(0.5))
 				} else {
-					oT19, oT20 = runtime.CompareDynDouble(oT16, oT18)
+					oT11, oT12 = runtime.CompareDynDouble(oT9, float64(0.5))
 				}
-				if oT20.Kind != 0 {
-					return false, oT20
+				if oT12.Kind != 0 {
+					return false, oT12
 				}
-				return runtime.Gt(oT19), runtime.Err{}
+				return runtime.Gt(oT11), runtime.Err{}
 			}()
-			if oT15.Kind == 0 {
-				if oT14 {
+			if oT8.Kind == 0 {
+				if oT7 {
 					return true, runtime.Err{}
 				}
 			} else if oErr.Kind == 0 {
-				oErr = oT15
+				oErr = oT8
 			}
 		}
 		if oErr.Kind != 0 {
@@ -215,10 +186,10 @@ func oRule6(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 		}
 		return false, runtime.Err{}
 	}()
-	if oT13.Kind != 0 {
-		return false, oT13
+	if oT6.Kind != 0 {
+		return false, oT6
 	}
-	return oT12, runtime.Err{}
+	return oT5, runtime.Err{}
 }
 
 // oFlow0 matches the flow of rule "EXFIL".
@@ -290,40 +261,12 @@ func oRule2(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	oT23, oT24 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT25, oT26 := func() (bool, runtime.Err) {
-			oT27 := int64(3)
-			return (oF.Lycaon.RepeatCount >= oT27), runtime.Err{}
-		}()
-		if oT26.Kind == 0 {
-			if !oT25 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT26
-		}
-		oT28, oT29 := func() (bool, runtime.Err) {
-			oT30 := oX.Snap(0)
-			oT31 := int64(2)
-			return (oT30 >= oT31), runtime.Err{}
-		}()
-		if oT29.Kind == 0 {
-			if !oT28 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT29
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT24.Kind != 0 {
-		return false, oT24
+	oT15 := false
+	if oF.Lycaon.RepeatCount >= int64(3) {
+		oT16 := oX.Snap(0)
+		oT15 = (oT16 >= int64(2))
 	}
-	return oT23, runtime.Err{}
+	return oT15, runtime.Err{}
 }
 
 // oRule3 evaluates rule "NUDGE_REPEAT" (invariant).
@@ -333,40 +276,12 @@ func oRule3(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	oT32, oT33 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT34, oT35 := func() (bool, runtime.Err) {
-			oT36 := int64(3)
-			return (oF.Lycaon.RepeatCount >= oT36), runtime.Err{}
-		}()
-		if oT35.Kind == 0 {
-			if !oT34 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT35
-		}
-		oT37, oT38 := func() (bool, runtime.Err) {
-			oT39 := oX.Snap(0)
-			oT40 := int64(2)
-			return (oT39 < oT40), runtime.Err{}
-		}()
-		if oT38.Kind == 0 {
-			if !oT37 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT38
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT33.Kind != 0 {
-		return false, oT33
+	oT17 := false
+	if oF.Lycaon.RepeatCount >= int64(3) {
+		oT18 := oX.Snap(0)
+		oT17 = (oT18 < int64(2))
 	}
-	return oT32, runtime.Err{}
+	return oT17, runtime.Err{}
 }
 
 // oRule4 evaluates rule "GATED_DETECTOR" (detector).
