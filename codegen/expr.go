@@ -723,7 +723,10 @@ func (g *exprGen) call(n *ir.Call) string {
 			g.check(e)
 			return r
 		case a[0].Type().Is(ir.KDouble):
-			return "(-" + g.bind(x) + ")"
+			// A variable: Go's constant negation of 0.0 is +0, not -0.
+			v := g.newTmp()
+			g.out.line("%s := %s", v, x)
+			return "(-" + v + ")"
 		}
 		r, e := g.newTmp(), g.newTmp()
 		g.out.line("%s, %s := runtime.NegDyn(%s)", r, e, box(x, a[0].Type()))

@@ -170,6 +170,9 @@
 // source: policy/E168.yaml
 // source: policy/E169.yaml
 // source: policy/E170.yaml
+// source: policy/E171.yaml
+// source: policy/E172.yaml
+// source: policy/E173.yaml
 
 // Package edge holds the compiled rules of the OAR pack "edge".
 package edge
@@ -197,9 +200,9 @@ var Pack = &runtime.Pack{
 }
 
 // NewSession returns a session with counters for every rule of the pack.
-func NewSession() *runtime.Session { return runtime.NewSession(171) }
+func NewSession() *runtime.Session { return runtime.NewSession(174) }
 
-var oRules = [171]runtime.Rule{
+var oRules = [174]runtime.Rule{
 	{ // E000
 		ID:           "E000",
 		Kind:         runtime.KindPolicy,
@@ -1909,6 +1912,36 @@ var oRules = [171]runtime.Rule{
 		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
 		DetectorSlot: -1,
 		Slot:         170,
+	},
+	{ // E171
+		ID:           "E171",
+		Kind:         runtime.KindPolicy,
+		Anchor:       "tool.pre_invoke",
+		Effect:       runtime.Warn,
+		FailOpen:     true,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+		Slot:         171,
+	},
+	{ // E172
+		ID:           "E172",
+		Kind:         runtime.KindPolicy,
+		Anchor:       "tool.pre_invoke",
+		Effect:       runtime.Warn,
+		FailOpen:     true,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+		Slot:         172,
+	},
+	{ // E173
+		ID:           "E173",
+		Kind:         runtime.KindPolicy,
+		Anchor:       "tool.pre_invoke",
+		Effect:       runtime.Warn,
+		FailOpen:     true,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+		Slot:         173,
 	},
 }
 
@@ -6941,25 +6974,22 @@ func oRule162(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule163 evaluates rule "E163" (policy).
-// when: type(tool_args.n) == int && type(tool_args.d) == double && type(tool_args.s) == string
+// when: 1.0 / -(0.0) < 0.0 && 1.0 / (0.0 * -1.0) < 0.0
 func oRule163(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[163]) {
 		return false, runtime.Err{}
 	}
-	oF := oX.F
 	if oErr := oX.Supplied(&oRules[163]); oErr.Kind != 0 {
 		return false, oErr
 	}
 	oT1032, oT1033 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
 		oT1034, oT1035 := func() (bool, runtime.Err) {
-			oT1036, oT1037 := oF.ToolArgs["n"]
-			if !oT1037 {
-				return false, runtime.NoSuchKey("n")
-			}
-			oT1038 := runtime.TypeOf(oT1036)
-			oT1039 := runtime.Type("int")
-			return (oT1038 == oT1039), runtime.Err{}
+			oT1036 := float64(0)
+			oT1037 := (-oT1036)
+			oT1038, oT1039 := float64(1), oT1037
+			oT1040 := (oT1038 / oT1039)
+			return (oT1040 < float64(0)), runtime.Err{}
 		}()
 		if oT1035.Kind == 0 {
 			if !oT1034 {
@@ -6968,37 +6998,19 @@ func oRule163(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 		} else if oErr.Kind == 0 {
 			oErr = oT1035
 		}
-		oT1040, oT1041 := func() (bool, runtime.Err) {
-			oT1042, oT1043 := oF.ToolArgs["d"]
-			if !oT1043 {
-				return false, runtime.NoSuchKey("d")
-			}
-			oT1044 := runtime.TypeOf(oT1042)
-			oT1045 := runtime.Type("double")
-			return (oT1044 == oT1045), runtime.Err{}
+		oT1041, oT1042 := func() (bool, runtime.Err) {
+			oT1043, oT1044 := float64(0), float64(-1)
+			oT1045 := (oT1043 * oT1044)
+			oT1046, oT1047 := float64(1), oT1045
+			oT1048 := (oT1046 / oT1047)
+			return (oT1048 < float64(0)), runtime.Err{}
 		}()
-		if oT1041.Kind == 0 {
-			if !oT1040 {
+		if oT1042.Kind == 0 {
+			if !oT1041 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT1041
-		}
-		oT1046, oT1047 := func() (bool, runtime.Err) {
-			oT1048, oT1049 := oF.ToolArgs["s"]
-			if !oT1049 {
-				return false, runtime.NoSuchKey("s")
-			}
-			oT1050 := runtime.TypeOf(oT1048)
-			oT1051 := runtime.Type("string")
-			return (oT1050 == oT1051), runtime.Err{}
-		}()
-		if oT1047.Kind == 0 {
-			if !oT1046 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1047
+			oErr = oT1042
 		}
 		if oErr.Kind != 0 {
 			return false, oErr
@@ -7012,174 +7024,76 @@ func oRule163(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule164 evaluates rule "E164" (policy).
-// when: type(tool_args.list) == list && type(tool_args.map) == map && type(tool_args.nul) == null_type && type(tool_args.b) == bool
+// when: 0.1 + 0.2 != 0.3 && 0.1 + 0.2 == 0.30000000000000004
 func oRule164(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[164]) {
 		return false, runtime.Err{}
 	}
-	oF := oX.F
 	if oErr := oX.Supplied(&oRules[164]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT1052, oT1053 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1054, oT1055 := func() (bool, runtime.Err) {
-			oT1056, oT1057 := oF.ToolArgs["list"]
-			if !oT1057 {
-				return false, runtime.NoSuchKey("list")
-			}
-			oT1058 := runtime.TypeOf(oT1056)
-			oT1059 := runtime.Type("list")
-			return (oT1058 == oT1059), runtime.Err{}
-		}()
-		if oT1055.Kind == 0 {
-			if !oT1054 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1055
-		}
-		oT1060, oT1061 := func() (bool, runtime.Err) {
-			oT1062, oT1063 := oF.ToolArgs["map"]
-			if !oT1063 {
-				return false, runtime.NoSuchKey("map")
-			}
-			oT1064 := runtime.TypeOf(oT1062)
-			oT1065 := runtime.Type("map")
-			return (oT1064 == oT1065), runtime.Err{}
-		}()
-		if oT1061.Kind == 0 {
-			if !oT1060 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1061
-		}
-		oT1066, oT1067 := func() (bool, runtime.Err) {
-			oT1068, oT1069 := oF.ToolArgs["nul"]
-			if !oT1069 {
-				return false, runtime.NoSuchKey("nul")
-			}
-			oT1070 := runtime.TypeOf(oT1068)
-			oT1071 := runtime.Type("null_type")
-			return (oT1070 == oT1071), runtime.Err{}
-		}()
-		if oT1067.Kind == 0 {
-			if !oT1066 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1067
-		}
-		oT1072, oT1073 := func() (bool, runtime.Err) {
-			oT1074, oT1075 := oF.ToolArgs["b"]
-			if !oT1075 {
-				return false, runtime.NoSuchKey("b")
-			}
-			oT1076 := runtime.TypeOf(oT1074)
-			oT1077 := runtime.Type("bool")
-			return (oT1076 == oT1077), runtime.Err{}
-		}()
-		if oT1073.Kind == 0 {
-			if !oT1072 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1073
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT1053.Kind != 0 {
-		return false, oT1053
+	oT1049 := false
+	oT1050, oT1051 := float64(0.1), float64(0.2)
+	oT1052 := (oT1050 + oT1051)
+	oT1053 := (oT1052 == float64(0.3))
+	if !oT1053 {
+		oT1054, oT1055 := float64(0.1), float64(0.2)
+		oT1056 := (oT1054 + oT1055)
+		oT1049 = (oT1056 == float64(0.30000000000000004))
 	}
-	return oT1052, runtime.Err{}
+	return oT1049, runtime.Err{}
 }
 
 // oRule165 evaluates rule "E165" (policy).
-// when: type(type(tool_args.n)) == type && type(1) == int && type("a") != int && type(tool_arg_string("s")) == string
+// when: 1e308 * 10.0 > 1e308 && -(1e308 * 10.0) < 0.0
 func oRule165(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[165]) {
 		return false, runtime.Err{}
 	}
-	oF := oX.F
 	if oErr := oX.Supplied(&oRules[165]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT1078, oT1079 := func() (bool, runtime.Err) {
+	oT1057, oT1058 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT1080, oT1081 := func() (bool, runtime.Err) {
-			oT1082, oT1083 := oF.ToolArgs["n"]
-			if !oT1083 {
-				return false, runtime.NoSuchKey("n")
-			}
-			oT1084 := runtime.TypeOf(oT1082)
-			_ = oT1084
-			oT1085 := runtime.Type("type")
-			oT1086 := runtime.Type("type")
-			return (oT1085 == oT1086), runtime.Err{}
+		oT1059, oT1060 := func() (bool, runtime.Err) {
+			oT1061, oT1062 := float64(1e+308), float64(10)
+			oT1063 := (oT1061 * oT1062)
+			return (oT1063 > float64(1e+308)), runtime.Err{}
 		}()
-		if oT1081.Kind == 0 {
-			if !oT1080 {
+		if oT1060.Kind == 0 {
+			if !oT1059 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT1081
+			oErr = oT1060
 		}
-		oT1087, oT1088 := func() (bool, runtime.Err) {
-			oT1089 := runtime.Type("int")
-			oT1090 := runtime.Type("int")
-			return (oT1089 == oT1090), runtime.Err{}
+		oT1064, oT1065 := func() (bool, runtime.Err) {
+			oT1066, oT1067 := float64(1e+308), float64(10)
+			oT1068 := (oT1066 * oT1067)
+			oT1069 := oT1068
+			oT1070 := (-oT1069)
+			return (oT1070 < float64(0)), runtime.Err{}
 		}()
-		if oT1088.Kind == 0 {
-			if !oT1087 {
+		if oT1065.Kind == 0 {
+			if !oT1064 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT1088
-		}
-		oT1091, oT1092 := func() (bool, runtime.Err) {
-			oT1093 := runtime.Type("string")
-			oT1094 := runtime.Type("int")
-			oT1095 := (oT1093 == oT1094)
-			return !oT1095, runtime.Err{}
-		}()
-		if oT1092.Kind == 0 {
-			if !oT1091 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1092
-		}
-		oT1096, oT1097 := func() (bool, runtime.Err) {
-			oT1098 := runtime.ToolArgString(oF.ToolArgs, "s")
-			_ = oT1098
-			oT1099 := runtime.Type("string")
-			oT1100 := runtime.Type("string")
-			return (oT1099 == oT1100), runtime.Err{}
-		}()
-		if oT1097.Kind == 0 {
-			if !oT1096 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1097
+			oErr = oT1065
 		}
 		if oErr.Kind != 0 {
 			return false, oErr
 		}
 		return true, runtime.Err{}
 	}()
-	if oT1079.Kind != 0 {
-		return false, oT1079
+	if oT1058.Kind != 0 {
+		return false, oT1058
 	}
-	return oT1078, runtime.Err{}
+	return oT1057, runtime.Err{}
 }
 
 // oRule166 evaluates rule "E166" (policy).
-// when: type(tool_args.n) in [int, uint] && !(type(tool_args.s) in [int, double])
+// when: type(tool_args.n) == int && type(tool_args.d) == double && type(tool_args.s) == string
 func oRule166(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[166]) {
 		return false, runtime.Err{}
@@ -7188,63 +7102,69 @@ func oRule166(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[166]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT1101, oT1102 := func() (bool, runtime.Err) {
+	oT1071, oT1072 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT1103, oT1104 := func() (bool, runtime.Err) {
-			oT1105, oT1106 := oF.ToolArgs["n"]
-			if !oT1106 {
+		oT1073, oT1074 := func() (bool, runtime.Err) {
+			oT1075, oT1076 := oF.ToolArgs["n"]
+			if !oT1076 {
 				return false, runtime.NoSuchKey("n")
 			}
-			oT1107 := runtime.TypeOf(oT1105)
-			oT1108 := any(oT1107)
-			oT1109 := any(oConst18)
-			oT1110, oT1111 := runtime.InList(oT1108, oT1109)
-			if oT1111.Kind != 0 {
-				return false, oT1111
-			}
-			return oT1110, runtime.Err{}
+			oT1077 := runtime.TypeOf(oT1075)
+			oT1078 := runtime.Type("int")
+			return (oT1077 == oT1078), runtime.Err{}
 		}()
-		if oT1104.Kind == 0 {
-			if !oT1103 {
+		if oT1074.Kind == 0 {
+			if !oT1073 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT1104
+			oErr = oT1074
 		}
-		oT1112, oT1113 := func() (bool, runtime.Err) {
-			oT1114, oT1115 := oF.ToolArgs["s"]
-			if !oT1115 {
+		oT1079, oT1080 := func() (bool, runtime.Err) {
+			oT1081, oT1082 := oF.ToolArgs["d"]
+			if !oT1082 {
+				return false, runtime.NoSuchKey("d")
+			}
+			oT1083 := runtime.TypeOf(oT1081)
+			oT1084 := runtime.Type("double")
+			return (oT1083 == oT1084), runtime.Err{}
+		}()
+		if oT1080.Kind == 0 {
+			if !oT1079 {
+				return false, runtime.Err{}
+			}
+		} else if oErr.Kind == 0 {
+			oErr = oT1080
+		}
+		oT1085, oT1086 := func() (bool, runtime.Err) {
+			oT1087, oT1088 := oF.ToolArgs["s"]
+			if !oT1088 {
 				return false, runtime.NoSuchKey("s")
 			}
-			oT1116 := runtime.TypeOf(oT1114)
-			oT1117 := any(oT1116)
-			oT1118 := any(oConst19)
-			oT1119, oT1120 := runtime.InList(oT1117, oT1118)
-			if oT1120.Kind != 0 {
-				return false, oT1120
-			}
-			return !oT1119, runtime.Err{}
+			oT1089 := runtime.TypeOf(oT1087)
+			oT1090 := runtime.Type("string")
+			return (oT1089 == oT1090), runtime.Err{}
 		}()
-		if oT1113.Kind == 0 {
-			if !oT1112 {
+		if oT1086.Kind == 0 {
+			if !oT1085 {
 				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT1113
+			oErr = oT1086
 		}
 		if oErr.Kind != 0 {
 			return false, oErr
 		}
 		return true, runtime.Err{}
 	}()
-	if oT1102.Kind != 0 {
-		return false, oT1102
+	if oT1072.Kind != 0 {
+		return false, oT1072
 	}
-	return oT1101, runtime.Err{}
+	return oT1071, runtime.Err{}
 }
 
 // oRule167 evaluates rule "E167" (policy).
-// when: dyn(type(tool_args.n)) == "int" || dyn(type(tool_args.n)) == int
+// when: type(tool_args.list) == list && type(tool_args.map) == map && type(tool_args.nul) == null_type && type(tool_args.b) == bool
 func oRule167(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[167]) {
 		return false, runtime.Err{}
@@ -7253,54 +7173,85 @@ func oRule167(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[167]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT1121, oT1122 := func() (bool, runtime.Err) {
+	oT1091, oT1092 := func() (bool, runtime.Err) {
 		var oErr runtime.Err
-		oT1123, oT1124 := func() (bool, runtime.Err) {
-			oT1125, oT1126 := oF.ToolArgs["n"]
-			if !oT1126 {
-				return false, runtime.NoSuchKey("n")
+		oT1093, oT1094 := func() (bool, runtime.Err) {
+			oT1095, oT1096 := oF.ToolArgs["list"]
+			if !oT1096 {
+				return false, runtime.NoSuchKey("list")
 			}
-			oT1127 := runtime.TypeOf(oT1125)
-			oT1128 := any(oT1127)
-			return runtime.EqualDynString(oT1128, "int"), runtime.Err{}
+			oT1097 := runtime.TypeOf(oT1095)
+			oT1098 := runtime.Type("list")
+			return (oT1097 == oT1098), runtime.Err{}
 		}()
-		if oT1124.Kind == 0 {
-			if oT1123 {
-				return true, runtime.Err{}
+		if oT1094.Kind == 0 {
+			if !oT1093 {
+				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT1124
+			oErr = oT1094
 		}
-		oT1129, oT1130 := func() (bool, runtime.Err) {
-			oT1131, oT1132 := oF.ToolArgs["n"]
-			if !oT1132 {
-				return false, runtime.NoSuchKey("n")
+		oT1099, oT1100 := func() (bool, runtime.Err) {
+			oT1101, oT1102 := oF.ToolArgs["map"]
+			if !oT1102 {
+				return false, runtime.NoSuchKey("map")
 			}
-			oT1133 := runtime.TypeOf(oT1131)
-			oT1134 := any(oT1133)
-			oT1135 := runtime.Type("int")
-			return runtime.Equal(oT1134, any(oT1135)), runtime.Err{}
+			oT1103 := runtime.TypeOf(oT1101)
+			oT1104 := runtime.Type("map")
+			return (oT1103 == oT1104), runtime.Err{}
 		}()
-		if oT1130.Kind == 0 {
-			if oT1129 {
-				return true, runtime.Err{}
+		if oT1100.Kind == 0 {
+			if !oT1099 {
+				return false, runtime.Err{}
 			}
 		} else if oErr.Kind == 0 {
-			oErr = oT1130
+			oErr = oT1100
+		}
+		oT1105, oT1106 := func() (bool, runtime.Err) {
+			oT1107, oT1108 := oF.ToolArgs["nul"]
+			if !oT1108 {
+				return false, runtime.NoSuchKey("nul")
+			}
+			oT1109 := runtime.TypeOf(oT1107)
+			oT1110 := runtime.Type("null_type")
+			return (oT1109 == oT1110), runtime.Err{}
+		}()
+		if oT1106.Kind == 0 {
+			if !oT1105 {
+				return false, runtime.Err{}
+			}
+		} else if oErr.Kind == 0 {
+			oErr = oT1106
+		}
+		oT1111, oT1112 := func() (bool, runtime.Err) {
+			oT1113, oT1114 := oF.ToolArgs["b"]
+			if !oT1114 {
+				return false, runtime.NoSuchKey("b")
+			}
+			oT1115 := runtime.TypeOf(oT1113)
+			oT1116 := runtime.Type("bool")
+			return (oT1115 == oT1116), runtime.Err{}
+		}()
+		if oT1112.Kind == 0 {
+			if !oT1111 {
+				return false, runtime.Err{}
+			}
+		} else if oErr.Kind == 0 {
+			oErr = oT1112
 		}
 		if oErr.Kind != 0 {
 			return false, oErr
 		}
-		return false, runtime.Err{}
+		return true, runtime.Err{}
 	}()
-	if oT1122.Kind != 0 {
-		return false, oT1122
+	if oT1092.Kind != 0 {
+		return false, oT1092
 	}
-	return oT1121, runtime.Err{}
+	return oT1091, runtime.Err{}
 }
 
 // oRule168 evaluates rule "E168" (policy).
-// when: type(tool_args.missing) == int
+// when: type(type(tool_args.n)) == type && type(1) == int && type("a") != int && type(tool_arg_string("s")) == string
 func oRule168(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[168]) {
 		return false, runtime.Err{}
@@ -7309,17 +7260,78 @@ func oRule168(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[168]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT1136, oT1137 := oF.ToolArgs["missing"]
-	if !oT1137 {
-		return false, runtime.NoSuchKey("missing")
+	oT1117, oT1118 := func() (bool, runtime.Err) {
+		var oErr runtime.Err
+		oT1119, oT1120 := func() (bool, runtime.Err) {
+			oT1121, oT1122 := oF.ToolArgs["n"]
+			if !oT1122 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1123 := runtime.TypeOf(oT1121)
+			_ = oT1123
+			oT1124 := runtime.Type("type")
+			oT1125 := runtime.Type("type")
+			return (oT1124 == oT1125), runtime.Err{}
+		}()
+		if oT1120.Kind == 0 {
+			if !oT1119 {
+				return false, runtime.Err{}
+			}
+		} else if oErr.Kind == 0 {
+			oErr = oT1120
+		}
+		oT1126, oT1127 := func() (bool, runtime.Err) {
+			oT1128 := runtime.Type("int")
+			oT1129 := runtime.Type("int")
+			return (oT1128 == oT1129), runtime.Err{}
+		}()
+		if oT1127.Kind == 0 {
+			if !oT1126 {
+				return false, runtime.Err{}
+			}
+		} else if oErr.Kind == 0 {
+			oErr = oT1127
+		}
+		oT1130, oT1131 := func() (bool, runtime.Err) {
+			oT1132 := runtime.Type("string")
+			oT1133 := runtime.Type("int")
+			oT1134 := (oT1132 == oT1133)
+			return !oT1134, runtime.Err{}
+		}()
+		if oT1131.Kind == 0 {
+			if !oT1130 {
+				return false, runtime.Err{}
+			}
+		} else if oErr.Kind == 0 {
+			oErr = oT1131
+		}
+		oT1135, oT1136 := func() (bool, runtime.Err) {
+			oT1137 := runtime.ToolArgString(oF.ToolArgs, "s")
+			_ = oT1137
+			oT1138 := runtime.Type("string")
+			oT1139 := runtime.Type("string")
+			return (oT1138 == oT1139), runtime.Err{}
+		}()
+		if oT1136.Kind == 0 {
+			if !oT1135 {
+				return false, runtime.Err{}
+			}
+		} else if oErr.Kind == 0 {
+			oErr = oT1136
+		}
+		if oErr.Kind != 0 {
+			return false, oErr
+		}
+		return true, runtime.Err{}
+	}()
+	if oT1118.Kind != 0 {
+		return false, oT1118
 	}
-	oT1138 := runtime.TypeOf(oT1136)
-	oT1139 := runtime.Type("int")
-	return (oT1138 == oT1139), runtime.Err{}
+	return oT1117, runtime.Err{}
 }
 
 // oRule169 evaluates rule "E169" (policy).
-// when: type(principal_roles) == list && type(tool_args) == map
+// when: type(tool_args.n) in [int, uint] && !(type(tool_args.s) in [int, double])
 func oRule169(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[169]) {
 		return false, runtime.Err{}
@@ -7328,21 +7340,63 @@ func oRule169(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[169]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT1140 := false
-	_ = oF.PrincipalRoles
-	oT1141 := runtime.Type("list")
-	oT1142 := runtime.Type("list")
-	if oT1141 == oT1142 {
-		_ = oF.ToolArgs
-		oT1143 := runtime.Type("map")
-		oT1144 := runtime.Type("map")
-		oT1140 = (oT1143 == oT1144)
+	oT1140, oT1141 := func() (bool, runtime.Err) {
+		var oErr runtime.Err
+		oT1142, oT1143 := func() (bool, runtime.Err) {
+			oT1144, oT1145 := oF.ToolArgs["n"]
+			if !oT1145 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1146 := runtime.TypeOf(oT1144)
+			oT1147 := any(oT1146)
+			oT1148 := any(oConst18)
+			oT1149, oT1150 := runtime.InList(oT1147, oT1148)
+			if oT1150.Kind != 0 {
+				return false, oT1150
+			}
+			return oT1149, runtime.Err{}
+		}()
+		if oT1143.Kind == 0 {
+			if !oT1142 {
+				return false, runtime.Err{}
+			}
+		} else if oErr.Kind == 0 {
+			oErr = oT1143
+		}
+		oT1151, oT1152 := func() (bool, runtime.Err) {
+			oT1153, oT1154 := oF.ToolArgs["s"]
+			if !oT1154 {
+				return false, runtime.NoSuchKey("s")
+			}
+			oT1155 := runtime.TypeOf(oT1153)
+			oT1156 := any(oT1155)
+			oT1157 := any(oConst19)
+			oT1158, oT1159 := runtime.InList(oT1156, oT1157)
+			if oT1159.Kind != 0 {
+				return false, oT1159
+			}
+			return !oT1158, runtime.Err{}
+		}()
+		if oT1152.Kind == 0 {
+			if !oT1151 {
+				return false, runtime.Err{}
+			}
+		} else if oErr.Kind == 0 {
+			oErr = oT1152
+		}
+		if oErr.Kind != 0 {
+			return false, oErr
+		}
+		return true, runtime.Err{}
+	}()
+	if oT1141.Kind != 0 {
+		return false, oT1141
 	}
 	return oT1140, runtime.Err{}
 }
 
 // oRule170 evaluates rule "E170" (policy).
-// when: [tool, principal].exists(x, x == "bash")
+// when: dyn(type(tool_args.n)) == "int" || dyn(type(tool_args.n)) == int
 func oRule170(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[170]) {
 		return false, runtime.Err{}
@@ -7351,16 +7405,114 @@ func oRule170(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oErr := oX.Supplied(&oRules[170]); oErr.Kind != 0 {
 		return false, oErr
 	}
-	oT1145 := []string{oF.Tool, oF.Principal}
-	oT1146 := false
-	for _, oV_x := range oT1145 {
+	oT1160, oT1161 := func() (bool, runtime.Err) {
+		var oErr runtime.Err
+		oT1162, oT1163 := func() (bool, runtime.Err) {
+			oT1164, oT1165 := oF.ToolArgs["n"]
+			if !oT1165 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1166 := runtime.TypeOf(oT1164)
+			oT1167 := any(oT1166)
+			return runtime.EqualDynString(oT1167, "int"), runtime.Err{}
+		}()
+		if oT1163.Kind == 0 {
+			if oT1162 {
+				return true, runtime.Err{}
+			}
+		} else if oErr.Kind == 0 {
+			oErr = oT1163
+		}
+		oT1168, oT1169 := func() (bool, runtime.Err) {
+			oT1170, oT1171 := oF.ToolArgs["n"]
+			if !oT1171 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1172 := runtime.TypeOf(oT1170)
+			oT1173 := any(oT1172)
+			oT1174 := runtime.Type("int")
+			return runtime.Equal(oT1173, any(oT1174)), runtime.Err{}
+		}()
+		if oT1169.Kind == 0 {
+			if oT1168 {
+				return true, runtime.Err{}
+			}
+		} else if oErr.Kind == 0 {
+			oErr = oT1169
+		}
+		if oErr.Kind != 0 {
+			return false, oErr
+		}
+		return false, runtime.Err{}
+	}()
+	if oT1161.Kind != 0 {
+		return false, oT1161
+	}
+	return oT1160, runtime.Err{}
+}
+
+// oRule171 evaluates rule "E171" (policy).
+// when: type(tool_args.missing) == int
+func oRule171(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+	if !oX.Enter(&oRules[171]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oErr := oX.Supplied(&oRules[171]); oErr.Kind != 0 {
+		return false, oErr
+	}
+	oT1175, oT1176 := oF.ToolArgs["missing"]
+	if !oT1176 {
+		return false, runtime.NoSuchKey("missing")
+	}
+	oT1177 := runtime.TypeOf(oT1175)
+	oT1178 := runtime.Type("int")
+	return (oT1177 == oT1178), runtime.Err{}
+}
+
+// oRule172 evaluates rule "E172" (policy).
+// when: type(principal_roles) == list && type(tool_args) == map
+func oRule172(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+	if !oX.Enter(&oRules[172]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oErr := oX.Supplied(&oRules[172]); oErr.Kind != 0 {
+		return false, oErr
+	}
+	oT1179 := false
+	_ = oF.PrincipalRoles
+	oT1180 := runtime.Type("list")
+	oT1181 := runtime.Type("list")
+	if oT1180 == oT1181 {
+		_ = oF.ToolArgs
+		oT1182 := runtime.Type("map")
+		oT1183 := runtime.Type("map")
+		oT1179 = (oT1182 == oT1183)
+	}
+	return oT1179, runtime.Err{}
+}
+
+// oRule173 evaluates rule "E173" (policy).
+// when: [tool, principal].exists(x, x == "bash")
+func oRule173(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+	if !oX.Enter(&oRules[173]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oErr := oX.Supplied(&oRules[173]); oErr.Kind != 0 {
+		return false, oErr
+	}
+	oT1184 := []string{oF.Tool, oF.Principal}
+	oT1185 := false
+	for _, oV_x := range oT1184 {
 		_ = oV_x
 		if oV_x == "bash" {
-			oT1146 = true
+			oT1185 = true
 			break
 		}
 	}
-	return oT1146, runtime.Err{}
+	return oT1185, runtime.Err{}
 }
 
 // oAnchor0 evaluates the rules at "tool.pre_invoke" in order.
@@ -7876,6 +8028,15 @@ func oAnchor0(oX *runtime.Exec) {
 		return
 	}
 	if oFired, oErr := oRule170(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[170], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule171(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[171], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule172(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[172], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule173(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[173], oFired, oErr) {
 		return
 	}
 }

@@ -181,6 +181,10 @@ var Exprs = []string{
 	`"a\nb".matches("^b") || "a\nb".matches("a$")`,
 	`tool_args.s in ["hello", "x", "hello"] && !(tool_args.s in ["a", "b"]) && tool in ["bash", "sh"]`,
 	`tool_args.n in ["3", "x"]`,
+	// IEEE arithmetic at run time, never Go's exact constant folding
+	`1.0 / -(0.0) < 0.0 && 1.0 / (0.0 * -1.0) < 0.0`,
+	`0.1 + 0.2 != 0.3 && 0.1 + 0.2 == 0.30000000000000004`,
+	`1e308 * 10.0 > 1e308 && -(1e308 * 10.0) < 0.0`,
 	// type values
 	`type(tool_args.n) == int && type(tool_args.d) == double && type(tool_args.s) == string`,
 	`type(tool_args.list) == list && type(tool_args.map) == map && type(tool_args.nul) == null_type && type(tool_args.b) == bool`,
