@@ -254,7 +254,6 @@ type Decision struct {
 	snap    []int64
 	det     []detState
 	gen     uint32 // the occurrence's number, for det
-	blocked bool
 	spans   []span
 	offs    []int
 }
@@ -279,7 +278,6 @@ func (d *Decision) Reset() {
 	d.fired = d.fired[:0]
 	d.snap = d.snap[:0]
 	d.det = d.det[:0]
-	d.blocked = false
 }
 
 // Exec is the state of one occurrence's evaluation. Generated code creates
@@ -370,10 +368,6 @@ func (x *Exec) Enter(r *Rule) bool {
 // failing closed with an error, whatever its on_error, and Panicked reports
 // whether the anchor must be run again, resuming after that rule.
 func (x *Exec) Panicked() bool {
-	return x.panicked()
-}
-
-func (x *Exec) panicked() bool {
 	r := x.cur
 	if r == nil || r.Slot < x.from {
 		return false
@@ -407,11 +401,7 @@ func (x *Exec) done(r *Rule, fired bool, err Err) bool {
 	}
 	d.Codes = append(d.Codes, r.ID)
 	d.fired = append(d.fired, r)
-	if r.Effect == Block {
-		d.blocked = true
-		return true
-	}
-	return false
+	return r.Effect == Block
 }
 
 // Finish computes the decision from the enforced firings, rewrites content
