@@ -250,12 +250,12 @@ type Decision struct {
 	// occurrence's content unchanged.
 	Content string
 
-	fired   []*Rule
-	snap    []int64
-	det     []detState
-	gen     uint32 // the occurrence's number, for det
-	spans   []span
-	offs    []int
+	fired []*Rule
+	snap  []int64
+	det   []detState
+	gen   uint32 // the occurrence's number, for det
+	spans []span
+	offs  []int
 }
 
 // detState is a validator's answer, valid for the occurrence whose gen it
