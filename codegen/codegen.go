@@ -95,7 +95,7 @@ func (pk *packGen) file(opts Options) string {
 	srcs := append([]string(nil), p.Sources...)
 	sort.Strings(srcs)
 	for _, s := range srcs {
-		f.line("// source: %s", strings.NewReplacer("\n", " ", "\r", " ").Replace(s))
+		f.line("// source: %s", plainOrQuoted(s))
 	}
 	f.line("")
 	f.line("// Package %s holds the compiled rules of the OAR pack %s.", opts.Package, strconv.Quote(p.Name))
@@ -321,7 +321,9 @@ func (pk *packGen) rule(r *ir.Rule, snaps map[string]int) {
 	w := &pk.funcs
 	w.line("// %s evaluates rule %s (%s).", ruleFunc(r), strconv.Quote(r.ID), r.Kind)
 	if r.WhenSource != "" {
-		w.line("// when: %s", strings.NewReplacer("\n", " ", "\r", " ").Replace(r.WhenSource))
+		// Quoted, like every string from a rule file: a comment must not
+		// carry a NUL, a byte-order mark or invalid UTF-8 into the source.
+		w.line("// when: %s", strconv.Quote(r.WhenSource))
 	}
 	w.line("func %s(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {", ruleFunc(r))
 	w.line("\tif !oX.Enter(&oRules[%d]) {", r.Index)
@@ -560,4 +562,15 @@ func (pk *packGen) flowFunc(r *ir.Rule) string {
 	w.line("")
 	pk.funcs.b.WriteString(w.b.String())
 	return name
+}
+
+// plainOrQuoted returns a path as it is when it is made of plain
+// characters, else quoted.
+func plainOrQuoted(s string) string {
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("._/-", r)) {
+			return strconv.Quote(s)
+		}
+	}
+	return s
 }

@@ -132,3 +132,23 @@ func TestHeaderAndQuoting(t *testing.T) {
 		}
 	}
 }
+
+// TestOddRuleText generates a rule whose strings carry a NUL, a byte-order
+// mark and U+2028: the output must still be valid Go with the text quoted.
+func TestOddRuleText(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "policy"), 0o755)
+	doc := "oar: '1.0'\nid: ODD\nkind: policy\nanchor: tool.pre_invoke\nrequires: {profiles: [tool]}\n" +
+		"when: \"tool == \\\"a\\0\\uFEFFb\\u2028\\\" || tool.matches(\\\"\\0x\\\")\"\neffect: warn\n" +
+		"copy: {title: \"t\\0\\uFEFF\\u2028*/`\"}\n"
+	os.WriteFile(filepath.Join(dir, "policy", "ODD.yaml"), []byte(doc), 0o644)
+	src, err := codegen.Generate(build(t, dir), codegen.Options{Package: "odd"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{"\x00", "\ufeff", "\u2028"} {
+		if strings.Contains(string(src), bad) {
+			t.Errorf("generated source contains %q unquoted", bad)
+		}
+	}
+}

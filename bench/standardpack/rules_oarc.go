@@ -206,7 +206,7 @@ var (
 )
 
 // oRule0 evaluates rule "LONG_COMMAND" (schema).
-// when: size(tool_arg_string("command")) > 4096
+// when: "size(tool_arg_string(\"command\")) > 4096"
 func oRule0(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[0]) {
 		return false, runtime.Err{}
@@ -221,7 +221,7 @@ func oRule0(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule1 evaluates rule "PLAIN_HTTP" (schema).
-// when: tool_arg_string("url").startsWith("http://")
+// when: "tool_arg_string(\"url\").startsWith(\"http://\")"
 func oRule1(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[1]) {
 		return false, runtime.Err{}
@@ -238,7 +238,7 @@ func oRule1(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule2 evaluates rule "SPEC_POSTURE_BASH" (schema).
-// when: session_posture == "spec" && "curl" in lycaon.turn_tools
+// when: "session_posture == \"spec\" && \"curl\" in lycaon.turn_tools"
 func oRule2(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[2]) {
 		return false, runtime.Err{}
@@ -258,7 +258,7 @@ func oRule2(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule3 evaluates rule "ETC_WRITE_FORBIDDEN" (policy).
-// when: tool_arg_string("path").startsWith("/etc/")
+// when: "tool_arg_string(\"path\").startsWith(\"/etc/\")"
 func oRule3(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[3]) {
 		return false, runtime.Err{}
@@ -277,7 +277,7 @@ func oRule3(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule4 evaluates rule "PAYMENT_NEEDS_TREASURY" (policy).
-// when: !("treasury" in principal_roles)
+// when: "!(\"treasury\" in principal_roles)"
 func oRule4(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[4]) {
 		return false, runtime.Err{}
@@ -294,7 +294,7 @@ func oRule4(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule5 evaluates rule "RM_RF" (policy).
-// when: tool_arg_string("command").matches("rm\\s+-rf\\s+/")
+// when: "tool_arg_string(\"command\").matches(\"rm\\\\s+-rf\\\\s+/\")"
 func oRule5(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[5]) {
 		return false, runtime.Err{}
@@ -311,7 +311,7 @@ func oRule5(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule6 evaluates rule "TRIAGE_LITE_WRITE_FORBIDDEN" (policy).
-// when: session_posture == "spec" && lycaon.tool_is_state
+// when: "session_posture == \"spec\" && lycaon.tool_is_state"
 func oRule6(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[6]) {
 		return false, runtime.Err{}
@@ -333,7 +333,7 @@ func oRule6(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule7 evaluates rule "UNTRUSTED_EGRESS" (policy).
-// when: content_contains_untrusted
+// when: "content_contains_untrusted"
 func oRule7(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[7]) {
 		return false, runtime.Err{}
@@ -351,7 +351,7 @@ func oRule7(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule8 evaluates rule "REPEAT_NUDGE" (invariant).
-// when: lycaon.repeat_count >= 3
+// when: "lycaon.repeat_count >= 3"
 func oRule8(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[8]) {
 		return false, runtime.Err{}
@@ -361,7 +361,7 @@ func oRule8(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule9 evaluates rule "TOO_MANY_TOOLS" (invariant).
-// when: size(lycaon.turn_tools) > 20 && !lycaon.workers_idle
+// when: "size(lycaon.turn_tools) > 20 && !lycaon.workers_idle"
 func oRule9(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[9]) {
 		return false, runtime.Err{}
@@ -376,7 +376,7 @@ func oRule9(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule10 evaluates rule "INJECTION" (detector).
-// when: prompt_injection_score > 0.7
+// when: "prompt_injection_score > 0.7"
 func oRule10(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[10]) {
 		return false, runtime.Err{}
@@ -397,7 +397,7 @@ func oRule10(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule11 evaluates rule "SECRET_IN_ARGS" (detector).
-// when: secret_matches.exists(m, m.score > 0.8)
+// when: "secret_matches.exists(m, m.score > 0.8)"
 func oRule11(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[11]) {
 		return false, runtime.Err{}

@@ -161,7 +161,7 @@ var oRules = [10]runtime.Rule{
 }
 
 // oRule0 evaluates rule "R00000" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 0")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 0\")"
 func oRule0(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[0]) {
 		return false, runtime.Err{}
@@ -178,7 +178,7 @@ func oRule0(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule1 evaluates rule "R00004" (schema).
-// when: tool_arg_int("timeout") > 3604 || size(tool_arg_string("command")) > 4100
+// when: "tool_arg_int(\"timeout\") > 3604 || size(tool_arg_string(\"command\")) > 4100"
 func oRule1(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[1]) {
 		return false, runtime.Err{}
@@ -201,7 +201,7 @@ func oRule1(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule2 evaluates rule "R00008" (schema).
-// when: session_posture == "posture_8" && lycaon.repeat_count > 4
+// when: "session_posture == \"posture_8\" && lycaon.repeat_count > 4"
 func oRule2(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[2]) {
 		return false, runtime.Err{}
@@ -221,7 +221,7 @@ func oRule2(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule3 evaluates rule "R00001" (policy).
-// when: tool_arg_string("path").contains("/secret/1/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/1/\")"
 func oRule3(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[3]) {
 		return false, runtime.Err{}
@@ -240,7 +240,7 @@ func oRule3(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule4 evaluates rule "R00003" (policy).
-// when: !("role_3" in principal_roles) && principal == "agent:3"
+// when: "!(\"role_3\" in principal_roles) && principal == \"agent:3\""
 func oRule4(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[4]) {
 		return false, runtime.Err{}
@@ -263,7 +263,7 @@ func oRule4(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule5 evaluates rule "R00005" (policy).
-// when: "tool_5" in lycaon.turn_tools && tool_arg_string("command").contains("--force-5")
+// when: "\"tool_5\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-5\")"
 func oRule5(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[5]) {
 		return false, runtime.Err{}
@@ -286,7 +286,7 @@ func oRule5(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule6 evaluates rule "R00007" (policy).
-// when: tool_arg_string("path").contains("/secret/7/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/7/\")"
 func oRule6(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[6]) {
 		return false, runtime.Err{}
@@ -305,7 +305,7 @@ func oRule6(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule7 evaluates rule "R00009" (policy).
-// when: tool_arg_string("command").startsWith("rm ")
+// when: "tool_arg_string(\"command\").startsWith(\"rm \")"
 func oRule7(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[7]) {
 		return false, runtime.Err{}
@@ -324,7 +324,7 @@ func oRule7(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule8 evaluates rule "R00002" (invariant).
-// when: session_posture == "posture_2" && lycaon.repeat_count > 5
+// when: "session_posture == \"posture_2\" && lycaon.repeat_count > 5"
 func oRule8(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[8]) {
 		return false, runtime.Err{}
@@ -344,7 +344,7 @@ func oRule8(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule9 evaluates rule "R00006" (invariant).
-// when: tool_arg_string("command").startsWith("shutdown -h 6")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 6\")"
 func oRule9(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[9]) {
 		return false, runtime.Err{}

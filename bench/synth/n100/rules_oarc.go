@@ -1331,7 +1331,7 @@ var oRules = [100]runtime.Rule{
 }
 
 // oRule11 evaluates rule "R00044" (schema).
-// when: session_posture == "posture_44" && lycaon.repeat_count > 5
+// when: "session_posture == \"posture_44\" && lycaon.repeat_count > 5"
 func oRule11(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[11]) {
 		return false, runtime.Err{}
@@ -1351,7 +1351,7 @@ func oRule11(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule39 evaluates rule "R00029" (policy).
-// when: "tool_29" in lycaon.turn_tools && tool_arg_string("command").contains("--force-29")
+// when: "\"tool_29\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-29\")"
 func oRule39(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[39]) {
 		return false, runtime.Err{}
@@ -1372,7 +1372,7 @@ func oRule39(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule54 evaluates rule "R00059" (policy).
-// when: "tool_59" in lycaon.turn_tools && tool_arg_string("command").contains("--force-59")
+// when: "\"tool_59\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-59\")"
 func oRule54(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[54]) {
 		return false, runtime.Err{}
@@ -1393,7 +1393,7 @@ func oRule54(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule69 evaluates rule "R00089" (policy).
-// when: "tool_89" in lycaon.turn_tools && tool_arg_string("command").contains("--force-89")
+// when: "\"tool_89\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-89\")"
 func oRule69(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[69]) {
 		return false, runtime.Err{}
@@ -1414,7 +1414,7 @@ func oRule69(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule78 evaluates rule "R00014" (invariant).
-// when: session_posture == "posture_14" && lycaon.repeat_count > 3
+// when: "session_posture == \"posture_14\" && lycaon.repeat_count > 3"
 func oRule78(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[78]) {
 		return false, runtime.Err{}
@@ -1434,7 +1434,7 @@ func oRule78(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule93 evaluates rule "R00074" (invariant).
-// when: session_posture == "posture_74" && lycaon.repeat_count > 7
+// when: "session_posture == \"posture_74\" && lycaon.repeat_count > 7"
 func oRule93(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[93]) {
 		return false, runtime.Err{}
@@ -1454,7 +1454,7 @@ func oRule93(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule16 evaluates rule "R00064" (schema).
-// when: tool_arg_int("timeout") > 3664 || size(tool_arg_string("command")) > 4160
+// when: "tool_arg_int(\"timeout\") > 3664 || size(tool_arg_string(\"command\")) > 4160"
 func oRule16(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[16]) {
 		return false, runtime.Err{}
@@ -1477,7 +1477,7 @@ func oRule16(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule34 evaluates rule "R00019" (policy).
-// when: tool_arg_string("path").contains("/secret/19/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/19/\")"
 func oRule34(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[34]) {
 		return false, runtime.Err{}
@@ -1494,7 +1494,7 @@ func oRule34(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule49 evaluates rule "R00049" (policy).
-// when: tool_arg_string("path").contains("/secret/49/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/49/\")"
 func oRule49(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[49]) {
 		return false, runtime.Err{}
@@ -1511,7 +1511,7 @@ func oRule49(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule64 evaluates rule "R00079" (policy).
-// when: tool_arg_string("path").contains("/secret/79/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/79/\")"
 func oRule64(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[64]) {
 		return false, runtime.Err{}
@@ -1528,7 +1528,7 @@ func oRule64(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule83 evaluates rule "R00034" (invariant).
-// when: tool_arg_int("timeout") > 3634 || size(tool_arg_string("command")) > 4130
+// when: "tool_arg_int(\"timeout\") > 3634 || size(tool_arg_string(\"command\")) > 4130"
 func oRule83(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[83]) {
 		return false, runtime.Err{}
@@ -1551,7 +1551,7 @@ func oRule83(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule98 evaluates rule "R00094" (invariant).
-// when: tool_arg_int("timeout") > 3694 || size(tool_arg_string("command")) > 4190
+// when: "tool_arg_int(\"timeout\") > 3694 || size(tool_arg_string(\"command\")) > 4190"
 func oRule98(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[98]) {
 		return false, runtime.Err{}
@@ -1574,7 +1574,7 @@ func oRule98(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule6 evaluates rule "R00024" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 24")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 24\")"
 func oRule6(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[6]) {
 		return false, runtime.Err{}
@@ -1593,7 +1593,7 @@ func oRule6(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule21 evaluates rule "R00084" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 84")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 84\")"
 func oRule21(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[21]) {
 		return false, runtime.Err{}
@@ -1612,7 +1612,7 @@ func oRule21(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule44 evaluates rule "R00039" (policy).
-// when: !("role_39" in principal_roles) && principal == "agent:39"
+// when: "!(\"role_39\" in principal_roles) && principal == \"agent:39\""
 func oRule44(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[44]) {
 		return false, runtime.Err{}
@@ -1635,7 +1635,7 @@ func oRule44(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule59 evaluates rule "R00069" (policy).
-// when: !("role_69" in principal_roles) && principal == "agent:69"
+// when: "!(\"role_69\" in principal_roles) && principal == \"agent:69\""
 func oRule59(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[59]) {
 		return false, runtime.Err{}
@@ -1658,7 +1658,7 @@ func oRule59(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule74 evaluates rule "R00099" (policy).
-// when: !("role_99" in principal_roles) && principal == "agent:99"
+// when: "!(\"role_99\" in principal_roles) && principal == \"agent:99\""
 func oRule74(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[74]) {
 		return false, runtime.Err{}
@@ -1681,7 +1681,7 @@ func oRule74(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule88 evaluates rule "R00054" (invariant).
-// when: tool_arg_string("command").startsWith("shutdown -h 54")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 54\")"
 func oRule88(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[88]) {
 		return false, runtime.Err{}
@@ -1700,7 +1700,7 @@ func oRule88(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule0 evaluates rule "R00000" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 0")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 0\")"
 func oRule0(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[0]) {
 		return false, runtime.Err{}
@@ -1717,7 +1717,7 @@ func oRule0(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule1 evaluates rule "R00004" (schema).
-// when: tool_arg_int("timeout") > 3604 || size(tool_arg_string("command")) > 4100
+// when: "tool_arg_int(\"timeout\") > 3604 || size(tool_arg_string(\"command\")) > 4100"
 func oRule1(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[1]) {
 		return false, runtime.Err{}
@@ -1740,7 +1740,7 @@ func oRule1(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule2 evaluates rule "R00008" (schema).
-// when: session_posture == "posture_8" && lycaon.repeat_count > 4
+// when: "session_posture == \"posture_8\" && lycaon.repeat_count > 4"
 func oRule2(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[2]) {
 		return false, runtime.Err{}
@@ -1760,7 +1760,7 @@ func oRule2(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule3 evaluates rule "R00012" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 12")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 12\")"
 func oRule3(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[3]) {
 		return false, runtime.Err{}
@@ -1779,7 +1779,7 @@ func oRule3(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule4 evaluates rule "R00016" (schema).
-// when: tool_arg_int("timeout") > 3616 || size(tool_arg_string("command")) > 4112
+// when: "tool_arg_int(\"timeout\") > 3616 || size(tool_arg_string(\"command\")) > 4112"
 func oRule4(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[4]) {
 		return false, runtime.Err{}
@@ -1802,7 +1802,7 @@ func oRule4(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule5 evaluates rule "R00020" (schema).
-// when: session_posture == "posture_20" && lycaon.repeat_count > 9
+// when: "session_posture == \"posture_20\" && lycaon.repeat_count > 9"
 func oRule5(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[5]) {
 		return false, runtime.Err{}
@@ -1822,7 +1822,7 @@ func oRule5(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule7 evaluates rule "R00028" (schema).
-// when: tool_arg_int("timeout") > 3628 || size(tool_arg_string("command")) > 4124
+// when: "tool_arg_int(\"timeout\") > 3628 || size(tool_arg_string(\"command\")) > 4124"
 func oRule7(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[7]) {
 		return false, runtime.Err{}
@@ -1845,7 +1845,7 @@ func oRule7(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule8 evaluates rule "R00032" (schema).
-// when: session_posture == "posture_32" && lycaon.repeat_count > 7
+// when: "session_posture == \"posture_32\" && lycaon.repeat_count > 7"
 func oRule8(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[8]) {
 		return false, runtime.Err{}
@@ -1865,7 +1865,7 @@ func oRule8(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule9 evaluates rule "R00036" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 36")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 36\")"
 func oRule9(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[9]) {
 		return false, runtime.Err{}
@@ -1884,7 +1884,7 @@ func oRule9(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule10 evaluates rule "R00040" (schema).
-// when: tool_arg_int("timeout") > 3640 || size(tool_arg_string("command")) > 4136
+// when: "tool_arg_int(\"timeout\") > 3640 || size(tool_arg_string(\"command\")) > 4136"
 func oRule10(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[10]) {
 		return false, runtime.Err{}
@@ -1907,7 +1907,7 @@ func oRule10(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule12 evaluates rule "R00048" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 48")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 48\")"
 func oRule12(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[12]) {
 		return false, runtime.Err{}
@@ -1926,7 +1926,7 @@ func oRule12(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule13 evaluates rule "R00052" (schema).
-// when: tool_arg_int("timeout") > 3652 || size(tool_arg_string("command")) > 4148
+// when: "tool_arg_int(\"timeout\") > 3652 || size(tool_arg_string(\"command\")) > 4148"
 func oRule13(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[13]) {
 		return false, runtime.Err{}
@@ -1949,7 +1949,7 @@ func oRule13(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule14 evaluates rule "R00056" (schema).
-// when: session_posture == "posture_56" && lycaon.repeat_count > 3
+// when: "session_posture == \"posture_56\" && lycaon.repeat_count > 3"
 func oRule14(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[14]) {
 		return false, runtime.Err{}
@@ -1969,7 +1969,7 @@ func oRule14(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule15 evaluates rule "R00060" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 60")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 60\")"
 func oRule15(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[15]) {
 		return false, runtime.Err{}
@@ -1988,7 +1988,7 @@ func oRule15(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule17 evaluates rule "R00068" (schema).
-// when: session_posture == "posture_68" && lycaon.repeat_count > 8
+// when: "session_posture == \"posture_68\" && lycaon.repeat_count > 8"
 func oRule17(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[17]) {
 		return false, runtime.Err{}
@@ -2008,7 +2008,7 @@ func oRule17(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule18 evaluates rule "R00072" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 72")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 72\")"
 func oRule18(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[18]) {
 		return false, runtime.Err{}
@@ -2027,7 +2027,7 @@ func oRule18(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule19 evaluates rule "R00076" (schema).
-// when: tool_arg_int("timeout") > 3676 || size(tool_arg_string("command")) > 4172
+// when: "tool_arg_int(\"timeout\") > 3676 || size(tool_arg_string(\"command\")) > 4172"
 func oRule19(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[19]) {
 		return false, runtime.Err{}
@@ -2050,7 +2050,7 @@ func oRule19(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule20 evaluates rule "R00080" (schema).
-// when: session_posture == "posture_80" && lycaon.repeat_count > 6
+// when: "session_posture == \"posture_80\" && lycaon.repeat_count > 6"
 func oRule20(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[20]) {
 		return false, runtime.Err{}
@@ -2070,7 +2070,7 @@ func oRule20(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule22 evaluates rule "R00088" (schema).
-// when: tool_arg_int("timeout") > 3688 || size(tool_arg_string("command")) > 4184
+// when: "tool_arg_int(\"timeout\") > 3688 || size(tool_arg_string(\"command\")) > 4184"
 func oRule22(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[22]) {
 		return false, runtime.Err{}
@@ -2093,7 +2093,7 @@ func oRule22(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule23 evaluates rule "R00092" (schema).
-// when: session_posture == "posture_92" && lycaon.repeat_count > 4
+// when: "session_posture == \"posture_92\" && lycaon.repeat_count > 4"
 func oRule23(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[23]) {
 		return false, runtime.Err{}
@@ -2113,7 +2113,7 @@ func oRule23(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule24 evaluates rule "R00096" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 96")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 96\")"
 func oRule24(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[24]) {
 		return false, runtime.Err{}
@@ -2132,7 +2132,7 @@ func oRule24(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule25 evaluates rule "R00001" (policy).
-// when: tool_arg_string("path").contains("/secret/1/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/1/\")"
 func oRule25(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[25]) {
 		return false, runtime.Err{}
@@ -2151,7 +2151,7 @@ func oRule25(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule26 evaluates rule "R00003" (policy).
-// when: !("role_3" in principal_roles) && principal == "agent:3"
+// when: "!(\"role_3\" in principal_roles) && principal == \"agent:3\""
 func oRule26(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[26]) {
 		return false, runtime.Err{}
@@ -2174,7 +2174,7 @@ func oRule26(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule27 evaluates rule "R00005" (policy).
-// when: "tool_5" in lycaon.turn_tools && tool_arg_string("command").contains("--force-5")
+// when: "\"tool_5\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-5\")"
 func oRule27(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[27]) {
 		return false, runtime.Err{}
@@ -2197,7 +2197,7 @@ func oRule27(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule28 evaluates rule "R00007" (policy).
-// when: tool_arg_string("path").contains("/secret/7/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/7/\")"
 func oRule28(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[28]) {
 		return false, runtime.Err{}
@@ -2216,7 +2216,7 @@ func oRule28(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule29 evaluates rule "R00009" (policy).
-// when: tool_arg_string("command").startsWith("rm ")
+// when: "tool_arg_string(\"command\").startsWith(\"rm \")"
 func oRule29(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[29]) {
 		return false, runtime.Err{}
@@ -2235,7 +2235,7 @@ func oRule29(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule30 evaluates rule "R00011" (policy).
-// when: "tool_11" in lycaon.turn_tools && tool_arg_string("command").contains("--force-11")
+// when: "\"tool_11\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-11\")"
 func oRule30(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[30]) {
 		return false, runtime.Err{}
@@ -2256,7 +2256,7 @@ func oRule30(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule31 evaluates rule "R00013" (policy).
-// when: tool_arg_string("path").contains("/secret/13/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/13/\")"
 func oRule31(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[31]) {
 		return false, runtime.Err{}
@@ -2273,7 +2273,7 @@ func oRule31(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule32 evaluates rule "R00015" (policy).
-// when: !("role_15" in principal_roles) && principal == "agent:15"
+// when: "!(\"role_15\" in principal_roles) && principal == \"agent:15\""
 func oRule32(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[32]) {
 		return false, runtime.Err{}
@@ -2296,7 +2296,7 @@ func oRule32(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule33 evaluates rule "R00017" (policy).
-// when: "tool_17" in lycaon.turn_tools && tool_arg_string("command").contains("--force-17")
+// when: "\"tool_17\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-17\")"
 func oRule33(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[33]) {
 		return false, runtime.Err{}
@@ -2317,7 +2317,7 @@ func oRule33(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule35 evaluates rule "R00021" (policy).
-// when: !("role_21" in principal_roles) && principal == "agent:21"
+// when: "!(\"role_21\" in principal_roles) && principal == \"agent:21\""
 func oRule35(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[35]) {
 		return false, runtime.Err{}
@@ -2340,7 +2340,7 @@ func oRule35(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule36 evaluates rule "R00023" (policy).
-// when: "tool_23" in lycaon.turn_tools && tool_arg_string("command").contains("--force-23")
+// when: "\"tool_23\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-23\")"
 func oRule36(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[36]) {
 		return false, runtime.Err{}
@@ -2361,7 +2361,7 @@ func oRule36(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule37 evaluates rule "R00025" (policy).
-// when: tool_arg_string("path").contains("/secret/25/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/25/\")"
 func oRule37(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[37]) {
 		return false, runtime.Err{}
@@ -2378,7 +2378,7 @@ func oRule37(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule38 evaluates rule "R00027" (policy).
-// when: !("role_27" in principal_roles) && principal == "agent:27"
+// when: "!(\"role_27\" in principal_roles) && principal == \"agent:27\""
 func oRule38(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[38]) {
 		return false, runtime.Err{}
@@ -2401,7 +2401,7 @@ func oRule38(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule40 evaluates rule "R00031" (policy).
-// when: tool_arg_string("path").contains("/secret/31/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/31/\")"
 func oRule40(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[40]) {
 		return false, runtime.Err{}
@@ -2418,7 +2418,7 @@ func oRule40(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule41 evaluates rule "R00033" (policy).
-// when: !("role_33" in principal_roles) && principal == "agent:33"
+// when: "!(\"role_33\" in principal_roles) && principal == \"agent:33\""
 func oRule41(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[41]) {
 		return false, runtime.Err{}
@@ -2441,7 +2441,7 @@ func oRule41(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule42 evaluates rule "R00035" (policy).
-// when: "tool_35" in lycaon.turn_tools && tool_arg_string("command").contains("--force-35")
+// when: "\"tool_35\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-35\")"
 func oRule42(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[42]) {
 		return false, runtime.Err{}
@@ -2462,7 +2462,7 @@ func oRule42(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule43 evaluates rule "R00037" (policy).
-// when: tool_arg_string("path").contains("/secret/37/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/37/\")"
 func oRule43(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[43]) {
 		return false, runtime.Err{}
@@ -2479,7 +2479,7 @@ func oRule43(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule45 evaluates rule "R00041" (policy).
-// when: "tool_41" in lycaon.turn_tools && tool_arg_string("command").contains("--force-41")
+// when: "\"tool_41\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-41\")"
 func oRule45(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[45]) {
 		return false, runtime.Err{}
@@ -2500,7 +2500,7 @@ func oRule45(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule46 evaluates rule "R00043" (policy).
-// when: tool_arg_string("path").contains("/secret/43/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/43/\")"
 func oRule46(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[46]) {
 		return false, runtime.Err{}
@@ -2517,7 +2517,7 @@ func oRule46(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule47 evaluates rule "R00045" (policy).
-// when: !("role_45" in principal_roles) && principal == "agent:45"
+// when: "!(\"role_45\" in principal_roles) && principal == \"agent:45\""
 func oRule47(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[47]) {
 		return false, runtime.Err{}
@@ -2540,7 +2540,7 @@ func oRule47(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule48 evaluates rule "R00047" (policy).
-// when: "tool_47" in lycaon.turn_tools && tool_arg_string("command").contains("--force-47")
+// when: "\"tool_47\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-47\")"
 func oRule48(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[48]) {
 		return false, runtime.Err{}
@@ -2561,7 +2561,7 @@ func oRule48(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule50 evaluates rule "R00051" (policy).
-// when: !("role_51" in principal_roles) && principal == "agent:51"
+// when: "!(\"role_51\" in principal_roles) && principal == \"agent:51\""
 func oRule50(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[50]) {
 		return false, runtime.Err{}
@@ -2584,7 +2584,7 @@ func oRule50(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule51 evaluates rule "R00053" (policy).
-// when: "tool_53" in lycaon.turn_tools && tool_arg_string("command").contains("--force-53")
+// when: "\"tool_53\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-53\")"
 func oRule51(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[51]) {
 		return false, runtime.Err{}
@@ -2605,7 +2605,7 @@ func oRule51(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule52 evaluates rule "R00055" (policy).
-// when: tool_arg_string("path").contains("/secret/55/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/55/\")"
 func oRule52(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[52]) {
 		return false, runtime.Err{}
@@ -2622,7 +2622,7 @@ func oRule52(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule53 evaluates rule "R00057" (policy).
-// when: !("role_57" in principal_roles) && principal == "agent:57"
+// when: "!(\"role_57\" in principal_roles) && principal == \"agent:57\""
 func oRule53(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[53]) {
 		return false, runtime.Err{}
@@ -2645,7 +2645,7 @@ func oRule53(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule55 evaluates rule "R00061" (policy).
-// when: tool_arg_string("path").contains("/secret/61/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/61/\")"
 func oRule55(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[55]) {
 		return false, runtime.Err{}
@@ -2662,7 +2662,7 @@ func oRule55(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule56 evaluates rule "R00063" (policy).
-// when: !("role_63" in principal_roles) && principal == "agent:63"
+// when: "!(\"role_63\" in principal_roles) && principal == \"agent:63\""
 func oRule56(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[56]) {
 		return false, runtime.Err{}
@@ -2685,7 +2685,7 @@ func oRule56(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule57 evaluates rule "R00065" (policy).
-// when: "tool_65" in lycaon.turn_tools && tool_arg_string("command").contains("--force-65")
+// when: "\"tool_65\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-65\")"
 func oRule57(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[57]) {
 		return false, runtime.Err{}
@@ -2706,7 +2706,7 @@ func oRule57(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule58 evaluates rule "R00067" (policy).
-// when: tool_arg_string("path").contains("/secret/67/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/67/\")"
 func oRule58(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[58]) {
 		return false, runtime.Err{}
@@ -2723,7 +2723,7 @@ func oRule58(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule60 evaluates rule "R00071" (policy).
-// when: "tool_71" in lycaon.turn_tools && tool_arg_string("command").contains("--force-71")
+// when: "\"tool_71\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-71\")"
 func oRule60(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[60]) {
 		return false, runtime.Err{}
@@ -2744,7 +2744,7 @@ func oRule60(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule61 evaluates rule "R00073" (policy).
-// when: tool_arg_string("path").contains("/secret/73/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/73/\")"
 func oRule61(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[61]) {
 		return false, runtime.Err{}
@@ -2761,7 +2761,7 @@ func oRule61(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule62 evaluates rule "R00075" (policy).
-// when: !("role_75" in principal_roles) && principal == "agent:75"
+// when: "!(\"role_75\" in principal_roles) && principal == \"agent:75\""
 func oRule62(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[62]) {
 		return false, runtime.Err{}
@@ -2784,7 +2784,7 @@ func oRule62(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule63 evaluates rule "R00077" (policy).
-// when: "tool_77" in lycaon.turn_tools && tool_arg_string("command").contains("--force-77")
+// when: "\"tool_77\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-77\")"
 func oRule63(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[63]) {
 		return false, runtime.Err{}
@@ -2805,7 +2805,7 @@ func oRule63(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule65 evaluates rule "R00081" (policy).
-// when: !("role_81" in principal_roles) && principal == "agent:81"
+// when: "!(\"role_81\" in principal_roles) && principal == \"agent:81\""
 func oRule65(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[65]) {
 		return false, runtime.Err{}
@@ -2828,7 +2828,7 @@ func oRule65(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule66 evaluates rule "R00083" (policy).
-// when: "tool_83" in lycaon.turn_tools && tool_arg_string("command").contains("--force-83")
+// when: "\"tool_83\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-83\")"
 func oRule66(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[66]) {
 		return false, runtime.Err{}
@@ -2849,7 +2849,7 @@ func oRule66(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule67 evaluates rule "R00085" (policy).
-// when: tool_arg_string("path").contains("/secret/85/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/85/\")"
 func oRule67(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[67]) {
 		return false, runtime.Err{}
@@ -2866,7 +2866,7 @@ func oRule67(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule68 evaluates rule "R00087" (policy).
-// when: !("role_87" in principal_roles) && principal == "agent:87"
+// when: "!(\"role_87\" in principal_roles) && principal == \"agent:87\""
 func oRule68(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[68]) {
 		return false, runtime.Err{}
@@ -2889,7 +2889,7 @@ func oRule68(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule70 evaluates rule "R00091" (policy).
-// when: tool_arg_string("path").contains("/secret/91/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/91/\")"
 func oRule70(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[70]) {
 		return false, runtime.Err{}
@@ -2906,7 +2906,7 @@ func oRule70(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule71 evaluates rule "R00093" (policy).
-// when: !("role_93" in principal_roles) && principal == "agent:93"
+// when: "!(\"role_93\" in principal_roles) && principal == \"agent:93\""
 func oRule71(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[71]) {
 		return false, runtime.Err{}
@@ -2929,7 +2929,7 @@ func oRule71(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule72 evaluates rule "R00095" (policy).
-// when: "tool_95" in lycaon.turn_tools && tool_arg_string("command").contains("--force-95")
+// when: "\"tool_95\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-95\")"
 func oRule72(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[72]) {
 		return false, runtime.Err{}
@@ -2950,7 +2950,7 @@ func oRule72(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule73 evaluates rule "R00097" (policy).
-// when: tool_arg_string("path").contains("/secret/97/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/97/\")"
 func oRule73(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[73]) {
 		return false, runtime.Err{}
@@ -2967,7 +2967,7 @@ func oRule73(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule75 evaluates rule "R00002" (invariant).
-// when: session_posture == "posture_2" && lycaon.repeat_count > 5
+// when: "session_posture == \"posture_2\" && lycaon.repeat_count > 5"
 func oRule75(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[75]) {
 		return false, runtime.Err{}
@@ -2987,7 +2987,7 @@ func oRule75(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule76 evaluates rule "R00006" (invariant).
-// when: tool_arg_string("command").startsWith("shutdown -h 6")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 6\")"
 func oRule76(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[76]) {
 		return false, runtime.Err{}
@@ -3004,7 +3004,7 @@ func oRule76(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule77 evaluates rule "R00010" (invariant).
-// when: tool_arg_int("timeout") > 3610 || size(tool_arg_string("command")) > 4106
+// when: "tool_arg_int(\"timeout\") > 3610 || size(tool_arg_string(\"command\")) > 4106"
 func oRule77(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[77]) {
 		return false, runtime.Err{}
@@ -3027,7 +3027,7 @@ func oRule77(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule79 evaluates rule "R00018" (invariant).
-// when: tool_arg_string("command").startsWith("shutdown -h 18")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 18\")"
 func oRule79(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[79]) {
 		return false, runtime.Err{}
@@ -3046,7 +3046,7 @@ func oRule79(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule80 evaluates rule "R00022" (invariant).
-// when: tool_arg_int("timeout") > 3622 || size(tool_arg_string("command")) > 4118
+// when: "tool_arg_int(\"timeout\") > 3622 || size(tool_arg_string(\"command\")) > 4118"
 func oRule80(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[80]) {
 		return false, runtime.Err{}
@@ -3069,7 +3069,7 @@ func oRule80(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule81 evaluates rule "R00026" (invariant).
-// when: session_posture == "posture_26" && lycaon.repeat_count > 8
+// when: "session_posture == \"posture_26\" && lycaon.repeat_count > 8"
 func oRule81(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[81]) {
 		return false, runtime.Err{}
@@ -3089,7 +3089,7 @@ func oRule81(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule82 evaluates rule "R00030" (invariant).
-// when: tool_arg_string("command").startsWith("shutdown -h 30")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 30\")"
 func oRule82(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[82]) {
 		return false, runtime.Err{}
@@ -3108,7 +3108,7 @@ func oRule82(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule84 evaluates rule "R00038" (invariant).
-// when: session_posture == "posture_38" && lycaon.repeat_count > 6
+// when: "session_posture == \"posture_38\" && lycaon.repeat_count > 6"
 func oRule84(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[84]) {
 		return false, runtime.Err{}
@@ -3128,7 +3128,7 @@ func oRule84(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule85 evaluates rule "R00042" (invariant).
-// when: tool_arg_string("command").startsWith("shutdown -h 42")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 42\")"
 func oRule85(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[85]) {
 		return false, runtime.Err{}
@@ -3147,7 +3147,7 @@ func oRule85(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule86 evaluates rule "R00046" (invariant).
-// when: tool_arg_int("timeout") > 3646 || size(tool_arg_string("command")) > 4142
+// when: "tool_arg_int(\"timeout\") > 3646 || size(tool_arg_string(\"command\")) > 4142"
 func oRule86(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[86]) {
 		return false, runtime.Err{}
@@ -3170,7 +3170,7 @@ func oRule86(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule87 evaluates rule "R00050" (invariant).
-// when: session_posture == "posture_50" && lycaon.repeat_count > 4
+// when: "session_posture == \"posture_50\" && lycaon.repeat_count > 4"
 func oRule87(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[87]) {
 		return false, runtime.Err{}
@@ -3190,7 +3190,7 @@ func oRule87(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule89 evaluates rule "R00058" (invariant).
-// when: tool_arg_int("timeout") > 3658 || size(tool_arg_string("command")) > 4154
+// when: "tool_arg_int(\"timeout\") > 3658 || size(tool_arg_string(\"command\")) > 4154"
 func oRule89(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[89]) {
 		return false, runtime.Err{}
@@ -3213,7 +3213,7 @@ func oRule89(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule90 evaluates rule "R00062" (invariant).
-// when: session_posture == "posture_62" && lycaon.repeat_count > 9
+// when: "session_posture == \"posture_62\" && lycaon.repeat_count > 9"
 func oRule90(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[90]) {
 		return false, runtime.Err{}
@@ -3233,7 +3233,7 @@ func oRule90(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule91 evaluates rule "R00066" (invariant).
-// when: tool_arg_string("command").startsWith("shutdown -h 66")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 66\")"
 func oRule91(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[91]) {
 		return false, runtime.Err{}
@@ -3252,7 +3252,7 @@ func oRule91(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule92 evaluates rule "R00070" (invariant).
-// when: tool_arg_int("timeout") > 3670 || size(tool_arg_string("command")) > 4166
+// when: "tool_arg_int(\"timeout\") > 3670 || size(tool_arg_string(\"command\")) > 4166"
 func oRule92(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[92]) {
 		return false, runtime.Err{}
@@ -3275,7 +3275,7 @@ func oRule92(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule94 evaluates rule "R00078" (invariant).
-// when: tool_arg_string("command").startsWith("shutdown -h 78")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 78\")"
 func oRule94(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[94]) {
 		return false, runtime.Err{}
@@ -3294,7 +3294,7 @@ func oRule94(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule95 evaluates rule "R00082" (invariant).
-// when: tool_arg_int("timeout") > 3682 || size(tool_arg_string("command")) > 4178
+// when: "tool_arg_int(\"timeout\") > 3682 || size(tool_arg_string(\"command\")) > 4178"
 func oRule95(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[95]) {
 		return false, runtime.Err{}
@@ -3317,7 +3317,7 @@ func oRule95(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule96 evaluates rule "R00086" (invariant).
-// when: session_posture == "posture_86" && lycaon.repeat_count > 5
+// when: "session_posture == \"posture_86\" && lycaon.repeat_count > 5"
 func oRule96(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[96]) {
 		return false, runtime.Err{}
@@ -3337,7 +3337,7 @@ func oRule96(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule97 evaluates rule "R00090" (invariant).
-// when: tool_arg_string("command").startsWith("shutdown -h 90")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 90\")"
 func oRule97(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[97]) {
 		return false, runtime.Err{}
@@ -3356,7 +3356,7 @@ func oRule97(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule99 evaluates rule "R00098" (invariant).
-// when: session_posture == "posture_98" && lycaon.repeat_count > 3
+// when: "session_posture == \"posture_98\" && lycaon.repeat_count > 3"
 func oRule99(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[99]) {
 		return false, runtime.Err{}

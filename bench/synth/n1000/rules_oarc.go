@@ -13031,7 +13031,7 @@ var oRules = [1000]runtime.Rule{
 }
 
 // oRule11 evaluates rule "R00044" (schema).
-// when: session_posture == "posture_44" && lycaon.repeat_count > 5
+// when: "session_posture == \"posture_44\" && lycaon.repeat_count > 5"
 func oRule11(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[11]) {
 		return false, runtime.Err{}
@@ -13051,7 +13051,7 @@ func oRule11(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule26 evaluates rule "R00104" (schema).
-// when: session_posture == "posture_104" && lycaon.repeat_count > 9
+// when: "session_posture == \"posture_104\" && lycaon.repeat_count > 9"
 func oRule26(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[26]) {
 		return false, runtime.Err{}
@@ -13071,7 +13071,7 @@ func oRule26(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule41 evaluates rule "R00164" (schema).
-// when: session_posture == "posture_164" && lycaon.repeat_count > 6
+// when: "session_posture == \"posture_164\" && lycaon.repeat_count > 6"
 func oRule41(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[41]) {
 		return false, runtime.Err{}
@@ -13091,7 +13091,7 @@ func oRule41(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule56 evaluates rule "R00224" (schema).
-// when: session_posture == "posture_224" && lycaon.repeat_count > 3
+// when: "session_posture == \"posture_224\" && lycaon.repeat_count > 3"
 func oRule56(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[56]) {
 		return false, runtime.Err{}
@@ -13111,7 +13111,7 @@ func oRule56(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule71 evaluates rule "R00284" (schema).
-// when: session_posture == "posture_284" && lycaon.repeat_count > 7
+// when: "session_posture == \"posture_284\" && lycaon.repeat_count > 7"
 func oRule71(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[71]) {
 		return false, runtime.Err{}
@@ -13131,7 +13131,7 @@ func oRule71(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule86 evaluates rule "R00344" (schema).
-// when: session_posture == "posture_344" && lycaon.repeat_count > 4
+// when: "session_posture == \"posture_344\" && lycaon.repeat_count > 4"
 func oRule86(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[86]) {
 		return false, runtime.Err{}
@@ -13151,7 +13151,7 @@ func oRule86(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule101 evaluates rule "R00404" (schema).
-// when: session_posture == "posture_404" && lycaon.repeat_count > 8
+// when: "session_posture == \"posture_404\" && lycaon.repeat_count > 8"
 func oRule101(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[101]) {
 		return false, runtime.Err{}
@@ -13171,7 +13171,7 @@ func oRule101(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule116 evaluates rule "R00464" (schema).
-// when: session_posture == "posture_464" && lycaon.repeat_count > 5
+// when: "session_posture == \"posture_464\" && lycaon.repeat_count > 5"
 func oRule116(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[116]) {
 		return false, runtime.Err{}
@@ -13191,7 +13191,7 @@ func oRule116(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule131 evaluates rule "R00524" (schema).
-// when: session_posture == "posture_524" && lycaon.repeat_count > 9
+// when: "session_posture == \"posture_524\" && lycaon.repeat_count > 9"
 func oRule131(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[131]) {
 		return false, runtime.Err{}
@@ -13211,7 +13211,7 @@ func oRule131(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule146 evaluates rule "R00584" (schema).
-// when: session_posture == "posture_584" && lycaon.repeat_count > 6
+// when: "session_posture == \"posture_584\" && lycaon.repeat_count > 6"
 func oRule146(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[146]) {
 		return false, runtime.Err{}
@@ -13231,7 +13231,7 @@ func oRule146(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule161 evaluates rule "R00644" (schema).
-// when: session_posture == "posture_644" && lycaon.repeat_count > 3
+// when: "session_posture == \"posture_644\" && lycaon.repeat_count > 3"
 func oRule161(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[161]) {
 		return false, runtime.Err{}
@@ -13251,7 +13251,7 @@ func oRule161(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule176 evaluates rule "R00704" (schema).
-// when: session_posture == "posture_704" && lycaon.repeat_count > 7
+// when: "session_posture == \"posture_704\" && lycaon.repeat_count > 7"
 func oRule176(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[176]) {
 		return false, runtime.Err{}
@@ -13271,7 +13271,7 @@ func oRule176(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule191 evaluates rule "R00764" (schema).
-// when: session_posture == "posture_764" && lycaon.repeat_count > 4
+// when: "session_posture == \"posture_764\" && lycaon.repeat_count > 4"
 func oRule191(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[191]) {
 		return false, runtime.Err{}
@@ -13291,7 +13291,7 @@ func oRule191(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule206 evaluates rule "R00824" (schema).
-// when: session_posture == "posture_824" && lycaon.repeat_count > 8
+// when: "session_posture == \"posture_824\" && lycaon.repeat_count > 8"
 func oRule206(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[206]) {
 		return false, runtime.Err{}
@@ -13311,7 +13311,7 @@ func oRule206(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule221 evaluates rule "R00884" (schema).
-// when: session_posture == "posture_884" && lycaon.repeat_count > 5
+// when: "session_posture == \"posture_884\" && lycaon.repeat_count > 5"
 func oRule221(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[221]) {
 		return false, runtime.Err{}
@@ -13331,7 +13331,7 @@ func oRule221(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule236 evaluates rule "R00944" (schema).
-// when: session_posture == "posture_944" && lycaon.repeat_count > 9
+// when: "session_posture == \"posture_944\" && lycaon.repeat_count > 9"
 func oRule236(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[236]) {
 		return false, runtime.Err{}
@@ -13351,7 +13351,7 @@ func oRule236(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule264 evaluates rule "R00029" (policy).
-// when: "tool_29" in lycaon.turn_tools && tool_arg_string("command").contains("--force-29")
+// when: "\"tool_29\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-29\")"
 func oRule264(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[264]) {
 		return false, runtime.Err{}
@@ -13372,7 +13372,7 @@ func oRule264(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule279 evaluates rule "R00059" (policy).
-// when: "tool_59" in lycaon.turn_tools && tool_arg_string("command").contains("--force-59")
+// when: "\"tool_59\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-59\")"
 func oRule279(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[279]) {
 		return false, runtime.Err{}
@@ -13393,7 +13393,7 @@ func oRule279(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule294 evaluates rule "R00089" (policy).
-// when: "tool_89" in lycaon.turn_tools && tool_arg_string("command").contains("--force-89")
+// when: "\"tool_89\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-89\")"
 func oRule294(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[294]) {
 		return false, runtime.Err{}
@@ -13414,7 +13414,7 @@ func oRule294(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule309 evaluates rule "R00119" (policy).
-// when: "tool_119" in lycaon.turn_tools && tool_arg_string("command").contains("--force-119")
+// when: "\"tool_119\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-119\")"
 func oRule309(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[309]) {
 		return false, runtime.Err{}
@@ -13435,7 +13435,7 @@ func oRule309(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule324 evaluates rule "R00149" (policy).
-// when: "tool_149" in lycaon.turn_tools && tool_arg_string("command").contains("--force-149")
+// when: "\"tool_149\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-149\")"
 func oRule324(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[324]) {
 		return false, runtime.Err{}
@@ -13456,7 +13456,7 @@ func oRule324(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule339 evaluates rule "R00179" (policy).
-// when: "tool_179" in lycaon.turn_tools && tool_arg_string("command").contains("--force-179")
+// when: "\"tool_179\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-179\")"
 func oRule339(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[339]) {
 		return false, runtime.Err{}
@@ -13477,7 +13477,7 @@ func oRule339(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule354 evaluates rule "R00209" (policy).
-// when: "tool_209" in lycaon.turn_tools && tool_arg_string("command").contains("--force-209")
+// when: "\"tool_209\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-209\")"
 func oRule354(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[354]) {
 		return false, runtime.Err{}
@@ -13498,7 +13498,7 @@ func oRule354(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule369 evaluates rule "R00239" (policy).
-// when: "tool_239" in lycaon.turn_tools && tool_arg_string("command").contains("--force-239")
+// when: "\"tool_239\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-239\")"
 func oRule369(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[369]) {
 		return false, runtime.Err{}
@@ -13519,7 +13519,7 @@ func oRule369(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule384 evaluates rule "R00269" (policy).
-// when: "tool_269" in lycaon.turn_tools && tool_arg_string("command").contains("--force-269")
+// when: "\"tool_269\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-269\")"
 func oRule384(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[384]) {
 		return false, runtime.Err{}
@@ -13540,7 +13540,7 @@ func oRule384(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule399 evaluates rule "R00299" (policy).
-// when: "tool_299" in lycaon.turn_tools && tool_arg_string("command").contains("--force-299")
+// when: "\"tool_299\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-299\")"
 func oRule399(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[399]) {
 		return false, runtime.Err{}
@@ -13561,7 +13561,7 @@ func oRule399(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule414 evaluates rule "R00329" (policy).
-// when: "tool_329" in lycaon.turn_tools && tool_arg_string("command").contains("--force-329")
+// when: "\"tool_329\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-329\")"
 func oRule414(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[414]) {
 		return false, runtime.Err{}
@@ -13582,7 +13582,7 @@ func oRule414(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule429 evaluates rule "R00359" (policy).
-// when: "tool_359" in lycaon.turn_tools && tool_arg_string("command").contains("--force-359")
+// when: "\"tool_359\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-359\")"
 func oRule429(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[429]) {
 		return false, runtime.Err{}
@@ -13603,7 +13603,7 @@ func oRule429(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule444 evaluates rule "R00389" (policy).
-// when: "tool_389" in lycaon.turn_tools && tool_arg_string("command").contains("--force-389")
+// when: "\"tool_389\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-389\")"
 func oRule444(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[444]) {
 		return false, runtime.Err{}
@@ -13624,7 +13624,7 @@ func oRule444(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule459 evaluates rule "R00419" (policy).
-// when: "tool_419" in lycaon.turn_tools && tool_arg_string("command").contains("--force-419")
+// when: "\"tool_419\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-419\")"
 func oRule459(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[459]) {
 		return false, runtime.Err{}
@@ -13645,7 +13645,7 @@ func oRule459(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule474 evaluates rule "R00449" (policy).
-// when: "tool_449" in lycaon.turn_tools && tool_arg_string("command").contains("--force-449")
+// when: "\"tool_449\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-449\")"
 func oRule474(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[474]) {
 		return false, runtime.Err{}
@@ -13666,7 +13666,7 @@ func oRule474(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule489 evaluates rule "R00479" (policy).
-// when: "tool_479" in lycaon.turn_tools && tool_arg_string("command").contains("--force-479")
+// when: "\"tool_479\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-479\")"
 func oRule489(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[489]) {
 		return false, runtime.Err{}
@@ -13687,7 +13687,7 @@ func oRule489(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule504 evaluates rule "R00509" (policy).
-// when: "tool_509" in lycaon.turn_tools && tool_arg_string("command").contains("--force-509")
+// when: "\"tool_509\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-509\")"
 func oRule504(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[504]) {
 		return false, runtime.Err{}
@@ -13708,7 +13708,7 @@ func oRule504(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule519 evaluates rule "R00539" (policy).
-// when: "tool_539" in lycaon.turn_tools && tool_arg_string("command").contains("--force-539")
+// when: "\"tool_539\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-539\")"
 func oRule519(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[519]) {
 		return false, runtime.Err{}
@@ -13729,7 +13729,7 @@ func oRule519(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule534 evaluates rule "R00569" (policy).
-// when: "tool_569" in lycaon.turn_tools && tool_arg_string("command").contains("--force-569")
+// when: "\"tool_569\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-569\")"
 func oRule534(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[534]) {
 		return false, runtime.Err{}
@@ -13750,7 +13750,7 @@ func oRule534(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule549 evaluates rule "R00599" (policy).
-// when: "tool_599" in lycaon.turn_tools && tool_arg_string("command").contains("--force-599")
+// when: "\"tool_599\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-599\")"
 func oRule549(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[549]) {
 		return false, runtime.Err{}
@@ -13771,7 +13771,7 @@ func oRule549(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule564 evaluates rule "R00629" (policy).
-// when: "tool_629" in lycaon.turn_tools && tool_arg_string("command").contains("--force-629")
+// when: "\"tool_629\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-629\")"
 func oRule564(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[564]) {
 		return false, runtime.Err{}
@@ -13792,7 +13792,7 @@ func oRule564(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule579 evaluates rule "R00659" (policy).
-// when: "tool_659" in lycaon.turn_tools && tool_arg_string("command").contains("--force-659")
+// when: "\"tool_659\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-659\")"
 func oRule579(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[579]) {
 		return false, runtime.Err{}
@@ -13813,7 +13813,7 @@ func oRule579(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule594 evaluates rule "R00689" (policy).
-// when: "tool_689" in lycaon.turn_tools && tool_arg_string("command").contains("--force-689")
+// when: "\"tool_689\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-689\")"
 func oRule594(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[594]) {
 		return false, runtime.Err{}
@@ -13834,7 +13834,7 @@ func oRule594(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule609 evaluates rule "R00719" (policy).
-// when: "tool_719" in lycaon.turn_tools && tool_arg_string("command").contains("--force-719")
+// when: "\"tool_719\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-719\")"
 func oRule609(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[609]) {
 		return false, runtime.Err{}
@@ -13855,7 +13855,7 @@ func oRule609(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule624 evaluates rule "R00749" (policy).
-// when: "tool_749" in lycaon.turn_tools && tool_arg_string("command").contains("--force-749")
+// when: "\"tool_749\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-749\")"
 func oRule624(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[624]) {
 		return false, runtime.Err{}
@@ -13876,7 +13876,7 @@ func oRule624(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule639 evaluates rule "R00779" (policy).
-// when: "tool_779" in lycaon.turn_tools && tool_arg_string("command").contains("--force-779")
+// when: "\"tool_779\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-779\")"
 func oRule639(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[639]) {
 		return false, runtime.Err{}
@@ -13897,7 +13897,7 @@ func oRule639(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule654 evaluates rule "R00809" (policy).
-// when: "tool_809" in lycaon.turn_tools && tool_arg_string("command").contains("--force-809")
+// when: "\"tool_809\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-809\")"
 func oRule654(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[654]) {
 		return false, runtime.Err{}
@@ -13918,7 +13918,7 @@ func oRule654(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule669 evaluates rule "R00839" (policy).
-// when: "tool_839" in lycaon.turn_tools && tool_arg_string("command").contains("--force-839")
+// when: "\"tool_839\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-839\")"
 func oRule669(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[669]) {
 		return false, runtime.Err{}
@@ -13939,7 +13939,7 @@ func oRule669(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule684 evaluates rule "R00869" (policy).
-// when: "tool_869" in lycaon.turn_tools && tool_arg_string("command").contains("--force-869")
+// when: "\"tool_869\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-869\")"
 func oRule684(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[684]) {
 		return false, runtime.Err{}
@@ -13960,7 +13960,7 @@ func oRule684(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule699 evaluates rule "R00899" (policy).
-// when: "tool_899" in lycaon.turn_tools && tool_arg_string("command").contains("--force-899")
+// when: "\"tool_899\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-899\")"
 func oRule699(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[699]) {
 		return false, runtime.Err{}
@@ -13981,7 +13981,7 @@ func oRule699(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule714 evaluates rule "R00929" (policy).
-// when: "tool_929" in lycaon.turn_tools && tool_arg_string("command").contains("--force-929")
+// when: "\"tool_929\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-929\")"
 func oRule714(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[714]) {
 		return false, runtime.Err{}
@@ -14002,7 +14002,7 @@ func oRule714(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule729 evaluates rule "R00959" (policy).
-// when: "tool_959" in lycaon.turn_tools && tool_arg_string("command").contains("--force-959")
+// when: "\"tool_959\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-959\")"
 func oRule729(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[729]) {
 		return false, runtime.Err{}
@@ -14023,7 +14023,7 @@ func oRule729(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule744 evaluates rule "R00989" (policy).
-// when: "tool_989" in lycaon.turn_tools && tool_arg_string("command").contains("--force-989")
+// when: "\"tool_989\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-989\")"
 func oRule744(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[744]) {
 		return false, runtime.Err{}
@@ -14044,7 +14044,7 @@ func oRule744(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule753 evaluates rule "R00014" (invariant).
-// when: session_posture == "posture_14" && lycaon.repeat_count > 3
+// when: "session_posture == \"posture_14\" && lycaon.repeat_count > 3"
 func oRule753(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[753]) {
 		return false, runtime.Err{}
@@ -14064,7 +14064,7 @@ func oRule753(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule768 evaluates rule "R00074" (invariant).
-// when: session_posture == "posture_74" && lycaon.repeat_count > 7
+// when: "session_posture == \"posture_74\" && lycaon.repeat_count > 7"
 func oRule768(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[768]) {
 		return false, runtime.Err{}
@@ -14084,7 +14084,7 @@ func oRule768(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule783 evaluates rule "R00134" (invariant).
-// when: session_posture == "posture_134" && lycaon.repeat_count > 4
+// when: "session_posture == \"posture_134\" && lycaon.repeat_count > 4"
 func oRule783(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[783]) {
 		return false, runtime.Err{}
@@ -14104,7 +14104,7 @@ func oRule783(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule798 evaluates rule "R00194" (invariant).
-// when: session_posture == "posture_194" && lycaon.repeat_count > 8
+// when: "session_posture == \"posture_194\" && lycaon.repeat_count > 8"
 func oRule798(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[798]) {
 		return false, runtime.Err{}
@@ -14124,7 +14124,7 @@ func oRule798(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule813 evaluates rule "R00254" (invariant).
-// when: session_posture == "posture_254" && lycaon.repeat_count > 5
+// when: "session_posture == \"posture_254\" && lycaon.repeat_count > 5"
 func oRule813(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[813]) {
 		return false, runtime.Err{}
@@ -14144,7 +14144,7 @@ func oRule813(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule828 evaluates rule "R00314" (invariant).
-// when: session_posture == "posture_314" && lycaon.repeat_count > 9
+// when: "session_posture == \"posture_314\" && lycaon.repeat_count > 9"
 func oRule828(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[828]) {
 		return false, runtime.Err{}
@@ -14164,7 +14164,7 @@ func oRule828(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule843 evaluates rule "R00374" (invariant).
-// when: session_posture == "posture_374" && lycaon.repeat_count > 6
+// when: "session_posture == \"posture_374\" && lycaon.repeat_count > 6"
 func oRule843(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[843]) {
 		return false, runtime.Err{}
@@ -14184,7 +14184,7 @@ func oRule843(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule858 evaluates rule "R00434" (invariant).
-// when: session_posture == "posture_434" && lycaon.repeat_count > 3
+// when: "session_posture == \"posture_434\" && lycaon.repeat_count > 3"
 func oRule858(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[858]) {
 		return false, runtime.Err{}
@@ -14204,7 +14204,7 @@ func oRule858(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule873 evaluates rule "R00494" (invariant).
-// when: session_posture == "posture_494" && lycaon.repeat_count > 7
+// when: "session_posture == \"posture_494\" && lycaon.repeat_count > 7"
 func oRule873(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[873]) {
 		return false, runtime.Err{}
@@ -14224,7 +14224,7 @@ func oRule873(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule888 evaluates rule "R00554" (invariant).
-// when: session_posture == "posture_554" && lycaon.repeat_count > 4
+// when: "session_posture == \"posture_554\" && lycaon.repeat_count > 4"
 func oRule888(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[888]) {
 		return false, runtime.Err{}
@@ -14244,7 +14244,7 @@ func oRule888(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule903 evaluates rule "R00614" (invariant).
-// when: session_posture == "posture_614" && lycaon.repeat_count > 8
+// when: "session_posture == \"posture_614\" && lycaon.repeat_count > 8"
 func oRule903(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[903]) {
 		return false, runtime.Err{}
@@ -14264,7 +14264,7 @@ func oRule903(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule918 evaluates rule "R00674" (invariant).
-// when: session_posture == "posture_674" && lycaon.repeat_count > 5
+// when: "session_posture == \"posture_674\" && lycaon.repeat_count > 5"
 func oRule918(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[918]) {
 		return false, runtime.Err{}
@@ -14284,7 +14284,7 @@ func oRule918(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule933 evaluates rule "R00734" (invariant).
-// when: session_posture == "posture_734" && lycaon.repeat_count > 9
+// when: "session_posture == \"posture_734\" && lycaon.repeat_count > 9"
 func oRule933(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[933]) {
 		return false, runtime.Err{}
@@ -14304,7 +14304,7 @@ func oRule933(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule948 evaluates rule "R00794" (invariant).
-// when: session_posture == "posture_794" && lycaon.repeat_count > 6
+// when: "session_posture == \"posture_794\" && lycaon.repeat_count > 6"
 func oRule948(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[948]) {
 		return false, runtime.Err{}
@@ -14324,7 +14324,7 @@ func oRule948(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule963 evaluates rule "R00854" (invariant).
-// when: session_posture == "posture_854" && lycaon.repeat_count > 3
+// when: "session_posture == \"posture_854\" && lycaon.repeat_count > 3"
 func oRule963(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[963]) {
 		return false, runtime.Err{}
@@ -14344,7 +14344,7 @@ func oRule963(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule978 evaluates rule "R00914" (invariant).
-// when: session_posture == "posture_914" && lycaon.repeat_count > 7
+// when: "session_posture == \"posture_914\" && lycaon.repeat_count > 7"
 func oRule978(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[978]) {
 		return false, runtime.Err{}
@@ -14364,7 +14364,7 @@ func oRule978(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule993 evaluates rule "R00974" (invariant).
-// when: session_posture == "posture_974" && lycaon.repeat_count > 4
+// when: "session_posture == \"posture_974\" && lycaon.repeat_count > 4"
 func oRule993(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[993]) {
 		return false, runtime.Err{}
@@ -14384,7 +14384,7 @@ func oRule993(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule16 evaluates rule "R00064" (schema).
-// when: tool_arg_int("timeout") > 3664 || size(tool_arg_string("command")) > 4160
+// when: "tool_arg_int(\"timeout\") > 3664 || size(tool_arg_string(\"command\")) > 4160"
 func oRule16(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[16]) {
 		return false, runtime.Err{}
@@ -14407,7 +14407,7 @@ func oRule16(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule31 evaluates rule "R00124" (schema).
-// when: tool_arg_int("timeout") > 3724 || size(tool_arg_string("command")) > 4220
+// when: "tool_arg_int(\"timeout\") > 3724 || size(tool_arg_string(\"command\")) > 4220"
 func oRule31(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[31]) {
 		return false, runtime.Err{}
@@ -14430,7 +14430,7 @@ func oRule31(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule46 evaluates rule "R00184" (schema).
-// when: tool_arg_int("timeout") > 3784 || size(tool_arg_string("command")) > 4280
+// when: "tool_arg_int(\"timeout\") > 3784 || size(tool_arg_string(\"command\")) > 4280"
 func oRule46(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[46]) {
 		return false, runtime.Err{}
@@ -14453,7 +14453,7 @@ func oRule46(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule61 evaluates rule "R00244" (schema).
-// when: tool_arg_int("timeout") > 3844 || size(tool_arg_string("command")) > 4340
+// when: "tool_arg_int(\"timeout\") > 3844 || size(tool_arg_string(\"command\")) > 4340"
 func oRule61(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[61]) {
 		return false, runtime.Err{}
@@ -14476,7 +14476,7 @@ func oRule61(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule76 evaluates rule "R00304" (schema).
-// when: tool_arg_int("timeout") > 3904 || size(tool_arg_string("command")) > 4400
+// when: "tool_arg_int(\"timeout\") > 3904 || size(tool_arg_string(\"command\")) > 4400"
 func oRule76(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[76]) {
 		return false, runtime.Err{}
@@ -14499,7 +14499,7 @@ func oRule76(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule91 evaluates rule "R00364" (schema).
-// when: tool_arg_int("timeout") > 3964 || size(tool_arg_string("command")) > 4460
+// when: "tool_arg_int(\"timeout\") > 3964 || size(tool_arg_string(\"command\")) > 4460"
 func oRule91(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[91]) {
 		return false, runtime.Err{}
@@ -14522,7 +14522,7 @@ func oRule91(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule106 evaluates rule "R00424" (schema).
-// when: tool_arg_int("timeout") > 4024 || size(tool_arg_string("command")) > 4520
+// when: "tool_arg_int(\"timeout\") > 4024 || size(tool_arg_string(\"command\")) > 4520"
 func oRule106(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[106]) {
 		return false, runtime.Err{}
@@ -14545,7 +14545,7 @@ func oRule106(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule121 evaluates rule "R00484" (schema).
-// when: tool_arg_int("timeout") > 4084 || size(tool_arg_string("command")) > 4580
+// when: "tool_arg_int(\"timeout\") > 4084 || size(tool_arg_string(\"command\")) > 4580"
 func oRule121(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[121]) {
 		return false, runtime.Err{}
@@ -14568,7 +14568,7 @@ func oRule121(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule136 evaluates rule "R00544" (schema).
-// when: tool_arg_int("timeout") > 4144 || size(tool_arg_string("command")) > 4640
+// when: "tool_arg_int(\"timeout\") > 4144 || size(tool_arg_string(\"command\")) > 4640"
 func oRule136(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[136]) {
 		return false, runtime.Err{}
@@ -14591,7 +14591,7 @@ func oRule136(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule151 evaluates rule "R00604" (schema).
-// when: tool_arg_int("timeout") > 4204 || size(tool_arg_string("command")) > 4700
+// when: "tool_arg_int(\"timeout\") > 4204 || size(tool_arg_string(\"command\")) > 4700"
 func oRule151(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[151]) {
 		return false, runtime.Err{}
@@ -14614,7 +14614,7 @@ func oRule151(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule166 evaluates rule "R00664" (schema).
-// when: tool_arg_int("timeout") > 4264 || size(tool_arg_string("command")) > 4760
+// when: "tool_arg_int(\"timeout\") > 4264 || size(tool_arg_string(\"command\")) > 4760"
 func oRule166(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[166]) {
 		return false, runtime.Err{}
@@ -14637,7 +14637,7 @@ func oRule166(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule181 evaluates rule "R00724" (schema).
-// when: tool_arg_int("timeout") > 4324 || size(tool_arg_string("command")) > 4820
+// when: "tool_arg_int(\"timeout\") > 4324 || size(tool_arg_string(\"command\")) > 4820"
 func oRule181(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[181]) {
 		return false, runtime.Err{}
@@ -14660,7 +14660,7 @@ func oRule181(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule196 evaluates rule "R00784" (schema).
-// when: tool_arg_int("timeout") > 4384 || size(tool_arg_string("command")) > 4880
+// when: "tool_arg_int(\"timeout\") > 4384 || size(tool_arg_string(\"command\")) > 4880"
 func oRule196(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[196]) {
 		return false, runtime.Err{}
@@ -14683,7 +14683,7 @@ func oRule196(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule211 evaluates rule "R00844" (schema).
-// when: tool_arg_int("timeout") > 4444 || size(tool_arg_string("command")) > 4940
+// when: "tool_arg_int(\"timeout\") > 4444 || size(tool_arg_string(\"command\")) > 4940"
 func oRule211(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[211]) {
 		return false, runtime.Err{}
@@ -14706,7 +14706,7 @@ func oRule211(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule226 evaluates rule "R00904" (schema).
-// when: tool_arg_int("timeout") > 4504 || size(tool_arg_string("command")) > 5000
+// when: "tool_arg_int(\"timeout\") > 4504 || size(tool_arg_string(\"command\")) > 5000"
 func oRule226(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[226]) {
 		return false, runtime.Err{}
@@ -14729,7 +14729,7 @@ func oRule226(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule241 evaluates rule "R00964" (schema).
-// when: tool_arg_int("timeout") > 4564 || size(tool_arg_string("command")) > 5060
+// when: "tool_arg_int(\"timeout\") > 4564 || size(tool_arg_string(\"command\")) > 5060"
 func oRule241(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[241]) {
 		return false, runtime.Err{}
@@ -14752,7 +14752,7 @@ func oRule241(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule259 evaluates rule "R00019" (policy).
-// when: tool_arg_string("path").contains("/secret/19/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/19/\")"
 func oRule259(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[259]) {
 		return false, runtime.Err{}
@@ -14769,7 +14769,7 @@ func oRule259(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule274 evaluates rule "R00049" (policy).
-// when: tool_arg_string("path").contains("/secret/49/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/49/\")"
 func oRule274(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[274]) {
 		return false, runtime.Err{}
@@ -14786,7 +14786,7 @@ func oRule274(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule289 evaluates rule "R00079" (policy).
-// when: tool_arg_string("path").contains("/secret/79/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/79/\")"
 func oRule289(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[289]) {
 		return false, runtime.Err{}
@@ -14803,7 +14803,7 @@ func oRule289(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule304 evaluates rule "R00109" (policy).
-// when: tool_arg_string("path").contains("/secret/109/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/109/\")"
 func oRule304(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[304]) {
 		return false, runtime.Err{}
@@ -14820,7 +14820,7 @@ func oRule304(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule319 evaluates rule "R00139" (policy).
-// when: tool_arg_string("path").contains("/secret/139/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/139/\")"
 func oRule319(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[319]) {
 		return false, runtime.Err{}
@@ -14837,7 +14837,7 @@ func oRule319(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule334 evaluates rule "R00169" (policy).
-// when: tool_arg_string("path").contains("/secret/169/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/169/\")"
 func oRule334(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[334]) {
 		return false, runtime.Err{}
@@ -14854,7 +14854,7 @@ func oRule334(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule349 evaluates rule "R00199" (policy).
-// when: tool_arg_string("path").contains("/secret/199/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/199/\")"
 func oRule349(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[349]) {
 		return false, runtime.Err{}
@@ -14871,7 +14871,7 @@ func oRule349(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule364 evaluates rule "R00229" (policy).
-// when: tool_arg_string("path").contains("/secret/229/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/229/\")"
 func oRule364(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[364]) {
 		return false, runtime.Err{}
@@ -14888,7 +14888,7 @@ func oRule364(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule379 evaluates rule "R00259" (policy).
-// when: tool_arg_string("path").contains("/secret/259/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/259/\")"
 func oRule379(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[379]) {
 		return false, runtime.Err{}
@@ -14905,7 +14905,7 @@ func oRule379(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule394 evaluates rule "R00289" (policy).
-// when: tool_arg_string("path").contains("/secret/289/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/289/\")"
 func oRule394(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[394]) {
 		return false, runtime.Err{}
@@ -14922,7 +14922,7 @@ func oRule394(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule409 evaluates rule "R00319" (policy).
-// when: tool_arg_string("path").contains("/secret/319/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/319/\")"
 func oRule409(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[409]) {
 		return false, runtime.Err{}
@@ -14939,7 +14939,7 @@ func oRule409(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule424 evaluates rule "R00349" (policy).
-// when: tool_arg_string("path").contains("/secret/349/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/349/\")"
 func oRule424(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[424]) {
 		return false, runtime.Err{}
@@ -14956,7 +14956,7 @@ func oRule424(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule439 evaluates rule "R00379" (policy).
-// when: tool_arg_string("path").contains("/secret/379/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/379/\")"
 func oRule439(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[439]) {
 		return false, runtime.Err{}
@@ -14973,7 +14973,7 @@ func oRule439(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule454 evaluates rule "R00409" (policy).
-// when: tool_arg_string("path").contains("/secret/409/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/409/\")"
 func oRule454(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[454]) {
 		return false, runtime.Err{}
@@ -14990,7 +14990,7 @@ func oRule454(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule469 evaluates rule "R00439" (policy).
-// when: tool_arg_string("path").contains("/secret/439/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/439/\")"
 func oRule469(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[469]) {
 		return false, runtime.Err{}
@@ -15007,7 +15007,7 @@ func oRule469(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule484 evaluates rule "R00469" (policy).
-// when: tool_arg_string("path").contains("/secret/469/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/469/\")"
 func oRule484(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[484]) {
 		return false, runtime.Err{}
@@ -15024,7 +15024,7 @@ func oRule484(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule499 evaluates rule "R00499" (policy).
-// when: tool_arg_string("path").contains("/secret/499/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/499/\")"
 func oRule499(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[499]) {
 		return false, runtime.Err{}
@@ -15041,7 +15041,7 @@ func oRule499(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule514 evaluates rule "R00529" (policy).
-// when: tool_arg_string("path").contains("/secret/529/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/529/\")"
 func oRule514(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[514]) {
 		return false, runtime.Err{}
@@ -15058,7 +15058,7 @@ func oRule514(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule529 evaluates rule "R00559" (policy).
-// when: tool_arg_string("path").contains("/secret/559/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/559/\")"
 func oRule529(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[529]) {
 		return false, runtime.Err{}
@@ -15075,7 +15075,7 @@ func oRule529(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule544 evaluates rule "R00589" (policy).
-// when: tool_arg_string("path").contains("/secret/589/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/589/\")"
 func oRule544(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[544]) {
 		return false, runtime.Err{}
@@ -15092,7 +15092,7 @@ func oRule544(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule559 evaluates rule "R00619" (policy).
-// when: tool_arg_string("path").contains("/secret/619/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/619/\")"
 func oRule559(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[559]) {
 		return false, runtime.Err{}
@@ -15109,7 +15109,7 @@ func oRule559(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule574 evaluates rule "R00649" (policy).
-// when: tool_arg_string("path").contains("/secret/649/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/649/\")"
 func oRule574(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[574]) {
 		return false, runtime.Err{}
@@ -15126,7 +15126,7 @@ func oRule574(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule589 evaluates rule "R00679" (policy).
-// when: tool_arg_string("path").contains("/secret/679/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/679/\")"
 func oRule589(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[589]) {
 		return false, runtime.Err{}
@@ -15143,7 +15143,7 @@ func oRule589(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule604 evaluates rule "R00709" (policy).
-// when: tool_arg_string("path").contains("/secret/709/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/709/\")"
 func oRule604(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[604]) {
 		return false, runtime.Err{}
@@ -15160,7 +15160,7 @@ func oRule604(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule619 evaluates rule "R00739" (policy).
-// when: tool_arg_string("path").contains("/secret/739/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/739/\")"
 func oRule619(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[619]) {
 		return false, runtime.Err{}
@@ -15177,7 +15177,7 @@ func oRule619(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule634 evaluates rule "R00769" (policy).
-// when: tool_arg_string("path").contains("/secret/769/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/769/\")"
 func oRule634(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[634]) {
 		return false, runtime.Err{}
@@ -15194,7 +15194,7 @@ func oRule634(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule649 evaluates rule "R00799" (policy).
-// when: tool_arg_string("path").contains("/secret/799/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/799/\")"
 func oRule649(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[649]) {
 		return false, runtime.Err{}
@@ -15211,7 +15211,7 @@ func oRule649(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule664 evaluates rule "R00829" (policy).
-// when: tool_arg_string("path").contains("/secret/829/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/829/\")"
 func oRule664(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[664]) {
 		return false, runtime.Err{}
@@ -15228,7 +15228,7 @@ func oRule664(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule679 evaluates rule "R00859" (policy).
-// when: tool_arg_string("path").contains("/secret/859/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/859/\")"
 func oRule679(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[679]) {
 		return false, runtime.Err{}
@@ -15245,7 +15245,7 @@ func oRule679(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule694 evaluates rule "R00889" (policy).
-// when: tool_arg_string("path").contains("/secret/889/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/889/\")"
 func oRule694(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[694]) {
 		return false, runtime.Err{}
@@ -15262,7 +15262,7 @@ func oRule694(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule709 evaluates rule "R00919" (policy).
-// when: tool_arg_string("path").contains("/secret/919/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/919/\")"
 func oRule709(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[709]) {
 		return false, runtime.Err{}
@@ -15279,7 +15279,7 @@ func oRule709(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule724 evaluates rule "R00949" (policy).
-// when: tool_arg_string("path").contains("/secret/949/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/949/\")"
 func oRule724(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[724]) {
 		return false, runtime.Err{}
@@ -15296,7 +15296,7 @@ func oRule724(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule739 evaluates rule "R00979" (policy).
-// when: tool_arg_string("path").contains("/secret/979/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/979/\")"
 func oRule739(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[739]) {
 		return false, runtime.Err{}
@@ -15313,7 +15313,7 @@ func oRule739(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule758 evaluates rule "R00034" (invariant).
-// when: tool_arg_int("timeout") > 3634 || size(tool_arg_string("command")) > 4130
+// when: "tool_arg_int(\"timeout\") > 3634 || size(tool_arg_string(\"command\")) > 4130"
 func oRule758(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[758]) {
 		return false, runtime.Err{}
@@ -15336,7 +15336,7 @@ func oRule758(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule773 evaluates rule "R00094" (invariant).
-// when: tool_arg_int("timeout") > 3694 || size(tool_arg_string("command")) > 4190
+// when: "tool_arg_int(\"timeout\") > 3694 || size(tool_arg_string(\"command\")) > 4190"
 func oRule773(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[773]) {
 		return false, runtime.Err{}
@@ -15359,7 +15359,7 @@ func oRule773(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule788 evaluates rule "R00154" (invariant).
-// when: tool_arg_int("timeout") > 3754 || size(tool_arg_string("command")) > 4250
+// when: "tool_arg_int(\"timeout\") > 3754 || size(tool_arg_string(\"command\")) > 4250"
 func oRule788(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[788]) {
 		return false, runtime.Err{}
@@ -15382,7 +15382,7 @@ func oRule788(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule803 evaluates rule "R00214" (invariant).
-// when: tool_arg_int("timeout") > 3814 || size(tool_arg_string("command")) > 4310
+// when: "tool_arg_int(\"timeout\") > 3814 || size(tool_arg_string(\"command\")) > 4310"
 func oRule803(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[803]) {
 		return false, runtime.Err{}
@@ -15405,7 +15405,7 @@ func oRule803(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule818 evaluates rule "R00274" (invariant).
-// when: tool_arg_int("timeout") > 3874 || size(tool_arg_string("command")) > 4370
+// when: "tool_arg_int(\"timeout\") > 3874 || size(tool_arg_string(\"command\")) > 4370"
 func oRule818(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[818]) {
 		return false, runtime.Err{}
@@ -15428,7 +15428,7 @@ func oRule818(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule833 evaluates rule "R00334" (invariant).
-// when: tool_arg_int("timeout") > 3934 || size(tool_arg_string("command")) > 4430
+// when: "tool_arg_int(\"timeout\") > 3934 || size(tool_arg_string(\"command\")) > 4430"
 func oRule833(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[833]) {
 		return false, runtime.Err{}
@@ -15451,7 +15451,7 @@ func oRule833(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule848 evaluates rule "R00394" (invariant).
-// when: tool_arg_int("timeout") > 3994 || size(tool_arg_string("command")) > 4490
+// when: "tool_arg_int(\"timeout\") > 3994 || size(tool_arg_string(\"command\")) > 4490"
 func oRule848(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[848]) {
 		return false, runtime.Err{}
@@ -15474,7 +15474,7 @@ func oRule848(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule863 evaluates rule "R00454" (invariant).
-// when: tool_arg_int("timeout") > 4054 || size(tool_arg_string("command")) > 4550
+// when: "tool_arg_int(\"timeout\") > 4054 || size(tool_arg_string(\"command\")) > 4550"
 func oRule863(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[863]) {
 		return false, runtime.Err{}
@@ -15497,7 +15497,7 @@ func oRule863(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule878 evaluates rule "R00514" (invariant).
-// when: tool_arg_int("timeout") > 4114 || size(tool_arg_string("command")) > 4610
+// when: "tool_arg_int(\"timeout\") > 4114 || size(tool_arg_string(\"command\")) > 4610"
 func oRule878(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[878]) {
 		return false, runtime.Err{}
@@ -15520,7 +15520,7 @@ func oRule878(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule893 evaluates rule "R00574" (invariant).
-// when: tool_arg_int("timeout") > 4174 || size(tool_arg_string("command")) > 4670
+// when: "tool_arg_int(\"timeout\") > 4174 || size(tool_arg_string(\"command\")) > 4670"
 func oRule893(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[893]) {
 		return false, runtime.Err{}
@@ -15543,7 +15543,7 @@ func oRule893(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule908 evaluates rule "R00634" (invariant).
-// when: tool_arg_int("timeout") > 4234 || size(tool_arg_string("command")) > 4730
+// when: "tool_arg_int(\"timeout\") > 4234 || size(tool_arg_string(\"command\")) > 4730"
 func oRule908(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[908]) {
 		return false, runtime.Err{}
@@ -15566,7 +15566,7 @@ func oRule908(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule923 evaluates rule "R00694" (invariant).
-// when: tool_arg_int("timeout") > 4294 || size(tool_arg_string("command")) > 4790
+// when: "tool_arg_int(\"timeout\") > 4294 || size(tool_arg_string(\"command\")) > 4790"
 func oRule923(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[923]) {
 		return false, runtime.Err{}
@@ -15589,7 +15589,7 @@ func oRule923(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule938 evaluates rule "R00754" (invariant).
-// when: tool_arg_int("timeout") > 4354 || size(tool_arg_string("command")) > 4850
+// when: "tool_arg_int(\"timeout\") > 4354 || size(tool_arg_string(\"command\")) > 4850"
 func oRule938(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[938]) {
 		return false, runtime.Err{}
@@ -15612,7 +15612,7 @@ func oRule938(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule953 evaluates rule "R00814" (invariant).
-// when: tool_arg_int("timeout") > 4414 || size(tool_arg_string("command")) > 4910
+// when: "tool_arg_int(\"timeout\") > 4414 || size(tool_arg_string(\"command\")) > 4910"
 func oRule953(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[953]) {
 		return false, runtime.Err{}
@@ -15635,7 +15635,7 @@ func oRule953(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule968 evaluates rule "R00874" (invariant).
-// when: tool_arg_int("timeout") > 4474 || size(tool_arg_string("command")) > 4970
+// when: "tool_arg_int(\"timeout\") > 4474 || size(tool_arg_string(\"command\")) > 4970"
 func oRule968(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[968]) {
 		return false, runtime.Err{}
@@ -15658,7 +15658,7 @@ func oRule968(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule983 evaluates rule "R00934" (invariant).
-// when: tool_arg_int("timeout") > 4534 || size(tool_arg_string("command")) > 5030
+// when: "tool_arg_int(\"timeout\") > 4534 || size(tool_arg_string(\"command\")) > 5030"
 func oRule983(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[983]) {
 		return false, runtime.Err{}
@@ -15681,7 +15681,7 @@ func oRule983(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule998 evaluates rule "R00994" (invariant).
-// when: tool_arg_int("timeout") > 4594 || size(tool_arg_string("command")) > 5090
+// when: "tool_arg_int(\"timeout\") > 4594 || size(tool_arg_string(\"command\")) > 5090"
 func oRule998(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[998]) {
 		return false, runtime.Err{}
@@ -15704,7 +15704,7 @@ func oRule998(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule6 evaluates rule "R00024" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 24")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 24\")"
 func oRule6(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[6]) {
 		return false, runtime.Err{}
@@ -15723,7 +15723,7 @@ func oRule6(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule21 evaluates rule "R00084" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 84")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 84\")"
 func oRule21(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[21]) {
 		return false, runtime.Err{}
@@ -15742,7 +15742,7 @@ func oRule21(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule36 evaluates rule "R00144" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 144")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 144\")"
 func oRule36(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[36]) {
 		return false, runtime.Err{}
@@ -15761,7 +15761,7 @@ func oRule36(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule51 evaluates rule "R00204" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 204")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 204\")"
 func oRule51(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[51]) {
 		return false, runtime.Err{}
@@ -15780,7 +15780,7 @@ func oRule51(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule66 evaluates rule "R00264" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 264")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 264\")"
 func oRule66(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[66]) {
 		return false, runtime.Err{}
@@ -15799,7 +15799,7 @@ func oRule66(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule81 evaluates rule "R00324" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 324")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 324\")"
 func oRule81(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[81]) {
 		return false, runtime.Err{}
@@ -15818,7 +15818,7 @@ func oRule81(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule96 evaluates rule "R00384" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 384")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 384\")"
 func oRule96(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[96]) {
 		return false, runtime.Err{}
@@ -15837,7 +15837,7 @@ func oRule96(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule111 evaluates rule "R00444" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 444")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 444\")"
 func oRule111(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[111]) {
 		return false, runtime.Err{}
@@ -15856,7 +15856,7 @@ func oRule111(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule126 evaluates rule "R00504" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 504")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 504\")"
 func oRule126(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[126]) {
 		return false, runtime.Err{}
@@ -15875,7 +15875,7 @@ func oRule126(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule141 evaluates rule "R00564" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 564")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 564\")"
 func oRule141(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[141]) {
 		return false, runtime.Err{}
@@ -15894,7 +15894,7 @@ func oRule141(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule156 evaluates rule "R00624" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 624")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 624\")"
 func oRule156(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[156]) {
 		return false, runtime.Err{}
@@ -15913,7 +15913,7 @@ func oRule156(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule171 evaluates rule "R00684" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 684")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 684\")"
 func oRule171(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[171]) {
 		return false, runtime.Err{}
@@ -15932,7 +15932,7 @@ func oRule171(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule186 evaluates rule "R00744" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 744")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 744\")"
 func oRule186(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[186]) {
 		return false, runtime.Err{}
@@ -15951,7 +15951,7 @@ func oRule186(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule201 evaluates rule "R00804" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 804")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 804\")"
 func oRule201(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[201]) {
 		return false, runtime.Err{}
@@ -15970,7 +15970,7 @@ func oRule201(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule216 evaluates rule "R00864" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 864")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 864\")"
 func oRule216(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[216]) {
 		return false, runtime.Err{}
@@ -15989,7 +15989,7 @@ func oRule216(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule231 evaluates rule "R00924" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 924")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 924\")"
 func oRule231(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[231]) {
 		return false, runtime.Err{}
@@ -16008,7 +16008,7 @@ func oRule231(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule246 evaluates rule "R00984" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 984")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 984\")"
 func oRule246(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[246]) {
 		return false, runtime.Err{}
@@ -16027,7 +16027,7 @@ func oRule246(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule269 evaluates rule "R00039" (policy).
-// when: !("role_39" in principal_roles) && principal == "agent:39"
+// when: "!(\"role_39\" in principal_roles) && principal == \"agent:39\""
 func oRule269(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[269]) {
 		return false, runtime.Err{}
@@ -16050,7 +16050,7 @@ func oRule269(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule284 evaluates rule "R00069" (policy).
-// when: !("role_69" in principal_roles) && principal == "agent:69"
+// when: "!(\"role_69\" in principal_roles) && principal == \"agent:69\""
 func oRule284(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[284]) {
 		return false, runtime.Err{}
@@ -16073,7 +16073,7 @@ func oRule284(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule299 evaluates rule "R00099" (policy).
-// when: !("role_99" in principal_roles) && principal == "agent:99"
+// when: "!(\"role_99\" in principal_roles) && principal == \"agent:99\""
 func oRule299(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[299]) {
 		return false, runtime.Err{}
@@ -16096,7 +16096,7 @@ func oRule299(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule314 evaluates rule "R00129" (policy).
-// when: !("role_129" in principal_roles) && principal == "agent:129"
+// when: "!(\"role_129\" in principal_roles) && principal == \"agent:129\""
 func oRule314(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[314]) {
 		return false, runtime.Err{}
@@ -16119,7 +16119,7 @@ func oRule314(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule329 evaluates rule "R00159" (policy).
-// when: !("role_159" in principal_roles) && principal == "agent:159"
+// when: "!(\"role_159\" in principal_roles) && principal == \"agent:159\""
 func oRule329(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[329]) {
 		return false, runtime.Err{}
@@ -16142,7 +16142,7 @@ func oRule329(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule344 evaluates rule "R00189" (policy).
-// when: !("role_189" in principal_roles) && principal == "agent:189"
+// when: "!(\"role_189\" in principal_roles) && principal == \"agent:189\""
 func oRule344(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[344]) {
 		return false, runtime.Err{}
@@ -16165,7 +16165,7 @@ func oRule344(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule359 evaluates rule "R00219" (policy).
-// when: !("role_219" in principal_roles) && principal == "agent:219"
+// when: "!(\"role_219\" in principal_roles) && principal == \"agent:219\""
 func oRule359(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[359]) {
 		return false, runtime.Err{}
@@ -16188,7 +16188,7 @@ func oRule359(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule374 evaluates rule "R00249" (policy).
-// when: !("role_249" in principal_roles) && principal == "agent:249"
+// when: "!(\"role_249\" in principal_roles) && principal == \"agent:249\""
 func oRule374(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[374]) {
 		return false, runtime.Err{}
@@ -16211,7 +16211,7 @@ func oRule374(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule389 evaluates rule "R00279" (policy).
-// when: !("role_279" in principal_roles) && principal == "agent:279"
+// when: "!(\"role_279\" in principal_roles) && principal == \"agent:279\""
 func oRule389(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[389]) {
 		return false, runtime.Err{}
@@ -16234,7 +16234,7 @@ func oRule389(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule404 evaluates rule "R00309" (policy).
-// when: !("role_309" in principal_roles) && principal == "agent:309"
+// when: "!(\"role_309\" in principal_roles) && principal == \"agent:309\""
 func oRule404(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[404]) {
 		return false, runtime.Err{}
@@ -16257,7 +16257,7 @@ func oRule404(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule419 evaluates rule "R00339" (policy).
-// when: !("role_339" in principal_roles) && principal == "agent:339"
+// when: "!(\"role_339\" in principal_roles) && principal == \"agent:339\""
 func oRule419(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[419]) {
 		return false, runtime.Err{}
@@ -16280,7 +16280,7 @@ func oRule419(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule434 evaluates rule "R00369" (policy).
-// when: !("role_369" in principal_roles) && principal == "agent:369"
+// when: "!(\"role_369\" in principal_roles) && principal == \"agent:369\""
 func oRule434(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[434]) {
 		return false, runtime.Err{}
@@ -16303,7 +16303,7 @@ func oRule434(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule449 evaluates rule "R00399" (policy).
-// when: !("role_399" in principal_roles) && principal == "agent:399"
+// when: "!(\"role_399\" in principal_roles) && principal == \"agent:399\""
 func oRule449(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[449]) {
 		return false, runtime.Err{}
@@ -16326,7 +16326,7 @@ func oRule449(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule464 evaluates rule "R00429" (policy).
-// when: !("role_429" in principal_roles) && principal == "agent:429"
+// when: "!(\"role_429\" in principal_roles) && principal == \"agent:429\""
 func oRule464(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[464]) {
 		return false, runtime.Err{}
@@ -16349,7 +16349,7 @@ func oRule464(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule479 evaluates rule "R00459" (policy).
-// when: !("role_459" in principal_roles) && principal == "agent:459"
+// when: "!(\"role_459\" in principal_roles) && principal == \"agent:459\""
 func oRule479(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[479]) {
 		return false, runtime.Err{}
@@ -16372,7 +16372,7 @@ func oRule479(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule494 evaluates rule "R00489" (policy).
-// when: !("role_489" in principal_roles) && principal == "agent:489"
+// when: "!(\"role_489\" in principal_roles) && principal == \"agent:489\""
 func oRule494(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[494]) {
 		return false, runtime.Err{}
@@ -16395,7 +16395,7 @@ func oRule494(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule509 evaluates rule "R00519" (policy).
-// when: !("role_519" in principal_roles) && principal == "agent:519"
+// when: "!(\"role_519\" in principal_roles) && principal == \"agent:519\""
 func oRule509(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[509]) {
 		return false, runtime.Err{}
@@ -16418,7 +16418,7 @@ func oRule509(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule524 evaluates rule "R00549" (policy).
-// when: !("role_549" in principal_roles) && principal == "agent:549"
+// when: "!(\"role_549\" in principal_roles) && principal == \"agent:549\""
 func oRule524(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[524]) {
 		return false, runtime.Err{}
@@ -16441,7 +16441,7 @@ func oRule524(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule539 evaluates rule "R00579" (policy).
-// when: !("role_579" in principal_roles) && principal == "agent:579"
+// when: "!(\"role_579\" in principal_roles) && principal == \"agent:579\""
 func oRule539(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[539]) {
 		return false, runtime.Err{}
@@ -16464,7 +16464,7 @@ func oRule539(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule554 evaluates rule "R00609" (policy).
-// when: !("role_609" in principal_roles) && principal == "agent:609"
+// when: "!(\"role_609\" in principal_roles) && principal == \"agent:609\""
 func oRule554(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[554]) {
 		return false, runtime.Err{}
@@ -16487,7 +16487,7 @@ func oRule554(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule569 evaluates rule "R00639" (policy).
-// when: !("role_639" in principal_roles) && principal == "agent:639"
+// when: "!(\"role_639\" in principal_roles) && principal == \"agent:639\""
 func oRule569(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[569]) {
 		return false, runtime.Err{}
@@ -16510,7 +16510,7 @@ func oRule569(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule584 evaluates rule "R00669" (policy).
-// when: !("role_669" in principal_roles) && principal == "agent:669"
+// when: "!(\"role_669\" in principal_roles) && principal == \"agent:669\""
 func oRule584(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[584]) {
 		return false, runtime.Err{}
@@ -16533,7 +16533,7 @@ func oRule584(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule599 evaluates rule "R00699" (policy).
-// when: !("role_699" in principal_roles) && principal == "agent:699"
+// when: "!(\"role_699\" in principal_roles) && principal == \"agent:699\""
 func oRule599(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[599]) {
 		return false, runtime.Err{}
@@ -16556,7 +16556,7 @@ func oRule599(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule614 evaluates rule "R00729" (policy).
-// when: !("role_729" in principal_roles) && principal == "agent:729"
+// when: "!(\"role_729\" in principal_roles) && principal == \"agent:729\""
 func oRule614(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[614]) {
 		return false, runtime.Err{}
@@ -16579,7 +16579,7 @@ func oRule614(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule629 evaluates rule "R00759" (policy).
-// when: !("role_759" in principal_roles) && principal == "agent:759"
+// when: "!(\"role_759\" in principal_roles) && principal == \"agent:759\""
 func oRule629(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[629]) {
 		return false, runtime.Err{}
@@ -16602,7 +16602,7 @@ func oRule629(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule644 evaluates rule "R00789" (policy).
-// when: !("role_789" in principal_roles) && principal == "agent:789"
+// when: "!(\"role_789\" in principal_roles) && principal == \"agent:789\""
 func oRule644(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[644]) {
 		return false, runtime.Err{}
@@ -16625,7 +16625,7 @@ func oRule644(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule659 evaluates rule "R00819" (policy).
-// when: !("role_819" in principal_roles) && principal == "agent:819"
+// when: "!(\"role_819\" in principal_roles) && principal == \"agent:819\""
 func oRule659(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[659]) {
 		return false, runtime.Err{}
@@ -16648,7 +16648,7 @@ func oRule659(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule674 evaluates rule "R00849" (policy).
-// when: !("role_849" in principal_roles) && principal == "agent:849"
+// when: "!(\"role_849\" in principal_roles) && principal == \"agent:849\""
 func oRule674(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[674]) {
 		return false, runtime.Err{}
@@ -16671,7 +16671,7 @@ func oRule674(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule689 evaluates rule "R00879" (policy).
-// when: !("role_879" in principal_roles) && principal == "agent:879"
+// when: "!(\"role_879\" in principal_roles) && principal == \"agent:879\""
 func oRule689(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[689]) {
 		return false, runtime.Err{}
@@ -16694,7 +16694,7 @@ func oRule689(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule704 evaluates rule "R00909" (policy).
-// when: !("role_909" in principal_roles) && principal == "agent:909"
+// when: "!(\"role_909\" in principal_roles) && principal == \"agent:909\""
 func oRule704(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[704]) {
 		return false, runtime.Err{}
@@ -16717,7 +16717,7 @@ func oRule704(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule719 evaluates rule "R00939" (policy).
-// when: !("role_939" in principal_roles) && principal == "agent:939"
+// when: "!(\"role_939\" in principal_roles) && principal == \"agent:939\""
 func oRule719(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[719]) {
 		return false, runtime.Err{}
@@ -16740,7 +16740,7 @@ func oRule719(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule734 evaluates rule "R00969" (policy).
-// when: !("role_969" in principal_roles) && principal == "agent:969"
+// when: "!(\"role_969\" in principal_roles) && principal == \"agent:969\""
 func oRule734(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[734]) {
 		return false, runtime.Err{}
@@ -16763,7 +16763,7 @@ func oRule734(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule749 evaluates rule "R00999" (policy).
-// when: !("role_999" in principal_roles) && principal == "agent:999"
+// when: "!(\"role_999\" in principal_roles) && principal == \"agent:999\""
 func oRule749(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[749]) {
 		return false, runtime.Err{}
@@ -16786,7 +16786,7 @@ func oRule749(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule763 evaluates rule "R00054" (invariant).
-// when: tool_arg_string("command").startsWith("shutdown -h 54")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 54\")"
 func oRule763(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[763]) {
 		return false, runtime.Err{}
@@ -16805,7 +16805,7 @@ func oRule763(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule778 evaluates rule "R00114" (invariant).
-// when: tool_arg_string("command").startsWith("shutdown -h 114")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 114\")"
 func oRule778(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[778]) {
 		return false, runtime.Err{}
@@ -16824,7 +16824,7 @@ func oRule778(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule793 evaluates rule "R00174" (invariant).
-// when: tool_arg_string("command").startsWith("shutdown -h 174")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 174\")"
 func oRule793(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[793]) {
 		return false, runtime.Err{}
@@ -16843,7 +16843,7 @@ func oRule793(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule808 evaluates rule "R00234" (invariant).
-// when: tool_arg_string("command").startsWith("shutdown -h 234")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 234\")"
 func oRule808(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[808]) {
 		return false, runtime.Err{}
@@ -16862,7 +16862,7 @@ func oRule808(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule823 evaluates rule "R00294" (invariant).
-// when: tool_arg_string("command").startsWith("shutdown -h 294")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 294\")"
 func oRule823(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[823]) {
 		return false, runtime.Err{}
@@ -16881,7 +16881,7 @@ func oRule823(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule838 evaluates rule "R00354" (invariant).
-// when: tool_arg_string("command").startsWith("shutdown -h 354")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 354\")"
 func oRule838(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[838]) {
 		return false, runtime.Err{}
@@ -16900,7 +16900,7 @@ func oRule838(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule853 evaluates rule "R00414" (invariant).
-// when: tool_arg_string("command").startsWith("shutdown -h 414")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 414\")"
 func oRule853(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[853]) {
 		return false, runtime.Err{}
@@ -16919,7 +16919,7 @@ func oRule853(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule868 evaluates rule "R00474" (invariant).
-// when: tool_arg_string("command").startsWith("shutdown -h 474")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 474\")"
 func oRule868(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[868]) {
 		return false, runtime.Err{}
@@ -16938,7 +16938,7 @@ func oRule868(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule883 evaluates rule "R00534" (invariant).
-// when: tool_arg_string("command").startsWith("shutdown -h 534")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 534\")"
 func oRule883(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[883]) {
 		return false, runtime.Err{}
@@ -16957,7 +16957,7 @@ func oRule883(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule898 evaluates rule "R00594" (invariant).
-// when: tool_arg_string("command").startsWith("shutdown -h 594")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 594\")"
 func oRule898(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[898]) {
 		return false, runtime.Err{}
@@ -16976,7 +16976,7 @@ func oRule898(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule913 evaluates rule "R00654" (invariant).
-// when: tool_arg_string("command").startsWith("shutdown -h 654")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 654\")"
 func oRule913(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[913]) {
 		return false, runtime.Err{}
@@ -16995,7 +16995,7 @@ func oRule913(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule928 evaluates rule "R00714" (invariant).
-// when: tool_arg_string("command").startsWith("shutdown -h 714")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 714\")"
 func oRule928(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[928]) {
 		return false, runtime.Err{}
@@ -17014,7 +17014,7 @@ func oRule928(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule943 evaluates rule "R00774" (invariant).
-// when: tool_arg_string("command").startsWith("shutdown -h 774")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 774\")"
 func oRule943(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[943]) {
 		return false, runtime.Err{}
@@ -17033,7 +17033,7 @@ func oRule943(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule958 evaluates rule "R00834" (invariant).
-// when: tool_arg_string("command").startsWith("shutdown -h 834")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 834\")"
 func oRule958(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[958]) {
 		return false, runtime.Err{}
@@ -17052,7 +17052,7 @@ func oRule958(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule973 evaluates rule "R00894" (invariant).
-// when: tool_arg_string("command").startsWith("shutdown -h 894")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 894\")"
 func oRule973(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[973]) {
 		return false, runtime.Err{}
@@ -17071,7 +17071,7 @@ func oRule973(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule988 evaluates rule "R00954" (invariant).
-// when: tool_arg_string("command").startsWith("shutdown -h 954")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 954\")"
 func oRule988(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[988]) {
 		return false, runtime.Err{}
@@ -17090,7 +17090,7 @@ func oRule988(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule0 evaluates rule "R00000" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 0")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 0\")"
 func oRule0(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[0]) {
 		return false, runtime.Err{}
@@ -17107,7 +17107,7 @@ func oRule0(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule1 evaluates rule "R00004" (schema).
-// when: tool_arg_int("timeout") > 3604 || size(tool_arg_string("command")) > 4100
+// when: "tool_arg_int(\"timeout\") > 3604 || size(tool_arg_string(\"command\")) > 4100"
 func oRule1(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[1]) {
 		return false, runtime.Err{}
@@ -17130,7 +17130,7 @@ func oRule1(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule2 evaluates rule "R00008" (schema).
-// when: session_posture == "posture_8" && lycaon.repeat_count > 4
+// when: "session_posture == \"posture_8\" && lycaon.repeat_count > 4"
 func oRule2(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[2]) {
 		return false, runtime.Err{}
@@ -17150,7 +17150,7 @@ func oRule2(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule3 evaluates rule "R00012" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 12")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 12\")"
 func oRule3(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[3]) {
 		return false, runtime.Err{}
@@ -17169,7 +17169,7 @@ func oRule3(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule4 evaluates rule "R00016" (schema).
-// when: tool_arg_int("timeout") > 3616 || size(tool_arg_string("command")) > 4112
+// when: "tool_arg_int(\"timeout\") > 3616 || size(tool_arg_string(\"command\")) > 4112"
 func oRule4(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[4]) {
 		return false, runtime.Err{}
@@ -17192,7 +17192,7 @@ func oRule4(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule5 evaluates rule "R00020" (schema).
-// when: session_posture == "posture_20" && lycaon.repeat_count > 9
+// when: "session_posture == \"posture_20\" && lycaon.repeat_count > 9"
 func oRule5(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[5]) {
 		return false, runtime.Err{}
@@ -17212,7 +17212,7 @@ func oRule5(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule7 evaluates rule "R00028" (schema).
-// when: tool_arg_int("timeout") > 3628 || size(tool_arg_string("command")) > 4124
+// when: "tool_arg_int(\"timeout\") > 3628 || size(tool_arg_string(\"command\")) > 4124"
 func oRule7(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[7]) {
 		return false, runtime.Err{}
@@ -17235,7 +17235,7 @@ func oRule7(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule8 evaluates rule "R00032" (schema).
-// when: session_posture == "posture_32" && lycaon.repeat_count > 7
+// when: "session_posture == \"posture_32\" && lycaon.repeat_count > 7"
 func oRule8(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[8]) {
 		return false, runtime.Err{}
@@ -17255,7 +17255,7 @@ func oRule8(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule9 evaluates rule "R00036" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 36")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 36\")"
 func oRule9(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[9]) {
 		return false, runtime.Err{}
@@ -17274,7 +17274,7 @@ func oRule9(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule10 evaluates rule "R00040" (schema).
-// when: tool_arg_int("timeout") > 3640 || size(tool_arg_string("command")) > 4136
+// when: "tool_arg_int(\"timeout\") > 3640 || size(tool_arg_string(\"command\")) > 4136"
 func oRule10(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[10]) {
 		return false, runtime.Err{}
@@ -17297,7 +17297,7 @@ func oRule10(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule12 evaluates rule "R00048" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 48")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 48\")"
 func oRule12(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[12]) {
 		return false, runtime.Err{}
@@ -17316,7 +17316,7 @@ func oRule12(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule13 evaluates rule "R00052" (schema).
-// when: tool_arg_int("timeout") > 3652 || size(tool_arg_string("command")) > 4148
+// when: "tool_arg_int(\"timeout\") > 3652 || size(tool_arg_string(\"command\")) > 4148"
 func oRule13(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[13]) {
 		return false, runtime.Err{}
@@ -17339,7 +17339,7 @@ func oRule13(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule14 evaluates rule "R00056" (schema).
-// when: session_posture == "posture_56" && lycaon.repeat_count > 3
+// when: "session_posture == \"posture_56\" && lycaon.repeat_count > 3"
 func oRule14(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[14]) {
 		return false, runtime.Err{}
@@ -17359,7 +17359,7 @@ func oRule14(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule15 evaluates rule "R00060" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 60")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 60\")"
 func oRule15(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[15]) {
 		return false, runtime.Err{}
@@ -17378,7 +17378,7 @@ func oRule15(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule17 evaluates rule "R00068" (schema).
-// when: session_posture == "posture_68" && lycaon.repeat_count > 8
+// when: "session_posture == \"posture_68\" && lycaon.repeat_count > 8"
 func oRule17(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[17]) {
 		return false, runtime.Err{}
@@ -17398,7 +17398,7 @@ func oRule17(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule18 evaluates rule "R00072" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 72")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 72\")"
 func oRule18(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[18]) {
 		return false, runtime.Err{}
@@ -17417,7 +17417,7 @@ func oRule18(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule19 evaluates rule "R00076" (schema).
-// when: tool_arg_int("timeout") > 3676 || size(tool_arg_string("command")) > 4172
+// when: "tool_arg_int(\"timeout\") > 3676 || size(tool_arg_string(\"command\")) > 4172"
 func oRule19(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[19]) {
 		return false, runtime.Err{}
@@ -17440,7 +17440,7 @@ func oRule19(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule20 evaluates rule "R00080" (schema).
-// when: session_posture == "posture_80" && lycaon.repeat_count > 6
+// when: "session_posture == \"posture_80\" && lycaon.repeat_count > 6"
 func oRule20(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[20]) {
 		return false, runtime.Err{}
@@ -17460,7 +17460,7 @@ func oRule20(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule22 evaluates rule "R00088" (schema).
-// when: tool_arg_int("timeout") > 3688 || size(tool_arg_string("command")) > 4184
+// when: "tool_arg_int(\"timeout\") > 3688 || size(tool_arg_string(\"command\")) > 4184"
 func oRule22(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[22]) {
 		return false, runtime.Err{}
@@ -17483,7 +17483,7 @@ func oRule22(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule23 evaluates rule "R00092" (schema).
-// when: session_posture == "posture_92" && lycaon.repeat_count > 4
+// when: "session_posture == \"posture_92\" && lycaon.repeat_count > 4"
 func oRule23(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[23]) {
 		return false, runtime.Err{}
@@ -17503,7 +17503,7 @@ func oRule23(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule24 evaluates rule "R00096" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 96")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 96\")"
 func oRule24(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[24]) {
 		return false, runtime.Err{}
@@ -17522,7 +17522,7 @@ func oRule24(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule25 evaluates rule "R00100" (schema).
-// when: tool_arg_int("timeout") > 3700 || size(tool_arg_string("command")) > 4196
+// when: "tool_arg_int(\"timeout\") > 3700 || size(tool_arg_string(\"command\")) > 4196"
 func oRule25(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[25]) {
 		return false, runtime.Err{}
@@ -17545,7 +17545,7 @@ func oRule25(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule27 evaluates rule "R00108" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 108")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 108\")"
 func oRule27(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[27]) {
 		return false, runtime.Err{}
@@ -17564,7 +17564,7 @@ func oRule27(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule28 evaluates rule "R00112" (schema).
-// when: tool_arg_int("timeout") > 3712 || size(tool_arg_string("command")) > 4208
+// when: "tool_arg_int(\"timeout\") > 3712 || size(tool_arg_string(\"command\")) > 4208"
 func oRule28(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[28]) {
 		return false, runtime.Err{}
@@ -17587,7 +17587,7 @@ func oRule28(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule29 evaluates rule "R00116" (schema).
-// when: session_posture == "posture_116" && lycaon.repeat_count > 7
+// when: "session_posture == \"posture_116\" && lycaon.repeat_count > 7"
 func oRule29(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[29]) {
 		return false, runtime.Err{}
@@ -17607,7 +17607,7 @@ func oRule29(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule30 evaluates rule "R00120" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 120")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 120\")"
 func oRule30(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[30]) {
 		return false, runtime.Err{}
@@ -17626,7 +17626,7 @@ func oRule30(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule32 evaluates rule "R00128" (schema).
-// when: session_posture == "posture_128" && lycaon.repeat_count > 5
+// when: "session_posture == \"posture_128\" && lycaon.repeat_count > 5"
 func oRule32(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[32]) {
 		return false, runtime.Err{}
@@ -17646,7 +17646,7 @@ func oRule32(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule33 evaluates rule "R00132" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 132")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 132\")"
 func oRule33(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[33]) {
 		return false, runtime.Err{}
@@ -17665,7 +17665,7 @@ func oRule33(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule34 evaluates rule "R00136" (schema).
-// when: tool_arg_int("timeout") > 3736 || size(tool_arg_string("command")) > 4232
+// when: "tool_arg_int(\"timeout\") > 3736 || size(tool_arg_string(\"command\")) > 4232"
 func oRule34(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[34]) {
 		return false, runtime.Err{}
@@ -17688,7 +17688,7 @@ func oRule34(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule35 evaluates rule "R00140" (schema).
-// when: session_posture == "posture_140" && lycaon.repeat_count > 3
+// when: "session_posture == \"posture_140\" && lycaon.repeat_count > 3"
 func oRule35(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[35]) {
 		return false, runtime.Err{}
@@ -17708,7 +17708,7 @@ func oRule35(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule37 evaluates rule "R00148" (schema).
-// when: tool_arg_int("timeout") > 3748 || size(tool_arg_string("command")) > 4244
+// when: "tool_arg_int(\"timeout\") > 3748 || size(tool_arg_string(\"command\")) > 4244"
 func oRule37(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[37]) {
 		return false, runtime.Err{}
@@ -17731,7 +17731,7 @@ func oRule37(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule38 evaluates rule "R00152" (schema).
-// when: session_posture == "posture_152" && lycaon.repeat_count > 8
+// when: "session_posture == \"posture_152\" && lycaon.repeat_count > 8"
 func oRule38(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[38]) {
 		return false, runtime.Err{}
@@ -17751,7 +17751,7 @@ func oRule38(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule39 evaluates rule "R00156" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 156")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 156\")"
 func oRule39(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[39]) {
 		return false, runtime.Err{}
@@ -17770,7 +17770,7 @@ func oRule39(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule40 evaluates rule "R00160" (schema).
-// when: tool_arg_int("timeout") > 3760 || size(tool_arg_string("command")) > 4256
+// when: "tool_arg_int(\"timeout\") > 3760 || size(tool_arg_string(\"command\")) > 4256"
 func oRule40(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[40]) {
 		return false, runtime.Err{}
@@ -17793,7 +17793,7 @@ func oRule40(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule42 evaluates rule "R00168" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 168")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 168\")"
 func oRule42(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[42]) {
 		return false, runtime.Err{}
@@ -17812,7 +17812,7 @@ func oRule42(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule43 evaluates rule "R00172" (schema).
-// when: tool_arg_int("timeout") > 3772 || size(tool_arg_string("command")) > 4268
+// when: "tool_arg_int(\"timeout\") > 3772 || size(tool_arg_string(\"command\")) > 4268"
 func oRule43(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[43]) {
 		return false, runtime.Err{}
@@ -17835,7 +17835,7 @@ func oRule43(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule44 evaluates rule "R00176" (schema).
-// when: session_posture == "posture_176" && lycaon.repeat_count > 4
+// when: "session_posture == \"posture_176\" && lycaon.repeat_count > 4"
 func oRule44(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[44]) {
 		return false, runtime.Err{}
@@ -17855,7 +17855,7 @@ func oRule44(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule45 evaluates rule "R00180" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 180")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 180\")"
 func oRule45(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[45]) {
 		return false, runtime.Err{}
@@ -17874,7 +17874,7 @@ func oRule45(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule47 evaluates rule "R00188" (schema).
-// when: session_posture == "posture_188" && lycaon.repeat_count > 9
+// when: "session_posture == \"posture_188\" && lycaon.repeat_count > 9"
 func oRule47(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[47]) {
 		return false, runtime.Err{}
@@ -17894,7 +17894,7 @@ func oRule47(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule48 evaluates rule "R00192" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 192")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 192\")"
 func oRule48(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[48]) {
 		return false, runtime.Err{}
@@ -17913,7 +17913,7 @@ func oRule48(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule49 evaluates rule "R00196" (schema).
-// when: tool_arg_int("timeout") > 3796 || size(tool_arg_string("command")) > 4292
+// when: "tool_arg_int(\"timeout\") > 3796 || size(tool_arg_string(\"command\")) > 4292"
 func oRule49(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[49]) {
 		return false, runtime.Err{}
@@ -17936,7 +17936,7 @@ func oRule49(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule50 evaluates rule "R00200" (schema).
-// when: session_posture == "posture_200" && lycaon.repeat_count > 7
+// when: "session_posture == \"posture_200\" && lycaon.repeat_count > 7"
 func oRule50(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[50]) {
 		return false, runtime.Err{}
@@ -17956,7 +17956,7 @@ func oRule50(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule52 evaluates rule "R00208" (schema).
-// when: tool_arg_int("timeout") > 3808 || size(tool_arg_string("command")) > 4304
+// when: "tool_arg_int(\"timeout\") > 3808 || size(tool_arg_string(\"command\")) > 4304"
 func oRule52(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[52]) {
 		return false, runtime.Err{}
@@ -17979,7 +17979,7 @@ func oRule52(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule53 evaluates rule "R00212" (schema).
-// when: session_posture == "posture_212" && lycaon.repeat_count > 5
+// when: "session_posture == \"posture_212\" && lycaon.repeat_count > 5"
 func oRule53(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[53]) {
 		return false, runtime.Err{}
@@ -17999,7 +17999,7 @@ func oRule53(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule54 evaluates rule "R00216" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 216")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 216\")"
 func oRule54(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[54]) {
 		return false, runtime.Err{}
@@ -18018,7 +18018,7 @@ func oRule54(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule55 evaluates rule "R00220" (schema).
-// when: tool_arg_int("timeout") > 3820 || size(tool_arg_string("command")) > 4316
+// when: "tool_arg_int(\"timeout\") > 3820 || size(tool_arg_string(\"command\")) > 4316"
 func oRule55(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[55]) {
 		return false, runtime.Err{}
@@ -18041,7 +18041,7 @@ func oRule55(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule57 evaluates rule "R00228" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 228")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 228\")"
 func oRule57(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[57]) {
 		return false, runtime.Err{}
@@ -18060,7 +18060,7 @@ func oRule57(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule58 evaluates rule "R00232" (schema).
-// when: tool_arg_int("timeout") > 3832 || size(tool_arg_string("command")) > 4328
+// when: "tool_arg_int(\"timeout\") > 3832 || size(tool_arg_string(\"command\")) > 4328"
 func oRule58(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[58]) {
 		return false, runtime.Err{}
@@ -18083,7 +18083,7 @@ func oRule58(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule59 evaluates rule "R00236" (schema).
-// when: session_posture == "posture_236" && lycaon.repeat_count > 8
+// when: "session_posture == \"posture_236\" && lycaon.repeat_count > 8"
 func oRule59(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[59]) {
 		return false, runtime.Err{}
@@ -18103,7 +18103,7 @@ func oRule59(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule60 evaluates rule "R00240" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 240")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 240\")"
 func oRule60(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[60]) {
 		return false, runtime.Err{}
@@ -18122,7 +18122,7 @@ func oRule60(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule62 evaluates rule "R00248" (schema).
-// when: session_posture == "posture_248" && lycaon.repeat_count > 6
+// when: "session_posture == \"posture_248\" && lycaon.repeat_count > 6"
 func oRule62(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[62]) {
 		return false, runtime.Err{}
@@ -18142,7 +18142,7 @@ func oRule62(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule63 evaluates rule "R00252" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 252")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 252\")"
 func oRule63(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[63]) {
 		return false, runtime.Err{}
@@ -18161,7 +18161,7 @@ func oRule63(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule64 evaluates rule "R00256" (schema).
-// when: tool_arg_int("timeout") > 3856 || size(tool_arg_string("command")) > 4352
+// when: "tool_arg_int(\"timeout\") > 3856 || size(tool_arg_string(\"command\")) > 4352"
 func oRule64(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[64]) {
 		return false, runtime.Err{}
@@ -18184,7 +18184,7 @@ func oRule64(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule65 evaluates rule "R00260" (schema).
-// when: session_posture == "posture_260" && lycaon.repeat_count > 4
+// when: "session_posture == \"posture_260\" && lycaon.repeat_count > 4"
 func oRule65(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[65]) {
 		return false, runtime.Err{}
@@ -18204,7 +18204,7 @@ func oRule65(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule67 evaluates rule "R00268" (schema).
-// when: tool_arg_int("timeout") > 3868 || size(tool_arg_string("command")) > 4364
+// when: "tool_arg_int(\"timeout\") > 3868 || size(tool_arg_string(\"command\")) > 4364"
 func oRule67(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[67]) {
 		return false, runtime.Err{}
@@ -18227,7 +18227,7 @@ func oRule67(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule68 evaluates rule "R00272" (schema).
-// when: session_posture == "posture_272" && lycaon.repeat_count > 9
+// when: "session_posture == \"posture_272\" && lycaon.repeat_count > 9"
 func oRule68(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[68]) {
 		return false, runtime.Err{}
@@ -18247,7 +18247,7 @@ func oRule68(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule69 evaluates rule "R00276" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 276")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 276\")"
 func oRule69(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[69]) {
 		return false, runtime.Err{}
@@ -18266,7 +18266,7 @@ func oRule69(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule70 evaluates rule "R00280" (schema).
-// when: tool_arg_int("timeout") > 3880 || size(tool_arg_string("command")) > 4376
+// when: "tool_arg_int(\"timeout\") > 3880 || size(tool_arg_string(\"command\")) > 4376"
 func oRule70(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[70]) {
 		return false, runtime.Err{}
@@ -18289,7 +18289,7 @@ func oRule70(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule72 evaluates rule "R00288" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 288")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 288\")"
 func oRule72(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[72]) {
 		return false, runtime.Err{}
@@ -18308,7 +18308,7 @@ func oRule72(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule73 evaluates rule "R00292" (schema).
-// when: tool_arg_int("timeout") > 3892 || size(tool_arg_string("command")) > 4388
+// when: "tool_arg_int(\"timeout\") > 3892 || size(tool_arg_string(\"command\")) > 4388"
 func oRule73(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[73]) {
 		return false, runtime.Err{}
@@ -18331,7 +18331,7 @@ func oRule73(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule74 evaluates rule "R00296" (schema).
-// when: session_posture == "posture_296" && lycaon.repeat_count > 5
+// when: "session_posture == \"posture_296\" && lycaon.repeat_count > 5"
 func oRule74(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[74]) {
 		return false, runtime.Err{}
@@ -18351,7 +18351,7 @@ func oRule74(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule75 evaluates rule "R00300" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 300")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 300\")"
 func oRule75(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[75]) {
 		return false, runtime.Err{}
@@ -18370,7 +18370,7 @@ func oRule75(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule77 evaluates rule "R00308" (schema).
-// when: session_posture == "posture_308" && lycaon.repeat_count > 3
+// when: "session_posture == \"posture_308\" && lycaon.repeat_count > 3"
 func oRule77(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[77]) {
 		return false, runtime.Err{}
@@ -18390,7 +18390,7 @@ func oRule77(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule78 evaluates rule "R00312" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 312")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 312\")"
 func oRule78(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[78]) {
 		return false, runtime.Err{}
@@ -18409,7 +18409,7 @@ func oRule78(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule79 evaluates rule "R00316" (schema).
-// when: tool_arg_int("timeout") > 3916 || size(tool_arg_string("command")) > 4412
+// when: "tool_arg_int(\"timeout\") > 3916 || size(tool_arg_string(\"command\")) > 4412"
 func oRule79(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[79]) {
 		return false, runtime.Err{}
@@ -18432,7 +18432,7 @@ func oRule79(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule80 evaluates rule "R00320" (schema).
-// when: session_posture == "posture_320" && lycaon.repeat_count > 8
+// when: "session_posture == \"posture_320\" && lycaon.repeat_count > 8"
 func oRule80(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[80]) {
 		return false, runtime.Err{}
@@ -18452,7 +18452,7 @@ func oRule80(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule82 evaluates rule "R00328" (schema).
-// when: tool_arg_int("timeout") > 3928 || size(tool_arg_string("command")) > 4424
+// when: "tool_arg_int(\"timeout\") > 3928 || size(tool_arg_string(\"command\")) > 4424"
 func oRule82(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[82]) {
 		return false, runtime.Err{}
@@ -18475,7 +18475,7 @@ func oRule82(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule83 evaluates rule "R00332" (schema).
-// when: session_posture == "posture_332" && lycaon.repeat_count > 6
+// when: "session_posture == \"posture_332\" && lycaon.repeat_count > 6"
 func oRule83(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[83]) {
 		return false, runtime.Err{}
@@ -18495,7 +18495,7 @@ func oRule83(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule84 evaluates rule "R00336" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 336")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 336\")"
 func oRule84(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[84]) {
 		return false, runtime.Err{}
@@ -18514,7 +18514,7 @@ func oRule84(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule85 evaluates rule "R00340" (schema).
-// when: tool_arg_int("timeout") > 3940 || size(tool_arg_string("command")) > 4436
+// when: "tool_arg_int(\"timeout\") > 3940 || size(tool_arg_string(\"command\")) > 4436"
 func oRule85(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[85]) {
 		return false, runtime.Err{}
@@ -18537,7 +18537,7 @@ func oRule85(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule87 evaluates rule "R00348" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 348")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 348\")"
 func oRule87(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[87]) {
 		return false, runtime.Err{}
@@ -18556,7 +18556,7 @@ func oRule87(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule88 evaluates rule "R00352" (schema).
-// when: tool_arg_int("timeout") > 3952 || size(tool_arg_string("command")) > 4448
+// when: "tool_arg_int(\"timeout\") > 3952 || size(tool_arg_string(\"command\")) > 4448"
 func oRule88(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[88]) {
 		return false, runtime.Err{}
@@ -18579,7 +18579,7 @@ func oRule88(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule89 evaluates rule "R00356" (schema).
-// when: session_posture == "posture_356" && lycaon.repeat_count > 9
+// when: "session_posture == \"posture_356\" && lycaon.repeat_count > 9"
 func oRule89(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[89]) {
 		return false, runtime.Err{}
@@ -18599,7 +18599,7 @@ func oRule89(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule90 evaluates rule "R00360" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 360")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 360\")"
 func oRule90(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[90]) {
 		return false, runtime.Err{}
@@ -18618,7 +18618,7 @@ func oRule90(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule92 evaluates rule "R00368" (schema).
-// when: session_posture == "posture_368" && lycaon.repeat_count > 7
+// when: "session_posture == \"posture_368\" && lycaon.repeat_count > 7"
 func oRule92(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[92]) {
 		return false, runtime.Err{}
@@ -18638,7 +18638,7 @@ func oRule92(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule93 evaluates rule "R00372" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 372")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 372\")"
 func oRule93(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[93]) {
 		return false, runtime.Err{}
@@ -18657,7 +18657,7 @@ func oRule93(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule94 evaluates rule "R00376" (schema).
-// when: tool_arg_int("timeout") > 3976 || size(tool_arg_string("command")) > 4472
+// when: "tool_arg_int(\"timeout\") > 3976 || size(tool_arg_string(\"command\")) > 4472"
 func oRule94(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[94]) {
 		return false, runtime.Err{}
@@ -18680,7 +18680,7 @@ func oRule94(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule95 evaluates rule "R00380" (schema).
-// when: session_posture == "posture_380" && lycaon.repeat_count > 5
+// when: "session_posture == \"posture_380\" && lycaon.repeat_count > 5"
 func oRule95(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[95]) {
 		return false, runtime.Err{}
@@ -18700,7 +18700,7 @@ func oRule95(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule97 evaluates rule "R00388" (schema).
-// when: tool_arg_int("timeout") > 3988 || size(tool_arg_string("command")) > 4484
+// when: "tool_arg_int(\"timeout\") > 3988 || size(tool_arg_string(\"command\")) > 4484"
 func oRule97(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[97]) {
 		return false, runtime.Err{}
@@ -18723,7 +18723,7 @@ func oRule97(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule98 evaluates rule "R00392" (schema).
-// when: session_posture == "posture_392" && lycaon.repeat_count > 3
+// when: "session_posture == \"posture_392\" && lycaon.repeat_count > 3"
 func oRule98(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[98]) {
 		return false, runtime.Err{}
@@ -18743,7 +18743,7 @@ func oRule98(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule99 evaluates rule "R00396" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 396")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 396\")"
 func oRule99(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[99]) {
 		return false, runtime.Err{}
@@ -18762,7 +18762,7 @@ func oRule99(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule100 evaluates rule "R00400" (schema).
-// when: tool_arg_int("timeout") > 4000 || size(tool_arg_string("command")) > 4496
+// when: "tool_arg_int(\"timeout\") > 4000 || size(tool_arg_string(\"command\")) > 4496"
 func oRule100(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[100]) {
 		return false, runtime.Err{}
@@ -18785,7 +18785,7 @@ func oRule100(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule102 evaluates rule "R00408" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 408")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 408\")"
 func oRule102(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[102]) {
 		return false, runtime.Err{}
@@ -18804,7 +18804,7 @@ func oRule102(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule103 evaluates rule "R00412" (schema).
-// when: tool_arg_int("timeout") > 4012 || size(tool_arg_string("command")) > 4508
+// when: "tool_arg_int(\"timeout\") > 4012 || size(tool_arg_string(\"command\")) > 4508"
 func oRule103(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[103]) {
 		return false, runtime.Err{}
@@ -18827,7 +18827,7 @@ func oRule103(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule104 evaluates rule "R00416" (schema).
-// when: session_posture == "posture_416" && lycaon.repeat_count > 6
+// when: "session_posture == \"posture_416\" && lycaon.repeat_count > 6"
 func oRule104(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[104]) {
 		return false, runtime.Err{}
@@ -18847,7 +18847,7 @@ func oRule104(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule105 evaluates rule "R00420" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 420")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 420\")"
 func oRule105(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[105]) {
 		return false, runtime.Err{}
@@ -18866,7 +18866,7 @@ func oRule105(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule107 evaluates rule "R00428" (schema).
-// when: session_posture == "posture_428" && lycaon.repeat_count > 4
+// when: "session_posture == \"posture_428\" && lycaon.repeat_count > 4"
 func oRule107(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[107]) {
 		return false, runtime.Err{}
@@ -18886,7 +18886,7 @@ func oRule107(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule108 evaluates rule "R00432" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 432")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 432\")"
 func oRule108(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[108]) {
 		return false, runtime.Err{}
@@ -18905,7 +18905,7 @@ func oRule108(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule109 evaluates rule "R00436" (schema).
-// when: tool_arg_int("timeout") > 4036 || size(tool_arg_string("command")) > 4532
+// when: "tool_arg_int(\"timeout\") > 4036 || size(tool_arg_string(\"command\")) > 4532"
 func oRule109(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[109]) {
 		return false, runtime.Err{}
@@ -18928,7 +18928,7 @@ func oRule109(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule110 evaluates rule "R00440" (schema).
-// when: session_posture == "posture_440" && lycaon.repeat_count > 9
+// when: "session_posture == \"posture_440\" && lycaon.repeat_count > 9"
 func oRule110(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[110]) {
 		return false, runtime.Err{}
@@ -18948,7 +18948,7 @@ func oRule110(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule112 evaluates rule "R00448" (schema).
-// when: tool_arg_int("timeout") > 4048 || size(tool_arg_string("command")) > 4544
+// when: "tool_arg_int(\"timeout\") > 4048 || size(tool_arg_string(\"command\")) > 4544"
 func oRule112(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[112]) {
 		return false, runtime.Err{}
@@ -18971,7 +18971,7 @@ func oRule112(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule113 evaluates rule "R00452" (schema).
-// when: session_posture == "posture_452" && lycaon.repeat_count > 7
+// when: "session_posture == \"posture_452\" && lycaon.repeat_count > 7"
 func oRule113(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[113]) {
 		return false, runtime.Err{}
@@ -18991,7 +18991,7 @@ func oRule113(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule114 evaluates rule "R00456" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 456")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 456\")"
 func oRule114(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[114]) {
 		return false, runtime.Err{}
@@ -19010,7 +19010,7 @@ func oRule114(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule115 evaluates rule "R00460" (schema).
-// when: tool_arg_int("timeout") > 4060 || size(tool_arg_string("command")) > 4556
+// when: "tool_arg_int(\"timeout\") > 4060 || size(tool_arg_string(\"command\")) > 4556"
 func oRule115(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[115]) {
 		return false, runtime.Err{}
@@ -19033,7 +19033,7 @@ func oRule115(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule117 evaluates rule "R00468" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 468")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 468\")"
 func oRule117(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[117]) {
 		return false, runtime.Err{}
@@ -19052,7 +19052,7 @@ func oRule117(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule118 evaluates rule "R00472" (schema).
-// when: tool_arg_int("timeout") > 4072 || size(tool_arg_string("command")) > 4568
+// when: "tool_arg_int(\"timeout\") > 4072 || size(tool_arg_string(\"command\")) > 4568"
 func oRule118(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[118]) {
 		return false, runtime.Err{}
@@ -19075,7 +19075,7 @@ func oRule118(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule119 evaluates rule "R00476" (schema).
-// when: session_posture == "posture_476" && lycaon.repeat_count > 3
+// when: "session_posture == \"posture_476\" && lycaon.repeat_count > 3"
 func oRule119(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[119]) {
 		return false, runtime.Err{}
@@ -19095,7 +19095,7 @@ func oRule119(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule120 evaluates rule "R00480" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 480")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 480\")"
 func oRule120(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[120]) {
 		return false, runtime.Err{}
@@ -19114,7 +19114,7 @@ func oRule120(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule122 evaluates rule "R00488" (schema).
-// when: session_posture == "posture_488" && lycaon.repeat_count > 8
+// when: "session_posture == \"posture_488\" && lycaon.repeat_count > 8"
 func oRule122(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[122]) {
 		return false, runtime.Err{}
@@ -19134,7 +19134,7 @@ func oRule122(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule123 evaluates rule "R00492" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 492")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 492\")"
 func oRule123(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[123]) {
 		return false, runtime.Err{}
@@ -19153,7 +19153,7 @@ func oRule123(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule124 evaluates rule "R00496" (schema).
-// when: tool_arg_int("timeout") > 4096 || size(tool_arg_string("command")) > 4592
+// when: "tool_arg_int(\"timeout\") > 4096 || size(tool_arg_string(\"command\")) > 4592"
 func oRule124(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[124]) {
 		return false, runtime.Err{}
@@ -19176,7 +19176,7 @@ func oRule124(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule125 evaluates rule "R00500" (schema).
-// when: session_posture == "posture_500" && lycaon.repeat_count > 6
+// when: "session_posture == \"posture_500\" && lycaon.repeat_count > 6"
 func oRule125(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[125]) {
 		return false, runtime.Err{}
@@ -19196,7 +19196,7 @@ func oRule125(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule127 evaluates rule "R00508" (schema).
-// when: tool_arg_int("timeout") > 4108 || size(tool_arg_string("command")) > 4604
+// when: "tool_arg_int(\"timeout\") > 4108 || size(tool_arg_string(\"command\")) > 4604"
 func oRule127(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[127]) {
 		return false, runtime.Err{}
@@ -19219,7 +19219,7 @@ func oRule127(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule128 evaluates rule "R00512" (schema).
-// when: session_posture == "posture_512" && lycaon.repeat_count > 4
+// when: "session_posture == \"posture_512\" && lycaon.repeat_count > 4"
 func oRule128(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[128]) {
 		return false, runtime.Err{}
@@ -19239,7 +19239,7 @@ func oRule128(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule129 evaluates rule "R00516" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 516")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 516\")"
 func oRule129(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[129]) {
 		return false, runtime.Err{}
@@ -19258,7 +19258,7 @@ func oRule129(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule130 evaluates rule "R00520" (schema).
-// when: tool_arg_int("timeout") > 4120 || size(tool_arg_string("command")) > 4616
+// when: "tool_arg_int(\"timeout\") > 4120 || size(tool_arg_string(\"command\")) > 4616"
 func oRule130(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[130]) {
 		return false, runtime.Err{}
@@ -19281,7 +19281,7 @@ func oRule130(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule132 evaluates rule "R00528" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 528")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 528\")"
 func oRule132(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[132]) {
 		return false, runtime.Err{}
@@ -19300,7 +19300,7 @@ func oRule132(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule133 evaluates rule "R00532" (schema).
-// when: tool_arg_int("timeout") > 4132 || size(tool_arg_string("command")) > 4628
+// when: "tool_arg_int(\"timeout\") > 4132 || size(tool_arg_string(\"command\")) > 4628"
 func oRule133(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[133]) {
 		return false, runtime.Err{}
@@ -19323,7 +19323,7 @@ func oRule133(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule134 evaluates rule "R00536" (schema).
-// when: session_posture == "posture_536" && lycaon.repeat_count > 7
+// when: "session_posture == \"posture_536\" && lycaon.repeat_count > 7"
 func oRule134(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[134]) {
 		return false, runtime.Err{}
@@ -19343,7 +19343,7 @@ func oRule134(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule135 evaluates rule "R00540" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 540")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 540\")"
 func oRule135(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[135]) {
 		return false, runtime.Err{}
@@ -19362,7 +19362,7 @@ func oRule135(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule137 evaluates rule "R00548" (schema).
-// when: session_posture == "posture_548" && lycaon.repeat_count > 5
+// when: "session_posture == \"posture_548\" && lycaon.repeat_count > 5"
 func oRule137(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[137]) {
 		return false, runtime.Err{}
@@ -19382,7 +19382,7 @@ func oRule137(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule138 evaluates rule "R00552" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 552")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 552\")"
 func oRule138(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[138]) {
 		return false, runtime.Err{}
@@ -19401,7 +19401,7 @@ func oRule138(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule139 evaluates rule "R00556" (schema).
-// when: tool_arg_int("timeout") > 4156 || size(tool_arg_string("command")) > 4652
+// when: "tool_arg_int(\"timeout\") > 4156 || size(tool_arg_string(\"command\")) > 4652"
 func oRule139(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[139]) {
 		return false, runtime.Err{}
@@ -19424,7 +19424,7 @@ func oRule139(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule140 evaluates rule "R00560" (schema).
-// when: session_posture == "posture_560" && lycaon.repeat_count > 3
+// when: "session_posture == \"posture_560\" && lycaon.repeat_count > 3"
 func oRule140(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[140]) {
 		return false, runtime.Err{}
@@ -19444,7 +19444,7 @@ func oRule140(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule142 evaluates rule "R00568" (schema).
-// when: tool_arg_int("timeout") > 4168 || size(tool_arg_string("command")) > 4664
+// when: "tool_arg_int(\"timeout\") > 4168 || size(tool_arg_string(\"command\")) > 4664"
 func oRule142(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[142]) {
 		return false, runtime.Err{}
@@ -19467,7 +19467,7 @@ func oRule142(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule143 evaluates rule "R00572" (schema).
-// when: session_posture == "posture_572" && lycaon.repeat_count > 8
+// when: "session_posture == \"posture_572\" && lycaon.repeat_count > 8"
 func oRule143(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[143]) {
 		return false, runtime.Err{}
@@ -19487,7 +19487,7 @@ func oRule143(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule144 evaluates rule "R00576" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 576")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 576\")"
 func oRule144(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[144]) {
 		return false, runtime.Err{}
@@ -19506,7 +19506,7 @@ func oRule144(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule145 evaluates rule "R00580" (schema).
-// when: tool_arg_int("timeout") > 4180 || size(tool_arg_string("command")) > 4676
+// when: "tool_arg_int(\"timeout\") > 4180 || size(tool_arg_string(\"command\")) > 4676"
 func oRule145(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[145]) {
 		return false, runtime.Err{}
@@ -19529,7 +19529,7 @@ func oRule145(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule147 evaluates rule "R00588" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 588")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 588\")"
 func oRule147(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[147]) {
 		return false, runtime.Err{}
@@ -19548,7 +19548,7 @@ func oRule147(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule148 evaluates rule "R00592" (schema).
-// when: tool_arg_int("timeout") > 4192 || size(tool_arg_string("command")) > 4688
+// when: "tool_arg_int(\"timeout\") > 4192 || size(tool_arg_string(\"command\")) > 4688"
 func oRule148(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[148]) {
 		return false, runtime.Err{}
@@ -19571,7 +19571,7 @@ func oRule148(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule149 evaluates rule "R00596" (schema).
-// when: session_posture == "posture_596" && lycaon.repeat_count > 4
+// when: "session_posture == \"posture_596\" && lycaon.repeat_count > 4"
 func oRule149(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[149]) {
 		return false, runtime.Err{}
@@ -19591,7 +19591,7 @@ func oRule149(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule150 evaluates rule "R00600" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 600")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 600\")"
 func oRule150(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[150]) {
 		return false, runtime.Err{}
@@ -19610,7 +19610,7 @@ func oRule150(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule152 evaluates rule "R00608" (schema).
-// when: session_posture == "posture_608" && lycaon.repeat_count > 9
+// when: "session_posture == \"posture_608\" && lycaon.repeat_count > 9"
 func oRule152(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[152]) {
 		return false, runtime.Err{}
@@ -19630,7 +19630,7 @@ func oRule152(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule153 evaluates rule "R00612" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 612")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 612\")"
 func oRule153(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[153]) {
 		return false, runtime.Err{}
@@ -19649,7 +19649,7 @@ func oRule153(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule154 evaluates rule "R00616" (schema).
-// when: tool_arg_int("timeout") > 4216 || size(tool_arg_string("command")) > 4712
+// when: "tool_arg_int(\"timeout\") > 4216 || size(tool_arg_string(\"command\")) > 4712"
 func oRule154(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[154]) {
 		return false, runtime.Err{}
@@ -19672,7 +19672,7 @@ func oRule154(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule155 evaluates rule "R00620" (schema).
-// when: session_posture == "posture_620" && lycaon.repeat_count > 7
+// when: "session_posture == \"posture_620\" && lycaon.repeat_count > 7"
 func oRule155(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[155]) {
 		return false, runtime.Err{}
@@ -19692,7 +19692,7 @@ func oRule155(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule157 evaluates rule "R00628" (schema).
-// when: tool_arg_int("timeout") > 4228 || size(tool_arg_string("command")) > 4724
+// when: "tool_arg_int(\"timeout\") > 4228 || size(tool_arg_string(\"command\")) > 4724"
 func oRule157(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[157]) {
 		return false, runtime.Err{}
@@ -19715,7 +19715,7 @@ func oRule157(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule158 evaluates rule "R00632" (schema).
-// when: session_posture == "posture_632" && lycaon.repeat_count > 5
+// when: "session_posture == \"posture_632\" && lycaon.repeat_count > 5"
 func oRule158(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[158]) {
 		return false, runtime.Err{}
@@ -19735,7 +19735,7 @@ func oRule158(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule159 evaluates rule "R00636" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 636")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 636\")"
 func oRule159(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[159]) {
 		return false, runtime.Err{}
@@ -19754,7 +19754,7 @@ func oRule159(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule160 evaluates rule "R00640" (schema).
-// when: tool_arg_int("timeout") > 4240 || size(tool_arg_string("command")) > 4736
+// when: "tool_arg_int(\"timeout\") > 4240 || size(tool_arg_string(\"command\")) > 4736"
 func oRule160(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[160]) {
 		return false, runtime.Err{}
@@ -19777,7 +19777,7 @@ func oRule160(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule162 evaluates rule "R00648" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 648")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 648\")"
 func oRule162(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[162]) {
 		return false, runtime.Err{}
@@ -19796,7 +19796,7 @@ func oRule162(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule163 evaluates rule "R00652" (schema).
-// when: tool_arg_int("timeout") > 4252 || size(tool_arg_string("command")) > 4748
+// when: "tool_arg_int(\"timeout\") > 4252 || size(tool_arg_string(\"command\")) > 4748"
 func oRule163(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[163]) {
 		return false, runtime.Err{}
@@ -19819,7 +19819,7 @@ func oRule163(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule164 evaluates rule "R00656" (schema).
-// when: session_posture == "posture_656" && lycaon.repeat_count > 8
+// when: "session_posture == \"posture_656\" && lycaon.repeat_count > 8"
 func oRule164(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[164]) {
 		return false, runtime.Err{}
@@ -19839,7 +19839,7 @@ func oRule164(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule165 evaluates rule "R00660" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 660")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 660\")"
 func oRule165(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[165]) {
 		return false, runtime.Err{}
@@ -19858,7 +19858,7 @@ func oRule165(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule167 evaluates rule "R00668" (schema).
-// when: session_posture == "posture_668" && lycaon.repeat_count > 6
+// when: "session_posture == \"posture_668\" && lycaon.repeat_count > 6"
 func oRule167(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[167]) {
 		return false, runtime.Err{}
@@ -19878,7 +19878,7 @@ func oRule167(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule168 evaluates rule "R00672" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 672")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 672\")"
 func oRule168(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[168]) {
 		return false, runtime.Err{}
@@ -19897,7 +19897,7 @@ func oRule168(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule169 evaluates rule "R00676" (schema).
-// when: tool_arg_int("timeout") > 4276 || size(tool_arg_string("command")) > 4772
+// when: "tool_arg_int(\"timeout\") > 4276 || size(tool_arg_string(\"command\")) > 4772"
 func oRule169(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[169]) {
 		return false, runtime.Err{}
@@ -19920,7 +19920,7 @@ func oRule169(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule170 evaluates rule "R00680" (schema).
-// when: session_posture == "posture_680" && lycaon.repeat_count > 4
+// when: "session_posture == \"posture_680\" && lycaon.repeat_count > 4"
 func oRule170(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[170]) {
 		return false, runtime.Err{}
@@ -19940,7 +19940,7 @@ func oRule170(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule172 evaluates rule "R00688" (schema).
-// when: tool_arg_int("timeout") > 4288 || size(tool_arg_string("command")) > 4784
+// when: "tool_arg_int(\"timeout\") > 4288 || size(tool_arg_string(\"command\")) > 4784"
 func oRule172(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[172]) {
 		return false, runtime.Err{}
@@ -19963,7 +19963,7 @@ func oRule172(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule173 evaluates rule "R00692" (schema).
-// when: session_posture == "posture_692" && lycaon.repeat_count > 9
+// when: "session_posture == \"posture_692\" && lycaon.repeat_count > 9"
 func oRule173(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[173]) {
 		return false, runtime.Err{}
@@ -19983,7 +19983,7 @@ func oRule173(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule174 evaluates rule "R00696" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 696")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 696\")"
 func oRule174(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[174]) {
 		return false, runtime.Err{}
@@ -20002,7 +20002,7 @@ func oRule174(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule175 evaluates rule "R00700" (schema).
-// when: tool_arg_int("timeout") > 4300 || size(tool_arg_string("command")) > 4796
+// when: "tool_arg_int(\"timeout\") > 4300 || size(tool_arg_string(\"command\")) > 4796"
 func oRule175(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[175]) {
 		return false, runtime.Err{}
@@ -20025,7 +20025,7 @@ func oRule175(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule177 evaluates rule "R00708" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 708")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 708\")"
 func oRule177(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[177]) {
 		return false, runtime.Err{}
@@ -20044,7 +20044,7 @@ func oRule177(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule178 evaluates rule "R00712" (schema).
-// when: tool_arg_int("timeout") > 4312 || size(tool_arg_string("command")) > 4808
+// when: "tool_arg_int(\"timeout\") > 4312 || size(tool_arg_string(\"command\")) > 4808"
 func oRule178(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[178]) {
 		return false, runtime.Err{}
@@ -20067,7 +20067,7 @@ func oRule178(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule179 evaluates rule "R00716" (schema).
-// when: session_posture == "posture_716" && lycaon.repeat_count > 5
+// when: "session_posture == \"posture_716\" && lycaon.repeat_count > 5"
 func oRule179(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[179]) {
 		return false, runtime.Err{}
@@ -20087,7 +20087,7 @@ func oRule179(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule180 evaluates rule "R00720" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 720")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 720\")"
 func oRule180(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[180]) {
 		return false, runtime.Err{}
@@ -20106,7 +20106,7 @@ func oRule180(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule182 evaluates rule "R00728" (schema).
-// when: session_posture == "posture_728" && lycaon.repeat_count > 3
+// when: "session_posture == \"posture_728\" && lycaon.repeat_count > 3"
 func oRule182(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[182]) {
 		return false, runtime.Err{}
@@ -20126,7 +20126,7 @@ func oRule182(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule183 evaluates rule "R00732" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 732")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 732\")"
 func oRule183(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[183]) {
 		return false, runtime.Err{}
@@ -20145,7 +20145,7 @@ func oRule183(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule184 evaluates rule "R00736" (schema).
-// when: tool_arg_int("timeout") > 4336 || size(tool_arg_string("command")) > 4832
+// when: "tool_arg_int(\"timeout\") > 4336 || size(tool_arg_string(\"command\")) > 4832"
 func oRule184(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[184]) {
 		return false, runtime.Err{}
@@ -20168,7 +20168,7 @@ func oRule184(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule185 evaluates rule "R00740" (schema).
-// when: session_posture == "posture_740" && lycaon.repeat_count > 8
+// when: "session_posture == \"posture_740\" && lycaon.repeat_count > 8"
 func oRule185(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[185]) {
 		return false, runtime.Err{}
@@ -20188,7 +20188,7 @@ func oRule185(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule187 evaluates rule "R00748" (schema).
-// when: tool_arg_int("timeout") > 4348 || size(tool_arg_string("command")) > 4844
+// when: "tool_arg_int(\"timeout\") > 4348 || size(tool_arg_string(\"command\")) > 4844"
 func oRule187(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[187]) {
 		return false, runtime.Err{}
@@ -20211,7 +20211,7 @@ func oRule187(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule188 evaluates rule "R00752" (schema).
-// when: session_posture == "posture_752" && lycaon.repeat_count > 6
+// when: "session_posture == \"posture_752\" && lycaon.repeat_count > 6"
 func oRule188(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[188]) {
 		return false, runtime.Err{}
@@ -20231,7 +20231,7 @@ func oRule188(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule189 evaluates rule "R00756" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 756")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 756\")"
 func oRule189(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[189]) {
 		return false, runtime.Err{}
@@ -20250,7 +20250,7 @@ func oRule189(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule190 evaluates rule "R00760" (schema).
-// when: tool_arg_int("timeout") > 4360 || size(tool_arg_string("command")) > 4856
+// when: "tool_arg_int(\"timeout\") > 4360 || size(tool_arg_string(\"command\")) > 4856"
 func oRule190(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[190]) {
 		return false, runtime.Err{}
@@ -20273,7 +20273,7 @@ func oRule190(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule192 evaluates rule "R00768" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 768")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 768\")"
 func oRule192(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[192]) {
 		return false, runtime.Err{}
@@ -20292,7 +20292,7 @@ func oRule192(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule193 evaluates rule "R00772" (schema).
-// when: tool_arg_int("timeout") > 4372 || size(tool_arg_string("command")) > 4868
+// when: "tool_arg_int(\"timeout\") > 4372 || size(tool_arg_string(\"command\")) > 4868"
 func oRule193(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[193]) {
 		return false, runtime.Err{}
@@ -20315,7 +20315,7 @@ func oRule193(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule194 evaluates rule "R00776" (schema).
-// when: session_posture == "posture_776" && lycaon.repeat_count > 9
+// when: "session_posture == \"posture_776\" && lycaon.repeat_count > 9"
 func oRule194(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[194]) {
 		return false, runtime.Err{}
@@ -20335,7 +20335,7 @@ func oRule194(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule195 evaluates rule "R00780" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 780")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 780\")"
 func oRule195(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[195]) {
 		return false, runtime.Err{}
@@ -20354,7 +20354,7 @@ func oRule195(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule197 evaluates rule "R00788" (schema).
-// when: session_posture == "posture_788" && lycaon.repeat_count > 7
+// when: "session_posture == \"posture_788\" && lycaon.repeat_count > 7"
 func oRule197(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[197]) {
 		return false, runtime.Err{}
@@ -20374,7 +20374,7 @@ func oRule197(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule198 evaluates rule "R00792" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 792")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 792\")"
 func oRule198(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[198]) {
 		return false, runtime.Err{}
@@ -20393,7 +20393,7 @@ func oRule198(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule199 evaluates rule "R00796" (schema).
-// when: tool_arg_int("timeout") > 4396 || size(tool_arg_string("command")) > 4892
+// when: "tool_arg_int(\"timeout\") > 4396 || size(tool_arg_string(\"command\")) > 4892"
 func oRule199(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[199]) {
 		return false, runtime.Err{}
@@ -20416,7 +20416,7 @@ func oRule199(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule200 evaluates rule "R00800" (schema).
-// when: session_posture == "posture_800" && lycaon.repeat_count > 5
+// when: "session_posture == \"posture_800\" && lycaon.repeat_count > 5"
 func oRule200(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[200]) {
 		return false, runtime.Err{}
@@ -20436,7 +20436,7 @@ func oRule200(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule202 evaluates rule "R00808" (schema).
-// when: tool_arg_int("timeout") > 4408 || size(tool_arg_string("command")) > 4904
+// when: "tool_arg_int(\"timeout\") > 4408 || size(tool_arg_string(\"command\")) > 4904"
 func oRule202(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[202]) {
 		return false, runtime.Err{}
@@ -20459,7 +20459,7 @@ func oRule202(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule203 evaluates rule "R00812" (schema).
-// when: session_posture == "posture_812" && lycaon.repeat_count > 3
+// when: "session_posture == \"posture_812\" && lycaon.repeat_count > 3"
 func oRule203(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[203]) {
 		return false, runtime.Err{}
@@ -20479,7 +20479,7 @@ func oRule203(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule204 evaluates rule "R00816" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 816")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 816\")"
 func oRule204(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[204]) {
 		return false, runtime.Err{}
@@ -20498,7 +20498,7 @@ func oRule204(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule205 evaluates rule "R00820" (schema).
-// when: tool_arg_int("timeout") > 4420 || size(tool_arg_string("command")) > 4916
+// when: "tool_arg_int(\"timeout\") > 4420 || size(tool_arg_string(\"command\")) > 4916"
 func oRule205(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[205]) {
 		return false, runtime.Err{}
@@ -20521,7 +20521,7 @@ func oRule205(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule207 evaluates rule "R00828" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 828")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 828\")"
 func oRule207(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[207]) {
 		return false, runtime.Err{}
@@ -20540,7 +20540,7 @@ func oRule207(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule208 evaluates rule "R00832" (schema).
-// when: tool_arg_int("timeout") > 4432 || size(tool_arg_string("command")) > 4928
+// when: "tool_arg_int(\"timeout\") > 4432 || size(tool_arg_string(\"command\")) > 4928"
 func oRule208(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[208]) {
 		return false, runtime.Err{}
@@ -20563,7 +20563,7 @@ func oRule208(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule209 evaluates rule "R00836" (schema).
-// when: session_posture == "posture_836" && lycaon.repeat_count > 6
+// when: "session_posture == \"posture_836\" && lycaon.repeat_count > 6"
 func oRule209(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[209]) {
 		return false, runtime.Err{}
@@ -20583,7 +20583,7 @@ func oRule209(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule210 evaluates rule "R00840" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 840")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 840\")"
 func oRule210(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[210]) {
 		return false, runtime.Err{}
@@ -20602,7 +20602,7 @@ func oRule210(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule212 evaluates rule "R00848" (schema).
-// when: session_posture == "posture_848" && lycaon.repeat_count > 4
+// when: "session_posture == \"posture_848\" && lycaon.repeat_count > 4"
 func oRule212(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[212]) {
 		return false, runtime.Err{}
@@ -20622,7 +20622,7 @@ func oRule212(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule213 evaluates rule "R00852" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 852")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 852\")"
 func oRule213(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[213]) {
 		return false, runtime.Err{}
@@ -20641,7 +20641,7 @@ func oRule213(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule214 evaluates rule "R00856" (schema).
-// when: tool_arg_int("timeout") > 4456 || size(tool_arg_string("command")) > 4952
+// when: "tool_arg_int(\"timeout\") > 4456 || size(tool_arg_string(\"command\")) > 4952"
 func oRule214(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[214]) {
 		return false, runtime.Err{}
@@ -20664,7 +20664,7 @@ func oRule214(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule215 evaluates rule "R00860" (schema).
-// when: session_posture == "posture_860" && lycaon.repeat_count > 9
+// when: "session_posture == \"posture_860\" && lycaon.repeat_count > 9"
 func oRule215(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[215]) {
 		return false, runtime.Err{}
@@ -20684,7 +20684,7 @@ func oRule215(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule217 evaluates rule "R00868" (schema).
-// when: tool_arg_int("timeout") > 4468 || size(tool_arg_string("command")) > 4964
+// when: "tool_arg_int(\"timeout\") > 4468 || size(tool_arg_string(\"command\")) > 4964"
 func oRule217(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[217]) {
 		return false, runtime.Err{}
@@ -20707,7 +20707,7 @@ func oRule217(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule218 evaluates rule "R00872" (schema).
-// when: session_posture == "posture_872" && lycaon.repeat_count > 7
+// when: "session_posture == \"posture_872\" && lycaon.repeat_count > 7"
 func oRule218(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[218]) {
 		return false, runtime.Err{}
@@ -20727,7 +20727,7 @@ func oRule218(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule219 evaluates rule "R00876" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 876")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 876\")"
 func oRule219(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[219]) {
 		return false, runtime.Err{}
@@ -20746,7 +20746,7 @@ func oRule219(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule220 evaluates rule "R00880" (schema).
-// when: tool_arg_int("timeout") > 4480 || size(tool_arg_string("command")) > 4976
+// when: "tool_arg_int(\"timeout\") > 4480 || size(tool_arg_string(\"command\")) > 4976"
 func oRule220(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[220]) {
 		return false, runtime.Err{}
@@ -20769,7 +20769,7 @@ func oRule220(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule222 evaluates rule "R00888" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 888")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 888\")"
 func oRule222(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[222]) {
 		return false, runtime.Err{}
@@ -20788,7 +20788,7 @@ func oRule222(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule223 evaluates rule "R00892" (schema).
-// when: tool_arg_int("timeout") > 4492 || size(tool_arg_string("command")) > 4988
+// when: "tool_arg_int(\"timeout\") > 4492 || size(tool_arg_string(\"command\")) > 4988"
 func oRule223(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[223]) {
 		return false, runtime.Err{}
@@ -20811,7 +20811,7 @@ func oRule223(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule224 evaluates rule "R00896" (schema).
-// when: session_posture == "posture_896" && lycaon.repeat_count > 3
+// when: "session_posture == \"posture_896\" && lycaon.repeat_count > 3"
 func oRule224(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[224]) {
 		return false, runtime.Err{}
@@ -20831,7 +20831,7 @@ func oRule224(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule225 evaluates rule "R00900" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 900")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 900\")"
 func oRule225(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[225]) {
 		return false, runtime.Err{}
@@ -20850,7 +20850,7 @@ func oRule225(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule227 evaluates rule "R00908" (schema).
-// when: session_posture == "posture_908" && lycaon.repeat_count > 8
+// when: "session_posture == \"posture_908\" && lycaon.repeat_count > 8"
 func oRule227(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[227]) {
 		return false, runtime.Err{}
@@ -20870,7 +20870,7 @@ func oRule227(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule228 evaluates rule "R00912" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 912")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 912\")"
 func oRule228(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[228]) {
 		return false, runtime.Err{}
@@ -20889,7 +20889,7 @@ func oRule228(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule229 evaluates rule "R00916" (schema).
-// when: tool_arg_int("timeout") > 4516 || size(tool_arg_string("command")) > 5012
+// when: "tool_arg_int(\"timeout\") > 4516 || size(tool_arg_string(\"command\")) > 5012"
 func oRule229(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[229]) {
 		return false, runtime.Err{}
@@ -20912,7 +20912,7 @@ func oRule229(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule230 evaluates rule "R00920" (schema).
-// when: session_posture == "posture_920" && lycaon.repeat_count > 6
+// when: "session_posture == \"posture_920\" && lycaon.repeat_count > 6"
 func oRule230(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[230]) {
 		return false, runtime.Err{}
@@ -20932,7 +20932,7 @@ func oRule230(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule232 evaluates rule "R00928" (schema).
-// when: tool_arg_int("timeout") > 4528 || size(tool_arg_string("command")) > 5024
+// when: "tool_arg_int(\"timeout\") > 4528 || size(tool_arg_string(\"command\")) > 5024"
 func oRule232(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[232]) {
 		return false, runtime.Err{}
@@ -20955,7 +20955,7 @@ func oRule232(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule233 evaluates rule "R00932" (schema).
-// when: session_posture == "posture_932" && lycaon.repeat_count > 4
+// when: "session_posture == \"posture_932\" && lycaon.repeat_count > 4"
 func oRule233(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[233]) {
 		return false, runtime.Err{}
@@ -20975,7 +20975,7 @@ func oRule233(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule234 evaluates rule "R00936" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 936")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 936\")"
 func oRule234(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[234]) {
 		return false, runtime.Err{}
@@ -20994,7 +20994,7 @@ func oRule234(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule235 evaluates rule "R00940" (schema).
-// when: tool_arg_int("timeout") > 4540 || size(tool_arg_string("command")) > 5036
+// when: "tool_arg_int(\"timeout\") > 4540 || size(tool_arg_string(\"command\")) > 5036"
 func oRule235(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[235]) {
 		return false, runtime.Err{}
@@ -21017,7 +21017,7 @@ func oRule235(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule237 evaluates rule "R00948" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 948")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 948\")"
 func oRule237(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[237]) {
 		return false, runtime.Err{}
@@ -21036,7 +21036,7 @@ func oRule237(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule238 evaluates rule "R00952" (schema).
-// when: tool_arg_int("timeout") > 4552 || size(tool_arg_string("command")) > 5048
+// when: "tool_arg_int(\"timeout\") > 4552 || size(tool_arg_string(\"command\")) > 5048"
 func oRule238(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[238]) {
 		return false, runtime.Err{}
@@ -21059,7 +21059,7 @@ func oRule238(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule239 evaluates rule "R00956" (schema).
-// when: session_posture == "posture_956" && lycaon.repeat_count > 7
+// when: "session_posture == \"posture_956\" && lycaon.repeat_count > 7"
 func oRule239(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[239]) {
 		return false, runtime.Err{}
@@ -21079,7 +21079,7 @@ func oRule239(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule240 evaluates rule "R00960" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 960")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 960\")"
 func oRule240(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[240]) {
 		return false, runtime.Err{}
@@ -21098,7 +21098,7 @@ func oRule240(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule242 evaluates rule "R00968" (schema).
-// when: session_posture == "posture_968" && lycaon.repeat_count > 5
+// when: "session_posture == \"posture_968\" && lycaon.repeat_count > 5"
 func oRule242(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[242]) {
 		return false, runtime.Err{}
@@ -21118,7 +21118,7 @@ func oRule242(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule243 evaluates rule "R00972" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 972")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 972\")"
 func oRule243(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[243]) {
 		return false, runtime.Err{}
@@ -21137,7 +21137,7 @@ func oRule243(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule244 evaluates rule "R00976" (schema).
-// when: tool_arg_int("timeout") > 4576 || size(tool_arg_string("command")) > 5072
+// when: "tool_arg_int(\"timeout\") > 4576 || size(tool_arg_string(\"command\")) > 5072"
 func oRule244(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[244]) {
 		return false, runtime.Err{}
@@ -21160,7 +21160,7 @@ func oRule244(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule245 evaluates rule "R00980" (schema).
-// when: session_posture == "posture_980" && lycaon.repeat_count > 3
+// when: "session_posture == \"posture_980\" && lycaon.repeat_count > 3"
 func oRule245(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[245]) {
 		return false, runtime.Err{}
@@ -21180,7 +21180,7 @@ func oRule245(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule247 evaluates rule "R00988" (schema).
-// when: tool_arg_int("timeout") > 4588 || size(tool_arg_string("command")) > 5084
+// when: "tool_arg_int(\"timeout\") > 4588 || size(tool_arg_string(\"command\")) > 5084"
 func oRule247(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[247]) {
 		return false, runtime.Err{}
@@ -21203,7 +21203,7 @@ func oRule247(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule248 evaluates rule "R00992" (schema).
-// when: session_posture == "posture_992" && lycaon.repeat_count > 8
+// when: "session_posture == \"posture_992\" && lycaon.repeat_count > 8"
 func oRule248(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[248]) {
 		return false, runtime.Err{}
@@ -21223,7 +21223,7 @@ func oRule248(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule249 evaluates rule "R00996" (schema).
-// when: tool_arg_string("command").startsWith("shutdown -h 996")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 996\")"
 func oRule249(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[249]) {
 		return false, runtime.Err{}
@@ -21242,7 +21242,7 @@ func oRule249(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule250 evaluates rule "R00001" (policy).
-// when: tool_arg_string("path").contains("/secret/1/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/1/\")"
 func oRule250(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[250]) {
 		return false, runtime.Err{}
@@ -21261,7 +21261,7 @@ func oRule250(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule251 evaluates rule "R00003" (policy).
-// when: !("role_3" in principal_roles) && principal == "agent:3"
+// when: "!(\"role_3\" in principal_roles) && principal == \"agent:3\""
 func oRule251(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[251]) {
 		return false, runtime.Err{}
@@ -21284,7 +21284,7 @@ func oRule251(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule252 evaluates rule "R00005" (policy).
-// when: "tool_5" in lycaon.turn_tools && tool_arg_string("command").contains("--force-5")
+// when: "\"tool_5\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-5\")"
 func oRule252(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[252]) {
 		return false, runtime.Err{}
@@ -21307,7 +21307,7 @@ func oRule252(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule253 evaluates rule "R00007" (policy).
-// when: tool_arg_string("path").contains("/secret/7/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/7/\")"
 func oRule253(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[253]) {
 		return false, runtime.Err{}
@@ -21326,7 +21326,7 @@ func oRule253(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule254 evaluates rule "R00009" (policy).
-// when: tool_arg_string("command").startsWith("rm ")
+// when: "tool_arg_string(\"command\").startsWith(\"rm \")"
 func oRule254(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[254]) {
 		return false, runtime.Err{}
@@ -21345,7 +21345,7 @@ func oRule254(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule255 evaluates rule "R00011" (policy).
-// when: "tool_11" in lycaon.turn_tools && tool_arg_string("command").contains("--force-11")
+// when: "\"tool_11\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-11\")"
 func oRule255(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[255]) {
 		return false, runtime.Err{}
@@ -21366,7 +21366,7 @@ func oRule255(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule256 evaluates rule "R00013" (policy).
-// when: tool_arg_string("path").contains("/secret/13/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/13/\")"
 func oRule256(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[256]) {
 		return false, runtime.Err{}
@@ -21383,7 +21383,7 @@ func oRule256(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule257 evaluates rule "R00015" (policy).
-// when: !("role_15" in principal_roles) && principal == "agent:15"
+// when: "!(\"role_15\" in principal_roles) && principal == \"agent:15\""
 func oRule257(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[257]) {
 		return false, runtime.Err{}
@@ -21406,7 +21406,7 @@ func oRule257(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule258 evaluates rule "R00017" (policy).
-// when: "tool_17" in lycaon.turn_tools && tool_arg_string("command").contains("--force-17")
+// when: "\"tool_17\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-17\")"
 func oRule258(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[258]) {
 		return false, runtime.Err{}
@@ -21427,7 +21427,7 @@ func oRule258(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule260 evaluates rule "R00021" (policy).
-// when: !("role_21" in principal_roles) && principal == "agent:21"
+// when: "!(\"role_21\" in principal_roles) && principal == \"agent:21\""
 func oRule260(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[260]) {
 		return false, runtime.Err{}
@@ -21450,7 +21450,7 @@ func oRule260(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule261 evaluates rule "R00023" (policy).
-// when: "tool_23" in lycaon.turn_tools && tool_arg_string("command").contains("--force-23")
+// when: "\"tool_23\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-23\")"
 func oRule261(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[261]) {
 		return false, runtime.Err{}
@@ -21471,7 +21471,7 @@ func oRule261(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule262 evaluates rule "R00025" (policy).
-// when: tool_arg_string("path").contains("/secret/25/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/25/\")"
 func oRule262(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[262]) {
 		return false, runtime.Err{}
@@ -21488,7 +21488,7 @@ func oRule262(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule263 evaluates rule "R00027" (policy).
-// when: !("role_27" in principal_roles) && principal == "agent:27"
+// when: "!(\"role_27\" in principal_roles) && principal == \"agent:27\""
 func oRule263(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[263]) {
 		return false, runtime.Err{}
@@ -21511,7 +21511,7 @@ func oRule263(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule265 evaluates rule "R00031" (policy).
-// when: tool_arg_string("path").contains("/secret/31/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/31/\")"
 func oRule265(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[265]) {
 		return false, runtime.Err{}
@@ -21528,7 +21528,7 @@ func oRule265(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule266 evaluates rule "R00033" (policy).
-// when: !("role_33" in principal_roles) && principal == "agent:33"
+// when: "!(\"role_33\" in principal_roles) && principal == \"agent:33\""
 func oRule266(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[266]) {
 		return false, runtime.Err{}
@@ -21551,7 +21551,7 @@ func oRule266(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule267 evaluates rule "R00035" (policy).
-// when: "tool_35" in lycaon.turn_tools && tool_arg_string("command").contains("--force-35")
+// when: "\"tool_35\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-35\")"
 func oRule267(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[267]) {
 		return false, runtime.Err{}
@@ -21572,7 +21572,7 @@ func oRule267(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule268 evaluates rule "R00037" (policy).
-// when: tool_arg_string("path").contains("/secret/37/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/37/\")"
 func oRule268(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[268]) {
 		return false, runtime.Err{}
@@ -21589,7 +21589,7 @@ func oRule268(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule270 evaluates rule "R00041" (policy).
-// when: "tool_41" in lycaon.turn_tools && tool_arg_string("command").contains("--force-41")
+// when: "\"tool_41\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-41\")"
 func oRule270(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[270]) {
 		return false, runtime.Err{}
@@ -21610,7 +21610,7 @@ func oRule270(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule271 evaluates rule "R00043" (policy).
-// when: tool_arg_string("path").contains("/secret/43/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/43/\")"
 func oRule271(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[271]) {
 		return false, runtime.Err{}
@@ -21627,7 +21627,7 @@ func oRule271(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule272 evaluates rule "R00045" (policy).
-// when: !("role_45" in principal_roles) && principal == "agent:45"
+// when: "!(\"role_45\" in principal_roles) && principal == \"agent:45\""
 func oRule272(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[272]) {
 		return false, runtime.Err{}
@@ -21650,7 +21650,7 @@ func oRule272(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule273 evaluates rule "R00047" (policy).
-// when: "tool_47" in lycaon.turn_tools && tool_arg_string("command").contains("--force-47")
+// when: "\"tool_47\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-47\")"
 func oRule273(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[273]) {
 		return false, runtime.Err{}
@@ -21671,7 +21671,7 @@ func oRule273(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule275 evaluates rule "R00051" (policy).
-// when: !("role_51" in principal_roles) && principal == "agent:51"
+// when: "!(\"role_51\" in principal_roles) && principal == \"agent:51\""
 func oRule275(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[275]) {
 		return false, runtime.Err{}
@@ -21694,7 +21694,7 @@ func oRule275(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule276 evaluates rule "R00053" (policy).
-// when: "tool_53" in lycaon.turn_tools && tool_arg_string("command").contains("--force-53")
+// when: "\"tool_53\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-53\")"
 func oRule276(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[276]) {
 		return false, runtime.Err{}
@@ -21715,7 +21715,7 @@ func oRule276(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule277 evaluates rule "R00055" (policy).
-// when: tool_arg_string("path").contains("/secret/55/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/55/\")"
 func oRule277(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[277]) {
 		return false, runtime.Err{}
@@ -21732,7 +21732,7 @@ func oRule277(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule278 evaluates rule "R00057" (policy).
-// when: !("role_57" in principal_roles) && principal == "agent:57"
+// when: "!(\"role_57\" in principal_roles) && principal == \"agent:57\""
 func oRule278(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[278]) {
 		return false, runtime.Err{}
@@ -21755,7 +21755,7 @@ func oRule278(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule280 evaluates rule "R00061" (policy).
-// when: tool_arg_string("path").contains("/secret/61/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/61/\")"
 func oRule280(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[280]) {
 		return false, runtime.Err{}
@@ -21772,7 +21772,7 @@ func oRule280(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule281 evaluates rule "R00063" (policy).
-// when: !("role_63" in principal_roles) && principal == "agent:63"
+// when: "!(\"role_63\" in principal_roles) && principal == \"agent:63\""
 func oRule281(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[281]) {
 		return false, runtime.Err{}
@@ -21795,7 +21795,7 @@ func oRule281(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule282 evaluates rule "R00065" (policy).
-// when: "tool_65" in lycaon.turn_tools && tool_arg_string("command").contains("--force-65")
+// when: "\"tool_65\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-65\")"
 func oRule282(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[282]) {
 		return false, runtime.Err{}
@@ -21816,7 +21816,7 @@ func oRule282(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule283 evaluates rule "R00067" (policy).
-// when: tool_arg_string("path").contains("/secret/67/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/67/\")"
 func oRule283(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[283]) {
 		return false, runtime.Err{}
@@ -21833,7 +21833,7 @@ func oRule283(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule285 evaluates rule "R00071" (policy).
-// when: "tool_71" in lycaon.turn_tools && tool_arg_string("command").contains("--force-71")
+// when: "\"tool_71\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-71\")"
 func oRule285(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[285]) {
 		return false, runtime.Err{}
@@ -21854,7 +21854,7 @@ func oRule285(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule286 evaluates rule "R00073" (policy).
-// when: tool_arg_string("path").contains("/secret/73/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/73/\")"
 func oRule286(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[286]) {
 		return false, runtime.Err{}
@@ -21871,7 +21871,7 @@ func oRule286(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule287 evaluates rule "R00075" (policy).
-// when: !("role_75" in principal_roles) && principal == "agent:75"
+// when: "!(\"role_75\" in principal_roles) && principal == \"agent:75\""
 func oRule287(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[287]) {
 		return false, runtime.Err{}
@@ -21894,7 +21894,7 @@ func oRule287(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule288 evaluates rule "R00077" (policy).
-// when: "tool_77" in lycaon.turn_tools && tool_arg_string("command").contains("--force-77")
+// when: "\"tool_77\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-77\")"
 func oRule288(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[288]) {
 		return false, runtime.Err{}
@@ -21915,7 +21915,7 @@ func oRule288(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule290 evaluates rule "R00081" (policy).
-// when: !("role_81" in principal_roles) && principal == "agent:81"
+// when: "!(\"role_81\" in principal_roles) && principal == \"agent:81\""
 func oRule290(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[290]) {
 		return false, runtime.Err{}
@@ -21938,7 +21938,7 @@ func oRule290(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule291 evaluates rule "R00083" (policy).
-// when: "tool_83" in lycaon.turn_tools && tool_arg_string("command").contains("--force-83")
+// when: "\"tool_83\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-83\")"
 func oRule291(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[291]) {
 		return false, runtime.Err{}
@@ -21959,7 +21959,7 @@ func oRule291(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule292 evaluates rule "R00085" (policy).
-// when: tool_arg_string("path").contains("/secret/85/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/85/\")"
 func oRule292(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[292]) {
 		return false, runtime.Err{}
@@ -21976,7 +21976,7 @@ func oRule292(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule293 evaluates rule "R00087" (policy).
-// when: !("role_87" in principal_roles) && principal == "agent:87"
+// when: "!(\"role_87\" in principal_roles) && principal == \"agent:87\""
 func oRule293(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[293]) {
 		return false, runtime.Err{}
@@ -21999,7 +21999,7 @@ func oRule293(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule295 evaluates rule "R00091" (policy).
-// when: tool_arg_string("path").contains("/secret/91/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/91/\")"
 func oRule295(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[295]) {
 		return false, runtime.Err{}
@@ -22016,7 +22016,7 @@ func oRule295(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule296 evaluates rule "R00093" (policy).
-// when: !("role_93" in principal_roles) && principal == "agent:93"
+// when: "!(\"role_93\" in principal_roles) && principal == \"agent:93\""
 func oRule296(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[296]) {
 		return false, runtime.Err{}
@@ -22039,7 +22039,7 @@ func oRule296(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule297 evaluates rule "R00095" (policy).
-// when: "tool_95" in lycaon.turn_tools && tool_arg_string("command").contains("--force-95")
+// when: "\"tool_95\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-95\")"
 func oRule297(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[297]) {
 		return false, runtime.Err{}
@@ -22060,7 +22060,7 @@ func oRule297(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule298 evaluates rule "R00097" (policy).
-// when: tool_arg_string("path").contains("/secret/97/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/97/\")"
 func oRule298(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[298]) {
 		return false, runtime.Err{}
@@ -22077,7 +22077,7 @@ func oRule298(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule300 evaluates rule "R00101" (policy).
-// when: "tool_101" in lycaon.turn_tools && tool_arg_string("command").contains("--force-101")
+// when: "\"tool_101\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-101\")"
 func oRule300(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[300]) {
 		return false, runtime.Err{}
@@ -22098,7 +22098,7 @@ func oRule300(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule301 evaluates rule "R00103" (policy).
-// when: tool_arg_string("path").contains("/secret/103/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/103/\")"
 func oRule301(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[301]) {
 		return false, runtime.Err{}
@@ -22115,7 +22115,7 @@ func oRule301(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule302 evaluates rule "R00105" (policy).
-// when: !("role_105" in principal_roles) && principal == "agent:105"
+// when: "!(\"role_105\" in principal_roles) && principal == \"agent:105\""
 func oRule302(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[302]) {
 		return false, runtime.Err{}
@@ -22138,7 +22138,7 @@ func oRule302(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule303 evaluates rule "R00107" (policy).
-// when: "tool_107" in lycaon.turn_tools && tool_arg_string("command").contains("--force-107")
+// when: "\"tool_107\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-107\")"
 func oRule303(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[303]) {
 		return false, runtime.Err{}
@@ -22159,7 +22159,7 @@ func oRule303(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule305 evaluates rule "R00111" (policy).
-// when: !("role_111" in principal_roles) && principal == "agent:111"
+// when: "!(\"role_111\" in principal_roles) && principal == \"agent:111\""
 func oRule305(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[305]) {
 		return false, runtime.Err{}
@@ -22182,7 +22182,7 @@ func oRule305(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule306 evaluates rule "R00113" (policy).
-// when: "tool_113" in lycaon.turn_tools && tool_arg_string("command").contains("--force-113")
+// when: "\"tool_113\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-113\")"
 func oRule306(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[306]) {
 		return false, runtime.Err{}
@@ -22203,7 +22203,7 @@ func oRule306(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule307 evaluates rule "R00115" (policy).
-// when: tool_arg_string("path").contains("/secret/115/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/115/\")"
 func oRule307(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[307]) {
 		return false, runtime.Err{}
@@ -22220,7 +22220,7 @@ func oRule307(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule308 evaluates rule "R00117" (policy).
-// when: !("role_117" in principal_roles) && principal == "agent:117"
+// when: "!(\"role_117\" in principal_roles) && principal == \"agent:117\""
 func oRule308(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[308]) {
 		return false, runtime.Err{}
@@ -22243,7 +22243,7 @@ func oRule308(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule310 evaluates rule "R00121" (policy).
-// when: tool_arg_string("path").contains("/secret/121/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/121/\")"
 func oRule310(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[310]) {
 		return false, runtime.Err{}
@@ -22260,7 +22260,7 @@ func oRule310(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule311 evaluates rule "R00123" (policy).
-// when: !("role_123" in principal_roles) && principal == "agent:123"
+// when: "!(\"role_123\" in principal_roles) && principal == \"agent:123\""
 func oRule311(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[311]) {
 		return false, runtime.Err{}
@@ -22283,7 +22283,7 @@ func oRule311(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule312 evaluates rule "R00125" (policy).
-// when: "tool_125" in lycaon.turn_tools && tool_arg_string("command").contains("--force-125")
+// when: "\"tool_125\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-125\")"
 func oRule312(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[312]) {
 		return false, runtime.Err{}
@@ -22304,7 +22304,7 @@ func oRule312(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule313 evaluates rule "R00127" (policy).
-// when: tool_arg_string("path").contains("/secret/127/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/127/\")"
 func oRule313(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[313]) {
 		return false, runtime.Err{}
@@ -22321,7 +22321,7 @@ func oRule313(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule315 evaluates rule "R00131" (policy).
-// when: "tool_131" in lycaon.turn_tools && tool_arg_string("command").contains("--force-131")
+// when: "\"tool_131\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-131\")"
 func oRule315(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[315]) {
 		return false, runtime.Err{}
@@ -22342,7 +22342,7 @@ func oRule315(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule316 evaluates rule "R00133" (policy).
-// when: tool_arg_string("path").contains("/secret/133/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/133/\")"
 func oRule316(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[316]) {
 		return false, runtime.Err{}
@@ -22359,7 +22359,7 @@ func oRule316(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule317 evaluates rule "R00135" (policy).
-// when: !("role_135" in principal_roles) && principal == "agent:135"
+// when: "!(\"role_135\" in principal_roles) && principal == \"agent:135\""
 func oRule317(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[317]) {
 		return false, runtime.Err{}
@@ -22382,7 +22382,7 @@ func oRule317(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule318 evaluates rule "R00137" (policy).
-// when: "tool_137" in lycaon.turn_tools && tool_arg_string("command").contains("--force-137")
+// when: "\"tool_137\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-137\")"
 func oRule318(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[318]) {
 		return false, runtime.Err{}
@@ -22403,7 +22403,7 @@ func oRule318(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule320 evaluates rule "R00141" (policy).
-// when: !("role_141" in principal_roles) && principal == "agent:141"
+// when: "!(\"role_141\" in principal_roles) && principal == \"agent:141\""
 func oRule320(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[320]) {
 		return false, runtime.Err{}
@@ -22426,7 +22426,7 @@ func oRule320(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule321 evaluates rule "R00143" (policy).
-// when: "tool_143" in lycaon.turn_tools && tool_arg_string("command").contains("--force-143")
+// when: "\"tool_143\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-143\")"
 func oRule321(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[321]) {
 		return false, runtime.Err{}
@@ -22447,7 +22447,7 @@ func oRule321(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule322 evaluates rule "R00145" (policy).
-// when: tool_arg_string("path").contains("/secret/145/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/145/\")"
 func oRule322(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[322]) {
 		return false, runtime.Err{}
@@ -22464,7 +22464,7 @@ func oRule322(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule323 evaluates rule "R00147" (policy).
-// when: !("role_147" in principal_roles) && principal == "agent:147"
+// when: "!(\"role_147\" in principal_roles) && principal == \"agent:147\""
 func oRule323(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[323]) {
 		return false, runtime.Err{}
@@ -22487,7 +22487,7 @@ func oRule323(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule325 evaluates rule "R00151" (policy).
-// when: tool_arg_string("path").contains("/secret/151/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/151/\")"
 func oRule325(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[325]) {
 		return false, runtime.Err{}
@@ -22504,7 +22504,7 @@ func oRule325(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule326 evaluates rule "R00153" (policy).
-// when: !("role_153" in principal_roles) && principal == "agent:153"
+// when: "!(\"role_153\" in principal_roles) && principal == \"agent:153\""
 func oRule326(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[326]) {
 		return false, runtime.Err{}
@@ -22527,7 +22527,7 @@ func oRule326(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule327 evaluates rule "R00155" (policy).
-// when: "tool_155" in lycaon.turn_tools && tool_arg_string("command").contains("--force-155")
+// when: "\"tool_155\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-155\")"
 func oRule327(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[327]) {
 		return false, runtime.Err{}
@@ -22548,7 +22548,7 @@ func oRule327(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule328 evaluates rule "R00157" (policy).
-// when: tool_arg_string("path").contains("/secret/157/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/157/\")"
 func oRule328(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[328]) {
 		return false, runtime.Err{}
@@ -22565,7 +22565,7 @@ func oRule328(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule330 evaluates rule "R00161" (policy).
-// when: "tool_161" in lycaon.turn_tools && tool_arg_string("command").contains("--force-161")
+// when: "\"tool_161\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-161\")"
 func oRule330(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[330]) {
 		return false, runtime.Err{}
@@ -22586,7 +22586,7 @@ func oRule330(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule331 evaluates rule "R00163" (policy).
-// when: tool_arg_string("path").contains("/secret/163/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/163/\")"
 func oRule331(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[331]) {
 		return false, runtime.Err{}
@@ -22603,7 +22603,7 @@ func oRule331(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule332 evaluates rule "R00165" (policy).
-// when: !("role_165" in principal_roles) && principal == "agent:165"
+// when: "!(\"role_165\" in principal_roles) && principal == \"agent:165\""
 func oRule332(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[332]) {
 		return false, runtime.Err{}
@@ -22626,7 +22626,7 @@ func oRule332(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule333 evaluates rule "R00167" (policy).
-// when: "tool_167" in lycaon.turn_tools && tool_arg_string("command").contains("--force-167")
+// when: "\"tool_167\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-167\")"
 func oRule333(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[333]) {
 		return false, runtime.Err{}
@@ -22647,7 +22647,7 @@ func oRule333(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule335 evaluates rule "R00171" (policy).
-// when: !("role_171" in principal_roles) && principal == "agent:171"
+// when: "!(\"role_171\" in principal_roles) && principal == \"agent:171\""
 func oRule335(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[335]) {
 		return false, runtime.Err{}
@@ -22670,7 +22670,7 @@ func oRule335(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule336 evaluates rule "R00173" (policy).
-// when: "tool_173" in lycaon.turn_tools && tool_arg_string("command").contains("--force-173")
+// when: "\"tool_173\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-173\")"
 func oRule336(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[336]) {
 		return false, runtime.Err{}
@@ -22691,7 +22691,7 @@ func oRule336(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule337 evaluates rule "R00175" (policy).
-// when: tool_arg_string("path").contains("/secret/175/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/175/\")"
 func oRule337(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[337]) {
 		return false, runtime.Err{}
@@ -22708,7 +22708,7 @@ func oRule337(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule338 evaluates rule "R00177" (policy).
-// when: !("role_177" in principal_roles) && principal == "agent:177"
+// when: "!(\"role_177\" in principal_roles) && principal == \"agent:177\""
 func oRule338(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[338]) {
 		return false, runtime.Err{}
@@ -22731,7 +22731,7 @@ func oRule338(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule340 evaluates rule "R00181" (policy).
-// when: tool_arg_string("path").contains("/secret/181/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/181/\")"
 func oRule340(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[340]) {
 		return false, runtime.Err{}
@@ -22748,7 +22748,7 @@ func oRule340(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule341 evaluates rule "R00183" (policy).
-// when: !("role_183" in principal_roles) && principal == "agent:183"
+// when: "!(\"role_183\" in principal_roles) && principal == \"agent:183\""
 func oRule341(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[341]) {
 		return false, runtime.Err{}
@@ -22771,7 +22771,7 @@ func oRule341(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule342 evaluates rule "R00185" (policy).
-// when: "tool_185" in lycaon.turn_tools && tool_arg_string("command").contains("--force-185")
+// when: "\"tool_185\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-185\")"
 func oRule342(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[342]) {
 		return false, runtime.Err{}
@@ -22792,7 +22792,7 @@ func oRule342(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule343 evaluates rule "R00187" (policy).
-// when: tool_arg_string("path").contains("/secret/187/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/187/\")"
 func oRule343(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[343]) {
 		return false, runtime.Err{}
@@ -22809,7 +22809,7 @@ func oRule343(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule345 evaluates rule "R00191" (policy).
-// when: "tool_191" in lycaon.turn_tools && tool_arg_string("command").contains("--force-191")
+// when: "\"tool_191\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-191\")"
 func oRule345(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[345]) {
 		return false, runtime.Err{}
@@ -22830,7 +22830,7 @@ func oRule345(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule346 evaluates rule "R00193" (policy).
-// when: tool_arg_string("path").contains("/secret/193/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/193/\")"
 func oRule346(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[346]) {
 		return false, runtime.Err{}
@@ -22847,7 +22847,7 @@ func oRule346(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule347 evaluates rule "R00195" (policy).
-// when: !("role_195" in principal_roles) && principal == "agent:195"
+// when: "!(\"role_195\" in principal_roles) && principal == \"agent:195\""
 func oRule347(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[347]) {
 		return false, runtime.Err{}
@@ -22870,7 +22870,7 @@ func oRule347(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule348 evaluates rule "R00197" (policy).
-// when: "tool_197" in lycaon.turn_tools && tool_arg_string("command").contains("--force-197")
+// when: "\"tool_197\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-197\")"
 func oRule348(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[348]) {
 		return false, runtime.Err{}
@@ -22891,7 +22891,7 @@ func oRule348(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule350 evaluates rule "R00201" (policy).
-// when: !("role_201" in principal_roles) && principal == "agent:201"
+// when: "!(\"role_201\" in principal_roles) && principal == \"agent:201\""
 func oRule350(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[350]) {
 		return false, runtime.Err{}
@@ -22914,7 +22914,7 @@ func oRule350(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule351 evaluates rule "R00203" (policy).
-// when: "tool_203" in lycaon.turn_tools && tool_arg_string("command").contains("--force-203")
+// when: "\"tool_203\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-203\")"
 func oRule351(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[351]) {
 		return false, runtime.Err{}
@@ -22935,7 +22935,7 @@ func oRule351(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule352 evaluates rule "R00205" (policy).
-// when: tool_arg_string("path").contains("/secret/205/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/205/\")"
 func oRule352(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[352]) {
 		return false, runtime.Err{}
@@ -22952,7 +22952,7 @@ func oRule352(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule353 evaluates rule "R00207" (policy).
-// when: !("role_207" in principal_roles) && principal == "agent:207"
+// when: "!(\"role_207\" in principal_roles) && principal == \"agent:207\""
 func oRule353(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[353]) {
 		return false, runtime.Err{}
@@ -22975,7 +22975,7 @@ func oRule353(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule355 evaluates rule "R00211" (policy).
-// when: tool_arg_string("path").contains("/secret/211/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/211/\")"
 func oRule355(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[355]) {
 		return false, runtime.Err{}
@@ -22992,7 +22992,7 @@ func oRule355(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule356 evaluates rule "R00213" (policy).
-// when: !("role_213" in principal_roles) && principal == "agent:213"
+// when: "!(\"role_213\" in principal_roles) && principal == \"agent:213\""
 func oRule356(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[356]) {
 		return false, runtime.Err{}
@@ -23015,7 +23015,7 @@ func oRule356(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule357 evaluates rule "R00215" (policy).
-// when: "tool_215" in lycaon.turn_tools && tool_arg_string("command").contains("--force-215")
+// when: "\"tool_215\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-215\")"
 func oRule357(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[357]) {
 		return false, runtime.Err{}
@@ -23036,7 +23036,7 @@ func oRule357(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule358 evaluates rule "R00217" (policy).
-// when: tool_arg_string("path").contains("/secret/217/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/217/\")"
 func oRule358(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[358]) {
 		return false, runtime.Err{}
@@ -23053,7 +23053,7 @@ func oRule358(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule360 evaluates rule "R00221" (policy).
-// when: "tool_221" in lycaon.turn_tools && tool_arg_string("command").contains("--force-221")
+// when: "\"tool_221\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-221\")"
 func oRule360(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[360]) {
 		return false, runtime.Err{}
@@ -23074,7 +23074,7 @@ func oRule360(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule361 evaluates rule "R00223" (policy).
-// when: tool_arg_string("path").contains("/secret/223/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/223/\")"
 func oRule361(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[361]) {
 		return false, runtime.Err{}
@@ -23091,7 +23091,7 @@ func oRule361(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule362 evaluates rule "R00225" (policy).
-// when: !("role_225" in principal_roles) && principal == "agent:225"
+// when: "!(\"role_225\" in principal_roles) && principal == \"agent:225\""
 func oRule362(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[362]) {
 		return false, runtime.Err{}
@@ -23114,7 +23114,7 @@ func oRule362(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule363 evaluates rule "R00227" (policy).
-// when: "tool_227" in lycaon.turn_tools && tool_arg_string("command").contains("--force-227")
+// when: "\"tool_227\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-227\")"
 func oRule363(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[363]) {
 		return false, runtime.Err{}
@@ -23135,7 +23135,7 @@ func oRule363(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule365 evaluates rule "R00231" (policy).
-// when: !("role_231" in principal_roles) && principal == "agent:231"
+// when: "!(\"role_231\" in principal_roles) && principal == \"agent:231\""
 func oRule365(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[365]) {
 		return false, runtime.Err{}
@@ -23158,7 +23158,7 @@ func oRule365(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule366 evaluates rule "R00233" (policy).
-// when: "tool_233" in lycaon.turn_tools && tool_arg_string("command").contains("--force-233")
+// when: "\"tool_233\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-233\")"
 func oRule366(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[366]) {
 		return false, runtime.Err{}
@@ -23179,7 +23179,7 @@ func oRule366(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule367 evaluates rule "R00235" (policy).
-// when: tool_arg_string("path").contains("/secret/235/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/235/\")"
 func oRule367(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[367]) {
 		return false, runtime.Err{}
@@ -23196,7 +23196,7 @@ func oRule367(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule368 evaluates rule "R00237" (policy).
-// when: !("role_237" in principal_roles) && principal == "agent:237"
+// when: "!(\"role_237\" in principal_roles) && principal == \"agent:237\""
 func oRule368(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[368]) {
 		return false, runtime.Err{}
@@ -23219,7 +23219,7 @@ func oRule368(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule370 evaluates rule "R00241" (policy).
-// when: tool_arg_string("path").contains("/secret/241/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/241/\")"
 func oRule370(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[370]) {
 		return false, runtime.Err{}
@@ -23236,7 +23236,7 @@ func oRule370(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule371 evaluates rule "R00243" (policy).
-// when: !("role_243" in principal_roles) && principal == "agent:243"
+// when: "!(\"role_243\" in principal_roles) && principal == \"agent:243\""
 func oRule371(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[371]) {
 		return false, runtime.Err{}
@@ -23259,7 +23259,7 @@ func oRule371(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule372 evaluates rule "R00245" (policy).
-// when: "tool_245" in lycaon.turn_tools && tool_arg_string("command").contains("--force-245")
+// when: "\"tool_245\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-245\")"
 func oRule372(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[372]) {
 		return false, runtime.Err{}
@@ -23280,7 +23280,7 @@ func oRule372(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule373 evaluates rule "R00247" (policy).
-// when: tool_arg_string("path").contains("/secret/247/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/247/\")"
 func oRule373(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[373]) {
 		return false, runtime.Err{}
@@ -23297,7 +23297,7 @@ func oRule373(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule375 evaluates rule "R00251" (policy).
-// when: "tool_251" in lycaon.turn_tools && tool_arg_string("command").contains("--force-251")
+// when: "\"tool_251\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-251\")"
 func oRule375(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[375]) {
 		return false, runtime.Err{}
@@ -23318,7 +23318,7 @@ func oRule375(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule376 evaluates rule "R00253" (policy).
-// when: tool_arg_string("path").contains("/secret/253/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/253/\")"
 func oRule376(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[376]) {
 		return false, runtime.Err{}
@@ -23335,7 +23335,7 @@ func oRule376(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule377 evaluates rule "R00255" (policy).
-// when: !("role_255" in principal_roles) && principal == "agent:255"
+// when: "!(\"role_255\" in principal_roles) && principal == \"agent:255\""
 func oRule377(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[377]) {
 		return false, runtime.Err{}
@@ -23358,7 +23358,7 @@ func oRule377(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule378 evaluates rule "R00257" (policy).
-// when: "tool_257" in lycaon.turn_tools && tool_arg_string("command").contains("--force-257")
+// when: "\"tool_257\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-257\")"
 func oRule378(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[378]) {
 		return false, runtime.Err{}
@@ -23379,7 +23379,7 @@ func oRule378(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule380 evaluates rule "R00261" (policy).
-// when: !("role_261" in principal_roles) && principal == "agent:261"
+// when: "!(\"role_261\" in principal_roles) && principal == \"agent:261\""
 func oRule380(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[380]) {
 		return false, runtime.Err{}
@@ -23402,7 +23402,7 @@ func oRule380(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule381 evaluates rule "R00263" (policy).
-// when: "tool_263" in lycaon.turn_tools && tool_arg_string("command").contains("--force-263")
+// when: "\"tool_263\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-263\")"
 func oRule381(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[381]) {
 		return false, runtime.Err{}
@@ -23423,7 +23423,7 @@ func oRule381(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule382 evaluates rule "R00265" (policy).
-// when: tool_arg_string("path").contains("/secret/265/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/265/\")"
 func oRule382(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[382]) {
 		return false, runtime.Err{}
@@ -23440,7 +23440,7 @@ func oRule382(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule383 evaluates rule "R00267" (policy).
-// when: !("role_267" in principal_roles) && principal == "agent:267"
+// when: "!(\"role_267\" in principal_roles) && principal == \"agent:267\""
 func oRule383(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[383]) {
 		return false, runtime.Err{}
@@ -23463,7 +23463,7 @@ func oRule383(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule385 evaluates rule "R00271" (policy).
-// when: tool_arg_string("path").contains("/secret/271/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/271/\")"
 func oRule385(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[385]) {
 		return false, runtime.Err{}
@@ -23480,7 +23480,7 @@ func oRule385(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule386 evaluates rule "R00273" (policy).
-// when: !("role_273" in principal_roles) && principal == "agent:273"
+// when: "!(\"role_273\" in principal_roles) && principal == \"agent:273\""
 func oRule386(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[386]) {
 		return false, runtime.Err{}
@@ -23503,7 +23503,7 @@ func oRule386(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule387 evaluates rule "R00275" (policy).
-// when: "tool_275" in lycaon.turn_tools && tool_arg_string("command").contains("--force-275")
+// when: "\"tool_275\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-275\")"
 func oRule387(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[387]) {
 		return false, runtime.Err{}
@@ -23524,7 +23524,7 @@ func oRule387(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule388 evaluates rule "R00277" (policy).
-// when: tool_arg_string("path").contains("/secret/277/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/277/\")"
 func oRule388(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[388]) {
 		return false, runtime.Err{}
@@ -23541,7 +23541,7 @@ func oRule388(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule390 evaluates rule "R00281" (policy).
-// when: "tool_281" in lycaon.turn_tools && tool_arg_string("command").contains("--force-281")
+// when: "\"tool_281\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-281\")"
 func oRule390(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[390]) {
 		return false, runtime.Err{}
@@ -23562,7 +23562,7 @@ func oRule390(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule391 evaluates rule "R00283" (policy).
-// when: tool_arg_string("path").contains("/secret/283/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/283/\")"
 func oRule391(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[391]) {
 		return false, runtime.Err{}
@@ -23579,7 +23579,7 @@ func oRule391(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule392 evaluates rule "R00285" (policy).
-// when: !("role_285" in principal_roles) && principal == "agent:285"
+// when: "!(\"role_285\" in principal_roles) && principal == \"agent:285\""
 func oRule392(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[392]) {
 		return false, runtime.Err{}
@@ -23602,7 +23602,7 @@ func oRule392(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule393 evaluates rule "R00287" (policy).
-// when: "tool_287" in lycaon.turn_tools && tool_arg_string("command").contains("--force-287")
+// when: "\"tool_287\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-287\")"
 func oRule393(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[393]) {
 		return false, runtime.Err{}
@@ -23623,7 +23623,7 @@ func oRule393(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule395 evaluates rule "R00291" (policy).
-// when: !("role_291" in principal_roles) && principal == "agent:291"
+// when: "!(\"role_291\" in principal_roles) && principal == \"agent:291\""
 func oRule395(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[395]) {
 		return false, runtime.Err{}
@@ -23646,7 +23646,7 @@ func oRule395(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule396 evaluates rule "R00293" (policy).
-// when: "tool_293" in lycaon.turn_tools && tool_arg_string("command").contains("--force-293")
+// when: "\"tool_293\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-293\")"
 func oRule396(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[396]) {
 		return false, runtime.Err{}
@@ -23667,7 +23667,7 @@ func oRule396(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule397 evaluates rule "R00295" (policy).
-// when: tool_arg_string("path").contains("/secret/295/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/295/\")"
 func oRule397(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[397]) {
 		return false, runtime.Err{}
@@ -23684,7 +23684,7 @@ func oRule397(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule398 evaluates rule "R00297" (policy).
-// when: !("role_297" in principal_roles) && principal == "agent:297"
+// when: "!(\"role_297\" in principal_roles) && principal == \"agent:297\""
 func oRule398(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[398]) {
 		return false, runtime.Err{}
@@ -23707,7 +23707,7 @@ func oRule398(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule400 evaluates rule "R00301" (policy).
-// when: tool_arg_string("path").contains("/secret/301/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/301/\")"
 func oRule400(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[400]) {
 		return false, runtime.Err{}
@@ -23724,7 +23724,7 @@ func oRule400(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule401 evaluates rule "R00303" (policy).
-// when: !("role_303" in principal_roles) && principal == "agent:303"
+// when: "!(\"role_303\" in principal_roles) && principal == \"agent:303\""
 func oRule401(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[401]) {
 		return false, runtime.Err{}
@@ -23747,7 +23747,7 @@ func oRule401(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule402 evaluates rule "R00305" (policy).
-// when: "tool_305" in lycaon.turn_tools && tool_arg_string("command").contains("--force-305")
+// when: "\"tool_305\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-305\")"
 func oRule402(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[402]) {
 		return false, runtime.Err{}
@@ -23768,7 +23768,7 @@ func oRule402(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule403 evaluates rule "R00307" (policy).
-// when: tool_arg_string("path").contains("/secret/307/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/307/\")"
 func oRule403(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[403]) {
 		return false, runtime.Err{}
@@ -23785,7 +23785,7 @@ func oRule403(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule405 evaluates rule "R00311" (policy).
-// when: "tool_311" in lycaon.turn_tools && tool_arg_string("command").contains("--force-311")
+// when: "\"tool_311\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-311\")"
 func oRule405(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[405]) {
 		return false, runtime.Err{}
@@ -23806,7 +23806,7 @@ func oRule405(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule406 evaluates rule "R00313" (policy).
-// when: tool_arg_string("path").contains("/secret/313/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/313/\")"
 func oRule406(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[406]) {
 		return false, runtime.Err{}
@@ -23823,7 +23823,7 @@ func oRule406(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule407 evaluates rule "R00315" (policy).
-// when: !("role_315" in principal_roles) && principal == "agent:315"
+// when: "!(\"role_315\" in principal_roles) && principal == \"agent:315\""
 func oRule407(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[407]) {
 		return false, runtime.Err{}
@@ -23846,7 +23846,7 @@ func oRule407(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule408 evaluates rule "R00317" (policy).
-// when: "tool_317" in lycaon.turn_tools && tool_arg_string("command").contains("--force-317")
+// when: "\"tool_317\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-317\")"
 func oRule408(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[408]) {
 		return false, runtime.Err{}
@@ -23867,7 +23867,7 @@ func oRule408(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule410 evaluates rule "R00321" (policy).
-// when: !("role_321" in principal_roles) && principal == "agent:321"
+// when: "!(\"role_321\" in principal_roles) && principal == \"agent:321\""
 func oRule410(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[410]) {
 		return false, runtime.Err{}
@@ -23890,7 +23890,7 @@ func oRule410(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule411 evaluates rule "R00323" (policy).
-// when: "tool_323" in lycaon.turn_tools && tool_arg_string("command").contains("--force-323")
+// when: "\"tool_323\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-323\")"
 func oRule411(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[411]) {
 		return false, runtime.Err{}
@@ -23911,7 +23911,7 @@ func oRule411(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule412 evaluates rule "R00325" (policy).
-// when: tool_arg_string("path").contains("/secret/325/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/325/\")"
 func oRule412(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[412]) {
 		return false, runtime.Err{}
@@ -23928,7 +23928,7 @@ func oRule412(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule413 evaluates rule "R00327" (policy).
-// when: !("role_327" in principal_roles) && principal == "agent:327"
+// when: "!(\"role_327\" in principal_roles) && principal == \"agent:327\""
 func oRule413(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[413]) {
 		return false, runtime.Err{}
@@ -23951,7 +23951,7 @@ func oRule413(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule415 evaluates rule "R00331" (policy).
-// when: tool_arg_string("path").contains("/secret/331/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/331/\")"
 func oRule415(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[415]) {
 		return false, runtime.Err{}
@@ -23968,7 +23968,7 @@ func oRule415(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule416 evaluates rule "R00333" (policy).
-// when: !("role_333" in principal_roles) && principal == "agent:333"
+// when: "!(\"role_333\" in principal_roles) && principal == \"agent:333\""
 func oRule416(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[416]) {
 		return false, runtime.Err{}
@@ -23991,7 +23991,7 @@ func oRule416(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule417 evaluates rule "R00335" (policy).
-// when: "tool_335" in lycaon.turn_tools && tool_arg_string("command").contains("--force-335")
+// when: "\"tool_335\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-335\")"
 func oRule417(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[417]) {
 		return false, runtime.Err{}
@@ -24012,7 +24012,7 @@ func oRule417(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule418 evaluates rule "R00337" (policy).
-// when: tool_arg_string("path").contains("/secret/337/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/337/\")"
 func oRule418(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[418]) {
 		return false, runtime.Err{}
@@ -24029,7 +24029,7 @@ func oRule418(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule420 evaluates rule "R00341" (policy).
-// when: "tool_341" in lycaon.turn_tools && tool_arg_string("command").contains("--force-341")
+// when: "\"tool_341\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-341\")"
 func oRule420(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[420]) {
 		return false, runtime.Err{}
@@ -24050,7 +24050,7 @@ func oRule420(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule421 evaluates rule "R00343" (policy).
-// when: tool_arg_string("path").contains("/secret/343/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/343/\")"
 func oRule421(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[421]) {
 		return false, runtime.Err{}
@@ -24067,7 +24067,7 @@ func oRule421(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule422 evaluates rule "R00345" (policy).
-// when: !("role_345" in principal_roles) && principal == "agent:345"
+// when: "!(\"role_345\" in principal_roles) && principal == \"agent:345\""
 func oRule422(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[422]) {
 		return false, runtime.Err{}
@@ -24090,7 +24090,7 @@ func oRule422(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule423 evaluates rule "R00347" (policy).
-// when: "tool_347" in lycaon.turn_tools && tool_arg_string("command").contains("--force-347")
+// when: "\"tool_347\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-347\")"
 func oRule423(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[423]) {
 		return false, runtime.Err{}
@@ -24111,7 +24111,7 @@ func oRule423(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule425 evaluates rule "R00351" (policy).
-// when: !("role_351" in principal_roles) && principal == "agent:351"
+// when: "!(\"role_351\" in principal_roles) && principal == \"agent:351\""
 func oRule425(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[425]) {
 		return false, runtime.Err{}
@@ -24134,7 +24134,7 @@ func oRule425(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule426 evaluates rule "R00353" (policy).
-// when: "tool_353" in lycaon.turn_tools && tool_arg_string("command").contains("--force-353")
+// when: "\"tool_353\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-353\")"
 func oRule426(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[426]) {
 		return false, runtime.Err{}
@@ -24155,7 +24155,7 @@ func oRule426(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule427 evaluates rule "R00355" (policy).
-// when: tool_arg_string("path").contains("/secret/355/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/355/\")"
 func oRule427(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[427]) {
 		return false, runtime.Err{}
@@ -24172,7 +24172,7 @@ func oRule427(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule428 evaluates rule "R00357" (policy).
-// when: !("role_357" in principal_roles) && principal == "agent:357"
+// when: "!(\"role_357\" in principal_roles) && principal == \"agent:357\""
 func oRule428(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[428]) {
 		return false, runtime.Err{}
@@ -24195,7 +24195,7 @@ func oRule428(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule430 evaluates rule "R00361" (policy).
-// when: tool_arg_string("path").contains("/secret/361/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/361/\")"
 func oRule430(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[430]) {
 		return false, runtime.Err{}
@@ -24212,7 +24212,7 @@ func oRule430(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule431 evaluates rule "R00363" (policy).
-// when: !("role_363" in principal_roles) && principal == "agent:363"
+// when: "!(\"role_363\" in principal_roles) && principal == \"agent:363\""
 func oRule431(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[431]) {
 		return false, runtime.Err{}
@@ -24235,7 +24235,7 @@ func oRule431(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule432 evaluates rule "R00365" (policy).
-// when: "tool_365" in lycaon.turn_tools && tool_arg_string("command").contains("--force-365")
+// when: "\"tool_365\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-365\")"
 func oRule432(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[432]) {
 		return false, runtime.Err{}
@@ -24256,7 +24256,7 @@ func oRule432(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule433 evaluates rule "R00367" (policy).
-// when: tool_arg_string("path").contains("/secret/367/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/367/\")"
 func oRule433(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[433]) {
 		return false, runtime.Err{}
@@ -24273,7 +24273,7 @@ func oRule433(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule435 evaluates rule "R00371" (policy).
-// when: "tool_371" in lycaon.turn_tools && tool_arg_string("command").contains("--force-371")
+// when: "\"tool_371\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-371\")"
 func oRule435(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[435]) {
 		return false, runtime.Err{}
@@ -24294,7 +24294,7 @@ func oRule435(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule436 evaluates rule "R00373" (policy).
-// when: tool_arg_string("path").contains("/secret/373/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/373/\")"
 func oRule436(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[436]) {
 		return false, runtime.Err{}
@@ -24311,7 +24311,7 @@ func oRule436(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule437 evaluates rule "R00375" (policy).
-// when: !("role_375" in principal_roles) && principal == "agent:375"
+// when: "!(\"role_375\" in principal_roles) && principal == \"agent:375\""
 func oRule437(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[437]) {
 		return false, runtime.Err{}
@@ -24334,7 +24334,7 @@ func oRule437(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule438 evaluates rule "R00377" (policy).
-// when: "tool_377" in lycaon.turn_tools && tool_arg_string("command").contains("--force-377")
+// when: "\"tool_377\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-377\")"
 func oRule438(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[438]) {
 		return false, runtime.Err{}
@@ -24355,7 +24355,7 @@ func oRule438(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule440 evaluates rule "R00381" (policy).
-// when: !("role_381" in principal_roles) && principal == "agent:381"
+// when: "!(\"role_381\" in principal_roles) && principal == \"agent:381\""
 func oRule440(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[440]) {
 		return false, runtime.Err{}
@@ -24378,7 +24378,7 @@ func oRule440(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule441 evaluates rule "R00383" (policy).
-// when: "tool_383" in lycaon.turn_tools && tool_arg_string("command").contains("--force-383")
+// when: "\"tool_383\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-383\")"
 func oRule441(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[441]) {
 		return false, runtime.Err{}
@@ -24399,7 +24399,7 @@ func oRule441(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule442 evaluates rule "R00385" (policy).
-// when: tool_arg_string("path").contains("/secret/385/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/385/\")"
 func oRule442(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[442]) {
 		return false, runtime.Err{}
@@ -24416,7 +24416,7 @@ func oRule442(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule443 evaluates rule "R00387" (policy).
-// when: !("role_387" in principal_roles) && principal == "agent:387"
+// when: "!(\"role_387\" in principal_roles) && principal == \"agent:387\""
 func oRule443(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[443]) {
 		return false, runtime.Err{}
@@ -24439,7 +24439,7 @@ func oRule443(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule445 evaluates rule "R00391" (policy).
-// when: tool_arg_string("path").contains("/secret/391/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/391/\")"
 func oRule445(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[445]) {
 		return false, runtime.Err{}
@@ -24456,7 +24456,7 @@ func oRule445(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule446 evaluates rule "R00393" (policy).
-// when: !("role_393" in principal_roles) && principal == "agent:393"
+// when: "!(\"role_393\" in principal_roles) && principal == \"agent:393\""
 func oRule446(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[446]) {
 		return false, runtime.Err{}
@@ -24479,7 +24479,7 @@ func oRule446(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule447 evaluates rule "R00395" (policy).
-// when: "tool_395" in lycaon.turn_tools && tool_arg_string("command").contains("--force-395")
+// when: "\"tool_395\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-395\")"
 func oRule447(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[447]) {
 		return false, runtime.Err{}
@@ -24500,7 +24500,7 @@ func oRule447(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule448 evaluates rule "R00397" (policy).
-// when: tool_arg_string("path").contains("/secret/397/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/397/\")"
 func oRule448(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[448]) {
 		return false, runtime.Err{}
@@ -24517,7 +24517,7 @@ func oRule448(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule450 evaluates rule "R00401" (policy).
-// when: "tool_401" in lycaon.turn_tools && tool_arg_string("command").contains("--force-401")
+// when: "\"tool_401\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-401\")"
 func oRule450(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[450]) {
 		return false, runtime.Err{}
@@ -24538,7 +24538,7 @@ func oRule450(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule451 evaluates rule "R00403" (policy).
-// when: tool_arg_string("path").contains("/secret/403/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/403/\")"
 func oRule451(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[451]) {
 		return false, runtime.Err{}
@@ -24555,7 +24555,7 @@ func oRule451(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule452 evaluates rule "R00405" (policy).
-// when: !("role_405" in principal_roles) && principal == "agent:405"
+// when: "!(\"role_405\" in principal_roles) && principal == \"agent:405\""
 func oRule452(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[452]) {
 		return false, runtime.Err{}
@@ -24578,7 +24578,7 @@ func oRule452(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule453 evaluates rule "R00407" (policy).
-// when: "tool_407" in lycaon.turn_tools && tool_arg_string("command").contains("--force-407")
+// when: "\"tool_407\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-407\")"
 func oRule453(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[453]) {
 		return false, runtime.Err{}
@@ -24599,7 +24599,7 @@ func oRule453(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule455 evaluates rule "R00411" (policy).
-// when: !("role_411" in principal_roles) && principal == "agent:411"
+// when: "!(\"role_411\" in principal_roles) && principal == \"agent:411\""
 func oRule455(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[455]) {
 		return false, runtime.Err{}
@@ -24622,7 +24622,7 @@ func oRule455(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule456 evaluates rule "R00413" (policy).
-// when: "tool_413" in lycaon.turn_tools && tool_arg_string("command").contains("--force-413")
+// when: "\"tool_413\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-413\")"
 func oRule456(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[456]) {
 		return false, runtime.Err{}
@@ -24643,7 +24643,7 @@ func oRule456(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule457 evaluates rule "R00415" (policy).
-// when: tool_arg_string("path").contains("/secret/415/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/415/\")"
 func oRule457(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[457]) {
 		return false, runtime.Err{}
@@ -24660,7 +24660,7 @@ func oRule457(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule458 evaluates rule "R00417" (policy).
-// when: !("role_417" in principal_roles) && principal == "agent:417"
+// when: "!(\"role_417\" in principal_roles) && principal == \"agent:417\""
 func oRule458(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[458]) {
 		return false, runtime.Err{}
@@ -24683,7 +24683,7 @@ func oRule458(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule460 evaluates rule "R00421" (policy).
-// when: tool_arg_string("path").contains("/secret/421/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/421/\")"
 func oRule460(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[460]) {
 		return false, runtime.Err{}
@@ -24700,7 +24700,7 @@ func oRule460(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule461 evaluates rule "R00423" (policy).
-// when: !("role_423" in principal_roles) && principal == "agent:423"
+// when: "!(\"role_423\" in principal_roles) && principal == \"agent:423\""
 func oRule461(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[461]) {
 		return false, runtime.Err{}
@@ -24723,7 +24723,7 @@ func oRule461(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule462 evaluates rule "R00425" (policy).
-// when: "tool_425" in lycaon.turn_tools && tool_arg_string("command").contains("--force-425")
+// when: "\"tool_425\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-425\")"
 func oRule462(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[462]) {
 		return false, runtime.Err{}
@@ -24744,7 +24744,7 @@ func oRule462(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule463 evaluates rule "R00427" (policy).
-// when: tool_arg_string("path").contains("/secret/427/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/427/\")"
 func oRule463(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[463]) {
 		return false, runtime.Err{}
@@ -24761,7 +24761,7 @@ func oRule463(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule465 evaluates rule "R00431" (policy).
-// when: "tool_431" in lycaon.turn_tools && tool_arg_string("command").contains("--force-431")
+// when: "\"tool_431\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-431\")"
 func oRule465(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[465]) {
 		return false, runtime.Err{}
@@ -24782,7 +24782,7 @@ func oRule465(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule466 evaluates rule "R00433" (policy).
-// when: tool_arg_string("path").contains("/secret/433/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/433/\")"
 func oRule466(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[466]) {
 		return false, runtime.Err{}
@@ -24799,7 +24799,7 @@ func oRule466(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule467 evaluates rule "R00435" (policy).
-// when: !("role_435" in principal_roles) && principal == "agent:435"
+// when: "!(\"role_435\" in principal_roles) && principal == \"agent:435\""
 func oRule467(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[467]) {
 		return false, runtime.Err{}
@@ -24822,7 +24822,7 @@ func oRule467(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule468 evaluates rule "R00437" (policy).
-// when: "tool_437" in lycaon.turn_tools && tool_arg_string("command").contains("--force-437")
+// when: "\"tool_437\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-437\")"
 func oRule468(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[468]) {
 		return false, runtime.Err{}
@@ -24843,7 +24843,7 @@ func oRule468(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule470 evaluates rule "R00441" (policy).
-// when: !("role_441" in principal_roles) && principal == "agent:441"
+// when: "!(\"role_441\" in principal_roles) && principal == \"agent:441\""
 func oRule470(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[470]) {
 		return false, runtime.Err{}
@@ -24866,7 +24866,7 @@ func oRule470(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule471 evaluates rule "R00443" (policy).
-// when: "tool_443" in lycaon.turn_tools && tool_arg_string("command").contains("--force-443")
+// when: "\"tool_443\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-443\")"
 func oRule471(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[471]) {
 		return false, runtime.Err{}
@@ -24887,7 +24887,7 @@ func oRule471(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule472 evaluates rule "R00445" (policy).
-// when: tool_arg_string("path").contains("/secret/445/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/445/\")"
 func oRule472(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[472]) {
 		return false, runtime.Err{}
@@ -24904,7 +24904,7 @@ func oRule472(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule473 evaluates rule "R00447" (policy).
-// when: !("role_447" in principal_roles) && principal == "agent:447"
+// when: "!(\"role_447\" in principal_roles) && principal == \"agent:447\""
 func oRule473(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[473]) {
 		return false, runtime.Err{}
@@ -24927,7 +24927,7 @@ func oRule473(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule475 evaluates rule "R00451" (policy).
-// when: tool_arg_string("path").contains("/secret/451/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/451/\")"
 func oRule475(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[475]) {
 		return false, runtime.Err{}
@@ -24944,7 +24944,7 @@ func oRule475(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule476 evaluates rule "R00453" (policy).
-// when: !("role_453" in principal_roles) && principal == "agent:453"
+// when: "!(\"role_453\" in principal_roles) && principal == \"agent:453\""
 func oRule476(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[476]) {
 		return false, runtime.Err{}
@@ -24967,7 +24967,7 @@ func oRule476(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule477 evaluates rule "R00455" (policy).
-// when: "tool_455" in lycaon.turn_tools && tool_arg_string("command").contains("--force-455")
+// when: "\"tool_455\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-455\")"
 func oRule477(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[477]) {
 		return false, runtime.Err{}
@@ -24988,7 +24988,7 @@ func oRule477(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule478 evaluates rule "R00457" (policy).
-// when: tool_arg_string("path").contains("/secret/457/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/457/\")"
 func oRule478(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[478]) {
 		return false, runtime.Err{}
@@ -25005,7 +25005,7 @@ func oRule478(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule480 evaluates rule "R00461" (policy).
-// when: "tool_461" in lycaon.turn_tools && tool_arg_string("command").contains("--force-461")
+// when: "\"tool_461\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-461\")"
 func oRule480(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[480]) {
 		return false, runtime.Err{}
@@ -25026,7 +25026,7 @@ func oRule480(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule481 evaluates rule "R00463" (policy).
-// when: tool_arg_string("path").contains("/secret/463/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/463/\")"
 func oRule481(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[481]) {
 		return false, runtime.Err{}
@@ -25043,7 +25043,7 @@ func oRule481(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule482 evaluates rule "R00465" (policy).
-// when: !("role_465" in principal_roles) && principal == "agent:465"
+// when: "!(\"role_465\" in principal_roles) && principal == \"agent:465\""
 func oRule482(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[482]) {
 		return false, runtime.Err{}
@@ -25066,7 +25066,7 @@ func oRule482(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule483 evaluates rule "R00467" (policy).
-// when: "tool_467" in lycaon.turn_tools && tool_arg_string("command").contains("--force-467")
+// when: "\"tool_467\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-467\")"
 func oRule483(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[483]) {
 		return false, runtime.Err{}
@@ -25087,7 +25087,7 @@ func oRule483(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule485 evaluates rule "R00471" (policy).
-// when: !("role_471" in principal_roles) && principal == "agent:471"
+// when: "!(\"role_471\" in principal_roles) && principal == \"agent:471\""
 func oRule485(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[485]) {
 		return false, runtime.Err{}
@@ -25110,7 +25110,7 @@ func oRule485(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule486 evaluates rule "R00473" (policy).
-// when: "tool_473" in lycaon.turn_tools && tool_arg_string("command").contains("--force-473")
+// when: "\"tool_473\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-473\")"
 func oRule486(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[486]) {
 		return false, runtime.Err{}
@@ -25131,7 +25131,7 @@ func oRule486(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule487 evaluates rule "R00475" (policy).
-// when: tool_arg_string("path").contains("/secret/475/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/475/\")"
 func oRule487(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[487]) {
 		return false, runtime.Err{}
@@ -25148,7 +25148,7 @@ func oRule487(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule488 evaluates rule "R00477" (policy).
-// when: !("role_477" in principal_roles) && principal == "agent:477"
+// when: "!(\"role_477\" in principal_roles) && principal == \"agent:477\""
 func oRule488(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[488]) {
 		return false, runtime.Err{}
@@ -25171,7 +25171,7 @@ func oRule488(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule490 evaluates rule "R00481" (policy).
-// when: tool_arg_string("path").contains("/secret/481/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/481/\")"
 func oRule490(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[490]) {
 		return false, runtime.Err{}
@@ -25188,7 +25188,7 @@ func oRule490(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule491 evaluates rule "R00483" (policy).
-// when: !("role_483" in principal_roles) && principal == "agent:483"
+// when: "!(\"role_483\" in principal_roles) && principal == \"agent:483\""
 func oRule491(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[491]) {
 		return false, runtime.Err{}
@@ -25211,7 +25211,7 @@ func oRule491(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule492 evaluates rule "R00485" (policy).
-// when: "tool_485" in lycaon.turn_tools && tool_arg_string("command").contains("--force-485")
+// when: "\"tool_485\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-485\")"
 func oRule492(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[492]) {
 		return false, runtime.Err{}
@@ -25232,7 +25232,7 @@ func oRule492(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule493 evaluates rule "R00487" (policy).
-// when: tool_arg_string("path").contains("/secret/487/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/487/\")"
 func oRule493(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[493]) {
 		return false, runtime.Err{}
@@ -25249,7 +25249,7 @@ func oRule493(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule495 evaluates rule "R00491" (policy).
-// when: "tool_491" in lycaon.turn_tools && tool_arg_string("command").contains("--force-491")
+// when: "\"tool_491\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-491\")"
 func oRule495(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[495]) {
 		return false, runtime.Err{}
@@ -25270,7 +25270,7 @@ func oRule495(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule496 evaluates rule "R00493" (policy).
-// when: tool_arg_string("path").contains("/secret/493/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/493/\")"
 func oRule496(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[496]) {
 		return false, runtime.Err{}
@@ -25287,7 +25287,7 @@ func oRule496(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule497 evaluates rule "R00495" (policy).
-// when: !("role_495" in principal_roles) && principal == "agent:495"
+// when: "!(\"role_495\" in principal_roles) && principal == \"agent:495\""
 func oRule497(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[497]) {
 		return false, runtime.Err{}
@@ -25310,7 +25310,7 @@ func oRule497(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule498 evaluates rule "R00497" (policy).
-// when: "tool_497" in lycaon.turn_tools && tool_arg_string("command").contains("--force-497")
+// when: "\"tool_497\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-497\")"
 func oRule498(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[498]) {
 		return false, runtime.Err{}
@@ -25331,7 +25331,7 @@ func oRule498(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule500 evaluates rule "R00501" (policy).
-// when: !("role_501" in principal_roles) && principal == "agent:501"
+// when: "!(\"role_501\" in principal_roles) && principal == \"agent:501\""
 func oRule500(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[500]) {
 		return false, runtime.Err{}
@@ -25354,7 +25354,7 @@ func oRule500(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule501 evaluates rule "R00503" (policy).
-// when: "tool_503" in lycaon.turn_tools && tool_arg_string("command").contains("--force-503")
+// when: "\"tool_503\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-503\")"
 func oRule501(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[501]) {
 		return false, runtime.Err{}
@@ -25375,7 +25375,7 @@ func oRule501(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule502 evaluates rule "R00505" (policy).
-// when: tool_arg_string("path").contains("/secret/505/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/505/\")"
 func oRule502(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[502]) {
 		return false, runtime.Err{}
@@ -25392,7 +25392,7 @@ func oRule502(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule503 evaluates rule "R00507" (policy).
-// when: !("role_507" in principal_roles) && principal == "agent:507"
+// when: "!(\"role_507\" in principal_roles) && principal == \"agent:507\""
 func oRule503(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[503]) {
 		return false, runtime.Err{}
@@ -25415,7 +25415,7 @@ func oRule503(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule505 evaluates rule "R00511" (policy).
-// when: tool_arg_string("path").contains("/secret/511/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/511/\")"
 func oRule505(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[505]) {
 		return false, runtime.Err{}
@@ -25432,7 +25432,7 @@ func oRule505(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule506 evaluates rule "R00513" (policy).
-// when: !("role_513" in principal_roles) && principal == "agent:513"
+// when: "!(\"role_513\" in principal_roles) && principal == \"agent:513\""
 func oRule506(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[506]) {
 		return false, runtime.Err{}
@@ -25455,7 +25455,7 @@ func oRule506(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule507 evaluates rule "R00515" (policy).
-// when: "tool_515" in lycaon.turn_tools && tool_arg_string("command").contains("--force-515")
+// when: "\"tool_515\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-515\")"
 func oRule507(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[507]) {
 		return false, runtime.Err{}
@@ -25476,7 +25476,7 @@ func oRule507(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule508 evaluates rule "R00517" (policy).
-// when: tool_arg_string("path").contains("/secret/517/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/517/\")"
 func oRule508(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[508]) {
 		return false, runtime.Err{}
@@ -25493,7 +25493,7 @@ func oRule508(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule510 evaluates rule "R00521" (policy).
-// when: "tool_521" in lycaon.turn_tools && tool_arg_string("command").contains("--force-521")
+// when: "\"tool_521\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-521\")"
 func oRule510(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[510]) {
 		return false, runtime.Err{}
@@ -25514,7 +25514,7 @@ func oRule510(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule511 evaluates rule "R00523" (policy).
-// when: tool_arg_string("path").contains("/secret/523/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/523/\")"
 func oRule511(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[511]) {
 		return false, runtime.Err{}
@@ -25531,7 +25531,7 @@ func oRule511(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule512 evaluates rule "R00525" (policy).
-// when: !("role_525" in principal_roles) && principal == "agent:525"
+// when: "!(\"role_525\" in principal_roles) && principal == \"agent:525\""
 func oRule512(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[512]) {
 		return false, runtime.Err{}
@@ -25554,7 +25554,7 @@ func oRule512(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule513 evaluates rule "R00527" (policy).
-// when: "tool_527" in lycaon.turn_tools && tool_arg_string("command").contains("--force-527")
+// when: "\"tool_527\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-527\")"
 func oRule513(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[513]) {
 		return false, runtime.Err{}
@@ -25575,7 +25575,7 @@ func oRule513(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule515 evaluates rule "R00531" (policy).
-// when: !("role_531" in principal_roles) && principal == "agent:531"
+// when: "!(\"role_531\" in principal_roles) && principal == \"agent:531\""
 func oRule515(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[515]) {
 		return false, runtime.Err{}
@@ -25598,7 +25598,7 @@ func oRule515(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule516 evaluates rule "R00533" (policy).
-// when: "tool_533" in lycaon.turn_tools && tool_arg_string("command").contains("--force-533")
+// when: "\"tool_533\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-533\")"
 func oRule516(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[516]) {
 		return false, runtime.Err{}
@@ -25619,7 +25619,7 @@ func oRule516(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule517 evaluates rule "R00535" (policy).
-// when: tool_arg_string("path").contains("/secret/535/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/535/\")"
 func oRule517(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[517]) {
 		return false, runtime.Err{}
@@ -25636,7 +25636,7 @@ func oRule517(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule518 evaluates rule "R00537" (policy).
-// when: !("role_537" in principal_roles) && principal == "agent:537"
+// when: "!(\"role_537\" in principal_roles) && principal == \"agent:537\""
 func oRule518(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[518]) {
 		return false, runtime.Err{}
@@ -25659,7 +25659,7 @@ func oRule518(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule520 evaluates rule "R00541" (policy).
-// when: tool_arg_string("path").contains("/secret/541/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/541/\")"
 func oRule520(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[520]) {
 		return false, runtime.Err{}
@@ -25676,7 +25676,7 @@ func oRule520(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule521 evaluates rule "R00543" (policy).
-// when: !("role_543" in principal_roles) && principal == "agent:543"
+// when: "!(\"role_543\" in principal_roles) && principal == \"agent:543\""
 func oRule521(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[521]) {
 		return false, runtime.Err{}
@@ -25699,7 +25699,7 @@ func oRule521(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule522 evaluates rule "R00545" (policy).
-// when: "tool_545" in lycaon.turn_tools && tool_arg_string("command").contains("--force-545")
+// when: "\"tool_545\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-545\")"
 func oRule522(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[522]) {
 		return false, runtime.Err{}
@@ -25720,7 +25720,7 @@ func oRule522(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule523 evaluates rule "R00547" (policy).
-// when: tool_arg_string("path").contains("/secret/547/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/547/\")"
 func oRule523(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[523]) {
 		return false, runtime.Err{}
@@ -25737,7 +25737,7 @@ func oRule523(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule525 evaluates rule "R00551" (policy).
-// when: "tool_551" in lycaon.turn_tools && tool_arg_string("command").contains("--force-551")
+// when: "\"tool_551\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-551\")"
 func oRule525(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[525]) {
 		return false, runtime.Err{}
@@ -25758,7 +25758,7 @@ func oRule525(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule526 evaluates rule "R00553" (policy).
-// when: tool_arg_string("path").contains("/secret/553/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/553/\")"
 func oRule526(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[526]) {
 		return false, runtime.Err{}
@@ -25775,7 +25775,7 @@ func oRule526(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule527 evaluates rule "R00555" (policy).
-// when: !("role_555" in principal_roles) && principal == "agent:555"
+// when: "!(\"role_555\" in principal_roles) && principal == \"agent:555\""
 func oRule527(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[527]) {
 		return false, runtime.Err{}
@@ -25798,7 +25798,7 @@ func oRule527(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule528 evaluates rule "R00557" (policy).
-// when: "tool_557" in lycaon.turn_tools && tool_arg_string("command").contains("--force-557")
+// when: "\"tool_557\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-557\")"
 func oRule528(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[528]) {
 		return false, runtime.Err{}
@@ -25819,7 +25819,7 @@ func oRule528(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule530 evaluates rule "R00561" (policy).
-// when: !("role_561" in principal_roles) && principal == "agent:561"
+// when: "!(\"role_561\" in principal_roles) && principal == \"agent:561\""
 func oRule530(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[530]) {
 		return false, runtime.Err{}
@@ -25842,7 +25842,7 @@ func oRule530(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule531 evaluates rule "R00563" (policy).
-// when: "tool_563" in lycaon.turn_tools && tool_arg_string("command").contains("--force-563")
+// when: "\"tool_563\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-563\")"
 func oRule531(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[531]) {
 		return false, runtime.Err{}
@@ -25863,7 +25863,7 @@ func oRule531(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule532 evaluates rule "R00565" (policy).
-// when: tool_arg_string("path").contains("/secret/565/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/565/\")"
 func oRule532(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[532]) {
 		return false, runtime.Err{}
@@ -25880,7 +25880,7 @@ func oRule532(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule533 evaluates rule "R00567" (policy).
-// when: !("role_567" in principal_roles) && principal == "agent:567"
+// when: "!(\"role_567\" in principal_roles) && principal == \"agent:567\""
 func oRule533(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[533]) {
 		return false, runtime.Err{}
@@ -25903,7 +25903,7 @@ func oRule533(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule535 evaluates rule "R00571" (policy).
-// when: tool_arg_string("path").contains("/secret/571/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/571/\")"
 func oRule535(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[535]) {
 		return false, runtime.Err{}
@@ -25920,7 +25920,7 @@ func oRule535(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule536 evaluates rule "R00573" (policy).
-// when: !("role_573" in principal_roles) && principal == "agent:573"
+// when: "!(\"role_573\" in principal_roles) && principal == \"agent:573\""
 func oRule536(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[536]) {
 		return false, runtime.Err{}
@@ -25943,7 +25943,7 @@ func oRule536(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule537 evaluates rule "R00575" (policy).
-// when: "tool_575" in lycaon.turn_tools && tool_arg_string("command").contains("--force-575")
+// when: "\"tool_575\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-575\")"
 func oRule537(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[537]) {
 		return false, runtime.Err{}
@@ -25964,7 +25964,7 @@ func oRule537(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule538 evaluates rule "R00577" (policy).
-// when: tool_arg_string("path").contains("/secret/577/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/577/\")"
 func oRule538(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[538]) {
 		return false, runtime.Err{}
@@ -25981,7 +25981,7 @@ func oRule538(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule540 evaluates rule "R00581" (policy).
-// when: "tool_581" in lycaon.turn_tools && tool_arg_string("command").contains("--force-581")
+// when: "\"tool_581\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-581\")"
 func oRule540(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[540]) {
 		return false, runtime.Err{}
@@ -26002,7 +26002,7 @@ func oRule540(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule541 evaluates rule "R00583" (policy).
-// when: tool_arg_string("path").contains("/secret/583/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/583/\")"
 func oRule541(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[541]) {
 		return false, runtime.Err{}
@@ -26019,7 +26019,7 @@ func oRule541(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule542 evaluates rule "R00585" (policy).
-// when: !("role_585" in principal_roles) && principal == "agent:585"
+// when: "!(\"role_585\" in principal_roles) && principal == \"agent:585\""
 func oRule542(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[542]) {
 		return false, runtime.Err{}
@@ -26042,7 +26042,7 @@ func oRule542(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule543 evaluates rule "R00587" (policy).
-// when: "tool_587" in lycaon.turn_tools && tool_arg_string("command").contains("--force-587")
+// when: "\"tool_587\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-587\")"
 func oRule543(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[543]) {
 		return false, runtime.Err{}
@@ -26063,7 +26063,7 @@ func oRule543(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule545 evaluates rule "R00591" (policy).
-// when: !("role_591" in principal_roles) && principal == "agent:591"
+// when: "!(\"role_591\" in principal_roles) && principal == \"agent:591\""
 func oRule545(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[545]) {
 		return false, runtime.Err{}
@@ -26086,7 +26086,7 @@ func oRule545(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule546 evaluates rule "R00593" (policy).
-// when: "tool_593" in lycaon.turn_tools && tool_arg_string("command").contains("--force-593")
+// when: "\"tool_593\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-593\")"
 func oRule546(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[546]) {
 		return false, runtime.Err{}
@@ -26107,7 +26107,7 @@ func oRule546(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule547 evaluates rule "R00595" (policy).
-// when: tool_arg_string("path").contains("/secret/595/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/595/\")"
 func oRule547(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[547]) {
 		return false, runtime.Err{}
@@ -26124,7 +26124,7 @@ func oRule547(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule548 evaluates rule "R00597" (policy).
-// when: !("role_597" in principal_roles) && principal == "agent:597"
+// when: "!(\"role_597\" in principal_roles) && principal == \"agent:597\""
 func oRule548(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[548]) {
 		return false, runtime.Err{}
@@ -26147,7 +26147,7 @@ func oRule548(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule550 evaluates rule "R00601" (policy).
-// when: tool_arg_string("path").contains("/secret/601/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/601/\")"
 func oRule550(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[550]) {
 		return false, runtime.Err{}
@@ -26164,7 +26164,7 @@ func oRule550(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule551 evaluates rule "R00603" (policy).
-// when: !("role_603" in principal_roles) && principal == "agent:603"
+// when: "!(\"role_603\" in principal_roles) && principal == \"agent:603\""
 func oRule551(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[551]) {
 		return false, runtime.Err{}
@@ -26187,7 +26187,7 @@ func oRule551(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule552 evaluates rule "R00605" (policy).
-// when: "tool_605" in lycaon.turn_tools && tool_arg_string("command").contains("--force-605")
+// when: "\"tool_605\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-605\")"
 func oRule552(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[552]) {
 		return false, runtime.Err{}
@@ -26208,7 +26208,7 @@ func oRule552(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule553 evaluates rule "R00607" (policy).
-// when: tool_arg_string("path").contains("/secret/607/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/607/\")"
 func oRule553(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[553]) {
 		return false, runtime.Err{}
@@ -26225,7 +26225,7 @@ func oRule553(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule555 evaluates rule "R00611" (policy).
-// when: "tool_611" in lycaon.turn_tools && tool_arg_string("command").contains("--force-611")
+// when: "\"tool_611\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-611\")"
 func oRule555(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[555]) {
 		return false, runtime.Err{}
@@ -26246,7 +26246,7 @@ func oRule555(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule556 evaluates rule "R00613" (policy).
-// when: tool_arg_string("path").contains("/secret/613/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/613/\")"
 func oRule556(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[556]) {
 		return false, runtime.Err{}
@@ -26263,7 +26263,7 @@ func oRule556(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule557 evaluates rule "R00615" (policy).
-// when: !("role_615" in principal_roles) && principal == "agent:615"
+// when: "!(\"role_615\" in principal_roles) && principal == \"agent:615\""
 func oRule557(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[557]) {
 		return false, runtime.Err{}
@@ -26286,7 +26286,7 @@ func oRule557(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule558 evaluates rule "R00617" (policy).
-// when: "tool_617" in lycaon.turn_tools && tool_arg_string("command").contains("--force-617")
+// when: "\"tool_617\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-617\")"
 func oRule558(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[558]) {
 		return false, runtime.Err{}
@@ -26307,7 +26307,7 @@ func oRule558(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule560 evaluates rule "R00621" (policy).
-// when: !("role_621" in principal_roles) && principal == "agent:621"
+// when: "!(\"role_621\" in principal_roles) && principal == \"agent:621\""
 func oRule560(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[560]) {
 		return false, runtime.Err{}
@@ -26330,7 +26330,7 @@ func oRule560(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule561 evaluates rule "R00623" (policy).
-// when: "tool_623" in lycaon.turn_tools && tool_arg_string("command").contains("--force-623")
+// when: "\"tool_623\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-623\")"
 func oRule561(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[561]) {
 		return false, runtime.Err{}
@@ -26351,7 +26351,7 @@ func oRule561(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule562 evaluates rule "R00625" (policy).
-// when: tool_arg_string("path").contains("/secret/625/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/625/\")"
 func oRule562(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[562]) {
 		return false, runtime.Err{}
@@ -26368,7 +26368,7 @@ func oRule562(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule563 evaluates rule "R00627" (policy).
-// when: !("role_627" in principal_roles) && principal == "agent:627"
+// when: "!(\"role_627\" in principal_roles) && principal == \"agent:627\""
 func oRule563(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[563]) {
 		return false, runtime.Err{}
@@ -26391,7 +26391,7 @@ func oRule563(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule565 evaluates rule "R00631" (policy).
-// when: tool_arg_string("path").contains("/secret/631/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/631/\")"
 func oRule565(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[565]) {
 		return false, runtime.Err{}
@@ -26408,7 +26408,7 @@ func oRule565(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule566 evaluates rule "R00633" (policy).
-// when: !("role_633" in principal_roles) && principal == "agent:633"
+// when: "!(\"role_633\" in principal_roles) && principal == \"agent:633\""
 func oRule566(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[566]) {
 		return false, runtime.Err{}
@@ -26431,7 +26431,7 @@ func oRule566(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule567 evaluates rule "R00635" (policy).
-// when: "tool_635" in lycaon.turn_tools && tool_arg_string("command").contains("--force-635")
+// when: "\"tool_635\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-635\")"
 func oRule567(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[567]) {
 		return false, runtime.Err{}
@@ -26452,7 +26452,7 @@ func oRule567(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule568 evaluates rule "R00637" (policy).
-// when: tool_arg_string("path").contains("/secret/637/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/637/\")"
 func oRule568(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[568]) {
 		return false, runtime.Err{}
@@ -26469,7 +26469,7 @@ func oRule568(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule570 evaluates rule "R00641" (policy).
-// when: "tool_641" in lycaon.turn_tools && tool_arg_string("command").contains("--force-641")
+// when: "\"tool_641\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-641\")"
 func oRule570(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[570]) {
 		return false, runtime.Err{}
@@ -26490,7 +26490,7 @@ func oRule570(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule571 evaluates rule "R00643" (policy).
-// when: tool_arg_string("path").contains("/secret/643/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/643/\")"
 func oRule571(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[571]) {
 		return false, runtime.Err{}
@@ -26507,7 +26507,7 @@ func oRule571(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule572 evaluates rule "R00645" (policy).
-// when: !("role_645" in principal_roles) && principal == "agent:645"
+// when: "!(\"role_645\" in principal_roles) && principal == \"agent:645\""
 func oRule572(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[572]) {
 		return false, runtime.Err{}
@@ -26530,7 +26530,7 @@ func oRule572(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule573 evaluates rule "R00647" (policy).
-// when: "tool_647" in lycaon.turn_tools && tool_arg_string("command").contains("--force-647")
+// when: "\"tool_647\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-647\")"
 func oRule573(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[573]) {
 		return false, runtime.Err{}
@@ -26551,7 +26551,7 @@ func oRule573(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule575 evaluates rule "R00651" (policy).
-// when: !("role_651" in principal_roles) && principal == "agent:651"
+// when: "!(\"role_651\" in principal_roles) && principal == \"agent:651\""
 func oRule575(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[575]) {
 		return false, runtime.Err{}
@@ -26574,7 +26574,7 @@ func oRule575(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule576 evaluates rule "R00653" (policy).
-// when: "tool_653" in lycaon.turn_tools && tool_arg_string("command").contains("--force-653")
+// when: "\"tool_653\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-653\")"
 func oRule576(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[576]) {
 		return false, runtime.Err{}
@@ -26595,7 +26595,7 @@ func oRule576(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule577 evaluates rule "R00655" (policy).
-// when: tool_arg_string("path").contains("/secret/655/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/655/\")"
 func oRule577(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[577]) {
 		return false, runtime.Err{}
@@ -26612,7 +26612,7 @@ func oRule577(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule578 evaluates rule "R00657" (policy).
-// when: !("role_657" in principal_roles) && principal == "agent:657"
+// when: "!(\"role_657\" in principal_roles) && principal == \"agent:657\""
 func oRule578(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[578]) {
 		return false, runtime.Err{}
@@ -26635,7 +26635,7 @@ func oRule578(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule580 evaluates rule "R00661" (policy).
-// when: tool_arg_string("path").contains("/secret/661/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/661/\")"
 func oRule580(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[580]) {
 		return false, runtime.Err{}
@@ -26652,7 +26652,7 @@ func oRule580(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule581 evaluates rule "R00663" (policy).
-// when: !("role_663" in principal_roles) && principal == "agent:663"
+// when: "!(\"role_663\" in principal_roles) && principal == \"agent:663\""
 func oRule581(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[581]) {
 		return false, runtime.Err{}
@@ -26675,7 +26675,7 @@ func oRule581(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule582 evaluates rule "R00665" (policy).
-// when: "tool_665" in lycaon.turn_tools && tool_arg_string("command").contains("--force-665")
+// when: "\"tool_665\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-665\")"
 func oRule582(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[582]) {
 		return false, runtime.Err{}
@@ -26696,7 +26696,7 @@ func oRule582(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule583 evaluates rule "R00667" (policy).
-// when: tool_arg_string("path").contains("/secret/667/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/667/\")"
 func oRule583(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[583]) {
 		return false, runtime.Err{}
@@ -26713,7 +26713,7 @@ func oRule583(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule585 evaluates rule "R00671" (policy).
-// when: "tool_671" in lycaon.turn_tools && tool_arg_string("command").contains("--force-671")
+// when: "\"tool_671\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-671\")"
 func oRule585(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[585]) {
 		return false, runtime.Err{}
@@ -26734,7 +26734,7 @@ func oRule585(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule586 evaluates rule "R00673" (policy).
-// when: tool_arg_string("path").contains("/secret/673/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/673/\")"
 func oRule586(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[586]) {
 		return false, runtime.Err{}
@@ -26751,7 +26751,7 @@ func oRule586(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule587 evaluates rule "R00675" (policy).
-// when: !("role_675" in principal_roles) && principal == "agent:675"
+// when: "!(\"role_675\" in principal_roles) && principal == \"agent:675\""
 func oRule587(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[587]) {
 		return false, runtime.Err{}
@@ -26774,7 +26774,7 @@ func oRule587(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule588 evaluates rule "R00677" (policy).
-// when: "tool_677" in lycaon.turn_tools && tool_arg_string("command").contains("--force-677")
+// when: "\"tool_677\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-677\")"
 func oRule588(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[588]) {
 		return false, runtime.Err{}
@@ -26795,7 +26795,7 @@ func oRule588(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule590 evaluates rule "R00681" (policy).
-// when: !("role_681" in principal_roles) && principal == "agent:681"
+// when: "!(\"role_681\" in principal_roles) && principal == \"agent:681\""
 func oRule590(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[590]) {
 		return false, runtime.Err{}
@@ -26818,7 +26818,7 @@ func oRule590(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule591 evaluates rule "R00683" (policy).
-// when: "tool_683" in lycaon.turn_tools && tool_arg_string("command").contains("--force-683")
+// when: "\"tool_683\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-683\")"
 func oRule591(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[591]) {
 		return false, runtime.Err{}
@@ -26839,7 +26839,7 @@ func oRule591(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule592 evaluates rule "R00685" (policy).
-// when: tool_arg_string("path").contains("/secret/685/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/685/\")"
 func oRule592(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[592]) {
 		return false, runtime.Err{}
@@ -26856,7 +26856,7 @@ func oRule592(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule593 evaluates rule "R00687" (policy).
-// when: !("role_687" in principal_roles) && principal == "agent:687"
+// when: "!(\"role_687\" in principal_roles) && principal == \"agent:687\""
 func oRule593(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[593]) {
 		return false, runtime.Err{}
@@ -26879,7 +26879,7 @@ func oRule593(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule595 evaluates rule "R00691" (policy).
-// when: tool_arg_string("path").contains("/secret/691/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/691/\")"
 func oRule595(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[595]) {
 		return false, runtime.Err{}
@@ -26896,7 +26896,7 @@ func oRule595(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule596 evaluates rule "R00693" (policy).
-// when: !("role_693" in principal_roles) && principal == "agent:693"
+// when: "!(\"role_693\" in principal_roles) && principal == \"agent:693\""
 func oRule596(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[596]) {
 		return false, runtime.Err{}
@@ -26919,7 +26919,7 @@ func oRule596(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule597 evaluates rule "R00695" (policy).
-// when: "tool_695" in lycaon.turn_tools && tool_arg_string("command").contains("--force-695")
+// when: "\"tool_695\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-695\")"
 func oRule597(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[597]) {
 		return false, runtime.Err{}
@@ -26940,7 +26940,7 @@ func oRule597(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule598 evaluates rule "R00697" (policy).
-// when: tool_arg_string("path").contains("/secret/697/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/697/\")"
 func oRule598(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[598]) {
 		return false, runtime.Err{}
@@ -26957,7 +26957,7 @@ func oRule598(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule600 evaluates rule "R00701" (policy).
-// when: "tool_701" in lycaon.turn_tools && tool_arg_string("command").contains("--force-701")
+// when: "\"tool_701\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-701\")"
 func oRule600(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[600]) {
 		return false, runtime.Err{}
@@ -26978,7 +26978,7 @@ func oRule600(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule601 evaluates rule "R00703" (policy).
-// when: tool_arg_string("path").contains("/secret/703/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/703/\")"
 func oRule601(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[601]) {
 		return false, runtime.Err{}
@@ -26995,7 +26995,7 @@ func oRule601(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule602 evaluates rule "R00705" (policy).
-// when: !("role_705" in principal_roles) && principal == "agent:705"
+// when: "!(\"role_705\" in principal_roles) && principal == \"agent:705\""
 func oRule602(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[602]) {
 		return false, runtime.Err{}
@@ -27018,7 +27018,7 @@ func oRule602(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule603 evaluates rule "R00707" (policy).
-// when: "tool_707" in lycaon.turn_tools && tool_arg_string("command").contains("--force-707")
+// when: "\"tool_707\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-707\")"
 func oRule603(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[603]) {
 		return false, runtime.Err{}
@@ -27039,7 +27039,7 @@ func oRule603(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule605 evaluates rule "R00711" (policy).
-// when: !("role_711" in principal_roles) && principal == "agent:711"
+// when: "!(\"role_711\" in principal_roles) && principal == \"agent:711\""
 func oRule605(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[605]) {
 		return false, runtime.Err{}
@@ -27062,7 +27062,7 @@ func oRule605(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule606 evaluates rule "R00713" (policy).
-// when: "tool_713" in lycaon.turn_tools && tool_arg_string("command").contains("--force-713")
+// when: "\"tool_713\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-713\")"
 func oRule606(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[606]) {
 		return false, runtime.Err{}
@@ -27083,7 +27083,7 @@ func oRule606(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule607 evaluates rule "R00715" (policy).
-// when: tool_arg_string("path").contains("/secret/715/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/715/\")"
 func oRule607(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[607]) {
 		return false, runtime.Err{}
@@ -27100,7 +27100,7 @@ func oRule607(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule608 evaluates rule "R00717" (policy).
-// when: !("role_717" in principal_roles) && principal == "agent:717"
+// when: "!(\"role_717\" in principal_roles) && principal == \"agent:717\""
 func oRule608(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[608]) {
 		return false, runtime.Err{}
@@ -27123,7 +27123,7 @@ func oRule608(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule610 evaluates rule "R00721" (policy).
-// when: tool_arg_string("path").contains("/secret/721/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/721/\")"
 func oRule610(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[610]) {
 		return false, runtime.Err{}
@@ -27140,7 +27140,7 @@ func oRule610(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule611 evaluates rule "R00723" (policy).
-// when: !("role_723" in principal_roles) && principal == "agent:723"
+// when: "!(\"role_723\" in principal_roles) && principal == \"agent:723\""
 func oRule611(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[611]) {
 		return false, runtime.Err{}
@@ -27163,7 +27163,7 @@ func oRule611(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule612 evaluates rule "R00725" (policy).
-// when: "tool_725" in lycaon.turn_tools && tool_arg_string("command").contains("--force-725")
+// when: "\"tool_725\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-725\")"
 func oRule612(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[612]) {
 		return false, runtime.Err{}
@@ -27184,7 +27184,7 @@ func oRule612(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule613 evaluates rule "R00727" (policy).
-// when: tool_arg_string("path").contains("/secret/727/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/727/\")"
 func oRule613(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[613]) {
 		return false, runtime.Err{}
@@ -27201,7 +27201,7 @@ func oRule613(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule615 evaluates rule "R00731" (policy).
-// when: "tool_731" in lycaon.turn_tools && tool_arg_string("command").contains("--force-731")
+// when: "\"tool_731\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-731\")"
 func oRule615(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[615]) {
 		return false, runtime.Err{}
@@ -27222,7 +27222,7 @@ func oRule615(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule616 evaluates rule "R00733" (policy).
-// when: tool_arg_string("path").contains("/secret/733/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/733/\")"
 func oRule616(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[616]) {
 		return false, runtime.Err{}
@@ -27239,7 +27239,7 @@ func oRule616(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule617 evaluates rule "R00735" (policy).
-// when: !("role_735" in principal_roles) && principal == "agent:735"
+// when: "!(\"role_735\" in principal_roles) && principal == \"agent:735\""
 func oRule617(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[617]) {
 		return false, runtime.Err{}
@@ -27262,7 +27262,7 @@ func oRule617(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule618 evaluates rule "R00737" (policy).
-// when: "tool_737" in lycaon.turn_tools && tool_arg_string("command").contains("--force-737")
+// when: "\"tool_737\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-737\")"
 func oRule618(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[618]) {
 		return false, runtime.Err{}
@@ -27283,7 +27283,7 @@ func oRule618(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule620 evaluates rule "R00741" (policy).
-// when: !("role_741" in principal_roles) && principal == "agent:741"
+// when: "!(\"role_741\" in principal_roles) && principal == \"agent:741\""
 func oRule620(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[620]) {
 		return false, runtime.Err{}
@@ -27306,7 +27306,7 @@ func oRule620(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule621 evaluates rule "R00743" (policy).
-// when: "tool_743" in lycaon.turn_tools && tool_arg_string("command").contains("--force-743")
+// when: "\"tool_743\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-743\")"
 func oRule621(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[621]) {
 		return false, runtime.Err{}
@@ -27327,7 +27327,7 @@ func oRule621(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule622 evaluates rule "R00745" (policy).
-// when: tool_arg_string("path").contains("/secret/745/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/745/\")"
 func oRule622(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[622]) {
 		return false, runtime.Err{}
@@ -27344,7 +27344,7 @@ func oRule622(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule623 evaluates rule "R00747" (policy).
-// when: !("role_747" in principal_roles) && principal == "agent:747"
+// when: "!(\"role_747\" in principal_roles) && principal == \"agent:747\""
 func oRule623(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[623]) {
 		return false, runtime.Err{}
@@ -27367,7 +27367,7 @@ func oRule623(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule625 evaluates rule "R00751" (policy).
-// when: tool_arg_string("path").contains("/secret/751/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/751/\")"
 func oRule625(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[625]) {
 		return false, runtime.Err{}
@@ -27384,7 +27384,7 @@ func oRule625(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule626 evaluates rule "R00753" (policy).
-// when: !("role_753" in principal_roles) && principal == "agent:753"
+// when: "!(\"role_753\" in principal_roles) && principal == \"agent:753\""
 func oRule626(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[626]) {
 		return false, runtime.Err{}
@@ -27407,7 +27407,7 @@ func oRule626(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule627 evaluates rule "R00755" (policy).
-// when: "tool_755" in lycaon.turn_tools && tool_arg_string("command").contains("--force-755")
+// when: "\"tool_755\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-755\")"
 func oRule627(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[627]) {
 		return false, runtime.Err{}
@@ -27428,7 +27428,7 @@ func oRule627(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule628 evaluates rule "R00757" (policy).
-// when: tool_arg_string("path").contains("/secret/757/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/757/\")"
 func oRule628(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[628]) {
 		return false, runtime.Err{}
@@ -27445,7 +27445,7 @@ func oRule628(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule630 evaluates rule "R00761" (policy).
-// when: "tool_761" in lycaon.turn_tools && tool_arg_string("command").contains("--force-761")
+// when: "\"tool_761\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-761\")"
 func oRule630(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[630]) {
 		return false, runtime.Err{}
@@ -27466,7 +27466,7 @@ func oRule630(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule631 evaluates rule "R00763" (policy).
-// when: tool_arg_string("path").contains("/secret/763/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/763/\")"
 func oRule631(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[631]) {
 		return false, runtime.Err{}
@@ -27483,7 +27483,7 @@ func oRule631(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule632 evaluates rule "R00765" (policy).
-// when: !("role_765" in principal_roles) && principal == "agent:765"
+// when: "!(\"role_765\" in principal_roles) && principal == \"agent:765\""
 func oRule632(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[632]) {
 		return false, runtime.Err{}
@@ -27506,7 +27506,7 @@ func oRule632(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule633 evaluates rule "R00767" (policy).
-// when: "tool_767" in lycaon.turn_tools && tool_arg_string("command").contains("--force-767")
+// when: "\"tool_767\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-767\")"
 func oRule633(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[633]) {
 		return false, runtime.Err{}
@@ -27527,7 +27527,7 @@ func oRule633(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule635 evaluates rule "R00771" (policy).
-// when: !("role_771" in principal_roles) && principal == "agent:771"
+// when: "!(\"role_771\" in principal_roles) && principal == \"agent:771\""
 func oRule635(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[635]) {
 		return false, runtime.Err{}
@@ -27550,7 +27550,7 @@ func oRule635(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule636 evaluates rule "R00773" (policy).
-// when: "tool_773" in lycaon.turn_tools && tool_arg_string("command").contains("--force-773")
+// when: "\"tool_773\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-773\")"
 func oRule636(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[636]) {
 		return false, runtime.Err{}
@@ -27571,7 +27571,7 @@ func oRule636(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule637 evaluates rule "R00775" (policy).
-// when: tool_arg_string("path").contains("/secret/775/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/775/\")"
 func oRule637(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[637]) {
 		return false, runtime.Err{}
@@ -27588,7 +27588,7 @@ func oRule637(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule638 evaluates rule "R00777" (policy).
-// when: !("role_777" in principal_roles) && principal == "agent:777"
+// when: "!(\"role_777\" in principal_roles) && principal == \"agent:777\""
 func oRule638(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[638]) {
 		return false, runtime.Err{}
@@ -27611,7 +27611,7 @@ func oRule638(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule640 evaluates rule "R00781" (policy).
-// when: tool_arg_string("path").contains("/secret/781/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/781/\")"
 func oRule640(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[640]) {
 		return false, runtime.Err{}
@@ -27628,7 +27628,7 @@ func oRule640(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule641 evaluates rule "R00783" (policy).
-// when: !("role_783" in principal_roles) && principal == "agent:783"
+// when: "!(\"role_783\" in principal_roles) && principal == \"agent:783\""
 func oRule641(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[641]) {
 		return false, runtime.Err{}
@@ -27651,7 +27651,7 @@ func oRule641(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule642 evaluates rule "R00785" (policy).
-// when: "tool_785" in lycaon.turn_tools && tool_arg_string("command").contains("--force-785")
+// when: "\"tool_785\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-785\")"
 func oRule642(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[642]) {
 		return false, runtime.Err{}
@@ -27672,7 +27672,7 @@ func oRule642(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule643 evaluates rule "R00787" (policy).
-// when: tool_arg_string("path").contains("/secret/787/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/787/\")"
 func oRule643(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[643]) {
 		return false, runtime.Err{}
@@ -27689,7 +27689,7 @@ func oRule643(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule645 evaluates rule "R00791" (policy).
-// when: "tool_791" in lycaon.turn_tools && tool_arg_string("command").contains("--force-791")
+// when: "\"tool_791\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-791\")"
 func oRule645(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[645]) {
 		return false, runtime.Err{}
@@ -27710,7 +27710,7 @@ func oRule645(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule646 evaluates rule "R00793" (policy).
-// when: tool_arg_string("path").contains("/secret/793/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/793/\")"
 func oRule646(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[646]) {
 		return false, runtime.Err{}
@@ -27727,7 +27727,7 @@ func oRule646(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule647 evaluates rule "R00795" (policy).
-// when: !("role_795" in principal_roles) && principal == "agent:795"
+// when: "!(\"role_795\" in principal_roles) && principal == \"agent:795\""
 func oRule647(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[647]) {
 		return false, runtime.Err{}
@@ -27750,7 +27750,7 @@ func oRule647(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule648 evaluates rule "R00797" (policy).
-// when: "tool_797" in lycaon.turn_tools && tool_arg_string("command").contains("--force-797")
+// when: "\"tool_797\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-797\")"
 func oRule648(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[648]) {
 		return false, runtime.Err{}
@@ -27771,7 +27771,7 @@ func oRule648(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule650 evaluates rule "R00801" (policy).
-// when: !("role_801" in principal_roles) && principal == "agent:801"
+// when: "!(\"role_801\" in principal_roles) && principal == \"agent:801\""
 func oRule650(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[650]) {
 		return false, runtime.Err{}
@@ -27794,7 +27794,7 @@ func oRule650(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule651 evaluates rule "R00803" (policy).
-// when: "tool_803" in lycaon.turn_tools && tool_arg_string("command").contains("--force-803")
+// when: "\"tool_803\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-803\")"
 func oRule651(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[651]) {
 		return false, runtime.Err{}
@@ -27815,7 +27815,7 @@ func oRule651(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule652 evaluates rule "R00805" (policy).
-// when: tool_arg_string("path").contains("/secret/805/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/805/\")"
 func oRule652(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[652]) {
 		return false, runtime.Err{}
@@ -27832,7 +27832,7 @@ func oRule652(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule653 evaluates rule "R00807" (policy).
-// when: !("role_807" in principal_roles) && principal == "agent:807"
+// when: "!(\"role_807\" in principal_roles) && principal == \"agent:807\""
 func oRule653(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[653]) {
 		return false, runtime.Err{}
@@ -27855,7 +27855,7 @@ func oRule653(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule655 evaluates rule "R00811" (policy).
-// when: tool_arg_string("path").contains("/secret/811/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/811/\")"
 func oRule655(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[655]) {
 		return false, runtime.Err{}
@@ -27872,7 +27872,7 @@ func oRule655(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule656 evaluates rule "R00813" (policy).
-// when: !("role_813" in principal_roles) && principal == "agent:813"
+// when: "!(\"role_813\" in principal_roles) && principal == \"agent:813\""
 func oRule656(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[656]) {
 		return false, runtime.Err{}
@@ -27895,7 +27895,7 @@ func oRule656(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule657 evaluates rule "R00815" (policy).
-// when: "tool_815" in lycaon.turn_tools && tool_arg_string("command").contains("--force-815")
+// when: "\"tool_815\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-815\")"
 func oRule657(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[657]) {
 		return false, runtime.Err{}
@@ -27916,7 +27916,7 @@ func oRule657(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule658 evaluates rule "R00817" (policy).
-// when: tool_arg_string("path").contains("/secret/817/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/817/\")"
 func oRule658(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[658]) {
 		return false, runtime.Err{}
@@ -27933,7 +27933,7 @@ func oRule658(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule660 evaluates rule "R00821" (policy).
-// when: "tool_821" in lycaon.turn_tools && tool_arg_string("command").contains("--force-821")
+// when: "\"tool_821\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-821\")"
 func oRule660(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[660]) {
 		return false, runtime.Err{}
@@ -27954,7 +27954,7 @@ func oRule660(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule661 evaluates rule "R00823" (policy).
-// when: tool_arg_string("path").contains("/secret/823/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/823/\")"
 func oRule661(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[661]) {
 		return false, runtime.Err{}
@@ -27971,7 +27971,7 @@ func oRule661(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule662 evaluates rule "R00825" (policy).
-// when: !("role_825" in principal_roles) && principal == "agent:825"
+// when: "!(\"role_825\" in principal_roles) && principal == \"agent:825\""
 func oRule662(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[662]) {
 		return false, runtime.Err{}
@@ -27994,7 +27994,7 @@ func oRule662(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule663 evaluates rule "R00827" (policy).
-// when: "tool_827" in lycaon.turn_tools && tool_arg_string("command").contains("--force-827")
+// when: "\"tool_827\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-827\")"
 func oRule663(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[663]) {
 		return false, runtime.Err{}
@@ -28015,7 +28015,7 @@ func oRule663(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule665 evaluates rule "R00831" (policy).
-// when: !("role_831" in principal_roles) && principal == "agent:831"
+// when: "!(\"role_831\" in principal_roles) && principal == \"agent:831\""
 func oRule665(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[665]) {
 		return false, runtime.Err{}
@@ -28038,7 +28038,7 @@ func oRule665(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule666 evaluates rule "R00833" (policy).
-// when: "tool_833" in lycaon.turn_tools && tool_arg_string("command").contains("--force-833")
+// when: "\"tool_833\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-833\")"
 func oRule666(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[666]) {
 		return false, runtime.Err{}
@@ -28059,7 +28059,7 @@ func oRule666(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule667 evaluates rule "R00835" (policy).
-// when: tool_arg_string("path").contains("/secret/835/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/835/\")"
 func oRule667(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[667]) {
 		return false, runtime.Err{}
@@ -28076,7 +28076,7 @@ func oRule667(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule668 evaluates rule "R00837" (policy).
-// when: !("role_837" in principal_roles) && principal == "agent:837"
+// when: "!(\"role_837\" in principal_roles) && principal == \"agent:837\""
 func oRule668(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[668]) {
 		return false, runtime.Err{}
@@ -28099,7 +28099,7 @@ func oRule668(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule670 evaluates rule "R00841" (policy).
-// when: tool_arg_string("path").contains("/secret/841/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/841/\")"
 func oRule670(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[670]) {
 		return false, runtime.Err{}
@@ -28116,7 +28116,7 @@ func oRule670(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule671 evaluates rule "R00843" (policy).
-// when: !("role_843" in principal_roles) && principal == "agent:843"
+// when: "!(\"role_843\" in principal_roles) && principal == \"agent:843\""
 func oRule671(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[671]) {
 		return false, runtime.Err{}
@@ -28139,7 +28139,7 @@ func oRule671(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule672 evaluates rule "R00845" (policy).
-// when: "tool_845" in lycaon.turn_tools && tool_arg_string("command").contains("--force-845")
+// when: "\"tool_845\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-845\")"
 func oRule672(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[672]) {
 		return false, runtime.Err{}
@@ -28160,7 +28160,7 @@ func oRule672(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule673 evaluates rule "R00847" (policy).
-// when: tool_arg_string("path").contains("/secret/847/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/847/\")"
 func oRule673(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[673]) {
 		return false, runtime.Err{}
@@ -28177,7 +28177,7 @@ func oRule673(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule675 evaluates rule "R00851" (policy).
-// when: "tool_851" in lycaon.turn_tools && tool_arg_string("command").contains("--force-851")
+// when: "\"tool_851\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-851\")"
 func oRule675(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[675]) {
 		return false, runtime.Err{}
@@ -28198,7 +28198,7 @@ func oRule675(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule676 evaluates rule "R00853" (policy).
-// when: tool_arg_string("path").contains("/secret/853/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/853/\")"
 func oRule676(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[676]) {
 		return false, runtime.Err{}
@@ -28215,7 +28215,7 @@ func oRule676(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule677 evaluates rule "R00855" (policy).
-// when: !("role_855" in principal_roles) && principal == "agent:855"
+// when: "!(\"role_855\" in principal_roles) && principal == \"agent:855\""
 func oRule677(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[677]) {
 		return false, runtime.Err{}
@@ -28238,7 +28238,7 @@ func oRule677(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule678 evaluates rule "R00857" (policy).
-// when: "tool_857" in lycaon.turn_tools && tool_arg_string("command").contains("--force-857")
+// when: "\"tool_857\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-857\")"
 func oRule678(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[678]) {
 		return false, runtime.Err{}
@@ -28259,7 +28259,7 @@ func oRule678(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule680 evaluates rule "R00861" (policy).
-// when: !("role_861" in principal_roles) && principal == "agent:861"
+// when: "!(\"role_861\" in principal_roles) && principal == \"agent:861\""
 func oRule680(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[680]) {
 		return false, runtime.Err{}
@@ -28282,7 +28282,7 @@ func oRule680(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule681 evaluates rule "R00863" (policy).
-// when: "tool_863" in lycaon.turn_tools && tool_arg_string("command").contains("--force-863")
+// when: "\"tool_863\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-863\")"
 func oRule681(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[681]) {
 		return false, runtime.Err{}
@@ -28303,7 +28303,7 @@ func oRule681(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule682 evaluates rule "R00865" (policy).
-// when: tool_arg_string("path").contains("/secret/865/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/865/\")"
 func oRule682(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[682]) {
 		return false, runtime.Err{}
@@ -28320,7 +28320,7 @@ func oRule682(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule683 evaluates rule "R00867" (policy).
-// when: !("role_867" in principal_roles) && principal == "agent:867"
+// when: "!(\"role_867\" in principal_roles) && principal == \"agent:867\""
 func oRule683(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[683]) {
 		return false, runtime.Err{}
@@ -28343,7 +28343,7 @@ func oRule683(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule685 evaluates rule "R00871" (policy).
-// when: tool_arg_string("path").contains("/secret/871/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/871/\")"
 func oRule685(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[685]) {
 		return false, runtime.Err{}
@@ -28360,7 +28360,7 @@ func oRule685(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule686 evaluates rule "R00873" (policy).
-// when: !("role_873" in principal_roles) && principal == "agent:873"
+// when: "!(\"role_873\" in principal_roles) && principal == \"agent:873\""
 func oRule686(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[686]) {
 		return false, runtime.Err{}
@@ -28383,7 +28383,7 @@ func oRule686(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule687 evaluates rule "R00875" (policy).
-// when: "tool_875" in lycaon.turn_tools && tool_arg_string("command").contains("--force-875")
+// when: "\"tool_875\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-875\")"
 func oRule687(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[687]) {
 		return false, runtime.Err{}
@@ -28404,7 +28404,7 @@ func oRule687(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule688 evaluates rule "R00877" (policy).
-// when: tool_arg_string("path").contains("/secret/877/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/877/\")"
 func oRule688(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[688]) {
 		return false, runtime.Err{}
@@ -28421,7 +28421,7 @@ func oRule688(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule690 evaluates rule "R00881" (policy).
-// when: "tool_881" in lycaon.turn_tools && tool_arg_string("command").contains("--force-881")
+// when: "\"tool_881\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-881\")"
 func oRule690(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[690]) {
 		return false, runtime.Err{}
@@ -28442,7 +28442,7 @@ func oRule690(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule691 evaluates rule "R00883" (policy).
-// when: tool_arg_string("path").contains("/secret/883/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/883/\")"
 func oRule691(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[691]) {
 		return false, runtime.Err{}
@@ -28459,7 +28459,7 @@ func oRule691(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule692 evaluates rule "R00885" (policy).
-// when: !("role_885" in principal_roles) && principal == "agent:885"
+// when: "!(\"role_885\" in principal_roles) && principal == \"agent:885\""
 func oRule692(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[692]) {
 		return false, runtime.Err{}
@@ -28482,7 +28482,7 @@ func oRule692(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule693 evaluates rule "R00887" (policy).
-// when: "tool_887" in lycaon.turn_tools && tool_arg_string("command").contains("--force-887")
+// when: "\"tool_887\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-887\")"
 func oRule693(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[693]) {
 		return false, runtime.Err{}
@@ -28503,7 +28503,7 @@ func oRule693(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule695 evaluates rule "R00891" (policy).
-// when: !("role_891" in principal_roles) && principal == "agent:891"
+// when: "!(\"role_891\" in principal_roles) && principal == \"agent:891\""
 func oRule695(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[695]) {
 		return false, runtime.Err{}
@@ -28526,7 +28526,7 @@ func oRule695(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule696 evaluates rule "R00893" (policy).
-// when: "tool_893" in lycaon.turn_tools && tool_arg_string("command").contains("--force-893")
+// when: "\"tool_893\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-893\")"
 func oRule696(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[696]) {
 		return false, runtime.Err{}
@@ -28547,7 +28547,7 @@ func oRule696(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule697 evaluates rule "R00895" (policy).
-// when: tool_arg_string("path").contains("/secret/895/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/895/\")"
 func oRule697(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[697]) {
 		return false, runtime.Err{}
@@ -28564,7 +28564,7 @@ func oRule697(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule698 evaluates rule "R00897" (policy).
-// when: !("role_897" in principal_roles) && principal == "agent:897"
+// when: "!(\"role_897\" in principal_roles) && principal == \"agent:897\""
 func oRule698(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[698]) {
 		return false, runtime.Err{}
@@ -28587,7 +28587,7 @@ func oRule698(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule700 evaluates rule "R00901" (policy).
-// when: tool_arg_string("path").contains("/secret/901/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/901/\")"
 func oRule700(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[700]) {
 		return false, runtime.Err{}
@@ -28604,7 +28604,7 @@ func oRule700(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule701 evaluates rule "R00903" (policy).
-// when: !("role_903" in principal_roles) && principal == "agent:903"
+// when: "!(\"role_903\" in principal_roles) && principal == \"agent:903\""
 func oRule701(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[701]) {
 		return false, runtime.Err{}
@@ -28627,7 +28627,7 @@ func oRule701(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule702 evaluates rule "R00905" (policy).
-// when: "tool_905" in lycaon.turn_tools && tool_arg_string("command").contains("--force-905")
+// when: "\"tool_905\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-905\")"
 func oRule702(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[702]) {
 		return false, runtime.Err{}
@@ -28648,7 +28648,7 @@ func oRule702(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule703 evaluates rule "R00907" (policy).
-// when: tool_arg_string("path").contains("/secret/907/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/907/\")"
 func oRule703(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[703]) {
 		return false, runtime.Err{}
@@ -28665,7 +28665,7 @@ func oRule703(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule705 evaluates rule "R00911" (policy).
-// when: "tool_911" in lycaon.turn_tools && tool_arg_string("command").contains("--force-911")
+// when: "\"tool_911\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-911\")"
 func oRule705(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[705]) {
 		return false, runtime.Err{}
@@ -28686,7 +28686,7 @@ func oRule705(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule706 evaluates rule "R00913" (policy).
-// when: tool_arg_string("path").contains("/secret/913/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/913/\")"
 func oRule706(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[706]) {
 		return false, runtime.Err{}
@@ -28703,7 +28703,7 @@ func oRule706(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule707 evaluates rule "R00915" (policy).
-// when: !("role_915" in principal_roles) && principal == "agent:915"
+// when: "!(\"role_915\" in principal_roles) && principal == \"agent:915\""
 func oRule707(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[707]) {
 		return false, runtime.Err{}
@@ -28726,7 +28726,7 @@ func oRule707(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule708 evaluates rule "R00917" (policy).
-// when: "tool_917" in lycaon.turn_tools && tool_arg_string("command").contains("--force-917")
+// when: "\"tool_917\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-917\")"
 func oRule708(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[708]) {
 		return false, runtime.Err{}
@@ -28747,7 +28747,7 @@ func oRule708(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule710 evaluates rule "R00921" (policy).
-// when: !("role_921" in principal_roles) && principal == "agent:921"
+// when: "!(\"role_921\" in principal_roles) && principal == \"agent:921\""
 func oRule710(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[710]) {
 		return false, runtime.Err{}
@@ -28770,7 +28770,7 @@ func oRule710(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule711 evaluates rule "R00923" (policy).
-// when: "tool_923" in lycaon.turn_tools && tool_arg_string("command").contains("--force-923")
+// when: "\"tool_923\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-923\")"
 func oRule711(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[711]) {
 		return false, runtime.Err{}
@@ -28791,7 +28791,7 @@ func oRule711(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule712 evaluates rule "R00925" (policy).
-// when: tool_arg_string("path").contains("/secret/925/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/925/\")"
 func oRule712(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[712]) {
 		return false, runtime.Err{}
@@ -28808,7 +28808,7 @@ func oRule712(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule713 evaluates rule "R00927" (policy).
-// when: !("role_927" in principal_roles) && principal == "agent:927"
+// when: "!(\"role_927\" in principal_roles) && principal == \"agent:927\""
 func oRule713(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[713]) {
 		return false, runtime.Err{}
@@ -28831,7 +28831,7 @@ func oRule713(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule715 evaluates rule "R00931" (policy).
-// when: tool_arg_string("path").contains("/secret/931/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/931/\")"
 func oRule715(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[715]) {
 		return false, runtime.Err{}
@@ -28848,7 +28848,7 @@ func oRule715(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule716 evaluates rule "R00933" (policy).
-// when: !("role_933" in principal_roles) && principal == "agent:933"
+// when: "!(\"role_933\" in principal_roles) && principal == \"agent:933\""
 func oRule716(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[716]) {
 		return false, runtime.Err{}
@@ -28871,7 +28871,7 @@ func oRule716(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule717 evaluates rule "R00935" (policy).
-// when: "tool_935" in lycaon.turn_tools && tool_arg_string("command").contains("--force-935")
+// when: "\"tool_935\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-935\")"
 func oRule717(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[717]) {
 		return false, runtime.Err{}
@@ -28892,7 +28892,7 @@ func oRule717(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule718 evaluates rule "R00937" (policy).
-// when: tool_arg_string("path").contains("/secret/937/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/937/\")"
 func oRule718(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[718]) {
 		return false, runtime.Err{}
@@ -28909,7 +28909,7 @@ func oRule718(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule720 evaluates rule "R00941" (policy).
-// when: "tool_941" in lycaon.turn_tools && tool_arg_string("command").contains("--force-941")
+// when: "\"tool_941\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-941\")"
 func oRule720(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[720]) {
 		return false, runtime.Err{}
@@ -28930,7 +28930,7 @@ func oRule720(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule721 evaluates rule "R00943" (policy).
-// when: tool_arg_string("path").contains("/secret/943/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/943/\")"
 func oRule721(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[721]) {
 		return false, runtime.Err{}
@@ -28947,7 +28947,7 @@ func oRule721(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule722 evaluates rule "R00945" (policy).
-// when: !("role_945" in principal_roles) && principal == "agent:945"
+// when: "!(\"role_945\" in principal_roles) && principal == \"agent:945\""
 func oRule722(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[722]) {
 		return false, runtime.Err{}
@@ -28970,7 +28970,7 @@ func oRule722(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule723 evaluates rule "R00947" (policy).
-// when: "tool_947" in lycaon.turn_tools && tool_arg_string("command").contains("--force-947")
+// when: "\"tool_947\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-947\")"
 func oRule723(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[723]) {
 		return false, runtime.Err{}
@@ -28991,7 +28991,7 @@ func oRule723(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule725 evaluates rule "R00951" (policy).
-// when: !("role_951" in principal_roles) && principal == "agent:951"
+// when: "!(\"role_951\" in principal_roles) && principal == \"agent:951\""
 func oRule725(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[725]) {
 		return false, runtime.Err{}
@@ -29014,7 +29014,7 @@ func oRule725(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule726 evaluates rule "R00953" (policy).
-// when: "tool_953" in lycaon.turn_tools && tool_arg_string("command").contains("--force-953")
+// when: "\"tool_953\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-953\")"
 func oRule726(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[726]) {
 		return false, runtime.Err{}
@@ -29035,7 +29035,7 @@ func oRule726(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule727 evaluates rule "R00955" (policy).
-// when: tool_arg_string("path").contains("/secret/955/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/955/\")"
 func oRule727(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[727]) {
 		return false, runtime.Err{}
@@ -29052,7 +29052,7 @@ func oRule727(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule728 evaluates rule "R00957" (policy).
-// when: !("role_957" in principal_roles) && principal == "agent:957"
+// when: "!(\"role_957\" in principal_roles) && principal == \"agent:957\""
 func oRule728(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[728]) {
 		return false, runtime.Err{}
@@ -29075,7 +29075,7 @@ func oRule728(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule730 evaluates rule "R00961" (policy).
-// when: tool_arg_string("path").contains("/secret/961/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/961/\")"
 func oRule730(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[730]) {
 		return false, runtime.Err{}
@@ -29092,7 +29092,7 @@ func oRule730(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule731 evaluates rule "R00963" (policy).
-// when: !("role_963" in principal_roles) && principal == "agent:963"
+// when: "!(\"role_963\" in principal_roles) && principal == \"agent:963\""
 func oRule731(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[731]) {
 		return false, runtime.Err{}
@@ -29115,7 +29115,7 @@ func oRule731(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule732 evaluates rule "R00965" (policy).
-// when: "tool_965" in lycaon.turn_tools && tool_arg_string("command").contains("--force-965")
+// when: "\"tool_965\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-965\")"
 func oRule732(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[732]) {
 		return false, runtime.Err{}
@@ -29136,7 +29136,7 @@ func oRule732(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule733 evaluates rule "R00967" (policy).
-// when: tool_arg_string("path").contains("/secret/967/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/967/\")"
 func oRule733(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[733]) {
 		return false, runtime.Err{}
@@ -29153,7 +29153,7 @@ func oRule733(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule735 evaluates rule "R00971" (policy).
-// when: "tool_971" in lycaon.turn_tools && tool_arg_string("command").contains("--force-971")
+// when: "\"tool_971\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-971\")"
 func oRule735(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[735]) {
 		return false, runtime.Err{}
@@ -29174,7 +29174,7 @@ func oRule735(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule736 evaluates rule "R00973" (policy).
-// when: tool_arg_string("path").contains("/secret/973/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/973/\")"
 func oRule736(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[736]) {
 		return false, runtime.Err{}
@@ -29191,7 +29191,7 @@ func oRule736(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule737 evaluates rule "R00975" (policy).
-// when: !("role_975" in principal_roles) && principal == "agent:975"
+// when: "!(\"role_975\" in principal_roles) && principal == \"agent:975\""
 func oRule737(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[737]) {
 		return false, runtime.Err{}
@@ -29214,7 +29214,7 @@ func oRule737(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule738 evaluates rule "R00977" (policy).
-// when: "tool_977" in lycaon.turn_tools && tool_arg_string("command").contains("--force-977")
+// when: "\"tool_977\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-977\")"
 func oRule738(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[738]) {
 		return false, runtime.Err{}
@@ -29235,7 +29235,7 @@ func oRule738(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule740 evaluates rule "R00981" (policy).
-// when: !("role_981" in principal_roles) && principal == "agent:981"
+// when: "!(\"role_981\" in principal_roles) && principal == \"agent:981\""
 func oRule740(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[740]) {
 		return false, runtime.Err{}
@@ -29258,7 +29258,7 @@ func oRule740(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule741 evaluates rule "R00983" (policy).
-// when: "tool_983" in lycaon.turn_tools && tool_arg_string("command").contains("--force-983")
+// when: "\"tool_983\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-983\")"
 func oRule741(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[741]) {
 		return false, runtime.Err{}
@@ -29279,7 +29279,7 @@ func oRule741(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule742 evaluates rule "R00985" (policy).
-// when: tool_arg_string("path").contains("/secret/985/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/985/\")"
 func oRule742(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[742]) {
 		return false, runtime.Err{}
@@ -29296,7 +29296,7 @@ func oRule742(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule743 evaluates rule "R00987" (policy).
-// when: !("role_987" in principal_roles) && principal == "agent:987"
+// when: "!(\"role_987\" in principal_roles) && principal == \"agent:987\""
 func oRule743(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[743]) {
 		return false, runtime.Err{}
@@ -29319,7 +29319,7 @@ func oRule743(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule745 evaluates rule "R00991" (policy).
-// when: tool_arg_string("path").contains("/secret/991/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/991/\")"
 func oRule745(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[745]) {
 		return false, runtime.Err{}
@@ -29336,7 +29336,7 @@ func oRule745(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule746 evaluates rule "R00993" (policy).
-// when: !("role_993" in principal_roles) && principal == "agent:993"
+// when: "!(\"role_993\" in principal_roles) && principal == \"agent:993\""
 func oRule746(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[746]) {
 		return false, runtime.Err{}
@@ -29359,7 +29359,7 @@ func oRule746(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule747 evaluates rule "R00995" (policy).
-// when: "tool_995" in lycaon.turn_tools && tool_arg_string("command").contains("--force-995")
+// when: "\"tool_995\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-995\")"
 func oRule747(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[747]) {
 		return false, runtime.Err{}
@@ -29380,7 +29380,7 @@ func oRule747(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule748 evaluates rule "R00997" (policy).
-// when: tool_arg_string("path").contains("/secret/997/")
+// when: "tool_arg_string(\"path\").contains(\"/secret/997/\")"
 func oRule748(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[748]) {
 		return false, runtime.Err{}
@@ -29397,7 +29397,7 @@ func oRule748(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule750 evaluates rule "R00002" (invariant).
-// when: session_posture == "posture_2" && lycaon.repeat_count > 5
+// when: "session_posture == \"posture_2\" && lycaon.repeat_count > 5"
 func oRule750(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[750]) {
 		return false, runtime.Err{}
@@ -29417,7 +29417,7 @@ func oRule750(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule751 evaluates rule "R00006" (invariant).
-// when: tool_arg_string("command").startsWith("shutdown -h 6")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 6\")"
 func oRule751(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[751]) {
 		return false, runtime.Err{}
@@ -29434,7 +29434,7 @@ func oRule751(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule752 evaluates rule "R00010" (invariant).
-// when: tool_arg_int("timeout") > 3610 || size(tool_arg_string("command")) > 4106
+// when: "tool_arg_int(\"timeout\") > 3610 || size(tool_arg_string(\"command\")) > 4106"
 func oRule752(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[752]) {
 		return false, runtime.Err{}
@@ -29457,7 +29457,7 @@ func oRule752(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule754 evaluates rule "R00018" (invariant).
-// when: tool_arg_string("command").startsWith("shutdown -h 18")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 18\")"
 func oRule754(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[754]) {
 		return false, runtime.Err{}
@@ -29476,7 +29476,7 @@ func oRule754(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule755 evaluates rule "R00022" (invariant).
-// when: tool_arg_int("timeout") > 3622 || size(tool_arg_string("command")) > 4118
+// when: "tool_arg_int(\"timeout\") > 3622 || size(tool_arg_string(\"command\")) > 4118"
 func oRule755(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[755]) {
 		return false, runtime.Err{}
@@ -29499,7 +29499,7 @@ func oRule755(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule756 evaluates rule "R00026" (invariant).
-// when: session_posture == "posture_26" && lycaon.repeat_count > 8
+// when: "session_posture == \"posture_26\" && lycaon.repeat_count > 8"
 func oRule756(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[756]) {
 		return false, runtime.Err{}
@@ -29519,7 +29519,7 @@ func oRule756(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule757 evaluates rule "R00030" (invariant).
-// when: tool_arg_string("command").startsWith("shutdown -h 30")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 30\")"
 func oRule757(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[757]) {
 		return false, runtime.Err{}
@@ -29538,7 +29538,7 @@ func oRule757(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule759 evaluates rule "R00038" (invariant).
-// when: session_posture == "posture_38" && lycaon.repeat_count > 6
+// when: "session_posture == \"posture_38\" && lycaon.repeat_count > 6"
 func oRule759(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[759]) {
 		return false, runtime.Err{}
@@ -29558,7 +29558,7 @@ func oRule759(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule760 evaluates rule "R00042" (invariant).
-// when: tool_arg_string("command").startsWith("shutdown -h 42")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 42\")"
 func oRule760(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[760]) {
 		return false, runtime.Err{}
@@ -29577,7 +29577,7 @@ func oRule760(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule761 evaluates rule "R00046" (invariant).
-// when: tool_arg_int("timeout") > 3646 || size(tool_arg_string("command")) > 4142
+// when: "tool_arg_int(\"timeout\") > 3646 || size(tool_arg_string(\"command\")) > 4142"
 func oRule761(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[761]) {
 		return false, runtime.Err{}
@@ -29600,7 +29600,7 @@ func oRule761(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule762 evaluates rule "R00050" (invariant).
-// when: session_posture == "posture_50" && lycaon.repeat_count > 4
+// when: "session_posture == \"posture_50\" && lycaon.repeat_count > 4"
 func oRule762(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[762]) {
 		return false, runtime.Err{}
@@ -29620,7 +29620,7 @@ func oRule762(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule764 evaluates rule "R00058" (invariant).
-// when: tool_arg_int("timeout") > 3658 || size(tool_arg_string("command")) > 4154
+// when: "tool_arg_int(\"timeout\") > 3658 || size(tool_arg_string(\"command\")) > 4154"
 func oRule764(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[764]) {
 		return false, runtime.Err{}
@@ -29643,7 +29643,7 @@ func oRule764(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule765 evaluates rule "R00062" (invariant).
-// when: session_posture == "posture_62" && lycaon.repeat_count > 9
+// when: "session_posture == \"posture_62\" && lycaon.repeat_count > 9"
 func oRule765(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[765]) {
 		return false, runtime.Err{}
@@ -29663,7 +29663,7 @@ func oRule765(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule766 evaluates rule "R00066" (invariant).
-// when: tool_arg_string("command").startsWith("shutdown -h 66")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 66\")"
 func oRule766(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[766]) {
 		return false, runtime.Err{}
@@ -29682,7 +29682,7 @@ func oRule766(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule767 evaluates rule "R00070" (invariant).
-// when: tool_arg_int("timeout") > 3670 || size(tool_arg_string("command")) > 4166
+// when: "tool_arg_int(\"timeout\") > 3670 || size(tool_arg_string(\"command\")) > 4166"
 func oRule767(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[767]) {
 		return false, runtime.Err{}
@@ -29705,7 +29705,7 @@ func oRule767(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule769 evaluates rule "R00078" (invariant).
-// when: tool_arg_string("command").startsWith("shutdown -h 78")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 78\")"
 func oRule769(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[769]) {
 		return false, runtime.Err{}
@@ -29724,7 +29724,7 @@ func oRule769(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule770 evaluates rule "R00082" (invariant).
-// when: tool_arg_int("timeout") > 3682 || size(tool_arg_string("command")) > 4178
+// when: "tool_arg_int(\"timeout\") > 3682 || size(tool_arg_string(\"command\")) > 4178"
 func oRule770(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[770]) {
 		return false, runtime.Err{}
@@ -29747,7 +29747,7 @@ func oRule770(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule771 evaluates rule "R00086" (invariant).
-// when: session_posture == "posture_86" && lycaon.repeat_count > 5
+// when: "session_posture == \"posture_86\" && lycaon.repeat_count > 5"
 func oRule771(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[771]) {
 		return false, runtime.Err{}
@@ -29767,7 +29767,7 @@ func oRule771(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule772 evaluates rule "R00090" (invariant).
-// when: tool_arg_string("command").startsWith("shutdown -h 90")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 90\")"
 func oRule772(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[772]) {
 		return false, runtime.Err{}
@@ -29786,7 +29786,7 @@ func oRule772(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule774 evaluates rule "R00098" (invariant).
-// when: session_posture == "posture_98" && lycaon.repeat_count > 3
+// when: "session_posture == \"posture_98\" && lycaon.repeat_count > 3"
 func oRule774(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[774]) {
 		return false, runtime.Err{}
@@ -29806,7 +29806,7 @@ func oRule774(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule775 evaluates rule "R00102" (invariant).
-// when: tool_arg_string("command").startsWith("shutdown -h 102")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 102\")"
 func oRule775(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[775]) {
 		return false, runtime.Err{}
@@ -29825,7 +29825,7 @@ func oRule775(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule776 evaluates rule "R00106" (invariant).
-// when: tool_arg_int("timeout") > 3706 || size(tool_arg_string("command")) > 4202
+// when: "tool_arg_int(\"timeout\") > 3706 || size(tool_arg_string(\"command\")) > 4202"
 func oRule776(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[776]) {
 		return false, runtime.Err{}
@@ -29848,7 +29848,7 @@ func oRule776(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule777 evaluates rule "R00110" (invariant).
-// when: session_posture == "posture_110" && lycaon.repeat_count > 8
+// when: "session_posture == \"posture_110\" && lycaon.repeat_count > 8"
 func oRule777(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[777]) {
 		return false, runtime.Err{}
@@ -29868,7 +29868,7 @@ func oRule777(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule779 evaluates rule "R00118" (invariant).
-// when: tool_arg_int("timeout") > 3718 || size(tool_arg_string("command")) > 4214
+// when: "tool_arg_int(\"timeout\") > 3718 || size(tool_arg_string(\"command\")) > 4214"
 func oRule779(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[779]) {
 		return false, runtime.Err{}
@@ -29891,7 +29891,7 @@ func oRule779(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule780 evaluates rule "R00122" (invariant).
-// when: session_posture == "posture_122" && lycaon.repeat_count > 6
+// when: "session_posture == \"posture_122\" && lycaon.repeat_count > 6"
 func oRule780(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[780]) {
 		return false, runtime.Err{}
@@ -29911,7 +29911,7 @@ func oRule780(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule781 evaluates rule "R00126" (invariant).
-// when: tool_arg_string("command").startsWith("shutdown -h 126")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 126\")"
 func oRule781(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[781]) {
 		return false, runtime.Err{}
@@ -29930,7 +29930,7 @@ func oRule781(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule782 evaluates rule "R00130" (invariant).
-// when: tool_arg_int("timeout") > 3730 || size(tool_arg_string("command")) > 4226
+// when: "tool_arg_int(\"timeout\") > 3730 || size(tool_arg_string(\"command\")) > 4226"
 func oRule782(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[782]) {
 		return false, runtime.Err{}
@@ -29953,7 +29953,7 @@ func oRule782(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule784 evaluates rule "R00138" (invariant).
-// when: tool_arg_string("command").startsWith("shutdown -h 138")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 138\")"
 func oRule784(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[784]) {
 		return false, runtime.Err{}
@@ -29972,7 +29972,7 @@ func oRule784(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule785 evaluates rule "R00142" (invariant).
-// when: tool_arg_int("timeout") > 3742 || size(tool_arg_string("command")) > 4238
+// when: "tool_arg_int(\"timeout\") > 3742 || size(tool_arg_string(\"command\")) > 4238"
 func oRule785(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[785]) {
 		return false, runtime.Err{}
@@ -29995,7 +29995,7 @@ func oRule785(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule786 evaluates rule "R00146" (invariant).
-// when: session_posture == "posture_146" && lycaon.repeat_count > 9
+// when: "session_posture == \"posture_146\" && lycaon.repeat_count > 9"
 func oRule786(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[786]) {
 		return false, runtime.Err{}
@@ -30015,7 +30015,7 @@ func oRule786(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule787 evaluates rule "R00150" (invariant).
-// when: tool_arg_string("command").startsWith("shutdown -h 150")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 150\")"
 func oRule787(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[787]) {
 		return false, runtime.Err{}
@@ -30034,7 +30034,7 @@ func oRule787(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule789 evaluates rule "R00158" (invariant).
-// when: session_posture == "posture_158" && lycaon.repeat_count > 7
+// when: "session_posture == \"posture_158\" && lycaon.repeat_count > 7"
 func oRule789(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[789]) {
 		return false, runtime.Err{}
@@ -30054,7 +30054,7 @@ func oRule789(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule790 evaluates rule "R00162" (invariant).
-// when: tool_arg_string("command").startsWith("shutdown -h 162")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 162\")"
 func oRule790(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[790]) {
 		return false, runtime.Err{}
@@ -30073,7 +30073,7 @@ func oRule790(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule791 evaluates rule "R00166" (invariant).
-// when: tool_arg_int("timeout") > 3766 || size(tool_arg_string("command")) > 4262
+// when: "tool_arg_int(\"timeout\") > 3766 || size(tool_arg_string(\"command\")) > 4262"
 func oRule791(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[791]) {
 		return false, runtime.Err{}
@@ -30096,7 +30096,7 @@ func oRule791(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule792 evaluates rule "R00170" (invariant).
-// when: session_posture == "posture_170" && lycaon.repeat_count > 5
+// when: "session_posture == \"posture_170\" && lycaon.repeat_count > 5"
 func oRule792(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[792]) {
 		return false, runtime.Err{}
@@ -30116,7 +30116,7 @@ func oRule792(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule794 evaluates rule "R00178" (invariant).
-// when: tool_arg_int("timeout") > 3778 || size(tool_arg_string("command")) > 4274
+// when: "tool_arg_int(\"timeout\") > 3778 || size(tool_arg_string(\"command\")) > 4274"
 func oRule794(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[794]) {
 		return false, runtime.Err{}
@@ -30139,7 +30139,7 @@ func oRule794(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule795 evaluates rule "R00182" (invariant).
-// when: session_posture == "posture_182" && lycaon.repeat_count > 3
+// when: "session_posture == \"posture_182\" && lycaon.repeat_count > 3"
 func oRule795(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[795]) {
 		return false, runtime.Err{}
@@ -30159,7 +30159,7 @@ func oRule795(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule796 evaluates rule "R00186" (invariant).
-// when: tool_arg_string("command").startsWith("shutdown -h 186")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 186\")"
 func oRule796(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[796]) {
 		return false, runtime.Err{}
@@ -30178,7 +30178,7 @@ func oRule796(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule797 evaluates rule "R00190" (invariant).
-// when: tool_arg_int("timeout") > 3790 || size(tool_arg_string("command")) > 4286
+// when: "tool_arg_int(\"timeout\") > 3790 || size(tool_arg_string(\"command\")) > 4286"
 func oRule797(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[797]) {
 		return false, runtime.Err{}
@@ -30201,7 +30201,7 @@ func oRule797(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule799 evaluates rule "R00198" (invariant).
-// when: tool_arg_string("command").startsWith("shutdown -h 198")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 198\")"
 func oRule799(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[799]) {
 		return false, runtime.Err{}
@@ -30220,7 +30220,7 @@ func oRule799(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule800 evaluates rule "R00202" (invariant).
-// when: tool_arg_int("timeout") > 3802 || size(tool_arg_string("command")) > 4298
+// when: "tool_arg_int(\"timeout\") > 3802 || size(tool_arg_string(\"command\")) > 4298"
 func oRule800(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[800]) {
 		return false, runtime.Err{}
@@ -30243,7 +30243,7 @@ func oRule800(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule801 evaluates rule "R00206" (invariant).
-// when: session_posture == "posture_206" && lycaon.repeat_count > 6
+// when: "session_posture == \"posture_206\" && lycaon.repeat_count > 6"
 func oRule801(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[801]) {
 		return false, runtime.Err{}
@@ -30263,7 +30263,7 @@ func oRule801(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule802 evaluates rule "R00210" (invariant).
-// when: tool_arg_string("command").startsWith("shutdown -h 210")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 210\")"
 func oRule802(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[802]) {
 		return false, runtime.Err{}
@@ -30282,7 +30282,7 @@ func oRule802(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule804 evaluates rule "R00218" (invariant).
-// when: session_posture == "posture_218" && lycaon.repeat_count > 4
+// when: "session_posture == \"posture_218\" && lycaon.repeat_count > 4"
 func oRule804(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[804]) {
 		return false, runtime.Err{}
@@ -30302,7 +30302,7 @@ func oRule804(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule805 evaluates rule "R00222" (invariant).
-// when: tool_arg_string("command").startsWith("shutdown -h 222")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 222\")"
 func oRule805(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[805]) {
 		return false, runtime.Err{}
@@ -30321,7 +30321,7 @@ func oRule805(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule806 evaluates rule "R00226" (invariant).
-// when: tool_arg_int("timeout") > 3826 || size(tool_arg_string("command")) > 4322
+// when: "tool_arg_int(\"timeout\") > 3826 || size(tool_arg_string(\"command\")) > 4322"
 func oRule806(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[806]) {
 		return false, runtime.Err{}
@@ -30344,7 +30344,7 @@ func oRule806(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule807 evaluates rule "R00230" (invariant).
-// when: session_posture == "posture_230" && lycaon.repeat_count > 9
+// when: "session_posture == \"posture_230\" && lycaon.repeat_count > 9"
 func oRule807(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[807]) {
 		return false, runtime.Err{}
@@ -30364,7 +30364,7 @@ func oRule807(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule809 evaluates rule "R00238" (invariant).
-// when: tool_arg_int("timeout") > 3838 || size(tool_arg_string("command")) > 4334
+// when: "tool_arg_int(\"timeout\") > 3838 || size(tool_arg_string(\"command\")) > 4334"
 func oRule809(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[809]) {
 		return false, runtime.Err{}
@@ -30387,7 +30387,7 @@ func oRule809(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule810 evaluates rule "R00242" (invariant).
-// when: session_posture == "posture_242" && lycaon.repeat_count > 7
+// when: "session_posture == \"posture_242\" && lycaon.repeat_count > 7"
 func oRule810(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[810]) {
 		return false, runtime.Err{}
@@ -30407,7 +30407,7 @@ func oRule810(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule811 evaluates rule "R00246" (invariant).
-// when: tool_arg_string("command").startsWith("shutdown -h 246")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 246\")"
 func oRule811(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[811]) {
 		return false, runtime.Err{}
@@ -30426,7 +30426,7 @@ func oRule811(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule812 evaluates rule "R00250" (invariant).
-// when: tool_arg_int("timeout") > 3850 || size(tool_arg_string("command")) > 4346
+// when: "tool_arg_int(\"timeout\") > 3850 || size(tool_arg_string(\"command\")) > 4346"
 func oRule812(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[812]) {
 		return false, runtime.Err{}
@@ -30449,7 +30449,7 @@ func oRule812(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule814 evaluates rule "R00258" (invariant).
-// when: tool_arg_string("command").startsWith("shutdown -h 258")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 258\")"
 func oRule814(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[814]) {
 		return false, runtime.Err{}
@@ -30468,7 +30468,7 @@ func oRule814(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule815 evaluates rule "R00262" (invariant).
-// when: tool_arg_int("timeout") > 3862 || size(tool_arg_string("command")) > 4358
+// when: "tool_arg_int(\"timeout\") > 3862 || size(tool_arg_string(\"command\")) > 4358"
 func oRule815(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[815]) {
 		return false, runtime.Err{}
@@ -30491,7 +30491,7 @@ func oRule815(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule816 evaluates rule "R00266" (invariant).
-// when: session_posture == "posture_266" && lycaon.repeat_count > 3
+// when: "session_posture == \"posture_266\" && lycaon.repeat_count > 3"
 func oRule816(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[816]) {
 		return false, runtime.Err{}
@@ -30511,7 +30511,7 @@ func oRule816(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule817 evaluates rule "R00270" (invariant).
-// when: tool_arg_string("command").startsWith("shutdown -h 270")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 270\")"
 func oRule817(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[817]) {
 		return false, runtime.Err{}
@@ -30530,7 +30530,7 @@ func oRule817(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule819 evaluates rule "R00278" (invariant).
-// when: session_posture == "posture_278" && lycaon.repeat_count > 8
+// when: "session_posture == \"posture_278\" && lycaon.repeat_count > 8"
 func oRule819(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[819]) {
 		return false, runtime.Err{}
@@ -30550,7 +30550,7 @@ func oRule819(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule820 evaluates rule "R00282" (invariant).
-// when: tool_arg_string("command").startsWith("shutdown -h 282")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 282\")"
 func oRule820(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[820]) {
 		return false, runtime.Err{}
@@ -30569,7 +30569,7 @@ func oRule820(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule821 evaluates rule "R00286" (invariant).
-// when: tool_arg_int("timeout") > 3886 || size(tool_arg_string("command")) > 4382
+// when: "tool_arg_int(\"timeout\") > 3886 || size(tool_arg_string(\"command\")) > 4382"
 func oRule821(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[821]) {
 		return false, runtime.Err{}
@@ -30592,7 +30592,7 @@ func oRule821(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule822 evaluates rule "R00290" (invariant).
-// when: session_posture == "posture_290" && lycaon.repeat_count > 6
+// when: "session_posture == \"posture_290\" && lycaon.repeat_count > 6"
 func oRule822(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[822]) {
 		return false, runtime.Err{}
@@ -30612,7 +30612,7 @@ func oRule822(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule824 evaluates rule "R00298" (invariant).
-// when: tool_arg_int("timeout") > 3898 || size(tool_arg_string("command")) > 4394
+// when: "tool_arg_int(\"timeout\") > 3898 || size(tool_arg_string(\"command\")) > 4394"
 func oRule824(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[824]) {
 		return false, runtime.Err{}
@@ -30635,7 +30635,7 @@ func oRule824(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule825 evaluates rule "R00302" (invariant).
-// when: session_posture == "posture_302" && lycaon.repeat_count > 4
+// when: "session_posture == \"posture_302\" && lycaon.repeat_count > 4"
 func oRule825(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[825]) {
 		return false, runtime.Err{}
@@ -30655,7 +30655,7 @@ func oRule825(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule826 evaluates rule "R00306" (invariant).
-// when: tool_arg_string("command").startsWith("shutdown -h 306")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 306\")"
 func oRule826(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[826]) {
 		return false, runtime.Err{}
@@ -30674,7 +30674,7 @@ func oRule826(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule827 evaluates rule "R00310" (invariant).
-// when: tool_arg_int("timeout") > 3910 || size(tool_arg_string("command")) > 4406
+// when: "tool_arg_int(\"timeout\") > 3910 || size(tool_arg_string(\"command\")) > 4406"
 func oRule827(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[827]) {
 		return false, runtime.Err{}
@@ -30697,7 +30697,7 @@ func oRule827(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule829 evaluates rule "R00318" (invariant).
-// when: tool_arg_string("command").startsWith("shutdown -h 318")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 318\")"
 func oRule829(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[829]) {
 		return false, runtime.Err{}
@@ -30716,7 +30716,7 @@ func oRule829(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule830 evaluates rule "R00322" (invariant).
-// when: tool_arg_int("timeout") > 3922 || size(tool_arg_string("command")) > 4418
+// when: "tool_arg_int(\"timeout\") > 3922 || size(tool_arg_string(\"command\")) > 4418"
 func oRule830(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[830]) {
 		return false, runtime.Err{}
@@ -30739,7 +30739,7 @@ func oRule830(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule831 evaluates rule "R00326" (invariant).
-// when: session_posture == "posture_326" && lycaon.repeat_count > 7
+// when: "session_posture == \"posture_326\" && lycaon.repeat_count > 7"
 func oRule831(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[831]) {
 		return false, runtime.Err{}
@@ -30759,7 +30759,7 @@ func oRule831(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule832 evaluates rule "R00330" (invariant).
-// when: tool_arg_string("command").startsWith("shutdown -h 330")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 330\")"
 func oRule832(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[832]) {
 		return false, runtime.Err{}
@@ -30778,7 +30778,7 @@ func oRule832(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule834 evaluates rule "R00338" (invariant).
-// when: session_posture == "posture_338" && lycaon.repeat_count > 5
+// when: "session_posture == \"posture_338\" && lycaon.repeat_count > 5"
 func oRule834(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[834]) {
 		return false, runtime.Err{}
@@ -30798,7 +30798,7 @@ func oRule834(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule835 evaluates rule "R00342" (invariant).
-// when: tool_arg_string("command").startsWith("shutdown -h 342")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 342\")"
 func oRule835(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[835]) {
 		return false, runtime.Err{}
@@ -30817,7 +30817,7 @@ func oRule835(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule836 evaluates rule "R00346" (invariant).
-// when: tool_arg_int("timeout") > 3946 || size(tool_arg_string("command")) > 4442
+// when: "tool_arg_int(\"timeout\") > 3946 || size(tool_arg_string(\"command\")) > 4442"
 func oRule836(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[836]) {
 		return false, runtime.Err{}
@@ -30840,7 +30840,7 @@ func oRule836(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule837 evaluates rule "R00350" (invariant).
-// when: session_posture == "posture_350" && lycaon.repeat_count > 3
+// when: "session_posture == \"posture_350\" && lycaon.repeat_count > 3"
 func oRule837(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[837]) {
 		return false, runtime.Err{}
@@ -30860,7 +30860,7 @@ func oRule837(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule839 evaluates rule "R00358" (invariant).
-// when: tool_arg_int("timeout") > 3958 || size(tool_arg_string("command")) > 4454
+// when: "tool_arg_int(\"timeout\") > 3958 || size(tool_arg_string(\"command\")) > 4454"
 func oRule839(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[839]) {
 		return false, runtime.Err{}
@@ -30883,7 +30883,7 @@ func oRule839(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule840 evaluates rule "R00362" (invariant).
-// when: session_posture == "posture_362" && lycaon.repeat_count > 8
+// when: "session_posture == \"posture_362\" && lycaon.repeat_count > 8"
 func oRule840(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[840]) {
 		return false, runtime.Err{}
@@ -30903,7 +30903,7 @@ func oRule840(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule841 evaluates rule "R00366" (invariant).
-// when: tool_arg_string("command").startsWith("shutdown -h 366")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 366\")"
 func oRule841(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[841]) {
 		return false, runtime.Err{}
@@ -30922,7 +30922,7 @@ func oRule841(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule842 evaluates rule "R00370" (invariant).
-// when: tool_arg_int("timeout") > 3970 || size(tool_arg_string("command")) > 4466
+// when: "tool_arg_int(\"timeout\") > 3970 || size(tool_arg_string(\"command\")) > 4466"
 func oRule842(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[842]) {
 		return false, runtime.Err{}
@@ -30945,7 +30945,7 @@ func oRule842(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule844 evaluates rule "R00378" (invariant).
-// when: tool_arg_string("command").startsWith("shutdown -h 378")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 378\")"
 func oRule844(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[844]) {
 		return false, runtime.Err{}
@@ -30964,7 +30964,7 @@ func oRule844(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule845 evaluates rule "R00382" (invariant).
-// when: tool_arg_int("timeout") > 3982 || size(tool_arg_string("command")) > 4478
+// when: "tool_arg_int(\"timeout\") > 3982 || size(tool_arg_string(\"command\")) > 4478"
 func oRule845(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[845]) {
 		return false, runtime.Err{}
@@ -30987,7 +30987,7 @@ func oRule845(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule846 evaluates rule "R00386" (invariant).
-// when: session_posture == "posture_386" && lycaon.repeat_count > 4
+// when: "session_posture == \"posture_386\" && lycaon.repeat_count > 4"
 func oRule846(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[846]) {
 		return false, runtime.Err{}
@@ -31007,7 +31007,7 @@ func oRule846(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule847 evaluates rule "R00390" (invariant).
-// when: tool_arg_string("command").startsWith("shutdown -h 390")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 390\")"
 func oRule847(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[847]) {
 		return false, runtime.Err{}
@@ -31026,7 +31026,7 @@ func oRule847(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule849 evaluates rule "R00398" (invariant).
-// when: session_posture == "posture_398" && lycaon.repeat_count > 9
+// when: "session_posture == \"posture_398\" && lycaon.repeat_count > 9"
 func oRule849(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[849]) {
 		return false, runtime.Err{}
@@ -31046,7 +31046,7 @@ func oRule849(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule850 evaluates rule "R00402" (invariant).
-// when: tool_arg_string("command").startsWith("shutdown -h 402")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 402\")"
 func oRule850(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[850]) {
 		return false, runtime.Err{}
@@ -31065,7 +31065,7 @@ func oRule850(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule851 evaluates rule "R00406" (invariant).
-// when: tool_arg_int("timeout") > 4006 || size(tool_arg_string("command")) > 4502
+// when: "tool_arg_int(\"timeout\") > 4006 || size(tool_arg_string(\"command\")) > 4502"
 func oRule851(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[851]) {
 		return false, runtime.Err{}
@@ -31088,7 +31088,7 @@ func oRule851(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule852 evaluates rule "R00410" (invariant).
-// when: session_posture == "posture_410" && lycaon.repeat_count > 7
+// when: "session_posture == \"posture_410\" && lycaon.repeat_count > 7"
 func oRule852(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[852]) {
 		return false, runtime.Err{}
@@ -31108,7 +31108,7 @@ func oRule852(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule854 evaluates rule "R00418" (invariant).
-// when: tool_arg_int("timeout") > 4018 || size(tool_arg_string("command")) > 4514
+// when: "tool_arg_int(\"timeout\") > 4018 || size(tool_arg_string(\"command\")) > 4514"
 func oRule854(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[854]) {
 		return false, runtime.Err{}
@@ -31131,7 +31131,7 @@ func oRule854(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule855 evaluates rule "R00422" (invariant).
-// when: session_posture == "posture_422" && lycaon.repeat_count > 5
+// when: "session_posture == \"posture_422\" && lycaon.repeat_count > 5"
 func oRule855(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[855]) {
 		return false, runtime.Err{}
@@ -31151,7 +31151,7 @@ func oRule855(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule856 evaluates rule "R00426" (invariant).
-// when: tool_arg_string("command").startsWith("shutdown -h 426")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 426\")"
 func oRule856(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[856]) {
 		return false, runtime.Err{}
@@ -31170,7 +31170,7 @@ func oRule856(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule857 evaluates rule "R00430" (invariant).
-// when: tool_arg_int("timeout") > 4030 || size(tool_arg_string("command")) > 4526
+// when: "tool_arg_int(\"timeout\") > 4030 || size(tool_arg_string(\"command\")) > 4526"
 func oRule857(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[857]) {
 		return false, runtime.Err{}
@@ -31193,7 +31193,7 @@ func oRule857(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule859 evaluates rule "R00438" (invariant).
-// when: tool_arg_string("command").startsWith("shutdown -h 438")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 438\")"
 func oRule859(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[859]) {
 		return false, runtime.Err{}
@@ -31212,7 +31212,7 @@ func oRule859(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule860 evaluates rule "R00442" (invariant).
-// when: tool_arg_int("timeout") > 4042 || size(tool_arg_string("command")) > 4538
+// when: "tool_arg_int(\"timeout\") > 4042 || size(tool_arg_string(\"command\")) > 4538"
 func oRule860(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[860]) {
 		return false, runtime.Err{}
@@ -31235,7 +31235,7 @@ func oRule860(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule861 evaluates rule "R00446" (invariant).
-// when: session_posture == "posture_446" && lycaon.repeat_count > 8
+// when: "session_posture == \"posture_446\" && lycaon.repeat_count > 8"
 func oRule861(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[861]) {
 		return false, runtime.Err{}
@@ -31255,7 +31255,7 @@ func oRule861(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule862 evaluates rule "R00450" (invariant).
-// when: tool_arg_string("command").startsWith("shutdown -h 450")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 450\")"
 func oRule862(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[862]) {
 		return false, runtime.Err{}
@@ -31274,7 +31274,7 @@ func oRule862(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule864 evaluates rule "R00458" (invariant).
-// when: session_posture == "posture_458" && lycaon.repeat_count > 6
+// when: "session_posture == \"posture_458\" && lycaon.repeat_count > 6"
 func oRule864(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[864]) {
 		return false, runtime.Err{}
@@ -31294,7 +31294,7 @@ func oRule864(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule865 evaluates rule "R00462" (invariant).
-// when: tool_arg_string("command").startsWith("shutdown -h 462")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 462\")"
 func oRule865(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[865]) {
 		return false, runtime.Err{}
@@ -31313,7 +31313,7 @@ func oRule865(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule866 evaluates rule "R00466" (invariant).
-// when: tool_arg_int("timeout") > 4066 || size(tool_arg_string("command")) > 4562
+// when: "tool_arg_int(\"timeout\") > 4066 || size(tool_arg_string(\"command\")) > 4562"
 func oRule866(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[866]) {
 		return false, runtime.Err{}
@@ -31336,7 +31336,7 @@ func oRule866(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule867 evaluates rule "R00470" (invariant).
-// when: session_posture == "posture_470" && lycaon.repeat_count > 4
+// when: "session_posture == \"posture_470\" && lycaon.repeat_count > 4"
 func oRule867(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[867]) {
 		return false, runtime.Err{}
@@ -31356,7 +31356,7 @@ func oRule867(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule869 evaluates rule "R00478" (invariant).
-// when: tool_arg_int("timeout") > 4078 || size(tool_arg_string("command")) > 4574
+// when: "tool_arg_int(\"timeout\") > 4078 || size(tool_arg_string(\"command\")) > 4574"
 func oRule869(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[869]) {
 		return false, runtime.Err{}
@@ -31379,7 +31379,7 @@ func oRule869(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule870 evaluates rule "R00482" (invariant).
-// when: session_posture == "posture_482" && lycaon.repeat_count > 9
+// when: "session_posture == \"posture_482\" && lycaon.repeat_count > 9"
 func oRule870(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[870]) {
 		return false, runtime.Err{}
@@ -31399,7 +31399,7 @@ func oRule870(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule871 evaluates rule "R00486" (invariant).
-// when: tool_arg_string("command").startsWith("shutdown -h 486")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 486\")"
 func oRule871(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[871]) {
 		return false, runtime.Err{}
@@ -31418,7 +31418,7 @@ func oRule871(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule872 evaluates rule "R00490" (invariant).
-// when: tool_arg_int("timeout") > 4090 || size(tool_arg_string("command")) > 4586
+// when: "tool_arg_int(\"timeout\") > 4090 || size(tool_arg_string(\"command\")) > 4586"
 func oRule872(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[872]) {
 		return false, runtime.Err{}
@@ -31441,7 +31441,7 @@ func oRule872(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule874 evaluates rule "R00498" (invariant).
-// when: tool_arg_string("command").startsWith("shutdown -h 498")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 498\")"
 func oRule874(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[874]) {
 		return false, runtime.Err{}
@@ -31460,7 +31460,7 @@ func oRule874(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule875 evaluates rule "R00502" (invariant).
-// when: tool_arg_int("timeout") > 4102 || size(tool_arg_string("command")) > 4598
+// when: "tool_arg_int(\"timeout\") > 4102 || size(tool_arg_string(\"command\")) > 4598"
 func oRule875(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[875]) {
 		return false, runtime.Err{}
@@ -31483,7 +31483,7 @@ func oRule875(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule876 evaluates rule "R00506" (invariant).
-// when: session_posture == "posture_506" && lycaon.repeat_count > 5
+// when: "session_posture == \"posture_506\" && lycaon.repeat_count > 5"
 func oRule876(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[876]) {
 		return false, runtime.Err{}
@@ -31503,7 +31503,7 @@ func oRule876(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule877 evaluates rule "R00510" (invariant).
-// when: tool_arg_string("command").startsWith("shutdown -h 510")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 510\")"
 func oRule877(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[877]) {
 		return false, runtime.Err{}
@@ -31522,7 +31522,7 @@ func oRule877(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule879 evaluates rule "R00518" (invariant).
-// when: session_posture == "posture_518" && lycaon.repeat_count > 3
+// when: "session_posture == \"posture_518\" && lycaon.repeat_count > 3"
 func oRule879(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[879]) {
 		return false, runtime.Err{}
@@ -31542,7 +31542,7 @@ func oRule879(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule880 evaluates rule "R00522" (invariant).
-// when: tool_arg_string("command").startsWith("shutdown -h 522")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 522\")"
 func oRule880(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[880]) {
 		return false, runtime.Err{}
@@ -31561,7 +31561,7 @@ func oRule880(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule881 evaluates rule "R00526" (invariant).
-// when: tool_arg_int("timeout") > 4126 || size(tool_arg_string("command")) > 4622
+// when: "tool_arg_int(\"timeout\") > 4126 || size(tool_arg_string(\"command\")) > 4622"
 func oRule881(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[881]) {
 		return false, runtime.Err{}
@@ -31584,7 +31584,7 @@ func oRule881(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule882 evaluates rule "R00530" (invariant).
-// when: session_posture == "posture_530" && lycaon.repeat_count > 8
+// when: "session_posture == \"posture_530\" && lycaon.repeat_count > 8"
 func oRule882(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[882]) {
 		return false, runtime.Err{}
@@ -31604,7 +31604,7 @@ func oRule882(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule884 evaluates rule "R00538" (invariant).
-// when: tool_arg_int("timeout") > 4138 || size(tool_arg_string("command")) > 4634
+// when: "tool_arg_int(\"timeout\") > 4138 || size(tool_arg_string(\"command\")) > 4634"
 func oRule884(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[884]) {
 		return false, runtime.Err{}
@@ -31627,7 +31627,7 @@ func oRule884(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule885 evaluates rule "R00542" (invariant).
-// when: session_posture == "posture_542" && lycaon.repeat_count > 6
+// when: "session_posture == \"posture_542\" && lycaon.repeat_count > 6"
 func oRule885(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[885]) {
 		return false, runtime.Err{}
@@ -31647,7 +31647,7 @@ func oRule885(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule886 evaluates rule "R00546" (invariant).
-// when: tool_arg_string("command").startsWith("shutdown -h 546")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 546\")"
 func oRule886(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[886]) {
 		return false, runtime.Err{}
@@ -31666,7 +31666,7 @@ func oRule886(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule887 evaluates rule "R00550" (invariant).
-// when: tool_arg_int("timeout") > 4150 || size(tool_arg_string("command")) > 4646
+// when: "tool_arg_int(\"timeout\") > 4150 || size(tool_arg_string(\"command\")) > 4646"
 func oRule887(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[887]) {
 		return false, runtime.Err{}
@@ -31689,7 +31689,7 @@ func oRule887(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule889 evaluates rule "R00558" (invariant).
-// when: tool_arg_string("command").startsWith("shutdown -h 558")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 558\")"
 func oRule889(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[889]) {
 		return false, runtime.Err{}
@@ -31708,7 +31708,7 @@ func oRule889(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule890 evaluates rule "R00562" (invariant).
-// when: tool_arg_int("timeout") > 4162 || size(tool_arg_string("command")) > 4658
+// when: "tool_arg_int(\"timeout\") > 4162 || size(tool_arg_string(\"command\")) > 4658"
 func oRule890(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[890]) {
 		return false, runtime.Err{}
@@ -31731,7 +31731,7 @@ func oRule890(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule891 evaluates rule "R00566" (invariant).
-// when: session_posture == "posture_566" && lycaon.repeat_count > 9
+// when: "session_posture == \"posture_566\" && lycaon.repeat_count > 9"
 func oRule891(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[891]) {
 		return false, runtime.Err{}
@@ -31751,7 +31751,7 @@ func oRule891(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule892 evaluates rule "R00570" (invariant).
-// when: tool_arg_string("command").startsWith("shutdown -h 570")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 570\")"
 func oRule892(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[892]) {
 		return false, runtime.Err{}
@@ -31770,7 +31770,7 @@ func oRule892(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule894 evaluates rule "R00578" (invariant).
-// when: session_posture == "posture_578" && lycaon.repeat_count > 7
+// when: "session_posture == \"posture_578\" && lycaon.repeat_count > 7"
 func oRule894(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[894]) {
 		return false, runtime.Err{}
@@ -31790,7 +31790,7 @@ func oRule894(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule895 evaluates rule "R00582" (invariant).
-// when: tool_arg_string("command").startsWith("shutdown -h 582")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 582\")"
 func oRule895(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[895]) {
 		return false, runtime.Err{}
@@ -31809,7 +31809,7 @@ func oRule895(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule896 evaluates rule "R00586" (invariant).
-// when: tool_arg_int("timeout") > 4186 || size(tool_arg_string("command")) > 4682
+// when: "tool_arg_int(\"timeout\") > 4186 || size(tool_arg_string(\"command\")) > 4682"
 func oRule896(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[896]) {
 		return false, runtime.Err{}
@@ -31832,7 +31832,7 @@ func oRule896(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule897 evaluates rule "R00590" (invariant).
-// when: session_posture == "posture_590" && lycaon.repeat_count > 5
+// when: "session_posture == \"posture_590\" && lycaon.repeat_count > 5"
 func oRule897(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[897]) {
 		return false, runtime.Err{}
@@ -31852,7 +31852,7 @@ func oRule897(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule899 evaluates rule "R00598" (invariant).
-// when: tool_arg_int("timeout") > 4198 || size(tool_arg_string("command")) > 4694
+// when: "tool_arg_int(\"timeout\") > 4198 || size(tool_arg_string(\"command\")) > 4694"
 func oRule899(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[899]) {
 		return false, runtime.Err{}
@@ -31875,7 +31875,7 @@ func oRule899(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule900 evaluates rule "R00602" (invariant).
-// when: session_posture == "posture_602" && lycaon.repeat_count > 3
+// when: "session_posture == \"posture_602\" && lycaon.repeat_count > 3"
 func oRule900(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[900]) {
 		return false, runtime.Err{}
@@ -31895,7 +31895,7 @@ func oRule900(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule901 evaluates rule "R00606" (invariant).
-// when: tool_arg_string("command").startsWith("shutdown -h 606")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 606\")"
 func oRule901(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[901]) {
 		return false, runtime.Err{}
@@ -31914,7 +31914,7 @@ func oRule901(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule902 evaluates rule "R00610" (invariant).
-// when: tool_arg_int("timeout") > 4210 || size(tool_arg_string("command")) > 4706
+// when: "tool_arg_int(\"timeout\") > 4210 || size(tool_arg_string(\"command\")) > 4706"
 func oRule902(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[902]) {
 		return false, runtime.Err{}
@@ -31937,7 +31937,7 @@ func oRule902(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule904 evaluates rule "R00618" (invariant).
-// when: tool_arg_string("command").startsWith("shutdown -h 618")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 618\")"
 func oRule904(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[904]) {
 		return false, runtime.Err{}
@@ -31956,7 +31956,7 @@ func oRule904(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule905 evaluates rule "R00622" (invariant).
-// when: tool_arg_int("timeout") > 4222 || size(tool_arg_string("command")) > 4718
+// when: "tool_arg_int(\"timeout\") > 4222 || size(tool_arg_string(\"command\")) > 4718"
 func oRule905(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[905]) {
 		return false, runtime.Err{}
@@ -31979,7 +31979,7 @@ func oRule905(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule906 evaluates rule "R00626" (invariant).
-// when: session_posture == "posture_626" && lycaon.repeat_count > 6
+// when: "session_posture == \"posture_626\" && lycaon.repeat_count > 6"
 func oRule906(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[906]) {
 		return false, runtime.Err{}
@@ -31999,7 +31999,7 @@ func oRule906(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule907 evaluates rule "R00630" (invariant).
-// when: tool_arg_string("command").startsWith("shutdown -h 630")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 630\")"
 func oRule907(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[907]) {
 		return false, runtime.Err{}
@@ -32018,7 +32018,7 @@ func oRule907(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule909 evaluates rule "R00638" (invariant).
-// when: session_posture == "posture_638" && lycaon.repeat_count > 4
+// when: "session_posture == \"posture_638\" && lycaon.repeat_count > 4"
 func oRule909(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[909]) {
 		return false, runtime.Err{}
@@ -32038,7 +32038,7 @@ func oRule909(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule910 evaluates rule "R00642" (invariant).
-// when: tool_arg_string("command").startsWith("shutdown -h 642")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 642\")"
 func oRule910(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[910]) {
 		return false, runtime.Err{}
@@ -32057,7 +32057,7 @@ func oRule910(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule911 evaluates rule "R00646" (invariant).
-// when: tool_arg_int("timeout") > 4246 || size(tool_arg_string("command")) > 4742
+// when: "tool_arg_int(\"timeout\") > 4246 || size(tool_arg_string(\"command\")) > 4742"
 func oRule911(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[911]) {
 		return false, runtime.Err{}
@@ -32080,7 +32080,7 @@ func oRule911(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule912 evaluates rule "R00650" (invariant).
-// when: session_posture == "posture_650" && lycaon.repeat_count > 9
+// when: "session_posture == \"posture_650\" && lycaon.repeat_count > 9"
 func oRule912(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[912]) {
 		return false, runtime.Err{}
@@ -32100,7 +32100,7 @@ func oRule912(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule914 evaluates rule "R00658" (invariant).
-// when: tool_arg_int("timeout") > 4258 || size(tool_arg_string("command")) > 4754
+// when: "tool_arg_int(\"timeout\") > 4258 || size(tool_arg_string(\"command\")) > 4754"
 func oRule914(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[914]) {
 		return false, runtime.Err{}
@@ -32123,7 +32123,7 @@ func oRule914(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule915 evaluates rule "R00662" (invariant).
-// when: session_posture == "posture_662" && lycaon.repeat_count > 7
+// when: "session_posture == \"posture_662\" && lycaon.repeat_count > 7"
 func oRule915(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[915]) {
 		return false, runtime.Err{}
@@ -32143,7 +32143,7 @@ func oRule915(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule916 evaluates rule "R00666" (invariant).
-// when: tool_arg_string("command").startsWith("shutdown -h 666")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 666\")"
 func oRule916(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[916]) {
 		return false, runtime.Err{}
@@ -32162,7 +32162,7 @@ func oRule916(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule917 evaluates rule "R00670" (invariant).
-// when: tool_arg_int("timeout") > 4270 || size(tool_arg_string("command")) > 4766
+// when: "tool_arg_int(\"timeout\") > 4270 || size(tool_arg_string(\"command\")) > 4766"
 func oRule917(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[917]) {
 		return false, runtime.Err{}
@@ -32185,7 +32185,7 @@ func oRule917(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule919 evaluates rule "R00678" (invariant).
-// when: tool_arg_string("command").startsWith("shutdown -h 678")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 678\")"
 func oRule919(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[919]) {
 		return false, runtime.Err{}
@@ -32204,7 +32204,7 @@ func oRule919(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule920 evaluates rule "R00682" (invariant).
-// when: tool_arg_int("timeout") > 4282 || size(tool_arg_string("command")) > 4778
+// when: "tool_arg_int(\"timeout\") > 4282 || size(tool_arg_string(\"command\")) > 4778"
 func oRule920(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[920]) {
 		return false, runtime.Err{}
@@ -32227,7 +32227,7 @@ func oRule920(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule921 evaluates rule "R00686" (invariant).
-// when: session_posture == "posture_686" && lycaon.repeat_count > 3
+// when: "session_posture == \"posture_686\" && lycaon.repeat_count > 3"
 func oRule921(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[921]) {
 		return false, runtime.Err{}
@@ -32247,7 +32247,7 @@ func oRule921(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule922 evaluates rule "R00690" (invariant).
-// when: tool_arg_string("command").startsWith("shutdown -h 690")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 690\")"
 func oRule922(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[922]) {
 		return false, runtime.Err{}
@@ -32266,7 +32266,7 @@ func oRule922(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule924 evaluates rule "R00698" (invariant).
-// when: session_posture == "posture_698" && lycaon.repeat_count > 8
+// when: "session_posture == \"posture_698\" && lycaon.repeat_count > 8"
 func oRule924(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[924]) {
 		return false, runtime.Err{}
@@ -32286,7 +32286,7 @@ func oRule924(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule925 evaluates rule "R00702" (invariant).
-// when: tool_arg_string("command").startsWith("shutdown -h 702")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 702\")"
 func oRule925(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[925]) {
 		return false, runtime.Err{}
@@ -32305,7 +32305,7 @@ func oRule925(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule926 evaluates rule "R00706" (invariant).
-// when: tool_arg_int("timeout") > 4306 || size(tool_arg_string("command")) > 4802
+// when: "tool_arg_int(\"timeout\") > 4306 || size(tool_arg_string(\"command\")) > 4802"
 func oRule926(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[926]) {
 		return false, runtime.Err{}
@@ -32328,7 +32328,7 @@ func oRule926(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule927 evaluates rule "R00710" (invariant).
-// when: session_posture == "posture_710" && lycaon.repeat_count > 6
+// when: "session_posture == \"posture_710\" && lycaon.repeat_count > 6"
 func oRule927(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[927]) {
 		return false, runtime.Err{}
@@ -32348,7 +32348,7 @@ func oRule927(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule929 evaluates rule "R00718" (invariant).
-// when: tool_arg_int("timeout") > 4318 || size(tool_arg_string("command")) > 4814
+// when: "tool_arg_int(\"timeout\") > 4318 || size(tool_arg_string(\"command\")) > 4814"
 func oRule929(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[929]) {
 		return false, runtime.Err{}
@@ -32371,7 +32371,7 @@ func oRule929(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule930 evaluates rule "R00722" (invariant).
-// when: session_posture == "posture_722" && lycaon.repeat_count > 4
+// when: "session_posture == \"posture_722\" && lycaon.repeat_count > 4"
 func oRule930(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[930]) {
 		return false, runtime.Err{}
@@ -32391,7 +32391,7 @@ func oRule930(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule931 evaluates rule "R00726" (invariant).
-// when: tool_arg_string("command").startsWith("shutdown -h 726")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 726\")"
 func oRule931(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[931]) {
 		return false, runtime.Err{}
@@ -32410,7 +32410,7 @@ func oRule931(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule932 evaluates rule "R00730" (invariant).
-// when: tool_arg_int("timeout") > 4330 || size(tool_arg_string("command")) > 4826
+// when: "tool_arg_int(\"timeout\") > 4330 || size(tool_arg_string(\"command\")) > 4826"
 func oRule932(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[932]) {
 		return false, runtime.Err{}
@@ -32433,7 +32433,7 @@ func oRule932(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule934 evaluates rule "R00738" (invariant).
-// when: tool_arg_string("command").startsWith("shutdown -h 738")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 738\")"
 func oRule934(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[934]) {
 		return false, runtime.Err{}
@@ -32452,7 +32452,7 @@ func oRule934(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule935 evaluates rule "R00742" (invariant).
-// when: tool_arg_int("timeout") > 4342 || size(tool_arg_string("command")) > 4838
+// when: "tool_arg_int(\"timeout\") > 4342 || size(tool_arg_string(\"command\")) > 4838"
 func oRule935(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[935]) {
 		return false, runtime.Err{}
@@ -32475,7 +32475,7 @@ func oRule935(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule936 evaluates rule "R00746" (invariant).
-// when: session_posture == "posture_746" && lycaon.repeat_count > 7
+// when: "session_posture == \"posture_746\" && lycaon.repeat_count > 7"
 func oRule936(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[936]) {
 		return false, runtime.Err{}
@@ -32495,7 +32495,7 @@ func oRule936(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule937 evaluates rule "R00750" (invariant).
-// when: tool_arg_string("command").startsWith("shutdown -h 750")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 750\")"
 func oRule937(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[937]) {
 		return false, runtime.Err{}
@@ -32514,7 +32514,7 @@ func oRule937(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule939 evaluates rule "R00758" (invariant).
-// when: session_posture == "posture_758" && lycaon.repeat_count > 5
+// when: "session_posture == \"posture_758\" && lycaon.repeat_count > 5"
 func oRule939(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[939]) {
 		return false, runtime.Err{}
@@ -32534,7 +32534,7 @@ func oRule939(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule940 evaluates rule "R00762" (invariant).
-// when: tool_arg_string("command").startsWith("shutdown -h 762")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 762\")"
 func oRule940(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[940]) {
 		return false, runtime.Err{}
@@ -32553,7 +32553,7 @@ func oRule940(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule941 evaluates rule "R00766" (invariant).
-// when: tool_arg_int("timeout") > 4366 || size(tool_arg_string("command")) > 4862
+// when: "tool_arg_int(\"timeout\") > 4366 || size(tool_arg_string(\"command\")) > 4862"
 func oRule941(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[941]) {
 		return false, runtime.Err{}
@@ -32576,7 +32576,7 @@ func oRule941(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule942 evaluates rule "R00770" (invariant).
-// when: session_posture == "posture_770" && lycaon.repeat_count > 3
+// when: "session_posture == \"posture_770\" && lycaon.repeat_count > 3"
 func oRule942(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[942]) {
 		return false, runtime.Err{}
@@ -32596,7 +32596,7 @@ func oRule942(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule944 evaluates rule "R00778" (invariant).
-// when: tool_arg_int("timeout") > 4378 || size(tool_arg_string("command")) > 4874
+// when: "tool_arg_int(\"timeout\") > 4378 || size(tool_arg_string(\"command\")) > 4874"
 func oRule944(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[944]) {
 		return false, runtime.Err{}
@@ -32619,7 +32619,7 @@ func oRule944(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule945 evaluates rule "R00782" (invariant).
-// when: session_posture == "posture_782" && lycaon.repeat_count > 8
+// when: "session_posture == \"posture_782\" && lycaon.repeat_count > 8"
 func oRule945(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[945]) {
 		return false, runtime.Err{}
@@ -32639,7 +32639,7 @@ func oRule945(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule946 evaluates rule "R00786" (invariant).
-// when: tool_arg_string("command").startsWith("shutdown -h 786")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 786\")"
 func oRule946(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[946]) {
 		return false, runtime.Err{}
@@ -32658,7 +32658,7 @@ func oRule946(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule947 evaluates rule "R00790" (invariant).
-// when: tool_arg_int("timeout") > 4390 || size(tool_arg_string("command")) > 4886
+// when: "tool_arg_int(\"timeout\") > 4390 || size(tool_arg_string(\"command\")) > 4886"
 func oRule947(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[947]) {
 		return false, runtime.Err{}
@@ -32681,7 +32681,7 @@ func oRule947(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule949 evaluates rule "R00798" (invariant).
-// when: tool_arg_string("command").startsWith("shutdown -h 798")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 798\")"
 func oRule949(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[949]) {
 		return false, runtime.Err{}
@@ -32700,7 +32700,7 @@ func oRule949(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule950 evaluates rule "R00802" (invariant).
-// when: tool_arg_int("timeout") > 4402 || size(tool_arg_string("command")) > 4898
+// when: "tool_arg_int(\"timeout\") > 4402 || size(tool_arg_string(\"command\")) > 4898"
 func oRule950(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[950]) {
 		return false, runtime.Err{}
@@ -32723,7 +32723,7 @@ func oRule950(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule951 evaluates rule "R00806" (invariant).
-// when: session_posture == "posture_806" && lycaon.repeat_count > 4
+// when: "session_posture == \"posture_806\" && lycaon.repeat_count > 4"
 func oRule951(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[951]) {
 		return false, runtime.Err{}
@@ -32743,7 +32743,7 @@ func oRule951(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule952 evaluates rule "R00810" (invariant).
-// when: tool_arg_string("command").startsWith("shutdown -h 810")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 810\")"
 func oRule952(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[952]) {
 		return false, runtime.Err{}
@@ -32762,7 +32762,7 @@ func oRule952(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule954 evaluates rule "R00818" (invariant).
-// when: session_posture == "posture_818" && lycaon.repeat_count > 9
+// when: "session_posture == \"posture_818\" && lycaon.repeat_count > 9"
 func oRule954(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[954]) {
 		return false, runtime.Err{}
@@ -32782,7 +32782,7 @@ func oRule954(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule955 evaluates rule "R00822" (invariant).
-// when: tool_arg_string("command").startsWith("shutdown -h 822")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 822\")"
 func oRule955(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[955]) {
 		return false, runtime.Err{}
@@ -32801,7 +32801,7 @@ func oRule955(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule956 evaluates rule "R00826" (invariant).
-// when: tool_arg_int("timeout") > 4426 || size(tool_arg_string("command")) > 4922
+// when: "tool_arg_int(\"timeout\") > 4426 || size(tool_arg_string(\"command\")) > 4922"
 func oRule956(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[956]) {
 		return false, runtime.Err{}
@@ -32824,7 +32824,7 @@ func oRule956(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule957 evaluates rule "R00830" (invariant).
-// when: session_posture == "posture_830" && lycaon.repeat_count > 7
+// when: "session_posture == \"posture_830\" && lycaon.repeat_count > 7"
 func oRule957(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[957]) {
 		return false, runtime.Err{}
@@ -32844,7 +32844,7 @@ func oRule957(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule959 evaluates rule "R00838" (invariant).
-// when: tool_arg_int("timeout") > 4438 || size(tool_arg_string("command")) > 4934
+// when: "tool_arg_int(\"timeout\") > 4438 || size(tool_arg_string(\"command\")) > 4934"
 func oRule959(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[959]) {
 		return false, runtime.Err{}
@@ -32867,7 +32867,7 @@ func oRule959(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule960 evaluates rule "R00842" (invariant).
-// when: session_posture == "posture_842" && lycaon.repeat_count > 5
+// when: "session_posture == \"posture_842\" && lycaon.repeat_count > 5"
 func oRule960(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[960]) {
 		return false, runtime.Err{}
@@ -32887,7 +32887,7 @@ func oRule960(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule961 evaluates rule "R00846" (invariant).
-// when: tool_arg_string("command").startsWith("shutdown -h 846")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 846\")"
 func oRule961(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[961]) {
 		return false, runtime.Err{}
@@ -32906,7 +32906,7 @@ func oRule961(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule962 evaluates rule "R00850" (invariant).
-// when: tool_arg_int("timeout") > 4450 || size(tool_arg_string("command")) > 4946
+// when: "tool_arg_int(\"timeout\") > 4450 || size(tool_arg_string(\"command\")) > 4946"
 func oRule962(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[962]) {
 		return false, runtime.Err{}
@@ -32929,7 +32929,7 @@ func oRule962(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule964 evaluates rule "R00858" (invariant).
-// when: tool_arg_string("command").startsWith("shutdown -h 858")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 858\")"
 func oRule964(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[964]) {
 		return false, runtime.Err{}
@@ -32948,7 +32948,7 @@ func oRule964(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule965 evaluates rule "R00862" (invariant).
-// when: tool_arg_int("timeout") > 4462 || size(tool_arg_string("command")) > 4958
+// when: "tool_arg_int(\"timeout\") > 4462 || size(tool_arg_string(\"command\")) > 4958"
 func oRule965(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[965]) {
 		return false, runtime.Err{}
@@ -32971,7 +32971,7 @@ func oRule965(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule966 evaluates rule "R00866" (invariant).
-// when: session_posture == "posture_866" && lycaon.repeat_count > 8
+// when: "session_posture == \"posture_866\" && lycaon.repeat_count > 8"
 func oRule966(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[966]) {
 		return false, runtime.Err{}
@@ -32991,7 +32991,7 @@ func oRule966(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule967 evaluates rule "R00870" (invariant).
-// when: tool_arg_string("command").startsWith("shutdown -h 870")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 870\")"
 func oRule967(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[967]) {
 		return false, runtime.Err{}
@@ -33010,7 +33010,7 @@ func oRule967(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule969 evaluates rule "R00878" (invariant).
-// when: session_posture == "posture_878" && lycaon.repeat_count > 6
+// when: "session_posture == \"posture_878\" && lycaon.repeat_count > 6"
 func oRule969(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[969]) {
 		return false, runtime.Err{}
@@ -33030,7 +33030,7 @@ func oRule969(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule970 evaluates rule "R00882" (invariant).
-// when: tool_arg_string("command").startsWith("shutdown -h 882")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 882\")"
 func oRule970(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[970]) {
 		return false, runtime.Err{}
@@ -33049,7 +33049,7 @@ func oRule970(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule971 evaluates rule "R00886" (invariant).
-// when: tool_arg_int("timeout") > 4486 || size(tool_arg_string("command")) > 4982
+// when: "tool_arg_int(\"timeout\") > 4486 || size(tool_arg_string(\"command\")) > 4982"
 func oRule971(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[971]) {
 		return false, runtime.Err{}
@@ -33072,7 +33072,7 @@ func oRule971(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule972 evaluates rule "R00890" (invariant).
-// when: session_posture == "posture_890" && lycaon.repeat_count > 4
+// when: "session_posture == \"posture_890\" && lycaon.repeat_count > 4"
 func oRule972(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[972]) {
 		return false, runtime.Err{}
@@ -33092,7 +33092,7 @@ func oRule972(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule974 evaluates rule "R00898" (invariant).
-// when: tool_arg_int("timeout") > 4498 || size(tool_arg_string("command")) > 4994
+// when: "tool_arg_int(\"timeout\") > 4498 || size(tool_arg_string(\"command\")) > 4994"
 func oRule974(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[974]) {
 		return false, runtime.Err{}
@@ -33115,7 +33115,7 @@ func oRule974(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule975 evaluates rule "R00902" (invariant).
-// when: session_posture == "posture_902" && lycaon.repeat_count > 9
+// when: "session_posture == \"posture_902\" && lycaon.repeat_count > 9"
 func oRule975(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[975]) {
 		return false, runtime.Err{}
@@ -33135,7 +33135,7 @@ func oRule975(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule976 evaluates rule "R00906" (invariant).
-// when: tool_arg_string("command").startsWith("shutdown -h 906")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 906\")"
 func oRule976(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[976]) {
 		return false, runtime.Err{}
@@ -33154,7 +33154,7 @@ func oRule976(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule977 evaluates rule "R00910" (invariant).
-// when: tool_arg_int("timeout") > 4510 || size(tool_arg_string("command")) > 5006
+// when: "tool_arg_int(\"timeout\") > 4510 || size(tool_arg_string(\"command\")) > 5006"
 func oRule977(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[977]) {
 		return false, runtime.Err{}
@@ -33177,7 +33177,7 @@ func oRule977(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule979 evaluates rule "R00918" (invariant).
-// when: tool_arg_string("command").startsWith("shutdown -h 918")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 918\")"
 func oRule979(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[979]) {
 		return false, runtime.Err{}
@@ -33196,7 +33196,7 @@ func oRule979(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule980 evaluates rule "R00922" (invariant).
-// when: tool_arg_int("timeout") > 4522 || size(tool_arg_string("command")) > 5018
+// when: "tool_arg_int(\"timeout\") > 4522 || size(tool_arg_string(\"command\")) > 5018"
 func oRule980(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[980]) {
 		return false, runtime.Err{}
@@ -33219,7 +33219,7 @@ func oRule980(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule981 evaluates rule "R00926" (invariant).
-// when: session_posture == "posture_926" && lycaon.repeat_count > 5
+// when: "session_posture == \"posture_926\" && lycaon.repeat_count > 5"
 func oRule981(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[981]) {
 		return false, runtime.Err{}
@@ -33239,7 +33239,7 @@ func oRule981(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule982 evaluates rule "R00930" (invariant).
-// when: tool_arg_string("command").startsWith("shutdown -h 930")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 930\")"
 func oRule982(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[982]) {
 		return false, runtime.Err{}
@@ -33258,7 +33258,7 @@ func oRule982(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule984 evaluates rule "R00938" (invariant).
-// when: session_posture == "posture_938" && lycaon.repeat_count > 3
+// when: "session_posture == \"posture_938\" && lycaon.repeat_count > 3"
 func oRule984(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[984]) {
 		return false, runtime.Err{}
@@ -33278,7 +33278,7 @@ func oRule984(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule985 evaluates rule "R00942" (invariant).
-// when: tool_arg_string("command").startsWith("shutdown -h 942")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 942\")"
 func oRule985(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[985]) {
 		return false, runtime.Err{}
@@ -33297,7 +33297,7 @@ func oRule985(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule986 evaluates rule "R00946" (invariant).
-// when: tool_arg_int("timeout") > 4546 || size(tool_arg_string("command")) > 5042
+// when: "tool_arg_int(\"timeout\") > 4546 || size(tool_arg_string(\"command\")) > 5042"
 func oRule986(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[986]) {
 		return false, runtime.Err{}
@@ -33320,7 +33320,7 @@ func oRule986(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule987 evaluates rule "R00950" (invariant).
-// when: session_posture == "posture_950" && lycaon.repeat_count > 8
+// when: "session_posture == \"posture_950\" && lycaon.repeat_count > 8"
 func oRule987(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[987]) {
 		return false, runtime.Err{}
@@ -33340,7 +33340,7 @@ func oRule987(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule989 evaluates rule "R00958" (invariant).
-// when: tool_arg_int("timeout") > 4558 || size(tool_arg_string("command")) > 5054
+// when: "tool_arg_int(\"timeout\") > 4558 || size(tool_arg_string(\"command\")) > 5054"
 func oRule989(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[989]) {
 		return false, runtime.Err{}
@@ -33363,7 +33363,7 @@ func oRule989(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule990 evaluates rule "R00962" (invariant).
-// when: session_posture == "posture_962" && lycaon.repeat_count > 6
+// when: "session_posture == \"posture_962\" && lycaon.repeat_count > 6"
 func oRule990(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[990]) {
 		return false, runtime.Err{}
@@ -33383,7 +33383,7 @@ func oRule990(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule991 evaluates rule "R00966" (invariant).
-// when: tool_arg_string("command").startsWith("shutdown -h 966")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 966\")"
 func oRule991(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[991]) {
 		return false, runtime.Err{}
@@ -33402,7 +33402,7 @@ func oRule991(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule992 evaluates rule "R00970" (invariant).
-// when: tool_arg_int("timeout") > 4570 || size(tool_arg_string("command")) > 5066
+// when: "tool_arg_int(\"timeout\") > 4570 || size(tool_arg_string(\"command\")) > 5066"
 func oRule992(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[992]) {
 		return false, runtime.Err{}
@@ -33425,7 +33425,7 @@ func oRule992(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule994 evaluates rule "R00978" (invariant).
-// when: tool_arg_string("command").startsWith("shutdown -h 978")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 978\")"
 func oRule994(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[994]) {
 		return false, runtime.Err{}
@@ -33444,7 +33444,7 @@ func oRule994(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule995 evaluates rule "R00982" (invariant).
-// when: tool_arg_int("timeout") > 4582 || size(tool_arg_string("command")) > 5078
+// when: "tool_arg_int(\"timeout\") > 4582 || size(tool_arg_string(\"command\")) > 5078"
 func oRule995(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[995]) {
 		return false, runtime.Err{}
@@ -33467,7 +33467,7 @@ func oRule995(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule996 evaluates rule "R00986" (invariant).
-// when: session_posture == "posture_986" && lycaon.repeat_count > 9
+// when: "session_posture == \"posture_986\" && lycaon.repeat_count > 9"
 func oRule996(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[996]) {
 		return false, runtime.Err{}
@@ -33487,7 +33487,7 @@ func oRule996(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule997 evaluates rule "R00990" (invariant).
-// when: tool_arg_string("command").startsWith("shutdown -h 990")
+// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 990\")"
 func oRule997(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[997]) {
 		return false, runtime.Err{}
@@ -33506,7 +33506,7 @@ func oRule997(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule999 evaluates rule "R00998" (invariant).
-// when: session_posture == "posture_998" && lycaon.repeat_count > 7
+// when: "session_posture == \"posture_998\" && lycaon.repeat_count > 7"
 func oRule999(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[999]) {
 		return false, runtime.Err{}

@@ -1976,7 +1976,7 @@ var (
 )
 
 // oRule0 evaluates rule "E000" (policy).
-// when: false && tool_args.missing == 1
+// when: "false && tool_args.missing == 1"
 func oRule0(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[0]) {
 		return false, runtime.Err{}
@@ -2023,7 +2023,7 @@ func oRule0(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule1 evaluates rule "E001" (policy).
-// when: tool_args.missing == 1 && false
+// when: "tool_args.missing == 1 && false"
 func oRule1(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[1]) {
 		return false, runtime.Err{}
@@ -2070,7 +2070,7 @@ func oRule1(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule2 evaluates rule "E002" (policy).
-// when: true && tool_args.missing == 1
+// when: "true && tool_args.missing == 1"
 func oRule2(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[2]) {
 		return false, runtime.Err{}
@@ -2117,7 +2117,7 @@ func oRule2(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule3 evaluates rule "E003" (policy).
-// when: tool_args.missing == 1 && true
+// when: "tool_args.missing == 1 && true"
 func oRule3(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[3]) {
 		return false, runtime.Err{}
@@ -2164,7 +2164,7 @@ func oRule3(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule4 evaluates rule "E004" (policy).
-// when: true || tool_args.missing == 1
+// when: "true || tool_args.missing == 1"
 func oRule4(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[4]) {
 		return false, runtime.Err{}
@@ -2211,7 +2211,7 @@ func oRule4(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule5 evaluates rule "E005" (policy).
-// when: tool_args.missing == 1 || true
+// when: "tool_args.missing == 1 || true"
 func oRule5(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[5]) {
 		return false, runtime.Err{}
@@ -2258,7 +2258,7 @@ func oRule5(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule6 evaluates rule "E006" (policy).
-// when: false || tool_args.missing == 1
+// when: "false || tool_args.missing == 1"
 func oRule6(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[6]) {
 		return false, runtime.Err{}
@@ -2305,7 +2305,7 @@ func oRule6(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule7 evaluates rule "E007" (policy).
-// when: tool_args.missing == 1 || tool_args.n / 0 == 1
+// when: "tool_args.missing == 1 || tool_args.n / 0 == 1"
 func oRule7(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[7]) {
 		return false, runtime.Err{}
@@ -2361,7 +2361,7 @@ func oRule7(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule8 evaluates rule "E008" (policy).
-// when: tool_args.s && true
+// when: "tool_args.s && true"
 func oRule8(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[8]) {
 		return false, runtime.Err{}
@@ -2412,7 +2412,7 @@ func oRule8(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule9 evaluates rule "E009" (policy).
-// when: false && tool_args.s
+// when: "false && tool_args.s"
 func oRule9(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[9]) {
 		return false, runtime.Err{}
@@ -2463,7 +2463,7 @@ func oRule9(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule10 evaluates rule "E010" (policy).
-// when: tool_args.s || true
+// when: "tool_args.s || true"
 func oRule10(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[10]) {
 		return false, runtime.Err{}
@@ -2514,7 +2514,7 @@ func oRule10(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule11 evaluates rule "E011" (policy).
-// when: !tool_args.b
+// when: "!tool_args.b"
 func oRule11(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[11]) {
 		return false, runtime.Err{}
@@ -2535,7 +2535,7 @@ func oRule11(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule12 evaluates rule "E012" (policy).
-// when: !tool_args.s
+// when: "!tool_args.s"
 func oRule12(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[12]) {
 		return false, runtime.Err{}
@@ -2556,7 +2556,7 @@ func oRule12(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule13 evaluates rule "E013" (policy).
-// when: (tool_args.b ? 1 : tool_args.missing) == 1
+// when: "(tool_args.b ? 1 : tool_args.missing) == 1"
 func oRule13(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[13]) {
 		return false, runtime.Err{}
@@ -2587,7 +2587,7 @@ func oRule13(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule14 evaluates rule "E014" (policy).
-// when: (tool_args.s ? 1 : 2) == 1
+// when: "(tool_args.s ? 1 : 2) == 1"
 func oRule14(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[14]) {
 		return false, runtime.Err{}
@@ -2614,7 +2614,7 @@ func oRule14(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule15 evaluates rule "E015" (policy).
-// when: (tool_args.missing ? 1 : 2) == 1
+// when: "(tool_args.missing ? 1 : 2) == 1"
 func oRule15(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[15]) {
 		return false, runtime.Err{}
@@ -2641,7 +2641,7 @@ func oRule15(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule16 evaluates rule "E016" (policy).
-// when: tool_args.n + 9223372036854775807 > 0
+// when: "tool_args.n + 9223372036854775807 > 0"
 func oRule16(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[16]) {
 		return false, runtime.Err{}
@@ -2673,7 +2673,7 @@ func oRule16(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule17 evaluates rule "E017" (policy).
-// when: tool_args.n - 9223372036854775807 - 10 < 0
+// when: "tool_args.n - 9223372036854775807 - 10 < 0"
 func oRule17(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[17]) {
 		return false, runtime.Err{}
@@ -2710,7 +2710,7 @@ func oRule17(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule18 evaluates rule "E018" (policy).
-// when: tool_args.n * 4611686018427387904 > 0
+// when: "tool_args.n * 4611686018427387904 > 0"
 func oRule18(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[18]) {
 		return false, runtime.Err{}
@@ -2742,7 +2742,7 @@ func oRule18(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule19 evaluates rule "E019" (policy).
-// when: -(tool_args.n - 9223372036854775807 - 1) > 0
+// when: "-(tool_args.n - 9223372036854775807 - 1) > 0"
 func oRule19(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[19]) {
 		return false, runtime.Err{}
@@ -2783,7 +2783,7 @@ func oRule19(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule20 evaluates rule "E020" (policy).
-// when: tool_arg_int("n") / 0 == 0
+// when: "tool_arg_int(\"n\") / 0 == 0"
 func oRule20(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[20]) {
 		return false, runtime.Err{}
@@ -2801,7 +2801,7 @@ func oRule20(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule21 evaluates rule "E021" (policy).
-// when: tool_arg_int("n") % 0 == 0
+// when: "tool_arg_int(\"n\") % 0 == 0"
 func oRule21(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[21]) {
 		return false, runtime.Err{}
@@ -2819,7 +2819,7 @@ func oRule21(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule22 evaluates rule "E022" (policy).
-// when: tool_arg_int("zero") / 0 == 0
+// when: "tool_arg_int(\"zero\") / 0 == 0"
 func oRule22(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[22]) {
 		return false, runtime.Err{}
@@ -2837,7 +2837,7 @@ func oRule22(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule23 evaluates rule "E023" (policy).
-// when: -9223372036854775807 - 1 == tool_arg_int("min")
+// when: "-9223372036854775807 - 1 == tool_arg_int(\"min\")"
 func oRule23(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[23]) {
 		return false, runtime.Err{}
@@ -2855,7 +2855,7 @@ func oRule23(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule24 evaluates rule "E024" (policy).
-// when: (tool_arg_int("min") / -1) == 0
+// when: "(tool_arg_int(\"min\") / -1) == 0"
 func oRule24(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[24]) {
 		return false, runtime.Err{}
@@ -2873,7 +2873,7 @@ func oRule24(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule25 evaluates rule "E025" (policy).
-// when: (tool_arg_int("min") % -1) == 0
+// when: "(tool_arg_int(\"min\") % -1) == 0"
 func oRule25(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[25]) {
 		return false, runtime.Err{}
@@ -2891,7 +2891,7 @@ func oRule25(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule26 evaluates rule "E026" (policy).
-// when: int(tool_args.big) > 0
+// when: "int(tool_args.big) > 0"
 func oRule26(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[26]) {
 		return false, runtime.Err{}
@@ -2912,7 +2912,7 @@ func oRule26(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule27 evaluates rule "E027" (policy).
-// when: int(tool_args.d) == 2
+// when: "int(tool_args.d) == 2"
 func oRule27(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[27]) {
 		return false, runtime.Err{}
@@ -2933,7 +2933,7 @@ func oRule27(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule28 evaluates rule "E028" (policy).
-// when: int("12") + tool_arg_int("n") == 15
+// when: "int(\"12\") + tool_arg_int(\"n\") == 15"
 func oRule28(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[28]) {
 		return false, runtime.Err{}
@@ -2955,7 +2955,7 @@ func oRule28(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule29 evaluates rule "E029" (policy).
-// when: int(tool_args.s) == 1
+// when: "int(tool_args.s) == 1"
 func oRule29(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[29]) {
 		return false, runtime.Err{}
@@ -2976,7 +2976,7 @@ func oRule29(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule30 evaluates rule "E030" (policy).
-// when: int(tool_args.nan) == 0
+// when: "int(tool_args.nan) == 0"
 func oRule30(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[30]) {
 		return false, runtime.Err{}
@@ -2997,7 +2997,7 @@ func oRule30(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule31 evaluates rule "E031" (policy).
-// when: double(tool_args.n) == 3.0
+// when: "double(tool_args.n) == 3.0"
 func oRule31(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[31]) {
 		return false, runtime.Err{}
@@ -3018,7 +3018,7 @@ func oRule31(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule32 evaluates rule "E032" (policy).
-// when: double("1e3") == 1000.0
+// when: "double(\"1e3\") == 1000.0"
 func oRule32(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[32]) {
 		return false, runtime.Err{}
@@ -3034,7 +3034,7 @@ func oRule32(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule33 evaluates rule "E033" (policy).
-// when: double(tool_args.s) == 1.0
+// when: "double(tool_args.s) == 1.0"
 func oRule33(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[33]) {
 		return false, runtime.Err{}
@@ -3055,7 +3055,7 @@ func oRule33(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule34 evaluates rule "E034" (policy).
-// when: string(tool_args.d) == "2.5"
+// when: "string(tool_args.d) == \"2.5\""
 func oRule34(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[34]) {
 		return false, runtime.Err{}
@@ -3076,7 +3076,7 @@ func oRule34(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule35 evaluates rule "E035" (policy).
-// when: string(tool_args.n) == "3"
+// when: "string(tool_args.n) == \"3\""
 func oRule35(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[35]) {
 		return false, runtime.Err{}
@@ -3097,7 +3097,7 @@ func oRule35(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule36 evaluates rule "E036" (policy).
-// when: string(1.0) == "1"
+// when: "string(1.0) == \"1\""
 func oRule36(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[36]) {
 		return false, runtime.Err{}
@@ -3110,7 +3110,7 @@ func oRule36(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule37 evaluates rule "E037" (policy).
-// when: string(tool_args.big) != ""
+// when: "string(tool_args.big) != \"\""
 func oRule37(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[37]) {
 		return false, runtime.Err{}
@@ -3132,7 +3132,7 @@ func oRule37(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule38 evaluates rule "E038" (policy).
-// when: string(true) == "true"
+// when: "string(true) == \"true\""
 func oRule38(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[38]) {
 		return false, runtime.Err{}
@@ -3145,7 +3145,7 @@ func oRule38(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule39 evaluates rule "E039" (policy).
-// when: bool("true") && !bool("false")
+// when: "bool(\"true\") && !bool(\"false\")"
 func oRule39(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[39]) {
 		return false, runtime.Err{}
@@ -3195,7 +3195,7 @@ func oRule39(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule40 evaluates rule "E040" (policy).
-// when: bool(tool_args.s)
+// when: "bool(tool_args.s)"
 func oRule40(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[40]) {
 		return false, runtime.Err{}
@@ -3216,7 +3216,7 @@ func oRule40(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule41 evaluates rule "E041" (policy).
-// when: tool_args.d / 0.0 > 1.0
+// when: "tool_args.d / 0.0 > 1.0"
 func oRule41(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[41]) {
 		return false, runtime.Err{}
@@ -3248,7 +3248,7 @@ func oRule41(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule42 evaluates rule "E042" (policy).
-// when: tool_args.nan < 1.0
+// when: "tool_args.nan < 1.0"
 func oRule42(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[42]) {
 		return false, runtime.Err{}
@@ -3275,7 +3275,7 @@ func oRule42(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule43 evaluates rule "E043" (policy).
-// when: tool_args.nan >= 1.0
+// when: "tool_args.nan >= 1.0"
 func oRule43(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[43]) {
 		return false, runtime.Err{}
@@ -3302,7 +3302,7 @@ func oRule43(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule44 evaluates rule "E044" (policy).
-// when: tool_args.nan == tool_args.nan
+// when: "tool_args.nan == tool_args.nan"
 func oRule44(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[44]) {
 		return false, runtime.Err{}
@@ -3323,7 +3323,7 @@ func oRule44(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule45 evaluates rule "E045" (policy).
-// when: tool_args.nan != tool_args.nan
+// when: "tool_args.nan != tool_args.nan"
 func oRule45(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[45]) {
 		return false, runtime.Err{}
@@ -3345,7 +3345,7 @@ func oRule45(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule46 evaluates rule "E046" (policy).
-// when: prompt_injection_score < tool_args.nan
+// when: "prompt_injection_score < tool_args.nan"
 func oRule46(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[46]) {
 		return false, runtime.Err{}
@@ -3366,7 +3366,7 @@ func oRule46(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule47 evaluates rule "E047" (policy).
-// when: 1.0 / 0.0 > 9223372036854775807.0
+// when: "1.0 / 0.0 > 9223372036854775807.0"
 func oRule47(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[47]) {
 		return false, runtime.Err{}
@@ -3380,7 +3380,7 @@ func oRule47(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule48 evaluates rule "E048" (policy).
-// when: tool_args.n == 3.0
+// when: "tool_args.n == 3.0"
 func oRule48(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[48]) {
 		return false, runtime.Err{}
@@ -3397,7 +3397,7 @@ func oRule48(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule49 evaluates rule "E049" (policy).
-// when: tool_args.n == "3"
+// when: "tool_args.n == \"3\""
 func oRule49(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[49]) {
 		return false, runtime.Err{}
@@ -3414,7 +3414,7 @@ func oRule49(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule50 evaluates rule "E050" (policy).
-// when: tool_args.d == 2.5
+// when: "tool_args.d == 2.5"
 func oRule50(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[50]) {
 		return false, runtime.Err{}
@@ -3431,7 +3431,7 @@ func oRule50(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule51 evaluates rule "E051" (policy).
-// when: tool_args.n < 3.5
+// when: "tool_args.n < 3.5"
 func oRule51(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[51]) {
 		return false, runtime.Err{}
@@ -3458,7 +3458,7 @@ func oRule51(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule52 evaluates rule "E052" (policy).
-// when: tool_args.n < "a"
+// when: "tool_args.n < \"a\""
 func oRule52(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[52]) {
 		return false, runtime.Err{}
@@ -3485,7 +3485,7 @@ func oRule52(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule53 evaluates rule "E053" (policy).
-// when: tool_args.s < "b"
+// when: "tool_args.s < \"b\""
 func oRule53(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[53]) {
 		return false, runtime.Err{}
@@ -3512,7 +3512,7 @@ func oRule53(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule54 evaluates rule "E054" (policy).
-// when: tool_args.b < true
+// when: "tool_args.b < true"
 func oRule54(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[54]) {
 		return false, runtime.Err{}
@@ -3533,7 +3533,7 @@ func oRule54(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule55 evaluates rule "E055" (policy).
-// when: tool_args.nul == null
+// when: "tool_args.nul == null"
 func oRule55(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[55]) {
 		return false, runtime.Err{}
@@ -3550,7 +3550,7 @@ func oRule55(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule56 evaluates rule "E056" (policy).
-// when: tool_args.list == [1, 2, 3]
+// when: "tool_args.list == [1, 2, 3]"
 func oRule56(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[56]) {
 		return false, runtime.Err{}
@@ -3567,7 +3567,7 @@ func oRule56(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule57 evaluates rule "E057" (policy).
-// when: tool_args.list == [1.0, 2.0, 3.0]
+// when: "tool_args.list == [1.0, 2.0, 3.0]"
 func oRule57(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[57]) {
 		return false, runtime.Err{}
@@ -3584,7 +3584,7 @@ func oRule57(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule58 evaluates rule "E058" (policy).
-// when: tool_args.map == {"a": 1}
+// when: "tool_args.map == {\"a\": 1}"
 func oRule58(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[58]) {
 		return false, runtime.Err{}
@@ -3601,7 +3601,7 @@ func oRule58(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule59 evaluates rule "E059" (policy).
-// when: [1, "a"] == [1, "a"]
+// when: "[1, \"a\"] == [1, \"a\"]"
 func oRule59(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[59]) {
 		return false, runtime.Err{}
@@ -3613,7 +3613,7 @@ func oRule59(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule60 evaluates rule "E060" (policy).
-// when: tool_args.n > tool_args.d
+// when: "tool_args.n > tool_args.d"
 func oRule60(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[60]) {
 		return false, runtime.Err{}
@@ -3638,7 +3638,7 @@ func oRule60(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule61 evaluates rule "E061" (policy).
-// when: tool_args.list[0] < tool_args.d
+// when: "tool_args.list[0] < tool_args.d"
 func oRule61(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[61]) {
 		return false, runtime.Err{}
@@ -3667,7 +3667,7 @@ func oRule61(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule62 evaluates rule "E062" (policy).
-// when: "abc" < "abd" && "Z" < "a" && "é" > "z"
+// when: "\"abc\" < \"abd\" && \"Z\" < \"a\" && \"é\" > \"z\""
 func oRule62(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[62]) {
 		return false, runtime.Err{}
@@ -3685,7 +3685,7 @@ func oRule62(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule63 evaluates rule "E063" (policy).
-// when: size(tool_args.u) == 3
+// when: "size(tool_args.u) == 3"
 func oRule63(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[63]) {
 		return false, runtime.Err{}
@@ -3706,7 +3706,7 @@ func oRule63(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule64 evaluates rule "E064" (policy).
-// when: size(tool_arg_string("u")) == 3
+// when: "size(tool_arg_string(\"u\")) == 3"
 func oRule64(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[64]) {
 		return false, runtime.Err{}
@@ -3721,7 +3721,7 @@ func oRule64(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule65 evaluates rule "E065" (policy).
-// when: size(tool_args.bad) == 2
+// when: "size(tool_args.bad) == 2"
 func oRule65(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[65]) {
 		return false, runtime.Err{}
@@ -3742,7 +3742,7 @@ func oRule65(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule66 evaluates rule "E066" (policy).
-// when: size(tool_args.list) == 3 && size(tool_args.map) == 1
+// when: "size(tool_args.list) == 3 && size(tool_args.map) == 1"
 func oRule66(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[66]) {
 		return false, runtime.Err{}
@@ -3801,7 +3801,7 @@ func oRule66(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule67 evaluates rule "E067" (policy).
-// when: size(tool_args.n) == 1
+// when: "size(tool_args.n) == 1"
 func oRule67(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[67]) {
 		return false, runtime.Err{}
@@ -3822,7 +3822,7 @@ func oRule67(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule68 evaluates rule "E068" (policy).
-// when: tool_args.s.contains("ell")
+// when: "tool_args.s.contains(\"ell\")"
 func oRule68(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[68]) {
 		return false, runtime.Err{}
@@ -3846,7 +3846,7 @@ func oRule68(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule69 evaluates rule "E069" (policy).
-// when: tool_args.n.contains("1")
+// when: "tool_args.n.contains(\"1\")"
 func oRule69(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[69]) {
 		return false, runtime.Err{}
@@ -3870,7 +3870,7 @@ func oRule69(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule70 evaluates rule "E070" (policy).
-// when: tool_args.s.startsWith("he") && tool_args.s.endsWith("lo")
+// when: "tool_args.s.startsWith(\"he\") && tool_args.s.endsWith(\"lo\")"
 func oRule70(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[70]) {
 		return false, runtime.Err{}
@@ -3935,7 +3935,7 @@ func oRule70(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule71 evaluates rule "E071" (policy).
-// when: tool_args.s.matches("^h.l+o$")
+// when: "tool_args.s.matches(\"^h.l+o$\")"
 func oRule71(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[71]) {
 		return false, runtime.Err{}
@@ -3956,7 +3956,7 @@ func oRule71(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule72 evaluates rule "E072" (policy).
-// when: tool_args.s.matches("l+")
+// when: "tool_args.s.matches(\"l+\")"
 func oRule72(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[72]) {
 		return false, runtime.Err{}
@@ -3977,7 +3977,7 @@ func oRule72(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule73 evaluates rule "E073" (policy).
-// when: tool_args.s.matches(tool_args.pat)
+// when: "tool_args.s.matches(tool_args.pat)"
 func oRule73(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[73]) {
 		return false, runtime.Err{}
@@ -4010,7 +4010,7 @@ func oRule73(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule74 evaluates rule "E074" (policy).
-// when: "x".matches(tool_args.badpat)
+// when: "\"x\".matches(tool_args.badpat)"
 func oRule74(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[74]) {
 		return false, runtime.Err{}
@@ -4035,7 +4035,7 @@ func oRule74(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule75 evaluates rule "E075" (policy).
-// when: tool_args.s.lowerAscii() == "hello" && "ÀB".lowerAscii() == "Àb"
+// when: "tool_args.s.lowerAscii() == \"hello\" && \"ÀB\".lowerAscii() == \"Àb\""
 func oRule75(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[75]) {
 		return false, runtime.Err{}
@@ -4091,7 +4091,7 @@ func oRule75(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule76 evaluates rule "E076" (policy).
-// when: tool_args.s.upperAscii() == "HELLO"
+// when: "tool_args.s.upperAscii() == \"HELLO\""
 func oRule76(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[76]) {
 		return false, runtime.Err{}
@@ -4116,7 +4116,7 @@ func oRule76(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule77 evaluates rule "E077" (policy).
-// when: "  a b \t".trim() == "a b"
+// when: "\"  a b \\t\".trim() == \"a b\""
 func oRule77(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[77]) {
 		return false, runtime.Err{}
@@ -4129,7 +4129,7 @@ func oRule77(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule78 evaluates rule "E078" (policy).
-// when: "a,b,,c".split(",") == ["a", "b", "", "c"]
+// when: "\"a,b,,c\".split(\",\") == [\"a\", \"b\", \"\", \"c\"]"
 func oRule78(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[78]) {
 		return false, runtime.Err{}
@@ -4142,7 +4142,7 @@ func oRule78(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule79 evaluates rule "E079" (policy).
-// when: "a,b,c".split(",", 2) == ["a", "b,c"]
+// when: "\"a,b,c\".split(\",\", 2) == [\"a\", \"b,c\"]"
 func oRule79(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[79]) {
 		return false, runtime.Err{}
@@ -4155,7 +4155,7 @@ func oRule79(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule80 evaluates rule "E080" (policy).
-// when: ["a", "b"].join("-") == "a-b" && ["x"].join() == "x"
+// when: "[\"a\", \"b\"].join(\"-\") == \"a-b\" && [\"x\"].join() == \"x\""
 func oRule80(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[80]) {
 		return false, runtime.Err{}
@@ -4199,7 +4199,7 @@ func oRule80(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule81 evaluates rule "E081" (policy).
-// when: "aXbXc".replace("X", "-") == "a-b-c" && "aXbXc".replace("X", "-", 1) == "a-bXc"
+// when: "\"aXbXc\".replace(\"X\", \"-\") == \"a-b-c\" && \"aXbXc\".replace(\"X\", \"-\", 1) == \"a-bXc\""
 func oRule81(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[81]) {
 		return false, runtime.Err{}
@@ -4243,7 +4243,7 @@ func oRule81(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule82 evaluates rule "E082" (policy).
-// when: tool_args.u.indexOf("b") == 1 && "abc".indexOf("") == 0
+// when: "tool_args.u.indexOf(\"b\") == 1 && \"abc\".indexOf(\"\") == 0"
 func oRule82(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[82]) {
 		return false, runtime.Err{}
@@ -4299,7 +4299,7 @@ func oRule82(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule83 evaluates rule "E083" (policy).
-// when: "abc".indexOf("c", 5) == 2
+// when: "\"abc\".indexOf(\"c\", 5) == 2"
 func oRule83(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[83]) {
 		return false, runtime.Err{}
@@ -4315,7 +4315,7 @@ func oRule83(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule84 evaluates rule "E084" (policy).
-// when: "abcabc".lastIndexOf("b") == 4
+// when: "\"abcabc\".lastIndexOf(\"b\") == 4"
 func oRule84(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[84]) {
 		return false, runtime.Err{}
@@ -4328,7 +4328,7 @@ func oRule84(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule85 evaluates rule "E085" (policy).
-// when: "hello".substring(1, 3) == "el"
+// when: "\"hello\".substring(1, 3) == \"el\""
 func oRule85(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[85]) {
 		return false, runtime.Err{}
@@ -4344,7 +4344,7 @@ func oRule85(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule86 evaluates rule "E086" (policy).
-// when: "hello".substring(4, 2) == ""
+// when: "\"hello\".substring(4, 2) == \"\""
 func oRule86(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[86]) {
 		return false, runtime.Err{}
@@ -4360,7 +4360,7 @@ func oRule86(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule87 evaluates rule "E087" (policy).
-// when: "hello".charAt(1) == "e" && "hello".charAt(5) == ""
+// when: "\"hello\".charAt(1) == \"e\" && \"hello\".charAt(5) == \"\""
 func oRule87(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[87]) {
 		return false, runtime.Err{}
@@ -4410,7 +4410,7 @@ func oRule87(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule88 evaluates rule "E088" (policy).
-// when: tool_args.list[3] == 1
+// when: "tool_args.list[3] == 1"
 func oRule88(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[88]) {
 		return false, runtime.Err{}
@@ -4431,7 +4431,7 @@ func oRule88(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule89 evaluates rule "E089" (policy).
-// when: tool_args.list[-1] == 1
+// when: "tool_args.list[-1] == 1"
 func oRule89(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[89]) {
 		return false, runtime.Err{}
@@ -4452,7 +4452,7 @@ func oRule89(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule90 evaluates rule "E090" (policy).
-// when: [1, 2, 3][1] == 2
+// when: "[1, 2, 3][1] == 2"
 func oRule90(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[90]) {
 		return false, runtime.Err{}
@@ -4472,7 +4472,7 @@ func oRule90(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule91 evaluates rule "E091" (policy).
-// when: tool_args.map["a"] == 1
+// when: "tool_args.map[\"a\"] == 1"
 func oRule91(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[91]) {
 		return false, runtime.Err{}
@@ -4493,7 +4493,7 @@ func oRule91(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule92 evaluates rule "E092" (policy).
-// when: tool_args.map["zz"] == 1
+// when: "tool_args.map[\"zz\"] == 1"
 func oRule92(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[92]) {
 		return false, runtime.Err{}
@@ -4514,7 +4514,7 @@ func oRule92(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule93 evaluates rule "E093" (policy).
-// when: tool_args.map.a == 1
+// when: "tool_args.map.a == 1"
 func oRule93(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[93]) {
 		return false, runtime.Err{}
@@ -4535,7 +4535,7 @@ func oRule93(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule94 evaluates rule "E094" (policy).
-// when: tool_args.map.zz == 1
+// when: "tool_args.map.zz == 1"
 func oRule94(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[94]) {
 		return false, runtime.Err{}
@@ -4556,7 +4556,7 @@ func oRule94(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule95 evaluates rule "E095" (policy).
-// when: has(tool_args.map.a) && !has(tool_args.map.zz)
+// when: "has(tool_args.map.a) && !has(tool_args.map.zz)"
 func oRule95(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[95]) {
 		return false, runtime.Err{}
@@ -4615,7 +4615,7 @@ func oRule95(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule96 evaluates rule "E096" (policy).
-// when: has(tool_args.missing)
+// when: "has(tool_args.missing)"
 func oRule96(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[96]) {
 		return false, runtime.Err{}
@@ -4629,7 +4629,7 @@ func oRule96(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule97 evaluates rule "E097" (policy).
-// when: has(tool_args.s.x)
+// when: "has(tool_args.s.x)"
 func oRule97(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[97]) {
 		return false, runtime.Err{}
@@ -4650,7 +4650,7 @@ func oRule97(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule98 evaluates rule "E098" (policy).
-// when: tool_args.s.x == 1
+// when: "tool_args.s.x == 1"
 func oRule98(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[98]) {
 		return false, runtime.Err{}
@@ -4671,7 +4671,7 @@ func oRule98(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule99 evaluates rule "E099" (policy).
-// when: tool_args.missing.x == 1
+// when: "tool_args.missing.x == 1"
 func oRule99(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[99]) {
 		return false, runtime.Err{}
@@ -4692,7 +4692,7 @@ func oRule99(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule100 evaluates rule "E100" (policy).
-// when: tool_args["s"] == "hello"
+// when: "tool_args[\"s\"] == \"hello\""
 func oRule100(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[100]) {
 		return false, runtime.Err{}
@@ -4709,7 +4709,7 @@ func oRule100(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule101 evaluates rule "E101" (policy).
-// when: tool_args[tool_arg_string("key")] == 3
+// when: "tool_args[tool_arg_string(\"key\")] == 3"
 func oRule101(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[101]) {
 		return false, runtime.Err{}
@@ -4727,7 +4727,7 @@ func oRule101(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule102 evaluates rule "E102" (policy).
-// when: tool_args.list[tool_args.d] == 1
+// when: "tool_args.list[tool_args.d] == 1"
 func oRule102(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[102]) {
 		return false, runtime.Err{}
@@ -4752,7 +4752,7 @@ func oRule102(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule103 evaluates rule "E103" (policy).
-// when: tool_args.list[1.0] == 2
+// when: "tool_args.list[1.0] == 2"
 func oRule103(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[103]) {
 		return false, runtime.Err{}
@@ -4773,7 +4773,7 @@ func oRule103(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule104 evaluates rule "E104" (policy).
-// when: "a" in tool_args.map && !("zz" in tool_args.map)
+// when: "\"a\" in tool_args.map && !(\"zz\" in tool_args.map)"
 func oRule104(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[104]) {
 		return false, runtime.Err{}
@@ -4834,7 +4834,7 @@ func oRule104(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule105 evaluates rule "E105" (policy).
-// when: 2 in tool_args.list && 2.0 in tool_args.list && !("2" in tool_args.list)
+// when: "2 in tool_args.list && 2.0 in tool_args.list && !(\"2\" in tool_args.list)"
 func oRule105(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[105]) {
 		return false, runtime.Err{}
@@ -4914,7 +4914,7 @@ func oRule105(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule106 evaluates rule "E106" (policy).
-// when: 1 in tool_args.map
+// when: "1 in tool_args.map"
 func oRule106(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[106]) {
 		return false, runtime.Err{}
@@ -4936,7 +4936,7 @@ func oRule106(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule107 evaluates rule "E107" (policy).
-// when: "x" in tool_args.s
+// when: "\"x\" in tool_args.s"
 func oRule107(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[107]) {
 		return false, runtime.Err{}
@@ -4958,7 +4958,7 @@ func oRule107(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule108 evaluates rule "E108" (policy).
-// when: "reader" in principal_roles
+// when: "\"reader\" in principal_roles"
 func oRule108(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[108]) {
 		return false, runtime.Err{}
@@ -4971,7 +4971,7 @@ func oRule108(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule109 evaluates rule "E109" (policy).
-// when: principal_roles == ["developer", "reader"]
+// when: "principal_roles == [\"developer\", \"reader\"]"
 func oRule109(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[109]) {
 		return false, runtime.Err{}
@@ -4984,7 +4984,7 @@ func oRule109(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule110 evaluates rule "E110" (policy).
-// when: size(principal_roles + ["x"]) == 3
+// when: "size(principal_roles + [\"x\"]) == 3"
 func oRule110(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[110]) {
 		return false, runtime.Err{}
@@ -4999,7 +4999,7 @@ func oRule110(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule111 evaluates rule "E111" (policy).
-// when: tool_args.list + [4] == [1, 2, 3, 4]
+// when: "tool_args.list + [4] == [1, 2, 3, 4]"
 func oRule111(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[111]) {
 		return false, runtime.Err{}
@@ -5021,7 +5021,7 @@ func oRule111(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule112 evaluates rule "E112" (policy).
-// when: tool_args.s + "!" == "hello!"
+// when: "tool_args.s + \"!\" == \"hello!\""
 func oRule112(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[112]) {
 		return false, runtime.Err{}
@@ -5043,7 +5043,7 @@ func oRule112(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule113 evaluates rule "E113" (policy).
-// when: tool_args.n + 1 == 4
+// when: "tool_args.n + 1 == 4"
 func oRule113(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[113]) {
 		return false, runtime.Err{}
@@ -5065,7 +5065,7 @@ func oRule113(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule114 evaluates rule "E114" (policy).
-// when: tool_args.n + 1.0 == 4.0
+// when: "tool_args.n + 1.0 == 4.0"
 func oRule114(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[114]) {
 		return false, runtime.Err{}
@@ -5087,7 +5087,7 @@ func oRule114(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule115 evaluates rule "E115" (policy).
-// when: tool_args.s + 1 == 4
+// when: "tool_args.s + 1 == 4"
 func oRule115(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[115]) {
 		return false, runtime.Err{}
@@ -5109,7 +5109,7 @@ func oRule115(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule116 evaluates rule "E116" (policy).
-// when: tool_args.list.all(x, x > 0)
+// when: "tool_args.list.all(x, x > 0)"
 func oRule116(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[116]) {
 		return false, runtime.Err{}
@@ -5164,7 +5164,7 @@ func oRule116(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule117 evaluates rule "E117" (policy).
-// when: tool_args.list.exists(x, x > 2)
+// when: "tool_args.list.exists(x, x > 2)"
 func oRule117(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[117]) {
 		return false, runtime.Err{}
@@ -5219,7 +5219,7 @@ func oRule117(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule118 evaluates rule "E118" (policy).
-// when: tool_args.list.exists_one(x, x > 2)
+// when: "tool_args.list.exists_one(x, x > 2)"
 func oRule118(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[118]) {
 		return false, runtime.Err{}
@@ -5276,7 +5276,7 @@ func oRule118(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule119 evaluates rule "E119" (policy).
-// when: tool_args.list.filter(x, x > 1) == [2, 3]
+// when: "tool_args.list.filter(x, x > 1) == [2, 3]"
 func oRule119(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[119]) {
 		return false, runtime.Err{}
@@ -5333,7 +5333,7 @@ func oRule119(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule120 evaluates rule "E120" (policy).
-// when: tool_args.list.map(x, x * 2) == [2, 4, 6]
+// when: "tool_args.list.map(x, x * 2) == [2, 4, 6]"
 func oRule120(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[120]) {
 		return false, runtime.Err{}
@@ -5384,7 +5384,7 @@ func oRule120(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule121 evaluates rule "E121" (policy).
-// when: tool_args.list.map(x, x > 1, x * 10) == [20, 30]
+// when: "tool_args.list.map(x, x > 1, x * 10) == [20, 30]"
 func oRule121(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[121]) {
 		return false, runtime.Err{}
@@ -5455,7 +5455,7 @@ func oRule121(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule122 evaluates rule "E122" (policy).
-// when: tool_args.mixed.all(x, x > 0)
+// when: "tool_args.mixed.all(x, x > 0)"
 func oRule122(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[122]) {
 		return false, runtime.Err{}
@@ -5510,7 +5510,7 @@ func oRule122(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule123 evaluates rule "E123" (policy).
-// when: tool_args.mixed.exists(x, x > 0)
+// when: "tool_args.mixed.exists(x, x > 0)"
 func oRule123(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[123]) {
 		return false, runtime.Err{}
@@ -5565,7 +5565,7 @@ func oRule123(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule124 evaluates rule "E124" (policy).
-// when: tool_args.mixed.exists(x, x == "a")
+// when: "tool_args.mixed.exists(x, x == \"a\")"
 func oRule124(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[124]) {
 		return false, runtime.Err{}
@@ -5595,7 +5595,7 @@ func oRule124(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule125 evaluates rule "E125" (policy).
-// when: tool_args.mixed.exists_one(x, x > 0)
+// when: "tool_args.mixed.exists_one(x, x > 0)"
 func oRule125(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[125]) {
 		return false, runtime.Err{}
@@ -5652,7 +5652,7 @@ func oRule125(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule126 evaluates rule "E126" (policy).
-// when: tool_args.mixed.filter(x, x > 0) == [1]
+// when: "tool_args.mixed.filter(x, x > 0) == [1]"
 func oRule126(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[126]) {
 		return false, runtime.Err{}
@@ -5709,7 +5709,7 @@ func oRule126(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule127 evaluates rule "E127" (policy).
-// when: tool_args.map.all(k, k == "a")
+// when: "tool_args.map.all(k, k == \"a\")"
 func oRule127(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[127]) {
 		return false, runtime.Err{}
@@ -5739,7 +5739,7 @@ func oRule127(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule128 evaluates rule "E128" (policy).
-// when: tool_args.map.exists(k, tool_args.map[k] == 1)
+// when: "tool_args.map.exists(k, tool_args.map[k] == 1)"
 func oRule128(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[128]) {
 		return false, runtime.Err{}
@@ -5792,7 +5792,7 @@ func oRule128(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule129 evaluates rule "E129" (policy).
-// when: tool_args.s.exists(x, true)
+// when: "tool_args.s.exists(x, true)"
 func oRule129(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[129]) {
 		return false, runtime.Err{}
@@ -5822,7 +5822,7 @@ func oRule129(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule130 evaluates rule "E130" (policy).
-// when: tool_args.missing.all(x, true)
+// when: "tool_args.missing.all(x, true)"
 func oRule130(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[130]) {
 		return false, runtime.Err{}
@@ -5852,7 +5852,7 @@ func oRule130(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule131 evaluates rule "E131" (policy).
-// when: secret_matches.exists(m, m.score > 0.8)
+// when: "secret_matches.exists(m, m.score > 0.8)"
 func oRule131(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[131]) {
 		return false, runtime.Err{}
@@ -5902,7 +5902,7 @@ func oRule131(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule132 evaluates rule "E132" (policy).
-// when: secret_matches.all(m, m.kind.startsWith("g"))
+// when: "secret_matches.all(m, m.kind.startsWith(\"g\"))"
 func oRule132(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[132]) {
 		return false, runtime.Err{}
@@ -5949,7 +5949,7 @@ func oRule132(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule133 evaluates rule "E133" (policy).
-// when: principal_roles.all(r, r.size() > 3)
+// when: "principal_roles.all(r, r.size() > 3)"
 func oRule133(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[133]) {
 		return false, runtime.Err{}
@@ -5971,7 +5971,7 @@ func oRule133(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule134 evaluates rule "E134" (policy).
-// when: [1, 2, 3].exists(x, 10 / (x - 2) > 100)
+// when: "[1, 2, 3].exists(x, 10 / (x - 2) > 100)"
 func oRule134(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[134]) {
 		return false, runtime.Err{}
@@ -6019,7 +6019,7 @@ func oRule134(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule135 evaluates rule "E135" (policy).
-// when: [1, 2, 3].all(x, 10 / (x - 2) > 0)
+// when: "[1, 2, 3].all(x, 10 / (x - 2) > 0)"
 func oRule135(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[135]) {
 		return false, runtime.Err{}
@@ -6067,7 +6067,7 @@ func oRule135(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule136 evaluates rule "E136" (policy).
-// when: [[1], [2, 3]].exists(l, l.exists(x, x == 3))
+// when: "[[1], [2, 3]].exists(l, l.exists(x, x == 3))"
 func oRule136(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[136]) {
 		return false, runtime.Err{}
@@ -6121,7 +6121,7 @@ func oRule136(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule137 evaluates rule "E137" (policy).
-// when: tool_args.list.map(x, x + 9223372036854775807).size() == 3
+// when: "tool_args.list.map(x, x + 9223372036854775807).size() == 3"
 func oRule137(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[137]) {
 		return false, runtime.Err{}
@@ -6173,7 +6173,7 @@ func oRule137(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule138 evaluates rule "E138" (policy).
-// when: tool_arg_string("s") == "hello" && tool_arg_string("n") == ""
+// when: "tool_arg_string(\"s\") == \"hello\" && tool_arg_string(\"n\") == \"\""
 func oRule138(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[138]) {
 		return false, runtime.Err{}
@@ -6192,7 +6192,7 @@ func oRule138(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule139 evaluates rule "E139" (policy).
-// when: tool_arg_int("n") == 3 && tool_arg_int("d") == 0 && tool_arg_int("whole") == 4
+// when: "tool_arg_int(\"n\") == 3 && tool_arg_int(\"d\") == 0 && tool_arg_int(\"whole\") == 4"
 func oRule139(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[139]) {
 		return false, runtime.Err{}
@@ -6214,7 +6214,7 @@ func oRule139(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule140 evaluates rule "E140" (policy).
-// when: tool_arg_bool("b") && !tool_arg_bool("s")
+// when: "tool_arg_bool(\"b\") && !tool_arg_bool(\"s\")"
 func oRule140(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[140]) {
 		return false, runtime.Err{}
@@ -6232,7 +6232,7 @@ func oRule140(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule141 evaluates rule "E141" (policy).
-// when: anchor == "tool.pre_invoke"
+// when: "anchor == \"tool.pre_invoke\""
 func oRule141(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[141]) {
 		return false, runtime.Err{}
@@ -6244,7 +6244,7 @@ func oRule141(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule142 evaluates rule "E142" (policy).
-// when: tool == "bash" && session_posture == ""
+// when: "tool == \"bash\" && session_posture == \"\""
 func oRule142(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[142]) {
 		return false, runtime.Err{}
@@ -6261,7 +6261,7 @@ func oRule142(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule143 evaluates rule "E143" (policy).
-// when: lycaon.repeat_count >= 3 || lycaon.workers_idle
+// when: "lycaon.repeat_count >= 3 || lycaon.workers_idle"
 func oRule143(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[143]) {
 		return false, runtime.Err{}
@@ -6278,7 +6278,7 @@ func oRule143(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule144 evaluates rule "E144" (policy).
-// when: size(lycaon.turn_tools) == 0
+// when: "size(lycaon.turn_tools) == 0"
 func oRule144(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[144]) {
 		return false, runtime.Err{}
@@ -6292,7 +6292,7 @@ func oRule144(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule145 evaluates rule "E145" (policy).
-// when: content_length == 0 && !content_contains_untrusted
+// when: "content_length == 0 && !content_contains_untrusted"
 func oRule145(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[145]) {
 		return false, runtime.Err{}
@@ -6309,7 +6309,7 @@ func oRule145(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule146 evaluates rule "E146" (policy).
-// when: dyn(tool_args.n) == 3
+// when: "dyn(tool_args.n) == 3"
 func oRule146(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[146]) {
 		return false, runtime.Err{}
@@ -6326,7 +6326,7 @@ func oRule146(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule147 evaluates rule "E147" (policy).
-// when: dyn(1) == 1.0
+// when: "dyn(1) == 1.0"
 func oRule147(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[147]) {
 		return false, runtime.Err{}
@@ -6339,7 +6339,7 @@ func oRule147(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule148 evaluates rule "E148" (policy).
-// when: {"a": tool_args.n}.a == 3
+// when: "{\"a\": tool_args.n}.a == 3"
 func oRule148(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[148]) {
 		return false, runtime.Err{}
@@ -6361,7 +6361,7 @@ func oRule148(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule149 evaluates rule "E149" (policy).
-// when: size(tool_args.list[0]) == 1
+// when: "size(tool_args.list[0]) == 1"
 func oRule149(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[149]) {
 		return false, runtime.Err{}
@@ -6386,7 +6386,7 @@ func oRule149(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule150 evaluates rule "E150" (policy).
-// when: size(tool_args.mixed[1]) == 1
+// when: "size(tool_args.mixed[1]) == 1"
 func oRule150(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[150]) {
 		return false, runtime.Err{}
@@ -6411,7 +6411,7 @@ func oRule150(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule151 evaluates rule "E151" (policy).
-// when: size(tool_args["u"]) == 3
+// when: "size(tool_args[\"u\"]) == 3"
 func oRule151(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[151]) {
 		return false, runtime.Err{}
@@ -6432,7 +6432,7 @@ func oRule151(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule152 evaluates rule "E152" (policy).
-// when: string(tool_args.list[0]) == "1"
+// when: "string(tool_args.list[0]) == \"1\""
 func oRule152(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[152]) {
 		return false, runtime.Err{}
@@ -6457,7 +6457,7 @@ func oRule152(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule153 evaluates rule "E153" (policy).
-// when: (tool_args.b ? tool_args.s : tool_args.n) == "hello"
+// when: "(tool_args.b ? tool_args.s : tool_args.n) == \"hello\""
 func oRule153(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[153]) {
 		return false, runtime.Err{}
@@ -6492,7 +6492,7 @@ func oRule153(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule154 evaluates rule "E154" (policy).
-// when: tool_args.s.matches("ell") && tool_args.s.matches("^hel") && tool_args.s.matches("llo$") && tool_args.s.matches("^hello$")
+// when: "tool_args.s.matches(\"ell\") && tool_args.s.matches(\"^hel\") && tool_args.s.matches(\"llo$\") && tool_args.s.matches(\"^hello$\")"
 func oRule154(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[154]) {
 		return false, runtime.Err{}
@@ -6587,7 +6587,7 @@ func oRule154(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule155 evaluates rule "E155" (policy).
-// when: tool_args.s.matches("^ell") || tool_args.s.matches("hel$") || tool_args.s.matches("^$")
+// when: "tool_args.s.matches(\"^ell\") || tool_args.s.matches(\"hel$\") || tool_args.s.matches(\"^$\")"
 func oRule155(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[155]) {
 		return false, runtime.Err{}
@@ -6664,7 +6664,7 @@ func oRule155(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule156 evaluates rule "E156" (policy).
-// when: "".matches("^$") && "".matches("") && "x".matches("")
+// when: "\"\".matches(\"^$\") && \"\".matches(\"\") && \"x\".matches(\"\")"
 func oRule156(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[156]) {
 		return false, runtime.Err{}
@@ -6682,7 +6682,7 @@ func oRule156(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule157 evaluates rule "E157" (policy).
-// when: tool_args.s.matches("(?i)HELLO") && !tool_args.s.matches("HELLO")
+// when: "tool_args.s.matches(\"(?i)HELLO\") && !tool_args.s.matches(\"HELLO\")"
 func oRule157(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[157]) {
 		return false, runtime.Err{}
@@ -6742,7 +6742,7 @@ func oRule157(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule158 evaluates rule "E158" (policy).
-// when: tool_args.bad.matches("\ufffd") && tool_args.bad.matches("^\ufffd\ufffd$")
+// when: "tool_args.bad.matches(\"\\ufffd\") && tool_args.bad.matches(\"^\\ufffd\\ufffd$\")"
 func oRule158(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[158]) {
 		return false, runtime.Err{}
@@ -6801,7 +6801,7 @@ func oRule158(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule159 evaluates rule "E159" (policy).
-// when: tool_args.s.matches("h\\.l") || tool_args.s.matches("h.l")
+// when: "tool_args.s.matches(\"h\\\\.l\") || tool_args.s.matches(\"h.l\")"
 func oRule159(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[159]) {
 		return false, runtime.Err{}
@@ -6860,7 +6860,7 @@ func oRule159(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule160 evaluates rule "E160" (policy).
-// when: "a\nb".matches("^b") || "a\nb".matches("a$")
+// when: "\"a\\nb\".matches(\"^b\") || \"a\\nb\".matches(\"a$\")"
 func oRule160(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[160]) {
 		return false, runtime.Err{}
@@ -6876,7 +6876,7 @@ func oRule160(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule161 evaluates rule "E161" (policy).
-// when: tool_args.s in ["hello", "x", "hello"] && !(tool_args.s in ["a", "b"]) && tool in ["bash", "sh"]
+// when: "tool_args.s in [\"hello\", \"x\", \"hello\"] && !(tool_args.s in [\"a\", \"b\"]) && tool in [\"bash\", \"sh\"]"
 func oRule161(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[161]) {
 		return false, runtime.Err{}
@@ -6952,7 +6952,7 @@ func oRule161(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule162 evaluates rule "E162" (policy).
-// when: tool_args.n in ["3", "x"]
+// when: "tool_args.n in [\"3\", \"x\"]"
 func oRule162(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[162]) {
 		return false, runtime.Err{}
@@ -6974,7 +6974,7 @@ func oRule162(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule163 evaluates rule "E163" (policy).
-// when: 1.0 / -(0.0) < 0.0 && 1.0 / (0.0 * -1.0) < 0.0
+// when: "1.0 / -(0.0) < 0.0 && 1.0 / (0.0 * -1.0) < 0.0"
 func oRule163(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[163]) {
 		return false, runtime.Err{}
@@ -7024,7 +7024,7 @@ func oRule163(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule164 evaluates rule "E164" (policy).
-// when: 0.1 + 0.2 != 0.3 && 0.1 + 0.2 == 0.30000000000000004
+// when: "0.1 + 0.2 != 0.3 && 0.1 + 0.2 == 0.30000000000000004"
 func oRule164(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[164]) {
 		return false, runtime.Err{}
@@ -7045,7 +7045,7 @@ func oRule164(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule165 evaluates rule "E165" (policy).
-// when: 1e308 * 10.0 > 1e308 && -(1e308 * 10.0) < 0.0
+// when: "1e308 * 10.0 > 1e308 && -(1e308 * 10.0) < 0.0"
 func oRule165(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[165]) {
 		return false, runtime.Err{}
@@ -7093,7 +7093,7 @@ func oRule165(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule166 evaluates rule "E166" (policy).
-// when: type(tool_args.n) == int && type(tool_args.d) == double && type(tool_args.s) == string
+// when: "type(tool_args.n) == int && type(tool_args.d) == double && type(tool_args.s) == string"
 func oRule166(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[166]) {
 		return false, runtime.Err{}
@@ -7164,7 +7164,7 @@ func oRule166(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule167 evaluates rule "E167" (policy).
-// when: type(tool_args.list) == list && type(tool_args.map) == map && type(tool_args.nul) == null_type && type(tool_args.b) == bool
+// when: "type(tool_args.list) == list && type(tool_args.map) == map && type(tool_args.nul) == null_type && type(tool_args.b) == bool"
 func oRule167(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[167]) {
 		return false, runtime.Err{}
@@ -7251,7 +7251,7 @@ func oRule167(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule168 evaluates rule "E168" (policy).
-// when: type(type(tool_args.n)) == type && type(1) == int && type("a") != int && type(tool_arg_string("s")) == string
+// when: "type(type(tool_args.n)) == type && type(1) == int && type(\"a\") != int && type(tool_arg_string(\"s\")) == string"
 func oRule168(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[168]) {
 		return false, runtime.Err{}
@@ -7331,7 +7331,7 @@ func oRule168(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule169 evaluates rule "E169" (policy).
-// when: type(tool_args.n) in [int, uint] && !(type(tool_args.s) in [int, double])
+// when: "type(tool_args.n) in [int, uint] && !(type(tool_args.s) in [int, double])"
 func oRule169(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[169]) {
 		return false, runtime.Err{}
@@ -7396,7 +7396,7 @@ func oRule169(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule170 evaluates rule "E170" (policy).
-// when: dyn(type(tool_args.n)) == "int" || dyn(type(tool_args.n)) == int
+// when: "dyn(type(tool_args.n)) == \"int\" || dyn(type(tool_args.n)) == int"
 func oRule170(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[170]) {
 		return false, runtime.Err{}
@@ -7452,7 +7452,7 @@ func oRule170(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule171 evaluates rule "E171" (policy).
-// when: type(tool_args.missing) == int
+// when: "type(tool_args.missing) == int"
 func oRule171(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[171]) {
 		return false, runtime.Err{}
@@ -7471,7 +7471,7 @@ func oRule171(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule172 evaluates rule "E172" (policy).
-// when: type(principal_roles) == list && type(tool_args) == map
+// when: "type(principal_roles) == list && type(tool_args) == map"
 func oRule172(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[172]) {
 		return false, runtime.Err{}
@@ -7494,7 +7494,7 @@ func oRule172(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule173 evaluates rule "E173" (policy).
-// when: [tool, principal].exists(x, x == "bash")
+// when: "[tool, principal].exists(x, x == \"bash\")"
 func oRule173(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[173]) {
 		return false, runtime.Err{}

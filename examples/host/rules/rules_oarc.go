@@ -259,7 +259,7 @@ var (
 )
 
 // oRule13 evaluates rule "PROMPT_INJECTION" (detector).
-// when: prompt_injection_score > 0.8
+// when: "prompt_injection_score > 0.8"
 func oRule13(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[13]) {
 		return false, runtime.Err{}
@@ -280,7 +280,7 @@ func oRule13(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule0 evaluates rule "ETC_WRITE_FORBIDDEN" (schema).
-// when: tool_arg_string("path").startsWith("/etc/")
+// when: "tool_arg_string(\"path\").startsWith(\"/etc/\")"
 func oRule0(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[0]) {
 		return false, runtime.Err{}
@@ -299,7 +299,7 @@ func oRule0(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule1 evaluates rule "LONG_COMMAND" (schema).
-// when: size(tool_arg_string("command")) > 4096
+// when: "size(tool_arg_string(\"command\")) > 4096"
 func oRule1(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[1]) {
 		return false, runtime.Err{}
@@ -317,7 +317,7 @@ func oRule1(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule2 evaluates rule "PLAIN_HTTP" (schema).
-// when: tool_arg_string("url").startsWith("http://")
+// when: "tool_arg_string(\"url\").startsWith(\"http://\")"
 func oRule2(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[2]) {
 		return false, runtime.Err{}
@@ -334,7 +334,7 @@ func oRule2(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule3 evaluates rule "RM_RF_ROOT" (schema).
-// when: tool_arg_string("command").matches("\\brm\\s+-[a-zA-Z]*[rR][a-zA-Z]*\\s+(/|~|\\$HOME)(\\s|$)")
+// when: "tool_arg_string(\"command\").matches(\"\\\\brm\\\\s+-[a-zA-Z]*[rR][a-zA-Z]*\\\\s+(/|~|\\\\$HOME)(\\\\s|$)\")"
 func oRule3(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[3]) {
 		return false, runtime.Err{}
@@ -351,7 +351,7 @@ func oRule3(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule4 evaluates rule "CURL_PIPE_SHELL" (policy).
-// when: tool_arg_string("command").matches(   "(curl|wget)[^|]*\\|\\s*(sudo\\s+)?(ba|z)?sh\\b")
+// when: "tool_arg_string(\"command\").matches(\n  \"(curl|wget)[^|]*\\\\|\\\\s*(sudo\\\\s+)?(ba|z)?sh\\\\b\")"
 func oRule4(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[4]) {
 		return false, runtime.Err{}
@@ -368,7 +368,7 @@ func oRule4(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule5 evaluates rule "FORCE_PUSH" (policy).
-// when: tool_arg_string("command").matches("git\\s+push\\b.*(--force\\b|-f\\b)")   && !tool_arg_string("command").contains("--force-with-lease")
+// when: "tool_arg_string(\"command\").matches(\"git\\\\s+push\\\\b.*(--force\\\\b|-f\\\\b)\")\n  && !tool_arg_string(\"command\").contains(\"--force-with-lease\")\n"
 func oRule5(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[5]) {
 		return false, runtime.Err{}
@@ -391,7 +391,7 @@ func oRule5(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule6 evaluates rule "PAYMENT_NEEDS_ROLE" (policy).
-// when: !("treasury" in principal_roles)
+// when: "!(\"treasury\" in principal_roles)"
 func oRule6(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[6]) {
 		return false, runtime.Err{}
@@ -410,7 +410,7 @@ func oRule6(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule7 evaluates rule "REPEATED_CALL_NUDGE" (policy).
-// when: lycaon.repeat_count >= 3 && fire_count < 2
+// when: "lycaon.repeat_count >= 3 && fire_count < 2"
 func oRule7(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[7]) {
 		return false, runtime.Err{}
@@ -425,7 +425,7 @@ func oRule7(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule8 evaluates rule "TRIAGE_READ_ONLY" (policy).
-// when: session_posture == "triage"
+// when: "session_posture == \"triage\""
 func oRule8(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[8]) {
 		return false, runtime.Err{}
@@ -443,7 +443,7 @@ func oRule8(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule9 evaluates rule "UNTRUSTED_EGRESS" (policy).
-// when: content_contains_untrusted && "web" in content_sources
+// when: "content_contains_untrusted && \"web\" in content_sources"
 func oRule9(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[9]) {
 		return false, runtime.Err{}
@@ -465,7 +465,7 @@ func oRule9(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule10 evaluates rule "WRITE_OUTSIDE_PROJECT" (policy).
-// when: path_outside_scope(tool_arg_string("path"))
+// when: "path_outside_scope(tool_arg_string(\"path\"))"
 func oRule10(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[10]) {
 		return false, runtime.Err{}
@@ -528,7 +528,7 @@ func oRule11(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule12 evaluates rule "REPEATED_CALL_ESCALATE" (invariant).
-// when: lycaon.repeat_count >= 3 && fire_count_of("REPEATED_CALL_NUDGE") >= 2
+// when: "lycaon.repeat_count >= 3 && fire_count_of(\"REPEATED_CALL_NUDGE\") >= 2"
 func oRule12(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[12]) {
 		return false, runtime.Err{}
@@ -543,7 +543,7 @@ func oRule12(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule14 evaluates rule "SECRET_IN_ARGS" (detector).
-// when: size(secret_matches) > 0
+// when: "size(secret_matches) > 0"
 func oRule14(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[14]) {
 		return false, runtime.Err{}

@@ -97,7 +97,7 @@ var (
 )
 
 // oRule4 evaluates rule "POST_TURN" (invariant).
-// when: lycaon.claims_completion && !lycaon.has_matching_ledger_job
+// when: "lycaon.claims_completion && !lycaon.has_matching_ledger_job"
 func oRule4(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[4]) {
 		return false, runtime.Err{}
@@ -111,7 +111,7 @@ func oRule4(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule0 evaluates rule "PROVIDER_SCOPE" (schema).
-// when: path_outside_scope(tool_arg_string("path"))
+// when: "path_outside_scope(tool_arg_string(\"path\"))"
 func oRule0(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[0]) {
 		return false, runtime.Err{}
@@ -131,7 +131,7 @@ func oRule0(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule1 evaluates rule "QUOTES" (schema).
-// when: tool_arg_string("command").matches("a`b\"c*/\\d+") || tool_arg_string("command") == "*/ panic(\"x\") /*"
+// when: "tool_arg_string(\"command\").matches(\"a`b\\\"c*/\\\\d+\") || tool_arg_string(\"command\") == \"*/ panic(\\\"x\\\") /*\""
 func oRule1(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[1]) {
 		return false, runtime.Err{}
@@ -155,7 +155,7 @@ func oRule1(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule2 evaluates rule "ROLES" (policy).
-// when: principal.startsWith("agent:") &&   (size(principal_roles) > 1 || "root" in principal_roles)
+// when: "principal.startsWith(\"agent:\") &&\n  (size(principal_roles) > 1 || \"root\" in principal_roles)\n"
 func oRule2(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[2]) {
 		return false, runtime.Err{}
@@ -188,7 +188,7 @@ func oRule2(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule3 evaluates rule "DYN_ARGS" (invariant).
-// when: tool_args.limit > 100 && tool_args.items.exists(i, i.size > 3.5) && has(tool_args.mode) ? tool_args.mode == "x" : true
+// when: "tool_args.limit > 100 && tool_args.items.exists(i, i.size > 3.5) && has(tool_args.mode) ? tool_args.mode == \"x\" : true\n"
 func oRule3(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[3]) {
 		return false, runtime.Err{}

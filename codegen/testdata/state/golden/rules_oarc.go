@@ -109,7 +109,7 @@ var (
 )
 
 // oRule5 evaluates rule "INJECT" (detector).
-// when: prompt_injection_score > 0.7 || jailbreak_score > 0.9
+// when: "prompt_injection_score > 0.7 || jailbreak_score > 0.9"
 func oRule5(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[5]) {
 		return false, runtime.Err{}
@@ -135,7 +135,7 @@ func oRule5(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule6 evaluates rule "REDACT" (detector).
-// when: secret_matches.exists(m, m.score > 0.5)
+// when: "secret_matches.exists(m, m.score > 0.5)"
 func oRule6(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[6]) {
 		return false, runtime.Err{}
@@ -255,7 +255,7 @@ func oRule1(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule2 evaluates rule "BLOCK_REPEAT" (invariant).
-// when: lycaon.repeat_count >= 3 && fire_count_of("NUDGE_REPEAT") >= 2
+// when: "lycaon.repeat_count >= 3 && fire_count_of(\"NUDGE_REPEAT\") >= 2"
 func oRule2(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[2]) {
 		return false, runtime.Err{}
@@ -270,7 +270,7 @@ func oRule2(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 }
 
 // oRule3 evaluates rule "NUDGE_REPEAT" (invariant).
-// when: lycaon.repeat_count >= 3 && fire_count < 2
+// when: "lycaon.repeat_count >= 3 && fire_count < 2"
 func oRule3(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if !oX.Enter(&oRules[3]) {
 		return false, runtime.Err{}
