@@ -1,0 +1,44 @@
+package codegen_test
+
+import (
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/oarc/oarc/codegen"
+	"github.com/oarc/oarc/codegen/internal/edgecases"
+	"github.com/oarc/oarc/compiler"
+)
+
+// FuzzGenerate: for any `when` the compiler accepts, code generation must
+// succeed (no panic, and output that parses as Go).
+func FuzzGenerate(f *testing.F) {
+	for _, e := range edgecases.Exprs {
+		f.Add(e)
+	}
+	dir := f.TempDir()
+	os.MkdirAll(filepath.Join(dir, "policy"), 0o755)
+	file := filepath.Join(dir, "policy", "F.yaml")
+	f.Fuzz(func(t *testing.T, when string) {
+		doc := "oar: '1.0'\nid: F\nkind: detector\ndetector: d.v1\nanchor: tool.pre_invoke\n" +
+			"requires: {profiles: [tool, session, content-safety, content-provenance, filesystem, mcp]}\n" +
+			"when: " + strconv.Quote(when) + "\neffect: warn\n"
+		if err := os.WriteFile(file, []byte(doc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		p, diags := compiler.LoadPack(dir, compiler.Options{})
+		if diags.HasErrors() {
+			return
+		}
+		src, err := codegen.Generate(compiler.Build(p), codegen.Options{Package: "f"})
+		if err != nil {
+			t.Fatalf("when %q: %v", when, err)
+		}
+		if _, err := parser.ParseFile(token.NewFileSet(), "f.go", src, 0); err != nil {
+			t.Fatalf("when %q: generated code does not parse: %v", when, err)
+		}
+	})
+}
