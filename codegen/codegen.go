@@ -398,7 +398,8 @@ func (pk *packGen) anchors(snaps map[string][]string) {
 		w.line("")
 	}
 	w.line("// Evaluate evaluates one occurrence against the pack and fills d. s may be")
-	w.line("// nil (no counters); env may be nil (no providers or validators).")
+	w.line("// nil (no counters); env may be nil (no providers or validators); occ and")
+	w.line("// d must not be nil. Evaluate allocates nothing once d's buffers have grown.")
 	w.line("func Evaluate(ctx context.Context, env *runtime.Env, occ *runtime.Occurrence, s *runtime.Session, d *runtime.Decision) {")
 	w.line("\tvar oX runtime.Exec")
 	w.line("\truntime.Begin(&oX, ctx, env, occ, s, d, %d)", len(p.Validators))

@@ -460,7 +460,8 @@ func oRun0(oX *runtime.Exec) (oAgain bool) {
 }
 
 // Evaluate evaluates one occurrence against the pack and fills d. s may be
-// nil (no counters); env may be nil (no providers or validators).
+// nil (no counters); env may be nil (no providers or validators); occ and
+// d must not be nil. Evaluate allocates nothing once d's buffers have grown.
 func Evaluate(ctx context.Context, env *runtime.Env, occ *runtime.Occurrence, s *runtime.Session, d *runtime.Decision) {
 	var oX runtime.Exec
 	runtime.Begin(&oX, ctx, env, occ, s, d, 0)
