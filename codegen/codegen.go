@@ -10,11 +10,12 @@ package codegen
 
 import (
 	"fmt"
-	"go/format"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
+
+	"golang.org/x/tools/imports"
 
 	"github.com/oarc/oarc/internal/catalog"
 	"github.com/oarc/oarc/ir"
@@ -36,7 +37,7 @@ func Generate(p *ir.Pack, opts Options) ([]byte, error) {
 	}
 	pk := &packGen{p: p, consts: map[string]string{}, regexes: map[string]string{}}
 	src := pk.file(opts)
-	out, err := format.Source([]byte(src))
+	out, err := imports.Process("rules_oarc.go", []byte(src), &imports.Options{Comments: true, TabIndent: true, TabWidth: 8})
 	if err != nil {
 		return []byte(src), fmt.Errorf("codegen: generated code does not parse (a bug in oarc): %v", err)
 	}
@@ -129,23 +130,14 @@ func (pk *packGen) file(opts Options) string {
 	}
 	pk.anchors(anchorSnaps)
 
-	imports := []string{`"context"`}
-	all := pk.funcs.b.String()
-	if strings.Contains(all, "strings.") {
-		imports = append(imports, `"strings"`)
-	}
-	if strings.Contains(all, "math.") {
-		imports = append(imports, `"math"`)
-	}
-	if len(pk.regexes) > 0 {
-		imports = append(imports, `"regexp"`)
-	}
-	sort.Strings(imports)
-	imports = append(imports, "", strconv.Quote(RuntimePath))
+	// The standard packages the bodies use (strings, regexp, math) are
+	// added by goimports' import fixer below, which looks at identifiers,
+	// not at text: a "strings." inside a rule's string literal must not
+	// import anything.
 	f.line("import (")
-	for _, i := range imports {
-		f.line("\t%s", i)
-	}
+	f.line("\t\"context\"")
+	f.line("")
+	f.line("\t%s", strconv.Quote(RuntimePath))
 	f.line(")")
 	f.line("")
 	f.line("// Generated code refers to these so that a stale generated file, or one")
