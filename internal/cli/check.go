@@ -3,6 +3,7 @@
 package cli
 
 import (
+	"flag"
 	"fmt"
 
 	"github.com/oarc/oarc/compiler"
@@ -18,6 +19,11 @@ type loadFlags struct {
 	maxCost  uint64
 }
 
+// register adds -portable and -max-cost to fs.
+func (lf *loadFlags) register(fs *flag.FlagSet) {
+	lf.register(fs)
+}
+
 func (lf *loadFlags) options() compiler.Options {
 	return compiler.Options{Portable: lf.portable, MaxCost: lf.maxCost}
 }
@@ -26,8 +32,7 @@ func runCheck(env *Env, args []string) int {
 	fs := newFlags(env, "check", "PATH...")
 	asJSON := fs.Bool("json", false, "print the diagnostics as JSON")
 	var lf loadFlags
-	fs.BoolVar(&lf.portable, "portable", false, "reject every use of a host fact or host function")
-	fs.Uint64Var(&lf.maxCost, "max-cost", compiler.DefaultMaxCost, "limit of a rule's estimated CEL cost")
+	lf.register(fs)
 	if code := parseFlags(fs, args); code >= 0 {
 		return code
 	}

@@ -40,8 +40,7 @@ func runGen(env *Env, args []string) int {
 	pkg := fs.String("pkg", "", "the Go package name (default: the base name of -out)")
 	check := fs.Bool("check", false, "only report whether the files on disk are up to date")
 	var lf loadFlags
-	fs.BoolVar(&lf.portable, "portable", false, "reject every use of a host fact or host function")
-	fs.Uint64Var(&lf.maxCost, "max-cost", compiler.DefaultMaxCost, "limit of a rule's estimated CEL cost")
+	lf.register(fs)
 	if code := parseFlags(fs, args); code >= 0 {
 		return code
 	}
@@ -112,8 +111,7 @@ func runIR(env *Env, args []string) int {
 	fs := newFlags(env, "ir", "PATH...")
 	outFile := fs.String("o", "", "write the IR to this file instead of standard output")
 	var lf loadFlags
-	fs.BoolVar(&lf.portable, "portable", false, "reject every use of a host fact or host function")
-	fs.Uint64Var(&lf.maxCost, "max-cost", compiler.DefaultMaxCost, "limit of a rule's estimated CEL cost")
+	lf.register(fs)
 	if code := parseFlags(fs, args); code >= 0 {
 		return code
 	}

@@ -8,7 +8,6 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/oarc/oarc/compiler"
 	"github.com/oarc/oarc/internal/harness"
 )
 
@@ -22,8 +21,7 @@ func runTest(env *Env, args []string) int {
 	run := fs.String("run", "", "run only fixtures whose name matches this regular expression")
 	engine := fs.String("engine", "both", "engine: generated, reference or both (both also fails when they disagree)")
 	var lf loadFlags
-	fs.BoolVar(&lf.portable, "portable", false, "reject every use of a host fact or host function")
-	fs.Uint64Var(&lf.maxCost, "max-cost", compiler.DefaultMaxCost, "limit of a rule's estimated CEL cost")
+	lf.register(fs)
 	if code := parseFlags(fs, args); code >= 0 {
 		return code
 	}
