@@ -21,7 +21,8 @@ type loadFlags struct {
 
 // register adds -portable and -max-cost to fs.
 func (lf *loadFlags) register(fs *flag.FlagSet) {
-	lf.register(fs)
+	fs.BoolVar(&lf.portable, "portable", false, "reject every use of a host fact or host function")
+	fs.Uint64Var(&lf.maxCost, "max-cost", compiler.DefaultMaxCost, "limit of a rule's estimated CEL cost")
 }
 
 func (lf *loadFlags) options() compiler.Options {
