@@ -10,23 +10,8 @@ func TypeOf(v any) Type {
 	if _, ok := v.(Type); ok {
 		return "type"
 	}
-	switch kindOf(v) {
-	case kNull:
-		return "null_type"
-	case kBool:
-		return "bool"
-	case kInt:
-		return "int"
-	case kUint:
-		return "uint"
-	case kDouble:
-		return "double"
-	case kString:
-		return "string"
-	case kList:
-		return "list"
-	case kMap:
-		return "map"
+	if k := kindOf(v); k != kUnsupported {
+		return Type(k.typeName())
 	}
 	return "dyn"
 }

@@ -54,26 +54,11 @@ func overloadParams(fn, id string, arity int) []*ir.Type {
 	return nil
 }
 
-// guardType converts a declared parameter type; type parameters and dyn
-// accept anything.
+// guardType converts a declared parameter type; type parameters, dyn and
+// types the generator does not represent accept anything.
 func guardType(t *types.Type) *ir.Type {
-	switch t.Kind() {
-	case types.BoolKind:
-		return ir.BoolType
-	case types.IntKind:
-		return ir.IntType
-	case types.UintKind:
-		return ir.UintType
-	case types.DoubleKind:
-		return ir.DoubleType
-	case types.StringKind:
-		return ir.StringType
-	case types.NullTypeKind:
-		return ir.NullType
-	case types.ListKind:
-		return ir.ListOf(guardType(t.Parameters()[0]))
-	case types.MapKind:
-		return ir.MapOf(guardType(t.Parameters()[0]), guardType(t.Parameters()[1]))
+	if g, ok := irType(t); ok {
+		return g
 	}
 	return ir.DynType
 }
