@@ -17,7 +17,7 @@ import (
 
 	"golang.org/x/tools/imports"
 
-	"github.com/oarc/oarc/internal/catalog"
+	"github.com/oarc/oarc/compiler/catalog"
 	"github.com/oarc/oarc/ir"
 )
 

@@ -3,7 +3,7 @@ package codegen_test
 import (
 	"context"
 	"errors"
-	"github.com/oarc/oarc/internal/racecheck"
+	"github.com/oarc/oarc/testkit/racecheck"
 	"reflect"
 	"sync"
 	"sync/atomic"

@@ -4,7 +4,7 @@ import (
 	"path/filepath"
 	"sort"
 
-	"github.com/oarc/oarc/internal/lower"
+	"github.com/oarc/oarc/compiler/internal/lower"
 	"github.com/oarc/oarc/ir"
 )
 

@@ -19,8 +19,8 @@ import (
 	"cel.dev/cel-go/common/types"
 	"cel.dev/cel-go/ext"
 
-	"github.com/oarc/oarc/internal/catalog"
-	"github.com/oarc/oarc/internal/lower"
+	"github.com/oarc/oarc/compiler/catalog"
+	"github.com/oarc/oarc/compiler/internal/lower"
 )
 
 // DefaultMaxCost is the default limit of a rule's estimated worst-case CEL

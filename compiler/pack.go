@@ -14,7 +14,7 @@ import (
 
 	"cel.dev/cel-go/cel"
 
-	"github.com/oarc/oarc/internal/catalog"
+	"github.com/oarc/oarc/compiler/catalog"
 	"github.com/oarc/oarc/ir"
 )
 

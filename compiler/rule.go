@@ -16,7 +16,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/oarc/oarc/internal/catalog"
+	"github.com/oarc/oarc/compiler/catalog"
 )
 
 var (

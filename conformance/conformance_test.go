@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/oarc/oarc/internal/harness"
+	"github.com/oarc/oarc/testkit/harness"
 )
 
 // minFixtures guards against the corpus silently shrinking (for example a

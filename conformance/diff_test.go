@@ -7,8 +7,9 @@ import (
 	"testing"
 
 	"github.com/oarc/oarc/compiler"
-	"github.com/oarc/oarc/internal/harness"
 	"github.com/oarc/oarc/ir"
+	"github.com/oarc/oarc/testkit/difftest"
+	"github.com/oarc/oarc/testkit/harness"
 )
 
 var (
@@ -17,7 +18,7 @@ var (
 	diffSeed  = flag.Int64("diff.seed", 1, "seed of the differential test")
 )
 
-func report(t *testing.T, rep *harness.DiffReport) {
+func report(t *testing.T, rep *difftest.DiffReport) {
 	t.Helper()
 	shown := 0
 	for _, m := range rep.Mismatches {
@@ -34,7 +35,7 @@ func report(t *testing.T, rep *harness.DiffReport) {
 // random expressions and facts: 100,000 cases by default (fewer when the
 // compiler rejects some expressions, for cost or as unsupported).
 func TestDifferential(t *testing.T) {
-	rep, err := harness.Differential(harness.DiffOptions{Seed: *diffSeed, Expressions: *diffExprs, PackSize: 250, FactSets: *diffFacts})
+	rep, err := difftest.Differential(difftest.DiffOptions{Seed: *diffSeed, Expressions: *diffExprs, PackSize: 250, FactSets: *diffFacts})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +53,7 @@ func TestDifferential(t *testing.T) {
 // fuzzPack is the pack the fuzz target evaluates: fixed expressions, built
 // once per process.
 var fuzzPack = sync.OnceValues(func() (*fuzzState, error) {
-	packs, _, err := harness.BuildDiffPacks(harness.NewGen(7), 300, 300)
+	packs, _, err := difftest.BuildDiffPacks(difftest.NewGen(7), 300, 300)
 	if err != nil {
 		return nil, err
 	}
@@ -64,7 +65,7 @@ var fuzzPack = sync.OnceValues(func() (*fuzzState, error) {
 })
 
 type fuzzState struct {
-	pack   *harness.DiffPack
+	pack   *difftest.DiffPack
 	runner *harness.Runner
 }
 
@@ -79,9 +80,9 @@ func FuzzDifferential(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		g := harness.NewGenFrom(rand.New(rand.NewSource(seed)))
-		rep := &harness.DiffReport{}
-		if err := harness.CompareFacts(st.runner, 0, st.pack, g.Facts(), rep); err != nil {
+		g := difftest.NewGenFrom(rand.New(rand.NewSource(seed)))
+		rep := &difftest.DiffReport{}
+		if err := difftest.CompareFacts(st.runner, 0, st.pack, g.Facts(), rep); err != nil {
 			t.Fatal(err)
 		}
 		report(t, rep)

@@ -1,7 +1,7 @@
 package runtime
 
 import (
-	"github.com/oarc/oarc/internal/racecheck"
+	"github.com/oarc/oarc/testkit/racecheck"
 	"math"
 	"testing"
 )

@@ -2,7 +2,7 @@ package standardpack
 
 import (
 	"context"
-	"github.com/oarc/oarc/internal/racecheck"
+	"github.com/oarc/oarc/testkit/racecheck"
 	"os"
 	"path/filepath"
 	"testing"

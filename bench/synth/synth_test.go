@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/oarc/oarc/internal/racecheck"
+	"github.com/oarc/oarc/testkit/racecheck"
 	"os"
 	"path/filepath"
 	"strings"

@@ -3,7 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
-	"github.com/oarc/oarc/internal/racecheck"
+	"github.com/oarc/oarc/testkit/racecheck"
 	"os"
 	"path/filepath"
 	"testing"

@@ -8,7 +8,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/oarc/oarc/internal/harness"
+	"github.com/oarc/oarc/testkit/harness"
 )
 
 func init() {

@@ -13,9 +13,9 @@ import (
 
 	"github.com/oarc/oarc/codegen/internal/edgecases"
 	"github.com/oarc/oarc/compiler"
-	"github.com/oarc/oarc/internal/catalog"
-	"github.com/oarc/oarc/internal/celdiff"
+	"github.com/oarc/oarc/compiler/catalog"
 	"github.com/oarc/oarc/runtime"
+	"github.com/oarc/oarc/testkit/celdiff"
 )
 
 // TestGeneratedIsFresh fails when rules_oarc.go is not what the generator

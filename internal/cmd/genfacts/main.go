@@ -11,7 +11,7 @@ import (
 
 	"github.com/dave/jennifer/jen"
 
-	"github.com/oarc/oarc/internal/catalog"
+	"github.com/oarc/oarc/compiler/catalog"
 )
 
 func main() {

@@ -5,7 +5,7 @@
 // from the edges (nil, empty, extreme ints, NaN, wrong dynamic types,
 // invalid UTF-8).
 
-package harness
+package difftest
 
 import (
 	"fmt"

@@ -1,6 +1,6 @@
 // Package harness runs generated code the way a host would: it generates
 // each pack into a package of a temporary module, builds a runner program
-// around them once (conformance/wire is the protocol) and sends it
+// around them once (testkit/wire is the protocol) and sends it
 // occurrences. The temporary module requires this module through a replace
 // directive, so a build needs no network: every dependency is already in
 // the module cache.
@@ -19,8 +19,8 @@ import (
 	"sync"
 
 	"github.com/oarc/oarc/codegen"
-	"github.com/oarc/oarc/conformance/wire"
 	"github.com/oarc/oarc/ir"
+	"github.com/oarc/oarc/testkit/wire"
 )
 
 // ModulePath is the module whose source the runner builds against.
@@ -137,7 +137,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/oarc/oarc/conformance/wire"
+	"github.com/oarc/oarc/testkit/wire"
 	"github.com/oarc/oarc/runtime"
 %s)
 

@@ -3,7 +3,7 @@
 // reads off the decision: in codes when true, in errors when it failed),
 // evaluated over random facts by the generated code and by the reference.
 
-package harness
+package difftest
 
 import (
 	"encoding/json"
@@ -13,10 +13,11 @@ import (
 	"strings"
 
 	"github.com/oarc/oarc/compiler"
-	"github.com/oarc/oarc/conformance/wire"
-	"github.com/oarc/oarc/internal/reference"
 	"github.com/oarc/oarc/ir"
 	"github.com/oarc/oarc/runtime"
+	"github.com/oarc/oarc/testkit/harness"
+	"github.com/oarc/oarc/testkit/reference"
+	"github.com/oarc/oarc/testkit/wire"
 )
 
 // DiffOptions configures a differential run.
@@ -111,7 +112,7 @@ func buildDiffPacks(g *Gen, n, packSize int) ([]*DiffPack, int, map[string]int, 
 			}
 		}
 		for id := range whens {
-			if !hasRule(p, id) {
+			if !harness.HasRule(p, id) {
 				delete(whens, id)
 			}
 		}
@@ -135,7 +136,7 @@ func Differential(o DiffOptions) (*DiffReport, error) {
 	for _, p := range packs {
 		irs = append(irs, compiler.Build(p.Pack))
 	}
-	runner, err := Build(irs)
+	runner, err := harness.Build(irs)
 	if err != nil {
 		return nil, err
 	}
@@ -157,7 +158,7 @@ func Differential(o DiffOptions) (*DiffReport, error) {
 
 // CompareFacts evaluates one fact set with both engines and adds the
 // per-rule outcomes to rep.
-func CompareFacts(runner *Runner, index int, p *DiffPack, facts runtime.Facts, rep *DiffReport) error {
+func CompareFacts(runner *harness.Runner, index int, p *DiffPack, facts runtime.Facts, rep *DiffReport) error {
 	req := &wire.Request{Pack: index, Anchor: "tool.pre_invoke", Facts: facts}
 	gen, err := runner.Do(req)
 	if err != nil {

@@ -16,10 +16,10 @@ import (
 	"strings"
 
 	"github.com/oarc/oarc/compiler"
-	"github.com/oarc/oarc/conformance/wire"
-	"github.com/oarc/oarc/internal/fixture"
-	"github.com/oarc/oarc/internal/reference"
 	"github.com/oarc/oarc/ir"
+	"github.com/oarc/oarc/testkit/fixture"
+	"github.com/oarc/oarc/testkit/reference"
+	"github.com/oarc/oarc/testkit/wire"
 )
 
 // Engines selects what fixtures run against.
@@ -217,7 +217,7 @@ func Run(paths []string, opts Options) []Result {
 		}
 		for _, st := range f.Steps {
 			for id := range st.Input.Counters {
-				if !hasRule(l.pack, id) {
+				if !HasRule(l.pack, id) {
 					pl.res.Status, pl.res.Messages, pl.done = Invalid, []string{fmt.Sprintf("%s: counters: no rule %s in the pack", f.Where(), id)}, true
 				}
 			}
@@ -250,7 +250,7 @@ func Run(paths []string, opts Options) []Result {
 	return results
 }
 
-func hasRule(p *compiler.Pack, id string) bool {
+func HasRule(p *compiler.Pack, id string) bool {
 	for _, r := range p.Rules {
 		if r.ID == id {
 			return true

@@ -16,10 +16,9 @@ import (
 	"cel.dev/cel-go/common/types/ref"
 
 	"github.com/oarc/oarc/compiler"
-	"github.com/oarc/oarc/conformance/wire"
-	"github.com/oarc/oarc/internal/catalog"
-	"github.com/oarc/oarc/internal/celdiff"
+	"github.com/oarc/oarc/compiler/catalog"
 	"github.com/oarc/oarc/runtime"
+	"github.com/oarc/oarc/testkit/wire"
 )
 
 // Engine evaluates one pack. It is safe for concurrent use, one evaluation
@@ -320,7 +319,7 @@ func celError(msg string) *ruleError {
 	if strings.HasPrefix(msg, msgNoProvider) {
 		return &ruleError{runtime.ErrNoProvider, msg}
 	}
-	return &ruleError{celdiff.KindOfCelError(msg), msg}
+	return &ruleError{KindOfCelError(msg), msg}
 }
 
 func supplied(set runtime.ProfileSet, p string) bool {
@@ -525,4 +524,26 @@ func rewrite(content string, spans []span) string {
 	}
 	b.WriteString(content[offs[pos]:])
 	return b.String()
+}
+
+// KindOfCelError maps a cel-go evaluation error message to the runtime's
+// error kind.
+func KindOfCelError(msg string) runtime.ErrKind {
+	switch {
+	case strings.HasPrefix(msg, "no such key"):
+		return runtime.ErrNoSuchKey
+	case strings.HasPrefix(msg, "index out of bounds"), strings.HasPrefix(msg, "index out of range"):
+		return runtime.ErrIndexOutOfRange
+	case msg == "division by zero":
+		return runtime.ErrDivideByZero
+	case msg == "modulus by zero":
+		return runtime.ErrModulusByZero
+	case msg == "integer overflow", msg == "unsigned integer overflow":
+		return runtime.ErrIntOverflow
+	case strings.HasPrefix(msg, "no such overload"), strings.HasPrefix(msg, "found no matching overload"):
+		return runtime.ErrNoSuchOverload
+	case strings.HasPrefix(msg, "type conversion error"):
+		return runtime.ErrConversion
+	}
+	return runtime.ErrInvalidArgument
 }

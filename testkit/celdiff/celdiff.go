@@ -15,29 +15,12 @@ import (
 	"cel.dev/cel-go/ext"
 
 	"github.com/oarc/oarc/runtime"
+	"github.com/oarc/oarc/testkit/reference"
 )
 
 // KindOfCelError maps a cel-go evaluation error message to the runtime's
-// error kind.
-func KindOfCelError(msg string) runtime.ErrKind {
-	switch {
-	case strings.HasPrefix(msg, "no such key"):
-		return runtime.ErrNoSuchKey
-	case strings.HasPrefix(msg, "index out of bounds"), strings.HasPrefix(msg, "index out of range"):
-		return runtime.ErrIndexOutOfRange
-	case msg == "division by zero":
-		return runtime.ErrDivideByZero
-	case msg == "modulus by zero":
-		return runtime.ErrModulusByZero
-	case msg == "integer overflow", msg == "unsigned integer overflow":
-		return runtime.ErrIntOverflow
-	case strings.HasPrefix(msg, "no such overload"), strings.HasPrefix(msg, "found no matching overload"):
-		return runtime.ErrNoSuchOverload
-	case strings.HasPrefix(msg, "type conversion error"):
-		return runtime.ErrConversion
-	}
-	return runtime.ErrInvalidArgument
-}
+// error kind (see [reference.KindOfCelError]).
+func KindOfCelError(msg string) runtime.ErrKind { return reference.KindOfCelError(msg) }
 
 // ToCel converts a runtime value to a cel-go value as the activation would.
 func ToCel(v any) ref.Val { return types.DefaultTypeAdapter.NativeToValue(v) }

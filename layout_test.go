@@ -1,0 +1,55 @@
+package oarc
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestImportDirections keeps the arrows of DESIGN.md: YAML -> compiler
+// (lowering inside) -> ir -> codegen -> Go, with the runtime at the bottom
+// and the test tooling beside the pipeline, never inside it. Every arrow
+// that must not exist is a rule here.
+func TestImportDirections(t *testing.T) {
+	const mod = "github.com/oarc/oarc"
+	ours := func(d string) bool { return d == mod || strings.HasPrefix(d, mod+"/") }
+	under := func(d, p string) bool { return d == mod+"/"+p || strings.HasPrefix(d, mod+"/"+p+"/") }
+	rules := []struct {
+		pkg       string
+		why       string
+		forbidden func(dep string) bool
+	}{
+		{"runtime", "the runtime is linked into hosts: it imports nothing else of ours",
+			func(d string) bool { return ours(d) && !under(d, "runtime") }},
+		{"ir", "the IR is plain data: it imports nothing of ours",
+			func(d string) bool { return ours(d) }},
+		{"codegen", "codegen reads the IR only",
+			func(d string) bool { return ours(d) && !under(d, "ir") && !under(d, "codegen") }},
+		{"compiler", "the front end produces IR; it does not generate, run or test",
+			func(d string) bool { return ours(d) && !under(d, "ir") && !under(d, "compiler") }},
+		{"compiler/internal/lower", "the lowering reads checked CEL and the catalog",
+			func(d string) bool {
+				return ours(d) && !under(d, "ir") && !under(d, "compiler/catalog") && !under(d, "compiler/internal/lower")
+			}},
+		{"testkit/wire", "the runner protocol links only the runtime, like generated code",
+			func(d string) bool { return ours(d) && !under(d, "runtime") && !under(d, "testkit/wire") }},
+		{"examples/host/rules", "generated packages link only the runtime",
+			func(d string) bool { return ours(d) && !under(d, "runtime") && !under(d, "examples/host/rules") }},
+		{"cmd/oarc", "the production CLI links no test-only helper",
+			func(d string) bool {
+				return under(d, "testkit/difftest") || under(d, "testkit/celdiff") || under(d, "testkit/racecheck") ||
+					strings.HasSuffix(d, "/internal/edgecases") || d == "testing"
+			}},
+	}
+	for _, r := range rules {
+		out, err := exec.Command("go", "list", "-deps", mod+"/"+r.pkg).CombinedOutput()
+		if err != nil {
+			t.Fatalf("go list -deps %s: %v\n%s", r.pkg, err, out)
+		}
+		for _, d := range strings.Fields(string(out)) {
+			if d != mod+"/"+r.pkg && r.forbidden(d) {
+				t.Errorf("%s imports %s: %s", r.pkg, d, r.why)
+			}
+		}
+	}
+}
