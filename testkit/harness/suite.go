@@ -183,7 +183,7 @@ func Run(paths []string, opts Options) []Result {
 		}
 		var l *loaded
 		if f.Rule != nil {
-			p, diags := compiler.LoadRuleDoc(fmt.Sprintf("%s#%s", f.File, f.Name), f.Rule, "stock", opts.Load)
+			p, diags := LoadRule(f, opts.Load)
 			l = &loaded{pack: p, diags: diags, index: -1}
 		} else if j.packKey != "" {
 			l = packs[j.packKey]
@@ -248,6 +248,38 @@ func Run(paths []string, opts Options) []Result {
 		results = append(results, pl.res)
 	}
 	return results
+}
+
+// LoadRule loads a fixture's inline rule as a pack of its own (origin
+// stock, spec section 8). The diagnostics point into the fixture file: at
+// the JSON value (or key) they are about, and inside a string at the
+// character they name.
+func LoadRule(f *fixture.Fixture, opts compiler.Options) (*compiler.Pack, compiler.Diagnostics) {
+	// The document's own name only has to be unique; what users see is
+	// the fixture file, once the positions are mapped.
+	doc := fmt.Sprintf("%s#%d", f.File, f.Index)
+	p, diags := compiler.LoadRuleDoc(doc, f.Rule, "stock", opts)
+	at := func(pos compiler.Pos) (compiler.Pos, bool) {
+		if pos.File != doc || f.RuleMap == nil {
+			return pos, false
+		}
+		line, col := f.RuleMap.Pos(pos.Line, pos.Col)
+		return compiler.Pos{File: f.File, Line: line, Col: col}, true
+	}
+	for i := range diags {
+		if pos, ok := at(diags[i].Pos); ok {
+			diags[i].Pos = pos
+			diags[i].Source = f.RuleMap.Line(pos.Line)
+		}
+	}
+	diags.Sort()
+	if p != nil {
+		for _, r := range p.Rules {
+			r.Pos, _ = at(r.Pos)
+			r.WhenPos, _ = at(r.WhenPos)
+		}
+	}
+	return p, diags
 }
 
 func HasRule(p *compiler.Pack, id string) bool {
