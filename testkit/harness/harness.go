@@ -15,8 +15,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	goruntime "runtime"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/oarc/oarc/codegen"
 	"github.com/oarc/oarc/ir"
@@ -68,69 +70,276 @@ func isRoot(dir string) bool {
 
 // Runner is a running runner program.
 type Runner struct {
-	dir string
-	cmd *exec.Cmd
-	in  io.WriteCloser
-	enc *gob.Encoder
-	dec *gob.Decoder
-	mu  sync.Mutex
-	err bytes.Buffer
+	dir  string
+	bin  string
+	slot []int // the runner's index of each pack given to the build, -1 if left out
+	cmd  *exec.Cmd
+	in   io.WriteCloser
+	enc  *gob.Encoder
+	dec  *gob.Decoder
+	mu   sync.Mutex
+	err  bytes.Buffer
 }
 
+// generate is the code generator; tests replace it to break the code of
+// one pack.
+var generate = codegen.Generate
+
+// builds counts the go build runs, for tests.
+var builds atomic.Int64
+
 // Build generates packs into a temporary module, builds the runner and
-// starts it. Close removes the module and stops the runner.
+// starts it. Close removes the module and stops the runner. A pack that
+// does not generate or build fails the whole build (see BuildEach).
 func Build(packs []*ir.Pack) (*Runner, error) {
-	root, err := ModuleRoot()
-	if err != nil {
-		return nil, err
-	}
-	dir, err := os.MkdirTemp("", "oarc-harness-")
-	if err != nil {
-		return nil, err
-	}
-	r := &Runner{dir: dir}
-	if err := r.build(root, packs); err != nil {
-		os.RemoveAll(dir)
-		return nil, err
+	r, errs := build(packs, false)
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
 	}
 	return r, nil
 }
 
-func (r *Runner) build(root string, packs []*ir.Pack) error {
+// BuildEach is Build that keeps going: the runner serves every pack that
+// generates and compiles, and errs[i] says why pack i does not (nil when
+// it does). Requests keep the numbering of packs. The runner is nil when
+// no pack could be built. The common case is one go build; when it fails,
+// the packs at fault are found from the compiler's output (one more build
+// confirms) or else by building halves of the set.
+func BuildEach(packs []*ir.Pack) (*Runner, []error) { return build(packs, true) }
+
+func build(packs []*ir.Pack, keepGoing bool) (*Runner, []error) {
+	errs := make([]error, len(packs))
+	all := func(err error) (*Runner, []error) {
+		for i := range errs {
+			if errs[i] == nil {
+				errs[i] = err
+			}
+		}
+		return nil, errs
+	}
+	root, err := ModuleRoot()
+	if err != nil {
+		return all(err)
+	}
+	dir, err := os.MkdirTemp("", "oarc-harness-")
+	if err != nil {
+		return all(err)
+	}
+	fail := func(err error) (*Runner, []error) {
+		os.RemoveAll(dir)
+		return all(err)
+	}
+	m := &module{dir: dir, root: root, packs: packs}
+	if err := m.init(); err != nil {
+		return fail(err)
+	}
+	var good []int
+	for i, p := range packs {
+		if err := m.write(i, p); err != nil {
+			errs[i] = fmt.Errorf("generating pack %d (%s): %v", i, p.Name, err)
+			if !keepGoing {
+				return fail(errs[i])
+			}
+			continue
+		}
+		good = append(good, i)
+	}
+	if len(good) == 0 && len(packs) > 0 {
+		return fail(nil)
+	}
+	if out, err := m.build(good); err != nil {
+		if !keepGoing {
+			return fail(m.buildError(out, err))
+		}
+		var rest []int
+		for i, e := range m.atFault(good, out, err) {
+			errs[i] = e
+		}
+		for _, i := range good {
+			if errs[i] == nil {
+				rest = append(rest, i)
+			}
+		}
+		if good = rest; len(good) == 0 {
+			return fail(nil)
+		}
+		if !slices.Equal(m.last, good) {
+			if out, err := m.build(good); err != nil {
+				return fail(m.buildError(out, err))
+			}
+		}
+	}
+	r := &Runner{dir: dir, bin: m.bin(), slot: make([]int, len(packs))}
+	for i := range r.slot {
+		r.slot[i] = -1
+	}
+	for k, i := range good {
+		r.slot[i] = k
+	}
+	if err := r.start(); err != nil {
+		r.Close()
+		return all(err)
+	}
+	return r, errs
+}
+
+// module is the temporary module the runner is built in: one package per
+// pack (p0, p1, ...) and a main package that links a chosen subset.
+type module struct {
+	dir, root string
+	packs     []*ir.Pack
+	last      []int // the packs of the last successful build
+}
+
+func (m *module) bin() string { return filepath.Join(m.dir, "runner") }
+
+func (m *module) init() error {
 	goVersion := "1.26"
-	if data, err := os.ReadFile(filepath.Join(root, "go.mod")); err == nil {
+	if data, err := os.ReadFile(filepath.Join(m.root, "go.mod")); err == nil {
 		for _, line := range strings.Split(string(data), "\n") {
 			if f := strings.Fields(line); len(f) == 2 && f[0] == "go" {
 				goVersion = f[1]
 			}
 		}
 	}
-	gomod := fmt.Sprintf("module oarcrunner\n\ngo %s\n\nrequire %s v0.0.0\n\nreplace %s => %s\n", goVersion, ModulePath, ModulePath, root)
-	if err := os.WriteFile(filepath.Join(r.dir, "go.mod"), []byte(gomod), 0o644); err != nil {
+	gomod := fmt.Sprintf("module oarcrunner\n\ngo %s\n\nrequire %s v0.0.0\n\nreplace %s => %s\n", goVersion, ModulePath, ModulePath, m.root)
+	if err := os.WriteFile(filepath.Join(m.dir, "go.mod"), []byte(gomod), 0o644); err != nil {
 		return err
 	}
-	if sum, err := os.ReadFile(filepath.Join(root, "go.sum")); err == nil {
-		if err := os.WriteFile(filepath.Join(r.dir, "go.sum"), sum, 0o644); err != nil {
+	if sum, err := os.ReadFile(filepath.Join(m.root, "go.sum")); err == nil {
+		if err := os.WriteFile(filepath.Join(m.dir, "go.sum"), sum, 0o644); err != nil {
 			return err
 		}
 	}
-	var imports, list strings.Builder
-	for i, p := range packs {
-		pkg := fmt.Sprintf("p%d", i)
-		src, err := codegen.Generate(p, codegen.Options{Package: pkg})
-		if err != nil {
-			return fmt.Errorf("generating pack %d (%s): %v", i, p.Name, err)
-		}
-		if err := os.MkdirAll(filepath.Join(r.dir, pkg), 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(filepath.Join(r.dir, pkg, "rules_oarc.go"), src, 0o644); err != nil {
-			return err
-		}
-		fmt.Fprintf(&imports, "\t%s \"oarcrunner/%s\"\n", pkg, pkg)
-		fmt.Fprintf(&list, "\t\t%s.Pack,\n", pkg)
+	return nil
+}
+
+func pkgName(i int) string { return fmt.Sprintf("p%d", i) }
+
+// write generates pack i into its package.
+func (m *module) write(i int, p *ir.Pack) error {
+	pkg := pkgName(i)
+	src, err := generate(p, codegen.Options{Package: pkg})
+	if err != nil {
+		return err
 	}
-	main := fmt.Sprintf(`package main
+	if err := os.MkdirAll(filepath.Join(m.dir, pkg), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(m.dir, pkg, "rules_oarc.go"), src, 0o644)
+}
+
+// build builds the runner over the packs listed, returning the compiler's
+// output on failure.
+func (m *module) build(list []int) ([]byte, error) {
+	var imports, packs strings.Builder
+	for _, i := range list {
+		fmt.Fprintf(&imports, "\t%s \"oarcrunner/%s\"\n", pkgName(i), pkgName(i))
+		fmt.Fprintf(&packs, "\t\t%s.Pack,\n", pkgName(i))
+	}
+	main := fmt.Sprintf(runnerMain, imports.String(), packs.String())
+	if err := os.WriteFile(filepath.Join(m.dir, "main.go"), []byte(main), 0o644); err != nil {
+		return nil, err
+	}
+	builds.Add(1)
+	cmd := exec.Command("go", "build", "-trimpath", "-o", m.bin(), ".")
+	cmd.Dir = m.dir
+	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off", "GOTOOLCHAIN=local")
+	out, err := cmd.CombinedOutput()
+	m.last = nil
+	if err == nil {
+		m.last = slices.Clone(list)
+	}
+	return out, err
+}
+
+func (m *module) buildError(out []byte, err error) error {
+	return fmt.Errorf("building the runner in %s: %v\n%s", m.dir, err, out)
+}
+
+// atFault finds the packs of list that do not build, with their errors,
+// after a build of list failed with out.
+func (m *module) atFault(list []int, out []byte, err error) map[int]error {
+	bad := map[int]error{}
+	// The go command names each package that fails: "# oarcrunner/p3".
+	// Take those, and confirm with one build without them.
+	sections := packageErrors(out)
+	var rest []int
+	for _, i := range list {
+		if msg, ok := sections[pkgName(i)]; ok {
+			bad[i] = fmt.Errorf("building pack %d (%s):\n%s", i, m.packs[i].Name, msg)
+		} else {
+			rest = append(rest, i)
+		}
+	}
+	if len(bad) > 0 {
+		if len(rest) == 0 {
+			return bad
+		}
+		out, err = m.build(rest)
+		if err == nil {
+			return bad
+		}
+	}
+	// The output did not tell (an error in main, at link time, or in the
+	// toolchain): if the runner does not build even without packs, every
+	// pack fails with that error; else bisect.
+	if out0, err0 := m.build(nil); err0 != nil {
+		e := m.buildError(out0, err0)
+		for _, i := range rest {
+			bad[i] = e
+		}
+		return bad
+	}
+	m.bisect(rest, out, err, bad)
+	return bad
+}
+
+// bisect records in bad the packs of list, which fails to build with out,
+// that fail on their own: halves that build are cleared with one build.
+func (m *module) bisect(list []int, out []byte, err error, bad map[int]error) {
+	if len(list) == 1 {
+		bad[list[0]] = fmt.Errorf("building pack %d (%s): %v\n%s", list[0], m.packs[list[0]].Name, err, out)
+		return
+	}
+	half := len(list) / 2
+	for _, part := range [][]int{list[:half], list[half:]} {
+		if o, e := m.build(part); e != nil {
+			m.bisect(part, o, e, bad)
+		}
+	}
+}
+
+// packageErrors splits go build output into the sections of the packages
+// it names: "oarcrunner/p3" -> its lines.
+func packageErrors(out []byte) map[string]string {
+	sections := map[string]string{}
+	var cur string
+	var b strings.Builder
+	flush := func() {
+		if cur != "" {
+			sections[cur] = strings.TrimRight(b.String(), "\n")
+		}
+		b.Reset()
+	}
+	for _, line := range strings.SplitAfter(string(out), "\n") {
+		if rest, ok := strings.CutPrefix(line, "# "); ok {
+			flush()
+			cur = ""
+			if pkg, ok := strings.CutPrefix(strings.TrimSpace(rest), "oarcrunner/"); ok {
+				cur = pkg
+			}
+			continue
+		}
+		b.WriteString(line)
+	}
+	flush()
+	return sections
+}
+
+const runnerMain = `package main
 
 import (
 	"bufio"
@@ -164,18 +373,12 @@ func (f flushWriter) Write(p []byte) (int, error) {
 	}
 	return n, err
 }
-`, imports.String(), list.String())
-	if err := os.WriteFile(filepath.Join(r.dir, "main.go"), []byte(main), 0o644); err != nil {
-		return err
-	}
-	bin := filepath.Join(r.dir, "runner")
-	cmd := exec.Command("go", "build", "-trimpath", "-o", bin, ".")
-	cmd.Dir = r.dir
-	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off", "GOWORK=off", "GOTOOLCHAIN=local")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("building the runner in %s: %v\n%s", r.dir, err, out)
-	}
-	r.cmd = exec.Command(bin)
+`
+
+// start starts the runner program.
+func (r *Runner) start() error {
+	r.err.Reset()
+	r.cmd = exec.Command(r.bin)
 	r.cmd.Stderr = &r.err
 	in, err := r.cmd.StdinPipe()
 	if err != nil {
@@ -194,16 +397,31 @@ func (f flushWriter) Write(p []byte) (int, error) {
 	return nil
 }
 
-// Do evaluates one occurrence in the runner.
+// Do evaluates one occurrence in the runner. req.Pack numbers packs as
+// given to the build. A runner that died (generated code that crashed the
+// process) is restarted for the next request, so that one fixture's crash
+// does not fail the ones after it.
 func (r *Runner) Do(req *wire.Request) (wire.Response, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var resp wire.Response
-	req.MarkNegativeZeros()
-	if err := r.enc.Encode(req); err != nil {
-		return resp, fmt.Errorf("runner: %v (stderr: %s)", err, r.err.String())
+	if req.Pack < 0 || req.Pack >= len(r.slot) || r.slot[req.Pack] < 0 {
+		return resp, fmt.Errorf("runner: pack %d is not in the runner", req.Pack)
 	}
-	if err := r.dec.Decode(&resp); err != nil {
+	if r.cmd == nil {
+		if err := r.start(); err != nil {
+			return resp, fmt.Errorf("runner: restarting: %v", err)
+		}
+	}
+	sent := *req
+	sent.Pack = r.slot[req.Pack]
+	sent.MarkNegativeZeros()
+	err := r.enc.Encode(&sent)
+	if err == nil {
+		err = r.dec.Decode(&resp)
+	}
+	if err != nil {
+		r.stop()
 		return resp, fmt.Errorf("runner: %v (stderr: %s)", err, r.err.String())
 	}
 	if resp.Fatal != "" {
@@ -222,12 +440,18 @@ func (r *Runner) Do(req *wire.Request) (wire.Response, error) {
 	return resp, nil
 }
 
-// Close stops the runner and removes its module.
-func (r *Runner) Close() error {
+// stop stops the runner process, if it runs.
+func (r *Runner) stop() {
 	if r.cmd != nil && r.cmd.Process != nil {
 		r.in.Close()
 		r.cmd.Process.Kill()
 		r.cmd.Wait()
 	}
+	r.cmd = nil
+}
+
+// Close stops the runner and removes its module.
+func (r *Runner) Close() error {
+	r.stop()
 	return os.RemoveAll(r.dir)
 }

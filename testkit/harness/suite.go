@@ -233,16 +233,22 @@ func Run(paths []string, opts Options) []Result {
 			irs = append(irs, compiler.Build(l.pack))
 		}
 	}
+	// One runner for every pack; a pack that does not generate or build
+	// fails its own fixtures only.
 	var runner *Runner
-	var buildErr error
+	var buildErrs []error
 	if len(irs) > 0 {
-		runner, buildErr = Build(irs)
+		runner, buildErrs = BuildEach(irs)
 		if runner != nil {
 			defer runner.Close()
 		}
 	}
 	for i, pl := range plan {
 		if !pl.done {
+			var buildErr error
+			if pl.pack.index >= 0 {
+				buildErr = buildErrs[pl.pack.index]
+			}
 			runFixture(pl.job.fx, pl.pack, opts.Engines, runner, buildErr, fmt.Sprintf("s%d", i), &pl.res)
 		}
 		results = append(results, pl.res)
