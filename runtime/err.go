@@ -1,5 +1,10 @@
 package runtime
 
+import (
+	"context"
+	"errors"
+)
+
 // ErrKind classifies an evaluation error. The kinds follow cel-go's error
 // classes so that generated code and cel-go can be compared kind for kind.
 type ErrKind uint8
@@ -153,4 +158,10 @@ func itoa(n int64) string {
 		b[i] = '-'
 	}
 	return string(b[i:])
+}
+
+// contextEnded reports whether a validator's error is, or wraps, the end of
+// its context (deadline or cancellation): a timeout, not a failure.
+func contextEnded(e error) bool {
+	return errors.Is(e, context.DeadlineExceeded) || errors.Is(e, context.Canceled)
 }

@@ -483,7 +483,7 @@ func (x *Exec) callValidator(id string, st *detState) {
 	switch {
 	case x.cancellable && x.Ctx.Err() != nil:
 		st.d, st.err = Detection{}, Err{Kind: ErrCanceled, S: id}
-	case e == context.DeadlineExceeded || e == context.Canceled:
+	case contextEnded(e):
 		st.d, st.err = Detection{}, Err{Kind: ErrDetector, S: id, N: detTimeout}
 	case e != nil:
 		st.d, st.err = Detection{}, Err{Kind: ErrDetector, S: id, N: detFailed}
