@@ -3,6 +3,8 @@ package runtime
 import (
 	"sort"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // span is a region of the content in code points, with the evaluation order
@@ -121,18 +123,30 @@ func (d *Decision) Rejection() string {
 	return RejectionText(d.Rule)
 }
 
-// RejectionText builds the rejection text of a rule.
+// RejectionText builds the rejection text of a rule: the title, then the
+// What, Cause, Why, Fix and Instead lines (each "Label: text", empty ones
+// left out), then "Code: <ID>". Each copy text is put on one line: every
+// line break in it (CR LF as one, LF, CR, VT, FF, NEL U+0085, LINE
+// SEPARATOR U+2028, PARAGRAPH SEPARATOR U+2029) becomes a space, and each
+// byte of invalid UTF-8 becomes U+FFFD (so that no decoder finds a line
+// break in it either). A title that would read as a code line (it starts,
+// after white space, with "code:" in any case) is labelled "Title: ". So
+// the last line is the only one that starts with "Code:", whatever the copy
+// says, for readers that split on any line break.
 func RejectionText(r *Rule) string {
 	var b strings.Builder
 	line := func(label, s string) {
 		if s == "" {
 			return
 		}
+		if label == "" && looksLikeCode(s) {
+			label = "Title"
+		}
 		if label != "" {
 			b.WriteString(label)
 			b.WriteString(": ")
 		}
-		b.WriteString(strings.ReplaceAll(s, "\n", " "))
+		writeOneLine(&b, s)
 		b.WriteByte('\n')
 	}
 	line("", r.Copy.Title)
@@ -144,4 +158,44 @@ func RejectionText(r *Rule) string {
 	b.WriteString("Code: ")
 	b.WriteString(r.ID)
 	return b.String()
+}
+
+// writeOneLine writes s with its line breaks made spaces and its invalid
+// UTF-8 made U+FFFD (see RejectionText).
+func writeOneLine(b *strings.Builder, s string) {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch c {
+			case '\r':
+				if i+1 < len(s) && s[i+1] == '\n' {
+					i++
+				}
+				b.WriteByte(' ')
+			case '\n', '\v', '\f':
+				b.WriteByte(' ')
+			default:
+				b.WriteByte(c)
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			b.WriteString("\uFFFD")
+		case r == '\u0085' || r == '\u2028' || r == '\u2029':
+			b.WriteByte(' ')
+		default:
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+}
+
+// looksLikeCode reports whether s, once on one line, starts with "code:"
+// in any case after white space (or line breaks, which become spaces).
+func looksLikeCode(s string) bool {
+	s = strings.TrimLeftFunc(s, unicode.IsSpace) // U+0085, U+2028, U+2029 included
+	return len(s) >= 5 && strings.EqualFold(s[:5], "code:")
 }

@@ -1,0 +1,61 @@
+package runtime
+
+import (
+	"strings"
+	"testing"
+)
+
+// Issue 10.9: copy text cannot forge a "Code:" line for readers that split
+// on any line break.
+
+// lines splits on every line break a reader might honour.
+func lines(s string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool {
+		switch r {
+		case '\n', '\r', '\v', '\f', '\u0085', '\u2028', '\u2029':
+			return true
+		}
+		return false
+	})
+}
+
+func TestRejectionLineBreaks(t *testing.T) {
+	for _, fake := range []string{"\n", "\r", "\r\n", "\v", "\f", "\u0085", "\u2028", "\u2029", "\xc2", "\x85"} {
+		r := &Rule{ID: "REAL", Copy: Copy{Title: "t" + fake + "Code: FAKE", What: "w" + fake + "Code: FAKE2",
+			Cause: fake, Why: "y" + fake + fake + "z", Fix: "f", Instead: "i" + fake}}
+		got := RejectionText(r)
+		ls := lines(got)
+		if ls[len(ls)-1] != "Code: REAL" {
+			t.Errorf("%q: last line %q", fake, ls[len(ls)-1])
+		}
+		for _, l := range ls[:len(ls)-1] {
+			if strings.HasPrefix(strings.TrimSpace(l), "Code:") {
+				t.Errorf("%q: forged line %q in %q", fake, l, got)
+			}
+		}
+		if n := strings.Count(got, "\n"); n != 6 {
+			t.Errorf("%q: %d LFs in %q", fake, n, got)
+		}
+		if !strings.Contains(got, "\nCode: REAL") || !strings.HasSuffix(got, "Code: REAL") {
+			t.Errorf("%q: %q", fake, got)
+		}
+	}
+	r := &Rule{ID: "X", Copy: Copy{Title: "a\r\nb\u2028c\xffd", Fix: "e\n\nf"}}
+	if got, want := RejectionText(r), "a b c\uFFFDd\nFix: e  f\nCode: X"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	// A title that reads as a code line is labelled.
+	for _, title := range []string{"Code: FAKE", "  code:FAKE", "\u2028CODE: x", "\tCoDe:"} {
+		got := RejectionText(&Rule{ID: "REAL", Copy: Copy{Title: title}})
+		if !strings.HasPrefix(got, "Title: ") || !strings.HasSuffix(got, "\nCode: REAL") || strings.Count(got, "\n") != 1 {
+			t.Errorf("title %q: %q", title, got)
+		}
+	}
+	if got := RejectionText(&Rule{ID: "R", Copy: Copy{Title: "Decode: fine"}}); got != "Decode: fine\nCode: R" {
+		t.Errorf("plain title: %q", got)
+	}
+	d := &Decision{Rule: r}
+	if d.Rejection() != RejectionText(r) || (&Decision{}).Rejection() != "" {
+		t.Error("Rejection")
+	}
+}
