@@ -1,9 +1,10 @@
 package runtime
 
 import (
-	"github.com/oarc/oarc/testkit/racecheck"
 	"math"
 	"testing"
+
+	"github.com/oarc/oarc/testkit/racecheck"
 )
 
 func TestToolArgs(t *testing.T) {
@@ -57,6 +58,10 @@ func TestNoAllocs(t *testing.T) {
 	var x any = int64(300)
 	var y any = 2.5
 	var s any = "hello"
+	am := NewAnyMap(int64(1), "a", uint64(2), "b", 3.5, "c", "k", int64(4), true, nil, nil, int64(0))
+	am2 := NewAnyMap(int64(1), "a", uint64(2), "b", 3.5, "c", "k", int64(4), true, nil, nil, int64(0))
+	amS := NewAnyMap("a", int64(1), "path", "/x", "l", []any{"a", int64(2)})
+	var one any = 1.0
 	checks := map[string]func(){
 		"AddInt":       func() { AddInt(1<<40, 5) },
 		"DivInt":       func() { DivInt(1<<40, 5) },
@@ -104,6 +109,20 @@ func TestNoAllocs(t *testing.T) {
 		"ToolArgInt":   func() { ToolArgInt(m, "a") },
 		"ToolArgBool":  func() { ToolArgBool(m, "a") },
 		"ErrCreate":    func() { _ = NoSuchKey("k"); _ = IndexOutOfRange(5); _ = NoSuchOverload("") },
+		"EqualDyn":     func() { EqualDyn(l, l) },
+		"EqualDynMap":  func() { EqualDyn(m, m) },
+		"EqualDynAny":  func() { EqualDyn(am, am2) },
+		"EqualDynMix":  func() { EqualDyn(amS, m) },
+		"TooDeep":      func() { _ = TooDeep() },
+		"AnyMapIndex":  func() { IndexDyn(am, one) },
+		"AnyMapMiss":   func() { IndexDyn(am, s) },
+		"AnyMapIn":     func() { InDyn(x, am) },
+		"AnyMapSelect": func() { SelectDyn(amS, "path") },
+		"AnyMapHas":    func() { HasDyn(am, "k") },
+		"AnyMapSize":   func() { SizeDyn(am) },
+		"AnyMapRange":  func() { r, _ := RangeDyn(am); _ = r.At(2) },
+		"AnyMapView":   func() { v, _ := AsDynMap(amS); v.Get("l") },
+		"UintFromDyn":  func() { UintFromDyn(y) },
 	}
 	for name, f := range checks {
 		if n := testing.AllocsPerRun(100, f); n != 0 {
@@ -113,8 +132,13 @@ func TestNoAllocs(t *testing.T) {
 }
 
 func TestNoPanics(t *testing.T) {
+	cyc := map[string]any{"k": int64(1)}
+	cyc["self"] = cyc
+	cycl := []any{nil}
+	cycl[0] = cycl
 	weird := []any{nil, math.NaN(), math.Inf(1), int64(math.MinInt64), uint64(math.MaxUint64), "\xff\xfe", []any{nil},
-		map[string]any{}, map[string]string(nil), []string(nil), struct{}{}, []int{1}, func() {}, int8(-1), uint8(3)}
+		map[string]any{}, map[string]string(nil), []string(nil), struct{}{}, []int{1}, func() {}, int8(-1), uint8(3),
+		cyc, cycl, NewAnyMap(), (*AnyMap)(nil), NewAnyMap(cycl, cyc, math.NaN(), nil, struct{}{}, func() {}), []uint64{1}, Type("int")}
 	for _, a := range weird {
 		for _, b := range weird {
 			AddDyn(a, b)
@@ -126,6 +150,10 @@ func TestNoPanics(t *testing.T) {
 			Equal(a, b)
 			IndexDyn(a, b)
 			InDyn(a, b)
+			EqualDyn(a, b)
+			RangeDyn(a)
+			Assignable(a, &TypeDesc{Kind: TypeMap, Key: &TypeDesc{Kind: TypeInt}, Val: &TypeDesc{}})
+			NewAnyMap(a, b, b, a)
 		}
 		NegDyn(a)
 		SizeDyn(a)
@@ -135,6 +163,10 @@ func TestNoPanics(t *testing.T) {
 		DoubleFromDyn(a)
 		StringFromDyn(a)
 		BoolFromDyn(a)
+		UintFromDyn(a)
+		AsMap(a)
+		AsDynMap(a)
+		TypeOf(a)
 		AsList(a)
 		AsStrings(a)
 		sink = Normalize(a)

@@ -46,7 +46,8 @@ func listIndex(k scalar) (int64, Err) {
 }
 
 // IndexDyn is container[key] on dyn operands, as cel-go evaluates it: a
-// map looks the key up (absent: ErrNoSuchKey); a list takes an int, or a
+// map looks the key up (absent: ErrNoSuchKey; an *AnyMap with cel-go's
+// numeric key lookup, so {1: 2}[1.0] and {1: 2}[1u] find 1); a list takes an int, or a
 // uint or double holding an exact integer (else ErrInvalidArgument
 // "unsupported index ..."), out of range is ErrIndexOutOfRange; indexing
 // anything else (null, string, numbers) is ErrNoSuchKey, as in cel-go. A
@@ -69,6 +70,11 @@ func IndexDyn(container any, key any) (any, Err) {
 				return v, Err{}
 			}
 			return nil, NoSuchKey(k)
+		}
+		return nil, Err{Kind: ErrNoSuchKey, S: formatKey(scalarOf(key))}
+	case *AnyMap:
+		if v, ok := c.Get(key); ok {
+			return v, Err{}
 		}
 		return nil, Err{Kind: ErrNoSuchKey, S: formatKey(scalarOf(key))}
 	case []any:
@@ -157,6 +163,11 @@ func SelectDyn(v any, field string) (any, Err) {
 			return x, Err{}
 		}
 		return nil, NoSuchKey(field)
+	case *AnyMap:
+		if x, ok := m.getString(field); ok {
+			return x, Err{}
+		}
+		return nil, NoSuchKey(field)
 	}
 	if kindOf(v) == kList {
 		return nil, InvalidArgument("unsupported index type 'string' in list")
@@ -175,6 +186,9 @@ func HasDyn(v any, field string) (bool, Err) {
 	case map[string]string:
 		_, ok := m[field]
 		return ok, Err{}
+	case *AnyMap:
+		_, ok := m.getString(field)
+		return ok, Err{}
 	}
 	if kindOf(v) == kList {
 		return false, InvalidArgument("unsupported index type 'string' in list")
@@ -183,14 +197,18 @@ func HasDyn(v any, field string) (bool, Err) {
 }
 
 // InDyn is `elem in container` on a dyn container: list membership by
-// Equal, map key presence (a non-string key is simply absent); any other
-// container is ErrNoSuchOverload.
+// [EqualDyn] (elem on the left, in list order, stopping at the first
+// match), map key presence (a string-keyed host map has only string keys;
+// an *AnyMap finds keys as cel-go does, see [AnyMap]); any other container
+// is ErrNoSuchOverload. The only other error is [TooDeep], from comparing
+// elem with an element nested past [MaxDepth].
 func InDyn(elem any, container any) (bool, Err) {
 	switch c := container.(type) {
 	case []any:
 		for _, x := range c {
-			if Equal(elem, x) {
-				return true, Err{}
+			eq, e := equalAt(elem, x, 0)
+			if eq || !e.Ok() {
+				return eq, e
 			}
 		}
 		return false, Err{}
@@ -211,12 +229,16 @@ func InDyn(elem any, container any) (bool, Err) {
 		}
 		_, ok = c[k]
 		return ok, Err{}
+	case *AnyMap:
+		_, ok := c.Get(elem)
+		return ok, Err{}
 	}
 	if kindOf(container) == kList {
 		l := listOf(container)
 		for i := 0; i < l.n; i++ {
-			if Equal(elem, l.At(i)) {
-				return true, Err{}
+			eq, e := equalAt(elem, l.At(i), 0)
+			if eq || !e.Ok() {
+				return eq, e
 			}
 		}
 		return false, Err{}
@@ -263,11 +285,24 @@ func SizeDyn(v any) (int64, Err) {
 		return int64(len(x)), Err{}
 	case map[string]string:
 		return int64(len(x)), Err{}
+	case *AnyMap:
+		return int64(x.Len()), Err{}
 	}
 	if kindOf(v) == kList {
 		return int64(listOf(v).n), Err{}
 	}
 	return 0, NoSuchOverload("")
+}
+
+// RangeDyn is what a comprehension over a dyn value iterates: a list's
+// elements, or a map's keys (an *AnyMap's in literal order, without
+// allocating; a host map's are collected into a new list). It is [Range]
+// extended to *AnyMap, which Range reports as not iterable.
+func RangeDyn(v any) (List, Err) {
+	if m, ok := v.(*AnyMap); ok {
+		return List{v: anyMapKeys{m}, n: m.Len()}, Err{}
+	}
+	return Range(v)
 }
 
 // SizeString is size(s): the number of code points, each invalid UTF-8

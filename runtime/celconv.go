@@ -85,6 +85,24 @@ func UintFromString(s string) (uint64, Err) {
 	return n, Err{}
 }
 
+// UintFromDyn is uint(v) on a dyn (uint, int, double, string), with the
+// range errors of UintFromInt and UintFromDouble; other types are
+// "no such overload: uint(<type>)".
+func UintFromDyn(v any) (uint64, Err) {
+	s := scalarOf(v)
+	switch s.k {
+	case kUint:
+		return s.u, Err{}
+	case kInt:
+		return UintFromInt(s.i)
+	case kDouble:
+		return UintFromDouble(s.f)
+	case kString:
+		return UintFromString(s.s)
+	}
+	return 0, NoSuchOverload("uint(" + s.k.typeName() + ")")
+}
+
 // DoubleFromInt is double(i).
 func DoubleFromInt(i int64) float64 { return float64(i) }
 

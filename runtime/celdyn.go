@@ -3,12 +3,14 @@ package runtime
 import "math"
 
 // Dyn values. A CEL value of static type dyn is a Go `any` holding one of
-// nil (null), bool, int64, uint64, float64, string, []any, map[string]any.
-// On read, the host conveniences are normalised the way cel-go's native type
-// adapter does: int, int8, int16, int32 are int; uint, uint8, uint16, uint32
-// are uint; float32 is double; []string, []int64, []float64, []bool,
+// nil (null), bool, int64, uint64, float64, string, []any, map[string]any,
+// *AnyMap (a map with keys other than strings) or Type. On read, the host
+// conveniences are normalised the way cel-go's native type adapter does:
+// int, int8, int16, int32 are int; uint, uint8, uint16, uint32 are uint;
+// float32 is double; []string, []int64, []uint64, []float64, []bool,
 // []map[string]any are lists; map[string]string is a map. Any other Go type
-// is unsupported: every operation on it is ErrNoSuchOverload, Equal is false.
+// is unsupported: every operation on it is ErrNoSuchOverload, Equal is
+// false.
 
 // dkind is the CEL type of a dyn value.
 type dkind uint8
@@ -68,9 +70,9 @@ func scalarOf(v any) scalar {
 		return scalar{k: kDouble, f: float64(x)}
 	case string:
 		return scalar{k: kString, s: x}
-	case []any, []string, []int64, []float64, []bool, []map[string]any:
+	case []any, []string, []int64, []uint64, []float64, []bool, []map[string]any:
 		return scalar{k: kList}
-	case map[string]any, map[string]string:
+	case map[string]any, map[string]string, *AnyMap:
 		return scalar{k: kMap}
 	}
 	return scalar{k: kUnsupported}
@@ -121,7 +123,7 @@ func Normalize(v any) any {
 		default:
 			return s.f
 		}
-	case []string, []int64, []float64, []bool, []map[string]any:
+	case []string, []int64, []uint64, []float64, []bool, []map[string]any:
 		l := listOf(v)
 		out := make([]any, l.n)
 		for i := range out {
@@ -188,38 +190,59 @@ func AsString(v any) (string, Err) {
 	return "", NoSuchOverload("")
 }
 
-// AsMap narrows a dyn to map(string, dyn). A map[string]string is copied
-// into a new map[string]any (allocation; use AsDynMap to avoid it).
+// AsMap narrows a dyn to map(string, dyn). A map[string]string, or an
+// *AnyMap whose keys are all strings, is copied into a new map[string]any
+// (allocation; use AsDynMap to avoid it). An *AnyMap with other keys is
+// ErrNoSuchOverload.
 func AsMap(v any) (map[string]any, Err) {
 	switch x := v.(type) {
 	case map[string]any:
 		return x, Err{}
 	case map[string]string:
 		return Normalize(x).(map[string]any), Err{}
+	case *AnyMap:
+		if x.stringKeyed() {
+			out := make(map[string]any, x.Len())
+			for i := 0; i < x.Len(); i++ {
+				out[x.ents[i].k.(string)] = x.ents[i].v
+			}
+			return out, Err{}
+		}
 	}
 	return nil, NoSuchOverload("")
 }
 
-// Map is a read-only view of a dyn map (map[string]any or
-// map[string]string) that never allocates.
+// Map is a read-only view of a dyn map with string keys (map[string]any,
+// map[string]string, or an *AnyMap whose keys are all strings) that never
+// allocates.
 type Map struct {
 	a map[string]any
 	s map[string]string
+	x *AnyMap // any keys inside the runtime; only string keys from AsDynMap
 }
 
-// AsDynMap narrows a dyn to a Map view.
+// AsDynMap narrows a dyn to a Map view. An *AnyMap with a key that is not a
+// string is ErrNoSuchOverload: the view's keys are strings (comprehensions
+// over any map use RangeDyn).
 func AsDynMap(v any) (Map, Err) {
 	switch x := v.(type) {
 	case map[string]any:
 		return Map{a: x}, Err{}
 	case map[string]string:
 		return Map{s: x}, Err{}
+	case *AnyMap:
+		if x.stringKeyed() {
+			return Map{x: x}, Err{}
+		}
 	}
 	return Map{}, NoSuchOverload("")
 }
 
 // Len is the number of entries.
 func (m Map) Len() int {
+	if m.x != nil {
+		return m.x.Len()
+	}
 	if m.s != nil {
 		return len(m.s)
 	}
@@ -228,6 +251,9 @@ func (m Map) Len() int {
 
 // Get looks k up.
 func (m Map) Get(k string) (any, bool) {
+	if m.x != nil {
+		return m.x.getString(k)
+	}
 	if m.s != nil {
 		v, ok := m.s[k]
 		if !ok {
@@ -239,8 +265,17 @@ func (m Map) Get(k string) (any, bool) {
 	return v, ok
 }
 
-// Range calls f for each entry until f returns false (Go map order).
+// Range calls f for each entry until f returns false (Go map order; an
+// *AnyMap's in literal order). Only string keys are visited.
 func (m Map) Range(f func(k string, v any) bool) {
+	if m.x != nil {
+		for i := range m.x.ents {
+			if k, ok := m.x.ents[i].k.(string); ok && !f(k, m.x.ents[i].v) {
+				return
+			}
+		}
+		return
+	}
 	if m.s != nil {
 		for k, v := range m.s {
 			if !f(k, v) {
@@ -270,6 +305,8 @@ func listOf(v any) List {
 	case []string:
 		return List{v: v, n: len(x)}
 	case []int64:
+		return List{v: v, n: len(x)}
+	case []uint64:
 		return List{v: v, n: len(x)}
 	case []float64:
 		return List{v: v, n: len(x)}
@@ -304,12 +341,16 @@ func (l List) At(i int) any {
 		return x[i]
 	case []int64:
 		return x[i]
+	case []uint64:
+		return x[i]
 	case []float64:
 		return x[i]
 	case []bool:
 		return x[i]
 	case []map[string]any:
 		return x[i]
+	case anyMapKeys:
+		return x.m.ents[i].k
 	}
 	return nil
 }

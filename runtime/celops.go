@@ -440,87 +440,136 @@ func equalScalarNum(a, b scalar) (eq bool, numeric bool) {
 	return false, false
 }
 
-// Equal is cel-go's heterogeneous equality (==): numbers compare across
-// int, uint and double (NaN equals nothing), null equals only null, lists
-// element-wise, maps by key set and values, other mixed types are unequal.
+// Equal is cel-go's heterogeneous equality (==) as a bool: false where
+// [EqualDyn] reports an error (values nested more than [MaxDepth] levels,
+// or cyclic). Generated code must use EqualDyn for operands that may hold
+// lists or maps, so that the error reaches the rule's on_error.
 func Equal(a, b any) bool {
+	eq, e := equalAt(a, b, 0)
+	return eq && e.Ok()
+}
+
+// EqualDyn is cel-go's heterogeneous equality (==): numbers compare across
+// int, uint and double (NaN equals nothing), null equals only null, type
+// values by name, lists element-wise in order (stopping at the first
+// difference), maps by size and then, for each entry of a, the value found
+// for its key in b (with cel-go's numeric key lookup, see [AnyMap]), other
+// mixed types are unequal. It is not symmetric where cel-go is not:
+// {1: 'x', 1u: 'x'} == {1: 'x', 2: 'x'} is true, the mirror false.
+//
+// The only error is [TooDeep], for a walk past [MaxDepth] nested lists and
+// maps (a cyclic value). Every entry of a map is compared even after a
+// difference, so that whether a too-deep value is reached does not depend
+// on Go's map order. It does not allocate.
+func EqualDyn(a, b any) (bool, Err) { return equalAt(a, b, 0) }
+
+func equalAt(a, b any, depth int) (bool, Err) {
 	if ta, ok := a.(Type); ok {
 		tb, ok := b.(Type)
-		return ok && ta == tb
+		return ok && ta == tb, Err{}
 	}
 	if _, ok := b.(Type); ok {
-		return false
+		return false, Err{}
 	}
 	as, bs := scalarOf(a), scalarOf(b)
 	if as.k == kNull || bs.k == kNull {
-		return as.k == bs.k
+		return as.k == bs.k, Err{}
 	}
 	switch as.k {
 	case kBool:
-		return bs.k == kBool && as.b == bs.b
+		return bs.k == kBool && as.b == bs.b, Err{}
 	case kString:
-		return bs.k == kString && as.s == bs.s
+		return bs.k == kString && as.s == bs.s, Err{}
 	case kInt, kUint, kDouble:
 		eq, _ := equalScalarNum(as, bs)
-		return eq
+		return eq, Err{}
 	case kList:
 		if bs.k != kList {
-			return false
+			return false, Err{}
 		}
 		if x, ok := a.([]string); ok {
 			if y, ok := b.([]string); ok {
-				return EqualStrings(x, y)
+				return EqualStrings(x, y), Err{}
 			}
 		}
 		la, lb := listOf(a), listOf(b)
 		if la.n != lb.n {
-			return false
+			return false, Err{}
+		}
+		if la.n > 0 && depth >= MaxDepth {
+			return false, TooDeep()
 		}
 		for i := 0; i < la.n; i++ {
-			if !Equal(la.At(i), lb.At(i)) {
-				return false
+			eq, e := equalAt(la.At(i), lb.At(i), depth+1)
+			if !eq || !e.Ok() {
+				return false, e
 			}
 		}
-		return true
+		return true, Err{}
 	case kMap:
 		if bs.k != kMap {
-			return false
+			return false, Err{}
 		}
-		ma, _ := AsDynMap(a)
-		mb, _ := AsDynMap(b)
-		if ma.Len() != mb.Len() {
-			return false
-		}
-		if ma.s != nil {
-			for k, v := range ma.s {
-				if mb.s != nil {
-					w, ok := mb.s[k]
-					if !ok || w != v {
-						return false
-					}
-					continue
-				}
-				w, ok := mb.a[k]
-				if !ok || !EqualDynString(w, v) {
-					return false
-				}
+		ma, _ := mapView(a)
+		mb, _ := mapView(b)
+		return equalMaps(ma, mb, depth)
+	}
+	return false, Err{}
+}
+
+func equalMaps(ma, mb Map, depth int) (bool, Err) {
+	if ma.Len() != mb.Len() {
+		return false, Err{}
+	}
+	if ma.Len() == 0 {
+		return true, Err{}
+	}
+	if depth >= MaxDepth {
+		return false, TooDeep()
+	}
+	if ma.s != nil && mb.s != nil {
+		for k, v := range ma.s {
+			if w, ok := mb.s[k]; !ok || w != v {
+				return false, Err{}
 			}
+		}
+		return true, Err{}
+	}
+	eq := true
+	if ma.a != nil && mb.a != nil {
+		for k, v := range ma.a {
+			w, ok := mb.a[k]
+			if !ok {
+				eq = false
+				continue
+			}
+			e, err := equalAt(v, w, depth+1)
+			if !err.Ok() {
+				return false, err
+			}
+			eq = eq && e
+		}
+		return eq, Err{}
+	}
+	var err Err
+	ma.each(func(k, v any) bool {
+		w, ok := mb.find(k)
+		if !ok {
+			eq = false
 			return true
 		}
-		if mb.s != nil {
-			return Equal(b, a)
+		e, er := equalAt(v, w, depth+1)
+		if !er.Ok() {
+			err = er
+			return false
 		}
-		eq := true
-		ma.Range(func(k string, v any) bool {
-			w, ok := mb.Get(k)
-			if !ok || !Equal(v, w) {
-				eq = false
-			}
-			return eq
-		})
-		return eq
+		eq = eq && e
+		return true
+	})
+	if !err.Ok() {
+		return false, err
 	}
-	return false
+	return eq, Err{}
 }
 
 // EqualDynString is dyn == string.
@@ -566,6 +615,17 @@ func EqualIntDouble(a int64, b float64) bool {
 
 // EqualIntUint is int == uint, exact.
 func EqualIntUint(a int64, b uint64) bool { return cmpIntUint(a, b) == 0 }
+
+// EqualUintDouble is uint == double as cel-go compares them (NaN unequal).
+func EqualUintDouble(a uint64, b float64) bool {
+	return b == b && cmpDoubleUint(b, a) == 0
+}
+
+// LessUintDouble is cel-go's uint < double.
+func LessUintDouble(a uint64, b float64) bool { c, _ := CompareUintDouble(a, b); return Lt(c) }
+
+// LessDoubleUint is cel-go's double < uint.
+func LessDoubleUint(a float64, b uint64) bool { c, _ := CompareDoubleUint(a, b); return Lt(c) }
 
 // EqualStrings is list(string) == list(string).
 func EqualStrings(a, b []string) bool {

@@ -138,6 +138,20 @@ func ConversionError(msg string) Err { return Err{Kind: ErrConversion, S: msg} }
 // InvalidArgument is a bad function argument with cel-go's full message msg.
 func InvalidArgument(msg string) Err { return Err{Kind: ErrInvalidArgument, S: msg} }
 
+// MaxDepth is how many levels of nested lists and maps the runtime walks
+// (equality, `in` on lists). A walk that would go deeper, as it does
+// forever on a cyclic value, stops with [TooDeep] instead of exhausting the
+// stack. cel-go has no such limit (it overflows the stack on a cyclic
+// value); values at most MaxDepth levels deep behave exactly as in cel-go.
+const MaxDepth = 1000
+
+const msgTooDeep = "value too deeply nested or cyclic (more than 1000 levels of lists and maps)"
+
+// TooDeep is the error of a walk past [MaxDepth]: kind ErrInvalidArgument,
+// "value too deeply nested or cyclic (more than 1000 levels of lists and
+// maps)".
+func TooDeep() Err { return Err{Kind: ErrInvalidArgument, S: msgTooDeep} }
+
 func itoa(n int64) string {
 	if n == 0 {
 		return "0"

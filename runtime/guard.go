@@ -32,7 +32,8 @@ var dkindOf = [...]TypeKind{kNull: TypeNull, kBool: TypeBool, kInt: TypeInt, kUi
 
 // Assignable reports whether v may be passed where t is declared, as cel-go's
 // Type.IsAssignableRuntimeType decides: the kinds agree, and for a list or
-// map its first element (or entry) is assignable in turn.
+// map its first element (or entry) is assignable in turn. It recurses
+// only as deep as t, never deeper into v.
 func Assignable(v any, t *TypeDesc) bool {
 	if t == nil || t.Kind == TypeDyn {
 		return true
@@ -49,14 +50,17 @@ func Assignable(v any, t *TypeDesc) bool {
 		}
 		return Assignable(l.At(0), t.Elem)
 	case TypeMap:
-		m, _ := AsDynMap(v)
+		m, _ := mapView(v)
 		ok := true
-		first := true
-		m.Range(func(k string, e any) bool {
+		m.each(func(k, e any) bool {
 			// cel-go looks at the first entry its iterator yields; for Go
-			// maps that is an arbitrary one, so any entry will do.
-			ok = first && Assignable(k, t.Key) && Assignable(e, t.Val)
-			first = false
+			// maps that is an arbitrary one, so any entry will do. It reads
+			// the value back by the key, which fails for a NaN key.
+			if h, _ := keyOf(k); h.k == kDouble && h.f != h.f {
+				ok = false
+				return false
+			}
+			ok = Assignable(k, t.Key) && Assignable(e, t.Val)
 			return false
 		})
 		return ok
