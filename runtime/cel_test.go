@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"encoding/json"
 	"math"
 	"testing"
 
@@ -61,7 +62,9 @@ func TestNoAllocs(t *testing.T) {
 	am := NewAnyMap(int64(1), "a", uint64(2), "b", 3.5, "c", "k", int64(4), true, nil, nil, int64(0))
 	am2 := NewAnyMap(int64(1), "a", uint64(2), "b", 3.5, "c", "k", int64(4), true, nil, nil, int64(0))
 	amS := NewAnyMap("a", int64(1), "path", "/x", "l", []any{"a", int64(2)})
+	var jn any = json.Number("300")
 	var one any = 1.0
+	ja := map[string]any{"n": json.Number("12")}
 	checks := map[string]func(){
 		"AddInt":       func() { AddInt(1<<40, 5) },
 		"DivInt":       func() { DivInt(1<<40, 5) },
@@ -122,6 +125,8 @@ func TestNoAllocs(t *testing.T) {
 		"AnyMapSize":   func() { SizeDyn(am) },
 		"AnyMapRange":  func() { r, _ := RangeDyn(am); _ = r.At(2) },
 		"AnyMapView":   func() { v, _ := AsDynMap(amS); v.Get("l") },
+		"JSONNumber":   func() { EqualDynInt(jn, 300); CompareDynInt(jn, 5); AsInt(jn) },
+		"ToolArgJSON":  func() { ToolArgInt(ja, "n") },
 		"UintFromDyn":  func() { UintFromDyn(y) },
 	}
 	for name, f := range checks {
@@ -138,7 +143,8 @@ func TestNoPanics(t *testing.T) {
 	cycl[0] = cycl
 	weird := []any{nil, math.NaN(), math.Inf(1), int64(math.MinInt64), uint64(math.MaxUint64), "\xff\xfe", []any{nil},
 		map[string]any{}, map[string]string(nil), []string(nil), struct{}{}, []int{1}, func() {}, int8(-1), uint8(3),
-		cyc, cycl, NewAnyMap(), (*AnyMap)(nil), NewAnyMap(cycl, cyc, math.NaN(), nil, struct{}{}, func() {}), []uint64{1}, Type("int")}
+		cyc, cycl, NewAnyMap(), (*AnyMap)(nil), NewAnyMap(cycl, cyc, math.NaN(), nil, struct{}{}, func() {}), []uint64{1},
+		json.Number("x"), json.Number("1e999"), json.Number("-5"), Type("int")}
 	for _, a := range weird {
 		for _, b := range weird {
 			AddDyn(a, b)

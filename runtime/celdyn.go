@@ -1,13 +1,18 @@
 package runtime
 
-import "math"
+import (
+	"encoding/json"
+	"math"
+)
 
 // Dyn values. A CEL value of static type dyn is a Go `any` holding one of
 // nil (null), bool, int64, uint64, float64, string, []any, map[string]any,
 // *AnyMap (a map with keys other than strings) or Type. On read, the host
 // conveniences are normalised the way cel-go's native type adapter does:
 // int, int8, int16, int32 are int; uint, uint8, uint16, uint32 are uint;
-// float32 is double; []string, []int64, []uint64, []float64, []bool,
+// float32 is double; a json.Number is an int when strconv.ParseInt accepts
+// it, else a double when strconv.ParseFloat does (else a string), as cel-go
+// reads it; []string, []int64, []uint64, []float64, []bool,
 // []map[string]any are lists; map[string]string is a map. Any other Go type
 // is unsupported: every operation on it is ErrNoSuchOverload, Equal is
 // false.
@@ -74,8 +79,43 @@ func scalarOf(v any) scalar {
 		return scalar{k: kList}
 	case map[string]any, map[string]string, *AnyMap:
 		return scalar{k: kMap}
+	case json.Number:
+		return numberScalar(x)
 	}
 	return scalar{k: kUnsupported}
+}
+
+// numberScalar reads a json.Number as cel-go's adapter does: Int64, else
+// Float64, else (not a number at all) the string it holds.
+func numberScalar(n json.Number) scalar {
+	s := string(n)
+	if integral(s) {
+		if i, ok := parseInt(s); ok {
+			return scalar{k: kInt, i: i}
+		}
+	}
+	if f, ok := parseFloat(s); ok {
+		return scalar{k: kDouble, f: f}
+	}
+	return scalar{k: kString, s: s}
+}
+
+// integral reports whether s is an optional sign and decimal digits, the
+// only strings strconv.ParseInt(s, 10, 64) can accept; checking first
+// spares the allocation of its error for "1.5".
+func integral(s string) bool {
+	if len(s) > 0 && (s[0] == '-' || s[0] == '+') {
+		s = s[1:]
+	}
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 func kindOf(v any) dkind { return scalarOf(v).k }
@@ -113,13 +153,15 @@ func Normalize(v any) any {
 		return x
 	case map[string]any:
 		return x
-	case int, int32, int16, int8, uint, uint32, uint16, uint8, float32:
+	case int, int32, int16, int8, uint, uint32, uint16, uint8, float32, json.Number:
 		s := scalarOf(v)
 		switch s.k {
 		case kInt:
 			return s.i
 		case kUint:
 			return s.u
+		case kString:
+			return s.s
 		default:
 			return s.f
 		}
@@ -170,14 +212,18 @@ func AsUint(v any) (uint64, Err) {
 	return 0, NoSuchOverload("")
 }
 
-// AsDouble narrows a dyn to double (float64 or float32); ints are not
-// doubles in CEL.
+// AsDouble narrows a dyn to double (float64, float32, or a json.Number
+// that is not an int); ints are not doubles in CEL.
 func AsDouble(v any) (float64, Err) {
 	switch x := v.(type) {
 	case float64:
 		return x, Err{}
 	case float32:
 		return float64(x), Err{}
+	case json.Number:
+		if s := numberScalar(x); s.k == kDouble {
+			return s.f, Err{}
+		}
 	}
 	return 0, NoSuchOverload("")
 }

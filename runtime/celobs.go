@@ -1,11 +1,15 @@
 package runtime
 
-import "math"
+import (
+	"encoding/json"
+	"math"
+)
 
 // Observation built-ins over tool arguments (spec section 3).
 
 // ToolArgString is tool_arg_string(name): the argument when it is a string,
-// else "" (absent, nil map, other types).
+// else "" (absent, nil map, other types; a json.Number is a number, not a
+// string).
 func ToolArgString(args map[string]any, name string) string {
 	s, _ := args[name].(string)
 	return s
@@ -13,7 +17,8 @@ func ToolArgString(args map[string]any, name string) string {
 
 // ToolArgInt is tool_arg_int(name): the argument when it is an int (any Go
 // signed int kind), or a double (float64, float32) holding an exact integer
-// in int64 range, else 0.
+// in int64 range, else 0. A json.Number counts as the int or double it
+// spells.
 func ToolArgInt(args map[string]any, name string) int64 {
 	switch x := args[name].(type) {
 	case int64:
@@ -30,6 +35,13 @@ func ToolArgInt(args map[string]any, name string) int64 {
 		return exactInt(x)
 	case float32:
 		return exactInt(float64(x))
+	case json.Number:
+		switch s := numberScalar(x); s.k {
+		case kInt:
+			return s.i
+		case kDouble:
+			return exactInt(s.f)
+		}
 	}
 	return 0
 }

@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"encoding/json"
 	"sort"
 	"strings"
 	"unicode"
@@ -34,7 +35,8 @@ func (x *Exec) spanFacts(r *Rule, name string) []map[string]any {
 	return l
 }
 
-// spanInt reads an int start or end; other types do not count.
+// spanInt reads an int start or end (a json.Number counts when it spells an
+// int); other types do not count.
 func spanInt(m map[string]any, k string) (int64, bool) {
 	switch v := m[k].(type) {
 	case int64:
@@ -43,6 +45,10 @@ func spanInt(m map[string]any, k string) (int64, bool) {
 		return int64(v), true
 	case int32:
 		return int64(v), true
+	case json.Number:
+		if s := numberScalar(v); s.k == kInt {
+			return s.i, true
+		}
 	}
 	return 0, false
 }
