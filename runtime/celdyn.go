@@ -11,8 +11,9 @@ import (
 // conveniences are normalised the way cel-go's native type adapter does:
 // int, int8, int16, int32 are int; uint, uint8, uint16, uint32 are uint;
 // float32 is double; a json.Number is an int when strconv.ParseInt accepts
-// it, else a double when strconv.ParseFloat does (else a string), as cel-go
-// reads it; []string, []int64, []uint64, []float64, []bool,
+// it, else a double when strconv.ParseFloat does, as cel-go reads it (one
+// that is neither, such as "abc" or "1e999", is unsupported, as cel-go
+// cannot convert it either); []string, []int64, []uint64, []float64, []bool,
 // []map[string]any are lists; map[string]string is a map. Any other Go type
 // is unsupported: every operation on it is ErrNoSuchOverload, Equal is
 // false.
@@ -86,7 +87,7 @@ func scalarOf(v any) scalar {
 }
 
 // numberScalar reads a json.Number as cel-go's adapter does: Int64, else
-// Float64, else (not a number at all) the string it holds.
+// Float64, else unsupported.
 func numberScalar(n json.Number) scalar {
 	s := string(n)
 	if integral(s) {
@@ -97,7 +98,7 @@ func numberScalar(n json.Number) scalar {
 	if f, ok := parseFloat(s); ok {
 		return scalar{k: kDouble, f: f}
 	}
-	return scalar{k: kString, s: s}
+	return scalar{k: kUnsupported}
 }
 
 // integral reports whether s is an optional sign and decimal digits, the
@@ -160,11 +161,10 @@ func Normalize(v any) any {
 			return s.i
 		case kUint:
 			return s.u
-		case kString:
-			return s.s
-		default:
+		case kDouble:
 			return s.f
 		}
+		return v
 	case []string, []int64, []uint64, []float64, []bool, []map[string]any:
 		l := listOf(v)
 		out := make([]any, l.n)

@@ -22,7 +22,7 @@ func TestJSONNumber(t *testing.T) {
 		t.Error("ToolArgString reads a json.Number as a string")
 	}
 	for name, want := range map[string]any{"count": int64(7), "f": 2.5, "fi": 3.0, "e": 100.0, "big": 12345678901234567890.0,
-		"neg": int64(math.MinInt64), "bad": "abc"} {
+		"neg": int64(math.MinInt64), "bad": json.Number("abc")} {
 		if got := Normalize(args[name]); got != want {
 			t.Errorf("Normalize(%s) = %#v, want %#v", name, got, want)
 		}
@@ -69,6 +69,15 @@ func TestJSONNumber(t *testing.T) {
 	}
 	if !Assignable(c, &TypeDesc{Kind: TypeInt}) {
 		t.Error("Assignable")
+	}
+	// Not a number: unsupported, as cel-go cannot convert it either.
+	for _, bad := range []json.Number{"abc", "1e999", ""} {
+		if TypeOf(bad) != "dyn" || Equal(bad, string(bad)) {
+			t.Errorf("json.Number(%q) read as a value", bad)
+		}
+		if _, e := AsString(bad); e.Ok() {
+			t.Errorf("AsString(json.Number(%q))", bad)
+		}
 	}
 }
 
