@@ -1,23 +1,29 @@
 // Package codegen turns an [ir.Pack] into a Go package that links against
-// oarc's runtime: one function per rule, a static dispatch function per
-// anchor with its rules in evaluation order, constant regular expressions
-// compiled once at package init, and copy text as constants.
+// oarc's runtime: one function per rule, named after the rule, a static
+// dispatch function per anchor with its rules in evaluation order, constant
+// regular expressions compiled once at package init, and copy text as
+// constants.
 //
-// The output is deterministic (same IR, same bytes), gofmt-formatted, and
-// every string that comes from a rule file is emitted as a quoted Go
-// literal. codegen reads only the IR; it never imports the compiler.
+// The code is built as typed values (jennifer statements that track their
+// own imports, and [value]s that carry an expression's static type and
+// whether its code can fail); nothing is ever decided by reading back the
+// Go text emitted. The output is deterministic (same IR, same bytes),
+// gofmt-formatted, and every string that comes from a rule file reaches it
+// as a quoted Go literal, or, in comments, with what a comment cannot hold
+// escaped. codegen reads only the IR.
 package codegen
 
 import (
+	"bytes"
 	"fmt"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
-	"golang.org/x/tools/imports"
+	"github.com/dave/jennifer/jen"
 
-	"github.com/oarc/oarc/compiler/catalog"
 	"github.com/oarc/oarc/ir"
 )
 
@@ -35,377 +41,401 @@ func Generate(p *ir.Pack, opts Options) ([]byte, error) {
 	if opts.Package == "" {
 		opts.Package = "rules"
 	}
-	pk := &packGen{p: p, consts: map[string]string{}, regexes: map[string]string{}}
-	src := pk.file(opts)
-	out, err := imports.Process("rules_oarc.go", []byte(src), &imports.Options{Comments: true, TabIndent: true, TabWidth: 8})
-	if err != nil {
-		return []byte(src), fmt.Errorf("codegen: generated code does not parse (a bug in oarc): %v", err)
+	pk := &packGen{p: p, hoisted: map[string]value{}, perRule: map[string]int{}}
+	f := pk.file(opts)
+	var buf bytes.Buffer
+	if err := f.Render(&buf); err != nil {
+		return nil, fmt.Errorf("codegen: generated code does not format (a bug in oarc): %v", err)
 	}
-	return out, nil
+	return buf.Bytes(), nil
 }
 
+// packGen generates one package.
 type packGen struct {
-	p       *ir.Pack
-	consts  map[string]string // Go literal -> variable name
-	regexes map[string]string // pattern -> variable name
-	funcs   body
-	tmp     int
+	p *ir.Pack
+	// vars are the package variables holding constant data (composite
+	// literals, compiled patterns, guard descriptions), in creation order.
+	vars    []jen.Code
+	hoisted map[string]value // rule id, prefix and IR key -> variable
+	perRule map[string]int   // rule id -> number of variables made for it
+	funcs   []jen.Code
 }
 
-// constVar hoists a constant composite literal to a package variable, so
-// that evaluating it does not allocate.
-func (pk *packGen) constVar(lit string) string {
-	if v, ok := pk.consts[lit]; ok {
+// hoist returns a package variable initialised with lit, made once per
+// rule and key. Names are per rule (oList_RULE_1, ...), so that adding a
+// rule renames nothing of another.
+func (pk *packGen) hoist(r *ir.Rule, prefix, key string, lit jen.Code, t *ir.Type) value {
+	k := r.ID + "\x00" + prefix + "\x00" + key
+	if v, ok := pk.hoisted[k]; ok {
 		return v
 	}
-	v := fmt.Sprintf("oConst%d", len(pk.consts))
-	pk.consts[lit] = v
+	pk.perRule[r.ID]++
+	name := fmt.Sprintf("%s_%s_%d", prefix, r.ID, pk.perRule[r.ID])
+	pk.vars = append(pk.vars, jen.Id(name).Op("=").Add(lit))
+	v := value{code: jen.Id(name), t: t, simple: true, constant: true}
+	pk.hoisted[k] = v
 	return v
 }
 
-func (pk *packGen) regexVar(pattern string) string {
-	if v, ok := pk.regexes[pattern]; ok {
-		return v
-	}
-	v := fmt.Sprintf("oRe%d", len(pk.regexes))
-	pk.regexes[pattern] = v
-	return v
+// regex returns the package variable holding the compiled pattern.
+func (pk *packGen) regex(r *ir.Rule, pattern string) jen.Code {
+	return pk.hoist(r, "oRe", pattern, jen.Qual("regexp", "MustCompile").Call(jen.Lit(pattern)), nil).code
 }
 
-func snapKey(slot int, counter string) string { return strconv.Itoa(slot) + "." + counter }
+var kindConst = map[ir.RuleKind]string{ir.KindSchema: "KindSchema", ir.KindPolicy: "KindPolicy", ir.KindInvariant: "KindInvariant", ir.KindDetector: "KindDetector"}
+var effectConst = map[ir.Effect]string{ir.EffectAllow: "Allow", ir.EffectNudge: "Nudge", ir.EffectWarn: "Warn", ir.EffectTransform: "Transform", ir.EffectBlock: "Block"}
+var counterConst = map[ir.Counter]string{ir.Fire: "Fire", ir.Breaker: "Breaker"}
 
-var kindConst = map[string]string{"schema": "KindSchema", "policy": "KindPolicy", "invariant": "KindInvariant", "detector": "KindDetector"}
-var effectConst = map[string]string{"allow": "Allow", "nudge": "Nudge", "warn": "Warn", "transform": "Transform", "block": "Block"}
+// profileConst is the runtime's constant for a profile bit.
+func profileConst(p string) *jen.Statement {
+	return rt("Profile" + goName(p))
+}
 
-func profileSet(ps []string) string {
+func profileSet(ps []string) jen.Code {
 	if len(ps) == 0 {
-		return "0"
+		return jen.Lit(0)
 	}
-	var parts []string
-	for _, p := range ps {
-		parts = append(parts, "runtime.Profile"+catalog.GoName(p))
+	sorted := append([]string(nil), ps...)
+	sort.Slice(sorted, func(i, j int) bool { return goName(sorted[i]) < goName(sorted[j]) })
+	var c *jen.Statement
+	for i, p := range sorted {
+		if i == 0 {
+			c = profileConst(p)
+		} else {
+			c = c.Op("|").Add(profileConst(p))
+		}
 	}
-	sort.Strings(parts)
-	return strings.Join(parts, "|")
+	return c
 }
 
-func (pk *packGen) file(opts Options) string {
+// goName turns snake_case or a dotted or dashed name into an exported Go
+// identifier (tool.pre_invoke -> ToolPreInvoke).
+func goName(s string) string {
+	var b strings.Builder
+	up := true
+	for _, r := range s {
+		if r == '_' || r == '.' || r == '-' {
+			up = true
+			continue
+		}
+		if up {
+			r = unicode.ToUpper(r)
+			up = false
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func ruleFunc(r *ir.Rule) string   { return "oRule_" + r.ID }
+func ruleRef(r *ir.Rule) jen.Code  { return jen.Op("&").Id("oRules").Index(jen.Lit(r.Index)) }
+func noErr() []jen.Code            { return []jen.Code{jen.False(), rtErrNone()} }
+func returnNoFire() jen.Code       { return jen.Return(noErr()...) }
+func ruleSig() (jen.Code, jen.Code) { return jen.Id("oX").Op("*").Add(rt("Exec")), jen.Params(jen.Bool(), rt("Err")) }
+
+func (pk *packGen) file(opts Options) *jen.File {
 	p := pk.p
-	var f body
-	f.line("// Code generated by oarc. DO NOT EDIT.")
+	f := jen.NewFile(opts.Package)
+	f.ImportName(RuntimePath, "runtime")
+	f.HeaderComment("Code generated by oarc. DO NOT EDIT.")
 	srcs := append([]string(nil), p.Sources...)
 	sort.Strings(srcs)
 	for _, s := range srcs {
-		f.line("// source: %s", plainOrQuoted(s))
+		f.HeaderComment("source: " + plainOrQuoted(s))
 	}
-	f.line("")
-	f.line("// Package %s holds the compiled rules of the OAR pack %s.", opts.Package, strconv.Quote(p.Name))
-	f.line("package %s", opts.Package)
+	f.PackageComment(fmt.Sprintf("Package %s holds the compiled rules of the OAR pack %s.", opts.Package, strconv.Quote(p.Name)))
 
-	// Rule functions first: they register constants and regexes.
-	anchorSnaps := map[string][]string{}
+	// Rule functions first: they make the package variables.
+	anchorSnaps := map[string][]snapKey{}
 	for _, a := range p.Anchors {
-		snaps := map[string]int{}
-		var refs []string
+		snaps := map[snapKey]int{}
+		var keys []snapKey
 		for _, ri := range a.Rules {
 			ir.Walk(p.Rules[ri].When, func(e ir.Expr) bool {
-				if c, ok := e.(*ir.Counter); ok {
-					k := snapKey(c.Slot, c.Counter)
+				if c, ok := e.(*ir.CounterRead); ok {
+					k := snapKey{c.Slot, c.Counter}
 					if _, seen := snaps[k]; !seen {
-						snaps[k] = len(refs)
-						code := 2 * c.Slot
-						if c.Counter == "breaker" {
-							code++
-						}
-						refs = append(refs, strconv.Itoa(code))
+						snaps[k] = len(keys)
+						keys = append(keys, k)
 					}
 				}
 				return true
 			})
 		}
-		anchorSnaps[a.ID] = refs
+		anchorSnaps[a.ID] = keys
 		for _, ri := range a.Rules {
 			pk.rule(p.Rules[ri], snaps)
 		}
 	}
-	pk.anchors(anchorSnaps)
+	anchorFuncs := pk.anchors(anchorSnaps)
 
-	// The standard packages the bodies use (strings, regexp, math) are
-	// added by goimports' import fixer below, which looks at identifiers,
-	// not at text: a "strings." inside a rule's string literal must not
-	// import anything.
-	f.line("import (")
-	f.line("\t\"context\"")
-	f.line("")
-	f.line("\t%s", strconv.Quote(RuntimePath))
-	f.line(")")
-	f.line("")
-	f.line("// Generated code refers to these so that a stale generated file, or one")
-	f.line("// generated from another catalog, fails to compile instead of misbehaving.")
-	f.line("const (")
-	f.line("\t_ = runtime.SupportPackageIsVersion1")
-	f.line("\t_ = runtime.CatalogIs_%s", catalog.Default().Fingerprint())
-	f.line(")")
-	f.line("")
-	pk.ruleTable(&f)
-	pk.constDecls(&f)
-	f.b.WriteString(pk.funcs.b.String())
-	return f.b.String()
+	f.Comment("Generated code refers to these so that a stale generated file, or one")
+	f.Comment("generated from another catalog, fails to compile instead of misbehaving.")
+	f.Const().Defs(
+		jen.Id("_").Op("=").Add(rt("SupportPackageIsVersion1")),
+		jen.Id("_").Op("=").Add(rt("CatalogIs_"+p.Catalog.Fingerprint)),
+	)
+	pk.ruleTable(f)
+	if len(pk.vars) > 0 {
+		f.Comment("Constant values and patterns of the rules, built once.")
+		f.Var().Defs(pk.vars...)
+	}
+	for _, c := range pk.funcs {
+		f.Add(c)
+		f.Line()
+	}
+	for _, c := range anchorFuncs {
+		f.Add(c)
+		f.Line()
+	}
+	return f
 }
 
-func (pk *packGen) ruleTable(f *body) {
+func (pk *packGen) ruleTable(f *jen.File) {
 	p := pk.p
-	f.line("// Pack describes the compiled pack.")
-	f.line("var Pack = &runtime.Pack{")
-	f.line("\tName: %s,", strconv.Quote(p.Name))
-	f.line("\tRules: oRules[:],")
-	if len(p.Validators) > 0 {
-		vs := make([]string, len(p.Validators))
-		for i, v := range p.Validators {
-			vs[i] = strconv.Quote(v)
-		}
-		f.line("\tValidators: []string{%s},", strings.Join(vs, ", "))
+	multi := jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}
+	f.Comment("Pack describes the compiled pack.")
+	fields := []jen.Code{
+		jen.Id("Name").Op(":").Lit(p.Name),
+		jen.Id("Rules").Op(":").Id("oRules").Index(jen.Op(":")),
 	}
-	f.line("\tEval: Evaluate,")
-	f.line("}")
-	f.line("")
-	f.line("// NewSession returns a session with counters for every rule of the pack.")
-	f.line("func NewSession() *runtime.Session { return runtime.NewSession(%d) }", len(p.Rules))
-	f.line("")
-	f.line("var oRules = [%d]runtime.Rule{", len(p.Rules))
+	if len(p.Validators) > 0 {
+		vs := make([]jen.Code, len(p.Validators))
+		for i, v := range p.Validators {
+			vs[i] = jen.Lit(v)
+		}
+		fields = append(fields, jen.Id("Validators").Op(":").Index().String().Values(vs...))
+	}
+	fields = append(fields, jen.Id("Eval").Op(":").Id("Evaluate"))
+	f.Var().Id("Pack").Op("=").Op("&").Add(rt("Pack")).Custom(multi, fields...)
+	f.Line()
+	f.Comment("NewSession returns a session with counters for every rule of the pack.")
+	f.Func().Id("NewSession").Params().Op("*").Add(rt("Session")).Block(jen.Return(rt("NewSession").Call(jen.Lit(len(p.Rules)))))
+	f.Line()
+	var rules []jen.Code
 	for _, r := range p.Rules {
-		f.line("\t{ // %s", strconv.Quote(r.ID)[1:len(strconv.Quote(r.ID))-1])
-		f.line("\t\tID: %s,", strconv.Quote(r.ID))
-		f.line("\t\tKind: runtime.%s,", kindConst[r.Kind])
-		f.line("\t\tAnchor: %s,", strconv.Quote(r.Anchor))
-		f.line("\t\tEffect: runtime.%s,", effectConst[r.Effect])
+		fs := []jen.Code{
+			jen.Id("ID").Op(":").Lit(r.ID),
+			jen.Id("Kind").Op(":").Add(rt(kindConst[r.Kind])),
+			jen.Id("Anchor").Op(":").Lit(r.Anchor),
+			jen.Id("Effect").Op(":").Add(rt(effectConst[r.Effect])),
+		}
 		if r.Monitor {
-			f.line("\t\tMonitor: true,")
+			fs = append(fs, jen.Id("Monitor").Op(":").True())
 		}
 		if r.FailOpen {
-			f.line("\t\tFailOpen: true,")
+			fs = append(fs, jen.Id("FailOpen").Op(":").True())
 		}
 		if len(r.Profiles) > 0 {
-			f.line("\t\tProfiles: %s,", profileSet(r.Profiles))
+			fs = append(fs, jen.Id("Profiles").Op(":").Add(profileSet(r.Profiles)))
 		}
 		if r.Detector != "" {
-			f.line("\t\tDetector: %s,", strconv.Quote(r.Detector))
+			fs = append(fs, jen.Id("Detector").Op(":").Lit(r.Detector))
 		}
-		f.line("\t\tDetectorSlot: %d,", r.DetectorSlot)
-		c := r.Copy
-		if c != (ir.Copy{}) {
-			f.line("\t\tCopy: runtime.Copy{")
+		fs = append(fs, jen.Id("DetectorSlot").Op(":").Lit(r.DetectorSlot))
+		if c := r.Copy; c != (ir.Copy{}) {
+			var cf []jen.Code
 			for _, kv := range [][2]string{{"Title", c.Title}, {"What", c.What}, {"Cause", c.Cause}, {"Why", c.Why}, {"Fix", c.Fix}, {"Instead", c.Instead}} {
 				if kv[1] != "" {
-					f.line("\t\t\t%s: %s,", kv[0], strconv.Quote(kv[1]))
+					cf = append(cf, jen.Id(kv[0]).Op(":").Lit(kv[1]))
 				}
 			}
-			f.line("\t\t},")
+			fs = append(fs, jen.Id("Copy").Op(":").Add(rt("Copy")).Custom(multi, cf...))
 		}
-		f.line("\t\tSlot: %d,", r.Index)
+		fs = append(fs, jen.Id("Slot").Op(":").Lit(r.Index))
 		if len(r.Increment) > 0 {
-			var cs []string
+			var cs []jen.Code
 			for _, c := range r.Increment {
-				cs = append(cs, "runtime."+counterConst(c))
+				cs = append(cs, rt(counterConst[c]))
 			}
-			f.line("\t\tIncrement: []runtime.Counter{%s},", strings.Join(cs, ", "))
+			fs = append(fs, jen.Id("Increment").Op(":").Index().Add(rt("Counter")).Values(cs...))
 		}
 		if len(r.Reset) > 0 {
-			var cs []string
+			var cs []jen.Code
 			for _, c := range r.Reset {
-				cs = append(cs, fmt.Sprintf("{Slot: %d, Counter: runtime.%s}", c.Slot, counterConst(c.Counter)))
+				cs = append(cs, jen.Values(jen.Id("Slot").Op(":").Lit(c.Slot), jen.Id("Counter").Op(":").Add(rt(counterConst[c.Counter]))))
 			}
-			f.line("\t\tReset: []runtime.CounterRef{%s},", strings.Join(cs, ", "))
+			fs = append(fs, jen.Id("Reset").Op(":").Index().Add(rt("CounterRef")).Values(cs...))
 		}
 		if len(r.Redact) > 0 {
-			var rs []string
+			var rs []jen.Code
 			for _, x := range r.Redact {
-				rs = append(rs, strconv.Quote(x))
+				rs = append(rs, jen.Lit(x))
 			}
-			f.line("\t\tRedact: []string{%s},", strings.Join(rs, ", "))
-			f.line("\t\tReplacement: %s,", strconv.Quote(r.Replacement))
+			fs = append(fs, jen.Id("Redact").Op(":").Index().String().Values(rs...))
+			fs = append(fs, jen.Id("Replacement").Op(":").Lit(r.Replacement))
 		}
-		f.line("\t},")
+		rules = append(rules, jen.Comment(r.ID).Line().Custom(multi, fs...))
 	}
-	f.line("}")
-	f.line("")
+	f.Var().Id("oRules").Op("=").Index(jen.Lit(len(p.Rules))).Add(rt("Rule")).Custom(multi, rules...)
+	f.Line()
 }
 
-func counterConst(c string) string {
-	if c == "breaker" {
-		return "Breaker"
-	}
-	return "Fire"
-}
-
-func (pk *packGen) constDecls(f *body) {
-	if len(pk.consts) == 0 && len(pk.regexes) == 0 {
-		return
-	}
-	type kv struct{ k, v string }
-	var cs, rs []kv
-	for k, v := range pk.consts {
-		cs = append(cs, kv{k, v})
-	}
-	for k, v := range pk.regexes {
-		rs = append(rs, kv{k, v})
-	}
-	byName := func(s []kv) {
-		// The names are a prefix and the order of creation: sort by it.
-		num := func(v string) int {
-			n, _ := strconv.Atoi(strings.TrimPrefix(strings.TrimPrefix(v, "oConst"), "oRe"))
-			return n
-		}
-		sort.Slice(s, func(i, j int) bool { return num(s[i].v) < num(s[j].v) })
-	}
-	byName(cs)
-	byName(rs)
-	f.line("// Constant values and patterns of the rules, built once.")
-	f.line("var (")
-	for _, c := range cs {
-		f.line("\t%s = %s", c.v, c.k)
-	}
-	for _, r := range rs {
-		f.line("\t%s = regexp.MustCompile(%s)", r.v, strconv.Quote(r.k))
-	}
-	f.line(")")
-	f.line("")
-}
-
-var usesFacts = regexp.MustCompile(`\boF\b`)
-
-func ruleFunc(r *ir.Rule) string { return fmt.Sprintf("oRule%d", r.Index) }
-
-func (pk *packGen) rule(r *ir.Rule, snaps map[string]int) {
-	var b body
-	b.indent = 1
-	g := &exprGen{pk: pk, rule: r, out: &b, tmp: &pk.tmp, zeros: []string{"false"}, snaps: snaps}
-	ref := fmt.Sprintf("&oRules[%d]", r.Index)
+// rule generates the function of one rule: its profiles, selector, flow,
+// validator and condition, in the order of spec section 5.1.
+func (pk *packGen) rule(r *ir.Rule, snaps map[snapKey]int) {
+	g := &fn{pk: pk, rule: r, b: &block{}, zeros: []jen.Code{jen.False()}, snaps: snaps}
 	if len(r.Profiles) > 0 {
-		b.line("if oErr := oX.Supplied(%s); oErr.Kind != 0 {", ref)
-		b.line("\treturn false, oErr")
-		b.line("}")
+		e := g.newTmp()
+		g.emit(jen.If(jen.Id(e).Op(":=").Id("oX").Dot("Supplied").Call(ruleRef(r)), errSet(e)).Block(jen.Return(jen.False(), jen.Id(e))))
 	}
 	for _, c := range r.Selector {
-		pk.clause(&b, c)
+		g.clause(c)
 	}
 	if r.Flow != nil {
-		b.line("if !%s(oF.Lycaon.RecentToolNames) {", pk.flowFunc(r))
-		b.line("\treturn false, runtime.Err{}")
-		b.line("}")
+		g.facts = true
+		g.emit(jen.If(jen.Op("!").Id(pk.flowFunc(r)).Call(path("oF", r.Flow.Names))).Block(returnNoFire()))
 	}
 	if r.Detector != "" {
-		b.line("oD, oErr := oX.Detect(%s)", ref)
-		b.line("if oErr.Kind != 0 {")
-		b.line("\treturn false, oErr")
-		b.line("}")
-		b.line("if !oD.Hit {")
-		b.line("\treturn false, runtime.Err{}")
-		b.line("}")
+		e := g.newTmp()
+		g.emit(jen.List(jen.Id("oD"), jen.Id(e)).Op(":=").Id("oX").Dot("Detect").Call(ruleRef(r)))
+		g.emit(jen.If(errSet(e)).Block(jen.Return(jen.False(), jen.Id(e))))
+		g.emit(jen.If(jen.Op("!").Id("oD").Dot("Hit")).Block(returnNoFire()))
 	}
 	if r.When == nil {
-		b.line("return true, runtime.Err{}")
+		g.emit(jen.Return(jen.True(), rtErrNone()))
 	} else {
 		v := g.valAs(r.When, ir.BoolType)
-		b.line("return %s, runtime.Err{}", v)
+		g.emit(jen.Return(v.code, rtErrNone()))
 	}
-	text := b.b.String()
-	w := &pk.funcs
-	w.line("// %s evaluates rule %s (%s).", ruleFunc(r), strconv.Quote(r.ID), r.Kind)
+	body := []jen.Code{jen.If(jen.Op("!").Id("oX").Dot("Enter").Call(ruleRef(r))).Block(returnNoFire())}
+	if g.facts {
+		body = append(body, jen.Id("oF").Op(":=").Id("oX").Dot("F"))
+	}
+	body = append(body, g.b.stmts...)
+	param, results := ruleSig()
+	fnc := jen.Comment(fmt.Sprintf("%s evaluates rule %s (%s).", ruleFunc(r), r.ID, r.Kind)).Line()
 	if r.WhenSource != "" {
-		// Quoted, like every string from a rule file: a comment must not
-		// carry a NUL, a byte-order mark or invalid UTF-8 into the source.
-		w.line("// when: %s", strconv.Quote(r.WhenSource))
+		fnc = fnc.Add(whenComment(r.WhenSource))
 	}
-	w.line("func %s(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {", ruleFunc(r))
-	w.line("\tif !oX.Enter(&oRules[%d]) {", r.Index)
-	w.line("\t\treturn false, runtime.Err{}")
-	w.line("\t}")
-	if usesFacts.MatchString(text) {
-		w.line("\toF := oX.F")
-	}
-	w.b.WriteString(text)
-	w.line("}")
-	w.line("")
+	pk.funcs = append(pk.funcs, fnc.Func().Id(ruleFunc(r)).Params(param).Add(results).Block(body...))
 }
 
-func (pk *packGen) clause(b *body, c *ir.Clause) {
-	path := factPath(c.Fact)
-	lits := make([]string, len(c.Values))
-	for i, v := range c.Values {
-		lits[i] = constLit(v, c.Type)
-		if s, ok := v.(string); ok {
-			lits[i] = strconv.Quote(s)
+// whenComment shows a rule's condition as written, one comment line per
+// source line, with what a comment cannot hold (NUL, control characters,
+// invalid UTF-8, a byte-order mark, bidirectional controls that could make
+// the code read differently than it compiles) escaped.
+func whenComment(src string) *jen.Statement {
+	lines := strings.Split(strings.TrimRight(strings.ReplaceAll(src, "\r\n", "\n"), "\n"), "\n")
+	c := jen.Comment("when:").Line()
+	for _, l := range lines {
+		c = c.Comment("\t" + commentSafe(l)).Line()
+	}
+	return c
+}
+
+func commentSafe(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case r == '\t':
+			b.WriteRune(r)
+		case r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0 || r == 0xfeff || r == 0x2028 || r == 0x2029 ||
+			r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069 || r == 0x200e || r == 0x200f || r == 0x061c:
+			if r > 0xffff {
+				fmt.Fprintf(&b, `\U%08x`, r)
+			} else {
+				fmt.Fprintf(&b, `\u%04x`, r)
+			}
+		default:
+			b.WriteString(s[i : i+size])
 		}
+		i += size
+	}
+	return b.String()
+}
+
+// clause emits one selector clause.
+func (g *fn) clause(c *ir.Clause) {
+	g.facts = true
+	fact := path("oF", c.Field)
+	lits := make([]jen.Code, len(c.Values))
+	for i, v := range c.Values {
+		lits[i] = jen.Lit(v)
 		if n, ok := v.(int64); ok {
-			lits[i] = strconv.FormatInt(n, 10)
+			lits[i] = jen.Lit(n)
 		}
 	}
 	if c.Type.Is(ir.KList) {
-		v := pk.constVar("[]string{" + strings.Join(lits, ", ") + "}")
-		b.line("if !runtime.AnyAmong(%s, %s) {", path, v)
-		b.line("\treturn false, runtime.Err{}")
-		b.line("}")
+		set := g.pk.hoist(g.rule, "oSel", c.Fact, jen.Index().String().Values(lits...), c.Type)
+		g.emit(jen.If(jen.Op("!").Add(rt("AnyAmong")).Call(fact, set.code)).Block(returnNoFire()))
 		return
 	}
 	if len(lits) == 1 {
-		b.line("if %s != %s {", path, lits[0])
-		b.line("\treturn false, runtime.Err{}")
-		b.line("}")
+		g.emit(jen.If(jen.Add(fact).Op("!=").Add(lits[0])).Block(returnNoFire()))
 		return
 	}
-	b.line("switch %s {", path)
-	b.line("case %s:", strings.Join(lits, ", "))
-	b.line("default:")
-	b.line("\treturn false, runtime.Err{}")
-	b.line("}")
+	g.emit(jen.Switch(fact).Block(jen.Case(lits...), jen.Default().Block(returnNoFire())))
 }
 
-func (pk *packGen) anchors(snaps map[string][]string) {
-	p := pk.p
-	w := &pk.funcs
-	for i, a := range p.Anchors {
-		w.line("// oAnchor%d evaluates the rules at %s in order.", i, strconv.Quote(a.ID))
-		w.line("func oAnchor%d(oX *runtime.Exec) {", i)
-		if refs := snaps[a.ID]; len(refs) > 0 {
-			v := pk.constVar("[]int32{" + strings.Join(refs, ", ") + "}")
-			w.line("\toX.Snapshot(%s)", v)
+// anchorName names an anchor's functions: oAnchor_ToolPreInvoke.
+func (pk *packGen) anchorNames() map[string]string {
+	names := map[string]string{}
+	used := map[string]bool{}
+	for i, a := range pk.p.Anchors {
+		n := goName(a.ID)
+		if used[n] {
+			n += "_" + strconv.Itoa(i)
 		}
-		pk.dispatch(w, a)
-		w.line("}")
-		w.line("")
+		used[n] = true
+		names[a.ID] = n
+	}
+	return names
+}
+
+func (pk *packGen) anchors(snaps map[string][]snapKey) []jen.Code {
+	p := pk.p
+	names := pk.anchorNames()
+	var out []jen.Code
+	var cases []jen.Code
+	for _, a := range p.Anchors {
+		name := names[a.ID]
+		var body []jen.Code
+		if keys := snaps[a.ID]; len(keys) > 0 {
+			refs := make([]jen.Code, len(keys))
+			for i, k := range keys {
+				refs[i] = jen.Lit(2*k.slot + int(k.counter))
+			}
+			v := "oSnap_" + name
+			pk.vars = append(pk.vars, jen.Id(v).Op("=").Index().Int32().Values(refs...))
+			body = append(body, jen.Id("oX").Dot("Snapshot").Call(jen.Id(v)))
+		}
+		body = append(body, pk.dispatch(a)...)
+		param, _ := ruleSig()
+		out = append(out, jen.Comment(fmt.Sprintf("oAnchor_%s evaluates the rules at %s in order.", name, strconv.Quote(a.ID))).Line().
+			Func().Id("oAnchor_"+name).Params(param).Block(body...))
 		// The recovering wrapper has a single exit, so that its defer is
 		// open-coded (nearly free) rather than a deferred call record.
-		w.line("// oRun%d runs oAnchor%d. A panic that escapes a rule is recovered here;", i, i)
-		w.line("// it then reports that the anchor must run again, resuming after that rule.")
-		w.line("func oRun%d(oX *runtime.Exec) (oAgain bool) {", i)
-		w.line("\tdefer func() {")
-		w.line("\t\tif recover() != nil {")
-		w.line("\t\t\toAgain = oX.Panicked()")
-		w.line("\t\t}")
-		w.line("\t}()")
-		w.line("\toAnchor%d(oX)", i)
-		w.line("\treturn false")
-		w.line("}")
-		w.line("")
+		out = append(out, jen.Comment(fmt.Sprintf("oRun_%s runs oAnchor_%s. A panic that escapes a rule is recovered here;", name, name)).Line().
+			Comment("it then reports that the anchor must run again, resuming after that rule.").Line().
+			Func().Id("oRun_"+name).Params(param).Params(jen.Id("oAgain").Bool()).Block(
+			jen.Defer().Func().Params().Block(
+				jen.If(jen.Recover().Op("!=").Nil()).Block(jen.Id("oAgain").Op("=").Id("oX").Dot("Panicked").Call()),
+			).Call(),
+			jen.Id("oAnchor_"+name).Call(jen.Id("oX")),
+			jen.Return(jen.False()),
+		))
+		cases = append(cases, jen.Case(jen.Lit(a.ID)).Block(jen.For(jen.Id("oRun_"+name).Call(jen.Op("&").Id("oX"))).Block()))
 	}
-	w.line("// Evaluate evaluates one occurrence against the pack and fills d. s may be")
-	w.line("// nil (no counters); env may be nil (no providers or validators); occ and")
-	w.line("// d must not be nil. Evaluate allocates nothing once d's buffers have grown.")
-	w.line("func Evaluate(ctx context.Context, env *runtime.Env, occ *runtime.Occurrence, s *runtime.Session, d *runtime.Decision) {")
-	w.line("\tvar oX runtime.Exec")
-	w.line("\truntime.Begin(&oX, ctx, env, occ, s, d, %d)", len(p.Validators))
-	if len(p.Anchors) > 0 {
-		w.line("\tswitch occ.Anchor {")
-		for i, a := range p.Anchors {
-			w.line("\tcase %s:", strconv.Quote(a.ID))
-			w.line("\t\tfor oRun%d(&oX) {", i)
-			w.line("\t\t}")
-		}
-		w.line("\t}")
+	body := []jen.Code{
+		jen.Var().Id("oX").Add(rt("Exec")),
+		rt("Begin").Call(jen.Op("&").Id("oX"), jen.Id("ctx"), jen.Id("env"), jen.Id("occ"), jen.Id("s"), jen.Id("d"), jen.Lit(len(p.Validators))),
 	}
-	w.line("\toX.Finish()")
-	w.line("}")
+	if len(cases) > 0 {
+		body = append(body, jen.Switch(jen.Id("occ").Dot("Anchor")).Block(cases...))
+	}
+	body = append(body, jen.Id("oX").Dot("Finish").Call())
+	out = append(out, jen.Comment("Evaluate evaluates one occurrence against the pack and fills d. s may be").Line().
+		Comment("nil (no counters); env may be nil (no providers or validators); occ and").Line().
+		Comment("d must not be nil. Evaluate allocates nothing once d's buffers have grown.").Line().
+		Func().Id("Evaluate").Params(
+		jen.Id("ctx").Qual("context", "Context"), jen.Id("env").Op("*").Add(rt("Env")), jen.Id("occ").Op("*").Add(rt("Occurrence")),
+		jen.Id("s").Op("*").Add(rt("Session")), jen.Id("d").Op("*").Add(rt("Decision")),
+	).Block(body...))
+	return out
 }
 
 // toolValues returns the values of a rule's selector clause on tool, or nil
@@ -430,12 +460,13 @@ func toolValues(r *ir.Rule) []string {
 // clause. The index is used only when every profile the anchor's rules
 // require was supplied, because a missing profile is an evaluation error
 // that spec section 5.1 reports before the selector is looked at.
-func (pk *packGen) dispatch(w *body, a *ir.Anchor) {
+func (pk *packGen) dispatch(a *ir.Anchor) []jen.Code {
 	p := pk.p
-	call := func(indent string, r *ir.Rule) {
-		w.line("%sif oFired, oErr := %s(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[%d], oFired, oErr) {", indent, ruleFunc(r), r.Index)
-		w.line("%s\treturn", indent)
-		w.line("%s}", indent)
+	call := func(r *ir.Rule) jen.Code {
+		return jen.If(
+			jen.List(jen.Id("oFired"), jen.Id("oErr")).Op(":=").Id(ruleFunc(r)).Call(jen.Id("oX")),
+			jen.Parens(jen.Id("oFired").Op("||").Add(errSet("oErr"))).Op("&&").Id("oX").Dot("Done").Call(ruleRef(r), jen.Id("oFired"), jen.Id("oErr")),
+		).Block(jen.Return())
 	}
 	// byTool lists, per tool value, the rules that select it; free the
 	// rules without a tool clause. Both are in evaluation order.
@@ -460,100 +491,109 @@ func (pk *packGen) dispatch(w *body, a *ir.Anchor) {
 			profiles[pr] = true
 		}
 	}
+	var out []jen.Code
 	if len(tools) > 0 {
 		sort.Strings(tools)
 		var ps []string
 		for pr := range profiles {
 			ps = append(ps, pr)
 		}
-		w.line("\tif oX.Occ.Profiles.Supplied(%s) {", profileSet(ps))
-		w.line("\t\tswitch oX.F.Tool {")
+		var cases []jen.Code
 		for _, t := range tools {
-			w.line("\t\tcase %s:", strconv.Quote(t))
 			// Merge the tool's rules with the free ones, in order.
+			var calls []jen.Code
 			sel, i, j := byTool[t], 0, 0
 			for i < len(sel) || j < len(free) {
 				if j == len(free) || i < len(sel) && sel[i] < free[j] {
-					call("\t\t\t", p.Rules[sel[i]])
+					calls = append(calls, call(p.Rules[sel[i]]))
 					i++
 				} else {
-					call("\t\t\t", p.Rules[free[j]])
+					calls = append(calls, call(p.Rules[free[j]]))
 					j++
 				}
 			}
+			cases = append(cases, jen.Case(jen.Lit(t)).Block(calls...))
 		}
-		w.line("\t\tdefault:")
+		var dflt []jen.Code
 		for _, ri := range free {
-			call("\t\t\t", p.Rules[ri])
+			dflt = append(dflt, call(p.Rules[ri]))
 		}
-		w.line("\t\t}")
-		w.line("\t\treturn")
-		w.line("\t}")
+		cases = append(cases, jen.Default().Block(dflt...))
+		out = append(out, jen.If(jen.Id("oX").Dot("Occ").Dot("Profiles").Dot("Supplied").Call(profileSet(ps))).Block(
+			jen.Switch(jen.Id("oX").Dot("F").Dot("Tool")).Block(cases...),
+			jen.Return(),
+		))
 	}
 	for _, ri := range a.Rules {
-		call("\t", p.Rules[ri])
+		out = append(out, call(p.Rules[ri]))
 	}
+	return out
 }
 
-// flowFunc emits the matcher of a rule's flow: straight-line code over
-// lycaon.recent_tool_names, with no allocation. Without contiguous, the
-// earliest match of each step is taken (which finds a match whenever one
-// exists); with contiguous, every start is tried, so overlapping prefixes
-// (steps [a b] over a a b) match.
+// flowFunc emits the matcher of a rule's flow: straight-line code over the
+// recent tool names, with no allocation. Without contiguous, the earliest
+// match of each step is taken (which finds a match whenever one exists);
+// with contiguous, every start is tried, so overlapping prefixes (steps
+// [a b] over a a b) match.
 func (pk *packGen) flowFunc(r *ir.Rule) string {
-	name := fmt.Sprintf("oFlow%d", r.Index)
-	f := r.Flow
-	var w body
-	w.line("// %s matches the flow of rule %s.", name, strconv.Quote(r.ID))
-	w.line("func %s(names []string) bool {", name)
-	if f.Within > 0 {
-		w.line("\tif len(names) > %d {", f.Within)
-		w.line("\t\tnames = names[len(names)-%d:]", f.Within)
-		w.line("\t}")
+	name := "oFlow_" + r.ID
+	fl := r.Flow
+	var body []jen.Code
+	if fl.Within > 0 {
+		// An int64 constant: within may exceed a 32-bit int, and then it
+		// exceeds every list's length.
+		n := jen.Int64().Call(jen.Len(jen.Id("names")))
+		body = append(body, jen.If(jen.Add(n).Op(">").Lit(int64(fl.Within))).Block(
+			jen.Id("names").Op("=").Id("names").Index(jen.Add(n).Op("-").Lit(int64(fl.Within)), jen.Empty()),
+		))
 	}
-	test := func(v string, step []string) string {
-		alts := []string{"false"}[:0]
+	test := func(v jen.Code, step []string) jen.Code {
 		if len(step) == 0 {
-			return "false"
+			return jen.False()
 		}
-		for _, s := range step {
-			alts = append(alts, v+" == "+strconv.Quote(s))
-		}
-		return strings.Join(alts, " || ")
-	}
-	n := len(f.Steps)
-	if f.Contiguous {
-		w.line("\tfor i := 0; i+%d <= len(names); i++ {", n)
-		var conds []string
-		for j, step := range f.Steps {
-			conds = append(conds, "("+test(fmt.Sprintf("names[i+%d]", j), step)+")")
-		}
-		w.line("\t\tif %s {", strings.Join(conds, " && "))
-		w.line("\t\t\treturn true")
-		w.line("\t\t}")
-		w.line("\t}")
-		w.line("\treturn false")
-	} else {
-		w.line("\tstep := 0")
-		w.line("\tfor _, n := range names {")
-		w.line("\t\tswitch step {")
-		for j, st := range f.Steps {
-			w.line("\t\tcase %d:", j)
-			w.line("\t\t\tif %s {", test("n", st))
-			if j == n-1 {
-				w.line("\t\t\t\treturn true")
+		var c *jen.Statement
+		for i, s := range step {
+			t := jen.Add(v).Op("==").Lit(s)
+			if i == 0 {
+				c = t
 			} else {
-				w.line("\t\t\t\tstep++")
+				c = c.Op("||").Add(t)
 			}
-			w.line("\t\t\t}")
 		}
-		w.line("\t\t}")
-		w.line("\t}")
-		w.line("\treturn false")
+		return c
 	}
-	w.line("}")
-	w.line("")
-	pk.funcs.b.WriteString(w.b.String())
+	n := len(fl.Steps)
+	if fl.Contiguous {
+		var conds *jen.Statement
+		for j, step := range fl.Steps {
+			t := jen.Parens(test(jen.Id("names").Index(jen.Id("i").Op("+").Lit(j)), step))
+			if j == 0 {
+				conds = t
+			} else {
+				conds = conds.Op("&&").Add(t)
+			}
+		}
+		body = append(body,
+			jen.For(jen.Id("i").Op(":=").Lit(0), jen.Id("i").Op("+").Lit(n).Op("<=").Len(jen.Id("names")), jen.Id("i").Op("++")).Block(
+				jen.If(conds).Block(jen.Return(jen.True())),
+			),
+			jen.Return(jen.False()))
+	} else {
+		var cases []jen.Code
+		for j, st := range fl.Steps {
+			var then jen.Code = jen.Id("step").Op("++")
+			if j == n-1 {
+				then = jen.Return(jen.True())
+			}
+			cases = append(cases, jen.Case(jen.Lit(j)).Block(jen.If(test(jen.Id("n"), st)).Block(then)))
+		}
+		body = append(body,
+			jen.Id("step").Op(":=").Lit(0),
+			jen.For(jen.List(jen.Id("_"), jen.Id("n")).Op(":=").Range().Id("names")).Block(jen.Switch(jen.Id("step")).Block(cases...)),
+			jen.Return(jen.False()))
+	}
+	pk.funcs = append(pk.funcs, jen.Comment(fmt.Sprintf("%s matches the flow of rule %s.", name, r.ID)).Line().
+		Func().Id(name).Params(jen.Id("names").Index().String()).Bool().Block(body...))
 	return name
 }
 

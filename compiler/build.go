@@ -4,15 +4,19 @@ import (
 	"path/filepath"
 	"sort"
 
+	"github.com/oarc/oarc/compiler/catalog"
 	"github.com/oarc/oarc/compiler/internal/lower"
 	"github.com/oarc/oarc/ir"
 )
 
-// Build lowers a loaded pack (one without errors) into the IR that codegen
-// compiles: rules get their counter slots (their index in evaluation order),
-// anchors their static dispatch lists, detector rules their validator slots.
+// Build assembles the IR of a loaded pack (one without errors): rules in
+// evaluation order (a rule's index is its counter slot), anchors' dispatch
+// lists, validator slots. The conditions are the lowering's final IR, taken
+// as they are.
 func Build(p *Pack) *ir.Pack {
-	out := &ir.Pack{Name: p.Name, Origin: p.Origin}
+	cat := catalog.Default()
+	out := &ir.Pack{Name: p.Name, Origin: p.Origin,
+		Catalog: ir.Catalog{Host: catalog.HostNamespace, Fingerprint: cat.Fingerprint()}}
 	slot := map[string]int{}
 	for i, r := range p.Rules {
 		slot[r.ID] = i
@@ -33,12 +37,14 @@ func Build(p *Pack) *ir.Pack {
 	}
 	anchors := map[string]*ir.Anchor{}
 	for i, r := range p.Rules {
+		kind, _ := ir.ParseRuleKind(r.Kind)
+		effect, _ := ir.ParseEffect(r.Effect)
 		ri := &ir.Rule{
 			Index:        i,
 			ID:           r.ID,
-			Kind:         r.Kind,
+			Kind:         kind,
 			Anchor:       r.Anchor,
-			Effect:       r.Effect,
+			Effect:       effect,
 			Monitor:      r.Enforcement == "monitor",
 			FailOpen:     r.OnError == "fail_open",
 			Profiles:     append([]string(nil), r.Profiles...),
@@ -47,37 +53,31 @@ func Build(p *Pack) *ir.Pack {
 			When:         r.WhenIR,
 			WhenSource:   r.When,
 			Copy:         ir.Copy(r.Copy),
-			Increment:    append([]string(nil), r.OnFire.Increment...),
 			Pos:          ir.Pos{File: relFile(p.Dir, r.File), Line: r.Pos.Line, Col: r.Pos.Col},
+		}
+		for _, c := range r.OnFire.Increment {
+			cnt, _ := ir.ParseCounter(c)
+			ri.Increment = append(ri.Increment, cnt)
 		}
 		if r.Detector != "" {
 			ri.DetectorSlot = vslot[r.Detector]
 		}
 		for _, c := range r.Selector {
-			ri.Selector = append(ri.Selector, &ir.Clause{Fact: c.Fact, Type: lower.IRType(c.Type), Values: c.Values})
+			ri.Selector = append(ri.Selector, &ir.Clause{Fact: c.Fact, Field: lower.FactField(cat, cat.Fact(c.Fact)),
+				Type: lower.IRType(c.Type), Values: c.Values})
 		}
 		if r.Flow != nil {
-			ri.Flow = &ir.Flow{Steps: r.Flow.Steps, Within: r.Flow.Within, Contiguous: r.Flow.Contiguous}
+			ri.Flow = &ir.Flow{Steps: r.Flow.Steps, Within: r.Flow.Within, Contiguous: r.Flow.Contiguous,
+				Names: lower.FactField(cat, cat.Fact(catalog.HostNamespace+".recent_tool_names"))}
 		}
 		for _, c := range r.OnFire.Reset {
-			ri.Reset = append(ri.Reset, ir.CounterRef{Rule: c.Rule, Slot: slot[c.Rule], Counter: c.Counter})
+			cnt, _ := ir.ParseCounter(c.Counter)
+			ri.Reset = append(ri.Reset, ir.CounterRef{Rule: c.Rule, Slot: slot[c.Rule], Counter: cnt})
 		}
 		if r.Transform != nil {
 			ri.Redact = append([]string(nil), r.Transform.Redact...)
 			ri.Replacement = r.Transform.Replacement
 		}
-		ir.Walk(ri.When, func(e ir.Expr) bool {
-			switch n := e.(type) {
-			case *ir.Counter:
-				if n.Rule == "" {
-					n.Rule = r.ID
-				}
-				n.Slot = slot[n.Rule]
-			case *ir.Fact:
-				n.Detector = r.Kind == "detector" && lower.DetectorFacts[n.Name]
-			}
-			return true
-		})
 		out.Rules = append(out.Rules, ri)
 		a := anchors[r.Anchor]
 		if a == nil {

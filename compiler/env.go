@@ -207,7 +207,7 @@ func (l *packLoader) checkWhen(r *Rule, w *whenSource) []read {
 	l.checkCost(env, checked, w)
 
 	before := len(*w.diags)
-	irExpr, problems := lowerWhen(checked, lower.Options{RuleIDs: l.ruleIDs})
+	irExpr, problems := lowerWhen(checked, lower.Options{Self: r.ID, Slots: l.slots, Detector: r.Kind == "detector"})
 	r.WhenIR = irExpr
 	for _, p := range problems {
 		pos := w.m.position(p.Offset)
@@ -293,8 +293,14 @@ func (l *packLoader) whenReads(a *ast.AST, w *whenSource) []read {
 		byOverload[OverloadID(fn)] = fn
 	}
 	info := a.SourceInfo()
+	local := localRefs(a.Expr())
 	var out []read
 	for id, ref := range a.ReferenceMap() {
+		if local[id] {
+			// A comprehension variable named like a fact reads the
+			// variable, not the fact.
+			continue
+		}
 		off := 0
 		if r, ok := info.GetOffsetRange(id); ok {
 			off = w.byteOffset(int(r.Start))
@@ -326,6 +332,69 @@ func (l *packLoader) whenReads(a *ast.AST, w *whenSource) []read {
 			w.report(r.off, Error, CodeUnknownFact, "host %s '%s' is not portable (-portable forbids host facts and functions)", what, r.name)
 		}
 	}
+	return out
+}
+
+// localRefs returns the ids of the identifiers that name a comprehension
+// variable (the macro's variable or its accumulator) in scope, so that a
+// variable named like a fact does not count as reading the fact.
+func localRefs(root ast.Expr) map[int64]bool {
+	out := map[int64]bool{}
+	var scope []string
+	inScope := func(name string) bool {
+		for i := len(scope) - 1; i >= 0; i-- {
+			if scope[i] == name {
+				return true
+			}
+		}
+		return false
+	}
+	var walk func(e ast.Expr)
+	walk = func(e ast.Expr) {
+		switch e.Kind() {
+		case ast.IdentKind:
+			if inScope(e.AsIdent()) {
+				out[e.ID()] = true
+			}
+		case ast.SelectKind:
+			walk(e.AsSelect().Operand())
+		case ast.CallKind:
+			c := e.AsCall()
+			if c.IsMemberFunction() {
+				walk(c.Target())
+			}
+			for _, a := range c.Args() {
+				walk(a)
+			}
+		case ast.ListKind:
+			for _, x := range e.AsList().Elements() {
+				walk(x)
+			}
+		case ast.MapKind:
+			for _, ent := range e.AsMap().Entries() {
+				walk(ent.AsMapEntry().Key())
+				walk(ent.AsMapEntry().Value())
+			}
+		case ast.StructKind:
+			for _, f := range e.AsStruct().Fields() {
+				walk(f.AsStructField().Value())
+			}
+		case ast.ComprehensionKind:
+			c := e.AsComprehension()
+			walk(c.IterRange())
+			walk(c.AccuInit())
+			n := len(scope)
+			scope = append(scope, c.AccuVar(), c.IterVar())
+			if c.HasIterVar2() {
+				scope = append(scope, c.IterVar2())
+			}
+			walk(c.LoopCondition())
+			walk(c.LoopStep())
+			walk(c.Result())
+			scope = scope[:n]
+		}
+	}
+	walk(root)
 	return out
 }
 

@@ -187,6 +187,9 @@ type packLoader struct {
 	files   []*ruleFile
 	diags   Diagnostics
 	ruleIDs map[string]bool
+	// slots are the counter slots of the rules: their index in evaluation
+	// order.
+	slots map[string]int
 }
 
 func newPackLoader(opts Options) *packLoader { return &packLoader{opts: opts} }
@@ -278,14 +281,13 @@ func (l *packLoader) finish() {
 		firstFile[id] = f.src.name
 		l.ruleIDs[id] = true
 	}
+	// The evaluation order, and with it every rule's counter slot, is known
+	// before any when is checked, so that the lowering produces final IR.
 	l.pack.Rules = nil
 	for _, f := range l.files {
-		if f.rule == nil {
-			continue
+		if f.rule != nil {
+			l.pack.Rules = append(l.pack.Rules, f.rule)
 		}
-		l.checkRefs(f)
-		l.checkReads(f)
-		l.pack.Rules = append(l.pack.Rules, f.rule)
 	}
 	sort.SliceStable(l.pack.Rules, func(i, j int) bool {
 		a, b := l.pack.Rules[i], l.pack.Rules[j]
@@ -294,6 +296,18 @@ func (l *packLoader) finish() {
 		}
 		return a.ID < b.ID
 	})
+	l.slots = map[string]int{}
+	for i, r := range l.pack.Rules {
+		if _, dup := l.slots[r.ID]; !dup && l.ruleIDs[r.ID] {
+			l.slots[r.ID] = i
+		}
+	}
+	for _, f := range l.files {
+		if f.rule != nil {
+			l.checkRefs(f)
+			l.checkReads(f)
+		}
+	}
 }
 
 // dedupe drops diagnostics identical to their predecessor (after sorting).

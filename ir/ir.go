@@ -1,8 +1,10 @@
 // Package ir is oarc's intermediate representation: a pack of rules whose
 // conditions are typed expression trees, resolved down to the operation and
 // the static types of every operand. The compiler produces it from checked
-// CEL; codegen turns it into Go. It is plain data: every node can be walked
-// ([Walk]) and printed ([Print]), and tests compare printed IR.
+// CEL, complete (counter slots, validator slots, detector facts, the Go field
+// path of every fact); codegen turns it into Go without looking anything up
+// elsewhere. It is plain data: every node can be walked ([Walk]) and printed
+// ([Print]), and tests compare printed IR.
 package ir
 
 // Pos is a position in a rule file.
@@ -15,6 +17,8 @@ type Pos struct {
 type Pack struct {
 	Name   string
 	Origin string
+	// Catalog is the catalog the rules were checked against.
+	Catalog Catalog
 	// Rules in evaluation order within each anchor: kind rank, then id. A
 	// rule's index here is its counter slot.
 	Rules []*Rule
@@ -27,19 +31,108 @@ type Pack struct {
 	Sources []string
 }
 
+// Catalog identifies the catalog of a pack.
+type Catalog struct {
+	// Host is the namespace of host facts and functions (lycaon).
+	Host string
+	// Fingerprint is a short hash of the catalog data: generated code
+	// refers to it so that code compiled against another catalog fails to
+	// build.
+	Fingerprint string
+}
+
 // Anchor is the static dispatch entry of one anchor.
 type Anchor struct {
 	ID    string
 	Rules []int // indexes into Pack.Rules, in evaluation order
 }
 
+// RuleKind is a rule's kind; kinds order evaluation.
+type RuleKind uint8
+
+// The rule kinds, in evaluation order.
+const (
+	KindSchema RuleKind = iota
+	KindPolicy
+	KindInvariant
+	KindDetector
+)
+
+var ruleKindNames = [...]string{"schema", "policy", "invariant", "detector"}
+
+func (k RuleKind) String() string { return nameOf(ruleKindNames[:], int(k)) }
+
+// ParseRuleKind returns the kind with the given OAR name.
+func ParseRuleKind(s string) (RuleKind, bool) {
+	i, ok := indexOf(ruleKindNames[:], s)
+	return RuleKind(i), ok
+}
+
+// Effect is what a firing rule does. Effects are ordered by precedence (the
+// runtime's order): a decision is the highest effect that applied.
+type Effect uint8
+
+// The effects, lowest precedence first.
+const (
+	EffectAllow Effect = iota
+	EffectNudge
+	EffectWarn
+	EffectTransform
+	EffectBlock
+)
+
+var effectNames = [...]string{"allow", "nudge", "warn", "transform", "block"}
+
+func (e Effect) String() string { return nameOf(effectNames[:], int(e)) }
+
+// ParseEffect returns the effect with the given OAR name.
+func ParseEffect(s string) (Effect, bool) {
+	i, ok := indexOf(effectNames[:], s)
+	return Effect(i), ok
+}
+
+// Counter is one of a rule's two session counters.
+type Counter uint8
+
+// The counters.
+const (
+	Fire Counter = iota
+	Breaker
+)
+
+var counterNames = [...]string{"fire", "breaker"}
+
+func (c Counter) String() string { return nameOf(counterNames[:], int(c)) }
+
+// ParseCounter returns the counter with the given OAR name.
+func ParseCounter(s string) (Counter, bool) {
+	i, ok := indexOf(counterNames[:], s)
+	return Counter(i), ok
+}
+
+func nameOf(names []string, i int) string {
+	if i >= 0 && i < len(names) {
+		return names[i]
+	}
+	return "?"
+}
+
+func indexOf(names []string, s string) (int, bool) {
+	for i, n := range names {
+		if n == s {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
 // Rule is one compiled rule.
 type Rule struct {
 	Index        int
 	ID           string
-	Kind         string // schema, policy, invariant, detector
+	Kind         RuleKind
 	Anchor       string
-	Effect       string // block, warn, nudge, allow, transform
+	Effect       Effect
 	Monitor      bool
 	FailOpen     bool
 	Profiles     []string
@@ -50,7 +143,7 @@ type Rule struct {
 	When         Expr // nil means true
 	WhenSource   string
 	Copy         Copy
-	Increment    []string // counter names
+	Increment    []Counter
 	Reset        []CounterRef
 	Redact       []string
 	Replacement  string
@@ -61,15 +154,18 @@ type Rule struct {
 // list(string) fact: any element is among them).
 type Clause struct {
 	Fact   string // CEL name
+	Field  []string
 	Type   *Type
 	Values []any // string, int64 or bool
 }
 
-// Flow is a rule's flow matcher over lycaon.recent_tool_names.
+// Flow is a rule's flow matcher over the host's recent tool names.
 type Flow struct {
 	Steps      [][]string
 	Within     int // 0: unbounded
 	Contiguous bool
+	// Names is the field path of the list(string) fact the flow reads.
+	Names []string
 }
 
 // Copy is a rule's human text.
@@ -81,7 +177,7 @@ type Copy struct {
 type CounterRef struct {
 	Rule    string
 	Slot    int
-	Counter string // fire or breaker
+	Counter Counter
 }
 
 // Expr is a typed expression node.
@@ -116,21 +212,37 @@ type Const struct {
 // TypeName is the value of a type identifier.
 type TypeName string
 
-// Fact reads a fact by CEL name (lycaon.x for host facts), or the core fact
-// anchor. In a detector rule, a detector fact reads the validator's value
-// when it supplied one.
+// FactSource says where a fact's value comes from.
+type FactSource uint8
+
+// The sources of facts.
+const (
+	// FromFacts reads the occurrence's facts at Field.
+	FromFacts FactSource = iota
+	// FromDetector reads the rule's validator's value when it supplied
+	// one, else the occurrence's facts at Field (detector facts of a
+	// detector rule, spec 5.5).
+	FromDetector
+	// FromAnchor is the core fact anchor: the occurrence's anchor id.
+	FromAnchor
+)
+
+// Fact reads a fact.
 type Fact struct {
 	Node
-	Name     string
-	Detector bool // read through the rule's detection
+	Name   string // CEL name (lycaon.x for host facts)
+	Source FactSource
+	// Field is the Go field path of the fact in the facts struct, e.g.
+	// [Lycaon ToolIsState]; empty for FromAnchor.
+	Field []string
 }
 
-// Counter reads a session counter from the occurrence's snapshot.
-type Counter struct {
+// CounterRead reads a session counter from the occurrence's snapshot.
+type CounterRead struct {
 	Node
 	Rule    string
 	Slot    int
-	Counter string // fire or breaker
+	Counter Counter
 }
 
 // Var reads a comprehension variable.
@@ -139,12 +251,11 @@ type Var struct {
 	Name string
 }
 
-// Call applies an operation. Op names the CEL operation independently of
-// operand types (add, eq, lt, in, size, matches, lowerAscii, int, ...);
-// codegen picks the implementation from the static types of Args.
+// Call applies an operation; codegen picks the implementation from the
+// static types of Args.
 type Call struct {
 	Node
-	Op   string
+	Op   Op
 	Args []Expr
 	// Guards, when the checker resolved the call to a single overload, are
 	// that overload's declared parameter types: cel-go then rejects (no
@@ -154,12 +265,38 @@ type Call struct {
 	Guards []*Type
 }
 
-// Observe calls an observation function of the catalog: a built-in
-// (tool_arg_*) or a provider-backed one.
+// Builtin is an observation function the runtime answers itself.
+type Builtin uint8
+
+// The built-in observation functions (spec section 3).
+const (
+	NotBuiltin Builtin = iota
+	ToolArgString
+	ToolArgInt
+	ToolArgBool
+)
+
+var builtinNames = [...]string{"", "tool_arg_string", "tool_arg_int", "tool_arg_bool"}
+
+func (b Builtin) String() string { return nameOf(builtinNames[:], int(b)) }
+
+// BuiltinByName returns the built-in with the given CEL name.
+func BuiltinByName(s string) (Builtin, bool) {
+	i, ok := indexOf(builtinNames[1:], s)
+	return Builtin(i + 1), ok
+}
+
+// Observe calls an observation function of the catalog: a built-in over
+// the tool arguments, or one a host provider answers.
 type Observe struct {
 	Node
-	Func     string // CEL name
-	Provider bool
+	Func    string // CEL name
+	Builtin Builtin
+	// Args is the field path of tool_args, for a built-in.
+	Args []string
+	// Provider is the Go field of the providers struct answering the
+	// function, when it is not a built-in.
+	Provider string
 	Arg      Expr
 }
 
@@ -207,10 +344,26 @@ type Map struct {
 	Keys, Values []Expr
 }
 
+// Macro is one of CEL's comprehension macros.
+type Macro uint8
+
+// The macros.
+const (
+	All Macro = iota
+	Exists
+	ExistsOne
+	Filter
+	MapMacro
+)
+
+var macroNames = [...]string{"all", "exists", "exists_one", "filter", "map"}
+
+func (m Macro) String() string { return nameOf(macroNames[:], int(m)) }
+
 // Comprehension is one of CEL's macros over a list or map.
 type Comprehension struct {
 	Node
-	Macro string // all, exists, exists_one, filter, map
+	Macro Macro
 	Range Expr
 	Var   string
 	// Pred is the predicate of all/exists/exists_one/filter and the

@@ -100,21 +100,21 @@ func writeExpr(b *strings.Builder, e Expr) {
 		b.WriteString(lit(n.Value))
 	case *Fact:
 		b.WriteString("fact(" + n.Name)
-		if n.Detector {
+		if n.Source == FromDetector {
 			b.WriteString(", detector")
 		}
 		b.WriteString(")")
-	case *Counter:
+	case *CounterRead:
 		fmt.Fprintf(b, "counter(%s#%d.%s)", n.Rule, n.Slot, n.Counter)
 	case *Var:
 		b.WriteString("var(" + n.Name + ")")
 	case *Call:
-		b.WriteString(n.Op + "(")
+		b.WriteString(n.Op.String() + "(")
 		writeList(b, n.Args)
 		b.WriteString(")")
 	case *Observe:
 		kind := "builtin"
-		if n.Provider {
+		if n.Builtin == NotBuiltin {
 			kind = "provider"
 		}
 		b.WriteString(kind + " " + n.Func + "(")
@@ -160,7 +160,7 @@ func writeExpr(b *strings.Builder, e Expr) {
 		}
 		b.WriteString("}")
 	case *Comprehension:
-		b.WriteString(n.Macro + "(" + n.Var + " in ")
+		b.WriteString(n.Macro.String() + "(" + n.Var + " in ")
 		writeExpr(b, n.Range)
 		if n.Pred != nil {
 			b.WriteString("; ")

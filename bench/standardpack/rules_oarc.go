@@ -17,10 +17,9 @@ package standardpack
 
 import (
 	"context"
+	"github.com/oarc/oarc/runtime"
 	"regexp"
 	"strings"
-
-	"github.com/oarc/oarc/runtime"
 )
 
 // Generated code refers to these so that a stale generated file, or one
@@ -39,10 +38,13 @@ var Pack = &runtime.Pack{
 }
 
 // NewSession returns a session with counters for every rule of the pack.
-func NewSession() *runtime.Session { return runtime.NewSession(12) }
+func NewSession() *runtime.Session {
+	return runtime.NewSession(12)
+}
 
 var oRules = [12]runtime.Rule{
-	{ // LONG_COMMAND
+	// LONG_COMMAND
+	{
 		ID:           "LONG_COMMAND",
 		Kind:         runtime.KindSchema,
 		Anchor:       "tool.pre_invoke",
@@ -55,7 +57,8 @@ var oRules = [12]runtime.Rule{
 		},
 		Slot: 0,
 	},
-	{ // PLAIN_HTTP
+	// PLAIN_HTTP
+	{
 		ID:           "PLAIN_HTTP",
 		Kind:         runtime.KindSchema,
 		Anchor:       "tool.pre_invoke",
@@ -68,7 +71,8 @@ var oRules = [12]runtime.Rule{
 		},
 		Slot: 1,
 	},
-	{ // SPEC_POSTURE_BASH
+	// SPEC_POSTURE_BASH
+	{
 		ID:           "SPEC_POSTURE_BASH",
 		Kind:         runtime.KindSchema,
 		Anchor:       "tool.pre_invoke",
@@ -80,7 +84,8 @@ var oRules = [12]runtime.Rule{
 		},
 		Slot: 2,
 	},
-	{ // ETC_WRITE_FORBIDDEN
+	// ETC_WRITE_FORBIDDEN
+	{
 		ID:           "ETC_WRITE_FORBIDDEN",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -93,7 +98,8 @@ var oRules = [12]runtime.Rule{
 		},
 		Slot: 3,
 	},
-	{ // PAYMENT_NEEDS_TREASURY
+	// PAYMENT_NEEDS_TREASURY
+	{
 		ID:           "PAYMENT_NEEDS_TREASURY",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -106,7 +112,8 @@ var oRules = [12]runtime.Rule{
 		},
 		Slot: 4,
 	},
-	{ // RM_RF
+	// RM_RF
+	{
 		ID:           "RM_RF",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -119,7 +126,8 @@ var oRules = [12]runtime.Rule{
 		},
 		Slot: 5,
 	},
-	{ // TRIAGE_LITE_WRITE_FORBIDDEN
+	// TRIAGE_LITE_WRITE_FORBIDDEN
+	{
 		ID:           "TRIAGE_LITE_WRITE_FORBIDDEN",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -133,7 +141,8 @@ var oRules = [12]runtime.Rule{
 		},
 		Slot: 6,
 	},
-	{ // UNTRUSTED_EGRESS
+	// UNTRUSTED_EGRESS
+	{
 		ID:           "UNTRUSTED_EGRESS",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -146,7 +155,8 @@ var oRules = [12]runtime.Rule{
 		},
 		Slot: 7,
 	},
-	{ // REPEAT_NUDGE
+	// REPEAT_NUDGE
+	{
 		ID:           "REPEAT_NUDGE",
 		Kind:         runtime.KindInvariant,
 		Anchor:       "tool.pre_invoke",
@@ -158,7 +168,8 @@ var oRules = [12]runtime.Rule{
 		},
 		Slot: 8,
 	},
-	{ // TOO_MANY_TOOLS
+	// TOO_MANY_TOOLS
+	{
 		ID:           "TOO_MANY_TOOLS",
 		Kind:         runtime.KindInvariant,
 		Anchor:       "tool.pre_invoke",
@@ -170,7 +181,8 @@ var oRules = [12]runtime.Rule{
 		},
 		Slot: 9,
 	},
-	{ // INJECTION
+	// INJECTION
+	{
 		ID:           "INJECTION",
 		Kind:         runtime.KindDetector,
 		Anchor:       "tool.pre_invoke",
@@ -184,7 +196,8 @@ var oRules = [12]runtime.Rule{
 		},
 		Slot: 10,
 	},
-	{ // SECRET_IN_ARGS
+	// SECRET_IN_ARGS
+	{
 		ID:           "SECRET_IN_ARGS",
 		Kind:         runtime.KindDetector,
 		Anchor:       "tool.pre_invoke",
@@ -202,145 +215,153 @@ var oRules = [12]runtime.Rule{
 
 // Constant values and patterns of the rules, built once.
 var (
-	oRe0 = regexp.MustCompile("rm\\s+-rf\\s+/")
+	oRe_RM_RF_1 = regexp.MustCompile("rm\\s+-rf\\s+/")
 )
 
-// oRule0 evaluates rule "LONG_COMMAND" (schema).
-// when: "size(tool_arg_string(\"command\")) > 4096"
-func oRule0(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_LONG_COMMAND evaluates rule LONG_COMMAND (schema).
+// when:
+// 	size(tool_arg_string("command")) > 4096
+func oRule_LONG_COMMAND(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[0]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[0]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[0]); oT1.Kind != 0 {
+		return false, oT1
 	}
-	oT1 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT2 := runtime.SizeString(oT1)
-	return (oT2 > int64(4096)), runtime.Err{}
+	oT2 := runtime.ToolArgString(oF.ToolArgs, "command")
+	oT3 := runtime.SizeString(oT2)
+	return (oT3 > int64(4096)), runtime.Err{}
 }
 
-// oRule1 evaluates rule "PLAIN_HTTP" (schema).
-// when: "tool_arg_string(\"url\").startsWith(\"http://\")"
-func oRule1(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_PLAIN_HTTP evaluates rule PLAIN_HTTP (schema).
+// when:
+// 	tool_arg_string("url").startsWith("http://")
+func oRule_PLAIN_HTTP(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[1]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[1]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[1]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	if oF.Tool != "http_fetch" {
 		return false, runtime.Err{}
 	}
-	oT3 := runtime.ToolArgString(oF.ToolArgs, "url")
-	return strings.HasPrefix(oT3, "http://"), runtime.Err{}
+	oT2 := runtime.ToolArgString(oF.ToolArgs, "url")
+	return strings.HasPrefix(oT2, "http://"), runtime.Err{}
 }
 
-// oRule2 evaluates rule "SPEC_POSTURE_BASH" (schema).
-// when: "session_posture == \"spec\" && \"curl\" in lycaon.turn_tools"
-func oRule2(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_SPEC_POSTURE_BASH evaluates rule SPEC_POSTURE_BASH (schema).
+// when:
+// 	session_posture == "spec" && "curl" in lycaon.turn_tools
+func oRule_SPEC_POSTURE_BASH(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[2]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[2]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[2]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	if oF.Tool != "bash" {
 		return false, runtime.Err{}
 	}
-	oT4 := false
-	if oF.SessionPosture == "spec" {
-		oT4 = runtime.InStrings("curl", oF.Lycaon.TurnTools)
+	oT2 := (oF.SessionPosture == "spec")
+	if oT2 {
+		oT2 = runtime.InStrings("curl", oF.Lycaon.TurnTools)
 	}
-	return oT4, runtime.Err{}
+	return oT2, runtime.Err{}
 }
 
-// oRule3 evaluates rule "ETC_WRITE_FORBIDDEN" (policy).
-// when: "tool_arg_string(\"path\").startsWith(\"/etc/\")"
-func oRule3(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_ETC_WRITE_FORBIDDEN evaluates rule ETC_WRITE_FORBIDDEN (policy).
+// when:
+// 	tool_arg_string("path").startsWith("/etc/")
+func oRule_ETC_WRITE_FORBIDDEN(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[3]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[3]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[3]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	switch oF.Tool {
 	case "write", "edit":
 	default:
 		return false, runtime.Err{}
 	}
-	oT5 := runtime.ToolArgString(oF.ToolArgs, "path")
-	return strings.HasPrefix(oT5, "/etc/"), runtime.Err{}
+	oT2 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.HasPrefix(oT2, "/etc/"), runtime.Err{}
 }
 
-// oRule4 evaluates rule "PAYMENT_NEEDS_TREASURY" (policy).
-// when: "!(\"treasury\" in principal_roles)"
-func oRule4(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_PAYMENT_NEEDS_TREASURY evaluates rule PAYMENT_NEEDS_TREASURY (policy).
+// when:
+// 	!("treasury" in principal_roles)
+func oRule_PAYMENT_NEEDS_TREASURY(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[4]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[4]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[4]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	if oF.Tool != "disburse_payment" {
 		return false, runtime.Err{}
 	}
-	oT6 := runtime.InStrings("treasury", oF.PrincipalRoles)
-	return !oT6, runtime.Err{}
+	oT2 := runtime.InStrings("treasury", oF.PrincipalRoles)
+	return !oT2, runtime.Err{}
 }
 
-// oRule5 evaluates rule "RM_RF" (policy).
-// when: "tool_arg_string(\"command\").matches(\"rm\\\\s+-rf\\\\s+/\")"
-func oRule5(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_RM_RF evaluates rule RM_RF (policy).
+// when:
+// 	tool_arg_string("command").matches("rm\\s+-rf\\s+/")
+func oRule_RM_RF(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[5]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[5]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[5]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	if oF.Tool != "bash" {
 		return false, runtime.Err{}
 	}
-	oT7 := runtime.ToolArgString(oF.ToolArgs, "command")
-	return oRe0.MatchString(oT7), runtime.Err{}
+	oT2 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return oRe_RM_RF_1.MatchString(oT2), runtime.Err{}
 }
 
-// oRule6 evaluates rule "TRIAGE_LITE_WRITE_FORBIDDEN" (policy).
-// when: "session_posture == \"spec\" && lycaon.tool_is_state"
-func oRule6(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_TRIAGE_LITE_WRITE_FORBIDDEN evaluates rule TRIAGE_LITE_WRITE_FORBIDDEN (policy).
+// when:
+// 	session_posture == "spec" && lycaon.tool_is_state
+func oRule_TRIAGE_LITE_WRITE_FORBIDDEN(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[6]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[6]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[6]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	switch oF.Tool {
 	case "write", "edit":
 	default:
 		return false, runtime.Err{}
 	}
-	oT8 := false
-	if oF.SessionPosture == "spec" {
-		oT8 = oF.Lycaon.ToolIsState
+	oT2 := (oF.SessionPosture == "spec")
+	if oT2 {
+		oT2 = oF.Lycaon.ToolIsState
 	}
-	return oT8, runtime.Err{}
+	return oT2, runtime.Err{}
 }
 
-// oRule7 evaluates rule "UNTRUSTED_EGRESS" (policy).
-// when: "content_contains_untrusted"
-func oRule7(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_UNTRUSTED_EGRESS evaluates rule UNTRUSTED_EGRESS (policy).
+// when:
+// 	content_contains_untrusted
+func oRule_UNTRUSTED_EGRESS(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[7]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[7]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[7]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	switch oF.Tool {
 	case "bash", "http_fetch":
@@ -350,9 +371,10 @@ func oRule7(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	return oF.ContentContainsUntrusted, runtime.Err{}
 }
 
-// oRule8 evaluates rule "REPEAT_NUDGE" (invariant).
-// when: "lycaon.repeat_count >= 3"
-func oRule8(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_REPEAT_NUDGE evaluates rule REPEAT_NUDGE (invariant).
+// when:
+// 	lycaon.repeat_count >= 3
+func oRule_REPEAT_NUDGE(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[8]) {
 		return false, runtime.Err{}
 	}
@@ -360,280 +382,279 @@ func oRule8(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	return (oF.Lycaon.RepeatCount >= int64(3)), runtime.Err{}
 }
 
-// oRule9 evaluates rule "TOO_MANY_TOOLS" (invariant).
-// when: "size(lycaon.turn_tools) > 20 && !lycaon.workers_idle"
-func oRule9(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_TOO_MANY_TOOLS evaluates rule TOO_MANY_TOOLS (invariant).
+// when:
+// 	size(lycaon.turn_tools) > 20 && !lycaon.workers_idle
+func oRule_TOO_MANY_TOOLS(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[9]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	oT9 := false
-	oT10 := int64(len(oF.Lycaon.TurnTools))
-	if oT10 > int64(20) {
-		oT9 = !oF.Lycaon.WorkersIdle
+	oT1 := int64(len(oF.Lycaon.TurnTools))
+	oT2 := (oT1 > int64(20))
+	if oT2 {
+		oT2 = !oF.Lycaon.WorkersIdle
 	}
-	return oT9, runtime.Err{}
+	return oT2, runtime.Err{}
 }
 
-// oRule10 evaluates rule "INJECTION" (detector).
-// when: "prompt_injection_score > 0.7"
-func oRule10(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_INJECTION evaluates rule INJECTION (detector).
+// when:
+// 	prompt_injection_score > 0.7
+func oRule_INJECTION(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[10]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[10]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[10]); oT1.Kind != 0 {
+		return false, oT1
 	}
-	oD, oErr := oX.Detect(&oRules[10])
-	if oErr.Kind != 0 {
-		return false, oErr
+	oD, oT2 := oX.Detect(&oRules[10])
+	if oT2.Kind != 0 {
+		return false, oT2
 	}
 	if !oD.Hit {
 		return false, runtime.Err{}
 	}
-	oT11 := oD.PromptInjectionScore(oF)
-	return (oT11 > float64(0.7)), runtime.Err{}
+	oT3 := oD.PromptInjectionScore(oF)
+	return (oT3 > float64(0.7)), runtime.Err{}
 }
 
-// oRule11 evaluates rule "SECRET_IN_ARGS" (detector).
-// when: "secret_matches.exists(m, m.score > 0.8)"
-func oRule11(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_SECRET_IN_ARGS evaluates rule SECRET_IN_ARGS (detector).
+// when:
+// 	secret_matches.exists(m, m.score > 0.8)
+func oRule_SECRET_IN_ARGS(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[11]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[11]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[11]); oT1.Kind != 0 {
+		return false, oT1
 	}
-	oD, oErr := oX.Detect(&oRules[11])
-	if oErr.Kind != 0 {
-		return false, oErr
+	oD, oT2 := oX.Detect(&oRules[11])
+	if oT2.Kind != 0 {
+		return false, oT2
 	}
 	if !oD.Hit {
 		return false, runtime.Err{}
 	}
-	oT12 := oD.SecretMatches(oF)
-	oT13, oT14 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		for _, oV_m := range oT12 {
-			_ = oV_m
-			oT15, oT16 := func() (bool, runtime.Err) {
-				oT17, oT18 := oV_m["score"]
-				if !oT18 {
-					return false, runtime.NoSuchKey("score")
-				}
-				var oT19 int
-				var oT20 runtime.Err
-				if oT21, oT22 := oT17.(float64); oT22 {
-					oT19, oT20 = runtime.CompareDouble(oT21, float64(0.8))
-				} else {
-					oT19, oT20 = runtime.CompareDynDouble(oT17, float64(0.8))
-				}
-				if oT20.Kind != 0 {
-					return false, oT20
-				}
-				return runtime.Gt(oT19), runtime.Err{}
-			}()
-			if oT16.Kind == 0 {
-				if oT15 {
-					return true, runtime.Err{}
-				}
-			} else if oErr.Kind == 0 {
-				oErr = oT16
+	oT3 := oD.SecretMatches(oF)
+	oT4 := false
+	var oT5 runtime.Err
+	for _, oV_m := range oT3 {
+		_ = oV_m
+		oT12, oT13 := func() (bool, runtime.Err) {
+			oT6, oT7 := oV_m["score"]
+			if !oT7 {
+				return false, runtime.NoSuchKey("score")
 			}
+			var oT8 int
+			var oT9 runtime.Err
+			if oT10, oT11 := oT6.(float64); oT11 {
+				oT8, oT9 = runtime.CompareDouble(oT10, float64(0.8))
+			} else {
+				oT8, oT9 = runtime.CompareDynDouble(oT6, float64(0.8))
+			}
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			return runtime.Gt(oT8), runtime.Err{}
+		}()
+		if oT13.Kind != 0 {
+			if oT5.Kind == 0 {
+				oT5 = oT13
+			}
+		} else if oT12 {
+			oT4 = true
+			break
 		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT14.Kind != 0 {
-		return false, oT14
 	}
-	return oT13, runtime.Err{}
+	if !oT4 && oT5.Kind != 0 {
+		return false, oT5
+	}
+	return oT4, runtime.Err{}
 }
 
-// oAnchor0 evaluates the rules at "tool.pre_invoke" in order.
-func oAnchor0(oX *runtime.Exec) {
+// oAnchor_ToolPreInvoke evaluates the rules at "tool.pre_invoke" in order.
+func oAnchor_ToolPreInvoke(oX *runtime.Exec) {
 	if oX.Occ.Profiles.Supplied(runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool) {
 		switch oX.F.Tool {
 		case "bash":
-			if oFired, oErr := oRule0(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[0], oFired, oErr) {
+			if oFired, oErr := oRule_LONG_COMMAND(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[0], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule2(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[2], oFired, oErr) {
+			if oFired, oErr := oRule_SPEC_POSTURE_BASH(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[2], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule5(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[5], oFired, oErr) {
+			if oFired, oErr := oRule_RM_RF(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[5], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule7(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[7], oFired, oErr) {
+			if oFired, oErr := oRule_UNTRUSTED_EGRESS(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[7], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule8(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[8], oFired, oErr) {
+			if oFired, oErr := oRule_REPEAT_NUDGE(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[8], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule9(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[9], oFired, oErr) {
+			if oFired, oErr := oRule_TOO_MANY_TOOLS(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[9], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule10(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[10], oFired, oErr) {
+			if oFired, oErr := oRule_INJECTION(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[10], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule11(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[11], oFired, oErr) {
+			if oFired, oErr := oRule_SECRET_IN_ARGS(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[11], oFired, oErr) {
 				return
 			}
 		case "disburse_payment":
-			if oFired, oErr := oRule0(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[0], oFired, oErr) {
+			if oFired, oErr := oRule_LONG_COMMAND(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[0], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule4(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[4], oFired, oErr) {
+			if oFired, oErr := oRule_PAYMENT_NEEDS_TREASURY(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[4], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule8(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[8], oFired, oErr) {
+			if oFired, oErr := oRule_REPEAT_NUDGE(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[8], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule9(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[9], oFired, oErr) {
+			if oFired, oErr := oRule_TOO_MANY_TOOLS(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[9], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule10(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[10], oFired, oErr) {
+			if oFired, oErr := oRule_INJECTION(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[10], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule11(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[11], oFired, oErr) {
+			if oFired, oErr := oRule_SECRET_IN_ARGS(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[11], oFired, oErr) {
 				return
 			}
 		case "edit":
-			if oFired, oErr := oRule0(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[0], oFired, oErr) {
+			if oFired, oErr := oRule_LONG_COMMAND(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[0], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule3(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[3], oFired, oErr) {
+			if oFired, oErr := oRule_ETC_WRITE_FORBIDDEN(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[3], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule6(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[6], oFired, oErr) {
+			if oFired, oErr := oRule_TRIAGE_LITE_WRITE_FORBIDDEN(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[6], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule8(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[8], oFired, oErr) {
+			if oFired, oErr := oRule_REPEAT_NUDGE(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[8], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule9(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[9], oFired, oErr) {
+			if oFired, oErr := oRule_TOO_MANY_TOOLS(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[9], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule10(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[10], oFired, oErr) {
+			if oFired, oErr := oRule_INJECTION(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[10], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule11(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[11], oFired, oErr) {
+			if oFired, oErr := oRule_SECRET_IN_ARGS(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[11], oFired, oErr) {
 				return
 			}
 		case "http_fetch":
-			if oFired, oErr := oRule0(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[0], oFired, oErr) {
+			if oFired, oErr := oRule_LONG_COMMAND(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[0], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule1(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[1], oFired, oErr) {
+			if oFired, oErr := oRule_PLAIN_HTTP(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[1], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule7(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[7], oFired, oErr) {
+			if oFired, oErr := oRule_UNTRUSTED_EGRESS(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[7], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule8(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[8], oFired, oErr) {
+			if oFired, oErr := oRule_REPEAT_NUDGE(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[8], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule9(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[9], oFired, oErr) {
+			if oFired, oErr := oRule_TOO_MANY_TOOLS(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[9], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule10(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[10], oFired, oErr) {
+			if oFired, oErr := oRule_INJECTION(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[10], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule11(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[11], oFired, oErr) {
+			if oFired, oErr := oRule_SECRET_IN_ARGS(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[11], oFired, oErr) {
 				return
 			}
 		case "write":
-			if oFired, oErr := oRule0(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[0], oFired, oErr) {
+			if oFired, oErr := oRule_LONG_COMMAND(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[0], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule3(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[3], oFired, oErr) {
+			if oFired, oErr := oRule_ETC_WRITE_FORBIDDEN(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[3], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule6(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[6], oFired, oErr) {
+			if oFired, oErr := oRule_TRIAGE_LITE_WRITE_FORBIDDEN(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[6], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule8(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[8], oFired, oErr) {
+			if oFired, oErr := oRule_REPEAT_NUDGE(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[8], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule9(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[9], oFired, oErr) {
+			if oFired, oErr := oRule_TOO_MANY_TOOLS(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[9], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule10(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[10], oFired, oErr) {
+			if oFired, oErr := oRule_INJECTION(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[10], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule11(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[11], oFired, oErr) {
+			if oFired, oErr := oRule_SECRET_IN_ARGS(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[11], oFired, oErr) {
 				return
 			}
 		default:
-			if oFired, oErr := oRule0(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[0], oFired, oErr) {
+			if oFired, oErr := oRule_LONG_COMMAND(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[0], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule8(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[8], oFired, oErr) {
+			if oFired, oErr := oRule_REPEAT_NUDGE(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[8], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule9(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[9], oFired, oErr) {
+			if oFired, oErr := oRule_TOO_MANY_TOOLS(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[9], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule10(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[10], oFired, oErr) {
+			if oFired, oErr := oRule_INJECTION(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[10], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule11(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[11], oFired, oErr) {
+			if oFired, oErr := oRule_SECRET_IN_ARGS(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[11], oFired, oErr) {
 				return
 			}
 		}
 		return
 	}
-	if oFired, oErr := oRule0(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[0], oFired, oErr) {
+	if oFired, oErr := oRule_LONG_COMMAND(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[0], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule1(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[1], oFired, oErr) {
+	if oFired, oErr := oRule_PLAIN_HTTP(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[1], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule2(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[2], oFired, oErr) {
+	if oFired, oErr := oRule_SPEC_POSTURE_BASH(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[2], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule3(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[3], oFired, oErr) {
+	if oFired, oErr := oRule_ETC_WRITE_FORBIDDEN(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[3], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule4(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[4], oFired, oErr) {
+	if oFired, oErr := oRule_PAYMENT_NEEDS_TREASURY(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[4], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule5(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[5], oFired, oErr) {
+	if oFired, oErr := oRule_RM_RF(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[5], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule6(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[6], oFired, oErr) {
+	if oFired, oErr := oRule_TRIAGE_LITE_WRITE_FORBIDDEN(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[6], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule7(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[7], oFired, oErr) {
+	if oFired, oErr := oRule_UNTRUSTED_EGRESS(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[7], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule8(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[8], oFired, oErr) {
+	if oFired, oErr := oRule_REPEAT_NUDGE(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[8], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule9(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[9], oFired, oErr) {
+	if oFired, oErr := oRule_TOO_MANY_TOOLS(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[9], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule10(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[10], oFired, oErr) {
+	if oFired, oErr := oRule_INJECTION(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[10], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule11(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[11], oFired, oErr) {
+	if oFired, oErr := oRule_SECRET_IN_ARGS(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[11], oFired, oErr) {
 		return
 	}
 }
 
-// oRun0 runs oAnchor0. A panic that escapes a rule is recovered here;
+// oRun_ToolPreInvoke runs oAnchor_ToolPreInvoke. A panic that escapes a rule is recovered here;
 // it then reports that the anchor must run again, resuming after that rule.
-func oRun0(oX *runtime.Exec) (oAgain bool) {
+func oRun_ToolPreInvoke(oX *runtime.Exec) (oAgain bool) {
 	defer func() {
 		if recover() != nil {
 			oAgain = oX.Panicked()
 		}
 	}()
-	oAnchor0(oX)
+	oAnchor_ToolPreInvoke(oX)
 	return false
 }
 
@@ -645,7 +666,7 @@ func Evaluate(ctx context.Context, env *runtime.Env, occ *runtime.Occurrence, s 
 	runtime.Begin(&oX, ctx, env, occ, s, d, 2)
 	switch occ.Anchor {
 	case "tool.pre_invoke":
-		for oRun0(&oX) {
+		for oRun_ToolPreInvoke(&oX) {
 		}
 	}
 	oX.Finish()

@@ -15,9 +15,8 @@ package n10
 
 import (
 	"context"
-	"strings"
-
 	"github.com/oarc/oarc/runtime"
+	"strings"
 )
 
 // Generated code refers to these so that a stale generated file, or one
@@ -35,10 +34,13 @@ var Pack = &runtime.Pack{
 }
 
 // NewSession returns a session with counters for every rule of the pack.
-func NewSession() *runtime.Session { return runtime.NewSession(10) }
+func NewSession() *runtime.Session {
+	return runtime.NewSession(10)
+}
 
 var oRules = [10]runtime.Rule{
-	{ // R00000
+	// R00000
+	{
 		ID:           "R00000",
 		Kind:         runtime.KindSchema,
 		Anchor:       "tool.pre_invoke",
@@ -50,7 +52,8 @@ var oRules = [10]runtime.Rule{
 		},
 		Slot: 0,
 	},
-	{ // R00004
+	// R00004
+	{
 		ID:           "R00004",
 		Kind:         runtime.KindSchema,
 		Anchor:       "tool.pre_invoke",
@@ -62,7 +65,8 @@ var oRules = [10]runtime.Rule{
 		},
 		Slot: 1,
 	},
-	{ // R00008
+	// R00008
+	{
 		ID:           "R00008",
 		Kind:         runtime.KindSchema,
 		Anchor:       "tool.pre_invoke",
@@ -74,7 +78,8 @@ var oRules = [10]runtime.Rule{
 		},
 		Slot: 2,
 	},
-	{ // R00001
+	// R00001
+	{
 		ID:           "R00001",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -86,7 +91,8 @@ var oRules = [10]runtime.Rule{
 		},
 		Slot: 3,
 	},
-	{ // R00003
+	// R00003
+	{
 		ID:           "R00003",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -98,7 +104,8 @@ var oRules = [10]runtime.Rule{
 		},
 		Slot: 4,
 	},
-	{ // R00005
+	// R00005
+	{
 		ID:           "R00005",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -110,7 +117,8 @@ var oRules = [10]runtime.Rule{
 		},
 		Slot: 5,
 	},
-	{ // R00007
+	// R00007
+	{
 		ID:           "R00007",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -122,7 +130,8 @@ var oRules = [10]runtime.Rule{
 		},
 		Slot: 6,
 	},
-	{ // R00009
+	// R00009
+	{
 		ID:           "R00009",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -134,7 +143,8 @@ var oRules = [10]runtime.Rule{
 		},
 		Slot: 7,
 	},
-	{ // R00002
+	// R00002
+	{
 		ID:           "R00002",
 		Kind:         runtime.KindInvariant,
 		Anchor:       "tool.pre_invoke",
@@ -146,7 +156,8 @@ var oRules = [10]runtime.Rule{
 		},
 		Slot: 8,
 	},
-	{ // R00006
+	// R00006
+	{
 		ID:           "R00006",
 		Kind:         runtime.KindInvariant,
 		Anchor:       "tool.pre_invoke",
@@ -160,302 +171,312 @@ var oRules = [10]runtime.Rule{
 	},
 }
 
-// oRule0 evaluates rule "R00000" (schema).
-// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 0\")"
-func oRule0(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00000 evaluates rule R00000 (schema).
+// when:
+// 	tool_arg_string("command").startsWith("shutdown -h 0")
+func oRule_R00000(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[0]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[0]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[0]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	if oF.Tool != "bash" {
 		return false, runtime.Err{}
 	}
-	oT1 := runtime.ToolArgString(oF.ToolArgs, "command")
-	return strings.HasPrefix(oT1, "shutdown -h 0"), runtime.Err{}
+	oT2 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT2, "shutdown -h 0"), runtime.Err{}
 }
 
-// oRule1 evaluates rule "R00004" (schema).
-// when: "tool_arg_int(\"timeout\") > 3604 || size(tool_arg_string(\"command\")) > 4100"
-func oRule1(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00004 evaluates rule R00004 (schema).
+// when:
+// 	tool_arg_int("timeout") > 3604 || size(tool_arg_string("command")) > 4100
+func oRule_R00004(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[1]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[1]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[1]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	if oF.Tool != "bash" {
 		return false, runtime.Err{}
 	}
-	oT2 := true
-	oT3 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-	if !(oT3 > int64(3604)) {
-		oT4 := runtime.ToolArgString(oF.ToolArgs, "command")
-		oT5 := runtime.SizeString(oT4)
-		oT2 = (oT5 > int64(4100))
+	oT2 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	oT5 := (oT2 > int64(3604))
+	if !oT5 {
+		oT3 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT4 := runtime.SizeString(oT3)
+		oT5 = (oT4 > int64(4100))
 	}
-	return oT2, runtime.Err{}
+	return oT5, runtime.Err{}
 }
 
-// oRule2 evaluates rule "R00008" (schema).
-// when: "session_posture == \"posture_8\" && lycaon.repeat_count > 4"
-func oRule2(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00008 evaluates rule R00008 (schema).
+// when:
+// 	session_posture == "posture_8" && lycaon.repeat_count > 4
+func oRule_R00008(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[2]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[2]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[2]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	if oF.Tool != "bash" {
 		return false, runtime.Err{}
 	}
-	oT6 := false
-	if oF.SessionPosture == "posture_8" {
-		oT6 = (oF.Lycaon.RepeatCount > int64(4))
+	oT2 := (oF.SessionPosture == "posture_8")
+	if oT2 {
+		oT2 = (oF.Lycaon.RepeatCount > int64(4))
 	}
-	return oT6, runtime.Err{}
+	return oT2, runtime.Err{}
 }
 
-// oRule3 evaluates rule "R00001" (policy).
-// when: "tool_arg_string(\"path\").contains(\"/secret/1/\")"
-func oRule3(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00001 evaluates rule R00001 (policy).
+// when:
+// 	tool_arg_string("path").contains("/secret/1/")
+func oRule_R00001(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[3]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[3]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[3]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	switch oF.Tool {
 	case "bash", "tool_0000":
 	default:
 		return false, runtime.Err{}
 	}
-	oT7 := runtime.ToolArgString(oF.ToolArgs, "path")
-	return strings.Contains(oT7, "/secret/1/"), runtime.Err{}
+	oT2 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT2, "/secret/1/"), runtime.Err{}
 }
 
-// oRule4 evaluates rule "R00003" (policy).
-// when: "!(\"role_3\" in principal_roles) && principal == \"agent:3\""
-func oRule4(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00003 evaluates rule R00003 (policy).
+// when:
+// 	!("role_3" in principal_roles) && principal == "agent:3"
+func oRule_R00003(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[4]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[4]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[4]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	switch oF.Tool {
 	case "bash", "tool_0000":
 	default:
 		return false, runtime.Err{}
 	}
-	oT8 := false
-	oT9 := runtime.InStrings("role_3", oF.PrincipalRoles)
-	if !oT9 {
-		oT8 = (oF.Principal == "agent:3")
+	oT2 := runtime.InStrings("role_3", oF.PrincipalRoles)
+	oT3 := !oT2
+	if oT3 {
+		oT3 = (oF.Principal == "agent:3")
 	}
-	return oT8, runtime.Err{}
+	return oT3, runtime.Err{}
 }
 
-// oRule5 evaluates rule "R00005" (policy).
-// when: "\"tool_5\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-5\")"
-func oRule5(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00005 evaluates rule R00005 (policy).
+// when:
+// 	"tool_5" in lycaon.turn_tools && tool_arg_string("command").contains("--force-5")
+func oRule_R00005(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[5]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[5]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[5]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	switch oF.Tool {
 	case "bash", "tool_0000":
 	default:
 		return false, runtime.Err{}
 	}
-	oT10 := false
-	if runtime.InStrings("tool_5", oF.Lycaon.TurnTools) {
-		oT11 := runtime.ToolArgString(oF.ToolArgs, "command")
-		oT10 = strings.Contains(oT11, "--force-5")
+	oT3 := runtime.InStrings("tool_5", oF.Lycaon.TurnTools)
+	if oT3 {
+		oT2 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT3 = strings.Contains(oT2, "--force-5")
 	}
-	return oT10, runtime.Err{}
+	return oT3, runtime.Err{}
 }
 
-// oRule6 evaluates rule "R00007" (policy).
-// when: "tool_arg_string(\"path\").contains(\"/secret/7/\")"
-func oRule6(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00007 evaluates rule R00007 (policy).
+// when:
+// 	tool_arg_string("path").contains("/secret/7/")
+func oRule_R00007(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[6]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[6]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[6]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	switch oF.Tool {
 	case "bash", "tool_0000":
 	default:
 		return false, runtime.Err{}
 	}
-	oT12 := runtime.ToolArgString(oF.ToolArgs, "path")
-	return strings.Contains(oT12, "/secret/7/"), runtime.Err{}
+	oT2 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT2, "/secret/7/"), runtime.Err{}
 }
 
-// oRule7 evaluates rule "R00009" (policy).
-// when: "tool_arg_string(\"command\").startsWith(\"rm \")"
-func oRule7(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00009 evaluates rule R00009 (policy).
+// when:
+// 	tool_arg_string("command").startsWith("rm ")
+func oRule_R00009(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[7]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[7]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[7]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	switch oF.Tool {
 	case "bash", "tool_0000":
 	default:
 		return false, runtime.Err{}
 	}
-	oT13 := runtime.ToolArgString(oF.ToolArgs, "command")
-	return strings.HasPrefix(oT13, "rm "), runtime.Err{}
+	oT2 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT2, "rm "), runtime.Err{}
 }
 
-// oRule8 evaluates rule "R00002" (invariant).
-// when: "session_posture == \"posture_2\" && lycaon.repeat_count > 5"
-func oRule8(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00002 evaluates rule R00002 (invariant).
+// when:
+// 	session_posture == "posture_2" && lycaon.repeat_count > 5
+func oRule_R00002(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[8]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[8]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[8]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	if oF.Tool != "bash" {
 		return false, runtime.Err{}
 	}
-	oT14 := false
-	if oF.SessionPosture == "posture_2" {
-		oT14 = (oF.Lycaon.RepeatCount > int64(5))
+	oT2 := (oF.SessionPosture == "posture_2")
+	if oT2 {
+		oT2 = (oF.Lycaon.RepeatCount > int64(5))
 	}
-	return oT14, runtime.Err{}
+	return oT2, runtime.Err{}
 }
 
-// oRule9 evaluates rule "R00006" (invariant).
-// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 6\")"
-func oRule9(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00006 evaluates rule R00006 (invariant).
+// when:
+// 	tool_arg_string("command").startsWith("shutdown -h 6")
+func oRule_R00006(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[9]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[9]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[9]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	if oF.Tool != "bash" {
 		return false, runtime.Err{}
 	}
-	oT15 := runtime.ToolArgString(oF.ToolArgs, "command")
-	return strings.HasPrefix(oT15, "shutdown -h 6"), runtime.Err{}
+	oT2 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT2, "shutdown -h 6"), runtime.Err{}
 }
 
-// oAnchor0 evaluates the rules at "tool.pre_invoke" in order.
-func oAnchor0(oX *runtime.Exec) {
+// oAnchor_ToolPreInvoke evaluates the rules at "tool.pre_invoke" in order.
+func oAnchor_ToolPreInvoke(oX *runtime.Exec) {
 	if oX.Occ.Profiles.Supplied(runtime.ProfileSession | runtime.ProfileTool) {
 		switch oX.F.Tool {
 		case "bash":
-			if oFired, oErr := oRule0(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[0], oFired, oErr) {
+			if oFired, oErr := oRule_R00000(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[0], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule1(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[1], oFired, oErr) {
+			if oFired, oErr := oRule_R00004(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[1], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule2(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[2], oFired, oErr) {
+			if oFired, oErr := oRule_R00008(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[2], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule3(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[3], oFired, oErr) {
+			if oFired, oErr := oRule_R00001(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[3], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule4(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[4], oFired, oErr) {
+			if oFired, oErr := oRule_R00003(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[4], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule5(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[5], oFired, oErr) {
+			if oFired, oErr := oRule_R00005(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[5], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule6(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[6], oFired, oErr) {
+			if oFired, oErr := oRule_R00007(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[6], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule7(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[7], oFired, oErr) {
+			if oFired, oErr := oRule_R00009(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[7], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule8(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[8], oFired, oErr) {
+			if oFired, oErr := oRule_R00002(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[8], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule9(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[9], oFired, oErr) {
+			if oFired, oErr := oRule_R00006(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[9], oFired, oErr) {
 				return
 			}
 		case "tool_0000":
-			if oFired, oErr := oRule3(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[3], oFired, oErr) {
+			if oFired, oErr := oRule_R00001(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[3], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule4(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[4], oFired, oErr) {
+			if oFired, oErr := oRule_R00003(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[4], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule5(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[5], oFired, oErr) {
+			if oFired, oErr := oRule_R00005(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[5], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule6(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[6], oFired, oErr) {
+			if oFired, oErr := oRule_R00007(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[6], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule7(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[7], oFired, oErr) {
+			if oFired, oErr := oRule_R00009(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[7], oFired, oErr) {
 				return
 			}
 		default:
 		}
 		return
 	}
-	if oFired, oErr := oRule0(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[0], oFired, oErr) {
+	if oFired, oErr := oRule_R00000(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[0], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule1(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[1], oFired, oErr) {
+	if oFired, oErr := oRule_R00004(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[1], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule2(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[2], oFired, oErr) {
+	if oFired, oErr := oRule_R00008(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[2], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule3(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[3], oFired, oErr) {
+	if oFired, oErr := oRule_R00001(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[3], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule4(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[4], oFired, oErr) {
+	if oFired, oErr := oRule_R00003(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[4], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule5(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[5], oFired, oErr) {
+	if oFired, oErr := oRule_R00005(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[5], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule6(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[6], oFired, oErr) {
+	if oFired, oErr := oRule_R00007(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[6], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule7(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[7], oFired, oErr) {
+	if oFired, oErr := oRule_R00009(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[7], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule8(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[8], oFired, oErr) {
+	if oFired, oErr := oRule_R00002(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[8], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule9(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[9], oFired, oErr) {
+	if oFired, oErr := oRule_R00006(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[9], oFired, oErr) {
 		return
 	}
 }
 
-// oRun0 runs oAnchor0. A panic that escapes a rule is recovered here;
+// oRun_ToolPreInvoke runs oAnchor_ToolPreInvoke. A panic that escapes a rule is recovered here;
 // it then reports that the anchor must run again, resuming after that rule.
-func oRun0(oX *runtime.Exec) (oAgain bool) {
+func oRun_ToolPreInvoke(oX *runtime.Exec) (oAgain bool) {
 	defer func() {
 		if recover() != nil {
 			oAgain = oX.Panicked()
 		}
 	}()
-	oAnchor0(oX)
+	oAnchor_ToolPreInvoke(oX)
 	return false
 }
 
@@ -467,7 +488,7 @@ func Evaluate(ctx context.Context, env *runtime.Env, occ *runtime.Occurrence, s 
 	runtime.Begin(&oX, ctx, env, occ, s, d, 0)
 	switch occ.Anchor {
 	case "tool.pre_invoke":
-		for oRun0(&oX) {
+		for oRun_ToolPreInvoke(&oX) {
 		}
 	}
 	oX.Finish()

@@ -105,9 +105,8 @@ package n100
 
 import (
 	"context"
-	"strings"
-
 	"github.com/oarc/oarc/runtime"
+	"strings"
 )
 
 // Generated code refers to these so that a stale generated file, or one
@@ -125,10 +124,13 @@ var Pack = &runtime.Pack{
 }
 
 // NewSession returns a session with counters for every rule of the pack.
-func NewSession() *runtime.Session { return runtime.NewSession(100) }
+func NewSession() *runtime.Session {
+	return runtime.NewSession(100)
+}
 
 var oRules = [100]runtime.Rule{
-	{ // R00000
+	// R00000
+	{
 		ID:           "R00000",
 		Kind:         runtime.KindSchema,
 		Anchor:       "tool.pre_invoke",
@@ -140,7 +142,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 0,
 	},
-	{ // R00004
+	// R00004
+	{
 		ID:           "R00004",
 		Kind:         runtime.KindSchema,
 		Anchor:       "tool.pre_invoke",
@@ -152,7 +155,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 1,
 	},
-	{ // R00008
+	// R00008
+	{
 		ID:           "R00008",
 		Kind:         runtime.KindSchema,
 		Anchor:       "tool.pre_invoke",
@@ -164,7 +168,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 2,
 	},
-	{ // R00012
+	// R00012
+	{
 		ID:           "R00012",
 		Kind:         runtime.KindSchema,
 		Anchor:       "tool.pre_invoke",
@@ -176,7 +181,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 3,
 	},
-	{ // R00016
+	// R00016
+	{
 		ID:           "R00016",
 		Kind:         runtime.KindSchema,
 		Anchor:       "tool.pre_invoke",
@@ -188,7 +194,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 4,
 	},
-	{ // R00020
+	// R00020
+	{
 		ID:           "R00020",
 		Kind:         runtime.KindSchema,
 		Anchor:       "tool.pre_invoke",
@@ -200,7 +207,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 5,
 	},
-	{ // R00024
+	// R00024
+	{
 		ID:           "R00024",
 		Kind:         runtime.KindSchema,
 		Anchor:       "tool.post_invoke",
@@ -212,7 +220,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 6,
 	},
-	{ // R00028
+	// R00028
+	{
 		ID:           "R00028",
 		Kind:         runtime.KindSchema,
 		Anchor:       "tool.pre_invoke",
@@ -224,7 +233,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 7,
 	},
-	{ // R00032
+	// R00032
+	{
 		ID:           "R00032",
 		Kind:         runtime.KindSchema,
 		Anchor:       "tool.pre_invoke",
@@ -236,7 +246,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 8,
 	},
-	{ // R00036
+	// R00036
+	{
 		ID:           "R00036",
 		Kind:         runtime.KindSchema,
 		Anchor:       "tool.pre_invoke",
@@ -248,7 +259,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 9,
 	},
-	{ // R00040
+	// R00040
+	{
 		ID:           "R00040",
 		Kind:         runtime.KindSchema,
 		Anchor:       "tool.pre_invoke",
@@ -260,7 +272,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 10,
 	},
-	{ // R00044
+	// R00044
+	{
 		ID:           "R00044",
 		Kind:         runtime.KindSchema,
 		Anchor:       "coordinator.pre_invoke",
@@ -272,7 +285,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 11,
 	},
-	{ // R00048
+	// R00048
+	{
 		ID:           "R00048",
 		Kind:         runtime.KindSchema,
 		Anchor:       "tool.pre_invoke",
@@ -284,7 +298,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 12,
 	},
-	{ // R00052
+	// R00052
+	{
 		ID:           "R00052",
 		Kind:         runtime.KindSchema,
 		Anchor:       "tool.pre_invoke",
@@ -296,7 +311,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 13,
 	},
-	{ // R00056
+	// R00056
+	{
 		ID:           "R00056",
 		Kind:         runtime.KindSchema,
 		Anchor:       "tool.pre_invoke",
@@ -308,7 +324,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 14,
 	},
-	{ // R00060
+	// R00060
+	{
 		ID:           "R00060",
 		Kind:         runtime.KindSchema,
 		Anchor:       "tool.pre_invoke",
@@ -320,7 +337,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 15,
 	},
-	{ // R00064
+	// R00064
+	{
 		ID:           "R00064",
 		Kind:         runtime.KindSchema,
 		Anchor:       "tool.handler",
@@ -332,7 +350,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 16,
 	},
-	{ // R00068
+	// R00068
+	{
 		ID:           "R00068",
 		Kind:         runtime.KindSchema,
 		Anchor:       "tool.pre_invoke",
@@ -344,7 +363,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 17,
 	},
-	{ // R00072
+	// R00072
+	{
 		ID:           "R00072",
 		Kind:         runtime.KindSchema,
 		Anchor:       "tool.pre_invoke",
@@ -356,7 +376,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 18,
 	},
-	{ // R00076
+	// R00076
+	{
 		ID:           "R00076",
 		Kind:         runtime.KindSchema,
 		Anchor:       "tool.pre_invoke",
@@ -368,7 +389,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 19,
 	},
-	{ // R00080
+	// R00080
+	{
 		ID:           "R00080",
 		Kind:         runtime.KindSchema,
 		Anchor:       "tool.pre_invoke",
@@ -380,7 +402,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 20,
 	},
-	{ // R00084
+	// R00084
+	{
 		ID:           "R00084",
 		Kind:         runtime.KindSchema,
 		Anchor:       "tool.post_invoke",
@@ -392,7 +415,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 21,
 	},
-	{ // R00088
+	// R00088
+	{
 		ID:           "R00088",
 		Kind:         runtime.KindSchema,
 		Anchor:       "tool.pre_invoke",
@@ -404,7 +428,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 22,
 	},
-	{ // R00092
+	// R00092
+	{
 		ID:           "R00092",
 		Kind:         runtime.KindSchema,
 		Anchor:       "tool.pre_invoke",
@@ -416,7 +441,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 23,
 	},
-	{ // R00096
+	// R00096
+	{
 		ID:           "R00096",
 		Kind:         runtime.KindSchema,
 		Anchor:       "tool.pre_invoke",
@@ -428,7 +454,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 24,
 	},
-	{ // R00001
+	// R00001
+	{
 		ID:           "R00001",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -440,7 +467,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 25,
 	},
-	{ // R00003
+	// R00003
+	{
 		ID:           "R00003",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -452,7 +480,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 26,
 	},
-	{ // R00005
+	// R00005
+	{
 		ID:           "R00005",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -464,7 +493,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 27,
 	},
-	{ // R00007
+	// R00007
+	{
 		ID:           "R00007",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -476,7 +506,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 28,
 	},
-	{ // R00009
+	// R00009
+	{
 		ID:           "R00009",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -488,7 +519,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 29,
 	},
-	{ // R00011
+	// R00011
+	{
 		ID:           "R00011",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -500,7 +532,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 30,
 	},
-	{ // R00013
+	// R00013
+	{
 		ID:           "R00013",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -512,7 +545,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 31,
 	},
-	{ // R00015
+	// R00015
+	{
 		ID:           "R00015",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -524,7 +558,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 32,
 	},
-	{ // R00017
+	// R00017
+	{
 		ID:           "R00017",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -536,7 +571,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 33,
 	},
-	{ // R00019
+	// R00019
+	{
 		ID:           "R00019",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.handler",
@@ -548,7 +584,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 34,
 	},
-	{ // R00021
+	// R00021
+	{
 		ID:           "R00021",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -560,7 +597,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 35,
 	},
-	{ // R00023
+	// R00023
+	{
 		ID:           "R00023",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -572,7 +610,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 36,
 	},
-	{ // R00025
+	// R00025
+	{
 		ID:           "R00025",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -584,7 +623,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 37,
 	},
-	{ // R00027
+	// R00027
+	{
 		ID:           "R00027",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -596,7 +636,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 38,
 	},
-	{ // R00029
+	// R00029
+	{
 		ID:           "R00029",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "coordinator.pre_invoke",
@@ -608,7 +649,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 39,
 	},
-	{ // R00031
+	// R00031
+	{
 		ID:           "R00031",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -620,7 +662,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 40,
 	},
-	{ // R00033
+	// R00033
+	{
 		ID:           "R00033",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -632,7 +675,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 41,
 	},
-	{ // R00035
+	// R00035
+	{
 		ID:           "R00035",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -644,7 +688,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 42,
 	},
-	{ // R00037
+	// R00037
+	{
 		ID:           "R00037",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -656,7 +701,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 43,
 	},
-	{ // R00039
+	// R00039
+	{
 		ID:           "R00039",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.post_invoke",
@@ -668,7 +714,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 44,
 	},
-	{ // R00041
+	// R00041
+	{
 		ID:           "R00041",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -680,7 +727,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 45,
 	},
-	{ // R00043
+	// R00043
+	{
 		ID:           "R00043",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -692,7 +740,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 46,
 	},
-	{ // R00045
+	// R00045
+	{
 		ID:           "R00045",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -704,7 +753,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 47,
 	},
-	{ // R00047
+	// R00047
+	{
 		ID:           "R00047",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -716,7 +766,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 48,
 	},
-	{ // R00049
+	// R00049
+	{
 		ID:           "R00049",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.handler",
@@ -728,7 +779,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 49,
 	},
-	{ // R00051
+	// R00051
+	{
 		ID:           "R00051",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -740,7 +792,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 50,
 	},
-	{ // R00053
+	// R00053
+	{
 		ID:           "R00053",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -752,7 +805,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 51,
 	},
-	{ // R00055
+	// R00055
+	{
 		ID:           "R00055",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -764,7 +818,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 52,
 	},
-	{ // R00057
+	// R00057
+	{
 		ID:           "R00057",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -776,7 +831,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 53,
 	},
-	{ // R00059
+	// R00059
+	{
 		ID:           "R00059",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "coordinator.pre_invoke",
@@ -788,7 +844,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 54,
 	},
-	{ // R00061
+	// R00061
+	{
 		ID:           "R00061",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -800,7 +857,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 55,
 	},
-	{ // R00063
+	// R00063
+	{
 		ID:           "R00063",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -812,7 +870,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 56,
 	},
-	{ // R00065
+	// R00065
+	{
 		ID:           "R00065",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -824,7 +883,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 57,
 	},
-	{ // R00067
+	// R00067
+	{
 		ID:           "R00067",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -836,7 +896,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 58,
 	},
-	{ // R00069
+	// R00069
+	{
 		ID:           "R00069",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.post_invoke",
@@ -848,7 +909,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 59,
 	},
-	{ // R00071
+	// R00071
+	{
 		ID:           "R00071",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -860,7 +922,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 60,
 	},
-	{ // R00073
+	// R00073
+	{
 		ID:           "R00073",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -872,7 +935,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 61,
 	},
-	{ // R00075
+	// R00075
+	{
 		ID:           "R00075",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -884,7 +948,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 62,
 	},
-	{ // R00077
+	// R00077
+	{
 		ID:           "R00077",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -896,7 +961,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 63,
 	},
-	{ // R00079
+	// R00079
+	{
 		ID:           "R00079",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.handler",
@@ -908,7 +974,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 64,
 	},
-	{ // R00081
+	// R00081
+	{
 		ID:           "R00081",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -920,7 +987,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 65,
 	},
-	{ // R00083
+	// R00083
+	{
 		ID:           "R00083",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -932,7 +1000,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 66,
 	},
-	{ // R00085
+	// R00085
+	{
 		ID:           "R00085",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -944,7 +1013,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 67,
 	},
-	{ // R00087
+	// R00087
+	{
 		ID:           "R00087",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -956,7 +1026,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 68,
 	},
-	{ // R00089
+	// R00089
+	{
 		ID:           "R00089",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "coordinator.pre_invoke",
@@ -968,7 +1039,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 69,
 	},
-	{ // R00091
+	// R00091
+	{
 		ID:           "R00091",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -980,7 +1052,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 70,
 	},
-	{ // R00093
+	// R00093
+	{
 		ID:           "R00093",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -992,7 +1065,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 71,
 	},
-	{ // R00095
+	// R00095
+	{
 		ID:           "R00095",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1004,7 +1078,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 72,
 	},
-	{ // R00097
+	// R00097
+	{
 		ID:           "R00097",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1016,7 +1091,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 73,
 	},
-	{ // R00099
+	// R00099
+	{
 		ID:           "R00099",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.post_invoke",
@@ -1028,7 +1104,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 74,
 	},
-	{ // R00002
+	// R00002
+	{
 		ID:           "R00002",
 		Kind:         runtime.KindInvariant,
 		Anchor:       "tool.pre_invoke",
@@ -1040,7 +1117,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 75,
 	},
-	{ // R00006
+	// R00006
+	{
 		ID:           "R00006",
 		Kind:         runtime.KindInvariant,
 		Anchor:       "tool.pre_invoke",
@@ -1052,7 +1130,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 76,
 	},
-	{ // R00010
+	// R00010
+	{
 		ID:           "R00010",
 		Kind:         runtime.KindInvariant,
 		Anchor:       "tool.pre_invoke",
@@ -1064,7 +1143,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 77,
 	},
-	{ // R00014
+	// R00014
+	{
 		ID:           "R00014",
 		Kind:         runtime.KindInvariant,
 		Anchor:       "coordinator.pre_invoke",
@@ -1076,7 +1156,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 78,
 	},
-	{ // R00018
+	// R00018
+	{
 		ID:           "R00018",
 		Kind:         runtime.KindInvariant,
 		Anchor:       "tool.pre_invoke",
@@ -1088,7 +1169,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 79,
 	},
-	{ // R00022
+	// R00022
+	{
 		ID:           "R00022",
 		Kind:         runtime.KindInvariant,
 		Anchor:       "tool.pre_invoke",
@@ -1100,7 +1182,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 80,
 	},
-	{ // R00026
+	// R00026
+	{
 		ID:           "R00026",
 		Kind:         runtime.KindInvariant,
 		Anchor:       "tool.pre_invoke",
@@ -1112,7 +1195,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 81,
 	},
-	{ // R00030
+	// R00030
+	{
 		ID:           "R00030",
 		Kind:         runtime.KindInvariant,
 		Anchor:       "tool.pre_invoke",
@@ -1124,7 +1208,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 82,
 	},
-	{ // R00034
+	// R00034
+	{
 		ID:           "R00034",
 		Kind:         runtime.KindInvariant,
 		Anchor:       "tool.handler",
@@ -1136,7 +1221,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 83,
 	},
-	{ // R00038
+	// R00038
+	{
 		ID:           "R00038",
 		Kind:         runtime.KindInvariant,
 		Anchor:       "tool.pre_invoke",
@@ -1148,7 +1234,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 84,
 	},
-	{ // R00042
+	// R00042
+	{
 		ID:           "R00042",
 		Kind:         runtime.KindInvariant,
 		Anchor:       "tool.pre_invoke",
@@ -1160,7 +1247,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 85,
 	},
-	{ // R00046
+	// R00046
+	{
 		ID:           "R00046",
 		Kind:         runtime.KindInvariant,
 		Anchor:       "tool.pre_invoke",
@@ -1172,7 +1260,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 86,
 	},
-	{ // R00050
+	// R00050
+	{
 		ID:           "R00050",
 		Kind:         runtime.KindInvariant,
 		Anchor:       "tool.pre_invoke",
@@ -1184,7 +1273,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 87,
 	},
-	{ // R00054
+	// R00054
+	{
 		ID:           "R00054",
 		Kind:         runtime.KindInvariant,
 		Anchor:       "tool.post_invoke",
@@ -1196,7 +1286,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 88,
 	},
-	{ // R00058
+	// R00058
+	{
 		ID:           "R00058",
 		Kind:         runtime.KindInvariant,
 		Anchor:       "tool.pre_invoke",
@@ -1208,7 +1299,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 89,
 	},
-	{ // R00062
+	// R00062
+	{
 		ID:           "R00062",
 		Kind:         runtime.KindInvariant,
 		Anchor:       "tool.pre_invoke",
@@ -1220,7 +1312,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 90,
 	},
-	{ // R00066
+	// R00066
+	{
 		ID:           "R00066",
 		Kind:         runtime.KindInvariant,
 		Anchor:       "tool.pre_invoke",
@@ -1232,7 +1325,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 91,
 	},
-	{ // R00070
+	// R00070
+	{
 		ID:           "R00070",
 		Kind:         runtime.KindInvariant,
 		Anchor:       "tool.pre_invoke",
@@ -1244,7 +1338,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 92,
 	},
-	{ // R00074
+	// R00074
+	{
 		ID:           "R00074",
 		Kind:         runtime.KindInvariant,
 		Anchor:       "coordinator.pre_invoke",
@@ -1256,7 +1351,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 93,
 	},
-	{ // R00078
+	// R00078
+	{
 		ID:           "R00078",
 		Kind:         runtime.KindInvariant,
 		Anchor:       "tool.pre_invoke",
@@ -1268,7 +1364,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 94,
 	},
-	{ // R00082
+	// R00082
+	{
 		ID:           "R00082",
 		Kind:         runtime.KindInvariant,
 		Anchor:       "tool.pre_invoke",
@@ -1280,7 +1377,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 95,
 	},
-	{ // R00086
+	// R00086
+	{
 		ID:           "R00086",
 		Kind:         runtime.KindInvariant,
 		Anchor:       "tool.pre_invoke",
@@ -1292,7 +1390,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 96,
 	},
-	{ // R00090
+	// R00090
+	{
 		ID:           "R00090",
 		Kind:         runtime.KindInvariant,
 		Anchor:       "tool.pre_invoke",
@@ -1304,7 +1403,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 97,
 	},
-	{ // R00094
+	// R00094
+	{
 		ID:           "R00094",
 		Kind:         runtime.KindInvariant,
 		Anchor:       "tool.handler",
@@ -1316,7 +1416,8 @@ var oRules = [100]runtime.Rule{
 		},
 		Slot: 98,
 	},
-	{ // R00098
+	// R00098
+	{
 		ID:           "R00098",
 		Kind:         runtime.KindInvariant,
 		Anchor:       "tool.pre_invoke",
@@ -1330,2884 +1431,2984 @@ var oRules = [100]runtime.Rule{
 	},
 }
 
-// oRule11 evaluates rule "R00044" (schema).
-// when: "session_posture == \"posture_44\" && lycaon.repeat_count > 5"
-func oRule11(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00044 evaluates rule R00044 (schema).
+// when:
+// 	session_posture == "posture_44" && lycaon.repeat_count > 5
+func oRule_R00044(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[11]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[11]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[11]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	if oF.Tool != "tool_0010" {
 		return false, runtime.Err{}
 	}
-	oT1 := false
-	if oF.SessionPosture == "posture_44" {
-		oT1 = (oF.Lycaon.RepeatCount > int64(5))
-	}
-	return oT1, runtime.Err{}
-}
-
-// oRule39 evaluates rule "R00029" (policy).
-// when: "\"tool_29\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-29\")"
-func oRule39(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[39]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[39]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	if oF.Tool != "tool_0007" {
-		return false, runtime.Err{}
-	}
-	oT2 := false
-	if runtime.InStrings("tool_29", oF.Lycaon.TurnTools) {
-		oT3 := runtime.ToolArgString(oF.ToolArgs, "command")
-		oT2 = strings.Contains(oT3, "--force-29")
+	oT2 := (oF.SessionPosture == "posture_44")
+	if oT2 {
+		oT2 = (oF.Lycaon.RepeatCount > int64(5))
 	}
 	return oT2, runtime.Err{}
 }
 
-// oRule54 evaluates rule "R00059" (policy).
-// when: "\"tool_59\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-59\")"
-func oRule54(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00029 evaluates rule R00029 (policy).
+// when:
+// 	"tool_29" in lycaon.turn_tools && tool_arg_string("command").contains("--force-29")
+func oRule_R00029(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[39]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[39]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	if oF.Tool != "tool_0007" {
+		return false, runtime.Err{}
+	}
+	oT3 := runtime.InStrings("tool_29", oF.Lycaon.TurnTools)
+	if oT3 {
+		oT2 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT3 = strings.Contains(oT2, "--force-29")
+	}
+	return oT3, runtime.Err{}
+}
+
+// oRule_R00059 evaluates rule R00059 (policy).
+// when:
+// 	"tool_59" in lycaon.turn_tools && tool_arg_string("command").contains("--force-59")
+func oRule_R00059(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[54]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[54]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[54]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	if oF.Tool != "tool_0013" {
 		return false, runtime.Err{}
 	}
-	oT4 := false
-	if runtime.InStrings("tool_59", oF.Lycaon.TurnTools) {
-		oT5 := runtime.ToolArgString(oF.ToolArgs, "command")
-		oT4 = strings.Contains(oT5, "--force-59")
+	oT3 := runtime.InStrings("tool_59", oF.Lycaon.TurnTools)
+	if oT3 {
+		oT2 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT3 = strings.Contains(oT2, "--force-59")
 	}
-	return oT4, runtime.Err{}
+	return oT3, runtime.Err{}
 }
 
-// oRule69 evaluates rule "R00089" (policy).
-// when: "\"tool_89\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-89\")"
-func oRule69(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00089 evaluates rule R00089 (policy).
+// when:
+// 	"tool_89" in lycaon.turn_tools && tool_arg_string("command").contains("--force-89")
+func oRule_R00089(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[69]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[69]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[69]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	if oF.Tool != "tool_0001" {
 		return false, runtime.Err{}
 	}
-	oT6 := false
-	if runtime.InStrings("tool_89", oF.Lycaon.TurnTools) {
-		oT7 := runtime.ToolArgString(oF.ToolArgs, "command")
-		oT6 = strings.Contains(oT7, "--force-89")
+	oT3 := runtime.InStrings("tool_89", oF.Lycaon.TurnTools)
+	if oT3 {
+		oT2 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT3 = strings.Contains(oT2, "--force-89")
 	}
-	return oT6, runtime.Err{}
+	return oT3, runtime.Err{}
 }
 
-// oRule78 evaluates rule "R00014" (invariant).
-// when: "session_posture == \"posture_14\" && lycaon.repeat_count > 3"
-func oRule78(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00014 evaluates rule R00014 (invariant).
+// when:
+// 	session_posture == "posture_14" && lycaon.repeat_count > 3
+func oRule_R00014(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[78]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[78]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[78]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	if oF.Tool != "tool_0004" {
 		return false, runtime.Err{}
 	}
-	oT8 := false
-	if oF.SessionPosture == "posture_14" {
-		oT8 = (oF.Lycaon.RepeatCount > int64(3))
+	oT2 := (oF.SessionPosture == "posture_14")
+	if oT2 {
+		oT2 = (oF.Lycaon.RepeatCount > int64(3))
 	}
-	return oT8, runtime.Err{}
+	return oT2, runtime.Err{}
 }
 
-// oRule93 evaluates rule "R00074" (invariant).
-// when: "session_posture == \"posture_74\" && lycaon.repeat_count > 7"
-func oRule93(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00074 evaluates rule R00074 (invariant).
+// when:
+// 	session_posture == "posture_74" && lycaon.repeat_count > 7
+func oRule_R00074(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[93]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[93]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[93]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	if oF.Tool != "tool_0016" {
 		return false, runtime.Err{}
 	}
-	oT9 := false
-	if oF.SessionPosture == "posture_74" {
-		oT9 = (oF.Lycaon.RepeatCount > int64(7))
+	oT2 := (oF.SessionPosture == "posture_74")
+	if oT2 {
+		oT2 = (oF.Lycaon.RepeatCount > int64(7))
 	}
-	return oT9, runtime.Err{}
+	return oT2, runtime.Err{}
 }
 
-// oRule16 evaluates rule "R00064" (schema).
-// when: "tool_arg_int(\"timeout\") > 3664 || size(tool_arg_string(\"command\")) > 4160"
-func oRule16(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00064 evaluates rule R00064 (schema).
+// when:
+// 	tool_arg_int("timeout") > 3664 || size(tool_arg_string("command")) > 4160
+func oRule_R00064(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[16]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[16]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[16]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	if oF.Tool != "tool_0008" {
 		return false, runtime.Err{}
 	}
-	oT10 := true
-	oT11 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-	if !(oT11 > int64(3664)) {
-		oT12 := runtime.ToolArgString(oF.ToolArgs, "command")
-		oT13 := runtime.SizeString(oT12)
-		oT10 = (oT13 > int64(4160))
+	oT2 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	oT5 := (oT2 > int64(3664))
+	if !oT5 {
+		oT3 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT4 := runtime.SizeString(oT3)
+		oT5 = (oT4 > int64(4160))
 	}
-	return oT10, runtime.Err{}
+	return oT5, runtime.Err{}
 }
 
-// oRule34 evaluates rule "R00019" (policy).
-// when: "tool_arg_string(\"path\").contains(\"/secret/19/\")"
-func oRule34(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00019 evaluates rule R00019 (policy).
+// when:
+// 	tool_arg_string("path").contains("/secret/19/")
+func oRule_R00019(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[34]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[34]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[34]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	if oF.Tool != "tool_0017" {
 		return false, runtime.Err{}
 	}
-	oT14 := runtime.ToolArgString(oF.ToolArgs, "path")
-	return strings.Contains(oT14, "/secret/19/"), runtime.Err{}
+	oT2 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT2, "/secret/19/"), runtime.Err{}
 }
 
-// oRule49 evaluates rule "R00049" (policy).
-// when: "tool_arg_string(\"path\").contains(\"/secret/49/\")"
-func oRule49(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00049 evaluates rule R00049 (policy).
+// when:
+// 	tool_arg_string("path").contains("/secret/49/")
+func oRule_R00049(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[49]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[49]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[49]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	if oF.Tool != "tool_0005" {
 		return false, runtime.Err{}
 	}
-	oT15 := runtime.ToolArgString(oF.ToolArgs, "path")
-	return strings.Contains(oT15, "/secret/49/"), runtime.Err{}
+	oT2 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT2, "/secret/49/"), runtime.Err{}
 }
 
-// oRule64 evaluates rule "R00079" (policy).
-// when: "tool_arg_string(\"path\").contains(\"/secret/79/\")"
-func oRule64(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00079 evaluates rule R00079 (policy).
+// when:
+// 	tool_arg_string("path").contains("/secret/79/")
+func oRule_R00079(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[64]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[64]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[64]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	if oF.Tool != "tool_0011" {
 		return false, runtime.Err{}
 	}
-	oT16 := runtime.ToolArgString(oF.ToolArgs, "path")
-	return strings.Contains(oT16, "/secret/79/"), runtime.Err{}
+	oT2 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT2, "/secret/79/"), runtime.Err{}
 }
 
-// oRule83 evaluates rule "R00034" (invariant).
-// when: "tool_arg_int(\"timeout\") > 3634 || size(tool_arg_string(\"command\")) > 4130"
-func oRule83(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00034 evaluates rule R00034 (invariant).
+// when:
+// 	tool_arg_int("timeout") > 3634 || size(tool_arg_string("command")) > 4130
+func oRule_R00034(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[83]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[83]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[83]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	if oF.Tool != "tool_0002" {
 		return false, runtime.Err{}
 	}
-	oT17 := true
-	oT18 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-	if !(oT18 > int64(3634)) {
-		oT19 := runtime.ToolArgString(oF.ToolArgs, "command")
-		oT20 := runtime.SizeString(oT19)
-		oT17 = (oT20 > int64(4130))
+	oT2 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	oT5 := (oT2 > int64(3634))
+	if !oT5 {
+		oT3 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT4 := runtime.SizeString(oT3)
+		oT5 = (oT4 > int64(4130))
 	}
-	return oT17, runtime.Err{}
+	return oT5, runtime.Err{}
 }
 
-// oRule98 evaluates rule "R00094" (invariant).
-// when: "tool_arg_int(\"timeout\") > 3694 || size(tool_arg_string(\"command\")) > 4190"
-func oRule98(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00094 evaluates rule R00094 (invariant).
+// when:
+// 	tool_arg_int("timeout") > 3694 || size(tool_arg_string("command")) > 4190
+func oRule_R00094(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[98]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[98]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[98]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	if oF.Tool != "tool_0014" {
 		return false, runtime.Err{}
 	}
-	oT21 := true
-	oT22 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-	if !(oT22 > int64(3694)) {
-		oT23 := runtime.ToolArgString(oF.ToolArgs, "command")
-		oT24 := runtime.SizeString(oT23)
-		oT21 = (oT24 > int64(4190))
+	oT2 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	oT5 := (oT2 > int64(3694))
+	if !oT5 {
+		oT3 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT4 := runtime.SizeString(oT3)
+		oT5 = (oT4 > int64(4190))
 	}
-	return oT21, runtime.Err{}
+	return oT5, runtime.Err{}
 }
 
-// oRule6 evaluates rule "R00024" (schema).
-// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 24\")"
-func oRule6(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00024 evaluates rule R00024 (schema).
+// when:
+// 	tool_arg_string("command").startsWith("shutdown -h 24")
+func oRule_R00024(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[6]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[6]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[6]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	switch oF.Tool {
 	case "tool_0012", "tool_0013":
 	default:
 		return false, runtime.Err{}
 	}
-	oT25 := runtime.ToolArgString(oF.ToolArgs, "command")
-	return strings.HasPrefix(oT25, "shutdown -h 24"), runtime.Err{}
+	oT2 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT2, "shutdown -h 24"), runtime.Err{}
 }
 
-// oRule21 evaluates rule "R00084" (schema).
-// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 84\")"
-func oRule21(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00084 evaluates rule R00084 (schema).
+// when:
+// 	tool_arg_string("command").startsWith("shutdown -h 84")
+func oRule_R00084(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[21]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[21]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[21]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	switch oF.Tool {
 	case "tool_0006", "tool_0007":
 	default:
 		return false, runtime.Err{}
 	}
-	oT26 := runtime.ToolArgString(oF.ToolArgs, "command")
-	return strings.HasPrefix(oT26, "shutdown -h 84"), runtime.Err{}
+	oT2 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT2, "shutdown -h 84"), runtime.Err{}
 }
 
-// oRule44 evaluates rule "R00039" (policy).
-// when: "!(\"role_39\" in principal_roles) && principal == \"agent:39\""
-func oRule44(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00039 evaluates rule R00039 (policy).
+// when:
+// 	!("role_39" in principal_roles) && principal == "agent:39"
+func oRule_R00039(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[44]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[44]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[44]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	switch oF.Tool {
 	case "tool_0015", "tool_0016":
 	default:
 		return false, runtime.Err{}
 	}
-	oT27 := false
-	oT28 := runtime.InStrings("role_39", oF.PrincipalRoles)
-	if !oT28 {
-		oT27 = (oF.Principal == "agent:39")
+	oT2 := runtime.InStrings("role_39", oF.PrincipalRoles)
+	oT3 := !oT2
+	if oT3 {
+		oT3 = (oF.Principal == "agent:39")
 	}
-	return oT27, runtime.Err{}
+	return oT3, runtime.Err{}
 }
 
-// oRule59 evaluates rule "R00069" (policy).
-// when: "!(\"role_69\" in principal_roles) && principal == \"agent:69\""
-func oRule59(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00069 evaluates rule R00069 (policy).
+// when:
+// 	!("role_69" in principal_roles) && principal == "agent:69"
+func oRule_R00069(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[59]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[59]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[59]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	switch oF.Tool {
 	case "tool_0003", "tool_0004":
 	default:
 		return false, runtime.Err{}
 	}
-	oT29 := false
-	oT30 := runtime.InStrings("role_69", oF.PrincipalRoles)
-	if !oT30 {
-		oT29 = (oF.Principal == "agent:69")
+	oT2 := runtime.InStrings("role_69", oF.PrincipalRoles)
+	oT3 := !oT2
+	if oT3 {
+		oT3 = (oF.Principal == "agent:69")
 	}
-	return oT29, runtime.Err{}
+	return oT3, runtime.Err{}
 }
 
-// oRule74 evaluates rule "R00099" (policy).
-// when: "!(\"role_99\" in principal_roles) && principal == \"agent:99\""
-func oRule74(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00099 evaluates rule R00099 (policy).
+// when:
+// 	!("role_99" in principal_roles) && principal == "agent:99"
+func oRule_R00099(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[74]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[74]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[74]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	switch oF.Tool {
 	case "tool_0009", "tool_0010":
 	default:
 		return false, runtime.Err{}
 	}
-	oT31 := false
-	oT32 := runtime.InStrings("role_99", oF.PrincipalRoles)
-	if !oT32 {
-		oT31 = (oF.Principal == "agent:99")
+	oT2 := runtime.InStrings("role_99", oF.PrincipalRoles)
+	oT3 := !oT2
+	if oT3 {
+		oT3 = (oF.Principal == "agent:99")
 	}
-	return oT31, runtime.Err{}
+	return oT3, runtime.Err{}
 }
 
-// oRule88 evaluates rule "R00054" (invariant).
-// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 54\")"
-func oRule88(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00054 evaluates rule R00054 (invariant).
+// when:
+// 	tool_arg_string("command").startsWith("shutdown -h 54")
+func oRule_R00054(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[88]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[88]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[88]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	switch oF.Tool {
 	case "tool_0000", "tool_0001":
 	default:
 		return false, runtime.Err{}
 	}
-	oT33 := runtime.ToolArgString(oF.ToolArgs, "command")
-	return strings.HasPrefix(oT33, "shutdown -h 54"), runtime.Err{}
+	oT2 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT2, "shutdown -h 54"), runtime.Err{}
 }
 
-// oRule0 evaluates rule "R00000" (schema).
-// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 0\")"
-func oRule0(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00000 evaluates rule R00000 (schema).
+// when:
+// 	tool_arg_string("command").startsWith("shutdown -h 0")
+func oRule_R00000(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[0]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[0]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[0]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	if oF.Tool != "bash" {
 		return false, runtime.Err{}
 	}
-	oT34 := runtime.ToolArgString(oF.ToolArgs, "command")
-	return strings.HasPrefix(oT34, "shutdown -h 0"), runtime.Err{}
+	oT2 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT2, "shutdown -h 0"), runtime.Err{}
 }
 
-// oRule1 evaluates rule "R00004" (schema).
-// when: "tool_arg_int(\"timeout\") > 3604 || size(tool_arg_string(\"command\")) > 4100"
-func oRule1(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00004 evaluates rule R00004 (schema).
+// when:
+// 	tool_arg_int("timeout") > 3604 || size(tool_arg_string("command")) > 4100
+func oRule_R00004(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[1]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[1]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[1]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	if oF.Tool != "bash" {
 		return false, runtime.Err{}
 	}
-	oT35 := true
-	oT36 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-	if !(oT36 > int64(3604)) {
-		oT37 := runtime.ToolArgString(oF.ToolArgs, "command")
-		oT38 := runtime.SizeString(oT37)
-		oT35 = (oT38 > int64(4100))
+	oT2 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	oT5 := (oT2 > int64(3604))
+	if !oT5 {
+		oT3 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT4 := runtime.SizeString(oT3)
+		oT5 = (oT4 > int64(4100))
 	}
-	return oT35, runtime.Err{}
+	return oT5, runtime.Err{}
 }
 
-// oRule2 evaluates rule "R00008" (schema).
-// when: "session_posture == \"posture_8\" && lycaon.repeat_count > 4"
-func oRule2(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00008 evaluates rule R00008 (schema).
+// when:
+// 	session_posture == "posture_8" && lycaon.repeat_count > 4
+func oRule_R00008(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[2]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[2]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[2]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	if oF.Tool != "bash" {
 		return false, runtime.Err{}
 	}
-	oT39 := false
-	if oF.SessionPosture == "posture_8" {
-		oT39 = (oF.Lycaon.RepeatCount > int64(4))
+	oT2 := (oF.SessionPosture == "posture_8")
+	if oT2 {
+		oT2 = (oF.Lycaon.RepeatCount > int64(4))
 	}
-	return oT39, runtime.Err{}
+	return oT2, runtime.Err{}
 }
 
-// oRule3 evaluates rule "R00012" (schema).
-// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 12\")"
-func oRule3(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00012 evaluates rule R00012 (schema).
+// when:
+// 	tool_arg_string("command").startsWith("shutdown -h 12")
+func oRule_R00012(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[3]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[3]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[3]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	switch oF.Tool {
 	case "tool_0006", "tool_0007":
 	default:
 		return false, runtime.Err{}
 	}
-	oT40 := runtime.ToolArgString(oF.ToolArgs, "command")
-	return strings.HasPrefix(oT40, "shutdown -h 12"), runtime.Err{}
+	oT2 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT2, "shutdown -h 12"), runtime.Err{}
 }
 
-// oRule4 evaluates rule "R00016" (schema).
-// when: "tool_arg_int(\"timeout\") > 3616 || size(tool_arg_string(\"command\")) > 4112"
-func oRule4(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00016 evaluates rule R00016 (schema).
+// when:
+// 	tool_arg_int("timeout") > 3616 || size(tool_arg_string("command")) > 4112
+func oRule_R00016(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[4]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[4]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[4]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	if oF.Tool != "tool_0002" {
 		return false, runtime.Err{}
 	}
-	oT41 := true
-	oT42 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-	if !(oT42 > int64(3616)) {
-		oT43 := runtime.ToolArgString(oF.ToolArgs, "command")
-		oT44 := runtime.SizeString(oT43)
-		oT41 = (oT44 > int64(4112))
+	oT2 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	oT5 := (oT2 > int64(3616))
+	if !oT5 {
+		oT3 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT4 := runtime.SizeString(oT3)
+		oT5 = (oT4 > int64(4112))
 	}
-	return oT41, runtime.Err{}
+	return oT5, runtime.Err{}
 }
 
-// oRule5 evaluates rule "R00020" (schema).
-// when: "session_posture == \"posture_20\" && lycaon.repeat_count > 9"
-func oRule5(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00020 evaluates rule R00020 (schema).
+// when:
+// 	session_posture == "posture_20" && lycaon.repeat_count > 9
+func oRule_R00020(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[5]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[5]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[5]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	if oF.Tool != "tool_0016" {
 		return false, runtime.Err{}
 	}
-	oT45 := false
-	if oF.SessionPosture == "posture_20" {
-		oT45 = (oF.Lycaon.RepeatCount > int64(9))
+	oT2 := (oF.SessionPosture == "posture_20")
+	if oT2 {
+		oT2 = (oF.Lycaon.RepeatCount > int64(9))
 	}
-	return oT45, runtime.Err{}
+	return oT2, runtime.Err{}
 }
 
-// oRule7 evaluates rule "R00028" (schema).
-// when: "tool_arg_int(\"timeout\") > 3628 || size(tool_arg_string(\"command\")) > 4124"
-func oRule7(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00028 evaluates rule R00028 (schema).
+// when:
+// 	tool_arg_int("timeout") > 3628 || size(tool_arg_string("command")) > 4124
+func oRule_R00028(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[7]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[7]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[7]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	if oF.Tool != "tool_0008" {
 		return false, runtime.Err{}
 	}
-	oT46 := true
-	oT47 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-	if !(oT47 > int64(3628)) {
-		oT48 := runtime.ToolArgString(oF.ToolArgs, "command")
-		oT49 := runtime.SizeString(oT48)
-		oT46 = (oT49 > int64(4124))
+	oT2 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	oT5 := (oT2 > int64(3628))
+	if !oT5 {
+		oT3 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT4 := runtime.SizeString(oT3)
+		oT5 = (oT4 > int64(4124))
 	}
-	return oT46, runtime.Err{}
+	return oT5, runtime.Err{}
 }
 
-// oRule8 evaluates rule "R00032" (schema).
-// when: "session_posture == \"posture_32\" && lycaon.repeat_count > 7"
-func oRule8(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00032 evaluates rule R00032 (schema).
+// when:
+// 	session_posture == "posture_32" && lycaon.repeat_count > 7
+func oRule_R00032(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[8]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[8]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[8]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	if oF.Tool != "tool_0004" {
 		return false, runtime.Err{}
 	}
-	oT50 := false
-	if oF.SessionPosture == "posture_32" {
-		oT50 = (oF.Lycaon.RepeatCount > int64(7))
+	oT2 := (oF.SessionPosture == "posture_32")
+	if oT2 {
+		oT2 = (oF.Lycaon.RepeatCount > int64(7))
 	}
-	return oT50, runtime.Err{}
+	return oT2, runtime.Err{}
 }
 
-// oRule9 evaluates rule "R00036" (schema).
-// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 36\")"
-func oRule9(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00036 evaluates rule R00036 (schema).
+// when:
+// 	tool_arg_string("command").startsWith("shutdown -h 36")
+func oRule_R00036(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[9]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[9]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[9]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	switch oF.Tool {
 	case "tool_0000", "tool_0001":
 	default:
 		return false, runtime.Err{}
 	}
-	oT51 := runtime.ToolArgString(oF.ToolArgs, "command")
-	return strings.HasPrefix(oT51, "shutdown -h 36"), runtime.Err{}
+	oT2 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT2, "shutdown -h 36"), runtime.Err{}
 }
 
-// oRule10 evaluates rule "R00040" (schema).
-// when: "tool_arg_int(\"timeout\") > 3640 || size(tool_arg_string(\"command\")) > 4136"
-func oRule10(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00040 evaluates rule R00040 (schema).
+// when:
+// 	tool_arg_int("timeout") > 3640 || size(tool_arg_string("command")) > 4136
+func oRule_R00040(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[10]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[10]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[10]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	if oF.Tool != "tool_0014" {
 		return false, runtime.Err{}
 	}
-	oT52 := true
-	oT53 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-	if !(oT53 > int64(3640)) {
-		oT54 := runtime.ToolArgString(oF.ToolArgs, "command")
-		oT55 := runtime.SizeString(oT54)
-		oT52 = (oT55 > int64(4136))
+	oT2 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	oT5 := (oT2 > int64(3640))
+	if !oT5 {
+		oT3 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT4 := runtime.SizeString(oT3)
+		oT5 = (oT4 > int64(4136))
 	}
-	return oT52, runtime.Err{}
+	return oT5, runtime.Err{}
 }
 
-// oRule12 evaluates rule "R00048" (schema).
-// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 48\")"
-func oRule12(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00048 evaluates rule R00048 (schema).
+// when:
+// 	tool_arg_string("command").startsWith("shutdown -h 48")
+func oRule_R00048(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[12]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[12]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[12]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	switch oF.Tool {
 	case "tool_0006", "tool_0007":
 	default:
 		return false, runtime.Err{}
 	}
-	oT56 := runtime.ToolArgString(oF.ToolArgs, "command")
-	return strings.HasPrefix(oT56, "shutdown -h 48"), runtime.Err{}
+	oT2 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT2, "shutdown -h 48"), runtime.Err{}
 }
 
-// oRule13 evaluates rule "R00052" (schema).
-// when: "tool_arg_int(\"timeout\") > 3652 || size(tool_arg_string(\"command\")) > 4148"
-func oRule13(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00052 evaluates rule R00052 (schema).
+// when:
+// 	tool_arg_int("timeout") > 3652 || size(tool_arg_string("command")) > 4148
+func oRule_R00052(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[13]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[13]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[13]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	if oF.Tool != "tool_0002" {
 		return false, runtime.Err{}
 	}
-	oT57 := true
-	oT58 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-	if !(oT58 > int64(3652)) {
-		oT59 := runtime.ToolArgString(oF.ToolArgs, "command")
-		oT60 := runtime.SizeString(oT59)
-		oT57 = (oT60 > int64(4148))
+	oT2 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	oT5 := (oT2 > int64(3652))
+	if !oT5 {
+		oT3 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT4 := runtime.SizeString(oT3)
+		oT5 = (oT4 > int64(4148))
 	}
-	return oT57, runtime.Err{}
+	return oT5, runtime.Err{}
 }
 
-// oRule14 evaluates rule "R00056" (schema).
-// when: "session_posture == \"posture_56\" && lycaon.repeat_count > 3"
-func oRule14(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00056 evaluates rule R00056 (schema).
+// when:
+// 	session_posture == "posture_56" && lycaon.repeat_count > 3
+func oRule_R00056(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[14]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[14]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[14]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	if oF.Tool != "tool_0016" {
 		return false, runtime.Err{}
 	}
-	oT61 := false
-	if oF.SessionPosture == "posture_56" {
-		oT61 = (oF.Lycaon.RepeatCount > int64(3))
+	oT2 := (oF.SessionPosture == "posture_56")
+	if oT2 {
+		oT2 = (oF.Lycaon.RepeatCount > int64(3))
 	}
-	return oT61, runtime.Err{}
+	return oT2, runtime.Err{}
 }
 
-// oRule15 evaluates rule "R00060" (schema).
-// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 60\")"
-func oRule15(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00060 evaluates rule R00060 (schema).
+// when:
+// 	tool_arg_string("command").startsWith("shutdown -h 60")
+func oRule_R00060(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[15]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[15]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[15]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	switch oF.Tool {
 	case "tool_0012", "tool_0013":
 	default:
 		return false, runtime.Err{}
 	}
-	oT62 := runtime.ToolArgString(oF.ToolArgs, "command")
-	return strings.HasPrefix(oT62, "shutdown -h 60"), runtime.Err{}
+	oT2 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT2, "shutdown -h 60"), runtime.Err{}
 }
 
-// oRule17 evaluates rule "R00068" (schema).
-// when: "session_posture == \"posture_68\" && lycaon.repeat_count > 8"
-func oRule17(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00068 evaluates rule R00068 (schema).
+// when:
+// 	session_posture == "posture_68" && lycaon.repeat_count > 8
+func oRule_R00068(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[17]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[17]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[17]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	if oF.Tool != "tool_0004" {
 		return false, runtime.Err{}
 	}
-	oT63 := false
-	if oF.SessionPosture == "posture_68" {
-		oT63 = (oF.Lycaon.RepeatCount > int64(8))
+	oT2 := (oF.SessionPosture == "posture_68")
+	if oT2 {
+		oT2 = (oF.Lycaon.RepeatCount > int64(8))
 	}
-	return oT63, runtime.Err{}
+	return oT2, runtime.Err{}
 }
 
-// oRule18 evaluates rule "R00072" (schema).
-// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 72\")"
-func oRule18(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00072 evaluates rule R00072 (schema).
+// when:
+// 	tool_arg_string("command").startsWith("shutdown -h 72")
+func oRule_R00072(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[18]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[18]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[18]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	switch oF.Tool {
 	case "tool_0000", "tool_0001":
 	default:
 		return false, runtime.Err{}
 	}
-	oT64 := runtime.ToolArgString(oF.ToolArgs, "command")
-	return strings.HasPrefix(oT64, "shutdown -h 72"), runtime.Err{}
+	oT2 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT2, "shutdown -h 72"), runtime.Err{}
 }
 
-// oRule19 evaluates rule "R00076" (schema).
-// when: "tool_arg_int(\"timeout\") > 3676 || size(tool_arg_string(\"command\")) > 4172"
-func oRule19(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00076 evaluates rule R00076 (schema).
+// when:
+// 	tool_arg_int("timeout") > 3676 || size(tool_arg_string("command")) > 4172
+func oRule_R00076(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[19]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[19]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[19]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	if oF.Tool != "tool_0014" {
 		return false, runtime.Err{}
 	}
-	oT65 := true
-	oT66 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-	if !(oT66 > int64(3676)) {
-		oT67 := runtime.ToolArgString(oF.ToolArgs, "command")
-		oT68 := runtime.SizeString(oT67)
-		oT65 = (oT68 > int64(4172))
+	oT2 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	oT5 := (oT2 > int64(3676))
+	if !oT5 {
+		oT3 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT4 := runtime.SizeString(oT3)
+		oT5 = (oT4 > int64(4172))
 	}
-	return oT65, runtime.Err{}
+	return oT5, runtime.Err{}
 }
 
-// oRule20 evaluates rule "R00080" (schema).
-// when: "session_posture == \"posture_80\" && lycaon.repeat_count > 6"
-func oRule20(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00080 evaluates rule R00080 (schema).
+// when:
+// 	session_posture == "posture_80" && lycaon.repeat_count > 6
+func oRule_R00080(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[20]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[20]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[20]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	if oF.Tool != "tool_0010" {
 		return false, runtime.Err{}
 	}
-	oT69 := false
-	if oF.SessionPosture == "posture_80" {
-		oT69 = (oF.Lycaon.RepeatCount > int64(6))
+	oT2 := (oF.SessionPosture == "posture_80")
+	if oT2 {
+		oT2 = (oF.Lycaon.RepeatCount > int64(6))
 	}
-	return oT69, runtime.Err{}
+	return oT2, runtime.Err{}
 }
 
-// oRule22 evaluates rule "R00088" (schema).
-// when: "tool_arg_int(\"timeout\") > 3688 || size(tool_arg_string(\"command\")) > 4184"
-func oRule22(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00088 evaluates rule R00088 (schema).
+// when:
+// 	tool_arg_int("timeout") > 3688 || size(tool_arg_string("command")) > 4184
+func oRule_R00088(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[22]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[22]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[22]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	if oF.Tool != "tool_0002" {
 		return false, runtime.Err{}
 	}
-	oT70 := true
-	oT71 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-	if !(oT71 > int64(3688)) {
-		oT72 := runtime.ToolArgString(oF.ToolArgs, "command")
-		oT73 := runtime.SizeString(oT72)
-		oT70 = (oT73 > int64(4184))
+	oT2 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	oT5 := (oT2 > int64(3688))
+	if !oT5 {
+		oT3 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT4 := runtime.SizeString(oT3)
+		oT5 = (oT4 > int64(4184))
 	}
-	return oT70, runtime.Err{}
+	return oT5, runtime.Err{}
 }
 
-// oRule23 evaluates rule "R00092" (schema).
-// when: "session_posture == \"posture_92\" && lycaon.repeat_count > 4"
-func oRule23(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00092 evaluates rule R00092 (schema).
+// when:
+// 	session_posture == "posture_92" && lycaon.repeat_count > 4
+func oRule_R00092(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[23]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[23]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[23]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	if oF.Tool != "tool_0016" {
 		return false, runtime.Err{}
 	}
-	oT74 := false
-	if oF.SessionPosture == "posture_92" {
-		oT74 = (oF.Lycaon.RepeatCount > int64(4))
+	oT2 := (oF.SessionPosture == "posture_92")
+	if oT2 {
+		oT2 = (oF.Lycaon.RepeatCount > int64(4))
 	}
-	return oT74, runtime.Err{}
+	return oT2, runtime.Err{}
 }
 
-// oRule24 evaluates rule "R00096" (schema).
-// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 96\")"
-func oRule24(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00096 evaluates rule R00096 (schema).
+// when:
+// 	tool_arg_string("command").startsWith("shutdown -h 96")
+func oRule_R00096(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[24]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[24]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[24]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	switch oF.Tool {
 	case "tool_0012", "tool_0013":
 	default:
 		return false, runtime.Err{}
 	}
-	oT75 := runtime.ToolArgString(oF.ToolArgs, "command")
-	return strings.HasPrefix(oT75, "shutdown -h 96"), runtime.Err{}
+	oT2 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT2, "shutdown -h 96"), runtime.Err{}
 }
 
-// oRule25 evaluates rule "R00001" (policy).
-// when: "tool_arg_string(\"path\").contains(\"/secret/1/\")"
-func oRule25(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00001 evaluates rule R00001 (policy).
+// when:
+// 	tool_arg_string("path").contains("/secret/1/")
+func oRule_R00001(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[25]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[25]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[25]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	switch oF.Tool {
 	case "bash", "tool_0001":
 	default:
 		return false, runtime.Err{}
 	}
-	oT76 := runtime.ToolArgString(oF.ToolArgs, "path")
-	return strings.Contains(oT76, "/secret/1/"), runtime.Err{}
+	oT2 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT2, "/secret/1/"), runtime.Err{}
 }
 
-// oRule26 evaluates rule "R00003" (policy).
-// when: "!(\"role_3\" in principal_roles) && principal == \"agent:3\""
-func oRule26(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00003 evaluates rule R00003 (policy).
+// when:
+// 	!("role_3" in principal_roles) && principal == "agent:3"
+func oRule_R00003(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[26]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[26]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[26]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	switch oF.Tool {
 	case "bash", "tool_0003":
 	default:
 		return false, runtime.Err{}
 	}
-	oT77 := false
-	oT78 := runtime.InStrings("role_3", oF.PrincipalRoles)
-	if !oT78 {
-		oT77 = (oF.Principal == "agent:3")
+	oT2 := runtime.InStrings("role_3", oF.PrincipalRoles)
+	oT3 := !oT2
+	if oT3 {
+		oT3 = (oF.Principal == "agent:3")
 	}
-	return oT77, runtime.Err{}
+	return oT3, runtime.Err{}
 }
 
-// oRule27 evaluates rule "R00005" (policy).
-// when: "\"tool_5\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-5\")"
-func oRule27(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00005 evaluates rule R00005 (policy).
+// when:
+// 	"tool_5" in lycaon.turn_tools && tool_arg_string("command").contains("--force-5")
+func oRule_R00005(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[27]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[27]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[27]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	switch oF.Tool {
 	case "bash", "tool_0005":
 	default:
 		return false, runtime.Err{}
 	}
-	oT79 := false
-	if runtime.InStrings("tool_5", oF.Lycaon.TurnTools) {
-		oT80 := runtime.ToolArgString(oF.ToolArgs, "command")
-		oT79 = strings.Contains(oT80, "--force-5")
+	oT3 := runtime.InStrings("tool_5", oF.Lycaon.TurnTools)
+	if oT3 {
+		oT2 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT3 = strings.Contains(oT2, "--force-5")
 	}
-	return oT79, runtime.Err{}
+	return oT3, runtime.Err{}
 }
 
-// oRule28 evaluates rule "R00007" (policy).
-// when: "tool_arg_string(\"path\").contains(\"/secret/7/\")"
-func oRule28(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00007 evaluates rule R00007 (policy).
+// when:
+// 	tool_arg_string("path").contains("/secret/7/")
+func oRule_R00007(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[28]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[28]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[28]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	switch oF.Tool {
 	case "bash", "tool_0007":
 	default:
 		return false, runtime.Err{}
 	}
-	oT81 := runtime.ToolArgString(oF.ToolArgs, "path")
-	return strings.Contains(oT81, "/secret/7/"), runtime.Err{}
+	oT2 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT2, "/secret/7/"), runtime.Err{}
 }
 
-// oRule29 evaluates rule "R00009" (policy).
-// when: "tool_arg_string(\"command\").startsWith(\"rm \")"
-func oRule29(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00009 evaluates rule R00009 (policy).
+// when:
+// 	tool_arg_string("command").startsWith("rm ")
+func oRule_R00009(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[29]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[29]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[29]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	switch oF.Tool {
 	case "bash", "tool_0009":
 	default:
 		return false, runtime.Err{}
 	}
-	oT82 := runtime.ToolArgString(oF.ToolArgs, "command")
-	return strings.HasPrefix(oT82, "rm "), runtime.Err{}
+	oT2 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT2, "rm "), runtime.Err{}
 }
 
-// oRule30 evaluates rule "R00011" (policy).
-// when: "\"tool_11\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-11\")"
-func oRule30(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00011 evaluates rule R00011 (policy).
+// when:
+// 	"tool_11" in lycaon.turn_tools && tool_arg_string("command").contains("--force-11")
+func oRule_R00011(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[30]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[30]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[30]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	if oF.Tool != "tool_0007" {
 		return false, runtime.Err{}
 	}
-	oT83 := false
-	if runtime.InStrings("tool_11", oF.Lycaon.TurnTools) {
-		oT84 := runtime.ToolArgString(oF.ToolArgs, "command")
-		oT83 = strings.Contains(oT84, "--force-11")
+	oT3 := runtime.InStrings("tool_11", oF.Lycaon.TurnTools)
+	if oT3 {
+		oT2 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT3 = strings.Contains(oT2, "--force-11")
 	}
-	return oT83, runtime.Err{}
+	return oT3, runtime.Err{}
 }
 
-// oRule31 evaluates rule "R00013" (policy).
-// when: "tool_arg_string(\"path\").contains(\"/secret/13/\")"
-func oRule31(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00013 evaluates rule R00013 (policy).
+// when:
+// 	tool_arg_string("path").contains("/secret/13/")
+func oRule_R00013(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[31]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[31]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[31]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	if oF.Tool != "tool_0005" {
 		return false, runtime.Err{}
 	}
-	oT85 := runtime.ToolArgString(oF.ToolArgs, "path")
-	return strings.Contains(oT85, "/secret/13/"), runtime.Err{}
+	oT2 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT2, "/secret/13/"), runtime.Err{}
 }
 
-// oRule32 evaluates rule "R00015" (policy).
-// when: "!(\"role_15\" in principal_roles) && principal == \"agent:15\""
-func oRule32(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00015 evaluates rule R00015 (policy).
+// when:
+// 	!("role_15" in principal_roles) && principal == "agent:15"
+func oRule_R00015(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[32]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[32]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[32]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	switch oF.Tool {
 	case "tool_0003", "tool_0004":
 	default:
 		return false, runtime.Err{}
 	}
-	oT86 := false
-	oT87 := runtime.InStrings("role_15", oF.PrincipalRoles)
-	if !oT87 {
-		oT86 = (oF.Principal == "agent:15")
+	oT2 := runtime.InStrings("role_15", oF.PrincipalRoles)
+	oT3 := !oT2
+	if oT3 {
+		oT3 = (oF.Principal == "agent:15")
 	}
-	return oT86, runtime.Err{}
+	return oT3, runtime.Err{}
 }
 
-// oRule33 evaluates rule "R00017" (policy).
-// when: "\"tool_17\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-17\")"
-func oRule33(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00017 evaluates rule R00017 (policy).
+// when:
+// 	"tool_17" in lycaon.turn_tools && tool_arg_string("command").contains("--force-17")
+func oRule_R00017(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[33]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[33]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[33]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	if oF.Tool != "tool_0001" {
 		return false, runtime.Err{}
 	}
-	oT88 := false
-	if runtime.InStrings("tool_17", oF.Lycaon.TurnTools) {
-		oT89 := runtime.ToolArgString(oF.ToolArgs, "command")
-		oT88 = strings.Contains(oT89, "--force-17")
+	oT3 := runtime.InStrings("tool_17", oF.Lycaon.TurnTools)
+	if oT3 {
+		oT2 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT3 = strings.Contains(oT2, "--force-17")
 	}
-	return oT88, runtime.Err{}
+	return oT3, runtime.Err{}
 }
 
-// oRule35 evaluates rule "R00021" (policy).
-// when: "!(\"role_21\" in principal_roles) && principal == \"agent:21\""
-func oRule35(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00021 evaluates rule R00021 (policy).
+// when:
+// 	!("role_21" in principal_roles) && principal == "agent:21"
+func oRule_R00021(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[35]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[35]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[35]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	switch oF.Tool {
 	case "tool_0015", "tool_0016":
 	default:
 		return false, runtime.Err{}
 	}
-	oT90 := false
-	oT91 := runtime.InStrings("role_21", oF.PrincipalRoles)
-	if !oT91 {
-		oT90 = (oF.Principal == "agent:21")
+	oT2 := runtime.InStrings("role_21", oF.PrincipalRoles)
+	oT3 := !oT2
+	if oT3 {
+		oT3 = (oF.Principal == "agent:21")
 	}
-	return oT90, runtime.Err{}
+	return oT3, runtime.Err{}
 }
 
-// oRule36 evaluates rule "R00023" (policy).
-// when: "\"tool_23\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-23\")"
-func oRule36(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00023 evaluates rule R00023 (policy).
+// when:
+// 	"tool_23" in lycaon.turn_tools && tool_arg_string("command").contains("--force-23")
+func oRule_R00023(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[36]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[36]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[36]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	if oF.Tool != "tool_0013" {
 		return false, runtime.Err{}
 	}
-	oT92 := false
-	if runtime.InStrings("tool_23", oF.Lycaon.TurnTools) {
-		oT93 := runtime.ToolArgString(oF.ToolArgs, "command")
-		oT92 = strings.Contains(oT93, "--force-23")
+	oT3 := runtime.InStrings("tool_23", oF.Lycaon.TurnTools)
+	if oT3 {
+		oT2 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT3 = strings.Contains(oT2, "--force-23")
 	}
-	return oT92, runtime.Err{}
+	return oT3, runtime.Err{}
 }
 
-// oRule37 evaluates rule "R00025" (policy).
-// when: "tool_arg_string(\"path\").contains(\"/secret/25/\")"
-func oRule37(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00025 evaluates rule R00025 (policy).
+// when:
+// 	tool_arg_string("path").contains("/secret/25/")
+func oRule_R00025(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[37]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[37]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[37]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	if oF.Tool != "tool_0011" {
 		return false, runtime.Err{}
 	}
-	oT94 := runtime.ToolArgString(oF.ToolArgs, "path")
-	return strings.Contains(oT94, "/secret/25/"), runtime.Err{}
+	oT2 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT2, "/secret/25/"), runtime.Err{}
 }
 
-// oRule38 evaluates rule "R00027" (policy).
-// when: "!(\"role_27\" in principal_roles) && principal == \"agent:27\""
-func oRule38(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00027 evaluates rule R00027 (policy).
+// when:
+// 	!("role_27" in principal_roles) && principal == "agent:27"
+func oRule_R00027(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[38]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[38]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[38]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	switch oF.Tool {
 	case "tool_0009", "tool_0010":
 	default:
 		return false, runtime.Err{}
 	}
-	oT95 := false
-	oT96 := runtime.InStrings("role_27", oF.PrincipalRoles)
-	if !oT96 {
-		oT95 = (oF.Principal == "agent:27")
+	oT2 := runtime.InStrings("role_27", oF.PrincipalRoles)
+	oT3 := !oT2
+	if oT3 {
+		oT3 = (oF.Principal == "agent:27")
 	}
-	return oT95, runtime.Err{}
+	return oT3, runtime.Err{}
 }
 
-// oRule40 evaluates rule "R00031" (policy).
-// when: "tool_arg_string(\"path\").contains(\"/secret/31/\")"
-func oRule40(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00031 evaluates rule R00031 (policy).
+// when:
+// 	tool_arg_string("path").contains("/secret/31/")
+func oRule_R00031(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[40]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[40]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[40]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	if oF.Tool != "tool_0005" {
 		return false, runtime.Err{}
 	}
-	oT97 := runtime.ToolArgString(oF.ToolArgs, "path")
-	return strings.Contains(oT97, "/secret/31/"), runtime.Err{}
+	oT2 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT2, "/secret/31/"), runtime.Err{}
 }
 
-// oRule41 evaluates rule "R00033" (policy).
-// when: "!(\"role_33\" in principal_roles) && principal == \"agent:33\""
-func oRule41(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00033 evaluates rule R00033 (policy).
+// when:
+// 	!("role_33" in principal_roles) && principal == "agent:33"
+func oRule_R00033(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[41]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[41]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[41]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	switch oF.Tool {
 	case "tool_0003", "tool_0004":
 	default:
 		return false, runtime.Err{}
 	}
-	oT98 := false
-	oT99 := runtime.InStrings("role_33", oF.PrincipalRoles)
-	if !oT99 {
-		oT98 = (oF.Principal == "agent:33")
+	oT2 := runtime.InStrings("role_33", oF.PrincipalRoles)
+	oT3 := !oT2
+	if oT3 {
+		oT3 = (oF.Principal == "agent:33")
 	}
-	return oT98, runtime.Err{}
+	return oT3, runtime.Err{}
 }
 
-// oRule42 evaluates rule "R00035" (policy).
-// when: "\"tool_35\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-35\")"
-func oRule42(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00035 evaluates rule R00035 (policy).
+// when:
+// 	"tool_35" in lycaon.turn_tools && tool_arg_string("command").contains("--force-35")
+func oRule_R00035(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[42]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[42]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[42]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	if oF.Tool != "tool_0001" {
 		return false, runtime.Err{}
 	}
-	oT100 := false
-	if runtime.InStrings("tool_35", oF.Lycaon.TurnTools) {
-		oT101 := runtime.ToolArgString(oF.ToolArgs, "command")
-		oT100 = strings.Contains(oT101, "--force-35")
+	oT3 := runtime.InStrings("tool_35", oF.Lycaon.TurnTools)
+	if oT3 {
+		oT2 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT3 = strings.Contains(oT2, "--force-35")
 	}
-	return oT100, runtime.Err{}
+	return oT3, runtime.Err{}
 }
 
-// oRule43 evaluates rule "R00037" (policy).
-// when: "tool_arg_string(\"path\").contains(\"/secret/37/\")"
-func oRule43(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00037 evaluates rule R00037 (policy).
+// when:
+// 	tool_arg_string("path").contains("/secret/37/")
+func oRule_R00037(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[43]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[43]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[43]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	if oF.Tool != "tool_0017" {
 		return false, runtime.Err{}
 	}
-	oT102 := runtime.ToolArgString(oF.ToolArgs, "path")
-	return strings.Contains(oT102, "/secret/37/"), runtime.Err{}
+	oT2 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT2, "/secret/37/"), runtime.Err{}
 }
 
-// oRule45 evaluates rule "R00041" (policy).
-// when: "\"tool_41\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-41\")"
-func oRule45(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00041 evaluates rule R00041 (policy).
+// when:
+// 	"tool_41" in lycaon.turn_tools && tool_arg_string("command").contains("--force-41")
+func oRule_R00041(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[45]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[45]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[45]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	if oF.Tool != "tool_0013" {
 		return false, runtime.Err{}
 	}
-	oT103 := false
-	if runtime.InStrings("tool_41", oF.Lycaon.TurnTools) {
-		oT104 := runtime.ToolArgString(oF.ToolArgs, "command")
-		oT103 = strings.Contains(oT104, "--force-41")
+	oT3 := runtime.InStrings("tool_41", oF.Lycaon.TurnTools)
+	if oT3 {
+		oT2 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT3 = strings.Contains(oT2, "--force-41")
 	}
-	return oT103, runtime.Err{}
+	return oT3, runtime.Err{}
 }
 
-// oRule46 evaluates rule "R00043" (policy).
-// when: "tool_arg_string(\"path\").contains(\"/secret/43/\")"
-func oRule46(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00043 evaluates rule R00043 (policy).
+// when:
+// 	tool_arg_string("path").contains("/secret/43/")
+func oRule_R00043(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[46]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[46]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[46]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	if oF.Tool != "tool_0011" {
 		return false, runtime.Err{}
 	}
-	oT105 := runtime.ToolArgString(oF.ToolArgs, "path")
-	return strings.Contains(oT105, "/secret/43/"), runtime.Err{}
+	oT2 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT2, "/secret/43/"), runtime.Err{}
 }
 
-// oRule47 evaluates rule "R00045" (policy).
-// when: "!(\"role_45\" in principal_roles) && principal == \"agent:45\""
-func oRule47(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00045 evaluates rule R00045 (policy).
+// when:
+// 	!("role_45" in principal_roles) && principal == "agent:45"
+func oRule_R00045(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[47]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[47]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[47]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	switch oF.Tool {
 	case "tool_0009", "tool_0010":
 	default:
 		return false, runtime.Err{}
 	}
-	oT106 := false
-	oT107 := runtime.InStrings("role_45", oF.PrincipalRoles)
-	if !oT107 {
-		oT106 = (oF.Principal == "agent:45")
+	oT2 := runtime.InStrings("role_45", oF.PrincipalRoles)
+	oT3 := !oT2
+	if oT3 {
+		oT3 = (oF.Principal == "agent:45")
 	}
-	return oT106, runtime.Err{}
+	return oT3, runtime.Err{}
 }
 
-// oRule48 evaluates rule "R00047" (policy).
-// when: "\"tool_47\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-47\")"
-func oRule48(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00047 evaluates rule R00047 (policy).
+// when:
+// 	"tool_47" in lycaon.turn_tools && tool_arg_string("command").contains("--force-47")
+func oRule_R00047(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[48]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[48]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[48]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	if oF.Tool != "tool_0007" {
 		return false, runtime.Err{}
 	}
-	oT108 := false
-	if runtime.InStrings("tool_47", oF.Lycaon.TurnTools) {
-		oT109 := runtime.ToolArgString(oF.ToolArgs, "command")
-		oT108 = strings.Contains(oT109, "--force-47")
+	oT3 := runtime.InStrings("tool_47", oF.Lycaon.TurnTools)
+	if oT3 {
+		oT2 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT3 = strings.Contains(oT2, "--force-47")
 	}
-	return oT108, runtime.Err{}
+	return oT3, runtime.Err{}
 }
 
-// oRule50 evaluates rule "R00051" (policy).
-// when: "!(\"role_51\" in principal_roles) && principal == \"agent:51\""
-func oRule50(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00051 evaluates rule R00051 (policy).
+// when:
+// 	!("role_51" in principal_roles) && principal == "agent:51"
+func oRule_R00051(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[50]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[50]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[50]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	switch oF.Tool {
 	case "tool_0003", "tool_0004":
 	default:
 		return false, runtime.Err{}
 	}
-	oT110 := false
-	oT111 := runtime.InStrings("role_51", oF.PrincipalRoles)
-	if !oT111 {
-		oT110 = (oF.Principal == "agent:51")
+	oT2 := runtime.InStrings("role_51", oF.PrincipalRoles)
+	oT3 := !oT2
+	if oT3 {
+		oT3 = (oF.Principal == "agent:51")
 	}
-	return oT110, runtime.Err{}
+	return oT3, runtime.Err{}
 }
 
-// oRule51 evaluates rule "R00053" (policy).
-// when: "\"tool_53\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-53\")"
-func oRule51(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00053 evaluates rule R00053 (policy).
+// when:
+// 	"tool_53" in lycaon.turn_tools && tool_arg_string("command").contains("--force-53")
+func oRule_R00053(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[51]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[51]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[51]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	if oF.Tool != "tool_0001" {
 		return false, runtime.Err{}
 	}
-	oT112 := false
-	if runtime.InStrings("tool_53", oF.Lycaon.TurnTools) {
-		oT113 := runtime.ToolArgString(oF.ToolArgs, "command")
-		oT112 = strings.Contains(oT113, "--force-53")
+	oT3 := runtime.InStrings("tool_53", oF.Lycaon.TurnTools)
+	if oT3 {
+		oT2 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT3 = strings.Contains(oT2, "--force-53")
 	}
-	return oT112, runtime.Err{}
+	return oT3, runtime.Err{}
 }
 
-// oRule52 evaluates rule "R00055" (policy).
-// when: "tool_arg_string(\"path\").contains(\"/secret/55/\")"
-func oRule52(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00055 evaluates rule R00055 (policy).
+// when:
+// 	tool_arg_string("path").contains("/secret/55/")
+func oRule_R00055(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[52]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[52]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[52]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	if oF.Tool != "tool_0017" {
 		return false, runtime.Err{}
 	}
-	oT114 := runtime.ToolArgString(oF.ToolArgs, "path")
-	return strings.Contains(oT114, "/secret/55/"), runtime.Err{}
+	oT2 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT2, "/secret/55/"), runtime.Err{}
 }
 
-// oRule53 evaluates rule "R00057" (policy).
-// when: "!(\"role_57\" in principal_roles) && principal == \"agent:57\""
-func oRule53(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00057 evaluates rule R00057 (policy).
+// when:
+// 	!("role_57" in principal_roles) && principal == "agent:57"
+func oRule_R00057(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[53]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[53]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[53]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	switch oF.Tool {
 	case "tool_0015", "tool_0016":
 	default:
 		return false, runtime.Err{}
 	}
-	oT115 := false
-	oT116 := runtime.InStrings("role_57", oF.PrincipalRoles)
-	if !oT116 {
-		oT115 = (oF.Principal == "agent:57")
+	oT2 := runtime.InStrings("role_57", oF.PrincipalRoles)
+	oT3 := !oT2
+	if oT3 {
+		oT3 = (oF.Principal == "agent:57")
 	}
-	return oT115, runtime.Err{}
+	return oT3, runtime.Err{}
 }
 
-// oRule55 evaluates rule "R00061" (policy).
-// when: "tool_arg_string(\"path\").contains(\"/secret/61/\")"
-func oRule55(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00061 evaluates rule R00061 (policy).
+// when:
+// 	tool_arg_string("path").contains("/secret/61/")
+func oRule_R00061(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[55]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[55]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[55]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	if oF.Tool != "tool_0011" {
 		return false, runtime.Err{}
 	}
-	oT117 := runtime.ToolArgString(oF.ToolArgs, "path")
-	return strings.Contains(oT117, "/secret/61/"), runtime.Err{}
+	oT2 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT2, "/secret/61/"), runtime.Err{}
 }
 
-// oRule56 evaluates rule "R00063" (policy).
-// when: "!(\"role_63\" in principal_roles) && principal == \"agent:63\""
-func oRule56(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00063 evaluates rule R00063 (policy).
+// when:
+// 	!("role_63" in principal_roles) && principal == "agent:63"
+func oRule_R00063(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[56]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[56]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[56]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	switch oF.Tool {
 	case "tool_0009", "tool_0010":
 	default:
 		return false, runtime.Err{}
 	}
-	oT118 := false
-	oT119 := runtime.InStrings("role_63", oF.PrincipalRoles)
-	if !oT119 {
-		oT118 = (oF.Principal == "agent:63")
+	oT2 := runtime.InStrings("role_63", oF.PrincipalRoles)
+	oT3 := !oT2
+	if oT3 {
+		oT3 = (oF.Principal == "agent:63")
 	}
-	return oT118, runtime.Err{}
+	return oT3, runtime.Err{}
 }
 
-// oRule57 evaluates rule "R00065" (policy).
-// when: "\"tool_65\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-65\")"
-func oRule57(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00065 evaluates rule R00065 (policy).
+// when:
+// 	"tool_65" in lycaon.turn_tools && tool_arg_string("command").contains("--force-65")
+func oRule_R00065(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[57]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[57]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[57]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	if oF.Tool != "tool_0007" {
 		return false, runtime.Err{}
 	}
-	oT120 := false
-	if runtime.InStrings("tool_65", oF.Lycaon.TurnTools) {
-		oT121 := runtime.ToolArgString(oF.ToolArgs, "command")
-		oT120 = strings.Contains(oT121, "--force-65")
+	oT3 := runtime.InStrings("tool_65", oF.Lycaon.TurnTools)
+	if oT3 {
+		oT2 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT3 = strings.Contains(oT2, "--force-65")
 	}
-	return oT120, runtime.Err{}
+	return oT3, runtime.Err{}
 }
 
-// oRule58 evaluates rule "R00067" (policy).
-// when: "tool_arg_string(\"path\").contains(\"/secret/67/\")"
-func oRule58(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00067 evaluates rule R00067 (policy).
+// when:
+// 	tool_arg_string("path").contains("/secret/67/")
+func oRule_R00067(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[58]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[58]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[58]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	if oF.Tool != "tool_0005" {
 		return false, runtime.Err{}
 	}
-	oT122 := runtime.ToolArgString(oF.ToolArgs, "path")
-	return strings.Contains(oT122, "/secret/67/"), runtime.Err{}
+	oT2 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT2, "/secret/67/"), runtime.Err{}
 }
 
-// oRule60 evaluates rule "R00071" (policy).
-// when: "\"tool_71\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-71\")"
-func oRule60(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00071 evaluates rule R00071 (policy).
+// when:
+// 	"tool_71" in lycaon.turn_tools && tool_arg_string("command").contains("--force-71")
+func oRule_R00071(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[60]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[60]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[60]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	if oF.Tool != "tool_0001" {
 		return false, runtime.Err{}
 	}
-	oT123 := false
-	if runtime.InStrings("tool_71", oF.Lycaon.TurnTools) {
-		oT124 := runtime.ToolArgString(oF.ToolArgs, "command")
-		oT123 = strings.Contains(oT124, "--force-71")
+	oT3 := runtime.InStrings("tool_71", oF.Lycaon.TurnTools)
+	if oT3 {
+		oT2 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT3 = strings.Contains(oT2, "--force-71")
 	}
-	return oT123, runtime.Err{}
+	return oT3, runtime.Err{}
 }
 
-// oRule61 evaluates rule "R00073" (policy).
-// when: "tool_arg_string(\"path\").contains(\"/secret/73/\")"
-func oRule61(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00073 evaluates rule R00073 (policy).
+// when:
+// 	tool_arg_string("path").contains("/secret/73/")
+func oRule_R00073(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[61]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[61]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[61]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	if oF.Tool != "tool_0017" {
 		return false, runtime.Err{}
 	}
-	oT125 := runtime.ToolArgString(oF.ToolArgs, "path")
-	return strings.Contains(oT125, "/secret/73/"), runtime.Err{}
+	oT2 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT2, "/secret/73/"), runtime.Err{}
 }
 
-// oRule62 evaluates rule "R00075" (policy).
-// when: "!(\"role_75\" in principal_roles) && principal == \"agent:75\""
-func oRule62(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00075 evaluates rule R00075 (policy).
+// when:
+// 	!("role_75" in principal_roles) && principal == "agent:75"
+func oRule_R00075(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[62]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[62]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[62]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	switch oF.Tool {
 	case "tool_0015", "tool_0016":
 	default:
 		return false, runtime.Err{}
 	}
-	oT126 := false
-	oT127 := runtime.InStrings("role_75", oF.PrincipalRoles)
-	if !oT127 {
-		oT126 = (oF.Principal == "agent:75")
+	oT2 := runtime.InStrings("role_75", oF.PrincipalRoles)
+	oT3 := !oT2
+	if oT3 {
+		oT3 = (oF.Principal == "agent:75")
 	}
-	return oT126, runtime.Err{}
+	return oT3, runtime.Err{}
 }
 
-// oRule63 evaluates rule "R00077" (policy).
-// when: "\"tool_77\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-77\")"
-func oRule63(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00077 evaluates rule R00077 (policy).
+// when:
+// 	"tool_77" in lycaon.turn_tools && tool_arg_string("command").contains("--force-77")
+func oRule_R00077(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[63]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[63]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[63]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	if oF.Tool != "tool_0013" {
 		return false, runtime.Err{}
 	}
-	oT128 := false
-	if runtime.InStrings("tool_77", oF.Lycaon.TurnTools) {
-		oT129 := runtime.ToolArgString(oF.ToolArgs, "command")
-		oT128 = strings.Contains(oT129, "--force-77")
+	oT3 := runtime.InStrings("tool_77", oF.Lycaon.TurnTools)
+	if oT3 {
+		oT2 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT3 = strings.Contains(oT2, "--force-77")
 	}
-	return oT128, runtime.Err{}
+	return oT3, runtime.Err{}
 }
 
-// oRule65 evaluates rule "R00081" (policy).
-// when: "!(\"role_81\" in principal_roles) && principal == \"agent:81\""
-func oRule65(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00081 evaluates rule R00081 (policy).
+// when:
+// 	!("role_81" in principal_roles) && principal == "agent:81"
+func oRule_R00081(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[65]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[65]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[65]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	switch oF.Tool {
 	case "tool_0009", "tool_0010":
 	default:
 		return false, runtime.Err{}
 	}
-	oT130 := false
-	oT131 := runtime.InStrings("role_81", oF.PrincipalRoles)
-	if !oT131 {
-		oT130 = (oF.Principal == "agent:81")
+	oT2 := runtime.InStrings("role_81", oF.PrincipalRoles)
+	oT3 := !oT2
+	if oT3 {
+		oT3 = (oF.Principal == "agent:81")
 	}
-	return oT130, runtime.Err{}
+	return oT3, runtime.Err{}
 }
 
-// oRule66 evaluates rule "R00083" (policy).
-// when: "\"tool_83\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-83\")"
-func oRule66(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00083 evaluates rule R00083 (policy).
+// when:
+// 	"tool_83" in lycaon.turn_tools && tool_arg_string("command").contains("--force-83")
+func oRule_R00083(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[66]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[66]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[66]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	if oF.Tool != "tool_0007" {
 		return false, runtime.Err{}
 	}
-	oT132 := false
-	if runtime.InStrings("tool_83", oF.Lycaon.TurnTools) {
-		oT133 := runtime.ToolArgString(oF.ToolArgs, "command")
-		oT132 = strings.Contains(oT133, "--force-83")
+	oT3 := runtime.InStrings("tool_83", oF.Lycaon.TurnTools)
+	if oT3 {
+		oT2 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT3 = strings.Contains(oT2, "--force-83")
 	}
-	return oT132, runtime.Err{}
+	return oT3, runtime.Err{}
 }
 
-// oRule67 evaluates rule "R00085" (policy).
-// when: "tool_arg_string(\"path\").contains(\"/secret/85/\")"
-func oRule67(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00085 evaluates rule R00085 (policy).
+// when:
+// 	tool_arg_string("path").contains("/secret/85/")
+func oRule_R00085(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[67]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[67]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[67]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	if oF.Tool != "tool_0005" {
 		return false, runtime.Err{}
 	}
-	oT134 := runtime.ToolArgString(oF.ToolArgs, "path")
-	return strings.Contains(oT134, "/secret/85/"), runtime.Err{}
+	oT2 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT2, "/secret/85/"), runtime.Err{}
 }
 
-// oRule68 evaluates rule "R00087" (policy).
-// when: "!(\"role_87\" in principal_roles) && principal == \"agent:87\""
-func oRule68(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00087 evaluates rule R00087 (policy).
+// when:
+// 	!("role_87" in principal_roles) && principal == "agent:87"
+func oRule_R00087(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[68]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[68]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[68]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	switch oF.Tool {
 	case "tool_0003", "tool_0004":
 	default:
 		return false, runtime.Err{}
 	}
-	oT135 := false
-	oT136 := runtime.InStrings("role_87", oF.PrincipalRoles)
-	if !oT136 {
-		oT135 = (oF.Principal == "agent:87")
+	oT2 := runtime.InStrings("role_87", oF.PrincipalRoles)
+	oT3 := !oT2
+	if oT3 {
+		oT3 = (oF.Principal == "agent:87")
 	}
-	return oT135, runtime.Err{}
+	return oT3, runtime.Err{}
 }
 
-// oRule70 evaluates rule "R00091" (policy).
-// when: "tool_arg_string(\"path\").contains(\"/secret/91/\")"
-func oRule70(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00091 evaluates rule R00091 (policy).
+// when:
+// 	tool_arg_string("path").contains("/secret/91/")
+func oRule_R00091(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[70]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[70]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[70]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	if oF.Tool != "tool_0017" {
 		return false, runtime.Err{}
 	}
-	oT137 := runtime.ToolArgString(oF.ToolArgs, "path")
-	return strings.Contains(oT137, "/secret/91/"), runtime.Err{}
+	oT2 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT2, "/secret/91/"), runtime.Err{}
 }
 
-// oRule71 evaluates rule "R00093" (policy).
-// when: "!(\"role_93\" in principal_roles) && principal == \"agent:93\""
-func oRule71(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00093 evaluates rule R00093 (policy).
+// when:
+// 	!("role_93" in principal_roles) && principal == "agent:93"
+func oRule_R00093(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[71]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[71]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[71]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	switch oF.Tool {
 	case "tool_0015", "tool_0016":
 	default:
 		return false, runtime.Err{}
 	}
-	oT138 := false
-	oT139 := runtime.InStrings("role_93", oF.PrincipalRoles)
-	if !oT139 {
-		oT138 = (oF.Principal == "agent:93")
+	oT2 := runtime.InStrings("role_93", oF.PrincipalRoles)
+	oT3 := !oT2
+	if oT3 {
+		oT3 = (oF.Principal == "agent:93")
 	}
-	return oT138, runtime.Err{}
+	return oT3, runtime.Err{}
 }
 
-// oRule72 evaluates rule "R00095" (policy).
-// when: "\"tool_95\" in lycaon.turn_tools && tool_arg_string(\"command\").contains(\"--force-95\")"
-func oRule72(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00095 evaluates rule R00095 (policy).
+// when:
+// 	"tool_95" in lycaon.turn_tools && tool_arg_string("command").contains("--force-95")
+func oRule_R00095(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[72]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[72]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[72]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	if oF.Tool != "tool_0013" {
 		return false, runtime.Err{}
 	}
-	oT140 := false
-	if runtime.InStrings("tool_95", oF.Lycaon.TurnTools) {
-		oT141 := runtime.ToolArgString(oF.ToolArgs, "command")
-		oT140 = strings.Contains(oT141, "--force-95")
+	oT3 := runtime.InStrings("tool_95", oF.Lycaon.TurnTools)
+	if oT3 {
+		oT2 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT3 = strings.Contains(oT2, "--force-95")
 	}
-	return oT140, runtime.Err{}
+	return oT3, runtime.Err{}
 }
 
-// oRule73 evaluates rule "R00097" (policy).
-// when: "tool_arg_string(\"path\").contains(\"/secret/97/\")"
-func oRule73(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00097 evaluates rule R00097 (policy).
+// when:
+// 	tool_arg_string("path").contains("/secret/97/")
+func oRule_R00097(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[73]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[73]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[73]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	if oF.Tool != "tool_0011" {
 		return false, runtime.Err{}
 	}
-	oT142 := runtime.ToolArgString(oF.ToolArgs, "path")
-	return strings.Contains(oT142, "/secret/97/"), runtime.Err{}
+	oT2 := runtime.ToolArgString(oF.ToolArgs, "path")
+	return strings.Contains(oT2, "/secret/97/"), runtime.Err{}
 }
 
-// oRule75 evaluates rule "R00002" (invariant).
-// when: "session_posture == \"posture_2\" && lycaon.repeat_count > 5"
-func oRule75(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00002 evaluates rule R00002 (invariant).
+// when:
+// 	session_posture == "posture_2" && lycaon.repeat_count > 5
+func oRule_R00002(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[75]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[75]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[75]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	if oF.Tool != "bash" {
 		return false, runtime.Err{}
 	}
-	oT143 := false
-	if oF.SessionPosture == "posture_2" {
-		oT143 = (oF.Lycaon.RepeatCount > int64(5))
+	oT2 := (oF.SessionPosture == "posture_2")
+	if oT2 {
+		oT2 = (oF.Lycaon.RepeatCount > int64(5))
 	}
-	return oT143, runtime.Err{}
+	return oT2, runtime.Err{}
 }
 
-// oRule76 evaluates rule "R00006" (invariant).
-// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 6\")"
-func oRule76(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00006 evaluates rule R00006 (invariant).
+// when:
+// 	tool_arg_string("command").startsWith("shutdown -h 6")
+func oRule_R00006(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[76]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[76]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[76]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	if oF.Tool != "bash" {
 		return false, runtime.Err{}
 	}
-	oT144 := runtime.ToolArgString(oF.ToolArgs, "command")
-	return strings.HasPrefix(oT144, "shutdown -h 6"), runtime.Err{}
+	oT2 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT2, "shutdown -h 6"), runtime.Err{}
 }
 
-// oRule77 evaluates rule "R00010" (invariant).
-// when: "tool_arg_int(\"timeout\") > 3610 || size(tool_arg_string(\"command\")) > 4106"
-func oRule77(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00010 evaluates rule R00010 (invariant).
+// when:
+// 	tool_arg_int("timeout") > 3610 || size(tool_arg_string("command")) > 4106
+func oRule_R00010(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[77]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[77]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[77]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	if oF.Tool != "tool_0008" {
 		return false, runtime.Err{}
 	}
-	oT145 := true
-	oT146 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-	if !(oT146 > int64(3610)) {
-		oT147 := runtime.ToolArgString(oF.ToolArgs, "command")
-		oT148 := runtime.SizeString(oT147)
-		oT145 = (oT148 > int64(4106))
+	oT2 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	oT5 := (oT2 > int64(3610))
+	if !oT5 {
+		oT3 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT4 := runtime.SizeString(oT3)
+		oT5 = (oT4 > int64(4106))
 	}
-	return oT145, runtime.Err{}
+	return oT5, runtime.Err{}
 }
 
-// oRule79 evaluates rule "R00018" (invariant).
-// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 18\")"
-func oRule79(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00018 evaluates rule R00018 (invariant).
+// when:
+// 	tool_arg_string("command").startsWith("shutdown -h 18")
+func oRule_R00018(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[79]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[79]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[79]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	switch oF.Tool {
 	case "tool_0000", "tool_0001":
 	default:
 		return false, runtime.Err{}
 	}
-	oT149 := runtime.ToolArgString(oF.ToolArgs, "command")
-	return strings.HasPrefix(oT149, "shutdown -h 18"), runtime.Err{}
+	oT2 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT2, "shutdown -h 18"), runtime.Err{}
 }
 
-// oRule80 evaluates rule "R00022" (invariant).
-// when: "tool_arg_int(\"timeout\") > 3622 || size(tool_arg_string(\"command\")) > 4118"
-func oRule80(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00022 evaluates rule R00022 (invariant).
+// when:
+// 	tool_arg_int("timeout") > 3622 || size(tool_arg_string("command")) > 4118
+func oRule_R00022(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[80]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[80]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[80]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	if oF.Tool != "tool_0014" {
 		return false, runtime.Err{}
 	}
-	oT150 := true
-	oT151 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-	if !(oT151 > int64(3622)) {
-		oT152 := runtime.ToolArgString(oF.ToolArgs, "command")
-		oT153 := runtime.SizeString(oT152)
-		oT150 = (oT153 > int64(4118))
+	oT2 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	oT5 := (oT2 > int64(3622))
+	if !oT5 {
+		oT3 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT4 := runtime.SizeString(oT3)
+		oT5 = (oT4 > int64(4118))
 	}
-	return oT150, runtime.Err{}
+	return oT5, runtime.Err{}
 }
 
-// oRule81 evaluates rule "R00026" (invariant).
-// when: "session_posture == \"posture_26\" && lycaon.repeat_count > 8"
-func oRule81(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00026 evaluates rule R00026 (invariant).
+// when:
+// 	session_posture == "posture_26" && lycaon.repeat_count > 8
+func oRule_R00026(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[81]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[81]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[81]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	if oF.Tool != "tool_0010" {
 		return false, runtime.Err{}
 	}
-	oT154 := false
-	if oF.SessionPosture == "posture_26" {
-		oT154 = (oF.Lycaon.RepeatCount > int64(8))
+	oT2 := (oF.SessionPosture == "posture_26")
+	if oT2 {
+		oT2 = (oF.Lycaon.RepeatCount > int64(8))
 	}
-	return oT154, runtime.Err{}
+	return oT2, runtime.Err{}
 }
 
-// oRule82 evaluates rule "R00030" (invariant).
-// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 30\")"
-func oRule82(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00030 evaluates rule R00030 (invariant).
+// when:
+// 	tool_arg_string("command").startsWith("shutdown -h 30")
+func oRule_R00030(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[82]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[82]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[82]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	switch oF.Tool {
 	case "tool_0006", "tool_0007":
 	default:
 		return false, runtime.Err{}
 	}
-	oT155 := runtime.ToolArgString(oF.ToolArgs, "command")
-	return strings.HasPrefix(oT155, "shutdown -h 30"), runtime.Err{}
+	oT2 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT2, "shutdown -h 30"), runtime.Err{}
 }
 
-// oRule84 evaluates rule "R00038" (invariant).
-// when: "session_posture == \"posture_38\" && lycaon.repeat_count > 6"
-func oRule84(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00038 evaluates rule R00038 (invariant).
+// when:
+// 	session_posture == "posture_38" && lycaon.repeat_count > 6
+func oRule_R00038(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[84]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[84]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[84]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	if oF.Tool != "tool_0016" {
 		return false, runtime.Err{}
 	}
-	oT156 := false
-	if oF.SessionPosture == "posture_38" {
-		oT156 = (oF.Lycaon.RepeatCount > int64(6))
+	oT2 := (oF.SessionPosture == "posture_38")
+	if oT2 {
+		oT2 = (oF.Lycaon.RepeatCount > int64(6))
 	}
-	return oT156, runtime.Err{}
+	return oT2, runtime.Err{}
 }
 
-// oRule85 evaluates rule "R00042" (invariant).
-// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 42\")"
-func oRule85(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00042 evaluates rule R00042 (invariant).
+// when:
+// 	tool_arg_string("command").startsWith("shutdown -h 42")
+func oRule_R00042(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[85]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[85]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[85]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	switch oF.Tool {
 	case "tool_0012", "tool_0013":
 	default:
 		return false, runtime.Err{}
 	}
-	oT157 := runtime.ToolArgString(oF.ToolArgs, "command")
-	return strings.HasPrefix(oT157, "shutdown -h 42"), runtime.Err{}
+	oT2 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT2, "shutdown -h 42"), runtime.Err{}
 }
 
-// oRule86 evaluates rule "R00046" (invariant).
-// when: "tool_arg_int(\"timeout\") > 3646 || size(tool_arg_string(\"command\")) > 4142"
-func oRule86(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00046 evaluates rule R00046 (invariant).
+// when:
+// 	tool_arg_int("timeout") > 3646 || size(tool_arg_string("command")) > 4142
+func oRule_R00046(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[86]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[86]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[86]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	if oF.Tool != "tool_0008" {
 		return false, runtime.Err{}
 	}
-	oT158 := true
-	oT159 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-	if !(oT159 > int64(3646)) {
-		oT160 := runtime.ToolArgString(oF.ToolArgs, "command")
-		oT161 := runtime.SizeString(oT160)
-		oT158 = (oT161 > int64(4142))
+	oT2 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	oT5 := (oT2 > int64(3646))
+	if !oT5 {
+		oT3 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT4 := runtime.SizeString(oT3)
+		oT5 = (oT4 > int64(4142))
 	}
-	return oT158, runtime.Err{}
+	return oT5, runtime.Err{}
 }
 
-// oRule87 evaluates rule "R00050" (invariant).
-// when: "session_posture == \"posture_50\" && lycaon.repeat_count > 4"
-func oRule87(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00050 evaluates rule R00050 (invariant).
+// when:
+// 	session_posture == "posture_50" && lycaon.repeat_count > 4
+func oRule_R00050(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[87]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[87]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[87]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	if oF.Tool != "tool_0004" {
 		return false, runtime.Err{}
 	}
-	oT162 := false
-	if oF.SessionPosture == "posture_50" {
-		oT162 = (oF.Lycaon.RepeatCount > int64(4))
+	oT2 := (oF.SessionPosture == "posture_50")
+	if oT2 {
+		oT2 = (oF.Lycaon.RepeatCount > int64(4))
 	}
-	return oT162, runtime.Err{}
+	return oT2, runtime.Err{}
 }
 
-// oRule89 evaluates rule "R00058" (invariant).
-// when: "tool_arg_int(\"timeout\") > 3658 || size(tool_arg_string(\"command\")) > 4154"
-func oRule89(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00058 evaluates rule R00058 (invariant).
+// when:
+// 	tool_arg_int("timeout") > 3658 || size(tool_arg_string("command")) > 4154
+func oRule_R00058(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[89]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[89]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[89]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	if oF.Tool != "tool_0014" {
 		return false, runtime.Err{}
 	}
-	oT163 := true
-	oT164 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-	if !(oT164 > int64(3658)) {
-		oT165 := runtime.ToolArgString(oF.ToolArgs, "command")
-		oT166 := runtime.SizeString(oT165)
-		oT163 = (oT166 > int64(4154))
+	oT2 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	oT5 := (oT2 > int64(3658))
+	if !oT5 {
+		oT3 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT4 := runtime.SizeString(oT3)
+		oT5 = (oT4 > int64(4154))
 	}
-	return oT163, runtime.Err{}
+	return oT5, runtime.Err{}
 }
 
-// oRule90 evaluates rule "R00062" (invariant).
-// when: "session_posture == \"posture_62\" && lycaon.repeat_count > 9"
-func oRule90(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00062 evaluates rule R00062 (invariant).
+// when:
+// 	session_posture == "posture_62" && lycaon.repeat_count > 9
+func oRule_R00062(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[90]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[90]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[90]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	if oF.Tool != "tool_0010" {
 		return false, runtime.Err{}
 	}
-	oT167 := false
-	if oF.SessionPosture == "posture_62" {
-		oT167 = (oF.Lycaon.RepeatCount > int64(9))
+	oT2 := (oF.SessionPosture == "posture_62")
+	if oT2 {
+		oT2 = (oF.Lycaon.RepeatCount > int64(9))
 	}
-	return oT167, runtime.Err{}
+	return oT2, runtime.Err{}
 }
 
-// oRule91 evaluates rule "R00066" (invariant).
-// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 66\")"
-func oRule91(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00066 evaluates rule R00066 (invariant).
+// when:
+// 	tool_arg_string("command").startsWith("shutdown -h 66")
+func oRule_R00066(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[91]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[91]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[91]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	switch oF.Tool {
 	case "tool_0006", "tool_0007":
 	default:
 		return false, runtime.Err{}
 	}
-	oT168 := runtime.ToolArgString(oF.ToolArgs, "command")
-	return strings.HasPrefix(oT168, "shutdown -h 66"), runtime.Err{}
+	oT2 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT2, "shutdown -h 66"), runtime.Err{}
 }
 
-// oRule92 evaluates rule "R00070" (invariant).
-// when: "tool_arg_int(\"timeout\") > 3670 || size(tool_arg_string(\"command\")) > 4166"
-func oRule92(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00070 evaluates rule R00070 (invariant).
+// when:
+// 	tool_arg_int("timeout") > 3670 || size(tool_arg_string("command")) > 4166
+func oRule_R00070(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[92]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[92]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[92]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	if oF.Tool != "tool_0002" {
 		return false, runtime.Err{}
 	}
-	oT169 := true
-	oT170 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-	if !(oT170 > int64(3670)) {
-		oT171 := runtime.ToolArgString(oF.ToolArgs, "command")
-		oT172 := runtime.SizeString(oT171)
-		oT169 = (oT172 > int64(4166))
+	oT2 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	oT5 := (oT2 > int64(3670))
+	if !oT5 {
+		oT3 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT4 := runtime.SizeString(oT3)
+		oT5 = (oT4 > int64(4166))
 	}
-	return oT169, runtime.Err{}
+	return oT5, runtime.Err{}
 }
 
-// oRule94 evaluates rule "R00078" (invariant).
-// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 78\")"
-func oRule94(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00078 evaluates rule R00078 (invariant).
+// when:
+// 	tool_arg_string("command").startsWith("shutdown -h 78")
+func oRule_R00078(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[94]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[94]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[94]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	switch oF.Tool {
 	case "tool_0012", "tool_0013":
 	default:
 		return false, runtime.Err{}
 	}
-	oT173 := runtime.ToolArgString(oF.ToolArgs, "command")
-	return strings.HasPrefix(oT173, "shutdown -h 78"), runtime.Err{}
+	oT2 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT2, "shutdown -h 78"), runtime.Err{}
 }
 
-// oRule95 evaluates rule "R00082" (invariant).
-// when: "tool_arg_int(\"timeout\") > 3682 || size(tool_arg_string(\"command\")) > 4178"
-func oRule95(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00082 evaluates rule R00082 (invariant).
+// when:
+// 	tool_arg_int("timeout") > 3682 || size(tool_arg_string("command")) > 4178
+func oRule_R00082(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[95]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[95]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[95]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	if oF.Tool != "tool_0008" {
 		return false, runtime.Err{}
 	}
-	oT174 := true
-	oT175 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
-	if !(oT175 > int64(3682)) {
-		oT176 := runtime.ToolArgString(oF.ToolArgs, "command")
-		oT177 := runtime.SizeString(oT176)
-		oT174 = (oT177 > int64(4178))
+	oT2 := runtime.ToolArgInt(oF.ToolArgs, "timeout")
+	oT5 := (oT2 > int64(3682))
+	if !oT5 {
+		oT3 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT4 := runtime.SizeString(oT3)
+		oT5 = (oT4 > int64(4178))
 	}
-	return oT174, runtime.Err{}
+	return oT5, runtime.Err{}
 }
 
-// oRule96 evaluates rule "R00086" (invariant).
-// when: "session_posture == \"posture_86\" && lycaon.repeat_count > 5"
-func oRule96(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00086 evaluates rule R00086 (invariant).
+// when:
+// 	session_posture == "posture_86" && lycaon.repeat_count > 5
+func oRule_R00086(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[96]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[96]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[96]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	if oF.Tool != "tool_0004" {
 		return false, runtime.Err{}
 	}
-	oT178 := false
-	if oF.SessionPosture == "posture_86" {
-		oT178 = (oF.Lycaon.RepeatCount > int64(5))
+	oT2 := (oF.SessionPosture == "posture_86")
+	if oT2 {
+		oT2 = (oF.Lycaon.RepeatCount > int64(5))
 	}
-	return oT178, runtime.Err{}
+	return oT2, runtime.Err{}
 }
 
-// oRule97 evaluates rule "R00090" (invariant).
-// when: "tool_arg_string(\"command\").startsWith(\"shutdown -h 90\")"
-func oRule97(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00090 evaluates rule R00090 (invariant).
+// when:
+// 	tool_arg_string("command").startsWith("shutdown -h 90")
+func oRule_R00090(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[97]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[97]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[97]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	switch oF.Tool {
 	case "tool_0000", "tool_0001":
 	default:
 		return false, runtime.Err{}
 	}
-	oT179 := runtime.ToolArgString(oF.ToolArgs, "command")
-	return strings.HasPrefix(oT179, "shutdown -h 90"), runtime.Err{}
+	oT2 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return strings.HasPrefix(oT2, "shutdown -h 90"), runtime.Err{}
 }
 
-// oRule99 evaluates rule "R00098" (invariant).
-// when: "session_posture == \"posture_98\" && lycaon.repeat_count > 3"
-func oRule99(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_R00098 evaluates rule R00098 (invariant).
+// when:
+// 	session_posture == "posture_98" && lycaon.repeat_count > 3
+func oRule_R00098(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[99]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[99]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[99]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	if oF.Tool != "tool_0010" {
 		return false, runtime.Err{}
 	}
-	oT180 := false
-	if oF.SessionPosture == "posture_98" {
-		oT180 = (oF.Lycaon.RepeatCount > int64(3))
+	oT2 := (oF.SessionPosture == "posture_98")
+	if oT2 {
+		oT2 = (oF.Lycaon.RepeatCount > int64(3))
 	}
-	return oT180, runtime.Err{}
+	return oT2, runtime.Err{}
 }
 
-// oAnchor0 evaluates the rules at "coordinator.pre_invoke" in order.
-func oAnchor0(oX *runtime.Exec) {
+// oAnchor_CoordinatorPreInvoke evaluates the rules at "coordinator.pre_invoke" in order.
+func oAnchor_CoordinatorPreInvoke(oX *runtime.Exec) {
 	if oX.Occ.Profiles.Supplied(runtime.ProfileSession | runtime.ProfileTool) {
 		switch oX.F.Tool {
 		case "tool_0001":
-			if oFired, oErr := oRule69(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[69], oFired, oErr) {
+			if oFired, oErr := oRule_R00089(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[69], oFired, oErr) {
 				return
 			}
 		case "tool_0004":
-			if oFired, oErr := oRule78(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[78], oFired, oErr) {
+			if oFired, oErr := oRule_R00014(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[78], oFired, oErr) {
 				return
 			}
 		case "tool_0007":
-			if oFired, oErr := oRule39(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[39], oFired, oErr) {
+			if oFired, oErr := oRule_R00029(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[39], oFired, oErr) {
 				return
 			}
 		case "tool_0010":
-			if oFired, oErr := oRule11(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[11], oFired, oErr) {
+			if oFired, oErr := oRule_R00044(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[11], oFired, oErr) {
 				return
 			}
 		case "tool_0013":
-			if oFired, oErr := oRule54(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[54], oFired, oErr) {
+			if oFired, oErr := oRule_R00059(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[54], oFired, oErr) {
 				return
 			}
 		case "tool_0016":
-			if oFired, oErr := oRule93(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[93], oFired, oErr) {
+			if oFired, oErr := oRule_R00074(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[93], oFired, oErr) {
 				return
 			}
 		default:
 		}
 		return
 	}
-	if oFired, oErr := oRule11(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[11], oFired, oErr) {
+	if oFired, oErr := oRule_R00044(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[11], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule39(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[39], oFired, oErr) {
+	if oFired, oErr := oRule_R00029(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[39], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule54(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[54], oFired, oErr) {
+	if oFired, oErr := oRule_R00059(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[54], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule69(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[69], oFired, oErr) {
+	if oFired, oErr := oRule_R00089(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[69], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule78(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[78], oFired, oErr) {
+	if oFired, oErr := oRule_R00014(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[78], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule93(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[93], oFired, oErr) {
+	if oFired, oErr := oRule_R00074(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[93], oFired, oErr) {
 		return
 	}
 }
 
-// oRun0 runs oAnchor0. A panic that escapes a rule is recovered here;
+// oRun_CoordinatorPreInvoke runs oAnchor_CoordinatorPreInvoke. A panic that escapes a rule is recovered here;
 // it then reports that the anchor must run again, resuming after that rule.
-func oRun0(oX *runtime.Exec) (oAgain bool) {
+func oRun_CoordinatorPreInvoke(oX *runtime.Exec) (oAgain bool) {
 	defer func() {
 		if recover() != nil {
 			oAgain = oX.Panicked()
 		}
 	}()
-	oAnchor0(oX)
+	oAnchor_CoordinatorPreInvoke(oX)
 	return false
 }
 
-// oAnchor1 evaluates the rules at "tool.handler" in order.
-func oAnchor1(oX *runtime.Exec) {
+// oAnchor_ToolHandler evaluates the rules at "tool.handler" in order.
+func oAnchor_ToolHandler(oX *runtime.Exec) {
 	if oX.Occ.Profiles.Supplied(runtime.ProfileTool) {
 		switch oX.F.Tool {
 		case "tool_0002":
-			if oFired, oErr := oRule83(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[83], oFired, oErr) {
+			if oFired, oErr := oRule_R00034(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[83], oFired, oErr) {
 				return
 			}
 		case "tool_0005":
-			if oFired, oErr := oRule49(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[49], oFired, oErr) {
+			if oFired, oErr := oRule_R00049(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[49], oFired, oErr) {
 				return
 			}
 		case "tool_0008":
-			if oFired, oErr := oRule16(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[16], oFired, oErr) {
+			if oFired, oErr := oRule_R00064(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[16], oFired, oErr) {
 				return
 			}
 		case "tool_0011":
-			if oFired, oErr := oRule64(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[64], oFired, oErr) {
+			if oFired, oErr := oRule_R00079(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[64], oFired, oErr) {
 				return
 			}
 		case "tool_0014":
-			if oFired, oErr := oRule98(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[98], oFired, oErr) {
+			if oFired, oErr := oRule_R00094(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[98], oFired, oErr) {
 				return
 			}
 		case "tool_0017":
-			if oFired, oErr := oRule34(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[34], oFired, oErr) {
+			if oFired, oErr := oRule_R00019(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[34], oFired, oErr) {
 				return
 			}
 		default:
 		}
 		return
 	}
-	if oFired, oErr := oRule16(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[16], oFired, oErr) {
+	if oFired, oErr := oRule_R00064(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[16], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule34(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[34], oFired, oErr) {
+	if oFired, oErr := oRule_R00019(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[34], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule49(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[49], oFired, oErr) {
+	if oFired, oErr := oRule_R00049(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[49], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule64(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[64], oFired, oErr) {
+	if oFired, oErr := oRule_R00079(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[64], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule83(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[83], oFired, oErr) {
+	if oFired, oErr := oRule_R00034(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[83], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule98(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[98], oFired, oErr) {
+	if oFired, oErr := oRule_R00094(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[98], oFired, oErr) {
 		return
 	}
 }
 
-// oRun1 runs oAnchor1. A panic that escapes a rule is recovered here;
+// oRun_ToolHandler runs oAnchor_ToolHandler. A panic that escapes a rule is recovered here;
 // it then reports that the anchor must run again, resuming after that rule.
-func oRun1(oX *runtime.Exec) (oAgain bool) {
+func oRun_ToolHandler(oX *runtime.Exec) (oAgain bool) {
 	defer func() {
 		if recover() != nil {
 			oAgain = oX.Panicked()
 		}
 	}()
-	oAnchor1(oX)
+	oAnchor_ToolHandler(oX)
 	return false
 }
 
-// oAnchor2 evaluates the rules at "tool.post_invoke" in order.
-func oAnchor2(oX *runtime.Exec) {
+// oAnchor_ToolPostInvoke evaluates the rules at "tool.post_invoke" in order.
+func oAnchor_ToolPostInvoke(oX *runtime.Exec) {
 	if oX.Occ.Profiles.Supplied(runtime.ProfileSession | runtime.ProfileTool) {
 		switch oX.F.Tool {
 		case "tool_0000":
-			if oFired, oErr := oRule88(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[88], oFired, oErr) {
+			if oFired, oErr := oRule_R00054(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[88], oFired, oErr) {
 				return
 			}
 		case "tool_0001":
-			if oFired, oErr := oRule88(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[88], oFired, oErr) {
+			if oFired, oErr := oRule_R00054(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[88], oFired, oErr) {
 				return
 			}
 		case "tool_0003":
-			if oFired, oErr := oRule59(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[59], oFired, oErr) {
+			if oFired, oErr := oRule_R00069(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[59], oFired, oErr) {
 				return
 			}
 		case "tool_0004":
-			if oFired, oErr := oRule59(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[59], oFired, oErr) {
+			if oFired, oErr := oRule_R00069(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[59], oFired, oErr) {
 				return
 			}
 		case "tool_0006":
-			if oFired, oErr := oRule21(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[21], oFired, oErr) {
+			if oFired, oErr := oRule_R00084(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[21], oFired, oErr) {
 				return
 			}
 		case "tool_0007":
-			if oFired, oErr := oRule21(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[21], oFired, oErr) {
+			if oFired, oErr := oRule_R00084(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[21], oFired, oErr) {
 				return
 			}
 		case "tool_0009":
-			if oFired, oErr := oRule74(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[74], oFired, oErr) {
+			if oFired, oErr := oRule_R00099(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[74], oFired, oErr) {
 				return
 			}
 		case "tool_0010":
-			if oFired, oErr := oRule74(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[74], oFired, oErr) {
+			if oFired, oErr := oRule_R00099(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[74], oFired, oErr) {
 				return
 			}
 		case "tool_0012":
-			if oFired, oErr := oRule6(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[6], oFired, oErr) {
+			if oFired, oErr := oRule_R00024(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[6], oFired, oErr) {
 				return
 			}
 		case "tool_0013":
-			if oFired, oErr := oRule6(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[6], oFired, oErr) {
+			if oFired, oErr := oRule_R00024(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[6], oFired, oErr) {
 				return
 			}
 		case "tool_0015":
-			if oFired, oErr := oRule44(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[44], oFired, oErr) {
+			if oFired, oErr := oRule_R00039(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[44], oFired, oErr) {
 				return
 			}
 		case "tool_0016":
-			if oFired, oErr := oRule44(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[44], oFired, oErr) {
+			if oFired, oErr := oRule_R00039(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[44], oFired, oErr) {
 				return
 			}
 		default:
 		}
 		return
 	}
-	if oFired, oErr := oRule6(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[6], oFired, oErr) {
+	if oFired, oErr := oRule_R00024(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[6], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule21(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[21], oFired, oErr) {
+	if oFired, oErr := oRule_R00084(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[21], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule44(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[44], oFired, oErr) {
+	if oFired, oErr := oRule_R00039(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[44], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule59(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[59], oFired, oErr) {
+	if oFired, oErr := oRule_R00069(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[59], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule74(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[74], oFired, oErr) {
+	if oFired, oErr := oRule_R00099(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[74], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule88(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[88], oFired, oErr) {
+	if oFired, oErr := oRule_R00054(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[88], oFired, oErr) {
 		return
 	}
 }
 
-// oRun2 runs oAnchor2. A panic that escapes a rule is recovered here;
+// oRun_ToolPostInvoke runs oAnchor_ToolPostInvoke. A panic that escapes a rule is recovered here;
 // it then reports that the anchor must run again, resuming after that rule.
-func oRun2(oX *runtime.Exec) (oAgain bool) {
+func oRun_ToolPostInvoke(oX *runtime.Exec) (oAgain bool) {
 	defer func() {
 		if recover() != nil {
 			oAgain = oX.Panicked()
 		}
 	}()
-	oAnchor2(oX)
+	oAnchor_ToolPostInvoke(oX)
 	return false
 }
 
-// oAnchor3 evaluates the rules at "tool.pre_invoke" in order.
-func oAnchor3(oX *runtime.Exec) {
+// oAnchor_ToolPreInvoke evaluates the rules at "tool.pre_invoke" in order.
+func oAnchor_ToolPreInvoke(oX *runtime.Exec) {
 	if oX.Occ.Profiles.Supplied(runtime.ProfileSession | runtime.ProfileTool) {
 		switch oX.F.Tool {
 		case "bash":
-			if oFired, oErr := oRule0(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[0], oFired, oErr) {
+			if oFired, oErr := oRule_R00000(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[0], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule1(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[1], oFired, oErr) {
+			if oFired, oErr := oRule_R00004(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[1], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule2(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[2], oFired, oErr) {
+			if oFired, oErr := oRule_R00008(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[2], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule25(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[25], oFired, oErr) {
+			if oFired, oErr := oRule_R00001(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[25], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule26(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[26], oFired, oErr) {
+			if oFired, oErr := oRule_R00003(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[26], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule27(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[27], oFired, oErr) {
+			if oFired, oErr := oRule_R00005(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[27], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule28(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[28], oFired, oErr) {
+			if oFired, oErr := oRule_R00007(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[28], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule29(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[29], oFired, oErr) {
+			if oFired, oErr := oRule_R00009(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[29], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule75(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[75], oFired, oErr) {
+			if oFired, oErr := oRule_R00002(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[75], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule76(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[76], oFired, oErr) {
+			if oFired, oErr := oRule_R00006(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[76], oFired, oErr) {
 				return
 			}
 		case "tool_0000":
-			if oFired, oErr := oRule9(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[9], oFired, oErr) {
+			if oFired, oErr := oRule_R00036(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[9], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule18(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[18], oFired, oErr) {
+			if oFired, oErr := oRule_R00072(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[18], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule79(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[79], oFired, oErr) {
+			if oFired, oErr := oRule_R00018(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[79], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule97(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[97], oFired, oErr) {
+			if oFired, oErr := oRule_R00090(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[97], oFired, oErr) {
 				return
 			}
 		case "tool_0001":
-			if oFired, oErr := oRule9(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[9], oFired, oErr) {
+			if oFired, oErr := oRule_R00036(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[9], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule18(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[18], oFired, oErr) {
+			if oFired, oErr := oRule_R00072(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[18], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule25(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[25], oFired, oErr) {
+			if oFired, oErr := oRule_R00001(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[25], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule33(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[33], oFired, oErr) {
+			if oFired, oErr := oRule_R00017(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[33], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule42(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[42], oFired, oErr) {
+			if oFired, oErr := oRule_R00035(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[42], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule51(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[51], oFired, oErr) {
+			if oFired, oErr := oRule_R00053(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[51], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule60(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[60], oFired, oErr) {
+			if oFired, oErr := oRule_R00071(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[60], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule79(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[79], oFired, oErr) {
+			if oFired, oErr := oRule_R00018(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[79], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule97(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[97], oFired, oErr) {
+			if oFired, oErr := oRule_R00090(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[97], oFired, oErr) {
 				return
 			}
 		case "tool_0002":
-			if oFired, oErr := oRule4(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[4], oFired, oErr) {
+			if oFired, oErr := oRule_R00016(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[4], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule13(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[13], oFired, oErr) {
+			if oFired, oErr := oRule_R00052(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[13], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule22(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[22], oFired, oErr) {
+			if oFired, oErr := oRule_R00088(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[22], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule92(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[92], oFired, oErr) {
+			if oFired, oErr := oRule_R00070(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[92], oFired, oErr) {
 				return
 			}
 		case "tool_0003":
-			if oFired, oErr := oRule26(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[26], oFired, oErr) {
+			if oFired, oErr := oRule_R00003(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[26], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule32(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[32], oFired, oErr) {
+			if oFired, oErr := oRule_R00015(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[32], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule41(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[41], oFired, oErr) {
+			if oFired, oErr := oRule_R00033(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[41], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule50(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[50], oFired, oErr) {
+			if oFired, oErr := oRule_R00051(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[50], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule68(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[68], oFired, oErr) {
+			if oFired, oErr := oRule_R00087(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[68], oFired, oErr) {
 				return
 			}
 		case "tool_0004":
-			if oFired, oErr := oRule8(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[8], oFired, oErr) {
+			if oFired, oErr := oRule_R00032(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[8], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule17(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[17], oFired, oErr) {
+			if oFired, oErr := oRule_R00068(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[17], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule32(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[32], oFired, oErr) {
+			if oFired, oErr := oRule_R00015(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[32], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule41(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[41], oFired, oErr) {
+			if oFired, oErr := oRule_R00033(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[41], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule50(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[50], oFired, oErr) {
+			if oFired, oErr := oRule_R00051(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[50], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule68(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[68], oFired, oErr) {
+			if oFired, oErr := oRule_R00087(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[68], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule87(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[87], oFired, oErr) {
+			if oFired, oErr := oRule_R00050(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[87], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule96(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[96], oFired, oErr) {
+			if oFired, oErr := oRule_R00086(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[96], oFired, oErr) {
 				return
 			}
 		case "tool_0005":
-			if oFired, oErr := oRule27(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[27], oFired, oErr) {
+			if oFired, oErr := oRule_R00005(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[27], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule31(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[31], oFired, oErr) {
+			if oFired, oErr := oRule_R00013(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[31], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule40(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[40], oFired, oErr) {
+			if oFired, oErr := oRule_R00031(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[40], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule58(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[58], oFired, oErr) {
+			if oFired, oErr := oRule_R00067(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[58], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule67(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[67], oFired, oErr) {
+			if oFired, oErr := oRule_R00085(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[67], oFired, oErr) {
 				return
 			}
 		case "tool_0006":
-			if oFired, oErr := oRule3(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[3], oFired, oErr) {
+			if oFired, oErr := oRule_R00012(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[3], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule12(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[12], oFired, oErr) {
+			if oFired, oErr := oRule_R00048(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[12], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule82(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[82], oFired, oErr) {
+			if oFired, oErr := oRule_R00030(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[82], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule91(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[91], oFired, oErr) {
+			if oFired, oErr := oRule_R00066(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[91], oFired, oErr) {
 				return
 			}
 		case "tool_0007":
-			if oFired, oErr := oRule3(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[3], oFired, oErr) {
+			if oFired, oErr := oRule_R00012(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[3], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule12(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[12], oFired, oErr) {
+			if oFired, oErr := oRule_R00048(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[12], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule28(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[28], oFired, oErr) {
+			if oFired, oErr := oRule_R00007(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[28], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule30(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[30], oFired, oErr) {
+			if oFired, oErr := oRule_R00011(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[30], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule48(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[48], oFired, oErr) {
+			if oFired, oErr := oRule_R00047(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[48], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule57(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[57], oFired, oErr) {
+			if oFired, oErr := oRule_R00065(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[57], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule66(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[66], oFired, oErr) {
+			if oFired, oErr := oRule_R00083(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[66], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule82(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[82], oFired, oErr) {
+			if oFired, oErr := oRule_R00030(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[82], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule91(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[91], oFired, oErr) {
+			if oFired, oErr := oRule_R00066(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[91], oFired, oErr) {
 				return
 			}
 		case "tool_0008":
-			if oFired, oErr := oRule7(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[7], oFired, oErr) {
+			if oFired, oErr := oRule_R00028(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[7], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule77(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[77], oFired, oErr) {
+			if oFired, oErr := oRule_R00010(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[77], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule86(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[86], oFired, oErr) {
+			if oFired, oErr := oRule_R00046(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[86], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule95(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[95], oFired, oErr) {
+			if oFired, oErr := oRule_R00082(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[95], oFired, oErr) {
 				return
 			}
 		case "tool_0009":
-			if oFired, oErr := oRule29(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[29], oFired, oErr) {
+			if oFired, oErr := oRule_R00009(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[29], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule38(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[38], oFired, oErr) {
+			if oFired, oErr := oRule_R00027(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[38], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule47(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[47], oFired, oErr) {
+			if oFired, oErr := oRule_R00045(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[47], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule56(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[56], oFired, oErr) {
+			if oFired, oErr := oRule_R00063(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[56], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule65(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[65], oFired, oErr) {
+			if oFired, oErr := oRule_R00081(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[65], oFired, oErr) {
 				return
 			}
 		case "tool_0010":
-			if oFired, oErr := oRule20(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[20], oFired, oErr) {
+			if oFired, oErr := oRule_R00080(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[20], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule38(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[38], oFired, oErr) {
+			if oFired, oErr := oRule_R00027(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[38], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule47(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[47], oFired, oErr) {
+			if oFired, oErr := oRule_R00045(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[47], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule56(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[56], oFired, oErr) {
+			if oFired, oErr := oRule_R00063(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[56], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule65(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[65], oFired, oErr) {
+			if oFired, oErr := oRule_R00081(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[65], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule81(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[81], oFired, oErr) {
+			if oFired, oErr := oRule_R00026(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[81], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule90(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[90], oFired, oErr) {
+			if oFired, oErr := oRule_R00062(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[90], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule99(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[99], oFired, oErr) {
+			if oFired, oErr := oRule_R00098(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[99], oFired, oErr) {
 				return
 			}
 		case "tool_0011":
-			if oFired, oErr := oRule37(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[37], oFired, oErr) {
+			if oFired, oErr := oRule_R00025(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[37], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule46(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[46], oFired, oErr) {
+			if oFired, oErr := oRule_R00043(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[46], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule55(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[55], oFired, oErr) {
+			if oFired, oErr := oRule_R00061(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[55], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule73(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[73], oFired, oErr) {
+			if oFired, oErr := oRule_R00097(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[73], oFired, oErr) {
 				return
 			}
 		case "tool_0012":
-			if oFired, oErr := oRule15(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[15], oFired, oErr) {
+			if oFired, oErr := oRule_R00060(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[15], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule24(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[24], oFired, oErr) {
+			if oFired, oErr := oRule_R00096(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[24], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule85(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[85], oFired, oErr) {
+			if oFired, oErr := oRule_R00042(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[85], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule94(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[94], oFired, oErr) {
+			if oFired, oErr := oRule_R00078(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[94], oFired, oErr) {
 				return
 			}
 		case "tool_0013":
-			if oFired, oErr := oRule15(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[15], oFired, oErr) {
+			if oFired, oErr := oRule_R00060(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[15], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule24(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[24], oFired, oErr) {
+			if oFired, oErr := oRule_R00096(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[24], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule36(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[36], oFired, oErr) {
+			if oFired, oErr := oRule_R00023(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[36], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule45(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[45], oFired, oErr) {
+			if oFired, oErr := oRule_R00041(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[45], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule63(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[63], oFired, oErr) {
+			if oFired, oErr := oRule_R00077(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[63], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule72(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[72], oFired, oErr) {
+			if oFired, oErr := oRule_R00095(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[72], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule85(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[85], oFired, oErr) {
+			if oFired, oErr := oRule_R00042(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[85], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule94(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[94], oFired, oErr) {
+			if oFired, oErr := oRule_R00078(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[94], oFired, oErr) {
 				return
 			}
 		case "tool_0014":
-			if oFired, oErr := oRule10(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[10], oFired, oErr) {
+			if oFired, oErr := oRule_R00040(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[10], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule19(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[19], oFired, oErr) {
+			if oFired, oErr := oRule_R00076(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[19], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule80(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[80], oFired, oErr) {
+			if oFired, oErr := oRule_R00022(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[80], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule89(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[89], oFired, oErr) {
+			if oFired, oErr := oRule_R00058(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[89], oFired, oErr) {
 				return
 			}
 		case "tool_0015":
-			if oFired, oErr := oRule35(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[35], oFired, oErr) {
+			if oFired, oErr := oRule_R00021(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[35], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule53(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[53], oFired, oErr) {
+			if oFired, oErr := oRule_R00057(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[53], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule62(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[62], oFired, oErr) {
+			if oFired, oErr := oRule_R00075(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[62], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule71(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[71], oFired, oErr) {
+			if oFired, oErr := oRule_R00093(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[71], oFired, oErr) {
 				return
 			}
 		case "tool_0016":
-			if oFired, oErr := oRule5(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[5], oFired, oErr) {
+			if oFired, oErr := oRule_R00020(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[5], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule14(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[14], oFired, oErr) {
+			if oFired, oErr := oRule_R00056(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[14], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule23(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[23], oFired, oErr) {
+			if oFired, oErr := oRule_R00092(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[23], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule35(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[35], oFired, oErr) {
+			if oFired, oErr := oRule_R00021(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[35], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule53(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[53], oFired, oErr) {
+			if oFired, oErr := oRule_R00057(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[53], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule62(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[62], oFired, oErr) {
+			if oFired, oErr := oRule_R00075(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[62], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule71(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[71], oFired, oErr) {
+			if oFired, oErr := oRule_R00093(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[71], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule84(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[84], oFired, oErr) {
+			if oFired, oErr := oRule_R00038(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[84], oFired, oErr) {
 				return
 			}
 		case "tool_0017":
-			if oFired, oErr := oRule43(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[43], oFired, oErr) {
+			if oFired, oErr := oRule_R00037(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[43], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule52(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[52], oFired, oErr) {
+			if oFired, oErr := oRule_R00055(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[52], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule61(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[61], oFired, oErr) {
+			if oFired, oErr := oRule_R00073(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[61], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule70(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[70], oFired, oErr) {
+			if oFired, oErr := oRule_R00091(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[70], oFired, oErr) {
 				return
 			}
 		default:
 		}
 		return
 	}
-	if oFired, oErr := oRule0(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[0], oFired, oErr) {
+	if oFired, oErr := oRule_R00000(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[0], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule1(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[1], oFired, oErr) {
+	if oFired, oErr := oRule_R00004(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[1], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule2(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[2], oFired, oErr) {
+	if oFired, oErr := oRule_R00008(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[2], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule3(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[3], oFired, oErr) {
+	if oFired, oErr := oRule_R00012(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[3], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule4(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[4], oFired, oErr) {
+	if oFired, oErr := oRule_R00016(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[4], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule5(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[5], oFired, oErr) {
+	if oFired, oErr := oRule_R00020(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[5], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule7(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[7], oFired, oErr) {
+	if oFired, oErr := oRule_R00028(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[7], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule8(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[8], oFired, oErr) {
+	if oFired, oErr := oRule_R00032(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[8], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule9(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[9], oFired, oErr) {
+	if oFired, oErr := oRule_R00036(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[9], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule10(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[10], oFired, oErr) {
+	if oFired, oErr := oRule_R00040(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[10], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule12(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[12], oFired, oErr) {
+	if oFired, oErr := oRule_R00048(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[12], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule13(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[13], oFired, oErr) {
+	if oFired, oErr := oRule_R00052(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[13], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule14(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[14], oFired, oErr) {
+	if oFired, oErr := oRule_R00056(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[14], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule15(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[15], oFired, oErr) {
+	if oFired, oErr := oRule_R00060(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[15], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule17(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[17], oFired, oErr) {
+	if oFired, oErr := oRule_R00068(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[17], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule18(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[18], oFired, oErr) {
+	if oFired, oErr := oRule_R00072(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[18], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule19(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[19], oFired, oErr) {
+	if oFired, oErr := oRule_R00076(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[19], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule20(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[20], oFired, oErr) {
+	if oFired, oErr := oRule_R00080(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[20], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule22(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[22], oFired, oErr) {
+	if oFired, oErr := oRule_R00088(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[22], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule23(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[23], oFired, oErr) {
+	if oFired, oErr := oRule_R00092(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[23], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule24(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[24], oFired, oErr) {
+	if oFired, oErr := oRule_R00096(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[24], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule25(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[25], oFired, oErr) {
+	if oFired, oErr := oRule_R00001(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[25], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule26(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[26], oFired, oErr) {
+	if oFired, oErr := oRule_R00003(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[26], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule27(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[27], oFired, oErr) {
+	if oFired, oErr := oRule_R00005(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[27], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule28(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[28], oFired, oErr) {
+	if oFired, oErr := oRule_R00007(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[28], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule29(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[29], oFired, oErr) {
+	if oFired, oErr := oRule_R00009(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[29], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule30(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[30], oFired, oErr) {
+	if oFired, oErr := oRule_R00011(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[30], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule31(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[31], oFired, oErr) {
+	if oFired, oErr := oRule_R00013(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[31], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule32(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[32], oFired, oErr) {
+	if oFired, oErr := oRule_R00015(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[32], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule33(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[33], oFired, oErr) {
+	if oFired, oErr := oRule_R00017(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[33], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule35(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[35], oFired, oErr) {
+	if oFired, oErr := oRule_R00021(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[35], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule36(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[36], oFired, oErr) {
+	if oFired, oErr := oRule_R00023(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[36], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule37(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[37], oFired, oErr) {
+	if oFired, oErr := oRule_R00025(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[37], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule38(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[38], oFired, oErr) {
+	if oFired, oErr := oRule_R00027(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[38], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule40(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[40], oFired, oErr) {
+	if oFired, oErr := oRule_R00031(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[40], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule41(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[41], oFired, oErr) {
+	if oFired, oErr := oRule_R00033(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[41], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule42(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[42], oFired, oErr) {
+	if oFired, oErr := oRule_R00035(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[42], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule43(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[43], oFired, oErr) {
+	if oFired, oErr := oRule_R00037(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[43], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule45(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[45], oFired, oErr) {
+	if oFired, oErr := oRule_R00041(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[45], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule46(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[46], oFired, oErr) {
+	if oFired, oErr := oRule_R00043(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[46], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule47(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[47], oFired, oErr) {
+	if oFired, oErr := oRule_R00045(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[47], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule48(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[48], oFired, oErr) {
+	if oFired, oErr := oRule_R00047(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[48], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule50(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[50], oFired, oErr) {
+	if oFired, oErr := oRule_R00051(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[50], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule51(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[51], oFired, oErr) {
+	if oFired, oErr := oRule_R00053(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[51], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule52(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[52], oFired, oErr) {
+	if oFired, oErr := oRule_R00055(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[52], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule53(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[53], oFired, oErr) {
+	if oFired, oErr := oRule_R00057(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[53], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule55(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[55], oFired, oErr) {
+	if oFired, oErr := oRule_R00061(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[55], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule56(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[56], oFired, oErr) {
+	if oFired, oErr := oRule_R00063(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[56], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule57(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[57], oFired, oErr) {
+	if oFired, oErr := oRule_R00065(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[57], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule58(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[58], oFired, oErr) {
+	if oFired, oErr := oRule_R00067(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[58], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule60(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[60], oFired, oErr) {
+	if oFired, oErr := oRule_R00071(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[60], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule61(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[61], oFired, oErr) {
+	if oFired, oErr := oRule_R00073(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[61], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule62(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[62], oFired, oErr) {
+	if oFired, oErr := oRule_R00075(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[62], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule63(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[63], oFired, oErr) {
+	if oFired, oErr := oRule_R00077(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[63], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule65(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[65], oFired, oErr) {
+	if oFired, oErr := oRule_R00081(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[65], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule66(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[66], oFired, oErr) {
+	if oFired, oErr := oRule_R00083(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[66], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule67(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[67], oFired, oErr) {
+	if oFired, oErr := oRule_R00085(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[67], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule68(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[68], oFired, oErr) {
+	if oFired, oErr := oRule_R00087(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[68], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule70(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[70], oFired, oErr) {
+	if oFired, oErr := oRule_R00091(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[70], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule71(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[71], oFired, oErr) {
+	if oFired, oErr := oRule_R00093(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[71], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule72(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[72], oFired, oErr) {
+	if oFired, oErr := oRule_R00095(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[72], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule73(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[73], oFired, oErr) {
+	if oFired, oErr := oRule_R00097(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[73], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule75(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[75], oFired, oErr) {
+	if oFired, oErr := oRule_R00002(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[75], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule76(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[76], oFired, oErr) {
+	if oFired, oErr := oRule_R00006(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[76], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule77(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[77], oFired, oErr) {
+	if oFired, oErr := oRule_R00010(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[77], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule79(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[79], oFired, oErr) {
+	if oFired, oErr := oRule_R00018(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[79], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule80(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[80], oFired, oErr) {
+	if oFired, oErr := oRule_R00022(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[80], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule81(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[81], oFired, oErr) {
+	if oFired, oErr := oRule_R00026(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[81], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule82(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[82], oFired, oErr) {
+	if oFired, oErr := oRule_R00030(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[82], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule84(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[84], oFired, oErr) {
+	if oFired, oErr := oRule_R00038(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[84], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule85(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[85], oFired, oErr) {
+	if oFired, oErr := oRule_R00042(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[85], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule86(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[86], oFired, oErr) {
+	if oFired, oErr := oRule_R00046(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[86], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule87(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[87], oFired, oErr) {
+	if oFired, oErr := oRule_R00050(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[87], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule89(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[89], oFired, oErr) {
+	if oFired, oErr := oRule_R00058(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[89], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule90(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[90], oFired, oErr) {
+	if oFired, oErr := oRule_R00062(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[90], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule91(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[91], oFired, oErr) {
+	if oFired, oErr := oRule_R00066(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[91], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule92(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[92], oFired, oErr) {
+	if oFired, oErr := oRule_R00070(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[92], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule94(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[94], oFired, oErr) {
+	if oFired, oErr := oRule_R00078(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[94], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule95(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[95], oFired, oErr) {
+	if oFired, oErr := oRule_R00082(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[95], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule96(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[96], oFired, oErr) {
+	if oFired, oErr := oRule_R00086(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[96], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule97(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[97], oFired, oErr) {
+	if oFired, oErr := oRule_R00090(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[97], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule99(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[99], oFired, oErr) {
+	if oFired, oErr := oRule_R00098(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[99], oFired, oErr) {
 		return
 	}
 }
 
-// oRun3 runs oAnchor3. A panic that escapes a rule is recovered here;
+// oRun_ToolPreInvoke runs oAnchor_ToolPreInvoke. A panic that escapes a rule is recovered here;
 // it then reports that the anchor must run again, resuming after that rule.
-func oRun3(oX *runtime.Exec) (oAgain bool) {
+func oRun_ToolPreInvoke(oX *runtime.Exec) (oAgain bool) {
 	defer func() {
 		if recover() != nil {
 			oAgain = oX.Panicked()
 		}
 	}()
-	oAnchor3(oX)
+	oAnchor_ToolPreInvoke(oX)
 	return false
 }
 
@@ -4219,16 +4420,16 @@ func Evaluate(ctx context.Context, env *runtime.Env, occ *runtime.Occurrence, s 
 	runtime.Begin(&oX, ctx, env, occ, s, d, 0)
 	switch occ.Anchor {
 	case "coordinator.pre_invoke":
-		for oRun0(&oX) {
+		for oRun_CoordinatorPreInvoke(&oX) {
 		}
 	case "tool.handler":
-		for oRun1(&oX) {
+		for oRun_ToolHandler(&oX) {
 		}
 	case "tool.post_invoke":
-		for oRun2(&oX) {
+		for oRun_ToolPostInvoke(&oX) {
 		}
 	case "tool.pre_invoke":
-		for oRun3(&oX) {
+		for oRun_ToolPreInvoke(&oX) {
 		}
 	}
 	oX.Finish()

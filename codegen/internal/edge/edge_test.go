@@ -43,6 +43,7 @@ func factSets() map[string]*runtime.Facts {
 			"u": "aéb", "bad": "\xff\xfe", "list": []any{int64(1), int64(2), int64(3)},
 			"map": map[string]any{"a": int64(1)}, "mixed": []any{int64(1), "a", nil}, "nul": nil,
 			"pat": "l+", "badpat": "(", "zero": int64(0), "min": int64(math.MinInt64), "whole": 4.0, "key": "n",
+			"l": []any{"a", true}, "m": map[string]any{},
 		},
 		PrincipalRoles: []string{"developer", "reader"},
 		SecretMatches: []map[string]any{
@@ -57,6 +58,7 @@ func factSets() map[string]*runtime.Facts {
 			"n": "3", "d": "x", "s": int64(5), "b": "yes", "nan": "nan", "big": -1e300,
 			"u": []any{}, "bad": nil, "list": "notalist", "map": []any{"a"}, "mixed": map[string]any{},
 			"pat": int64(1), "badpat": "[", "zero": 0.0, "min": 1.5, "whole": 4.5, "key": int64(1),
+			"l": []any{"a", false}, "m": map[string]any{"k": nil},
 		},
 		SecretMatches:        []map[string]any{{"score": "high"}, {}},
 		PromptInjectionScore: math.Inf(1),

@@ -173,16 +173,79 @@
 // source: policy/E171.yaml
 // source: policy/E172.yaml
 // source: policy/E173.yaml
+// source: policy/E174.yaml
+// source: policy/E175.yaml
+// source: policy/E176.yaml
+// source: policy/E177.yaml
+// source: policy/E178.yaml
+// source: policy/E179.yaml
+// source: policy/E180.yaml
+// source: policy/E181.yaml
+// source: policy/E182.yaml
+// source: policy/E183.yaml
+// source: policy/E184.yaml
+// source: policy/E185.yaml
+// source: policy/E186.yaml
+// source: policy/E187.yaml
+// source: policy/E188.yaml
+// source: policy/E189.yaml
+// source: policy/E190.yaml
+// source: policy/E191.yaml
+// source: policy/E192.yaml
+// source: policy/E193.yaml
+// source: policy/E194.yaml
+// source: policy/E195.yaml
+// source: policy/E196.yaml
+// source: policy/E197.yaml
+// source: policy/E198.yaml
+// source: policy/E199.yaml
+// source: policy/E200.yaml
+// source: policy/E201.yaml
+// source: policy/E202.yaml
+// source: policy/E203.yaml
+// source: policy/E204.yaml
+// source: policy/E205.yaml
+// source: policy/E206.yaml
+// source: policy/E207.yaml
+// source: policy/E208.yaml
+// source: policy/E209.yaml
+// source: policy/E210.yaml
+// source: policy/E211.yaml
+// source: policy/E212.yaml
+// source: policy/E213.yaml
+// source: policy/E214.yaml
+// source: policy/E215.yaml
+// source: policy/E216.yaml
+// source: policy/E217.yaml
+// source: policy/E218.yaml
+// source: policy/E219.yaml
+// source: policy/E220.yaml
+// source: policy/E221.yaml
+// source: policy/E222.yaml
+// source: policy/E223.yaml
+// source: policy/E224.yaml
+// source: policy/E225.yaml
+// source: policy/E226.yaml
+// source: policy/E227.yaml
+// source: policy/E228.yaml
+// source: policy/E229.yaml
+// source: policy/E230.yaml
+// source: policy/E231.yaml
+// source: policy/E232.yaml
+// source: policy/E233.yaml
+// source: policy/E234.yaml
+// source: policy/E235.yaml
+// source: policy/E236.yaml
 
 // Package edge holds the compiled rules of the OAR pack "edge".
 package edge
 
 import (
 	"context"
+	"github.com/oarc/oarc/runtime"
+	"math"
 	"regexp"
 	"strings"
-
-	"github.com/oarc/oarc/runtime"
 )
 
 // Generated code refers to these so that a stale generated file, or one
@@ -200,10 +263,13 @@ var Pack = &runtime.Pack{
 }
 
 // NewSession returns a session with counters for every rule of the pack.
-func NewSession() *runtime.Session { return runtime.NewSession(174) }
+func NewSession() *runtime.Session {
+	return runtime.NewSession(237)
+}
 
-var oRules = [174]runtime.Rule{
-	{ // E000
+var oRules = [237]runtime.Rule{
+	// E000
+	{
 		ID:           "E000",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -213,7 +279,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         0,
 	},
-	{ // E001
+	// E001
+	{
 		ID:           "E001",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -223,7 +290,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         1,
 	},
-	{ // E002
+	// E002
+	{
 		ID:           "E002",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -233,7 +301,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         2,
 	},
-	{ // E003
+	// E003
+	{
 		ID:           "E003",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -243,7 +312,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         3,
 	},
-	{ // E004
+	// E004
+	{
 		ID:           "E004",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -253,7 +323,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         4,
 	},
-	{ // E005
+	// E005
+	{
 		ID:           "E005",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -263,7 +334,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         5,
 	},
-	{ // E006
+	// E006
+	{
 		ID:           "E006",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -273,7 +345,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         6,
 	},
-	{ // E007
+	// E007
+	{
 		ID:           "E007",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -283,7 +356,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         7,
 	},
-	{ // E008
+	// E008
+	{
 		ID:           "E008",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -293,7 +367,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         8,
 	},
-	{ // E009
+	// E009
+	{
 		ID:           "E009",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -303,7 +378,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         9,
 	},
-	{ // E010
+	// E010
+	{
 		ID:           "E010",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -313,7 +389,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         10,
 	},
-	{ // E011
+	// E011
+	{
 		ID:           "E011",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -323,7 +400,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         11,
 	},
-	{ // E012
+	// E012
+	{
 		ID:           "E012",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -333,7 +411,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         12,
 	},
-	{ // E013
+	// E013
+	{
 		ID:           "E013",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -343,7 +422,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         13,
 	},
-	{ // E014
+	// E014
+	{
 		ID:           "E014",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -353,7 +433,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         14,
 	},
-	{ // E015
+	// E015
+	{
 		ID:           "E015",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -363,7 +444,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         15,
 	},
-	{ // E016
+	// E016
+	{
 		ID:           "E016",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -373,7 +455,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         16,
 	},
-	{ // E017
+	// E017
+	{
 		ID:           "E017",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -383,7 +466,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         17,
 	},
-	{ // E018
+	// E018
+	{
 		ID:           "E018",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -393,7 +477,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         18,
 	},
-	{ // E019
+	// E019
+	{
 		ID:           "E019",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -403,7 +488,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         19,
 	},
-	{ // E020
+	// E020
+	{
 		ID:           "E020",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -413,7 +499,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         20,
 	},
-	{ // E021
+	// E021
+	{
 		ID:           "E021",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -423,7 +510,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         21,
 	},
-	{ // E022
+	// E022
+	{
 		ID:           "E022",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -433,7 +521,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         22,
 	},
-	{ // E023
+	// E023
+	{
 		ID:           "E023",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -443,7 +532,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         23,
 	},
-	{ // E024
+	// E024
+	{
 		ID:           "E024",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -453,7 +543,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         24,
 	},
-	{ // E025
+	// E025
+	{
 		ID:           "E025",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -463,7 +554,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         25,
 	},
-	{ // E026
+	// E026
+	{
 		ID:           "E026",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -473,7 +565,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         26,
 	},
-	{ // E027
+	// E027
+	{
 		ID:           "E027",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -483,7 +576,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         27,
 	},
-	{ // E028
+	// E028
+	{
 		ID:           "E028",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -493,7 +587,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         28,
 	},
-	{ // E029
+	// E029
+	{
 		ID:           "E029",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -503,7 +598,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         29,
 	},
-	{ // E030
+	// E030
+	{
 		ID:           "E030",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -513,7 +609,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         30,
 	},
-	{ // E031
+	// E031
+	{
 		ID:           "E031",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -523,7 +620,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         31,
 	},
-	{ // E032
+	// E032
+	{
 		ID:           "E032",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -533,7 +631,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         32,
 	},
-	{ // E033
+	// E033
+	{
 		ID:           "E033",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -543,7 +642,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         33,
 	},
-	{ // E034
+	// E034
+	{
 		ID:           "E034",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -553,7 +653,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         34,
 	},
-	{ // E035
+	// E035
+	{
 		ID:           "E035",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -563,7 +664,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         35,
 	},
-	{ // E036
+	// E036
+	{
 		ID:           "E036",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -573,7 +675,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         36,
 	},
-	{ // E037
+	// E037
+	{
 		ID:           "E037",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -583,7 +686,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         37,
 	},
-	{ // E038
+	// E038
+	{
 		ID:           "E038",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -593,7 +697,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         38,
 	},
-	{ // E039
+	// E039
+	{
 		ID:           "E039",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -603,7 +708,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         39,
 	},
-	{ // E040
+	// E040
+	{
 		ID:           "E040",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -613,7 +719,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         40,
 	},
-	{ // E041
+	// E041
+	{
 		ID:           "E041",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -623,7 +730,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         41,
 	},
-	{ // E042
+	// E042
+	{
 		ID:           "E042",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -633,7 +741,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         42,
 	},
-	{ // E043
+	// E043
+	{
 		ID:           "E043",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -643,7 +752,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         43,
 	},
-	{ // E044
+	// E044
+	{
 		ID:           "E044",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -653,7 +763,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         44,
 	},
-	{ // E045
+	// E045
+	{
 		ID:           "E045",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -663,7 +774,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         45,
 	},
-	{ // E046
+	// E046
+	{
 		ID:           "E046",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -673,7 +785,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         46,
 	},
-	{ // E047
+	// E047
+	{
 		ID:           "E047",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -683,7 +796,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         47,
 	},
-	{ // E048
+	// E048
+	{
 		ID:           "E048",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -693,7 +807,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         48,
 	},
-	{ // E049
+	// E049
+	{
 		ID:           "E049",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -703,7 +818,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         49,
 	},
-	{ // E050
+	// E050
+	{
 		ID:           "E050",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -713,7 +829,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         50,
 	},
-	{ // E051
+	// E051
+	{
 		ID:           "E051",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -723,7 +840,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         51,
 	},
-	{ // E052
+	// E052
+	{
 		ID:           "E052",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -733,7 +851,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         52,
 	},
-	{ // E053
+	// E053
+	{
 		ID:           "E053",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -743,7 +862,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         53,
 	},
-	{ // E054
+	// E054
+	{
 		ID:           "E054",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -753,7 +873,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         54,
 	},
-	{ // E055
+	// E055
+	{
 		ID:           "E055",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -763,7 +884,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         55,
 	},
-	{ // E056
+	// E056
+	{
 		ID:           "E056",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -773,7 +895,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         56,
 	},
-	{ // E057
+	// E057
+	{
 		ID:           "E057",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -783,7 +906,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         57,
 	},
-	{ // E058
+	// E058
+	{
 		ID:           "E058",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -793,7 +917,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         58,
 	},
-	{ // E059
+	// E059
+	{
 		ID:           "E059",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -803,7 +928,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         59,
 	},
-	{ // E060
+	// E060
+	{
 		ID:           "E060",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -813,7 +939,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         60,
 	},
-	{ // E061
+	// E061
+	{
 		ID:           "E061",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -823,7 +950,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         61,
 	},
-	{ // E062
+	// E062
+	{
 		ID:           "E062",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -833,7 +961,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         62,
 	},
-	{ // E063
+	// E063
+	{
 		ID:           "E063",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -843,7 +972,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         63,
 	},
-	{ // E064
+	// E064
+	{
 		ID:           "E064",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -853,7 +983,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         64,
 	},
-	{ // E065
+	// E065
+	{
 		ID:           "E065",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -863,7 +994,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         65,
 	},
-	{ // E066
+	// E066
+	{
 		ID:           "E066",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -873,7 +1005,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         66,
 	},
-	{ // E067
+	// E067
+	{
 		ID:           "E067",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -883,7 +1016,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         67,
 	},
-	{ // E068
+	// E068
+	{
 		ID:           "E068",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -893,7 +1027,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         68,
 	},
-	{ // E069
+	// E069
+	{
 		ID:           "E069",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -903,7 +1038,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         69,
 	},
-	{ // E070
+	// E070
+	{
 		ID:           "E070",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -913,7 +1049,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         70,
 	},
-	{ // E071
+	// E071
+	{
 		ID:           "E071",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -923,7 +1060,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         71,
 	},
-	{ // E072
+	// E072
+	{
 		ID:           "E072",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -933,7 +1071,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         72,
 	},
-	{ // E073
+	// E073
+	{
 		ID:           "E073",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -943,7 +1082,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         73,
 	},
-	{ // E074
+	// E074
+	{
 		ID:           "E074",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -953,7 +1093,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         74,
 	},
-	{ // E075
+	// E075
+	{
 		ID:           "E075",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -963,7 +1104,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         75,
 	},
-	{ // E076
+	// E076
+	{
 		ID:           "E076",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -973,7 +1115,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         76,
 	},
-	{ // E077
+	// E077
+	{
 		ID:           "E077",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -983,7 +1126,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         77,
 	},
-	{ // E078
+	// E078
+	{
 		ID:           "E078",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -993,7 +1137,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         78,
 	},
-	{ // E079
+	// E079
+	{
 		ID:           "E079",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1003,7 +1148,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         79,
 	},
-	{ // E080
+	// E080
+	{
 		ID:           "E080",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1013,7 +1159,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         80,
 	},
-	{ // E081
+	// E081
+	{
 		ID:           "E081",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1023,7 +1170,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         81,
 	},
-	{ // E082
+	// E082
+	{
 		ID:           "E082",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1033,7 +1181,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         82,
 	},
-	{ // E083
+	// E083
+	{
 		ID:           "E083",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1043,7 +1192,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         83,
 	},
-	{ // E084
+	// E084
+	{
 		ID:           "E084",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1053,7 +1203,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         84,
 	},
-	{ // E085
+	// E085
+	{
 		ID:           "E085",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1063,7 +1214,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         85,
 	},
-	{ // E086
+	// E086
+	{
 		ID:           "E086",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1073,7 +1225,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         86,
 	},
-	{ // E087
+	// E087
+	{
 		ID:           "E087",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1083,7 +1236,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         87,
 	},
-	{ // E088
+	// E088
+	{
 		ID:           "E088",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1093,7 +1247,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         88,
 	},
-	{ // E089
+	// E089
+	{
 		ID:           "E089",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1103,7 +1258,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         89,
 	},
-	{ // E090
+	// E090
+	{
 		ID:           "E090",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1113,7 +1269,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         90,
 	},
-	{ // E091
+	// E091
+	{
 		ID:           "E091",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1123,7 +1280,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         91,
 	},
-	{ // E092
+	// E092
+	{
 		ID:           "E092",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1133,7 +1291,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         92,
 	},
-	{ // E093
+	// E093
+	{
 		ID:           "E093",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1143,7 +1302,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         93,
 	},
-	{ // E094
+	// E094
+	{
 		ID:           "E094",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1153,7 +1313,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         94,
 	},
-	{ // E095
+	// E095
+	{
 		ID:           "E095",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1163,7 +1324,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         95,
 	},
-	{ // E096
+	// E096
+	{
 		ID:           "E096",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1173,7 +1335,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         96,
 	},
-	{ // E097
+	// E097
+	{
 		ID:           "E097",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1183,7 +1346,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         97,
 	},
-	{ // E098
+	// E098
+	{
 		ID:           "E098",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1193,7 +1357,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         98,
 	},
-	{ // E099
+	// E099
+	{
 		ID:           "E099",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1203,7 +1368,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         99,
 	},
-	{ // E100
+	// E100
+	{
 		ID:           "E100",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1213,7 +1379,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         100,
 	},
-	{ // E101
+	// E101
+	{
 		ID:           "E101",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1223,7 +1390,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         101,
 	},
-	{ // E102
+	// E102
+	{
 		ID:           "E102",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1233,7 +1401,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         102,
 	},
-	{ // E103
+	// E103
+	{
 		ID:           "E103",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1243,7 +1412,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         103,
 	},
-	{ // E104
+	// E104
+	{
 		ID:           "E104",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1253,7 +1423,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         104,
 	},
-	{ // E105
+	// E105
+	{
 		ID:           "E105",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1263,7 +1434,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         105,
 	},
-	{ // E106
+	// E106
+	{
 		ID:           "E106",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1273,7 +1445,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         106,
 	},
-	{ // E107
+	// E107
+	{
 		ID:           "E107",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1283,7 +1456,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         107,
 	},
-	{ // E108
+	// E108
+	{
 		ID:           "E108",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1293,7 +1467,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         108,
 	},
-	{ // E109
+	// E109
+	{
 		ID:           "E109",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1303,7 +1478,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         109,
 	},
-	{ // E110
+	// E110
+	{
 		ID:           "E110",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1313,7 +1489,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         110,
 	},
-	{ // E111
+	// E111
+	{
 		ID:           "E111",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1323,7 +1500,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         111,
 	},
-	{ // E112
+	// E112
+	{
 		ID:           "E112",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1333,7 +1511,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         112,
 	},
-	{ // E113
+	// E113
+	{
 		ID:           "E113",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1343,7 +1522,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         113,
 	},
-	{ // E114
+	// E114
+	{
 		ID:           "E114",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1353,7 +1533,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         114,
 	},
-	{ // E115
+	// E115
+	{
 		ID:           "E115",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1363,7 +1544,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         115,
 	},
-	{ // E116
+	// E116
+	{
 		ID:           "E116",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1373,7 +1555,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         116,
 	},
-	{ // E117
+	// E117
+	{
 		ID:           "E117",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1383,7 +1566,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         117,
 	},
-	{ // E118
+	// E118
+	{
 		ID:           "E118",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1393,7 +1577,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         118,
 	},
-	{ // E119
+	// E119
+	{
 		ID:           "E119",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1403,7 +1588,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         119,
 	},
-	{ // E120
+	// E120
+	{
 		ID:           "E120",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1413,7 +1599,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         120,
 	},
-	{ // E121
+	// E121
+	{
 		ID:           "E121",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1423,7 +1610,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         121,
 	},
-	{ // E122
+	// E122
+	{
 		ID:           "E122",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1433,7 +1621,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         122,
 	},
-	{ // E123
+	// E123
+	{
 		ID:           "E123",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1443,7 +1632,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         123,
 	},
-	{ // E124
+	// E124
+	{
 		ID:           "E124",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1453,7 +1643,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         124,
 	},
-	{ // E125
+	// E125
+	{
 		ID:           "E125",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1463,7 +1654,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         125,
 	},
-	{ // E126
+	// E126
+	{
 		ID:           "E126",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1473,7 +1665,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         126,
 	},
-	{ // E127
+	// E127
+	{
 		ID:           "E127",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1483,7 +1676,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         127,
 	},
-	{ // E128
+	// E128
+	{
 		ID:           "E128",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1493,7 +1687,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         128,
 	},
-	{ // E129
+	// E129
+	{
 		ID:           "E129",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1503,7 +1698,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         129,
 	},
-	{ // E130
+	// E130
+	{
 		ID:           "E130",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1513,7 +1709,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         130,
 	},
-	{ // E131
+	// E131
+	{
 		ID:           "E131",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1523,7 +1720,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         131,
 	},
-	{ // E132
+	// E132
+	{
 		ID:           "E132",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1533,7 +1731,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         132,
 	},
-	{ // E133
+	// E133
+	{
 		ID:           "E133",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1543,7 +1742,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         133,
 	},
-	{ // E134
+	// E134
+	{
 		ID:           "E134",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1553,7 +1753,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         134,
 	},
-	{ // E135
+	// E135
+	{
 		ID:           "E135",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1563,7 +1764,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         135,
 	},
-	{ // E136
+	// E136
+	{
 		ID:           "E136",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1573,7 +1775,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         136,
 	},
-	{ // E137
+	// E137
+	{
 		ID:           "E137",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1583,7 +1786,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         137,
 	},
-	{ // E138
+	// E138
+	{
 		ID:           "E138",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1593,7 +1797,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         138,
 	},
-	{ // E139
+	// E139
+	{
 		ID:           "E139",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1603,7 +1808,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         139,
 	},
-	{ // E140
+	// E140
+	{
 		ID:           "E140",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1613,7 +1819,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         140,
 	},
-	{ // E141
+	// E141
+	{
 		ID:           "E141",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1623,7 +1830,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         141,
 	},
-	{ // E142
+	// E142
+	{
 		ID:           "E142",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1633,7 +1841,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         142,
 	},
-	{ // E143
+	// E143
+	{
 		ID:           "E143",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1643,7 +1852,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         143,
 	},
-	{ // E144
+	// E144
+	{
 		ID:           "E144",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1653,7 +1863,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         144,
 	},
-	{ // E145
+	// E145
+	{
 		ID:           "E145",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1663,7 +1874,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         145,
 	},
-	{ // E146
+	// E146
+	{
 		ID:           "E146",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1673,7 +1885,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         146,
 	},
-	{ // E147
+	// E147
+	{
 		ID:           "E147",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1683,7 +1896,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         147,
 	},
-	{ // E148
+	// E148
+	{
 		ID:           "E148",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1693,7 +1907,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         148,
 	},
-	{ // E149
+	// E149
+	{
 		ID:           "E149",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1703,7 +1918,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         149,
 	},
-	{ // E150
+	// E150
+	{
 		ID:           "E150",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1713,7 +1929,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         150,
 	},
-	{ // E151
+	// E151
+	{
 		ID:           "E151",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1723,7 +1940,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         151,
 	},
-	{ // E152
+	// E152
+	{
 		ID:           "E152",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1733,7 +1951,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         152,
 	},
-	{ // E153
+	// E153
+	{
 		ID:           "E153",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1743,7 +1962,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         153,
 	},
-	{ // E154
+	// E154
+	{
 		ID:           "E154",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1753,7 +1973,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         154,
 	},
-	{ // E155
+	// E155
+	{
 		ID:           "E155",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1763,7 +1984,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         155,
 	},
-	{ // E156
+	// E156
+	{
 		ID:           "E156",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1773,7 +1995,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         156,
 	},
-	{ // E157
+	// E157
+	{
 		ID:           "E157",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1783,7 +2006,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         157,
 	},
-	{ // E158
+	// E158
+	{
 		ID:           "E158",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1793,7 +2017,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         158,
 	},
-	{ // E159
+	// E159
+	{
 		ID:           "E159",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1803,7 +2028,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         159,
 	},
-	{ // E160
+	// E160
+	{
 		ID:           "E160",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1813,7 +2039,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         160,
 	},
-	{ // E161
+	// E161
+	{
 		ID:           "E161",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1823,7 +2050,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         161,
 	},
-	{ // E162
+	// E162
+	{
 		ID:           "E162",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1833,7 +2061,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         162,
 	},
-	{ // E163
+	// E163
+	{
 		ID:           "E163",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1843,7 +2072,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         163,
 	},
-	{ // E164
+	// E164
+	{
 		ID:           "E164",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1853,7 +2083,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         164,
 	},
-	{ // E165
+	// E165
+	{
 		ID:           "E165",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1863,7 +2094,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         165,
 	},
-	{ // E166
+	// E166
+	{
 		ID:           "E166",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1873,7 +2105,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         166,
 	},
-	{ // E167
+	// E167
+	{
 		ID:           "E167",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1883,7 +2116,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         167,
 	},
-	{ // E168
+	// E168
+	{
 		ID:           "E168",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1893,7 +2127,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         168,
 	},
-	{ // E169
+	// E169
+	{
 		ID:           "E169",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1903,7 +2138,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         169,
 	},
-	{ // E170
+	// E170
+	{
 		ID:           "E170",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1913,7 +2149,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         170,
 	},
-	{ // E171
+	// E171
+	{
 		ID:           "E171",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1923,7 +2160,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         171,
 	},
-	{ // E172
+	// E172
+	{
 		ID:           "E172",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1933,7 +2171,8 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         172,
 	},
-	{ // E173
+	// E173
+	{
 		ID:           "E173",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -1943,6113 +2182,27030 @@ var oRules = [174]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         173,
 	},
+	// E174
+	{
+		ID:           "E174",
+		Kind:         runtime.KindPolicy,
+		Anchor:       "tool.pre_invoke",
+		Effect:       runtime.Warn,
+		FailOpen:     true,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+		Slot:         174,
+	},
+	// E175
+	{
+		ID:           "E175",
+		Kind:         runtime.KindPolicy,
+		Anchor:       "tool.pre_invoke",
+		Effect:       runtime.Warn,
+		FailOpen:     true,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+		Slot:         175,
+	},
+	// E176
+	{
+		ID:           "E176",
+		Kind:         runtime.KindPolicy,
+		Anchor:       "tool.pre_invoke",
+		Effect:       runtime.Warn,
+		FailOpen:     true,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+		Slot:         176,
+	},
+	// E177
+	{
+		ID:           "E177",
+		Kind:         runtime.KindPolicy,
+		Anchor:       "tool.pre_invoke",
+		Effect:       runtime.Warn,
+		FailOpen:     true,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+		Slot:         177,
+	},
+	// E178
+	{
+		ID:           "E178",
+		Kind:         runtime.KindPolicy,
+		Anchor:       "tool.pre_invoke",
+		Effect:       runtime.Warn,
+		FailOpen:     true,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+		Slot:         178,
+	},
+	// E179
+	{
+		ID:           "E179",
+		Kind:         runtime.KindPolicy,
+		Anchor:       "tool.pre_invoke",
+		Effect:       runtime.Warn,
+		FailOpen:     true,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+		Slot:         179,
+	},
+	// E180
+	{
+		ID:           "E180",
+		Kind:         runtime.KindPolicy,
+		Anchor:       "tool.pre_invoke",
+		Effect:       runtime.Warn,
+		FailOpen:     true,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+		Slot:         180,
+	},
+	// E181
+	{
+		ID:           "E181",
+		Kind:         runtime.KindPolicy,
+		Anchor:       "tool.pre_invoke",
+		Effect:       runtime.Warn,
+		FailOpen:     true,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+		Slot:         181,
+	},
+	// E182
+	{
+		ID:           "E182",
+		Kind:         runtime.KindPolicy,
+		Anchor:       "tool.pre_invoke",
+		Effect:       runtime.Warn,
+		FailOpen:     true,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+		Slot:         182,
+	},
+	// E183
+	{
+		ID:           "E183",
+		Kind:         runtime.KindPolicy,
+		Anchor:       "tool.pre_invoke",
+		Effect:       runtime.Warn,
+		FailOpen:     true,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+		Slot:         183,
+	},
+	// E184
+	{
+		ID:           "E184",
+		Kind:         runtime.KindPolicy,
+		Anchor:       "tool.pre_invoke",
+		Effect:       runtime.Warn,
+		FailOpen:     true,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+		Slot:         184,
+	},
+	// E185
+	{
+		ID:           "E185",
+		Kind:         runtime.KindPolicy,
+		Anchor:       "tool.pre_invoke",
+		Effect:       runtime.Warn,
+		FailOpen:     true,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+		Slot:         185,
+	},
+	// E186
+	{
+		ID:           "E186",
+		Kind:         runtime.KindPolicy,
+		Anchor:       "tool.pre_invoke",
+		Effect:       runtime.Warn,
+		FailOpen:     true,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+		Slot:         186,
+	},
+	// E187
+	{
+		ID:           "E187",
+		Kind:         runtime.KindPolicy,
+		Anchor:       "tool.pre_invoke",
+		Effect:       runtime.Warn,
+		FailOpen:     true,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+		Slot:         187,
+	},
+	// E188
+	{
+		ID:           "E188",
+		Kind:         runtime.KindPolicy,
+		Anchor:       "tool.pre_invoke",
+		Effect:       runtime.Warn,
+		FailOpen:     true,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+		Slot:         188,
+	},
+	// E189
+	{
+		ID:           "E189",
+		Kind:         runtime.KindPolicy,
+		Anchor:       "tool.pre_invoke",
+		Effect:       runtime.Warn,
+		FailOpen:     true,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+		Slot:         189,
+	},
+	// E190
+	{
+		ID:           "E190",
+		Kind:         runtime.KindPolicy,
+		Anchor:       "tool.pre_invoke",
+		Effect:       runtime.Warn,
+		FailOpen:     true,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+		Slot:         190,
+	},
+	// E191
+	{
+		ID:           "E191",
+		Kind:         runtime.KindPolicy,
+		Anchor:       "tool.pre_invoke",
+		Effect:       runtime.Warn,
+		FailOpen:     true,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+		Slot:         191,
+	},
+	// E192
+	{
+		ID:           "E192",
+		Kind:         runtime.KindPolicy,
+		Anchor:       "tool.pre_invoke",
+		Effect:       runtime.Warn,
+		FailOpen:     true,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+		Slot:         192,
+	},
+	// E193
+	{
+		ID:           "E193",
+		Kind:         runtime.KindPolicy,
+		Anchor:       "tool.pre_invoke",
+		Effect:       runtime.Warn,
+		FailOpen:     true,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+		Slot:         193,
+	},
+	// E194
+	{
+		ID:           "E194",
+		Kind:         runtime.KindPolicy,
+		Anchor:       "tool.pre_invoke",
+		Effect:       runtime.Warn,
+		FailOpen:     true,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+		Slot:         194,
+	},
+	// E195
+	{
+		ID:           "E195",
+		Kind:         runtime.KindPolicy,
+		Anchor:       "tool.pre_invoke",
+		Effect:       runtime.Warn,
+		FailOpen:     true,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+		Slot:         195,
+	},
+	// E196
+	{
+		ID:           "E196",
+		Kind:         runtime.KindPolicy,
+		Anchor:       "tool.pre_invoke",
+		Effect:       runtime.Warn,
+		FailOpen:     true,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+		Slot:         196,
+	},
+	// E197
+	{
+		ID:           "E197",
+		Kind:         runtime.KindPolicy,
+		Anchor:       "tool.pre_invoke",
+		Effect:       runtime.Warn,
+		FailOpen:     true,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+		Slot:         197,
+	},
+	// E198
+	{
+		ID:           "E198",
+		Kind:         runtime.KindPolicy,
+		Anchor:       "tool.pre_invoke",
+		Effect:       runtime.Warn,
+		FailOpen:     true,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+		Slot:         198,
+	},
+	// E199
+	{
+		ID:           "E199",
+		Kind:         runtime.KindPolicy,
+		Anchor:       "tool.pre_invoke",
+		Effect:       runtime.Warn,
+		FailOpen:     true,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+		Slot:         199,
+	},
+	// E200
+	{
+		ID:           "E200",
+		Kind:         runtime.KindPolicy,
+		Anchor:       "tool.pre_invoke",
+		Effect:       runtime.Warn,
+		FailOpen:     true,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+		Slot:         200,
+	},
+	// E201
+	{
+		ID:           "E201",
+		Kind:         runtime.KindPolicy,
+		Anchor:       "tool.pre_invoke",
+		Effect:       runtime.Warn,
+		FailOpen:     true,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+		Slot:         201,
+	},
+	// E202
+	{
+		ID:           "E202",
+		Kind:         runtime.KindPolicy,
+		Anchor:       "tool.pre_invoke",
+		Effect:       runtime.Warn,
+		FailOpen:     true,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+		Slot:         202,
+	},
+	// E203
+	{
+		ID:           "E203",
+		Kind:         runtime.KindPolicy,
+		Anchor:       "tool.pre_invoke",
+		Effect:       runtime.Warn,
+		FailOpen:     true,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+		Slot:         203,
+	},
+	// E204
+	{
+		ID:           "E204",
+		Kind:         runtime.KindPolicy,
+		Anchor:       "tool.pre_invoke",
+		Effect:       runtime.Warn,
+		FailOpen:     true,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+		Slot:         204,
+	},
+	// E205
+	{
+		ID:           "E205",
+		Kind:         runtime.KindPolicy,
+		Anchor:       "tool.pre_invoke",
+		Effect:       runtime.Warn,
+		FailOpen:     true,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+		Slot:         205,
+	},
+	// E206
+	{
+		ID:           "E206",
+		Kind:         runtime.KindPolicy,
+		Anchor:       "tool.pre_invoke",
+		Effect:       runtime.Warn,
+		FailOpen:     true,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+		Slot:         206,
+	},
+	// E207
+	{
+		ID:           "E207",
+		Kind:         runtime.KindPolicy,
+		Anchor:       "tool.pre_invoke",
+		Effect:       runtime.Warn,
+		FailOpen:     true,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+		Slot:         207,
+	},
+	// E208
+	{
+		ID:           "E208",
+		Kind:         runtime.KindPolicy,
+		Anchor:       "tool.pre_invoke",
+		Effect:       runtime.Warn,
+		FailOpen:     true,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+		Slot:         208,
+	},
+	// E209
+	{
+		ID:           "E209",
+		Kind:         runtime.KindPolicy,
+		Anchor:       "tool.pre_invoke",
+		Effect:       runtime.Warn,
+		FailOpen:     true,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+		Slot:         209,
+	},
+	// E210
+	{
+		ID:           "E210",
+		Kind:         runtime.KindPolicy,
+		Anchor:       "tool.pre_invoke",
+		Effect:       runtime.Warn,
+		FailOpen:     true,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+		Slot:         210,
+	},
+	// E211
+	{
+		ID:           "E211",
+		Kind:         runtime.KindPolicy,
+		Anchor:       "tool.pre_invoke",
+		Effect:       runtime.Warn,
+		FailOpen:     true,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+		Slot:         211,
+	},
+	// E212
+	{
+		ID:           "E212",
+		Kind:         runtime.KindPolicy,
+		Anchor:       "tool.pre_invoke",
+		Effect:       runtime.Warn,
+		FailOpen:     true,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+		Slot:         212,
+	},
+	// E213
+	{
+		ID:           "E213",
+		Kind:         runtime.KindPolicy,
+		Anchor:       "tool.pre_invoke",
+		Effect:       runtime.Warn,
+		FailOpen:     true,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+		Slot:         213,
+	},
+	// E214
+	{
+		ID:           "E214",
+		Kind:         runtime.KindPolicy,
+		Anchor:       "tool.pre_invoke",
+		Effect:       runtime.Warn,
+		FailOpen:     true,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+		Slot:         214,
+	},
+	// E215
+	{
+		ID:           "E215",
+		Kind:         runtime.KindPolicy,
+		Anchor:       "tool.pre_invoke",
+		Effect:       runtime.Warn,
+		FailOpen:     true,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+		Slot:         215,
+	},
+	// E216
+	{
+		ID:           "E216",
+		Kind:         runtime.KindPolicy,
+		Anchor:       "tool.pre_invoke",
+		Effect:       runtime.Warn,
+		FailOpen:     true,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+		Slot:         216,
+	},
+	// E217
+	{
+		ID:           "E217",
+		Kind:         runtime.KindPolicy,
+		Anchor:       "tool.pre_invoke",
+		Effect:       runtime.Warn,
+		FailOpen:     true,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+		Slot:         217,
+	},
+	// E218
+	{
+		ID:           "E218",
+		Kind:         runtime.KindPolicy,
+		Anchor:       "tool.pre_invoke",
+		Effect:       runtime.Warn,
+		FailOpen:     true,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+		Slot:         218,
+	},
+	// E219
+	{
+		ID:           "E219",
+		Kind:         runtime.KindPolicy,
+		Anchor:       "tool.pre_invoke",
+		Effect:       runtime.Warn,
+		FailOpen:     true,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+		Slot:         219,
+	},
+	// E220
+	{
+		ID:           "E220",
+		Kind:         runtime.KindPolicy,
+		Anchor:       "tool.pre_invoke",
+		Effect:       runtime.Warn,
+		FailOpen:     true,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+		Slot:         220,
+	},
+	// E221
+	{
+		ID:           "E221",
+		Kind:         runtime.KindPolicy,
+		Anchor:       "tool.pre_invoke",
+		Effect:       runtime.Warn,
+		FailOpen:     true,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+		Slot:         221,
+	},
+	// E222
+	{
+		ID:           "E222",
+		Kind:         runtime.KindPolicy,
+		Anchor:       "tool.pre_invoke",
+		Effect:       runtime.Warn,
+		FailOpen:     true,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+		Slot:         222,
+	},
+	// E223
+	{
+		ID:           "E223",
+		Kind:         runtime.KindPolicy,
+		Anchor:       "tool.pre_invoke",
+		Effect:       runtime.Warn,
+		FailOpen:     true,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+		Slot:         223,
+	},
+	// E224
+	{
+		ID:           "E224",
+		Kind:         runtime.KindPolicy,
+		Anchor:       "tool.pre_invoke",
+		Effect:       runtime.Warn,
+		FailOpen:     true,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+		Slot:         224,
+	},
+	// E225
+	{
+		ID:           "E225",
+		Kind:         runtime.KindPolicy,
+		Anchor:       "tool.pre_invoke",
+		Effect:       runtime.Warn,
+		FailOpen:     true,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+		Slot:         225,
+	},
+	// E226
+	{
+		ID:           "E226",
+		Kind:         runtime.KindPolicy,
+		Anchor:       "tool.pre_invoke",
+		Effect:       runtime.Warn,
+		FailOpen:     true,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+		Slot:         226,
+	},
+	// E227
+	{
+		ID:           "E227",
+		Kind:         runtime.KindPolicy,
+		Anchor:       "tool.pre_invoke",
+		Effect:       runtime.Warn,
+		FailOpen:     true,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+		Slot:         227,
+	},
+	// E228
+	{
+		ID:           "E228",
+		Kind:         runtime.KindPolicy,
+		Anchor:       "tool.pre_invoke",
+		Effect:       runtime.Warn,
+		FailOpen:     true,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+		Slot:         228,
+	},
+	// E229
+	{
+		ID:           "E229",
+		Kind:         runtime.KindPolicy,
+		Anchor:       "tool.pre_invoke",
+		Effect:       runtime.Warn,
+		FailOpen:     true,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+		Slot:         229,
+	},
+	// E230
+	{
+		ID:           "E230",
+		Kind:         runtime.KindPolicy,
+		Anchor:       "tool.pre_invoke",
+		Effect:       runtime.Warn,
+		FailOpen:     true,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+		Slot:         230,
+	},
+	// E231
+	{
+		ID:           "E231",
+		Kind:         runtime.KindPolicy,
+		Anchor:       "tool.pre_invoke",
+		Effect:       runtime.Warn,
+		FailOpen:     true,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+		Slot:         231,
+	},
+	// E232
+	{
+		ID:           "E232",
+		Kind:         runtime.KindPolicy,
+		Anchor:       "tool.pre_invoke",
+		Effect:       runtime.Warn,
+		FailOpen:     true,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+		Slot:         232,
+	},
+	// E233
+	{
+		ID:           "E233",
+		Kind:         runtime.KindPolicy,
+		Anchor:       "tool.pre_invoke",
+		Effect:       runtime.Warn,
+		FailOpen:     true,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+		Slot:         233,
+	},
+	// E234
+	{
+		ID:           "E234",
+		Kind:         runtime.KindPolicy,
+		Anchor:       "tool.pre_invoke",
+		Effect:       runtime.Warn,
+		FailOpen:     true,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+		Slot:         234,
+	},
+	// E235
+	{
+		ID:           "E235",
+		Kind:         runtime.KindPolicy,
+		Anchor:       "tool.pre_invoke",
+		Effect:       runtime.Warn,
+		FailOpen:     true,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+		Slot:         235,
+	},
+	// E236
+	{
+		ID:           "E236",
+		Kind:         runtime.KindPolicy,
+		Anchor:       "tool.pre_invoke",
+		Effect:       runtime.Warn,
+		FailOpen:     true,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+		Slot:         236,
+	},
 }
 
 // Constant values and patterns of the rules, built once.
 var (
-	oConst0  = []any{any(int64(1)), any(int64(2)), any(int64(3))}
-	oConst1  = []any{any(float64(1)), any(float64(2)), any(float64(3))}
-	oConst2  = map[string]any{"a": any(int64(1))}
-	oConst3  = []any{any(int64(1)), any("a")}
-	oConst4  = &runtime.TypeDesc{Kind: runtime.TypeString}
-	oConst5  = []string{"a", "b", "", "c"}
-	oConst6  = []string{"a", "b,c"}
-	oConst7  = []string{"a", "b"}
-	oConst8  = []string{"x"}
-	oConst9  = []string{"developer", "reader"}
-	oConst10 = []any{any(int64(4))}
-	oConst11 = []any{any(int64(1)), any(int64(2)), any(int64(3)), any(int64(4))}
-	oConst12 = []any{any(int64(2)), any(int64(3))}
-	oConst13 = []any{any(int64(2)), any(int64(4)), any(int64(6))}
-	oConst14 = []any{any(int64(20)), any(int64(30))}
-	oConst15 = []any{any(int64(1))}
-	oConst16 = []string{"hello", "x", "hello"}
-	oConst17 = []string{"3", "x"}
-	oConst18 = []any{any(runtime.Type("int")), any(runtime.Type("uint"))}
-	oConst19 = []any{any(runtime.Type("int")), any(runtime.Type("double"))}
-	oRe0     = regexp.MustCompile("^h.l+o$")
-	oRe1     = regexp.MustCompile("l+")
-	oRe2     = regexp.MustCompile("(?i)HELLO")
-	oRe3     = regexp.MustCompile("�")
-	oRe4     = regexp.MustCompile("^��$")
-	oRe5     = regexp.MustCompile("h.l")
+	oList_E056_1  = []any{any(int64(1)), any(int64(2)), any(int64(3))}
+	oList_E057_1  = []any{any(float64(1)), any(float64(2)), any(float64(3))}
+	oMap_E058_1   = map[string]any{"a": any(int64(1))}
+	oList_E059_1  = []any{any(int64(1)), any("a")}
+	oGuard_E068_1 = &runtime.TypeDesc{Kind: runtime.TypeString}
+	oGuard_E069_1 = &runtime.TypeDesc{Kind: runtime.TypeString}
+	oGuard_E070_1 = &runtime.TypeDesc{Kind: runtime.TypeString}
+	oRe_E071_1    = regexp.MustCompile("^h.l+o$")
+	oRe_E072_1    = regexp.MustCompile("l+")
+	oGuard_E075_1 = &runtime.TypeDesc{Kind: runtime.TypeString}
+	oGuard_E076_1 = &runtime.TypeDesc{Kind: runtime.TypeString}
+	oList_E078_1  = []string{"a", "b", "", "c"}
+	oList_E079_1  = []string{"a", "b,c"}
+	oList_E080_1  = []string{"a", "b"}
+	oList_E080_2  = []string{"x"}
+	oGuard_E082_1 = &runtime.TypeDesc{Kind: runtime.TypeString}
+	oList_E090_1  = []any{any(int64(1)), any(int64(2)), any(int64(3))}
+	oList_E109_1  = []string{"developer", "reader"}
+	oList_E110_1  = []string{"x"}
+	oList_E111_1  = []any{any(int64(4))}
+	oList_E111_2  = []any{any(int64(1)), any(int64(2)), any(int64(3)), any(int64(4))}
+	oList_E119_1  = []any{any(int64(2)), any(int64(3))}
+	oList_E120_1  = []any{any(int64(2)), any(int64(4)), any(int64(6))}
+	oList_E121_1  = []any{any(int64(20)), any(int64(30))}
+	oList_E126_1  = []any{any(int64(1))}
+	oGuard_E132_1 = &runtime.TypeDesc{Kind: runtime.TypeString}
+	oList_E134_1  = []any{any(int64(1)), any(int64(2)), any(int64(3))}
+	oList_E135_1  = []any{any(int64(1)), any(int64(2)), any(int64(3))}
+	oList_E136_1  = []any{any(int64(1))}
+	oList_E136_2  = []any{any(int64(2)), any(int64(3))}
+	oList_E136_3  = []any{any(oList_E136_1), any(oList_E136_2)}
+	oRe_E157_1    = regexp.MustCompile("(?i)HELLO")
+	oRe_E158_1    = regexp.MustCompile("�")
+	oRe_E158_2    = regexp.MustCompile("^��$")
+	oRe_E159_1    = regexp.MustCompile("h.l")
+	oList_E161_1  = []string{"hello", "x", "hello"}
+	oList_E161_2  = []string{"a", "b"}
+	oList_E162_1  = []string{"3", "x"}
+	oList_E169_1  = []any{any(runtime.Type("int")), any(runtime.Type("uint"))}
+	oList_E169_2  = []any{any(runtime.Type("int")), any(runtime.Type("double"))}
+	oList_E176_1  = []any{any(math.Copysign(0, -1))}
+	oList_E177_1  = []any{any(math.Copysign(0, -1)), any(int64(1))}
+	oList_E183_1  = []any{any(int64(1)), any(true)}
+	oList_E184_1  = []any{any(int64(1)), any(false)}
+	oList_E185_1  = []any{any(int64(1)), any(true)}
+	oList_E186_1  = []any{any(int64(1)), any(false)}
+	oMap_E196_1   = runtime.NewAnyMap(any(int64(1)), any("a"))
+	oMap_E197_1   = runtime.NewAnyMap(any(true), any(int64(1)))
+	oMap_E198_1   = runtime.NewAnyMap(any(int64(1)), any(int64(2)), any(float64(2)), any(int64(3)))
+	oMap_E199_1   = runtime.NewAnyMap(any(int64(1)), any(int64(2)), any(float64(2)), any(int64(3)))
+	oMap_E200_1   = runtime.NewAnyMap(any(int64(1)), any(int64(2)), any(uint64(1)), any(int64(3)))
+	oMap_E202_1   = runtime.NewAnyMap()
+	oMap_E203_1   = runtime.NewAnyMap()
+	oMap_E204_1   = runtime.NewAnyMap()
+	oMap_E205_1   = runtime.NewAnyMap()
+	oMap_E206_1   = runtime.NewAnyMap(any(false), any("f"), any(true), any("t"))
+	oMap_E209_1   = runtime.NewAnyMap(any(int64(1)), any("a"))
+	oMap_E209_2   = runtime.NewAnyMap(any(int64(2)), any("a"))
+	oMap_E210_1   = runtime.NewAnyMap(any(float64(1.5)), any("a"))
+	oMap_E211_1   = runtime.NewAnyMap(any(uint64(1)), any("a"))
+	oMap_E212_1   = runtime.NewAnyMap(any(int64(1)), any("a"))
+	oMap_E212_2   = runtime.NewAnyMap(any(int64(1)), any("a"), any(int64(2)), any("b"))
+	oMap_E213_1   = runtime.NewAnyMap(any(int64(1)), any("a"))
+	oMap_E214_1   = runtime.NewAnyMap(any(int64(1)), any("a"))
+	oMap_E215_1   = runtime.NewAnyMap(any(int64(1)), any("a"))
+	oMap_E216_1   = runtime.NewAnyMap(nil, any(int64(1)))
+	oMap_E216_2   = runtime.NewAnyMap()
+	oList_E218_1  = []any{any(float64(1)), any(float64(2)), any(int64(3))}
+	oList_E218_2  = []any{any(uint64(1)), any(int64(2)), any(uint64(3))}
+	oList_E230_1  = []any{any(uint64(1)), any(uint64(2))}
+	oList_E231_1  = []any{any(int64(1))}
+	oMap_E232_1   = map[string]any{"repeat_count": any(int64(5))}
+	oList_E232_2  = []any{any(oMap_E232_1)}
+	oList_E233_1  = []any{any(int64(2))}
 )
 
-// oRule0 evaluates rule "E000" (policy).
-// when: "false && tool_args.missing == 1"
-func oRule0(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_E000 evaluates rule E000 (policy).
+// when:
+// 	false && tool_args.missing == 1
+func oRule_E000(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[0]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[0]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[0]); oT1.Kind != 0 {
+		return false, oT1
 	}
-	oT1, oT2 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT3, oT4 := func() (bool, runtime.Err) {
-			return false, runtime.Err{}
-		}()
-		if oT4.Kind == 0 {
-			if !oT3 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT4
+	oT6 := true
+	var oT7 runtime.Err
+	if oT6 {
+		if !false {
+			oT6 = false
 		}
-		oT5, oT6 := func() (bool, runtime.Err) {
-			oT7, oT8 := oF.ToolArgs["missing"]
-			if !oT8 {
+	}
+	if oT6 {
+		oT4, oT5 := func() (bool, runtime.Err) {
+			oT2, oT3 := oF.ToolArgs["missing"]
+			if !oT3 {
 				return false, runtime.NoSuchKey("missing")
 			}
-			return runtime.EqualDynInt(oT7, int64(1)), runtime.Err{}
+			return runtime.EqualDynInt(oT2, int64(1)), runtime.Err{}
 		}()
-		if oT6.Kind == 0 {
-			if !oT5 {
-				return false, runtime.Err{}
+		if oT5.Kind != 0 {
+			if oT7.Kind == 0 {
+				oT7 = oT5
 			}
-		} else if oErr.Kind == 0 {
-			oErr = oT6
+		} else if !oT4 {
+			oT6 = false
 		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT2.Kind != 0 {
-		return false, oT2
 	}
-	return oT1, runtime.Err{}
+	if oT6 && oT7.Kind != 0 {
+		return false, oT7
+	}
+	return oT6, runtime.Err{}
 }
 
-// oRule1 evaluates rule "E001" (policy).
-// when: "tool_args.missing == 1 && false"
-func oRule1(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_E001 evaluates rule E001 (policy).
+// when:
+// 	tool_args.missing == 1 && false
+func oRule_E001(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[1]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[1]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[1]); oT1.Kind != 0 {
+		return false, oT1
 	}
-	oT9, oT10 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT11, oT12 := func() (bool, runtime.Err) {
-			oT13, oT14 := oF.ToolArgs["missing"]
-			if !oT14 {
+	oT6 := true
+	var oT7 runtime.Err
+	if oT6 {
+		oT4, oT5 := func() (bool, runtime.Err) {
+			oT2, oT3 := oF.ToolArgs["missing"]
+			if !oT3 {
 				return false, runtime.NoSuchKey("missing")
 			}
-			return runtime.EqualDynInt(oT13, int64(1)), runtime.Err{}
+			return runtime.EqualDynInt(oT2, int64(1)), runtime.Err{}
 		}()
-		if oT12.Kind == 0 {
-			if !oT11 {
-				return false, runtime.Err{}
+		if oT5.Kind != 0 {
+			if oT7.Kind == 0 {
+				oT7 = oT5
 			}
-		} else if oErr.Kind == 0 {
-			oErr = oT12
+		} else if !oT4 {
+			oT6 = false
 		}
-		oT15, oT16 := func() (bool, runtime.Err) {
-			return false, runtime.Err{}
-		}()
-		if oT16.Kind == 0 {
-			if !oT15 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT16
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT10.Kind != 0 {
-		return false, oT10
 	}
-	return oT9, runtime.Err{}
+	if oT6 {
+		if !false {
+			oT6 = false
+		}
+	}
+	if oT6 && oT7.Kind != 0 {
+		return false, oT7
+	}
+	return oT6, runtime.Err{}
 }
 
-// oRule2 evaluates rule "E002" (policy).
-// when: "true && tool_args.missing == 1"
-func oRule2(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_E002 evaluates rule E002 (policy).
+// when:
+// 	true && tool_args.missing == 1
+func oRule_E002(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[2]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[2]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[2]); oT1.Kind != 0 {
+		return false, oT1
 	}
-	oT17, oT18 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT19, oT20 := func() (bool, runtime.Err) {
-			return true, runtime.Err{}
-		}()
-		if oT20.Kind == 0 {
-			if !oT19 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT20
+	oT6 := true
+	var oT7 runtime.Err
+	if oT6 {
+		if !true {
+			oT6 = false
 		}
-		oT21, oT22 := func() (bool, runtime.Err) {
-			oT23, oT24 := oF.ToolArgs["missing"]
-			if !oT24 {
+	}
+	if oT6 {
+		oT4, oT5 := func() (bool, runtime.Err) {
+			oT2, oT3 := oF.ToolArgs["missing"]
+			if !oT3 {
 				return false, runtime.NoSuchKey("missing")
 			}
-			return runtime.EqualDynInt(oT23, int64(1)), runtime.Err{}
+			return runtime.EqualDynInt(oT2, int64(1)), runtime.Err{}
 		}()
-		if oT22.Kind == 0 {
-			if !oT21 {
-				return false, runtime.Err{}
+		if oT5.Kind != 0 {
+			if oT7.Kind == 0 {
+				oT7 = oT5
 			}
-		} else if oErr.Kind == 0 {
-			oErr = oT22
+		} else if !oT4 {
+			oT6 = false
 		}
-		if oErr.Kind != 0 {
-			return false, oErr
+	}
+	if oT6 && oT7.Kind != 0 {
+		return false, oT7
+	}
+	return oT6, runtime.Err{}
+}
+
+// oRule_E003 evaluates rule E003 (policy).
+// when:
+// 	tool_args.missing == 1 && true
+func oRule_E003(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[3]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[3]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT6 := true
+	var oT7 runtime.Err
+	if oT6 {
+		oT4, oT5 := func() (bool, runtime.Err) {
+			oT2, oT3 := oF.ToolArgs["missing"]
+			if !oT3 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT2, int64(1)), runtime.Err{}
+		}()
+		if oT5.Kind != 0 {
+			if oT7.Kind == 0 {
+				oT7 = oT5
+			}
+		} else if !oT4 {
+			oT6 = false
 		}
-		return true, runtime.Err{}
-	}()
-	if oT18.Kind != 0 {
+	}
+	if oT6 {
+		if !true {
+			oT6 = false
+		}
+	}
+	if oT6 && oT7.Kind != 0 {
+		return false, oT7
+	}
+	return oT6, runtime.Err{}
+}
+
+// oRule_E004 evaluates rule E004 (policy).
+// when:
+// 	true || tool_args.missing == 1
+func oRule_E004(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[4]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[4]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT6 := false
+	var oT7 runtime.Err
+	if !oT6 {
+		if true {
+			oT6 = true
+		}
+	}
+	if !oT6 {
+		oT4, oT5 := func() (bool, runtime.Err) {
+			oT2, oT3 := oF.ToolArgs["missing"]
+			if !oT3 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT2, int64(1)), runtime.Err{}
+		}()
+		if oT5.Kind != 0 {
+			if oT7.Kind == 0 {
+				oT7 = oT5
+			}
+		} else if oT4 {
+			oT6 = true
+		}
+	}
+	if !oT6 && oT7.Kind != 0 {
+		return false, oT7
+	}
+	return oT6, runtime.Err{}
+}
+
+// oRule_E005 evaluates rule E005 (policy).
+// when:
+// 	tool_args.missing == 1 || true
+func oRule_E005(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[5]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[5]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT6 := false
+	var oT7 runtime.Err
+	if !oT6 {
+		oT4, oT5 := func() (bool, runtime.Err) {
+			oT2, oT3 := oF.ToolArgs["missing"]
+			if !oT3 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT2, int64(1)), runtime.Err{}
+		}()
+		if oT5.Kind != 0 {
+			if oT7.Kind == 0 {
+				oT7 = oT5
+			}
+		} else if oT4 {
+			oT6 = true
+		}
+	}
+	if !oT6 {
+		if true {
+			oT6 = true
+		}
+	}
+	if !oT6 && oT7.Kind != 0 {
+		return false, oT7
+	}
+	return oT6, runtime.Err{}
+}
+
+// oRule_E006 evaluates rule E006 (policy).
+// when:
+// 	false || tool_args.missing == 1
+func oRule_E006(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[6]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[6]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT6 := false
+	var oT7 runtime.Err
+	if !oT6 {
+		if false {
+			oT6 = true
+		}
+	}
+	if !oT6 {
+		oT4, oT5 := func() (bool, runtime.Err) {
+			oT2, oT3 := oF.ToolArgs["missing"]
+			if !oT3 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT2, int64(1)), runtime.Err{}
+		}()
+		if oT5.Kind != 0 {
+			if oT7.Kind == 0 {
+				oT7 = oT5
+			}
+		} else if oT4 {
+			oT6 = true
+		}
+	}
+	if !oT6 && oT7.Kind != 0 {
+		return false, oT7
+	}
+	return oT6, runtime.Err{}
+}
+
+// oRule_E007 evaluates rule E007 (policy).
+// when:
+// 	tool_args.missing == 1 || tool_args.n / 0 == 1
+func oRule_E007(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[7]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[7]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT12 := false
+	var oT13 runtime.Err
+	if !oT12 {
+		oT4, oT5 := func() (bool, runtime.Err) {
+			oT2, oT3 := oF.ToolArgs["missing"]
+			if !oT3 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT2, int64(1)), runtime.Err{}
+		}()
+		if oT5.Kind != 0 {
+			if oT13.Kind == 0 {
+				oT13 = oT5
+			}
+		} else if oT4 {
+			oT12 = true
+		}
+	}
+	if !oT12 {
+		oT10, oT11 := func() (bool, runtime.Err) {
+			oT6, oT7 := oF.ToolArgs["n"]
+			if !oT7 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT8, oT9 := runtime.DivDyn(oT6, any(int64(0)))
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			return runtime.EqualDynInt(oT8, int64(1)), runtime.Err{}
+		}()
+		if oT11.Kind != 0 {
+			if oT13.Kind == 0 {
+				oT13 = oT11
+			}
+		} else if oT10 {
+			oT12 = true
+		}
+	}
+	if !oT12 && oT13.Kind != 0 {
+		return false, oT13
+	}
+	return oT12, runtime.Err{}
+}
+
+// oRule_E008 evaluates rule E008 (policy).
+// when:
+// 	tool_args.s && true
+func oRule_E008(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[8]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[8]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT2, oT3 := oF.ToolArgs["s"]
+			if !oT3 {
+				return false, runtime.NoSuchKey("s")
+			}
+			oT4, oT5 := runtime.AsBool(oT2)
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return oT4, runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 {
+		if !true {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
+}
+
+// oRule_E009 evaluates rule E009 (policy).
+// when:
+// 	false && tool_args.s
+func oRule_E009(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[9]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[9]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !false {
+			oT8 = false
+		}
+	}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT2, oT3 := oF.ToolArgs["s"]
+			if !oT3 {
+				return false, runtime.NoSuchKey("s")
+			}
+			oT4, oT5 := runtime.AsBool(oT2)
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return oT4, runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
+}
+
+// oRule_E010 evaluates rule E010 (policy).
+// when:
+// 	tool_args.s || true
+func oRule_E010(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[10]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[10]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT8 := false
+	var oT9 runtime.Err
+	if !oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT2, oT3 := oF.ToolArgs["s"]
+			if !oT3 {
+				return false, runtime.NoSuchKey("s")
+			}
+			oT4, oT5 := runtime.AsBool(oT2)
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return oT4, runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if oT6 {
+			oT8 = true
+		}
+	}
+	if !oT8 {
+		if true {
+			oT8 = true
+		}
+	}
+	if !oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
+}
+
+// oRule_E011 evaluates rule E011 (policy).
+// when:
+// 	!tool_args.b
+func oRule_E011(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[11]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[11]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["b"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("b")
+	}
+	oT4, oT5 := runtime.NotDyn(oT2)
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	return oT4, runtime.Err{}
+}
+
+// oRule_E012 evaluates rule E012 (policy).
+// when:
+// 	!tool_args.s
+func oRule_E012(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[12]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[12]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["s"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("s")
+	}
+	oT4, oT5 := runtime.NotDyn(oT2)
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	return oT4, runtime.Err{}
+}
+
+// oRule_E013 evaluates rule E013 (policy).
+// when:
+// 	(tool_args.b ? 1 : tool_args.missing) == 1
+func oRule_E013(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[13]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[13]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["b"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("b")
+	}
+	oT4, oT5 := runtime.AsBool(oT2)
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	var oT6 any
+	if oT4 {
+		oT6 = any(int64(1))
+	} else {
+		oT7, oT8 := oF.ToolArgs["missing"]
+		if !oT8 {
+			return false, runtime.NoSuchKey("missing")
+		}
+		oT6 = oT7
+	}
+	return runtime.EqualDynInt(oT6, int64(1)), runtime.Err{}
+}
+
+// oRule_E014 evaluates rule E014 (policy).
+// when:
+// 	(tool_args.s ? 1 : 2) == 1
+func oRule_E014(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[14]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[14]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["s"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("s")
+	}
+	oT4, oT5 := runtime.AsBool(oT2)
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	var oT6 int64
+	if oT4 {
+		oT6 = int64(1)
+	} else {
+		oT6 = int64(2)
+	}
+	return (oT6 == int64(1)), runtime.Err{}
+}
+
+// oRule_E015 evaluates rule E015 (policy).
+// when:
+// 	(tool_args.missing ? 1 : 2) == 1
+func oRule_E015(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[15]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[15]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["missing"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("missing")
+	}
+	oT4, oT5 := runtime.AsBool(oT2)
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	var oT6 int64
+	if oT4 {
+		oT6 = int64(1)
+	} else {
+		oT6 = int64(2)
+	}
+	return (oT6 == int64(1)), runtime.Err{}
+}
+
+// oRule_E016 evaluates rule E016 (policy).
+// when:
+// 	tool_args.n + 9223372036854775807 > 0
+func oRule_E016(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[16]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[16]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["n"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("n")
+	}
+	oT4, oT5 := runtime.AddDyn(oT2, any(int64(9223372036854775807)))
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	var oT6 int
+	var oT7 runtime.Err
+	if oT8, oT9 := oT4.(int64); oT9 {
+		oT6, oT7 = runtime.CompareInt(oT8, int64(0)), runtime.Err{}
+	} else {
+		oT6, oT7 = runtime.CompareDynInt(oT4, int64(0))
+	}
+	if oT7.Kind != 0 {
+		return false, oT7
+	}
+	return runtime.Gt(oT6), runtime.Err{}
+}
+
+// oRule_E017 evaluates rule E017 (policy).
+// when:
+// 	tool_args.n - 9223372036854775807 - 10 < 0
+func oRule_E017(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[17]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[17]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["n"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("n")
+	}
+	oT4, oT5 := runtime.SubDyn(oT2, any(int64(9223372036854775807)))
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	oT6, oT7 := runtime.SubDyn(oT4, any(int64(10)))
+	if oT7.Kind != 0 {
+		return false, oT7
+	}
+	var oT8 int
+	var oT9 runtime.Err
+	if oT10, oT11 := oT6.(int64); oT11 {
+		oT8, oT9 = runtime.CompareInt(oT10, int64(0)), runtime.Err{}
+	} else {
+		oT8, oT9 = runtime.CompareDynInt(oT6, int64(0))
+	}
+	if oT9.Kind != 0 {
+		return false, oT9
+	}
+	return runtime.Lt(oT8), runtime.Err{}
+}
+
+// oRule_E018 evaluates rule E018 (policy).
+// when:
+// 	tool_args.n * 4611686018427387904 > 0
+func oRule_E018(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[18]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[18]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["n"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("n")
+	}
+	oT4, oT5 := runtime.MulDyn(oT2, any(int64(4611686018427387904)))
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	var oT6 int
+	var oT7 runtime.Err
+	if oT8, oT9 := oT4.(int64); oT9 {
+		oT6, oT7 = runtime.CompareInt(oT8, int64(0)), runtime.Err{}
+	} else {
+		oT6, oT7 = runtime.CompareDynInt(oT4, int64(0))
+	}
+	if oT7.Kind != 0 {
+		return false, oT7
+	}
+	return runtime.Gt(oT6), runtime.Err{}
+}
+
+// oRule_E019 evaluates rule E019 (policy).
+// when:
+// 	-(tool_args.n - 9223372036854775807 - 1) > 0
+func oRule_E019(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[19]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[19]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["n"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("n")
+	}
+	oT4, oT5 := runtime.SubDyn(oT2, any(int64(9223372036854775807)))
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	oT6, oT7 := runtime.SubDyn(oT4, any(int64(1)))
+	if oT7.Kind != 0 {
+		return false, oT7
+	}
+	oT8, oT9 := runtime.NegDyn(oT6)
+	if oT9.Kind != 0 {
+		return false, oT9
+	}
+	var oT10 int
+	var oT11 runtime.Err
+	if oT12, oT13 := oT8.(int64); oT13 {
+		oT10, oT11 = runtime.CompareInt(oT12, int64(0)), runtime.Err{}
+	} else {
+		oT10, oT11 = runtime.CompareDynInt(oT8, int64(0))
+	}
+	if oT11.Kind != 0 {
+		return false, oT11
+	}
+	return runtime.Gt(oT10), runtime.Err{}
+}
+
+// oRule_E020 evaluates rule E020 (policy).
+// when:
+// 	tool_arg_int("n") / 0 == 0
+func oRule_E020(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[20]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[20]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2 := runtime.ToolArgInt(oF.ToolArgs, "n")
+	oT3, oT4 := runtime.DivInt(oT2, int64(0))
+	if oT4.Kind != 0 {
+		return false, oT4
+	}
+	return (oT3 == int64(0)), runtime.Err{}
+}
+
+// oRule_E021 evaluates rule E021 (policy).
+// when:
+// 	tool_arg_int("n") % 0 == 0
+func oRule_E021(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[21]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[21]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2 := runtime.ToolArgInt(oF.ToolArgs, "n")
+	oT3, oT4 := runtime.ModInt(oT2, int64(0))
+	if oT4.Kind != 0 {
+		return false, oT4
+	}
+	return (oT3 == int64(0)), runtime.Err{}
+}
+
+// oRule_E022 evaluates rule E022 (policy).
+// when:
+// 	tool_arg_int("zero") / 0 == 0
+func oRule_E022(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[22]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[22]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2 := runtime.ToolArgInt(oF.ToolArgs, "zero")
+	oT3, oT4 := runtime.DivInt(oT2, int64(0))
+	if oT4.Kind != 0 {
+		return false, oT4
+	}
+	return (oT3 == int64(0)), runtime.Err{}
+}
+
+// oRule_E023 evaluates rule E023 (policy).
+// when:
+// 	-9223372036854775807 - 1 == tool_arg_int("min")
+func oRule_E023(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[23]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[23]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := runtime.SubInt(int64(-9223372036854775807), int64(1))
+	if oT3.Kind != 0 {
+		return false, oT3
+	}
+	oT4 := runtime.ToolArgInt(oF.ToolArgs, "min")
+	return (oT2 == oT4), runtime.Err{}
+}
+
+// oRule_E024 evaluates rule E024 (policy).
+// when:
+// 	(tool_arg_int("min") / -1) == 0
+func oRule_E024(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[24]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[24]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2 := runtime.ToolArgInt(oF.ToolArgs, "min")
+	oT3, oT4 := runtime.DivInt(oT2, int64(-1))
+	if oT4.Kind != 0 {
+		return false, oT4
+	}
+	return (oT3 == int64(0)), runtime.Err{}
+}
+
+// oRule_E025 evaluates rule E025 (policy).
+// when:
+// 	(tool_arg_int("min") % -1) == 0
+func oRule_E025(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[25]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[25]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2 := runtime.ToolArgInt(oF.ToolArgs, "min")
+	oT3, oT4 := runtime.ModInt(oT2, int64(-1))
+	if oT4.Kind != 0 {
+		return false, oT4
+	}
+	return (oT3 == int64(0)), runtime.Err{}
+}
+
+// oRule_E026 evaluates rule E026 (policy).
+// when:
+// 	int(tool_args.big) > 0
+func oRule_E026(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[26]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[26]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["big"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("big")
+	}
+	oT4, oT5 := runtime.IntFromDyn(oT2)
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	return (oT4 > int64(0)), runtime.Err{}
+}
+
+// oRule_E027 evaluates rule E027 (policy).
+// when:
+// 	int(tool_args.d) == 2
+func oRule_E027(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[27]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[27]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["d"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("d")
+	}
+	oT4, oT5 := runtime.IntFromDyn(oT2)
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	return (oT4 == int64(2)), runtime.Err{}
+}
+
+// oRule_E028 evaluates rule E028 (policy).
+// when:
+// 	int("12") + tool_arg_int("n") == 15
+func oRule_E028(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[28]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[28]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := runtime.IntFromString("12")
+	if oT3.Kind != 0 {
+		return false, oT3
+	}
+	oT4 := runtime.ToolArgInt(oF.ToolArgs, "n")
+	oT5, oT6 := runtime.AddInt(oT2, oT4)
+	if oT6.Kind != 0 {
+		return false, oT6
+	}
+	return (oT5 == int64(15)), runtime.Err{}
+}
+
+// oRule_E029 evaluates rule E029 (policy).
+// when:
+// 	int(tool_args.s) == 1
+func oRule_E029(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[29]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[29]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["s"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("s")
+	}
+	oT4, oT5 := runtime.IntFromDyn(oT2)
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	return (oT4 == int64(1)), runtime.Err{}
+}
+
+// oRule_E030 evaluates rule E030 (policy).
+// when:
+// 	int(tool_args.nan) == 0
+func oRule_E030(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[30]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[30]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["nan"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("nan")
+	}
+	oT4, oT5 := runtime.IntFromDyn(oT2)
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	return (oT4 == int64(0)), runtime.Err{}
+}
+
+// oRule_E031 evaluates rule E031 (policy).
+// when:
+// 	double(tool_args.n) == 3.0
+func oRule_E031(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[31]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[31]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["n"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("n")
+	}
+	oT4, oT5 := runtime.DoubleFromDyn(oT2)
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	return (oT4 == float64(3)), runtime.Err{}
+}
+
+// oRule_E032 evaluates rule E032 (policy).
+// when:
+// 	double("1e3") == 1000.0
+func oRule_E032(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[32]) {
+		return false, runtime.Err{}
+	}
+	if oT1 := oX.Supplied(&oRules[32]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := runtime.DoubleFromString("1e3")
+	if oT3.Kind != 0 {
+		return false, oT3
+	}
+	return (oT2 == float64(1000)), runtime.Err{}
+}
+
+// oRule_E033 evaluates rule E033 (policy).
+// when:
+// 	double(tool_args.s) == 1.0
+func oRule_E033(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[33]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[33]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["s"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("s")
+	}
+	oT4, oT5 := runtime.DoubleFromDyn(oT2)
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	return (oT4 == float64(1)), runtime.Err{}
+}
+
+// oRule_E034 evaluates rule E034 (policy).
+// when:
+// 	string(tool_args.d) == "2.5"
+func oRule_E034(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[34]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[34]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["d"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("d")
+	}
+	oT4, oT5 := runtime.StringFromDyn(oT2)
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	return (oT4 == "2.5"), runtime.Err{}
+}
+
+// oRule_E035 evaluates rule E035 (policy).
+// when:
+// 	string(tool_args.n) == "3"
+func oRule_E035(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[35]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[35]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["n"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("n")
+	}
+	oT4, oT5 := runtime.StringFromDyn(oT2)
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	return (oT4 == "3"), runtime.Err{}
+}
+
+// oRule_E036 evaluates rule E036 (policy).
+// when:
+// 	string(1.0) == "1"
+func oRule_E036(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[36]) {
+		return false, runtime.Err{}
+	}
+	if oT1 := oX.Supplied(&oRules[36]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2 := runtime.StringFromDouble(float64(1))
+	return (oT2 == "1"), runtime.Err{}
+}
+
+// oRule_E037 evaluates rule E037 (policy).
+// when:
+// 	string(tool_args.big) != ""
+func oRule_E037(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[37]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[37]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["big"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("big")
+	}
+	oT4, oT5 := runtime.StringFromDyn(oT2)
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	oT6 := (oT4 == "")
+	return !oT6, runtime.Err{}
+}
+
+// oRule_E038 evaluates rule E038 (policy).
+// when:
+// 	string(true) == "true"
+func oRule_E038(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[38]) {
+		return false, runtime.Err{}
+	}
+	if oT1 := oX.Supplied(&oRules[38]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2 := runtime.StringFromBool(true)
+	return (oT2 == "true"), runtime.Err{}
+}
+
+// oRule_E039 evaluates rule E039 (policy).
+// when:
+// 	bool("true") && !bool("false")
+func oRule_E039(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[39]) {
+		return false, runtime.Err{}
+	}
+	if oT1 := oX.Supplied(&oRules[39]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT10 := true
+	var oT11 runtime.Err
+	if oT10 {
+		oT4, oT5 := func() (bool, runtime.Err) {
+			oT2, oT3 := runtime.BoolFromString("true")
+			if oT3.Kind != 0 {
+				return false, oT3
+			}
+			return oT2, runtime.Err{}
+		}()
+		if oT5.Kind != 0 {
+			if oT11.Kind == 0 {
+				oT11 = oT5
+			}
+		} else if !oT4 {
+			oT10 = false
+		}
+	}
+	if oT10 {
+		oT8, oT9 := func() (bool, runtime.Err) {
+			oT6, oT7 := runtime.BoolFromString("false")
+			if oT7.Kind != 0 {
+				return false, oT7
+			}
+			return !oT6, runtime.Err{}
+		}()
+		if oT9.Kind != 0 {
+			if oT11.Kind == 0 {
+				oT11 = oT9
+			}
+		} else if !oT8 {
+			oT10 = false
+		}
+	}
+	if oT10 && oT11.Kind != 0 {
+		return false, oT11
+	}
+	return oT10, runtime.Err{}
+}
+
+// oRule_E040 evaluates rule E040 (policy).
+// when:
+// 	bool(tool_args.s)
+func oRule_E040(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[40]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[40]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["s"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("s")
+	}
+	oT4, oT5 := runtime.BoolFromDyn(oT2)
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	return oT4, runtime.Err{}
+}
+
+// oRule_E041 evaluates rule E041 (policy).
+// when:
+// 	tool_args.d / 0.0 > 1.0
+func oRule_E041(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[41]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[41]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["d"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("d")
+	}
+	oT4, oT5 := runtime.DivDyn(oT2, any(float64(0)))
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	var oT6 int
+	var oT7 runtime.Err
+	if oT8, oT9 := oT4.(float64); oT9 {
+		oT6, oT7 = runtime.CompareDouble(oT8, float64(1))
+	} else {
+		oT6, oT7 = runtime.CompareDynDouble(oT4, float64(1))
+	}
+	if oT7.Kind != 0 {
+		return false, oT7
+	}
+	return runtime.Gt(oT6), runtime.Err{}
+}
+
+// oRule_E042 evaluates rule E042 (policy).
+// when:
+// 	tool_args.nan < 1.0
+func oRule_E042(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[42]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[42]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["nan"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("nan")
+	}
+	var oT4 int
+	var oT5 runtime.Err
+	if oT6, oT7 := oT2.(float64); oT7 {
+		oT4, oT5 = runtime.CompareDouble(oT6, float64(1))
+	} else {
+		oT4, oT5 = runtime.CompareDynDouble(oT2, float64(1))
+	}
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	return runtime.Lt(oT4), runtime.Err{}
+}
+
+// oRule_E043 evaluates rule E043 (policy).
+// when:
+// 	tool_args.nan >= 1.0
+func oRule_E043(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[43]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[43]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["nan"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("nan")
+	}
+	var oT4 int
+	var oT5 runtime.Err
+	if oT6, oT7 := oT2.(float64); oT7 {
+		oT4, oT5 = runtime.CompareDouble(oT6, float64(1))
+	} else {
+		oT4, oT5 = runtime.CompareDynDouble(oT2, float64(1))
+	}
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	return runtime.Ge(oT4), runtime.Err{}
+}
+
+// oRule_E044 evaluates rule E044 (policy).
+// when:
+// 	tool_args.nan == tool_args.nan
+func oRule_E044(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[44]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[44]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["nan"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("nan")
+	}
+	oT4, oT5 := oF.ToolArgs["nan"]
+	if !oT5 {
+		return false, runtime.NoSuchKey("nan")
+	}
+	return runtime.Equal(oT2, oT4), runtime.Err{}
+}
+
+// oRule_E045 evaluates rule E045 (policy).
+// when:
+// 	tool_args.nan != tool_args.nan
+func oRule_E045(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[45]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[45]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["nan"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("nan")
+	}
+	oT4, oT5 := oF.ToolArgs["nan"]
+	if !oT5 {
+		return false, runtime.NoSuchKey("nan")
+	}
+	oT6 := runtime.Equal(oT2, oT4)
+	return !oT6, runtime.Err{}
+}
+
+// oRule_E046 evaluates rule E046 (policy).
+// when:
+// 	prompt_injection_score < tool_args.nan
+func oRule_E046(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[46]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[46]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["nan"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("nan")
+	}
+	oT4, oT5 := runtime.CompareDoubleDyn(oF.PromptInjectionScore, oT2)
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	return runtime.Lt(oT4), runtime.Err{}
+}
+
+// oRule_E047 evaluates rule E047 (policy).
+// when:
+// 	1.0 / 0.0 > 9223372036854775807.0
+func oRule_E047(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[47]) {
+		return false, runtime.Err{}
+	}
+	if oT1 := oX.Supplied(&oRules[47]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := float64(1), float64(0)
+	oT4 := (oT2 / oT3)
+	return (oT4 > float64(9.223372036854776e+18)), runtime.Err{}
+}
+
+// oRule_E048 evaluates rule E048 (policy).
+// when:
+// 	tool_args.n == 3.0
+func oRule_E048(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[48]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[48]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["n"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("n")
+	}
+	return runtime.EqualDynDouble(oT2, float64(3)), runtime.Err{}
+}
+
+// oRule_E049 evaluates rule E049 (policy).
+// when:
+// 	tool_args.n == "3"
+func oRule_E049(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[49]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[49]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["n"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("n")
+	}
+	return runtime.EqualDynString(oT2, "3"), runtime.Err{}
+}
+
+// oRule_E050 evaluates rule E050 (policy).
+// when:
+// 	tool_args.d == 2.5
+func oRule_E050(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[50]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[50]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["d"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("d")
+	}
+	return runtime.EqualDynDouble(oT2, float64(2.5)), runtime.Err{}
+}
+
+// oRule_E051 evaluates rule E051 (policy).
+// when:
+// 	tool_args.n < 3.5
+func oRule_E051(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[51]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[51]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["n"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("n")
+	}
+	var oT4 int
+	var oT5 runtime.Err
+	if oT6, oT7 := oT2.(float64); oT7 {
+		oT4, oT5 = runtime.CompareDouble(oT6, float64(3.5))
+	} else {
+		oT4, oT5 = runtime.CompareDynDouble(oT2, float64(3.5))
+	}
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	return runtime.Lt(oT4), runtime.Err{}
+}
+
+// oRule_E052 evaluates rule E052 (policy).
+// when:
+// 	tool_args.n < "a"
+func oRule_E052(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[52]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[52]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["n"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("n")
+	}
+	var oT4 int
+	var oT5 runtime.Err
+	if oT6, oT7 := oT2.(string); oT7 {
+		oT4, oT5 = runtime.CompareString(oT6, "a"), runtime.Err{}
+	} else {
+		oT4, oT5 = runtime.CompareDynString(oT2, "a")
+	}
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	return runtime.Lt(oT4), runtime.Err{}
+}
+
+// oRule_E053 evaluates rule E053 (policy).
+// when:
+// 	tool_args.s < "b"
+func oRule_E053(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[53]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[53]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["s"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("s")
+	}
+	var oT4 int
+	var oT5 runtime.Err
+	if oT6, oT7 := oT2.(string); oT7 {
+		oT4, oT5 = runtime.CompareString(oT6, "b"), runtime.Err{}
+	} else {
+		oT4, oT5 = runtime.CompareDynString(oT2, "b")
+	}
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	return runtime.Lt(oT4), runtime.Err{}
+}
+
+// oRule_E054 evaluates rule E054 (policy).
+// when:
+// 	tool_args.b < true
+func oRule_E054(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[54]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[54]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["b"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("b")
+	}
+	oT4, oT5 := runtime.CompareDynBool(oT2, true)
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	return runtime.Lt(oT4), runtime.Err{}
+}
+
+// oRule_E055 evaluates rule E055 (policy).
+// when:
+// 	tool_args.nul == null
+func oRule_E055(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[55]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[55]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["nul"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("nul")
+	}
+	return runtime.Equal(oT2, nil), runtime.Err{}
+}
+
+// oRule_E056 evaluates rule E056 (policy).
+// when:
+// 	tool_args.list == [1, 2, 3]
+func oRule_E056(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[56]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[56]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["list"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("list")
+	}
+	return runtime.Equal(oT2, any(oList_E056_1)), runtime.Err{}
+}
+
+// oRule_E057 evaluates rule E057 (policy).
+// when:
+// 	tool_args.list == [1.0, 2.0, 3.0]
+func oRule_E057(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[57]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[57]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["list"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("list")
+	}
+	return runtime.Equal(oT2, any(oList_E057_1)), runtime.Err{}
+}
+
+// oRule_E058 evaluates rule E058 (policy).
+// when:
+// 	tool_args.map == {"a": 1}
+func oRule_E058(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[58]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[58]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["map"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("map")
+	}
+	return runtime.Equal(oT2, any(oMap_E058_1)), runtime.Err{}
+}
+
+// oRule_E059 evaluates rule E059 (policy).
+// when:
+// 	[1, "a"] == [1, "a"]
+func oRule_E059(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[59]) {
+		return false, runtime.Err{}
+	}
+	if oT1 := oX.Supplied(&oRules[59]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	return runtime.Equal(any(oList_E059_1), any(oList_E059_1)), runtime.Err{}
+}
+
+// oRule_E060 evaluates rule E060 (policy).
+// when:
+// 	tool_args.n > tool_args.d
+func oRule_E060(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[60]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[60]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["n"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("n")
+	}
+	oT4, oT5 := oF.ToolArgs["d"]
+	if !oT5 {
+		return false, runtime.NoSuchKey("d")
+	}
+	oT6, oT7 := runtime.CompareDyn(oT2, oT4)
+	if oT7.Kind != 0 {
+		return false, oT7
+	}
+	return runtime.Gt(oT6), runtime.Err{}
+}
+
+// oRule_E061 evaluates rule E061 (policy).
+// when:
+// 	tool_args.list[0] < tool_args.d
+func oRule_E061(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[61]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[61]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["list"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("list")
+	}
+	oT4, oT5 := runtime.IndexDyn(oT2, any(int64(0)))
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	oT6, oT7 := oF.ToolArgs["d"]
+	if !oT7 {
+		return false, runtime.NoSuchKey("d")
+	}
+	oT8, oT9 := runtime.CompareDyn(oT4, oT6)
+	if oT9.Kind != 0 {
+		return false, oT9
+	}
+	return runtime.Lt(oT8), runtime.Err{}
+}
+
+// oRule_E062 evaluates rule E062 (policy).
+// when:
+// 	"abc" < "abd" && "Z" < "a" && "é" > "z"
+func oRule_E062(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[62]) {
+		return false, runtime.Err{}
+	}
+	if oT1 := oX.Supplied(&oRules[62]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2 := ("abc" < "abd")
+	if oT2 {
+		oT2 = ("Z" < "a")
+	}
+	if oT2 {
+		oT2 = ("é" > "z")
+	}
+	return oT2, runtime.Err{}
+}
+
+// oRule_E063 evaluates rule E063 (policy).
+// when:
+// 	size(tool_args.u) == 3
+func oRule_E063(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[63]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[63]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["u"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("u")
+	}
+	oT4, oT5 := runtime.SizeDyn(oT2)
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	return (oT4 == int64(3)), runtime.Err{}
+}
+
+// oRule_E064 evaluates rule E064 (policy).
+// when:
+// 	size(tool_arg_string("u")) == 3
+func oRule_E064(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[64]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[64]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2 := runtime.ToolArgString(oF.ToolArgs, "u")
+	oT3 := runtime.SizeString(oT2)
+	return (oT3 == int64(3)), runtime.Err{}
+}
+
+// oRule_E065 evaluates rule E065 (policy).
+// when:
+// 	size(tool_args.bad) == 2
+func oRule_E065(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[65]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[65]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["bad"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("bad")
+	}
+	oT4, oT5 := runtime.SizeDyn(oT2)
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	return (oT4 == int64(2)), runtime.Err{}
+}
+
+// oRule_E066 evaluates rule E066 (policy).
+// when:
+// 	size(tool_args.list) == 3 && size(tool_args.map) == 1
+func oRule_E066(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[66]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[66]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT14 := true
+	var oT15 runtime.Err
+	if oT14 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT2, oT3 := oF.ToolArgs["list"]
+			if !oT3 {
+				return false, runtime.NoSuchKey("list")
+			}
+			oT4, oT5 := runtime.SizeDyn(oT2)
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 == int64(3)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT15.Kind == 0 {
+				oT15 = oT7
+			}
+		} else if !oT6 {
+			oT14 = false
+		}
+	}
+	if oT14 {
+		oT12, oT13 := func() (bool, runtime.Err) {
+			oT8, oT9 := oF.ToolArgs["map"]
+			if !oT9 {
+				return false, runtime.NoSuchKey("map")
+			}
+			oT10, oT11 := runtime.SizeDyn(oT8)
+			if oT11.Kind != 0 {
+				return false, oT11
+			}
+			return (oT10 == int64(1)), runtime.Err{}
+		}()
+		if oT13.Kind != 0 {
+			if oT15.Kind == 0 {
+				oT15 = oT13
+			}
+		} else if !oT12 {
+			oT14 = false
+		}
+	}
+	if oT14 && oT15.Kind != 0 {
+		return false, oT15
+	}
+	return oT14, runtime.Err{}
+}
+
+// oRule_E067 evaluates rule E067 (policy).
+// when:
+// 	size(tool_args.n) == 1
+func oRule_E067(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[67]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[67]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["n"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("n")
+	}
+	oT4, oT5 := runtime.SizeDyn(oT2)
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	return (oT4 == int64(1)), runtime.Err{}
+}
+
+// oRule_E068 evaluates rule E068 (policy).
+// when:
+// 	tool_args.s.contains("ell")
+func oRule_E068(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[68]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[68]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["s"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("s")
+	}
+	if !runtime.Assignable(oT2, oGuard_E068_1) {
+		return false, runtime.NoSuchOverload("contains")
+	}
+	oT4, oT5 := runtime.AsString(oT2)
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	return strings.Contains(oT4, "ell"), runtime.Err{}
+}
+
+// oRule_E069 evaluates rule E069 (policy).
+// when:
+// 	tool_args.n.contains("1")
+func oRule_E069(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[69]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[69]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["n"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("n")
+	}
+	if !runtime.Assignable(oT2, oGuard_E069_1) {
+		return false, runtime.NoSuchOverload("contains")
+	}
+	oT4, oT5 := runtime.AsString(oT2)
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	return strings.Contains(oT4, "1"), runtime.Err{}
+}
+
+// oRule_E070 evaluates rule E070 (policy).
+// when:
+// 	tool_args.s.startsWith("he") && tool_args.s.endsWith("lo")
+func oRule_E070(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[70]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[70]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT14 := true
+	var oT15 runtime.Err
+	if oT14 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT2, oT3 := oF.ToolArgs["s"]
+			if !oT3 {
+				return false, runtime.NoSuchKey("s")
+			}
+			if !runtime.Assignable(oT2, oGuard_E070_1) {
+				return false, runtime.NoSuchOverload("startsWith")
+			}
+			oT4, oT5 := runtime.AsString(oT2)
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.HasPrefix(oT4, "he"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT15.Kind == 0 {
+				oT15 = oT7
+			}
+		} else if !oT6 {
+			oT14 = false
+		}
+	}
+	if oT14 {
+		oT12, oT13 := func() (bool, runtime.Err) {
+			oT8, oT9 := oF.ToolArgs["s"]
+			if !oT9 {
+				return false, runtime.NoSuchKey("s")
+			}
+			if !runtime.Assignable(oT8, oGuard_E070_1) {
+				return false, runtime.NoSuchOverload("endsWith")
+			}
+			oT10, oT11 := runtime.AsString(oT8)
+			if oT11.Kind != 0 {
+				return false, oT11
+			}
+			return strings.HasSuffix(oT10, "lo"), runtime.Err{}
+		}()
+		if oT13.Kind != 0 {
+			if oT15.Kind == 0 {
+				oT15 = oT13
+			}
+		} else if !oT12 {
+			oT14 = false
+		}
+	}
+	if oT14 && oT15.Kind != 0 {
+		return false, oT15
+	}
+	return oT14, runtime.Err{}
+}
+
+// oRule_E071 evaluates rule E071 (policy).
+// when:
+// 	tool_args.s.matches("^h.l+o$")
+func oRule_E071(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[71]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[71]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["s"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("s")
+	}
+	oT4, oT5 := runtime.AsString(oT2)
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	return oRe_E071_1.MatchString(oT4), runtime.Err{}
+}
+
+// oRule_E072 evaluates rule E072 (policy).
+// when:
+// 	tool_args.s.matches("l+")
+func oRule_E072(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[72]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[72]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["s"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("s")
+	}
+	oT4, oT5 := runtime.AsString(oT2)
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	return oRe_E072_1.MatchString(oT4), runtime.Err{}
+}
+
+// oRule_E073 evaluates rule E073 (policy).
+// when:
+// 	tool_args.s.matches(tool_args.pat)
+func oRule_E073(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[73]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[73]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["s"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("s")
+	}
+	oT4, oT5 := oF.ToolArgs["pat"]
+	if !oT5 {
+		return false, runtime.NoSuchKey("pat")
+	}
+	oT6, oT7 := runtime.AsString(oT2)
+	if oT7.Kind != 0 {
+		return false, oT7
+	}
+	oT8, oT9 := runtime.AsString(oT4)
+	if oT9.Kind != 0 {
+		return false, oT9
+	}
+	oT10, oT11 := runtime.MatchesDynamic(oT6, oT8)
+	if oT11.Kind != 0 {
+		return false, oT11
+	}
+	return oT10, runtime.Err{}
+}
+
+// oRule_E074 evaluates rule E074 (policy).
+// when:
+// 	"x".matches(tool_args.badpat)
+func oRule_E074(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[74]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[74]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["badpat"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("badpat")
+	}
+	oT4, oT5 := runtime.AsString(oT2)
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	oT6, oT7 := runtime.MatchesDynamic("x", oT4)
+	if oT7.Kind != 0 {
+		return false, oT7
+	}
+	return oT6, runtime.Err{}
+}
+
+// oRule_E075 evaluates rule E075 (policy).
+// when:
+// 	tool_args.s.lowerAscii() == "hello" && "ÀB".lowerAscii() == "Àb"
+func oRule_E075(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[75]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[75]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT10 := true
+	var oT11 runtime.Err
+	if oT10 {
+		oT7, oT8 := func() (bool, runtime.Err) {
+			oT2, oT3 := oF.ToolArgs["s"]
+			if !oT3 {
+				return false, runtime.NoSuchKey("s")
+			}
+			if !runtime.Assignable(oT2, oGuard_E075_1) {
+				return false, runtime.NoSuchOverload("lowerAscii")
+			}
+			oT4, oT5 := runtime.AsString(oT2)
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			oT6 := runtime.LowerASCII(oT4)
+			return (oT6 == "hello"), runtime.Err{}
+		}()
+		if oT8.Kind != 0 {
+			if oT11.Kind == 0 {
+				oT11 = oT8
+			}
+		} else if !oT7 {
+			oT10 = false
+		}
+	}
+	if oT10 {
+		oT9 := runtime.LowerASCII("ÀB")
+		if !(oT9 == "Àb") {
+			oT10 = false
+		}
+	}
+	if oT10 && oT11.Kind != 0 {
+		return false, oT11
+	}
+	return oT10, runtime.Err{}
+}
+
+// oRule_E076 evaluates rule E076 (policy).
+// when:
+// 	tool_args.s.upperAscii() == "HELLO"
+func oRule_E076(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[76]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[76]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["s"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("s")
+	}
+	if !runtime.Assignable(oT2, oGuard_E076_1) {
+		return false, runtime.NoSuchOverload("upperAscii")
+	}
+	oT4, oT5 := runtime.AsString(oT2)
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	oT6 := runtime.UpperASCII(oT4)
+	return (oT6 == "HELLO"), runtime.Err{}
+}
+
+// oRule_E077 evaluates rule E077 (policy).
+// when:
+// 	"  a b \t".trim() == "a b"
+func oRule_E077(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[77]) {
+		return false, runtime.Err{}
+	}
+	if oT1 := oX.Supplied(&oRules[77]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2 := runtime.Trim("  a b \t")
+	return (oT2 == "a b"), runtime.Err{}
+}
+
+// oRule_E078 evaluates rule E078 (policy).
+// when:
+// 	"a,b,,c".split(",") == ["a", "b", "", "c"]
+func oRule_E078(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[78]) {
+		return false, runtime.Err{}
+	}
+	if oT1 := oX.Supplied(&oRules[78]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2 := runtime.Split("a,b,,c", ",")
+	return runtime.EqualStrings(oT2, oList_E078_1), runtime.Err{}
+}
+
+// oRule_E079 evaluates rule E079 (policy).
+// when:
+// 	"a,b,c".split(",", 2) == ["a", "b,c"]
+func oRule_E079(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[79]) {
+		return false, runtime.Err{}
+	}
+	if oT1 := oX.Supplied(&oRules[79]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2 := runtime.SplitN("a,b,c", ",", int64(2))
+	return runtime.EqualStrings(oT2, oList_E079_1), runtime.Err{}
+}
+
+// oRule_E080 evaluates rule E080 (policy).
+// when:
+// 	["a", "b"].join("-") == "a-b" && ["x"].join() == "x"
+func oRule_E080(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[80]) {
+		return false, runtime.Err{}
+	}
+	if oT1 := oX.Supplied(&oRules[80]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2 := runtime.JoinSep(oList_E080_1, "-")
+	oT4 := (oT2 == "a-b")
+	if oT4 {
+		oT3 := runtime.Join(oList_E080_2)
+		oT4 = (oT3 == "x")
+	}
+	return oT4, runtime.Err{}
+}
+
+// oRule_E081 evaluates rule E081 (policy).
+// when:
+// 	"aXbXc".replace("X", "-") == "a-b-c" && "aXbXc".replace("X", "-", 1) == "a-bXc"
+func oRule_E081(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[81]) {
+		return false, runtime.Err{}
+	}
+	if oT1 := oX.Supplied(&oRules[81]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2 := runtime.Replace("aXbXc", "X", "-")
+	oT4 := (oT2 == "a-b-c")
+	if oT4 {
+		oT3 := runtime.ReplaceN("aXbXc", "X", "-", int64(1))
+		oT4 = (oT3 == "a-bXc")
+	}
+	return oT4, runtime.Err{}
+}
+
+// oRule_E082 evaluates rule E082 (policy).
+// when:
+// 	tool_args.u.indexOf("b") == 1 && "abc".indexOf("") == 0
+func oRule_E082(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[82]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[82]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT10 := true
+	var oT11 runtime.Err
+	if oT10 {
+		oT7, oT8 := func() (bool, runtime.Err) {
+			oT2, oT3 := oF.ToolArgs["u"]
+			if !oT3 {
+				return false, runtime.NoSuchKey("u")
+			}
+			if !runtime.Assignable(oT2, oGuard_E082_1) {
+				return false, runtime.NoSuchOverload("indexOf")
+			}
+			oT4, oT5 := runtime.AsString(oT2)
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			oT6 := runtime.IndexOf(oT4, "b")
+			return (oT6 == int64(1)), runtime.Err{}
+		}()
+		if oT8.Kind != 0 {
+			if oT11.Kind == 0 {
+				oT11 = oT8
+			}
+		} else if !oT7 {
+			oT10 = false
+		}
+	}
+	if oT10 {
+		oT9 := runtime.IndexOf("abc", "")
+		if !(oT9 == int64(0)) {
+			oT10 = false
+		}
+	}
+	if oT10 && oT11.Kind != 0 {
+		return false, oT11
+	}
+	return oT10, runtime.Err{}
+}
+
+// oRule_E083 evaluates rule E083 (policy).
+// when:
+// 	"abc".indexOf("c", 5) == 2
+func oRule_E083(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[83]) {
+		return false, runtime.Err{}
+	}
+	if oT1 := oX.Supplied(&oRules[83]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := runtime.IndexOfFrom("abc", "c", int64(5))
+	if oT3.Kind != 0 {
+		return false, oT3
+	}
+	return (oT2 == int64(2)), runtime.Err{}
+}
+
+// oRule_E084 evaluates rule E084 (policy).
+// when:
+// 	"abcabc".lastIndexOf("b") == 4
+func oRule_E084(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[84]) {
+		return false, runtime.Err{}
+	}
+	if oT1 := oX.Supplied(&oRules[84]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2 := runtime.LastIndexOf("abcabc", "b")
+	return (oT2 == int64(4)), runtime.Err{}
+}
+
+// oRule_E085 evaluates rule E085 (policy).
+// when:
+// 	"hello".substring(1, 3) == "el"
+func oRule_E085(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[85]) {
+		return false, runtime.Err{}
+	}
+	if oT1 := oX.Supplied(&oRules[85]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := runtime.SubstringRange("hello", int64(1), int64(3))
+	if oT3.Kind != 0 {
+		return false, oT3
+	}
+	return (oT2 == "el"), runtime.Err{}
+}
+
+// oRule_E086 evaluates rule E086 (policy).
+// when:
+// 	"hello".substring(4, 2) == ""
+func oRule_E086(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[86]) {
+		return false, runtime.Err{}
+	}
+	if oT1 := oX.Supplied(&oRules[86]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := runtime.SubstringRange("hello", int64(4), int64(2))
+	if oT3.Kind != 0 {
+		return false, oT3
+	}
+	return (oT2 == ""), runtime.Err{}
+}
+
+// oRule_E087 evaluates rule E087 (policy).
+// when:
+// 	"hello".charAt(1) == "e" && "hello".charAt(5) == ""
+func oRule_E087(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[87]) {
+		return false, runtime.Err{}
+	}
+	if oT1 := oX.Supplied(&oRules[87]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT10 := true
+	var oT11 runtime.Err
+	if oT10 {
+		oT4, oT5 := func() (bool, runtime.Err) {
+			oT2, oT3 := runtime.CharAt("hello", int64(1))
+			if oT3.Kind != 0 {
+				return false, oT3
+			}
+			return (oT2 == "e"), runtime.Err{}
+		}()
+		if oT5.Kind != 0 {
+			if oT11.Kind == 0 {
+				oT11 = oT5
+			}
+		} else if !oT4 {
+			oT10 = false
+		}
+	}
+	if oT10 {
+		oT8, oT9 := func() (bool, runtime.Err) {
+			oT6, oT7 := runtime.CharAt("hello", int64(5))
+			if oT7.Kind != 0 {
+				return false, oT7
+			}
+			return (oT6 == ""), runtime.Err{}
+		}()
+		if oT9.Kind != 0 {
+			if oT11.Kind == 0 {
+				oT11 = oT9
+			}
+		} else if !oT8 {
+			oT10 = false
+		}
+	}
+	if oT10 && oT11.Kind != 0 {
+		return false, oT11
+	}
+	return oT10, runtime.Err{}
+}
+
+// oRule_E088 evaluates rule E088 (policy).
+// when:
+// 	tool_args.list[3] == 1
+func oRule_E088(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[88]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[88]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["list"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("list")
+	}
+	oT4, oT5 := runtime.IndexDyn(oT2, any(int64(3)))
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	return runtime.EqualDynInt(oT4, int64(1)), runtime.Err{}
+}
+
+// oRule_E089 evaluates rule E089 (policy).
+// when:
+// 	tool_args.list[-1] == 1
+func oRule_E089(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[89]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[89]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["list"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("list")
+	}
+	oT4, oT5 := runtime.IndexDyn(oT2, any(int64(-1)))
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	return runtime.EqualDynInt(oT4, int64(1)), runtime.Err{}
+}
+
+// oRule_E090 evaluates rule E090 (policy).
+// when:
+// 	[1, 2, 3][1] == 2
+func oRule_E090(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[90]) {
+		return false, runtime.Err{}
+	}
+	if oT1 := oX.Supplied(&oRules[90]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := runtime.IndexList(oList_E090_1, int64(1))
+	if oT3.Kind != 0 {
+		return false, oT3
+	}
+	oT4, oT5 := runtime.AsInt(oT2)
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	return (oT4 == int64(2)), runtime.Err{}
+}
+
+// oRule_E091 evaluates rule E091 (policy).
+// when:
+// 	tool_args.map["a"] == 1
+func oRule_E091(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[91]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[91]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["map"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("map")
+	}
+	oT4, oT5 := runtime.IndexDyn(oT2, any("a"))
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	return runtime.EqualDynInt(oT4, int64(1)), runtime.Err{}
+}
+
+// oRule_E092 evaluates rule E092 (policy).
+// when:
+// 	tool_args.map["zz"] == 1
+func oRule_E092(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[92]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[92]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["map"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("map")
+	}
+	oT4, oT5 := runtime.IndexDyn(oT2, any("zz"))
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	return runtime.EqualDynInt(oT4, int64(1)), runtime.Err{}
+}
+
+// oRule_E093 evaluates rule E093 (policy).
+// when:
+// 	tool_args.map.a == 1
+func oRule_E093(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[93]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[93]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["map"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("map")
+	}
+	oT4, oT5 := runtime.SelectDyn(oT2, "a")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	return runtime.EqualDynInt(oT4, int64(1)), runtime.Err{}
+}
+
+// oRule_E094 evaluates rule E094 (policy).
+// when:
+// 	tool_args.map.zz == 1
+func oRule_E094(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[94]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[94]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["map"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("map")
+	}
+	oT4, oT5 := runtime.SelectDyn(oT2, "zz")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	return runtime.EqualDynInt(oT4, int64(1)), runtime.Err{}
+}
+
+// oRule_E095 evaluates rule E095 (policy).
+// when:
+// 	has(tool_args.map.a) && !has(tool_args.map.zz)
+func oRule_E095(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[95]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[95]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT14 := true
+	var oT15 runtime.Err
+	if oT14 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT2, oT3 := oF.ToolArgs["map"]
+			if !oT3 {
+				return false, runtime.NoSuchKey("map")
+			}
+			oT4, oT5 := runtime.HasDyn(oT2, "a")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return oT4, runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT15.Kind == 0 {
+				oT15 = oT7
+			}
+		} else if !oT6 {
+			oT14 = false
+		}
+	}
+	if oT14 {
+		oT12, oT13 := func() (bool, runtime.Err) {
+			oT8, oT9 := oF.ToolArgs["map"]
+			if !oT9 {
+				return false, runtime.NoSuchKey("map")
+			}
+			oT10, oT11 := runtime.HasDyn(oT8, "zz")
+			if oT11.Kind != 0 {
+				return false, oT11
+			}
+			return !oT10, runtime.Err{}
+		}()
+		if oT13.Kind != 0 {
+			if oT15.Kind == 0 {
+				oT15 = oT13
+			}
+		} else if !oT12 {
+			oT14 = false
+		}
+	}
+	if oT14 && oT15.Kind != 0 {
+		return false, oT15
+	}
+	return oT14, runtime.Err{}
+}
+
+// oRule_E096 evaluates rule E096 (policy).
+// when:
+// 	has(tool_args.missing)
+func oRule_E096(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[96]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[96]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	_, oT2 := oF.ToolArgs["missing"]
+	return oT2, runtime.Err{}
+}
+
+// oRule_E097 evaluates rule E097 (policy).
+// when:
+// 	has(tool_args.s.x)
+func oRule_E097(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[97]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[97]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["s"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("s")
+	}
+	oT4, oT5 := runtime.HasDyn(oT2, "x")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	return oT4, runtime.Err{}
+}
+
+// oRule_E098 evaluates rule E098 (policy).
+// when:
+// 	tool_args.s.x == 1
+func oRule_E098(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[98]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[98]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["s"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("s")
+	}
+	oT4, oT5 := runtime.SelectDyn(oT2, "x")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	return runtime.EqualDynInt(oT4, int64(1)), runtime.Err{}
+}
+
+// oRule_E099 evaluates rule E099 (policy).
+// when:
+// 	tool_args.missing.x == 1
+func oRule_E099(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[99]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[99]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["missing"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("missing")
+	}
+	oT4, oT5 := runtime.SelectDyn(oT2, "x")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	return runtime.EqualDynInt(oT4, int64(1)), runtime.Err{}
+}
+
+// oRule_E100 evaluates rule E100 (policy).
+// when:
+// 	tool_args["s"] == "hello"
+func oRule_E100(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[100]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[100]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["s"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("s")
+	}
+	return runtime.EqualDynString(oT2, "hello"), runtime.Err{}
+}
+
+// oRule_E101 evaluates rule E101 (policy).
+// when:
+// 	tool_args[tool_arg_string("key")] == 3
+func oRule_E101(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[101]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[101]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2 := runtime.ToolArgString(oF.ToolArgs, "key")
+	oT3, oT4 := oF.ToolArgs[oT2]
+	if !oT4 {
+		return false, runtime.NoSuchKey(oT2)
+	}
+	return runtime.EqualDynInt(oT3, int64(3)), runtime.Err{}
+}
+
+// oRule_E102 evaluates rule E102 (policy).
+// when:
+// 	tool_args.list[tool_args.d] == 1
+func oRule_E102(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[102]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[102]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["list"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("list")
+	}
+	oT4, oT5 := oF.ToolArgs["d"]
+	if !oT5 {
+		return false, runtime.NoSuchKey("d")
+	}
+	oT6, oT7 := runtime.IndexDyn(oT2, oT4)
+	if oT7.Kind != 0 {
+		return false, oT7
+	}
+	return runtime.EqualDynInt(oT6, int64(1)), runtime.Err{}
+}
+
+// oRule_E103 evaluates rule E103 (policy).
+// when:
+// 	tool_args.list[1.0] == 2
+func oRule_E103(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[103]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[103]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["list"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("list")
+	}
+	oT4, oT5 := runtime.IndexDyn(oT2, any(float64(1)))
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	return runtime.EqualDynInt(oT4, int64(2)), runtime.Err{}
+}
+
+// oRule_E104 evaluates rule E104 (policy).
+// when:
+// 	"a" in tool_args.map && !("zz" in tool_args.map)
+func oRule_E104(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[104]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[104]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT14 := true
+	var oT15 runtime.Err
+	if oT14 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT2, oT3 := oF.ToolArgs["map"]
+			if !oT3 {
+				return false, runtime.NoSuchKey("map")
+			}
+			oT4, oT5 := runtime.InDyn(any("a"), oT2)
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return oT4, runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT15.Kind == 0 {
+				oT15 = oT7
+			}
+		} else if !oT6 {
+			oT14 = false
+		}
+	}
+	if oT14 {
+		oT12, oT13 := func() (bool, runtime.Err) {
+			oT8, oT9 := oF.ToolArgs["map"]
+			if !oT9 {
+				return false, runtime.NoSuchKey("map")
+			}
+			oT10, oT11 := runtime.InDyn(any("zz"), oT8)
+			if oT11.Kind != 0 {
+				return false, oT11
+			}
+			return !oT10, runtime.Err{}
+		}()
+		if oT13.Kind != 0 {
+			if oT15.Kind == 0 {
+				oT15 = oT13
+			}
+		} else if !oT12 {
+			oT14 = false
+		}
+	}
+	if oT14 && oT15.Kind != 0 {
+		return false, oT15
+	}
+	return oT14, runtime.Err{}
+}
+
+// oRule_E105 evaluates rule E105 (policy).
+// when:
+// 	2 in tool_args.list && 2.0 in tool_args.list && !("2" in tool_args.list)
+func oRule_E105(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[105]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[105]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT20 := true
+	var oT21 runtime.Err
+	if oT20 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT2, oT3 := oF.ToolArgs["list"]
+			if !oT3 {
+				return false, runtime.NoSuchKey("list")
+			}
+			oT4, oT5 := runtime.InDyn(any(int64(2)), oT2)
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return oT4, runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT21.Kind == 0 {
+				oT21 = oT7
+			}
+		} else if !oT6 {
+			oT20 = false
+		}
+	}
+	if oT20 {
+		oT12, oT13 := func() (bool, runtime.Err) {
+			oT8, oT9 := oF.ToolArgs["list"]
+			if !oT9 {
+				return false, runtime.NoSuchKey("list")
+			}
+			oT10, oT11 := runtime.InDyn(any(float64(2)), oT8)
+			if oT11.Kind != 0 {
+				return false, oT11
+			}
+			return oT10, runtime.Err{}
+		}()
+		if oT13.Kind != 0 {
+			if oT21.Kind == 0 {
+				oT21 = oT13
+			}
+		} else if !oT12 {
+			oT20 = false
+		}
+	}
+	if oT20 {
+		oT18, oT19 := func() (bool, runtime.Err) {
+			oT14, oT15 := oF.ToolArgs["list"]
+			if !oT15 {
+				return false, runtime.NoSuchKey("list")
+			}
+			oT16, oT17 := runtime.InDyn(any("2"), oT14)
+			if oT17.Kind != 0 {
+				return false, oT17
+			}
+			return !oT16, runtime.Err{}
+		}()
+		if oT19.Kind != 0 {
+			if oT21.Kind == 0 {
+				oT21 = oT19
+			}
+		} else if !oT18 {
+			oT20 = false
+		}
+	}
+	if oT20 && oT21.Kind != 0 {
+		return false, oT21
+	}
+	return oT20, runtime.Err{}
+}
+
+// oRule_E106 evaluates rule E106 (policy).
+// when:
+// 	1 in tool_args.map
+func oRule_E106(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[106]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[106]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["map"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("map")
+	}
+	oT4, oT5 := runtime.InDyn(any(int64(1)), oT2)
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	return oT4, runtime.Err{}
+}
+
+// oRule_E107 evaluates rule E107 (policy).
+// when:
+// 	"x" in tool_args.s
+func oRule_E107(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[107]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[107]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["s"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("s")
+	}
+	oT4, oT5 := runtime.InDyn(any("x"), oT2)
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	return oT4, runtime.Err{}
+}
+
+// oRule_E108 evaluates rule E108 (policy).
+// when:
+// 	"reader" in principal_roles
+func oRule_E108(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[108]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[108]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	return runtime.InStrings("reader", oF.PrincipalRoles), runtime.Err{}
+}
+
+// oRule_E109 evaluates rule E109 (policy).
+// when:
+// 	principal_roles == ["developer", "reader"]
+func oRule_E109(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[109]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[109]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	return runtime.EqualStrings(oF.PrincipalRoles, oList_E109_1), runtime.Err{}
+}
+
+// oRule_E110 evaluates rule E110 (policy).
+// when:
+// 	size(principal_roles + ["x"]) == 3
+func oRule_E110(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[110]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[110]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2 := runtime.ConcatList(oF.PrincipalRoles, oList_E110_1)
+	oT3 := int64(len(oT2))
+	return (oT3 == int64(3)), runtime.Err{}
+}
+
+// oRule_E111 evaluates rule E111 (policy).
+// when:
+// 	tool_args.list + [4] == [1, 2, 3, 4]
+func oRule_E111(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[111]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[111]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["list"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("list")
+	}
+	oT4, oT5 := runtime.AddDyn(oT2, any(oList_E111_1))
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	return runtime.Equal(oT4, any(oList_E111_2)), runtime.Err{}
+}
+
+// oRule_E112 evaluates rule E112 (policy).
+// when:
+// 	tool_args.s + "!" == "hello!"
+func oRule_E112(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[112]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[112]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["s"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("s")
+	}
+	oT4, oT5 := runtime.AddDyn(oT2, any("!"))
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	return runtime.EqualDynString(oT4, "hello!"), runtime.Err{}
+}
+
+// oRule_E113 evaluates rule E113 (policy).
+// when:
+// 	tool_args.n + 1 == 4
+func oRule_E113(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[113]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[113]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["n"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("n")
+	}
+	oT4, oT5 := runtime.AddDyn(oT2, any(int64(1)))
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	return runtime.EqualDynInt(oT4, int64(4)), runtime.Err{}
+}
+
+// oRule_E114 evaluates rule E114 (policy).
+// when:
+// 	tool_args.n + 1.0 == 4.0
+func oRule_E114(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[114]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[114]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["n"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("n")
+	}
+	oT4, oT5 := runtime.AddDyn(oT2, any(float64(1)))
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	return runtime.EqualDynDouble(oT4, float64(4)), runtime.Err{}
+}
+
+// oRule_E115 evaluates rule E115 (policy).
+// when:
+// 	tool_args.s + 1 == 4
+func oRule_E115(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[115]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[115]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["s"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("s")
+	}
+	oT4, oT5 := runtime.AddDyn(oT2, any(int64(1)))
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	return runtime.EqualDynInt(oT4, int64(4)), runtime.Err{}
+}
+
+// oRule_E116 evaluates rule E116 (policy).
+// when:
+// 	tool_args.list.all(x, x > 0)
+func oRule_E116(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[116]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[116]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["list"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("list")
+	}
+	oT4 := true
+	oT6, oT7 := runtime.Range(oT2)
+	if oT7.Kind != 0 {
+		return false, oT7
+	}
+	var oT5 runtime.Err
+	for oT8 := 0; oT8 < oT6.Len(); oT8++ {
+		oV_x := oT6.At(oT8)
+		_ = oV_x
+		oT13, oT14 := func() (bool, runtime.Err) {
+			var oT9 int
+			var oT10 runtime.Err
+			if oT11, oT12 := oV_x.(int64); oT12 {
+				oT9, oT10 = runtime.CompareInt(oT11, int64(0)), runtime.Err{}
+			} else {
+				oT9, oT10 = runtime.CompareDynInt(oV_x, int64(0))
+			}
+			if oT10.Kind != 0 {
+				return false, oT10
+			}
+			return runtime.Gt(oT9), runtime.Err{}
+		}()
+		if oT14.Kind != 0 {
+			if oT5.Kind == 0 {
+				oT5 = oT14
+			}
+		} else if !oT13 {
+			oT4 = false
+			break
+		}
+	}
+	if oT4 && oT5.Kind != 0 {
+		return false, oT5
+	}
+	return oT4, runtime.Err{}
+}
+
+// oRule_E117 evaluates rule E117 (policy).
+// when:
+// 	tool_args.list.exists(x, x > 2)
+func oRule_E117(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[117]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[117]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["list"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("list")
+	}
+	oT4 := false
+	oT6, oT7 := runtime.Range(oT2)
+	if oT7.Kind != 0 {
+		return false, oT7
+	}
+	var oT5 runtime.Err
+	for oT8 := 0; oT8 < oT6.Len(); oT8++ {
+		oV_x := oT6.At(oT8)
+		_ = oV_x
+		oT13, oT14 := func() (bool, runtime.Err) {
+			var oT9 int
+			var oT10 runtime.Err
+			if oT11, oT12 := oV_x.(int64); oT12 {
+				oT9, oT10 = runtime.CompareInt(oT11, int64(2)), runtime.Err{}
+			} else {
+				oT9, oT10 = runtime.CompareDynInt(oV_x, int64(2))
+			}
+			if oT10.Kind != 0 {
+				return false, oT10
+			}
+			return runtime.Gt(oT9), runtime.Err{}
+		}()
+		if oT14.Kind != 0 {
+			if oT5.Kind == 0 {
+				oT5 = oT14
+			}
+		} else if oT13 {
+			oT4 = true
+			break
+		}
+	}
+	if !oT4 && oT5.Kind != 0 {
+		return false, oT5
+	}
+	return oT4, runtime.Err{}
+}
+
+// oRule_E118 evaluates rule E118 (policy).
+// when:
+// 	tool_args.list.exists_one(x, x > 2)
+func oRule_E118(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[118]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[118]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["list"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("list")
+	}
+	oT4 := 0
+	oT6, oT7 := runtime.Range(oT2)
+	if oT7.Kind != 0 {
+		return false, oT7
+	}
+	var oT5 runtime.Err
+	for oT8 := 0; oT8 < oT6.Len(); oT8++ {
+		oV_x := oT6.At(oT8)
+		_ = oV_x
+		oT13, oT14 := func() (bool, runtime.Err) {
+			var oT9 int
+			var oT10 runtime.Err
+			if oT11, oT12 := oV_x.(int64); oT12 {
+				oT9, oT10 = runtime.CompareInt(oT11, int64(2)), runtime.Err{}
+			} else {
+				oT9, oT10 = runtime.CompareDynInt(oV_x, int64(2))
+			}
+			if oT10.Kind != 0 {
+				return false, oT10
+			}
+			return runtime.Gt(oT9), runtime.Err{}
+		}()
+		if oT14.Kind != 0 {
+			oT5 = oT14
+			continue
+		}
+		if !oT13 {
+			continue
+		}
+		oT4++
+	}
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	return (oT4 == 1), runtime.Err{}
+}
+
+// oRule_E119 evaluates rule E119 (policy).
+// when:
+// 	tool_args.list.filter(x, x > 1) == [2, 3]
+func oRule_E119(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[119]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[119]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["list"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("list")
+	}
+	oT4 := []any{}
+	oT6, oT7 := runtime.Range(oT2)
+	if oT7.Kind != 0 {
+		return false, oT7
+	}
+	var oT5 runtime.Err
+	for oT8 := 0; oT8 < oT6.Len(); oT8++ {
+		oV_x := oT6.At(oT8)
+		_ = oV_x
+		oT13, oT14 := func() (bool, runtime.Err) {
+			var oT9 int
+			var oT10 runtime.Err
+			if oT11, oT12 := oV_x.(int64); oT12 {
+				oT9, oT10 = runtime.CompareInt(oT11, int64(1)), runtime.Err{}
+			} else {
+				oT9, oT10 = runtime.CompareDynInt(oV_x, int64(1))
+			}
+			if oT10.Kind != 0 {
+				return false, oT10
+			}
+			return runtime.Gt(oT9), runtime.Err{}
+		}()
+		if oT14.Kind != 0 {
+			oT5 = oT14
+			continue
+		}
+		if !oT13 {
+			continue
+		}
+		oT4 = append(oT4, oV_x)
+	}
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	return runtime.Equal(any(oT4), any(oList_E119_1)), runtime.Err{}
+}
+
+// oRule_E120 evaluates rule E120 (policy).
+// when:
+// 	tool_args.list.map(x, x * 2) == [2, 4, 6]
+func oRule_E120(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[120]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[120]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["list"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("list")
+	}
+	oT4 := []any{}
+	oT6, oT7 := runtime.Range(oT2)
+	if oT7.Kind != 0 {
+		return false, oT7
+	}
+	var oT5 runtime.Err
+	for oT8 := 0; oT8 < oT6.Len(); oT8++ {
+		oV_x := oT6.At(oT8)
+		_ = oV_x
+		oT11, oT12 := func() (any, runtime.Err) {
+			oT9, oT10 := runtime.MulDyn(oV_x, any(int64(2)))
+			if oT10.Kind != 0 {
+				return nil, oT10
+			}
+			return oT9, runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT5.Kind == 0 {
+				oT5 = oT12
+			}
+			continue
+		}
+		oT4 = append(oT4, oT11)
+	}
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	return runtime.Equal(any(oT4), any(oList_E120_1)), runtime.Err{}
+}
+
+// oRule_E121 evaluates rule E121 (policy).
+// when:
+// 	tool_args.list.map(x, x > 1, x * 10) == [20, 30]
+func oRule_E121(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[121]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[121]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["list"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("list")
+	}
+	oT4 := []any{}
+	oT6, oT7 := runtime.Range(oT2)
+	if oT7.Kind != 0 {
+		return false, oT7
+	}
+	var oT5 runtime.Err
+	for oT8 := 0; oT8 < oT6.Len(); oT8++ {
+		oV_x := oT6.At(oT8)
+		_ = oV_x
+		oT13, oT14 := func() (bool, runtime.Err) {
+			var oT9 int
+			var oT10 runtime.Err
+			if oT11, oT12 := oV_x.(int64); oT12 {
+				oT9, oT10 = runtime.CompareInt(oT11, int64(1)), runtime.Err{}
+			} else {
+				oT9, oT10 = runtime.CompareDynInt(oV_x, int64(1))
+			}
+			if oT10.Kind != 0 {
+				return false, oT10
+			}
+			return runtime.Gt(oT9), runtime.Err{}
+		}()
+		if oT14.Kind != 0 {
+			oT5 = oT14
+			continue
+		}
+		if !oT13 {
+			continue
+		}
+		oT17, oT18 := func() (any, runtime.Err) {
+			oT15, oT16 := runtime.MulDyn(oV_x, any(int64(10)))
+			if oT16.Kind != 0 {
+				return nil, oT16
+			}
+			return oT15, runtime.Err{}
+		}()
+		if oT18.Kind != 0 {
+			if oT5.Kind == 0 {
+				oT5 = oT18
+			}
+			continue
+		}
+		oT4 = append(oT4, oT17)
+	}
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	return runtime.Equal(any(oT4), any(oList_E121_1)), runtime.Err{}
+}
+
+// oRule_E122 evaluates rule E122 (policy).
+// when:
+// 	tool_args.mixed.all(x, x > 0)
+func oRule_E122(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[122]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[122]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["mixed"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("mixed")
+	}
+	oT4 := true
+	oT6, oT7 := runtime.Range(oT2)
+	if oT7.Kind != 0 {
+		return false, oT7
+	}
+	var oT5 runtime.Err
+	for oT8 := 0; oT8 < oT6.Len(); oT8++ {
+		oV_x := oT6.At(oT8)
+		_ = oV_x
+		oT13, oT14 := func() (bool, runtime.Err) {
+			var oT9 int
+			var oT10 runtime.Err
+			if oT11, oT12 := oV_x.(int64); oT12 {
+				oT9, oT10 = runtime.CompareInt(oT11, int64(0)), runtime.Err{}
+			} else {
+				oT9, oT10 = runtime.CompareDynInt(oV_x, int64(0))
+			}
+			if oT10.Kind != 0 {
+				return false, oT10
+			}
+			return runtime.Gt(oT9), runtime.Err{}
+		}()
+		if oT14.Kind != 0 {
+			if oT5.Kind == 0 {
+				oT5 = oT14
+			}
+		} else if !oT13 {
+			oT4 = false
+			break
+		}
+	}
+	if oT4 && oT5.Kind != 0 {
+		return false, oT5
+	}
+	return oT4, runtime.Err{}
+}
+
+// oRule_E123 evaluates rule E123 (policy).
+// when:
+// 	tool_args.mixed.exists(x, x > 0)
+func oRule_E123(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[123]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[123]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["mixed"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("mixed")
+	}
+	oT4 := false
+	oT6, oT7 := runtime.Range(oT2)
+	if oT7.Kind != 0 {
+		return false, oT7
+	}
+	var oT5 runtime.Err
+	for oT8 := 0; oT8 < oT6.Len(); oT8++ {
+		oV_x := oT6.At(oT8)
+		_ = oV_x
+		oT13, oT14 := func() (bool, runtime.Err) {
+			var oT9 int
+			var oT10 runtime.Err
+			if oT11, oT12 := oV_x.(int64); oT12 {
+				oT9, oT10 = runtime.CompareInt(oT11, int64(0)), runtime.Err{}
+			} else {
+				oT9, oT10 = runtime.CompareDynInt(oV_x, int64(0))
+			}
+			if oT10.Kind != 0 {
+				return false, oT10
+			}
+			return runtime.Gt(oT9), runtime.Err{}
+		}()
+		if oT14.Kind != 0 {
+			if oT5.Kind == 0 {
+				oT5 = oT14
+			}
+		} else if oT13 {
+			oT4 = true
+			break
+		}
+	}
+	if !oT4 && oT5.Kind != 0 {
+		return false, oT5
+	}
+	return oT4, runtime.Err{}
+}
+
+// oRule_E124 evaluates rule E124 (policy).
+// when:
+// 	tool_args.mixed.exists(x, x == "a")
+func oRule_E124(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[124]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[124]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["mixed"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("mixed")
+	}
+	oT4 := false
+	oT6, oT7 := runtime.Range(oT2)
+	if oT7.Kind != 0 {
+		return false, oT7
+	}
+	for oT8 := 0; oT8 < oT6.Len(); oT8++ {
+		oV_x := oT6.At(oT8)
+		_ = oV_x
+		if runtime.EqualDynString(oV_x, "a") {
+			oT4 = true
+			break
+		}
+	}
+	return oT4, runtime.Err{}
+}
+
+// oRule_E125 evaluates rule E125 (policy).
+// when:
+// 	tool_args.mixed.exists_one(x, x > 0)
+func oRule_E125(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[125]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[125]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["mixed"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("mixed")
+	}
+	oT4 := 0
+	oT6, oT7 := runtime.Range(oT2)
+	if oT7.Kind != 0 {
+		return false, oT7
+	}
+	var oT5 runtime.Err
+	for oT8 := 0; oT8 < oT6.Len(); oT8++ {
+		oV_x := oT6.At(oT8)
+		_ = oV_x
+		oT13, oT14 := func() (bool, runtime.Err) {
+			var oT9 int
+			var oT10 runtime.Err
+			if oT11, oT12 := oV_x.(int64); oT12 {
+				oT9, oT10 = runtime.CompareInt(oT11, int64(0)), runtime.Err{}
+			} else {
+				oT9, oT10 = runtime.CompareDynInt(oV_x, int64(0))
+			}
+			if oT10.Kind != 0 {
+				return false, oT10
+			}
+			return runtime.Gt(oT9), runtime.Err{}
+		}()
+		if oT14.Kind != 0 {
+			oT5 = oT14
+			continue
+		}
+		if !oT13 {
+			continue
+		}
+		oT4++
+	}
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	return (oT4 == 1), runtime.Err{}
+}
+
+// oRule_E126 evaluates rule E126 (policy).
+// when:
+// 	tool_args.mixed.filter(x, x > 0) == [1]
+func oRule_E126(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[126]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[126]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["mixed"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("mixed")
+	}
+	oT4 := []any{}
+	oT6, oT7 := runtime.Range(oT2)
+	if oT7.Kind != 0 {
+		return false, oT7
+	}
+	var oT5 runtime.Err
+	for oT8 := 0; oT8 < oT6.Len(); oT8++ {
+		oV_x := oT6.At(oT8)
+		_ = oV_x
+		oT13, oT14 := func() (bool, runtime.Err) {
+			var oT9 int
+			var oT10 runtime.Err
+			if oT11, oT12 := oV_x.(int64); oT12 {
+				oT9, oT10 = runtime.CompareInt(oT11, int64(0)), runtime.Err{}
+			} else {
+				oT9, oT10 = runtime.CompareDynInt(oV_x, int64(0))
+			}
+			if oT10.Kind != 0 {
+				return false, oT10
+			}
+			return runtime.Gt(oT9), runtime.Err{}
+		}()
+		if oT14.Kind != 0 {
+			oT5 = oT14
+			continue
+		}
+		if !oT13 {
+			continue
+		}
+		oT4 = append(oT4, oV_x)
+	}
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	return runtime.Equal(any(oT4), any(oList_E126_1)), runtime.Err{}
+}
+
+// oRule_E127 evaluates rule E127 (policy).
+// when:
+// 	tool_args.map.all(k, k == "a")
+func oRule_E127(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[127]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[127]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["map"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("map")
+	}
+	oT4 := true
+	oT6, oT7 := runtime.Range(oT2)
+	if oT7.Kind != 0 {
+		return false, oT7
+	}
+	for oT8 := 0; oT8 < oT6.Len(); oT8++ {
+		oV_k := oT6.At(oT8)
+		_ = oV_k
+		if !runtime.EqualDynString(oV_k, "a") {
+			oT4 = false
+			break
+		}
+	}
+	return oT4, runtime.Err{}
+}
+
+// oRule_E128 evaluates rule E128 (policy).
+// when:
+// 	tool_args.map.exists(k, tool_args.map[k] == 1)
+func oRule_E128(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[128]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[128]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["map"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("map")
+	}
+	oT4 := false
+	oT6, oT7 := runtime.Range(oT2)
+	if oT7.Kind != 0 {
+		return false, oT7
+	}
+	var oT5 runtime.Err
+	for oT8 := 0; oT8 < oT6.Len(); oT8++ {
+		oV_k := oT6.At(oT8)
+		_ = oV_k
+		oT13, oT14 := func() (bool, runtime.Err) {
+			oT9, oT10 := oF.ToolArgs["map"]
+			if !oT10 {
+				return false, runtime.NoSuchKey("map")
+			}
+			oT11, oT12 := runtime.IndexDyn(oT9, oV_k)
+			if oT12.Kind != 0 {
+				return false, oT12
+			}
+			return runtime.EqualDynInt(oT11, int64(1)), runtime.Err{}
+		}()
+		if oT14.Kind != 0 {
+			if oT5.Kind == 0 {
+				oT5 = oT14
+			}
+		} else if oT13 {
+			oT4 = true
+			break
+		}
+	}
+	if !oT4 && oT5.Kind != 0 {
+		return false, oT5
+	}
+	return oT4, runtime.Err{}
+}
+
+// oRule_E129 evaluates rule E129 (policy).
+// when:
+// 	tool_args.s.exists(x, true)
+func oRule_E129(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[129]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[129]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["s"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("s")
+	}
+	oT4 := false
+	oT6, oT7 := runtime.Range(oT2)
+	if oT7.Kind != 0 {
+		return false, oT7
+	}
+	for oT8 := 0; oT8 < oT6.Len(); oT8++ {
+		oV_x := oT6.At(oT8)
+		_ = oV_x
+		if true {
+			oT4 = true
+			break
+		}
+	}
+	return oT4, runtime.Err{}
+}
+
+// oRule_E130 evaluates rule E130 (policy).
+// when:
+// 	tool_args.missing.all(x, true)
+func oRule_E130(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[130]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[130]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["missing"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("missing")
+	}
+	oT4 := true
+	oT6, oT7 := runtime.Range(oT2)
+	if oT7.Kind != 0 {
+		return false, oT7
+	}
+	for oT8 := 0; oT8 < oT6.Len(); oT8++ {
+		oV_x := oT6.At(oT8)
+		_ = oV_x
+		if !true {
+			oT4 = false
+			break
+		}
+	}
+	return oT4, runtime.Err{}
+}
+
+// oRule_E131 evaluates rule E131 (policy).
+// when:
+// 	secret_matches.exists(m, m.score > 0.8)
+func oRule_E131(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[131]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[131]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2 := false
+	var oT3 runtime.Err
+	for _, oV_m := range oF.SecretMatches {
+		_ = oV_m
+		oT10, oT11 := func() (bool, runtime.Err) {
+			oT4, oT5 := oV_m["score"]
+			if !oT5 {
+				return false, runtime.NoSuchKey("score")
+			}
+			var oT6 int
+			var oT7 runtime.Err
+			if oT8, oT9 := oT4.(float64); oT9 {
+				oT6, oT7 = runtime.CompareDouble(oT8, float64(0.8))
+			} else {
+				oT6, oT7 = runtime.CompareDynDouble(oT4, float64(0.8))
+			}
+			if oT7.Kind != 0 {
+				return false, oT7
+			}
+			return runtime.Gt(oT6), runtime.Err{}
+		}()
+		if oT11.Kind != 0 {
+			if oT3.Kind == 0 {
+				oT3 = oT11
+			}
+		} else if oT10 {
+			oT2 = true
+			break
+		}
+	}
+	if !oT2 && oT3.Kind != 0 {
+		return false, oT3
+	}
+	return oT2, runtime.Err{}
+}
+
+// oRule_E132 evaluates rule E132 (policy).
+// when:
+// 	secret_matches.all(m, m.kind.startsWith("g"))
+func oRule_E132(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[132]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[132]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2 := true
+	var oT3 runtime.Err
+	for _, oV_m := range oF.SecretMatches {
+		_ = oV_m
+		oT8, oT9 := func() (bool, runtime.Err) {
+			oT4, oT5 := oV_m["kind"]
+			if !oT5 {
+				return false, runtime.NoSuchKey("kind")
+			}
+			if !runtime.Assignable(oT4, oGuard_E132_1) {
+				return false, runtime.NoSuchOverload("startsWith")
+			}
+			oT6, oT7 := runtime.AsString(oT4)
+			if oT7.Kind != 0 {
+				return false, oT7
+			}
+			return strings.HasPrefix(oT6, "g"), runtime.Err{}
+		}()
+		if oT9.Kind != 0 {
+			if oT3.Kind == 0 {
+				oT3 = oT9
+			}
+		} else if !oT8 {
+			oT2 = false
+			break
+		}
+	}
+	if oT2 && oT3.Kind != 0 {
+		return false, oT3
+	}
+	return oT2, runtime.Err{}
+}
+
+// oRule_E133 evaluates rule E133 (policy).
+// when:
+// 	principal_roles.all(r, r.size() > 3)
+func oRule_E133(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[133]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[133]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2 := true
+	for _, oV_r := range oF.PrincipalRoles {
+		_ = oV_r
+		oT4 := runtime.SizeString(oV_r)
+		if !(oT4 > int64(3)) {
+			oT2 = false
+			break
+		}
+	}
+	return oT2, runtime.Err{}
+}
+
+// oRule_E134 evaluates rule E134 (policy).
+// when:
+// 	[1, 2, 3].exists(x, 10 / (x - 2) > 100)
+func oRule_E134(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[134]) {
+		return false, runtime.Err{}
+	}
+	if oT1 := oX.Supplied(&oRules[134]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2 := false
+	var oT3 runtime.Err
+	for _, oT4 := range oList_E134_1 {
+		oT5, oT6 := runtime.AsInt(oT4)
+		if oT6.Kind != 0 {
+			return false, oT6
+		}
+		oV_x := oT5
+		_ = oV_x
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT7, oT8 := runtime.SubInt(oV_x, int64(2))
+			if oT8.Kind != 0 {
+				return false, oT8
+			}
+			oT9, oT10 := runtime.DivInt(int64(10), oT7)
+			if oT10.Kind != 0 {
+				return false, oT10
+			}
+			return (oT9 > int64(100)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT3.Kind == 0 {
+				oT3 = oT12
+			}
+		} else if oT11 {
+			oT2 = true
+			break
+		}
+	}
+	if !oT2 && oT3.Kind != 0 {
+		return false, oT3
+	}
+	return oT2, runtime.Err{}
+}
+
+// oRule_E135 evaluates rule E135 (policy).
+// when:
+// 	[1, 2, 3].all(x, 10 / (x - 2) > 0)
+func oRule_E135(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[135]) {
+		return false, runtime.Err{}
+	}
+	if oT1 := oX.Supplied(&oRules[135]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2 := true
+	var oT3 runtime.Err
+	for _, oT4 := range oList_E135_1 {
+		oT5, oT6 := runtime.AsInt(oT4)
+		if oT6.Kind != 0 {
+			return false, oT6
+		}
+		oV_x := oT5
+		_ = oV_x
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT7, oT8 := runtime.SubInt(oV_x, int64(2))
+			if oT8.Kind != 0 {
+				return false, oT8
+			}
+			oT9, oT10 := runtime.DivInt(int64(10), oT7)
+			if oT10.Kind != 0 {
+				return false, oT10
+			}
+			return (oT9 > int64(0)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT3.Kind == 0 {
+				oT3 = oT12
+			}
+		} else if !oT11 {
+			oT2 = false
+			break
+		}
+	}
+	if oT2 && oT3.Kind != 0 {
+		return false, oT3
+	}
+	return oT2, runtime.Err{}
+}
+
+// oRule_E136 evaluates rule E136 (policy).
+// when:
+// 	[[1], [2, 3]].exists(l, l.exists(x, x == 3))
+func oRule_E136(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[136]) {
+		return false, runtime.Err{}
+	}
+	if oT1 := oX.Supplied(&oRules[136]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2 := false
+	var oT3 runtime.Err
+	for _, oT4 := range oList_E136_3 {
+		oT5, oT6 := runtime.AsAnyList(oT4)
+		if oT6.Kind != 0 {
+			return false, oT6
+		}
+		oV_l := oT5
+		_ = oV_l
+		oT12, oT13 := func() (bool, runtime.Err) {
+			oT7 := false
+			for _, oT9 := range oV_l {
+				oT10, oT11 := runtime.AsInt(oT9)
+				if oT11.Kind != 0 {
+					return false, oT11
+				}
+				oV_x := oT10
+				_ = oV_x
+				if oV_x == int64(3) {
+					oT7 = true
+					break
+				}
+			}
+			return oT7, runtime.Err{}
+		}()
+		if oT13.Kind != 0 {
+			if oT3.Kind == 0 {
+				oT3 = oT13
+			}
+		} else if oT12 {
+			oT2 = true
+			break
+		}
+	}
+	if !oT2 && oT3.Kind != 0 {
+		return false, oT3
+	}
+	return oT2, runtime.Err{}
+}
+
+// oRule_E137 evaluates rule E137 (policy).
+// when:
+// 	tool_args.list.map(x, x + 9223372036854775807).size() == 3
+func oRule_E137(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[137]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[137]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["list"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("list")
+	}
+	oT4 := []any{}
+	oT6, oT7 := runtime.Range(oT2)
+	if oT7.Kind != 0 {
+		return false, oT7
+	}
+	var oT5 runtime.Err
+	for oT8 := 0; oT8 < oT6.Len(); oT8++ {
+		oV_x := oT6.At(oT8)
+		_ = oV_x
+		oT11, oT12 := func() (any, runtime.Err) {
+			oT9, oT10 := runtime.AddDyn(oV_x, any(int64(9223372036854775807)))
+			if oT10.Kind != 0 {
+				return nil, oT10
+			}
+			return oT9, runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT5.Kind == 0 {
+				oT5 = oT12
+			}
+			continue
+		}
+		oT4 = append(oT4, oT11)
+	}
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	oT13 := int64(len(oT4))
+	return (oT13 == int64(3)), runtime.Err{}
+}
+
+// oRule_E138 evaluates rule E138 (policy).
+// when:
+// 	tool_arg_string("s") == "hello" && tool_arg_string("n") == ""
+func oRule_E138(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[138]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[138]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2 := runtime.ToolArgString(oF.ToolArgs, "s")
+	oT4 := (oT2 == "hello")
+	if oT4 {
+		oT3 := runtime.ToolArgString(oF.ToolArgs, "n")
+		oT4 = (oT3 == "")
+	}
+	return oT4, runtime.Err{}
+}
+
+// oRule_E139 evaluates rule E139 (policy).
+// when:
+// 	tool_arg_int("n") == 3 && tool_arg_int("d") == 0 && tool_arg_int("whole") == 4
+func oRule_E139(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[139]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[139]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2 := runtime.ToolArgInt(oF.ToolArgs, "n")
+	oT5 := (oT2 == int64(3))
+	if oT5 {
+		oT3 := runtime.ToolArgInt(oF.ToolArgs, "d")
+		oT5 = (oT3 == int64(0))
+	}
+	if oT5 {
+		oT4 := runtime.ToolArgInt(oF.ToolArgs, "whole")
+		oT5 = (oT4 == int64(4))
+	}
+	return oT5, runtime.Err{}
+}
+
+// oRule_E140 evaluates rule E140 (policy).
+// when:
+// 	tool_arg_bool("b") && !tool_arg_bool("s")
+func oRule_E140(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[140]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[140]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT3 := runtime.ToolArgBool(oF.ToolArgs, "b")
+	if oT3 {
+		oT2 := runtime.ToolArgBool(oF.ToolArgs, "s")
+		oT3 = !oT2
+	}
+	return oT3, runtime.Err{}
+}
+
+// oRule_E141 evaluates rule E141 (policy).
+// when:
+// 	anchor == "tool.pre_invoke"
+func oRule_E141(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[141]) {
+		return false, runtime.Err{}
+	}
+	if oT1 := oX.Supplied(&oRules[141]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	return (oX.Occ.Anchor == "tool.pre_invoke"), runtime.Err{}
+}
+
+// oRule_E142 evaluates rule E142 (policy).
+// when:
+// 	tool == "bash" && session_posture == ""
+func oRule_E142(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[142]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[142]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2 := (oF.Tool == "bash")
+	if oT2 {
+		oT2 = (oF.SessionPosture == "")
+	}
+	return oT2, runtime.Err{}
+}
+
+// oRule_E143 evaluates rule E143 (policy).
+// when:
+// 	lycaon.repeat_count >= 3 || lycaon.workers_idle
+func oRule_E143(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[143]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[143]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2 := (oF.Lycaon.RepeatCount >= int64(3))
+	if !oT2 {
+		oT2 = oF.Lycaon.WorkersIdle
+	}
+	return oT2, runtime.Err{}
+}
+
+// oRule_E144 evaluates rule E144 (policy).
+// when:
+// 	size(lycaon.turn_tools) == 0
+func oRule_E144(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[144]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[144]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2 := int64(len(oF.Lycaon.TurnTools))
+	return (oT2 == int64(0)), runtime.Err{}
+}
+
+// oRule_E145 evaluates rule E145 (policy).
+// when:
+// 	content_length == 0 && !content_contains_untrusted
+func oRule_E145(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[145]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[145]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2 := (oF.ContentLength == int64(0))
+	if oT2 {
+		oT2 = !oF.ContentContainsUntrusted
+	}
+	return oT2, runtime.Err{}
+}
+
+// oRule_E146 evaluates rule E146 (policy).
+// when:
+// 	dyn(tool_args.n) == 3
+func oRule_E146(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[146]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[146]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["n"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("n")
+	}
+	return runtime.EqualDynInt(oT2, int64(3)), runtime.Err{}
+}
+
+// oRule_E147 evaluates rule E147 (policy).
+// when:
+// 	dyn(1) == 1.0
+func oRule_E147(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[147]) {
+		return false, runtime.Err{}
+	}
+	if oT1 := oX.Supplied(&oRules[147]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	return runtime.EqualDynDouble(any(int64(1)), float64(1)), runtime.Err{}
+}
+
+// oRule_E148 evaluates rule E148 (policy).
+// when:
+// 	{"a": tool_args.n}.a == 3
+func oRule_E148(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[148]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[148]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["n"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("n")
+	}
+	oT4 := make(map[string]any, 1)
+	oT4["a"] = oT2
+	oT5, oT6 := oT4["a"]
+	if !oT6 {
+		return false, runtime.NoSuchKey("a")
+	}
+	return runtime.EqualDynInt(oT5, int64(3)), runtime.Err{}
+}
+
+// oRule_E149 evaluates rule E149 (policy).
+// when:
+// 	size(tool_args.list[0]) == 1
+func oRule_E149(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[149]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[149]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["list"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("list")
+	}
+	oT4, oT5 := runtime.IndexDyn(oT2, any(int64(0)))
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	oT6, oT7 := runtime.SizeDyn(oT4)
+	if oT7.Kind != 0 {
+		return false, oT7
+	}
+	return (oT6 == int64(1)), runtime.Err{}
+}
+
+// oRule_E150 evaluates rule E150 (policy).
+// when:
+// 	size(tool_args.mixed[1]) == 1
+func oRule_E150(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[150]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[150]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["mixed"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("mixed")
+	}
+	oT4, oT5 := runtime.IndexDyn(oT2, any(int64(1)))
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	oT6, oT7 := runtime.SizeDyn(oT4)
+	if oT7.Kind != 0 {
+		return false, oT7
+	}
+	return (oT6 == int64(1)), runtime.Err{}
+}
+
+// oRule_E151 evaluates rule E151 (policy).
+// when:
+// 	size(tool_args["u"]) == 3
+func oRule_E151(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[151]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[151]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["u"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("u")
+	}
+	oT4, oT5 := runtime.SizeDyn(oT2)
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	return (oT4 == int64(3)), runtime.Err{}
+}
+
+// oRule_E152 evaluates rule E152 (policy).
+// when:
+// 	string(tool_args.list[0]) == "1"
+func oRule_E152(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[152]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[152]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["list"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("list")
+	}
+	oT4, oT5 := runtime.IndexDyn(oT2, any(int64(0)))
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	oT6, oT7 := runtime.StringFromDyn(oT4)
+	if oT7.Kind != 0 {
+		return false, oT7
+	}
+	return (oT6 == "1"), runtime.Err{}
+}
+
+// oRule_E153 evaluates rule E153 (policy).
+// when:
+// 	(tool_args.b ? tool_args.s : tool_args.n) == "hello"
+func oRule_E153(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[153]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[153]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["b"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("b")
+	}
+	oT4, oT5 := runtime.AsBool(oT2)
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	var oT6 any
+	if oT4 {
+		oT7, oT8 := oF.ToolArgs["s"]
+		if !oT8 {
+			return false, runtime.NoSuchKey("s")
+		}
+		oT6 = oT7
+	} else {
+		oT9, oT10 := oF.ToolArgs["n"]
+		if !oT10 {
+			return false, runtime.NoSuchKey("n")
+		}
+		oT6 = oT9
+	}
+	return runtime.EqualDynString(oT6, "hello"), runtime.Err{}
+}
+
+// oRule_E154 evaluates rule E154 (policy).
+// when:
+// 	tool_args.s.matches("ell") && tool_args.s.matches("^hel") && tool_args.s.matches("llo$") && tool_args.s.matches("^hello$")
+func oRule_E154(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[154]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[154]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT26 := true
+	var oT27 runtime.Err
+	if oT26 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT2, oT3 := oF.ToolArgs["s"]
+			if !oT3 {
+				return false, runtime.NoSuchKey("s")
+			}
+			oT4, oT5 := runtime.AsString(oT2)
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "ell"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT27.Kind == 0 {
+				oT27 = oT7
+			}
+		} else if !oT6 {
+			oT26 = false
+		}
+	}
+	if oT26 {
+		oT12, oT13 := func() (bool, runtime.Err) {
+			oT8, oT9 := oF.ToolArgs["s"]
+			if !oT9 {
+				return false, runtime.NoSuchKey("s")
+			}
+			oT10, oT11 := runtime.AsString(oT8)
+			if oT11.Kind != 0 {
+				return false, oT11
+			}
+			return strings.HasPrefix(oT10, "hel"), runtime.Err{}
+		}()
+		if oT13.Kind != 0 {
+			if oT27.Kind == 0 {
+				oT27 = oT13
+			}
+		} else if !oT12 {
+			oT26 = false
+		}
+	}
+	if oT26 {
+		oT18, oT19 := func() (bool, runtime.Err) {
+			oT14, oT15 := oF.ToolArgs["s"]
+			if !oT15 {
+				return false, runtime.NoSuchKey("s")
+			}
+			oT16, oT17 := runtime.AsString(oT14)
+			if oT17.Kind != 0 {
+				return false, oT17
+			}
+			return strings.HasSuffix(oT16, "llo"), runtime.Err{}
+		}()
+		if oT19.Kind != 0 {
+			if oT27.Kind == 0 {
+				oT27 = oT19
+			}
+		} else if !oT18 {
+			oT26 = false
+		}
+	}
+	if oT26 {
+		oT24, oT25 := func() (bool, runtime.Err) {
+			oT20, oT21 := oF.ToolArgs["s"]
+			if !oT21 {
+				return false, runtime.NoSuchKey("s")
+			}
+			oT22, oT23 := runtime.AsString(oT20)
+			if oT23.Kind != 0 {
+				return false, oT23
+			}
+			return (oT22 == "hello"), runtime.Err{}
+		}()
+		if oT25.Kind != 0 {
+			if oT27.Kind == 0 {
+				oT27 = oT25
+			}
+		} else if !oT24 {
+			oT26 = false
+		}
+	}
+	if oT26 && oT27.Kind != 0 {
+		return false, oT27
+	}
+	return oT26, runtime.Err{}
+}
+
+// oRule_E155 evaluates rule E155 (policy).
+// when:
+// 	tool_args.s.matches("^ell") || tool_args.s.matches("hel$") || tool_args.s.matches("^$")
+func oRule_E155(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[155]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[155]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT20 := false
+	var oT21 runtime.Err
+	if !oT20 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT2, oT3 := oF.ToolArgs["s"]
+			if !oT3 {
+				return false, runtime.NoSuchKey("s")
+			}
+			oT4, oT5 := runtime.AsString(oT2)
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.HasPrefix(oT4, "ell"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT21.Kind == 0 {
+				oT21 = oT7
+			}
+		} else if oT6 {
+			oT20 = true
+		}
+	}
+	if !oT20 {
+		oT12, oT13 := func() (bool, runtime.Err) {
+			oT8, oT9 := oF.ToolArgs["s"]
+			if !oT9 {
+				return false, runtime.NoSuchKey("s")
+			}
+			oT10, oT11 := runtime.AsString(oT8)
+			if oT11.Kind != 0 {
+				return false, oT11
+			}
+			return strings.HasSuffix(oT10, "hel"), runtime.Err{}
+		}()
+		if oT13.Kind != 0 {
+			if oT21.Kind == 0 {
+				oT21 = oT13
+			}
+		} else if oT12 {
+			oT20 = true
+		}
+	}
+	if !oT20 {
+		oT18, oT19 := func() (bool, runtime.Err) {
+			oT14, oT15 := oF.ToolArgs["s"]
+			if !oT15 {
+				return false, runtime.NoSuchKey("s")
+			}
+			oT16, oT17 := runtime.AsString(oT14)
+			if oT17.Kind != 0 {
+				return false, oT17
+			}
+			return (oT16 == ""), runtime.Err{}
+		}()
+		if oT19.Kind != 0 {
+			if oT21.Kind == 0 {
+				oT21 = oT19
+			}
+		} else if oT18 {
+			oT20 = true
+		}
+	}
+	if !oT20 && oT21.Kind != 0 {
+		return false, oT21
+	}
+	return oT20, runtime.Err{}
+}
+
+// oRule_E156 evaluates rule E156 (policy).
+// when:
+// 	"".matches("^$") && "".matches("") && "x".matches("")
+func oRule_E156(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[156]) {
+		return false, runtime.Err{}
+	}
+	if oT1 := oX.Supplied(&oRules[156]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2 := ("" == "")
+	if oT2 {
+		oT2 = strings.Contains("", "")
+	}
+	if oT2 {
+		oT2 = strings.Contains("x", "")
+	}
+	return oT2, runtime.Err{}
+}
+
+// oRule_E157 evaluates rule E157 (policy).
+// when:
+// 	tool_args.s.matches("(?i)HELLO") && !tool_args.s.matches("HELLO")
+func oRule_E157(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[157]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[157]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT15 := true
+	var oT16 runtime.Err
+	if oT15 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT2, oT3 := oF.ToolArgs["s"]
+			if !oT3 {
+				return false, runtime.NoSuchKey("s")
+			}
+			oT4, oT5 := runtime.AsString(oT2)
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return oRe_E157_1.MatchString(oT4), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT16.Kind == 0 {
+				oT16 = oT7
+			}
+		} else if !oT6 {
+			oT15 = false
+		}
+	}
+	if oT15 {
+		oT13, oT14 := func() (bool, runtime.Err) {
+			oT8, oT9 := oF.ToolArgs["s"]
+			if !oT9 {
+				return false, runtime.NoSuchKey("s")
+			}
+			oT10, oT11 := runtime.AsString(oT8)
+			if oT11.Kind != 0 {
+				return false, oT11
+			}
+			oT12 := strings.Contains(oT10, "HELLO")
+			return !oT12, runtime.Err{}
+		}()
+		if oT14.Kind != 0 {
+			if oT16.Kind == 0 {
+				oT16 = oT14
+			}
+		} else if !oT13 {
+			oT15 = false
+		}
+	}
+	if oT15 && oT16.Kind != 0 {
+		return false, oT16
+	}
+	return oT15, runtime.Err{}
+}
+
+// oRule_E158 evaluates rule E158 (policy).
+// when:
+// 	tool_args.bad.matches("\ufffd") && tool_args.bad.matches("^\ufffd\ufffd$")
+func oRule_E158(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[158]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[158]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT14 := true
+	var oT15 runtime.Err
+	if oT14 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT2, oT3 := oF.ToolArgs["bad"]
+			if !oT3 {
+				return false, runtime.NoSuchKey("bad")
+			}
+			oT4, oT5 := runtime.AsString(oT2)
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return oRe_E158_1.MatchString(oT4), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT15.Kind == 0 {
+				oT15 = oT7
+			}
+		} else if !oT6 {
+			oT14 = false
+		}
+	}
+	if oT14 {
+		oT12, oT13 := func() (bool, runtime.Err) {
+			oT8, oT9 := oF.ToolArgs["bad"]
+			if !oT9 {
+				return false, runtime.NoSuchKey("bad")
+			}
+			oT10, oT11 := runtime.AsString(oT8)
+			if oT11.Kind != 0 {
+				return false, oT11
+			}
+			return oRe_E158_2.MatchString(oT10), runtime.Err{}
+		}()
+		if oT13.Kind != 0 {
+			if oT15.Kind == 0 {
+				oT15 = oT13
+			}
+		} else if !oT12 {
+			oT14 = false
+		}
+	}
+	if oT14 && oT15.Kind != 0 {
+		return false, oT15
+	}
+	return oT14, runtime.Err{}
+}
+
+// oRule_E159 evaluates rule E159 (policy).
+// when:
+// 	tool_args.s.matches("h\\.l") || tool_args.s.matches("h.l")
+func oRule_E159(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[159]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[159]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT14 := false
+	var oT15 runtime.Err
+	if !oT14 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT2, oT3 := oF.ToolArgs["s"]
+			if !oT3 {
+				return false, runtime.NoSuchKey("s")
+			}
+			oT4, oT5 := runtime.AsString(oT2)
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "h.l"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT15.Kind == 0 {
+				oT15 = oT7
+			}
+		} else if oT6 {
+			oT14 = true
+		}
+	}
+	if !oT14 {
+		oT12, oT13 := func() (bool, runtime.Err) {
+			oT8, oT9 := oF.ToolArgs["s"]
+			if !oT9 {
+				return false, runtime.NoSuchKey("s")
+			}
+			oT10, oT11 := runtime.AsString(oT8)
+			if oT11.Kind != 0 {
+				return false, oT11
+			}
+			return oRe_E159_1.MatchString(oT10), runtime.Err{}
+		}()
+		if oT13.Kind != 0 {
+			if oT15.Kind == 0 {
+				oT15 = oT13
+			}
+		} else if oT12 {
+			oT14 = true
+		}
+	}
+	if !oT14 && oT15.Kind != 0 {
+		return false, oT15
+	}
+	return oT14, runtime.Err{}
+}
+
+// oRule_E160 evaluates rule E160 (policy).
+// when:
+// 	"a\nb".matches("^b") || "a\nb".matches("a$")
+func oRule_E160(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[160]) {
+		return false, runtime.Err{}
+	}
+	if oT1 := oX.Supplied(&oRules[160]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2 := strings.HasPrefix("a\nb", "b")
+	if !oT2 {
+		oT2 = strings.HasSuffix("a\nb", "a")
+	}
+	return oT2, runtime.Err{}
+}
+
+// oRule_E161 evaluates rule E161 (policy).
+// when:
+// 	tool_args.s in ["hello", "x", "hello"] && !(tool_args.s in ["a", "b"]) && tool in ["bash", "sh"]
+func oRule_E161(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[161]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[161]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT15 := true
+	var oT16 runtime.Err
+	if oT15 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT2, oT3 := oF.ToolArgs["s"]
+			if !oT3 {
+				return false, runtime.NoSuchKey("s")
+			}
+			oT4, oT5 := runtime.InDyn(oT2, any(oList_E161_1))
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return oT4, runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT16.Kind == 0 {
+				oT16 = oT7
+			}
+		} else if !oT6 {
+			oT15 = false
+		}
+	}
+	if oT15 {
+		oT12, oT13 := func() (bool, runtime.Err) {
+			oT8, oT9 := oF.ToolArgs["s"]
+			if !oT9 {
+				return false, runtime.NoSuchKey("s")
+			}
+			oT10, oT11 := runtime.InDyn(oT8, any(oList_E161_2))
+			if oT11.Kind != 0 {
+				return false, oT11
+			}
+			return !oT10, runtime.Err{}
+		}()
+		if oT13.Kind != 0 {
+			if oT16.Kind == 0 {
+				oT16 = oT13
+			}
+		} else if !oT12 {
+			oT15 = false
+		}
+	}
+	if oT15 {
+		var oT14 bool
+		switch oF.Tool {
+		case "bash", "sh":
+			oT14 = true
+		}
+		if !oT14 {
+			oT15 = false
+		}
+	}
+	if oT15 && oT16.Kind != 0 {
+		return false, oT16
+	}
+	return oT15, runtime.Err{}
+}
+
+// oRule_E162 evaluates rule E162 (policy).
+// when:
+// 	tool_args.n in ["3", "x"]
+func oRule_E162(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[162]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[162]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["n"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("n")
+	}
+	oT4, oT5 := runtime.InDyn(oT2, any(oList_E162_1))
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	return oT4, runtime.Err{}
+}
+
+// oRule_E163 evaluates rule E163 (policy).
+// when:
+// 	1.0 / -(0.0) < 0.0 && 1.0 / (0.0 * -1.0) < 0.0
+func oRule_E163(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[163]) {
+		return false, runtime.Err{}
+	}
+	if oT1 := oX.Supplied(&oRules[163]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2 := float64(0)
+	oT3 := (-oT2)
+	oT4, oT5 := float64(1), oT3
+	oT6 := (oT4 / oT5)
+	oT13 := (oT6 < float64(0))
+	if oT13 {
+		oT7, oT8 := float64(0), float64(-1)
+		oT9 := (oT7 * oT8)
+		oT10, oT11 := float64(1), oT9
+		oT12 := (oT10 / oT11)
+		oT13 = (oT12 < float64(0))
+	}
+	return oT13, runtime.Err{}
+}
+
+// oRule_E164 evaluates rule E164 (policy).
+// when:
+// 	0.1 + 0.2 != 0.3 && 0.1 + 0.2 == 0.30000000000000004
+func oRule_E164(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[164]) {
+		return false, runtime.Err{}
+	}
+	if oT1 := oX.Supplied(&oRules[164]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := float64(0.1), float64(0.2)
+	oT4 := (oT2 + oT3)
+	oT5 := (oT4 == float64(0.3))
+	oT9 := !oT5
+	if oT9 {
+		oT6, oT7 := float64(0.1), float64(0.2)
+		oT8 := (oT6 + oT7)
+		oT9 = (oT8 == float64(0.30000000000000004))
+	}
+	return oT9, runtime.Err{}
+}
+
+// oRule_E165 evaluates rule E165 (policy).
+// when:
+// 	1e308 * 10.0 > 1e308 && -(1e308 * 10.0) < 0.0
+func oRule_E165(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[165]) {
+		return false, runtime.Err{}
+	}
+	if oT1 := oX.Supplied(&oRules[165]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := float64(1e+308), float64(10)
+	oT4 := (oT2 * oT3)
+	oT10 := (oT4 > float64(1e+308))
+	if oT10 {
+		oT5, oT6 := float64(1e+308), float64(10)
+		oT7 := (oT5 * oT6)
+		oT8 := oT7
+		oT9 := (-oT8)
+		oT10 = (oT9 < float64(0))
+	}
+	return oT10, runtime.Err{}
+}
+
+// oRule_E166 evaluates rule E166 (policy).
+// when:
+// 	type(tool_args.n) == int && type(tool_args.d) == double && type(tool_args.s) == string
+func oRule_E166(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[166]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[166]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT17 := true
+	var oT18 runtime.Err
+	if oT17 {
+		oT5, oT6 := func() (bool, runtime.Err) {
+			oT2, oT3 := oF.ToolArgs["n"]
+			if !oT3 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT4 := runtime.TypeOf(oT2)
+			return (oT4 == runtime.Type("int")), runtime.Err{}
+		}()
+		if oT6.Kind != 0 {
+			if oT18.Kind == 0 {
+				oT18 = oT6
+			}
+		} else if !oT5 {
+			oT17 = false
+		}
+	}
+	if oT17 {
+		oT10, oT11 := func() (bool, runtime.Err) {
+			oT7, oT8 := oF.ToolArgs["d"]
+			if !oT8 {
+				return false, runtime.NoSuchKey("d")
+			}
+			oT9 := runtime.TypeOf(oT7)
+			return (oT9 == runtime.Type("double")), runtime.Err{}
+		}()
+		if oT11.Kind != 0 {
+			if oT18.Kind == 0 {
+				oT18 = oT11
+			}
+		} else if !oT10 {
+			oT17 = false
+		}
+	}
+	if oT17 {
+		oT15, oT16 := func() (bool, runtime.Err) {
+			oT12, oT13 := oF.ToolArgs["s"]
+			if !oT13 {
+				return false, runtime.NoSuchKey("s")
+			}
+			oT14 := runtime.TypeOf(oT12)
+			return (oT14 == runtime.Type("string")), runtime.Err{}
+		}()
+		if oT16.Kind != 0 {
+			if oT18.Kind == 0 {
+				oT18 = oT16
+			}
+		} else if !oT15 {
+			oT17 = false
+		}
+	}
+	if oT17 && oT18.Kind != 0 {
 		return false, oT18
 	}
 	return oT17, runtime.Err{}
 }
 
-// oRule3 evaluates rule "E003" (policy).
-// when: "tool_args.missing == 1 && true"
-func oRule3(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[3]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[3]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT25, oT26 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT27, oT28 := func() (bool, runtime.Err) {
-			oT29, oT30 := oF.ToolArgs["missing"]
-			if !oT30 {
-				return false, runtime.NoSuchKey("missing")
-			}
-			return runtime.EqualDynInt(oT29, int64(1)), runtime.Err{}
-		}()
-		if oT28.Kind == 0 {
-			if !oT27 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT28
-		}
-		oT31, oT32 := func() (bool, runtime.Err) {
-			return true, runtime.Err{}
-		}()
-		if oT32.Kind == 0 {
-			if !oT31 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT32
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT26.Kind != 0 {
-		return false, oT26
-	}
-	return oT25, runtime.Err{}
-}
-
-// oRule4 evaluates rule "E004" (policy).
-// when: "true || tool_args.missing == 1"
-func oRule4(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[4]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[4]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT33, oT34 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT35, oT36 := func() (bool, runtime.Err) {
-			return true, runtime.Err{}
-		}()
-		if oT36.Kind == 0 {
-			if oT35 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT36
-		}
-		oT37, oT38 := func() (bool, runtime.Err) {
-			oT39, oT40 := oF.ToolArgs["missing"]
-			if !oT40 {
-				return false, runtime.NoSuchKey("missing")
-			}
-			return runtime.EqualDynInt(oT39, int64(1)), runtime.Err{}
-		}()
-		if oT38.Kind == 0 {
-			if oT37 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT38
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT34.Kind != 0 {
-		return false, oT34
-	}
-	return oT33, runtime.Err{}
-}
-
-// oRule5 evaluates rule "E005" (policy).
-// when: "tool_args.missing == 1 || true"
-func oRule5(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[5]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[5]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT41, oT42 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT43, oT44 := func() (bool, runtime.Err) {
-			oT45, oT46 := oF.ToolArgs["missing"]
-			if !oT46 {
-				return false, runtime.NoSuchKey("missing")
-			}
-			return runtime.EqualDynInt(oT45, int64(1)), runtime.Err{}
-		}()
-		if oT44.Kind == 0 {
-			if oT43 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT44
-		}
-		oT47, oT48 := func() (bool, runtime.Err) {
-			return true, runtime.Err{}
-		}()
-		if oT48.Kind == 0 {
-			if oT47 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT48
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT42.Kind != 0 {
-		return false, oT42
-	}
-	return oT41, runtime.Err{}
-}
-
-// oRule6 evaluates rule "E006" (policy).
-// when: "false || tool_args.missing == 1"
-func oRule6(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[6]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[6]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT49, oT50 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT51, oT52 := func() (bool, runtime.Err) {
-			return false, runtime.Err{}
-		}()
-		if oT52.Kind == 0 {
-			if oT51 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT52
-		}
-		oT53, oT54 := func() (bool, runtime.Err) {
-			oT55, oT56 := oF.ToolArgs["missing"]
-			if !oT56 {
-				return false, runtime.NoSuchKey("missing")
-			}
-			return runtime.EqualDynInt(oT55, int64(1)), runtime.Err{}
-		}()
-		if oT54.Kind == 0 {
-			if oT53 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT54
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT50.Kind != 0 {
-		return false, oT50
-	}
-	return oT49, runtime.Err{}
-}
-
-// oRule7 evaluates rule "E007" (policy).
-// when: "tool_args.missing == 1 || tool_args.n / 0 == 1"
-func oRule7(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[7]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[7]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT57, oT58 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT59, oT60 := func() (bool, runtime.Err) {
-			oT61, oT62 := oF.ToolArgs["missing"]
-			if !oT62 {
-				return false, runtime.NoSuchKey("missing")
-			}
-			return runtime.EqualDynInt(oT61, int64(1)), runtime.Err{}
-		}()
-		if oT60.Kind == 0 {
-			if oT59 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT60
-		}
-		oT63, oT64 := func() (bool, runtime.Err) {
-			oT65, oT66 := oF.ToolArgs["n"]
-			if !oT66 {
-				return false, runtime.NoSuchKey("n")
-			}
-			oT67 := any(int64(0))
-			oT68, oT69 := runtime.DivDyn(oT65, oT67)
-			if oT69.Kind != 0 {
-				return false, oT69
-			}
-			return runtime.EqualDynInt(oT68, int64(1)), runtime.Err{}
-		}()
-		if oT64.Kind == 0 {
-			if oT63 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT64
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT58.Kind != 0 {
-		return false, oT58
-	}
-	return oT57, runtime.Err{}
-}
-
-// oRule8 evaluates rule "E008" (policy).
-// when: "tool_args.s && true"
-func oRule8(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[8]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[8]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT70, oT71 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT72, oT73 := func() (bool, runtime.Err) {
-			oT74, oT75 := oF.ToolArgs["s"]
-			if !oT75 {
-				return false, runtime.NoSuchKey("s")
-			}
-			oT76, oT77 := runtime.AsBool(oT74)
-			if oT77.Kind != 0 {
-				return false, oT77
-			}
-			return oT76, runtime.Err{}
-		}()
-		if oT73.Kind == 0 {
-			if !oT72 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT73
-		}
-		oT78, oT79 := func() (bool, runtime.Err) {
-			return true, runtime.Err{}
-		}()
-		if oT79.Kind == 0 {
-			if !oT78 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT79
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT71.Kind != 0 {
-		return false, oT71
-	}
-	return oT70, runtime.Err{}
-}
-
-// oRule9 evaluates rule "E009" (policy).
-// when: "false && tool_args.s"
-func oRule9(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[9]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[9]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT80, oT81 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT82, oT83 := func() (bool, runtime.Err) {
-			return false, runtime.Err{}
-		}()
-		if oT83.Kind == 0 {
-			if !oT82 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT83
-		}
-		oT84, oT85 := func() (bool, runtime.Err) {
-			oT86, oT87 := oF.ToolArgs["s"]
-			if !oT87 {
-				return false, runtime.NoSuchKey("s")
-			}
-			oT88, oT89 := runtime.AsBool(oT86)
-			if oT89.Kind != 0 {
-				return false, oT89
-			}
-			return oT88, runtime.Err{}
-		}()
-		if oT85.Kind == 0 {
-			if !oT84 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT85
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT81.Kind != 0 {
-		return false, oT81
-	}
-	return oT80, runtime.Err{}
-}
-
-// oRule10 evaluates rule "E010" (policy).
-// when: "tool_args.s || true"
-func oRule10(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[10]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[10]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT90, oT91 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT92, oT93 := func() (bool, runtime.Err) {
-			oT94, oT95 := oF.ToolArgs["s"]
-			if !oT95 {
-				return false, runtime.NoSuchKey("s")
-			}
-			oT96, oT97 := runtime.AsBool(oT94)
-			if oT97.Kind != 0 {
-				return false, oT97
-			}
-			return oT96, runtime.Err{}
-		}()
-		if oT93.Kind == 0 {
-			if oT92 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT93
-		}
-		oT98, oT99 := func() (bool, runtime.Err) {
-			return true, runtime.Err{}
-		}()
-		if oT99.Kind == 0 {
-			if oT98 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT99
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT91.Kind != 0 {
-		return false, oT91
-	}
-	return oT90, runtime.Err{}
-}
-
-// oRule11 evaluates rule "E011" (policy).
-// when: "!tool_args.b"
-func oRule11(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[11]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[11]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT100, oT101 := oF.ToolArgs["b"]
-	if !oT101 {
-		return false, runtime.NoSuchKey("b")
-	}
-	oT102, oT103 := runtime.NotDyn(oT100)
-	if oT103.Kind != 0 {
-		return false, oT103
-	}
-	return oT102, runtime.Err{}
-}
-
-// oRule12 evaluates rule "E012" (policy).
-// when: "!tool_args.s"
-func oRule12(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[12]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[12]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT104, oT105 := oF.ToolArgs["s"]
-	if !oT105 {
-		return false, runtime.NoSuchKey("s")
-	}
-	oT106, oT107 := runtime.NotDyn(oT104)
-	if oT107.Kind != 0 {
-		return false, oT107
-	}
-	return oT106, runtime.Err{}
-}
-
-// oRule13 evaluates rule "E013" (policy).
-// when: "(tool_args.b ? 1 : tool_args.missing) == 1"
-func oRule13(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[13]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[13]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT108, oT109 := oF.ToolArgs["b"]
-	if !oT109 {
-		return false, runtime.NoSuchKey("b")
-	}
-	oT110, oT111 := runtime.AsBool(oT108)
-	if oT111.Kind != 0 {
-		return false, oT111
-	}
-	var oT112 any
-	if oT110 {
-		oT112 = any(int64(1))
-	} else {
-		oT113, oT114 := oF.ToolArgs["missing"]
-		if !oT114 {
-			return false, runtime.NoSuchKey("missing")
-		}
-		oT112 = oT113
-	}
-	return runtime.EqualDynInt(oT112, int64(1)), runtime.Err{}
-}
-
-// oRule14 evaluates rule "E014" (policy).
-// when: "(tool_args.s ? 1 : 2) == 1"
-func oRule14(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[14]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[14]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT115, oT116 := oF.ToolArgs["s"]
-	if !oT116 {
-		return false, runtime.NoSuchKey("s")
-	}
-	oT117, oT118 := runtime.AsBool(oT115)
-	if oT118.Kind != 0 {
-		return false, oT118
-	}
-	var oT119 int64
-	if oT117 {
-		oT119 = int64(1)
-	} else {
-		oT119 = int64(2)
-	}
-	return (oT119 == int64(1)), runtime.Err{}
-}
-
-// oRule15 evaluates rule "E015" (policy).
-// when: "(tool_args.missing ? 1 : 2) == 1"
-func oRule15(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[15]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[15]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT120, oT121 := oF.ToolArgs["missing"]
-	if !oT121 {
-		return false, runtime.NoSuchKey("missing")
-	}
-	oT122, oT123 := runtime.AsBool(oT120)
-	if oT123.Kind != 0 {
-		return false, oT123
-	}
-	var oT124 int64
-	if oT122 {
-		oT124 = int64(1)
-	} else {
-		oT124 = int64(2)
-	}
-	return (oT124 == int64(1)), runtime.Err{}
-}
-
-// oRule16 evaluates rule "E016" (policy).
-// when: "tool_args.n + 9223372036854775807 > 0"
-func oRule16(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[16]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[16]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT125, oT126 := oF.ToolArgs["n"]
-	if !oT126 {
-		return false, runtime.NoSuchKey("n")
-	}
-	oT127 := any(int64(9223372036854775807))
-	oT128, oT129 := runtime.AddDyn(oT125, oT127)
-	if oT129.Kind != 0 {
-		return false, oT129
-	}
-	var oT130 int
-	var oT131 runtime.Err
-	if oT132, oT133 := oT128.(int64); oT133 {
-		oT130, oT131 = runtime.CompareInt(oT132, int64(0)), runtime.Err{}
-	} else {
-		oT130, oT131 = runtime.CompareDynInt(oT128, int64(0))
-	}
-	if oT131.Kind != 0 {
-		return false, oT131
-	}
-	return runtime.Gt(oT130), runtime.Err{}
-}
-
-// oRule17 evaluates rule "E017" (policy).
-// when: "tool_args.n - 9223372036854775807 - 10 < 0"
-func oRule17(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[17]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[17]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT134, oT135 := oF.ToolArgs["n"]
-	if !oT135 {
-		return false, runtime.NoSuchKey("n")
-	}
-	oT136 := any(int64(9223372036854775807))
-	oT137, oT138 := runtime.SubDyn(oT134, oT136)
-	if oT138.Kind != 0 {
-		return false, oT138
-	}
-	oT139 := any(int64(10))
-	oT140, oT141 := runtime.SubDyn(oT137, oT139)
-	if oT141.Kind != 0 {
-		return false, oT141
-	}
-	var oT142 int
-	var oT143 runtime.Err
-	if oT144, oT145 := oT140.(int64); oT145 {
-		oT142, oT143 = runtime.CompareInt(oT144, int64(0)), runtime.Err{}
-	} else {
-		oT142, oT143 = runtime.CompareDynInt(oT140, int64(0))
-	}
-	if oT143.Kind != 0 {
-		return false, oT143
-	}
-	return runtime.Lt(oT142), runtime.Err{}
-}
-
-// oRule18 evaluates rule "E018" (policy).
-// when: "tool_args.n * 4611686018427387904 > 0"
-func oRule18(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[18]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[18]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT146, oT147 := oF.ToolArgs["n"]
-	if !oT147 {
-		return false, runtime.NoSuchKey("n")
-	}
-	oT148 := any(int64(4611686018427387904))
-	oT149, oT150 := runtime.MulDyn(oT146, oT148)
-	if oT150.Kind != 0 {
-		return false, oT150
-	}
-	var oT151 int
-	var oT152 runtime.Err
-	if oT153, oT154 := oT149.(int64); oT154 {
-		oT151, oT152 = runtime.CompareInt(oT153, int64(0)), runtime.Err{}
-	} else {
-		oT151, oT152 = runtime.CompareDynInt(oT149, int64(0))
-	}
-	if oT152.Kind != 0 {
-		return false, oT152
-	}
-	return runtime.Gt(oT151), runtime.Err{}
-}
-
-// oRule19 evaluates rule "E019" (policy).
-// when: "-(tool_args.n - 9223372036854775807 - 1) > 0"
-func oRule19(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[19]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[19]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT155, oT156 := oF.ToolArgs["n"]
-	if !oT156 {
-		return false, runtime.NoSuchKey("n")
-	}
-	oT157 := any(int64(9223372036854775807))
-	oT158, oT159 := runtime.SubDyn(oT155, oT157)
-	if oT159.Kind != 0 {
-		return false, oT159
-	}
-	oT160 := any(int64(1))
-	oT161, oT162 := runtime.SubDyn(oT158, oT160)
-	if oT162.Kind != 0 {
-		return false, oT162
-	}
-	oT163, oT164 := runtime.NegDyn(oT161)
-	if oT164.Kind != 0 {
-		return false, oT164
-	}
-	var oT165 int
-	var oT166 runtime.Err
-	if oT167, oT168 := oT163.(int64); oT168 {
-		oT165, oT166 = runtime.CompareInt(oT167, int64(0)), runtime.Err{}
-	} else {
-		oT165, oT166 = runtime.CompareDynInt(oT163, int64(0))
-	}
-	if oT166.Kind != 0 {
-		return false, oT166
-	}
-	return runtime.Gt(oT165), runtime.Err{}
-}
-
-// oRule20 evaluates rule "E020" (policy).
-// when: "tool_arg_int(\"n\") / 0 == 0"
-func oRule20(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[20]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[20]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT169 := runtime.ToolArgInt(oF.ToolArgs, "n")
-	oT170, oT171 := runtime.DivInt(oT169, int64(0))
-	if oT171.Kind != 0 {
-		return false, oT171
-	}
-	return (oT170 == int64(0)), runtime.Err{}
-}
-
-// oRule21 evaluates rule "E021" (policy).
-// when: "tool_arg_int(\"n\") % 0 == 0"
-func oRule21(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[21]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[21]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT172 := runtime.ToolArgInt(oF.ToolArgs, "n")
-	oT173, oT174 := runtime.ModInt(oT172, int64(0))
-	if oT174.Kind != 0 {
-		return false, oT174
-	}
-	return (oT173 == int64(0)), runtime.Err{}
-}
-
-// oRule22 evaluates rule "E022" (policy).
-// when: "tool_arg_int(\"zero\") / 0 == 0"
-func oRule22(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[22]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[22]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT175 := runtime.ToolArgInt(oF.ToolArgs, "zero")
-	oT176, oT177 := runtime.DivInt(oT175, int64(0))
-	if oT177.Kind != 0 {
-		return false, oT177
-	}
-	return (oT176 == int64(0)), runtime.Err{}
-}
-
-// oRule23 evaluates rule "E023" (policy).
-// when: "-9223372036854775807 - 1 == tool_arg_int(\"min\")"
-func oRule23(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[23]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[23]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT178, oT179 := runtime.SubInt(int64(-9223372036854775807), int64(1))
-	if oT179.Kind != 0 {
-		return false, oT179
-	}
-	oT180 := runtime.ToolArgInt(oF.ToolArgs, "min")
-	return (oT178 == oT180), runtime.Err{}
-}
-
-// oRule24 evaluates rule "E024" (policy).
-// when: "(tool_arg_int(\"min\") / -1) == 0"
-func oRule24(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[24]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[24]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT181 := runtime.ToolArgInt(oF.ToolArgs, "min")
-	oT182, oT183 := runtime.DivInt(oT181, int64(-1))
-	if oT183.Kind != 0 {
-		return false, oT183
-	}
-	return (oT182 == int64(0)), runtime.Err{}
-}
-
-// oRule25 evaluates rule "E025" (policy).
-// when: "(tool_arg_int(\"min\") % -1) == 0"
-func oRule25(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[25]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[25]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT184 := runtime.ToolArgInt(oF.ToolArgs, "min")
-	oT185, oT186 := runtime.ModInt(oT184, int64(-1))
-	if oT186.Kind != 0 {
-		return false, oT186
-	}
-	return (oT185 == int64(0)), runtime.Err{}
-}
-
-// oRule26 evaluates rule "E026" (policy).
-// when: "int(tool_args.big) > 0"
-func oRule26(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[26]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[26]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT187, oT188 := oF.ToolArgs["big"]
-	if !oT188 {
-		return false, runtime.NoSuchKey("big")
-	}
-	oT189, oT190 := runtime.IntFromDyn(oT187)
-	if oT190.Kind != 0 {
-		return false, oT190
-	}
-	return (oT189 > int64(0)), runtime.Err{}
-}
-
-// oRule27 evaluates rule "E027" (policy).
-// when: "int(tool_args.d) == 2"
-func oRule27(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[27]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[27]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT191, oT192 := oF.ToolArgs["d"]
-	if !oT192 {
-		return false, runtime.NoSuchKey("d")
-	}
-	oT193, oT194 := runtime.IntFromDyn(oT191)
-	if oT194.Kind != 0 {
-		return false, oT194
-	}
-	return (oT193 == int64(2)), runtime.Err{}
-}
-
-// oRule28 evaluates rule "E028" (policy).
-// when: "int(\"12\") + tool_arg_int(\"n\") == 15"
-func oRule28(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[28]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[28]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT195, oT196 := runtime.IntFromString("12")
-	if oT196.Kind != 0 {
-		return false, oT196
-	}
-	oT197 := runtime.ToolArgInt(oF.ToolArgs, "n")
-	oT198, oT199 := runtime.AddInt(oT195, oT197)
-	if oT199.Kind != 0 {
-		return false, oT199
-	}
-	return (oT198 == int64(15)), runtime.Err{}
-}
-
-// oRule29 evaluates rule "E029" (policy).
-// when: "int(tool_args.s) == 1"
-func oRule29(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[29]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[29]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT200, oT201 := oF.ToolArgs["s"]
-	if !oT201 {
-		return false, runtime.NoSuchKey("s")
-	}
-	oT202, oT203 := runtime.IntFromDyn(oT200)
-	if oT203.Kind != 0 {
-		return false, oT203
-	}
-	return (oT202 == int64(1)), runtime.Err{}
-}
-
-// oRule30 evaluates rule "E030" (policy).
-// when: "int(tool_args.nan) == 0"
-func oRule30(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[30]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[30]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT204, oT205 := oF.ToolArgs["nan"]
-	if !oT205 {
-		return false, runtime.NoSuchKey("nan")
-	}
-	oT206, oT207 := runtime.IntFromDyn(oT204)
-	if oT207.Kind != 0 {
-		return false, oT207
-	}
-	return (oT206 == int64(0)), runtime.Err{}
-}
-
-// oRule31 evaluates rule "E031" (policy).
-// when: "double(tool_args.n) == 3.0"
-func oRule31(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[31]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[31]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT208, oT209 := oF.ToolArgs["n"]
-	if !oT209 {
-		return false, runtime.NoSuchKey("n")
-	}
-	oT210, oT211 := runtime.DoubleFromDyn(oT208)
-	if oT211.Kind != 0 {
-		return false, oT211
-	}
-	return (oT210 == float64(3)), runtime.Err{}
-}
-
-// oRule32 evaluates rule "E032" (policy).
-// when: "double(\"1e3\") == 1000.0"
-func oRule32(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[32]) {
-		return false, runtime.Err{}
-	}
-	if oErr := oX.Supplied(&oRules[32]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT212, oT213 := runtime.DoubleFromString("1e3")
-	if oT213.Kind != 0 {
-		return false, oT213
-	}
-	return (oT212 == float64(1000)), runtime.Err{}
-}
-
-// oRule33 evaluates rule "E033" (policy).
-// when: "double(tool_args.s) == 1.0"
-func oRule33(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[33]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[33]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT214, oT215 := oF.ToolArgs["s"]
-	if !oT215 {
-		return false, runtime.NoSuchKey("s")
-	}
-	oT216, oT217 := runtime.DoubleFromDyn(oT214)
-	if oT217.Kind != 0 {
-		return false, oT217
-	}
-	return (oT216 == float64(1)), runtime.Err{}
-}
-
-// oRule34 evaluates rule "E034" (policy).
-// when: "string(tool_args.d) == \"2.5\""
-func oRule34(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[34]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[34]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT218, oT219 := oF.ToolArgs["d"]
-	if !oT219 {
-		return false, runtime.NoSuchKey("d")
-	}
-	oT220, oT221 := runtime.StringFromDyn(oT218)
-	if oT221.Kind != 0 {
-		return false, oT221
-	}
-	return (oT220 == "2.5"), runtime.Err{}
-}
-
-// oRule35 evaluates rule "E035" (policy).
-// when: "string(tool_args.n) == \"3\""
-func oRule35(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[35]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[35]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT222, oT223 := oF.ToolArgs["n"]
-	if !oT223 {
-		return false, runtime.NoSuchKey("n")
-	}
-	oT224, oT225 := runtime.StringFromDyn(oT222)
-	if oT225.Kind != 0 {
-		return false, oT225
-	}
-	return (oT224 == "3"), runtime.Err{}
-}
-
-// oRule36 evaluates rule "E036" (policy).
-// when: "string(1.0) == \"1\""
-func oRule36(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[36]) {
-		return false, runtime.Err{}
-	}
-	if oErr := oX.Supplied(&oRules[36]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT226 := runtime.StringFromDouble(float64(1))
-	return (oT226 == "1"), runtime.Err{}
-}
-
-// oRule37 evaluates rule "E037" (policy).
-// when: "string(tool_args.big) != \"\""
-func oRule37(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[37]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[37]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT227, oT228 := oF.ToolArgs["big"]
-	if !oT228 {
-		return false, runtime.NoSuchKey("big")
-	}
-	oT229, oT230 := runtime.StringFromDyn(oT227)
-	if oT230.Kind != 0 {
-		return false, oT230
-	}
-	oT231 := (oT229 == "")
-	return !oT231, runtime.Err{}
-}
-
-// oRule38 evaluates rule "E038" (policy).
-// when: "string(true) == \"true\""
-func oRule38(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[38]) {
-		return false, runtime.Err{}
-	}
-	if oErr := oX.Supplied(&oRules[38]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT232 := runtime.StringFromBool(true)
-	return (oT232 == "true"), runtime.Err{}
-}
-
-// oRule39 evaluates rule "E039" (policy).
-// when: "bool(\"true\") && !bool(\"false\")"
-func oRule39(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[39]) {
-		return false, runtime.Err{}
-	}
-	if oErr := oX.Supplied(&oRules[39]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT233, oT234 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT235, oT236 := func() (bool, runtime.Err) {
-			oT237, oT238 := runtime.BoolFromString("true")
-			if oT238.Kind != 0 {
-				return false, oT238
-			}
-			return oT237, runtime.Err{}
-		}()
-		if oT236.Kind == 0 {
-			if !oT235 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT236
-		}
-		oT239, oT240 := func() (bool, runtime.Err) {
-			oT241, oT242 := runtime.BoolFromString("false")
-			if oT242.Kind != 0 {
-				return false, oT242
-			}
-			return !oT241, runtime.Err{}
-		}()
-		if oT240.Kind == 0 {
-			if !oT239 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT240
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT234.Kind != 0 {
-		return false, oT234
-	}
-	return oT233, runtime.Err{}
-}
-
-// oRule40 evaluates rule "E040" (policy).
-// when: "bool(tool_args.s)"
-func oRule40(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[40]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[40]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT243, oT244 := oF.ToolArgs["s"]
-	if !oT244 {
-		return false, runtime.NoSuchKey("s")
-	}
-	oT245, oT246 := runtime.BoolFromDyn(oT243)
-	if oT246.Kind != 0 {
-		return false, oT246
-	}
-	return oT245, runtime.Err{}
-}
-
-// oRule41 evaluates rule "E041" (policy).
-// when: "tool_args.d / 0.0 > 1.0"
-func oRule41(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[41]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[41]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT247, oT248 := oF.ToolArgs["d"]
-	if !oT248 {
-		return false, runtime.NoSuchKey("d")
-	}
-	oT249 := any(float64(0))
-	oT250, oT251 := runtime.DivDyn(oT247, oT249)
-	if oT251.Kind != 0 {
-		return false, oT251
-	}
-	var oT252 int
-	var oT253 runtime.Err
-	if oT254, oT255 := oT250.(float64); oT255 {
-		oT252, oT253 = runtime.CompareDouble(oT254, float64(1))
-	} else {
-		oT252, oT253 = runtime.CompareDynDouble(oT250, float64(1))
-	}
-	if oT253.Kind != 0 {
-		return false, oT253
-	}
-	return runtime.Gt(oT252), runtime.Err{}
-}
-
-// oRule42 evaluates rule "E042" (policy).
-// when: "tool_args.nan < 1.0"
-func oRule42(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[42]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[42]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT256, oT257 := oF.ToolArgs["nan"]
-	if !oT257 {
-		return false, runtime.NoSuchKey("nan")
-	}
-	var oT258 int
-	var oT259 runtime.Err
-	if oT260, oT261 := oT256.(float64); oT261 {
-		oT258, oT259 = runtime.CompareDouble(oT260, float64(1))
-	} else {
-		oT258, oT259 = runtime.CompareDynDouble(oT256, float64(1))
-	}
-	if oT259.Kind != 0 {
-		return false, oT259
-	}
-	return runtime.Lt(oT258), runtime.Err{}
-}
-
-// oRule43 evaluates rule "E043" (policy).
-// when: "tool_args.nan >= 1.0"
-func oRule43(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[43]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[43]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT262, oT263 := oF.ToolArgs["nan"]
-	if !oT263 {
-		return false, runtime.NoSuchKey("nan")
-	}
-	var oT264 int
-	var oT265 runtime.Err
-	if oT266, oT267 := oT262.(float64); oT267 {
-		oT264, oT265 = runtime.CompareDouble(oT266, float64(1))
-	} else {
-		oT264, oT265 = runtime.CompareDynDouble(oT262, float64(1))
-	}
-	if oT265.Kind != 0 {
-		return false, oT265
-	}
-	return runtime.Ge(oT264), runtime.Err{}
-}
-
-// oRule44 evaluates rule "E044" (policy).
-// when: "tool_args.nan == tool_args.nan"
-func oRule44(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[44]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[44]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT268, oT269 := oF.ToolArgs["nan"]
-	if !oT269 {
-		return false, runtime.NoSuchKey("nan")
-	}
-	oT270, oT271 := oF.ToolArgs["nan"]
-	if !oT271 {
-		return false, runtime.NoSuchKey("nan")
-	}
-	return runtime.Equal(oT268, oT270), runtime.Err{}
-}
-
-// oRule45 evaluates rule "E045" (policy).
-// when: "tool_args.nan != tool_args.nan"
-func oRule45(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[45]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[45]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT272, oT273 := oF.ToolArgs["nan"]
-	if !oT273 {
-		return false, runtime.NoSuchKey("nan")
-	}
-	oT274, oT275 := oF.ToolArgs["nan"]
-	if !oT275 {
-		return false, runtime.NoSuchKey("nan")
-	}
-	oT276 := runtime.Equal(oT272, oT274)
-	return !oT276, runtime.Err{}
-}
-
-// oRule46 evaluates rule "E046" (policy).
-// when: "prompt_injection_score < tool_args.nan"
-func oRule46(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[46]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[46]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT277, oT278 := oF.ToolArgs["nan"]
-	if !oT278 {
-		return false, runtime.NoSuchKey("nan")
-	}
-	oT279, oT280 := runtime.CompareDoubleDyn(oF.PromptInjectionScore, oT277)
-	if oT280.Kind != 0 {
-		return false, oT280
-	}
-	return runtime.Lt(oT279), runtime.Err{}
-}
-
-// oRule47 evaluates rule "E047" (policy).
-// when: "1.0 / 0.0 > 9223372036854775807.0"
-func oRule47(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[47]) {
-		return false, runtime.Err{}
-	}
-	if oErr := oX.Supplied(&oRules[47]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT281, oT282 := float64(1), float64(0)
-	oT283 := (oT281 / oT282)
-	return (oT283 > float64(9.223372036854776e+18)), runtime.Err{}
-}
-
-// oRule48 evaluates rule "E048" (policy).
-// when: "tool_args.n == 3.0"
-func oRule48(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[48]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[48]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT284, oT285 := oF.ToolArgs["n"]
-	if !oT285 {
-		return false, runtime.NoSuchKey("n")
-	}
-	return runtime.EqualDynDouble(oT284, float64(3)), runtime.Err{}
-}
-
-// oRule49 evaluates rule "E049" (policy).
-// when: "tool_args.n == \"3\""
-func oRule49(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[49]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[49]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT286, oT287 := oF.ToolArgs["n"]
-	if !oT287 {
-		return false, runtime.NoSuchKey("n")
-	}
-	return runtime.EqualDynString(oT286, "3"), runtime.Err{}
-}
-
-// oRule50 evaluates rule "E050" (policy).
-// when: "tool_args.d == 2.5"
-func oRule50(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[50]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[50]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT288, oT289 := oF.ToolArgs["d"]
-	if !oT289 {
-		return false, runtime.NoSuchKey("d")
-	}
-	return runtime.EqualDynDouble(oT288, float64(2.5)), runtime.Err{}
-}
-
-// oRule51 evaluates rule "E051" (policy).
-// when: "tool_args.n < 3.5"
-func oRule51(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[51]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[51]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT290, oT291 := oF.ToolArgs["n"]
-	if !oT291 {
-		return false, runtime.NoSuchKey("n")
-	}
-	var oT292 int
-	var oT293 runtime.Err
-	if oT294, oT295 := oT290.(float64); oT295 {
-		oT292, oT293 = runtime.CompareDouble(oT294, float64(3.5))
-	} else {
-		oT292, oT293 = runtime.CompareDynDouble(oT290, float64(3.5))
-	}
-	if oT293.Kind != 0 {
-		return false, oT293
-	}
-	return runtime.Lt(oT292), runtime.Err{}
-}
-
-// oRule52 evaluates rule "E052" (policy).
-// when: "tool_args.n < \"a\""
-func oRule52(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[52]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[52]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT296, oT297 := oF.ToolArgs["n"]
-	if !oT297 {
-		return false, runtime.NoSuchKey("n")
-	}
-	var oT298 int
-	var oT299 runtime.Err
-	if oT300, oT301 := oT296.(string); oT301 {
-		oT298, oT299 = runtime.CompareString(oT300, "a"), runtime.Err{}
-	} else {
-		oT298, oT299 = runtime.CompareDynString(oT296, "a")
-	}
-	if oT299.Kind != 0 {
-		return false, oT299
-	}
-	return runtime.Lt(oT298), runtime.Err{}
-}
-
-// oRule53 evaluates rule "E053" (policy).
-// when: "tool_args.s < \"b\""
-func oRule53(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[53]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[53]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT302, oT303 := oF.ToolArgs["s"]
-	if !oT303 {
-		return false, runtime.NoSuchKey("s")
-	}
-	var oT304 int
-	var oT305 runtime.Err
-	if oT306, oT307 := oT302.(string); oT307 {
-		oT304, oT305 = runtime.CompareString(oT306, "b"), runtime.Err{}
-	} else {
-		oT304, oT305 = runtime.CompareDynString(oT302, "b")
-	}
-	if oT305.Kind != 0 {
-		return false, oT305
-	}
-	return runtime.Lt(oT304), runtime.Err{}
-}
-
-// oRule54 evaluates rule "E054" (policy).
-// when: "tool_args.b < true"
-func oRule54(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[54]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[54]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT308, oT309 := oF.ToolArgs["b"]
-	if !oT309 {
-		return false, runtime.NoSuchKey("b")
-	}
-	oT310, oT311 := runtime.CompareDynBool(oT308, true)
-	if oT311.Kind != 0 {
-		return false, oT311
-	}
-	return runtime.Lt(oT310), runtime.Err{}
-}
-
-// oRule55 evaluates rule "E055" (policy).
-// when: "tool_args.nul == null"
-func oRule55(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[55]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[55]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT312, oT313 := oF.ToolArgs["nul"]
-	if !oT313 {
-		return false, runtime.NoSuchKey("nul")
-	}
-	return runtime.Equal(oT312, nil), runtime.Err{}
-}
-
-// oRule56 evaluates rule "E056" (policy).
-// when: "tool_args.list == [1, 2, 3]"
-func oRule56(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[56]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[56]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT314, oT315 := oF.ToolArgs["list"]
-	if !oT315 {
-		return false, runtime.NoSuchKey("list")
-	}
-	return runtime.Equal(oT314, any(oConst0)), runtime.Err{}
-}
-
-// oRule57 evaluates rule "E057" (policy).
-// when: "tool_args.list == [1.0, 2.0, 3.0]"
-func oRule57(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[57]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[57]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT316, oT317 := oF.ToolArgs["list"]
-	if !oT317 {
-		return false, runtime.NoSuchKey("list")
-	}
-	return runtime.Equal(oT316, any(oConst1)), runtime.Err{}
-}
-
-// oRule58 evaluates rule "E058" (policy).
-// when: "tool_args.map == {\"a\": 1}"
-func oRule58(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[58]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[58]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT318, oT319 := oF.ToolArgs["map"]
-	if !oT319 {
-		return false, runtime.NoSuchKey("map")
-	}
-	return runtime.Equal(oT318, any(oConst2)), runtime.Err{}
-}
-
-// oRule59 evaluates rule "E059" (policy).
-// when: "[1, \"a\"] == [1, \"a\"]"
-func oRule59(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[59]) {
-		return false, runtime.Err{}
-	}
-	if oErr := oX.Supplied(&oRules[59]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	return runtime.Equal(any(oConst3), any(oConst3)), runtime.Err{}
-}
-
-// oRule60 evaluates rule "E060" (policy).
-// when: "tool_args.n > tool_args.d"
-func oRule60(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[60]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[60]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT320, oT321 := oF.ToolArgs["n"]
-	if !oT321 {
-		return false, runtime.NoSuchKey("n")
-	}
-	oT322, oT323 := oF.ToolArgs["d"]
-	if !oT323 {
-		return false, runtime.NoSuchKey("d")
-	}
-	oT324, oT325 := runtime.CompareDyn(oT320, oT322)
-	if oT325.Kind != 0 {
-		return false, oT325
-	}
-	return runtime.Gt(oT324), runtime.Err{}
-}
-
-// oRule61 evaluates rule "E061" (policy).
-// when: "tool_args.list[0] < tool_args.d"
-func oRule61(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[61]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[61]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT326, oT327 := oF.ToolArgs["list"]
-	if !oT327 {
-		return false, runtime.NoSuchKey("list")
-	}
-	oT328, oT329 := runtime.IndexDyn(oT326, any(int64(0)))
-	if oT329.Kind != 0 {
-		return false, oT329
-	}
-	oT330, oT331 := oF.ToolArgs["d"]
-	if !oT331 {
-		return false, runtime.NoSuchKey("d")
-	}
-	oT332, oT333 := runtime.CompareDyn(oT328, oT330)
-	if oT333.Kind != 0 {
-		return false, oT333
-	}
-	return runtime.Lt(oT332), runtime.Err{}
-}
-
-// oRule62 evaluates rule "E062" (policy).
-// when: "\"abc\" < \"abd\" && \"Z\" < \"a\" && \"é\" > \"z\""
-func oRule62(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[62]) {
-		return false, runtime.Err{}
-	}
-	if oErr := oX.Supplied(&oRules[62]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT334 := false
-	if "abc" < "abd" {
-		if "Z" < "a" {
-			oT334 = ("é" > "z")
-		}
-	}
-	return oT334, runtime.Err{}
-}
-
-// oRule63 evaluates rule "E063" (policy).
-// when: "size(tool_args.u) == 3"
-func oRule63(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[63]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[63]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT335, oT336 := oF.ToolArgs["u"]
-	if !oT336 {
-		return false, runtime.NoSuchKey("u")
-	}
-	oT337, oT338 := runtime.SizeDyn(oT335)
-	if oT338.Kind != 0 {
-		return false, oT338
-	}
-	return (oT337 == int64(3)), runtime.Err{}
-}
-
-// oRule64 evaluates rule "E064" (policy).
-// when: "size(tool_arg_string(\"u\")) == 3"
-func oRule64(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[64]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[64]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT339 := runtime.ToolArgString(oF.ToolArgs, "u")
-	oT340 := runtime.SizeString(oT339)
-	return (oT340 == int64(3)), runtime.Err{}
-}
-
-// oRule65 evaluates rule "E065" (policy).
-// when: "size(tool_args.bad) == 2"
-func oRule65(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[65]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[65]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT341, oT342 := oF.ToolArgs["bad"]
-	if !oT342 {
-		return false, runtime.NoSuchKey("bad")
-	}
-	oT343, oT344 := runtime.SizeDyn(oT341)
-	if oT344.Kind != 0 {
-		return false, oT344
-	}
-	return (oT343 == int64(2)), runtime.Err{}
-}
-
-// oRule66 evaluates rule "E066" (policy).
-// when: "size(tool_args.list) == 3 && size(tool_args.map) == 1"
-func oRule66(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[66]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[66]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT345, oT346 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT347, oT348 := func() (bool, runtime.Err) {
-			oT349, oT350 := oF.ToolArgs["list"]
-			if !oT350 {
-				return false, runtime.NoSuchKey("list")
-			}
-			oT351, oT352 := runtime.SizeDyn(oT349)
-			if oT352.Kind != 0 {
-				return false, oT352
-			}
-			return (oT351 == int64(3)), runtime.Err{}
-		}()
-		if oT348.Kind == 0 {
-			if !oT347 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT348
-		}
-		oT353, oT354 := func() (bool, runtime.Err) {
-			oT355, oT356 := oF.ToolArgs["map"]
-			if !oT356 {
-				return false, runtime.NoSuchKey("map")
-			}
-			oT357, oT358 := runtime.SizeDyn(oT355)
-			if oT358.Kind != 0 {
-				return false, oT358
-			}
-			return (oT357 == int64(1)), runtime.Err{}
-		}()
-		if oT354.Kind == 0 {
-			if !oT353 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT354
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT346.Kind != 0 {
-		return false, oT346
-	}
-	return oT345, runtime.Err{}
-}
-
-// oRule67 evaluates rule "E067" (policy).
-// when: "size(tool_args.n) == 1"
-func oRule67(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[67]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[67]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT359, oT360 := oF.ToolArgs["n"]
-	if !oT360 {
-		return false, runtime.NoSuchKey("n")
-	}
-	oT361, oT362 := runtime.SizeDyn(oT359)
-	if oT362.Kind != 0 {
-		return false, oT362
-	}
-	return (oT361 == int64(1)), runtime.Err{}
-}
-
-// oRule68 evaluates rule "E068" (policy).
-// when: "tool_args.s.contains(\"ell\")"
-func oRule68(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[68]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[68]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT363, oT364 := oF.ToolArgs["s"]
-	if !oT364 {
-		return false, runtime.NoSuchKey("s")
-	}
-	if !runtime.Assignable(oT363, oConst4) {
-		return false, runtime.NoSuchOverload("contains")
-	}
-	oT365, oT366 := runtime.AsString(oT363)
-	if oT366.Kind != 0 {
-		return false, oT366
-	}
-	return strings.Contains(oT365, "ell"), runtime.Err{}
-}
-
-// oRule69 evaluates rule "E069" (policy).
-// when: "tool_args.n.contains(\"1\")"
-func oRule69(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[69]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[69]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT367, oT368 := oF.ToolArgs["n"]
-	if !oT368 {
-		return false, runtime.NoSuchKey("n")
-	}
-	if !runtime.Assignable(oT367, oConst4) {
-		return false, runtime.NoSuchOverload("contains")
-	}
-	oT369, oT370 := runtime.AsString(oT367)
-	if oT370.Kind != 0 {
-		return false, oT370
-	}
-	return strings.Contains(oT369, "1"), runtime.Err{}
-}
-
-// oRule70 evaluates rule "E070" (policy).
-// when: "tool_args.s.startsWith(\"he\") && tool_args.s.endsWith(\"lo\")"
-func oRule70(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[70]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[70]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT371, oT372 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT373, oT374 := func() (bool, runtime.Err) {
-			oT375, oT376 := oF.ToolArgs["s"]
-			if !oT376 {
-				return false, runtime.NoSuchKey("s")
-			}
-			if !runtime.Assignable(oT375, oConst4) {
-				return false, runtime.NoSuchOverload("startsWith")
-			}
-			oT377, oT378 := runtime.AsString(oT375)
-			if oT378.Kind != 0 {
-				return false, oT378
-			}
-			return strings.HasPrefix(oT377, "he"), runtime.Err{}
-		}()
-		if oT374.Kind == 0 {
-			if !oT373 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT374
-		}
-		oT379, oT380 := func() (bool, runtime.Err) {
-			oT381, oT382 := oF.ToolArgs["s"]
-			if !oT382 {
-				return false, runtime.NoSuchKey("s")
-			}
-			if !runtime.Assignable(oT381, oConst4) {
-				return false, runtime.NoSuchOverload("endsWith")
-			}
-			oT383, oT384 := runtime.AsString(oT381)
-			if oT384.Kind != 0 {
-				return false, oT384
-			}
-			return strings.HasSuffix(oT383, "lo"), runtime.Err{}
-		}()
-		if oT380.Kind == 0 {
-			if !oT379 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT380
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT372.Kind != 0 {
-		return false, oT372
-	}
-	return oT371, runtime.Err{}
-}
-
-// oRule71 evaluates rule "E071" (policy).
-// when: "tool_args.s.matches(\"^h.l+o$\")"
-func oRule71(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[71]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[71]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT385, oT386 := oF.ToolArgs["s"]
-	if !oT386 {
-		return false, runtime.NoSuchKey("s")
-	}
-	oT387, oT388 := runtime.AsString(oT385)
-	if oT388.Kind != 0 {
-		return false, oT388
-	}
-	return oRe0.MatchString(oT387), runtime.Err{}
-}
-
-// oRule72 evaluates rule "E072" (policy).
-// when: "tool_args.s.matches(\"l+\")"
-func oRule72(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[72]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[72]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT389, oT390 := oF.ToolArgs["s"]
-	if !oT390 {
-		return false, runtime.NoSuchKey("s")
-	}
-	oT391, oT392 := runtime.AsString(oT389)
-	if oT392.Kind != 0 {
-		return false, oT392
-	}
-	return oRe1.MatchString(oT391), runtime.Err{}
-}
-
-// oRule73 evaluates rule "E073" (policy).
-// when: "tool_args.s.matches(tool_args.pat)"
-func oRule73(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[73]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[73]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT393, oT394 := oF.ToolArgs["s"]
-	if !oT394 {
-		return false, runtime.NoSuchKey("s")
-	}
-	oT395, oT396 := oF.ToolArgs["pat"]
-	if !oT396 {
-		return false, runtime.NoSuchKey("pat")
-	}
-	oT397, oT398 := runtime.AsString(oT393)
-	if oT398.Kind != 0 {
-		return false, oT398
-	}
-	oT399, oT400 := runtime.AsString(oT395)
-	if oT400.Kind != 0 {
-		return false, oT400
-	}
-	oT401, oT402 := runtime.MatchesDynamic(oT397, oT399)
-	if oT402.Kind != 0 {
-		return false, oT402
-	}
-	return oT401, runtime.Err{}
-}
-
-// oRule74 evaluates rule "E074" (policy).
-// when: "\"x\".matches(tool_args.badpat)"
-func oRule74(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[74]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[74]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT403, oT404 := oF.ToolArgs["badpat"]
-	if !oT404 {
-		return false, runtime.NoSuchKey("badpat")
-	}
-	oT405, oT406 := runtime.AsString(oT403)
-	if oT406.Kind != 0 {
-		return false, oT406
-	}
-	oT407, oT408 := runtime.MatchesDynamic("x", oT405)
-	if oT408.Kind != 0 {
-		return false, oT408
-	}
-	return oT407, runtime.Err{}
-}
-
-// oRule75 evaluates rule "E075" (policy).
-// when: "tool_args.s.lowerAscii() == \"hello\" && \"ÀB\".lowerAscii() == \"Àb\""
-func oRule75(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[75]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[75]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT409, oT410 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT411, oT412 := func() (bool, runtime.Err) {
-			oT413, oT414 := oF.ToolArgs["s"]
-			if !oT414 {
-				return false, runtime.NoSuchKey("s")
-			}
-			if !runtime.Assignable(oT413, oConst4) {
-				return false, runtime.NoSuchOverload("lowerAscii")
-			}
-			oT415, oT416 := runtime.AsString(oT413)
-			if oT416.Kind != 0 {
-				return false, oT416
-			}
-			oT417 := runtime.LowerASCII(oT415)
-			return (oT417 == "hello"), runtime.Err{}
-		}()
-		if oT412.Kind == 0 {
-			if !oT411 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT412
-		}
-		oT418, oT419 := func() (bool, runtime.Err) {
-			oT420 := runtime.LowerASCII("ÀB")
-			return (oT420 == "Àb"), runtime.Err{}
-		}()
-		if oT419.Kind == 0 {
-			if !oT418 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT419
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT410.Kind != 0 {
-		return false, oT410
-	}
-	return oT409, runtime.Err{}
-}
-
-// oRule76 evaluates rule "E076" (policy).
-// when: "tool_args.s.upperAscii() == \"HELLO\""
-func oRule76(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[76]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[76]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT421, oT422 := oF.ToolArgs["s"]
-	if !oT422 {
-		return false, runtime.NoSuchKey("s")
-	}
-	if !runtime.Assignable(oT421, oConst4) {
-		return false, runtime.NoSuchOverload("upperAscii")
-	}
-	oT423, oT424 := runtime.AsString(oT421)
-	if oT424.Kind != 0 {
-		return false, oT424
-	}
-	oT425 := runtime.UpperASCII(oT423)
-	return (oT425 == "HELLO"), runtime.Err{}
-}
-
-// oRule77 evaluates rule "E077" (policy).
-// when: "\"  a b \\t\".trim() == \"a b\""
-func oRule77(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[77]) {
-		return false, runtime.Err{}
-	}
-	if oErr := oX.Supplied(&oRules[77]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT426 := runtime.Trim("  a b \t")
-	return (oT426 == "a b"), runtime.Err{}
-}
-
-// oRule78 evaluates rule "E078" (policy).
-// when: "\"a,b,,c\".split(\",\") == [\"a\", \"b\", \"\", \"c\"]"
-func oRule78(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[78]) {
-		return false, runtime.Err{}
-	}
-	if oErr := oX.Supplied(&oRules[78]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT427 := runtime.Split("a,b,,c", ",")
-	return runtime.EqualStrings(oT427, oConst5), runtime.Err{}
-}
-
-// oRule79 evaluates rule "E079" (policy).
-// when: "\"a,b,c\".split(\",\", 2) == [\"a\", \"b,c\"]"
-func oRule79(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[79]) {
-		return false, runtime.Err{}
-	}
-	if oErr := oX.Supplied(&oRules[79]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT428 := runtime.SplitN("a,b,c", ",", int64(2))
-	return runtime.EqualStrings(oT428, oConst6), runtime.Err{}
-}
-
-// oRule80 evaluates rule "E080" (policy).
-// when: "[\"a\", \"b\"].join(\"-\") == \"a-b\" && [\"x\"].join() == \"x\""
-func oRule80(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[80]) {
-		return false, runtime.Err{}
-	}
-	if oErr := oX.Supplied(&oRules[80]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT429, oT430 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT431, oT432 := func() (bool, runtime.Err) {
-			oT433 := runtime.JoinSep(oConst7, "-")
-			return (oT433 == "a-b"), runtime.Err{}
-		}()
-		if oT432.Kind == 0 {
-			if !oT431 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT432
-		}
-		oT434, oT435 := func() (bool, runtime.Err) {
-			oT436 := runtime.Join(oConst8)
-			return (oT436 == "x"), runtime.Err{}
-		}()
-		if oT435.Kind == 0 {
-			if !oT434 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT435
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT430.Kind != 0 {
-		return false, oT430
-	}
-	return oT429, runtime.Err{}
-}
-
-// oRule81 evaluates rule "E081" (policy).
-// when: "\"aXbXc\".replace(\"X\", \"-\") == \"a-b-c\" && \"aXbXc\".replace(\"X\", \"-\", 1) == \"a-bXc\""
-func oRule81(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[81]) {
-		return false, runtime.Err{}
-	}
-	if oErr := oX.Supplied(&oRules[81]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT437, oT438 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT439, oT440 := func() (bool, runtime.Err) {
-			oT441 := runtime.Replace("aXbXc", "X", "-")
-			return (oT441 == "a-b-c"), runtime.Err{}
-		}()
-		if oT440.Kind == 0 {
-			if !oT439 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT440
-		}
-		oT442, oT443 := func() (bool, runtime.Err) {
-			oT444 := runtime.ReplaceN("aXbXc", "X", "-", int64(1))
-			return (oT444 == "a-bXc"), runtime.Err{}
-		}()
-		if oT443.Kind == 0 {
-			if !oT442 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT443
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT438.Kind != 0 {
-		return false, oT438
-	}
-	return oT437, runtime.Err{}
-}
-
-// oRule82 evaluates rule "E082" (policy).
-// when: "tool_args.u.indexOf(\"b\") == 1 && \"abc\".indexOf(\"\") == 0"
-func oRule82(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[82]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[82]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT445, oT446 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT447, oT448 := func() (bool, runtime.Err) {
-			oT449, oT450 := oF.ToolArgs["u"]
-			if !oT450 {
-				return false, runtime.NoSuchKey("u")
-			}
-			if !runtime.Assignable(oT449, oConst4) {
-				return false, runtime.NoSuchOverload("indexOf")
-			}
-			oT451, oT452 := runtime.AsString(oT449)
-			if oT452.Kind != 0 {
-				return false, oT452
-			}
-			oT453 := runtime.IndexOf(oT451, "b")
-			return (oT453 == int64(1)), runtime.Err{}
-		}()
-		if oT448.Kind == 0 {
-			if !oT447 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT448
-		}
-		oT454, oT455 := func() (bool, runtime.Err) {
-			oT456 := runtime.IndexOf("abc", "")
-			return (oT456 == int64(0)), runtime.Err{}
-		}()
-		if oT455.Kind == 0 {
-			if !oT454 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT455
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT446.Kind != 0 {
-		return false, oT446
-	}
-	return oT445, runtime.Err{}
-}
-
-// oRule83 evaluates rule "E083" (policy).
-// when: "\"abc\".indexOf(\"c\", 5) == 2"
-func oRule83(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[83]) {
-		return false, runtime.Err{}
-	}
-	if oErr := oX.Supplied(&oRules[83]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT457, oT458 := runtime.IndexOfFrom("abc", "c", int64(5))
-	if oT458.Kind != 0 {
-		return false, oT458
-	}
-	return (oT457 == int64(2)), runtime.Err{}
-}
-
-// oRule84 evaluates rule "E084" (policy).
-// when: "\"abcabc\".lastIndexOf(\"b\") == 4"
-func oRule84(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[84]) {
-		return false, runtime.Err{}
-	}
-	if oErr := oX.Supplied(&oRules[84]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT459 := runtime.LastIndexOf("abcabc", "b")
-	return (oT459 == int64(4)), runtime.Err{}
-}
-
-// oRule85 evaluates rule "E085" (policy).
-// when: "\"hello\".substring(1, 3) == \"el\""
-func oRule85(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[85]) {
-		return false, runtime.Err{}
-	}
-	if oErr := oX.Supplied(&oRules[85]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT460, oT461 := runtime.SubstringRange("hello", int64(1), int64(3))
-	if oT461.Kind != 0 {
-		return false, oT461
-	}
-	return (oT460 == "el"), runtime.Err{}
-}
-
-// oRule86 evaluates rule "E086" (policy).
-// when: "\"hello\".substring(4, 2) == \"\""
-func oRule86(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[86]) {
-		return false, runtime.Err{}
-	}
-	if oErr := oX.Supplied(&oRules[86]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT462, oT463 := runtime.SubstringRange("hello", int64(4), int64(2))
-	if oT463.Kind != 0 {
-		return false, oT463
-	}
-	return (oT462 == ""), runtime.Err{}
-}
-
-// oRule87 evaluates rule "E087" (policy).
-// when: "\"hello\".charAt(1) == \"e\" && \"hello\".charAt(5) == \"\""
-func oRule87(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[87]) {
-		return false, runtime.Err{}
-	}
-	if oErr := oX.Supplied(&oRules[87]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT464, oT465 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT466, oT467 := func() (bool, runtime.Err) {
-			oT468, oT469 := runtime.CharAt("hello", int64(1))
-			if oT469.Kind != 0 {
-				return false, oT469
-			}
-			return (oT468 == "e"), runtime.Err{}
-		}()
-		if oT467.Kind == 0 {
-			if !oT466 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT467
-		}
-		oT470, oT471 := func() (bool, runtime.Err) {
-			oT472, oT473 := runtime.CharAt("hello", int64(5))
-			if oT473.Kind != 0 {
-				return false, oT473
-			}
-			return (oT472 == ""), runtime.Err{}
-		}()
-		if oT471.Kind == 0 {
-			if !oT470 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT471
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT465.Kind != 0 {
-		return false, oT465
-	}
-	return oT464, runtime.Err{}
-}
-
-// oRule88 evaluates rule "E088" (policy).
-// when: "tool_args.list[3] == 1"
-func oRule88(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[88]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[88]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT474, oT475 := oF.ToolArgs["list"]
-	if !oT475 {
-		return false, runtime.NoSuchKey("list")
-	}
-	oT476, oT477 := runtime.IndexDyn(oT474, any(int64(3)))
-	if oT477.Kind != 0 {
-		return false, oT477
-	}
-	return runtime.EqualDynInt(oT476, int64(1)), runtime.Err{}
-}
-
-// oRule89 evaluates rule "E089" (policy).
-// when: "tool_args.list[-1] == 1"
-func oRule89(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[89]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[89]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT478, oT479 := oF.ToolArgs["list"]
-	if !oT479 {
-		return false, runtime.NoSuchKey("list")
-	}
-	oT480, oT481 := runtime.IndexDyn(oT478, any(int64(-1)))
-	if oT481.Kind != 0 {
-		return false, oT481
-	}
-	return runtime.EqualDynInt(oT480, int64(1)), runtime.Err{}
-}
-
-// oRule90 evaluates rule "E090" (policy).
-// when: "[1, 2, 3][1] == 2"
-func oRule90(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[90]) {
-		return false, runtime.Err{}
-	}
-	if oErr := oX.Supplied(&oRules[90]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT482, oT483 := runtime.IndexList(oConst0, int64(1))
-	if oT483.Kind != 0 {
-		return false, oT483
-	}
-	oT484, oT485 := runtime.AsInt(oT482)
-	if oT485.Kind != 0 {
-		return false, oT485
-	}
-	return (oT484 == int64(2)), runtime.Err{}
-}
-
-// oRule91 evaluates rule "E091" (policy).
-// when: "tool_args.map[\"a\"] == 1"
-func oRule91(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[91]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[91]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT486, oT487 := oF.ToolArgs["map"]
-	if !oT487 {
-		return false, runtime.NoSuchKey("map")
-	}
-	oT488, oT489 := runtime.IndexDyn(oT486, any("a"))
-	if oT489.Kind != 0 {
-		return false, oT489
-	}
-	return runtime.EqualDynInt(oT488, int64(1)), runtime.Err{}
-}
-
-// oRule92 evaluates rule "E092" (policy).
-// when: "tool_args.map[\"zz\"] == 1"
-func oRule92(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[92]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[92]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT490, oT491 := oF.ToolArgs["map"]
-	if !oT491 {
-		return false, runtime.NoSuchKey("map")
-	}
-	oT492, oT493 := runtime.IndexDyn(oT490, any("zz"))
-	if oT493.Kind != 0 {
-		return false, oT493
-	}
-	return runtime.EqualDynInt(oT492, int64(1)), runtime.Err{}
-}
-
-// oRule93 evaluates rule "E093" (policy).
-// when: "tool_args.map.a == 1"
-func oRule93(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[93]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[93]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT494, oT495 := oF.ToolArgs["map"]
-	if !oT495 {
-		return false, runtime.NoSuchKey("map")
-	}
-	oT496, oT497 := runtime.SelectDyn(oT494, "a")
-	if oT497.Kind != 0 {
-		return false, oT497
-	}
-	return runtime.EqualDynInt(oT496, int64(1)), runtime.Err{}
-}
-
-// oRule94 evaluates rule "E094" (policy).
-// when: "tool_args.map.zz == 1"
-func oRule94(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[94]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[94]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT498, oT499 := oF.ToolArgs["map"]
-	if !oT499 {
-		return false, runtime.NoSuchKey("map")
-	}
-	oT500, oT501 := runtime.SelectDyn(oT498, "zz")
-	if oT501.Kind != 0 {
-		return false, oT501
-	}
-	return runtime.EqualDynInt(oT500, int64(1)), runtime.Err{}
-}
-
-// oRule95 evaluates rule "E095" (policy).
-// when: "has(tool_args.map.a) && !has(tool_args.map.zz)"
-func oRule95(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[95]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[95]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT502, oT503 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT504, oT505 := func() (bool, runtime.Err) {
-			oT506, oT507 := oF.ToolArgs["map"]
-			if !oT507 {
-				return false, runtime.NoSuchKey("map")
-			}
-			oT508, oT509 := runtime.HasDyn(oT506, "a")
-			if oT509.Kind != 0 {
-				return false, oT509
-			}
-			return oT508, runtime.Err{}
-		}()
-		if oT505.Kind == 0 {
-			if !oT504 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT505
-		}
-		oT510, oT511 := func() (bool, runtime.Err) {
-			oT512, oT513 := oF.ToolArgs["map"]
-			if !oT513 {
-				return false, runtime.NoSuchKey("map")
-			}
-			oT514, oT515 := runtime.HasDyn(oT512, "zz")
-			if oT515.Kind != 0 {
-				return false, oT515
-			}
-			return !oT514, runtime.Err{}
-		}()
-		if oT511.Kind == 0 {
-			if !oT510 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT511
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT503.Kind != 0 {
-		return false, oT503
-	}
-	return oT502, runtime.Err{}
-}
-
-// oRule96 evaluates rule "E096" (policy).
-// when: "has(tool_args.missing)"
-func oRule96(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[96]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[96]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	_, oT516 := oF.ToolArgs["missing"]
-	return oT516, runtime.Err{}
-}
-
-// oRule97 evaluates rule "E097" (policy).
-// when: "has(tool_args.s.x)"
-func oRule97(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[97]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[97]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT517, oT518 := oF.ToolArgs["s"]
-	if !oT518 {
-		return false, runtime.NoSuchKey("s")
-	}
-	oT519, oT520 := runtime.HasDyn(oT517, "x")
-	if oT520.Kind != 0 {
-		return false, oT520
-	}
-	return oT519, runtime.Err{}
-}
-
-// oRule98 evaluates rule "E098" (policy).
-// when: "tool_args.s.x == 1"
-func oRule98(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[98]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[98]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT521, oT522 := oF.ToolArgs["s"]
-	if !oT522 {
-		return false, runtime.NoSuchKey("s")
-	}
-	oT523, oT524 := runtime.SelectDyn(oT521, "x")
-	if oT524.Kind != 0 {
-		return false, oT524
-	}
-	return runtime.EqualDynInt(oT523, int64(1)), runtime.Err{}
-}
-
-// oRule99 evaluates rule "E099" (policy).
-// when: "tool_args.missing.x == 1"
-func oRule99(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[99]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[99]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT525, oT526 := oF.ToolArgs["missing"]
-	if !oT526 {
-		return false, runtime.NoSuchKey("missing")
-	}
-	oT527, oT528 := runtime.SelectDyn(oT525, "x")
-	if oT528.Kind != 0 {
-		return false, oT528
-	}
-	return runtime.EqualDynInt(oT527, int64(1)), runtime.Err{}
-}
-
-// oRule100 evaluates rule "E100" (policy).
-// when: "tool_args[\"s\"] == \"hello\""
-func oRule100(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[100]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[100]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT529, oT530 := oF.ToolArgs["s"]
-	if !oT530 {
-		return false, runtime.NoSuchKey("s")
-	}
-	return runtime.EqualDynString(oT529, "hello"), runtime.Err{}
-}
-
-// oRule101 evaluates rule "E101" (policy).
-// when: "tool_args[tool_arg_string(\"key\")] == 3"
-func oRule101(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[101]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[101]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT531 := runtime.ToolArgString(oF.ToolArgs, "key")
-	oT532, oT533 := oF.ToolArgs[oT531]
-	if !oT533 {
-		return false, runtime.NoSuchKey(oT531)
-	}
-	return runtime.EqualDynInt(oT532, int64(3)), runtime.Err{}
-}
-
-// oRule102 evaluates rule "E102" (policy).
-// when: "tool_args.list[tool_args.d] == 1"
-func oRule102(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[102]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[102]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT534, oT535 := oF.ToolArgs["list"]
-	if !oT535 {
-		return false, runtime.NoSuchKey("list")
-	}
-	oT536, oT537 := oF.ToolArgs["d"]
-	if !oT537 {
-		return false, runtime.NoSuchKey("d")
-	}
-	oT538, oT539 := runtime.IndexDyn(oT534, oT536)
-	if oT539.Kind != 0 {
-		return false, oT539
-	}
-	return runtime.EqualDynInt(oT538, int64(1)), runtime.Err{}
-}
-
-// oRule103 evaluates rule "E103" (policy).
-// when: "tool_args.list[1.0] == 2"
-func oRule103(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[103]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[103]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT540, oT541 := oF.ToolArgs["list"]
-	if !oT541 {
-		return false, runtime.NoSuchKey("list")
-	}
-	oT542, oT543 := runtime.IndexDyn(oT540, any(float64(1)))
-	if oT543.Kind != 0 {
-		return false, oT543
-	}
-	return runtime.EqualDynInt(oT542, int64(2)), runtime.Err{}
-}
-
-// oRule104 evaluates rule "E104" (policy).
-// when: "\"a\" in tool_args.map && !(\"zz\" in tool_args.map)"
-func oRule104(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[104]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[104]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT544, oT545 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT546, oT547 := func() (bool, runtime.Err) {
-			oT548, oT549 := oF.ToolArgs["map"]
-			if !oT549 {
-				return false, runtime.NoSuchKey("map")
-			}
-			oT550 := any("a")
-			oT551, oT552 := runtime.InDyn(oT550, oT548)
-			if oT552.Kind != 0 {
-				return false, oT552
-			}
-			return oT551, runtime.Err{}
-		}()
-		if oT547.Kind == 0 {
-			if !oT546 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT547
-		}
-		oT553, oT554 := func() (bool, runtime.Err) {
-			oT555, oT556 := oF.ToolArgs["map"]
-			if !oT556 {
-				return false, runtime.NoSuchKey("map")
-			}
-			oT557 := any("zz")
-			oT558, oT559 := runtime.InDyn(oT557, oT555)
-			if oT559.Kind != 0 {
-				return false, oT559
-			}
-			return !oT558, runtime.Err{}
-		}()
-		if oT554.Kind == 0 {
-			if !oT553 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT554
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT545.Kind != 0 {
-		return false, oT545
-	}
-	return oT544, runtime.Err{}
-}
-
-// oRule105 evaluates rule "E105" (policy).
-// when: "2 in tool_args.list && 2.0 in tool_args.list && !(\"2\" in tool_args.list)"
-func oRule105(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[105]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[105]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT560, oT561 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT562, oT563 := func() (bool, runtime.Err) {
-			oT564, oT565 := oF.ToolArgs["list"]
-			if !oT565 {
-				return false, runtime.NoSuchKey("list")
-			}
-			oT566 := any(int64(2))
-			oT567, oT568 := runtime.InDyn(oT566, oT564)
-			if oT568.Kind != 0 {
-				return false, oT568
-			}
-			return oT567, runtime.Err{}
-		}()
-		if oT563.Kind == 0 {
-			if !oT562 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT563
-		}
-		oT569, oT570 := func() (bool, runtime.Err) {
-			oT571, oT572 := oF.ToolArgs["list"]
-			if !oT572 {
-				return false, runtime.NoSuchKey("list")
-			}
-			oT573 := any(float64(2))
-			oT574, oT575 := runtime.InDyn(oT573, oT571)
-			if oT575.Kind != 0 {
-				return false, oT575
-			}
-			return oT574, runtime.Err{}
-		}()
-		if oT570.Kind == 0 {
-			if !oT569 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT570
-		}
-		oT576, oT577 := func() (bool, runtime.Err) {
-			oT578, oT579 := oF.ToolArgs["list"]
-			if !oT579 {
-				return false, runtime.NoSuchKey("list")
-			}
-			oT580 := any("2")
-			oT581, oT582 := runtime.InDyn(oT580, oT578)
-			if oT582.Kind != 0 {
-				return false, oT582
-			}
-			return !oT581, runtime.Err{}
-		}()
-		if oT577.Kind == 0 {
-			if !oT576 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT577
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT561.Kind != 0 {
-		return false, oT561
-	}
-	return oT560, runtime.Err{}
-}
-
-// oRule106 evaluates rule "E106" (policy).
-// when: "1 in tool_args.map"
-func oRule106(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[106]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[106]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT583, oT584 := oF.ToolArgs["map"]
-	if !oT584 {
-		return false, runtime.NoSuchKey("map")
-	}
-	oT585 := any(int64(1))
-	oT586, oT587 := runtime.InDyn(oT585, oT583)
-	if oT587.Kind != 0 {
-		return false, oT587
-	}
-	return oT586, runtime.Err{}
-}
-
-// oRule107 evaluates rule "E107" (policy).
-// when: "\"x\" in tool_args.s"
-func oRule107(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[107]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[107]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT588, oT589 := oF.ToolArgs["s"]
-	if !oT589 {
-		return false, runtime.NoSuchKey("s")
-	}
-	oT590 := any("x")
-	oT591, oT592 := runtime.InDyn(oT590, oT588)
-	if oT592.Kind != 0 {
-		return false, oT592
-	}
-	return oT591, runtime.Err{}
-}
-
-// oRule108 evaluates rule "E108" (policy).
-// when: "\"reader\" in principal_roles"
-func oRule108(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[108]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[108]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	return runtime.InStrings("reader", oF.PrincipalRoles), runtime.Err{}
-}
-
-// oRule109 evaluates rule "E109" (policy).
-// when: "principal_roles == [\"developer\", \"reader\"]"
-func oRule109(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[109]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[109]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	return runtime.EqualStrings(oF.PrincipalRoles, oConst9), runtime.Err{}
-}
-
-// oRule110 evaluates rule "E110" (policy).
-// when: "size(principal_roles + [\"x\"]) == 3"
-func oRule110(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[110]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[110]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT593 := runtime.ConcatList(oF.PrincipalRoles, oConst8)
-	oT594 := int64(len(oT593))
-	return (oT594 == int64(3)), runtime.Err{}
-}
-
-// oRule111 evaluates rule "E111" (policy).
-// when: "tool_args.list + [4] == [1, 2, 3, 4]"
-func oRule111(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[111]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[111]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT595, oT596 := oF.ToolArgs["list"]
-	if !oT596 {
-		return false, runtime.NoSuchKey("list")
-	}
-	oT597 := any(oConst10)
-	oT598, oT599 := runtime.AddDyn(oT595, oT597)
-	if oT599.Kind != 0 {
-		return false, oT599
-	}
-	return runtime.Equal(oT598, any(oConst11)), runtime.Err{}
-}
-
-// oRule112 evaluates rule "E112" (policy).
-// when: "tool_args.s + \"!\" == \"hello!\""
-func oRule112(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[112]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[112]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT600, oT601 := oF.ToolArgs["s"]
-	if !oT601 {
-		return false, runtime.NoSuchKey("s")
-	}
-	oT602 := any("!")
-	oT603, oT604 := runtime.AddDyn(oT600, oT602)
-	if oT604.Kind != 0 {
-		return false, oT604
-	}
-	return runtime.EqualDynString(oT603, "hello!"), runtime.Err{}
-}
-
-// oRule113 evaluates rule "E113" (policy).
-// when: "tool_args.n + 1 == 4"
-func oRule113(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[113]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[113]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT605, oT606 := oF.ToolArgs["n"]
-	if !oT606 {
-		return false, runtime.NoSuchKey("n")
-	}
-	oT607 := any(int64(1))
-	oT608, oT609 := runtime.AddDyn(oT605, oT607)
-	if oT609.Kind != 0 {
-		return false, oT609
-	}
-	return runtime.EqualDynInt(oT608, int64(4)), runtime.Err{}
-}
-
-// oRule114 evaluates rule "E114" (policy).
-// when: "tool_args.n + 1.0 == 4.0"
-func oRule114(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[114]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[114]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT610, oT611 := oF.ToolArgs["n"]
-	if !oT611 {
-		return false, runtime.NoSuchKey("n")
-	}
-	oT612 := any(float64(1))
-	oT613, oT614 := runtime.AddDyn(oT610, oT612)
-	if oT614.Kind != 0 {
-		return false, oT614
-	}
-	return runtime.EqualDynDouble(oT613, float64(4)), runtime.Err{}
-}
-
-// oRule115 evaluates rule "E115" (policy).
-// when: "tool_args.s + 1 == 4"
-func oRule115(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[115]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[115]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT615, oT616 := oF.ToolArgs["s"]
-	if !oT616 {
-		return false, runtime.NoSuchKey("s")
-	}
-	oT617 := any(int64(1))
-	oT618, oT619 := runtime.AddDyn(oT615, oT617)
-	if oT619.Kind != 0 {
-		return false, oT619
-	}
-	return runtime.EqualDynInt(oT618, int64(4)), runtime.Err{}
-}
-
-// oRule116 evaluates rule "E116" (policy).
-// when: "tool_args.list.all(x, x > 0)"
-func oRule116(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[116]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[116]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT620, oT621 := oF.ToolArgs["list"]
-	if !oT621 {
-		return false, runtime.NoSuchKey("list")
-	}
-	oT622, oT623 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT624, oT625 := runtime.Range(oT620)
-		if oT625.Kind != 0 {
-			return false, oT625
-		}
-		for oT626 := 0; oT626 < oT624.Len(); oT626++ {
-			oV_x := oT624.At(oT626)
-			_ = oV_x
-			oT627, oT628 := func() (bool, runtime.Err) {
-				var oT629 int
-				var oT630 runtime.Err
-				if oT631, oT632 := oV_x.(int64); oT632 {
-					oT629, oT630 = runtime.CompareInt(oT631, int64(0)), runtime.Err{}
-				} else {
-					oT629, oT630 = runtime.CompareDynInt(oV_x, int64(0))
-				}
-				if oT630.Kind != 0 {
-					return false, oT630
-				}
-				return runtime.Gt(oT629), runtime.Err{}
-			}()
-			if oT628.Kind == 0 {
-				if !oT627 {
-					return false, runtime.Err{}
-				}
-			} else if oErr.Kind == 0 {
-				oErr = oT628
-			}
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT623.Kind != 0 {
-		return false, oT623
-	}
-	return oT622, runtime.Err{}
-}
-
-// oRule117 evaluates rule "E117" (policy).
-// when: "tool_args.list.exists(x, x > 2)"
-func oRule117(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[117]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[117]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT633, oT634 := oF.ToolArgs["list"]
-	if !oT634 {
-		return false, runtime.NoSuchKey("list")
-	}
-	oT635, oT636 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT637, oT638 := runtime.Range(oT633)
-		if oT638.Kind != 0 {
-			return false, oT638
-		}
-		for oT639 := 0; oT639 < oT637.Len(); oT639++ {
-			oV_x := oT637.At(oT639)
-			_ = oV_x
-			oT640, oT641 := func() (bool, runtime.Err) {
-				var oT642 int
-				var oT643 runtime.Err
-				if oT644, oT645 := oV_x.(int64); oT645 {
-					oT642, oT643 = runtime.CompareInt(oT644, int64(2)), runtime.Err{}
-				} else {
-					oT642, oT643 = runtime.CompareDynInt(oV_x, int64(2))
-				}
-				if oT643.Kind != 0 {
-					return false, oT643
-				}
-				return runtime.Gt(oT642), runtime.Err{}
-			}()
-			if oT641.Kind == 0 {
-				if oT640 {
-					return true, runtime.Err{}
-				}
-			} else if oErr.Kind == 0 {
-				oErr = oT641
-			}
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT636.Kind != 0 {
-		return false, oT636
-	}
-	return oT635, runtime.Err{}
-}
-
-// oRule118 evaluates rule "E118" (policy).
-// when: "tool_args.list.exists_one(x, x > 2)"
-func oRule118(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[118]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[118]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT646, oT647 := oF.ToolArgs["list"]
-	if !oT647 {
-		return false, runtime.NoSuchKey("list")
-	}
-	oT648, oT649 := func() (bool, runtime.Err) {
-		oT650 := 0
-		var oErr runtime.Err
-		oT651, oT652 := runtime.Range(oT646)
-		if oT652.Kind != 0 {
-			return false, oT652
-		}
-		for oT653 := 0; oT653 < oT651.Len(); oT653++ {
-			oV_x := oT651.At(oT653)
-			_ = oV_x
-			oT654, oT655 := func() (bool, runtime.Err) {
-				var oT656 int
-				var oT657 runtime.Err
-				if oT658, oT659 := oV_x.(int64); oT659 {
-					oT656, oT657 = runtime.CompareInt(oT658, int64(2)), runtime.Err{}
-				} else {
-					oT656, oT657 = runtime.CompareDynInt(oV_x, int64(2))
-				}
-				if oT657.Kind != 0 {
-					return false, oT657
-				}
-				return runtime.Gt(oT656), runtime.Err{}
-			}()
-			if oT655.Kind != 0 {
-				oErr = oT655
-				continue
-			}
-			if !oT654 {
-				continue
-			}
-			oT650++
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return oT650 == 1, runtime.Err{}
-	}()
-	if oT649.Kind != 0 {
-		return false, oT649
-	}
-	return oT648, runtime.Err{}
-}
-
-// oRule119 evaluates rule "E119" (policy).
-// when: "tool_args.list.filter(x, x > 1) == [2, 3]"
-func oRule119(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[119]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[119]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT660, oT661 := oF.ToolArgs["list"]
-	if !oT661 {
-		return false, runtime.NoSuchKey("list")
-	}
-	oT662, oT663 := func() ([]any, runtime.Err) {
-		oT664 := []any{}
-		var oErr runtime.Err
-		oT665, oT666 := runtime.Range(oT660)
-		if oT666.Kind != 0 {
-			return nil, oT666
-		}
-		for oT667 := 0; oT667 < oT665.Len(); oT667++ {
-			oV_x := oT665.At(oT667)
-			_ = oV_x
-			oT668, oT669 := func() (bool, runtime.Err) {
-				var oT670 int
-				var oT671 runtime.Err
-				if oT672, oT673 := oV_x.(int64); oT673 {
-					oT670, oT671 = runtime.CompareInt(oT672, int64(1)), runtime.Err{}
-				} else {
-					oT670, oT671 = runtime.CompareDynInt(oV_x, int64(1))
-				}
-				if oT671.Kind != 0 {
-					return false, oT671
-				}
-				return runtime.Gt(oT670), runtime.Err{}
-			}()
-			if oT669.Kind != 0 {
-				oErr = oT669
-				continue
-			}
-			if !oT668 {
-				continue
-			}
-			oT664 = append(oT664, oV_x)
-		}
-		if oErr.Kind != 0 {
-			return nil, oErr
-		}
-		return oT664, runtime.Err{}
-	}()
-	if oT663.Kind != 0 {
-		return false, oT663
-	}
-	return runtime.Equal(any(oT662), any(oConst12)), runtime.Err{}
-}
-
-// oRule120 evaluates rule "E120" (policy).
-// when: "tool_args.list.map(x, x * 2) == [2, 4, 6]"
-func oRule120(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[120]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[120]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT674, oT675 := oF.ToolArgs["list"]
-	if !oT675 {
-		return false, runtime.NoSuchKey("list")
-	}
-	oT676, oT677 := func() ([]any, runtime.Err) {
-		oT678 := []any{}
-		var oErr runtime.Err
-		oT679, oT680 := runtime.Range(oT674)
-		if oT680.Kind != 0 {
-			return nil, oT680
-		}
-		for oT681 := 0; oT681 < oT679.Len(); oT681++ {
-			oV_x := oT679.At(oT681)
-			_ = oV_x
-			oT682, oT683 := func() (any, runtime.Err) {
-				oT684 := any(int64(2))
-				oT685, oT686 := runtime.MulDyn(oV_x, oT684)
-				if oT686.Kind != 0 {
-					return nil, oT686
-				}
-				return oT685, runtime.Err{}
-			}()
-			if oT683.Kind != 0 {
-				if oErr.Kind == 0 {
-					oErr = oT683
-				}
-				continue
-			}
-			oT678 = append(oT678, oT682)
-		}
-		if oErr.Kind != 0 {
-			return nil, oErr
-		}
-		return oT678, runtime.Err{}
-	}()
-	if oT677.Kind != 0 {
-		return false, oT677
-	}
-	return runtime.Equal(any(oT676), any(oConst13)), runtime.Err{}
-}
-
-// oRule121 evaluates rule "E121" (policy).
-// when: "tool_args.list.map(x, x > 1, x * 10) == [20, 30]"
-func oRule121(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[121]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[121]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT687, oT688 := oF.ToolArgs["list"]
-	if !oT688 {
-		return false, runtime.NoSuchKey("list")
-	}
-	oT689, oT690 := func() ([]any, runtime.Err) {
-		oT691 := []any{}
-		var oErr runtime.Err
-		oT692, oT693 := runtime.Range(oT687)
-		if oT693.Kind != 0 {
-			return nil, oT693
-		}
-		for oT694 := 0; oT694 < oT692.Len(); oT694++ {
-			oV_x := oT692.At(oT694)
-			_ = oV_x
-			oT695, oT696 := func() (bool, runtime.Err) {
-				var oT697 int
-				var oT698 runtime.Err
-				if oT699, oT700 := oV_x.(int64); oT700 {
-					oT697, oT698 = runtime.CompareInt(oT699, int64(1)), runtime.Err{}
-				} else {
-					oT697, oT698 = runtime.CompareDynInt(oV_x, int64(1))
-				}
-				if oT698.Kind != 0 {
-					return false, oT698
-				}
-				return runtime.Gt(oT697), runtime.Err{}
-			}()
-			if oT696.Kind != 0 {
-				oErr = oT696
-				continue
-			}
-			if !oT695 {
-				continue
-			}
-			oT701, oT702 := func() (any, runtime.Err) {
-				oT703 := any(int64(10))
-				oT704, oT705 := runtime.MulDyn(oV_x, oT703)
-				if oT705.Kind != 0 {
-					return nil, oT705
-				}
-				return oT704, runtime.Err{}
-			}()
-			if oT702.Kind != 0 {
-				if oErr.Kind == 0 {
-					oErr = oT702
-				}
-				continue
-			}
-			oT691 = append(oT691, oT701)
-		}
-		if oErr.Kind != 0 {
-			return nil, oErr
-		}
-		return oT691, runtime.Err{}
-	}()
-	if oT690.Kind != 0 {
-		return false, oT690
-	}
-	return runtime.Equal(any(oT689), any(oConst14)), runtime.Err{}
-}
-
-// oRule122 evaluates rule "E122" (policy).
-// when: "tool_args.mixed.all(x, x > 0)"
-func oRule122(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[122]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[122]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT706, oT707 := oF.ToolArgs["mixed"]
-	if !oT707 {
-		return false, runtime.NoSuchKey("mixed")
-	}
-	oT708, oT709 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT710, oT711 := runtime.Range(oT706)
-		if oT711.Kind != 0 {
-			return false, oT711
-		}
-		for oT712 := 0; oT712 < oT710.Len(); oT712++ {
-			oV_x := oT710.At(oT712)
-			_ = oV_x
-			oT713, oT714 := func() (bool, runtime.Err) {
-				var oT715 int
-				var oT716 runtime.Err
-				if oT717, oT718 := oV_x.(int64); oT718 {
-					oT715, oT716 = runtime.CompareInt(oT717, int64(0)), runtime.Err{}
-				} else {
-					oT715, oT716 = runtime.CompareDynInt(oV_x, int64(0))
-				}
-				if oT716.Kind != 0 {
-					return false, oT716
-				}
-				return runtime.Gt(oT715), runtime.Err{}
-			}()
-			if oT714.Kind == 0 {
-				if !oT713 {
-					return false, runtime.Err{}
-				}
-			} else if oErr.Kind == 0 {
-				oErr = oT714
-			}
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT709.Kind != 0 {
-		return false, oT709
-	}
-	return oT708, runtime.Err{}
-}
-
-// oRule123 evaluates rule "E123" (policy).
-// when: "tool_args.mixed.exists(x, x > 0)"
-func oRule123(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[123]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[123]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT719, oT720 := oF.ToolArgs["mixed"]
-	if !oT720 {
-		return false, runtime.NoSuchKey("mixed")
-	}
-	oT721, oT722 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT723, oT724 := runtime.Range(oT719)
-		if oT724.Kind != 0 {
-			return false, oT724
-		}
-		for oT725 := 0; oT725 < oT723.Len(); oT725++ {
-			oV_x := oT723.At(oT725)
-			_ = oV_x
-			oT726, oT727 := func() (bool, runtime.Err) {
-				var oT728 int
-				var oT729 runtime.Err
-				if oT730, oT731 := oV_x.(int64); oT731 {
-					oT728, oT729 = runtime.CompareInt(oT730, int64(0)), runtime.Err{}
-				} else {
-					oT728, oT729 = runtime.CompareDynInt(oV_x, int64(0))
-				}
-				if oT729.Kind != 0 {
-					return false, oT729
-				}
-				return runtime.Gt(oT728), runtime.Err{}
-			}()
-			if oT727.Kind == 0 {
-				if oT726 {
-					return true, runtime.Err{}
-				}
-			} else if oErr.Kind == 0 {
-				oErr = oT727
-			}
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT722.Kind != 0 {
-		return false, oT722
-	}
-	return oT721, runtime.Err{}
-}
-
-// oRule124 evaluates rule "E124" (policy).
-// when: "tool_args.mixed.exists(x, x == \"a\")"
-func oRule124(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[124]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[124]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT732, oT733 := oF.ToolArgs["mixed"]
-	if !oT733 {
-		return false, runtime.NoSuchKey("mixed")
-	}
-	oT734 := false
-	oT735, oT736 := runtime.Range(oT732)
-	if oT736.Kind != 0 {
-		return false, oT736
-	}
-	for oT737 := 0; oT737 < oT735.Len(); oT737++ {
-		oV_x := oT735.At(oT737)
-		_ = oV_x
-		if runtime.EqualDynString(oV_x, "a") {
-			oT734 = true
-			break
-		}
-	}
-	return oT734, runtime.Err{}
-}
-
-// oRule125 evaluates rule "E125" (policy).
-// when: "tool_args.mixed.exists_one(x, x > 0)"
-func oRule125(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[125]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[125]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT738, oT739 := oF.ToolArgs["mixed"]
-	if !oT739 {
-		return false, runtime.NoSuchKey("mixed")
-	}
-	oT740, oT741 := func() (bool, runtime.Err) {
-		oT742 := 0
-		var oErr runtime.Err
-		oT743, oT744 := runtime.Range(oT738)
-		if oT744.Kind != 0 {
-			return false, oT744
-		}
-		for oT745 := 0; oT745 < oT743.Len(); oT745++ {
-			oV_x := oT743.At(oT745)
-			_ = oV_x
-			oT746, oT747 := func() (bool, runtime.Err) {
-				var oT748 int
-				var oT749 runtime.Err
-				if oT750, oT751 := oV_x.(int64); oT751 {
-					oT748, oT749 = runtime.CompareInt(oT750, int64(0)), runtime.Err{}
-				} else {
-					oT748, oT749 = runtime.CompareDynInt(oV_x, int64(0))
-				}
-				if oT749.Kind != 0 {
-					return false, oT749
-				}
-				return runtime.Gt(oT748), runtime.Err{}
-			}()
-			if oT747.Kind != 0 {
-				oErr = oT747
-				continue
-			}
-			if !oT746 {
-				continue
-			}
-			oT742++
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return oT742 == 1, runtime.Err{}
-	}()
-	if oT741.Kind != 0 {
-		return false, oT741
-	}
-	return oT740, runtime.Err{}
-}
-
-// oRule126 evaluates rule "E126" (policy).
-// when: "tool_args.mixed.filter(x, x > 0) == [1]"
-func oRule126(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[126]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[126]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT752, oT753 := oF.ToolArgs["mixed"]
-	if !oT753 {
-		return false, runtime.NoSuchKey("mixed")
-	}
-	oT754, oT755 := func() ([]any, runtime.Err) {
-		oT756 := []any{}
-		var oErr runtime.Err
-		oT757, oT758 := runtime.Range(oT752)
-		if oT758.Kind != 0 {
-			return nil, oT758
-		}
-		for oT759 := 0; oT759 < oT757.Len(); oT759++ {
-			oV_x := oT757.At(oT759)
-			_ = oV_x
-			oT760, oT761 := func() (bool, runtime.Err) {
-				var oT762 int
-				var oT763 runtime.Err
-				if oT764, oT765 := oV_x.(int64); oT765 {
-					oT762, oT763 = runtime.CompareInt(oT764, int64(0)), runtime.Err{}
-				} else {
-					oT762, oT763 = runtime.CompareDynInt(oV_x, int64(0))
-				}
-				if oT763.Kind != 0 {
-					return false, oT763
-				}
-				return runtime.Gt(oT762), runtime.Err{}
-			}()
-			if oT761.Kind != 0 {
-				oErr = oT761
-				continue
-			}
-			if !oT760 {
-				continue
-			}
-			oT756 = append(oT756, oV_x)
-		}
-		if oErr.Kind != 0 {
-			return nil, oErr
-		}
-		return oT756, runtime.Err{}
-	}()
-	if oT755.Kind != 0 {
-		return false, oT755
-	}
-	return runtime.Equal(any(oT754), any(oConst15)), runtime.Err{}
-}
-
-// oRule127 evaluates rule "E127" (policy).
-// when: "tool_args.map.all(k, k == \"a\")"
-func oRule127(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[127]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[127]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT766, oT767 := oF.ToolArgs["map"]
-	if !oT767 {
-		return false, runtime.NoSuchKey("map")
-	}
-	oT768 := true
-	oT769, oT770 := runtime.Range(oT766)
-	if oT770.Kind != 0 {
-		return false, oT770
-	}
-	for oT771 := 0; oT771 < oT769.Len(); oT771++ {
-		oV_k := oT769.At(oT771)
-		_ = oV_k
-		if !runtime.EqualDynString(oV_k, "a") {
-			oT768 = false
-			break
-		}
-	}
-	return oT768, runtime.Err{}
-}
-
-// oRule128 evaluates rule "E128" (policy).
-// when: "tool_args.map.exists(k, tool_args.map[k] == 1)"
-func oRule128(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[128]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[128]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT772, oT773 := oF.ToolArgs["map"]
-	if !oT773 {
-		return false, runtime.NoSuchKey("map")
-	}
-	oT774, oT775 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT776, oT777 := runtime.Range(oT772)
-		if oT777.Kind != 0 {
-			return false, oT777
-		}
-		for oT778 := 0; oT778 < oT776.Len(); oT778++ {
-			oV_k := oT776.At(oT778)
-			_ = oV_k
-			oT779, oT780 := func() (bool, runtime.Err) {
-				oT781, oT782 := oF.ToolArgs["map"]
-				if !oT782 {
-					return false, runtime.NoSuchKey("map")
-				}
-				oT783, oT784 := runtime.IndexDyn(oT781, oV_k)
-				if oT784.Kind != 0 {
-					return false, oT784
-				}
-				return runtime.EqualDynInt(oT783, int64(1)), runtime.Err{}
-			}()
-			if oT780.Kind == 0 {
-				if oT779 {
-					return true, runtime.Err{}
-				}
-			} else if oErr.Kind == 0 {
-				oErr = oT780
-			}
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT775.Kind != 0 {
-		return false, oT775
-	}
-	return oT774, runtime.Err{}
-}
-
-// oRule129 evaluates rule "E129" (policy).
-// when: "tool_args.s.exists(x, true)"
-func oRule129(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[129]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[129]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT785, oT786 := oF.ToolArgs["s"]
-	if !oT786 {
-		return false, runtime.NoSuchKey("s")
-	}
-	oT787 := false
-	oT788, oT789 := runtime.Range(oT785)
-	if oT789.Kind != 0 {
-		return false, oT789
-	}
-	for oT790 := 0; oT790 < oT788.Len(); oT790++ {
-		oV_x := oT788.At(oT790)
-		_ = oV_x
-		if true {
-			oT787 = true
-			break
-		}
-	}
-	return oT787, runtime.Err{}
-}
-
-// oRule130 evaluates rule "E130" (policy).
-// when: "tool_args.missing.all(x, true)"
-func oRule130(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[130]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[130]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT791, oT792 := oF.ToolArgs["missing"]
-	if !oT792 {
-		return false, runtime.NoSuchKey("missing")
-	}
-	oT793 := true
-	oT794, oT795 := runtime.Range(oT791)
-	if oT795.Kind != 0 {
-		return false, oT795
-	}
-	for oT796 := 0; oT796 < oT794.Len(); oT796++ {
-		oV_x := oT794.At(oT796)
-		_ = oV_x
-		if !true {
-			oT793 = false
-			break
-		}
-	}
-	return oT793, runtime.Err{}
-}
-
-// oRule131 evaluates rule "E131" (policy).
-// when: "secret_matches.exists(m, m.score > 0.8)"
-func oRule131(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[131]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[131]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT797, oT798 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		for _, oV_m := range oF.SecretMatches {
-			_ = oV_m
-			oT799, oT800 := func() (bool, runtime.Err) {
-				oT801, oT802 := oV_m["score"]
-				if !oT802 {
-					return false, runtime.NoSuchKey("score")
-				}
-				var oT803 int
-				var oT804 runtime.Err
-				if oT805, oT806 := oT801.(float64); oT806 {
-					oT803, oT804 = runtime.CompareDouble(oT805, float64(0.8))
-				} else {
-					oT803, oT804 = runtime.CompareDynDouble(oT801, float64(0.8))
-				}
-				if oT804.Kind != 0 {
-					return false, oT804
-				}
-				return runtime.Gt(oT803), runtime.Err{}
-			}()
-			if oT800.Kind == 0 {
-				if oT799 {
-					return true, runtime.Err{}
-				}
-			} else if oErr.Kind == 0 {
-				oErr = oT800
-			}
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT798.Kind != 0 {
-		return false, oT798
-	}
-	return oT797, runtime.Err{}
-}
-
-// oRule132 evaluates rule "E132" (policy).
-// when: "secret_matches.all(m, m.kind.startsWith(\"g\"))"
-func oRule132(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[132]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[132]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT807, oT808 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		for _, oV_m := range oF.SecretMatches {
-			_ = oV_m
-			oT809, oT810 := func() (bool, runtime.Err) {
-				oT811, oT812 := oV_m["kind"]
-				if !oT812 {
-					return false, runtime.NoSuchKey("kind")
-				}
-				if !runtime.Assignable(oT811, oConst4) {
-					return false, runtime.NoSuchOverload("startsWith")
-				}
-				oT813, oT814 := runtime.AsString(oT811)
-				if oT814.Kind != 0 {
-					return false, oT814
-				}
-				return strings.HasPrefix(oT813, "g"), runtime.Err{}
-			}()
-			if oT810.Kind == 0 {
-				if !oT809 {
-					return false, runtime.Err{}
-				}
-			} else if oErr.Kind == 0 {
-				oErr = oT810
-			}
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT808.Kind != 0 {
-		return false, oT808
-	}
-	return oT807, runtime.Err{}
-}
-
-// oRule133 evaluates rule "E133" (policy).
-// when: "principal_roles.all(r, r.size() > 3)"
-func oRule133(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[133]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[133]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT815 := true
-	for _, oV_r := range oF.PrincipalRoles {
-		_ = oV_r
-		oT816 := runtime.SizeString(oV_r)
-		if !(oT816 > int64(3)) {
-			oT815 = false
-			break
-		}
-	}
-	return oT815, runtime.Err{}
-}
-
-// oRule134 evaluates rule "E134" (policy).
-// when: "[1, 2, 3].exists(x, 10 / (x - 2) > 100)"
-func oRule134(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[134]) {
-		return false, runtime.Err{}
-	}
-	if oErr := oX.Supplied(&oRules[134]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT817, oT818 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		for _, oT819 := range oConst0 {
-			oT820, oT821 := runtime.AsInt(oT819)
-			if oT821.Kind != 0 {
-				return false, oT821
-			}
-			oV_x := oT820
-			_ = oV_x
-			oT822, oT823 := func() (bool, runtime.Err) {
-				oT824, oT825 := runtime.SubInt(oV_x, int64(2))
-				if oT825.Kind != 0 {
-					return false, oT825
-				}
-				oT826, oT827 := runtime.DivInt(int64(10), oT824)
-				if oT827.Kind != 0 {
-					return false, oT827
-				}
-				return (oT826 > int64(100)), runtime.Err{}
-			}()
-			if oT823.Kind == 0 {
-				if oT822 {
-					return true, runtime.Err{}
-				}
-			} else if oErr.Kind == 0 {
-				oErr = oT823
-			}
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT818.Kind != 0 {
-		return false, oT818
-	}
-	return oT817, runtime.Err{}
-}
-
-// oRule135 evaluates rule "E135" (policy).
-// when: "[1, 2, 3].all(x, 10 / (x - 2) > 0)"
-func oRule135(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[135]) {
-		return false, runtime.Err{}
-	}
-	if oErr := oX.Supplied(&oRules[135]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT828, oT829 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		for _, oT830 := range oConst0 {
-			oT831, oT832 := runtime.AsInt(oT830)
-			if oT832.Kind != 0 {
-				return false, oT832
-			}
-			oV_x := oT831
-			_ = oV_x
-			oT833, oT834 := func() (bool, runtime.Err) {
-				oT835, oT836 := runtime.SubInt(oV_x, int64(2))
-				if oT836.Kind != 0 {
-					return false, oT836
-				}
-				oT837, oT838 := runtime.DivInt(int64(10), oT835)
-				if oT838.Kind != 0 {
-					return false, oT838
-				}
-				return (oT837 > int64(0)), runtime.Err{}
-			}()
-			if oT834.Kind == 0 {
-				if !oT833 {
-					return false, runtime.Err{}
-				}
-			} else if oErr.Kind == 0 {
-				oErr = oT834
-			}
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT829.Kind != 0 {
-		return false, oT829
-	}
-	return oT828, runtime.Err{}
-}
-
-// oRule136 evaluates rule "E136" (policy).
-// when: "[[1], [2, 3]].exists(l, l.exists(x, x == 3))"
-func oRule136(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[136]) {
-		return false, runtime.Err{}
-	}
-	if oErr := oX.Supplied(&oRules[136]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT839 := []any{any(oConst15), any(oConst12)}
-	oT840, oT841 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		for _, oT842 := range oT839 {
-			oT843, oT844 := runtime.AsAnyList(oT842)
-			if oT844.Kind != 0 {
-				return false, oT844
-			}
-			oV_l := oT843
-			_ = oV_l
-			oT845, oT846 := func() (bool, runtime.Err) {
-				oT847 := false
-				for _, oT848 := range oV_l {
-					oT849, oT850 := runtime.AsInt(oT848)
-					if oT850.Kind != 0 {
-						return false, oT850
-					}
-					oV_x := oT849
-					_ = oV_x
-					if oV_x == int64(3) {
-						oT847 = true
-						break
-					}
-				}
-				return oT847, runtime.Err{}
-			}()
-			if oT846.Kind == 0 {
-				if oT845 {
-					return true, runtime.Err{}
-				}
-			} else if oErr.Kind == 0 {
-				oErr = oT846
-			}
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT841.Kind != 0 {
-		return false, oT841
-	}
-	return oT840, runtime.Err{}
-}
-
-// oRule137 evaluates rule "E137" (policy).
-// when: "tool_args.list.map(x, x + 9223372036854775807).size() == 3"
-func oRule137(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[137]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[137]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT851, oT852 := oF.ToolArgs["list"]
-	if !oT852 {
-		return false, runtime.NoSuchKey("list")
-	}
-	oT853, oT854 := func() ([]any, runtime.Err) {
-		oT855 := []any{}
-		var oErr runtime.Err
-		oT856, oT857 := runtime.Range(oT851)
-		if oT857.Kind != 0 {
-			return nil, oT857
-		}
-		for oT858 := 0; oT858 < oT856.Len(); oT858++ {
-			oV_x := oT856.At(oT858)
-			_ = oV_x
-			oT859, oT860 := func() (any, runtime.Err) {
-				oT861 := any(int64(9223372036854775807))
-				oT862, oT863 := runtime.AddDyn(oV_x, oT861)
-				if oT863.Kind != 0 {
-					return nil, oT863
-				}
-				return oT862, runtime.Err{}
-			}()
-			if oT860.Kind != 0 {
-				if oErr.Kind == 0 {
-					oErr = oT860
-				}
-				continue
-			}
-			oT855 = append(oT855, oT859)
-		}
-		if oErr.Kind != 0 {
-			return nil, oErr
-		}
-		return oT855, runtime.Err{}
-	}()
-	if oT854.Kind != 0 {
-		return false, oT854
-	}
-	oT864 := int64(len(oT853))
-	return (oT864 == int64(3)), runtime.Err{}
-}
-
-// oRule138 evaluates rule "E138" (policy).
-// when: "tool_arg_string(\"s\") == \"hello\" && tool_arg_string(\"n\") == \"\""
-func oRule138(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[138]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[138]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT865 := false
-	oT866 := runtime.ToolArgString(oF.ToolArgs, "s")
-	if oT866 == "hello" {
-		oT867 := runtime.ToolArgString(oF.ToolArgs, "n")
-		oT865 = (oT867 == "")
-	}
-	return oT865, runtime.Err{}
-}
-
-// oRule139 evaluates rule "E139" (policy).
-// when: "tool_arg_int(\"n\") == 3 && tool_arg_int(\"d\") == 0 && tool_arg_int(\"whole\") == 4"
-func oRule139(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[139]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[139]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT868 := false
-	oT869 := runtime.ToolArgInt(oF.ToolArgs, "n")
-	if oT869 == int64(3) {
-		oT870 := runtime.ToolArgInt(oF.ToolArgs, "d")
-		if oT870 == int64(0) {
-			oT871 := runtime.ToolArgInt(oF.ToolArgs, "whole")
-			oT868 = (oT871 == int64(4))
-		}
-	}
-	return oT868, runtime.Err{}
-}
-
-// oRule140 evaluates rule "E140" (policy).
-// when: "tool_arg_bool(\"b\") && !tool_arg_bool(\"s\")"
-func oRule140(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[140]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[140]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT872 := false
-	if runtime.ToolArgBool(oF.ToolArgs, "b") {
-		oT873 := runtime.ToolArgBool(oF.ToolArgs, "s")
-		oT872 = !oT873
-	}
-	return oT872, runtime.Err{}
-}
-
-// oRule141 evaluates rule "E141" (policy).
-// when: "anchor == \"tool.pre_invoke\""
-func oRule141(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[141]) {
-		return false, runtime.Err{}
-	}
-	if oErr := oX.Supplied(&oRules[141]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	return (oX.Occ.Anchor == "tool.pre_invoke"), runtime.Err{}
-}
-
-// oRule142 evaluates rule "E142" (policy).
-// when: "tool == \"bash\" && session_posture == \"\""
-func oRule142(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[142]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[142]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT874 := false
-	if oF.Tool == "bash" {
-		oT874 = (oF.SessionPosture == "")
-	}
-	return oT874, runtime.Err{}
-}
-
-// oRule143 evaluates rule "E143" (policy).
-// when: "lycaon.repeat_count >= 3 || lycaon.workers_idle"
-func oRule143(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[143]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[143]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT875 := true
-	if !(oF.Lycaon.RepeatCount >= int64(3)) {
-		oT875 = oF.Lycaon.WorkersIdle
-	}
-	return oT875, runtime.Err{}
-}
-
-// oRule144 evaluates rule "E144" (policy).
-// when: "size(lycaon.turn_tools) == 0"
-func oRule144(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[144]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[144]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT876 := int64(len(oF.Lycaon.TurnTools))
-	return (oT876 == int64(0)), runtime.Err{}
-}
-
-// oRule145 evaluates rule "E145" (policy).
-// when: "content_length == 0 && !content_contains_untrusted"
-func oRule145(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[145]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[145]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT877 := false
-	if oF.ContentLength == int64(0) {
-		oT877 = !oF.ContentContainsUntrusted
-	}
-	return oT877, runtime.Err{}
-}
-
-// oRule146 evaluates rule "E146" (policy).
-// when: "dyn(tool_args.n) == 3"
-func oRule146(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[146]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[146]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT878, oT879 := oF.ToolArgs["n"]
-	if !oT879 {
-		return false, runtime.NoSuchKey("n")
-	}
-	return runtime.EqualDynInt(oT878, int64(3)), runtime.Err{}
-}
-
-// oRule147 evaluates rule "E147" (policy).
-// when: "dyn(1) == 1.0"
-func oRule147(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[147]) {
-		return false, runtime.Err{}
-	}
-	if oErr := oX.Supplied(&oRules[147]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT880 := any(int64(1))
-	return runtime.EqualDynDouble(oT880, float64(1)), runtime.Err{}
-}
-
-// oRule148 evaluates rule "E148" (policy).
-// when: "{\"a\": tool_args.n}.a == 3"
-func oRule148(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[148]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[148]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT881, oT882 := oF.ToolArgs["n"]
-	if !oT882 {
-		return false, runtime.NoSuchKey("n")
-	}
-	oT883 := map[string]any{"a": oT881}
-	oT884, oT885 := oT883["a"]
-	if !oT885 {
-		return false, runtime.NoSuchKey("a")
-	}
-	return runtime.EqualDynInt(oT884, int64(3)), runtime.Err{}
-}
-
-// oRule149 evaluates rule "E149" (policy).
-// when: "size(tool_args.list[0]) == 1"
-func oRule149(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[149]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[149]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT886, oT887 := oF.ToolArgs["list"]
-	if !oT887 {
-		return false, runtime.NoSuchKey("list")
-	}
-	oT888, oT889 := runtime.IndexDyn(oT886, any(int64(0)))
-	if oT889.Kind != 0 {
-		return false, oT889
-	}
-	oT890, oT891 := runtime.SizeDyn(oT888)
-	if oT891.Kind != 0 {
-		return false, oT891
-	}
-	return (oT890 == int64(1)), runtime.Err{}
-}
-
-// oRule150 evaluates rule "E150" (policy).
-// when: "size(tool_args.mixed[1]) == 1"
-func oRule150(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[150]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[150]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT892, oT893 := oF.ToolArgs["mixed"]
-	if !oT893 {
-		return false, runtime.NoSuchKey("mixed")
-	}
-	oT894, oT895 := runtime.IndexDyn(oT892, any(int64(1)))
-	if oT895.Kind != 0 {
-		return false, oT895
-	}
-	oT896, oT897 := runtime.SizeDyn(oT894)
-	if oT897.Kind != 0 {
-		return false, oT897
-	}
-	return (oT896 == int64(1)), runtime.Err{}
-}
-
-// oRule151 evaluates rule "E151" (policy).
-// when: "size(tool_args[\"u\"]) == 3"
-func oRule151(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[151]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[151]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT898, oT899 := oF.ToolArgs["u"]
-	if !oT899 {
-		return false, runtime.NoSuchKey("u")
-	}
-	oT900, oT901 := runtime.SizeDyn(oT898)
-	if oT901.Kind != 0 {
-		return false, oT901
-	}
-	return (oT900 == int64(3)), runtime.Err{}
-}
-
-// oRule152 evaluates rule "E152" (policy).
-// when: "string(tool_args.list[0]) == \"1\""
-func oRule152(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[152]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[152]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT902, oT903 := oF.ToolArgs["list"]
-	if !oT903 {
-		return false, runtime.NoSuchKey("list")
-	}
-	oT904, oT905 := runtime.IndexDyn(oT902, any(int64(0)))
-	if oT905.Kind != 0 {
-		return false, oT905
-	}
-	oT906, oT907 := runtime.StringFromDyn(oT904)
-	if oT907.Kind != 0 {
-		return false, oT907
-	}
-	return (oT906 == "1"), runtime.Err{}
-}
-
-// oRule153 evaluates rule "E153" (policy).
-// when: "(tool_args.b ? tool_args.s : tool_args.n) == \"hello\""
-func oRule153(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[153]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[153]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT908, oT909 := oF.ToolArgs["b"]
-	if !oT909 {
-		return false, runtime.NoSuchKey("b")
-	}
-	oT910, oT911 := runtime.AsBool(oT908)
-	if oT911.Kind != 0 {
-		return false, oT911
-	}
-	var oT912 any
-	if oT910 {
-		oT913, oT914 := oF.ToolArgs["s"]
-		if !oT914 {
-			return false, runtime.NoSuchKey("s")
-		}
-		oT912 = oT913
-	} else {
-		oT915, oT916 := oF.ToolArgs["n"]
-		if !oT916 {
-			return false, runtime.NoSuchKey("n")
-		}
-		oT912 = oT915
-	}
-	return runtime.EqualDynString(oT912, "hello"), runtime.Err{}
-}
-
-// oRule154 evaluates rule "E154" (policy).
-// when: "tool_args.s.matches(\"ell\") && tool_args.s.matches(\"^hel\") && tool_args.s.matches(\"llo$\") && tool_args.s.matches(\"^hello$\")"
-func oRule154(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[154]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[154]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT917, oT918 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT919, oT920 := func() (bool, runtime.Err) {
-			oT921, oT922 := oF.ToolArgs["s"]
-			if !oT922 {
-				return false, runtime.NoSuchKey("s")
-			}
-			oT923, oT924 := runtime.AsString(oT921)
-			if oT924.Kind != 0 {
-				return false, oT924
-			}
-			return strings.Contains(oT923, "ell"), runtime.Err{}
-		}()
-		if oT920.Kind == 0 {
-			if !oT919 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT920
-		}
-		oT925, oT926 := func() (bool, runtime.Err) {
-			oT927, oT928 := oF.ToolArgs["s"]
-			if !oT928 {
-				return false, runtime.NoSuchKey("s")
-			}
-			oT929, oT930 := runtime.AsString(oT927)
-			if oT930.Kind != 0 {
-				return false, oT930
-			}
-			return strings.HasPrefix(oT929, "hel"), runtime.Err{}
-		}()
-		if oT926.Kind == 0 {
-			if !oT925 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT926
-		}
-		oT931, oT932 := func() (bool, runtime.Err) {
-			oT933, oT934 := oF.ToolArgs["s"]
-			if !oT934 {
-				return false, runtime.NoSuchKey("s")
-			}
-			oT935, oT936 := runtime.AsString(oT933)
-			if oT936.Kind != 0 {
-				return false, oT936
-			}
-			return strings.HasSuffix(oT935, "llo"), runtime.Err{}
-		}()
-		if oT932.Kind == 0 {
-			if !oT931 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT932
-		}
-		oT937, oT938 := func() (bool, runtime.Err) {
-			oT939, oT940 := oF.ToolArgs["s"]
-			if !oT940 {
-				return false, runtime.NoSuchKey("s")
-			}
-			oT941, oT942 := runtime.AsString(oT939)
-			if oT942.Kind != 0 {
-				return false, oT942
-			}
-			return (oT941 == "hello"), runtime.Err{}
-		}()
-		if oT938.Kind == 0 {
-			if !oT937 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT938
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT918.Kind != 0 {
-		return false, oT918
-	}
-	return oT917, runtime.Err{}
-}
-
-// oRule155 evaluates rule "E155" (policy).
-// when: "tool_args.s.matches(\"^ell\") || tool_args.s.matches(\"hel$\") || tool_args.s.matches(\"^$\")"
-func oRule155(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[155]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[155]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT943, oT944 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT945, oT946 := func() (bool, runtime.Err) {
-			oT947, oT948 := oF.ToolArgs["s"]
-			if !oT948 {
-				return false, runtime.NoSuchKey("s")
-			}
-			oT949, oT950 := runtime.AsString(oT947)
-			if oT950.Kind != 0 {
-				return false, oT950
-			}
-			return strings.HasPrefix(oT949, "ell"), runtime.Err{}
-		}()
-		if oT946.Kind == 0 {
-			if oT945 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT946
-		}
-		oT951, oT952 := func() (bool, runtime.Err) {
-			oT953, oT954 := oF.ToolArgs["s"]
-			if !oT954 {
-				return false, runtime.NoSuchKey("s")
-			}
-			oT955, oT956 := runtime.AsString(oT953)
-			if oT956.Kind != 0 {
-				return false, oT956
-			}
-			return strings.HasSuffix(oT955, "hel"), runtime.Err{}
-		}()
-		if oT952.Kind == 0 {
-			if oT951 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT952
-		}
-		oT957, oT958 := func() (bool, runtime.Err) {
-			oT959, oT960 := oF.ToolArgs["s"]
-			if !oT960 {
-				return false, runtime.NoSuchKey("s")
-			}
-			oT961, oT962 := runtime.AsString(oT959)
-			if oT962.Kind != 0 {
-				return false, oT962
-			}
-			return (oT961 == ""), runtime.Err{}
-		}()
-		if oT958.Kind == 0 {
-			if oT957 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT958
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT944.Kind != 0 {
-		return false, oT944
-	}
-	return oT943, runtime.Err{}
-}
-
-// oRule156 evaluates rule "E156" (policy).
-// when: "\"\".matches(\"^$\") && \"\".matches(\"\") && \"x\".matches(\"\")"
-func oRule156(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[156]) {
-		return false, runtime.Err{}
-	}
-	if oErr := oX.Supplied(&oRules[156]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT963 := false
-	if "" == "" {
-		if strings.Contains("", "") {
-			oT963 = strings.Contains("x", "")
-		}
-	}
-	return oT963, runtime.Err{}
-}
-
-// oRule157 evaluates rule "E157" (policy).
-// when: "tool_args.s.matches(\"(?i)HELLO\") && !tool_args.s.matches(\"HELLO\")"
-func oRule157(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[157]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[157]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT964, oT965 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT966, oT967 := func() (bool, runtime.Err) {
-			oT968, oT969 := oF.ToolArgs["s"]
-			if !oT969 {
-				return false, runtime.NoSuchKey("s")
-			}
-			oT970, oT971 := runtime.AsString(oT968)
-			if oT971.Kind != 0 {
-				return false, oT971
-			}
-			return oRe2.MatchString(oT970), runtime.Err{}
-		}()
-		if oT967.Kind == 0 {
-			if !oT966 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT967
-		}
-		oT972, oT973 := func() (bool, runtime.Err) {
-			oT974, oT975 := oF.ToolArgs["s"]
-			if !oT975 {
-				return false, runtime.NoSuchKey("s")
-			}
-			oT976, oT977 := runtime.AsString(oT974)
-			if oT977.Kind != 0 {
-				return false, oT977
-			}
-			oT978 := strings.Contains(oT976, "HELLO")
-			return !oT978, runtime.Err{}
-		}()
-		if oT973.Kind == 0 {
-			if !oT972 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT973
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT965.Kind != 0 {
-		return false, oT965
-	}
-	return oT964, runtime.Err{}
-}
-
-// oRule158 evaluates rule "E158" (policy).
-// when: "tool_args.bad.matches(\"\\ufffd\") && tool_args.bad.matches(\"^\\ufffd\\ufffd$\")"
-func oRule158(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[158]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[158]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT979, oT980 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT981, oT982 := func() (bool, runtime.Err) {
-			oT983, oT984 := oF.ToolArgs["bad"]
-			if !oT984 {
-				return false, runtime.NoSuchKey("bad")
-			}
-			oT985, oT986 := runtime.AsString(oT983)
-			if oT986.Kind != 0 {
-				return false, oT986
-			}
-			return oRe3.MatchString(oT985), runtime.Err{}
-		}()
-		if oT982.Kind == 0 {
-			if !oT981 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT982
-		}
-		oT987, oT988 := func() (bool, runtime.Err) {
-			oT989, oT990 := oF.ToolArgs["bad"]
-			if !oT990 {
-				return false, runtime.NoSuchKey("bad")
-			}
-			oT991, oT992 := runtime.AsString(oT989)
-			if oT992.Kind != 0 {
-				return false, oT992
-			}
-			return oRe4.MatchString(oT991), runtime.Err{}
-		}()
-		if oT988.Kind == 0 {
-			if !oT987 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT988
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT980.Kind != 0 {
-		return false, oT980
-	}
-	return oT979, runtime.Err{}
-}
-
-// oRule159 evaluates rule "E159" (policy).
-// when: "tool_args.s.matches(\"h\\\\.l\") || tool_args.s.matches(\"h.l\")"
-func oRule159(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[159]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[159]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT993, oT994 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT995, oT996 := func() (bool, runtime.Err) {
-			oT997, oT998 := oF.ToolArgs["s"]
-			if !oT998 {
-				return false, runtime.NoSuchKey("s")
-			}
-			oT999, oT1000 := runtime.AsString(oT997)
-			if oT1000.Kind != 0 {
-				return false, oT1000
-			}
-			return strings.Contains(oT999, "h.l"), runtime.Err{}
-		}()
-		if oT996.Kind == 0 {
-			if oT995 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT996
-		}
-		oT1001, oT1002 := func() (bool, runtime.Err) {
-			oT1003, oT1004 := oF.ToolArgs["s"]
-			if !oT1004 {
-				return false, runtime.NoSuchKey("s")
-			}
-			oT1005, oT1006 := runtime.AsString(oT1003)
-			if oT1006.Kind != 0 {
-				return false, oT1006
-			}
-			return oRe5.MatchString(oT1005), runtime.Err{}
-		}()
-		if oT1002.Kind == 0 {
-			if oT1001 {
-				return true, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1002
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT994.Kind != 0 {
-		return false, oT994
-	}
-	return oT993, runtime.Err{}
-}
-
-// oRule160 evaluates rule "E160" (policy).
-// when: "\"a\\nb\".matches(\"^b\") || \"a\\nb\".matches(\"a$\")"
-func oRule160(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[160]) {
-		return false, runtime.Err{}
-	}
-	if oErr := oX.Supplied(&oRules[160]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT1007 := true
-	if !strings.HasPrefix("a\nb", "b") {
-		oT1007 = strings.HasSuffix("a\nb", "a")
-	}
-	return oT1007, runtime.Err{}
-}
-
-// oRule161 evaluates rule "E161" (policy).
-// when: "tool_args.s in [\"hello\", \"x\", \"hello\"] && !(tool_args.s in [\"a\", \"b\"]) && tool in [\"bash\", \"sh\"]"
-func oRule161(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[161]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[161]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT1008, oT1009 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1010, oT1011 := func() (bool, runtime.Err) {
-			oT1012, oT1013 := oF.ToolArgs["s"]
-			if !oT1013 {
-				return false, runtime.NoSuchKey("s")
-			}
-			oT1014 := any(oConst16)
-			oT1015, oT1016 := runtime.InList(oT1012, oT1014)
-			if oT1016.Kind != 0 {
-				return false, oT1016
-			}
-			return oT1015, runtime.Err{}
-		}()
-		if oT1011.Kind == 0 {
-			if !oT1010 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1011
-		}
-		oT1017, oT1018 := func() (bool, runtime.Err) {
-			oT1019, oT1020 := oF.ToolArgs["s"]
-			if !oT1020 {
-				return false, runtime.NoSuchKey("s")
-			}
-			oT1021 := any(oConst7)
-			oT1022, oT1023 := runtime.InList(oT1019, oT1021)
-			if oT1023.Kind != 0 {
-				return false, oT1023
-			}
-			return !oT1022, runtime.Err{}
-		}()
-		if oT1018.Kind == 0 {
-			if !oT1017 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1018
-		}
-		oT1024, oT1025 := func() (bool, runtime.Err) {
-			var oT1026 bool
-			switch oF.Tool {
-			case "bash", "sh":
-				oT1026 = true
-			}
-			return oT1026, runtime.Err{}
-		}()
-		if oT1025.Kind == 0 {
-			if !oT1024 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1025
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT1009.Kind != 0 {
-		return false, oT1009
-	}
-	return oT1008, runtime.Err{}
-}
-
-// oRule162 evaluates rule "E162" (policy).
-// when: "tool_args.n in [\"3\", \"x\"]"
-func oRule162(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[162]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[162]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT1027, oT1028 := oF.ToolArgs["n"]
-	if !oT1028 {
-		return false, runtime.NoSuchKey("n")
-	}
-	oT1029 := any(oConst17)
-	oT1030, oT1031 := runtime.InList(oT1027, oT1029)
-	if oT1031.Kind != 0 {
-		return false, oT1031
-	}
-	return oT1030, runtime.Err{}
-}
-
-// oRule163 evaluates rule "E163" (policy).
-// when: "1.0 / -(0.0) < 0.0 && 1.0 / (0.0 * -1.0) < 0.0"
-func oRule163(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[163]) {
-		return false, runtime.Err{}
-	}
-	if oErr := oX.Supplied(&oRules[163]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT1032, oT1033 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1034, oT1035 := func() (bool, runtime.Err) {
-			oT1036 := float64(0)
-			oT1037 := (-oT1036)
-			oT1038, oT1039 := float64(1), oT1037
-			oT1040 := (oT1038 / oT1039)
-			return (oT1040 < float64(0)), runtime.Err{}
-		}()
-		if oT1035.Kind == 0 {
-			if !oT1034 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1035
-		}
-		oT1041, oT1042 := func() (bool, runtime.Err) {
-			oT1043, oT1044 := float64(0), float64(-1)
-			oT1045 := (oT1043 * oT1044)
-			oT1046, oT1047 := float64(1), oT1045
-			oT1048 := (oT1046 / oT1047)
-			return (oT1048 < float64(0)), runtime.Err{}
-		}()
-		if oT1042.Kind == 0 {
-			if !oT1041 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1042
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT1033.Kind != 0 {
-		return false, oT1033
-	}
-	return oT1032, runtime.Err{}
-}
-
-// oRule164 evaluates rule "E164" (policy).
-// when: "0.1 + 0.2 != 0.3 && 0.1 + 0.2 == 0.30000000000000004"
-func oRule164(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[164]) {
-		return false, runtime.Err{}
-	}
-	if oErr := oX.Supplied(&oRules[164]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT1049 := false
-	oT1050, oT1051 := float64(0.1), float64(0.2)
-	oT1052 := (oT1050 + oT1051)
-	oT1053 := (oT1052 == float64(0.3))
-	if !oT1053 {
-		oT1054, oT1055 := float64(0.1), float64(0.2)
-		oT1056 := (oT1054 + oT1055)
-		oT1049 = (oT1056 == float64(0.30000000000000004))
-	}
-	return oT1049, runtime.Err{}
-}
-
-// oRule165 evaluates rule "E165" (policy).
-// when: "1e308 * 10.0 > 1e308 && -(1e308 * 10.0) < 0.0"
-func oRule165(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[165]) {
-		return false, runtime.Err{}
-	}
-	if oErr := oX.Supplied(&oRules[165]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT1057, oT1058 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1059, oT1060 := func() (bool, runtime.Err) {
-			oT1061, oT1062 := float64(1e+308), float64(10)
-			oT1063 := (oT1061 * oT1062)
-			return (oT1063 > float64(1e+308)), runtime.Err{}
-		}()
-		if oT1060.Kind == 0 {
-			if !oT1059 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1060
-		}
-		oT1064, oT1065 := func() (bool, runtime.Err) {
-			oT1066, oT1067 := float64(1e+308), float64(10)
-			oT1068 := (oT1066 * oT1067)
-			oT1069 := oT1068
-			oT1070 := (-oT1069)
-			return (oT1070 < float64(0)), runtime.Err{}
-		}()
-		if oT1065.Kind == 0 {
-			if !oT1064 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1065
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT1058.Kind != 0 {
-		return false, oT1058
-	}
-	return oT1057, runtime.Err{}
-}
-
-// oRule166 evaluates rule "E166" (policy).
-// when: "type(tool_args.n) == int && type(tool_args.d) == double && type(tool_args.s) == string"
-func oRule166(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[166]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[166]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oT1071, oT1072 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1073, oT1074 := func() (bool, runtime.Err) {
-			oT1075, oT1076 := oF.ToolArgs["n"]
-			if !oT1076 {
-				return false, runtime.NoSuchKey("n")
-			}
-			oT1077 := runtime.TypeOf(oT1075)
-			oT1078 := runtime.Type("int")
-			return (oT1077 == oT1078), runtime.Err{}
-		}()
-		if oT1074.Kind == 0 {
-			if !oT1073 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1074
-		}
-		oT1079, oT1080 := func() (bool, runtime.Err) {
-			oT1081, oT1082 := oF.ToolArgs["d"]
-			if !oT1082 {
-				return false, runtime.NoSuchKey("d")
-			}
-			oT1083 := runtime.TypeOf(oT1081)
-			oT1084 := runtime.Type("double")
-			return (oT1083 == oT1084), runtime.Err{}
-		}()
-		if oT1080.Kind == 0 {
-			if !oT1079 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1080
-		}
-		oT1085, oT1086 := func() (bool, runtime.Err) {
-			oT1087, oT1088 := oF.ToolArgs["s"]
-			if !oT1088 {
-				return false, runtime.NoSuchKey("s")
-			}
-			oT1089 := runtime.TypeOf(oT1087)
-			oT1090 := runtime.Type("string")
-			return (oT1089 == oT1090), runtime.Err{}
-		}()
-		if oT1086.Kind == 0 {
-			if !oT1085 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1086
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT1072.Kind != 0 {
-		return false, oT1072
-	}
-	return oT1071, runtime.Err{}
-}
-
-// oRule167 evaluates rule "E167" (policy).
-// when: "type(tool_args.list) == list && type(tool_args.map) == map && type(tool_args.nul) == null_type && type(tool_args.b) == bool"
-func oRule167(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_E167 evaluates rule E167 (policy).
+// when:
+// 	type(tool_args.list) == list && type(tool_args.map) == map && type(tool_args.nul) == null_type && type(tool_args.b) == bool
+func oRule_E167(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[167]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[167]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[167]); oT1.Kind != 0 {
+		return false, oT1
 	}
-	oT1091, oT1092 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1093, oT1094 := func() (bool, runtime.Err) {
-			oT1095, oT1096 := oF.ToolArgs["list"]
-			if !oT1096 {
+	oT22 := true
+	var oT23 runtime.Err
+	if oT22 {
+		oT5, oT6 := func() (bool, runtime.Err) {
+			oT2, oT3 := oF.ToolArgs["list"]
+			if !oT3 {
 				return false, runtime.NoSuchKey("list")
 			}
-			oT1097 := runtime.TypeOf(oT1095)
-			oT1098 := runtime.Type("list")
-			return (oT1097 == oT1098), runtime.Err{}
+			oT4 := runtime.TypeOf(oT2)
+			return (oT4 == runtime.Type("list")), runtime.Err{}
 		}()
-		if oT1094.Kind == 0 {
-			if !oT1093 {
-				return false, runtime.Err{}
+		if oT6.Kind != 0 {
+			if oT23.Kind == 0 {
+				oT23 = oT6
 			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1094
+		} else if !oT5 {
+			oT22 = false
 		}
-		oT1099, oT1100 := func() (bool, runtime.Err) {
-			oT1101, oT1102 := oF.ToolArgs["map"]
-			if !oT1102 {
+	}
+	if oT22 {
+		oT10, oT11 := func() (bool, runtime.Err) {
+			oT7, oT8 := oF.ToolArgs["map"]
+			if !oT8 {
 				return false, runtime.NoSuchKey("map")
 			}
-			oT1103 := runtime.TypeOf(oT1101)
-			oT1104 := runtime.Type("map")
-			return (oT1103 == oT1104), runtime.Err{}
+			oT9 := runtime.TypeOf(oT7)
+			return (oT9 == runtime.Type("map")), runtime.Err{}
 		}()
-		if oT1100.Kind == 0 {
-			if !oT1099 {
-				return false, runtime.Err{}
+		if oT11.Kind != 0 {
+			if oT23.Kind == 0 {
+				oT23 = oT11
 			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1100
+		} else if !oT10 {
+			oT22 = false
 		}
-		oT1105, oT1106 := func() (bool, runtime.Err) {
-			oT1107, oT1108 := oF.ToolArgs["nul"]
-			if !oT1108 {
+	}
+	if oT22 {
+		oT15, oT16 := func() (bool, runtime.Err) {
+			oT12, oT13 := oF.ToolArgs["nul"]
+			if !oT13 {
 				return false, runtime.NoSuchKey("nul")
 			}
-			oT1109 := runtime.TypeOf(oT1107)
-			oT1110 := runtime.Type("null_type")
-			return (oT1109 == oT1110), runtime.Err{}
+			oT14 := runtime.TypeOf(oT12)
+			return (oT14 == runtime.Type("null_type")), runtime.Err{}
 		}()
-		if oT1106.Kind == 0 {
-			if !oT1105 {
-				return false, runtime.Err{}
+		if oT16.Kind != 0 {
+			if oT23.Kind == 0 {
+				oT23 = oT16
 			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1106
+		} else if !oT15 {
+			oT22 = false
 		}
-		oT1111, oT1112 := func() (bool, runtime.Err) {
-			oT1113, oT1114 := oF.ToolArgs["b"]
-			if !oT1114 {
+	}
+	if oT22 {
+		oT20, oT21 := func() (bool, runtime.Err) {
+			oT17, oT18 := oF.ToolArgs["b"]
+			if !oT18 {
 				return false, runtime.NoSuchKey("b")
 			}
-			oT1115 := runtime.TypeOf(oT1113)
-			oT1116 := runtime.Type("bool")
-			return (oT1115 == oT1116), runtime.Err{}
+			oT19 := runtime.TypeOf(oT17)
+			return (oT19 == runtime.Type("bool")), runtime.Err{}
 		}()
-		if oT1112.Kind == 0 {
-			if !oT1111 {
-				return false, runtime.Err{}
+		if oT21.Kind != 0 {
+			if oT23.Kind == 0 {
+				oT23 = oT21
 			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1112
+		} else if !oT20 {
+			oT22 = false
 		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT1092.Kind != 0 {
-		return false, oT1092
 	}
-	return oT1091, runtime.Err{}
+	if oT22 && oT23.Kind != 0 {
+		return false, oT23
+	}
+	return oT22, runtime.Err{}
 }
 
-// oRule168 evaluates rule "E168" (policy).
-// when: "type(type(tool_args.n)) == type && type(1) == int && type(\"a\") != int && type(tool_arg_string(\"s\")) == string"
-func oRule168(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_E168 evaluates rule E168 (policy).
+// when:
+// 	type(type(tool_args.n)) == type && type(1) == int && type("a") != int && type(tool_arg_string("s")) == string
+func oRule_E168(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[168]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[168]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[168]); oT1.Kind != 0 {
+		return false, oT1
 	}
-	oT1117, oT1118 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1119, oT1120 := func() (bool, runtime.Err) {
-			oT1121, oT1122 := oF.ToolArgs["n"]
-			if !oT1122 {
+	oT9 := true
+	var oT10 runtime.Err
+	if oT9 {
+		oT5, oT6 := func() (bool, runtime.Err) {
+			oT2, oT3 := oF.ToolArgs["n"]
+			if !oT3 {
 				return false, runtime.NoSuchKey("n")
 			}
-			oT1123 := runtime.TypeOf(oT1121)
-			_ = oT1123
-			oT1124 := runtime.Type("type")
-			oT1125 := runtime.Type("type")
-			return (oT1124 == oT1125), runtime.Err{}
+			oT4 := runtime.TypeOf(oT2)
+			_ = oT4
+			return (runtime.Type("type") == runtime.Type("type")), runtime.Err{}
 		}()
-		if oT1120.Kind == 0 {
-			if !oT1119 {
-				return false, runtime.Err{}
+		if oT6.Kind != 0 {
+			if oT10.Kind == 0 {
+				oT10 = oT6
 			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1120
+		} else if !oT5 {
+			oT9 = false
 		}
-		oT1126, oT1127 := func() (bool, runtime.Err) {
-			oT1128 := runtime.Type("int")
-			oT1129 := runtime.Type("int")
-			return (oT1128 == oT1129), runtime.Err{}
-		}()
-		if oT1127.Kind == 0 {
-			if !oT1126 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1127
-		}
-		oT1130, oT1131 := func() (bool, runtime.Err) {
-			oT1132 := runtime.Type("string")
-			oT1133 := runtime.Type("int")
-			oT1134 := (oT1132 == oT1133)
-			return !oT1134, runtime.Err{}
-		}()
-		if oT1131.Kind == 0 {
-			if !oT1130 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1131
-		}
-		oT1135, oT1136 := func() (bool, runtime.Err) {
-			oT1137 := runtime.ToolArgString(oF.ToolArgs, "s")
-			_ = oT1137
-			oT1138 := runtime.Type("string")
-			oT1139 := runtime.Type("string")
-			return (oT1138 == oT1139), runtime.Err{}
-		}()
-		if oT1136.Kind == 0 {
-			if !oT1135 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1136
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT1118.Kind != 0 {
-		return false, oT1118
 	}
-	return oT1117, runtime.Err{}
+	if oT9 {
+		if !(runtime.Type("int") == runtime.Type("int")) {
+			oT9 = false
+		}
+	}
+	if oT9 {
+		oT7 := (runtime.Type("string") == runtime.Type("int"))
+		if !!oT7 {
+			oT9 = false
+		}
+	}
+	if oT9 {
+		oT8 := runtime.ToolArgString(oF.ToolArgs, "s")
+		_ = oT8
+		if !(runtime.Type("string") == runtime.Type("string")) {
+			oT9 = false
+		}
+	}
+	if oT9 && oT10.Kind != 0 {
+		return false, oT10
+	}
+	return oT9, runtime.Err{}
 }
 
-// oRule169 evaluates rule "E169" (policy).
-// when: "type(tool_args.n) in [int, uint] && !(type(tool_args.s) in [int, double])"
-func oRule169(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_E169 evaluates rule E169 (policy).
+// when:
+// 	type(tool_args.n) in [int, uint] && !(type(tool_args.s) in [int, double])
+func oRule_E169(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[169]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[169]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[169]); oT1.Kind != 0 {
+		return false, oT1
 	}
-	oT1140, oT1141 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1142, oT1143 := func() (bool, runtime.Err) {
-			oT1144, oT1145 := oF.ToolArgs["n"]
-			if !oT1145 {
+	oT16 := true
+	var oT17 runtime.Err
+	if oT16 {
+		oT7, oT8 := func() (bool, runtime.Err) {
+			oT2, oT3 := oF.ToolArgs["n"]
+			if !oT3 {
 				return false, runtime.NoSuchKey("n")
 			}
-			oT1146 := runtime.TypeOf(oT1144)
-			oT1147 := any(oT1146)
-			oT1148 := any(oConst18)
-			oT1149, oT1150 := runtime.InList(oT1147, oT1148)
-			if oT1150.Kind != 0 {
-				return false, oT1150
+			oT4 := runtime.TypeOf(oT2)
+			oT5, oT6 := runtime.InDyn(any(oT4), any(oList_E169_1))
+			if oT6.Kind != 0 {
+				return false, oT6
 			}
-			return oT1149, runtime.Err{}
+			return oT5, runtime.Err{}
 		}()
-		if oT1143.Kind == 0 {
-			if !oT1142 {
-				return false, runtime.Err{}
+		if oT8.Kind != 0 {
+			if oT17.Kind == 0 {
+				oT17 = oT8
 			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1143
+		} else if !oT7 {
+			oT16 = false
 		}
-		oT1151, oT1152 := func() (bool, runtime.Err) {
-			oT1153, oT1154 := oF.ToolArgs["s"]
-			if !oT1154 {
+	}
+	if oT16 {
+		oT14, oT15 := func() (bool, runtime.Err) {
+			oT9, oT10 := oF.ToolArgs["s"]
+			if !oT10 {
 				return false, runtime.NoSuchKey("s")
 			}
-			oT1155 := runtime.TypeOf(oT1153)
-			oT1156 := any(oT1155)
-			oT1157 := any(oConst19)
-			oT1158, oT1159 := runtime.InList(oT1156, oT1157)
-			if oT1159.Kind != 0 {
-				return false, oT1159
+			oT11 := runtime.TypeOf(oT9)
+			oT12, oT13 := runtime.InDyn(any(oT11), any(oList_E169_2))
+			if oT13.Kind != 0 {
+				return false, oT13
 			}
-			return !oT1158, runtime.Err{}
+			return !oT12, runtime.Err{}
 		}()
-		if oT1152.Kind == 0 {
-			if !oT1151 {
-				return false, runtime.Err{}
+		if oT15.Kind != 0 {
+			if oT17.Kind == 0 {
+				oT17 = oT15
 			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1152
+		} else if !oT14 {
+			oT16 = false
 		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT1141.Kind != 0 {
-		return false, oT1141
 	}
-	return oT1140, runtime.Err{}
+	if oT16 && oT17.Kind != 0 {
+		return false, oT17
+	}
+	return oT16, runtime.Err{}
 }
 
-// oRule170 evaluates rule "E170" (policy).
-// when: "dyn(type(tool_args.n)) == \"int\" || dyn(type(tool_args.n)) == int"
-func oRule170(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_E170 evaluates rule E170 (policy).
+// when:
+// 	dyn(type(tool_args.n)) == "int" || dyn(type(tool_args.n)) == int
+func oRule_E170(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[170]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[170]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[170]); oT1.Kind != 0 {
+		return false, oT1
 	}
-	oT1160, oT1161 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT1162, oT1163 := func() (bool, runtime.Err) {
-			oT1164, oT1165 := oF.ToolArgs["n"]
-			if !oT1165 {
+	oT12 := false
+	var oT13 runtime.Err
+	if !oT12 {
+		oT5, oT6 := func() (bool, runtime.Err) {
+			oT2, oT3 := oF.ToolArgs["n"]
+			if !oT3 {
 				return false, runtime.NoSuchKey("n")
 			}
-			oT1166 := runtime.TypeOf(oT1164)
-			oT1167 := any(oT1166)
-			return runtime.EqualDynString(oT1167, "int"), runtime.Err{}
+			oT4 := runtime.TypeOf(oT2)
+			return runtime.EqualDynString(any(oT4), "int"), runtime.Err{}
 		}()
-		if oT1163.Kind == 0 {
-			if oT1162 {
-				return true, runtime.Err{}
+		if oT6.Kind != 0 {
+			if oT13.Kind == 0 {
+				oT13 = oT6
 			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1163
+		} else if oT5 {
+			oT12 = true
 		}
-		oT1168, oT1169 := func() (bool, runtime.Err) {
-			oT1170, oT1171 := oF.ToolArgs["n"]
-			if !oT1171 {
+	}
+	if !oT12 {
+		oT10, oT11 := func() (bool, runtime.Err) {
+			oT7, oT8 := oF.ToolArgs["n"]
+			if !oT8 {
 				return false, runtime.NoSuchKey("n")
 			}
-			oT1172 := runtime.TypeOf(oT1170)
-			oT1173 := any(oT1172)
-			oT1174 := runtime.Type("int")
-			return runtime.Equal(oT1173, any(oT1174)), runtime.Err{}
+			oT9 := runtime.TypeOf(oT7)
+			return runtime.Equal(any(oT9), any(runtime.Type("int"))), runtime.Err{}
 		}()
-		if oT1169.Kind == 0 {
-			if oT1168 {
-				return true, runtime.Err{}
+		if oT11.Kind != 0 {
+			if oT13.Kind == 0 {
+				oT13 = oT11
 			}
-		} else if oErr.Kind == 0 {
-			oErr = oT1169
+		} else if oT10 {
+			oT12 = true
 		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT1161.Kind != 0 {
-		return false, oT1161
 	}
-	return oT1160, runtime.Err{}
+	if !oT12 && oT13.Kind != 0 {
+		return false, oT13
+	}
+	return oT12, runtime.Err{}
 }
 
-// oRule171 evaluates rule "E171" (policy).
-// when: "type(tool_args.missing) == int"
-func oRule171(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_E171 evaluates rule E171 (policy).
+// when:
+// 	type(tool_args.missing) == int
+func oRule_E171(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[171]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[171]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[171]); oT1.Kind != 0 {
+		return false, oT1
 	}
-	oT1175, oT1176 := oF.ToolArgs["missing"]
-	if !oT1176 {
+	oT2, oT3 := oF.ToolArgs["missing"]
+	if !oT3 {
 		return false, runtime.NoSuchKey("missing")
 	}
-	oT1177 := runtime.TypeOf(oT1175)
-	oT1178 := runtime.Type("int")
-	return (oT1177 == oT1178), runtime.Err{}
+	oT4 := runtime.TypeOf(oT2)
+	return (oT4 == runtime.Type("int")), runtime.Err{}
 }
 
-// oRule172 evaluates rule "E172" (policy).
-// when: "type(principal_roles) == list && type(tool_args) == map"
-func oRule172(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_E172 evaluates rule E172 (policy).
+// when:
+// 	type(principal_roles) == list && type(tool_args) == map
+func oRule_E172(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[172]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[172]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[172]); oT1.Kind != 0 {
+		return false, oT1
 	}
-	oT1179 := false
 	_ = oF.PrincipalRoles
-	oT1180 := runtime.Type("list")
-	oT1181 := runtime.Type("list")
-	if oT1180 == oT1181 {
+	oT2 := (runtime.Type("list") == runtime.Type("list"))
+	if oT2 {
 		_ = oF.ToolArgs
-		oT1182 := runtime.Type("map")
-		oT1183 := runtime.Type("map")
-		oT1179 = (oT1182 == oT1183)
+		oT2 = (runtime.Type("map") == runtime.Type("map"))
 	}
-	return oT1179, runtime.Err{}
+	return oT2, runtime.Err{}
 }
 
-// oRule173 evaluates rule "E173" (policy).
-// when: "[tool, principal].exists(x, x == \"bash\")"
-func oRule173(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_E173 evaluates rule E173 (policy).
+// when:
+// 	[tool, principal].exists(x, x == "bash")
+func oRule_E173(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[173]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[173]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[173]); oT1.Kind != 0 {
+		return false, oT1
 	}
-	oT1184 := []string{oF.Tool, oF.Principal}
-	oT1185 := false
-	for _, oV_x := range oT1184 {
+	oT2 := []string{oF.Tool, oF.Principal}
+	oT3 := false
+	for _, oV_x := range oT2 {
 		_ = oV_x
 		if oV_x == "bash" {
-			oT1185 = true
+			oT3 = true
 			break
 		}
 	}
-	return oT1185, runtime.Err{}
+	return oT3, runtime.Err{}
 }
 
-// oAnchor0 evaluates the rules at "tool.pre_invoke" in order.
-func oAnchor0(oX *runtime.Exec) {
-	if oFired, oErr := oRule0(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[0], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule1(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[1], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule2(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[2], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule3(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[3], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule4(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[4], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule5(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[5], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule6(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[6], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule7(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[7], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule8(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[8], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule9(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[9], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule10(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[10], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule11(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[11], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule12(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[12], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule13(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[13], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule14(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[14], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule15(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[15], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule16(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[16], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule17(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[17], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule18(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[18], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule19(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[19], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule20(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[20], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule21(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[21], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule22(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[22], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule23(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[23], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule24(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[24], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule25(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[25], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule26(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[26], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule27(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[27], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule28(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[28], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule29(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[29], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule30(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[30], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule31(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[31], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule32(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[32], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule33(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[33], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule34(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[34], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule35(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[35], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule36(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[36], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule37(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[37], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule38(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[38], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule39(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[39], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule40(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[40], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule41(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[41], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule42(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[42], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule43(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[43], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule44(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[44], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule45(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[45], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule46(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[46], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule47(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[47], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule48(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[48], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule49(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[49], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule50(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[50], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule51(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[51], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule52(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[52], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule53(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[53], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule54(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[54], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule55(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[55], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule56(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[56], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule57(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[57], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule58(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[58], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule59(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[59], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule60(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[60], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule61(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[61], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule62(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[62], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule63(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[63], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule64(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[64], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule65(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[65], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule66(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[66], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule67(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[67], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule68(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[68], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule69(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[69], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule70(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[70], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule71(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[71], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule72(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[72], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule73(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[73], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule74(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[74], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule75(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[75], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule76(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[76], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule77(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[77], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule78(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[78], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule79(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[79], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule80(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[80], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule81(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[81], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule82(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[82], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule83(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[83], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule84(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[84], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule85(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[85], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule86(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[86], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule87(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[87], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule88(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[88], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule89(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[89], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule90(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[90], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule91(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[91], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule92(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[92], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule93(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[93], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule94(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[94], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule95(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[95], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule96(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[96], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule97(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[97], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule98(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[98], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule99(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[99], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule100(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[100], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule101(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[101], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule102(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[102], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule103(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[103], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule104(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[104], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule105(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[105], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule106(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[106], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule107(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[107], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule108(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[108], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule109(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[109], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule110(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[110], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule111(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[111], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule112(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[112], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule113(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[113], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule114(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[114], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule115(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[115], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule116(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[116], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule117(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[117], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule118(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[118], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule119(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[119], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule120(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[120], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule121(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[121], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule122(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[122], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule123(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[123], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule124(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[124], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule125(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[125], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule126(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[126], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule127(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[127], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule128(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[128], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule129(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[129], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule130(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[130], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule131(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[131], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule132(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[132], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule133(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[133], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule134(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[134], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule135(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[135], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule136(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[136], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule137(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[137], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule138(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[138], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule139(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[139], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule140(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[140], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule141(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[141], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule142(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[142], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule143(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[143], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule144(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[144], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule145(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[145], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule146(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[146], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule147(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[147], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule148(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[148], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule149(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[149], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule150(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[150], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule151(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[151], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule152(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[152], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule153(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[153], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule154(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[154], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule155(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[155], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule156(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[156], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule157(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[157], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule158(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[158], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule159(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[159], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule160(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[160], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule161(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[161], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule162(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[162], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule163(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[163], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule164(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[164], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule165(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[165], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule166(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[166], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule167(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[167], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule168(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[168], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule169(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[169], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule170(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[170], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule171(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[171], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule172(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[172], oFired, oErr) {
-		return
-	}
-	if oFired, oErr := oRule173(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[173], oFired, oErr) {
+// oRule_E174 evaluates rule E174 (policy).
+// when:
+// 	string(-0.0) == "-0"
+func oRule_E174(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[174]) {
+		return false, runtime.Err{}
+	}
+	if oT1 := oX.Supplied(&oRules[174]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2 := runtime.StringFromDouble(math.Copysign(0, -1))
+	return (oT2 == "-0"), runtime.Err{}
+}
+
+// oRule_E175 evaluates rule E175 (policy).
+// when:
+// 	1.0 / -0.0 < 0.0
+func oRule_E175(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[175]) {
+		return false, runtime.Err{}
+	}
+	if oT1 := oX.Supplied(&oRules[175]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := float64(1), math.Copysign(0, -1)
+	oT4 := (oT2 / oT3)
+	return (oT4 < float64(0)), runtime.Err{}
+}
+
+// oRule_E176 evaluates rule E176 (policy).
+// when:
+// 	1.0 / [-0.0][0] < 0.0
+func oRule_E176(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[176]) {
+		return false, runtime.Err{}
+	}
+	if oT1 := oX.Supplied(&oRules[176]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := runtime.IndexList(oList_E176_1, int64(0))
+	if oT3.Kind != 0 {
+		return false, oT3
+	}
+	oT4, oT5 := runtime.AsDouble(oT2)
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	oT6, oT7 := float64(1), oT4
+	oT8 := (oT6 / oT7)
+	return (oT8 < float64(0)), runtime.Err{}
+}
+
+// oRule_E177 evaluates rule E177 (policy).
+// when:
+// 	[-0.0, 1].exists(x, string(x) == "-0")
+func oRule_E177(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[177]) {
+		return false, runtime.Err{}
+	}
+	if oT1 := oX.Supplied(&oRules[177]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2 := false
+	var oT3 runtime.Err
+	for _, oT4 := range oList_E177_1 {
+		oV_x := oT4
+		_ = oV_x
+		oT7, oT8 := func() (bool, runtime.Err) {
+			oT5, oT6 := runtime.StringFromDyn(oV_x)
+			if oT6.Kind != 0 {
+				return false, oT6
+			}
+			return (oT5 == "-0"), runtime.Err{}
+		}()
+		if oT8.Kind != 0 {
+			if oT3.Kind == 0 {
+				oT3 = oT8
+			}
+		} else if oT7 {
+			oT2 = true
+			break
+		}
+	}
+	if !oT2 && oT3.Kind != 0 {
+		return false, oT3
+	}
+	return oT2, runtime.Err{}
+}
+
+// oRule_E178 evaluates rule E178 (policy).
+// when:
+// 	dyn("x") && false
+func oRule_E178(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[178]) {
+		return false, runtime.Err{}
+	}
+	if oT1 := oX.Supplied(&oRules[178]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT6 := true
+	var oT7 runtime.Err
+	if oT6 {
+		oT4, oT5 := func() (bool, runtime.Err) {
+			oT2, oT3 := runtime.AsBool(any("x"))
+			if oT3.Kind != 0 {
+				return false, oT3
+			}
+			return oT2, runtime.Err{}
+		}()
+		if oT5.Kind != 0 {
+			if oT7.Kind == 0 {
+				oT7 = oT5
+			}
+		} else if !oT4 {
+			oT6 = false
+		}
+	}
+	if oT6 {
+		if !false {
+			oT6 = false
+		}
+	}
+	if oT6 && oT7.Kind != 0 {
+		return false, oT7
+	}
+	return oT6, runtime.Err{}
+}
+
+// oRule_E179 evaluates rule E179 (policy).
+// when:
+// 	dyn(1) || true
+func oRule_E179(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[179]) {
+		return false, runtime.Err{}
+	}
+	if oT1 := oX.Supplied(&oRules[179]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT6 := false
+	var oT7 runtime.Err
+	if !oT6 {
+		oT4, oT5 := func() (bool, runtime.Err) {
+			oT2, oT3 := runtime.AsBool(any(int64(1)))
+			if oT3.Kind != 0 {
+				return false, oT3
+			}
+			return oT2, runtime.Err{}
+		}()
+		if oT5.Kind != 0 {
+			if oT7.Kind == 0 {
+				oT7 = oT5
+			}
+		} else if oT4 {
+			oT6 = true
+		}
+	}
+	if !oT6 {
+		if true {
+			oT6 = true
+		}
+	}
+	if !oT6 && oT7.Kind != 0 {
+		return false, oT7
+	}
+	return oT6, runtime.Err{}
+}
+
+// oRule_E180 evaluates rule E180 (policy).
+// when:
+// 	(dyn(1) && false) || true
+func oRule_E180(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[180]) {
+		return false, runtime.Err{}
+	}
+	if oT1 := oX.Supplied(&oRules[180]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT10 := false
+	var oT11 runtime.Err
+	if !oT10 {
+		oT8, oT9 := func() (bool, runtime.Err) {
+			oT6 := true
+			var oT7 runtime.Err
+			if oT6 {
+				oT4, oT5 := func() (bool, runtime.Err) {
+					oT2, oT3 := runtime.AsBool(any(int64(1)))
+					if oT3.Kind != 0 {
+						return false, oT3
+					}
+					return oT2, runtime.Err{}
+				}()
+				if oT5.Kind != 0 {
+					if oT7.Kind == 0 {
+						oT7 = oT5
+					}
+				} else if !oT4 {
+					oT6 = false
+				}
+			}
+			if oT6 {
+				if !false {
+					oT6 = false
+				}
+			}
+			if oT6 && oT7.Kind != 0 {
+				return false, oT7
+			}
+			return oT6, runtime.Err{}
+		}()
+		if oT9.Kind != 0 {
+			if oT11.Kind == 0 {
+				oT11 = oT9
+			}
+		} else if oT8 {
+			oT10 = true
+		}
+	}
+	if !oT10 {
+		if true {
+			oT10 = true
+		}
+	}
+	if !oT10 && oT11.Kind != 0 {
+		return false, oT11
+	}
+	return oT10, runtime.Err{}
+}
+
+// oRule_E181 evaluates rule E181 (policy).
+// when:
+// 	dyn("x") && true
+func oRule_E181(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[181]) {
+		return false, runtime.Err{}
+	}
+	if oT1 := oX.Supplied(&oRules[181]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT6 := true
+	var oT7 runtime.Err
+	if oT6 {
+		oT4, oT5 := func() (bool, runtime.Err) {
+			oT2, oT3 := runtime.AsBool(any("x"))
+			if oT3.Kind != 0 {
+				return false, oT3
+			}
+			return oT2, runtime.Err{}
+		}()
+		if oT5.Kind != 0 {
+			if oT7.Kind == 0 {
+				oT7 = oT5
+			}
+		} else if !oT4 {
+			oT6 = false
+		}
+	}
+	if oT6 {
+		if !true {
+			oT6 = false
+		}
+	}
+	if oT6 && oT7.Kind != 0 {
+		return false, oT7
+	}
+	return oT6, runtime.Err{}
+}
+
+// oRule_E182 evaluates rule E182 (policy).
+// when:
+// 	dyn(1) || false
+func oRule_E182(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[182]) {
+		return false, runtime.Err{}
+	}
+	if oT1 := oX.Supplied(&oRules[182]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT6 := false
+	var oT7 runtime.Err
+	if !oT6 {
+		oT4, oT5 := func() (bool, runtime.Err) {
+			oT2, oT3 := runtime.AsBool(any(int64(1)))
+			if oT3.Kind != 0 {
+				return false, oT3
+			}
+			return oT2, runtime.Err{}
+		}()
+		if oT5.Kind != 0 {
+			if oT7.Kind == 0 {
+				oT7 = oT5
+			}
+		} else if oT4 {
+			oT6 = true
+		}
+	}
+	if !oT6 {
+		if false {
+			oT6 = true
+		}
+	}
+	if !oT6 && oT7.Kind != 0 {
+		return false, oT7
+	}
+	return oT6, runtime.Err{}
+}
+
+// oRule_E183 evaluates rule E183 (policy).
+// when:
+// 	[1, true].exists(x, x)
+func oRule_E183(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[183]) {
+		return false, runtime.Err{}
+	}
+	if oT1 := oX.Supplied(&oRules[183]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2 := false
+	var oT3 runtime.Err
+	for _, oT4 := range oList_E183_1 {
+		oV_x := oT4
+		_ = oV_x
+		oT7, oT8 := func() (bool, runtime.Err) {
+			oT5, oT6 := runtime.AsBool(oV_x)
+			if oT6.Kind != 0 {
+				return false, oT6
+			}
+			return oT5, runtime.Err{}
+		}()
+		if oT8.Kind != 0 {
+			if oT3.Kind == 0 {
+				oT3 = oT8
+			}
+		} else if oT7 {
+			oT2 = true
+			break
+		}
+	}
+	if !oT2 && oT3.Kind != 0 {
+		return false, oT3
+	}
+	return oT2, runtime.Err{}
+}
+
+// oRule_E184 evaluates rule E184 (policy).
+// when:
+// 	[1, false].all(x, x)
+func oRule_E184(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[184]) {
+		return false, runtime.Err{}
+	}
+	if oT1 := oX.Supplied(&oRules[184]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2 := true
+	var oT3 runtime.Err
+	for _, oT4 := range oList_E184_1 {
+		oV_x := oT4
+		_ = oV_x
+		oT7, oT8 := func() (bool, runtime.Err) {
+			oT5, oT6 := runtime.AsBool(oV_x)
+			if oT6.Kind != 0 {
+				return false, oT6
+			}
+			return oT5, runtime.Err{}
+		}()
+		if oT8.Kind != 0 {
+			if oT3.Kind == 0 {
+				oT3 = oT8
+			}
+		} else if !oT7 {
+			oT2 = false
+			break
+		}
+	}
+	if oT2 && oT3.Kind != 0 {
+		return false, oT3
+	}
+	return oT2, runtime.Err{}
+}
+
+// oRule_E185 evaluates rule E185 (policy).
+// when:
+// 	[1, true].all(x, x)
+func oRule_E185(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[185]) {
+		return false, runtime.Err{}
+	}
+	if oT1 := oX.Supplied(&oRules[185]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2 := true
+	var oT3 runtime.Err
+	for _, oT4 := range oList_E185_1 {
+		oV_x := oT4
+		_ = oV_x
+		oT7, oT8 := func() (bool, runtime.Err) {
+			oT5, oT6 := runtime.AsBool(oV_x)
+			if oT6.Kind != 0 {
+				return false, oT6
+			}
+			return oT5, runtime.Err{}
+		}()
+		if oT8.Kind != 0 {
+			if oT3.Kind == 0 {
+				oT3 = oT8
+			}
+		} else if !oT7 {
+			oT2 = false
+			break
+		}
+	}
+	if oT2 && oT3.Kind != 0 {
+		return false, oT3
+	}
+	return oT2, runtime.Err{}
+}
+
+// oRule_E186 evaluates rule E186 (policy).
+// when:
+// 	[1, false].exists(x, x)
+func oRule_E186(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[186]) {
+		return false, runtime.Err{}
+	}
+	if oT1 := oX.Supplied(&oRules[186]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2 := false
+	var oT3 runtime.Err
+	for _, oT4 := range oList_E186_1 {
+		oV_x := oT4
+		_ = oV_x
+		oT7, oT8 := func() (bool, runtime.Err) {
+			oT5, oT6 := runtime.AsBool(oV_x)
+			if oT6.Kind != 0 {
+				return false, oT6
+			}
+			return oT5, runtime.Err{}
+		}()
+		if oT8.Kind != 0 {
+			if oT3.Kind == 0 {
+				oT3 = oT8
+			}
+		} else if oT7 {
+			oT2 = true
+			break
+		}
+	}
+	if !oT2 && oT3.Kind != 0 {
+		return false, oT3
+	}
+	return oT2, runtime.Err{}
+}
+
+// oRule_E187 evaluates rule E187 (policy).
+// when:
+// 	tool_args.l.exists(x, x)
+func oRule_E187(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[187]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[187]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["l"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("l")
+	}
+	oT4 := false
+	oT6, oT7 := runtime.Range(oT2)
+	if oT7.Kind != 0 {
+		return false, oT7
+	}
+	var oT5 runtime.Err
+	for oT8 := 0; oT8 < oT6.Len(); oT8++ {
+		oV_x := oT6.At(oT8)
+		_ = oV_x
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT9, oT10 := runtime.AsBool(oV_x)
+			if oT10.Kind != 0 {
+				return false, oT10
+			}
+			return oT9, runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT5.Kind == 0 {
+				oT5 = oT12
+			}
+		} else if oT11 {
+			oT4 = true
+			break
+		}
+	}
+	if !oT4 && oT5.Kind != 0 {
+		return false, oT5
+	}
+	return oT4, runtime.Err{}
+}
+
+// oRule_E188 evaluates rule E188 (policy).
+// when:
+// 	tool_args.l.all(x, x)
+func oRule_E188(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[188]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[188]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["l"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("l")
+	}
+	oT4 := true
+	oT6, oT7 := runtime.Range(oT2)
+	if oT7.Kind != 0 {
+		return false, oT7
+	}
+	var oT5 runtime.Err
+	for oT8 := 0; oT8 < oT6.Len(); oT8++ {
+		oV_x := oT6.At(oT8)
+		_ = oV_x
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT9, oT10 := runtime.AsBool(oV_x)
+			if oT10.Kind != 0 {
+				return false, oT10
+			}
+			return oT9, runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT5.Kind == 0 {
+				oT5 = oT12
+			}
+		} else if !oT11 {
+			oT4 = false
+			break
+		}
+	}
+	if oT4 && oT5.Kind != 0 {
+		return false, oT5
+	}
+	return oT4, runtime.Err{}
+}
+
+// oRule_E189 evaluates rule E189 (policy).
+// when:
+// 	tool_args.l.exists_one(x, x)
+func oRule_E189(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[189]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[189]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["l"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("l")
+	}
+	oT4 := 0
+	oT6, oT7 := runtime.Range(oT2)
+	if oT7.Kind != 0 {
+		return false, oT7
+	}
+	var oT5 runtime.Err
+	for oT8 := 0; oT8 < oT6.Len(); oT8++ {
+		oV_x := oT6.At(oT8)
+		_ = oV_x
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT9, oT10 := runtime.AsBool(oV_x)
+			if oT10.Kind != 0 {
+				return false, oT10
+			}
+			return oT9, runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			oT5 = oT12
+			continue
+		}
+		if !oT11 {
+			continue
+		}
+		oT4++
+	}
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	return (oT4 == 1), runtime.Err{}
+}
+
+// oRule_E190 evaluates rule E190 (policy).
+// when:
+// 	tool_args.l.filter(x, x).size() == 1
+func oRule_E190(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[190]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[190]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["l"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("l")
+	}
+	oT4 := []any{}
+	oT6, oT7 := runtime.Range(oT2)
+	if oT7.Kind != 0 {
+		return false, oT7
+	}
+	var oT5 runtime.Err
+	for oT8 := 0; oT8 < oT6.Len(); oT8++ {
+		oV_x := oT6.At(oT8)
+		_ = oV_x
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT9, oT10 := runtime.AsBool(oV_x)
+			if oT10.Kind != 0 {
+				return false, oT10
+			}
+			return oT9, runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			oT5 = oT12
+			continue
+		}
+		if !oT11 {
+			continue
+		}
+		oT4 = append(oT4, oV_x)
+	}
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	oT13 := int64(len(oT4))
+	return (oT13 == int64(1)), runtime.Err{}
+}
+
+// oRule_E191 evaluates rule E191 (policy).
+// when:
+// 	tool_args.l.map(x, x || true).size() == 2
+func oRule_E191(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[191]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[191]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["l"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("l")
+	}
+	oT4 := []any{}
+	oT6, oT7 := runtime.Range(oT2)
+	if oT7.Kind != 0 {
+		return false, oT7
+	}
+	var oT5 runtime.Err
+	for oT8 := 0; oT8 < oT6.Len(); oT8++ {
+		oV_x := oT6.At(oT8)
+		_ = oV_x
+		oT15, oT16 := func() (bool, runtime.Err) {
+			oT13 := false
+			var oT14 runtime.Err
+			if !oT13 {
+				oT11, oT12 := func() (bool, runtime.Err) {
+					oT9, oT10 := runtime.AsBool(oV_x)
+					if oT10.Kind != 0 {
+						return false, oT10
+					}
+					return oT9, runtime.Err{}
+				}()
+				if oT12.Kind != 0 {
+					if oT14.Kind == 0 {
+						oT14 = oT12
+					}
+				} else if oT11 {
+					oT13 = true
+				}
+			}
+			if !oT13 {
+				if true {
+					oT13 = true
+				}
+			}
+			if !oT13 && oT14.Kind != 0 {
+				return false, oT14
+			}
+			return oT13, runtime.Err{}
+		}()
+		if oT16.Kind != 0 {
+			if oT5.Kind == 0 {
+				oT5 = oT16
+			}
+			continue
+		}
+		oT4 = append(oT4, any(oT15))
+	}
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	oT17 := int64(len(oT4))
+	return (oT17 == int64(2)), runtime.Err{}
+}
+
+// oRule_E192 evaluates rule E192 (policy).
+// when:
+// 	tool_arg_string(dyn(1)) == 'x' || true
+func oRule_E192(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[192]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[192]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT7 := false
+	var oT8 runtime.Err
+	if !oT7 {
+		oT5, oT6 := func() (bool, runtime.Err) {
+			oT2, oT3 := runtime.AsString(any(int64(1)))
+			if oT3.Kind != 0 {
+				return false, oT3
+			}
+			oT4 := runtime.ToolArgString(oF.ToolArgs, oT2)
+			return (oT4 == "x"), runtime.Err{}
+		}()
+		if oT6.Kind != 0 {
+			if oT8.Kind == 0 {
+				oT8 = oT6
+			}
+		} else if oT5 {
+			oT7 = true
+		}
+	}
+	if !oT7 {
+		if true {
+			oT7 = true
+		}
+	}
+	if !oT7 && oT8.Kind != 0 {
+		return false, oT8
+	}
+	return oT7, runtime.Err{}
+}
+
+// oRule_E193 evaluates rule E193 (policy).
+// when:
+// 	tool_arg_int(dyn(tool_args.n)) == 1 || true
+func oRule_E193(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[193]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[193]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT9 := false
+	var oT10 runtime.Err
+	if !oT9 {
+		oT7, oT8 := func() (bool, runtime.Err) {
+			oT2, oT3 := oF.ToolArgs["n"]
+			if !oT3 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT4, oT5 := runtime.AsString(oT2)
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			oT6 := runtime.ToolArgInt(oF.ToolArgs, oT4)
+			return (oT6 == int64(1)), runtime.Err{}
+		}()
+		if oT8.Kind != 0 {
+			if oT10.Kind == 0 {
+				oT10 = oT8
+			}
+		} else if oT7 {
+			oT9 = true
+		}
+	}
+	if !oT9 {
+		if true {
+			oT9 = true
+		}
+	}
+	if !oT9 && oT10.Kind != 0 {
+		return false, oT10
+	}
+	return oT9, runtime.Err{}
+}
+
+// oRule_E194 evaluates rule E194 (policy).
+// when:
+// 	tool_arg_string(dyn(tool_args.s)) == 'x' || tool_args.b == true
+func oRule_E194(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[194]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[194]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT7, oT8 := func() (bool, runtime.Err) {
+			oT2, oT3 := oF.ToolArgs["s"]
+			if !oT3 {
+				return false, runtime.NoSuchKey("s")
+			}
+			oT4, oT5 := runtime.AsString(oT2)
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			oT6 := runtime.ToolArgString(oF.ToolArgs, oT4)
+			return (oT6 == "x"), runtime.Err{}
+		}()
+		if oT8.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT8
+			}
+		} else if oT7 {
+			oT13 = true
+		}
+	}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT9, oT10 := oF.ToolArgs["b"]
+			if !oT10 {
+				return false, runtime.NoSuchKey("b")
+			}
+			return runtime.EqualDynBool(oT9, true), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
+}
+
+// oRule_E195 evaluates rule E195 (policy).
+// when:
+// 	"oF".startsWith("o") && "oX.F" != "oD"
+func oRule_E195(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[195]) {
+		return false, runtime.Err{}
+	}
+	if oT1 := oX.Supplied(&oRules[195]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT3 := strings.HasPrefix("oF", "o")
+	if oT3 {
+		oT2 := ("oX.F" == "oD")
+		oT3 = !oT2
+	}
+	return oT3, runtime.Err{}
+}
+
+// oRule_E196 evaluates rule E196 (policy).
+// when:
+// 	{1: 'a'}[1] == 'a'
+func oRule_E196(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[196]) {
+		return false, runtime.Err{}
+	}
+	if oT1 := oX.Supplied(&oRules[196]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := runtime.IndexDyn(any(oMap_E196_1), any(int64(1)))
+	if oT3.Kind != 0 {
+		return false, oT3
+	}
+	oT4, oT5 := runtime.AsString(oT2)
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	return (oT4 == "a"), runtime.Err{}
+}
+
+// oRule_E197 evaluates rule E197 (policy).
+// when:
+// 	true in {true: 1}
+func oRule_E197(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[197]) {
+		return false, runtime.Err{}
+	}
+	if oT1 := oX.Supplied(&oRules[197]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := runtime.InDyn(any(true), any(oMap_E197_1))
+	if oT3.Kind != 0 {
+		return false, oT3
+	}
+	return oT2, runtime.Err{}
+}
+
+// oRule_E198 evaluates rule E198 (policy).
+// when:
+// 	{1: 2, 2.0: 3}[1] == 2
+func oRule_E198(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[198]) {
+		return false, runtime.Err{}
+	}
+	if oT1 := oX.Supplied(&oRules[198]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := runtime.IndexDyn(any(oMap_E198_1), any(int64(1)))
+	if oT3.Kind != 0 {
+		return false, oT3
+	}
+	oT4, oT5 := runtime.AsInt(oT2)
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	return (oT4 == int64(2)), runtime.Err{}
+}
+
+// oRule_E199 evaluates rule E199 (policy).
+// when:
+// 	dyn({1: 2, 2.0: 3})[2.0] == 3
+func oRule_E199(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[199]) {
+		return false, runtime.Err{}
+	}
+	if oT1 := oX.Supplied(&oRules[199]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := runtime.IndexDyn(any(oMap_E199_1), any(float64(2)))
+	if oT3.Kind != 0 {
+		return false, oT3
+	}
+	return runtime.EqualDynInt(oT2, int64(3)), runtime.Err{}
+}
+
+// oRule_E200 evaluates rule E200 (policy).
+// when:
+// 	size({1: 2, 1u: 3}) == 2
+func oRule_E200(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[200]) {
+		return false, runtime.Err{}
+	}
+	if oT1 := oX.Supplied(&oRules[200]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := runtime.SizeDyn(any(oMap_E200_1))
+	if oT3.Kind != 0 {
+		return false, oT3
+	}
+	return (oT2 == int64(2)), runtime.Err{}
+}
+
+// oRule_E201 evaluates rule E201 (policy).
+// when:
+// 	size({"a": 1, "a": 2}) == 1 && {"a": 1, "a": 2}["a"] == 2
+func oRule_E201(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[201]) {
+		return false, runtime.Err{}
+	}
+	if oT1 := oX.Supplied(&oRules[201]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT11 := true
+	var oT12 runtime.Err
+	if oT11 {
+		oT2 := make(map[string]any, 2)
+		oT2["a"] = any(int64(1))
+		oT2["a"] = any(int64(2))
+		oT3 := int64(len(oT2))
+		if !(oT3 == int64(1)) {
+			oT11 = false
+		}
+	}
+	if oT11 {
+		oT9, oT10 := func() (bool, runtime.Err) {
+			oT4 := make(map[string]any, 2)
+			oT4["a"] = any(int64(1))
+			oT4["a"] = any(int64(2))
+			oT5, oT6 := oT4["a"]
+			if !oT6 {
+				return false, runtime.NoSuchKey("a")
+			}
+			oT7, oT8 := runtime.AsInt(oT5)
+			if oT8.Kind != 0 {
+				return false, oT8
+			}
+			return (oT7 == int64(2)), runtime.Err{}
+		}()
+		if oT10.Kind != 0 {
+			if oT12.Kind == 0 {
+				oT12 = oT10
+			}
+		} else if !oT9 {
+			oT11 = false
+		}
+	}
+	if oT11 && oT12.Kind != 0 {
+		return false, oT12
+	}
+	return oT11, runtime.Err{}
+}
+
+// oRule_E202 evaluates rule E202 (policy).
+// when:
+// 	size({}) == 0
+func oRule_E202(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[202]) {
+		return false, runtime.Err{}
+	}
+	if oT1 := oX.Supplied(&oRules[202]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := runtime.SizeDyn(any(oMap_E202_1))
+	if oT3.Kind != 0 {
+		return false, oT3
+	}
+	return (oT2 == int64(0)), runtime.Err{}
+}
+
+// oRule_E203 evaluates rule E203 (policy).
+// when:
+// 	tool_args.m != {}
+func oRule_E203(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[203]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[203]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["m"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("m")
+	}
+	oT4 := runtime.Equal(oT2, any(oMap_E203_1))
+	return !oT4, runtime.Err{}
+}
+
+// oRule_E204 evaluates rule E204 (policy).
+// when:
+// 	tool_args.map != {}
+func oRule_E204(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[204]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[204]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["map"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("map")
+	}
+	oT4 := runtime.Equal(oT2, any(oMap_E204_1))
+	return !oT4, runtime.Err{}
+}
+
+// oRule_E205 evaluates rule E205 (policy).
+// when:
+// 	has({}.a)
+func oRule_E205(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[205]) {
+		return false, runtime.Err{}
+	}
+	if oT1 := oX.Supplied(&oRules[205]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := runtime.HasDyn(any(oMap_E205_1), "a")
+	if oT3.Kind != 0 {
+		return false, oT3
+	}
+	return oT2, runtime.Err{}
+}
+
+// oRule_E206 evaluates rule E206 (policy).
+// when:
+// 	{false: 'f', true: 't'}[tool_args.b] == 't'
+func oRule_E206(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[206]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[206]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["b"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("b")
+	}
+	oT4, oT5 := runtime.IndexDyn(any(oMap_E206_1), oT2)
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	oT6, oT7 := runtime.AsString(oT4)
+	if oT7.Kind != 0 {
+		return false, oT7
+	}
+	return (oT6 == "t"), runtime.Err{}
+}
+
+// oRule_E207 evaluates rule E207 (policy).
+// when:
+// 	{tool_args.n: 'x'}[3] == 'x'
+func oRule_E207(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[207]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[207]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["n"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("n")
+	}
+	oT4 := runtime.NewAnyMap(oT2, any("x"))
+	oT5, oT6 := runtime.IndexDyn(any(oT4), any(int64(3)))
+	if oT6.Kind != 0 {
+		return false, oT6
+	}
+	oT7, oT8 := runtime.AsString(oT5)
+	if oT8.Kind != 0 {
+		return false, oT8
+	}
+	return (oT7 == "x"), runtime.Err{}
+}
+
+// oRule_E208 evaluates rule E208 (policy).
+// when:
+// 	{tool_args.s: 1, "k": 2}.k == 2
+func oRule_E208(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[208]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[208]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["s"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("s")
+	}
+	oT4 := runtime.NewAnyMap(oT2, any(int64(1)), any("k"), any(int64(2)))
+	oT5, oT6 := runtime.SelectDyn(any(oT4), "k")
+	if oT6.Kind != 0 {
+		return false, oT6
+	}
+	oT7, oT8 := runtime.AsInt(oT5)
+	if oT8.Kind != 0 {
+		return false, oT8
+	}
+	return (oT7 == int64(2)), runtime.Err{}
+}
+
+// oRule_E209 evaluates rule E209 (policy).
+// when:
+// 	dyn({1: 'a'}) == {1: 'a'} && dyn({1: 'a'}) != {2: 'a'}
+func oRule_E209(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[209]) {
+		return false, runtime.Err{}
+	}
+	if oT1 := oX.Supplied(&oRules[209]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT3 := runtime.Equal(any(oMap_E209_1), any(oMap_E209_1))
+	if oT3 {
+		oT2 := runtime.Equal(any(oMap_E209_1), any(oMap_E209_2))
+		oT3 = !oT2
+	}
+	return oT3, runtime.Err{}
+}
+
+// oRule_E210 evaluates rule E210 (policy).
+// when:
+// 	{1.5: 'a'}[1.5] == 'a'
+func oRule_E210(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[210]) {
+		return false, runtime.Err{}
+	}
+	if oT1 := oX.Supplied(&oRules[210]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := runtime.IndexDyn(any(oMap_E210_1), any(float64(1.5)))
+	if oT3.Kind != 0 {
+		return false, oT3
+	}
+	oT4, oT5 := runtime.AsString(oT2)
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	return (oT4 == "a"), runtime.Err{}
+}
+
+// oRule_E211 evaluates rule E211 (policy).
+// when:
+// 	{1u: 'a'}[1u] == 'a' && 1u in {1u: 'a'}
+func oRule_E211(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[211]) {
+		return false, runtime.Err{}
+	}
+	if oT1 := oX.Supplied(&oRules[211]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT12 := true
+	var oT13 runtime.Err
+	if oT12 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT2, oT3 := runtime.IndexDyn(any(oMap_E211_1), any(uint64(1)))
+			if oT3.Kind != 0 {
+				return false, oT3
+			}
+			oT4, oT5 := runtime.AsString(oT2)
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 == "a"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT13.Kind == 0 {
+				oT13 = oT7
+			}
+		} else if !oT6 {
+			oT12 = false
+		}
+	}
+	if oT12 {
+		oT10, oT11 := func() (bool, runtime.Err) {
+			oT8, oT9 := runtime.InDyn(any(uint64(1)), any(oMap_E211_1))
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			return oT8, runtime.Err{}
+		}()
+		if oT11.Kind != 0 {
+			if oT13.Kind == 0 {
+				oT13 = oT11
+			}
+		} else if !oT10 {
+			oT12 = false
+		}
+	}
+	if oT12 && oT13.Kind != 0 {
+		return false, oT13
+	}
+	return oT12, runtime.Err{}
+}
+
+// oRule_E212 evaluates rule E212 (policy).
+// when:
+// 	{1: 'a'}.exists(k, k == 1) && {1: 'a', 2: 'b'}.all(k, k > 0)
+func oRule_E212(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[212]) {
+		return false, runtime.Err{}
+	}
+	if oT1 := oX.Supplied(&oRules[212]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT20 := true
+	var oT21 runtime.Err
+	if oT20 {
+		oT9, oT10 := func() (bool, runtime.Err) {
+			oT2 := false
+			oT4, oT5 := runtime.Range(any(oMap_E212_1))
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			for oT6 := 0; oT6 < oT4.Len(); oT6++ {
+				oT7, oT8 := runtime.AsInt(oT4.At(oT6))
+				if oT8.Kind != 0 {
+					return false, oT8
+				}
+				oV_k := oT7
+				_ = oV_k
+				if oV_k == int64(1) {
+					oT2 = true
+					break
+				}
+			}
+			return oT2, runtime.Err{}
+		}()
+		if oT10.Kind != 0 {
+			if oT21.Kind == 0 {
+				oT21 = oT10
+			}
+		} else if !oT9 {
+			oT20 = false
+		}
+	}
+	if oT20 {
+		oT18, oT19 := func() (bool, runtime.Err) {
+			oT11 := true
+			oT13, oT14 := runtime.Range(any(oMap_E212_2))
+			if oT14.Kind != 0 {
+				return false, oT14
+			}
+			for oT15 := 0; oT15 < oT13.Len(); oT15++ {
+				oT16, oT17 := runtime.AsInt(oT13.At(oT15))
+				if oT17.Kind != 0 {
+					return false, oT17
+				}
+				oV_k := oT16
+				_ = oV_k
+				if !(oV_k > int64(0)) {
+					oT11 = false
+					break
+				}
+			}
+			return oT11, runtime.Err{}
+		}()
+		if oT19.Kind != 0 {
+			if oT21.Kind == 0 {
+				oT21 = oT19
+			}
+		} else if !oT18 {
+			oT20 = false
+		}
+	}
+	if oT20 && oT21.Kind != 0 {
+		return false, oT21
+	}
+	return oT20, runtime.Err{}
+}
+
+// oRule_E213 evaluates rule E213 (policy).
+// when:
+// 	dyn({1: 'a'})[1u] == 'a'
+func oRule_E213(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[213]) {
+		return false, runtime.Err{}
+	}
+	if oT1 := oX.Supplied(&oRules[213]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := runtime.IndexDyn(any(oMap_E213_1), any(uint64(1)))
+	if oT3.Kind != 0 {
+		return false, oT3
+	}
+	return runtime.EqualDynString(oT2, "a"), runtime.Err{}
+}
+
+// oRule_E214 evaluates rule E214 (policy).
+// when:
+// 	dyn({1: 'a'})[1.0] == 'a'
+func oRule_E214(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[214]) {
+		return false, runtime.Err{}
+	}
+	if oT1 := oX.Supplied(&oRules[214]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := runtime.IndexDyn(any(oMap_E214_1), any(float64(1)))
+	if oT3.Kind != 0 {
+		return false, oT3
+	}
+	return runtime.EqualDynString(oT2, "a"), runtime.Err{}
+}
+
+// oRule_E215 evaluates rule E215 (policy).
+// when:
+// 	dyn({1: 'a'})["a"] == 'a'
+func oRule_E215(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[215]) {
+		return false, runtime.Err{}
+	}
+	if oT1 := oX.Supplied(&oRules[215]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := runtime.IndexDyn(any(oMap_E215_1), any("a"))
+	if oT3.Kind != 0 {
+		return false, oT3
+	}
+	return runtime.EqualDynString(oT2, "a"), runtime.Err{}
+}
+
+// oRule_E216 evaluates rule E216 (policy).
+// when:
+// 	size({null: 1}) == 1 && dyn({null: 1}) != {}
+func oRule_E216(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[216]) {
+		return false, runtime.Err{}
+	}
+	if oT1 := oX.Supplied(&oRules[216]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT7 := true
+	var oT8 runtime.Err
+	if oT7 {
+		oT4, oT5 := func() (bool, runtime.Err) {
+			oT2, oT3 := runtime.SizeDyn(any(oMap_E216_1))
+			if oT3.Kind != 0 {
+				return false, oT3
+			}
+			return (oT2 == int64(1)), runtime.Err{}
+		}()
+		if oT5.Kind != 0 {
+			if oT8.Kind == 0 {
+				oT8 = oT5
+			}
+		} else if !oT4 {
+			oT7 = false
+		}
+	}
+	if oT7 {
+		oT6 := runtime.Equal(any(oMap_E216_1), any(oMap_E216_2))
+		if !!oT6 {
+			oT7 = false
+		}
+	}
+	if oT7 && oT8.Kind != 0 {
+		return false, oT8
+	}
+	return oT7, runtime.Err{}
+}
+
+// oRule_E217 evaluates rule E217 (policy).
+// when:
+// 	1u == 1u
+func oRule_E217(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[217]) {
+		return false, runtime.Err{}
+	}
+	if oT1 := oX.Supplied(&oRules[217]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	return (uint64(1) == uint64(1)), runtime.Err{}
+}
+
+// oRule_E218 evaluates rule E218 (policy).
+// when:
+// 	[1.0, 2.0, 3] == [1u, 2, 3u]
+func oRule_E218(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[218]) {
+		return false, runtime.Err{}
+	}
+	if oT1 := oX.Supplied(&oRules[218]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	return runtime.Equal(any(oList_E218_1), any(oList_E218_2)), runtime.Err{}
+}
+
+// oRule_E219 evaluates rule E219 (policy).
+// when:
+// 	1u + 2u == 3u && 5u - 2u == 3u && 2u * 3u == 6u && 7u / 2u == 3u && 7u % 2u == 1u
+func oRule_E219(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[219]) {
+		return false, runtime.Err{}
+	}
+	if oT1 := oX.Supplied(&oRules[219]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT22 := true
+	var oT23 runtime.Err
+	if oT22 {
+		oT4, oT5 := func() (bool, runtime.Err) {
+			oT2, oT3 := runtime.AddUint(uint64(1), uint64(2))
+			if oT3.Kind != 0 {
+				return false, oT3
+			}
+			return (oT2 == uint64(3)), runtime.Err{}
+		}()
+		if oT5.Kind != 0 {
+			if oT23.Kind == 0 {
+				oT23 = oT5
+			}
+		} else if !oT4 {
+			oT22 = false
+		}
+	}
+	if oT22 {
+		oT8, oT9 := func() (bool, runtime.Err) {
+			oT6, oT7 := runtime.SubUint(uint64(5), uint64(2))
+			if oT7.Kind != 0 {
+				return false, oT7
+			}
+			return (oT6 == uint64(3)), runtime.Err{}
+		}()
+		if oT9.Kind != 0 {
+			if oT23.Kind == 0 {
+				oT23 = oT9
+			}
+		} else if !oT8 {
+			oT22 = false
+		}
+	}
+	if oT22 {
+		oT12, oT13 := func() (bool, runtime.Err) {
+			oT10, oT11 := runtime.MulUint(uint64(2), uint64(3))
+			if oT11.Kind != 0 {
+				return false, oT11
+			}
+			return (oT10 == uint64(6)), runtime.Err{}
+		}()
+		if oT13.Kind != 0 {
+			if oT23.Kind == 0 {
+				oT23 = oT13
+			}
+		} else if !oT12 {
+			oT22 = false
+		}
+	}
+	if oT22 {
+		oT16, oT17 := func() (bool, runtime.Err) {
+			oT14, oT15 := runtime.DivUint(uint64(7), uint64(2))
+			if oT15.Kind != 0 {
+				return false, oT15
+			}
+			return (oT14 == uint64(3)), runtime.Err{}
+		}()
+		if oT17.Kind != 0 {
+			if oT23.Kind == 0 {
+				oT23 = oT17
+			}
+		} else if !oT16 {
+			oT22 = false
+		}
+	}
+	if oT22 {
+		oT20, oT21 := func() (bool, runtime.Err) {
+			oT18, oT19 := runtime.ModUint(uint64(7), uint64(2))
+			if oT19.Kind != 0 {
+				return false, oT19
+			}
+			return (oT18 == uint64(1)), runtime.Err{}
+		}()
+		if oT21.Kind != 0 {
+			if oT23.Kind == 0 {
+				oT23 = oT21
+			}
+		} else if !oT20 {
+			oT22 = false
+		}
+	}
+	if oT22 && oT23.Kind != 0 {
+		return false, oT23
+	}
+	return oT22, runtime.Err{}
+}
+
+// oRule_E220 evaluates rule E220 (policy).
+// when:
+// 	0u - 1u == 0u
+func oRule_E220(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[220]) {
+		return false, runtime.Err{}
+	}
+	if oT1 := oX.Supplied(&oRules[220]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := runtime.SubUint(uint64(0), uint64(1))
+	if oT3.Kind != 0 {
+		return false, oT3
+	}
+	return (oT2 == uint64(0)), runtime.Err{}
+}
+
+// oRule_E221 evaluates rule E221 (policy).
+// when:
+// 	18446744073709551615u + 1u == 0u
+func oRule_E221(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[221]) {
+		return false, runtime.Err{}
+	}
+	if oT1 := oX.Supplied(&oRules[221]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := runtime.AddUint(uint64(18446744073709551615), uint64(1))
+	if oT3.Kind != 0 {
+		return false, oT3
+	}
+	return (oT2 == uint64(0)), runtime.Err{}
+}
+
+// oRule_E222 evaluates rule E222 (policy).
+// when:
+// 	1u / 0u == 0u
+func oRule_E222(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[222]) {
+		return false, runtime.Err{}
+	}
+	if oT1 := oX.Supplied(&oRules[222]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := runtime.DivUint(uint64(1), uint64(0))
+	if oT3.Kind != 0 {
+		return false, oT3
+	}
+	return (oT2 == uint64(0)), runtime.Err{}
+}
+
+// oRule_E223 evaluates rule E223 (policy).
+// when:
+// 	uint(tool_args.n) == 3u
+func oRule_E223(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[223]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[223]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["n"]
+	if !oT3 {
+		return false, runtime.NoSuchKey("n")
+	}
+	oT4, oT5 := runtime.UintFromDyn(oT2)
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	return (oT4 == uint64(3)), runtime.Err{}
+}
+
+// oRule_E224 evaluates rule E224 (policy).
+// when:
+// 	uint(-1) == 0u
+func oRule_E224(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[224]) {
+		return false, runtime.Err{}
+	}
+	if oT1 := oX.Supplied(&oRules[224]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := runtime.UintFromInt(int64(-1))
+	if oT3.Kind != 0 {
+		return false, oT3
+	}
+	return (oT2 == uint64(0)), runtime.Err{}
+}
+
+// oRule_E225 evaluates rule E225 (policy).
+// when:
+// 	uint(2.5) == 2u && uint("7") == 7u && int(7u) == 7 && double(7u) == 7.0 && string(7u) == "7"
+func oRule_E225(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[225]) {
+		return false, runtime.Err{}
+	}
+	if oT1 := oX.Supplied(&oRules[225]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT16 := true
+	var oT17 runtime.Err
+	if oT16 {
+		oT4, oT5 := func() (bool, runtime.Err) {
+			oT2, oT3 := runtime.UintFromDouble(float64(2.5))
+			if oT3.Kind != 0 {
+				return false, oT3
+			}
+			return (oT2 == uint64(2)), runtime.Err{}
+		}()
+		if oT5.Kind != 0 {
+			if oT17.Kind == 0 {
+				oT17 = oT5
+			}
+		} else if !oT4 {
+			oT16 = false
+		}
+	}
+	if oT16 {
+		oT8, oT9 := func() (bool, runtime.Err) {
+			oT6, oT7 := runtime.UintFromString("7")
+			if oT7.Kind != 0 {
+				return false, oT7
+			}
+			return (oT6 == uint64(7)), runtime.Err{}
+		}()
+		if oT9.Kind != 0 {
+			if oT17.Kind == 0 {
+				oT17 = oT9
+			}
+		} else if !oT8 {
+			oT16 = false
+		}
+	}
+	if oT16 {
+		oT12, oT13 := func() (bool, runtime.Err) {
+			oT10, oT11 := runtime.IntFromUint(uint64(7))
+			if oT11.Kind != 0 {
+				return false, oT11
+			}
+			return (oT10 == int64(7)), runtime.Err{}
+		}()
+		if oT13.Kind != 0 {
+			if oT17.Kind == 0 {
+				oT17 = oT13
+			}
+		} else if !oT12 {
+			oT16 = false
+		}
+	}
+	if oT16 {
+		oT14 := runtime.DoubleFromUint(uint64(7))
+		if !(oT14 == float64(7)) {
+			oT16 = false
+		}
+	}
+	if oT16 {
+		oT15 := runtime.StringFromUint(uint64(7))
+		if !(oT15 == "7") {
+			oT16 = false
+		}
+	}
+	if oT16 && oT17.Kind != 0 {
+		return false, oT17
+	}
+	return oT16, runtime.Err{}
+}
+
+// oRule_E226 evaluates rule E226 (policy).
+// when:
+// 	int(18446744073709551615u) == 0
+func oRule_E226(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[226]) {
+		return false, runtime.Err{}
+	}
+	if oT1 := oX.Supplied(&oRules[226]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := runtime.IntFromUint(uint64(18446744073709551615))
+	if oT3.Kind != 0 {
+		return false, oT3
+	}
+	return (oT2 == int64(0)), runtime.Err{}
+}
+
+// oRule_E227 evaluates rule E227 (policy).
+// when:
+// 	dyn(1u) < 2 && 2 > dyn(1u) && dyn(1u) < 1.5 && dyn(1u) == 1 && dyn(1u) == 1.0 && 1 == dyn(1u)
+func oRule_E227(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[227]) {
+		return false, runtime.Err{}
+	}
+	if oT1 := oX.Supplied(&oRules[227]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT18 := true
+	var oT19 runtime.Err
+	if oT18 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			var oT2 int
+			var oT3 runtime.Err
+			if oT4, oT5 := any(uint64(1)).(int64); oT5 {
+				oT2, oT3 = runtime.CompareInt(oT4, int64(2)), runtime.Err{}
+			} else {
+				oT2, oT3 = runtime.CompareDynInt(any(uint64(1)), int64(2))
+			}
+			if oT3.Kind != 0 {
+				return false, oT3
+			}
+			return runtime.Lt(oT2), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT19.Kind == 0 {
+				oT19 = oT7
+			}
+		} else if !oT6 {
+			oT18 = false
+		}
+	}
+	if oT18 {
+		oT10, oT11 := func() (bool, runtime.Err) {
+			oT8, oT9 := runtime.CompareIntDyn(int64(2), any(uint64(1)))
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			return runtime.Gt(oT8), runtime.Err{}
+		}()
+		if oT11.Kind != 0 {
+			if oT19.Kind == 0 {
+				oT19 = oT11
+			}
+		} else if !oT10 {
+			oT18 = false
+		}
+	}
+	if oT18 {
+		oT16, oT17 := func() (bool, runtime.Err) {
+			var oT12 int
+			var oT13 runtime.Err
+			if oT14, oT15 := any(uint64(1)).(float64); oT15 {
+				oT12, oT13 = runtime.CompareDouble(oT14, float64(1.5))
+			} else {
+				oT12, oT13 = runtime.CompareDynDouble(any(uint64(1)), float64(1.5))
+			}
+			if oT13.Kind != 0 {
+				return false, oT13
+			}
+			return runtime.Lt(oT12), runtime.Err{}
+		}()
+		if oT17.Kind != 0 {
+			if oT19.Kind == 0 {
+				oT19 = oT17
+			}
+		} else if !oT16 {
+			oT18 = false
+		}
+	}
+	if oT18 {
+		if !runtime.EqualDynInt(any(uint64(1)), int64(1)) {
+			oT18 = false
+		}
+	}
+	if oT18 {
+		if !runtime.EqualDynDouble(any(uint64(1)), float64(1)) {
+			oT18 = false
+		}
+	}
+	if oT18 {
+		if !runtime.EqualDynInt(any(uint64(1)), int64(1)) {
+			oT18 = false
+		}
+	}
+	if oT18 && oT19.Kind != 0 {
+		return false, oT19
+	}
+	return oT18, runtime.Err{}
+}
+
+// oRule_E228 evaluates rule E228 (policy).
+// when:
+// 	dyn(1u) == 1 && dyn(1u) < 2.5 && type(1u) == uint
+func oRule_E228(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[228]) {
+		return false, runtime.Err{}
+	}
+	if oT1 := oX.Supplied(&oRules[228]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !runtime.EqualDynInt(any(uint64(1)), int64(1)) {
+			oT8 = false
+		}
+	}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			var oT2 int
+			var oT3 runtime.Err
+			if oT4, oT5 := any(uint64(1)).(float64); oT5 {
+				oT2, oT3 = runtime.CompareDouble(oT4, float64(2.5))
+			} else {
+				oT2, oT3 = runtime.CompareDynDouble(any(uint64(1)), float64(2.5))
+			}
+			if oT3.Kind != 0 {
+				return false, oT3
+			}
+			return runtime.Lt(oT2), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 {
+		if !(runtime.Type("uint") == runtime.Type("uint")) {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
+}
+
+// oRule_E229 evaluates rule E229 (policy).
+// when:
+// 	-dyn(1u) == 1u
+func oRule_E229(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[229]) {
+		return false, runtime.Err{}
+	}
+	if oT1 := oX.Supplied(&oRules[229]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := runtime.NegDyn(any(uint64(1)))
+	if oT3.Kind != 0 {
+		return false, oT3
+	}
+	return runtime.EqualDynUint(oT2, uint64(1)), runtime.Err{}
+}
+
+// oRule_E230 evaluates rule E230 (policy).
+// when:
+// 	[1u, 2u].exists(x, x == 2u) && 2u in [1u, 2u]
+func oRule_E230(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[230]) {
+		return false, runtime.Err{}
+	}
+	if oT1 := oX.Supplied(&oRules[230]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT13 := true
+	var oT14 runtime.Err
+	if oT13 {
+		oT7, oT8 := func() (bool, runtime.Err) {
+			oT2 := false
+			for _, oT4 := range oList_E230_1 {
+				oT5, oT6 := runtime.AsUint(oT4)
+				if oT6.Kind != 0 {
+					return false, oT6
+				}
+				oV_x := oT5
+				_ = oV_x
+				if oV_x == uint64(2) {
+					oT2 = true
+					break
+				}
+			}
+			return oT2, runtime.Err{}
+		}()
+		if oT8.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT8
+			}
+		} else if !oT7 {
+			oT13 = false
+		}
+	}
+	if oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT9, oT10 := runtime.InDyn(any(uint64(2)), any(oList_E230_1))
+			if oT10.Kind != 0 {
+				return false, oT10
+			}
+			return oT9, runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if !oT11 {
+			oT13 = false
+		}
+	}
+	if oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
+}
+
+// oRule_E231 evaluates rule E231 (policy).
+// when:
+// 	[1].exists(tool, tool == 1)
+func oRule_E231(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[231]) {
+		return false, runtime.Err{}
+	}
+	if oT1 := oX.Supplied(&oRules[231]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2 := false
+	for _, oT4 := range oList_E231_1 {
+		oT5, oT6 := runtime.AsInt(oT4)
+		if oT6.Kind != 0 {
+			return false, oT6
+		}
+		oV_tool := oT5
+		_ = oV_tool
+		if oV_tool == int64(1) {
+			oT2 = true
+			break
+		}
+	}
+	return oT2, runtime.Err{}
+}
+
+// oRule_E232 evaluates rule E232 (policy).
+// when:
+// 	[{"repeat_count": 5}].exists(lycaon, lycaon.repeat_count == 5)
+func oRule_E232(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[232]) {
+		return false, runtime.Err{}
+	}
+	if oT1 := oX.Supplied(&oRules[232]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2 := false
+	var oT3 runtime.Err
+	for _, oT4 := range oList_E232_2 {
+		oT5, oT6 := runtime.AsMap(oT4)
+		if oT6.Kind != 0 {
+			return false, oT6
+		}
+		oV_lycaon := oT5
+		_ = oV_lycaon
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT7, oT8 := oV_lycaon["repeat_count"]
+			if !oT8 {
+				return false, runtime.NoSuchKey("repeat_count")
+			}
+			oT9, oT10 := runtime.AsInt(oT7)
+			if oT10.Kind != 0 {
+				return false, oT10
+			}
+			return (oT9 == int64(5)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT3.Kind == 0 {
+				oT3 = oT12
+			}
+		} else if oT11 {
+			oT2 = true
+			break
+		}
+	}
+	if !oT2 && oT3.Kind != 0 {
+		return false, oT3
+	}
+	return oT2, runtime.Err{}
+}
+
+// oRule_E233 evaluates rule E233 (policy).
+// when:
+// 	[2].all(principal_roles, principal_roles > 1)
+func oRule_E233(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[233]) {
+		return false, runtime.Err{}
+	}
+	if oT1 := oX.Supplied(&oRules[233]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2 := true
+	for _, oT4 := range oList_E233_1 {
+		oT5, oT6 := runtime.AsInt(oT4)
+		if oT6.Kind != 0 {
+			return false, oT6
+		}
+		oV_principal_roles := oT5
+		_ = oV_principal_roles
+		if !(oV_principal_roles > int64(1)) {
+			oT2 = false
+			break
+		}
+	}
+	return oT2, runtime.Err{}
+}
+
+// oRule_E234 evaluates rule E234 (policy).
+// when:
+// 	tool_arg_int("n") == 10 || tool_arg_int("n") == 11 || tool_arg_int("n") == 12 || tool_arg_int("n") == 13 || tool_arg_int("n") == 14 || tool_arg_int("n") == 15 || tool_arg_int("n") == 16 || tool_arg_int("n") == 17 || tool_arg_int("n") == 18 || tool_arg_int("n") == 19 || tool_arg_int("n") == 20 || tool_arg_int("n") == 21 || tool_arg_int("n") == 22 || tool_arg_int("n") == 23 || tool_arg_int("n") == 24 || tool_arg_int("n") == 25 || tool_arg_int("n") == 26 || tool_arg_int("n") == 27 || tool_arg_int("n") == 28 || tool_arg_int("n") == 29 || tool_arg_int("n") == 30 || tool_arg_int("n") == 31 || tool_arg_int("n") == 32 || tool_arg_int("n") == 33 || tool_arg_int("n") == 34 || tool_arg_int("n") == 35 || tool_arg_int("n") == 36 || tool_arg_int("n") == 37 || tool_arg_int("n") == 38 || tool_arg_int("n") == 39 || tool_arg_int("n") == 40 || tool_arg_int("n") == 41 || tool_arg_int("n") == 42 || tool_arg_int("n") == 43 || tool_arg_int("n") == 44 || tool_arg_int("n") == 45 || tool_arg_int("n") == 46 || tool_arg_int("n") == 47 || tool_arg_int("n") == 48 || tool_arg_int("n") == 49 || tool_arg_int("n") == 50 || tool_arg_int("n") == 51 || tool_arg_int("n") == 52 || tool_arg_int("n") == 53 || tool_arg_int("n") == 54 || tool_arg_int("n") == 55 || tool_arg_int("n") == 56 || tool_arg_int("n") == 57 || tool_arg_int("n") == 58 || tool_arg_int("n") == 59 || tool_arg_int("n") == 60 || tool_arg_int("n") == 61 || tool_arg_int("n") == 62 || tool_arg_int("n") == 63 || tool_arg_int("n") == 64 || tool_arg_int("n") == 65 || tool_arg_int("n") == 66 || tool_arg_int("n") == 67 || tool_arg_int("n") == 68 || tool_arg_int("n") == 69 || tool_arg_int("n") == 70 || tool_arg_int("n") == 71 || tool_arg_int("n") == 72 || tool_arg_int("n") == 73 || tool_arg_int("n") == 74 || tool_arg_int("n") == 75 || tool_arg_int("n") == 76 || tool_arg_int("n") == 77 || tool_arg_int("n") == 78 || tool_arg_int("n") == 79 || tool_arg_int("n") == 80 || tool_arg_int("n") == 81 || tool_arg_int("n") == 82 || tool_arg_int("n") == 83 || tool_arg_int("n") == 84 || tool_arg_int("n") == 85 || tool_arg_int("n") == 86 || tool_arg_int("n") == 87 || tool_arg_int("n") == 88 || tool_arg_int("n") == 89 || tool_arg_int("n") == 90 || tool_arg_int("n") == 91 || tool_arg_int("n") == 92 || tool_arg_int("n") == 93 || tool_arg_int("n") == 94 || tool_arg_int("n") == 95 || tool_arg_int("n") == 96 || tool_arg_int("n") == 97 || tool_arg_int("n") == 98 || tool_arg_int("n") == 99 || tool_arg_int("n") == 100 || tool_arg_int("n") == 101 || tool_arg_int("n") == 102 || tool_arg_int("n") == 103 || tool_arg_int("n") == 104 || tool_arg_int("n") == 105 || tool_arg_int("n") == 106 || tool_arg_int("n") == 107 || tool_arg_int("n") == 108 || tool_arg_int("n") == 109 || tool_arg_int("n") == 110 || tool_arg_int("n") == 111 || tool_arg_int("n") == 112 || tool_arg_int("n") == 113 || tool_arg_int("n") == 114 || tool_arg_int("n") == 115 || tool_arg_int("n") == 116 || tool_arg_int("n") == 117 || tool_arg_int("n") == 118 || tool_arg_int("n") == 119 || tool_arg_int("n") == 120 || tool_arg_int("n") == 121 || tool_arg_int("n") == 122 || tool_arg_int("n") == 123 || tool_arg_int("n") == 124 || tool_arg_int("n") == 125 || tool_arg_int("n") == 126 || tool_arg_int("n") == 127 || tool_arg_int("n") == 128 || tool_arg_int("n") == 129 || tool_arg_int("n") == 130 || tool_arg_int("n") == 131 || tool_arg_int("n") == 132 || tool_arg_int("n") == 133 || tool_arg_int("n") == 134 || tool_arg_int("n") == 135 || tool_arg_int("n") == 136 || tool_arg_int("n") == 137 || tool_arg_int("n") == 138 || tool_arg_int("n") == 139 || tool_arg_int("n") == 140 || tool_arg_int("n") == 141 || tool_arg_int("n") == 142 || tool_arg_int("n") == 143 || tool_arg_int("n") == 144 || tool_arg_int("n") == 145 || tool_arg_int("n") == 146 || tool_arg_int("n") == 147 || tool_arg_int("n") == 148 || tool_arg_int("n") == 149 || tool_arg_int("n") == 150 || tool_arg_int("n") == 151 || tool_arg_int("n") == 152 || tool_arg_int("n") == 153 || tool_arg_int("n") == 154 || tool_arg_int("n") == 155 || tool_arg_int("n") == 156 || tool_arg_int("n") == 157 || tool_arg_int("n") == 158 || tool_arg_int("n") == 159 || tool_arg_int("n") == 160 || tool_arg_int("n") == 161 || tool_arg_int("n") == 162 || tool_arg_int("n") == 163 || tool_arg_int("n") == 164 || tool_arg_int("n") == 165 || tool_arg_int("n") == 166 || tool_arg_int("n") == 167 || tool_arg_int("n") == 168 || tool_arg_int("n") == 169 || tool_arg_int("n") == 170 || tool_arg_int("n") == 171 || tool_arg_int("n") == 172 || tool_arg_int("n") == 173 || tool_arg_int("n") == 174 || tool_arg_int("n") == 175 || tool_arg_int("n") == 176 || tool_arg_int("n") == 177 || tool_arg_int("n") == 178 || tool_arg_int("n") == 179 || tool_arg_int("n") == 180 || tool_arg_int("n") == 181 || tool_arg_int("n") == 182 || tool_arg_int("n") == 183 || tool_arg_int("n") == 184 || tool_arg_int("n") == 185 || tool_arg_int("n") == 186 || tool_arg_int("n") == 187 || tool_arg_int("n") == 188 || tool_arg_int("n") == 189 || tool_arg_int("n") == 190 || tool_arg_int("n") == 191 || tool_arg_int("n") == 192 || tool_arg_int("n") == 193 || tool_arg_int("n") == 194 || tool_arg_int("n") == 195 || tool_arg_int("n") == 196 || tool_arg_int("n") == 197 || tool_arg_int("n") == 198 || tool_arg_int("n") == 199 || tool_arg_int("n") == 200 || tool_arg_int("n") == 201 || tool_arg_int("n") == 202 || tool_arg_int("n") == 203 || tool_arg_int("n") == 204 || tool_arg_int("n") == 205 || tool_arg_int("n") == 206 || tool_arg_int("n") == 207 || tool_arg_int("n") == 208 || tool_arg_int("n") == 209 || tool_arg_int("n") == 210 || tool_arg_int("n") == 211 || tool_arg_int("n") == 212 || tool_arg_int("n") == 213 || tool_arg_int("n") == 214 || tool_arg_int("n") == 215 || tool_arg_int("n") == 216 || tool_arg_int("n") == 217 || tool_arg_int("n") == 218 || tool_arg_int("n") == 219 || tool_arg_int("n") == 220 || tool_arg_int("n") == 221 || tool_arg_int("n") == 222 || tool_arg_int("n") == 223 || tool_arg_int("n") == 224 || tool_arg_int("n") == 225 || tool_arg_int("n") == 226 || tool_arg_int("n") == 227 || tool_arg_int("n") == 228 || tool_arg_int("n") == 229 || tool_arg_int("n") == 230 || tool_arg_int("n") == 231 || tool_arg_int("n") == 232 || tool_arg_int("n") == 233 || tool_arg_int("n") == 234 || tool_arg_int("n") == 235 || tool_arg_int("n") == 236 || tool_arg_int("n") == 237 || tool_arg_int("n") == 238 || tool_arg_int("n") == 239 || tool_arg_int("n") == 240 || tool_arg_int("n") == 241 || tool_arg_int("n") == 242 || tool_arg_int("n") == 243 || tool_arg_int("n") == 244 || tool_arg_int("n") == 245 || tool_arg_int("n") == 246 || tool_arg_int("n") == 247 || tool_arg_int("n") == 248 || tool_arg_int("n") == 249 || tool_arg_int("n") == 250 || tool_arg_int("n") == 251 || tool_arg_int("n") == 252 || tool_arg_int("n") == 253 || tool_arg_int("n") == 254 || tool_arg_int("n") == 255 || tool_arg_int("n") == 256 || tool_arg_int("n") == 257 || tool_arg_int("n") == 258 || tool_arg_int("n") == 259 || tool_arg_int("n") == 260 || tool_arg_int("n") == 261 || tool_arg_int("n") == 262 || tool_arg_int("n") == 263 || tool_arg_int("n") == 264 || tool_arg_int("n") == 265 || tool_arg_int("n") == 266 || tool_arg_int("n") == 267 || tool_arg_int("n") == 268 || tool_arg_int("n") == 269 || tool_arg_int("n") == 270 || tool_arg_int("n") == 271 || tool_arg_int("n") == 272 || tool_arg_int("n") == 273 || tool_arg_int("n") == 274 || tool_arg_int("n") == 275 || tool_arg_int("n") == 276 || tool_arg_int("n") == 277 || tool_arg_int("n") == 278 || tool_arg_int("n") == 279 || tool_arg_int("n") == 280 || tool_arg_int("n") == 281 || tool_arg_int("n") == 282 || tool_arg_int("n") == 283 || tool_arg_int("n") == 284 || tool_arg_int("n") == 285 || tool_arg_int("n") == 286 || tool_arg_int("n") == 287 || tool_arg_int("n") == 288 || tool_arg_int("n") == 289 || tool_arg_int("n") == 290 || tool_arg_int("n") == 291 || tool_arg_int("n") == 292 || tool_arg_int("n") == 293 || tool_arg_int("n") == 294 || tool_arg_int("n") == 295 || tool_arg_int("n") == 296 || tool_arg_int("n") == 297 || tool_arg_int("n") == 298 || tool_arg_int("n") == 299 || tool_arg_int("n") == 300 || tool_arg_int("n") == 301 || tool_arg_int("n") == 302 || tool_arg_int("n") == 303 || tool_arg_int("n") == 304 || tool_arg_int("n") == 305 || tool_arg_int("n") == 306 || tool_arg_int("n") == 307 || tool_arg_int("n") == 308 || tool_arg_int("n") == 309 || tool_arg_int("n") == 310 || tool_arg_int("n") == 311 || tool_arg_int("n") == 312 || tool_arg_int("n") == 313 || tool_arg_int("n") == 314 || tool_arg_int("n") == 315 || tool_arg_int("n") == 316 || tool_arg_int("n") == 317 || tool_arg_int("n") == 318 || tool_arg_int("n") == 319 || tool_arg_int("n") == 320 || tool_arg_int("n") == 321 || tool_arg_int("n") == 322 || tool_arg_int("n") == 323 || tool_arg_int("n") == 324 || tool_arg_int("n") == 325 || tool_arg_int("n") == 326 || tool_arg_int("n") == 327 || tool_arg_int("n") == 328 || tool_arg_int("n") == 329 || tool_arg_int("n") == 330 || tool_arg_int("n") == 331 || tool_arg_int("n") == 332 || tool_arg_int("n") == 333 || tool_arg_int("n") == 334 || tool_arg_int("n") == 335 || tool_arg_int("n") == 336 || tool_arg_int("n") == 337 || tool_arg_int("n") == 338 || tool_arg_int("n") == 339 || tool_arg_int("n") == 340 || tool_arg_int("n") == 341 || tool_arg_int("n") == 342 || tool_arg_int("n") == 343 || tool_arg_int("n") == 344 || tool_arg_int("n") == 345 || tool_arg_int("n") == 346 || tool_arg_int("n") == 347 || tool_arg_int("n") == 348 || tool_arg_int("n") == 349 || tool_arg_int("n") == 350 || tool_arg_int("n") == 351 || tool_arg_int("n") == 352 || tool_arg_int("n") == 353 || tool_arg_int("n") == 354 || tool_arg_int("n") == 355 || tool_arg_int("n") == 356 || tool_arg_int("n") == 357 || tool_arg_int("n") == 358 || tool_arg_int("n") == 359 || tool_arg_int("n") == 360 || tool_arg_int("n") == 361 || tool_arg_int("n") == 362 || tool_arg_int("n") == 363 || tool_arg_int("n") == 364 || tool_arg_int("n") == 365 || tool_arg_int("n") == 366 || tool_arg_int("n") == 367 || tool_arg_int("n") == 368 || tool_arg_int("n") == 369 || tool_arg_int("n") == 370 || tool_arg_int("n") == 371 || tool_arg_int("n") == 372 || tool_arg_int("n") == 373 || tool_arg_int("n") == 374 || tool_arg_int("n") == 375 || tool_arg_int("n") == 376 || tool_arg_int("n") == 377 || tool_arg_int("n") == 378 || tool_arg_int("n") == 379 || tool_arg_int("n") == 380 || tool_arg_int("n") == 381 || tool_arg_int("n") == 382 || tool_arg_int("n") == 383 || tool_arg_int("n") == 384 || tool_arg_int("n") == 385 || tool_arg_int("n") == 386 || tool_arg_int("n") == 387 || tool_arg_int("n") == 388 || tool_arg_int("n") == 389 || tool_arg_int("n") == 390 || tool_arg_int("n") == 391 || tool_arg_int("n") == 392 || tool_arg_int("n") == 393 || tool_arg_int("n") == 394 || tool_arg_int("n") == 395 || tool_arg_int("n") == 396 || tool_arg_int("n") == 397 || tool_arg_int("n") == 398 || tool_arg_int("n") == 399 || tool_arg_int("n") == 400 || tool_arg_int("n") == 401 || tool_arg_int("n") == 402 || tool_arg_int("n") == 403 || tool_arg_int("n") == 404 || tool_arg_int("n") == 405 || tool_arg_int("n") == 406 || tool_arg_int("n") == 407 || tool_arg_int("n") == 408 || tool_arg_int("n") == 409 || tool_arg_int("n") == 410 || tool_arg_int("n") == 411 || tool_arg_int("n") == 412 || tool_arg_int("n") == 413 || tool_arg_int("n") == 414 || tool_arg_int("n") == 415 || tool_arg_int("n") == 416 || tool_arg_int("n") == 417 || tool_arg_int("n") == 418 || tool_arg_int("n") == 419 || tool_arg_int("n") == 420 || tool_arg_int("n") == 421 || tool_arg_int("n") == 422 || tool_arg_int("n") == 423 || tool_arg_int("n") == 424 || tool_arg_int("n") == 425 || tool_arg_int("n") == 426 || tool_arg_int("n") == 427 || tool_arg_int("n") == 428 || tool_arg_int("n") == 429 || tool_arg_int("n") == 430 || tool_arg_int("n") == 431 || tool_arg_int("n") == 432 || tool_arg_int("n") == 433 || tool_arg_int("n") == 434 || tool_arg_int("n") == 435 || tool_arg_int("n") == 436 || tool_arg_int("n") == 437 || tool_arg_int("n") == 438 || tool_arg_int("n") == 439 || tool_arg_int("n") == 440 || tool_arg_int("n") == 441 || tool_arg_int("n") == 442 || tool_arg_int("n") == 443 || tool_arg_int("n") == 444 || tool_arg_int("n") == 445 || tool_arg_int("n") == 446 || tool_arg_int("n") == 447 || tool_arg_int("n") == 448 || tool_arg_int("n") == 449 || tool_arg_int("n") == 450 || tool_arg_int("n") == 451 || tool_arg_int("n") == 452 || tool_arg_int("n") == 453 || tool_arg_int("n") == 454 || tool_arg_int("n") == 455 || tool_arg_int("n") == 456 || tool_arg_int("n") == 457 || tool_arg_int("n") == 458 || tool_arg_int("n") == 459 || tool_arg_int("n") == 460 || tool_arg_int("n") == 461 || tool_arg_int("n") == 462 || tool_arg_int("n") == 463 || tool_arg_int("n") == 464 || tool_arg_int("n") == 465 || tool_arg_int("n") == 466 || tool_arg_int("n") == 467 || tool_arg_int("n") == 468 || tool_arg_int("n") == 469 || tool_arg_int("n") == 470 || tool_arg_int("n") == 471 || tool_arg_int("n") == 472 || tool_arg_int("n") == 473 || tool_arg_int("n") == 474 || tool_arg_int("n") == 475 || tool_arg_int("n") == 476 || tool_arg_int("n") == 477 || tool_arg_int("n") == 478 || tool_arg_int("n") == 479 || tool_arg_int("n") == 480 || tool_arg_int("n") == 481 || tool_arg_int("n") == 482 || tool_arg_int("n") == 483 || tool_arg_int("n") == 484 || tool_arg_int("n") == 485 || tool_arg_int("n") == 486 || tool_arg_int("n") == 487 || tool_arg_int("n") == 488 || tool_arg_int("n") == 489 || tool_arg_int("n") == 490 || tool_arg_int("n") == 491 || tool_arg_int("n") == 492 || tool_arg_int("n") == 493 || tool_arg_int("n") == 494 || tool_arg_int("n") == 495 || tool_arg_int("n") == 496 || tool_arg_int("n") == 497 || tool_arg_int("n") == 498 || tool_arg_int("n") == 499 || tool_arg_int("n") == 500 || tool_arg_int("n") == 501 || tool_arg_int("n") == 502 || tool_arg_int("n") == 503 || tool_arg_int("n") == 504 || tool_arg_int("n") == 505 || tool_arg_int("n") == 506 || tool_arg_int("n") == 507 || tool_arg_int("n") == 508 || tool_arg_int("n") == 509 || tool_arg_int("n") == 510 || tool_arg_int("n") == 511 || tool_arg_int("n") == 512 || tool_arg_int("n") == 513 || tool_arg_int("n") == 514 || tool_arg_int("n") == 515 || tool_arg_int("n") == 516 || tool_arg_int("n") == 517 || tool_arg_int("n") == 518 || tool_arg_int("n") == 519 || tool_arg_int("n") == 520 || tool_arg_int("n") == 521 || tool_arg_int("n") == 522 || tool_arg_int("n") == 523 || tool_arg_int("n") == 524 || tool_arg_int("n") == 525 || tool_arg_int("n") == 526 || tool_arg_int("n") == 527 || tool_arg_int("n") == 528 || tool_arg_int("n") == 529 || tool_arg_int("n") == 530 || tool_arg_int("n") == 531 || tool_arg_int("n") == 532 || tool_arg_int("n") == 533 || tool_arg_int("n") == 534 || tool_arg_int("n") == 535 || tool_arg_int("n") == 536 || tool_arg_int("n") == 537 || tool_arg_int("n") == 538 || tool_arg_int("n") == 539 || tool_arg_int("n") == 540 || tool_arg_int("n") == 541 || tool_arg_int("n") == 542 || tool_arg_int("n") == 543 || tool_arg_int("n") == 544 || tool_arg_int("n") == 545 || tool_arg_int("n") == 546 || tool_arg_int("n") == 547 || tool_arg_int("n") == 548 || tool_arg_int("n") == 549 || tool_arg_int("n") == 550 || tool_arg_int("n") == 551 || tool_arg_int("n") == 552 || tool_arg_int("n") == 553 || tool_arg_int("n") == 554 || tool_arg_int("n") == 555 || tool_arg_int("n") == 556 || tool_arg_int("n") == 557 || tool_arg_int("n") == 558 || tool_arg_int("n") == 559 || tool_arg_int("n") == 560 || tool_arg_int("n") == 561 || tool_arg_int("n") == 562 || tool_arg_int("n") == 563 || tool_arg_int("n") == 564 || tool_arg_int("n") == 565 || tool_arg_int("n") == 566 || tool_arg_int("n") == 567 || tool_arg_int("n") == 568 || tool_arg_int("n") == 569 || tool_arg_int("n") == 570 || tool_arg_int("n") == 571 || tool_arg_int("n") == 572 || tool_arg_int("n") == 573 || tool_arg_int("n") == 574 || tool_arg_int("n") == 575 || tool_arg_int("n") == 576 || tool_arg_int("n") == 577 || tool_arg_int("n") == 578 || tool_arg_int("n") == 579 || tool_arg_int("n") == 580 || tool_arg_int("n") == 581 || tool_arg_int("n") == 582 || tool_arg_int("n") == 583 || tool_arg_int("n") == 584 || tool_arg_int("n") == 585 || tool_arg_int("n") == 586 || tool_arg_int("n") == 587 || tool_arg_int("n") == 588 || tool_arg_int("n") == 589 || tool_arg_int("n") == 590 || tool_arg_int("n") == 591 || tool_arg_int("n") == 592 || tool_arg_int("n") == 593 || tool_arg_int("n") == 594 || tool_arg_int("n") == 595 || tool_arg_int("n") == 596 || tool_arg_int("n") == 597 || tool_arg_int("n") == 598 || tool_arg_int("n") == 599 || tool_arg_int("n") == 600 || tool_arg_int("n") == 601 || tool_arg_int("n") == 602 || tool_arg_int("n") == 603 || tool_arg_int("n") == 604 || tool_arg_int("n") == 605 || tool_arg_int("n") == 606 || tool_arg_int("n") == 607 || tool_arg_int("n") == 608 || tool_arg_int("n") == 609
+func oRule_E234(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[234]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[234]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2 := runtime.ToolArgInt(oF.ToolArgs, "n")
+	oT602 := (oT2 == int64(10))
+	if !oT602 {
+		oT3 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT3 == int64(11))
+	}
+	if !oT602 {
+		oT4 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT4 == int64(12))
+	}
+	if !oT602 {
+		oT5 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT5 == int64(13))
+	}
+	if !oT602 {
+		oT6 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT6 == int64(14))
+	}
+	if !oT602 {
+		oT7 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT7 == int64(15))
+	}
+	if !oT602 {
+		oT8 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT8 == int64(16))
+	}
+	if !oT602 {
+		oT9 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT9 == int64(17))
+	}
+	if !oT602 {
+		oT10 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT10 == int64(18))
+	}
+	if !oT602 {
+		oT11 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT11 == int64(19))
+	}
+	if !oT602 {
+		oT12 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT12 == int64(20))
+	}
+	if !oT602 {
+		oT13 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT13 == int64(21))
+	}
+	if !oT602 {
+		oT14 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT14 == int64(22))
+	}
+	if !oT602 {
+		oT15 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT15 == int64(23))
+	}
+	if !oT602 {
+		oT16 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT16 == int64(24))
+	}
+	if !oT602 {
+		oT17 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT17 == int64(25))
+	}
+	if !oT602 {
+		oT18 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT18 == int64(26))
+	}
+	if !oT602 {
+		oT19 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT19 == int64(27))
+	}
+	if !oT602 {
+		oT20 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT20 == int64(28))
+	}
+	if !oT602 {
+		oT21 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT21 == int64(29))
+	}
+	if !oT602 {
+		oT22 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT22 == int64(30))
+	}
+	if !oT602 {
+		oT23 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT23 == int64(31))
+	}
+	if !oT602 {
+		oT24 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT24 == int64(32))
+	}
+	if !oT602 {
+		oT25 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT25 == int64(33))
+	}
+	if !oT602 {
+		oT26 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT26 == int64(34))
+	}
+	if !oT602 {
+		oT27 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT27 == int64(35))
+	}
+	if !oT602 {
+		oT28 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT28 == int64(36))
+	}
+	if !oT602 {
+		oT29 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT29 == int64(37))
+	}
+	if !oT602 {
+		oT30 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT30 == int64(38))
+	}
+	if !oT602 {
+		oT31 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT31 == int64(39))
+	}
+	if !oT602 {
+		oT32 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT32 == int64(40))
+	}
+	if !oT602 {
+		oT33 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT33 == int64(41))
+	}
+	if !oT602 {
+		oT34 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT34 == int64(42))
+	}
+	if !oT602 {
+		oT35 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT35 == int64(43))
+	}
+	if !oT602 {
+		oT36 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT36 == int64(44))
+	}
+	if !oT602 {
+		oT37 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT37 == int64(45))
+	}
+	if !oT602 {
+		oT38 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT38 == int64(46))
+	}
+	if !oT602 {
+		oT39 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT39 == int64(47))
+	}
+	if !oT602 {
+		oT40 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT40 == int64(48))
+	}
+	if !oT602 {
+		oT41 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT41 == int64(49))
+	}
+	if !oT602 {
+		oT42 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT42 == int64(50))
+	}
+	if !oT602 {
+		oT43 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT43 == int64(51))
+	}
+	if !oT602 {
+		oT44 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT44 == int64(52))
+	}
+	if !oT602 {
+		oT45 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT45 == int64(53))
+	}
+	if !oT602 {
+		oT46 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT46 == int64(54))
+	}
+	if !oT602 {
+		oT47 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT47 == int64(55))
+	}
+	if !oT602 {
+		oT48 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT48 == int64(56))
+	}
+	if !oT602 {
+		oT49 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT49 == int64(57))
+	}
+	if !oT602 {
+		oT50 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT50 == int64(58))
+	}
+	if !oT602 {
+		oT51 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT51 == int64(59))
+	}
+	if !oT602 {
+		oT52 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT52 == int64(60))
+	}
+	if !oT602 {
+		oT53 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT53 == int64(61))
+	}
+	if !oT602 {
+		oT54 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT54 == int64(62))
+	}
+	if !oT602 {
+		oT55 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT55 == int64(63))
+	}
+	if !oT602 {
+		oT56 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT56 == int64(64))
+	}
+	if !oT602 {
+		oT57 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT57 == int64(65))
+	}
+	if !oT602 {
+		oT58 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT58 == int64(66))
+	}
+	if !oT602 {
+		oT59 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT59 == int64(67))
+	}
+	if !oT602 {
+		oT60 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT60 == int64(68))
+	}
+	if !oT602 {
+		oT61 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT61 == int64(69))
+	}
+	if !oT602 {
+		oT62 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT62 == int64(70))
+	}
+	if !oT602 {
+		oT63 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT63 == int64(71))
+	}
+	if !oT602 {
+		oT64 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT64 == int64(72))
+	}
+	if !oT602 {
+		oT65 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT65 == int64(73))
+	}
+	if !oT602 {
+		oT66 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT66 == int64(74))
+	}
+	if !oT602 {
+		oT67 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT67 == int64(75))
+	}
+	if !oT602 {
+		oT68 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT68 == int64(76))
+	}
+	if !oT602 {
+		oT69 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT69 == int64(77))
+	}
+	if !oT602 {
+		oT70 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT70 == int64(78))
+	}
+	if !oT602 {
+		oT71 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT71 == int64(79))
+	}
+	if !oT602 {
+		oT72 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT72 == int64(80))
+	}
+	if !oT602 {
+		oT73 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT73 == int64(81))
+	}
+	if !oT602 {
+		oT74 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT74 == int64(82))
+	}
+	if !oT602 {
+		oT75 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT75 == int64(83))
+	}
+	if !oT602 {
+		oT76 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT76 == int64(84))
+	}
+	if !oT602 {
+		oT77 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT77 == int64(85))
+	}
+	if !oT602 {
+		oT78 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT78 == int64(86))
+	}
+	if !oT602 {
+		oT79 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT79 == int64(87))
+	}
+	if !oT602 {
+		oT80 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT80 == int64(88))
+	}
+	if !oT602 {
+		oT81 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT81 == int64(89))
+	}
+	if !oT602 {
+		oT82 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT82 == int64(90))
+	}
+	if !oT602 {
+		oT83 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT83 == int64(91))
+	}
+	if !oT602 {
+		oT84 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT84 == int64(92))
+	}
+	if !oT602 {
+		oT85 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT85 == int64(93))
+	}
+	if !oT602 {
+		oT86 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT86 == int64(94))
+	}
+	if !oT602 {
+		oT87 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT87 == int64(95))
+	}
+	if !oT602 {
+		oT88 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT88 == int64(96))
+	}
+	if !oT602 {
+		oT89 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT89 == int64(97))
+	}
+	if !oT602 {
+		oT90 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT90 == int64(98))
+	}
+	if !oT602 {
+		oT91 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT91 == int64(99))
+	}
+	if !oT602 {
+		oT92 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT92 == int64(100))
+	}
+	if !oT602 {
+		oT93 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT93 == int64(101))
+	}
+	if !oT602 {
+		oT94 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT94 == int64(102))
+	}
+	if !oT602 {
+		oT95 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT95 == int64(103))
+	}
+	if !oT602 {
+		oT96 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT96 == int64(104))
+	}
+	if !oT602 {
+		oT97 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT97 == int64(105))
+	}
+	if !oT602 {
+		oT98 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT98 == int64(106))
+	}
+	if !oT602 {
+		oT99 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT99 == int64(107))
+	}
+	if !oT602 {
+		oT100 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT100 == int64(108))
+	}
+	if !oT602 {
+		oT101 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT101 == int64(109))
+	}
+	if !oT602 {
+		oT102 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT102 == int64(110))
+	}
+	if !oT602 {
+		oT103 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT103 == int64(111))
+	}
+	if !oT602 {
+		oT104 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT104 == int64(112))
+	}
+	if !oT602 {
+		oT105 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT105 == int64(113))
+	}
+	if !oT602 {
+		oT106 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT106 == int64(114))
+	}
+	if !oT602 {
+		oT107 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT107 == int64(115))
+	}
+	if !oT602 {
+		oT108 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT108 == int64(116))
+	}
+	if !oT602 {
+		oT109 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT109 == int64(117))
+	}
+	if !oT602 {
+		oT110 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT110 == int64(118))
+	}
+	if !oT602 {
+		oT111 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT111 == int64(119))
+	}
+	if !oT602 {
+		oT112 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT112 == int64(120))
+	}
+	if !oT602 {
+		oT113 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT113 == int64(121))
+	}
+	if !oT602 {
+		oT114 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT114 == int64(122))
+	}
+	if !oT602 {
+		oT115 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT115 == int64(123))
+	}
+	if !oT602 {
+		oT116 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT116 == int64(124))
+	}
+	if !oT602 {
+		oT117 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT117 == int64(125))
+	}
+	if !oT602 {
+		oT118 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT118 == int64(126))
+	}
+	if !oT602 {
+		oT119 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT119 == int64(127))
+	}
+	if !oT602 {
+		oT120 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT120 == int64(128))
+	}
+	if !oT602 {
+		oT121 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT121 == int64(129))
+	}
+	if !oT602 {
+		oT122 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT122 == int64(130))
+	}
+	if !oT602 {
+		oT123 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT123 == int64(131))
+	}
+	if !oT602 {
+		oT124 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT124 == int64(132))
+	}
+	if !oT602 {
+		oT125 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT125 == int64(133))
+	}
+	if !oT602 {
+		oT126 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT126 == int64(134))
+	}
+	if !oT602 {
+		oT127 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT127 == int64(135))
+	}
+	if !oT602 {
+		oT128 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT128 == int64(136))
+	}
+	if !oT602 {
+		oT129 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT129 == int64(137))
+	}
+	if !oT602 {
+		oT130 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT130 == int64(138))
+	}
+	if !oT602 {
+		oT131 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT131 == int64(139))
+	}
+	if !oT602 {
+		oT132 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT132 == int64(140))
+	}
+	if !oT602 {
+		oT133 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT133 == int64(141))
+	}
+	if !oT602 {
+		oT134 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT134 == int64(142))
+	}
+	if !oT602 {
+		oT135 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT135 == int64(143))
+	}
+	if !oT602 {
+		oT136 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT136 == int64(144))
+	}
+	if !oT602 {
+		oT137 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT137 == int64(145))
+	}
+	if !oT602 {
+		oT138 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT138 == int64(146))
+	}
+	if !oT602 {
+		oT139 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT139 == int64(147))
+	}
+	if !oT602 {
+		oT140 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT140 == int64(148))
+	}
+	if !oT602 {
+		oT141 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT141 == int64(149))
+	}
+	if !oT602 {
+		oT142 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT142 == int64(150))
+	}
+	if !oT602 {
+		oT143 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT143 == int64(151))
+	}
+	if !oT602 {
+		oT144 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT144 == int64(152))
+	}
+	if !oT602 {
+		oT145 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT145 == int64(153))
+	}
+	if !oT602 {
+		oT146 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT146 == int64(154))
+	}
+	if !oT602 {
+		oT147 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT147 == int64(155))
+	}
+	if !oT602 {
+		oT148 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT148 == int64(156))
+	}
+	if !oT602 {
+		oT149 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT149 == int64(157))
+	}
+	if !oT602 {
+		oT150 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT150 == int64(158))
+	}
+	if !oT602 {
+		oT151 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT151 == int64(159))
+	}
+	if !oT602 {
+		oT152 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT152 == int64(160))
+	}
+	if !oT602 {
+		oT153 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT153 == int64(161))
+	}
+	if !oT602 {
+		oT154 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT154 == int64(162))
+	}
+	if !oT602 {
+		oT155 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT155 == int64(163))
+	}
+	if !oT602 {
+		oT156 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT156 == int64(164))
+	}
+	if !oT602 {
+		oT157 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT157 == int64(165))
+	}
+	if !oT602 {
+		oT158 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT158 == int64(166))
+	}
+	if !oT602 {
+		oT159 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT159 == int64(167))
+	}
+	if !oT602 {
+		oT160 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT160 == int64(168))
+	}
+	if !oT602 {
+		oT161 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT161 == int64(169))
+	}
+	if !oT602 {
+		oT162 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT162 == int64(170))
+	}
+	if !oT602 {
+		oT163 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT163 == int64(171))
+	}
+	if !oT602 {
+		oT164 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT164 == int64(172))
+	}
+	if !oT602 {
+		oT165 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT165 == int64(173))
+	}
+	if !oT602 {
+		oT166 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT166 == int64(174))
+	}
+	if !oT602 {
+		oT167 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT167 == int64(175))
+	}
+	if !oT602 {
+		oT168 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT168 == int64(176))
+	}
+	if !oT602 {
+		oT169 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT169 == int64(177))
+	}
+	if !oT602 {
+		oT170 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT170 == int64(178))
+	}
+	if !oT602 {
+		oT171 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT171 == int64(179))
+	}
+	if !oT602 {
+		oT172 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT172 == int64(180))
+	}
+	if !oT602 {
+		oT173 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT173 == int64(181))
+	}
+	if !oT602 {
+		oT174 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT174 == int64(182))
+	}
+	if !oT602 {
+		oT175 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT175 == int64(183))
+	}
+	if !oT602 {
+		oT176 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT176 == int64(184))
+	}
+	if !oT602 {
+		oT177 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT177 == int64(185))
+	}
+	if !oT602 {
+		oT178 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT178 == int64(186))
+	}
+	if !oT602 {
+		oT179 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT179 == int64(187))
+	}
+	if !oT602 {
+		oT180 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT180 == int64(188))
+	}
+	if !oT602 {
+		oT181 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT181 == int64(189))
+	}
+	if !oT602 {
+		oT182 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT182 == int64(190))
+	}
+	if !oT602 {
+		oT183 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT183 == int64(191))
+	}
+	if !oT602 {
+		oT184 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT184 == int64(192))
+	}
+	if !oT602 {
+		oT185 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT185 == int64(193))
+	}
+	if !oT602 {
+		oT186 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT186 == int64(194))
+	}
+	if !oT602 {
+		oT187 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT187 == int64(195))
+	}
+	if !oT602 {
+		oT188 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT188 == int64(196))
+	}
+	if !oT602 {
+		oT189 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT189 == int64(197))
+	}
+	if !oT602 {
+		oT190 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT190 == int64(198))
+	}
+	if !oT602 {
+		oT191 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT191 == int64(199))
+	}
+	if !oT602 {
+		oT192 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT192 == int64(200))
+	}
+	if !oT602 {
+		oT193 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT193 == int64(201))
+	}
+	if !oT602 {
+		oT194 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT194 == int64(202))
+	}
+	if !oT602 {
+		oT195 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT195 == int64(203))
+	}
+	if !oT602 {
+		oT196 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT196 == int64(204))
+	}
+	if !oT602 {
+		oT197 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT197 == int64(205))
+	}
+	if !oT602 {
+		oT198 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT198 == int64(206))
+	}
+	if !oT602 {
+		oT199 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT199 == int64(207))
+	}
+	if !oT602 {
+		oT200 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT200 == int64(208))
+	}
+	if !oT602 {
+		oT201 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT201 == int64(209))
+	}
+	if !oT602 {
+		oT202 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT202 == int64(210))
+	}
+	if !oT602 {
+		oT203 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT203 == int64(211))
+	}
+	if !oT602 {
+		oT204 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT204 == int64(212))
+	}
+	if !oT602 {
+		oT205 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT205 == int64(213))
+	}
+	if !oT602 {
+		oT206 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT206 == int64(214))
+	}
+	if !oT602 {
+		oT207 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT207 == int64(215))
+	}
+	if !oT602 {
+		oT208 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT208 == int64(216))
+	}
+	if !oT602 {
+		oT209 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT209 == int64(217))
+	}
+	if !oT602 {
+		oT210 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT210 == int64(218))
+	}
+	if !oT602 {
+		oT211 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT211 == int64(219))
+	}
+	if !oT602 {
+		oT212 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT212 == int64(220))
+	}
+	if !oT602 {
+		oT213 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT213 == int64(221))
+	}
+	if !oT602 {
+		oT214 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT214 == int64(222))
+	}
+	if !oT602 {
+		oT215 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT215 == int64(223))
+	}
+	if !oT602 {
+		oT216 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT216 == int64(224))
+	}
+	if !oT602 {
+		oT217 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT217 == int64(225))
+	}
+	if !oT602 {
+		oT218 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT218 == int64(226))
+	}
+	if !oT602 {
+		oT219 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT219 == int64(227))
+	}
+	if !oT602 {
+		oT220 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT220 == int64(228))
+	}
+	if !oT602 {
+		oT221 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT221 == int64(229))
+	}
+	if !oT602 {
+		oT222 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT222 == int64(230))
+	}
+	if !oT602 {
+		oT223 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT223 == int64(231))
+	}
+	if !oT602 {
+		oT224 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT224 == int64(232))
+	}
+	if !oT602 {
+		oT225 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT225 == int64(233))
+	}
+	if !oT602 {
+		oT226 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT226 == int64(234))
+	}
+	if !oT602 {
+		oT227 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT227 == int64(235))
+	}
+	if !oT602 {
+		oT228 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT228 == int64(236))
+	}
+	if !oT602 {
+		oT229 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT229 == int64(237))
+	}
+	if !oT602 {
+		oT230 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT230 == int64(238))
+	}
+	if !oT602 {
+		oT231 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT231 == int64(239))
+	}
+	if !oT602 {
+		oT232 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT232 == int64(240))
+	}
+	if !oT602 {
+		oT233 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT233 == int64(241))
+	}
+	if !oT602 {
+		oT234 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT234 == int64(242))
+	}
+	if !oT602 {
+		oT235 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT235 == int64(243))
+	}
+	if !oT602 {
+		oT236 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT236 == int64(244))
+	}
+	if !oT602 {
+		oT237 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT237 == int64(245))
+	}
+	if !oT602 {
+		oT238 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT238 == int64(246))
+	}
+	if !oT602 {
+		oT239 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT239 == int64(247))
+	}
+	if !oT602 {
+		oT240 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT240 == int64(248))
+	}
+	if !oT602 {
+		oT241 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT241 == int64(249))
+	}
+	if !oT602 {
+		oT242 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT242 == int64(250))
+	}
+	if !oT602 {
+		oT243 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT243 == int64(251))
+	}
+	if !oT602 {
+		oT244 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT244 == int64(252))
+	}
+	if !oT602 {
+		oT245 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT245 == int64(253))
+	}
+	if !oT602 {
+		oT246 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT246 == int64(254))
+	}
+	if !oT602 {
+		oT247 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT247 == int64(255))
+	}
+	if !oT602 {
+		oT248 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT248 == int64(256))
+	}
+	if !oT602 {
+		oT249 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT249 == int64(257))
+	}
+	if !oT602 {
+		oT250 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT250 == int64(258))
+	}
+	if !oT602 {
+		oT251 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT251 == int64(259))
+	}
+	if !oT602 {
+		oT252 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT252 == int64(260))
+	}
+	if !oT602 {
+		oT253 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT253 == int64(261))
+	}
+	if !oT602 {
+		oT254 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT254 == int64(262))
+	}
+	if !oT602 {
+		oT255 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT255 == int64(263))
+	}
+	if !oT602 {
+		oT256 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT256 == int64(264))
+	}
+	if !oT602 {
+		oT257 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT257 == int64(265))
+	}
+	if !oT602 {
+		oT258 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT258 == int64(266))
+	}
+	if !oT602 {
+		oT259 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT259 == int64(267))
+	}
+	if !oT602 {
+		oT260 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT260 == int64(268))
+	}
+	if !oT602 {
+		oT261 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT261 == int64(269))
+	}
+	if !oT602 {
+		oT262 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT262 == int64(270))
+	}
+	if !oT602 {
+		oT263 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT263 == int64(271))
+	}
+	if !oT602 {
+		oT264 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT264 == int64(272))
+	}
+	if !oT602 {
+		oT265 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT265 == int64(273))
+	}
+	if !oT602 {
+		oT266 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT266 == int64(274))
+	}
+	if !oT602 {
+		oT267 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT267 == int64(275))
+	}
+	if !oT602 {
+		oT268 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT268 == int64(276))
+	}
+	if !oT602 {
+		oT269 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT269 == int64(277))
+	}
+	if !oT602 {
+		oT270 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT270 == int64(278))
+	}
+	if !oT602 {
+		oT271 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT271 == int64(279))
+	}
+	if !oT602 {
+		oT272 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT272 == int64(280))
+	}
+	if !oT602 {
+		oT273 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT273 == int64(281))
+	}
+	if !oT602 {
+		oT274 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT274 == int64(282))
+	}
+	if !oT602 {
+		oT275 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT275 == int64(283))
+	}
+	if !oT602 {
+		oT276 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT276 == int64(284))
+	}
+	if !oT602 {
+		oT277 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT277 == int64(285))
+	}
+	if !oT602 {
+		oT278 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT278 == int64(286))
+	}
+	if !oT602 {
+		oT279 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT279 == int64(287))
+	}
+	if !oT602 {
+		oT280 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT280 == int64(288))
+	}
+	if !oT602 {
+		oT281 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT281 == int64(289))
+	}
+	if !oT602 {
+		oT282 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT282 == int64(290))
+	}
+	if !oT602 {
+		oT283 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT283 == int64(291))
+	}
+	if !oT602 {
+		oT284 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT284 == int64(292))
+	}
+	if !oT602 {
+		oT285 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT285 == int64(293))
+	}
+	if !oT602 {
+		oT286 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT286 == int64(294))
+	}
+	if !oT602 {
+		oT287 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT287 == int64(295))
+	}
+	if !oT602 {
+		oT288 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT288 == int64(296))
+	}
+	if !oT602 {
+		oT289 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT289 == int64(297))
+	}
+	if !oT602 {
+		oT290 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT290 == int64(298))
+	}
+	if !oT602 {
+		oT291 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT291 == int64(299))
+	}
+	if !oT602 {
+		oT292 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT292 == int64(300))
+	}
+	if !oT602 {
+		oT293 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT293 == int64(301))
+	}
+	if !oT602 {
+		oT294 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT294 == int64(302))
+	}
+	if !oT602 {
+		oT295 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT295 == int64(303))
+	}
+	if !oT602 {
+		oT296 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT296 == int64(304))
+	}
+	if !oT602 {
+		oT297 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT297 == int64(305))
+	}
+	if !oT602 {
+		oT298 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT298 == int64(306))
+	}
+	if !oT602 {
+		oT299 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT299 == int64(307))
+	}
+	if !oT602 {
+		oT300 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT300 == int64(308))
+	}
+	if !oT602 {
+		oT301 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT301 == int64(309))
+	}
+	if !oT602 {
+		oT302 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT302 == int64(310))
+	}
+	if !oT602 {
+		oT303 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT303 == int64(311))
+	}
+	if !oT602 {
+		oT304 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT304 == int64(312))
+	}
+	if !oT602 {
+		oT305 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT305 == int64(313))
+	}
+	if !oT602 {
+		oT306 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT306 == int64(314))
+	}
+	if !oT602 {
+		oT307 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT307 == int64(315))
+	}
+	if !oT602 {
+		oT308 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT308 == int64(316))
+	}
+	if !oT602 {
+		oT309 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT309 == int64(317))
+	}
+	if !oT602 {
+		oT310 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT310 == int64(318))
+	}
+	if !oT602 {
+		oT311 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT311 == int64(319))
+	}
+	if !oT602 {
+		oT312 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT312 == int64(320))
+	}
+	if !oT602 {
+		oT313 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT313 == int64(321))
+	}
+	if !oT602 {
+		oT314 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT314 == int64(322))
+	}
+	if !oT602 {
+		oT315 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT315 == int64(323))
+	}
+	if !oT602 {
+		oT316 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT316 == int64(324))
+	}
+	if !oT602 {
+		oT317 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT317 == int64(325))
+	}
+	if !oT602 {
+		oT318 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT318 == int64(326))
+	}
+	if !oT602 {
+		oT319 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT319 == int64(327))
+	}
+	if !oT602 {
+		oT320 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT320 == int64(328))
+	}
+	if !oT602 {
+		oT321 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT321 == int64(329))
+	}
+	if !oT602 {
+		oT322 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT322 == int64(330))
+	}
+	if !oT602 {
+		oT323 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT323 == int64(331))
+	}
+	if !oT602 {
+		oT324 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT324 == int64(332))
+	}
+	if !oT602 {
+		oT325 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT325 == int64(333))
+	}
+	if !oT602 {
+		oT326 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT326 == int64(334))
+	}
+	if !oT602 {
+		oT327 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT327 == int64(335))
+	}
+	if !oT602 {
+		oT328 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT328 == int64(336))
+	}
+	if !oT602 {
+		oT329 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT329 == int64(337))
+	}
+	if !oT602 {
+		oT330 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT330 == int64(338))
+	}
+	if !oT602 {
+		oT331 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT331 == int64(339))
+	}
+	if !oT602 {
+		oT332 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT332 == int64(340))
+	}
+	if !oT602 {
+		oT333 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT333 == int64(341))
+	}
+	if !oT602 {
+		oT334 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT334 == int64(342))
+	}
+	if !oT602 {
+		oT335 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT335 == int64(343))
+	}
+	if !oT602 {
+		oT336 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT336 == int64(344))
+	}
+	if !oT602 {
+		oT337 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT337 == int64(345))
+	}
+	if !oT602 {
+		oT338 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT338 == int64(346))
+	}
+	if !oT602 {
+		oT339 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT339 == int64(347))
+	}
+	if !oT602 {
+		oT340 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT340 == int64(348))
+	}
+	if !oT602 {
+		oT341 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT341 == int64(349))
+	}
+	if !oT602 {
+		oT342 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT342 == int64(350))
+	}
+	if !oT602 {
+		oT343 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT343 == int64(351))
+	}
+	if !oT602 {
+		oT344 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT344 == int64(352))
+	}
+	if !oT602 {
+		oT345 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT345 == int64(353))
+	}
+	if !oT602 {
+		oT346 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT346 == int64(354))
+	}
+	if !oT602 {
+		oT347 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT347 == int64(355))
+	}
+	if !oT602 {
+		oT348 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT348 == int64(356))
+	}
+	if !oT602 {
+		oT349 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT349 == int64(357))
+	}
+	if !oT602 {
+		oT350 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT350 == int64(358))
+	}
+	if !oT602 {
+		oT351 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT351 == int64(359))
+	}
+	if !oT602 {
+		oT352 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT352 == int64(360))
+	}
+	if !oT602 {
+		oT353 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT353 == int64(361))
+	}
+	if !oT602 {
+		oT354 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT354 == int64(362))
+	}
+	if !oT602 {
+		oT355 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT355 == int64(363))
+	}
+	if !oT602 {
+		oT356 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT356 == int64(364))
+	}
+	if !oT602 {
+		oT357 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT357 == int64(365))
+	}
+	if !oT602 {
+		oT358 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT358 == int64(366))
+	}
+	if !oT602 {
+		oT359 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT359 == int64(367))
+	}
+	if !oT602 {
+		oT360 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT360 == int64(368))
+	}
+	if !oT602 {
+		oT361 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT361 == int64(369))
+	}
+	if !oT602 {
+		oT362 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT362 == int64(370))
+	}
+	if !oT602 {
+		oT363 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT363 == int64(371))
+	}
+	if !oT602 {
+		oT364 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT364 == int64(372))
+	}
+	if !oT602 {
+		oT365 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT365 == int64(373))
+	}
+	if !oT602 {
+		oT366 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT366 == int64(374))
+	}
+	if !oT602 {
+		oT367 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT367 == int64(375))
+	}
+	if !oT602 {
+		oT368 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT368 == int64(376))
+	}
+	if !oT602 {
+		oT369 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT369 == int64(377))
+	}
+	if !oT602 {
+		oT370 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT370 == int64(378))
+	}
+	if !oT602 {
+		oT371 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT371 == int64(379))
+	}
+	if !oT602 {
+		oT372 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT372 == int64(380))
+	}
+	if !oT602 {
+		oT373 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT373 == int64(381))
+	}
+	if !oT602 {
+		oT374 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT374 == int64(382))
+	}
+	if !oT602 {
+		oT375 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT375 == int64(383))
+	}
+	if !oT602 {
+		oT376 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT376 == int64(384))
+	}
+	if !oT602 {
+		oT377 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT377 == int64(385))
+	}
+	if !oT602 {
+		oT378 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT378 == int64(386))
+	}
+	if !oT602 {
+		oT379 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT379 == int64(387))
+	}
+	if !oT602 {
+		oT380 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT380 == int64(388))
+	}
+	if !oT602 {
+		oT381 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT381 == int64(389))
+	}
+	if !oT602 {
+		oT382 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT382 == int64(390))
+	}
+	if !oT602 {
+		oT383 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT383 == int64(391))
+	}
+	if !oT602 {
+		oT384 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT384 == int64(392))
+	}
+	if !oT602 {
+		oT385 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT385 == int64(393))
+	}
+	if !oT602 {
+		oT386 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT386 == int64(394))
+	}
+	if !oT602 {
+		oT387 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT387 == int64(395))
+	}
+	if !oT602 {
+		oT388 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT388 == int64(396))
+	}
+	if !oT602 {
+		oT389 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT389 == int64(397))
+	}
+	if !oT602 {
+		oT390 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT390 == int64(398))
+	}
+	if !oT602 {
+		oT391 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT391 == int64(399))
+	}
+	if !oT602 {
+		oT392 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT392 == int64(400))
+	}
+	if !oT602 {
+		oT393 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT393 == int64(401))
+	}
+	if !oT602 {
+		oT394 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT394 == int64(402))
+	}
+	if !oT602 {
+		oT395 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT395 == int64(403))
+	}
+	if !oT602 {
+		oT396 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT396 == int64(404))
+	}
+	if !oT602 {
+		oT397 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT397 == int64(405))
+	}
+	if !oT602 {
+		oT398 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT398 == int64(406))
+	}
+	if !oT602 {
+		oT399 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT399 == int64(407))
+	}
+	if !oT602 {
+		oT400 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT400 == int64(408))
+	}
+	if !oT602 {
+		oT401 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT401 == int64(409))
+	}
+	if !oT602 {
+		oT402 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT402 == int64(410))
+	}
+	if !oT602 {
+		oT403 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT403 == int64(411))
+	}
+	if !oT602 {
+		oT404 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT404 == int64(412))
+	}
+	if !oT602 {
+		oT405 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT405 == int64(413))
+	}
+	if !oT602 {
+		oT406 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT406 == int64(414))
+	}
+	if !oT602 {
+		oT407 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT407 == int64(415))
+	}
+	if !oT602 {
+		oT408 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT408 == int64(416))
+	}
+	if !oT602 {
+		oT409 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT409 == int64(417))
+	}
+	if !oT602 {
+		oT410 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT410 == int64(418))
+	}
+	if !oT602 {
+		oT411 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT411 == int64(419))
+	}
+	if !oT602 {
+		oT412 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT412 == int64(420))
+	}
+	if !oT602 {
+		oT413 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT413 == int64(421))
+	}
+	if !oT602 {
+		oT414 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT414 == int64(422))
+	}
+	if !oT602 {
+		oT415 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT415 == int64(423))
+	}
+	if !oT602 {
+		oT416 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT416 == int64(424))
+	}
+	if !oT602 {
+		oT417 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT417 == int64(425))
+	}
+	if !oT602 {
+		oT418 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT418 == int64(426))
+	}
+	if !oT602 {
+		oT419 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT419 == int64(427))
+	}
+	if !oT602 {
+		oT420 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT420 == int64(428))
+	}
+	if !oT602 {
+		oT421 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT421 == int64(429))
+	}
+	if !oT602 {
+		oT422 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT422 == int64(430))
+	}
+	if !oT602 {
+		oT423 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT423 == int64(431))
+	}
+	if !oT602 {
+		oT424 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT424 == int64(432))
+	}
+	if !oT602 {
+		oT425 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT425 == int64(433))
+	}
+	if !oT602 {
+		oT426 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT426 == int64(434))
+	}
+	if !oT602 {
+		oT427 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT427 == int64(435))
+	}
+	if !oT602 {
+		oT428 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT428 == int64(436))
+	}
+	if !oT602 {
+		oT429 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT429 == int64(437))
+	}
+	if !oT602 {
+		oT430 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT430 == int64(438))
+	}
+	if !oT602 {
+		oT431 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT431 == int64(439))
+	}
+	if !oT602 {
+		oT432 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT432 == int64(440))
+	}
+	if !oT602 {
+		oT433 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT433 == int64(441))
+	}
+	if !oT602 {
+		oT434 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT434 == int64(442))
+	}
+	if !oT602 {
+		oT435 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT435 == int64(443))
+	}
+	if !oT602 {
+		oT436 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT436 == int64(444))
+	}
+	if !oT602 {
+		oT437 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT437 == int64(445))
+	}
+	if !oT602 {
+		oT438 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT438 == int64(446))
+	}
+	if !oT602 {
+		oT439 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT439 == int64(447))
+	}
+	if !oT602 {
+		oT440 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT440 == int64(448))
+	}
+	if !oT602 {
+		oT441 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT441 == int64(449))
+	}
+	if !oT602 {
+		oT442 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT442 == int64(450))
+	}
+	if !oT602 {
+		oT443 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT443 == int64(451))
+	}
+	if !oT602 {
+		oT444 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT444 == int64(452))
+	}
+	if !oT602 {
+		oT445 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT445 == int64(453))
+	}
+	if !oT602 {
+		oT446 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT446 == int64(454))
+	}
+	if !oT602 {
+		oT447 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT447 == int64(455))
+	}
+	if !oT602 {
+		oT448 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT448 == int64(456))
+	}
+	if !oT602 {
+		oT449 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT449 == int64(457))
+	}
+	if !oT602 {
+		oT450 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT450 == int64(458))
+	}
+	if !oT602 {
+		oT451 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT451 == int64(459))
+	}
+	if !oT602 {
+		oT452 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT452 == int64(460))
+	}
+	if !oT602 {
+		oT453 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT453 == int64(461))
+	}
+	if !oT602 {
+		oT454 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT454 == int64(462))
+	}
+	if !oT602 {
+		oT455 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT455 == int64(463))
+	}
+	if !oT602 {
+		oT456 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT456 == int64(464))
+	}
+	if !oT602 {
+		oT457 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT457 == int64(465))
+	}
+	if !oT602 {
+		oT458 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT458 == int64(466))
+	}
+	if !oT602 {
+		oT459 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT459 == int64(467))
+	}
+	if !oT602 {
+		oT460 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT460 == int64(468))
+	}
+	if !oT602 {
+		oT461 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT461 == int64(469))
+	}
+	if !oT602 {
+		oT462 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT462 == int64(470))
+	}
+	if !oT602 {
+		oT463 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT463 == int64(471))
+	}
+	if !oT602 {
+		oT464 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT464 == int64(472))
+	}
+	if !oT602 {
+		oT465 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT465 == int64(473))
+	}
+	if !oT602 {
+		oT466 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT466 == int64(474))
+	}
+	if !oT602 {
+		oT467 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT467 == int64(475))
+	}
+	if !oT602 {
+		oT468 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT468 == int64(476))
+	}
+	if !oT602 {
+		oT469 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT469 == int64(477))
+	}
+	if !oT602 {
+		oT470 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT470 == int64(478))
+	}
+	if !oT602 {
+		oT471 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT471 == int64(479))
+	}
+	if !oT602 {
+		oT472 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT472 == int64(480))
+	}
+	if !oT602 {
+		oT473 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT473 == int64(481))
+	}
+	if !oT602 {
+		oT474 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT474 == int64(482))
+	}
+	if !oT602 {
+		oT475 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT475 == int64(483))
+	}
+	if !oT602 {
+		oT476 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT476 == int64(484))
+	}
+	if !oT602 {
+		oT477 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT477 == int64(485))
+	}
+	if !oT602 {
+		oT478 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT478 == int64(486))
+	}
+	if !oT602 {
+		oT479 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT479 == int64(487))
+	}
+	if !oT602 {
+		oT480 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT480 == int64(488))
+	}
+	if !oT602 {
+		oT481 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT481 == int64(489))
+	}
+	if !oT602 {
+		oT482 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT482 == int64(490))
+	}
+	if !oT602 {
+		oT483 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT483 == int64(491))
+	}
+	if !oT602 {
+		oT484 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT484 == int64(492))
+	}
+	if !oT602 {
+		oT485 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT485 == int64(493))
+	}
+	if !oT602 {
+		oT486 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT486 == int64(494))
+	}
+	if !oT602 {
+		oT487 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT487 == int64(495))
+	}
+	if !oT602 {
+		oT488 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT488 == int64(496))
+	}
+	if !oT602 {
+		oT489 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT489 == int64(497))
+	}
+	if !oT602 {
+		oT490 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT490 == int64(498))
+	}
+	if !oT602 {
+		oT491 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT491 == int64(499))
+	}
+	if !oT602 {
+		oT492 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT492 == int64(500))
+	}
+	if !oT602 {
+		oT493 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT493 == int64(501))
+	}
+	if !oT602 {
+		oT494 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT494 == int64(502))
+	}
+	if !oT602 {
+		oT495 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT495 == int64(503))
+	}
+	if !oT602 {
+		oT496 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT496 == int64(504))
+	}
+	if !oT602 {
+		oT497 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT497 == int64(505))
+	}
+	if !oT602 {
+		oT498 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT498 == int64(506))
+	}
+	if !oT602 {
+		oT499 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT499 == int64(507))
+	}
+	if !oT602 {
+		oT500 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT500 == int64(508))
+	}
+	if !oT602 {
+		oT501 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT501 == int64(509))
+	}
+	if !oT602 {
+		oT502 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT502 == int64(510))
+	}
+	if !oT602 {
+		oT503 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT503 == int64(511))
+	}
+	if !oT602 {
+		oT504 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT504 == int64(512))
+	}
+	if !oT602 {
+		oT505 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT505 == int64(513))
+	}
+	if !oT602 {
+		oT506 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT506 == int64(514))
+	}
+	if !oT602 {
+		oT507 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT507 == int64(515))
+	}
+	if !oT602 {
+		oT508 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT508 == int64(516))
+	}
+	if !oT602 {
+		oT509 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT509 == int64(517))
+	}
+	if !oT602 {
+		oT510 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT510 == int64(518))
+	}
+	if !oT602 {
+		oT511 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT511 == int64(519))
+	}
+	if !oT602 {
+		oT512 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT512 == int64(520))
+	}
+	if !oT602 {
+		oT513 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT513 == int64(521))
+	}
+	if !oT602 {
+		oT514 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT514 == int64(522))
+	}
+	if !oT602 {
+		oT515 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT515 == int64(523))
+	}
+	if !oT602 {
+		oT516 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT516 == int64(524))
+	}
+	if !oT602 {
+		oT517 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT517 == int64(525))
+	}
+	if !oT602 {
+		oT518 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT518 == int64(526))
+	}
+	if !oT602 {
+		oT519 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT519 == int64(527))
+	}
+	if !oT602 {
+		oT520 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT520 == int64(528))
+	}
+	if !oT602 {
+		oT521 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT521 == int64(529))
+	}
+	if !oT602 {
+		oT522 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT522 == int64(530))
+	}
+	if !oT602 {
+		oT523 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT523 == int64(531))
+	}
+	if !oT602 {
+		oT524 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT524 == int64(532))
+	}
+	if !oT602 {
+		oT525 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT525 == int64(533))
+	}
+	if !oT602 {
+		oT526 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT526 == int64(534))
+	}
+	if !oT602 {
+		oT527 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT527 == int64(535))
+	}
+	if !oT602 {
+		oT528 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT528 == int64(536))
+	}
+	if !oT602 {
+		oT529 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT529 == int64(537))
+	}
+	if !oT602 {
+		oT530 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT530 == int64(538))
+	}
+	if !oT602 {
+		oT531 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT531 == int64(539))
+	}
+	if !oT602 {
+		oT532 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT532 == int64(540))
+	}
+	if !oT602 {
+		oT533 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT533 == int64(541))
+	}
+	if !oT602 {
+		oT534 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT534 == int64(542))
+	}
+	if !oT602 {
+		oT535 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT535 == int64(543))
+	}
+	if !oT602 {
+		oT536 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT536 == int64(544))
+	}
+	if !oT602 {
+		oT537 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT537 == int64(545))
+	}
+	if !oT602 {
+		oT538 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT538 == int64(546))
+	}
+	if !oT602 {
+		oT539 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT539 == int64(547))
+	}
+	if !oT602 {
+		oT540 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT540 == int64(548))
+	}
+	if !oT602 {
+		oT541 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT541 == int64(549))
+	}
+	if !oT602 {
+		oT542 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT542 == int64(550))
+	}
+	if !oT602 {
+		oT543 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT543 == int64(551))
+	}
+	if !oT602 {
+		oT544 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT544 == int64(552))
+	}
+	if !oT602 {
+		oT545 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT545 == int64(553))
+	}
+	if !oT602 {
+		oT546 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT546 == int64(554))
+	}
+	if !oT602 {
+		oT547 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT547 == int64(555))
+	}
+	if !oT602 {
+		oT548 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT548 == int64(556))
+	}
+	if !oT602 {
+		oT549 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT549 == int64(557))
+	}
+	if !oT602 {
+		oT550 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT550 == int64(558))
+	}
+	if !oT602 {
+		oT551 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT551 == int64(559))
+	}
+	if !oT602 {
+		oT552 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT552 == int64(560))
+	}
+	if !oT602 {
+		oT553 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT553 == int64(561))
+	}
+	if !oT602 {
+		oT554 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT554 == int64(562))
+	}
+	if !oT602 {
+		oT555 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT555 == int64(563))
+	}
+	if !oT602 {
+		oT556 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT556 == int64(564))
+	}
+	if !oT602 {
+		oT557 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT557 == int64(565))
+	}
+	if !oT602 {
+		oT558 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT558 == int64(566))
+	}
+	if !oT602 {
+		oT559 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT559 == int64(567))
+	}
+	if !oT602 {
+		oT560 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT560 == int64(568))
+	}
+	if !oT602 {
+		oT561 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT561 == int64(569))
+	}
+	if !oT602 {
+		oT562 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT562 == int64(570))
+	}
+	if !oT602 {
+		oT563 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT563 == int64(571))
+	}
+	if !oT602 {
+		oT564 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT564 == int64(572))
+	}
+	if !oT602 {
+		oT565 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT565 == int64(573))
+	}
+	if !oT602 {
+		oT566 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT566 == int64(574))
+	}
+	if !oT602 {
+		oT567 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT567 == int64(575))
+	}
+	if !oT602 {
+		oT568 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT568 == int64(576))
+	}
+	if !oT602 {
+		oT569 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT569 == int64(577))
+	}
+	if !oT602 {
+		oT570 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT570 == int64(578))
+	}
+	if !oT602 {
+		oT571 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT571 == int64(579))
+	}
+	if !oT602 {
+		oT572 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT572 == int64(580))
+	}
+	if !oT602 {
+		oT573 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT573 == int64(581))
+	}
+	if !oT602 {
+		oT574 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT574 == int64(582))
+	}
+	if !oT602 {
+		oT575 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT575 == int64(583))
+	}
+	if !oT602 {
+		oT576 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT576 == int64(584))
+	}
+	if !oT602 {
+		oT577 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT577 == int64(585))
+	}
+	if !oT602 {
+		oT578 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT578 == int64(586))
+	}
+	if !oT602 {
+		oT579 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT579 == int64(587))
+	}
+	if !oT602 {
+		oT580 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT580 == int64(588))
+	}
+	if !oT602 {
+		oT581 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT581 == int64(589))
+	}
+	if !oT602 {
+		oT582 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT582 == int64(590))
+	}
+	if !oT602 {
+		oT583 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT583 == int64(591))
+	}
+	if !oT602 {
+		oT584 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT584 == int64(592))
+	}
+	if !oT602 {
+		oT585 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT585 == int64(593))
+	}
+	if !oT602 {
+		oT586 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT586 == int64(594))
+	}
+	if !oT602 {
+		oT587 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT587 == int64(595))
+	}
+	if !oT602 {
+		oT588 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT588 == int64(596))
+	}
+	if !oT602 {
+		oT589 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT589 == int64(597))
+	}
+	if !oT602 {
+		oT590 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT590 == int64(598))
+	}
+	if !oT602 {
+		oT591 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT591 == int64(599))
+	}
+	if !oT602 {
+		oT592 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT592 == int64(600))
+	}
+	if !oT602 {
+		oT593 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT593 == int64(601))
+	}
+	if !oT602 {
+		oT594 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT594 == int64(602))
+	}
+	if !oT602 {
+		oT595 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT595 == int64(603))
+	}
+	if !oT602 {
+		oT596 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT596 == int64(604))
+	}
+	if !oT602 {
+		oT597 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT597 == int64(605))
+	}
+	if !oT602 {
+		oT598 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT598 == int64(606))
+	}
+	if !oT602 {
+		oT599 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT599 == int64(607))
+	}
+	if !oT602 {
+		oT600 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT600 == int64(608))
+	}
+	if !oT602 {
+		oT601 := runtime.ToolArgInt(oF.ToolArgs, "n")
+		oT602 = (oT601 == int64(609))
+	}
+	return oT602, runtime.Err{}
+}
+
+// oRule_E235 evaluates rule E235 (policy).
+// when:
+// 	tool_args.n != 10 && tool_args.n != 11 && tool_args.n != 12 && tool_args.n != 13 && tool_args.n != 14 && tool_args.n != 15 && tool_args.n != 16 && tool_args.n != 17 && tool_args.n != 18 && tool_args.n != 19 && tool_args.n != 20 && tool_args.n != 21 && tool_args.n != 22 && tool_args.n != 23 && tool_args.n != 24 && tool_args.n != 25 && tool_args.n != 26 && tool_args.n != 27 && tool_args.n != 28 && tool_args.n != 29 && tool_args.n != 30 && tool_args.n != 31 && tool_args.n != 32 && tool_args.n != 33 && tool_args.n != 34 && tool_args.n != 35 && tool_args.n != 36 && tool_args.n != 37 && tool_args.n != 38 && tool_args.n != 39 && tool_args.n != 40 && tool_args.n != 41 && tool_args.n != 42 && tool_args.n != 43 && tool_args.n != 44 && tool_args.n != 45 && tool_args.n != 46 && tool_args.n != 47 && tool_args.n != 48 && tool_args.n != 49 && tool_args.n != 50 && tool_args.n != 51 && tool_args.n != 52 && tool_args.n != 53 && tool_args.n != 54 && tool_args.n != 55 && tool_args.n != 56 && tool_args.n != 57 && tool_args.n != 58 && tool_args.n != 59 && tool_args.n != 60 && tool_args.n != 61 && tool_args.n != 62 && tool_args.n != 63 && tool_args.n != 64 && tool_args.n != 65 && tool_args.n != 66 && tool_args.n != 67 && tool_args.n != 68 && tool_args.n != 69 && tool_args.n != 70 && tool_args.n != 71 && tool_args.n != 72 && tool_args.n != 73 && tool_args.n != 74 && tool_args.n != 75 && tool_args.n != 76 && tool_args.n != 77 && tool_args.n != 78 && tool_args.n != 79 && tool_args.n != 80 && tool_args.n != 81 && tool_args.n != 82 && tool_args.n != 83 && tool_args.n != 84 && tool_args.n != 85 && tool_args.n != 86 && tool_args.n != 87 && tool_args.n != 88 && tool_args.n != 89 && tool_args.n != 90 && tool_args.n != 91 && tool_args.n != 92 && tool_args.n != 93 && tool_args.n != 94 && tool_args.n != 95 && tool_args.n != 96 && tool_args.n != 97 && tool_args.n != 98 && tool_args.n != 99 && tool_args.n != 100 && tool_args.n != 101 && tool_args.n != 102 && tool_args.n != 103 && tool_args.n != 104 && tool_args.n != 105 && tool_args.n != 106 && tool_args.n != 107 && tool_args.n != 108 && tool_args.n != 109 && tool_args.n != 110 && tool_args.n != 111 && tool_args.n != 112 && tool_args.n != 113 && tool_args.n != 114 && tool_args.n != 115 && tool_args.n != 116 && tool_args.n != 117 && tool_args.n != 118 && tool_args.n != 119 && tool_args.n != 120 && tool_args.n != 121 && tool_args.n != 122 && tool_args.n != 123 && tool_args.n != 124 && tool_args.n != 125 && tool_args.n != 126 && tool_args.n != 127 && tool_args.n != 128 && tool_args.n != 129 && tool_args.n != 130 && tool_args.n != 131 && tool_args.n != 132 && tool_args.n != 133 && tool_args.n != 134 && tool_args.n != 135 && tool_args.n != 136 && tool_args.n != 137 && tool_args.n != 138 && tool_args.n != 139 && tool_args.n != 140 && tool_args.n != 141 && tool_args.n != 142 && tool_args.n != 143 && tool_args.n != 144 && tool_args.n != 145 && tool_args.n != 146 && tool_args.n != 147 && tool_args.n != 148 && tool_args.n != 149 && tool_args.n != 150 && tool_args.n != 151 && tool_args.n != 152 && tool_args.n != 153 && tool_args.n != 154 && tool_args.n != 155 && tool_args.n != 156 && tool_args.n != 157 && tool_args.n != 158 && tool_args.n != 159 && tool_args.n != 160 && tool_args.n != 161 && tool_args.n != 162 && tool_args.n != 163 && tool_args.n != 164 && tool_args.n != 165 && tool_args.n != 166 && tool_args.n != 167 && tool_args.n != 168 && tool_args.n != 169 && tool_args.n != 170 && tool_args.n != 171 && tool_args.n != 172 && tool_args.n != 173 && tool_args.n != 174 && tool_args.n != 175 && tool_args.n != 176 && tool_args.n != 177 && tool_args.n != 178 && tool_args.n != 179 && tool_args.n != 180 && tool_args.n != 181 && tool_args.n != 182 && tool_args.n != 183 && tool_args.n != 184 && tool_args.n != 185 && tool_args.n != 186 && tool_args.n != 187 && tool_args.n != 188 && tool_args.n != 189 && tool_args.n != 190 && tool_args.n != 191 && tool_args.n != 192 && tool_args.n != 193 && tool_args.n != 194 && tool_args.n != 195 && tool_args.n != 196 && tool_args.n != 197 && tool_args.n != 198 && tool_args.n != 199 && tool_args.n != 200 && tool_args.n != 201 && tool_args.n != 202 && tool_args.n != 203 && tool_args.n != 204 && tool_args.n != 205 && tool_args.n != 206 && tool_args.n != 207 && tool_args.n != 208 && tool_args.n != 209 && tool_args.n != 210 && tool_args.n != 211 && tool_args.n != 212 && tool_args.n != 213 && tool_args.n != 214 && tool_args.n != 215 && tool_args.n != 216 && tool_args.n != 217 && tool_args.n != 218 && tool_args.n != 219 && tool_args.n != 220 && tool_args.n != 221 && tool_args.n != 222 && tool_args.n != 223 && tool_args.n != 224 && tool_args.n != 225 && tool_args.n != 226 && tool_args.n != 227 && tool_args.n != 228 && tool_args.n != 229 && tool_args.n != 230 && tool_args.n != 231 && tool_args.n != 232 && tool_args.n != 233 && tool_args.n != 234 && tool_args.n != 235 && tool_args.n != 236 && tool_args.n != 237 && tool_args.n != 238 && tool_args.n != 239 && tool_args.n != 240 && tool_args.n != 241 && tool_args.n != 242 && tool_args.n != 243 && tool_args.n != 244 && tool_args.n != 245 && tool_args.n != 246 && tool_args.n != 247 && tool_args.n != 248 && tool_args.n != 249 && tool_args.n != 250 && tool_args.n != 251 && tool_args.n != 252 && tool_args.n != 253 && tool_args.n != 254 && tool_args.n != 255 && tool_args.n != 256 && tool_args.n != 257 && tool_args.n != 258 && tool_args.n != 259 && tool_args.n != 260 && tool_args.n != 261 && tool_args.n != 262 && tool_args.n != 263 && tool_args.n != 264 && tool_args.n != 265 && tool_args.n != 266 && tool_args.n != 267 && tool_args.n != 268 && tool_args.n != 269 && tool_args.n != 270 && tool_args.n != 271 && tool_args.n != 272 && tool_args.n != 273 && tool_args.n != 274 && tool_args.n != 275 && tool_args.n != 276 && tool_args.n != 277 && tool_args.n != 278 && tool_args.n != 279 && tool_args.n != 280 && tool_args.n != 281 && tool_args.n != 282 && tool_args.n != 283 && tool_args.n != 284 && tool_args.n != 285 && tool_args.n != 286 && tool_args.n != 287 && tool_args.n != 288 && tool_args.n != 289 && tool_args.n != 290 && tool_args.n != 291 && tool_args.n != 292 && tool_args.n != 293 && tool_args.n != 294 && tool_args.n != 295 && tool_args.n != 296 && tool_args.n != 297 && tool_args.n != 298 && tool_args.n != 299 && tool_args.n != 300 && tool_args.n != 301 && tool_args.n != 302 && tool_args.n != 303 && tool_args.n != 304 && tool_args.n != 305 && tool_args.n != 306 && tool_args.n != 307 && tool_args.n != 308 && tool_args.n != 309 && tool_args.n != 310 && tool_args.n != 311 && tool_args.n != 312 && tool_args.n != 313 && tool_args.n != 314 && tool_args.n != 315 && tool_args.n != 316 && tool_args.n != 317 && tool_args.n != 318 && tool_args.n != 319 && tool_args.n != 320 && tool_args.n != 321 && tool_args.n != 322 && tool_args.n != 323 && tool_args.n != 324 && tool_args.n != 325 && tool_args.n != 326 && tool_args.n != 327 && tool_args.n != 328 && tool_args.n != 329 && tool_args.n != 330 && tool_args.n != 331 && tool_args.n != 332 && tool_args.n != 333 && tool_args.n != 334 && tool_args.n != 335 && tool_args.n != 336 && tool_args.n != 337 && tool_args.n != 338 && tool_args.n != 339 && tool_args.n != 340 && tool_args.n != 341 && tool_args.n != 342 && tool_args.n != 343 && tool_args.n != 344 && tool_args.n != 345 && tool_args.n != 346 && tool_args.n != 347 && tool_args.n != 348 && tool_args.n != 349 && tool_args.n != 350 && tool_args.n != 351 && tool_args.n != 352 && tool_args.n != 353 && tool_args.n != 354 && tool_args.n != 355 && tool_args.n != 356 && tool_args.n != 357 && tool_args.n != 358 && tool_args.n != 359 && tool_args.n != 360 && tool_args.n != 361 && tool_args.n != 362 && tool_args.n != 363 && tool_args.n != 364 && tool_args.n != 365 && tool_args.n != 366 && tool_args.n != 367 && tool_args.n != 368 && tool_args.n != 369 && tool_args.n != 370 && tool_args.n != 371 && tool_args.n != 372 && tool_args.n != 373 && tool_args.n != 374 && tool_args.n != 375 && tool_args.n != 376 && tool_args.n != 377 && tool_args.n != 378 && tool_args.n != 379 && tool_args.n != 380 && tool_args.n != 381 && tool_args.n != 382 && tool_args.n != 383 && tool_args.n != 384 && tool_args.n != 385 && tool_args.n != 386 && tool_args.n != 387 && tool_args.n != 388 && tool_args.n != 389 && tool_args.n != 390 && tool_args.n != 391 && tool_args.n != 392 && tool_args.n != 393 && tool_args.n != 394 && tool_args.n != 395 && tool_args.n != 396 && tool_args.n != 397 && tool_args.n != 398 && tool_args.n != 399 && tool_args.n != 400 && tool_args.n != 401 && tool_args.n != 402 && tool_args.n != 403 && tool_args.n != 404 && tool_args.n != 405 && tool_args.n != 406 && tool_args.n != 407 && tool_args.n != 408 && tool_args.n != 409 && tool_args.n != 410 && tool_args.n != 411 && tool_args.n != 412 && tool_args.n != 413 && tool_args.n != 414 && tool_args.n != 415 && tool_args.n != 416 && tool_args.n != 417 && tool_args.n != 418 && tool_args.n != 419 && tool_args.n != 420 && tool_args.n != 421 && tool_args.n != 422 && tool_args.n != 423 && tool_args.n != 424 && tool_args.n != 425 && tool_args.n != 426 && tool_args.n != 427 && tool_args.n != 428 && tool_args.n != 429 && tool_args.n != 430 && tool_args.n != 431 && tool_args.n != 432 && tool_args.n != 433 && tool_args.n != 434 && tool_args.n != 435 && tool_args.n != 436 && tool_args.n != 437 && tool_args.n != 438 && tool_args.n != 439 && tool_args.n != 440 && tool_args.n != 441 && tool_args.n != 442 && tool_args.n != 443 && tool_args.n != 444 && tool_args.n != 445 && tool_args.n != 446 && tool_args.n != 447 && tool_args.n != 448 && tool_args.n != 449 && tool_args.n != 450 && tool_args.n != 451 && tool_args.n != 452 && tool_args.n != 453 && tool_args.n != 454 && tool_args.n != 455 && tool_args.n != 456 && tool_args.n != 457 && tool_args.n != 458 && tool_args.n != 459 && tool_args.n != 460 && tool_args.n != 461 && tool_args.n != 462 && tool_args.n != 463 && tool_args.n != 464 && tool_args.n != 465 && tool_args.n != 466 && tool_args.n != 467 && tool_args.n != 468 && tool_args.n != 469 && tool_args.n != 470 && tool_args.n != 471 && tool_args.n != 472 && tool_args.n != 473 && tool_args.n != 474 && tool_args.n != 475 && tool_args.n != 476 && tool_args.n != 477 && tool_args.n != 478 && tool_args.n != 479 && tool_args.n != 480 && tool_args.n != 481 && tool_args.n != 482 && tool_args.n != 483 && tool_args.n != 484 && tool_args.n != 485 && tool_args.n != 486 && tool_args.n != 487 && tool_args.n != 488 && tool_args.n != 489 && tool_args.n != 490 && tool_args.n != 491 && tool_args.n != 492 && tool_args.n != 493 && tool_args.n != 494 && tool_args.n != 495 && tool_args.n != 496 && tool_args.n != 497 && tool_args.n != 498 && tool_args.n != 499 && tool_args.n != 500 && tool_args.n != 501 && tool_args.n != 502 && tool_args.n != 503 && tool_args.n != 504 && tool_args.n != 505 && tool_args.n != 506 && tool_args.n != 507 && tool_args.n != 508 && tool_args.n != 509 && tool_args.n != 510 && tool_args.n != 511 && tool_args.n != 512 && tool_args.n != 513 && tool_args.n != 514 && tool_args.n != 515 && tool_args.n != 516 && tool_args.n != 517 && tool_args.n != 518 && tool_args.n != 519 && tool_args.n != 520 && tool_args.n != 521 && tool_args.n != 522 && tool_args.n != 523 && tool_args.n != 524 && tool_args.n != 525 && tool_args.n != 526 && tool_args.n != 527 && tool_args.n != 528 && tool_args.n != 529 && tool_args.n != 530 && tool_args.n != 531 && tool_args.n != 532 && tool_args.n != 533 && tool_args.n != 534 && tool_args.n != 535 && tool_args.n != 536 && tool_args.n != 537 && tool_args.n != 538 && tool_args.n != 539 && tool_args.n != 540 && tool_args.n != 541 && tool_args.n != 542 && tool_args.n != 543 && tool_args.n != 544 && tool_args.n != 545 && tool_args.n != 546 && tool_args.n != 547 && tool_args.n != 548 && tool_args.n != 549 && tool_args.n != 550 && tool_args.n != 551 && tool_args.n != 552 && tool_args.n != 553 && tool_args.n != 554 && tool_args.n != 555 && tool_args.n != 556 && tool_args.n != 557 && tool_args.n != 558 && tool_args.n != 559 && tool_args.n != 560 && tool_args.n != 561 && tool_args.n != 562 && tool_args.n != 563 && tool_args.n != 564 && tool_args.n != 565 && tool_args.n != 566 && tool_args.n != 567 && tool_args.n != 568 && tool_args.n != 569 && tool_args.n != 570 && tool_args.n != 571 && tool_args.n != 572 && tool_args.n != 573 && tool_args.n != 574 && tool_args.n != 575 && tool_args.n != 576 && tool_args.n != 577 && tool_args.n != 578 && tool_args.n != 579 && tool_args.n != 580 && tool_args.n != 581 && tool_args.n != 582 && tool_args.n != 583 && tool_args.n != 584 && tool_args.n != 585 && tool_args.n != 586 && tool_args.n != 587 && tool_args.n != 588 && tool_args.n != 589 && tool_args.n != 590 && tool_args.n != 591 && tool_args.n != 592 && tool_args.n != 593 && tool_args.n != 594 && tool_args.n != 595 && tool_args.n != 596 && tool_args.n != 597 && tool_args.n != 598 && tool_args.n != 599 && tool_args.n != 600 && tool_args.n != 601 && tool_args.n != 602 && tool_args.n != 603 && tool_args.n != 604 && tool_args.n != 605 && tool_args.n != 606 && tool_args.n != 607 && tool_args.n != 608 && tool_args.n != 609
+func oRule_E235(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[235]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[235]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT3002 := true
+	var oT3003 runtime.Err
+	if oT3002 {
+		oT5, oT6 := func() (bool, runtime.Err) {
+			oT2, oT3 := oF.ToolArgs["n"]
+			if !oT3 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT4 := runtime.EqualDynInt(oT2, int64(10))
+			return !oT4, runtime.Err{}
+		}()
+		if oT6.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT6
+			}
+		} else if !oT5 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT10, oT11 := func() (bool, runtime.Err) {
+			oT7, oT8 := oF.ToolArgs["n"]
+			if !oT8 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT9 := runtime.EqualDynInt(oT7, int64(11))
+			return !oT9, runtime.Err{}
+		}()
+		if oT11.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT11
+			}
+		} else if !oT10 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT15, oT16 := func() (bool, runtime.Err) {
+			oT12, oT13 := oF.ToolArgs["n"]
+			if !oT13 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT14 := runtime.EqualDynInt(oT12, int64(12))
+			return !oT14, runtime.Err{}
+		}()
+		if oT16.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT16
+			}
+		} else if !oT15 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT20, oT21 := func() (bool, runtime.Err) {
+			oT17, oT18 := oF.ToolArgs["n"]
+			if !oT18 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT19 := runtime.EqualDynInt(oT17, int64(13))
+			return !oT19, runtime.Err{}
+		}()
+		if oT21.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT21
+			}
+		} else if !oT20 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT25, oT26 := func() (bool, runtime.Err) {
+			oT22, oT23 := oF.ToolArgs["n"]
+			if !oT23 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT24 := runtime.EqualDynInt(oT22, int64(14))
+			return !oT24, runtime.Err{}
+		}()
+		if oT26.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT26
+			}
+		} else if !oT25 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT30, oT31 := func() (bool, runtime.Err) {
+			oT27, oT28 := oF.ToolArgs["n"]
+			if !oT28 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT29 := runtime.EqualDynInt(oT27, int64(15))
+			return !oT29, runtime.Err{}
+		}()
+		if oT31.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT31
+			}
+		} else if !oT30 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT35, oT36 := func() (bool, runtime.Err) {
+			oT32, oT33 := oF.ToolArgs["n"]
+			if !oT33 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT34 := runtime.EqualDynInt(oT32, int64(16))
+			return !oT34, runtime.Err{}
+		}()
+		if oT36.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT36
+			}
+		} else if !oT35 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT40, oT41 := func() (bool, runtime.Err) {
+			oT37, oT38 := oF.ToolArgs["n"]
+			if !oT38 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT39 := runtime.EqualDynInt(oT37, int64(17))
+			return !oT39, runtime.Err{}
+		}()
+		if oT41.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT41
+			}
+		} else if !oT40 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT45, oT46 := func() (bool, runtime.Err) {
+			oT42, oT43 := oF.ToolArgs["n"]
+			if !oT43 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT44 := runtime.EqualDynInt(oT42, int64(18))
+			return !oT44, runtime.Err{}
+		}()
+		if oT46.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT46
+			}
+		} else if !oT45 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT50, oT51 := func() (bool, runtime.Err) {
+			oT47, oT48 := oF.ToolArgs["n"]
+			if !oT48 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT49 := runtime.EqualDynInt(oT47, int64(19))
+			return !oT49, runtime.Err{}
+		}()
+		if oT51.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT51
+			}
+		} else if !oT50 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT55, oT56 := func() (bool, runtime.Err) {
+			oT52, oT53 := oF.ToolArgs["n"]
+			if !oT53 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT54 := runtime.EqualDynInt(oT52, int64(20))
+			return !oT54, runtime.Err{}
+		}()
+		if oT56.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT56
+			}
+		} else if !oT55 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT60, oT61 := func() (bool, runtime.Err) {
+			oT57, oT58 := oF.ToolArgs["n"]
+			if !oT58 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT59 := runtime.EqualDynInt(oT57, int64(21))
+			return !oT59, runtime.Err{}
+		}()
+		if oT61.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT61
+			}
+		} else if !oT60 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT65, oT66 := func() (bool, runtime.Err) {
+			oT62, oT63 := oF.ToolArgs["n"]
+			if !oT63 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT64 := runtime.EqualDynInt(oT62, int64(22))
+			return !oT64, runtime.Err{}
+		}()
+		if oT66.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT66
+			}
+		} else if !oT65 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT70, oT71 := func() (bool, runtime.Err) {
+			oT67, oT68 := oF.ToolArgs["n"]
+			if !oT68 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT69 := runtime.EqualDynInt(oT67, int64(23))
+			return !oT69, runtime.Err{}
+		}()
+		if oT71.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT71
+			}
+		} else if !oT70 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT75, oT76 := func() (bool, runtime.Err) {
+			oT72, oT73 := oF.ToolArgs["n"]
+			if !oT73 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT74 := runtime.EqualDynInt(oT72, int64(24))
+			return !oT74, runtime.Err{}
+		}()
+		if oT76.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT76
+			}
+		} else if !oT75 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT80, oT81 := func() (bool, runtime.Err) {
+			oT77, oT78 := oF.ToolArgs["n"]
+			if !oT78 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT79 := runtime.EqualDynInt(oT77, int64(25))
+			return !oT79, runtime.Err{}
+		}()
+		if oT81.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT81
+			}
+		} else if !oT80 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT85, oT86 := func() (bool, runtime.Err) {
+			oT82, oT83 := oF.ToolArgs["n"]
+			if !oT83 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT84 := runtime.EqualDynInt(oT82, int64(26))
+			return !oT84, runtime.Err{}
+		}()
+		if oT86.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT86
+			}
+		} else if !oT85 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT90, oT91 := func() (bool, runtime.Err) {
+			oT87, oT88 := oF.ToolArgs["n"]
+			if !oT88 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT89 := runtime.EqualDynInt(oT87, int64(27))
+			return !oT89, runtime.Err{}
+		}()
+		if oT91.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT91
+			}
+		} else if !oT90 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT95, oT96 := func() (bool, runtime.Err) {
+			oT92, oT93 := oF.ToolArgs["n"]
+			if !oT93 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT94 := runtime.EqualDynInt(oT92, int64(28))
+			return !oT94, runtime.Err{}
+		}()
+		if oT96.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT96
+			}
+		} else if !oT95 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT100, oT101 := func() (bool, runtime.Err) {
+			oT97, oT98 := oF.ToolArgs["n"]
+			if !oT98 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT99 := runtime.EqualDynInt(oT97, int64(29))
+			return !oT99, runtime.Err{}
+		}()
+		if oT101.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT101
+			}
+		} else if !oT100 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT105, oT106 := func() (bool, runtime.Err) {
+			oT102, oT103 := oF.ToolArgs["n"]
+			if !oT103 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT104 := runtime.EqualDynInt(oT102, int64(30))
+			return !oT104, runtime.Err{}
+		}()
+		if oT106.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT106
+			}
+		} else if !oT105 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT110, oT111 := func() (bool, runtime.Err) {
+			oT107, oT108 := oF.ToolArgs["n"]
+			if !oT108 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT109 := runtime.EqualDynInt(oT107, int64(31))
+			return !oT109, runtime.Err{}
+		}()
+		if oT111.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT111
+			}
+		} else if !oT110 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT115, oT116 := func() (bool, runtime.Err) {
+			oT112, oT113 := oF.ToolArgs["n"]
+			if !oT113 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT114 := runtime.EqualDynInt(oT112, int64(32))
+			return !oT114, runtime.Err{}
+		}()
+		if oT116.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT116
+			}
+		} else if !oT115 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT120, oT121 := func() (bool, runtime.Err) {
+			oT117, oT118 := oF.ToolArgs["n"]
+			if !oT118 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT119 := runtime.EqualDynInt(oT117, int64(33))
+			return !oT119, runtime.Err{}
+		}()
+		if oT121.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT121
+			}
+		} else if !oT120 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT125, oT126 := func() (bool, runtime.Err) {
+			oT122, oT123 := oF.ToolArgs["n"]
+			if !oT123 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT124 := runtime.EqualDynInt(oT122, int64(34))
+			return !oT124, runtime.Err{}
+		}()
+		if oT126.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT126
+			}
+		} else if !oT125 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT130, oT131 := func() (bool, runtime.Err) {
+			oT127, oT128 := oF.ToolArgs["n"]
+			if !oT128 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT129 := runtime.EqualDynInt(oT127, int64(35))
+			return !oT129, runtime.Err{}
+		}()
+		if oT131.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT131
+			}
+		} else if !oT130 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT135, oT136 := func() (bool, runtime.Err) {
+			oT132, oT133 := oF.ToolArgs["n"]
+			if !oT133 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT134 := runtime.EqualDynInt(oT132, int64(36))
+			return !oT134, runtime.Err{}
+		}()
+		if oT136.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT136
+			}
+		} else if !oT135 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT140, oT141 := func() (bool, runtime.Err) {
+			oT137, oT138 := oF.ToolArgs["n"]
+			if !oT138 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT139 := runtime.EqualDynInt(oT137, int64(37))
+			return !oT139, runtime.Err{}
+		}()
+		if oT141.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT141
+			}
+		} else if !oT140 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT145, oT146 := func() (bool, runtime.Err) {
+			oT142, oT143 := oF.ToolArgs["n"]
+			if !oT143 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT144 := runtime.EqualDynInt(oT142, int64(38))
+			return !oT144, runtime.Err{}
+		}()
+		if oT146.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT146
+			}
+		} else if !oT145 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT150, oT151 := func() (bool, runtime.Err) {
+			oT147, oT148 := oF.ToolArgs["n"]
+			if !oT148 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT149 := runtime.EqualDynInt(oT147, int64(39))
+			return !oT149, runtime.Err{}
+		}()
+		if oT151.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT151
+			}
+		} else if !oT150 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT155, oT156 := func() (bool, runtime.Err) {
+			oT152, oT153 := oF.ToolArgs["n"]
+			if !oT153 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT154 := runtime.EqualDynInt(oT152, int64(40))
+			return !oT154, runtime.Err{}
+		}()
+		if oT156.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT156
+			}
+		} else if !oT155 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT160, oT161 := func() (bool, runtime.Err) {
+			oT157, oT158 := oF.ToolArgs["n"]
+			if !oT158 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT159 := runtime.EqualDynInt(oT157, int64(41))
+			return !oT159, runtime.Err{}
+		}()
+		if oT161.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT161
+			}
+		} else if !oT160 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT165, oT166 := func() (bool, runtime.Err) {
+			oT162, oT163 := oF.ToolArgs["n"]
+			if !oT163 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT164 := runtime.EqualDynInt(oT162, int64(42))
+			return !oT164, runtime.Err{}
+		}()
+		if oT166.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT166
+			}
+		} else if !oT165 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT170, oT171 := func() (bool, runtime.Err) {
+			oT167, oT168 := oF.ToolArgs["n"]
+			if !oT168 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT169 := runtime.EqualDynInt(oT167, int64(43))
+			return !oT169, runtime.Err{}
+		}()
+		if oT171.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT171
+			}
+		} else if !oT170 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT175, oT176 := func() (bool, runtime.Err) {
+			oT172, oT173 := oF.ToolArgs["n"]
+			if !oT173 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT174 := runtime.EqualDynInt(oT172, int64(44))
+			return !oT174, runtime.Err{}
+		}()
+		if oT176.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT176
+			}
+		} else if !oT175 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT180, oT181 := func() (bool, runtime.Err) {
+			oT177, oT178 := oF.ToolArgs["n"]
+			if !oT178 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT179 := runtime.EqualDynInt(oT177, int64(45))
+			return !oT179, runtime.Err{}
+		}()
+		if oT181.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT181
+			}
+		} else if !oT180 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT185, oT186 := func() (bool, runtime.Err) {
+			oT182, oT183 := oF.ToolArgs["n"]
+			if !oT183 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT184 := runtime.EqualDynInt(oT182, int64(46))
+			return !oT184, runtime.Err{}
+		}()
+		if oT186.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT186
+			}
+		} else if !oT185 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT190, oT191 := func() (bool, runtime.Err) {
+			oT187, oT188 := oF.ToolArgs["n"]
+			if !oT188 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT189 := runtime.EqualDynInt(oT187, int64(47))
+			return !oT189, runtime.Err{}
+		}()
+		if oT191.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT191
+			}
+		} else if !oT190 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT195, oT196 := func() (bool, runtime.Err) {
+			oT192, oT193 := oF.ToolArgs["n"]
+			if !oT193 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT194 := runtime.EqualDynInt(oT192, int64(48))
+			return !oT194, runtime.Err{}
+		}()
+		if oT196.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT196
+			}
+		} else if !oT195 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT200, oT201 := func() (bool, runtime.Err) {
+			oT197, oT198 := oF.ToolArgs["n"]
+			if !oT198 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT199 := runtime.EqualDynInt(oT197, int64(49))
+			return !oT199, runtime.Err{}
+		}()
+		if oT201.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT201
+			}
+		} else if !oT200 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT205, oT206 := func() (bool, runtime.Err) {
+			oT202, oT203 := oF.ToolArgs["n"]
+			if !oT203 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT204 := runtime.EqualDynInt(oT202, int64(50))
+			return !oT204, runtime.Err{}
+		}()
+		if oT206.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT206
+			}
+		} else if !oT205 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT210, oT211 := func() (bool, runtime.Err) {
+			oT207, oT208 := oF.ToolArgs["n"]
+			if !oT208 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT209 := runtime.EqualDynInt(oT207, int64(51))
+			return !oT209, runtime.Err{}
+		}()
+		if oT211.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT211
+			}
+		} else if !oT210 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT215, oT216 := func() (bool, runtime.Err) {
+			oT212, oT213 := oF.ToolArgs["n"]
+			if !oT213 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT214 := runtime.EqualDynInt(oT212, int64(52))
+			return !oT214, runtime.Err{}
+		}()
+		if oT216.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT216
+			}
+		} else if !oT215 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT220, oT221 := func() (bool, runtime.Err) {
+			oT217, oT218 := oF.ToolArgs["n"]
+			if !oT218 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT219 := runtime.EqualDynInt(oT217, int64(53))
+			return !oT219, runtime.Err{}
+		}()
+		if oT221.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT221
+			}
+		} else if !oT220 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT225, oT226 := func() (bool, runtime.Err) {
+			oT222, oT223 := oF.ToolArgs["n"]
+			if !oT223 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT224 := runtime.EqualDynInt(oT222, int64(54))
+			return !oT224, runtime.Err{}
+		}()
+		if oT226.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT226
+			}
+		} else if !oT225 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT230, oT231 := func() (bool, runtime.Err) {
+			oT227, oT228 := oF.ToolArgs["n"]
+			if !oT228 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT229 := runtime.EqualDynInt(oT227, int64(55))
+			return !oT229, runtime.Err{}
+		}()
+		if oT231.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT231
+			}
+		} else if !oT230 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT235, oT236 := func() (bool, runtime.Err) {
+			oT232, oT233 := oF.ToolArgs["n"]
+			if !oT233 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT234 := runtime.EqualDynInt(oT232, int64(56))
+			return !oT234, runtime.Err{}
+		}()
+		if oT236.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT236
+			}
+		} else if !oT235 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT240, oT241 := func() (bool, runtime.Err) {
+			oT237, oT238 := oF.ToolArgs["n"]
+			if !oT238 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT239 := runtime.EqualDynInt(oT237, int64(57))
+			return !oT239, runtime.Err{}
+		}()
+		if oT241.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT241
+			}
+		} else if !oT240 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT245, oT246 := func() (bool, runtime.Err) {
+			oT242, oT243 := oF.ToolArgs["n"]
+			if !oT243 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT244 := runtime.EqualDynInt(oT242, int64(58))
+			return !oT244, runtime.Err{}
+		}()
+		if oT246.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT246
+			}
+		} else if !oT245 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT250, oT251 := func() (bool, runtime.Err) {
+			oT247, oT248 := oF.ToolArgs["n"]
+			if !oT248 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT249 := runtime.EqualDynInt(oT247, int64(59))
+			return !oT249, runtime.Err{}
+		}()
+		if oT251.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT251
+			}
+		} else if !oT250 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT255, oT256 := func() (bool, runtime.Err) {
+			oT252, oT253 := oF.ToolArgs["n"]
+			if !oT253 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT254 := runtime.EqualDynInt(oT252, int64(60))
+			return !oT254, runtime.Err{}
+		}()
+		if oT256.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT256
+			}
+		} else if !oT255 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT260, oT261 := func() (bool, runtime.Err) {
+			oT257, oT258 := oF.ToolArgs["n"]
+			if !oT258 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT259 := runtime.EqualDynInt(oT257, int64(61))
+			return !oT259, runtime.Err{}
+		}()
+		if oT261.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT261
+			}
+		} else if !oT260 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT265, oT266 := func() (bool, runtime.Err) {
+			oT262, oT263 := oF.ToolArgs["n"]
+			if !oT263 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT264 := runtime.EqualDynInt(oT262, int64(62))
+			return !oT264, runtime.Err{}
+		}()
+		if oT266.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT266
+			}
+		} else if !oT265 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT270, oT271 := func() (bool, runtime.Err) {
+			oT267, oT268 := oF.ToolArgs["n"]
+			if !oT268 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT269 := runtime.EqualDynInt(oT267, int64(63))
+			return !oT269, runtime.Err{}
+		}()
+		if oT271.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT271
+			}
+		} else if !oT270 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT275, oT276 := func() (bool, runtime.Err) {
+			oT272, oT273 := oF.ToolArgs["n"]
+			if !oT273 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT274 := runtime.EqualDynInt(oT272, int64(64))
+			return !oT274, runtime.Err{}
+		}()
+		if oT276.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT276
+			}
+		} else if !oT275 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT280, oT281 := func() (bool, runtime.Err) {
+			oT277, oT278 := oF.ToolArgs["n"]
+			if !oT278 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT279 := runtime.EqualDynInt(oT277, int64(65))
+			return !oT279, runtime.Err{}
+		}()
+		if oT281.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT281
+			}
+		} else if !oT280 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT285, oT286 := func() (bool, runtime.Err) {
+			oT282, oT283 := oF.ToolArgs["n"]
+			if !oT283 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT284 := runtime.EqualDynInt(oT282, int64(66))
+			return !oT284, runtime.Err{}
+		}()
+		if oT286.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT286
+			}
+		} else if !oT285 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT290, oT291 := func() (bool, runtime.Err) {
+			oT287, oT288 := oF.ToolArgs["n"]
+			if !oT288 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT289 := runtime.EqualDynInt(oT287, int64(67))
+			return !oT289, runtime.Err{}
+		}()
+		if oT291.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT291
+			}
+		} else if !oT290 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT295, oT296 := func() (bool, runtime.Err) {
+			oT292, oT293 := oF.ToolArgs["n"]
+			if !oT293 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT294 := runtime.EqualDynInt(oT292, int64(68))
+			return !oT294, runtime.Err{}
+		}()
+		if oT296.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT296
+			}
+		} else if !oT295 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT300, oT301 := func() (bool, runtime.Err) {
+			oT297, oT298 := oF.ToolArgs["n"]
+			if !oT298 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT299 := runtime.EqualDynInt(oT297, int64(69))
+			return !oT299, runtime.Err{}
+		}()
+		if oT301.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT301
+			}
+		} else if !oT300 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT305, oT306 := func() (bool, runtime.Err) {
+			oT302, oT303 := oF.ToolArgs["n"]
+			if !oT303 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT304 := runtime.EqualDynInt(oT302, int64(70))
+			return !oT304, runtime.Err{}
+		}()
+		if oT306.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT306
+			}
+		} else if !oT305 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT310, oT311 := func() (bool, runtime.Err) {
+			oT307, oT308 := oF.ToolArgs["n"]
+			if !oT308 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT309 := runtime.EqualDynInt(oT307, int64(71))
+			return !oT309, runtime.Err{}
+		}()
+		if oT311.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT311
+			}
+		} else if !oT310 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT315, oT316 := func() (bool, runtime.Err) {
+			oT312, oT313 := oF.ToolArgs["n"]
+			if !oT313 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT314 := runtime.EqualDynInt(oT312, int64(72))
+			return !oT314, runtime.Err{}
+		}()
+		if oT316.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT316
+			}
+		} else if !oT315 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT320, oT321 := func() (bool, runtime.Err) {
+			oT317, oT318 := oF.ToolArgs["n"]
+			if !oT318 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT319 := runtime.EqualDynInt(oT317, int64(73))
+			return !oT319, runtime.Err{}
+		}()
+		if oT321.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT321
+			}
+		} else if !oT320 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT325, oT326 := func() (bool, runtime.Err) {
+			oT322, oT323 := oF.ToolArgs["n"]
+			if !oT323 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT324 := runtime.EqualDynInt(oT322, int64(74))
+			return !oT324, runtime.Err{}
+		}()
+		if oT326.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT326
+			}
+		} else if !oT325 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT330, oT331 := func() (bool, runtime.Err) {
+			oT327, oT328 := oF.ToolArgs["n"]
+			if !oT328 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT329 := runtime.EqualDynInt(oT327, int64(75))
+			return !oT329, runtime.Err{}
+		}()
+		if oT331.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT331
+			}
+		} else if !oT330 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT335, oT336 := func() (bool, runtime.Err) {
+			oT332, oT333 := oF.ToolArgs["n"]
+			if !oT333 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT334 := runtime.EqualDynInt(oT332, int64(76))
+			return !oT334, runtime.Err{}
+		}()
+		if oT336.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT336
+			}
+		} else if !oT335 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT340, oT341 := func() (bool, runtime.Err) {
+			oT337, oT338 := oF.ToolArgs["n"]
+			if !oT338 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT339 := runtime.EqualDynInt(oT337, int64(77))
+			return !oT339, runtime.Err{}
+		}()
+		if oT341.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT341
+			}
+		} else if !oT340 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT345, oT346 := func() (bool, runtime.Err) {
+			oT342, oT343 := oF.ToolArgs["n"]
+			if !oT343 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT344 := runtime.EqualDynInt(oT342, int64(78))
+			return !oT344, runtime.Err{}
+		}()
+		if oT346.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT346
+			}
+		} else if !oT345 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT350, oT351 := func() (bool, runtime.Err) {
+			oT347, oT348 := oF.ToolArgs["n"]
+			if !oT348 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT349 := runtime.EqualDynInt(oT347, int64(79))
+			return !oT349, runtime.Err{}
+		}()
+		if oT351.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT351
+			}
+		} else if !oT350 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT355, oT356 := func() (bool, runtime.Err) {
+			oT352, oT353 := oF.ToolArgs["n"]
+			if !oT353 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT354 := runtime.EqualDynInt(oT352, int64(80))
+			return !oT354, runtime.Err{}
+		}()
+		if oT356.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT356
+			}
+		} else if !oT355 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT360, oT361 := func() (bool, runtime.Err) {
+			oT357, oT358 := oF.ToolArgs["n"]
+			if !oT358 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT359 := runtime.EqualDynInt(oT357, int64(81))
+			return !oT359, runtime.Err{}
+		}()
+		if oT361.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT361
+			}
+		} else if !oT360 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT365, oT366 := func() (bool, runtime.Err) {
+			oT362, oT363 := oF.ToolArgs["n"]
+			if !oT363 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT364 := runtime.EqualDynInt(oT362, int64(82))
+			return !oT364, runtime.Err{}
+		}()
+		if oT366.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT366
+			}
+		} else if !oT365 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT370, oT371 := func() (bool, runtime.Err) {
+			oT367, oT368 := oF.ToolArgs["n"]
+			if !oT368 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT369 := runtime.EqualDynInt(oT367, int64(83))
+			return !oT369, runtime.Err{}
+		}()
+		if oT371.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT371
+			}
+		} else if !oT370 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT375, oT376 := func() (bool, runtime.Err) {
+			oT372, oT373 := oF.ToolArgs["n"]
+			if !oT373 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT374 := runtime.EqualDynInt(oT372, int64(84))
+			return !oT374, runtime.Err{}
+		}()
+		if oT376.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT376
+			}
+		} else if !oT375 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT380, oT381 := func() (bool, runtime.Err) {
+			oT377, oT378 := oF.ToolArgs["n"]
+			if !oT378 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT379 := runtime.EqualDynInt(oT377, int64(85))
+			return !oT379, runtime.Err{}
+		}()
+		if oT381.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT381
+			}
+		} else if !oT380 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT385, oT386 := func() (bool, runtime.Err) {
+			oT382, oT383 := oF.ToolArgs["n"]
+			if !oT383 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT384 := runtime.EqualDynInt(oT382, int64(86))
+			return !oT384, runtime.Err{}
+		}()
+		if oT386.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT386
+			}
+		} else if !oT385 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT390, oT391 := func() (bool, runtime.Err) {
+			oT387, oT388 := oF.ToolArgs["n"]
+			if !oT388 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT389 := runtime.EqualDynInt(oT387, int64(87))
+			return !oT389, runtime.Err{}
+		}()
+		if oT391.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT391
+			}
+		} else if !oT390 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT395, oT396 := func() (bool, runtime.Err) {
+			oT392, oT393 := oF.ToolArgs["n"]
+			if !oT393 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT394 := runtime.EqualDynInt(oT392, int64(88))
+			return !oT394, runtime.Err{}
+		}()
+		if oT396.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT396
+			}
+		} else if !oT395 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT400, oT401 := func() (bool, runtime.Err) {
+			oT397, oT398 := oF.ToolArgs["n"]
+			if !oT398 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT399 := runtime.EqualDynInt(oT397, int64(89))
+			return !oT399, runtime.Err{}
+		}()
+		if oT401.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT401
+			}
+		} else if !oT400 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT405, oT406 := func() (bool, runtime.Err) {
+			oT402, oT403 := oF.ToolArgs["n"]
+			if !oT403 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT404 := runtime.EqualDynInt(oT402, int64(90))
+			return !oT404, runtime.Err{}
+		}()
+		if oT406.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT406
+			}
+		} else if !oT405 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT410, oT411 := func() (bool, runtime.Err) {
+			oT407, oT408 := oF.ToolArgs["n"]
+			if !oT408 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT409 := runtime.EqualDynInt(oT407, int64(91))
+			return !oT409, runtime.Err{}
+		}()
+		if oT411.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT411
+			}
+		} else if !oT410 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT415, oT416 := func() (bool, runtime.Err) {
+			oT412, oT413 := oF.ToolArgs["n"]
+			if !oT413 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT414 := runtime.EqualDynInt(oT412, int64(92))
+			return !oT414, runtime.Err{}
+		}()
+		if oT416.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT416
+			}
+		} else if !oT415 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT420, oT421 := func() (bool, runtime.Err) {
+			oT417, oT418 := oF.ToolArgs["n"]
+			if !oT418 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT419 := runtime.EqualDynInt(oT417, int64(93))
+			return !oT419, runtime.Err{}
+		}()
+		if oT421.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT421
+			}
+		} else if !oT420 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT425, oT426 := func() (bool, runtime.Err) {
+			oT422, oT423 := oF.ToolArgs["n"]
+			if !oT423 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT424 := runtime.EqualDynInt(oT422, int64(94))
+			return !oT424, runtime.Err{}
+		}()
+		if oT426.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT426
+			}
+		} else if !oT425 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT430, oT431 := func() (bool, runtime.Err) {
+			oT427, oT428 := oF.ToolArgs["n"]
+			if !oT428 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT429 := runtime.EqualDynInt(oT427, int64(95))
+			return !oT429, runtime.Err{}
+		}()
+		if oT431.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT431
+			}
+		} else if !oT430 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT435, oT436 := func() (bool, runtime.Err) {
+			oT432, oT433 := oF.ToolArgs["n"]
+			if !oT433 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT434 := runtime.EqualDynInt(oT432, int64(96))
+			return !oT434, runtime.Err{}
+		}()
+		if oT436.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT436
+			}
+		} else if !oT435 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT440, oT441 := func() (bool, runtime.Err) {
+			oT437, oT438 := oF.ToolArgs["n"]
+			if !oT438 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT439 := runtime.EqualDynInt(oT437, int64(97))
+			return !oT439, runtime.Err{}
+		}()
+		if oT441.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT441
+			}
+		} else if !oT440 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT445, oT446 := func() (bool, runtime.Err) {
+			oT442, oT443 := oF.ToolArgs["n"]
+			if !oT443 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT444 := runtime.EqualDynInt(oT442, int64(98))
+			return !oT444, runtime.Err{}
+		}()
+		if oT446.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT446
+			}
+		} else if !oT445 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT450, oT451 := func() (bool, runtime.Err) {
+			oT447, oT448 := oF.ToolArgs["n"]
+			if !oT448 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT449 := runtime.EqualDynInt(oT447, int64(99))
+			return !oT449, runtime.Err{}
+		}()
+		if oT451.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT451
+			}
+		} else if !oT450 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT455, oT456 := func() (bool, runtime.Err) {
+			oT452, oT453 := oF.ToolArgs["n"]
+			if !oT453 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT454 := runtime.EqualDynInt(oT452, int64(100))
+			return !oT454, runtime.Err{}
+		}()
+		if oT456.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT456
+			}
+		} else if !oT455 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT460, oT461 := func() (bool, runtime.Err) {
+			oT457, oT458 := oF.ToolArgs["n"]
+			if !oT458 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT459 := runtime.EqualDynInt(oT457, int64(101))
+			return !oT459, runtime.Err{}
+		}()
+		if oT461.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT461
+			}
+		} else if !oT460 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT465, oT466 := func() (bool, runtime.Err) {
+			oT462, oT463 := oF.ToolArgs["n"]
+			if !oT463 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT464 := runtime.EqualDynInt(oT462, int64(102))
+			return !oT464, runtime.Err{}
+		}()
+		if oT466.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT466
+			}
+		} else if !oT465 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT470, oT471 := func() (bool, runtime.Err) {
+			oT467, oT468 := oF.ToolArgs["n"]
+			if !oT468 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT469 := runtime.EqualDynInt(oT467, int64(103))
+			return !oT469, runtime.Err{}
+		}()
+		if oT471.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT471
+			}
+		} else if !oT470 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT475, oT476 := func() (bool, runtime.Err) {
+			oT472, oT473 := oF.ToolArgs["n"]
+			if !oT473 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT474 := runtime.EqualDynInt(oT472, int64(104))
+			return !oT474, runtime.Err{}
+		}()
+		if oT476.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT476
+			}
+		} else if !oT475 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT480, oT481 := func() (bool, runtime.Err) {
+			oT477, oT478 := oF.ToolArgs["n"]
+			if !oT478 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT479 := runtime.EqualDynInt(oT477, int64(105))
+			return !oT479, runtime.Err{}
+		}()
+		if oT481.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT481
+			}
+		} else if !oT480 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT485, oT486 := func() (bool, runtime.Err) {
+			oT482, oT483 := oF.ToolArgs["n"]
+			if !oT483 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT484 := runtime.EqualDynInt(oT482, int64(106))
+			return !oT484, runtime.Err{}
+		}()
+		if oT486.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT486
+			}
+		} else if !oT485 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT490, oT491 := func() (bool, runtime.Err) {
+			oT487, oT488 := oF.ToolArgs["n"]
+			if !oT488 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT489 := runtime.EqualDynInt(oT487, int64(107))
+			return !oT489, runtime.Err{}
+		}()
+		if oT491.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT491
+			}
+		} else if !oT490 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT495, oT496 := func() (bool, runtime.Err) {
+			oT492, oT493 := oF.ToolArgs["n"]
+			if !oT493 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT494 := runtime.EqualDynInt(oT492, int64(108))
+			return !oT494, runtime.Err{}
+		}()
+		if oT496.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT496
+			}
+		} else if !oT495 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT500, oT501 := func() (bool, runtime.Err) {
+			oT497, oT498 := oF.ToolArgs["n"]
+			if !oT498 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT499 := runtime.EqualDynInt(oT497, int64(109))
+			return !oT499, runtime.Err{}
+		}()
+		if oT501.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT501
+			}
+		} else if !oT500 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT505, oT506 := func() (bool, runtime.Err) {
+			oT502, oT503 := oF.ToolArgs["n"]
+			if !oT503 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT504 := runtime.EqualDynInt(oT502, int64(110))
+			return !oT504, runtime.Err{}
+		}()
+		if oT506.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT506
+			}
+		} else if !oT505 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT510, oT511 := func() (bool, runtime.Err) {
+			oT507, oT508 := oF.ToolArgs["n"]
+			if !oT508 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT509 := runtime.EqualDynInt(oT507, int64(111))
+			return !oT509, runtime.Err{}
+		}()
+		if oT511.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT511
+			}
+		} else if !oT510 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT515, oT516 := func() (bool, runtime.Err) {
+			oT512, oT513 := oF.ToolArgs["n"]
+			if !oT513 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT514 := runtime.EqualDynInt(oT512, int64(112))
+			return !oT514, runtime.Err{}
+		}()
+		if oT516.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT516
+			}
+		} else if !oT515 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT520, oT521 := func() (bool, runtime.Err) {
+			oT517, oT518 := oF.ToolArgs["n"]
+			if !oT518 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT519 := runtime.EqualDynInt(oT517, int64(113))
+			return !oT519, runtime.Err{}
+		}()
+		if oT521.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT521
+			}
+		} else if !oT520 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT525, oT526 := func() (bool, runtime.Err) {
+			oT522, oT523 := oF.ToolArgs["n"]
+			if !oT523 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT524 := runtime.EqualDynInt(oT522, int64(114))
+			return !oT524, runtime.Err{}
+		}()
+		if oT526.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT526
+			}
+		} else if !oT525 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT530, oT531 := func() (bool, runtime.Err) {
+			oT527, oT528 := oF.ToolArgs["n"]
+			if !oT528 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT529 := runtime.EqualDynInt(oT527, int64(115))
+			return !oT529, runtime.Err{}
+		}()
+		if oT531.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT531
+			}
+		} else if !oT530 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT535, oT536 := func() (bool, runtime.Err) {
+			oT532, oT533 := oF.ToolArgs["n"]
+			if !oT533 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT534 := runtime.EqualDynInt(oT532, int64(116))
+			return !oT534, runtime.Err{}
+		}()
+		if oT536.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT536
+			}
+		} else if !oT535 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT540, oT541 := func() (bool, runtime.Err) {
+			oT537, oT538 := oF.ToolArgs["n"]
+			if !oT538 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT539 := runtime.EqualDynInt(oT537, int64(117))
+			return !oT539, runtime.Err{}
+		}()
+		if oT541.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT541
+			}
+		} else if !oT540 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT545, oT546 := func() (bool, runtime.Err) {
+			oT542, oT543 := oF.ToolArgs["n"]
+			if !oT543 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT544 := runtime.EqualDynInt(oT542, int64(118))
+			return !oT544, runtime.Err{}
+		}()
+		if oT546.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT546
+			}
+		} else if !oT545 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT550, oT551 := func() (bool, runtime.Err) {
+			oT547, oT548 := oF.ToolArgs["n"]
+			if !oT548 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT549 := runtime.EqualDynInt(oT547, int64(119))
+			return !oT549, runtime.Err{}
+		}()
+		if oT551.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT551
+			}
+		} else if !oT550 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT555, oT556 := func() (bool, runtime.Err) {
+			oT552, oT553 := oF.ToolArgs["n"]
+			if !oT553 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT554 := runtime.EqualDynInt(oT552, int64(120))
+			return !oT554, runtime.Err{}
+		}()
+		if oT556.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT556
+			}
+		} else if !oT555 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT560, oT561 := func() (bool, runtime.Err) {
+			oT557, oT558 := oF.ToolArgs["n"]
+			if !oT558 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT559 := runtime.EqualDynInt(oT557, int64(121))
+			return !oT559, runtime.Err{}
+		}()
+		if oT561.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT561
+			}
+		} else if !oT560 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT565, oT566 := func() (bool, runtime.Err) {
+			oT562, oT563 := oF.ToolArgs["n"]
+			if !oT563 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT564 := runtime.EqualDynInt(oT562, int64(122))
+			return !oT564, runtime.Err{}
+		}()
+		if oT566.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT566
+			}
+		} else if !oT565 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT570, oT571 := func() (bool, runtime.Err) {
+			oT567, oT568 := oF.ToolArgs["n"]
+			if !oT568 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT569 := runtime.EqualDynInt(oT567, int64(123))
+			return !oT569, runtime.Err{}
+		}()
+		if oT571.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT571
+			}
+		} else if !oT570 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT575, oT576 := func() (bool, runtime.Err) {
+			oT572, oT573 := oF.ToolArgs["n"]
+			if !oT573 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT574 := runtime.EqualDynInt(oT572, int64(124))
+			return !oT574, runtime.Err{}
+		}()
+		if oT576.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT576
+			}
+		} else if !oT575 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT580, oT581 := func() (bool, runtime.Err) {
+			oT577, oT578 := oF.ToolArgs["n"]
+			if !oT578 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT579 := runtime.EqualDynInt(oT577, int64(125))
+			return !oT579, runtime.Err{}
+		}()
+		if oT581.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT581
+			}
+		} else if !oT580 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT585, oT586 := func() (bool, runtime.Err) {
+			oT582, oT583 := oF.ToolArgs["n"]
+			if !oT583 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT584 := runtime.EqualDynInt(oT582, int64(126))
+			return !oT584, runtime.Err{}
+		}()
+		if oT586.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT586
+			}
+		} else if !oT585 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT590, oT591 := func() (bool, runtime.Err) {
+			oT587, oT588 := oF.ToolArgs["n"]
+			if !oT588 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT589 := runtime.EqualDynInt(oT587, int64(127))
+			return !oT589, runtime.Err{}
+		}()
+		if oT591.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT591
+			}
+		} else if !oT590 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT595, oT596 := func() (bool, runtime.Err) {
+			oT592, oT593 := oF.ToolArgs["n"]
+			if !oT593 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT594 := runtime.EqualDynInt(oT592, int64(128))
+			return !oT594, runtime.Err{}
+		}()
+		if oT596.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT596
+			}
+		} else if !oT595 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT600, oT601 := func() (bool, runtime.Err) {
+			oT597, oT598 := oF.ToolArgs["n"]
+			if !oT598 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT599 := runtime.EqualDynInt(oT597, int64(129))
+			return !oT599, runtime.Err{}
+		}()
+		if oT601.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT601
+			}
+		} else if !oT600 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT605, oT606 := func() (bool, runtime.Err) {
+			oT602, oT603 := oF.ToolArgs["n"]
+			if !oT603 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT604 := runtime.EqualDynInt(oT602, int64(130))
+			return !oT604, runtime.Err{}
+		}()
+		if oT606.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT606
+			}
+		} else if !oT605 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT610, oT611 := func() (bool, runtime.Err) {
+			oT607, oT608 := oF.ToolArgs["n"]
+			if !oT608 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT609 := runtime.EqualDynInt(oT607, int64(131))
+			return !oT609, runtime.Err{}
+		}()
+		if oT611.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT611
+			}
+		} else if !oT610 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT615, oT616 := func() (bool, runtime.Err) {
+			oT612, oT613 := oF.ToolArgs["n"]
+			if !oT613 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT614 := runtime.EqualDynInt(oT612, int64(132))
+			return !oT614, runtime.Err{}
+		}()
+		if oT616.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT616
+			}
+		} else if !oT615 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT620, oT621 := func() (bool, runtime.Err) {
+			oT617, oT618 := oF.ToolArgs["n"]
+			if !oT618 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT619 := runtime.EqualDynInt(oT617, int64(133))
+			return !oT619, runtime.Err{}
+		}()
+		if oT621.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT621
+			}
+		} else if !oT620 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT625, oT626 := func() (bool, runtime.Err) {
+			oT622, oT623 := oF.ToolArgs["n"]
+			if !oT623 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT624 := runtime.EqualDynInt(oT622, int64(134))
+			return !oT624, runtime.Err{}
+		}()
+		if oT626.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT626
+			}
+		} else if !oT625 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT630, oT631 := func() (bool, runtime.Err) {
+			oT627, oT628 := oF.ToolArgs["n"]
+			if !oT628 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT629 := runtime.EqualDynInt(oT627, int64(135))
+			return !oT629, runtime.Err{}
+		}()
+		if oT631.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT631
+			}
+		} else if !oT630 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT635, oT636 := func() (bool, runtime.Err) {
+			oT632, oT633 := oF.ToolArgs["n"]
+			if !oT633 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT634 := runtime.EqualDynInt(oT632, int64(136))
+			return !oT634, runtime.Err{}
+		}()
+		if oT636.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT636
+			}
+		} else if !oT635 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT640, oT641 := func() (bool, runtime.Err) {
+			oT637, oT638 := oF.ToolArgs["n"]
+			if !oT638 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT639 := runtime.EqualDynInt(oT637, int64(137))
+			return !oT639, runtime.Err{}
+		}()
+		if oT641.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT641
+			}
+		} else if !oT640 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT645, oT646 := func() (bool, runtime.Err) {
+			oT642, oT643 := oF.ToolArgs["n"]
+			if !oT643 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT644 := runtime.EqualDynInt(oT642, int64(138))
+			return !oT644, runtime.Err{}
+		}()
+		if oT646.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT646
+			}
+		} else if !oT645 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT650, oT651 := func() (bool, runtime.Err) {
+			oT647, oT648 := oF.ToolArgs["n"]
+			if !oT648 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT649 := runtime.EqualDynInt(oT647, int64(139))
+			return !oT649, runtime.Err{}
+		}()
+		if oT651.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT651
+			}
+		} else if !oT650 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT655, oT656 := func() (bool, runtime.Err) {
+			oT652, oT653 := oF.ToolArgs["n"]
+			if !oT653 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT654 := runtime.EqualDynInt(oT652, int64(140))
+			return !oT654, runtime.Err{}
+		}()
+		if oT656.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT656
+			}
+		} else if !oT655 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT660, oT661 := func() (bool, runtime.Err) {
+			oT657, oT658 := oF.ToolArgs["n"]
+			if !oT658 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT659 := runtime.EqualDynInt(oT657, int64(141))
+			return !oT659, runtime.Err{}
+		}()
+		if oT661.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT661
+			}
+		} else if !oT660 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT665, oT666 := func() (bool, runtime.Err) {
+			oT662, oT663 := oF.ToolArgs["n"]
+			if !oT663 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT664 := runtime.EqualDynInt(oT662, int64(142))
+			return !oT664, runtime.Err{}
+		}()
+		if oT666.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT666
+			}
+		} else if !oT665 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT670, oT671 := func() (bool, runtime.Err) {
+			oT667, oT668 := oF.ToolArgs["n"]
+			if !oT668 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT669 := runtime.EqualDynInt(oT667, int64(143))
+			return !oT669, runtime.Err{}
+		}()
+		if oT671.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT671
+			}
+		} else if !oT670 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT675, oT676 := func() (bool, runtime.Err) {
+			oT672, oT673 := oF.ToolArgs["n"]
+			if !oT673 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT674 := runtime.EqualDynInt(oT672, int64(144))
+			return !oT674, runtime.Err{}
+		}()
+		if oT676.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT676
+			}
+		} else if !oT675 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT680, oT681 := func() (bool, runtime.Err) {
+			oT677, oT678 := oF.ToolArgs["n"]
+			if !oT678 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT679 := runtime.EqualDynInt(oT677, int64(145))
+			return !oT679, runtime.Err{}
+		}()
+		if oT681.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT681
+			}
+		} else if !oT680 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT685, oT686 := func() (bool, runtime.Err) {
+			oT682, oT683 := oF.ToolArgs["n"]
+			if !oT683 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT684 := runtime.EqualDynInt(oT682, int64(146))
+			return !oT684, runtime.Err{}
+		}()
+		if oT686.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT686
+			}
+		} else if !oT685 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT690, oT691 := func() (bool, runtime.Err) {
+			oT687, oT688 := oF.ToolArgs["n"]
+			if !oT688 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT689 := runtime.EqualDynInt(oT687, int64(147))
+			return !oT689, runtime.Err{}
+		}()
+		if oT691.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT691
+			}
+		} else if !oT690 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT695, oT696 := func() (bool, runtime.Err) {
+			oT692, oT693 := oF.ToolArgs["n"]
+			if !oT693 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT694 := runtime.EqualDynInt(oT692, int64(148))
+			return !oT694, runtime.Err{}
+		}()
+		if oT696.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT696
+			}
+		} else if !oT695 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT700, oT701 := func() (bool, runtime.Err) {
+			oT697, oT698 := oF.ToolArgs["n"]
+			if !oT698 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT699 := runtime.EqualDynInt(oT697, int64(149))
+			return !oT699, runtime.Err{}
+		}()
+		if oT701.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT701
+			}
+		} else if !oT700 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT705, oT706 := func() (bool, runtime.Err) {
+			oT702, oT703 := oF.ToolArgs["n"]
+			if !oT703 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT704 := runtime.EqualDynInt(oT702, int64(150))
+			return !oT704, runtime.Err{}
+		}()
+		if oT706.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT706
+			}
+		} else if !oT705 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT710, oT711 := func() (bool, runtime.Err) {
+			oT707, oT708 := oF.ToolArgs["n"]
+			if !oT708 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT709 := runtime.EqualDynInt(oT707, int64(151))
+			return !oT709, runtime.Err{}
+		}()
+		if oT711.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT711
+			}
+		} else if !oT710 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT715, oT716 := func() (bool, runtime.Err) {
+			oT712, oT713 := oF.ToolArgs["n"]
+			if !oT713 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT714 := runtime.EqualDynInt(oT712, int64(152))
+			return !oT714, runtime.Err{}
+		}()
+		if oT716.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT716
+			}
+		} else if !oT715 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT720, oT721 := func() (bool, runtime.Err) {
+			oT717, oT718 := oF.ToolArgs["n"]
+			if !oT718 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT719 := runtime.EqualDynInt(oT717, int64(153))
+			return !oT719, runtime.Err{}
+		}()
+		if oT721.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT721
+			}
+		} else if !oT720 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT725, oT726 := func() (bool, runtime.Err) {
+			oT722, oT723 := oF.ToolArgs["n"]
+			if !oT723 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT724 := runtime.EqualDynInt(oT722, int64(154))
+			return !oT724, runtime.Err{}
+		}()
+		if oT726.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT726
+			}
+		} else if !oT725 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT730, oT731 := func() (bool, runtime.Err) {
+			oT727, oT728 := oF.ToolArgs["n"]
+			if !oT728 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT729 := runtime.EqualDynInt(oT727, int64(155))
+			return !oT729, runtime.Err{}
+		}()
+		if oT731.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT731
+			}
+		} else if !oT730 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT735, oT736 := func() (bool, runtime.Err) {
+			oT732, oT733 := oF.ToolArgs["n"]
+			if !oT733 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT734 := runtime.EqualDynInt(oT732, int64(156))
+			return !oT734, runtime.Err{}
+		}()
+		if oT736.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT736
+			}
+		} else if !oT735 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT740, oT741 := func() (bool, runtime.Err) {
+			oT737, oT738 := oF.ToolArgs["n"]
+			if !oT738 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT739 := runtime.EqualDynInt(oT737, int64(157))
+			return !oT739, runtime.Err{}
+		}()
+		if oT741.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT741
+			}
+		} else if !oT740 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT745, oT746 := func() (bool, runtime.Err) {
+			oT742, oT743 := oF.ToolArgs["n"]
+			if !oT743 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT744 := runtime.EqualDynInt(oT742, int64(158))
+			return !oT744, runtime.Err{}
+		}()
+		if oT746.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT746
+			}
+		} else if !oT745 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT750, oT751 := func() (bool, runtime.Err) {
+			oT747, oT748 := oF.ToolArgs["n"]
+			if !oT748 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT749 := runtime.EqualDynInt(oT747, int64(159))
+			return !oT749, runtime.Err{}
+		}()
+		if oT751.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT751
+			}
+		} else if !oT750 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT755, oT756 := func() (bool, runtime.Err) {
+			oT752, oT753 := oF.ToolArgs["n"]
+			if !oT753 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT754 := runtime.EqualDynInt(oT752, int64(160))
+			return !oT754, runtime.Err{}
+		}()
+		if oT756.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT756
+			}
+		} else if !oT755 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT760, oT761 := func() (bool, runtime.Err) {
+			oT757, oT758 := oF.ToolArgs["n"]
+			if !oT758 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT759 := runtime.EqualDynInt(oT757, int64(161))
+			return !oT759, runtime.Err{}
+		}()
+		if oT761.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT761
+			}
+		} else if !oT760 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT765, oT766 := func() (bool, runtime.Err) {
+			oT762, oT763 := oF.ToolArgs["n"]
+			if !oT763 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT764 := runtime.EqualDynInt(oT762, int64(162))
+			return !oT764, runtime.Err{}
+		}()
+		if oT766.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT766
+			}
+		} else if !oT765 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT770, oT771 := func() (bool, runtime.Err) {
+			oT767, oT768 := oF.ToolArgs["n"]
+			if !oT768 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT769 := runtime.EqualDynInt(oT767, int64(163))
+			return !oT769, runtime.Err{}
+		}()
+		if oT771.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT771
+			}
+		} else if !oT770 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT775, oT776 := func() (bool, runtime.Err) {
+			oT772, oT773 := oF.ToolArgs["n"]
+			if !oT773 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT774 := runtime.EqualDynInt(oT772, int64(164))
+			return !oT774, runtime.Err{}
+		}()
+		if oT776.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT776
+			}
+		} else if !oT775 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT780, oT781 := func() (bool, runtime.Err) {
+			oT777, oT778 := oF.ToolArgs["n"]
+			if !oT778 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT779 := runtime.EqualDynInt(oT777, int64(165))
+			return !oT779, runtime.Err{}
+		}()
+		if oT781.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT781
+			}
+		} else if !oT780 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT785, oT786 := func() (bool, runtime.Err) {
+			oT782, oT783 := oF.ToolArgs["n"]
+			if !oT783 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT784 := runtime.EqualDynInt(oT782, int64(166))
+			return !oT784, runtime.Err{}
+		}()
+		if oT786.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT786
+			}
+		} else if !oT785 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT790, oT791 := func() (bool, runtime.Err) {
+			oT787, oT788 := oF.ToolArgs["n"]
+			if !oT788 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT789 := runtime.EqualDynInt(oT787, int64(167))
+			return !oT789, runtime.Err{}
+		}()
+		if oT791.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT791
+			}
+		} else if !oT790 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT795, oT796 := func() (bool, runtime.Err) {
+			oT792, oT793 := oF.ToolArgs["n"]
+			if !oT793 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT794 := runtime.EqualDynInt(oT792, int64(168))
+			return !oT794, runtime.Err{}
+		}()
+		if oT796.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT796
+			}
+		} else if !oT795 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT800, oT801 := func() (bool, runtime.Err) {
+			oT797, oT798 := oF.ToolArgs["n"]
+			if !oT798 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT799 := runtime.EqualDynInt(oT797, int64(169))
+			return !oT799, runtime.Err{}
+		}()
+		if oT801.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT801
+			}
+		} else if !oT800 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT805, oT806 := func() (bool, runtime.Err) {
+			oT802, oT803 := oF.ToolArgs["n"]
+			if !oT803 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT804 := runtime.EqualDynInt(oT802, int64(170))
+			return !oT804, runtime.Err{}
+		}()
+		if oT806.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT806
+			}
+		} else if !oT805 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT810, oT811 := func() (bool, runtime.Err) {
+			oT807, oT808 := oF.ToolArgs["n"]
+			if !oT808 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT809 := runtime.EqualDynInt(oT807, int64(171))
+			return !oT809, runtime.Err{}
+		}()
+		if oT811.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT811
+			}
+		} else if !oT810 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT815, oT816 := func() (bool, runtime.Err) {
+			oT812, oT813 := oF.ToolArgs["n"]
+			if !oT813 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT814 := runtime.EqualDynInt(oT812, int64(172))
+			return !oT814, runtime.Err{}
+		}()
+		if oT816.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT816
+			}
+		} else if !oT815 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT820, oT821 := func() (bool, runtime.Err) {
+			oT817, oT818 := oF.ToolArgs["n"]
+			if !oT818 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT819 := runtime.EqualDynInt(oT817, int64(173))
+			return !oT819, runtime.Err{}
+		}()
+		if oT821.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT821
+			}
+		} else if !oT820 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT825, oT826 := func() (bool, runtime.Err) {
+			oT822, oT823 := oF.ToolArgs["n"]
+			if !oT823 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT824 := runtime.EqualDynInt(oT822, int64(174))
+			return !oT824, runtime.Err{}
+		}()
+		if oT826.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT826
+			}
+		} else if !oT825 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT830, oT831 := func() (bool, runtime.Err) {
+			oT827, oT828 := oF.ToolArgs["n"]
+			if !oT828 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT829 := runtime.EqualDynInt(oT827, int64(175))
+			return !oT829, runtime.Err{}
+		}()
+		if oT831.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT831
+			}
+		} else if !oT830 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT835, oT836 := func() (bool, runtime.Err) {
+			oT832, oT833 := oF.ToolArgs["n"]
+			if !oT833 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT834 := runtime.EqualDynInt(oT832, int64(176))
+			return !oT834, runtime.Err{}
+		}()
+		if oT836.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT836
+			}
+		} else if !oT835 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT840, oT841 := func() (bool, runtime.Err) {
+			oT837, oT838 := oF.ToolArgs["n"]
+			if !oT838 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT839 := runtime.EqualDynInt(oT837, int64(177))
+			return !oT839, runtime.Err{}
+		}()
+		if oT841.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT841
+			}
+		} else if !oT840 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT845, oT846 := func() (bool, runtime.Err) {
+			oT842, oT843 := oF.ToolArgs["n"]
+			if !oT843 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT844 := runtime.EqualDynInt(oT842, int64(178))
+			return !oT844, runtime.Err{}
+		}()
+		if oT846.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT846
+			}
+		} else if !oT845 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT850, oT851 := func() (bool, runtime.Err) {
+			oT847, oT848 := oF.ToolArgs["n"]
+			if !oT848 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT849 := runtime.EqualDynInt(oT847, int64(179))
+			return !oT849, runtime.Err{}
+		}()
+		if oT851.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT851
+			}
+		} else if !oT850 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT855, oT856 := func() (bool, runtime.Err) {
+			oT852, oT853 := oF.ToolArgs["n"]
+			if !oT853 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT854 := runtime.EqualDynInt(oT852, int64(180))
+			return !oT854, runtime.Err{}
+		}()
+		if oT856.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT856
+			}
+		} else if !oT855 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT860, oT861 := func() (bool, runtime.Err) {
+			oT857, oT858 := oF.ToolArgs["n"]
+			if !oT858 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT859 := runtime.EqualDynInt(oT857, int64(181))
+			return !oT859, runtime.Err{}
+		}()
+		if oT861.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT861
+			}
+		} else if !oT860 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT865, oT866 := func() (bool, runtime.Err) {
+			oT862, oT863 := oF.ToolArgs["n"]
+			if !oT863 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT864 := runtime.EqualDynInt(oT862, int64(182))
+			return !oT864, runtime.Err{}
+		}()
+		if oT866.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT866
+			}
+		} else if !oT865 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT870, oT871 := func() (bool, runtime.Err) {
+			oT867, oT868 := oF.ToolArgs["n"]
+			if !oT868 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT869 := runtime.EqualDynInt(oT867, int64(183))
+			return !oT869, runtime.Err{}
+		}()
+		if oT871.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT871
+			}
+		} else if !oT870 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT875, oT876 := func() (bool, runtime.Err) {
+			oT872, oT873 := oF.ToolArgs["n"]
+			if !oT873 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT874 := runtime.EqualDynInt(oT872, int64(184))
+			return !oT874, runtime.Err{}
+		}()
+		if oT876.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT876
+			}
+		} else if !oT875 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT880, oT881 := func() (bool, runtime.Err) {
+			oT877, oT878 := oF.ToolArgs["n"]
+			if !oT878 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT879 := runtime.EqualDynInt(oT877, int64(185))
+			return !oT879, runtime.Err{}
+		}()
+		if oT881.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT881
+			}
+		} else if !oT880 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT885, oT886 := func() (bool, runtime.Err) {
+			oT882, oT883 := oF.ToolArgs["n"]
+			if !oT883 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT884 := runtime.EqualDynInt(oT882, int64(186))
+			return !oT884, runtime.Err{}
+		}()
+		if oT886.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT886
+			}
+		} else if !oT885 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT890, oT891 := func() (bool, runtime.Err) {
+			oT887, oT888 := oF.ToolArgs["n"]
+			if !oT888 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT889 := runtime.EqualDynInt(oT887, int64(187))
+			return !oT889, runtime.Err{}
+		}()
+		if oT891.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT891
+			}
+		} else if !oT890 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT895, oT896 := func() (bool, runtime.Err) {
+			oT892, oT893 := oF.ToolArgs["n"]
+			if !oT893 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT894 := runtime.EqualDynInt(oT892, int64(188))
+			return !oT894, runtime.Err{}
+		}()
+		if oT896.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT896
+			}
+		} else if !oT895 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT900, oT901 := func() (bool, runtime.Err) {
+			oT897, oT898 := oF.ToolArgs["n"]
+			if !oT898 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT899 := runtime.EqualDynInt(oT897, int64(189))
+			return !oT899, runtime.Err{}
+		}()
+		if oT901.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT901
+			}
+		} else if !oT900 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT905, oT906 := func() (bool, runtime.Err) {
+			oT902, oT903 := oF.ToolArgs["n"]
+			if !oT903 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT904 := runtime.EqualDynInt(oT902, int64(190))
+			return !oT904, runtime.Err{}
+		}()
+		if oT906.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT906
+			}
+		} else if !oT905 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT910, oT911 := func() (bool, runtime.Err) {
+			oT907, oT908 := oF.ToolArgs["n"]
+			if !oT908 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT909 := runtime.EqualDynInt(oT907, int64(191))
+			return !oT909, runtime.Err{}
+		}()
+		if oT911.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT911
+			}
+		} else if !oT910 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT915, oT916 := func() (bool, runtime.Err) {
+			oT912, oT913 := oF.ToolArgs["n"]
+			if !oT913 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT914 := runtime.EqualDynInt(oT912, int64(192))
+			return !oT914, runtime.Err{}
+		}()
+		if oT916.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT916
+			}
+		} else if !oT915 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT920, oT921 := func() (bool, runtime.Err) {
+			oT917, oT918 := oF.ToolArgs["n"]
+			if !oT918 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT919 := runtime.EqualDynInt(oT917, int64(193))
+			return !oT919, runtime.Err{}
+		}()
+		if oT921.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT921
+			}
+		} else if !oT920 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT925, oT926 := func() (bool, runtime.Err) {
+			oT922, oT923 := oF.ToolArgs["n"]
+			if !oT923 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT924 := runtime.EqualDynInt(oT922, int64(194))
+			return !oT924, runtime.Err{}
+		}()
+		if oT926.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT926
+			}
+		} else if !oT925 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT930, oT931 := func() (bool, runtime.Err) {
+			oT927, oT928 := oF.ToolArgs["n"]
+			if !oT928 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT929 := runtime.EqualDynInt(oT927, int64(195))
+			return !oT929, runtime.Err{}
+		}()
+		if oT931.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT931
+			}
+		} else if !oT930 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT935, oT936 := func() (bool, runtime.Err) {
+			oT932, oT933 := oF.ToolArgs["n"]
+			if !oT933 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT934 := runtime.EqualDynInt(oT932, int64(196))
+			return !oT934, runtime.Err{}
+		}()
+		if oT936.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT936
+			}
+		} else if !oT935 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT940, oT941 := func() (bool, runtime.Err) {
+			oT937, oT938 := oF.ToolArgs["n"]
+			if !oT938 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT939 := runtime.EqualDynInt(oT937, int64(197))
+			return !oT939, runtime.Err{}
+		}()
+		if oT941.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT941
+			}
+		} else if !oT940 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT945, oT946 := func() (bool, runtime.Err) {
+			oT942, oT943 := oF.ToolArgs["n"]
+			if !oT943 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT944 := runtime.EqualDynInt(oT942, int64(198))
+			return !oT944, runtime.Err{}
+		}()
+		if oT946.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT946
+			}
+		} else if !oT945 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT950, oT951 := func() (bool, runtime.Err) {
+			oT947, oT948 := oF.ToolArgs["n"]
+			if !oT948 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT949 := runtime.EqualDynInt(oT947, int64(199))
+			return !oT949, runtime.Err{}
+		}()
+		if oT951.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT951
+			}
+		} else if !oT950 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT955, oT956 := func() (bool, runtime.Err) {
+			oT952, oT953 := oF.ToolArgs["n"]
+			if !oT953 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT954 := runtime.EqualDynInt(oT952, int64(200))
+			return !oT954, runtime.Err{}
+		}()
+		if oT956.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT956
+			}
+		} else if !oT955 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT960, oT961 := func() (bool, runtime.Err) {
+			oT957, oT958 := oF.ToolArgs["n"]
+			if !oT958 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT959 := runtime.EqualDynInt(oT957, int64(201))
+			return !oT959, runtime.Err{}
+		}()
+		if oT961.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT961
+			}
+		} else if !oT960 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT965, oT966 := func() (bool, runtime.Err) {
+			oT962, oT963 := oF.ToolArgs["n"]
+			if !oT963 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT964 := runtime.EqualDynInt(oT962, int64(202))
+			return !oT964, runtime.Err{}
+		}()
+		if oT966.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT966
+			}
+		} else if !oT965 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT970, oT971 := func() (bool, runtime.Err) {
+			oT967, oT968 := oF.ToolArgs["n"]
+			if !oT968 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT969 := runtime.EqualDynInt(oT967, int64(203))
+			return !oT969, runtime.Err{}
+		}()
+		if oT971.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT971
+			}
+		} else if !oT970 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT975, oT976 := func() (bool, runtime.Err) {
+			oT972, oT973 := oF.ToolArgs["n"]
+			if !oT973 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT974 := runtime.EqualDynInt(oT972, int64(204))
+			return !oT974, runtime.Err{}
+		}()
+		if oT976.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT976
+			}
+		} else if !oT975 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT980, oT981 := func() (bool, runtime.Err) {
+			oT977, oT978 := oF.ToolArgs["n"]
+			if !oT978 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT979 := runtime.EqualDynInt(oT977, int64(205))
+			return !oT979, runtime.Err{}
+		}()
+		if oT981.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT981
+			}
+		} else if !oT980 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT985, oT986 := func() (bool, runtime.Err) {
+			oT982, oT983 := oF.ToolArgs["n"]
+			if !oT983 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT984 := runtime.EqualDynInt(oT982, int64(206))
+			return !oT984, runtime.Err{}
+		}()
+		if oT986.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT986
+			}
+		} else if !oT985 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT990, oT991 := func() (bool, runtime.Err) {
+			oT987, oT988 := oF.ToolArgs["n"]
+			if !oT988 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT989 := runtime.EqualDynInt(oT987, int64(207))
+			return !oT989, runtime.Err{}
+		}()
+		if oT991.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT991
+			}
+		} else if !oT990 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT995, oT996 := func() (bool, runtime.Err) {
+			oT992, oT993 := oF.ToolArgs["n"]
+			if !oT993 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT994 := runtime.EqualDynInt(oT992, int64(208))
+			return !oT994, runtime.Err{}
+		}()
+		if oT996.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT996
+			}
+		} else if !oT995 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1000, oT1001 := func() (bool, runtime.Err) {
+			oT997, oT998 := oF.ToolArgs["n"]
+			if !oT998 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT999 := runtime.EqualDynInt(oT997, int64(209))
+			return !oT999, runtime.Err{}
+		}()
+		if oT1001.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1001
+			}
+		} else if !oT1000 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1005, oT1006 := func() (bool, runtime.Err) {
+			oT1002, oT1003 := oF.ToolArgs["n"]
+			if !oT1003 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1004 := runtime.EqualDynInt(oT1002, int64(210))
+			return !oT1004, runtime.Err{}
+		}()
+		if oT1006.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1006
+			}
+		} else if !oT1005 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1010, oT1011 := func() (bool, runtime.Err) {
+			oT1007, oT1008 := oF.ToolArgs["n"]
+			if !oT1008 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1009 := runtime.EqualDynInt(oT1007, int64(211))
+			return !oT1009, runtime.Err{}
+		}()
+		if oT1011.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1011
+			}
+		} else if !oT1010 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1015, oT1016 := func() (bool, runtime.Err) {
+			oT1012, oT1013 := oF.ToolArgs["n"]
+			if !oT1013 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1014 := runtime.EqualDynInt(oT1012, int64(212))
+			return !oT1014, runtime.Err{}
+		}()
+		if oT1016.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1016
+			}
+		} else if !oT1015 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1020, oT1021 := func() (bool, runtime.Err) {
+			oT1017, oT1018 := oF.ToolArgs["n"]
+			if !oT1018 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1019 := runtime.EqualDynInt(oT1017, int64(213))
+			return !oT1019, runtime.Err{}
+		}()
+		if oT1021.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1021
+			}
+		} else if !oT1020 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1025, oT1026 := func() (bool, runtime.Err) {
+			oT1022, oT1023 := oF.ToolArgs["n"]
+			if !oT1023 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1024 := runtime.EqualDynInt(oT1022, int64(214))
+			return !oT1024, runtime.Err{}
+		}()
+		if oT1026.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1026
+			}
+		} else if !oT1025 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1030, oT1031 := func() (bool, runtime.Err) {
+			oT1027, oT1028 := oF.ToolArgs["n"]
+			if !oT1028 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1029 := runtime.EqualDynInt(oT1027, int64(215))
+			return !oT1029, runtime.Err{}
+		}()
+		if oT1031.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1031
+			}
+		} else if !oT1030 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1035, oT1036 := func() (bool, runtime.Err) {
+			oT1032, oT1033 := oF.ToolArgs["n"]
+			if !oT1033 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1034 := runtime.EqualDynInt(oT1032, int64(216))
+			return !oT1034, runtime.Err{}
+		}()
+		if oT1036.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1036
+			}
+		} else if !oT1035 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1040, oT1041 := func() (bool, runtime.Err) {
+			oT1037, oT1038 := oF.ToolArgs["n"]
+			if !oT1038 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1039 := runtime.EqualDynInt(oT1037, int64(217))
+			return !oT1039, runtime.Err{}
+		}()
+		if oT1041.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1041
+			}
+		} else if !oT1040 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1045, oT1046 := func() (bool, runtime.Err) {
+			oT1042, oT1043 := oF.ToolArgs["n"]
+			if !oT1043 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1044 := runtime.EqualDynInt(oT1042, int64(218))
+			return !oT1044, runtime.Err{}
+		}()
+		if oT1046.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1046
+			}
+		} else if !oT1045 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1050, oT1051 := func() (bool, runtime.Err) {
+			oT1047, oT1048 := oF.ToolArgs["n"]
+			if !oT1048 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1049 := runtime.EqualDynInt(oT1047, int64(219))
+			return !oT1049, runtime.Err{}
+		}()
+		if oT1051.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1051
+			}
+		} else if !oT1050 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1055, oT1056 := func() (bool, runtime.Err) {
+			oT1052, oT1053 := oF.ToolArgs["n"]
+			if !oT1053 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1054 := runtime.EqualDynInt(oT1052, int64(220))
+			return !oT1054, runtime.Err{}
+		}()
+		if oT1056.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1056
+			}
+		} else if !oT1055 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1060, oT1061 := func() (bool, runtime.Err) {
+			oT1057, oT1058 := oF.ToolArgs["n"]
+			if !oT1058 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1059 := runtime.EqualDynInt(oT1057, int64(221))
+			return !oT1059, runtime.Err{}
+		}()
+		if oT1061.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1061
+			}
+		} else if !oT1060 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1065, oT1066 := func() (bool, runtime.Err) {
+			oT1062, oT1063 := oF.ToolArgs["n"]
+			if !oT1063 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1064 := runtime.EqualDynInt(oT1062, int64(222))
+			return !oT1064, runtime.Err{}
+		}()
+		if oT1066.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1066
+			}
+		} else if !oT1065 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1070, oT1071 := func() (bool, runtime.Err) {
+			oT1067, oT1068 := oF.ToolArgs["n"]
+			if !oT1068 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1069 := runtime.EqualDynInt(oT1067, int64(223))
+			return !oT1069, runtime.Err{}
+		}()
+		if oT1071.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1071
+			}
+		} else if !oT1070 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1075, oT1076 := func() (bool, runtime.Err) {
+			oT1072, oT1073 := oF.ToolArgs["n"]
+			if !oT1073 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1074 := runtime.EqualDynInt(oT1072, int64(224))
+			return !oT1074, runtime.Err{}
+		}()
+		if oT1076.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1076
+			}
+		} else if !oT1075 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1080, oT1081 := func() (bool, runtime.Err) {
+			oT1077, oT1078 := oF.ToolArgs["n"]
+			if !oT1078 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1079 := runtime.EqualDynInt(oT1077, int64(225))
+			return !oT1079, runtime.Err{}
+		}()
+		if oT1081.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1081
+			}
+		} else if !oT1080 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1085, oT1086 := func() (bool, runtime.Err) {
+			oT1082, oT1083 := oF.ToolArgs["n"]
+			if !oT1083 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1084 := runtime.EqualDynInt(oT1082, int64(226))
+			return !oT1084, runtime.Err{}
+		}()
+		if oT1086.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1086
+			}
+		} else if !oT1085 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1090, oT1091 := func() (bool, runtime.Err) {
+			oT1087, oT1088 := oF.ToolArgs["n"]
+			if !oT1088 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1089 := runtime.EqualDynInt(oT1087, int64(227))
+			return !oT1089, runtime.Err{}
+		}()
+		if oT1091.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1091
+			}
+		} else if !oT1090 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1095, oT1096 := func() (bool, runtime.Err) {
+			oT1092, oT1093 := oF.ToolArgs["n"]
+			if !oT1093 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1094 := runtime.EqualDynInt(oT1092, int64(228))
+			return !oT1094, runtime.Err{}
+		}()
+		if oT1096.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1096
+			}
+		} else if !oT1095 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1100, oT1101 := func() (bool, runtime.Err) {
+			oT1097, oT1098 := oF.ToolArgs["n"]
+			if !oT1098 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1099 := runtime.EqualDynInt(oT1097, int64(229))
+			return !oT1099, runtime.Err{}
+		}()
+		if oT1101.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1101
+			}
+		} else if !oT1100 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1105, oT1106 := func() (bool, runtime.Err) {
+			oT1102, oT1103 := oF.ToolArgs["n"]
+			if !oT1103 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1104 := runtime.EqualDynInt(oT1102, int64(230))
+			return !oT1104, runtime.Err{}
+		}()
+		if oT1106.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1106
+			}
+		} else if !oT1105 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1110, oT1111 := func() (bool, runtime.Err) {
+			oT1107, oT1108 := oF.ToolArgs["n"]
+			if !oT1108 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1109 := runtime.EqualDynInt(oT1107, int64(231))
+			return !oT1109, runtime.Err{}
+		}()
+		if oT1111.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1111
+			}
+		} else if !oT1110 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1115, oT1116 := func() (bool, runtime.Err) {
+			oT1112, oT1113 := oF.ToolArgs["n"]
+			if !oT1113 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1114 := runtime.EqualDynInt(oT1112, int64(232))
+			return !oT1114, runtime.Err{}
+		}()
+		if oT1116.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1116
+			}
+		} else if !oT1115 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1120, oT1121 := func() (bool, runtime.Err) {
+			oT1117, oT1118 := oF.ToolArgs["n"]
+			if !oT1118 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1119 := runtime.EqualDynInt(oT1117, int64(233))
+			return !oT1119, runtime.Err{}
+		}()
+		if oT1121.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1121
+			}
+		} else if !oT1120 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1125, oT1126 := func() (bool, runtime.Err) {
+			oT1122, oT1123 := oF.ToolArgs["n"]
+			if !oT1123 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1124 := runtime.EqualDynInt(oT1122, int64(234))
+			return !oT1124, runtime.Err{}
+		}()
+		if oT1126.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1126
+			}
+		} else if !oT1125 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1130, oT1131 := func() (bool, runtime.Err) {
+			oT1127, oT1128 := oF.ToolArgs["n"]
+			if !oT1128 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1129 := runtime.EqualDynInt(oT1127, int64(235))
+			return !oT1129, runtime.Err{}
+		}()
+		if oT1131.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1131
+			}
+		} else if !oT1130 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1135, oT1136 := func() (bool, runtime.Err) {
+			oT1132, oT1133 := oF.ToolArgs["n"]
+			if !oT1133 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1134 := runtime.EqualDynInt(oT1132, int64(236))
+			return !oT1134, runtime.Err{}
+		}()
+		if oT1136.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1136
+			}
+		} else if !oT1135 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1140, oT1141 := func() (bool, runtime.Err) {
+			oT1137, oT1138 := oF.ToolArgs["n"]
+			if !oT1138 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1139 := runtime.EqualDynInt(oT1137, int64(237))
+			return !oT1139, runtime.Err{}
+		}()
+		if oT1141.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1141
+			}
+		} else if !oT1140 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1145, oT1146 := func() (bool, runtime.Err) {
+			oT1142, oT1143 := oF.ToolArgs["n"]
+			if !oT1143 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1144 := runtime.EqualDynInt(oT1142, int64(238))
+			return !oT1144, runtime.Err{}
+		}()
+		if oT1146.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1146
+			}
+		} else if !oT1145 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1150, oT1151 := func() (bool, runtime.Err) {
+			oT1147, oT1148 := oF.ToolArgs["n"]
+			if !oT1148 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1149 := runtime.EqualDynInt(oT1147, int64(239))
+			return !oT1149, runtime.Err{}
+		}()
+		if oT1151.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1151
+			}
+		} else if !oT1150 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1155, oT1156 := func() (bool, runtime.Err) {
+			oT1152, oT1153 := oF.ToolArgs["n"]
+			if !oT1153 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1154 := runtime.EqualDynInt(oT1152, int64(240))
+			return !oT1154, runtime.Err{}
+		}()
+		if oT1156.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1156
+			}
+		} else if !oT1155 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1160, oT1161 := func() (bool, runtime.Err) {
+			oT1157, oT1158 := oF.ToolArgs["n"]
+			if !oT1158 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1159 := runtime.EqualDynInt(oT1157, int64(241))
+			return !oT1159, runtime.Err{}
+		}()
+		if oT1161.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1161
+			}
+		} else if !oT1160 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1165, oT1166 := func() (bool, runtime.Err) {
+			oT1162, oT1163 := oF.ToolArgs["n"]
+			if !oT1163 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1164 := runtime.EqualDynInt(oT1162, int64(242))
+			return !oT1164, runtime.Err{}
+		}()
+		if oT1166.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1166
+			}
+		} else if !oT1165 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1170, oT1171 := func() (bool, runtime.Err) {
+			oT1167, oT1168 := oF.ToolArgs["n"]
+			if !oT1168 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1169 := runtime.EqualDynInt(oT1167, int64(243))
+			return !oT1169, runtime.Err{}
+		}()
+		if oT1171.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1171
+			}
+		} else if !oT1170 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1175, oT1176 := func() (bool, runtime.Err) {
+			oT1172, oT1173 := oF.ToolArgs["n"]
+			if !oT1173 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1174 := runtime.EqualDynInt(oT1172, int64(244))
+			return !oT1174, runtime.Err{}
+		}()
+		if oT1176.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1176
+			}
+		} else if !oT1175 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1180, oT1181 := func() (bool, runtime.Err) {
+			oT1177, oT1178 := oF.ToolArgs["n"]
+			if !oT1178 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1179 := runtime.EqualDynInt(oT1177, int64(245))
+			return !oT1179, runtime.Err{}
+		}()
+		if oT1181.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1181
+			}
+		} else if !oT1180 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1185, oT1186 := func() (bool, runtime.Err) {
+			oT1182, oT1183 := oF.ToolArgs["n"]
+			if !oT1183 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1184 := runtime.EqualDynInt(oT1182, int64(246))
+			return !oT1184, runtime.Err{}
+		}()
+		if oT1186.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1186
+			}
+		} else if !oT1185 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1190, oT1191 := func() (bool, runtime.Err) {
+			oT1187, oT1188 := oF.ToolArgs["n"]
+			if !oT1188 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1189 := runtime.EqualDynInt(oT1187, int64(247))
+			return !oT1189, runtime.Err{}
+		}()
+		if oT1191.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1191
+			}
+		} else if !oT1190 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1195, oT1196 := func() (bool, runtime.Err) {
+			oT1192, oT1193 := oF.ToolArgs["n"]
+			if !oT1193 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1194 := runtime.EqualDynInt(oT1192, int64(248))
+			return !oT1194, runtime.Err{}
+		}()
+		if oT1196.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1196
+			}
+		} else if !oT1195 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1200, oT1201 := func() (bool, runtime.Err) {
+			oT1197, oT1198 := oF.ToolArgs["n"]
+			if !oT1198 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1199 := runtime.EqualDynInt(oT1197, int64(249))
+			return !oT1199, runtime.Err{}
+		}()
+		if oT1201.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1201
+			}
+		} else if !oT1200 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1205, oT1206 := func() (bool, runtime.Err) {
+			oT1202, oT1203 := oF.ToolArgs["n"]
+			if !oT1203 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1204 := runtime.EqualDynInt(oT1202, int64(250))
+			return !oT1204, runtime.Err{}
+		}()
+		if oT1206.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1206
+			}
+		} else if !oT1205 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1210, oT1211 := func() (bool, runtime.Err) {
+			oT1207, oT1208 := oF.ToolArgs["n"]
+			if !oT1208 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1209 := runtime.EqualDynInt(oT1207, int64(251))
+			return !oT1209, runtime.Err{}
+		}()
+		if oT1211.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1211
+			}
+		} else if !oT1210 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1215, oT1216 := func() (bool, runtime.Err) {
+			oT1212, oT1213 := oF.ToolArgs["n"]
+			if !oT1213 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1214 := runtime.EqualDynInt(oT1212, int64(252))
+			return !oT1214, runtime.Err{}
+		}()
+		if oT1216.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1216
+			}
+		} else if !oT1215 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1220, oT1221 := func() (bool, runtime.Err) {
+			oT1217, oT1218 := oF.ToolArgs["n"]
+			if !oT1218 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1219 := runtime.EqualDynInt(oT1217, int64(253))
+			return !oT1219, runtime.Err{}
+		}()
+		if oT1221.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1221
+			}
+		} else if !oT1220 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1225, oT1226 := func() (bool, runtime.Err) {
+			oT1222, oT1223 := oF.ToolArgs["n"]
+			if !oT1223 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1224 := runtime.EqualDynInt(oT1222, int64(254))
+			return !oT1224, runtime.Err{}
+		}()
+		if oT1226.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1226
+			}
+		} else if !oT1225 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1230, oT1231 := func() (bool, runtime.Err) {
+			oT1227, oT1228 := oF.ToolArgs["n"]
+			if !oT1228 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1229 := runtime.EqualDynInt(oT1227, int64(255))
+			return !oT1229, runtime.Err{}
+		}()
+		if oT1231.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1231
+			}
+		} else if !oT1230 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1235, oT1236 := func() (bool, runtime.Err) {
+			oT1232, oT1233 := oF.ToolArgs["n"]
+			if !oT1233 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1234 := runtime.EqualDynInt(oT1232, int64(256))
+			return !oT1234, runtime.Err{}
+		}()
+		if oT1236.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1236
+			}
+		} else if !oT1235 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1240, oT1241 := func() (bool, runtime.Err) {
+			oT1237, oT1238 := oF.ToolArgs["n"]
+			if !oT1238 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1239 := runtime.EqualDynInt(oT1237, int64(257))
+			return !oT1239, runtime.Err{}
+		}()
+		if oT1241.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1241
+			}
+		} else if !oT1240 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1245, oT1246 := func() (bool, runtime.Err) {
+			oT1242, oT1243 := oF.ToolArgs["n"]
+			if !oT1243 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1244 := runtime.EqualDynInt(oT1242, int64(258))
+			return !oT1244, runtime.Err{}
+		}()
+		if oT1246.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1246
+			}
+		} else if !oT1245 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1250, oT1251 := func() (bool, runtime.Err) {
+			oT1247, oT1248 := oF.ToolArgs["n"]
+			if !oT1248 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1249 := runtime.EqualDynInt(oT1247, int64(259))
+			return !oT1249, runtime.Err{}
+		}()
+		if oT1251.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1251
+			}
+		} else if !oT1250 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1255, oT1256 := func() (bool, runtime.Err) {
+			oT1252, oT1253 := oF.ToolArgs["n"]
+			if !oT1253 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1254 := runtime.EqualDynInt(oT1252, int64(260))
+			return !oT1254, runtime.Err{}
+		}()
+		if oT1256.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1256
+			}
+		} else if !oT1255 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1260, oT1261 := func() (bool, runtime.Err) {
+			oT1257, oT1258 := oF.ToolArgs["n"]
+			if !oT1258 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1259 := runtime.EqualDynInt(oT1257, int64(261))
+			return !oT1259, runtime.Err{}
+		}()
+		if oT1261.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1261
+			}
+		} else if !oT1260 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1265, oT1266 := func() (bool, runtime.Err) {
+			oT1262, oT1263 := oF.ToolArgs["n"]
+			if !oT1263 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1264 := runtime.EqualDynInt(oT1262, int64(262))
+			return !oT1264, runtime.Err{}
+		}()
+		if oT1266.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1266
+			}
+		} else if !oT1265 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1270, oT1271 := func() (bool, runtime.Err) {
+			oT1267, oT1268 := oF.ToolArgs["n"]
+			if !oT1268 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1269 := runtime.EqualDynInt(oT1267, int64(263))
+			return !oT1269, runtime.Err{}
+		}()
+		if oT1271.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1271
+			}
+		} else if !oT1270 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1275, oT1276 := func() (bool, runtime.Err) {
+			oT1272, oT1273 := oF.ToolArgs["n"]
+			if !oT1273 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1274 := runtime.EqualDynInt(oT1272, int64(264))
+			return !oT1274, runtime.Err{}
+		}()
+		if oT1276.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1276
+			}
+		} else if !oT1275 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1280, oT1281 := func() (bool, runtime.Err) {
+			oT1277, oT1278 := oF.ToolArgs["n"]
+			if !oT1278 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1279 := runtime.EqualDynInt(oT1277, int64(265))
+			return !oT1279, runtime.Err{}
+		}()
+		if oT1281.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1281
+			}
+		} else if !oT1280 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1285, oT1286 := func() (bool, runtime.Err) {
+			oT1282, oT1283 := oF.ToolArgs["n"]
+			if !oT1283 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1284 := runtime.EqualDynInt(oT1282, int64(266))
+			return !oT1284, runtime.Err{}
+		}()
+		if oT1286.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1286
+			}
+		} else if !oT1285 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1290, oT1291 := func() (bool, runtime.Err) {
+			oT1287, oT1288 := oF.ToolArgs["n"]
+			if !oT1288 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1289 := runtime.EqualDynInt(oT1287, int64(267))
+			return !oT1289, runtime.Err{}
+		}()
+		if oT1291.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1291
+			}
+		} else if !oT1290 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1295, oT1296 := func() (bool, runtime.Err) {
+			oT1292, oT1293 := oF.ToolArgs["n"]
+			if !oT1293 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1294 := runtime.EqualDynInt(oT1292, int64(268))
+			return !oT1294, runtime.Err{}
+		}()
+		if oT1296.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1296
+			}
+		} else if !oT1295 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1300, oT1301 := func() (bool, runtime.Err) {
+			oT1297, oT1298 := oF.ToolArgs["n"]
+			if !oT1298 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1299 := runtime.EqualDynInt(oT1297, int64(269))
+			return !oT1299, runtime.Err{}
+		}()
+		if oT1301.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1301
+			}
+		} else if !oT1300 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1305, oT1306 := func() (bool, runtime.Err) {
+			oT1302, oT1303 := oF.ToolArgs["n"]
+			if !oT1303 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1304 := runtime.EqualDynInt(oT1302, int64(270))
+			return !oT1304, runtime.Err{}
+		}()
+		if oT1306.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1306
+			}
+		} else if !oT1305 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1310, oT1311 := func() (bool, runtime.Err) {
+			oT1307, oT1308 := oF.ToolArgs["n"]
+			if !oT1308 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1309 := runtime.EqualDynInt(oT1307, int64(271))
+			return !oT1309, runtime.Err{}
+		}()
+		if oT1311.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1311
+			}
+		} else if !oT1310 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1315, oT1316 := func() (bool, runtime.Err) {
+			oT1312, oT1313 := oF.ToolArgs["n"]
+			if !oT1313 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1314 := runtime.EqualDynInt(oT1312, int64(272))
+			return !oT1314, runtime.Err{}
+		}()
+		if oT1316.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1316
+			}
+		} else if !oT1315 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1320, oT1321 := func() (bool, runtime.Err) {
+			oT1317, oT1318 := oF.ToolArgs["n"]
+			if !oT1318 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1319 := runtime.EqualDynInt(oT1317, int64(273))
+			return !oT1319, runtime.Err{}
+		}()
+		if oT1321.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1321
+			}
+		} else if !oT1320 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1325, oT1326 := func() (bool, runtime.Err) {
+			oT1322, oT1323 := oF.ToolArgs["n"]
+			if !oT1323 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1324 := runtime.EqualDynInt(oT1322, int64(274))
+			return !oT1324, runtime.Err{}
+		}()
+		if oT1326.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1326
+			}
+		} else if !oT1325 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1330, oT1331 := func() (bool, runtime.Err) {
+			oT1327, oT1328 := oF.ToolArgs["n"]
+			if !oT1328 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1329 := runtime.EqualDynInt(oT1327, int64(275))
+			return !oT1329, runtime.Err{}
+		}()
+		if oT1331.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1331
+			}
+		} else if !oT1330 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1335, oT1336 := func() (bool, runtime.Err) {
+			oT1332, oT1333 := oF.ToolArgs["n"]
+			if !oT1333 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1334 := runtime.EqualDynInt(oT1332, int64(276))
+			return !oT1334, runtime.Err{}
+		}()
+		if oT1336.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1336
+			}
+		} else if !oT1335 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1340, oT1341 := func() (bool, runtime.Err) {
+			oT1337, oT1338 := oF.ToolArgs["n"]
+			if !oT1338 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1339 := runtime.EqualDynInt(oT1337, int64(277))
+			return !oT1339, runtime.Err{}
+		}()
+		if oT1341.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1341
+			}
+		} else if !oT1340 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1345, oT1346 := func() (bool, runtime.Err) {
+			oT1342, oT1343 := oF.ToolArgs["n"]
+			if !oT1343 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1344 := runtime.EqualDynInt(oT1342, int64(278))
+			return !oT1344, runtime.Err{}
+		}()
+		if oT1346.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1346
+			}
+		} else if !oT1345 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1350, oT1351 := func() (bool, runtime.Err) {
+			oT1347, oT1348 := oF.ToolArgs["n"]
+			if !oT1348 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1349 := runtime.EqualDynInt(oT1347, int64(279))
+			return !oT1349, runtime.Err{}
+		}()
+		if oT1351.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1351
+			}
+		} else if !oT1350 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1355, oT1356 := func() (bool, runtime.Err) {
+			oT1352, oT1353 := oF.ToolArgs["n"]
+			if !oT1353 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1354 := runtime.EqualDynInt(oT1352, int64(280))
+			return !oT1354, runtime.Err{}
+		}()
+		if oT1356.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1356
+			}
+		} else if !oT1355 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1360, oT1361 := func() (bool, runtime.Err) {
+			oT1357, oT1358 := oF.ToolArgs["n"]
+			if !oT1358 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1359 := runtime.EqualDynInt(oT1357, int64(281))
+			return !oT1359, runtime.Err{}
+		}()
+		if oT1361.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1361
+			}
+		} else if !oT1360 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1365, oT1366 := func() (bool, runtime.Err) {
+			oT1362, oT1363 := oF.ToolArgs["n"]
+			if !oT1363 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1364 := runtime.EqualDynInt(oT1362, int64(282))
+			return !oT1364, runtime.Err{}
+		}()
+		if oT1366.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1366
+			}
+		} else if !oT1365 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1370, oT1371 := func() (bool, runtime.Err) {
+			oT1367, oT1368 := oF.ToolArgs["n"]
+			if !oT1368 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1369 := runtime.EqualDynInt(oT1367, int64(283))
+			return !oT1369, runtime.Err{}
+		}()
+		if oT1371.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1371
+			}
+		} else if !oT1370 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1375, oT1376 := func() (bool, runtime.Err) {
+			oT1372, oT1373 := oF.ToolArgs["n"]
+			if !oT1373 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1374 := runtime.EqualDynInt(oT1372, int64(284))
+			return !oT1374, runtime.Err{}
+		}()
+		if oT1376.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1376
+			}
+		} else if !oT1375 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1380, oT1381 := func() (bool, runtime.Err) {
+			oT1377, oT1378 := oF.ToolArgs["n"]
+			if !oT1378 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1379 := runtime.EqualDynInt(oT1377, int64(285))
+			return !oT1379, runtime.Err{}
+		}()
+		if oT1381.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1381
+			}
+		} else if !oT1380 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1385, oT1386 := func() (bool, runtime.Err) {
+			oT1382, oT1383 := oF.ToolArgs["n"]
+			if !oT1383 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1384 := runtime.EqualDynInt(oT1382, int64(286))
+			return !oT1384, runtime.Err{}
+		}()
+		if oT1386.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1386
+			}
+		} else if !oT1385 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1390, oT1391 := func() (bool, runtime.Err) {
+			oT1387, oT1388 := oF.ToolArgs["n"]
+			if !oT1388 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1389 := runtime.EqualDynInt(oT1387, int64(287))
+			return !oT1389, runtime.Err{}
+		}()
+		if oT1391.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1391
+			}
+		} else if !oT1390 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1395, oT1396 := func() (bool, runtime.Err) {
+			oT1392, oT1393 := oF.ToolArgs["n"]
+			if !oT1393 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1394 := runtime.EqualDynInt(oT1392, int64(288))
+			return !oT1394, runtime.Err{}
+		}()
+		if oT1396.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1396
+			}
+		} else if !oT1395 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1400, oT1401 := func() (bool, runtime.Err) {
+			oT1397, oT1398 := oF.ToolArgs["n"]
+			if !oT1398 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1399 := runtime.EqualDynInt(oT1397, int64(289))
+			return !oT1399, runtime.Err{}
+		}()
+		if oT1401.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1401
+			}
+		} else if !oT1400 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1405, oT1406 := func() (bool, runtime.Err) {
+			oT1402, oT1403 := oF.ToolArgs["n"]
+			if !oT1403 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1404 := runtime.EqualDynInt(oT1402, int64(290))
+			return !oT1404, runtime.Err{}
+		}()
+		if oT1406.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1406
+			}
+		} else if !oT1405 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1410, oT1411 := func() (bool, runtime.Err) {
+			oT1407, oT1408 := oF.ToolArgs["n"]
+			if !oT1408 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1409 := runtime.EqualDynInt(oT1407, int64(291))
+			return !oT1409, runtime.Err{}
+		}()
+		if oT1411.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1411
+			}
+		} else if !oT1410 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1415, oT1416 := func() (bool, runtime.Err) {
+			oT1412, oT1413 := oF.ToolArgs["n"]
+			if !oT1413 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1414 := runtime.EqualDynInt(oT1412, int64(292))
+			return !oT1414, runtime.Err{}
+		}()
+		if oT1416.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1416
+			}
+		} else if !oT1415 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1420, oT1421 := func() (bool, runtime.Err) {
+			oT1417, oT1418 := oF.ToolArgs["n"]
+			if !oT1418 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1419 := runtime.EqualDynInt(oT1417, int64(293))
+			return !oT1419, runtime.Err{}
+		}()
+		if oT1421.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1421
+			}
+		} else if !oT1420 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1425, oT1426 := func() (bool, runtime.Err) {
+			oT1422, oT1423 := oF.ToolArgs["n"]
+			if !oT1423 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1424 := runtime.EqualDynInt(oT1422, int64(294))
+			return !oT1424, runtime.Err{}
+		}()
+		if oT1426.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1426
+			}
+		} else if !oT1425 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1430, oT1431 := func() (bool, runtime.Err) {
+			oT1427, oT1428 := oF.ToolArgs["n"]
+			if !oT1428 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1429 := runtime.EqualDynInt(oT1427, int64(295))
+			return !oT1429, runtime.Err{}
+		}()
+		if oT1431.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1431
+			}
+		} else if !oT1430 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1435, oT1436 := func() (bool, runtime.Err) {
+			oT1432, oT1433 := oF.ToolArgs["n"]
+			if !oT1433 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1434 := runtime.EqualDynInt(oT1432, int64(296))
+			return !oT1434, runtime.Err{}
+		}()
+		if oT1436.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1436
+			}
+		} else if !oT1435 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1440, oT1441 := func() (bool, runtime.Err) {
+			oT1437, oT1438 := oF.ToolArgs["n"]
+			if !oT1438 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1439 := runtime.EqualDynInt(oT1437, int64(297))
+			return !oT1439, runtime.Err{}
+		}()
+		if oT1441.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1441
+			}
+		} else if !oT1440 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1445, oT1446 := func() (bool, runtime.Err) {
+			oT1442, oT1443 := oF.ToolArgs["n"]
+			if !oT1443 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1444 := runtime.EqualDynInt(oT1442, int64(298))
+			return !oT1444, runtime.Err{}
+		}()
+		if oT1446.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1446
+			}
+		} else if !oT1445 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1450, oT1451 := func() (bool, runtime.Err) {
+			oT1447, oT1448 := oF.ToolArgs["n"]
+			if !oT1448 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1449 := runtime.EqualDynInt(oT1447, int64(299))
+			return !oT1449, runtime.Err{}
+		}()
+		if oT1451.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1451
+			}
+		} else if !oT1450 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1455, oT1456 := func() (bool, runtime.Err) {
+			oT1452, oT1453 := oF.ToolArgs["n"]
+			if !oT1453 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1454 := runtime.EqualDynInt(oT1452, int64(300))
+			return !oT1454, runtime.Err{}
+		}()
+		if oT1456.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1456
+			}
+		} else if !oT1455 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1460, oT1461 := func() (bool, runtime.Err) {
+			oT1457, oT1458 := oF.ToolArgs["n"]
+			if !oT1458 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1459 := runtime.EqualDynInt(oT1457, int64(301))
+			return !oT1459, runtime.Err{}
+		}()
+		if oT1461.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1461
+			}
+		} else if !oT1460 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1465, oT1466 := func() (bool, runtime.Err) {
+			oT1462, oT1463 := oF.ToolArgs["n"]
+			if !oT1463 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1464 := runtime.EqualDynInt(oT1462, int64(302))
+			return !oT1464, runtime.Err{}
+		}()
+		if oT1466.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1466
+			}
+		} else if !oT1465 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1470, oT1471 := func() (bool, runtime.Err) {
+			oT1467, oT1468 := oF.ToolArgs["n"]
+			if !oT1468 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1469 := runtime.EqualDynInt(oT1467, int64(303))
+			return !oT1469, runtime.Err{}
+		}()
+		if oT1471.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1471
+			}
+		} else if !oT1470 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1475, oT1476 := func() (bool, runtime.Err) {
+			oT1472, oT1473 := oF.ToolArgs["n"]
+			if !oT1473 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1474 := runtime.EqualDynInt(oT1472, int64(304))
+			return !oT1474, runtime.Err{}
+		}()
+		if oT1476.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1476
+			}
+		} else if !oT1475 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1480, oT1481 := func() (bool, runtime.Err) {
+			oT1477, oT1478 := oF.ToolArgs["n"]
+			if !oT1478 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1479 := runtime.EqualDynInt(oT1477, int64(305))
+			return !oT1479, runtime.Err{}
+		}()
+		if oT1481.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1481
+			}
+		} else if !oT1480 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1485, oT1486 := func() (bool, runtime.Err) {
+			oT1482, oT1483 := oF.ToolArgs["n"]
+			if !oT1483 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1484 := runtime.EqualDynInt(oT1482, int64(306))
+			return !oT1484, runtime.Err{}
+		}()
+		if oT1486.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1486
+			}
+		} else if !oT1485 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1490, oT1491 := func() (bool, runtime.Err) {
+			oT1487, oT1488 := oF.ToolArgs["n"]
+			if !oT1488 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1489 := runtime.EqualDynInt(oT1487, int64(307))
+			return !oT1489, runtime.Err{}
+		}()
+		if oT1491.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1491
+			}
+		} else if !oT1490 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1495, oT1496 := func() (bool, runtime.Err) {
+			oT1492, oT1493 := oF.ToolArgs["n"]
+			if !oT1493 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1494 := runtime.EqualDynInt(oT1492, int64(308))
+			return !oT1494, runtime.Err{}
+		}()
+		if oT1496.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1496
+			}
+		} else if !oT1495 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1500, oT1501 := func() (bool, runtime.Err) {
+			oT1497, oT1498 := oF.ToolArgs["n"]
+			if !oT1498 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1499 := runtime.EqualDynInt(oT1497, int64(309))
+			return !oT1499, runtime.Err{}
+		}()
+		if oT1501.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1501
+			}
+		} else if !oT1500 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1505, oT1506 := func() (bool, runtime.Err) {
+			oT1502, oT1503 := oF.ToolArgs["n"]
+			if !oT1503 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1504 := runtime.EqualDynInt(oT1502, int64(310))
+			return !oT1504, runtime.Err{}
+		}()
+		if oT1506.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1506
+			}
+		} else if !oT1505 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1510, oT1511 := func() (bool, runtime.Err) {
+			oT1507, oT1508 := oF.ToolArgs["n"]
+			if !oT1508 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1509 := runtime.EqualDynInt(oT1507, int64(311))
+			return !oT1509, runtime.Err{}
+		}()
+		if oT1511.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1511
+			}
+		} else if !oT1510 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1515, oT1516 := func() (bool, runtime.Err) {
+			oT1512, oT1513 := oF.ToolArgs["n"]
+			if !oT1513 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1514 := runtime.EqualDynInt(oT1512, int64(312))
+			return !oT1514, runtime.Err{}
+		}()
+		if oT1516.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1516
+			}
+		} else if !oT1515 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1520, oT1521 := func() (bool, runtime.Err) {
+			oT1517, oT1518 := oF.ToolArgs["n"]
+			if !oT1518 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1519 := runtime.EqualDynInt(oT1517, int64(313))
+			return !oT1519, runtime.Err{}
+		}()
+		if oT1521.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1521
+			}
+		} else if !oT1520 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1525, oT1526 := func() (bool, runtime.Err) {
+			oT1522, oT1523 := oF.ToolArgs["n"]
+			if !oT1523 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1524 := runtime.EqualDynInt(oT1522, int64(314))
+			return !oT1524, runtime.Err{}
+		}()
+		if oT1526.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1526
+			}
+		} else if !oT1525 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1530, oT1531 := func() (bool, runtime.Err) {
+			oT1527, oT1528 := oF.ToolArgs["n"]
+			if !oT1528 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1529 := runtime.EqualDynInt(oT1527, int64(315))
+			return !oT1529, runtime.Err{}
+		}()
+		if oT1531.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1531
+			}
+		} else if !oT1530 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1535, oT1536 := func() (bool, runtime.Err) {
+			oT1532, oT1533 := oF.ToolArgs["n"]
+			if !oT1533 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1534 := runtime.EqualDynInt(oT1532, int64(316))
+			return !oT1534, runtime.Err{}
+		}()
+		if oT1536.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1536
+			}
+		} else if !oT1535 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1540, oT1541 := func() (bool, runtime.Err) {
+			oT1537, oT1538 := oF.ToolArgs["n"]
+			if !oT1538 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1539 := runtime.EqualDynInt(oT1537, int64(317))
+			return !oT1539, runtime.Err{}
+		}()
+		if oT1541.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1541
+			}
+		} else if !oT1540 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1545, oT1546 := func() (bool, runtime.Err) {
+			oT1542, oT1543 := oF.ToolArgs["n"]
+			if !oT1543 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1544 := runtime.EqualDynInt(oT1542, int64(318))
+			return !oT1544, runtime.Err{}
+		}()
+		if oT1546.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1546
+			}
+		} else if !oT1545 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1550, oT1551 := func() (bool, runtime.Err) {
+			oT1547, oT1548 := oF.ToolArgs["n"]
+			if !oT1548 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1549 := runtime.EqualDynInt(oT1547, int64(319))
+			return !oT1549, runtime.Err{}
+		}()
+		if oT1551.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1551
+			}
+		} else if !oT1550 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1555, oT1556 := func() (bool, runtime.Err) {
+			oT1552, oT1553 := oF.ToolArgs["n"]
+			if !oT1553 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1554 := runtime.EqualDynInt(oT1552, int64(320))
+			return !oT1554, runtime.Err{}
+		}()
+		if oT1556.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1556
+			}
+		} else if !oT1555 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1560, oT1561 := func() (bool, runtime.Err) {
+			oT1557, oT1558 := oF.ToolArgs["n"]
+			if !oT1558 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1559 := runtime.EqualDynInt(oT1557, int64(321))
+			return !oT1559, runtime.Err{}
+		}()
+		if oT1561.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1561
+			}
+		} else if !oT1560 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1565, oT1566 := func() (bool, runtime.Err) {
+			oT1562, oT1563 := oF.ToolArgs["n"]
+			if !oT1563 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1564 := runtime.EqualDynInt(oT1562, int64(322))
+			return !oT1564, runtime.Err{}
+		}()
+		if oT1566.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1566
+			}
+		} else if !oT1565 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1570, oT1571 := func() (bool, runtime.Err) {
+			oT1567, oT1568 := oF.ToolArgs["n"]
+			if !oT1568 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1569 := runtime.EqualDynInt(oT1567, int64(323))
+			return !oT1569, runtime.Err{}
+		}()
+		if oT1571.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1571
+			}
+		} else if !oT1570 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1575, oT1576 := func() (bool, runtime.Err) {
+			oT1572, oT1573 := oF.ToolArgs["n"]
+			if !oT1573 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1574 := runtime.EqualDynInt(oT1572, int64(324))
+			return !oT1574, runtime.Err{}
+		}()
+		if oT1576.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1576
+			}
+		} else if !oT1575 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1580, oT1581 := func() (bool, runtime.Err) {
+			oT1577, oT1578 := oF.ToolArgs["n"]
+			if !oT1578 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1579 := runtime.EqualDynInt(oT1577, int64(325))
+			return !oT1579, runtime.Err{}
+		}()
+		if oT1581.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1581
+			}
+		} else if !oT1580 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1585, oT1586 := func() (bool, runtime.Err) {
+			oT1582, oT1583 := oF.ToolArgs["n"]
+			if !oT1583 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1584 := runtime.EqualDynInt(oT1582, int64(326))
+			return !oT1584, runtime.Err{}
+		}()
+		if oT1586.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1586
+			}
+		} else if !oT1585 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1590, oT1591 := func() (bool, runtime.Err) {
+			oT1587, oT1588 := oF.ToolArgs["n"]
+			if !oT1588 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1589 := runtime.EqualDynInt(oT1587, int64(327))
+			return !oT1589, runtime.Err{}
+		}()
+		if oT1591.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1591
+			}
+		} else if !oT1590 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1595, oT1596 := func() (bool, runtime.Err) {
+			oT1592, oT1593 := oF.ToolArgs["n"]
+			if !oT1593 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1594 := runtime.EqualDynInt(oT1592, int64(328))
+			return !oT1594, runtime.Err{}
+		}()
+		if oT1596.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1596
+			}
+		} else if !oT1595 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1600, oT1601 := func() (bool, runtime.Err) {
+			oT1597, oT1598 := oF.ToolArgs["n"]
+			if !oT1598 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1599 := runtime.EqualDynInt(oT1597, int64(329))
+			return !oT1599, runtime.Err{}
+		}()
+		if oT1601.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1601
+			}
+		} else if !oT1600 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1605, oT1606 := func() (bool, runtime.Err) {
+			oT1602, oT1603 := oF.ToolArgs["n"]
+			if !oT1603 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1604 := runtime.EqualDynInt(oT1602, int64(330))
+			return !oT1604, runtime.Err{}
+		}()
+		if oT1606.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1606
+			}
+		} else if !oT1605 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1610, oT1611 := func() (bool, runtime.Err) {
+			oT1607, oT1608 := oF.ToolArgs["n"]
+			if !oT1608 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1609 := runtime.EqualDynInt(oT1607, int64(331))
+			return !oT1609, runtime.Err{}
+		}()
+		if oT1611.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1611
+			}
+		} else if !oT1610 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1615, oT1616 := func() (bool, runtime.Err) {
+			oT1612, oT1613 := oF.ToolArgs["n"]
+			if !oT1613 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1614 := runtime.EqualDynInt(oT1612, int64(332))
+			return !oT1614, runtime.Err{}
+		}()
+		if oT1616.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1616
+			}
+		} else if !oT1615 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1620, oT1621 := func() (bool, runtime.Err) {
+			oT1617, oT1618 := oF.ToolArgs["n"]
+			if !oT1618 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1619 := runtime.EqualDynInt(oT1617, int64(333))
+			return !oT1619, runtime.Err{}
+		}()
+		if oT1621.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1621
+			}
+		} else if !oT1620 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1625, oT1626 := func() (bool, runtime.Err) {
+			oT1622, oT1623 := oF.ToolArgs["n"]
+			if !oT1623 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1624 := runtime.EqualDynInt(oT1622, int64(334))
+			return !oT1624, runtime.Err{}
+		}()
+		if oT1626.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1626
+			}
+		} else if !oT1625 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1630, oT1631 := func() (bool, runtime.Err) {
+			oT1627, oT1628 := oF.ToolArgs["n"]
+			if !oT1628 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1629 := runtime.EqualDynInt(oT1627, int64(335))
+			return !oT1629, runtime.Err{}
+		}()
+		if oT1631.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1631
+			}
+		} else if !oT1630 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1635, oT1636 := func() (bool, runtime.Err) {
+			oT1632, oT1633 := oF.ToolArgs["n"]
+			if !oT1633 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1634 := runtime.EqualDynInt(oT1632, int64(336))
+			return !oT1634, runtime.Err{}
+		}()
+		if oT1636.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1636
+			}
+		} else if !oT1635 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1640, oT1641 := func() (bool, runtime.Err) {
+			oT1637, oT1638 := oF.ToolArgs["n"]
+			if !oT1638 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1639 := runtime.EqualDynInt(oT1637, int64(337))
+			return !oT1639, runtime.Err{}
+		}()
+		if oT1641.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1641
+			}
+		} else if !oT1640 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1645, oT1646 := func() (bool, runtime.Err) {
+			oT1642, oT1643 := oF.ToolArgs["n"]
+			if !oT1643 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1644 := runtime.EqualDynInt(oT1642, int64(338))
+			return !oT1644, runtime.Err{}
+		}()
+		if oT1646.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1646
+			}
+		} else if !oT1645 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1650, oT1651 := func() (bool, runtime.Err) {
+			oT1647, oT1648 := oF.ToolArgs["n"]
+			if !oT1648 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1649 := runtime.EqualDynInt(oT1647, int64(339))
+			return !oT1649, runtime.Err{}
+		}()
+		if oT1651.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1651
+			}
+		} else if !oT1650 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1655, oT1656 := func() (bool, runtime.Err) {
+			oT1652, oT1653 := oF.ToolArgs["n"]
+			if !oT1653 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1654 := runtime.EqualDynInt(oT1652, int64(340))
+			return !oT1654, runtime.Err{}
+		}()
+		if oT1656.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1656
+			}
+		} else if !oT1655 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1660, oT1661 := func() (bool, runtime.Err) {
+			oT1657, oT1658 := oF.ToolArgs["n"]
+			if !oT1658 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1659 := runtime.EqualDynInt(oT1657, int64(341))
+			return !oT1659, runtime.Err{}
+		}()
+		if oT1661.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1661
+			}
+		} else if !oT1660 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1665, oT1666 := func() (bool, runtime.Err) {
+			oT1662, oT1663 := oF.ToolArgs["n"]
+			if !oT1663 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1664 := runtime.EqualDynInt(oT1662, int64(342))
+			return !oT1664, runtime.Err{}
+		}()
+		if oT1666.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1666
+			}
+		} else if !oT1665 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1670, oT1671 := func() (bool, runtime.Err) {
+			oT1667, oT1668 := oF.ToolArgs["n"]
+			if !oT1668 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1669 := runtime.EqualDynInt(oT1667, int64(343))
+			return !oT1669, runtime.Err{}
+		}()
+		if oT1671.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1671
+			}
+		} else if !oT1670 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1675, oT1676 := func() (bool, runtime.Err) {
+			oT1672, oT1673 := oF.ToolArgs["n"]
+			if !oT1673 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1674 := runtime.EqualDynInt(oT1672, int64(344))
+			return !oT1674, runtime.Err{}
+		}()
+		if oT1676.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1676
+			}
+		} else if !oT1675 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1680, oT1681 := func() (bool, runtime.Err) {
+			oT1677, oT1678 := oF.ToolArgs["n"]
+			if !oT1678 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1679 := runtime.EqualDynInt(oT1677, int64(345))
+			return !oT1679, runtime.Err{}
+		}()
+		if oT1681.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1681
+			}
+		} else if !oT1680 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1685, oT1686 := func() (bool, runtime.Err) {
+			oT1682, oT1683 := oF.ToolArgs["n"]
+			if !oT1683 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1684 := runtime.EqualDynInt(oT1682, int64(346))
+			return !oT1684, runtime.Err{}
+		}()
+		if oT1686.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1686
+			}
+		} else if !oT1685 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1690, oT1691 := func() (bool, runtime.Err) {
+			oT1687, oT1688 := oF.ToolArgs["n"]
+			if !oT1688 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1689 := runtime.EqualDynInt(oT1687, int64(347))
+			return !oT1689, runtime.Err{}
+		}()
+		if oT1691.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1691
+			}
+		} else if !oT1690 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1695, oT1696 := func() (bool, runtime.Err) {
+			oT1692, oT1693 := oF.ToolArgs["n"]
+			if !oT1693 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1694 := runtime.EqualDynInt(oT1692, int64(348))
+			return !oT1694, runtime.Err{}
+		}()
+		if oT1696.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1696
+			}
+		} else if !oT1695 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1700, oT1701 := func() (bool, runtime.Err) {
+			oT1697, oT1698 := oF.ToolArgs["n"]
+			if !oT1698 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1699 := runtime.EqualDynInt(oT1697, int64(349))
+			return !oT1699, runtime.Err{}
+		}()
+		if oT1701.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1701
+			}
+		} else if !oT1700 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1705, oT1706 := func() (bool, runtime.Err) {
+			oT1702, oT1703 := oF.ToolArgs["n"]
+			if !oT1703 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1704 := runtime.EqualDynInt(oT1702, int64(350))
+			return !oT1704, runtime.Err{}
+		}()
+		if oT1706.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1706
+			}
+		} else if !oT1705 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1710, oT1711 := func() (bool, runtime.Err) {
+			oT1707, oT1708 := oF.ToolArgs["n"]
+			if !oT1708 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1709 := runtime.EqualDynInt(oT1707, int64(351))
+			return !oT1709, runtime.Err{}
+		}()
+		if oT1711.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1711
+			}
+		} else if !oT1710 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1715, oT1716 := func() (bool, runtime.Err) {
+			oT1712, oT1713 := oF.ToolArgs["n"]
+			if !oT1713 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1714 := runtime.EqualDynInt(oT1712, int64(352))
+			return !oT1714, runtime.Err{}
+		}()
+		if oT1716.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1716
+			}
+		} else if !oT1715 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1720, oT1721 := func() (bool, runtime.Err) {
+			oT1717, oT1718 := oF.ToolArgs["n"]
+			if !oT1718 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1719 := runtime.EqualDynInt(oT1717, int64(353))
+			return !oT1719, runtime.Err{}
+		}()
+		if oT1721.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1721
+			}
+		} else if !oT1720 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1725, oT1726 := func() (bool, runtime.Err) {
+			oT1722, oT1723 := oF.ToolArgs["n"]
+			if !oT1723 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1724 := runtime.EqualDynInt(oT1722, int64(354))
+			return !oT1724, runtime.Err{}
+		}()
+		if oT1726.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1726
+			}
+		} else if !oT1725 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1730, oT1731 := func() (bool, runtime.Err) {
+			oT1727, oT1728 := oF.ToolArgs["n"]
+			if !oT1728 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1729 := runtime.EqualDynInt(oT1727, int64(355))
+			return !oT1729, runtime.Err{}
+		}()
+		if oT1731.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1731
+			}
+		} else if !oT1730 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1735, oT1736 := func() (bool, runtime.Err) {
+			oT1732, oT1733 := oF.ToolArgs["n"]
+			if !oT1733 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1734 := runtime.EqualDynInt(oT1732, int64(356))
+			return !oT1734, runtime.Err{}
+		}()
+		if oT1736.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1736
+			}
+		} else if !oT1735 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1740, oT1741 := func() (bool, runtime.Err) {
+			oT1737, oT1738 := oF.ToolArgs["n"]
+			if !oT1738 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1739 := runtime.EqualDynInt(oT1737, int64(357))
+			return !oT1739, runtime.Err{}
+		}()
+		if oT1741.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1741
+			}
+		} else if !oT1740 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1745, oT1746 := func() (bool, runtime.Err) {
+			oT1742, oT1743 := oF.ToolArgs["n"]
+			if !oT1743 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1744 := runtime.EqualDynInt(oT1742, int64(358))
+			return !oT1744, runtime.Err{}
+		}()
+		if oT1746.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1746
+			}
+		} else if !oT1745 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1750, oT1751 := func() (bool, runtime.Err) {
+			oT1747, oT1748 := oF.ToolArgs["n"]
+			if !oT1748 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1749 := runtime.EqualDynInt(oT1747, int64(359))
+			return !oT1749, runtime.Err{}
+		}()
+		if oT1751.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1751
+			}
+		} else if !oT1750 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1755, oT1756 := func() (bool, runtime.Err) {
+			oT1752, oT1753 := oF.ToolArgs["n"]
+			if !oT1753 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1754 := runtime.EqualDynInt(oT1752, int64(360))
+			return !oT1754, runtime.Err{}
+		}()
+		if oT1756.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1756
+			}
+		} else if !oT1755 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1760, oT1761 := func() (bool, runtime.Err) {
+			oT1757, oT1758 := oF.ToolArgs["n"]
+			if !oT1758 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1759 := runtime.EqualDynInt(oT1757, int64(361))
+			return !oT1759, runtime.Err{}
+		}()
+		if oT1761.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1761
+			}
+		} else if !oT1760 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1765, oT1766 := func() (bool, runtime.Err) {
+			oT1762, oT1763 := oF.ToolArgs["n"]
+			if !oT1763 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1764 := runtime.EqualDynInt(oT1762, int64(362))
+			return !oT1764, runtime.Err{}
+		}()
+		if oT1766.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1766
+			}
+		} else if !oT1765 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1770, oT1771 := func() (bool, runtime.Err) {
+			oT1767, oT1768 := oF.ToolArgs["n"]
+			if !oT1768 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1769 := runtime.EqualDynInt(oT1767, int64(363))
+			return !oT1769, runtime.Err{}
+		}()
+		if oT1771.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1771
+			}
+		} else if !oT1770 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1775, oT1776 := func() (bool, runtime.Err) {
+			oT1772, oT1773 := oF.ToolArgs["n"]
+			if !oT1773 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1774 := runtime.EqualDynInt(oT1772, int64(364))
+			return !oT1774, runtime.Err{}
+		}()
+		if oT1776.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1776
+			}
+		} else if !oT1775 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1780, oT1781 := func() (bool, runtime.Err) {
+			oT1777, oT1778 := oF.ToolArgs["n"]
+			if !oT1778 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1779 := runtime.EqualDynInt(oT1777, int64(365))
+			return !oT1779, runtime.Err{}
+		}()
+		if oT1781.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1781
+			}
+		} else if !oT1780 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1785, oT1786 := func() (bool, runtime.Err) {
+			oT1782, oT1783 := oF.ToolArgs["n"]
+			if !oT1783 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1784 := runtime.EqualDynInt(oT1782, int64(366))
+			return !oT1784, runtime.Err{}
+		}()
+		if oT1786.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1786
+			}
+		} else if !oT1785 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1790, oT1791 := func() (bool, runtime.Err) {
+			oT1787, oT1788 := oF.ToolArgs["n"]
+			if !oT1788 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1789 := runtime.EqualDynInt(oT1787, int64(367))
+			return !oT1789, runtime.Err{}
+		}()
+		if oT1791.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1791
+			}
+		} else if !oT1790 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1795, oT1796 := func() (bool, runtime.Err) {
+			oT1792, oT1793 := oF.ToolArgs["n"]
+			if !oT1793 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1794 := runtime.EqualDynInt(oT1792, int64(368))
+			return !oT1794, runtime.Err{}
+		}()
+		if oT1796.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1796
+			}
+		} else if !oT1795 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1800, oT1801 := func() (bool, runtime.Err) {
+			oT1797, oT1798 := oF.ToolArgs["n"]
+			if !oT1798 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1799 := runtime.EqualDynInt(oT1797, int64(369))
+			return !oT1799, runtime.Err{}
+		}()
+		if oT1801.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1801
+			}
+		} else if !oT1800 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1805, oT1806 := func() (bool, runtime.Err) {
+			oT1802, oT1803 := oF.ToolArgs["n"]
+			if !oT1803 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1804 := runtime.EqualDynInt(oT1802, int64(370))
+			return !oT1804, runtime.Err{}
+		}()
+		if oT1806.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1806
+			}
+		} else if !oT1805 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1810, oT1811 := func() (bool, runtime.Err) {
+			oT1807, oT1808 := oF.ToolArgs["n"]
+			if !oT1808 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1809 := runtime.EqualDynInt(oT1807, int64(371))
+			return !oT1809, runtime.Err{}
+		}()
+		if oT1811.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1811
+			}
+		} else if !oT1810 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1815, oT1816 := func() (bool, runtime.Err) {
+			oT1812, oT1813 := oF.ToolArgs["n"]
+			if !oT1813 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1814 := runtime.EqualDynInt(oT1812, int64(372))
+			return !oT1814, runtime.Err{}
+		}()
+		if oT1816.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1816
+			}
+		} else if !oT1815 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1820, oT1821 := func() (bool, runtime.Err) {
+			oT1817, oT1818 := oF.ToolArgs["n"]
+			if !oT1818 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1819 := runtime.EqualDynInt(oT1817, int64(373))
+			return !oT1819, runtime.Err{}
+		}()
+		if oT1821.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1821
+			}
+		} else if !oT1820 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1825, oT1826 := func() (bool, runtime.Err) {
+			oT1822, oT1823 := oF.ToolArgs["n"]
+			if !oT1823 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1824 := runtime.EqualDynInt(oT1822, int64(374))
+			return !oT1824, runtime.Err{}
+		}()
+		if oT1826.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1826
+			}
+		} else if !oT1825 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1830, oT1831 := func() (bool, runtime.Err) {
+			oT1827, oT1828 := oF.ToolArgs["n"]
+			if !oT1828 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1829 := runtime.EqualDynInt(oT1827, int64(375))
+			return !oT1829, runtime.Err{}
+		}()
+		if oT1831.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1831
+			}
+		} else if !oT1830 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1835, oT1836 := func() (bool, runtime.Err) {
+			oT1832, oT1833 := oF.ToolArgs["n"]
+			if !oT1833 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1834 := runtime.EqualDynInt(oT1832, int64(376))
+			return !oT1834, runtime.Err{}
+		}()
+		if oT1836.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1836
+			}
+		} else if !oT1835 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1840, oT1841 := func() (bool, runtime.Err) {
+			oT1837, oT1838 := oF.ToolArgs["n"]
+			if !oT1838 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1839 := runtime.EqualDynInt(oT1837, int64(377))
+			return !oT1839, runtime.Err{}
+		}()
+		if oT1841.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1841
+			}
+		} else if !oT1840 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1845, oT1846 := func() (bool, runtime.Err) {
+			oT1842, oT1843 := oF.ToolArgs["n"]
+			if !oT1843 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1844 := runtime.EqualDynInt(oT1842, int64(378))
+			return !oT1844, runtime.Err{}
+		}()
+		if oT1846.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1846
+			}
+		} else if !oT1845 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1850, oT1851 := func() (bool, runtime.Err) {
+			oT1847, oT1848 := oF.ToolArgs["n"]
+			if !oT1848 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1849 := runtime.EqualDynInt(oT1847, int64(379))
+			return !oT1849, runtime.Err{}
+		}()
+		if oT1851.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1851
+			}
+		} else if !oT1850 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1855, oT1856 := func() (bool, runtime.Err) {
+			oT1852, oT1853 := oF.ToolArgs["n"]
+			if !oT1853 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1854 := runtime.EqualDynInt(oT1852, int64(380))
+			return !oT1854, runtime.Err{}
+		}()
+		if oT1856.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1856
+			}
+		} else if !oT1855 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1860, oT1861 := func() (bool, runtime.Err) {
+			oT1857, oT1858 := oF.ToolArgs["n"]
+			if !oT1858 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1859 := runtime.EqualDynInt(oT1857, int64(381))
+			return !oT1859, runtime.Err{}
+		}()
+		if oT1861.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1861
+			}
+		} else if !oT1860 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1865, oT1866 := func() (bool, runtime.Err) {
+			oT1862, oT1863 := oF.ToolArgs["n"]
+			if !oT1863 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1864 := runtime.EqualDynInt(oT1862, int64(382))
+			return !oT1864, runtime.Err{}
+		}()
+		if oT1866.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1866
+			}
+		} else if !oT1865 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1870, oT1871 := func() (bool, runtime.Err) {
+			oT1867, oT1868 := oF.ToolArgs["n"]
+			if !oT1868 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1869 := runtime.EqualDynInt(oT1867, int64(383))
+			return !oT1869, runtime.Err{}
+		}()
+		if oT1871.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1871
+			}
+		} else if !oT1870 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1875, oT1876 := func() (bool, runtime.Err) {
+			oT1872, oT1873 := oF.ToolArgs["n"]
+			if !oT1873 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1874 := runtime.EqualDynInt(oT1872, int64(384))
+			return !oT1874, runtime.Err{}
+		}()
+		if oT1876.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1876
+			}
+		} else if !oT1875 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1880, oT1881 := func() (bool, runtime.Err) {
+			oT1877, oT1878 := oF.ToolArgs["n"]
+			if !oT1878 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1879 := runtime.EqualDynInt(oT1877, int64(385))
+			return !oT1879, runtime.Err{}
+		}()
+		if oT1881.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1881
+			}
+		} else if !oT1880 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1885, oT1886 := func() (bool, runtime.Err) {
+			oT1882, oT1883 := oF.ToolArgs["n"]
+			if !oT1883 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1884 := runtime.EqualDynInt(oT1882, int64(386))
+			return !oT1884, runtime.Err{}
+		}()
+		if oT1886.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1886
+			}
+		} else if !oT1885 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1890, oT1891 := func() (bool, runtime.Err) {
+			oT1887, oT1888 := oF.ToolArgs["n"]
+			if !oT1888 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1889 := runtime.EqualDynInt(oT1887, int64(387))
+			return !oT1889, runtime.Err{}
+		}()
+		if oT1891.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1891
+			}
+		} else if !oT1890 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1895, oT1896 := func() (bool, runtime.Err) {
+			oT1892, oT1893 := oF.ToolArgs["n"]
+			if !oT1893 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1894 := runtime.EqualDynInt(oT1892, int64(388))
+			return !oT1894, runtime.Err{}
+		}()
+		if oT1896.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1896
+			}
+		} else if !oT1895 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1900, oT1901 := func() (bool, runtime.Err) {
+			oT1897, oT1898 := oF.ToolArgs["n"]
+			if !oT1898 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1899 := runtime.EqualDynInt(oT1897, int64(389))
+			return !oT1899, runtime.Err{}
+		}()
+		if oT1901.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1901
+			}
+		} else if !oT1900 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1905, oT1906 := func() (bool, runtime.Err) {
+			oT1902, oT1903 := oF.ToolArgs["n"]
+			if !oT1903 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1904 := runtime.EqualDynInt(oT1902, int64(390))
+			return !oT1904, runtime.Err{}
+		}()
+		if oT1906.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1906
+			}
+		} else if !oT1905 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1910, oT1911 := func() (bool, runtime.Err) {
+			oT1907, oT1908 := oF.ToolArgs["n"]
+			if !oT1908 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1909 := runtime.EqualDynInt(oT1907, int64(391))
+			return !oT1909, runtime.Err{}
+		}()
+		if oT1911.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1911
+			}
+		} else if !oT1910 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1915, oT1916 := func() (bool, runtime.Err) {
+			oT1912, oT1913 := oF.ToolArgs["n"]
+			if !oT1913 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1914 := runtime.EqualDynInt(oT1912, int64(392))
+			return !oT1914, runtime.Err{}
+		}()
+		if oT1916.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1916
+			}
+		} else if !oT1915 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1920, oT1921 := func() (bool, runtime.Err) {
+			oT1917, oT1918 := oF.ToolArgs["n"]
+			if !oT1918 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1919 := runtime.EqualDynInt(oT1917, int64(393))
+			return !oT1919, runtime.Err{}
+		}()
+		if oT1921.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1921
+			}
+		} else if !oT1920 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1925, oT1926 := func() (bool, runtime.Err) {
+			oT1922, oT1923 := oF.ToolArgs["n"]
+			if !oT1923 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1924 := runtime.EqualDynInt(oT1922, int64(394))
+			return !oT1924, runtime.Err{}
+		}()
+		if oT1926.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1926
+			}
+		} else if !oT1925 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1930, oT1931 := func() (bool, runtime.Err) {
+			oT1927, oT1928 := oF.ToolArgs["n"]
+			if !oT1928 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1929 := runtime.EqualDynInt(oT1927, int64(395))
+			return !oT1929, runtime.Err{}
+		}()
+		if oT1931.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1931
+			}
+		} else if !oT1930 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1935, oT1936 := func() (bool, runtime.Err) {
+			oT1932, oT1933 := oF.ToolArgs["n"]
+			if !oT1933 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1934 := runtime.EqualDynInt(oT1932, int64(396))
+			return !oT1934, runtime.Err{}
+		}()
+		if oT1936.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1936
+			}
+		} else if !oT1935 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1940, oT1941 := func() (bool, runtime.Err) {
+			oT1937, oT1938 := oF.ToolArgs["n"]
+			if !oT1938 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1939 := runtime.EqualDynInt(oT1937, int64(397))
+			return !oT1939, runtime.Err{}
+		}()
+		if oT1941.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1941
+			}
+		} else if !oT1940 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1945, oT1946 := func() (bool, runtime.Err) {
+			oT1942, oT1943 := oF.ToolArgs["n"]
+			if !oT1943 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1944 := runtime.EqualDynInt(oT1942, int64(398))
+			return !oT1944, runtime.Err{}
+		}()
+		if oT1946.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1946
+			}
+		} else if !oT1945 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1950, oT1951 := func() (bool, runtime.Err) {
+			oT1947, oT1948 := oF.ToolArgs["n"]
+			if !oT1948 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1949 := runtime.EqualDynInt(oT1947, int64(399))
+			return !oT1949, runtime.Err{}
+		}()
+		if oT1951.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1951
+			}
+		} else if !oT1950 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1955, oT1956 := func() (bool, runtime.Err) {
+			oT1952, oT1953 := oF.ToolArgs["n"]
+			if !oT1953 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1954 := runtime.EqualDynInt(oT1952, int64(400))
+			return !oT1954, runtime.Err{}
+		}()
+		if oT1956.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1956
+			}
+		} else if !oT1955 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1960, oT1961 := func() (bool, runtime.Err) {
+			oT1957, oT1958 := oF.ToolArgs["n"]
+			if !oT1958 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1959 := runtime.EqualDynInt(oT1957, int64(401))
+			return !oT1959, runtime.Err{}
+		}()
+		if oT1961.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1961
+			}
+		} else if !oT1960 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1965, oT1966 := func() (bool, runtime.Err) {
+			oT1962, oT1963 := oF.ToolArgs["n"]
+			if !oT1963 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1964 := runtime.EqualDynInt(oT1962, int64(402))
+			return !oT1964, runtime.Err{}
+		}()
+		if oT1966.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1966
+			}
+		} else if !oT1965 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1970, oT1971 := func() (bool, runtime.Err) {
+			oT1967, oT1968 := oF.ToolArgs["n"]
+			if !oT1968 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1969 := runtime.EqualDynInt(oT1967, int64(403))
+			return !oT1969, runtime.Err{}
+		}()
+		if oT1971.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1971
+			}
+		} else if !oT1970 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1975, oT1976 := func() (bool, runtime.Err) {
+			oT1972, oT1973 := oF.ToolArgs["n"]
+			if !oT1973 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1974 := runtime.EqualDynInt(oT1972, int64(404))
+			return !oT1974, runtime.Err{}
+		}()
+		if oT1976.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1976
+			}
+		} else if !oT1975 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1980, oT1981 := func() (bool, runtime.Err) {
+			oT1977, oT1978 := oF.ToolArgs["n"]
+			if !oT1978 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1979 := runtime.EqualDynInt(oT1977, int64(405))
+			return !oT1979, runtime.Err{}
+		}()
+		if oT1981.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1981
+			}
+		} else if !oT1980 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1985, oT1986 := func() (bool, runtime.Err) {
+			oT1982, oT1983 := oF.ToolArgs["n"]
+			if !oT1983 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1984 := runtime.EqualDynInt(oT1982, int64(406))
+			return !oT1984, runtime.Err{}
+		}()
+		if oT1986.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1986
+			}
+		} else if !oT1985 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1990, oT1991 := func() (bool, runtime.Err) {
+			oT1987, oT1988 := oF.ToolArgs["n"]
+			if !oT1988 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1989 := runtime.EqualDynInt(oT1987, int64(407))
+			return !oT1989, runtime.Err{}
+		}()
+		if oT1991.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1991
+			}
+		} else if !oT1990 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT1995, oT1996 := func() (bool, runtime.Err) {
+			oT1992, oT1993 := oF.ToolArgs["n"]
+			if !oT1993 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1994 := runtime.EqualDynInt(oT1992, int64(408))
+			return !oT1994, runtime.Err{}
+		}()
+		if oT1996.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT1996
+			}
+		} else if !oT1995 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2000, oT2001 := func() (bool, runtime.Err) {
+			oT1997, oT1998 := oF.ToolArgs["n"]
+			if !oT1998 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT1999 := runtime.EqualDynInt(oT1997, int64(409))
+			return !oT1999, runtime.Err{}
+		}()
+		if oT2001.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2001
+			}
+		} else if !oT2000 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2005, oT2006 := func() (bool, runtime.Err) {
+			oT2002, oT2003 := oF.ToolArgs["n"]
+			if !oT2003 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2004 := runtime.EqualDynInt(oT2002, int64(410))
+			return !oT2004, runtime.Err{}
+		}()
+		if oT2006.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2006
+			}
+		} else if !oT2005 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2010, oT2011 := func() (bool, runtime.Err) {
+			oT2007, oT2008 := oF.ToolArgs["n"]
+			if !oT2008 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2009 := runtime.EqualDynInt(oT2007, int64(411))
+			return !oT2009, runtime.Err{}
+		}()
+		if oT2011.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2011
+			}
+		} else if !oT2010 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2015, oT2016 := func() (bool, runtime.Err) {
+			oT2012, oT2013 := oF.ToolArgs["n"]
+			if !oT2013 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2014 := runtime.EqualDynInt(oT2012, int64(412))
+			return !oT2014, runtime.Err{}
+		}()
+		if oT2016.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2016
+			}
+		} else if !oT2015 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2020, oT2021 := func() (bool, runtime.Err) {
+			oT2017, oT2018 := oF.ToolArgs["n"]
+			if !oT2018 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2019 := runtime.EqualDynInt(oT2017, int64(413))
+			return !oT2019, runtime.Err{}
+		}()
+		if oT2021.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2021
+			}
+		} else if !oT2020 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2025, oT2026 := func() (bool, runtime.Err) {
+			oT2022, oT2023 := oF.ToolArgs["n"]
+			if !oT2023 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2024 := runtime.EqualDynInt(oT2022, int64(414))
+			return !oT2024, runtime.Err{}
+		}()
+		if oT2026.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2026
+			}
+		} else if !oT2025 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2030, oT2031 := func() (bool, runtime.Err) {
+			oT2027, oT2028 := oF.ToolArgs["n"]
+			if !oT2028 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2029 := runtime.EqualDynInt(oT2027, int64(415))
+			return !oT2029, runtime.Err{}
+		}()
+		if oT2031.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2031
+			}
+		} else if !oT2030 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2035, oT2036 := func() (bool, runtime.Err) {
+			oT2032, oT2033 := oF.ToolArgs["n"]
+			if !oT2033 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2034 := runtime.EqualDynInt(oT2032, int64(416))
+			return !oT2034, runtime.Err{}
+		}()
+		if oT2036.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2036
+			}
+		} else if !oT2035 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2040, oT2041 := func() (bool, runtime.Err) {
+			oT2037, oT2038 := oF.ToolArgs["n"]
+			if !oT2038 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2039 := runtime.EqualDynInt(oT2037, int64(417))
+			return !oT2039, runtime.Err{}
+		}()
+		if oT2041.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2041
+			}
+		} else if !oT2040 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2045, oT2046 := func() (bool, runtime.Err) {
+			oT2042, oT2043 := oF.ToolArgs["n"]
+			if !oT2043 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2044 := runtime.EqualDynInt(oT2042, int64(418))
+			return !oT2044, runtime.Err{}
+		}()
+		if oT2046.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2046
+			}
+		} else if !oT2045 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2050, oT2051 := func() (bool, runtime.Err) {
+			oT2047, oT2048 := oF.ToolArgs["n"]
+			if !oT2048 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2049 := runtime.EqualDynInt(oT2047, int64(419))
+			return !oT2049, runtime.Err{}
+		}()
+		if oT2051.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2051
+			}
+		} else if !oT2050 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2055, oT2056 := func() (bool, runtime.Err) {
+			oT2052, oT2053 := oF.ToolArgs["n"]
+			if !oT2053 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2054 := runtime.EqualDynInt(oT2052, int64(420))
+			return !oT2054, runtime.Err{}
+		}()
+		if oT2056.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2056
+			}
+		} else if !oT2055 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2060, oT2061 := func() (bool, runtime.Err) {
+			oT2057, oT2058 := oF.ToolArgs["n"]
+			if !oT2058 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2059 := runtime.EqualDynInt(oT2057, int64(421))
+			return !oT2059, runtime.Err{}
+		}()
+		if oT2061.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2061
+			}
+		} else if !oT2060 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2065, oT2066 := func() (bool, runtime.Err) {
+			oT2062, oT2063 := oF.ToolArgs["n"]
+			if !oT2063 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2064 := runtime.EqualDynInt(oT2062, int64(422))
+			return !oT2064, runtime.Err{}
+		}()
+		if oT2066.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2066
+			}
+		} else if !oT2065 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2070, oT2071 := func() (bool, runtime.Err) {
+			oT2067, oT2068 := oF.ToolArgs["n"]
+			if !oT2068 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2069 := runtime.EqualDynInt(oT2067, int64(423))
+			return !oT2069, runtime.Err{}
+		}()
+		if oT2071.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2071
+			}
+		} else if !oT2070 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2075, oT2076 := func() (bool, runtime.Err) {
+			oT2072, oT2073 := oF.ToolArgs["n"]
+			if !oT2073 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2074 := runtime.EqualDynInt(oT2072, int64(424))
+			return !oT2074, runtime.Err{}
+		}()
+		if oT2076.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2076
+			}
+		} else if !oT2075 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2080, oT2081 := func() (bool, runtime.Err) {
+			oT2077, oT2078 := oF.ToolArgs["n"]
+			if !oT2078 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2079 := runtime.EqualDynInt(oT2077, int64(425))
+			return !oT2079, runtime.Err{}
+		}()
+		if oT2081.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2081
+			}
+		} else if !oT2080 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2085, oT2086 := func() (bool, runtime.Err) {
+			oT2082, oT2083 := oF.ToolArgs["n"]
+			if !oT2083 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2084 := runtime.EqualDynInt(oT2082, int64(426))
+			return !oT2084, runtime.Err{}
+		}()
+		if oT2086.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2086
+			}
+		} else if !oT2085 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2090, oT2091 := func() (bool, runtime.Err) {
+			oT2087, oT2088 := oF.ToolArgs["n"]
+			if !oT2088 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2089 := runtime.EqualDynInt(oT2087, int64(427))
+			return !oT2089, runtime.Err{}
+		}()
+		if oT2091.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2091
+			}
+		} else if !oT2090 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2095, oT2096 := func() (bool, runtime.Err) {
+			oT2092, oT2093 := oF.ToolArgs["n"]
+			if !oT2093 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2094 := runtime.EqualDynInt(oT2092, int64(428))
+			return !oT2094, runtime.Err{}
+		}()
+		if oT2096.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2096
+			}
+		} else if !oT2095 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2100, oT2101 := func() (bool, runtime.Err) {
+			oT2097, oT2098 := oF.ToolArgs["n"]
+			if !oT2098 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2099 := runtime.EqualDynInt(oT2097, int64(429))
+			return !oT2099, runtime.Err{}
+		}()
+		if oT2101.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2101
+			}
+		} else if !oT2100 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2105, oT2106 := func() (bool, runtime.Err) {
+			oT2102, oT2103 := oF.ToolArgs["n"]
+			if !oT2103 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2104 := runtime.EqualDynInt(oT2102, int64(430))
+			return !oT2104, runtime.Err{}
+		}()
+		if oT2106.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2106
+			}
+		} else if !oT2105 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2110, oT2111 := func() (bool, runtime.Err) {
+			oT2107, oT2108 := oF.ToolArgs["n"]
+			if !oT2108 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2109 := runtime.EqualDynInt(oT2107, int64(431))
+			return !oT2109, runtime.Err{}
+		}()
+		if oT2111.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2111
+			}
+		} else if !oT2110 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2115, oT2116 := func() (bool, runtime.Err) {
+			oT2112, oT2113 := oF.ToolArgs["n"]
+			if !oT2113 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2114 := runtime.EqualDynInt(oT2112, int64(432))
+			return !oT2114, runtime.Err{}
+		}()
+		if oT2116.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2116
+			}
+		} else if !oT2115 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2120, oT2121 := func() (bool, runtime.Err) {
+			oT2117, oT2118 := oF.ToolArgs["n"]
+			if !oT2118 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2119 := runtime.EqualDynInt(oT2117, int64(433))
+			return !oT2119, runtime.Err{}
+		}()
+		if oT2121.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2121
+			}
+		} else if !oT2120 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2125, oT2126 := func() (bool, runtime.Err) {
+			oT2122, oT2123 := oF.ToolArgs["n"]
+			if !oT2123 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2124 := runtime.EqualDynInt(oT2122, int64(434))
+			return !oT2124, runtime.Err{}
+		}()
+		if oT2126.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2126
+			}
+		} else if !oT2125 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2130, oT2131 := func() (bool, runtime.Err) {
+			oT2127, oT2128 := oF.ToolArgs["n"]
+			if !oT2128 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2129 := runtime.EqualDynInt(oT2127, int64(435))
+			return !oT2129, runtime.Err{}
+		}()
+		if oT2131.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2131
+			}
+		} else if !oT2130 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2135, oT2136 := func() (bool, runtime.Err) {
+			oT2132, oT2133 := oF.ToolArgs["n"]
+			if !oT2133 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2134 := runtime.EqualDynInt(oT2132, int64(436))
+			return !oT2134, runtime.Err{}
+		}()
+		if oT2136.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2136
+			}
+		} else if !oT2135 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2140, oT2141 := func() (bool, runtime.Err) {
+			oT2137, oT2138 := oF.ToolArgs["n"]
+			if !oT2138 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2139 := runtime.EqualDynInt(oT2137, int64(437))
+			return !oT2139, runtime.Err{}
+		}()
+		if oT2141.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2141
+			}
+		} else if !oT2140 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2145, oT2146 := func() (bool, runtime.Err) {
+			oT2142, oT2143 := oF.ToolArgs["n"]
+			if !oT2143 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2144 := runtime.EqualDynInt(oT2142, int64(438))
+			return !oT2144, runtime.Err{}
+		}()
+		if oT2146.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2146
+			}
+		} else if !oT2145 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2150, oT2151 := func() (bool, runtime.Err) {
+			oT2147, oT2148 := oF.ToolArgs["n"]
+			if !oT2148 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2149 := runtime.EqualDynInt(oT2147, int64(439))
+			return !oT2149, runtime.Err{}
+		}()
+		if oT2151.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2151
+			}
+		} else if !oT2150 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2155, oT2156 := func() (bool, runtime.Err) {
+			oT2152, oT2153 := oF.ToolArgs["n"]
+			if !oT2153 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2154 := runtime.EqualDynInt(oT2152, int64(440))
+			return !oT2154, runtime.Err{}
+		}()
+		if oT2156.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2156
+			}
+		} else if !oT2155 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2160, oT2161 := func() (bool, runtime.Err) {
+			oT2157, oT2158 := oF.ToolArgs["n"]
+			if !oT2158 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2159 := runtime.EqualDynInt(oT2157, int64(441))
+			return !oT2159, runtime.Err{}
+		}()
+		if oT2161.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2161
+			}
+		} else if !oT2160 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2165, oT2166 := func() (bool, runtime.Err) {
+			oT2162, oT2163 := oF.ToolArgs["n"]
+			if !oT2163 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2164 := runtime.EqualDynInt(oT2162, int64(442))
+			return !oT2164, runtime.Err{}
+		}()
+		if oT2166.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2166
+			}
+		} else if !oT2165 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2170, oT2171 := func() (bool, runtime.Err) {
+			oT2167, oT2168 := oF.ToolArgs["n"]
+			if !oT2168 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2169 := runtime.EqualDynInt(oT2167, int64(443))
+			return !oT2169, runtime.Err{}
+		}()
+		if oT2171.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2171
+			}
+		} else if !oT2170 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2175, oT2176 := func() (bool, runtime.Err) {
+			oT2172, oT2173 := oF.ToolArgs["n"]
+			if !oT2173 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2174 := runtime.EqualDynInt(oT2172, int64(444))
+			return !oT2174, runtime.Err{}
+		}()
+		if oT2176.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2176
+			}
+		} else if !oT2175 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2180, oT2181 := func() (bool, runtime.Err) {
+			oT2177, oT2178 := oF.ToolArgs["n"]
+			if !oT2178 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2179 := runtime.EqualDynInt(oT2177, int64(445))
+			return !oT2179, runtime.Err{}
+		}()
+		if oT2181.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2181
+			}
+		} else if !oT2180 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2185, oT2186 := func() (bool, runtime.Err) {
+			oT2182, oT2183 := oF.ToolArgs["n"]
+			if !oT2183 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2184 := runtime.EqualDynInt(oT2182, int64(446))
+			return !oT2184, runtime.Err{}
+		}()
+		if oT2186.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2186
+			}
+		} else if !oT2185 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2190, oT2191 := func() (bool, runtime.Err) {
+			oT2187, oT2188 := oF.ToolArgs["n"]
+			if !oT2188 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2189 := runtime.EqualDynInt(oT2187, int64(447))
+			return !oT2189, runtime.Err{}
+		}()
+		if oT2191.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2191
+			}
+		} else if !oT2190 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2195, oT2196 := func() (bool, runtime.Err) {
+			oT2192, oT2193 := oF.ToolArgs["n"]
+			if !oT2193 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2194 := runtime.EqualDynInt(oT2192, int64(448))
+			return !oT2194, runtime.Err{}
+		}()
+		if oT2196.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2196
+			}
+		} else if !oT2195 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2200, oT2201 := func() (bool, runtime.Err) {
+			oT2197, oT2198 := oF.ToolArgs["n"]
+			if !oT2198 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2199 := runtime.EqualDynInt(oT2197, int64(449))
+			return !oT2199, runtime.Err{}
+		}()
+		if oT2201.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2201
+			}
+		} else if !oT2200 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2205, oT2206 := func() (bool, runtime.Err) {
+			oT2202, oT2203 := oF.ToolArgs["n"]
+			if !oT2203 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2204 := runtime.EqualDynInt(oT2202, int64(450))
+			return !oT2204, runtime.Err{}
+		}()
+		if oT2206.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2206
+			}
+		} else if !oT2205 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2210, oT2211 := func() (bool, runtime.Err) {
+			oT2207, oT2208 := oF.ToolArgs["n"]
+			if !oT2208 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2209 := runtime.EqualDynInt(oT2207, int64(451))
+			return !oT2209, runtime.Err{}
+		}()
+		if oT2211.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2211
+			}
+		} else if !oT2210 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2215, oT2216 := func() (bool, runtime.Err) {
+			oT2212, oT2213 := oF.ToolArgs["n"]
+			if !oT2213 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2214 := runtime.EqualDynInt(oT2212, int64(452))
+			return !oT2214, runtime.Err{}
+		}()
+		if oT2216.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2216
+			}
+		} else if !oT2215 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2220, oT2221 := func() (bool, runtime.Err) {
+			oT2217, oT2218 := oF.ToolArgs["n"]
+			if !oT2218 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2219 := runtime.EqualDynInt(oT2217, int64(453))
+			return !oT2219, runtime.Err{}
+		}()
+		if oT2221.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2221
+			}
+		} else if !oT2220 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2225, oT2226 := func() (bool, runtime.Err) {
+			oT2222, oT2223 := oF.ToolArgs["n"]
+			if !oT2223 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2224 := runtime.EqualDynInt(oT2222, int64(454))
+			return !oT2224, runtime.Err{}
+		}()
+		if oT2226.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2226
+			}
+		} else if !oT2225 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2230, oT2231 := func() (bool, runtime.Err) {
+			oT2227, oT2228 := oF.ToolArgs["n"]
+			if !oT2228 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2229 := runtime.EqualDynInt(oT2227, int64(455))
+			return !oT2229, runtime.Err{}
+		}()
+		if oT2231.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2231
+			}
+		} else if !oT2230 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2235, oT2236 := func() (bool, runtime.Err) {
+			oT2232, oT2233 := oF.ToolArgs["n"]
+			if !oT2233 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2234 := runtime.EqualDynInt(oT2232, int64(456))
+			return !oT2234, runtime.Err{}
+		}()
+		if oT2236.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2236
+			}
+		} else if !oT2235 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2240, oT2241 := func() (bool, runtime.Err) {
+			oT2237, oT2238 := oF.ToolArgs["n"]
+			if !oT2238 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2239 := runtime.EqualDynInt(oT2237, int64(457))
+			return !oT2239, runtime.Err{}
+		}()
+		if oT2241.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2241
+			}
+		} else if !oT2240 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2245, oT2246 := func() (bool, runtime.Err) {
+			oT2242, oT2243 := oF.ToolArgs["n"]
+			if !oT2243 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2244 := runtime.EqualDynInt(oT2242, int64(458))
+			return !oT2244, runtime.Err{}
+		}()
+		if oT2246.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2246
+			}
+		} else if !oT2245 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2250, oT2251 := func() (bool, runtime.Err) {
+			oT2247, oT2248 := oF.ToolArgs["n"]
+			if !oT2248 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2249 := runtime.EqualDynInt(oT2247, int64(459))
+			return !oT2249, runtime.Err{}
+		}()
+		if oT2251.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2251
+			}
+		} else if !oT2250 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2255, oT2256 := func() (bool, runtime.Err) {
+			oT2252, oT2253 := oF.ToolArgs["n"]
+			if !oT2253 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2254 := runtime.EqualDynInt(oT2252, int64(460))
+			return !oT2254, runtime.Err{}
+		}()
+		if oT2256.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2256
+			}
+		} else if !oT2255 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2260, oT2261 := func() (bool, runtime.Err) {
+			oT2257, oT2258 := oF.ToolArgs["n"]
+			if !oT2258 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2259 := runtime.EqualDynInt(oT2257, int64(461))
+			return !oT2259, runtime.Err{}
+		}()
+		if oT2261.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2261
+			}
+		} else if !oT2260 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2265, oT2266 := func() (bool, runtime.Err) {
+			oT2262, oT2263 := oF.ToolArgs["n"]
+			if !oT2263 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2264 := runtime.EqualDynInt(oT2262, int64(462))
+			return !oT2264, runtime.Err{}
+		}()
+		if oT2266.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2266
+			}
+		} else if !oT2265 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2270, oT2271 := func() (bool, runtime.Err) {
+			oT2267, oT2268 := oF.ToolArgs["n"]
+			if !oT2268 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2269 := runtime.EqualDynInt(oT2267, int64(463))
+			return !oT2269, runtime.Err{}
+		}()
+		if oT2271.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2271
+			}
+		} else if !oT2270 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2275, oT2276 := func() (bool, runtime.Err) {
+			oT2272, oT2273 := oF.ToolArgs["n"]
+			if !oT2273 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2274 := runtime.EqualDynInt(oT2272, int64(464))
+			return !oT2274, runtime.Err{}
+		}()
+		if oT2276.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2276
+			}
+		} else if !oT2275 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2280, oT2281 := func() (bool, runtime.Err) {
+			oT2277, oT2278 := oF.ToolArgs["n"]
+			if !oT2278 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2279 := runtime.EqualDynInt(oT2277, int64(465))
+			return !oT2279, runtime.Err{}
+		}()
+		if oT2281.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2281
+			}
+		} else if !oT2280 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2285, oT2286 := func() (bool, runtime.Err) {
+			oT2282, oT2283 := oF.ToolArgs["n"]
+			if !oT2283 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2284 := runtime.EqualDynInt(oT2282, int64(466))
+			return !oT2284, runtime.Err{}
+		}()
+		if oT2286.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2286
+			}
+		} else if !oT2285 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2290, oT2291 := func() (bool, runtime.Err) {
+			oT2287, oT2288 := oF.ToolArgs["n"]
+			if !oT2288 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2289 := runtime.EqualDynInt(oT2287, int64(467))
+			return !oT2289, runtime.Err{}
+		}()
+		if oT2291.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2291
+			}
+		} else if !oT2290 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2295, oT2296 := func() (bool, runtime.Err) {
+			oT2292, oT2293 := oF.ToolArgs["n"]
+			if !oT2293 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2294 := runtime.EqualDynInt(oT2292, int64(468))
+			return !oT2294, runtime.Err{}
+		}()
+		if oT2296.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2296
+			}
+		} else if !oT2295 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2300, oT2301 := func() (bool, runtime.Err) {
+			oT2297, oT2298 := oF.ToolArgs["n"]
+			if !oT2298 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2299 := runtime.EqualDynInt(oT2297, int64(469))
+			return !oT2299, runtime.Err{}
+		}()
+		if oT2301.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2301
+			}
+		} else if !oT2300 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2305, oT2306 := func() (bool, runtime.Err) {
+			oT2302, oT2303 := oF.ToolArgs["n"]
+			if !oT2303 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2304 := runtime.EqualDynInt(oT2302, int64(470))
+			return !oT2304, runtime.Err{}
+		}()
+		if oT2306.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2306
+			}
+		} else if !oT2305 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2310, oT2311 := func() (bool, runtime.Err) {
+			oT2307, oT2308 := oF.ToolArgs["n"]
+			if !oT2308 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2309 := runtime.EqualDynInt(oT2307, int64(471))
+			return !oT2309, runtime.Err{}
+		}()
+		if oT2311.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2311
+			}
+		} else if !oT2310 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2315, oT2316 := func() (bool, runtime.Err) {
+			oT2312, oT2313 := oF.ToolArgs["n"]
+			if !oT2313 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2314 := runtime.EqualDynInt(oT2312, int64(472))
+			return !oT2314, runtime.Err{}
+		}()
+		if oT2316.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2316
+			}
+		} else if !oT2315 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2320, oT2321 := func() (bool, runtime.Err) {
+			oT2317, oT2318 := oF.ToolArgs["n"]
+			if !oT2318 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2319 := runtime.EqualDynInt(oT2317, int64(473))
+			return !oT2319, runtime.Err{}
+		}()
+		if oT2321.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2321
+			}
+		} else if !oT2320 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2325, oT2326 := func() (bool, runtime.Err) {
+			oT2322, oT2323 := oF.ToolArgs["n"]
+			if !oT2323 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2324 := runtime.EqualDynInt(oT2322, int64(474))
+			return !oT2324, runtime.Err{}
+		}()
+		if oT2326.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2326
+			}
+		} else if !oT2325 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2330, oT2331 := func() (bool, runtime.Err) {
+			oT2327, oT2328 := oF.ToolArgs["n"]
+			if !oT2328 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2329 := runtime.EqualDynInt(oT2327, int64(475))
+			return !oT2329, runtime.Err{}
+		}()
+		if oT2331.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2331
+			}
+		} else if !oT2330 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2335, oT2336 := func() (bool, runtime.Err) {
+			oT2332, oT2333 := oF.ToolArgs["n"]
+			if !oT2333 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2334 := runtime.EqualDynInt(oT2332, int64(476))
+			return !oT2334, runtime.Err{}
+		}()
+		if oT2336.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2336
+			}
+		} else if !oT2335 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2340, oT2341 := func() (bool, runtime.Err) {
+			oT2337, oT2338 := oF.ToolArgs["n"]
+			if !oT2338 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2339 := runtime.EqualDynInt(oT2337, int64(477))
+			return !oT2339, runtime.Err{}
+		}()
+		if oT2341.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2341
+			}
+		} else if !oT2340 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2345, oT2346 := func() (bool, runtime.Err) {
+			oT2342, oT2343 := oF.ToolArgs["n"]
+			if !oT2343 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2344 := runtime.EqualDynInt(oT2342, int64(478))
+			return !oT2344, runtime.Err{}
+		}()
+		if oT2346.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2346
+			}
+		} else if !oT2345 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2350, oT2351 := func() (bool, runtime.Err) {
+			oT2347, oT2348 := oF.ToolArgs["n"]
+			if !oT2348 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2349 := runtime.EqualDynInt(oT2347, int64(479))
+			return !oT2349, runtime.Err{}
+		}()
+		if oT2351.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2351
+			}
+		} else if !oT2350 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2355, oT2356 := func() (bool, runtime.Err) {
+			oT2352, oT2353 := oF.ToolArgs["n"]
+			if !oT2353 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2354 := runtime.EqualDynInt(oT2352, int64(480))
+			return !oT2354, runtime.Err{}
+		}()
+		if oT2356.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2356
+			}
+		} else if !oT2355 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2360, oT2361 := func() (bool, runtime.Err) {
+			oT2357, oT2358 := oF.ToolArgs["n"]
+			if !oT2358 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2359 := runtime.EqualDynInt(oT2357, int64(481))
+			return !oT2359, runtime.Err{}
+		}()
+		if oT2361.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2361
+			}
+		} else if !oT2360 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2365, oT2366 := func() (bool, runtime.Err) {
+			oT2362, oT2363 := oF.ToolArgs["n"]
+			if !oT2363 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2364 := runtime.EqualDynInt(oT2362, int64(482))
+			return !oT2364, runtime.Err{}
+		}()
+		if oT2366.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2366
+			}
+		} else if !oT2365 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2370, oT2371 := func() (bool, runtime.Err) {
+			oT2367, oT2368 := oF.ToolArgs["n"]
+			if !oT2368 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2369 := runtime.EqualDynInt(oT2367, int64(483))
+			return !oT2369, runtime.Err{}
+		}()
+		if oT2371.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2371
+			}
+		} else if !oT2370 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2375, oT2376 := func() (bool, runtime.Err) {
+			oT2372, oT2373 := oF.ToolArgs["n"]
+			if !oT2373 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2374 := runtime.EqualDynInt(oT2372, int64(484))
+			return !oT2374, runtime.Err{}
+		}()
+		if oT2376.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2376
+			}
+		} else if !oT2375 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2380, oT2381 := func() (bool, runtime.Err) {
+			oT2377, oT2378 := oF.ToolArgs["n"]
+			if !oT2378 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2379 := runtime.EqualDynInt(oT2377, int64(485))
+			return !oT2379, runtime.Err{}
+		}()
+		if oT2381.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2381
+			}
+		} else if !oT2380 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2385, oT2386 := func() (bool, runtime.Err) {
+			oT2382, oT2383 := oF.ToolArgs["n"]
+			if !oT2383 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2384 := runtime.EqualDynInt(oT2382, int64(486))
+			return !oT2384, runtime.Err{}
+		}()
+		if oT2386.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2386
+			}
+		} else if !oT2385 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2390, oT2391 := func() (bool, runtime.Err) {
+			oT2387, oT2388 := oF.ToolArgs["n"]
+			if !oT2388 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2389 := runtime.EqualDynInt(oT2387, int64(487))
+			return !oT2389, runtime.Err{}
+		}()
+		if oT2391.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2391
+			}
+		} else if !oT2390 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2395, oT2396 := func() (bool, runtime.Err) {
+			oT2392, oT2393 := oF.ToolArgs["n"]
+			if !oT2393 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2394 := runtime.EqualDynInt(oT2392, int64(488))
+			return !oT2394, runtime.Err{}
+		}()
+		if oT2396.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2396
+			}
+		} else if !oT2395 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2400, oT2401 := func() (bool, runtime.Err) {
+			oT2397, oT2398 := oF.ToolArgs["n"]
+			if !oT2398 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2399 := runtime.EqualDynInt(oT2397, int64(489))
+			return !oT2399, runtime.Err{}
+		}()
+		if oT2401.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2401
+			}
+		} else if !oT2400 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2405, oT2406 := func() (bool, runtime.Err) {
+			oT2402, oT2403 := oF.ToolArgs["n"]
+			if !oT2403 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2404 := runtime.EqualDynInt(oT2402, int64(490))
+			return !oT2404, runtime.Err{}
+		}()
+		if oT2406.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2406
+			}
+		} else if !oT2405 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2410, oT2411 := func() (bool, runtime.Err) {
+			oT2407, oT2408 := oF.ToolArgs["n"]
+			if !oT2408 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2409 := runtime.EqualDynInt(oT2407, int64(491))
+			return !oT2409, runtime.Err{}
+		}()
+		if oT2411.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2411
+			}
+		} else if !oT2410 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2415, oT2416 := func() (bool, runtime.Err) {
+			oT2412, oT2413 := oF.ToolArgs["n"]
+			if !oT2413 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2414 := runtime.EqualDynInt(oT2412, int64(492))
+			return !oT2414, runtime.Err{}
+		}()
+		if oT2416.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2416
+			}
+		} else if !oT2415 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2420, oT2421 := func() (bool, runtime.Err) {
+			oT2417, oT2418 := oF.ToolArgs["n"]
+			if !oT2418 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2419 := runtime.EqualDynInt(oT2417, int64(493))
+			return !oT2419, runtime.Err{}
+		}()
+		if oT2421.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2421
+			}
+		} else if !oT2420 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2425, oT2426 := func() (bool, runtime.Err) {
+			oT2422, oT2423 := oF.ToolArgs["n"]
+			if !oT2423 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2424 := runtime.EqualDynInt(oT2422, int64(494))
+			return !oT2424, runtime.Err{}
+		}()
+		if oT2426.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2426
+			}
+		} else if !oT2425 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2430, oT2431 := func() (bool, runtime.Err) {
+			oT2427, oT2428 := oF.ToolArgs["n"]
+			if !oT2428 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2429 := runtime.EqualDynInt(oT2427, int64(495))
+			return !oT2429, runtime.Err{}
+		}()
+		if oT2431.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2431
+			}
+		} else if !oT2430 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2435, oT2436 := func() (bool, runtime.Err) {
+			oT2432, oT2433 := oF.ToolArgs["n"]
+			if !oT2433 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2434 := runtime.EqualDynInt(oT2432, int64(496))
+			return !oT2434, runtime.Err{}
+		}()
+		if oT2436.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2436
+			}
+		} else if !oT2435 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2440, oT2441 := func() (bool, runtime.Err) {
+			oT2437, oT2438 := oF.ToolArgs["n"]
+			if !oT2438 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2439 := runtime.EqualDynInt(oT2437, int64(497))
+			return !oT2439, runtime.Err{}
+		}()
+		if oT2441.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2441
+			}
+		} else if !oT2440 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2445, oT2446 := func() (bool, runtime.Err) {
+			oT2442, oT2443 := oF.ToolArgs["n"]
+			if !oT2443 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2444 := runtime.EqualDynInt(oT2442, int64(498))
+			return !oT2444, runtime.Err{}
+		}()
+		if oT2446.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2446
+			}
+		} else if !oT2445 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2450, oT2451 := func() (bool, runtime.Err) {
+			oT2447, oT2448 := oF.ToolArgs["n"]
+			if !oT2448 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2449 := runtime.EqualDynInt(oT2447, int64(499))
+			return !oT2449, runtime.Err{}
+		}()
+		if oT2451.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2451
+			}
+		} else if !oT2450 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2455, oT2456 := func() (bool, runtime.Err) {
+			oT2452, oT2453 := oF.ToolArgs["n"]
+			if !oT2453 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2454 := runtime.EqualDynInt(oT2452, int64(500))
+			return !oT2454, runtime.Err{}
+		}()
+		if oT2456.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2456
+			}
+		} else if !oT2455 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2460, oT2461 := func() (bool, runtime.Err) {
+			oT2457, oT2458 := oF.ToolArgs["n"]
+			if !oT2458 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2459 := runtime.EqualDynInt(oT2457, int64(501))
+			return !oT2459, runtime.Err{}
+		}()
+		if oT2461.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2461
+			}
+		} else if !oT2460 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2465, oT2466 := func() (bool, runtime.Err) {
+			oT2462, oT2463 := oF.ToolArgs["n"]
+			if !oT2463 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2464 := runtime.EqualDynInt(oT2462, int64(502))
+			return !oT2464, runtime.Err{}
+		}()
+		if oT2466.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2466
+			}
+		} else if !oT2465 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2470, oT2471 := func() (bool, runtime.Err) {
+			oT2467, oT2468 := oF.ToolArgs["n"]
+			if !oT2468 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2469 := runtime.EqualDynInt(oT2467, int64(503))
+			return !oT2469, runtime.Err{}
+		}()
+		if oT2471.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2471
+			}
+		} else if !oT2470 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2475, oT2476 := func() (bool, runtime.Err) {
+			oT2472, oT2473 := oF.ToolArgs["n"]
+			if !oT2473 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2474 := runtime.EqualDynInt(oT2472, int64(504))
+			return !oT2474, runtime.Err{}
+		}()
+		if oT2476.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2476
+			}
+		} else if !oT2475 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2480, oT2481 := func() (bool, runtime.Err) {
+			oT2477, oT2478 := oF.ToolArgs["n"]
+			if !oT2478 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2479 := runtime.EqualDynInt(oT2477, int64(505))
+			return !oT2479, runtime.Err{}
+		}()
+		if oT2481.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2481
+			}
+		} else if !oT2480 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2485, oT2486 := func() (bool, runtime.Err) {
+			oT2482, oT2483 := oF.ToolArgs["n"]
+			if !oT2483 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2484 := runtime.EqualDynInt(oT2482, int64(506))
+			return !oT2484, runtime.Err{}
+		}()
+		if oT2486.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2486
+			}
+		} else if !oT2485 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2490, oT2491 := func() (bool, runtime.Err) {
+			oT2487, oT2488 := oF.ToolArgs["n"]
+			if !oT2488 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2489 := runtime.EqualDynInt(oT2487, int64(507))
+			return !oT2489, runtime.Err{}
+		}()
+		if oT2491.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2491
+			}
+		} else if !oT2490 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2495, oT2496 := func() (bool, runtime.Err) {
+			oT2492, oT2493 := oF.ToolArgs["n"]
+			if !oT2493 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2494 := runtime.EqualDynInt(oT2492, int64(508))
+			return !oT2494, runtime.Err{}
+		}()
+		if oT2496.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2496
+			}
+		} else if !oT2495 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2500, oT2501 := func() (bool, runtime.Err) {
+			oT2497, oT2498 := oF.ToolArgs["n"]
+			if !oT2498 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2499 := runtime.EqualDynInt(oT2497, int64(509))
+			return !oT2499, runtime.Err{}
+		}()
+		if oT2501.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2501
+			}
+		} else if !oT2500 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2505, oT2506 := func() (bool, runtime.Err) {
+			oT2502, oT2503 := oF.ToolArgs["n"]
+			if !oT2503 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2504 := runtime.EqualDynInt(oT2502, int64(510))
+			return !oT2504, runtime.Err{}
+		}()
+		if oT2506.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2506
+			}
+		} else if !oT2505 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2510, oT2511 := func() (bool, runtime.Err) {
+			oT2507, oT2508 := oF.ToolArgs["n"]
+			if !oT2508 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2509 := runtime.EqualDynInt(oT2507, int64(511))
+			return !oT2509, runtime.Err{}
+		}()
+		if oT2511.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2511
+			}
+		} else if !oT2510 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2515, oT2516 := func() (bool, runtime.Err) {
+			oT2512, oT2513 := oF.ToolArgs["n"]
+			if !oT2513 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2514 := runtime.EqualDynInt(oT2512, int64(512))
+			return !oT2514, runtime.Err{}
+		}()
+		if oT2516.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2516
+			}
+		} else if !oT2515 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2520, oT2521 := func() (bool, runtime.Err) {
+			oT2517, oT2518 := oF.ToolArgs["n"]
+			if !oT2518 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2519 := runtime.EqualDynInt(oT2517, int64(513))
+			return !oT2519, runtime.Err{}
+		}()
+		if oT2521.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2521
+			}
+		} else if !oT2520 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2525, oT2526 := func() (bool, runtime.Err) {
+			oT2522, oT2523 := oF.ToolArgs["n"]
+			if !oT2523 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2524 := runtime.EqualDynInt(oT2522, int64(514))
+			return !oT2524, runtime.Err{}
+		}()
+		if oT2526.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2526
+			}
+		} else if !oT2525 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2530, oT2531 := func() (bool, runtime.Err) {
+			oT2527, oT2528 := oF.ToolArgs["n"]
+			if !oT2528 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2529 := runtime.EqualDynInt(oT2527, int64(515))
+			return !oT2529, runtime.Err{}
+		}()
+		if oT2531.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2531
+			}
+		} else if !oT2530 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2535, oT2536 := func() (bool, runtime.Err) {
+			oT2532, oT2533 := oF.ToolArgs["n"]
+			if !oT2533 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2534 := runtime.EqualDynInt(oT2532, int64(516))
+			return !oT2534, runtime.Err{}
+		}()
+		if oT2536.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2536
+			}
+		} else if !oT2535 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2540, oT2541 := func() (bool, runtime.Err) {
+			oT2537, oT2538 := oF.ToolArgs["n"]
+			if !oT2538 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2539 := runtime.EqualDynInt(oT2537, int64(517))
+			return !oT2539, runtime.Err{}
+		}()
+		if oT2541.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2541
+			}
+		} else if !oT2540 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2545, oT2546 := func() (bool, runtime.Err) {
+			oT2542, oT2543 := oF.ToolArgs["n"]
+			if !oT2543 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2544 := runtime.EqualDynInt(oT2542, int64(518))
+			return !oT2544, runtime.Err{}
+		}()
+		if oT2546.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2546
+			}
+		} else if !oT2545 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2550, oT2551 := func() (bool, runtime.Err) {
+			oT2547, oT2548 := oF.ToolArgs["n"]
+			if !oT2548 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2549 := runtime.EqualDynInt(oT2547, int64(519))
+			return !oT2549, runtime.Err{}
+		}()
+		if oT2551.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2551
+			}
+		} else if !oT2550 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2555, oT2556 := func() (bool, runtime.Err) {
+			oT2552, oT2553 := oF.ToolArgs["n"]
+			if !oT2553 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2554 := runtime.EqualDynInt(oT2552, int64(520))
+			return !oT2554, runtime.Err{}
+		}()
+		if oT2556.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2556
+			}
+		} else if !oT2555 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2560, oT2561 := func() (bool, runtime.Err) {
+			oT2557, oT2558 := oF.ToolArgs["n"]
+			if !oT2558 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2559 := runtime.EqualDynInt(oT2557, int64(521))
+			return !oT2559, runtime.Err{}
+		}()
+		if oT2561.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2561
+			}
+		} else if !oT2560 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2565, oT2566 := func() (bool, runtime.Err) {
+			oT2562, oT2563 := oF.ToolArgs["n"]
+			if !oT2563 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2564 := runtime.EqualDynInt(oT2562, int64(522))
+			return !oT2564, runtime.Err{}
+		}()
+		if oT2566.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2566
+			}
+		} else if !oT2565 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2570, oT2571 := func() (bool, runtime.Err) {
+			oT2567, oT2568 := oF.ToolArgs["n"]
+			if !oT2568 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2569 := runtime.EqualDynInt(oT2567, int64(523))
+			return !oT2569, runtime.Err{}
+		}()
+		if oT2571.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2571
+			}
+		} else if !oT2570 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2575, oT2576 := func() (bool, runtime.Err) {
+			oT2572, oT2573 := oF.ToolArgs["n"]
+			if !oT2573 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2574 := runtime.EqualDynInt(oT2572, int64(524))
+			return !oT2574, runtime.Err{}
+		}()
+		if oT2576.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2576
+			}
+		} else if !oT2575 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2580, oT2581 := func() (bool, runtime.Err) {
+			oT2577, oT2578 := oF.ToolArgs["n"]
+			if !oT2578 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2579 := runtime.EqualDynInt(oT2577, int64(525))
+			return !oT2579, runtime.Err{}
+		}()
+		if oT2581.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2581
+			}
+		} else if !oT2580 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2585, oT2586 := func() (bool, runtime.Err) {
+			oT2582, oT2583 := oF.ToolArgs["n"]
+			if !oT2583 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2584 := runtime.EqualDynInt(oT2582, int64(526))
+			return !oT2584, runtime.Err{}
+		}()
+		if oT2586.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2586
+			}
+		} else if !oT2585 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2590, oT2591 := func() (bool, runtime.Err) {
+			oT2587, oT2588 := oF.ToolArgs["n"]
+			if !oT2588 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2589 := runtime.EqualDynInt(oT2587, int64(527))
+			return !oT2589, runtime.Err{}
+		}()
+		if oT2591.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2591
+			}
+		} else if !oT2590 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2595, oT2596 := func() (bool, runtime.Err) {
+			oT2592, oT2593 := oF.ToolArgs["n"]
+			if !oT2593 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2594 := runtime.EqualDynInt(oT2592, int64(528))
+			return !oT2594, runtime.Err{}
+		}()
+		if oT2596.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2596
+			}
+		} else if !oT2595 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2600, oT2601 := func() (bool, runtime.Err) {
+			oT2597, oT2598 := oF.ToolArgs["n"]
+			if !oT2598 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2599 := runtime.EqualDynInt(oT2597, int64(529))
+			return !oT2599, runtime.Err{}
+		}()
+		if oT2601.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2601
+			}
+		} else if !oT2600 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2605, oT2606 := func() (bool, runtime.Err) {
+			oT2602, oT2603 := oF.ToolArgs["n"]
+			if !oT2603 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2604 := runtime.EqualDynInt(oT2602, int64(530))
+			return !oT2604, runtime.Err{}
+		}()
+		if oT2606.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2606
+			}
+		} else if !oT2605 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2610, oT2611 := func() (bool, runtime.Err) {
+			oT2607, oT2608 := oF.ToolArgs["n"]
+			if !oT2608 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2609 := runtime.EqualDynInt(oT2607, int64(531))
+			return !oT2609, runtime.Err{}
+		}()
+		if oT2611.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2611
+			}
+		} else if !oT2610 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2615, oT2616 := func() (bool, runtime.Err) {
+			oT2612, oT2613 := oF.ToolArgs["n"]
+			if !oT2613 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2614 := runtime.EqualDynInt(oT2612, int64(532))
+			return !oT2614, runtime.Err{}
+		}()
+		if oT2616.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2616
+			}
+		} else if !oT2615 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2620, oT2621 := func() (bool, runtime.Err) {
+			oT2617, oT2618 := oF.ToolArgs["n"]
+			if !oT2618 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2619 := runtime.EqualDynInt(oT2617, int64(533))
+			return !oT2619, runtime.Err{}
+		}()
+		if oT2621.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2621
+			}
+		} else if !oT2620 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2625, oT2626 := func() (bool, runtime.Err) {
+			oT2622, oT2623 := oF.ToolArgs["n"]
+			if !oT2623 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2624 := runtime.EqualDynInt(oT2622, int64(534))
+			return !oT2624, runtime.Err{}
+		}()
+		if oT2626.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2626
+			}
+		} else if !oT2625 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2630, oT2631 := func() (bool, runtime.Err) {
+			oT2627, oT2628 := oF.ToolArgs["n"]
+			if !oT2628 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2629 := runtime.EqualDynInt(oT2627, int64(535))
+			return !oT2629, runtime.Err{}
+		}()
+		if oT2631.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2631
+			}
+		} else if !oT2630 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2635, oT2636 := func() (bool, runtime.Err) {
+			oT2632, oT2633 := oF.ToolArgs["n"]
+			if !oT2633 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2634 := runtime.EqualDynInt(oT2632, int64(536))
+			return !oT2634, runtime.Err{}
+		}()
+		if oT2636.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2636
+			}
+		} else if !oT2635 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2640, oT2641 := func() (bool, runtime.Err) {
+			oT2637, oT2638 := oF.ToolArgs["n"]
+			if !oT2638 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2639 := runtime.EqualDynInt(oT2637, int64(537))
+			return !oT2639, runtime.Err{}
+		}()
+		if oT2641.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2641
+			}
+		} else if !oT2640 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2645, oT2646 := func() (bool, runtime.Err) {
+			oT2642, oT2643 := oF.ToolArgs["n"]
+			if !oT2643 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2644 := runtime.EqualDynInt(oT2642, int64(538))
+			return !oT2644, runtime.Err{}
+		}()
+		if oT2646.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2646
+			}
+		} else if !oT2645 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2650, oT2651 := func() (bool, runtime.Err) {
+			oT2647, oT2648 := oF.ToolArgs["n"]
+			if !oT2648 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2649 := runtime.EqualDynInt(oT2647, int64(539))
+			return !oT2649, runtime.Err{}
+		}()
+		if oT2651.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2651
+			}
+		} else if !oT2650 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2655, oT2656 := func() (bool, runtime.Err) {
+			oT2652, oT2653 := oF.ToolArgs["n"]
+			if !oT2653 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2654 := runtime.EqualDynInt(oT2652, int64(540))
+			return !oT2654, runtime.Err{}
+		}()
+		if oT2656.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2656
+			}
+		} else if !oT2655 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2660, oT2661 := func() (bool, runtime.Err) {
+			oT2657, oT2658 := oF.ToolArgs["n"]
+			if !oT2658 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2659 := runtime.EqualDynInt(oT2657, int64(541))
+			return !oT2659, runtime.Err{}
+		}()
+		if oT2661.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2661
+			}
+		} else if !oT2660 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2665, oT2666 := func() (bool, runtime.Err) {
+			oT2662, oT2663 := oF.ToolArgs["n"]
+			if !oT2663 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2664 := runtime.EqualDynInt(oT2662, int64(542))
+			return !oT2664, runtime.Err{}
+		}()
+		if oT2666.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2666
+			}
+		} else if !oT2665 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2670, oT2671 := func() (bool, runtime.Err) {
+			oT2667, oT2668 := oF.ToolArgs["n"]
+			if !oT2668 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2669 := runtime.EqualDynInt(oT2667, int64(543))
+			return !oT2669, runtime.Err{}
+		}()
+		if oT2671.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2671
+			}
+		} else if !oT2670 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2675, oT2676 := func() (bool, runtime.Err) {
+			oT2672, oT2673 := oF.ToolArgs["n"]
+			if !oT2673 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2674 := runtime.EqualDynInt(oT2672, int64(544))
+			return !oT2674, runtime.Err{}
+		}()
+		if oT2676.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2676
+			}
+		} else if !oT2675 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2680, oT2681 := func() (bool, runtime.Err) {
+			oT2677, oT2678 := oF.ToolArgs["n"]
+			if !oT2678 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2679 := runtime.EqualDynInt(oT2677, int64(545))
+			return !oT2679, runtime.Err{}
+		}()
+		if oT2681.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2681
+			}
+		} else if !oT2680 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2685, oT2686 := func() (bool, runtime.Err) {
+			oT2682, oT2683 := oF.ToolArgs["n"]
+			if !oT2683 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2684 := runtime.EqualDynInt(oT2682, int64(546))
+			return !oT2684, runtime.Err{}
+		}()
+		if oT2686.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2686
+			}
+		} else if !oT2685 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2690, oT2691 := func() (bool, runtime.Err) {
+			oT2687, oT2688 := oF.ToolArgs["n"]
+			if !oT2688 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2689 := runtime.EqualDynInt(oT2687, int64(547))
+			return !oT2689, runtime.Err{}
+		}()
+		if oT2691.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2691
+			}
+		} else if !oT2690 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2695, oT2696 := func() (bool, runtime.Err) {
+			oT2692, oT2693 := oF.ToolArgs["n"]
+			if !oT2693 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2694 := runtime.EqualDynInt(oT2692, int64(548))
+			return !oT2694, runtime.Err{}
+		}()
+		if oT2696.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2696
+			}
+		} else if !oT2695 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2700, oT2701 := func() (bool, runtime.Err) {
+			oT2697, oT2698 := oF.ToolArgs["n"]
+			if !oT2698 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2699 := runtime.EqualDynInt(oT2697, int64(549))
+			return !oT2699, runtime.Err{}
+		}()
+		if oT2701.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2701
+			}
+		} else if !oT2700 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2705, oT2706 := func() (bool, runtime.Err) {
+			oT2702, oT2703 := oF.ToolArgs["n"]
+			if !oT2703 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2704 := runtime.EqualDynInt(oT2702, int64(550))
+			return !oT2704, runtime.Err{}
+		}()
+		if oT2706.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2706
+			}
+		} else if !oT2705 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2710, oT2711 := func() (bool, runtime.Err) {
+			oT2707, oT2708 := oF.ToolArgs["n"]
+			if !oT2708 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2709 := runtime.EqualDynInt(oT2707, int64(551))
+			return !oT2709, runtime.Err{}
+		}()
+		if oT2711.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2711
+			}
+		} else if !oT2710 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2715, oT2716 := func() (bool, runtime.Err) {
+			oT2712, oT2713 := oF.ToolArgs["n"]
+			if !oT2713 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2714 := runtime.EqualDynInt(oT2712, int64(552))
+			return !oT2714, runtime.Err{}
+		}()
+		if oT2716.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2716
+			}
+		} else if !oT2715 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2720, oT2721 := func() (bool, runtime.Err) {
+			oT2717, oT2718 := oF.ToolArgs["n"]
+			if !oT2718 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2719 := runtime.EqualDynInt(oT2717, int64(553))
+			return !oT2719, runtime.Err{}
+		}()
+		if oT2721.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2721
+			}
+		} else if !oT2720 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2725, oT2726 := func() (bool, runtime.Err) {
+			oT2722, oT2723 := oF.ToolArgs["n"]
+			if !oT2723 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2724 := runtime.EqualDynInt(oT2722, int64(554))
+			return !oT2724, runtime.Err{}
+		}()
+		if oT2726.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2726
+			}
+		} else if !oT2725 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2730, oT2731 := func() (bool, runtime.Err) {
+			oT2727, oT2728 := oF.ToolArgs["n"]
+			if !oT2728 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2729 := runtime.EqualDynInt(oT2727, int64(555))
+			return !oT2729, runtime.Err{}
+		}()
+		if oT2731.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2731
+			}
+		} else if !oT2730 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2735, oT2736 := func() (bool, runtime.Err) {
+			oT2732, oT2733 := oF.ToolArgs["n"]
+			if !oT2733 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2734 := runtime.EqualDynInt(oT2732, int64(556))
+			return !oT2734, runtime.Err{}
+		}()
+		if oT2736.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2736
+			}
+		} else if !oT2735 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2740, oT2741 := func() (bool, runtime.Err) {
+			oT2737, oT2738 := oF.ToolArgs["n"]
+			if !oT2738 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2739 := runtime.EqualDynInt(oT2737, int64(557))
+			return !oT2739, runtime.Err{}
+		}()
+		if oT2741.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2741
+			}
+		} else if !oT2740 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2745, oT2746 := func() (bool, runtime.Err) {
+			oT2742, oT2743 := oF.ToolArgs["n"]
+			if !oT2743 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2744 := runtime.EqualDynInt(oT2742, int64(558))
+			return !oT2744, runtime.Err{}
+		}()
+		if oT2746.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2746
+			}
+		} else if !oT2745 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2750, oT2751 := func() (bool, runtime.Err) {
+			oT2747, oT2748 := oF.ToolArgs["n"]
+			if !oT2748 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2749 := runtime.EqualDynInt(oT2747, int64(559))
+			return !oT2749, runtime.Err{}
+		}()
+		if oT2751.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2751
+			}
+		} else if !oT2750 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2755, oT2756 := func() (bool, runtime.Err) {
+			oT2752, oT2753 := oF.ToolArgs["n"]
+			if !oT2753 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2754 := runtime.EqualDynInt(oT2752, int64(560))
+			return !oT2754, runtime.Err{}
+		}()
+		if oT2756.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2756
+			}
+		} else if !oT2755 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2760, oT2761 := func() (bool, runtime.Err) {
+			oT2757, oT2758 := oF.ToolArgs["n"]
+			if !oT2758 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2759 := runtime.EqualDynInt(oT2757, int64(561))
+			return !oT2759, runtime.Err{}
+		}()
+		if oT2761.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2761
+			}
+		} else if !oT2760 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2765, oT2766 := func() (bool, runtime.Err) {
+			oT2762, oT2763 := oF.ToolArgs["n"]
+			if !oT2763 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2764 := runtime.EqualDynInt(oT2762, int64(562))
+			return !oT2764, runtime.Err{}
+		}()
+		if oT2766.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2766
+			}
+		} else if !oT2765 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2770, oT2771 := func() (bool, runtime.Err) {
+			oT2767, oT2768 := oF.ToolArgs["n"]
+			if !oT2768 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2769 := runtime.EqualDynInt(oT2767, int64(563))
+			return !oT2769, runtime.Err{}
+		}()
+		if oT2771.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2771
+			}
+		} else if !oT2770 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2775, oT2776 := func() (bool, runtime.Err) {
+			oT2772, oT2773 := oF.ToolArgs["n"]
+			if !oT2773 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2774 := runtime.EqualDynInt(oT2772, int64(564))
+			return !oT2774, runtime.Err{}
+		}()
+		if oT2776.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2776
+			}
+		} else if !oT2775 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2780, oT2781 := func() (bool, runtime.Err) {
+			oT2777, oT2778 := oF.ToolArgs["n"]
+			if !oT2778 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2779 := runtime.EqualDynInt(oT2777, int64(565))
+			return !oT2779, runtime.Err{}
+		}()
+		if oT2781.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2781
+			}
+		} else if !oT2780 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2785, oT2786 := func() (bool, runtime.Err) {
+			oT2782, oT2783 := oF.ToolArgs["n"]
+			if !oT2783 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2784 := runtime.EqualDynInt(oT2782, int64(566))
+			return !oT2784, runtime.Err{}
+		}()
+		if oT2786.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2786
+			}
+		} else if !oT2785 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2790, oT2791 := func() (bool, runtime.Err) {
+			oT2787, oT2788 := oF.ToolArgs["n"]
+			if !oT2788 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2789 := runtime.EqualDynInt(oT2787, int64(567))
+			return !oT2789, runtime.Err{}
+		}()
+		if oT2791.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2791
+			}
+		} else if !oT2790 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2795, oT2796 := func() (bool, runtime.Err) {
+			oT2792, oT2793 := oF.ToolArgs["n"]
+			if !oT2793 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2794 := runtime.EqualDynInt(oT2792, int64(568))
+			return !oT2794, runtime.Err{}
+		}()
+		if oT2796.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2796
+			}
+		} else if !oT2795 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2800, oT2801 := func() (bool, runtime.Err) {
+			oT2797, oT2798 := oF.ToolArgs["n"]
+			if !oT2798 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2799 := runtime.EqualDynInt(oT2797, int64(569))
+			return !oT2799, runtime.Err{}
+		}()
+		if oT2801.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2801
+			}
+		} else if !oT2800 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2805, oT2806 := func() (bool, runtime.Err) {
+			oT2802, oT2803 := oF.ToolArgs["n"]
+			if !oT2803 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2804 := runtime.EqualDynInt(oT2802, int64(570))
+			return !oT2804, runtime.Err{}
+		}()
+		if oT2806.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2806
+			}
+		} else if !oT2805 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2810, oT2811 := func() (bool, runtime.Err) {
+			oT2807, oT2808 := oF.ToolArgs["n"]
+			if !oT2808 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2809 := runtime.EqualDynInt(oT2807, int64(571))
+			return !oT2809, runtime.Err{}
+		}()
+		if oT2811.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2811
+			}
+		} else if !oT2810 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2815, oT2816 := func() (bool, runtime.Err) {
+			oT2812, oT2813 := oF.ToolArgs["n"]
+			if !oT2813 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2814 := runtime.EqualDynInt(oT2812, int64(572))
+			return !oT2814, runtime.Err{}
+		}()
+		if oT2816.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2816
+			}
+		} else if !oT2815 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2820, oT2821 := func() (bool, runtime.Err) {
+			oT2817, oT2818 := oF.ToolArgs["n"]
+			if !oT2818 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2819 := runtime.EqualDynInt(oT2817, int64(573))
+			return !oT2819, runtime.Err{}
+		}()
+		if oT2821.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2821
+			}
+		} else if !oT2820 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2825, oT2826 := func() (bool, runtime.Err) {
+			oT2822, oT2823 := oF.ToolArgs["n"]
+			if !oT2823 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2824 := runtime.EqualDynInt(oT2822, int64(574))
+			return !oT2824, runtime.Err{}
+		}()
+		if oT2826.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2826
+			}
+		} else if !oT2825 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2830, oT2831 := func() (bool, runtime.Err) {
+			oT2827, oT2828 := oF.ToolArgs["n"]
+			if !oT2828 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2829 := runtime.EqualDynInt(oT2827, int64(575))
+			return !oT2829, runtime.Err{}
+		}()
+		if oT2831.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2831
+			}
+		} else if !oT2830 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2835, oT2836 := func() (bool, runtime.Err) {
+			oT2832, oT2833 := oF.ToolArgs["n"]
+			if !oT2833 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2834 := runtime.EqualDynInt(oT2832, int64(576))
+			return !oT2834, runtime.Err{}
+		}()
+		if oT2836.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2836
+			}
+		} else if !oT2835 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2840, oT2841 := func() (bool, runtime.Err) {
+			oT2837, oT2838 := oF.ToolArgs["n"]
+			if !oT2838 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2839 := runtime.EqualDynInt(oT2837, int64(577))
+			return !oT2839, runtime.Err{}
+		}()
+		if oT2841.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2841
+			}
+		} else if !oT2840 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2845, oT2846 := func() (bool, runtime.Err) {
+			oT2842, oT2843 := oF.ToolArgs["n"]
+			if !oT2843 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2844 := runtime.EqualDynInt(oT2842, int64(578))
+			return !oT2844, runtime.Err{}
+		}()
+		if oT2846.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2846
+			}
+		} else if !oT2845 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2850, oT2851 := func() (bool, runtime.Err) {
+			oT2847, oT2848 := oF.ToolArgs["n"]
+			if !oT2848 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2849 := runtime.EqualDynInt(oT2847, int64(579))
+			return !oT2849, runtime.Err{}
+		}()
+		if oT2851.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2851
+			}
+		} else if !oT2850 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2855, oT2856 := func() (bool, runtime.Err) {
+			oT2852, oT2853 := oF.ToolArgs["n"]
+			if !oT2853 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2854 := runtime.EqualDynInt(oT2852, int64(580))
+			return !oT2854, runtime.Err{}
+		}()
+		if oT2856.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2856
+			}
+		} else if !oT2855 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2860, oT2861 := func() (bool, runtime.Err) {
+			oT2857, oT2858 := oF.ToolArgs["n"]
+			if !oT2858 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2859 := runtime.EqualDynInt(oT2857, int64(581))
+			return !oT2859, runtime.Err{}
+		}()
+		if oT2861.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2861
+			}
+		} else if !oT2860 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2865, oT2866 := func() (bool, runtime.Err) {
+			oT2862, oT2863 := oF.ToolArgs["n"]
+			if !oT2863 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2864 := runtime.EqualDynInt(oT2862, int64(582))
+			return !oT2864, runtime.Err{}
+		}()
+		if oT2866.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2866
+			}
+		} else if !oT2865 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2870, oT2871 := func() (bool, runtime.Err) {
+			oT2867, oT2868 := oF.ToolArgs["n"]
+			if !oT2868 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2869 := runtime.EqualDynInt(oT2867, int64(583))
+			return !oT2869, runtime.Err{}
+		}()
+		if oT2871.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2871
+			}
+		} else if !oT2870 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2875, oT2876 := func() (bool, runtime.Err) {
+			oT2872, oT2873 := oF.ToolArgs["n"]
+			if !oT2873 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2874 := runtime.EqualDynInt(oT2872, int64(584))
+			return !oT2874, runtime.Err{}
+		}()
+		if oT2876.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2876
+			}
+		} else if !oT2875 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2880, oT2881 := func() (bool, runtime.Err) {
+			oT2877, oT2878 := oF.ToolArgs["n"]
+			if !oT2878 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2879 := runtime.EqualDynInt(oT2877, int64(585))
+			return !oT2879, runtime.Err{}
+		}()
+		if oT2881.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2881
+			}
+		} else if !oT2880 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2885, oT2886 := func() (bool, runtime.Err) {
+			oT2882, oT2883 := oF.ToolArgs["n"]
+			if !oT2883 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2884 := runtime.EqualDynInt(oT2882, int64(586))
+			return !oT2884, runtime.Err{}
+		}()
+		if oT2886.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2886
+			}
+		} else if !oT2885 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2890, oT2891 := func() (bool, runtime.Err) {
+			oT2887, oT2888 := oF.ToolArgs["n"]
+			if !oT2888 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2889 := runtime.EqualDynInt(oT2887, int64(587))
+			return !oT2889, runtime.Err{}
+		}()
+		if oT2891.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2891
+			}
+		} else if !oT2890 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2895, oT2896 := func() (bool, runtime.Err) {
+			oT2892, oT2893 := oF.ToolArgs["n"]
+			if !oT2893 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2894 := runtime.EqualDynInt(oT2892, int64(588))
+			return !oT2894, runtime.Err{}
+		}()
+		if oT2896.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2896
+			}
+		} else if !oT2895 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2900, oT2901 := func() (bool, runtime.Err) {
+			oT2897, oT2898 := oF.ToolArgs["n"]
+			if !oT2898 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2899 := runtime.EqualDynInt(oT2897, int64(589))
+			return !oT2899, runtime.Err{}
+		}()
+		if oT2901.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2901
+			}
+		} else if !oT2900 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2905, oT2906 := func() (bool, runtime.Err) {
+			oT2902, oT2903 := oF.ToolArgs["n"]
+			if !oT2903 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2904 := runtime.EqualDynInt(oT2902, int64(590))
+			return !oT2904, runtime.Err{}
+		}()
+		if oT2906.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2906
+			}
+		} else if !oT2905 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2910, oT2911 := func() (bool, runtime.Err) {
+			oT2907, oT2908 := oF.ToolArgs["n"]
+			if !oT2908 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2909 := runtime.EqualDynInt(oT2907, int64(591))
+			return !oT2909, runtime.Err{}
+		}()
+		if oT2911.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2911
+			}
+		} else if !oT2910 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2915, oT2916 := func() (bool, runtime.Err) {
+			oT2912, oT2913 := oF.ToolArgs["n"]
+			if !oT2913 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2914 := runtime.EqualDynInt(oT2912, int64(592))
+			return !oT2914, runtime.Err{}
+		}()
+		if oT2916.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2916
+			}
+		} else if !oT2915 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2920, oT2921 := func() (bool, runtime.Err) {
+			oT2917, oT2918 := oF.ToolArgs["n"]
+			if !oT2918 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2919 := runtime.EqualDynInt(oT2917, int64(593))
+			return !oT2919, runtime.Err{}
+		}()
+		if oT2921.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2921
+			}
+		} else if !oT2920 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2925, oT2926 := func() (bool, runtime.Err) {
+			oT2922, oT2923 := oF.ToolArgs["n"]
+			if !oT2923 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2924 := runtime.EqualDynInt(oT2922, int64(594))
+			return !oT2924, runtime.Err{}
+		}()
+		if oT2926.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2926
+			}
+		} else if !oT2925 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2930, oT2931 := func() (bool, runtime.Err) {
+			oT2927, oT2928 := oF.ToolArgs["n"]
+			if !oT2928 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2929 := runtime.EqualDynInt(oT2927, int64(595))
+			return !oT2929, runtime.Err{}
+		}()
+		if oT2931.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2931
+			}
+		} else if !oT2930 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2935, oT2936 := func() (bool, runtime.Err) {
+			oT2932, oT2933 := oF.ToolArgs["n"]
+			if !oT2933 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2934 := runtime.EqualDynInt(oT2932, int64(596))
+			return !oT2934, runtime.Err{}
+		}()
+		if oT2936.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2936
+			}
+		} else if !oT2935 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2940, oT2941 := func() (bool, runtime.Err) {
+			oT2937, oT2938 := oF.ToolArgs["n"]
+			if !oT2938 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2939 := runtime.EqualDynInt(oT2937, int64(597))
+			return !oT2939, runtime.Err{}
+		}()
+		if oT2941.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2941
+			}
+		} else if !oT2940 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2945, oT2946 := func() (bool, runtime.Err) {
+			oT2942, oT2943 := oF.ToolArgs["n"]
+			if !oT2943 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2944 := runtime.EqualDynInt(oT2942, int64(598))
+			return !oT2944, runtime.Err{}
+		}()
+		if oT2946.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2946
+			}
+		} else if !oT2945 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2950, oT2951 := func() (bool, runtime.Err) {
+			oT2947, oT2948 := oF.ToolArgs["n"]
+			if !oT2948 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2949 := runtime.EqualDynInt(oT2947, int64(599))
+			return !oT2949, runtime.Err{}
+		}()
+		if oT2951.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2951
+			}
+		} else if !oT2950 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2955, oT2956 := func() (bool, runtime.Err) {
+			oT2952, oT2953 := oF.ToolArgs["n"]
+			if !oT2953 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2954 := runtime.EqualDynInt(oT2952, int64(600))
+			return !oT2954, runtime.Err{}
+		}()
+		if oT2956.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2956
+			}
+		} else if !oT2955 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2960, oT2961 := func() (bool, runtime.Err) {
+			oT2957, oT2958 := oF.ToolArgs["n"]
+			if !oT2958 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2959 := runtime.EqualDynInt(oT2957, int64(601))
+			return !oT2959, runtime.Err{}
+		}()
+		if oT2961.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2961
+			}
+		} else if !oT2960 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2965, oT2966 := func() (bool, runtime.Err) {
+			oT2962, oT2963 := oF.ToolArgs["n"]
+			if !oT2963 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2964 := runtime.EqualDynInt(oT2962, int64(602))
+			return !oT2964, runtime.Err{}
+		}()
+		if oT2966.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2966
+			}
+		} else if !oT2965 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2970, oT2971 := func() (bool, runtime.Err) {
+			oT2967, oT2968 := oF.ToolArgs["n"]
+			if !oT2968 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2969 := runtime.EqualDynInt(oT2967, int64(603))
+			return !oT2969, runtime.Err{}
+		}()
+		if oT2971.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2971
+			}
+		} else if !oT2970 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2975, oT2976 := func() (bool, runtime.Err) {
+			oT2972, oT2973 := oF.ToolArgs["n"]
+			if !oT2973 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2974 := runtime.EqualDynInt(oT2972, int64(604))
+			return !oT2974, runtime.Err{}
+		}()
+		if oT2976.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2976
+			}
+		} else if !oT2975 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2980, oT2981 := func() (bool, runtime.Err) {
+			oT2977, oT2978 := oF.ToolArgs["n"]
+			if !oT2978 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2979 := runtime.EqualDynInt(oT2977, int64(605))
+			return !oT2979, runtime.Err{}
+		}()
+		if oT2981.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2981
+			}
+		} else if !oT2980 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2985, oT2986 := func() (bool, runtime.Err) {
+			oT2982, oT2983 := oF.ToolArgs["n"]
+			if !oT2983 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2984 := runtime.EqualDynInt(oT2982, int64(606))
+			return !oT2984, runtime.Err{}
+		}()
+		if oT2986.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2986
+			}
+		} else if !oT2985 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2990, oT2991 := func() (bool, runtime.Err) {
+			oT2987, oT2988 := oF.ToolArgs["n"]
+			if !oT2988 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2989 := runtime.EqualDynInt(oT2987, int64(607))
+			return !oT2989, runtime.Err{}
+		}()
+		if oT2991.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2991
+			}
+		} else if !oT2990 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT2995, oT2996 := func() (bool, runtime.Err) {
+			oT2992, oT2993 := oF.ToolArgs["n"]
+			if !oT2993 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2994 := runtime.EqualDynInt(oT2992, int64(608))
+			return !oT2994, runtime.Err{}
+		}()
+		if oT2996.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT2996
+			}
+		} else if !oT2995 {
+			oT3002 = false
+		}
+	}
+	if oT3002 {
+		oT3000, oT3001 := func() (bool, runtime.Err) {
+			oT2997, oT2998 := oF.ToolArgs["n"]
+			if !oT2998 {
+				return false, runtime.NoSuchKey("n")
+			}
+			oT2999 := runtime.EqualDynInt(oT2997, int64(609))
+			return !oT2999, runtime.Err{}
+		}()
+		if oT3001.Kind != 0 {
+			if oT3003.Kind == 0 {
+				oT3003 = oT3001
+			}
+		} else if !oT3000 {
+			oT3002 = false
+		}
+	}
+	if oT3002 && oT3003.Kind != 0 {
+		return false, oT3003
+	}
+	return oT3002, runtime.Err{}
+}
+
+// oRule_E236 evaluates rule E236 (policy).
+// when:
+// 	tool_args.missing == 0 || tool == "t1" || tool_args.missing == 2 || tool == "t3" || tool_args.missing == 4 || tool == "t5" || tool_args.missing == 6 || tool == "t7" || tool_args.missing == 8 || tool == "t9" || tool_args.missing == 10 || tool == "t11" || tool_args.missing == 12 || tool == "t13" || tool_args.missing == 14 || tool == "t15" || tool_args.missing == 16 || tool == "t17" || tool_args.missing == 18 || tool == "t19" || tool_args.missing == 20 || tool == "t21" || tool_args.missing == 22 || tool == "t23" || tool_args.missing == 24 || tool == "t25" || tool_args.missing == 26 || tool == "t27" || tool_args.missing == 28 || tool == "t29" || tool_args.missing == 30 || tool == "t31" || tool_args.missing == 32 || tool == "t33" || tool_args.missing == 34 || tool == "t35" || tool_args.missing == 36 || tool == "t37" || tool_args.missing == 38 || tool == "t39" || tool_args.missing == 40 || tool == "t41" || tool_args.missing == 42 || tool == "t43" || tool_args.missing == 44 || tool == "t45" || tool_args.missing == 46 || tool == "t47" || tool_args.missing == 48 || tool == "t49" || tool_args.missing == 50 || tool == "t51" || tool_args.missing == 52 || tool == "t53" || tool_args.missing == 54 || tool == "t55" || tool_args.missing == 56 || tool == "t57" || tool_args.missing == 58 || tool == "t59" || tool_args.missing == 60 || tool == "t61" || tool_args.missing == 62 || tool == "t63" || tool_args.missing == 64 || tool == "t65" || tool_args.missing == 66 || tool == "t67" || tool_args.missing == 68 || tool == "t69" || tool_args.missing == 70 || tool == "t71" || tool_args.missing == 72 || tool == "t73" || tool_args.missing == 74 || tool == "t75" || tool_args.missing == 76 || tool == "t77" || tool_args.missing == 78 || tool == "t79" || tool_args.missing == 80 || tool == "t81" || tool_args.missing == 82 || tool == "t83" || tool_args.missing == 84 || tool == "t85" || tool_args.missing == 86 || tool == "t87" || tool_args.missing == 88 || tool == "t89" || tool_args.missing == 90 || tool == "t91" || tool_args.missing == 92 || tool == "t93" || tool_args.missing == 94 || tool == "t95" || tool_args.missing == 96 || tool == "t97" || tool_args.missing == 98 || tool == "t99" || tool_args.missing == 100 || tool == "t101" || tool_args.missing == 102 || tool == "t103" || tool_args.missing == 104 || tool == "t105" || tool_args.missing == 106 || tool == "t107" || tool_args.missing == 108 || tool == "t109" || tool_args.missing == 110 || tool == "t111" || tool_args.missing == 112 || tool == "t113" || tool_args.missing == 114 || tool == "t115" || tool_args.missing == 116 || tool == "t117" || tool_args.missing == 118 || tool == "t119" || tool_args.missing == 120 || tool == "t121" || tool_args.missing == 122 || tool == "t123" || tool_args.missing == 124 || tool == "t125" || tool_args.missing == 126 || tool == "t127" || tool_args.missing == 128 || tool == "t129" || tool_args.missing == 130 || tool == "t131" || tool_args.missing == 132 || tool == "t133" || tool_args.missing == 134 || tool == "t135" || tool_args.missing == 136 || tool == "t137" || tool_args.missing == 138 || tool == "t139" || tool_args.missing == 140 || tool == "t141" || tool_args.missing == 142 || tool == "t143" || tool_args.missing == 144 || tool == "t145" || tool_args.missing == 146 || tool == "t147" || tool_args.missing == 148 || tool == "t149" || tool_args.missing == 150 || tool == "t151" || tool_args.missing == 152 || tool == "t153" || tool_args.missing == 154 || tool == "t155" || tool_args.missing == 156 || tool == "t157" || tool_args.missing == 158 || tool == "t159" || tool_args.missing == 160 || tool == "t161" || tool_args.missing == 162 || tool == "t163" || tool_args.missing == 164 || tool == "t165" || tool_args.missing == 166 || tool == "t167" || tool_args.missing == 168 || tool == "t169" || tool_args.missing == 170 || tool == "t171" || tool_args.missing == 172 || tool == "t173" || tool_args.missing == 174 || tool == "t175" || tool_args.missing == 176 || tool == "t177" || tool_args.missing == 178 || tool == "t179" || tool_args.missing == 180 || tool == "t181" || tool_args.missing == 182 || tool == "t183" || tool_args.missing == 184 || tool == "t185" || tool_args.missing == 186 || tool == "t187" || tool_args.missing == 188 || tool == "t189" || tool_args.missing == 190 || tool == "t191" || tool_args.missing == 192 || tool == "t193" || tool_args.missing == 194 || tool == "t195" || tool_args.missing == 196 || tool == "t197" || tool_args.missing == 198 || tool == "t199" || tool_args.missing == 200 || tool == "t201" || tool_args.missing == 202 || tool == "t203" || tool_args.missing == 204 || tool == "t205" || tool_args.missing == 206 || tool == "t207" || tool_args.missing == 208 || tool == "t209" || tool_args.missing == 210 || tool == "t211" || tool_args.missing == 212 || tool == "t213" || tool_args.missing == 214 || tool == "t215" || tool_args.missing == 216 || tool == "t217" || tool_args.missing == 218 || tool == "t219" || tool_args.missing == 220 || tool == "t221" || tool_args.missing == 222 || tool == "t223" || tool_args.missing == 224 || tool == "t225" || tool_args.missing == 226 || tool == "t227" || tool_args.missing == 228 || tool == "t229" || tool_args.missing == 230 || tool == "t231" || tool_args.missing == 232 || tool == "t233" || tool_args.missing == 234 || tool == "t235" || tool_args.missing == 236 || tool == "t237" || tool_args.missing == 238 || tool == "t239" || tool_args.missing == 240 || tool == "t241" || tool_args.missing == 242 || tool == "t243" || tool_args.missing == 244 || tool == "t245" || tool_args.missing == 246 || tool == "t247" || tool_args.missing == 248 || tool == "t249" || tool_args.missing == 250 || tool == "t251" || tool_args.missing == 252 || tool == "t253" || tool_args.missing == 254 || tool == "t255" || tool_args.missing == 256 || tool == "t257" || tool_args.missing == 258 || tool == "t259" || tool_args.missing == 260 || tool == "t261" || tool_args.missing == 262 || tool == "t263" || tool_args.missing == 264 || tool == "t265" || tool_args.missing == 266 || tool == "t267" || tool_args.missing == 268 || tool == "t269" || tool_args.missing == 270 || tool == "t271" || tool_args.missing == 272 || tool == "t273" || tool_args.missing == 274 || tool == "t275" || tool_args.missing == 276 || tool == "t277" || tool_args.missing == 278 || tool == "t279" || tool_args.missing == 280 || tool == "t281" || tool_args.missing == 282 || tool == "t283" || tool_args.missing == 284 || tool == "t285" || tool_args.missing == 286 || tool == "t287" || tool_args.missing == 288 || tool == "t289" || tool_args.missing == 290 || tool == "t291" || tool_args.missing == 292 || tool == "t293" || tool_args.missing == 294 || tool == "t295" || tool_args.missing == 296 || tool == "t297" || tool_args.missing == 298 || tool == "t299" || tool_args.missing == 300 || tool == "t301" || tool_args.missing == 302 || tool == "t303" || tool_args.missing == 304 || tool == "t305" || tool_args.missing == 306 || tool == "t307" || tool_args.missing == 308 || tool == "t309" || tool_args.missing == 310 || tool == "t311" || tool_args.missing == 312 || tool == "t313" || tool_args.missing == 314 || tool == "t315" || tool_args.missing == 316 || tool == "t317" || tool_args.missing == 318 || tool == "t319" || tool_args.missing == 320 || tool == "t321" || tool_args.missing == 322 || tool == "t323" || tool_args.missing == 324 || tool == "t325" || tool_args.missing == 326 || tool == "t327" || tool_args.missing == 328 || tool == "t329" || tool_args.missing == 330 || tool == "t331" || tool_args.missing == 332 || tool == "t333" || tool_args.missing == 334 || tool == "t335" || tool_args.missing == 336 || tool == "t337" || tool_args.missing == 338 || tool == "t339" || tool_args.missing == 340 || tool == "t341" || tool_args.missing == 342 || tool == "t343" || tool_args.missing == 344 || tool == "t345" || tool_args.missing == 346 || tool == "t347" || tool_args.missing == 348 || tool == "t349" || tool_args.missing == 350 || tool == "t351" || tool_args.missing == 352 || tool == "t353" || tool_args.missing == 354 || tool == "t355" || tool_args.missing == 356 || tool == "t357" || tool_args.missing == 358 || tool == "t359" || tool_args.missing == 360 || tool == "t361" || tool_args.missing == 362 || tool == "t363" || tool_args.missing == 364 || tool == "t365" || tool_args.missing == 366 || tool == "t367" || tool_args.missing == 368 || tool == "t369" || tool_args.missing == 370 || tool == "t371" || tool_args.missing == 372 || tool == "t373" || tool_args.missing == 374 || tool == "t375" || tool_args.missing == 376 || tool == "t377" || tool_args.missing == 378 || tool == "t379" || tool_args.missing == 380 || tool == "t381" || tool_args.missing == 382 || tool == "t383" || tool_args.missing == 384 || tool == "t385" || tool_args.missing == 386 || tool == "t387" || tool_args.missing == 388 || tool == "t389" || tool_args.missing == 390 || tool == "t391" || tool_args.missing == 392 || tool == "t393" || tool_args.missing == 394 || tool == "t395" || tool_args.missing == 396 || tool == "t397" || tool_args.missing == 398 || tool == "t399" || tool_args.missing == 400 || tool == "t401" || tool_args.missing == 402 || tool == "t403" || tool_args.missing == 404 || tool == "t405" || tool_args.missing == 406 || tool == "t407" || tool_args.missing == 408 || tool == "t409" || tool_args.missing == 410 || tool == "t411" || tool_args.missing == 412 || tool == "t413" || tool_args.missing == 414 || tool == "t415" || tool_args.missing == 416 || tool == "t417" || tool_args.missing == 418 || tool == "t419" || tool_args.missing == 420 || tool == "t421" || tool_args.missing == 422 || tool == "t423" || tool_args.missing == 424 || tool == "t425" || tool_args.missing == 426 || tool == "t427" || tool_args.missing == 428 || tool == "t429" || tool_args.missing == 430 || tool == "t431" || tool_args.missing == 432 || tool == "t433" || tool_args.missing == 434 || tool == "t435" || tool_args.missing == 436 || tool == "t437" || tool_args.missing == 438 || tool == "t439" || tool_args.missing == 440 || tool == "t441" || tool_args.missing == 442 || tool == "t443" || tool_args.missing == 444 || tool == "t445" || tool_args.missing == 446 || tool == "t447" || tool_args.missing == 448 || tool == "t449" || tool_args.missing == 450 || tool == "t451" || tool_args.missing == 452 || tool == "t453" || tool_args.missing == 454 || tool == "t455" || tool_args.missing == 456 || tool == "t457" || tool_args.missing == 458 || tool == "t459" || tool_args.missing == 460 || tool == "t461" || tool_args.missing == 462 || tool == "t463" || tool_args.missing == 464 || tool == "t465" || tool_args.missing == 466 || tool == "t467" || tool_args.missing == 468 || tool == "t469" || tool_args.missing == 470 || tool == "t471" || tool_args.missing == 472 || tool == "t473" || tool_args.missing == 474 || tool == "t475" || tool_args.missing == 476 || tool == "t477" || tool_args.missing == 478 || tool == "t479" || tool_args.missing == 480 || tool == "t481" || tool_args.missing == 482 || tool == "t483" || tool_args.missing == 484 || tool == "t485" || tool_args.missing == 486 || tool == "t487" || tool_args.missing == 488 || tool == "t489" || tool_args.missing == 490 || tool == "t491" || tool_args.missing == 492 || tool == "t493" || tool_args.missing == 494 || tool == "t495" || tool_args.missing == 496 || tool == "t497" || tool_args.missing == 498 || tool == "t499" || tool_args.missing == 500 || tool == "t501" || tool_args.missing == 502 || tool == "t503" || tool_args.missing == 504 || tool == "t505" || tool_args.missing == 506 || tool == "t507" || tool_args.missing == 508 || tool == "t509" || tool_args.missing == 510 || tool == "t511" || tool_args.missing == 512 || tool == "t513" || tool_args.missing == 514 || tool == "t515" || tool_args.missing == 516 || tool == "t517" || tool_args.missing == 518 || tool == "t519" || tool_args.s == "hello"
+func oRule_E236(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[236]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[236]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT1046 := false
+	var oT1047 runtime.Err
+	if !oT1046 {
+		oT4, oT5 := func() (bool, runtime.Err) {
+			oT2, oT3 := oF.ToolArgs["missing"]
+			if !oT3 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT2, int64(0)), runtime.Err{}
+		}()
+		if oT5.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT5
+			}
+		} else if oT4 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t1" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT8, oT9 := func() (bool, runtime.Err) {
+			oT6, oT7 := oF.ToolArgs["missing"]
+			if !oT7 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT6, int64(2)), runtime.Err{}
+		}()
+		if oT9.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT9
+			}
+		} else if oT8 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t3" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT12, oT13 := func() (bool, runtime.Err) {
+			oT10, oT11 := oF.ToolArgs["missing"]
+			if !oT11 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT10, int64(4)), runtime.Err{}
+		}()
+		if oT13.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT13
+			}
+		} else if oT12 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t5" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT16, oT17 := func() (bool, runtime.Err) {
+			oT14, oT15 := oF.ToolArgs["missing"]
+			if !oT15 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT14, int64(6)), runtime.Err{}
+		}()
+		if oT17.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT17
+			}
+		} else if oT16 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t7" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT20, oT21 := func() (bool, runtime.Err) {
+			oT18, oT19 := oF.ToolArgs["missing"]
+			if !oT19 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT18, int64(8)), runtime.Err{}
+		}()
+		if oT21.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT21
+			}
+		} else if oT20 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t9" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT24, oT25 := func() (bool, runtime.Err) {
+			oT22, oT23 := oF.ToolArgs["missing"]
+			if !oT23 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT22, int64(10)), runtime.Err{}
+		}()
+		if oT25.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT25
+			}
+		} else if oT24 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t11" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT28, oT29 := func() (bool, runtime.Err) {
+			oT26, oT27 := oF.ToolArgs["missing"]
+			if !oT27 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT26, int64(12)), runtime.Err{}
+		}()
+		if oT29.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT29
+			}
+		} else if oT28 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t13" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT32, oT33 := func() (bool, runtime.Err) {
+			oT30, oT31 := oF.ToolArgs["missing"]
+			if !oT31 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT30, int64(14)), runtime.Err{}
+		}()
+		if oT33.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT33
+			}
+		} else if oT32 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t15" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT36, oT37 := func() (bool, runtime.Err) {
+			oT34, oT35 := oF.ToolArgs["missing"]
+			if !oT35 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT34, int64(16)), runtime.Err{}
+		}()
+		if oT37.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT37
+			}
+		} else if oT36 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t17" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT40, oT41 := func() (bool, runtime.Err) {
+			oT38, oT39 := oF.ToolArgs["missing"]
+			if !oT39 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT38, int64(18)), runtime.Err{}
+		}()
+		if oT41.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT41
+			}
+		} else if oT40 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t19" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT44, oT45 := func() (bool, runtime.Err) {
+			oT42, oT43 := oF.ToolArgs["missing"]
+			if !oT43 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT42, int64(20)), runtime.Err{}
+		}()
+		if oT45.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT45
+			}
+		} else if oT44 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t21" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT48, oT49 := func() (bool, runtime.Err) {
+			oT46, oT47 := oF.ToolArgs["missing"]
+			if !oT47 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT46, int64(22)), runtime.Err{}
+		}()
+		if oT49.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT49
+			}
+		} else if oT48 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t23" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT52, oT53 := func() (bool, runtime.Err) {
+			oT50, oT51 := oF.ToolArgs["missing"]
+			if !oT51 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT50, int64(24)), runtime.Err{}
+		}()
+		if oT53.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT53
+			}
+		} else if oT52 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t25" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT56, oT57 := func() (bool, runtime.Err) {
+			oT54, oT55 := oF.ToolArgs["missing"]
+			if !oT55 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT54, int64(26)), runtime.Err{}
+		}()
+		if oT57.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT57
+			}
+		} else if oT56 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t27" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT60, oT61 := func() (bool, runtime.Err) {
+			oT58, oT59 := oF.ToolArgs["missing"]
+			if !oT59 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT58, int64(28)), runtime.Err{}
+		}()
+		if oT61.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT61
+			}
+		} else if oT60 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t29" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT64, oT65 := func() (bool, runtime.Err) {
+			oT62, oT63 := oF.ToolArgs["missing"]
+			if !oT63 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT62, int64(30)), runtime.Err{}
+		}()
+		if oT65.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT65
+			}
+		} else if oT64 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t31" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT68, oT69 := func() (bool, runtime.Err) {
+			oT66, oT67 := oF.ToolArgs["missing"]
+			if !oT67 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT66, int64(32)), runtime.Err{}
+		}()
+		if oT69.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT69
+			}
+		} else if oT68 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t33" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT72, oT73 := func() (bool, runtime.Err) {
+			oT70, oT71 := oF.ToolArgs["missing"]
+			if !oT71 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT70, int64(34)), runtime.Err{}
+		}()
+		if oT73.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT73
+			}
+		} else if oT72 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t35" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT76, oT77 := func() (bool, runtime.Err) {
+			oT74, oT75 := oF.ToolArgs["missing"]
+			if !oT75 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT74, int64(36)), runtime.Err{}
+		}()
+		if oT77.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT77
+			}
+		} else if oT76 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t37" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT80, oT81 := func() (bool, runtime.Err) {
+			oT78, oT79 := oF.ToolArgs["missing"]
+			if !oT79 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT78, int64(38)), runtime.Err{}
+		}()
+		if oT81.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT81
+			}
+		} else if oT80 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t39" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT84, oT85 := func() (bool, runtime.Err) {
+			oT82, oT83 := oF.ToolArgs["missing"]
+			if !oT83 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT82, int64(40)), runtime.Err{}
+		}()
+		if oT85.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT85
+			}
+		} else if oT84 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t41" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT88, oT89 := func() (bool, runtime.Err) {
+			oT86, oT87 := oF.ToolArgs["missing"]
+			if !oT87 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT86, int64(42)), runtime.Err{}
+		}()
+		if oT89.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT89
+			}
+		} else if oT88 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t43" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT92, oT93 := func() (bool, runtime.Err) {
+			oT90, oT91 := oF.ToolArgs["missing"]
+			if !oT91 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT90, int64(44)), runtime.Err{}
+		}()
+		if oT93.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT93
+			}
+		} else if oT92 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t45" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT96, oT97 := func() (bool, runtime.Err) {
+			oT94, oT95 := oF.ToolArgs["missing"]
+			if !oT95 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT94, int64(46)), runtime.Err{}
+		}()
+		if oT97.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT97
+			}
+		} else if oT96 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t47" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT100, oT101 := func() (bool, runtime.Err) {
+			oT98, oT99 := oF.ToolArgs["missing"]
+			if !oT99 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT98, int64(48)), runtime.Err{}
+		}()
+		if oT101.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT101
+			}
+		} else if oT100 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t49" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT104, oT105 := func() (bool, runtime.Err) {
+			oT102, oT103 := oF.ToolArgs["missing"]
+			if !oT103 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT102, int64(50)), runtime.Err{}
+		}()
+		if oT105.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT105
+			}
+		} else if oT104 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t51" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT108, oT109 := func() (bool, runtime.Err) {
+			oT106, oT107 := oF.ToolArgs["missing"]
+			if !oT107 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT106, int64(52)), runtime.Err{}
+		}()
+		if oT109.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT109
+			}
+		} else if oT108 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t53" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT112, oT113 := func() (bool, runtime.Err) {
+			oT110, oT111 := oF.ToolArgs["missing"]
+			if !oT111 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT110, int64(54)), runtime.Err{}
+		}()
+		if oT113.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT113
+			}
+		} else if oT112 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t55" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT116, oT117 := func() (bool, runtime.Err) {
+			oT114, oT115 := oF.ToolArgs["missing"]
+			if !oT115 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT114, int64(56)), runtime.Err{}
+		}()
+		if oT117.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT117
+			}
+		} else if oT116 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t57" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT120, oT121 := func() (bool, runtime.Err) {
+			oT118, oT119 := oF.ToolArgs["missing"]
+			if !oT119 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT118, int64(58)), runtime.Err{}
+		}()
+		if oT121.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT121
+			}
+		} else if oT120 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t59" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT124, oT125 := func() (bool, runtime.Err) {
+			oT122, oT123 := oF.ToolArgs["missing"]
+			if !oT123 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT122, int64(60)), runtime.Err{}
+		}()
+		if oT125.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT125
+			}
+		} else if oT124 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t61" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT128, oT129 := func() (bool, runtime.Err) {
+			oT126, oT127 := oF.ToolArgs["missing"]
+			if !oT127 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT126, int64(62)), runtime.Err{}
+		}()
+		if oT129.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT129
+			}
+		} else if oT128 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t63" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT132, oT133 := func() (bool, runtime.Err) {
+			oT130, oT131 := oF.ToolArgs["missing"]
+			if !oT131 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT130, int64(64)), runtime.Err{}
+		}()
+		if oT133.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT133
+			}
+		} else if oT132 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t65" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT136, oT137 := func() (bool, runtime.Err) {
+			oT134, oT135 := oF.ToolArgs["missing"]
+			if !oT135 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT134, int64(66)), runtime.Err{}
+		}()
+		if oT137.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT137
+			}
+		} else if oT136 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t67" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT140, oT141 := func() (bool, runtime.Err) {
+			oT138, oT139 := oF.ToolArgs["missing"]
+			if !oT139 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT138, int64(68)), runtime.Err{}
+		}()
+		if oT141.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT141
+			}
+		} else if oT140 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t69" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT144, oT145 := func() (bool, runtime.Err) {
+			oT142, oT143 := oF.ToolArgs["missing"]
+			if !oT143 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT142, int64(70)), runtime.Err{}
+		}()
+		if oT145.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT145
+			}
+		} else if oT144 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t71" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT148, oT149 := func() (bool, runtime.Err) {
+			oT146, oT147 := oF.ToolArgs["missing"]
+			if !oT147 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT146, int64(72)), runtime.Err{}
+		}()
+		if oT149.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT149
+			}
+		} else if oT148 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t73" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT152, oT153 := func() (bool, runtime.Err) {
+			oT150, oT151 := oF.ToolArgs["missing"]
+			if !oT151 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT150, int64(74)), runtime.Err{}
+		}()
+		if oT153.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT153
+			}
+		} else if oT152 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t75" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT156, oT157 := func() (bool, runtime.Err) {
+			oT154, oT155 := oF.ToolArgs["missing"]
+			if !oT155 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT154, int64(76)), runtime.Err{}
+		}()
+		if oT157.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT157
+			}
+		} else if oT156 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t77" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT160, oT161 := func() (bool, runtime.Err) {
+			oT158, oT159 := oF.ToolArgs["missing"]
+			if !oT159 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT158, int64(78)), runtime.Err{}
+		}()
+		if oT161.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT161
+			}
+		} else if oT160 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t79" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT164, oT165 := func() (bool, runtime.Err) {
+			oT162, oT163 := oF.ToolArgs["missing"]
+			if !oT163 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT162, int64(80)), runtime.Err{}
+		}()
+		if oT165.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT165
+			}
+		} else if oT164 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t81" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT168, oT169 := func() (bool, runtime.Err) {
+			oT166, oT167 := oF.ToolArgs["missing"]
+			if !oT167 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT166, int64(82)), runtime.Err{}
+		}()
+		if oT169.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT169
+			}
+		} else if oT168 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t83" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT172, oT173 := func() (bool, runtime.Err) {
+			oT170, oT171 := oF.ToolArgs["missing"]
+			if !oT171 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT170, int64(84)), runtime.Err{}
+		}()
+		if oT173.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT173
+			}
+		} else if oT172 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t85" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT176, oT177 := func() (bool, runtime.Err) {
+			oT174, oT175 := oF.ToolArgs["missing"]
+			if !oT175 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT174, int64(86)), runtime.Err{}
+		}()
+		if oT177.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT177
+			}
+		} else if oT176 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t87" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT180, oT181 := func() (bool, runtime.Err) {
+			oT178, oT179 := oF.ToolArgs["missing"]
+			if !oT179 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT178, int64(88)), runtime.Err{}
+		}()
+		if oT181.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT181
+			}
+		} else if oT180 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t89" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT184, oT185 := func() (bool, runtime.Err) {
+			oT182, oT183 := oF.ToolArgs["missing"]
+			if !oT183 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT182, int64(90)), runtime.Err{}
+		}()
+		if oT185.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT185
+			}
+		} else if oT184 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t91" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT188, oT189 := func() (bool, runtime.Err) {
+			oT186, oT187 := oF.ToolArgs["missing"]
+			if !oT187 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT186, int64(92)), runtime.Err{}
+		}()
+		if oT189.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT189
+			}
+		} else if oT188 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t93" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT192, oT193 := func() (bool, runtime.Err) {
+			oT190, oT191 := oF.ToolArgs["missing"]
+			if !oT191 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT190, int64(94)), runtime.Err{}
+		}()
+		if oT193.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT193
+			}
+		} else if oT192 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t95" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT196, oT197 := func() (bool, runtime.Err) {
+			oT194, oT195 := oF.ToolArgs["missing"]
+			if !oT195 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT194, int64(96)), runtime.Err{}
+		}()
+		if oT197.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT197
+			}
+		} else if oT196 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t97" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT200, oT201 := func() (bool, runtime.Err) {
+			oT198, oT199 := oF.ToolArgs["missing"]
+			if !oT199 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT198, int64(98)), runtime.Err{}
+		}()
+		if oT201.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT201
+			}
+		} else if oT200 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t99" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT204, oT205 := func() (bool, runtime.Err) {
+			oT202, oT203 := oF.ToolArgs["missing"]
+			if !oT203 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT202, int64(100)), runtime.Err{}
+		}()
+		if oT205.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT205
+			}
+		} else if oT204 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t101" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT208, oT209 := func() (bool, runtime.Err) {
+			oT206, oT207 := oF.ToolArgs["missing"]
+			if !oT207 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT206, int64(102)), runtime.Err{}
+		}()
+		if oT209.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT209
+			}
+		} else if oT208 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t103" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT212, oT213 := func() (bool, runtime.Err) {
+			oT210, oT211 := oF.ToolArgs["missing"]
+			if !oT211 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT210, int64(104)), runtime.Err{}
+		}()
+		if oT213.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT213
+			}
+		} else if oT212 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t105" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT216, oT217 := func() (bool, runtime.Err) {
+			oT214, oT215 := oF.ToolArgs["missing"]
+			if !oT215 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT214, int64(106)), runtime.Err{}
+		}()
+		if oT217.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT217
+			}
+		} else if oT216 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t107" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT220, oT221 := func() (bool, runtime.Err) {
+			oT218, oT219 := oF.ToolArgs["missing"]
+			if !oT219 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT218, int64(108)), runtime.Err{}
+		}()
+		if oT221.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT221
+			}
+		} else if oT220 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t109" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT224, oT225 := func() (bool, runtime.Err) {
+			oT222, oT223 := oF.ToolArgs["missing"]
+			if !oT223 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT222, int64(110)), runtime.Err{}
+		}()
+		if oT225.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT225
+			}
+		} else if oT224 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t111" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT228, oT229 := func() (bool, runtime.Err) {
+			oT226, oT227 := oF.ToolArgs["missing"]
+			if !oT227 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT226, int64(112)), runtime.Err{}
+		}()
+		if oT229.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT229
+			}
+		} else if oT228 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t113" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT232, oT233 := func() (bool, runtime.Err) {
+			oT230, oT231 := oF.ToolArgs["missing"]
+			if !oT231 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT230, int64(114)), runtime.Err{}
+		}()
+		if oT233.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT233
+			}
+		} else if oT232 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t115" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT236, oT237 := func() (bool, runtime.Err) {
+			oT234, oT235 := oF.ToolArgs["missing"]
+			if !oT235 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT234, int64(116)), runtime.Err{}
+		}()
+		if oT237.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT237
+			}
+		} else if oT236 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t117" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT240, oT241 := func() (bool, runtime.Err) {
+			oT238, oT239 := oF.ToolArgs["missing"]
+			if !oT239 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT238, int64(118)), runtime.Err{}
+		}()
+		if oT241.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT241
+			}
+		} else if oT240 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t119" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT244, oT245 := func() (bool, runtime.Err) {
+			oT242, oT243 := oF.ToolArgs["missing"]
+			if !oT243 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT242, int64(120)), runtime.Err{}
+		}()
+		if oT245.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT245
+			}
+		} else if oT244 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t121" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT248, oT249 := func() (bool, runtime.Err) {
+			oT246, oT247 := oF.ToolArgs["missing"]
+			if !oT247 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT246, int64(122)), runtime.Err{}
+		}()
+		if oT249.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT249
+			}
+		} else if oT248 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t123" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT252, oT253 := func() (bool, runtime.Err) {
+			oT250, oT251 := oF.ToolArgs["missing"]
+			if !oT251 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT250, int64(124)), runtime.Err{}
+		}()
+		if oT253.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT253
+			}
+		} else if oT252 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t125" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT256, oT257 := func() (bool, runtime.Err) {
+			oT254, oT255 := oF.ToolArgs["missing"]
+			if !oT255 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT254, int64(126)), runtime.Err{}
+		}()
+		if oT257.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT257
+			}
+		} else if oT256 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t127" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT260, oT261 := func() (bool, runtime.Err) {
+			oT258, oT259 := oF.ToolArgs["missing"]
+			if !oT259 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT258, int64(128)), runtime.Err{}
+		}()
+		if oT261.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT261
+			}
+		} else if oT260 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t129" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT264, oT265 := func() (bool, runtime.Err) {
+			oT262, oT263 := oF.ToolArgs["missing"]
+			if !oT263 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT262, int64(130)), runtime.Err{}
+		}()
+		if oT265.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT265
+			}
+		} else if oT264 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t131" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT268, oT269 := func() (bool, runtime.Err) {
+			oT266, oT267 := oF.ToolArgs["missing"]
+			if !oT267 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT266, int64(132)), runtime.Err{}
+		}()
+		if oT269.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT269
+			}
+		} else if oT268 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t133" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT272, oT273 := func() (bool, runtime.Err) {
+			oT270, oT271 := oF.ToolArgs["missing"]
+			if !oT271 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT270, int64(134)), runtime.Err{}
+		}()
+		if oT273.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT273
+			}
+		} else if oT272 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t135" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT276, oT277 := func() (bool, runtime.Err) {
+			oT274, oT275 := oF.ToolArgs["missing"]
+			if !oT275 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT274, int64(136)), runtime.Err{}
+		}()
+		if oT277.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT277
+			}
+		} else if oT276 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t137" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT280, oT281 := func() (bool, runtime.Err) {
+			oT278, oT279 := oF.ToolArgs["missing"]
+			if !oT279 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT278, int64(138)), runtime.Err{}
+		}()
+		if oT281.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT281
+			}
+		} else if oT280 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t139" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT284, oT285 := func() (bool, runtime.Err) {
+			oT282, oT283 := oF.ToolArgs["missing"]
+			if !oT283 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT282, int64(140)), runtime.Err{}
+		}()
+		if oT285.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT285
+			}
+		} else if oT284 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t141" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT288, oT289 := func() (bool, runtime.Err) {
+			oT286, oT287 := oF.ToolArgs["missing"]
+			if !oT287 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT286, int64(142)), runtime.Err{}
+		}()
+		if oT289.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT289
+			}
+		} else if oT288 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t143" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT292, oT293 := func() (bool, runtime.Err) {
+			oT290, oT291 := oF.ToolArgs["missing"]
+			if !oT291 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT290, int64(144)), runtime.Err{}
+		}()
+		if oT293.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT293
+			}
+		} else if oT292 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t145" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT296, oT297 := func() (bool, runtime.Err) {
+			oT294, oT295 := oF.ToolArgs["missing"]
+			if !oT295 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT294, int64(146)), runtime.Err{}
+		}()
+		if oT297.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT297
+			}
+		} else if oT296 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t147" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT300, oT301 := func() (bool, runtime.Err) {
+			oT298, oT299 := oF.ToolArgs["missing"]
+			if !oT299 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT298, int64(148)), runtime.Err{}
+		}()
+		if oT301.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT301
+			}
+		} else if oT300 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t149" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT304, oT305 := func() (bool, runtime.Err) {
+			oT302, oT303 := oF.ToolArgs["missing"]
+			if !oT303 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT302, int64(150)), runtime.Err{}
+		}()
+		if oT305.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT305
+			}
+		} else if oT304 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t151" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT308, oT309 := func() (bool, runtime.Err) {
+			oT306, oT307 := oF.ToolArgs["missing"]
+			if !oT307 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT306, int64(152)), runtime.Err{}
+		}()
+		if oT309.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT309
+			}
+		} else if oT308 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t153" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT312, oT313 := func() (bool, runtime.Err) {
+			oT310, oT311 := oF.ToolArgs["missing"]
+			if !oT311 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT310, int64(154)), runtime.Err{}
+		}()
+		if oT313.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT313
+			}
+		} else if oT312 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t155" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT316, oT317 := func() (bool, runtime.Err) {
+			oT314, oT315 := oF.ToolArgs["missing"]
+			if !oT315 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT314, int64(156)), runtime.Err{}
+		}()
+		if oT317.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT317
+			}
+		} else if oT316 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t157" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT320, oT321 := func() (bool, runtime.Err) {
+			oT318, oT319 := oF.ToolArgs["missing"]
+			if !oT319 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT318, int64(158)), runtime.Err{}
+		}()
+		if oT321.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT321
+			}
+		} else if oT320 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t159" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT324, oT325 := func() (bool, runtime.Err) {
+			oT322, oT323 := oF.ToolArgs["missing"]
+			if !oT323 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT322, int64(160)), runtime.Err{}
+		}()
+		if oT325.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT325
+			}
+		} else if oT324 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t161" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT328, oT329 := func() (bool, runtime.Err) {
+			oT326, oT327 := oF.ToolArgs["missing"]
+			if !oT327 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT326, int64(162)), runtime.Err{}
+		}()
+		if oT329.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT329
+			}
+		} else if oT328 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t163" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT332, oT333 := func() (bool, runtime.Err) {
+			oT330, oT331 := oF.ToolArgs["missing"]
+			if !oT331 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT330, int64(164)), runtime.Err{}
+		}()
+		if oT333.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT333
+			}
+		} else if oT332 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t165" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT336, oT337 := func() (bool, runtime.Err) {
+			oT334, oT335 := oF.ToolArgs["missing"]
+			if !oT335 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT334, int64(166)), runtime.Err{}
+		}()
+		if oT337.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT337
+			}
+		} else if oT336 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t167" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT340, oT341 := func() (bool, runtime.Err) {
+			oT338, oT339 := oF.ToolArgs["missing"]
+			if !oT339 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT338, int64(168)), runtime.Err{}
+		}()
+		if oT341.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT341
+			}
+		} else if oT340 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t169" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT344, oT345 := func() (bool, runtime.Err) {
+			oT342, oT343 := oF.ToolArgs["missing"]
+			if !oT343 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT342, int64(170)), runtime.Err{}
+		}()
+		if oT345.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT345
+			}
+		} else if oT344 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t171" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT348, oT349 := func() (bool, runtime.Err) {
+			oT346, oT347 := oF.ToolArgs["missing"]
+			if !oT347 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT346, int64(172)), runtime.Err{}
+		}()
+		if oT349.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT349
+			}
+		} else if oT348 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t173" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT352, oT353 := func() (bool, runtime.Err) {
+			oT350, oT351 := oF.ToolArgs["missing"]
+			if !oT351 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT350, int64(174)), runtime.Err{}
+		}()
+		if oT353.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT353
+			}
+		} else if oT352 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t175" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT356, oT357 := func() (bool, runtime.Err) {
+			oT354, oT355 := oF.ToolArgs["missing"]
+			if !oT355 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT354, int64(176)), runtime.Err{}
+		}()
+		if oT357.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT357
+			}
+		} else if oT356 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t177" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT360, oT361 := func() (bool, runtime.Err) {
+			oT358, oT359 := oF.ToolArgs["missing"]
+			if !oT359 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT358, int64(178)), runtime.Err{}
+		}()
+		if oT361.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT361
+			}
+		} else if oT360 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t179" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT364, oT365 := func() (bool, runtime.Err) {
+			oT362, oT363 := oF.ToolArgs["missing"]
+			if !oT363 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT362, int64(180)), runtime.Err{}
+		}()
+		if oT365.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT365
+			}
+		} else if oT364 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t181" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT368, oT369 := func() (bool, runtime.Err) {
+			oT366, oT367 := oF.ToolArgs["missing"]
+			if !oT367 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT366, int64(182)), runtime.Err{}
+		}()
+		if oT369.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT369
+			}
+		} else if oT368 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t183" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT372, oT373 := func() (bool, runtime.Err) {
+			oT370, oT371 := oF.ToolArgs["missing"]
+			if !oT371 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT370, int64(184)), runtime.Err{}
+		}()
+		if oT373.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT373
+			}
+		} else if oT372 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t185" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT376, oT377 := func() (bool, runtime.Err) {
+			oT374, oT375 := oF.ToolArgs["missing"]
+			if !oT375 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT374, int64(186)), runtime.Err{}
+		}()
+		if oT377.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT377
+			}
+		} else if oT376 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t187" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT380, oT381 := func() (bool, runtime.Err) {
+			oT378, oT379 := oF.ToolArgs["missing"]
+			if !oT379 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT378, int64(188)), runtime.Err{}
+		}()
+		if oT381.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT381
+			}
+		} else if oT380 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t189" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT384, oT385 := func() (bool, runtime.Err) {
+			oT382, oT383 := oF.ToolArgs["missing"]
+			if !oT383 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT382, int64(190)), runtime.Err{}
+		}()
+		if oT385.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT385
+			}
+		} else if oT384 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t191" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT388, oT389 := func() (bool, runtime.Err) {
+			oT386, oT387 := oF.ToolArgs["missing"]
+			if !oT387 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT386, int64(192)), runtime.Err{}
+		}()
+		if oT389.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT389
+			}
+		} else if oT388 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t193" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT392, oT393 := func() (bool, runtime.Err) {
+			oT390, oT391 := oF.ToolArgs["missing"]
+			if !oT391 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT390, int64(194)), runtime.Err{}
+		}()
+		if oT393.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT393
+			}
+		} else if oT392 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t195" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT396, oT397 := func() (bool, runtime.Err) {
+			oT394, oT395 := oF.ToolArgs["missing"]
+			if !oT395 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT394, int64(196)), runtime.Err{}
+		}()
+		if oT397.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT397
+			}
+		} else if oT396 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t197" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT400, oT401 := func() (bool, runtime.Err) {
+			oT398, oT399 := oF.ToolArgs["missing"]
+			if !oT399 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT398, int64(198)), runtime.Err{}
+		}()
+		if oT401.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT401
+			}
+		} else if oT400 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t199" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT404, oT405 := func() (bool, runtime.Err) {
+			oT402, oT403 := oF.ToolArgs["missing"]
+			if !oT403 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT402, int64(200)), runtime.Err{}
+		}()
+		if oT405.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT405
+			}
+		} else if oT404 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t201" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT408, oT409 := func() (bool, runtime.Err) {
+			oT406, oT407 := oF.ToolArgs["missing"]
+			if !oT407 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT406, int64(202)), runtime.Err{}
+		}()
+		if oT409.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT409
+			}
+		} else if oT408 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t203" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT412, oT413 := func() (bool, runtime.Err) {
+			oT410, oT411 := oF.ToolArgs["missing"]
+			if !oT411 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT410, int64(204)), runtime.Err{}
+		}()
+		if oT413.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT413
+			}
+		} else if oT412 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t205" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT416, oT417 := func() (bool, runtime.Err) {
+			oT414, oT415 := oF.ToolArgs["missing"]
+			if !oT415 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT414, int64(206)), runtime.Err{}
+		}()
+		if oT417.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT417
+			}
+		} else if oT416 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t207" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT420, oT421 := func() (bool, runtime.Err) {
+			oT418, oT419 := oF.ToolArgs["missing"]
+			if !oT419 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT418, int64(208)), runtime.Err{}
+		}()
+		if oT421.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT421
+			}
+		} else if oT420 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t209" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT424, oT425 := func() (bool, runtime.Err) {
+			oT422, oT423 := oF.ToolArgs["missing"]
+			if !oT423 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT422, int64(210)), runtime.Err{}
+		}()
+		if oT425.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT425
+			}
+		} else if oT424 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t211" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT428, oT429 := func() (bool, runtime.Err) {
+			oT426, oT427 := oF.ToolArgs["missing"]
+			if !oT427 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT426, int64(212)), runtime.Err{}
+		}()
+		if oT429.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT429
+			}
+		} else if oT428 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t213" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT432, oT433 := func() (bool, runtime.Err) {
+			oT430, oT431 := oF.ToolArgs["missing"]
+			if !oT431 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT430, int64(214)), runtime.Err{}
+		}()
+		if oT433.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT433
+			}
+		} else if oT432 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t215" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT436, oT437 := func() (bool, runtime.Err) {
+			oT434, oT435 := oF.ToolArgs["missing"]
+			if !oT435 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT434, int64(216)), runtime.Err{}
+		}()
+		if oT437.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT437
+			}
+		} else if oT436 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t217" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT440, oT441 := func() (bool, runtime.Err) {
+			oT438, oT439 := oF.ToolArgs["missing"]
+			if !oT439 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT438, int64(218)), runtime.Err{}
+		}()
+		if oT441.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT441
+			}
+		} else if oT440 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t219" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT444, oT445 := func() (bool, runtime.Err) {
+			oT442, oT443 := oF.ToolArgs["missing"]
+			if !oT443 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT442, int64(220)), runtime.Err{}
+		}()
+		if oT445.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT445
+			}
+		} else if oT444 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t221" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT448, oT449 := func() (bool, runtime.Err) {
+			oT446, oT447 := oF.ToolArgs["missing"]
+			if !oT447 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT446, int64(222)), runtime.Err{}
+		}()
+		if oT449.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT449
+			}
+		} else if oT448 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t223" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT452, oT453 := func() (bool, runtime.Err) {
+			oT450, oT451 := oF.ToolArgs["missing"]
+			if !oT451 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT450, int64(224)), runtime.Err{}
+		}()
+		if oT453.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT453
+			}
+		} else if oT452 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t225" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT456, oT457 := func() (bool, runtime.Err) {
+			oT454, oT455 := oF.ToolArgs["missing"]
+			if !oT455 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT454, int64(226)), runtime.Err{}
+		}()
+		if oT457.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT457
+			}
+		} else if oT456 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t227" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT460, oT461 := func() (bool, runtime.Err) {
+			oT458, oT459 := oF.ToolArgs["missing"]
+			if !oT459 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT458, int64(228)), runtime.Err{}
+		}()
+		if oT461.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT461
+			}
+		} else if oT460 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t229" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT464, oT465 := func() (bool, runtime.Err) {
+			oT462, oT463 := oF.ToolArgs["missing"]
+			if !oT463 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT462, int64(230)), runtime.Err{}
+		}()
+		if oT465.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT465
+			}
+		} else if oT464 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t231" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT468, oT469 := func() (bool, runtime.Err) {
+			oT466, oT467 := oF.ToolArgs["missing"]
+			if !oT467 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT466, int64(232)), runtime.Err{}
+		}()
+		if oT469.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT469
+			}
+		} else if oT468 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t233" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT472, oT473 := func() (bool, runtime.Err) {
+			oT470, oT471 := oF.ToolArgs["missing"]
+			if !oT471 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT470, int64(234)), runtime.Err{}
+		}()
+		if oT473.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT473
+			}
+		} else if oT472 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t235" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT476, oT477 := func() (bool, runtime.Err) {
+			oT474, oT475 := oF.ToolArgs["missing"]
+			if !oT475 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT474, int64(236)), runtime.Err{}
+		}()
+		if oT477.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT477
+			}
+		} else if oT476 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t237" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT480, oT481 := func() (bool, runtime.Err) {
+			oT478, oT479 := oF.ToolArgs["missing"]
+			if !oT479 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT478, int64(238)), runtime.Err{}
+		}()
+		if oT481.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT481
+			}
+		} else if oT480 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t239" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT484, oT485 := func() (bool, runtime.Err) {
+			oT482, oT483 := oF.ToolArgs["missing"]
+			if !oT483 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT482, int64(240)), runtime.Err{}
+		}()
+		if oT485.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT485
+			}
+		} else if oT484 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t241" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT488, oT489 := func() (bool, runtime.Err) {
+			oT486, oT487 := oF.ToolArgs["missing"]
+			if !oT487 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT486, int64(242)), runtime.Err{}
+		}()
+		if oT489.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT489
+			}
+		} else if oT488 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t243" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT492, oT493 := func() (bool, runtime.Err) {
+			oT490, oT491 := oF.ToolArgs["missing"]
+			if !oT491 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT490, int64(244)), runtime.Err{}
+		}()
+		if oT493.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT493
+			}
+		} else if oT492 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t245" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT496, oT497 := func() (bool, runtime.Err) {
+			oT494, oT495 := oF.ToolArgs["missing"]
+			if !oT495 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT494, int64(246)), runtime.Err{}
+		}()
+		if oT497.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT497
+			}
+		} else if oT496 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t247" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT500, oT501 := func() (bool, runtime.Err) {
+			oT498, oT499 := oF.ToolArgs["missing"]
+			if !oT499 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT498, int64(248)), runtime.Err{}
+		}()
+		if oT501.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT501
+			}
+		} else if oT500 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t249" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT504, oT505 := func() (bool, runtime.Err) {
+			oT502, oT503 := oF.ToolArgs["missing"]
+			if !oT503 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT502, int64(250)), runtime.Err{}
+		}()
+		if oT505.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT505
+			}
+		} else if oT504 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t251" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT508, oT509 := func() (bool, runtime.Err) {
+			oT506, oT507 := oF.ToolArgs["missing"]
+			if !oT507 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT506, int64(252)), runtime.Err{}
+		}()
+		if oT509.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT509
+			}
+		} else if oT508 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t253" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT512, oT513 := func() (bool, runtime.Err) {
+			oT510, oT511 := oF.ToolArgs["missing"]
+			if !oT511 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT510, int64(254)), runtime.Err{}
+		}()
+		if oT513.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT513
+			}
+		} else if oT512 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t255" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT516, oT517 := func() (bool, runtime.Err) {
+			oT514, oT515 := oF.ToolArgs["missing"]
+			if !oT515 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT514, int64(256)), runtime.Err{}
+		}()
+		if oT517.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT517
+			}
+		} else if oT516 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t257" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT520, oT521 := func() (bool, runtime.Err) {
+			oT518, oT519 := oF.ToolArgs["missing"]
+			if !oT519 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT518, int64(258)), runtime.Err{}
+		}()
+		if oT521.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT521
+			}
+		} else if oT520 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t259" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT524, oT525 := func() (bool, runtime.Err) {
+			oT522, oT523 := oF.ToolArgs["missing"]
+			if !oT523 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT522, int64(260)), runtime.Err{}
+		}()
+		if oT525.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT525
+			}
+		} else if oT524 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t261" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT528, oT529 := func() (bool, runtime.Err) {
+			oT526, oT527 := oF.ToolArgs["missing"]
+			if !oT527 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT526, int64(262)), runtime.Err{}
+		}()
+		if oT529.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT529
+			}
+		} else if oT528 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t263" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT532, oT533 := func() (bool, runtime.Err) {
+			oT530, oT531 := oF.ToolArgs["missing"]
+			if !oT531 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT530, int64(264)), runtime.Err{}
+		}()
+		if oT533.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT533
+			}
+		} else if oT532 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t265" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT536, oT537 := func() (bool, runtime.Err) {
+			oT534, oT535 := oF.ToolArgs["missing"]
+			if !oT535 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT534, int64(266)), runtime.Err{}
+		}()
+		if oT537.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT537
+			}
+		} else if oT536 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t267" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT540, oT541 := func() (bool, runtime.Err) {
+			oT538, oT539 := oF.ToolArgs["missing"]
+			if !oT539 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT538, int64(268)), runtime.Err{}
+		}()
+		if oT541.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT541
+			}
+		} else if oT540 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t269" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT544, oT545 := func() (bool, runtime.Err) {
+			oT542, oT543 := oF.ToolArgs["missing"]
+			if !oT543 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT542, int64(270)), runtime.Err{}
+		}()
+		if oT545.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT545
+			}
+		} else if oT544 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t271" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT548, oT549 := func() (bool, runtime.Err) {
+			oT546, oT547 := oF.ToolArgs["missing"]
+			if !oT547 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT546, int64(272)), runtime.Err{}
+		}()
+		if oT549.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT549
+			}
+		} else if oT548 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t273" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT552, oT553 := func() (bool, runtime.Err) {
+			oT550, oT551 := oF.ToolArgs["missing"]
+			if !oT551 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT550, int64(274)), runtime.Err{}
+		}()
+		if oT553.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT553
+			}
+		} else if oT552 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t275" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT556, oT557 := func() (bool, runtime.Err) {
+			oT554, oT555 := oF.ToolArgs["missing"]
+			if !oT555 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT554, int64(276)), runtime.Err{}
+		}()
+		if oT557.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT557
+			}
+		} else if oT556 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t277" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT560, oT561 := func() (bool, runtime.Err) {
+			oT558, oT559 := oF.ToolArgs["missing"]
+			if !oT559 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT558, int64(278)), runtime.Err{}
+		}()
+		if oT561.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT561
+			}
+		} else if oT560 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t279" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT564, oT565 := func() (bool, runtime.Err) {
+			oT562, oT563 := oF.ToolArgs["missing"]
+			if !oT563 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT562, int64(280)), runtime.Err{}
+		}()
+		if oT565.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT565
+			}
+		} else if oT564 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t281" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT568, oT569 := func() (bool, runtime.Err) {
+			oT566, oT567 := oF.ToolArgs["missing"]
+			if !oT567 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT566, int64(282)), runtime.Err{}
+		}()
+		if oT569.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT569
+			}
+		} else if oT568 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t283" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT572, oT573 := func() (bool, runtime.Err) {
+			oT570, oT571 := oF.ToolArgs["missing"]
+			if !oT571 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT570, int64(284)), runtime.Err{}
+		}()
+		if oT573.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT573
+			}
+		} else if oT572 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t285" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT576, oT577 := func() (bool, runtime.Err) {
+			oT574, oT575 := oF.ToolArgs["missing"]
+			if !oT575 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT574, int64(286)), runtime.Err{}
+		}()
+		if oT577.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT577
+			}
+		} else if oT576 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t287" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT580, oT581 := func() (bool, runtime.Err) {
+			oT578, oT579 := oF.ToolArgs["missing"]
+			if !oT579 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT578, int64(288)), runtime.Err{}
+		}()
+		if oT581.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT581
+			}
+		} else if oT580 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t289" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT584, oT585 := func() (bool, runtime.Err) {
+			oT582, oT583 := oF.ToolArgs["missing"]
+			if !oT583 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT582, int64(290)), runtime.Err{}
+		}()
+		if oT585.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT585
+			}
+		} else if oT584 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t291" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT588, oT589 := func() (bool, runtime.Err) {
+			oT586, oT587 := oF.ToolArgs["missing"]
+			if !oT587 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT586, int64(292)), runtime.Err{}
+		}()
+		if oT589.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT589
+			}
+		} else if oT588 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t293" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT592, oT593 := func() (bool, runtime.Err) {
+			oT590, oT591 := oF.ToolArgs["missing"]
+			if !oT591 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT590, int64(294)), runtime.Err{}
+		}()
+		if oT593.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT593
+			}
+		} else if oT592 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t295" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT596, oT597 := func() (bool, runtime.Err) {
+			oT594, oT595 := oF.ToolArgs["missing"]
+			if !oT595 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT594, int64(296)), runtime.Err{}
+		}()
+		if oT597.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT597
+			}
+		} else if oT596 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t297" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT600, oT601 := func() (bool, runtime.Err) {
+			oT598, oT599 := oF.ToolArgs["missing"]
+			if !oT599 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT598, int64(298)), runtime.Err{}
+		}()
+		if oT601.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT601
+			}
+		} else if oT600 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t299" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT604, oT605 := func() (bool, runtime.Err) {
+			oT602, oT603 := oF.ToolArgs["missing"]
+			if !oT603 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT602, int64(300)), runtime.Err{}
+		}()
+		if oT605.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT605
+			}
+		} else if oT604 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t301" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT608, oT609 := func() (bool, runtime.Err) {
+			oT606, oT607 := oF.ToolArgs["missing"]
+			if !oT607 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT606, int64(302)), runtime.Err{}
+		}()
+		if oT609.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT609
+			}
+		} else if oT608 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t303" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT612, oT613 := func() (bool, runtime.Err) {
+			oT610, oT611 := oF.ToolArgs["missing"]
+			if !oT611 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT610, int64(304)), runtime.Err{}
+		}()
+		if oT613.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT613
+			}
+		} else if oT612 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t305" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT616, oT617 := func() (bool, runtime.Err) {
+			oT614, oT615 := oF.ToolArgs["missing"]
+			if !oT615 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT614, int64(306)), runtime.Err{}
+		}()
+		if oT617.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT617
+			}
+		} else if oT616 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t307" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT620, oT621 := func() (bool, runtime.Err) {
+			oT618, oT619 := oF.ToolArgs["missing"]
+			if !oT619 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT618, int64(308)), runtime.Err{}
+		}()
+		if oT621.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT621
+			}
+		} else if oT620 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t309" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT624, oT625 := func() (bool, runtime.Err) {
+			oT622, oT623 := oF.ToolArgs["missing"]
+			if !oT623 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT622, int64(310)), runtime.Err{}
+		}()
+		if oT625.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT625
+			}
+		} else if oT624 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t311" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT628, oT629 := func() (bool, runtime.Err) {
+			oT626, oT627 := oF.ToolArgs["missing"]
+			if !oT627 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT626, int64(312)), runtime.Err{}
+		}()
+		if oT629.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT629
+			}
+		} else if oT628 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t313" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT632, oT633 := func() (bool, runtime.Err) {
+			oT630, oT631 := oF.ToolArgs["missing"]
+			if !oT631 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT630, int64(314)), runtime.Err{}
+		}()
+		if oT633.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT633
+			}
+		} else if oT632 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t315" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT636, oT637 := func() (bool, runtime.Err) {
+			oT634, oT635 := oF.ToolArgs["missing"]
+			if !oT635 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT634, int64(316)), runtime.Err{}
+		}()
+		if oT637.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT637
+			}
+		} else if oT636 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t317" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT640, oT641 := func() (bool, runtime.Err) {
+			oT638, oT639 := oF.ToolArgs["missing"]
+			if !oT639 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT638, int64(318)), runtime.Err{}
+		}()
+		if oT641.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT641
+			}
+		} else if oT640 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t319" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT644, oT645 := func() (bool, runtime.Err) {
+			oT642, oT643 := oF.ToolArgs["missing"]
+			if !oT643 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT642, int64(320)), runtime.Err{}
+		}()
+		if oT645.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT645
+			}
+		} else if oT644 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t321" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT648, oT649 := func() (bool, runtime.Err) {
+			oT646, oT647 := oF.ToolArgs["missing"]
+			if !oT647 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT646, int64(322)), runtime.Err{}
+		}()
+		if oT649.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT649
+			}
+		} else if oT648 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t323" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT652, oT653 := func() (bool, runtime.Err) {
+			oT650, oT651 := oF.ToolArgs["missing"]
+			if !oT651 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT650, int64(324)), runtime.Err{}
+		}()
+		if oT653.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT653
+			}
+		} else if oT652 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t325" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT656, oT657 := func() (bool, runtime.Err) {
+			oT654, oT655 := oF.ToolArgs["missing"]
+			if !oT655 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT654, int64(326)), runtime.Err{}
+		}()
+		if oT657.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT657
+			}
+		} else if oT656 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t327" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT660, oT661 := func() (bool, runtime.Err) {
+			oT658, oT659 := oF.ToolArgs["missing"]
+			if !oT659 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT658, int64(328)), runtime.Err{}
+		}()
+		if oT661.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT661
+			}
+		} else if oT660 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t329" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT664, oT665 := func() (bool, runtime.Err) {
+			oT662, oT663 := oF.ToolArgs["missing"]
+			if !oT663 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT662, int64(330)), runtime.Err{}
+		}()
+		if oT665.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT665
+			}
+		} else if oT664 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t331" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT668, oT669 := func() (bool, runtime.Err) {
+			oT666, oT667 := oF.ToolArgs["missing"]
+			if !oT667 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT666, int64(332)), runtime.Err{}
+		}()
+		if oT669.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT669
+			}
+		} else if oT668 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t333" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT672, oT673 := func() (bool, runtime.Err) {
+			oT670, oT671 := oF.ToolArgs["missing"]
+			if !oT671 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT670, int64(334)), runtime.Err{}
+		}()
+		if oT673.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT673
+			}
+		} else if oT672 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t335" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT676, oT677 := func() (bool, runtime.Err) {
+			oT674, oT675 := oF.ToolArgs["missing"]
+			if !oT675 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT674, int64(336)), runtime.Err{}
+		}()
+		if oT677.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT677
+			}
+		} else if oT676 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t337" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT680, oT681 := func() (bool, runtime.Err) {
+			oT678, oT679 := oF.ToolArgs["missing"]
+			if !oT679 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT678, int64(338)), runtime.Err{}
+		}()
+		if oT681.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT681
+			}
+		} else if oT680 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t339" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT684, oT685 := func() (bool, runtime.Err) {
+			oT682, oT683 := oF.ToolArgs["missing"]
+			if !oT683 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT682, int64(340)), runtime.Err{}
+		}()
+		if oT685.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT685
+			}
+		} else if oT684 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t341" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT688, oT689 := func() (bool, runtime.Err) {
+			oT686, oT687 := oF.ToolArgs["missing"]
+			if !oT687 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT686, int64(342)), runtime.Err{}
+		}()
+		if oT689.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT689
+			}
+		} else if oT688 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t343" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT692, oT693 := func() (bool, runtime.Err) {
+			oT690, oT691 := oF.ToolArgs["missing"]
+			if !oT691 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT690, int64(344)), runtime.Err{}
+		}()
+		if oT693.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT693
+			}
+		} else if oT692 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t345" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT696, oT697 := func() (bool, runtime.Err) {
+			oT694, oT695 := oF.ToolArgs["missing"]
+			if !oT695 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT694, int64(346)), runtime.Err{}
+		}()
+		if oT697.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT697
+			}
+		} else if oT696 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t347" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT700, oT701 := func() (bool, runtime.Err) {
+			oT698, oT699 := oF.ToolArgs["missing"]
+			if !oT699 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT698, int64(348)), runtime.Err{}
+		}()
+		if oT701.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT701
+			}
+		} else if oT700 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t349" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT704, oT705 := func() (bool, runtime.Err) {
+			oT702, oT703 := oF.ToolArgs["missing"]
+			if !oT703 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT702, int64(350)), runtime.Err{}
+		}()
+		if oT705.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT705
+			}
+		} else if oT704 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t351" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT708, oT709 := func() (bool, runtime.Err) {
+			oT706, oT707 := oF.ToolArgs["missing"]
+			if !oT707 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT706, int64(352)), runtime.Err{}
+		}()
+		if oT709.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT709
+			}
+		} else if oT708 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t353" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT712, oT713 := func() (bool, runtime.Err) {
+			oT710, oT711 := oF.ToolArgs["missing"]
+			if !oT711 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT710, int64(354)), runtime.Err{}
+		}()
+		if oT713.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT713
+			}
+		} else if oT712 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t355" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT716, oT717 := func() (bool, runtime.Err) {
+			oT714, oT715 := oF.ToolArgs["missing"]
+			if !oT715 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT714, int64(356)), runtime.Err{}
+		}()
+		if oT717.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT717
+			}
+		} else if oT716 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t357" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT720, oT721 := func() (bool, runtime.Err) {
+			oT718, oT719 := oF.ToolArgs["missing"]
+			if !oT719 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT718, int64(358)), runtime.Err{}
+		}()
+		if oT721.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT721
+			}
+		} else if oT720 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t359" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT724, oT725 := func() (bool, runtime.Err) {
+			oT722, oT723 := oF.ToolArgs["missing"]
+			if !oT723 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT722, int64(360)), runtime.Err{}
+		}()
+		if oT725.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT725
+			}
+		} else if oT724 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t361" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT728, oT729 := func() (bool, runtime.Err) {
+			oT726, oT727 := oF.ToolArgs["missing"]
+			if !oT727 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT726, int64(362)), runtime.Err{}
+		}()
+		if oT729.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT729
+			}
+		} else if oT728 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t363" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT732, oT733 := func() (bool, runtime.Err) {
+			oT730, oT731 := oF.ToolArgs["missing"]
+			if !oT731 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT730, int64(364)), runtime.Err{}
+		}()
+		if oT733.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT733
+			}
+		} else if oT732 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t365" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT736, oT737 := func() (bool, runtime.Err) {
+			oT734, oT735 := oF.ToolArgs["missing"]
+			if !oT735 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT734, int64(366)), runtime.Err{}
+		}()
+		if oT737.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT737
+			}
+		} else if oT736 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t367" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT740, oT741 := func() (bool, runtime.Err) {
+			oT738, oT739 := oF.ToolArgs["missing"]
+			if !oT739 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT738, int64(368)), runtime.Err{}
+		}()
+		if oT741.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT741
+			}
+		} else if oT740 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t369" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT744, oT745 := func() (bool, runtime.Err) {
+			oT742, oT743 := oF.ToolArgs["missing"]
+			if !oT743 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT742, int64(370)), runtime.Err{}
+		}()
+		if oT745.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT745
+			}
+		} else if oT744 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t371" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT748, oT749 := func() (bool, runtime.Err) {
+			oT746, oT747 := oF.ToolArgs["missing"]
+			if !oT747 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT746, int64(372)), runtime.Err{}
+		}()
+		if oT749.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT749
+			}
+		} else if oT748 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t373" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT752, oT753 := func() (bool, runtime.Err) {
+			oT750, oT751 := oF.ToolArgs["missing"]
+			if !oT751 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT750, int64(374)), runtime.Err{}
+		}()
+		if oT753.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT753
+			}
+		} else if oT752 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t375" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT756, oT757 := func() (bool, runtime.Err) {
+			oT754, oT755 := oF.ToolArgs["missing"]
+			if !oT755 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT754, int64(376)), runtime.Err{}
+		}()
+		if oT757.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT757
+			}
+		} else if oT756 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t377" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT760, oT761 := func() (bool, runtime.Err) {
+			oT758, oT759 := oF.ToolArgs["missing"]
+			if !oT759 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT758, int64(378)), runtime.Err{}
+		}()
+		if oT761.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT761
+			}
+		} else if oT760 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t379" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT764, oT765 := func() (bool, runtime.Err) {
+			oT762, oT763 := oF.ToolArgs["missing"]
+			if !oT763 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT762, int64(380)), runtime.Err{}
+		}()
+		if oT765.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT765
+			}
+		} else if oT764 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t381" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT768, oT769 := func() (bool, runtime.Err) {
+			oT766, oT767 := oF.ToolArgs["missing"]
+			if !oT767 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT766, int64(382)), runtime.Err{}
+		}()
+		if oT769.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT769
+			}
+		} else if oT768 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t383" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT772, oT773 := func() (bool, runtime.Err) {
+			oT770, oT771 := oF.ToolArgs["missing"]
+			if !oT771 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT770, int64(384)), runtime.Err{}
+		}()
+		if oT773.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT773
+			}
+		} else if oT772 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t385" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT776, oT777 := func() (bool, runtime.Err) {
+			oT774, oT775 := oF.ToolArgs["missing"]
+			if !oT775 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT774, int64(386)), runtime.Err{}
+		}()
+		if oT777.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT777
+			}
+		} else if oT776 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t387" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT780, oT781 := func() (bool, runtime.Err) {
+			oT778, oT779 := oF.ToolArgs["missing"]
+			if !oT779 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT778, int64(388)), runtime.Err{}
+		}()
+		if oT781.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT781
+			}
+		} else if oT780 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t389" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT784, oT785 := func() (bool, runtime.Err) {
+			oT782, oT783 := oF.ToolArgs["missing"]
+			if !oT783 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT782, int64(390)), runtime.Err{}
+		}()
+		if oT785.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT785
+			}
+		} else if oT784 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t391" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT788, oT789 := func() (bool, runtime.Err) {
+			oT786, oT787 := oF.ToolArgs["missing"]
+			if !oT787 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT786, int64(392)), runtime.Err{}
+		}()
+		if oT789.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT789
+			}
+		} else if oT788 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t393" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT792, oT793 := func() (bool, runtime.Err) {
+			oT790, oT791 := oF.ToolArgs["missing"]
+			if !oT791 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT790, int64(394)), runtime.Err{}
+		}()
+		if oT793.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT793
+			}
+		} else if oT792 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t395" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT796, oT797 := func() (bool, runtime.Err) {
+			oT794, oT795 := oF.ToolArgs["missing"]
+			if !oT795 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT794, int64(396)), runtime.Err{}
+		}()
+		if oT797.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT797
+			}
+		} else if oT796 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t397" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT800, oT801 := func() (bool, runtime.Err) {
+			oT798, oT799 := oF.ToolArgs["missing"]
+			if !oT799 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT798, int64(398)), runtime.Err{}
+		}()
+		if oT801.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT801
+			}
+		} else if oT800 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t399" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT804, oT805 := func() (bool, runtime.Err) {
+			oT802, oT803 := oF.ToolArgs["missing"]
+			if !oT803 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT802, int64(400)), runtime.Err{}
+		}()
+		if oT805.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT805
+			}
+		} else if oT804 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t401" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT808, oT809 := func() (bool, runtime.Err) {
+			oT806, oT807 := oF.ToolArgs["missing"]
+			if !oT807 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT806, int64(402)), runtime.Err{}
+		}()
+		if oT809.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT809
+			}
+		} else if oT808 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t403" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT812, oT813 := func() (bool, runtime.Err) {
+			oT810, oT811 := oF.ToolArgs["missing"]
+			if !oT811 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT810, int64(404)), runtime.Err{}
+		}()
+		if oT813.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT813
+			}
+		} else if oT812 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t405" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT816, oT817 := func() (bool, runtime.Err) {
+			oT814, oT815 := oF.ToolArgs["missing"]
+			if !oT815 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT814, int64(406)), runtime.Err{}
+		}()
+		if oT817.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT817
+			}
+		} else if oT816 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t407" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT820, oT821 := func() (bool, runtime.Err) {
+			oT818, oT819 := oF.ToolArgs["missing"]
+			if !oT819 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT818, int64(408)), runtime.Err{}
+		}()
+		if oT821.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT821
+			}
+		} else if oT820 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t409" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT824, oT825 := func() (bool, runtime.Err) {
+			oT822, oT823 := oF.ToolArgs["missing"]
+			if !oT823 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT822, int64(410)), runtime.Err{}
+		}()
+		if oT825.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT825
+			}
+		} else if oT824 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t411" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT828, oT829 := func() (bool, runtime.Err) {
+			oT826, oT827 := oF.ToolArgs["missing"]
+			if !oT827 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT826, int64(412)), runtime.Err{}
+		}()
+		if oT829.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT829
+			}
+		} else if oT828 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t413" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT832, oT833 := func() (bool, runtime.Err) {
+			oT830, oT831 := oF.ToolArgs["missing"]
+			if !oT831 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT830, int64(414)), runtime.Err{}
+		}()
+		if oT833.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT833
+			}
+		} else if oT832 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t415" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT836, oT837 := func() (bool, runtime.Err) {
+			oT834, oT835 := oF.ToolArgs["missing"]
+			if !oT835 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT834, int64(416)), runtime.Err{}
+		}()
+		if oT837.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT837
+			}
+		} else if oT836 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t417" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT840, oT841 := func() (bool, runtime.Err) {
+			oT838, oT839 := oF.ToolArgs["missing"]
+			if !oT839 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT838, int64(418)), runtime.Err{}
+		}()
+		if oT841.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT841
+			}
+		} else if oT840 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t419" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT844, oT845 := func() (bool, runtime.Err) {
+			oT842, oT843 := oF.ToolArgs["missing"]
+			if !oT843 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT842, int64(420)), runtime.Err{}
+		}()
+		if oT845.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT845
+			}
+		} else if oT844 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t421" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT848, oT849 := func() (bool, runtime.Err) {
+			oT846, oT847 := oF.ToolArgs["missing"]
+			if !oT847 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT846, int64(422)), runtime.Err{}
+		}()
+		if oT849.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT849
+			}
+		} else if oT848 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t423" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT852, oT853 := func() (bool, runtime.Err) {
+			oT850, oT851 := oF.ToolArgs["missing"]
+			if !oT851 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT850, int64(424)), runtime.Err{}
+		}()
+		if oT853.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT853
+			}
+		} else if oT852 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t425" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT856, oT857 := func() (bool, runtime.Err) {
+			oT854, oT855 := oF.ToolArgs["missing"]
+			if !oT855 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT854, int64(426)), runtime.Err{}
+		}()
+		if oT857.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT857
+			}
+		} else if oT856 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t427" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT860, oT861 := func() (bool, runtime.Err) {
+			oT858, oT859 := oF.ToolArgs["missing"]
+			if !oT859 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT858, int64(428)), runtime.Err{}
+		}()
+		if oT861.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT861
+			}
+		} else if oT860 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t429" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT864, oT865 := func() (bool, runtime.Err) {
+			oT862, oT863 := oF.ToolArgs["missing"]
+			if !oT863 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT862, int64(430)), runtime.Err{}
+		}()
+		if oT865.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT865
+			}
+		} else if oT864 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t431" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT868, oT869 := func() (bool, runtime.Err) {
+			oT866, oT867 := oF.ToolArgs["missing"]
+			if !oT867 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT866, int64(432)), runtime.Err{}
+		}()
+		if oT869.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT869
+			}
+		} else if oT868 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t433" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT872, oT873 := func() (bool, runtime.Err) {
+			oT870, oT871 := oF.ToolArgs["missing"]
+			if !oT871 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT870, int64(434)), runtime.Err{}
+		}()
+		if oT873.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT873
+			}
+		} else if oT872 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t435" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT876, oT877 := func() (bool, runtime.Err) {
+			oT874, oT875 := oF.ToolArgs["missing"]
+			if !oT875 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT874, int64(436)), runtime.Err{}
+		}()
+		if oT877.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT877
+			}
+		} else if oT876 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t437" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT880, oT881 := func() (bool, runtime.Err) {
+			oT878, oT879 := oF.ToolArgs["missing"]
+			if !oT879 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT878, int64(438)), runtime.Err{}
+		}()
+		if oT881.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT881
+			}
+		} else if oT880 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t439" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT884, oT885 := func() (bool, runtime.Err) {
+			oT882, oT883 := oF.ToolArgs["missing"]
+			if !oT883 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT882, int64(440)), runtime.Err{}
+		}()
+		if oT885.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT885
+			}
+		} else if oT884 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t441" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT888, oT889 := func() (bool, runtime.Err) {
+			oT886, oT887 := oF.ToolArgs["missing"]
+			if !oT887 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT886, int64(442)), runtime.Err{}
+		}()
+		if oT889.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT889
+			}
+		} else if oT888 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t443" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT892, oT893 := func() (bool, runtime.Err) {
+			oT890, oT891 := oF.ToolArgs["missing"]
+			if !oT891 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT890, int64(444)), runtime.Err{}
+		}()
+		if oT893.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT893
+			}
+		} else if oT892 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t445" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT896, oT897 := func() (bool, runtime.Err) {
+			oT894, oT895 := oF.ToolArgs["missing"]
+			if !oT895 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT894, int64(446)), runtime.Err{}
+		}()
+		if oT897.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT897
+			}
+		} else if oT896 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t447" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT900, oT901 := func() (bool, runtime.Err) {
+			oT898, oT899 := oF.ToolArgs["missing"]
+			if !oT899 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT898, int64(448)), runtime.Err{}
+		}()
+		if oT901.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT901
+			}
+		} else if oT900 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t449" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT904, oT905 := func() (bool, runtime.Err) {
+			oT902, oT903 := oF.ToolArgs["missing"]
+			if !oT903 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT902, int64(450)), runtime.Err{}
+		}()
+		if oT905.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT905
+			}
+		} else if oT904 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t451" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT908, oT909 := func() (bool, runtime.Err) {
+			oT906, oT907 := oF.ToolArgs["missing"]
+			if !oT907 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT906, int64(452)), runtime.Err{}
+		}()
+		if oT909.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT909
+			}
+		} else if oT908 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t453" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT912, oT913 := func() (bool, runtime.Err) {
+			oT910, oT911 := oF.ToolArgs["missing"]
+			if !oT911 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT910, int64(454)), runtime.Err{}
+		}()
+		if oT913.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT913
+			}
+		} else if oT912 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t455" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT916, oT917 := func() (bool, runtime.Err) {
+			oT914, oT915 := oF.ToolArgs["missing"]
+			if !oT915 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT914, int64(456)), runtime.Err{}
+		}()
+		if oT917.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT917
+			}
+		} else if oT916 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t457" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT920, oT921 := func() (bool, runtime.Err) {
+			oT918, oT919 := oF.ToolArgs["missing"]
+			if !oT919 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT918, int64(458)), runtime.Err{}
+		}()
+		if oT921.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT921
+			}
+		} else if oT920 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t459" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT924, oT925 := func() (bool, runtime.Err) {
+			oT922, oT923 := oF.ToolArgs["missing"]
+			if !oT923 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT922, int64(460)), runtime.Err{}
+		}()
+		if oT925.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT925
+			}
+		} else if oT924 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t461" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT928, oT929 := func() (bool, runtime.Err) {
+			oT926, oT927 := oF.ToolArgs["missing"]
+			if !oT927 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT926, int64(462)), runtime.Err{}
+		}()
+		if oT929.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT929
+			}
+		} else if oT928 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t463" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT932, oT933 := func() (bool, runtime.Err) {
+			oT930, oT931 := oF.ToolArgs["missing"]
+			if !oT931 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT930, int64(464)), runtime.Err{}
+		}()
+		if oT933.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT933
+			}
+		} else if oT932 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t465" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT936, oT937 := func() (bool, runtime.Err) {
+			oT934, oT935 := oF.ToolArgs["missing"]
+			if !oT935 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT934, int64(466)), runtime.Err{}
+		}()
+		if oT937.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT937
+			}
+		} else if oT936 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t467" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT940, oT941 := func() (bool, runtime.Err) {
+			oT938, oT939 := oF.ToolArgs["missing"]
+			if !oT939 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT938, int64(468)), runtime.Err{}
+		}()
+		if oT941.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT941
+			}
+		} else if oT940 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t469" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT944, oT945 := func() (bool, runtime.Err) {
+			oT942, oT943 := oF.ToolArgs["missing"]
+			if !oT943 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT942, int64(470)), runtime.Err{}
+		}()
+		if oT945.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT945
+			}
+		} else if oT944 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t471" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT948, oT949 := func() (bool, runtime.Err) {
+			oT946, oT947 := oF.ToolArgs["missing"]
+			if !oT947 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT946, int64(472)), runtime.Err{}
+		}()
+		if oT949.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT949
+			}
+		} else if oT948 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t473" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT952, oT953 := func() (bool, runtime.Err) {
+			oT950, oT951 := oF.ToolArgs["missing"]
+			if !oT951 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT950, int64(474)), runtime.Err{}
+		}()
+		if oT953.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT953
+			}
+		} else if oT952 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t475" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT956, oT957 := func() (bool, runtime.Err) {
+			oT954, oT955 := oF.ToolArgs["missing"]
+			if !oT955 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT954, int64(476)), runtime.Err{}
+		}()
+		if oT957.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT957
+			}
+		} else if oT956 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t477" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT960, oT961 := func() (bool, runtime.Err) {
+			oT958, oT959 := oF.ToolArgs["missing"]
+			if !oT959 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT958, int64(478)), runtime.Err{}
+		}()
+		if oT961.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT961
+			}
+		} else if oT960 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t479" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT964, oT965 := func() (bool, runtime.Err) {
+			oT962, oT963 := oF.ToolArgs["missing"]
+			if !oT963 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT962, int64(480)), runtime.Err{}
+		}()
+		if oT965.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT965
+			}
+		} else if oT964 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t481" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT968, oT969 := func() (bool, runtime.Err) {
+			oT966, oT967 := oF.ToolArgs["missing"]
+			if !oT967 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT966, int64(482)), runtime.Err{}
+		}()
+		if oT969.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT969
+			}
+		} else if oT968 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t483" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT972, oT973 := func() (bool, runtime.Err) {
+			oT970, oT971 := oF.ToolArgs["missing"]
+			if !oT971 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT970, int64(484)), runtime.Err{}
+		}()
+		if oT973.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT973
+			}
+		} else if oT972 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t485" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT976, oT977 := func() (bool, runtime.Err) {
+			oT974, oT975 := oF.ToolArgs["missing"]
+			if !oT975 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT974, int64(486)), runtime.Err{}
+		}()
+		if oT977.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT977
+			}
+		} else if oT976 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t487" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT980, oT981 := func() (bool, runtime.Err) {
+			oT978, oT979 := oF.ToolArgs["missing"]
+			if !oT979 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT978, int64(488)), runtime.Err{}
+		}()
+		if oT981.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT981
+			}
+		} else if oT980 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t489" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT984, oT985 := func() (bool, runtime.Err) {
+			oT982, oT983 := oF.ToolArgs["missing"]
+			if !oT983 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT982, int64(490)), runtime.Err{}
+		}()
+		if oT985.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT985
+			}
+		} else if oT984 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t491" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT988, oT989 := func() (bool, runtime.Err) {
+			oT986, oT987 := oF.ToolArgs["missing"]
+			if !oT987 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT986, int64(492)), runtime.Err{}
+		}()
+		if oT989.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT989
+			}
+		} else if oT988 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t493" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT992, oT993 := func() (bool, runtime.Err) {
+			oT990, oT991 := oF.ToolArgs["missing"]
+			if !oT991 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT990, int64(494)), runtime.Err{}
+		}()
+		if oT993.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT993
+			}
+		} else if oT992 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t495" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT996, oT997 := func() (bool, runtime.Err) {
+			oT994, oT995 := oF.ToolArgs["missing"]
+			if !oT995 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT994, int64(496)), runtime.Err{}
+		}()
+		if oT997.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT997
+			}
+		} else if oT996 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t497" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT1000, oT1001 := func() (bool, runtime.Err) {
+			oT998, oT999 := oF.ToolArgs["missing"]
+			if !oT999 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT998, int64(498)), runtime.Err{}
+		}()
+		if oT1001.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT1001
+			}
+		} else if oT1000 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t499" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT1004, oT1005 := func() (bool, runtime.Err) {
+			oT1002, oT1003 := oF.ToolArgs["missing"]
+			if !oT1003 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT1002, int64(500)), runtime.Err{}
+		}()
+		if oT1005.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT1005
+			}
+		} else if oT1004 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t501" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT1008, oT1009 := func() (bool, runtime.Err) {
+			oT1006, oT1007 := oF.ToolArgs["missing"]
+			if !oT1007 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT1006, int64(502)), runtime.Err{}
+		}()
+		if oT1009.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT1009
+			}
+		} else if oT1008 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t503" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT1012, oT1013 := func() (bool, runtime.Err) {
+			oT1010, oT1011 := oF.ToolArgs["missing"]
+			if !oT1011 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT1010, int64(504)), runtime.Err{}
+		}()
+		if oT1013.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT1013
+			}
+		} else if oT1012 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t505" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT1016, oT1017 := func() (bool, runtime.Err) {
+			oT1014, oT1015 := oF.ToolArgs["missing"]
+			if !oT1015 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT1014, int64(506)), runtime.Err{}
+		}()
+		if oT1017.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT1017
+			}
+		} else if oT1016 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t507" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT1020, oT1021 := func() (bool, runtime.Err) {
+			oT1018, oT1019 := oF.ToolArgs["missing"]
+			if !oT1019 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT1018, int64(508)), runtime.Err{}
+		}()
+		if oT1021.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT1021
+			}
+		} else if oT1020 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t509" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT1024, oT1025 := func() (bool, runtime.Err) {
+			oT1022, oT1023 := oF.ToolArgs["missing"]
+			if !oT1023 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT1022, int64(510)), runtime.Err{}
+		}()
+		if oT1025.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT1025
+			}
+		} else if oT1024 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t511" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT1028, oT1029 := func() (bool, runtime.Err) {
+			oT1026, oT1027 := oF.ToolArgs["missing"]
+			if !oT1027 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT1026, int64(512)), runtime.Err{}
+		}()
+		if oT1029.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT1029
+			}
+		} else if oT1028 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t513" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT1032, oT1033 := func() (bool, runtime.Err) {
+			oT1030, oT1031 := oF.ToolArgs["missing"]
+			if !oT1031 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT1030, int64(514)), runtime.Err{}
+		}()
+		if oT1033.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT1033
+			}
+		} else if oT1032 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t515" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT1036, oT1037 := func() (bool, runtime.Err) {
+			oT1034, oT1035 := oF.ToolArgs["missing"]
+			if !oT1035 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT1034, int64(516)), runtime.Err{}
+		}()
+		if oT1037.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT1037
+			}
+		} else if oT1036 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t517" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT1040, oT1041 := func() (bool, runtime.Err) {
+			oT1038, oT1039 := oF.ToolArgs["missing"]
+			if !oT1039 {
+				return false, runtime.NoSuchKey("missing")
+			}
+			return runtime.EqualDynInt(oT1038, int64(518)), runtime.Err{}
+		}()
+		if oT1041.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT1041
+			}
+		} else if oT1040 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		if oF.Tool == "t519" {
+			oT1046 = true
+		}
+	}
+	if !oT1046 {
+		oT1044, oT1045 := func() (bool, runtime.Err) {
+			oT1042, oT1043 := oF.ToolArgs["s"]
+			if !oT1043 {
+				return false, runtime.NoSuchKey("s")
+			}
+			return runtime.EqualDynString(oT1042, "hello"), runtime.Err{}
+		}()
+		if oT1045.Kind != 0 {
+			if oT1047.Kind == 0 {
+				oT1047 = oT1045
+			}
+		} else if oT1044 {
+			oT1046 = true
+		}
+	}
+	if !oT1046 && oT1047.Kind != 0 {
+		return false, oT1047
+	}
+	return oT1046, runtime.Err{}
+}
+
+// oAnchor_ToolPreInvoke evaluates the rules at "tool.pre_invoke" in order.
+func oAnchor_ToolPreInvoke(oX *runtime.Exec) {
+	if oFired, oErr := oRule_E000(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[0], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E001(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[1], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E002(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[2], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E003(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[3], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E004(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[4], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E005(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[5], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E006(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[6], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E007(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[7], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E008(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[8], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E009(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[9], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E010(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[10], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E011(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[11], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E012(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[12], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E013(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[13], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E014(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[14], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E015(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[15], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E016(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[16], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E017(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[17], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E018(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[18], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E019(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[19], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E020(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[20], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E021(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[21], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E022(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[22], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E023(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[23], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E024(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[24], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E025(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[25], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E026(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[26], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E027(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[27], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E028(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[28], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E029(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[29], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E030(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[30], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E031(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[31], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E032(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[32], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E033(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[33], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E034(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[34], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E035(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[35], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E036(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[36], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E037(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[37], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E038(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[38], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E039(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[39], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E040(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[40], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E041(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[41], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E042(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[42], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E043(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[43], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E044(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[44], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E045(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[45], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E046(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[46], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E047(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[47], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E048(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[48], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E049(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[49], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E050(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[50], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E051(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[51], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E052(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[52], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E053(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[53], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E054(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[54], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E055(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[55], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E056(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[56], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E057(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[57], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E058(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[58], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E059(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[59], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E060(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[60], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E061(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[61], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E062(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[62], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E063(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[63], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E064(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[64], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E065(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[65], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E066(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[66], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E067(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[67], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E068(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[68], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E069(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[69], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E070(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[70], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E071(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[71], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E072(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[72], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E073(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[73], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E074(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[74], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E075(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[75], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E076(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[76], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E077(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[77], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E078(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[78], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E079(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[79], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E080(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[80], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E081(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[81], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E082(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[82], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E083(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[83], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E084(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[84], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E085(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[85], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E086(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[86], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E087(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[87], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E088(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[88], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E089(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[89], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E090(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[90], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E091(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[91], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E092(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[92], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E093(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[93], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E094(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[94], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E095(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[95], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E096(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[96], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E097(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[97], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E098(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[98], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E099(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[99], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E100(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[100], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E101(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[101], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E102(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[102], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E103(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[103], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E104(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[104], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E105(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[105], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E106(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[106], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E107(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[107], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E108(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[108], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E109(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[109], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E110(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[110], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E111(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[111], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E112(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[112], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E113(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[113], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E114(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[114], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E115(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[115], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E116(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[116], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E117(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[117], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E118(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[118], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E119(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[119], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E120(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[120], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E121(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[121], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E122(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[122], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E123(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[123], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E124(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[124], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E125(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[125], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E126(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[126], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E127(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[127], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E128(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[128], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E129(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[129], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E130(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[130], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E131(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[131], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E132(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[132], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E133(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[133], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E134(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[134], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E135(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[135], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E136(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[136], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E137(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[137], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E138(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[138], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E139(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[139], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E140(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[140], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E141(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[141], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E142(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[142], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E143(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[143], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E144(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[144], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E145(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[145], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E146(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[146], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E147(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[147], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E148(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[148], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E149(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[149], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E150(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[150], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E151(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[151], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E152(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[152], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E153(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[153], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E154(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[154], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E155(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[155], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E156(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[156], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E157(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[157], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E158(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[158], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E159(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[159], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E160(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[160], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E161(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[161], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E162(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[162], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E163(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[163], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E164(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[164], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E165(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[165], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E166(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[166], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E167(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[167], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E168(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[168], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E169(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[169], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E170(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[170], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E171(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[171], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E172(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[172], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E173(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[173], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E174(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[174], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E175(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[175], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E176(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[176], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E177(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[177], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E178(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[178], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E179(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[179], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E180(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[180], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E181(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[181], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E182(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[182], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E183(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[183], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E184(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[184], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E185(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[185], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E186(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[186], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E187(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[187], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E188(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[188], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E189(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[189], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E190(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[190], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E191(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[191], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E192(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[192], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E193(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[193], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E194(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[194], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E195(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[195], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E196(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[196], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E197(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[197], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E198(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[198], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E199(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[199], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E200(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[200], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E201(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[201], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E202(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[202], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E203(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[203], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E204(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[204], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E205(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[205], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E206(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[206], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E207(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[207], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E208(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[208], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E209(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[209], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E210(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[210], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E211(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[211], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E212(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[212], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E213(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[213], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E214(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[214], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E215(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[215], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E216(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[216], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E217(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[217], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E218(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[218], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E219(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[219], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E220(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[220], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E221(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[221], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E222(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[222], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E223(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[223], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E224(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[224], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E225(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[225], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E226(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[226], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E227(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[227], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E228(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[228], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E229(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[229], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E230(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[230], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E231(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[231], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E232(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[232], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E233(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[233], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E234(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[234], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E235(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[235], oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E236(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[236], oFired, oErr) {
 		return
 	}
 }
 
-// oRun0 runs oAnchor0. A panic that escapes a rule is recovered here;
+// oRun_ToolPreInvoke runs oAnchor_ToolPreInvoke. A panic that escapes a rule is recovered here;
 // it then reports that the anchor must run again, resuming after that rule.
-func oRun0(oX *runtime.Exec) (oAgain bool) {
+func oRun_ToolPreInvoke(oX *runtime.Exec) (oAgain bool) {
 	defer func() {
 		if recover() != nil {
 			oAgain = oX.Panicked()
 		}
 	}()
-	oAnchor0(oX)
+	oAnchor_ToolPreInvoke(oX)
 	return false
 }
 
@@ -8061,7 +29217,7 @@ func Evaluate(ctx context.Context, env *runtime.Env, occ *runtime.Occurrence, s 
 	runtime.Begin(&oX, ctx, env, occ, s, d, 0)
 	switch occ.Anchor {
 	case "tool.pre_invoke":
-		for oRun0(&oX) {
+		for oRun_ToolPreInvoke(&oX) {
 		}
 	}
 	oX.Finish()

@@ -4,6 +4,11 @@
 // several fact sets and requires the same value or the same kind of error.
 package edgecases
 
+import (
+	"fmt"
+	"strings"
+)
+
 // Exprs are the `when` expressions; each becomes rule E<index>.
 var Exprs = []string{
 	// && and || absorb errors in both orders; the first error wins otherwise.
@@ -194,4 +199,97 @@ var Exprs = []string{
 	`type(tool_args.missing) == int`,
 	`type(principal_roles) == list && type(tool_args) == map`,
 	`[tool, principal].exists(x, x == "bash")`,
+	// Found from outside (issue 9): negative-zero literals keep their sign.
+	`string(-0.0) == "-0"`,
+	`1.0 / -0.0 < 0.0`,
+	`1.0 / [-0.0][0] < 0.0`,
+	`[-0.0, 1].exists(x, string(x) == "-0")`,
+	// A non-bool operand of && and || is absorbed like an error.
+	`dyn("x") && false`,
+	`dyn(1) || true`,
+	`(dyn(1) && false) || true`,
+	`dyn("x") && true`,
+	`dyn(1) || false`,
+	`[1, true].exists(x, x)`,
+	`[1, false].all(x, x)`,
+	`[1, true].all(x, x)`,
+	`[1, false].exists(x, x)`,
+	`tool_args.l.exists(x, x)`,
+	`tool_args.l.all(x, x)`,
+	`tool_args.l.exists_one(x, x)`,
+	`tool_args.l.filter(x, x).size() == 1`,
+	`tool_args.l.map(x, x || true).size() == 2`,
+	// A dyn argument narrowed for an observation function fails inside
+	// the operand, where || absorbs it.
+	`tool_arg_string(dyn(1)) == 'x' || true`,
+	`tool_arg_int(dyn(tool_args.n)) == 1 || true`,
+	`tool_arg_string(dyn(tool_args.s)) == 'x' || tool_args.b == true`,
+	// Identifiers in string literals are not code.
+	`"oF".startsWith("o") && "oX.F" != "oD"`,
+	// Map literals of every key type.
+	`{1: 'a'}[1] == 'a'`,
+	`true in {true: 1}`,
+	`{1: 2, 2.0: 3}[1] == 2`,
+	`dyn({1: 2, 2.0: 3})[2.0] == 3`,
+	`size({1: 2, 1u: 3}) == 2`,
+	`size({"a": 1, "a": 2}) == 1 && {"a": 1, "a": 2}["a"] == 2`,
+	`size({}) == 0`,
+	`tool_args.m != {}`,
+	`tool_args.map != {}`,
+	`has({}.a)`,
+	`{false: 'f', true: 't'}[tool_args.b] == 't'`,
+	`{tool_args.n: 'x'}[3] == 'x'`,
+	`{tool_args.s: 1, "k": 2}.k == 2`,
+	`dyn({1: 'a'}) == {1: 'a'} && dyn({1: 'a'}) != {2: 'a'}`,
+	`{1.5: 'a'}[1.5] == 'a'`,
+	`{1u: 'a'}[1u] == 'a' && 1u in {1u: 'a'}`,
+	`{1: 'a'}.exists(k, k == 1) && {1: 'a', 2: 'b'}.all(k, k > 0)`,
+	`dyn({1: 'a'})[1u] == 'a'`,
+	`dyn({1: 'a'})[1.0] == 'a'`,
+	`dyn({1: 'a'})["a"] == 'a'`,
+	`size({null: 1}) == 1 && dyn({null: 1}) != {}`,
+	// Unsigned integers, as cel-go has them.
+	`1u == 1u`,
+	`[1.0, 2.0, 3] == [1u, 2, 3u]`,
+	`1u + 2u == 3u && 5u - 2u == 3u && 2u * 3u == 6u && 7u / 2u == 3u && 7u % 2u == 1u`,
+	`0u - 1u == 0u`,
+	`18446744073709551615u + 1u == 0u`,
+	`1u / 0u == 0u`,
+	`uint(tool_args.n) == 3u`,
+	`uint(-1) == 0u`,
+	`uint(2.5) == 2u && uint("7") == 7u && int(7u) == 7 && double(7u) == 7.0 && string(7u) == "7"`,
+	`int(18446744073709551615u) == 0`,
+	`dyn(1u) < 2 && 2 > dyn(1u) && dyn(1u) < 1.5 && dyn(1u) == 1 && dyn(1u) == 1.0 && 1 == dyn(1u)`,
+	`dyn(1u) == 1 && dyn(1u) < 2.5 && type(1u) == uint`,
+	`-dyn(1u) == 1u`,
+	`[1u, 2u].exists(x, x == 2u) && 2u in [1u, 2u]`,
+	// A comprehension variable named like a fact is the variable.
+	`[1].exists(tool, tool == 1)`,
+	`[{"repeat_count": 5}].exists(lycaon, lycaon.repeat_count == 5)`,
+	`[2].all(principal_roles, principal_roles > 1)`,
+}
+
+// Long chains: the generated code stays flat whatever the number of terms
+// (501 and more once made Go nesting too deep to parse).
+func init() {
+	chain := func(n int, op string, term func(i int) string) string {
+		var b strings.Builder
+		for i := 0; i < n; i++ {
+			if i > 0 {
+				b.WriteString(" " + op + " ")
+			}
+			b.WriteString(term(i))
+		}
+		return b.String()
+	}
+	Exprs = append(Exprs,
+		chain(600, "||", func(i int) string { return fmt.Sprintf("tool_arg_int(\"n\") == %d", i+10) }),
+		chain(600, "&&", func(i int) string { return fmt.Sprintf("tool_args.n != %d", i+10) }),
+		chain(520, "||", func(i int) string {
+			if i%2 == 0 {
+				return fmt.Sprintf("tool_args.missing == %d", i)
+			}
+			return fmt.Sprintf("tool == \"t%d\"", i)
+		})+" || tool_args.s == \"hello\"",
+	)
 }

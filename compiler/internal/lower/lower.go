@@ -11,6 +11,7 @@ import (
 
 	"cel.dev/cel-go/cel"
 	"cel.dev/cel-go/common/ast"
+	"cel.dev/cel-go/common/operators"
 	"cel.dev/cel-go/common/types"
 
 	"github.com/oarc/oarc/compiler/catalog"
@@ -25,11 +26,19 @@ type Problem struct {
 	Message string
 }
 
-// Options carries what the lowering needs beyond the AST.
+// Options carries what the lowering needs beyond the AST: with them the IR
+// it returns is final (counter slots, detector facts and field paths
+// resolved), so nothing after it rewrites the IR.
 type Options struct {
-	// RuleIDs are the ids of the rules of the pack, for fire_count_of and
-	// breaker_count_of references. Nil skips the check.
-	RuleIDs map[string]bool
+	// Catalog is the catalog the expression was checked against; nil is
+	// the default catalog.
+	Catalog *catalog.Catalog
+	// Self is the id of the rule the expression belongs to: fire_count and
+	// breaker_count read its counters.
+	Self string
+	// Slots are the counter slots of the rules of the compilation set, for
+	// fire_count_of and breaker_count_of. A name not in Slots is OAR_REF.
+	Slots map[string]int
 	// Detector is true for kind: detector rules, whose detector facts read
 	// the validator's values.
 	Detector bool
@@ -43,13 +52,34 @@ var DetectorFacts = map[string]bool{
 	"secret_matches":         true,
 }
 
+// FactField is the Go field path of a fact in the facts struct: host
+// facts live under a field named after the host namespace.
+func FactField(cat *catalog.Catalog, f *catalog.Fact) []string {
+	if f.Tier == catalog.Host {
+		return []string{catalog.GoName(catalog.HostNamespace), f.GoName}
+	}
+	return []string{f.GoName}
+}
+
+// ProviderField is the Go field of the providers struct that answers a
+// provider-backed function.
+func ProviderField(f *catalog.Function) string {
+	if f.Tier == catalog.Host {
+		return catalog.GoName(catalog.HostNamespace) + f.GoName
+	}
+	return f.GoName
+}
+
 // When lowers a checked expression.
 func When(checked *cel.Ast, opts Options) (ir.Expr, []Problem) {
 	if checked == nil {
 		return nil, nil
 	}
 	a := checked.NativeRep()
-	l := &lowerer{a: a, opts: opts, cat: catalog.Default()}
+	if opts.Catalog == nil {
+		opts.Catalog = catalog.Default()
+	}
+	l := &lowerer{a: a, opts: opts, cat: opts.Catalog}
 	e := l.expr(a.Expr())
 	if len(l.problems) > 0 {
 		return nil, l.problems
@@ -188,9 +218,6 @@ func (l *lowerer) expr(e ast.Expr) ir.Expr {
 	case ast.MapKind:
 		m := e.AsMap()
 		n := &ir.Map{Node: l.node(e)}
-		if !n.T.Key.Is(ir.KString) {
-			return l.unsupported(e, "map literals with %s keys are not supported; use string keys", n.T.Key)
-		}
 		for _, ent := range m.Entries() {
 			me := ent.AsMapEntry()
 			if me.IsOptional() {
@@ -241,10 +268,18 @@ func (l *lowerer) ident(e ast.Expr, name string) ir.Expr {
 	}
 	switch name {
 	case "fire_count", "breaker_count":
-		return &ir.Counter{Node: ir.Node{T: ir.IntType, Off: l.off(e)}, Slot: -1, Counter: name[:len(name)-len("_count")]}
+		c, _ := ir.ParseCounter(name[:len(name)-len("_count")])
+		return l.counter(e, l.opts.Self, c)
 	}
 	if f := l.cat.Fact(name); f != nil {
-		return &ir.Fact{Node: l.node(e), Name: name, Detector: l.opts.Detector && DetectorFacts[name]}
+		n := &ir.Fact{Node: l.node(e), Name: name, Field: FactField(l.cat, f)}
+		switch {
+		case name == "anchor" && f.Tier == catalog.Core:
+			n.Source, n.Field = ir.FromAnchor, nil
+		case l.opts.Detector && DetectorFacts[name]:
+			n.Source = ir.FromDetector
+		}
+		return n
 	}
 	if typeNames[name] && l.a.GetType(e.ID()).Kind() == types.TypeKind {
 		return &ir.Const{Node: ir.Node{T: ir.TypeType, Off: l.off(e)}, Value: ir.TypeName(name)}
@@ -256,27 +291,6 @@ func (l *lowerer) ident(e ast.Expr, name string) ir.Expr {
 var typeNames = map[string]bool{
 	"int": true, "uint": true, "double": true, "bool": true, "string": true,
 	"bytes": true, "list": true, "map": true, "null_type": true, "type": true,
-}
-
-// ops maps CEL function names to IR operations with a fixed arity
-// (receiver counted as an argument).
-var ops = map[string]struct {
-	op    string
-	arity []int
-}{
-	"_+_": {"add", []int{2}}, "_-_": {"sub", []int{2}}, "_*_": {"mul", []int{2}},
-	"_/_": {"div", []int{2}}, "_%_": {"mod", []int{2}}, "-_": {"neg", []int{1}},
-	"!_": {"not", []int{1}}, "_==_": {"eq", []int{2}}, "_!=_": {"ne", []int{2}},
-	"_<_": {"lt", []int{2}}, "_<=_": {"le", []int{2}}, "_>_": {"gt", []int{2}}, "_>=_": {"ge", []int{2}},
-	"@in": {"in", []int{2}}, "size": {"size", []int{1}},
-	"contains": {"contains", []int{2}}, "startsWith": {"startsWith", []int{2}}, "endsWith": {"endsWith", []int{2}},
-	"matches": {"matches", []int{2}},
-	"int":     {"int", []int{1}}, "double": {"double", []int{1}}, "string": {"string", []int{1}},
-	"bool": {"bool", []int{1}}, "dyn": {"dyn", []int{1}}, "type": {"type", []int{1}},
-	"lowerAscii": {"lowerAscii", []int{1}}, "upperAscii": {"upperAscii", []int{1}}, "trim": {"trim", []int{1}},
-	"split": {"split", []int{2, 3}}, "join": {"join", []int{1, 2}}, "replace": {"replace", []int{3, 4}},
-	"indexOf": {"indexOf", []int{2, 3}}, "lastIndexOf": {"lastIndexOf", []int{2, 3}},
-	"substring": {"substring", []int{2, 3}}, "charAt": {"charAt", []int{2}},
 }
 
 func (l *lowerer) call(e ast.Expr) ir.Expr {
@@ -298,26 +312,26 @@ func (l *lowerer) call(e ast.Expr) ir.Expr {
 		return l.observe(e, f, args[0])
 	}
 	switch fn {
-	case "_&&_", "_||_":
+	case operators.LogicalAnd, operators.LogicalOr:
 		var terms []ir.Expr
 		l.flatten(e, fn, &terms)
-		if fn == "_&&_" {
+		if fn == operators.LogicalAnd {
 			return &ir.And{Node: ir.Node{T: ir.BoolType, Off: l.off(e)}, Terms: terms}
 		}
 		return &ir.Or{Node: ir.Node{T: ir.BoolType, Off: l.off(e)}, Terms: terms}
-	case "_?_:_":
+	case operators.Conditional:
 		c, t, f := l.expr(args[0]), l.expr(args[1]), l.expr(args[2])
 		if t.Type().Is(ir.KDyn) || f.Type().Is(ir.KDyn) || !t.Type().Equal(f.Type()) {
 			return &ir.Cond{Node: ir.Node{T: ir.DynType, Off: l.off(e)}, C: c, Then: t, Else: f}
 		}
 		return &ir.Cond{Node: l.node(e), C: c, Then: t, Else: f}
-	case "_[_]":
+	case operators.Index:
 		x := l.expr(args[0])
 		return &ir.Index{Node: l.readNode(e, x), X: x, I: l.expr(args[1])}
-	case "@not_strictly_false":
+	case operators.NotStrictlyFalse:
 		return l.unsupported(e, "internal function %s outside a macro", fn)
 	}
-	spec, ok := ops[fn]
+	op, ok := ir.OpOf(fn)
 	if !ok {
 		// cel-go places a call at its opening parenthesis; point at the
 		// function's name instead.
@@ -328,11 +342,7 @@ func (l *lowerer) call(e ast.Expr) ir.Expr {
 		l.problems = append(l.problems, Problem{Offset: off, Code: "OAR_UNSUPPORTED", Message: fmt.Sprintf("function %s is not supported by the code generator", fn)})
 		return &ir.Const{Node: ir.Node{T: ir.DynType, Off: off}}
 	}
-	arityOK := false
-	for _, n := range spec.arity {
-		arityOK = arityOK || n == len(args)
-	}
-	if !arityOK {
+	if info := op.Info(); len(args) < info.MinArity || len(args) > info.MaxArity {
 		return l.unsupported(e, "%s with %d arguments is not supported", fn, len(args))
 	}
 	var lowered []ir.Expr
@@ -343,19 +353,17 @@ func (l *lowerer) call(e ast.Expr) ir.Expr {
 		anyDyn = anyDyn || x.Type().Is(ir.KDyn) || x.Type().Is(ir.KNull)
 	}
 	node := ir.Node{T: ir.DynType, Off: l.off(e)}
-	if fixedResult[spec.op] || !anyDyn {
+	switch {
+	case op.Info().Result != nil:
+		node.T = op.Info().Result
+	case !anyDyn:
 		// Otherwise the result is dyn whatever the checker inferred from
 		// the context (see sound); its inferred type is not looked at.
 		node = l.node(e)
 	}
-	n := &ir.Call{Node: node, Op: spec.op, Args: lowered}
+	n := &ir.Call{Node: node, Op: op, Args: lowered}
 	if ids := l.a.GetOverloadIDs(e.ID()); len(ids) == 1 {
 		n.Guards = overloadParams(fn, ids[0], len(args))
-	}
-	for _, a := range n.Args {
-		if a.Type().Is(ir.KUint) {
-			l.problems = append(l.problems, Problem{Offset: a.Offset(), Code: "OAR_UNSUPPORTED", Message: "unsigned integers are not supported by the code generator; use int"})
-		}
 	}
 	return n
 }
@@ -380,13 +388,29 @@ func (l *lowerer) observe(e ast.Expr, f *catalog.Function, arg ast.Expr) ir.Expr
 		if !ok {
 			return l.fail(arg, "OAR_REF", "the argument of %s must be a string literal naming a rule of the pack", f.Name)
 		}
-		if l.opts.RuleIDs != nil && !l.opts.RuleIDs[string(id)] {
+		if _, ok := l.opts.Slots[string(id)]; !ok {
 			return l.fail(arg, "OAR_REF", "%s(%q): no rule %s in the pack", f.Name, string(id), string(id))
 		}
-		return &ir.Counter{Node: ir.Node{T: ir.IntType, Off: l.off(e)}, Rule: string(id), Slot: -1, Counter: f.Name[:len(f.Name)-len("_count_of")]}
+		c, _ := ir.ParseCounter(f.Name[:len(f.Name)-len("_count_of")])
+		return l.counter(e, string(id), c)
 	}
-	t := IRType(f.Result)
-	return &ir.Observe{Node: ir.Node{T: t, Off: l.off(e)}, Func: f.CELName, Provider: f.Provider, Arg: l.expr(arg)}
+	n := &ir.Observe{Node: ir.Node{T: IRType(f.Result), Off: l.off(e)}, Func: f.CELName, Arg: l.expr(arg)}
+	if b, ok := ir.BuiltinByName(f.CELName); ok && !f.Provider {
+		n.Builtin = b
+		n.Args = FactField(l.cat, l.cat.Fact("tool_args"))
+	} else {
+		n.Provider = ProviderField(f)
+	}
+	return n
+}
+
+// counter reads a counter of the rule id, whose slot must be known.
+func (l *lowerer) counter(e ast.Expr, id string, c ir.Counter) ir.Expr {
+	slot, ok := l.opts.Slots[id]
+	if !ok {
+		return l.fail(e, "OAR_REF", "no counter slot for rule %s", id)
+	}
+	return &ir.CounterRead{Node: ir.Node{T: ir.IntType, Off: l.off(e)}, Rule: id, Slot: slot, Counter: c}
 }
 
 // IRType is the IR type of a catalog type.
@@ -408,6 +432,11 @@ func IRType(t catalog.Type) *ir.Type {
 		return ir.ListOf(ir.MapOf(ir.StringType, ir.DynType))
 	}
 	return ir.DynType
+}
+
+var macroByName = map[string]ir.Macro{
+	operators.All: ir.All, operators.Exists: ir.Exists, operators.ExistsOne: ir.ExistsOne,
+	operators.Filter: ir.Filter, operators.Map: ir.MapMacro,
 }
 
 // comprehension recognises the macros by the call recorded in the source
@@ -433,53 +462,54 @@ func (l *lowerer) comprehension(e ast.Expr) ir.Expr {
 	}
 	// The result type follows from the range and the body, not from the
 	// checker's (context-inferred) type; see sound.
-	n := &ir.Comprehension{Node: ir.Node{T: ir.BoolType, Off: l.off(e)}, Macro: macro, Range: rng, Var: c.IterVar()}
-	if macro == "filter" {
+	m, _ := macroByName[macro]
+	n := &ir.Comprehension{Node: ir.Node{T: ir.BoolType, Off: l.off(e)}, Macro: m, Range: rng, Var: c.IterVar()}
+	if m == ir.Filter {
 		n.T = ir.ListOf(vt)
 	}
 	defer func() {
-		if macro == "map" && n.Body != nil {
+		if m == ir.MapMacro && n.Body != nil {
 			n.T = ir.ListOf(n.Body.Type())
 		}
 	}()
 	l.scopes = append(l.scopes, scopeVar{c.IterVar(), vt})
 	defer func() { l.scopes = l.scopes[:len(l.scopes)-1] }()
 	step := c.LoopStep()
-	if macro == "filter" || macro == "map" {
-		if a := callArgs(step, "_?_:_"); len(a) == 3 && macro == "filter" {
+	if macro == operators.Filter || macro == operators.Map {
+		if a := callArgs(step, operators.Conditional); len(a) == 3 && macro == operators.Filter {
 			step = a[1]
 		}
 	}
 	bad := func() ir.Expr { return l.unsupported(e, "unrecognised expansion of macro %s", macro) }
 	switch macro {
-	case "all", "exists":
-		op := "_&&_"
-		if macro == "exists" {
-			op = "_||_"
+	case operators.All, operators.Exists:
+		op := operators.LogicalAnd
+		if macro == operators.Exists {
+			op = operators.LogicalOr
 		}
 		a := callArgs(step, op)
 		if len(a) != 2 {
 			return bad()
 		}
 		n.Pred = l.expr(a[1])
-	case "exists_one":
-		a := callArgs(step, "_?_:_")
+	case operators.ExistsOne:
+		a := callArgs(step, operators.Conditional)
 		if len(a) != 3 {
 			return bad()
 		}
 		n.Pred = l.expr(a[0])
-	case "filter":
-		a := callArgs(c.LoopStep(), "_?_:_")
+	case operators.Filter:
+		a := callArgs(c.LoopStep(), operators.Conditional)
 		if len(a) != 3 {
 			return bad()
 		}
 		n.Pred = l.expr(a[0])
-	case "map":
-		if a := callArgs(step, "_?_:_"); len(a) == 3 {
+	case operators.Map:
+		if a := callArgs(step, operators.Conditional); len(a) == 3 {
 			n.Pred = l.expr(a[0])
 			step = a[1]
 		}
-		a := callArgs(step, "_+_")
+		a := callArgs(step, operators.Add)
 		if len(a) != 2 || a[1].Kind() != ast.ListKind || len(a[1].AsList().Elements()) != 1 {
 			return bad()
 		}
@@ -506,7 +536,7 @@ func macroOf(c ast.ComprehensionExpr) string {
 	accu := c.AccuVar()
 	isAccu := func(x ast.Expr) bool { return x.Kind() == ast.IdentKind && x.AsIdent() == accu }
 	appendsTo := func(x ast.Expr) (ast.Expr, bool) {
-		a := callArgs(x, "_+_")
+		a := callArgs(x, operators.Add)
 		if len(a) != 2 || !isAccu(a[0]) || a[1].Kind() != ast.ListKind || len(a[1].AsList().Elements()) != 1 {
 			return nil, false
 		}
@@ -516,31 +546,31 @@ func macroOf(c ast.ComprehensionExpr) string {
 	case ast.LiteralKind:
 		switch v := init.AsLiteral().(type) {
 		case types.Bool:
-			if a := callArgs(step, "_&&_"); bool(v) && len(a) == 2 && isAccu(a[0]) {
-				return "all"
+			if a := callArgs(step, operators.LogicalAnd); bool(v) && len(a) == 2 && isAccu(a[0]) {
+				return operators.All
 			}
-			if a := callArgs(step, "_||_"); !bool(v) && len(a) == 2 && isAccu(a[0]) {
-				return "exists"
+			if a := callArgs(step, operators.LogicalOr); !bool(v) && len(a) == 2 && isAccu(a[0]) {
+				return operators.Exists
 			}
 		case types.Int:
-			if a := callArgs(step, "_?_:_"); v == 0 && len(a) == 3 && isAccu(a[2]) {
-				return "exists_one"
+			if a := callArgs(step, operators.Conditional); v == 0 && len(a) == 3 && isAccu(a[2]) {
+				return operators.ExistsOne
 			}
 		}
 	case ast.ListKind:
 		if len(init.AsList().Elements()) != 0 {
 			return ""
 		}
-		if a := callArgs(step, "_?_:_"); len(a) == 3 && isAccu(a[2]) {
+		if a := callArgs(step, operators.Conditional); len(a) == 3 && isAccu(a[2]) {
 			if el, ok := appendsTo(a[1]); ok {
 				if el.Kind() == ast.IdentKind && el.AsIdent() == c.IterVar() {
-					return "filter"
+					return operators.Filter
 				}
-				return "map"
+				return operators.Map
 			}
 		}
 		if _, ok := appendsTo(step); ok {
-			return "map"
+			return operators.Map
 		}
 	}
 	return ""

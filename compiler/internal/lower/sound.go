@@ -2,16 +2,6 @@ package lower
 
 import "github.com/oarc/oarc/ir"
 
-// fixedResult are the operations whose result type does not depend on the
-// dynamic types of their operands (they either produce that type or fail).
-var fixedResult = map[string]bool{
-	"eq": true, "ne": true, "lt": true, "le": true, "gt": true, "ge": true, "in": true,
-	"not": true, "size": true, "contains": true, "startsWith": true, "endsWith": true,
-	"matches": true, "type": true, "int": true, "double": true, "string": true, "bool": true,
-	"lowerAscii": true, "upperAscii": true, "trim": true, "split": true, "join": true,
-	"replace": true, "indexOf": true, "lastIndexOf": true, "substring": true, "charAt": true,
-}
-
 // sound replaces the checker's types where they are not guaranteed at run
 // time. The checker infers the type of a value read from a dyn from its
 // context (in `tool_args.a["k"] in {"a": 1}` the index is typed string),
@@ -65,7 +55,7 @@ func sound(e ir.Expr) {
 			set(ir.DynType)
 		}
 	case *ir.Call:
-		if fixedResult[n.Op] {
+		if n.Op.Info().Result != nil {
 			return
 		}
 		for _, a := range n.Args {
@@ -74,7 +64,7 @@ func sound(e ir.Expr) {
 				return
 			}
 		}
-		if n.Op == "add" && n.Type().Is(ir.KList) && !n.Args[0].Type().Equal(n.Args[1].Type()) {
+		if n.Op == ir.OpAdd && n.Type().Is(ir.KList) && !n.Args[0].Type().Equal(n.Args[1].Type()) {
 			set(ir.ListOf(ir.DynType))
 		}
 	case *ir.List:
@@ -85,17 +75,21 @@ func sound(e ir.Expr) {
 			}
 		}
 	case *ir.Map:
-		for _, x := range n.Values {
-			if !x.Type().Equal(n.T.Val) {
-				set(ir.MapOf(n.T.Key, ir.DynType))
-				return
+		key, val := n.T.Key, n.T.Val
+		for i := range n.Keys {
+			if !n.Keys[i].Type().Equal(key) {
+				key = ir.DynType
+			}
+			if !n.Values[i].Type().Equal(val) {
+				val = ir.DynType
 			}
 		}
+		set(ir.MapOf(key, val))
 	case *ir.Comprehension:
 		switch n.Macro {
-		case "filter":
+		case ir.Filter:
 			set(ir.ListOf(n.Range.Type().Iter()))
-		case "map":
+		case ir.MapMacro:
 			set(ir.ListOf(n.Body.Type()))
 		}
 	}

@@ -20,10 +20,9 @@ package rules
 
 import (
 	"context"
+	"github.com/oarc/oarc/runtime"
 	"regexp"
 	"strings"
-
-	"github.com/oarc/oarc/runtime"
 )
 
 // Generated code refers to these so that a stale generated file, or one
@@ -42,10 +41,13 @@ var Pack = &runtime.Pack{
 }
 
 // NewSession returns a session with counters for every rule of the pack.
-func NewSession() *runtime.Session { return runtime.NewSession(15) }
+func NewSession() *runtime.Session {
+	return runtime.NewSession(15)
+}
 
 var oRules = [15]runtime.Rule{
-	{ // ETC_WRITE_FORBIDDEN
+	// ETC_WRITE_FORBIDDEN
+	{
 		ID:           "ETC_WRITE_FORBIDDEN",
 		Kind:         runtime.KindSchema,
 		Anchor:       "tool.pre_invoke",
@@ -58,7 +60,8 @@ var oRules = [15]runtime.Rule{
 		},
 		Slot: 0,
 	},
-	{ // LONG_COMMAND
+	// LONG_COMMAND
+	{
 		ID:           "LONG_COMMAND",
 		Kind:         runtime.KindSchema,
 		Anchor:       "tool.pre_invoke",
@@ -71,7 +74,8 @@ var oRules = [15]runtime.Rule{
 		},
 		Slot: 1,
 	},
-	{ // PLAIN_HTTP
+	// PLAIN_HTTP
+	{
 		ID:           "PLAIN_HTTP",
 		Kind:         runtime.KindSchema,
 		Anchor:       "tool.pre_invoke",
@@ -84,7 +88,8 @@ var oRules = [15]runtime.Rule{
 		},
 		Slot: 2,
 	},
-	{ // RM_RF_ROOT
+	// RM_RF_ROOT
+	{
 		ID:           "RM_RF_ROOT",
 		Kind:         runtime.KindSchema,
 		Anchor:       "tool.pre_invoke",
@@ -97,7 +102,8 @@ var oRules = [15]runtime.Rule{
 		},
 		Slot: 3,
 	},
-	{ // CURL_PIPE_SHELL
+	// CURL_PIPE_SHELL
+	{
 		ID:           "CURL_PIPE_SHELL",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -110,7 +116,8 @@ var oRules = [15]runtime.Rule{
 		},
 		Slot: 4,
 	},
-	{ // FORCE_PUSH
+	// FORCE_PUSH
+	{
 		ID:           "FORCE_PUSH",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -124,7 +131,8 @@ var oRules = [15]runtime.Rule{
 		},
 		Slot: 5,
 	},
-	{ // PAYMENT_NEEDS_ROLE
+	// PAYMENT_NEEDS_ROLE
+	{
 		ID:           "PAYMENT_NEEDS_ROLE",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -137,7 +145,8 @@ var oRules = [15]runtime.Rule{
 		},
 		Slot: 6,
 	},
-	{ // REPEATED_CALL_NUDGE
+	// REPEATED_CALL_NUDGE
+	{
 		ID:           "REPEATED_CALL_NUDGE",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -149,7 +158,8 @@ var oRules = [15]runtime.Rule{
 		},
 		Slot: 7,
 	},
-	{ // TRIAGE_READ_ONLY
+	// TRIAGE_READ_ONLY
+	{
 		ID:           "TRIAGE_READ_ONLY",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -163,7 +173,8 @@ var oRules = [15]runtime.Rule{
 		},
 		Slot: 8,
 	},
-	{ // UNTRUSTED_EGRESS
+	// UNTRUSTED_EGRESS
+	{
 		ID:           "UNTRUSTED_EGRESS",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -177,7 +188,8 @@ var oRules = [15]runtime.Rule{
 		},
 		Slot: 9,
 	},
-	{ // WRITE_OUTSIDE_PROJECT
+	// WRITE_OUTSIDE_PROJECT
+	{
 		ID:           "WRITE_OUTSIDE_PROJECT",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -191,7 +203,8 @@ var oRules = [15]runtime.Rule{
 		},
 		Slot: 10,
 	},
-	{ // EXFIL_FLOW
+	// EXFIL_FLOW
+	{
 		ID:           "EXFIL_FLOW",
 		Kind:         runtime.KindInvariant,
 		Anchor:       "tool.pre_invoke",
@@ -204,7 +217,8 @@ var oRules = [15]runtime.Rule{
 		},
 		Slot: 11,
 	},
-	{ // REPEATED_CALL_ESCALATE
+	// REPEATED_CALL_ESCALATE
+	{
 		ID:           "REPEATED_CALL_ESCALATE",
 		Kind:         runtime.KindInvariant,
 		Anchor:       "tool.pre_invoke",
@@ -219,7 +233,8 @@ var oRules = [15]runtime.Rule{
 		Increment: []runtime.Counter{runtime.Breaker},
 		Reset:     []runtime.CounterRef{{Slot: 7, Counter: runtime.Fire}},
 	},
-	{ // PROMPT_INJECTION
+	// PROMPT_INJECTION
+	{
 		ID:           "PROMPT_INJECTION",
 		Kind:         runtime.KindDetector,
 		Anchor:       "content.tool_result",
@@ -233,7 +248,8 @@ var oRules = [15]runtime.Rule{
 		},
 		Slot: 13,
 	},
-	{ // SECRET_IN_ARGS
+	// SECRET_IN_ARGS
+	{
 		ID:           "SECRET_IN_ARGS",
 		Kind:         runtime.KindDetector,
 		Anchor:       "tool.pre_invoke",
@@ -252,42 +268,44 @@ var oRules = [15]runtime.Rule{
 
 // Constant values and patterns of the rules, built once.
 var (
-	oConst0 = []int32{14}
-	oRe0    = regexp.MustCompile("\\brm\\s+-[a-zA-Z]*[rR][a-zA-Z]*\\s+(/|~|\\$HOME)(\\s|$)")
-	oRe1    = regexp.MustCompile("(curl|wget)[^|]*\\|\\s*(sudo\\s+)?(ba|z)?sh\\b")
-	oRe2    = regexp.MustCompile("git\\s+push\\b.*(--force\\b|-f\\b)")
+	oRe_RM_RF_ROOT_1      = regexp.MustCompile("\\brm\\s+-[a-zA-Z]*[rR][a-zA-Z]*\\s+(/|~|\\$HOME)(\\s|$)")
+	oRe_CURL_PIPE_SHELL_1 = regexp.MustCompile("(curl|wget)[^|]*\\|\\s*(sudo\\s+)?(ba|z)?sh\\b")
+	oRe_FORCE_PUSH_1      = regexp.MustCompile("git\\s+push\\b.*(--force\\b|-f\\b)")
+	oSnap_ToolPreInvoke   = []int32{14}
 )
 
-// oRule13 evaluates rule "PROMPT_INJECTION" (detector).
-// when: "prompt_injection_score > 0.8"
-func oRule13(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_PROMPT_INJECTION evaluates rule PROMPT_INJECTION (detector).
+// when:
+// 	prompt_injection_score > 0.8
+func oRule_PROMPT_INJECTION(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[13]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[13]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[13]); oT1.Kind != 0 {
+		return false, oT1
 	}
-	oD, oErr := oX.Detect(&oRules[13])
-	if oErr.Kind != 0 {
-		return false, oErr
+	oD, oT2 := oX.Detect(&oRules[13])
+	if oT2.Kind != 0 {
+		return false, oT2
 	}
 	if !oD.Hit {
 		return false, runtime.Err{}
 	}
-	oT1 := oD.PromptInjectionScore(oF)
-	return (oT1 > float64(0.8)), runtime.Err{}
+	oT3 := oD.PromptInjectionScore(oF)
+	return (oT3 > float64(0.8)), runtime.Err{}
 }
 
-// oRule0 evaluates rule "ETC_WRITE_FORBIDDEN" (schema).
-// when: "tool_arg_string(\"path\").startsWith(\"/etc/\")"
-func oRule0(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_ETC_WRITE_FORBIDDEN evaluates rule ETC_WRITE_FORBIDDEN (schema).
+// when:
+// 	tool_arg_string("path").startsWith("/etc/")
+func oRule_ETC_WRITE_FORBIDDEN(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[0]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[0]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[0]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	switch oF.Tool {
 	case "write", "edit":
@@ -298,141 +316,151 @@ func oRule0(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	return strings.HasPrefix(oT2, "/etc/"), runtime.Err{}
 }
 
-// oRule1 evaluates rule "LONG_COMMAND" (schema).
-// when: "size(tool_arg_string(\"command\")) > 4096"
-func oRule1(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_LONG_COMMAND evaluates rule LONG_COMMAND (schema).
+// when:
+// 	size(tool_arg_string("command")) > 4096
+func oRule_LONG_COMMAND(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[1]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[1]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[1]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	if oF.Tool != "bash" {
 		return false, runtime.Err{}
 	}
-	oT3 := runtime.ToolArgString(oF.ToolArgs, "command")
-	oT4 := runtime.SizeString(oT3)
-	return (oT4 > int64(4096)), runtime.Err{}
+	oT2 := runtime.ToolArgString(oF.ToolArgs, "command")
+	oT3 := runtime.SizeString(oT2)
+	return (oT3 > int64(4096)), runtime.Err{}
 }
 
-// oRule2 evaluates rule "PLAIN_HTTP" (schema).
-// when: "tool_arg_string(\"url\").startsWith(\"http://\")"
-func oRule2(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_PLAIN_HTTP evaluates rule PLAIN_HTTP (schema).
+// when:
+// 	tool_arg_string("url").startsWith("http://")
+func oRule_PLAIN_HTTP(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[2]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[2]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[2]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	if oF.Tool != "http_fetch" {
 		return false, runtime.Err{}
 	}
-	oT5 := runtime.ToolArgString(oF.ToolArgs, "url")
-	return strings.HasPrefix(oT5, "http://"), runtime.Err{}
+	oT2 := runtime.ToolArgString(oF.ToolArgs, "url")
+	return strings.HasPrefix(oT2, "http://"), runtime.Err{}
 }
 
-// oRule3 evaluates rule "RM_RF_ROOT" (schema).
-// when: "tool_arg_string(\"command\").matches(\"\\\\brm\\\\s+-[a-zA-Z]*[rR][a-zA-Z]*\\\\s+(/|~|\\\\$HOME)(\\\\s|$)\")"
-func oRule3(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_RM_RF_ROOT evaluates rule RM_RF_ROOT (schema).
+// when:
+// 	tool_arg_string("command").matches("\\brm\\s+-[a-zA-Z]*[rR][a-zA-Z]*\\s+(/|~|\\$HOME)(\\s|$)")
+func oRule_RM_RF_ROOT(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[3]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[3]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[3]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	if oF.Tool != "bash" {
 		return false, runtime.Err{}
 	}
-	oT6 := runtime.ToolArgString(oF.ToolArgs, "command")
-	return oRe0.MatchString(oT6), runtime.Err{}
+	oT2 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return oRe_RM_RF_ROOT_1.MatchString(oT2), runtime.Err{}
 }
 
-// oRule4 evaluates rule "CURL_PIPE_SHELL" (policy).
-// when: "tool_arg_string(\"command\").matches(\n  \"(curl|wget)[^|]*\\\\|\\\\s*(sudo\\\\s+)?(ba|z)?sh\\\\b\")"
-func oRule4(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_CURL_PIPE_SHELL evaluates rule CURL_PIPE_SHELL (policy).
+// when:
+// 	tool_arg_string("command").matches(
+// 	  "(curl|wget)[^|]*\\|\\s*(sudo\\s+)?(ba|z)?sh\\b")
+func oRule_CURL_PIPE_SHELL(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[4]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[4]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[4]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	if oF.Tool != "bash" {
 		return false, runtime.Err{}
 	}
-	oT7 := runtime.ToolArgString(oF.ToolArgs, "command")
-	return oRe1.MatchString(oT7), runtime.Err{}
+	oT2 := runtime.ToolArgString(oF.ToolArgs, "command")
+	return oRe_CURL_PIPE_SHELL_1.MatchString(oT2), runtime.Err{}
 }
 
-// oRule5 evaluates rule "FORCE_PUSH" (policy).
-// when: "tool_arg_string(\"command\").matches(\"git\\\\s+push\\\\b.*(--force\\\\b|-f\\\\b)\")\n  && !tool_arg_string(\"command\").contains(\"--force-with-lease\")\n"
-func oRule5(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_FORCE_PUSH evaluates rule FORCE_PUSH (policy).
+// when:
+// 	tool_arg_string("command").matches("git\\s+push\\b.*(--force\\b|-f\\b)")
+// 	  && !tool_arg_string("command").contains("--force-with-lease")
+func oRule_FORCE_PUSH(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[5]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[5]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[5]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	if oF.Tool != "bash" {
 		return false, runtime.Err{}
 	}
-	oT8 := false
-	oT9 := runtime.ToolArgString(oF.ToolArgs, "command")
-	if oRe2.MatchString(oT9) {
-		oT10 := runtime.ToolArgString(oF.ToolArgs, "command")
-		oT11 := strings.Contains(oT10, "--force-with-lease")
-		oT8 = !oT11
+	oT2 := runtime.ToolArgString(oF.ToolArgs, "command")
+	oT5 := oRe_FORCE_PUSH_1.MatchString(oT2)
+	if oT5 {
+		oT3 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT4 := strings.Contains(oT3, "--force-with-lease")
+		oT5 = !oT4
 	}
-	return oT8, runtime.Err{}
+	return oT5, runtime.Err{}
 }
 
-// oRule6 evaluates rule "PAYMENT_NEEDS_ROLE" (policy).
-// when: "!(\"treasury\" in principal_roles)"
-func oRule6(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_PAYMENT_NEEDS_ROLE evaluates rule PAYMENT_NEEDS_ROLE (policy).
+// when:
+// 	!("treasury" in principal_roles)
+func oRule_PAYMENT_NEEDS_ROLE(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[6]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[6]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[6]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	switch oF.Tool {
 	case "disburse_payment", "refund_payment":
 	default:
 		return false, runtime.Err{}
 	}
-	oT12 := runtime.InStrings("treasury", oF.PrincipalRoles)
-	return !oT12, runtime.Err{}
+	oT2 := runtime.InStrings("treasury", oF.PrincipalRoles)
+	return !oT2, runtime.Err{}
 }
 
-// oRule7 evaluates rule "REPEATED_CALL_NUDGE" (policy).
-// when: "lycaon.repeat_count >= 3 && fire_count < 2"
-func oRule7(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_REPEATED_CALL_NUDGE evaluates rule REPEATED_CALL_NUDGE (policy).
+// when:
+// 	lycaon.repeat_count >= 3 && fire_count < 2
+func oRule_REPEATED_CALL_NUDGE(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[7]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	oT13 := false
-	if oF.Lycaon.RepeatCount >= int64(3) {
-		oT14 := oX.Snap(0)
-		oT13 = (oT14 < int64(2))
+	oT2 := (oF.Lycaon.RepeatCount >= int64(3))
+	if oT2 {
+		oT1 := oX.Snap(0)
+		oT2 = (oT1 < int64(2))
 	}
-	return oT13, runtime.Err{}
+	return oT2, runtime.Err{}
 }
 
-// oRule8 evaluates rule "TRIAGE_READ_ONLY" (policy).
-// when: "session_posture == \"triage\""
-func oRule8(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_TRIAGE_READ_ONLY evaluates rule TRIAGE_READ_ONLY (policy).
+// when:
+// 	session_posture == "triage"
+func oRule_TRIAGE_READ_ONLY(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[8]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[8]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[8]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	switch oF.Tool {
 	case "write", "edit", "bash":
@@ -442,54 +470,57 @@ func oRule8(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	return (oF.SessionPosture == "triage"), runtime.Err{}
 }
 
-// oRule9 evaluates rule "UNTRUSTED_EGRESS" (policy).
-// when: "content_contains_untrusted && \"web\" in content_sources"
-func oRule9(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_UNTRUSTED_EGRESS evaluates rule UNTRUSTED_EGRESS (policy).
+// when:
+// 	content_contains_untrusted && "web" in content_sources
+func oRule_UNTRUSTED_EGRESS(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[9]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[9]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[9]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	switch oF.Tool {
 	case "http_fetch", "http_post", "send_email":
 	default:
 		return false, runtime.Err{}
 	}
-	oT15 := false
-	if oF.ContentContainsUntrusted {
-		oT15 = runtime.InStrings("web", oF.ContentSources)
+	oT2 := oF.ContentContainsUntrusted
+	if oT2 {
+		oT2 = runtime.InStrings("web", oF.ContentSources)
 	}
-	return oT15, runtime.Err{}
+	return oT2, runtime.Err{}
 }
 
-// oRule10 evaluates rule "WRITE_OUTSIDE_PROJECT" (policy).
-// when: "path_outside_scope(tool_arg_string(\"path\"))"
-func oRule10(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_WRITE_OUTSIDE_PROJECT evaluates rule WRITE_OUTSIDE_PROJECT (policy).
+// when:
+// 	path_outside_scope(tool_arg_string("path"))
+func oRule_WRITE_OUTSIDE_PROJECT(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[10]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[10]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[10]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	switch oF.Tool {
 	case "write", "edit":
 	default:
 		return false, runtime.Err{}
 	}
-	oT16, oT17 := runtime.Provide(oX, oX.Env.Providers.PathOutsideScope, "path_outside_scope", runtime.ToolArgString(oF.ToolArgs, "path"))
-	if oT17.Kind != 0 {
-		return false, oT17
+	oT2 := runtime.ToolArgString(oF.ToolArgs, "path")
+	oT3, oT4 := runtime.Provide(oX, oX.Env.Providers.PathOutsideScope, "path_outside_scope", oT2)
+	if oT4.Kind != 0 {
+		return false, oT4
 	}
-	return oT16, runtime.Err{}
+	return oT3, runtime.Err{}
 }
 
-// oFlow11 matches the flow of rule "EXFIL_FLOW".
-func oFlow11(names []string) bool {
-	if len(names) > 10 {
-		names = names[len(names)-10:]
+// oFlow_EXFIL_FLOW matches the flow of rule EXFIL_FLOW.
+func oFlow_EXFIL_FLOW(names []string) bool {
+	if int64(len(names)) > int64(10) {
+		names = names[int64(len(names))-int64(10):]
 	}
 	step := 0
 	for _, n := range names {
@@ -507,290 +538,292 @@ func oFlow11(names []string) bool {
 	return false
 }
 
-// oRule11 evaluates rule "EXFIL_FLOW" (invariant).
-func oRule11(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_EXFIL_FLOW evaluates rule EXFIL_FLOW (invariant).
+func oRule_EXFIL_FLOW(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[11]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[11]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[11]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	switch oF.Tool {
 	case "http_post", "send_email":
 	default:
 		return false, runtime.Err{}
 	}
-	if !oFlow11(oF.Lycaon.RecentToolNames) {
+	if !oFlow_EXFIL_FLOW(oF.Lycaon.RecentToolNames) {
 		return false, runtime.Err{}
 	}
 	return true, runtime.Err{}
 }
 
-// oRule12 evaluates rule "REPEATED_CALL_ESCALATE" (invariant).
-// when: "lycaon.repeat_count >= 3 && fire_count_of(\"REPEATED_CALL_NUDGE\") >= 2"
-func oRule12(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_REPEATED_CALL_ESCALATE evaluates rule REPEATED_CALL_ESCALATE (invariant).
+// when:
+// 	lycaon.repeat_count >= 3 && fire_count_of("REPEATED_CALL_NUDGE") >= 2
+func oRule_REPEATED_CALL_ESCALATE(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[12]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	oT18 := false
-	if oF.Lycaon.RepeatCount >= int64(3) {
-		oT19 := oX.Snap(0)
-		oT18 = (oT19 >= int64(2))
+	oT2 := (oF.Lycaon.RepeatCount >= int64(3))
+	if oT2 {
+		oT1 := oX.Snap(0)
+		oT2 = (oT1 >= int64(2))
 	}
-	return oT18, runtime.Err{}
+	return oT2, runtime.Err{}
 }
 
-// oRule14 evaluates rule "SECRET_IN_ARGS" (detector).
-// when: "size(secret_matches) > 0"
-func oRule14(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_SECRET_IN_ARGS evaluates rule SECRET_IN_ARGS (detector).
+// when:
+// 	size(secret_matches) > 0
+func oRule_SECRET_IN_ARGS(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[14]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[14]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[14]); oT1.Kind != 0 {
+		return false, oT1
 	}
-	oD, oErr := oX.Detect(&oRules[14])
-	if oErr.Kind != 0 {
-		return false, oErr
+	oD, oT2 := oX.Detect(&oRules[14])
+	if oT2.Kind != 0 {
+		return false, oT2
 	}
 	if !oD.Hit {
 		return false, runtime.Err{}
 	}
-	oT20 := oD.SecretMatches(oF)
-	oT21 := int64(len(oT20))
-	return (oT21 > int64(0)), runtime.Err{}
+	oT3 := oD.SecretMatches(oF)
+	oT4 := int64(len(oT3))
+	return (oT4 > int64(0)), runtime.Err{}
 }
 
-// oAnchor0 evaluates the rules at "content.tool_result" in order.
-func oAnchor0(oX *runtime.Exec) {
-	if oFired, oErr := oRule13(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[13], oFired, oErr) {
+// oAnchor_ContentToolResult evaluates the rules at "content.tool_result" in order.
+func oAnchor_ContentToolResult(oX *runtime.Exec) {
+	if oFired, oErr := oRule_PROMPT_INJECTION(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[13], oFired, oErr) {
 		return
 	}
 }
 
-// oRun0 runs oAnchor0. A panic that escapes a rule is recovered here;
+// oRun_ContentToolResult runs oAnchor_ContentToolResult. A panic that escapes a rule is recovered here;
 // it then reports that the anchor must run again, resuming after that rule.
-func oRun0(oX *runtime.Exec) (oAgain bool) {
+func oRun_ContentToolResult(oX *runtime.Exec) (oAgain bool) {
 	defer func() {
 		if recover() != nil {
 			oAgain = oX.Panicked()
 		}
 	}()
-	oAnchor0(oX)
+	oAnchor_ContentToolResult(oX)
 	return false
 }
 
-// oAnchor1 evaluates the rules at "tool.pre_invoke" in order.
-func oAnchor1(oX *runtime.Exec) {
-	oX.Snapshot(oConst0)
+// oAnchor_ToolPreInvoke evaluates the rules at "tool.pre_invoke" in order.
+func oAnchor_ToolPreInvoke(oX *runtime.Exec) {
+	oX.Snapshot(oSnap_ToolPreInvoke)
 	if oX.Occ.Profiles.Supplied(runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileFilesystem | runtime.ProfileSession | runtime.ProfileTool) {
 		switch oX.F.Tool {
 		case "bash":
-			if oFired, oErr := oRule1(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[1], oFired, oErr) {
+			if oFired, oErr := oRule_LONG_COMMAND(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[1], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule3(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[3], oFired, oErr) {
+			if oFired, oErr := oRule_RM_RF_ROOT(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[3], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule4(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[4], oFired, oErr) {
+			if oFired, oErr := oRule_CURL_PIPE_SHELL(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[4], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule5(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[5], oFired, oErr) {
+			if oFired, oErr := oRule_FORCE_PUSH(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[5], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule7(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[7], oFired, oErr) {
+			if oFired, oErr := oRule_REPEATED_CALL_NUDGE(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[7], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule8(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[8], oFired, oErr) {
+			if oFired, oErr := oRule_TRIAGE_READ_ONLY(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[8], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule12(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[12], oFired, oErr) {
+			if oFired, oErr := oRule_REPEATED_CALL_ESCALATE(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[12], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule14(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[14], oFired, oErr) {
+			if oFired, oErr := oRule_SECRET_IN_ARGS(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[14], oFired, oErr) {
 				return
 			}
 		case "disburse_payment":
-			if oFired, oErr := oRule6(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[6], oFired, oErr) {
+			if oFired, oErr := oRule_PAYMENT_NEEDS_ROLE(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[6], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule7(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[7], oFired, oErr) {
+			if oFired, oErr := oRule_REPEATED_CALL_NUDGE(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[7], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule12(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[12], oFired, oErr) {
+			if oFired, oErr := oRule_REPEATED_CALL_ESCALATE(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[12], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule14(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[14], oFired, oErr) {
+			if oFired, oErr := oRule_SECRET_IN_ARGS(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[14], oFired, oErr) {
 				return
 			}
 		case "edit":
-			if oFired, oErr := oRule0(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[0], oFired, oErr) {
+			if oFired, oErr := oRule_ETC_WRITE_FORBIDDEN(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[0], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule7(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[7], oFired, oErr) {
+			if oFired, oErr := oRule_REPEATED_CALL_NUDGE(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[7], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule8(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[8], oFired, oErr) {
+			if oFired, oErr := oRule_TRIAGE_READ_ONLY(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[8], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule10(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[10], oFired, oErr) {
+			if oFired, oErr := oRule_WRITE_OUTSIDE_PROJECT(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[10], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule12(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[12], oFired, oErr) {
+			if oFired, oErr := oRule_REPEATED_CALL_ESCALATE(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[12], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule14(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[14], oFired, oErr) {
+			if oFired, oErr := oRule_SECRET_IN_ARGS(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[14], oFired, oErr) {
 				return
 			}
 		case "http_fetch":
-			if oFired, oErr := oRule2(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[2], oFired, oErr) {
+			if oFired, oErr := oRule_PLAIN_HTTP(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[2], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule7(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[7], oFired, oErr) {
+			if oFired, oErr := oRule_REPEATED_CALL_NUDGE(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[7], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule9(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[9], oFired, oErr) {
+			if oFired, oErr := oRule_UNTRUSTED_EGRESS(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[9], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule12(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[12], oFired, oErr) {
+			if oFired, oErr := oRule_REPEATED_CALL_ESCALATE(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[12], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule14(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[14], oFired, oErr) {
+			if oFired, oErr := oRule_SECRET_IN_ARGS(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[14], oFired, oErr) {
 				return
 			}
 		case "http_post":
-			if oFired, oErr := oRule7(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[7], oFired, oErr) {
+			if oFired, oErr := oRule_REPEATED_CALL_NUDGE(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[7], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule9(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[9], oFired, oErr) {
+			if oFired, oErr := oRule_UNTRUSTED_EGRESS(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[9], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule11(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[11], oFired, oErr) {
+			if oFired, oErr := oRule_EXFIL_FLOW(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[11], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule12(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[12], oFired, oErr) {
+			if oFired, oErr := oRule_REPEATED_CALL_ESCALATE(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[12], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule14(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[14], oFired, oErr) {
+			if oFired, oErr := oRule_SECRET_IN_ARGS(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[14], oFired, oErr) {
 				return
 			}
 		case "refund_payment":
-			if oFired, oErr := oRule6(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[6], oFired, oErr) {
+			if oFired, oErr := oRule_PAYMENT_NEEDS_ROLE(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[6], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule7(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[7], oFired, oErr) {
+			if oFired, oErr := oRule_REPEATED_CALL_NUDGE(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[7], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule12(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[12], oFired, oErr) {
+			if oFired, oErr := oRule_REPEATED_CALL_ESCALATE(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[12], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule14(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[14], oFired, oErr) {
+			if oFired, oErr := oRule_SECRET_IN_ARGS(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[14], oFired, oErr) {
 				return
 			}
 		case "send_email":
-			if oFired, oErr := oRule7(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[7], oFired, oErr) {
+			if oFired, oErr := oRule_REPEATED_CALL_NUDGE(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[7], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule9(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[9], oFired, oErr) {
+			if oFired, oErr := oRule_UNTRUSTED_EGRESS(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[9], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule11(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[11], oFired, oErr) {
+			if oFired, oErr := oRule_EXFIL_FLOW(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[11], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule12(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[12], oFired, oErr) {
+			if oFired, oErr := oRule_REPEATED_CALL_ESCALATE(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[12], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule14(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[14], oFired, oErr) {
+			if oFired, oErr := oRule_SECRET_IN_ARGS(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[14], oFired, oErr) {
 				return
 			}
 		case "write":
-			if oFired, oErr := oRule0(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[0], oFired, oErr) {
+			if oFired, oErr := oRule_ETC_WRITE_FORBIDDEN(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[0], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule7(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[7], oFired, oErr) {
+			if oFired, oErr := oRule_REPEATED_CALL_NUDGE(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[7], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule8(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[8], oFired, oErr) {
+			if oFired, oErr := oRule_TRIAGE_READ_ONLY(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[8], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule10(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[10], oFired, oErr) {
+			if oFired, oErr := oRule_WRITE_OUTSIDE_PROJECT(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[10], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule12(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[12], oFired, oErr) {
+			if oFired, oErr := oRule_REPEATED_CALL_ESCALATE(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[12], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule14(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[14], oFired, oErr) {
+			if oFired, oErr := oRule_SECRET_IN_ARGS(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[14], oFired, oErr) {
 				return
 			}
 		default:
-			if oFired, oErr := oRule7(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[7], oFired, oErr) {
+			if oFired, oErr := oRule_REPEATED_CALL_NUDGE(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[7], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule12(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[12], oFired, oErr) {
+			if oFired, oErr := oRule_REPEATED_CALL_ESCALATE(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[12], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule14(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[14], oFired, oErr) {
+			if oFired, oErr := oRule_SECRET_IN_ARGS(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[14], oFired, oErr) {
 				return
 			}
 		}
 		return
 	}
-	if oFired, oErr := oRule0(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[0], oFired, oErr) {
+	if oFired, oErr := oRule_ETC_WRITE_FORBIDDEN(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[0], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule1(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[1], oFired, oErr) {
+	if oFired, oErr := oRule_LONG_COMMAND(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[1], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule2(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[2], oFired, oErr) {
+	if oFired, oErr := oRule_PLAIN_HTTP(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[2], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule3(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[3], oFired, oErr) {
+	if oFired, oErr := oRule_RM_RF_ROOT(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[3], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule4(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[4], oFired, oErr) {
+	if oFired, oErr := oRule_CURL_PIPE_SHELL(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[4], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule5(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[5], oFired, oErr) {
+	if oFired, oErr := oRule_FORCE_PUSH(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[5], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule6(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[6], oFired, oErr) {
+	if oFired, oErr := oRule_PAYMENT_NEEDS_ROLE(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[6], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule7(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[7], oFired, oErr) {
+	if oFired, oErr := oRule_REPEATED_CALL_NUDGE(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[7], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule8(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[8], oFired, oErr) {
+	if oFired, oErr := oRule_TRIAGE_READ_ONLY(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[8], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule9(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[9], oFired, oErr) {
+	if oFired, oErr := oRule_UNTRUSTED_EGRESS(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[9], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule10(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[10], oFired, oErr) {
+	if oFired, oErr := oRule_WRITE_OUTSIDE_PROJECT(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[10], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule11(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[11], oFired, oErr) {
+	if oFired, oErr := oRule_EXFIL_FLOW(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[11], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule12(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[12], oFired, oErr) {
+	if oFired, oErr := oRule_REPEATED_CALL_ESCALATE(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[12], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule14(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[14], oFired, oErr) {
+	if oFired, oErr := oRule_SECRET_IN_ARGS(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[14], oFired, oErr) {
 		return
 	}
 }
 
-// oRun1 runs oAnchor1. A panic that escapes a rule is recovered here;
+// oRun_ToolPreInvoke runs oAnchor_ToolPreInvoke. A panic that escapes a rule is recovered here;
 // it then reports that the anchor must run again, resuming after that rule.
-func oRun1(oX *runtime.Exec) (oAgain bool) {
+func oRun_ToolPreInvoke(oX *runtime.Exec) (oAgain bool) {
 	defer func() {
 		if recover() != nil {
 			oAgain = oX.Panicked()
 		}
 	}()
-	oAnchor1(oX)
+	oAnchor_ToolPreInvoke(oX)
 	return false
 }
 
@@ -802,10 +835,10 @@ func Evaluate(ctx context.Context, env *runtime.Env, occ *runtime.Occurrence, s 
 	runtime.Begin(&oX, ctx, env, occ, s, d, 2)
 	switch occ.Anchor {
 	case "content.tool_result":
-		for oRun0(&oX) {
+		for oRun_ContentToolResult(&oX) {
 		}
 	case "tool.pre_invoke":
-		for oRun1(&oX) {
+		for oRun_ToolPreInvoke(&oX) {
 		}
 	}
 	oX.Finish()

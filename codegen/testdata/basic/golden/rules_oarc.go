@@ -11,10 +11,9 @@ package golden
 
 import (
 	"context"
+	"github.com/oarc/oarc/runtime"
 	"regexp"
 	"strings"
-
-	"github.com/oarc/oarc/runtime"
 )
 
 // Generated code refers to these so that a stale generated file, or one
@@ -32,10 +31,13 @@ var Pack = &runtime.Pack{
 }
 
 // NewSession returns a session with counters for every rule of the pack.
-func NewSession() *runtime.Session { return runtime.NewSession(6) }
+func NewSession() *runtime.Session {
+	return runtime.NewSession(6)
+}
 
 var oRules = [6]runtime.Rule{
-	{ // PROVIDER_SCOPE
+	// PROVIDER_SCOPE
+	{
 		ID:           "PROVIDER_SCOPE",
 		Kind:         runtime.KindSchema,
 		Anchor:       "tool.pre_invoke",
@@ -45,7 +47,8 @@ var oRules = [6]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         0,
 	},
-	{ // QUOTES
+	// QUOTES
+	{
 		ID:           "QUOTES",
 		Kind:         runtime.KindSchema,
 		Anchor:       "tool.pre_invoke",
@@ -58,7 +61,8 @@ var oRules = [6]runtime.Rule{
 		},
 		Slot: 1,
 	},
-	{ // ROLES
+	// ROLES
+	{
 		ID:           "ROLES",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -68,7 +72,8 @@ var oRules = [6]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         2,
 	},
-	{ // DYN_ARGS
+	// DYN_ARGS
+	{
 		ID:           "DYN_ARGS",
 		Kind:         runtime.KindInvariant,
 		Anchor:       "tool.pre_invoke",
@@ -78,7 +83,8 @@ var oRules = [6]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         3,
 	},
-	{ // LITERAL_NAMES
+	// LITERAL_NAMES
+	{
 		ID:           "LITERAL_NAMES",
 		Kind:         runtime.KindInvariant,
 		Anchor:       "coordinator.post_turn",
@@ -89,7 +95,8 @@ var oRules = [6]runtime.Rule{
 		},
 		Slot: 4,
 	},
-	{ // POST_TURN
+	// POST_TURN
+	{
 		ID:           "POST_TURN",
 		Kind:         runtime.KindInvariant,
 		Anchor:       "coordinator.post_turn",
@@ -104,330 +111,329 @@ var oRules = [6]runtime.Rule{
 
 // Constant values and patterns of the rules, built once.
 var (
-	oConst0 = []string{"admin", "ops"}
-	oRe0    = regexp.MustCompile("a`b\"c*/\\d+")
+	oRe_QUOTES_1 = regexp.MustCompile("a`b\"c*/\\d+")
+	oSel_ROLES_1 = []string{"admin", "ops"}
 )
 
-// oRule4 evaluates rule "LITERAL_NAMES" (invariant).
-// when: "lycaon.phase == \"strings.x\" || lycaon.phase == \"math.y\" || lycaon.phase == \"regexp.z\""
-func oRule4(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_LITERAL_NAMES evaluates rule LITERAL_NAMES (invariant).
+// when:
+// 	lycaon.phase == "strings.x" || lycaon.phase == "math.y" || lycaon.phase == "regexp.z"
+func oRule_LITERAL_NAMES(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[4]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	oT1 := true
-	if !(oF.Lycaon.Phase == "strings.x") {
-		if !(oF.Lycaon.Phase == "math.y") {
-			oT1 = (oF.Lycaon.Phase == "regexp.z")
-		}
+	oT1 := (oF.Lycaon.Phase == "strings.x")
+	if !oT1 {
+		oT1 = (oF.Lycaon.Phase == "math.y")
+	}
+	if !oT1 {
+		oT1 = (oF.Lycaon.Phase == "regexp.z")
 	}
 	return oT1, runtime.Err{}
 }
 
-// oRule5 evaluates rule "POST_TURN" (invariant).
-// when: "lycaon.claims_completion && !lycaon.has_matching_ledger_job"
-func oRule5(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_POST_TURN evaluates rule POST_TURN (invariant).
+// when:
+// 	lycaon.claims_completion && !lycaon.has_matching_ledger_job
+func oRule_POST_TURN(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[5]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	oT2 := false
-	if oF.Lycaon.ClaimsCompletion {
-		oT2 = !oF.Lycaon.HasMatchingLedgerJob
+	oT1 := oF.Lycaon.ClaimsCompletion
+	if oT1 {
+		oT1 = !oF.Lycaon.HasMatchingLedgerJob
 	}
-	return oT2, runtime.Err{}
+	return oT1, runtime.Err{}
 }
 
-// oRule0 evaluates rule "PROVIDER_SCOPE" (schema).
-// when: "path_outside_scope(tool_arg_string(\"path\"))"
-func oRule0(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_PROVIDER_SCOPE evaluates rule PROVIDER_SCOPE (schema).
+// when:
+// 	path_outside_scope(tool_arg_string("path"))
+func oRule_PROVIDER_SCOPE(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[0]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[0]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[0]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	if oF.Tool != "write" {
 		return false, runtime.Err{}
 	}
-	oT3, oT4 := runtime.Provide(oX, oX.Env.Providers.PathOutsideScope, "path_outside_scope", runtime.ToolArgString(oF.ToolArgs, "path"))
+	oT2 := runtime.ToolArgString(oF.ToolArgs, "path")
+	oT3, oT4 := runtime.Provide(oX, oX.Env.Providers.PathOutsideScope, "path_outside_scope", oT2)
 	if oT4.Kind != 0 {
 		return false, oT4
 	}
 	return oT3, runtime.Err{}
 }
 
-// oRule1 evaluates rule "QUOTES" (schema).
-// when: "tool_arg_string(\"command\").matches(\"a`b\\\"c*/\\\\d+\") || tool_arg_string(\"command\") == \"*/ panic(\\\"x\\\") /*\""
-func oRule1(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_QUOTES evaluates rule QUOTES (schema).
+// when:
+// 	tool_arg_string("command").matches("a`b\"c*/\\d+") || tool_arg_string("command") == "*/ panic(\"x\") /*"
+func oRule_QUOTES(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[1]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[1]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[1]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	switch oF.Tool {
 	case "bash", "sh":
 	default:
 		return false, runtime.Err{}
 	}
-	oT5 := true
-	oT6 := runtime.ToolArgString(oF.ToolArgs, "command")
-	if !oRe0.MatchString(oT6) {
-		oT7 := runtime.ToolArgString(oF.ToolArgs, "command")
-		oT5 = (oT7 == "*/ panic(\"x\") /*")
+	oT2 := runtime.ToolArgString(oF.ToolArgs, "command")
+	oT4 := oRe_QUOTES_1.MatchString(oT2)
+	if !oT4 {
+		oT3 := runtime.ToolArgString(oF.ToolArgs, "command")
+		oT4 = (oT3 == "*/ panic(\"x\") /*")
 	}
-	return oT5, runtime.Err{}
+	return oT4, runtime.Err{}
 }
 
-// oRule2 evaluates rule "ROLES" (policy).
-// when: "principal.startsWith(\"agent:\") &&\n  (size(principal_roles) > 1 || \"root\" in principal_roles)\n"
-func oRule2(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_ROLES evaluates rule ROLES (policy).
+// when:
+// 	principal.startsWith("agent:") &&
+// 	  (size(principal_roles) > 1 || "root" in principal_roles)
+func oRule_ROLES(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[2]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[2]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[2]); oT1.Kind != 0 {
+		return false, oT1
 	}
-	if !runtime.AnyAmong(oF.PrincipalRoles, oConst0) {
+	if !runtime.AnyAmong(oF.PrincipalRoles, oSel_ROLES_1) {
 		return false, runtime.Err{}
 	}
 	if oF.Lycaon.WorkersIdle != true {
 		return false, runtime.Err{}
 	}
 	switch oF.Lycaon.RepeatCount {
-	case 1, 2:
+	case int64(1), int64(2):
 	default:
 		return false, runtime.Err{}
 	}
-	oT8 := false
-	if strings.HasPrefix(oF.Principal, "agent:") {
-		oT9 := true
-		oT10 := int64(len(oF.PrincipalRoles))
-		if !(oT10 > int64(1)) {
-			oT9 = runtime.InStrings("root", oF.PrincipalRoles)
+	oT4 := strings.HasPrefix(oF.Principal, "agent:")
+	if oT4 {
+		oT2 := int64(len(oF.PrincipalRoles))
+		oT3 := (oT2 > int64(1))
+		if !oT3 {
+			oT3 = runtime.InStrings("root", oF.PrincipalRoles)
 		}
-		oT8 = oT9
+		oT4 = oT3
 	}
-	return oT8, runtime.Err{}
+	return oT4, runtime.Err{}
 }
 
-// oRule3 evaluates rule "DYN_ARGS" (invariant).
-// when: "tool_args.limit > 100 && tool_args.items.exists(i, i.size > 3.5) && has(tool_args.mode) ? tool_args.mode == \"x\" : true\n"
-func oRule3(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_DYN_ARGS evaluates rule DYN_ARGS (invariant).
+// when:
+// 	tool_args.limit > 100 && tool_args.items.exists(i, i.size > 3.5) && has(tool_args.mode) ? tool_args.mode == "x" : true
+func oRule_DYN_ARGS(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[3]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[3]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[3]); oT1.Kind != 0 {
+		return false, oT1
 	}
-	oT11, oT12 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		oT13, oT14 := func() (bool, runtime.Err) {
-			oT15, oT16 := oF.ToolArgs["limit"]
-			if !oT16 {
+	oT28 := true
+	var oT29 runtime.Err
+	if oT28 {
+		oT8, oT9 := func() (bool, runtime.Err) {
+			oT2, oT3 := oF.ToolArgs["limit"]
+			if !oT3 {
 				return false, runtime.NoSuchKey("limit")
 			}
-			var oT17 int
-			var oT18 runtime.Err
-			if oT19, oT20 := oT15.(int64); oT20 {
-				oT17, oT18 = runtime.CompareInt(oT19, int64(100)), runtime.Err{}
+			var oT4 int
+			var oT5 runtime.Err
+			if oT6, oT7 := oT2.(int64); oT7 {
+				oT4, oT5 = runtime.CompareInt(oT6, int64(100)), runtime.Err{}
 			} else {
-				oT17, oT18 = runtime.CompareDynInt(oT15, int64(100))
+				oT4, oT5 = runtime.CompareDynInt(oT2, int64(100))
 			}
-			if oT18.Kind != 0 {
-				return false, oT18
+			if oT5.Kind != 0 {
+				return false, oT5
 			}
-			return runtime.Gt(oT17), runtime.Err{}
+			return runtime.Gt(oT4), runtime.Err{}
 		}()
-		if oT14.Kind == 0 {
-			if !oT13 {
-				return false, runtime.Err{}
+		if oT9.Kind != 0 {
+			if oT29.Kind == 0 {
+				oT29 = oT9
 			}
-		} else if oErr.Kind == 0 {
-			oErr = oT14
+		} else if !oT8 {
+			oT28 = false
 		}
-		oT21, oT22 := func() (bool, runtime.Err) {
-			oT23, oT24 := oF.ToolArgs["items"]
-			if !oT24 {
+	}
+	if oT28 {
+		oT25, oT26 := func() (bool, runtime.Err) {
+			oT10, oT11 := oF.ToolArgs["items"]
+			if !oT11 {
 				return false, runtime.NoSuchKey("items")
 			}
-			oT25, oT26 := func() (bool, runtime.Err) {
-				var oErr runtime.Err
-				oT27, oT28 := runtime.Range(oT23)
-				if oT28.Kind != 0 {
-					return false, oT28
-				}
-				for oT29 := 0; oT29 < oT27.Len(); oT29++ {
-					oV_i := oT27.At(oT29)
-					_ = oV_i
-					oT30, oT31 := func() (bool, runtime.Err) {
-						oT32, oT33 := runtime.SelectDyn(oV_i, "size")
-						if oT33.Kind != 0 {
-							return false, oT33
-						}
-						var oT34 int
-						var oT35 runtime.Err
-						if oT36, oT37 := oT32.(float64); oT37 {
-							oT34, oT35 = runtime.CompareDouble(oT36, float64(3.5))
-						} else {
-							oT34, oT35 = runtime.CompareDynDouble(oT32, float64(3.5))
-						}
-						if oT35.Kind != 0 {
-							return false, oT35
-						}
-						return runtime.Gt(oT34), runtime.Err{}
-					}()
-					if oT31.Kind == 0 {
-						if oT30 {
-							return true, runtime.Err{}
-						}
-					} else if oErr.Kind == 0 {
-						oErr = oT31
+			oT12 := false
+			oT14, oT15 := runtime.Range(oT10)
+			if oT15.Kind != 0 {
+				return false, oT15
+			}
+			var oT13 runtime.Err
+			for oT16 := 0; oT16 < oT14.Len(); oT16++ {
+				oV_i := oT14.At(oT16)
+				_ = oV_i
+				oT23, oT24 := func() (bool, runtime.Err) {
+					oT17, oT18 := runtime.SelectDyn(oV_i, "size")
+					if oT18.Kind != 0 {
+						return false, oT18
 					}
+					var oT19 int
+					var oT20 runtime.Err
+					if oT21, oT22 := oT17.(float64); oT22 {
+						oT19, oT20 = runtime.CompareDouble(oT21, float64(3.5))
+					} else {
+						oT19, oT20 = runtime.CompareDynDouble(oT17, float64(3.5))
+					}
+					if oT20.Kind != 0 {
+						return false, oT20
+					}
+					return runtime.Gt(oT19), runtime.Err{}
+				}()
+				if oT24.Kind != 0 {
+					if oT13.Kind == 0 {
+						oT13 = oT24
+					}
+				} else if oT23 {
+					oT12 = true
+					break
 				}
-				if oErr.Kind != 0 {
-					return false, oErr
-				}
-				return false, runtime.Err{}
-			}()
-			if oT26.Kind != 0 {
-				return false, oT26
 			}
-			return oT25, runtime.Err{}
+			if !oT12 && oT13.Kind != 0 {
+				return false, oT13
+			}
+			return oT12, runtime.Err{}
 		}()
-		if oT22.Kind == 0 {
-			if !oT21 {
-				return false, runtime.Err{}
+		if oT26.Kind != 0 {
+			if oT29.Kind == 0 {
+				oT29 = oT26
 			}
-		} else if oErr.Kind == 0 {
-			oErr = oT22
+		} else if !oT25 {
+			oT28 = false
 		}
-		oT38, oT39 := func() (bool, runtime.Err) {
-			_, oT40 := oF.ToolArgs["mode"]
-			return oT40, runtime.Err{}
-		}()
-		if oT39.Kind == 0 {
-			if !oT38 {
-				return false, runtime.Err{}
-			}
-		} else if oErr.Kind == 0 {
-			oErr = oT39
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return true, runtime.Err{}
-	}()
-	if oT12.Kind != 0 {
-		return false, oT12
 	}
-	var oT41 bool
-	if oT11 {
-		oT42, oT43 := oF.ToolArgs["mode"]
-		if !oT43 {
+	if oT28 {
+		_, oT27 := oF.ToolArgs["mode"]
+		if !oT27 {
+			oT28 = false
+		}
+	}
+	if oT28 && oT29.Kind != 0 {
+		return false, oT29
+	}
+	var oT30 bool
+	if oT28 {
+		oT31, oT32 := oF.ToolArgs["mode"]
+		if !oT32 {
 			return false, runtime.NoSuchKey("mode")
 		}
-		oT41 = runtime.EqualDynString(oT42, "x")
+		oT30 = runtime.EqualDynString(oT31, "x")
 	} else {
-		oT41 = true
+		oT30 = true
 	}
-	return oT41, runtime.Err{}
+	return oT30, runtime.Err{}
 }
 
-// oAnchor0 evaluates the rules at "coordinator.post_turn" in order.
-func oAnchor0(oX *runtime.Exec) {
-	if oFired, oErr := oRule4(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[4], oFired, oErr) {
+// oAnchor_CoordinatorPostTurn evaluates the rules at "coordinator.post_turn" in order.
+func oAnchor_CoordinatorPostTurn(oX *runtime.Exec) {
+	if oFired, oErr := oRule_LITERAL_NAMES(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[4], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule5(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[5], oFired, oErr) {
+	if oFired, oErr := oRule_POST_TURN(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[5], oFired, oErr) {
 		return
 	}
 }
 
-// oRun0 runs oAnchor0. A panic that escapes a rule is recovered here;
+// oRun_CoordinatorPostTurn runs oAnchor_CoordinatorPostTurn. A panic that escapes a rule is recovered here;
 // it then reports that the anchor must run again, resuming after that rule.
-func oRun0(oX *runtime.Exec) (oAgain bool) {
+func oRun_CoordinatorPostTurn(oX *runtime.Exec) (oAgain bool) {
 	defer func() {
 		if recover() != nil {
 			oAgain = oX.Panicked()
 		}
 	}()
-	oAnchor0(oX)
+	oAnchor_CoordinatorPostTurn(oX)
 	return false
 }
 
-// oAnchor1 evaluates the rules at "tool.pre_invoke" in order.
-func oAnchor1(oX *runtime.Exec) {
+// oAnchor_ToolPreInvoke evaluates the rules at "tool.pre_invoke" in order.
+func oAnchor_ToolPreInvoke(oX *runtime.Exec) {
 	if oX.Occ.Profiles.Supplied(runtime.ProfileFilesystem | runtime.ProfileSession | runtime.ProfileTool) {
 		switch oX.F.Tool {
 		case "bash":
-			if oFired, oErr := oRule1(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[1], oFired, oErr) {
+			if oFired, oErr := oRule_QUOTES(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[1], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule2(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[2], oFired, oErr) {
+			if oFired, oErr := oRule_ROLES(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[2], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule3(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[3], oFired, oErr) {
+			if oFired, oErr := oRule_DYN_ARGS(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[3], oFired, oErr) {
 				return
 			}
 		case "sh":
-			if oFired, oErr := oRule1(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[1], oFired, oErr) {
+			if oFired, oErr := oRule_QUOTES(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[1], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule2(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[2], oFired, oErr) {
+			if oFired, oErr := oRule_ROLES(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[2], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule3(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[3], oFired, oErr) {
+			if oFired, oErr := oRule_DYN_ARGS(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[3], oFired, oErr) {
 				return
 			}
 		case "write":
-			if oFired, oErr := oRule0(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[0], oFired, oErr) {
+			if oFired, oErr := oRule_PROVIDER_SCOPE(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[0], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule2(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[2], oFired, oErr) {
+			if oFired, oErr := oRule_ROLES(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[2], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule3(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[3], oFired, oErr) {
+			if oFired, oErr := oRule_DYN_ARGS(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[3], oFired, oErr) {
 				return
 			}
 		default:
-			if oFired, oErr := oRule2(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[2], oFired, oErr) {
+			if oFired, oErr := oRule_ROLES(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[2], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule3(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[3], oFired, oErr) {
+			if oFired, oErr := oRule_DYN_ARGS(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[3], oFired, oErr) {
 				return
 			}
 		}
 		return
 	}
-	if oFired, oErr := oRule0(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[0], oFired, oErr) {
+	if oFired, oErr := oRule_PROVIDER_SCOPE(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[0], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule1(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[1], oFired, oErr) {
+	if oFired, oErr := oRule_QUOTES(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[1], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule2(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[2], oFired, oErr) {
+	if oFired, oErr := oRule_ROLES(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[2], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule3(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[3], oFired, oErr) {
+	if oFired, oErr := oRule_DYN_ARGS(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[3], oFired, oErr) {
 		return
 	}
 }
 
-// oRun1 runs oAnchor1. A panic that escapes a rule is recovered here;
+// oRun_ToolPreInvoke runs oAnchor_ToolPreInvoke. A panic that escapes a rule is recovered here;
 // it then reports that the anchor must run again, resuming after that rule.
-func oRun1(oX *runtime.Exec) (oAgain bool) {
+func oRun_ToolPreInvoke(oX *runtime.Exec) (oAgain bool) {
 	defer func() {
 		if recover() != nil {
 			oAgain = oX.Panicked()
 		}
 	}()
-	oAnchor1(oX)
+	oAnchor_ToolPreInvoke(oX)
 	return false
 }
 
@@ -439,10 +445,10 @@ func Evaluate(ctx context.Context, env *runtime.Env, occ *runtime.Occurrence, s 
 	runtime.Begin(&oX, ctx, env, occ, s, d, 0)
 	switch occ.Anchor {
 	case "coordinator.post_turn":
-		for oRun0(&oX) {
+		for oRun_CoordinatorPostTurn(&oX) {
 		}
 	case "tool.pre_invoke":
-		for oRun1(&oX) {
+		for oRun_ToolPreInvoke(&oX) {
 		}
 	}
 	oX.Finish()

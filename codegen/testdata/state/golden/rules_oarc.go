@@ -12,7 +12,6 @@ package golden
 
 import (
 	"context"
-
 	"github.com/oarc/oarc/runtime"
 )
 
@@ -32,10 +31,13 @@ var Pack = &runtime.Pack{
 }
 
 // NewSession returns a session with counters for every rule of the pack.
-func NewSession() *runtime.Session { return runtime.NewSession(7) }
+func NewSession() *runtime.Session {
+	return runtime.NewSession(7)
+}
 
 var oRules = [7]runtime.Rule{
-	{ // EXFIL
+	// EXFIL
+	{
 		ID:           "EXFIL",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -43,7 +45,8 @@ var oRules = [7]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         0,
 	},
-	{ // EXFIL_LOOSE
+	// EXFIL_LOOSE
+	{
 		ID:           "EXFIL_LOOSE",
 		Kind:         runtime.KindPolicy,
 		Anchor:       "tool.pre_invoke",
@@ -51,7 +54,8 @@ var oRules = [7]runtime.Rule{
 		DetectorSlot: -1,
 		Slot:         1,
 	},
-	{ // BLOCK_REPEAT
+	// BLOCK_REPEAT
+	{
 		ID:           "BLOCK_REPEAT",
 		Kind:         runtime.KindInvariant,
 		Anchor:       "tool.pre_invoke",
@@ -60,7 +64,8 @@ var oRules = [7]runtime.Rule{
 		Slot:         2,
 		Reset:        []runtime.CounterRef{{Slot: 3, Counter: runtime.Fire}, {Slot: 3, Counter: runtime.Breaker}},
 	},
-	{ // NUDGE_REPEAT
+	// NUDGE_REPEAT
+	{
 		ID:           "NUDGE_REPEAT",
 		Kind:         runtime.KindInvariant,
 		Anchor:       "tool.pre_invoke",
@@ -69,7 +74,8 @@ var oRules = [7]runtime.Rule{
 		Slot:         3,
 		Increment:    []runtime.Counter{runtime.Breaker},
 	},
-	{ // GATED_DETECTOR
+	// GATED_DETECTOR
+	{
 		ID:           "GATED_DETECTOR",
 		Kind:         runtime.KindDetector,
 		Anchor:       "tool.pre_invoke",
@@ -79,7 +85,8 @@ var oRules = [7]runtime.Rule{
 		DetectorSlot: 0,
 		Slot:         4,
 	},
-	{ // INJECT
+	// INJECT
+	{
 		ID:           "INJECT",
 		Kind:         runtime.KindDetector,
 		Anchor:       "content.input",
@@ -89,7 +96,8 @@ var oRules = [7]runtime.Rule{
 		DetectorSlot: 1,
 		Slot:         5,
 	},
-	{ // REDACT
+	// REDACT
+	{
 		ID:           "REDACT",
 		Kind:         runtime.KindDetector,
 		Anchor:       "content.output",
@@ -105,97 +113,95 @@ var oRules = [7]runtime.Rule{
 
 // Constant values and patterns of the rules, built once.
 var (
-	oConst0 = []int32{6}
+	oSnap_ToolPreInvoke = []int32{6}
 )
 
-// oRule5 evaluates rule "INJECT" (detector).
-// when: "prompt_injection_score > 0.7 || jailbreak_score > 0.9"
-func oRule5(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_INJECT evaluates rule INJECT (detector).
+// when:
+// 	prompt_injection_score > 0.7 || jailbreak_score > 0.9
+func oRule_INJECT(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[5]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[5]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[5]); oT1.Kind != 0 {
+		return false, oT1
 	}
-	oD, oErr := oX.Detect(&oRules[5])
-	if oErr.Kind != 0 {
-		return false, oErr
-	}
-	if !oD.Hit {
-		return false, runtime.Err{}
-	}
-	oT1 := true
-	oT2 := oD.PromptInjectionScore(oF)
-	if !(oT2 > float64(0.7)) {
-		oT3 := oD.JailbreakScore(oF)
-		oT1 = (oT3 > float64(0.9))
-	}
-	return oT1, runtime.Err{}
-}
-
-// oRule6 evaluates rule "REDACT" (detector).
-// when: "secret_matches.exists(m, m.score > 0.5)"
-func oRule6(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
-	if !oX.Enter(&oRules[6]) {
-		return false, runtime.Err{}
-	}
-	oF := oX.F
-	if oErr := oX.Supplied(&oRules[6]); oErr.Kind != 0 {
-		return false, oErr
-	}
-	oD, oErr := oX.Detect(&oRules[6])
-	if oErr.Kind != 0 {
-		return false, oErr
+	oD, oT2 := oX.Detect(&oRules[5])
+	if oT2.Kind != 0 {
+		return false, oT2
 	}
 	if !oD.Hit {
 		return false, runtime.Err{}
 	}
-	oT4 := oD.SecretMatches(oF)
-	oT5, oT6 := func() (bool, runtime.Err) {
-		var oErr runtime.Err
-		for _, oV_m := range oT4 {
-			_ = oV_m
-			oT7, oT8 := func() (bool, runtime.Err) {
-				oT9, oT10 := oV_m["score"]
-				if !oT10 {
-					return false, runtime.NoSuchKey("score")
-				}
-				var oT11 int
-				var oT12 runtime.Err
-				if oT13, oT14 := oT9.(float64); oT14 {
-					oT11, oT12 = runtime.CompareDouble(oT13, float64(0.5))
-				} else {
-					oT11, oT12 = runtime.CompareDynDouble(oT9, float64(0.5))
-				}
-				if oT12.Kind != 0 {
-					return false, oT12
-				}
-				return runtime.Gt(oT11), runtime.Err{}
-			}()
-			if oT8.Kind == 0 {
-				if oT7 {
-					return true, runtime.Err{}
-				}
-			} else if oErr.Kind == 0 {
-				oErr = oT8
-			}
-		}
-		if oErr.Kind != 0 {
-			return false, oErr
-		}
-		return false, runtime.Err{}
-	}()
-	if oT6.Kind != 0 {
-		return false, oT6
+	oT3 := oD.PromptInjectionScore(oF)
+	oT5 := (oT3 > float64(0.7))
+	if !oT5 {
+		oT4 := oD.JailbreakScore(oF)
+		oT5 = (oT4 > float64(0.9))
 	}
 	return oT5, runtime.Err{}
 }
 
-// oFlow0 matches the flow of rule "EXFIL".
-func oFlow0(names []string) bool {
-	if len(names) > 5 {
-		names = names[len(names)-5:]
+// oRule_REDACT evaluates rule REDACT (detector).
+// when:
+// 	secret_matches.exists(m, m.score > 0.5)
+func oRule_REDACT(oX *runtime.Exec) (bool, runtime.Err) {
+	if !oX.Enter(&oRules[6]) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(&oRules[6]); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oD, oT2 := oX.Detect(&oRules[6])
+	if oT2.Kind != 0 {
+		return false, oT2
+	}
+	if !oD.Hit {
+		return false, runtime.Err{}
+	}
+	oT3 := oD.SecretMatches(oF)
+	oT4 := false
+	var oT5 runtime.Err
+	for _, oV_m := range oT3 {
+		_ = oV_m
+		oT12, oT13 := func() (bool, runtime.Err) {
+			oT6, oT7 := oV_m["score"]
+			if !oT7 {
+				return false, runtime.NoSuchKey("score")
+			}
+			var oT8 int
+			var oT9 runtime.Err
+			if oT10, oT11 := oT6.(float64); oT11 {
+				oT8, oT9 = runtime.CompareDouble(oT10, float64(0.5))
+			} else {
+				oT8, oT9 = runtime.CompareDynDouble(oT6, float64(0.5))
+			}
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			return runtime.Gt(oT8), runtime.Err{}
+		}()
+		if oT13.Kind != 0 {
+			if oT5.Kind == 0 {
+				oT5 = oT13
+			}
+		} else if oT12 {
+			oT4 = true
+			break
+		}
+	}
+	if !oT4 && oT5.Kind != 0 {
+		return false, oT5
+	}
+	return oT4, runtime.Err{}
+}
+
+// oFlow_EXFIL matches the flow of rule EXFIL.
+func oFlow_EXFIL(names []string) bool {
+	if int64(len(names)) > int64(5) {
+		names = names[int64(len(names))-int64(5):]
 	}
 	for i := 0; i+2 <= len(names); i++ {
 		if (names[i+0] == "read_secret") && (names[i+1] == "http_fetch" || names[i+1] == "bash") {
@@ -205,8 +211,8 @@ func oFlow0(names []string) bool {
 	return false
 }
 
-// oRule0 evaluates rule "EXFIL" (policy).
-func oRule0(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_EXFIL evaluates rule EXFIL (policy).
+func oRule_EXFIL(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[0]) {
 		return false, runtime.Err{}
 	}
@@ -214,14 +220,14 @@ func oRule0(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	if oF.Lycaon.Phase != "build" {
 		return false, runtime.Err{}
 	}
-	if !oFlow0(oF.Lycaon.RecentToolNames) {
+	if !oFlow_EXFIL(oF.Lycaon.RecentToolNames) {
 		return false, runtime.Err{}
 	}
 	return true, runtime.Err{}
 }
 
-// oFlow1 matches the flow of rule "EXFIL_LOOSE".
-func oFlow1(names []string) bool {
+// oFlow_EXFIL_LOOSE matches the flow of rule EXFIL_LOOSE.
+func oFlow_EXFIL_LOOSE(names []string) bool {
 	step := 0
 	for _, n := range names {
 		switch step {
@@ -242,63 +248,65 @@ func oFlow1(names []string) bool {
 	return false
 }
 
-// oRule1 evaluates rule "EXFIL_LOOSE" (policy).
-func oRule1(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_EXFIL_LOOSE evaluates rule EXFIL_LOOSE (policy).
+func oRule_EXFIL_LOOSE(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[1]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if !oFlow1(oF.Lycaon.RecentToolNames) {
+	if !oFlow_EXFIL_LOOSE(oF.Lycaon.RecentToolNames) {
 		return false, runtime.Err{}
 	}
 	return true, runtime.Err{}
 }
 
-// oRule2 evaluates rule "BLOCK_REPEAT" (invariant).
-// when: "lycaon.repeat_count >= 3 && fire_count_of(\"NUDGE_REPEAT\") >= 2"
-func oRule2(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_BLOCK_REPEAT evaluates rule BLOCK_REPEAT (invariant).
+// when:
+// 	lycaon.repeat_count >= 3 && fire_count_of("NUDGE_REPEAT") >= 2
+func oRule_BLOCK_REPEAT(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[2]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	oT15 := false
-	if oF.Lycaon.RepeatCount >= int64(3) {
-		oT16 := oX.Snap(0)
-		oT15 = (oT16 >= int64(2))
+	oT2 := (oF.Lycaon.RepeatCount >= int64(3))
+	if oT2 {
+		oT1 := oX.Snap(0)
+		oT2 = (oT1 >= int64(2))
 	}
-	return oT15, runtime.Err{}
+	return oT2, runtime.Err{}
 }
 
-// oRule3 evaluates rule "NUDGE_REPEAT" (invariant).
-// when: "lycaon.repeat_count >= 3 && fire_count < 2"
-func oRule3(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_NUDGE_REPEAT evaluates rule NUDGE_REPEAT (invariant).
+// when:
+// 	lycaon.repeat_count >= 3 && fire_count < 2
+func oRule_NUDGE_REPEAT(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[3]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	oT17 := false
-	if oF.Lycaon.RepeatCount >= int64(3) {
-		oT18 := oX.Snap(0)
-		oT17 = (oT18 < int64(2))
+	oT2 := (oF.Lycaon.RepeatCount >= int64(3))
+	if oT2 {
+		oT1 := oX.Snap(0)
+		oT2 = (oT1 < int64(2))
 	}
-	return oT17, runtime.Err{}
+	return oT2, runtime.Err{}
 }
 
-// oRule4 evaluates rule "GATED_DETECTOR" (detector).
-func oRule4(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
+// oRule_GATED_DETECTOR evaluates rule GATED_DETECTOR (detector).
+func oRule_GATED_DETECTOR(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oX.Enter(&oRules[4]) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	if oErr := oX.Supplied(&oRules[4]); oErr.Kind != 0 {
-		return false, oErr
+	if oT1 := oX.Supplied(&oRules[4]); oT1.Kind != 0 {
+		return false, oT1
 	}
 	if oF.Tool != "bash" {
 		return false, runtime.Err{}
 	}
-	oD, oErr := oX.Detect(&oRules[4])
-	if oErr.Kind != 0 {
-		return false, oErr
+	oD, oT2 := oX.Detect(&oRules[4])
+	if oT2.Kind != 0 {
+		return false, oT2
 	}
 	if !oD.Hit {
 		return false, runtime.Err{}
@@ -306,107 +314,107 @@ func oRule4(oX *runtime.Exec) (oFired bool, oErr runtime.Err) {
 	return true, runtime.Err{}
 }
 
-// oAnchor0 evaluates the rules at "content.input" in order.
-func oAnchor0(oX *runtime.Exec) {
-	if oFired, oErr := oRule5(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[5], oFired, oErr) {
+// oAnchor_ContentInput evaluates the rules at "content.input" in order.
+func oAnchor_ContentInput(oX *runtime.Exec) {
+	if oFired, oErr := oRule_INJECT(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[5], oFired, oErr) {
 		return
 	}
 }
 
-// oRun0 runs oAnchor0. A panic that escapes a rule is recovered here;
+// oRun_ContentInput runs oAnchor_ContentInput. A panic that escapes a rule is recovered here;
 // it then reports that the anchor must run again, resuming after that rule.
-func oRun0(oX *runtime.Exec) (oAgain bool) {
+func oRun_ContentInput(oX *runtime.Exec) (oAgain bool) {
 	defer func() {
 		if recover() != nil {
 			oAgain = oX.Panicked()
 		}
 	}()
-	oAnchor0(oX)
+	oAnchor_ContentInput(oX)
 	return false
 }
 
-// oAnchor1 evaluates the rules at "content.output" in order.
-func oAnchor1(oX *runtime.Exec) {
-	if oFired, oErr := oRule6(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[6], oFired, oErr) {
+// oAnchor_ContentOutput evaluates the rules at "content.output" in order.
+func oAnchor_ContentOutput(oX *runtime.Exec) {
+	if oFired, oErr := oRule_REDACT(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[6], oFired, oErr) {
 		return
 	}
 }
 
-// oRun1 runs oAnchor1. A panic that escapes a rule is recovered here;
+// oRun_ContentOutput runs oAnchor_ContentOutput. A panic that escapes a rule is recovered here;
 // it then reports that the anchor must run again, resuming after that rule.
-func oRun1(oX *runtime.Exec) (oAgain bool) {
+func oRun_ContentOutput(oX *runtime.Exec) (oAgain bool) {
 	defer func() {
 		if recover() != nil {
 			oAgain = oX.Panicked()
 		}
 	}()
-	oAnchor1(oX)
+	oAnchor_ContentOutput(oX)
 	return false
 }
 
-// oAnchor2 evaluates the rules at "tool.pre_invoke" in order.
-func oAnchor2(oX *runtime.Exec) {
-	oX.Snapshot(oConst0)
+// oAnchor_ToolPreInvoke evaluates the rules at "tool.pre_invoke" in order.
+func oAnchor_ToolPreInvoke(oX *runtime.Exec) {
+	oX.Snapshot(oSnap_ToolPreInvoke)
 	if oX.Occ.Profiles.Supplied(runtime.ProfileTool) {
 		switch oX.F.Tool {
 		case "bash":
-			if oFired, oErr := oRule0(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[0], oFired, oErr) {
+			if oFired, oErr := oRule_EXFIL(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[0], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule1(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[1], oFired, oErr) {
+			if oFired, oErr := oRule_EXFIL_LOOSE(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[1], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule2(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[2], oFired, oErr) {
+			if oFired, oErr := oRule_BLOCK_REPEAT(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[2], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule3(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[3], oFired, oErr) {
+			if oFired, oErr := oRule_NUDGE_REPEAT(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[3], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule4(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[4], oFired, oErr) {
+			if oFired, oErr := oRule_GATED_DETECTOR(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[4], oFired, oErr) {
 				return
 			}
 		default:
-			if oFired, oErr := oRule0(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[0], oFired, oErr) {
+			if oFired, oErr := oRule_EXFIL(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[0], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule1(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[1], oFired, oErr) {
+			if oFired, oErr := oRule_EXFIL_LOOSE(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[1], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule2(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[2], oFired, oErr) {
+			if oFired, oErr := oRule_BLOCK_REPEAT(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[2], oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule3(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[3], oFired, oErr) {
+			if oFired, oErr := oRule_NUDGE_REPEAT(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[3], oFired, oErr) {
 				return
 			}
 		}
 		return
 	}
-	if oFired, oErr := oRule0(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[0], oFired, oErr) {
+	if oFired, oErr := oRule_EXFIL(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[0], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule1(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[1], oFired, oErr) {
+	if oFired, oErr := oRule_EXFIL_LOOSE(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[1], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule2(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[2], oFired, oErr) {
+	if oFired, oErr := oRule_BLOCK_REPEAT(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[2], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule3(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[3], oFired, oErr) {
+	if oFired, oErr := oRule_NUDGE_REPEAT(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[3], oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule4(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[4], oFired, oErr) {
+	if oFired, oErr := oRule_GATED_DETECTOR(oX); (oFired || oErr.Kind != 0) && oX.Done(&oRules[4], oFired, oErr) {
 		return
 	}
 }
 
-// oRun2 runs oAnchor2. A panic that escapes a rule is recovered here;
+// oRun_ToolPreInvoke runs oAnchor_ToolPreInvoke. A panic that escapes a rule is recovered here;
 // it then reports that the anchor must run again, resuming after that rule.
-func oRun2(oX *runtime.Exec) (oAgain bool) {
+func oRun_ToolPreInvoke(oX *runtime.Exec) (oAgain bool) {
 	defer func() {
 		if recover() != nil {
 			oAgain = oX.Panicked()
 		}
 	}()
-	oAnchor2(oX)
+	oAnchor_ToolPreInvoke(oX)
 	return false
 }
 
@@ -418,13 +426,13 @@ func Evaluate(ctx context.Context, env *runtime.Env, occ *runtime.Occurrence, s 
 	runtime.Begin(&oX, ctx, env, occ, s, d, 3)
 	switch occ.Anchor {
 	case "content.input":
-		for oRun0(&oX) {
+		for oRun_ContentInput(&oX) {
 		}
 	case "content.output":
-		for oRun1(&oX) {
+		for oRun_ContentOutput(&oX) {
 		}
 	case "tool.pre_invoke":
-		for oRun2(&oX) {
+		for oRun_ToolPreInvoke(&oX) {
 		}
 	}
 	oX.Finish()
