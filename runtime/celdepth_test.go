@@ -93,6 +93,13 @@ func TestEqualCyclicDeterministic(t *testing.T) {
 		if _, e := EqualDyn(a, b); !isTooDeep(e) {
 			t.Fatalf("run %d: %v, want TooDeep whatever the order", i, e)
 		}
+		// Mixed representations take the general path; a missing key is
+		// a difference like any other.
+		c := map[string]any{"k": int64(1), "x": "p", "self": selfMap(1)}
+		d := NewAnyMap("k", int64(2), "y", "p", "self", selfMap(1))
+		if _, e := EqualDyn(c, d); !isTooDeep(e) {
+			t.Fatalf("run %d: host vs AnyMap: %v, want TooDeep whatever the order", i, e)
+		}
 	}
 }
 
