@@ -5,6 +5,8 @@ package celdiff
 import (
 	"fmt"
 	"math"
+	"reflect"
+	"sort"
 	"strings"
 	"sync"
 
@@ -23,12 +25,58 @@ import (
 func KindOfCelError(msg string) runtime.ErrKind { return reference.KindOfCelError(msg) }
 
 // ToCel converts a runtime value to a cel-go value as the activation would.
-func ToCel(v any) ref.Val { return types.DefaultTypeAdapter.NativeToValue(v) }
+func ToCel(v any) ref.Val { return Adapter.NativeToValue(v) }
+
+// Adapter is the type adapter of the Evaluator's environment: cel-go's
+// default one, extended to the runtime's own dyn representations, *AnyMap
+// and Type, at any depth inside lists and maps. Like cel-go's, it converts
+// lazily, so cyclic values can be given to cel-go (operations that walk
+// them, such as ==, overflow cel-go's stack).
+var Adapter types.Adapter = adapter{}
+
+type adapter struct{}
+
+func (a adapter) NativeToValue(v any) ref.Val {
+	switch x := v.(type) {
+	case *runtime.AnyMap:
+		m := make(map[ref.Val]ref.Val, x.Len())
+		for i := 0; i < x.Len(); i++ {
+			k, e := x.Entry(i)
+			m[a.NativeToValue(k)] = a.NativeToValue(e)
+		}
+		return types.NewRefValMap(a, m)
+	case runtime.Type:
+		if t, ok := celTypes[x]; ok {
+			return t
+		}
+		return types.NewErr("celdiff: unknown type %s", x)
+	case []any:
+		return types.NewDynamicList(a, x)
+	case []map[string]any:
+		return types.NewDynamicList(a, x)
+	case map[string]any:
+		return types.NewStringInterfaceMap(a, x)
+	}
+	return types.DefaultTypeAdapter.NativeToValue(v)
+}
+
+var celTypes = map[runtime.Type]ref.Val{"int": types.IntType, "uint": types.UintType, "double": types.DoubleType,
+	"bool": types.BoolType, "string": types.StringType, "bytes": types.BytesType, "list": types.ListType,
+	"map": types.MapType, "null_type": types.NullType, "type": types.TypeType}
+
+// maxWalk bounds the helpers below, which walk values recursively.
+const maxWalk = 5000
 
 // FromCel converts a cel-go value to the runtime's canonical dyn
-// representation (nil, bool, int64, uint64, float64, string, []any,
-// map[string]any). Errors and other types are returned as an error.
-func FromCel(v ref.Val) (any, error) {
+// representation (nil, bool, int64, uint64, float64, string, Type, []any,
+// map[string]any, and *AnyMap for a map with a key that is not a string).
+// Errors and other types are returned as an error.
+func FromCel(v ref.Val) (any, error) { return fromCel(v, 0) }
+
+func fromCel(v ref.Val, depth int) (any, error) {
+	if depth > maxWalk {
+		return nil, fmt.Errorf("celdiff: cel value nested more than %d levels", maxWalk)
+	}
 	switch x := v.(type) {
 	case *types.Err:
 		return nil, x
@@ -44,12 +92,14 @@ func FromCel(v ref.Val) (any, error) {
 		return float64(x), nil
 	case types.String:
 		return string(x), nil
+	case *types.Type:
+		return runtime.Type(x.TypeName()), nil
 	}
 	if l, ok := v.(traits.Lister); ok {
 		n := int(l.Size().(types.Int))
 		out := make([]any, n)
 		for i := 0; i < n; i++ {
-			e, err := FromCel(l.Get(types.Int(i)))
+			e, err := fromCel(l.Get(types.Int(i)), depth+1)
 			if err != nil {
 				return nil, err
 			}
@@ -58,19 +108,42 @@ func FromCel(v ref.Val) (any, error) {
 		return out, nil
 	}
 	if m, ok := v.(traits.Mapper); ok {
-		out := map[string]any{}
-		it := m.Iterator()
-		for it.HasNext() == types.True {
-			k := it.Next()
-			ks, ok := k.(types.String)
-			if !ok {
-				return nil, fmt.Errorf("celdiff: non-string map key %v", k)
+		// A literal's map: read its Go map, where NaN keys (which no
+		// lookup finds) have their values too.
+		var pairs [][2]ref.Val
+		if native, ok := m.Value().(map[ref.Val]ref.Val); ok {
+			for k, e := range native {
+				pairs = append(pairs, [2]ref.Val{k, e})
 			}
-			e, err := FromCel(m.Get(k))
+		} else {
+			it := m.Iterator()
+			for it.HasNext() == types.True {
+				k := it.Next()
+				pairs = append(pairs, [2]ref.Val{k, m.Get(k)})
+			}
+		}
+		var kv []any
+		strKeys := true
+		for _, p := range pairs {
+			if _, ok := p[0].(types.String); !ok {
+				strKeys = false
+			}
+			k, err := fromCel(p[0], depth+1)
 			if err != nil {
 				return nil, err
 			}
-			out[string(ks)] = e
+			e, err := fromCel(p[1], depth+1)
+			if err != nil {
+				return nil, err
+			}
+			kv = append(kv, k, e)
+		}
+		if !strKeys {
+			return runtime.NewAnyMap(kv...), nil
+		}
+		out := make(map[string]any, len(kv)/2)
+		for i := 0; i < len(kv); i += 2 {
+			out[kv[i].(string)] = kv[i+1]
 		}
 		return out, nil
 	}
@@ -78,8 +151,14 @@ func FromCel(v ref.Val) (any, error) {
 }
 
 // Same reports whether two canonical runtime values are identical: same
-// types, NaN equal to NaN, -0.0 distinct from 0.0.
-func Same(a, b any) bool {
+// types, NaN equal to NaN, -0.0 distinct from 0.0, maps of any
+// representation with the same entries (in any order).
+func Same(a, b any) bool { return same(a, b, 0) }
+
+func same(a, b any, depth int) bool {
+	if depth > maxWalk {
+		return false
+	}
 	switch x := a.(type) {
 	case float64:
 		y, ok := b.(float64)
@@ -96,31 +175,66 @@ func Same(a, b any) bool {
 			return false
 		}
 		for i := range x {
-			if !Same(x[i], y[i]) {
+			if !same(x[i], y[i], depth+1) {
 				return false
 			}
 		}
 		return true
-	case map[string]any:
-		y, ok := b.(map[string]any)
-		if !ok || len(x) != len(y) {
+	case map[string]any, *runtime.AnyMap:
+		ea, oka := entries(a)
+		eb, okb := entries(b)
+		if !oka || !okb || len(ea) != len(eb) {
 			return false
 		}
-		for k, v := range x {
-			w, ok := y[k]
-			if !ok || !Same(v, w) {
-				return false
+		used := make([]bool, len(eb))
+	next:
+		for i := 0; i < len(ea); i += 2 {
+			for j := 0; j < len(eb); j += 2 {
+				if !used[j] && same(ea[i], eb[j], depth+1) && same(ea[i+1], eb[j+1], depth+1) {
+					used[j] = true
+					continue next
+				}
 			}
+			return false
 		}
 		return true
 	case []string:
-		return Same(runtime.Normalize(a), runtime.Normalize(b))
+		return same(runtime.Normalize(a), runtime.Normalize(b), depth)
 	}
 	switch b.(type) {
-	case []string, map[string]string:
-		return Same(a, runtime.Normalize(b))
+	case []string, map[string]string, *runtime.AnyMap, map[string]any:
+		if _, ok := a.(map[string]string); ok {
+			return same(runtime.Normalize(a), b, depth)
+		}
+		return same(b, a, depth)
 	}
 	return a == b
+}
+
+// entries lists the keys and values of a map, alternating.
+func entries(v any) ([]any, bool) {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make([]any, 0, 2*len(x))
+		for k, e := range x {
+			out = append(out, k, e)
+		}
+		return out, true
+	case map[string]string:
+		out := make([]any, 0, 2*len(x))
+		for k, e := range x {
+			out = append(out, k, e)
+		}
+		return out, true
+	case *runtime.AnyMap:
+		out := make([]any, 0, 2*x.Len())
+		for i := 0; i < x.Len(); i++ {
+			k, e := x.Entry(i)
+			out = append(out, k, e)
+		}
+		return out, true
+	}
+	return nil, false
 }
 
 // Vars are the variables of the Evaluator's environment and their types.
@@ -145,7 +259,7 @@ type Evaluator struct {
 
 // NewEvaluator builds the environment.
 func NewEvaluator() (*Evaluator, error) {
-	opts := []cel.EnvOption{ext.Strings()}
+	opts := []cel.EnvOption{ext.Strings(), cel.CustomTypeAdapter(Adapter)}
 	for n, t := range Vars {
 		opts = append(opts, cel.Variable(n, t))
 	}
@@ -205,35 +319,120 @@ func Check(val any, e runtime.Err, c ref.Val) string {
 	}
 	if !e.Ok() {
 		cv, _ := FromCel(c)
-		return fmt.Sprintf("runtime error %q, cel-go value %#v", e.Error(), cv)
+		return fmt.Sprintf("runtime error %q, cel-go value %s", e.Error(), Show(cv))
 	}
 	cv, err := FromCel(c)
 	if err != nil {
 		return err.Error()
 	}
 	if !Same(Canon(val), cv) {
-		return fmt.Sprintf("runtime %#v, cel-go %#v", val, cv)
+		return fmt.Sprintf("runtime %s, cel-go %s", Show(val), Show(cv))
 	}
 	return ""
 }
 
 // Canon deeply converts a runtime value (with host conveniences anywhere
 // inside) to the canonical representation FromCel produces.
-func Canon(v any) any {
+func Canon(v any) any { return canon(v, 0) }
+
+func canon(v any, depth int) any {
+	if depth > maxWalk {
+		return v
+	}
 	switch x := runtime.Normalize(v).(type) {
 	case []any:
 		out := make([]any, len(x))
 		for i, e := range x {
-			out[i] = Canon(e)
+			out[i] = canon(e, depth+1)
 		}
 		return out
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, e := range x {
-			out[k] = Canon(e)
+			out[k] = canon(e, depth+1)
 		}
 		return out
+	case *runtime.AnyMap:
+		kv := make([]any, 0, 2*x.Len())
+		strKeys := true
+		for i := 0; i < x.Len(); i++ {
+			k, e := x.Entry(i)
+			if _, ok := k.(string); !ok {
+				strKeys = false
+			}
+			kv = append(kv, canon(k, depth+1), canon(e, depth+1))
+		}
+		if strKeys {
+			out := make(map[string]any, len(kv)/2)
+			for i := 0; i < len(kv); i += 2 {
+				out[kv[i].(string)] = kv[i+1]
+			}
+			return out
+		}
+		return runtime.NewAnyMap(kv...)
 	default:
 		return x
 	}
+}
+
+// Show formats a value for a message, like %#v but for the runtime's
+// representations, and cut short inside cyclic or very deep values (which
+// make fmt recurse forever).
+func Show(v any) string {
+	var b strings.Builder
+	show(&b, v, 0)
+	return b.String()
+}
+
+func show(b *strings.Builder, v any, depth int) {
+	if depth > 12 {
+		b.WriteString("…")
+		return
+	}
+	switch x := v.(type) {
+	case []any:
+		b.WriteString("[")
+		for i, e := range x {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			show(b, e, depth+1)
+		}
+		b.WriteString("]")
+		return
+	case []map[string]any:
+		b.WriteString("[]map[string]any")
+		show(b, runtime.Normalize(x), depth)
+		return
+	case map[string]any, map[string]string, *runtime.AnyMap:
+		kv, _ := entries(x)
+		var parts []string
+		for i := 0; i < len(kv); i += 2 {
+			var p strings.Builder
+			show(&p, kv[i], depth+1)
+			p.WriteString(": ")
+			show(&p, kv[i+1], depth+1)
+			parts = append(parts, p.String())
+		}
+		if _, ok := x.(*runtime.AnyMap); !ok {
+			sort.Strings(parts)
+		}
+		fmt.Fprintf(b, "%s{%s}", mapTag(x), strings.Join(parts, ", "))
+		return
+	}
+	if v != nil && reflect.TypeOf(v).Kind() == reflect.Func {
+		b.WriteString("func")
+		return
+	}
+	fmt.Fprintf(b, "%#v", v)
+}
+
+func mapTag(v any) string {
+	switch v.(type) {
+	case *runtime.AnyMap:
+		return "AnyMap"
+	case map[string]string:
+		return "map[string]string"
+	}
+	return "map"
 }

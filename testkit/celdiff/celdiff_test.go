@@ -66,7 +66,7 @@ func checkOne(t testing.TB, e *Evaluator, expr string, a act, run func(act) (any
 	}()
 	if msg := Check(v, re, cv); msg != "" {
 		*fails++
-		t.Errorf("%s with %#v: %s", expr, a, msg)
+		t.Errorf("%s with %s: %s", expr, Show(map[string]any(a)), msg)
 	}
 }
 
