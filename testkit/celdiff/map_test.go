@@ -74,7 +74,10 @@ func TestMapLiterals(t *testing.T) {
 		{"{double('NaN'): 1, double('NaN'): 2}", nil, func(act) (any, rt.Err) { return ok(nm(math.NaN(), i(1), math.NaN(), i(2))) }},
 		{"{0.0: 1, -0.0: 2}", nil, func(act) (any, rt.Err) { return ok(nm(0.0, i(1), math.Copysign(0, -1), i(2))) }},
 		{"{-0.0: 1, 0.0: 2}", nil, func(act) (any, rt.Err) { return ok(nm(math.Copysign(0, -1), i(1), 0.0, i(2))) }},
-		{"{1: 2}.all(k, k in {1: 2})", nil, func(act) (any, rt.Err) { m := nm(i(1), i(2)); return all(m, func(k any) (bool, rt.Err) { return rt.InDyn(k, m) }) }},
+		{"{1: 2}.all(k, k in {1: 2})", nil, func(act) (any, rt.Err) {
+			m := nm(i(1), i(2))
+			return all(m, func(k any) (bool, rt.Err) { return rt.InDyn(k, m) })
+		}},
 		{"{1: 2, 'a': 3, 2.5: 4}.exists(k, k == 2.5)", nil, func(act) (any, rt.Err) {
 			return exists(nm(i(1), i(2), "a", i(3), 2.5, i(4)), func(k any) (bool, rt.Err) { return rt.EqualDyn(k, 2.5) })
 		}},
