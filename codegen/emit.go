@@ -208,12 +208,6 @@ func (g *fn) check(e string) {
 	g.b.exits++
 }
 
-// exit emits an unconditional error exit with the Err err.
-func (g *fn) exit(err jen.Code) {
-	g.emit(jen.Return(g.zero(), err))
-	g.b.exits++
-}
-
 // child runs gen with a fresh current block and returns that block; the
 // caller places its statements.
 func (g *fn) child(gen func()) *block {
@@ -335,28 +329,6 @@ func (g *fn) term(e ir.Expr, t *ir.Type) term {
 	stmt := jen.List(jen.Id(r), jen.Id(errv)).Op(":=").Func().Params().
 		Params(repOf(t).goType(), rt("Err")).Block(body...).Call()
 	return term{stmts: []jen.Code{stmt}, val: value{code: jen.Id(r), t: t, simple: true}, err: errv}
-}
-
-// region compiles gen as a strict region of its own returning (value of
-// static type t, runtime.Err): used where cel-go keeps an error aside (the
-// accumulator of exists_one, filter and map). It returns the names of the
-// value and the error; the error is "" when nothing in it can fail.
-func (g *fn) region(t *ir.Type, gen func() value) (value, string) {
-	var v value
-	g.zeros = append(g.zeros, repOf(t).zero())
-	b := g.child(func() { v = gen() })
-	g.zeros = g.zeros[:len(g.zeros)-1]
-	if b.exits == 0 {
-		for _, s := range b.stmts {
-			g.emit(s)
-		}
-		return v, ""
-	}
-	r, errv := g.newTmp(), g.newTmp()
-	body := append(b.stmts, jen.Return(v.code, rtErrNone()))
-	g.emit(jen.List(jen.Id(r), jen.Id(errv)).Op(":=").Func().Params().
-		Params(repOf(t).goType(), rt("Err")).Block(body...).Call())
-	return value{code: jen.Id(r), t: t, simple: true}, errv
 }
 
 func rt(name string) *jen.Statement { return jen.Qual(RuntimePath, name) }
