@@ -1,6 +1,7 @@
 package celdiff
 
 import (
+	"encoding/json"
 	"testing"
 
 	rt "github.com/oarc/oarc/runtime"
@@ -73,4 +74,152 @@ func FuzzNumbers(f *testing.F) {
 			checkOne(t, e, c.expr, a, c.run, &fails)
 		}
 	})
+}
+
+// dynReader builds dyn values from fuzz bytes: scalars of every kind,
+// lists and maps of every representation (maps keyed by anything),
+// nesting past rt.MaxDepth, and cycles.
+type dynReader struct {
+	b      []byte
+	cyclic bool
+}
+
+func (d *dynReader) next() int {
+	if len(d.b) == 0 {
+		return 0
+	}
+	c := d.b[0]
+	d.b = d.b[1:]
+	return int(c)
+}
+
+func (d *dynReader) pick(n int) int { return d.next() % n }
+
+func (d *dynReader) value(depth int) any {
+	op := d.pick(18)
+	if depth > 4 && op >= 8 {
+		op %= 8
+	}
+	switch op {
+	case 0:
+		return nil
+	case 1:
+		return d.next()%2 == 0
+	case 2:
+		return interestingInts[d.pick(len(interestingInts))]
+	case 3:
+		return interestingUints[d.pick(len(interestingUints))]
+	case 4:
+		return interestingDoubles[d.pick(len(interestingDoubles))]
+	case 5:
+		return strPieces[d.pick(len(strPieces))]
+	case 6:
+		return keyPool[d.pick(len(keyPool))]
+	case 7:
+		return json.Number([]string{"7", "-0", "2.5", "1e2", "12345678901234567890", "-9223372036854775808"}[d.pick(6)])
+	case 8:
+		l := make([]any, d.pick(4))
+		for i := range l {
+			l[i] = d.value(depth + 1)
+		}
+		return l
+	case 9:
+		m := map[string]any{}
+		for i := d.pick(4); i > 0; i-- {
+			m[fieldNames[d.pick(len(fieldNames))]] = d.value(depth + 1)
+		}
+		return m
+	case 10, 11:
+		var kv []any
+		for i := d.pick(4); i > 0; i-- {
+			kv = append(kv, d.value(depth+1), d.value(depth+1))
+		}
+		return rt.NewAnyMap(kv...)
+	case 12:
+		return []string{strPieces[d.pick(len(strPieces))]}
+	case 13:
+		return map[string]string{fieldNames[d.pick(len(fieldNames))]: strPieces[d.pick(len(strPieces))]}
+	case 14:
+		return []map[string]any{{"a": d.value(depth + 1)}}
+	case 15:
+		return []uint64{interestingUints[d.pick(len(interestingUints))]}
+	case 16: // deep: up to 1,275 levels
+		return genDeep(int64(d.next()), d.next()*5, d.value(depth+1))
+	}
+	// a cycle: a list or map that contains itself
+	d.cyclic = true
+	if d.next()%2 == 0 {
+		l := []any{d.value(depth + 1), nil}
+		l[1] = l
+		return l
+	}
+	m := map[string]any{"k": d.value(depth + 1)}
+	m["self"] = []any{m}
+	return m
+}
+
+// FuzzDyn feeds random dyn values, deep and cyclic ones included, through
+// the walking and the map operations: acyclic values must agree with
+// cel-go (or be TooDeep where the walk goes past rt.MaxDepth); cyclic ones
+// must not crash or hang, and agree with cel-go where nothing walks them.
+func FuzzDyn(f *testing.F) {
+	f.Add([]byte{10, 3, 2, 1, 6, 4, 8, 2, 2, 3})
+	f.Add([]byte{17, 0, 2, 5, 17, 1, 3})
+	f.Add([]byte{16, 3, 200, 2, 4, 16, 3, 200, 2, 4})
+	f.Add([]byte{16, 5, 201, 6, 0, 16, 5, 200, 6, 0})
+	f.Add([]byte{11, 2, 6, 13, 2, 6, 14, 10, 0})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		e := evaluator(t)
+		d := &dynReader{b: data}
+		x, y := d.value(0), d.value(0)
+		if d.next()%4 == 0 {
+			y = x
+		}
+		a := act{"x": x, "y": y, "i": int64(1), "d": 1.0, "s": "a", "bo": true, "u": uint64(1), "ls": []string{"a"}, "lt": []string{}}
+		if d.cyclic {
+			checkCyclic(t, e, a)
+			return
+		}
+		walk := max(nesting(x, 2*rt.MaxDepth), nesting(y, 2*rt.MaxDepth))
+		for _, c := range walkCases {
+			checkDeep(t, e, c, a, walk+c.wrap)
+		}
+		if walk > 20 {
+			return // the cases below do not walk; deep values add nothing
+		}
+		fails := 0
+		for _, c := range fuzzMapCases {
+			checkOne(t, e, c.expr, a, c.run, &fails)
+		}
+	})
+}
+
+var fuzzMapCases = []dcase{
+	{"x[y]", nil, func(a act) (any, rt.Err) { return rt.IndexDyn(a["x"], a["y"]) }},
+	{"y in x", nil, func(a act) (any, rt.Err) { return vb(rt.InDyn(a["y"], a["x"])) }},
+	{"size(x)", nil, func(a act) (any, rt.Err) { return vi(rt.SizeDyn(a["x"])) }},
+	{"type(x)", nil, func(a act) (any, rt.Err) { return ok(rt.TypeOf(a["x"])) }},
+	{"x.a", nil, func(a act) (any, rt.Err) { return rt.SelectDyn(a["x"], "a") }},
+	{"has(x.a)", nil, func(a act) (any, rt.Err) { return vb(rt.HasDyn(a["x"], "a")) }},
+	{"{x: 1}[y]", nil, func(a act) (any, rt.Err) { return rt.IndexDyn(rt.NewAnyMap(a["x"], int64(1)), a["y"]) }},
+	{"y in {x: 1}", nil, func(a act) (any, rt.Err) { return vb(rt.InDyn(a["y"], rt.NewAnyMap(a["x"], int64(1)))) }},
+	{"{x: 1, y: 2}", nil, func(a act) (any, rt.Err) { return ok(rt.NewAnyMap(a["x"], int64(1), a["y"], int64(2))) }},
+	{"{x: 1, y: 2} == {y: 2, x: 1}", nil, func(a act) (any, rt.Err) {
+		return vb(rt.EqualDyn(rt.NewAnyMap(a["x"], int64(1), a["y"], int64(2)), rt.NewAnyMap(a["y"], int64(2), a["x"], int64(1))))
+	}},
+	{"x.all(k, k in x)", nil, func(a act) (any, rt.Err) {
+		return all(a["x"], func(k any) (bool, rt.Err) { return rt.InDyn(k, a["x"]) })
+	}},
+	{"x.exists(k, k == y)", nil, func(a act) (any, rt.Err) {
+		return exists(a["x"], func(k any) (bool, rt.Err) { return rt.EqualDyn(k, a["y"]) })
+	}},
+	{"int(x)", nil, func(a act) (any, rt.Err) { return vi(rt.IntFromDyn(a["x"])) }},
+	{"uint(x)", nil, func(a act) (any, rt.Err) { return vu(rt.UintFromDyn(a["x"])) }},
+	{"double(x)", nil, func(a act) (any, rt.Err) { return vf(rt.DoubleFromDyn(a["x"])) }},
+	{"string(x)", nil, func(a act) (any, rt.Err) { return vs(rt.StringFromDyn(a["x"])) }},
+	{"x + y", nil, func(a act) (any, rt.Err) { return rt.AddDyn(a["x"], a["y"]) }},
+	{"x - y", nil, func(a act) (any, rt.Err) { return rt.SubDyn(a["x"], a["y"]) }},
+	{"x % y", nil, func(a act) (any, rt.Err) { return rt.ModDyn(a["x"], a["y"]) }},
+	{"-x", nil, func(a act) (any, rt.Err) { return rt.NegDyn(a["x"]) }},
+	{"x < y", nil, func(a act) (any, rt.Err) { return vb(rt.LessDyn(a["x"], a["y"])) }},
 }
