@@ -79,10 +79,7 @@ func FuzzNumbers(f *testing.F) {
 // dynReader builds dyn values from fuzz bytes: scalars of every kind,
 // lists and maps of every representation (maps keyed by anything),
 // nesting past rt.MaxDepth, and cycles.
-type dynReader struct {
-	b      []byte
-	cyclic bool
-}
+type dynReader struct{ b []byte }
 
 func (d *dynReader) next() int {
 	if len(d.b) == 0 {
@@ -147,7 +144,6 @@ func (d *dynReader) value(depth int) any {
 		return genDeep(int64(d.next()), d.next()*5, d.value(depth+1))
 	}
 	// a cycle: a list or map that contains itself
-	d.cyclic = true
 	if d.next()%2 == 0 {
 		l := []any{d.value(depth + 1), nil}
 		l[1] = l
@@ -176,13 +172,13 @@ func FuzzDyn(f *testing.F) {
 			y = x
 		}
 		a := act{"x": x, "y": y, "i": int64(1), "d": 1.0, "s": "a", "bo": true, "u": uint64(1), "ls": []string{"a"}, "lt": []string{}}
-		if d.cyclic {
+		if cyclic(x) || cyclic(y) {
 			checkCyclic(t, e, a)
 			return
 		}
 		walk := max(nesting(x, 2*rt.MaxDepth), nesting(y, 2*rt.MaxDepth))
 		for _, c := range walkCases {
-			checkDeep(t, e, c, a, walk+c.wrap)
+			checkDeep(t, e, c, a, walk+c.wrap, false)
 		}
 		if walk > 20 {
 			return // the cases below do not walk; deep values add nothing
