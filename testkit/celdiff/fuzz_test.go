@@ -70,6 +70,20 @@ func FuzzNumbers(f *testing.F) {
 			{"uint(d)", func(a act) (any, rt.Err) { return vu(rt.UintFromDouble(d)) }},
 			{"string(d)", func(a act) (any, rt.Err) { return ok(rt.StringFromDouble(d)) }},
 			{"x / dyn(e)", func(a act) (any, rt.Err) { return rt.DivDyn(d, d2) }},
+			{"uint(x)", func(a act) (any, rt.Err) { return vu(rt.UintFromDyn(d)) }},
+			{"uint(y)", func(a act) (any, rt.Err) { return vu(rt.UintFromDyn(i)) }},
+			{"int(u)", func(a act) (any, rt.Err) { return vi(rt.IntFromUint(u)) }},
+			{"double(u)", func(a act) (any, rt.Err) { return ok(rt.DoubleFromUint(u)) }},
+			{"dyn(u) == d", func(a act) (any, rt.Err) { return ok(rt.EqualUintDouble(u, d)) }},
+			{"dyn(u) < d", func(a act) (any, rt.Err) { return ok(rt.LessUintDouble(u, d)) }},
+			{"dyn(d) < u", func(a act) (any, rt.Err) { return ok(rt.LessDoubleUint(d, u)) }},
+			{"dyn(u) == y", func(a act) (any, rt.Err) { return vb(rt.EqualDyn(u, i)) }},
+			{"u * u", func(a act) (any, rt.Err) { return vu(rt.MulUint(u, u)) }},
+			{"u - u / 2u", func(a act) (any, rt.Err) { h, _ := rt.DivUint(u, 2); return vu(rt.SubUint(u, h)) }},
+			{"{u: 1, d: 2, y: 3}[x]", func(a act) (any, rt.Err) { return rt.IndexDyn(rt.NewAnyMap(u, int64(1), d, int64(2), i, int64(3)), d) }},
+			{"size({u: 1, d: 2, y: 3, e: 4})", func(a act) (any, rt.Err) {
+				return vi(rt.SizeDyn(rt.NewAnyMap(u, int64(1), d, int64(2), i, int64(3), d2, int64(4))))
+			}},
 		} {
 			checkOne(t, e, c.expr, a, c.run, &fails)
 		}
