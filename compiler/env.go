@@ -95,6 +95,7 @@ type whenSource struct {
 	m     *scalarMap
 	src   *source
 	diags *Diagnostics
+	offs  *textOffsets // built on first use
 }
 
 // report adds a diagnostic at byte offset off of the expression.
@@ -104,24 +105,26 @@ func (w *whenSource) report(off int, sev Severity, code, format string, args ...
 		Message: fmt.Sprintf(format, args...), Source: w.src.line(p.Line)})
 }
 
+// offsets returns the offset converter of the expression, built once: a
+// `when` with thousands of nodes or errors must not rescan the text for
+// each.
+func (w *whenSource) offsets() *textOffsets {
+	if w.offs == nil {
+		w.offs = newTextOffsets(w.text)
+	}
+	return w.offs
+}
+
 // byteOffset converts a code point offset of the expression to a byte
 // offset.
 func (w *whenSource) byteOffset(cp int) int {
-	return runeIndex(w.text, cp)
+	return w.offsets().byteOffset(cp)
 }
 
 // lineColOffset converts cel-go's line (1-based) and column (0-based, code
 // points) into a byte offset of the expression.
 func (w *whenSource) lineColOffset(line, col int) int {
-	off := 0
-	for l := 1; l < line; l++ {
-		i := strings.IndexByte(w.text[off:], '\n')
-		if i < 0 {
-			return len(w.text)
-		}
-		off += i + 1
-	}
-	return off + runeIndex(w.text[off:], col)
+	return w.offsets().lineColOffset(line, col)
 }
 
 // read is one use of a catalog fact or function in a rule.

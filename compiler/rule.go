@@ -781,7 +781,13 @@ func (l *packLoader) checkReads(rf *ruleFile) {
 		}
 	}
 	if rf.when != nil {
-		w := &whenSource{text: r.When, m: rf.src.mapScalar(rf.when), src: rf.src, diags: &l.diags}
+		// A when above the length limit is rejected at its start: mapping
+		// or parsing it would only cost time.
+		m := &scalarMap{start: rf.src.pos(rf.when)}
+		if len(r.When) <= maxWhenLen {
+			m = rf.src.mapScalar(rf.when)
+		}
+		w := &whenSource{text: r.When, m: m, src: rf.src, diags: &l.diags}
 		reads = append(reads, l.checkWhen(r, w)...)
 	}
 	// Transform spans are read too (they count against the unused-profile

@@ -1,7 +1,8 @@
 // This file owns source positions: file text split into lines, and the map
 // from byte offsets inside a decoded YAML scalar back to line:col in the
 // file, for every scalar style (plain, single- and double-quoted, literal
-// and folded block scalars).
+// and folded block scalars). Every step is linear in the size of the
+// scalar: a `when` of a megabyte must not take minutes to map.
 
 package compiler
 
@@ -41,17 +42,24 @@ func (s *source) pos(n *yaml.Node) Pos {
 	return Pos{File: s.name, Line: n.Line, Col: n.Column}
 }
 
+// lineCol is a position in a known file, kept small because a scalar map
+// holds one per byte of the value.
+type lineCol struct{ line, col int32 }
+
 // scalarMap maps byte offsets of a scalar's decoded value to file
 // positions. at[i] is the position of value byte i; at[len(value)] is just
 // past the last character.
 type scalarMap struct {
-	at    []Pos
+	at    []lineCol
 	start Pos
 }
 
 // position returns the file position of byte offset off of the value.
 func (m *scalarMap) position(off int) Pos {
-	if m == nil || len(m.at) == 0 {
+	if m == nil {
+		return Pos{}
+	}
+	if len(m.at) == 0 {
 		return m.start
 	}
 	if off < 0 {
@@ -60,7 +68,7 @@ func (m *scalarMap) position(off int) Pos {
 	if off >= len(m.at) {
 		off = len(m.at) - 1
 	}
-	return m.at[off]
+	return Pos{File: m.start.File, Line: int(m.at[off].line), Col: int(m.at[off].col)}
 }
 
 // mapScalar builds the offset map of a scalar node by re-scanning the raw
@@ -71,7 +79,7 @@ func (m *scalarMap) position(off int) Pos {
 func (s *source) mapScalar(n *yaml.Node) *scalarMap {
 	start := s.pos(n)
 	m := &scalarMap{start: start}
-	sc := &scanner{src: s, line: n.Line}
+	sc := &scanner{src: s, line: n.Line, out: make([]byte, 0, len(n.Value)+1), at: make([]lineCol, 0, len(n.Value)+1)}
 	if n.Line < 1 || n.Line > len(s.lines) {
 		return m
 	}
@@ -90,7 +98,7 @@ func (s *source) mapScalar(n *yaml.Node) *scalarMap {
 	default:
 		ok = sc.plain(n.Value)
 	}
-	if !ok || len(sc.out) < len(n.Value) || sc.out[:len(n.Value)] != n.Value {
+	if !ok || len(sc.out) < len(n.Value) || string(sc.out[:len(n.Value)]) != n.Value {
 		return m
 	}
 	m.at = append(sc.at[:len(n.Value):len(n.Value)], sc.endPos(len(n.Value)))
@@ -108,42 +116,50 @@ func runeIndex(s string, n int) int {
 }
 
 // scanner re-scans scalar text. line is 1-based, i a byte index into the
-// current line.
+// current line. out and at grow by appending only, and the column of the
+// scanner is computed from the last one it computed on the same line, so
+// that a scan is linear in the length of the scalar.
 type scanner struct {
 	src  *source
 	line int
 	i    int
-	out  string
-	at   []Pos
+	out  []byte
+	at   []lineCol
+
+	// The last column computed by here: byte index colI of line colLine
+	// is character column col (1-based).
+	colLine, colI, col int
 }
 
 func (sc *scanner) cur() string { return sc.src.line(sc.line) }
 
 // here is the position of the scanner.
-func (sc *scanner) here() Pos {
+func (sc *scanner) here() lineCol {
 	l := sc.cur()
-	i := sc.i
-	if i > len(l) {
-		i = len(l)
+	i := min(sc.i, len(l))
+	if sc.colLine != sc.line || i < sc.colI {
+		sc.colLine, sc.colI, sc.col = sc.line, 0, 1
 	}
-	return Pos{File: sc.src.name, Line: sc.line, Col: utf8.RuneCountInString(l[:i]) + 1}
+	sc.col += utf8.RuneCountInString(l[sc.colI:i])
+	sc.colI = i
+	return lineCol{line: int32(sc.line), col: int32(sc.col)}
 }
 
-func (sc *scanner) emit(s string, p Pos) {
-	sc.out += s
+func (sc *scanner) emit(s string, p lineCol) {
+	sc.out = append(sc.out, s...)
 	for range len(s) {
 		sc.at = append(sc.at, p)
 	}
 }
 
 // endPos is the position just past value byte n-1.
-func (sc *scanner) endPos(n int) Pos {
+func (sc *scanner) endPos(n int) lineCol {
 	if n == 0 || n > len(sc.at) {
 		return sc.here()
 	}
 	p := sc.at[n-1]
 	if sc.out[n-1] != '\n' {
-		p.Col++
+		p.col++
 	}
 	return p
 }
@@ -156,7 +172,7 @@ func isBlank(b byte) bool { return b == ' ' || b == '\t' }
 // dropped, blank lines become "\n", a single break becomes a space, and the
 // leading blanks of the next line are skipped. It reports false at the end
 // of the file.
-func (sc *scanner) fold(breakPos Pos) bool {
+func (sc *scanner) fold(breakPos lineCol) bool {
 	blank := 0
 	for {
 		sc.line++
@@ -389,9 +405,68 @@ func (sc *scanner) block(folded bool, want string) bool {
 		sc.line, sc.i = n, 0
 		sc.emit("\n", sc.here())
 	}
-	// Chomping may strip the final break: compare without it.
-	if len(sc.out) > len(want) && strings.HasPrefix(sc.out, want) {
-		return true
+	// Chomping may strip the final break: the caller compares the prefix.
+	return len(sc.out) >= len(want) && string(sc.out[:len(want)]) == want
+}
+
+// textOffsets converts the positions cel-go reports in an expression (code
+// point offsets, and 1-based lines with 0-based code point columns) into
+// byte offsets, in constant time after one linear pass over the text.
+type textOffsets struct {
+	text  string
+	ascii bool
+	cps   []int32 // byte offset of each code point, and len(text) last; nil if ascii
+	lines []int32 // code point offset of the start of each line
+}
+
+func newTextOffsets(text string) *textOffsets {
+	o := &textOffsets{text: text, ascii: true, lines: []int32{0}}
+	for i := 0; i < len(text); i++ {
+		if text[i] >= utf8.RuneSelf {
+			o.ascii = false
+			break
+		}
 	}
-	return sc.out == want || strings.HasPrefix(sc.out, want)
+	if o.ascii {
+		for i := 0; i < len(text); i++ {
+			if text[i] == '\n' {
+				o.lines = append(o.lines, int32(i+1))
+			}
+		}
+		return o
+	}
+	o.cps = make([]int32, 0, len(text)+1)
+	for i, r := range text {
+		o.cps = append(o.cps, int32(i))
+		if r == '\n' {
+			o.lines = append(o.lines, int32(len(o.cps)))
+		}
+	}
+	o.cps = append(o.cps, int32(len(text)))
+	return o
+}
+
+// byteOffset returns the byte offset of code point cp (clipped to the
+// text).
+func (o *textOffsets) byteOffset(cp int) int {
+	switch {
+	case cp <= 0:
+		return 0
+	case o.ascii:
+		return min(cp, len(o.text))
+	case cp >= len(o.cps):
+		return len(o.text)
+	}
+	return int(o.cps[cp])
+}
+
+// lineColOffset returns the byte offset of column col (0-based, code
+// points) of line line (1-based); a line past the end is the end of the
+// text.
+func (o *textOffsets) lineColOffset(line, col int) int {
+	line = max(line, 1)
+	if line > len(o.lines) {
+		return len(o.text)
+	}
+	return o.byteOffset(int(o.lines[line-1]) + max(col, 0))
 }
