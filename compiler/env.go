@@ -59,34 +59,55 @@ func CELType(t catalog.Type) *cel.Type {
 }
 
 // OverloadID is the overload id of a catalog function: its CEL name
-// followed by "_string" (every catalog function takes one string).
-func OverloadID(fn *catalog.Function) string { return fn.CELName + "_string" }
+// followed by its parameter types (tool_arg_string_string).
+func OverloadID(fn *catalog.Function) string {
+	id := fn.CELName
+	for _, p := range fn.Params {
+		id += "_" + strings.NewReplacer("(", "_", ")", "", ", ", "_").Replace(p.String())
+	}
+	return id
+}
 
-var (
-	envOnce sync.Once
-	envVal  *cel.Env
-	envErr  error
-)
+// FunctionOverload declares a catalog function for cel-go.
+func FunctionOverload(fn *catalog.Function) cel.EnvOption {
+	params := make([]*cel.Type, len(fn.Params))
+	for i, p := range fn.Params {
+		params[i] = CELType(p)
+	}
+	return cel.Function(fn.CELName, cel.Overload(OverloadID(fn), params, CELType(fn.Result)))
+}
 
-// NewEnv returns the CEL checking environment of OAR 1.0: every catalog
-// fact as a variable under its CEL name, every catalog function as a global
-// function with overload id [OverloadID], the standard library and the
-// strings extension. The environment holds declarations only; it is built
-// once and shared (a *cel.Env is safe for concurrent use).
-func NewEnv() (*cel.Env, error) {
-	envOnce.Do(func() {
-		cat := catalog.Default()
+var envs sync.Map // *catalog.Catalog -> *envResult
+
+type envResult struct {
+	once sync.Once
+	env  *cel.Env
+	err  error
+}
+
+// NewEnv returns the CEL checking environment of a catalog (nil: the
+// default): every catalog fact as a variable under its CEL name, every
+// catalog function as a global function with overload id [OverloadID], the
+// standard library and the strings extension. The environment holds
+// declarations only; it is built once per catalog and shared (a *cel.Env is
+// safe for concurrent use).
+func NewEnv(cat *catalog.Catalog) (*cel.Env, error) {
+	if cat == nil {
+		cat = catalog.Default()
+	}
+	v, _ := envs.LoadOrStore(cat, &envResult{})
+	r := v.(*envResult)
+	r.once.Do(func() {
 		opts := []cel.EnvOption{ext.Strings()}
 		for _, f := range cat.Facts {
 			opts = append(opts, cel.Variable(f.CELName, CELType(f.Type)))
 		}
 		for _, fn := range cat.Functions {
-			opts = append(opts, cel.Function(fn.CELName,
-				cel.Overload(OverloadID(fn), []*cel.Type{CELType(fn.Param)}, CELType(fn.Result))))
+			opts = append(opts, FunctionOverload(fn))
 		}
-		envVal, envErr = cel.NewEnv(opts...)
+		r.env, r.err = cel.NewEnv(opts...)
 	})
-	return envVal, envErr
+	return r.env, r.err
 }
 
 // whenSource is the text of a `when` and its map into the YAML file.
@@ -144,7 +165,7 @@ func (l *packLoader) checkWhen(r *Rule, w *whenSource) []read {
 		w.report(0, Error, CodeCELSyntax, "when is %d bytes long; the limit is %d", len(w.text), maxWhenLen)
 		return nil
 	}
-	env, err := NewEnv()
+	env, err := NewEnv(l.cat)
 	if err != nil {
 		w.report(0, Error, CodeCELType, "internal error: CEL environment: %v", err)
 		return nil

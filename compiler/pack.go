@@ -183,6 +183,7 @@ func LoadRuleDoc(file string, doc []byte, origin string, opts Options) (*Pack, D
 // packLoader collects the files of one pack and their diagnostics.
 type packLoader struct {
 	opts    Options
+	cat     *catalog.Catalog
 	pack    *Pack
 	files   []*ruleFile
 	diags   Diagnostics
@@ -192,7 +193,9 @@ type packLoader struct {
 	slots map[string]int
 }
 
-func newPackLoader(opts Options) *packLoader { return &packLoader{opts: opts} }
+func newPackLoader(opts Options) *packLoader {
+	return &packLoader{opts: opts, cat: catalog.Default()}
+}
 
 func (l *packLoader) errorf(p Pos, code, format string, args ...any) {
 	l.diags = append(l.diags, Diagnostic{Pos: p, Code: code, Message: fmt.Sprintf(format, args...)})
@@ -262,7 +265,7 @@ func (l *packLoader) readPath(path string) *Pack {
 // finish runs the checks that need the whole pack: duplicate ids, counter
 // references, CEL, profiles; then sorts the rules.
 func (l *packLoader) finish() {
-	env, err := NewEnv()
+	env, err := NewEnv(l.cat)
 	if err != nil {
 		l.errorf(Pos{File: l.pack.Dir}, CodeCELType, "internal error: CEL environment: %v", err)
 	}

@@ -5,11 +5,11 @@ package runtime
 import "fmt"
 
 // CatalogFingerprint identifies the catalog this runtime was generated from.
-const CatalogFingerprint = "bd4d91f7"
+const CatalogFingerprint = "1c031a0b"
 
 // Generated packs refer to this constant; it is renamed whenever the catalog
 // changes, so a pack generated from another catalog fails to compile.
-const CatalogIs_bd4d91f7 = true
+const CatalogIs_1c031a0b = true
 
 // Facts are the observed facts of one occurrence. An absent fact is the zero
 // value of its type, which is what OAR says an absent fact reads as. Core
@@ -365,8 +365,6 @@ var ProfileNames = []string{"session", "tool", "content-safety", "content-proven
 type Providers struct {
 	// path_outside_scope: True when the named tool’s path arguments resolve outside its active scope.
 	PathOutsideScope func(f *Facts, arg string) (bool, error)
-	// lycaon.source_includes: True when the request sources include the named provider id.
-	LycaonSourceIncludes func(f *Facts, arg string) (bool, error)
 	// mcp_server_configured_for: True when the MCP catalog contains the named server.
 	McpServerConfiguredFor func(f *Facts, arg string) (bool, error)
 	// mcp_server_enabled_for: True when the named server is configured and enabled.
@@ -379,6 +377,8 @@ type Providers struct {
 	McpFieldString func(f *Facts, arg string) (string, error)
 	// mcp_field_int: The projected integer field; zero when missing.
 	McpFieldInt func(f *Facts, arg string) (int64, error)
+	// lycaon.source_includes: True when the request sources include the named provider id.
+	LycaonSourceIncludes func(f *Facts, arg string) (bool, error)
 	// lycaon.host_resource_status_for: Observed status of the named host resource; empty when the catalog has no such entry.
 	LycaonHostResourceStatusFor func(f *Facts, arg string) (string, error)
 	// lycaon.host_resource_policy_for: Configured policy for the named host resource; empty when the catalog has no such entry.
@@ -468,6 +468,120 @@ func (f *Facts) Set(name string, v any) error {
 			return fmt.Errorf("fact %s: want map(string, dyn), got %T", name, v)
 		}
 		f.ToolArgs = x
+	case "session_posture":
+		x, ok := v.(string)
+		if !ok {
+			return fmt.Errorf("fact %s: want string, got %T", name, v)
+		}
+		f.SessionPosture = x
+	case "arg_validation_errors":
+		x, ok := v.([]string)
+		if !ok {
+			return fmt.Errorf("fact %s: want list(string), got %T", name, v)
+		}
+		f.ArgValidationErrors = x
+	case "tool_args_fingerprint":
+		x, ok := v.(string)
+		if !ok {
+			return fmt.Errorf("fact %s: want string, got %T", name, v)
+		}
+		f.ToolArgsFingerprint = x
+	case "is_directory":
+		x, ok := v.(bool)
+		if !ok {
+			return fmt.Errorf("fact %s: want bool, got %T", name, v)
+		}
+		f.IsDirectory = x
+	case "not_found":
+		x, ok := v.(bool)
+		if !ok {
+			return fmt.Errorf("fact %s: want bool, got %T", name, v)
+		}
+		f.NotFound = x
+	case "path_denied":
+		x, ok := v.(bool)
+		if !ok {
+			return fmt.Errorf("fact %s: want bool, got %T", name, v)
+		}
+		f.PathDenied = x
+	case "policy_denied":
+		x, ok := v.(bool)
+		if !ok {
+			return fmt.Errorf("fact %s: want bool, got %T", name, v)
+		}
+		f.PolicyDenied = x
+	case "pii_entities":
+		x, ok := v.([]map[string]any)
+		if !ok {
+			return fmt.Errorf("fact %s: want list(map(string, dyn)), got %T", name, v)
+		}
+		f.PiiEntities = x
+	case "secret_matches":
+		x, ok := v.([]map[string]any)
+		if !ok {
+			return fmt.Errorf("fact %s: want list(map(string, dyn)), got %T", name, v)
+		}
+		f.SecretMatches = x
+	case "mcp_server_id":
+		x, ok := v.(string)
+		if !ok {
+			return fmt.Errorf("fact %s: want string, got %T", name, v)
+		}
+		f.McpServerId = x
+	case "mcp_tool_name":
+		x, ok := v.(string)
+		if !ok {
+			return fmt.Errorf("fact %s: want string, got %T", name, v)
+		}
+		f.McpToolName = x
+	case "mcp_qualified_tool":
+		x, ok := v.(string)
+		if !ok {
+			return fmt.Errorf("fact %s: want string, got %T", name, v)
+		}
+		f.McpQualifiedTool = x
+	case "mcp_server_configured":
+		x, ok := v.(bool)
+		if !ok {
+			return fmt.Errorf("fact %s: want bool, got %T", name, v)
+		}
+		f.McpServerConfigured = x
+	case "mcp_server_enabled":
+		x, ok := v.(bool)
+		if !ok {
+			return fmt.Errorf("fact %s: want bool, got %T", name, v)
+		}
+		f.McpServerEnabled = x
+	case "mcp_call_ok":
+		x, ok := v.(bool)
+		if !ok {
+			return fmt.Errorf("fact %s: want bool, got %T", name, v)
+		}
+		f.McpCallOk = x
+	case "mcp_error_code":
+		x, ok := v.(string)
+		if !ok {
+			return fmt.Errorf("fact %s: want string, got %T", name, v)
+		}
+		f.McpErrorCode = x
+	case "mcp_schema_matched":
+		x, ok := v.(bool)
+		if !ok {
+			return fmt.Errorf("fact %s: want bool, got %T", name, v)
+		}
+		f.McpSchemaMatched = x
+	case "prompt_injection_score":
+		x, ok := v.(float64)
+		if !ok {
+			return fmt.Errorf("fact %s: want double, got %T", name, v)
+		}
+		f.PromptInjectionScore = x
+	case "jailbreak_score":
+		x, ok := v.(float64)
+		if !ok {
+			return fmt.Errorf("fact %s: want double, got %T", name, v)
+		}
+		f.JailbreakScore = x
 	case "lycaon.last_assistant":
 		x, ok := v.(string)
 		if !ok {
@@ -480,12 +594,6 @@ func (f *Facts) Set(name string, v any) error {
 			return fmt.Errorf("fact %s: want list(string), got %T", name, v)
 		}
 		f.Lycaon.TurnTools = x
-	case "session_posture":
-		x, ok := v.(string)
-		if !ok {
-			return fmt.Errorf("fact %s: want string, got %T", name, v)
-		}
-		f.SessionPosture = x
 	case "lycaon.surface":
 		x, ok := v.(string)
 		if !ok {
@@ -708,12 +816,6 @@ func (f *Facts) Set(name string, v any) error {
 			return fmt.Errorf("fact %s: want bool, got %T", name, v)
 		}
 		f.Lycaon.PatternParseOk = x
-	case "arg_validation_errors":
-		x, ok := v.([]string)
-		if !ok {
-			return fmt.Errorf("fact %s: want list(string), got %T", name, v)
-		}
-		f.ArgValidationErrors = x
 	case "lycaon.action_host_resources":
 		x, ok := v.([]string)
 		if !ok {
@@ -732,12 +834,6 @@ func (f *Facts) Set(name string, v any) error {
 			return fmt.Errorf("fact %s: want string, got %T", name, v)
 		}
 		f.Lycaon.ModeBits = x
-	case "tool_args_fingerprint":
-		x, ok := v.(string)
-		if !ok {
-			return fmt.Errorf("fact %s: want string, got %T", name, v)
-		}
-		f.ToolArgsFingerprint = x
 	case "lycaon.posture_unresolved":
 		x, ok := v.(bool)
 		if !ok {
@@ -966,24 +1062,6 @@ func (f *Facts) Set(name string, v any) error {
 			return fmt.Errorf("fact %s: want bool, got %T", name, v)
 		}
 		f.Lycaon.CommandNotArgv = x
-	case "is_directory":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.IsDirectory = x
-	case "not_found":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.NotFound = x
-	case "path_denied":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.PathDenied = x
 	case "lycaon.bulk_denied":
 		x, ok := v.(bool)
 		if !ok {
@@ -1050,12 +1128,6 @@ func (f *Facts) Set(name string, v any) error {
 			return fmt.Errorf("fact %s: want bool, got %T", name, v)
 		}
 		f.Lycaon.IdRequired = x
-	case "policy_denied":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.PolicyDenied = x
 	case "lycaon.unknown_target":
 		x, ok := v.(bool)
 		if !ok {
@@ -1092,72 +1164,12 @@ func (f *Facts) Set(name string, v any) error {
 			return fmt.Errorf("fact %s: want string, got %T", name, v)
 		}
 		f.Lycaon.RejectObservation = x
-	case "pii_entities":
-		x, ok := v.([]map[string]any)
-		if !ok {
-			return fmt.Errorf("fact %s: want list(map(string, dyn)), got %T", name, v)
-		}
-		f.PiiEntities = x
-	case "secret_matches":
-		x, ok := v.([]map[string]any)
-		if !ok {
-			return fmt.Errorf("fact %s: want list(map(string, dyn)), got %T", name, v)
-		}
-		f.SecretMatches = x
 	case "lycaon.recent_tool_names":
 		x, ok := v.([]string)
 		if !ok {
 			return fmt.Errorf("fact %s: want list(string), got %T", name, v)
 		}
 		f.Lycaon.RecentToolNames = x
-	case "mcp_server_id":
-		x, ok := v.(string)
-		if !ok {
-			return fmt.Errorf("fact %s: want string, got %T", name, v)
-		}
-		f.McpServerId = x
-	case "mcp_tool_name":
-		x, ok := v.(string)
-		if !ok {
-			return fmt.Errorf("fact %s: want string, got %T", name, v)
-		}
-		f.McpToolName = x
-	case "mcp_qualified_tool":
-		x, ok := v.(string)
-		if !ok {
-			return fmt.Errorf("fact %s: want string, got %T", name, v)
-		}
-		f.McpQualifiedTool = x
-	case "mcp_server_configured":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.McpServerConfigured = x
-	case "mcp_server_enabled":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.McpServerEnabled = x
-	case "mcp_call_ok":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.McpCallOk = x
-	case "mcp_error_code":
-		x, ok := v.(string)
-		if !ok {
-			return fmt.Errorf("fact %s: want string, got %T", name, v)
-		}
-		f.McpErrorCode = x
-	case "mcp_schema_matched":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.McpSchemaMatched = x
 	case "lycaon.unobserved_cited_paths":
 		x, ok := v.([]string)
 		if !ok {
@@ -1248,18 +1260,6 @@ func (f *Facts) Set(name string, v any) error {
 			return fmt.Errorf("fact %s: want int, got %T", name, v)
 		}
 		f.Lycaon.CodeRejectTotal = x
-	case "prompt_injection_score":
-		x, ok := v.(float64)
-		if !ok {
-			return fmt.Errorf("fact %s: want double, got %T", name, v)
-		}
-		f.PromptInjectionScore = x
-	case "jailbreak_score":
-		x, ok := v.(float64)
-		if !ok {
-			return fmt.Errorf("fact %s: want double, got %T", name, v)
-		}
-		f.JailbreakScore = x
 	default:
 		return fmt.Errorf("unknown fact %q", name)
 	}
@@ -1295,12 +1295,48 @@ func (f *Facts) Get(name string) (any, bool) {
 		return f.Tool, true
 	case "tool_args":
 		return f.ToolArgs, true
+	case "session_posture":
+		return f.SessionPosture, true
+	case "arg_validation_errors":
+		return f.ArgValidationErrors, true
+	case "tool_args_fingerprint":
+		return f.ToolArgsFingerprint, true
+	case "is_directory":
+		return f.IsDirectory, true
+	case "not_found":
+		return f.NotFound, true
+	case "path_denied":
+		return f.PathDenied, true
+	case "policy_denied":
+		return f.PolicyDenied, true
+	case "pii_entities":
+		return f.PiiEntities, true
+	case "secret_matches":
+		return f.SecretMatches, true
+	case "mcp_server_id":
+		return f.McpServerId, true
+	case "mcp_tool_name":
+		return f.McpToolName, true
+	case "mcp_qualified_tool":
+		return f.McpQualifiedTool, true
+	case "mcp_server_configured":
+		return f.McpServerConfigured, true
+	case "mcp_server_enabled":
+		return f.McpServerEnabled, true
+	case "mcp_call_ok":
+		return f.McpCallOk, true
+	case "mcp_error_code":
+		return f.McpErrorCode, true
+	case "mcp_schema_matched":
+		return f.McpSchemaMatched, true
+	case "prompt_injection_score":
+		return f.PromptInjectionScore, true
+	case "jailbreak_score":
+		return f.JailbreakScore, true
 	case "lycaon.last_assistant":
 		return f.Lycaon.LastAssistant, true
 	case "lycaon.turn_tools":
 		return f.Lycaon.TurnTools, true
-	case "session_posture":
-		return f.SessionPosture, true
 	case "lycaon.surface":
 		return f.Lycaon.Surface, true
 	case "lycaon.profile":
@@ -1375,16 +1411,12 @@ func (f *Facts) Get(name string) (any, bool) {
 		return f.Lycaon.WriteRoots, true
 	case "lycaon.pattern_parse_ok":
 		return f.Lycaon.PatternParseOk, true
-	case "arg_validation_errors":
-		return f.ArgValidationErrors, true
 	case "lycaon.action_host_resources":
 		return f.Lycaon.ActionHostResources, true
 	case "lycaon.action_host_resource_denials":
 		return f.Lycaon.ActionHostResourceDenials, true
 	case "lycaon.mode_bits":
 		return f.Lycaon.ModeBits, true
-	case "tool_args_fingerprint":
-		return f.ToolArgsFingerprint, true
 	case "lycaon.posture_unresolved":
 		return f.Lycaon.PostureUnresolved, true
 	case "lycaon.high_risk_tool":
@@ -1461,12 +1493,6 @@ func (f *Facts) Get(name string) (any, bool) {
 		return f.Lycaon.GroundingEscalated, true
 	case "lycaon.command_not_argv":
 		return f.Lycaon.CommandNotArgv, true
-	case "is_directory":
-		return f.IsDirectory, true
-	case "not_found":
-		return f.NotFound, true
-	case "path_denied":
-		return f.PathDenied, true
 	case "lycaon.bulk_denied":
 		return f.Lycaon.BulkDenied, true
 	case "lycaon.binary_denied":
@@ -1489,8 +1515,6 @@ func (f *Facts) Get(name string) (any, bool) {
 		return f.Lycaon.PathRequired, true
 	case "lycaon.id_required":
 		return f.Lycaon.IdRequired, true
-	case "policy_denied":
-		return f.PolicyDenied, true
 	case "lycaon.unknown_target":
 		return f.Lycaon.UnknownTarget, true
 	case "lycaon.missing":
@@ -1503,28 +1527,8 @@ func (f *Facts) Get(name string) (any, bool) {
 		return f.Lycaon.SelectorAmbiguous, true
 	case "lycaon.reject_observation":
 		return f.Lycaon.RejectObservation, true
-	case "pii_entities":
-		return f.PiiEntities, true
-	case "secret_matches":
-		return f.SecretMatches, true
 	case "lycaon.recent_tool_names":
 		return f.Lycaon.RecentToolNames, true
-	case "mcp_server_id":
-		return f.McpServerId, true
-	case "mcp_tool_name":
-		return f.McpToolName, true
-	case "mcp_qualified_tool":
-		return f.McpQualifiedTool, true
-	case "mcp_server_configured":
-		return f.McpServerConfigured, true
-	case "mcp_server_enabled":
-		return f.McpServerEnabled, true
-	case "mcp_call_ok":
-		return f.McpCallOk, true
-	case "mcp_error_code":
-		return f.McpErrorCode, true
-	case "mcp_schema_matched":
-		return f.McpSchemaMatched, true
 	case "lycaon.unobserved_cited_paths":
 		return f.Lycaon.UnobservedCitedPaths, true
 	case "lycaon.unobserved_cited_urls":
@@ -1555,10 +1559,6 @@ func (f *Facts) Get(name string) (any, bool) {
 		return f.Lycaon.SameCodeRejectRun, true
 	case "lycaon.code_reject_total":
 		return f.Lycaon.CodeRejectTotal, true
-	case "prompt_injection_score":
-		return f.PromptInjectionScore, true
-	case "jailbreak_score":
-		return f.JailbreakScore, true
 	default:
 		return nil, false
 	}

@@ -1,11 +1,17 @@
-// Package catalog owns the OAR 1.0 catalog: the lifecycle anchors, the facts
-// rules may read and the observation functions they may call.
+// Package catalog owns host catalogs: the lifecycle anchors, the facts rules
+// may read and the observation functions they may call. A catalog is OAR's
+// own core and standard entries, oarc's (tier oarc), and one host's anchors,
+// facts and functions under the host's namespace.
 //
-// The data lives in data/*.tsv (a copy of the catalog extracted from the OAR
-// page, checked row for row against ../shared/catalog by a test) and is
-// embedded into every binary that imports this package. Everything else that
-// depends on the catalog (the CEL environment, profile and plane checks, the
-// runtime's Facts struct) is derived from this package, never written twice.
+// The default catalog is the Painted Wolf host's (namespace lycaon): its data
+// lives in data/*.tsv (a copy of the catalog extracted from the OAR page,
+// checked row for row against ../shared/catalog by a test), and it is
+// embedded into every binary that imports this package. The core and
+// standard rows of that data are OAR's for every host. Other hosts bring a
+// YAML catalog (spec section 9), which the compiler reads into the same
+// [Catalog] with [New]. Everything else that depends on a catalog (the CEL
+// environment, profile and plane checks, the generated facts struct) is
+// derived from it, never written twice.
 package catalog
 
 import (
@@ -28,7 +34,8 @@ var factsTSV string
 //go:embed data/functions.tsv
 var functionsTSV string
 
-// HostNamespace is the CEL namespace of host-tier facts and functions.
+// HostNamespace is the namespace of the default catalog's host facts and
+// functions.
 const HostNamespace = "lycaon"
 
 // Type is the CEL type of a fact or function parameter.
@@ -45,6 +52,7 @@ const (
 	ListMapStringDyn
 )
 
+// typeNames are the spellings of the types in the TSV data.
 var typeNames = map[string]Type{
 	"string":                 String,
 	"int":                    Int,
@@ -53,6 +61,23 @@ var typeNames = map[string]Type{
 	"list<string>":           ListString,
 	"map<string, dyn>":       MapStringDyn,
 	"list<map<string, dyn>>": ListMapStringDyn,
+}
+
+// Types are the catalog types, in order.
+var Types = []Type{String, Int, Bool, Double, ListString, MapStringDyn, ListMapStringDyn}
+
+// ParseType parses a type as CEL spells it (list(string)), ignoring
+// spaces after commas; ok is false for anything else.
+func ParseType(s string) (Type, bool) {
+	norm := strings.Join(strings.Fields(strings.ReplaceAll(s, ",", ", ")), " ")
+	norm = strings.ReplaceAll(norm, "( ", "(")
+	norm = strings.ReplaceAll(norm, " )", ")")
+	for _, t := range Types {
+		if t.String() == norm {
+			return t, true
+		}
+	}
+	return 0, false
 }
 
 // String returns the type in CEL's spelling, e.g. "list(string)".
@@ -105,10 +130,12 @@ func (t Type) Selectable() bool {
 // Tier says who defines a fact or function.
 type Tier string
 
-// The tiers of the catalog.
+// The tiers of the catalog: OAR's core and standard entries, oarc's own
+// (spec 5.7), and the host's.
 const (
 	Core     Tier = "core"
 	Standard Tier = "standard"
+	Oarc     Tier = "oarc"
 	Host     Tier = "host"
 )
 
@@ -138,13 +165,12 @@ type Fact struct {
 	GoName      string // exported Go field name, e.g. "ToolIsState"
 }
 
-// Function is one observation function of the catalog. Every function takes
-// one string argument.
+// Function is one observation function of the catalog.
 type Function struct {
 	Name        string
 	CELName     string
 	Signature   string // as written in the catalog, e.g. "(string) -> bool"
-	Param       Type
+	Params      []Type
 	Result      Type
 	Tier        Tier
 	Profile     string
@@ -164,6 +190,9 @@ type Anchor struct {
 	Planes       []string
 	Title        string
 	FiresWhen    string
+	// GoName is the anchor's Go constant name (tool.pre_invoke ->
+	// ToolPreInvoke), unique in the catalog.
+	GoName string
 }
 
 // HasPlane reports whether the anchor has plane p.
@@ -176,8 +205,13 @@ func (a *Anchor) HasPlane(p string) bool {
 	return false
 }
 
-// Catalog is the parsed catalog.
+// Catalog is a parsed catalog.
 type Catalog struct {
+	// Host is the namespace of the host's facts and functions.
+	Host string
+	// File is the YAML file the catalog was read from, "" for the
+	// embedded default.
+	File      string
 	Anchors   []*Anchor
 	Facts     []*Fact
 	Functions []*Function
@@ -220,34 +254,62 @@ func (c *Catalog) Fact(celName string) *Fact { return c.factByCEL[celName] }
 // Function returns the function with the given CEL spelling, or nil.
 func (c *Catalog) Function(celName string) *Function { return c.funcByCEL[celName] }
 
-// HostSpelling returns "lycaon.x" when x is the bare name of a host fact or
+// HostSpelling returns "<host>.x" when x is the bare name of a host fact or
 // function, else "".
 func (c *Catalog) HostSpelling(bare string) string { return c.hostByBare[bare] }
 
-// Fingerprint is a short hash of the catalog data; generated code and the
-// runtime agree on it so that a catalog change fails compilation.
+// Fingerprint is a short hash of what the generated code depends on (the
+// host, the anchors and their planes, the names, types, tiers and profiles
+// of the facts and functions; not descriptions); generated packages and
+// their catalog package agree on it, so that a catalog change fails
+// compilation instead of misreading facts.
 func (c *Catalog) Fingerprint() string { return c.fingerprint }
 
-// Parse parses the three TSV files.
+// IsDefault reports whether c is the embedded default catalog.
+func (c *Catalog) IsDefault() bool { return c == Default() }
+
+// HostField is the Go field of the facts struct holding the host facts
+// (lycaon -> Lycaon).
+func (c *Catalog) HostField() string { return GoName(c.Host) }
+
+// Parse parses the three TSV files of a catalog extracted from the OAR page:
+// their core and standard rows are OAR's entries, their host rows one
+// host's (all under one namespace).
 func Parse(anchors, facts, functions string) (*Catalog, error) {
-	var ok bool
-	c := &Catalog{
-		anchorByID: map[string]*Anchor{},
-		factByCEL:  map[string]*Fact{},
-		funcByCEL:  map[string]*Function{},
-		hostByBare: map[string]string{},
+	b, err := parseBase(anchors, facts, functions)
+	if err != nil {
+		return nil, err
 	}
+	return build(b.host, b.anchors, b.facts, b.functions, b.hostFacts, b.hostFuncs, "")
+}
+
+// base holds the parsed TSV rows.
+type base struct {
+	host                 string
+	anchors              []*Anchor
+	facts, hostFacts     []*Fact
+	functions, hostFuncs []*Function
+}
+
+func parseBase(anchors, facts, functions string) (*base, error) {
+	b := &base{}
 	rows, err := parseTSV("anchors.tsv", anchors, []string{"anchor", "trigger_class", "surface", "planes", "title", "fires_when"})
 	if err != nil {
 		return nil, err
 	}
 	for _, r := range rows {
-		a := &Anchor{ID: r[0], TriggerClass: r[1], Surface: r[2], Planes: strings.Split(r[3], ","), Title: r[4], FiresWhen: r[5]}
-		if c.anchorByID[a.ID] != nil {
-			return nil, fmt.Errorf("anchors.tsv: duplicate anchor %q", a.ID)
+		b.anchors = append(b.anchors, &Anchor{ID: r[0], TriggerClass: r[1], Surface: r[2], Planes: strings.Split(r[3], ","), Title: r[4], FiresWhen: r[5]})
+	}
+	hostOf := func(name, tier, col string) (string, error) {
+		if tier != string(Host) {
+			return "", nil
 		}
-		c.Anchors = append(c.Anchors, a)
-		c.anchorByID[a.ID] = a
+		ns, bare, ok := strings.Cut(col, ".")
+		if !ok || bare != name || (b.host != "" && ns != b.host) {
+			return "", fmt.Errorf("%s: host name %q is not %s.%s", name, col, b.host, name)
+		}
+		b.host = ns
+		return ns, nil
 	}
 	rows, err = parseTSV("facts.tsv", facts, []string{"name", "type", "tier", "profile_or_namespace", "description", "section"})
 	if err != nil {
@@ -258,70 +320,279 @@ func Parse(anchors, facts, functions string) (*Catalog, error) {
 		if !ok {
 			return nil, fmt.Errorf("facts.tsv: fact %s: unknown type %q", r[0], r[1])
 		}
-		f := &Fact{Name: r[0], CELName: r[0], Type: t, Tier: Tier(r[2]), Description: r[4], Section: r[5], GoName: GoName(r[0])}
-		if err := c.placeName(r[0], f.Tier, r[3], &f.CELName, &f.Profile); err != nil {
+		f := &Fact{Name: r[0], Type: t, Tier: Tier(r[2]), Description: r[4], Section: r[5]}
+		ns, err := hostOf(r[0], r[2], r[3])
+		if err != nil {
 			return nil, fmt.Errorf("facts.tsv: %v", err)
 		}
-		if c.factByCEL[f.CELName] != nil {
-			return nil, fmt.Errorf("facts.tsv: duplicate fact %q", f.CELName)
+		if ns != "" {
+			b.hostFacts = append(b.hostFacts, f)
+			continue
 		}
-		c.Facts = append(c.Facts, f)
-		c.factByCEL[f.CELName] = f
+		f.Profile = r[3]
+		b.facts = append(b.facts, f)
 	}
 	rows, err = parseTSV("functions.tsv", functions, []string{"name", "signature", "tier", "profile_or_namespace", "description", "section"})
 	if err != nil {
 		return nil, err
 	}
 	for _, r := range rows {
-		fn := &Function{Name: r[0], CELName: r[0], Signature: r[1], Tier: Tier(r[2]), Description: r[4], Section: r[5], GoName: GoName(r[0])}
-		var in, out string
-		if _, err := fmt.Sscanf(strings.NewReplacer("(", "", ")", "", "->", " ").Replace(r[1]), "%s %s", &in, &out); err != nil {
-			return nil, fmt.Errorf("functions.tsv: %s: bad signature %q", r[0], r[1])
+		params, result, err := ParseSignature(r[1], typeNames)
+		if err != nil {
+			return nil, fmt.Errorf("functions.tsv: %s: %v", r[0], err)
 		}
-		if fn.Param, ok = typeNames[in]; !ok || fn.Param != String {
-			return nil, fmt.Errorf("functions.tsv: %s: unsupported parameter type %q", r[0], in)
-		}
-		if fn.Result, ok = typeNames[out]; !ok {
-			return nil, fmt.Errorf("functions.tsv: %s: unknown result type %q", r[0], out)
-		}
-		if err := c.placeName(r[0], fn.Tier, r[3], &fn.CELName, &fn.Profile); err != nil {
+		fn := &Function{Name: r[0], Signature: r[1], Params: params, Result: result, Tier: Tier(r[2]), Description: r[4], Section: r[5]}
+		ns, err := hostOf(r[0], r[2], r[3])
+		if err != nil {
 			return nil, fmt.Errorf("functions.tsv: %v", err)
+		}
+		if ns != "" {
+			b.hostFuncs = append(b.hostFuncs, fn)
+			continue
+		}
+		fn.Profile = r[3]
+		b.functions = append(b.functions, fn)
+	}
+	if b.host == "" {
+		b.host = HostNamespace
+	}
+	return b, nil
+}
+
+// ParseSignature parses "(T, ...) -> T" with the given spellings of types.
+func ParseSignature(sig string, spellings map[string]Type) ([]Type, Type, error) {
+	bad := fmt.Errorf("bad signature %q: want (T, ...) -> T", sig)
+	in, out, ok := strings.Cut(sig, "->")
+	if !ok {
+		return nil, 0, bad
+	}
+	in = strings.TrimSpace(in)
+	if !strings.HasPrefix(in, "(") || !strings.HasSuffix(in, ")") {
+		return nil, 0, bad
+	}
+	lookup := func(s string) (Type, error) {
+		s = strings.TrimSpace(s)
+		if t, ok := spellings[s]; ok {
+			return t, nil
+		}
+		if t, ok := ParseType(s); ok {
+			return t, nil
+		}
+		return 0, fmt.Errorf("unknown type %q in signature %q", s, sig)
+	}
+	var params []Type
+	inner := strings.TrimSpace(in[1 : len(in)-1])
+	if inner != "" {
+		for _, p := range splitTypes(inner) {
+			t, err := lookup(p)
+			if err != nil {
+				return nil, 0, err
+			}
+			params = append(params, t)
+		}
+	}
+	if len(params) == 0 {
+		return nil, 0, fmt.Errorf("bad signature %q: a function takes at least one argument", sig)
+	}
+	res, err := lookup(out)
+	if err != nil {
+		return nil, 0, err
+	}
+	return params, res, nil
+}
+
+// splitTypes splits a parameter list at the commas outside brackets.
+func splitTypes(s string) []string {
+	var out []string
+	depth, start := 0, 0
+	for i, r := range s {
+		switch r {
+		case '(', '<':
+			depth++
+		case ')', '>':
+			depth--
+		case ',':
+			if depth == 0 {
+				out = append(out, s[start:i])
+				start = i + 1
+			}
+		}
+	}
+	return append(out, s[start:])
+}
+
+var (
+	baseOnce sync.Once
+	baseVal  *base
+	baseErr  error
+)
+
+// New builds a host's catalog: OAR's core and standard entries (from the
+// embedded data), oarc's, and the host's anchors, facts and functions,
+// spelled <host>.<name> in CEL. It checks what makes a catalog unusable
+// (duplicate names, a host entry named like a core, standard or oarc one);
+// the compiler's YAML reader reports the same problems at their positions
+// first.
+func New(host string, anchors []*Anchor, facts []*Fact, functions []*Function) (*Catalog, error) {
+	baseOnce.Do(func() { baseVal, baseErr = parseBase(anchorsTSV, factsTSV, functionsTSV) })
+	if baseErr != nil {
+		return nil, baseErr
+	}
+	for _, f := range facts {
+		f.Tier = Host
+	}
+	for _, fn := range functions {
+		fn.Tier = Host
+	}
+	return build(host, anchors, baseVal.facts, baseVal.functions, facts, functions, "")
+}
+
+// IsReserved reports whether name is the bare name of a core, standard or
+// oarc fact or function, which a host catalog may not define.
+func IsReserved(name string) bool {
+	baseOnce.Do(func() { baseVal, baseErr = parseBase(anchorsTSV, factsTSV, functionsTSV) })
+	if baseErr != nil {
+		return false
+	}
+	for _, f := range baseVal.facts {
+		if f.Name == name {
+			return true
+		}
+	}
+	for _, f := range baseVal.functions {
+		if f.Name == name {
+			return true
+		}
+	}
+	for _, f := range oarcFacts {
+		if f.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// oarcFacts are oarc's own facts (tier oarc).
+var oarcFacts []*Fact
+
+func build(host string, anchors []*Anchor, facts []*Fact, functions []*Function, hostFacts []*Fact, hostFuncs []*Function, file string) (*Catalog, error) {
+	c := &Catalog{
+		Host:       host,
+		File:       file,
+		anchorByID: map[string]*Anchor{},
+		factByCEL:  map[string]*Fact{},
+		funcByCEL:  map[string]*Function{},
+		hostByBare: map[string]string{},
+	}
+	goNames := map[string]string{}
+	for _, a0 := range anchors {
+		a := *a0
+		if c.anchorByID[a.ID] != nil {
+			return nil, fmt.Errorf("duplicate anchor %q", a.ID)
+		}
+		a.GoName = GoName(a.ID)
+		if prev, dup := goNames[a.GoName]; dup {
+			return nil, fmt.Errorf("anchors %q and %q have the same Go name %s", prev, a.ID, a.GoName)
+		}
+		goNames[a.GoName] = a.ID
+		c.Anchors = append(c.Anchors, &a)
+		c.anchorByID[a.ID] = &a
+	}
+	addFact := func(f0 *Fact) error {
+		f := *f0
+		f.CELName = f.Name
+		f.GoName = GoName(f.Name)
+		switch f.Tier {
+		case Core:
+			if f.Profile != "" {
+				return fmt.Errorf("%s: core entries have no profile, got %q", f.Name, f.Profile)
+			}
+		case Standard, Oarc:
+			if ProfileIndex(f.Profile) < 0 {
+				return fmt.Errorf("%s: unknown profile %q", f.Name, f.Profile)
+			}
+		case Host:
+			f.CELName = host + "." + f.Name
+			f.Profile = ""
+			c.hostByBare[f.Name] = f.CELName
+		default:
+			return fmt.Errorf("%s: unknown tier %q", f.Name, f.Tier)
+		}
+		if c.factByCEL[f.CELName] != nil {
+			return fmt.Errorf("duplicate fact %q", f.CELName)
+		}
+		c.Facts = append(c.Facts, &f)
+		c.factByCEL[f.CELName] = &f
+		return nil
+	}
+	for _, f := range facts {
+		if err := addFact(f); err != nil {
+			return nil, err
+		}
+	}
+	for _, f := range oarcFacts {
+		if err := addFact(f); err != nil {
+			return nil, err
+		}
+	}
+	for _, f := range hostFacts {
+		if err := addFact(f); err != nil {
+			return nil, err
+		}
+	}
+	addFunc := func(fn0 *Function) error {
+		fn := *fn0
+		fn.CELName = fn.Name
+		fn.GoName = GoName(fn.Name)
+		switch fn.Tier {
+		case Core:
+		case Standard:
+			if ProfileIndex(fn.Profile) < 0 {
+				return fmt.Errorf("%s: unknown profile %q", fn.Name, fn.Profile)
+			}
+		case Host:
+			fn.CELName = host + "." + fn.Name
+			fn.Profile = ""
+			c.hostByBare[fn.Name] = fn.CELName
+		default:
+			return fmt.Errorf("%s: unknown tier %q", fn.Name, fn.Tier)
 		}
 		fn.Provider = fn.Tier != Core && !strings.HasPrefix(fn.Name, "tool_arg_")
 		if c.funcByCEL[fn.CELName] != nil || c.factByCEL[fn.CELName] != nil {
-			return nil, fmt.Errorf("functions.tsv: duplicate name %q", fn.CELName)
+			return fmt.Errorf("duplicate name %q", fn.CELName)
 		}
-		c.Functions = append(c.Functions, fn)
-		c.funcByCEL[fn.CELName] = fn
+		c.Functions = append(c.Functions, &fn)
+		c.funcByCEL[fn.CELName] = &fn
+		return nil
 	}
-	sum := sha256.Sum256([]byte(anchors + "\x00" + facts + "\x00" + functions))
-	c.fingerprint = hex.EncodeToString(sum[:4])
+	for _, fn := range functions {
+		if err := addFunc(fn); err != nil {
+			return nil, err
+		}
+	}
+	for _, fn := range hostFuncs {
+		if err := addFunc(fn); err != nil {
+			return nil, err
+		}
+	}
+	c.fingerprint = c.computeFingerprint()
 	return c, nil
 }
 
-// placeName fills the CEL spelling and profile of a fact or function from
-// its tier and profile_or_namespace column.
-func (c *Catalog) placeName(name string, tier Tier, col string, celName, profile *string) error {
-	switch tier {
-	case Core:
-		if col != "" {
-			return fmt.Errorf("%s: core entries have no profile, got %q", name, col)
-		}
-	case Standard:
-		if ProfileIndex(col) < 0 {
-			return fmt.Errorf("%s: unknown profile %q", name, col)
-		}
-		*profile = col
-	case Host:
-		if col != HostNamespace+"."+name {
-			return fmt.Errorf("%s: host name %q is not %s.%s", name, col, HostNamespace, name)
-		}
-		*celName = col
-		c.hostByBare[name] = col
-	default:
-		return fmt.Errorf("%s: unknown tier %q", name, tier)
+func (c *Catalog) computeFingerprint() string {
+	h := sha256.New()
+	fmt.Fprintf(h, "host %s\n", c.Host)
+	for _, a := range c.Anchors {
+		fmt.Fprintf(h, "anchor %s %s\n", a.ID, strings.Join(a.Planes, ","))
 	}
-	return nil
+	for _, f := range c.Facts {
+		fmt.Fprintf(h, "fact %s %s %s %s\n", f.CELName, f.Type, f.Tier, f.Profile)
+	}
+	for _, fn := range c.Functions {
+		fmt.Fprintf(h, "function %s %v %s %s %s\n", fn.CELName, fn.Params, fn.Result, fn.Tier, fn.Profile)
+	}
+	sum := h.Sum(nil)
+	return hex.EncodeToString(sum[:4])
 }
 
 func parseTSV(file, text string, header []string) ([][]string, error) {

@@ -97,7 +97,7 @@ func New(p *compiler.Pack) (*Engine, error) {
 			}
 		}
 		opts = append(opts, cel.Function(fn.CELName,
-			cel.Overload(compiler.OverloadID(fn), []*cel.Type{compiler.CELType(fn.Param)}, compiler.CELType(fn.Result),
+			cel.Overload(compiler.OverloadID(fn), []*cel.Type{compiler.CELType(fn.Params[0])}, compiler.CELType(fn.Result),
 				cel.UnaryBinding(func(v ref.Val) ref.Val {
 					s, ok := v.(types.String)
 					if !ok {

@@ -100,7 +100,7 @@ func New(p *compiler.Pack) (*Engine, error) {
 			return f(string(s))
 		})
 	}
-	env, err := compiler.NewEnv()
+	env, err := compiler.NewEnv(nil)
 	if err != nil {
 		return nil, err
 	}
