@@ -208,7 +208,9 @@ func (g *fn) eq(ax, ay ir.Expr) value {
 	case rx == repStrings && ry == repStrings:
 		return b(rt("EqualStrings").Call(x.code, y.code))
 	}
-	return b(rt("Equal").Call(box(x).code, box(y).code))
+	// Lists, maps and dyn values that may hold them: equality walks them,
+	// and fails past the runtime's nesting limit or on a cycle.
+	return g.call(ir.BoolType, "EqualDyn", box(x).code, box(y).code)
 }
 
 // compareFunc is a runtime function ordering two representations: it

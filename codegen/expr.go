@@ -336,7 +336,7 @@ func (g *fn) comprehension(n *ir.Comprehension) value {
 		case rng.rep() == repStrMap:
 			head = []jen.Code{jen.Id(v).Op(":=").Range().Add(rng.code)}
 		default:
-			l := g.call(ir.DynType, "Range", box(rng).code)
+			l := g.call(ir.DynType, "RangeDyn", box(rng).code)
 			i := g.newTmp()
 			head = []jen.Code{jen.Id(i).Op(":=").Lit(0), jen.Id(i).Op("<").Add(l.code).Dot("Len").Call(), jen.Id(i).Op("++")}
 			bind = func() {

@@ -273,3 +273,23 @@ func (m Map) each(f func(k, v any) bool) {
 		}
 	}
 }
+
+// AsAnyMap narrows a dyn to an *AnyMap, the representation of maps whose
+// static key type is not string: an *AnyMap as it is, a string-keyed map
+// copied into one (in Go's map order, which cannot matter: its keys are
+// distinct). Anything else is ErrNoSuchOverload.
+func AsAnyMap(v any) (*AnyMap, Err) {
+	if x, ok := v.(*AnyMap); ok {
+		return x, Err{}
+	}
+	m, e := AsDynMap(v)
+	if e.Kind != ErrNone {
+		return nil, NoSuchOverload("")
+	}
+	kv := make([]any, 0, 2*m.Len())
+	m.Range(func(k string, v any) bool {
+		kv = append(kv, k, v)
+		return true
+	})
+	return NewAnyMap(kv...), Err{}
+}

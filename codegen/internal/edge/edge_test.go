@@ -74,7 +74,7 @@ type oracle struct {
 }
 
 func newOracle(t *testing.T) *oracle {
-	env, err := compiler.NewEnv()
+	env, err := compiler.NewEnv(nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -252,7 +252,7 @@ import (
 // generated from another catalog, fails to compile instead of misbehaving.
 const (
 	_ = runtime.SupportPackageIsVersion1
-	_ = runtime.CatalogIs_bd4d91f7
+	_ = runtime.CatalogIs_1c031a0b
 )
 
 // Pack describes the compiled pack.
@@ -4254,7 +4254,11 @@ func oRule_E044(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oT5 {
 		return false, runtime.NoSuchKey("nan")
 	}
-	return runtime.Equal(oT2, oT4), runtime.Err{}
+	oT6, oT7 := runtime.EqualDyn(oT2, oT4)
+	if oT7.Kind != 0 {
+		return false, oT7
+	}
+	return oT6, runtime.Err{}
 }
 
 // oRule_E045 evaluates rule E045 (policy).
@@ -4276,7 +4280,10 @@ func oRule_E045(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oT5 {
 		return false, runtime.NoSuchKey("nan")
 	}
-	oT6 := runtime.Equal(oT2, oT4)
+	oT6, oT7 := runtime.EqualDyn(oT2, oT4)
+	if oT7.Kind != 0 {
+		return false, oT7
+	}
 	return !oT6, runtime.Err{}
 }
 
@@ -4492,7 +4499,11 @@ func oRule_E055(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oT3 {
 		return false, runtime.NoSuchKey("nul")
 	}
-	return runtime.Equal(oT2, nil), runtime.Err{}
+	oT4, oT5 := runtime.EqualDyn(oT2, nil)
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	return oT4, runtime.Err{}
 }
 
 // oRule_E056 evaluates rule E056 (policy).
@@ -4510,7 +4521,11 @@ func oRule_E056(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oT3 {
 		return false, runtime.NoSuchKey("list")
 	}
-	return runtime.Equal(oT2, any(oList_E056_1)), runtime.Err{}
+	oT4, oT5 := runtime.EqualDyn(oT2, any(oList_E056_1))
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	return oT4, runtime.Err{}
 }
 
 // oRule_E057 evaluates rule E057 (policy).
@@ -4528,7 +4543,11 @@ func oRule_E057(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oT3 {
 		return false, runtime.NoSuchKey("list")
 	}
-	return runtime.Equal(oT2, any(oList_E057_1)), runtime.Err{}
+	oT4, oT5 := runtime.EqualDyn(oT2, any(oList_E057_1))
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	return oT4, runtime.Err{}
 }
 
 // oRule_E058 evaluates rule E058 (policy).
@@ -4546,7 +4565,11 @@ func oRule_E058(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oT3 {
 		return false, runtime.NoSuchKey("map")
 	}
-	return runtime.Equal(oT2, any(oMap_E058_1)), runtime.Err{}
+	oT4, oT5 := runtime.EqualDyn(oT2, any(oMap_E058_1))
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	return oT4, runtime.Err{}
 }
 
 // oRule_E059 evaluates rule E059 (policy).
@@ -4559,7 +4582,11 @@ func oRule_E059(oX *runtime.Exec) (bool, runtime.Err) {
 	if oT1 := oX.Supplied(&oRules[59]); oT1.Kind != 0 {
 		return false, oT1
 	}
-	return runtime.Equal(any(oList_E059_1), any(oList_E059_1)), runtime.Err{}
+	oT2, oT3 := runtime.EqualDyn(any(oList_E059_1), any(oList_E059_1))
+	if oT3.Kind != 0 {
+		return false, oT3
+	}
+	return oT2, runtime.Err{}
 }
 
 // oRule_E060 evaluates rule E060 (policy).
@@ -5940,7 +5967,11 @@ func oRule_E111(oX *runtime.Exec) (bool, runtime.Err) {
 	if oT5.Kind != 0 {
 		return false, oT5
 	}
-	return runtime.Equal(oT4, any(oList_E111_2)), runtime.Err{}
+	oT6, oT7 := runtime.EqualDyn(oT4, any(oList_E111_2))
+	if oT7.Kind != 0 {
+		return false, oT7
+	}
+	return oT6, runtime.Err{}
 }
 
 // oRule_E112 evaluates rule E112 (policy).
@@ -6047,7 +6078,7 @@ func oRule_E116(oX *runtime.Exec) (bool, runtime.Err) {
 		return false, runtime.NoSuchKey("list")
 	}
 	oT4 := true
-	oT6, oT7 := runtime.Range(oT2)
+	oT6, oT7 := runtime.RangeDyn(oT2)
 	if oT7.Kind != 0 {
 		return false, oT7
 	}
@@ -6099,7 +6130,7 @@ func oRule_E117(oX *runtime.Exec) (bool, runtime.Err) {
 		return false, runtime.NoSuchKey("list")
 	}
 	oT4 := false
-	oT6, oT7 := runtime.Range(oT2)
+	oT6, oT7 := runtime.RangeDyn(oT2)
 	if oT7.Kind != 0 {
 		return false, oT7
 	}
@@ -6151,7 +6182,7 @@ func oRule_E118(oX *runtime.Exec) (bool, runtime.Err) {
 		return false, runtime.NoSuchKey("list")
 	}
 	oT4 := 0
-	oT6, oT7 := runtime.Range(oT2)
+	oT6, oT7 := runtime.RangeDyn(oT2)
 	if oT7.Kind != 0 {
 		return false, oT7
 	}
@@ -6203,7 +6234,7 @@ func oRule_E119(oX *runtime.Exec) (bool, runtime.Err) {
 		return false, runtime.NoSuchKey("list")
 	}
 	oT4 := []any{}
-	oT6, oT7 := runtime.Range(oT2)
+	oT6, oT7 := runtime.RangeDyn(oT2)
 	if oT7.Kind != 0 {
 		return false, oT7
 	}
@@ -6236,7 +6267,11 @@ func oRule_E119(oX *runtime.Exec) (bool, runtime.Err) {
 	if oT5.Kind != 0 {
 		return false, oT5
 	}
-	return runtime.Equal(any(oT4), any(oList_E119_1)), runtime.Err{}
+	oT15, oT16 := runtime.EqualDyn(any(oT4), any(oList_E119_1))
+	if oT16.Kind != 0 {
+		return false, oT16
+	}
+	return oT15, runtime.Err{}
 }
 
 // oRule_E120 evaluates rule E120 (policy).
@@ -6255,7 +6290,7 @@ func oRule_E120(oX *runtime.Exec) (bool, runtime.Err) {
 		return false, runtime.NoSuchKey("list")
 	}
 	oT4 := []any{}
-	oT6, oT7 := runtime.Range(oT2)
+	oT6, oT7 := runtime.RangeDyn(oT2)
 	if oT7.Kind != 0 {
 		return false, oT7
 	}
@@ -6281,7 +6316,11 @@ func oRule_E120(oX *runtime.Exec) (bool, runtime.Err) {
 	if oT5.Kind != 0 {
 		return false, oT5
 	}
-	return runtime.Equal(any(oT4), any(oList_E120_1)), runtime.Err{}
+	oT13, oT14 := runtime.EqualDyn(any(oT4), any(oList_E120_1))
+	if oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_E121 evaluates rule E121 (policy).
@@ -6300,7 +6339,7 @@ func oRule_E121(oX *runtime.Exec) (bool, runtime.Err) {
 		return false, runtime.NoSuchKey("list")
 	}
 	oT4 := []any{}
-	oT6, oT7 := runtime.Range(oT2)
+	oT6, oT7 := runtime.RangeDyn(oT2)
 	if oT7.Kind != 0 {
 		return false, oT7
 	}
@@ -6346,7 +6385,11 @@ func oRule_E121(oX *runtime.Exec) (bool, runtime.Err) {
 	if oT5.Kind != 0 {
 		return false, oT5
 	}
-	return runtime.Equal(any(oT4), any(oList_E121_1)), runtime.Err{}
+	oT19, oT20 := runtime.EqualDyn(any(oT4), any(oList_E121_1))
+	if oT20.Kind != 0 {
+		return false, oT20
+	}
+	return oT19, runtime.Err{}
 }
 
 // oRule_E122 evaluates rule E122 (policy).
@@ -6365,7 +6408,7 @@ func oRule_E122(oX *runtime.Exec) (bool, runtime.Err) {
 		return false, runtime.NoSuchKey("mixed")
 	}
 	oT4 := true
-	oT6, oT7 := runtime.Range(oT2)
+	oT6, oT7 := runtime.RangeDyn(oT2)
 	if oT7.Kind != 0 {
 		return false, oT7
 	}
@@ -6417,7 +6460,7 @@ func oRule_E123(oX *runtime.Exec) (bool, runtime.Err) {
 		return false, runtime.NoSuchKey("mixed")
 	}
 	oT4 := false
-	oT6, oT7 := runtime.Range(oT2)
+	oT6, oT7 := runtime.RangeDyn(oT2)
 	if oT7.Kind != 0 {
 		return false, oT7
 	}
@@ -6469,7 +6512,7 @@ func oRule_E124(oX *runtime.Exec) (bool, runtime.Err) {
 		return false, runtime.NoSuchKey("mixed")
 	}
 	oT4 := false
-	oT6, oT7 := runtime.Range(oT2)
+	oT6, oT7 := runtime.RangeDyn(oT2)
 	if oT7.Kind != 0 {
 		return false, oT7
 	}
@@ -6500,7 +6543,7 @@ func oRule_E125(oX *runtime.Exec) (bool, runtime.Err) {
 		return false, runtime.NoSuchKey("mixed")
 	}
 	oT4 := 0
-	oT6, oT7 := runtime.Range(oT2)
+	oT6, oT7 := runtime.RangeDyn(oT2)
 	if oT7.Kind != 0 {
 		return false, oT7
 	}
@@ -6552,7 +6595,7 @@ func oRule_E126(oX *runtime.Exec) (bool, runtime.Err) {
 		return false, runtime.NoSuchKey("mixed")
 	}
 	oT4 := []any{}
-	oT6, oT7 := runtime.Range(oT2)
+	oT6, oT7 := runtime.RangeDyn(oT2)
 	if oT7.Kind != 0 {
 		return false, oT7
 	}
@@ -6585,7 +6628,11 @@ func oRule_E126(oX *runtime.Exec) (bool, runtime.Err) {
 	if oT5.Kind != 0 {
 		return false, oT5
 	}
-	return runtime.Equal(any(oT4), any(oList_E126_1)), runtime.Err{}
+	oT15, oT16 := runtime.EqualDyn(any(oT4), any(oList_E126_1))
+	if oT16.Kind != 0 {
+		return false, oT16
+	}
+	return oT15, runtime.Err{}
 }
 
 // oRule_E127 evaluates rule E127 (policy).
@@ -6604,7 +6651,7 @@ func oRule_E127(oX *runtime.Exec) (bool, runtime.Err) {
 		return false, runtime.NoSuchKey("map")
 	}
 	oT4 := true
-	oT6, oT7 := runtime.Range(oT2)
+	oT6, oT7 := runtime.RangeDyn(oT2)
 	if oT7.Kind != 0 {
 		return false, oT7
 	}
@@ -6635,7 +6682,7 @@ func oRule_E128(oX *runtime.Exec) (bool, runtime.Err) {
 		return false, runtime.NoSuchKey("map")
 	}
 	oT4 := false
-	oT6, oT7 := runtime.Range(oT2)
+	oT6, oT7 := runtime.RangeDyn(oT2)
 	if oT7.Kind != 0 {
 		return false, oT7
 	}
@@ -6685,7 +6732,7 @@ func oRule_E129(oX *runtime.Exec) (bool, runtime.Err) {
 		return false, runtime.NoSuchKey("s")
 	}
 	oT4 := false
-	oT6, oT7 := runtime.Range(oT2)
+	oT6, oT7 := runtime.RangeDyn(oT2)
 	if oT7.Kind != 0 {
 		return false, oT7
 	}
@@ -6716,7 +6763,7 @@ func oRule_E130(oX *runtime.Exec) (bool, runtime.Err) {
 		return false, runtime.NoSuchKey("missing")
 	}
 	oT4 := true
-	oT6, oT7 := runtime.Range(oT2)
+	oT6, oT7 := runtime.RangeDyn(oT2)
 	if oT7.Kind != 0 {
 		return false, oT7
 	}
@@ -7001,7 +7048,7 @@ func oRule_E137(oX *runtime.Exec) (bool, runtime.Err) {
 		return false, runtime.NoSuchKey("list")
 	}
 	oT4 := []any{}
-	oT6, oT7 := runtime.Range(oT2)
+	oT6, oT7 := runtime.RangeDyn(oT2)
 	if oT7.Kind != 0 {
 		return false, oT7
 	}
@@ -8205,9 +8252,9 @@ func oRule_E170(oX *runtime.Exec) (bool, runtime.Err) {
 	if oT1 := oX.Supplied(&oRules[170]); oT1.Kind != 0 {
 		return false, oT1
 	}
-	oT12 := false
-	var oT13 runtime.Err
-	if !oT12 {
+	oT14 := false
+	var oT15 runtime.Err
+	if !oT14 {
 		oT5, oT6 := func() (bool, runtime.Err) {
 			oT2, oT3 := oF.ToolArgs["n"]
 			if !oT3 {
@@ -8217,34 +8264,38 @@ func oRule_E170(oX *runtime.Exec) (bool, runtime.Err) {
 			return runtime.EqualDynString(any(oT4), "int"), runtime.Err{}
 		}()
 		if oT6.Kind != 0 {
-			if oT13.Kind == 0 {
-				oT13 = oT6
+			if oT15.Kind == 0 {
+				oT15 = oT6
 			}
 		} else if oT5 {
-			oT12 = true
+			oT14 = true
 		}
 	}
-	if !oT12 {
-		oT10, oT11 := func() (bool, runtime.Err) {
+	if !oT14 {
+		oT12, oT13 := func() (bool, runtime.Err) {
 			oT7, oT8 := oF.ToolArgs["n"]
 			if !oT8 {
 				return false, runtime.NoSuchKey("n")
 			}
 			oT9 := runtime.TypeOf(oT7)
-			return runtime.Equal(any(oT9), any(runtime.Type("int"))), runtime.Err{}
-		}()
-		if oT11.Kind != 0 {
-			if oT13.Kind == 0 {
-				oT13 = oT11
+			oT10, oT11 := runtime.EqualDyn(any(oT9), any(runtime.Type("int")))
+			if oT11.Kind != 0 {
+				return false, oT11
 			}
-		} else if oT10 {
-			oT12 = true
+			return oT10, runtime.Err{}
+		}()
+		if oT13.Kind != 0 {
+			if oT15.Kind == 0 {
+				oT15 = oT13
+			}
+		} else if oT12 {
+			oT14 = true
 		}
 	}
-	if !oT12 && oT13.Kind != 0 {
-		return false, oT13
+	if !oT14 && oT15.Kind != 0 {
+		return false, oT15
 	}
-	return oT12, runtime.Err{}
+	return oT14, runtime.Err{}
 }
 
 // oRule_E171 evaluates rule E171 (policy).
@@ -8779,7 +8830,7 @@ func oRule_E187(oX *runtime.Exec) (bool, runtime.Err) {
 		return false, runtime.NoSuchKey("l")
 	}
 	oT4 := false
-	oT6, oT7 := runtime.Range(oT2)
+	oT6, oT7 := runtime.RangeDyn(oT2)
 	if oT7.Kind != 0 {
 		return false, oT7
 	}
@@ -8825,7 +8876,7 @@ func oRule_E188(oX *runtime.Exec) (bool, runtime.Err) {
 		return false, runtime.NoSuchKey("l")
 	}
 	oT4 := true
-	oT6, oT7 := runtime.Range(oT2)
+	oT6, oT7 := runtime.RangeDyn(oT2)
 	if oT7.Kind != 0 {
 		return false, oT7
 	}
@@ -8871,7 +8922,7 @@ func oRule_E189(oX *runtime.Exec) (bool, runtime.Err) {
 		return false, runtime.NoSuchKey("l")
 	}
 	oT4 := 0
-	oT6, oT7 := runtime.Range(oT2)
+	oT6, oT7 := runtime.RangeDyn(oT2)
 	if oT7.Kind != 0 {
 		return false, oT7
 	}
@@ -8917,7 +8968,7 @@ func oRule_E190(oX *runtime.Exec) (bool, runtime.Err) {
 		return false, runtime.NoSuchKey("l")
 	}
 	oT4 := []any{}
-	oT6, oT7 := runtime.Range(oT2)
+	oT6, oT7 := runtime.RangeDyn(oT2)
 	if oT7.Kind != 0 {
 		return false, oT7
 	}
@@ -8964,7 +9015,7 @@ func oRule_E191(oX *runtime.Exec) (bool, runtime.Err) {
 		return false, runtime.NoSuchKey("l")
 	}
 	oT4 := []any{}
-	oT6, oT7 := runtime.Range(oT2)
+	oT6, oT7 := runtime.RangeDyn(oT2)
 	if oT7.Kind != 0 {
 		return false, oT7
 	}
@@ -9351,7 +9402,10 @@ func oRule_E203(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oT3 {
 		return false, runtime.NoSuchKey("m")
 	}
-	oT4 := runtime.Equal(oT2, any(oMap_E203_1))
+	oT4, oT5 := runtime.EqualDyn(oT2, any(oMap_E203_1))
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return !oT4, runtime.Err{}
 }
 
@@ -9370,7 +9424,10 @@ func oRule_E204(oX *runtime.Exec) (bool, runtime.Err) {
 	if !oT3 {
 		return false, runtime.NoSuchKey("map")
 	}
-	oT4 := runtime.Equal(oT2, any(oMap_E204_1))
+	oT4, oT5 := runtime.EqualDyn(oT2, any(oMap_E204_1))
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return !oT4, runtime.Err{}
 }
 
@@ -9481,12 +9538,44 @@ func oRule_E209(oX *runtime.Exec) (bool, runtime.Err) {
 	if oT1 := oX.Supplied(&oRules[209]); oT1.Kind != 0 {
 		return false, oT1
 	}
-	oT3 := runtime.Equal(any(oMap_E209_1), any(oMap_E209_1))
-	if oT3 {
-		oT2 := runtime.Equal(any(oMap_E209_1), any(oMap_E209_2))
-		oT3 = !oT2
+	oT10 := true
+	var oT11 runtime.Err
+	if oT10 {
+		oT4, oT5 := func() (bool, runtime.Err) {
+			oT2, oT3 := runtime.EqualDyn(any(oMap_E209_1), any(oMap_E209_1))
+			if oT3.Kind != 0 {
+				return false, oT3
+			}
+			return oT2, runtime.Err{}
+		}()
+		if oT5.Kind != 0 {
+			if oT11.Kind == 0 {
+				oT11 = oT5
+			}
+		} else if !oT4 {
+			oT10 = false
+		}
 	}
-	return oT3, runtime.Err{}
+	if oT10 {
+		oT8, oT9 := func() (bool, runtime.Err) {
+			oT6, oT7 := runtime.EqualDyn(any(oMap_E209_1), any(oMap_E209_2))
+			if oT7.Kind != 0 {
+				return false, oT7
+			}
+			return !oT6, runtime.Err{}
+		}()
+		if oT9.Kind != 0 {
+			if oT11.Kind == 0 {
+				oT11 = oT9
+			}
+		} else if !oT8 {
+			oT10 = false
+		}
+	}
+	if oT10 && oT11.Kind != 0 {
+		return false, oT11
+	}
+	return oT10, runtime.Err{}
 }
 
 // oRule_E210 evaluates rule E210 (policy).
@@ -9579,7 +9668,7 @@ func oRule_E212(oX *runtime.Exec) (bool, runtime.Err) {
 	if oT20 {
 		oT9, oT10 := func() (bool, runtime.Err) {
 			oT2 := false
-			oT4, oT5 := runtime.Range(any(oMap_E212_1))
+			oT4, oT5 := runtime.RangeDyn(any(oMap_E212_1))
 			if oT5.Kind != 0 {
 				return false, oT5
 			}
@@ -9608,7 +9697,7 @@ func oRule_E212(oX *runtime.Exec) (bool, runtime.Err) {
 	if oT20 {
 		oT18, oT19 := func() (bool, runtime.Err) {
 			oT11 := true
-			oT13, oT14 := runtime.Range(any(oMap_E212_2))
+			oT13, oT14 := runtime.RangeDyn(any(oMap_E212_2))
 			if oT14.Kind != 0 {
 				return false, oT14
 			}
@@ -9701,9 +9790,9 @@ func oRule_E216(oX *runtime.Exec) (bool, runtime.Err) {
 	if oT1 := oX.Supplied(&oRules[216]); oT1.Kind != 0 {
 		return false, oT1
 	}
-	oT7 := true
-	var oT8 runtime.Err
-	if oT7 {
+	oT10 := true
+	var oT11 runtime.Err
+	if oT10 {
 		oT4, oT5 := func() (bool, runtime.Err) {
 			oT2, oT3 := runtime.SizeDyn(any(oMap_E216_1))
 			if oT3.Kind != 0 {
@@ -9712,23 +9801,33 @@ func oRule_E216(oX *runtime.Exec) (bool, runtime.Err) {
 			return (oT2 == int64(1)), runtime.Err{}
 		}()
 		if oT5.Kind != 0 {
-			if oT8.Kind == 0 {
-				oT8 = oT5
+			if oT11.Kind == 0 {
+				oT11 = oT5
 			}
 		} else if !oT4 {
-			oT7 = false
+			oT10 = false
 		}
 	}
-	if oT7 {
-		oT6 := runtime.Equal(any(oMap_E216_1), any(oMap_E216_2))
-		if !!oT6 {
-			oT7 = false
+	if oT10 {
+		oT8, oT9 := func() (bool, runtime.Err) {
+			oT6, oT7 := runtime.EqualDyn(any(oMap_E216_1), any(oMap_E216_2))
+			if oT7.Kind != 0 {
+				return false, oT7
+			}
+			return !oT6, runtime.Err{}
+		}()
+		if oT9.Kind != 0 {
+			if oT11.Kind == 0 {
+				oT11 = oT9
+			}
+		} else if !oT8 {
+			oT10 = false
 		}
 	}
-	if oT7 && oT8.Kind != 0 {
-		return false, oT8
+	if oT10 && oT11.Kind != 0 {
+		return false, oT11
 	}
-	return oT7, runtime.Err{}
+	return oT10, runtime.Err{}
 }
 
 // oRule_E217 evaluates rule E217 (policy).
@@ -9754,7 +9853,11 @@ func oRule_E218(oX *runtime.Exec) (bool, runtime.Err) {
 	if oT1 := oX.Supplied(&oRules[218]); oT1.Kind != 0 {
 		return false, oT1
 	}
-	return runtime.Equal(any(oList_E218_1), any(oList_E218_2)), runtime.Err{}
+	oT2, oT3 := runtime.EqualDyn(any(oList_E218_1), any(oList_E218_2))
+	if oT3.Kind != 0 {
+		return false, oT3
+	}
+	return oT2, runtime.Err{}
 }
 
 // oRule_E219 evaluates rule E219 (policy).

@@ -29,7 +29,7 @@ import (
 // generated from another catalog, fails to compile instead of misbehaving.
 const (
 	_ = runtime.SupportPackageIsVersion1
-	_ = runtime.CatalogIs_bd4d91f7
+	_ = runtime.CatalogIs_1c031a0b
 )
 
 // Pack describes the compiled pack.

@@ -20,7 +20,7 @@ import (
 // generated from another catalog, fails to compile instead of misbehaving.
 const (
 	_ = runtime.SupportPackageIsVersion1
-	_ = runtime.CatalogIs_bd4d91f7
+	_ = runtime.CatalogIs_1c031a0b
 )
 
 // Pack describes the compiled pack.
@@ -276,7 +276,7 @@ func oRule_DYN_ARGS(oX *runtime.Exec) (bool, runtime.Err) {
 				return false, runtime.NoSuchKey("items")
 			}
 			oT12 := false
-			oT14, oT15 := runtime.Range(oT10)
+			oT14, oT15 := runtime.RangeDyn(oT10)
 			if oT15.Kind != 0 {
 				return false, oT15
 			}
