@@ -216,11 +216,11 @@ func (l *packLoader) readPath(path string) *Pack {
 		pk.Name = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 		dir := filepath.Dir(path)
 		if filepath.Base(dir) == "policy" {
-			if _, err := os.Stat(filepath.Join(filepath.Dir(dir), "pack.yaml")); err == nil {
-				l.readPackFile(filepath.Join(filepath.Dir(dir), "pack.yaml"))
+			if packFile := filepath.Join(filepath.Dir(dir), "pack.yaml"); exists(packFile) {
+				l.readPackFile(packFile)
 			}
 		}
-		text, err := os.ReadFile(path)
+		text, err := readRegular(path)
 		if err != nil {
 			l.errorf(Pos{File: path}, CodeYAML, "cannot read: %v", err)
 			return pk
@@ -233,8 +233,7 @@ func (l *packLoader) readPath(path string) *Pack {
 	if abs, err := filepath.Abs(path); err == nil {
 		pk.Name = filepath.Base(abs)
 	}
-	packFile := filepath.Join(path, "pack.yaml")
-	if _, err := os.Stat(packFile); err == nil {
+	if packFile := filepath.Join(path, "pack.yaml"); exists(packFile) {
 		l.readPackFile(packFile)
 	}
 	entries, err := os.ReadDir(filepath.Join(path, "policy"))
@@ -242,17 +241,20 @@ func (l *packLoader) readPath(path string) *Pack {
 		l.errorf(Pos{File: path}, CodeYAML, "not a pack: cannot read %s: %v", filepath.Join(path, "policy"), err)
 		return pk
 	}
+	// Every entry named like a rule file is read: one that is not a
+	// regular file (a directory, or a symlink to one) is an error at its
+	// path, never skipped.
 	var names []string
 	for _, e := range entries {
 		ext := filepath.Ext(e.Name())
-		if !e.IsDir() && (ext == ".yaml" || ext == ".yml") {
+		if ext == ".yaml" || ext == ".yml" {
 			names = append(names, e.Name())
 		}
 	}
 	sort.Strings(names)
 	for _, n := range names {
 		file := filepath.Join(path, "policy", n)
-		text, err := os.ReadFile(file)
+		text, err := readRegular(file)
 		if err != nil {
 			l.errorf(Pos{File: file}, CodeYAML, "cannot read: %v", err)
 			continue

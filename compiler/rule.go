@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -270,7 +269,7 @@ func (c *fileCtx) checkVersion(root *yaml.Node, f map[string]*yaml.Node) {
 
 // readPackFile reads pack.yaml into l.pack.
 func (l *packLoader) readPackFile(file string) {
-	text, err := os.ReadFile(file)
+	text, err := readRegular(file)
 	if err != nil {
 		l.errorf(Pos{File: file}, CodeYAML, "cannot read: %v", err)
 		return
