@@ -113,8 +113,25 @@ func (c *fileCtx) yamlError(err error) {
 		p.Line = max(1, min(p.Line, len(c.src.lines)))
 	} else {
 		msg = strings.TrimPrefix(msg, "yaml: ")
+		// yaml.v3 reports bad bytes without a position: find the byte.
+		if readerProblems[msg] {
+			if at, what, ok := c.src.badChar(); ok {
+				p, msg = at, what
+			}
+		}
 	}
 	c.l.diags = append(c.l.diags, Diagnostic{Pos: p, Code: CodeYAML, Message: "YAML syntax: " + msg})
+}
+
+// readerProblems are the messages of yaml.v3's input decoder, which carry
+// no position.
+var readerProblems = map[string]bool{
+	"invalid leading UTF-8 octet":        true,
+	"incomplete UTF-8 octet sequence":    true,
+	"invalid trailing UTF-8 octet":       true,
+	"invalid length of a UTF-8 sequence": true,
+	"invalid Unicode character":          true,
+	"control characters are not allowed": true,
 }
 
 // walk rejects aliases and duplicate mapping keys anywhere in the tree.
@@ -333,7 +350,8 @@ func (l *packLoader) addFile(file string, text []byte, stem string) {
 			}
 		}
 	}
-	if n := required("kind"); n != nil {
+	kindNode := required("kind")
+	if n := kindNode; n != nil {
 		if s, ok := c.str(n, "kind"); ok && c.oneOf(n, s, "kind", CodeKind, kinds) {
 			r.Kind = s
 		}
@@ -429,7 +447,8 @@ func (l *packLoader) addFile(file string, text []byte, stem string) {
 			}
 		}
 	case r.Kind == "detector":
-		c.errorf(root, CodeDetector, "a kind: detector rule needs a detector: validator id")
+		// At the kind that demands the field, not at the document.
+		c.errorf(kindNode, CodeDetector, "a kind: detector rule needs a detector: validator id")
 	}
 	n, hasTr := f["transform"]
 	switch {

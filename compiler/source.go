@@ -7,6 +7,7 @@
 package compiler
 
 import (
+	"fmt"
 	"strings"
 	"unicode/utf8"
 
@@ -24,6 +25,47 @@ func newSource(name string, text []byte) *source {
 	s := &source{name: name, text: string(text)}
 	s.lines = strings.Split(strings.ReplaceAll(s.text, "\r\n", "\n"), "\n")
 	return s
+}
+
+// badChar finds the first character YAML does not accept in a UTF-8
+// stream (invalid UTF-8, or a character outside YAML's printable set) and
+// returns its position and a description. ok is false when there is none,
+// or when the file is UTF-16 (which yaml.v3 decodes itself).
+func (s *source) badChar() (p Pos, what string, ok bool) {
+	t := s.text
+	if strings.HasPrefix(t, "\xff\xfe") || strings.HasPrefix(t, "\xfe\xff") {
+		return Pos{}, "", false
+	}
+	line, lineStart := 1, 0
+	for i := 0; i < len(t); {
+		r, size := utf8.DecodeRuneInString(t[i:])
+		switch {
+		case r == utf8.RuneError && size <= 1:
+			what = fmt.Sprintf("invalid UTF-8 (byte 0x%02x); a rule file must be UTF-8 text", t[i])
+		case r == 0:
+			what = "NUL byte (U+0000) is not allowed; YAML forbids control characters"
+		case !yamlPrintable(r):
+			what = fmt.Sprintf("control character %U is not allowed", r)
+		case r == '\n':
+			line, lineStart = line+1, i+1
+		}
+		if what != "" {
+			return Pos{File: s.name, Line: line, Col: utf8.RuneCountInString(t[lineStart:i]) + 1}, what, true
+		}
+		i += size
+	}
+	return Pos{}, "", false
+}
+
+// yamlPrintable is YAML's set of characters allowed in a stream, as
+// yaml.v3's reader checks it.
+func yamlPrintable(r rune) bool {
+	switch {
+	case r == 0x09, r == 0x0A, r == 0x0D, r >= 0x20 && r <= 0x7E, r == 0x85,
+		r >= 0xA0 && r <= 0xD7FF, r >= 0xE000 && r <= 0xFFFD, r >= 0x10000 && r <= 0x10FFFF:
+		return true
+	}
+	return false
 }
 
 // line returns line n (1-based) or "".
