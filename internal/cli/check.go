@@ -46,6 +46,9 @@ func runCheck(env *Env, args []string) int {
 		fmt.Fprintln(env.Stderr, "oarc check: -max-cost must be positive")
 		return ExitUsage
 	}
+	if missingPaths(env, "check", fs.Args()) {
+		return ExitUsage
+	}
 	_, diags := compiler.Load(fs.Args(), lf.options())
 	if *asJSON {
 		env.Stdout.Write(diags.JSON())

@@ -4,9 +4,12 @@
 package cli
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"runtime/debug"
 	"sort"
 	"strings"
@@ -116,4 +119,18 @@ func parseFlags(fs *flag.FlagSet, args []string) int {
 		return ExitUsage
 	}
 	return -1
+}
+
+// missingPaths reports, as usage errors, the paths given to command cmd
+// that do not exist, and says whether there were any: a mistyped path is
+// the user's mistake, not a problem of the rules (OAR_YAML).
+func missingPaths(env *Env, cmd string, paths []string) bool {
+	missing := false
+	for _, p := range paths {
+		if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
+			fmt.Fprintf(env.Stderr, "oarc %s: %s: no such file or directory\n", cmd, p)
+			missing = true
+		}
+	}
+	return missing
 }

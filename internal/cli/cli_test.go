@@ -38,7 +38,7 @@ func TestRun(t *testing.T) {
 		{"check starter", []string{"check", "../../examples/starter"}, 0, "", ""},
 		{"check error", []string{"check", bad}, 1, "BAD.yaml:1:6: error: oar must be the string '1.0'", ""},
 		{"check warning only", []string{"check", warn}, 0, "warning: profile mcp", ""},
-		{"check missing path", []string{"check", filepath.Join(dir, "nope")}, 1, "cannot read", ""},
+		{"check missing path", []string{"check", filepath.Join(dir, "nope")}, 2, "", "nope: no such file or directory"},
 		{"schema", []string{"schema"}, 0, `"$schema"`, ""},
 		{"schema with args", []string{"schema", "x"}, 2, "", "takes no arguments"},
 	}

@@ -30,6 +30,9 @@ func runTest(env *Env, args []string) int {
 		fs.Usage()
 		return ExitUsage
 	}
+	if missingPaths(env, "test", fs.Args()) {
+		return ExitUsage
+	}
 	engines, ok := harness.ParseEngines(*engine)
 	if !ok {
 		fmt.Fprintf(env.Stderr, "oarc test: -engine must be generated, reference or both, not %q\n", *engine)
