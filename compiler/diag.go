@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode/utf8"
 )
 
 // Pos is a position in a source file. Line and Col are 1-based; Col counts
@@ -154,13 +155,14 @@ func (ds Diagnostics) Text() string {
 		b.WriteString(d.String())
 		b.WriteByte('\n')
 		if d.Source != "" && d.Pos.Col > 0 {
+			src, col := sourceWindow(d.Source, d.Pos.Col)
 			b.WriteString("   | ")
-			b.WriteString(d.Source)
+			b.WriteString(src)
 			b.WriteString("\n   | ")
 			// Keep tabs so the caret lines up with the source line.
 			n := 0
-			for _, r := range d.Source {
-				if n >= d.Pos.Col-1 {
+			for _, r := range src {
+				if n >= col-1 {
 					break
 				}
 				if r == '\t' {
@@ -174,6 +176,32 @@ func (ds Diagnostics) Text() string {
 		}
 	}
 	return b.String()
+}
+
+// maxSourceWidth is the number of characters of a source line shown under
+// a diagnostic; a longer line (a `when` of a megabyte on one line) is cut
+// to a window around the column.
+const maxSourceWidth = 120
+
+// sourceWindow returns the part of line shown under a diagnostic at column
+// col, and the column in it.
+func sourceWindow(line string, col int) (string, int) {
+	if utf8.RuneCountInString(line) <= maxSourceWidth {
+		return line, col
+	}
+	r := []rune(line)
+	start := max(0, min(col-1-maxSourceWidth/2, len(r)-maxSourceWidth))
+	end := start + maxSourceWidth
+	out := string(r[start:end])
+	col -= start
+	if start > 0 {
+		out = "..." + out
+		col += 3
+	}
+	if end < len(r) {
+		out += "..."
+	}
+	return out, col
 }
 
 // JSON renders the diagnostics as a JSON array (never null).

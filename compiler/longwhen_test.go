@@ -112,6 +112,10 @@ func TestTooLongWhen(t *testing.T) {
 					!strings.Contains(diags[0].Message, "the limit is 100000") {
 					t.Fatalf("want one OAR_CEL_SYNTAX length error at %v, got:\n%.2000s", want, diags.Text())
 				}
+				// The source line under the message is cut to a window.
+				if text := diags.Text(); len(text) > 500 {
+					t.Errorf("the rendering is %d bytes long:\n%.1000s", len(text), text)
+				}
 			})
 		}
 	}
@@ -202,4 +206,24 @@ func withDeadline[T any](t *testing.T, d time.Duration, f func() T) T {
 	}
 	var zero T
 	return zero
+}
+
+// TestTextLongSourceLine checks that a long source line is shown as a
+// window around the column, with the caret still under it.
+func TestTextLongSourceLine(t *testing.T) {
+	line := strings.Repeat("a", 300) + "X" + strings.Repeat("é", 300)
+	for _, tc := range []struct {
+		col        int
+		src, caret string
+	}{
+		{301, "..." + strings.Repeat("a", 60) + "X" + strings.Repeat("é", 59) + "...", strings.Repeat(" ", 63) + "^"},
+		{1, strings.Repeat("a", 120) + "...", "^"},
+		{601, "..." + strings.Repeat("é", 120), strings.Repeat(" ", 122) + "^"},
+	} {
+		d := Diagnostics{{Pos: Pos{File: "f", Line: 1, Col: tc.col}, Code: CodeCELSyntax, Message: "m", Source: line}}
+		want := fmt.Sprintf("f:1:%d: error: m [OAR_CEL_SYNTAX]\n   | %s\n   | %s\n", tc.col, tc.src, tc.caret)
+		if got := d.Text(); got != want {
+			t.Errorf("col %d:\ngot  %q\nwant %q", tc.col, got, want)
+		}
+	}
 }
