@@ -3,6 +3,7 @@ package conformance
 import (
 	"flag"
 	"math/rand"
+	"sort"
 	"sync"
 	"testing"
 
@@ -13,9 +14,10 @@ import (
 )
 
 var (
-	diffExprs = flag.Int("diff.exprs", 1500, "expressions in the differential test")
-	diffFacts = flag.Int("diff.facts", 100, "fact sets each expression is evaluated with")
-	diffSeed  = flag.Int64("diff.seed", 1, "seed of the differential test")
+	diffExprs   = flag.Int("diff.exprs", 1500, "expressions in the differential test")
+	diffFacts   = flag.Int("diff.facts", 100, "fact sets each expression is evaluated with")
+	diffSeed    = flag.Int64("diff.seed", 1, "seed of the differential test")
+	diffClassic = flag.Bool("diff.classic", false, "the first generator's distribution only: none of the biased productions")
 )
 
 func report(t *testing.T, rep *difftest.DiffReport) {
@@ -35,12 +37,20 @@ func report(t *testing.T, rep *difftest.DiffReport) {
 // random expressions and facts: 100,000 cases by default (fewer when the
 // compiler rejects some expressions, for cost or as unsupported).
 func TestDifferential(t *testing.T) {
-	rep, err := difftest.Differential(difftest.DiffOptions{Seed: *diffSeed, Expressions: *diffExprs, PackSize: 250, FactSets: *diffFacts})
+	rep, err := difftest.Differential(difftest.DiffOptions{Seed: *diffSeed, Expressions: *diffExprs, PackSize: 250, FactSets: *diffFacts, Classic: *diffClassic})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("%d rules (%d rejected by the compiler: %v), %d cases: %d true, %d false, %d errors, %d mismatches",
 		rep.Rules, rep.Rejected, rep.RejectedBy, rep.Cases, rep.True, rep.False, rep.Errors, len(rep.Mismatches))
+	var tags []string
+	for t := range rep.Productions {
+		tags = append(tags, t)
+	}
+	sort.Strings(tags)
+	for _, tag := range tags {
+		t.Logf("biased production %-10s %s", tag, rep.Productions[tag])
+	}
 	if want := min(100_000, *diffExprs**diffFacts/2); rep.Cases < want {
 		t.Errorf("only %d cases compared, want at least %d", rep.Cases, want)
 	}
@@ -82,7 +92,7 @@ func FuzzDifferential(f *testing.F) {
 		}
 		g := difftest.NewGenFrom(rand.New(rand.NewSource(seed)))
 		rep := &difftest.DiffReport{}
-		if err := difftest.CompareFacts(st.runner, 0, st.pack, g.Facts(), rep); err != nil {
+		if err := difftest.CompareInput(st.runner, 0, st.pack, g.Input(), rep); err != nil {
 			t.Fatal(err)
 		}
 		report(t, rep)

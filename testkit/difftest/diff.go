@@ -10,8 +10,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
+	"github.com/oarc/oarc/codegen"
 	"github.com/oarc/oarc/compiler"
 	"github.com/oarc/oarc/ir"
 	"github.com/oarc/oarc/runtime"
@@ -23,9 +25,10 @@ import (
 // DiffOptions configures a differential run.
 type DiffOptions struct {
 	Seed        int64
-	Expressions int // number of generated expressions
-	PackSize    int // rules per generated pack
-	FactSets    int // fact sets each pack is evaluated with
+	Expressions int  // number of generated expressions
+	PackSize    int  // rules per generated pack
+	FactSets    int  // fact sets each pack is evaluated with
+	Classic     bool // the first generator's distribution only (Gen.Classic)
 }
 
 // Mismatch is one (expression, facts) case where the engines disagree.
@@ -51,84 +54,193 @@ type DiffReport struct {
 	False      int
 	Errors     int // cases where both engines reported an error
 	Mismatches []Mismatch
+	// Productions counts, per biased production (biased.go), the
+	// expressions that used it and how many of them the compiler
+	// rejected.
+	Productions map[string]*ProductionCount
 }
+
+// ProductionCount is how often one biased production was generated and
+// rejected.
+type ProductionCount struct{ Generated, Rejected int }
+
+func (c ProductionCount) String() string {
+	return fmt.Sprintf("%d/%d rejected", c.Rejected, c.Generated)
+}
+
+// codeNoPlan counts, in DiffReport.RejectedBy, the expressions the
+// compiler accepts and cel-go checks but cannot plan.
+const codeNoPlan = "CEL_GO_NO_PLAN"
+
+var noPlanRE = regexp.MustCompile(`^reference: rule (R[0-9]+): `)
 
 // DiffPack is a generated pack ready to run: the loaded pack and each rule's
 // expression by id.
 type DiffPack struct {
 	Pack  *compiler.Pack
 	Whens map[string]string
+	Tags  map[string][]string // biased productions by rule id
 	ref   *reference.Engine
 }
 
 // BuildDiffPacks generates expressions and loads them as packs, dropping
 // expressions the compiler rejects.
 func BuildDiffPacks(g *Gen, n, packSize int) ([]*DiffPack, int, error) {
-	packs, rejected, _, err := buildDiffPacks(g, n, packSize)
-	return packs, rejected, err
+	rep := newReport()
+	packs, err := buildDiffPacks(g, n, packSize, rep)
+	return packs, rep.Rejected, err
 }
 
-func buildDiffPacks(g *Gen, n, packSize int) ([]*DiffPack, int, map[string]int, error) {
-	codes := map[string]int{}
+func newReport() *DiffReport {
+	return &DiffReport{RejectedBy: map[string]int{}, Productions: map[string]*ProductionCount{}}
+}
+
+// drop removes a generated rule from its pack directory, counted in rep
+// under code.
+func drop(pdir, id, code string, tags map[string][]string, rep *DiffReport) bool {
+	if os.Remove(filepath.Join(pdir, "policy", id+".yaml")) != nil {
+		return false
+	}
+	rep.Rejected++
+	rep.RejectedBy[code]++
+	for _, t := range tags[id] {
+		count(rep.Productions, t).Rejected++
+	}
+	return true
+}
+
+func buildDiffPacks(g *Gen, n, packSize int, rep *DiffReport) ([]*DiffPack, error) {
 	dir, err := os.MkdirTemp("", "oarc-diff-")
 	if err != nil {
-		return nil, 0, nil, err
+		return nil, err
 	}
 	defer os.RemoveAll(dir)
 	var packs []*DiffPack
-	rejected := 0
 	for start := 0; start < n; start += packSize {
 		pdir := filepath.Join(dir, fmt.Sprintf("pack%d", start/packSize))
 		if err := os.MkdirAll(filepath.Join(pdir, "policy"), 0o755); err != nil {
-			return nil, 0, nil, err
+			return nil, err
 		}
 		whens := map[string]string{}
+		tags := map[string][]string{}
 		for i := start; i < min(n, start+packSize); i++ {
 			id := fmt.Sprintf("R%06d", i)
 			when, profiles := g.When()
 			whens[id] = when
+			tags[id] = g.Tags()
 			q, _ := json.Marshal(when)
 			doc := fmt.Sprintf("oar: '1.0'\nid: %s\nkind: policy\nanchor: tool.pre_invoke\neffect: warn\non_error: fail_open\nwhen: %s\n", id, q)
 			if len(profiles) > 0 {
 				doc += fmt.Sprintf("requires:\n  profiles: [%s]\n", strings.Join(profiles, ", "))
 			}
 			if err := os.WriteFile(filepath.Join(pdir, "policy", id+".yaml"), []byte(doc), 0o644); err != nil {
-				return nil, 0, nil, err
+				return nil, err
 			}
+		}
+		load := func() (*compiler.Pack, error) {
+			p, diags := compiler.LoadPack(pdir, compiler.Options{})
+			if diags.HasErrors() {
+				return nil, fmt.Errorf("generated pack does not load after dropping rejected rules:\n%s", diags.Text())
+			}
+			return p, nil
 		}
 		p, diags := compiler.LoadPack(pdir, compiler.Options{})
 		if diags.HasErrors() {
 			for _, d := range diags {
 				if d.Severity == compiler.Error {
-					if os.Remove(d.Pos.File) == nil {
-						rejected++
-						codes[d.Code]++
-					}
+					drop(pdir, strings.TrimSuffix(filepath.Base(d.Pos.File), ".yaml"), d.Code, tags, rep)
 				}
 			}
-			p, diags = compiler.LoadPack(pdir, compiler.Options{})
-			if diags.HasErrors() {
-				return nil, 0, nil, fmt.Errorf("generated pack does not load after dropping rejected rules:\n%s", diags.Text())
+			if p, err = load(); err != nil {
+				return nil, err
+			}
+		}
+		// cel-go checks some expressions it then cannot plan (a constant
+		// null index of a dyn value: "invalid qualifier type"); the
+		// compiler accepts them, so the reference cannot run them: drop
+		// them too, counted under codeNoPlan.
+		ref, err := reference.New(p)
+		for tries := 0; err != nil && tries < 50; tries++ {
+			m := noPlanRE.FindStringSubmatch(err.Error())
+			if m == nil || !drop(pdir, m[1], codeNoPlan, tags, rep) {
+				return nil, err
+			}
+			if p, err = load(); err != nil {
+				return nil, err
+			}
+			ref, err = reference.New(p)
+		}
+		if err != nil {
+			return nil, err
+		}
+		// A rule the code generator cannot generate (it panics or its
+		// output does not format) is a failure of its own, reported with
+		// the mismatches; the others still run.
+		if bad := ungeneratable(p); len(bad) > 0 {
+			for _, b := range bad {
+				if drop(pdir, b.Rule, codeNoGen, tags, rep) {
+					rep.Mismatches = append(rep.Mismatches, b)
+				}
+			}
+			if p, err = load(); err != nil {
+				return nil, err
+			}
+			if ref, err = reference.New(p); err != nil {
+				return nil, err
 			}
 		}
 		for id := range whens {
+			for _, t := range tags[id] {
+				count(rep.Productions, t).Generated++
+			}
 			if !harness.HasRule(p, id) {
 				delete(whens, id)
+				delete(tags, id)
 			}
 		}
-		ref, err := reference.New(p)
-		if err != nil {
-			return nil, 0, nil, err
-		}
-		packs = append(packs, &DiffPack{Pack: p, Whens: whens, ref: ref})
+		packs = append(packs, &DiffPack{Pack: p, Whens: whens, Tags: tags, ref: ref})
 	}
-	return packs, rejected, codes, nil
+	return packs, nil
+}
+
+// codeNoGen counts, in DiffReport.RejectedBy, the rules the code
+// generator fails on (each is also a mismatch).
+const codeNoGen = "CODEGEN_FAILS"
+
+// generates runs the code generator on p, a panic turned into an error.
+func generates(p *compiler.Pack) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("codegen panics: %v", r)
+		}
+	}()
+	_, err = codegen.Generate(compiler.Build(p), codegen.Options{Package: "p"})
+	return err
+}
+
+// ungeneratable returns the rules of p that the code generator fails on
+// alone, when it fails on the whole pack.
+func ungeneratable(p *compiler.Pack) []Mismatch {
+	if generates(p) == nil {
+		return nil
+	}
+	var out []Mismatch
+	for _, r := range p.Rules {
+		one := *p
+		one.Rules = []*compiler.Rule{r}
+		if err := generates(&one); err != nil {
+			out = append(out, Mismatch{Rule: r.ID, When: r.When, Facts: "(any)", Reference: "runs", Generated: err.Error()})
+		}
+	}
+	return out
 }
 
 // Differential runs a seeded differential test.
 func Differential(o DiffOptions) (*DiffReport, error) {
 	g := NewGen(o.Seed)
-	packs, rejected, codes, err := buildDiffPacks(g, o.Expressions, o.PackSize)
+	g.Classic = o.Classic
+	rep := newReport()
+	packs, err := buildDiffPacks(g, o.Expressions, o.PackSize, rep)
 	if err != nil {
 		return nil, err
 	}
@@ -141,14 +253,13 @@ func Differential(o DiffOptions) (*DiffReport, error) {
 		return nil, err
 	}
 	defer runner.Close()
-	rep := &DiffReport{Rejected: rejected, RejectedBy: codes}
 	for _, p := range packs {
 		rep.Rules += len(p.Pack.Rules)
 	}
 	for k := 0; k < o.FactSets; k++ {
-		facts := g.Facts()
+		in := g.Input()
 		for i, p := range packs {
-			if err := CompareFacts(runner, i, p, facts, rep); err != nil {
+			if err := CompareInput(runner, i, p, in, rep); err != nil {
 				return rep, err
 			}
 		}
@@ -159,7 +270,13 @@ func Differential(o DiffOptions) (*DiffReport, error) {
 // CompareFacts evaluates one fact set with both engines and adds the
 // per-rule outcomes to rep.
 func CompareFacts(runner *harness.Runner, index int, p *DiffPack, facts runtime.Facts, rep *DiffReport) error {
-	req := &wire.Request{Pack: index, Anchor: "tool.pre_invoke", Facts: facts}
+	return CompareInput(runner, index, p, Input{Facts: facts}, rep)
+}
+
+// CompareInput evaluates one input (facts and providers) with both
+// engines and adds the per-rule outcomes to rep.
+func CompareInput(runner *harness.Runner, index int, p *DiffPack, in Input, rep *DiffReport) error {
+	req := &wire.Request{Pack: index, Anchor: "tool.pre_invoke", Facts: in.Facts, Providers: in.Providers}
 	gen, err := runner.Do(req)
 	if err != nil {
 		return err
@@ -177,7 +294,7 @@ func CompareFacts(runner *harness.Runner, index int, p *DiffPack, facts runtime.
 		rep.Cases++
 		switch {
 		case a.kind != b.kind:
-			rep.Mismatches = append(rep.Mismatches, Mismatch{Rule: r.ID, When: r.When, Facts: ShowFacts(facts), Reference: a.String(), Generated: b.String()})
+			rep.Mismatches = append(rep.Mismatches, Mismatch{Rule: r.ID, When: r.When, Facts: ShowInput(in), Reference: a.String(), Generated: b.String()})
 		case a.kind == "true":
 			rep.True++
 		case a.kind == "false":
@@ -207,6 +324,25 @@ func outcomes(r wire.Response) map[string]outcome {
 		m[e.Rule] = outcome{kind: "error:" + e.Kind, msg: e.Message}
 	}
 	return m
+}
+
+// ShowInput prints the facts and, when there are any, the providers.
+func ShowInput(in Input) string {
+	s := ShowFacts(in.Facts)
+	if in.Providers != nil {
+		s += fmt.Sprintf(" providers=%#v", in.Providers)
+	}
+	return s
+}
+
+func count(m map[string]*ProductionCount, t string) *ProductionCount {
+	if m == nil {
+		return &ProductionCount{}
+	}
+	if m[t] == nil {
+		m[t] = &ProductionCount{}
+	}
+	return m[t]
 }
 
 // ShowFacts prints the facts the generator sets, with Go quoting so that

@@ -24,6 +24,13 @@ type Gen struct {
 	profiles map[string]bool
 	vars     []genVar
 	depth    int
+	// Classic keeps to the first generator's distribution: none of the
+	// biased productions (biased.go), in expressions or in facts.
+	Classic bool
+	// biased is set for the current expression when it may use the
+	// biased productions; tags are the ones it used.
+	biased bool
+	tags   map[string]bool
 }
 
 type genVar struct{ name, typ string }
@@ -38,11 +45,21 @@ func (g *Gen) pick(l ...string) string { return l[g.r.Intn(len(l))] }
 func (g *Gen) chance(n int) bool       { return g.r.Intn(n) == 0 }
 
 // When returns a bool expression and the profiles it reads.
+// A third of the expressions keep to the first generator's distribution;
+// the others may use the biased productions at any node, and one in a
+// hundred is a long &&/|| chain.
 func (g *Gen) When() (string, []string) {
 	g.profiles = map[string]bool{}
 	g.vars = nil
 	g.depth = 0
-	e := g.expr("bool", 4)
+	g.tags = map[string]bool{}
+	g.biased = !g.Classic && !g.chance(3)
+	var e string
+	if g.biased && g.chance(100) {
+		e = g.chain()
+	} else {
+		e = g.expr("bool", 4)
+	}
 	var ps []string
 	for p := range g.profiles {
 		ps = append(ps, p)
@@ -124,6 +141,9 @@ func (g *Gen) lit(t string) string {
 }
 
 func (g *Gen) expr(t string, d int) string {
+	if newTypes[t] || g.biased && g.chance(2) {
+		return g.newExpr(t, d)
+	}
 	if d <= 0 || g.chance(4) {
 		return g.leaf(t)
 	}
@@ -244,7 +264,14 @@ func (g *Gen) boolExpr(d int) string {
 	case 10:
 		return fmt.Sprintf("(%s ? %s : %s)", g.expr("bool", d), g.expr("bool", d), g.expr("bool", d))
 	case 11:
-		return fmt.Sprintf("(%s %s %s)", g.dynExpr(d), g.pick("+", "-", "*", "/"), g.dynExpr(d)) + g.pick(" == 0", " > 1", " == 1.0", ` == "ab"`)
+		e := fmt.Sprintf("(%s %s %s)", g.dynExpr(d), g.pick("+", "-", "*", "/"), g.dynExpr(d))
+		if g.biased {
+			// cel-go types dyn op dyn as one overload's result, so that
+			// a comparison with another type is often a type error; the
+			// biased expressions wrap it.
+			e = "dyn" + e
+		}
+		return e + g.pick(" == 0", " > 1", " == 1.0", ` == "ab"`)
 	case 12:
 		g.profiles["tool"] = true
 		return fmt.Sprintf("tool_arg_bool(%q)", g.pick(argKeys...))
@@ -290,6 +317,52 @@ func (g *Gen) comprehension(d int) string {
 	return fmt.Sprintf("%s.%s(%s, %s)", rng, macro, name, body)
 }
 
+// Input is one random occurrence: fact values and the host's providers.
+type Input struct {
+	Facts runtime.Facts
+	// Providers answer the provider-backed functions as
+	// [wire.Request.Providers] does: a function not listed has no
+	// provider, a listed one answers an argument it does not list with
+	// the zero value.
+	Providers map[string]map[string]any
+}
+
+// Input returns random facts and providers for the expressions. Each
+// provider-backed function is absent, present without answers, or present
+// with answers for some of the arguments the expressions pass.
+func (g *Gen) Input() Input {
+	in := Input{Facts: g.Facts()}
+	if g.Classic {
+		return in
+	}
+	in.Providers = map[string]map[string]any{}
+	for _, f := range providerFns {
+		switch g.r.Intn(4) {
+		case 0:
+			continue
+		case 1:
+			in.Providers[f.name] = map[string]any{}
+			continue
+		}
+		answers := map[string]any{}
+		for _, a := range append(append([]string{}, providerArgs...), g.str(), g.str()) {
+			if g.chance(2) {
+				continue
+			}
+			switch f.result {
+			case "bool":
+				answers[a] = g.chance(2)
+			case "string":
+				answers[a] = g.pick("x", "", "ok", "a", "-0")
+			case "int":
+				answers[a] = g.int()
+			}
+		}
+		in.Providers[f.name] = answers
+	}
+	return in
+}
+
 // Facts returns random fact values for the facts the expressions read.
 func (g *Gen) Facts() runtime.Facts {
 	var f runtime.Facts
@@ -314,6 +387,13 @@ func (g *Gen) Facts() runtime.Facts {
 				continue
 			}
 			f.ToolArgs[k] = g.dyn(2)
+		}
+		if !g.Classic && g.chance(2) {
+			for _, k := range argKeys {
+				if g.chance(3) {
+					f.ToolArgs[k] = g.newDyn(2)
+				}
+			}
 		}
 	}
 	if !g.chance(4) {
@@ -361,6 +441,40 @@ func (g *Gen) strs() []string {
 		out[i] = g.str()
 	}
 	return out
+}
+
+// newDyn is a dyn value of the shapes the biased productions look at:
+// lists that mix strings with bools (a non-bool macro predicate), empty
+// and nested maps, maps with the fields a macro variable named lycaon
+// selects, mixed numbers and negative zero.
+func (g *Gen) newDyn(d int) any {
+	switch g.r.Intn(12) {
+	case 0:
+		return []any{"a", true}
+	case 1:
+		return []any{"a", false}
+	case 2:
+		return map[string]any{}
+	case 3:
+		return map[string]any{"a": map[string]any{"b": int64(1)}}
+	case 4:
+		return map[string]any{"x": g.dyn(1), "phase": g.pick("p", "")}
+	case 5:
+		return []any{map[string]any{"x": int64(1)}, map[string]any{"x": "a", "y": map[string]any{}}}
+	case 6:
+		return []any{int64(1), 2.0, true}
+	case 7:
+		return math.Copysign(0, -1)
+	case 8:
+		return []any{true, true}
+	case 9:
+		if d > 0 {
+			return []any{g.newDyn(d - 1), g.dyn(d - 1)}
+		}
+	case 10:
+		return []any{}
+	}
+	return map[string]any{"a": true, "b": []any{"a", true}}
 }
 
 func (g *Gen) dyn(d int) any {
