@@ -2,4 +2,6 @@
 // Rules packs to Go. See README.md, cmd/oarc and DESIGN.md.
 package oarc
 
-//go:generate go run ./internal/cmd/genfacts -out runtime/facts_gen.go
+// The default catalog's package, which hosts of the Painted Wolf catalog
+// import (and generated packages compiled against it).
+//go:generate go run ./cmd/oarc gen -catalog-out lycaon

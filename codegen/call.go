@@ -36,8 +36,8 @@ func (g *fn) callOp(n *ir.Call) value {
 		}
 		arg := g.val(args[i])
 		desc := g.pk.hoist(g.rule, "oGuard", "guard "+gt.String(), guardDesc(gt), nil)
-		g.emit(jen.If(jen.Op("!").Add(rt("Assignable")).Call(box(arg).code, desc.code)).Block(
-			jen.Return(g.zero(), rt("NoSuchOverload").Call(jen.Lit(n.Op.Info().Name)))))
+		g.emit(jen.If(jen.Op("!").Add(implQ("Assignable")).Call(box(arg).code, desc.code)).Block(
+			jen.Return(g.zero(), implQ("NoSuchOverload").Call(jen.Lit(n.Op.Info().Name)))))
 		g.b.exits++
 	}
 	a := args
@@ -76,7 +76,7 @@ func (g *fn) callOp(n *ir.Call) value {
 		x := g.bind(g.val(a[0]))
 		switch x.rep() {
 		case repString:
-			return value{code: rt("SizeString").Call(x.code), t: ir.IntType}
+			return value{code: implQ("SizeString").Call(x.code), t: ir.IntType}
 		case repStrings, repMaps, repList, repStrMap:
 			return value{code: jen.Int64().Call(jen.Len(x.code)), t: ir.IntType}
 		}
@@ -116,7 +116,7 @@ func (g *fn) callOp(n *ir.Call) value {
 				ir.KString: "string", ir.KList: "list", ir.KMap: "map", ir.KType: "type"}[k]
 			return constValue(ir.TypeName(name), ir.TypeType)
 		}
-		return value{code: rt("TypeOf").Call(x.code), t: ir.TypeType}
+		return value{code: implQ("TypeOf").Call(x.code), t: ir.TypeType}
 	}
 	return g.stringsExt(n.Op, a)
 }
@@ -150,7 +150,7 @@ func (g *fn) arith(n *ir.Call, ax, ay ir.Expr) value {
 		return value{code: jen.Parens(jen.Add(a.code).Op("+").Add(b.code)), t: ir.StringType}
 	case op == ir.OpAdd && ax.Type().Is(ir.KList) && ay.Type().Is(ir.KList) && rx == repOf(n.T) && ry == repOf(n.T):
 		a, b := g.bind(x), g.bind(y)
-		return value{code: rt("ConcatList").Call(a.code, b.code), t: n.T}
+		return value{code: implQ("ConcatList").Call(a.code, b.code), t: n.T}
 	}
 	a, b := g.bind(box(x)), g.bind(box(y))
 	return g.conv(g.call(ir.DynType, arithDyn[op], a.code, b.code), n.T)
@@ -179,7 +179,7 @@ func (g *fn) convert(op ir.Op, ax ir.Expr) value {
 		return g.call(target, dyn[op], box(x).code)
 	}
 	if !c.fallible {
-		return value{code: rt(c.fn).Call(x.code), t: target}
+		return value{code: implQ(c.fn).Call(x.code), t: target}
 	}
 	return g.call(target, c.fn, x.code)
 }
@@ -194,19 +194,19 @@ func (g *fn) eq(ax, ay ir.Expr) value {
 	case scalar(rx) && rx == ry, rx == repDouble && ry == repDouble:
 		return b(jen.Parens(jen.Add(x.code).Op("==").Add(y.code)))
 	case rx == repInt && ry == repDouble:
-		return b(rt("EqualIntDouble").Call(x.code, y.code))
+		return b(implQ("EqualIntDouble").Call(x.code, y.code))
 	case rx == repDouble && ry == repInt:
-		return b(rt("EqualIntDouble").Call(y.code, x.code))
+		return b(implQ("EqualIntDouble").Call(y.code, x.code))
 	case rx == repInt && ry == repUint:
-		return b(rt("EqualIntUint").Call(x.code, y.code))
+		return b(implQ("EqualIntUint").Call(x.code, y.code))
 	case rx == repUint && ry == repInt:
-		return b(rt("EqualIntUint").Call(y.code, x.code))
+		return b(implQ("EqualIntUint").Call(y.code, x.code))
 	case rx == repDyn && dynFn[ry] != "":
-		return b(rt(dynFn[ry]).Call(x.code, y.code))
+		return b(implQ(dynFn[ry]).Call(x.code, y.code))
 	case ry == repDyn && dynFn[rx] != "":
-		return b(rt(dynFn[rx]).Call(y.code, x.code))
+		return b(implQ(dynFn[rx]).Call(y.code, x.code))
 	case rx == repStrings && ry == repStrings:
-		return b(rt("EqualStrings").Call(x.code, y.code))
+		return b(implQ("EqualStrings").Call(x.code, y.code))
 	}
 	// Lists, maps and dyn values that may hold them: equality walks them,
 	// and fails past the runtime's nesting limit or on a cycle.
@@ -273,14 +273,14 @@ func (g *fn) compare(op ir.Op, ax, ay ir.Expr) value {
 		x, y = box(x), box(y)
 		rx, ry = repDyn, repDyn
 	}
-	pred := rt(orderPred[op])
+	pred := implQ(orderPred[op])
 	if !f.fallible {
-		return value{code: jen.Add(pred).Call(rt(f.name).Call(x.code, y.code)), t: ir.BoolType}
+		return value{code: jen.Add(pred).Call(implQ(f.name).Call(x.code, y.code)), t: ir.BoolType}
 	}
 	c, e := g.newTmp(), g.newTmp()
 	if fast, ok := fastCompare[ry]; ok && rx == repDyn {
 		v, okv := g.newTmp(), g.newTmp()
-		direct := []jen.Code{rt(fast.name).Call(jen.Id(v), y.code)}
+		direct := []jen.Code{implQ(fast.name).Call(jen.Id(v), y.code)}
 		if !fast.fallible {
 			direct = append(direct, rtErrNone())
 		}
@@ -289,10 +289,10 @@ func (g *fn) compare(op ir.Op, ax, ay ir.Expr) value {
 		g.emit(jen.If(jen.List(jen.Id(v), jen.Id(okv)).Op(":=").Add(x.code).Assert(ry.goType()), jen.Id(okv)).Block(
 			jen.List(jen.Id(c), jen.Id(e)).Op("=").List(direct...),
 		).Else().Block(
-			jen.List(jen.Id(c), jen.Id(e)).Op("=").Add(rt(f.name)).Call(x.code, y.code),
+			jen.List(jen.Id(c), jen.Id(e)).Op("=").Add(implQ(f.name)).Call(x.code, y.code),
 		))
 	} else {
-		g.emit(jen.List(jen.Id(c), jen.Id(e)).Op(":=").Add(rt(f.name)).Call(x.code, y.code))
+		g.emit(jen.List(jen.Id(c), jen.Id(e)).Op(":=").Add(implQ(f.name)).Call(x.code, y.code))
 	}
 	g.check(e)
 	return value{code: jen.Add(pred).Call(jen.Id(c)), t: ir.BoolType}
@@ -302,7 +302,7 @@ func (g *fn) in(ax, ac ir.Expr) value {
 	x, c := g.bind(g.val(ax)), g.bind(g.val(ac))
 	switch {
 	case x.rep() == repString && c.rep() == repStrings:
-		return value{code: rt("InStrings").Call(x.code, c.code), t: ir.BoolType}
+		return value{code: implQ("InStrings").Call(x.code, c.code), t: ir.BoolType}
 	case x.rep() == repString && c.rep() == repStrMap:
 		r := g.newTmp()
 		g.emit(jen.List(jen.Id("_"), jen.Id(r)).Op(":=").Add(c.code).Index(x.code))
@@ -317,7 +317,7 @@ func (g *fn) stringsExt(op ir.Op, a []ir.Expr) value {
 	num := func(i int) jen.Code { return g.bind(g.valAs(a[i], ir.IntType)).code }
 	strs := func(i int) jen.Code { return g.bind(g.valAs(a[i], ir.ListOf(ir.StringType))).code }
 	res := op.Info().Result
-	pure := func(fn string, args ...jen.Code) value { return value{code: rt(fn).Call(args...), t: res} }
+	pure := func(fn string, args ...jen.Code) value { return value{code: implQ(fn).Call(args...), t: res} }
 	switch len(a) {
 	case 1:
 		switch op {
@@ -446,12 +446,12 @@ func literalMatch(pattern string, s jen.Code) (jen.Code, bool) {
 func guardDesc(t *ir.Type) jen.Code {
 	kind := map[ir.Kind]string{ir.KDyn: "TypeDyn", ir.KBool: "TypeBool", ir.KInt: "TypeInt", ir.KUint: "TypeUint",
 		ir.KDouble: "TypeDouble", ir.KString: "TypeString", ir.KNull: "TypeNull", ir.KList: "TypeList", ir.KMap: "TypeMap"}[t.Kind]
-	fields := []jen.Code{jen.Id("Kind").Op(":").Add(rt(kind))}
+	fields := []jen.Code{jen.Id("Kind").Op(":").Add(implQ(kind))}
 	switch t.Kind {
 	case ir.KList:
 		fields = append(fields, jen.Id("Elem").Op(":").Add(guardDesc(t.Elem)))
 	case ir.KMap:
 		fields = append(fields, jen.Id("Key").Op(":").Add(guardDesc(t.Key)), jen.Id("Val").Op(":").Add(guardDesc(t.Val)))
 	}
-	return jen.Op("&").Add(rt("TypeDesc")).Values(fields...)
+	return jen.Op("&").Add(implQ("TypeDesc")).Values(fields...)
 }

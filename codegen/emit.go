@@ -98,7 +98,7 @@ func (r rep) goType() jen.Code {
 	case repString:
 		return jen.String()
 	case repType:
-		return rt("Type")
+		return implQ("Type")
 	case repStrings:
 		return jen.Index().String()
 	case repMaps:
@@ -108,7 +108,7 @@ func (r rep) goType() jen.Code {
 	case repStrMap:
 		return jen.Map(jen.String()).Any()
 	case repAnyMap:
-		return jen.Op("*").Add(rt("AnyMap"))
+		return jen.Op("*").Add(implQ("AnyMap"))
 	}
 	return jen.Any()
 }
@@ -230,7 +230,7 @@ func (g *fn) nested(b *block, tail ...jen.Code) []jen.Code {
 // call emits `r, e := fn(args...)` with its error check and returns r.
 func (g *fn) call(t *ir.Type, fn string, args ...jen.Code) value {
 	r, e := g.newTmp(), g.newTmp()
-	g.emit(jen.List(jen.Id(r), jen.Id(e)).Op(":=").Add(rt(fn)).Call(args...))
+	g.emit(jen.List(jen.Id(r), jen.Id(e)).Op(":=").Add(implQ(fn)).Call(args...))
 	g.check(e)
 	return value{code: jen.Id(r), t: t, simple: true}
 }

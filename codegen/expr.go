@@ -17,7 +17,9 @@ func (g *fn) expr(e ir.Expr) value {
 	case *ir.Fact:
 		return g.fact(n)
 	case *ir.CounterRead:
-		return value{code: jen.Id("oX").Dot("Snap").Call(jen.Lit(g.snaps[snapKey{n.Slot, n.Counter}])), t: ir.IntType}
+		// A counter read fails when the session's store could not be read
+		// (spec 5.9).
+		return g.method(ir.IntType, "Counter", jen.Lit(g.snaps[snapKey{n.Slot, n.Counter}]))
 	case *ir.Var:
 		return value{code: jen.Id(varName(n.Name)), t: n.T, simple: true}
 	case *ir.Observe:
@@ -77,7 +79,7 @@ func constValue(v any, t *ir.Type) value {
 	case string:
 		c.code = jen.Lit(v)
 	case ir.TypeName:
-		c.code = rt("Type").Call(jen.Lit(string(v)))
+		c.code = implQ("Type").Call(jen.Lit(string(v)))
 	default:
 		panic("codegen: constant of an unexpected type")
 	}
@@ -96,23 +98,43 @@ func path(root string, fields []string) *jen.Statement {
 func (g *fn) fact(n *ir.Fact) value {
 	switch n.Source {
 	case ir.FromAnchor:
-		return value{code: jen.Id("oX").Dot("Occ").Dot("Anchor"), t: n.T, simple: true}
+		return value{code: jen.Id("oX").Dot("Anchor"), t: n.T, simple: true}
 	case ir.FromDetector:
+		// The validator's value when it supplied one, else the host's.
 		g.facts = true
-		return value{code: jen.Id("oD").Dot(n.Field[len(n.Field)-1]).Call(jen.Id("oF")), t: n.T}
+		name := n.Field[len(n.Field)-1]
+		return value{code: implQ("Detected").Call(jen.Id("oD"), rt("Has"+name), jen.Id("oD").Dot("Facts").Dot(name), path("oF", n.Field)), t: n.T}
+	case ir.FromProvenance:
+		// Computed once per occurrence, at the first read; unknown
+		// provenance is an error at the read (spec 5.7).
+		sc := g.method(nil, "Provenance")
+		return value{code: jen.Add(sc.code).Dot(n.Field[0]), t: n.T, simple: true}
 	}
 	g.facts = true
 	return value{code: path("oF", n.Field), t: n.T, simple: true}
 }
 
+// method emits `r, e := oX.name(args...)` with its error check.
+func (g *fn) method(t *ir.Type, name string, args ...jen.Code) value {
+	r, e := g.newTmp(), g.newTmp()
+	g.emit(jen.List(jen.Id(r), jen.Id(e)).Op(":=").Id("oX").Dot(name).Call(args...))
+	g.check(e)
+	return value{code: jen.Id(r), t: t, simple: true}
+}
+
 func (g *fn) observe(n *ir.Observe) value {
-	arg := g.bind(g.valAs(n.Arg, ir.StringType))
+	args := make([]jen.Code, len(n.Args))
+	for i, a := range n.Args {
+		args[i] = g.bind(g.valAs(a, n.Params[i])).code
+	}
 	if n.Builtin != ir.NotBuiltin {
 		g.facts = true
 		fn := map[ir.Builtin]string{ir.ToolArgString: "ToolArgString", ir.ToolArgInt: "ToolArgInt", ir.ToolArgBool: "ToolArgBool"}[n.Builtin]
-		return value{code: rt(fn).Call(path("oF", n.Args), arg.code), t: n.T}
+		return value{code: implQ(fn).Call(append([]jen.Code{path("oF", n.ToolArgs)}, args...)...), t: n.T}
 	}
-	return g.call(n.T, "Provide", jen.Id("oX"), jen.Id("oX").Dot("Env").Dot("Providers").Dot(n.Provider), jen.Lit(n.Func), arg.code)
+	call := append([]jen.Code{jen.Op("&").Id("oX").Dot("Exec"), jen.Id("oX").Dot("ev").Dot("env").Dot("Providers").Dot(n.Provider),
+		jen.Lit(n.Func), jen.Id("oX").Dot("occ")}, args...)
+	return g.call(n.T, "Provide"+strconv.Itoa(len(n.Args)), call...)
 }
 
 // logic compiles && (and) and || with cel-go's semantics: the terms in
@@ -189,7 +211,7 @@ func (g *fn) cond(n *ir.Cond) value {
 func (g *fn) lookup(m, key value, valT *ir.Type) value {
 	r, ok := g.newTmp(), g.newTmp()
 	g.emit(jen.List(jen.Id(r), jen.Id(ok)).Op(":=").Add(m.code).Index(key.code))
-	g.emit(jen.If(jen.Op("!").Id(ok)).Block(jen.Return(g.zero(), rt("NoSuchKey").Call(key.code))))
+	g.emit(jen.If(jen.Op("!").Id(ok)).Block(jen.Return(g.zero(), implQ("NoSuchKey").Call(key.code))))
 	g.b.exits++
 	return g.narrow(value{code: jen.Id(r), t: ir.DynType, simple: true}, valT)
 }
@@ -273,7 +295,7 @@ func (g *fn) mapLit(n *ir.Map) value {
 		for i := range keys {
 			args = append(args, box(keys[i]).code, vals[i].code)
 		}
-		lit := rt("NewAnyMap").Call(args...)
+		lit := implQ("NewAnyMap").Call(args...)
 		if constant {
 			return g.pk.hoist(g.rule, "oMap", ir.String(n), lit, n.T)
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/oarc/oarc/codegen"
 	"github.com/oarc/oarc/compiler"
+	"github.com/oarc/oarc/internal/cli"
 	"github.com/oarc/oarc/ir"
 )
 
@@ -31,7 +32,7 @@ func cases(t *testing.T) []string {
 	return out
 }
 
-func build(t *testing.T, dir string) *ir.Pack {
+func build(t *testing.T, dir string) *ir.Set {
 	p, diags := compiler.LoadPack(dir, compiler.Options{})
 	if diags.HasErrors() {
 		t.Fatalf("%s:\n%s", dir, diags.Text())
@@ -43,7 +44,7 @@ func TestGolden(t *testing.T) {
 	for _, dir := range cases(t) {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
 			p := build(t, dir)
-			src, err := codegen.Generate(p, codegen.Options{Package: "golden"})
+			src, err := codegen.Generate(p, codegen.Options{Package: "golden", Version: cli.Version})
 			if err != nil {
 				t.Fatal(err)
 			}

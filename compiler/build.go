@@ -9,20 +9,27 @@ import (
 	"github.com/oarc/oarc/ir"
 )
 
-// Build assembles the IR of a loaded pack (one without errors): rules in
+// Build assembles the IR of a loaded set (one without errors): rules in
 // evaluation order (a rule's index is its counter slot), anchors' dispatch
-// lists, validator slots. The conditions are the lowering's final IR, taken
-// as they are.
-func Build(p *Pack) *ir.Pack {
-	cat := catalog.Default()
-	out := &ir.Pack{Name: p.Name, Origin: p.Origin,
-		Catalog: ir.Catalog{Host: catalog.HostNamespace, Fingerprint: cat.Fingerprint()}}
+// lists and deny-by-default codes, validator slots, the catalog. The
+// conditions are the lowering's final IR, taken as they are.
+func Build(s *Set) *ir.Set {
+	cat := s.Catalog
+	out := &ir.Set{Catalog: CatalogIR(cat), Digest: s.Digest}
+	for _, pk := range s.Packs {
+		info := ir.PackInfo{Name: pk.Name, Origin: pk.Origin}
+		for _, src := range pk.Sources {
+			info.Sources = append(info.Sources, src.Path)
+		}
+		sort.Strings(info.Sources)
+		out.Packs = append(out.Packs, info)
+	}
 	slot := map[string]int{}
-	for i, r := range p.Rules {
+	for i, r := range s.Rules {
 		slot[r.ID] = i
 	}
 	validators := map[string]bool{}
-	for _, r := range p.Rules {
+	for _, r := range s.Rules {
 		if r.Detector != "" {
 			validators[r.Detector] = true
 		}
@@ -31,12 +38,27 @@ func Build(p *Pack) *ir.Pack {
 		out.Validators = append(out.Validators, v)
 	}
 	sort.Strings(out.Validators)
-	vslot := map[string]int{}
-	for i, v := range out.Validators {
-		vslot[v] = i
+	// The counters some rule reads: only those are kept in the store.
+	read := map[ir.CounterRef]bool{}
+	for _, r := range s.Rules {
+		ir.Walk(r.WhenIR, func(e ir.Expr) bool {
+			if c, ok := e.(*ir.CounterRead); ok {
+				read[ir.CounterRef{Rule: c.Rule, Slot: c.Slot, Counter: c.Counter}] = true
+			}
+			return true
+		})
 	}
 	anchors := map[string]*ir.Anchor{}
-	for i, r := range p.Rules {
+	anchor := func(id string) *ir.Anchor {
+		a := anchors[id]
+		if a == nil {
+			a = &ir.Anchor{ID: id}
+			anchors[id] = a
+			out.Anchors = append(out.Anchors, a)
+		}
+		return a
+	}
+	for i, r := range s.Rules {
 		kind, _ := ir.ParseRuleKind(r.Kind)
 		effect, _ := ir.ParseEffect(r.Effect)
 		ri := &ir.Rule{
@@ -53,22 +75,30 @@ func Build(p *Pack) *ir.Pack {
 			When:         r.WhenIR,
 			WhenSource:   r.When,
 			Copy:         ir.Copy(r.Copy),
-			Pos:          ir.Pos{File: relFile(p.Dir, r.File), Line: r.Pos.Line, Col: r.Pos.Col},
+		}
+		pkDir := ""
+		if r.Pack != nil {
+			ri.Pack = r.Pack.Name
+			pkDir = r.Pack.Dir
+		}
+		ri.Pos = ir.Pos{File: relFile(pkDir, r.File), Line: r.Pos.Line, Col: r.Pos.Col}
+		for c := range ri.Stored {
+			ri.Stored[c] = read[ir.CounterRef{Rule: r.ID, Slot: i, Counter: ir.Counter(c)}]
 		}
 		for _, c := range r.OnFire.Increment {
 			cnt, _ := ir.ParseCounter(c)
 			ri.Increment = append(ri.Increment, cnt)
 		}
-		if r.Detector != "" {
-			ri.DetectorSlot = vslot[r.Detector]
-		}
 		for _, c := range r.Selector {
-			ri.Selector = append(ri.Selector, &ir.Clause{Fact: c.Fact, Field: lower.FactField(cat, cat.Fact(c.Fact)),
+			f := cat.Fact(c.Fact)
+			ri.Selector = append(ri.Selector, &ir.Clause{Fact: c.Fact, Profile: f.Profile, Field: lower.FactField(cat, f),
 				Type: lower.IRType(c.Type), Values: c.Values})
 		}
 		if r.Flow != nil {
-			ri.Flow = &ir.Flow{Steps: r.Flow.Steps, Within: r.Flow.Within, Contiguous: r.Flow.Contiguous,
-				Names: lower.FactField(cat, cat.Fact(catalog.HostNamespace+".recent_tool_names"))}
+			ri.Flow = &ir.Flow{Steps: r.Flow.Steps, Within: r.Flow.Within, Contiguous: r.Flow.Contiguous}
+			if f := cat.Fact(cat.Host + ".recent_tool_names"); f != nil {
+				ri.Flow.Names = lower.FactField(cat, f)
+			}
 		}
 		for _, c := range r.OnFire.Reset {
 			cnt, _ := ir.ParseCounter(c.Counter)
@@ -79,17 +109,65 @@ func Build(p *Pack) *ir.Pack {
 			ri.Replacement = r.Transform.Replacement
 		}
 		out.Rules = append(out.Rules, ri)
-		a := anchors[r.Anchor]
-		if a == nil {
-			a = &ir.Anchor{ID: r.Anchor}
-			anchors[r.Anchor] = a
-			out.Anchors = append(out.Anchors, a)
-		}
+		a := anchor(r.Anchor)
 		a.Rules = append(a.Rules, i)
-		out.Sources = append(out.Sources, ri.Pos.File)
+	}
+	for _, pk := range s.Packs {
+		d := pk.DenyByDefault
+		if d == nil {
+			continue
+		}
+		for _, id := range d.Anchors {
+			anchor(id).Deny = &ir.Deny{Code: d.Code, Pack: pk.Name, Monitor: d.Monitor, Copy: ir.Copy(d.Copy)}
+		}
 	}
 	sort.Slice(out.Anchors, func(i, j int) bool { return out.Anchors[i].ID < out.Anchors[j].ID })
-	sort.Strings(out.Sources)
+	// Validator slots are per anchor: a rule's index among the validators
+	// its anchor's rules name, in the order of the set's validators.
+	for _, a := range out.Anchors {
+		local := map[string]int{}
+		for _, v := range out.Validators {
+			for _, ri := range a.Rules {
+				if out.Rules[ri].Detector == v {
+					local[v] = len(local)
+					break
+				}
+			}
+		}
+		for _, ri := range a.Rules {
+			if r := out.Rules[ri]; r.Detector != "" {
+				r.DetectorSlot = local[r.Detector]
+			}
+		}
+	}
+	return out
+}
+
+// CatalogIR describes a catalog for the code generator.
+func CatalogIR(cat *catalog.Catalog) *ir.Catalog {
+	out := &ir.Catalog{Host: cat.Host, Fingerprint: cat.Fingerprint(), HostField: cat.HostField()}
+	for _, a := range cat.Anchors {
+		out.Anchors = append(out.Anchors, ir.CatalogAnchor{ID: a.ID, GoName: a.GoName, Title: a.Title, Planes: a.Planes})
+	}
+	for _, f := range cat.Facts {
+		cf := ir.CatalogFact{Name: f.CELName, Type: lower.IRType(f.Type), Tier: string(f.Tier), Profile: f.Profile, Description: f.Description}
+		if f.Tier != catalog.Core {
+			cf.Field = lower.FactField(cat, f)
+		}
+		out.Facts = append(out.Facts, cf)
+	}
+	for _, fn := range cat.Functions {
+		cf := ir.CatalogFunction{Name: fn.CELName, Result: lower.IRType(fn.Result), Tier: string(fn.Tier), Profile: fn.Profile, Description: fn.Description}
+		for _, p := range fn.Params {
+			cf.Params = append(cf.Params, lower.IRType(p))
+		}
+		if b, ok := ir.BuiltinByName(fn.CELName); ok && !fn.Provider {
+			cf.Builtin = b
+		} else if fn.Provider {
+			cf.Provider = lower.ProviderField(cat, fn)
+		}
+		out.Functions = append(out.Functions, cf)
+	}
 	return out
 }
 

@@ -73,7 +73,7 @@ func TestLoadRuleDocJSON(t *testing.T) {
 	if diff := cmp.Diff(want, r.Selector); diff != "" {
 		t.Errorf("selector (-want +got):\n%s", diff)
 	}
-	if r.WhenAST == nil || r.Enforcement != "enforce" || r.OnError != "fail_closed" || pk.Origin != "stock" {
+	if r.WhenAST == nil || r.Enforcement != "enforce" || r.OnError != "fail_closed" || pk.Packs[0].Origin != "stock" {
 		t.Errorf("rule = %+v", r)
 	}
 	if diff := cmp.Diff([]string{"session", "tool"}, r.ReadsProfiles); diff != "" {

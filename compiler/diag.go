@@ -76,6 +76,8 @@ const (
 	CodeDetector     = "OAR_DETECTOR"
 	CodeTransform    = "OAR_TRANSFORM"
 	CodeCost         = "OAR_COST"
+	CodeCatalog      = "OAR_CATALOG"
+	CodeDuplicate    = "OAR_DUPLICATE"
 )
 
 // Codes lists every stable code, in the order of the spec.
@@ -83,7 +85,7 @@ var Codes = []string{
 	CodeYAML, CodeVersion, CodeUnknownField, CodeMissingField, CodeFieldType,
 	CodeID, CodeKind, CodeAnchor, CodeEffect, CodePlane, CodeValue,
 	CodeSelector, CodeRequires, CodeCELSyntax, CodeUnknownFact, CodeCELType,
-	CodeUnsupported, CodeRef, CodeFlow, CodeDetector, CodeTransform, CodeCost,
+	CodeUnsupported, CodeRef, CodeFlow, CodeDetector, CodeTransform, CodeCost, CodeCatalog,
 }
 
 // Diagnostic is one problem found while loading a pack.

@@ -152,11 +152,16 @@ func (w *whenSource) lineColOffset(line, col int) int {
 type read struct {
 	name    string // CEL name
 	profile string // standard tier only
-	host    bool
+	host    bool // not portable: a host or oarc entry
+	tier    catalog.Tier
 	fn      bool
 	pos     Pos
 	off     int // byte offset in `when`, -1 elsewhere
 }
+
+// nonPortable reports whether an entry of the tier is not OAR's: -portable
+// forbids host entries and oarc's own (spec 5.7).
+func nonPortable(t catalog.Tier) bool { return t == catalog.Host || t == catalog.Oarc }
 
 // checkWhen parses and checks r.When, fills r.WhenAST and r.WhenIR, and
 // returns the catalog names the expression reads.
@@ -196,7 +201,7 @@ func (l *packLoader) checkWhen(r *Rule, w *whenSource) []read {
 				}
 				// An unknown host function lycaon.f(..) is reported by
 				// cel-go as 'lycaon' and then 'f': report it once, whole.
-				if name == catalog.HostNamespace && strings.HasPrefix(w.text[off:], name+".") {
+				if name == l.cat.Host && strings.HasPrefix(w.text[off:], name+".") {
 					end := off + len(name) + 1
 					for end < len(w.text) && isIdentByte(w.text[end]) {
 						end++
@@ -205,13 +210,13 @@ func (l *packLoader) checkWhen(r *Rule, w *whenSource) []read {
 					skipTo = end + 1
 				}
 				msg := fmt.Sprintf("undeclared reference to '%s'", name)
-				if s := suggestName(name); s != "" {
+				if s := suggestName(l.cat, name); s != "" {
 					msg += fmt.Sprintf(" (did you mean '%s'?)", s)
 				}
 				w.report(off, Error, CodeUnknownFact, "%s", msg)
 				continue
 			}
-			code, msg := classifyCheckError(env, e.Message)
+			code, msg := classifyCheckError(l.cat, env, e.Message)
 			w.report(off, Error, code, "%s", msg)
 		}
 		return nil
@@ -231,7 +236,7 @@ func (l *packLoader) checkWhen(r *Rule, w *whenSource) []read {
 	l.checkCost(env, checked, w)
 
 	before := len(*w.diags)
-	irExpr, problems := lowerWhen(checked, lower.Options{Self: r.ID, Slots: l.slots, Detector: r.Kind == "detector"})
+	irExpr, problems := lowerWhen(checked, lower.Options{Catalog: l.cat, Self: r.ID, Slots: l.slots, Detector: r.Kind == "detector"})
 	r.WhenIR = irExpr
 	for _, p := range problems {
 		pos := w.m.position(p.Offset)
@@ -262,10 +267,10 @@ var noOverloadRE = regexp.MustCompile(`^found no matching overload for '([^']*)'
 
 // classifyCheckError maps a cel-go checker message to a stable code and a
 // message with a did-you-mean where one helps.
-func classifyCheckError(env *cel.Env, msg string) (string, string) {
+func classifyCheckError(cat *catalog.Catalog, env *cel.Env, msg string) (string, string) {
 	if m := noOverloadRE.FindStringSubmatch(msg); m != nil && !env.HasFunction(m[1]) {
 		out := fmt.Sprintf("unknown function '%s'", m[1])
-		if s := suggestFunction(env, m[1]); s != "" {
+		if s := suggestFunction(cat, env, m[1]); s != "" {
 			out += fmt.Sprintf(" (did you mean '%s'?)", s)
 		}
 		return CodeUnknownFact, out
@@ -275,8 +280,7 @@ func classifyCheckError(env *cel.Env, msg string) (string, string) {
 
 // suggestName proposes a catalog name for an unknown identifier: the host
 // spelling of a bare host name first, else the closest catalog name.
-func suggestName(name string) string {
-	cat := catalog.Default()
+func suggestName(cat *catalog.Catalog, name string) string {
 	if h := cat.HostSpelling(name); h != "" {
 		return h
 	}
@@ -290,8 +294,7 @@ func suggestName(name string) string {
 	return closest(name, names)
 }
 
-func suggestFunction(env *cel.Env, name string) string {
-	cat := catalog.Default()
+func suggestFunction(cat *catalog.Catalog, env *cel.Env, name string) string {
 	if h := cat.HostSpelling(name); h != "" {
 		return h
 	}
@@ -311,7 +314,7 @@ func suggestFunction(env *cel.Env, name string) string {
 // whenReads lists the catalog facts and functions the expression uses, in
 // source order, and reports non-portable uses under -portable.
 func (l *packLoader) whenReads(a *ast.AST, w *whenSource) []read {
-	cat := catalog.Default()
+	cat := l.cat
 	byOverload := map[string]*catalog.Function{}
 	for _, fn := range cat.Functions {
 		byOverload[OverloadID(fn)] = fn
@@ -330,11 +333,11 @@ func (l *packLoader) whenReads(a *ast.AST, w *whenSource) []read {
 			off = w.byteOffset(int(r.Start))
 		}
 		if f := cat.Fact(ref.Name); ref.Name != "" && f != nil {
-			out = append(out, read{name: f.CELName, profile: f.Profile, host: f.Tier == catalog.Host, pos: w.m.position(off), off: off})
+			out = append(out, read{name: f.CELName, profile: f.Profile, host: nonPortable(f.Tier), tier: f.Tier, pos: w.m.position(off), off: off})
 		}
 		for _, o := range ref.OverloadIDs {
 			if fn := byOverload[o]; fn != nil {
-				out = append(out, read{name: fn.CELName, profile: fn.Profile, host: fn.Tier == catalog.Host, fn: true, pos: w.m.position(off), off: off})
+				out = append(out, read{name: fn.CELName, profile: fn.Profile, host: nonPortable(fn.Tier), tier: fn.Tier, fn: true, pos: w.m.position(off), off: off})
 			}
 		}
 	}
@@ -353,7 +356,7 @@ func (l *packLoader) whenReads(a *ast.AST, w *whenSource) []read {
 			if r.fn {
 				what = "function"
 			}
-			w.report(r.off, Error, CodeUnknownFact, "host %s '%s' is not portable (-portable forbids host facts and functions)", what, r.name)
+			w.report(r.off, Error, CodeUnknownFact, "%s %s '%s' is not portable (-portable forbids host and oarc facts and functions)", r.tier, what, r.name)
 		}
 	}
 	return out
@@ -484,7 +487,7 @@ func (l *packLoader) checkCost(env *cel.Env, a *cel.Ast, w *whenSource) {
 	if limit == 0 {
 		limit = DefaultMaxCost
 	}
-	est, err := env.EstimateCost(a, sizeEstimator{})
+	est, err := env.EstimateCost(a, sizeEstimator{cat: l.cat})
 	if err != nil {
 		w.report(0, Error, CodeCost, "cannot estimate the cost of when: %v", err)
 		return
@@ -496,7 +499,7 @@ func (l *packLoader) checkCost(env *cel.Env, a *cel.Ast, w *whenSource) {
 
 // sizeEstimator bounds the inputs the way spec section 4 says: lists and
 // maps at most 1,024 elements, strings at most 65,536 bytes.
-type sizeEstimator struct{}
+type sizeEstimator struct{ cat *catalog.Catalog }
 
 func (sizeEstimator) EstimateSize(n cost.AstNode) *cost.SizeEstimate {
 	return sizeOf(n.Type())
@@ -524,8 +527,8 @@ func sizeOf(t *types.Type) *cost.SizeEstimate {
 	return &s
 }
 
-func (sizeEstimator) EstimateCallCost(function, overloadID string, target *cost.AstNode, args []cost.AstNode) *cost.CallEstimate {
-	cat := catalog.Default()
+func (e sizeEstimator) EstimateCallCost(function, overloadID string, target *cost.AstNode, args []cost.AstNode) *cost.CallEstimate {
+	cat := e.cat
 	fn := cat.Function(function)
 	if fn == nil || overloadID != OverloadID(fn) {
 		return nil

@@ -6,7 +6,10 @@
 package compiler
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -25,6 +28,28 @@ type Options struct {
 	// MaxCost is the limit of a rule's estimated CEL cost; 0 means
 	// [DefaultMaxCost].
 	MaxCost uint64
+	// Catalog, when set, is the catalog every pack is checked against
+	// (the -catalog flag), whatever its pack.yaml names.
+	Catalog *catalog.Catalog
+}
+
+// Set is a compilation set (spec section 1): packs loaded together, checked
+// against one catalog, evaluated in one order.
+type Set struct {
+	// Packs are the packs of the set, in the order they were given. A set
+	// loaded from a single rule file has one pack, named after the file.
+	Packs []*Pack
+	// Rules of every pack, in evaluation order: kind rank (schema <
+	// policy < invariant < detector), then id in byte order.
+	Rules []*Rule
+	// Catalog is the catalog the rules were checked against.
+	Catalog *catalog.Catalog
+	// Env is the CEL environment of the catalog.
+	Env *cel.Env
+	// Digest identifies the set's sources (spec 10): sha256 of every rule
+	// file and pack.yaml, by path and content, and the catalog's
+	// fingerprint, in the framing of [Set.ComputeDigest].
+	Digest string
 }
 
 // Pack is a loaded rule pack.
@@ -32,11 +57,32 @@ type Pack struct {
 	Dir    string // the pack directory, or the rule file for a single file
 	Name   string // from pack.yaml; defaults to the directory's base name
 	Origin string // "project" or "stock"
-	// Rules in evaluation order: kind rank (schema < policy < invariant <
-	// detector), then id in byte order.
-	Rules []*Rule
-	// Env is the CEL environment the rules were checked against.
-	Env *cel.Env
+	// CatalogFile is the catalog pack.yaml names, resolved against the
+	// pack's directory ("" if none).
+	CatalogFile string
+	// DenyByDefault is the pack's deny_by_default (stock packs only).
+	DenyByDefault *DenyByDefault
+	// Sources are the pack's files that make its rules (pack.yaml and the
+	// rule files), with their content, for the digest.
+	Sources []Source
+
+	catalogPos Pos
+	deny       *denyNodes
+}
+
+// Source is one file of a pack.
+type Source struct {
+	Path    string // relative to the pack directory, with forward slashes
+	Content []byte
+}
+
+// DenyByDefault is a stock pack's allowlist (spec 5.8).
+type DenyByDefault struct {
+	Anchors []string
+	Code    string
+	Monitor bool // enforcement: monitor
+	Copy    Copy
+	Pos     Pos // of deny_by_default in pack.yaml
 }
 
 // Rule is one rule document, with defaults filled in.
@@ -59,6 +105,8 @@ type Rule struct {
 	Detector    string
 	Copy        Copy
 	OnFire      OnFire
+	// Pack is the pack the rule belongs to.
+	Pack *Pack
 	Transform   *Transform
 	// ReadsProfiles are the profiles of the standard facts and functions
 	// the rule reads in selector, flow and when, sorted in catalog order.
@@ -119,72 +167,92 @@ type Transform struct {
 	Replacement string
 }
 
-// Load loads one pack per path (a pack directory or a single rule file) and
-// merges them into one pack. Several paths must not define the same rule
-// id; the merged pack takes the name and origin of the first path, and
-// mixing origins is an error.
-func Load(paths []string, opts Options) (*Pack, Diagnostics) {
-	if len(paths) == 1 {
-		return LoadPack(paths[0], opts)
+// Load loads the pack directories dirs as one compilation set.
+func Load(dirs []string, opts Options) (*Set, Diagnostics) {
+	l := newPackLoader(opts)
+	var packs []*Pack
+	for _, d := range dirs {
+		packs = append(packs, l.readPackMeta(d))
 	}
-	var all Diagnostics
-	var merged *Pack
-	var files []*ruleFile
-	for _, p := range paths {
-		l := newPackLoader(opts)
-		pk := l.readPath(p)
-		if merged == nil {
-			merged = pk
-		} else if pk.Origin != merged.Origin {
-			all = append(all, Diagnostic{Pos: Pos{File: p}, Code: CodeEffect,
-				Message: fmt.Sprintf("cannot load a %s pack together with a %s pack", pk.Origin, merged.Origin)})
+	if l.resolveCatalog(packs) {
+		for _, pk := range packs {
+			l.readPolicies(pk)
 		}
-		all = append(all, l.diags...)
-		files = append(files, l.files...)
+		l.checkDeny(packs)
 	}
-	if merged == nil {
-		merged = &Pack{Origin: "project"}
-	}
-	l := newPackLoader(opts)
-	l.pack = merged
-	l.files = files
-	l.finish()
-	all = append(all, l.diags...)
-	all.Sort()
-	return merged, dedupe(all)
-}
-
-// LoadPack loads a pack directory, or a single rule file as a pack of one
-// rule (with the origin of the pack.yaml next to its policy directory, if
-// any).
-func LoadPack(path string, opts Options) (*Pack, Diagnostics) {
-	l := newPackLoader(opts)
-	l.pack = l.readPath(path)
-	l.finish()
+	l.finish(packs)
 	l.diags.Sort()
-	return l.pack, dedupe(l.diags)
+	return l.set, dedupe(l.diags)
 }
 
-// LoadRuleDoc loads a pack made of one inline rule document (YAML or JSON
+// LoadPack loads a pack directory, or a single rule file as a set of one
+// rule (with the origin and catalog of the pack.yaml next to its policy
+// directory, if any).
+func LoadPack(path string, opts Options) (*Set, Diagnostics) {
+	if st, err := os.Stat(path); err == nil && !st.IsDir() {
+		return LoadFile(path, opts)
+	}
+	return Load([]string{path}, opts)
+}
+
+// LoadFile loads a single rule file as a set of one rule, with the origin
+// and catalog of the pack.yaml next to its policy directory, if any.
+func LoadFile(file string, opts Options) (*Set, Diagnostics) {
+	l := newPackLoader(opts)
+	pk := &Pack{Dir: file, Name: strings.TrimSuffix(filepath.Base(file), filepath.Ext(file)), Origin: "project"}
+	l.pack = pk
+	dir := filepath.Dir(file)
+	if filepath.Base(dir) == "policy" {
+		if packFile := filepath.Join(filepath.Dir(dir), "pack.yaml"); exists(packFile) {
+			name := pk.Name
+			l.readPackFile(packFile)
+			pk.Name = name
+			pk.Sources = nil
+			pk.DenyByDefault, pk.deny = nil, nil
+		}
+	}
+	packs := []*Pack{pk}
+	if l.resolveCatalog(packs) {
+		text, err := readRegular(file)
+		if err != nil {
+			l.errorf(Pos{File: file}, CodeYAML, "cannot read: %v", err)
+		} else {
+			pk.Sources = append(pk.Sources, Source{Path: filepath.Base(file), Content: text})
+			l.addFile(file, text, strings.TrimSuffix(filepath.Base(file), filepath.Ext(file)))
+		}
+	}
+	l.finish(packs)
+	l.diags.Sort()
+	return l.set, dedupe(l.diags)
+}
+
+// LoadRuleDoc loads a set made of one inline rule document (YAML or JSON
 // text), as fixtures use: the id need not match a file name. origin is
 // "project" or "stock" ("" means "stock", what fixtures use).
-func LoadRuleDoc(file string, doc []byte, origin string, opts Options) (*Pack, Diagnostics) {
+func LoadRuleDoc(file string, doc []byte, origin string, opts Options) (*Set, Diagnostics) {
 	if origin == "" {
 		origin = "stock"
 	}
 	l := newPackLoader(opts)
-	l.pack = &Pack{Dir: file, Name: strings.TrimSuffix(filepath.Base(file), filepath.Ext(file)), Origin: origin}
-	l.addFile(file, doc, "")
-	l.finish()
+	pk := &Pack{Dir: file, Name: strings.TrimSuffix(filepath.Base(file), filepath.Ext(file)), Origin: origin,
+		Sources: []Source{{Path: filepath.Base(file), Content: doc}}}
+	l.pack = pk
+	packs := []*Pack{pk}
+	if l.resolveCatalog(packs) {
+		l.addFile(file, doc, "")
+	}
+	l.finish(packs)
 	l.diags.Sort()
-	return l.pack, dedupe(l.diags)
+	return l.set, dedupe(l.diags)
 }
 
-// packLoader collects the files of one pack and their diagnostics.
+// packLoader collects the files of a compilation set and their
+// diagnostics.
 type packLoader struct {
 	opts    Options
 	cat     *catalog.Catalog
-	pack    *Pack
+	set     *Set
+	pack    *Pack // the pack being read
 	files   []*ruleFile
 	diags   Diagnostics
 	ruleIDs map[string]bool
@@ -194,52 +262,100 @@ type packLoader struct {
 }
 
 func newPackLoader(opts Options) *packLoader {
-	return &packLoader{opts: opts, cat: catalog.Default()}
+	return &packLoader{opts: opts, cat: catalog.Default(), set: &Set{}}
 }
 
 func (l *packLoader) errorf(p Pos, code, format string, args ...any) {
 	l.diags = append(l.diags, Diagnostic{Pos: p, Code: code, Message: fmt.Sprintf(format, args...)})
 }
 
-// readPath reads a pack directory or a rule file.
-func (l *packLoader) readPath(path string) *Pack {
+// readPackMeta reads a pack directory's pack.yaml.
+func (l *packLoader) readPackMeta(path string) *Pack {
 	pk := &Pack{Dir: path, Origin: "project"}
 	l.pack = pk
-	st, err := os.Stat(path)
-	if err != nil {
-		l.errorf(Pos{File: path}, CodeYAML, "cannot read: %v", err)
-		return pk
-	}
-	if !st.IsDir() {
-		// A single rule file: take the origin of <pack>/pack.yaml when
-		// the file sits in <pack>/policy/.
-		pk.Name = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
-		dir := filepath.Dir(path)
-		if filepath.Base(dir) == "policy" {
-			if packFile := filepath.Join(filepath.Dir(dir), "pack.yaml"); exists(packFile) {
-				l.readPackFile(packFile)
-			}
-		}
-		text, err := readRegular(path)
-		if err != nil {
-			l.errorf(Pos{File: path}, CodeYAML, "cannot read: %v", err)
-			return pk
-		}
-		stem := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
-		l.addFile(path, text, stem)
-		return pk
-	}
 	pk.Name = filepath.Base(filepath.Clean(path))
 	if abs, err := filepath.Abs(path); err == nil {
 		pk.Name = filepath.Base(abs)
 	}
+	st, err := os.Stat(path)
+	switch {
+	case err != nil:
+		l.errorf(Pos{File: path}, CodeYAML, "cannot read: %v", err)
+		return pk
+	case !st.IsDir():
+		l.errorf(Pos{File: path}, CodeYAML, "not a pack directory")
+		return pk
+	}
 	if packFile := filepath.Join(path, "pack.yaml"); exists(packFile) {
 		l.readPackFile(packFile)
+	}
+	return pk
+}
+
+// resolveCatalog decides the set's catalog: -catalog, else the one the
+// packs' pack.yaml name (all the same), else the default. It reports
+// whether the rules can be checked (the catalog loaded).
+func (l *packLoader) resolveCatalog(packs []*Pack) bool {
+	if l.opts.Catalog != nil {
+		l.cat = l.opts.Catalog
+		return true
+	}
+	var file string
+	var first *Pack
+	ok := true
+	for _, pk := range packs {
+		if pk.CatalogFile == "" {
+			continue
+		}
+		if first == nil {
+			first, file = pk, pk.CatalogFile
+			continue
+		}
+		if !sameFile(pk.CatalogFile, file) {
+			l.errorf(pk.catalogPos, CodeCatalog, "pack %s names the catalog %s, but pack %s names %s: the packs of a set use one catalog",
+				pk.Name, pk.CatalogFile, first.Name, file)
+			ok = false
+		}
+	}
+	if !ok {
+		return false
+	}
+	if file == "" {
+		return true
+	}
+	if !exists(file) {
+		l.errorf(first.catalogPos, CodeCatalog, "catalog %s: no such file", file)
+		return false
+	}
+	cat, ds := LoadCatalog(file)
+	l.diags = append(l.diags, ds...)
+	if cat == nil {
+		return false
+	}
+	l.cat = cat
+	return true
+}
+
+func sameFile(a, b string) bool {
+	if a == b {
+		return true
+	}
+	sa, err1 := os.Stat(a)
+	sb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
+}
+
+// readPolicies reads the rule files of a pack directory.
+func (l *packLoader) readPolicies(pk *Pack) {
+	l.pack = pk
+	path := pk.Dir
+	if st, err := os.Stat(path); err != nil || !st.IsDir() {
+		return
 	}
 	entries, err := os.ReadDir(filepath.Join(path, "policy"))
 	if err != nil {
 		l.errorf(Pos{File: path}, CodeYAML, "not a pack: cannot read %s: %v", filepath.Join(path, "policy"), err)
-		return pk
+		return
 	}
 	// Every entry named like a rule file is read: one that is not a
 	// regular file (a directory, or a symlink to one) is an error at its
@@ -259,19 +375,21 @@ func (l *packLoader) readPath(path string) *Pack {
 			l.errorf(Pos{File: file}, CodeYAML, "cannot read: %v", err)
 			continue
 		}
+		pk.Sources = append(pk.Sources, Source{Path: "policy/" + n, Content: text})
 		l.addFile(file, text, strings.TrimSuffix(n, filepath.Ext(n)))
 	}
-	return pk
 }
 
-// finish runs the checks that need the whole pack: duplicate ids, counter
-// references, CEL, profiles; then sorts the rules.
-func (l *packLoader) finish() {
+// finish runs the checks that need the whole set: duplicate ids, counter
+// references, CEL, profiles; then orders the rules.
+func (l *packLoader) finish(packs []*Pack) {
+	l.set.Packs = packs
+	l.set.Catalog = l.cat
 	env, err := NewEnv(l.cat)
 	if err != nil {
-		l.errorf(Pos{File: l.pack.Dir}, CodeCELType, "internal error: CEL environment: %v", err)
+		l.errorf(Pos{File: packs[0].Dir}, CodeCELType, "internal error: CEL environment: %v", err)
 	}
-	l.pack.Env = env
+	l.set.Env = env
 	l.ruleIDs = map[string]bool{}
 	firstFile := map[string]string{}
 	for _, f := range l.files {
@@ -286,23 +404,29 @@ func (l *packLoader) finish() {
 		firstFile[id] = f.src.name
 		l.ruleIDs[id] = true
 	}
-	// The evaluation order, and with it every rule's counter slot, is known
-	// before any when is checked, so that the lowering produces final IR.
-	l.pack.Rules = nil
-	for _, f := range l.files {
-		if f.rule != nil {
-			l.pack.Rules = append(l.pack.Rules, f.rule)
+	for _, pk := range packs {
+		if dn := pk.deny; dn != nil && dn.code != "" && l.ruleIDs[dn.code] {
+			l.errorf(dn.codePos, CodeID, "deny_by_default code %s is the id of a rule of the set (defined in %s); the code is not a rule", dn.code, firstFile[dn.code])
+			pk.DenyByDefault = nil
 		}
 	}
-	sort.SliceStable(l.pack.Rules, func(i, j int) bool {
-		a, b := l.pack.Rules[i], l.pack.Rules[j]
+	// The evaluation order, and with it every rule's counter slot, is known
+	// before any when is checked, so that the lowering produces final IR.
+	l.set.Rules = nil
+	for _, f := range l.files {
+		if f.rule != nil {
+			l.set.Rules = append(l.set.Rules, f.rule)
+		}
+	}
+	sort.SliceStable(l.set.Rules, func(i, j int) bool {
+		a, b := l.set.Rules[i], l.set.Rules[j]
 		if ra, rb := KindRank(a.Kind), KindRank(b.Kind); ra != rb {
 			return ra < rb
 		}
 		return a.ID < b.ID
 	})
 	l.slots = map[string]int{}
-	for i, r := range l.pack.Rules {
+	for i, r := range l.set.Rules {
 		if _, dup := l.slots[r.ID]; !dup && l.ruleIDs[r.ID] {
 			l.slots[r.ID] = i
 		}
@@ -313,6 +437,39 @@ func (l *packLoader) finish() {
 			l.checkReads(f)
 		}
 	}
+	l.set.Digest = l.set.ComputeDigest()
+}
+
+// ComputeDigest is the digest of the set (spec 10): the hex sha256, with
+// the prefix "sha256:", of
+//
+//	oarc-digest-v1\n
+//	for every source, sorted by pack name then path:
+//	    <pack name>/<path>\n<length in bytes>\n<content>\n
+//	catalog <fingerprint>\n
+func (s *Set) ComputeDigest() string {
+	type entry struct {
+		name    string
+		content []byte
+	}
+	var es []entry
+	for _, pk := range s.Packs {
+		for _, src := range pk.Sources {
+			es = append(es, entry{pk.Name + "/" + src.Path, src.Content})
+		}
+	}
+	sort.SliceStable(es, func(i, j int) bool { return es[i].name < es[j].name })
+	h := sha256.New()
+	io.WriteString(h, "oarc-digest-v1\n")
+	for _, e := range es {
+		fmt.Fprintf(h, "%s\n%d\n", e.name, len(e.content))
+		h.Write(e.content)
+		io.WriteString(h, "\n")
+	}
+	if s.Catalog != nil {
+		fmt.Fprintf(h, "catalog %s\n", s.Catalog.Fingerprint())
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
 }
 
 // dedupe drops diagnostics identical to their predecessor (after sorting).

@@ -36,13 +36,17 @@ func checkDiags(t *testing.T, diags Diagnostics, want []wantDiag) {
 }
 
 // loadWithin loads paths and fails the test if that blocks.
-func loadWithin(t *testing.T, paths ...string) (*Pack, Diagnostics) {
+func loadWithin(t *testing.T, paths ...string) (*Set, Diagnostics) {
 	t.Helper()
 	type result struct {
-		p *Pack
+		p *Set
 		d Diagnostics
 	}
 	r := withDeadline(t, 10*time.Second, func() result {
+		if len(paths) == 1 {
+			p, d := LoadPack(paths[0], Options{})
+			return result{p, d}
+		}
 		p, d := Load(paths, Options{})
 		return result{p, d}
 	})

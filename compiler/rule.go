@@ -11,6 +11,7 @@ import (
 	"io"
 	"regexp"
 	"strconv"
+	"path/filepath"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -26,7 +27,7 @@ var (
 
 var (
 	ruleFields      = []string{"oar", "id", "kind", "anchor", "effect", "selector", "requires", "when", "flow", "enforcement", "on_error", "copy", "on_fire", "detector", "transform"}
-	packFields      = []string{"oar", "name", "origin"}
+	packFields      = []string{"oar", "name", "origin", "catalog", "deny_by_default"}
 	copyFields      = []string{"title", "what", "cause", "why", "fix", "instead"}
 	requiresFields  = []string{"profiles"}
 	onFireFields    = []string{"increment", "reset"}
@@ -55,16 +56,35 @@ type ruleFile struct {
 
 // fileCtx reports diagnostics against one source.
 type fileCtx struct {
-	l   *packLoader
-	src *source
+	l     *packLoader // the loader of a rule file or pack.yaml; nil for a catalog
+	src   *source
+	diags *Diagnostics
+	// only, when set, is the code of every problem in the file (a host
+	// catalog's problems are all OAR_CATALOG, YAML syntax included).
+	only string
+}
+
+func newFileCtx(l *packLoader, src *source) *fileCtx {
+	return &fileCtx{l: l, src: src, diags: &l.diags}
+}
+
+func (c *fileCtx) add(d Diagnostic) {
+	if c.only != "" {
+		d.Code = c.only
+	}
+	*c.diags = append(*c.diags, d)
+}
+
+func (c *fileCtx) errorAt(p Pos, code, format string, args ...any) {
+	c.add(Diagnostic{Pos: p, Code: code, Message: fmt.Sprintf(format, args...)})
 }
 
 func (c *fileCtx) errorf(n *yaml.Node, code, format string, args ...any) {
-	c.l.errorf(c.src.pos(n), code, format, args...)
+	c.errorAt(c.src.pos(n), code, format, args...)
 }
 
 func (c *fileCtx) warnf(n *yaml.Node, code, format string, args ...any) {
-	c.l.diags = append(c.l.diags, Diagnostic{Pos: c.src.pos(n), Severity: Warning, Code: code, Message: fmt.Sprintf(format, args...)})
+	c.add(Diagnostic{Pos: c.src.pos(n), Severity: Warning, Code: code, Message: fmt.Sprintf(format, args...)})
 }
 
 // parseDoc parses text as exactly one YAML document whose root is a
@@ -74,7 +94,7 @@ func (c *fileCtx) parseDoc(text []byte) *yaml.Node {
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil {
 		if errors.Is(err, io.EOF) {
-			c.l.errorf(Pos{File: c.src.name, Line: 1, Col: 1}, CodeYAML, "empty file: a rule file holds one YAML document whose root is a mapping")
+			c.errorAt(Pos{File: c.src.name, Line: 1, Col: 1}, CodeYAML, "empty file: a %s holds one YAML document whose root is a mapping", c.what())
 			return nil
 		}
 		c.yamlError(err)
@@ -86,12 +106,12 @@ func (c *fileCtx) parseDoc(text []byte) *yaml.Node {
 		if len(next.Content) > 0 {
 			p = c.src.pos(next.Content[0])
 		}
-		c.l.errorf(p, CodeYAML, "several YAML documents in one file; a rule file holds exactly one")
+		c.errorAt(p, CodeYAML, "several YAML documents in one file; a %s holds exactly one", c.what())
 	} else if !errors.Is(err, io.EOF) {
 		c.yamlError(err)
 	}
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
-		c.l.errorf(Pos{File: c.src.name, Line: 1, Col: 1}, CodeYAML, "empty document: the root must be a mapping")
+		c.errorAt(Pos{File: c.src.name, Line: 1, Col: 1}, CodeYAML, "empty document: the root must be a mapping")
 		return nil
 	}
 	root := doc.Content[0]
@@ -101,6 +121,14 @@ func (c *fileCtx) parseDoc(text []byte) *yaml.Node {
 	}
 	c.walk(root)
 	return root
+}
+
+// what names the kind of file in messages.
+func (c *fileCtx) what() string {
+	if c.only == CodeCatalog {
+		return "catalog file"
+	}
+	return "rule file"
 }
 
 func (c *fileCtx) yamlError(err error) {
@@ -120,7 +148,7 @@ func (c *fileCtx) yamlError(err error) {
 			}
 		}
 	}
-	c.l.diags = append(c.l.diags, Diagnostic{Pos: p, Code: CodeYAML, Message: "YAML syntax: " + msg})
+	c.add(Diagnostic{Pos: p, Code: CodeYAML, Message: "YAML syntax: " + msg})
 }
 
 // readerProblems are the messages of yaml.v3's input decoder, which carry
@@ -291,7 +319,7 @@ func (l *packLoader) readPackFile(file string) {
 		l.errorf(Pos{File: file}, CodeYAML, "cannot read: %v", err)
 		return
 	}
-	c := &fileCtx{l: l, src: newSource(file, text)}
+	c := newFileCtx(l, newSource(file, text))
 	root := c.parseDoc(text)
 	if root == nil {
 		return
@@ -308,12 +336,39 @@ func (l *packLoader) readPackFile(file string) {
 			l.pack.Origin = s
 		}
 	}
+	if n, ok := f["catalog"]; ok {
+		if s, ok := c.str(n, "catalog"); ok {
+			if s == "" {
+				c.errorf(n, CodeCatalog, "catalog is empty; name a catalog file relative to the pack")
+			} else {
+				if !filepath.IsAbs(s) {
+					s = filepath.Join(filepath.Dir(file), s)
+				}
+				l.pack.CatalogFile = s
+				l.pack.catalogPos = c.src.pos(n)
+			}
+		}
+	}
+	if n, ok := f["deny_by_default"]; ok {
+		l.pack.deny = &denyNodes{c: c, n: n, key: keyNode(root, "deny_by_default")}
+	}
+	l.pack.Sources = append(l.pack.Sources, Source{Path: "pack.yaml", Content: text})
+}
+
+// keyNode returns the key node of field name in a mapping.
+func keyNode(m *yaml.Node, name string) *yaml.Node {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == name {
+			return m.Content[i]
+		}
+	}
+	return m
 }
 
 // addFile loads one rule document. stem is the id the file name demands,
 // or "" for inline documents.
 func (l *packLoader) addFile(file string, text []byte, stem string) {
-	c := &fileCtx{l: l, src: newSource(file, text)}
+	c := newFileCtx(l, newSource(file, text))
 	rf := &ruleFile{src: c.src, stem: stem}
 	l.files = append(l.files, rf)
 	before := len(l.diags)
@@ -322,7 +377,7 @@ func (l *packLoader) addFile(file string, text []byte, stem string) {
 	if root == nil {
 		return
 	}
-	r := &Rule{File: file, Pos: c.src.pos(root), Enforcement: "enforce", OnError: "fail_closed"}
+	r := &Rule{File: file, Pos: c.src.pos(root), Enforcement: "enforce", OnError: "fail_closed", Pack: l.pack}
 	rf.rule = r
 	f := c.fields(root, "rule", ruleFields)
 	c.checkVersion(root, f)
@@ -359,10 +414,10 @@ func (l *packLoader) addFile(file string, text []byte, stem string) {
 	var anchor *catalog.Anchor
 	if n := required("anchor"); n != nil {
 		if s, ok := c.str(n, "anchor"); ok {
-			anchor = catalog.Default().Anchor(s)
+			anchor = l.cat.Anchor(s)
 			if anchor == nil {
 				var ids []string
-				for _, a := range catalog.Default().Anchors {
+				for _, a := range l.cat.Anchors {
 					ids = append(ids, a.ID)
 				}
 				msg := fmt.Sprintf("unknown anchor %q", s)
@@ -494,7 +549,7 @@ func (c *fileCtx) selector(r *Rule, n *yaml.Node) {
 		c.errorf(n, CodeFieldType, "selector must be a mapping from fact names to values, got %s", kindName(n))
 		return
 	}
-	cat := catalog.Default()
+	cat := c.l.cat
 	seen := map[string]bool{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
@@ -509,7 +564,7 @@ func (c *fileCtx) selector(r *Rule, n *yaml.Node) {
 		f := cat.Fact(k.Value)
 		if f == nil {
 			msg := fmt.Sprintf("selector key %q is not a fact", k.Value)
-			if s := suggestName(k.Value); s != "" {
+			if s := suggestName(c.l.cat, k.Value); s != "" {
 				msg += fmt.Sprintf(" (did you mean %q?)", s)
 			}
 			c.errorf(k, CodeSelector, "%s", msg)
@@ -599,6 +654,10 @@ func (c *fileCtx) flow(rf *ruleFile, n *yaml.Node) {
 	fl := &Flow{Pos: c.src.pos(n)}
 	f := c.fields(n, "flow", flowFields)
 	ok := true
+	if names := c.l.cat.Host + ".recent_tool_names"; c.l.cat.Fact(names) == nil || c.l.cat.Fact(names).Type != catalog.ListString {
+		c.errorf(n, CodeFlow, "flow reads %s, which the catalog does not declare as a list(string) fact", names)
+		ok = false
+	}
 	seq, has := f["sequence"]
 	switch {
 	case !has:
@@ -730,10 +789,10 @@ func (c *fileCtx) transform(r *Rule, n *yaml.Node) {
 		for _, e := range rd.Content {
 			var fact *catalog.Fact
 			if e.Kind == yaml.ScalarNode && e.ShortTag() == "!!str" {
-				fact = catalog.Default().Fact(e.Value)
+				fact = c.l.cat.Fact(e.Value)
 			}
 			if fact == nil || fact.Type != catalog.ListMapStringDyn {
-				c.errorf(e, CodeTransform, "transform.redact entry %s is not a span fact (a list(map(string, dyn)) fact such as %s)", describe(e), strings.Join(spanFacts(), " or "))
+				c.errorf(e, CodeTransform, "transform.redact entry %s is not a span fact (a list(map(string, dyn)) fact such as %s)", describe(e), strings.Join(spanFacts(c.l.cat), " or "))
 				ok = false
 				continue
 			}
@@ -754,9 +813,9 @@ func (c *fileCtx) transform(r *Rule, n *yaml.Node) {
 }
 
 // spanFacts are the catalog facts a transform may redact.
-func spanFacts() []string {
+func spanFacts(cat *catalog.Catalog) []string {
 	var out []string
-	for _, f := range catalog.Default().Facts {
+	for _, f := range cat.Facts {
 		if f.Type == catalog.ListMapStringDyn {
 			out = append(out, f.CELName)
 		}
@@ -766,7 +825,7 @@ func spanFacts() []string {
 
 // checkRefs checks on_fire.reset against the ids of the pack.
 func (l *packLoader) checkRefs(rf *ruleFile) {
-	c := &fileCtx{l: l, src: rf.src}
+	c := newFileCtx(l, rf.src)
 	for i, ref := range rf.rule.OnFire.Reset {
 		if !l.ruleIDs[ref.Rule] {
 			msg := fmt.Sprintf("on_fire.reset names %s, which is not a rule of the pack", ref.Rule)
@@ -774,28 +833,42 @@ func (l *packLoader) checkRefs(rf *ruleFile) {
 				msg += fmt.Sprintf(" (did you mean %q?)", s)
 			}
 			c.errorf(rf.reset[i], CodeRef, "%s", msg)
+			continue
+		}
+		// A project cannot disarm the device's breakers (spec 5.3).
+		if target := l.ruleOf(ref.Rule); target != nil && target.Pack != nil && rf.rule.Pack != nil &&
+			rf.rule.Pack.Origin == "project" && target.Pack.Origin == "stock" {
+			c.errorf(rf.reset[i], CodeRef, "on_fire.reset names %s, a rule of the stock pack %s; a rule of a project pack may not reset a stock rule", ref.Rule, target.Pack.Name)
 		}
 	}
+}
+
+// ruleOf returns the rule of the set with the given id.
+func (l *packLoader) ruleOf(id string) *Rule {
+	if i, ok := l.slots[id]; ok {
+		return l.set.Rules[i]
+	}
+	return nil
 }
 
 // checkReads checks `when` with CEL and then the profiles the rule reads
 // in selector, flow and when against requires.profiles.
 func (l *packLoader) checkReads(rf *ruleFile) {
 	r := rf.rule
-	c := &fileCtx{l: l, src: rf.src}
-	cat := catalog.Default()
+	c := newFileCtx(l, rf.src)
+	cat := l.cat
 	var reads []read
 	for _, cl := range r.Selector {
 		f := cat.Fact(cl.Fact)
-		reads = append(reads, read{name: f.CELName, profile: f.Profile, host: f.Tier == catalog.Host, pos: cl.Pos, off: -1})
-		if l.opts.Portable && f.Tier == catalog.Host {
-			l.errorf(cl.Pos, CodeUnknownFact, "host fact '%s' is not portable (-portable forbids host facts and functions)", f.CELName)
+		reads = append(reads, read{name: f.CELName, profile: f.Profile, host: nonPortable(f.Tier), tier: f.Tier, pos: cl.Pos, off: -1})
+		if l.opts.Portable && nonPortable(f.Tier) {
+			l.errorf(cl.Pos, CodeUnknownFact, "%s fact '%s' is not portable (-portable forbids host and oarc facts and functions)", f.Tier, f.CELName)
 		}
 	}
 	if r.Flow != nil {
 		// A flow reads the host fact lycaon.recent_tool_names.
 		if l.opts.Portable {
-			c.errorf(rf.flowNode, CodeUnknownFact, "flow reads the host fact 'lycaon.recent_tool_names', which is not portable (-portable forbids host facts and functions)")
+			c.errorf(rf.flowNode, CodeUnknownFact, "flow reads the host fact '%s.recent_tool_names', which is not portable (-portable forbids host and oarc facts and functions)", l.cat.Host)
 		}
 	}
 	if rf.when != nil {

@@ -13,25 +13,47 @@ type Pos struct {
 	Line, Col int
 }
 
-// Pack is a compiled pack.
-type Pack struct {
+// Set is a compilation set: the packs compiled together into one Go
+// package (spec section 1), with one catalog and one evaluation order.
+type Set struct {
+	// Packs are the packs of the set, in the order they were given.
+	Packs []PackInfo
+	// Catalog is the catalog the rules were checked against.
+	Catalog *Catalog
+	// Rules in evaluation order: kind rank, then id. A rule's index here
+	// is its counter slot.
+	Rules []*Rule
+	// Anchors that have rules or deny by default, sorted by id.
+	Anchors []*Anchor
+	// Validators are the detector ids the rules name, sorted.
+	Validators []string
+	// Digest identifies the rule sources of the set (spec 10): sha256:...
+	Digest string
+}
+
+// PackInfo describes one pack of a set.
+type PackInfo struct {
 	Name   string
 	Origin string
-	// Catalog is the catalog the rules were checked against.
-	Catalog Catalog
-	// Rules in evaluation order within each anchor: kind rank, then id. A
-	// rule's index here is its counter slot.
-	Rules []*Rule
-	// Anchors that have rules, sorted by id.
-	Anchors []*Anchor
-	// Validators are the detector ids the rules name, sorted; a rule's
-	// DetectorSlot indexes this list.
-	Validators []string
-	// Sources are the rule files, for the generated header.
+	// Sources are its files (rule files, pack.yaml), relative to the pack,
+	// for the generated header.
 	Sources []string
 }
 
-// Catalog identifies the catalog of a pack.
+// Name is the set's name: its packs' names joined with "+".
+func (s *Set) Name() string {
+	name := ""
+	for i, p := range s.Packs {
+		if i > 0 {
+			name += "+"
+		}
+		name += p.Name
+	}
+	return name
+}
+
+// Catalog describes a host catalog (spec section 9) as generated code sees
+// it: the anchors, and the facts and functions with their Go names.
 type Catalog struct {
 	// Host is the namespace of host facts and functions (lycaon).
 	Host string
@@ -39,12 +61,58 @@ type Catalog struct {
 	// refers to it so that code compiled against another catalog fails to
 	// build.
 	Fingerprint string
+	// GoPackage is the import path of the generated catalog package, and
+	// GoName its package name.
+	GoPackage, GoName string
+	// HostField is the field of the facts struct holding the host facts.
+	HostField string
+	Anchors   []CatalogAnchor
+	Facts     []CatalogFact
+	Functions []CatalogFunction
+}
+
+// CatalogAnchor is an anchor of a catalog.
+type CatalogAnchor struct {
+	ID, GoName, Title string
+	Planes            []string
+}
+
+// CatalogFact is a fact of a catalog.
+type CatalogFact struct {
+	Name        string // CEL name
+	Type        *Type
+	Tier        string // core, standard, oarc, host
+	Profile     string
+	Field       []string // Go field path in the facts struct; nil for derived facts
+	Description string
+}
+
+// CatalogFunction is an observation function of a catalog.
+type CatalogFunction struct {
+	Name        string // CEL name
+	Params      []*Type
+	Result      *Type
+	Tier        string
+	Profile     string
+	Builtin     Builtin
+	Provider    string // Go field of the providers struct; "" for built-ins
+	Description string
+}
+
+// Deny is a deny-by-default code of an anchor (spec 5.8).
+type Deny struct {
+	Code    string
+	Pack    string
+	Monitor bool
+	Copy    Copy
 }
 
 // Anchor is the static dispatch entry of one anchor.
 type Anchor struct {
 	ID    string
-	Rules []int // indexes into Pack.Rules, in evaluation order
+	Rules []int // indexes into Set.Rules, in evaluation order
+	// Deny is the anchor's deny-by-default code, nil if none.
+	Deny *Deny
 }
 
 // RuleKind is a rule's kind; kinds order evaluation.
@@ -130,6 +198,7 @@ func indexOf(names []string, s string) (int, bool) {
 type Rule struct {
 	Index        int
 	ID           string
+	Pack         string // the pack it came from
 	Kind         RuleKind
 	Anchor       string
 	Effect       Effect
@@ -145,18 +214,22 @@ type Rule struct {
 	Copy         Copy
 	Increment    []Counter
 	Reset        []CounterRef
-	Redact       []string
-	Replacement  string
-	Pos          Pos
+	// Stored says which of the rule's counters (by Counter) some rule of
+	// the set reads: only those are kept in the session's store.
+	Stored      [2]bool
+	Redact      []string
+	Replacement string
+	Pos         Pos
 }
 
 // Clause is one selector clause: the fact equals one of the values (for a
 // list(string) fact: any element is among them).
 type Clause struct {
-	Fact   string // CEL name
-	Field  []string
-	Type   *Type
-	Values []any // string, int64 or bool
+	Fact    string // CEL name
+	Profile string // the fact's profile, "" for core and host facts
+	Field   []string
+	Type    *Type
+	Values  []any // string, int64 or bool
 }
 
 // Flow is a rule's flow matcher over the host's recent tool names.
@@ -225,6 +298,9 @@ const (
 	FromDetector
 	// FromAnchor is the core fact anchor: the occurrence's anchor id.
 	FromAnchor
+	// FromProvenance is one of oarc's provenance facts (spec 5.7), derived
+	// from the session's graph; Field names the list of runtime.Scope.
+	FromProvenance
 )
 
 // Fact reads a fact.
@@ -292,12 +368,15 @@ type Observe struct {
 	Node
 	Func    string // CEL name
 	Builtin Builtin
-	// Args is the field path of tool_args, for a built-in.
-	Args []string
+	// ToolArgs is the field path of tool_args, for a built-in.
+	ToolArgs []string
 	// Provider is the Go field of the providers struct answering the
 	// function, when it is not a built-in.
 	Provider string
-	Arg      Expr
+	// Params are the function's declared parameter types; Args its
+	// arguments.
+	Params []*Type
+	Args   []Expr
 }
 
 // And is CEL's commutative, error-absorbing conjunction.

@@ -23,7 +23,7 @@ func Children(e Expr) []Expr {
 	case *Call:
 		return n.Args
 	case *Observe:
-		return []Expr{n.Arg}
+		return n.Args
 	case *And:
 		return n.Terms
 	case *Or:
@@ -118,7 +118,7 @@ func writeExpr(b *strings.Builder, e Expr) {
 			kind = "provider"
 		}
 		b.WriteString(kind + " " + n.Func + "(")
-		writeExpr(b, n.Arg)
+		writeList(b, n.Args)
 		b.WriteString(")")
 	case *And:
 		b.WriteString("and(")
@@ -177,23 +177,33 @@ func writeExpr(b *strings.Builder, e Expr) {
 	b.WriteString(":" + e.Type().String())
 }
 
-// Print renders a whole pack, one rule after another, for `oarc ir` and
+// Print renders a whole set, one rule after another, for `oarc ir` and
 // golden tests. The output is deterministic.
-func Print(p *Pack) string {
+func Print(p *Set) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "pack %q origin=%s rules=%d\n", p.Name, p.Origin, len(p.Rules))
+	for _, pk := range p.Packs {
+		fmt.Fprintf(&b, "pack %q origin=%s\n", pk.Name, pk.Origin)
+	}
+	fmt.Fprintf(&b, "rules=%d catalog=%s\n", len(p.Rules), p.Catalog.Host)
 	for _, a := range p.Anchors {
 		ids := make([]string, len(a.Rules))
 		for i, r := range a.Rules {
 			ids[i] = p.Rules[r].ID
 		}
-		fmt.Fprintf(&b, "anchor %s: %s\n", a.ID, strings.Join(ids, " "))
+		fmt.Fprintf(&b, "anchor %s: %s", a.ID, strings.Join(ids, " "))
+		if a.Deny != nil {
+			fmt.Fprintf(&b, " deny_by_default=%s", a.Deny.Code)
+			if a.Deny.Monitor {
+				b.WriteString(" monitor")
+			}
+		}
+		b.WriteString("\n")
 	}
 	if len(p.Validators) > 0 {
 		fmt.Fprintf(&b, "validators: %s\n", strings.Join(p.Validators, " "))
 	}
 	for _, r := range p.Rules {
-		fmt.Fprintf(&b, "\nrule #%d %s (%s) at %s:%d:%d\n", r.Index, r.ID, r.Kind, r.Pos.File, r.Pos.Line, r.Pos.Col)
+		fmt.Fprintf(&b, "\nrule #%d %s (%s) of %s at %s:%d:%d\n", r.Index, r.ID, r.Kind, r.Pack, r.Pos.File, r.Pos.Line, r.Pos.Col)
 		fmt.Fprintf(&b, "  anchor %s effect %s", r.Anchor, r.Effect)
 		if r.Monitor {
 			b.WriteString(" monitor")
@@ -213,6 +223,9 @@ func Print(p *Pack) string {
 				vals[i] = lit(v)
 			}
 			fmt.Fprintf(&b, "  select %s:%s in [%s]\n", c.Fact, c.Type, strings.Join(vals, ", "))
+		}
+		if r.Stored[Fire] || r.Stored[Breaker] {
+			fmt.Fprintf(&b, "  stored fire=%v breaker=%v\n", r.Stored[Fire], r.Stored[Breaker])
 		}
 		if r.Flow != nil {
 			fmt.Fprintf(&b, "  flow %v within=%d contiguous=%v\n", r.Flow.Steps, r.Flow.Within, r.Flow.Contiguous)

@@ -1,12 +1,9 @@
 package runtime
 
-import (
-	"context"
-	"errors"
-)
-
-// ErrKind classifies an evaluation error. The kinds follow cel-go's error
-// classes so that generated code and cel-go can be compared kind for kind.
+// ErrKind classifies an evaluation error. The CEL kinds follow cel-go's
+// error classes, so that generated code and cel-go can be compared kind for
+// kind; the others are oarc's (providers, validators, profiles, the
+// context, the session store).
 type ErrKind uint8
 
 // The evaluation error kinds. ErrNone is the zero value: no error.
@@ -21,16 +18,39 @@ const (
 	ErrConversion              // failed int()/double()/string()/bool() conversion, or range error
 	ErrInvalidArgument         // bad argument to a function, e.g. an invalid regex at run time
 	ErrNoProvider              // a provider-backed function with no provider registered
-	ErrProvider                // a provider returned an error
+	ErrProvider                // a provider returned an error or panicked
 	ErrProfile                 // a required profile was not supplied
-	ErrDetector                // validator not registered, failed or timed out
-	ErrCanceled                // the context was cancelled or its deadline passed
+	ErrDetector                // a validator failed (returned an error or panicked)
+	ErrCanceled                // the context was cancelled or its deadline passed before a call
 	ErrPanic                   // a panic was recovered at the entry point
+	ErrUintOverflow            // "unsigned integer overflow"
+	ErrStringIndex             // the strings extension's "index out of range: n"
+	ErrNotRegistered           // a detector rule's validator is not registered
+	ErrTimeout                 // a validator or provider was still running at the deadline
+	ErrStore                   // the session store could not be reached or answered too late
+	ErrProvenance              // a provenance fact read with an unrecorded input or an incomplete session
+	ErrAnchor                  // the occurrence's anchor is not an anchor of the catalog
 )
+
+var errKindNames = [...]string{
+	"none", "no_such_key", "index_out_of_range", "divide_by_zero", "modulus_by_zero", "int_overflow",
+	"no_such_overload", "conversion", "invalid_argument", "no_provider", "provider", "profile",
+	"detector", "canceled", "panic", "uint_overflow", "string_index", "not_registered", "timeout",
+	"store", "provenance", "anchor",
+}
+
+// String is the kind's stable name, as decision records spell it.
+func (k ErrKind) String() string {
+	if int(k) < len(errKindNames) {
+		return errKindNames[k]
+	}
+	return "unknown"
+}
 
 // Err is an evaluation error as a plain value, so that producing one does
 // not allocate. The zero Err means "no error". S and N carry the details
-// the message needs (a key, an index, a function name).
+// the message needs (a key, an index, a function or validator name); the
+// message is built only when asked for.
 type Err struct {
 	Kind ErrKind
 	S    string
@@ -40,117 +60,63 @@ type Err struct {
 // Ok reports whether e is the zero Err (no error).
 func (e Err) Ok() bool { return e.Kind == ErrNone }
 
-// Error returns the message cel-go gives for the same error. It is built
-// lazily, so creating an Err never allocates.
+// Error returns the message cel-go gives for the same error (oarc's own
+// messages for the other kinds).
 func (e Err) Error() string {
+	detail := func(prefix, alt string) string {
+		if e.S == "" {
+			return alt
+		}
+		return prefix + e.S
+	}
 	switch e.Kind {
 	case ErrNone:
 		return ""
 	case ErrNoSuchKey:
 		return "no such key: " + e.S
 	case ErrIndexOutOfRange:
-		if e.S == sStringIndex {
-			return "index out of range: " + itoa(e.N)
-		}
-		if e.S != "" { // the key as cel-go prints it, e.g. a double "1e+10"
-			return "index out of bounds: " + e.S
-		}
-		return "index out of bounds: " + itoa(e.N)
+		// S is the key as cel-go prints it, when it is not an int (a
+		// double "1e+10").
+		return detail("index out of bounds: ", "index out of bounds: "+itoa(e.N))
+	case ErrStringIndex:
+		return "index out of range: " + itoa(e.N)
 	case ErrDivideByZero:
 		return "division by zero"
 	case ErrModulusByZero:
 		return "modulus by zero"
 	case ErrIntOverflow:
-		if e.S == sUnsigned {
-			return "unsigned integer overflow"
-		}
 		return "integer overflow"
+	case ErrUintOverflow:
+		return "unsigned integer overflow"
 	case ErrNoSuchOverload:
-		if e.S == "" {
-			return "no such overload"
-		}
-		return "no such overload: " + e.S
+		return detail("no such overload: ", "no such overload")
 	case ErrConversion, ErrInvalidArgument:
-		if e.S == "" {
-			return "invalid argument"
-		}
-		return e.S
+		return detail("", "invalid argument")
 	case ErrNoProvider:
 		return "no provider registered for " + e.S
 	case ErrProvider:
-		return "provider error: " + e.S
+		return "provider " + e.S + " failed"
 	case ErrProfile:
 		return "profile not supplied: " + e.S
 	case ErrDetector:
-		return "detector error: " + e.S
+		return "validator " + e.S + " failed"
+	case ErrNotRegistered:
+		return "validator " + e.S + " is not registered"
+	case ErrTimeout:
+		return e.S + " did not answer before the deadline"
 	case ErrCanceled:
-		if e.S == "" {
-			return "evaluation canceled"
-		}
-		return "evaluation canceled: " + e.S
+		return detail("evaluation canceled: ", "evaluation canceled")
 	case ErrPanic:
 		return "panic: " + e.S
+	case ErrStore:
+		return detail("session store: ", "session store unavailable")
+	case ErrProvenance:
+		return detail("provenance: ", "provenance unknown")
+	case ErrAnchor:
+		return "unknown anchor " + itoa(e.N)
 	}
 	return "unknown error kind " + itoa(int64(e.Kind)) + ": " + e.S
 }
-
-// Sentinel detail strings selecting a variant of a kind's message.
-const (
-	sStringIndex = "\x00string-index" // strings extension: "index out of range: n"
-	sUnsigned    = "\x00unsigned"     // "unsigned integer overflow"
-)
-
-// NoSuchKey is the error for a map lookup of the absent string key k.
-func NoSuchKey(k string) Err { return Err{Kind: ErrNoSuchKey, S: k} }
-
-// NoSuchKeyInt is the error for a lookup of the absent int key k.
-func NoSuchKeyInt(k int64) Err { return Err{Kind: ErrNoSuchKey, S: itoa(k)} }
-
-// IndexOutOfRange is the error for a list index i outside [0, size):
-// "index out of bounds: i".
-func IndexOutOfRange(i int64) Err { return Err{Kind: ErrIndexOutOfRange, N: i} }
-
-// StringIndexOutOfRange is the strings extension's error for a bad code
-// point offset: "index out of range: i".
-func StringIndexOutOfRange(i int64) Err {
-	return Err{Kind: ErrIndexOutOfRange, S: sStringIndex, N: i}
-}
-
-// NoSuchOverload is the error for operands of the wrong dynamic type. fn
-// (may be empty) is the detail cel-go prints after "no such overload: ".
-func NoSuchOverload(fn string) Err { return Err{Kind: ErrNoSuchOverload, S: fn} }
-
-// DivisionByZero is "division by zero".
-func DivisionByZero() Err { return Err{Kind: ErrDivideByZero} }
-
-// ModulusByZero is "modulus by zero".
-func ModulusByZero() Err { return Err{Kind: ErrModulusByZero} }
-
-// IntOverflow is "integer overflow".
-func IntOverflow() Err { return Err{Kind: ErrIntOverflow} }
-
-// UintOverflow is "unsigned integer overflow" (kind ErrIntOverflow).
-func UintOverflow() Err { return Err{Kind: ErrIntOverflow, S: sUnsigned} }
-
-// ConversionError is a failed conversion with cel-go's full message msg.
-func ConversionError(msg string) Err { return Err{Kind: ErrConversion, S: msg} }
-
-// InvalidArgument is a bad function argument with cel-go's full message msg.
-func InvalidArgument(msg string) Err { return Err{Kind: ErrInvalidArgument, S: msg} }
-
-// MaxDepth is how many levels of nested lists and maps the runtime walks
-// (equality, `in` on lists). A walk that would go deeper, as it does
-// forever on a cyclic value, stops with [TooDeep] instead of exhausting the
-// stack. cel-go has no such limit (it overflows the stack on a cyclic
-// value); values at most MaxDepth levels deep behave exactly as in cel-go.
-const MaxDepth = 1000
-
-const msgTooDeep = "value too deeply nested or cyclic (more than 1000 levels of lists and maps)"
-
-// TooDeep is the error of a walk past [MaxDepth]: kind ErrInvalidArgument,
-// "value too deeply nested or cyclic (more than 1000 levels of lists and
-// maps)".
-func TooDeep() Err { return Err{Kind: ErrInvalidArgument, S: msgTooDeep} }
 
 func itoa(n int64) string {
 	if n == 0 {
@@ -172,10 +138,4 @@ func itoa(n int64) string {
 		b[i] = '-'
 	}
 	return string(b[i:])
-}
-
-// contextEnded reports whether a validator's error is, or wraps, the end of
-// its context (deadline or cancellation): a timeout, not a failure.
-func contextEnded(e error) bool {
-	return errors.Is(e, context.DeadlineExceeded) || errors.Is(e, context.Canceled)
 }

@@ -1,7 +1,6 @@
 package runtime
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -58,16 +57,5 @@ func TestRejectionLineBreaks(t *testing.T) {
 	d := &Decision{Rule: r}
 	if d.Rejection() != RejectionText(r) || (&Decision{}).Rejection() != "" {
 		t.Error("Rejection")
-	}
-}
-
-// Span entries written as JSON integers count (issue 10.8).
-func TestSpanIntJSONNumber(t *testing.T) {
-	m := map[string]any{"start": json.Number("2"), "end": json.Number("4.0"), "x": json.Number("3")}
-	if v, ok := spanInt(m, "start"); !ok || v != 2 {
-		t.Error("json int start")
-	}
-	if _, ok := spanInt(m, "end"); ok {
-		t.Error("a json double is not an int span bound")
 	}
 }

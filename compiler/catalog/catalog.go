@@ -139,9 +139,9 @@ const (
 	Host     Tier = "host"
 )
 
-// Profiles are the standard fact profiles, in the order of the runtime's
-// profile bits.
-var Profiles = []string{"session", "tool", "content-safety", "content-provenance", "filesystem", "mcp"}
+// Profiles are the fact profiles, in the order of the runtime's profile
+// bits: OAR's six, then oarc's provenance (spec 5.7).
+var Profiles = []string{"session", "tool", "content-safety", "content-provenance", "filesystem", "mcp", "provenance"}
 
 // ProfileIndex returns the bit index of a profile, or -1.
 func ProfileIndex(p string) int {
@@ -472,8 +472,19 @@ func IsReserved(name string) bool {
 	return false
 }
 
-// oarcFacts are oarc's own facts (tier oarc).
-var oarcFacts []*Fact
+// oarcFacts are oarc's own facts (tier oarc): the provenance facts of spec
+// 5.7, derived from the session's graph. They are bare names like standard
+// facts; -portable reports them like host facts.
+var oarcFacts = []*Fact{
+	{Name: "provenance_tools", Type: ListString, Tier: Oarc, Profile: "provenance", Section: "Provenance",
+		Description: "The tool of every tool_result node in the occurrence's scope (its inputs and their ancestors), sorted and distinct."},
+	{Name: "provenance_origins", Type: ListString, Tier: Oarc, Profile: "provenance", Section: "Provenance",
+		Description: "Every non-empty origin in the occurrence's scope, sorted and distinct."},
+	{Name: "provenance_trust_tiers", Type: ListString, Tier: Oarc, Profile: "provenance", Section: "Provenance",
+		Description: "Every non-empty trust tier in the occurrence's scope, sorted and distinct."},
+	{Name: "provenance_labels", Type: ListString, Tier: Oarc, Profile: "provenance", Section: "Provenance",
+		Description: "Every label in the occurrence's scope, sorted and distinct."},
+}
 
 func build(host string, anchors []*Anchor, facts []*Fact, functions []*Function, hostFacts []*Fact, hostFuncs []*Function, file string) (*Catalog, error) {
 	c := &Catalog{

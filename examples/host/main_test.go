@@ -11,6 +11,7 @@ import (
 	"github.com/oarc/oarc/codegen"
 	"github.com/oarc/oarc/compiler"
 	"github.com/oarc/oarc/examples/host/rules"
+	"github.com/oarc/oarc/internal/cli"
 	"github.com/oarc/oarc/runtime"
 )
 
@@ -34,7 +35,7 @@ func TestGeneratedIsFresh(t *testing.T) {
 	if diags.HasErrors() {
 		t.Fatal(diags.Text())
 	}
-	want, err := codegen.Generate(compiler.Build(p), codegen.Options{Package: "rules"})
+	want, err := codegen.Generate(compiler.Build(p), codegen.Options{Package: "rules", Version: cli.Version})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,16 +54,19 @@ func TestZeroAllocs(t *testing.T) {
 	if racecheck.Enabled {
 		t.Skip("allocation counts mean nothing under the race detector (sync.Pool drops items)")
 	}
-	env := demoEnv()
-	s := rules.NewSession()
+	ev, err := rules.New(demoEnv())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := runtime.NewSession("t")
 	var d runtime.Decision
 	for _, c := range calls() {
 		if c.what == "http_post with an access key" {
 			continue // the toy validator itself allocates its answer
 		}
 		occ := c.occ
-		rules.Evaluate(context.Background(), env, &occ, s, &d)
-		if n := testing.AllocsPerRun(100, func() { rules.Evaluate(context.Background(), env, &occ, s, &d) }); n != 0 {
+		ev.Evaluate(context.Background(), &occ, s, &d)
+		if n := testing.AllocsPerRun(100, func() { ev.Evaluate(context.Background(), &occ, s, &d) }); n != 0 {
 			t.Errorf("%s: %v allocations per evaluation", c.what, n)
 		}
 	}

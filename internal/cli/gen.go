@@ -16,46 +16,82 @@ import (
 	"regexp"
 	"strings"
 
+	"golang.org/x/mod/modfile"
+
 	"github.com/oarc/oarc/codegen"
 	"github.com/oarc/oarc/compiler"
+	"github.com/oarc/oarc/compiler/catalog"
 	"github.com/oarc/oarc/ir"
 )
 
 func init() {
-	register("gen", &Command{Summary: "compile a pack into a Go package", Run: runGen})
-	register("ir", &Command{Summary: "print the IR of a pack", Run: runIR})
+	register("gen", &Command{Summary: "compile packs (one compilation set) into a Go package", Run: runGen})
+	register("ir", &Command{Summary: "print the IR of a compilation set", Run: runIR})
 }
 
 // GenFileName is the name of the generated file in the output directory.
 const GenFileName = "rules_oarc.go"
 
-// buildPack loads, checks and lowers packs, printing diagnostics to stderr.
-func buildPack(env *Env, paths []string, opts compiler.Options) (*ir.Pack, bool) {
-	p, diags := compiler.Load(paths, opts)
+// CatalogFileName is the name of the generated file of a catalog package.
+const CatalogFileName = "catalog_oarc.go"
+
+// buildSet loads, checks and lowers one compilation set (pack directories,
+// or one rule file), printing diagnostics to stderr.
+func buildSet(env *Env, paths []string, opts compiler.Options) (*ir.Set, *compiler.Set, bool) {
+	sets, diags := loadSets(paths, opts)
 	if len(diags) > 0 {
 		fmt.Fprint(env.Stderr, diags.Text())
 	}
-	if diags.HasErrors() || p == nil {
-		return nil, false
+	if diags.HasErrors() {
+		return nil, nil, false
 	}
-	return compiler.Build(p), true
+	if len(sets) != 1 {
+		fmt.Fprintln(env.Stderr, "oarc: give pack directories (one compilation set) or a single rule file")
+		return nil, nil, false
+	}
+	return compiler.Build(sets[0]), sets[0], true
 }
 
+// multiFlag is a repeatable string flag.
+type multiFlag []string
+
+func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
+func (m *multiFlag) Set(s string) error { *m = append(*m, s); return nil }
+
 func runGen(env *Env, args []string) int {
-	fs := newFlags(env, "gen", "-pack DIR -out DIR")
-	pack := fs.String("pack", "", "the pack directory (or rule file) to compile")
+	fs := newFlags(env, "gen", "-pack DIR [-pack DIR...] -out DIR | -catalog-out DIR")
+	var packs multiFlag
+	fs.Var(&packs, "pack", "a pack directory (or one rule file) to compile; repeat it to compile several packs as one compilation set")
 	out := fs.String("out", "", "the directory of the generated package")
 	pkg := fs.String("pkg", "", "the Go package name (default: the base name of -out)")
 	check := fs.Bool("check", false, "only report whether the files on disk are up to date")
+	catalogPkg := fs.String("catalog-pkg", "", "the import path of the catalog package the generated package imports (default: oarc's package for the default catalog; else -catalog-out's)")
+	catalogOut := fs.String("catalog-out", "", "also write the catalog package into this directory (default for a host catalog: <out>/<host>)")
 	var lf loadFlags
 	lf.register(fs)
 	if code := parseFlags(fs, args); code >= 0 {
 		return code
 	}
-	if *pack == "" || *out == "" || fs.NArg() > 0 {
-		fmt.Fprintln(env.Stderr, "oarc gen: need -pack and -out, and no other arguments")
+	if (len(packs) == 0 || *out == "") && *catalogOut == "" || len(packs) > 0 && *out == "" || fs.NArg() > 0 {
+		fmt.Fprintln(env.Stderr, "oarc gen: need -pack and -out (or -catalog-out alone), and no other arguments")
 		fs.Usage()
 		return ExitUsage
+	}
+	opts, ok := lf.options(env, "gen")
+	if !ok {
+		return ExitFailure
+	}
+	g := &generator{env: env, check: *check}
+	if len(packs) == 0 {
+		// The catalog package alone.
+		cat := opts.Catalog
+		if cat == nil {
+			cat = catalog.Default()
+		}
+		if !g.catalog(compiler.CatalogIR(cat), *catalogOut) {
+			return ExitFailure
+		}
+		return g.code
 	}
 	name := *pkg
 	if name != "" {
@@ -75,41 +111,113 @@ func runGen(env *Env, args []string) int {
 			return ExitUsage
 		}
 	}
-	if missingPaths(env, "gen", []string{*pack}) {
+	if missingPaths(env, "gen", packs) {
 		return ExitUsage
 	}
-	p, ok := buildPack(env, []string{*pack}, lf.options())
+	p, set, ok := buildSet(env, packs, opts)
 	if !ok {
 		return ExitFailure
 	}
-	src, err := codegen.Generate(p, codegen.Options{Package: name})
+	importPath := *catalogPkg
+	cdir := *catalogOut
+	if !set.Catalog.IsDefault() && cdir == "" && importPath == "" {
+		cdir = filepath.Join(*out, p.Catalog.Host)
+	}
+	if cdir != "" {
+		if !g.catalog(p.Catalog, cdir) {
+			return ExitFailure
+		}
+		if importPath == "" {
+			ip, err := importPathOf(cdir)
+			if err != nil {
+				fmt.Fprintf(env.Stderr, "oarc gen: the import path of the catalog package in %s: %v; pass -catalog-pkg\n", cdir, err)
+				return ExitFailure
+			}
+			importPath = ip
+		}
+	}
+	if importPath == "" {
+		importPath = codegen.DefaultCatalogImport
+	}
+	src, err := codegen.Generate(p, codegen.Options{Package: name, CatalogImport: importPath, Version: Version})
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "oarc gen: %v\n", err)
 		return ExitFailure
 	}
-	file := filepath.Join(*out, GenFileName)
-	if *check {
+	g.write(filepath.Join(*out, GenFileName), src, "oarc gen -pack "+strings.Join(packs, " -pack ")+" -out "+*out)
+	return g.code
+}
+
+// generator writes (or, with -check, compares) generated files.
+type generator struct {
+	env   *Env
+	check bool
+	code  int
+}
+
+func (g *generator) catalog(c *ir.Catalog, dir string) bool {
+	src, err := codegen.GenerateCatalog(c, codegen.CatalogOptions{Version: Version})
+	if err != nil {
+		fmt.Fprintf(g.env.Stderr, "oarc gen: %v\n", err)
+		return false
+	}
+	g.write(filepath.Join(dir, CatalogFileName), src, "oarc gen -catalog-out "+dir)
+	return g.code == ExitOK
+}
+
+func (g *generator) write(file string, src []byte, cmd string) {
+	if g.check {
 		// What gen would refuse to replace is not merely stale.
 		if _, err := replaceable(file); err != nil {
-			fmt.Fprintf(env.Stderr, "oarc gen: %v\n", err)
-			return ExitFailure
+			fmt.Fprintf(g.env.Stderr, "oarc gen: %v\n", err)
+			g.code = ExitFailure
+			return
 		}
 		old, err := os.ReadFile(file)
 		if err != nil || !bytes.Equal(old, src) {
-			fmt.Fprintf(env.Stderr, "oarc gen: %s is stale: run oarc gen -pack %s -out %s\n", file, *pack, *out)
-			return ExitFailure
+			fmt.Fprintf(g.env.Stderr, "oarc gen: %s is stale: run %s\n", file, cmd)
+			g.code = ExitFailure
 		}
-		return ExitOK
+		return
 	}
-	if err := os.MkdirAll(*out, 0o755); err != nil {
-		fmt.Fprintf(env.Stderr, "oarc gen: %v\n", err)
-		return ExitFailure
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		fmt.Fprintf(g.env.Stderr, "oarc gen: %v\n", err)
+		g.code = ExitFailure
+		return
 	}
 	if err := writeGenerated(file, src); err != nil {
-		fmt.Fprintf(env.Stderr, "oarc gen: %v\n", err)
-		return ExitFailure
+		fmt.Fprintf(g.env.Stderr, "oarc gen: %v\n", err)
+		g.code = ExitFailure
 	}
-	return ExitOK
+}
+
+// importPathOf computes the import path of the package in dir from the
+// nearest go.mod above it.
+func importPathOf(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	for d := abs; ; d = filepath.Dir(d) {
+		data, err := os.ReadFile(filepath.Join(d, "go.mod"))
+		if err == nil {
+			mod := modfile.ModulePath(data)
+			if mod == "" {
+				return "", fmt.Errorf("%s has no module line", filepath.Join(d, "go.mod"))
+			}
+			rel, err := filepath.Rel(d, abs)
+			if err != nil {
+				return "", err
+			}
+			if rel == "." {
+				return mod, nil
+			}
+			return mod + "/" + filepath.ToSlash(rel), nil
+		}
+		if filepath.Dir(d) == d {
+			return "", errors.New("no go.mod above it")
+		}
+	}
 }
 
 // checkPackageName reports why name cannot be the package name of the
@@ -250,7 +358,11 @@ func runIR(env *Env, args []string) int {
 	if missingPaths(env, "ir", fs.Args()) {
 		return ExitUsage
 	}
-	p, ok := buildPack(env, fs.Args(), lf.options())
+	opts, ok := lf.options(env, "ir")
+	if !ok {
+		return ExitFailure
+	}
+	p, _, ok := buildSet(env, fs.Args(), opts)
 	if !ok {
 		return ExitFailure
 	}

@@ -38,7 +38,11 @@ func runTest(env *Env, args []string) int {
 		fmt.Fprintf(env.Stderr, "oarc test: -engine must be generated, reference or both, not %q\n", *engine)
 		return ExitUsage
 	}
-	opts := harness.Options{Engines: engines, Load: lf.options()}
+	load, ok := lf.options(env, "test")
+	if !ok {
+		return ExitFailure
+	}
+	opts := harness.Options{Engines: engines, Load: load}
 	if *run != "" {
 		re, err := regexp.Compile(*run)
 		if err != nil {

@@ -16,13 +16,13 @@ import (
 	"cel.dev/cel-go/common/types/traits"
 	"cel.dev/cel-go/ext"
 
-	"github.com/oarc/oarc/runtime"
+	"github.com/oarc/oarc/runtime/impl"
 	"github.com/oarc/oarc/testkit/reference"
 )
 
 // KindOfCelError maps a cel-go evaluation error message to the runtime's
 // error kind (see [reference.KindOfCelError]).
-func KindOfCelError(msg string) runtime.ErrKind { return reference.KindOfCelError(msg) }
+func KindOfCelError(msg string) impl.ErrKind { return reference.KindOfCelError(msg) }
 
 // ToCel converts a runtime value to a cel-go value as the activation would.
 func ToCel(v any) ref.Val { return Adapter.NativeToValue(v) }
@@ -38,14 +38,14 @@ type adapter struct{}
 
 func (a adapter) NativeToValue(v any) ref.Val {
 	switch x := v.(type) {
-	case *runtime.AnyMap:
+	case *impl.AnyMap:
 		m := make(map[ref.Val]ref.Val, x.Len())
 		for i := 0; i < x.Len(); i++ {
 			k, e := x.Entry(i)
 			m[a.NativeToValue(k)] = a.NativeToValue(e)
 		}
 		return types.NewRefValMap(a, m)
-	case runtime.Type:
+	case impl.Type:
 		if t, ok := celTypes[x]; ok {
 			return t
 		}
@@ -60,7 +60,7 @@ func (a adapter) NativeToValue(v any) ref.Val {
 	return types.DefaultTypeAdapter.NativeToValue(v)
 }
 
-var celTypes = map[runtime.Type]ref.Val{"int": types.IntType, "uint": types.UintType, "double": types.DoubleType,
+var celTypes = map[impl.Type]ref.Val{"int": types.IntType, "uint": types.UintType, "double": types.DoubleType,
 	"bool": types.BoolType, "string": types.StringType, "bytes": types.BytesType, "list": types.ListType,
 	"map": types.MapType, "null_type": types.NullType, "type": types.TypeType}
 
@@ -93,7 +93,7 @@ func fromCel(v ref.Val, depth int) (any, error) {
 	case types.String:
 		return string(x), nil
 	case *types.Type:
-		return runtime.Type(x.TypeName()), nil
+		return impl.Type(x.TypeName()), nil
 	}
 	if l, ok := v.(traits.Lister); ok {
 		n := int(l.Size().(types.Int))
@@ -139,7 +139,7 @@ func fromCel(v ref.Val, depth int) (any, error) {
 			kv = append(kv, k, e)
 		}
 		if !strKeys {
-			return runtime.NewAnyMap(kv...), nil
+			return impl.NewAnyMap(kv...), nil
 		}
 		out := make(map[string]any, len(kv)/2)
 		for i := 0; i < len(kv); i += 2 {
@@ -180,7 +180,7 @@ func same(a, b any, depth int) bool {
 			}
 		}
 		return true
-	case map[string]any, *runtime.AnyMap:
+	case map[string]any, *impl.AnyMap:
 		ea, oka := entries(a)
 		eb, okb := entries(b)
 		if !oka || !okb || len(ea) != len(eb) {
@@ -199,12 +199,12 @@ func same(a, b any, depth int) bool {
 		}
 		return true
 	case []string:
-		return same(runtime.Normalize(a), runtime.Normalize(b), depth)
+		return same(impl.Normalize(a), impl.Normalize(b), depth)
 	}
 	switch b.(type) {
-	case []string, map[string]string, *runtime.AnyMap, map[string]any:
+	case []string, map[string]string, *impl.AnyMap, map[string]any:
 		if _, ok := a.(map[string]string); ok {
-			return same(runtime.Normalize(a), b, depth)
+			return same(impl.Normalize(a), b, depth)
 		}
 		return same(b, a, depth)
 	}
@@ -226,7 +226,7 @@ func entries(v any) ([]any, bool) {
 			out = append(out, k, e)
 		}
 		return out, true
-	case *runtime.AnyMap:
+	case *impl.AnyMap:
 		out := make([]any, 0, 2*x.Len())
 		for i := 0; i < x.Len(); i++ {
 			k, e := x.Entry(i)
@@ -302,7 +302,7 @@ func (ev *Evaluator) Eval(expr string, act map[string]any) (ref.Val, error) {
 // Check compares a runtime result (val, e) with cel-go's result c: both
 // errors of the same kind (and, except for "no such overload", the same
 // message), or both values and identical. It returns "" when they agree.
-func Check(val any, e runtime.Err, c ref.Val) string {
+func Check(val any, e impl.Err, c ref.Val) string {
 	if ce, ok := c.(*types.Err); ok {
 		msg := ce.Error()
 		if e.Ok() {
@@ -311,7 +311,7 @@ func Check(val any, e runtime.Err, c ref.Val) string {
 		if k := KindOfCelError(msg); k != e.Kind {
 			return fmt.Sprintf("runtime error kind %d (%q), cel-go %q (kind %d)", e.Kind, e.Error(), msg, k)
 		}
-		if e.Kind != runtime.ErrNoSuchOverload && e.Error() != msg &&
+		if e.Kind != impl.ErrNoSuchOverload && e.Error() != msg &&
 			!(strings.HasPrefix(msg, "invalid qualifier type: ") && strings.HasPrefix(e.Error(), "invalid qualifier type: ")) {
 			return fmt.Sprintf("runtime error text %q, cel-go %q", e.Error(), msg)
 		}
@@ -339,7 +339,7 @@ func canon(v any, depth int) any {
 	if depth > maxWalk {
 		return v
 	}
-	switch x := runtime.Normalize(v).(type) {
+	switch x := impl.Normalize(v).(type) {
 	case []any:
 		out := make([]any, len(x))
 		for i, e := range x {
@@ -352,7 +352,7 @@ func canon(v any, depth int) any {
 			out[k] = canon(e, depth+1)
 		}
 		return out
-	case *runtime.AnyMap:
+	case *impl.AnyMap:
 		kv := make([]any, 0, 2*x.Len())
 		strKeys := true
 		for i := 0; i < x.Len(); i++ {
@@ -369,7 +369,7 @@ func canon(v any, depth int) any {
 			}
 			return out
 		}
-		return runtime.NewAnyMap(kv...)
+		return impl.NewAnyMap(kv...)
 	default:
 		return x
 	}
@@ -402,9 +402,9 @@ func show(b *strings.Builder, v any, depth int) {
 		return
 	case []map[string]any:
 		b.WriteString("[]map[string]any")
-		show(b, runtime.Normalize(x), depth)
+		show(b, impl.Normalize(x), depth)
 		return
-	case map[string]any, map[string]string, *runtime.AnyMap:
+	case map[string]any, map[string]string, *impl.AnyMap:
 		kv, _ := entries(x)
 		var parts []string
 		for i := 0; i < len(kv); i += 2 {
@@ -414,7 +414,7 @@ func show(b *strings.Builder, v any, depth int) {
 			show(&p, kv[i+1], depth+1)
 			parts = append(parts, p.String())
 		}
-		if _, ok := x.(*runtime.AnyMap); !ok {
+		if _, ok := x.(*impl.AnyMap); !ok {
 			sort.Strings(parts)
 		}
 		fmt.Fprintf(b, "%s{%s}", mapTag(x), strings.Join(parts, ", "))
@@ -429,7 +429,7 @@ func show(b *strings.Builder, v any, depth int) {
 
 func mapTag(v any) string {
 	switch v.(type) {
-	case *runtime.AnyMap:
+	case *impl.AnyMap:
 		return "AnyMap"
 	case map[string]string:
 		return "map[string]string"

@@ -5,7 +5,7 @@ import (
 	"reflect"
 	"testing"
 
-	rt "github.com/oarc/oarc/runtime"
+	rt "github.com/oarc/oarc/runtime/impl"
 )
 
 // Deep and cyclic values (issue 10.1). Up to rt.MaxDepth nested lists and

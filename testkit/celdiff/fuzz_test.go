@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 
-	rt "github.com/oarc/oarc/runtime"
+	rt "github.com/oarc/oarc/runtime/impl"
 )
 
 // FuzzStrings compares the code-point string helpers with cel-go.

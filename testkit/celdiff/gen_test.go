@@ -6,7 +6,7 @@ import (
 	"math/rand"
 	"strconv"
 
-	rt "github.com/oarc/oarc/runtime"
+	rt "github.com/oarc/oarc/runtime/impl"
 )
 
 var interestingInts = []int64{0, 1, -1, 2, -2, 3, 7, 10, -10, 255, 256, 1 << 31, -(1 << 31), 1<<53 + 1, 1 << 53, -(1 << 53) - 1,

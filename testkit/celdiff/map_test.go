@@ -6,7 +6,8 @@ import (
 	"math/rand"
 	"testing"
 
-	rt "github.com/oarc/oarc/runtime"
+	"github.com/oarc/oarc/runtime"
+	rt "github.com/oarc/oarc/runtime/impl"
 )
 
 // Maps with keys other than strings (issue 9.6), against cel-go.
@@ -287,7 +288,7 @@ func TestUint(t *testing.T) {
 }
 
 // json.Number in tool arguments (issue 10.8): cel-go's adapter reads it as
-// the int or double it spells, so must the runtime.
+// the int or double it spells, so must the impl.
 func TestJSONNumbers(t *testing.T) {
 	gJ := func(r *rand.Rand) act {
 		a := gDyn2(r)
@@ -341,7 +342,7 @@ func TestJSONNumbers(t *testing.T) {
 		{"{1: 'a', 2.5: 'b'}[x]", gJ, func(a act) (any, rt.Err) { return rt.IndexDyn(nm(i(1), "a", 2.5, "b"), a["x"]) }},
 	})
 	// tool_arg_int and tool_arg_string on JSON-decoded arguments.
-	args, err := rt.DecodeToolArgs([]byte(`{"count": 7, "ratio": 2.0, "name": "x", "big": 1e30}`))
+	args, err := runtime.DecodeToolArgs([]byte(`{"count": 7, "ratio": 2.0, "name": "x", "big": 1e30}`))
 	if err != nil {
 		t.Fatal(err)
 	}

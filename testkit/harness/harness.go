@@ -1,9 +1,10 @@
 // Package harness runs generated code the way a host would: it generates
-// each pack into a package of a temporary module, builds a runner program
-// around them once (testkit/wire is the protocol) and sends it
-// occurrences. The temporary module requires this module through a replace
-// directive, so a build needs no network: every dependency is already in
-// the module cache.
+// each compilation set (and the catalog packages of host catalogs) into a
+// package of a temporary module, builds a runner program around them once
+// (testkit/wire is the protocol) and sends it occurrences. The temporary
+// module builds against oarc's runtime sources embedded in this binary
+// (oarc.RuntimeSource), so a build needs no checkout and no network: an
+// installed oarc runs fixtures anywhere.
 package harness
 
 import (
@@ -11,68 +12,31 @@ import (
 	"encoding/gob"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
-	goruntime "runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 
+	"github.com/oarc/oarc"
 	"github.com/oarc/oarc/codegen"
+	"github.com/oarc/oarc/compiler/catalog"
 	"github.com/oarc/oarc/ir"
 	"github.com/oarc/oarc/testkit/wire"
 )
 
-// ModulePath is the module whose source the runner builds against.
+// ModulePath is the module whose runtime the runner builds against.
 const ModulePath = "github.com/oarc/oarc"
-
-// ModuleRoot finds the source of this module: from where this file was
-// compiled when that tree still exists, else by walking up from the
-// working directory.
-func ModuleRoot() (string, error) {
-	var starts []string
-	if _, file, _, ok := goruntime.Caller(0); ok {
-		starts = append(starts, filepath.Dir(file))
-	}
-	if wd, err := os.Getwd(); err == nil {
-		starts = append(starts, wd)
-	}
-	for _, dir := range starts {
-		for {
-			if isRoot(dir) {
-				return dir, nil
-			}
-			parent := filepath.Dir(dir)
-			if parent == dir {
-				break
-			}
-			dir = parent
-		}
-	}
-	return "", fmt.Errorf("cannot find the source of module %s (run from inside it, or use the reference engine)", ModulePath)
-}
-
-func isRoot(dir string) bool {
-	data, err := os.ReadFile(filepath.Join(dir, "go.mod"))
-	if err != nil {
-		return false
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		f := strings.Fields(line)
-		if len(f) == 2 && f[0] == "module" {
-			return f[1] == ModulePath
-		}
-	}
-	return false
-}
 
 // Runner is a running runner program.
 type Runner struct {
 	dir  string
 	bin  string
-	slot []int // the runner's index of each pack given to the build, -1 if left out
+	slot []int // the runner's index of each set given to the build, -1 if left out
 	cmd  *exec.Cmd
 	in   io.WriteCloser
 	enc  *gob.Encoder
@@ -82,17 +46,17 @@ type Runner struct {
 }
 
 // generate is the code generator; tests replace it to break the code of
-// one pack.
+// one set.
 var generate = codegen.Generate
 
 // builds counts the go build runs, for tests.
 var builds atomic.Int64
 
-// Build generates packs into a temporary module, builds the runner and
-// starts it. Close removes the module and stops the runner. A pack that
+// Build generates sets into a temporary module, builds the runner and
+// starts it. Close removes the module and stops the runner. A set that
 // does not generate or build fails the whole build (see BuildEach).
-func Build(packs []*ir.Pack) (*Runner, error) {
-	r, errs := build(packs, false)
+func Build(sets []*ir.Set) (*Runner, error) {
+	r, errs := build(sets, false)
 	for _, err := range errs {
 		if err != nil {
 			return nil, err
@@ -101,16 +65,16 @@ func Build(packs []*ir.Pack) (*Runner, error) {
 	return r, nil
 }
 
-// BuildEach is Build that keeps going: the runner serves every pack that
-// generates and compiles, and errs[i] says why pack i does not (nil when
-// it does). Requests keep the numbering of packs. The runner is nil when
-// no pack could be built. The common case is one go build; when it fails,
-// the packs at fault are found from the compiler's output (one more build
-// confirms) or else by building halves of the set.
-func BuildEach(packs []*ir.Pack) (*Runner, []error) { return build(packs, true) }
+// BuildEach is Build that keeps going: the runner serves every set that
+// generates and compiles, and errs[i] says why set i does not (nil when it
+// does). Requests keep the numbering of sets. The runner is nil when no
+// set could be built. The common case is one go build; when it fails, the
+// sets at fault are found from the compiler's output (one more build
+// confirms) or else by building halves.
+func BuildEach(sets []*ir.Set) (*Runner, []error) { return build(sets, true) }
 
-func build(packs []*ir.Pack, keepGoing bool) (*Runner, []error) {
-	errs := make([]error, len(packs))
+func build(sets []*ir.Set, keepGoing bool) (*Runner, []error) {
+	errs := make([]error, len(sets))
 	all := func(err error) (*Runner, []error) {
 		for i := range errs {
 			if errs[i] == nil {
@@ -118,10 +82,6 @@ func build(packs []*ir.Pack, keepGoing bool) (*Runner, []error) {
 			}
 		}
 		return nil, errs
-	}
-	root, err := ModuleRoot()
-	if err != nil {
-		return all(err)
 	}
 	dir, err := os.MkdirTemp("", "oarc-harness-")
 	if err != nil {
@@ -131,14 +91,14 @@ func build(packs []*ir.Pack, keepGoing bool) (*Runner, []error) {
 		os.RemoveAll(dir)
 		return all(err)
 	}
-	m := &module{dir: dir, root: root, packs: packs}
+	m := &module{dir: dir, sets: sets, catalogs: map[string]string{}}
 	if err := m.init(); err != nil {
 		return fail(err)
 	}
 	var good []int
-	for i, p := range packs {
+	for i, p := range sets {
 		if err := m.write(i, p); err != nil {
-			errs[i] = fmt.Errorf("generating pack %d (%s): %v", i, p.Name, err)
+			errs[i] = fmt.Errorf("generating set %d (%s): %v", i, p.Name(), err)
 			if !keepGoing {
 				return fail(errs[i])
 			}
@@ -146,7 +106,7 @@ func build(packs []*ir.Pack, keepGoing bool) (*Runner, []error) {
 		}
 		good = append(good, i)
 	}
-	if len(good) == 0 && len(packs) > 0 {
+	if len(good) == 0 && len(sets) > 0 {
 		return fail(nil)
 	}
 	if out, err := m.build(good); err != nil {
@@ -171,7 +131,7 @@ func build(packs []*ir.Pack, keepGoing bool) (*Runner, []error) {
 			}
 		}
 	}
-	r := &Runner{dir: dir, bin: m.bin(), slot: make([]int, len(packs))}
+	r := &Runner{dir: dir, bin: m.bin(), slot: make([]int, len(sets))}
 	for i := range r.slot {
 		r.slot[i] = -1
 	}
@@ -186,42 +146,95 @@ func build(packs []*ir.Pack, keepGoing bool) (*Runner, []error) {
 }
 
 // module is the temporary module the runner is built in: one package per
-// pack (p0, p1, ...) and a main package that links a chosen subset.
+// set (p0, p1, ...), one per host catalog (c<fingerprint>), oarc's runtime
+// sources, and a main package that links a chosen subset of the sets.
 type module struct {
-	dir, root string
-	packs     []*ir.Pack
-	last      []int // the packs of the last successful build
+	dir      string
+	sets     []*ir.Set
+	catalogs map[string]string // fingerprint -> import path, for the catalogs written
+	last     []int             // the sets of the last successful build
 }
 
 func (m *module) bin() string { return filepath.Join(m.dir, "runner") }
 
+// srcDir is where oarc's runtime sources are written, as the module
+// github.com/oarc/oarc.
+const srcDir = "oarcsrc"
+
 func (m *module) init() error {
 	goVersion := "1.26"
-	if data, err := os.ReadFile(filepath.Join(m.root, "go.mod")); err == nil {
+	if data, err := oarc.RuntimeSource.ReadFile("go.mod"); err == nil {
 		for _, line := range strings.Split(string(data), "\n") {
 			if f := strings.Fields(line); len(f) == 2 && f[0] == "go" {
 				goVersion = f[1]
 			}
 		}
 	}
-	gomod := fmt.Sprintf("module oarcrunner\n\ngo %s\n\nrequire %s v0.0.0\n\nreplace %s => %s\n", goVersion, ModulePath, ModulePath, m.root)
-	if err := os.WriteFile(filepath.Join(m.dir, "go.mod"), []byte(gomod), 0o644); err != nil {
-		return err
-	}
-	if sum, err := os.ReadFile(filepath.Join(m.root, "go.sum")); err == nil {
-		if err := os.WriteFile(filepath.Join(m.dir, "go.sum"), sum, 0o644); err != nil {
+	src := filepath.Join(m.dir, srcDir)
+	err := fs.WalkDir(oarc.RuntimeSource, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
 			return err
 		}
+		data, err := oarc.RuntimeSource.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		dst := filepath.Join(src, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(dst, data, 0o644)
+	})
+	if err != nil {
+		return err
 	}
-	return nil
+	if err := os.WriteFile(filepath.Join(src, "go.mod"), []byte(fmt.Sprintf("module %s\n\ngo %s\n", ModulePath, goVersion)), 0o644); err != nil {
+		return err
+	}
+	gomod := fmt.Sprintf("module oarcrunner\n\ngo %s\n\nrequire %s v0.0.0\n\nreplace %s => ./%s\n", goVersion, ModulePath, ModulePath, srcDir)
+	return os.WriteFile(filepath.Join(m.dir, "go.mod"), []byte(gomod), 0o644)
 }
 
 func pkgName(i int) string { return fmt.Sprintf("p%d", i) }
 
-// write generates pack i into its package.
-func (m *module) write(i int, p *ir.Pack) error {
+var defaultFingerprint = catalog.Default().Fingerprint()
+
+// isDefault reports whether a set uses the default catalog, whose package
+// oarc ships.
+func isDefault(c *ir.Catalog) bool { return c.Fingerprint == defaultFingerprint }
+
+// catalogImport writes the catalog package of c, once per catalog, and
+// returns its import path.
+func (m *module) catalogImport(c *ir.Catalog) (string, error) {
+	if isDefault(c) {
+		return codegen.DefaultCatalogImport, nil
+	}
+	if ip, ok := m.catalogs[c.Fingerprint]; ok {
+		return ip, nil
+	}
+	name := "c" + c.Fingerprint
+	src, err := codegen.GenerateCatalog(c, codegen.CatalogOptions{Package: c.Host})
+	if err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(filepath.Join(m.dir, name), 0o755); err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(filepath.Join(m.dir, name, "catalog_oarc.go"), src, 0o644); err != nil {
+		return "", err
+	}
+	m.catalogs[c.Fingerprint] = "oarcrunner/" + name
+	return m.catalogs[c.Fingerprint], nil
+}
+
+// write generates set i into its package.
+func (m *module) write(i int, p *ir.Set) error {
+	cat, err := m.catalogImport(p.Catalog)
+	if err != nil {
+		return err
+	}
 	pkg := pkgName(i)
-	src, err := generate(p, codegen.Options{Package: pkg})
+	src, err := generate(p, codegen.Options{Package: pkg, CatalogImport: cat})
 	if err != nil {
 		return err
 	}
@@ -231,15 +244,27 @@ func (m *module) write(i int, p *ir.Pack) error {
 	return os.WriteFile(filepath.Join(m.dir, pkg, "rules_oarc.go"), src, 0o644)
 }
 
-// build builds the runner over the packs listed, returning the compiler's
+// build builds the runner over the sets listed, returning the compiler's
 // output on failure.
 func (m *module) build(list []int) ([]byte, error) {
-	var imports, packs strings.Builder
+	var imports, adapters, sets strings.Builder
+	catImports := map[string]string{} // import path -> name in main
 	for _, i := range list {
-		fmt.Fprintf(&imports, "\t%s \"oarcrunner/%s\"\n", pkgName(i), pkgName(i))
-		fmt.Fprintf(&packs, "\t\t%s.Pack,\n", pkgName(i))
+		cat := codegen.DefaultCatalogImport
+		if !isDefault(m.sets[i].Catalog) {
+			cat = m.catalogs[m.sets[i].Catalog.Fingerprint]
+		}
+		cname, ok := catImports[cat]
+		if !ok {
+			cname = fmt.Sprintf("cat%d", len(catImports))
+			catImports[cat] = cname
+			fmt.Fprintf(&imports, "\t%s %s\n", cname, strconv.Quote(cat))
+		}
+		fmt.Fprintf(&imports, "\t%s %s\n", pkgName(i), strconv.Quote("oarcrunner/"+pkgName(i)))
+		fmt.Fprintf(&adapters, setAdapter, i, pkgName(i), cname)
+		fmt.Fprintf(&sets, "\t\tset%d{},\n", i)
 	}
-	main := fmt.Sprintf(runnerMain, imports.String(), packs.String())
+	main := fmt.Sprintf(runnerMain, imports.String(), sets.String(), adapters.String())
 	if err := os.WriteFile(filepath.Join(m.dir, "main.go"), []byte(main), 0o644); err != nil {
 		return nil, err
 	}
@@ -259,7 +284,7 @@ func (m *module) buildError(out []byte, err error) error {
 	return fmt.Errorf("building the runner in %s: %v\n%s", m.dir, err, out)
 }
 
-// atFault finds the packs of list that do not build, with their errors,
+// atFault finds the sets of list that do not build, with their errors,
 // after a build of list failed with out.
 func (m *module) atFault(list []int, out []byte, err error) map[int]error {
 	bad := map[int]error{}
@@ -269,7 +294,7 @@ func (m *module) atFault(list []int, out []byte, err error) map[int]error {
 	var rest []int
 	for _, i := range list {
 		if msg, ok := sections[pkgName(i)]; ok {
-			bad[i] = fmt.Errorf("building pack %d (%s):\n%s", i, m.packs[i].Name, msg)
+			bad[i] = fmt.Errorf("building set %d (%s):\n%s", i, m.sets[i].Name(), msg)
 		} else {
 			rest = append(rest, i)
 		}
@@ -284,8 +309,8 @@ func (m *module) atFault(list []int, out []byte, err error) map[int]error {
 		}
 	}
 	// The output did not tell (an error in main, at link time, or in the
-	// toolchain): if the runner does not build even without packs, every
-	// pack fails with that error; else bisect.
+	// toolchain): if the runner does not build even without sets, every
+	// set fails with that error; else bisect.
 	if out0, err0 := m.build(nil); err0 != nil {
 		e := m.buildError(out0, err0)
 		for _, i := range rest {
@@ -297,11 +322,11 @@ func (m *module) atFault(list []int, out []byte, err error) map[int]error {
 	return bad
 }
 
-// bisect records in bad the packs of list, which fails to build with out,
+// bisect records in bad the sets of list, which fails to build with out,
 // that fail on their own: halves that build are cleared with one build.
 func (m *module) bisect(list []int, out []byte, err error, bad map[int]error) {
 	if len(list) == 1 {
-		bad[list[0]] = fmt.Errorf("building pack %d (%s): %v\n%s", list[0], m.packs[list[0]].Name, err, out)
+		bad[list[0]] = fmt.Errorf("building set %d (%s): %v\n%s", list[0], m.sets[list[0]].Name(), err, out)
 		return
 	}
 	half := len(list) / 2
@@ -339,22 +364,25 @@ func packageErrors(out []byte) map[string]string {
 	return sections
 }
 
+// runnerMain is the runner's main: the sets' adapters to the wire
+// protocol, and the loop. Its imports are quoted import paths.
 const runnerMain = `package main
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"os"
 
-	"github.com/oarc/oarc/testkit/wire"
 	"github.com/oarc/oarc/runtime"
+	"github.com/oarc/oarc/testkit/wire"
 %s)
 
 func main() {
-	packs := []*runtime.Pack{
+	sets := []wire.Set{
 %s	}
 	w := bufio.NewWriter(os.Stdout)
-	err := wire.Serve(packs, bufio.NewReader(os.Stdin), flushWriter{w})
+	err := wire.Serve(sets, bufio.NewReader(os.Stdin), flushWriter{w})
 	w.Flush()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -372,6 +400,44 @@ func (f flushWriter) Write(p []byte) (int, error) {
 		err = f.w.Flush()
 	}
 	return n, err
+}
+
+var _ = context.Background
+%s`
+
+// setAdapter implements wire.Set for one set: %[1]d its index, %[2]s its
+// package, %[3]s its catalog package.
+const setAdapter = `
+type set%[1]d struct{}
+
+func (set%[1]d) CounterKey(rule string, c runtime.Counter) (runtime.CounterKey, bool) {
+	return (*%[2]s.Evaluator)(nil).CounterKey(rule, c)
+}
+
+func (set%[1]d) Evaluate(req *wire.Request, s *runtime.Session, d *runtime.Decision) error {
+	env := %[3]s.Env{Validators: map[string]%[3]s.Validator{}}
+	for id, det := range req.Detectors {
+		v := det.Validator()
+		env.Validators[id] = func(ctx context.Context, _ *%[3]s.Occurrence) (runtime.Detection, error) { return v(ctx) }
+	}
+	for name, answers := range req.Providers {
+		answers := answers
+		if err := env.Providers.Set(name, func(_ context.Context, _ *%[3]s.Occurrence, args []any) (any, error) {
+			return wire.Answer(answers, args), nil
+		}); err != nil {
+			return err
+		}
+	}
+	ev, _ := %[2]s.New(env)
+	anchor, _ := %[3]s.ParseAnchor(req.Anchor)
+	occ := %[3]s.Occurrence{Anchor: anchor, Profiles: req.Profiles, Content: req.Content, Inputs: req.Inputs}
+	for name, v := range req.Facts {
+		if err := occ.Facts.Set(name, v); err != nil {
+			return err
+		}
+	}
+	ev.Evaluate(context.Background(), &occ, s, d)
+	return nil
 }
 `
 
@@ -397,7 +463,7 @@ func (r *Runner) start() error {
 	return nil
 }
 
-// Do evaluates one occurrence in the runner. req.Pack numbers packs as
+// Do evaluates one occurrence in the runner. req.Set numbers sets as
 // given to the build. A runner that died (generated code that crashed the
 // process) is restarted for the next request, so that one fixture's crash
 // does not fail the ones after it.
@@ -405,8 +471,8 @@ func (r *Runner) Do(req *wire.Request) (wire.Response, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	var resp wire.Response
-	if req.Pack < 0 || req.Pack >= len(r.slot) || r.slot[req.Pack] < 0 {
-		return resp, fmt.Errorf("runner: pack %d is not in the runner", req.Pack)
+	if req.Set < 0 || req.Set >= len(r.slot) || r.slot[req.Set] < 0 {
+		return resp, fmt.Errorf("runner: set %d is not in the runner", req.Set)
 	}
 	if r.cmd == nil {
 		if err := r.start(); err != nil {
@@ -414,7 +480,7 @@ func (r *Runner) Do(req *wire.Request) (wire.Response, error) {
 		}
 	}
 	sent := *req
-	sent.Pack = r.slot[req.Pack]
+	sent.Set = r.slot[req.Set]
 	sent.MarkNegativeZeros()
 	err := r.enc.Encode(&sent)
 	if err == nil {
@@ -433,6 +499,9 @@ func (r *Runner) Do(req *wire.Request) (wire.Response, error) {
 	}
 	if resp.Monitored == nil {
 		resp.Monitored = []string{}
+	}
+	if resp.FailedClosed == nil {
+		resp.FailedClosed = []string{}
 	}
 	if resp.Errors == nil {
 		resp.Errors = []wire.Error{}

@@ -60,7 +60,7 @@ func TestLoadRuleFromJSON(t *testing.T) {
 		` {"name": "bad-field", "rule": {"oar": "1.0", "id": "R", "kind": "policy", "anchor": "tool.pre_invoke", "effect": "warn",` + "\n" +
 		`   "copy": {"title": "t` + "\x7f" + `", "body": "b"}}, "expected": {"error": "OAR_UNKNOWN_FIELD"}}` + "\n]\n"
 	path := writeFile(t, "rules.json", text)
-	fxs, err := fixture.ParseFile(path)
+	fxs, err := fixture.ParseFile(path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +155,7 @@ func fourRules(t *testing.T) string {
 	return writeFile(t, "four.json", b.String())
 }
 
-func hasRule(p *ir.Pack, id string) bool {
+func hasRule(p *ir.Set, id string) bool {
 	for _, r := range p.Rules {
 		if r.ID == id {
 			return true
@@ -166,10 +166,10 @@ func hasRule(p *ir.Pack, id string) bool {
 
 // breakGenerate replaces the generator for the test: corrupt is called
 // with each pack's source and returns what is written.
-func breakGenerate(t *testing.T, corrupt func(p *ir.Pack, opts codegen.Options, src []byte) ([]byte, error)) {
+func breakGenerate(t *testing.T, corrupt func(p *ir.Set, opts codegen.Options, src []byte) ([]byte, error)) {
 	saved := generate
 	t.Cleanup(func() { generate = saved })
-	generate = func(p *ir.Pack, opts codegen.Options) ([]byte, error) {
+	generate = func(p *ir.Set, opts codegen.Options) ([]byte, error) {
 		src, err := saved(p, opts)
 		if err != nil {
 			return src, err
@@ -217,7 +217,7 @@ func TestOneBrokenPackFailsAlone(t *testing.T) {
 	})
 
 	t.Run("generation and compile errors", func(t *testing.T) {
-		breakGenerate(t, func(p *ir.Pack, _ codegen.Options, src []byte) ([]byte, error) {
+		breakGenerate(t, func(p *ir.Set, _ codegen.Options, src []byte) ([]byte, error) {
 			switch {
 			case hasRule(p, "GEN_FAIL"):
 				return nil, errors.New("codegen: generated code does not parse (a bug in oarc): GEN_FAIL is broken")
@@ -241,7 +241,7 @@ func TestOneBrokenPackFailsAlone(t *testing.T) {
 		// A package that imports the program is an error the go command
 		// reports for the program, not under the package: the harness
 		// has to bisect.
-		breakGenerate(t, func(p *ir.Pack, opts codegen.Options, src []byte) ([]byte, error) {
+		breakGenerate(t, func(p *ir.Set, opts codegen.Options, src []byte) ([]byte, error) {
 			if hasRule(p, "TYPE_ERR") {
 				clause := []byte("package " + opts.Package + "\n")
 				if !bytes.Contains(src, clause) {
@@ -261,7 +261,7 @@ func TestOneBrokenPackFailsAlone(t *testing.T) {
 // request.
 func TestRunnerRestarts(t *testing.T) {
 	path := fourRules(t)
-	fxs, err := fixture.ParseFile(path)
+	fxs, err := fixture.ParseFile(path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -269,7 +269,7 @@ func TestRunnerRestarts(t *testing.T) {
 	if diags.HasErrors() {
 		t.Fatal(diags.Text())
 	}
-	r, err := Build([]*ir.Pack{compiler.Build(p)})
+	r, err := Build([]*ir.Set{compiler.Build(p)})
 	if err != nil {
 		t.Fatal(err)
 	}

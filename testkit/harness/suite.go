@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/oarc/oarc/compiler"
+	"github.com/oarc/oarc/compiler/catalog"
 	"github.com/oarc/oarc/ir"
 	"github.com/oarc/oarc/testkit/fixture"
 	"github.com/oarc/oarc/testkit/reference"
@@ -76,31 +77,87 @@ type Result struct {
 
 // job is one fixture with what it runs against.
 type job struct {
-	fx      *fixture.Fixture
-	packKey string // pack directory or rule file the fixture belongs to
-	single  bool   // packKey is a rule file
+	fx  *fixture.Fixture
+	set *loaded // the set it runs against when it has no rule of its own
 }
 
-// Collect finds the fixtures under paths. A path is a pack directory, a
+// loaded is a compilation set fixtures run against.
+type loaded struct {
+	set    *compiler.Set
+	diags  compiler.Diagnostics
+	ref    *reference.Engine
+	refErr error
+	index  int // in the runner, -1 if not built
+}
+
+// collector gathers the fixtures of a run and the sets they run against.
+type collector struct {
+	opts  Options
+	jobs  []job
+	bad   []Result
+	packs map[string]*loaded // a pack directory or rule file loaded on its own
+}
+
+// catalogOf is the catalog a set's fixtures are read with: the set's
+// (which -catalog overrides), else the command's.
+func (c *collector) catalogOf(l *loaded) *catalog.Catalog {
+	if l != nil && l.set != nil && l.set.Catalog != nil {
+		return l.set.Catalog
+	}
+	if c.opts.Load.Catalog != nil {
+		return c.opts.Load.Catalog
+	}
+	return catalog.Default()
+}
+
+func (c *collector) addFile(file string, l *loaded) {
+	fxs, err := fixture.ParseFile(file, c.catalogOf(l))
+	if err != nil {
+		c.bad = append(c.bad, Result{File: file, Status: Invalid, Messages: []string{err.Error()}})
+		return
+	}
+	for _, f := range fxs {
+		c.jobs = append(c.jobs, job{fx: f, set: l})
+	}
+}
+
+// alone loads a pack directory or rule file as a set of its own.
+func (c *collector) alone(key string) *loaded {
+	if l := c.packs[key]; l != nil {
+		return l
+	}
+	s, diags := compiler.LoadPack(key, c.opts.Load)
+	l := &loaded{set: s, diags: diags, index: -1}
+	c.packs[key] = l
+	return l
+}
+
+// collect finds the fixtures under paths. A path is a pack directory, a
 // rule file, a fixture file or a directory searched recursively for
-// fixture files. Unreadable files are reported as invalid results.
-func collect(paths []string) ([]job, []Result) {
-	var jobs []job
-	var bad []Result
-	addFile := func(file, packKey string, single bool) {
-		fxs, err := fixture.ParseFile(file)
-		if err != nil {
-			bad = append(bad, Result{File: file, Status: Invalid, Messages: []string{err.Error()}})
-			return
+// fixture files. The pack directories given form one compilation set,
+// which their fixtures run against (spec section 1); a rule file's
+// fixtures run against it alone; any other fixture file against its own
+// pack. Unreadable files are reported as invalid results.
+func collect(paths []string, opts Options) ([]job, []Result) {
+	c := &collector{opts: opts, packs: map[string]*loaded{}}
+	var packDirs []string
+	for _, p := range paths {
+		if st, err := os.Stat(p); err == nil && st.IsDir() && isPack(p) {
+			packDirs = append(packDirs, p)
 		}
-		for _, f := range fxs {
-			jobs = append(jobs, job{fx: f, packKey: packKey, single: single})
+	}
+	var set *loaded
+	if len(packDirs) > 0 {
+		s, diags := compiler.Load(packDirs, opts.Load)
+		set = &loaded{set: s, diags: diags, index: -1}
+		if len(packDirs) == 1 {
+			c.packs[packDirs[0]] = set
 		}
 	}
 	for _, p := range paths {
 		st, err := os.Stat(p)
 		if err != nil {
-			bad = append(bad, Result{File: p, Status: Invalid, Messages: []string{err.Error()}})
+			c.bad = append(c.bad, Result{File: p, Status: Invalid, Messages: []string{err.Error()}})
 			continue
 		}
 		if !st.IsDir() {
@@ -112,11 +169,15 @@ func collect(paths []string) ([]job, []Result) {
 				for _, f := range files {
 					b := strings.TrimSuffix(filepath.Base(f), ".json")
 					if b == stem || strings.HasPrefix(b, stem+".") {
-						addFile(f, p, true)
+						c.addFile(f, c.alone(p))
 					}
 				}
 			default:
-				addFile(p, packOf(p), false)
+				var l *loaded
+				if pk := packOf(p); pk != "" {
+					l = c.alone(pk)
+				}
+				c.addFile(p, l)
 			}
 			continue
 		}
@@ -128,12 +189,27 @@ func collect(paths []string) ([]job, []Result) {
 			return nil
 		})
 		sort.Strings(files)
+		inSet := isPack(p)
 		for _, f := range files {
-			addFile(f, packOf(f), false)
+			var l *loaded
+			switch pk := packOf(f); {
+			case inSet && pk != "" && sameDir(pk, p):
+				l = set
+			case pk != "":
+				l = c.alone(pk)
+			}
+			c.addFile(f, l)
 		}
 	}
-	return jobs, bad
+	return c.jobs, c.bad
 }
+
+func isPack(dir string) bool {
+	st, err := os.Stat(filepath.Join(dir, "policy"))
+	return err == nil && st.IsDir()
+}
+
+func sameDir(a, b string) bool { return filepath.Clean(a) == filepath.Clean(b) }
 
 // packOf returns the pack a fixture file belongs to: <pack> for
 // <pack>/fixtures/x.json when <pack>/policy exists, else "".
@@ -143,33 +219,23 @@ func packOf(file string) string {
 		return ""
 	}
 	pack := filepath.Dir(dir)
-	if st, err := os.Stat(filepath.Join(pack, "policy")); err == nil && st.IsDir() {
+	if isPack(pack) {
 		return pack
 	}
 	return ""
 }
 
-// loaded is a pack a fixture runs against.
-type loaded struct {
-	pack   *compiler.Pack
-	diags  compiler.Diagnostics
-	ref    *reference.Engine
-	refErr error
-	index  int // in the runner, -1 if not built
-}
-
 // Run runs the fixtures under paths.
 func Run(paths []string, opts Options) []Result {
-	jobs, results := collect(paths)
-	packs := map[string]*loaded{}
+	jobs, results := collect(paths, opts)
 	type planned struct {
 		job  job
-		pack *loaded
+		set  *loaded
 		res  Result
 		done bool
 	}
 	var plan []*planned
-	var irs []*ir.Pack
+	var irs []*ir.Set
 	for _, j := range jobs {
 		f := j.fx
 		if opts.Run != nil && !opts.Run.MatchString(f.Name) {
@@ -182,23 +248,23 @@ func Run(paths []string, opts Options) []Result {
 			continue
 		}
 		var l *loaded
-		if f.Rule != nil {
-			p, diags := LoadRule(f, opts.Load)
-			l = &loaded{pack: p, diags: diags, index: -1}
-		} else if j.packKey != "" {
-			l = packs[j.packKey]
-			if l == nil {
-				var p *compiler.Pack
-				var diags compiler.Diagnostics
-				p, diags = compiler.LoadPack(j.packKey, opts.Load)
-				l = &loaded{pack: p, diags: diags, index: -1}
-				packs[j.packKey] = l
+		switch {
+		case f.Rule != nil:
+			// The rule uses the catalog of the pack the fixture belongs
+			// to, else the command's.
+			lo := opts.Load
+			if j.set != nil && j.set.set != nil && lo.Catalog == nil {
+				lo.Catalog = j.set.set.Catalog
 			}
-		} else {
+			p, diags := LoadRule(f, lo)
+			l = &loaded{set: p, diags: diags, index: -1}
+		case j.set != nil:
+			l = j.set
+		default:
 			pl.res.Status, pl.res.Messages, pl.done = Invalid, []string{f.Where() + ": no rule, and the file is not in a pack's fixtures directory"}, true
 			continue
 		}
-		pl.pack = l
+		pl.set = l
 		if f.Error != "" {
 			pl.res.Expected = map[string]string{"error": f.Error}
 			pl.res.Got = map[string]any{"diagnostics": l.diags.Codes()}
@@ -217,8 +283,8 @@ func Run(paths []string, opts Options) []Result {
 		}
 		for _, st := range f.Steps {
 			for id := range st.Input.Counters {
-				if !HasRule(l.pack, id) {
-					pl.res.Status, pl.res.Messages, pl.done = Invalid, []string{fmt.Sprintf("%s: counters: no rule %s in the pack", f.Where(), id)}, true
+				if !HasRule(l.set, id) {
+					pl.res.Status, pl.res.Messages, pl.done = Invalid, []string{fmt.Sprintf("%s: counters: no rule %s in the set", f.Where(), id)}, true
 				}
 			}
 		}
@@ -226,14 +292,14 @@ func Run(paths []string, opts Options) []Result {
 			continue
 		}
 		if opts.Engines != Generated && l.ref == nil && l.refErr == nil {
-			l.ref, l.refErr = reference.New(l.pack)
+			l.ref, l.refErr = reference.New(l.set)
 		}
 		if opts.Engines != Reference && l.index < 0 {
 			l.index = len(irs)
-			irs = append(irs, compiler.Build(l.pack))
+			irs = append(irs, compiler.Build(l.set))
 		}
 	}
-	// One runner for every pack; a pack that does not generate or build
+	// One runner for every set; a set that does not generate or build
 	// fails its own fixtures only.
 	var runner *Runner
 	var buildErrs []error
@@ -246,10 +312,10 @@ func Run(paths []string, opts Options) []Result {
 	for i, pl := range plan {
 		if !pl.done {
 			var buildErr error
-			if pl.pack.index >= 0 {
-				buildErr = buildErrs[pl.pack.index]
+			if pl.set.index >= 0 {
+				buildErr = buildErrs[pl.set.index]
 			}
-			runFixture(pl.job.fx, pl.pack, opts.Engines, runner, buildErr, fmt.Sprintf("s%d", i), &pl.res)
+			runFixture(pl.job.fx, pl.set, opts.Engines, runner, buildErr, fmt.Sprintf("s%d", i), &pl.res)
 		}
 		results = append(results, pl.res)
 	}
@@ -260,7 +326,7 @@ func Run(paths []string, opts Options) []Result {
 // stock, spec section 8). The diagnostics point into the fixture file: at
 // the JSON value (or key) they are about, and inside a string at the
 // character they name.
-func LoadRule(f *fixture.Fixture, opts compiler.Options) (*compiler.Pack, compiler.Diagnostics) {
+func LoadRule(f *fixture.Fixture, opts compiler.Options) (*compiler.Set, compiler.Diagnostics) {
 	// The document's own name only has to be unique; what users see is
 	// the fixture file, once the positions are mapped.
 	doc := fmt.Sprintf("%s#%d", f.File, f.Index)
@@ -288,7 +354,8 @@ func LoadRule(f *fixture.Fixture, opts compiler.Options) (*compiler.Pack, compil
 	return p, diags
 }
 
-func HasRule(p *compiler.Pack, id string) bool {
+// HasRule reports whether the set has a rule with the given id.
+func HasRule(p *compiler.Set, id string) bool {
 	for _, r := range p.Rules {
 		if r.ID == id {
 			return true
@@ -314,10 +381,13 @@ func describeDiags(ds compiler.Diagnostics) string {
 }
 
 // Request converts a fixture step's input into a wire request.
-func Request(in *fixture.Input, pack int, session string) *wire.Request {
+func Request(in *fixture.Input, set int, session string) *wire.Request {
 	req := &wire.Request{
-		Pack: pack, Session: session, Anchor: in.Anchor, Facts: in.Facts,
+		Set: set, Session: session, Anchor: in.Anchor, Facts: in.Facts,
 		Profiles: in.Profiles, Content: in.Content, Providers: in.Providers,
+	}
+	if pv := in.Provenance; pv != nil {
+		req.Nodes, req.Inputs, req.Incomplete = pv.Nodes, pv.Inputs, pv.Incomplete
 	}
 	if in.Counters != nil {
 		req.Counters = map[string][2]int64{}
@@ -421,6 +491,9 @@ func expectedMap(e fixture.Expected) map[string]any {
 	if e.Monitored != nil {
 		m["monitored"] = *e.Monitored
 	}
+	if e.FailedClosed != nil {
+		m["failed_closed"] = *e.FailedClosed
+	}
 	if e.Errors != nil {
 		m["errors"] = *e.Errors
 	}
@@ -444,6 +517,9 @@ func compare(e fixture.Expected, r wire.Response) []string {
 	}
 	if e.Monitored != nil && !sameList(*e.Monitored, r.Monitored) {
 		out = append(out, fmt.Sprintf("monitored: expected %q, got %q", *e.Monitored, r.Monitored))
+	}
+	if e.FailedClosed != nil && !sameList(*e.FailedClosed, r.FailedClosed) {
+		out = append(out, fmt.Sprintf("failed_closed: expected %q, got %q", *e.FailedClosed, r.FailedClosed))
 	}
 	if e.Errors != nil && *e.Errors != len(r.Errors) {
 		out = append(out, fmt.Sprintf("errors: expected %d, got %d %s", *e.Errors, len(r.Errors), showErrors(r.Errors)))
@@ -477,6 +553,9 @@ func Disagree(a, b wire.Response) string {
 	if !sameList(a.Monitored, b.Monitored) {
 		d = append(d, "monitored")
 	}
+	if !sameList(a.FailedClosed, b.FailedClosed) {
+		d = append(d, "failed_closed")
+	}
 	if a.Content != b.Content {
 		d = append(d, "content")
 	}
@@ -505,7 +584,7 @@ func showErrors(es []wire.Error) string {
 
 // Show prints an answer on one line.
 func Show(r wire.Response) string {
-	s := fmt.Sprintf("%s code=%q codes=%q monitored=%q errors=%s", r.Effect, r.Code, r.Codes, r.Monitored, showErrors(r.Errors))
+	s := fmt.Sprintf("%s code=%q codes=%q monitored=%q failed_closed=%q errors=%s", r.Effect, r.Code, r.Codes, r.Monitored, r.FailedClosed, showErrors(r.Errors))
 	if r.Content != "" {
 		s += fmt.Sprintf(" content=%q", r.Content)
 	}

@@ -1,8 +1,8 @@
 // Package reference is the oracle the generated code is compared with: it
-// evaluates a loaded [compiler.Pack] by the letter of spec section 5, each
+// evaluates a loaded [compiler.Set] by the letter of spec section 5, each
 // rule's checked `when` run as a cel-go program. It shares nothing with
-// package runtime but the fact struct and the decision's shape, and it is
-// kept simple rather than fast.
+// package runtime but plain types (nodes, error kinds) and the decision's
+// shape, and it is kept simple rather than fast.
 package reference
 
 import (
@@ -21,10 +21,10 @@ import (
 	"github.com/oarc/oarc/testkit/wire"
 )
 
-// Engine evaluates one pack. It is safe for concurrent use, one evaluation
-// at a time.
+// Engine evaluates one compilation set. It is safe for concurrent use, one
+// evaluation at a time.
 type Engine struct {
-	pack  *compiler.Pack
+	set   *compiler.Set
 	progs []cel.Program // by rule index; nil when the rule has no when
 	mu    sync.Mutex
 	cur   *state // the evaluation the CEL function bindings answer for
@@ -37,73 +37,95 @@ type state struct {
 	act  map[string]any // every catalog fact; core counters set per rule
 }
 
-// Session holds counters by rule id: [fire, breaker].
+// Session holds counters by rule id ([fire, breaker]) and the provenance
+// graph, written independently of the runtime's.
 type Session struct {
-	c map[string][2]int64
+	c          map[string][2]int64
+	nodes      map[string]runtime.Node
+	incomplete bool
 }
 
 // NewSession returns an empty session.
-func NewSession() *Session { return &Session{c: map[string][2]int64{}} }
+func NewSession() *Session {
+	return &Session{c: map[string][2]int64{}, nodes: map[string]runtime.Node{}}
+}
 
 // msgNoProvider starts the error a binding raises for a function without
 // a provider; it is not one of cel-go's.
 const msgNoProvider = "no provider registered for "
 
-// New prepares a pack for evaluation: it extends the pack's checking
+// New prepares a set for evaluation: it extends the set's checking
 // environment with bindings for the catalog functions, then checks and
 // plans every when from its source text.
-func New(p *compiler.Pack) (*Engine, error) {
-	e := &Engine{pack: p}
+func New(p *compiler.Set) (*Engine, error) {
+	e := &Engine{set: p}
 	var opts []cel.EnvOption
-	for _, fn := range catalog.Default().Functions {
+	toolArgs := func() map[string]any { m, _ := e.cur.req.Facts["tool_args"].(map[string]any); return m }
+	for _, fn := range p.Catalog.Functions {
 		fn := fn
-		var impl func(arg string) ref.Val
+		var impl func(args []ref.Val) ref.Val
+		str := func(v ref.Val) (string, bool) { s, ok := v.(types.String); return string(s), ok }
 		switch fn.CELName {
-		case "fire_count_of":
-			impl = func(id string) ref.Val { return types.Int(e.cur.snap[id][0]) }
-		case "breaker_count_of":
-			impl = func(id string) ref.Val { return types.Int(e.cur.snap[id][1]) }
+		case "fire_count_of", "breaker_count_of":
+			c := 0
+			if fn.CELName == "breaker_count_of" {
+				c = 1
+			}
+			impl = func(args []ref.Val) ref.Val {
+				id, _ := str(args[0])
+				return types.Int(e.cur.snap[id][c])
+			}
 		case "tool_arg_string":
-			impl = func(k string) ref.Val {
-				s, _ := e.cur.req.Facts.ToolArgs[k].(string)
+			impl = func(args []ref.Val) ref.Val {
+				k, _ := str(args[0])
+				s, _ := toolArgs()[k].(string)
 				return types.String(s)
 			}
 		case "tool_arg_bool":
-			impl = func(k string) ref.Val {
-				b, _ := e.cur.req.Facts.ToolArgs[k].(bool)
+			impl = func(args []ref.Val) ref.Val {
+				k, _ := str(args[0])
+				b, _ := toolArgs()[k].(bool)
 				return types.Bool(b)
 			}
 		case "tool_arg_int":
-			impl = func(k string) ref.Val { return types.Int(toolArgInt(e.cur.req.Facts.ToolArgs[k])) }
+			impl = func(args []ref.Val) ref.Val {
+				k, _ := str(args[0])
+				return types.Int(toolArgInt(toolArgs()[k]))
+			}
 		default:
-			impl = func(arg string) ref.Val {
+			impl = func(args []ref.Val) ref.Val {
 				answers, ok := e.cur.req.Providers[fn.CELName]
 				if !ok {
 					return types.NewErr("%s%s", msgNoProvider, fn.CELName)
 				}
-				v := answers[arg]
-				switch fn.Result {
-				case catalog.Bool:
-					b, _ := v.(bool)
-					return types.Bool(b)
-				case catalog.String:
-					s, _ := v.(string)
-					return types.String(s)
-				case catalog.Int:
-					n, _ := v.(int64)
-					return types.Int(n)
+				native := make([]any, len(args))
+				for i, a := range args {
+					native[i] = a.Value()
+					if n, ok := a.(types.Int); ok {
+						native[i] = int64(n)
+					}
 				}
-				return types.NewErr("reference: unexpected result type of %s", fn.CELName)
+				v := wire.Answer(answers, native)
+				if v == nil {
+					return zeroOf(fn.Result)
+				}
+				return types.DefaultTypeAdapter.NativeToValue(v)
 			}
 		}
+		params := make([]*cel.Type, len(fn.Params))
+		for i, t := range fn.Params {
+			params[i] = compiler.CELType(t)
+		}
+		want := fn.Params
 		opts = append(opts, cel.Function(fn.CELName,
-			cel.Overload(compiler.OverloadID(fn), []*cel.Type{compiler.CELType(fn.Params[0])}, compiler.CELType(fn.Result),
-				cel.UnaryBinding(func(v ref.Val) ref.Val {
-					s, ok := v.(types.String)
-					if !ok {
-						return types.NewErr("no such overload")
+			cel.Overload(compiler.OverloadID(fn), params, compiler.CELType(fn.Result),
+				cel.FunctionBinding(func(args ...ref.Val) ref.Val {
+					for i, a := range args {
+						if !fits(a, want[i]) {
+							return types.NewErr("no such overload")
+						}
 					}
-					return impl(string(s))
+					return impl(args)
 				}))))
 	}
 	env, err := p.Env.Extend(opts...)
@@ -128,6 +150,60 @@ func New(p *compiler.Pack) (*Engine, error) {
 		e.progs = append(e.progs, prg)
 	}
 	return e, nil
+}
+
+// fits reports whether a cel-go value has the catalog type of a parameter.
+func fits(v ref.Val, t catalog.Type) bool {
+	switch t {
+	case catalog.String:
+		_, ok := v.(types.String)
+		return ok
+	case catalog.Int:
+		_, ok := v.(types.Int)
+		return ok
+	case catalog.Bool:
+		_, ok := v.(types.Bool)
+		return ok
+	case catalog.Double:
+		_, ok := v.(types.Double)
+		return ok
+	}
+	return true
+}
+
+func zeroOf(t catalog.Type) ref.Val {
+	switch t {
+	case catalog.Bool:
+		return types.False
+	case catalog.String:
+		return types.String("")
+	case catalog.Int:
+		return types.Int(0)
+	case catalog.Double:
+		return types.Double(0)
+	}
+	return types.DefaultTypeAdapter.NativeToValue(zeroFact(t))
+}
+
+// zeroFact is the value of an absent fact of type t.
+func zeroFact(t catalog.Type) any {
+	switch t {
+	case catalog.String:
+		return ""
+	case catalog.Int:
+		return int64(0)
+	case catalog.Bool:
+		return false
+	case catalog.Double:
+		return 0.0
+	case catalog.ListString:
+		return []string{}
+	case catalog.MapStringDyn:
+		return map[string]any{}
+	case catalog.ListMapStringDyn:
+		return []map[string]any{}
+	}
+	return nil
 }
 
 // toolArgInt is tool_arg_int's catalog text: the argument when it is an int,
@@ -156,8 +232,9 @@ type detection struct {
 	err *ruleError
 }
 
-// Evaluate evaluates one occurrence (req.Pack and req.Session are ignored;
-// s holds the counters and may be nil) and returns the decision.
+// Evaluate evaluates one occurrence (req.Set and req.Session are ignored;
+// s holds the counters and the provenance graph and may be nil) and
+// returns the decision.
 func (e *Engine) Evaluate(req *wire.Request, s *Session) wire.Response {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -167,24 +244,41 @@ func (e *Engine) Evaluate(req *wire.Request, s *Session) wire.Response {
 	for id, c := range req.Counters {
 		s.c[id] = c
 	}
+	for _, n := range req.Nodes {
+		s.nodes[n.ID] = n
+	}
+	s.incomplete = s.incomplete || req.Incomplete
 	// The counters as they were when the occurrence began.
 	snap := map[string][2]int64{}
 	for k, v := range s.c {
 		snap[k] = v
 	}
 	st := &state{req: req, snap: snap, act: map[string]any{}}
-	for _, f := range catalog.Default().Facts {
-		st.act[f.CELName] = e.factValue(f.CELName, nil, req)
+	prov := s.scope(req.Inputs)
+	for _, f := range e.set.Catalog.Facts {
+		switch f.Tier {
+		case catalog.Oarc:
+			st.act[f.CELName] = prov[f.CELName]
+		case catalog.Core:
+			st.act[f.CELName] = e.factValue(f.CELName, nil, req)
+		default:
+			if v, ok := req.Facts[f.CELName]; ok {
+				st.act[f.CELName] = v
+			} else {
+				st.act[f.CELName] = zeroFact(f.Type)
+			}
+		}
 	}
 	e.cur = st
 	defer func() { e.cur = nil }()
 
-	resp := wire.Response{Codes: []string{}, Monitored: []string{}, Errors: []wire.Error{}, Content: req.Content}
+	resp := wire.Response{Codes: []string{}, Monitored: []string{}, FailedClosed: []string{}, Errors: []wire.Error{}, Content: req.Content}
 	var fired []*compiler.Rule
+	failedClosed := map[string]bool{}
 	detections := map[string]*detection{}
 	var spans []span
 	blocked := false
-	for i, r := range e.pack.Rules {
+	for i, r := range e.set.Rules {
 		if r.Anchor != req.Anchor {
 			continue
 		}
@@ -200,6 +294,10 @@ func (e *Engine) Evaluate(req *wire.Request, s *Session) wire.Response {
 			resp.Monitored = append(resp.Monitored, r.ID)
 			continue
 		}
+		if rerr != nil {
+			resp.FailedClosed = append(resp.FailedClosed, r.ID)
+			failedClosed[r.ID] = true
+		}
 		resp.Codes = append(resp.Codes, r.ID)
 		fired = append(fired, r)
 		if r.Effect == "transform" && r.Transform != nil {
@@ -208,6 +306,25 @@ func (e *Engine) Evaluate(req *wire.Request, s *Session) wire.Response {
 		if r.Effect == "block" {
 			blocked = true
 			break
+		}
+	}
+	// Deny by default (spec 5.8): blocked when no enforced allow fired
+	// (one that failed closed does not count) and nothing blocked.
+	denied := ""
+	if d := e.denyFor(req.Anchor); d != nil && !blocked {
+		allowed := false
+		for _, r := range fired {
+			if r.Effect == "allow" && !failedClosed[r.ID] {
+				allowed = true
+			}
+		}
+		if !allowed {
+			if d.Monitor {
+				resp.Monitored = append(resp.Monitored, d.Code)
+			} else {
+				resp.Codes = append(resp.Codes, d.Code)
+				denied = d.Code
+			}
 		}
 	}
 	decision := "allow"
@@ -220,7 +337,7 @@ func (e *Engine) Evaluate(req *wire.Request, s *Session) wire.Response {
 		return false
 	}
 	switch {
-	case blocked:
+	case blocked || denied != "":
 		decision = "block"
 	case has("transform"):
 		decision = "transform"
@@ -230,8 +347,9 @@ func (e *Engine) Evaluate(req *wire.Request, s *Session) wire.Response {
 		decision = "nudge"
 	}
 	resp.Effect = decision
+	resp.Code = denied
 	for _, r := range fired {
-		if r.Effect == decision {
+		if denied == "" && r.Effect == decision {
 			resp.Code = r.ID
 			break
 		}
@@ -263,20 +381,115 @@ func (e *Engine) Evaluate(req *wire.Request, s *Session) wire.Response {
 	return resp
 }
 
-// rule evaluates one rule: profiles, selector, flow, detector, when.
-func (e *Engine) rule(i int, r *compiler.Rule, req *wire.Request, dets map[string]*detection) (bool, *wire.Detector, *ruleError) {
-	for _, p := range r.Profiles {
-		if !supplied(req.Profiles, p) {
-			return false, nil, &ruleError{runtime.ErrProfile, "profile not supplied: " + p}
+// denyFor returns the deny-by-default of the anchor, if a pack lists it.
+func (e *Engine) denyFor(anchor string) *compiler.DenyByDefault {
+	for _, pk := range e.set.Packs {
+		if d := pk.DenyByDefault; d != nil {
+			for _, a := range d.Anchors {
+				if a == anchor {
+					return d
+				}
+			}
 		}
 	}
+	return nil
+}
+
+// scope computes the provenance facts of inputs (spec 5.7) by the letter:
+// every node reachable from an input through parents, with a visited set.
+// When the scope cannot be known each fact is a CEL error, raised where a
+// rule reads it.
+func (s *Session) scope(inputs []string) map[string]any {
+	facts := []string{"provenance_tools", "provenance_origins", "provenance_trust_tiers", "provenance_labels"}
+	out := map[string]any{}
+	fail := func(msg string) map[string]any {
+		for _, f := range facts {
+			out[f] = types.NewErr("%s", msg)
+		}
+		return out
+	}
+	if len(inputs) > 0 && s.incomplete {
+		return fail("provenance: the session is marked incomplete")
+	}
+	sets := map[string]map[string]bool{}
+	for _, f := range facts {
+		sets[f] = map[string]bool{}
+	}
+	seen := map[string]bool{}
+	queue := []string{}
+	for _, id := range inputs {
+		if _, ok := s.nodes[id]; !ok {
+			return fail(fmt.Sprintf("provenance: input %q is not recorded", id))
+		}
+		queue = append(queue, id)
+	}
+	for len(queue) > 0 {
+		id := queue[0]
+		queue = queue[1:]
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		n := s.nodes[id]
+		if n.Kind == runtime.ToolResult && n.Tool != "" {
+			sets["provenance_tools"][n.Tool] = true
+		}
+		if n.Origin != "" {
+			sets["provenance_origins"][n.Origin] = true
+		}
+		if n.TrustTier != "" {
+			sets["provenance_trust_tiers"][n.TrustTier] = true
+		}
+		for _, l := range n.Labels {
+			sets["provenance_labels"][l] = true
+		}
+		queue = append(queue, n.Parents...)
+	}
+	for _, f := range facts {
+		l := []string{}
+		for v := range sets[f] {
+			l = append(l, v)
+		}
+		sort.Strings(l)
+		out[f] = l
+	}
+	return out
+}
+
+// profileErr is the error of an unsupplied profile.
+func profileErr(p string) *ruleError {
+	return &ruleError{runtime.ErrProfile, "profile not supplied: " + p}
+}
+
+// rule evaluates one rule in the order of spec 5.1: the selector (its
+// clauses combine like CEL's &&: an unsupplied profile's error is absorbed
+// by a false clause), the rest of its profiles, flow, detector, when.
+func (e *Engine) rule(i int, r *compiler.Rule, req *wire.Request, dets map[string]*detection) (bool, *wire.Detector, *ruleError) {
+	var selErr *ruleError
 	for _, c := range r.Selector {
+		if p := e.set.Catalog.Fact(c.Fact).Profile; p != "" && !supplied(req.Profiles, p) {
+			if selErr == nil {
+				selErr = profileErr(p)
+			}
+			continue
+		}
 		if !e.clause(c, r, req) {
 			return false, nil, nil
 		}
 	}
-	if r.Flow != nil && !flowHolds(req.Facts.Lycaon.RecentToolNames, r.Flow) {
-		return false, nil, nil
+	if selErr != nil {
+		return false, nil, selErr
+	}
+	for _, p := range r.Profiles {
+		if !supplied(req.Profiles, p) {
+			return false, nil, profileErr(p)
+		}
+	}
+	if r.Flow != nil {
+		names, _ := req.Facts[e.set.Catalog.Host+".recent_tool_names"].([]string)
+		if !flowHolds(names, r.Flow) {
+			return false, nil, nil
+		}
 	}
 	var det *wire.Detector
 	if r.Kind == "detector" {
@@ -284,9 +497,11 @@ func (e *Engine) rule(i int, r *compiler.Rule, req *wire.Request, dets map[strin
 		if d == nil {
 			d = &detection{}
 			if v, ok := req.Detectors[r.Detector]; !ok {
-				d.err = &ruleError{runtime.ErrDetector, "detector error: " + r.Detector + " not registered"}
+				d.err = &ruleError{runtime.ErrNotRegistered, "validator " + r.Detector + " is not registered"}
+			} else if v.Error == "timeout" {
+				d.err = &ruleError{runtime.ErrTimeout, "validator " + r.Detector + " did not answer before the deadline"}
 			} else if v.Error != "" {
-				d.err = &ruleError{runtime.ErrDetector, "detector error: " + r.Detector + ": " + v.Error}
+				d.err = &ruleError{runtime.ErrDetector, "validator " + r.Detector + " failed"}
 			} else {
 				d.d = v
 			}
@@ -316,8 +531,11 @@ func (e *Engine) rule(i int, r *compiler.Rule, req *wire.Request, dets map[strin
 }
 
 func celError(msg string) *ruleError {
-	if strings.HasPrefix(msg, msgNoProvider) {
+	switch {
+	case strings.HasPrefix(msg, msgNoProvider):
 		return &ruleError{runtime.ErrNoProvider, msg}
+	case strings.HasPrefix(msg, "provenance: "):
+		return &ruleError{runtime.ErrProvenance, msg}
 	}
 	return &ruleError{KindOfCelError(msg), msg}
 }
@@ -344,8 +562,7 @@ func (e *Engine) factValue(name string, r *compiler.Rule, req *wire.Request) any
 		}
 		return e.cur.snap[r.ID][1]
 	}
-	v, _ := req.Facts.Get(name)
-	return v
+	return e.cur.act[name]
 }
 
 // activation returns the variables of one rule: the occurrence's facts,
@@ -455,8 +672,7 @@ type span struct {
 func ruleSpans(order int, r *compiler.Rule, req *wire.Request, det *wire.Detector) []span {
 	var out []span
 	for _, name := range r.Transform.Redact {
-		v, _ := req.Facts.Get(name)
-		l, _ := v.([]map[string]any)
+		l, _ := req.Facts[name].([]map[string]any)
 		if det != nil {
 			switch {
 			case name == "secret_matches" && det.Facts.Has&runtime.HasSecretMatches != 0:
@@ -532,14 +748,18 @@ func KindOfCelError(msg string) runtime.ErrKind {
 	switch {
 	case strings.HasPrefix(msg, "no such key"):
 		return runtime.ErrNoSuchKey
-	case strings.HasPrefix(msg, "index out of bounds"), strings.HasPrefix(msg, "index out of range"):
+	case strings.HasPrefix(msg, "index out of bounds"):
 		return runtime.ErrIndexOutOfRange
+	case strings.HasPrefix(msg, "index out of range"):
+		return runtime.ErrStringIndex
 	case msg == "division by zero":
 		return runtime.ErrDivideByZero
 	case msg == "modulus by zero":
 		return runtime.ErrModulusByZero
-	case msg == "integer overflow", msg == "unsigned integer overflow":
+	case msg == "integer overflow":
 		return runtime.ErrIntOverflow
+	case msg == "unsigned integer overflow":
+		return runtime.ErrUintOverflow
 	case strings.HasPrefix(msg, "no such overload"), strings.HasPrefix(msg, "found no matching overload"):
 		return runtime.ErrNoSuchOverload
 	case strings.HasPrefix(msg, "type conversion error"):

@@ -12,6 +12,7 @@ package wire
 import (
 	"context"
 	"encoding/gob"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -24,28 +25,38 @@ import (
 func init() {
 	gob.Register([]any{})
 	gob.Register(map[string]any{})
+	gob.Register([]string{})
+	gob.Register([]map[string]any{})
 }
 
 // Request is one occurrence to evaluate.
 type Request struct {
-	Pack int // index into the runner's packs
+	Set int // index into the runner's compilation sets
 	// Session names the session; a new name starts a new session.
 	Session string
 	// Counters are set on the session before evaluating (rule id -> fire,
 	// breaker).
-	Counters  map[string][2]int64
-	Anchor    string
-	Facts     runtime.Facts
-	Profiles  runtime.ProfileSet
-	Content   string
-	Detectors map[string]Detector
+	Counters map[string][2]int64
+	Anchor   string
+	// Facts by CEL name, as Go values of their types.
+	Facts    map[string]any
+	Profiles runtime.ProfileSet
+	Content  string
+	// Nodes are recorded into the session before evaluating; Incomplete
+	// marks it incomplete; Inputs are the occurrence's provenance inputs.
+	Nodes      []runtime.Node
+	Incomplete bool
+	Inputs     []string
+	Detectors  map[string]Detector
 	// Providers: function CEL name -> argument -> result (bool, string,
-	// int64). A function absent from the map has no provider; a listed
-	// function answers an absent argument with the zero value.
+	// int64, ...). A function absent from the map has no provider; a
+	// listed function answers an absent argument with the zero value. The
+	// argument key of a function of several (or non-string) arguments is
+	// the compact JSON array of the arguments.
 	Providers map[string]map[string]any
-	// NegativeZero names the double facts (and "detector:<id>:<fact>"
-	// detector facts) that hold -0.0: gob leaves out struct fields that
-	// compare equal to zero, so the sign would be lost on the way.
+	// NegativeZero names the detector facts ("detector:<id>:<fact>") that
+	// hold -0.0: gob leaves out struct fields that compare equal to zero,
+	// so the sign would be lost on the way.
 	NegativeZero []string
 }
 
@@ -57,12 +68,6 @@ func isNegZero(f float64) bool { return f == 0 && math.Signbit(f) }
 // sending a request.
 func (r *Request) MarkNegativeZeros() {
 	r.NegativeZero = nil
-	if isNegZero(r.Facts.PromptInjectionScore) {
-		r.NegativeZero = append(r.NegativeZero, "prompt_injection_score")
-	}
-	if isNegZero(r.Facts.JailbreakScore) {
-		r.NegativeZero = append(r.NegativeZero, "jailbreak_score")
-	}
 	for id, d := range r.Detectors {
 		if isNegZero(d.Facts.PromptInjectionScore) {
 			r.NegativeZero = append(r.NegativeZero, "detector:"+id+":prompt_injection_score")
@@ -75,24 +80,17 @@ func (r *Request) MarkNegativeZeros() {
 
 func (r *Request) restoreNegativeZeros() {
 	for _, n := range r.NegativeZero {
-		switch n {
-		case "prompt_injection_score":
-			r.Facts.PromptInjectionScore = negZero
-		case "jailbreak_score":
-			r.Facts.JailbreakScore = negZero
-		default:
-			parts := strings.SplitN(n, ":", 3)
-			if len(parts) != 3 {
-				continue
-			}
-			d := r.Detectors[parts[1]]
-			if parts[2] == "prompt_injection_score" {
-				d.Facts.PromptInjectionScore = negZero
-			} else {
-				d.Facts.JailbreakScore = negZero
-			}
-			r.Detectors[parts[1]] = d
+		parts := strings.SplitN(n, ":", 3)
+		if len(parts) != 3 {
+			continue
 		}
+		d := r.Detectors[parts[1]]
+		if parts[2] == "prompt_injection_score" {
+			d.Facts.PromptInjectionScore = negZero
+		} else {
+			d.Facts.JailbreakScore = negZero
+		}
+		r.Detectors[parts[1]] = d
 	}
 }
 
@@ -103,14 +101,41 @@ type Detector struct {
 	Error string // "timeout": the validator times out; other: it fails
 }
 
+// Validator answers as the canned detector d.
+func (d Detector) Validator() func(context.Context) (runtime.Detection, error) {
+	return func(context.Context) (runtime.Detection, error) {
+		switch d.Error {
+		case "":
+			return runtime.Detection{Hit: d.Hit, Facts: d.Facts}, nil
+		case "timeout":
+			return runtime.Detection{}, context.DeadlineExceeded
+		}
+		return runtime.Detection{}, errors.New(d.Error)
+	}
+}
+
+// Answer returns a provider's canned answer to args (nil: the zero value
+// of the function's result).
+func Answer(answers map[string]any, args []any) any {
+	key := ""
+	if s, ok := args[0].(string); ok && len(args) == 1 {
+		key = s
+	} else {
+		b, _ := json.Marshal(args)
+		key = string(b)
+	}
+	return answers[key]
+}
+
 // Response is a decision, in the shape both engines report.
 type Response struct {
-	Effect    string   `json:"decision"`
-	Code      string   `json:"code"`
-	Codes     []string `json:"codes"`
-	Monitored []string `json:"monitored"`
-	Errors    []Error  `json:"errors"`
-	Content   string   `json:"content,omitempty"`
+	Effect       string   `json:"decision"`
+	Code         string   `json:"code"`
+	Codes        []string `json:"codes"`
+	Monitored    []string `json:"monitored"`
+	FailedClosed []string `json:"failed_closed"`
+	Errors       []Error  `json:"errors"`
+	Content      string   `json:"content,omitempty"`
 	// Fatal is set when the runner itself failed (a panic escaped).
 	Fatal string `json:"fatal,omitempty"`
 }
@@ -122,40 +147,19 @@ type Error struct {
 	Message string `json:"message"`
 }
 
-var kindNames = map[runtime.ErrKind]string{
-	runtime.ErrNoSuchKey:       "no_such_key",
-	runtime.ErrIndexOutOfRange: "index_out_of_range",
-	runtime.ErrDivideByZero:    "divide_by_zero",
-	runtime.ErrModulusByZero:   "modulus_by_zero",
-	runtime.ErrIntOverflow:     "int_overflow",
-	runtime.ErrNoSuchOverload:  "no_such_overload",
-	runtime.ErrConversion:      "conversion",
-	runtime.ErrInvalidArgument: "invalid_argument",
-	runtime.ErrNoProvider:      "no_provider",
-	runtime.ErrProvider:        "provider",
-	runtime.ErrProfile:         "profile",
-	runtime.ErrDetector:        "detector",
-	runtime.ErrCanceled:        "canceled",
-	runtime.ErrPanic:           "panic",
-}
-
 // KindName is the stable name of an error kind, as both engines report it.
-func KindName(k runtime.ErrKind) string {
-	if n, ok := kindNames[k]; ok {
-		return n
-	}
-	return fmt.Sprintf("kind%d", k)
-}
+func KindName(k runtime.ErrKind) string { return k.String() }
 
 // FromDecision converts a runtime decision.
 func FromDecision(d *runtime.Decision) Response {
 	r := Response{
-		Effect:    d.Effect.String(),
-		Code:      d.Code,
-		Codes:     append([]string{}, d.Codes...),
-		Monitored: append([]string{}, d.Monitored...),
-		Errors:    []Error{},
-		Content:   d.Content,
+		Effect:       d.Effect.String(),
+		Code:         d.Code,
+		Codes:        append([]string{}, d.Codes...),
+		Monitored:    append([]string{}, d.Monitored...),
+		FailedClosed: append([]string{}, d.FailedClosed...),
+		Errors:       []Error{},
+		Content:      d.Content,
 	}
 	for _, e := range d.Errors {
 		r.Errors = append(r.Errors, Error{Rule: e.Rule, Kind: KindName(e.Err.Kind), Message: e.Err.Error()})
@@ -163,59 +167,22 @@ func FromDecision(d *runtime.Decision) Response {
 	return r
 }
 
-// Env builds the host environment of a request: validators and providers
-// answering from the canned data.
-func Env(req *Request) *runtime.Env {
-	env := &runtime.Env{Validators: map[string]runtime.Validator{}}
-	for id, d := range req.Detectors {
-		d := d
-		env.Validators[id] = func(ctx context.Context, _ *runtime.Occurrence) (runtime.Detection, error) {
-			switch d.Error {
-			case "":
-				return runtime.Detection{Hit: d.Hit, Facts: d.Facts}, nil
-			case "timeout":
-				return runtime.Detection{}, context.DeadlineExceeded
-			}
-			return runtime.Detection{}, errors.New(d.Error)
-		}
-	}
-	p := &env.Providers
-	for name, answers := range req.Providers {
-		answers := answers
-		b := func(_ *runtime.Facts, arg string) (bool, error) { v, _ := answers[arg].(bool); return v, nil }
-		s := func(_ *runtime.Facts, arg string) (string, error) { v, _ := answers[arg].(string); return v, nil }
-		i := func(_ *runtime.Facts, arg string) (int64, error) { v, _ := answers[arg].(int64); return v, nil }
-		switch name {
-		case "path_outside_scope":
-			p.PathOutsideScope = b
-		case "lycaon.source_includes":
-			p.LycaonSourceIncludes = b
-		case "mcp_server_configured_for":
-			p.McpServerConfiguredFor = b
-		case "mcp_server_enabled_for":
-			p.McpServerEnabledFor = b
-		case "mcp_has_field":
-			p.McpHasField = b
-		case "mcp_field_bool":
-			p.McpFieldBool = b
-		case "mcp_field_string":
-			p.McpFieldString = s
-		case "mcp_field_int":
-			p.McpFieldInt = i
-		case "lycaon.host_resource_status_for":
-			p.LycaonHostResourceStatusFor = s
-		case "lycaon.host_resource_policy_for":
-			p.LycaonHostResourcePolicyFor = s
-		}
-	}
-	return env
+// Set is one compiled set as the runner drives it. The runner's main,
+// written by the harness for the set's catalog, implements it.
+type Set interface {
+	// Evaluate builds the occurrence and the Env of req and evaluates it;
+	// an error is a request the set cannot express (a fact of the wrong
+	// type), not an evaluation error.
+	Evaluate(req *Request, s *runtime.Session, d *runtime.Decision) error
+	// CounterKey returns the store key of a rule's counter.
+	CounterKey(rule string, c runtime.Counter) (runtime.CounterKey, bool)
 }
 
 // Serve answers requests from r on w until r ends: the runner's main loop.
-func Serve(packs []*runtime.Pack, r io.Reader, w io.Writer) error {
+func Serve(sets []Set, r io.Reader, w io.Writer) error {
 	dec := gob.NewDecoder(r)
 	enc := gob.NewEncoder(w)
-	sessions := make([]session, len(packs))
+	sessions := make([]session, len(sets))
 	var d runtime.Decision
 	for {
 		var req Request
@@ -226,42 +193,69 @@ func Serve(packs []*runtime.Pack, r io.Reader, w io.Writer) error {
 			return err
 		}
 		req.restoreNegativeZeros()
-		resp := serveOne(packs, sessions, &req, &d)
+		resp := serveOne(sets, sessions, &req, &d)
 		if err := enc.Encode(&resp); err != nil {
 			return err
 		}
 	}
 }
 
-// session is the current session of one pack.
+// session is the current session of one set.
 type session struct {
 	name string
 	s    *runtime.Session
 }
 
-func serveOne(packs []*runtime.Pack, sessions []session, req *Request, d *runtime.Decision) (resp Response) {
+func serveOne(sets []Set, sessions []session, req *Request, d *runtime.Decision) (resp Response) {
 	defer func() {
 		if p := recover(); p != nil {
 			resp = Response{Fatal: fmt.Sprintf("panic: %v", p)}
 		}
 	}()
-	if req.Pack < 0 || req.Pack >= len(packs) {
-		return Response{Fatal: fmt.Sprintf("no pack %d", req.Pack)}
+	if req.Set < 0 || req.Set >= len(sets) {
+		return Response{Fatal: fmt.Sprintf("no set %d", req.Set)}
 	}
-	pk := packs[req.Pack]
-	ss := &sessions[req.Pack]
+	set := sets[req.Set]
+	ss := &sessions[req.Set]
+	ctx := context.Background()
 	if ss.s == nil || ss.name != req.Session {
-		ss.name, ss.s = req.Session, pk.NewSession()
+		ss.name, ss.s = req.Session, runtime.NewSession(req.Session)
 	}
-	for id, c := range req.Counters {
-		slot := pk.Slot(id)
-		if slot < 0 {
-			return Response{Fatal: fmt.Sprintf("counters: no rule %s in the pack", id)}
+	if err := SetCounters(ctx, ss.s, set.CounterKey, req.Counters); err != nil {
+		return Response{Fatal: err.Error()}
+	}
+	for _, n := range req.Nodes {
+		if err := ss.s.Record(ctx, n); err != nil {
+			return Response{Fatal: "record: " + err.Error()}
 		}
-		ss.s.Set(slot, runtime.Fire, c[0])
-		ss.s.Set(slot, runtime.Breaker, c[1])
 	}
-	occ := &runtime.Occurrence{Anchor: req.Anchor, Facts: req.Facts, Profiles: req.Profiles, Content: req.Content}
-	pk.Evaluate(context.Background(), Env(req), occ, ss.s, d)
+	if req.Incomplete {
+		ss.s.MarkIncomplete(ctx)
+	}
+	if err := set.Evaluate(req, ss.s, d); err != nil {
+		return Response{Fatal: err.Error()}
+	}
 	return FromDecision(d)
+}
+
+// SetCounters sets counters of a session by rule id (fixtures' counters):
+// each counter is reset, then incremented to its value.
+func SetCounters(ctx context.Context, s *runtime.Session, key func(string, runtime.Counter) (runtime.CounterKey, bool), counters map[string][2]int64) error {
+	var ups []runtime.CounterUpdate
+	for id, c := range counters {
+		for i, cnt := range []runtime.Counter{runtime.Fire, runtime.Breaker} {
+			k, ok := key(id, cnt)
+			if !ok {
+				return fmt.Errorf("counters: no rule %s in the set", id)
+			}
+			ups = append(ups, runtime.CounterUpdate{Key: k, Reset: true})
+			for range c[i] {
+				ups = append(ups, runtime.CounterUpdate{Key: k})
+			}
+		}
+	}
+	if len(ups) == 0 {
+		return nil
+	}
+	return s.Store().ApplyCounters(ctx, s.ID(), ups)
 }

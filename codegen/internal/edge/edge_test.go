@@ -14,6 +14,7 @@ import (
 	"github.com/oarc/oarc/codegen/internal/edgecases"
 	"github.com/oarc/oarc/compiler"
 	"github.com/oarc/oarc/compiler/catalog"
+	"github.com/oarc/oarc/lycaon"
 	"github.com/oarc/oarc/runtime"
 	"github.com/oarc/oarc/testkit/celdiff"
 )
@@ -35,8 +36,8 @@ func TestGeneratedIsFresh(t *testing.T) {
 }
 
 // factSets are the inputs every expression is evaluated on.
-func factSets() map[string]*runtime.Facts {
-	rich := &runtime.Facts{
+func factSets() map[string]*lycaon.Facts {
+	rich := &lycaon.Facts{
 		Tool: "bash",
 		ToolArgs: map[string]any{
 			"n": int64(3), "d": 2.5, "s": "hello", "b": true, "nan": math.NaN(), "big": 1e19,
@@ -53,7 +54,7 @@ func factSets() map[string]*runtime.Facts {
 		PromptInjectionScore: 0.5,
 	}
 	rich.Lycaon.RepeatCount = 3
-	odd := &runtime.Facts{
+	odd := &lycaon.Facts{
 		ToolArgs: map[string]any{
 			"n": "3", "d": "x", "s": int64(5), "b": "yes", "nan": "nan", "big": -1e300,
 			"u": []any{}, "bad": nil, "list": "notalist", "map": []any{"a"}, "mixed": map[string]any{},
@@ -64,7 +65,7 @@ func factSets() map[string]*runtime.Facts {
 		PromptInjectionScore: math.Inf(1),
 	}
 	odd.Lycaon.TurnTools = []string{"a"}
-	return map[string]*runtime.Facts{"rich": rich, "empty": {}, "odd": odd}
+	return map[string]*lycaon.Facts{"rich": rich, "empty": {}, "odd": odd}
 }
 
 // oracle evaluates the expressions with cel-go over the same facts.
@@ -126,11 +127,13 @@ func newOracle(t *testing.T) *oracle {
 
 var setArgs func(map[string]any)
 
-func activation(f *runtime.Facts) map[string]any {
+func activation(f *lycaon.Facts) map[string]any {
 	act := map[string]any{"anchor": "tool.pre_invoke", "fire_count": int64(0), "breaker_count": int64(0)}
 	for _, fact := range catalog.Default().Facts {
 		if v, ok := f.Get(fact.CELName); ok {
 			act[fact.CELName] = v
+		} else if fact.Tier == catalog.Oarc {
+			act[fact.CELName] = []string{}
 		}
 	}
 	return act
@@ -144,9 +147,10 @@ type outcome struct {
 func TestEdgeCasesAgreeWithCelGo(t *testing.T) {
 	o := newOracle(t)
 	for name, facts := range factSets() {
-		occ := &runtime.Occurrence{Anchor: "tool.pre_invoke", Facts: *facts}
+		occ := &lycaon.Occurrence{Anchor: lycaon.ToolPreInvoke, Facts: *facts}
 		var d runtime.Decision
-		Evaluate(context.Background(), nil, occ, nil, &d)
+		ev, _ := New(lycaon.Env{})
+		ev.Evaluate(context.Background(), occ, nil, &d)
 		got := map[string]outcome{}
 		for _, c := range d.Codes {
 			got[c] = outcome{fired: true}
@@ -178,9 +182,10 @@ func TestEdgeCasesAgreeWithCelGo(t *testing.T) {
 
 func TestEdgeCasesDoNotPanic(t *testing.T) {
 	for name, facts := range factSets() {
-		occ := &runtime.Occurrence{Anchor: "tool.pre_invoke", Facts: *facts}
+		occ := &lycaon.Occurrence{Anchor: lycaon.ToolPreInvoke, Facts: *facts}
 		var d runtime.Decision
-		Evaluate(context.Background(), nil, occ, nil, &d)
+		ev, _ := New(lycaon.Env{})
+		ev.Evaluate(context.Background(), occ, nil, &d)
 		for _, e := range d.Errors {
 			if e.Err.Kind == runtime.ErrPanic {
 				t.Errorf("%s: rule %s panicked", name, e.Rule)

@@ -16,7 +16,7 @@ func RuleID(i int) string { return fmt.Sprintf("E%03d", i) }
 // Pack writes the expressions as a stock pack into a temporary directory
 // and loads it: one fail_open warn rule per expression, so that every rule
 // is evaluated and reports either firing or its error.
-func Pack() (*compiler.Pack, error) {
+func Pack() (*compiler.Set, error) {
 	dir, err := os.MkdirTemp("", "oarc-edge")
 	if err != nil {
 		return nil, err

@@ -8,6 +8,7 @@ package lower
 
 import (
 	"fmt"
+	"strings"
 
 	"cel.dev/cel-go/cel"
 	"cel.dev/cel-go/common/ast"
@@ -55,17 +56,21 @@ var DetectorFacts = map[string]bool{
 // FactField is the Go field path of a fact in the facts struct: host
 // facts live under a field named after the host namespace.
 func FactField(cat *catalog.Catalog, f *catalog.Fact) []string {
-	if f.Tier == catalog.Host {
-		return []string{catalog.GoName(catalog.HostNamespace), f.GoName}
+	switch f.Tier {
+	case catalog.Host:
+		return []string{cat.HostField(), f.GoName}
+	case catalog.Oarc:
+		// Derived from the session (spec 5.7): the field of runtime.Scope.
+		return []string{strings.TrimPrefix(f.GoName, "Provenance")}
 	}
 	return []string{f.GoName}
 }
 
 // ProviderField is the Go field of the providers struct that answers a
 // provider-backed function.
-func ProviderField(f *catalog.Function) string {
+func ProviderField(cat *catalog.Catalog, f *catalog.Function) string {
 	if f.Tier == catalog.Host {
-		return catalog.GoName(catalog.HostNamespace) + f.GoName
+		return cat.HostField() + f.GoName
 	}
 	return f.GoName
 }
@@ -276,6 +281,8 @@ func (l *lowerer) ident(e ast.Expr, name string) ir.Expr {
 		switch {
 		case name == "anchor" && f.Tier == catalog.Core:
 			n.Source, n.Field = ir.FromAnchor, nil
+		case f.Tier == catalog.Oarc:
+			n.Source = ir.FromProvenance
 		case l.opts.Detector && DetectorFacts[name]:
 			n.Source = ir.FromDetector
 		}
@@ -304,12 +311,12 @@ func (l *lowerer) call(e ast.Expr) ir.Expr {
 	// Catalog functions, possibly namespaced: lycaon.f(x) parses as a member
 	// call on the identifier lycaon.
 	qual := fn
-	if c.IsMemberFunction() && c.Target().Kind() == ast.IdentKind && c.Target().AsIdent() == catalog.HostNamespace && l.lookupVar(catalog.HostNamespace) == nil {
-		qual = catalog.HostNamespace + "." + fn
+	if c.IsMemberFunction() && c.Target().Kind() == ast.IdentKind && c.Target().AsIdent() == l.cat.Host && l.lookupVar(l.cat.Host) == nil {
+		qual = l.cat.Host + "." + fn
 		args = args[1:]
 	}
-	if f := l.cat.Function(qual); f != nil && len(args) == 1 {
-		return l.observe(e, f, args[0])
+	if f := l.cat.Function(qual); f != nil && len(args) == len(f.Params) {
+		return l.observe(e, f, args)
 	}
 	switch fn {
 	case operators.LogicalAnd, operators.LogicalOr:
@@ -378,7 +385,8 @@ func (l *lowerer) flatten(e ast.Expr, fn string, out *[]ir.Expr) {
 	*out = append(*out, l.expr(e))
 }
 
-func (l *lowerer) observe(e ast.Expr, f *catalog.Function, arg ast.Expr) ir.Expr {
+func (l *lowerer) observe(e ast.Expr, f *catalog.Function, args []ast.Expr) ir.Expr {
+	arg := args[0]
 	switch f.Name {
 	case "fire_count_of", "breaker_count_of":
 		if arg.Kind() != ast.LiteralKind {
@@ -394,12 +402,16 @@ func (l *lowerer) observe(e ast.Expr, f *catalog.Function, arg ast.Expr) ir.Expr
 		c, _ := ir.ParseCounter(f.Name[:len(f.Name)-len("_count_of")])
 		return l.counter(e, string(id), c)
 	}
-	n := &ir.Observe{Node: ir.Node{T: IRType(f.Result), Off: l.off(e)}, Func: f.CELName, Arg: l.expr(arg)}
+	n := &ir.Observe{Node: ir.Node{T: IRType(f.Result), Off: l.off(e)}, Func: f.CELName}
+	for i, a := range args {
+		n.Args = append(n.Args, l.expr(a))
+		n.Params = append(n.Params, IRType(f.Params[i]))
+	}
 	if b, ok := ir.BuiltinByName(f.CELName); ok && !f.Provider {
 		n.Builtin = b
-		n.Args = FactField(l.cat, l.cat.Fact("tool_args"))
+		n.ToolArgs = FactField(l.cat, l.cat.Fact("tool_args"))
 	} else {
-		n.Provider = ProviderField(f)
+		n.Provider = ProviderField(l.cat, f)
 	}
 	return n
 }

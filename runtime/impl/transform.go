@@ -1,0 +1,123 @@
+package impl
+
+import (
+	"encoding/json"
+
+	"sort"
+	"strings"
+
+	"github.com/oarc/oarc/runtime"
+)
+
+// span is a region of the content in code points, with the evaluation order
+// of the rule that contributed it.
+type span struct {
+	start, end int
+	order      int
+	repl       string
+}
+
+// DetectorSpans returns a span fact for a transform rule: the validator's
+// value when the rule consulted one that supplied it, else the host's.
+func (x *Exec) DetectorSpans(r *Rule, has runtime.DetectorFactSet, host []map[string]any) []map[string]any {
+	if st := x.detState(r.DetectorSlot); st != nil {
+		if st.done && st.err.Kind == ErrNone && st.d.Facts.Has&has != 0 {
+			switch has {
+			case runtime.HasSecretMatches:
+				return st.d.Facts.SecretMatches
+			case runtime.HasPiiEntities:
+				return st.d.Facts.PiiEntities
+			}
+		}
+	}
+	return host
+}
+
+// AddSpans adds the spans of one span fact of the transform rule that
+// fired order-th.
+func (x *Exec) AddSpans(order int, r *Rule, l []map[string]any) {
+	n := int64(len(x.offs) - 1)
+	for _, m := range l {
+		s, ok1 := spanInt(m, "start")
+		e, ok2 := spanInt(m, "end")
+		if !ok1 || !ok2 {
+			continue
+		}
+		s, e = max(s, 0), min(e, n)
+		if e <= s {
+			continue
+		}
+		x.spans = append(x.spans, span{start: int(s), end: int(e), order: order, repl: r.Replacement})
+	}
+}
+
+// spanInt reads an int start or end (a json.Number counts when it spells an
+// int); other types do not count.
+func spanInt(m map[string]any, k string) (int64, bool) {
+	switch v := m[k].(type) {
+	case int64:
+		return v, true
+	case int:
+		return int64(v), true
+	case int32:
+		return int64(v), true
+	case json.Number:
+		if s := numberScalar(v); s.k == kInt {
+			return s.i, true
+		}
+	}
+	return 0, false
+}
+
+// prepareTransforms readies the span buffers: offs[i] is the byte offset of
+// code point i; invalid bytes count as one code point each, as in CEL's
+// size(), and are kept as they are.
+func (x *Exec) prepareTransforms() {
+	content := x.Content
+	x.offs = x.offs[:0]
+	for i := range content {
+		x.offs = append(x.offs, i)
+	}
+	x.offs = append(x.offs, len(content))
+	x.spans = x.spans[:0]
+}
+
+// Rewrite rewrites the content with the spans gathered: spans are clipped
+// to the content, merged where they overlap or touch, and each merged
+// region takes the replacement of the first rule in evaluation order that
+// contributed to it.
+func (x *Exec) Rewrite() {
+	d := x.D
+	content := x.Content
+	if len(x.spans) == 0 {
+		d.Content = content
+		return
+	}
+	spans := x.spans
+	sort.Slice(spans, func(i, j int) bool {
+		if spans[i].start != spans[j].start {
+			return spans[i].start < spans[j].start
+		}
+		return spans[i].order < spans[j].order
+	})
+	offs := x.offs
+	var b strings.Builder
+	b.Grow(len(content))
+	pos := 0
+	for i := 0; i < len(spans); {
+		cur := spans[i]
+		j := i + 1
+		for ; j < len(spans) && spans[j].start <= cur.end; j++ {
+			cur.end = max(cur.end, spans[j].end)
+			if spans[j].order < cur.order {
+				cur.order, cur.repl = spans[j].order, spans[j].repl
+			}
+		}
+		b.WriteString(content[offs[pos]:offs[cur.start]])
+		b.WriteString(cur.repl)
+		pos = cur.end
+		i = j
+	}
+	b.WriteString(content[offs[pos]:])
+	d.Content = b.String()
+}

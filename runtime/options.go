@@ -1,0 +1,40 @@
+package runtime
+
+import (
+	"errors"
+	"strings"
+)
+
+// Option configures an evaluator when a host binds its Env (the generated
+// New of a compilation set).
+type Option func(*Config)
+
+// Config is what the options of an evaluator set. Generated code reads it;
+// hosts use the With... options.
+type Config struct{}
+
+// MissingError reports, when an evaluator is bound, the validators and
+// providers that the rules of the compilation set use and the Env does not
+// have. The evaluator is usable all the same: a rule that reaches a missing
+// one has an evaluation error (its on_error applies).
+type MissingError struct {
+	Validators []string // validator ids, sorted
+	Providers  []string // functions by CEL name, sorted
+}
+
+func (e *MissingError) Error() string {
+	var parts []string
+	if len(e.Validators) > 0 {
+		parts = append(parts, "validators not registered: "+strings.Join(e.Validators, ", "))
+	}
+	if len(e.Providers) > 0 {
+		parts = append(parts, "providers missing: "+strings.Join(e.Providers, ", "))
+	}
+	return "oarc: " + strings.Join(parts, "; ")
+}
+
+// ErrUnknownAnchor is returned by an evaluation whose occurrence's anchor
+// is not an anchor of the catalog (the zero Anchor, or a value no constant
+// has). Such an occurrence is never allowed: its decision is a block with
+// an error of kind [ErrAnchor].
+var ErrUnknownAnchor = errors.New("oarc: the occurrence's anchor is not an anchor of the catalog")

@@ -1,0 +1,380 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+)
+
+// Session is one agent session as the rules see it: per-rule counters
+// (spec 5.3) and the provenance graph (spec 5.7), kept by a [Store]. A
+// session made by [NewSession] keeps them in the process; one made by
+// [NewStoreSession] in a store shared by replicas (spec 5.9). A Session is
+// safe for concurrent use. A nil *Session reads every counter as zero,
+// records nothing, and has an empty provenance graph.
+type Session struct {
+	id    string
+	store Store
+}
+
+// NewSession returns a session kept in the process, with the default node
+// limit ([DefaultNodeLimit]).
+func NewSession(id string) *Session { return &Session{id: id, store: NewMemStore(0)} }
+
+// NewStoreSession returns the session id kept by store.
+func NewStoreSession(store Store, id string) *Session { return &Session{id: id, store: store} }
+
+// ID is the session's id.
+func (s *Session) ID() string {
+	if s == nil {
+		return ""
+	}
+	return s.id
+}
+
+// Store is the store that keeps the session.
+func (s *Session) Store() Store {
+	if s == nil {
+		return nil
+	}
+	return s.store
+}
+
+// Record adds a provenance node to the session (spec 5.7). Recording
+// evaluates nothing. It fails when the id is empty or already recorded,
+// the kind is unknown, a parent is not recorded, or the session holds its
+// limit of nodes (nothing is evicted).
+func (s *Session) Record(ctx context.Context, n Node) error {
+	if s == nil {
+		return errors.New("record: nil session")
+	}
+	return s.store.RecordNode(ctx, s.id, n)
+}
+
+// MarkIncomplete says that the session lost, or never had, part of its
+// history: from then on reading a provenance fact is an evaluation error,
+// because missing observations never prove that nothing happened.
+func (s *Session) MarkIncomplete(ctx context.Context) error {
+	if s == nil {
+		return nil
+	}
+	return s.store.MarkIncomplete(ctx, s.id)
+}
+
+// Store keeps the state of sessions (spec 5.9): the counters rules read
+// and update, and the provenance graphs. Implementations are safe for
+// concurrent use, and honour the context's deadline.
+type Store interface {
+	// ReadCounters reads the counters keys names, as one consistent
+	// snapshot, into dst (len(dst) == len(keys)). Absent counters are 0.
+	ReadCounters(ctx context.Context, session string, keys []CounterKey, dst []int64) error
+	// ApplyCounters applies the updates of one occurrence, in order, all
+	// or nothing: no reader sees a part of them.
+	ApplyCounters(ctx context.Context, session string, ups []CounterUpdate) error
+	// RecordNode adds a provenance node (see [Session.Record]).
+	RecordNode(ctx context.Context, session string, n Node) error
+	// MarkIncomplete marks the session's provenance incomplete.
+	MarkIncomplete(ctx context.Context, session string) error
+	// Scope computes the provenance facts of inputs and their ancestors
+	// into sc. An input that is not recorded, or an incomplete session, is
+	// an error wrapping [ErrUnknownProvenance].
+	Scope(ctx context.Context, session string, inputs []string, sc *Scope) error
+}
+
+// CounterKey names one counter: of the rule with the given id, which is
+// the rule in slot Slot of its compilation set.
+type CounterKey struct {
+	Slot    int32
+	Rule    string
+	Counter Counter
+}
+
+// CounterUpdate is one update after an occurrence: an increment, or a
+// reset to zero.
+type CounterUpdate struct {
+	Key   CounterKey
+	Reset bool
+}
+
+// NodeKind is the kind of a provenance node.
+type NodeKind uint8
+
+// The node kinds.
+const (
+	Message NodeKind = iota + 1
+	ToolResult
+)
+
+// ParseNodeKind returns the kind with the given name (message,
+// tool_result).
+func ParseNodeKind(s string) (NodeKind, bool) {
+	switch s {
+	case "message":
+		return Message, true
+	case "tool_result":
+		return ToolResult, true
+	}
+	return 0, false
+}
+
+func (k NodeKind) String() string {
+	switch k {
+	case Message:
+		return "message"
+	case ToolResult:
+		return "tool_result"
+	}
+	return "kind?"
+}
+
+// Node is a recorded piece of what the agent saw (spec 5.7): a message, or
+// the result of a tool call that returned successfully, with where it came
+// from and the nodes it was computed from (recorded before it).
+type Node struct {
+	ID        string
+	Kind      NodeKind
+	Tool      string   // for a tool result: the tool that produced it
+	Origin    string   // host-defined source: user, web, email, ...
+	TrustTier string   // host-defined: trusted, untrusted, ...
+	Labels    []string // confidential, pii, ...
+	Parents   []string // ids of the nodes it was computed from
+}
+
+// Scope holds the provenance facts of an occurrence: each a sorted list of
+// distinct strings over its inputs and their ancestors.
+type Scope struct {
+	Tools      []string // tool of every tool_result node
+	Origins    []string // every non-empty origin
+	TrustTiers []string // every non-empty trust tier
+	Labels     []string // every label
+}
+
+// ErrUnknownProvenance is wrapped by the errors of [Store.Scope] when the
+// scope cannot be known: an input is not recorded, or the session is
+// marked incomplete.
+var ErrUnknownProvenance = errors.New("provenance unknown")
+
+// DefaultNodeLimit is the default number of provenance nodes a session
+// kept in the process holds.
+const DefaultNodeLimit = 65536
+
+// MemStore is the in-process store of one session: the default. Its
+// counters live in fixed slots (the rule slots of the compilation set that
+// first updates them), so that reading and updating them allocates nothing.
+type MemStore struct {
+	mu sync.Mutex
+	// ids[slot] is the rule whose counters vals[2*slot], vals[2*slot+1]
+	// are; a key whose rule does not match its slot (a session shared by
+	// two compilation sets) falls back to other.
+	ids   []string
+	vals  []int64
+	other map[otherKey]int64
+	g     graph
+}
+
+type otherKey struct {
+	rule string
+	c    Counter
+}
+
+// NewMemStore returns an empty in-process store holding at most nodeLimit
+// provenance nodes (0: [DefaultNodeLimit]).
+func NewMemStore(nodeLimit int) *MemStore {
+	if nodeLimit <= 0 {
+		nodeLimit = DefaultNodeLimit
+	}
+	return &MemStore{g: graph{limit: nodeLimit}}
+}
+
+func (m *MemStore) slot(k CounterKey, grow bool) (int, bool) {
+	s := int(k.Slot)
+	if s < 0 {
+		return 0, false
+	}
+	if s < len(m.ids) {
+		if m.ids[s] == k.Rule {
+			return s, true
+		}
+		if m.ids[s] != "" {
+			return 0, false
+		}
+	} else if !grow {
+		return 0, false
+	}
+	if s >= len(m.ids) {
+		m.ids = append(m.ids, make([]string, s+1-len(m.ids))...)
+		m.vals = append(m.vals, make([]int64, 2*len(m.ids)-len(m.vals))...)
+	}
+	m.ids[s] = k.Rule
+	return s, true
+}
+
+// ReadCounters implements [Store].
+func (m *MemStore) ReadCounters(_ context.Context, _ string, keys []CounterKey, dst []int64) error {
+	m.mu.Lock()
+	for i, k := range keys {
+		if s, ok := m.slot(k, false); ok {
+			dst[i] = m.vals[2*s+int(k.Counter&1)]
+		} else {
+			dst[i] = m.other[otherKey{k.Rule, k.Counter}]
+		}
+	}
+	m.mu.Unlock()
+	return nil
+}
+
+// ApplyCounters implements [Store].
+func (m *MemStore) ApplyCounters(_ context.Context, _ string, ups []CounterUpdate) error {
+	m.mu.Lock()
+	for _, u := range ups {
+		k := u.Key
+		if s, ok := m.slot(k, true); ok {
+			if u.Reset {
+				m.vals[2*s+int(k.Counter&1)] = 0
+			} else {
+				m.vals[2*s+int(k.Counter&1)]++
+			}
+			continue
+		}
+		if m.other == nil {
+			m.other = map[otherKey]int64{}
+		}
+		if u.Reset {
+			delete(m.other, otherKey{k.Rule, k.Counter})
+		} else {
+			m.other[otherKey{k.Rule, k.Counter}]++
+		}
+	}
+	m.mu.Unlock()
+	return nil
+}
+
+// RecordNode implements [Store].
+func (m *MemStore) RecordNode(_ context.Context, _ string, n Node) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.g.record(n)
+}
+
+// MarkIncomplete implements [Store].
+func (m *MemStore) MarkIncomplete(context.Context, string) error {
+	m.mu.Lock()
+	m.g.incomplete = true
+	m.mu.Unlock()
+	return nil
+}
+
+// Scope implements [Store]. Ancestry is walked without recursion, and
+// allocates nothing once the store's and sc's buffers have grown.
+func (m *MemStore) Scope(_ context.Context, _ string, inputs []string, sc *Scope) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.g.scope(inputs, sc)
+}
+
+// graph is a provenance graph: nodes in recording order, parents before
+// children, so it has no cycles.
+type graph struct {
+	nodes      []pnode
+	byID       map[string]int32
+	incomplete bool
+	limit      int
+	// Walk buffers: mark[i] == gen when node i was visited in this walk.
+	mark  []uint32
+	gen   uint32
+	stack []int32
+}
+
+type pnode struct {
+	kind               NodeKind
+	tool, origin, tier string
+	labels             []string
+	parents            []int32
+}
+
+func (g *graph) record(n Node) error {
+	switch {
+	case n.ID == "":
+		return errors.New("record: a node needs an id")
+	case n.Kind != Message && n.Kind != ToolResult:
+		return fmt.Errorf("record %q: unknown node kind %d", n.ID, n.Kind)
+	case len(g.nodes) >= g.limit:
+		return fmt.Errorf("record %q: the session holds its limit of %d nodes", n.ID, g.limit)
+	}
+	if _, dup := g.byID[n.ID]; dup {
+		return fmt.Errorf("record %q: a node with this id is already recorded", n.ID)
+	}
+	p := pnode{kind: n.Kind, tool: n.Tool, origin: n.Origin, tier: n.TrustTier, labels: slices.Clone(n.Labels)}
+	for _, id := range n.Parents {
+		i, ok := g.byID[id]
+		if !ok {
+			return fmt.Errorf("record %q: parent %q is not recorded (parents are recorded before their children)", n.ID, id)
+		}
+		p.parents = append(p.parents, i)
+	}
+	if g.byID == nil {
+		g.byID = map[string]int32{}
+	}
+	g.byID[n.ID] = int32(len(g.nodes))
+	g.nodes = append(g.nodes, p)
+	return nil
+}
+
+func (g *graph) scope(inputs []string, sc *Scope) error {
+	sc.Tools, sc.Origins, sc.TrustTiers, sc.Labels = sc.Tools[:0], sc.Origins[:0], sc.TrustTiers[:0], sc.Labels[:0]
+	if g.incomplete {
+		return fmt.Errorf("%w: the session is marked incomplete", ErrUnknownProvenance)
+	}
+	if len(g.mark) < len(g.nodes) {
+		g.mark = append(g.mark, make([]uint32, len(g.nodes)-len(g.mark))...)
+	}
+	if g.gen++; g.gen == 0 {
+		clear(g.mark)
+		g.gen = 1
+	}
+	g.stack = g.stack[:0]
+	for _, id := range inputs {
+		i, ok := g.byID[id]
+		if !ok {
+			return fmt.Errorf("%w: input %q is not recorded", ErrUnknownProvenance, id)
+		}
+		if g.mark[i] != g.gen {
+			g.mark[i] = g.gen
+			g.stack = append(g.stack, i)
+		}
+	}
+	for len(g.stack) > 0 {
+		i := g.stack[len(g.stack)-1]
+		g.stack = g.stack[:len(g.stack)-1]
+		n := &g.nodes[i]
+		if n.kind == ToolResult && n.tool != "" {
+			sc.Tools = append(sc.Tools, n.tool)
+		}
+		if n.origin != "" {
+			sc.Origins = append(sc.Origins, n.origin)
+		}
+		if n.tier != "" {
+			sc.TrustTiers = append(sc.TrustTiers, n.tier)
+		}
+		sc.Labels = append(sc.Labels, n.labels...)
+		for _, p := range n.parents {
+			if g.mark[p] != g.gen {
+				g.mark[p] = g.gen
+				g.stack = append(g.stack, p)
+			}
+		}
+	}
+	sc.Tools = sortedDistinct(sc.Tools)
+	sc.Origins = sortedDistinct(sc.Origins)
+	sc.TrustTiers = sortedDistinct(sc.TrustTiers)
+	sc.Labels = sortedDistinct(sc.Labels)
+	return nil
+}
+
+// sortedDistinct sorts l in byte order and drops repeats, in place.
+func sortedDistinct(l []string) []string {
+	slices.Sort(l)
+	return slices.Compact(l)
+}
