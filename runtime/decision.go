@@ -80,6 +80,17 @@ func (d *Decision) failedClosed() (Err, bool) {
 // an agent is never told it broke a rule it did not break.
 func (d *Decision) Rejection() string {
 	if d.Rule == nil {
+		// A block no rule decided: the occurrence could not be evaluated
+		// at all (an anchor the catalog does not have).
+		for _, e := range d.Errors {
+			if e.Rule == "" && d.Effect == Block {
+				var b strings.Builder
+				b.WriteString("The guardrails could not evaluate this action (")
+				writeOneLine(&b, e.Err.Error())
+				b.WriteString("); it is blocked.")
+				return b.String()
+			}
+		}
 		return ""
 	}
 	text := RejectionText(d.Rule)

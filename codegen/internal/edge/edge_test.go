@@ -5,6 +5,7 @@ import (
 	"context"
 	"math"
 	"os"
+	"reflect"
 	"testing"
 
 	"cel.dev/cel-go/cel"
@@ -74,7 +75,7 @@ type oracle struct {
 	prgs []cel.Program
 }
 
-func newOracle(t *testing.T) *oracle {
+func newOracle(t testing.TB) *oracle {
 	env, err := compiler.NewEnv(nil)
 	if err != nil {
 		t.Fatal(err)
@@ -144,40 +145,174 @@ type outcome struct {
 	err   runtime.ErrKind
 }
 
+// generated evaluates the facts with the generated code: every rule's
+// outcome by id.
+func generated(facts *lycaon.Facts) (map[string]outcome, *runtime.Decision) {
+	occ := &lycaon.Occurrence{Anchor: lycaon.ToolPreInvoke, Facts: *facts}
+	var d runtime.Decision
+	ev, _ := New(lycaon.Env{})
+	ev.Evaluate(context.Background(), occ, nil, &d)
+	got := map[string]outcome{}
+	for _, c := range d.Codes {
+		got[c] = outcome{fired: true}
+	}
+	for _, e := range d.Errors {
+		got[e.Rule] = outcome{err: e.Err.Kind}
+	}
+	return got, &d
+}
+
+// agree compares the generated code with cel-go on one fact set.
+func (o *oracle) agree(t *testing.T, name string, facts *lycaon.Facts) {
+	t.Helper()
+	got, _ := generated(facts)
+	setArgs(facts.ToolArgs)
+	act := activation(facts)
+	for i, src := range edgecases.Exprs {
+		var want outcome
+		val, _, err := o.prgs[i].Eval(act)
+		switch {
+		case err != nil:
+			want.err = celdiff.KindOfCelError(err.Error())
+		default:
+			b, ok := val.(types.Bool)
+			if !ok {
+				want.err = runtime.ErrNoSuchOverload
+			}
+			want.fired = bool(b)
+		}
+		if g := got[edgecases.RuleID(i)]; g != want {
+			t.Errorf("%s: %s\n  generated: fired=%v err=%v\n  cel-go:    fired=%v err=%v (%v)", name, src, g.fired, g.err, want.fired, want.err, err)
+		}
+	}
+}
+
 func TestEdgeCasesAgreeWithCelGo(t *testing.T) {
 	o := newOracle(t)
 	for name, facts := range factSets() {
-		occ := &lycaon.Occurrence{Anchor: lycaon.ToolPreInvoke, Facts: *facts}
-		var d runtime.Decision
-		ev, _ := New(lycaon.Env{})
-		ev.Evaluate(context.Background(), occ, nil, &d)
-		got := map[string]outcome{}
-		for _, c := range d.Codes {
-			got[c] = outcome{fired: true}
+		o.agree(t, name, facts)
+	}
+}
+
+// dynFrom builds a random dyn value from fuzz bytes: scalars of every kind,
+// lists and maps nested up to past the runtime's nesting limit, and,
+// when cyclic is allowed, references back to an enclosing list or map.
+// It reports whether the value it built has a cycle.
+func dynFrom(data []byte, cyclic bool) (any, bool) {
+	b := &byteStream{data: data}
+	var stack []any
+	hasCycle := false
+	var gen func(depth int) any
+	gen = func(depth int) any {
+		switch op := b.next() % 16; {
+		case op == 0 && cyclic && len(stack) > 0:
+			hasCycle = true
+			return stack[int(b.next())%len(stack)]
+		case op == 1 && depth < 1200:
+			// A deep chain: one element per level.
+			n := 1 + int(b.next())*4
+			var v any = int64(n)
+			for i := 0; i < n; i++ {
+				v = []any{v}
+			}
+			return v
+		case op < 6 && depth < 1500:
+			l := make([]any, int(b.next()%4))
+			stack = append(stack, l)
+			for i := range l {
+				l[i] = gen(depth + 1)
+			}
+			stack = stack[:len(stack)-1]
+			return l
+		case op < 10 && depth < 1500:
+			m := map[string]any{}
+			stack = append(stack, m)
+			for i := int(b.next() % 4); i > 0; i-- {
+				m[string(rune('a'+b.next()%4))] = gen(depth + 1)
+			}
+			stack = stack[:len(stack)-1]
+			return m
+		case op == 10:
+			return int64(b.next()) - 128
+		case op == 11:
+			return float64(b.next()) / 3
+		case op == 12:
+			return string(rune('a' + b.next()%4))
+		case op == 13:
+			return b.next()%2 == 0
+		case op == 14:
+			return nil
 		}
+		return uint64(b.next())
+	}
+	return gen(0), hasCycle
+}
+
+type byteStream struct {
+	data []byte
+	i    int
+}
+
+func (b *byteStream) next() byte {
+	if b.i >= len(b.data) {
+		return 0
+	}
+	c := b.data[b.i]
+	b.i++
+	return c
+}
+
+// FuzzDynValues feeds random dyn values, deep and cyclic ones included, as
+// tool arguments through the generated code of every edge case: it must
+// never panic (a stack overflow is fatal, and would kill the fuzzer), must
+// give the same answer twice, and, for acyclic values shallow enough for
+// cel-go's own recursion, the same answers as cel-go.
+func FuzzDynValues(f *testing.F) {
+	for _, seed := range [][]byte{{2, 3, 10, 10}, {0}, {1, 200}, {6, 2, 0, 0, 5, 0, 0}, {3, 3, 3, 3, 3, 3, 0, 0, 0}} {
+		f.Add(seed, true)
+		f.Add(seed, false)
+	}
+	o := newOracle(f)
+	f.Fuzz(func(t *testing.T, data []byte, cyclic bool) {
+		facts := &lycaon.Facts{ToolArgs: map[string]any{}}
+		cycles := false
+		for _, k := range []string{"a", "b", "list", "map", "n", "s", "l", "m"} {
+			v, c := dynFrom(data, cyclic)
+			facts.ToolArgs[k] = v
+			cycles = cycles || c
+			if len(data) > 0 {
+				data = data[1:]
+			}
+		}
+		first, d := generated(facts)
 		for _, e := range d.Errors {
-			got[e.Rule] = outcome{err: e.Err.Kind}
+			if e.Err.Kind == runtime.ErrPanic {
+				t.Fatalf("rule %s panicked", e.Rule)
+			}
 		}
-		setArgs(facts.ToolArgs)
-		act := activation(facts)
-		for i, src := range edgecases.Exprs {
-			var want outcome
-			val, _, err := o.prgs[i].Eval(act)
-			switch {
-			case err != nil:
-				want.err = celdiff.KindOfCelError(err.Error())
-			default:
-				b, ok := val.(types.Bool)
-				if !ok {
-					want.err = runtime.ErrNoSuchOverload
-				}
-				want.fired = bool(b)
-			}
-			if g := got[edgecases.RuleID(i)]; g != want {
-				t.Errorf("%s: %s\n  generated: fired=%v err=%v\n  cel-go:    fired=%v err=%v (%v)", name, src, g.fired, g.err, want.fired, want.err, err)
-			}
+		if again, _ := generated(facts); !reflect.DeepEqual(first, again) {
+			t.Fatalf("two evaluations differ:\n%v\n%v", first, again)
+		}
+		if !cycles && depthOf(facts.ToolArgs, 0) < 500 {
+			o.agree(t, "fuzz", facts)
+		}
+	})
+}
+
+// depthOf is the nesting depth of an acyclic value.
+func depthOf(v any, d int) int {
+	best := d
+	switch x := v.(type) {
+	case []any:
+		for _, e := range x {
+			best = max(best, depthOf(e, d+1))
+		}
+	case map[string]any:
+		for _, e := range x {
+			best = max(best, depthOf(e, d+1))
 		}
 	}
+	return best
 }
 
 func TestEdgeCasesDoNotPanic(t *testing.T) {
