@@ -2,174 +2,191 @@ package standardpack
 
 import (
 	"context"
-	"github.com/oarc/oarc/testkit/racecheck"
+	"errors"
 	"path/filepath"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
+	"github.com/oarc/oarc/bench/internal/benchtest"
 	"github.com/oarc/oarc/bench/internal/celeval"
 	"github.com/oarc/oarc/compiler"
+	"github.com/oarc/oarc/lycaon"
 	"github.com/oarc/oarc/runtime"
 )
 
-// engines are the three ways of evaluating the standard pack that the
-// benchmark compares.
-type engine struct {
-	name string
-	eval func(ctx context.Context, env *runtime.Env, occ *runtime.Occurrence, d *runtime.Decision)
-}
+var packDir = filepath.Join("..", "standard-pack")
 
-func engines(t testing.TB) []engine {
+// engines are the three ways of evaluating the standard pack that the
+// benchmark compares, each bound to env once.
+func engines(t testing.TB, env lycaon.Env) []benchtest.Engine {
 	t.Helper()
-	p, diags := compiler.LoadPack(filepath.Join("..", "standard-pack"), compiler.Options{})
+	set, diags := compiler.LoadPack(packDir, compiler.Options{})
 	if diags.HasErrors() {
 		t.Fatal(diags.Text())
 	}
-	ce, err := celeval.New(p)
+	ce, err := celeval.New(set, env)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := NewSession()
-	return []engine{
-		{"generated", func(ctx context.Context, env *runtime.Env, occ *runtime.Occurrence, d *runtime.Decision) {
-			Evaluate(ctx, env, occ, s, d)
+	ev, err := New(env)
+	var missing *runtime.MissingError
+	if err != nil && !errors.As(err, &missing) {
+		t.Fatal(err)
+	}
+	h, err := NewHand(env)
+	if err != nil && !errors.As(err, &missing) {
+		t.Fatal(err)
+	}
+	s := runtime.NewSession("bench")
+	return []benchtest.Engine{
+		{Name: "generated", Eval: func(ctx context.Context, occ *lycaon.Occurrence, d *runtime.Decision) error {
+			return ev.Evaluate(ctx, occ, s, d)
 		}},
-		{"celgo", ce.Evaluate},
-		{"hand", EvaluateByHand},
+		{Name: "celgo", Eval: ce.Evaluate},
+		{Name: "hand", Eval: func(ctx context.Context, occ *lycaon.Occurrence, d *runtime.Decision) error {
+			return h.Evaluate(ctx, occ, s, d)
+		}},
 	}
 }
 
-// outcome is what the three engines must agree on.
-type outcome struct {
-	Effect string
-	Code   string
-	Codes  []string
-	Errors int
-}
-
-func outcomeOf(d *runtime.Decision) outcome {
-	return outcome{d.Effect.String(), d.Code, append([]string{}, d.Codes...), len(d.Errors)}
+func validator(d runtime.Detection, err error) lycaon.Validator {
+	return func(context.Context, *lycaon.Occurrence) (runtime.Detection, error) { return d, err }
 }
 
 // TestEnginesAgree checks that the generated code, cel-go and the
-// hand-written function give the expected decision on every standard input,
-// and that they agree on variations of the inputs that make other rules
-// fire or fail.
+// hand-written evaluator give the expected decision on every standard
+// input, and that they agree on variations of the inputs and the Env that
+// make every other rule fire or fail (missing, failing, panicking and
+// answering validators; unsupplied profiles on a selector's fact, absorbed
+// or not; missing map keys; anchors without rules and no anchor at all).
 func TestEnginesAgree(t *testing.T) {
-	ins, occs, env := loadInputs(t)
-	engs := engines(t)
-	ctx := context.Background()
-	for i, in := range ins {
-		want := outcome{in.Expected.Decision, in.Expected.Code, append([]string{}, in.Expected.Codes...), in.Expected.Errors}
-		for _, e := range engs {
-			var d runtime.Decision
-			e.eval(ctx, env, occs[i], &d)
-			if diff := cmp.Diff(want, outcomeOf(&d)); diff != "" {
-				t.Errorf("%s/%s (-want +got):\n%s", e.name, in.Name, diff)
-			}
-		}
-	}
-	// Variations: each makes a different rule decide.
-	type variation struct {
-		name   string
-		base   int
-		mutate func(o *runtime.Occurrence, env *runtime.Env)
-	}
 	long := make([]byte, 5000)
 	for i := range long {
 		long[i] = 'x'
 	}
-	vars := []variation{
-		{"etc-write", 0, func(o *runtime.Occurrence, _ *runtime.Env) {
+	all := runtime.ProfileSession | runtime.ProfileTool | runtime.ProfileContentSafety | runtime.ProfileContentProvenance
+	vars := []benchtest.Variation{
+		{Name: "etc-write", Occ: func(o *lycaon.Occurrence) {
 			o.Facts.Tool = "write"
 			o.Facts.ToolArgs = map[string]any{"path": "/etc/passwd"}
 		}},
-		{"triage", 0, func(o *runtime.Occurrence, _ *runtime.Env) {
+		{Name: "triage", Occ: func(o *lycaon.Occurrence) {
 			o.Facts.Tool = "edit"
 			o.Facts.SessionPosture = "spec"
 			o.Facts.Lycaon.ToolIsState = true
 		}},
-		{"payment", 0, func(o *runtime.Occurrence, _ *runtime.Env) { o.Facts.Tool = "disburse_payment" }},
-		{"payment-ok", 0, func(o *runtime.Occurrence, _ *runtime.Env) {
+		{Name: "payment", Occ: func(o *lycaon.Occurrence) { o.Facts.Tool = "disburse_payment" }},
+		{Name: "payment-ok", Allows: true, Occ: func(o *lycaon.Occurrence) {
 			o.Facts.Tool = "disburse_payment"
 			o.Facts.PrincipalRoles = []string{"treasury"}
 		}},
-		{"spec-posture", 2, func(o *runtime.Occurrence, _ *runtime.Env) {
+		{Name: "spec-posture", Base: 2, Occ: func(o *lycaon.Occurrence) {
 			o.Facts.SessionPosture = "spec"
 			o.Facts.Lycaon.TurnTools = []string{"curl"}
 		}},
-		{"untrusted-fetch", 1, func(o *runtime.Occurrence, _ *runtime.Env) { o.Facts.ContentContainsUntrusted = true }},
-		{"long-command-nudge", 0, func(o *runtime.Occurrence, _ *runtime.Env) {
+		{Name: "untrusted-fetch", Base: 1, Occ: func(o *lycaon.Occurrence) { o.Facts.ContentContainsUntrusted = true }},
+		{Name: "untrusted-bash", Base: 2, Occ: func(o *lycaon.Occurrence) {
+			o.Facts.ToolArgs = map[string]any{"command": "ls"}
+			o.Facts.ContentContainsUntrusted = true
+		}},
+		{Name: "long-command-nudge", Occ: func(o *lycaon.Occurrence) {
 			o.Facts.Tool = "bash"
 			o.Facts.ToolArgs = map[string]any{"command": string(long)}
 			o.Facts.Lycaon.RepeatCount = 3
 		}},
-		{"injection", 0, func(o *runtime.Occurrence, _ *runtime.Env) { o.Facts.PromptInjectionScore = 0.9 }},
-		{"secret", 0, func(o *runtime.Occurrence, _ *runtime.Env) {
+		{Name: "injection", Occ: func(o *lycaon.Occurrence) { o.Facts.PromptInjectionScore = 0.9 }},
+		{Name: "secret", Occ: func(o *lycaon.Occurrence) {
 			o.Facts.SecretMatches = []map[string]any{{"score": 0.5}, {"score": 0.95}}
 		}},
-		{"secret-no-score", 0, func(o *runtime.Occurrence, _ *runtime.Env) {
+		{Name: "secret-int", Occ: func(o *lycaon.Occurrence) {
+			o.Facts.SecretMatches = []map[string]any{{"score": int64(1)}}
+		}},
+		{Name: "secret-no-score", Occ: func(o *lycaon.Occurrence) {
 			o.Facts.SecretMatches = []map[string]any{{"kind": "x"}}
 		}},
-		{"missing-validator", 0, func(_ *runtime.Occurrence, env *runtime.Env) { delete(env.Validators, "injection.v1") }},
-		{"unsupplied-profile", 1, func(o *runtime.Occurrence, _ *runtime.Env) { o.Profiles = runtime.ProfileSession }},
+		{Name: "secret-string-score", Occ: func(o *lycaon.Occurrence) {
+			o.Facts.SecretMatches = []map[string]any{{"score": "high"}}
+		}},
+		{Name: "missing-validator", Env: func(env *lycaon.Env) { delete(env.Validators, "injection.v1") }},
+		{Name: "failing-validator", Env: func(env *lycaon.Env) {
+			env.Validators["secrets.v1"] = validator(runtime.Detection{}, errors.New("down"))
+		}},
+		{Name: "panicking-validator", Env: func(env *lycaon.Env) {
+			env.Validators["injection.v1"] = func(context.Context, *lycaon.Occurrence) (runtime.Detection, error) { panic("boom") }
+		}},
+		{Name: "validator-facts", Env: func(env *lycaon.Env) {
+			env.Validators["injection.v1"] = validator(runtime.Detection{Hit: true, Facts: runtime.DetectorFacts{
+				Has: runtime.HasPromptInjectionScore, PromptInjectionScore: 0.95}}, nil)
+		}},
+		{Name: "validator-secret-facts", Base: 1, Env: func(env *lycaon.Env) {
+			env.Validators["secrets.v1"] = validator(runtime.Detection{Hit: true, Facts: runtime.DetectorFacts{
+				Has: runtime.HasSecretMatches, SecretMatches: []map[string]any{{"score": 0.99}}}}, nil)
+		}},
+		{Name: "validators-miss", Allows: true, Occ: func(o *lycaon.Occurrence) { o.Facts.PromptInjectionScore = 0.9 },
+			Env: func(env *lycaon.Env) {
+				env.Validators["injection.v1"] = validator(runtime.Detection{}, nil)
+				env.Validators["secrets.v1"] = validator(runtime.Detection{}, nil)
+			}},
+		{Name: "canceled", Ctx: func() context.Context {
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			return ctx
+		}},
+		{Name: "no-tool-profile", Base: 1, Occ: func(o *lycaon.Occurrence) { o.Profiles = runtime.ProfileSession }},
+		{Name: "no-session-read", Allows: true, Occ: func(o *lycaon.Occurrence) { o.Profiles = all &^ runtime.ProfileSession }},
+		{Name: "no-session-bash", Base: 2, Occ: func(o *lycaon.Occurrence) { o.Profiles = all &^ runtime.ProfileSession }},
+		{Name: "no-content-safety", Occ: func(o *lycaon.Occurrence) { o.Profiles = all &^ runtime.ProfileContentSafety }},
+		{Name: "no-provenance-fetch", Base: 1, Occ: func(o *lycaon.Occurrence) { o.Profiles = all &^ runtime.ProfileContentProvenance }},
+		{Name: "no-profiles", Base: 2, Occ: func(o *lycaon.Occurrence) { o.Profiles = runtime.NoProfiles }},
+		{Name: "anchor-without-rules", Allows: true, Occ: func(o *lycaon.Occurrence) { o.Anchor = lycaon.ToolPostInvoke }},
+		{Name: "no-anchor", Occ: func(o *lycaon.Occurrence) { o.Anchor = 0 }},
 	}
-	for _, v := range vars {
-		_, occs, env := loadInputs(t)
-		o := occs[v.base]
-		v.mutate(o, env)
-		var outs []outcome
-		for _, e := range engs {
-			var d runtime.Decision
-			e.eval(ctx, env, o, &d)
-			outs = append(outs, outcomeOf(&d))
-		}
-		for j := 1; j < len(engs); j++ {
-			if diff := cmp.Diff(outs[0], outs[j]); diff != "" {
-				t.Errorf("%s: %s and %s disagree (-%s +%s):\n%s", v.name, engs[0].name, engs[j].name, engs[0].name, engs[j].name, diff)
-			}
-		}
-		if outs[0].Effect == "allow" && v.name != "payment-ok" {
-			t.Errorf("%s: nothing fired, the variation tests nothing: %+v", v.name, outs[0])
-		}
-	}
+	benchtest.Agree(t, packDir, engines, vars)
 }
 
-// TestHandZeroAllocs: the lower bound allocates nothing either.
-func TestHandZeroAllocs(t *testing.T) {
-	if racecheck.Enabled {
-		t.Skip("allocation counts mean nothing under the race detector (sync.Pool drops items)")
-	}
-	ins, occs, env := loadInputs(t)
+// TestZeroAllocs is the promise of the runtime, and of the lower bound:
+// evaluating the standard pack allocates nothing once the decision's
+// buffers have grown, on every input and at an anchor without rules.
+func TestZeroAllocs(t *testing.T) {
+	ins, occs, env := benchtest.Load(t, packDir)
+	occs = append(occs, fixedCostOccurrence())
 	ctx := context.Background()
-	for i, in := range ins {
-		var d runtime.Decision
-		EvaluateByHand(ctx, env, occs[i], &d)
-		if n := testing.AllocsPerRun(100, func() { EvaluateByHand(ctx, env, occs[i], &d) }); n != 0 {
-			t.Errorf("%s: %v allocations per evaluation, want 0", in.Name, n)
+	for _, e := range engines(t, env) {
+		if e.Name == "celgo" {
+			continue // cel-go allocates; nothing promises otherwise
+		}
+		for i, occ := range occs {
+			name := "fixed-cost"
+			if i < len(ins) {
+				name = ins[i].Name
+			}
+			var d runtime.Decision
+			benchtest.ZeroAllocs(t, e.Name+"/"+name, func() { e.Eval(ctx, occ, &d) })
 		}
 	}
 }
 
 // BenchmarkStandard evaluates the three standard inputs with the generated
-// code, cel-go and the hand-written function.
+// code, cel-go and the hand-written evaluator.
 func BenchmarkStandard(b *testing.B) {
-	ins, occs, env := loadInputs(b)
-	ctx := context.Background()
-	for _, e := range engines(b) {
-		b.Run(e.name, func(b *testing.B) {
-			for i, in := range ins {
-				b.Run(in.Name, func(b *testing.B) {
-					var d runtime.Decision
-					occ := occs[i]
-					e.eval(ctx, env, occ, &d) // grow the decision's buffers
-					b.ReportAllocs()
-					for b.Loop() {
-						e.eval(ctx, env, occ, &d)
-					}
-				})
-			}
-		})
+	ins, occs, env := benchtest.Load(b, packDir)
+	var names []string
+	for _, in := range ins {
+		names = append(names, in.Name)
 	}
+	benchtest.Bench(b, engines(b, env), names, occs)
+}
+
+// fixedCostOccurrence is an occurrence at an anchor that has no rules in
+// the pack (tool.post_invoke): the generated Evaluate's default branch.
+func fixedCostOccurrence() *lycaon.Occurrence {
+	occ := &lycaon.Occurrence{Anchor: lycaon.ToolPostInvoke}
+	occ.Facts.Tool = "read"
+	return occ
+}
+
+// BenchmarkFixedCost is the cost of an occurrence at an anchor without
+// rules.
+func BenchmarkFixedCost(b *testing.B) {
+	_, _, env := benchtest.Load(b, packDir)
+	benchtest.Bench(b, engines(b, env), []string{"no-rules"}, []*lycaon.Occurrence{fixedCostOccurrence()})
 }

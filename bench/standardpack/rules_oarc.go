@@ -350,7 +350,8 @@ var (
 
 // oRule_LONG_COMMAND evaluates rule LONG_COMMAND (schema, pack standard-pack).
 // when:
-// 	size(tool_arg_string("command")) > 4096
+//
+//	size(tool_arg_string("command")) > 4096
 func oRule_LONG_COMMAND(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(0) {
 		return false, runtime.Err{}
@@ -366,7 +367,8 @@ func oRule_LONG_COMMAND(oX *oExec) (bool, runtime.Err) {
 
 // oRule_PLAIN_HTTP evaluates rule PLAIN_HTTP (schema, pack standard-pack).
 // when:
-// 	tool_arg_string("url").startsWith("http://")
+//
+//	tool_arg_string("url").startsWith("http://")
 func oRule_PLAIN_HTTP(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(1) {
 		return false, runtime.Err{}
@@ -394,7 +396,8 @@ func oRule_PLAIN_HTTP(oX *oExec) (bool, runtime.Err) {
 
 // oRule_SPEC_POSTURE_BASH evaluates rule SPEC_POSTURE_BASH (schema, pack standard-pack).
 // when:
-// 	session_posture == "spec" && "curl" in lycaon.turn_tools
+//
+//	session_posture == "spec" && "curl" in lycaon.turn_tools
 func oRule_SPEC_POSTURE_BASH(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(2) {
 		return false, runtime.Err{}
@@ -425,7 +428,8 @@ func oRule_SPEC_POSTURE_BASH(oX *oExec) (bool, runtime.Err) {
 
 // oRule_ETC_WRITE_FORBIDDEN evaluates rule ETC_WRITE_FORBIDDEN (policy, pack standard-pack).
 // when:
-// 	tool_arg_string("path").startsWith("/etc/")
+//
+//	tool_arg_string("path").startsWith("/etc/")
 func oRule_ETC_WRITE_FORBIDDEN(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(3) {
 		return false, runtime.Err{}
@@ -455,7 +459,8 @@ func oRule_ETC_WRITE_FORBIDDEN(oX *oExec) (bool, runtime.Err) {
 
 // oRule_PAYMENT_NEEDS_TREASURY evaluates rule PAYMENT_NEEDS_TREASURY (policy, pack standard-pack).
 // when:
-// 	!("treasury" in principal_roles)
+//
+//	!("treasury" in principal_roles)
 func oRule_PAYMENT_NEEDS_TREASURY(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(4) {
 		return false, runtime.Err{}
@@ -483,7 +488,8 @@ func oRule_PAYMENT_NEEDS_TREASURY(oX *oExec) (bool, runtime.Err) {
 
 // oRule_RM_RF evaluates rule RM_RF (policy, pack standard-pack).
 // when:
-// 	tool_arg_string("command").matches("rm\\s+-rf\\s+/")
+//
+//	tool_arg_string("command").matches("rm\\s+-rf\\s+/")
 func oRule_RM_RF(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(5) {
 		return false, runtime.Err{}
@@ -511,7 +517,8 @@ func oRule_RM_RF(oX *oExec) (bool, runtime.Err) {
 
 // oRule_TRIAGE_LITE_WRITE_FORBIDDEN evaluates rule TRIAGE_LITE_WRITE_FORBIDDEN (policy, pack standard-pack).
 // when:
-// 	session_posture == "spec" && lycaon.tool_is_state
+//
+//	session_posture == "spec" && lycaon.tool_is_state
 func oRule_TRIAGE_LITE_WRITE_FORBIDDEN(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(6) {
 		return false, runtime.Err{}
@@ -544,7 +551,8 @@ func oRule_TRIAGE_LITE_WRITE_FORBIDDEN(oX *oExec) (bool, runtime.Err) {
 
 // oRule_UNTRUSTED_EGRESS evaluates rule UNTRUSTED_EGRESS (policy, pack standard-pack).
 // when:
-// 	content_contains_untrusted
+//
+//	content_contains_untrusted
 func oRule_UNTRUSTED_EGRESS(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(7) {
 		return false, runtime.Err{}
@@ -573,7 +581,8 @@ func oRule_UNTRUSTED_EGRESS(oX *oExec) (bool, runtime.Err) {
 
 // oRule_REPEAT_NUDGE evaluates rule REPEAT_NUDGE (invariant, pack standard-pack).
 // when:
-// 	lycaon.repeat_count >= 3
+//
+//	lycaon.repeat_count >= 3
 func oRule_REPEAT_NUDGE(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(8) {
 		return false, runtime.Err{}
@@ -584,7 +593,8 @@ func oRule_REPEAT_NUDGE(oX *oExec) (bool, runtime.Err) {
 
 // oRule_TOO_MANY_TOOLS evaluates rule TOO_MANY_TOOLS (invariant, pack standard-pack).
 // when:
-// 	size(lycaon.turn_tools) > 20 && !lycaon.workers_idle
+//
+//	size(lycaon.turn_tools) > 20 && !lycaon.workers_idle
 func oRule_TOO_MANY_TOOLS(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(9) {
 		return false, runtime.Err{}
@@ -600,7 +610,8 @@ func oRule_TOO_MANY_TOOLS(oX *oExec) (bool, runtime.Err) {
 
 // oRule_INJECTION evaluates rule INJECTION (detector, pack standard-pack).
 // when:
-// 	prompt_injection_score > 0.7
+//
+//	prompt_injection_score > 0.7
 func oRule_INJECTION(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(10) {
 		return false, runtime.Err{}
@@ -622,7 +633,8 @@ func oRule_INJECTION(oX *oExec) (bool, runtime.Err) {
 
 // oRule_SECRET_IN_ARGS evaluates rule SECRET_IN_ARGS (detector, pack standard-pack).
 // when:
-// 	secret_matches.exists(m, m.score > 0.8)
+//
+//	secret_matches.exists(m, m.score > 0.8)
 func oRule_SECRET_IN_ARGS(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(11) {
 		return false, runtime.Err{}
@@ -680,8 +692,7 @@ func (ev *Evaluator) oEval_ToolPreInvoke(ctx context.Context, occ *lycaon.Occurr
 	var oX oExec
 	oX.ev, oX.occ, oX.F = ev, occ, &occ.Facts
 	impl.Begin(&oX.Exec, ctx, oRules[:], s, d, "tool.pre_invoke", occ.Profiles, occ.Content, occ.Inputs)
-	var oDet [2]impl.DetState
-	oX.Det = oDet[:]
+	oX.Validators(2)
 	for oRun_ToolPreInvoke(&oX) {
 	}
 	oX.Finish()

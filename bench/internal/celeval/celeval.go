@@ -1,13 +1,16 @@
-// Package celeval evaluates a loaded OAR pack with cel-go, the way a careful
-// host would without oarc: one cel.Program per rule, planned once from the
-// pack's checking environment (compiler.NewEnv) extended with bindings for
-// the observation functions, with cel.OptOptimize; a reusable activation
-// that reads the occurrence's facts; and the evaluation algorithm of spec
-// section 5.1 (order, profiles, selector, detectors, when, on_error,
-// monitor, block short-circuit) written plainly.
+// Package celeval evaluates a loaded compilation set with cel-go, the way a
+// careful host would without oarc: one cel.Program per rule, planned once
+// from the set's checking environment (compiler.Set.Env) extended with
+// bindings for the observation functions, with cel.OptOptimize; validators
+// resolved once, when the engine is built, into slots; rules indexed by
+// anchor in a slice; a reusable activation that reads the occurrence's
+// facts; and the evaluation algorithm of spec section 5.1 (order; the
+// selector first, its clauses combining like CEL's &&, then the other
+// required profiles; detectors; when; on_error; monitor; block
+// short-circuit) written plainly.
 //
-// It is the cel-go side of the standard-pack benchmark. It supports what
-// that pack uses: no flow, no transform, no counters (fire_count and friends
+// It is the cel-go side of the benchmark packs. It supports what those
+// packs use: no flow, no transform, no counters (fire_count and friends
 // read 0), no provider-backed functions.
 package celeval
 
@@ -21,15 +24,19 @@ import (
 	"cel.dev/cel-go/interpreter"
 
 	"github.com/oarc/oarc/compiler"
+	"github.com/oarc/oarc/compiler/catalog"
+	"github.com/oarc/oarc/lycaon"
 	"github.com/oarc/oarc/runtime"
+	"github.com/oarc/oarc/runtime/impl"
 )
 
-// Engine evaluates one pack. The programs are shared, but the function
-// bindings read the engine's current occurrence, so one Engine serves one
-// goroutine at a time.
+// Engine evaluates one compilation set with one bound Env. The programs are
+// shared, but the function bindings read the engine's current occurrence,
+// so one Engine serves one goroutine at a time.
 type Engine struct {
-	anchors map[string][]*rule // rules by anchor, in evaluation order
-	nDet    int
+	anchors    [][]*rule          // rules by anchor, in evaluation order
+	validators []lycaon.Validator // by detector slot, resolved once
+	detIDs     []string
 	// Per-evaluation state, reused.
 	act   activation
 	dets  []detState
@@ -37,15 +44,17 @@ type Engine struct {
 }
 
 type rule struct {
-	id       string
-	effect   runtime.Effect
-	monitor  bool
-	failOpen bool
+	runtime.Rule
 	profiles runtime.ProfileSet
-	selector []compiler.SelectorClause
-	detector string
+	selector []clause
 	detSlot  int
 	prg      cel.Program // nil: when is absent (true)
+}
+
+// clause is a selector clause and the profile of its fact (0: none).
+type clause struct {
+	compiler.SelectorClause
+	profile runtime.ProfileSet
 }
 
 type detState struct {
@@ -58,27 +67,35 @@ type detState struct {
 // while a detector rule is evaluated, det holds its validator's answer,
 // whose facts replace the host's.
 type activation struct {
-	occ *runtime.Occurrence
+	occ *lycaon.Occurrence
 	det *runtime.Detection
 }
 
 func (a *activation) ResolveName(name string) (any, bool) {
 	f := &a.occ.Facts
-	if a.det != nil {
+	if d := a.det; d != nil {
 		switch name {
 		case "prompt_injection_score":
-			return a.det.PromptInjectionScore(f), true
+			if d.Facts.Has&runtime.HasPromptInjectionScore != 0 {
+				return d.Facts.PromptInjectionScore, true
+			}
 		case "jailbreak_score":
-			return a.det.JailbreakScore(f), true
+			if d.Facts.Has&runtime.HasJailbreakScore != 0 {
+				return d.Facts.JailbreakScore, true
+			}
 		case "pii_entities":
-			return a.det.PiiEntities(f), true
+			if d.Facts.Has&runtime.HasPiiEntities != 0 {
+				return d.Facts.PiiEntities, true
+			}
 		case "secret_matches":
-			return a.det.SecretMatches(f), true
+			if d.Facts.Has&runtime.HasSecretMatches != 0 {
+				return d.Facts.SecretMatches, true
+			}
 		}
 	}
 	switch name {
 	case "anchor":
-		return a.occ.Anchor, true
+		return a.occ.Anchor.String(), true
 	case "fire_count", "breaker_count":
 		return int64(0), true
 	}
@@ -87,9 +104,11 @@ func (a *activation) ResolveName(name string) (any, bool) {
 
 func (a *activation) Parent() interpreter.Activation { return nil }
 
-// New plans every rule of p.
-func New(p *compiler.Pack) (*Engine, error) {
-	e := &Engine{anchors: map[string][]*rule{}}
+// New plans every rule of s (compiled against the default catalog) and
+// binds env's validators. Validators the rules name and env lacks are not
+// an error here: a rule that reaches one has an evaluation error.
+func New(s *compiler.Set, env lycaon.Env) (*Engine, error) {
+	e := &Engine{}
 	args := func() map[string]any { return e.act.occ.Facts.ToolArgs }
 	str := func(f func(string) ref.Val) cel.OverloadOpt {
 		return cel.UnaryBinding(func(v ref.Val) ref.Val {
@@ -100,38 +119,58 @@ func New(p *compiler.Pack) (*Engine, error) {
 			return f(string(s))
 		})
 	}
-	env, err := compiler.NewEnv(nil)
-	if err != nil {
-		return nil, err
+	cat := s.Catalog
+	if cat == nil {
+		cat = catalog.Default()
 	}
-	env, err = env.Extend(
+	base := s.Env
+	if base == nil {
+		var err error
+		if base, err = compiler.NewEnv(cat); err != nil {
+			return nil, err
+		}
+	}
+	cenv, err := base.Extend(
 		cel.Function("tool_arg_string", cel.Overload("tool_arg_string_string",
 			[]*cel.Type{cel.StringType}, cel.StringType,
-			str(func(k string) ref.Val { return types.String(runtime.ToolArgString(args(), k)) }))),
+			str(func(k string) ref.Val { return types.String(impl.ToolArgString(args(), k)) }))),
 		cel.Function("tool_arg_int", cel.Overload("tool_arg_int_string",
 			[]*cel.Type{cel.StringType}, cel.IntType,
-			str(func(k string) ref.Val { return types.Int(runtime.ToolArgInt(args(), k)) }))),
+			str(func(k string) ref.Val { return types.Int(impl.ToolArgInt(args(), k)) }))),
 		cel.Function("tool_arg_bool", cel.Overload("tool_arg_bool_string",
 			[]*cel.Type{cel.StringType}, cel.BoolType,
-			str(func(k string) ref.Val { return types.Bool(runtime.ToolArgBool(args(), k)) }))),
+			str(func(k string) ref.Val { return types.Bool(impl.ToolArgBool(args(), k)) }))),
 	)
 	if err != nil {
 		return nil, fmt.Errorf("celeval: extending the environment: %v", err)
 	}
 	detSlots := map[string]int{}
-	for _, r := range p.Rules {
+	for _, r := range s.Rules {
 		if r.Flow != nil || r.Transform != nil {
 			return nil, fmt.Errorf("celeval: rule %s: flow and transform are not supported", r.ID)
 		}
+		a, ok := lycaon.ParseAnchor(r.Anchor)
+		if !ok {
+			return nil, fmt.Errorf("celeval: rule %s: anchor %s is not in the lycaon catalog", r.ID, r.Anchor)
+		}
 		eff, _ := runtime.ParseEffect(r.Effect)
 		ru := &rule{
-			id:       r.ID,
-			effect:   eff,
-			monitor:  r.Enforcement == "monitor",
-			failOpen: r.OnError == "fail_open",
-			selector: r.Selector,
-			detector: r.Detector,
-			detSlot:  -1,
+			Rule: runtime.Rule{
+				ID:       r.ID,
+				Pack:     r.Pack.Name,
+				Anchor:   r.Anchor,
+				Effect:   eff,
+				Monitor:  r.Enforcement == "monitor",
+				FailOpen: r.OnError == "fail_open",
+			},
+			detSlot: -1,
+		}
+		for _, c := range r.Selector {
+			cl := clause{SelectorClause: c}
+			if f := cat.Fact(c.Fact); f != nil {
+				cl.profile = runtime.ProfileByName(f.Profile)
+			}
+			ru.selector = append(ru.selector, cl)
 		}
 		for _, pr := range r.Profiles {
 			ru.profiles |= runtime.ProfileByName(pr)
@@ -141,81 +180,125 @@ func New(p *compiler.Pack) (*Engine, error) {
 			if !ok {
 				s = len(detSlots)
 				detSlots[r.Detector] = s
+				e.detIDs = append(e.detIDs, r.Detector)
+				e.validators = append(e.validators, env.Validators[r.Detector])
 			}
 			ru.detSlot = s
 		}
 		if r.WhenAST != nil {
-			prg, err := env.Program(r.WhenAST, cel.EvalOptions(cel.OptOptimize))
+			prg, err := cenv.Program(r.WhenAST, cel.EvalOptions(cel.OptOptimize))
 			if err != nil {
 				return nil, fmt.Errorf("celeval: rule %s: %v", r.ID, err)
 			}
 			ru.prg = prg
 		}
-		e.anchors[r.Anchor] = append(e.anchors[r.Anchor], ru)
+		for int(a) >= len(e.anchors) {
+			e.anchors = append(e.anchors, nil)
+		}
+		e.anchors[a] = append(e.anchors[a], ru)
 	}
-	e.nDet = len(detSlots)
-	e.dets = make([]detState, e.nDet)
+	e.dets = make([]detState, len(e.validators))
 	return e, nil
 }
 
-// Evaluate evaluates one occurrence and fills d's Effect, Code, Codes,
-// Monitored and Errors.
-func (e *Engine) Evaluate(ctx context.Context, env *runtime.Env, occ *runtime.Occurrence, d *runtime.Decision) {
+// Evaluate evaluates one occurrence and fills d's Effect, Code, Rule,
+// Codes, Monitored, FailedClosed, Errors and Content.
+func (e *Engine) Evaluate(ctx context.Context, occ *lycaon.Occurrence, d *runtime.Decision) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	d.Reset()
+	if !occ.Anchor.Valid() {
+		d.Effect = runtime.Block
+		d.Errors = append(d.Errors, runtime.RuleError{Err: runtime.Err{Kind: runtime.ErrAnchor, N: int64(occ.Anchor)}})
+		return runtime.ErrUnknownAnchor
+	}
 	d.Content = occ.Content
+	if int(occ.Anchor) >= len(e.anchors) || len(e.anchors[occ.Anchor]) == 0 {
+		return nil
+	}
 	e.act = activation{occ: occ}
 	for i := range e.dets {
 		e.dets[i] = detState{}
 	}
 	e.fired = e.fired[:0]
 	for _, r := range e.anchors[occ.Anchor] {
-		fired, err := e.rule(ctx, env, occ, r)
-		if err.Kind != runtime.ErrNone {
-			d.Errors = append(d.Errors, runtime.RuleError{Rule: r.id, Err: err})
-			fired = !r.failOpen
+		fired, err := e.rule(ctx, occ, r)
+		failed := err.Kind != runtime.ErrNone
+		if failed {
+			d.Errors = append(d.Errors, runtime.RuleError{Rule: r.ID, Err: err})
+			fired = !r.FailOpen
 		}
 		if !fired {
 			continue
 		}
-		if r.monitor {
-			d.Monitored = append(d.Monitored, r.id)
+		if r.Monitor {
+			d.Monitored = append(d.Monitored, r.ID)
 			continue
 		}
-		d.Codes = append(d.Codes, r.id)
+		if failed {
+			d.FailedClosed = append(d.FailedClosed, r.ID)
+		}
+		d.Codes = append(d.Codes, r.ID)
 		e.fired = append(e.fired, r)
-		if r.effect == runtime.Block {
+		if r.Effect == runtime.Block {
 			break
 		}
 	}
 	for _, r := range e.fired {
-		if r.effect > d.Effect {
-			d.Effect = r.effect
+		if r.Effect > d.Effect {
+			d.Effect = r.Effect
 		}
 	}
 	for _, r := range e.fired {
-		if r.effect == d.Effect {
-			d.Code = r.id
+		if r.Effect == d.Effect {
+			d.Code, d.Rule = r.ID, &r.Rule
 			break
 		}
 	}
+	return nil
 }
 
-// rule evaluates one rule: profiles, selector, detector, when.
-func (e *Engine) rule(ctx context.Context, env *runtime.Env, occ *runtime.Occurrence, r *rule) (bool, runtime.Err) {
-	if !occ.Profiles.Supplied(r.profiles) {
-		return false, runtime.Err{Kind: runtime.ErrProfile}
+// profileErr is the error of a required profile that was not supplied.
+func profileErr(p, req runtime.ProfileSet) runtime.Err {
+	missing := req &^ p
+	for i, n := range runtime.ProfileNames {
+		if missing&(1<<i) != 0 {
+			return runtime.Err{Kind: runtime.ErrProfile, S: n}
+		}
 	}
+	return runtime.Err{Kind: runtime.ErrProfile}
+}
+
+// rule evaluates one rule: selector, profiles, detector, when.
+func (e *Engine) rule(ctx context.Context, occ *lycaon.Occurrence, r *rule) (bool, runtime.Err) {
+	// The selector's clauses combine like &&: a false clause absorbs the
+	// error of a clause on a fact whose profile was not supplied.
+	var selErr runtime.Err
 	for i := range r.selector {
-		if !selects(occ, &r.selector[i]) {
+		c := &r.selector[i]
+		if !occ.Profiles.Supplied(c.profile) {
+			if selErr.Kind == runtime.ErrNone {
+				selErr = profileErr(occ.Profiles, c.profile)
+			}
+			continue
+		}
+		if !selects(occ, &c.SelectorClause) {
 			return false, runtime.Err{}
 		}
+	}
+	if selErr.Kind != runtime.ErrNone {
+		return false, selErr
+	}
+	if !occ.Profiles.Supplied(r.profiles) {
+		return false, profileErr(occ.Profiles, r.profiles)
 	}
 	e.act.det = nil
 	if r.detSlot >= 0 {
 		st := &e.dets[r.detSlot]
 		if !st.done {
 			st.done = true
-			st.d, st.err = callValidator(ctx, env, occ, r.detector)
+			st.d, st.err = callValidator(ctx, e.validators[r.detSlot], occ, e.detIDs[r.detSlot])
 		}
 		if st.err.Kind != runtime.ErrNone {
 			return false, st.err
@@ -240,10 +323,10 @@ func (e *Engine) rule(ctx context.Context, env *runtime.Env, occ *runtime.Occurr
 }
 
 // selects reports whether the selector clause holds.
-func selects(occ *runtime.Occurrence, c *compiler.SelectorClause) bool {
+func selects(occ *lycaon.Occurrence, c *compiler.SelectorClause) bool {
 	var v any
 	if c.Fact == "anchor" {
-		v = occ.Anchor
+		v = occ.Anchor.String()
 	} else {
 		v, _ = occ.Facts.Get(c.Fact)
 	}
@@ -267,13 +350,9 @@ func selects(occ *runtime.Occurrence, c *compiler.SelectorClause) bool {
 	}
 }
 
-func callValidator(ctx context.Context, env *runtime.Env, occ *runtime.Occurrence, id string) (det runtime.Detection, err runtime.Err) {
-	var v runtime.Validator
-	if env != nil {
-		v = env.Validators[id]
-	}
+func callValidator(ctx context.Context, v lycaon.Validator, occ *lycaon.Occurrence, id string) (det runtime.Detection, err runtime.Err) {
 	if v == nil {
-		return det, runtime.Err{Kind: runtime.ErrDetector, S: id}
+		return det, runtime.Err{Kind: runtime.ErrNotRegistered, S: id}
 	}
 	if ctx.Err() != nil {
 		return det, runtime.Err{Kind: runtime.ErrCanceled, S: id}
