@@ -1,0 +1,189 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/oarc/oarc/testkit/racecheck"
+)
+
+var ctx = context.Background()
+
+func TestNodeLimit(t *testing.T) {
+	m := NewMemStore(3)
+	s := NewStoreSession(m, "s")
+	for i := 0; i < 3; i++ {
+		if err := s.Record(ctx, Node{ID: fmt.Sprint(i), Kind: Message}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	err := s.Record(ctx, Node{ID: "3", Kind: Message})
+	if err == nil || !strings.Contains(err.Error(), "limit of 3 nodes") {
+		t.Fatalf("over the limit: %v", err)
+	}
+	// Nothing was evicted: the first node is still in scope.
+	var sc Scope
+	if err := m.Scope(ctx, "s", []string{"0"}, &sc); err != nil {
+		t.Fatalf("node 0 was evicted: %v", err)
+	}
+	if NewMemStore(0).g.limit != DefaultNodeLimit {
+		t.Errorf("default limit")
+	}
+}
+
+func TestRecordRefuses(t *testing.T) {
+	s := NewSession("s")
+	s.Record(ctx, Node{ID: "a", Kind: Message})
+	for _, tc := range []struct {
+		n    Node
+		want string
+	}{
+		{Node{Kind: Message}, "needs an id"},
+		{Node{ID: "a", Kind: Message}, "already recorded"},
+		{Node{ID: "b"}, "unknown node kind"},
+		{Node{ID: "c", Kind: ToolResult, Parents: []string{"a", "zz"}}, `parent "zz" is not recorded`},
+	} {
+		if err := s.Record(ctx, tc.n); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: %v, want %q", tc.n, err, tc.want)
+		}
+	}
+	// A refused node is not recorded, not even partly.
+	var sc Scope
+	if err := s.Store().Scope(ctx, "s", []string{"c"}, &sc); !errors.Is(err, ErrUnknownProvenance) {
+		t.Errorf("refused node in scope: %v", err)
+	}
+}
+
+func TestScope(t *testing.T) {
+	s := NewSession("s")
+	for _, n := range []Node{
+		{ID: "r", Kind: ToolResult, Tool: "read_document", Origin: "drive", TrustTier: "trusted", Labels: []string{"confidential"}},
+		{ID: "w", Kind: ToolResult, Tool: "http_fetch", Origin: "web", TrustTier: "untrusted", Labels: []string{"pii", "confidential"}},
+		{ID: "sum", Kind: Message, Tool: "ignored", Parents: []string{"r"}},
+		{ID: "m", Kind: Message, Origin: "agent", Parents: []string{"sum", "w", "r"}},
+		{ID: "other", Kind: Message, Labels: []string{"secret"}},
+	} {
+		if err := s.Record(ctx, n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var sc Scope
+	if err := s.Store().Scope(ctx, "s", []string{"m"}, &sc); err != nil {
+		t.Fatal(err)
+	}
+	want := Scope{Tools: []string{"http_fetch", "read_document"}, Origins: []string{"agent", "drive", "web"},
+		TrustTiers: []string{"trusted", "untrusted"}, Labels: []string{"confidential", "pii"}}
+	if !reflect.DeepEqual(sc, want) {
+		t.Errorf("scope %+v\nwant %+v", sc, want)
+	}
+	if err := s.MarkIncomplete(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Store().Scope(ctx, "s", []string{"m"}, &sc); !errors.Is(err, ErrUnknownProvenance) || !strings.Contains(err.Error(), "incomplete") {
+		t.Errorf("incomplete: %v", err)
+	}
+}
+
+// TestScopeAllocs: once the buffers have grown, computing a scope of 1,000
+// nodes out of 10,000 allocates nothing.
+func TestScopeAllocs(t *testing.T) {
+	if racecheck.Enabled {
+		t.Skip("allocation counts mean nothing under the race detector")
+	}
+	s := bigGraph(t, 10000, 1000)
+	var sc Scope
+	in := []string{"top"}
+	s.Store().Scope(ctx, "s", in, &sc)
+	if n := testing.AllocsPerRun(20, func() { s.Store().Scope(ctx, "s", in, &sc) }); n != 0 {
+		t.Errorf("%v allocations per scope", n)
+	}
+	if len(sc.Tools) != 10 || len(sc.Labels) != 1000 {
+		t.Errorf("scope: %d tools, %d labels", len(sc.Tools), len(sc.Labels))
+	}
+}
+
+// bigGraph records n nodes, of which the last inScope (and the node
+// "top" above them) are in the scope of "top".
+func bigGraph(t testing.TB, n, inScope int) *Session {
+	s := NewSession("s")
+	for i := 0; i < n; i++ {
+		node := Node{ID: fmt.Sprint(i), Kind: ToolResult, Tool: fmt.Sprint("t", i%10), Labels: []string{fmt.Sprint("l", i)}}
+		if i > n-inScope {
+			node.Parents = []string{fmt.Sprint(i - 1)}
+		}
+		if err := s.Record(ctx, node); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Record(ctx, Node{ID: "top", Kind: Message, Parents: []string{fmt.Sprint(n - 1)}})
+	return s
+}
+
+func BenchmarkScope(b *testing.B) {
+	s := bigGraph(b, 10000, 1000)
+	var sc Scope
+	in := []string{"top"}
+	b.ReportAllocs()
+	for b.Loop() {
+		s.Store().Scope(ctx, "s", in, &sc)
+	}
+}
+
+// TestConcurrentRecordAndScope: recording and evaluation are safe
+// concurrently (run under -race).
+func TestConcurrentRecordAndScope(t *testing.T) {
+	s := NewSession("s")
+	s.Record(ctx, Node{ID: "root", Kind: Message, Labels: []string{"x"}})
+	var wg sync.WaitGroup
+	for w := 0; w < 4; w++ {
+		wg.Add(2)
+		go func(w int) {
+			defer wg.Done()
+			for i := 0; i < 200; i++ {
+				s.Record(ctx, Node{ID: fmt.Sprint(w, "-", i), Kind: Message, Parents: []string{"root"}})
+			}
+		}(w)
+		go func() {
+			defer wg.Done()
+			var sc Scope
+			for i := 0; i < 200; i++ {
+				if err := s.Store().Scope(ctx, "s", []string{"root"}, &sc); err != nil || len(sc.Labels) != 1 {
+					t.Errorf("scope %v %+v", err, sc)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// TestCountersAtomic: the updates of one occurrence are applied together,
+// and a session shared by two compilation sets keeps both sets' counters.
+func TestCounters(t *testing.T) {
+	m := NewMemStore(0)
+	a := CounterKey{Slot: 0, Rule: "A", Counter: Fire}
+	b := CounterKey{Slot: 0, Rule: "B", Counter: Fire} // another set's slot 0
+	m.ApplyCounters(ctx, "s", []CounterUpdate{{Key: a}, {Key: a}, {Key: b}})
+	dst := make([]int64, 2)
+	m.ReadCounters(ctx, "s", []CounterKey{a, b}, dst)
+	if dst[0] != 2 || dst[1] != 1 {
+		t.Errorf("counters %v", dst)
+	}
+	m.ApplyCounters(ctx, "s", []CounterUpdate{{Key: a, Reset: true}, {Key: b, Reset: true}, {Key: b}})
+	m.ReadCounters(ctx, "s", []CounterKey{a, b}, dst)
+	if dst[0] != 0 || dst[1] != 1 {
+		t.Errorf("after reset %v", dst)
+	}
+	if racecheck.Enabled {
+		return
+	}
+	ups := []CounterUpdate{{Key: a}}
+	if n := testing.AllocsPerRun(100, func() { m.ApplyCounters(ctx, "s", ups); m.ReadCounters(ctx, "s", []CounterKey{a}, dst[:1]) }); n != 0 {
+		t.Errorf("%v allocations", n)
+	}
+}
