@@ -12,7 +12,7 @@ cd "$root"
 go build -o "$tmp/oarc" ./cmd/oarc
 go build -o "$tmp/gensynth" ./bench/synth/internal/gensynth
 tmpmod "$tmp"
-(cd "$tmp" && go build github.com/oarc/oarc/runtime)
+(cd "$tmp" && go build github.com/oarc/oarc/runtime github.com/oarc/oarc/runtime/impl github.com/oarc/oarc/lycaon)
 now() { date +%s.%N; }
 printf '%-7s %12s %12s %14s %14s\n' rules gen_s gen_maxrss_MB gen_file_bytes go_build_s
 for n in ${*:-1000 10000}; do

@@ -20,20 +20,25 @@ import (
 	"testing"
 
 	"github.com/oarc/oarc/bench/synth"
+	"github.com/oarc/oarc/lycaon"
 	"github.com/oarc/oarc/runtime"
 )
 
 func BenchmarkScaling(b *testing.B) {
 	b.Run("n=10000", func(b *testing.B) {
-		occ, ctx, s := synth.Occurrence(), context.Background(), NewSession()
+		ev, err := New(lycaon.Env{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		occ, ctx, s := synth.Occurrence(), context.Background(), runtime.NewSession("bench")
 		var d runtime.Decision
-		Evaluate(ctx, nil, occ, s, &d)
+		ev.Evaluate(ctx, occ, s, &d)
 		if d.Code != "R00009" || len(d.Codes) != 1 {
 			b.Fatalf("unexpected decision %v %q %q", d.Effect, d.Code, d.Codes)
 		}
 		b.ReportAllocs()
 		for b.Loop() {
-			Evaluate(ctx, nil, occ, s, &d)
+			ev.Evaluate(ctx, occ, s, &d)
 		}
 	})
 }

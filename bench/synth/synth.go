@@ -1,6 +1,7 @@
 // Package synth generates synthetic OAR packs of N rules for the scaling
 // benchmarks, and compiles them with oarc's own pipeline (compiler.LoadPack,
-// compiler.Build, codegen.Generate).
+// compiler.Build, codegen.Generate) into packages of the bound API (New,
+// Evaluator) over the default catalog's lycaon.Occurrence.
 //
 // A pack of N rules spreads them over four anchors (80% at tool.pre_invoke)
 // and over many tools. Every rule selects on `tool`; exactly ten rules at
@@ -23,13 +24,15 @@ import (
 
 	"github.com/oarc/oarc/codegen"
 	"github.com/oarc/oarc/compiler"
-	"github.com/oarc/oarc/runtime"
+	"github.com/oarc/oarc/lycaon"
 )
 
 // Anchor is the anchor the benchmark occurrence is at, and Tool its tool.
 const (
 	Anchor = "tool.pre_invoke"
 	Tool   = "bash"
+	// NoRulesAnchor is an anchor no rule of any pack is at.
+	NoRulesAnchor = lycaon.ContentOutput
 	// Matching is how many rules can match the benchmark occurrence.
 	Matching = 10
 )
@@ -122,7 +125,7 @@ func WritePack(dir string, n int) error {
 }
 
 // Load writes the pack of n rules into a temporary directory and loads it.
-func Load(n int) (*compiler.Pack, error) {
+func Load(n int) (*compiler.Set, error) {
 	dir, err := os.MkdirTemp("", "synth")
 	if err != nil {
 		return nil, err
@@ -150,8 +153,8 @@ func Generate(n int, pkg string) ([]byte, error) {
 
 // Occurrence returns the benchmark occurrence: a bash call at
 // tool.pre_invoke on which exactly one rule (R00009, a warn) fires.
-func Occurrence() *runtime.Occurrence {
-	occ := &runtime.Occurrence{Anchor: Anchor}
+func Occurrence() *lycaon.Occurrence {
+	occ := &lycaon.Occurrence{Anchor: lycaon.ToolPreInvoke}
 	f := &occ.Facts
 	f.Tool = Tool
 	f.ToolArgs = map[string]any{"command": "rm build/out.o", "timeout": int64(30)}
@@ -160,5 +163,20 @@ func Occurrence() *runtime.Occurrence {
 	f.PrincipalRoles = []string{"developer", "reader"}
 	f.Lycaon.RepeatCount = 1
 	f.Lycaon.TurnTools = []string{"read", "grep", "bash"}
+	return occ
+}
+
+// NoMatchOccurrence is the benchmark occurrence with a tool no rule
+// selects: the anchor's rules are dispatched, none is called.
+func NoMatchOccurrence() *lycaon.Occurrence {
+	occ := Occurrence()
+	occ.Facts.Tool = "no_such_tool"
+	return occ
+}
+
+// NoRulesOccurrence is the benchmark occurrence at an anchor without rules.
+func NoRulesOccurrence() *lycaon.Occurrence {
+	occ := Occurrence()
+	occ.Anchor = NoRulesAnchor
 	return occ
 }
