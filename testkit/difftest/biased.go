@@ -16,6 +16,9 @@ import (
 	"sort"
 	"strings"
 
+	"cel.dev/cel-go/common/cost"
+	"cel.dev/cel-go/common/types"
+
 	"github.com/oarc/oarc/compiler"
 	"github.com/oarc/oarc/compiler/catalog"
 )
@@ -1183,15 +1186,25 @@ func (g *Gen) chain() string {
 	if err != nil {
 		panic(err)
 	}
-	// Terms drawn from the generators are checked one by one, so that a
-	// chain of hundreds is not lost to one ill-typed term.
+	// Every term is checked and its cost estimated as the compiler does,
+	// so that a chain of hundreds is lost neither to one ill-typed term
+	// nor to the pack's cost limit.
+	budget := uint64(900_000 / n)
+	ok := func(t string) bool {
+		a, iss := env.Compile(t)
+		if iss != nil && iss.Err() != nil {
+			return false
+		}
+		est, err := env.EstimateCost(a, chainSizes{})
+		return err == nil && est.Max <= budget
+	}
 	checked := func(f func() string) string {
-		for {
-			t := f()
-			if _, iss := env.Compile(t); iss == nil || iss.Err() == nil {
+		for tries := 0; tries < 20; tries++ {
+			if t := f(); ok(t) {
 				return t
 			}
 		}
+		return "true"
 	}
 	for i := range terms {
 		var t string
@@ -1213,7 +1226,36 @@ func (g *Gen) chain() string {
 		if g.chance(20) {
 			t = fmt.Sprintf("(%s %s %s)", t, g.pick("&&", "||"), g.likely(g.chance(2)))
 		}
+		if !ok(t) {
+			t = "lycaon.workers_idle"
+		}
 		terms[i] = t
 	}
 	return strings.Join(terms, " "+op+" ")
+}
+
+// chainSizes bounds input sizes as the compiler's cost check does (spec
+// section 4): strings and dyn values 65,536, lists and maps 1,024; the
+// catalog's functions cost 1.
+type chainSizes struct{}
+
+func (chainSizes) EstimateSize(n cost.AstNode) *cost.SizeEstimate {
+	t := n.Type()
+	if t == nil {
+		return nil
+	}
+	switch t.Kind() {
+	case types.StringKind, types.BytesKind, types.DynKind, types.AnyKind:
+		return &cost.SizeEstimate{Min: 0, Max: 65536}
+	case types.ListKind, types.MapKind:
+		return &cost.SizeEstimate{Min: 0, Max: 1024}
+	}
+	return nil
+}
+
+func (chainSizes) EstimateCallCost(function, overloadID string, target *cost.AstNode, args []cost.AstNode) *cost.CallEstimate {
+	if catalog.Default().Function(function) == nil {
+		return nil
+	}
+	return &cost.CallEstimate{CostEstimate: cost.Estimate{Min: 1, Max: 1}, ResultSize: &cost.SizeEstimate{Min: 0, Max: 65536}}
 }

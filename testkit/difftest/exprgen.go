@@ -47,7 +47,7 @@ func (g *Gen) chance(n int) bool       { return g.r.Intn(n) == 0 }
 // When returns a bool expression and the profiles it reads.
 // A third of the expressions keep to the first generator's distribution;
 // the others may use the biased productions at any node, and one in a
-// hundred is a long &&/|| chain.
+// sixty is a long &&/|| chain.
 func (g *Gen) When() (string, []string) {
 	g.profiles = map[string]bool{}
 	g.vars = nil
@@ -55,7 +55,7 @@ func (g *Gen) When() (string, []string) {
 	g.tags = map[string]bool{}
 	g.biased = !g.Classic && !g.chance(3)
 	var e string
-	if g.biased && g.chance(100) {
+	if g.biased && g.chance(60) {
 		e = g.chain()
 	} else {
 		e = g.expr("bool", 4)
