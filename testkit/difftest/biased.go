@@ -16,6 +16,9 @@ import (
 	"sort"
 	"strings"
 
+	"cel.dev/cel-go/common/cost"
+	"cel.dev/cel-go/common/types"
+
 	"github.com/oarc/oarc/compiler"
 	"github.com/oarc/oarc/compiler/catalog"
 )
@@ -41,6 +44,8 @@ const (
 	tagMap      = "map"       // map literals of every key type
 	tagUint     = "uint"      // uint literals and operations
 	tagChain    = "chain"     // long && / || chains
+	tagNumEdge  = "num-edge"  // numbers at their types' edges, across types
+	tagConvEdge = "conv-edge" // conversions at their edges, double text
 )
 
 func (g *Gen) tag(t string) {
@@ -146,9 +151,18 @@ func (g *Gen) withVar(typ string, f func(v string) string) string {
 	return g.withNamedVar(fmt.Sprintf("v%d", len(g.vars)), typ, f)
 }
 
+// withNamedVar declares a macro variable named name: an outer variable
+// of the same name is hidden while the body is generated.
 func (g *Gen) withNamedVar(name, typ string, f func(v string) string) string {
-	g.vars = append(g.vars, genVar{name, typ})
-	defer func() { g.vars = g.vars[:len(g.vars)-1] }()
+	saved := g.vars
+	var vs []genVar
+	for _, v := range saved {
+		if v.name != name {
+			vs = append(vs, v)
+		}
+	}
+	g.vars = append(vs, genVar{name, typ})
+	defer func() { g.vars = saved }()
 	return f(name)
 }
 
@@ -357,7 +371,9 @@ func (g *Gen) mixedList(d int) string {
 	switch g.r.Intn(8) {
 	case 0:
 		if d > 0 {
-			return fmt.Sprintf("[%s, %s]", g.dynOf(d-1), g.typedExpr(d-1))
+			// dyn(...) again: an index of a dyn value is typed as a free
+			// type parameter, which would take the other element's type.
+			return fmt.Sprintf("[dyn(%s), %s]", g.dynOf(d-1), g.typedExpr(d-1))
 		}
 	case 1:
 		if d > 0 {
@@ -418,6 +434,12 @@ func (g *Gen) macroRange(d int) string {
 func (g *Gen) macro(rng, name, typ string, body func(v string) string) string {
 	if name == "" {
 		name = fmt.Sprintf("v%d", len(g.vars))
+		if len(g.vars) > 0 && g.chance(4) {
+			// The name of an enclosing macro's variable, which the new
+			// one shadows in its body.
+			g.tag(tagShadow)
+			name = g.vars[g.r.Intn(len(g.vars))].name
+		}
 	}
 	vb := g.withNamedVar(name, typ, func(v string) string { return v + ", " + body(v) })
 	switch g.r.Intn(8) {
@@ -434,7 +456,7 @@ func (g *Gen) macro(rng, name, typ string, body func(v string) string) string {
 // Bool productions.
 
 func (g *Gen) newBool(d int) string {
-	switch g.r.Intn(24) {
+	switch g.r.Intn(28) {
 	case 0, 1:
 		g.tag(tagDynLogic)
 		switch g.r.Intn(5) {
@@ -485,8 +507,14 @@ func (g *Gen) newBool(d int) string {
 		case 2:
 			return fmt.Sprintf("(%s in %s)", g.typedExpr(d), g.dynOf(d))
 		}
-		g.profiles["tool"] = true
-		return fmt.Sprintf("(%s in %s)", g.dynOf(d), g.pick(`["a", "b"]`, "tool_args", "[1, 2]", "tool_args.l", "principal_roles"))
+		rng := g.pick(`["a", "b"]`, "tool_args", "[1, 2]", "tool_args.l", "principal_roles")
+		switch rng {
+		case "principal_roles":
+			g.profiles["session"] = true
+		case "tool_args", "tool_args.l":
+			g.profiles["tool"] = true
+		}
+		return fmt.Sprintf("(%s in %s)", g.dynOf(d), rng)
 	case 7:
 		g.tag(tagDynIndex)
 		switch g.r.Intn(3) {
@@ -548,6 +576,10 @@ func (g *Gen) newBool(d int) string {
 		return g.mapBool(d)
 	case 21, 22:
 		return g.uintBool(d)
+	case 23, 24:
+		return g.numEdge(d)
+	case 25, 26:
+		return g.convEdge(d)
 	}
 	g.tag(tagToolArg)
 	g.profiles["tool"] = true
@@ -836,7 +868,7 @@ func (g *Gen) nonConstKey() elem {
 func (g *Gen) mapKey(m mapSpec, d int) string {
 	if len(m.keys) > 0 && g.chance(2) {
 		k := m.keys[g.r.Intn(len(m.keys))]
-		c, t := g.render(k, m.kt == "dyn" || m.kt == "")
+		c, t := g.render(k, g.chance(2))
 		if t != m.kt && m.kt != "dyn" && m.kt != "" {
 			c = "dyn(" + c + ")"
 		}
@@ -1073,6 +1105,62 @@ func (g *Gen) newString(d int) string {
 	return g.lit("string")
 }
 
+// Numbers at the edges of their types, compared across types.
+
+var edgeNums = []string{"9223372036854775807", "-9223372036854775808", "9223372036854775806", "0", "-1", "1",
+	"18446744073709551615u", "9223372036854775808u", "9223372036854775807u", "0u",
+	"9.223372036854775807e18", "9223372036854775808.0", "-9.223372036854775808e18", "-9223372036854777856.0", "1.8446744073709552e19",
+	"18446744073709549568.0", "-0.0", "0.0", "1.0", "-1.0", "0.5", "1e308", "(0.0/0.0)", "(1.0/0.0)", "(-1.0/0.0)", "4.611686018427388e18"}
+
+func (g *Gen) numEdge(d int) string {
+	g.tag(tagNumEdge)
+	a, b := g.pick(edgeNums...), g.pick(edgeNums...)
+	switch g.r.Intn(7) {
+	case 0, 1, 2:
+		return fmt.Sprintf("(dyn(%s) %s %s)", a, g.pick("==", "!=", "<", "<=", ">", ">="), b)
+	case 3:
+		return fmt.Sprintf("(dyn(%s) in [%s, %s])", a, b, g.pick(edgeNums...))
+	case 4:
+		return fmt.Sprintf("(dyn(%s) in {%s: 1})", a, g.pick("9223372036854775807", "-9223372036854775808", "18446744073709551615u", "0", "1u", `"a"`, "true"))
+	case 5:
+		return fmt.Sprintf("([dyn(%s)] == [%s])", a, b)
+	}
+	return fmt.Sprintf("(%s %s dyn(%s))", g.expr(g.pick("int", "uint", "double"), d), g.pick("==", "<", ">="), a)
+}
+
+// Conversions at their edges, and doubles whose text shows.
+
+var convStrings = []string{`"0x10"`, `"+1"`, `"1_000"`, `"Infinity"`, `"-inf"`, `"nan"`, `"NaN"`, `"1e400"`, `"-0"`, `" 1"`, `"1 "`,
+	`"9223372036854775808"`, `"-9223372036854775809"`, `"18446744073709551616"`, `"18446744073709551615"`, `"1."`, `".5"`, `"1e3"`,
+	`"-1"`, `"0"`, `"00"`, `"01"`, `"1.0"`, `"true"`, `"TRUE"`, `"t"`, `"False"`, `"0b1"`, `"1e-400"`, `"4.9e-324"`, `""`}
+
+var fmtDoubles = []string{"1e-7", "0.1", "123456789.0", "1e21", "1e20", "5e-324", "2.5e-5", "1e15", "1e16", "100.0", "1.0", "-0.0",
+	"0.30000000000000004", "1.7976931348623157e308", "(0.0/0.0)", "(1.0/0.0)", "(-1.0/0.0)", "9.223372036854775807e18", "1e-300"}
+
+func (g *Gen) convEdge(d int) string {
+	g.tag(tagConvEdge)
+	switch g.r.Intn(9) {
+	case 0:
+		return fmt.Sprintf("(int(%s) %s %s)", g.pick(convStrings...), g.pick("==", ">"), g.lit("int"))
+	case 1:
+		return fmt.Sprintf("(uint(%s) %s %s)", g.pick(convStrings...), g.pick("==", ">"), g.uintLit())
+	case 2:
+		return fmt.Sprintf("(double(%s) %s %s)", g.pick(convStrings...), g.pick("==", "<", "!="), g.pick(fmtDoubles...))
+	case 3:
+		return fmt.Sprintf("bool(%s)", g.pick(convStrings...))
+	case 4:
+		return fmt.Sprintf("(string(%s) == %s)", g.pick(fmtDoubles...), g.pick(`"1e-07"`, `"0.1"`, `"1.23456789e+08"`, `"123456789"`, `"1e+21"`, `"NaN"`, `"+Inf"`, `"-0"`, `"1"`, g.expr("string", d)))
+	case 5:
+		return fmt.Sprintf("(int(%s) == %s)", g.pick(fmtDoubles...), g.pick("0", "1", "9223372036854775807", "-9223372036854775808", g.expr("int", d)))
+	case 6:
+		return fmt.Sprintf("(uint(%s) == %s)", g.pick(fmtDoubles...), g.pick("0u", "1u", "18446744073709551615u", g.expr("uint", d)))
+	case 7:
+		g.profiles["tool"] = true
+		return fmt.Sprintf("(string(%s) == %s)", g.pick("tool_args.a", "tool_args.n", "dyn(tool_args.l)", "double(tool_args.s)", "int(tool_args.s)", "uint(tool_args.n)"), g.pick(`"1"`, `"0.5"`, `"-0"`, `"true"`, `"[]"`))
+	}
+	return fmt.Sprintf("(%s(%s) %s %s)", g.pick("int", "uint", "double", "string"), g.pick(convStrings...), g.pick("==", "!="), g.pick("dyn(1)", "dyn(1u)", "dyn(1.0)", `dyn("1")`, "dyn(0)"))
+}
+
 // Long chains.
 
 // likely returns a term that is usually true (or, negated, usually
@@ -1098,15 +1186,25 @@ func (g *Gen) chain() string {
 	if err != nil {
 		panic(err)
 	}
-	// Terms drawn from the generators are checked one by one, so that a
-	// chain of hundreds is not lost to one ill-typed term.
+	// Every term is checked and its cost estimated as the compiler does,
+	// so that a chain of hundreds is lost neither to one ill-typed term
+	// nor to the pack's cost limit.
+	budget := uint64(900_000 / n)
+	ok := func(t string) bool {
+		a, iss := env.Compile(t)
+		if iss != nil && iss.Err() != nil {
+			return false
+		}
+		est, err := env.EstimateCost(a, chainSizes{})
+		return err == nil && est.Max <= budget
+	}
 	checked := func(f func() string) string {
-		for {
-			t := f()
-			if _, iss := env.Compile(t); iss == nil || iss.Err() == nil {
+		for tries := 0; tries < 20; tries++ {
+			if t := f(); ok(t) {
 				return t
 			}
 		}
+		return "true"
 	}
 	for i := range terms {
 		var t string
@@ -1128,7 +1226,36 @@ func (g *Gen) chain() string {
 		if g.chance(20) {
 			t = fmt.Sprintf("(%s %s %s)", t, g.pick("&&", "||"), g.likely(g.chance(2)))
 		}
+		if !ok(t) {
+			t = "lycaon.workers_idle"
+		}
 		terms[i] = t
 	}
 	return strings.Join(terms, " "+op+" ")
+}
+
+// chainSizes bounds input sizes as the compiler's cost check does (spec
+// section 4): strings and dyn values 65,536, lists and maps 1,024; the
+// catalog's functions cost 1.
+type chainSizes struct{}
+
+func (chainSizes) EstimateSize(n cost.AstNode) *cost.SizeEstimate {
+	t := n.Type()
+	if t == nil {
+		return nil
+	}
+	switch t.Kind() {
+	case types.StringKind, types.BytesKind, types.DynKind, types.AnyKind:
+		return &cost.SizeEstimate{Min: 0, Max: 65536}
+	case types.ListKind, types.MapKind:
+		return &cost.SizeEstimate{Min: 0, Max: 1024}
+	}
+	return nil
+}
+
+func (chainSizes) EstimateCallCost(function, overloadID string, target *cost.AstNode, args []cost.AstNode) *cost.CallEstimate {
+	if catalog.Default().Function(function) == nil {
+		return nil
+	}
+	return &cost.CallEstimate{CostEstimate: cost.Estimate{Min: 1, Max: 1}, ResultSize: &cost.SizeEstimate{Min: 0, Max: 65536}}
 }

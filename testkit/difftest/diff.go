@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/oarc/oarc/codegen"
@@ -86,12 +87,19 @@ type DiffPack struct {
 // BuildDiffPacks generates expressions and loads them as packs, dropping
 // expressions the compiler rejects.
 func BuildDiffPacks(g *Gen, n, packSize int) ([]*DiffPack, int, error) {
-	rep := newReport()
+	rep := NewReport()
 	packs, err := buildDiffPacks(g, n, packSize, rep)
 	return packs, rep.Rejected, err
 }
 
-func newReport() *DiffReport {
+// BuildDiffPacksInto is BuildDiffPacks counting rejections in rep, and
+// adding to its mismatches the rules the code generator fails on.
+func BuildDiffPacksInto(g *Gen, n, packSize int, rep *DiffReport) ([]*DiffPack, error) {
+	return buildDiffPacks(g, n, packSize, rep)
+}
+
+// NewReport returns an empty report.
+func NewReport() *DiffReport {
 	return &DiffReport{RejectedBy: map[string]int{}, Productions: map[string]*ProductionCount{}}
 }
 
@@ -239,16 +247,12 @@ func ungeneratable(p *compiler.Pack) []Mismatch {
 func Differential(o DiffOptions) (*DiffReport, error) {
 	g := NewGen(o.Seed)
 	g.Classic = o.Classic
-	rep := newReport()
+	rep := NewReport()
 	packs, err := buildDiffPacks(g, o.Expressions, o.PackSize, rep)
 	if err != nil {
 		return nil, err
 	}
-	var irs []*ir.Pack
-	for _, p := range packs {
-		irs = append(irs, compiler.Build(p.Pack))
-	}
-	runner, err := harness.Build(irs)
+	runner, err := BuildRunner(packs, rep)
 	if err != nil {
 		return nil, err
 	}
@@ -265,6 +269,92 @@ func Differential(o DiffOptions) (*DiffReport, error) {
 		}
 	}
 	return rep, nil
+}
+
+// BuildRunner builds the runner over the packs. Rules whose generated
+// code does not compile are found from the Go compiler's messages, each
+// reported as a mismatch and left out, and the runner is built again
+// without them.
+func BuildRunner(packs []*DiffPack, rep *DiffReport) (*harness.Runner, error) {
+	irs := make([]*ir.Pack, len(packs))
+	for i, p := range packs {
+		irs[i] = compiler.Build(p.Pack)
+	}
+	runner, errs := harness.BuildEach(irs)
+	failed := false
+	for i, err := range errs {
+		if err == nil {
+			continue
+		}
+		failed = true
+		bad, err := notCompiling(i, irs[i], err)
+		if err != nil {
+			return nil, err
+		}
+		p := packs[i]
+		one := *p.Pack
+		one.Rules = nil
+		for _, r := range p.Pack.Rules {
+			if msg, ok := bad[r.ID]; ok {
+				rep.Mismatches = append(rep.Mismatches, Mismatch{Rule: r.ID, When: r.When, Facts: "(any)", Reference: "runs", Generated: "does not compile: " + msg})
+				rep.Rejected++
+				rep.RejectedBy[codeNoGen]++
+				for _, t := range p.Tags[r.ID] {
+					count(rep.Productions, t).Rejected++
+				}
+				delete(p.Whens, r.ID)
+				continue
+			}
+			one.Rules = append(one.Rules, r)
+		}
+		p.Pack = &one
+		if p.ref, err = reference.New(p.Pack); err != nil {
+			return nil, err
+		}
+	}
+	if !failed {
+		return runner, nil
+	}
+	if runner != nil {
+		runner.Close()
+	}
+	for i, p := range packs {
+		irs[i] = compiler.Build(p.Pack)
+	}
+	return harness.Build(irs)
+}
+
+var goErrRE = regexp.MustCompile(`(?m)^\s*p([0-9]+)/rules_oarc\.go:([0-9]+):[0-9]+: (.*)$`)
+
+// notCompiling maps the Go compiler's messages about pack i to the rules
+// whose functions they are in, by generating the pack's source again.
+func notCompiling(i int, p *ir.Pack, buildErr error) (map[string]string, error) {
+	src, err := codegen.Generate(p, codegen.Options{Package: fmt.Sprintf("p%d", i)})
+	if err != nil {
+		return nil, err
+	}
+	lines := strings.Split(string(src), "\n")
+	bad := map[string]string{}
+	for _, m := range goErrRE.FindAllStringSubmatch(buildErr.Error(), -1) {
+		if m[1] != fmt.Sprint(i) {
+			continue
+		}
+		n, _ := strconv.Atoi(m[2])
+		id := ""
+		for l := min(n, len(lines)) - 1; l >= 0 && id == ""; l-- {
+			if rest, ok := strings.CutPrefix(lines[l], "func oRule_"); ok {
+				id, _, _ = strings.Cut(rest, "(")
+			}
+		}
+		if id == "" {
+			return nil, fmt.Errorf("pack %d: generated code does not compile outside a rule's function: %v", i, buildErr)
+		}
+		bad[id] = m[3]
+	}
+	if len(bad) == 0 {
+		return nil, buildErr
+	}
+	return bad, nil
 }
 
 // CompareFacts evaluates one fact set with both engines and adds the

@@ -47,7 +47,7 @@ func (g *Gen) chance(n int) bool       { return g.r.Intn(n) == 0 }
 // When returns a bool expression and the profiles it reads.
 // A third of the expressions keep to the first generator's distribution;
 // the others may use the biased productions at any node, and one in a
-// hundred is a long &&/|| chain.
+// sixty is a long &&/|| chain.
 func (g *Gen) When() (string, []string) {
 	g.profiles = map[string]bool{}
 	g.vars = nil
@@ -55,7 +55,7 @@ func (g *Gen) When() (string, []string) {
 	g.tags = map[string]bool{}
 	g.biased = !g.Classic && !g.chance(3)
 	var e string
-	if g.biased && g.chance(100) {
+	if g.biased && g.chance(60) {
 		e = g.chain()
 	} else {
 		e = g.expr("bool", 4)
@@ -227,6 +227,11 @@ func (g *Gen) leaf(t string) string {
 	}
 	if t == "bool" && g.chance(3) {
 		g.profiles["tool"] = true
+		if g.biased {
+			// Parenthesised, for the biased productions' comparisons of
+			// bools.
+			return g.pick("has(tool_args.a)", `("n" in tool_args)`, "has(tool_args.m.a)")
+		}
 		return g.pick("has(tool_args.a)", `"n" in tool_args`, "has(tool_args.m.a)")
 	}
 	if g.chance(2) {
@@ -269,7 +274,7 @@ func (g *Gen) boolExpr(d int) string {
 			// cel-go types dyn op dyn as one overload's result, so that
 			// a comparison with another type is often a type error; the
 			// biased expressions wrap it.
-			e = "dyn" + e
+			return "(dyn" + e + g.pick(" == 0", " > 1", " == 1.0", ` == "ab"`) + ")"
 		}
 		return e + g.pick(" == 0", " > 1", " == 1.0", ` == "ab"`)
 	case 12:

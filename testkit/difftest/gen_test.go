@@ -15,6 +15,7 @@ import (
 var (
 	genN    = flag.Int("gen.n", 1500, "expressions TestGeneratedWellTyped generates")
 	genShow = flag.Bool("gen.show", false, "print every rejected expression with its diagnostic")
+	genSeed = flag.Int64("gen.seed", 3, "seed of TestGeneratedWellTyped")
 )
 
 // TestGeneratedWellTyped loads generated expressions one pack at a time
@@ -22,7 +23,7 @@ var (
 // error is the generator's fault (the compiler's own refusals, cost and
 // unsupported, are only counted).
 func TestGeneratedWellTyped(t *testing.T) {
-	g := NewGen(3)
+	g := NewGen(*genSeed)
 	dir := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(dir, "policy"), 0o755); err != nil {
 		t.Fatal(err)
