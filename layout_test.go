@@ -33,8 +33,14 @@ func TestImportDirections(t *testing.T) {
 			}},
 		{"testkit/wire", "the runner protocol links only the runtime, like generated code",
 			func(d string) bool { return ours(d) && !under(d, "runtime") && !under(d, "testkit/wire") }},
-		{"examples/host/rules", "generated packages link only the runtime",
-			func(d string) bool { return ours(d) && !under(d, "runtime") && !under(d, "examples/host/rules") }},
+		{"examples/host/rules", "generated packages link only the runtime and their catalog's package",
+			func(d string) bool {
+				return ours(d) && !under(d, "runtime") && !under(d, "lycaon") && !under(d, "examples/host/rules")
+			}},
+		{"lycaon", "a generated catalog package links only the runtime",
+			func(d string) bool { return ours(d) && !under(d, "runtime") && !under(d, "lycaon") }},
+		{"runtime", "the host's runtime links nothing of generated code's runtime/impl",
+			func(d string) bool { return under(d, "runtime/impl") }},
 		{"cmd/oarc", "the production CLI links no test-only helper",
 			func(d string) bool {
 				return under(d, "testkit/difftest") || under(d, "testkit/celdiff") || under(d, "testkit/racecheck") ||

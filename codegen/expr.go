@@ -62,7 +62,9 @@ func constValue(v any, t *ir.Type) value {
 	c := value{t: t, simple: true, constant: true}
 	switch v := v.(type) {
 	case nil:
-		c.code = jen.Nil()
+		// A typed nil interface, so that it can be asserted, compared and
+		// passed like any dyn.
+		c.code = jen.Any().Call(jen.Nil())
 	case bool:
 		c.code = jen.Lit(v)
 	case int64:
@@ -307,8 +309,12 @@ func (g *fn) mapLit(n *ir.Map) value {
 	seen := map[string]bool{}
 	for i := range n.Keys {
 		c, ok := n.Keys[i].(*ir.Const)
+		if !ok {
+			distinct = false
+			break
+		}
 		s, isStr := c.Value.(string)
-		if !ok || !isStr || seen[s] {
+		if !isStr || seen[s] {
 			distinct = false
 			break
 		}

@@ -229,6 +229,12 @@ func (l *packLoader) checkWhen(r *Rule, w *whenSource) []read {
 		w.report(0, Error, CodeCELType, "when must be of type bool, got %s%s", t, hint)
 		return nil
 	}
+	// What cel-go checks but cannot evaluate (it cannot plan the program,
+	// e.g. an index by a null key) has no semantics to compile to.
+	if _, err := env.Program(checked); err != nil {
+		w.report(0, Error, CodeUnsupported, "cel-go cannot evaluate this condition: %v", err)
+		return nil
+	}
 	r.WhenAST = checked
 	native := checked.NativeRep()
 	reads := l.whenReads(native, w)

@@ -88,7 +88,11 @@ func runGen(env *Env, args []string) int {
 		if cat == nil {
 			cat = catalog.Default()
 		}
-		if !g.catalog(compiler.CatalogIR(cat), *catalogOut) {
+		cmd := "oarc gen -catalog-out " + *catalogOut
+		if lf.catalog != "" {
+			cmd += " -catalog " + lf.catalog
+		}
+		if !g.catalog(compiler.CatalogIR(cat), *catalogOut, cmd) {
 			return ExitFailure
 		}
 		return g.code
@@ -123,8 +127,18 @@ func runGen(env *Env, args []string) int {
 	if !set.Catalog.IsDefault() && cdir == "" && importPath == "" {
 		cdir = filepath.Join(*out, p.Catalog.Host)
 	}
+	cmd := "oarc gen -pack " + strings.Join(packs, " -pack ") + " -out " + *out
+	if lf.catalog != "" {
+		cmd += " -catalog " + lf.catalog
+	}
+	if *catalogOut != "" {
+		cmd += " -catalog-out " + *catalogOut
+	}
+	if *catalogPkg != "" {
+		cmd += " -catalog-pkg " + *catalogPkg
+	}
 	if cdir != "" {
-		if !g.catalog(p.Catalog, cdir) {
+		if !g.catalog(p.Catalog, cdir, cmd) {
 			return ExitFailure
 		}
 		if importPath == "" {
@@ -144,7 +158,7 @@ func runGen(env *Env, args []string) int {
 		fmt.Fprintf(env.Stderr, "oarc gen: %v\n", err)
 		return ExitFailure
 	}
-	g.write(filepath.Join(*out, GenFileName), src, "oarc gen -pack "+strings.Join(packs, " -pack ")+" -out "+*out)
+	g.write(filepath.Join(*out, GenFileName), src, cmd)
 	return g.code
 }
 
@@ -155,13 +169,13 @@ type generator struct {
 	code  int
 }
 
-func (g *generator) catalog(c *ir.Catalog, dir string) bool {
+func (g *generator) catalog(c *ir.Catalog, dir, cmd string) bool {
 	src, err := codegen.GenerateCatalog(c, codegen.CatalogOptions{Version: Version})
 	if err != nil {
 		fmt.Fprintf(g.env.Stderr, "oarc gen: %v\n", err)
 		return false
 	}
-	g.write(filepath.Join(dir, CatalogFileName), src, "oarc gen -catalog-out "+dir)
+	g.write(filepath.Join(dir, CatalogFileName), src, cmd)
 	return g.code == ExitOK
 }
 

@@ -16,8 +16,9 @@ import (
 
 	"github.com/oarc/oarc/codegen"
 	"github.com/oarc/oarc/compiler"
+	"github.com/oarc/oarc/compiler/catalog"
 	"github.com/oarc/oarc/ir"
-	"github.com/oarc/oarc/runtime"
+	"github.com/oarc/oarc/lycaon"
 	"github.com/oarc/oarc/testkit/harness"
 	"github.com/oarc/oarc/testkit/reference"
 	"github.com/oarc/oarc/testkit/wire"
@@ -78,7 +79,7 @@ var noPlanRE = regexp.MustCompile(`^reference: rule (R[0-9]+): `)
 // DiffPack is a generated pack ready to run: the loaded pack and each rule's
 // expression by id.
 type DiffPack struct {
-	Pack  *compiler.Pack
+	Pack  *compiler.Set
 	Whens map[string]string
 	Tags  map[string][]string // biased productions by rule id
 	ref   *reference.Engine
@@ -145,7 +146,7 @@ func buildDiffPacks(g *Gen, n, packSize int, rep *DiffReport) ([]*DiffPack, erro
 				return nil, err
 			}
 		}
-		load := func() (*compiler.Pack, error) {
+		load := func() (*compiler.Set, error) {
 			p, diags := compiler.LoadPack(pdir, compiler.Options{})
 			if diags.HasErrors() {
 				return nil, fmt.Errorf("generated pack does not load after dropping rejected rules:\n%s", diags.Text())
@@ -216,7 +217,7 @@ func buildDiffPacks(g *Gen, n, packSize int, rep *DiffReport) ([]*DiffPack, erro
 const codeNoGen = "CODEGEN_FAILS"
 
 // generates runs the code generator on p, a panic turned into an error.
-func generates(p *compiler.Pack) (err error) {
+func generates(p *compiler.Set) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("codegen panics: %v", r)
@@ -228,7 +229,7 @@ func generates(p *compiler.Pack) (err error) {
 
 // ungeneratable returns the rules of p that the code generator fails on
 // alone, when it fails on the whole pack.
-func ungeneratable(p *compiler.Pack) []Mismatch {
+func ungeneratable(p *compiler.Set) []Mismatch {
 	if generates(p) == nil {
 		return nil
 	}
@@ -276,7 +277,7 @@ func Differential(o DiffOptions) (*DiffReport, error) {
 // reported as a mismatch and left out, and the runner is built again
 // without them.
 func BuildRunner(packs []*DiffPack, rep *DiffReport) (*harness.Runner, error) {
-	irs := make([]*ir.Pack, len(packs))
+	irs := make([]*ir.Set, len(packs))
 	for i, p := range packs {
 		irs[i] = compiler.Build(p.Pack)
 	}
@@ -328,7 +329,7 @@ var goErrRE = regexp.MustCompile(`(?m)^\s*p([0-9]+)/rules_oarc\.go:([0-9]+):[0-9
 
 // notCompiling maps the Go compiler's messages about pack i to the rules
 // whose functions they are in, by generating the pack's source again.
-func notCompiling(i int, p *ir.Pack, buildErr error) (map[string]string, error) {
+func notCompiling(i int, p *ir.Set, buildErr error) (map[string]string, error) {
 	src, err := codegen.Generate(p, codegen.Options{Package: fmt.Sprintf("p%d", i)})
 	if err != nil {
 		return nil, err
@@ -359,14 +360,14 @@ func notCompiling(i int, p *ir.Pack, buildErr error) (map[string]string, error) 
 
 // CompareFacts evaluates one fact set with both engines and adds the
 // per-rule outcomes to rep.
-func CompareFacts(runner *harness.Runner, index int, p *DiffPack, facts runtime.Facts, rep *DiffReport) error {
+func CompareFacts(runner *harness.Runner, index int, p *DiffPack, facts lycaon.Facts, rep *DiffReport) error {
 	return CompareInput(runner, index, p, Input{Facts: facts}, rep)
 }
 
 // CompareInput evaluates one input (facts and providers) with both
 // engines and adds the per-rule outcomes to rep.
 func CompareInput(runner *harness.Runner, index int, p *DiffPack, in Input, rep *DiffReport) error {
-	req := &wire.Request{Pack: index, Anchor: "tool.pre_invoke", Facts: in.Facts, Providers: in.Providers}
+	req := &wire.Request{Set: index, Anchor: "tool.pre_invoke", Facts: FactsMap(&in.Facts), Providers: in.Providers}
 	gen, err := runner.Do(req)
 	if err != nil {
 		return err
@@ -437,7 +438,7 @@ func count(m map[string]*ProductionCount, t string) *ProductionCount {
 
 // ShowFacts prints the facts the generator sets, with Go quoting so that
 // invalid UTF-8 and NaN are visible.
-func ShowFacts(f runtime.Facts) string {
+func ShowFacts(f lycaon.Facts) string {
 	var parts []string
 	add := func(name string) {
 		v, _ := f.Get(name)
@@ -448,4 +449,16 @@ func ShowFacts(f runtime.Facts) string {
 		add(n)
 	}
 	return strings.Join(parts, " ")
+}
+
+// FactsMap spells facts by CEL name, as the wire carries them: every fact
+// of the default catalog the struct holds.
+func FactsMap(f *lycaon.Facts) map[string]any {
+	m := map[string]any{}
+	for _, fact := range catalog.Default().Facts {
+		if v, ok := f.Get(fact.CELName); ok {
+			m[fact.CELName] = v
+		}
+	}
+	return m
 }

@@ -15,7 +15,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/oarc/oarc/runtime"
+	"github.com/oarc/oarc/lycaon"
 )
 
 // Gen generates expressions and facts from a seeded source.
@@ -324,7 +324,7 @@ func (g *Gen) comprehension(d int) string {
 
 // Input is one random occurrence: fact values and the host's providers.
 type Input struct {
-	Facts runtime.Facts
+	Facts lycaon.Facts
 	// Providers answer the provider-backed functions as
 	// [wire.Request.Providers] does: a function not listed has no
 	// provider, a listed one answers an argument it does not list with
@@ -369,8 +369,8 @@ func (g *Gen) Input() Input {
 }
 
 // Facts returns random fact values for the facts the expressions read.
-func (g *Gen) Facts() runtime.Facts {
-	var f runtime.Facts
+func (g *Gen) Facts() lycaon.Facts {
+	var f lycaon.Facts
 	if !g.chance(8) {
 		f.Lycaon.RepeatCount = g.int()
 	}

@@ -267,6 +267,12 @@ var Exprs = []string{
 	`[1].exists(tool, tool == 1)`,
 	`[{"repeat_count": 5}].exists(lycaon, lycaon.repeat_count == 5)`,
 	`[2].all(principal_roles, principal_roles > 1)`,
+	// Found by the differential generator: a map literal with a key that
+	// is not a constant; null compared through a dyn.
+	`{tool: 1}.size() == 1 && {lycaon.phase: 1, "x": 2}.size() >= 1`,
+	`dyn(null) < 1`,
+	`dyn(null) >= 1.0 || true`,
+	`dyn(null) == null && null == dyn(null)`,
 }
 
 // Long chains: the generated code stays flat whatever the number of terms
