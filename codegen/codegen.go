@@ -208,6 +208,7 @@ func (pk *packGen) file(opts Options) *jen.File {
 	f.Const().Id("Digest").Op("=").Lit(p.Digest)
 	f.Line()
 	pk.evaluator(f)
+	pk.context(f)
 	pk.ruleTable(f)
 	if len(pk.vars) > 0 {
 		f.Comment("Constant values and patterns of the rules, built once.")
@@ -303,11 +304,14 @@ func (pk *packGen) evaluator(f *jen.File) {
 	}
 	cases = append(cases, jen.Default().Block(
 		jen.If(jen.Op("!").Id("occ").Dot("Anchor").Dot("Valid").Call()).Block(
-			jen.Return(implQ("UnknownAnchor").Call(jen.Id("d"), jen.Int64().Call(jen.Id("occ").Dot("Anchor")))),
+			jen.Id("err").Op(":=").Add(implQ("UnknownAnchor")).Call(jen.Id("d"), jen.Int64().Call(jen.Id("occ").Dot("Anchor"))),
+			recordCall(jen.Id("occ").Dot("Anchor").Dot("String").Call()),
+			jen.Return(jen.Id("err")),
 		),
 		jen.Comment("An anchor without rules: allow."),
 		jen.Id("d").Dot("Reset").Call(),
 		jen.Id("d").Dot("Content").Op("=").Id("occ").Dot("Content"),
+		recordCall(jen.Id("occ").Dot("Anchor").Dot("String").Call()),
 		jen.Return(jen.Nil()),
 	))
 	f.Comment("Evaluate evaluates one occurrence and fills d. s may be nil (no counters,")
@@ -329,6 +333,58 @@ func (pk *packGen) evaluator(f *jen.File) {
 	kc = append(kc, jen.Default().Block(jen.Return(rt("CounterKey").Values(), jen.False())))
 	f.Func().Params(jen.Id("ev").Op("*").Id("Evaluator")).Id("CounterKey").Params(jen.Id("rule").String(), jen.Id("c").Add(rt("Counter"))).
 		Params(rt("CounterKey"), jen.Bool()).Block(jen.Switch(jen.Id("rule")).Block(kc...))
+}
+
+// recordCall hands the decision record to the evaluator's recorder, if it
+// has one: evaluation without a recorder builds nothing.
+func recordCall(anchor jen.Code) jen.Code {
+	return jen.If(jen.Id("ev").Dot("cfg").Dot("Recorder").Op("!=").Nil()).Block(
+		implQ("RecordDecision").Call(jen.Id("ev").Dot("cfg").Dot("Recorder"), jen.Id("Name"), jen.Id("Digest"), jen.Id("s"),
+			anchor, jen.Id("occ").Dot("Facts").Dot("Tool"), jen.Id("d")),
+	)
+}
+
+// context emits the rendered context's data (spec 10): every titled rule
+// in evaluation order with its tokens, and Context.
+func (pk *packGen) context(f *jen.File) {
+	multi := jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}
+	var rules []jen.Code
+	strs := func(l []string) jen.Code {
+		v := make([]jen.Code, len(l))
+		for i, s := range l {
+			v[i] = jen.Lit(s)
+		}
+		return jen.Index().String().Values(v...)
+	}
+	for _, r := range pk.p.Rules {
+		if r.Copy.Title == "" {
+			continue
+		}
+		fs := []jen.Code{jen.Id("ID").Op(":").Lit(r.ID), jen.Id("Title").Op(":").Lit(r.Copy.Title)}
+		if r.Copy.Fix != "" {
+			fs = append(fs, jen.Id("Fix").Op(":").Lit(r.Copy.Fix))
+		}
+		if r.Copy.Instead != "" {
+			fs = append(fs, jen.Id("Instead").Op(":").Lit(r.Copy.Instead))
+		}
+		if r.Monitor {
+			fs = append(fs, jen.Id("Monitor").Op(":").True())
+		}
+		if len(r.Selector) == 0 {
+			fs = append(fs, jen.Id("Global").Op(":").True())
+		}
+		fs = append(fs, jen.Id("Tags").Op(":").Add(strs(r.Tags)), jen.Id("Text").Op(":").Add(strs(r.Text)))
+		rules = append(rules, jen.Custom(multi, fs...))
+	}
+	f.Comment("oContext are the titled rules as the rendered context shows them, in")
+	f.Comment("evaluation order, tokenised when the rules were compiled.")
+	f.Var().Id("oContext").Op("=").Index(jen.Lit(len(rules))).Add(implQ("ContextRule")).Custom(multi, rules...)
+	f.Comment("Context renders the rules as Markdown for an agent's system prompt (spec 10):")
+	f.Comment("without a hint every titled rule; with one, the global and monitored rules")
+	f.Comment("and the k most relevant others (k <= 0: 8).")
+	f.Func().Id("Context").Params(jen.Id("hint").String(), jen.Id("k").Int()).String().Block(
+		jen.Return(implQ("Render").Call(jen.Id("oContext").Index(jen.Op(":")), jen.Id("hint"), jen.Id("k"))),
+	)
 }
 
 func counterKey(slot int, id string, c ir.Counter) jen.Code {
@@ -603,7 +659,7 @@ func (pk *packGen) anchors(snaps map[string][]snapKey) []jen.Code {
 		if hasTransform {
 			body = append(body, pk.transforms(a)...)
 		}
-		body = append(body, jen.Return(jen.Nil()))
+		body = append(body, recordCall(jen.Lit(a.ID)), jen.Return(jen.Nil()))
 		out = append(out, jen.Comment(fmt.Sprintf("oEval_%s evaluates an occurrence at %s.", name, strconv.Quote(a.ID))).Line().
 			Func().Params(jen.Id("ev").Op("*").Id("Evaluator")).Id("oEval_"+name).Params(
 			jen.Id("ctx").Qual("context", "Context"), jen.Id("occ").Op("*").Add(pk.catQ("Occurrence")),

@@ -82,6 +82,7 @@ func Build(s *Set) *ir.Set {
 			pkDir = r.Pack.Dir
 		}
 		ri.Pos = ir.Pos{File: relFile(pkDir, r.File), Line: r.Pos.Line, Col: r.Pos.Col}
+		ri.Tags, ri.Text = ruleTokens(r)
 		for c := range ri.Stored {
 			ri.Stored[c] = read[ir.CounterRef{Rule: r.ID, Slot: i, Counter: ir.Counter(c)}]
 		}

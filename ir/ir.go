@@ -212,8 +212,12 @@ type Rule struct {
 	When         Expr // nil means true
 	WhenSource   string
 	Copy         Copy
-	Increment    []Counter
-	Reset        []CounterRef
+	// Tags and Text are the rule's tokens for rendering it into a prompt
+	// (spec 10): the casefolded word tokens of its selector values and id,
+	// and of its copy; computed at compile time.
+	Tags, Text []string
+	Increment  []Counter
+	Reset      []CounterRef
 	// Stored says which of the rule's counters (by Counter) some rule of
 	// the set reads: only those are kept in the session's store.
 	Stored      [2]bool

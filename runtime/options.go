@@ -11,7 +11,10 @@ type Option func(*Config)
 
 // Config is what the options of an evaluator set. Generated code reads it;
 // hosts use the With... options.
-type Config struct{}
+type Config struct {
+	// Recorder receives a decision record per occurrence (nil: none).
+	Recorder Recorder
+}
 
 // MissingError reports, when an evaluator is bound, the validators and
 // providers that the rules of the compilation set use and the Env does not

@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/oarc/oarc/runtime"
 )
@@ -671,4 +672,25 @@ func Detected[T any](d *runtime.Detection, has runtime.DetectorFactSet, validato
 		return validator
 	}
 	return host
+}
+
+// RecordDecision hands the decision record of an occurrence to rec (spec
+// 10). Generated code calls it only when the evaluator has a recorder.
+func RecordDecision(rec runtime.Recorder, pack, digest string, s *runtime.Session, anchor, tool string, d *runtime.Decision) {
+	r := runtime.Record{
+		Time: time.Now().UTC(), Pack: pack, Digest: digest, Session: s.ID(), Anchor: anchor, Tool: tool,
+		Decision: d.Effect.String(), Code: d.Code, Codes: nonNil(d.Codes), Monitored: nonNil(d.Monitored), FailedClosed: nonNil(d.FailedClosed),
+		Errors: make([]runtime.RecordError, len(d.Errors)),
+	}
+	for i, e := range d.Errors {
+		r.Errors[i] = runtime.RecordError{Rule: e.Rule, Kind: e.Err.Kind.String(), Message: e.Err.Error()}
+	}
+	rec.Record(&r)
+}
+
+func nonNil(l []string) []string {
+	if l == nil {
+		return []string{}
+	}
+	return l
 }

@@ -324,11 +324,18 @@ func (ev *Evaluator) Evaluate(ctx context.Context, occ *lycaon.Occurrence, s *ru
 		return ev.oEval_ToolPreInvoke(ctx, occ, s, d)
 	default:
 		if !occ.Anchor.Valid() {
-			return impl.UnknownAnchor(d, int64(occ.Anchor))
+			err := impl.UnknownAnchor(d, int64(occ.Anchor))
+			if ev.cfg.Recorder != nil {
+				impl.RecordDecision(ev.cfg.Recorder, Name, Digest, s, occ.Anchor.String(), occ.Facts.Tool, d)
+			}
+			return err
 		}
 		// An anchor without rules: allow.
 		d.Reset()
 		d.Content = occ.Content
+		if ev.cfg.Recorder != nil {
+			impl.RecordDecision(ev.cfg.Recorder, Name, Digest, s, occ.Anchor.String(), occ.Facts.Tool, d)
+		}
 		return nil
 	}
 }
@@ -822,6 +829,17 @@ func (ev *Evaluator) CounterKey(rule string, c runtime.Counter) (runtime.Counter
 	default:
 		return runtime.CounterKey{}, false
 	}
+}
+
+// oContext are the titled rules as the rendered context shows them, in
+// evaluation order, tokenised when the rules were compiled.
+var oContext = [0]impl.ContextRule{}
+
+// Context renders the rules as Markdown for an agent's system prompt (spec 10):
+// without a hint every titled rule; with one, the global and monitored rules
+// and the k most relevant others (k <= 0: 8).
+func Context(hint string, k int) string {
+	return impl.Render(oContext[:], hint, k)
 }
 
 // oRules are the compiled rules, by slot (evaluation order).
@@ -30302,6 +30320,9 @@ func (ev *Evaluator) oEval_ToolPreInvoke(ctx context.Context, occ *lycaon.Occurr
 	for oRun_ToolPreInvoke(&oX) {
 	}
 	oX.Finish()
+	if ev.cfg.Recorder != nil {
+		impl.RecordDecision(ev.cfg.Recorder, Name, Digest, s, "tool.pre_invoke", occ.Facts.Tool, d)
+	}
 	return nil
 }
 

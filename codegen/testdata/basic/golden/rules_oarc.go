@@ -93,11 +93,18 @@ func (ev *Evaluator) Evaluate(ctx context.Context, occ *lycaon.Occurrence, s *ru
 		return ev.oEval_ToolPreInvoke(ctx, occ, s, d)
 	default:
 		if !occ.Anchor.Valid() {
-			return impl.UnknownAnchor(d, int64(occ.Anchor))
+			err := impl.UnknownAnchor(d, int64(occ.Anchor))
+			if ev.cfg.Recorder != nil {
+				impl.RecordDecision(ev.cfg.Recorder, Name, Digest, s, occ.Anchor.String(), occ.Facts.Tool, d)
+			}
+			return err
 		}
 		// An anchor without rules: allow.
 		d.Reset()
 		d.Content = occ.Content
+		if ev.cfg.Recorder != nil {
+			impl.RecordDecision(ev.cfg.Recorder, Name, Digest, s, occ.Anchor.String(), occ.Facts.Tool, d)
+		}
 		return nil
 	}
 }
@@ -121,6 +128,39 @@ func (ev *Evaluator) CounterKey(rule string, c runtime.Counter) (runtime.Counter
 	default:
 		return runtime.CounterKey{}, false
 	}
+}
+
+// oContext are the titled rules as the rendered context shows them, in
+// evaluation order, tokenised when the rules were compiled.
+var oContext = [3]impl.ContextRule{
+	{
+		ID:    "QUOTES",
+		Title: "Say \"hi\" `now` */ // and\nnext line \u202e\u2028 end",
+		Fix:   "Backslash \\ and percent %v",
+		Tags:  []string{"bash", "sh", "quotes"},
+		Text:  []string{"say", "hi", "now", "and", "next", "line", "end", "backslash", "percent", "v"},
+	},
+	{
+		ID:     "LITERAL_NAMES",
+		Title:  "use strings.Builder, not math.Floor",
+		Global: true,
+		Tags:   []string{"literal", "names"},
+		Text:   []string{"use", "strings", "builder", "not", "math", "floor"},
+	},
+	{
+		ID:     "POST_TURN",
+		Title:  "Completion claimed without a ledger job",
+		Global: true,
+		Tags:   []string{"post", "turn"},
+		Text:   []string{"completion", "claimed", "without", "a", "ledger", "job"},
+	},
+}
+
+// Context renders the rules as Markdown for an agent's system prompt (spec 10):
+// without a hint every titled rule; with one, the global and monitored rules
+// and the k most relevant others (k <= 0: 8).
+func Context(hint string, k int) string {
+	return impl.Render(oContext[:], hint, k)
 }
 
 // oRules are the compiled rules, by slot (evaluation order).
@@ -496,6 +536,9 @@ func (ev *Evaluator) oEval_CoordinatorPostTurn(ctx context.Context, occ *lycaon.
 	for oRun_CoordinatorPostTurn(&oX) {
 	}
 	oX.Finish()
+	if ev.cfg.Recorder != nil {
+		impl.RecordDecision(ev.cfg.Recorder, Name, Digest, s, "coordinator.post_turn", occ.Facts.Tool, d)
+	}
 	return nil
 }
 
@@ -529,6 +572,9 @@ func (ev *Evaluator) oEval_ToolPreInvoke(ctx context.Context, occ *lycaon.Occurr
 	for oRun_ToolPreInvoke(&oX) {
 	}
 	oX.Finish()
+	if ev.cfg.Recorder != nil {
+		impl.RecordDecision(ev.cfg.Recorder, Name, Digest, s, "tool.pre_invoke", occ.Facts.Tool, d)
+	}
 	return nil
 }
 

@@ -107,11 +107,18 @@ func (ev *Evaluator) Evaluate(ctx context.Context, occ *acme.Occurrence, s *runt
 		return ev.oEval_ToolPreInvoke(ctx, occ, s, d)
 	default:
 		if !occ.Anchor.Valid() {
-			return impl.UnknownAnchor(d, int64(occ.Anchor))
+			err := impl.UnknownAnchor(d, int64(occ.Anchor))
+			if ev.cfg.Recorder != nil {
+				impl.RecordDecision(ev.cfg.Recorder, Name, Digest, s, occ.Anchor.String(), occ.Facts.Tool, d)
+			}
+			return err
 		}
 		// An anchor without rules: allow.
 		d.Reset()
 		d.Content = occ.Content
+		if ev.cfg.Recorder != nil {
+			impl.RecordDecision(ev.cfg.Recorder, Name, Digest, s, occ.Anchor.String(), occ.Facts.Tool, d)
+		}
 		return nil
 	}
 }
@@ -147,6 +154,104 @@ func (ev *Evaluator) CounterKey(rule string, c runtime.Counter) (runtime.Counter
 	default:
 		return runtime.CounterKey{}, false
 	}
+}
+
+// oContext are the titled rules as the rendered context shows them, in
+// evaluation order, tokenised when the rules were compiled.
+var oContext = [12]impl.ContextRule{
+	{
+		ID:    "DEPLOY_DIRTY_TREE",
+		Title: "Deploys come from a clean tree",
+		Fix:   "Commit or stash the changes, then deploy.",
+		Tags:  []string{"deploy", "true", "dirty", "tree"},
+		Text:  []string{"deploys", "come", "from", "a", "clean", "tree", "uncommitted", "changes", "would", "ship", "without", "review", "or", "commit", "to", "roll", "back", "stash", "the", "then", "deploy"},
+	},
+	{
+		ID:      "DEPLOY_OPEN_PRS",
+		Title:   "Deploying a branch with open pull requests",
+		Monitor: true,
+		Tags:    []string{"deploy", "open", "prs"},
+		Text:    []string{"deploying", "a", "branch", "with", "open", "pull", "requests", "what", "is", "deployed", "may", "not", "be", "gets", "merged"},
+	},
+	{
+		ID:      "FORCE_PUSH_OPEN_PR",
+		Title:   "Force-pushing a branch under review",
+		Instead: "Push new commits on top, or say in the pull request why the history changed.",
+		Tags:    []string{"true", "force", "push", "open", "pr"},
+		Text:    []string{"force", "pushing", "a", "branch", "under", "review", "reviewers", "of", "the", "open", "pull", "requests", "lose", "history", "they", "commented", "on", "push", "new", "commits", "top", "or", "say", "in", "request", "why", "changed"},
+	},
+	{
+		ID:    "MERGE_NEEDS_APPROVALS",
+		Title: "Two approvals before a merge",
+		Fix:   "Ask for reviews and wait for two approvals.",
+		Tags:  []string{"merge", "pr", "needs", "approvals"},
+		Text:  []string{"two", "approvals", "before", "a", "merge", "ask", "for", "reviews", "and", "wait"},
+	},
+	{
+		ID:    "MERGE_RED_CI",
+		Title: "CI is not green",
+		Fix:   "Wait for the CI run to pass, or fix what fails.",
+		Tags:  []string{"merge", "pr", "failing", "pending", "red", "ci"},
+		Text:  []string{"ci", "is", "not", "green", "wait", "for", "the", "run", "to", "pass", "or", "fix", "what", "fails"},
+	},
+	{
+		ID:     "PROTECTED_BRANCH_PUSH",
+		Title:  "Protected branches change by pull request only",
+		Fix:    "Push to a topic branch and open a pull request.",
+		Global: true,
+		Tags:   []string{"protected", "branch", "push"},
+		Text:   []string{"protected", "branches", "change", "by", "pull", "request", "only", "the", "push", "updates", "a", "branch", "directly", "to", "topic", "and", "open"},
+	},
+	{
+		ID:    "SECURITY_OWNED_EDIT",
+		Title: "The security team owns this file",
+		Fix:   "Keep the change small and request a review from @acme/security.",
+		Tags:  []string{"write", "file", "edit", "security", "owned"},
+		Text:  []string{"the", "security", "team", "owns", "this", "file", "keep", "change", "small", "and", "request", "a", "review", "from", "acme"},
+	},
+	{
+		ID:      "TEST_LOOP_NUDGE",
+		Title:   "The same tests keep failing",
+		Instead: "Read the failure output and change the code before running the tests again.",
+		Tags:    []string{"run", "tests", "test", "loop", "nudge"},
+		Text:    []string{"the", "same", "tests", "keep", "failing", "read", "failure", "output", "and", "change", "code", "before", "running", "again"},
+	},
+	{
+		ID:      "UNCOMMITTED_PILEUP",
+		Title:   "Many uncommitted files",
+		Instead: "Commit a working step before changing more files.",
+		Tags:    []string{"true", "uncommitted", "pileup"},
+		Text:    []string{"many", "uncommitted", "files", "commit", "a", "working", "step", "before", "changing", "more"},
+	},
+	{
+		ID:    "SECRET_THEN_PUBLISH",
+		Title: "Publishing right after reading a secret",
+		Fix:   "Check the text for credentials, then ask the user to post it.",
+		Tags:  []string{"post", "comment", "create", "issue", "gist", "secret", "then", "publish"},
+		Text:  []string{"publishing", "right", "after", "reading", "a", "secret", "comments", "issues", "and", "gists", "are", "public", "in", "them", "is", "leaked", "for", "good", "check", "the", "text", "credentials", "then", "ask", "user", "to", "post", "it"},
+	},
+	{
+		ID:    "TEST_LOOP_BREAKER",
+		Title: "Stuck on failing tests",
+		Fix:   "Stop, and summarise the failure and what you tried for the user.",
+		Tags:  []string{"run", "tests", "test", "loop", "breaker"},
+		Text:  []string{"stuck", "on", "failing", "tests", "the", "same", "failed", "again", "after", "two", "nudges", "stop", "and", "summarise", "failure", "what", "you", "tried", "for", "user"},
+	},
+	{
+		ID:     "TOKEN_IN_OUTPUT",
+		Title:  "A credential in the answer",
+		Fix:    "Refer to the credential by the name of its variable, never by its value.",
+		Global: true,
+		Tags:   []string{"token", "in", "output"},
+		Text:   []string{"a", "credential", "in", "the", "answer", "answers", "are", "stored", "transcripts", "and", "shared", "refer", "to", "by", "name", "of", "its", "variable", "never", "value"},
+	},
+}
+
+// Context renders the rules as Markdown for an agent's system prompt (spec 10):
+// without a hint every titled rule; with one, the global and monitored rules
+// and the k most relevant others (k <= 0: 8).
+func Context(hint string, k int) string {
+	return impl.Render(oContext[:], hint, k)
 }
 
 // oRules are the compiled rules, by slot (evaluation order).
@@ -763,6 +868,9 @@ func (ev *Evaluator) oEval_ContentOutput(ctx context.Context, occ *acme.Occurren
 	for oRun_ContentOutput(&oX) {
 	}
 	oX.Finish()
+	if ev.cfg.Recorder != nil {
+		impl.RecordDecision(ev.cfg.Recorder, Name, Digest, s, "content.output", occ.Facts.Tool, d)
+	}
 	return nil
 }
 
@@ -793,6 +901,9 @@ func (ev *Evaluator) oEval_GitPrePush(ctx context.Context, occ *acme.Occurrence,
 	for oRun_GitPrePush(&oX) {
 	}
 	oX.Finish()
+	if ev.cfg.Recorder != nil {
+		impl.RecordDecision(ev.cfg.Recorder, Name, Digest, s, "git.pre_push", occ.Facts.Tool, d)
+	}
 	return nil
 }
 
@@ -826,6 +937,9 @@ func (ev *Evaluator) oEval_ToolPostInvoke(ctx context.Context, occ *acme.Occurre
 	for oRun_ToolPostInvoke(&oX) {
 	}
 	oX.Finish()
+	if ev.cfg.Recorder != nil {
+		impl.RecordDecision(ev.cfg.Recorder, Name, Digest, s, "tool.post_invoke", occ.Facts.Tool, d)
+	}
 	return nil
 }
 
@@ -857,6 +971,9 @@ func (ev *Evaluator) oEval_ToolPreInvoke(ctx context.Context, occ *acme.Occurren
 	for oRun_ToolPreInvoke(&oX) {
 	}
 	oX.Finish()
+	if ev.cfg.Recorder != nil {
+		impl.RecordDecision(ev.cfg.Recorder, Name, Digest, s, "tool.pre_invoke", occ.Facts.Tool, d)
+	}
 	return nil
 }
 
