@@ -62,22 +62,76 @@ func fold(r rune) rune {
 }
 
 // Render renders rules (in evaluation order) as Markdown for a system
-// prompt, for a task hint and k (<= 0: DefaultContextK). Without a hint,
-// or with one that matches no rule, every rule renders. Otherwise the
+// prompt, for a task hint and k (<= 0: DefaultContextK); docs/context.md
+// describes the output. Rules without a title are not rendered. Without a
+// hint, or with one that matches no rule, every rule renders. Otherwise the
 // global rules and the monitored ones always render, and of the enforced
 // rules with a selector the k most relevant: score (2 x hint tokens among
 // the tags + hint tokens in the text) / distinct hint tokens, ties in
-// evaluation order. The rules shown are listed in evaluation order.
+// evaluation order. The rules shown are listed in evaluation order, the
+// enforced ones under "## Rules", the monitored ones after them under
+// "### Provisional rules (under evaluation)"; when the top k left rules
+// out, the last line says how many. No titled rule at all renders "".
 func Render(rules []ContextRule, hint string, k int) string {
 	if k <= 0 {
 		k = DefaultContextK
 	}
+	show, hidden := selectRules(rules, hint, k)
+	var b strings.Builder
+	enforced, provisional := 0, 0
+	for i, r := range rules {
+		if !show[i] {
+			continue
+		}
+		if r.Monitor {
+			provisional++
+			continue
+		}
+		if enforced == 0 {
+			b.WriteString("## Rules\n\n")
+		}
+		enforced++
+		line(&b, r)
+	}
+	if enforced+provisional == 0 {
+		return ""
+	}
+	if enforced == 0 {
+		b.WriteString("## Rules\n")
+	}
+	if provisional > 0 {
+		b.WriteString("\n### Provisional rules (under evaluation)\n\n")
+		b.WriteString(ProvisionalNote)
+		b.WriteString("\n\n")
+		for i, r := range rules {
+			if show[i] && r.Monitor {
+				line(&b, r)
+			}
+		}
+	}
+	if hidden > 0 {
+		b.WriteString("\n(")
+		b.WriteString(strconv.Itoa(hidden))
+		b.WriteString(" more rules not shown)\n")
+	}
+	return b.String()
+}
+
+// ProvisionalNote is the line under the heading of the monitored rules.
+const ProvisionalNote = "_These rules are on trial: they are not enforced yet. Follow them all the same, as if they were._"
+
+// selectRules says which titled rules render for hint and k, and how many
+// ranked rules the top k left out.
+func selectRules(rules []ContextRule, hint string, k int) (show []bool, hidden int) {
 	hintTokens := distinctTokens(Tokens(hint))
-	show := make([]bool, len(rules))
+	show = make([]bool, len(rules))
 	var ranked []int
 	scores := make([]int, len(rules))
-	any := false
+	matched := false
 	for i, r := range rules {
+		if strings.TrimSpace(r.Title) == "" {
+			continue
+		}
 		if r.Global || r.Monitor || len(hintTokens) == 0 {
 			show[i] = true
 			continue
@@ -90,64 +144,45 @@ func Render(rules []ContextRule, hint string, k int) string {
 				scores[i]++
 			}
 		}
-		any = any || scores[i] > 0
+		matched = matched || scores[i] > 0
 		ranked = append(ranked, i)
 	}
-	hidden := 0
-	if !any {
+	if !matched {
 		for _, i := range ranked {
 			show[i] = true
 		}
-	} else {
-		// The score's denominator is the same for every rule: rank by the
-		// numerator.
-		sort.SliceStable(ranked, func(a, b int) bool { return scores[ranked[a]] > scores[ranked[b]] })
-		for n, i := range ranked {
-			if n < k {
-				show[i] = true
-			} else {
-				hidden++
-			}
+		return show, 0
+	}
+	// The score's denominator (the distinct hint tokens) is the same for
+	// every rule: rank by the numerator. The sort is stable and ranked is
+	// in evaluation order, so ties keep evaluation order.
+	sort.SliceStable(ranked, func(a, b int) bool { return scores[ranked[a]] > scores[ranked[b]] })
+	for n, i := range ranked {
+		if n < k {
+			show[i] = true
+		} else {
+			hidden++
 		}
 	}
-	var b strings.Builder
-	b.WriteString("## Rules\n")
-	line := func(r ContextRule) {
-		b.WriteString("\n- **")
-		b.WriteString(r.ID)
-		b.WriteString("**: ")
-		oneLine(&b, r.Title)
-		for _, g := range [][2]string{{"Fix", r.Fix}, {"Instead", r.Instead}} {
-			if g[1] != "" {
-				b.WriteString("\n  ")
-				b.WriteString(g[0])
-				b.WriteString(": ")
-				oneLine(&b, g[1])
-			}
+	return show, hidden
+}
+
+// line writes one rule as a list item, its fix and instead as nested items.
+func line(b *strings.Builder, r ContextRule) {
+	b.WriteString("- **")
+	b.WriteString(r.ID)
+	b.WriteString("**: ")
+	oneLine(b, r.Title)
+	b.WriteByte('\n')
+	for _, g := range [...][2]string{{"Fix", r.Fix}, {"Instead", r.Instead}} {
+		if strings.TrimSpace(g[1]) != "" {
+			b.WriteString("  - ")
+			b.WriteString(g[0])
+			b.WriteString(": ")
+			oneLine(b, g[1])
+			b.WriteByte('\n')
 		}
 	}
-	for i, r := range rules {
-		if show[i] && !r.Monitor {
-			line(r)
-		}
-	}
-	provisional := false
-	for i, r := range rules {
-		if !show[i] || !r.Monitor {
-			continue
-		}
-		if !provisional {
-			b.WriteString("\n\n### Provisional rules (under evaluation)\n\n")
-			b.WriteString("_These rules are not enforced yet. Follow them all the same: they are being tried before they enforce._\n")
-			provisional = true
-		}
-		line(r)
-	}
-	b.WriteString("\n")
-	if hidden > 0 {
-		b.WriteString("\n(" + strconv.Itoa(hidden) + " more rules not shown)\n")
-	}
-	return b.String()
 }
 
 func distinctTokens(l []string) []string {
@@ -160,15 +195,14 @@ func distinctTokens(l []string) []string {
 	return out
 }
 
-// oneLine writes s with its line breaks made spaces, so that a copy text
-// cannot start a Markdown block of its own.
+// oneLine writes s with its runs of white space (line breaks included)
+// made single spaces and its ends trimmed, so that a copy text stays one
+// list item and cannot start a Markdown block of its own.
 func oneLine(b *strings.Builder, s string) {
-	for _, r := range s {
-		switch r {
-		case '\n', '\r', '\v', '\f', '\u0085', '\u2028', '\u2029':
+	for i, f := range strings.Fields(s) {
+		if i > 0 {
 			b.WriteByte(' ')
-		default:
-			b.WriteRune(r)
 		}
+		b.WriteString(f)
 	}
 }

@@ -1,0 +1,66 @@
+// This file owns `oarc render`.
+
+package cli
+
+import (
+	"fmt"
+
+	"github.com/oarc/oarc/ir"
+	"github.com/oarc/oarc/runtime/impl"
+)
+
+func init() {
+	register("render", &Command{Summary: "print the rules of a compilation set as Markdown for a system prompt", Run: runRender})
+}
+
+func runRender(env *Env, args []string) int {
+	fs := newFlags(env, "render", "PACK...")
+	hint := fs.String("hint", "", "the task hint the rules are ranked by (default: none, every titled rule renders)")
+	k := fs.Int("k", impl.DefaultContextK, "with -hint, how many ranked rules to show (global and monitored rules do not count)")
+	var lf loadFlags
+	lf.register(fs)
+	if code := parseFlags(fs, args); code >= 0 {
+		return code
+	}
+	if fs.NArg() == 0 {
+		fmt.Fprintln(env.Stderr, "oarc render: give pack directories (one compilation set) or a rule file")
+		fs.Usage()
+		return ExitUsage
+	}
+	if *k < 1 {
+		fmt.Fprintln(env.Stderr, "oarc render: -k must be at least 1")
+		return ExitUsage
+	}
+	if missingPaths(env, "render", fs.Args()) {
+		return ExitUsage
+	}
+	opts, ok := lf.options(env, "render")
+	if !ok {
+		return ExitFailure
+	}
+	p, _, ok := buildSet(env, fs.Args(), opts)
+	if !ok {
+		return ExitFailure
+	}
+	fmt.Fprint(env.Stdout, impl.Render(ContextRules(p), *hint, *k))
+	return ExitOK
+}
+
+// ContextRules are the rules of a compiled set as the rendered context
+// shows them: the titled rules in evaluation order, with the tokens the
+// compiler computed. The generated package's Context holds the same data
+// (codegen's packGen.context): the two render the same Markdown.
+func ContextRules(p *ir.Set) []impl.ContextRule {
+	var out []impl.ContextRule
+	for _, r := range p.Rules {
+		if r.Copy.Title == "" {
+			continue
+		}
+		out = append(out, impl.ContextRule{
+			ID: r.ID, Title: r.Copy.Title, Fix: r.Copy.Fix, Instead: r.Copy.Instead,
+			Monitor: r.Monitor, Global: len(r.Selector) == 0,
+			Tags: r.Tags, Text: r.Text,
+		})
+	}
+	return out
+}

@@ -1,0 +1,144 @@
+package cli
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	hostrules "github.com/oarc/oarc/examples/host/rules"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files of internal/cli/testdata")
+
+// renderPack is a pack made for the rendering cases: a global rule, an
+// enforced rule matched by its tags, one only by its copy text, three that
+// tie, a monitored rule and a rule without a title.
+const renderPack = "testdata/render/pack"
+
+// TestRenderGolden renders testdata/render/pack for each case and compares
+// the Markdown with testdata/render/<case>.md (go test ./internal/cli
+// -run TestRenderGolden -update rewrites them).
+func TestRenderGolden(t *testing.T) {
+	cases := []struct {
+		name string
+		args []string
+		// want and not are substrings the golden file must and must not
+		// hold: they pin what the case is about.
+		want, not []string
+	}{
+		{"no_hint", nil,
+			[]string{"- **DEPLOY_GATE**", "- **LARGE_WRITES**", "### Provisional rules (under evaluation)\n\n_These rules are on trial", "- **TRIAL_PUSH**: Force push\n  - Instead: Use git push --force-with-lease.\n"},
+			[]string{"UNTITLED_DEPLOY", "more rules not shown"}},
+		{"hint_tags", []string{"-hint", "Deploy to production", "-k", "1"},
+			[]string{"- **DEPLOY_GATE**", "- **ASK_FIRST**", "- **TRIAL_PUSH**", "(4 more rules not shown)\n"},
+			[]string{"UNTITLED_DEPLOY", "CLEAN_TMP", "CUSTOMER_DATA"}},
+		{"hint_tag_over_text", []string{"-hint", "write files", "-k", "1"},
+			[]string{"- **LARGE_WRITES**", "(4 more rules not shown)\n"},
+			[]string{"CLEAN_TMP", "KEEP_LOGS"}},
+		{"hint_text_only", []string{"-hint", "invoice", "-k", "1"},
+			[]string{"- **CUSTOMER_DATA**: Customer data stays internal\n  - Instead: Send a summary without the invoice numbers.\n", "(4 more rules not shown)\n"},
+			[]string{"DEPLOY_GATE", "CLEAN_TMP"}},
+		{"hint_nothing", []string{"-hint", "zebra crossing", "-k", "1"},
+			[]string{"- **DEPLOY_GATE**", "- **CLEAN_TMP**", "- **CUSTOMER_DATA**", "- **LARGE_WRITES**", "- **TRIAL_PUSH**"},
+			[]string{"more rules not shown", "UNTITLED_DEPLOY"}},
+		{"hint_no_tokens", []string{"-hint", "?! -- ...", "-k", "1"},
+			[]string{"- **DEPLOY_GATE**", "- **LARGE_WRITES**"},
+			[]string{"more rules not shown"}},
+		{"ties", []string{"-hint", "FILES", "-k", "2"},
+			[]string{"- **CLEAN_TMP**", "- **KEEP_LOGS**", "(3 more rules not shown)\n"},
+			[]string{"LARGE_WRITES", "DEPLOY_GATE"}},
+		{"hint_default_k", []string{"-hint", "files"},
+			[]string{"- **DEPLOY_GATE**", "- **LARGE_WRITES**"},
+			[]string{"more rules not shown"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errs := run(append(append([]string{"render"}, tc.args...), renderPack)...)
+			if code != 0 || errs != "" {
+				t.Fatalf("render: exit %d, stderr %s", code, errs)
+			}
+			golden := filepath.Join("testdata", "render", tc.name+".md")
+			if *update {
+				if err := os.WriteFile(golden, []byte(out), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run with -update)", err)
+			}
+			if diff := cmp.Diff(string(want), out); diff != "" {
+				t.Errorf("render %q (-want +got):\n%s", tc.args, diff)
+			}
+			for _, s := range tc.want {
+				if !strings.Contains(out, s) {
+					t.Errorf("output lacks %q", s)
+				}
+			}
+			for _, s := range tc.not {
+				if strings.Contains(out, s) {
+					t.Errorf("output has %q", s)
+				}
+			}
+			if !strings.HasPrefix(out, "## Rules\n\n") || !strings.HasSuffix(out, "\n") || strings.HasSuffix(out, "\n\n") {
+				t.Errorf("output is not one block under ## Rules ending in one newline:\n%s", out)
+			}
+		})
+	}
+}
+
+// TestRenderAgreesWithGenerated checks that oarc render and the generated
+// Context of examples/host (compiled from examples/starter) print the same
+// Markdown.
+func TestRenderAgreesWithGenerated(t *testing.T) {
+	for _, tc := range []struct {
+		hint string
+		k    int
+	}{
+		{"", 8}, {"delete the build directory", 8}, {"delete the build directory", 2},
+		{"push to the remote with git", 3}, {"send an email with the report", 1},
+		{"refund a payment", 8}, {"quantum chromodynamics", 1}, {"WRITE /etc/hosts", 4},
+	} {
+		args := []string{"render", "-k", strconv.Itoa(tc.k)}
+		if tc.hint != "" {
+			args = append(args, "-hint", tc.hint)
+		}
+		code, out, errs := run(append(args, "../../examples/starter")...)
+		if code != 0 || errs != "" {
+			t.Fatalf("%q: exit %d, stderr %s", args, code, errs)
+		}
+		if want := hostrules.Context(tc.hint, tc.k); out != want {
+			t.Errorf("hint %q, k %d: oarc render and the generated Context differ (-generated +render):\n%s", tc.hint, tc.k, cmp.Diff(want, out))
+		}
+	}
+}
+
+func TestRenderUsage(t *testing.T) {
+	for _, tc := range []struct {
+		args   []string
+		code   int
+		stderr string
+	}{
+		{[]string{"render"}, 2, "give pack directories"},
+		{[]string{"render", "-k", "0", renderPack}, 2, "-k must be at least 1"},
+		{[]string{"render", "testdata/render/nope"}, 2, "no such file or directory"},
+		{[]string{"render", "-catalog", "testdata/render/nope.yaml", renderPack}, 1, "no such file or directory"},
+	} {
+		code, out, errs := run(tc.args...)
+		if code != tc.code || out != "" || !strings.Contains(errs, tc.stderr) {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want %d and %q", tc.args, code, out, errs, tc.code, tc.stderr)
+		}
+	}
+	// A set with errors prints its diagnostics, and no context.
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "BAD.yaml")
+	os.WriteFile(bad, []byte("oar: '1.0'\nid: BAD\nkind: policy\nanchor: tool.pre_invoke\neffect: blok\ncopy: {title: T}\n"), 0o644)
+	if code, out, errs := run("render", bad); code != 1 || out != "" || !strings.Contains(errs, "OAR_EFFECT") {
+		t.Errorf("bad rule: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+}
