@@ -8,7 +8,10 @@ import (
 )
 
 // Record is the decision record of one occurrence (spec 10, "Decision
-// records"): one JSON object per line of a decision log.
+// records"): one JSON object per line of a decision log, with the fields in
+// this order. time is RFC 3339 in UTC (with the fraction of a second
+// Go's time.RFC3339Nano gives); session is left out when the occurrence has
+// none; the four lists are never null ([] when empty).
 type Record struct {
 	Time         time.Time     `json:"time"`
 	Pack         string        `json:"pack"`
@@ -60,13 +63,30 @@ func NewJSONLRecorder(w io.Writer) *JSONLRecorder {
 	return &JSONLRecorder{enc: enc}
 }
 
-// Record writes one line.
+// Record writes one line. A time not in UTC is written in UTC, and nil
+// lists as [].
 func (j *JSONLRecorder) Record(r *Record) {
+	if r.Time.Location() != time.UTC || r.Codes == nil || r.Monitored == nil || r.FailedClosed == nil || r.Errors == nil {
+		c := *r
+		c.Time = c.Time.UTC()
+		c.Codes, c.Monitored, c.FailedClosed = nonNilStrings(c.Codes), nonNilStrings(c.Monitored), nonNilStrings(c.FailedClosed)
+		if c.Errors == nil {
+			c.Errors = []RecordError{}
+		}
+		r = &c
+	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if j.err == nil {
 		j.err = j.enc.Encode(r)
 	}
+}
+
+func nonNilStrings(l []string) []string {
+	if l == nil {
+		return []string{}
+	}
+	return l
 }
 
 // Err returns the first write error, if any.
