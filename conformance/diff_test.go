@@ -2,10 +2,12 @@ package conformance
 
 import (
 	"flag"
+	"fmt"
 	"math/rand"
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/oarc/oarc/testkit/difftest"
@@ -129,6 +131,71 @@ func FuzzDifferential(f *testing.F) {
 		g := difftest.NewGenFrom(rand.New(rand.NewSource(seed)))
 		rep := &difftest.DiffReport{}
 		if err := difftest.CompareInput(st.runner, 0, st.pack, g.Input(), rep); err != nil {
+			t.Fatal(err)
+		}
+		report(t, rep)
+	})
+}
+
+var (
+	provRules    = flag.Int("prov.rules", 400, "rules in the provenance differential")
+	provSessions = flag.Int("prov.sessions", 600, "sessions in the provenance differential")
+	provSeed     = flag.Int64("prov.seed", 1, "seed of the provenance differential")
+)
+
+// TestProvenanceDifferential compares the generated code, walking the
+// runtime's graph, with the reference, walking its own, on random rules
+// over the provenance facts and random sessions.
+func TestProvenanceDifferential(t *testing.T) {
+	rep, shapes, err := difftest.ProvenanceDifferential(difftest.ProvenanceOptions{Seed: *provSeed, Rules: *provRules, Sessions: *provSessions})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d rules (%d over the cost limit), %d cases: %d true, %d false, %d errors, %d mismatches; sessions: %v",
+		rep.Rules, rep.Rejected, rep.Cases, rep.True, rep.False, rep.Errors, len(rep.Mismatches), shapes)
+	if rep.True == 0 || rep.False == 0 || rep.Errors == 0 {
+		t.Errorf("the generator should produce true, false and error outcomes")
+	}
+	for _, s := range []string{"chain", "diamonds", "fan-in", "fan-out-in", "forest", "dag", "empty", "unrecorded input", "incomplete", "no inputs", "no profile"} {
+		if shapes[s] == 0 {
+			t.Errorf("no session of shape %q", s)
+		}
+	}
+	report(t, rep)
+}
+
+// provPack is the pack FuzzProvenance evaluates: fixed rules, built once
+// per process.
+var provPack = sync.OnceValues(func() (*fuzzState, error) {
+	rep := difftest.NewReport()
+	p, err := difftest.ProvenancePack(difftest.NewProvGen(11), 300, rep)
+	if err != nil {
+		return nil, err
+	}
+	runner, err := difftest.BuildRunner([]*difftest.DiffPack{p}, rep)
+	if err != nil {
+		return nil, err
+	}
+	return &fuzzState{pack: p, runner: runner, dropped: rep.Mismatches}, nil
+})
+
+// fuzzSessions numbers the fuzzer's sessions: each starts afresh.
+var fuzzSessions atomic.Int64
+
+// FuzzProvenance draws sessions (graphs, inputs, steps) from the fuzzer's
+// input and compares both engines on fixed provenance rules.
+func FuzzProvenance(f *testing.F) {
+	for _, s := range []int64{0, 1, 42, -7, 1 << 40} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, seed int64) {
+		st, err := provPack()
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := difftest.NewProvGen(seed)
+		rep := &difftest.DiffReport{}
+		if err := difftest.CompareSession(st.runner, 0, st.pack, g.Session(fmt.Sprint("fuzz", fuzzSessions.Add(1))), rep); err != nil {
 			t.Fatal(err)
 		}
 		report(t, rep)
