@@ -81,14 +81,16 @@ type Exec struct {
 	Profiles runtime.ProfileSet
 	Content  string
 	Inputs   []string
-	// The counters the anchor's rules read, as they were when the
-	// occurrence began (the first 16 in snap, the rest in snapX); snapErr
-	// is set when the store could not be read (every counter read is then
-	// that error).
-	snap    [16]int64
-	snapX   []int64
-	nsnap   int
-	snapErr Err
+	// The counters the anchor's rules read (keys), read on the first read
+	// of one (snapRead), as they were when the occurrence began (the first
+	// 16 in snap, the rest in snapX); snapErr is set when the store could
+	// not be read (every counter read is then that error).
+	keys     []runtime.CounterKey
+	snapRead bool
+	snap     [16]int64
+	snapX    []int64
+	nsnap    int
+	snapErr  Err
 	// The answers of the anchor's validators, by DetectorSlot (the first
 	// 4 in det). The buffers live inside Exec, not behind a slice: a
 	// pointer Exec holds to its own memory would move it to the heap.
@@ -122,7 +124,7 @@ func Begin(x *Exec, ctx context.Context, rules []Rule, s *runtime.Session, d *ru
 	x.cur, x.from = -1, 0
 	x.nfired, x.firedX, x.deny = 0, x.firedX[:0], nil
 	x.scopeState, x.scopeErr = 0, Err{}
-	x.nsnap, x.snapX, x.snapErr, x.ndet, x.detX = 0, nil, Err{}, 0, nil
+	x.keys, x.snapRead, x.nsnap, x.snapX, x.snapErr, x.ndet, x.detX = nil, false, 0, nil, Err{}, 0, nil
 	x.deadline = ctx.Done() != nil
 }
 
@@ -136,12 +138,23 @@ func UnknownAnchor(d *runtime.Decision, a int64) error {
 	return runtime.ErrUnknownAnchor
 }
 
-// Snapshot reads the counters the anchor's rules read (one store round
-// trip), as they are when the occurrence begins; rules then read them with
-// [Exec.Counter].
+// Snapshot names the counters the anchor's rules read; rules read them
+// with [Exec.Counter]. They are read from the store (one round trip, one
+// consistent snapshot of them all) on the first read of one, so that an
+// occurrence whose rules get that far in none does not touch the store
+// (spec 5.9). The occurrence's own updates are applied after its rules,
+// so the snapshot holds the counters as they were when it began; what
+// other occurrences applied meanwhile is what an occurrence that began at
+// the read would see.
 func (x *Exec) Snapshot(keys []runtime.CounterKey) {
+	x.keys, x.nsnap, x.snapRead = keys, len(keys), false
+}
+
+// readSnapshot reads the counters Snapshot named.
+func (x *Exec) readSnapshot() {
+	x.snapRead = true
+	keys := x.keys
 	n := len(keys)
-	x.nsnap = n
 	dst := x.snap[:min(n, len(x.snap))]
 	if n > len(x.snap) {
 		x.snapX = make([]int64, n-len(x.snap))
@@ -171,6 +184,9 @@ func (x *Exec) Snapshot(keys []runtime.CounterKey) {
 
 // Counter returns the i-th counter of the snapshot.
 func (x *Exec) Counter(i int) (int64, Err) {
+	if !x.snapRead {
+		x.readSnapshot()
+	}
 	switch {
 	case x.snapErr.Kind != ErrNone:
 		return 0, x.snapErr
