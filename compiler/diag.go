@@ -80,6 +80,25 @@ const (
 	CodeDuplicate    = "OAR_DUPLICATE"
 )
 
+// The stable codes of `oarc vet` (docs/vet.md): warnings about rules that
+// load but cannot do what their author meant. Like the load codes they are
+// part of the interface.
+const (
+	// CodeVetNever: the rule's condition can never hold.
+	CodeVetNever = "OAR_VET_NEVER"
+	// CodeVetUnreachable: an earlier enforced block at the same anchor
+	// fires whenever the rule would.
+	CodeVetUnreachable = "OAR_VET_UNREACHABLE"
+	// CodeVetDynCompare: an ordering comparison of a dyn value that fails
+	// for every value it can hold.
+	CodeVetDynCompare = "OAR_VET_DYN_COMPARE"
+	// CodeVetNoTitle: an enforced block or warn without copy.title.
+	CodeVetNoTitle = "OAR_VET_NO_TITLE"
+)
+
+// VetCodes lists the codes of `oarc vet`.
+var VetCodes = []string{CodeVetNever, CodeVetUnreachable, CodeVetDynCompare, CodeVetNoTitle}
+
 // Codes lists every stable code, in the order of the spec.
 var Codes = []string{
 	CodeYAML, CodeVersion, CodeUnknownField, CodeMissingField, CodeFieldType,
