@@ -53,7 +53,7 @@ func TestVet(t *testing.T) {
 		text []string
 	}{
 		{
-			name: "selector contradicts when",
+			name:  "selector contradicts when",
 			rules: map[string]string{"R": "effect: block\nselector: {tool: bash}\nrequires: {profiles: [tool]}\nwhen: tool == \"read\"\n" + titled},
 			want:  []string{"R OAR_VET_NEVER 8:7"},
 			text:  []string{`R can never fire: selector tool: "bash" and ` + "`tool == \"read\"`" + ` cannot both hold`, "   |       ^"},
