@@ -275,23 +275,61 @@ func (m *MemStore) Scope(_ context.Context, _ string, inputs []string, sc *Scope
 }
 
 // graph is a provenance graph: nodes in recording order, parents before
-// children, so it has no cycles.
+// children, so it has no cycles. Its strings (tools, origins, tiers,
+// labels) are interned when a node is recorded, so that a walk collects
+// each fact's distinct values by number and sorts only those.
 type graph struct {
 	nodes      []pnode
 	byID       map[string]int32
 	incomplete bool
 	limit      int
-	// Walk buffers: mark[i] == gen when node i was visited in this walk.
+	strs       []string
+	strID      map[string]int32
+	// Walk buffers: mark[i] == gen when node i was visited in this walk;
+	// seen[f][s] == gen when string s is already among fact f's values.
 	mark  []uint32
 	gen   uint32
 	stack []int32
+	seen  [4][]uint32
+	found [4][]int32
 }
 
+// The four provenance facts, as indexes into graph.seen and graph.found.
+const (
+	factTools = iota
+	factOrigins
+	factTiers
+	factLabels
+)
+
+// pnode is a recorded node; a string is an index into graph.strs, -1 for
+// none (an empty tool, origin or tier, which the facts leave out).
 type pnode struct {
 	kind               NodeKind
-	tool, origin, tier string
-	labels             []string
+	tool, origin, tier int32
+	labels             []int32
 	parents            []int32
+}
+
+func (g *graph) intern(s string) int32 {
+	if i, ok := g.strID[s]; ok {
+		return i
+	}
+	if g.strID == nil {
+		g.strID = map[string]int32{}
+	}
+	i := int32(len(g.strs))
+	g.strs = append(g.strs, s)
+	g.strID[s] = i
+	return i
+}
+
+// internSome interns s, or returns -1 for the empty string.
+func (g *graph) internSome(s string) int32 {
+	if s == "" {
+		return -1
+	}
+	return g.intern(s)
 }
 
 func (g *graph) record(n Node) error {
@@ -306,13 +344,23 @@ func (g *graph) record(n Node) error {
 	if _, dup := g.byID[n.ID]; dup {
 		return fmt.Errorf("record %q: a node with this id is already recorded", n.ID)
 	}
-	p := pnode{kind: n.Kind, tool: n.Tool, origin: n.Origin, tier: n.TrustTier, labels: slices.Clone(n.Labels)}
+	parents := make([]int32, 0, len(n.Parents))
 	for _, id := range n.Parents {
 		i, ok := g.byID[id]
 		if !ok {
 			return fmt.Errorf("record %q: parent %q is not recorded (parents are recorded before their children)", n.ID, id)
 		}
-		p.parents = append(p.parents, i)
+		parents = append(parents, i)
+	}
+	p := pnode{kind: n.Kind, tool: -1, origin: g.internSome(n.Origin), tier: g.internSome(n.TrustTier), parents: parents}
+	if n.Kind == ToolResult {
+		p.tool = g.internSome(n.Tool) // a message's tool is no tool result's
+	}
+	if len(n.Labels) > 0 {
+		p.labels = make([]int32, len(n.Labels))
+		for i, l := range n.Labels {
+			p.labels[i] = g.intern(l) // every label, the empty one too
+		}
 	}
 	if g.byID == nil {
 		g.byID = map[string]int32{}
@@ -320,6 +368,14 @@ func (g *graph) record(n Node) error {
 	g.byID[n.ID] = int32(len(g.nodes))
 	g.nodes = append(g.nodes, p)
 	return nil
+}
+
+// add adds string s to fact f's values of this walk, once.
+func (g *graph) add(f int, s int32) {
+	if s >= 0 && g.seen[f][s] != g.gen {
+		g.seen[f][s] = g.gen
+		g.found[f] = append(g.found[f], s)
+	}
 }
 
 func (g *graph) scope(inputs []string, sc *Scope) error {
@@ -330,8 +386,17 @@ func (g *graph) scope(inputs []string, sc *Scope) error {
 	if len(g.mark) < len(g.nodes) {
 		g.mark = append(g.mark, make([]uint32, len(g.nodes)-len(g.mark))...)
 	}
+	for f := range g.seen {
+		if len(g.seen[f]) < len(g.strs) {
+			g.seen[f] = append(g.seen[f], make([]uint32, len(g.strs)-len(g.seen[f]))...)
+		}
+		g.found[f] = g.found[f][:0]
+	}
 	if g.gen++; g.gen == 0 {
 		clear(g.mark)
+		for f := range g.seen {
+			clear(g.seen[f])
+		}
 		g.gen = 1
 	}
 	g.stack = g.stack[:0]
@@ -349,16 +414,12 @@ func (g *graph) scope(inputs []string, sc *Scope) error {
 		i := g.stack[len(g.stack)-1]
 		g.stack = g.stack[:len(g.stack)-1]
 		n := &g.nodes[i]
-		if n.kind == ToolResult && n.tool != "" {
-			sc.Tools = append(sc.Tools, n.tool)
+		g.add(factTools, n.tool)
+		g.add(factOrigins, n.origin)
+		g.add(factTiers, n.tier)
+		for _, l := range n.labels {
+			g.add(factLabels, l)
 		}
-		if n.origin != "" {
-			sc.Origins = append(sc.Origins, n.origin)
-		}
-		if n.tier != "" {
-			sc.TrustTiers = append(sc.TrustTiers, n.tier)
-		}
-		sc.Labels = append(sc.Labels, n.labels...)
 		for _, p := range n.parents {
 			if g.mark[p] != g.gen {
 				g.mark[p] = g.gen
@@ -366,15 +427,19 @@ func (g *graph) scope(inputs []string, sc *Scope) error {
 			}
 		}
 	}
-	sc.Tools = sortedDistinct(sc.Tools)
-	sc.Origins = sortedDistinct(sc.Origins)
-	sc.TrustTiers = sortedDistinct(sc.TrustTiers)
-	sc.Labels = sortedDistinct(sc.Labels)
+	sc.Tools = g.sorted(sc.Tools, factTools)
+	sc.Origins = g.sorted(sc.Origins, factOrigins)
+	sc.TrustTiers = g.sorted(sc.TrustTiers, factTiers)
+	sc.Labels = g.sorted(sc.Labels, factLabels)
 	return nil
 }
 
-// sortedDistinct sorts l in byte order and drops repeats, in place.
-func sortedDistinct(l []string) []string {
-	slices.Sort(l)
-	return slices.Compact(l)
+// sorted appends fact f's values of this walk to dst, in byte order
+// (distinct already).
+func (g *graph) sorted(dst []string, f int) []string {
+	for _, s := range g.found[f] {
+		dst = append(dst, g.strs[s])
+	}
+	slices.Sort(dst)
+	return dst
 }

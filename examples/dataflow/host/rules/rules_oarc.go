@@ -8,6 +8,7 @@
 // source: finance-team/policy/NO_SHELL_FROM_WEB.yaml
 // source: finance-team/policy/NO_TAINTED_EGRESS.yaml
 // source: finance-team/policy/PII_TO_OUTSIDE.yaml
+// source: finance-team/policy/WRITE_INSIDE_WORKSPACE.yaml
 
 // Package rules holds the compiled rules of the compilation set "payments+finance-team"
 // (catalog "finbot"). Bind an Env with New, then evaluate occurrences.
@@ -37,7 +38,7 @@ const _ = finbot.CatalogIs_72c0f678
 const Name = "payments+finance-team"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:412151a4b51c3b7d2954693d01864f88dd07eb0bd377bc1910efb73761a3ad81"
+const Digest = "sha256:b186002097694192a848506b8fb7d5a21aab6d4752614ec2c700453b468151b1"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.
@@ -132,6 +133,8 @@ func (ev *Evaluator) CounterKey(rule string, c runtime.Counter) (runtime.Counter
 		return runtime.CounterKey{Slot: 5, Rule: "NO_TAINTED_EGRESS", Counter: c}, true
 	case "PII_TO_OUTSIDE":
 		return runtime.CounterKey{Slot: 6, Rule: "PII_TO_OUTSIDE", Counter: c}, true
+	case "WRITE_INSIDE_WORKSPACE":
+		return runtime.CounterKey{Slot: 7, Rule: "WRITE_INSIDE_WORKSPACE", Counter: c}, true
 	default:
 		return runtime.CounterKey{}, false
 	}
@@ -139,7 +142,7 @@ func (ev *Evaluator) CounterKey(rule string, c runtime.Counter) (runtime.Counter
 
 // oContext are the titled rules as the rendered context shows them, in
 // evaluation order, tokenised when the rules were compiled.
-var oContext = [7]impl.ContextRule{
+var oContext = [8]impl.ContextRule{
 	{
 		ID:    "ALLOW_PAYROLL",
 		Title: "Payroll runs for the payroll role",
@@ -187,6 +190,13 @@ var oContext = [7]impl.ContextRule{
 		Tags:  []string{"send", "email", "pii", "to", "outside"},
 		Text:  []string{"personal", "data", "in", "a", "mail", "leaving", "the", "company", "remove", "or", "check", "that", "recipient", "may", "receive", "it"},
 	},
+	{
+		ID:    "WRITE_INSIDE_WORKSPACE",
+		Title: "A write outside the workspace",
+		Fix:   "Write under /workspace/, without \"..\".",
+		Tags:  []string{"write", "file", "inside", "workspace"},
+		Text:  []string{"a", "write", "outside", "the", "workspace", "under", "without"},
+	},
 }
 
 // Context renders the rules as Markdown for an agent's system prompt (spec 10):
@@ -197,7 +207,7 @@ func Context(hint string, k int) string {
 }
 
 // oRules are the compiled rules, by slot (evaluation order).
-var oRules = [7]impl.Rule{
+var oRules = [8]impl.Rule{
 	// ALLOW_PAYROLL
 	{
 		Rule: runtime.Rule{
@@ -314,6 +324,23 @@ var oRules = [7]impl.Rule{
 		},
 		Slot:         6,
 		Profiles:     runtime.ProfileProvenance | runtime.ProfileTool,
+		DetectorSlot: -1,
+	},
+	// WRITE_INSIDE_WORKSPACE
+	{
+		Rule: runtime.Rule{
+			ID:     "WRITE_INSIDE_WORKSPACE",
+			Pack:   "finance-team",
+			Kind:   runtime.KindPolicy,
+			Anchor: "tool.pre_invoke",
+			Effect: runtime.Block,
+			Copy: runtime.Copy{
+				Title: "A write outside the workspace",
+				Fix:   "Write under /workspace/, without \"..\".",
+			},
+		},
+		Slot:         7,
+		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
 }
@@ -688,6 +715,41 @@ func oRule_PII_TO_OUTSIDE(oX *oExec) (bool, runtime.Err) {
 	return oT10, runtime.Err{}
 }
 
+// oRule_WRITE_INSIDE_WORKSPACE evaluates rule WRITE_INSIDE_WORKSPACE (policy, pack finance-team).
+// when:
+//
+//	!tool_arg_string("path").startsWith("/workspace/") || tool_arg_string("path").contains("/../")
+func oRule_WRITE_INSIDE_WORKSPACE(oX *oExec) (bool, runtime.Err) {
+	if !oX.Enter(7) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	var oT1 runtime.Err
+	if oT2 := oX.Supplied(runtime.ProfileTool); oT2.Kind != 0 {
+		if oT1.Kind == 0 {
+			oT1 = oT2
+		}
+	} else {
+		if oF.Tool != "write_file" {
+			return false, runtime.Err{}
+		}
+	}
+	if oT1.Kind != 0 {
+		return false, oT1
+	}
+	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
+		return false, oT3
+	}
+	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT5 := strings.HasPrefix(oT4, "/workspace/")
+	oT7 := !oT5
+	if !oT7 {
+		oT6 := impl.ToolArgString(oF.ToolArgs, "path")
+		oT7 = strings.Contains(oT6, "/../")
+	}
+	return oT7, runtime.Err{}
+}
+
 // oEval_PaymentPreSubmit evaluates an occurrence at "payment.pre_submit".
 func (ev *Evaluator) oEval_PaymentPreSubmit(ctx context.Context, occ *finbot.Occurrence, s *runtime.Session, d *runtime.Decision) error {
 	var oX oExec
@@ -810,6 +872,10 @@ func oAnchor_ToolPreInvoke(oX *oExec) {
 			if oFired, oErr := oRule_PII_TO_OUTSIDE(oX); (oFired || oErr.Kind != 0) && oX.Done(6, oFired, oErr) {
 				return
 			}
+		case "write_file":
+			if oFired, oErr := oRule_WRITE_INSIDE_WORKSPACE(oX); (oFired || oErr.Kind != 0) && oX.Done(7, oFired, oErr) {
+				return
+			}
 		default:
 		}
 		return
@@ -821,6 +887,9 @@ func oAnchor_ToolPreInvoke(oX *oExec) {
 		return
 	}
 	if oFired, oErr := oRule_PII_TO_OUTSIDE(oX); (oFired || oErr.Kind != 0) && oX.Done(6, oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_WRITE_INSIDE_WORKSPACE(oX); (oFired || oErr.Kind != 0) && oX.Done(7, oFired, oErr) {
 		return
 	}
 }
