@@ -430,7 +430,8 @@ func (l *packLoader) addFile(file string, text []byte, stem string) {
 			}
 		}
 	}
-	if n := required("effect"); n != nil {
+	effectNode := required("effect")
+	if n := effectNode; n != nil {
 		if s, ok := c.str(n, "effect"); ok && c.oneOf(n, s, "effect", CodeEffect, effects) {
 			r.Effect = s
 			if (s == "allow" || s == "transform") && l.pack.Origin != "stock" {
@@ -512,7 +513,8 @@ func (l *packLoader) addFile(file string, text []byte, stem string) {
 	case hasTr:
 		c.transform(r, n)
 	case r.Effect == "transform":
-		c.errorf(root, CodeTransform, "an effect: transform rule needs a transform: {redact: [...]} block")
+		// At the effect that demands the block, not at the document.
+		c.errorf(effectNode, CodeTransform, "an effect: transform rule needs a transform: {redact: [...]} block")
 	}
 	if len(l.diags) == before {
 		c.schemaCheck(root)
