@@ -16,18 +16,30 @@ import (
 // maxFileSize bounds a rule file and pack.yaml (docs/choices-frontend.md).
 const maxFileSize = 1 << 20
 
-// readRegular reads the regular file at path, following symlinks. Anything
+// readRegular reads a rule file or pack.yaml: [ReadRegularFile] with the
+// limit of maxFileSize.
+func readRegular(path string) ([]byte, error) {
+	data, err := ReadRegularFile(path, maxFileSize)
+	if errors.Is(err, errFileTooLarge) {
+		return nil, errTooLarge
+	}
+	return data, err
+}
+
+// ReadRegularFile reads the regular file at path, following symlinks. Anything
 // else (a directory, a FIFO, a device, a socket) and a file above
-// maxFileSize are errors whose text does not repeat the path. A FIFO is
+// limit bytes are errors whose text does not repeat the path. A FIFO is
 // never opened in a way that blocks: the mode is checked before opening,
 // the file is opened non-blocking, and the mode is checked again on the
-// open file before reading at most maxFileSize+1 bytes.
-func readRegular(path string) ([]byte, error) {
+// open file before reading at most limit+1 bytes. The tools read every
+// file a user names with it: rule files, pack.yaml, catalogs and
+// fixtures.
+func ReadRegularFile(path string, limit int64) ([]byte, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, plainError(err)
 	}
-	if err := checkRegular(st); err != nil {
+	if err := checkRegular(st, limit); err != nil {
 		return nil, err
 	}
 	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
@@ -38,29 +50,42 @@ func readRegular(path string) ([]byte, error) {
 	if st, err = f.Stat(); err != nil {
 		return nil, plainError(err)
 	}
-	if err := checkRegular(st); err != nil {
+	if err := checkRegular(st, limit); err != nil {
 		return nil, err
 	}
-	data, err := io.ReadAll(io.LimitReader(f, maxFileSize+1))
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
 		return nil, plainError(err)
 	}
-	if len(data) > maxFileSize {
-		return nil, errTooLarge
+	if int64(len(data)) > limit {
+		return nil, tooLarge(limit)
 	}
 	return data, nil
 }
 
+// errFileTooLarge is wrapped by the error of a file above its limit.
+var errFileTooLarge = errors.New("the file is too large")
+
+type tooLargeError struct{ limit int64 }
+
+func (e tooLargeError) Error() string {
+	return fmt.Sprintf("the file is larger than the limit of %d bytes", e.limit)
+}
+
+func (e tooLargeError) Unwrap() error { return errFileTooLarge }
+
+func tooLarge(limit int64) error { return tooLargeError{limit} }
+
 var errTooLarge = fmt.Errorf("the file is larger than the limit of 1 MiB (%d bytes) for rule files and pack.yaml", maxFileSize)
 
-// checkRegular reports a file that is not regular, or too large.
-func checkRegular(st fs.FileInfo) error {
+// checkRegular reports a file that is not regular, or above limit bytes.
+func checkRegular(st fs.FileInfo, limit int64) error {
 	m := st.Mode()
 	var what string
 	switch {
 	case m.IsRegular():
-		if st.Size() > maxFileSize {
-			return errTooLarge
+		if st.Size() > limit {
+			return tooLarge(limit)
 		}
 		return nil
 	case m.IsDir():

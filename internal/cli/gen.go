@@ -295,8 +295,34 @@ func writeGenerated(file string, src []byte) error {
 	if err != nil {
 		return err
 	}
+	return writeAtomic(file, src, mode)
+}
+
+// writeOutput replaces file, which need not be generated, with src as
+// writeGenerated does: never a symlink or anything but a regular file.
+func writeOutput(file string, src []byte) error {
+	st, err := os.Lstat(file)
+	var mode fs.FileMode
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return err
+	case st.Mode()&fs.ModeSymlink != 0:
+		return fmt.Errorf("%s is a symlink; refusing to replace it or write through it", file)
+	case !st.Mode().IsRegular():
+		return fmt.Errorf("%s is not a regular file; refusing to replace it", file)
+	default:
+		mode = st.Mode().Perm()
+	}
+	return writeAtomic(file, src, mode)
+}
+
+// writeAtomic writes src to a temporary file next to file and renames it
+// over file, with mode (0: 0644 less the umask).
+func writeAtomic(file string, src []byte, mode fs.FileMode) error {
 	dir, base := filepath.Split(file)
 	var tmp *os.File
+	var err error
 	for range 100 {
 		// A leading dot: go build ignores the file if it is left behind.
 		name := filepath.Join(dir, fmt.Sprintf(".%s.%d.tmp", base, rand.Uint32()))
@@ -381,7 +407,7 @@ func runIR(env *Env, args []string) int {
 		return ExitFailure
 	}
 	if *outFile != "" {
-		if err := os.WriteFile(*outFile, []byte(ir.Print(p)), 0o644); err != nil {
+		if err := writeOutput(*outFile, []byte(ir.Print(p))); err != nil {
 			fmt.Fprintf(env.Stderr, "oarc ir: %v\n", err)
 			return ExitFailure
 		}

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -204,5 +205,62 @@ func TestCheckHugeWhen(t *testing.T) {
 	}
 	if code != ExitFailure || !strings.HasPrefix(out, file+":6:7: error: when is ") || !strings.Contains(out, "the limit is 100000 [OAR_CEL_SYNTAX]") {
 		t.Errorf("exit %d, stdout %.300q, stderr %q", code, out, errs)
+	}
+}
+
+// TestIROutput: ir -o replaces a file by rename (never seen truncated,
+// its mode kept, no temporary file left behind) and refuses a symlink, a
+// FIFO (without blocking on it) and a directory.
+func TestIROutput(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "set.ir")
+	if err := os.WriteFile(file, []byte("old"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errs := run("ir", "-o", file, starter); code != ExitOK {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	_, want, _ := run("ir", starter)
+	got, err := os.ReadFile(file)
+	if err != nil || string(got) != want || want == "" {
+		t.Errorf("ir -o wrote %d bytes (%v), ir printed %d", len(got), err, len(want))
+	}
+	if st, _ := os.Stat(file); st.Mode().Perm() != 0o600 {
+		t.Errorf("mode %v, want the replaced file's 0600", st.Mode().Perm())
+	}
+	target := filepath.Join(dir, "target")
+	os.WriteFile(target, []byte("keep"), 0o644)
+	link := filepath.Join(dir, "link.ir")
+	os.Symlink(target, link)
+	fifo := filepath.Join(dir, "fifo.ir")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ path, want string }{
+		{link, "is a symlink"},
+		{fifo, "is not a regular file"},
+		{dir, "is not a regular file"},
+	} {
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			if code, _, errs := run("ir", "-o", tc.path, starter); code != ExitFailure || !strings.Contains(errs, tc.want) {
+				t.Errorf("ir -o %s: exit %d, stderr %q; want %q", filepath.Base(tc.path), code, errs, tc.want)
+			}
+		}()
+		select {
+		case <-done:
+		case <-time.After(20 * time.Second):
+			t.Fatalf("ir -o %s blocks", filepath.Base(tc.path))
+		}
+	}
+	if b, _ := os.ReadFile(target); string(b) != "keep" {
+		t.Errorf("written through the symlink: %q", b)
+	}
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if strings.HasSuffix(e.Name(), ".tmp") {
+			t.Errorf("temporary file left behind: %s", e.Name())
+		}
 	}
 }
