@@ -1,0 +1,508 @@
+// This file owns `oarc fmt`: the one canonical layout of rule files and
+// pack.yaml. The document is re-emitted from its yaml.v3 nodes (so comments
+// travel with the fields they are attached to) with:
+//
+//   - the fields in the order of spec section 2 (rule), section 1
+//     (pack.yaml), and the documented order inside copy, requires,
+//     on_fire, flow, transform and deny_by_default; fields the spec does
+//     not know (load errors) follow, in their order;
+//   - two-space indentation, the root a block mapping, lists and mappings
+//     inside it in the style they were written (block or flow);
+//   - oar: '1.0' single-quoted;
+//   - the text of `when` exactly as written, whatever its style, and every
+//     block scalar (| and >) as written, only re-indented with its field:
+//     yaml.v3 would re-fold them, and the text of a condition is its
+//     author's.
+//
+// Formatting never changes what a file means: the result is parsed again
+// and compared with the input (values and comments); a difference is an
+// error and the file is left as it was.
+
+package compiler
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Field orders of the documents oarc fmt formats.
+var (
+	ruleOrder     = ruleFields // spec section 2
+	packOrder     = packFields // spec section 1
+	nestedOrders  = map[string][]string{"copy": copyFields, "requires": requiresFields, "on_fire": onFireFields, "flow": flowFields, "transform": transformFields}
+	denyOrder     = []string{"anchors", "code", "enforcement", "copy"}
+	errNotFormats = errors.New("not a rule file or pack.yaml")
+)
+
+// IsPackFile reports whether file is named like a pack's pack.yaml.
+func IsPackFile(file string) bool { return filepath.Base(file) == "pack.yaml" }
+
+// Format returns src, a rule file or (when file is named pack.yaml) a
+// pack.yaml, in the canonical layout. It fails on a file that is not one
+// YAML document with a mapping at its root, and on a file it cannot lay out
+// without changing its meaning; src is then to be left as it is.
+func Format(file string, src []byte) ([]byte, error) {
+	root, doc, err := parseOne(src)
+	if err != nil {
+		return nil, err
+	}
+	if _, isCatalog := mappingValue(root, "oar_catalog"); isCatalog {
+		return nil, fmt.Errorf("%w: a host catalog (oarc fmt leaves catalogs alone)", errNotFormats)
+	}
+	if bytes.Contains(src, []byte(splicePrefix)) {
+		return nil, fmt.Errorf("the file contains %q, which oarc fmt uses internally", splicePrefix)
+	}
+	f := &formatter{src: newSource(file, src)}
+	root.Style &^= yaml.FlowStyle
+	if IsPackFile(file) {
+		reorder(root, packOrder)
+		if d, ok := mappingValue(root, "deny_by_default"); ok && d.Kind == yaml.MappingNode {
+			reorder(d, denyOrder)
+			if c, ok := mappingValue(d, "copy"); ok && c.Kind == yaml.MappingNode {
+				reorder(c, copyFields)
+			}
+		}
+	} else {
+		reorder(root, ruleOrder)
+		for name, order := range nestedOrders {
+			if n, ok := mappingValue(root, name); ok && n.Kind == yaml.MappingNode {
+				reorder(n, order)
+			}
+		}
+		if w, ok := mappingValue(root, "when"); ok && w.Kind == yaml.ScalarNode {
+			if err := f.splice(w, keyOf(root, "when")); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if v, ok := mappingValue(root, "oar"); ok && v.Kind == yaml.ScalarNode && v.ShortTag() == "!!str" && v.Value == "1.0" {
+		v.Style = yaml.SingleQuotedStyle
+	}
+	if err := f.blocks(root); err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode(doc); err != nil {
+		return nil, fmt.Errorf("emitting: %v", err)
+	}
+	if err := enc.Close(); err != nil {
+		return nil, fmt.Errorf("emitting: %v", err)
+	}
+	out, err := f.unsplice(b.String())
+	if err != nil {
+		return nil, err
+	}
+	if err := sameDocument(src, out); err != nil {
+		return nil, fmt.Errorf("cannot lay the file out without changing it (%v); left as it is", err)
+	}
+	return out, nil
+}
+
+// parseOne parses exactly one YAML document with a mapping at its root.
+func parseOne(src []byte) (*yaml.Node, *yaml.Node, error) {
+	dec := yaml.NewDecoder(bytes.NewReader(src))
+	var doc yaml.Node
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, nil, errors.New("empty file")
+		}
+		return nil, nil, fmt.Errorf("YAML syntax: %v", strings.TrimPrefix(err.Error(), "yaml: "))
+	}
+	var next yaml.Node
+	if err := dec.Decode(&next); err == nil {
+		return nil, nil, errors.New("several YAML documents in one file")
+	} else if !errors.Is(err, io.EOF) {
+		return nil, nil, fmt.Errorf("YAML syntax: %v", strings.TrimPrefix(err.Error(), "yaml: "))
+	}
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 || doc.Content[0].Kind != yaml.MappingNode {
+		return nil, nil, errors.New("the root of the document is not a mapping")
+	}
+	var bad error
+	var walk func(n *yaml.Node)
+	walk = func(n *yaml.Node) {
+		if n.Kind == yaml.AliasNode || n.Anchor != "" {
+			bad = errors.New("YAML anchors and aliases are not supported in rule files")
+		}
+		if n.Kind == yaml.MappingNode {
+			seen := map[string]bool{}
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				if k := n.Content[i]; k.Kind == yaml.ScalarNode {
+					if seen[k.Value] {
+						bad = fmt.Errorf("line %d: duplicate key %q", k.Line, k.Value)
+					}
+					seen[k.Value] = true
+				}
+			}
+		}
+		for _, c := range n.Content {
+			walk(c)
+		}
+	}
+	walk(&doc)
+	if bad != nil {
+		return nil, nil, bad
+	}
+	return doc.Content[0], &doc, nil
+}
+
+// mappingValue returns the value of key in mapping m.
+func mappingValue(m *yaml.Node, key string) (*yaml.Node, bool) {
+	if k := keyOf(m, key); k != nil {
+		for i := 0; i+1 < len(m.Content); i += 2 {
+			if m.Content[i] == k {
+				return m.Content[i+1], true
+			}
+		}
+	}
+	return nil, false
+}
+
+// keyOf returns the (first) key node named key of mapping m, nil if none.
+func keyOf(m *yaml.Node, key string) *yaml.Node {
+	if m == nil || m.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if k := m.Content[i]; k.Kind == yaml.ScalarNode && k.Value == key {
+			return k
+		}
+	}
+	return nil
+}
+
+// reorder sorts the pairs of mapping m: the fields of order first, in that
+// order, then the others as they were.
+func reorder(m *yaml.Node, order []string) {
+	type pair struct{ k, v *yaml.Node }
+	var pairs []pair
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		pairs = append(pairs, pair{m.Content[i], m.Content[i+1]})
+	}
+	rank := func(p pair) int {
+		if p.k.Kind == yaml.ScalarNode {
+			for i, name := range order {
+				if p.k.Value == name {
+					return i
+				}
+			}
+		}
+		return len(order)
+	}
+	sort.SliceStable(pairs, func(i, j int) bool { return rank(pairs[i]) < rank(pairs[j]) })
+	m.Content = m.Content[:0]
+	for _, p := range pairs {
+		m.Content = append(m.Content, p.k, p.v)
+	}
+}
+
+// splicePrefix starts the placeholders that stand for scalars kept as
+// written while yaml.v3 emits the rest.
+const splicePrefix = "OARCFMTSPLICE"
+
+// formatter holds the scalars kept as written.
+type formatter struct {
+	src     *source
+	splices []splice
+}
+
+// splice is one scalar kept as written: its raw lines, the column of its
+// key in the input (to re-indent continuation lines with the key), and
+// for a block scalar its header.
+type splice struct {
+	token  string
+	block  bool
+	header string   // block scalars: the indicator line after the key, without comment
+	lines  []string // block scalars: the content lines; else every line of the scalar
+	keyCol int      // 0-based column of the key in the input
+}
+
+// blocks keeps every block scalar of the document (outside when, done
+// already) as written.
+func (f *formatter) blocks(n *yaml.Node) error {
+	switch n.Kind {
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			if v.Kind == yaml.ScalarNode && v.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 && !strings.HasPrefix(v.Value, splicePrefix) {
+				if err := f.splice(v, k); err != nil {
+					return err
+				}
+				continue
+			}
+			if err := f.blocks(v); err != nil {
+				return err
+			}
+		}
+	case yaml.SequenceNode:
+		for _, e := range n.Content {
+			if e.Kind == yaml.ScalarNode && e.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
+				return fmt.Errorf("line %d: a block scalar (| or >) as a list entry; oarc fmt keeps block scalars only as the values of fields", e.Line)
+			}
+			if err := f.blocks(e); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// splice replaces the scalar v (the value of key k) with a placeholder and
+// records its raw text.
+func (f *formatter) splice(v, k *yaml.Node) error {
+	sp := splice{token: fmt.Sprintf("%s%dX", splicePrefix, len(f.splices)), keyCol: k.Column - 1}
+	lines := f.src.lines
+	if strings.HasSuffix(f.src.text, "\n") {
+		// The empty string after the last line break is not a line.
+		lines = lines[:len(lines)-1]
+	}
+	if v.Line < 1 || v.Line > len(lines) {
+		return fmt.Errorf("line %d: cannot find the scalar in the file", v.Line)
+	}
+	first := lines[v.Line-1]
+	start := runeIndex(first, v.Column-1)
+	switch {
+	case v.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0:
+		sp.block = true
+		head := first[start:]
+		if i := strings.Index(head, "#"); i >= 0 {
+			head = head[:i]
+		}
+		sp.header = strings.TrimRight(head, " \t")
+		sp.lines = blockLines(lines, v.Line, sp.keyCol, sp.header)
+	case v.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0:
+		end, ok := quotedEnd(lines, v.Line-1, start)
+		if !ok {
+			return fmt.Errorf("line %d: cannot find the end of the quoted scalar", v.Line)
+		}
+		for l := v.Line - 1; l <= end.line; l++ {
+			text := lines[l]
+			if l == end.line {
+				text = text[:end.i]
+			}
+			if l == v.Line-1 {
+				text = text[start:]
+			}
+			sp.lines = append(sp.lines, text)
+		}
+	default:
+		sp.lines = plainLines(lines, v.Line-1, start, sp.keyCol)
+	}
+	v.Value = sp.token
+	v.Style = 0
+	v.Tag = "!!str"
+	f.splices = append(f.splices, sp)
+	return nil
+}
+
+// blockLines returns the content lines of the block scalar whose header is
+// on line (1-based) hl, under a key at column keyCol: every following
+// line that is blank or indented past the content indentation; trailing
+// blank lines only with keep chomping (+).
+func blockLines(lines []string, hl, keyCol int, header string) []string {
+	indent := -1
+	for _, c := range header[1:] {
+		if c >= '1' && c <= '9' {
+			indent = keyCol + int(c-'0')
+		}
+	}
+	var out []string
+	for l := hl; l < len(lines); l++ {
+		t := lines[l]
+		if strings.TrimSpace(t) == "" {
+			out = append(out, t)
+			continue
+		}
+		lead := len(t) - len(strings.TrimLeft(t, " "))
+		if indent < 0 {
+			if lead <= keyCol {
+				break
+			}
+			indent = lead
+		}
+		if lead < indent {
+			break
+		}
+		out = append(out, t)
+	}
+	if !strings.Contains(header, "+") {
+		for len(out) > 0 && strings.TrimSpace(out[len(out)-1]) == "" {
+			out = out[:len(out)-1]
+		}
+	}
+	return out
+}
+
+type linePos struct{ line, i int } // 0-based line, byte index
+
+// quotedEnd finds the byte just past the closing quote of the scalar whose
+// opening quote is at lines[l][i].
+func quotedEnd(lines []string, l, i int) (linePos, bool) {
+	q := lines[l][i]
+	i++
+	for ; l < len(lines); l, i = l+1, 0 {
+		t := lines[l]
+		for ; i < len(t); i++ {
+			switch {
+			case q == '"' && t[i] == '\\':
+				i++
+			case t[i] == q && q == '\'' && i+1 < len(t) && t[i+1] == '\'':
+				i++
+			case t[i] == q:
+				return linePos{l, i + 1}, true
+			}
+		}
+	}
+	return linePos{}, false
+}
+
+// plainLines returns the lines of the plain scalar starting at lines[l][i]
+// under a key at column keyCol: the rest of the line up to a comment, then
+// the following lines indented past the key that do not start a comment
+// (blank lines only between such lines).
+func plainLines(lines []string, l, i, keyCol int) []string {
+	cut := func(t string) string {
+		for j := 0; j < len(t); j++ {
+			if t[j] == '#' && (j == 0 || t[j-1] == ' ' || t[j-1] == '\t') {
+				t = t[:j]
+				break
+			}
+		}
+		return strings.TrimRight(t, " \t")
+	}
+	out := []string{cut(lines[l][i:])}
+	var blanks []string
+	for n := l + 1; n < len(lines); n++ {
+		t := lines[n]
+		trimmed := strings.TrimLeft(t, " \t")
+		if trimmed == "" {
+			blanks = append(blanks, t)
+			continue
+		}
+		if len(t)-len(trimmed) <= keyCol || strings.HasPrefix(trimmed, "#") {
+			break
+		}
+		out = append(out, blanks...)
+		blanks = nil
+		out = append(out, cut(t))
+	}
+	return out
+}
+
+// unsplice puts the kept scalars back into yaml.v3's output in place of
+// their placeholders, re-indenting continuation lines with their key.
+func (f *formatter) unsplice(out string) ([]byte, error) {
+	lines := strings.Split(out, "\n")
+	var res []string
+	next := 0
+	kept := 0 // res[:kept] ends with spliced lines, which keep their blank lines
+	for _, line := range lines {
+		if next >= len(f.splices) || !strings.Contains(line, f.splices[next].token) {
+			res = append(res, line)
+			continue
+		}
+		sp := f.splices[next]
+		next++
+		at := strings.Index(line, sp.token)
+		prefix, rest := line[:at], line[at+len(sp.token):]
+		keyCol := len(line) - len(strings.TrimLeft(line, " -"))
+		shift := keyCol - sp.keyCol
+		indent := func(t string) string {
+			switch {
+			case strings.TrimSpace(t) == "" || shift == 0:
+				return t
+			case shift > 0:
+				return strings.Repeat(" ", shift) + t
+			}
+			return t[min(-shift, len(t)-len(strings.TrimLeft(t, " "))):]
+		}
+		if sp.block {
+			res = append(res, prefix+sp.header+rest)
+			for _, t := range sp.lines {
+				res = append(res, indent(t))
+			}
+			kept = len(res)
+			continue
+		}
+		for i, t := range sp.lines {
+			switch {
+			case i == 0 && len(sp.lines) == 1:
+				res = append(res, prefix+t+rest)
+			case i == 0:
+				res = append(res, prefix+t)
+			case i == len(sp.lines)-1:
+				res = append(res, indent(t)+rest)
+			default:
+				res = append(res, indent(t))
+			}
+		}
+	}
+	if next != len(f.splices) {
+		return nil, errors.New("internal error: a kept scalar was lost in emitting")
+	}
+	for len(res) > kept && res[len(res)-1] == "" {
+		res = res[:len(res)-1]
+	}
+	return []byte(strings.Join(res, "\n") + "\n"), nil
+}
+
+// sameDocument checks that b means what a means: the same values (field
+// order aside) and the same comments.
+func sameDocument(a, b []byte) error {
+	var va, vb any
+	if err := yaml.Unmarshal(a, &va); err != nil {
+		return err
+	}
+	if err := yaml.Unmarshal(b, &vb); err != nil {
+		return fmt.Errorf("the result does not parse: %v", err)
+	}
+	if !reflect.DeepEqual(va, vb) {
+		return errors.New("the values differ")
+	}
+	ca, err := comments(a)
+	if err != nil {
+		return err
+	}
+	cb, err := comments(b)
+	if err != nil {
+		return err
+	}
+	if !reflect.DeepEqual(ca, cb) {
+		return fmt.Errorf("the comments differ: %q, %q", ca, cb)
+	}
+	return nil
+}
+
+// comments returns the comment lines of a document, sorted.
+func comments(src []byte) ([]string, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(src, &doc); err != nil {
+		return nil, err
+	}
+	var out []string
+	var walk func(n *yaml.Node)
+	walk = func(n *yaml.Node) {
+		for _, c := range []string{n.HeadComment, n.LineComment, n.FootComment} {
+			for _, l := range strings.Split(c, "\n") {
+				if l = strings.TrimSpace(l); l != "" {
+					out = append(out, l)
+				}
+			}
+		}
+		for _, c := range n.Content {
+			walk(c)
+		}
+	}
+	walk(&doc)
+	sort.Strings(out)
+	return out, nil
+}

@@ -1,0 +1,238 @@
+package compiler
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// repoYAML lists the rule files and pack.yaml files of the repository.
+func repoYAML(t *testing.T) []string {
+	t.Helper()
+	var files []string
+	err := filepath.WalkDir("..", func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == ".git" || d.Name() == "node_modules") {
+			return filepath.SkipDir
+		}
+		ext := filepath.Ext(p)
+		if !d.Type().IsRegular() || ext != ".yaml" && ext != ".yml" {
+			return nil
+		}
+		if IsPackFile(p) || filepath.Base(filepath.Dir(p)) == "policy" {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+// TestFormatRepo formats every rule file and pack.yaml of the repository
+// twice: the second pass changes nothing, and what the loader reads of a
+// formatted file is what it read of the original.
+func TestFormatRepo(t *testing.T) {
+	files := repoYAML(t)
+	if len(files) < 100 {
+		t.Fatalf("only %d files", len(files))
+	}
+	formatted := 0
+	for _, file := range files {
+		src, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		once, err := Format(file, src)
+		if err != nil {
+			// Only files that are not YAML documents with a mapping at
+			// their root (the loader's OAR_YAML cases) may fail.
+			if _, _, perr := parseOne(src); perr == nil {
+				t.Errorf("%s: %v", file, err)
+			}
+			continue
+		}
+		formatted++
+		twice, err := Format(file, once)
+		if err != nil {
+			t.Errorf("%s: second pass: %v\n%s", file, err, once)
+			continue
+		}
+		if diff := cmp.Diff(string(once), string(twice)); diff != "" {
+			t.Errorf("%s: not idempotent (-once +twice):\n%s", file, diff)
+		}
+	}
+	t.Logf("%d of %d files formatted", formatted, len(files))
+}
+
+func TestFormat(t *testing.T) {
+	for _, tc := range []struct {
+		name, file, in, want string
+	}{
+		{
+			name: "order, indentation and quoting",
+			file: "policy/R.yaml",
+			in: `copy:
+    fix: Do it.
+    title: T   # the title
+effect: block
+id: R
+oar: "1.0"
+kind: policy
+anchor: tool.pre_invoke
+selector:
+    tool: [a,   b]
+requires: {profiles: [tool]}
+`,
+			want: `oar: '1.0'
+id: R
+kind: policy
+anchor: tool.pre_invoke
+effect: block
+selector:
+  tool: [a, b]
+requires: {profiles: [tool]}
+copy:
+  title: T # the title
+  fix: Do it.
+`,
+		},
+		{
+			name: "when kept as written, comments travel",
+			file: "policy/R.yaml",
+			in: `# The rule.
+oar: '1.0'
+id: R
+# Why this condition.
+when: tool_arg_string("a")  ==  "b"
+  &&   tool == "x"   # trailing
+kind: policy
+anchor: tool.pre_invoke
+effect: warn
+`,
+			want: `# The rule.
+oar: '1.0'
+id: R
+kind: policy
+anchor: tool.pre_invoke
+effect: warn
+# Why this condition.
+when: tool_arg_string("a")  ==  "b"
+  &&   tool == "x" # trailing
+`,
+		},
+		{
+			name: "quoted when across lines",
+			file: "policy/R.yaml",
+			in:   "oar: '1.0'\nid: R\nwhen: \"tool == \\\"a\\\"\n    || tool == 'b'\"\nkind: policy\nanchor: tool.pre_invoke\neffect: warn\n",
+			want: "oar: '1.0'\nid: R\nkind: policy\nanchor: tool.pre_invoke\neffect: warn\nwhen: \"tool == \\\"a\\\"\n    || tool == 'b'\"\n",
+		},
+		{
+			name: "block scalars keep their text and move with their field",
+			file: "policy/R.yaml",
+			in: `oar: '1.0'
+id: R
+when: >-   # folded
+  a == "x" &&
+     b
+  # not a comment: text
+effect: warn
+copy:
+      why: |+
+        two
+          lines
+
+      title: T
+kind: policy
+anchor: tool.pre_invoke
+`,
+			want: `oar: '1.0'
+id: R
+kind: policy
+anchor: tool.pre_invoke
+effect: warn
+when: >- # folded
+  a == "x" &&
+     b
+  # not a comment: text
+copy:
+  title: T
+  why: |+
+    two
+      lines
+
+`,
+		},
+		{
+			name: "flow root becomes block",
+			file: "policy/R.yaml",
+			in:   "{effect: warn, oar: '1.0', id: R, kind: policy, anchor: tool.pre_invoke, copy: {title: T}}\n",
+			want: "oar: '1.0'\nid: R\nkind: policy\nanchor: tool.pre_invoke\neffect: warn\ncopy: {title: T}\n",
+		},
+		{
+			name: "unknown fields last, in their order",
+			file: "policy/R.yaml",
+			in:   "zeta: 1\noar: '1.0'\nalpha: 2\nid: R\n",
+			want: "oar: '1.0'\nid: R\nzeta: 1\nalpha: 2\n",
+		},
+		{
+			name: "pack.yaml",
+			file: "pk/pack.yaml",
+			in: `deny_by_default:
+  copy: {fix: F, title: T}
+  code: NOT_LISTED
+  anchors: [tool.pre_invoke]
+origin: stock
+name: pk
+oar: '1.0'
+`,
+			want: `oar: '1.0'
+name: pk
+origin: stock
+deny_by_default:
+  anchors: [tool.pre_invoke]
+  code: NOT_LISTED
+  copy: {title: T, fix: F}
+`,
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := Format(tc.file, []byte(tc.in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, string(got)); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+			again, err := Format(tc.file, got)
+			if err != nil || string(again) != string(got) {
+				t.Errorf("second pass: %v\n%s", err, again)
+			}
+		})
+	}
+}
+
+func TestFormatRefuses(t *testing.T) {
+	for _, tc := range []struct{ name, in, want string }{
+		{"syntax", "oar: '1.0\n", "YAML syntax"},
+		{"not a mapping", "- a\n", "not a mapping"},
+		{"two documents", "oar: '1.0'\n---\nid: X\n", "several YAML documents"},
+		{"duplicate key", "oar: '1.0'\noar: '1.0'\n", "duplicate key"},
+		{"alias", "a: &x 1\nb: *x\n", "aliases"},
+		{"catalog", "oar_catalog: '1.0'\nhost: acme\n", "leaves catalogs alone"},
+		{"block scalar in a list", "oar: '1.0'\nx:\n  - |\n    a\n", "as a list entry"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Format("policy/X.yaml", []byte(tc.in))
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want %q", err, tc.want)
+			}
+		})
+	}
+}
