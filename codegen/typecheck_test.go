@@ -20,7 +20,11 @@ var (
 
 // typeCheck parses and type-checks one generated file against the real
 // runtime package, as the Go compiler would.
-func typeCheck(t testing.TB, src []byte) {
+func typeCheck(t testing.TB, src []byte) { typeCheckFor(t, src, "amd64") }
+
+// typeCheckFor type-checks one generated file with the sizes of goarch
+// (a constant that overflows its int is an error on 386).
+func typeCheckFor(t testing.TB, src []byte, goarch string) {
 	t.Helper()
 	importerOnce.Do(func() { srcImporter = importer.ForCompiler(token.NewFileSet(), "source", nil) })
 	fset := token.NewFileSet()
@@ -30,7 +34,7 @@ func typeCheck(t testing.TB, src []byte) {
 	}
 	importerMu.Lock()
 	defer importerMu.Unlock()
-	conf := types.Config{Importer: srcImporter}
+	conf := types.Config{Importer: srcImporter, Sizes: types.SizesFor("gc", goarch)}
 	if _, err := conf.Check("f", fset, []*ast.File{f}, nil); err != nil {
 		t.Fatalf("generated code does not type-check: %v", err)
 	}
