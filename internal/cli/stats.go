@@ -1,0 +1,323 @@
+// This file owns `oarc stats`.
+
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/oarc/oarc/internal/stats"
+	"github.com/oarc/oarc/runtime"
+)
+
+func init() {
+	register("stats", &Command{Summary: "report decision logs per digest and rule; say which monitored rules are ready to enforce", Run: runStats})
+}
+
+// statsSummary is the last line of `oarc stats -json` (docs/stats.md).
+type statsSummary struct {
+	Type      string `json:"type"` // "summary"
+	Version   int    `json:"version"`
+	Files     int    `json:"files"`
+	Lines     int    `json:"lines"`
+	Records   int    `json:"records"`
+	BadLines  int    `json:"bad_lines"`
+	BadFiles  int    `json:"bad_files"`
+	Digests   int    `json:"digests"`
+	Threshold int    `json:"sessions_threshold"`
+	Before    string `json:"before,omitempty"`
+	After     string `json:"after,omitempty"`
+	// Ready lists the rules ready to enforce, by digest then rule.
+	Ready []readyRule `json:"ready_to_enforce"`
+}
+
+type readyRule struct {
+	Digest string `json:"digest"`
+	Rule   string `json:"rule"`
+}
+
+func runStats(env *Env, args []string) int {
+	fs := newFlags(env, "stats", "LOG... (- reads standard input)")
+	asJSON := fs.Bool("json", false, "print JSON Lines: a digest object, its rule objects, ..., and a summary object last")
+	sessions := fs.Int("sessions", stats.DefaultSessions, "distinct sessions a monitored rule must fire in (with no error) to be ready to enforce")
+	before := fs.String("before", "", "with -after: compare each rule's firing rate between this digest (or a unique prefix of it)")
+	after := fs.String("after", "", "and this one")
+	logs, code := parseInterspersed(fs, args)
+	if code >= 0 {
+		return code
+	}
+	if len(logs) == 0 {
+		fmt.Fprintln(env.Stderr, "oarc stats: give at least one decision log")
+		fs.Usage()
+		return ExitUsage
+	}
+	if *sessions < 1 {
+		fmt.Fprintln(env.Stderr, "oarc stats: -sessions must be at least 1")
+		return ExitUsage
+	}
+	if (*before == "") != (*after == "") {
+		fmt.Fprintln(env.Stderr, "oarc stats: -before and -after go together")
+		return ExitUsage
+	}
+	st := stats.New()
+	sum := statsSummary{Type: "summary", Version: stats.Version, Threshold: *sessions, Ready: []readyRule{}}
+	var rec runtime.Record
+	for _, name := range logs {
+		sum.Files++
+		lines, bad, err := readLog(env, name, st, &rec)
+		sum.Lines += lines
+		sum.BadLines += bad
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "%s: error: %v\n", name, err)
+			sum.BadFiles++
+		}
+	}
+	sum.Records = st.Records
+	reports := st.Report(*sessions)
+	sum.Digests = len(reports)
+	for _, d := range reports {
+		for _, r := range d.Rules {
+			if r.Ready {
+				sum.Ready = append(sum.Ready, readyRule{d.Digest, r.Rule})
+			}
+		}
+	}
+	var rows []stats.CompareRow
+	if *before != "" {
+		b, err1 := st.Resolve(*before)
+		a, err2 := st.Resolve(*after)
+		if err := errors.Join(err1, err2); err != nil {
+			fmt.Fprintf(env.Stderr, "oarc stats: %v\n", err)
+			return ExitFailure
+		}
+		sum.Before, sum.After = b, a
+		rows, _ = st.Compare(b, a)
+	}
+	if *asJSON {
+		enc := json.NewEncoder(env.Stdout)
+		enc.SetEscapeHTML(false)
+		if rows != nil || *before != "" {
+			for _, r := range rows {
+				enc.Encode(r)
+			}
+		} else {
+			for _, d := range reports {
+				enc.Encode(d)
+				for _, r := range d.Rules {
+					enc.Encode(r)
+				}
+			}
+		}
+		enc.Encode(sum)
+	} else if *before != "" {
+		printCompare(env.Stdout, sum.Before, sum.After, rows)
+		printSummary(env.Stdout, sum)
+	} else {
+		for _, d := range reports {
+			printDigest(env.Stdout, d, *sessions)
+		}
+		printSummary(env.Stdout, sum)
+	}
+	if sum.BadLines > 0 || sum.BadFiles > 0 {
+		return ExitFailure
+	}
+	return ExitOK
+}
+
+// parseInterspersed parses flags wherever they are among the logs, so that
+// `oarc stats LOG -json` works. "--" ends the flags.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, int) {
+	var pos []string
+	for {
+		if code := parseFlags(fs, args); code >= 0 {
+			return nil, code
+		}
+		rest := fs.Args()
+		if len(rest) > 0 && len(args) > len(rest) && args[len(args)-len(rest)-1] == "--" {
+			return append(pos, rest...), -1
+		}
+		if len(rest) == 0 {
+			return pos, -1
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+// readLog reads one log into st, reporting its bad lines on stderr as
+// FILE:LINE: error: ...; it returns the lines read, the bad ones, and an
+// error that stopped the reading.
+func readLog(env *Env, name string, st *stats.Stats, rec *runtime.Record) (lines, bad int, err error) {
+	var in io.Reader
+	if name == "-" {
+		in = env.Stdin
+	} else {
+		f, err := os.Open(name)
+		if err != nil {
+			return 0, 0, errors.Unwrap(err)
+		}
+		defer f.Close()
+		in = f
+	}
+	rd := stats.NewReader(in)
+	for {
+		err := rd.Next(rec)
+		if err == io.EOF {
+			return rd.Line(), bad, nil
+		}
+		var le *stats.LineError
+		if errors.As(err, &le) {
+			fmt.Fprintf(env.Stderr, "%s:%d: error: %v\n", name, le.Line, le.Err)
+			bad++
+			continue
+		}
+		if err != nil {
+			return rd.Line(), bad, err
+		}
+		st.Add(rec)
+	}
+}
+
+func pct(n int, r float64) string {
+	return fmt.Sprintf("%d (%.1f%%)", n, 100*r)
+}
+
+func counts(m map[string]int) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var b strings.Builder
+	for i, k := range keys {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		name := k
+		if k == "" {
+			name = "(unknown)"
+		}
+		fmt.Fprintf(&b, "%s %d", name, m[k])
+	}
+	return b.String()
+}
+
+func printDigest(w io.Writer, d stats.DigestReport, threshold int) {
+	fmt.Fprintf(w, "digest %s\n", d.Digest)
+	fmt.Fprintf(w, "  pack %s; %s, %s, %s to %s\n", strings.Join(d.Packs, ", "), plural(d.Records, "record"), plural(d.Sessions, "session"),
+		d.First.UTC().Format(time.RFC3339), d.Last.UTC().Format(time.RFC3339))
+	fmt.Fprintf(w, "  decisions: %s\n", counts(d.Decisions))
+	fmt.Fprintf(w, "  occurrences: %s\n", counts(d.Anchors))
+	if d.ErrorsWithoutRule > 0 {
+		fmt.Fprintf(w, "  errors of no rule (unknown anchors): %d\n", d.ErrorsWithoutRule)
+	}
+	tw := newTable(w)
+	fmt.Fprintln(tw, "  RULE\tANCHOR\tOCCURRENCES\tENFORCED\tMONITORED\tERRORS\tSESSIONS\tSTATUS")
+	for _, r := range d.Rules {
+		status := ""
+		switch {
+		case r.Ready:
+			status = "ready to enforce"
+		case r.Candidate:
+			status = fmt.Sprintf("candidate: %d/%d sessions", r.MonitoredSessions, threshold)
+			if r.Errors > 0 {
+				status += ", " + plural(r.Errors, "error")
+			}
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%d\t%s\t%s\t%s\t%d\t%s\n", r.Rule, strings.Join(r.Anchors, ","), r.Occurrences,
+			pct(r.Enforced, r.EnforcedRate), pct(r.Monitored, r.MonitoredRate), pct(r.Errors, r.ErrorRate), r.Sessions, status)
+	}
+	tw.Flush()
+	fmt.Fprintln(w)
+}
+
+// table is a tabwriter whose lines lose their trailing spaces.
+type table struct {
+	w   io.Writer
+	buf strings.Builder
+	*tabwriter.Writer
+}
+
+func newTable(w io.Writer) *table {
+	t := &table{w: w}
+	t.Writer = tabwriter.NewWriter(&t.buf, 0, 0, 2, ' ', 0)
+	return t
+}
+
+func (t *table) Flush() {
+	t.Writer.Flush()
+	for _, l := range strings.SplitAfter(t.buf.String(), "\n") {
+		if l != "" {
+			io.WriteString(t.w, strings.TrimRight(l, " \n")+"\n")
+		}
+	}
+	t.buf.Reset()
+}
+
+func printCompare(w io.Writer, before, after string, rows []stats.CompareRow) {
+	fmt.Fprintf(w, "before %s\nafter  %s\n", before, after)
+	tw := newTable(w)
+	fmt.Fprintln(tw, "  RULE\tANCHOR\tBEFORE\tAFTER\tCHANGE")
+	side := func(s stats.Side) string {
+		if s.Occurrences == 0 {
+			return "-"
+		}
+		return fmt.Sprintf("%d/%d (%.1f%%)", s.Firings, s.Occurrences, 100*s.Rate)
+	}
+	for _, r := range rows {
+		change := "-"
+		if r.Before.Occurrences > 0 && r.After.Occurrences > 0 {
+			change = strconv.FormatFloat(100*r.Change, 'f', 1, 64) + " pts"
+			if r.Change > 0 {
+				change = "+" + change
+			}
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", r.Rule, strings.Join(r.Anchors, ","), side(r.Before), side(r.After), change)
+	}
+	tw.Flush()
+	fmt.Fprintln(w)
+}
+
+func printSummary(w io.Writer, s statsSummary) {
+	fmt.Fprintf(w, "%s in %s of %s (%s", plural(s.Records, "record"), plural(s.Lines, "line"), plural(s.Files, "file"), plural(s.BadLines, "bad line"))
+	if s.BadFiles > 0 {
+		fmt.Fprintf(w, ", %s", plural(s.BadFiles, "unreadable file"))
+	}
+	fmt.Fprintf(w, "); %s; candidates ready (monitored firings in >= %s, no errors):", plural(s.Digests, "digest"), plural(s.Threshold, "session"))
+	if len(s.Ready) == 0 {
+		fmt.Fprint(w, " none")
+	}
+	for i, r := range s.Ready {
+		sep := " "
+		if i > 0 {
+			sep = ", "
+		}
+		fmt.Fprintf(w, "%s%s (%s)", sep, r.Rule, shortDigest(r.Digest))
+	}
+	fmt.Fprintln(w)
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return strconv.Itoa(n) + " " + what + "s"
+}
+
+// shortDigest is a digest's first 12 hex digits.
+func shortDigest(d string) string {
+	h := strings.TrimPrefix(d, "sha256:")
+	if len(h) > 12 {
+		h = h[:12]
+	}
+	return strings.TrimSuffix(d, strings.TrimPrefix(d, "sha256:")) + h
+}
