@@ -45,6 +45,27 @@ type Runner struct {
 	err  bytes.Buffer
 }
 
+// StoreModule is a module with a package that keeps the runner's sessions
+// in a session store (spec 5.9) instead of the process. The package
+// (Import) declares
+//
+//	func Sessions() (func(id string) *runtime.Session, error)
+//
+// which the runner calls once, when it starts; it reads its configuration
+// from the environment, which the runner inherits.
+type StoreModule struct {
+	Path   string // the module path
+	Dir    string // the module's directory, absolute
+	Import string // the package's import path
+	// GoSum is the module's go.sum: the runner builds offline, from the
+	// module cache, so the store's dependencies must be there.
+	GoSum []byte
+}
+
+// RunnerStore, when set, is where runners built from then on keep their
+// sessions (the tests of a store set it); nil keeps them in the process.
+var RunnerStore *StoreModule
+
 // generate is the code generator; tests replace it to break the code of
 // one set.
 var generate = codegen.Generate
@@ -91,7 +112,7 @@ func build(sets []*ir.Set, keepGoing bool) (*Runner, []error) {
 		os.RemoveAll(dir)
 		return all(err)
 	}
-	m := &module{dir: dir, sets: sets, catalogs: map[string]string{}}
+	m := &module{dir: dir, sets: sets, catalogs: map[string]string{}, store: RunnerStore}
 	if err := m.init(); err != nil {
 		return fail(err)
 	}
@@ -153,6 +174,7 @@ type module struct {
 	sets     []*ir.Set
 	catalogs map[string]string // fingerprint -> import path, for the catalogs written
 	last     []int             // the sets of the last successful build
+	store    *StoreModule      // where the runner keeps sessions; nil: in the process
 }
 
 func (m *module) bin() string { return filepath.Join(m.dir, "runner") }
@@ -192,6 +214,12 @@ func (m *module) init() error {
 		return err
 	}
 	gomod := fmt.Sprintf("module oarcrunner\n\ngo %s\n\nrequire %s v0.0.0\n\nreplace %s => ./%s\n", goVersion, ModulePath, ModulePath, srcDir)
+	if st := m.store; st != nil {
+		gomod += fmt.Sprintf("\nrequire %s v0.0.0\n\nreplace %s => %s\n", st.Path, st.Path, st.Dir)
+		if err := os.WriteFile(filepath.Join(m.dir, "go.sum"), st.GoSum, 0o644); err != nil {
+			return err
+		}
+	}
 	return os.WriteFile(filepath.Join(m.dir, "go.mod"), []byte(gomod), 0o644)
 }
 
@@ -264,7 +292,12 @@ func (m *module) build(list []int) ([]byte, error) {
 		fmt.Fprintf(&adapters, setAdapter, i, pkgName(i), cname)
 		fmt.Fprintf(&sets, "\t\tset%d{},\n", i)
 	}
-	main := fmt.Sprintf(runnerMain, imports.String(), sets.String(), adapters.String())
+	storeInit := ""
+	if st := m.store; st != nil {
+		fmt.Fprintf(&imports, "\toarcstore %s\n", strconv.Quote(st.Import))
+		storeInit = storeSessions
+	}
+	main := fmt.Sprintf(runnerMain, imports.String(), sets.String(), storeInit, adapters.String())
 	if err := os.WriteFile(filepath.Join(m.dir, "main.go"), []byte(main), 0o644); err != nil {
 		return nil, err
 	}
@@ -381,8 +414,9 @@ import (
 func main() {
 	sets := []wire.Set{
 %s	}
-	w := bufio.NewWriter(os.Stdout)
-	err := wire.Serve(sets, bufio.NewReader(os.Stdin), flushWriter{w})
+	newSession := runtime.NewSession
+%s	w := bufio.NewWriter(os.Stdout)
+	err := wire.ServeSessions(sets, bufio.NewReader(os.Stdin), flushWriter{w}, newSession)
 	w.Flush()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -404,6 +438,16 @@ func (f flushWriter) Write(p []byte) (int, error) {
 
 var _ = context.Background
 %s`
+
+// storeSessions makes the runner's sessions with the store module's
+// package (RunnerStore).
+const storeSessions = `	if f, err := oarcstore.Sessions(); err != nil {
+		fmt.Fprintln(os.Stderr, "session store:", err)
+		os.Exit(1)
+	} else {
+		newSession = f
+	}
+`
 
 // setAdapter implements wire.Set for one set: %[1]d its index, %[2]s its
 // package, %[3]s its catalog package.

@@ -179,7 +179,14 @@ type Set interface {
 }
 
 // Serve answers requests from r on w until r ends: the runner's main loop.
+// Its sessions live in the process.
 func Serve(sets []Set, r io.Reader, w io.Writer) error {
+	return ServeSessions(sets, r, w, runtime.NewSession)
+}
+
+// ServeSessions is Serve with sessions made by newSession: a runner whose
+// sessions live in a session store (spec 5.9).
+func ServeSessions(sets []Set, r io.Reader, w io.Writer, newSession func(id string) *runtime.Session) error {
 	dec := gob.NewDecoder(r)
 	enc := gob.NewEncoder(w)
 	sessions := make([]session, len(sets))
@@ -193,7 +200,7 @@ func Serve(sets []Set, r io.Reader, w io.Writer) error {
 			return err
 		}
 		req.restoreNegativeZeros()
-		resp := serveOne(sets, sessions, &req, &d)
+		resp := serveOne(sets, sessions, &req, &d, newSession)
 		if err := enc.Encode(&resp); err != nil {
 			return err
 		}
@@ -206,7 +213,7 @@ type session struct {
 	s    *runtime.Session
 }
 
-func serveOne(sets []Set, sessions []session, req *Request, d *runtime.Decision) (resp Response) {
+func serveOne(sets []Set, sessions []session, req *Request, d *runtime.Decision, newSession func(string) *runtime.Session) (resp Response) {
 	defer func() {
 		if p := recover(); p != nil {
 			resp = Response{Fatal: fmt.Sprintf("panic: %v", p)}
@@ -219,7 +226,7 @@ func serveOne(sets []Set, sessions []session, req *Request, d *runtime.Decision)
 	ss := &sessions[req.Set]
 	ctx := context.Background()
 	if ss.s == nil || ss.name != req.Session {
-		ss.name, ss.s = req.Session, runtime.NewSession(req.Session)
+		ss.name, ss.s = req.Session, newSession(req.Session)
 	}
 	if err := SetCounters(ctx, ss.s, set.CounterKey, req.Counters); err != nil {
 		return Response{Fatal: err.Error()}
@@ -230,7 +237,9 @@ func serveOne(sets []Set, sessions []session, req *Request, d *runtime.Decision)
 		}
 	}
 	if req.Incomplete {
-		ss.s.MarkIncomplete(ctx)
+		if err := ss.s.MarkIncomplete(ctx); err != nil {
+			return Response{Fatal: "mark incomplete: " + err.Error()}
+		}
 	}
 	if err := set.Evaluate(req, ss.s, d); err != nil {
 		return Response{Fatal: err.Error()}
