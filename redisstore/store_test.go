@@ -1,0 +1,405 @@
+package redisstore_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/oarc/oarc/redisstore"
+	"github.com/oarc/oarc/redisstore/redistest"
+	"github.com/oarc/oarc/runtime"
+	"github.com/redis/go-redis/v9"
+)
+
+var ctx = context.Background()
+
+func newStore(t *testing.T, opts redisstore.Options) (*redisstore.Store, *redis.Client) {
+	t.Helper()
+	c := redistest.Client(t, redistest.Addr(t))
+	return redistest.Store(t, c, opts), c
+}
+
+func fire(rule string) runtime.CounterKey {
+	return runtime.CounterKey{Rule: rule, Counter: runtime.Fire}
+}
+
+func breaker(rule string) runtime.CounterKey {
+	return runtime.CounterKey{Rule: rule, Counter: runtime.Breaker}
+}
+
+func read(t *testing.T, s runtime.Store, session string, keys ...runtime.CounterKey) []int64 {
+	t.Helper()
+	dst := make([]int64, len(keys))
+	if err := s.ReadCounters(ctx, session, keys, dst); err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+func TestNewRequiresContextDeadlines(t *testing.T) {
+	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"})
+	defer c.Close()
+	if _, err := redisstore.New(c, redisstore.Options{}); err == nil || !strings.Contains(err.Error(), "ContextTimeoutEnabled") {
+		t.Fatalf("a client that ignores deadlines: %v", err)
+	}
+	c2 := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", ContextTimeoutEnabled: true})
+	defer c2.Close()
+	if _, err := redisstore.New(c2, redisstore.Options{TTL: -time.Second}); err == nil {
+		t.Fatal("a negative TTL is accepted")
+	}
+}
+
+// Counters: absent ones are 0; updates apply in order (increments, then
+// a reset, then more); a counter is the rule's, whatever its slot.
+func TestCounters(t *testing.T) {
+	s, c := newStore(t, redisstore.Options{})
+	if got := read(t, s, "a", fire("R"), breaker("R")); !reflect.DeepEqual(got, []int64{0, 0}) {
+		t.Fatalf("fresh session: %v", got)
+	}
+	ups := []runtime.CounterUpdate{
+		{Key: fire("R")}, {Key: fire("R")}, {Key: breaker("R")},
+		{Key: fire("R"), Reset: true}, {Key: fire("R")},
+		{Key: fire("Q")}, {Key: breaker("Q"), Reset: true},
+	}
+	if err := s.ApplyCounters(ctx, "a", ups); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, s, "a", fire("R"), breaker("R"), fire("Q"), breaker("Q")); !reflect.DeepEqual(got, []int64{1, 1, 1, 0}) {
+		t.Fatalf("after the updates: %v", got)
+	}
+	// Another build puts R in another slot: the same counter.
+	moved := runtime.CounterKey{Slot: 42, Rule: "R", Counter: runtime.Fire}
+	if got := read(t, s, "a", moved); got[0] != 1 {
+		t.Fatalf("R in another slot reads %d", got[0])
+	}
+	// Sessions are apart.
+	if got := read(t, s, "b", fire("R")); got[0] != 0 {
+		t.Fatalf("session b reads a's counter: %d", got[0])
+	}
+	// Keyed by rule and counter; a reset counter takes no room.
+	keys, err := c.Keys(ctx, "*{a}:c").Result()
+	if err != nil || len(keys) != 1 {
+		t.Fatalf("counter keys: %v %v", keys, err)
+	}
+	h, _ := c.HGetAll(ctx, keys[0]).Result()
+	if !reflect.DeepEqual(h, map[string]string{"R.fire": "1", "R.breaker": "1", "Q.fire": "1"}) {
+		t.Fatalf("counter hash: %v", h)
+	}
+}
+
+// An occurrence's updates are all or nothing: when one cannot be applied
+// (a counter that holds garbage), none is.
+func TestApplyAllOrNothing(t *testing.T) {
+	s, c := newStore(t, redisstore.Options{})
+	if err := s.ApplyCounters(ctx, "a", []runtime.CounterUpdate{{Key: fire("A")}}); err != nil {
+		t.Fatal(err)
+	}
+	keys, _ := c.Keys(ctx, "*{a}:c").Result()
+	c.HSet(ctx, keys[0], "B.fire", "garbage")
+	err := s.ApplyCounters(ctx, "a", []runtime.CounterUpdate{{Key: fire("A")}, {Key: fire("B")}, {Key: fire("C")}})
+	if err == nil || !strings.Contains(err.Error(), "not a number") || !strings.Contains(err.Error(), "not applied") {
+		t.Fatalf("apply over garbage: %v", err)
+	}
+	h, _ := c.HGetAll(ctx, keys[0]).Result()
+	if !reflect.DeepEqual(h, map[string]string{"A.fire": "1", "B.fire": "garbage"}) {
+		t.Fatalf("a failed apply wrote: %v", h)
+	}
+	if err := s.ReadCounters(ctx, "a", []runtime.CounterKey{fire("B")}, make([]int64, 1)); err == nil {
+		t.Fatal("reading garbage is not an error")
+	}
+}
+
+// Concurrent occurrences lose no update, and a reader never sees half of
+// one: every update adds one to both counters.
+func TestConcurrentUpdates(t *testing.T) {
+	s, _ := newStore(t, redisstore.Options{})
+	const writers, each = 8, 50
+	both := []runtime.CounterUpdate{{Key: fire("T")}, {Key: breaker("T")}}
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	torn := make(chan []int64, 1)
+	go func() {
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			dst := make([]int64, 2)
+			if err := s.ReadCounters(ctx, "s", []runtime.CounterKey{fire("T"), breaker("T")}, dst); err == nil && dst[0] != dst[1] {
+				select {
+				case torn <- dst:
+				default:
+				}
+			}
+		}
+	}()
+	for range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range each {
+				if err := s.ApplyCounters(ctx, "s", both); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(stop)
+	select {
+	case got := <-torn:
+		t.Fatalf("a reader saw half an update: %v", got)
+	default:
+	}
+	if got := read(t, s, "s", fire("T"), breaker("T")); got[0] != writers*each || got[1] != writers*each {
+		t.Fatalf("totals %v, want %d each", got, writers*each)
+	}
+}
+
+func TestRecordRefuses(t *testing.T) {
+	s, _ := newStore(t, redisstore.Options{NodeLimit: 3})
+	sess := s.Session("s")
+	if err := sess.Record(ctx, runtime.Node{ID: "a", Kind: runtime.Message}); err != nil {
+		t.Fatal(err)
+	}
+	mem := runtime.NewStoreSession(runtime.NewMemStore(3), "s")
+	mem.Record(ctx, runtime.Node{ID: "a", Kind: runtime.Message})
+	for _, tc := range []struct {
+		n    runtime.Node
+		want string
+	}{
+		{runtime.Node{Kind: runtime.Message}, "needs an id"},
+		{runtime.Node{ID: "a", Kind: runtime.Message}, `record "a": a node with this id is already recorded`},
+		{runtime.Node{ID: "b"}, "unknown node kind"},
+		{runtime.Node{ID: "c", Kind: runtime.ToolResult, Parents: []string{"a", "zz"}}, `record "c": parent "zz" is not recorded`},
+	} {
+		err := sess.Record(ctx, tc.n)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: %v, want %q", tc.n, err, tc.want)
+		}
+		// The same words as in the process.
+		if merr := mem.Record(ctx, tc.n); merr == nil || merr.Error() != err.Error() {
+			t.Errorf("%+v: %v in Redis, %v in the process", tc.n, err, merr)
+		}
+	}
+	// A refused node is not recorded, not even partly.
+	var sc runtime.Scope
+	if err := s.Scope(ctx, "s", []string{"c"}, &sc); !errors.Is(err, runtime.ErrUnknownProvenance) || !strings.Contains(err.Error(), `input "c" is not recorded`) {
+		t.Errorf("refused node in scope: %v", err)
+	}
+	// The limit: refused, nothing evicted.
+	for _, id := range []string{"b", "c"} {
+		if err := sess.Record(ctx, runtime.Node{ID: id, Kind: runtime.Message, Parents: []string{"a"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	err := sess.Record(ctx, runtime.Node{ID: "d", Kind: runtime.Message})
+	if err == nil || err.Error() != `record "d": the session holds its limit of 3 nodes` {
+		t.Fatalf("over the limit: %v", err)
+	}
+	if err := s.Scope(ctx, "s", []string{"a", "b", "c"}, &sc); err != nil {
+		t.Fatalf("a node was evicted: %v", err)
+	}
+}
+
+func TestIncomplete(t *testing.T) {
+	addr := redistest.Addr(t)
+	c := redistest.Client(t, addr)
+	prefix := redistest.Prefix(t, c)
+	s, err := redisstore.New(c, redisstore.Options{Prefix: prefix})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Another replica: its own client and store.
+	other, err := redisstore.New(redistest.Client(t, addr), redisstore.Options{Prefix: prefix})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess := s.Session("s")
+	sess.Record(ctx, runtime.Node{ID: "a", Kind: runtime.Message, Labels: []string{"x"}})
+	var sc runtime.Scope
+	if err := s.Scope(ctx, "s", []string{"a"}, &sc); err != nil || !reflect.DeepEqual(sc.Labels, []string{"x"}) {
+		t.Fatalf("scope: %v %+v", err, sc)
+	}
+	if err := other.MarkIncomplete(ctx, "s"); err != nil {
+		t.Fatal(err)
+	}
+	err = s.Scope(ctx, "s", []string{"a"}, &sc)
+	if !errors.Is(err, runtime.ErrUnknownProvenance) || !strings.Contains(err.Error(), "marked incomplete") {
+		t.Fatalf("incomplete: %v", err)
+	}
+	// An occurrence without inputs has an empty scope all the same.
+	if err := s.Scope(ctx, "s", nil, &sc); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// randomGraph records a random graph (chains, fan-in, forests; tools,
+// origins, tiers and labels drawn from small sets, empty values and
+// repeated labels included) into the stores, the same nodes in each.
+func randomGraph(t *testing.T, r *rand.Rand, n int, stores ...runtime.Store) []string {
+	t.Helper()
+	pick := func(vals ...string) string { return vals[r.IntN(len(vals))] }
+	var ids []string
+	for i := range n {
+		node := runtime.Node{ID: fmt.Sprintf("n%d", i), Kind: runtime.Message}
+		if r.IntN(3) == 0 {
+			node.Kind = runtime.ToolResult
+		}
+		node.Tool = pick("", "read_document", "http_fetch", "bash", "search", fmt.Sprintf("tool%d", r.IntN(40)))
+		node.Origin = pick("", "", "user", "web", "email", fmt.Sprintf("https://site%d.example/", r.IntN(60)))
+		node.TrustTier = pick("", "trusted", "untrusted")
+		for range r.IntN(3) {
+			node.Labels = append(node.Labels, pick("", "confidential", "pii", "secret", fmt.Sprintf("label%d", r.IntN(30))))
+		}
+		switch {
+		case i == 0 || r.IntN(8) == 0: // a root
+		case r.IntN(2) == 0: // a chain
+			node.Parents = []string{ids[i-1]}
+		default: // fan-in
+			for range 1 + r.IntN(3) {
+				node.Parents = append(node.Parents, ids[r.IntN(i)])
+			}
+		}
+		for _, s := range stores {
+			if err := s.RecordNode(ctx, "g", node); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ids = append(ids, node.ID)
+	}
+	return ids
+}
+
+// The scope in Redis is the scope in the process, with summaries (the
+// default bound, a bound so small that most ancestries outgrow it) and
+// without (every scope walks the graph).
+func TestScopeMatchesMemStore(t *testing.T) {
+	for _, sb := range []int{0, 90, -1} {
+		t.Run(fmt.Sprintf("summaries=%d", sb), func(t *testing.T) {
+			r := rand.New(rand.NewPCG(uint64(sb+7), 3))
+			s, _ := newStore(t, redisstore.Options{SummaryBytes: sb})
+			mem := runtime.NewMemStore(0)
+			ids := randomGraph(t, r, 400, s, mem)
+			for range 300 {
+				var inputs []string
+				for range r.IntN(4) {
+					inputs = append(inputs, ids[r.IntN(len(ids))])
+				}
+				var got, want runtime.Scope
+				if err := s.Scope(ctx, "g", inputs, &got); err != nil {
+					t.Fatal(err)
+				}
+				if err := mem.Scope(ctx, "g", inputs, &want); err != nil {
+					t.Fatal(err)
+				}
+				norm := func(sc *runtime.Scope) {
+					for _, l := range []*[]string{&sc.Tools, &sc.Origins, &sc.TrustTiers, &sc.Labels} {
+						if len(*l) == 0 {
+							*l = nil
+						}
+					}
+				}
+				norm(&got)
+				norm(&want)
+				if !reflect.DeepEqual(got, want) {
+					t.Fatalf("inputs %v:\nredis   %+v\nprocess %+v", inputs, got, want)
+				}
+			}
+			var sc runtime.Scope
+			if err := s.Scope(ctx, "g", []string{ids[0], "nope"}, &sc); !errors.Is(err, runtime.ErrUnknownProvenance) || !strings.Contains(err.Error(), `input "nope" is not recorded`) {
+				t.Fatalf("unknown input: %v", err)
+			}
+		})
+	}
+}
+
+// A conversation's chain of messages shares one summary, and its scope is
+// one round trip however long the chain.
+func TestSummariesShared(t *testing.T) {
+	s, c := newStore(t, redisstore.Options{})
+	sess := s.Session("chain")
+	sess.Record(ctx, runtime.Node{ID: "r", Kind: runtime.ToolResult, Tool: "read_document", Origin: "drive", TrustTier: "trusted", Labels: []string{"confidential"}})
+	sess.Record(ctx, runtime.Node{ID: "w", Kind: runtime.ToolResult, Tool: "http_fetch", Origin: "web", TrustTier: "untrusted"})
+	prev := "r"
+	for i := range 2000 {
+		id := fmt.Sprintf("m%d", i)
+		n := runtime.Node{ID: id, Kind: runtime.Message, Origin: "agent", Parents: []string{prev}}
+		if i == 1000 {
+			n.Parents = append(n.Parents, "w")
+		}
+		if err := sess.Record(ctx, n); err != nil {
+			t.Fatal(err)
+		}
+		prev = id
+	}
+	keys, _ := c.Keys(ctx, "*{chain}:u").Result()
+	if len(keys) != 1 {
+		t.Fatalf("summary keys %v", keys)
+	}
+	if n, _ := c.HLen(ctx, keys[0]).Result(); n > 5 {
+		t.Fatalf("a chain of 2000 messages holds %d summaries", n)
+	}
+	var sc runtime.Scope
+	if err := s.Scope(ctx, "chain", []string{prev}, &sc); err != nil {
+		t.Fatal(err)
+	}
+	want := runtime.Scope{Tools: []string{"http_fetch", "read_document"}, Origins: []string{"agent", "drive", "web"}, TrustTiers: []string{"trusted", "untrusted"}, Labels: []string{"confidential"}}
+	if !reflect.DeepEqual(sc, want) {
+		t.Fatalf("scope %+v", sc)
+	}
+	if err := s.Scope(ctx, "chain", []string{"m999"}, &sc); err != nil || !reflect.DeepEqual(sc.TrustTiers, []string{"trusted"}) {
+		t.Fatalf("scope before the fetch: %v %+v", err, sc)
+	}
+}
+
+// Idle sessions expire after the TTL, all their keys at once; every use
+// refreshes the expiry.
+func TestExpiry(t *testing.T) {
+	const ttl = 400 * time.Millisecond
+	s, c := newStore(t, redisstore.Options{TTL: ttl})
+	sess := s.Session("idle")
+	if err := s.ApplyCounters(ctx, "idle", []runtime.CounterUpdate{{Key: fire("R")}}); err != nil {
+		t.Fatal(err)
+	}
+	sess.Record(ctx, runtime.Node{ID: "a", Kind: runtime.Message, Labels: []string{"x"}})
+	sess.Record(ctx, runtime.Node{ID: "b", Kind: runtime.Message, Parents: []string{"a"}})
+	sess.MarkIncomplete(ctx)
+	keys, _ := c.Keys(ctx, "*{idle}:*").Result()
+	if len(keys) != 5 {
+		t.Fatalf("session keys: %v", keys)
+	}
+	for _, k := range keys {
+		if d, _ := c.PTTL(ctx, k).Result(); d <= 0 || d > ttl {
+			t.Fatalf("%s expires in %v", k, d)
+		}
+	}
+	// Used every ttl/2: it stays.
+	for range 4 {
+		time.Sleep(ttl / 2)
+		if got := read(t, s, "idle", fire("R")); got[0] != 1 {
+			t.Fatalf("a session in use expired: %v", got)
+		}
+	}
+	time.Sleep(ttl + 200*time.Millisecond)
+	if n, _ := c.Exists(ctx, keys...).Result(); n != 0 {
+		t.Fatalf("%d keys of an idle session remain", n)
+	}
+	if got := read(t, s, "idle", fire("R")); got[0] != 0 {
+		t.Fatalf("an expired counter reads %d", got[0])
+	}
+	// Its provenance is gone: an input recorded before is unknown, never
+	// an empty scope.
+	var sc runtime.Scope
+	if err := s.Scope(ctx, "idle", []string{"b"}, &sc); !errors.Is(err, runtime.ErrUnknownProvenance) {
+		t.Fatalf("an expired input: %v", err)
+	}
+}
