@@ -11,7 +11,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"unicode/utf8"
 
 	"cel.dev/cel-go/cel"
 	"cel.dev/cel-go/common/ast"
@@ -546,48 +545,8 @@ func (e sizeEstimator) EstimateCallCost(function, overloadID string, target *cos
 	return ce
 }
 
-// closest returns the candidate nearest to name by edit distance, if it is
-// near enough to be a plausible typo.
-func closest(name string, candidates []string) string {
-	best, bestD := "", 0
-	limit := utf8.RuneCountInString(name)/3 + 1
-	if limit > 4 {
-		limit = 4
-	}
-	for _, c := range candidates {
-		d := editDistance(name, c)
-		// Compare the part after the host namespace too, so that
-		// "lycaon.tool_is_sate" finds "lycaon.tool_is_state".
-		if d <= limit && (best == "" || d < bestD) {
-			best, bestD = c, d
-		}
-	}
-	return best
-}
-
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	if len(ra) > 64 || len(rb) > 64 {
-		return 1 << 20
-	}
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			c := 1
-			if ra[i-1] == rb[j-1] {
-				c = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
-}
+// closest is [catalog.Closest].
+func closest(name string, candidates []string) string { return catalog.Closest(name, candidates) }
 
 func sortedKeys(m map[string]bool) []string {
 	var out []string
