@@ -12,6 +12,7 @@ import (
 	"github.com/oarc/oarc/compiler/catalog"
 	"github.com/oarc/oarc/compiler/internal/lower"
 	"github.com/oarc/oarc/ir"
+	"github.com/oarc/oarc/testkit/shared"
 )
 
 func TestScalarMap(t *testing.T) {
@@ -158,11 +159,7 @@ func TestRuleOrderAndDefaults(t *testing.T) {
 
 // TestSharedPacks checks the packs that must load clean.
 func TestSharedPacks(t *testing.T) {
-	for _, dir := range []string{"../examples/starter", "../../shared/bench/standard-pack"} {
-		if _, err := os.Stat(dir); err != nil {
-			t.Logf("skip %s: %v", dir, err)
-			continue
-		}
+	for _, dir := range []string{"../examples/starter", shared.Dir(t, "bench", "standard-pack")} {
 		_, diags := LoadPack(dir, Options{})
 		if len(diags) != 0 {
 			t.Errorf("%s:\n%s", dir, diags.Text())
