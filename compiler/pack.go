@@ -437,6 +437,7 @@ func (l *packLoader) finish(packs []*Pack) {
 			l.checkReads(f)
 		}
 	}
+	l.checkDuplicates()
 	l.set.Digest = l.set.ComputeDigest()
 }
 
