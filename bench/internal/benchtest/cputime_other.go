@@ -1,0 +1,6 @@
+//go:build !linux
+
+package benchtest
+
+// threadCPUTime is not available here: the cpu-ns/op metric is left out.
+func threadCPUTime() (int64, bool) { return 0, false }
