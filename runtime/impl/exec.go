@@ -423,7 +423,9 @@ func (x *Exec) applyCounters() {
 	if err != nil {
 		// Updates that could not be applied are reported, never dropped
 		// silently (spec 5.9).
-		x.D.Errors = append(x.D.Errors, runtime.RuleError{Err: storeErr(err)})
+		e := storeErr(err)
+		e.S = "counter updates not applied: " + e.S
+		x.D.Errors = append(x.D.Errors, runtime.RuleError{Err: e})
 	}
 }
 
