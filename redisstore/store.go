@@ -3,7 +3,7 @@
 // counters rules read and update (spec 5.3) and the provenance graph
 // (spec 5.7).
 //
-//	client := redis.NewClient(&redis.Options{Addr: addr, ContextTimeoutEnabled: true})
+//	client := redis.NewClient(redisstore.ClientOptions(addr))
 //	store, err := redisstore.New(client, redisstore.Options{TTL: 24 * time.Hour})
 //	session := store.Session(id) // runtime.NewStoreSession(store, id)
 //	ev.Evaluate(ctx, &occ, session, &d)
@@ -59,6 +59,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"net"
 	"slices"
 	"strconv"
 	"sync/atomic"
@@ -67,6 +68,17 @@ import (
 	"github.com/oarc/oarc/runtime"
 	"github.com/redis/go-redis/v9"
 )
+
+// ClientOptions returns options for a client of the server at addr that
+// suit a store: deadlines honoured (ContextTimeoutEnabled); a failed dial
+// not retried within a call, so that a call to a server that is down fails
+// at once (go-redis then stops dialing in calls and probes the server in
+// the background, every second, until it answers); a call whose answer was
+// lost retried once, on a new connection (safe: mutations carry tokens).
+// Change what else the host needs (pool size, TLS, credentials).
+func ClientOptions(addr string) *redis.Options {
+	return &redis.Options{Addr: addr, ContextTimeoutEnabled: true, DialerRetries: 1, MaxRetries: 1}
+}
 
 // Options configures a [Store].
 type Options struct {
@@ -278,9 +290,21 @@ func (s *Store) ApplyCounters(ctx context.Context, session string, ups []runtime
 		args = append(args, field(u.Key), op)
 	}
 	if err := applyScript.Run(ctx, s.c, s.keys(session), args...).Err(); err != nil {
-		return fmt.Errorf("redis: %d counter updates not applied (or not confirmed): %w", len(ups), err)
+		if unsent(err) {
+			return fmt.Errorf("redis: %w", err)
+		}
+		return fmt.Errorf("redis: %w (not confirmed: the server may have applied them)", err)
 	}
 	return nil
+}
+
+// unsent reports whether a call that failed with err certainly did not
+// run its script: the server refused it (the scripts check before they
+// write), or no connection could be had.
+func unsent(err error) bool {
+	var rerr redis.Error
+	var op *net.OpError
+	return errors.As(err, &rerr) || (errors.As(err, &op) && op.Op == "dial") || errors.Is(err, redis.ErrPoolTimeout)
 }
 
 // RecordNode implements runtime.Store. The node is checked on the server,

@@ -29,7 +29,7 @@ func Sessions() (func(id string) *runtime.Session, error) {
 	if addr == "" {
 		return nil, errors.New(EnvAddr + " is not set")
 	}
-	c := redis.NewClient(&redis.Options{Addr: addr, ContextTimeoutEnabled: true})
+	c := redis.NewClient(redisstore.ClientOptions(addr))
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if err := c.Ping(ctx).Err(); err != nil {

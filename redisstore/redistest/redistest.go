@@ -46,11 +46,11 @@ func Addr(t testing.TB) string {
 	return addr
 }
 
-// Client returns a client of addr that honours context deadlines, closed
+// Client returns a client of addr with redisstore.ClientOptions, closed
 // when t ends.
 func Client(t testing.TB, addr string) *redis.Client {
 	t.Helper()
-	c := redis.NewClient(&redis.Options{Addr: addr, ContextTimeoutEnabled: true})
+	c := redis.NewClient(redisstore.ClientOptions(addr))
 	t.Cleanup(func() { c.Close() })
 	return c
 }
