@@ -88,6 +88,9 @@ type loaded struct {
 	ref    *reference.Engine
 	refErr error
 	index  int // in the runner, -1 if not built
+	// cov is what the fixtures run against a set of packs (or a rule
+	// file) covered; nil for a fixture's own rule.
+	cov *SetCoverage
 }
 
 // collector gathers the fixtures of a run and the sets they run against.
@@ -96,6 +99,14 @@ type collector struct {
 	jobs  []job
 	bad   []Result
 	packs map[string]*loaded // a pack directory or rule file loaded on its own
+	sets  []*loaded          // the sets of packs and rule files, in the order loaded
+}
+
+// track starts the coverage of a set of packs (or of a rule file).
+func (c *collector) track(l *loaded, paths []string) *loaded {
+	l.cov = newCoverage(l.set, paths)
+	c.sets = append(c.sets, l)
+	return l
 }
 
 // catalogOf is the catalog a set's fixtures are read with: the set's
@@ -127,7 +138,7 @@ func (c *collector) alone(key string) *loaded {
 		return l
 	}
 	s, diags := compiler.LoadPack(key, c.opts.Load)
-	l := &loaded{set: s, diags: diags, index: -1}
+	l := c.track(&loaded{set: s, diags: diags, index: -1}, []string{key})
 	c.packs[key] = l
 	return l
 }
@@ -138,7 +149,7 @@ func (c *collector) alone(key string) *loaded {
 // which their fixtures run against (spec section 1); a rule file's
 // fixtures run against it alone; any other fixture file against its own
 // pack. Unreadable files are reported as invalid results.
-func collect(paths []string, opts Options) ([]job, []Result) {
+func collect(paths []string, opts Options) ([]job, []Result, []*loaded) {
 	c := &collector{opts: opts, packs: map[string]*loaded{}}
 	var packDirs []string
 	for _, p := range paths {
@@ -149,7 +160,7 @@ func collect(paths []string, opts Options) ([]job, []Result) {
 	var set *loaded
 	if len(packDirs) > 0 {
 		s, diags := compiler.Load(packDirs, opts.Load)
-		set = &loaded{set: s, diags: diags, index: -1}
+		set = c.track(&loaded{set: s, diags: diags, index: -1}, packDirs)
 		if len(packDirs) == 1 {
 			c.packs[packDirs[0]] = set
 		}
@@ -201,7 +212,7 @@ func collect(paths []string, opts Options) ([]job, []Result) {
 			c.addFile(f, l)
 		}
 	}
-	return c.jobs, c.bad
+	return c.jobs, c.bad, c.sets
 }
 
 func isPack(dir string) bool {
@@ -226,8 +237,21 @@ func packOf(file string) string {
 }
 
 // Run runs the fixtures under paths.
-func Run(paths []string, opts Options) []Result {
-	jobs, results := collect(paths, opts)
+func Run(paths []string, opts Options) []Result { return RunReport(paths, opts).Results }
+
+// Report is what a run found: the result of every fixture, and what the
+// fixtures covered of each set of packs (or rule file) they ran against.
+type Report struct {
+	Results []Result
+	// Coverage has one entry per set of packs or rule file the paths
+	// named or the fixtures belong to, in the order they were loaded
+	// (fixtures with a rule of their own cover nothing of a pack).
+	Coverage []*SetCoverage
+}
+
+// RunReport runs the fixtures under paths and reports their coverage.
+func RunReport(paths []string, opts Options) *Report {
+	jobs, results, sets := collect(paths, opts)
 	type planned struct {
 		job  job
 		set  *loaded
@@ -244,7 +268,7 @@ func Run(paths []string, opts Options) []Result {
 		pl := &planned{job: j, res: Result{Name: f.Name, File: f.File}}
 		plan = append(plan, pl)
 		if f.Invalid != "" {
-			pl.res.Status, pl.res.Messages, pl.done = Invalid, []string{f.Where() + ": " + f.Invalid}, true
+			pl.res.Status, pl.res.Messages, pl.done = Invalid, []string{f.InvalidWhere()}, true
 			continue
 		}
 		var l *loaded
@@ -310,6 +334,9 @@ func Run(paths []string, opts Options) []Result {
 		}
 	}
 	for i, pl := range plan {
+		if pl.set != nil && pl.set.cov != nil {
+			pl.set.cov.Fixtures++
+		}
 		if !pl.done {
 			var buildErr error
 			if pl.set.index >= 0 {
@@ -319,7 +346,11 @@ func Run(paths []string, opts Options) []Result {
 		}
 		results = append(results, pl.res)
 	}
-	return results
+	rep := &Report{Results: results}
+	for _, l := range sets {
+		rep.Coverage = append(rep.Coverage, l.cov)
+	}
+	return rep
 }
 
 // LoadRule loads a fixture's inline rule as a pack of its own (origin
@@ -459,6 +490,9 @@ func runFixture(f *fixture.Fixture, l *loaded, engines Engines, runner *Runner, 
 			if d := Disagree(*ref, *gen); d != "" {
 				fail("%sengines disagree: %s\n  reference: %s\n  generated: %s", step, d, Show(*ref), Show(*gen))
 			}
+		}
+		if l.cov != nil {
+			l.cov.observe(st.Input.Anchor, ref, gen)
 		}
 	}
 	if refGot != nil {
