@@ -104,7 +104,7 @@ type Options struct {
 const (
 	DefaultPrefix       = "oarc:"
 	DefaultTTL          = 24 * time.Hour
-	DefaultSummaryBytes = 1024
+	DefaultSummaryBytes = 512
 )
 
 // Store keeps sessions in Redis. It implements runtime.Store and is safe

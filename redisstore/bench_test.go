@@ -1,0 +1,278 @@
+package redisstore_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/oarc/oarc/examples/host/rules"
+	"github.com/oarc/oarc/lycaon"
+	"github.com/oarc/oarc/redisstore"
+	"github.com/oarc/oarc/redisstore/redistest"
+	"github.com/oarc/oarc/runtime"
+	"github.com/redis/go-redis/v9"
+)
+
+// roundTrips counts the commands a client sends: each is one round trip
+// (the store pipelines nothing).
+type roundTrips struct{ n atomic.Int64 }
+
+func (h *roundTrips) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (h *roundTrips) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		h.n.Add(1)
+		return next(ctx, cmd)
+	}
+}
+
+func (h *roundTrips) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		h.n.Add(1)
+		return next(ctx, cmds)
+	}
+}
+
+// serverMicros returns the microseconds the server spent in scripts
+// (EVALSHA and EVAL) so far, from INFO commandstats.
+func serverMicros(b *testing.B, c *redis.Client) float64 {
+	info, err := c.Info(context.Background(), "commandstats").Result()
+	if err != nil {
+		b.Fatal(err)
+	}
+	total := 0.0
+	for _, line := range strings.Split(info, "\n") {
+		line = strings.TrimSpace(line)
+		if !strings.HasPrefix(line, "cmdstat_evalsha:") && !strings.HasPrefix(line, "cmdstat_eval:") {
+			continue
+		}
+		for _, f := range strings.Split(line[strings.Index(line, ":")+1:], ",") {
+			if v, ok := strings.CutPrefix(f, "usec="); ok {
+				var n float64
+				fmt.Sscan(v, &n)
+				total += n
+			}
+		}
+	}
+	return total
+}
+
+// starterEnv is what examples/host/rules needs at the anchors measured.
+func starterEnv() lycaon.Env {
+	return lycaon.Env{
+		Validators: map[string]lycaon.Validator{
+			"injection.v1": func(_ context.Context, occ *lycaon.Occurrence) (runtime.Detection, error) {
+				return runtime.Detection{Hit: strings.Contains(occ.Content, "gnore previous"), Facts: runtime.DetectorFacts{Has: runtime.HasPromptInjectionScore, PromptInjectionScore: 0.1}}, nil
+			},
+			"secrets.v2": func(context.Context, *lycaon.Occurrence) (runtime.Detection, error) { return runtime.Detection{}, nil },
+		},
+		Providers: lycaon.Providers{
+			PathOutsideScope: func(_ context.Context, _ *lycaon.Occurrence, p string) (bool, error) {
+				return !strings.HasPrefix(p, "/home/agent/project/"), nil
+			},
+		},
+	}
+}
+
+// benchCases are occurrences of examples/starter's rules: at an anchor
+// whose rules read a counter, one that gets to the read (a repeated call:
+// a read, and an update every time: nudge, nudge, block) and one that does
+// not (a bash call: no rule gets that far); and at an anchor whose rules
+// read none (a tool result).
+func benchCases() []struct {
+	name string
+	occ  lycaon.Occurrence
+} {
+	grep := lycaon.Occurrence{Anchor: lycaon.ToolPreInvoke}
+	grep.Facts.Tool, grep.Facts.ToolArgs = "grep", map[string]any{"pattern": "TODO"}
+	grep.Facts.Lycaon.RepeatCount = 3
+	bash := lycaon.Occurrence{Anchor: lycaon.ToolPreInvoke}
+	bash.Facts.Tool, bash.Facts.ToolArgs = "bash", map[string]any{"command": "ls -la"}
+	result := lycaon.Occurrence{Anchor: lycaon.ContentToolResult, Content: "total 0\ndrwxr-xr-x 2 agent agent 40 ."}
+	return []struct {
+		name string
+		occ  lycaon.Occurrence
+	}{
+		{"reads-counters", grep},
+		{"counters-not-reached", bash},
+		{"no-counter-rules", result},
+	}
+}
+
+// BenchmarkOccurrence: the cost of one occurrence with the session in the
+// process and in Redis on loopback, and the round trips it makes
+// (roundtrips/op).
+func BenchmarkOccurrence(b *testing.B) {
+	addr := redistest.Addr(b)
+	ev, err := rules.New(starterEnv())
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, bc := range benchCases() {
+		for _, where := range []string{"process", "redis"} {
+			b.Run(bc.name+"/"+where, func(b *testing.B) {
+				var s *runtime.Session
+				var c *redis.Client
+				hook := &roundTrips{}
+				if where == "process" {
+					s = runtime.NewSession("bench")
+				} else {
+					c = redistest.Client(b, addr)
+					c.AddHook(hook)
+					st := redistest.Store(b, c, redisstore.Options{})
+					if err := st.Load(context.Background()); err != nil {
+						b.Fatal(err)
+					}
+					s = st.Session("bench")
+				}
+				occ := bc.occ
+				var d runtime.Decision
+				ctx := context.Background()
+				ev.Evaluate(ctx, &occ, s, &d)
+				if len(d.Errors) > 0 {
+					b.Fatal(d.Errors)
+				}
+				var us0 float64
+				if c != nil {
+					us0 = serverMicros(b, c)
+				}
+				hook.n.Store(0)
+				b.ReportAllocs()
+				b.ResetTimer()
+				for range b.N {
+					ev.Evaluate(ctx, &occ, s, &d)
+				}
+				b.StopTimer()
+				if len(d.Errors) > 0 {
+					b.Fatal(d.Errors)
+				}
+				b.ReportMetric(float64(hook.n.Load())/float64(b.N), "roundtrips/op")
+				if c != nil {
+					b.ReportMetric((serverMicros(b, c)-us0)/float64(b.N), "server-us/op")
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkOccurrenceParallel: occurrences that read and update counters,
+// from GOMAXPROCS goroutines at once, each its own session: the
+// throughput one replica gets from one server on loopback.
+func BenchmarkOccurrenceParallel(b *testing.B) {
+	addr := redistest.Addr(b)
+	ev, err := rules.New(starterEnv())
+	if err != nil {
+		b.Fatal(err)
+	}
+	c := redistest.Client(b, addr)
+	hook := &roundTrips{}
+	c.AddHook(hook)
+	st := redistest.Store(b, c, redisstore.Options{})
+	if err := st.Load(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	var next atomic.Int64
+	b.ReportAllocs()
+	b.SetParallelism(8)
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		s := st.Session(fmt.Sprint("p", next.Add(1)))
+		occ := benchCases()[0].occ
+		var d runtime.Decision
+		for pb.Next() {
+			ev.Evaluate(context.Background(), &occ, s, &d)
+			if len(d.Errors) > 0 {
+				b.Error(d.Errors)
+				return
+			}
+		}
+	})
+	b.StopTimer()
+	b.ReportMetric(float64(hook.n.Load())/float64(b.N), "roundtrips/op")
+}
+
+// BenchmarkScope: a provenance scope (one round trip) over a session of a
+// chain of n messages after a fetch of untrusted content, with summaries
+// (the default) and without (the server walks the whole ancestry).
+func BenchmarkScope(b *testing.B) {
+	addr := redistest.Addr(b)
+	for _, n := range []int{100, 1000} {
+		for _, sb := range []int{0, -1} {
+			name := fmt.Sprintf("chain=%d/summaries", n)
+			if sb < 0 {
+				name = fmt.Sprintf("chain=%d/walk", n)
+			}
+			b.Run(name, func(b *testing.B) {
+				c := redistest.Client(b, addr)
+				hook := &roundTrips{}
+				c.AddHook(hook)
+				st := redistest.Store(b, c, redisstore.Options{SummaryBytes: sb})
+				ctx := context.Background()
+				st.RecordNode(ctx, "s", runtime.Node{ID: "w", Kind: runtime.ToolResult, Tool: "http_fetch", Origin: "web", TrustTier: "untrusted", Labels: []string{"pii"}})
+				prev := "w"
+				for i := range n {
+					id := fmt.Sprint("m", i)
+					if err := st.RecordNode(ctx, "s", runtime.Node{ID: id, Kind: runtime.Message, Origin: "agent", Parents: []string{prev}}); err != nil {
+						b.Fatal(err)
+					}
+					prev = id
+				}
+				var sc runtime.Scope
+				us0 := serverMicros(b, c)
+				hook.n.Store(0)
+				b.ResetTimer()
+				for range b.N {
+					if err := st.Scope(ctx, "s", []string{prev}, &sc); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.StopTimer()
+				if len(sc.TrustTiers) != 1 {
+					b.Fatalf("scope %+v", sc)
+				}
+				b.ReportMetric(float64(hook.n.Load())/float64(b.N), "roundtrips/op")
+				b.ReportMetric((serverMicros(b, c)-us0-1)/float64(b.N), "server-us/op")
+			})
+		}
+	}
+}
+
+// BenchmarkRecord: recording a node (one round trip), a message whose
+// parent is the previous one.
+func BenchmarkRecord(b *testing.B) {
+	c := redistest.Client(b, redistest.Addr(b))
+	hook := &roundTrips{}
+	c.AddHook(hook)
+	st := redistest.Store(b, c, redisstore.Options{NodeLimit: 1 << 30})
+	ctx := context.Background()
+	st.RecordNode(ctx, "s", runtime.Node{ID: "m", Kind: runtime.ToolResult, Tool: "read_document", Labels: []string{"confidential"}})
+	us0 := serverMicros(b, c)
+	hook.n.Store(0)
+	b.ResetTimer()
+	prev := "m"
+	for i := range b.N {
+		id := fmt.Sprint("m", i)
+		if err := st.RecordNode(ctx, "s", runtime.Node{ID: id, Kind: runtime.Message, Origin: "agent", Parents: []string{prev}}); err != nil {
+			b.Fatal(err)
+		}
+		prev = id
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(hook.n.Load())/float64(b.N), "roundtrips/op")
+	b.ReportMetric((serverMicros(b, c)-us0)/float64(b.N), "server-us/op")
+}
+
+// BenchmarkPing is the floor: one PING round trip on this machine.
+func BenchmarkPing(b *testing.B) {
+	c := redistest.Client(b, redistest.Addr(b))
+	ctx := context.Background()
+	c.Ping(ctx)
+	b.ResetTimer()
+	for range b.N {
+		if err := c.Ping(ctx).Err(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
