@@ -195,6 +195,9 @@ func (s *Store) Load(ctx context.Context) error {
 // Delete removes a session (a host that knows a session ended need not
 // wait for its expiry).
 func (s *Store) Delete(ctx context.Context, session string) error {
+	if session == "" {
+		return errNoID
+	}
 	ctx, cancel := s.bound(ctx)
 	defer cancel()
 	if err := s.c.Del(ctx, s.keys(session)...).Err(); err != nil {
@@ -202,6 +205,10 @@ func (s *Store) Delete(ctx context.Context, session string) error {
 	}
 	return nil
 }
+
+// errNoID is the error of a call for a session without an id: replicas
+// could not tell its keys from another's.
+var errNoID = errors.New("redis: a session in a store needs an id")
 
 // keys are the keys of a session, in the order the scripts expect. They
 // share the prefix P{id}, so their hash tag is the same whatever id
@@ -242,6 +249,9 @@ func (s *Store) ReadCounters(ctx context.Context, session string, keys []runtime
 	if len(keys) == 0 {
 		return nil
 	}
+	if session == "" {
+		return errNoID
+	}
 	ctx, cancel := s.bound(ctx)
 	defer cancel()
 	args := make([]any, 1, 1+len(keys))
@@ -277,6 +287,9 @@ func (s *Store) ReadCounters(ctx context.Context, session string, keys []runtime
 func (s *Store) ApplyCounters(ctx context.Context, session string, ups []runtime.CounterUpdate) error {
 	if len(ups) == 0 {
 		return nil
+	}
+	if session == "" {
+		return errNoID
 	}
 	ctx, cancel := s.bound(ctx)
 	defer cancel()
@@ -316,6 +329,8 @@ func (s *Store) RecordNode(ctx context.Context, session string, n runtime.Node) 
 		return errors.New("record: a node needs an id")
 	case n.Kind != runtime.Message && n.Kind != runtime.ToolResult:
 		return fmt.Errorf("record %q: unknown node kind %d", n.ID, n.Kind)
+	case session == "":
+		return fmt.Errorf("record %q: %w", n.ID, errNoID)
 	}
 	ctx, cancel := s.bound(ctx)
 	defer cancel()
@@ -349,6 +364,9 @@ func (s *Store) RecordNode(ctx context.Context, session string, n runtime.Node) 
 
 // MarkIncomplete implements runtime.Store.
 func (s *Store) MarkIncomplete(ctx context.Context, session string) error {
+	if session == "" {
+		return errNoID
+	}
 	ctx, cancel := s.bound(ctx)
 	defer cancel()
 	if err := markScript.Run(ctx, s.c, s.keys(session), s.ttl).Err(); err != nil {
@@ -364,6 +382,9 @@ func (s *Store) Scope(ctx context.Context, session string, inputs []string, sc *
 	sc.Tools, sc.Origins, sc.TrustTiers, sc.Labels = sc.Tools[:0], sc.Origins[:0], sc.TrustTiers[:0], sc.Labels[:0]
 	if len(inputs) == 0 {
 		return nil
+	}
+	if session == "" {
+		return errNoID
 	}
 	ctx, cancel := s.bound(ctx)
 	defer cancel()

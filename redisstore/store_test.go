@@ -403,3 +403,24 @@ func TestExpiry(t *testing.T) {
 		t.Fatalf("an expired input: %v", err)
 	}
 }
+
+// A session without an id cannot be shared: every call fails (a read is
+// then an error at the read, never a zero).
+func TestNoSessionID(t *testing.T) {
+	s, _ := newStore(t, redisstore.Options{})
+	if err := s.ReadCounters(ctx, "", []runtime.CounterKey{fire("R")}, make([]int64, 1)); err == nil {
+		t.Error("read")
+	}
+	if err := s.ApplyCounters(ctx, "", []runtime.CounterUpdate{{Key: fire("R")}}); err == nil {
+		t.Error("apply")
+	}
+	if err := s.RecordNode(ctx, "", runtime.Node{ID: "a", Kind: runtime.Message}); err == nil {
+		t.Error("record")
+	}
+	if err := s.Scope(ctx, "", []string{"a"}, &runtime.Scope{}); err == nil || errors.Is(err, runtime.ErrUnknownProvenance) {
+		t.Errorf("scope: %v", err)
+	}
+	if err := s.MarkIncomplete(ctx, ""); err == nil {
+		t.Error("mark")
+	}
+}
