@@ -11,7 +11,8 @@ import (
 )
 
 func init() {
-	register("check", &Command{Summary: "load and check rule packs or rule files", Run: runCheck})
+	register("check", &Command{Summary: "load and check rule packs or rule files", Help: checkHelp, Run: runCheck})
+	register("vet", &Command{Summary: "check packs and report rules that cannot do what they mean", Help: vetHelp, Run: runVet})
 }
 
 // loadFlags are the flags of every command that loads packs.
@@ -49,9 +50,15 @@ func (lf *loadFlags) options(env *Env, cmd string) (compiler.Options, bool) {
 	return opts, true
 }
 
-// loadSets loads paths as compilation sets (spec section 1): the pack
+// loaded is one compilation set and its own diagnostics.
+type loaded struct {
+	set   *compiler.Set
+	diags compiler.Diagnostics
+}
+
+// loadEach loads paths as compilation sets (spec section 1): the pack
 // directories together as one set, each rule file as a set of its own.
-func loadSets(paths []string, opts compiler.Options) ([]*compiler.Set, compiler.Diagnostics) {
+func loadEach(paths []string, opts compiler.Options) []loaded {
 	var dirs, files []string
 	for _, p := range paths {
 		if st, err := os.Stat(p); err == nil && st.IsDir() {
@@ -60,54 +67,151 @@ func loadSets(paths []string, opts compiler.Options) ([]*compiler.Set, compiler.
 			files = append(files, p)
 		}
 	}
-	var sets []*compiler.Set
-	var all compiler.Diagnostics
+	var out []loaded
 	if len(dirs) > 0 {
 		s, ds := compiler.Load(dirs, opts)
-		sets = append(sets, s)
-		all = append(all, ds...)
+		out = append(out, loaded{s, ds})
 	}
 	for _, f := range files {
 		s, ds := compiler.LoadFile(f, opts)
-		sets = append(sets, s)
-		all = append(all, ds...)
+		out = append(out, loaded{s, ds})
+	}
+	return out
+}
+
+// loadSets is loadEach with the diagnostics of every set together,
+// sorted.
+func loadSets(paths []string, opts compiler.Options) ([]*compiler.Set, compiler.Diagnostics) {
+	var sets []*compiler.Set
+	var all compiler.Diagnostics
+	for _, l := range loadEach(paths, opts) {
+		sets = append(sets, l.set)
+		all = append(all, l.diags...)
 	}
 	all.Sort()
 	return sets, all
 }
 
-func runCheck(env *Env, args []string) int {
-	fs := newFlags(env, "check", "PATH...")
-	asJSON := fs.Bool("json", false, "print the diagnostics as JSON")
+const checkHelp = `Loads the packs or rule files (the pack directories given together are one
+compilation set, each rule file one of its own), validates every field
+against the OAR 1.0 spec and the catalog, and type-checks each when with
+cel-go. Every problem of every file is printed, sorted by position, as
+
+    path:line:col: error: message [CODE]
+
+(warnings say "warning:"), with the source line and a caret under the
+offending token for CEL problems. The codes are stable (spec section 7).
+With -vet, the checks of oarc vet run too, on every set that loads without
+errors.
+
+Exit status: 0 when there are no errors (warnings allowed; with -strict,
+none either), 1 when there are, 2 on bad usage.`
+
+const vetHelp = `Checks the packs or rule files like oarc check, then, on every set that
+loads without errors, looks for rules that load but cannot do what their
+author meant, reported as warnings with stable codes (docs/vet.md):
+
+    OAR_VET_NEVER        the rule's condition can never hold (a selector that
+                         contradicts the when, a when that folds to false,
+                         tool == "a" && tool == "b", a flow longer than its
+                         window)
+    OAR_VET_UNREACHABLE  an earlier enforced block at the same anchor fires
+                         whenever the rule would
+    OAR_VET_DYN_COMPARE  an ordering comparison of a dyn value that fails for
+                         every value it can hold (tool_args.n > null)
+    OAR_VET_NO_TITLE     an enforced block or warn without copy.title
+
+oarc check -vet prints the same. Exit status: 1 when there are errors (and
+with -strict when there are warnings), 0 otherwise, 2 on bad usage.`
+
+func runCheck(env *Env, args []string) int { return checkCommand(env, "check", args) }
+
+func runVet(env *Env, args []string) int { return checkCommand(env, "vet", args) }
+
+// checkCommand is oarc check and oarc vet.
+func checkCommand(env *Env, cmd string, args []string) int {
+	fs := newFlags(env, cmd, "PATH...")
+	asJSON := fs.Bool("json", false, "print JSON Lines: a record per diagnostic, a summary record last (docs/json.md)")
+	strict := fs.Bool("strict", false, "warnings are errors: exit 1 when there is any")
+	vet := cmd == "vet"
+	if !vet {
+		fs.BoolVar(&vet, "vet", false, "run the checks of oarc vet too (docs/vet.md)")
+	}
 	var lf loadFlags
 	lf.register(fs)
-	if code := parseFlags(fs, args); code >= 0 {
+	paths, code := parseAnywhere(fs, args)
+	if code >= 0 {
 		return code
 	}
-	if fs.NArg() == 0 {
-		fmt.Fprintln(env.Stderr, "oarc check: give at least one pack directory or rule file")
+	if len(paths) == 0 {
+		fmt.Fprintf(env.Stderr, "oarc %s: give at least one pack directory or rule file\n", cmd)
 		fs.Usage()
 		return ExitUsage
 	}
 	if lf.maxCost == 0 {
-		fmt.Fprintln(env.Stderr, "oarc check: -max-cost must be positive")
+		fmt.Fprintf(env.Stderr, "oarc %s: -max-cost must be positive\n", cmd)
 		return ExitUsage
 	}
-	if missingPaths(env, "check", fs.Args()) {
+	if missingPaths(env, cmd, paths) {
 		return ExitUsage
 	}
-	opts, ok := lf.options(env, "check")
+	opts, ok := lf.options(env, cmd)
 	if !ok {
 		return ExitFailure
 	}
-	_, diags := loadSets(fs.Args(), opts)
+	var diags compiler.Diagnostics
+	for _, l := range loadEach(paths, opts) {
+		diags = append(diags, l.diags...)
+		if vet && !l.diags.HasErrors() {
+			diags = append(diags, compiler.Vet(l.set)...)
+		}
+	}
+	diags.Sort()
+	errs, warns := countDiags(diags)
+	code = ExitOK
+	if errs > 0 || *strict && warns > 0 {
+		code = ExitFailure
+	}
 	if *asJSON {
-		env.Stdout.Write(diags.JSON())
-	} else {
-		fmt.Fprint(env.Stdout, diags.Text())
+		w := newJSONOut(env.Stdout)
+		for _, d := range diags {
+			w.record("diagnostic", d)
+		}
+		w.record("summary", checkSummary{Command: cmd, Errors: errs, Warnings: warns, Strict: *strict, Vet: vet, Exit: code})
+		return code
 	}
-	if diags.HasErrors() {
-		return ExitFailure
+	fmt.Fprint(env.Stdout, diags.Text())
+	if *strict && errs == 0 && warns > 0 {
+		fmt.Fprintf(env.Stderr, "oarc %s: -strict: %s\n", cmd, countOf(warns, "warning"))
 	}
-	return ExitOK
+	return code
+}
+
+// checkSummary is the last record of check -json and vet -json.
+type checkSummary struct {
+	Command  string `json:"command"`
+	Errors   int    `json:"errors"`
+	Warnings int    `json:"warnings"`
+	Strict   bool   `json:"strict"`
+	Vet      bool   `json:"vet"`
+	Exit     int    `json:"exit"`
+}
+
+func countDiags(ds compiler.Diagnostics) (errs, warns int) {
+	for _, d := range ds {
+		if d.Severity == compiler.Error {
+			errs++
+		} else {
+			warns++
+		}
+	}
+	return errs, warns
+}
+
+// countOf spells n things.
+func countOf(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }

@@ -19,6 +19,10 @@ import (
 type Command struct {
 	// Summary is the one-line description shown by `oarc help`.
 	Summary string
+	// Help is the description `oarc help CMD` and `oarc CMD -h` print
+	// between the usage line and the flags: what the command does, what it
+	// prints, its exit status.
+	Help string
 	// Run executes the subcommand with the arguments after its name and
 	// returns the exit code: 0 success, 1 failure, 2 bad usage.
 	Run func(env *Env, args []string) int
@@ -71,8 +75,13 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	name := args[0]
 	switch name {
 	case "help", "-h", "-help", "--help":
+		if len(args) > 1 && name == "help" {
+			return help(env, args[1:])
+		}
 		usage(stdout)
 		return ExitOK
+	case "-version", "--version":
+		return runVersion(env, args[1:])
 	}
 	c, ok := commands[name]
 	if !ok {
@@ -94,17 +103,42 @@ func usage(w io.Writer) {
 	for _, n := range names {
 		fmt.Fprintf(w, "  %-8s %s\n", n, commands[n].Summary)
 	}
-	fmt.Fprintln(w, "\nRun 'oarc <command> -h' for the flags of a command.")
+	fmt.Fprintln(w, "\nRun 'oarc help <command>' for a command's help and flags; 'oarc -version' prints the version.")
+}
+
+// help prints the help of one command on stdout: its usage line, its
+// description and its flags (what `oarc CMD -h` prints on stderr).
+func help(env *Env, args []string) int {
+	if len(args) != 1 {
+		fmt.Fprintln(env.Stderr, "usage: oarc help <command>")
+		return ExitUsage
+	}
+	c, ok := commands[args[0]]
+	if !ok {
+		fmt.Fprintf(env.Stderr, "oarc help: unknown command %q\n", args[0])
+		usage(env.Stderr)
+		return ExitUsage
+	}
+	return c.Run(&Env{Stdin: env.Stdin, Stdout: env.Stdout, Stderr: env.Stdout}, []string{"-h"})
 }
 
 // newFlags returns a flag set that reports errors on env.Stderr and does
-// not exit the process.
+// not exit the process. Its usage (-h) is the usage line, the command's
+// Help and the flags.
 func newFlags(env *Env, name, args string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(env.Stderr)
 	fs.Usage = func() {
 		fmt.Fprintf(env.Stderr, "usage: oarc %s [flags] %s\n", name, args)
-		fs.PrintDefaults()
+		if c := commands[name]; c != nil && c.Help != "" {
+			fmt.Fprintf(env.Stderr, "\n%s\n", strings.TrimSpace(c.Help))
+		}
+		hasFlags := false
+		fs.VisitAll(func(*flag.Flag) { hasFlags = true })
+		if hasFlags {
+			fmt.Fprintln(env.Stderr, "\nflags:")
+			fs.PrintDefaults()
+		}
 	}
 	return fs
 }
@@ -133,4 +167,25 @@ func missingPaths(env *Env, cmd string, paths []string) bool {
 		}
 	}
 	return missing
+}
+
+// parseAnywhere parses flags wherever they are among the positional
+// arguments (`oarc test PACK -cover`), which it returns; "--" ends the
+// flags. The int is as for parseFlags.
+func parseAnywhere(fs *flag.FlagSet, args []string) ([]string, int) {
+	var pos []string
+	for {
+		if code := parseFlags(fs, args); code >= 0 {
+			return nil, code
+		}
+		rest := fs.Args()
+		if len(rest) > 0 && len(args) > len(rest) && args[len(args)-len(rest)-1] == "--" {
+			return append(pos, rest...), -1
+		}
+		if len(rest) == 0 {
+			return pos, -1
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
 }

@@ -40,7 +40,8 @@ func TestRun(t *testing.T) {
 		{"check warning only", []string{"check", warn}, 0, "warning: profile mcp", ""},
 		{"check missing path", []string{"check", filepath.Join(dir, "nope")}, 2, "", "nope: no such file or directory"},
 		{"schema", []string{"schema"}, 0, `"$schema"`, ""},
-		{"schema with args", []string{"schema", "x"}, 2, "", "takes no arguments"},
+		{"schema of nothing", []string{"schema", "x"}, 2, "", `"x" is not one of rule, pack, fixture, catalog`},
+		{"schema with args", []string{"schema", "rule", "pack"}, 2, "", "takes at most one argument"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -52,6 +53,22 @@ func TestRun(t *testing.T) {
 	}
 }
 
+// jsonLines decodes JSON Lines output into one map per record.
+func jsonLines(t *testing.T, out string) []map[string]any {
+	t.Helper()
+	var recs []map[string]any
+	for _, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("%v: %q", err, line)
+		}
+		recs = append(recs, m)
+	}
+	return recs
+}
+
+// TestCheckJSON pins the shape of check -json (docs/json.md): a diagnostic
+// record per problem, a summary record last, each with type and version.
 func TestCheckJSON(t *testing.T) {
 	dir := t.TempDir()
 	f := filepath.Join(dir, "X.yaml")
@@ -60,25 +77,18 @@ func TestCheckJSON(t *testing.T) {
 	if code != 1 {
 		t.Fatalf("code %d", code)
 	}
-	var got []struct {
-		Pos      struct{ Line, Col int }
-		Severity string
-		Code     string
+	recs := jsonLines(t, out)
+	want := []map[string]any{
+		{"type": "diagnostic", "version": 1.0, "pos": map[string]any{"file": f, "line": 6.0, "col": 8.0}, "severity": "error", "code": "OAR_UNKNOWN_FACT",
+			"message": "undeclared reference to 'lycaon.tool_is_sate' (did you mean 'lycaon.tool_is_state'?)", "source": "when: 'lycaon.tool_is_sate'"},
+		{"type": "summary", "version": 1.0, "command": "check", "errors": 1.0, "warnings": 0.0, "strict": false, "vet": false, "exit": 1.0},
 	}
-	if err := json.Unmarshal([]byte(out), &got); err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
-	want := []struct {
-		Pos      struct{ Line, Col int }
-		Severity string
-		Code     string
-	}{{Pos: struct{ Line, Col int }{6, 8}, Severity: "error", Code: "OAR_UNKNOWN_FACT"}}
-	if diff := cmp.Diff(want, got); diff != "" {
+	if diff := cmp.Diff(want, recs); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
-	// A clean run prints an empty array, not null.
+	// A clean run prints the summary alone.
 	code, out, _ = run("check", "-json", "../../examples/starter")
-	if code != 0 || strings.TrimSpace(out) != "[]" {
+	if code != 0 || len(jsonLines(t, out)) != 1 || !strings.Contains(out, `"type":"summary","version":1,"command":"check","errors":0,"warnings":0`) {
 		t.Errorf("clean -json: %d %q", code, out)
 	}
 }

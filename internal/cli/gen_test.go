@@ -12,7 +12,7 @@ func TestGenAndIR(t *testing.T) {
 	pack := filepath.Join("..", "..", "examples", "starter")
 	file := filepath.Join(out, GenFileName)
 
-	if code, _, errs := run("gen", "-pack", pack, "-out", out, "-check"); code != 1 || !strings.Contains(errs, "is stale") {
+	if code, _, errs := run("gen", "-pack", pack, "-out", out, "-check"); code != 1 || !strings.Contains(errs, "rules_oarc.go is missing: run oarc gen") {
 		t.Fatalf("-check before generating: exit %d, %q", code, errs)
 	}
 	if code, _, errs := run("gen", "-pack", pack, "-out", out, "-pkg", "starter"); code != 0 {
@@ -29,8 +29,13 @@ func TestGenAndIR(t *testing.T) {
 		t.Errorf("-check after generating: exit %d, %q", code, errs)
 	}
 	os.WriteFile(file, append(src, "// edited\n"...), 0o644)
-	if code, _, _ := run("gen", "-pack", pack, "-out", out, "-pkg", "starter", "-check"); code != 1 {
-		t.Errorf("-check after an edit: exit %d, want 1", code)
+	code, diff, errs := run("gen", "-pack", pack, "-out", out, "-pkg", "starter", "-check")
+	if code != 1 || !strings.Contains(errs, "rules_oarc.go is stale: run oarc gen") {
+		t.Errorf("-check after an edit: exit %d, %q; want 1 and stale", code, errs)
+	}
+	// The diff goes from the file on disk to what gen would write.
+	if !strings.HasPrefix(diff, "--- "+file+"\n+++ "+file+" (generated)\n@@ ") || !strings.HasSuffix(diff, "-// edited\n") {
+		t.Errorf("-check diff:\n%s", diff)
 	}
 
 	// Usage errors and packs with errors.

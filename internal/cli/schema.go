@@ -6,21 +6,63 @@ import (
 	"fmt"
 
 	"github.com/oarc/oarc/compiler"
+	"github.com/oarc/oarc/testkit/fixture"
 )
 
 func init() {
-	register("schema", &Command{Summary: "print the JSON Schema of OAR 1.0 rule documents", Run: runSchema})
+	register("schema", &Command{Summary: "print the JSON Schema of rule files, pack.yaml, fixtures or catalogs", Help: schemaHelp, Run: runSchema})
 }
 
+const schemaHelp = `Prints a JSON Schema (draft 2020-12), generated from the catalog (-catalog,
+default the embedded Painted Wolf catalog):
+
+    rule     a rule file (the default): the catalog's anchors, selector keys
+             with the type of their values, span facts, so that an editor
+             flags an unknown anchor or selector key
+    pack     pack.yaml: deny_by_default lists the block-plane anchors
+    fixture  a fixture file: anchors, fact names and their JSON types (host
+             facts flat or nested), providers
+    catalog  a host catalog file (the same whatever -catalog says)
+
+For yaml-language-server, save the rule schema and put
+
+    # yaml-language-server: $schema=./oar.schema.json
+
+at the top of rule files, or map policy/*.yaml to it in the editor.`
+
 func runSchema(env *Env, args []string) int {
-	fs := newFlags(env, "schema", "")
-	if code := parseFlags(fs, args); code >= 0 {
+	fs := newFlags(env, "schema", "[rule|pack|fixture|catalog]")
+	catalogFile := fs.String("catalog", "", "the host catalog file the schema is generated from (default: the embedded Painted Wolf catalog)")
+	pos, code := parseAnywhere(fs, args)
+	if code >= 0 {
 		return code
 	}
-	if fs.NArg() != 0 {
-		fmt.Fprintln(env.Stderr, "oarc schema: takes no arguments")
+	what := "rule"
+	switch len(pos) {
+	case 0:
+	case 1:
+		what = pos[0]
+	default:
+		fmt.Fprintln(env.Stderr, "oarc schema: takes at most one argument: rule, pack, fixture or catalog")
 		return ExitUsage
 	}
-	env.Stdout.Write(compiler.Schema)
+	gen := map[string]func() []byte{}
+	lf := loadFlags{catalog: *catalogFile}
+	opts, ok := compiler.Options{}, true
+	if *catalogFile != "" {
+		if opts, ok = lf.options(env, "schema"); !ok {
+			return ExitFailure
+		}
+	}
+	gen["rule"] = func() []byte { return compiler.RuleSchema(opts.Catalog) }
+	gen["pack"] = func() []byte { return compiler.PackSchema(opts.Catalog) }
+	gen["fixture"] = func() []byte { return fixture.Schema(opts.Catalog) }
+	gen["catalog"] = compiler.CatalogSchema
+	g, ok := gen[what]
+	if !ok {
+		fmt.Fprintf(env.Stderr, "oarc schema: %q is not one of rule, pack, fixture, catalog\n", what)
+		return ExitUsage
+	}
+	env.Stdout.Write(g())
 	return ExitOK
 }

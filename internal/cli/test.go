@@ -3,7 +3,7 @@
 package cli
 
 import (
-	"encoding/json"
+	"flag"
 	"fmt"
 	"regexp"
 	"strings"
@@ -12,25 +12,49 @@ import (
 )
 
 func init() {
-	register("test", &Command{Summary: "run fixtures against the generated code and the reference evaluator", Run: runTest})
+	register("test", &Command{Summary: "run fixtures against the generated code and the reference evaluator", Help: testHelp, Run: runTest})
 }
+
+const testHelp = `Runs fixtures (spec section 8: a pack's fixtures/*.json, fixture files, or
+directories of them) against the generated code, compiled and run through
+the Go toolchain in a temporary module, and against the reference evaluator
+(cel-go), by default both: a disagreement between the engines is a failure
+of its own. The pack directories given together are one compilation set,
+which their fixtures run against. Prints one line per failure (with the
+fixture's file:line:col), "PASS" lines with -v, a line for each pack that
+has no fixtures, and the summary "N passed, N failed".
+
+With -cover, prints per set what its fixtures covered, rule by rule in
+evaluation order (docs/test.md): covered (some step made it fire on its
+condition), failed-closed (it fired only by failing closed), not-fired
+(reached, never fired) or unreached (no step got to it), with the steps in
+which it fired, failed closed and was reached. -min P (which implies
+-cover) fails the run when a set has less than P percent of its rules
+covered; a pack without fixtures covers nothing.
+
+Exit status: 1 on any failure or invalid fixture, or coverage under -min;
+0 otherwise; 2 on bad usage.`
 
 func runTest(env *Env, args []string) int {
 	fs := newFlags(env, "test", "PATH...")
-	asJSON := fs.Bool("json", false, "print one JSON result object per fixture")
+	asJSON := fs.Bool("json", false, "print JSON Lines: a record per fixture, per set with -cover, and a summary record last (docs/json.md)")
 	run := fs.String("run", "", "run only fixtures whose name matches this regular expression")
 	engine := fs.String("engine", "both", "engine: generated, reference or both (both also fails when they disagree)")
+	verbose := fs.Bool("v", false, "list the passing fixtures too")
+	cover := fs.Bool("cover", false, "report which rules the fixtures covered (docs/test.md)")
+	minCover := fs.Float64("min", -1, "with -cover (implied): fail when a set has less than this percent of its rules covered")
 	var lf loadFlags
 	lf.register(fs)
-	if code := parseFlags(fs, args); code >= 0 {
+	paths, code := parseAnywhere(fs, args)
+	if code >= 0 {
 		return code
 	}
-	if fs.NArg() == 0 {
+	if len(paths) == 0 {
 		fmt.Fprintln(env.Stderr, "oarc test: give pack directories, rule files, fixture files or directories of them")
 		fs.Usage()
 		return ExitUsage
 	}
-	if missingPaths(env, "test", fs.Args()) {
+	if missingPaths(env, "test", paths) {
 		return ExitUsage
 	}
 	engines, ok := harness.ParseEngines(*engine)
@@ -38,6 +62,17 @@ func runTest(env *Env, args []string) int {
 		fmt.Fprintf(env.Stderr, "oarc test: -engine must be generated, reference or both, not %q\n", *engine)
 		return ExitUsage
 	}
+	minSet := false
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "min" {
+			minSet = true
+		}
+	})
+	if minSet && (*minCover < 0 || *minCover > 100) {
+		fmt.Fprintf(env.Stderr, "oarc test: -min must be a percentage from 0 to 100, not %v\n", *minCover)
+		return ExitUsage
+	}
+	*cover = *cover || minSet
 	load, ok := lf.options(env, "test")
 	if !ok {
 		return ExitFailure
@@ -51,30 +86,126 @@ func runTest(env *Env, args []string) int {
 		}
 		opts.Run = re
 	}
-	results := harness.Run(fs.Args(), opts)
-	passed, failed := 0, 0
-	enc := json.NewEncoder(env.Stdout)
-	for _, r := range results {
-		if r.Status == harness.Pass {
-			passed++
-		} else {
-			failed++
+	rep := harness.RunReport(paths, opts)
+	sum := testSummary{Command: "test", Min: nil}
+	for _, r := range rep.Results {
+		switch r.Status {
+		case harness.Pass:
+			sum.Passed++
+		case harness.Invalid:
+			sum.Invalid++
+			sum.Failed++
+		default:
+			sum.Failed++
 		}
-		if *asJSON {
-			enc.Encode(r)
-			continue
+	}
+	var below []*harness.SetCoverage
+	for _, c := range rep.Coverage {
+		if c.Fixtures == 0 {
+			sum.NoFixtures = append(sum.NoFixtures, setLabel(c))
 		}
-		if r.Status != harness.Pass {
+		if minSet && c.Percent() < *minCover {
+			below = append(below, c)
+		}
+	}
+	if sum.NoFixtures == nil {
+		sum.NoFixtures = []string{}
+	}
+	code = ExitOK
+	if sum.Failed > 0 || len(below) > 0 {
+		code = ExitFailure
+	}
+	if *asJSON {
+		w := newJSONOut(env.Stdout)
+		for _, r := range rep.Results {
+			w.record("fixture", r)
+		}
+		if *cover {
+			for _, c := range rep.Coverage {
+				w.record("coverage", coverageRecord(c))
+			}
+		}
+		if minSet {
+			sum.Min = minCover
+		}
+		sum.Exit = code
+		w.record("summary", sum)
+		return code
+	}
+	for _, r := range rep.Results {
+		switch {
+		case r.Status != harness.Pass:
 			for _, m := range r.Messages {
 				fmt.Fprintf(env.Stdout, "%s: %s\n", strings.ToUpper(string(r.Status)), m)
 			}
+		case *verbose:
+			fmt.Fprintf(env.Stdout, "PASS: %s: fixture %q\n", r.File, r.Name)
 		}
 	}
-	if !*asJSON {
-		fmt.Fprintf(env.Stdout, "%d passed, %d failed\n", passed, failed)
+	for _, name := range sum.NoFixtures {
+		fmt.Fprintf(env.Stdout, "%s: no fixtures\n", name)
 	}
-	if failed > 0 {
-		return ExitFailure
+	fmt.Fprintf(env.Stdout, "%d passed, %d failed\n", sum.Passed, sum.Failed)
+	if *cover {
+		for _, c := range rep.Coverage {
+			printCoverage(env, c)
+		}
 	}
-	return ExitOK
+	for _, c := range below {
+		fmt.Fprintf(env.Stdout, "coverage of %s is %.1f%%, below -min %v\n", setLabel(c), c.Percent(), *minCover)
+	}
+	return code
+}
+
+// testSummary is the last record of test -json.
+type testSummary struct {
+	Command string `json:"command"`
+	Passed  int    `json:"passed"`
+	// Failed counts failed and invalid fixtures; Invalid the invalid ones.
+	Failed  int `json:"failed"`
+	Invalid int `json:"invalid"`
+	// NoFixtures names the sets no fixture ran against.
+	NoFixtures []string `json:"no_fixtures"`
+	// Min is -min, absent without it.
+	Min  *float64 `json:"min,omitempty"`
+	Exit int      `json:"exit"`
+}
+
+// coverageJSON is a coverage record of test -json.
+type coverageJSON struct {
+	*harness.SetCoverage
+	Rules   []ruleCoverageJSON `json:"rules"`
+	Covered int                `json:"covered"`
+	Percent float64            `json:"percent"`
+}
+
+type ruleCoverageJSON struct {
+	*harness.RuleCoverage
+	Status string `json:"status"`
+}
+
+func coverageRecord(c *harness.SetCoverage) coverageJSON {
+	out := coverageJSON{SetCoverage: c, Rules: []ruleCoverageJSON{}, Covered: c.Covered(), Percent: c.Percent()}
+	for _, r := range c.Rules {
+		out.Rules = append(out.Rules, ruleCoverageJSON{RuleCoverage: r, Status: r.Status()})
+	}
+	return out
+}
+
+// setLabel names a set in messages: the paths it was loaded from.
+func setLabel(c *harness.SetCoverage) string { return strings.Join(c.Paths, " + ") }
+
+// printCoverage prints one set's coverage: a header line, then a line per
+// rule in evaluation order.
+func printCoverage(env *Env, c *harness.SetCoverage) {
+	fmt.Fprintf(env.Stdout, "coverage of %s: %d of %d rules covered (%.1f%%) by %s, %s\n",
+		setLabel(c), c.Covered(), len(c.Rules), c.Percent(), countOf(c.Fixtures, "fixture"), countOf(c.Steps, "step"))
+	width := 0
+	for _, r := range c.Rules {
+		width = max(width, len(r.Rule))
+	}
+	for _, r := range c.Rules {
+		fmt.Fprintf(env.Stdout, "  %-13s %-*s  fired %d, failed closed %d, errors %d, reached %d\n",
+			r.Status(), width, r.Rule, r.Fired, r.FailedClosed, r.Errors, r.Reached)
+	}
 }

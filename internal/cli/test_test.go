@@ -46,13 +46,21 @@ func TestTestCommand(t *testing.T) {
 			t.Fatalf("exit code %d; stdout %s stderr %s", code, out.String(), errb.String())
 		}
 		var r struct {
-			Name, File, Status string
-			Got                map[string]struct {
+			Type, Name, File, Status string
+			Version                  int
+			Got                      map[string]struct {
 				Decision string `json:"decision"`
 			}
 		}
-		if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+		lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+		if len(lines) != 2 || !strings.HasPrefix(lines[1], `{"type":"summary","version":1,"command":"test","passed":1,"failed":0`) {
+			t.Fatalf("want a fixture record and a summary record: %s", out.String())
+		}
+		if err := json.Unmarshal([]byte(lines[0]), &r); err != nil {
 			t.Fatalf("%v: %s", err, out.String())
+		}
+		if r.Type != "fixture" || r.Version != 1 {
+			t.Errorf("envelope: %+v", r)
 		}
 		if r.Name != "fires" || r.Status != "pass" || r.Got["reference"].Decision != "block" || r.Got["generated"].Decision != "block" {
 			t.Errorf("result: %+v", r)

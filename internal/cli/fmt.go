@@ -1,0 +1,194 @@
+// This file owns `oarc fmt`.
+
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/oarc/oarc/compiler"
+)
+
+func init() {
+	register("fmt", &Command{Summary: "lay out rule files and pack.yaml canonically", Help: fmtHelp, Run: runFmt})
+}
+
+const fmtHelp = `Lays out rule files and pack.yaml in oarc's one canonical layout
+(docs/fmt.md): fields in the order of the spec (oar, id, kind, anchor,
+effect, selector, requires, when, flow, enforcement, on_error, copy,
+on_fire, detector, transform; pack.yaml: oar, name, origin, catalog,
+deny_by_default), two-space indentation, oar: '1.0' quoted. Comments stay
+with the fields they are about; the text of when, and of every block
+scalar, is kept exactly as written. Formatting is idempotent and never
+changes what a file means (the result is parsed again and compared).
+
+A PATH is a rule file, a pack.yaml, a pack directory (its pack.yaml and
+policy/*.yaml), or a directory searched for packs. Host catalog files are
+left alone. Without flags the formatted files are printed.
+
+Exit status: 1 when a file cannot be formatted, or with -l when a file is
+not formatted; 0 otherwise; 2 on bad usage.`
+
+func runFmt(env *Env, args []string) int {
+	fs := newFlags(env, "fmt", "PATH...")
+	list := fs.Bool("l", false, "list the files whose layout differs from oarc fmt's (exit 1 if any)")
+	write := fs.Bool("w", false, "write the result to the files (through a temporary file and a rename)")
+	diff := fs.Bool("d", false, "print a unified diff of the changes instead of the files")
+	paths, code := parseAnywhere(fs, args)
+	if code >= 0 {
+		return code
+	}
+	if len(paths) == 0 {
+		fmt.Fprintln(env.Stderr, "oarc fmt: give rule files, pack.yaml files, pack directories or directories of packs")
+		fs.Usage()
+		return ExitUsage
+	}
+	if missingPaths(env, "fmt", paths) {
+		return ExitUsage
+	}
+	var files []string
+	for _, p := range paths {
+		found, err := fmtFiles(p)
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "oarc fmt: %v\n", err)
+			return ExitFailure
+		}
+		files = append(files, found...)
+	}
+	code = ExitOK
+	for _, file := range files {
+		src, err := os.ReadFile(file)
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "oarc fmt: %v\n", err)
+			code = ExitFailure
+			continue
+		}
+		out, err := compiler.Format(file, src)
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "%s: %v\n", file, err)
+			code = ExitFailure
+			continue
+		}
+		changed := string(out) != string(src)
+		if *list && changed {
+			fmt.Fprintln(env.Stdout, file)
+			if !*write {
+				code = ExitFailure
+			}
+		}
+		if *diff && changed {
+			fmt.Fprint(env.Stdout, unifiedDiff(file, file+" (formatted)", src, out))
+		}
+		if *write && changed {
+			if err := replaceFile(file, out); err != nil {
+				fmt.Fprintf(env.Stderr, "oarc fmt: %v\n", err)
+				code = ExitFailure
+			}
+		}
+		if !*list && !*write && !*diff {
+			env.Stdout.Write(out)
+		}
+	}
+	return code
+}
+
+// fmtFiles lists the files oarc fmt formats under path: path itself when
+// it is a file; a pack's pack.yaml and policy/*.yaml|yml; for any other
+// directory, the packs under it (directories with a policy directory),
+// sorted.
+func fmtFiles(path string) ([]string, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !st.IsDir() {
+		return []string{path}, nil
+	}
+	var files []string
+	err = filepath.WalkDir(path, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() {
+			return nil
+		}
+		if n := d.Name(); p != path && (n == ".git" || n == "testdata" && !isPackDir(p)) {
+			return filepath.SkipDir
+		}
+		if !isPackDir(p) {
+			return nil
+		}
+		if pf := filepath.Join(p, "pack.yaml"); isRegular(pf) {
+			files = append(files, pf)
+		}
+		entries, err := os.ReadDir(filepath.Join(p, "policy"))
+		if err != nil {
+			return err
+		}
+		for _, e := range entries {
+			if ext := filepath.Ext(e.Name()); (ext == ".yaml" || ext == ".yml") && e.Type().IsRegular() {
+				files = append(files, filepath.Join(p, "policy", e.Name()))
+			}
+		}
+		return nil
+	})
+	sort.Strings(files)
+	return files, err
+}
+
+func isPackDir(dir string) bool {
+	st, err := os.Stat(filepath.Join(dir, "policy"))
+	return err == nil && st.IsDir()
+}
+
+func isRegular(file string) bool {
+	st, err := os.Lstat(file)
+	return err == nil && st.Mode().IsRegular()
+}
+
+// replaceFile replaces a regular file with data: a temporary file in the
+// same directory renamed over it, with the file's mode, so that the file
+// is never seen half written. A symlink is refused rather than replaced.
+func replaceFile(file string, data []byte) error {
+	st, err := os.Lstat(file)
+	if err != nil {
+		return err
+	}
+	if !st.Mode().IsRegular() {
+		return fmt.Errorf("%s is not a regular file; refusing to replace it", file)
+	}
+	dir, base := filepath.Split(file)
+	var tmp *os.File
+	for range 100 {
+		tmp, err = os.OpenFile(filepath.Join(dir, fmt.Sprintf(".%s.%d.tmp", base, rand.Uint32())), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if !errors.Is(err, fs.ErrExist) {
+			break
+		}
+	}
+	if err != nil {
+		return err
+	}
+	name := tmp.Name()
+	_, err = tmp.Write(data)
+	if err == nil {
+		err = tmp.Chmod(st.Mode().Perm())
+	}
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(name, file)
+	}
+	if err != nil {
+		os.Remove(name)
+	}
+	return err
+}
