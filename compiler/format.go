@@ -62,6 +62,12 @@ func Format(file string, src []byte) ([]byte, error) {
 	}
 	f := &formatter{src: newSource(file, src)}
 	root.Style &^= yaml.FlowStyle
+	// A comment above the first field is about the file: it stays on top
+	// whatever field comes first.
+	var first *yaml.Node
+	if len(root.Content) > 0 {
+		first = root.Content[0]
+	}
 	if IsPackFile(file) {
 		reorder(root, packOrder)
 		if d, ok := mappingValue(root, "deny_by_default"); ok && d.Kind == yaml.MappingNode {
@@ -82,6 +88,10 @@ func Format(file string, src []byte) ([]byte, error) {
 				return nil, err
 			}
 		}
+	}
+	if first != nil && root.Content[0] != first && first.HeadComment != "" {
+		root.Content[0].HeadComment = strings.TrimSpace(first.HeadComment + "\n" + root.Content[0].HeadComment)
+		first.HeadComment = ""
 	}
 	if v, ok := mappingValue(root, "oar"); ok && v.Kind == yaml.ScalarNode && v.ShortTag() == "!!str" && v.Value == "1.0" {
 		v.Style = yaml.SingleQuotedStyle

@@ -128,6 +128,12 @@ when: tool_arg_string("a")  ==  "b"
 `,
 		},
 		{
+			name: "a comment at the top stays there",
+			file: "policy/R.yaml",
+			in:   "# About the file.\nid: R\noar: '1.0'\n",
+			want: "# About the file.\noar: '1.0'\nid: R\n",
+		},
+		{
 			name: "quoted when across lines",
 			file: "policy/R.yaml",
 			in:   "oar: '1.0'\nid: R\nwhen: \"tool == \\\"a\\\"\n    || tool == 'b'\"\nkind: policy\nanchor: tool.pre_invoke\neffect: warn\n",

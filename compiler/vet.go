@@ -1021,17 +1021,20 @@ func describeBinds(pins map[string]*pinned, binds []map[string]any) string {
 	}
 	sort.Strings(names)
 	var parts []string
+	single := true
 	for _, n := range names {
-		parts = append(parts, n+" "+showValuesOr(pins[n].values))
+		vals := pins[n].values
+		if len(vals) == 1 {
+			parts = append(parts, n+" == "+showValues(vals))
+		} else {
+			single = false
+			parts = append(parts, n+" in "+showValues(vals))
+		}
 	}
-	return " for every " + strings.Join(parts, " and ") + " it can be given"
-}
-
-func showValuesOr(vals []any) string {
-	if len(vals) == 1 {
-		return "= " + showValues(vals)
+	if single {
+		return " whenever " + strings.Join(parts, " && ")
 	}
-	return "in " + showValues(vals)
+	return " for each " + strings.Join(parts, " and each ")
 }
 
 // --- OAR_VET_UNREACHABLE --------------------------------------------------

@@ -93,7 +93,7 @@ func TestVet(t *testing.T) {
 			name:  "folds to false under the selector",
 			rules: map[string]string{"R": "effect: warn\nselector: {tool: [bash, sh]}\nrequires: {profiles: [tool]}\nwhen: tool.startsWith(\"x\") || tool_args.size() < 0 && tool == \"zsh\"\n" + titled},
 			want:  []string{"R OAR_VET_NEVER 8:7"},
-			text:  []string{`for every tool in ["bash", "sh"] it can be given`},
+			text:  []string{`is false for each tool in ["bash", "sh"]`},
 		},
 		{
 			name:  "constant error",

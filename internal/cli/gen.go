@@ -72,7 +72,7 @@ func buildSetStrict(env *Env, paths []string, opts compiler.Options, strict bool
 		return nil, nil, false
 	}
 	if strict && len(diags) > 0 {
-		fmt.Fprintf(env.Stderr, "oarc: -strict: %s; nothing written\n", countOf(len(diags), "warning"))
+		fmt.Fprintf(env.Stderr, "oarc gen: -strict: %s; nothing written\n", countOf(len(diags), "warning"))
 		return nil, nil, false
 	}
 	if len(sets) != 1 {

@@ -42,7 +42,7 @@ func runTest(env *Env, args []string) int {
 	engine := fs.String("engine", "both", "engine: generated, reference or both (both also fails when they disagree)")
 	verbose := fs.Bool("v", false, "list the passing fixtures too")
 	cover := fs.Bool("cover", false, "report which rules the fixtures covered (docs/test.md)")
-	minCover := fs.Float64("min", -1, "with -cover (implied): fail when a set has less than this percent of its rules covered")
+	minCover := fs.Float64("min", 0, "with -cover (implied): fail when a set has less than this percent of its rules covered")
 	var lf loadFlags
 	lf.register(fs)
 	paths, code := parseAnywhere(fs, args)
