@@ -44,7 +44,7 @@ const _ = lycaon.CatalogIs_c37f7627
 const Name = "starter"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:d0c6882216df176018c8b626d0235dbe9c178dfd7e8d4e95071a061f9c11d853"
+const Digest = "sha256:dd6ad16a56a14d6fe9a9a5d72526b548215e4ccb75c04b65e00aa41f7815bf9a"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.

@@ -39,7 +39,7 @@ const _ = acme.CatalogIs_1d60e892
 const Name = "acme-devbot"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:427dfb63b4f5ef8e9c7e2995810ac65e2fcd60aa53f04019d6d2ea1f857f1363"
+const Digest = "sha256:5b8012011441230d8adf8f854a37516ec23d758da45bf3643144abb9de9db001"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.

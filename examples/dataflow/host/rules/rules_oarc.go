@@ -38,7 +38,7 @@ const _ = finbot.CatalogIs_72c0f678
 const Name = "payments+finance-team"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:b186002097694192a848506b8fb7d5a21aab6d4752614ec2c700453b468151b1"
+const Digest = "sha256:65fa56961531f06bfcda92cd84288aca92881c2f6f2543acbbd56137bfd2ed29"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.
