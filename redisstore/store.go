@@ -13,19 +13,18 @@
 //
 // # Keys and round trips
 //
-// A session's state is five keys sharing the hash tag {id} (one cluster
-// slot, so that each script sees all of them): P{id}:c, a hash of counters
-// (field RULE.fire or RULE.breaker, by rule id and counter, never by slot,
-// so replicas running different builds agree); P{id}:n, a hash of
-// provenance nodes; P{id}:u, a hash of ancestry summaries; P{id}:m, a hash
-// of session facts (incomplete, the summary sequence); P{id}:t, a list of
-// recent mutation tokens. Every call is one server-side script, so one
-// round trip (two the first time a server sees a script: EVALSHA answers
-// NOSCRIPT, then EVAL): reading an anchor's counters, applying an
-// occurrence's updates (atomic, all or nothing), recording a node,
-// marking the session incomplete, computing a scope. Each refreshes the
-// expiry of all five keys at once ([Options.TTL]), so they expire
-// together.
+// A session is one hash, P{id} (P the prefix): its counters (fields
+// c:RULE.fire, c:RULE.breaker, by rule id and counter, never by slot, so
+// that replicas running different builds agree), its provenance nodes
+// (n:ID), their ancestry summaries (s:N), and a few facts of the session
+// (incomplete, nodes, summaries, tokens). One key, so a session expires,
+// is evicted, replicated and moved between cluster nodes as a whole.
+// Every call is one server-side script, so one round trip (two the first
+// time a server sees a script: EVALSHA answers NOSCRIPT, then EVAL; see
+// [Store.Load]): reading an anchor's counters, applying an occurrence's
+// updates (atomic, all or nothing), recording a node, marking the session
+// incomplete, computing a scope. Each refreshes the session's expiry
+// ([Options.TTL]).
 //
 // # Provenance
 //
@@ -200,7 +199,7 @@ func (s *Store) Delete(ctx context.Context, session string) error {
 	}
 	ctx, cancel := s.bound(ctx)
 	defer cancel()
-	if err := s.c.Del(ctx, s.keys(session)...).Err(); err != nil {
+	if err := s.c.Del(ctx, s.key(session)[0]).Err(); err != nil {
 		return fmt.Errorf("redisstore: deleting session %q: %w", session, err)
 	}
 	return nil
@@ -210,13 +209,11 @@ func (s *Store) Delete(ctx context.Context, session string) error {
 // could not tell its keys from another's.
 var errNoID = errors.New("redis: a session in a store needs an id")
 
-// keys are the keys of a session, in the order the scripts expect. They
-// share the prefix P{id}, so their hash tag is the same whatever id
-// holds, and their suffixes have one length, so no two sessions share a
-// key.
-func (s *Store) keys(session string) []string {
-	base := s.prefix + "{" + session + "}:"
-	return []string{base + "c", base + "n", base + "u", base + "m", base + "t"}
+// key is the session's hash. The braces end the id, so that no two
+// sessions of stores whose prefixes have no braces share a key (and, in a
+// cluster, a session's hash tag is its id).
+func (s *Store) key(session string) []string {
+	return []string{s.prefix + "{" + session + "}"}
 }
 
 // bound applies Options.Timeout to ctx.
@@ -232,16 +229,20 @@ func (s *Store) bound(ctx context.Context) (context.Context, context.CancelFunc)
 	return ctx, func() {}
 }
 
-// token returns a token no other mutation of any store has (with
-// overwhelming probability): a random base and a sequence.
+// token returns the token of a mutation: 8 bytes no other mutation of
+// the store has (a bijection of a sequence), and that another store's
+// tokens match with probability 2^-64 (a random base).
 func (s *Store) token() string {
-	var b [16]byte
-	binary.LittleEndian.PutUint64(b[:8], s.tokBase)
-	binary.LittleEndian.PutUint64(b[8:], s.tokSeq.Add(1))
+	x := s.tokBase + s.tokSeq.Add(1)*0x9e3779b97f4a7c15
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
+	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
+	x ^= x >> 31
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], x)
 	return string(b[:])
 }
 
-func field(k runtime.CounterKey) string { return k.Rule + "." + k.Counter.String() }
+func field(k runtime.CounterKey) string { return "c:" + k.Rule + "." + k.Counter.String() }
 
 // ReadCounters implements runtime.Store: one script, so one consistent
 // snapshot.
@@ -259,7 +260,7 @@ func (s *Store) ReadCounters(ctx context.Context, session string, keys []runtime
 	for _, k := range keys {
 		args = append(args, field(k))
 	}
-	vals, err := readScript.Run(ctx, s.c, s.keys(session), args...).Slice()
+	vals, err := readScript.Run(ctx, s.c, s.key(session), args...).Slice()
 	if err != nil {
 		return fmt.Errorf("redis: reading counters: %w", err)
 	}
@@ -274,7 +275,7 @@ func (s *Store) ReadCounters(ctx context.Context, session string, keys []runtime
 		}
 		n, err := strconv.ParseInt(str, 10, 64)
 		if err != nil {
-			return fmt.Errorf("redis: counter %s holds %q", field(keys[i]), str)
+			return fmt.Errorf("redis: counter %s.%s holds %q", keys[i].Rule, keys[i].Counter, str)
 		}
 		dst[i] = n
 	}
@@ -302,7 +303,7 @@ func (s *Store) ApplyCounters(ctx context.Context, session string, ups []runtime
 		}
 		args = append(args, field(u.Key), op)
 	}
-	if err := applyScript.Run(ctx, s.c, s.keys(session), args...).Err(); err != nil {
+	if err := applyScript.Run(ctx, s.c, s.key(session), args...).Err(); err != nil {
 		if unsent(err) {
 			return fmt.Errorf("redis: %w", err)
 		}
@@ -342,7 +343,7 @@ func (s *Store) RecordNode(ctx context.Context, session string, n runtime.Node) 
 	for _, p := range n.Parents {
 		args = append(args, p)
 	}
-	res, err := recordScript.Run(ctx, s.c, s.keys(session), args...).Slice()
+	res, err := recordScript.Run(ctx, s.c, s.key(session), args...).Slice()
 	if err != nil {
 		return fmt.Errorf("record %q: redis: %w", n.ID, err)
 	}
@@ -369,7 +370,7 @@ func (s *Store) MarkIncomplete(ctx context.Context, session string) error {
 	}
 	ctx, cancel := s.bound(ctx)
 	defer cancel()
-	if err := markScript.Run(ctx, s.c, s.keys(session), s.ttl).Err(); err != nil {
+	if err := markScript.Run(ctx, s.c, s.key(session), s.ttl).Err(); err != nil {
 		return fmt.Errorf("redis: marking the session incomplete: %w", err)
 	}
 	return nil
@@ -393,7 +394,7 @@ func (s *Store) Scope(ctx context.Context, session string, inputs []string, sc *
 	for _, in := range inputs {
 		args = append(args, in)
 	}
-	res, err := scopeScript.Run(ctx, s.c, s.keys(session), args...).Slice()
+	res, err := scopeScript.Run(ctx, s.c, s.key(session), args...).Slice()
 	if err != nil {
 		return fmt.Errorf("redis: computing the provenance scope: %w", err)
 	}
