@@ -45,7 +45,7 @@ local function remember(list)
 end
 `
 
-// readScript: ARGV[2..] counter fields. Returns their values (” when
+// readScript: ARGV[2..] counter fields. Returns their values (empty when
 // absent), as one snapshot: a script runs alone.
 var readScript = redis.NewScript(`#!lua flags=allow-oom
 local vals = redis.call('HMGET', KEYS[1], unpack(ARGV, 2))
