@@ -1,95 +1,66 @@
 // Command oarc compiles Open Agent Rules (OAR 1.0) rule packs into Go.
 //
 // A pack is a directory with rules in policy/*.yaml (one rule per file,
-// named after its id) and an optional pack.yaml:
+// named after its id), an optional pack.yaml and fixtures in
+// fixtures/*.json:
 //
 //	oar: '1.0'
 //	name: starter
-//	origin: project   # or stock (needed for allow and transform effects)
+//	origin: project                  # or stock (allow and transform effects, deny_by_default)
+//	catalog: ../acme.catalog.yaml    # optional: the host catalog (spec 9)
 //
-// Every command that takes a pack also takes a single rule file.
+// Directories given together to one command are one compilation set
+// (their rule ids unique across them, one catalog); a rule file given
+// alone is a set of its own.
 //
 // Usage:
 //
 //	oarc <command> [flags] [arguments]
 //
-// # oarc check
+// The commands:
 //
-//	oarc check [-json] [-portable] [-max-cost N] PATH...
+//	check    load and check packs or rule files: every problem at
+//	         path:line:col with a stable code (spec 7); -vet adds vet's
+//	         warnings, -strict makes warnings errors, -portable reports
+//	         host and oarc facts, -json prints JSON Lines (docs/json.md)
+//	vet      report rules that load but cannot do what they mean
+//	         (docs/vet.md)
+//	fmt      lay out rule files and pack.yaml canonically: -l lists, -d
+//	         diffs, -w writes (docs/fmt.md)
+//	gen      compile packs into a Go package: gen -pack DIR [-pack DIR]...
+//	         -out DIR writes DIR/rules_oarc.go, and the catalog package of
+//	         a host catalog (default DIR/<host>); -check compares instead
+//	         of writing, with a diff
+//	test     run fixtures on the generated code (built with the Go
+//	         toolchain in a temporary module) and on the cel-go reference;
+//	         -cover reports per rule what the fixtures reached, -min PCT
+//	         fails below it (docs/test.md)
+//	render   print the rules as Markdown for a system prompt, ranked by
+//	         -hint (docs/context.md)
+//	stats    read decision records and report per digest and rule; say
+//	         which monitored rules are ready to enforce (docs/stats.md)
+//	ir       print the typed IR the code generator reads
+//	schema   print the JSON Schema of rule files, pack.yaml, fixtures or
+//	         catalogs, for editors
+//	version  print oarc's version (also oarc -version)
 //
-// Loads the packs or rule files, validates every field against the OAR 1.0
-// spec and the catalog, and type-checks each `when` with cel-go. Every
-// problem of every file is printed, sorted by position, as
+// "oarc help CMD" prints a command's flags and exit statuses. Every
+// command exits 0 on success, 1 when it found problems, 2 on bad usage;
+// nothing exits with a Go stack trace.
 //
-//	path:line:col: error: message [CODE]
+// The generated package of a compilation set exports
 //
-// (warnings say "warning:"), with the source line and a caret under the
-// offending token for CEL problems. The codes (OAR_YAML, OAR_VERSION, ...,
-// OAR_COST) are stable. Flags:
+//	func New(env <catalog>.Env, opts ...runtime.Option) (*Evaluator, error)
+//	func (*Evaluator) Evaluate(ctx context.Context, occ *<catalog>.Occurrence, s *runtime.Session, d *runtime.Decision) error
+//	func Context(hint string, k int) string
 //
-//	-json       print the diagnostics as a JSON array instead
-//	-portable   every use of a host fact or function (lycaon.*) is an error
-//	-max-cost N limit of a rule's estimated worst-case CEL cost (default 1000000)
+// where <catalog> is the catalog package (github.com/oarc/oarc/lycaon for
+// the default catalog). A host keeps one runtime.Decision per goroutine
+// and one runtime.Session per agent session; evaluation then allocates
+// nothing. To keep the generated code up to date, put this line next to
+// the code that uses it and run go generate:
 //
-// Exit status: 0 when there are no errors (warnings allowed), 1 when there
-// are, 2 on bad usage.
+//	//go:generate go tool oarc gen -pack ../rules -out rules
 //
-// # oarc schema
-//
-//	oarc schema
-//
-// Prints the JSON Schema of OAR 1.0 rule documents. To get completion and
-// validation in editors using yaml-language-server, save it and add
-//
-//	# yaml-language-server: $schema=./oar.schema.json
-//
-// at the top of rule files (or map policy/*.yaml to it in the editor's
-// settings).
-//
-// # oarc gen
-//
-//	oarc gen -pack DIR -out DIR [-pkg NAME] [-check] [-portable] [-max-cost N]
-//
-// Checks the pack like oarc check and, when it has no errors, writes the Go
-// package DIR/rules_oarc.go (package NAME, default the base name of -out):
-// one function per rule, a dispatch function per anchor with the rules in
-// evaluation order (indexed by a switch on the tool where rules select on
-// it), constant regular expressions compiled once at init, copy text as
-// constants. The output is deterministic and gofmt-formatted, and starts
-// with "// Code generated by oarc. DO NOT EDIT.". With -check nothing is
-// written; the exit status is 1 when the file on disk differs from what
-// would be generated.
-//
-// The generated package exports
-//
-//	func Evaluate(ctx context.Context, env *runtime.Env, occ *runtime.Occurrence, s *runtime.Session, d *runtime.Decision)
-//	func NewSession() *runtime.Session
-//	var Pack *runtime.Pack
-//
-// from github.com/oarc/oarc/runtime, which it imports. A host keeps one
-// runtime.Decision per goroutine and one runtime.Session per agent session;
-// evaluation then allocates nothing. To keep the generated code up to date,
-// put this line next to the code that uses it and run go generate:
-//
-//	//go:generate go run github.com/oarc/oarc/cmd/oarc gen -pack ../rules -out rules -pkg rules
-//
-// # oarc ir
-//
-//	oarc ir PATH...
-//
-// Prints the typed intermediate representation the code generator reads:
-// per anchor the rules in evaluation order, per rule its selector, flow,
-// detector and the `when` as a tree of operations with the static type of
-// every node. Useful when changing the lowering.
-//
-// # oarc test
-//
-//	oarc test [-json] [-run REGEXP] [-engine generated|reference|both] PATH...
-//
-// Runs fixtures (a pack's fixtures/*.json, fixture files, or directories of
-// them) against the generated code (compiled and run through the Go
-// toolchain in a temporary module) and against the reference evaluator
-// (cel-go), by default both; a disagreement between the engines is a
-// failure of its own. Prints one line per failure and the summary line
-// "N passed, N failed"; exits 1 on any failure or invalid fixture.
+// docs/hosts.md in the repository is the guide for hosts.
 package main
