@@ -503,7 +503,11 @@ func containsValue(vals []any, x any) bool {
 }
 
 // constraints collects what the selector and the when's conjunction pin.
-func (v *vetter) constraints(r *Rule) map[string]*pinned {
+func (v *vetter) constraints(r *Rule) map[string]*pinned { return v.pins(r, true) }
+
+// pins collects what the selector pins and, with when, what the when's
+// conjunction pins.
+func (v *vetter) pins(r *Rule, when bool) map[string]*pinned {
 	cat := v.set.Catalog
 	out := map[string]*pinned{}
 	get := func(f *catalog.Fact) *pinned {
@@ -529,7 +533,7 @@ func (v *vetter) constraints(r *Rule) map[string]*pinned {
 	if f := cat.Fact("anchor"); f != nil && f.Type == catalog.String {
 		get(f).restrict([]any{r.Anchor}, "the rule's anchor "+r.Anchor, -1)
 	}
-	if r.WhenAST == nil {
+	if r.WhenAST == nil || !when {
 		return out
 	}
 	a := r.WhenAST.NativeRep()
@@ -1040,12 +1044,14 @@ func describeBinds(pins map[string]*pinned, binds []map[string]any) string {
 // --- OAR_VET_UNREACHABLE --------------------------------------------------
 
 // unreachable reports rule b when an earlier rule a at its anchor blocks
-// (enforced) whenever b's selector matches: a has no flow, no validator,
-// a when that holds for every value b's selector and when allow, a
-// selector that covers b's, and fails closed or requires no profile (so a
-// missing profile blocks too instead of letting b run).
+// (enforced) whenever b could fire: a has no flow, no validator, a when
+// that holds for every value b pins, a selector that covers b's, and fails
+// closed or requires no profile (so a missing profile blocks too instead of
+// letting b run). What b's when pins counts only when b fails open: a rule
+// that fails closed fires on an error before its when is evaluated (a
+// missing profile, a failed validator), whatever the facts its when tests.
 func (v *vetter) unreachable(bi int, b *Rule) {
-	bpins := v.constraints(b)
+	bpins := v.pins(b, b.OnError == "fail_open")
 	for ai := 0; ai < bi; ai++ {
 		a := v.set.Rules[ai]
 		if a.Anchor != b.Anchor || a.Effect != "block" || a.Enforcement != "enforce" || a.Flow != nil || a.Kind == "detector" {

@@ -134,13 +134,15 @@ func TestVet(t *testing.T) {
 		{
 			name: "shadowed by a block without when",
 			rules: map[string]string{
-				"A_GATE":   "effect: block\nselector: {tool: [bash, sh]}\nrequires: {profiles: [tool]}\n" + titled,
-				"B_LATER":  "effect: warn\nselector: {tool: bash}\nrequires: {profiles: [tool]}\nwhen: size(tool_arg_string(\"command\")) > 10\n" + titled,
-				"C_WHEN":   "effect: warn\nrequires: {profiles: [tool]}\nwhen: tool == \"sh\" && size(tool_args) > 1\n" + titled,
-				"D_OTHER":  "effect: warn\nselector: {tool: [bash, zsh]}\nrequires: {profiles: [tool]}\n" + titled,
-				"E_ANCHOR": "anchor: tool.post_invoke\neffect: warn\nselector: {tool: bash}\nrequires: {profiles: [tool]}\n" + titled,
+				"A_GATE":  "effect: block\nselector: {tool: [bash, sh]}\nrequires: {profiles: [tool]}\n" + titled,
+				"B_LATER": "effect: warn\nselector: {tool: bash}\nrequires: {profiles: [tool]}\nwhen: size(tool_arg_string(\"command\")) > 10\n" + titled,
+				"C_WHEN":  "effect: warn\non_error: fail_open\nrequires: {profiles: [tool]}\nwhen: tool == \"sh\" && size(tool_args) > 1\n" + titled,
+				// Failing closed, it fires on an error before its when.
+				"C_WHEN_CLOSED": "effect: warn\nrequires: {profiles: [tool]}\nwhen: tool == \"sh\" && size(tool_args) > 1\n" + titled,
+				"D_OTHER":       "effect: warn\nselector: {tool: [bash, zsh]}\nrequires: {profiles: [tool]}\n" + titled,
+				"E_ANCHOR":      "anchor: tool.post_invoke\neffect: warn\nselector: {tool: bash}\nrequires: {profiles: [tool]}\n" + titled,
 			},
-			want: []string{"B_LATER OAR_VET_UNREACHABLE 6:1", "C_WHEN OAR_VET_UNREACHABLE 7:1"},
+			want: []string{"B_LATER OAR_VET_UNREACHABLE 6:1", "C_WHEN OAR_VET_UNREACHABLE 8:1"},
 			text: []string{"B_LATER is never reached: A_GATE, evaluated before it at tool.pre_invoke, blocks first whenever this rule could fire (a selector that covers this rule's and it has no when)"},
 		},
 		{
