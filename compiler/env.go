@@ -151,7 +151,7 @@ func (w *whenSource) lineColOffset(line, col int) int {
 type read struct {
 	name    string // CEL name
 	profile string // standard tier only
-	host    bool // not portable: a host or oarc entry
+	host    bool   // not portable: a host or oarc entry
 	tier    catalog.Tier
 	fn      bool
 	pos     Pos

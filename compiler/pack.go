@@ -106,8 +106,8 @@ type Rule struct {
 	Copy        Copy
 	OnFire      OnFire
 	// Pack is the pack the rule belongs to.
-	Pack *Pack
-	Transform   *Transform
+	Pack      *Pack
+	Transform *Transform
 	// ReadsProfiles are the profiles of the standard facts and functions
 	// the rule reads in selector, flow and when, sorted in catalog order.
 	ReadsProfiles []string
