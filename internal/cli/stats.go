@@ -5,7 +5,6 @@ package cli
 import (
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -51,7 +50,7 @@ func runStats(env *Env, args []string) int {
 	sessions := fs.Int("sessions", stats.DefaultSessions, "distinct sessions a monitored rule must fire in (with no error) to be ready to enforce")
 	before := fs.String("before", "", "with -after: compare each rule's firing rate between this digest (or a unique prefix of it)")
 	after := fs.String("after", "", "and this one")
-	logs, code := parseInterspersed(fs, args)
+	logs, code := parseAnywhere(fs, args)
 	if code >= 0 {
 		return code
 	}
@@ -131,26 +130,6 @@ func runStats(env *Env, args []string) int {
 		return ExitFailure
 	}
 	return ExitOK
-}
-
-// parseInterspersed parses flags wherever they are among the logs, so that
-// `oarc stats LOG -json` works. "--" ends the flags.
-func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, int) {
-	var pos []string
-	for {
-		if code := parseFlags(fs, args); code >= 0 {
-			return nil, code
-		}
-		rest := fs.Args()
-		if len(rest) > 0 && len(args) > len(rest) && args[len(args)-len(rest)-1] == "--" {
-			return append(pos, rest...), -1
-		}
-		if len(rest) == 0 {
-			return pos, -1
-		}
-		pos = append(pos, rest[0])
-		args = rest[1:]
-	}
 }
 
 // readLog reads one log into st, reporting its bad lines on stderr as
