@@ -99,12 +99,14 @@ const (
 // VetCodes lists the codes of `oarc vet`.
 var VetCodes = []string{CodeVetNever, CodeVetUnreachable, CodeVetDynCompare, CodeVetNoTitle}
 
-// Codes lists every stable code, in the order of the spec.
+// Codes lists every stable code of loading: the spec's, in its order,
+// then oarc's own (OAR_DUPLICATE, a warning).
 var Codes = []string{
 	CodeYAML, CodeVersion, CodeUnknownField, CodeMissingField, CodeFieldType,
 	CodeID, CodeKind, CodeAnchor, CodeEffect, CodePlane, CodeValue,
 	CodeSelector, CodeRequires, CodeCELSyntax, CodeUnknownFact, CodeCELType,
 	CodeUnsupported, CodeRef, CodeFlow, CodeDetector, CodeTransform, CodeCost, CodeCatalog,
+	CodeDuplicate,
 }
 
 // Diagnostic is one problem found while loading a pack.
