@@ -60,14 +60,13 @@ func (g *fn) callOp(n *ir.Call) value {
 	case op == ir.OpNot:
 		x := g.val(a[0])
 		if x.rep() == repBool {
-			return value{code: jen.Op("!").Add(g.bind(x).code), t: ir.BoolType}
+			return not(g.bind(x))
 		}
 		return g.call(ir.BoolType, "NotDyn", box(x).code)
 	case op == ir.OpEq:
 		return g.eq(a[0], a[1])
 	case op == ir.OpNe:
-		eq := g.bind(g.eq(a[0], a[1]))
-		return value{code: jen.Op("!").Add(eq.code), t: ir.BoolType}
+		return not(g.bind(g.eq(a[0], a[1])))
 	case op.Ordering():
 		return g.compare(op, a[0], a[1])
 	case op == ir.OpIn:

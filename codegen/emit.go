@@ -169,9 +169,23 @@ type value struct {
 	// fails reports whether the statements emitted for the value contain
 	// an error exit of the enclosing region.
 	fails bool
+	// negates is the bool value this one is the negation of (its code is
+	// !negates.code), so that negating it again gives that value back
+	// instead of !!x.
+	negates *value
 }
 
 func (v value) rep() rep { return repOf(v.t) }
+
+// not is the negation of the bool value v: v's operand when v is itself a
+// negation, else !v (v must be a simple operand or a parenthesised or
+// call expression, as the code of every bool value is).
+func not(v value) value {
+	if v.negates != nil {
+		return *v.negates
+	}
+	return value{code: jen.Op("!").Add(v.code), t: ir.BoolType, fails: v.fails, negates: &v}
+}
 
 // block is a sequence of statements being generated, with the number of
 // error exits (returns of an Err from the region) among them.

@@ -160,7 +160,7 @@ func (g *fn) logic(terms []ir.Expr, and bool) value {
 	}
 	decides := func(v value) *jen.Statement {
 		if and {
-			return jen.Op("!").Add(v.code)
+			return jen.Add(not(v).code)
 		}
 		return jen.Add(v.code)
 	}
@@ -395,7 +395,7 @@ func (g *fn) comprehension(n *ir.Comprehension) value {
 				}
 				cond := jen.Add(t.val.code)
 				if and {
-					cond = jen.Op("!").Add(t.val.code)
+					cond = jen.Add(not(t.val).code)
 				}
 				decide := jen.If(cond).Block(jen.Id(r).Op("=").Lit(!and), jen.Break())
 				if t.err == "" {
@@ -450,7 +450,7 @@ func (g *fn) comprehension(n *ir.Comprehension) value {
 					held = true
 					g.emit(jen.If(errSet(t.err)).Block(jen.Id(e).Op("=").Id(t.err), jen.Continue()))
 				}
-				g.emit(jen.If(jen.Op("!").Add(t.val.code)).Block(jen.Continue()))
+				g.emit(jen.If(not(t.val).code).Block(jen.Continue()))
 			}
 			switch n.Macro {
 			case ir.ExistsOne:

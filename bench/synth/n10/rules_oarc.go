@@ -91,11 +91,18 @@ func (ev *Evaluator) Evaluate(ctx context.Context, occ *lycaon.Occurrence, s *ru
 		return ev.oEval_ToolPreInvoke(ctx, occ, s, d)
 	default:
 		if !occ.Anchor.Valid() {
-			return impl.UnknownAnchor(d, int64(occ.Anchor))
+			err := impl.UnknownAnchor(d, int64(occ.Anchor))
+			if ev.cfg.Recorder != nil {
+				impl.RecordDecision(ev.cfg.Recorder, Name, Digest, s, occ.Anchor.String(), occ.Facts.Tool, d)
+			}
+			return err
 		}
 		// An anchor without rules: allow.
 		d.Reset()
 		d.Content = occ.Content
+		if ev.cfg.Recorder != nil {
+			impl.RecordDecision(ev.cfg.Recorder, Name, Digest, s, occ.Anchor.String(), occ.Facts.Tool, d)
+		}
 		return nil
 	}
 }
@@ -127,6 +134,78 @@ func (ev *Evaluator) CounterKey(rule string, c runtime.Counter) (runtime.Counter
 	default:
 		return runtime.CounterKey{}, false
 	}
+}
+
+// oContext are the titled rules as the rendered context shows them, in
+// evaluation order, tokenised when the rules were compiled.
+var oContext = [10]impl.ContextRule{
+	{
+		ID:    "R00000",
+		Title: "Synthetic rule 0",
+		Tags:  []string{"bash", "r00000"},
+		Text:  []string{"synthetic", "rule", "0"},
+	},
+	{
+		ID:    "R00004",
+		Title: "Synthetic rule 4",
+		Tags:  []string{"bash", "r00004"},
+		Text:  []string{"synthetic", "rule", "4"},
+	},
+	{
+		ID:    "R00008",
+		Title: "Synthetic rule 8",
+		Tags:  []string{"bash", "r00008"},
+		Text:  []string{"synthetic", "rule", "8"},
+	},
+	{
+		ID:    "R00001",
+		Title: "Synthetic rule 1",
+		Tags:  []string{"bash", "tool", "0000", "r00001"},
+		Text:  []string{"synthetic", "rule", "1"},
+	},
+	{
+		ID:    "R00003",
+		Title: "Synthetic rule 3",
+		Tags:  []string{"bash", "tool", "0000", "r00003"},
+		Text:  []string{"synthetic", "rule", "3"},
+	},
+	{
+		ID:    "R00005",
+		Title: "Synthetic rule 5",
+		Tags:  []string{"bash", "tool", "0000", "r00005"},
+		Text:  []string{"synthetic", "rule", "5"},
+	},
+	{
+		ID:    "R00007",
+		Title: "Synthetic rule 7",
+		Tags:  []string{"bash", "tool", "0000", "r00007"},
+		Text:  []string{"synthetic", "rule", "7"},
+	},
+	{
+		ID:    "R00009",
+		Title: "Synthetic rule 9",
+		Tags:  []string{"bash", "tool", "0000", "r00009"},
+		Text:  []string{"synthetic", "rule", "9"},
+	},
+	{
+		ID:    "R00002",
+		Title: "Synthetic rule 2",
+		Tags:  []string{"bash", "r00002"},
+		Text:  []string{"synthetic", "rule", "2"},
+	},
+	{
+		ID:    "R00006",
+		Title: "Synthetic rule 6",
+		Tags:  []string{"bash", "r00006"},
+		Text:  []string{"synthetic", "rule", "6"},
+	},
+}
+
+// Context renders the rules as Markdown for an agent's system prompt (spec 10):
+// without a hint every titled rule; with one, the global and monitored rules
+// and the k most relevant others (k <= 0: 8).
+func Context(hint string, k int) string {
+	return impl.Render(oContext[:], hint, k)
 }
 
 // oRules are the compiled rules, by slot (evaluation order).
@@ -621,6 +700,9 @@ func (ev *Evaluator) oEval_ToolPreInvoke(ctx context.Context, occ *lycaon.Occurr
 	for oRun_ToolPreInvoke(&oX) {
 	}
 	oX.Finish()
+	if ev.cfg.Recorder != nil {
+		impl.RecordDecision(ev.cfg.Recorder, Name, Digest, s, "tool.pre_invoke", occ.Facts.Tool, d)
+	}
 	return nil
 }
 

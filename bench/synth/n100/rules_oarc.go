@@ -187,11 +187,18 @@ func (ev *Evaluator) Evaluate(ctx context.Context, occ *lycaon.Occurrence, s *ru
 		return ev.oEval_ToolPreInvoke(ctx, occ, s, d)
 	default:
 		if !occ.Anchor.Valid() {
-			return impl.UnknownAnchor(d, int64(occ.Anchor))
+			err := impl.UnknownAnchor(d, int64(occ.Anchor))
+			if ev.cfg.Recorder != nil {
+				impl.RecordDecision(ev.cfg.Recorder, Name, Digest, s, occ.Anchor.String(), occ.Facts.Tool, d)
+			}
+			return err
 		}
 		// An anchor without rules: allow.
 		d.Reset()
 		d.Content = occ.Content
+		if ev.cfg.Recorder != nil {
+			impl.RecordDecision(ev.cfg.Recorder, Name, Digest, s, occ.Anchor.String(), occ.Facts.Tool, d)
+		}
 		return nil
 	}
 }
@@ -403,6 +410,618 @@ func (ev *Evaluator) CounterKey(rule string, c runtime.Counter) (runtime.Counter
 	default:
 		return runtime.CounterKey{}, false
 	}
+}
+
+// oContext are the titled rules as the rendered context shows them, in
+// evaluation order, tokenised when the rules were compiled.
+var oContext = [100]impl.ContextRule{
+	{
+		ID:    "R00000",
+		Title: "Synthetic rule 0",
+		Tags:  []string{"bash", "r00000"},
+		Text:  []string{"synthetic", "rule", "0"},
+	},
+	{
+		ID:    "R00004",
+		Title: "Synthetic rule 4",
+		Tags:  []string{"bash", "r00004"},
+		Text:  []string{"synthetic", "rule", "4"},
+	},
+	{
+		ID:    "R00008",
+		Title: "Synthetic rule 8",
+		Tags:  []string{"bash", "r00008"},
+		Text:  []string{"synthetic", "rule", "8"},
+	},
+	{
+		ID:    "R00012",
+		Title: "Synthetic rule 12",
+		Tags:  []string{"tool", "0006", "0007", "r00012"},
+		Text:  []string{"synthetic", "rule", "12"},
+	},
+	{
+		ID:    "R00016",
+		Title: "Synthetic rule 16",
+		Tags:  []string{"tool", "0002", "r00016"},
+		Text:  []string{"synthetic", "rule", "16"},
+	},
+	{
+		ID:    "R00020",
+		Title: "Synthetic rule 20",
+		Tags:  []string{"tool", "0016", "r00020"},
+		Text:  []string{"synthetic", "rule", "20"},
+	},
+	{
+		ID:    "R00024",
+		Title: "Synthetic rule 24",
+		Tags:  []string{"tool", "0012", "0013", "r00024"},
+		Text:  []string{"synthetic", "rule", "24"},
+	},
+	{
+		ID:    "R00028",
+		Title: "Synthetic rule 28",
+		Tags:  []string{"tool", "0008", "r00028"},
+		Text:  []string{"synthetic", "rule", "28"},
+	},
+	{
+		ID:    "R00032",
+		Title: "Synthetic rule 32",
+		Tags:  []string{"tool", "0004", "r00032"},
+		Text:  []string{"synthetic", "rule", "32"},
+	},
+	{
+		ID:    "R00036",
+		Title: "Synthetic rule 36",
+		Tags:  []string{"tool", "0000", "0001", "r00036"},
+		Text:  []string{"synthetic", "rule", "36"},
+	},
+	{
+		ID:    "R00040",
+		Title: "Synthetic rule 40",
+		Tags:  []string{"tool", "0014", "r00040"},
+		Text:  []string{"synthetic", "rule", "40"},
+	},
+	{
+		ID:    "R00044",
+		Title: "Synthetic rule 44",
+		Tags:  []string{"tool", "0010", "r00044"},
+		Text:  []string{"synthetic", "rule", "44"},
+	},
+	{
+		ID:    "R00048",
+		Title: "Synthetic rule 48",
+		Tags:  []string{"tool", "0006", "0007", "r00048"},
+		Text:  []string{"synthetic", "rule", "48"},
+	},
+	{
+		ID:    "R00052",
+		Title: "Synthetic rule 52",
+		Tags:  []string{"tool", "0002", "r00052"},
+		Text:  []string{"synthetic", "rule", "52"},
+	},
+	{
+		ID:    "R00056",
+		Title: "Synthetic rule 56",
+		Tags:  []string{"tool", "0016", "r00056"},
+		Text:  []string{"synthetic", "rule", "56"},
+	},
+	{
+		ID:    "R00060",
+		Title: "Synthetic rule 60",
+		Tags:  []string{"tool", "0012", "0013", "r00060"},
+		Text:  []string{"synthetic", "rule", "60"},
+	},
+	{
+		ID:    "R00064",
+		Title: "Synthetic rule 64",
+		Tags:  []string{"tool", "0008", "r00064"},
+		Text:  []string{"synthetic", "rule", "64"},
+	},
+	{
+		ID:    "R00068",
+		Title: "Synthetic rule 68",
+		Tags:  []string{"tool", "0004", "r00068"},
+		Text:  []string{"synthetic", "rule", "68"},
+	},
+	{
+		ID:    "R00072",
+		Title: "Synthetic rule 72",
+		Tags:  []string{"tool", "0000", "0001", "r00072"},
+		Text:  []string{"synthetic", "rule", "72"},
+	},
+	{
+		ID:    "R00076",
+		Title: "Synthetic rule 76",
+		Tags:  []string{"tool", "0014", "r00076"},
+		Text:  []string{"synthetic", "rule", "76"},
+	},
+	{
+		ID:    "R00080",
+		Title: "Synthetic rule 80",
+		Tags:  []string{"tool", "0010", "r00080"},
+		Text:  []string{"synthetic", "rule", "80"},
+	},
+	{
+		ID:    "R00084",
+		Title: "Synthetic rule 84",
+		Tags:  []string{"tool", "0006", "0007", "r00084"},
+		Text:  []string{"synthetic", "rule", "84"},
+	},
+	{
+		ID:    "R00088",
+		Title: "Synthetic rule 88",
+		Tags:  []string{"tool", "0002", "r00088"},
+		Text:  []string{"synthetic", "rule", "88"},
+	},
+	{
+		ID:    "R00092",
+		Title: "Synthetic rule 92",
+		Tags:  []string{"tool", "0016", "r00092"},
+		Text:  []string{"synthetic", "rule", "92"},
+	},
+	{
+		ID:    "R00096",
+		Title: "Synthetic rule 96",
+		Tags:  []string{"tool", "0012", "0013", "r00096"},
+		Text:  []string{"synthetic", "rule", "96"},
+	},
+	{
+		ID:    "R00001",
+		Title: "Synthetic rule 1",
+		Tags:  []string{"bash", "tool", "0001", "r00001"},
+		Text:  []string{"synthetic", "rule", "1"},
+	},
+	{
+		ID:    "R00003",
+		Title: "Synthetic rule 3",
+		Tags:  []string{"bash", "tool", "0003", "r00003"},
+		Text:  []string{"synthetic", "rule", "3"},
+	},
+	{
+		ID:    "R00005",
+		Title: "Synthetic rule 5",
+		Tags:  []string{"bash", "tool", "0005", "r00005"},
+		Text:  []string{"synthetic", "rule", "5"},
+	},
+	{
+		ID:    "R00007",
+		Title: "Synthetic rule 7",
+		Tags:  []string{"bash", "tool", "0007", "r00007"},
+		Text:  []string{"synthetic", "rule", "7"},
+	},
+	{
+		ID:    "R00009",
+		Title: "Synthetic rule 9",
+		Tags:  []string{"bash", "tool", "0009", "r00009"},
+		Text:  []string{"synthetic", "rule", "9"},
+	},
+	{
+		ID:    "R00011",
+		Title: "Synthetic rule 11",
+		Tags:  []string{"tool", "0007", "r00011"},
+		Text:  []string{"synthetic", "rule", "11"},
+	},
+	{
+		ID:    "R00013",
+		Title: "Synthetic rule 13",
+		Tags:  []string{"tool", "0005", "r00013"},
+		Text:  []string{"synthetic", "rule", "13"},
+	},
+	{
+		ID:    "R00015",
+		Title: "Synthetic rule 15",
+		Tags:  []string{"tool", "0003", "0004", "r00015"},
+		Text:  []string{"synthetic", "rule", "15"},
+	},
+	{
+		ID:    "R00017",
+		Title: "Synthetic rule 17",
+		Tags:  []string{"tool", "0001", "r00017"},
+		Text:  []string{"synthetic", "rule", "17"},
+	},
+	{
+		ID:    "R00019",
+		Title: "Synthetic rule 19",
+		Tags:  []string{"tool", "0017", "r00019"},
+		Text:  []string{"synthetic", "rule", "19"},
+	},
+	{
+		ID:    "R00021",
+		Title: "Synthetic rule 21",
+		Tags:  []string{"tool", "0015", "0016", "r00021"},
+		Text:  []string{"synthetic", "rule", "21"},
+	},
+	{
+		ID:    "R00023",
+		Title: "Synthetic rule 23",
+		Tags:  []string{"tool", "0013", "r00023"},
+		Text:  []string{"synthetic", "rule", "23"},
+	},
+	{
+		ID:    "R00025",
+		Title: "Synthetic rule 25",
+		Tags:  []string{"tool", "0011", "r00025"},
+		Text:  []string{"synthetic", "rule", "25"},
+	},
+	{
+		ID:    "R00027",
+		Title: "Synthetic rule 27",
+		Tags:  []string{"tool", "0009", "0010", "r00027"},
+		Text:  []string{"synthetic", "rule", "27"},
+	},
+	{
+		ID:    "R00029",
+		Title: "Synthetic rule 29",
+		Tags:  []string{"tool", "0007", "r00029"},
+		Text:  []string{"synthetic", "rule", "29"},
+	},
+	{
+		ID:    "R00031",
+		Title: "Synthetic rule 31",
+		Tags:  []string{"tool", "0005", "r00031"},
+		Text:  []string{"synthetic", "rule", "31"},
+	},
+	{
+		ID:    "R00033",
+		Title: "Synthetic rule 33",
+		Tags:  []string{"tool", "0003", "0004", "r00033"},
+		Text:  []string{"synthetic", "rule", "33"},
+	},
+	{
+		ID:    "R00035",
+		Title: "Synthetic rule 35",
+		Tags:  []string{"tool", "0001", "r00035"},
+		Text:  []string{"synthetic", "rule", "35"},
+	},
+	{
+		ID:    "R00037",
+		Title: "Synthetic rule 37",
+		Tags:  []string{"tool", "0017", "r00037"},
+		Text:  []string{"synthetic", "rule", "37"},
+	},
+	{
+		ID:    "R00039",
+		Title: "Synthetic rule 39",
+		Tags:  []string{"tool", "0015", "0016", "r00039"},
+		Text:  []string{"synthetic", "rule", "39"},
+	},
+	{
+		ID:    "R00041",
+		Title: "Synthetic rule 41",
+		Tags:  []string{"tool", "0013", "r00041"},
+		Text:  []string{"synthetic", "rule", "41"},
+	},
+	{
+		ID:    "R00043",
+		Title: "Synthetic rule 43",
+		Tags:  []string{"tool", "0011", "r00043"},
+		Text:  []string{"synthetic", "rule", "43"},
+	},
+	{
+		ID:    "R00045",
+		Title: "Synthetic rule 45",
+		Tags:  []string{"tool", "0009", "0010", "r00045"},
+		Text:  []string{"synthetic", "rule", "45"},
+	},
+	{
+		ID:    "R00047",
+		Title: "Synthetic rule 47",
+		Tags:  []string{"tool", "0007", "r00047"},
+		Text:  []string{"synthetic", "rule", "47"},
+	},
+	{
+		ID:    "R00049",
+		Title: "Synthetic rule 49",
+		Tags:  []string{"tool", "0005", "r00049"},
+		Text:  []string{"synthetic", "rule", "49"},
+	},
+	{
+		ID:    "R00051",
+		Title: "Synthetic rule 51",
+		Tags:  []string{"tool", "0003", "0004", "r00051"},
+		Text:  []string{"synthetic", "rule", "51"},
+	},
+	{
+		ID:    "R00053",
+		Title: "Synthetic rule 53",
+		Tags:  []string{"tool", "0001", "r00053"},
+		Text:  []string{"synthetic", "rule", "53"},
+	},
+	{
+		ID:    "R00055",
+		Title: "Synthetic rule 55",
+		Tags:  []string{"tool", "0017", "r00055"},
+		Text:  []string{"synthetic", "rule", "55"},
+	},
+	{
+		ID:    "R00057",
+		Title: "Synthetic rule 57",
+		Tags:  []string{"tool", "0015", "0016", "r00057"},
+		Text:  []string{"synthetic", "rule", "57"},
+	},
+	{
+		ID:    "R00059",
+		Title: "Synthetic rule 59",
+		Tags:  []string{"tool", "0013", "r00059"},
+		Text:  []string{"synthetic", "rule", "59"},
+	},
+	{
+		ID:    "R00061",
+		Title: "Synthetic rule 61",
+		Tags:  []string{"tool", "0011", "r00061"},
+		Text:  []string{"synthetic", "rule", "61"},
+	},
+	{
+		ID:    "R00063",
+		Title: "Synthetic rule 63",
+		Tags:  []string{"tool", "0009", "0010", "r00063"},
+		Text:  []string{"synthetic", "rule", "63"},
+	},
+	{
+		ID:    "R00065",
+		Title: "Synthetic rule 65",
+		Tags:  []string{"tool", "0007", "r00065"},
+		Text:  []string{"synthetic", "rule", "65"},
+	},
+	{
+		ID:    "R00067",
+		Title: "Synthetic rule 67",
+		Tags:  []string{"tool", "0005", "r00067"},
+		Text:  []string{"synthetic", "rule", "67"},
+	},
+	{
+		ID:    "R00069",
+		Title: "Synthetic rule 69",
+		Tags:  []string{"tool", "0003", "0004", "r00069"},
+		Text:  []string{"synthetic", "rule", "69"},
+	},
+	{
+		ID:    "R00071",
+		Title: "Synthetic rule 71",
+		Tags:  []string{"tool", "0001", "r00071"},
+		Text:  []string{"synthetic", "rule", "71"},
+	},
+	{
+		ID:    "R00073",
+		Title: "Synthetic rule 73",
+		Tags:  []string{"tool", "0017", "r00073"},
+		Text:  []string{"synthetic", "rule", "73"},
+	},
+	{
+		ID:    "R00075",
+		Title: "Synthetic rule 75",
+		Tags:  []string{"tool", "0015", "0016", "r00075"},
+		Text:  []string{"synthetic", "rule", "75"},
+	},
+	{
+		ID:    "R00077",
+		Title: "Synthetic rule 77",
+		Tags:  []string{"tool", "0013", "r00077"},
+		Text:  []string{"synthetic", "rule", "77"},
+	},
+	{
+		ID:    "R00079",
+		Title: "Synthetic rule 79",
+		Tags:  []string{"tool", "0011", "r00079"},
+		Text:  []string{"synthetic", "rule", "79"},
+	},
+	{
+		ID:    "R00081",
+		Title: "Synthetic rule 81",
+		Tags:  []string{"tool", "0009", "0010", "r00081"},
+		Text:  []string{"synthetic", "rule", "81"},
+	},
+	{
+		ID:    "R00083",
+		Title: "Synthetic rule 83",
+		Tags:  []string{"tool", "0007", "r00083"},
+		Text:  []string{"synthetic", "rule", "83"},
+	},
+	{
+		ID:    "R00085",
+		Title: "Synthetic rule 85",
+		Tags:  []string{"tool", "0005", "r00085"},
+		Text:  []string{"synthetic", "rule", "85"},
+	},
+	{
+		ID:    "R00087",
+		Title: "Synthetic rule 87",
+		Tags:  []string{"tool", "0003", "0004", "r00087"},
+		Text:  []string{"synthetic", "rule", "87"},
+	},
+	{
+		ID:    "R00089",
+		Title: "Synthetic rule 89",
+		Tags:  []string{"tool", "0001", "r00089"},
+		Text:  []string{"synthetic", "rule", "89"},
+	},
+	{
+		ID:    "R00091",
+		Title: "Synthetic rule 91",
+		Tags:  []string{"tool", "0017", "r00091"},
+		Text:  []string{"synthetic", "rule", "91"},
+	},
+	{
+		ID:    "R00093",
+		Title: "Synthetic rule 93",
+		Tags:  []string{"tool", "0015", "0016", "r00093"},
+		Text:  []string{"synthetic", "rule", "93"},
+	},
+	{
+		ID:    "R00095",
+		Title: "Synthetic rule 95",
+		Tags:  []string{"tool", "0013", "r00095"},
+		Text:  []string{"synthetic", "rule", "95"},
+	},
+	{
+		ID:    "R00097",
+		Title: "Synthetic rule 97",
+		Tags:  []string{"tool", "0011", "r00097"},
+		Text:  []string{"synthetic", "rule", "97"},
+	},
+	{
+		ID:    "R00099",
+		Title: "Synthetic rule 99",
+		Tags:  []string{"tool", "0009", "0010", "r00099"},
+		Text:  []string{"synthetic", "rule", "99"},
+	},
+	{
+		ID:    "R00002",
+		Title: "Synthetic rule 2",
+		Tags:  []string{"bash", "r00002"},
+		Text:  []string{"synthetic", "rule", "2"},
+	},
+	{
+		ID:    "R00006",
+		Title: "Synthetic rule 6",
+		Tags:  []string{"bash", "r00006"},
+		Text:  []string{"synthetic", "rule", "6"},
+	},
+	{
+		ID:    "R00010",
+		Title: "Synthetic rule 10",
+		Tags:  []string{"tool", "0008", "r00010"},
+		Text:  []string{"synthetic", "rule", "10"},
+	},
+	{
+		ID:    "R00014",
+		Title: "Synthetic rule 14",
+		Tags:  []string{"tool", "0004", "r00014"},
+		Text:  []string{"synthetic", "rule", "14"},
+	},
+	{
+		ID:    "R00018",
+		Title: "Synthetic rule 18",
+		Tags:  []string{"tool", "0000", "0001", "r00018"},
+		Text:  []string{"synthetic", "rule", "18"},
+	},
+	{
+		ID:    "R00022",
+		Title: "Synthetic rule 22",
+		Tags:  []string{"tool", "0014", "r00022"},
+		Text:  []string{"synthetic", "rule", "22"},
+	},
+	{
+		ID:    "R00026",
+		Title: "Synthetic rule 26",
+		Tags:  []string{"tool", "0010", "r00026"},
+		Text:  []string{"synthetic", "rule", "26"},
+	},
+	{
+		ID:    "R00030",
+		Title: "Synthetic rule 30",
+		Tags:  []string{"tool", "0006", "0007", "r00030"},
+		Text:  []string{"synthetic", "rule", "30"},
+	},
+	{
+		ID:    "R00034",
+		Title: "Synthetic rule 34",
+		Tags:  []string{"tool", "0002", "r00034"},
+		Text:  []string{"synthetic", "rule", "34"},
+	},
+	{
+		ID:    "R00038",
+		Title: "Synthetic rule 38",
+		Tags:  []string{"tool", "0016", "r00038"},
+		Text:  []string{"synthetic", "rule", "38"},
+	},
+	{
+		ID:    "R00042",
+		Title: "Synthetic rule 42",
+		Tags:  []string{"tool", "0012", "0013", "r00042"},
+		Text:  []string{"synthetic", "rule", "42"},
+	},
+	{
+		ID:    "R00046",
+		Title: "Synthetic rule 46",
+		Tags:  []string{"tool", "0008", "r00046"},
+		Text:  []string{"synthetic", "rule", "46"},
+	},
+	{
+		ID:    "R00050",
+		Title: "Synthetic rule 50",
+		Tags:  []string{"tool", "0004", "r00050"},
+		Text:  []string{"synthetic", "rule", "50"},
+	},
+	{
+		ID:    "R00054",
+		Title: "Synthetic rule 54",
+		Tags:  []string{"tool", "0000", "0001", "r00054"},
+		Text:  []string{"synthetic", "rule", "54"},
+	},
+	{
+		ID:    "R00058",
+		Title: "Synthetic rule 58",
+		Tags:  []string{"tool", "0014", "r00058"},
+		Text:  []string{"synthetic", "rule", "58"},
+	},
+	{
+		ID:    "R00062",
+		Title: "Synthetic rule 62",
+		Tags:  []string{"tool", "0010", "r00062"},
+		Text:  []string{"synthetic", "rule", "62"},
+	},
+	{
+		ID:    "R00066",
+		Title: "Synthetic rule 66",
+		Tags:  []string{"tool", "0006", "0007", "r00066"},
+		Text:  []string{"synthetic", "rule", "66"},
+	},
+	{
+		ID:    "R00070",
+		Title: "Synthetic rule 70",
+		Tags:  []string{"tool", "0002", "r00070"},
+		Text:  []string{"synthetic", "rule", "70"},
+	},
+	{
+		ID:    "R00074",
+		Title: "Synthetic rule 74",
+		Tags:  []string{"tool", "0016", "r00074"},
+		Text:  []string{"synthetic", "rule", "74"},
+	},
+	{
+		ID:    "R00078",
+		Title: "Synthetic rule 78",
+		Tags:  []string{"tool", "0012", "0013", "r00078"},
+		Text:  []string{"synthetic", "rule", "78"},
+	},
+	{
+		ID:    "R00082",
+		Title: "Synthetic rule 82",
+		Tags:  []string{"tool", "0008", "r00082"},
+		Text:  []string{"synthetic", "rule", "82"},
+	},
+	{
+		ID:    "R00086",
+		Title: "Synthetic rule 86",
+		Tags:  []string{"tool", "0004", "r00086"},
+		Text:  []string{"synthetic", "rule", "86"},
+	},
+	{
+		ID:    "R00090",
+		Title: "Synthetic rule 90",
+		Tags:  []string{"tool", "0000", "0001", "r00090"},
+		Text:  []string{"synthetic", "rule", "90"},
+	},
+	{
+		ID:    "R00094",
+		Title: "Synthetic rule 94",
+		Tags:  []string{"tool", "0014", "r00094"},
+		Text:  []string{"synthetic", "rule", "94"},
+	},
+	{
+		ID:    "R00098",
+		Title: "Synthetic rule 98",
+		Tags:  []string{"tool", "0010", "r00098"},
+		Text:  []string{"synthetic", "rule", "98"},
+	},
+}
+
+// Context renders the rules as Markdown for an agent's system prompt (spec 10):
+// without a hint every titled rule; with one, the global and monitored rules
+// and the k most relevant others (k <= 0: 8).
+func Context(hint string, k int) string {
+	return impl.Render(oContext[:], hint, k)
 }
 
 // oRules are the compiled rules, by slot (evaluation order).
@@ -5262,6 +5881,9 @@ func (ev *Evaluator) oEval_CoordinatorPreInvoke(ctx context.Context, occ *lycaon
 	for oRun_CoordinatorPreInvoke(&oX) {
 	}
 	oX.Finish()
+	if ev.cfg.Recorder != nil {
+		impl.RecordDecision(ev.cfg.Recorder, Name, Digest, s, "coordinator.pre_invoke", occ.Facts.Tool, d)
+	}
 	return nil
 }
 
@@ -5337,6 +5959,9 @@ func (ev *Evaluator) oEval_ToolHandler(ctx context.Context, occ *lycaon.Occurren
 	for oRun_ToolHandler(&oX) {
 	}
 	oX.Finish()
+	if ev.cfg.Recorder != nil {
+		impl.RecordDecision(ev.cfg.Recorder, Name, Digest, s, "tool.handler", occ.Facts.Tool, d)
+	}
 	return nil
 }
 
@@ -5412,6 +6037,9 @@ func (ev *Evaluator) oEval_ToolPostInvoke(ctx context.Context, occ *lycaon.Occur
 	for oRun_ToolPostInvoke(&oX) {
 	}
 	oX.Finish()
+	if ev.cfg.Recorder != nil {
+		impl.RecordDecision(ev.cfg.Recorder, Name, Digest, s, "tool.post_invoke", occ.Facts.Tool, d)
+	}
 	return nil
 }
 
@@ -5511,6 +6139,9 @@ func (ev *Evaluator) oEval_ToolPreInvoke(ctx context.Context, occ *lycaon.Occurr
 	for oRun_ToolPreInvoke(&oX) {
 	}
 	oX.Finish()
+	if ev.cfg.Recorder != nil {
+		impl.RecordDecision(ev.cfg.Recorder, Name, Digest, s, "tool.pre_invoke", occ.Facts.Tool, d)
+	}
 	return nil
 }
 

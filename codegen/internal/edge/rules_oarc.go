@@ -9675,7 +9675,7 @@ func oRule_E168(oX *oExec) (bool, runtime.Err) {
 	}
 	if oT9 {
 		oT7 := (impl.Type("string") == impl.Type("int"))
-		if !!oT7 {
+		if oT7 {
 			oT9 = false
 		}
 	}

@@ -705,7 +705,7 @@ func oRule_PII_TO_OUTSIDE(oX *oExec) (bool, runtime.Err) {
 	if oT10 {
 		oT8 := impl.ToolArgString(oF.ToolArgs, "to")
 		oT9 := strings.HasSuffix(oT8, "@finbot.example")
-		if !!oT9 {
+		if oT9 {
 			oT10 = false
 		}
 	}
