@@ -855,7 +855,7 @@ func (v *vetter) program(r *Rule) cel.Program {
 func assignments(pins map[string]*pinned, reads map[string]bool) []map[string]any {
 	var names []string
 	for name, p := range pins {
-		if p.values != nil && len(p.values) > 0 && reads[name] {
+		if len(p.values) > 0 && reads[name] {
 			names = append(names, name)
 		}
 	}

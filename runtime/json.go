@@ -95,8 +95,3 @@ func parseInt(s string) (int64, bool) {
 	i, err := strconv.ParseInt(s, 10, 64)
 	return i, err == nil
 }
-
-func parseFloat(s string) (float64, bool) {
-	f, err := strconv.ParseFloat(s, 64)
-	return f, err == nil
-}

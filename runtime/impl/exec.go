@@ -165,7 +165,7 @@ func (x *Exec) readSnapshot() {
 	case nil:
 		clear(dst)
 	case *runtime.MemStore:
-		err = st.ReadCounters(nil, x.S.ID(), keys, dst)
+		err = st.ReadCounters(x.Ctx, x.S.ID(), keys, dst)
 	default:
 		// The buffer handed to another store is on the heap: what an
 		// interface keeps cannot be known.

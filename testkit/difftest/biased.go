@@ -830,7 +830,7 @@ func (g *Gen) mapLit(d int) mapSpec {
 		case "dyn":
 			vc, vtyp = fmt.Sprintf("dyn(%s)", g.anyLit()), "dyn"
 		case "nested":
-			vc, vtyp = g.render(g.elemOf(g.pick("list", "map")), false)
+			vc, _ = g.render(g.elemOf(g.pick("list", "map")), false)
 			vtyp = "other"
 		default:
 			vc, vtyp = g.render(g.elemOf(vkind), false)
