@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -229,3 +230,37 @@ var (
 	cmpIgnoreTime = cmpopts.IgnoreFields(runtime.Record{}, "Time")
 	cmpEmpty      = cmpopts.EquateEmpty()
 )
+
+// TestUnknownAnchor: an anchor value the catalog does not have (the zero
+// Anchor, or one no constant has) is a block with an error of kind anchor,
+// and Evaluate returns runtime.ErrUnknownAnchor: a host's mistake never
+// disables the rules. A misspelt anchor id does not parse.
+func TestUnknownAnchor(t *testing.T) {
+	ev, err := rules.New(demoEnv())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range []lycaon.Anchor{0, lycaon.Anchor(60000)} {
+		occ := lycaon.Occurrence{Anchor: a}
+		occ.Facts.Tool = "bash"
+		var d runtime.Decision
+		err := ev.Evaluate(context.Background(), &occ, runtime.NewSession("s"), &d)
+		if !errors.Is(err, runtime.ErrUnknownAnchor) {
+			t.Errorf("anchor %d: Evaluate returned %v, want ErrUnknownAnchor", a, err)
+		}
+		if d.Effect != runtime.Block || len(d.Errors) != 1 || d.Errors[0].Err.Kind != runtime.ErrAnchor {
+			t.Errorf("anchor %d: %v %+v, want a block with one anchor error", a, d.Effect, d.Errors)
+		}
+		if r := d.Rejection(); !strings.Contains(r, "could not evaluate") {
+			t.Errorf("anchor %d: rejection %q", a, r)
+		}
+	}
+	for _, id := range []string{"tool.pre_invok", "", "TOOL.PRE_INVOKE", "tool.pre_invoke "} {
+		if a, ok := lycaon.ParseAnchor(id); ok || a.Valid() {
+			t.Errorf("ParseAnchor(%q) = %v, %v", id, a, ok)
+		}
+	}
+	if a, ok := lycaon.ParseAnchor("tool.pre_invoke"); !ok || a != lycaon.ToolPreInvoke {
+		t.Errorf("ParseAnchor(tool.pre_invoke) = %v, %v", a, ok)
+	}
+}
