@@ -317,11 +317,18 @@ func (pk *packGen) evaluator(f *jen.File) {
 	f.Comment("Evaluate evaluates one occurrence and fills d. s may be nil (no counters,")
 	f.Comment("no provenance); ctx may be nil. It returns an error only for an occurrence")
 	f.Comment("whose anchor is not an anchor of the catalog (runtime.ErrUnknownAnchor),")
-	f.Comment("which d then blocks. It allocates nothing once d's buffers have grown.")
+	f.Comment("which d then blocks, or for a nil evaluator, occurrence or decision")
+	f.Comment("(runtime.ErrBadCall; a non-nil d then blocks). It allocates nothing once")
+	f.Comment("d's buffers have grown.")
 	f.Func().Params(jen.Id("ev").Op("*").Id("Evaluator")).Id("Evaluate").Params(
 		jen.Id("ctx").Qual("context", "Context"), jen.Id("occ").Op("*").Add(pk.catQ("Occurrence")),
 		jen.Id("s").Op("*").Add(rt("Session")), jen.Id("d").Op("*").Add(rt("Decision")),
-	).Error().Block(jen.Switch(jen.Id("occ").Dot("Anchor")).Block(cases...))
+	).Error().Block(
+		jen.If(jen.Id("ev").Op("==").Nil().Op("||").Id("occ").Op("==").Nil().Op("||").Id("d").Op("==").Nil()).Block(
+			jen.Return(implQ("BadCall").Call(jen.Id("ev").Op("==").Nil(), jen.Id("occ").Op("==").Nil(), jen.Id("d"))),
+		),
+		jen.Switch(jen.Id("occ").Dot("Anchor")).Block(cases...),
+	)
 
 	f.Comment("CounterKey returns the store key of a rule's counter, for hosts that")
 	f.Comment("restore or inspect counters.")

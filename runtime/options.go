@@ -36,6 +36,12 @@ func (e *MissingError) Error() string {
 	return "oarc: " + strings.Join(parts, "; ")
 }
 
+// ErrBadCall is wrapped by the error of Evaluate called on a nil
+// evaluator (one not made by New), or with a nil occurrence or decision.
+// A non-nil decision then blocks, with an error of kind
+// [ErrInvalidArgument]: a host's mistake never allows.
+var ErrBadCall = errors.New("oarc: bad call of Evaluate")
+
 // ErrUnknownAnchor is returned by an evaluation whose occurrence's anchor
 // is not an anchor of the catalog (the zero Anchor, or a value no constant
 // has). Such an occurrence is never allowed: its decision is a block with

@@ -264,3 +264,31 @@ func TestUnknownAnchor(t *testing.T) {
 		t.Errorf("ParseAnchor(tool.pre_invoke) = %v, %v", a, ok)
 	}
 }
+
+// TestBadCall: Evaluate on a nil evaluator, or with a nil occurrence or
+// decision, returns runtime.ErrBadCall and never panics; a decision it can
+// write blocks.
+func TestBadCall(t *testing.T) {
+	ev, err := rules.New(demoEnv())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var nilEv *rules.Evaluator
+	occ := lycaon.Occurrence{Anchor: lycaon.ToolPreInvoke}
+	occ.Facts.Tool = "bash"
+	for name, call := range map[string]func(*runtime.Decision) error{
+		"nil evaluator":  func(d *runtime.Decision) error { return nilEv.Evaluate(context.Background(), &occ, nil, d) },
+		"nil occurrence": func(d *runtime.Decision) error { return ev.Evaluate(context.Background(), nil, nil, d) },
+	} {
+		var d runtime.Decision
+		if err := call(&d); !errors.Is(err, runtime.ErrBadCall) {
+			t.Errorf("%s: %v, want ErrBadCall", name, err)
+		}
+		if d.Effect != runtime.Block || len(d.Errors) != 1 || d.Errors[0].Err.Kind != runtime.ErrInvalidArgument {
+			t.Errorf("%s: %v %+v, want a block with one invalid_argument error", name, d.Effect, d.Errors)
+		}
+	}
+	if err := ev.Evaluate(context.Background(), &occ, nil, nil); !errors.Is(err, runtime.ErrBadCall) {
+		t.Errorf("nil decision: %v, want ErrBadCall", err)
+	}
+}

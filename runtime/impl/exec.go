@@ -128,6 +128,25 @@ func Begin(x *Exec, ctx context.Context, rules []Rule, s *runtime.Session, d *ru
 	x.deadline = ctx.Done() != nil
 }
 
+// BadCall makes the decision of an Evaluate called on a nil evaluator or
+// with a nil occurrence (d, when not nil, blocks) and returns the error
+// wrapping runtime.ErrBadCall.
+func BadCall(nilEvaluator, nilOccurrence bool, d *runtime.Decision) error {
+	msg := "a nil decision"
+	switch {
+	case nilEvaluator:
+		msg = "a nil *Evaluator: make one with New"
+	case nilOccurrence:
+		msg = "a nil occurrence"
+	}
+	if d != nil {
+		d.Reset()
+		d.Effect = runtime.Block
+		d.Errors = append(d.Errors, runtime.RuleError{Err: Err{Kind: runtime.ErrInvalidArgument, S: "Evaluate with " + msg}})
+	}
+	return fmt.Errorf("%w: %s", runtime.ErrBadCall, msg)
+}
+
 // UnknownAnchor makes the decision of an occurrence whose anchor the
 // catalog does not have: a block, with an error of kind ErrAnchor, never a
 // silent allow.
