@@ -19,7 +19,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/oarc/oarc/bench/internal/benchtest"
+	"github.com/oarc/oarc/bench/benchloop"
 	"github.com/oarc/oarc/bench/synth"
 	"github.com/oarc/oarc/lycaon"
 	"github.com/oarc/oarc/runtime"
@@ -37,7 +37,7 @@ func BenchmarkScaling(b *testing.B) {
 		if d.Code != "R00009" || len(d.Codes) != 1 {
 			b.Fatalf("unexpected decision %v %q %q", d.Effect, d.Code, d.Codes)
 		}
-		benchtest.Loop(b, func() { ev.Evaluate(ctx, occ, s, &d) })
+		benchloop.Loop(b, func() { ev.Evaluate(ctx, occ, s, &d) })
 	})
 }
 GO

@@ -11,7 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/oarc/oarc/bench/internal/benchtest"
+	"github.com/oarc/oarc/bench/benchloop"
 	"github.com/oarc/oarc/bench/synth"
 	"github.com/oarc/oarc/bench/synth/n10"
 	"github.com/oarc/oarc/bench/synth/n100"
@@ -133,7 +133,7 @@ func bench(b *testing.B, ev evaluator, occ *lycaon.Occurrence) {
 	var d runtime.Decision
 	s := runtime.NewSession("bench")
 	ev.Evaluate(ctx, occ, s, &d)
-	benchtest.Loop(b, func() { ev.Evaluate(ctx, occ, s, &d) })
+	benchloop.Loop(b, func() { ev.Evaluate(ctx, occ, s, &d) })
 }
 
 // BenchmarkScaling evaluates the benchmark occurrence against packs of N

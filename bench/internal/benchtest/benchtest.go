@@ -6,12 +6,12 @@ package benchtest
 
 import (
 	"context"
-	goruntime "runtime"
 	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/oarc/oarc/bench/benchloop"
 	"github.com/oarc/oarc/bench/internal/benchinput"
 	"github.com/oarc/oarc/lycaon"
 	"github.com/oarc/oarc/runtime"
@@ -154,30 +154,9 @@ func Bench(b *testing.B, engs []Engine, names []string, occs []*lycaon.Occurrenc
 					var d runtime.Decision
 					occ := occs[i]
 					e.Eval(ctx, occ, &d) // grow the decision's buffers
-					Loop(b, func() { e.Eval(ctx, occ, &d) })
+					benchloop.Loop(b, func() { e.Eval(ctx, occ, &d) })
 				})
 			}
 		})
-	}
-}
-
-// Loop is the benchmark loop: b.Loop over f, reporting allocations and,
-// besides the wall-clock sec/op, the CPU time the benchmark's thread spent
-// per op (cpu-ns/op, on Linux). On a machine shared with other work the
-// wall clock also counts the time the thread waited for a CPU; the thread's
-// CPU time does not (nor the work of other threads, such as the garbage
-// collector's background marking: compare allocating engines by sec/op).
-func Loop(b *testing.B, f func()) {
-	goruntime.LockOSThread()
-	defer goruntime.UnlockOSThread()
-	b.ReportAllocs()
-	t0, ok := threadCPUTime()
-	n := 0
-	for b.Loop() {
-		f()
-		n++
-	}
-	if t1, ok1 := threadCPUTime(); ok && ok1 && n > 0 {
-		b.ReportMetric(float64(t1-t0)/float64(n), "cpu-ns/op")
 	}
 }

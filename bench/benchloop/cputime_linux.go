@@ -1,4 +1,4 @@
-package benchtest
+package benchloop
 
 import (
 	"syscall"
