@@ -60,6 +60,9 @@ func (g *fn) callOp(n *ir.Call) value {
 	case op == ir.OpNot:
 		x := g.val(a[0])
 		if x.rep() == repBool {
+			if x.negates != nil {
+				return not(x)
+			}
 			return not(g.bind(x))
 		}
 		return g.call(ir.BoolType, "NotDyn", box(x).code)

@@ -257,7 +257,9 @@ func (g *fn) bind(v value) value {
 	}
 	t := g.newTmp()
 	g.emit(jen.Id(t).Op(":=").Add(v.code))
-	v.code, v.simple = jen.Id(t), true
+	// The temp holds the value now: negating it must read the temp, not
+	// the operand the value negated (the temp would be unused).
+	v.code, v.simple, v.negates = jen.Id(t), true, nil
 	return v
 }
 

@@ -224,6 +224,14 @@ var Exprs = []string{
 	`tool_arg_string(dyn(1)) == 'x' || true`,
 	`tool_arg_int(dyn(tool_args.n)) == 1 || true`,
 	`tool_arg_string(dyn(tool_args.s)) == 'x' || tool_args.b == true`,
+	// Negations of negations: of a bound temp, of a compare, of a call,
+	// under a macro and inside a chain (each temp declared is read).
+	`!(!(tool_args.s != tool_args.s))`,
+	`!(!(tool == "bash"))`,
+	`!!!(tool_args.n != 1)`,
+	`!(!(tool_args.l.map(x, x == "a").exists(y, y)))`,
+	`!(!("b" in [] && tool_args.s == "x")) || !(!tool_args.b)`,
+	`[true, false].exists(x, !(!(!x)))`,
 	// Identifiers in string literals are not code.
 	`"oF".startsWith("o") && "oX.F" != "oD"`,
 	// Map literals of every key type.
