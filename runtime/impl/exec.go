@@ -513,7 +513,7 @@ func Detect[O any](x *Exec, r *Rule, v func(context.Context, *O) (runtime.Detect
 	}
 	if !st.done {
 		st.done = true
-		st.d, st.err = callValidator(x, r.Detector, v, occ)
+		st.err = callValidator(x, r.Detector, v, occ, &st.d)
 	}
 	if st.err.Kind != ErrNone {
 		return nil, st.err
@@ -521,62 +521,82 @@ func Detect[O any](x *Exec, r *Rule, v func(context.Context, *O) (runtime.Detect
 	return &st.d, Err{}
 }
 
-// callValidator consults a validator. With a context that can end, the
-// call is bound to it: a validator still running at the deadline is
-// abandoned and the answer is a timeout.
-func callValidator[O any](x *Exec, id string, v func(context.Context, *O) (runtime.Detection, error), occ *O) (runtime.Detection, Err) {
+// callValidator consults a validator and stores its answer in d. With a
+// context that can end, the call is bound to it: a validator still running
+// at the deadline is abandoned and the answer is a timeout.
+func callValidator[O any](x *Exec, id string, v func(context.Context, *O) (runtime.Detection, error), occ *O, d *runtime.Detection) Err {
 	if v == nil {
-		return runtime.Detection{}, Err{Kind: runtime.ErrNotRegistered, S: id}
+		return Err{Kind: runtime.ErrNotRegistered, S: id}
 	}
 	if x.deadline {
-		if x.Ctx.Err() != nil {
-			return runtime.Detection{}, Err{Kind: runtime.ErrCanceled, S: id}
-		}
-		type answer struct {
-			d   runtime.Detection
-			err error
-			p   any
-		}
-		// The goroutine sees ctx, not x: x stays on its caller's stack.
-		ctx := x.Ctx
-		ch := make(chan answer, 1)
-		go func() {
-			var a answer
-			defer func() {
-				if p := recover(); p != nil {
-					a.p = p
-				}
-				ch <- a
-			}()
-			a.d, a.err = v(ctx, occ)
-		}()
-		select {
-		case a := <-ch:
-			return validatorAnswer(id, a.d, a.err, a.p)
-		case <-ctx.Done():
-			return runtime.Detection{}, Err{Kind: runtime.ErrTimeout, S: "validator " + id}
-		}
+		return callValidatorBound(x.Ctx, id, v, occ, d)
 	}
-	var d runtime.Detection
-	var e error
-	p := func() (p any) {
-		defer func() { p = recover() }()
-		d, e = v(x.Ctx, occ)
-		return nil
-	}()
-	return validatorAnswer(id, d, e, p)
+	return callValidatorDirect(x.Ctx, id, v, occ, d)
 }
 
-func validatorAnswer(id string, d runtime.Detection, e error, p any) (runtime.Detection, Err) {
-	switch {
-	case p != nil:
-		return runtime.Detection{}, Err{Kind: runtime.ErrDetector, S: id}
-	case contextEnded(e):
-		return runtime.Detection{}, Err{Kind: runtime.ErrTimeout, S: "validator " + id}
-	case e != nil:
-		return runtime.Detection{}, Err{Kind: runtime.ErrDetector, S: id}
+// callValidatorDirect calls a validator on the caller's goroutine: the path
+// of a context that cannot end, with no closure and the answer written in
+// place.
+func callValidatorDirect[O any](ctx context.Context, id string, v func(context.Context, *O) (runtime.Detection, error), occ *O, d *runtime.Detection) (err Err) {
+	defer func() {
+		if recover() != nil {
+			*d = runtime.Detection{}
+			err = Err{Kind: runtime.ErrDetector, S: id}
+		}
+	}()
+	var e error
+	*d, e = v(ctx, occ)
+	if e != nil {
+		*d = runtime.Detection{}
+		return validatorFailed(id, e)
 	}
-	return d, Err{}
+	return Err{}
+}
+
+// callValidatorBound calls a validator on its own goroutine and waits for
+// its answer or the end of ctx, whichever comes first.
+func callValidatorBound[O any](ctx context.Context, id string, v func(context.Context, *O) (runtime.Detection, error), occ *O, d *runtime.Detection) Err {
+	if ctx.Err() != nil {
+		return Err{Kind: runtime.ErrCanceled, S: id}
+	}
+	type answer struct {
+		d        runtime.Detection
+		err      error
+		panicked bool
+	}
+	ch := make(chan answer, 1)
+	go func() {
+		var a answer
+		defer func() {
+			if recover() != nil {
+				a = answer{panicked: true}
+			}
+			ch <- a
+		}()
+		a.d, a.err = v(ctx, occ)
+	}()
+	select {
+	case a := <-ch:
+		switch {
+		case a.panicked:
+			return Err{Kind: runtime.ErrDetector, S: id}
+		case a.err != nil:
+			return validatorFailed(id, a.err)
+		}
+		*d = a.d
+		return Err{}
+	case <-ctx.Done():
+		return Err{Kind: runtime.ErrTimeout, S: "validator " + id}
+	}
+}
+
+// validatorFailed is the error of a validator that returned e (not nil):
+// a timeout when e is the end of its context, else a detector failure.
+func validatorFailed(id string, e error) Err {
+	if contextEnded(e) {
+		return Err{Kind: runtime.ErrTimeout, S: "validator " + id}
+	}
+	return Err{Kind: runtime.ErrDetector, S: id}
 }
 
 // callStore calls a store bound to the context.
