@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/oarc/oarc/bench/benchloop"
 	"github.com/oarc/oarc/bench/internal/benchtest"
 	"github.com/oarc/oarc/bench/internal/celeval"
 	"github.com/oarc/oarc/compiler"
@@ -189,4 +190,37 @@ func fixedCostOccurrence() *lycaon.Occurrence {
 func BenchmarkFixedCost(b *testing.B) {
 	_, _, env := benchtest.Load(b, packDir)
 	benchtest.Bench(b, engines(b, env), []string{"no-rules"}, []*lycaon.Occurrence{fixedCostOccurrence()})
+}
+
+// noopEval is an engine that does nothing; a package variable, so that
+// calls to it are not inlined (as calls to the engines are not).
+var noopEval = func(context.Context, *lycaon.Occurrence, *runtime.Decision) error { return nil }
+
+// BenchmarkFixedCostDirect is BenchmarkFixedCost without the harness: the
+// generated Evaluate called straight from b.Loop, and the loop alone (the
+// harness's Loop with an empty function, its two indirect calls), so that
+// what the harness itself costs can be read off.
+func BenchmarkFixedCostDirect(b *testing.B) {
+	_, _, env := benchtest.Load(b, packDir)
+	ev, err := New(env)
+	var missing *runtime.MissingError
+	if err != nil && !errors.As(err, &missing) {
+		b.Fatal(err)
+	}
+	occ := fixedCostOccurrence()
+	ctx := context.Background()
+	b.Run("generated", func(b *testing.B) {
+		var d runtime.Decision
+		b.ReportAllocs()
+		for b.Loop() {
+			ev.Evaluate(ctx, occ, nil, &d)
+		}
+		if d.Effect != runtime.Allow {
+			b.Fatalf("effect %v, want allow", d.Effect)
+		}
+	})
+	b.Run("harness", func(b *testing.B) {
+		var d runtime.Decision
+		benchloop.Loop(b, func() { noopEval(ctx, occ, &d) })
+	})
 }
