@@ -112,7 +112,10 @@ type Exec struct {
 	scopeErr   Err
 }
 
-// Begin prepares an evaluation: it resets d and records the occurrence.
+// Begin prepares an evaluation in x, which must be a zero Exec (generated
+// code declares one per evaluation, on its stack): it resets d and records
+// the occurrence. Only the fields whose start is not their zero value are
+// written.
 func Begin(x *Exec, ctx context.Context, rules []Rule, s *runtime.Session, d *runtime.Decision, anchor string, profiles runtime.ProfileSet, content string, inputs []string) {
 	if ctx == nil {
 		ctx = context.Background()
@@ -121,10 +124,7 @@ func Begin(x *Exec, ctx context.Context, rules []Rule, s *runtime.Session, d *ru
 	d.Content = content
 	x.Ctx, x.Rules, x.S, x.D = ctx, rules, s, d
 	x.Anchor, x.Profiles, x.Content, x.Inputs = anchor, profiles, content, inputs
-	x.cur, x.from = -1, 0
-	x.nfired, x.firedX, x.deny = 0, x.firedX[:0], nil
-	x.scopeState, x.scopeErr = 0, Err{}
-	x.keys, x.snapRead, x.nsnap, x.snapX, x.snapErr, x.ndet, x.detX = nil, false, 0, nil, Err{}, 0, nil
+	x.cur = -1
 	x.deadline = ctx.Done() != nil
 }
 

@@ -62,6 +62,7 @@ func TestDeadlineIsBinding(t *testing.T) {
 	}
 	ctx2, cancel2 := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel2()
+	x = Exec{}
 	Begin(&x, ctx2, nil, nil, &runtime.Decision{}, "a", 0, "", nil)
 	start = time.Now()
 	_, e = Provide1(&x, func(context.Context, *occ, string) (bool, error) {

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestInstalledBinary builds oarc as `go install` would for a user
+// (-trimpath: no path to this checkout in the binary) and runs `oarc test`
+// with it from a directory outside the repository, on copies of a pack with
+// the default catalog and of one with a host catalog, with an empty module
+// cache and no network: the runtime the fixtures link comes from the
+// binary itself.
+func TestInstalledBinary(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds oarc and two test runners with the go command")
+	}
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	bin := filepath.Join(tmp, "bin", "oarc")
+	build := exec.Command("go", "build", "-trimpath", "-o", bin, "./cmd/oarc")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build -trimpath: %v\n%s", err, out)
+	}
+	work := filepath.Join(tmp, "work")
+	copyDir(t, filepath.Join(root, "examples", "starter"), filepath.Join(work, "starter"))
+	copyDir(t, filepath.Join(root, "examples", "acme"), filepath.Join(work, "acme"))
+
+	env := append(os.Environ(),
+		"GOMODCACHE="+filepath.Join(tmp, "modcache"), // nothing downloaded, nothing to find
+		"GOPROXY=off",
+		"GOFLAGS=",
+		"GOWORK=off",
+	)
+	for _, args := range [][]string{
+		{"test", "starter"},
+		{"test", "-catalog", filepath.Join("acme", "acme.catalog.yaml"), filepath.Join("acme", "rules")},
+	} {
+		cmd := exec.Command(bin, args...)
+		cmd.Dir = work
+		cmd.Env = env
+		out, err := cmd.CombinedOutput()
+		// The summary is the last line: "N passed, 0 failed".
+		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+		var passed, failed int
+		_, scanErr := fmt.Sscanf(lines[len(lines)-1], "%d passed, %d failed", &passed, &failed)
+		if err != nil || scanErr != nil || passed == 0 || failed != 0 {
+			t.Errorf("oarc %s (installed, outside the repository): %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	// The runner's module lives in a temporary directory of its own, not
+	// in the user's.
+	if _, err := os.Stat(filepath.Join(work, "go.mod")); err == nil {
+		t.Errorf("oarc test wrote a go.mod into the user's directory")
+	}
+}
+
+func copyDir(t *testing.T, from, to string) {
+	t.Helper()
+	err := filepath.WalkDir(from, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(from, p)
+		if err != nil {
+			return err
+		}
+		dst := filepath.Join(to, rel)
+		if d.IsDir() {
+			return os.MkdirAll(dst, 0o755)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(dst, data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
