@@ -264,3 +264,18 @@ func TestIROutput(t *testing.T) {
 		}
 	}
 }
+
+// Without the go command on PATH, oarc test says so once, up front, instead
+// of failing every fixture with the same build error; -engine reference
+// still runs.
+func TestTestWithoutGoCommand(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	code, out, errs := run("test", starter)
+	if code != ExitFailure || !strings.Contains(errs, "the go command, which is not on PATH") || strings.Contains(out, "FAIL") {
+		t.Errorf("exit %d\nstdout %q\nstderr %q", code, out, errs)
+	}
+	code, out, errs = run("test", "-engine", "reference", starter)
+	if code != ExitOK || !strings.Contains(out, " passed, 0 failed") {
+		t.Errorf("-engine reference: exit %d\nstdout %q\nstderr %q", code, out, errs)
+	}
+}

@@ -5,6 +5,7 @@ package cli
 import (
 	"flag"
 	"fmt"
+	"os/exec"
 	"regexp"
 	"strings"
 
@@ -61,6 +62,12 @@ func runTest(env *Env, args []string) int {
 	if !ok {
 		fmt.Fprintf(env.Stderr, "oarc test: -engine must be generated, reference or both, not %q\n", *engine)
 		return ExitUsage
+	}
+	if engines != harness.Reference {
+		if _, err := exec.LookPath("go"); err != nil {
+			fmt.Fprintf(env.Stderr, "oarc test: the generated engine builds the generated code with the go command, which is not on PATH (%v): install Go, or run -engine reference\n", err)
+			return ExitFailure
+		}
 	}
 	minSet := false
 	fs.Visit(func(f *flag.Flag) {
