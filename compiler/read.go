@@ -16,6 +16,12 @@ import (
 // maxFileSize bounds a rule file and pack.yaml (docs/choices-frontend.md).
 const maxFileSize = 1 << 20
 
+// ReadRuleFile reads a rule file or pack.yaml the way the loader does:
+// [ReadRegularFile] with the 1 MiB limit of rule files. Tools that read
+// those files outside a load (oarc fmt) use it, so that they refuse what
+// the loader refuses, with the same words.
+func ReadRuleFile(path string) ([]byte, error) { return readRegular(path) }
+
 // readRegular reads a rule file or pack.yaml: [ReadRegularFile] with the
 // limit of maxFileSize.
 func readRegular(path string) ([]byte, error) {

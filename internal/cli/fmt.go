@@ -62,9 +62,11 @@ func runFmt(env *Env, args []string) int {
 	}
 	code = ExitOK
 	for _, file := range files {
-		src, err := os.ReadFile(file)
+		// What the loader refuses (a directory, a FIFO, a device, a file
+		// over 1 MiB) fmt refuses too, without blocking on a FIFO.
+		src, err := compiler.ReadRuleFile(file)
 		if err != nil {
-			fmt.Fprintf(env.Stderr, "oarc fmt: %v\n", err)
+			fmt.Fprintf(env.Stderr, "%s: cannot read: %v\n", file, err)
 			code = ExitFailure
 			continue
 		}
@@ -123,7 +125,10 @@ func fmtFiles(path string) ([]string, error) {
 		if !isPackDir(p) {
 			return nil
 		}
-		if pf := filepath.Join(p, "pack.yaml"); isRegular(pf) {
+		// Every file the loader would read or refuse is formatted or
+		// refused here too: a symlink is read through (and refused by -w),
+		// anything that is not a regular file is reported, never skipped.
+		if pf := filepath.Join(p, "pack.yaml"); exists(pf) {
 			files = append(files, pf)
 		}
 		entries, err := os.ReadDir(filepath.Join(p, "policy"))
@@ -131,7 +136,7 @@ func fmtFiles(path string) ([]string, error) {
 			return err
 		}
 		for _, e := range entries {
-			if ext := filepath.Ext(e.Name()); (ext == ".yaml" || ext == ".yml") && e.Type().IsRegular() {
+			if ext := filepath.Ext(e.Name()); ext == ".yaml" || ext == ".yml" {
 				files = append(files, filepath.Join(p, "policy", e.Name()))
 			}
 		}
@@ -146,9 +151,10 @@ func isPackDir(dir string) bool {
 	return err == nil && st.IsDir()
 }
 
-func isRegular(file string) bool {
-	st, err := os.Lstat(file)
-	return err == nil && st.Mode().IsRegular()
+// exists reports whether there is a directory entry at file, of any type.
+func exists(file string) bool {
+	_, err := os.Lstat(file)
+	return err == nil
 }
 
 // replaceFile replaces a regular file with data: a temporary file in the
