@@ -50,6 +50,9 @@ func IsPackFile(file string) bool { return filepath.Base(file) == "pack.yaml" }
 // YAML document with a mapping at its root, and on a file it cannot lay out
 // without changing its meaning; src is then to be left as it is.
 func Format(file string, src []byte) ([]byte, error) {
+	// A bare CR is a line break to YAML: lay such a file out with LF
+	// breaks (CRLF files keep CRLF).
+	src = bareCRToLF(src)
 	root, doc, err := parseOne(src)
 	if err != nil {
 		return nil, err
@@ -118,6 +121,30 @@ func Format(file string, src []byte) ([]byte, error) {
 	return out, nil
 }
 
+// FormatError is a reason [Format] cannot lay a file out, at a position
+// in it.
+type FormatError struct {
+	Line, Col int
+	Msg       string
+}
+
+func (e *FormatError) Error() string { return fmt.Sprintf("%d:%d: %s", e.Line, e.Col, e.Msg) }
+
+// bareCRToLF replaces every CR that is not followed by LF with LF.
+func bareCRToLF(src []byte) []byte {
+	if !bytes.Contains(src, []byte("\r")) {
+		return src
+	}
+	out := make([]byte, len(src))
+	for i, c := range src {
+		if c == '\r' && (i+1 == len(src) || src[i+1] != '\n') {
+			c = '\n'
+		}
+		out[i] = c
+	}
+	return out
+}
+
 // parseOne parses exactly one YAML document with a mapping at its root.
 func parseOne(src []byte) (*yaml.Node, *yaml.Node, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(src))
@@ -143,12 +170,18 @@ func parseOne(src []byte) (*yaml.Node, *yaml.Node, error) {
 		if n.Kind == yaml.AliasNode || n.Anchor != "" {
 			bad = errors.New("YAML anchors and aliases are not supported in rule files")
 		}
+		if n.Style&yaml.TaggedStyle != 0 && bad == nil {
+			// The emitter cannot always write a tag back where it was
+			// (a tagged quoted scalar comes out unparsable): refuse
+			// rather than risk the file.
+			bad = &FormatError{Line: n.Line, Col: n.Column, Msg: fmt.Sprintf("an explicit YAML tag (%s); oarc fmt lays out only untagged values, so the file is left as it is", n.Tag)}
+		}
 		if n.Kind == yaml.MappingNode {
 			seen := map[string]bool{}
 			for i := 0; i+1 < len(n.Content); i += 2 {
 				if k := n.Content[i]; k.Kind == yaml.ScalarNode {
 					if seen[k.Value] {
-						bad = fmt.Errorf("line %d: duplicate key %q", k.Line, k.Value)
+						bad = &FormatError{Line: k.Line, Col: k.Column, Msg: fmt.Sprintf("duplicate key %q", k.Value)}
 					}
 					seen[k.Value] = true
 				}
@@ -256,7 +289,7 @@ func (f *formatter) blocks(n *yaml.Node) error {
 	case yaml.SequenceNode:
 		for _, e := range n.Content {
 			if e.Kind == yaml.ScalarNode && e.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
-				return fmt.Errorf("line %d: a block scalar (| or >) as a list entry; oarc fmt keeps block scalars only as the values of fields", e.Line)
+				return &FormatError{Line: e.Line, Col: e.Column, Msg: "a block scalar (| or >) as a list entry; oarc fmt keeps block scalars only as the values of fields"}
 			}
 			if err := f.blocks(e); err != nil {
 				return err
@@ -276,7 +309,7 @@ func (f *formatter) splice(v, k *yaml.Node) error {
 		lines = lines[:len(lines)-1]
 	}
 	if v.Line < 1 || v.Line > len(lines) {
-		return fmt.Errorf("line %d: cannot find the scalar in the file", v.Line)
+		return &FormatError{Line: v.Line, Col: v.Column, Msg: "cannot find the scalar in the file"}
 	}
 	first := lines[v.Line-1]
 	start := runeIndex(first, v.Column-1)
@@ -292,7 +325,7 @@ func (f *formatter) splice(v, k *yaml.Node) error {
 	case v.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0:
 		end, ok := quotedEnd(lines, v.Line-1, start)
 		if !ok {
-			return fmt.Errorf("line %d: cannot find the end of the quoted scalar", v.Line)
+			return &FormatError{Line: v.Line, Col: v.Column, Msg: "cannot find the end of the quoted scalar"}
 		}
 		for l := v.Line - 1; l <= end.line; l++ {
 			text := lines[l]

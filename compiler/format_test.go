@@ -1,6 +1,7 @@
 package compiler
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -240,5 +241,33 @@ func TestFormatRefuses(t *testing.T) {
 				t.Errorf("error %v, want %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// A file with bare CR line breaks is laid out with LF breaks and means the
+// same; an explicitly tagged value is refused at its position, the file
+// left alone.
+func TestFormatBareCRAndTags(t *testing.T) {
+	cr := "id: CR\roar: '1.0'\rkind: policy\ranchor: tool.pre_invoke\reffect: warn\rwhen: tool == 'x'\rcopy:\r  title: t\r"
+	out, err := Format("CR.yaml", []byte(cr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "oar: '1.0'\nid: CR\nkind: policy\nanchor: tool.pre_invoke\neffect: warn\nwhen: tool == 'x'\ncopy:\n  title: t\n"
+	if string(out) != want {
+		t.Errorf("bare CR: got %q, want %q", out, want)
+	}
+	for _, c := range []struct {
+		src       string
+		line, col int
+	}{
+		{"oar: '1.0'\nid: T\nkind: policy\nanchor: tool.pre_invoke\neffect: warn\nwhen: !!str \"true\"\n", 6, 7},
+		{"oar: '1.0'\nid: T\nkind: policy\nanchor: tool.pre_invoke\neffect: warn\ncopy:\n  title: !!str 123\n", 7, 10},
+	} {
+		_, err := Format("T.yaml", []byte(c.src))
+		fe, ok := errors.AsType[*FormatError](err)
+		if !ok || fe.Line != c.line || fe.Col != c.col || !strings.Contains(fe.Msg, "explicit YAML tag") {
+			t.Errorf("%q: %v; want a tag error at %d:%d", c.src, err, c.line, c.col)
+		}
 	}
 }
