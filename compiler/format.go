@@ -71,6 +71,17 @@ func Format(file string, src []byte) ([]byte, error) {
 	if len(root.Content) > 0 {
 		first = root.Content[0]
 	}
+	// A comment after the last field is the file's last word: the parser
+	// gives it to that field (its key or its value), and it must not move
+	// with it when the field moves up. It goes to the end of the mapping.
+	if n := len(root.Content); n >= 2 {
+		for _, nd := range root.Content[n-2:] {
+			if nd.FootComment != "" {
+				root.FootComment = strings.TrimSpace(nd.FootComment + "\n" + root.FootComment)
+				nd.FootComment = ""
+			}
+		}
+	}
 	if IsPackFile(file) {
 		reorder(root, packOrder)
 		if d, ok := mappingValue(root, "deny_by_default"); ok && d.Kind == yaml.MappingNode {
@@ -87,12 +98,22 @@ func Format(file string, src []byte) ([]byte, error) {
 			}
 		}
 		if w, ok := mappingValue(root, "when"); ok && w.Kind == yaml.ScalarNode {
+			// A comment between `when:` and its value on a later line goes
+			// above `when:`: the value is kept as written, from its first
+			// character, so the comment cannot stay inside it.
+			if k := keyOf(root, "when"); w.HeadComment != "" {
+				k.HeadComment = strings.TrimSpace(k.HeadComment + "\n" + w.HeadComment)
+				w.HeadComment = ""
+			}
 			if err := f.splice(w, keyOf(root, "when")); err != nil {
 				return nil, err
 			}
 		}
 	}
-	if first != nil && root.Content[0] != first && first.HeadComment != "" {
+	// (When the file's first comment is separated from the first field by
+	// a blank line, the parser gives it to the document, and the
+	// comment right above the field is about the field: it moves with it.)
+	if first != nil && root.Content[0] != first && first.HeadComment != "" && doc.HeadComment == "" {
 		root.Content[0].HeadComment = strings.TrimSpace(first.HeadComment + "\n" + root.Content[0].HeadComment)
 		first.HeadComment = ""
 	}

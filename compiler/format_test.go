@@ -271,3 +271,34 @@ func TestFormatBareCRAndTags(t *testing.T) {
 		}
 	}
 }
+
+// Comments stay with what they are about when fields move: the comment
+// above a first field that the file's own header comment is separated
+// from by a blank line, a comment between `when:` and its value, and a
+// comment after the last field (the file's last word, which stays last).
+func TestFormatCommentsMoveWithFields(t *testing.T) {
+	for _, c := range []struct{ name, src, want string }{
+		{"first field's own comment",
+			"# file header\n\n# about copy\ncopy:\n  title: T\noar: '1.0'\nid: C\nkind: policy\nanchor: tool.pre_invoke\neffect: block\n",
+			"# file header\n\noar: '1.0'\nid: C\nkind: policy\nanchor: tool.pre_invoke\neffect: block\n# about copy\ncopy:\n  title: T\n"},
+		{"between when and its value",
+			"oar: '1.0'\nid: W\nwhen:\n  # about the condition\n  tool == 'x'\nkind: policy\nanchor: tool.pre_invoke\neffect: warn\n",
+			"oar: '1.0'\nid: W\nkind: policy\nanchor: tool.pre_invoke\neffect: warn\n# about the condition\nwhen: tool == 'x'\n"},
+		{"after the last field",
+			"oar: '1.0'\nid: L\ncopy:\n  title: T\nkind: policy\nanchor: tool.pre_invoke\neffect: warn\nwhen: |\n  true\n# the end\n",
+			"oar: '1.0'\nid: L\nkind: policy\nanchor: tool.pre_invoke\neffect: warn\nwhen: |\n  true\ncopy:\n  title: T\n\n# the end\n"},
+	} {
+		out, err := Format(c.name+".yaml", []byte(c.src))
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		if diff := cmp.Diff(c.want, string(out)); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", c.name, diff)
+		}
+		again, err := Format(c.name+".yaml", out)
+		if err != nil || string(again) != string(out) {
+			t.Errorf("%s: not idempotent: %q, %v", c.name, again, err)
+		}
+	}
+}
