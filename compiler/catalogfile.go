@@ -25,6 +25,16 @@ var (
 	anchorIDRE     = regexp.MustCompile(`^[a-z][a-z0-9_]*(\.[a-z0-9_]+)*$`)
 	hostRE         = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
 	catNameRE      = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+	// celReserved are the words CEL's grammar keeps for itself (the
+	// language definition's reserved words and its literal keywords): a
+	// fact, function or host of that name could not be written in a rule.
+	celReserved = map[string]bool{
+		"as": true, "break": true, "const": true, "continue": true, "else": true,
+		"false": true, "for": true, "function": true, "if": true, "import": true,
+		"in": true, "let": true, "loop": true, "package": true, "namespace": true,
+		"null": true, "return": true, "true": true, "var": true, "void": true,
+		"while": true,
+	}
 	maxProviderArg = 4
 )
 
@@ -90,6 +100,8 @@ func ParseCatalog(file string, text []byte) (*catalog.Catalog, Diagnostics) {
 			c.errorf(n, CodeCatalog, "host %q does not match %s", s, hostRE)
 		case token.IsKeyword(s):
 			c.errorf(n, CodeCatalog, "host %q is a Go keyword: the generated catalog package is named after the host", s)
+		case celReserved[s]:
+			c.errorf(n, CodeCatalog, "host %q is a word CEL reserves; rules could not name the host's facts (%s.fact does not parse)", s, s)
 		default:
 			host = s
 		}
@@ -242,6 +254,8 @@ func (c *fileCtx) catalogName(e *yaml.Node, f map[string]*yaml.Node, what string
 	switch {
 	case !catNameRE.MatchString(name):
 		c.errorf(n, CodeCatalog, "%s name %q does not match %s", what, name, catNameRE)
+	case celReserved[name]:
+		c.errorf(n, CodeCatalog, "%s name %q is a word CEL reserves, so no rule could name it", what, name)
 	case catalog.IsReserved(name):
 		c.errorf(n, CodeCatalog, "%s %s has the name of one of OAR's or oarc's facts or functions; a catalog cannot redefine it", what, name)
 	case seen[name] != nil:

@@ -162,11 +162,19 @@ var readerProblems = map[string]bool{
 	"control characters are not allowed": true,
 }
 
+// kindOfFile names the kind of file c reads, for messages.
+func (c *fileCtx) kindOfFile() string {
+	if c.only == CodeCatalog {
+		return "catalog files"
+	}
+	return "rule files"
+}
+
 // walk rejects aliases and duplicate mapping keys anywhere in the tree.
 func (c *fileCtx) walk(n *yaml.Node) {
 	switch n.Kind {
 	case yaml.AliasNode:
-		c.errorf(n, CodeYAML, "YAML aliases (*%s) are not supported in rule files", n.Value)
+		c.errorf(n, CodeYAML, "YAML aliases (*%s) are not supported in %s", n.Value, c.kindOfFile())
 	case yaml.MappingNode:
 		seen := map[string]bool{}
 		for i := 0; i+1 < len(n.Content); i += 2 {

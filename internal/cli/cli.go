@@ -113,6 +113,10 @@ func help(env *Env, args []string) int {
 		fmt.Fprintln(env.Stderr, "usage: oarc help <command>")
 		return ExitUsage
 	}
+	if args[0] == "help" {
+		fmt.Fprintln(env.Stdout, "usage: oarc help <command>\n\nPrints a command's help: its usage line, what it does, and its flags.")
+		return ExitOK
+	}
 	c, ok := commands[args[0]]
 	if !ok {
 		fmt.Fprintf(env.Stderr, "oarc help: unknown command %q\n", args[0])

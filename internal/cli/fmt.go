@@ -39,9 +39,16 @@ func runFmt(env *Env, args []string) int {
 	list := fs.Bool("l", false, "list the files whose layout differs from oarc fmt's (exit 1 if any)")
 	write := fs.Bool("w", false, "write the result to the files (through a temporary file and a rename)")
 	diff := fs.Bool("d", false, "print a unified diff of the changes instead of the files")
+	catalogFile := fs.String("catalog", "", "accepted like on every command (spec 9); the layout does not depend on a catalog: it is only checked")
 	paths, code := parseAnywhere(fs, args)
 	if code >= 0 {
 		return code
+	}
+	if *catalogFile != "" {
+		lf := loadFlags{catalog: *catalogFile}
+		if _, ok := lf.options(env, "fmt"); !ok {
+			return ExitFailure
+		}
 	}
 	if len(paths) == 0 {
 		fmt.Fprintln(env.Stderr, "oarc fmt: give rule files, pack.yaml files, pack directories or directories of packs")

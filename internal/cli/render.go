@@ -10,8 +10,19 @@ import (
 )
 
 func init() {
-	register("render", &Command{Summary: "print the rules of a compilation set as Markdown for a system prompt", Run: runRender})
+	register("render", &Command{Summary: "print the rules of a compilation set as Markdown for a system prompt", Help: renderHelp, Run: runRender})
 }
+
+const renderHelp = `Prints the rules of a compilation set as Markdown for an agent's system
+prompt (spec 10; docs/context.md), the same text as the generated
+package's Context(hint, k): enforced rules under "## Rules" in evaluation
+order with their fix or instead text, monitored rules under "### Provisional
+rules (under evaluation)". Rules without a copy.title are not rendered.
+
+With -hint, the enforced rules that have a selector are ranked by how well
+their tags (selector values, id) and copy text match the hint's words, and
+only the first -k are shown; global rules (no selector) and monitored rules
+always render. A last line says how many rules were left out.`
 
 func runRender(env *Env, args []string) int {
 	fs := newFlags(env, "render", "PACK...")

@@ -279,3 +279,53 @@ func TestTestWithoutGoCommand(t *testing.T) {
 		t.Errorf("-engine reference: exit %d\nstdout %q\nstderr %q", code, out, errs)
 	}
 }
+
+// oarc schema checks its argument before the catalog, and the catalog
+// schema (what a broken catalog is fixed against) does not need a
+// catalog that loads.
+func TestSchemaWithBrokenCatalog(t *testing.T) {
+	broken := filepath.Join(t.TempDir(), "broken.yaml")
+	if err := os.WriteFile(broken, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := run("schema", "-catalog", broken, "catalog")
+	if code != ExitOK || !strings.Contains(out, `"$schema"`) {
+		t.Errorf("schema catalog with a broken -catalog: exit %d, stderr %q", code, errs)
+	}
+	code, _, errs = run("schema", "-catalog", broken, "bogus")
+	if code != ExitUsage || !strings.Contains(errs, `"bogus" is not one of`) {
+		t.Errorf("schema bogus: exit %d, stderr %q; want a usage error", code, errs)
+	}
+	code, _, errs = run("schema", "-catalog", broken, "rule")
+	if code != ExitFailure || !strings.Contains(errs, "OAR_CATALOG") {
+		t.Errorf("schema rule with a broken -catalog: exit %d, stderr %q; want the catalog's error", code, errs)
+	}
+}
+
+// oarc stats: -before and -after need digests; a line that is not UTF-8
+// is a bad line, not a record with replacement characters.
+func TestStatsArguments(t *testing.T) {
+	dir := t.TempDir()
+	good := `{"time":"2026-12-01T11:08:32Z","pack":"p","digest":"sha256:aa","session":"s1","anchor":"tool.pre_invoke","tool":"bash","decision":"allow","code":"","codes":[],"monitored":[],"failed_closed":[],"errors":[]}`
+	bad := strings.Replace(good, `"bash"`, "\"ba\xffsh\"", 1)
+	log := filepath.Join(dir, "d.jsonl")
+	if err := os.WriteFile(log, []byte(good+"\n"+bad+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"stats", "-before", "", "-after", "", log},
+		{"stats", "-before", "sha256:aa", "-after", "", log},
+		{"stats", "-after", "sha256:aa", log},
+	} {
+		if code, _, errs := run(args...); code != ExitUsage || !strings.Contains(errs, "-before and -after") {
+			t.Errorf("oarc %q: exit %d, stderr %q; want a usage error", args, code, errs)
+		}
+	}
+	code, out, errs := run("stats", log)
+	if code != ExitFailure || !strings.Contains(errs, log+":2: error: not UTF-8 (at byte ") || !strings.Contains(out, "1 record in 2 lines of 1 file (1 bad line)") {
+		t.Errorf("stats with a non-UTF-8 line: exit %d\nstdout %q\nstderr %q", code, out, errs)
+	}
+	if code, out, _ := run("help", "help"); code != ExitOK || !strings.Contains(out, "usage: oarc help <command>") {
+		t.Errorf("help help: exit %d, %q", code, out)
+	}
+}

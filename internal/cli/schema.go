@@ -46,23 +46,27 @@ func runSchema(env *Env, args []string) int {
 		fmt.Fprintln(env.Stderr, "oarc schema: takes at most one argument: rule, pack, fixture or catalog")
 		return ExitUsage
 	}
-	gen := map[string]func() []byte{}
-	lf := loadFlags{catalog: *catalogFile}
+	switch what {
+	case "rule", "pack", "fixture", "catalog":
+	default:
+		fmt.Fprintf(env.Stderr, "oarc schema: %q is not one of rule, pack, fixture, catalog\n", what)
+		return ExitUsage
+	}
+	// The catalog schema is the same whatever -catalog says: it is what a
+	// broken catalog is fixed against, so the catalog is not loaded for it.
 	opts, ok := compiler.Options{}, true
-	if *catalogFile != "" {
+	if *catalogFile != "" && what != "catalog" {
+		lf := loadFlags{catalog: *catalogFile}
 		if opts, ok = lf.options(env, "schema"); !ok {
 			return ExitFailure
 		}
 	}
-	gen["rule"] = func() []byte { return compiler.RuleSchema(opts.Catalog) }
-	gen["pack"] = func() []byte { return compiler.PackSchema(opts.Catalog) }
-	gen["fixture"] = func() []byte { return fixture.Schema(opts.Catalog) }
-	gen["catalog"] = compiler.CatalogSchema
-	g, ok := gen[what]
-	if !ok {
-		fmt.Fprintf(env.Stderr, "oarc schema: %q is not one of rule, pack, fixture, catalog\n", what)
-		return ExitUsage
-	}
+	g := map[string]func() []byte{
+		"rule":    func() []byte { return compiler.RuleSchema(opts.Catalog) },
+		"pack":    func() []byte { return compiler.PackSchema(opts.Catalog) },
+		"fixture": func() []byte { return fixture.Schema(opts.Catalog) },
+		"catalog": compiler.CatalogSchema,
+	}[what]
 	env.Stdout.Write(g())
 	return ExitOK
 }

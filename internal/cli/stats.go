@@ -5,6 +5,7 @@ package cli
 import (
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -19,8 +20,25 @@ import (
 )
 
 func init() {
-	register("stats", &Command{Summary: "report decision logs per digest and rule; say which monitored rules are ready to enforce", Run: runStats})
+	register("stats", &Command{Summary: "report decision logs per digest and rule; say which monitored rules are ready to enforce", Help: statsHelp, Run: runStats})
 }
+
+const statsHelp = `Reads decision records (JSON Lines written by a host's recorder, spec 10;
+docs/stats.md) and reports, per digest of the rules and per rule:
+occurrences at its anchor, enforced and monitored firings, errors and
+distinct sessions, with rates. A monitored rule is "ready to enforce" once
+it fired in at least -sessions distinct sessions of that digest and no
+record of the digest reports an error for it; the tool never edits a rule.
+With -before and -after, each rule's firing rate is compared between two
+digests (a unique prefix of each is enough).
+
+A line that is not a record is reported on stderr as FILE:LINE: error: ...
+and skipped; the report covers the rest. Logs are read as streams: memory
+does not grow with the number of records. - reads standard input.
+
+Exit status: 0 when every line of every log was a record; 1 when a line
+was bad or a log unreadable (the rest is reported all the same), or when
+-before/-after names no digest or several; 2 on bad usage.`
 
 // statsSummary is the last line of `oarc stats -json` (docs/stats.md).
 type statsSummary struct {
@@ -49,7 +67,8 @@ func runStats(env *Env, args []string) int {
 	asJSON := fs.Bool("json", false, "print JSON Lines: a digest object, its rule objects, ..., and a summary object last")
 	sessions := fs.Int("sessions", stats.DefaultSessions, "distinct sessions a monitored rule must fire in (with no error) to be ready to enforce")
 	before := fs.String("before", "", "with -after: compare each rule's firing rate between this digest (or a unique prefix of it)")
-	after := fs.String("after", "", "and this one")
+	after := fs.String("after", "", "with -before: the digest (or a unique prefix of it) compared with -before's")
+	catalogFile := fs.String("catalog", "", "accepted like on every command (spec 9); records name their digest, so the report does not depend on it: the catalog is only checked")
 	logs, code := parseAnywhere(fs, args)
 	if code >= 0 {
 		return code
@@ -63,9 +82,21 @@ func runStats(env *Env, args []string) int {
 		fmt.Fprintln(env.Stderr, "oarc stats: -sessions must be at least 1")
 		return ExitUsage
 	}
-	if (*before == "") != (*after == "") {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if set["before"] != set["after"] {
 		fmt.Fprintln(env.Stderr, "oarc stats: -before and -after go together")
 		return ExitUsage
+	}
+	if set["before"] && (*before == "" || *after == "") {
+		fmt.Fprintln(env.Stderr, "oarc stats: -before and -after each need a digest (or a unique prefix of one)")
+		return ExitUsage
+	}
+	if *catalogFile != "" {
+		lf := loadFlags{catalog: *catalogFile}
+		if _, ok := lf.options(env, "stats"); !ok {
+			return ExitFailure
+		}
 	}
 	st := stats.New()
 	sum := statsSummary{Type: "summary", Version: stats.Version, Threshold: *sessions, Ready: []readyRule{}}

@@ -84,11 +84,29 @@ func (r *Reader) Next(rec *runtime.Record) error {
 	}
 	line := bytes.TrimSuffix(r.buf, []byte("\n"))
 	line = bytes.TrimSuffix(line, []byte("\r"))
+	if !utf8.Valid(line) {
+		// JSON text is UTF-8 (RFC 8259), and a recorder writes nothing
+		// else: such a line was not written as a record.
+		return &LineError{r.line, fmt.Errorf("not UTF-8 (at byte %d)", invalidAt(line)+1)}
+	}
 	r.p.b, r.p.i = line, 0
 	if err := r.p.record(rec); err != nil {
 		return &LineError{r.line, err}
 	}
 	return nil
+}
+
+// invalidAt returns the offset of the first byte of b that is not part of
+// valid UTF-8.
+func invalidAt(b []byte) int {
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n == 1 {
+			return i
+		}
+		i += n
+	}
+	return len(b)
 }
 
 // Line is the number of lines read so far.
@@ -101,8 +119,8 @@ func (r *Reader) Line() int { return r.line }
 // RFC 3339 (read as UTC, years 0 to 9999), decision an effect, digest not
 // empty. Keys match exactly; a key given twice counts the last time;
 // fields it does not know are ignored (their values must be JSON). Strings
-// decode as encoding/json decodes them (invalid UTF-8 and lone surrogates
-// become U+FFFD).
+// decode as encoding/json decodes them (a lone surrogate escape becomes
+// U+FFFD). [Reader] refuses a line that is not UTF-8 before parsing it.
 func ParseRecord(line []byte, rec *runtime.Record) error {
 	p := parser{b: line}
 	return p.record(rec)
