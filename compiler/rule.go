@@ -148,6 +148,13 @@ func (c *fileCtx) yamlError(err error) {
 			}
 		}
 	}
+	if at, key, open, ok := c.src.flowThenText(); ok {
+		// `when: [1, 2].all(x, x > 0)` starts a YAML list that the rest
+		// of the line cannot follow; yaml.v3 reports it where the mapping
+		// began. Say where it is and what to do.
+		p = at
+		msg = fmt.Sprintf("%s (the value of %s starts with %q, so YAML reads a list or map there and the text after it cannot follow; quote the value: %s: '...')", msg, key, string(open), key)
+	}
 	c.add(Diagnostic{Pos: p, Code: CodeYAML, Message: "YAML syntax: " + msg})
 }
 
@@ -162,19 +169,11 @@ var readerProblems = map[string]bool{
 	"control characters are not allowed": true,
 }
 
-// kindOfFile names the kind of file c reads, for messages.
-func (c *fileCtx) kindOfFile() string {
-	if c.only == CodeCatalog {
-		return "catalog files"
-	}
-	return "rule files"
-}
-
 // walk rejects aliases and duplicate mapping keys anywhere in the tree.
 func (c *fileCtx) walk(n *yaml.Node) {
 	switch n.Kind {
 	case yaml.AliasNode:
-		c.errorf(n, CodeYAML, "YAML aliases (*%s) are not supported in %s", n.Value, c.kindOfFile())
+		c.errorf(n, CodeYAML, "YAML aliases (*%s) are not supported in %ss", n.Value, c.what())
 	case yaml.MappingNode:
 		seen := map[string]bool{}
 		for i := 0; i+1 < len(n.Content); i += 2 {

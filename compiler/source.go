@@ -512,3 +512,64 @@ func (o *textOffsets) lineColOffset(line, col int) int {
 	}
 	return o.byteOffset(int(o.lines[line-1]) + max(col, 0))
 }
+
+// flowThenText finds the first line of the form `key: [...] more` or
+// `key: {...} more`: a flow collection closed on the line and followed by
+// text other than a comment, which is never valid YAML (typically a CEL
+// expression such as `[1, 2].all(x, x > 0)` left unquoted). It returns the
+// position of the collection's first character, the key and that
+// character.
+func (s *source) flowThenText() (Pos, string, byte, bool) {
+	for i, line := range s.lines {
+		rest := strings.TrimLeft(line, " ")
+		if strings.HasPrefix(rest, "- ") {
+			rest = strings.TrimLeft(rest[2:], " ")
+		}
+		colon := strings.Index(rest, ": ")
+		if colon <= 0 || strings.ContainsAny(rest[:colon], " \t'\"[]{}#") {
+			continue
+		}
+		key := rest[:colon]
+		val := strings.TrimLeft(rest[colon+2:], " ")
+		if val == "" || (val[0] != '[' && val[0] != '{') {
+			continue
+		}
+		end, ok := flowEnd(val)
+		if !ok {
+			continue
+		}
+		after := strings.TrimSpace(val[end:])
+		if after == "" || after[0] == '#' || after[0] == ',' {
+			continue
+		}
+		col := len(line) - len(val) + 1
+		return Pos{File: s.name, Line: i + 1, Col: utf8.RuneCountInString(line[:col-1]) + 1}, key, val[0], true
+	}
+	return Pos{}, "", 0, false
+}
+
+// flowEnd returns the offset just after the flow collection that v starts
+// with, when it closes on the line (brackets counted outside quotes).
+func flowEnd(v string) (int, bool) {
+	depth := 0
+	var quote byte
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '\'' || c == '"':
+			quote = c
+		case c == '[' || c == '{':
+			depth++
+		case c == ']' || c == '}':
+			depth--
+			if depth == 0 {
+				return i + 1, true
+			}
+		}
+	}
+	return 0, false
+}
