@@ -17,14 +17,14 @@ import (
 )
 
 var (
-	catalogFields  = []string{"oar_catalog", "host", "anchors", "facts", "functions"}
-	anchorFields   = []string{"id", "trigger_class", "surface", "planes", "title", "fires_when"}
-	catFactFields  = []string{"name", "type", "description"}
-	catFuncFields  = []string{"name", "signature", "description"}
-	planes         = []string{"block", "inform", "transform"}
-	anchorIDRE     = regexp.MustCompile(`^[a-z][a-z0-9_]*(\.[a-z0-9_]+)*$`)
-	hostRE         = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
-	catNameRE      = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+	catalogFields = []string{"oar_catalog", "host", "anchors", "facts", "functions"}
+	anchorFields  = []string{"id", "trigger_class", "surface", "planes", "title", "fires_when"}
+	catFactFields = []string{"name", "type", "description"}
+	catFuncFields = []string{"name", "signature", "description"}
+	planes        = []string{"block", "inform", "transform"}
+	anchorIDRE    = regexp.MustCompile(`^[a-z][a-z0-9_]*(\.[a-z0-9_]+)*$`)
+	hostRE        = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+	catNameRE     = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
 	// celReserved are the words CEL's grammar keeps for itself (the
 	// language definition's reserved words and its literal keywords): a
 	// fact, function or host of that name could not be written in a rule.
