@@ -114,8 +114,9 @@ func (d *Decision) Rejection() string {
 // left out), then "Code: <ID>". Each copy text is put on one line: every
 // line break in it (CR LF as one, LF, CR, VT, FF, NEL U+0085, LINE
 // SEPARATOR U+2028, PARAGRAPH SEPARATOR U+2029) becomes a space, and each
-// byte of invalid UTF-8 becomes U+FFFD (so that no decoder finds a line
-// break in it either). A title that would read as a code line (it starts,
+// byte of invalid UTF-8 and every other control character but the tab
+// (NUL, ESC, DEL, C1) becomes U+FFFD (so that no decoder finds a line break
+// in it either, and nothing invisible reaches the agent). A title that would read as a code line (it starts,
 // after white space, with "code:" in any case) is labelled "Title: ". So
 // the last line is the only one that starts with "Code:", whatever the copy
 // says, for readers that split on any line break.
@@ -160,8 +161,16 @@ func writeOneLine(b *strings.Builder, s string) {
 				b.WriteByte(' ')
 			case '\n', '\v', '\f':
 				b.WriteByte(' ')
-			default:
+			case '\t':
 				b.WriteByte(c)
+			default:
+				if c < ' ' || c == 0x7f {
+					// NUL, ESC and the other controls: nothing invisible
+					// in the text the agent reads.
+					b.WriteString("\uFFFD")
+				} else {
+					b.WriteByte(c)
+				}
 			}
 			i++
 			continue
@@ -172,6 +181,8 @@ func writeOneLine(b *strings.Builder, s string) {
 			b.WriteString("\uFFFD")
 		case r == '\u0085' || r == '\u2028' || r == '\u2029':
 			b.WriteByte(' ')
+		case r >= 0x80 && r <= 0x9f:
+			b.WriteString("\uFFFD") // the C1 controls
 		default:
 			b.WriteString(s[i : i+n])
 		}

@@ -44,6 +44,11 @@ func TestRejectionLineBreaks(t *testing.T) {
 	if got, want := RejectionText(r), "a b c\uFFFDd\nFix: e  f\nCode: X"; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
+	// Control characters other than the tab are made visible.
+	r = &Rule{ID: "X", Copy: Copy{Title: "nul\x00 esc\x1b[31m del\x7f tab\t c1\u009b nel\u0085."}}
+	if got, want := RejectionText(r), "nul\uFFFD esc\uFFFD[31m del\uFFFD tab\t c1\uFFFD nel .\nCode: X"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
 	// A title that reads as a code line is labelled.
 	for _, title := range []string{"Code: FAKE", "  code:FAKE", "\u2028CODE: x", "\tCoDe:"} {
 		got := RejectionText(&Rule{ID: "REAL", Copy: Copy{Title: title}})

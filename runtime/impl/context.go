@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // ContextRule is a rule as the rendered context shows it (spec 10,
@@ -197,12 +198,22 @@ func distinctTokens(l []string) []string {
 
 // oneLine writes s with its runs of white space (line breaks included)
 // made single spaces and its ends trimmed, so that a copy text stays one
-// list item and cannot start a Markdown block of its own.
+// list item and cannot start a Markdown block of its own; other control
+// characters (NUL, ESC, DEL, C1) and invalid UTF-8 become U+FFFD, so that
+// nothing invisible reaches the prompt.
 func oneLine(b *strings.Builder, s string) {
 	for i, f := range strings.Fields(s) {
 		if i > 0 {
 			b.WriteByte(' ')
 		}
-		b.WriteString(f)
+		for j := 0; j < len(f); {
+			r, n := utf8.DecodeRuneInString(f[j:])
+			if unicode.IsControl(r) || r == utf8.RuneError && n == 1 {
+				b.WriteString("\uFFFD")
+			} else {
+				b.WriteString(f[j : j+n])
+			}
+			j += n
+		}
 	}
 }

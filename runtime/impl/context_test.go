@@ -42,6 +42,8 @@ func TestRenderEdges(t *testing.T) {
 			"## Rules\n\n### Provisional rules (under evaluation)\n\n" + ProvisionalNote + "\n\n- **M**: Monitored\n"},
 		{"line breaks", []ContextRule{{ID: "A", Title: "Two\nlines ", Fix: "fix\r\n\n  it", Instead: " \t", Global: true}}, "", 0,
 			"## Rules\n\n- **A**: Two lines\n  - Fix: fix it\n"},
+		{"control characters", []ContextRule{{ID: "A", Title: "nul\x00 esc\x1b[31m red\x7f", Fix: "c1\u0085next\u009b x\xff", Global: true}}, "", 0,
+			"## Rules\n\n- **A**: nul\uFFFD esc\uFFFD[31m red\uFFFD\n  - Fix: c1 next\uFFFD x\uFFFD\n"},
 		{"monitored take no place in k", []ContextRule{
 			{ID: "A", Title: "a", Tags: []string{"x"}},
 			mon,
