@@ -78,8 +78,13 @@ type oExec struct {
 // Evaluate evaluates one occurrence and fills d. s may be nil (no counters,
 // no provenance); ctx may be nil. It returns an error only for an occurrence
 // whose anchor is not an anchor of the catalog (runtime.ErrUnknownAnchor),
-// which d then blocks. It allocates nothing once d's buffers have grown.
+// which d then blocks, or for a nil evaluator, occurrence or decision
+// (runtime.ErrBadCall; a non-nil d then blocks). It allocates nothing once
+// d's buffers have grown.
 func (ev *Evaluator) Evaluate(ctx context.Context, occ *lycaon.Occurrence, s *runtime.Session, d *runtime.Decision) error {
+	if ev == nil || occ == nil || d == nil {
+		return impl.BadCall(ev == nil, occ == nil, d)
+	}
 	switch occ.Anchor {
 	case lycaon.ToolPreInvoke:
 		return ev.oEval_ToolPreInvoke(ctx, occ, s, d)
