@@ -319,7 +319,9 @@ func (pk *packGen) evaluator(f *jen.File) {
 	f.Comment("whose anchor is not an anchor of the catalog (runtime.ErrUnknownAnchor),")
 	f.Comment("which d then blocks, or for a nil evaluator, occurrence or decision")
 	f.Comment("(runtime.ErrBadCall; a non-nil d then blocks). It allocates nothing once")
-	f.Comment("d's buffers have grown.")
+	f.Comment("d's buffers have grown, except for validator and provider calls bound to a")
+	f.Comment("context that can end and for a transform's rewritten content")
+	f.Comment("(docs/choices-runtime.md).")
 	f.Func().Params(jen.Id("ev").Op("*").Id("Evaluator")).Id("Evaluate").Params(
 		jen.Id("ctx").Qual("context", "Context"), jen.Id("occ").Op("*").Add(pk.catQ("Occurrence")),
 		jen.Id("s").Op("*").Add(rt("Session")), jen.Id("d").Op("*").Add(rt("Decision")),

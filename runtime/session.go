@@ -13,11 +13,27 @@ import (
 // session made by [NewSession] keeps them in the process; one made by
 // [NewStoreSession] in a store shared by replicas (spec 5.9). A Session is
 // safe for concurrent use. A nil *Session reads every counter as zero,
-// records nothing, and has an empty provenance graph.
+// records nothing, and has an empty provenance graph. A Session without a
+// store (the zero value, or [NewStoreSession] of a nil store) is a host's
+// mistake, never a silent allow: every counter or provenance read of it is
+// an evaluation error (kind store), its updates are reported, and Record
+// and MarkIncomplete return an error.
 type Session struct {
 	id    string
 	store Store
 }
+
+// errNoStore is the error of every use of a session without a store.
+var errNoStore = errors.New("the session has no store: make it with runtime.NewSession, or runtime.NewStoreSession with a store")
+
+// noStore is the store of a session made without one.
+type noStore struct{}
+
+func (noStore) ReadCounters(context.Context, string, []CounterKey, []int64) error { return errNoStore }
+func (noStore) ApplyCounters(context.Context, string, []CounterUpdate) error      { return errNoStore }
+func (noStore) RecordNode(context.Context, string, Node) error                    { return errNoStore }
+func (noStore) MarkIncomplete(context.Context, string) error                      { return errNoStore }
+func (noStore) Scope(context.Context, string, []string, *Scope) error             { return errNoStore }
 
 // NewSession returns a session kept in the process, with the default node
 // limit ([DefaultNodeLimit]).
@@ -34,10 +50,17 @@ func (s *Session) ID() string {
 	return s.id
 }
 
-// Store is the store that keeps the session.
+// Store is the store that keeps the session: nil for a nil *Session, and
+// a store whose every call fails for a session made without one.
 func (s *Session) Store() Store {
 	if s == nil {
 		return nil
+	}
+	if s.store == nil {
+		return noStore{}
+	}
+	if m, ok := s.store.(*MemStore); ok && m == nil {
+		return noStore{}
 	}
 	return s.store
 }
@@ -50,7 +73,7 @@ func (s *Session) Record(ctx context.Context, n Node) error {
 	if s == nil {
 		return errors.New("record: nil session")
 	}
-	return s.store.RecordNode(ctx, s.id, n)
+	return s.Store().RecordNode(ctx, s.id, n)
 }
 
 // MarkIncomplete says that the session lost, or never had, part of its
@@ -60,7 +83,7 @@ func (s *Session) MarkIncomplete(ctx context.Context) error {
 	if s == nil {
 		return nil
 	}
-	return s.store.MarkIncomplete(ctx, s.id)
+	return s.Store().MarkIncomplete(ctx, s.id)
 }
 
 // Store keeps the state of sessions (spec 5.9): the counters rules read

@@ -189,7 +189,7 @@ func (x *Exec) readSnapshot() {
 		// The buffer handed to another store is on the heap: what an
 		// interface keeps cannot be known.
 		heap := make([]int64, n)
-		err = callStore(x.Ctx, func(ctx context.Context) error { return st.ReadCounters(ctx, x.S.ID(), keys, heap) })
+		err = readStore(x.Ctx, func(ctx context.Context) error { return st.ReadCounters(ctx, x.S.ID(), keys, heap) })
 		copy(dst, heap)
 	}
 	if n > len(x.snap) {
@@ -474,7 +474,7 @@ func (x *Exec) Provenance() (*runtime.Scope, Err) {
 	case *runtime.MemStore:
 		err = st.Scope(x.Ctx, x.S.ID(), x.Inputs, sc)
 	default:
-		err = callStore(x.Ctx, func(ctx context.Context) error { return st.Scope(ctx, x.S.ID(), x.Inputs, sc) })
+		err = readStore(x.Ctx, func(ctx context.Context) error { return st.Scope(ctx, x.S.ID(), x.Inputs, sc) })
 	}
 	if err != nil {
 		x.scopeErr = storeErr(err)
@@ -562,23 +562,26 @@ func callValidatorBound[O any](ctx context.Context, id string, v func(context.Co
 	type answer struct {
 		d        runtime.Detection
 		err      error
-		panicked bool
+		returned bool
 	}
 	ch := make(chan answer, 1)
 	go func() {
 		var a answer
 		defer func() {
 			if recover() != nil {
-				a = answer{panicked: true}
+				a = answer{}
 			}
 			ch <- a
 		}()
 		a.d, a.err = v(ctx, occ)
+		a.returned = true
 	}()
 	select {
 	case a := <-ch:
 		switch {
-		case a.panicked:
+		case !a.returned:
+			// It panicked, or left by runtime.Goexit (t.FailNow in a
+			// test double): not an answer.
 			return Err{Kind: runtime.ErrDetector, S: id}
 		case a.err != nil:
 			return validatorFailed(id, a.err)
@@ -610,6 +613,18 @@ func callStore(ctx context.Context, f func(context.Context) error) (err error) {
 		}
 	}()
 	return f(ctx)
+}
+
+// readStore is callStore for a read: an answer that comes after the
+// context ended is not used, whatever it says (the store is late,
+// docs/choices-runtime.md). A late write that succeeded did happen, so
+// writes go through callStore.
+func readStore(ctx context.Context, f func(context.Context) error) error {
+	err := callStore(ctx, f)
+	if err == nil && ctx.Err() != nil {
+		err = fmt.Errorf("the store answered after the deadline: %w", ctx.Err())
+	}
+	return err
 }
 
 // Provider calls: a provider-backed function answered by the host. A
@@ -687,9 +702,10 @@ func provideBound[R any](x *Exec, name string, f func(context.Context) (R, error
 		return zero, Err{Kind: runtime.ErrCanceled, S: name}
 	}
 	type answer struct {
-		v   R
-		err error
-		p   any
+		v        R
+		err      error
+		p        any
+		returned bool
 	}
 	ctx := x.Ctx
 	ch := make(chan answer, 1)
@@ -702,13 +718,19 @@ func provideBound[R any](x *Exec, name string, f func(context.Context) (R, error
 			ch <- a
 		}()
 		a.v, a.err = f(ctx)
+		a.returned = true
 	}()
 	select {
 	case a := <-ch:
-		if a.p != nil {
+		switch {
+		case a.p != nil:
 			// As if the provider had panicked here: recovered at the
 			// anchor, the rule fails closed (spec 6).
 			panic(a.p)
+		case !a.returned:
+			// Neither returned nor panicked: runtime.Goexit (t.FailNow
+			// in a test double). Not an answer.
+			return zero, Err{Kind: runtime.ErrProvider, S: name}
 		}
 		return providerAnswer(name, a.v, a.err)
 	case <-ctx.Done():

@@ -1076,7 +1076,9 @@ type oExec struct {
 // whose anchor is not an anchor of the catalog (runtime.ErrUnknownAnchor),
 // which d then blocks, or for a nil evaluator, occurrence or decision
 // (runtime.ErrBadCall; a non-nil d then blocks). It allocates nothing once
-// d's buffers have grown.
+// d's buffers have grown, except for validator and provider calls bound to a
+// context that can end and for a transform's rewritten content
+// (docs/choices-runtime.md).
 func (ev *Evaluator) Evaluate(ctx context.Context, occ *lycaon.Occurrence, s *runtime.Session, d *runtime.Decision) error {
 	if ev == nil || occ == nil || d == nil {
 		return impl.BadCall(ev == nil, occ == nil, d)
