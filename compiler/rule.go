@@ -87,6 +87,19 @@ func (c *fileCtx) warnf(n *yaml.Node, code, format string, args ...any) {
 	c.add(Diagnostic{Pos: c.src.pos(n), Severity: Warning, Code: code, Message: fmt.Sprintf(format, args...)})
 }
 
+// YAMLDiagnostics returns what the loader reports of src, the text of the
+// rule file or pack.yaml named file, as YAML (code OAR_YAML: syntax,
+// duplicate keys, aliases, several documents, an empty file, a root that
+// is not a mapping), at their positions; none when src is such a document.
+// Tools that read those files outside a load (oarc fmt) report their
+// problems with it.
+func YAMLDiagnostics(file string, src []byte) Diagnostics {
+	var ds Diagnostics
+	c := &fileCtx{src: newSource(file, src), diags: &ds}
+	c.parseDoc(src)
+	return ds
+}
+
 // parseDoc parses text as exactly one YAML document whose root is a
 // mapping, and rejects aliases and duplicate keys anywhere.
 func (c *fileCtx) parseDoc(text []byte) *yaml.Node {

@@ -81,7 +81,7 @@ func runFmt(env *Env, args []string) int {
 		if err != nil {
 			// The loader's own report of a file it cannot read as YAML
 			// says where and carries a code; fmt's reason is the fallback.
-			if ds := yamlErrors(file); len(ds) > 0 {
+			if ds := compiler.YAMLDiagnostics(file, src); len(ds) > 0 {
 				for _, d := range ds {
 					fmt.Fprintln(env.Stderr, d)
 				}
@@ -214,22 +214,4 @@ func replaceFile(file string, data []byte) error {
 		os.Remove(name)
 	}
 	return err
-}
-
-// yamlErrors returns the errors the loader reports for file as YAML (code
-// OAR_YAML: syntax, duplicate keys, several documents, an empty file, ...),
-// with their positions.
-func yamlErrors(file string) compiler.Diagnostics {
-	target := file
-	if compiler.IsPackFile(file) {
-		target = filepath.Dir(file)
-	}
-	_, diags := compiler.LoadPack(target, compiler.Options{})
-	var out compiler.Diagnostics
-	for _, d := range diags {
-		if d.Severity == compiler.Error && d.Code == "OAR_YAML" && filepath.Clean(d.Pos.File) == filepath.Clean(file) {
-			out = append(out, d)
-		}
-	}
-	return out
 }
