@@ -388,28 +388,9 @@ func CompareSession(runner *harness.Runner, index int, p *DiffPack, steps []*wir
 		if gen.Fatal != "" {
 			return fmt.Errorf("step %d: %s", i, gen.Fatal)
 		}
-		ref := p.ref.Evaluate(req, refSession)
-		ro, gn := outcomes(ref), outcomes(gen)
-		for _, r := range p.Pack.Rules {
-			a, b := ro[r.ID], gn[r.ID]
-			if a.kind == "" {
-				a.kind = "false"
-			}
-			if b.kind == "" {
-				b.kind = "false"
-			}
-			rep.Cases++
-			switch {
-			case a.kind != b.kind || a.msg != b.msg && strings.HasPrefix(a.kind, "error:provenance"):
-				rep.Mismatches = append(rep.Mismatches, Mismatch{Rule: r.ID, When: r.When, Facts: showSession(steps[:i+1]), Reference: a.String(), Generated: b.String()})
-			case a.kind == "true":
-				rep.True++
-			case a.kind == "false":
-				rep.False++
-			default:
-				rep.Errors++
-			}
-		}
+		upTo := steps[:i+1]
+		rep.tally(p, p.ref.Evaluate(req, refSession), gen, func() string { return showSession(upTo) },
+			func(kind string) bool { return strings.HasPrefix(kind, "error:provenance") })
 	}
 	return nil
 }
