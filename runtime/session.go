@@ -40,7 +40,12 @@ func (noStore) Scope(context.Context, string, []string, *Scope) error           
 func NewSession(id string) *Session { return &Session{id: id, store: NewMemStore(0)} }
 
 // NewStoreSession returns the session id kept by store.
-func NewStoreSession(store Store, id string) *Session { return &Session{id: id, store: store} }
+func NewStoreSession(store Store, id string) *Session {
+	if m, ok := store.(*MemStore); ok && m == nil {
+		store = nil // a nil *MemStore is no store
+	}
+	return &Session{id: id, store: store}
+}
 
 // ID is the session's id.
 func (s *Session) ID() string {
@@ -57,9 +62,6 @@ func (s *Session) Store() Store {
 		return nil
 	}
 	if s.store == nil {
-		return noStore{}
-	}
-	if m, ok := s.store.(*MemStore); ok && m == nil {
 		return noStore{}
 	}
 	return s.store
