@@ -31,8 +31,11 @@ func TestInstalledBinary(t *testing.T) {
 		t.Fatalf("go build -trimpath: %v\n%s", err, out)
 	}
 	work := filepath.Join(tmp, "work")
-	copyDir(t, filepath.Join(root, "examples", "starter"), filepath.Join(work, "starter"))
-	copyDir(t, filepath.Join(root, "examples", "acme"), filepath.Join(work, "acme"))
+	for _, ex := range []string{"starter", "acme"} {
+		if err := os.CopyFS(filepath.Join(work, ex), os.DirFS(filepath.Join(root, "examples", ex))); err != nil {
+			t.Fatal(err)
+		}
+	}
 
 	env := append(os.Environ(),
 		"GOMODCACHE="+filepath.Join(tmp, "modcache"), // nothing downloaded, nothing to find
@@ -60,30 +63,5 @@ func TestInstalledBinary(t *testing.T) {
 	// in the user's.
 	if _, err := os.Stat(filepath.Join(work, "go.mod")); err == nil {
 		t.Errorf("oarc test wrote a go.mod into the user's directory")
-	}
-}
-
-func copyDir(t *testing.T, from, to string) {
-	t.Helper()
-	err := filepath.WalkDir(from, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(from, p)
-		if err != nil {
-			return err
-		}
-		dst := filepath.Join(to, rel)
-		if d.IsDir() {
-			return os.MkdirAll(dst, 0o755)
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(dst, data, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 }
