@@ -1,8 +1,6 @@
 package impl
 
 import (
-	"encoding/json"
-
 	"sort"
 	"strings"
 
@@ -51,26 +49,13 @@ func (x *Exec) AddSpans(order int, r *Rule, l []map[string]any) {
 	}
 }
 
-// spanInt reads an int start or end: a Go signed integer of any size (as
-// dyn values read them: CEL ints), or a json.Number that spells an int.
-// Other types do not count (spec 5.6): unsigned integers are CEL uints, and
-// 6.0 is a double.
+// spanInt reads an int start or end: a value that dyn values read as a CEL
+// int (a Go signed integer of any size, or a json.Number that spells an
+// int). Other values do not count (spec 5.6): unsigned integers are CEL
+// uints, and 6.0 is a double.
 func spanInt(m map[string]any, k string) (int64, bool) {
-	switch v := m[k].(type) {
-	case int64:
-		return v, true
-	case int:
-		return int64(v), true
-	case int32:
-		return int64(v), true
-	case int16:
-		return int64(v), true
-	case int8:
-		return int64(v), true
-	case json.Number:
-		if s := numberScalar(v); s.k == kInt {
-			return s.i, true
-		}
+	if s := scalarOf(m[k]); s.k == kInt {
+		return s.i, true
 	}
 	return 0, false
 }
