@@ -29,6 +29,13 @@ func (lf *loadFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&lf.catalog, "catalog", "", "the host catalog file the packs are checked against (overrides pack.yaml; default: the embedded Painted Wolf catalog)")
 }
 
+// valid loads the -catalog file, if any, for a command whose work does not
+// depend on it, and reports whether it loaded (its problems printed).
+func (lf *loadFlags) valid(env *Env, cmd string) bool {
+	_, ok := lf.options(env, cmd)
+	return ok
+}
+
 // options returns the load options; with -catalog it loads the catalog,
 // printing its problems on stderr, and reports false when it has errors.
 func (lf *loadFlags) options(env *Env, cmd string) (compiler.Options, bool) {

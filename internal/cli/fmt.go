@@ -44,11 +44,10 @@ func runFmt(env *Env, args []string) int {
 	if code >= 0 {
 		return code
 	}
-	if *catalogFile != "" {
-		lf := loadFlags{catalog: *catalogFile}
-		if _, ok := lf.options(env, "fmt"); !ok {
-			return ExitFailure
-		}
+	// The catalog changes nothing here; like every command, this one
+	// checks it (loadFlags.options does nothing without one).
+	if lf := (loadFlags{catalog: *catalogFile}); !lf.valid(env, "fmt") {
+		return ExitFailure
 	}
 	if len(paths) == 0 {
 		fmt.Fprintln(env.Stderr, "oarc fmt: give rule files, pack.yaml files, pack directories or directories of packs")

@@ -92,11 +92,10 @@ func runStats(env *Env, args []string) int {
 		fmt.Fprintln(env.Stderr, "oarc stats: -before and -after each need a digest (or a unique prefix of one)")
 		return ExitUsage
 	}
-	if *catalogFile != "" {
-		lf := loadFlags{catalog: *catalogFile}
-		if _, ok := lf.options(env, "stats"); !ok {
-			return ExitFailure
-		}
+	// The catalog changes nothing here; like every command, this one
+	// checks it (loadFlags.options does nothing without one).
+	if lf := (loadFlags{catalog: *catalogFile}); !lf.valid(env, "stats") {
+		return ExitFailure
 	}
 	st := stats.New()
 	sum := statsSummary{Type: "summary", Version: stats.Version, Threshold: *sessions, Ready: []readyRule{}}
