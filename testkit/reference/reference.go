@@ -408,7 +408,7 @@ func (s *Session) scope(inputs []string) map[string]any {
 		}
 		return out
 	}
-	if len(inputs) > 0 && s.incomplete {
+	if s.incomplete {
 		return fail("provenance: the session is marked incomplete")
 	}
 	sets := map[string]map[string]bool{}
@@ -473,7 +473,16 @@ func (e *Engine) rule(i int, r *compiler.Rule, req *wire.Request, dets map[strin
 			}
 			continue
 		}
-		if !e.clause(c, r, req) {
+		v := e.factValue(c.Fact, r, req)
+		if err, ok := v.(*types.Err); ok {
+			// A fact that cannot be read (provenance that cannot be
+			// known): the clause's error, which a false clause absorbs.
+			if selErr == nil {
+				selErr = celError(err.Error())
+			}
+			continue
+		}
+		if !clause(c, v) {
 			return false, nil, nil
 		}
 	}
@@ -596,8 +605,8 @@ func (e *Engine) activation(r *compiler.Rule, req *wire.Request, det *wire.Detec
 	return act
 }
 
-func (e *Engine) clause(c compiler.SelectorClause, r *compiler.Rule, req *wire.Request) bool {
-	v := e.factValue(c.Fact, r, req)
+// clause reports whether a selector clause holds for the fact's value v.
+func clause(c compiler.SelectorClause, v any) bool {
 	if l, ok := v.([]string); ok {
 		for _, x := range l {
 			for _, w := range c.Values {
