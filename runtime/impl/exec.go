@@ -98,16 +98,16 @@ type Exec struct {
 	detX []DetState
 	ndet int
 
-	fired    [32]int32 // slots of the enforced firings, in order
-	firedX   []int32   // the firings beyond the first 32
-	nfired   int
-	cur      int32 // the rule being evaluated, for panics
+	fired  [32]int32 // slots of the enforced firings, in order
+	firedX []int32   // the firings beyond the first 32
+	nfired int
+	cur    int32 // the rule being evaluated, for panics
 	// consulted is the slot of the last rule that got as far as its
 	// validator (-1: none): a firing of that rule is marked with
 	// firedConsulted, so that only it reads the validator's span facts.
 	consulted int32
-	from     int32 // rules with a lower slot were done before a panic
-	deadline bool  // the context can end, so calls run bound to it
+	from      int32 // rules with a lower slot were done before a panic
+	deadline  bool  // the context can end, so calls run bound to it
 
 	deny       *runtime.Rule // the deny-by-default code that blocked
 	spans      []span
@@ -298,12 +298,14 @@ func (x *Exec) done(r *Rule, fired, failed bool, err Err) bool {
 	if !fired {
 		return false
 	}
+	if failed {
+		// Enforced or monitored: a trial must tell a monitored rule that
+		// fired from one that failed (spec 5.1).
+		d.FailedClosed = append(d.FailedClosed, r.ID)
+	}
 	if r.Monitor {
 		d.Monitored = append(d.Monitored, r.ID)
 		return false
-	}
-	if failed {
-		d.FailedClosed = append(d.FailedClosed, r.ID)
 	}
 	d.Codes = append(d.Codes, r.ID)
 	f := r.Slot

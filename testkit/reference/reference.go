@@ -290,13 +290,13 @@ func (e *Engine) Evaluate(req *wire.Request, s *Session) wire.Response {
 		if !ok {
 			continue
 		}
-		if r.Enforcement == "monitor" {
-			resp.Monitored = append(resp.Monitored, r.ID)
-			continue
-		}
 		if rerr != nil {
 			resp.FailedClosed = append(resp.FailedClosed, r.ID)
 			failedClosed[r.ID] = true
+		}
+		if r.Enforcement == "monitor" {
+			resp.Monitored = append(resp.Monitored, r.ID)
+			continue
 		}
 		resp.Codes = append(resp.Codes, r.ID)
 		fired = append(fired, r)
