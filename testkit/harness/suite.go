@@ -200,7 +200,8 @@ func collect(paths []string, opts Options) ([]job, []Result, []*loaded) {
 			// does not load fails the run.
 			l := c.alone(p)
 			stem := strings.TrimSuffix(filepath.Base(p), filepath.Ext(p))
-			for _, f := range jsonFiles(filepath.Join(filepath.Dir(filepath.Dir(p)), "fixtures")) {
+			files, _ := jsonFiles(filepath.Join(filepath.Dir(filepath.Dir(p)), "fixtures"))
+			for _, f := range files {
 				b := strings.TrimSuffix(filepath.Base(f), ".json")
 				if b == stem || strings.HasPrefix(b, stem+".") {
 					c.addFile(f, l)
@@ -224,11 +225,11 @@ func (c *collector) packFixtures(pack string, l *loaded) {
 			filepath.Join(pack, SetFile), SetFile)
 	}
 	dir := filepath.Join(pack, "fixtures")
-	if _, err := os.ReadDir(dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	files, err := jsonFiles(dir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		c.invalid(dir, "%s: %v", dir, err)
-		return
 	}
-	for _, f := range jsonFiles(dir) {
+	for _, f := range files {
 		c.addFile(f, l)
 	}
 }
@@ -354,19 +355,16 @@ func ReadSetFile(file string) ([]string, error) {
 }
 
 // jsonFiles lists the .json files of a directory (not its
-// subdirectories), sorted; none when it cannot be read.
-func jsonFiles(dir string) []string {
+// subdirectories), sorted.
+func jsonFiles(dir string) ([]string, error) {
 	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return nil
-	}
 	var out []string
 	for _, e := range entries {
 		if !e.IsDir() && filepath.Ext(e.Name()) == ".json" {
 			out = append(out, filepath.Join(dir, e.Name()))
 		}
 	}
-	return out
+	return out, err
 }
 
 // isPack reports whether dir is a pack directory: it has a pack.yaml or
