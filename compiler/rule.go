@@ -348,7 +348,7 @@ func (l *packLoader) readPackFile(file string) {
 	f := c.fields(root, "pack.yaml", packFields)
 	c.checkVersion(root, f)
 	if n, ok := f["name"]; ok {
-		if s, ok := c.str(n, "name"); ok {
+		if s, ok := c.str(n, "name"); ok && c.validPackName(n, s) {
 			l.pack.Name = s
 		}
 	}

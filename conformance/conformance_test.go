@@ -2,7 +2,6 @@ package conformance
 
 import (
 	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -28,20 +27,36 @@ func knownFailures(t *testing.T) map[[2]string]bool {
 	return out
 }
 
-// sections are the corpus's directories of fixtures by spec section; each
-// pack in them runs alone. Compilation sets of several packs are in sets/.
-var sections = []string{"s2_load", "s3_facts", "s4_cel", "s5_eval"}
-
+// TestCorpus runs the corpus the way `oarc test conformance` runs it (one
+// definition, in testkit/harness): every fixture file of the section
+// directories, each pack alone, and each directory with a set.yaml
+// (sets/...) as the one compilation set of the packs it lists (spec
+// section 1). Every pack and set loads and has fixtures.
 func TestCorpus(t *testing.T) {
 	known := knownFailures(t)
-	results := harness.Run(sections, harness.Options{Engines: harness.Both})
+	rep := harness.RunReport([]string{"."}, harness.Options{Engines: harness.Both})
+	results := rep.Results
 	if len(results) < minFixtures {
 		t.Errorf("ran %d fixtures, want at least %d", len(results), minFixtures)
 	}
+	for _, nl := range rep.NotLoaded {
+		t.Errorf("%s does not load:\n%s", strings.Join(nl.Paths, " + "), nl.Diagnostics.Text())
+	}
+	for _, c := range rep.Coverage {
+		if c.Fixtures == 0 {
+			t.Errorf("%s: no fixtures", strings.Join(c.Paths, " + "))
+		}
+	}
 	bySection := map[string]int{}
 	seen := map[[2]string]bool{}
+	passed, failed := 0, 0
 	for _, r := range results {
 		bySection[strings.SplitN(r.File, "/", 2)[0]]++
+		if r.Status == harness.Pass {
+			passed++
+		} else {
+			failed++
+		}
 		key := [2]string{r.File, r.Name}
 		if known[key] {
 			seen[key] = true
@@ -57,7 +72,13 @@ func TestCorpus(t *testing.T) {
 			t.Errorf("KNOWN_FAILURES.md lists %s %q, which is not in the corpus", k[0], k[1])
 		}
 	}
-	t.Logf("fixtures by section: %v", bySection)
+	for _, dir := range []string{"s2_load", "s3_facts", "s4_cel", "s5_eval", "sets"} {
+		if bySection[dir] == 0 {
+			t.Errorf("no fixtures ran from %s", dir)
+		}
+	}
+	// The line oarc test prints, to compare with `oarc test conformance`.
+	t.Logf("%d passed, %d failed; fixtures by directory: %v", passed, failed, bySection)
 }
 
 // checkKnownFailure requires a known failure to pass on the reference and
@@ -71,32 +92,6 @@ func checkKnownFailure(t *testing.T, r harness.Result) {
 	for _, m := range r.Messages {
 		if strings.Contains(m, ": reference: ") {
 			t.Errorf("%s %q: the reference fails too: %s", r.File, r.Name, m)
-		}
-	}
-}
-
-// TestSets runs each directory of sets/ as one compilation set: its pack
-// directories given together (spec section 1), their fixtures against the
-// whole set.
-func TestSets(t *testing.T) {
-	dirs, err := filepath.Glob(filepath.Join("sets", "*"))
-	if err != nil || len(dirs) == 0 {
-		t.Fatalf("no sets: %v", err)
-	}
-	for _, dir := range dirs {
-		packs, _ := filepath.Glob(filepath.Join(dir, "*", "policy"))
-		var paths []string
-		for _, p := range packs {
-			paths = append(paths, filepath.Dir(p))
-		}
-		results := harness.Run(paths, harness.Options{Engines: harness.Both})
-		if len(results) == 0 {
-			t.Errorf("%s: no fixtures", dir)
-		}
-		for _, r := range results {
-			if r.Status != harness.Pass {
-				t.Errorf("%s %s: %s\n%s", r.Status, r.File, r.Name, strings.Join(r.Messages, "\n"))
-			}
 		}
 	}
 }
