@@ -730,6 +730,9 @@ func expectedMap(e fixture.Expected) map[string]any {
 	if e.Content != nil {
 		m["content"] = *e.Content
 	}
+	if e.Rejection != nil {
+		m["rejection"] = *e.Rejection
+	}
 	return m
 }
 
@@ -756,6 +759,9 @@ func compare(e fixture.Expected, r wire.Response) []string {
 	}
 	if e.Content != nil && *e.Content != r.Content {
 		out = append(out, fmt.Sprintf("content: expected %q, got %q", *e.Content, r.Content))
+	}
+	if e.Rejection != nil && *e.Rejection != r.Rejection {
+		out = append(out, fmt.Sprintf("rejection: expected %q, got %q", *e.Rejection, r.Rejection))
 	}
 	return out
 }
@@ -789,11 +795,29 @@ func Disagree(a, b wire.Response) string {
 	if a.Content != b.Content {
 		d = append(d, "content")
 	}
+	if withoutReason(a.Rejection) != withoutReason(b.Rejection) {
+		d = append(d, "rejection")
+	}
 	ea, eb := errKeys(a.Errors), errKeys(b.Errors)
 	if !sameList(ea, eb) {
 		d = append(d, "errors")
 	}
 	return strings.Join(d, ", ")
+}
+
+// withoutReason is a rejection without the reason its first line gives
+// for a rule that could not be evaluated: the engines' error messages may
+// differ (Disagree compares error kinds, not messages), the rest of the
+// text may not.
+func withoutReason(s string) string {
+	for _, p := range [...]string{"This rule could not be evaluated (", "The guardrails could not evaluate this action ("} {
+		if strings.HasPrefix(s, p) {
+			if i := strings.Index(s, "); "); i >= 0 {
+				return p[:len(p)-2] + s[i+1:]
+			}
+		}
+	}
+	return s
 }
 
 func errKeys(es []wire.Error) []string {
