@@ -78,7 +78,7 @@ func TestBasicGolden(t *testing.T) {
 	occ.Facts.ToolArgs = map[string]any{"command": `a` + "`" + `b"cc/42`}
 	got, d := eval(basicEv, nil, occ, nil)
 	check(t, "regex with quotes", got, result{Effect: "block", Code: "QUOTES", Codes: []string{"QUOTES"}})
-	if want := "Say \"hi\" `now` */ // and next line \u202e  end\nFix: Backslash \\ and percent %v\nCode: QUOTES"; d.Rejection() != want {
+	if want := "Say \"hi\" `now` */ // and next line \uFFFD  end\nFix: Backslash \\ and percent %v\nCode: QUOTES"; d.Rejection() != want {
 		t.Errorf("rejection:\n%q\nwant\n%q", d.Rejection(), want)
 	}
 

@@ -587,7 +587,7 @@ func (ev *Evaluator) oEval_ContentOutput(ctx context.Context, occ *lycaon.Occurr
 			r := oX.Fired(i)
 			switch r.Slot {
 			case 7:
-				oX.AddSpans(i, r, oX.DetectorSpans(r, runtime.HasSecretMatches, oX.F.SecretMatches))
+				oX.AddSpans(i, r, oX.DetectorSpans(i, r, runtime.HasSecretMatches, oX.F.SecretMatches))
 			}
 		}
 		oX.Rewrite()
