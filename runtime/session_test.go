@@ -187,3 +187,28 @@ func TestCounters(t *testing.T) {
 		t.Errorf("%v allocations", n)
 	}
 }
+
+// NotApplied marks an error without changing its text; the refusals of a
+// session without a store and of MemStore's Record are known not applied.
+func TestNotApplied(t *testing.T) {
+	base := errors.New("refused")
+	err := NotApplied(base)
+	if !errors.Is(err, ErrNotApplied) || !errors.Is(err, base) || err.Error() != "refused" || NotApplied(nil) != nil {
+		t.Fatalf("NotApplied: %v", err)
+	}
+	if errors.Is(fmt.Errorf("x: %w", base), ErrNotApplied) {
+		t.Fatal("an error not marked is known not applied")
+	}
+	var none Session
+	if err := none.Record(ctx, Node{ID: "a", Kind: Message}); !errors.Is(err, ErrNotApplied) {
+		t.Fatalf("a session without a store: %v", err)
+	}
+	if err := none.Store().ApplyCounters(ctx, "", []CounterUpdate{{}}); !errors.Is(err, ErrNotApplied) {
+		t.Fatalf("a session without a store: %v", err)
+	}
+	m := NewStoreSession(NewMemStore(2), "s")
+	m.Record(ctx, Node{ID: "a", Kind: Message})
+	if err := m.Record(ctx, Node{ID: "a", Kind: Message}); !errors.Is(err, ErrNotApplied) || !strings.Contains(err.Error(), "already recorded") {
+		t.Fatalf("a refused record: %v", err)
+	}
+}
