@@ -30,10 +30,12 @@ var errNoStore = errors.New("the session has no store: make it with runtime.NewS
 type noStore struct{}
 
 func (noStore) ReadCounters(context.Context, string, []CounterKey, []int64) error { return errNoStore }
-func (noStore) ApplyCounters(context.Context, string, []CounterUpdate) error      { return errNoStore }
-func (noStore) RecordNode(context.Context, string, Node) error                    { return errNoStore }
-func (noStore) MarkIncomplete(context.Context, string) error                      { return errNoStore }
-func (noStore) Scope(context.Context, string, []string, *Scope) error             { return errNoStore }
+func (noStore) ApplyCounters(context.Context, string, []CounterUpdate) error {
+	return NotApplied(errNoStore)
+}
+func (noStore) RecordNode(context.Context, string, Node) error        { return NotApplied(errNoStore) }
+func (noStore) MarkIncomplete(context.Context, string) error          { return NotApplied(errNoStore) }
+func (noStore) Scope(context.Context, string, []string, *Scope) error { return errNoStore }
 
 // NewSession returns a session kept in the process, with the default node
 // limit ([DefaultNodeLimit]).
@@ -96,9 +98,11 @@ type Store interface {
 	// snapshot, into dst (len(dst) == len(keys)). Absent counters are 0.
 	ReadCounters(ctx context.Context, session string, keys []CounterKey, dst []int64) error
 	// ApplyCounters applies the updates of one occurrence, in order, all
-	// or nothing: no reader sees a part of them.
+	// or nothing: no reader sees a part of them. An error wraps
+	// [ErrNotApplied] when the store knows they were not applied.
 	ApplyCounters(ctx context.Context, session string, ups []CounterUpdate) error
-	// RecordNode adds a provenance node (see [Session.Record]).
+	// RecordNode adds a provenance node (see [Session.Record]). An error
+	// wraps [ErrNotApplied] when the store knows it was not recorded.
 	RecordNode(ctx context.Context, session string, n Node) error
 	// MarkIncomplete marks the session's provenance incomplete.
 	MarkIncomplete(ctx context.Context, session string) error
@@ -264,6 +268,27 @@ func (l Limits) check(n Node, used int) error {
 	}
 	return nil
 }
+// ErrNotApplied is wrapped by the error of a [Store]'s mutation
+// (ApplyCounters, RecordNode, MarkIncomplete) when the store knows that it
+// wrote nothing: it refused, or could not send the call. Without it, the
+// mutation is not confirmed: it may have been applied (a store's answer
+// lost on the way), and a caller that applies it again may count it twice.
+var ErrNotApplied = errors.New("not applied")
+
+// NotApplied returns err (nil when err is nil), with its text, marked as
+// known not to have been applied: errors.Is(NotApplied(err),
+// ErrNotApplied).
+func NotApplied(err error) error {
+	if err == nil {
+		return nil
+	}
+	return notApplied{err}
+}
+
+type notApplied struct{ error }
+
+func (e notApplied) Unwrap() []error { return []error{e.error, ErrNotApplied} }
+
 
 // MemStore is the in-process store of one session: the default. Its
 // counters live in fixed slots (the rule slots of the compilation set that
@@ -364,7 +389,7 @@ func (m *MemStore) ApplyCounters(_ context.Context, _ string, ups []CounterUpdat
 func (m *MemStore) RecordNode(_ context.Context, _ string, n Node) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.g.record(n)
+	return NotApplied(m.g.record(n)) // a refusal: nothing recorded
 }
 
 // MarkIncomplete implements [Store].

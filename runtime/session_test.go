@@ -113,7 +113,7 @@ func TestScopeAllocs(t *testing.T) {
 func bigGraph(t testing.TB, n, inScope int) *Session {
 	s := NewSession("s")
 	for i := 0; i < n; i++ {
-		node := Node{ID: fmt.Sprint(i), Kind: ToolResult, Tool: fmt.Sprint("t", i%10), Labels: []string{fmt.Sprint("l", i)}}
+		node := Node{ID: fmt.Sprint(i), Kind: ToolResult, Tool: fmt.Sprint("t", i%10), Labels: []string{fmt.Sprint("l", i%2000)}}
 		if i > n-inScope {
 			node.Parents = []string{fmt.Sprint(i - 1)}
 		}
@@ -267,3 +267,29 @@ func BenchmarkScopeWorstCase(b *testing.B) {
 		}
 	}
 }
+
+// NotApplied marks an error without changing its text; the refusals of a
+// session without a store and of MemStore's Record are known not applied.
+func TestNotApplied(t *testing.T) {
+	base := errors.New("refused")
+	err := NotApplied(base)
+	if !errors.Is(err, ErrNotApplied) || !errors.Is(err, base) || err.Error() != "refused" || NotApplied(nil) != nil {
+		t.Fatalf("NotApplied: %v", err)
+	}
+	if errors.Is(fmt.Errorf("x: %w", base), ErrNotApplied) {
+		t.Fatal("an error not marked is known not applied")
+	}
+	var none Session
+	if err := none.Record(ctx, Node{ID: "a", Kind: Message}); !errors.Is(err, ErrNotApplied) {
+		t.Fatalf("a session without a store: %v", err)
+	}
+	if err := none.Store().ApplyCounters(ctx, "", []CounterUpdate{{}}); !errors.Is(err, ErrNotApplied) {
+		t.Fatalf("a session without a store: %v", err)
+	}
+	m := NewStoreSession(NewMemStore(2), "s")
+	m.Record(ctx, Node{ID: "a", Kind: Message})
+	if err := m.Record(ctx, Node{ID: "a", Kind: Message}); !errors.Is(err, ErrNotApplied) || !strings.Contains(err.Error(), "already recorded") {
+		t.Fatalf("a refused record: %v", err)
+	}
+}
+

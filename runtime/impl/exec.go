@@ -457,9 +457,14 @@ func (x *Exec) applyCounters() {
 	}
 	if err != nil {
 		// Updates that could not be applied are reported, never dropped
-		// silently (spec 5.9).
+		// silently (spec 5.9); unless the store knows that it did not
+		// apply them, they may have been applied.
 		e := storeErr(err)
-		e.S = "counter updates not applied: " + e.S
+		if errors.Is(err, runtime.ErrNotApplied) {
+			e.S = "counter updates not applied: " + e.S
+		} else {
+			e.S = "counter updates not confirmed (the store may have applied them): " + e.S
+		}
 		x.D.Errors = append(x.D.Errors, runtime.RuleError{Err: e})
 	}
 }
@@ -623,10 +628,11 @@ func validatorFailed(id string, e error) Err {
 	return Err{Kind: runtime.ErrDetector, S: id}
 }
 
-// callStore calls a store bound to the context.
+// callStore calls a store bound to the context (not at all when it
+// ended: nothing is then applied).
 func callStore(ctx context.Context, f func(context.Context) error) (err error) {
 	if ctx.Err() != nil {
-		return ctx.Err()
+		return runtime.NotApplied(ctx.Err())
 	}
 	defer func() {
 		if p := recover(); p != nil {
