@@ -169,14 +169,14 @@ func TestCounters(t *testing.T) {
 	m := NewMemStore(0)
 	a := CounterKey{Slot: 0, Rule: "A", Counter: Fire}
 	b := CounterKey{Slot: 0, Rule: "B", Counter: Fire} // another set's slot 0
-	m.ApplyCounters(ctx, "s", []CounterUpdate{{Key: a}, {Key: a}, {Key: b}})
+	ApplyCounters(ctx, m, "s", []CounterUpdate{{Key: a}, {Key: a}, {Key: b}})
 	dst := make([]int64, 2)
-	m.ReadCounters(ctx, "s", []CounterKey{a, b}, dst)
+	ReadCounters(ctx, m, "s", []CounterKey{a, b}, dst)
 	if dst[0] != 2 || dst[1] != 1 {
 		t.Errorf("counters %v", dst)
 	}
-	m.ApplyCounters(ctx, "s", []CounterUpdate{{Key: a, Reset: true}, {Key: b, Reset: true}, {Key: b}})
-	m.ReadCounters(ctx, "s", []CounterKey{a, b}, dst)
+	ApplyCounters(ctx, m, "s", []CounterUpdate{{Key: a, Reset: true}, {Key: b, Reset: true}, {Key: b}})
+	ReadCounters(ctx, m, "s", []CounterKey{a, b}, dst)
 	if dst[0] != 0 || dst[1] != 1 {
 		t.Errorf("after reset %v", dst)
 	}
@@ -184,7 +184,7 @@ func TestCounters(t *testing.T) {
 		return
 	}
 	ups := []CounterUpdate{{Key: a}}
-	if n := testing.AllocsPerRun(100, func() { m.ApplyCounters(ctx, "s", ups); m.ReadCounters(ctx, "s", []CounterKey{a}, dst[:1]) }); n != 0 {
+	if n := testing.AllocsPerRun(100, func() { ApplyCounters(ctx, m, "s", ups); ReadCounters(ctx, m, "s", []CounterKey{a}, dst[:1]) }); n != 0 {
 		t.Errorf("%v allocations", n)
 	}
 }
@@ -283,7 +283,7 @@ func TestNotApplied(t *testing.T) {
 	if err := none.Record(ctx, Node{ID: "a", Kind: Message}); !errors.Is(err, ErrNotApplied) {
 		t.Fatalf("a session without a store: %v", err)
 	}
-	if err := none.Store().ApplyCounters(ctx, "", []CounterUpdate{{}}); !errors.Is(err, ErrNotApplied) {
+	if err := ApplyCounters(ctx, none.Store(), "", []CounterUpdate{{}}); !errors.Is(err, ErrNotApplied) {
 		t.Fatalf("a session without a store: %v", err)
 	}
 	m := NewStoreSession(NewMemStore(2), "s")
@@ -292,4 +292,3 @@ func TestNotApplied(t *testing.T) {
 		t.Fatalf("a refused record: %v", err)
 	}
 }
-
