@@ -35,13 +35,13 @@ const (
 
 // Byte classes, one table lookup each.
 const (
-	cUpperDigit = 1 << iota // A-Z 0-9
-	cAlnum                  // A-Z a-z 0-9
-	cWord                   // A-Z a-z 0-9 _
-	cSlack                  // A-Z a-z 0-9 -
-	cSecretStart            // a byte a secret can start with
-	cLocal                  // an ASCII byte of an e-mail local part
-	cDigit                  // 0-9
+	cUpperDigit  = 1 << iota // A-Z 0-9
+	cAlnum                   // A-Z a-z 0-9
+	cWord                    // A-Z a-z 0-9 _
+	cSlack                   // A-Z a-z 0-9 -
+	cSecretStart             // a byte a secret can start with
+	cLocal                   // an ASCII byte of an e-mail local part
+	cDigit                   // 0-9
 )
 
 var class = func() (t [256]uint8) {
