@@ -32,19 +32,28 @@ var ErrUnreadableArgs = errors.New("tool_args could not be read whole")
 
 // walker visits the strings of a tool_args value.
 type walker struct {
-	match  func(string) bool
-	path   []ident // the containers on the way to the current value
-	pathA  [16]ident
+	match func(string) bool
+	// The containers on the way to the current value: the first ones in
+	// an array (a slice into the walker would move it to the heap), the
+	// rest, rarely, in far.
+	near   [16]ident
+	far    []ident
+	n      int
 	values int
 	err    error // the first part that could not be read
 	stop   bool  // the value budget is spent: give up
 }
 
 // ident is a container's identity: a cycle shows as the same container
-// again on its own path.
+// again on its own path. A map is its pointer; a slice its first element
+// and length (the slices of one array that start at one element and have
+// one length walk alike). The typed pointers spare the allocation of
+// boxing a slice for reflect.
 type ident struct {
-	p uintptr
-	n int
+	p  uintptr         // a map, or a value reached by reflection
+	ea *any            // the first element of a []any
+	em *map[string]any // the first element of a []map[string]any
+	n  int             // a slice's length; -1 for a map, -2 for a pointer
 }
 
 // argsHit reports whether a string in args satisfies match. A hit anywhere
@@ -52,7 +61,6 @@ type ident struct {
 // part that could not be read is an error.
 func argsHit(args map[string]any, match func(string) bool) (bool, error) {
 	w := walker{match: match}
-	w.path = w.pathA[:0]
 	if w.walk(args, 0) {
 		return true, nil
 	}
@@ -75,17 +83,33 @@ func (w *walker) enter(id ident, depth int) bool {
 		w.tooDeep()
 		return false
 	}
-	for _, p := range w.path {
+	for _, p := range w.near[:min(w.n, len(w.near))] {
 		if p == id {
 			w.tooDeep()
 			return false
 		}
 	}
-	w.path = append(w.path, id)
+	for _, p := range w.far {
+		if p == id {
+			w.tooDeep()
+			return false
+		}
+	}
+	if w.n < len(w.near) {
+		w.near[w.n] = id
+	} else {
+		w.far = append(w.far, id)
+	}
+	w.n++
 	return true
 }
 
-func (w *walker) leave() { w.path = w.path[:len(w.path)-1] }
+func (w *walker) leave() {
+	w.n--
+	if w.n >= len(w.near) {
+		w.far = w.far[:len(w.far)-1]
+	}
+}
 
 // text scans one string.
 func (w *walker) text(s string) bool {
@@ -124,7 +148,7 @@ func (w *walker) walk(v any, depth int) bool {
 		}
 		return false
 	case map[string]any:
-		if x == nil || !w.enter(ident{reflect.ValueOf(x).Pointer(), -1}, depth) {
+		if x == nil || !w.enter(ident{p: reflect.ValueOf(x).Pointer(), n: -1}, depth) {
 			return false
 		}
 		defer w.leave()
@@ -135,7 +159,7 @@ func (w *walker) walk(v any, depth int) bool {
 		}
 		return false
 	case []any:
-		if len(x) == 0 || !w.enter(ident{reflect.ValueOf(x).Pointer(), len(x)}, depth) {
+		if len(x) == 0 || !w.enter(ident{ea: &x[0], n: len(x)}, depth) {
 			return false
 		}
 		defer w.leave()
@@ -146,7 +170,7 @@ func (w *walker) walk(v any, depth int) bool {
 		}
 		return false
 	case []map[string]any:
-		if len(x) == 0 || !w.enter(ident{reflect.ValueOf(x).Pointer(), len(x)}, depth) {
+		if len(x) == 0 || !w.enter(ident{em: &x[0], n: len(x)}, depth) {
 			return false
 		}
 		defer w.leave()
@@ -178,7 +202,7 @@ func (w *walker) walkValue(v reflect.Value, depth int) bool {
 		if v.Type().Elem().Kind() == reflect.Uint8 {
 			return w.text(string(v.Bytes()))
 		}
-		if !w.enter(ident{v.Pointer(), v.Len()}, depth) {
+		if !w.enter(ident{p: v.Pointer(), n: v.Len()}, depth) {
 			return false
 		}
 		defer w.leave()
@@ -190,7 +214,7 @@ func (w *walker) walkValue(v reflect.Value, depth int) bool {
 		}
 		return w.elems(v, depth)
 	case reflect.Map:
-		if v.Len() == 0 || !w.enter(ident{v.Pointer(), -1}, depth) {
+		if v.Len() == 0 || !w.enter(ident{p: v.Pointer(), n: -1}, depth) {
 			return false
 		}
 		defer w.leave()
@@ -202,7 +226,7 @@ func (w *walker) walkValue(v reflect.Value, depth int) bool {
 		}
 		return false
 	case reflect.Pointer:
-		if v.IsNil() || !w.enter(ident{v.Pointer(), -2}, depth) {
+		if v.IsNil() || !w.enter(ident{p: v.Pointer(), n: -2}, depth) {
 			return false
 		}
 		defer w.leave()

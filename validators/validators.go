@@ -100,7 +100,7 @@ func Secrets(content string) runtime.Detection {
 		if !ok {
 			break
 		}
-		d.Facts.SecretMatches = append(d.Facts.SecretMatches, Entry(cp.Floor(s), cp.Floor(e), k, 1.0))
+		d.Facts.SecretMatches = append(d.Facts.SecretMatches, entry(cp.Floor(s), cp.Floor(e), k))
 		i = e
 	}
 	d.Hit = len(d.Facts.SecretMatches) > 0
@@ -119,11 +119,39 @@ func PII(content string) runtime.Detection {
 		if !ok {
 			break
 		}
-		d.Facts.PiiEntities = append(d.Facts.PiiEntities, Entry(cp.Floor(s), cp.Floor(e), k, 1.0))
+		d.Facts.PiiEntities = append(d.Facts.PiiEntities, entry(cp.Floor(s), cp.Floor(e), k))
 		i = e
 	}
 	d.Hit = len(d.Facts.PiiEntities) > 0
 	return d
+}
+
+// entry is [Entry] with score 1.0 and a kind boxed once for all: the
+// entry allocates its map and its offsets, not its kind.
+func entry(start, end int64, kind string) map[string]any {
+	return map[string]any{"start": start, "end": end, "kind": boxedKind(kind), "score": 1.0}
+}
+
+// boxedKind returns the kind as an interface value without allocating
+// (a constant converted to an interface is static data).
+func boxedKind(kind string) any {
+	switch kind {
+	case KindAWSAccessKeyID:
+		return KindAWSAccessKeyID
+	case KindGitHubToken:
+		return KindGitHubToken
+	case KindPrivateKey:
+		return KindPrivateKey
+	case KindSlackToken:
+		return KindSlackToken
+	case KindStripeSecretKey:
+		return KindStripeSecretKey
+	case KindEmail:
+		return KindEmail
+	case KindCard:
+		return KindCard
+	}
+	return kind
 }
 
 // SecretsInArgs is oarc.secrets' answer away from content: a hit when a
