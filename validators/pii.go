@@ -50,14 +50,6 @@ const (
 	KindCard  = "card"
 )
 
-// isLocal reports whether r may be part of an e-mail's local part.
-func isLocal(r rune) bool {
-	if r < utf8.RuneSelf {
-		return is(byte(r), cLocal)
-	}
-	return isWide(r)
-}
-
 // isLabel reports whether r may be part of a domain label (besides '-').
 func isLabel(r rune) bool {
 	if r < utf8.RuneSelf {
@@ -92,8 +84,22 @@ type piiScanner struct {
 func (p *piiScanner) next(i int) (start, end int, kind string, ok bool) {
 	s := p.s
 	for i < len(s) {
-		r, size := decode(s, i)
-		if i >= p.noEmailBefore && isLocal(r) {
+		c := s[i]
+		size := 1
+		if c < utf8.RuneSelf {
+			if !is(c, cLocal) {
+				i++ // neither an e-mail nor a card starts here
+				continue
+			}
+		} else {
+			var r rune
+			r, size = utf8.DecodeRuneInString(s[i:])
+			if !isWide(r) {
+				i += size
+				continue
+			}
+		}
+		if i >= p.noEmailBefore {
 			// i starts a run of local characters, or is where the previous
 			// match ended: see noEmailBefore.
 			e, runEnd, digits, ok := emailAt(s, i)
@@ -108,7 +114,7 @@ func (p *piiScanner) next(i int) (start, end int, kind string, ok bool) {
 				continue
 			}
 		}
-		if r <= '9' && r >= '0' && cardMayStart(s, i) {
+		if is(c, cDigit) && cardMayStart(s, i) {
 			if e, ok := cardAt(s, i); ok {
 				return i, e, KindCard, true
 			}
@@ -123,11 +129,18 @@ func (p *piiScanner) next(i int) (start, end int, kind string, ok bool) {
 func emailAt(s string, i int) (end, runEnd int, digits, ok bool) {
 	k := i
 	for k < len(s) {
-		r, size := decode(s, k)
-		if !isLocal(r) {
+		if c := s[k]; c < utf8.RuneSelf {
+			if !is(c, cLocal) {
+				break
+			}
+			digits = digits || is(c, cDigit)
+			k++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[k:])
+		if !isWide(r) {
 			break
 		}
-		digits = digits || (r >= '0' && r <= '9')
 		k += size
 	}
 	runEnd = k
