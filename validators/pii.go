@@ -7,14 +7,17 @@ import (
 )
 
 // This file owns the scanner of oarc.pii (spec 11, "Built-in validators"):
-// e-mail addresses and payment card numbers, in one pass over the text.
-// The loop visits each code point once; an e-mail is tried once per run of
-// local-part characters (a failed try rules out every later start in the
-// same run, which shares its '@' and domain), and a card is tried at a
-// digit that starts a number and reads at most 20 digits of each group.
+// e-mail addresses and payment card numbers, in one left-to-right pass.
+// The loop visits each code point at most once; an e-mail is tried once
+// per run of local-part characters (a failed try rules out every later
+// start in the same run, which shares its '@' and domain, and a run without
+// digits is then skipped whole), and a card is tried only at a digit that
+// starts a number, reading at most 20 digits of each of at most 6 groups.
+// So each byte is read a bounded number of times, never once per pattern.
 //
-// What counts, exactly (pii_ref_test.go holds a slow reference built on
-// regular expressions that the fuzz target compares against):
+// What counts, exactly (ref_test.go holds a slow reference built on
+// regular expressions that the tests and fuzz targets compare against;
+// docs/validators.md says it for rule authors):
 //
 // E-mail: a local part, '@', a domain.
 //   - The local part is a run of local characters (ASCII letters and

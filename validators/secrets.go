@@ -11,7 +11,7 @@ import "strings"
 // tokens) or a stretch no later try reads again (the private-key labels).
 //
 // The matches are those of the reference regular expression in
-// secrets_ref_test.go, found leftmost first and without overlap:
+// ref_test.go, found leftmost first and without overlap:
 //
 //	\b(?:AKIA|ASIA)[A-Z0-9]{16}\b                 aws_access_key_id
 //	\bgh[pousr]_[A-Za-z0-9]{36}\b                 github_token
