@@ -384,8 +384,11 @@ func unclosedStringMessage(toks []celToken, i int) string {
 }
 
 // earlyQuoteMessage explains a string followed at once by more text: the
-// quote that ended it was meant to be inside it ('it's'), or it is YAML's
-// '' escape written where YAML does not read it (tool == ''a'').
+// quote that ended it was meant to be inside it ('it's'), or the string
+// is empty and the pair of quotes is YAML's escape of a quote, written
+// where YAML does not read it:
+//
+//	when: "tool == ''a''"
 func earlyQuoteMessage(src string, toks []celToken, si int, style byte) string {
 	s := toks[si]
 	q := string(s.q)
@@ -431,7 +434,7 @@ func earlyQuoteMessage(src string, toks []celToken, si int, style byte) string {
 }
 
 // yamlQuoted writes CEL text as it appears inside a YAML value of the
-// style: '' for ' in single quotes, \" and \\ in double quotes.
+// style: in single quotes each quote doubled, in double quotes \" and \\.
 func yamlQuoted(s string, style byte) string {
 	switch style {
 	case '\'':
@@ -483,10 +486,14 @@ func bracketProblem(w *whenSource, toks []celToken) (syntaxCandidate, bool) {
 }
 
 // quoteThenText finds the line where a quoted YAML value ends before the
-// text after it on the line: `when: 'tool == 'bash''` is the value
-// 'tool == ' and then bash'', which YAML cannot read (yaml.v3 says "did
-// not find expected key", where the mapping began). It returns the
-// position of the quote that ended the value and what to write instead.
+// text after it on the line, as in
+//
+//	when: 'tool == 'bash''
+//
+// which is the value "tool == " and then text YAML cannot read (yaml.v3
+// says "did not find expected key", where the mapping began). It returns
+// the position of the quote that ended the value and what to write
+// instead.
 func (s *source) quoteThenText() (Pos, string, bool) {
 	for i, line := range s.lines {
 		rest := strings.TrimLeft(line, " ")
