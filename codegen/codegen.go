@@ -360,7 +360,7 @@ func (pk *packGen) evaluator(f *jen.File) {
 // has one: evaluation without a recorder builds nothing.
 func recordCall(anchor jen.Code) jen.Code {
 	return jen.If(jen.Id("ev").Dot("cfg").Dot("Recorder").Op("!=").Nil()).Block(
-		implQ("RecordDecision").Call(jen.Id("ev").Dot("cfg").Dot("Recorder"), jen.Id("Name"), jen.Id("Digest"), jen.Id("s"),
+		implQ("RecordDecision").Call(jen.Id("ctx"), jen.Id("ev").Dot("cfg").Dot("Recorder"), jen.Id("Name"), jen.Id("Digest"), jen.Id("s"),
 			anchor, jen.Id("occ").Dot("Facts").Dot("Tool"), jen.Id("d")),
 	)
 }
