@@ -322,28 +322,32 @@ func oRule_REDACT(oX *oExec) (bool, runtime.Err) {
 	var oT5 runtime.Err
 	for _, oV_m := range oT3 {
 		_ = oV_m
-		oT12, oT13 := func() (bool, runtime.Err) {
+		oT14, oT15 := func() (bool, runtime.Err) {
 			oT6, oT7 := oV_m["score"]
 			if !oT7 {
 				return false, impl.NoSuchKey("score")
 			}
-			var oT8 int
-			var oT9 runtime.Err
-			if oT10, oT11 := oT6.(float64); oT11 {
-				oT8, oT9 = impl.CompareDouble(oT10, float64(0.5))
-			} else {
-				oT8, oT9 = impl.CompareDynDouble(oT6, float64(0.5))
-			}
+			oT8, oT9 := impl.Read(oT6)
 			if oT9.Kind != 0 {
 				return false, oT9
 			}
-			return impl.Gt(oT8), runtime.Err{}
-		}()
-		if oT13.Kind != 0 {
-			if oT5.Kind == 0 {
-				oT5 = oT13
+			var oT10 int
+			var oT11 runtime.Err
+			if oT12, oT13 := oT8.(float64); oT13 {
+				oT10, oT11 = impl.CompareDouble(oT12, float64(0.5))
+			} else {
+				oT10, oT11 = impl.CompareDynDouble(oT8, float64(0.5))
 			}
-		} else if oT12 {
+			if oT11.Kind != 0 {
+				return false, oT11
+			}
+			return impl.Gt(oT10), runtime.Err{}
+		}()
+		if oT15.Kind != 0 {
+			if oT5.Kind == 0 {
+				oT5 = oT15
+			}
+		} else if oT14 {
 			oT4 = true
 			break
 		}

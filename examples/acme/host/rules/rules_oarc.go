@@ -634,12 +634,15 @@ func oRule_MERGE_NEEDS_APPROVALS(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "pr")
-	oT5, oT6 := impl.Provide2(&oX.Exec, oX.ev.env.Providers.AcmePrHasApprovals, "acme.pr_has_approvals", oX.occ, oT4, int64(2))
-	if oT6.Kind != 0 {
-		return false, oT6
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "pr")
+	if oT5.Kind != 0 {
+		return false, oT5
 	}
-	return !oT5, runtime.Err{}
+	oT6, oT7 := impl.Provide2(&oX.Exec, oX.ev.env.Providers.AcmePrHasApprovals, "acme.pr_has_approvals", oX.occ, oT4, int64(2))
+	if oT7.Kind != 0 {
+		return false, oT7
+	}
+	return !oT6, runtime.Err{}
 }
 
 // oRule_MERGE_RED_CI evaluates rule MERGE_RED_CI (policy, pack acme-devbot).
@@ -699,12 +702,15 @@ func oRule_SECURITY_OWNED_EDIT(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
-	oT5, oT6 := impl.Provide1(&oX.Exec, oX.ev.env.Providers.AcmeCodeownerOf, "acme.codeowner_of", oX.occ, oT4)
-	if oT6.Kind != 0 {
-		return false, oT6
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
 	}
-	return (oT5 == "@acme/security"), runtime.Err{}
+	oT6, oT7 := impl.Provide1(&oX.Exec, oX.ev.env.Providers.AcmeCodeownerOf, "acme.codeowner_of", oX.occ, oT4)
+	if oT7.Kind != 0 {
+		return false, oT7
+	}
+	return (oT6 == "@acme/security"), runtime.Err{}
 }
 
 // oRule_TEST_LOOP_NUDGE evaluates rule TEST_LOOP_NUDGE (policy, pack acme-devbot).
