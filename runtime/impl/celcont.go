@@ -53,23 +53,17 @@ func listIndex(k scalar) (int64, Err) {
 // of range is ErrIndexOutOfRange; indexing anything else (null, string,
 // numbers) is ErrNoSuchKey, as in cel-go. A key that is not a string,
 // int, uint, double or bool (null, list, map) is ErrInvalidArgument
-// ("invalid qualifier type"), whatever the container. An unsupported
-// container, key or element read is [Unsupported].
+// ("invalid qualifier type"), whatever the container, as is an
+// unsupported key (cel-go checks the key first, and reports an error value
+// as a key of type *types.Err). An unsupported container, or element read,
+// is [Unsupported].
 func IndexDyn(container any, key any) (any, Err) {
 	switch key.(type) {
 	case string, int64:
 	default:
 		switch k := kindOf(key); k {
 		case kString, kInt, kUint, kDouble, kBool:
-		case kUnsupported:
-			if kindOf(container) == kUnsupported {
-				return nil, Unsupported(container)
-			}
-			return nil, Unsupported(key)
 		default:
-			if kindOf(container) == kUnsupported {
-				return nil, Unsupported(container)
-			}
 			return nil, InvalidArgument("invalid qualifier type: " + k.typeName())
 		}
 	}

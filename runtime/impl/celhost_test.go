@@ -268,6 +268,9 @@ func TestToolArgsHostValues(t *testing.T) {
 func TestUnsupportedOperands(t *testing.T) {
 	bad := hPoint{1}
 	want := Unsupported(bad)
+	if _, e := IndexDyn([]any{int64(1)}, bad); e != InvalidArgument("invalid qualifier type: unsupported") {
+		t.Errorf("an unsupported key: %v", e)
+	}
 	for name, e := range map[string]Err{
 		"CompareDyn":  second(CompareDyn(bad, int64(1))),
 		"CompareIntD": second(CompareIntDyn(1, bad)),
@@ -276,7 +279,6 @@ func TestUnsupportedOperands(t *testing.T) {
 		"NotDyn":      second(NotDyn(bad)),
 		"SizeDyn":     second(SizeDyn(bad)),
 		"IndexDyn":    second(IndexDyn(bad, int64(0))),
-		"IndexKey":    second(IndexDyn([]any{int64(1)}, bad)),
 		"SelectDyn":   second(SelectDyn(bad, "a")),
 		"HasDyn":      second(HasDyn(bad, "a")),
 		"InDyn":       second(InDyn(bad, []any{})),

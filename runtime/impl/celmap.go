@@ -326,3 +326,20 @@ func AsAnyMap(v any) (*AnyMap, Err) {
 	})
 	return NewAnyMap(kv...), Err{}
 }
+
+// Entries lists the keys and values of any map a dyn value holds
+// (alternating), in the order a comprehension visits them, or false for a
+// value that is no map. It is for tests that compare maps (a host map read
+// by [Read] is of a type unexported here).
+func Entries(v any) ([]any, bool) {
+	m, ok := mapView(v)
+	if !ok {
+		return nil, false
+	}
+	kv := make([]any, 0, 2*m.Len())
+	m.each(func(k, e any) bool {
+		kv = append(kv, k, e)
+		return true
+	})
+	return kv, true
+}
