@@ -7,9 +7,9 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
-	"strings"
 	"os"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/oarc/oarc/codegen/internal/edgecases"
