@@ -8,8 +8,9 @@ package impl
 // every Compare* function returns one of OrdLess (-1), OrdEqual (0),
 // OrdGreater (1) or Unordered (2), and generated code must turn it into a
 // bool with Lt, Le, Gt, Ge (never with `c < 0` etc., which is wrong for
-// Unordered). The Err is only ever ErrNoSuchOverload (operand types that
-// cannot be compared: bool vs int, string vs int, null, lists, maps).
+// Unordered). The Err is ErrNoSuchOverload (operand types that cannot be
+// compared: bool vs int, string vs int, null, lists, maps), or
+// [Unsupported] for an operand that is not a dyn value.
 //
 // Error precedence follows cel-go: the left operand must be orderable
 // (bool, int, uint, double, string) else ErrNoSuchOverload, even when the
@@ -24,7 +25,9 @@ package impl
 // compares beyond it, otherwise the int is converted to float64 (so
 // 9007199254740993 == 9007199254740992.0 is true).
 //
-// Equality never errors: values of different non-numeric types are unequal.
+// Equality does not error on values of different types (they are
+// unequal); its errors are reading an element that is not a dyn value
+// ([Unsupported]) and the nesting limit ([TooDeep]).
 
 import (
 	"math"
@@ -454,8 +457,9 @@ func equalScalarNum(a, b scalar) (eq bool, numeric bool) {
 
 // Equal is cel-go's heterogeneous equality (==) as a bool: false where
 // [EqualDyn] reports an error (values nested more than [MaxDepth] levels,
-// or cyclic). Generated code must use EqualDyn for operands that may hold
-// lists or maps, so that the error reaches the rule's on_error.
+// or cyclic, or holding a value that is no dyn value). Generated code must
+// use EqualDyn for operands that may hold lists or maps, so that the error
+// reaches the rule's on_error.
 func Equal(a, b any) bool {
 	eq, e := equalAt(a, b, 0)
 	return eq && e.Ok()
@@ -469,10 +473,12 @@ func Equal(a, b any) bool {
 // mixed types are unequal. It is not symmetric where cel-go is not:
 // {1: 'x', 1u: 'x'} == {1: 'x', 2: 'x'} is true, the mirror false.
 //
-// The only error is [TooDeep], for a walk past [MaxDepth] nested lists and
-// maps (a cyclic value). Every entry of a map is compared even after a
-// difference, so that whether a too-deep value is reached does not depend
-// on Go's map order. It does not allocate.
+// The errors are [TooDeep], for a walk past [MaxDepth] nested lists and
+// maps (a cyclic value), and [Unsupported] for an element it reads that is
+// no dyn value (cel-go skips such elements; see docs/cel-semantics.md).
+// Every entry of a map is compared even after a difference, so that
+// whether such an entry is reached does not depend on Go's map order. It
+// does not allocate on values of the dyn representation.
 func EqualDyn(a, b any) (bool, Err) { return equalAt(a, b, 0) }
 
 func equalAt(a, b any, depth int) (bool, Err) {
