@@ -102,7 +102,7 @@ func (ev *Evaluator) Evaluate(ctx context.Context, occ *lycaon.Occurrence, s *ru
 		if !occ.Anchor.Valid() {
 			err := impl.UnknownAnchor(d, int64(occ.Anchor))
 			if ev.cfg.Recorder != nil {
-				impl.RecordDecision(ev.cfg.Recorder, Name, Digest, s, occ.Anchor.String(), occ.Facts.Tool, d)
+				impl.RecordDecision(ctx, ev.cfg.Recorder, Name, Digest, s, occ.Anchor.String(), occ.Facts.Tool, d)
 			}
 			return err
 		}
@@ -110,7 +110,7 @@ func (ev *Evaluator) Evaluate(ctx context.Context, occ *lycaon.Occurrence, s *ru
 		d.Reset()
 		d.Content = occ.Content
 		if ev.cfg.Recorder != nil {
-			impl.RecordDecision(ev.cfg.Recorder, Name, Digest, s, occ.Anchor.String(), occ.Facts.Tool, d)
+			impl.RecordDecision(ctx, ev.cfg.Recorder, Name, Digest, s, occ.Anchor.String(), occ.Facts.Tool, d)
 		}
 		return nil
 	}
@@ -474,9 +474,12 @@ func oRule_LONG_COMMAND(oX *oExec) (bool, runtime.Err) {
 	if oT1 := oX.Supplied(runtime.ProfileTool); oT1.Kind != 0 {
 		return false, oT1
 	}
-	oT2 := impl.ToolArgString(oF.ToolArgs, "command")
-	oT3 := impl.SizeString(oT2)
-	return (oT3 > int64(4096)), runtime.Err{}
+	oT2, oT3 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT3.Kind != 0 {
+		return false, oT3
+	}
+	oT4 := impl.SizeString(oT2)
+	return (oT4 > int64(4096)), runtime.Err{}
 }
 
 // oRule_PLAIN_HTTP evaluates rule PLAIN_HTTP (schema, pack standard-pack).
@@ -504,7 +507,10 @@ func oRule_PLAIN_HTTP(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "url")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "url")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "http://"), runtime.Err{}
 }
 
@@ -567,7 +573,10 @@ func oRule_ETC_WRITE_FORBIDDEN(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "/etc/"), runtime.Err{}
 }
 
@@ -625,7 +634,10 @@ func oRule_RM_RF(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return oRe_RM_RF_1.MatchString(oT4), runtime.Err{}
 }
 
@@ -772,28 +784,32 @@ func oRule_SECRET_IN_ARGS(oX *oExec) (bool, runtime.Err) {
 	var oT5 runtime.Err
 	for _, oV_m := range oT3 {
 		_ = oV_m
-		oT12, oT13 := func() (bool, runtime.Err) {
+		oT14, oT15 := func() (bool, runtime.Err) {
 			oT6, oT7 := oV_m["score"]
 			if !oT7 {
 				return false, impl.NoSuchKey("score")
 			}
-			var oT8 int
-			var oT9 runtime.Err
-			if oT10, oT11 := oT6.(float64); oT11 {
-				oT8, oT9 = impl.CompareDouble(oT10, float64(0.8))
-			} else {
-				oT8, oT9 = impl.CompareDynDouble(oT6, float64(0.8))
-			}
+			oT8, oT9 := impl.Read(oT6)
 			if oT9.Kind != 0 {
 				return false, oT9
 			}
-			return impl.Gt(oT8), runtime.Err{}
-		}()
-		if oT13.Kind != 0 {
-			if oT5.Kind == 0 {
-				oT5 = oT13
+			var oT10 int
+			var oT11 runtime.Err
+			if oT12, oT13 := oT8.(float64); oT13 {
+				oT10, oT11 = impl.CompareDouble(oT12, float64(0.8))
+			} else {
+				oT10, oT11 = impl.CompareDynDouble(oT8, float64(0.8))
 			}
-		} else if oT12 {
+			if oT11.Kind != 0 {
+				return false, oT11
+			}
+			return impl.Gt(oT10), runtime.Err{}
+		}()
+		if oT15.Kind != 0 {
+			if oT5.Kind == 0 {
+				oT5 = oT15
+			}
+		} else if oT14 {
 			oT4 = true
 			break
 		}
@@ -816,7 +832,7 @@ func (ev *Evaluator) oEval_ToolPreInvoke(ctx context.Context, occ *lycaon.Occurr
 	}
 	oX.Finish()
 	if ev.cfg.Recorder != nil {
-		impl.RecordDecision(ev.cfg.Recorder, Name, Digest, s, "tool.pre_invoke", occ.Facts.Tool, d)
+		impl.RecordDecision(ctx, ev.cfg.Recorder, Name, Digest, s, "tool.pre_invoke", occ.Facts.Tool, d)
 	}
 	return nil
 }

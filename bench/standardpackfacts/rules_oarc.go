@@ -102,7 +102,7 @@ func (ev *Evaluator) Evaluate(ctx context.Context, occ *lycaon.Occurrence, s *ru
 		if !occ.Anchor.Valid() {
 			err := impl.UnknownAnchor(d, int64(occ.Anchor))
 			if ev.cfg.Recorder != nil {
-				impl.RecordDecision(ev.cfg.Recorder, Name, Digest, s, occ.Anchor.String(), occ.Facts.Tool, d)
+				impl.RecordDecision(ctx, ev.cfg.Recorder, Name, Digest, s, occ.Anchor.String(), occ.Facts.Tool, d)
 			}
 			return err
 		}
@@ -110,7 +110,7 @@ func (ev *Evaluator) Evaluate(ctx context.Context, occ *lycaon.Occurrence, s *ru
 		d.Reset()
 		d.Content = occ.Content
 		if ev.cfg.Recorder != nil {
-			impl.RecordDecision(ev.cfg.Recorder, Name, Digest, s, occ.Anchor.String(), occ.Facts.Tool, d)
+			impl.RecordDecision(ctx, ev.cfg.Recorder, Name, Digest, s, occ.Anchor.String(), occ.Facts.Tool, d)
 		}
 		return nil
 	}
@@ -472,9 +472,12 @@ func oRule_LONG_COMMAND(oX *oExec) (bool, runtime.Err) {
 	if oT1 := oX.Supplied(runtime.ProfileTool); oT1.Kind != 0 {
 		return false, oT1
 	}
-	oT2 := impl.ToolArgString(oF.ToolArgs, "command")
-	oT3 := impl.SizeString(oT2)
-	return (oT3 > int64(4096)), runtime.Err{}
+	oT2, oT3 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT3.Kind != 0 {
+		return false, oT3
+	}
+	oT4 := impl.SizeString(oT2)
+	return (oT4 > int64(4096)), runtime.Err{}
 }
 
 // oRule_PLAIN_HTTP evaluates rule PLAIN_HTTP (schema, pack standard-pack-facts).
@@ -502,7 +505,10 @@ func oRule_PLAIN_HTTP(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "url")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "url")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "http://"), runtime.Err{}
 }
 
@@ -565,7 +571,10 @@ func oRule_ETC_WRITE_FORBIDDEN(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "/etc/"), runtime.Err{}
 }
 
@@ -638,7 +647,10 @@ func oRule_RM_RF(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return oRe_RM_RF_1.MatchString(oT4), runtime.Err{}
 }
 
@@ -658,28 +670,32 @@ func oRule_SECRET_IN_ARGS(oX *oExec) (bool, runtime.Err) {
 	var oT3 runtime.Err
 	for _, oV_m := range oF.SecretMatches {
 		_ = oV_m
-		oT10, oT11 := func() (bool, runtime.Err) {
+		oT12, oT13 := func() (bool, runtime.Err) {
 			oT4, oT5 := oV_m["score"]
 			if !oT5 {
 				return false, impl.NoSuchKey("score")
 			}
-			var oT6 int
-			var oT7 runtime.Err
-			if oT8, oT9 := oT4.(float64); oT9 {
-				oT6, oT7 = impl.CompareDouble(oT8, float64(0.8))
-			} else {
-				oT6, oT7 = impl.CompareDynDouble(oT4, float64(0.8))
-			}
+			oT6, oT7 := impl.Read(oT4)
 			if oT7.Kind != 0 {
 				return false, oT7
 			}
-			return impl.Gt(oT6), runtime.Err{}
-		}()
-		if oT11.Kind != 0 {
-			if oT3.Kind == 0 {
-				oT3 = oT11
+			var oT8 int
+			var oT9 runtime.Err
+			if oT10, oT11 := oT6.(float64); oT11 {
+				oT8, oT9 = impl.CompareDouble(oT10, float64(0.8))
+			} else {
+				oT8, oT9 = impl.CompareDynDouble(oT6, float64(0.8))
 			}
-		} else if oT10 {
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			return impl.Gt(oT8), runtime.Err{}
+		}()
+		if oT13.Kind != 0 {
+			if oT3.Kind == 0 {
+				oT3 = oT13
+			}
+		} else if oT12 {
 			oT2 = true
 			break
 		}
@@ -797,7 +813,7 @@ func (ev *Evaluator) oEval_ToolPreInvoke(ctx context.Context, occ *lycaon.Occurr
 	}
 	oX.Finish()
 	if ev.cfg.Recorder != nil {
-		impl.RecordDecision(ev.cfg.Recorder, Name, Digest, s, "tool.pre_invoke", occ.Facts.Tool, d)
+		impl.RecordDecision(ctx, ev.cfg.Recorder, Name, Digest, s, "tool.pre_invoke", occ.Facts.Tool, d)
 	}
 	return nil
 }

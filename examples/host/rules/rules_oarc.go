@@ -111,7 +111,7 @@ func (ev *Evaluator) Evaluate(ctx context.Context, occ *lycaon.Occurrence, s *ru
 		if !occ.Anchor.Valid() {
 			err := impl.UnknownAnchor(d, int64(occ.Anchor))
 			if ev.cfg.Recorder != nil {
-				impl.RecordDecision(ev.cfg.Recorder, Name, Digest, s, occ.Anchor.String(), occ.Facts.Tool, d)
+				impl.RecordDecision(ctx, ev.cfg.Recorder, Name, Digest, s, occ.Anchor.String(), occ.Facts.Tool, d)
 			}
 			return err
 		}
@@ -119,7 +119,7 @@ func (ev *Evaluator) Evaluate(ctx context.Context, occ *lycaon.Occurrence, s *ru
 		d.Reset()
 		d.Content = occ.Content
 		if ev.cfg.Recorder != nil {
-			impl.RecordDecision(ev.cfg.Recorder, Name, Digest, s, occ.Anchor.String(), occ.Facts.Tool, d)
+			impl.RecordDecision(ctx, ev.cfg.Recorder, Name, Digest, s, occ.Anchor.String(), occ.Facts.Tool, d)
 		}
 		return nil
 	}
@@ -611,7 +611,10 @@ func oRule_ETC_WRITE_FORBIDDEN(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "/etc/"), runtime.Err{}
 }
 
@@ -640,9 +643,12 @@ func oRule_LONG_COMMAND(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-	oT5 := impl.SizeString(oT4)
-	return (oT5 > int64(4096)), runtime.Err{}
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	oT6 := impl.SizeString(oT4)
+	return (oT6 > int64(4096)), runtime.Err{}
 }
 
 // oRule_PLAIN_HTTP evaluates rule PLAIN_HTTP (schema, pack starter).
@@ -670,7 +676,10 @@ func oRule_PLAIN_HTTP(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "url")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "url")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "http://"), runtime.Err{}
 }
 
@@ -699,7 +708,10 @@ func oRule_RM_RF_ROOT(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return oRe_RM_RF_ROOT_1.MatchString(oT4), runtime.Err{}
 }
 
@@ -729,7 +741,10 @@ func oRule_CURL_PIPE_SHELL(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return oRe_CURL_PIPE_SHELL_1.MatchString(oT4), runtime.Err{}
 }
 
@@ -759,14 +774,45 @@ func oRule_FORCE_PUSH(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-	oT7 := oRe_FORCE_PUSH_1.MatchString(oT4)
-	if oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := strings.Contains(oT5, "--force-with-lease")
-		oT7 = !oT6
+	oT13 := true
+	var oT14 runtime.Err
+	if oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return oRe_FORCE_PUSH_1.MatchString(oT4), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if !oT6 {
+			oT13 = false
+		}
 	}
-	return oT7, runtime.Err{}
+	if oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := strings.Contains(oT8, "--force-with-lease")
+			return !oT10, runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if !oT11 {
+			oT13 = false
+		}
+	}
+	if oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_PAYMENT_NEEDS_ROLE evaluates rule PAYMENT_NEEDS_ROLE (policy, pack starter).
@@ -939,12 +985,15 @@ func oRule_WRITE_OUTSIDE_PROJECT(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileFilesystem | runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
-	oT5, oT6 := impl.Provide1(&oX.Exec, oX.ev.env.Providers.PathOutsideScope, "path_outside_scope", oX.occ, oT4)
-	if oT6.Kind != 0 {
-		return false, oT6
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
 	}
-	return oT5, runtime.Err{}
+	oT6, oT7 := impl.Provide1(&oX.Exec, oX.ev.env.Providers.PathOutsideScope, "path_outside_scope", oX.occ, oT4)
+	if oT7.Kind != 0 {
+		return false, oT7
+	}
+	return oT6, runtime.Err{}
 }
 
 // oFlow_EXFIL_FLOW matches the flow of rule EXFIL_FLOW.
@@ -1084,7 +1133,7 @@ func (ev *Evaluator) oEval_ContentToolResult(ctx context.Context, occ *lycaon.Oc
 	}
 	oX.Finish()
 	if ev.cfg.Recorder != nil {
-		impl.RecordDecision(ev.cfg.Recorder, Name, Digest, s, "content.tool_result", occ.Facts.Tool, d)
+		impl.RecordDecision(ctx, ev.cfg.Recorder, Name, Digest, s, "content.tool_result", occ.Facts.Tool, d)
 	}
 	return nil
 }
@@ -1121,7 +1170,7 @@ func (ev *Evaluator) oEval_ToolPreInvoke(ctx context.Context, occ *lycaon.Occurr
 	}
 	oX.Finish()
 	if ev.cfg.Recorder != nil {
-		impl.RecordDecision(ev.cfg.Recorder, Name, Digest, s, "tool.pre_invoke", occ.Facts.Tool, d)
+		impl.RecordDecision(ctx, ev.cfg.Recorder, Name, Digest, s, "tool.pre_invoke", occ.Facts.Tool, d)
 	}
 	return nil
 }
