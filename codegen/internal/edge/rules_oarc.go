@@ -258,7 +258,6 @@ import (
 	"github.com/oarc/oarc/runtime"
 	"github.com/oarc/oarc/runtime/impl"
 	"math"
-	"regexp"
 	"strings"
 )
 
@@ -4338,8 +4337,64 @@ var (
 	oGuard_E068_1 = &impl.TypeDesc{Kind: impl.TypeString}
 	oGuard_E069_1 = &impl.TypeDesc{Kind: impl.TypeString}
 	oGuard_E070_1 = &impl.TypeDesc{Kind: impl.TypeString}
-	oRe_E071_1    = regexp.MustCompile("^h.l+o$")
-	oRe_E072_1    = regexp.MustCompile("l+")
+	oRe_E071_1    = &impl.RegexDFA{
+		ASCII: [128]uint8{
+			0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0,
+			0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+			0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+			0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+			0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+			0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+			0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 4,
+			0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+		},
+		Lo: []rune{
+			0x80,
+		},
+		Class: []uint8{
+			0,
+		},
+		Trans: []uint16{
+			0, 0, 0, 0, 0, 0,
+			6, 6, 6, 6, 6, 6,
+			6, 6, 18, 6, 6, 6,
+			24, 6, 24, 24, 24, 6,
+			6, 6, 6, 30, 6, 6,
+			6, 6, 6, 30, 36, 6,
+			6, 6, 6, 6, 6, 0,
+		},
+		Stride: 6,
+		Start:  12,
+		Skip:   12,
+	}
+	oRe_E072_1 = &impl.RegexDFA{
+		ASCII: [128]uint8{
+			0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+			0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+			0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+			0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+			0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+			0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+			0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0,
+			0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+		},
+		Lo: []rune{
+			0x80,
+		},
+		Class: []uint8{
+			0,
+		},
+		Trans: []uint16{
+			0, 0, 0,
+			3, 3, 3,
+			6, 0, 3,
+		},
+		Stride: 3,
+		Start:  6,
+		Skip:   9,
+		Prefix: "l",
+		Resume: [3]uint16{6, 6, 6},
+	}
 	oGuard_E075_1 = &impl.TypeDesc{Kind: impl.TypeString}
 	oGuard_E076_1 = &impl.TypeDesc{Kind: impl.TypeString}
 	oList_E078_1  = []string{"a", "b", "", "c"}
@@ -4362,51 +4417,162 @@ var (
 	oList_E136_1  = []any{any(int64(1))}
 	oList_E136_2  = []any{any(int64(2)), any(int64(3))}
 	oList_E136_3  = []any{any(oList_E136_1), any(oList_E136_2)}
-	oRe_E157_1    = regexp.MustCompile("(?i)HELLO")
-	oRe_E158_1    = regexp.MustCompile("�")
-	oRe_E158_2    = regexp.MustCompile("^��$")
-	oRe_E159_1    = regexp.MustCompile("h.l")
-	oList_E161_1  = []string{"hello", "x", "hello"}
-	oList_E161_2  = []string{"a", "b"}
-	oList_E162_1  = []string{"3", "x"}
-	oList_E169_1  = []any{any(impl.Type("int")), any(impl.Type("uint"))}
-	oList_E169_2  = []any{any(impl.Type("int")), any(impl.Type("double"))}
-	oList_E176_1  = []any{any(math.Copysign(0, -1))}
-	oList_E177_1  = []any{any(math.Copysign(0, -1)), any(int64(1))}
-	oList_E183_1  = []any{any(int64(1)), any(true)}
-	oList_E184_1  = []any{any(int64(1)), any(false)}
-	oList_E185_1  = []any{any(int64(1)), any(true)}
-	oList_E186_1  = []any{any(int64(1)), any(false)}
-	oList_E199_1  = []string{}
-	oList_E200_1  = []any{any(true), any(false)}
-	oMap_E202_1   = impl.NewAnyMap(any(int64(1)), any("a"))
-	oMap_E203_1   = impl.NewAnyMap(any(true), any(int64(1)))
-	oMap_E204_1   = impl.NewAnyMap(any(int64(1)), any(int64(2)), any(float64(2)), any(int64(3)))
-	oMap_E205_1   = impl.NewAnyMap(any(int64(1)), any(int64(2)), any(float64(2)), any(int64(3)))
-	oMap_E206_1   = impl.NewAnyMap(any(int64(1)), any(int64(2)), any(uint64(1)), any(int64(3)))
-	oMap_E208_1   = impl.NewAnyMap()
-	oMap_E209_1   = impl.NewAnyMap()
-	oMap_E210_1   = impl.NewAnyMap()
-	oMap_E211_1   = impl.NewAnyMap()
-	oMap_E212_1   = impl.NewAnyMap(any(false), any("f"), any(true), any("t"))
-	oMap_E215_1   = impl.NewAnyMap(any(int64(1)), any("a"))
-	oMap_E215_2   = impl.NewAnyMap(any(int64(2)), any("a"))
-	oMap_E216_1   = impl.NewAnyMap(any(float64(1.5)), any("a"))
-	oMap_E217_1   = impl.NewAnyMap(any(uint64(1)), any("a"))
-	oMap_E218_1   = impl.NewAnyMap(any(int64(1)), any("a"))
-	oMap_E218_2   = impl.NewAnyMap(any(int64(1)), any("a"), any(int64(2)), any("b"))
-	oMap_E219_1   = impl.NewAnyMap(any(int64(1)), any("a"))
-	oMap_E220_1   = impl.NewAnyMap(any(int64(1)), any("a"))
-	oMap_E221_1   = impl.NewAnyMap(any(int64(1)), any("a"))
-	oMap_E222_1   = impl.NewAnyMap(any(nil), any(int64(1)))
-	oMap_E222_2   = impl.NewAnyMap()
-	oList_E224_1  = []any{any(float64(1)), any(float64(2)), any(int64(3))}
-	oList_E224_2  = []any{any(uint64(1)), any(int64(2)), any(uint64(3))}
-	oList_E236_1  = []any{any(uint64(1)), any(uint64(2))}
-	oList_E237_1  = []any{any(int64(1))}
-	oMap_E238_1   = map[string]any{"repeat_count": any(int64(5))}
-	oList_E238_2  = []any{any(oMap_E238_1)}
-	oList_E239_1  = []any{any(int64(2))}
+	oRe_E157_1    = &impl.RegexDFA{
+		ASCII: [128]uint8{
+			0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+			0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+			0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+			0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+			0, 0, 0, 0, 0, 1, 0, 0, 2, 0, 0, 0, 3, 0, 0, 4,
+			0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+			0, 0, 0, 0, 0, 1, 0, 0, 2, 0, 0, 0, 3, 0, 0, 4,
+			0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+		},
+		Lo: []rune{
+			0x80,
+		},
+		Class: []uint8{
+			0,
+		},
+		Trans: []uint16{
+			0, 0, 0, 0, 0, 0,
+			6, 6, 6, 6, 6, 6,
+			12, 12, 18, 12, 12, 6,
+			12, 24, 18, 12, 12, 6,
+			12, 12, 18, 30, 12, 6,
+			12, 12, 18, 36, 12, 6,
+			12, 12, 18, 12, 0, 6,
+		},
+		Stride: 6,
+		Start:  12,
+		Skip:   12,
+	}
+	oRe_E158_1 = &impl.RegexDFA{
+		ASCII: [128]uint8{
+			0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+			0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+			0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+			0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+			0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+			0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+			0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+			0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+		},
+		Lo: []rune{
+			0x80, 0xfffd, 0xfffe,
+		},
+		Class: []uint8{
+			0, 1, 0,
+		},
+		Trans: []uint16{
+			0, 0, 0,
+			3, 3, 3,
+			6, 0, 3,
+		},
+		Stride: 3,
+		Start:  6,
+		Skip:   6,
+	}
+	oRe_E158_2 = &impl.RegexDFA{
+		ASCII: [128]uint8{
+			0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+			0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+			0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+			0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+			0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+			0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+			0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+			0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+		},
+		Lo: []rune{
+			0x80, 0xfffd, 0xfffe,
+		},
+		Class: []uint8{
+			0, 1, 0,
+		},
+		Trans: []uint16{
+			0, 0, 0,
+			3, 3, 3,
+			3, 9, 3,
+			3, 12, 3,
+			3, 3, 0,
+		},
+		Stride: 3,
+		Start:  6,
+		Skip:   6,
+	}
+	oRe_E159_1 = &impl.RegexDFA{
+		ASCII: [128]uint8{
+			0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0,
+			0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+			0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+			0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+			0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+			0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+			0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0,
+			0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+		},
+		Lo: []rune{
+			0x80,
+		},
+		Class: []uint8{
+			0,
+		},
+		Trans: []uint16{
+			0, 0, 0, 0, 0,
+			5, 5, 5, 5, 5,
+			10, 10, 15, 10, 5,
+			20, 10, 25, 20, 5,
+			10, 10, 15, 0, 5,
+			20, 10, 25, 0, 5,
+		},
+		Stride: 5,
+		Start:  10,
+		Skip:   15,
+		Prefix: "h",
+		Resume: [3]uint16{10, 10, 10},
+	}
+	oList_E161_1 = []string{"hello", "x", "hello"}
+	oList_E161_2 = []string{"a", "b"}
+	oList_E162_1 = []string{"3", "x"}
+	oList_E169_1 = []any{any(impl.Type("int")), any(impl.Type("uint"))}
+	oList_E169_2 = []any{any(impl.Type("int")), any(impl.Type("double"))}
+	oList_E176_1 = []any{any(math.Copysign(0, -1))}
+	oList_E177_1 = []any{any(math.Copysign(0, -1)), any(int64(1))}
+	oList_E183_1 = []any{any(int64(1)), any(true)}
+	oList_E184_1 = []any{any(int64(1)), any(false)}
+	oList_E185_1 = []any{any(int64(1)), any(true)}
+	oList_E186_1 = []any{any(int64(1)), any(false)}
+	oList_E199_1 = []string{}
+	oList_E200_1 = []any{any(true), any(false)}
+	oMap_E202_1  = impl.NewAnyMap(any(int64(1)), any("a"))
+	oMap_E203_1  = impl.NewAnyMap(any(true), any(int64(1)))
+	oMap_E204_1  = impl.NewAnyMap(any(int64(1)), any(int64(2)), any(float64(2)), any(int64(3)))
+	oMap_E205_1  = impl.NewAnyMap(any(int64(1)), any(int64(2)), any(float64(2)), any(int64(3)))
+	oMap_E206_1  = impl.NewAnyMap(any(int64(1)), any(int64(2)), any(uint64(1)), any(int64(3)))
+	oMap_E208_1  = impl.NewAnyMap()
+	oMap_E209_1  = impl.NewAnyMap()
+	oMap_E210_1  = impl.NewAnyMap()
+	oMap_E211_1  = impl.NewAnyMap()
+	oMap_E212_1  = impl.NewAnyMap(any(false), any("f"), any(true), any("t"))
+	oMap_E215_1  = impl.NewAnyMap(any(int64(1)), any("a"))
+	oMap_E215_2  = impl.NewAnyMap(any(int64(2)), any("a"))
+	oMap_E216_1  = impl.NewAnyMap(any(float64(1.5)), any("a"))
+	oMap_E217_1  = impl.NewAnyMap(any(uint64(1)), any("a"))
+	oMap_E218_1  = impl.NewAnyMap(any(int64(1)), any("a"))
+	oMap_E218_2  = impl.NewAnyMap(any(int64(1)), any("a"), any(int64(2)), any("b"))
+	oMap_E219_1  = impl.NewAnyMap(any(int64(1)), any("a"))
+	oMap_E220_1  = impl.NewAnyMap(any(int64(1)), any("a"))
+	oMap_E221_1  = impl.NewAnyMap(any(int64(1)), any("a"))
+	oMap_E222_1  = impl.NewAnyMap(any(nil), any(int64(1)))
+	oMap_E222_2  = impl.NewAnyMap()
+	oList_E224_1 = []any{any(float64(1)), any(float64(2)), any(int64(3))}
+	oList_E224_2 = []any{any(uint64(1)), any(int64(2)), any(uint64(3))}
+	oList_E236_1 = []any{any(uint64(1)), any(uint64(2))}
+	oList_E237_1 = []any{any(int64(1))}
+	oMap_E238_1  = map[string]any{"repeat_count": any(int64(5))}
+	oList_E238_2 = []any{any(oMap_E238_1)}
+	oList_E239_1 = []any{any(int64(2))}
 )
 
 // oRule_E000 evaluates rule E000 (policy, pack edge).
