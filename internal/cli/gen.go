@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"golang.org/x/mod/modfile"
@@ -50,7 +51,12 @@ With -check nothing is written: a file that differs from what would be
 generated is reported as stale, with a unified diff on standard output
 (--- the file, +++ what gen would write), and one that does not exist as
 missing; the exit status is then 1. With -strict, warnings are errors and
-nothing is written.`
+nothing is written.
+
+With -v, gen prints to standard error how it compiled each constant pattern
+of matches: as string comparisons (a literal or a small set of them), as a
+DFA (with its states and classes), or, for a pattern whose DFA would exceed
+the bounds, with Go's regexp, and why.`
 
 const irHelp = `Prints the typed intermediate representation the code generator reads: per
 anchor the rules in evaluation order, per rule its selector, flow, detector
@@ -96,6 +102,7 @@ func runGen(env *Env, args []string) int {
 	pkg := fs.String("pkg", "", "the Go package name (default: the base name of -out)")
 	check := fs.Bool("check", false, "write nothing; report files that are stale (with a unified diff) or missing, exit 1 if any")
 	strict := fs.Bool("strict", false, "warnings are errors: write nothing and exit 1 when there is any")
+	verbose := fs.Bool("v", false, "print how each constant pattern of matches is compiled (a DFA, string comparisons, or Go's regexp and why) to standard error")
 	catalogPkg := fs.String("catalog-pkg", "", "the import path of the catalog package the generated package imports (default: oarc's package for the default catalog; else -catalog-out's)")
 	catalogOut := fs.String("catalog-out", "", "also write the catalog package into this directory (default for a host catalog: <out>/<host>)")
 	var lf loadFlags
@@ -188,6 +195,11 @@ func runGen(env *Env, args []string) int {
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "oarc gen: %v\n", err)
 		return ExitFailure
+	}
+	if *verbose {
+		for _, r := range codegen.Regexes(p) {
+			fmt.Fprintf(env.Stderr, "oarc gen: %s: matches %s: %s\n", r.Rule, strconv.Quote(r.Pattern), r.How)
+		}
 	}
 	g.write(filepath.Join(*out, GenFileName), src, cmd)
 	return g.code
