@@ -20,6 +20,10 @@ const (
 	maxCells   = 1 << 16
 	// maxBuild bounds the states built before minimisation.
 	maxBuild = 4 * MaxStates
+	// maxWork bounds the instructions visited building the DFA and the
+	// cells compared minimising it (about a tenth of a second each), so
+	// that no pattern makes oarc gen slow.
+	maxWork = 20_000_000
 )
 
 // Tables are the tables of a DFA, field for field those of the runtime's
@@ -139,9 +143,12 @@ func newClasses(p *syntax.Prog) (*classes, error) {
 		case syntax.InstRune, syntax.InstRune1, syntax.InstRuneAny, syntax.InstRuneAnyNotNL:
 			s := runeSet(i)
 			// Not string(s): that spells a surrogate as U+FFFD.
-			key := fmt.Sprint(s)
-			if !seen[key] {
-				seen[key] = true
+			key := make([]byte, 0, 4*len(s))
+			for _, r := range s {
+				key = binary.LittleEndian.AppendUint32(key, uint32(r))
+			}
+			if !seen[string(key)] {
+				seen[string(key)] = true
 				sets = append(sets, s)
 			}
 		}
@@ -227,6 +234,7 @@ type builder struct {
 	index    map[string]int
 	mark     []uint32 // visited marks of the walks, by pc
 	gen      uint32
+	work     int // instructions visited so far, bounded by maxWork
 }
 
 // build makes the DFA of p, unminimised: the states from the start of the
@@ -276,6 +284,7 @@ func (b *builder) frontier(seeds []uint32) []uint32 {
 			return
 		}
 		b.mark[pc] = b.gen
+		b.work++
 		i := &b.p.Inst[pc]
 		switch i.Op {
 		case syntax.InstAlt, syntax.InstAltMatch:
@@ -306,6 +315,7 @@ func (b *builder) resolve(pcs []uint32, flags syntax.EmptyOp) (runes []uint32, m
 			return
 		}
 		b.mark[pc] = b.gen
+		b.work++
 		i := &b.p.Inst[pc]
 		switch i.Op {
 		case syntax.InstAlt, syntax.InstAltMatch:
@@ -341,6 +351,7 @@ func (b *builder) ops(pcs []uint32) syntax.EmptyOp {
 			return
 		}
 		b.mark[pc] = b.gen
+		b.work++
 		i := &b.p.Inst[pc]
 		switch i.Op {
 		case syntax.InstAlt, syntax.InstAltMatch:
@@ -382,6 +393,9 @@ func (b *builder) state(pcs []uint32, ctx uint8) (int, error) {
 	}
 	if len(b.states) == maxBuild {
 		return 0, fmt.Errorf("more than %d DFA states", maxBuild)
+	}
+	if b.work > maxWork {
+		return 0, fmt.Errorf("building the DFA takes more than %d steps", maxWork)
 	}
 	b.index[string(key)] = len(b.states)
 	b.states = append(b.states, &dstate{pcs: pcs, ctx: ctx})

@@ -76,8 +76,9 @@ func single(i *syntax.Inst) (rune, bool) {
 // minimise partitions the states (with "matched" and "no match possible"
 // as two more) into classes of states no input tells apart, by Moore's
 // refinement. It returns each state's block; blocks are numbered in the
-// order of their first state, "matched" being block 0.
-func (b *builder) minimise() (block []int, n int) {
+// order of their first state, "matched" being block 0. Its own work is
+// bounded by maxWork too.
+func (b *builder) minimise() (block []int, n int, err error) {
 	ns := len(b.states)
 	match, dead := ns, ns+1
 	next := func(s, col int) int {
@@ -103,17 +104,19 @@ func (b *builder) minimise() (block []int, n int) {
 		}
 	}
 	n = 2
-	for {
-		ids := map[string]int{}
-		nb := make([]int, ns+2)
-		key := make([]byte, 0, 4*(b.cols+1))
-		// "matched" first, so that it keeps block 0.
-		order := append([]int{match}, make([]int, 0, ns+1)...)
-		for s := 0; s < ns+2; s++ {
-			if s != match {
-				order = append(order, s)
-			}
+	// "matched" first, so that it keeps block 0.
+	order := make([]int, 0, ns+2)
+	order = append(order, match)
+	for s := 0; s < ns+2; s++ {
+		if s != match {
+			order = append(order, s)
 		}
+	}
+	ids := map[string]int{}
+	nb := make([]int, ns+2)
+	key := make([]byte, 0, 4*(b.cols+1))
+	for {
+		clear(ids)
 		for _, s := range order {
 			key = binary.AppendUvarint(key[:0], uint64(block[s]))
 			for col := 0; col < b.cols; col++ {
@@ -126,11 +129,14 @@ func (b *builder) minimise() (block []int, n int) {
 			}
 			nb[s] = id
 		}
-		block = nb
+		block, nb = nb, block
 		if len(ids) == n {
-			return block, n
+			return block, n, nil
 		}
 		n = len(ids)
+		if b.work += (ns + 2) * b.cols; b.work > 2*maxWork {
+			return nil, 0, fmt.Errorf("minimising the DFA takes more than %d steps", maxWork)
+		}
 	}
 }
 
@@ -139,7 +145,10 @@ func (b *builder) minimise() (block []int, n int) {
 // unanchored search with no match in progress, then the others in the
 // order they were made.
 func (b *builder) layout(start int, resume [3]int, prefix string) (*Tables, error) {
-	block, n := b.minimise()
+	block, n, err := b.minimise()
+	if err != nil {
+		return nil, err
+	}
 	ns := len(b.states)
 	blockOf := func(s int) int {
 		switch s {
