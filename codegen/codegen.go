@@ -2,7 +2,8 @@
 // oarc's runtime and the set's catalog package: a bound Evaluator, one
 // function per rule, named after the rule, a static dispatch function per
 // anchor with its rules in evaluation order, constant regular expressions
-// compiled once at package init, and copy text as constants. It also
+// compiled ahead of time (string comparisons or a DFA, see
+// [redfa.Compile]), and copy text as constants. It also
 // generates catalog packages ([GenerateCatalog]).
 //
 // The code is built as typed values (jennifer statements that track their
