@@ -19,7 +19,8 @@ import (
 // what they need of the previous rune, and by the class of the next.
 //
 // The tables are constant data of the generated package: a match
-// allocates nothing and costs one table step per rune.
+// allocates nothing and costs one table step per rune. A RegexDFA is only
+// read, so it is safe for concurrent use.
 type RegexDFA struct {
 	// ASCII is the class of each ASCII byte.
 	ASCII [128]uint8

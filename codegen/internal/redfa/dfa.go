@@ -1,3 +1,6 @@
+// This file owns the rune classes of a program and the construction of
+// its DFA (subsets of instructions, with the previous rune's context).
+
 package redfa
 
 import (

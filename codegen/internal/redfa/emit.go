@@ -1,3 +1,6 @@
+// This file owns the Go code of a plan: string comparisons, or the
+// impl.RegexDFA literal of a DFA's tables.
+
 package redfa
 
 import (

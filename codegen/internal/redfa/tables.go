@@ -1,3 +1,6 @@
+// This file owns the minimisation of the DFA, its literal prefix, and its
+// layout as the runtime's tables.
+
 package redfa
 
 import (
