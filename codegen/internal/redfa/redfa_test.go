@@ -240,3 +240,37 @@ func TestDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// TestSurrogateRangeIsNotFFFD: a class of surrogates (which no input
+// decodes to) and U+FFFD (which every invalid byte is) are different rune
+// sets, even though string() spells both U+FFFD.
+func TestSurrogateRangeIsNotFFFD(t *testing.T) {
+	for _, pat := range []string{`[\x{D800}-\x{DFFF}]a|\x{FFFD}`, `\x{FFFD}|[\x{D800}-\x{DFFF}]a`} {
+		p := Compile(pat)
+		if p.Kind != DFA {
+			t.Fatalf("%q: %s, want a DFA", pat, p)
+		}
+		re, m := regexp.MustCompile(pat), matcher(p)
+		for _, s := range []string{"\xff", "x\ufffd", "\xed\xa0\x80a", "a"} {
+			if m(s) != re.MatchString(s) {
+				t.Errorf("%q on %q: matched %v, regexp.MatchString %v", pat, s, m(s), re.MatchString(s))
+			}
+		}
+	}
+}
+
+// TestSurrogateLiteralFallsBack: regexp's one-pass matcher compares the
+// literal after \A as bytes, a surrogate spelt as U+FFFD, so `\A\x{D800}`
+// matches "\uFFFD" (no other of its matchers would): such patterns keep
+// regexp, to answer as it does.
+func TestSurrogateLiteralFallsBack(t *testing.T) {
+	for _, pat := range []string{`\A\x{D800}`, `^\x{DFFF}x`, `a\x{D800}`} {
+		p := Compile(pat)
+		re, m := regexp.MustCompile(pat), matcher(p)
+		for _, s := range []string{"\ufffd", "\ufffdx", "a\ufffd", "\xed\xa0\x80"} {
+			if m(s) != re.MatchString(s) {
+				t.Errorf("%q (%s) on %q: matched %v, regexp.MatchString %v", pat, p, s, m(s), re.MatchString(s))
+			}
+		}
+	}
+}
