@@ -2,7 +2,8 @@
 // oarc's runtime and the set's catalog package: a bound Evaluator, one
 // function per rule, named after the rule, a static dispatch function per
 // anchor with its rules in evaluation order, constant regular expressions
-// compiled once at package init, and copy text as constants. It also
+// compiled ahead of time (string comparisons or a DFA, see
+// [redfa.Compile]), and copy text as constants. It also
 // generates catalog packages ([GenerateCatalog]).
 //
 // The code is built as typed values (jennifer statements that track their
@@ -25,6 +26,7 @@ import (
 
 	"github.com/dave/jennifer/jen"
 
+	"github.com/oarc/oarc/codegen/internal/redfa"
 	"github.com/oarc/oarc/ir"
 )
 
@@ -69,6 +71,8 @@ type packGen struct {
 	hoisted map[string]value // rule id, prefix and IR key -> variable
 	perRule map[string]int   // rule id -> number of variables made for it
 	funcs   []jen.Code
+	// plans are the plans of the constant patterns of matches.
+	plans map[string]*redfa.Plan
 }
 
 // catQ names an identifier of the catalog package.
@@ -90,9 +94,35 @@ func (pk *packGen) hoist(r *ir.Rule, prefix, key string, lit jen.Code, t *ir.Typ
 	return v
 }
 
-// regex returns the package variable holding the compiled pattern.
-func (pk *packGen) regex(r *ir.Rule, pattern string) jen.Code {
-	return pk.hoist(r, "oRe", pattern, jen.Qual("regexp", "MustCompile").Call(jen.Lit(pattern)), nil).code
+// match is s.matches(pattern) for a constant pattern, as [redfa.Compile]
+// plans it: string comparisons, or a matcher in a package variable, a DFA
+// (impl.RegexDFA, constant tables) or, past the DFA's bounds, the pattern
+// compiled by regexp at package init.
+func (pk *packGen) match(r *ir.Rule, pattern string, s jen.Code) jen.Code {
+	p := pk.plan(pattern)
+	var m jen.Code
+	switch p.Kind {
+	case redfa.Literal:
+		return p.LiteralCode(s)
+	case redfa.DFA:
+		m = pk.hoist(r, "oRe", pattern, p.DFA.Code(ImplPath), nil).code
+	default:
+		m = pk.hoist(r, "oRe", pattern, jen.Qual("regexp", "MustCompile").Call(jen.Lit(pattern)), nil).code
+	}
+	return jen.Add(m).Dot("MatchString").Call(s)
+}
+
+// plan is redfa's plan of pattern, made once per pattern of the set.
+func (pk *packGen) plan(pattern string) *redfa.Plan {
+	if pk.plans == nil {
+		pk.plans = map[string]*redfa.Plan{}
+	}
+	p, ok := pk.plans[pattern]
+	if !ok {
+		p = redfa.Compile(pattern)
+		pk.plans[pattern] = p
+	}
+	return p
 }
 
 var kindConst = map[ir.RuleKind]string{ir.KindSchema: "KindSchema", ir.KindPolicy: "KindPolicy", ir.KindInvariant: "KindInvariant", ir.KindDetector: "KindDetector"}

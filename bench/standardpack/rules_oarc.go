@@ -21,7 +21,6 @@ import (
 	"github.com/oarc/oarc/lycaon"
 	"github.com/oarc/oarc/runtime"
 	"github.com/oarc/oarc/runtime/impl"
-	"regexp"
 	"strings"
 )
 
@@ -459,7 +458,41 @@ var oRules = [12]impl.Rule{
 
 // Constant values and patterns of the rules, built once.
 var (
-	oRe_RM_RF_1 = regexp.MustCompile("rm\\s+-rf\\s+/")
+	oRe_RM_RF_1 = &impl.RegexDFA{
+		ASCII: [128]uint8{
+			0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 1, 1, 0, 0,
+			0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+			1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 3,
+			0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+			0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+			0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+			0, 0, 0, 0, 0, 0, 4, 0, 0, 0, 0, 0, 0, 5, 0, 0,
+			0, 0, 6, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+		},
+		Lo: []rune{
+			0x80,
+		},
+		Class: []uint8{
+			0,
+		},
+		Trans: []uint16{
+			0, 0, 0, 0, 0, 0, 0, 0,
+			8, 8, 8, 8, 8, 8, 8, 8,
+			16, 16, 16, 16, 16, 16, 24, 8,
+			16, 16, 16, 16, 16, 32, 24, 8,
+			16, 40, 16, 16, 16, 16, 24, 8,
+			16, 40, 48, 16, 16, 16, 24, 8,
+			16, 16, 16, 16, 16, 16, 56, 8,
+			16, 16, 16, 16, 64, 32, 24, 8,
+			16, 72, 16, 16, 16, 16, 24, 8,
+			16, 72, 16, 0, 16, 16, 24, 8,
+		},
+		Stride: 8,
+		Start:  16,
+		Skip:   24,
+		Prefix: "rm",
+		Resume: [3]uint16{16, 16, 16},
+	}
 )
 
 // oRule_LONG_COMMAND evaluates rule LONG_COMMAND (schema, pack standard-pack).

@@ -16,7 +16,6 @@ import (
 	"github.com/oarc/oarc/lycaon"
 	"github.com/oarc/oarc/runtime"
 	"github.com/oarc/oarc/runtime/impl"
-	"regexp"
 	"strings"
 )
 
@@ -265,7 +264,39 @@ var oRules = [6]impl.Rule{
 
 // Constant values and patterns of the rules, built once.
 var (
-	oRe_QUOTES_1 = regexp.MustCompile("a`b\"c*/\\d+")
+	oRe_QUOTES_1 = &impl.RegexDFA{
+		ASCII: [128]uint8{
+			0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+			0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+			0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2,
+			3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 0, 0, 0, 0, 0, 0,
+			0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+			0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+			4, 5, 6, 7, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+			0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+		},
+		Lo: []rune{
+			0x80,
+		},
+		Class: []uint8{
+			0,
+		},
+		Trans: []uint16{
+			0, 0, 0, 0, 0, 0, 0, 0, 0,
+			9, 9, 9, 9, 9, 9, 9, 9, 9,
+			18, 18, 18, 18, 18, 27, 18, 18, 9,
+			18, 18, 18, 18, 36, 27, 18, 18, 9,
+			18, 18, 18, 18, 18, 27, 45, 18, 9,
+			18, 54, 18, 18, 18, 27, 18, 18, 9,
+			18, 18, 63, 18, 18, 27, 18, 54, 9,
+			18, 18, 18, 0, 18, 27, 18, 18, 9,
+		},
+		Stride: 9,
+		Start:  18,
+		Skip:   27,
+		Prefix: "a`b\"",
+		Resume: [3]uint16{18, 18, 18},
+	}
 	oSel_ROLES_1 = []string{"admin", "ops"}
 )
 

@@ -19,7 +19,6 @@ import (
 	"github.com/oarc/oarc/examples/dataflow/host/rules/finbot"
 	"github.com/oarc/oarc/runtime"
 	"github.com/oarc/oarc/runtime/impl"
-	"regexp"
 	"strings"
 )
 
@@ -354,8 +353,42 @@ var oRules = [8]impl.Rule{
 
 // Constant values and patterns of the rules, built once.
 var (
-	oRe_NO_TAINTED_EGRESS_1 = regexp.MustCompile("\\b(curl|wget|nc)\\b")
-	oDeny_PaymentPreSubmit  = runtime.Rule{
+	oRe_NO_TAINTED_EGRESS_1 = &impl.RegexDFA{
+		ASCII: [128]uint8{
+			0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+			0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+			0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+			1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0,
+			0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+			1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1,
+			0, 1, 1, 2, 1, 3, 1, 4, 1, 1, 1, 1, 5, 1, 6, 1,
+			1, 1, 7, 1, 8, 9, 1, 10, 1, 1, 1, 0, 0, 0, 0, 0,
+		},
+		Lo: []rune{
+			0x80,
+		},
+		Class: []uint8{
+			0,
+		},
+		Trans: []uint16{
+			0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+			12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12,
+			24, 36, 48, 36, 36, 36, 60, 36, 36, 36, 72, 12,
+			24, 36, 36, 36, 36, 36, 36, 36, 36, 36, 36, 12,
+			24, 36, 36, 36, 36, 36, 36, 36, 36, 84, 36, 12,
+			24, 36, 96, 36, 36, 36, 36, 36, 36, 36, 36, 12,
+			24, 36, 36, 36, 108, 36, 36, 36, 36, 36, 36, 12,
+			24, 36, 36, 36, 36, 36, 36, 120, 36, 36, 36, 12,
+			0, 36, 36, 36, 36, 36, 36, 36, 36, 36, 36, 0,
+			24, 36, 36, 132, 36, 36, 36, 36, 36, 36, 36, 12,
+			24, 36, 36, 36, 36, 96, 36, 36, 36, 36, 36, 12,
+			24, 36, 36, 36, 36, 36, 36, 36, 96, 36, 36, 12,
+		},
+		Stride: 12,
+		Start:  24,
+		Skip:   24,
+	}
+	oDeny_PaymentPreSubmit = runtime.Rule{
 		ID:     "PAYMENT_NOT_ALLOWLISTED",
 		Pack:   "payments",
 		Anchor: "payment.pre_submit",
