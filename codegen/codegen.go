@@ -407,28 +407,31 @@ func (pk *packGen) context(f *jen.File) {
 		}
 		return jen.Index().String().Values(v...)
 	}
-	for _, r := range pk.p.Rules {
-		if r.Copy.Title == "" {
-			continue
+	for _, e := range ir.Context(pk.p) {
+		fs := []jen.Code{jen.Id("ID").Op(":").Lit(e.ID), jen.Id("Title").Op(":").Lit(e.Title)}
+		if e.Fix != "" {
+			fs = append(fs, jen.Id("Fix").Op(":").Lit(e.Fix))
 		}
-		fs := []jen.Code{jen.Id("ID").Op(":").Lit(r.ID), jen.Id("Title").Op(":").Lit(r.Copy.Title)}
-		if r.Copy.Fix != "" {
-			fs = append(fs, jen.Id("Fix").Op(":").Lit(r.Copy.Fix))
+		if e.Instead != "" {
+			fs = append(fs, jen.Id("Instead").Op(":").Lit(e.Instead))
 		}
-		if r.Copy.Instead != "" {
-			fs = append(fs, jen.Id("Instead").Op(":").Lit(r.Copy.Instead))
-		}
-		if r.Monitor {
+		if e.Monitor {
 			fs = append(fs, jen.Id("Monitor").Op(":").True())
 		}
-		if len(r.Selector) == 0 {
+		if e.Global {
 			fs = append(fs, jen.Id("Global").Op(":").True())
 		}
-		fs = append(fs, jen.Id("Tags").Op(":").Add(strs(r.Tags)), jen.Id("Text").Op(":").Add(strs(r.Text)))
+		if e.Pinned {
+			fs = append(fs, jen.Id("Pinned").Op(":").True())
+		}
+		if !e.Pinned {
+			fs = append(fs, jen.Id("Tags").Op(":").Add(strs(e.Tags)), jen.Id("Text").Op(":").Add(strs(e.Text)))
+		}
 		rules = append(rules, jen.Custom(multi, fs...))
 	}
-	f.Comment("oContext are the titled rules as the rendered context shows them, in")
-	f.Comment("evaluation order, tokenised when the rules were compiled.")
+	f.Comment("oContext are the entries of the rendered context (ir.Context): the enforced")
+	f.Comment("deny-by-default codes with a title, then the titled rules that tell the agent")
+	f.Comment("what to do, in evaluation order, tokenised when the rules were compiled.")
 	f.Var().Id("oContext").Op("=").Index(jen.Lit(len(rules))).Add(implQ("ContextRule")).Custom(multi, rules...)
 	f.Comment("Context renders the rules as Markdown for an agent's system prompt (spec 10):")
 	f.Comment("without a hint every titled rule; with one, the global and monitored rules")

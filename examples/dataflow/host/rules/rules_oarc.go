@@ -146,26 +146,15 @@ func (ev *Evaluator) CounterKey(rule string, c runtime.Counter) (runtime.Counter
 	}
 }
 
-// oContext are the titled rules as the rendered context shows them, in
-// evaluation order, tokenised when the rules were compiled.
-var oContext = [8]impl.ContextRule{
+// oContext are the entries of the rendered context (ir.Context): the enforced
+// deny-by-default codes with a title, then the titled rules that tell the agent
+// what to do, in evaluation order, tokenised when the rules were compiled.
+var oContext = [6]impl.ContextRule{
 	{
-		ID:    "ALLOW_PAYROLL",
-		Title: "Payroll runs for the payroll role",
-		Tags:  []string{"run", "payroll", "allow"},
-		Text:  []string{"payroll", "runs", "for", "the", "role"},
-	},
-	{
-		ID:    "ALLOW_SMALL_REFUND",
-		Title: "Refunds up to 50.00, 200.00 a day",
-		Tags:  []string{"refund", "allow", "small"},
-		Text:  []string{"refunds", "up", "to", "50", "00", "200", "a", "day"},
-	},
-	{
-		ID:    "ALLOW_VENDOR_INVOICE",
-		Title: "Open invoices of verified vendors, up to 5,000.00",
-		Tags:  []string{"pay", "invoice", "allow", "vendor"},
-		Text:  []string{"open", "invoices", "of", "verified", "vendors", "up", "to", "5", "000", "00"},
+		ID:     "PAYMENT_NOT_ALLOWLISTED",
+		Title:  "This payment is not on the allowlist",
+		Fix:    "Ask the user to make the payment, or to add the case to the payments allowlist.",
+		Pinned: true,
 	},
 	{
 		ID:     "NO_PAYMENT_FROM_WEB",
