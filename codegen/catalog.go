@@ -56,10 +56,54 @@ func versionGuard(f *jen.File) {
 	)
 }
 
+// CatalogPackage is the name of the generated package of c: the one the
+// catalog chose (a host Go cannot import under its own name, such as main,
+// gets a "_"), else the host.
+func CatalogPackage(c *ir.Catalog) string {
+	if c.GoName != "" {
+		return c.GoName
+	}
+	return c.Host
+}
+
+// setFileNames are the identifiers a compilation set's file declares
+// inside its functions (Generate), and Go's predeclared identifiers: a
+// catalog package imported under one of these names would be shadowed
+// where the file refers to it (a host named ev, or string).
+var setFileNames = map[string]bool{
+	// Locals and parameters of the generated set package.
+	"c": true, "ctx": true, "d": true, "env": true, "err": true, "ev": true, "i": true, "id": true,
+	"missing": true, "n": true, "names": true, "o": true, "occ": true, "opts": true, "r": true,
+	"rule": true, "s": true, "step": true, "x": true,
+	// Predeclared.
+	"any": true, "append": true, "bool": true, "byte": true, "cap": true, "clear": true, "close": true,
+	"comparable": true, "complex": true, "complex128": true, "complex64": true, "copy": true,
+	"delete": true, "error": true, "false": true, "float32": true, "float64": true, "imag": true,
+	"int": true, "int16": true, "int32": true, "int64": true, "int8": true, "iota": true, "len": true,
+	"make": true, "max": true, "min": true, "new": true, "nil": true, "panic": true, "print": true,
+	"println": true, "real": true, "recover": true, "rune": true, "string": true, "true": true,
+	"uint": true, "uint16": true, "uint32": true, "uint64": true, "uint8": true, "uintptr": true,
+	// Special: an import cannot be named init.
+	"init": true,
+}
+
+// importCatalog imports the catalog package into a set's file under its
+// package name, or, where that name would be shadowed there, under the
+// name with "_" appended (no identifier of the file ends in "_"). Other
+// imports of the same name are told apart by jennifer.
+func importCatalog(f *jen.File, path string, c *ir.Catalog) {
+	name := CatalogPackage(c)
+	if setFileNames[name] {
+		f.ImportAlias(path, name+"_")
+		return
+	}
+	f.ImportName(path, name)
+}
+
 // GenerateCatalog returns the Go source of the catalog package of c.
 func GenerateCatalog(c *ir.Catalog, opts CatalogOptions) ([]byte, error) {
 	if opts.Package == "" {
-		opts.Package = c.Host
+		opts.Package = CatalogPackage(c)
 	}
 	f := jen.NewFile(opts.Package)
 	f.ImportName(RuntimePath, "runtime")

@@ -5,7 +5,6 @@ package compiler
 
 import (
 	"fmt"
-	"go/token"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -98,8 +97,6 @@ func ParseCatalog(file string, text []byte) (*catalog.Catalog, Diagnostics) {
 		switch {
 		case !hostRE.MatchString(s):
 			c.errorf(n, CodeCatalog, "host %q does not match %s", s, hostRE)
-		case token.IsKeyword(s):
-			c.errorf(n, CodeCatalog, "host %q is a Go keyword: the generated catalog package is named after the host", s)
 		case celReserved[s]:
 			c.errorf(n, CodeCatalog, "host %q is a word CEL reserves; rules could not name the host's facts (%s.fact does not parse)", s, s)
 		default:
@@ -109,7 +106,6 @@ func ParseCatalog(file string, text []byte) (*catalog.Catalog, Diagnostics) {
 	seen := map[string]*yaml.Node{} // names of facts and functions
 	var anchors []*catalog.Anchor
 	anchorSeen := map[string]bool{}
-	goNames := map[string]string{}
 	if n, ok := f["anchors"]; !ok {
 		c.errorf(root, CodeCatalog, "missing required field anchors")
 	} else {
@@ -124,9 +120,6 @@ func ParseCatalog(file string, text []byte) (*catalog.Catalog, Diagnostics) {
 					ok = false
 				case anchorSeen[id]:
 					c.errorf(af["id"], CodeCatalog, "anchor %s is given twice", id)
-					ok = false
-				case goNames[catalog.GoName(id)] != "":
-					c.errorf(af["id"], CodeCatalog, "anchor %s has the same Go name %s as anchor %s", id, catalog.GoName(id), goNames[catalog.GoName(id)])
 					ok = false
 				}
 			}
@@ -161,7 +154,6 @@ func ParseCatalog(file string, text []byte) (*catalog.Catalog, Diagnostics) {
 			}
 			if ok {
 				anchorSeen[id] = true
-				goNames[catalog.GoName(id)] = id
 				anchors = append(anchors, a)
 			}
 		}
