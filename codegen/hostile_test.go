@@ -31,6 +31,7 @@ import (
 	"github.com/oarc/oarc/codegen"
 	"github.com/oarc/oarc/compiler"
 	"github.com/oarc/oarc/compiler/catalog"
+	"github.com/oarc/oarc/ir"
 )
 
 var (
@@ -441,7 +442,21 @@ func hostileFixed() map[string]hostileCatalog {
 	fn := func(name string) hostileFunc {
 		return hostileFunc{name: name, params: []string{"string"}, result: "bool"}
 	}
+	// More facts than the catalog package reaches through typed code
+	// (maxTypedFacts): Set and Get go through reflect.
+	var many, manyAnchors []string
+	for i := 0; i < 2100; i++ {
+		many = append(many, fmt.Sprintf("f%d", i))
+		if i%2 == 1 {
+			// f1 and f_1 CamelCase alike.
+			many = append(many, fmt.Sprintf("f_%d", i))
+		}
+	}
+	for i := 0; i < 40; i++ {
+		manyAnchors = append(manyAnchors, fmt.Sprintf("a.x%d", i))
+	}
 	return map[string]hostileCatalog{
+		"many facts":                    cat("acme", manyAnchors, many),
 		"mangling collision":            cat("acme", pre, []string{"x1", "x_1", "x__1", "x1_", "a_b", "ab"}),
 		"host like a standard fact":     cat("tool", pre, []string{"x"}),
 		"host like another":             cat("content_length", pre, []string{"x"}),
@@ -533,8 +548,12 @@ func TestHostileCatalogs(t *testing.T) {
 }
 
 // TestHostileCatalogsBuild puts some of the fixed hostile catalogs through
-// `go build` (what the type checker does not know: a package named main
-// cannot be imported), in one module beside this one.
+// `go build` and `go vet` (what the type checker does not know: a package
+// named main cannot be imported), in one module beside this one, and runs
+// a program that sets and gets every fact by CEL name, installs every
+// provider by CEL name, and parses every anchor, each checked against the
+// typed Go name the IR gives it: the by-name tables reach the fields and
+// constants the renaming named.
 func TestHostileCatalogsBuild(t *testing.T) {
 	goTool, err := exec.LookPath("go")
 	if err != nil {
@@ -564,8 +583,11 @@ func TestHostileCatalogsBuild(t *testing.T) {
 		t.Fatal(err)
 	}
 	write("go.sum", sum)
+	var imports, body strings.Builder
 	cases := hostileFixed()
-	for i, name := range []string{"host main", "host init", "host keyword", "host ev", "mangling collision", "anchors colliding", "function like a provider", "host like a standard fact"} {
+	for i, name := range []string{"host main", "host init", "host keyword", "host ev", "mangling collision", "anchors colliding",
+		"function like a provider", "functions colliding", "host like a standard fact", "host get", "facts named like keywords", "functions of every arity",
+		"many facts"} {
 		c := cases[name]
 		text := c.yaml()
 		cat, diags := compiler.ParseCatalog("hostile.catalog.yaml", []byte(text))
@@ -590,11 +612,99 @@ func TestHostileCatalogsBuild(t *testing.T) {
 		}
 		write(catDir+"/catalog_oarc.go", catSrc)
 		write(fmt.Sprintf("c%d/rules_oarc.go", i), setSrc)
+		pkg := fmt.Sprintf("c%d", i)
+		fmt.Fprintf(&imports, "\t%s %q\n\t_ %q\n", pkg, "example.com/hostile/"+catDir, "example.com/hostile/"+pkg)
+		byCEL(&body, pkg, p.Catalog)
 	}
-	cmd := exec.Command(goTool, "build", "./...")
-	cmd.Dir = mod
-	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod -buildvcs=false", "GOWORK=off", "GOPROXY=off")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	write("main.go", []byte(fmt.Sprintf(hostileMain, imports.String(), body.String())))
+	for _, args := range [][]string{{"vet", "./..."}, {"build", "-o", "hostile", "."}, {"build", "./..."}} {
+		cmd := exec.Command(goTool, args...)
+		cmd.Dir = mod
+		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod -buildvcs=false", "GOWORK=off", "GOPROXY=off")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
 	}
+	out, err := exec.Command(filepath.Join(mod, "hostile")).CombinedOutput()
+	if err != nil || len(out) > 0 {
+		t.Fatalf("by CEL name: %v\n%s", err, out)
+	}
+}
+
+// hostileMain checks, for every catalog imported, what byCEL writes.
+const hostileMain = `package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"reflect"
+
+%s)
+
+var failed bool
+
+func check(what string, got, want any) {
+	if !reflect.DeepEqual(got, want) {
+		fmt.Printf("%%s: got %%#v, want %%#v\n", what, got, want)
+		failed = true
+	}
+}
+
+func main() {
+	ctx := context.Background()
+	_ = ctx
+%s	if failed {
+		os.Exit(1)
+	}
+}
+`
+
+// sample is a Go value of each catalog type, and its spelling.
+var sample = map[string][2]string{
+	"string": {"\"v\"", "string"}, "int": {"int64(7)", "int64"}, "bool": {"true", "bool"}, "double": {"2.5", "float64"},
+	"list(string)": {"[]string{\"v\"}", "[]string"}, "map(string, dyn)": {"map[string]any{\"k\": int64(1)}", "map[string]any"},
+	"list(map(string, dyn))": {"[]map[string]any{{\"k\": \"v\"}}", "[]map[string]any"},
+}
+
+// byCEL writes the checks of one catalog package: every host fact set by
+// its CEL name reads back through its Go field and through Get, every
+// host provider installed by CEL name answers through its Go field with
+// the arguments it was given, every anchor parses to its Go constant.
+func byCEL(b *strings.Builder, pkg string, c *ir.Catalog) {
+	fmt.Fprintf(b, "\t{\n\t\tvar f %s.Facts\n\t\tvar p %s.Providers\n\t\t_, _ = &f, &p\n", pkg, pkg)
+	n := 0
+	for _, f := range c.Facts {
+		if f.Tier != "host" {
+			continue
+		}
+		// Of many facts, a sample: one function of thousands of checks
+		// would take the Go compiler minutes.
+		if n++; n > 100 && n%97 != 0 {
+			continue
+		}
+		v := sample[f.Type.String()][0]
+		fmt.Fprintf(b, "\t\tcheck(%q, f.Set(%q, %s), nil)\n", pkg+" set "+f.Name, f.Name, v)
+		fmt.Fprintf(b, "\t\tcheck(%q, f.%s, %s)\n", pkg+" field "+f.Name, strings.Join(f.Field, "."), v)
+		fmt.Fprintf(b, "\t\t{\n\t\t\tv, ok := f.Get(%q)\n\t\t\tcheck(%q, []any{v, ok}, []any{%s, true})\n\t\t}\n", f.Name, pkg+" get "+f.Name, v)
+	}
+	for _, fn := range c.Functions {
+		if fn.Tier != "host" {
+			continue
+		}
+		var args, want []string
+		for _, t := range fn.Params {
+			args = append(args, sample[t.String()][0])
+			want = append(want, sample[t.String()][0])
+		}
+		res := sample[fn.Result.String()][0]
+		fmt.Fprintf(b, "\t\t{\n\t\t\tvar got []any\n")
+		fmt.Fprintf(b, "\t\t\tcheck(%q, p.Set(%q, func(_ context.Context, _ *%s.Occurrence, args []any) (any, error) { got = args; return %s, nil }), nil)\n", pkg+" provider "+fn.Name, fn.Name, pkg, res)
+		fmt.Fprintf(b, "\t\t\tr, err := p.%s(ctx, nil, %s)\n", fn.Provider, strings.Join(args, ", "))
+		fmt.Fprintf(b, "\t\t\tcheck(%q, []any{r, err, got}, []any{%s, error(nil), []any{%s}})\n\t\t}\n", pkg+" call "+fn.Name, res, strings.Join(want, ", "))
+	}
+	for _, a := range c.Anchors {
+		fmt.Fprintf(b, "\t\t{\n\t\t\ta, ok := %s.ParseAnchor(%q)\n\t\t\tcheck(%q, []any{a, ok, a.String()}, []any{%s.%s, true, %q})\n\t\t}\n", pkg, a.ID, pkg+" anchor "+a.ID, pkg, a.GoName, a.ID)
+	}
+	fmt.Fprintf(b, "\t}\n")
 }
