@@ -4,6 +4,7 @@
 package compiler
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"regexp"
@@ -60,9 +61,17 @@ func LoadCatalog(file string) (*catalog.Catalog, Diagnostics) {
 	return r.cat, r.diags
 }
 
+// maxCatalogSize bounds a catalog file, as rule files are bounded
+// (docs/choices-frontend.md). The generated catalog package of a catalog
+// of this size builds in at most a few hundred MB (BENCHMARKS.md).
+const maxCatalogSize = maxFileSize
+
 func loadCatalog(file string) (*catalog.Catalog, Diagnostics) {
 	var diags Diagnostics
-	text, err := readRegular(file)
+	text, err := ReadRegularFile(file, maxCatalogSize)
+	if errors.Is(err, errFileTooLarge) {
+		err = fmt.Errorf("the file is larger than the limit of 1 MiB (%d bytes) for catalog files", maxCatalogSize)
+	}
 	if err != nil {
 		diags = append(diags, Diagnostic{Pos: Pos{File: file}, Code: CodeCatalog, Message: fmt.Sprintf("cannot read the catalog: %v", err)})
 		return nil, diags
