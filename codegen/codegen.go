@@ -193,7 +193,7 @@ func (pk *packGen) file(opts Options) *jen.File {
 	f := jen.NewFile(opts.Package)
 	f.ImportName(RuntimePath, "runtime")
 	f.ImportName(ImplPath, "impl")
-	f.ImportName(pk.cat, p.Catalog.Host)
+	importCatalog(f, pk.cat, p.Catalog)
 	header(f, opts.Version)
 	for _, pack := range p.Packs {
 		for _, s := range pack.Sources {
