@@ -47,7 +47,9 @@ func (g *keptGen) rules(dir string) {
 		func() string { return fmt.Sprintf("lycaon.same_code_reject_run >= %d", 1+g.r.IntN(3)) },
 		func() string { return fmt.Sprintf("lycaon.code_reject_total >= %d", 1+g.r.IntN(3)) },
 		func() string { return fmt.Sprintf("lycaon.code_reject_total < %d", 1+g.r.IntN(3)) },
-		func() string { return fmt.Sprintf("%q in lycaon.recent_tool_names", g.pick("read", "bash", "grep", "send")) },
+		func() string {
+			return fmt.Sprintf("%q in lycaon.recent_tool_names", g.pick("read", "bash", "grep", "send"))
+		},
 		func() string { return fmt.Sprintf("size(lycaon.recent_tool_names) > %d", 1+g.r.IntN(70)) },
 		func() string {
 			return fmt.Sprintf("lycaon.recent_tool_names.exists(t, t == %q) && lycaon.repeat_count > 0", g.pick("read", "bash"))
