@@ -94,6 +94,12 @@ func New(p *compiler.Set) (*Engine, error) {
 				k, _ := str(args[0])
 				return toolArgInt(toolArgs(), k)
 			}
+		case "url_host", "url_scheme", "url_port", "url_path":
+			name := fn.CELName
+			impl = func(args []ref.Val) ref.Val {
+				s, _ := str(args[0])
+				return urlPart(name, s)
+			}
 		default:
 			impl = func(args []ref.Val) ref.Val {
 				answers, ok := e.cur.req.Providers[fn.CELName]
