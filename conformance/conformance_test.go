@@ -1,18 +1,87 @@
 package conformance
 
 import (
+	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/oarc/oarc/testkit/harness"
 )
 
-// minFixtures guards against the corpus silently shrinking (for example a
-// directory no longer being found).
-const minFixtures = 250
+// manifest is the committed count of fixtures of every fixture file the
+// corpus runs: a file, a directory or a whole section that is no longer
+// found, or a fixture lost from a file, fails the test that runs it.
+const manifest = "manifest.txt"
+
+var updateManifest = flag.Bool("update-manifest", false, "rewrite manifest.txt with the fixtures that TestCorpus and TestSets run")
+
+// checkManifest compares the fixtures run, counted by file, with the
+// entries of the manifest under the given directories (or, with
+// -update-manifest, rewrites those entries).
+func checkManifest(t *testing.T, dirs []string, results []harness.Result) {
+	t.Helper()
+	under := func(file string) bool {
+		for _, d := range dirs {
+			if strings.HasPrefix(file, d+"/") {
+				return true
+			}
+		}
+		return false
+	}
+	ran := map[string]int{}
+	for _, r := range results {
+		ran[filepath.ToSlash(r.File)]++
+	}
+	data, err := os.ReadFile(manifest)
+	if err != nil && !*updateManifest {
+		t.Fatal(err)
+	}
+	want := map[string]int{}
+	var keep []string // the lines of other tests' directories
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Fields(line)
+		if len(f) != 2 || strings.HasPrefix(line, "#") {
+			continue
+		}
+		n, err := strconv.Atoi(f[0])
+		if err != nil {
+			t.Fatalf("%s: bad line %q", manifest, line)
+		}
+		if under(f[1]) {
+			want[f[1]] = n
+		} else {
+			keep = append(keep, line)
+		}
+	}
+	if *updateManifest {
+		for file, n := range ran {
+			keep = append(keep, fmt.Sprintf("%d %s", n, file))
+		}
+		sort.Slice(keep, func(i, j int) bool { return strings.Fields(keep[i])[1] < strings.Fields(keep[j])[1] })
+		head := "# Fixtures the corpus runs, by file (count path): TestCorpus and TestSets compare\n" +
+			"# what they run with it. After adding fixtures: go test ./conformance -run 'TestCorpus|TestSets' -update-manifest\n"
+		if err := os.WriteFile(manifest, []byte(head+strings.Join(keep, "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	for file, n := range want {
+		if ran[file] != n {
+			t.Errorf("%s: ran %d fixtures, the manifest says %d (after a deliberate change: -update-manifest)", file, ran[file], n)
+		}
+	}
+	for file, n := range ran {
+		if _, ok := want[file]; !ok {
+			t.Errorf("%s: ran %d fixtures of a file the manifest does not list (after a deliberate change: -update-manifest)", file, n)
+		}
+	}
+}
 
 // knownFailures reads KNOWN_FAILURES.md: file -> fixture names.
 func knownFailures(t *testing.T) map[[2]string]bool {
@@ -35,9 +104,7 @@ var sections = []string{"s2_load", "s3_facts", "s4_cel", "s5_eval"}
 func TestCorpus(t *testing.T) {
 	known := knownFailures(t)
 	results := harness.Run(sections, harness.Options{Engines: harness.Both})
-	if len(results) < minFixtures {
-		t.Errorf("ran %d fixtures, want at least %d", len(results), minFixtures)
-	}
+	checkManifest(t, sections, results)
 	bySection := map[string]int{}
 	seen := map[[2]string]bool{}
 	for _, r := range results {
@@ -83,6 +150,8 @@ func TestSets(t *testing.T) {
 	if err != nil || len(dirs) == 0 {
 		t.Fatalf("no sets: %v", err)
 	}
+	var all []harness.Result
+	defer func() { checkManifest(t, []string{"sets"}, all) }()
 	for _, dir := range dirs {
 		packs, _ := filepath.Glob(filepath.Join(dir, "*", "policy"))
 		var paths []string
@@ -90,6 +159,7 @@ func TestSets(t *testing.T) {
 			paths = append(paths, filepath.Dir(p))
 		}
 		results := harness.Run(paths, harness.Options{Engines: harness.Both})
+		all = append(all, results...)
 		if len(results) == 0 {
 			t.Errorf("%s: no fixtures", dir)
 		}
