@@ -179,7 +179,7 @@ func (pk *packGen) file(opts Options) *jen.File {
 		snaps := map[snapKey]int{}
 		var keys []snapKey
 		for _, ri := range a.Rules {
-			ir.Walk(p.Rules[ri].When, func(e ir.Expr) bool {
+			ir.WalkRule(p.Rules[ri], func(e ir.Expr) bool {
 				if c, ok := e.(*ir.CounterRead); ok {
 					k := snapKey{c.Slot, c.Counter}
 					if _, seen := snaps[k]; !seen {
@@ -491,7 +491,7 @@ func (pk *packGen) rule(r *ir.Rule, snaps map[snapKey]int) {
 	g := &fn{pk: pk, rule: r, b: &block{}, zeros: []jen.Code{jen.False()}, snaps: snaps}
 	selErr := ""
 	for _, c := range r.Selector {
-		if c.Profile != "" && selErr == "" {
+		if (c.Profile != "" || !plainRead(c)) && selErr == "" {
 			selErr = g.newTmp()
 			g.emit(jen.Var().Id(selErr).Add(rt("Err")))
 		}
@@ -581,8 +581,18 @@ func commentSafe(s string) string {
 // host did not supply records the error in selErr (reported when no clause
 // is false) instead of looking at the fact.
 func (g *fn) clause(c *ir.Clause, selErr string) {
-	g.facts = true
-	fact := path("oF", c.Field)
+	var fact jen.Code
+	var pre []jen.Code // statements computing the fact, placed before the test
+	readErr := ""      // the Err of a read that can fail (a counter, provenance)
+	if plainRead(c) {
+		g.facts = true
+		fact = path("oF", c.Field)
+	} else {
+		// Read the fact as the rule's when does; an error at the read is
+		// the clause's error, which a false clause absorbs (spec 5.2).
+		t := g.term(c.Read, c.Type)
+		pre, fact, readErr = t.stmts, t.val.code, t.err
+	}
 	lits := make([]jen.Code, len(c.Values))
 	for i, v := range c.Values {
 		lits[i] = jen.Lit(v)
@@ -600,6 +610,14 @@ func (g *fn) clause(c *ir.Clause, selErr string) {
 	default:
 		test = []jen.Code{jen.Switch(fact).Block(jen.Case(lits...), jen.Default().Block(returnNoFire()))}
 	}
+	if readErr != "" {
+		// The read failed: remember the error, unless an earlier clause's
+		// came first; else test the value.
+		test = []jen.Code{jen.If(errSet(readErr)).Block(
+			jen.If(jen.Id(selErr).Dot("Kind").Op("==").Lit(0)).Block(jen.Id(selErr).Op("=").Id(readErr)),
+		).Else().Block(test...)}
+	}
+	test = append(pre, test...)
 	if c.Profile == "" {
 		for _, s := range test {
 			g.emit(s)
@@ -610,6 +628,14 @@ func (g *fn) clause(c *ir.Clause, selErr string) {
 	g.emit(jen.If(jen.Id(e).Op(":=").Id("oX").Dot("Supplied").Call(profileConst(c.Profile)), errSet(e)).Block(
 		jen.If(jen.Id(selErr).Dot("Kind").Op("==").Lit(0)).Block(jen.Id(selErr).Op("=").Id(e)),
 	).Else().Block(test...))
+}
+
+// plainRead reports whether a selector clause reads a field the host fills
+// (the common case, read in place), rather than a core fact, a counter or
+// a derived fact, read as a when would.
+func plainRead(c *ir.Clause) bool {
+	f, ok := c.Read.(*ir.Fact)
+	return ok && f.Source == ir.FromFacts
 }
 
 func (pk *packGen) anchors(snaps map[string][]snapKey) []jen.Code {
@@ -707,7 +733,7 @@ func (pk *packGen) transforms(a *ir.Anchor) []jen.Code {
 			has := map[string]string{"secret_matches": "HasSecretMatches", "pii_entities": "HasPiiEntities"}[name]
 			var l jen.Code = jen.Id("oX").Dot("F").Dot(field)
 			if has != "" && r.Detector != "" {
-				l = jen.Id("oX").Dot("DetectorSpans").Call(jen.Id("r"), rt(has), l)
+				l = jen.Id("oX").Dot("DetectorSpans").Call(jen.Id("i"), jen.Id("r"), rt(has), l)
 			}
 			adds = append(adds, jen.Id("oX").Dot("AddSpans").Call(jen.Id("i"), jen.Id("r"), l))
 		}

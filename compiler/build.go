@@ -38,9 +38,15 @@ func Build(s *Set) *ir.Set {
 		out.Validators = append(out.Validators, v)
 	}
 	sort.Strings(out.Validators)
-	// The counters some rule reads: only those are kept in the store.
+	// The counters some rule reads (in its when or its selector): only
+	// those are kept in the store.
 	read := map[ir.CounterRef]bool{}
-	for _, r := range s.Rules {
+	for i, r := range s.Rules {
+		for _, c := range r.Selector {
+			if rd, ok := lower.FactRead(cat, c.Fact, r.ID, i).(*ir.CounterRead); ok {
+				read[ir.CounterRef{Rule: rd.Rule, Slot: rd.Slot, Counter: rd.Counter}] = true
+			}
+		}
 		ir.Walk(r.WhenIR, func(e ir.Expr) bool {
 			if c, ok := e.(*ir.CounterRead); ok {
 				read[ir.CounterRef{Rule: c.Rule, Slot: c.Slot, Counter: c.Counter}] = true
@@ -93,7 +99,7 @@ func Build(s *Set) *ir.Set {
 		for _, c := range r.Selector {
 			f := cat.Fact(c.Fact)
 			ri.Selector = append(ri.Selector, &ir.Clause{Fact: c.Fact, Profile: f.Profile, Field: lower.FactField(cat, f),
-				Type: lower.IRType(c.Type), Values: c.Values})
+				Type: lower.IRType(c.Type), Values: c.Values, Read: lower.FactRead(cat, c.Fact, r.ID, i)})
 		}
 		if r.Flow != nil {
 			ri.Flow = &ir.Flow{Steps: r.Flow.Steps, Within: r.Flow.Within, Contiguous: r.Flow.Contiguous}

@@ -4,6 +4,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"unicode"
 
 	"cel.dev/cel-go/cel"
 	"github.com/google/go-cmp/cmp"
@@ -12,6 +13,7 @@ import (
 	"github.com/oarc/oarc/compiler/catalog"
 	"github.com/oarc/oarc/compiler/internal/lower"
 	"github.com/oarc/oarc/ir"
+	"github.com/oarc/oarc/runtime"
 	"github.com/oarc/oarc/testkit/shared"
 )
 
@@ -185,6 +187,16 @@ func TestSchemaAgrees(t *testing.T) {
 		s, _ := compiledSchema()
 		if err := s.Validate(nodeValue(doc.Content[0])); err != nil {
 			t.Errorf("%s: %v", f, err)
+		}
+	}
+}
+
+// The loader warns about exactly the characters the runtime replaces in
+// copy text (spec 5.1), over every rune.
+func TestHiddenRuneMatchesRuntime(t *testing.T) {
+	for r := rune(0); r <= unicode.MaxRune; r++ {
+		if HiddenRune(r) != runtime.HiddenRune(r) {
+			t.Fatalf("%U: compiler says %v, runtime %v", r, HiddenRune(r), runtime.HiddenRune(r))
 		}
 	}
 }

@@ -14,6 +14,9 @@
 //     yaml.v3 would re-fold them, and the text of a condition is its
 //     author's.
 //
+// The file keeps its line breaks: one laid out with CRLF (more CRLF than
+// LF breaks) comes out with CRLF, any other with LF.
+//
 // Formatting never changes what a file means: the result is parsed again
 // and compared with the input (values and comments); a difference is an
 // error and the file is left as it was.
@@ -50,9 +53,12 @@ func IsPackFile(file string) bool { return filepath.Base(file) == "pack.yaml" }
 // YAML document with a mapping at its root, and on a file it cannot lay out
 // without changing its meaning; src is then to be left as it is.
 func Format(file string, src []byte) ([]byte, error) {
-	// A bare CR is a line break to YAML: lay such a file out with LF
-	// breaks (CRLF files keep CRLF).
-	src = bareCRToLF(src)
+	// The layout is made from the file with LF breaks, and given the
+	// file's own at the end: YAML reads CRLF, LF and a bare CR as the same
+	// line break (yaml.v3 places some comments differently after CRLF).
+	// A bare CR counts as LF.
+	orig, crlf := src, usesCRLF(src)
+	src = toLF(src)
 	root, doc, err := parseOne(src)
 	if err != nil {
 		return nil, err
@@ -136,7 +142,13 @@ func Format(file string, src []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := sameDocument(src, out); err != nil {
+	if crlf {
+		// Every LF of the layout is a line break: yaml.v3 escapes a line
+		// feed inside a quoted scalar, and kept scalars are spliced back
+		// as lines.
+		out = bytes.ReplaceAll(out, []byte("\n"), []byte("\r\n"))
+	}
+	if err := sameDocument(orig, out); err != nil {
 		return nil, fmt.Errorf("cannot lay the file out without changing it (%v); left as it is", err)
 	}
 	return out, nil
@@ -151,17 +163,30 @@ type FormatError struct {
 
 func (e *FormatError) Error() string { return fmt.Sprintf("%d:%d: %s", e.Line, e.Col, e.Msg) }
 
-// bareCRToLF replaces every CR that is not followed by LF with LF.
-func bareCRToLF(src []byte) []byte {
+// usesCRLF reports whether src is a file laid out with CRLF line breaks:
+// more of its breaks are CRLF than LF or a bare CR. A file with as many of
+// each, or none, is laid out with LF, the line break of every file oarc
+// writes.
+func usesCRLF(src []byte) bool {
+	crlf := bytes.Count(src, []byte("\r\n"))
+	other := bytes.Count(src, []byte("\n")) + bytes.Count(src, []byte("\r")) - 2*crlf
+	return crlf > other
+}
+
+// toLF replaces every line break of src, CRLF or a bare CR, with LF.
+func toLF(src []byte) []byte {
 	if !bytes.Contains(src, []byte("\r")) {
 		return src
 	}
-	out := make([]byte, len(src))
+	out := make([]byte, 0, len(src))
 	for i, c := range src {
-		if c == '\r' && (i+1 == len(src) || src[i+1] != '\n') {
+		switch {
+		case c == '\r' && i+1 < len(src) && src[i+1] == '\n':
+			continue
+		case c == '\r':
 			c = '\n'
 		}
-		out[i] = c
+		out = append(out, c)
 	}
 	return out
 }
@@ -469,7 +494,16 @@ func (f *formatter) unsplice(out string) ([]byte, error) {
 	var res []string
 	next := 0
 	kept := 0 // res[:kept] ends with spliced lines, which keep their blank lines
+	// After a block scalar with keep chomping (|+, >+), the blank lines
+	// that follow are its value's: those yaml.v3 writes after the
+	// placeholder (before a comment that follows) would add line feeds
+	// to it.
+	afterKeep := false
 	for _, line := range lines {
+		if afterKeep && strings.TrimSpace(line) == "" {
+			continue
+		}
+		afterKeep = false
 		if next >= len(f.splices) || !strings.Contains(line, f.splices[next].token) {
 			res = append(res, line)
 			continue
@@ -495,6 +529,7 @@ func (f *formatter) unsplice(out string) ([]byte, error) {
 				res = append(res, indent(t))
 			}
 			kept = len(res)
+			afterKeep = strings.Contains(sp.header, "+")
 			continue
 		}
 		for i, t := range sp.lines {

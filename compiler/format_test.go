@@ -302,3 +302,99 @@ func TestFormatCommentsMoveWithFields(t *testing.T) {
 		}
 	}
 }
+
+// loadedRule loads a formatted or unformatted rule document as the
+// loader reads it.
+func loadedRule(t *testing.T, src []byte) *Rule {
+	t.Helper()
+	set, diags := LoadRuleDoc("R.yaml", src, "", Options{})
+	if diags.HasErrors() || len(set.Rules) != 1 {
+		t.Fatalf("does not load:\n%s\n%s", diags.Text(), src)
+	}
+	return set.Rules[0]
+}
+
+// TestFormatKeepBlockThenComment (issue 18, item 14): a block scalar with
+// keep chomping (|+, >+) followed by a comment is laid out, idempotently,
+// and its value is kept byte for byte: the blank lines yaml.v3 writes
+// before the comment are not added to it. Checked by loading the rule
+// before and after.
+func TestFormatKeepBlockThenComment(t *testing.T) {
+	const head = "oar: '1.0'\nid: R\nkind: policy\nanchor: tool.pre_invoke\neffect: warn\n"
+	for _, c := range []struct{ name, src, want string }{
+		{"blank line, comment at the end",
+			head + "copy:\n  title: T\n  why: |+\n    line one\n\n# a comment\n",
+			head + "copy:\n  title: T\n  why: |+\n    line one\n\n# a comment\n"},
+		{"no blank line, comment at the end",
+			head + "copy:\n  title: T\n  why: |+\n    line one\n# a comment\n",
+			head + "copy:\n  title: T\n  why: |+\n    line one\n# a comment\n"},
+		{"two blank lines, folded",
+			head + "copy:\n  title: T\n  why: >+\n    line\n    one\n\n\n# a comment\n",
+			head + "copy:\n  title: T\n  why: >+\n    line\n    one\n\n\n# a comment\n"},
+		{"when, a comment, then fields that move",
+			"oar: '1.0'\nid: R\nwhen: |+\n  lycaon.repeat_count > 1\n\n# about kind\nkind: policy\nanchor: tool.pre_invoke\neffect: warn\n",
+			"oar: '1.0'\nid: R\n# about kind\nkind: policy\nanchor: tool.pre_invoke\neffect: warn\nwhen: |+\n  lycaon.repeat_count > 1\n\n"},
+		{"comment inside the mapping",
+			head + "copy:\n  why: |+\n    line one\n\n  # about the title\n  title: T\n",
+			head + "copy:\n  # about the title\n  title: T\n  why: |+\n    line one\n\n"},
+	} {
+		out, err := Format("policy/R.yaml", []byte(c.src))
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		if diff := cmp.Diff(c.want, string(out)); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", c.name, diff)
+		}
+		again, err := Format("policy/R.yaml", out)
+		if err != nil || string(again) != string(out) {
+			t.Errorf("%s: not idempotent: %q, %v", c.name, again, err)
+		}
+		before, after := loadedRule(t, []byte(c.src)), loadedRule(t, out)
+		if before.When != after.When || before.Copy != after.Copy {
+			t.Errorf("%s: the rule changed: when %q -> %q, copy %+v -> %+v", c.name, before.When, after.When, before.Copy, after.Copy)
+		}
+	}
+}
+
+// TestFormatLineBreaks (issue 18, item 14): a file keeps its line breaks.
+// A canonical CRLF file is left as it is (so fmt -l does not list it); a
+// CRLF file that is not canonical comes out canonical with CRLF breaks
+// only, kept block scalars and multi-line when included; a file with
+// mixed breaks takes the more frequent (LF on a tie), and a bare CR
+// counts as LF.
+func TestFormatLineBreaks(t *testing.T) {
+	crlf := func(s string) string { return strings.ReplaceAll(s, "\n", "\r\n") }
+	canonical := "# header\noar: '1.0'\nid: R\nkind: policy\nanchor: tool.pre_invoke\neffect: warn\n# the condition\nwhen: tool == 'x'\n  && tool != 'y'\ncopy:\n  title: T # the title\n  why: |+\n    one\n\n# end\n"
+	messy := "# header\nid: R\noar: \"1.0\"\n# the condition\nwhen: tool == 'x'\n  && tool != 'y'\neffect: warn\nkind: policy\nanchor: tool.pre_invoke\ncopy:\n    title: T   # the title\n    why: |+\n      one\n\n# end\n"
+	for name, src := range map[string]string{"canonical": canonical, "messy": messy} {
+		if out, err := Format("policy/R.yaml", []byte(src)); err != nil || string(out) != canonical {
+			t.Fatalf("the %s LF file is not laid out as the canonical one: %v\n%s", name, err, out)
+		}
+	}
+	// The first three line breaks, and all but the last three.
+	first3 := len(strings.Join(strings.SplitAfter(messy, "\n")[:3], ""))
+	last3 := len(strings.Join(strings.SplitAfter(messy, "\n")[:strings.Count(messy, "\n")-3], ""))
+	for _, c := range []struct {
+		name, src, want string
+	}{
+		{"canonical CRLF", crlf(canonical), crlf(canonical)},
+		{"CRLF", crlf(messy), crlf(canonical)},
+		{"mostly CRLF", crlf(messy[:last3]) + messy[last3:], crlf(canonical)},
+		{"mostly LF", crlf(messy[:first3]) + messy[first3:], canonical},
+		{"as many of each", "oar: '1.0'\r\nid: R\n", "oar: '1.0'\nid: R\n"},
+		{"bare CR counts as LF", "oar: '1.0'\r\nid: R\r\nkind: policy\ranchor: tool.pre_invoke\r", "oar: '1.0'\nid: R\nkind: policy\nanchor: tool.pre_invoke\n"},
+	} {
+		out, err := Format("policy/R.yaml", []byte(c.src))
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		if diff := cmp.Diff(c.want, string(out)); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", c.name, diff)
+		}
+		if again, err := Format("policy/R.yaml", out); err != nil || string(again) != string(out) {
+			t.Errorf("%s: not idempotent: %q, %v", c.name, again, err)
+		}
+	}
+}

@@ -14,8 +14,10 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"unicode"
 
 	"cel.dev/cel-go/cel"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/oarc/oarc/compiler/catalog"
 	"github.com/oarc/oarc/ir"
@@ -471,6 +473,33 @@ func (s *Set) ComputeDigest() string {
 		fmt.Fprintf(h, "catalog %s\n", s.Catalog.Fingerprint())
 	}
 	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+}
+
+// validPackName reports whether s, the value of pack.yaml's name (node
+// n), is a name a pack may have; if not, it reports OAR_VALUE at the first
+// character it refuses. A pack's name is printed in reports (oarc stats,
+// oarc render) and written in every decision record, where a control
+// character (a line feed, an ANSI escape) or an invisible format character
+// (Unicode Cf: zero width, bidi controls, tag characters, soft hyphen,
+// BOM), or a line or paragraph separator, would forge or hide what is
+// shown. Any other string is a name, spaces and letters of any script
+// included.
+func (c *fileCtx) validPackName(n *yaml.Node, s string) bool {
+	for i, r := range s {
+		if !unicode.IsControl(r) && !unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp) {
+			continue
+		}
+		what := "the control character"
+		if !unicode.IsControl(r) {
+			what = "the invisible format character"
+			if !unicode.Is(unicode.Cf, r) {
+				what = "the line or paragraph separator"
+			}
+		}
+		c.errorAt(c.src.mapScalar(n).position(i), CodeValue, "pack name %q holds %s %U; a pack's name is shown in reports and decision records, so it may hold no control or invisible characters", s, what, r)
+		return false
+	}
+	return true
 }
 
 // dedupe drops diagnostics identical to their predecessor (after sorting).

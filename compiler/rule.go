@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"go.yaml.in/yaml/v3"
 
@@ -347,7 +348,7 @@ func (l *packLoader) readPackFile(file string) {
 	f := c.fields(root, "pack.yaml", packFields)
 	c.checkVersion(root, f)
 	if n, ok := f["name"]; ok {
-		if s, ok := c.str(n, "name"); ok {
+		if s, ok := c.str(n, "name"); ok && c.validPackName(n, s) {
 			l.pack.Name = s
 		}
 	}
@@ -760,9 +761,60 @@ func (c *fileCtx) copyField(r *Rule, n *yaml.Node) {
 		if v, ok := f[k]; ok {
 			if s, ok := c.str(v, "copy."+k); ok {
 				*dst[k] = s
+				c.hiddenText(v, s, "copy."+k)
 			}
 		}
 	}
+}
+
+// hiddenText warns (OAR_VALUE, an error under -strict) at every character
+// of the copy text s (node n) that a reviewer cannot see and that oarc
+// replaces with U+FFFD wherever copy reaches an agent (spec 5.1): control
+// characters other than tab and line breaks, and invisible format
+// characters (Unicode Cf: zero-width and bidirectional controls, tag
+// characters, soft hyphen, BOM). A pack contributor could otherwise hide
+// instructions in the system prompt.
+// A run of such characters (tag characters spelling a hidden sentence) is
+// one warning, at its first character.
+func (c *fileCtx) hiddenText(n *yaml.Node, s, field string) {
+	start, count := -1, 0
+	var first rune
+	flush := func() {
+		if count == 0 {
+			return
+		}
+		what := fmt.Sprintf("the invisible character %U", first)
+		if count > 1 {
+			what = fmt.Sprintf("%d invisible characters from %U on", count, first)
+		}
+		c.add(Diagnostic{Pos: c.src.mapScalar(n).position(start), Severity: Warning, Code: CodeValue,
+			Message: fmt.Sprintf("%s holds %s; agents are shown U+FFFD instead (write the text visibly, or remove it)", field, what)})
+		count = 0
+	}
+	for i, r := range s {
+		if !HiddenRune(r) {
+			flush()
+			continue
+		}
+		if count == 0 {
+			start, first = i, r
+		}
+		count++
+	}
+	flush()
+}
+
+// HiddenRune reports whether r is a character that copy text may not
+// carry to an agent (spec 5.1): a control character other than tab and the
+// line breaks (which become spaces), or an invisible format character
+// (Unicode category Cf). runtime's sanitiser replaces the same runes; a
+// test keeps the two equal.
+func HiddenRune(r rune) bool {
+	switch r {
+	case '\t', '\n', '\r', '\v', '\f', 0x85:
+		return false
+	}
+	return unicode.IsControl(r) || unicode.Is(unicode.Cf, r)
 }
 
 func (c *fileCtx) onFire(rf *ruleFile, n *yaml.Node) {
@@ -774,6 +826,11 @@ func (c *fileCtx) onFire(rf *ruleFile, n *yaml.Node) {
 	if v, ok := f["increment"]; ok {
 		list, nodes, _ := c.strList(v, "on_fire.increment")
 		for i, s := range list {
+			if s == "fire" {
+				// Every enforced firing already adds one to fire (spec 5.3).
+				c.errorf(nodes[i], CodeValue, "on_fire.increment: fire is counted by every enforced firing already; increment names the other counters (breaker)")
+				continue
+			}
 			if c.oneOf(nodes[i], s, "counter", CodeValue, counters) {
 				rf.rule.OnFire.Increment = append(rf.rule.OnFire.Increment, s)
 			}

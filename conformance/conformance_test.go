@@ -16,69 +16,56 @@ import (
 
 // manifest is the committed count of fixtures of every fixture file the
 // corpus runs: a file, a directory or a whole section that is no longer
-// found, or a fixture lost from a file, fails the test that runs it.
+// found, or a fixture lost from a file, fails TestCorpus.
 const manifest = "manifest.txt"
 
-var updateManifest = flag.Bool("update-manifest", false, "rewrite manifest.txt with the fixtures that TestCorpus and TestSets run")
+var updateManifest = flag.Bool("update-manifest", false, "rewrite manifest.txt with the fixtures TestCorpus runs")
 
 // checkManifest compares the fixtures run, counted by file, with the
-// entries of the manifest under the given directories (or, with
-// -update-manifest, rewrites those entries).
-func checkManifest(t *testing.T, dirs []string, results []harness.Result) {
+// manifest (or, with -update-manifest, rewrites it).
+func checkManifest(t *testing.T, results []harness.Result) {
 	t.Helper()
-	under := func(file string) bool {
-		for _, d := range dirs {
-			if strings.HasPrefix(file, d+"/") {
-				return true
-			}
-		}
-		return false
-	}
 	ran := map[string]int{}
 	for _, r := range results {
 		ran[filepath.ToSlash(r.File)]++
 	}
-	data, err := os.ReadFile(manifest)
-	if err != nil && !*updateManifest {
-		t.Fatal(err)
-	}
-	want := map[string]int{}
-	var keep []string // the lines of other tests' directories
-	for _, line := range strings.Split(string(data), "\n") {
-		f := strings.Fields(line)
-		if len(f) != 2 || strings.HasPrefix(line, "#") {
-			continue
-		}
-		n, err := strconv.Atoi(f[0])
-		if err != nil {
-			t.Fatalf("%s: bad line %q", manifest, line)
-		}
-		if under(f[1]) {
-			want[f[1]] = n
-		} else {
-			keep = append(keep, line)
-		}
-	}
 	if *updateManifest {
+		var lines []string
 		for file, n := range ran {
-			keep = append(keep, fmt.Sprintf("%d %s", n, file))
+			lines = append(lines, fmt.Sprintf("%d %s", n, file))
 		}
-		sort.Slice(keep, func(i, j int) bool { return strings.Fields(keep[i])[1] < strings.Fields(keep[j])[1] })
-		head := "# Fixtures the corpus runs, by file (count path): TestCorpus and TestSets compare\n" +
-			"# what they run with it. After adding fixtures: go test ./conformance -run 'TestCorpus|TestSets' -update-manifest\n"
-		if err := os.WriteFile(manifest, []byte(head+strings.Join(keep, "\n")+"\n"), 0o644); err != nil {
+		sort.Slice(lines, func(i, j int) bool { return strings.Fields(lines[i])[1] < strings.Fields(lines[j])[1] })
+		head := "# Fixtures the corpus runs, by file (count path); TestCorpus compares what it runs\n" +
+			"# with this. After adding fixtures: go test ./conformance -run TestCorpus -update-manifest\n"
+		if err := os.WriteFile(manifest, []byte(head+strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return
 	}
+	data, err := os.ReadFile(manifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int{}
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 || strings.HasPrefix(line, "#") {
+			continue
+		}
+		n, err := strconv.Atoi(f[0])
+		if len(f) != 2 || err != nil {
+			t.Fatalf("%s: bad line %q", manifest, line)
+		}
+		want[f[1]] = n
+	}
 	for file, n := range want {
 		if ran[file] != n {
-			t.Errorf("%s: ran %d fixtures, the manifest says %d (after a deliberate change: -update-manifest)", file, ran[file], n)
+			t.Errorf("%s: ran %d fixtures, %s says %d (after a deliberate change: -update-manifest)", file, ran[file], manifest, n)
 		}
 	}
 	for file, n := range ran {
 		if _, ok := want[file]; !ok {
-			t.Errorf("%s: ran %d fixtures of a file the manifest does not list (after a deliberate change: -update-manifest)", file, n)
+			t.Errorf("%s: ran %d fixtures of a file %s does not list (after a deliberate change: -update-manifest)", file, n, manifest)
 		}
 	}
 }
@@ -97,18 +84,34 @@ func knownFailures(t *testing.T) map[[2]string]bool {
 	return out
 }
 
-// sections are the corpus's directories of fixtures by spec section; each
-// pack in them runs alone. Compilation sets of several packs are in sets/.
-var sections = []string{"s2_load", "s3_facts", "s4_cel", "s5_eval"}
-
+// TestCorpus runs the corpus the way `oarc test conformance` runs it (one
+// definition, in testkit/harness): every fixture file of the section
+// directories, each pack alone, and each directory with a set.yaml
+// (sets/...) as the one compilation set of the packs it lists (spec
+// section 1). Every pack and set loads and has fixtures.
 func TestCorpus(t *testing.T) {
 	known := knownFailures(t)
-	results := harness.Run(sections, harness.Options{Engines: harness.Both})
-	checkManifest(t, sections, results)
+	rep := harness.RunReport([]string{"."}, harness.Options{Engines: harness.Both})
+	results := rep.Results
+	checkManifest(t, results)
+	for _, nl := range rep.NotLoaded {
+		t.Errorf("%s does not load:\n%s", strings.Join(nl.Paths, " + "), nl.Diagnostics.Text())
+	}
+	for _, c := range rep.Coverage {
+		if c.Fixtures == 0 {
+			t.Errorf("%s: no fixtures", strings.Join(c.Paths, " + "))
+		}
+	}
 	bySection := map[string]int{}
 	seen := map[[2]string]bool{}
+	passed, failed := 0, 0
 	for _, r := range results {
 		bySection[strings.SplitN(r.File, "/", 2)[0]]++
+		if r.Status == harness.Pass {
+			passed++
+		} else {
+			failed++
+		}
 		key := [2]string{r.File, r.Name}
 		if known[key] {
 			seen[key] = true
@@ -124,7 +127,13 @@ func TestCorpus(t *testing.T) {
 			t.Errorf("KNOWN_FAILURES.md lists %s %q, which is not in the corpus", k[0], k[1])
 		}
 	}
-	t.Logf("fixtures by section: %v", bySection)
+	for _, dir := range []string{"s2_load", "s3_facts", "s4_cel", "s5_eval", "sets"} {
+		if bySection[dir] == 0 {
+			t.Errorf("no fixtures ran from %s", dir)
+		}
+	}
+	// The line oarc test prints, to compare with `oarc test conformance`.
+	t.Logf("%d passed, %d failed; fixtures by directory: %v", passed, failed, bySection)
 }
 
 // checkKnownFailure requires a known failure to pass on the reference and
@@ -138,35 +147,6 @@ func checkKnownFailure(t *testing.T, r harness.Result) {
 	for _, m := range r.Messages {
 		if strings.Contains(m, ": reference: ") {
 			t.Errorf("%s %q: the reference fails too: %s", r.File, r.Name, m)
-		}
-	}
-}
-
-// TestSets runs each directory of sets/ as one compilation set: its pack
-// directories given together (spec section 1), their fixtures against the
-// whole set.
-func TestSets(t *testing.T) {
-	dirs, err := filepath.Glob(filepath.Join("sets", "*"))
-	if err != nil || len(dirs) == 0 {
-		t.Fatalf("no sets: %v", err)
-	}
-	var all []harness.Result
-	defer func() { checkManifest(t, []string{"sets"}, all) }()
-	for _, dir := range dirs {
-		packs, _ := filepath.Glob(filepath.Join(dir, "*", "policy"))
-		var paths []string
-		for _, p := range packs {
-			paths = append(paths, filepath.Dir(p))
-		}
-		results := harness.Run(paths, harness.Options{Engines: harness.Both})
-		all = append(all, results...)
-		if len(results) == 0 {
-			t.Errorf("%s: no fixtures", dir)
-		}
-		for _, r := range results {
-			if r.Status != harness.Pass {
-				t.Errorf("%s %s: %s\n%s", r.Status, r.File, r.Name, strings.Join(r.Messages, "\n"))
-			}
 		}
 	}
 }

@@ -4,5 +4,7 @@
 //
 //	go test ./conformance/
 //
-// or with `oarc test conformance`.
+// or with `oarc test conformance`: both run it through
+// testkit/harness.RunReport, each directory with a set.yaml (sets/...)
+// as one compilation set of the packs it lists (docs/test.md).
 package conformance

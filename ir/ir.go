@@ -234,6 +234,20 @@ type Clause struct {
 	Field   []string
 	Type    *Type
 	Values  []any // string, int64 or bool
+	// Read reads the fact as the rule's when would (a Fact with its
+	// source, or the rule's own CounterRead for fire_count and
+	// breaker_count), with the host's values of detector facts: a
+	// selector is evaluated before the validator.
+	Read Expr
+}
+
+// WalkRule walks every expression of r: its selector's fact reads, then
+// its when.
+func WalkRule(r *Rule, fn func(Expr) bool) {
+	for _, c := range r.Selector {
+		Walk(c.Read, fn)
+	}
+	Walk(r.When, fn)
 }
 
 // Flow is a rule's flow matcher over the host's recent tool names.

@@ -114,9 +114,11 @@ func (d *Decision) Rejection() string {
 // left out), then "Code: <ID>". Each copy text is put on one line: every
 // line break in it (CR LF as one, LF, CR, VT, FF, NEL U+0085, LINE
 // SEPARATOR U+2028, PARAGRAPH SEPARATOR U+2029) becomes a space, and each
-// byte of invalid UTF-8 and every other control character but the tab
-// (NUL, ESC, DEL, C1) becomes U+FFFD (so that no decoder finds a line break
-// in it either, and nothing invisible reaches the agent). A title that would read as a code line (it starts,
+// byte of invalid UTF-8, every other control character but the tab (NUL,
+// ESC, DEL, C1) and every invisible format character (Unicode Cf: zero
+// width, bidirectional controls, tag characters, soft hyphen, BOM) becomes
+// U+FFFD (so that no decoder finds a line break in it either, and nothing
+// invisible reaches the agent, spec 5.1). A title that would read as a code line (it starts,
 // after white space, with "code:" in any case) is labelled "Title: ". So
 // the last line is the only one that starts with "Code:", whatever the copy
 // says, for readers that split on any line break.
@@ -181,13 +183,29 @@ func writeOneLine(b *strings.Builder, s string) {
 			b.WriteString("\uFFFD")
 		case r == '\u0085' || r == '\u2028' || r == '\u2029':
 			b.WriteByte(' ')
-		case r >= 0x80 && r <= 0x9f:
-			b.WriteString("\uFFFD") // the C1 controls
+		case r >= 0x80 && r <= 0x9f || unicode.Is(unicode.Cf, r):
+			// The C1 controls, and the invisible format characters (zero
+			// width, bidirectional controls, tag characters, soft
+			// hyphen, BOM): nothing invisible reaches the agent.
+			b.WriteString("\uFFFD")
 		default:
 			b.WriteString(s[i : i+n])
 		}
 		i += n
 	}
+}
+
+// HiddenRune reports whether r is a character copy text may not carry to
+// an agent: a control character other than tab and the line breaks (which
+// become spaces), or an invisible format character (Unicode category Cf).
+// Every text built from copy (the rejection, the rendered context) shows
+// such a character as U+FFFD (spec 5.1); oarc check warns about them.
+func HiddenRune(r rune) bool {
+	switch r {
+	case '\t', '\n', '\r', '\v', '\f', 0x85:
+		return false
+	}
+	return unicode.IsControl(r) || unicode.Is(unicode.Cf, r)
 }
 
 // looksLikeCode reports whether s, once on one line, starts with "code:"

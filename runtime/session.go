@@ -181,9 +181,89 @@ type Scope struct {
 // marked incomplete.
 var ErrUnknownProvenance = errors.New("provenance unknown")
 
-// DefaultNodeLimit is the default number of provenance nodes a session
-// kept in the process holds.
-const DefaultNodeLimit = 65536
+// The default limits of a session's provenance graph ([Limits]).
+const (
+	// DefaultNodeLimit is the default number of provenance nodes a
+	// session holds.
+	DefaultNodeLimit = 65536
+	// DefaultLabelLimit is the default number of labels one node may
+	// carry.
+	DefaultLabelLimit = 256
+	// DefaultParentLimit is the default number of parents one node may
+	// name.
+	DefaultParentLimit = 256
+	// DefaultByteLimit is the default size of a session's graph, counted
+	// as [NodeSize] counts it.
+	DefaultByteLimit = 16 << 20
+	// DefaultStringLimit is the default number of distinct strings (tools,
+	// origins, trust tiers, labels) a session's graph holds.
+	DefaultStringLimit = 4096
+)
+
+// Limits bound what a session's provenance graph holds (spec 5.7), so
+// that no session can make a scope slow or memory grow without bound: a
+// node over a limit is refused with an error to the host, and nothing is
+// evicted. The limits also bound the work of a scope, which visits each
+// node, label and parent in scope at most once and sorts the distinct
+// values it found: with the defaults, at most 2M labels and parents in a
+// session (each counts 8 bytes of NodeSize) and 4,096 distinct values, a
+// walk of a few milliseconds. A zero field takes its default.
+type Limits struct {
+	Nodes   int // nodes per session (DefaultNodeLimit)
+	Labels  int // labels per node (DefaultLabelLimit)
+	Parents int // parents per node (DefaultParentLimit)
+	Bytes   int // NodeSize of all the session's nodes (DefaultByteLimit)
+	Strings int // distinct tools, origins, tiers and labels (DefaultStringLimit)
+}
+
+func (l Limits) withDefaults() Limits {
+	if l.Nodes <= 0 {
+		l.Nodes = DefaultNodeLimit
+	}
+	if l.Labels <= 0 {
+		l.Labels = DefaultLabelLimit
+	}
+	if l.Parents <= 0 {
+		l.Parents = DefaultParentLimit
+	}
+	if l.Bytes <= 0 {
+		l.Bytes = DefaultByteLimit
+	}
+	if l.Strings <= 0 {
+		l.Strings = DefaultStringLimit
+	}
+	return l
+}
+
+// NodeSize is what a node counts against [Limits.Bytes]: the bytes of its
+// strings, 8 for each label and parent, and 64 for the node itself. It
+// does not depend on what the session already holds (interning saves
+// memory, not budget), so a graph is refused at the same node in every
+// store.
+func NodeSize(n Node) int {
+	size := 64 + len(n.ID) + len(n.Tool) + len(n.Origin) + len(n.TrustTier)
+	for _, l := range n.Labels {
+		size += 8 + len(l)
+	}
+	for _, p := range n.Parents {
+		size += 8 + len(p)
+	}
+	return size
+}
+
+// check refuses a node over the per-node limits, or one whose size
+// would take the session, which holds used bytes, over its limit.
+func (l Limits) check(n Node, used int) error {
+	switch {
+	case len(n.Labels) > l.Labels:
+		return fmt.Errorf("record %q: %d labels, more than the limit of %d per node", n.ID, len(n.Labels), l.Labels)
+	case len(n.Parents) > l.Parents:
+		return fmt.Errorf("record %q: %d parents, more than the limit of %d per node", n.ID, len(n.Parents), l.Parents)
+	case used+NodeSize(n) > l.Bytes:
+		return fmt.Errorf("record %q: the session's provenance would exceed its limit of %d bytes", n.ID, l.Bytes)
+	}
+	return nil
+}
 
 // MemStore is the in-process store of one session: the default. Its
 // counters live in fixed slots (the rule slots of the compilation set that
@@ -205,12 +285,16 @@ type otherKey struct {
 }
 
 // NewMemStore returns an empty in-process store holding at most nodeLimit
-// provenance nodes (0: [DefaultNodeLimit]).
+// provenance nodes (0: [DefaultNodeLimit]), with the other default
+// [Limits].
 func NewMemStore(nodeLimit int) *MemStore {
-	if nodeLimit <= 0 {
-		nodeLimit = DefaultNodeLimit
-	}
-	return &MemStore{g: graph{limit: nodeLimit}}
+	return NewMemStoreLimits(Limits{Nodes: nodeLimit})
+}
+
+// NewMemStoreLimits returns an empty in-process store whose provenance
+// graph is bounded by lim (zero fields: the defaults).
+func NewMemStoreLimits(lim Limits) *MemStore {
+	return &MemStore{g: graph{lim: lim.withDefaults()}}
 }
 
 func (m *MemStore) slot(k CounterKey, grow bool) (int, bool) {
@@ -307,7 +391,8 @@ type graph struct {
 	nodes      []pnode
 	byID       map[string]int32
 	incomplete bool
-	limit      int
+	lim        Limits
+	bytes      int // the NodeSize of the nodes recorded
 	strs       []string
 	strID      map[string]int32
 	// Walk buffers: mark[i] == gen when node i was visited in this walk;
@@ -349,6 +434,35 @@ func (g *graph) intern(s string) int32 {
 	return i
 }
 
+// newStrings counts the distinct strings of n that the graph would intern
+// and does not hold yet.
+func (g *graph) newStrings(n Node) int {
+	fresh := 0
+	var seen map[string]bool
+	count := func(s string) {
+		if _, ok := g.strID[s]; ok || seen[s] {
+			return
+		}
+		if seen == nil {
+			seen = map[string]bool{}
+		}
+		seen[s] = true
+		fresh++
+	}
+	if n.Kind == ToolResult && n.Tool != "" {
+		count(n.Tool)
+	}
+	for _, s := range [...]string{n.Origin, n.TrustTier} {
+		if s != "" {
+			count(s)
+		}
+	}
+	for _, l := range n.Labels {
+		count(l)
+	}
+	return fresh
+}
+
 // internSome interns s, or returns -1 for the empty string.
 func (g *graph) internSome(s string) int32 {
 	if s == "" {
@@ -363,8 +477,14 @@ func (g *graph) record(n Node) error {
 		return errors.New("record: a node needs an id")
 	case n.Kind != Message && n.Kind != ToolResult:
 		return fmt.Errorf("record %q: unknown node kind %d", n.ID, n.Kind)
-	case len(g.nodes) >= g.limit:
-		return fmt.Errorf("record %q: the session holds its limit of %d nodes", n.ID, g.limit)
+	case len(g.nodes) >= g.lim.Nodes:
+		return fmt.Errorf("record %q: the session holds its limit of %d nodes", n.ID, g.lim.Nodes)
+	}
+	if err := g.lim.check(n, g.bytes); err != nil {
+		return err
+	}
+	if fresh := g.newStrings(n); len(g.strs)+fresh > g.lim.Strings {
+		return fmt.Errorf("record %q: the session's provenance would hold more than its limit of %d distinct tools, origins, trust tiers and labels", n.ID, g.lim.Strings)
 	}
 	if _, dup := g.byID[n.ID]; dup {
 		return fmt.Errorf("record %q: a node with this id is already recorded", n.ID)
@@ -392,6 +512,7 @@ func (g *graph) record(n Node) error {
 	}
 	g.byID[n.ID] = int32(len(g.nodes))
 	g.nodes = append(g.nodes, p)
+	g.bytes += NodeSize(n)
 	return nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -31,7 +32,7 @@ func TestNodeLimit(t *testing.T) {
 	if err := m.Scope(ctx, "s", []string{"0"}, &sc); err != nil {
 		t.Fatalf("node 0 was evicted: %v", err)
 	}
-	if NewMemStore(0).g.limit != DefaultNodeLimit {
+	if NewMemStore(0).g.lim.Nodes != DefaultNodeLimit {
 		t.Errorf("default limit")
 	}
 }
@@ -185,5 +186,84 @@ func TestCounters(t *testing.T) {
 	ups := []CounterUpdate{{Key: a}}
 	if n := testing.AllocsPerRun(100, func() { m.ApplyCounters(ctx, "s", ups); m.ReadCounters(ctx, "s", []CounterKey{a}, dst[:1]) }); n != 0 {
 		t.Errorf("%v allocations", n)
+	}
+}
+
+// Issue 18.13: the graph is bounded by size, not only by nodes: one node
+// with a million labels, or as many parents, is refused, and so is a node
+// that would take the session past its byte limit; nothing is evicted and
+// the session stays usable.
+func TestRecordSizeLimits(t *testing.T) {
+	m := NewMemStoreLimits(Limits{Bytes: 4096})
+	s := NewStoreSession(m, "s")
+	if err := s.Record(ctx, Node{ID: "p", Kind: Message}); err != nil {
+		t.Fatal(err)
+	}
+	many := make([]string, 1_000_000)
+	for i := range many {
+		many[i] = strconv.Itoa(i)
+	}
+	if err := s.Record(ctx, Node{ID: "labels", Kind: Message, Labels: many}); err == nil || !strings.Contains(err.Error(), "limit of 256 per node") {
+		t.Errorf("a million labels: %v", err)
+	}
+	parents := make([]string, DefaultParentLimit+1)
+	for i := range parents {
+		parents[i] = "p"
+	}
+	if err := s.Record(ctx, Node{ID: "parents", Kind: Message, Parents: parents}); err == nil || !strings.Contains(err.Error(), "limit of 256 per node") {
+		t.Errorf("257 parents: %v", err)
+	}
+	big := Node{ID: "big", Kind: ToolResult, Tool: strings.Repeat("t", 4000)}
+	if err := s.Record(ctx, big); err == nil || !strings.Contains(err.Error(), "limit of 4096 bytes") {
+		t.Errorf("over the byte limit: %v", err)
+	}
+	few := NewStoreSession(NewMemStoreLimits(Limits{Strings: 3}), "f")
+	if err := few.Record(ctx, Node{ID: "a", Kind: ToolResult, Tool: "t", Origin: "o", Labels: []string{"o", "t"}}); err != nil {
+		t.Errorf("two distinct strings: %v", err)
+	}
+	if err := few.Record(ctx, Node{ID: "b", Kind: Message, Labels: []string{"x", "y"}}); err == nil || !strings.Contains(err.Error(), "limit of 3 distinct") {
+		t.Errorf("two more distinct strings: %v", err)
+	}
+	// What fits still records, and the first node is still there.
+	if err := s.Record(ctx, Node{ID: "q", Kind: Message, Parents: []string{"p"}, Labels: []string{"x"}}); err != nil {
+		t.Errorf("a small node after refusals: %v", err)
+	}
+	var sc Scope
+	if err := m.Scope(ctx, "s", []string{"q"}, &sc); err != nil || len(sc.Labels) != 1 {
+		t.Errorf("scope after refusals: %v %v", sc, err)
+	}
+	if m.g.bytes != NodeSize(Node{ID: "p"})+NodeSize(Node{ID: "q", Parents: []string{"p"}, Labels: []string{"x"}}) {
+		t.Errorf("bytes counted %d", m.g.bytes)
+	}
+}
+
+// The worst session the default limits admit (every node with the most
+// labels and parents the byte limit allows) keeps a scope of the whole
+// graph to a few milliseconds: the lock a scope holds is bounded.
+func BenchmarkScopeWorstCase(b *testing.B) {
+	m := NewMemStore(0)
+	s := NewStoreSession(m, "s")
+	var prev []string
+	for i := 0; ; i++ {
+		labels := make([]string, DefaultLabelLimit)
+		for j := range labels {
+			labels[j] = strconv.Itoa((i*DefaultLabelLimit + j) % (DefaultStringLimit - 1))
+		}
+		id := strconv.Itoa(i)
+		if err := s.Record(ctx, Node{ID: id, Kind: Message, Labels: labels, Parents: prev}); err != nil {
+			break
+		}
+		prev = append(prev, id)
+		if len(prev) > 8 {
+			prev = prev[1:]
+		}
+	}
+	b.ReportMetric(float64(len(m.g.nodes)), "nodes")
+	last := []string{strconv.Itoa(len(m.g.nodes) - 1)}
+	var sc Scope
+	for b.Loop() {
+		if err := m.Scope(ctx, "s", last, &sc); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -64,3 +64,30 @@ func TestRejectionLineBreaks(t *testing.T) {
 		t.Error("Rejection")
 	}
 }
+
+// Issue 18.9: nothing invisible reaches the agent. Tag characters (an
+// invisible "IGNORE ..."), zero-width characters, bidirectional overrides
+// and isolates, the BOM and the soft hyphen become U+FFFD in the
+// rejection, whatever copy field holds them.
+func TestRejectionInvisible(t *testing.T) {
+	hidden := []rune{0xE0049, 0xE0047, 0xE007F, 0x200B, 0x200C, 0x200D, 0x2060, 0x202E, 0x202A, 0x2066, 0x2069, 0xFEFF, 0x00AD, 0x061C, 0x180E, 0x0000, 0x001B, 0x007F, 0x0090}
+	for _, h := range hidden {
+		s := "a" + string(h) + "b"
+		r := &Rule{ID: "R", Copy: Copy{Title: s, What: s, Cause: s, Why: s, Fix: s, Instead: s}}
+		got := RejectionText(r)
+		if strings.ContainsRune(got, h) {
+			t.Errorf("%U reaches the agent: %q", h, got)
+		}
+		if n := strings.Count(got, "a\uFFFDb"); n != 6 {
+			t.Errorf("%U: %d of 6 fields show U+FFFD in %q", h, n, got)
+		}
+		if !HiddenRune(h) {
+			t.Errorf("HiddenRune(%U) = false", h)
+		}
+	}
+	for _, v := range []rune{'\t', 'a', ' ', 'é', '中', 0x1F600, 0x00A0} {
+		if HiddenRune(v) {
+			t.Errorf("HiddenRune(%U) = true", v)
+		}
+	}
+}

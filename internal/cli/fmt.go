@@ -24,8 +24,9 @@ effect, selector, requires, when, flow, enforcement, on_error, copy,
 on_fire, detector, transform; pack.yaml: oar, name, origin, catalog,
 deny_by_default), two-space indentation, oar: '1.0' quoted. Comments stay
 with the fields they are about; the text of when, and of every block
-scalar, is kept exactly as written. Formatting is idempotent and never
-changes what a file means (the result is parsed again and compared).
+scalar, is kept exactly as written; a file of CRLF lines keeps CRLF.
+Formatting is idempotent and never changes what a file means (the result
+is parsed again and compared).
 
 A PATH is a rule file, a pack.yaml, a pack directory (its pack.yaml and
 policy/*.yaml), or a directory searched for packs. Host catalog files are

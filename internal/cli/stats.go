@@ -3,6 +3,7 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -14,6 +15,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/oarc/oarc/internal/stats"
 	"github.com/oarc/oarc/runtime"
@@ -132,21 +135,20 @@ func runStats(env *Env, args []string) int {
 		rows, _ = st.Compare(b, a)
 	}
 	if *asJSON {
-		enc := json.NewEncoder(env.Stdout)
-		enc.SetEscapeHTML(false)
+		enc := statsJSON{w: env.Stdout}
 		if rows != nil || *before != "" {
 			for _, r := range rows {
-				enc.Encode(r)
+				enc.encode(r)
 			}
 		} else {
 			for _, d := range reports {
-				enc.Encode(d)
+				enc.encode(d)
 				for _, r := range d.Rules {
-					enc.Encode(r)
+					enc.encode(r)
 				}
 			}
 		}
-		enc.Encode(sum)
+		enc.encode(sum)
 	} else if *before != "" {
 		printCompare(env.Stdout, sum.Before, sum.After, rows)
 		printSummary(env.Stdout, sum)
@@ -160,6 +162,56 @@ func runStats(env *Env, args []string) int {
 		return ExitFailure
 	}
 	return ExitOK
+}
+
+// statsJSON writes the -json output: one value per line, with every
+// character of a string that is not printable escaped (docs/stats.md).
+type statsJSON struct {
+	w   io.Writer
+	buf bytes.Buffer
+}
+
+func (j *statsJSON) encode(v any) {
+	j.buf.Reset()
+	enc := json.NewEncoder(&j.buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		// The values are oarc's own structs of strings and numbers.
+		panic("cli: a stats record does not marshal: " + err.Error())
+	}
+	j.w.Write(escapeJSON(j.buf.Bytes()))
+}
+
+// escapeJSON escapes, as \uXXXX (a surrogate pair above U+FFFF), every
+// character of JSON text that strconv.IsPrint does not call printable and
+// encoding/json writes as it is: DEL, C1 controls, invisible format
+// characters (Cf: zero width, bidi controls, tag characters, soft hyphen,
+// BOM), separators other than space. Outside strings JSON text is ASCII
+// and printable, so only strings change, and they decode to the same
+// values: the record's strings reach a JSON reader unchanged, while the
+// bytes a terminal shows hold none of them raw.
+func escapeJSON(b []byte) []byte {
+	var out []byte
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		if r == 0x7f || r >= utf8.RuneSelf && !strconv.IsPrint(r) {
+			if out == nil {
+				out = append(make([]byte, 0, len(b)+16), b[:i]...)
+			}
+			if r1, r2 := utf16.EncodeRune(r); r1 != utf8.RuneError {
+				out = fmt.Appendf(out, "\\u%04x\\u%04x", r1, r2)
+			} else {
+				out = fmt.Appendf(out, "\\u%04x", r)
+			}
+		} else if out != nil {
+			out = append(out, b[i:i+size]...)
+		}
+		i += size
+	}
+	if out == nil {
+		return b
+	}
+	return out
 }
 
 // readLog reads one log into st, reporting its bad lines on stderr as
@@ -211,7 +263,7 @@ func counts(m map[string]int) string {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		name := k
+		name := stats.Escape(k)
 		if k == "" {
 			name = "(unknown)"
 		}
@@ -220,14 +272,25 @@ func counts(m map[string]int) string {
 	return b.String()
 }
 
+// escapeAll is stats.Escape of every string of l, joined with sep.
+func escapeAll(l []string, sep string) string {
+	out := make([]string, len(l))
+	for i, s := range l {
+		out[i] = stats.Escape(s)
+	}
+	return strings.Join(out, sep)
+}
+
+// printDigest prints the table of a digest. Every string that comes from
+// a record goes through stats.Escape.
 func printDigest(w io.Writer, d stats.DigestReport, threshold int) {
-	fmt.Fprintf(w, "digest %s\n", d.Digest)
-	fmt.Fprintf(w, "  pack %s; %s, %s, %s to %s\n", strings.Join(d.Packs, ", "), plural(d.Records, "record"), plural(d.Sessions, "session"),
+	fmt.Fprintf(w, "digest %s\n", stats.Escape(d.Digest))
+	fmt.Fprintf(w, "  pack %s; %s, %s, %s to %s\n", escapeAll(d.Packs, ", "), plural(d.Records, "record"), plural(d.Sessions, "session"),
 		d.First.UTC().Format(time.RFC3339), d.Last.UTC().Format(time.RFC3339))
 	fmt.Fprintf(w, "  decisions: %s\n", counts(d.Decisions))
 	fmt.Fprintf(w, "  occurrences: %s\n", counts(d.Anchors))
 	if d.ErrorsWithoutRule > 0 {
-		fmt.Fprintf(w, "  errors of no rule (unknown anchors): %d\n", d.ErrorsWithoutRule)
+		fmt.Fprintf(w, "  errors of no rule: %s (%s)\n", plural(d.ErrorsWithoutRule, "record"), counts(d.OccurrenceErrors))
 	}
 	tw := newTable(w)
 	fmt.Fprintln(tw, "  RULE\tANCHOR\tOCCURRENCES\tENFORCED\tMONITORED\tERRORS\tSESSIONS\tSTATUS")
@@ -242,7 +305,7 @@ func printDigest(w io.Writer, d stats.DigestReport, threshold int) {
 				status += ", " + plural(r.Errors, "error")
 			}
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%d\t%s\t%s\t%s\t%d\t%s\n", r.Rule, strings.Join(r.Anchors, ","), r.Occurrences,
+		fmt.Fprintf(tw, "  %s\t%s\t%d\t%s\t%s\t%s\t%d\t%s\n", stats.Escape(r.Rule), escapeAll(r.Anchors, ","), r.Occurrences,
 			pct(r.Enforced, r.EnforcedRate), pct(r.Monitored, r.MonitoredRate), pct(r.Errors, r.ErrorRate), r.Sessions, status)
 	}
 	tw.Flush()
@@ -273,7 +336,7 @@ func (t *table) Flush() {
 }
 
 func printCompare(w io.Writer, before, after string, rows []stats.CompareRow) {
-	fmt.Fprintf(w, "before %s\nafter  %s\n", before, after)
+	fmt.Fprintf(w, "before %s\nafter  %s\n", stats.Escape(before), stats.Escape(after))
 	tw := newTable(w)
 	fmt.Fprintln(tw, "  RULE\tANCHOR\tBEFORE\tAFTER\tCHANGE")
 	side := func(s stats.Side) string {
@@ -290,7 +353,7 @@ func printCompare(w io.Writer, before, after string, rows []stats.CompareRow) {
 				change = "+" + change
 			}
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", r.Rule, strings.Join(r.Anchors, ","), side(r.Before), side(r.After), change)
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\n", stats.Escape(r.Rule), escapeAll(r.Anchors, ","), side(r.Before), side(r.After), change)
 	}
 	tw.Flush()
 	fmt.Fprintln(w)
@@ -310,7 +373,7 @@ func printSummary(w io.Writer, s statsSummary) {
 		if i > 0 {
 			sep = ", "
 		}
-		fmt.Fprintf(w, "%s%s (%s)", sep, r.Rule, shortDigest(r.Digest))
+		fmt.Fprintf(w, "%s%s (%s)", sep, stats.Escape(r.Rule), stats.Escape(shortDigest(r.Digest)))
 	}
 	fmt.Fprintln(w)
 }
@@ -322,11 +385,12 @@ func plural(n int, what string) string {
 	return strconv.Itoa(n) + " " + what + "s"
 }
 
-// shortDigest is a digest's first 12 hex digits.
+// shortDigest is a digest's first 12 hex digits (characters, for a
+// digest that is not hex).
 func shortDigest(d string) string {
 	h := strings.TrimPrefix(d, "sha256:")
-	if len(h) > 12 {
-		h = h[:12]
+	if n := utf8.RuneCountInString(h); n > 12 {
+		h = string([]rune(h)[:12])
 	}
 	return strings.TrimSuffix(d, strings.TrimPrefix(d, "sha256:")) + h
 }

@@ -5,10 +5,14 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/oarc/oarc/internal/stats"
 )
 
 const (
@@ -60,7 +64,7 @@ func TestStatsReport(t *testing.T) {
 		"  FEW_SESSIONS      tool.pre_invoke      23           0 (0.0%)   4 (17.4%)  0 (0.0%)   2         candidate: 2/5 sessions\n",
 		"  ERRING_CANDIDATE  tool.pre_invoke      23           0 (0.0%)   5 (21.7%)  1 (4.3%)   5         candidate: 5/5 sessions, 1 error\n",
 		"  INJECTION         content.tool_result  2            1 (50.0%)  0 (0.0%)   1 (50.0%)  1\n",
-		"errors of no rule (unknown anchors): 1\n",
+		"  errors of no rule: 1 record (anchor 1)\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q", want)
@@ -219,5 +223,86 @@ func TestStatsStdin(t *testing.T) {
 	if code != 1 || errb.String() != "-:13: error: not JSON: invalid character 'x' looking for the beginning of an object (at byte 1)\n" ||
 		!strings.Contains(out.String(), "12 records in 13 lines of 1 file (1 bad line)") {
 		t.Errorf("exit %d\nstdout %s\nstderr %s", code, out.String(), errb.String())
+	}
+}
+
+// hostileLog holds records whose rule ids, pack names and anchors carry a
+// line feed and a fake table row, ANSI escapes, bidi and zero-width
+// characters, tag characters and spaces, and occurrence errors (store,
+// unknown anchor) with no rule.
+const hostileLog = "testdata/stats/hostile-log.jsonl"
+
+// printableOutput fails on any character of out that a terminal would not
+// show as itself: a control character other than LF, or one
+// strconv.IsPrint refuses (Cf format characters among them).
+func printableOutput(t *testing.T, what, out string) {
+	t.Helper()
+	for i, r := range out {
+		if r != '\n' && !strconv.IsPrint(r) {
+			t.Errorf("%s: %U raw at byte %d: %q", what, r, i, out[max(0, i-20):min(len(out), i+20)])
+			return
+		}
+	}
+}
+
+// TestStatsHostileStrings (issue 18, item 10): strings of records are
+// escaped on output, so a rule id with a line feed cannot add a row that
+// says "ready to enforce", an ANSI escape in a pack name cannot move the
+// cursor, and invisible characters show; in -json every string still
+// decodes to what the record holds. Errors of no rule are counted per
+// record and per kind, a store error as a store error.
+func TestStatsHostileStrings(t *testing.T) {
+	code, out, errs := run("stats", "-sessions", "2", hostileLog)
+	if code != 0 || errs != "" {
+		t.Fatalf("exit %d, stderr %s", code, errs)
+	}
+	golden(t, "hostile.txt", out)
+	printableOutput(t, "text", out)
+	var ready []string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasSuffix(l, "ready to enforce") {
+			ready = append(ready, strings.Fields(l)[0])
+		}
+	}
+	if !cmp.Equal(ready, []string{"OK"}) {
+		t.Errorf("lines ending in ready to enforce: %q\n%s", ready, out)
+	}
+	if !strings.Contains(out, "  errors of no rule: 3 records (anchor 1, store 2)\n") {
+		t.Errorf("errors of no rule:\n%s", out)
+	}
+
+	code, out, errs = run("stats", "-json", "-sessions", "2", hostileLog)
+	if code != 0 || errs != "" {
+		t.Fatalf("exit %d, stderr %s", code, errs)
+	}
+	golden(t, "hostile.jsonl", out)
+	printableOutput(t, "json", out)
+	var rules, anchors, packs []string
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		var m struct{ Type string }
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatalf("%v: %s", err, l)
+		}
+		switch m.Type {
+		case "rule":
+			var r stats.RuleReport
+			json.Unmarshal([]byte(l), &r)
+			rules = append(rules, r.Rule)
+			anchors = append(anchors, r.Anchors...)
+		case "digest":
+			var d stats.DigestReport
+			json.Unmarshal([]byte(l), &d)
+			packs = d.Packs
+			if !cmp.Equal(d.OccurrenceErrors, map[string]int{"anchor": 1, "store": 2}) || d.ErrorsWithoutRule != 3 {
+				t.Errorf("errors of no rule: %d, %v", d.ErrorsWithoutRule, d.OccurrenceErrors)
+			}
+		}
+	}
+	want := []string{"FAKE\n  EVIL  tool.pre_invoke  1  0 (0.0%)  5 (100.0%)  0 (0.0%)  5  ready to enforce", "OK", "SPACED  ready to enforce", "ZW\u200bJ\U000E0041"}
+	if diff := cmp.Diff(want, rules); diff != "" {
+		t.Errorf("rule ids decoded from -json (-want +got):\n%s", diff)
+	}
+	if !slices.Contains(anchors, "tool.pre_invoke\u202e\u200b") || !slices.Contains(packs, "p\x1b[1A\x1b[2Kready to enforce") {
+		t.Errorf("anchors %q, packs %q", anchors, packs)
 	}
 }

@@ -21,7 +21,10 @@ directories of them) against the generated code, compiled and run through
 the Go toolchain in a temporary module, and against the reference evaluator
 (cel-go), by default both: a disagreement between the engines is a failure
 of its own. The pack directories given together are one compilation set,
-which their fixtures run against. Prints one line per failure (with the
+which their fixtures run against. In a directory searched, each pack runs
+alone, and a directory with a set.yaml (packs: [a, b]) runs the packs it
+lists as one set (docs/test.md). Prints the problems of every pack or set
+that does not load (as oarc check does), one line per failure (with the
 fixture's file:line:col), "PASS" lines with -v, a line for each pack that
 has no fixtures, and the summary "N passed, N failed".
 
@@ -33,8 +36,8 @@ which it fired, failed closed and was reached. -min P (which implies
 -cover) fails the run when a set has less than P percent of its rules
 covered; a pack without fixtures covers nothing.
 
-Exit status: 1 on any failure or invalid fixture, or coverage under -min;
-0 otherwise; 2 on bad usage.`
+Exit status: 1 on any failure or invalid fixture, a pack that does not
+load, or coverage under -min; 0 otherwise; 2 on bad usage.`
 
 func runTest(env *Env, args []string) int {
 	fs := newFlags(env, "test", "PATH...")
@@ -118,12 +121,21 @@ func runTest(env *Env, args []string) int {
 	if sum.NoFixtures == nil {
 		sum.NoFixtures = []string{}
 	}
+	sum.NotLoaded = []string{}
+	for _, nl := range rep.NotLoaded {
+		sum.NotLoaded = append(sum.NotLoaded, strings.Join(nl.Paths, " + "))
+	}
 	code = ExitOK
-	if sum.Failed > 0 || len(below) > 0 {
+	if sum.Failed > 0 || len(below) > 0 || len(rep.NotLoaded) > 0 {
 		code = ExitFailure
 	}
 	if *asJSON {
 		w := newJSONOut(env.Stdout)
+		for _, nl := range rep.NotLoaded {
+			for _, d := range nl.Diagnostics {
+				w.record("diagnostic", d)
+			}
+		}
 		for _, r := range rep.Results {
 			w.record("fixture", r)
 		}
@@ -139,6 +151,13 @@ func runTest(env *Env, args []string) int {
 		w.record("summary", sum)
 		return code
 	}
+	// The problems of a set that does not load come first, printed as
+	// oarc check prints them.
+	for _, nl := range rep.NotLoaded {
+		fmt.Fprint(env.Stdout, nl.Diagnostics.Text())
+		errs, _ := countDiags(nl.Diagnostics)
+		fmt.Fprintf(env.Stdout, "%s: does not load (%s)\n", strings.Join(nl.Paths, " + "), countOf(errs, "error"))
+	}
 	for _, r := range rep.Results {
 		switch {
 		case r.Status != harness.Pass:
@@ -152,7 +171,15 @@ func runTest(env *Env, args []string) int {
 	for _, name := range sum.NoFixtures {
 		fmt.Fprintf(env.Stdout, "%s: no fixtures\n", name)
 	}
-	fmt.Fprintf(env.Stdout, "%d passed, %d failed\n", sum.Passed, sum.Failed)
+	fmt.Fprintf(env.Stdout, "%d passed, %d failed", sum.Passed, sum.Failed)
+	switch n := len(sum.NotLoaded); n {
+	case 0:
+	case 1:
+		fmt.Fprint(env.Stdout, ", 1 set does not load")
+	default:
+		fmt.Fprintf(env.Stdout, ", %d sets do not load", n)
+	}
+	fmt.Fprintln(env.Stdout)
 	if *cover {
 		for _, c := range rep.Coverage {
 			printCoverage(env, c)
@@ -171,8 +198,10 @@ type testSummary struct {
 	// Failed counts failed and invalid fixtures; Invalid the invalid ones.
 	Failed  int `json:"failed"`
 	Invalid int `json:"invalid"`
-	// NoFixtures names the sets no fixture ran against.
+	// NoFixtures names the sets no fixture ran against, NotLoaded those
+	// that do not load (their diagnostics are the diagnostic records).
 	NoFixtures []string `json:"no_fixtures"`
+	NotLoaded  []string `json:"not_loaded"`
 	// Min is -min, absent without it.
 	Min  *float64 `json:"min,omitempty"`
 	Exit int      `json:"exit"`

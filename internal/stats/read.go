@@ -18,7 +18,8 @@ import (
 	"github.com/oarc/oarc/runtime"
 )
 
-// MaxLine is the longest line a Reader accepts; a longer line is reported
+// MaxLine is the length in bytes of the longest line a Reader accepts,
+// its line break ("\n" or "\r\n") not counted; a longer line is reported
 // as bad and skipped without being held in memory.
 const MaxLine = 1 << 20
 
@@ -79,11 +80,13 @@ func (r *Reader) Next(rec *runtime.Record) error {
 		break
 	}
 	r.line++
-	if tooLong {
-		return &LineError{r.line, fmt.Errorf("line longer than %d bytes", MaxLine)}
-	}
 	line := bytes.TrimSuffix(r.buf, []byte("\n"))
 	line = bytes.TrimSuffix(line, []byte("\r"))
+	// The buffer may hold up to two bytes past MaxLine (the line break):
+	// whether they were the break is known only now.
+	if tooLong || len(line) > MaxLine {
+		return &LineError{r.line, fmt.Errorf("line longer than %d bytes", MaxLine)}
+	}
 	if !utf8.Valid(line) {
 		// JSON text is UTF-8 (RFC 8259), and a recorder writes nothing
 		// else: such a line was not written as a record.

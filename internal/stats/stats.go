@@ -6,8 +6,10 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/oarc/oarc/runtime"
 )
@@ -36,7 +38,8 @@ type digest struct {
 	decisions         map[string]int
 	anchors           map[string]int // occurrences per anchor
 	sessions          map[string]uint32
-	errorsWithoutRule int
+	errorsWithoutRule int            // records with an error of no rule
+	occErrors         map[string]int // the same, per error kind
 	rules             map[string]*rule
 }
 
@@ -52,13 +55,16 @@ func New() *Stats { return &Stats{digests: map[string]*digest{}} }
 
 // Add counts one record. Within one record a rule counts once per list
 // (codes, monitored, failed_closed) and once for its errors, however many
-// times the list names it.
+// times the list names it. An error with no rule is the occurrence's, not
+// a rule's (an unknown anchor, a store that did not apply the counter
+// updates): the record counts once among the errors of no rule, and once
+// per kind of such error.
 func (s *Stats) Add(r *runtime.Record) {
 	s.Records++
 	d := s.digests[r.Digest]
 	if d == nil {
 		d = &digest{id: r.Digest, decisions: map[string]int{}, anchors: map[string]int{}, sessions: map[string]uint32{}, rules: map[string]*rule{},
-			first: r.Time, last: r.Time}
+			occErrors: map[string]int{}, first: r.Time, last: r.Time}
 		s.digests[r.Digest] = d
 		s.order = append(s.order, d)
 	}
@@ -101,18 +107,23 @@ func (s *Stats) Add(r *runtime.Record) {
 			d.rule(id, r.Anchor).failedClosed++
 		}
 	}
+	occurrenceError := false
 	for i, e := range r.Errors {
-		if e.Rule == "" {
-			d.errorsWithoutRule++
-			continue
-		}
 		dup := false
 		for _, p := range r.Errors[:i] {
-			dup = dup || p.Rule == e.Rule
+			dup = dup || p.Rule == e.Rule && (e.Rule != "" || p.Kind == e.Kind)
 		}
-		if !dup {
+		switch {
+		case dup:
+		case e.Rule == "":
+			d.occErrors[e.Kind]++
+			occurrenceError = true
+		default:
 			d.rule(e.Rule, r.Anchor).errs++
 		}
+	}
+	if occurrenceError {
+		d.errorsWithoutRule++
 	}
 }
 
@@ -164,9 +175,14 @@ type DigestReport struct {
 	// an anchor the catalog does not know).
 	Decisions map[string]int `json:"decisions"`
 	Anchors   map[string]int `json:"anchors"`
-	// ErrorsWithoutRule counts the errors of no rule (an unknown anchor).
-	ErrorsWithoutRule int          `json:"errors_without_rule"`
-	Rules             []RuleReport `json:"-"`
+	// ErrorsWithoutRule counts the records with an error of no rule: an
+	// error of the occurrence (an unknown anchor, counter updates the
+	// store did not apply), not of a rule. OccurrenceErrors counts them
+	// per error kind (a record with errors of two kinds counts under
+	// both).
+	ErrorsWithoutRule int            `json:"errors_without_rule"`
+	OccurrenceErrors  map[string]int `json:"occurrence_errors"`
+	Rules             []RuleReport   `json:"-"`
 }
 
 // RuleReport is one line of the table: a rule of a digest.
@@ -217,7 +233,8 @@ func (s *Stats) Report(minSessions int) []DigestReport {
 	var out []DigestReport
 	for _, d := range s.order {
 		dr := DigestReport{Type: "digest", Version: Version, Digest: d.id, Packs: slices.Clone(d.packs), Records: d.records, Sessions: len(d.sessions),
-			First: d.first, Last: d.last, Decisions: d.decisions, Anchors: d.anchors, ErrorsWithoutRule: d.errorsWithoutRule}
+			First: d.first, Last: d.last, Decisions: d.decisions, Anchors: d.anchors, ErrorsWithoutRule: d.errorsWithoutRule,
+			OccurrenceErrors: d.occErrors}
 		ids := make([]string, 0, len(d.rules))
 		for id := range d.rules {
 			ids = append(ids, id)
@@ -254,11 +271,14 @@ func (s *Stats) Resolve(name string) (string, error) {
 	}
 	switch len(found) {
 	case 0:
-		return "", fmt.Errorf("no record has digest %s", name)
+		return "", fmt.Errorf("no record has digest %s", Escape(name))
 	case 1:
 		return found[0], nil
 	}
-	return "", fmt.Errorf("digest %s is ambiguous: %s", name, strings.Join(found, ", "))
+	for i, d := range found {
+		found[i] = Escape(d)
+	}
+	return "", fmt.Errorf("digest %s is ambiguous: %s", Escape(name), strings.Join(found, ", "))
 }
 
 // Side is one rule in one digest of a comparison.
@@ -323,4 +343,25 @@ func (s *Stats) Compare(before, after string) ([]CompareRow, error) {
 		out = append(out, row)
 	}
 	return out, nil
+}
+
+// Escape returns a string of a record as a report prints it: as it is
+// when it is made of printable characters other than space, '"' and '\\'
+// only; otherwise (and when empty) quoted as Go's %q quotes it, so that a
+// control character (LF, ESC), an invisible format character (zero
+// width, bidi controls, tag characters, soft hyphen, BOM: Unicode's Cf)
+// or a space shows as an escape or inside quotes. A record is written by
+// a host from strings an agent may influence: printed raw, a rule id
+// with a line feed could add a line of its own to the table, one with
+// "ready to enforce" after spaces could read as a status (docs/stats.md).
+func Escape(s string) string {
+	for _, r := range s {
+		if r == ' ' || r == '"' || r == '\\' || !strconv.IsPrint(r) {
+			return strconv.Quote(s)
+		}
+	}
+	if s == "" || !utf8.ValidString(s) {
+		return strconv.Quote(s)
+	}
+	return s
 }

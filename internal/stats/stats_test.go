@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -400,4 +401,163 @@ func parseReference(t *testing.T, line []byte) (oarcrt.Record, bool) {
 	}
 	r.Time = r.Time.UTC()
 	return r, true
+}
+
+// recordOfLength is a record line of exactly n bytes (an unknown field
+// pads it).
+func recordOfLength(t *testing.T, n int) string {
+	t.Helper()
+	pad := n - len(`{"pad":"",`) - (len(goodLine) - 1)
+	if pad < 0 {
+		t.Fatalf("a record cannot be %d bytes", n)
+	}
+	line := `{"pad":"` + strings.Repeat("x", pad) + `",` + goodLine[1:]
+	if len(line) != n {
+		t.Fatalf("built %d bytes, want %d", len(line), n)
+	}
+	return line
+}
+
+// TestReaderLineLimit: a line of exactly MaxLine bytes is a record,
+// whatever ends it (LF, CRLF, the end of the log); one byte more is a bad
+// line, and the next line is read.
+func TestReaderLineLimit(t *testing.T) {
+	atLimit, over := recordOfLength(t, MaxLine), recordOfLength(t, MaxLine+1)
+	for _, eol := range []string{"\n", "\r\n", ""} {
+		for _, tc := range []struct {
+			line string
+			want string
+		}{
+			{atLimit, "ok"},
+			{over, fmt.Sprintf("bad line longer than %d bytes", MaxLine)},
+		} {
+			in := tc.line + eol
+			if eol != "" {
+				in += goodLine + "\n"
+			}
+			rd := NewReader(strings.NewReader(in))
+			var r oarcrt.Record
+			var got []string
+			for {
+				err := rd.Next(&r)
+				if err == io.EOF {
+					break
+				}
+				var le *LineError
+				switch {
+				case err == nil:
+					got = append(got, "ok")
+				case errors.As(err, &le):
+					got = append(got, "bad "+le.Err.Error())
+				default:
+					t.Fatal(err)
+				}
+			}
+			want := []string{tc.want}
+			if eol != "" {
+				want = append(want, "ok")
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("a line of %d bytes ended by %q (-want +got):\n%s", len(tc.line), eol, diff)
+			}
+		}
+	}
+}
+
+// TestOccurrenceErrors: an error with no rule is the occurrence's (an
+// unknown anchor, counter updates a store did not apply): it is counted
+// per record and per kind, never as an unknown anchor when it is not one,
+// and it is no rule's error (the candidate of the same records stays
+// ready).
+func TestOccurrenceErrors(t *testing.T) {
+	at := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	st := New()
+	for i, errs := range [][]oarcrt.RecordError{
+		{{Kind: "store", Message: "counter updates not applied: timeout"}},
+		{{Kind: "store", Message: "a"}, {Kind: "store", Message: "b"}}, // one record
+		{{Kind: "anchor", Message: "unknown anchor 60000"}},
+		{{Kind: "store"}, {Kind: "invalid_argument"}, {Rule: "P", Kind: "provider"}},
+		nil,
+	} {
+		anchor := "tool.pre_invoke"
+		if i == 2 {
+			anchor = ""
+		}
+		st.Add(&oarcrt.Record{Time: at, Pack: "p", Digest: "d", Session: fmt.Sprint("s", i), Anchor: anchor, Decision: "allow",
+			Monitored: []string{"M"}, Errors: errs})
+	}
+	d := st.Report(4)[0]
+	if d.ErrorsWithoutRule != 4 {
+		t.Errorf("%d records with an error of no rule, want 4", d.ErrorsWithoutRule)
+	}
+	if diff := cmp.Diff(map[string]int{"store": 3, "anchor": 1, "invalid_argument": 1}, d.OccurrenceErrors); diff != "" {
+		t.Errorf("occurrence errors (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(map[string]int{"tool.pre_invoke": 4, "": 1}, d.Anchors); diff != "" {
+		t.Errorf("anchors (-want +got):\n%s", diff)
+	}
+	var ids []string
+	for _, r := range d.Rules {
+		ids = append(ids, r.Rule)
+		switch r.Rule {
+		case "M":
+			if r.Errors != 0 || !r.Ready {
+				t.Errorf("M: %+v", r)
+			}
+		case "P":
+			if r.Errors != 1 {
+				t.Errorf("P: %+v", r)
+			}
+		}
+	}
+	if !cmp.Equal(ids, []string{"M", "P"}) {
+		t.Errorf("rules %q: an error of no rule made a rule", ids)
+	}
+}
+
+// TestEscape: a string of a record is printed as it is only when every
+// character is printable and not a space, quote or backslash; otherwise
+// quoted with every control and format character escaped.
+func TestEscape(t *testing.T) {
+	for in, want := range map[string]string{
+		"READY_CANDIDATE":             "READY_CANDIDATE",
+		"tool.pre_invoke":             "tool.pre_invoke",
+		"sha256:ab12":                 "sha256:ab12",
+		"équipe":                      "équipe",
+		"":                            `""`,
+		"my pack":                     `"my pack"`,
+		"A\n  FAKE  ready to enforce": `"A\n  FAKE  ready to enforce"`,
+		"A\x1b[2K":                    `"A\x1b[2K"`,
+		"A\u200bB":                    `"A\u200bB"`,
+		"A\u202eB":                    `"A\u202eB"`,
+		"A\u00adB":                    `"A\u00adB"`,
+		"\ufeffA":                     `"\ufeffA"`,
+		"A\U000E0041":                 `"A\U000e0041"`,
+		"A\u2028B":                    `"A\u2028B"`,
+		"A\x7f":                       `"A\x7f"`,
+		`A"B`:                         `"A\"B"`,
+		"A\xffB":                      `"A\xffB"`,
+	} {
+		if got := Escape(in); got != want {
+			t.Errorf("Escape(%q) = %s, want %s", in, got, want)
+		}
+	}
+	// Every character of Unicode's Cf (format) and Cc (control) is
+	// escaped.
+	for _, tab := range []*unicode.RangeTable{unicode.Cf, unicode.Cc} {
+		for _, rg := range tab.R16 {
+			for r := rune(rg.Lo); r <= rune(rg.Hi); r += rune(rg.Stride) {
+				if got := Escape("A" + string(r)); strings.ContainsRune(got, r) {
+					t.Errorf("Escape leaves %U raw: %s", r, got)
+				}
+			}
+		}
+		for _, rg := range tab.R32 {
+			for r := rune(rg.Lo); r <= rune(rg.Hi); r += rune(rg.Stride) {
+				if got := Escape("A" + string(r)); strings.ContainsRune(got, r) {
+					t.Errorf("Escape leaves %U raw: %s", r, got)
+				}
+			}
+		}
+	}
 }

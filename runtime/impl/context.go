@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/oarc/oarc/runtime"
 )
 
 // ContextRule is a rule as the rendered context shows it (spec 10,
@@ -199,8 +201,12 @@ func distinctTokens(l []string) []string {
 // oneLine writes s with its runs of white space (line breaks included)
 // made single spaces and its ends trimmed, so that a copy text stays one
 // list item and cannot start a Markdown block of its own; other control
-// characters (NUL, ESC, DEL, C1) and invalid UTF-8 become U+FFFD, so that
-// nothing invisible reaches the prompt.
+// characters (NUL, ESC, DEL, C1), invisible format characters (Unicode
+// Cf) and invalid UTF-8 become U+FFFD, so that nothing invisible reaches
+// the prompt (spec 5.1); and '<' is escaped as "\<", so that no copy text
+// opens raw HTML (an HTML comment "<!--" in one rule and "-->" in a later
+// one would hide the rules between them where the Markdown is shown as
+// HTML).
 func oneLine(b *strings.Builder, s string) {
 	for i, f := range strings.Fields(s) {
 		if i > 0 {
@@ -208,9 +214,12 @@ func oneLine(b *strings.Builder, s string) {
 		}
 		for j := 0; j < len(f); {
 			r, n := utf8.DecodeRuneInString(f[j:])
-			if unicode.IsControl(r) || r == utf8.RuneError && n == 1 {
+			switch {
+			case runtime.HiddenRune(r) || r == utf8.RuneError && n == 1:
 				b.WriteString("\uFFFD")
-			} else {
+			case r == '<':
+				b.WriteString("\\<")
+			default:
 				b.WriteString(f[j : j+n])
 			}
 			j += n

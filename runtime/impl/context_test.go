@@ -76,3 +76,25 @@ func TestRenderKDefault(t *testing.T) {
 		}
 	}
 }
+
+// Issue 18.9: the rendered context carries nothing invisible, and no copy
+// text opens raw HTML: "<!--" in one rule and "-->" in a later one would
+// hide the rules between them where the Markdown is shown as HTML.
+func TestRenderNeutralises(t *testing.T) {
+	rules := []ContextRule{
+		{ID: "A", Title: "Open <!-- here", Global: true},
+		{ID: "B", Title: "Hidden\U000E0049\U000E0047 rule\u200b", Fix: "bidi \u202Eevil\u202C soft\u00adhyphen \ufeffbom", Global: true},
+		{ID: "C", Title: "close --> here <div hidden>", Instead: "<details>", Global: true},
+	}
+	got := Render(rules, "", 0)
+	want := "## Rules\n\n" +
+		"- **A**: Open \\<!-- here\n" +
+		"- **B**: Hidden\uFFFD\uFFFD rule\uFFFD\n  - Fix: bidi \uFFFDevil\uFFFD soft\uFFFDhyphen \uFFFDbom\n" +
+		"- **C**: close --> here \\<div hidden>\n  - Instead: \\<details>\n"
+	if got != want {
+		t.Errorf("Render:\n got %q\nwant %q", got, want)
+	}
+	if strings.Contains(strings.ReplaceAll(got, "\\<", ""), "<") {
+		t.Errorf("an HTML comment opens in %q", got)
+	}
+}

@@ -98,12 +98,16 @@ type Exec struct {
 	detX []DetState
 	ndet int
 
-	fired    [32]int32 // slots of the enforced firings, in order
-	firedX   []int32   // the firings beyond the first 32
-	nfired   int
-	cur      int32 // the rule being evaluated, for panics
-	from     int32 // rules with a lower slot were done before a panic
-	deadline bool  // the context can end, so calls run bound to it
+	fired  [32]int32 // slots of the enforced firings, in order
+	firedX []int32   // the firings beyond the first 32
+	nfired int
+	cur    int32 // the rule being evaluated, for panics
+	// consulted is the slot of the last rule that got as far as its
+	// validator (-1: none): a firing of that rule is marked with
+	// firedConsulted, so that only it reads the validator's span facts.
+	consulted int32
+	from      int32 // rules with a lower slot were done before a panic
+	deadline  bool  // the context can end, so calls run bound to it
 
 	deny       *runtime.Rule // the deny-by-default code that blocked
 	spans      []span
@@ -124,7 +128,7 @@ func Begin(x *Exec, ctx context.Context, rules []Rule, s *runtime.Session, d *ru
 	d.Content = content
 	x.Ctx, x.Rules, x.S, x.D = ctx, rules, s, d
 	x.Anchor, x.Profiles, x.Content, x.Inputs = anchor, profiles, content, inputs
-	x.cur = -1
+	x.cur, x.consulted = -1, -1
 	x.deadline = ctx.Done() != nil
 }
 
@@ -294,25 +298,37 @@ func (x *Exec) done(r *Rule, fired, failed bool, err Err) bool {
 	if !fired {
 		return false
 	}
+	if failed {
+		// Enforced or monitored: a trial must tell a monitored rule that
+		// fired from one that failed (spec 5.1).
+		d.FailedClosed = append(d.FailedClosed, r.ID)
+	}
 	if r.Monitor {
 		d.Monitored = append(d.Monitored, r.ID)
 		return false
 	}
-	if failed {
-		d.FailedClosed = append(d.FailedClosed, r.ID)
-	}
 	d.Codes = append(d.Codes, r.ID)
+	f := r.Slot
+	if x.consulted == r.Slot {
+		f |= firedConsulted
+	}
 	if x.nfired < len(x.fired) {
-		x.fired[x.nfired] = r.Slot
+		x.fired[x.nfired] = f
 	} else {
-		x.firedX = append(x.firedX, r.Slot)
+		x.firedX = append(x.firedX, f)
 	}
 	x.nfired++
 	return r.Effect == runtime.Block
 }
 
+// firedConsulted marks, in Exec.fired, a firing of a rule that got as far
+// as its validator.
+const firedConsulted = 1 << 30
+
 // firing returns the slot of the i-th enforced firing.
-func (x *Exec) firing(i int) int32 {
+func (x *Exec) firing(i int) int32 { return x.firedEntry(i) &^ firedConsulted }
+
+func (x *Exec) firedEntry(i int) int32 {
 	if i < len(x.fired) {
 		return x.fired[i]
 	}
@@ -460,15 +476,19 @@ func (x *Exec) Provenance() (*runtime.Scope, Err) {
 		return sc, x.scopeErr
 	}
 	x.scopeState = 2
-	if len(x.Inputs) == 0 {
-		// An occurrence without inputs has an empty scope.
-		x.scopeState = 1
-		return sc, Err{}
-	}
 	if x.S == nil {
+		if len(x.Inputs) == 0 {
+			// No session and no inputs: an empty scope.
+			x.scopeState = 1
+			return sc, Err{}
+		}
 		x.scopeErr = Err{Kind: runtime.ErrProvenance, S: "no session"}
 		return sc, x.scopeErr
 	}
+	// Even without inputs the store is asked: an occurrence without inputs
+	// has an empty scope, except in an incomplete session, where the host
+	// that lost history cannot show that the action depends on nothing
+	// (spec 5.7).
 	var err error
 	switch st := x.S.Store().(type) {
 	case *runtime.MemStore:
@@ -511,6 +531,7 @@ func Detect[O any](x *Exec, r *Rule, v func(context.Context, *O) (runtime.Detect
 	if st == nil {
 		return nil, Err{Kind: runtime.ErrNotRegistered, S: r.Detector}
 	}
+	x.consulted = r.Slot
 	if !st.done {
 		st.done = true
 		st.err = callValidator(x, r.Detector, v, occ, &st.d)

@@ -15,9 +15,17 @@ type span struct {
 	repl       string
 }
 
-// DetectorSpans returns a span fact for a transform rule: the validator's
-// value when the rule consulted one that supplied it, else the host's.
-func (x *Exec) DetectorSpans(r *Rule, has runtime.DetectorFactSet, host []map[string]any) []map[string]any {
+// DetectorSpans returns a span fact for the i-th enforced firing, of
+// transform rule r: the validator's value when the rule got as far as its
+// validator and the validator answered with that fact, else the host's
+// (spec 5.5: a validator's facts replace the host's only for a rule that
+// got as far as its validator; a rule that failed before it, and fails
+// closed, redacts the host's spans even when another rule of the
+// occurrence consulted the same validator).
+func (x *Exec) DetectorSpans(i int, r *Rule, has runtime.DetectorFactSet, host []map[string]any) []map[string]any {
+	if x.firedEntry(i)&firedConsulted == 0 {
+		return host
+	}
 	if st := x.detState(r.DetectorSlot); st != nil {
 		if st.done && st.err.Kind == ErrNone && st.d.Facts.Has&has != 0 {
 			switch has {

@@ -18,7 +18,8 @@ func answer() wire.Response {
 	return wire.Response{
 		Effect: "block", Code: "B", Codes: []string{"A", "B"}, Monitored: []string{"M"},
 		FailedClosed: []string{"B"}, Content: "text",
-		Errors: []wire.Error{{Rule: "B", Kind: "no_such_key", Message: "no such key: k"}, {Rule: "", Kind: "store", Message: "store down"}},
+		Rejection: "This rule could not be evaluated (no such key: k); it applies because it fails closed.\nRule B\nCode: B",
+		Errors:    []wire.Error{{Rule: "B", Kind: "no_such_key", Message: "no such key: k"}, {Rule: "", Kind: "store", Message: "store down"}},
 	}
 }
 
@@ -40,6 +41,11 @@ func TestDisagreeEveryField(t *testing.T) {
 		"monitored":     {func(r *wire.Response) { r.Monitored = nil }, func(r *wire.Response) { r.Monitored = append(r.Monitored, "N") }},
 		"failed_closed": {func(r *wire.Response) { r.FailedClosed = nil }, func(r *wire.Response) { r.FailedClosed = []string{"A"} }},
 		"content":       {func(r *wire.Response) { r.Content = "" }, func(r *wire.Response) { r.Content = "texT" }},
+		"rejection": {
+			func(r *wire.Response) { r.Rejection = "" },
+			func(r *wire.Response) { r.Rejection = strings.Replace(r.Rejection, "Code: B", "Code: A", 1) },
+			func(r *wire.Response) { r.Rejection = r.Rejection[strings.Index(r.Rejection, "\n")+1:] }, // not failed closed
+		},
 		"errors": {
 			func(r *wire.Response) { r.Errors = r.Errors[:1] },                                       // one fewer
 			func(r *wire.Response) { r.Errors[0].Kind = "no_such_overload" },                         // another kind
@@ -79,6 +85,7 @@ func TestDisagreeEveryField(t *testing.T) {
 	// list against a missing one.
 	b := answer()
 	b.Errors[0].Message = "another text"
+	b.Rejection = strings.Replace(b.Rejection, "(no such key: k)", "(another text)", 1)
 	if d := Disagree(a, b); d != "" {
 		t.Errorf("answers that differ only in an error message disagree on %s", d)
 	}
@@ -107,11 +114,12 @@ func TestRunsCompareEveryField(t *testing.T) {
 		"error kind":    `d.Errors[0].Err.Kind = runtime.ErrNoSuchOverload`,
 		"error rule":    `d.Errors[0].Rule = "Y"`,
 		"content":       `d.Content += "x"`,
+		"rejection":     `d.Rule = &runtime.Rule{ID: "Z"}`,
 	}
 	// The field Disagree names for each mutation; "" must pass.
 	want := map[string]string{"none": "", "message": "", "decision": "decision", "code": "code", "codes": "codes",
 		"monitored": "monitored", "failed_closed": "failed_closed", "errors": "errors", "error kind": "errors",
-		"error rule": "errors", "content": "content"}
+		"error rule": "errors", "content": "content", "rejection": "rejection"}
 	const orig = "func (ev *Evaluator) Evaluate("
 	breakGenerate(t, func(_ *ir.Set, _ codegen.Options, src []byte) ([]byte, error) {
 		if !bytes.Contains(src, []byte(orig)) {

@@ -6,14 +6,16 @@
 package harness
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
-	"sort"
 	"strings"
+
+	"go.yaml.in/yaml/v3"
 
 	"github.com/oarc/oarc/compiler"
 	"github.com/oarc/oarc/compiler/catalog"
@@ -89,8 +91,10 @@ type loaded struct {
 	refErr error
 	index  int // in the runner, -1 if not built
 	// cov is what the fixtures run against a set of packs (or a rule
-	// file) covered; nil for a fixture's own rule.
-	cov *SetCoverage
+	// file) covered; nil for a fixture's own rule. paths are what the
+	// set was loaded from.
+	cov   *SetCoverage
+	paths []string
 }
 
 // collector gathers the fixtures of a run and the sets they run against.
@@ -100,11 +104,15 @@ type collector struct {
 	bad   []Result
 	packs map[string]*loaded // a pack directory or rule file loaded on its own
 	sets  []*loaded          // the sets of packs and rule files, in the order loaded
+	// inSet are the pack directories a set.yaml declared, inside its
+	// directory: a walk of that directory does not run them alone.
+	inSet map[string]bool
 }
 
 // track starts the coverage of a set of packs (or of a rule file).
 func (c *collector) track(l *loaded, paths []string) *loaded {
 	l.cov = newCoverage(l.set, paths)
+	l.paths = paths
 	c.sets = append(c.sets, l)
 	return l
 }
@@ -132,6 +140,11 @@ func (c *collector) addFile(file string, l *loaded) {
 	}
 }
 
+// invalid reports a problem of a file that is not a fixture's.
+func (c *collector) invalid(file, format string, args ...any) {
+	c.bad = append(c.bad, Result{File: file, Status: Invalid, Messages: []string{fmt.Sprintf(format, args...)}})
+}
+
 // alone loads a pack directory or rule file as a set of its own.
 func (c *collector) alone(key string) *loaded {
 	if l := c.packs[key]; l != nil {
@@ -143,87 +156,233 @@ func (c *collector) alone(key string) *loaded {
 	return l
 }
 
-// collect finds the fixtures under paths. A path is a pack directory, a
-// rule file, a fixture file or a directory searched recursively for
-// fixture files. The pack directories given form one compilation set,
-// which their fixtures run against (spec section 1); a rule file's
-// fixtures run against it alone; any other fixture file against its own
-// pack. Unreadable files are reported as invalid results.
+// together loads pack directories as one compilation set.
+func (c *collector) together(dirs []string) *loaded {
+	s, diags := compiler.Load(dirs, c.opts.Load)
+	l := c.track(&loaded{set: s, diags: diags, index: -1}, dirs)
+	if len(dirs) == 1 {
+		c.packs[dirs[0]] = l
+	}
+	return l
+}
+
+// collect finds the fixtures under paths (docs/test.md). A path is a
+// pack directory, a rule file, a fixture file, or a directory searched
+// for them. The pack directories given form one compilation set, which
+// their fixtures run against (spec section 1); a rule file's fixtures run
+// against it alone; any other fixture file against its own pack. In a
+// directory searched, a pack directory runs alone, and a directory with
+// a set.yaml runs the packs it lists as one set. A pack's fixtures are its
+// fixtures/*.json. Unreadable files are reported as invalid results.
 func collect(paths []string, opts Options) ([]job, []Result, []*loaded) {
-	c := &collector{opts: opts, packs: map[string]*loaded{}}
+	c := &collector{opts: opts, packs: map[string]*loaded{}, inSet: map[string]bool{}}
 	var packDirs []string
 	for _, p := range paths {
 		if st, err := os.Stat(p); err == nil && st.IsDir() && isPack(p) {
 			packDirs = append(packDirs, p)
 		}
 	}
-	var set *loaded
+	var given *loaded
 	if len(packDirs) > 0 {
-		s, diags := compiler.Load(packDirs, opts.Load)
-		set = c.track(&loaded{set: s, diags: diags, index: -1}, packDirs)
-		if len(packDirs) == 1 {
-			c.packs[packDirs[0]] = set
-		}
+		given = c.together(packDirs)
 	}
 	for _, p := range paths {
 		st, err := os.Stat(p)
-		if err != nil {
+		switch {
+		case err != nil:
 			c.bad = append(c.bad, Result{File: p, Status: Invalid, Messages: []string{err.Error()}})
-			continue
-		}
-		if !st.IsDir() {
-			switch filepath.Ext(p) {
-			case ".yaml", ".yml":
-				stem := strings.TrimSuffix(filepath.Base(p), filepath.Ext(p))
-				dir := filepath.Join(filepath.Dir(filepath.Dir(p)), "fixtures")
-				files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
-				for _, f := range files {
-					b := strings.TrimSuffix(filepath.Base(f), ".json")
-					if b == stem || strings.HasPrefix(b, stem+".") {
-						c.addFile(f, c.alone(p))
-					}
+		case st.IsDir() && isPack(p):
+			c.packFixtures(p, given)
+		case st.IsDir():
+			c.walk(p)
+		case filepath.Ext(p) == ".yaml" || filepath.Ext(p) == ".yml":
+			// A rule file is loaded even without fixtures: a rule that
+			// does not load fails the run.
+			l := c.alone(p)
+			stem := strings.TrimSuffix(filepath.Base(p), filepath.Ext(p))
+			files, _ := jsonFiles(filepath.Join(filepath.Dir(filepath.Dir(p)), "fixtures"))
+			for _, f := range files {
+				b := strings.TrimSuffix(filepath.Base(f), ".json")
+				if b == stem || strings.HasPrefix(b, stem+".") {
+					c.addFile(f, l)
 				}
-			default:
-				var l *loaded
-				if pk := packOf(p); pk != "" {
-					l = c.alone(pk)
-				}
-				c.addFile(p, l)
 			}
-			continue
-		}
-		var files []string
-		filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
-			if err == nil && !d.IsDir() && filepath.Ext(path) == ".json" {
-				files = append(files, path)
-			}
-			return nil
-		})
-		sort.Strings(files)
-		inSet := isPack(p)
-		for _, f := range files {
+		default:
 			var l *loaded
-			switch pk := packOf(f); {
-			case inSet && pk != "" && sameDir(pk, p):
-				l = set
-			case pk != "":
+			if pk := packOf(p); pk != "" {
 				l = c.alone(pk)
 			}
-			c.addFile(f, l)
+			c.addFile(p, l)
 		}
 	}
 	return c.jobs, c.bad, c.sets
 }
 
-func isPack(dir string) bool {
-	st, err := os.Stat(filepath.Join(dir, "policy"))
-	return err == nil && st.IsDir()
+// packFixtures adds a pack's fixtures, fixtures/*.json, run against l.
+func (c *collector) packFixtures(pack string, l *loaded) {
+	if exists(filepath.Join(pack, SetFile)) {
+		c.invalid(filepath.Join(pack, SetFile), "%s: a %s declares a set of the packs of a directory that is not itself a pack; this one is a pack (it has pack.yaml or policy/)",
+			filepath.Join(pack, SetFile), SetFile)
+	}
+	dir := filepath.Join(pack, "fixtures")
+	files, err := jsonFiles(dir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		c.invalid(dir, "%s: %v", dir, err)
+	}
+	for _, f := range files {
+		c.addFile(f, l)
+	}
 }
 
-func sameDir(a, b string) bool { return filepath.Clean(a) == filepath.Clean(b) }
+// walk searches a directory that is not a pack: a set.yaml makes the
+// packs it lists one set; each other pack directory runs alone; fixture
+// files run against their own rule, or their pack when the walk started
+// in its fixtures directory; other directories are searched in turn.
+// Symlinks to directories are not followed.
+func (c *collector) walk(dir string) {
+	if exists(filepath.Join(dir, SetFile)) && !c.declaredSet(dir) {
+		return
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		c.invalid(dir, "%s: %v", dir, err)
+		return
+	}
+	for _, e := range entries {
+		p := filepath.Join(dir, e.Name())
+		switch {
+		case e.IsDir() && c.inSet[filepath.Clean(p)]:
+		case e.IsDir() && isPack(p):
+			c.packFixtures(p, c.alone(p))
+		case e.IsDir():
+			c.walk(p)
+		case filepath.Ext(p) == ".json":
+			var l *loaded
+			if pk := packOf(p); pk != "" {
+				l = c.alone(pk)
+			}
+			c.addFile(p, l)
+		}
+	}
+}
+
+// declaredSet loads the packs dir's set.yaml lists as one set and adds
+// their fixtures; it reports false, with the problem as an invalid
+// result, when the file is not a valid set.yaml.
+func (c *collector) declaredSet(dir string) bool {
+	file := filepath.Join(dir, SetFile)
+	packs, err := ReadSetFile(file)
+	if err != nil {
+		c.invalid(file, "%v", err)
+		return false
+	}
+	l := c.together(packs)
+	for _, pk := range packs {
+		if rel, err := filepath.Rel(dir, pk); err == nil && filepath.IsLocal(rel) {
+			c.inSet[filepath.Clean(pk)] = true
+		}
+		c.packFixtures(pk, l)
+	}
+	return true
+}
+
+// SetFile is the file that makes the packs of a directory one compilation
+// set for `oarc test` (docs/test.md):
+//
+//	packs: [stock, project]
+//
+// lists the pack directories, relative to the file's directory.
+const SetFile = "set.yaml"
+
+// ReadSetFile reads a set.yaml and returns the pack directories it lists,
+// joined to its directory, in its order. The file is one YAML mapping
+// with one field, packs: a non-empty list of distinct relative paths,
+// each a pack directory (it has pack.yaml or policy/). A problem is an
+// error "file:line:col: message".
+func ReadSetFile(file string) ([]string, error) {
+	text, err := compiler.ReadRegularFile(file, 1<<20)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", file, err)
+	}
+	at := func(n *yaml.Node, format string, args ...any) error {
+		return fmt.Errorf("%s:%d:%d: %s", file, n.Line, n.Column, fmt.Sprintf(format, args...))
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(text, &doc); err != nil {
+		return nil, fmt.Errorf("%s: %v", file, strings.TrimPrefix(err.Error(), "yaml: "))
+	}
+	if len(doc.Content) != 1 || doc.Content[0].Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("%s:1:1: a %s is a mapping with one field, packs: the pack directories of the set", file, SetFile)
+	}
+	root := doc.Content[0]
+	var list *yaml.Node
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		k, v := root.Content[i], root.Content[i+1]
+		switch {
+		case k.Value != "packs":
+			return nil, at(k, "unknown field %q: a %s has one field, packs", k.Value, SetFile)
+		case list != nil:
+			return nil, at(k, "packs is given twice")
+		}
+		list = v
+	}
+	if list == nil {
+		return nil, at(root, "missing field packs: the pack directories of the set")
+	}
+	if list.Kind != yaml.SequenceNode || len(list.Content) == 0 {
+		return nil, at(list, "packs must be a non-empty list of pack directories, relative to %s", filepath.Dir(file))
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, n := range list.Content {
+		if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!str" || n.Value == "" {
+			return nil, at(n, "packs: not a directory name")
+		}
+		if filepath.IsAbs(n.Value) {
+			return nil, at(n, "packs: %q is absolute; name it relative to %s", n.Value, filepath.Dir(file))
+		}
+		dir := filepath.Join(filepath.Dir(file), n.Value)
+		if seen[dir] {
+			return nil, at(n, "packs: %q is listed twice", n.Value)
+		}
+		seen[dir] = true
+		if st, err := os.Stat(dir); err != nil || !st.IsDir() || !isPack(dir) {
+			return nil, at(n, "packs: %s is not a pack directory (a directory with pack.yaml or policy/)", dir)
+		}
+		out = append(out, dir)
+	}
+	return out, nil
+}
+
+// jsonFiles lists the .json files of a directory (not its
+// subdirectories), sorted.
+func jsonFiles(dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	var out []string
+	for _, e := range entries {
+		if !e.IsDir() && filepath.Ext(e.Name()) == ".json" {
+			out = append(out, filepath.Join(dir, e.Name()))
+		}
+	}
+	return out, err
+}
+
+// isPack reports whether dir is a pack directory: it has a pack.yaml or
+// a policy directory (spec section 1).
+func isPack(dir string) bool {
+	if st, err := os.Stat(filepath.Join(dir, "policy")); err == nil && st.IsDir() {
+		return true
+	}
+	return exists(filepath.Join(dir, "pack.yaml"))
+}
+
+func exists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
+}
 
 // packOf returns the pack a fixture file belongs to: <pack> for
-// <pack>/fixtures/x.json when <pack>/policy exists, else "".
+// <pack>/fixtures/x.json when <pack> is a pack directory, else "".
 func packOf(file string) string {
 	dir := filepath.Dir(file)
 	if filepath.Base(dir) != "fixtures" {
@@ -247,6 +406,16 @@ type Report struct {
 	// named or the fixtures belong to, in the order they were loaded
 	// (fixtures with a rule of their own cover nothing of a pack).
 	Coverage []*SetCoverage
+	// NotLoaded are those sets that do not load, with their diagnostics
+	// (every one, warnings included), in the same order. A run with one
+	// fails, fixtures or not: a green run means the rules load.
+	NotLoaded []NotLoaded
+}
+
+// NotLoaded is a set of packs (or a rule file) with load errors.
+type NotLoaded struct {
+	Paths       []string             `json:"paths"`
+	Diagnostics compiler.Diagnostics `json:"diagnostics"`
 }
 
 // RunReport runs the fixtures under paths and reports their coverage.
@@ -302,7 +471,13 @@ func RunReport(paths []string, opts Options) *Report {
 			continue
 		}
 		if l.diags.HasErrors() {
-			pl.res.Status, pl.res.Messages, pl.done = Fail, []string{fmt.Sprintf("%s: the pack does not load:\n%s", f.Where(), l.diags.Text())}, true
+			msg := fmt.Sprintf("%s: the pack does not load:\n%s", f.Where(), l.diags.Text())
+			if l.paths != nil {
+				// The set's diagnostics are reported once, with the set
+				// (Report.NotLoaded): the fixture names the first.
+				msg = fmt.Sprintf("%s: %s does not load: %s", f.Where(), strings.Join(l.paths, " + "), firstError(l.diags))
+			}
+			pl.res.Status, pl.res.Messages, pl.done = Fail, []string{msg}, true
 			continue
 		}
 		for _, st := range f.Steps {
@@ -349,8 +524,29 @@ func RunReport(paths []string, opts Options) *Report {
 	rep := &Report{Results: results}
 	for _, l := range sets {
 		rep.Coverage = append(rep.Coverage, l.cov)
+		if l.diags.HasErrors() {
+			rep.NotLoaded = append(rep.NotLoaded, NotLoaded{Paths: l.paths, Diagnostics: l.diags})
+		}
 	}
 	return rep
+}
+
+// firstError is the first error of ds, and how many more there are.
+func firstError(ds compiler.Diagnostics) string {
+	n := 0
+	first := ""
+	for _, d := range ds {
+		if d.Severity == compiler.Error {
+			if n == 0 {
+				first = d.String()
+			}
+			n++
+		}
+	}
+	if n > 1 {
+		first += fmt.Sprintf(" (and %d more)", n-1)
+	}
+	return first
 }
 
 // LoadRule loads a fixture's inline rule as a pack of its own (origin
@@ -534,6 +730,9 @@ func expectedMap(e fixture.Expected) map[string]any {
 	if e.Content != nil {
 		m["content"] = *e.Content
 	}
+	if e.Rejection != nil {
+		m["rejection"] = *e.Rejection
+	}
 	return m
 }
 
@@ -560,6 +759,9 @@ func compare(e fixture.Expected, r wire.Response) []string {
 	}
 	if e.Content != nil && *e.Content != r.Content {
 		out = append(out, fmt.Sprintf("content: expected %q, got %q", *e.Content, r.Content))
+	}
+	if e.Rejection != nil && *e.Rejection != r.Rejection {
+		out = append(out, fmt.Sprintf("rejection: expected %q, got %q", *e.Rejection, r.Rejection))
 	}
 	return out
 }
@@ -593,11 +795,29 @@ func Disagree(a, b wire.Response) string {
 	if a.Content != b.Content {
 		d = append(d, "content")
 	}
+	if withoutReason(a.Rejection) != withoutReason(b.Rejection) {
+		d = append(d, "rejection")
+	}
 	ea, eb := errKeys(a.Errors), errKeys(b.Errors)
 	if !sameList(ea, eb) {
 		d = append(d, "errors")
 	}
 	return strings.Join(d, ", ")
+}
+
+// withoutReason is a rejection without the reason its first line gives
+// for a rule that could not be evaluated: the engines' error messages may
+// differ (Disagree compares error kinds, not messages), the rest of the
+// text may not.
+func withoutReason(s string) string {
+	for _, p := range [...]string{"This rule could not be evaluated (", "The guardrails could not evaluate this action ("} {
+		if strings.HasPrefix(s, p) {
+			if i := strings.Index(s, "); "); i >= 0 {
+				return p[:len(p)-2] + s[i+1:]
+			}
+		}
+	}
+	return s
 }
 
 func errKeys(es []wire.Error) []string {

@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unicode"
+	"unicode/utf8"
 
 	"cel.dev/cel-go/cel"
 	"cel.dev/cel-go/common/types"
@@ -290,13 +292,13 @@ func (e *Engine) Evaluate(req *wire.Request, s *Session) wire.Response {
 		if !ok {
 			continue
 		}
-		if r.Enforcement == "monitor" {
-			resp.Monitored = append(resp.Monitored, r.ID)
-			continue
-		}
 		if rerr != nil {
 			resp.FailedClosed = append(resp.FailedClosed, r.ID)
 			failedClosed[r.ID] = true
+		}
+		if r.Enforcement == "monitor" {
+			resp.Monitored = append(resp.Monitored, r.ID)
+			continue
 		}
 		resp.Codes = append(resp.Codes, r.ID)
 		fired = append(fired, r)
@@ -357,6 +359,7 @@ func (e *Engine) Evaluate(req *wire.Request, s *Session) wire.Response {
 	if decision == "transform" {
 		resp.Content = rewrite(req.Content, spans)
 	}
+	resp.Rejection = e.rejection(&resp)
 	for _, r := range fired {
 		c := s.c[r.ID]
 		c[0]++
@@ -379,6 +382,87 @@ func (e *Engine) Evaluate(req *wire.Request, s *Session) wire.Response {
 		}
 	}
 	return resp
+}
+
+// rejection is the text shown to the agent for the decision (spec 5.1, as
+// docs/choices-runtime.md lays it out), written from the spec rather than
+// shared with the runtime: the deciding rule's copy, one line per text
+// ("Label: text", the title unlabelled unless it reads as a code line),
+// then "Code: <ID>"; preceded, when the rule fired only by failing closed,
+// by a line saying it could not be evaluated and why.
+func (e *Engine) rejection(resp *wire.Response) string {
+	if resp.Code == "" {
+		return ""
+	}
+	var cp compiler.Copy
+	found := false
+	for _, r := range e.set.Rules {
+		if r.ID == resp.Code {
+			cp, found = r.Copy, true
+		}
+	}
+	for _, pk := range e.set.Packs {
+		if d := pk.DenyByDefault; d != nil && d.Code == resp.Code {
+			cp, found = d.Copy, true
+		}
+	}
+	if !found {
+		return ""
+	}
+	var lines []string
+	if cp.Title != "" {
+		t := flat(cp.Title)
+		if l := strings.ToLower(strings.TrimLeft(t, " \t")); strings.HasPrefix(l, "code:") {
+			t = "Title: " + t
+		}
+		lines = append(lines, t)
+	}
+	for _, f := range []struct{ label, text string }{{"What", cp.What}, {"Cause", cp.Cause}, {"Why", cp.Why}, {"Fix", cp.Fix}, {"Instead", cp.Instead}} {
+		if f.text != "" {
+			lines = append(lines, f.label+": "+flat(f.text))
+		}
+	}
+	lines = append(lines, "Code: "+resp.Code)
+	text := strings.Join(lines, "\n")
+	for _, id := range resp.FailedClosed {
+		if id != resp.Code {
+			continue
+		}
+		reason := ""
+		for _, er := range resp.Errors {
+			if er.Rule == id {
+				reason = " (" + flat(er.Message) + ")"
+				break
+			}
+		}
+		return "This rule could not be evaluated" + reason + "; it applies because it fails closed.\n" + text
+	}
+	return text
+}
+
+// flat puts a copy text on one line for the agent: each line break (CR LF
+// as one) becomes a space; control characters other than tab, invisible
+// format characters (Unicode Cf) and bytes of invalid UTF-8 become U+FFFD.
+func flat(s string) string {
+	s = strings.ReplaceAll(s, "\r\n", "\n")
+	var b strings.Builder
+	for len(s) > 0 {
+		r, n := utf8.DecodeRuneInString(s)
+		switch {
+		case r == utf8.RuneError && n == 1:
+			b.WriteRune(utf8.RuneError)
+		case strings.ContainsRune("\n\r\v\f\u0085\u2028\u2029", r):
+			b.WriteByte(' ')
+		case r == '\t':
+			b.WriteRune(r)
+		case unicode.IsControl(r) || unicode.Is(unicode.Cf, r):
+			b.WriteRune(utf8.RuneError)
+		default:
+			b.WriteString(s[:n])
+		}
+		s = s[n:]
+	}
+	return b.String()
 }
 
 // denyFor returns the deny-by-default of the anchor, if a pack lists it.
@@ -408,7 +492,7 @@ func (s *Session) scope(inputs []string) map[string]any {
 		}
 		return out
 	}
-	if len(inputs) > 0 && s.incomplete {
+	if s.incomplete {
 		return fail("provenance: the session is marked incomplete")
 	}
 	sets := map[string]map[string]bool{}
@@ -473,7 +557,16 @@ func (e *Engine) rule(i int, r *compiler.Rule, req *wire.Request, dets map[strin
 			}
 			continue
 		}
-		if !e.clause(c, r, req) {
+		v := e.factValue(c.Fact, r, req)
+		if err, ok := v.(*types.Err); ok {
+			// A fact that cannot be read (provenance that cannot be
+			// known): the clause's error, which a false clause absorbs.
+			if selErr == nil {
+				selErr = celError(err.Error())
+			}
+			continue
+		}
+		if !clause(c, v) {
 			return false, nil, nil
 		}
 	}
@@ -596,8 +689,8 @@ func (e *Engine) activation(r *compiler.Rule, req *wire.Request, det *wire.Detec
 	return act
 }
 
-func (e *Engine) clause(c compiler.SelectorClause, r *compiler.Rule, req *wire.Request) bool {
-	v := e.factValue(c.Fact, r, req)
+// clause reports whether a selector clause holds for the fact's value v.
+func clause(c compiler.SelectorClause, v any) bool {
 	if l, ok := v.([]string); ok {
 		for _, x := range l {
 			for _, w := range c.Values {

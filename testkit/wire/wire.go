@@ -136,6 +136,8 @@ type Response struct {
 	FailedClosed []string `json:"failed_closed"`
 	Errors       []Error  `json:"errors"`
 	Content      string   `json:"content,omitempty"`
+	// Rejection is the text shown to the agent (Decision.Rejection).
+	Rejection string `json:"rejection,omitempty"`
 	// Fatal is set when the runner itself failed (a panic escaped).
 	Fatal string `json:"fatal,omitempty"`
 }
@@ -160,6 +162,7 @@ func FromDecision(d *runtime.Decision) Response {
 		FailedClosed: append([]string{}, d.FailedClosed...),
 		Errors:       []Error{},
 		Content:      d.Content,
+		Rejection:    d.Rejection(),
 	}
 	for _, e := range d.Errors {
 		r.Errors = append(r.Errors, Error{Rule: e.Rule, Kind: KindName(e.Err.Kind), Message: e.Err.Error()})

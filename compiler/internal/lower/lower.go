@@ -277,15 +277,8 @@ func (l *lowerer) ident(e ast.Expr, name string) ir.Expr {
 		return l.counter(e, l.opts.Self, c)
 	}
 	if f := l.cat.Fact(name); f != nil {
-		n := &ir.Fact{Node: l.node(e), Name: name, Field: FactField(l.cat, f)}
-		switch {
-		case name == "anchor" && f.Tier == catalog.Core:
-			n.Source, n.Field = ir.FromAnchor, nil
-		case f.Tier == catalog.Oarc:
-			n.Source = ir.FromProvenance
-		case l.opts.Detector && DetectorFacts[name]:
-			n.Source = ir.FromDetector
-		}
+		n := factRead(l.cat, f, l.opts.Detector)
+		n.Node = l.node(e)
 		return n
 	}
 	if typeNames[name] && l.a.GetType(e.ID()).Kind() == types.TypeKind {
@@ -414,6 +407,40 @@ func (l *lowerer) observe(e ast.Expr, f *catalog.Function, args []ast.Expr) ir.E
 		n.Provider = ProviderField(l.cat, f)
 	}
 	return n
+}
+
+// factRead is the read of catalog fact f (not a core counter), with its
+// source; detector says that the detector facts read the validator's values
+// (a detector rule's when).
+func factRead(cat *catalog.Catalog, f *catalog.Fact, detector bool) *ir.Fact {
+	n := &ir.Fact{Node: ir.Node{T: IRType(f.Type)}, Name: f.CELName, Field: FactField(cat, f)}
+	switch {
+	case f.CELName == "anchor" && f.Tier == catalog.Core:
+		n.Source, n.Field = ir.FromAnchor, nil
+	case f.Tier == catalog.Oarc:
+		n.Source = ir.FromProvenance
+	case detector && DetectorFacts[f.CELName]:
+		n.Source = ir.FromDetector
+	}
+	return n
+}
+
+// FactRead is the read of the fact name as a rule's selector sees it (spec
+// 5.2): the same node the rule's when would read, with the host's values of
+// detector facts (a selector is evaluated before the validator). fire_count
+// and breaker_count read the counters of rule self, in slot. It returns nil
+// for a name the catalog does not have.
+func FactRead(cat *catalog.Catalog, name, self string, slot int) ir.Expr {
+	switch name {
+	case "fire_count", "breaker_count":
+		c, _ := ir.ParseCounter(name[:len(name)-len("_count")])
+		return &ir.CounterRead{Node: ir.Node{T: ir.IntType}, Rule: self, Slot: slot, Counter: c}
+	}
+	f := cat.Fact(name)
+	if f == nil {
+		return nil
+	}
+	return factRead(cat, f, false)
 }
 
 // counter reads a counter of the rule id, whose slot must be known.
