@@ -295,14 +295,16 @@ var sessionClasses = []string{
 	"deny:enforce", "deny:monitor",
 	"session:1 steps", "session:5 steps", "step:anchor of no rule", "step:content", "step:counters preset",
 	"step:no profile supplied", "step:some profiles supplied", "fact:flow",
-	"validator:hits", "validator:misses", "validator:fails", "validator:times out", "validator:not registered", "validator:facts",
-	"provider:answers", "provider:answers zero values", "provider:missing",
+	"step:deadline",
+	"validator:hits", "validator:misses", "validator:fails", "validator:times out", "validator:panics", "validator:not registered", "validator:facts",
+	"provider:answers", "provider:answers zero values", "provider:missing", "provider:fails", "provider:times out", "provider:panics",
 	"provenance:graph", "provenance:unrecorded input", "provenance:incomplete",
 	"decision:allow", "decision:block", "decision:warn", "decision:nudge", "decision:transform",
 	"outcome:monitored", "outcome:failed closed", "outcome:several firings", "outcome:denied by default",
 	"outcome:deny by default monitored", "outcome:content rewritten", "outcome:state carried from an earlier step",
 	"error:profile", "error:detector", "error:timeout", "error:not_registered", "error:no_provider", "error:provenance",
 	"error:no_such_key", "error:index_out_of_range", "error:int_overflow", "error:divide_by_zero", "error:no_such_overload",
+	"error:provider", "error:panic",
 }
 
 // TestSessionDifferential compares the engines' whole decisions, step by
@@ -462,7 +464,7 @@ func FuzzSessions(f *testing.F) {
 		g := difftest.NewSessionGenFrom(r)
 		name := fmt.Sprint("fuzz", fuzzSessions.Add(1))
 		rep := difftest.NewSessionReport()
-		if err := rig.Run(i, name, g.Session(rig.Sets[i], name, 6), rep); err != nil {
+		if err := rig.Run(i, g.Session(rig.Sets[i], name, 6), rep); err != nil {
 			t.Fatal(err)
 		}
 		for _, m := range rep.Mismatches {

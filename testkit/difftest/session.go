@@ -72,7 +72,10 @@ type SessionMismatch struct {
 	Err string
 	// Fixture is the session up to the step that differs, with the
 	// reference's answers as expectations (nil for a build failure).
-	Fixture              []byte
+	Fixture []byte
+	// Hosts is what the host did at each of those steps beyond the
+	// fixture (StepHost).
+	Hosts                []StepHost
 	Step                 int
 	Reference, Generated wire.Response
 }
@@ -99,6 +102,20 @@ func (m *SessionMismatch) String() string {
 	if m.Fixture != nil {
 		fmt.Fprintf(&b, "--- fixture\n%s\n", m.Fixture)
 	}
+	if h := m.hostText(); h != "" {
+		fmt.Fprintf(&b, "--- what the host does beyond the fixture (wire.Request)\n%s", h)
+	}
+	return b.String()
+}
+
+// hostText lists, by step, what the host does that the fixture cannot say.
+func (m *SessionMismatch) hostText() string {
+	var b strings.Builder
+	for k, h := range m.Hosts {
+		if s := h.String(); s != "" {
+			fmt.Fprintf(&b, "step %d: %s\n", k, s)
+		}
+	}
 	return b.String()
 }
 
@@ -121,6 +138,12 @@ func (m *SessionMismatch) WriteTo(dir string) error {
 	fx := filepath.Join(dir, m.Set.Packs[0].Name, "fixtures", "differential.json")
 	if err := os.MkdirAll(filepath.Dir(fx), 0o755); err != nil {
 		return err
+	}
+	if h := m.hostText(); h != "" {
+		// Not a fixture: what a test must add to the fixture's requests.
+		if err := os.WriteFile(filepath.Join(dir, "HOST.txt"), []byte(h), 0o644); err != nil {
+			return err
+		}
 	}
 	return os.WriteFile(fx, m.Fixture, 0o644)
 }
@@ -343,7 +366,8 @@ func writeSet(dir string, s *GenSet) error {
 // against set i on both engines, comparing the decisions at every step.
 // The first step that differs is recorded in rep and ends the session.
 // An error is the generator's fault (an invalid fixture).
-func (rig *SessionRig) Run(i int, name string, data []byte, rep *SessionReport) error {
+func (rig *SessionRig) Run(i int, gs *GenSession, rep *SessionReport) error {
+	name, data := gs.Name, gs.Fixture
 	fxs, err := fixture.Parse(name+".json", data, rig.loaded[i].Catalog)
 	if err != nil {
 		return err
@@ -358,6 +382,7 @@ func (rig *SessionRig) Run(i int, name string, data []byte, rep *SessionReport) 
 	fired := false // an enforced firing in an earlier step
 	for k, st := range f.Steps {
 		req := harness.Request(&st.Input, i, name)
+		gs.Hosts[k].apply(req)
 		gen, err := rig.runner.Do(req)
 		ref := rig.refs[i].Evaluate(req, refSession)
 		answers = append(answers, ref)
@@ -372,7 +397,7 @@ func (rig *SessionRig) Run(i int, name string, data []byte, rep *SessionReport) 
 			m.Fields = harness.Disagree(ref, gen)
 		}
 		if m.Fields != "" {
-			m.Fixture = reproducer(data, answers)
+			m.Fixture, m.Hosts = reproducer(data, answers), gs.Hosts[:k+1]
 			rep.Mismatches = append(rep.Mismatches, m)
 			return nil
 		}
@@ -436,6 +461,9 @@ func reproducer(data []byte, answers []wire.Response) []byte {
 		if a.Effect == "transform" {
 			exp["content"] = a.Content
 		}
+		if a.Rejection != "" {
+			exp["rejection"] = a.Rejection
+		}
 		fx.Steps[k]["expected"] = exp
 	}
 	out, err := json.MarshalIndent(fx, "", "  ")
@@ -460,8 +488,7 @@ func SessionDifferential(o SessionOptions) (*SessionReport, error) {
 	defer rig.Close()
 	for i, s := range rig.Sets {
 		for k := range o.Sessions {
-			name := fmt.Sprintf("%s-%d", s.Name, k)
-			if err := rig.Run(i, name, g.Session(s, name, o.MaxSteps), rep); err != nil {
+			if err := rig.Run(i, g.Session(s, fmt.Sprintf("%s-%d", s.Name, k), o.MaxSteps), rep); err != nil {
 				return rep, err
 			}
 		}

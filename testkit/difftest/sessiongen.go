@@ -29,6 +29,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/oarc/oarc/compiler/catalog"
+	"github.com/oarc/oarc/testkit/wire"
 )
 
 // SessionGen generates compilation sets and sessions against them.
@@ -1027,6 +1028,61 @@ type stepState struct {
 	anchor string
 	input  map[string]any
 	nodes  []string
+	host   StepHost
+}
+
+// GenSession is a generated session: a fixture, and what its host does at
+// each step that a fixture cannot say.
+type GenSession struct {
+	Name    string
+	Fixture []byte
+	Hosts   []StepHost // by step
+}
+
+// StepHost is what a step's host does beyond its fixture input (spec
+// section 8 has no words for it): providers that fail, time out or panic
+// ([wire.ProviderFailure]), and a deadline on the context
+// ([wire.Request.Deadline]).
+type StepHost struct {
+	Deadline bool
+	// ProviderFailures: function -> argument -> failure ("timeout",
+	// "panic" or an error's text).
+	ProviderFailures map[string]map[string]string
+}
+
+// apply adds the host's behaviour to a step's request.
+func (h StepHost) apply(req *wire.Request) {
+	req.Deadline = h.Deadline
+	for fn, args := range h.ProviderFailures {
+		if req.Providers[fn] == nil {
+			continue
+		}
+		for arg, f := range args {
+			req.Providers[fn][arg] = wire.ProviderFailure(f)
+		}
+	}
+}
+
+func (h StepHost) String() string {
+	var parts []string
+	if h.Deadline {
+		parts = append(parts, "a deadline on the context")
+	}
+	for _, fn := range sortedKeys(h.ProviderFailures) {
+		for _, arg := range sortedKeys(h.ProviderFailures[fn]) {
+			parts = append(parts, fmt.Sprintf("%s(%q) fails: %s", fn, arg, h.ProviderFailures[fn][arg]))
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }
 
 var stepFeatures = []stepFeature{
@@ -1037,30 +1093,63 @@ var stepFeatures = []stepFeature{
 	{"detectors", (*SessionGen).stepDetectors},
 	{"providers", (*SessionGen).stepProviders},
 	{"provenance", (*SessionGen).stepProvenance},
+	{"deadline", (*SessionGen).stepDeadline},
+	{"provider failures", (*SessionGen).stepProviderFailures},
 }
 
 // Session generates a session of one to maxSteps steps against s, as a
 // fixture (spec section 8) of the given name. Its expectations are
 // placeholders: the differential compares the engines with each other.
-func (g *SessionGen) Session(s *GenSet, name string, maxSteps int) []byte {
+func (g *SessionGen) Session(s *GenSet, name string, maxSteps int) *GenSession {
 	st := &stepState{}
 	nsteps := 1 + g.r.Intn(max(maxSteps, 1))
 	g.count(fmt.Sprintf("session:%d steps", nsteps))
+	gs := &GenSession{Name: name}
 	var steps []any
 	for i := range nsteps {
 		st.index = i
 		st.anchor = g.stepAnchor(s)
 		st.input = map[string]any{"anchor": st.anchor}
+		st.host = StepHost{}
 		for _, f := range stepFeatures {
 			f.add(g, s, st)
 		}
 		steps = append(steps, map[string]any{"input": st.input, "expected": map[string]any{"decision": "allow"}})
+		gs.Hosts = append(gs.Hosts, st.host)
 	}
 	data, err := json.Marshal(map[string]any{"name": name, "steps": steps})
 	if err != nil {
 		panic(err) // the values are JSON values by construction
 	}
-	return data
+	gs.Fixture = data
+	return gs
+}
+
+func (g *SessionGen) stepDeadline(_ *GenSet, st *stepState) {
+	if g.chance(3) {
+		st.host.Deadline = true
+		g.count("step:deadline")
+	}
+}
+
+// stepProviderFailures makes some answers of the step's providers fail.
+func (g *SessionGen) stepProviderFailures(s *GenSet, st *stepState) {
+	ps, _ := st.input["providers"].(map[string]any)
+	for _, name := range sortedKeys(ps) {
+		if !g.chance(3) {
+			continue
+		}
+		args := append(append([]string{}, s.providerArgs[name]...), g.pick(tools...), g.pick(words...))
+		f := g.pick("timeout", "panic", "boom", "boom")
+		if st.host.ProviderFailures == nil {
+			st.host.ProviderFailures = map[string]map[string]string{}
+		}
+		if st.host.ProviderFailures[name] == nil {
+			st.host.ProviderFailures[name] = map[string]string{}
+		}
+		st.host.ProviderFailures[name][args[g.r.Intn(len(args))]] = f
+		g.count("provider:" + map[string]string{"timeout": "times out", "panic": "panics", "boom": "fails"}[f])
+	}
 }
 
 func (g *SessionGen) stepAnchor(s *GenSet) string {
@@ -1144,7 +1233,7 @@ func (g *SessionGen) stepDetectors(s *GenSet, st *stepState) {
 		return
 	}
 	ds := map[string]any{}
-	for _, id := range sortedSet(s.validators) {
+	for _, id := range sortedKeys(s.validators) {
 		switch g.r.Intn(10) {
 		case 0:
 			g.count("validator:not registered")
@@ -1155,6 +1244,13 @@ func (g *SessionGen) stepDetectors(s *GenSet, st *stepState) {
 		case 2:
 			ds[id] = map[string]any{"error": "timeout"}
 			g.count("validator:times out")
+		case 3:
+			if g.chance(2) {
+				ds[id] = map[string]any{"error": "panic"}
+				g.count("validator:panics")
+				continue
+			}
+			fallthrough
 		default:
 			d := map[string]any{"hit": !g.chance(3)}
 			if d["hit"] == true {
@@ -1188,7 +1284,7 @@ func (g *SessionGen) stepProviders(s *GenSet, st *stepState) {
 		return
 	}
 	ps := map[string]any{}
-	for _, name := range sortedSet(s.providers) {
+	for _, name := range sortedKeys(s.providers) {
 		fn := g.cat.Function(name)
 		switch g.r.Intn(7) {
 		case 0:
@@ -1275,15 +1371,6 @@ func (g *SessionGen) stepProvenance(_ *GenSet, st *stepState) {
 	}
 	st.input["provenance"] = pv
 	g.count("provenance:graph")
-}
-
-func sortedSet(m map[string]bool) []string {
-	var out []string
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // YAML documents of a set, as a pack author would write them.
