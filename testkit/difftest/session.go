@@ -80,6 +80,8 @@ type SessionMismatch struct {
 	Reference, Generated wire.Response
 }
 
+// String shows the mismatch with everything needed to reproduce it: the
+// set's files, the fixture and what the host did beyond it.
 func (m *SessionMismatch) String() string {
 	var b strings.Builder
 	switch m.Fields {
@@ -527,6 +529,7 @@ func NewByteRand(data []byte) *rand.Rand {
 	return rand.New(&byteSource{data: data, rest: rand.NewSource(int64(h.Sum64())).(rand.Source64)})
 }
 
+// Uint64 deals the next byte, or a draw of the generator past them.
 func (s *byteSource) Uint64() uint64 {
 	if len(s.data) == 0 {
 		return s.rest.Uint64()
@@ -542,6 +545,8 @@ func (s *byteSource) Uint64() uint64 {
 	return binary.LittleEndian.Uint64(w[:])
 }
 
+// Int63 is Uint64 without its low bit.
 func (s *byteSource) Int63() int64 { return int64(s.Uint64() >> 1) }
 
+// Seed does nothing: the bytes are the seed.
 func (s *byteSource) Seed(int64) {}

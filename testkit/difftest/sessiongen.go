@@ -130,6 +130,7 @@ type GenDeny struct {
 	Anchors []string
 	Code    string
 	Monitor bool
+	Copy    map[string]string
 }
 
 // GenRule is one generated rule.
@@ -147,6 +148,7 @@ type GenRule struct {
 	Reset                    []string
 	Redact                   []string
 	Replacement              *string
+	Copy                     map[string]string
 	// Refs are the rules it names (counter reads and resets): it cannot
 	// load without them.
 	Refs []string
@@ -257,7 +259,7 @@ func (g *SessionGen) Set(name string) *GenSet {
 	for i := range npacks {
 		p := &GenPack{Name: fmt.Sprintf("pack%c", 'a'+i), Origin: g.pick("stock", "project")}
 		g.count("origin:" + p.Origin)
-		if p.Origin == "stock" && g.chance(3) {
+		if p.Origin == "stock" && g.chance(2) {
 			p.Deny = g.deny(s, p, denied)
 		}
 		s.Packs = append(s.Packs, p)
@@ -305,7 +307,7 @@ func (g *SessionGen) deny(s *GenSet, p *GenPack, denied map[string]bool) *GenDen
 	if len(free) == 0 {
 		return nil
 	}
-	d := &GenDeny{Code: "DENY_" + strings.ToUpper(p.Name[len(p.Name)-1:]), Monitor: g.chance(3)}
+	d := &GenDeny{Code: "DENY_" + strings.ToUpper(p.Name[len(p.Name)-1:]), Monitor: g.chance(2), Copy: g.copyText()}
 	g.r.Shuffle(len(free), func(i, j int) { free[i], free[j] = free[j], free[i] })
 	d.Anchors = free[:1+g.r.Intn(len(free))]
 	for _, a := range d.Anchors {
@@ -341,6 +343,37 @@ var ruleFeatures = []ruleFeature{
 	{"extra profile", 8, func(g *SessionGen, _ *GenSet, _ *GenRule, _ []*GenRule, reads map[string]bool) {
 		reads[catalog.Profiles[g.r.Intn(len(catalog.Profiles))]] = true
 	}},
+	{"copy", 70, func(g *SessionGen, _ *GenSet, r *GenRule, _ []*GenRule, _ map[string]bool) { r.Copy = g.copyText() }},
+}
+
+// copyFields are the keys of a rule's copy (spec 2).
+var copyFields = []string{"title", "what", "cause", "why", "fix", "instead"}
+
+// copyTexts are the texts copy is made of: plain, and what the rendering
+// must sanitise or keep apart from the code line (spec 5.1): line breaks
+// of every kind, control and invisible format characters, a fake code
+// line, invalid UTF-8 is not among them (YAML cannot hold it).
+var copyTexts = []string{"Do not do that.", "", "Code: FAKE", "two\nlines", "tab\there", "cr\r\nlf", "bidi \u202e reversed",
+	"zero\u200bwidth", "line\u2028sep", "nel\u0085", "é日本", "  padded  ", "ctrl\x01char", "\ufeffbom", "soft\u00adhyphen",
+	"tag\U000E0041", "  code: lower", "del\x7f"}
+
+// copyText is a copy of random fields, one in two texts plain.
+func (g *SessionGen) copyText() map[string]string {
+	c := map[string]string{}
+	for _, f := range copyFields {
+		if g.chance(2) {
+			t := copyTexts[0]
+			if g.chance(2) {
+				t = copyTexts[g.r.Intn(len(copyTexts))]
+				g.count("copy:odd text")
+			}
+			c[f] = t
+		}
+	}
+	if len(c) == 0 {
+		return nil
+	}
+	return c
 }
 
 // rule fills in the features of a rule skeleton.
@@ -352,7 +385,7 @@ func (g *SessionGen) rule(s *GenSet, r *GenRule, rules []*GenRule) {
 		s.validators[r.Detector] = true
 	}
 	if r.Effect == "transform" {
-		g.transform(r, reads)
+		g.transform(s, r, reads)
 		if strings.HasPrefix(r.Anchor, "content.") {
 			r.Tags = append(r.Tags, "transform:content anchor")
 		}
@@ -499,13 +532,16 @@ func (g *SessionGen) onFire(s *GenSet, r *GenRule, rules []*GenRule, _ map[strin
 
 var spanFacts = []string{"secret_matches", "pii_entities"}
 
-func (g *SessionGen) transform(r *GenRule, reads map[string]bool) {
+func (g *SessionGen) transform(s *GenSet, r *GenRule, reads map[string]bool) {
 	r.Redact = []string{spanFacts[g.r.Intn(2)]}
 	if g.chance(3) {
 		r.Redact = append([]string{}, spanFacts...)
 		if g.chance(2) {
 			r.Redact[0], r.Redact[1] = r.Redact[1], r.Redact[0]
 		}
+	}
+	for _, f := range r.Redact {
+		s.mention(f, nil)
 	}
 	if !g.chance(4) {
 		rep := g.pick("[R]", "", "***", "é", "[SECRET]")
@@ -728,6 +764,9 @@ var typeAtoms = map[catalog.Type][]func(w *whenGen, f *catalog.Fact, n string) s
 
 func (w *whenGen) factAtomOf(f *catalog.Fact) string {
 	w.read(f)
+	if f.Type == catalog.MapStringDyn || f.Type == catalog.ListMapStringDyn {
+		w.s.mention(f.CELName, nil)
+	}
 	l := typeAtoms[f.Type]
 	return l[w.g.r.Intn(len(l))](w, f, f.CELName)
 }
@@ -756,6 +795,10 @@ func (w *whenGen) counterOfAtom() string {
 	w.r.Refs = append(w.r.Refs, o.ID)
 	fn := g.pick("fire_count_of", "breaker_count_of")
 	w.tag(fn)
+	if g.chance(5) {
+		// Overflows once the counter is past zero.
+		return fmt.Sprintf("%s(%q) + 9223372036854775807 > 0", fn, o.ID)
+	}
 	return fmt.Sprintf("%s(%q) %s %d", fn, o.ID, g.pick(">", ">=", "=="), g.r.Intn(3))
 }
 
@@ -801,6 +844,7 @@ func (w *whenGen) providerAtom() string {
 func (w *whenGen) toolArgAtom() string {
 	g := w.g
 	w.reads["tool"] = true
+	w.s.mention("tool_args", nil)
 	k := strconv.Quote(g.pick(argKeysS...))
 	switch g.r.Intn(3) {
 	case 0:
@@ -817,6 +861,7 @@ func (w *whenGen) toolArgAtom() string {
 func (w *whenGen) dynAtom() string {
 	g := w.g
 	w.reads["tool"] = true
+	w.s.mention("tool_args", nil)
 	k := g.pick(argKeysS...)
 	switch g.r.Intn(4) {
 	case 0:
@@ -876,6 +921,11 @@ func (g *SessionGen) factValue(s *GenSet, f *catalog.Fact) (any, bool) {
 	hints := s.mentions[f.CELName]
 	if hints == nil && !g.chance(40) || hints != nil && g.chance(5) {
 		return nil, false
+	}
+	if f.Type == catalog.MapStringDyn || f.Type == catalog.ListMapStringDyn {
+		// Mentioned with a nil: the rules read it, no value in
+		// particular.
+		return typeValues[f.Type](g), true
 	}
 	if len(hints) > 0 && !g.chance(3) {
 		v := hints[g.r.Intn(len(hints))]
@@ -1063,6 +1113,7 @@ func (h StepHost) apply(req *wire.Request) {
 	}
 }
 
+// String says what the host does, "" for nothing beyond the fixture.
 func (h StepHost) String() string {
 	var parts []string
 	if h.Deadline {
@@ -1434,7 +1485,7 @@ func (s *GenSet) Files() map[string][]byte {
 	for _, p := range s.Packs {
 		pd := packDoc{OAR: "1.0", Name: p.Name, Origin: p.Origin}
 		if d := p.Deny; d != nil {
-			pd.Deny = &denyDoc{Anchors: d.Anchors, Code: d.Code, Copy: map[string]string{"title": "Not on the allowlist"}}
+			pd.Deny = &denyDoc{Anchors: d.Anchors, Code: d.Code, Copy: d.Copy}
 			if d.Monitor {
 				pd.Deny.Enforcement = "monitor"
 			}
@@ -1449,7 +1500,7 @@ func (s *GenSet) Files() map[string][]byte {
 
 func (r *GenRule) doc() ruleDoc {
 	d := ruleDoc{OAR: "1.0", ID: r.ID, Kind: r.Kind, Anchor: r.Anchor, Selector: r.Selector, Detector: r.Detector,
-		When: r.When, Effect: r.Effect, OnError: r.OnError, Copy: map[string]string{"title": "Rule " + r.ID}}
+		When: r.When, Effect: r.Effect, OnError: r.OnError, Copy: r.Copy}
 	if len(r.Profiles) > 0 {
 		d.Requires = &requiresDoc{Profiles: r.Profiles}
 	}
