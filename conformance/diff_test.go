@@ -302,6 +302,7 @@ var sessionClasses = []string{
 	"decision:allow", "decision:block", "decision:warn", "decision:nudge", "decision:transform",
 	"outcome:monitored", "outcome:failed closed", "outcome:several firings", "outcome:denied by default",
 	"outcome:deny by default monitored", "outcome:content rewritten", "outcome:state carried from an earlier step",
+	"outcome:counter read after a firing", "outcome:counter read after a reset", "outcome:counter read after an increment",
 	"error:profile", "error:detector", "error:timeout", "error:not_registered", "error:no_provider", "error:provenance",
 	"error:no_such_key", "error:index_out_of_range", "error:int_overflow", "error:divide_by_zero", "error:no_such_overload",
 	"error:provider", "error:panic",

@@ -382,7 +382,11 @@ func (rig *SessionRig) Run(i int, gs *GenSession, rep *SessionReport) error {
 	refSession := reference.NewSession()
 	var answers []wire.Response
 	fired := false // an enforced firing in an earlier step
+	// The rules that fired (enforced) and that a firing reset in the
+	// earlier steps, by id.
+	firedRules, resetRules, incremented := map[string]bool{}, map[string]bool{}, map[string]bool{}
 	for k, st := range f.Steps {
+		rep.observeCounters(rig.Sets[i], st.Input.Anchor, firedRules, resetRules, incremented)
 		req := harness.Request(&st.Input, i, name)
 		gs.Hosts[k].apply(req)
 		gen, err := rig.runner.Do(req)
@@ -391,6 +395,16 @@ func (rig *SessionRig) Run(i int, gs *GenSession, rep *SessionReport) error {
 		rep.Steps++
 		rep.observe(rig.Sets[i], &st.Input, ref, k > 0 && fired)
 		fired = fired || len(ref.Codes) > 0
+		for _, r := range rig.Sets[i].Rules() {
+			if slices.Contains(ref.Codes, r.ID) {
+				firedRules[r.ID] = true
+				incremented[r.ID] = incremented[r.ID] || r.Increment
+				for _, x := range r.Reset {
+					id, _, _ := strings.Cut(x, ".")
+					resetRules[id] = true
+				}
+			}
+		}
 		m := &SessionMismatch{Set: rig.Sets[i], Step: k, Reference: ref, Generated: gen}
 		switch {
 		case err != nil:
@@ -405,6 +419,32 @@ func (rig *SessionRig) Run(i int, gs *GenSession, rep *SessionReport) error {
 		}
 	}
 	return nil
+}
+
+// observeCounters counts the steps where a rule at the anchor reads the
+// counters of a rule that fired, or that a firing reset, in an earlier
+// step: what a session carries, seen.
+func (rep *SessionReport) observeCounters(s *GenSet, anchor string, fired, reset, incremented map[string]bool) {
+	var afterFiring, afterReset, afterIncrement bool
+	for _, r := range s.Rules() {
+		if r.Anchor != anchor {
+			continue
+		}
+		for _, id := range r.CounterReads {
+			afterFiring = afterFiring || fired[id]
+			afterReset = afterReset || reset[id]
+			afterIncrement = afterIncrement || incremented[id]
+		}
+	}
+	if afterFiring {
+		rep.Coverage["outcome:counter read after a firing"]++
+	}
+	if afterReset {
+		rep.Coverage["outcome:counter read after a reset"]++
+	}
+	if afterIncrement {
+		rep.Coverage["outcome:counter read after an increment"]++
+	}
 }
 
 // observe counts what the reference decided at one step.

@@ -115,6 +115,17 @@ type GenSet struct {
 	// providerArgs are the constant arguments the rules pass to
 	// providers, by function.
 	providerArgs map[string][]string
+	// focus are the rules whose counters the others read and reset most.
+	focus []*GenRule
+}
+
+// counterRule picks the rule whose counter a rule reads or resets: one of
+// the set's focus more often than not.
+func (g *SessionGen) counterRule(s *GenSet, rules []*GenRule) *GenRule {
+	if len(s.focus) > 0 && !g.chance(3) {
+		return s.focus[g.r.Intn(len(s.focus))]
+	}
+	return rules[g.r.Intn(len(rules))]
 }
 
 // GenPack is one pack of a generated set.
@@ -152,6 +163,10 @@ type GenRule struct {
 	// Refs are the rules it names (counter reads and resets): it cannot
 	// load without them.
 	Refs []string
+	// CounterReads are the rules whose counters it reads (itself for
+	// fire_count and breaker_count).
+	CounterReads []string
+	focus        bool
 	// Tags are the productions it used.
 	Tags []string
 }
@@ -288,6 +303,16 @@ func (g *SessionGen) Set(name string) *GenSet {
 		p.Rules = append(p.Rules, r)
 		rules = append(rules, r)
 	}
+	// One or two rules whose counters the others read and reset most
+	// often: counters that no one reads, or that nothing changes, show
+	// nothing of what a session carries.
+	for range 1 + g.r.Intn(2) {
+		r := rules[g.r.Intn(len(rules))]
+		if !slices.Contains(s.focus, r) {
+			s.focus = append(s.focus, r)
+			r.focus = true
+		}
+	}
 	for _, r := range rules {
 		g.rule(s, r, rules)
 	}
@@ -391,7 +416,16 @@ func (g *SessionGen) rule(s *GenSet, r *GenRule, rules []*GenRule) {
 		}
 	}
 	for _, f := range ruleFeatures {
-		if g.r.Intn(100) < f.odds {
+		odds := f.odds
+		switch {
+		case r.focus && (f.name == "selector" || f.name == "condition" || f.name == "monitor"):
+			// The rules whose counters matter fire often, and enforced,
+			odds /= 3
+		case r.focus && f.name == "on_fire":
+			// and change their counters.
+			odds = 80
+		}
+		if g.r.Intn(100) < odds {
 			f.add(g, s, r, rules, reads)
 			r.Tags = append(r.Tags, f.name)
 		}
@@ -429,6 +463,9 @@ func (g *SessionGen) selector(s *GenSet, r *GenRule, _ []*GenRule, reads map[str
 		name := g.draw("selector", g.selectable)
 		f := g.cat.Fact(name)
 		g.selected[name] = true
+		if name == "fire_count" || name == "breaker_count" {
+			r.CounterReads = append(r.CounterReads, r.ID)
+		}
 		if f.Profile != "" {
 			reads[f.Profile] = true
 		}
@@ -506,7 +543,7 @@ func (g *SessionGen) onFire(s *GenSet, r *GenRule, rules []*GenRule, _ map[strin
 	}
 	if !r.Increment || g.chance(2) {
 		for range 1 + g.r.Intn(2) {
-			o := rules[g.r.Intn(len(rules))]
+			o := g.counterRule(s, rules)
 			if r.Pack.Origin == "project" && o.Pack.Origin == "stock" {
 				o = r // a project cannot disarm a stock rule
 			}
@@ -601,7 +638,7 @@ type atom struct {
 func weight(n int) func(*whenGen) int { return func(*whenGen) int { return n } }
 
 var atoms = []atom{
-	{"fact", weight(14), (*whenGen).factAtom},
+	{"fact", weight(20), (*whenGen).factAtom},
 	{"core", weight(2), (*whenGen).coreAtom},
 	{"counter_of", weight(3), (*whenGen).counterOfAtom},
 	{"provider", weight(3), (*whenGen).providerAtom},
@@ -783,16 +820,19 @@ func (w *whenGen) coreAtom() string {
 		return "anchor.startsWith(" + w.lit(f, g.pick("tool", "content", "worker", "inject")) + ")"
 	case 1:
 		w.read(g.cat.Fact("fire_count"))
+		w.r.CounterReads = append(w.r.CounterReads, w.r.ID)
 		return fmt.Sprintf("fire_count %s %d", g.pick(">", ">=", "=="), g.r.Intn(3))
 	}
 	w.read(g.cat.Fact("breaker_count"))
+	w.r.CounterReads = append(w.r.CounterReads, w.r.ID)
 	return fmt.Sprintf("breaker_count %s %d", g.pick(">", ">=", "=="), g.r.Intn(3))
 }
 
 func (w *whenGen) counterOfAtom() string {
 	g := w.g
-	o := w.rules[g.r.Intn(len(w.rules))]
+	o := g.counterRule(w.s, w.rules)
 	w.r.Refs = append(w.r.Refs, o.ID)
+	w.r.CounterReads = append(w.r.CounterReads, o.ID)
 	fn := g.pick("fire_count_of", "breaker_count_of")
 	w.tag(fn)
 	if g.chance(5) {
@@ -863,7 +903,10 @@ func (w *whenGen) dynAtom() string {
 	w.reads["tool"] = true
 	w.s.mention("tool_args", nil)
 	k := g.pick(argKeysS...)
-	switch g.r.Intn(4) {
+	switch g.r.Intn(5) {
+	case 4:
+		// Division by zero when the argument is 0.
+		return fmt.Sprintf("10 / tool_args.%s > 1", k)
 	case 0:
 		return fmt.Sprintf("tool_args.%s %s %d", k, g.pick(">", "<=", "=="), g.r.Intn(3))
 	case 1:
