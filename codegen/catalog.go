@@ -141,7 +141,9 @@ func catalogFacts(f *jen.File, c *ir.Catalog) {
 	}
 	var facts []settable
 	for _, fact := range c.Facts {
-		if fact.Tier != "standard" && fact.Tier != "host" {
+		if fact.Tier != "standard" && fact.Tier != "host" || fact.Kept != ir.NotKept {
+			// Core, provenance and engine-kept facts (spec 5.10) are not
+			// fields the host fills.
 			continue
 		}
 		doc := fact.Name + ": " + fact.Description
@@ -160,7 +162,9 @@ func catalogFacts(f *jen.File, c *ir.Catalog) {
 	f.Comment("Facts are the observed facts of one occurrence. An absent fact is the zero")
 	f.Comment("value of its type, which is what OAR says an absent fact reads as. The core")
 	f.Comment("facts (anchor, fire_count, breaker_count) come from the occurrence and the")
-	f.Comment("session, and the provenance facts from the session's graph, not from here.")
+	f.Comment("session, the provenance facts from the session's graph, and the session facts")
+	f.Comment("the engine keeps (tool_args_fingerprint and the record of tool calls, spec 5.10)")
+	f.Comment("from the session, not from here.")
 	f.Type().Id("Facts").Struct(std...)
 	f.Comment("HostFacts are the host facts (namespace " + c.Host + ").")
 	f.Type().Id("HostFacts").Struct(host...)
@@ -199,6 +203,9 @@ func catalogFacts(f *jen.File, c *ir.Catalog) {
 		jen.Comment("Profiles are the profiles the host supplied (zero: all of them).").Line().Id("Profiles").Add(rt("ProfileSet")),
 		jen.Id("Content").String(),
 		jen.Comment("Inputs are the ids of recorded provenance nodes.").Line().Id("Inputs").Index().String(),
+		jen.Comment("Kept, when not nil, replaces session facts the engine keeps for this").Line().
+			Comment("occurrence's rules: a testing and replay aid (spec 5.10). The session's").Line().
+			Comment("record still keeps what happened.").Line().Id("Kept").Op("*").Add(rt("KeptOverride")),
 	)
 }
 

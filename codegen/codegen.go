@@ -174,28 +174,40 @@ func (pk *packGen) file(opts Options) *jen.File {
 	f.PackageComment(fmt.Sprintf("(catalog %s). Bind an Env with New, then evaluate occurrences.", strconv.Quote(p.Catalog.Host)))
 
 	// Rule functions first: they make the package variables.
-	anchorSnaps := map[string][]snapKey{}
+	infos := map[string]*anchorInfo{}
 	for _, a := range p.Anchors {
-		snaps := map[snapKey]int{}
-		var keys []snapKey
+		info := &anchorInfo{snaps: map[snapKey]int{}, codes: map[string]int{}}
 		for _, ri := range a.Rules {
-			ir.WalkRule(p.Rules[ri], func(e ir.Expr) bool {
-				if c, ok := e.(*ir.CounterRead); ok {
-					k := snapKey{c.Slot, c.Counter}
-					if _, seen := snaps[k]; !seen {
-						snaps[k] = len(keys)
-						keys = append(keys, k)
+			r := p.Rules[ri]
+			info.hist = info.hist || r.Flow != nil
+			ir.WalkRule(r, func(e ir.Expr) bool {
+				switch n := e.(type) {
+				case *ir.CounterRead:
+					k := snapKey{n.Slot, n.Counter}
+					if _, seen := info.snaps[k]; !seen {
+						info.snaps[k] = len(info.keys)
+						info.keys = append(info.keys, k)
+					}
+				case *ir.Fact:
+					if n.Source != ir.FromKept {
+						break
+					}
+					info.kept = true
+					info.hist = info.hist || n.Kept.FromRecord()
+					if _, seen := info.codes[r.ID]; n.Kept == ir.KeptCodeRejectTotal && !seen {
+						info.codes[r.ID] = len(info.codeList)
+						info.codeList = append(info.codeList, r.ID)
 					}
 				}
 				return true
 			})
 		}
-		anchorSnaps[a.ID] = keys
+		infos[a.ID] = info
 		for _, ri := range a.Rules {
-			pk.rule(p.Rules[ri], snaps)
+			pk.rule(p.Rules[ri], info)
 		}
 	}
-	anchorFuncs := pk.anchors(anchorSnaps)
+	anchorFuncs := pk.anchors(infos)
 
 	versionGuard(f)
 	f.Comment("The catalog the rules were compiled against: another version of it fails")
@@ -348,7 +360,7 @@ func (pk *packGen) evaluator(f *jen.File) {
 // has one: evaluation without a recorder builds nothing.
 func recordCall(anchor jen.Code) jen.Code {
 	return jen.If(jen.Id("ev").Dot("cfg").Dot("Recorder").Op("!=").Nil()).Block(
-		implQ("RecordDecision").Call(jen.Id("ev").Dot("cfg").Dot("Recorder"), jen.Id("Name"), jen.Id("Digest"), jen.Id("s"),
+		implQ("RecordDecision").Call(jen.Id("ctx"), jen.Id("ev").Dot("cfg").Dot("Recorder"), jen.Id("Name"), jen.Id("Digest"), jen.Id("s"),
 			anchor, jen.Id("occ").Dot("Facts").Dot("Tool"), jen.Id("d")),
 	)
 }
@@ -487,8 +499,21 @@ func copyLit(c ir.Copy) jen.Code {
 // 5.1: its selector (clauses combined like CEL's &&: a clause on a fact of
 // a profile the host did not supply is an error that another clause that
 // is false absorbs), the rest of its profiles, flow, validator, condition.
-func (pk *packGen) rule(r *ir.Rule, snaps map[snapKey]int) {
-	g := &fn{pk: pk, rule: r, b: &block{}, zeros: []jen.Code{jen.False()}, snaps: snaps}
+// anchorInfo is what the rules of one anchor read of the session: the
+// counters (keys, by snapshot index in snaps), whether they read a session
+// fact the engine keeps (kept), one derived from the record of tool calls
+// (hist), and the rules that read code_reject_total (codeList, by index in
+// codes).
+type anchorInfo struct {
+	keys       []snapKey
+	snaps      map[snapKey]int
+	kept, hist bool
+	codes      map[string]int
+	codeList   []string
+}
+
+func (pk *packGen) rule(r *ir.Rule, info *anchorInfo) {
+	g := &fn{pk: pk, rule: r, b: &block{}, zeros: []jen.Code{jen.False()}, snaps: info.snaps, codes: info.codes}
 	selErr := ""
 	for _, c := range r.Selector {
 		if (c.Profile != "" || !plainRead(c)) && selErr == "" {
@@ -505,8 +530,10 @@ func (pk *packGen) rule(r *ir.Rule, snaps map[snapKey]int) {
 		g.emit(jen.If(jen.Id(e).Op(":=").Id("oX").Dot("Supplied").Call(profileSet(r.Profiles)), errSet(e)).Block(jen.Return(jen.False(), jen.Id(e))))
 	}
 	if r.Flow != nil {
-		g.facts = true
-		g.emit(jen.If(jen.Op("!").Id(pk.flowFunc(r)).Call(path("oF", r.Flow.Names))).Block(returnNoFire()))
+		// The flow reads recent_tool_names, which the engine keeps (spec
+		// 5.4, 5.10): an error when the session's record cannot be read.
+		k := g.method(nil, "Kept")
+		g.emit(jen.If(jen.Op("!").Id(pk.flowFunc(r)).Call(jen.Add(k.code).Dot("RecentToolNames"))).Block(returnNoFire()))
 	}
 	if r.Detector != "" {
 		e := g.newTmp()
@@ -638,12 +665,13 @@ func plainRead(c *ir.Clause) bool {
 	return ok && f.Source == ir.FromFacts
 }
 
-func (pk *packGen) anchors(snaps map[string][]snapKey) []jen.Code {
+func (pk *packGen) anchors(infos map[string]*anchorInfo) []jen.Code {
 	p := pk.p
 	var out []jen.Code
 	for _, a := range p.Anchors {
 		name := pk.anchorName(a.ID)
-		keys := snaps[a.ID]
+		info := infos[a.ID]
+		keys := info.keys
 		// The validators the anchor's rules consult, in slot order.
 		nDet := 0
 		hasTransform := false
@@ -659,6 +687,25 @@ func (pk *packGen) anchors(snaps map[string][]snapKey) []jen.Code {
 			jen.List(jen.Id("oX").Dot("ev"), jen.Id("oX").Dot("occ"), jen.Id("oX").Dot("F")).Op("=").List(jen.Id("ev"), jen.Id("occ"), jen.Op("&").Id("occ").Dot("Facts")),
 			implQ("Begin").Call(jen.Op("&").Id("oX").Dot("Exec"), jen.Id("ctx"), jen.Id("oRules").Index(jen.Op(":")), jen.Id("s"), jen.Id("d"),
 				jen.Lit(a.ID), jen.Id("occ").Dot("Profiles"), jen.Id("occ").Dot("Content"), jen.Id("occ").Dot("Inputs")),
+		}
+		atCall := a.ID == ir.ToolPreInvoke
+		if info.kept || p.Record && atCall {
+			// The session facts the engine keeps (spec 5.10).
+			body = append(body, jen.Id("oX").Dot("Call").Call(jen.Id("occ").Dot("Facts").Dot("Tool"), jen.Id("occ").Dot("Facts").Dot("ToolArgs"),
+				jen.Lit(atCall), jen.Lit(p.Record), jen.Id("occ").Dot("Kept")))
+		}
+		if info.hist {
+			var codes jen.Code = jen.Nil()
+			if len(info.codeList) > 0 {
+				v := "oCodes_" + name
+				lits := make([]jen.Code, len(info.codeList))
+				for i, c := range info.codeList {
+					lits[i] = jen.Lit(c)
+				}
+				pk.vars = append(pk.vars, jen.Id(v).Op("=").Index(jen.Lit(len(lits))).String().Values(lits...))
+				codes = jen.Id(v).Index(jen.Op(":"))
+			}
+			body = append(body, jen.Id("oX").Dot("History").Call(codes))
 		}
 		if len(keys) > 0 {
 			refs := make([]jen.Code, len(keys))

@@ -204,6 +204,8 @@ type fn struct {
 	// facts is set when the code reads the occurrence's facts (oF).
 	facts bool
 	snaps map[snapKey]int
+	// codes numbers the rules of the anchor that read code_reject_total.
+	codes map[string]int
 }
 
 func (g *fn) newTmp() string {

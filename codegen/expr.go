@@ -111,6 +111,18 @@ func (g *fn) fact(n *ir.Fact) value {
 		// provenance is an error at the read (spec 5.7).
 		sc := g.method(nil, "Provenance")
 		return value{code: jen.Add(sc.code).Dot(n.Field[0]), t: n.T, simple: true}
+	case ir.FromKept:
+		// Kept by the engine (spec 5.10): read from the session's record
+		// once per occurrence; an error when it cannot be read.
+		switch n.Kept {
+		case ir.KeptFingerprint:
+			return g.method(n.T, "Fingerprint")
+		case ir.KeptCodeRejectTotal:
+			return g.method(n.T, "CodeRejectTotal", jen.Lit(g.codes[g.rule.ID]), jen.Lit(g.rule.ID))
+		}
+		k := g.method(nil, "Kept")
+		field := map[ir.Kept]string{ir.KeptRepeatCount: "RepeatCount", ir.KeptRecentToolNames: "RecentToolNames", ir.KeptSameCodeRejectRun: "SameCodeRun"}[n.Kept]
+		return value{code: jen.Add(k.code).Dot(field), t: n.T, simple: true}
 	}
 	g.facts = true
 	return value{code: path("oF", n.Field), t: n.T, simple: true}

@@ -40,7 +40,7 @@ func counter(t *testing.T, ev evaluator, s *runtime.Session, rule string, c runt
 		t.Fatalf("no rule %s", rule)
 	}
 	dst := []int64{0}
-	if err := s.Store().ReadCounters(context.Background(), s.ID(), []runtime.CounterKey{k}, dst); err != nil {
+	if err := runtime.ReadCounters(context.Background(), s.Store(), s.ID(), []runtime.CounterKey{k}, dst); err != nil {
 		t.Fatal(err)
 	}
 	return dst[0]
@@ -79,7 +79,7 @@ func TestBasicGolden(t *testing.T) {
 	occ.Facts.ToolArgs = map[string]any{"command": `a` + "`" + `b"cc/42`}
 	got, d := eval(basicEv, nil, occ, nil)
 	check(t, "regex with quotes", got, result{Effect: "block", Code: "QUOTES", Codes: []string{"QUOTES"}})
-	if want := "Say \"hi\" `now` */ // and next line \u202e  end\nFix: Backslash \\ and percent %v\nCode: QUOTES"; d.Rejection() != want {
+	if want := "Say \"hi\" `now` */ // and next line \uFFFD  end\nFix: Backslash \\ and percent %v\nCode: QUOTES"; d.Rejection() != want {
 		t.Errorf("rejection:\n%q\nwant\n%q", d.Rejection(), want)
 	}
 
@@ -91,7 +91,7 @@ func TestBasicGolden(t *testing.T) {
 	occ.Facts.PrincipalRoles = []string{"ops", "dev"}
 	occ.Facts.Principal = "agent:x"
 	occ.Facts.Lycaon.WorkersIdle = true
-	occ.Facts.Lycaon.RepeatCount = 2
+	occ.Kept = &runtime.KeptOverride{Has: runtime.KeptRepeatCount, RepeatCount: 2}
 	got, _ = eval(basicEv, nil, occ, nil)
 	check(t, "monitored", got, result{Effect: "nudge", Code: "DYN_ARGS", Codes: []string{"DYN_ARGS"}, Monitored: []string{"ROLES"}})
 
@@ -114,7 +114,7 @@ func TestBasicGolden(t *testing.T) {
 func TestStateEscalation(t *testing.T) {
 	s := runtime.NewSession("s")
 	occ := &lycaon.Occurrence{Anchor: lycaon.ToolPreInvoke}
-	occ.Facts.Lycaon.RepeatCount = 3
+	occ.Kept = &runtime.KeptOverride{Has: runtime.KeptRepeatCount, RepeatCount: 3}
 	for i, want := range []result{
 		{Effect: "nudge", Code: "NUDGE_REPEAT", Codes: []string{"NUDGE_REPEAT"}},
 		{Effect: "nudge", Code: "NUDGE_REPEAT", Codes: []string{"NUDGE_REPEAT"}},
@@ -148,7 +148,7 @@ func TestStateFlow(t *testing.T) {
 		{[]string{"x", "read_secret", "bash", "a", "b", "c"}, true},
 		{nil, false},
 	} {
-		occ.Facts.Lycaon.RecentToolNames = tc.names
+		occ.Kept = &runtime.KeptOverride{Has: runtime.KeptRecentToolNames, RecentToolNames: tc.names}
 		got, _ := eval(stateEv, nil, occ, nil)
 		if (got.Code == "EXFIL") != tc.block {
 			t.Errorf("flow over %v: %+v, want block=%v", tc.names, got, tc.block)
@@ -268,7 +268,7 @@ func TestStateLooseFlow(t *testing.T) {
 		{[]string{"read_secret", "read_secret", "bash", "read_secret"}, true},
 	} {
 		occ := &lycaon.Occurrence{Anchor: lycaon.ToolPreInvoke}
-		occ.Facts.Lycaon.RecentToolNames = tc.names
+		occ.Kept = &runtime.KeptOverride{Has: runtime.KeptRecentToolNames, RecentToolNames: tc.names}
 		got, _ := eval(stateEv, nil, occ, nil)
 		if (got.Code == "EXFIL_LOOSE") != tc.warn {
 			t.Errorf("loose flow over %v: %+v, want warn=%v", tc.names, got, tc.warn)
@@ -310,8 +310,8 @@ func TestStateZeroAllocs(t *testing.T) {
 	occ := &lycaon.Occurrence{Anchor: lycaon.ToolPreInvoke}
 	occ.Facts.Tool = "bash"
 	occ.Facts.Lycaon.Phase = "build"
-	occ.Facts.Lycaon.RepeatCount = 3
-	occ.Facts.Lycaon.RecentToolNames = []string{"ls", "read_secret", "cat", "bash"}
+	occ.Kept = &runtime.KeptOverride{Has: runtime.KeptRepeatCount | runtime.KeptRecentToolNames, RepeatCount: 3,
+		RecentToolNames: []string{"ls", "read_secret", "cat", "bash"}}
 	env := &lycaon.Env{Validators: map[string]lycaon.Validator{
 		"gated.v1": func(context.Context, *lycaon.Occurrence) (runtime.Detection, error) { return runtime.Detection{}, nil },
 	}}

@@ -119,6 +119,21 @@ func Build(s *Set) *ir.Set {
 		a := anchor(r.Anchor)
 		a.Rules = append(a.Rules, i)
 	}
+	// The record of tool calls (spec 5.10) is kept when a rule reads a
+	// fact derived from it; then every tool.pre_invoke occurrence is
+	// recorded, whether or not a rule is at that anchor.
+	for _, ri := range out.Rules {
+		out.Record = out.Record || ri.Flow != nil
+		ir.WalkRule(ri, func(e ir.Expr) bool {
+			if f, ok := e.(*ir.Fact); ok && f.Source == ir.FromKept && f.Kept.FromRecord() {
+				out.Record = true
+			}
+			return true
+		})
+	}
+	if out.Record && cat.Anchor(ir.ToolPreInvoke) != nil {
+		anchor(ir.ToolPreInvoke)
+	}
 	for _, pk := range s.Packs {
 		d := pk.DenyByDefault
 		if d == nil {
@@ -157,8 +172,8 @@ func CatalogIR(cat *catalog.Catalog) *ir.Catalog {
 		out.Anchors = append(out.Anchors, ir.CatalogAnchor{ID: a.ID, GoName: a.GoName, Title: a.Title, Planes: a.Planes})
 	}
 	for _, f := range cat.Facts {
-		cf := ir.CatalogFact{Name: f.CELName, Type: lower.IRType(f.Type), Tier: string(f.Tier), Profile: f.Profile, Description: f.Description}
-		if f.Tier != catalog.Core {
+		cf := ir.CatalogFact{Name: f.CELName, Type: lower.IRType(f.Type), Tier: string(f.Tier), Profile: f.Profile, Description: f.Description, Kept: ir.Kept(f.Kept)}
+		if f.Tier != catalog.Core && f.Kept == catalog.NotKept {
 			cf.Field = lower.FactField(cat, f)
 		}
 		out.Facts = append(out.Facts, cf)

@@ -180,6 +180,11 @@ func ParseCatalog(file string, text []byte) (*catalog.Catalog, Diagnostics) {
 				if !known {
 					c.errorf(tn, CodeCatalog, "fact %s: type %q is not one of %s", name, s, typeList())
 					ok = false
+				} else if k, kept := catalog.KeptByName[name]; kept && k.Tier == catalog.Host && k.Type != t {
+					// Spec 5.10: the engine keeps this fact; a catalog
+					// cannot give it another type.
+					c.errorf(tn, CodeCatalog, "fact %s is a session fact the engine keeps, of type %s; a catalog that declares it must give that type, not %s", name, k.Type, t)
+					ok = false
 				}
 				fact.Type = t
 			} else {

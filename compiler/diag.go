@@ -94,10 +94,20 @@ const (
 	CodeVetDynCompare = "OAR_VET_DYN_COMPARE"
 	// CodeVetNoTitle: an enforced block or warn without copy.title.
 	CodeVetNoTitle = "OAR_VET_NO_TITLE"
+	// CodeVetMissingArg: tool_args.x, unguarded, in a rule that fails
+	// closed: it fires on every call without x.
+	CodeVetMissingArg = "OAR_VET_MISSING_ARG"
+	// CodeVetArgInt: a comparison of tool_arg_int that a number with a
+	// fraction (read as 0) gets past.
+	CodeVetArgInt = "OAR_VET_ARG_INT"
+	// CodeVetArgString: tool_arg_string compared with a number written as
+	// a string (a JSON number reads as "").
+	CodeVetArgString = "OAR_VET_ARG_STRING"
 )
 
 // VetCodes lists the codes of `oarc vet`.
-var VetCodes = []string{CodeVetNever, CodeVetUnreachable, CodeVetDynCompare, CodeVetNoTitle}
+var VetCodes = []string{CodeVetNever, CodeVetUnreachable, CodeVetDynCompare, CodeVetNoTitle,
+	CodeVetMissingArg, CodeVetArgInt, CodeVetArgString}
 
 // Codes lists every stable code of loading: the spec's, in its order,
 // then oarc's own (OAR_DUPLICATE, a warning).

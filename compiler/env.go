@@ -177,10 +177,9 @@ func (l *packLoader) checkWhen(r *Rule, w *whenSource) []read {
 	parsed, iss := env.Parse(w.text)
 	if iss != nil && iss.Err() != nil {
 		// Later syntax errors are mostly the parser recovering from the
-		// first one: report the first only.
-		e := iss.Errors()[0]
-		off := w.lineColOffset(e.Location.Line(), e.Location.Column())
-		w.report(off, Error, CodeCELSyntax, "%s", strings.TrimPrefix(e.Message, "Syntax error: "))
+		// first one: report the first only, explained (celsyntax.go).
+		off, msg := explainSyntax(w, iss.Errors())
+		w.report(off, Error, CodeCELSyntax, "%s", msg)
 		return nil
 	}
 	checked, iss := env.Check(parsed)

@@ -168,6 +168,11 @@ func (c *fileCtx) yamlError(err error) {
 		// began. Say where it is and what to do.
 		p = at
 		msg = fmt.Sprintf("%s (the value of %s starts with %q, so YAML reads a list or map there and the text after it cannot follow; quote the value: %s: '...')", msg, key, string(open), key)
+	} else if at, hint, ok := c.src.quoteThenText(); ok {
+		// `when: 'x == 'a''`: a quote inside a value quoted with it
+		// (celsyntax.go).
+		c.add(Diagnostic{Pos: at, Code: CodeYAML, Message: "YAML syntax: " + msg + " (" + hint + ")", Source: c.src.line(at.Line)})
+		return
 	}
 	c.add(Diagnostic{Pos: p, Code: CodeYAML, Message: "YAML syntax: " + msg})
 }

@@ -11,6 +11,11 @@
 //     at run time for every value the dyn can hold;
 //   - OAR_VET_NO_TITLE: an enforced block or warn (or an enforcing
 //     deny_by_default) without copy.title.
+//   - OAR_VET_MISSING_ARG, OAR_VET_ARG_INT, OAR_VET_ARG_STRING: the rule
+//     reads a tool argument in a way that misjudges some calls (an absent
+//     argument that fails the rule closed, a number with a fraction that
+//     tool_arg_int reads as 0, a JSON number that tool_arg_string reads as
+//     ""); vetargs.go.
 //
 // The analyses decide only what they can prove: "can never hold" is
 // cel-go's own partial evaluation of the when, with every fact unknown
@@ -191,6 +196,9 @@ func (v *vetter) warnWhen(r *Rule, cp int, code, format string, args ...any) {
 func (v *vetter) rule(r *Rule) bool {
 	v.noTitle(r)
 	v.dynCompare(r)
+	v.missingArg(r)
+	v.argInt(r)
+	v.argString(r)
 	return v.flowWindow(r) || v.never(r)
 }
 

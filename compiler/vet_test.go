@@ -11,13 +11,17 @@ import (
 )
 
 // vetPack writes rules (id -> body after the header, with kind and anchor
-// defaulted) into a pack and returns what Vet finds, as "CODE line:col" per
+// defaulted; "pack.yaml" -> the pack file) into a pack and returns what Vet finds, as "CODE line:col" per
 // rule file, and the text.
 func vetPack(t *testing.T, rules map[string]string) ([]string, string) {
 	t.Helper()
 	dir := t.TempDir()
 	os.MkdirAll(filepath.Join(dir, "policy"), 0o755)
 	for id, body := range rules {
+		if id == "pack.yaml" {
+			os.WriteFile(filepath.Join(dir, id), []byte(body), 0o644)
+			continue
+		}
 		doc := "oar: '1.0'\nid: " + id + "\n"
 		if !strings.Contains(body, "kind:") {
 			doc += "kind: policy\n"
@@ -43,6 +47,9 @@ func vetPack(t *testing.T, rules map[string]string) ([]string, string) {
 }
 
 const titled = "copy: {title: T}\n"
+
+// stockPack is the pack.yaml of a stock pack, which may allow.
+const stockPack = "oar: '1.0'\nname: stock\norigin: stock\n"
 
 func TestVet(t *testing.T) {
 	for _, tc := range []struct {
@@ -182,7 +189,7 @@ func TestVet(t *testing.T) {
 		{
 			name:  "dyn ordered against null",
 			rules: map[string]string{"R": "effect: warn\nrequires: {profiles: [tool]}\nwhen: tool_args.count > null\n" + titled},
-			want:  []string{"R OAR_VET_DYN_COMPARE 7:23"},
+			want:  []string{"R OAR_VET_MISSING_ARG 7:7", "R OAR_VET_DYN_COMPARE 7:23"},
 			text:  []string{"`tool_args.count > null` fails at run time whatever the host sends: tool_args.count holds any JSON value (null, bool, number, string, list or map) and null is null"},
 		},
 		{
@@ -194,7 +201,107 @@ func TestVet(t *testing.T) {
 		{
 			// A JSON string makes each of these succeed: not reported.
 			name:  "dyn comparisons some JSON value passes",
-			rules: map[string]string{"R": "effect: warn\nrequires: {profiles: [tool]}\nwhen: tool_args.count > \"5\" || tool_args.n < 3 || tool_args.b >= true || tool_args.x == null || tool_args.l.exists(e, e > 1.5)\n" + titled},
+			rules: map[string]string{"R": "effect: warn\non_error: fail_open\nrequires: {profiles: [tool]}\nwhen: tool_args.count > \"5\" || tool_args.n < 3 || tool_args.b >= true || tool_args.x == null || tool_args.l.exists(e, e > 1.5)\n" + titled},
+		},
+		{
+			name:  "argument selected in a rule that fails closed",
+			rules: map[string]string{"R": "effect: block\nrequires: {profiles: [tool]}\nwhen: tool_args.amount > 500 || tool_args.amount < 0\n" + titled},
+			// One warning per argument, at the first read.
+			want: []string{"R OAR_VET_MISSING_ARG 7:7"},
+			text: []string{"`tool_args.amount` is an error when the call has no argument \"amount\", and R fails closed: it fires (block) on every call without it; test it first, `has(tool_args.amount) && ...`, or read it with tool_arg_string(\"amount\") (or tool_arg_int, tool_arg_bool)",
+				"   |       ^"},
+		},
+		{
+			name: "argument selection guarded",
+			rules: map[string]string{
+				"A_AND":         "effect: block\nrequires: {profiles: [tool]}\nwhen: has(tool_args.a) && tool_args.a > 5\n" + titled,
+				"B_AND_AFTER":   "effect: block\nrequires: {profiles: [tool]}\nwhen: tool_args.a > 5 && has(tool_args.a)\n" + titled,
+				"C_CHAIN":       "effect: block\nrequires: {profiles: [tool]}\nwhen: has(tool_args.a) && tool == \"x\" && (tool_args.a > 5 || size(tool_args.a) > 2)\n" + titled,
+				"D_TERNARY":     "effect: block\nrequires: {profiles: [tool]}\nwhen: 'has(tool_args.a) ? tool_args.a > 5 : false'\n" + titled,
+				"E_TERNARY_NOT": "effect: block\nrequires: {profiles: [tool]}\nwhen: '!has(tool_args.a) ? false : tool_args.a > 5'\n" + titled,
+				"F_OR_NOT":      "effect: block\nrequires: {profiles: [tool]}\nwhen: '!has(tool_args.a) || tool_args.a > 5'\n" + titled,
+				"G_IN":          "effect: block\nrequires: {profiles: [tool]}\nwhen: '\"file-path\" in tool_args && tool_args[\"file-path\"] == \"x\"'\n" + titled,
+				"H_BOTH":        "effect: block\nrequires: {profiles: [tool]}\nwhen: has(tool_args.a) && has(tool_args.b) && tool_args.a == tool_args.b\n" + titled,
+				"I_OPEN":        "effect: block\non_error: fail_open\nrequires: {profiles: [tool]}\nwhen: tool_args.a > 5\n" + titled,
+				// An allow that fired only by failing closed allows nothing.
+				"pack.yaml":       stockPack,
+				"J_ALLOW":         "effect: allow\nrequires: {profiles: [tool]}\nwhen: tool_args.amount <= 100\n",
+				"K_COMPREHENSION": "effect: block\nrequires: {profiles: [tool]}\nwhen: '[{\"x\": 1}].exists(tool_args, tool_args.x == 1) && tool_args.exists(k, k == \"a\")'\n" + titled,
+				"L_HAS_ONLY":      "effect: block\nrequires: {profiles: [tool]}\nwhen: has(tool_args.a)\n" + titled,
+			},
+		},
+		{
+			name: "argument selection not guarded",
+			rules: map[string]string{
+				"A_OTHER_KEY":    "effect: block\nrequires: {profiles: [tool]}\nwhen: has(tool_args.b) && tool_args.a > 5\n" + titled,
+				"B_OR":           "effect: block\nrequires: {profiles: [tool]}\nwhen: has(tool_args.a) || tool_args.a > 5\n" + titled,
+				"C_WRONG_BRANCH": "effect: block\nrequires: {profiles: [tool]}\nwhen: 'has(tool_args.a) ? false : tool_args.a > 5'\n" + titled,
+				"D_INDEX":        "effect: warn\nrequires: {profiles: [tool]}\nwhen: 'tool_args[\"file-path\"] == \"x\"'\n" + titled,
+				"E_NESTED_HAS":   "effect: nudge\nrequires: {profiles: [tool]}\nwhen: has(tool_args.a.b)\n",
+				"F_MONITOR":      "effect: block\nenforcement: monitor\nrequires: {profiles: [tool]}\nwhen: tool_args.a > 5\n",
+				"G_NOT_HAS_AND":  "effect: block\nrequires: {profiles: [tool]}\nwhen: '!has(tool_args.a) && tool_args.a > 5'\n" + titled,
+			},
+			want: []string{"A_OTHER_KEY OAR_VET_MISSING_ARG 7:27", "B_OR OAR_VET_MISSING_ARG 7:27", "C_WRONG_BRANCH OAR_VET_MISSING_ARG 7:35",
+				"D_INDEX OAR_VET_MISSING_ARG 7:8", "E_NESTED_HAS OAR_VET_MISSING_ARG 7:11", "F_MONITOR OAR_VET_MISSING_ARG 8:7", "G_NOT_HAS_AND OAR_VET_MISSING_ARG 7:29"},
+			text: []string{"`tool_args[\"file-path\"]` is an error when the call has no argument \"file-path\"", "test it first, `\"file-path\" in tool_args && ...`",
+				"F_MONITOR fails closed: it fires (monitored block) on every call without it", "E_NESTED_HAS fails closed: it fires (nudge)"},
+		},
+		{
+			name: "tool_arg_int compared with a bound a fraction gets past",
+			rules: map[string]string{
+				"A_ABOVE":    "effect: block\nrequires: {profiles: [tool]}\nwhen: tool_arg_int(\"amount\") > 500\n" + titled,
+				"B_MIRRORED": "effect: warn\nrequires: {profiles: [tool]}\nwhen: tool == \"pay\" && 500 <= tool_arg_int(\"amount\")\n" + titled,
+				"C_NEGATED":  "effect: block\nrequires: {profiles: [tool]}\nwhen: '!(tool_arg_int(\"n\") < 10)'\n" + titled,
+				"pack.yaml":  stockPack,
+				"D_ALLOW":    "effect: allow\nrequires: {profiles: [tool]}\nwhen: tool_arg_int(\"cents\") <= 5000\n",
+				"E_NOT_ZERO": "effect: block\nrequires: {profiles: [tool]}\nwhen: tool_arg_int(\"n\") != 0\n" + titled,
+				"F_NEGATIVE": "effect: block\nrequires: {profiles: [tool]}\nwhen: tool_arg_int(\"delta\") < -100\n" + titled,
+			},
+			want: []string{"A_ABOVE OAR_VET_ARG_INT 7:7", "B_MIRRORED OAR_VET_ARG_INT 7:24", "C_NEGATED OAR_VET_ARG_INT 7:10",
+				"D_ALLOW OAR_VET_ARG_INT 7:7", "E_NOT_ZERO OAR_VET_ARG_INT 7:7", "F_NEGATIVE OAR_VET_ARG_INT 7:7"},
+			text: []string{
+				"tool_arg_int(\"amount\") is 0 when the argument is a number with a fraction, so `tool_arg_int(\"amount\") > 500` is false for 500.5 where it should be true, and A_ABOVE lets a call with {\"amount\": 500.5} through; compare the number itself, `tool_args.amount > 500`, which compares ints and doubles alike (test has(tool_args.amount) first",
+				"`500 <= tool_arg_int(\"amount\")` is false for 500.5 where it should be true", "compare the number itself, `tool_args.amount >= 500`",
+				// Under the negation, the comparison being true lets the call through.
+				"`tool_arg_int(\"n\") < 10` is true for 10.5 where it should be false, and C_NEGATED lets a call with {\"n\": 10.5} through",
+				"`tool_arg_int(\"cents\") <= 5000` is true for 5000.5 where it should be false, and D_ALLOW lets a call with {\"cents\": 5000.5} through",
+				"`tool_arg_int(\"n\") != 0` is false for 0.5 where it should be true",
+				"`tool_arg_int(\"delta\") < -100` is false for -100.5 where it should be true",
+			},
+		},
+		{
+			name: "tool_arg_int comparisons a fraction does not get past",
+			rules: map[string]string{
+				// A fraction reads 0, which fires these: more blocks, not fewer.
+				"A_BELOW":         "effect: block\nrequires: {profiles: [tool]}\nwhen: tool_arg_int(\"n\") < 500\n" + titled,
+				"B_EQUALS":        "effect: block\nrequires: {profiles: [tool]}\nwhen: tool_arg_int(\"n\") == 5 || tool_arg_int(\"m\") == 0\n" + titled,
+				"pack.yaml":       stockPack,
+				"C_ALLOW_GUARDED": "effect: allow\nrequires: {profiles: [tool]}\nwhen: tool_arg_int(\"cents\") > 0 && tool_arg_int(\"cents\") <= 5000\n",
+				"D_ALLOW_ABOVE":   "effect: allow\nrequires: {profiles: [tool]}\nwhen: tool_arg_int(\"cents\") >= 100\n",
+				// Where the comparison sits inside a function, which way it
+				// goes is not known.
+				"E_UNKNOWN": "effect: block\nrequires: {profiles: [tool]}\nwhen: '[tool_arg_int(\"n\") > 5].exists(x, x)'\n" + titled,
+				"F_ARITH":   "effect: block\nrequires: {profiles: [tool]}\nwhen: tool_arg_int(\"n\") + 1 > 500\n" + titled,
+			},
+		},
+		{
+			name: "tool_arg_string compared with a number",
+			rules: map[string]string{
+				"A_EQ":       "effect: block\nrequires: {profiles: [tool]}\nwhen: tool_arg_string(\"port\") == \"22\"\n" + titled,
+				"B_ORDER":    "effect: block\nrequires: {profiles: [tool]}\nwhen: tool_arg_string(\"n\") > \"5\"\n" + titled,
+				"pack.yaml":  stockPack,
+				"C_IN":       "effect: allow\nrequires: {profiles: [tool]}\nwhen: tool_arg_string(\"level\") in [\"low\", \"1.5\"]\n",
+				"D_MIRRORED": "effect: warn\nrequires: {profiles: [tool]}\nwhen: '\"-1e3\" != tool_arg_string(\"x\")'\n" + titled,
+				"E_WORDS":    "effect: block\nrequires: {profiles: [tool]}\nwhen: tool_arg_string(\"mode\") == \"fast\" || tool_arg_string(\"v\") == \"v1.2\" || tool_arg_string(\"zip\") == \"007\" || tool_arg_string(\"e\") == \"\"\n" + titled,
+			},
+			want: []string{"A_EQ OAR_VET_ARG_STRING 7:7", "B_ORDER OAR_VET_ARG_STRING 7:7", "C_IN OAR_VET_ARG_STRING 7:7", "D_MIRRORED OAR_VET_ARG_STRING 7:8"},
+			text: []string{
+				"`tool_arg_string(\"port\") == \"22\"` compares the argument \"port\" with a number written as a string, but tool_arg_string(\"port\") is \"\" when the host sends it as a JSON number ({\"port\": 22}), so the rule then judges \"\" instead; if it may be a number, read it with string(tool_args.port), which is \"22\" for 22 and for \"22\" alike (test has(tool_args.port) first: a missing argument is then an error)",
+				"if it may be a number, compare it as a number, double(tool_args.n), which reads 5 and \"5\" alike (strings order by their bytes: \"10\" < \"9\")",
+				"({\"level\": 1.5}), so the rule then judges \"\" instead; if it may be a number, read it with string(tool_args.level), which is \"1.5\" for 1.5 and for \"1.5\" alike",
+				// string(-1e3) is "-1000".
+				"({\"x\": -1e3}), so the rule then judges \"\" instead; if it may be a number, compare it as a number, double(tool_args.x), which reads -1e3 and \"-1e3\" alike (test",
+			},
 		},
 		{
 			name:  "no title",

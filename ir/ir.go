@@ -29,6 +29,12 @@ type Set struct {
 	Validators []string
 	// Digest identifies the rule sources of the set (spec 10): sha256:...
 	Digest string
+	// Record says that some rule reads a session fact the engine derives
+	// from the record of tool calls (spec 5.10: repeat_count,
+	// recent_tool_names, same_code_reject_run, code_reject_total, or a
+	// flow): the session keeps the record, and each tool.pre_invoke
+	// occurrence is recorded. A set that reads none records nothing.
+	Record bool
 }
 
 // PackInfo describes one pack of a set.
@@ -85,6 +91,9 @@ type CatalogFact struct {
 	Profile     string
 	Field       []string // Go field path in the facts struct; nil for derived facts
 	Description string
+	// Kept is the engine-kept fact it is (spec 5.10): not a field of the
+	// facts struct.
+	Kept Kept
 }
 
 // CatalogFunction is an observation function of a catalog.
@@ -106,6 +115,10 @@ type Deny struct {
 	Monitor bool
 	Copy    Copy
 }
+
+// ToolPreInvoke is the anchor whose occurrences the engine records (spec
+// 5.10): a proposed tool call.
+const ToolPreInvoke = "tool.pre_invoke"
 
 // Anchor is the static dispatch entry of one anchor.
 type Anchor struct {
@@ -319,7 +332,28 @@ const (
 	// FromProvenance is one of oarc's provenance facts (spec 5.7), derived
 	// from the session's graph; Field names the list of runtime.Scope.
 	FromProvenance
+	// FromKept is a session fact the engine keeps (spec 5.10); Fact.Kept
+	// says which.
+	FromKept
 )
+
+// Kept names a session fact the engine keeps (spec 5.10).
+type Kept uint8
+
+// The engine-kept facts.
+const (
+	NotKept Kept = iota
+	KeptFingerprint
+	KeptRepeatCount
+	KeptRecentToolNames
+	KeptSameCodeRejectRun
+	KeptCodeRejectTotal
+)
+
+// FromRecord reports whether k is derived from the session's record of
+// tool calls (all but the fingerprint, which is of the occurrence's own
+// arguments).
+func (k Kept) FromRecord() bool { return k != NotKept && k != KeptFingerprint }
 
 // Fact reads a fact.
 type Fact struct {
@@ -327,8 +361,10 @@ type Fact struct {
 	Name   string // CEL name (lycaon.x for host facts)
 	Source FactSource
 	// Field is the Go field path of the fact in the facts struct, e.g.
-	// [Lycaon ToolIsState]; empty for FromAnchor.
+	// [Lycaon ToolIsState]; empty for FromAnchor and FromKept.
 	Field []string
+	// Kept is the engine-kept fact of a FromKept read.
+	Kept Kept
 }
 
 // CounterRead reads a session counter from the occurrence's snapshot.

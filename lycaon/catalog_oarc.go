@@ -376,7 +376,9 @@ func ParseAnchor(id string) (Anchor, bool) {
 // Facts are the observed facts of one occurrence. An absent fact is the zero
 // value of its type, which is what OAR says an absent fact reads as. The core
 // facts (anchor, fire_count, breaker_count) come from the occurrence and the
-// session, and the provenance facts from the session's graph, not from here.
+// session, the provenance facts from the session's graph, and the session facts
+// the engine keeps (tool_args_fingerprint and the record of tool calls, spec 5.10)
+// from the session, not from here.
 type Facts struct {
 	// permission_profile: The permission profile in force for this call. (profile tool)
 	PermissionProfile string
@@ -408,8 +410,6 @@ type Facts struct {
 	SessionPosture string
 	// arg_validation_errors: Argument validation error tokens for the current call. (profile tool)
 	ArgValidationErrors []string
-	// tool_args_fingerprint: Stable fingerprint of the call’s arguments, for repeat detection. (profile tool)
-	ToolArgsFingerprint string
 	// is_directory: The path resolved to a directory. (profile filesystem)
 	IsDirectory bool
 	// not_found: The path or artifact is missing. (profile filesystem)
@@ -643,8 +643,6 @@ type HostFacts struct {
 	SelectorAmbiguous bool
 	// lycaon.reject_observation: Snake_case one-off observation token for unique reject codes.
 	RejectObservation string
-	// lycaon.recent_tool_names: Recent tool names in order, for `flow:` sequence matching.
-	RecentToolNames []string
 	// lycaon.unobserved_cited_paths: Cited file paths never observed by a tool this session.
 	UnobservedCitedPaths []string
 	// lycaon.unobserved_cited_urls: Cited URLs never fetched this session.
@@ -667,14 +665,8 @@ type HostFacts struct {
 	FilesTouched []string
 	// lycaon.summary_length: Character length of the worker summary.
 	SummaryLength int64
-	// lycaon.repeat_count: Consecutive identical tool-call repeats.
-	RepeatCount int64
 	// lycaon.fruitless_search_run: Consecutive search calls that returned nothing.
 	FruitlessSearchRun int64
-	// lycaon.same_code_reject_run: Consecutive identical rejects sharing one `Code:`.
-	SameCodeRejectRun int64
-	// lycaon.code_reject_total: Times one tool was rejected with one `Code:` this session, across every args shape — unlike the run, it survives a reworded call and an interleaved success.
-	CodeRejectTotal int64
 }
 
 // Set assigns the fact with the given CEL name (lycaon.x for host facts), for
@@ -773,12 +765,6 @@ func (f *Facts) Set(name string, v any) error {
 			return fmt.Errorf("fact %s: want list(string), got %T", name, v)
 		}
 		f.ArgValidationErrors = x
-	case "tool_args_fingerprint":
-		x, ok := v.(string)
-		if !ok {
-			return fmt.Errorf("fact %s: want string, got %T", name, v)
-		}
-		f.ToolArgsFingerprint = x
 	case "is_directory":
 		x, ok := v.(bool)
 		if !ok {
@@ -1457,12 +1443,6 @@ func (f *Facts) Set(name string, v any) error {
 			return fmt.Errorf("fact %s: want string, got %T", name, v)
 		}
 		f.Lycaon.RejectObservation = x
-	case "lycaon.recent_tool_names":
-		x, ok := v.([]string)
-		if !ok {
-			return fmt.Errorf("fact %s: want list(string), got %T", name, v)
-		}
-		f.Lycaon.RecentToolNames = x
 	case "lycaon.unobserved_cited_paths":
 		x, ok := v.([]string)
 		if !ok {
@@ -1529,30 +1509,12 @@ func (f *Facts) Set(name string, v any) error {
 			return fmt.Errorf("fact %s: want int, got %T", name, v)
 		}
 		f.Lycaon.SummaryLength = x
-	case "lycaon.repeat_count":
-		x, ok := v.(int64)
-		if !ok {
-			return fmt.Errorf("fact %s: want int, got %T", name, v)
-		}
-		f.Lycaon.RepeatCount = x
 	case "lycaon.fruitless_search_run":
 		x, ok := v.(int64)
 		if !ok {
 			return fmt.Errorf("fact %s: want int, got %T", name, v)
 		}
 		f.Lycaon.FruitlessSearchRun = x
-	case "lycaon.same_code_reject_run":
-		x, ok := v.(int64)
-		if !ok {
-			return fmt.Errorf("fact %s: want int, got %T", name, v)
-		}
-		f.Lycaon.SameCodeRejectRun = x
-	case "lycaon.code_reject_total":
-		x, ok := v.(int64)
-		if !ok {
-			return fmt.Errorf("fact %s: want int, got %T", name, v)
-		}
-		f.Lycaon.CodeRejectTotal = x
 	default:
 		return fmt.Errorf("unknown fact %q", name)
 	}
@@ -1592,8 +1554,6 @@ func (f *Facts) Get(name string) (any, bool) {
 		return f.SessionPosture, true
 	case "arg_validation_errors":
 		return f.ArgValidationErrors, true
-	case "tool_args_fingerprint":
-		return f.ToolArgsFingerprint, true
 	case "is_directory":
 		return f.IsDirectory, true
 	case "not_found":
@@ -1820,8 +1780,6 @@ func (f *Facts) Get(name string) (any, bool) {
 		return f.Lycaon.SelectorAmbiguous, true
 	case "lycaon.reject_observation":
 		return f.Lycaon.RejectObservation, true
-	case "lycaon.recent_tool_names":
-		return f.Lycaon.RecentToolNames, true
 	case "lycaon.unobserved_cited_paths":
 		return f.Lycaon.UnobservedCitedPaths, true
 	case "lycaon.unobserved_cited_urls":
@@ -1844,14 +1802,8 @@ func (f *Facts) Get(name string) (any, bool) {
 		return f.Lycaon.FilesTouched, true
 	case "lycaon.summary_length":
 		return f.Lycaon.SummaryLength, true
-	case "lycaon.repeat_count":
-		return f.Lycaon.RepeatCount, true
 	case "lycaon.fruitless_search_run":
 		return f.Lycaon.FruitlessSearchRun, true
-	case "lycaon.same_code_reject_run":
-		return f.Lycaon.SameCodeRejectRun, true
-	case "lycaon.code_reject_total":
-		return f.Lycaon.CodeRejectTotal, true
 	default:
 		return nil, false
 	}
@@ -1868,6 +1820,10 @@ type Occurrence struct {
 	Content  string
 	// Inputs are the ids of recorded provenance nodes.
 	Inputs []string
+	// Kept, when not nil, replaces session facts the engine keeps for this
+	// occurrence's rules: a testing and replay aid (spec 5.10). The session's
+	// record still keeps what happened.
+	Kept *runtime.KeptOverride
 }
 
 // Providers answer the observation functions that need host knowledge. A nil

@@ -2,9 +2,10 @@ package redisstore_test
 
 import (
 	"context"
-	"io"
+	"errors"
 	"net"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -172,13 +173,21 @@ func TestFaultLate(t *testing.T) {
 	}
 }
 
-// proxy forwards connections to a server and can drop the next answer
-// (closing the connection), as a network that loses a reply does.
+// proxy forwards connections to a server. It can drop answers (closing
+// the connection), as a network that loses a reply does: the next ones
+// (drop), or the answer to a request that match accepts; after a drop it
+// can refuse new connections (refuse: it closes its listener, as a server
+// that went down). retarget sends new connections elsewhere and closes
+// the open ones, as a failover does.
 type proxy struct {
 	l       net.Listener
+	mu      sync.Mutex
 	target  string
+	open    []net.Conn
+	match   func(request []byte) bool
 	drop    atomic.Int32
 	dropped atomic.Int32
+	refuse  atomic.Bool
 }
 
 func newProxy(t *testing.T, target string) *proxy {
@@ -187,7 +196,10 @@ func newProxy(t *testing.T, target string) *proxy {
 		t.Fatal(err)
 	}
 	p := &proxy{l: l, target: target}
-	t.Cleanup(func() { l.Close() })
+	t.Cleanup(func() {
+		l.Close()
+		p.retarget("")
+	})
 	go func() {
 		for {
 			c, err := l.Accept()
@@ -200,23 +212,59 @@ func newProxy(t *testing.T, target string) *proxy {
 	return p
 }
 
+func (p *proxy) retarget(target string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.target = target
+	for _, c := range p.open {
+		c.Close()
+	}
+	p.open = nil
+}
+
 func (p *proxy) handle(c net.Conn) {
-	s, err := net.Dial("tcp", p.target)
+	p.mu.Lock()
+	target, match := p.target, p.match
+	p.mu.Unlock()
+	s, err := net.Dial("tcp", target)
 	if err != nil {
 		c.Close()
 		return
 	}
+	p.mu.Lock()
+	p.open = append(p.open, c, s)
+	p.mu.Unlock()
+	var armed atomic.Bool
 	go func() {
-		io.Copy(s, c)
+		buf := make([]byte, 64<<10)
+		for {
+			n, err := c.Read(buf)
+			if n > 0 {
+				if match != nil && match(buf[:n]) {
+					armed.Store(true)
+				}
+				if _, werr := s.Write(buf[:n]); werr != nil {
+					break
+				}
+			}
+			if err != nil {
+				break
+			}
+		}
 		s.Close()
 	}()
 	buf := make([]byte, 64<<10)
 	for {
 		n, err := s.Read(buf)
 		if n > 0 {
-			if p.drop.Load() > 0 {
-				p.drop.Add(-1)
+			if armed.Load() || p.drop.Load() > 0 {
+				if !armed.Load() {
+					p.drop.Add(-1)
+				}
 				p.dropped.Add(1)
+				if p.refuse.Load() {
+					p.l.Close()
+				}
 				c.Close()
 				s.Close()
 				return
@@ -239,7 +287,8 @@ func TestRetryAppliesOnce(t *testing.T) {
 	p := newProxy(t, addr)
 	c := redis.NewClient(&redis.Options{Addr: p.l.Addr().String(), ContextTimeoutEnabled: true, PoolSize: 1})
 	defer c.Close()
-	st, err := redisstore.New(c, redisstore.Options{Prefix: redistest.Prefix(t, redistest.Client(t, addr))})
+	prefix := redistest.Prefix(t, redistest.Client(t, addr))
+	st, err := redisstore.New(c, redisstore.Options{Prefix: prefix})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -266,14 +315,135 @@ func TestRetryAppliesOnce(t *testing.T) {
 	if err := st.RecordNode(ctx, "s", runtime.Node{ID: "a", Kind: runtime.Message}); err == nil || !strings.Contains(err.Error(), "already recorded") {
 		t.Fatalf("recording a again: %v", err)
 	}
-	// Without retries the lost answer is an error: not confirmed.
-	c0 := redis.NewClient(&redis.Options{Addr: p.l.Addr().String(), ContextTimeoutEnabled: true, MaxRetries: -1})
-	defer c0.Close()
-	st0, _ := redisstore.New(c0, redisstore.Options{Prefix: "unused:"})
-	st0.Load(ctx)
-	p.drop.Store(1)
-	if err := st0.ApplyCounters(ctx, "s", []runtime.CounterUpdate{{Key: fire("R")}}); err == nil || !strings.Contains(err.Error(), "not confirmed: the server may have applied them") {
-		t.Fatalf("a lost answer without retries: %v", err)
+	// A client without retries of its own (ClientOptions): the store
+	// retries, once, and the update counts once.
+	c1 := redis.NewClient(redisstore.ClientOptions(p.l.Addr().String()))
+	defer c1.Close()
+	st1, err := redisstore.New(c1, redisstore.Options{Prefix: prefix})
+	if err != nil {
+		t.Fatal(err)
 	}
-	redistest.DeleteKeys(c0, "unused:")
+	st1.Load(ctx)
+	p.drop.Store(1)
+	if err := st1.ApplyCounters(ctx, "s", []runtime.CounterUpdate{{Key: fire("R")}}); err != nil {
+		t.Fatal(err)
+	}
+	if p.dropped.Load() != 3 {
+		t.Fatal("no answer was dropped")
+	}
+	if got := read(t, st, "s", fire("R")); got[0] != 2 {
+		t.Fatalf("a retried update counted %d times", got[0]-1)
+	}
 }
+
+// TestLostAnswerNotConfirmed: the answer to an update is lost after the
+// server applied it, and the retry cannot even connect (the server went
+// down). The decision must not say the updates were not applied (a host
+// that applies them again counts twice): they are not confirmed. The same
+// for recording a node. When nothing was sent (the server was down from
+// the start), the store knows, and says not applied.
+func TestLostAnswerNotConfirmed(t *testing.T) {
+	addr := redistest.Addr(t)
+	direct := redistest.Client(t, addr)
+	prefix := redistest.Prefix(t, direct)
+	check, err := redisstore.New(direct, redisstore.Options{Prefix: prefix})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// An update's request carries a counter field followed by its "+".
+	isUpdate := func(req []byte) bool { return strings.Contains(string(req), ".fire\r\n$1\r\n+\r\n") }
+	isRecord := func(req []byte) bool { return strings.Contains(string(req), "\r\nnode-x\r\n") }
+	for _, tc := range []struct {
+		name  string
+		match func([]byte) bool
+	}{{"update", isUpdate}, {"record", isRecord}} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := newProxy(t, addr)
+			p.match = tc.match
+			p.refuse.Store(true)
+			r := replicaOn(t, p.l.Addr().String(), redisstore.Options{Prefix: prefix})
+			if err := r.store.Load(ctx); err != nil {
+				t.Fatal(err)
+			}
+			session := "s-" + tc.name
+			if tc.name == "update" {
+				d, _ := evaluate(r, session, call("tally", 0), time.Second)
+				if p.dropped.Load() != 1 {
+					t.Fatal("no answer was dropped")
+				}
+				if n := counter(t, check, session, "TALLY", runtime.Fire); n != 1 {
+					t.Fatalf("the server applied the update %d times", n)
+				}
+				if len(d.Errors) != 1 || d.Errors[0].Rule != "" || d.Errors[0].Err.Kind != runtime.ErrStore ||
+					!strings.HasPrefix(d.Errors[0].Err.Error(), "session store: counter updates not confirmed (the store may have applied them): redis: ") {
+					t.Fatalf("an update whose answer was lost: %v", d.Errors)
+				}
+				return
+			}
+			err := r.store.Session(session).Record(ctx, runtime.Node{ID: "node-x", Kind: runtime.Message})
+			if p.dropped.Load() != 1 {
+				t.Fatal("no answer was dropped")
+			}
+			if err == nil || errors.Is(err, runtime.ErrNotApplied) || !strings.Contains(err.Error(), "not confirmed: the server may have recorded it") {
+				t.Fatalf("a recording whose answer was lost: %v", err)
+			}
+			if err := check.RecordNode(ctx, session, runtime.Node{ID: "node-x", Kind: runtime.Message}); err == nil || !strings.Contains(err.Error(), "already recorded") {
+				t.Fatalf("the node was not recorded: %v", err)
+			}
+		})
+	}
+	// Nothing sent: not applied.
+	p := newProxy(t, addr)
+	down := p.l.Addr().String()
+	p.l.Close()
+	r := replicaOn(t, down, redisstore.Options{Prefix: prefix})
+	d, _ := evaluate(r, "s-down", call("tally", 0), time.Second)
+	if msg := d.Errors[len(d.Errors)-1].Err.Error(); !strings.HasPrefix(msg, "session store: counter updates not applied: redis: ") || !strings.Contains(msg, "connection refused") {
+		t.Fatalf("an update to a server that is down: %v", d.Errors)
+	}
+	if err := r.store.RecordNode(ctx, "s-down", runtime.Node{ID: "a", Kind: runtime.Message}); !errors.Is(err, runtime.ErrNotApplied) {
+		t.Fatalf("a recording to a server that is down: %v", err)
+	}
+	// A client that retries on its own (go-redis's default, 3): a dial
+	// error may follow an attempt that ran, so it is not confirmed.
+	c3 := redis.NewClient(&redis.Options{Addr: down, ContextTimeoutEnabled: true})
+	defer c3.Close()
+	st3, err := redisstore.New(c3, redisstore.Options{Prefix: prefix, Warn: func(string) {}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st3.ApplyCounters(ctx, "s-down", []runtime.CounterUpdate{{Key: fire("R")}}); err == nil || errors.Is(err, runtime.ErrNotApplied) {
+		t.Fatalf("a client that retries by itself: %v", err)
+	}
+}
+
+// TestNoDeadlineBounded: an evaluation without a deadline, against a
+// server that stopped answering (paused), ends within two calls of
+// Options.Timeout (DefaultTimeout, a second, bounds each call: the counter
+// read, then the update of the rules failing closed); before, the client's
+// own timeouts and retries held it about ten seconds.
+func TestNoDeadlineBounded(t *testing.T) {
+	srv := redistest.StartServer(t, false)
+	r := replicaOn(t, srv.Addr, redisstore.Options{Prefix: "p:"})
+	if d, _ := evaluate(r, "s", call("tally", 0), time.Second); d.Effect != runtime.Nudge || len(d.Errors) > 0 {
+		t.Fatalf("before: %s %v", outcome(&d), d.Errors)
+	}
+	srv.Pause(t)
+	defer srv.Resume(t)
+	occ := call("tally", 0)
+	var d runtime.Decision
+	start := time.Now()
+	r.ev.Evaluate(context.Background(), &occ, r.store.Session("s"), &d)
+	took := time.Since(start)
+	t.Logf("an evaluation without a deadline, server paused: %v", took.Round(time.Millisecond))
+	if rules, all := storeErrors(&d); d.Effect != runtime.Block || !all || strings.Join(rules, ",") != "TALLY,TORN," {
+		t.Fatalf("paused: %s %v", outcome(&d), d.Errors)
+	}
+	if took > 2*redisstore.DefaultTimeout+DefaultTimeoutSlack {
+		t.Fatalf("an evaluation without a deadline took %v", took)
+	}
+}
+
+// DefaultTimeoutSlack is how much longer than the timeout a test lets a
+// call take (a loaded machine).
+const DefaultTimeoutSlack = 700 * time.Millisecond

@@ -17,14 +17,17 @@
 // c:RULE.fire, c:RULE.breaker, by rule id and counter, never by slot, so
 // that replicas running different builds agree), its provenance nodes
 // (n:ID), their ancestry summaries (s:N), and a few facts of the session
-// (incomplete, nodes, summaries, tokens). One key, so a session expires,
-// is evicted, replicated and moved between cluster nodes as a whole.
-// Every call is one server-side script, so one round trip (two the first
-// time a server sees a script: EVALSHA answers NOSCRIPT, then EVAL; see
-// [Store.Load]): reading an anchor's counters, applying an occurrence's
-// updates (atomic, all or nothing), recording a node, marking the session
-// incomplete, computing a scope. Each refreshes the session's expiry
-// ([Options.TTL]).
+// (incomplete, nodes, summaries, tokens, its generation g and mutation
+// count seq). One key, so a session expires, is replicated and moved
+// between cluster nodes as a whole. Beside it, in the same hash slot, its
+// marker P{id}:m outlives it by a second and says whether it must still
+// exist (see Lost state); P + "epoch" is the store's epoch. Every call is
+// one server-side script, so one round trip (two the first time a server
+// sees a script: EVALSHA answers NOSCRIPT, then EVAL; see [Store.Load]):
+// reading an anchor's counters, applying an occurrence's updates (atomic,
+// all or nothing), recording a node, marking the session incomplete,
+// computing a scope, resetting the session. Each refreshes the session's
+// expiry ([Options.TTL]).
 //
 // # Provenance
 //
@@ -37,30 +40,59 @@
 // one), stored once per distinct summary and bounded in size
 // ([Options.SummaryBytes]). A scope is then the union of its inputs'
 // summaries; a node whose ancestry outgrew the bound is walked, on the
-// server, parents first found, each node and summary once (so at most the
-// session's node limit), stopping at nodes with a summary. Either way one
-// round trip answers the scope, whatever the graph's size.
+// server, parents first found, each node and summary once, stopping at
+// nodes with a summary. The work of one call is bounded
+// ([Options.ScopeBudget]): a scope that needs more is an error, never a
+// part of the answer, so no session can hold the server's single thread
+// for long.
+//
+// # Lost state
+//
+// Sessions fail closed when their state is lost, not only when the server
+// cannot be reached: a counter read, a provenance read, an update or a
+// recording of a session whose state the store lost is an error
+// ([ErrSessionLost]; at a read in an evaluation, an error of kind store),
+// and stays one until the host resets the session ([Store.ResetSession])
+// or leaves it idle for the TTL. A session idle longer than the TTL
+// expires by design and starts fresh, without an error. The store tells
+// the two apart with the session's marker (a hash gone before its marker
+// says it may: evicted or deleted), the epoch (the server lost everything
+// since this store's first call: a session that does not exist cannot be
+// proven new, for a TTL), and what each Store remembers of the sessions it
+// served ([Options.Remember]: mutations a replica saw applied that are
+// gone, after a failover to a replica that had not received them).
+// docs/redis.md gives the model and what it cannot detect. A stored value
+// that is not what the store writes (a counter that holds "nan") is an
+// error too ([ErrCorrupt]), never a default.
 //
 // # Failures
 //
 // A call fails when the server cannot be reached or does not answer before
 // the caller's deadline (the client must be made with
-// ContextTimeoutEnabled, which [New] checks); the generated code makes that
-// an evaluation error at the read (kind store) and reports updates it
-// could not apply. go-redis redials on the next call, so a host recovers
-// when the server is back, without restarting. A mutation the client
-// retries after a lost answer is applied once (its token is remembered).
+// ContextTimeoutEnabled, which [New] checks; a call without a deadline is
+// bounded by [Options.Timeout]); the generated code makes that an
+// evaluation error at the read (kind store) and reports updates it could
+// not apply: as not applied when the store knows ([runtime.ErrNotApplied]:
+// the server refused, or nothing was sent), else as not confirmed (an
+// answer lost on the way may follow a script that ran). go-redis redials
+// on the next call, so a host recovers when the server is back, without
+// restarting. A mutation retried after a lost answer is applied once (its
+// token is remembered).
 package redisstore
 
 import (
+	"container/list"
 	"context"
 	"crypto/rand"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"log"
 	"net"
 	"slices"
 	"strconv"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -72,17 +104,20 @@ import (
 // suit a store: deadlines honoured (ContextTimeoutEnabled); a failed dial
 // not retried within a call, so that a call to a server that is down fails
 // at once (go-redis then stops dialing in calls and probes the server in
-// the background, every second, until it answers); a call whose answer was
-// lost retried once, on a new connection (safe: mutations carry tokens).
-// Change what else the host needs (pool size, TLS, credentials).
+// the background, every second, until it answers); no retries of its own
+// (MaxRetries -1): the store retries a call whose answer was lost once
+// itself, so that it knows whether anything was sent, and reports an
+// update it knows was not applied as not applied. Change what else the
+// host needs (pool size, TLS, credentials).
 func ClientOptions(addr string) *redis.Options {
-	return &redis.Options{Addr: addr, ContextTimeoutEnabled: true, DialerRetries: 1, MaxRetries: 1}
+	return &redis.Options{Addr: addr, ContextTimeoutEnabled: true, DialerRetries: 1, MaxRetries: -1}
 }
 
 // Options configures a [Store].
 type Options struct {
 	// Prefix starts every key of the store ("oarc:" when empty): stores
 	// of different applications on one server use different prefixes.
+	// It may not contain braces: a session's keys share its hash tag.
 	Prefix string
 	// TTL is how long a session is kept after its last use (every read
 	// and write refreshes it); DefaultTTL when zero.
@@ -94,9 +129,24 @@ type Options struct {
 	// (DefaultSummaryBytes when zero; negative: no summaries, every scope
 	// walks the graph).
 	SummaryBytes int
-	// Timeout, when positive, bounds a call whose context allows more
-	// (or has no deadline); the client's own timeouts apply in any case.
+	// ScopeBudget bounds the server's work in one call, in steps: every
+	// node walked, parent followed, summary read and value collected is
+	// one. A scope that needs more is an error; a node whose summary would
+	// need more to merge is stored without one. DefaultScopeBudget when
+	// zero.
+	ScopeBudget int
+	// Timeout bounds a call whose context allows more, or has no
+	// deadline (DefaultTimeout when zero; negative: only the context and
+	// the client's own timeouts).
 	Timeout time.Duration
+	// Remember is how many sessions a Store remembers (generation,
+	// mutations, deadline) to detect state a server lost
+	// (DefaultRemember when zero; negative: none).
+	Remember int
+	// Warn receives what New finds wrong with the server without refusing
+	// it: an evicting maxmemory-policy, or a CONFIG GET the server
+	// refused. When nil, log.Print.
+	Warn func(msg string)
 }
 
 // Defaults of [Options].
@@ -104,7 +154,20 @@ const (
 	DefaultPrefix       = "oarc:"
 	DefaultTTL          = 24 * time.Hour
 	DefaultSummaryBytes = 512
+	DefaultScopeBudget  = 2000
+	DefaultTimeout      = time.Second
+	DefaultRemember     = 65536
 )
+
+// ErrSessionLost is wrapped by the errors of calls on a session whose
+// state the store lost (see the package doc, Lost state). Such a session
+// fails closed until [Store.ResetSession].
+var ErrSessionLost = errors.New("session state lost")
+
+// ErrCorrupt is wrapped by the errors of calls on a session holding a
+// value the store does not write (a counter that is not one, a node it
+// cannot read). Such a session fails closed until [Store.ResetSession].
+var ErrCorrupt = errors.New("session state corrupt")
 
 // Store keeps sessions in Redis. It implements runtime.Store and is safe
 // for concurrent use; replicas make a Store each, with the same prefix, on
@@ -115,10 +178,21 @@ type Store struct {
 	ttl      string // milliseconds
 	limit    string
 	sumBytes string
+	budget   string
 	nodeMax  int
 	timeout  time.Duration
 	tokBase  uint64
 	tokSeq   atomic.Uint64
+	// epochKey is the store's epoch ("" where a script cannot read it
+	// beside a session: a Cluster or a Ring), epoch the one the store
+	// knows (nil before its first answer).
+	epochKey string
+	epoch    atomic.Pointer[string]
+	// attempts is set when the client makes one attempt per call (no
+	// retries of its own): a call that failed before sending anything on
+	// every attempt of the store's is then known not to have run.
+	attempts bool
+	mem      *memory
 }
 
 var _ runtime.Store = (*Store)(nil)
@@ -126,22 +200,28 @@ var _ runtime.Store = (*Store)(nil)
 // New returns a store on client. The client must honour the caller's
 // context deadlines (redis.Options.ContextTimeoutEnabled): a call that
 // outlives the evaluation's deadline would turn a late store into a late
-// decision instead of an error at the read.
+// decision instead of an error at the read. New asks the server its
+// maxmemory-policy (bounded by the Timeout) and warns ([Options.Warn]) when
+// it may evict sessions or does not say; it never refuses a server.
 func New(client redis.UniversalClient, opts Options) (*Store, error) {
 	if client == nil {
 		return nil, errors.New("redisstore: nil client")
 	}
-	enabled := true
+	enabled, attempts, epoch := true, false, true
 	switch c := client.(type) {
 	case *redis.Client:
 		enabled = c.Options().ContextTimeoutEnabled
+		attempts = c.Options().MaxRetries == 0
 	case *redis.ClusterClient:
-		enabled = c.Options().ContextTimeoutEnabled
+		enabled, epoch = c.Options().ContextTimeoutEnabled, false
 	case *redis.Ring:
-		enabled = c.Options().ContextTimeoutEnabled
+		enabled, epoch = c.Options().ContextTimeoutEnabled, false
 	}
 	if !enabled {
 		return nil, errors.New("redisstore: the client must be made with ContextTimeoutEnabled: true, so that a call ends at the caller's deadline (spec 5.9)")
+	}
+	if strings.ContainsAny(opts.Prefix, "{}") {
+		return nil, fmt.Errorf("redisstore: prefix %q contains a brace: a session's keys are P{id}, and its braces are the session's hash tag", opts.Prefix)
 	}
 	if opts.Prefix == "" {
 		opts.Prefix = DefaultPrefix
@@ -158,20 +238,59 @@ func New(client redis.UniversalClient, opts Options) (*Store, error) {
 	if opts.SummaryBytes == 0 {
 		opts.SummaryBytes = DefaultSummaryBytes
 	}
+	if opts.ScopeBudget <= 0 {
+		opts.ScopeBudget = DefaultScopeBudget
+	}
+	switch {
+	case opts.Timeout == 0:
+		opts.Timeout = DefaultTimeout
+	case opts.Timeout < 0:
+		opts.Timeout = 0
+	}
+	if opts.Remember == 0 {
+		opts.Remember = DefaultRemember
+	}
+	if opts.Warn == nil {
+		opts.Warn = func(msg string) { log.Print(msg) }
+	}
 	var seed [8]byte
 	if _, err := rand.Read(seed[:]); err != nil {
 		return nil, fmt.Errorf("redisstore: %v", err)
 	}
-	return &Store{
+	s := &Store{
 		c:        client,
 		prefix:   opts.Prefix,
 		ttl:      strconv.FormatInt(opts.TTL.Milliseconds(), 10),
 		limit:    strconv.Itoa(opts.NodeLimit),
 		sumBytes: strconv.Itoa(opts.SummaryBytes),
+		budget:   strconv.Itoa(opts.ScopeBudget),
 		nodeMax:  opts.NodeLimit,
 		timeout:  opts.Timeout,
 		tokBase:  binary.LittleEndian.Uint64(seed[:]),
-	}, nil
+		attempts: attempts,
+		mem:      newMemory(opts.Remember),
+	}
+	if epoch {
+		s.epochKey = s.prefix + "epoch"
+	}
+	s.checkPolicy(opts.Warn)
+	return s, nil
+}
+
+// checkPolicy warns when the server may evict keys with an expiry (all
+// sessions have one) or does not say whether it does. A managed server
+// may refuse CONFIG: that is a warning, not an error.
+func (s *Store) checkPolicy(warn func(string)) {
+	ctx, cancel := s.bound(context.Background())
+	defer cancel()
+	m, err := s.c.ConfigGet(ctx, "maxmemory-policy").Result()
+	if err != nil {
+		warn(fmt.Sprintf("redisstore: could not read the server's maxmemory-policy (%v): unless it is noeviction, the server may evict sessions, which then fail closed as lost", err))
+		return
+	}
+	if p := m["maxmemory-policy"]; p != "noeviction" {
+		warn(fmt.Sprintf("redisstore: the server's maxmemory-policy is %q: when full, it evicts sessions, which then fail closed as lost until reset; use noeviction (a full server then refuses writes, reported)", p))
+	}
 }
 
 // Session returns the session id kept by s.
@@ -183,7 +302,7 @@ func (s *Store) Session(id string) *runtime.Session { return runtime.NewStoreSes
 func (s *Store) Load(ctx context.Context) error {
 	ctx, cancel := s.bound(ctx)
 	defer cancel()
-	for _, sc := range []*redis.Script{readScript, applyScript, recordScript, markScript, scopeScript} {
+	for _, sc := range []*redis.Script{readScript, applyScript, recordScript, markScript, scopeScript, resetScript} {
 		if err := sc.Load(ctx, s.c).Err(); err != nil {
 			return fmt.Errorf("redisstore: loading scripts: %w", err)
 		}
@@ -191,29 +310,44 @@ func (s *Store) Load(ctx context.Context) error {
 	return nil
 }
 
-// Delete removes a session (a host that knows a session ended need not
-// wait for its expiry).
-func (s *Store) Delete(ctx context.Context, session string) error {
-	if session == "" {
-		return errNoID
-	}
-	ctx, cancel := s.bound(ctx)
-	defer cancel()
-	if err := s.c.Del(ctx, s.key(session)[0]).Err(); err != nil {
-		return fmt.Errorf("redisstore: deleting session %q: %w", session, err)
+// ResetSession starts the session over: counters at zero, an empty
+// provenance graph, as a session never seen. It is how a host resumes a
+// session that fails closed as lost ([ErrSessionLost]) or corrupt
+// ([ErrCorrupt]), once it accepts that what the store lost is gone (the
+// session's escalations restart from zero; if the agent's history is not
+// gone with it, mark the session incomplete after the reset). Every
+// replica sees the reset: a replica that remembers the session before it
+// does not take it for a loss.
+func (s *Store) ResetSession(ctx context.Context, session string) error {
+	_, err := s.run(ctx, resetScript, session, true, nil)
+	if err != nil {
+		return fmt.Errorf("resetting session %q: %w", session, err)
 	}
 	return nil
+}
+
+// Delete ends a session that the host knows is over: it is
+// [Store.ResetSession] (its state is deleted; a marker of the reset, a
+// small key, expires after the TTL).
+func (s *Store) Delete(ctx context.Context, session string) error {
+	return s.ResetSession(ctx, session)
 }
 
 // errNoID is the error of a call for a session without an id: replicas
 // could not tell its keys from another's.
 var errNoID = errors.New("redis: a session in a store needs an id")
 
-// key is the session's hash. The braces end the id, so that no two
-// sessions of stores whose prefixes have no braces share a key (and, in a
-// cluster, a session's hash tag is its id).
-func (s *Store) key(session string) []string {
-	return []string{s.prefix + "{" + session + "}"}
+// keys are the session's hash and marker, and the epoch when the scripts
+// can read it. The braces end the id, so that no two sessions of stores
+// whose prefixes have no braces share a key (a hash ends with "}", a
+// marker with "}:m"); in a cluster, a session's hash tag is its id, and
+// its marker's too.
+func (s *Store) keys(session string) []string {
+	h := s.prefix + "{" + session + "}"
+	if s.epochKey == "" {
+		return []string{h, h + ":m"}
+	}
+	return []string{h, h + ":m", s.epochKey}
 }
 
 // bound applies Options.Timeout to ctx.
@@ -229,9 +363,9 @@ func (s *Store) bound(ctx context.Context) (context.Context, context.CancelFunc)
 	return ctx, func() {}
 }
 
-// token returns the token of a mutation: 8 bytes no other mutation of
-// the store has (a bijection of a sequence), and that another store's
-// tokens match with probability 2^-64 (a random base).
+// token returns the token of a call: 8 bytes no other call of the store
+// has (a bijection of a sequence), and that another store's tokens match
+// with probability 2^-64 (a random base).
 func (s *Store) token() string {
 	x := s.tokBase + s.tokSeq.Add(1)*0x9e3779b97f4a7c15
 	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
@@ -242,7 +376,164 @@ func (s *Store) token() string {
 	return string(b[:])
 }
 
+// answer is a script's answer to a call that went through: its status
+// ("ok", "done") and, for ok, what follows the header.
+type answer struct {
+	status  string
+	payload []any
+}
+
+// run runs script sc for session, with the arguments every script starts
+// with and then extra. An error is the call's failure, or the session's
+// (lost, corrupt); for a mutation it wraps runtime.ErrNotApplied when the
+// store knows the script did not write: the script refused, or nothing
+// was sent (the client makes one attempt per call, and every attempt
+// failed before sending, or was refused by the server before it ran).
+//
+// A call whose answer was lost is sent once more (a mutation carries its
+// token, so a retry of one that ran is recognised and not applied again).
+func (s *Store) run(ctx context.Context, sc *redis.Script, session string, mutation bool, extra []any) (answer, error) {
+	if session == "" {
+		return answer{}, runtime.NotApplied(errNoID)
+	}
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if err := ctx.Err(); err != nil {
+		return answer{}, runtime.NotApplied(fmt.Errorf("redis: %w", err))
+	}
+	ctx, cancel := s.bound(ctx)
+	defer cancel()
+	m := s.mem.get(session)
+	epoch := ""
+	if e := s.epoch.Load(); e != nil {
+		epoch = *e
+	}
+	args := make([]any, 0, 6+len(extra))
+	args = append(args, s.ttl, s.token(), epoch, m.g, m.s, m.d)
+	args = append(args, extra...)
+	var res []any
+	var err error
+	sent := false
+	for attempt := 0; attempt < 2; attempt++ {
+		res, err = sc.Run(ctx, s.c, s.keys(session), args...).Slice()
+		if err == nil || !maybeSent(err) {
+			break
+		}
+		sent = true
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	if err != nil {
+		err = fmt.Errorf("redis: %w", err)
+		if mutation && !sent && s.attempts {
+			err = runtime.NotApplied(err)
+		}
+		return answer{}, err
+	}
+	a, err := s.parse(session, res)
+	if err != nil && mutation {
+		err = runtime.NotApplied(err) // the script refused before writing
+	}
+	return a, err
+}
+
+// maybeSent reports whether a call that failed with err may have reached
+// the server and run: not when the server answered with an error (it
+// refused the call before running it, or the script failed before its
+// first write), and not when no connection could be had.
+func maybeSent(err error) bool {
+	var rerr redis.Error
+	var op *net.OpError
+	switch {
+	case errors.As(err, &rerr), errors.As(err, &op) && op.Op == "dial",
+		errors.Is(err, redis.ErrPoolTimeout), errors.Is(err, redis.ErrClosed):
+		return false
+	}
+	return true
+}
+
+// parse reads the header of a script's answer: it remembers the epoch and
+// the session's state, and turns a lost or corrupt session into its error.
+func (s *Store) parse(session string, res []any) (answer, error) {
+	if len(res) == 0 {
+		return answer{}, errors.New("redis: an empty answer")
+	}
+	status, _ := res[0].(string)
+	if status == "done" {
+		return answer{status: status}, nil
+	}
+	if len(res) >= 2 {
+		if e, _ := res[1].(string); e != "" {
+			if old := s.epoch.Load(); old == nil || *old != e {
+				s.epoch.Store(&e)
+			}
+		}
+	}
+	switch status {
+	case "ok":
+		if len(res) >= 5 {
+			g, _ := res[2].(string)
+			str, _ := res[3].(string)
+			n, err := strconv.ParseInt(str, 10, 64)
+			d, ok := res[4].(int64)
+			if err == nil && ok {
+				if g != "" {
+					s.mem.put(session, g, n, d)
+				}
+				return answer{status: status, payload: res[5:]}, nil
+			}
+		}
+	case "lost", "corrupt":
+		if len(res) == 3 {
+			why, _ := res[2].(string)
+			kind := ErrSessionLost
+			if status == "corrupt" {
+				kind = ErrCorrupt
+			}
+			return answer{}, &sessionError{kind: kind, session: session, why: why}
+		}
+	}
+	return answer{}, fmt.Errorf("redis: unexpected answer %v", res)
+}
+
+// sessionError is the error of a call on a lost or corrupt session.
+type sessionError struct {
+	kind    error // ErrSessionLost or ErrCorrupt
+	session string
+	why     string
+}
+
+func (e *sessionError) Error() string {
+	state := "lost"
+	if e.kind == ErrCorrupt {
+		state = "corrupt"
+	}
+	return fmt.Sprintf("redis: session %q %s: %s; it fails closed until reset (Store.ResetSession)", e.session, state, e.why)
+}
+
+func (e *sessionError) Unwrap() error { return e.kind }
+
 func field(k runtime.CounterKey) string { return "c:" + k.Rule + "." + k.Counter.String() }
+
+// parseCounter reads a stored counter: the form the scripts write, and
+// the only one they read (count in scripts.go): 1 to 15 decimal digits
+// without a leading zero. Anything else (a sign, "0", spaces, "nan",
+// "1e3", "0x10", 2.5) is not a counter.
+func parseCounter(v string) (int64, bool) {
+	if len(v) == 0 || len(v) > 15 || v[0] < '1' || v[0] > '9' {
+		return 0, false
+	}
+	var n int64
+	for i := 0; i < len(v); i++ {
+		if v[i] < '0' || v[i] > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(v[i]-'0')
+	}
+	return n, true
+}
 
 // ReadCounters implements runtime.Store: one script, so one consistent
 // snapshot.
@@ -250,32 +541,26 @@ func (s *Store) ReadCounters(ctx context.Context, session string, keys []runtime
 	if len(keys) == 0 {
 		return nil
 	}
-	if session == "" {
-		return errNoID
-	}
-	ctx, cancel := s.bound(ctx)
-	defer cancel()
-	args := make([]any, 1, 1+len(keys))
-	args[0] = s.ttl
+	args := make([]any, 0, len(keys))
 	for _, k := range keys {
 		args = append(args, field(k))
 	}
-	vals, err := readScript.Run(ctx, s.c, s.key(session), args...).Slice()
+	a, err := s.run(ctx, readScript, session, false, args)
 	if err != nil {
-		return fmt.Errorf("redis: reading counters: %w", err)
+		return fmt.Errorf("reading counters: %w", err)
 	}
-	if len(vals) != len(keys) {
-		return fmt.Errorf("redis: reading counters: %d values for %d counters", len(vals), len(keys))
+	if len(a.payload) != len(keys) {
+		return fmt.Errorf("reading counters: redis: %d values for %d counters", len(a.payload), len(keys))
 	}
-	for i, v := range vals {
-		str, _ := v.(string)
-		if str == "" {
+	for i, v := range a.payload {
+		if v == nil {
 			dst[i] = 0
 			continue
 		}
-		n, err := strconv.ParseInt(str, 10, 64)
-		if err != nil {
-			return fmt.Errorf("redis: counter %s.%s holds %q", keys[i].Rule, keys[i].Counter, str)
+		str, _ := v.(string)
+		n, ok := parseCounter(str)
+		if !ok {
+			return fmt.Errorf("reading counters: %w", &sessionError{kind: ErrCorrupt, session: session, why: fmt.Sprintf("counter %s.%s holds %q, not a counter", keys[i].Rule, keys[i].Counter, str)})
 		}
 		dst[i] = n
 	}
@@ -283,19 +568,14 @@ func (s *Store) ReadCounters(ctx context.Context, session string, keys []runtime
 }
 
 // ApplyCounters implements runtime.Store: one script applies the updates
-// in order, all or nothing. An error means they were not applied, or not
-// confirmed (an answer lost on the way may follow a script that ran).
+// in order, all or nothing. An error wraps runtime.ErrNotApplied when the
+// store knows they were not applied; else they are not confirmed (an
+// answer lost on the way may follow a script that ran).
 func (s *Store) ApplyCounters(ctx context.Context, session string, ups []runtime.CounterUpdate) error {
 	if len(ups) == 0 {
 		return nil
 	}
-	if session == "" {
-		return errNoID
-	}
-	ctx, cancel := s.bound(ctx)
-	defer cancel()
-	args := make([]any, 2, 2+2*len(ups))
-	args[0], args[1] = s.ttl, s.token()
+	args := make([]any, 0, 2*len(ups))
 	for _, u := range ups {
 		op := "+"
 		if u.Reset {
@@ -303,109 +583,100 @@ func (s *Store) ApplyCounters(ctx context.Context, session string, ups []runtime
 		}
 		args = append(args, field(u.Key), op)
 	}
-	if err := applyScript.Run(ctx, s.c, s.key(session), args...).Err(); err != nil {
-		if unsent(err) {
-			return fmt.Errorf("redis: %w", err)
-		}
-		return fmt.Errorf("redis: %w (not confirmed: the server may have applied them)", err)
-	}
-	return nil
-}
-
-// unsent reports whether a call that failed with err certainly did not
-// run its script: the server refused it (the scripts check before they
-// write), or no connection could be had.
-func unsent(err error) bool {
-	var rerr redis.Error
-	var op *net.OpError
-	return errors.As(err, &rerr) || (errors.As(err, &op) && op.Op == "dial") || errors.Is(err, redis.ErrPoolTimeout)
+	_, err := s.run(ctx, applyScript, session, true, args)
+	return err
 }
 
 // RecordNode implements runtime.Store. The node is checked on the server,
 // in the script that records it: a duplicate id, an unknown parent or a
-// full session is refused there, and nothing is evicted.
+// full session is refused there, and nothing is evicted. An error wraps
+// runtime.ErrNotApplied when the store knows the node was not recorded.
 func (s *Store) RecordNode(ctx context.Context, session string, n runtime.Node) error {
 	switch {
 	case n.ID == "":
-		return errors.New("record: a node needs an id")
+		return runtime.NotApplied(errors.New("record: a node needs an id"))
 	case n.Kind != runtime.Message && n.Kind != runtime.ToolResult:
-		return fmt.Errorf("record %q: unknown node kind %d", n.ID, n.Kind)
-	case session == "":
-		return fmt.Errorf("record %q: %w", n.ID, errNoID)
+		return runtime.NotApplied(fmt.Errorf("record %q: unknown node kind %d", n.ID, n.Kind))
 	}
-	ctx, cancel := s.bound(ctx)
-	defer cancel()
-	args := make([]any, 0, 10+len(n.Labels)+len(n.Parents))
-	args = append(args, s.ttl, s.token(), s.limit, s.sumBytes, n.ID, int(n.Kind), n.Tool, n.Origin, n.TrustTier, len(n.Labels))
+	args := make([]any, 0, 9+len(n.Labels)+len(n.Parents))
+	args = append(args, s.limit, s.sumBytes, s.budget, n.ID, int(n.Kind), n.Tool, n.Origin, n.TrustTier, len(n.Labels))
 	for _, l := range n.Labels {
 		args = append(args, l)
 	}
 	for _, p := range n.Parents {
 		args = append(args, p)
 	}
-	res, err := recordScript.Run(ctx, s.c, s.key(session), args...).Slice()
+	a, err := s.run(ctx, recordScript, session, true, args)
 	if err != nil {
-		return fmt.Errorf("record %q: redis: %w", n.ID, err)
+		if !errors.Is(err, runtime.ErrNotApplied) {
+			return fmt.Errorf("record %q: %w (not confirmed: the server may have recorded it)", n.ID, err)
+		}
+		return fmt.Errorf("record %q: %w", n.ID, err)
 	}
-	if code, _ := res[0].(int64); code == 0 {
+	if a.status == "done" || (len(a.payload) == 1 && a.payload[0] == "recorded") {
 		return nil
 	}
-	reason, _ := res[1].(string)
-	switch reason {
-	case "limit":
-		return fmt.Errorf("record %q: the session holds its limit of %d nodes", n.ID, s.nodeMax)
-	case "duplicate":
-		return fmt.Errorf("record %q: a node with this id is already recorded", n.ID)
-	case "parent":
-		p, _ := res[2].(string)
-		return fmt.Errorf("record %q: parent %q is not recorded (parents are recorded before their children)", n.ID, p)
+	if len(a.payload) >= 2 && a.payload[0] == "refused" {
+		reason, _ := a.payload[1].(string)
+		switch reason {
+		case "limit":
+			return runtime.NotApplied(fmt.Errorf("record %q: the session holds its limit of %d nodes", n.ID, s.nodeMax))
+		case "duplicate":
+			return runtime.NotApplied(fmt.Errorf("record %q: a node with this id is already recorded", n.ID))
+		case "parent":
+			if len(a.payload) == 3 {
+				p, _ := a.payload[2].(string)
+				return runtime.NotApplied(fmt.Errorf("record %q: parent %q is not recorded (parents are recorded before their children)", n.ID, p))
+			}
+		}
 	}
-	return fmt.Errorf("record %q: redis: unexpected answer %v", n.ID, res)
+	return fmt.Errorf("record %q: redis: unexpected answer %v", n.ID, a.payload)
 }
 
 // MarkIncomplete implements runtime.Store.
 func (s *Store) MarkIncomplete(ctx context.Context, session string) error {
-	if session == "" {
-		return errNoID
-	}
-	ctx, cancel := s.bound(ctx)
-	defer cancel()
-	if err := markScript.Run(ctx, s.c, s.key(session), s.ttl).Err(); err != nil {
-		return fmt.Errorf("redis: marking the session incomplete: %w", err)
+	if _, err := s.run(ctx, markScript, session, true, nil); err != nil {
+		if !errors.Is(err, runtime.ErrNotApplied) {
+			return fmt.Errorf("marking the session incomplete: %w (not confirmed: the server may have marked it)", err)
+		}
+		return fmt.Errorf("marking the session incomplete: %w", err)
 	}
 	return nil
 }
 
 // Scope implements runtime.Store: one script computes the facts of the
-// inputs' ancestry on the server; the lists are sorted here, in byte
-// order.
+// inputs' ancestry on the server, within the step budget; the lists are
+// sorted here, in byte order.
 func (s *Store) Scope(ctx context.Context, session string, inputs []string, sc *runtime.Scope) error {
 	sc.Tools, sc.Origins, sc.TrustTiers, sc.Labels = sc.Tools[:0], sc.Origins[:0], sc.TrustTiers[:0], sc.Labels[:0]
 	if len(inputs) == 0 {
 		return nil
 	}
-	if session == "" {
-		return errNoID
-	}
-	ctx, cancel := s.bound(ctx)
-	defer cancel()
-	args := make([]any, 1, 1+len(inputs))
-	args[0] = s.ttl
+	args := make([]any, 0, 1+len(inputs))
+	args = append(args, s.budget)
 	for _, in := range inputs {
 		args = append(args, in)
 	}
-	res, err := scopeScript.Run(ctx, s.c, s.key(session), args...).Slice()
+	a, err := s.run(ctx, scopeScript, session, false, args)
 	if err != nil {
-		return fmt.Errorf("redis: computing the provenance scope: %w", err)
+		return fmt.Errorf("computing the provenance scope: %w", err)
 	}
-	status, _ := res[0].(string)
+	res := a.payload
+	status := ""
+	if len(res) > 0 {
+		status, _ = res[0].(string)
+	}
 	switch status {
 	case "incomplete":
 		return fmt.Errorf("%w: the session is marked incomplete", runtime.ErrUnknownProvenance)
 	case "unknown":
-		id, _ := res[1].(string)
-		return fmt.Errorf("%w: input %q is not recorded", runtime.ErrUnknownProvenance, id)
-	case "ok":
+		if len(res) == 2 {
+			id, _ := res[1].(string)
+			return fmt.Errorf("%w: input %q is not recorded", runtime.ErrUnknownProvenance, id)
+		}
+	case "budget":
+		return fmt.Errorf("computing the provenance scope: redis: the ancestry of the inputs needs more than the budget of %s steps (Options.ScopeBudget): it outgrew its summaries", s.budget)
+	case "scope":
 		if len(res) == 5 {
 			sc.Tools = appendSorted(sc.Tools, res[1])
 			sc.Origins = appendSorted(sc.Origins, res[2])
@@ -414,7 +685,7 @@ func (s *Store) Scope(ctx context.Context, session string, inputs []string, sc *
 			return nil
 		}
 	}
-	return fmt.Errorf("redis: computing the provenance scope: unexpected answer %v", res)
+	return fmt.Errorf("computing the provenance scope: redis: unexpected answer %v", res)
 }
 
 func appendSorted(dst []string, v any) []string {
@@ -426,4 +697,71 @@ func appendSorted(dst []string, v any) []string {
 	}
 	slices.Sort(dst)
 	return slices.Compact(dst)
+}
+
+// memory is what a Store remembers of the sessions it served, most
+// recently used first, at most max of them: a session's generation, the
+// mutations it had, and until when it must exist (its deadline, server
+// time). The scripts compare it with what they find: fewer mutations of
+// the same generation, or another generation (not begun by a reset) before
+// the deadline, is state the server lost.
+type memory struct {
+	mu  sync.Mutex
+	max int
+	m   map[string]*list.Element
+	l   list.List
+}
+
+// memo is what memory holds of one session (the zero memo: nothing).
+type memo struct {
+	id, g string
+	s, d  int64
+}
+
+func newMemory(max int) *memory {
+	if max <= 0 {
+		return nil
+	}
+	return &memory{max: max, m: map[string]*list.Element{}}
+}
+
+func (m *memory) get(id string) memo {
+	if m == nil {
+		return memo{}
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if e, ok := m.m[id]; ok {
+		return *e.Value.(*memo)
+	}
+	return memo{}
+}
+
+// put remembers an answer. Answers of concurrent calls arrive in any
+// order: of one generation, the most mutations and the latest deadline
+// are kept; of another, the answer with the later deadline wins (a
+// deadline is the server's time of the call plus the TTL).
+func (m *memory) put(id, g string, s, d int64) {
+	if m == nil {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if e, ok := m.m[id]; ok {
+		v := e.Value.(*memo)
+		switch {
+		case v.g == g:
+			v.s, v.d = max(v.s, s), max(v.d, d)
+		case d >= v.d:
+			*v = memo{id: id, g: g, s: s, d: d}
+		}
+		m.l.MoveToFront(e)
+		return
+	}
+	m.m[id] = m.l.PushFront(&memo{id: id, g: g, s: s, d: d})
+	if m.l.Len() > m.max {
+		last := m.l.Back()
+		m.l.Remove(last)
+		delete(m.m, last.Value.(*memo).id)
+	}
 }

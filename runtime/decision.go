@@ -22,8 +22,13 @@ type Decision struct {
 	// effect is the decision, else "".
 	Code string
 	// Rule describes the rule behind Code, nil if none.
-	Rule      *Rule
-	Codes     []string // every enforced firing, in evaluation order
+	Rule  *Rule
+	Codes []string // every enforced firing, in evaluation order
+	// Firings describe the enforced firings of Codes, one each, in the
+	// same order: the rule (the pack's deny-by-default code as a rule) and
+	// whether it fired only by failing closed. Banner and Notes are built
+	// from them.
+	Firings   []Firing
 	Monitored []string // every monitored firing
 	// FailedClosed lists the firings that happened only because their rule
 	// could not be evaluated and fails closed, in evaluation order.
@@ -35,6 +40,9 @@ type Decision struct {
 	// Provenance holds the provenance facts of the occurrence (spec 5.7),
 	// when a rule read one.
 	Provenance Scope
+	// Kept holds the session facts the engine keeps (spec 5.10) as the
+	// occurrence's rules read them, when a rule read one.
+	Kept KeptFacts
 }
 
 // Reset clears the decision for reuse, keeping its buffers.
@@ -43,12 +51,107 @@ func (d *Decision) Reset() {
 	d.Code = ""
 	d.Rule = nil
 	d.Codes = d.Codes[:0]
+	d.Firings = d.Firings[:0]
 	d.Monitored = d.Monitored[:0]
 	d.FailedClosed = d.FailedClosed[:0]
 	d.Errors = d.Errors[:0]
 	d.Content = ""
 	p := &d.Provenance
 	p.Tools, p.Origins, p.TrustTiers, p.Labels = p.Tools[:0], p.Origins[:0], p.TrustTiers[:0], p.Labels[:0]
+	d.Kept.reset()
+}
+
+// Firing is one enforced firing of an occurrence.
+type Firing struct {
+	Rule         *Rule
+	FailedClosed bool
+}
+
+// Banner is the text of every enforced warn firing (spec 5.1), for the
+// host to append to the tool's output (the call goes ahead unless the
+// decision blocks): one part per firing, in evaluation order, parts
+// separated by a blank line (see [Decision.Notes] for a part's layout).
+// It is "" when no warn fired.
+func (d *Decision) Banner() string { return d.parts(Warn) }
+
+// Notes is the text of every enforced nudge firing (spec 5.1), for the
+// host to queue as a user-role note for the agent's next prompt, whatever
+// the decision. Each part is, on lines of their own: for a firing that
+// failed closed, the line the rejection starts with ("This rule could not
+// be evaluated (why); it applies because it fails closed."); the rule's
+// title (its id when it has none); "Fix: ..." and "Instead: ..." when the
+// copy has them; and "Code: <ID>". Copy text is sanitised as in the
+// rejection. Parts are separated by a blank line; "" when no nudge fired.
+func (d *Decision) Notes() string { return d.parts(Nudge) }
+
+func (d *Decision) parts(eff Effect) string {
+	n := 0
+	for _, f := range d.Firings {
+		if f.Rule != nil && f.Rule.Effect == eff {
+			n++
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	var b strings.Builder
+	for _, f := range d.Firings {
+		if f.Rule == nil || f.Rule.Effect != eff {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteString("\n\n")
+		}
+		if f.FailedClosed {
+			d.writeFailedClosed(&b, f.Rule.ID)
+		}
+		r := f.Rule
+		if r.Copy.Title != "" {
+			writeLine(&b, "", r.Copy.Title)
+		} else {
+			b.WriteString(r.ID)
+			b.WriteByte('\n')
+		}
+		writeLine(&b, "Fix", r.Copy.Fix)
+		writeLine(&b, "Instead", r.Copy.Instead)
+		b.WriteString("Code: ")
+		b.WriteString(r.ID)
+	}
+	return b.String()
+}
+
+// writeFailedClosed writes the line that says rule id could not be
+// evaluated, with the error that made it fire.
+func (d *Decision) writeFailedClosed(b *strings.Builder, id string) {
+	b.WriteString("This rule could not be evaluated")
+	for _, e := range d.Errors {
+		if e.Rule == id {
+			if msg := e.Err.Error(); msg != "" {
+				b.WriteString(" (")
+				writeOneLine(b, msg)
+				b.WriteString(")")
+			}
+			break
+		}
+	}
+	b.WriteString("; it applies because it fails closed.\n")
+}
+
+// writeLine writes one copy line ("Label: text"; the title unlabelled
+// unless it reads as a code line), or nothing for an empty text.
+func writeLine(b *strings.Builder, label, s string) {
+	if s == "" {
+		return
+	}
+	if label == "" && looksLikeCode(s) {
+		label = "Title"
+	}
+	if label != "" {
+		b.WriteString(label)
+		b.WriteString(": ")
+	}
+	writeOneLine(b, s)
+	b.WriteByte('\n')
 }
 
 // failedClosed returns the error that made the deciding rule fire, when it
@@ -94,15 +197,9 @@ func (d *Decision) Rejection() string {
 		return ""
 	}
 	text := RejectionText(d.Rule)
-	if e, ok := d.failedClosed(); ok {
+	if _, ok := d.failedClosed(); ok {
 		var b strings.Builder
-		b.WriteString("This rule could not be evaluated")
-		if msg := e.Error(); msg != "" {
-			b.WriteString(" (")
-			writeOneLine(&b, msg)
-			b.WriteString(")")
-		}
-		b.WriteString("; it applies because it fails closed.\n")
+		d.writeFailedClosed(&b, d.Rule.ID)
 		b.WriteString(text)
 		return b.String()
 	}
@@ -124,20 +221,7 @@ func (d *Decision) Rejection() string {
 // says, for readers that split on any line break.
 func RejectionText(r *Rule) string {
 	var b strings.Builder
-	line := func(label, s string) {
-		if s == "" {
-			return
-		}
-		if label == "" && looksLikeCode(s) {
-			label = "Title"
-		}
-		if label != "" {
-			b.WriteString(label)
-			b.WriteString(": ")
-		}
-		writeOneLine(&b, s)
-		b.WriteByte('\n')
-	}
+	line := func(label, s string) { writeLine(&b, label, s) }
 	line("", r.Copy.Title)
 	line("What", r.Copy.What)
 	line("Cause", r.Copy.Cause)

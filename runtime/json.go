@@ -18,10 +18,18 @@ import (
 // the runtime reads best: objects as map[string]any, arrays as []any,
 // numbers as int64 when written without fraction or exponent and in the
 // int64 range, else float64, and strings, bools and null as themselves.
-// Anything but a single JSON object (an array, a scalar, null, trailing
-// data after the object, invalid JSON, a number beyond the double range) is
-// an error. Duplicate keys keep the last value, as encoding/json does.
+// Arguments that are absent (empty input, or only white space) or JSON
+// null are an empty map, as MCP has them (spec 11: "absent or null: an
+// empty map"), so that a host may pass a call's raw arguments as they come.
+// Anything else but a single JSON object (an array, a string, a number, a
+// bool, trailing data after the object, invalid JSON, a number beyond the
+// double range) is an error. Duplicate keys keep the last value, as
+// encoding/json does.
 func DecodeToolArgs(data []byte) (map[string]any, error) {
+	// JSON's white space is exactly these four bytes.
+	if t := bytes.Trim(data, " \t\r\n"); len(t) == 0 || string(t) == "null" {
+		return map[string]any{}, nil
+	}
 	d := json.NewDecoder(bytes.NewReader(data))
 	d.UseNumber()
 	var v any

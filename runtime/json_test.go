@@ -26,7 +26,8 @@ func TestDecodeToolArgs(t *testing.T) {
 			t.Errorf("%#v is not int64", v)
 		}
 	}
-	for _, bad := range []string{`[1]`, `1`, `"x"`, `null`, `{"a": 1} {}`, `{"a": 1} x`, `{"a": 1`, ``, `{"a": 1e400}`, `{"a": [1e999]}`} {
+	for _, bad := range []string{`[1]`, `1`, `"x"`, `true`, `{"a": 1} {}`, `{"a": 1} x`, `{"a": 1`, `{"a": 1e400}`, `{"a": [1e999]}`,
+		`null null`, `null {}`, `nul`, `nullx`, "\v", "\u00a0null", `[null]`, `{} null`} {
 		if _, err := DecodeToolArgs([]byte(bad)); err == nil || !strings.HasPrefix(err.Error(), "tool arguments: ") {
 			t.Errorf("DecodeToolArgs(%q) = %v, want an error", bad, err)
 		}
@@ -43,5 +44,28 @@ func TestDecodeToolArgs(t *testing.T) {
 	}
 	if v != int64(1) {
 		t.Fatalf("innermost %#v", v)
+	}
+}
+
+// TestDecodeToolArgsAbsent: MCP's arguments are optional, and absent or null
+// arguments are an empty map (spec 11), so a host may hand
+// DecodeToolArgs a call's raw arguments (a nil json.RawMessage when the
+// field is absent) and get the map that tool_args is for such a call, not
+// an error and not nil.
+func TestDecodeToolArgsAbsent(t *testing.T) {
+	for _, in := range []string{"", " ", "\t\r\n ", "null", " null\n", "\tnull\r\n", "{}", " {} "} {
+		m, err := DecodeToolArgs([]byte(in))
+		if err != nil || m == nil || len(m) != 0 {
+			t.Errorf("DecodeToolArgs(%q) = %#v, %v; want an empty map", in, m, err)
+		}
+	}
+	m, err := DecodeToolArgs(nil)
+	if err != nil || m == nil || len(m) != 0 {
+		t.Fatalf("DecodeToolArgs(nil) = %#v, %v; want an empty map", m, err)
+	}
+	// The map is the host's to fill: not shared between calls.
+	m["k"] = 1
+	if m2, _ := DecodeToolArgs(nil); len(m2) != 0 {
+		t.Errorf("a second call sees %v", m2)
 	}
 }

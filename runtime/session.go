@@ -29,11 +29,11 @@ var errNoStore = errors.New("the session has no store: make it with runtime.NewS
 // noStore is the store of a session made without one.
 type noStore struct{}
 
-func (noStore) ReadCounters(context.Context, string, []CounterKey, []int64) error { return errNoStore }
-func (noStore) ApplyCounters(context.Context, string, []CounterUpdate) error      { return errNoStore }
-func (noStore) RecordNode(context.Context, string, Node) error                    { return errNoStore }
-func (noStore) MarkIncomplete(context.Context, string) error                      { return errNoStore }
-func (noStore) Scope(context.Context, string, []string, *Scope) error             { return errNoStore }
+func (noStore) Read(context.Context, string, *Snapshot) error         { return errNoStore }
+func (noStore) Apply(context.Context, string, *Update) error          { return NotApplied(errNoStore) }
+func (noStore) RecordNode(context.Context, string, Node) error        { return NotApplied(errNoStore) }
+func (noStore) MarkIncomplete(context.Context, string) error          { return NotApplied(errNoStore) }
+func (noStore) Scope(context.Context, string, []string, *Scope) error { return errNoStore }
 
 // NewSession returns a session kept in the process, with the default node
 // limit ([DefaultNodeLimit]).
@@ -89,16 +89,23 @@ func (s *Session) MarkIncomplete(ctx context.Context) error {
 }
 
 // Store keeps the state of sessions (spec 5.9): the counters rules read
-// and update, and the provenance graphs. Implementations are safe for
-// concurrent use, and honour the context's deadline.
+// and update, the record of tool calls the engine keeps (spec 5.10), and
+// the provenance graphs. Implementations are safe for concurrent use, and
+// honour the context's deadline.
 type Store interface {
-	// ReadCounters reads the counters keys names, as one consistent
-	// snapshot, into dst (len(dst) == len(keys)). Absent counters are 0.
-	ReadCounters(ctx context.Context, session string, keys []CounterKey, dst []int64) error
-	// ApplyCounters applies the updates of one occurrence, in order, all
-	// or nothing: no reader sees a part of them.
-	ApplyCounters(ctx context.Context, session string, ups []CounterUpdate) error
-	// RecordNode adds a provenance node (see [Session.Record]).
+	// Read reads what s asks, as one consistent snapshot: the counters
+	// s.Keys names into s.Counters (len(s.Counters) == len(s.Keys);
+	// absent counters are 0) and, when s.History is not nil, the
+	// session's record of tool calls for s.Query.
+	Read(ctx context.Context, session string, s *Snapshot) error
+	// Apply applies the updates of one check (spec 5.11: one occurrence,
+	// or several at one anchor), all or nothing, so that no reader sees a
+	// part of them: u.Counters in order, and u.Calls, the check's
+	// tool.pre_invoke occurrences, in order. An error wraps
+	// [ErrNotApplied] when the store knows they were not applied.
+	Apply(ctx context.Context, session string, u *Update) error
+	// RecordNode adds a provenance node (see [Session.Record]). An error
+	// wraps [ErrNotApplied] when the store knows it was not recorded.
 	RecordNode(ctx context.Context, session string, n Node) error
 	// MarkIncomplete marks the session's provenance incomplete.
 	MarkIncomplete(ctx context.Context, session string) error
@@ -106,6 +113,34 @@ type Store interface {
 	// into sc. An input that is not recorded, or an incomplete session, is
 	// an error wrapping [ErrUnknownProvenance].
 	Scope(ctx context.Context, session string, inputs []string, sc *Scope) error
+}
+
+// Snapshot is what an occurrence reads of its session in one consistent
+// read ([Store.Read]).
+type Snapshot struct {
+	Keys     []CounterKey
+	Counters []int64 // the values of Keys, filled by the store
+	// History, when not nil, receives the record of tool calls for Query.
+	History *History
+	Query   HistoryQuery
+}
+
+// Update is what a check applies to its session ([Store.Apply]).
+type Update struct {
+	Counters []CounterUpdate
+	Calls    []Call
+}
+
+// ReadCounters reads counters of a session from st (a [Store.Read] of
+// counters only), for hosts and tools that restore or inspect them.
+func ReadCounters(ctx context.Context, st Store, session string, keys []CounterKey, dst []int64) error {
+	return st.Read(ctx, session, &Snapshot{Keys: keys, Counters: dst})
+}
+
+// ApplyCounters applies counter updates to a session in st (a
+// [Store.Apply] of counters only).
+func ApplyCounters(ctx context.Context, st Store, session string, ups []CounterUpdate) error {
+	return st.Apply(ctx, session, &Update{Counters: ups})
 }
 
 // CounterKey names one counter: of the rule with the given id, which is
@@ -265,6 +300,27 @@ func (l Limits) check(n Node, used int) error {
 	return nil
 }
 
+// ErrNotApplied is wrapped by the error of a [Store]'s mutation
+// (ApplyCounters, RecordNode, MarkIncomplete) when the store knows that it
+// wrote nothing: it refused, or could not send the call. Without it, the
+// mutation is not confirmed: it may have been applied (a store's answer
+// lost on the way), and a caller that applies it again may count it twice.
+var ErrNotApplied = errors.New("not applied")
+
+// NotApplied returns err (nil when err is nil), with its text, marked as
+// known not to have been applied: errors.Is(NotApplied(err),
+// ErrNotApplied).
+func NotApplied(err error) error {
+	if err == nil {
+		return nil
+	}
+	return notApplied{err}
+}
+
+type notApplied struct{ error }
+
+func (e notApplied) Unwrap() []error { return []error{e.error, ErrNotApplied} }
+
 // MemStore is the in-process store of one session: the default. Its
 // counters live in fixed slots (the rule slots of the compilation set that
 // first updates them), so that reading and updating them allocates nothing.
@@ -276,6 +332,7 @@ type MemStore struct {
 	ids   []string
 	vals  []int64
 	other map[otherKey]int64
+	rec   record
 	g     graph
 }
 
@@ -320,24 +377,30 @@ func (m *MemStore) slot(k CounterKey, grow bool) (int, bool) {
 	return s, true
 }
 
-// ReadCounters implements [Store].
-func (m *MemStore) ReadCounters(_ context.Context, _ string, keys []CounterKey, dst []int64) error {
+// Read implements [Store].
+func (m *MemStore) Read(_ context.Context, _ string, s *Snapshot) error {
 	m.mu.Lock()
-	for i, k := range keys {
-		if s, ok := m.slot(k, false); ok {
-			dst[i] = m.vals[2*s+int(k.Counter&1)]
+	for i, k := range s.Keys {
+		if sl, ok := m.slot(k, false); ok {
+			s.Counters[i] = m.vals[2*sl+int(k.Counter&1)]
 		} else {
-			dst[i] = m.other[otherKey{k.Rule, k.Counter}]
+			s.Counters[i] = m.other[otherKey{k.Rule, k.Counter}]
 		}
+	}
+	if s.History != nil {
+		m.rec.read(&s.Query, s.History)
 	}
 	m.mu.Unlock()
 	return nil
 }
 
-// ApplyCounters implements [Store].
-func (m *MemStore) ApplyCounters(_ context.Context, _ string, ups []CounterUpdate) error {
+// Apply implements [Store].
+func (m *MemStore) Apply(_ context.Context, _ string, u *Update) error {
 	m.mu.Lock()
-	for _, u := range ups {
+	for i := range u.Calls {
+		m.rec.apply(&u.Calls[i])
+	}
+	for _, u := range u.Counters {
 		k := u.Key
 		if s, ok := m.slot(k, true); ok {
 			if u.Reset {
@@ -364,7 +427,7 @@ func (m *MemStore) ApplyCounters(_ context.Context, _ string, ups []CounterUpdat
 func (m *MemStore) RecordNode(_ context.Context, _ string, n Node) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.g.record(n)
+	return NotApplied(m.g.record(n)) // a refusal: nothing recorded
 }
 
 // MarkIncomplete implements [Store].

@@ -113,7 +113,7 @@ func TestScopeAllocs(t *testing.T) {
 func bigGraph(t testing.TB, n, inScope int) *Session {
 	s := NewSession("s")
 	for i := 0; i < n; i++ {
-		node := Node{ID: fmt.Sprint(i), Kind: ToolResult, Tool: fmt.Sprint("t", i%10), Labels: []string{fmt.Sprint("l", i)}}
+		node := Node{ID: fmt.Sprint(i), Kind: ToolResult, Tool: fmt.Sprint("t", i%10), Labels: []string{fmt.Sprint("l", i%2000)}}
 		if i > n-inScope {
 			node.Parents = []string{fmt.Sprint(i - 1)}
 		}
@@ -169,14 +169,14 @@ func TestCounters(t *testing.T) {
 	m := NewMemStore(0)
 	a := CounterKey{Slot: 0, Rule: "A", Counter: Fire}
 	b := CounterKey{Slot: 0, Rule: "B", Counter: Fire} // another set's slot 0
-	m.ApplyCounters(ctx, "s", []CounterUpdate{{Key: a}, {Key: a}, {Key: b}})
+	ApplyCounters(ctx, m, "s", []CounterUpdate{{Key: a}, {Key: a}, {Key: b}})
 	dst := make([]int64, 2)
-	m.ReadCounters(ctx, "s", []CounterKey{a, b}, dst)
+	ReadCounters(ctx, m, "s", []CounterKey{a, b}, dst)
 	if dst[0] != 2 || dst[1] != 1 {
 		t.Errorf("counters %v", dst)
 	}
-	m.ApplyCounters(ctx, "s", []CounterUpdate{{Key: a, Reset: true}, {Key: b, Reset: true}, {Key: b}})
-	m.ReadCounters(ctx, "s", []CounterKey{a, b}, dst)
+	ApplyCounters(ctx, m, "s", []CounterUpdate{{Key: a, Reset: true}, {Key: b, Reset: true}, {Key: b}})
+	ReadCounters(ctx, m, "s", []CounterKey{a, b}, dst)
 	if dst[0] != 0 || dst[1] != 1 {
 		t.Errorf("after reset %v", dst)
 	}
@@ -184,7 +184,7 @@ func TestCounters(t *testing.T) {
 		return
 	}
 	ups := []CounterUpdate{{Key: a}}
-	if n := testing.AllocsPerRun(100, func() { m.ApplyCounters(ctx, "s", ups); m.ReadCounters(ctx, "s", []CounterKey{a}, dst[:1]) }); n != 0 {
+	if n := testing.AllocsPerRun(100, func() { ApplyCounters(ctx, m, "s", ups); ReadCounters(ctx, m, "s", []CounterKey{a}, dst[:1]) }); n != 0 {
 		t.Errorf("%v allocations", n)
 	}
 }
@@ -265,5 +265,30 @@ func BenchmarkScopeWorstCase(b *testing.B) {
 		if err := m.Scope(ctx, "s", last, &sc); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// NotApplied marks an error without changing its text; the refusals of a
+// session without a store and of MemStore's Record are known not applied.
+func TestNotApplied(t *testing.T) {
+	base := errors.New("refused")
+	err := NotApplied(base)
+	if !errors.Is(err, ErrNotApplied) || !errors.Is(err, base) || err.Error() != "refused" || NotApplied(nil) != nil {
+		t.Fatalf("NotApplied: %v", err)
+	}
+	if errors.Is(fmt.Errorf("x: %w", base), ErrNotApplied) {
+		t.Fatal("an error not marked is known not applied")
+	}
+	var none Session
+	if err := none.Record(ctx, Node{ID: "a", Kind: Message}); !errors.Is(err, ErrNotApplied) {
+		t.Fatalf("a session without a store: %v", err)
+	}
+	if err := ApplyCounters(ctx, none.Store(), "", []CounterUpdate{{}}); !errors.Is(err, ErrNotApplied) {
+		t.Fatalf("a session without a store: %v", err)
+	}
+	m := NewStoreSession(NewMemStore(2), "s")
+	m.Record(ctx, Node{ID: "a", Kind: Message})
+	if err := m.Record(ctx, Node{ID: "a", Kind: Message}); !errors.Is(err, ErrNotApplied) || !strings.Contains(err.Error(), "already recorded") {
+		t.Fatalf("a refused record: %v", err)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/oarc/oarc/bench/internal/handrecord"
 	"github.com/oarc/oarc/lycaon"
 	"github.com/oarc/oarc/runtime"
 )
@@ -26,7 +27,8 @@ import (
 // only when a detector rule gets that far, through the bound slots, with a
 // panicking validator an error, and the validator's detector facts
 // replacing the host's. It does without what the pack does not use: no
-// rule reads or resets counters (so the session is not touched), and a
+// rule reads or resets counters, but REPEAT_NUDGE reads repeat_count, so the
+// session's record of tool calls is read and kept (bench/internal/handrecord), and a
 // validator is not abandoned at a context's deadline (the benchmarks use a
 // context that cannot end, for which the generated code does not do that
 // either).
@@ -94,6 +96,7 @@ type handEval struct {
 	h   *Hand
 	occ *lycaon.Occurrence
 	d   *runtime.Decision
+	s   *runtime.Session
 }
 
 // Evaluate evaluates one occurrence and fills d as the generated Evaluate
@@ -110,7 +113,7 @@ func (h *Hand) Evaluate(ctx context.Context, occ *lycaon.Occurrence, s *runtime.
 		return nil
 	}
 	d.Content = occ.Content
-	x := handEval{ctx: ctx, h: h, occ: occ, d: d}
+	x := handEval{ctx: ctx, h: h, occ: occ, d: d, s: s}
 	if occ.Profiles.Supplied(handAllProfiles) {
 		x.fast()
 	} else {
@@ -119,7 +122,15 @@ func (h *Hand) Evaluate(ctx context.Context, occ *lycaon.Occurrence, s *runtime.
 		slow := x
 		slow.strict()
 	}
+	// The record of tool calls the pack's REPEAT_NUDGE reads (spec 5.10).
+	handrecord.Record(ctx, s, d, occ.Facts.Tool, occ.Facts.ToolArgs)
 	return nil
+}
+
+// repeat is lycaon.repeat_count, from the session's record.
+func (x *handEval) repeat() (bool, runtime.Err) {
+	n, err := handrecord.RepeatCount(x.ctx, x.s, x.d, x.occ.Facts.Tool, x.occ.Facts.ToolArgs, x.occ.Kept)
+	return n >= 3, err
 }
 
 // fire records an enforced firing (every rule of the pack is enforced).
@@ -184,7 +195,9 @@ func (x *handEval) fast() {
 			return
 		}
 	}
-	if f.Lycaon.RepeatCount >= 3 {
+	if ok, err := x.repeat(); err.Kind != runtime.ErrNone {
+		x.failed(&hRepeatNudge, err)
+	} else if ok {
 		x.fire(&hRepeatNudge)
 	}
 	if tooManyTools(f) {
@@ -220,7 +233,7 @@ func (x *handEval) strict() {
 		x.rule(&hRmRf, tool == "bash", plain(rmRf)) ||
 		x.rule(&hTriage, tool == "write" || tool == "edit", plain(triage)) ||
 		x.rule(&hUntrusted, tool == "bash" || tool == "http_fetch", plain(func(f *lycaon.Facts) bool { return f.ContentContainsUntrusted })) ||
-		x.rule(&hRepeatNudge, true, plain(func(f *lycaon.Facts) bool { return f.Lycaon.RepeatCount >= 3 })) ||
+		x.rule(&hRepeatNudge, true, (*handEval).repeat) ||
 		x.rule(&hTooManyTools, true, plain(tooManyTools)) ||
 		x.rule(&hInjection, true, (*handEval).injection) ||
 		x.rule(&hSecretInArgs, true, (*handEval).secretInArgs)

@@ -701,8 +701,11 @@ func oRule_REPEAT_NUDGE(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(8) {
 		return false, runtime.Err{}
 	}
-	oF := oX.F
-	return (oF.Lycaon.RepeatCount >= int64(3)), runtime.Err{}
+	oT1, oT2 := oX.Kept()
+	if oT2.Kind != 0 {
+		return false, oT2
+	}
+	return (oT1.RepeatCount >= int64(3)), runtime.Err{}
 }
 
 // oRule_TOO_MANY_TOOLS evaluates rule TOO_MANY_TOOLS (invariant, pack standard-pack).
@@ -806,6 +809,8 @@ func (ev *Evaluator) oEval_ToolPreInvoke(ctx context.Context, occ *lycaon.Occurr
 	var oX oExec
 	oX.ev, oX.occ, oX.F = ev, occ, &occ.Facts
 	impl.Begin(&oX.Exec, ctx, oRules[:], s, d, "tool.pre_invoke", occ.Profiles, occ.Content, occ.Inputs)
+	oX.Call(occ.Facts.Tool, occ.Facts.ToolArgs, true, true, occ.Kept)
+	oX.History(nil)
 	oX.Validators(2)
 	for oRun_ToolPreInvoke(&oX) {
 	}

@@ -86,7 +86,7 @@ func TestEnginesAgree(t *testing.T) {
 		{Name: "long-command-nudge", Occ: func(o *lycaon.Occurrence) {
 			o.Facts.Tool = "bash"
 			o.Facts.ToolArgs = map[string]any{"command": string(long)}
-			o.Facts.Lycaon.RepeatCount = 3
+			o.Kept = &runtime.KeptOverride{Has: runtime.KeptRepeatCount, RepeatCount: 3}
 		}},
 		{Name: "injection", Occ: func(o *lycaon.Occurrence) { o.Facts.PromptInjectionScore = 0.9 }},
 		{Name: "injection-before-rm", Base: 2, Occ: func(o *lycaon.Occurrence) { o.Facts.PromptInjectionScore = 0.9 }},

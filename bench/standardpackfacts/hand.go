@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/oarc/oarc/bench/internal/handrecord"
 	"github.com/oarc/oarc/lycaon"
 	"github.com/oarc/oarc/runtime"
 )
@@ -66,12 +67,14 @@ func NewHand(env lycaon.Env) (*Hand, error) { return &Hand{}, nil }
 
 // handEval is the state of one evaluation.
 type handEval struct {
+	ctx context.Context
 	occ *lycaon.Occurrence
 	d   *runtime.Decision
+	s   *runtime.Session
 }
 
 // Evaluate evaluates one occurrence and fills d as the generated Evaluate
-// does (ctx and s are not used: nothing is called, no counter is read).
+// does (ctx and s serve the session's record of tool calls only).
 func (h *Hand) Evaluate(ctx context.Context, occ *lycaon.Occurrence, s *runtime.Session, d *runtime.Decision) error {
 	d.Reset()
 	if occ.Anchor != lycaon.ToolPreInvoke {
@@ -84,7 +87,7 @@ func (h *Hand) Evaluate(ctx context.Context, occ *lycaon.Occurrence, s *runtime.
 		return nil
 	}
 	d.Content = occ.Content
-	x := handEval{occ: occ, d: d}
+	x := handEval{ctx: ctx, occ: occ, d: d, s: s}
 	if occ.Profiles.Supplied(handAllProfiles) {
 		x.fast()
 	} else {
@@ -93,7 +96,15 @@ func (h *Hand) Evaluate(ctx context.Context, occ *lycaon.Occurrence, s *runtime.
 		slow := x
 		slow.strict()
 	}
+	// The record of tool calls the pack's REPEAT_NUDGE reads (spec 5.10).
+	handrecord.Record(ctx, s, d, occ.Facts.Tool, occ.Facts.ToolArgs)
 	return nil
+}
+
+// repeat is lycaon.repeat_count, from the session's record.
+func (x *handEval) repeat() (bool, runtime.Err) {
+	n, err := handrecord.RepeatCount(x.ctx, x.s, x.d, x.occ.Facts.Tool, x.occ.Facts.ToolArgs, x.occ.Kept)
+	return n >= 3, err
 }
 
 // fire records an enforced firing (every rule of the pack is enforced).
@@ -208,7 +219,9 @@ func (x *handEval) fast() {
 			return
 		}
 	}
-	if f.Lycaon.RepeatCount >= 3 {
+	if ok, err := x.repeat(); err.Kind != runtime.ErrNone {
+		x.failed(&hRepeatNudge, err)
+	} else if ok {
 		x.fire(&hRepeatNudge)
 	}
 	if tooManyTools(f) {
@@ -234,7 +247,7 @@ func (x *handEval) strict() {
 		x.rule(&hSecretInArgs, true, func() (bool, runtime.Err) { return secretIn(f.SecretMatches) }) ||
 		x.rule(&hTriage, tool == "write" || tool == "edit", plain(triage)) ||
 		x.rule(&hUntrusted, tool == "bash" || tool == "http_fetch", plain(func(f *lycaon.Facts) bool { return f.ContentContainsUntrusted })) ||
-		x.rule(&hRepeatNudge, true, plain(func(f *lycaon.Facts) bool { return f.Lycaon.RepeatCount >= 3 })) ||
+		x.rule(&hRepeatNudge, true, x.repeat) ||
 		x.rule(&hTooManyTools, true, plain(tooManyTools))
 }
 

@@ -97,7 +97,7 @@ func condition(i int) (string, string) {
 	case 1:
 		return fmt.Sprintf(`tool_arg_string("path").contains("/secret/%d/")`, i), "[tool]"
 	case 2:
-		return fmt.Sprintf(`session_posture == "posture_%d" && lycaon.repeat_count > %d`, i, 3+i%7), "[session, tool]"
+		return fmt.Sprintf(`session_posture == "posture_%d" && lycaon.fruitless_search_run > %d`, i, 3+i%7), "[session, tool]"
 	case 3:
 		return fmt.Sprintf(`!("role_%d" in principal_roles) && principal == "agent:%d"`, i, i), "[session, tool]"
 	case 4:
@@ -161,7 +161,7 @@ func Occurrence() *lycaon.Occurrence {
 	f.SessionPosture = "build"
 	f.Principal = "agent:builder-7"
 	f.PrincipalRoles = []string{"developer", "reader"}
-	f.Lycaon.RepeatCount = 1
+	f.Lycaon.FruitlessSearchRun = 1
 	f.Lycaon.TurnTools = []string{"read", "grep", "bash"}
 	return occ
 }

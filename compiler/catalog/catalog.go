@@ -163,6 +163,46 @@ type Fact struct {
 	Description string
 	Section     string
 	GoName      string // exported Go field name, e.g. "ToolIsState"
+	// Kept is the session fact the engine keeps that this fact is (spec
+	// 5.10), NotKept for a fact the host fills.
+	Kept Kept
+}
+
+// Kept names a session fact the engine keeps (spec 5.10): a fact with one
+// of these names and types (the four host ones in the catalog's host
+// namespace) is not a field the host fills.
+type Kept uint8
+
+// The engine-kept facts.
+const (
+	NotKept Kept = iota
+	KeptFingerprint
+	KeptRepeatCount
+	KeptRecentToolNames
+	KeptSameCodeRejectRun
+	KeptCodeRejectTotal
+)
+
+// KeptByName is, by bare name, each engine-kept fact with its type and
+// tier (tool_args_fingerprint is a standard fact, the others host facts).
+var KeptByName = map[string]struct {
+	Kept Kept
+	Type Type
+	Tier Tier
+}{
+	"tool_args_fingerprint": {KeptFingerprint, String, Standard},
+	"repeat_count":          {KeptRepeatCount, Int, Host},
+	"recent_tool_names":     {KeptRecentToolNames, ListString, Host},
+	"same_code_reject_run":  {KeptSameCodeRejectRun, Int, Host},
+	"code_reject_total":     {KeptCodeRejectTotal, Int, Host},
+}
+
+// keptOf says which engine-kept fact f is, if any.
+func keptOf(f *Fact) Kept {
+	if k, ok := KeptByName[f.Name]; ok && k.Type == f.Type && k.Tier == f.Tier {
+		return k.Kept
+	}
+	return NotKept
 }
 
 // Function is one observation function of the catalog.
@@ -532,6 +572,7 @@ func build(host string, anchors []*Anchor, facts []*Fact, functions []*Function,
 		if c.factByCEL[f.CELName] != nil {
 			return fmt.Errorf("duplicate fact %q", f.CELName)
 		}
+		f.Kept = keptOf(&f)
 		c.Facts = append(c.Facts, &f)
 		c.factByCEL[f.CELName] = &f
 		return nil

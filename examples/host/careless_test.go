@@ -18,7 +18,7 @@ func repeatCall(n int64) *lycaon.Occurrence {
 	occ := &lycaon.Occurrence{Anchor: lycaon.ToolPreInvoke}
 	occ.Facts.Tool = "grep"
 	occ.Facts.ToolArgs = map[string]any{"pattern": "TODO"}
-	occ.Facts.Lycaon.RepeatCount = n
+	occ.Kept = &oarc.KeptOverride{Has: oarc.KeptRepeatCount, RepeatCount: n}
 	return occ
 }
 
@@ -106,9 +106,9 @@ type slowStore struct {
 	delay time.Duration
 }
 
-func (s slowStore) ReadCounters(ctx context.Context, id string, k []oarc.CounterKey, dst []int64) error {
+func (s slowStore) Read(ctx context.Context, id string, snap *oarc.Snapshot) error {
 	time.Sleep(s.delay)
-	return s.MemStore.ReadCounters(ctx, id, k, dst)
+	return s.MemStore.Read(ctx, id, snap)
 }
 
 // A store's answer that comes after the deadline is not used: the counter

@@ -127,6 +127,12 @@ author meant, reported as warnings with stable codes (docs/vet.md):
     OAR_VET_DYN_COMPARE  an ordering comparison of a dyn value that fails for
                          every value it can hold (tool_args.n > null)
     OAR_VET_NO_TITLE     an enforced block or warn without copy.title
+    OAR_VET_MISSING_ARG  tool_args.x, unguarded by has(), in a rule that fails
+                         closed: it fires on every call without x
+    OAR_VET_ARG_INT      tool_arg_int("x") > 500 and the like: a number with a
+                         fraction reads as 0 and gets past the rule
+    OAR_VET_ARG_STRING   tool_arg_string("x") == "5" and the like: a JSON
+                         number reads as ""
 
 oarc check -vet prints the same. Exit status: 1 when there are errors (and
 with -strict when there are warnings), 0 otherwise, 2 on bad usage.`

@@ -400,6 +400,8 @@ func parseReference(t *testing.T, line []byte) (oarcrt.Record, bool) {
 		t.Fatalf("encoding/json cannot read an accepted record: %v", err)
 	}
 	r.Time = r.Time.UTC()
+	// ParseRecord leaves call out: oarc stats has no use for it.
+	r.Call = nil
 	return r, true
 }
 

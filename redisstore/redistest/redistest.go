@@ -100,14 +100,16 @@ type Server struct {
 	dir     string
 	port    int
 	persist bool
+	extra   []string
 	cmd     *exec.Cmd
 }
 
 // StartServer starts a server of its own for t (stopped when t ends):
 // redis-server from OARC_REDIS_SERVER, else from PATH. With persist it
 // keeps an append-only file, fsynced on every write, so that a restart
-// keeps the sessions; else a restart loses them.
-func StartServer(t testing.TB, persist bool) *Server {
+// keeps the sessions; else a restart loses them. extra are more
+// arguments (configuration: "--maxmemory", "4mb").
+func StartServer(t testing.TB, persist bool, extra ...string) *Server {
 	t.Helper()
 	bin := os.Getenv("OARC_REDIS_SERVER")
 	if bin == "" {
@@ -122,7 +124,7 @@ func StartServer(t testing.TB, persist bool) *Server {
 	}
 	port := l.Addr().(*net.TCPAddr).Port
 	l.Close()
-	s := &Server{Addr: "127.0.0.1:" + strconv.Itoa(port), bin: bin, dir: t.TempDir(), port: port, persist: persist}
+	s := &Server{Addr: "127.0.0.1:" + strconv.Itoa(port), bin: bin, dir: t.TempDir(), port: port, persist: persist, extra: extra}
 	s.Start(t)
 	t.Cleanup(func() {
 		if s.cmd != nil {
@@ -142,8 +144,9 @@ func (s *Server) Start(t testing.TB) {
 	if s.persist {
 		aof = "yes"
 	}
-	s.cmd = exec.Command(s.bin, "--port", strconv.Itoa(s.port), "--bind", "127.0.0.1", "--save", "",
-		"--appendonly", aof, "--appendfsync", "always", "--dir", s.dir, "--logfile", filepath.Join(s.dir, "log"))
+	args := []string{"--port", strconv.Itoa(s.port), "--bind", "127.0.0.1", "--save", "",
+		"--appendonly", aof, "--appendfsync", "always", "--dir", s.dir, "--logfile", filepath.Join(s.dir, "log")}
+	s.cmd = exec.Command(s.bin, append(args, s.extra...)...)
 	if err := s.cmd.Start(); err != nil {
 		t.Fatalf("starting %s: %v", s.bin, err)
 	}

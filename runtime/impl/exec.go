@@ -109,7 +109,22 @@ type Exec struct {
 	from      int32 // rules with a lower slot were done before a panic
 	deadline  bool  // the context can end, so calls run bound to it
 
-	deny       *runtime.Rule // the deny-by-default code that blocked
+	deny *runtime.Rule // the deny-by-default code that blocked
+	// The session facts the engine keeps (spec 5.10): the occurrence's
+	// tool and arguments (set by Call), whether it is a tool.pre_invoke
+	// occurrence (atCall) the set records (record), whether the anchor's
+	// rules read the record (hist, with query), and what was read.
+	tool       string
+	args       map[string]any
+	override   *runtime.KeptOverride
+	atCall     bool
+	record     bool
+	hist       bool
+	query      runtime.HistoryQuery
+	keptState  uint8 // 0: not derived, 1: derived, 2: failed
+	fpState    uint8 // 0: not computed, 1: computed, 2: none
+	fp         runtime.Fingerprint
+	fpErr      Err
 	spans      []span
 	offs       []int
 	scopeState uint8 // 0: not computed, 1: computed, 2: failed
@@ -161,6 +176,24 @@ func UnknownAnchor(d *runtime.Decision, a int64) error {
 	return runtime.ErrUnknownAnchor
 }
 
+// Call gives the occurrence's tool and arguments, for the session facts the
+// engine keeps (spec 5.10): atCall says that the anchor is tool.pre_invoke,
+// record that the set keeps the session's record (Finish then records the
+// call), override the occurrence's replaced facts (nil: none). Generated
+// code calls it only at anchors that need it.
+func (x *Exec) Call(tool string, args map[string]any, atCall, record bool, override *runtime.KeptOverride) {
+	x.tool, x.args, x.atCall, x.record, x.override = tool, args, atCall, record, override
+}
+
+// History says that the anchor's rules read the session's record; codes
+// are the ids of those that read code_reject_total, in the order
+// CodeRejectTotal numbers them. The record is read with the counters, in
+// one snapshot.
+func (x *Exec) History(codes []string) {
+	x.hist = true
+	x.query = runtime.HistoryQuery{Codes: codes, Tool: x.tool, LastTool: !x.atCall}
+}
+
 // Snapshot names the counters the anchor's rules read; rules read them
 // with [Exec.Counter]. They are read from the store (one round trip, one
 // consistent snapshot of them all) on the first read of one, so that an
@@ -184,17 +217,28 @@ func (x *Exec) readSnapshot() {
 		dst = make([]int64, n)
 	}
 	var err error
+	var hist *runtime.History
+	if x.hist {
+		hist = &x.D.Kept.History
+	}
 	switch st := x.S.Store().(type) {
 	case nil:
 		clear(dst)
 	case *runtime.MemStore:
-		err = st.ReadCounters(x.Ctx, x.S.ID(), keys, dst)
+		snap := runtime.Snapshot{Keys: keys, Counters: dst, History: hist, Query: x.query}
+		err = st.Read(x.Ctx, x.S.ID(), &snap)
 	default:
-		// The buffer handed to another store is on the heap: what an
+		// What is handed to another store is on the heap: what an
 		// interface keeps cannot be known.
-		heap := make([]int64, n)
-		err = readStore(x.Ctx, func(ctx context.Context) error { return st.ReadCounters(ctx, x.S.ID(), keys, heap) })
-		copy(dst, heap)
+		snap := &runtime.Snapshot{Keys: keys, Counters: make([]int64, n), Query: x.query}
+		if hist != nil {
+			snap.History = new(runtime.History)
+		}
+		err = readStore(x.Ctx, func(ctx context.Context) error { return st.Read(ctx, x.S.ID(), snap) })
+		copy(dst, snap.Counters)
+		if err == nil && hist != nil {
+			copyHistory(hist, snap.History)
+		}
 	}
 	if n > len(x.snap) {
 		copy(x.snap[:], dst)
@@ -219,6 +263,102 @@ func (x *Exec) Counter(i int) (int64, Err) {
 		return x.snapX[i-len(x.snap)], Err{}
 	}
 	return 0, Err{}
+}
+
+// copyHistory copies what another store answered into the decision's
+// buffers.
+func copyHistory(dst, src *runtime.History) {
+	tools, totals, known := dst.Tools[:0], dst.Totals[:0], dst.TotalsKnown[:0]
+	*dst = *src
+	dst.Tools = append(tools, src.Tools...)
+	dst.Totals = append(totals, src.Totals...)
+	dst.TotalsKnown = append(known, src.TotalsKnown...)
+}
+
+// Kept returns the session facts the engine keeps as the occurrence's
+// rules read them (spec 5.10), derived once, on the first read, from the
+// session's record (read with the counters): an error of kind store when
+// the record could not be read.
+func (x *Exec) Kept() (*runtime.KeptFacts, Err) {
+	k := &x.D.Kept
+	switch x.keptState {
+	case 1:
+		return k, Err{}
+	case 2:
+		return k, x.snapErr
+	}
+	if !x.snapRead {
+		x.readSnapshot()
+	}
+	if x.snapErr.Kind != ErrNone {
+		x.keptState = 2
+		return k, x.snapErr
+	}
+	c := x.call()
+	k.Derive(x.atCall, &c)
+	if o := x.override; o != nil {
+		if o.Has&runtime.KeptRepeatCount != 0 {
+			k.RepeatCount = o.RepeatCount
+		}
+		if o.Has&runtime.KeptRecentToolNames != 0 {
+			k.RecentToolNames = o.RecentToolNames
+		}
+		if o.Has&runtime.KeptSameCodeRejectRun != 0 {
+			k.SameCodeRun = o.SameCodeRejectRun
+		}
+	}
+	x.keptState = 1
+	return k, Err{}
+}
+
+// call is the occurrence as the record keeps it, without its code.
+func (x *Exec) call() runtime.Call {
+	c := runtime.Call{Tool: x.tool}
+	c.Fingerprint, c.HasFingerprint = x.fingerprint()
+	return c
+}
+
+// fingerprint computes the arguments' fingerprint once.
+func (x *Exec) fingerprint() (runtime.Fingerprint, bool) {
+	if x.fpState == 0 {
+		fp, err := x.D.Kept.ComputeFingerprint(x.args)
+		if err != nil {
+			x.fpState, x.fpErr = 2, Err{Kind: runtime.ErrInvalidArgument, S: "tool_args_fingerprint: " + err.Error()}
+		} else {
+			x.fpState, x.fp = 1, fp
+		}
+	}
+	return x.fp, x.fpState == 1
+}
+
+// Fingerprint returns tool_args_fingerprint: the fingerprint of the
+// occurrence's own arguments, at any anchor; an error (kind
+// invalid_argument) for arguments that have none.
+func (x *Exec) Fingerprint() (string, Err) {
+	if o := x.override; o != nil && o.Has&runtime.KeptFingerprint != 0 {
+		return o.Fingerprint, Err{}
+	}
+	if _, ok := x.fingerprint(); !ok {
+		return "", x.fpErr
+	}
+	return x.D.Kept.Fingerprint, Err{}
+}
+
+// CodeRejectTotal returns code_reject_total for the rule code, the i-th
+// of the codes History named.
+func (x *Exec) CodeRejectTotal(i int, code string) (int64, Err) {
+	k, e := x.Kept()
+	if e.Kind != ErrNone {
+		return 0, e
+	}
+	if o := x.override; o != nil && o.Has&runtime.KeptCodeRejectTotal != 0 {
+		return o.CodeRejectTotal, Err{}
+	}
+	n, err := k.CodeRejectTotal(x.atCall, i, code)
+	if err != nil {
+		return 0, Err{Kind: runtime.ErrStore, S: err.Error()}
+	}
+	return n, Err{}
 }
 
 // Validators says how many validators the anchor's rules consult.
@@ -308,6 +448,7 @@ func (x *Exec) done(r *Rule, fired, failed bool, err Err) bool {
 		return false
 	}
 	d.Codes = append(d.Codes, r.ID)
+	d.Firings = append(d.Firings, runtime.Firing{Rule: &r.Rule, FailedClosed: failed})
 	f := r.Slot
 	if x.consulted == r.Slot {
 		f |= firedConsulted
@@ -377,6 +518,7 @@ func (x *Exec) DenyByDefault(code *runtime.Rule) {
 		return
 	}
 	d.Codes = append(d.Codes, code.ID)
+	d.Firings = append(d.Firings, runtime.Firing{Rule: code})
 	x.deny = code
 }
 
@@ -409,15 +551,26 @@ func (x *Exec) Finish() {
 			x.prepareTransforms()
 		}
 	}
-	x.applyCounters()
+	x.applyUpdates()
 }
 
-// applyCounters applies, for each enforced firing in evaluation order, its
-// fire counter, then its increments, then its resets (spec 5.3), keeping
-// only counters some rule reads.
-func (x *Exec) applyCounters() {
-	if x.S == nil || x.nfired == 0 {
+// applyUpdates applies the occurrence's updates to its session as one
+// atomic step: for each enforced firing in evaluation order, its fire
+// counter, then its increments, then its resets (spec 5.3), keeping only
+// counters some rule reads; and at tool.pre_invoke, in a set that keeps
+// the session's record, the call with its blocking code (spec 5.10).
+func (x *Exec) applyUpdates() {
+	if x.S == nil {
 		return
+	}
+	var calls []runtime.Call
+	var call [1]runtime.Call
+	if x.record && x.atCall {
+		call[0] = x.call()
+		if x.D.Effect == runtime.Block {
+			call[0].Code = x.D.Code
+		}
+		calls = call[:]
 	}
 	n := 0
 	for i := 0; i < x.nfired; i++ {
@@ -427,7 +580,7 @@ func (x *Exec) applyCounters() {
 		}
 		n += len(r.Increment) + len(r.Reset)
 	}
-	if n == 0 {
+	if n == 0 && len(calls) == 0 {
 		return
 	}
 	var buf [16]runtime.CounterUpdate
@@ -450,16 +603,26 @@ func (x *Exec) applyCounters() {
 	var err error
 	switch st := x.S.Store().(type) {
 	case *runtime.MemStore:
-		err = st.ApplyCounters(x.Ctx, x.S.ID(), ups)
+		u := runtime.Update{Counters: ups, Calls: calls}
+		err = st.Apply(x.Ctx, x.S.ID(), &u)
 	default:
-		heap := append([]runtime.CounterUpdate(nil), ups...)
-		err = callStore(x.Ctx, func(ctx context.Context) error { return st.ApplyCounters(ctx, x.S.ID(), heap) })
+		u := &runtime.Update{Counters: append([]runtime.CounterUpdate(nil), ups...), Calls: append([]runtime.Call(nil), calls...)}
+		err = callStore(x.Ctx, func(ctx context.Context) error { return st.Apply(ctx, x.S.ID(), u) })
 	}
 	if err != nil {
 		// Updates that could not be applied are reported, never dropped
-		// silently (spec 5.9).
+		// silently (spec 5.9); unless the store knows that it did not
+		// apply them, they may have been applied.
 		e := storeErr(err)
-		e.S = "counter updates not applied: " + e.S
+		what := "counter updates"
+		if len(calls) > 0 {
+			what = "session updates (counters and the record of the call)"
+		}
+		if errors.Is(err, runtime.ErrNotApplied) {
+			e.S = what + " not applied: " + e.S
+		} else {
+			e.S = what + " not confirmed (the store may have applied them): " + e.S
+		}
 		x.D.Errors = append(x.D.Errors, runtime.RuleError{Err: e})
 	}
 }
@@ -623,10 +786,11 @@ func validatorFailed(id string, e error) Err {
 	return Err{Kind: runtime.ErrDetector, S: id}
 }
 
-// callStore calls a store bound to the context.
+// callStore calls a store bound to the context (not at all when it
+// ended: nothing is then applied).
 func callStore(ctx context.Context, f func(context.Context) error) (err error) {
 	if ctx.Err() != nil {
-		return ctx.Err()
+		return runtime.NotApplied(ctx.Err())
 	}
 	defer func() {
 		if p := recover(); p != nil {
@@ -776,9 +940,9 @@ func Detected[T any](d *runtime.Detection, has runtime.DetectorFactSet, validato
 
 // RecordDecision hands the decision record of an occurrence to rec (spec
 // 10). Generated code calls it only when the evaluator has a recorder.
-func RecordDecision(rec runtime.Recorder, pack, digest string, s *runtime.Session, anchor, tool string, d *runtime.Decision) {
+func RecordDecision(ctx context.Context, rec runtime.Recorder, pack, digest string, s *runtime.Session, anchor, tool string, d *runtime.Decision) {
 	r := runtime.Record{
-		Time: time.Now().UTC(), Pack: pack, Digest: digest, Session: s.ID(), Anchor: anchor, Tool: tool,
+		Time: time.Now().UTC(), Pack: pack, Digest: digest, Session: s.ID(), Call: runtime.CallID(ctx), Anchor: anchor, Tool: tool,
 		Decision: d.Effect.String(), Code: d.Code, Codes: nonNil(d.Codes), Monitored: nonNil(d.Monitored), FailedClosed: nonNil(d.FailedClosed),
 		Errors: make([]runtime.RecordError, len(d.Errors)),
 	}

@@ -96,3 +96,50 @@ func TestProviderContext(t *testing.T) {
 		t.Errorf("a provider call without a deadline allocates %v times", n)
 	}
 }
+
+// Issue 18.20 (spec 5.5): a validator is called at most once per
+// occurrence, however many rules name it, with or without a context that
+// can end, and each of them gets the same answer; a failure is shared too.
+// The answers of two occurrences are their own.
+func TestValidatorOncePerOccurrence(t *testing.T) {
+	for _, bound := range []bool{false, true} {
+		for _, fail := range []bool{false, true} {
+			calls := 0
+			v := func(context.Context, *occ) (runtime.Detection, error) {
+				calls++
+				if fail {
+					return runtime.Detection{}, errors.New("down")
+				}
+				return runtime.Detection{Hit: true, Facts: runtime.DetectorFacts{Has: runtime.HasJailbreakScore, JailbreakScore: float64(calls)}}, nil
+			}
+			ctx := context.Background()
+			if bound {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, time.Minute)
+				defer cancel()
+			}
+			rules := []Rule{
+				{Rule: runtime.Rule{ID: "A"}, Slot: 0, Detector: "v", DetectorSlot: 0},
+				{Rule: runtime.Rule{ID: "B"}, Slot: 1, Detector: "v", DetectorSlot: 0},
+				{Rule: runtime.Rule{ID: "C"}, Slot: 2, Detector: "v", DetectorSlot: 0},
+			}
+			for occurrence := 1; occurrence <= 2; occurrence++ {
+				var x Exec
+				Begin(&x, ctx, rules, nil, &runtime.Decision{}, "a", 0, "", nil)
+				x.Validators(1)
+				for i := range rules {
+					d, e := Detect(&x, &rules[i], v, &occ{})
+					switch {
+					case fail && (d != nil || e.Kind != runtime.ErrDetector):
+						t.Errorf("bound=%v: rule %d: %v %#v, want the shared failure", bound, i, d, e)
+					case !fail && (e.Kind != runtime.ErrNone || d.Facts.JailbreakScore != float64(occurrence)):
+						t.Errorf("bound=%v: rule %d of occurrence %d: %+v %#v, want the answer of call %d", bound, i, occurrence, d, e, occurrence)
+					}
+				}
+				if calls != occurrence {
+					t.Errorf("bound=%v fail=%v: %d calls after occurrence %d, want one per occurrence", bound, fail, calls, occurrence)
+				}
+			}
+		}
+	}
+}

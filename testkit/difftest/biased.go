@@ -741,14 +741,14 @@ func (g *Gen) shadow(d int) string {
 			rng, typ = "secret_matches", "tamap"
 		case 2:
 			// Elements of type map(string, dyn).
-			rng, typ = g.pick(`[{"x": 1, "phase": "p"}, {"x": "a"}]`, `[{"x": true, "repeat_count": 3}]`, `[{"x": -0.0, "workers_idle": true}, {"x": 1}]`), "tamap"
+			rng, typ = g.pick(`[{"x": 1, "phase": "p"}, {"x": "a"}]`, `[{"x": true, "fruitless_search_run": 3}]`, `[{"x": -0.0, "workers_idle": true}, {"x": 1}]`), "tamap"
 		default:
 			rng, typ = g.pick(`dyn([{}])`, `dyn({"x": 1})`, `[{"x": [1, "a"]}, {"x": {"x": 2}}]`, `[{"x": 1}, 1]`), "dyn"
 		}
 	}
 	return g.macro(rng, name, typ, func(v string) string {
 		if name == "lycaon" && !g.chance(3) {
-			return g.pick("lycaon.x == 1", "has(lycaon.x)", "lycaon.x", `lycaon.phase == "p"`, "lycaon.repeat_count > 2", "lycaon.x.y == 2", `lycaon.x != "a"`, "lycaon.workers_idle")
+			return g.pick("lycaon.x == 1", "has(lycaon.x)", "lycaon.x", `lycaon.phase == "p"`, "lycaon.fruitless_search_run > 2", "lycaon.x.y == 2", `lycaon.x != "a"`, "lycaon.workers_idle")
 		}
 		if g.chance(3) {
 			switch typ {
@@ -853,7 +853,7 @@ func (g *Gen) nonConstKey() elem {
 	case 1:
 		return elem{kind: "raw", s: g.pick("lycaon.phase", "lycaon.last_assistant"), typ: "string"}
 	case 2:
-		return elem{kind: "raw", s: g.pick("lycaon.repeat_count", "lycaon.active_worker_count"), typ: "int"}
+		return elem{kind: "raw", s: g.pick("lycaon.fruitless_search_run", "lycaon.active_worker_count"), typ: "int"}
 	case 3:
 		g.profiles["tool"] = true
 		return elem{kind: "raw", s: g.pick("tool_args.a", "tool_args.n", `tool_args["s"]`), typ: "dyn"}
@@ -1169,9 +1169,9 @@ func (g *Gen) likely(canFail bool) string {
 	if canFail {
 		g.profiles["tool"] = true
 		return g.pick(`tool_args.a != "zz"`, `(1 / tool_arg_int("n")) != 12345`, `tool_args.l[0] != "zz"`, "dyn(tool_args.a) != 0.125",
-			`int(tool_args.s) != 12345`, `lycaon.turn_tools[0] != "zz"`, `dyn("x")`, "dyn(1)", "tool_args.m.a != 3", "(9223372036854775807 + lycaon.repeat_count) != 0")
+			`int(tool_args.s) != 12345`, `lycaon.turn_tools[0] != "zz"`, `dyn("x")`, "dyn(1)", "tool_args.m.a != 3", "(9223372036854775807 + lycaon.fruitless_search_run) != 0")
 	}
-	return g.pick("lycaon.repeat_count != 12345", `lycaon.phase != "zz"`, "size(lycaon.turn_tools) >= 0", "true", "!lycaon.workers_idle || true",
+	return g.pick("lycaon.fruitless_search_run != 12345", `lycaon.phase != "zz"`, "size(lycaon.turn_tools) >= 0", "true", "!lycaon.workers_idle || true",
 		"dyn(1) || true", "lycaon.active_worker_count < 9223372036854775807", `!(lycaon.last_assistant in ["zz"])`)
 }
 

@@ -458,7 +458,7 @@ func ShowFacts(f lycaon.Facts) string {
 		v, _ := f.Get(name)
 		parts = append(parts, fmt.Sprintf("%s=%#v", name, v))
 	}
-	for _, n := range []string{"lycaon.repeat_count", "lycaon.active_worker_count", "content_length", "lycaon.last_assistant", "lycaon.phase", "tool",
+	for _, n := range []string{"lycaon.fruitless_search_run", "lycaon.active_worker_count", "content_length", "lycaon.last_assistant", "lycaon.phase", "tool",
 		"lycaon.workers_idle", "lycaon.tool_is_state", "prompt_injection_score", "jailbreak_score", "lycaon.turn_tools", "principal_roles", "tool_args", "secret_matches"} {
 		add(n)
 	}

@@ -69,7 +69,7 @@ func (g *Gen) When() (string, []string) {
 }
 
 var genFacts = map[string][]struct{ name, profile string }{
-	"int":          {{"lycaon.repeat_count", ""}, {"lycaon.active_worker_count", ""}, {"content_length", "content-safety"}},
+	"int":          {{"lycaon.fruitless_search_run", ""}, {"lycaon.active_worker_count", ""}, {"content_length", "content-safety"}},
 	"string":       {{"lycaon.last_assistant", ""}, {"lycaon.phase", ""}, {"tool", "tool"}},
 	"bool":         {{"lycaon.workers_idle", ""}, {"lycaon.tool_is_state", ""}},
 	"double":       {{"prompt_injection_score", "content-safety"}, {"jailbreak_score", "content-safety"}},
@@ -372,7 +372,7 @@ func (g *Gen) Input() Input {
 func (g *Gen) Facts() lycaon.Facts {
 	var f lycaon.Facts
 	if !g.chance(8) {
-		f.Lycaon.RepeatCount = g.int()
+		f.Lycaon.FruitlessSearchRun = g.int()
 	}
 	f.Lycaon.ActiveWorkerCount = g.int()
 	f.ContentLength = g.int()

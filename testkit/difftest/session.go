@@ -387,7 +387,7 @@ func (rig *SessionRig) Run(i int, gs *GenSession, rep *SessionReport) error {
 	firedRules, resetRules, incremented := map[string]bool{}, map[string]bool{}, map[string]bool{}
 	for k, st := range f.Steps {
 		rep.observeCounters(rig.Sets[i], st.Input.Anchor, firedRules, resetRules, incremented)
-		req := harness.Request(&st.Input, i, name)
+		req := harness.Request(&st.Input, i, name, rig.loaded[i].Catalog)
 		gs.Hosts[k].apply(req)
 		gen, err := rig.runner.Do(req)
 		ref := rig.refs[i].Evaluate(req, refSession)

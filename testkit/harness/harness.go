@@ -480,6 +480,14 @@ func (set%[1]d) Evaluate(req *wire.Request, s *runtime.Session, d *runtime.Decis
 			return err
 		}
 	}
+	if len(req.Kept) > 0 {
+		occ.Kept = &runtime.KeptOverride{}
+		for name, v := range req.Kept {
+			if !occ.Kept.Set(name, v) {
+				return fmt.Errorf("engine-kept fact %%s: %%T is not its type", name, v)
+			}
+		}
+	}
 	ctx, cancel := req.Context()
 	defer cancel()
 	ev.Evaluate(ctx, &occ, s, d)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/oarc/oarc/codegen"
 	"github.com/oarc/oarc/compiler"
+	"github.com/oarc/oarc/compiler/catalog"
 	"github.com/oarc/oarc/ir"
 	"github.com/oarc/oarc/testkit/fixture"
 	"github.com/oarc/oarc/testkit/wire"
@@ -274,7 +275,7 @@ func TestRunnerRestarts(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	do := func() (wire.Response, error) { return r.Do(Request(&fxs[0].Steps[0].Input, 0, "s")) }
+	do := func() (wire.Response, error) { return r.Do(Request(&fxs[0].Steps[0].Input, 0, "s", catalog.Default())) }
 	if resp, err := do(); err != nil || resp.Effect != "block" {
 		t.Fatalf("%v %v", Show(resp), err)
 	}

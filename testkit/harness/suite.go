@@ -607,11 +607,29 @@ func describeDiags(ds compiler.Diagnostics) string {
 	return strings.TrimSpace(ds.Text())
 }
 
-// Request converts a fixture step's input into a wire request.
-func Request(in *fixture.Input, set int, session string) *wire.Request {
+// Request converts a fixture step's input into a wire request, for a set
+// checked against cat: the facts the engine keeps (spec 5.10) that the
+// input gives replace the engine's values for that step (Kept).
+func Request(in *fixture.Input, set int, session string, cat *catalog.Catalog) *wire.Request {
 	req := &wire.Request{
 		Set: set, Session: session, Anchor: in.Anchor, Facts: in.Facts,
 		Profiles: in.Profiles, Content: in.Content, Providers: in.Providers,
+	}
+	for name, v := range in.Facts {
+		if f := cat.Fact(name); f != nil && f.Kept != catalog.NotKept {
+			if req.Kept == nil {
+				req.Kept = map[string]any{}
+				req.Facts = map[string]any{}
+				for n, v := range in.Facts {
+					req.Facts[n] = v
+				}
+			}
+			req.Kept[f.Name] = v
+			delete(req.Facts, name)
+		}
+	}
+	for _, c := range in.History {
+		req.History = append(req.History, wire.HistoryCall{Tool: c.Tool, Args: c.Args, Code: c.Code})
 	}
 	if pv := in.Provenance; pv != nil {
 		req.Nodes, req.Inputs, req.Incomplete = pv.Nodes, pv.Inputs, pv.Incomplete
@@ -652,7 +670,7 @@ func runFixture(f *fixture.Fixture, l *loaded, engines Engines, runner *Runner, 
 		if len(f.Steps) > 1 {
 			step = fmt.Sprintf("step %d: ", i)
 		}
-		req := Request(&st.Input, l.index, session)
+		req := Request(&st.Input, l.index, session, l.set.Catalog)
 		var ref, gen *wire.Response
 		if engines != Generated {
 			if l.refErr != nil {
@@ -733,6 +751,12 @@ func expectedMap(e fixture.Expected) map[string]any {
 	if e.Rejection != nil {
 		m["rejection"] = *e.Rejection
 	}
+	if e.Banner != nil {
+		m["banner"] = *e.Banner
+	}
+	if e.Notes != nil {
+		m["notes"] = *e.Notes
+	}
 	return m
 }
 
@@ -762,6 +786,12 @@ func compare(e fixture.Expected, r wire.Response) []string {
 	}
 	if e.Rejection != nil && *e.Rejection != r.Rejection {
 		out = append(out, fmt.Sprintf("rejection: expected %q, got %q", *e.Rejection, r.Rejection))
+	}
+	if e.Banner != nil && *e.Banner != r.Banner {
+		out = append(out, fmt.Sprintf("banner: expected %q, got %q", *e.Banner, r.Banner))
+	}
+	if e.Notes != nil && *e.Notes != r.Notes {
+		out = append(out, fmt.Sprintf("notes: expected %q, got %q", *e.Notes, r.Notes))
 	}
 	return out
 }
@@ -798,6 +828,12 @@ func Disagree(a, b wire.Response) string {
 	if withoutReason(a.Rejection) != withoutReason(b.Rejection) {
 		d = append(d, "rejection")
 	}
+	if withoutReasons(a.Banner) != withoutReasons(b.Banner) {
+		d = append(d, "banner")
+	}
+	if withoutReasons(a.Notes) != withoutReasons(b.Notes) {
+		d = append(d, "notes")
+	}
 	ea, eb := errKeys(a.Errors), errKeys(b.Errors)
 	if !sameList(ea, eb) {
 		d = append(d, "errors")
@@ -818,6 +854,15 @@ func withoutReason(s string) string {
 		}
 	}
 	return s
+}
+
+// withoutReasons is withoutReason of each part of a banner or notes.
+func withoutReasons(s string) string {
+	parts := strings.Split(s, "\n\n")
+	for i, p := range parts {
+		parts[i] = withoutReason(p)
+	}
+	return strings.Join(parts, "\n\n")
 }
 
 func errKeys(es []wire.Error) []string {

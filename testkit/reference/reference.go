@@ -37,6 +37,7 @@ type state struct {
 	req  *wire.Request
 	snap map[string][2]int64
 	act  map[string]any // every catalog fact; core counters set per rule
+	kept *kept
 	// panicked names the provider that panicked during the current
 	// rule's condition, "" if none.
 	panicked string
@@ -48,6 +49,7 @@ type Session struct {
 	c          map[string][2]int64
 	nodes      map[string]runtime.Node
 	incomplete bool
+	calls      []call // every tool.pre_invoke occurrence, oldest first
 }
 
 // NewSession returns an empty session.
@@ -255,6 +257,15 @@ func (e *Engine) Evaluate(req *wire.Request, s *Session) wire.Response {
 	for _, n := range req.Nodes {
 		s.nodes[n.ID] = n
 	}
+	for _, h := range req.History {
+		c := call{tool: h.Tool, code: h.Code}
+		var args any
+		if h.Args != nil {
+			args = h.Args
+		}
+		c.fp, c.valid = fingerprint(args)
+		s.calls = append(s.calls, c)
+	}
 	s.incomplete = s.incomplete || req.Incomplete
 	// The counters as they were when the occurrence began.
 	snap := map[string][2]int64{}
@@ -277,6 +288,9 @@ func (e *Engine) Evaluate(req *wire.Request, s *Session) wire.Response {
 			}
 		}
 	}
+	kp := newKept(e.set.Catalog.Host, req, s.calls)
+	kp.set(e.set.Catalog, req, s.calls, st.act)
+	st.kept = kp
 	e.cur = st
 	defer func() { e.cur = nil }()
 
@@ -367,6 +381,15 @@ func (e *Engine) Evaluate(req *wire.Request, s *Session) wire.Response {
 		resp.Content = rewrite(req.Content, spans)
 	}
 	resp.Rejection = e.rejection(&resp)
+	resp.Banner = e.parts(&resp, fired, "warn")
+	resp.Notes = e.parts(&resp, fired, "nudge")
+	if kp.atCall {
+		c := kp.cur
+		if resp.Effect == "block" {
+			c.code = resp.Code
+		}
+		s.calls = append(s.calls, c)
+	}
 	for _, r := range fired {
 		c := s.c[r.ID]
 		c[0]++
@@ -445,6 +468,51 @@ func (e *Engine) rejection(resp *wire.Response) string {
 		return "This rule could not be evaluated" + reason + "; it applies because it fails closed.\n" + text
 	}
 	return text
+}
+
+// parts is the banner (warn) or the notes (nudge) of the decision (spec
+// 5.1): for every enforced firing of that effect, in evaluation order, its
+// part (the failed-closed line when it fired only by failing closed, its
+// title or else its id, its fix and instead, "Code: <ID>"), parts
+// separated by a blank line.
+func (e *Engine) parts(resp *wire.Response, fired []*compiler.Rule, effect string) string {
+	var parts []string
+	for _, r := range fired {
+		if r.Effect != effect {
+			continue
+		}
+		var lines []string
+		for _, id := range resp.FailedClosed {
+			if id != r.ID {
+				continue
+			}
+			reason := ""
+			for _, er := range resp.Errors {
+				if er.Rule == id {
+					reason = " (" + flat(er.Message) + ")"
+					break
+				}
+			}
+			lines = append(lines, "This rule could not be evaluated"+reason+"; it applies because it fails closed.")
+		}
+		switch t := flat(r.Copy.Title); {
+		case r.Copy.Title == "":
+			lines = append(lines, r.ID)
+		case strings.HasPrefix(strings.ToLower(strings.TrimLeft(t, " \t")), "code:"):
+			lines = append(lines, "Title: "+t)
+		default:
+			lines = append(lines, t)
+		}
+		if r.Copy.Fix != "" {
+			lines = append(lines, "Fix: "+flat(r.Copy.Fix))
+		}
+		if r.Copy.Instead != "" {
+			lines = append(lines, "Instead: "+flat(r.Copy.Instead))
+		}
+		lines = append(lines, "Code: "+r.ID)
+		parts = append(parts, strings.Join(lines, "\n"))
+	}
+	return strings.Join(parts, "\n\n")
 }
 
 // flat puts a copy text on one line for the agent: each line break (CR LF
@@ -586,7 +654,7 @@ func (e *Engine) rule(i int, r *compiler.Rule, req *wire.Request, dets map[strin
 		}
 	}
 	if r.Flow != nil {
-		names, _ := req.Facts[e.set.Catalog.Host+".recent_tool_names"].([]string)
+		names, _ := e.cur.act[e.set.Catalog.Host+".recent_tool_names"].([]string)
 		if !flowHolds(names, r.Flow) {
 			return false, nil, nil
 		}
@@ -665,6 +733,10 @@ func celError(msg string) *ruleError {
 		return &ruleError{runtime.ErrNoProvider, msg}
 	case strings.HasPrefix(msg, "provenance: "):
 		return &ruleError{runtime.ErrProvenance, msg}
+	case strings.HasPrefix(msg, "code_reject_total: "):
+		// The session's record could not count the pair: what the
+		// store holds is incomplete (spec 5.10).
+		return &ruleError{runtime.ErrStore, msg}
 	}
 	return &ruleError{KindOfCelError(msg), msg}
 }
@@ -691,6 +763,10 @@ func (e *Engine) factValue(name string, r *compiler.Rule, req *wire.Request) any
 		}
 		return e.cur.snap[r.ID][1]
 	}
+	if r != nil && name == e.set.Catalog.Host+".code_reject_total" {
+		// Per rule (spec 5.10): set for the rule, then read.
+		e.cur.kept.setRule(e.set.Catalog, req, r.ID, e.cur.act)
+	}
 	return e.cur.act[name]
 }
 
@@ -700,6 +776,7 @@ func (e *Engine) activation(r *compiler.Rule, req *wire.Request, det *wire.Detec
 	act := e.cur.act
 	act["fire_count"] = e.factValue("fire_count", r, req)
 	act["breaker_count"] = e.factValue("breaker_count", r, req)
+	e.cur.kept.setRule(e.set.Catalog, req, r.ID, act)
 	if det != nil && det.Facts.Has != 0 {
 		cp := make(map[string]any, len(act))
 		for k, v := range act {

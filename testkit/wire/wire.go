@@ -39,7 +39,13 @@ type Request struct {
 	// Counters are set on the session before evaluating (rule id -> fire,
 	// breaker).
 	Counters map[string][2]int64
-	Anchor   string
+	// History is recorded into the session's record of tool calls before
+	// evaluating (spec 5.10), oldest first.
+	History []HistoryCall
+	// Kept replaces engine-kept facts for this occurrence's rules, by bare
+	// name (a fixture's facts that the engine keeps, spec 5.10).
+	Kept   map[string]any
+	Anchor string
 	// Facts by CEL name, as Go values of their types.
 	Facts    map[string]any
 	Profiles runtime.ProfileSet
@@ -169,6 +175,14 @@ func Answer(answers map[string]any, args []any) any {
 	return answers[key]
 }
 
+// HistoryCall is a call of a fixture's history: its tool, arguments and
+// blocking code ("" when it was not blocked).
+type HistoryCall struct {
+	Tool string
+	Args map[string]any
+	Code string
+}
+
 // Response is a decision, in the shape both engines report.
 type Response struct {
 	Effect       string   `json:"decision"`
@@ -180,6 +194,10 @@ type Response struct {
 	Content      string   `json:"content,omitempty"`
 	// Rejection is the text shown to the agent (Decision.Rejection).
 	Rejection string `json:"rejection,omitempty"`
+	// Banner and Notes are the texts of the warn and nudge firings
+	// (Decision.Banner, Decision.Notes).
+	Banner string `json:"banner,omitempty"`
+	Notes  string `json:"notes,omitempty"`
 	// Fatal is set when the runner itself failed (a panic escaped).
 	Fatal string `json:"fatal,omitempty"`
 }
@@ -205,6 +223,8 @@ func FromDecision(d *runtime.Decision) Response {
 		Errors:       []Error{},
 		Content:      d.Content,
 		Rejection:    d.Rejection(),
+		Banner:       d.Banner(),
+		Notes:        d.Notes(),
 	}
 	for _, e := range d.Errors {
 		r.Errors = append(r.Errors, Error{Rule: e.Rule, Kind: KindName(e.Err.Kind), Message: e.Err.Error()})
@@ -276,6 +296,9 @@ func serveOne(sets []Set, sessions []session, req *Request, d *runtime.Decision,
 	if err := SetCounters(ctx, ss.s, set.CounterKey, req.Counters); err != nil {
 		return Response{Fatal: err.Error()}
 	}
+	if err := SetHistory(ctx, ss.s, req.History); err != nil {
+		return Response{Fatal: err.Error()}
+	}
 	for _, n := range req.Nodes {
 		if err := ss.s.Record(ctx, n); err != nil {
 			return Response{Fatal: "record: " + err.Error()}
@@ -290,6 +313,24 @@ func serveOne(sets []Set, sessions []session, req *Request, d *runtime.Decision,
 		return Response{Fatal: err.Error()}
 	}
 	return FromDecision(d)
+}
+
+// SetHistory records calls into the session's record of tool calls, as
+// the engine records tool.pre_invoke occurrences (a fixture's history).
+func SetHistory(ctx context.Context, s *runtime.Session, calls []HistoryCall) error {
+	if len(calls) == 0 {
+		return nil
+	}
+	var u runtime.Update
+	var buf []byte
+	for _, c := range calls {
+		rc := runtime.Call{Tool: c.Tool, Code: c.Code}
+		fp, b, err := runtime.ArgsFingerprint(buf, c.Args)
+		buf = b
+		rc.Fingerprint, rc.HasFingerprint = fp, err == nil
+		u.Calls = append(u.Calls, rc)
+	}
+	return s.Store().Apply(ctx, s.ID(), &u)
 }
 
 // SetCounters sets counters of a session by rule id (fixtures' counters):
@@ -311,5 +352,5 @@ func SetCounters(ctx context.Context, s *runtime.Session, key func(string, runti
 	if len(ups) == 0 {
 		return nil
 	}
-	return s.Store().ApplyCounters(ctx, s.ID(), ups)
+	return runtime.ApplyCounters(ctx, s.Store(), s.ID(), ups)
 }

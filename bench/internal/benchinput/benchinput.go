@@ -61,7 +61,7 @@ func Load(dir string) ([]Input, []*lycaon.Occurrence, lycaon.Env, error) {
 			return nil, nil, env, fmt.Errorf("%s: unknown anchor %q", in.Name, in.Input.Anchor)
 		}
 		occ := &lycaon.Occurrence{Anchor: a}
-		if err := decodeFacts(in.Input.Facts, &occ.Facts); err != nil {
+		if err := decodeFacts(in.Input.Facts, occ); err != nil {
 			return nil, nil, env, fmt.Errorf("%s: %v", in.Name, err)
 		}
 		for id, d := range in.Input.Detectors {
@@ -86,7 +86,7 @@ func Load(dir string) ([]Input, []*lycaon.Occurrence, lycaon.Env, error) {
 // decodeFacts sets the facts of an input through Facts.Set, converting each
 // JSON value to the Go type of the fact's catalog type; host facts are the
 // members of the object under the catalog's namespace.
-func decodeFacts(facts map[string]json.RawMessage, f *lycaon.Facts) error {
+func decodeFacts(facts map[string]json.RawMessage, occ *lycaon.Occurrence) error {
 	cat := catalog.Default()
 	names := make([]string, 0, len(facts))
 	for n := range facts {
@@ -100,20 +100,21 @@ func decodeFacts(facts map[string]json.RawMessage, f *lycaon.Facts) error {
 				return fmt.Errorf("%s: %v", name, err)
 			}
 			for hn, raw := range host {
-				if err := setFact(cat, f, cat.Host+"."+hn, raw); err != nil {
+				if err := setFact(cat, occ, cat.Host+"."+hn, raw); err != nil {
 					return err
 				}
 			}
 			continue
 		}
-		if err := setFact(cat, f, name, facts[name]); err != nil {
+		if err := setFact(cat, occ, name, facts[name]); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func setFact(cat *catalog.Catalog, f *lycaon.Facts, name string, raw json.RawMessage) error {
+func setFact(cat *catalog.Catalog, occ *lycaon.Occurrence, name string, raw json.RawMessage) error {
+	f := &occ.Facts
 	fact := cat.Fact(name)
 	if fact == nil {
 		return fmt.Errorf("%s is not a fact of the catalog", name)
@@ -152,6 +153,17 @@ func setFact(cat *catalog.Catalog, f *lycaon.Facts, name string, raw json.RawMes
 			ms[i] = m
 		}
 		v = ms
+	}
+	if fact.Kept != catalog.NotKept {
+		// The engine keeps it (spec 5.10): the input replaces its value,
+		// as a fixture's facts do.
+		if occ.Kept == nil {
+			occ.Kept = &runtime.KeptOverride{}
+		}
+		if !occ.Kept.Set(fact.Name, v) {
+			return fmt.Errorf("%s: want %s", name, fact.Type)
+		}
+		return nil
 	}
 	return f.Set(name, v)
 }

@@ -23,6 +23,7 @@ import (
 	"cel.dev/cel-go/common/types/ref"
 	"cel.dev/cel-go/interpreter"
 
+	"github.com/oarc/oarc/bench/internal/handrecord"
 	"github.com/oarc/oarc/compiler"
 	"github.com/oarc/oarc/compiler/catalog"
 	"github.com/oarc/oarc/lycaon"
@@ -37,6 +38,10 @@ type Engine struct {
 	anchors    [][]*rule          // rules by anchor, in evaluation order
 	validators []lycaon.Validator // by detector slot, resolved once
 	detIDs     []string
+	// Session keeps the record of tool calls (spec 5.10) that
+	// lycaon.repeat_count is read from, as the generated code's session
+	// does: a fresh in-process session unless the caller sets one.
+	Session *runtime.Session
 	// Per-evaluation state, reused.
 	act   activation
 	dets  []detState
@@ -67,6 +72,9 @@ type detState struct {
 // while a detector rule is evaluated, det holds its validator's answer,
 // whose facts replace the host's.
 type activation struct {
+	ctx context.Context
+	e   *Engine
+	d   *runtime.Decision
 	occ *lycaon.Occurrence
 	det *runtime.Detection
 }
@@ -98,6 +106,13 @@ func (a *activation) ResolveName(name string) (any, bool) {
 		return a.occ.Anchor.String(), true
 	case "fire_count", "breaker_count":
 		return int64(0), true
+	case "lycaon.repeat_count":
+		// Kept by the engine (spec 5.10).
+		n, err := handrecord.RepeatCount(a.ctx, a.e.Session, a.d, a.occ.Facts.Tool, a.occ.Facts.ToolArgs, a.occ.Kept)
+		if err.Kind != runtime.ErrNone {
+			return types.NewErr("%s", err.Error()), true
+		}
+		return n, true
 	}
 	return f.Get(name)
 }
@@ -108,7 +123,7 @@ func (a *activation) Parent() interpreter.Activation { return nil }
 // binds env's validators. Validators the rules name and env lacks are not
 // an error here: a rule that reaches one has an evaluation error.
 func New(s *compiler.Set, env lycaon.Env) (*Engine, error) {
-	e := &Engine{}
+	e := &Engine{Session: runtime.NewSession("celeval")}
 	args := func() map[string]any { return e.act.occ.Facts.ToolArgs }
 	str := func(f func(string) ref.Val) cel.OverloadOpt {
 		return cel.UnaryBinding(func(v ref.Val) ref.Val {
@@ -217,7 +232,7 @@ func (e *Engine) Evaluate(ctx context.Context, occ *lycaon.Occurrence, d *runtim
 	if int(occ.Anchor) >= len(e.anchors) || len(e.anchors[occ.Anchor]) == 0 {
 		return nil
 	}
-	e.act = activation{occ: occ}
+	e.act = activation{ctx: ctx, e: e, d: d, occ: occ}
 	for i := range e.dets {
 		e.dets[i] = detState{}
 	}
@@ -255,6 +270,9 @@ func (e *Engine) Evaluate(ctx context.Context, occ *lycaon.Occurrence, d *runtim
 			d.Code, d.Rule = r.ID, &r.Rule
 			break
 		}
+	}
+	if occ.Anchor == lycaon.ToolPreInvoke {
+		handrecord.Record(ctx, e.Session, d, occ.Facts.Tool, occ.Facts.ToolArgs)
 	}
 	return nil
 }

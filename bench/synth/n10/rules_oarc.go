@@ -38,7 +38,7 @@ const _ = lycaon.CatalogIs_c37f7627
 const Name = "synth10"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:dbf94d39c103de9a405dd59192d2d7adf88437067a7f11029c44c5cf20362268"
+const Digest = "sha256:b83be1225a9200fba91ee4bc71e0751c05825d87dbe95a72786f8b4de86c7cfd"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.
@@ -446,7 +446,7 @@ func oRule_R00004(oX *oExec) (bool, runtime.Err) {
 // oRule_R00008 evaluates rule R00008 (schema, pack synth10).
 // when:
 //
-//	session_posture == "posture_8" && lycaon.repeat_count > 4
+//	session_posture == "posture_8" && lycaon.fruitless_search_run > 4
 func oRule_R00008(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(2) {
 		return false, runtime.Err{}
@@ -470,7 +470,7 @@ func oRule_R00008(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_8")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(4))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(4))
 	}
 	return oT4, runtime.Err{}
 }
@@ -641,7 +641,7 @@ func oRule_R00009(oX *oExec) (bool, runtime.Err) {
 // oRule_R00002 evaluates rule R00002 (invariant, pack synth10).
 // when:
 //
-//	session_posture == "posture_2" && lycaon.repeat_count > 5
+//	session_posture == "posture_2" && lycaon.fruitless_search_run > 5
 func oRule_R00002(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(8) {
 		return false, runtime.Err{}
@@ -665,7 +665,7 @@ func oRule_R00002(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_2")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(5))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(5))
 	}
 	return oT4, runtime.Err{}
 }

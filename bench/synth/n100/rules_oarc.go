@@ -128,7 +128,7 @@ const _ = lycaon.CatalogIs_c37f7627
 const Name = "synth100"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:2ebd3b4d25573c2e3de173c326698f1e70bd396ac7a1eae934e51ea3a0baccf9"
+const Digest = "sha256:7f62c3718710f212c93efb57f78fb497e5fe4ca81894b054eacc62a942b70edf"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.
@@ -2638,7 +2638,7 @@ var oRules = [100]impl.Rule{
 // oRule_R00044 evaluates rule R00044 (schema, pack synth100).
 // when:
 //
-//	session_posture == "posture_44" && lycaon.repeat_count > 5
+//	session_posture == "posture_44" && lycaon.fruitless_search_run > 5
 func oRule_R00044(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(11) {
 		return false, runtime.Err{}
@@ -2662,7 +2662,7 @@ func oRule_R00044(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_44")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(5))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(5))
 	}
 	return oT4, runtime.Err{}
 }
@@ -2769,7 +2769,7 @@ func oRule_R00089(oX *oExec) (bool, runtime.Err) {
 // oRule_R00014 evaluates rule R00014 (invariant, pack synth100).
 // when:
 //
-//	session_posture == "posture_14" && lycaon.repeat_count > 3
+//	session_posture == "posture_14" && lycaon.fruitless_search_run > 3
 func oRule_R00014(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(78) {
 		return false, runtime.Err{}
@@ -2793,7 +2793,7 @@ func oRule_R00014(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_14")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(3))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(3))
 	}
 	return oT4, runtime.Err{}
 }
@@ -2801,7 +2801,7 @@ func oRule_R00014(oX *oExec) (bool, runtime.Err) {
 // oRule_R00074 evaluates rule R00074 (invariant, pack synth100).
 // when:
 //
-//	session_posture == "posture_74" && lycaon.repeat_count > 7
+//	session_posture == "posture_74" && lycaon.fruitless_search_run > 7
 func oRule_R00074(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(93) {
 		return false, runtime.Err{}
@@ -2825,7 +2825,7 @@ func oRule_R00074(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_74")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(7))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(7))
 	}
 	return oT4, runtime.Err{}
 }
@@ -3287,7 +3287,7 @@ func oRule_R00004(oX *oExec) (bool, runtime.Err) {
 // oRule_R00008 evaluates rule R00008 (schema, pack synth100).
 // when:
 //
-//	session_posture == "posture_8" && lycaon.repeat_count > 4
+//	session_posture == "posture_8" && lycaon.fruitless_search_run > 4
 func oRule_R00008(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(2) {
 		return false, runtime.Err{}
@@ -3311,7 +3311,7 @@ func oRule_R00008(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_8")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(4))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(4))
 	}
 	return oT4, runtime.Err{}
 }
@@ -3385,7 +3385,7 @@ func oRule_R00016(oX *oExec) (bool, runtime.Err) {
 // oRule_R00020 evaluates rule R00020 (schema, pack synth100).
 // when:
 //
-//	session_posture == "posture_20" && lycaon.repeat_count > 9
+//	session_posture == "posture_20" && lycaon.fruitless_search_run > 9
 func oRule_R00020(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(5) {
 		return false, runtime.Err{}
@@ -3409,7 +3409,7 @@ func oRule_R00020(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_20")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(9))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(9))
 	}
 	return oT4, runtime.Err{}
 }
@@ -3452,7 +3452,7 @@ func oRule_R00028(oX *oExec) (bool, runtime.Err) {
 // oRule_R00032 evaluates rule R00032 (schema, pack synth100).
 // when:
 //
-//	session_posture == "posture_32" && lycaon.repeat_count > 7
+//	session_posture == "posture_32" && lycaon.fruitless_search_run > 7
 func oRule_R00032(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(8) {
 		return false, runtime.Err{}
@@ -3476,7 +3476,7 @@ func oRule_R00032(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_32")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(7))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(7))
 	}
 	return oT4, runtime.Err{}
 }
@@ -3616,7 +3616,7 @@ func oRule_R00052(oX *oExec) (bool, runtime.Err) {
 // oRule_R00056 evaluates rule R00056 (schema, pack synth100).
 // when:
 //
-//	session_posture == "posture_56" && lycaon.repeat_count > 3
+//	session_posture == "posture_56" && lycaon.fruitless_search_run > 3
 func oRule_R00056(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(14) {
 		return false, runtime.Err{}
@@ -3640,7 +3640,7 @@ func oRule_R00056(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_56")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(3))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(3))
 	}
 	return oT4, runtime.Err{}
 }
@@ -3679,7 +3679,7 @@ func oRule_R00060(oX *oExec) (bool, runtime.Err) {
 // oRule_R00068 evaluates rule R00068 (schema, pack synth100).
 // when:
 //
-//	session_posture == "posture_68" && lycaon.repeat_count > 8
+//	session_posture == "posture_68" && lycaon.fruitless_search_run > 8
 func oRule_R00068(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(17) {
 		return false, runtime.Err{}
@@ -3703,7 +3703,7 @@ func oRule_R00068(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_68")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(8))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(8))
 	}
 	return oT4, runtime.Err{}
 }
@@ -3777,7 +3777,7 @@ func oRule_R00076(oX *oExec) (bool, runtime.Err) {
 // oRule_R00080 evaluates rule R00080 (schema, pack synth100).
 // when:
 //
-//	session_posture == "posture_80" && lycaon.repeat_count > 6
+//	session_posture == "posture_80" && lycaon.fruitless_search_run > 6
 func oRule_R00080(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(20) {
 		return false, runtime.Err{}
@@ -3801,7 +3801,7 @@ func oRule_R00080(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_80")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(6))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(6))
 	}
 	return oT4, runtime.Err{}
 }
@@ -3844,7 +3844,7 @@ func oRule_R00088(oX *oExec) (bool, runtime.Err) {
 // oRule_R00092 evaluates rule R00092 (schema, pack synth100).
 // when:
 //
-//	session_posture == "posture_92" && lycaon.repeat_count > 4
+//	session_posture == "posture_92" && lycaon.fruitless_search_run > 4
 func oRule_R00092(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(23) {
 		return false, runtime.Err{}
@@ -3868,7 +3868,7 @@ func oRule_R00092(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_92")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(4))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(4))
 	}
 	return oT4, runtime.Err{}
 }
@@ -5234,7 +5234,7 @@ func oRule_R00097(oX *oExec) (bool, runtime.Err) {
 // oRule_R00002 evaluates rule R00002 (invariant, pack synth100).
 // when:
 //
-//	session_posture == "posture_2" && lycaon.repeat_count > 5
+//	session_posture == "posture_2" && lycaon.fruitless_search_run > 5
 func oRule_R00002(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(75) {
 		return false, runtime.Err{}
@@ -5258,7 +5258,7 @@ func oRule_R00002(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_2")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(5))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(5))
 	}
 	return oT4, runtime.Err{}
 }
@@ -5396,7 +5396,7 @@ func oRule_R00022(oX *oExec) (bool, runtime.Err) {
 // oRule_R00026 evaluates rule R00026 (invariant, pack synth100).
 // when:
 //
-//	session_posture == "posture_26" && lycaon.repeat_count > 8
+//	session_posture == "posture_26" && lycaon.fruitless_search_run > 8
 func oRule_R00026(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(81) {
 		return false, runtime.Err{}
@@ -5420,7 +5420,7 @@ func oRule_R00026(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_26")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(8))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(8))
 	}
 	return oT4, runtime.Err{}
 }
@@ -5459,7 +5459,7 @@ func oRule_R00030(oX *oExec) (bool, runtime.Err) {
 // oRule_R00038 evaluates rule R00038 (invariant, pack synth100).
 // when:
 //
-//	session_posture == "posture_38" && lycaon.repeat_count > 6
+//	session_posture == "posture_38" && lycaon.fruitless_search_run > 6
 func oRule_R00038(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(84) {
 		return false, runtime.Err{}
@@ -5483,7 +5483,7 @@ func oRule_R00038(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_38")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(6))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(6))
 	}
 	return oT4, runtime.Err{}
 }
@@ -5557,7 +5557,7 @@ func oRule_R00046(oX *oExec) (bool, runtime.Err) {
 // oRule_R00050 evaluates rule R00050 (invariant, pack synth100).
 // when:
 //
-//	session_posture == "posture_50" && lycaon.repeat_count > 4
+//	session_posture == "posture_50" && lycaon.fruitless_search_run > 4
 func oRule_R00050(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(87) {
 		return false, runtime.Err{}
@@ -5581,7 +5581,7 @@ func oRule_R00050(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_50")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(4))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(4))
 	}
 	return oT4, runtime.Err{}
 }
@@ -5624,7 +5624,7 @@ func oRule_R00058(oX *oExec) (bool, runtime.Err) {
 // oRule_R00062 evaluates rule R00062 (invariant, pack synth100).
 // when:
 //
-//	session_posture == "posture_62" && lycaon.repeat_count > 9
+//	session_posture == "posture_62" && lycaon.fruitless_search_run > 9
 func oRule_R00062(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(90) {
 		return false, runtime.Err{}
@@ -5648,7 +5648,7 @@ func oRule_R00062(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_62")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(9))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(9))
 	}
 	return oT4, runtime.Err{}
 }
@@ -5788,7 +5788,7 @@ func oRule_R00082(oX *oExec) (bool, runtime.Err) {
 // oRule_R00086 evaluates rule R00086 (invariant, pack synth100).
 // when:
 //
-//	session_posture == "posture_86" && lycaon.repeat_count > 5
+//	session_posture == "posture_86" && lycaon.fruitless_search_run > 5
 func oRule_R00086(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(96) {
 		return false, runtime.Err{}
@@ -5812,7 +5812,7 @@ func oRule_R00086(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_86")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(5))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(5))
 	}
 	return oT4, runtime.Err{}
 }
@@ -5851,7 +5851,7 @@ func oRule_R00090(oX *oExec) (bool, runtime.Err) {
 // oRule_R00098 evaluates rule R00098 (invariant, pack synth100).
 // when:
 //
-//	session_posture == "posture_98" && lycaon.repeat_count > 3
+//	session_posture == "posture_98" && lycaon.fruitless_search_run > 3
 func oRule_R00098(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(99) {
 		return false, runtime.Err{}
@@ -5875,7 +5875,7 @@ func oRule_R00098(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_98")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(3))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(3))
 	}
 	return oT4, runtime.Err{}
 }

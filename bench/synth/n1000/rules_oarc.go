@@ -1028,7 +1028,7 @@ const _ = lycaon.CatalogIs_c37f7627
 const Name = "synth1000"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:ade5a6205cc5fe73bca29ab375db3a1888fa498758e159fba012cf6f01664f12"
+const Digest = "sha256:c46dca8ce4f35a0b57f5ae8643b27541f7616e378920bd94c6ee7f1a432e1fd1"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.
@@ -25138,7 +25138,7 @@ var oRules = [1000]impl.Rule{
 // oRule_R00044 evaluates rule R00044 (schema, pack synth1000).
 // when:
 //
-//	session_posture == "posture_44" && lycaon.repeat_count > 5
+//	session_posture == "posture_44" && lycaon.fruitless_search_run > 5
 func oRule_R00044(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(11) {
 		return false, runtime.Err{}
@@ -25162,7 +25162,7 @@ func oRule_R00044(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_44")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(5))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(5))
 	}
 	return oT4, runtime.Err{}
 }
@@ -25170,7 +25170,7 @@ func oRule_R00044(oX *oExec) (bool, runtime.Err) {
 // oRule_R00104 evaluates rule R00104 (schema, pack synth1000).
 // when:
 //
-//	session_posture == "posture_104" && lycaon.repeat_count > 9
+//	session_posture == "posture_104" && lycaon.fruitless_search_run > 9
 func oRule_R00104(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(26) {
 		return false, runtime.Err{}
@@ -25194,7 +25194,7 @@ func oRule_R00104(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_104")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(9))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(9))
 	}
 	return oT4, runtime.Err{}
 }
@@ -25202,7 +25202,7 @@ func oRule_R00104(oX *oExec) (bool, runtime.Err) {
 // oRule_R00164 evaluates rule R00164 (schema, pack synth1000).
 // when:
 //
-//	session_posture == "posture_164" && lycaon.repeat_count > 6
+//	session_posture == "posture_164" && lycaon.fruitless_search_run > 6
 func oRule_R00164(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(41) {
 		return false, runtime.Err{}
@@ -25226,7 +25226,7 @@ func oRule_R00164(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_164")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(6))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(6))
 	}
 	return oT4, runtime.Err{}
 }
@@ -25234,7 +25234,7 @@ func oRule_R00164(oX *oExec) (bool, runtime.Err) {
 // oRule_R00224 evaluates rule R00224 (schema, pack synth1000).
 // when:
 //
-//	session_posture == "posture_224" && lycaon.repeat_count > 3
+//	session_posture == "posture_224" && lycaon.fruitless_search_run > 3
 func oRule_R00224(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(56) {
 		return false, runtime.Err{}
@@ -25258,7 +25258,7 @@ func oRule_R00224(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_224")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(3))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(3))
 	}
 	return oT4, runtime.Err{}
 }
@@ -25266,7 +25266,7 @@ func oRule_R00224(oX *oExec) (bool, runtime.Err) {
 // oRule_R00284 evaluates rule R00284 (schema, pack synth1000).
 // when:
 //
-//	session_posture == "posture_284" && lycaon.repeat_count > 7
+//	session_posture == "posture_284" && lycaon.fruitless_search_run > 7
 func oRule_R00284(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(71) {
 		return false, runtime.Err{}
@@ -25290,7 +25290,7 @@ func oRule_R00284(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_284")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(7))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(7))
 	}
 	return oT4, runtime.Err{}
 }
@@ -25298,7 +25298,7 @@ func oRule_R00284(oX *oExec) (bool, runtime.Err) {
 // oRule_R00344 evaluates rule R00344 (schema, pack synth1000).
 // when:
 //
-//	session_posture == "posture_344" && lycaon.repeat_count > 4
+//	session_posture == "posture_344" && lycaon.fruitless_search_run > 4
 func oRule_R00344(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(86) {
 		return false, runtime.Err{}
@@ -25322,7 +25322,7 @@ func oRule_R00344(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_344")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(4))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(4))
 	}
 	return oT4, runtime.Err{}
 }
@@ -25330,7 +25330,7 @@ func oRule_R00344(oX *oExec) (bool, runtime.Err) {
 // oRule_R00404 evaluates rule R00404 (schema, pack synth1000).
 // when:
 //
-//	session_posture == "posture_404" && lycaon.repeat_count > 8
+//	session_posture == "posture_404" && lycaon.fruitless_search_run > 8
 func oRule_R00404(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(101) {
 		return false, runtime.Err{}
@@ -25354,7 +25354,7 @@ func oRule_R00404(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_404")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(8))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(8))
 	}
 	return oT4, runtime.Err{}
 }
@@ -25362,7 +25362,7 @@ func oRule_R00404(oX *oExec) (bool, runtime.Err) {
 // oRule_R00464 evaluates rule R00464 (schema, pack synth1000).
 // when:
 //
-//	session_posture == "posture_464" && lycaon.repeat_count > 5
+//	session_posture == "posture_464" && lycaon.fruitless_search_run > 5
 func oRule_R00464(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(116) {
 		return false, runtime.Err{}
@@ -25386,7 +25386,7 @@ func oRule_R00464(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_464")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(5))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(5))
 	}
 	return oT4, runtime.Err{}
 }
@@ -25394,7 +25394,7 @@ func oRule_R00464(oX *oExec) (bool, runtime.Err) {
 // oRule_R00524 evaluates rule R00524 (schema, pack synth1000).
 // when:
 //
-//	session_posture == "posture_524" && lycaon.repeat_count > 9
+//	session_posture == "posture_524" && lycaon.fruitless_search_run > 9
 func oRule_R00524(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(131) {
 		return false, runtime.Err{}
@@ -25418,7 +25418,7 @@ func oRule_R00524(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_524")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(9))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(9))
 	}
 	return oT4, runtime.Err{}
 }
@@ -25426,7 +25426,7 @@ func oRule_R00524(oX *oExec) (bool, runtime.Err) {
 // oRule_R00584 evaluates rule R00584 (schema, pack synth1000).
 // when:
 //
-//	session_posture == "posture_584" && lycaon.repeat_count > 6
+//	session_posture == "posture_584" && lycaon.fruitless_search_run > 6
 func oRule_R00584(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(146) {
 		return false, runtime.Err{}
@@ -25450,7 +25450,7 @@ func oRule_R00584(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_584")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(6))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(6))
 	}
 	return oT4, runtime.Err{}
 }
@@ -25458,7 +25458,7 @@ func oRule_R00584(oX *oExec) (bool, runtime.Err) {
 // oRule_R00644 evaluates rule R00644 (schema, pack synth1000).
 // when:
 //
-//	session_posture == "posture_644" && lycaon.repeat_count > 3
+//	session_posture == "posture_644" && lycaon.fruitless_search_run > 3
 func oRule_R00644(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(161) {
 		return false, runtime.Err{}
@@ -25482,7 +25482,7 @@ func oRule_R00644(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_644")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(3))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(3))
 	}
 	return oT4, runtime.Err{}
 }
@@ -25490,7 +25490,7 @@ func oRule_R00644(oX *oExec) (bool, runtime.Err) {
 // oRule_R00704 evaluates rule R00704 (schema, pack synth1000).
 // when:
 //
-//	session_posture == "posture_704" && lycaon.repeat_count > 7
+//	session_posture == "posture_704" && lycaon.fruitless_search_run > 7
 func oRule_R00704(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(176) {
 		return false, runtime.Err{}
@@ -25514,7 +25514,7 @@ func oRule_R00704(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_704")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(7))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(7))
 	}
 	return oT4, runtime.Err{}
 }
@@ -25522,7 +25522,7 @@ func oRule_R00704(oX *oExec) (bool, runtime.Err) {
 // oRule_R00764 evaluates rule R00764 (schema, pack synth1000).
 // when:
 //
-//	session_posture == "posture_764" && lycaon.repeat_count > 4
+//	session_posture == "posture_764" && lycaon.fruitless_search_run > 4
 func oRule_R00764(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(191) {
 		return false, runtime.Err{}
@@ -25546,7 +25546,7 @@ func oRule_R00764(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_764")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(4))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(4))
 	}
 	return oT4, runtime.Err{}
 }
@@ -25554,7 +25554,7 @@ func oRule_R00764(oX *oExec) (bool, runtime.Err) {
 // oRule_R00824 evaluates rule R00824 (schema, pack synth1000).
 // when:
 //
-//	session_posture == "posture_824" && lycaon.repeat_count > 8
+//	session_posture == "posture_824" && lycaon.fruitless_search_run > 8
 func oRule_R00824(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(206) {
 		return false, runtime.Err{}
@@ -25578,7 +25578,7 @@ func oRule_R00824(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_824")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(8))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(8))
 	}
 	return oT4, runtime.Err{}
 }
@@ -25586,7 +25586,7 @@ func oRule_R00824(oX *oExec) (bool, runtime.Err) {
 // oRule_R00884 evaluates rule R00884 (schema, pack synth1000).
 // when:
 //
-//	session_posture == "posture_884" && lycaon.repeat_count > 5
+//	session_posture == "posture_884" && lycaon.fruitless_search_run > 5
 func oRule_R00884(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(221) {
 		return false, runtime.Err{}
@@ -25610,7 +25610,7 @@ func oRule_R00884(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_884")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(5))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(5))
 	}
 	return oT4, runtime.Err{}
 }
@@ -25618,7 +25618,7 @@ func oRule_R00884(oX *oExec) (bool, runtime.Err) {
 // oRule_R00944 evaluates rule R00944 (schema, pack synth1000).
 // when:
 //
-//	session_posture == "posture_944" && lycaon.repeat_count > 9
+//	session_posture == "posture_944" && lycaon.fruitless_search_run > 9
 func oRule_R00944(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(236) {
 		return false, runtime.Err{}
@@ -25642,7 +25642,7 @@ func oRule_R00944(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_944")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(9))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(9))
 	}
 	return oT4, runtime.Err{}
 }
@@ -26739,7 +26739,7 @@ func oRule_R00989(oX *oExec) (bool, runtime.Err) {
 // oRule_R00014 evaluates rule R00014 (invariant, pack synth1000).
 // when:
 //
-//	session_posture == "posture_14" && lycaon.repeat_count > 3
+//	session_posture == "posture_14" && lycaon.fruitless_search_run > 3
 func oRule_R00014(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(753) {
 		return false, runtime.Err{}
@@ -26763,7 +26763,7 @@ func oRule_R00014(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_14")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(3))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(3))
 	}
 	return oT4, runtime.Err{}
 }
@@ -26771,7 +26771,7 @@ func oRule_R00014(oX *oExec) (bool, runtime.Err) {
 // oRule_R00074 evaluates rule R00074 (invariant, pack synth1000).
 // when:
 //
-//	session_posture == "posture_74" && lycaon.repeat_count > 7
+//	session_posture == "posture_74" && lycaon.fruitless_search_run > 7
 func oRule_R00074(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(768) {
 		return false, runtime.Err{}
@@ -26795,7 +26795,7 @@ func oRule_R00074(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_74")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(7))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(7))
 	}
 	return oT4, runtime.Err{}
 }
@@ -26803,7 +26803,7 @@ func oRule_R00074(oX *oExec) (bool, runtime.Err) {
 // oRule_R00134 evaluates rule R00134 (invariant, pack synth1000).
 // when:
 //
-//	session_posture == "posture_134" && lycaon.repeat_count > 4
+//	session_posture == "posture_134" && lycaon.fruitless_search_run > 4
 func oRule_R00134(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(783) {
 		return false, runtime.Err{}
@@ -26827,7 +26827,7 @@ func oRule_R00134(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_134")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(4))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(4))
 	}
 	return oT4, runtime.Err{}
 }
@@ -26835,7 +26835,7 @@ func oRule_R00134(oX *oExec) (bool, runtime.Err) {
 // oRule_R00194 evaluates rule R00194 (invariant, pack synth1000).
 // when:
 //
-//	session_posture == "posture_194" && lycaon.repeat_count > 8
+//	session_posture == "posture_194" && lycaon.fruitless_search_run > 8
 func oRule_R00194(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(798) {
 		return false, runtime.Err{}
@@ -26859,7 +26859,7 @@ func oRule_R00194(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_194")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(8))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(8))
 	}
 	return oT4, runtime.Err{}
 }
@@ -26867,7 +26867,7 @@ func oRule_R00194(oX *oExec) (bool, runtime.Err) {
 // oRule_R00254 evaluates rule R00254 (invariant, pack synth1000).
 // when:
 //
-//	session_posture == "posture_254" && lycaon.repeat_count > 5
+//	session_posture == "posture_254" && lycaon.fruitless_search_run > 5
 func oRule_R00254(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(813) {
 		return false, runtime.Err{}
@@ -26891,7 +26891,7 @@ func oRule_R00254(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_254")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(5))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(5))
 	}
 	return oT4, runtime.Err{}
 }
@@ -26899,7 +26899,7 @@ func oRule_R00254(oX *oExec) (bool, runtime.Err) {
 // oRule_R00314 evaluates rule R00314 (invariant, pack synth1000).
 // when:
 //
-//	session_posture == "posture_314" && lycaon.repeat_count > 9
+//	session_posture == "posture_314" && lycaon.fruitless_search_run > 9
 func oRule_R00314(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(828) {
 		return false, runtime.Err{}
@@ -26923,7 +26923,7 @@ func oRule_R00314(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_314")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(9))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(9))
 	}
 	return oT4, runtime.Err{}
 }
@@ -26931,7 +26931,7 @@ func oRule_R00314(oX *oExec) (bool, runtime.Err) {
 // oRule_R00374 evaluates rule R00374 (invariant, pack synth1000).
 // when:
 //
-//	session_posture == "posture_374" && lycaon.repeat_count > 6
+//	session_posture == "posture_374" && lycaon.fruitless_search_run > 6
 func oRule_R00374(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(843) {
 		return false, runtime.Err{}
@@ -26955,7 +26955,7 @@ func oRule_R00374(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_374")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(6))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(6))
 	}
 	return oT4, runtime.Err{}
 }
@@ -26963,7 +26963,7 @@ func oRule_R00374(oX *oExec) (bool, runtime.Err) {
 // oRule_R00434 evaluates rule R00434 (invariant, pack synth1000).
 // when:
 //
-//	session_posture == "posture_434" && lycaon.repeat_count > 3
+//	session_posture == "posture_434" && lycaon.fruitless_search_run > 3
 func oRule_R00434(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(858) {
 		return false, runtime.Err{}
@@ -26987,7 +26987,7 @@ func oRule_R00434(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_434")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(3))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(3))
 	}
 	return oT4, runtime.Err{}
 }
@@ -26995,7 +26995,7 @@ func oRule_R00434(oX *oExec) (bool, runtime.Err) {
 // oRule_R00494 evaluates rule R00494 (invariant, pack synth1000).
 // when:
 //
-//	session_posture == "posture_494" && lycaon.repeat_count > 7
+//	session_posture == "posture_494" && lycaon.fruitless_search_run > 7
 func oRule_R00494(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(873) {
 		return false, runtime.Err{}
@@ -27019,7 +27019,7 @@ func oRule_R00494(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_494")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(7))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(7))
 	}
 	return oT4, runtime.Err{}
 }
@@ -27027,7 +27027,7 @@ func oRule_R00494(oX *oExec) (bool, runtime.Err) {
 // oRule_R00554 evaluates rule R00554 (invariant, pack synth1000).
 // when:
 //
-//	session_posture == "posture_554" && lycaon.repeat_count > 4
+//	session_posture == "posture_554" && lycaon.fruitless_search_run > 4
 func oRule_R00554(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(888) {
 		return false, runtime.Err{}
@@ -27051,7 +27051,7 @@ func oRule_R00554(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_554")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(4))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(4))
 	}
 	return oT4, runtime.Err{}
 }
@@ -27059,7 +27059,7 @@ func oRule_R00554(oX *oExec) (bool, runtime.Err) {
 // oRule_R00614 evaluates rule R00614 (invariant, pack synth1000).
 // when:
 //
-//	session_posture == "posture_614" && lycaon.repeat_count > 8
+//	session_posture == "posture_614" && lycaon.fruitless_search_run > 8
 func oRule_R00614(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(903) {
 		return false, runtime.Err{}
@@ -27083,7 +27083,7 @@ func oRule_R00614(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_614")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(8))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(8))
 	}
 	return oT4, runtime.Err{}
 }
@@ -27091,7 +27091,7 @@ func oRule_R00614(oX *oExec) (bool, runtime.Err) {
 // oRule_R00674 evaluates rule R00674 (invariant, pack synth1000).
 // when:
 //
-//	session_posture == "posture_674" && lycaon.repeat_count > 5
+//	session_posture == "posture_674" && lycaon.fruitless_search_run > 5
 func oRule_R00674(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(918) {
 		return false, runtime.Err{}
@@ -27115,7 +27115,7 @@ func oRule_R00674(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_674")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(5))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(5))
 	}
 	return oT4, runtime.Err{}
 }
@@ -27123,7 +27123,7 @@ func oRule_R00674(oX *oExec) (bool, runtime.Err) {
 // oRule_R00734 evaluates rule R00734 (invariant, pack synth1000).
 // when:
 //
-//	session_posture == "posture_734" && lycaon.repeat_count > 9
+//	session_posture == "posture_734" && lycaon.fruitless_search_run > 9
 func oRule_R00734(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(933) {
 		return false, runtime.Err{}
@@ -27147,7 +27147,7 @@ func oRule_R00734(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_734")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(9))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(9))
 	}
 	return oT4, runtime.Err{}
 }
@@ -27155,7 +27155,7 @@ func oRule_R00734(oX *oExec) (bool, runtime.Err) {
 // oRule_R00794 evaluates rule R00794 (invariant, pack synth1000).
 // when:
 //
-//	session_posture == "posture_794" && lycaon.repeat_count > 6
+//	session_posture == "posture_794" && lycaon.fruitless_search_run > 6
 func oRule_R00794(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(948) {
 		return false, runtime.Err{}
@@ -27179,7 +27179,7 @@ func oRule_R00794(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_794")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(6))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(6))
 	}
 	return oT4, runtime.Err{}
 }
@@ -27187,7 +27187,7 @@ func oRule_R00794(oX *oExec) (bool, runtime.Err) {
 // oRule_R00854 evaluates rule R00854 (invariant, pack synth1000).
 // when:
 //
-//	session_posture == "posture_854" && lycaon.repeat_count > 3
+//	session_posture == "posture_854" && lycaon.fruitless_search_run > 3
 func oRule_R00854(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(963) {
 		return false, runtime.Err{}
@@ -27211,7 +27211,7 @@ func oRule_R00854(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_854")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(3))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(3))
 	}
 	return oT4, runtime.Err{}
 }
@@ -27219,7 +27219,7 @@ func oRule_R00854(oX *oExec) (bool, runtime.Err) {
 // oRule_R00914 evaluates rule R00914 (invariant, pack synth1000).
 // when:
 //
-//	session_posture == "posture_914" && lycaon.repeat_count > 7
+//	session_posture == "posture_914" && lycaon.fruitless_search_run > 7
 func oRule_R00914(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(978) {
 		return false, runtime.Err{}
@@ -27243,7 +27243,7 @@ func oRule_R00914(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_914")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(7))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(7))
 	}
 	return oT4, runtime.Err{}
 }
@@ -27251,7 +27251,7 @@ func oRule_R00914(oX *oExec) (bool, runtime.Err) {
 // oRule_R00974 evaluates rule R00974 (invariant, pack synth1000).
 // when:
 //
-//	session_posture == "posture_974" && lycaon.repeat_count > 4
+//	session_posture == "posture_974" && lycaon.fruitless_search_run > 4
 func oRule_R00974(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(993) {
 		return false, runtime.Err{}
@@ -27275,7 +27275,7 @@ func oRule_R00974(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_974")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(4))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(4))
 	}
 	return oT4, runtime.Err{}
 }
@@ -31637,7 +31637,7 @@ func oRule_R00004(oX *oExec) (bool, runtime.Err) {
 // oRule_R00008 evaluates rule R00008 (schema, pack synth1000).
 // when:
 //
-//	session_posture == "posture_8" && lycaon.repeat_count > 4
+//	session_posture == "posture_8" && lycaon.fruitless_search_run > 4
 func oRule_R00008(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(2) {
 		return false, runtime.Err{}
@@ -31661,7 +31661,7 @@ func oRule_R00008(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_8")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(4))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(4))
 	}
 	return oT4, runtime.Err{}
 }
@@ -31735,7 +31735,7 @@ func oRule_R00016(oX *oExec) (bool, runtime.Err) {
 // oRule_R00020 evaluates rule R00020 (schema, pack synth1000).
 // when:
 //
-//	session_posture == "posture_20" && lycaon.repeat_count > 9
+//	session_posture == "posture_20" && lycaon.fruitless_search_run > 9
 func oRule_R00020(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(5) {
 		return false, runtime.Err{}
@@ -31759,7 +31759,7 @@ func oRule_R00020(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_20")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(9))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(9))
 	}
 	return oT4, runtime.Err{}
 }
@@ -31802,7 +31802,7 @@ func oRule_R00028(oX *oExec) (bool, runtime.Err) {
 // oRule_R00032 evaluates rule R00032 (schema, pack synth1000).
 // when:
 //
-//	session_posture == "posture_32" && lycaon.repeat_count > 7
+//	session_posture == "posture_32" && lycaon.fruitless_search_run > 7
 func oRule_R00032(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(8) {
 		return false, runtime.Err{}
@@ -31826,7 +31826,7 @@ func oRule_R00032(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_32")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(7))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(7))
 	}
 	return oT4, runtime.Err{}
 }
@@ -31966,7 +31966,7 @@ func oRule_R00052(oX *oExec) (bool, runtime.Err) {
 // oRule_R00056 evaluates rule R00056 (schema, pack synth1000).
 // when:
 //
-//	session_posture == "posture_56" && lycaon.repeat_count > 3
+//	session_posture == "posture_56" && lycaon.fruitless_search_run > 3
 func oRule_R00056(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(14) {
 		return false, runtime.Err{}
@@ -31990,7 +31990,7 @@ func oRule_R00056(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_56")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(3))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(3))
 	}
 	return oT4, runtime.Err{}
 }
@@ -32029,7 +32029,7 @@ func oRule_R00060(oX *oExec) (bool, runtime.Err) {
 // oRule_R00068 evaluates rule R00068 (schema, pack synth1000).
 // when:
 //
-//	session_posture == "posture_68" && lycaon.repeat_count > 8
+//	session_posture == "posture_68" && lycaon.fruitless_search_run > 8
 func oRule_R00068(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(17) {
 		return false, runtime.Err{}
@@ -32053,7 +32053,7 @@ func oRule_R00068(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_68")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(8))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(8))
 	}
 	return oT4, runtime.Err{}
 }
@@ -32127,7 +32127,7 @@ func oRule_R00076(oX *oExec) (bool, runtime.Err) {
 // oRule_R00080 evaluates rule R00080 (schema, pack synth1000).
 // when:
 //
-//	session_posture == "posture_80" && lycaon.repeat_count > 6
+//	session_posture == "posture_80" && lycaon.fruitless_search_run > 6
 func oRule_R00080(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(20) {
 		return false, runtime.Err{}
@@ -32151,7 +32151,7 @@ func oRule_R00080(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_80")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(6))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(6))
 	}
 	return oT4, runtime.Err{}
 }
@@ -32194,7 +32194,7 @@ func oRule_R00088(oX *oExec) (bool, runtime.Err) {
 // oRule_R00092 evaluates rule R00092 (schema, pack synth1000).
 // when:
 //
-//	session_posture == "posture_92" && lycaon.repeat_count > 4
+//	session_posture == "posture_92" && lycaon.fruitless_search_run > 4
 func oRule_R00092(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(23) {
 		return false, runtime.Err{}
@@ -32218,7 +32218,7 @@ func oRule_R00092(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_92")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(4))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(4))
 	}
 	return oT4, runtime.Err{}
 }
@@ -32358,7 +32358,7 @@ func oRule_R00112(oX *oExec) (bool, runtime.Err) {
 // oRule_R00116 evaluates rule R00116 (schema, pack synth1000).
 // when:
 //
-//	session_posture == "posture_116" && lycaon.repeat_count > 7
+//	session_posture == "posture_116" && lycaon.fruitless_search_run > 7
 func oRule_R00116(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(29) {
 		return false, runtime.Err{}
@@ -32382,7 +32382,7 @@ func oRule_R00116(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_116")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(7))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(7))
 	}
 	return oT4, runtime.Err{}
 }
@@ -32421,7 +32421,7 @@ func oRule_R00120(oX *oExec) (bool, runtime.Err) {
 // oRule_R00128 evaluates rule R00128 (schema, pack synth1000).
 // when:
 //
-//	session_posture == "posture_128" && lycaon.repeat_count > 5
+//	session_posture == "posture_128" && lycaon.fruitless_search_run > 5
 func oRule_R00128(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(32) {
 		return false, runtime.Err{}
@@ -32445,7 +32445,7 @@ func oRule_R00128(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_128")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(5))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(5))
 	}
 	return oT4, runtime.Err{}
 }
@@ -32519,7 +32519,7 @@ func oRule_R00136(oX *oExec) (bool, runtime.Err) {
 // oRule_R00140 evaluates rule R00140 (schema, pack synth1000).
 // when:
 //
-//	session_posture == "posture_140" && lycaon.repeat_count > 3
+//	session_posture == "posture_140" && lycaon.fruitless_search_run > 3
 func oRule_R00140(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(35) {
 		return false, runtime.Err{}
@@ -32543,7 +32543,7 @@ func oRule_R00140(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_140")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(3))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(3))
 	}
 	return oT4, runtime.Err{}
 }
@@ -32586,7 +32586,7 @@ func oRule_R00148(oX *oExec) (bool, runtime.Err) {
 // oRule_R00152 evaluates rule R00152 (schema, pack synth1000).
 // when:
 //
-//	session_posture == "posture_152" && lycaon.repeat_count > 8
+//	session_posture == "posture_152" && lycaon.fruitless_search_run > 8
 func oRule_R00152(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(38) {
 		return false, runtime.Err{}
@@ -32610,7 +32610,7 @@ func oRule_R00152(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_152")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(8))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(8))
 	}
 	return oT4, runtime.Err{}
 }
@@ -32750,7 +32750,7 @@ func oRule_R00172(oX *oExec) (bool, runtime.Err) {
 // oRule_R00176 evaluates rule R00176 (schema, pack synth1000).
 // when:
 //
-//	session_posture == "posture_176" && lycaon.repeat_count > 4
+//	session_posture == "posture_176" && lycaon.fruitless_search_run > 4
 func oRule_R00176(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(44) {
 		return false, runtime.Err{}
@@ -32774,7 +32774,7 @@ func oRule_R00176(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_176")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(4))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(4))
 	}
 	return oT4, runtime.Err{}
 }
@@ -32813,7 +32813,7 @@ func oRule_R00180(oX *oExec) (bool, runtime.Err) {
 // oRule_R00188 evaluates rule R00188 (schema, pack synth1000).
 // when:
 //
-//	session_posture == "posture_188" && lycaon.repeat_count > 9
+//	session_posture == "posture_188" && lycaon.fruitless_search_run > 9
 func oRule_R00188(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(47) {
 		return false, runtime.Err{}
@@ -32837,7 +32837,7 @@ func oRule_R00188(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_188")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(9))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(9))
 	}
 	return oT4, runtime.Err{}
 }
@@ -32911,7 +32911,7 @@ func oRule_R00196(oX *oExec) (bool, runtime.Err) {
 // oRule_R00200 evaluates rule R00200 (schema, pack synth1000).
 // when:
 //
-//	session_posture == "posture_200" && lycaon.repeat_count > 7
+//	session_posture == "posture_200" && lycaon.fruitless_search_run > 7
 func oRule_R00200(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(50) {
 		return false, runtime.Err{}
@@ -32935,7 +32935,7 @@ func oRule_R00200(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_200")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(7))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(7))
 	}
 	return oT4, runtime.Err{}
 }
@@ -32978,7 +32978,7 @@ func oRule_R00208(oX *oExec) (bool, runtime.Err) {
 // oRule_R00212 evaluates rule R00212 (schema, pack synth1000).
 // when:
 //
-//	session_posture == "posture_212" && lycaon.repeat_count > 5
+//	session_posture == "posture_212" && lycaon.fruitless_search_run > 5
 func oRule_R00212(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(53) {
 		return false, runtime.Err{}
@@ -33002,7 +33002,7 @@ func oRule_R00212(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_212")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(5))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(5))
 	}
 	return oT4, runtime.Err{}
 }
@@ -33142,7 +33142,7 @@ func oRule_R00232(oX *oExec) (bool, runtime.Err) {
 // oRule_R00236 evaluates rule R00236 (schema, pack synth1000).
 // when:
 //
-//	session_posture == "posture_236" && lycaon.repeat_count > 8
+//	session_posture == "posture_236" && lycaon.fruitless_search_run > 8
 func oRule_R00236(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(59) {
 		return false, runtime.Err{}
@@ -33166,7 +33166,7 @@ func oRule_R00236(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_236")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(8))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(8))
 	}
 	return oT4, runtime.Err{}
 }
@@ -33205,7 +33205,7 @@ func oRule_R00240(oX *oExec) (bool, runtime.Err) {
 // oRule_R00248 evaluates rule R00248 (schema, pack synth1000).
 // when:
 //
-//	session_posture == "posture_248" && lycaon.repeat_count > 6
+//	session_posture == "posture_248" && lycaon.fruitless_search_run > 6
 func oRule_R00248(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(62) {
 		return false, runtime.Err{}
@@ -33229,7 +33229,7 @@ func oRule_R00248(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_248")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(6))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(6))
 	}
 	return oT4, runtime.Err{}
 }
@@ -33303,7 +33303,7 @@ func oRule_R00256(oX *oExec) (bool, runtime.Err) {
 // oRule_R00260 evaluates rule R00260 (schema, pack synth1000).
 // when:
 //
-//	session_posture == "posture_260" && lycaon.repeat_count > 4
+//	session_posture == "posture_260" && lycaon.fruitless_search_run > 4
 func oRule_R00260(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(65) {
 		return false, runtime.Err{}
@@ -33327,7 +33327,7 @@ func oRule_R00260(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_260")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(4))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(4))
 	}
 	return oT4, runtime.Err{}
 }
@@ -33370,7 +33370,7 @@ func oRule_R00268(oX *oExec) (bool, runtime.Err) {
 // oRule_R00272 evaluates rule R00272 (schema, pack synth1000).
 // when:
 //
-//	session_posture == "posture_272" && lycaon.repeat_count > 9
+//	session_posture == "posture_272" && lycaon.fruitless_search_run > 9
 func oRule_R00272(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(68) {
 		return false, runtime.Err{}
@@ -33394,7 +33394,7 @@ func oRule_R00272(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_272")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(9))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(9))
 	}
 	return oT4, runtime.Err{}
 }
@@ -33534,7 +33534,7 @@ func oRule_R00292(oX *oExec) (bool, runtime.Err) {
 // oRule_R00296 evaluates rule R00296 (schema, pack synth1000).
 // when:
 //
-//	session_posture == "posture_296" && lycaon.repeat_count > 5
+//	session_posture == "posture_296" && lycaon.fruitless_search_run > 5
 func oRule_R00296(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(74) {
 		return false, runtime.Err{}
@@ -33558,7 +33558,7 @@ func oRule_R00296(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_296")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(5))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(5))
 	}
 	return oT4, runtime.Err{}
 }
@@ -33597,7 +33597,7 @@ func oRule_R00300(oX *oExec) (bool, runtime.Err) {
 // oRule_R00308 evaluates rule R00308 (schema, pack synth1000).
 // when:
 //
-//	session_posture == "posture_308" && lycaon.repeat_count > 3
+//	session_posture == "posture_308" && lycaon.fruitless_search_run > 3
 func oRule_R00308(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(77) {
 		return false, runtime.Err{}
@@ -33621,7 +33621,7 @@ func oRule_R00308(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_308")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(3))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(3))
 	}
 	return oT4, runtime.Err{}
 }
@@ -33695,7 +33695,7 @@ func oRule_R00316(oX *oExec) (bool, runtime.Err) {
 // oRule_R00320 evaluates rule R00320 (schema, pack synth1000).
 // when:
 //
-//	session_posture == "posture_320" && lycaon.repeat_count > 8
+//	session_posture == "posture_320" && lycaon.fruitless_search_run > 8
 func oRule_R00320(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(80) {
 		return false, runtime.Err{}
@@ -33719,7 +33719,7 @@ func oRule_R00320(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_320")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(8))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(8))
 	}
 	return oT4, runtime.Err{}
 }
@@ -33762,7 +33762,7 @@ func oRule_R00328(oX *oExec) (bool, runtime.Err) {
 // oRule_R00332 evaluates rule R00332 (schema, pack synth1000).
 // when:
 //
-//	session_posture == "posture_332" && lycaon.repeat_count > 6
+//	session_posture == "posture_332" && lycaon.fruitless_search_run > 6
 func oRule_R00332(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(83) {
 		return false, runtime.Err{}
@@ -33786,7 +33786,7 @@ func oRule_R00332(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_332")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(6))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(6))
 	}
 	return oT4, runtime.Err{}
 }
@@ -33926,7 +33926,7 @@ func oRule_R00352(oX *oExec) (bool, runtime.Err) {
 // oRule_R00356 evaluates rule R00356 (schema, pack synth1000).
 // when:
 //
-//	session_posture == "posture_356" && lycaon.repeat_count > 9
+//	session_posture == "posture_356" && lycaon.fruitless_search_run > 9
 func oRule_R00356(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(89) {
 		return false, runtime.Err{}
@@ -33950,7 +33950,7 @@ func oRule_R00356(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_356")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(9))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(9))
 	}
 	return oT4, runtime.Err{}
 }
@@ -33989,7 +33989,7 @@ func oRule_R00360(oX *oExec) (bool, runtime.Err) {
 // oRule_R00368 evaluates rule R00368 (schema, pack synth1000).
 // when:
 //
-//	session_posture == "posture_368" && lycaon.repeat_count > 7
+//	session_posture == "posture_368" && lycaon.fruitless_search_run > 7
 func oRule_R00368(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(92) {
 		return false, runtime.Err{}
@@ -34013,7 +34013,7 @@ func oRule_R00368(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_368")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(7))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(7))
 	}
 	return oT4, runtime.Err{}
 }
@@ -34087,7 +34087,7 @@ func oRule_R00376(oX *oExec) (bool, runtime.Err) {
 // oRule_R00380 evaluates rule R00380 (schema, pack synth1000).
 // when:
 //
-//	session_posture == "posture_380" && lycaon.repeat_count > 5
+//	session_posture == "posture_380" && lycaon.fruitless_search_run > 5
 func oRule_R00380(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(95) {
 		return false, runtime.Err{}
@@ -34111,7 +34111,7 @@ func oRule_R00380(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_380")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(5))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(5))
 	}
 	return oT4, runtime.Err{}
 }
@@ -34154,7 +34154,7 @@ func oRule_R00388(oX *oExec) (bool, runtime.Err) {
 // oRule_R00392 evaluates rule R00392 (schema, pack synth1000).
 // when:
 //
-//	session_posture == "posture_392" && lycaon.repeat_count > 3
+//	session_posture == "posture_392" && lycaon.fruitless_search_run > 3
 func oRule_R00392(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(98) {
 		return false, runtime.Err{}
@@ -34178,7 +34178,7 @@ func oRule_R00392(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_392")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(3))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(3))
 	}
 	return oT4, runtime.Err{}
 }
@@ -34318,7 +34318,7 @@ func oRule_R00412(oX *oExec) (bool, runtime.Err) {
 // oRule_R00416 evaluates rule R00416 (schema, pack synth1000).
 // when:
 //
-//	session_posture == "posture_416" && lycaon.repeat_count > 6
+//	session_posture == "posture_416" && lycaon.fruitless_search_run > 6
 func oRule_R00416(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(104) {
 		return false, runtime.Err{}
@@ -34342,7 +34342,7 @@ func oRule_R00416(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_416")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(6))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(6))
 	}
 	return oT4, runtime.Err{}
 }
@@ -34381,7 +34381,7 @@ func oRule_R00420(oX *oExec) (bool, runtime.Err) {
 // oRule_R00428 evaluates rule R00428 (schema, pack synth1000).
 // when:
 //
-//	session_posture == "posture_428" && lycaon.repeat_count > 4
+//	session_posture == "posture_428" && lycaon.fruitless_search_run > 4
 func oRule_R00428(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(107) {
 		return false, runtime.Err{}
@@ -34405,7 +34405,7 @@ func oRule_R00428(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_428")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(4))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(4))
 	}
 	return oT4, runtime.Err{}
 }
@@ -34479,7 +34479,7 @@ func oRule_R00436(oX *oExec) (bool, runtime.Err) {
 // oRule_R00440 evaluates rule R00440 (schema, pack synth1000).
 // when:
 //
-//	session_posture == "posture_440" && lycaon.repeat_count > 9
+//	session_posture == "posture_440" && lycaon.fruitless_search_run > 9
 func oRule_R00440(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(110) {
 		return false, runtime.Err{}
@@ -34503,7 +34503,7 @@ func oRule_R00440(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_440")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(9))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(9))
 	}
 	return oT4, runtime.Err{}
 }
@@ -34546,7 +34546,7 @@ func oRule_R00448(oX *oExec) (bool, runtime.Err) {
 // oRule_R00452 evaluates rule R00452 (schema, pack synth1000).
 // when:
 //
-//	session_posture == "posture_452" && lycaon.repeat_count > 7
+//	session_posture == "posture_452" && lycaon.fruitless_search_run > 7
 func oRule_R00452(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(113) {
 		return false, runtime.Err{}
@@ -34570,7 +34570,7 @@ func oRule_R00452(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_452")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(7))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(7))
 	}
 	return oT4, runtime.Err{}
 }
@@ -34710,7 +34710,7 @@ func oRule_R00472(oX *oExec) (bool, runtime.Err) {
 // oRule_R00476 evaluates rule R00476 (schema, pack synth1000).
 // when:
 //
-//	session_posture == "posture_476" && lycaon.repeat_count > 3
+//	session_posture == "posture_476" && lycaon.fruitless_search_run > 3
 func oRule_R00476(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(119) {
 		return false, runtime.Err{}
@@ -34734,7 +34734,7 @@ func oRule_R00476(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_476")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(3))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(3))
 	}
 	return oT4, runtime.Err{}
 }
@@ -34773,7 +34773,7 @@ func oRule_R00480(oX *oExec) (bool, runtime.Err) {
 // oRule_R00488 evaluates rule R00488 (schema, pack synth1000).
 // when:
 //
-//	session_posture == "posture_488" && lycaon.repeat_count > 8
+//	session_posture == "posture_488" && lycaon.fruitless_search_run > 8
 func oRule_R00488(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(122) {
 		return false, runtime.Err{}
@@ -34797,7 +34797,7 @@ func oRule_R00488(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_488")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(8))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(8))
 	}
 	return oT4, runtime.Err{}
 }
@@ -34871,7 +34871,7 @@ func oRule_R00496(oX *oExec) (bool, runtime.Err) {
 // oRule_R00500 evaluates rule R00500 (schema, pack synth1000).
 // when:
 //
-//	session_posture == "posture_500" && lycaon.repeat_count > 6
+//	session_posture == "posture_500" && lycaon.fruitless_search_run > 6
 func oRule_R00500(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(125) {
 		return false, runtime.Err{}
@@ -34895,7 +34895,7 @@ func oRule_R00500(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_500")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(6))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(6))
 	}
 	return oT4, runtime.Err{}
 }
@@ -34938,7 +34938,7 @@ func oRule_R00508(oX *oExec) (bool, runtime.Err) {
 // oRule_R00512 evaluates rule R00512 (schema, pack synth1000).
 // when:
 //
-//	session_posture == "posture_512" && lycaon.repeat_count > 4
+//	session_posture == "posture_512" && lycaon.fruitless_search_run > 4
 func oRule_R00512(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(128) {
 		return false, runtime.Err{}
@@ -34962,7 +34962,7 @@ func oRule_R00512(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_512")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(4))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(4))
 	}
 	return oT4, runtime.Err{}
 }
@@ -35102,7 +35102,7 @@ func oRule_R00532(oX *oExec) (bool, runtime.Err) {
 // oRule_R00536 evaluates rule R00536 (schema, pack synth1000).
 // when:
 //
-//	session_posture == "posture_536" && lycaon.repeat_count > 7
+//	session_posture == "posture_536" && lycaon.fruitless_search_run > 7
 func oRule_R00536(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(134) {
 		return false, runtime.Err{}
@@ -35126,7 +35126,7 @@ func oRule_R00536(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_536")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(7))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(7))
 	}
 	return oT4, runtime.Err{}
 }
@@ -35165,7 +35165,7 @@ func oRule_R00540(oX *oExec) (bool, runtime.Err) {
 // oRule_R00548 evaluates rule R00548 (schema, pack synth1000).
 // when:
 //
-//	session_posture == "posture_548" && lycaon.repeat_count > 5
+//	session_posture == "posture_548" && lycaon.fruitless_search_run > 5
 func oRule_R00548(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(137) {
 		return false, runtime.Err{}
@@ -35189,7 +35189,7 @@ func oRule_R00548(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_548")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(5))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(5))
 	}
 	return oT4, runtime.Err{}
 }
@@ -35263,7 +35263,7 @@ func oRule_R00556(oX *oExec) (bool, runtime.Err) {
 // oRule_R00560 evaluates rule R00560 (schema, pack synth1000).
 // when:
 //
-//	session_posture == "posture_560" && lycaon.repeat_count > 3
+//	session_posture == "posture_560" && lycaon.fruitless_search_run > 3
 func oRule_R00560(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(140) {
 		return false, runtime.Err{}
@@ -35287,7 +35287,7 @@ func oRule_R00560(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_560")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(3))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(3))
 	}
 	return oT4, runtime.Err{}
 }
@@ -35330,7 +35330,7 @@ func oRule_R00568(oX *oExec) (bool, runtime.Err) {
 // oRule_R00572 evaluates rule R00572 (schema, pack synth1000).
 // when:
 //
-//	session_posture == "posture_572" && lycaon.repeat_count > 8
+//	session_posture == "posture_572" && lycaon.fruitless_search_run > 8
 func oRule_R00572(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(143) {
 		return false, runtime.Err{}
@@ -35354,7 +35354,7 @@ func oRule_R00572(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_572")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(8))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(8))
 	}
 	return oT4, runtime.Err{}
 }
@@ -35494,7 +35494,7 @@ func oRule_R00592(oX *oExec) (bool, runtime.Err) {
 // oRule_R00596 evaluates rule R00596 (schema, pack synth1000).
 // when:
 //
-//	session_posture == "posture_596" && lycaon.repeat_count > 4
+//	session_posture == "posture_596" && lycaon.fruitless_search_run > 4
 func oRule_R00596(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(149) {
 		return false, runtime.Err{}
@@ -35518,7 +35518,7 @@ func oRule_R00596(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_596")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(4))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(4))
 	}
 	return oT4, runtime.Err{}
 }
@@ -35557,7 +35557,7 @@ func oRule_R00600(oX *oExec) (bool, runtime.Err) {
 // oRule_R00608 evaluates rule R00608 (schema, pack synth1000).
 // when:
 //
-//	session_posture == "posture_608" && lycaon.repeat_count > 9
+//	session_posture == "posture_608" && lycaon.fruitless_search_run > 9
 func oRule_R00608(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(152) {
 		return false, runtime.Err{}
@@ -35581,7 +35581,7 @@ func oRule_R00608(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_608")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(9))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(9))
 	}
 	return oT4, runtime.Err{}
 }
@@ -35655,7 +35655,7 @@ func oRule_R00616(oX *oExec) (bool, runtime.Err) {
 // oRule_R00620 evaluates rule R00620 (schema, pack synth1000).
 // when:
 //
-//	session_posture == "posture_620" && lycaon.repeat_count > 7
+//	session_posture == "posture_620" && lycaon.fruitless_search_run > 7
 func oRule_R00620(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(155) {
 		return false, runtime.Err{}
@@ -35679,7 +35679,7 @@ func oRule_R00620(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_620")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(7))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(7))
 	}
 	return oT4, runtime.Err{}
 }
@@ -35722,7 +35722,7 @@ func oRule_R00628(oX *oExec) (bool, runtime.Err) {
 // oRule_R00632 evaluates rule R00632 (schema, pack synth1000).
 // when:
 //
-//	session_posture == "posture_632" && lycaon.repeat_count > 5
+//	session_posture == "posture_632" && lycaon.fruitless_search_run > 5
 func oRule_R00632(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(158) {
 		return false, runtime.Err{}
@@ -35746,7 +35746,7 @@ func oRule_R00632(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_632")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(5))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(5))
 	}
 	return oT4, runtime.Err{}
 }
@@ -35886,7 +35886,7 @@ func oRule_R00652(oX *oExec) (bool, runtime.Err) {
 // oRule_R00656 evaluates rule R00656 (schema, pack synth1000).
 // when:
 //
-//	session_posture == "posture_656" && lycaon.repeat_count > 8
+//	session_posture == "posture_656" && lycaon.fruitless_search_run > 8
 func oRule_R00656(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(164) {
 		return false, runtime.Err{}
@@ -35910,7 +35910,7 @@ func oRule_R00656(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_656")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(8))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(8))
 	}
 	return oT4, runtime.Err{}
 }
@@ -35949,7 +35949,7 @@ func oRule_R00660(oX *oExec) (bool, runtime.Err) {
 // oRule_R00668 evaluates rule R00668 (schema, pack synth1000).
 // when:
 //
-//	session_posture == "posture_668" && lycaon.repeat_count > 6
+//	session_posture == "posture_668" && lycaon.fruitless_search_run > 6
 func oRule_R00668(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(167) {
 		return false, runtime.Err{}
@@ -35973,7 +35973,7 @@ func oRule_R00668(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_668")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(6))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(6))
 	}
 	return oT4, runtime.Err{}
 }
@@ -36047,7 +36047,7 @@ func oRule_R00676(oX *oExec) (bool, runtime.Err) {
 // oRule_R00680 evaluates rule R00680 (schema, pack synth1000).
 // when:
 //
-//	session_posture == "posture_680" && lycaon.repeat_count > 4
+//	session_posture == "posture_680" && lycaon.fruitless_search_run > 4
 func oRule_R00680(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(170) {
 		return false, runtime.Err{}
@@ -36071,7 +36071,7 @@ func oRule_R00680(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_680")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(4))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(4))
 	}
 	return oT4, runtime.Err{}
 }
@@ -36114,7 +36114,7 @@ func oRule_R00688(oX *oExec) (bool, runtime.Err) {
 // oRule_R00692 evaluates rule R00692 (schema, pack synth1000).
 // when:
 //
-//	session_posture == "posture_692" && lycaon.repeat_count > 9
+//	session_posture == "posture_692" && lycaon.fruitless_search_run > 9
 func oRule_R00692(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(173) {
 		return false, runtime.Err{}
@@ -36138,7 +36138,7 @@ func oRule_R00692(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_692")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(9))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(9))
 	}
 	return oT4, runtime.Err{}
 }
@@ -36278,7 +36278,7 @@ func oRule_R00712(oX *oExec) (bool, runtime.Err) {
 // oRule_R00716 evaluates rule R00716 (schema, pack synth1000).
 // when:
 //
-//	session_posture == "posture_716" && lycaon.repeat_count > 5
+//	session_posture == "posture_716" && lycaon.fruitless_search_run > 5
 func oRule_R00716(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(179) {
 		return false, runtime.Err{}
@@ -36302,7 +36302,7 @@ func oRule_R00716(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_716")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(5))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(5))
 	}
 	return oT4, runtime.Err{}
 }
@@ -36341,7 +36341,7 @@ func oRule_R00720(oX *oExec) (bool, runtime.Err) {
 // oRule_R00728 evaluates rule R00728 (schema, pack synth1000).
 // when:
 //
-//	session_posture == "posture_728" && lycaon.repeat_count > 3
+//	session_posture == "posture_728" && lycaon.fruitless_search_run > 3
 func oRule_R00728(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(182) {
 		return false, runtime.Err{}
@@ -36365,7 +36365,7 @@ func oRule_R00728(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_728")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(3))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(3))
 	}
 	return oT4, runtime.Err{}
 }
@@ -36439,7 +36439,7 @@ func oRule_R00736(oX *oExec) (bool, runtime.Err) {
 // oRule_R00740 evaluates rule R00740 (schema, pack synth1000).
 // when:
 //
-//	session_posture == "posture_740" && lycaon.repeat_count > 8
+//	session_posture == "posture_740" && lycaon.fruitless_search_run > 8
 func oRule_R00740(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(185) {
 		return false, runtime.Err{}
@@ -36463,7 +36463,7 @@ func oRule_R00740(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_740")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(8))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(8))
 	}
 	return oT4, runtime.Err{}
 }
@@ -36506,7 +36506,7 @@ func oRule_R00748(oX *oExec) (bool, runtime.Err) {
 // oRule_R00752 evaluates rule R00752 (schema, pack synth1000).
 // when:
 //
-//	session_posture == "posture_752" && lycaon.repeat_count > 6
+//	session_posture == "posture_752" && lycaon.fruitless_search_run > 6
 func oRule_R00752(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(188) {
 		return false, runtime.Err{}
@@ -36530,7 +36530,7 @@ func oRule_R00752(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_752")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(6))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(6))
 	}
 	return oT4, runtime.Err{}
 }
@@ -36670,7 +36670,7 @@ func oRule_R00772(oX *oExec) (bool, runtime.Err) {
 // oRule_R00776 evaluates rule R00776 (schema, pack synth1000).
 // when:
 //
-//	session_posture == "posture_776" && lycaon.repeat_count > 9
+//	session_posture == "posture_776" && lycaon.fruitless_search_run > 9
 func oRule_R00776(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(194) {
 		return false, runtime.Err{}
@@ -36694,7 +36694,7 @@ func oRule_R00776(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_776")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(9))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(9))
 	}
 	return oT4, runtime.Err{}
 }
@@ -36733,7 +36733,7 @@ func oRule_R00780(oX *oExec) (bool, runtime.Err) {
 // oRule_R00788 evaluates rule R00788 (schema, pack synth1000).
 // when:
 //
-//	session_posture == "posture_788" && lycaon.repeat_count > 7
+//	session_posture == "posture_788" && lycaon.fruitless_search_run > 7
 func oRule_R00788(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(197) {
 		return false, runtime.Err{}
@@ -36757,7 +36757,7 @@ func oRule_R00788(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_788")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(7))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(7))
 	}
 	return oT4, runtime.Err{}
 }
@@ -36831,7 +36831,7 @@ func oRule_R00796(oX *oExec) (bool, runtime.Err) {
 // oRule_R00800 evaluates rule R00800 (schema, pack synth1000).
 // when:
 //
-//	session_posture == "posture_800" && lycaon.repeat_count > 5
+//	session_posture == "posture_800" && lycaon.fruitless_search_run > 5
 func oRule_R00800(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(200) {
 		return false, runtime.Err{}
@@ -36855,7 +36855,7 @@ func oRule_R00800(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_800")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(5))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(5))
 	}
 	return oT4, runtime.Err{}
 }
@@ -36898,7 +36898,7 @@ func oRule_R00808(oX *oExec) (bool, runtime.Err) {
 // oRule_R00812 evaluates rule R00812 (schema, pack synth1000).
 // when:
 //
-//	session_posture == "posture_812" && lycaon.repeat_count > 3
+//	session_posture == "posture_812" && lycaon.fruitless_search_run > 3
 func oRule_R00812(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(203) {
 		return false, runtime.Err{}
@@ -36922,7 +36922,7 @@ func oRule_R00812(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_812")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(3))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(3))
 	}
 	return oT4, runtime.Err{}
 }
@@ -37062,7 +37062,7 @@ func oRule_R00832(oX *oExec) (bool, runtime.Err) {
 // oRule_R00836 evaluates rule R00836 (schema, pack synth1000).
 // when:
 //
-//	session_posture == "posture_836" && lycaon.repeat_count > 6
+//	session_posture == "posture_836" && lycaon.fruitless_search_run > 6
 func oRule_R00836(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(209) {
 		return false, runtime.Err{}
@@ -37086,7 +37086,7 @@ func oRule_R00836(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_836")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(6))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(6))
 	}
 	return oT4, runtime.Err{}
 }
@@ -37125,7 +37125,7 @@ func oRule_R00840(oX *oExec) (bool, runtime.Err) {
 // oRule_R00848 evaluates rule R00848 (schema, pack synth1000).
 // when:
 //
-//	session_posture == "posture_848" && lycaon.repeat_count > 4
+//	session_posture == "posture_848" && lycaon.fruitless_search_run > 4
 func oRule_R00848(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(212) {
 		return false, runtime.Err{}
@@ -37149,7 +37149,7 @@ func oRule_R00848(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_848")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(4))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(4))
 	}
 	return oT4, runtime.Err{}
 }
@@ -37223,7 +37223,7 @@ func oRule_R00856(oX *oExec) (bool, runtime.Err) {
 // oRule_R00860 evaluates rule R00860 (schema, pack synth1000).
 // when:
 //
-//	session_posture == "posture_860" && lycaon.repeat_count > 9
+//	session_posture == "posture_860" && lycaon.fruitless_search_run > 9
 func oRule_R00860(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(215) {
 		return false, runtime.Err{}
@@ -37247,7 +37247,7 @@ func oRule_R00860(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_860")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(9))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(9))
 	}
 	return oT4, runtime.Err{}
 }
@@ -37290,7 +37290,7 @@ func oRule_R00868(oX *oExec) (bool, runtime.Err) {
 // oRule_R00872 evaluates rule R00872 (schema, pack synth1000).
 // when:
 //
-//	session_posture == "posture_872" && lycaon.repeat_count > 7
+//	session_posture == "posture_872" && lycaon.fruitless_search_run > 7
 func oRule_R00872(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(218) {
 		return false, runtime.Err{}
@@ -37314,7 +37314,7 @@ func oRule_R00872(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_872")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(7))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(7))
 	}
 	return oT4, runtime.Err{}
 }
@@ -37454,7 +37454,7 @@ func oRule_R00892(oX *oExec) (bool, runtime.Err) {
 // oRule_R00896 evaluates rule R00896 (schema, pack synth1000).
 // when:
 //
-//	session_posture == "posture_896" && lycaon.repeat_count > 3
+//	session_posture == "posture_896" && lycaon.fruitless_search_run > 3
 func oRule_R00896(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(224) {
 		return false, runtime.Err{}
@@ -37478,7 +37478,7 @@ func oRule_R00896(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_896")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(3))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(3))
 	}
 	return oT4, runtime.Err{}
 }
@@ -37517,7 +37517,7 @@ func oRule_R00900(oX *oExec) (bool, runtime.Err) {
 // oRule_R00908 evaluates rule R00908 (schema, pack synth1000).
 // when:
 //
-//	session_posture == "posture_908" && lycaon.repeat_count > 8
+//	session_posture == "posture_908" && lycaon.fruitless_search_run > 8
 func oRule_R00908(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(227) {
 		return false, runtime.Err{}
@@ -37541,7 +37541,7 @@ func oRule_R00908(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_908")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(8))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(8))
 	}
 	return oT4, runtime.Err{}
 }
@@ -37615,7 +37615,7 @@ func oRule_R00916(oX *oExec) (bool, runtime.Err) {
 // oRule_R00920 evaluates rule R00920 (schema, pack synth1000).
 // when:
 //
-//	session_posture == "posture_920" && lycaon.repeat_count > 6
+//	session_posture == "posture_920" && lycaon.fruitless_search_run > 6
 func oRule_R00920(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(230) {
 		return false, runtime.Err{}
@@ -37639,7 +37639,7 @@ func oRule_R00920(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_920")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(6))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(6))
 	}
 	return oT4, runtime.Err{}
 }
@@ -37682,7 +37682,7 @@ func oRule_R00928(oX *oExec) (bool, runtime.Err) {
 // oRule_R00932 evaluates rule R00932 (schema, pack synth1000).
 // when:
 //
-//	session_posture == "posture_932" && lycaon.repeat_count > 4
+//	session_posture == "posture_932" && lycaon.fruitless_search_run > 4
 func oRule_R00932(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(233) {
 		return false, runtime.Err{}
@@ -37706,7 +37706,7 @@ func oRule_R00932(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_932")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(4))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(4))
 	}
 	return oT4, runtime.Err{}
 }
@@ -37846,7 +37846,7 @@ func oRule_R00952(oX *oExec) (bool, runtime.Err) {
 // oRule_R00956 evaluates rule R00956 (schema, pack synth1000).
 // when:
 //
-//	session_posture == "posture_956" && lycaon.repeat_count > 7
+//	session_posture == "posture_956" && lycaon.fruitless_search_run > 7
 func oRule_R00956(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(239) {
 		return false, runtime.Err{}
@@ -37870,7 +37870,7 @@ func oRule_R00956(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_956")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(7))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(7))
 	}
 	return oT4, runtime.Err{}
 }
@@ -37909,7 +37909,7 @@ func oRule_R00960(oX *oExec) (bool, runtime.Err) {
 // oRule_R00968 evaluates rule R00968 (schema, pack synth1000).
 // when:
 //
-//	session_posture == "posture_968" && lycaon.repeat_count > 5
+//	session_posture == "posture_968" && lycaon.fruitless_search_run > 5
 func oRule_R00968(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(242) {
 		return false, runtime.Err{}
@@ -37933,7 +37933,7 @@ func oRule_R00968(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_968")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(5))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(5))
 	}
 	return oT4, runtime.Err{}
 }
@@ -38007,7 +38007,7 @@ func oRule_R00976(oX *oExec) (bool, runtime.Err) {
 // oRule_R00980 evaluates rule R00980 (schema, pack synth1000).
 // when:
 //
-//	session_posture == "posture_980" && lycaon.repeat_count > 3
+//	session_posture == "posture_980" && lycaon.fruitless_search_run > 3
 func oRule_R00980(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(245) {
 		return false, runtime.Err{}
@@ -38031,7 +38031,7 @@ func oRule_R00980(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_980")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(3))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(3))
 	}
 	return oT4, runtime.Err{}
 }
@@ -38074,7 +38074,7 @@ func oRule_R00988(oX *oExec) (bool, runtime.Err) {
 // oRule_R00992 evaluates rule R00992 (schema, pack synth1000).
 // when:
 //
-//	session_posture == "posture_992" && lycaon.repeat_count > 8
+//	session_posture == "posture_992" && lycaon.fruitless_search_run > 8
 func oRule_R00992(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(248) {
 		return false, runtime.Err{}
@@ -38098,7 +38098,7 @@ func oRule_R00992(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_992")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(8))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(8))
 	}
 	return oT4, runtime.Err{}
 }
@@ -51104,7 +51104,7 @@ func oRule_R00997(oX *oExec) (bool, runtime.Err) {
 // oRule_R00002 evaluates rule R00002 (invariant, pack synth1000).
 // when:
 //
-//	session_posture == "posture_2" && lycaon.repeat_count > 5
+//	session_posture == "posture_2" && lycaon.fruitless_search_run > 5
 func oRule_R00002(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(750) {
 		return false, runtime.Err{}
@@ -51128,7 +51128,7 @@ func oRule_R00002(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_2")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(5))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(5))
 	}
 	return oT4, runtime.Err{}
 }
@@ -51266,7 +51266,7 @@ func oRule_R00022(oX *oExec) (bool, runtime.Err) {
 // oRule_R00026 evaluates rule R00026 (invariant, pack synth1000).
 // when:
 //
-//	session_posture == "posture_26" && lycaon.repeat_count > 8
+//	session_posture == "posture_26" && lycaon.fruitless_search_run > 8
 func oRule_R00026(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(756) {
 		return false, runtime.Err{}
@@ -51290,7 +51290,7 @@ func oRule_R00026(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_26")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(8))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(8))
 	}
 	return oT4, runtime.Err{}
 }
@@ -51329,7 +51329,7 @@ func oRule_R00030(oX *oExec) (bool, runtime.Err) {
 // oRule_R00038 evaluates rule R00038 (invariant, pack synth1000).
 // when:
 //
-//	session_posture == "posture_38" && lycaon.repeat_count > 6
+//	session_posture == "posture_38" && lycaon.fruitless_search_run > 6
 func oRule_R00038(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(759) {
 		return false, runtime.Err{}
@@ -51353,7 +51353,7 @@ func oRule_R00038(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_38")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(6))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(6))
 	}
 	return oT4, runtime.Err{}
 }
@@ -51427,7 +51427,7 @@ func oRule_R00046(oX *oExec) (bool, runtime.Err) {
 // oRule_R00050 evaluates rule R00050 (invariant, pack synth1000).
 // when:
 //
-//	session_posture == "posture_50" && lycaon.repeat_count > 4
+//	session_posture == "posture_50" && lycaon.fruitless_search_run > 4
 func oRule_R00050(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(762) {
 		return false, runtime.Err{}
@@ -51451,7 +51451,7 @@ func oRule_R00050(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_50")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(4))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(4))
 	}
 	return oT4, runtime.Err{}
 }
@@ -51494,7 +51494,7 @@ func oRule_R00058(oX *oExec) (bool, runtime.Err) {
 // oRule_R00062 evaluates rule R00062 (invariant, pack synth1000).
 // when:
 //
-//	session_posture == "posture_62" && lycaon.repeat_count > 9
+//	session_posture == "posture_62" && lycaon.fruitless_search_run > 9
 func oRule_R00062(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(765) {
 		return false, runtime.Err{}
@@ -51518,7 +51518,7 @@ func oRule_R00062(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_62")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(9))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(9))
 	}
 	return oT4, runtime.Err{}
 }
@@ -51658,7 +51658,7 @@ func oRule_R00082(oX *oExec) (bool, runtime.Err) {
 // oRule_R00086 evaluates rule R00086 (invariant, pack synth1000).
 // when:
 //
-//	session_posture == "posture_86" && lycaon.repeat_count > 5
+//	session_posture == "posture_86" && lycaon.fruitless_search_run > 5
 func oRule_R00086(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(771) {
 		return false, runtime.Err{}
@@ -51682,7 +51682,7 @@ func oRule_R00086(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_86")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(5))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(5))
 	}
 	return oT4, runtime.Err{}
 }
@@ -51721,7 +51721,7 @@ func oRule_R00090(oX *oExec) (bool, runtime.Err) {
 // oRule_R00098 evaluates rule R00098 (invariant, pack synth1000).
 // when:
 //
-//	session_posture == "posture_98" && lycaon.repeat_count > 3
+//	session_posture == "posture_98" && lycaon.fruitless_search_run > 3
 func oRule_R00098(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(774) {
 		return false, runtime.Err{}
@@ -51745,7 +51745,7 @@ func oRule_R00098(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_98")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(3))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(3))
 	}
 	return oT4, runtime.Err{}
 }
@@ -51819,7 +51819,7 @@ func oRule_R00106(oX *oExec) (bool, runtime.Err) {
 // oRule_R00110 evaluates rule R00110 (invariant, pack synth1000).
 // when:
 //
-//	session_posture == "posture_110" && lycaon.repeat_count > 8
+//	session_posture == "posture_110" && lycaon.fruitless_search_run > 8
 func oRule_R00110(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(777) {
 		return false, runtime.Err{}
@@ -51843,7 +51843,7 @@ func oRule_R00110(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_110")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(8))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(8))
 	}
 	return oT4, runtime.Err{}
 }
@@ -51886,7 +51886,7 @@ func oRule_R00118(oX *oExec) (bool, runtime.Err) {
 // oRule_R00122 evaluates rule R00122 (invariant, pack synth1000).
 // when:
 //
-//	session_posture == "posture_122" && lycaon.repeat_count > 6
+//	session_posture == "posture_122" && lycaon.fruitless_search_run > 6
 func oRule_R00122(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(780) {
 		return false, runtime.Err{}
@@ -51910,7 +51910,7 @@ func oRule_R00122(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_122")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(6))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(6))
 	}
 	return oT4, runtime.Err{}
 }
@@ -52050,7 +52050,7 @@ func oRule_R00142(oX *oExec) (bool, runtime.Err) {
 // oRule_R00146 evaluates rule R00146 (invariant, pack synth1000).
 // when:
 //
-//	session_posture == "posture_146" && lycaon.repeat_count > 9
+//	session_posture == "posture_146" && lycaon.fruitless_search_run > 9
 func oRule_R00146(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(786) {
 		return false, runtime.Err{}
@@ -52074,7 +52074,7 @@ func oRule_R00146(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_146")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(9))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(9))
 	}
 	return oT4, runtime.Err{}
 }
@@ -52113,7 +52113,7 @@ func oRule_R00150(oX *oExec) (bool, runtime.Err) {
 // oRule_R00158 evaluates rule R00158 (invariant, pack synth1000).
 // when:
 //
-//	session_posture == "posture_158" && lycaon.repeat_count > 7
+//	session_posture == "posture_158" && lycaon.fruitless_search_run > 7
 func oRule_R00158(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(789) {
 		return false, runtime.Err{}
@@ -52137,7 +52137,7 @@ func oRule_R00158(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_158")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(7))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(7))
 	}
 	return oT4, runtime.Err{}
 }
@@ -52211,7 +52211,7 @@ func oRule_R00166(oX *oExec) (bool, runtime.Err) {
 // oRule_R00170 evaluates rule R00170 (invariant, pack synth1000).
 // when:
 //
-//	session_posture == "posture_170" && lycaon.repeat_count > 5
+//	session_posture == "posture_170" && lycaon.fruitless_search_run > 5
 func oRule_R00170(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(792) {
 		return false, runtime.Err{}
@@ -52235,7 +52235,7 @@ func oRule_R00170(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_170")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(5))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(5))
 	}
 	return oT4, runtime.Err{}
 }
@@ -52278,7 +52278,7 @@ func oRule_R00178(oX *oExec) (bool, runtime.Err) {
 // oRule_R00182 evaluates rule R00182 (invariant, pack synth1000).
 // when:
 //
-//	session_posture == "posture_182" && lycaon.repeat_count > 3
+//	session_posture == "posture_182" && lycaon.fruitless_search_run > 3
 func oRule_R00182(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(795) {
 		return false, runtime.Err{}
@@ -52302,7 +52302,7 @@ func oRule_R00182(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_182")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(3))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(3))
 	}
 	return oT4, runtime.Err{}
 }
@@ -52442,7 +52442,7 @@ func oRule_R00202(oX *oExec) (bool, runtime.Err) {
 // oRule_R00206 evaluates rule R00206 (invariant, pack synth1000).
 // when:
 //
-//	session_posture == "posture_206" && lycaon.repeat_count > 6
+//	session_posture == "posture_206" && lycaon.fruitless_search_run > 6
 func oRule_R00206(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(801) {
 		return false, runtime.Err{}
@@ -52466,7 +52466,7 @@ func oRule_R00206(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_206")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(6))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(6))
 	}
 	return oT4, runtime.Err{}
 }
@@ -52505,7 +52505,7 @@ func oRule_R00210(oX *oExec) (bool, runtime.Err) {
 // oRule_R00218 evaluates rule R00218 (invariant, pack synth1000).
 // when:
 //
-//	session_posture == "posture_218" && lycaon.repeat_count > 4
+//	session_posture == "posture_218" && lycaon.fruitless_search_run > 4
 func oRule_R00218(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(804) {
 		return false, runtime.Err{}
@@ -52529,7 +52529,7 @@ func oRule_R00218(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_218")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(4))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(4))
 	}
 	return oT4, runtime.Err{}
 }
@@ -52603,7 +52603,7 @@ func oRule_R00226(oX *oExec) (bool, runtime.Err) {
 // oRule_R00230 evaluates rule R00230 (invariant, pack synth1000).
 // when:
 //
-//	session_posture == "posture_230" && lycaon.repeat_count > 9
+//	session_posture == "posture_230" && lycaon.fruitless_search_run > 9
 func oRule_R00230(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(807) {
 		return false, runtime.Err{}
@@ -52627,7 +52627,7 @@ func oRule_R00230(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_230")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(9))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(9))
 	}
 	return oT4, runtime.Err{}
 }
@@ -52670,7 +52670,7 @@ func oRule_R00238(oX *oExec) (bool, runtime.Err) {
 // oRule_R00242 evaluates rule R00242 (invariant, pack synth1000).
 // when:
 //
-//	session_posture == "posture_242" && lycaon.repeat_count > 7
+//	session_posture == "posture_242" && lycaon.fruitless_search_run > 7
 func oRule_R00242(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(810) {
 		return false, runtime.Err{}
@@ -52694,7 +52694,7 @@ func oRule_R00242(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_242")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(7))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(7))
 	}
 	return oT4, runtime.Err{}
 }
@@ -52834,7 +52834,7 @@ func oRule_R00262(oX *oExec) (bool, runtime.Err) {
 // oRule_R00266 evaluates rule R00266 (invariant, pack synth1000).
 // when:
 //
-//	session_posture == "posture_266" && lycaon.repeat_count > 3
+//	session_posture == "posture_266" && lycaon.fruitless_search_run > 3
 func oRule_R00266(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(816) {
 		return false, runtime.Err{}
@@ -52858,7 +52858,7 @@ func oRule_R00266(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_266")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(3))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(3))
 	}
 	return oT4, runtime.Err{}
 }
@@ -52897,7 +52897,7 @@ func oRule_R00270(oX *oExec) (bool, runtime.Err) {
 // oRule_R00278 evaluates rule R00278 (invariant, pack synth1000).
 // when:
 //
-//	session_posture == "posture_278" && lycaon.repeat_count > 8
+//	session_posture == "posture_278" && lycaon.fruitless_search_run > 8
 func oRule_R00278(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(819) {
 		return false, runtime.Err{}
@@ -52921,7 +52921,7 @@ func oRule_R00278(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_278")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(8))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(8))
 	}
 	return oT4, runtime.Err{}
 }
@@ -52995,7 +52995,7 @@ func oRule_R00286(oX *oExec) (bool, runtime.Err) {
 // oRule_R00290 evaluates rule R00290 (invariant, pack synth1000).
 // when:
 //
-//	session_posture == "posture_290" && lycaon.repeat_count > 6
+//	session_posture == "posture_290" && lycaon.fruitless_search_run > 6
 func oRule_R00290(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(822) {
 		return false, runtime.Err{}
@@ -53019,7 +53019,7 @@ func oRule_R00290(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_290")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(6))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(6))
 	}
 	return oT4, runtime.Err{}
 }
@@ -53062,7 +53062,7 @@ func oRule_R00298(oX *oExec) (bool, runtime.Err) {
 // oRule_R00302 evaluates rule R00302 (invariant, pack synth1000).
 // when:
 //
-//	session_posture == "posture_302" && lycaon.repeat_count > 4
+//	session_posture == "posture_302" && lycaon.fruitless_search_run > 4
 func oRule_R00302(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(825) {
 		return false, runtime.Err{}
@@ -53086,7 +53086,7 @@ func oRule_R00302(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_302")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(4))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(4))
 	}
 	return oT4, runtime.Err{}
 }
@@ -53226,7 +53226,7 @@ func oRule_R00322(oX *oExec) (bool, runtime.Err) {
 // oRule_R00326 evaluates rule R00326 (invariant, pack synth1000).
 // when:
 //
-//	session_posture == "posture_326" && lycaon.repeat_count > 7
+//	session_posture == "posture_326" && lycaon.fruitless_search_run > 7
 func oRule_R00326(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(831) {
 		return false, runtime.Err{}
@@ -53250,7 +53250,7 @@ func oRule_R00326(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_326")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(7))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(7))
 	}
 	return oT4, runtime.Err{}
 }
@@ -53289,7 +53289,7 @@ func oRule_R00330(oX *oExec) (bool, runtime.Err) {
 // oRule_R00338 evaluates rule R00338 (invariant, pack synth1000).
 // when:
 //
-//	session_posture == "posture_338" && lycaon.repeat_count > 5
+//	session_posture == "posture_338" && lycaon.fruitless_search_run > 5
 func oRule_R00338(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(834) {
 		return false, runtime.Err{}
@@ -53313,7 +53313,7 @@ func oRule_R00338(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_338")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(5))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(5))
 	}
 	return oT4, runtime.Err{}
 }
@@ -53387,7 +53387,7 @@ func oRule_R00346(oX *oExec) (bool, runtime.Err) {
 // oRule_R00350 evaluates rule R00350 (invariant, pack synth1000).
 // when:
 //
-//	session_posture == "posture_350" && lycaon.repeat_count > 3
+//	session_posture == "posture_350" && lycaon.fruitless_search_run > 3
 func oRule_R00350(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(837) {
 		return false, runtime.Err{}
@@ -53411,7 +53411,7 @@ func oRule_R00350(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_350")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(3))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(3))
 	}
 	return oT4, runtime.Err{}
 }
@@ -53454,7 +53454,7 @@ func oRule_R00358(oX *oExec) (bool, runtime.Err) {
 // oRule_R00362 evaluates rule R00362 (invariant, pack synth1000).
 // when:
 //
-//	session_posture == "posture_362" && lycaon.repeat_count > 8
+//	session_posture == "posture_362" && lycaon.fruitless_search_run > 8
 func oRule_R00362(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(840) {
 		return false, runtime.Err{}
@@ -53478,7 +53478,7 @@ func oRule_R00362(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_362")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(8))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(8))
 	}
 	return oT4, runtime.Err{}
 }
@@ -53618,7 +53618,7 @@ func oRule_R00382(oX *oExec) (bool, runtime.Err) {
 // oRule_R00386 evaluates rule R00386 (invariant, pack synth1000).
 // when:
 //
-//	session_posture == "posture_386" && lycaon.repeat_count > 4
+//	session_posture == "posture_386" && lycaon.fruitless_search_run > 4
 func oRule_R00386(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(846) {
 		return false, runtime.Err{}
@@ -53642,7 +53642,7 @@ func oRule_R00386(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_386")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(4))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(4))
 	}
 	return oT4, runtime.Err{}
 }
@@ -53681,7 +53681,7 @@ func oRule_R00390(oX *oExec) (bool, runtime.Err) {
 // oRule_R00398 evaluates rule R00398 (invariant, pack synth1000).
 // when:
 //
-//	session_posture == "posture_398" && lycaon.repeat_count > 9
+//	session_posture == "posture_398" && lycaon.fruitless_search_run > 9
 func oRule_R00398(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(849) {
 		return false, runtime.Err{}
@@ -53705,7 +53705,7 @@ func oRule_R00398(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_398")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(9))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(9))
 	}
 	return oT4, runtime.Err{}
 }
@@ -53779,7 +53779,7 @@ func oRule_R00406(oX *oExec) (bool, runtime.Err) {
 // oRule_R00410 evaluates rule R00410 (invariant, pack synth1000).
 // when:
 //
-//	session_posture == "posture_410" && lycaon.repeat_count > 7
+//	session_posture == "posture_410" && lycaon.fruitless_search_run > 7
 func oRule_R00410(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(852) {
 		return false, runtime.Err{}
@@ -53803,7 +53803,7 @@ func oRule_R00410(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_410")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(7))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(7))
 	}
 	return oT4, runtime.Err{}
 }
@@ -53846,7 +53846,7 @@ func oRule_R00418(oX *oExec) (bool, runtime.Err) {
 // oRule_R00422 evaluates rule R00422 (invariant, pack synth1000).
 // when:
 //
-//	session_posture == "posture_422" && lycaon.repeat_count > 5
+//	session_posture == "posture_422" && lycaon.fruitless_search_run > 5
 func oRule_R00422(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(855) {
 		return false, runtime.Err{}
@@ -53870,7 +53870,7 @@ func oRule_R00422(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_422")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(5))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(5))
 	}
 	return oT4, runtime.Err{}
 }
@@ -54010,7 +54010,7 @@ func oRule_R00442(oX *oExec) (bool, runtime.Err) {
 // oRule_R00446 evaluates rule R00446 (invariant, pack synth1000).
 // when:
 //
-//	session_posture == "posture_446" && lycaon.repeat_count > 8
+//	session_posture == "posture_446" && lycaon.fruitless_search_run > 8
 func oRule_R00446(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(861) {
 		return false, runtime.Err{}
@@ -54034,7 +54034,7 @@ func oRule_R00446(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_446")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(8))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(8))
 	}
 	return oT4, runtime.Err{}
 }
@@ -54073,7 +54073,7 @@ func oRule_R00450(oX *oExec) (bool, runtime.Err) {
 // oRule_R00458 evaluates rule R00458 (invariant, pack synth1000).
 // when:
 //
-//	session_posture == "posture_458" && lycaon.repeat_count > 6
+//	session_posture == "posture_458" && lycaon.fruitless_search_run > 6
 func oRule_R00458(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(864) {
 		return false, runtime.Err{}
@@ -54097,7 +54097,7 @@ func oRule_R00458(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_458")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(6))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(6))
 	}
 	return oT4, runtime.Err{}
 }
@@ -54171,7 +54171,7 @@ func oRule_R00466(oX *oExec) (bool, runtime.Err) {
 // oRule_R00470 evaluates rule R00470 (invariant, pack synth1000).
 // when:
 //
-//	session_posture == "posture_470" && lycaon.repeat_count > 4
+//	session_posture == "posture_470" && lycaon.fruitless_search_run > 4
 func oRule_R00470(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(867) {
 		return false, runtime.Err{}
@@ -54195,7 +54195,7 @@ func oRule_R00470(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_470")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(4))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(4))
 	}
 	return oT4, runtime.Err{}
 }
@@ -54238,7 +54238,7 @@ func oRule_R00478(oX *oExec) (bool, runtime.Err) {
 // oRule_R00482 evaluates rule R00482 (invariant, pack synth1000).
 // when:
 //
-//	session_posture == "posture_482" && lycaon.repeat_count > 9
+//	session_posture == "posture_482" && lycaon.fruitless_search_run > 9
 func oRule_R00482(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(870) {
 		return false, runtime.Err{}
@@ -54262,7 +54262,7 @@ func oRule_R00482(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_482")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(9))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(9))
 	}
 	return oT4, runtime.Err{}
 }
@@ -54402,7 +54402,7 @@ func oRule_R00502(oX *oExec) (bool, runtime.Err) {
 // oRule_R00506 evaluates rule R00506 (invariant, pack synth1000).
 // when:
 //
-//	session_posture == "posture_506" && lycaon.repeat_count > 5
+//	session_posture == "posture_506" && lycaon.fruitless_search_run > 5
 func oRule_R00506(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(876) {
 		return false, runtime.Err{}
@@ -54426,7 +54426,7 @@ func oRule_R00506(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_506")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(5))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(5))
 	}
 	return oT4, runtime.Err{}
 }
@@ -54465,7 +54465,7 @@ func oRule_R00510(oX *oExec) (bool, runtime.Err) {
 // oRule_R00518 evaluates rule R00518 (invariant, pack synth1000).
 // when:
 //
-//	session_posture == "posture_518" && lycaon.repeat_count > 3
+//	session_posture == "posture_518" && lycaon.fruitless_search_run > 3
 func oRule_R00518(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(879) {
 		return false, runtime.Err{}
@@ -54489,7 +54489,7 @@ func oRule_R00518(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_518")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(3))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(3))
 	}
 	return oT4, runtime.Err{}
 }
@@ -54563,7 +54563,7 @@ func oRule_R00526(oX *oExec) (bool, runtime.Err) {
 // oRule_R00530 evaluates rule R00530 (invariant, pack synth1000).
 // when:
 //
-//	session_posture == "posture_530" && lycaon.repeat_count > 8
+//	session_posture == "posture_530" && lycaon.fruitless_search_run > 8
 func oRule_R00530(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(882) {
 		return false, runtime.Err{}
@@ -54587,7 +54587,7 @@ func oRule_R00530(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_530")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(8))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(8))
 	}
 	return oT4, runtime.Err{}
 }
@@ -54630,7 +54630,7 @@ func oRule_R00538(oX *oExec) (bool, runtime.Err) {
 // oRule_R00542 evaluates rule R00542 (invariant, pack synth1000).
 // when:
 //
-//	session_posture == "posture_542" && lycaon.repeat_count > 6
+//	session_posture == "posture_542" && lycaon.fruitless_search_run > 6
 func oRule_R00542(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(885) {
 		return false, runtime.Err{}
@@ -54654,7 +54654,7 @@ func oRule_R00542(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_542")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(6))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(6))
 	}
 	return oT4, runtime.Err{}
 }
@@ -54794,7 +54794,7 @@ func oRule_R00562(oX *oExec) (bool, runtime.Err) {
 // oRule_R00566 evaluates rule R00566 (invariant, pack synth1000).
 // when:
 //
-//	session_posture == "posture_566" && lycaon.repeat_count > 9
+//	session_posture == "posture_566" && lycaon.fruitless_search_run > 9
 func oRule_R00566(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(891) {
 		return false, runtime.Err{}
@@ -54818,7 +54818,7 @@ func oRule_R00566(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_566")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(9))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(9))
 	}
 	return oT4, runtime.Err{}
 }
@@ -54857,7 +54857,7 @@ func oRule_R00570(oX *oExec) (bool, runtime.Err) {
 // oRule_R00578 evaluates rule R00578 (invariant, pack synth1000).
 // when:
 //
-//	session_posture == "posture_578" && lycaon.repeat_count > 7
+//	session_posture == "posture_578" && lycaon.fruitless_search_run > 7
 func oRule_R00578(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(894) {
 		return false, runtime.Err{}
@@ -54881,7 +54881,7 @@ func oRule_R00578(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_578")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(7))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(7))
 	}
 	return oT4, runtime.Err{}
 }
@@ -54955,7 +54955,7 @@ func oRule_R00586(oX *oExec) (bool, runtime.Err) {
 // oRule_R00590 evaluates rule R00590 (invariant, pack synth1000).
 // when:
 //
-//	session_posture == "posture_590" && lycaon.repeat_count > 5
+//	session_posture == "posture_590" && lycaon.fruitless_search_run > 5
 func oRule_R00590(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(897) {
 		return false, runtime.Err{}
@@ -54979,7 +54979,7 @@ func oRule_R00590(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_590")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(5))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(5))
 	}
 	return oT4, runtime.Err{}
 }
@@ -55022,7 +55022,7 @@ func oRule_R00598(oX *oExec) (bool, runtime.Err) {
 // oRule_R00602 evaluates rule R00602 (invariant, pack synth1000).
 // when:
 //
-//	session_posture == "posture_602" && lycaon.repeat_count > 3
+//	session_posture == "posture_602" && lycaon.fruitless_search_run > 3
 func oRule_R00602(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(900) {
 		return false, runtime.Err{}
@@ -55046,7 +55046,7 @@ func oRule_R00602(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_602")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(3))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(3))
 	}
 	return oT4, runtime.Err{}
 }
@@ -55186,7 +55186,7 @@ func oRule_R00622(oX *oExec) (bool, runtime.Err) {
 // oRule_R00626 evaluates rule R00626 (invariant, pack synth1000).
 // when:
 //
-//	session_posture == "posture_626" && lycaon.repeat_count > 6
+//	session_posture == "posture_626" && lycaon.fruitless_search_run > 6
 func oRule_R00626(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(906) {
 		return false, runtime.Err{}
@@ -55210,7 +55210,7 @@ func oRule_R00626(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_626")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(6))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(6))
 	}
 	return oT4, runtime.Err{}
 }
@@ -55249,7 +55249,7 @@ func oRule_R00630(oX *oExec) (bool, runtime.Err) {
 // oRule_R00638 evaluates rule R00638 (invariant, pack synth1000).
 // when:
 //
-//	session_posture == "posture_638" && lycaon.repeat_count > 4
+//	session_posture == "posture_638" && lycaon.fruitless_search_run > 4
 func oRule_R00638(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(909) {
 		return false, runtime.Err{}
@@ -55273,7 +55273,7 @@ func oRule_R00638(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_638")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(4))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(4))
 	}
 	return oT4, runtime.Err{}
 }
@@ -55347,7 +55347,7 @@ func oRule_R00646(oX *oExec) (bool, runtime.Err) {
 // oRule_R00650 evaluates rule R00650 (invariant, pack synth1000).
 // when:
 //
-//	session_posture == "posture_650" && lycaon.repeat_count > 9
+//	session_posture == "posture_650" && lycaon.fruitless_search_run > 9
 func oRule_R00650(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(912) {
 		return false, runtime.Err{}
@@ -55371,7 +55371,7 @@ func oRule_R00650(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_650")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(9))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(9))
 	}
 	return oT4, runtime.Err{}
 }
@@ -55414,7 +55414,7 @@ func oRule_R00658(oX *oExec) (bool, runtime.Err) {
 // oRule_R00662 evaluates rule R00662 (invariant, pack synth1000).
 // when:
 //
-//	session_posture == "posture_662" && lycaon.repeat_count > 7
+//	session_posture == "posture_662" && lycaon.fruitless_search_run > 7
 func oRule_R00662(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(915) {
 		return false, runtime.Err{}
@@ -55438,7 +55438,7 @@ func oRule_R00662(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_662")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(7))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(7))
 	}
 	return oT4, runtime.Err{}
 }
@@ -55578,7 +55578,7 @@ func oRule_R00682(oX *oExec) (bool, runtime.Err) {
 // oRule_R00686 evaluates rule R00686 (invariant, pack synth1000).
 // when:
 //
-//	session_posture == "posture_686" && lycaon.repeat_count > 3
+//	session_posture == "posture_686" && lycaon.fruitless_search_run > 3
 func oRule_R00686(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(921) {
 		return false, runtime.Err{}
@@ -55602,7 +55602,7 @@ func oRule_R00686(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_686")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(3))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(3))
 	}
 	return oT4, runtime.Err{}
 }
@@ -55641,7 +55641,7 @@ func oRule_R00690(oX *oExec) (bool, runtime.Err) {
 // oRule_R00698 evaluates rule R00698 (invariant, pack synth1000).
 // when:
 //
-//	session_posture == "posture_698" && lycaon.repeat_count > 8
+//	session_posture == "posture_698" && lycaon.fruitless_search_run > 8
 func oRule_R00698(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(924) {
 		return false, runtime.Err{}
@@ -55665,7 +55665,7 @@ func oRule_R00698(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_698")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(8))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(8))
 	}
 	return oT4, runtime.Err{}
 }
@@ -55739,7 +55739,7 @@ func oRule_R00706(oX *oExec) (bool, runtime.Err) {
 // oRule_R00710 evaluates rule R00710 (invariant, pack synth1000).
 // when:
 //
-//	session_posture == "posture_710" && lycaon.repeat_count > 6
+//	session_posture == "posture_710" && lycaon.fruitless_search_run > 6
 func oRule_R00710(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(927) {
 		return false, runtime.Err{}
@@ -55763,7 +55763,7 @@ func oRule_R00710(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_710")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(6))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(6))
 	}
 	return oT4, runtime.Err{}
 }
@@ -55806,7 +55806,7 @@ func oRule_R00718(oX *oExec) (bool, runtime.Err) {
 // oRule_R00722 evaluates rule R00722 (invariant, pack synth1000).
 // when:
 //
-//	session_posture == "posture_722" && lycaon.repeat_count > 4
+//	session_posture == "posture_722" && lycaon.fruitless_search_run > 4
 func oRule_R00722(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(930) {
 		return false, runtime.Err{}
@@ -55830,7 +55830,7 @@ func oRule_R00722(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_722")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(4))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(4))
 	}
 	return oT4, runtime.Err{}
 }
@@ -55970,7 +55970,7 @@ func oRule_R00742(oX *oExec) (bool, runtime.Err) {
 // oRule_R00746 evaluates rule R00746 (invariant, pack synth1000).
 // when:
 //
-//	session_posture == "posture_746" && lycaon.repeat_count > 7
+//	session_posture == "posture_746" && lycaon.fruitless_search_run > 7
 func oRule_R00746(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(936) {
 		return false, runtime.Err{}
@@ -55994,7 +55994,7 @@ func oRule_R00746(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_746")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(7))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(7))
 	}
 	return oT4, runtime.Err{}
 }
@@ -56033,7 +56033,7 @@ func oRule_R00750(oX *oExec) (bool, runtime.Err) {
 // oRule_R00758 evaluates rule R00758 (invariant, pack synth1000).
 // when:
 //
-//	session_posture == "posture_758" && lycaon.repeat_count > 5
+//	session_posture == "posture_758" && lycaon.fruitless_search_run > 5
 func oRule_R00758(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(939) {
 		return false, runtime.Err{}
@@ -56057,7 +56057,7 @@ func oRule_R00758(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_758")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(5))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(5))
 	}
 	return oT4, runtime.Err{}
 }
@@ -56131,7 +56131,7 @@ func oRule_R00766(oX *oExec) (bool, runtime.Err) {
 // oRule_R00770 evaluates rule R00770 (invariant, pack synth1000).
 // when:
 //
-//	session_posture == "posture_770" && lycaon.repeat_count > 3
+//	session_posture == "posture_770" && lycaon.fruitless_search_run > 3
 func oRule_R00770(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(942) {
 		return false, runtime.Err{}
@@ -56155,7 +56155,7 @@ func oRule_R00770(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_770")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(3))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(3))
 	}
 	return oT4, runtime.Err{}
 }
@@ -56198,7 +56198,7 @@ func oRule_R00778(oX *oExec) (bool, runtime.Err) {
 // oRule_R00782 evaluates rule R00782 (invariant, pack synth1000).
 // when:
 //
-//	session_posture == "posture_782" && lycaon.repeat_count > 8
+//	session_posture == "posture_782" && lycaon.fruitless_search_run > 8
 func oRule_R00782(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(945) {
 		return false, runtime.Err{}
@@ -56222,7 +56222,7 @@ func oRule_R00782(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_782")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(8))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(8))
 	}
 	return oT4, runtime.Err{}
 }
@@ -56362,7 +56362,7 @@ func oRule_R00802(oX *oExec) (bool, runtime.Err) {
 // oRule_R00806 evaluates rule R00806 (invariant, pack synth1000).
 // when:
 //
-//	session_posture == "posture_806" && lycaon.repeat_count > 4
+//	session_posture == "posture_806" && lycaon.fruitless_search_run > 4
 func oRule_R00806(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(951) {
 		return false, runtime.Err{}
@@ -56386,7 +56386,7 @@ func oRule_R00806(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_806")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(4))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(4))
 	}
 	return oT4, runtime.Err{}
 }
@@ -56425,7 +56425,7 @@ func oRule_R00810(oX *oExec) (bool, runtime.Err) {
 // oRule_R00818 evaluates rule R00818 (invariant, pack synth1000).
 // when:
 //
-//	session_posture == "posture_818" && lycaon.repeat_count > 9
+//	session_posture == "posture_818" && lycaon.fruitless_search_run > 9
 func oRule_R00818(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(954) {
 		return false, runtime.Err{}
@@ -56449,7 +56449,7 @@ func oRule_R00818(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_818")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(9))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(9))
 	}
 	return oT4, runtime.Err{}
 }
@@ -56523,7 +56523,7 @@ func oRule_R00826(oX *oExec) (bool, runtime.Err) {
 // oRule_R00830 evaluates rule R00830 (invariant, pack synth1000).
 // when:
 //
-//	session_posture == "posture_830" && lycaon.repeat_count > 7
+//	session_posture == "posture_830" && lycaon.fruitless_search_run > 7
 func oRule_R00830(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(957) {
 		return false, runtime.Err{}
@@ -56547,7 +56547,7 @@ func oRule_R00830(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_830")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(7))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(7))
 	}
 	return oT4, runtime.Err{}
 }
@@ -56590,7 +56590,7 @@ func oRule_R00838(oX *oExec) (bool, runtime.Err) {
 // oRule_R00842 evaluates rule R00842 (invariant, pack synth1000).
 // when:
 //
-//	session_posture == "posture_842" && lycaon.repeat_count > 5
+//	session_posture == "posture_842" && lycaon.fruitless_search_run > 5
 func oRule_R00842(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(960) {
 		return false, runtime.Err{}
@@ -56614,7 +56614,7 @@ func oRule_R00842(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_842")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(5))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(5))
 	}
 	return oT4, runtime.Err{}
 }
@@ -56754,7 +56754,7 @@ func oRule_R00862(oX *oExec) (bool, runtime.Err) {
 // oRule_R00866 evaluates rule R00866 (invariant, pack synth1000).
 // when:
 //
-//	session_posture == "posture_866" && lycaon.repeat_count > 8
+//	session_posture == "posture_866" && lycaon.fruitless_search_run > 8
 func oRule_R00866(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(966) {
 		return false, runtime.Err{}
@@ -56778,7 +56778,7 @@ func oRule_R00866(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_866")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(8))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(8))
 	}
 	return oT4, runtime.Err{}
 }
@@ -56817,7 +56817,7 @@ func oRule_R00870(oX *oExec) (bool, runtime.Err) {
 // oRule_R00878 evaluates rule R00878 (invariant, pack synth1000).
 // when:
 //
-//	session_posture == "posture_878" && lycaon.repeat_count > 6
+//	session_posture == "posture_878" && lycaon.fruitless_search_run > 6
 func oRule_R00878(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(969) {
 		return false, runtime.Err{}
@@ -56841,7 +56841,7 @@ func oRule_R00878(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_878")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(6))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(6))
 	}
 	return oT4, runtime.Err{}
 }
@@ -56915,7 +56915,7 @@ func oRule_R00886(oX *oExec) (bool, runtime.Err) {
 // oRule_R00890 evaluates rule R00890 (invariant, pack synth1000).
 // when:
 //
-//	session_posture == "posture_890" && lycaon.repeat_count > 4
+//	session_posture == "posture_890" && lycaon.fruitless_search_run > 4
 func oRule_R00890(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(972) {
 		return false, runtime.Err{}
@@ -56939,7 +56939,7 @@ func oRule_R00890(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_890")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(4))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(4))
 	}
 	return oT4, runtime.Err{}
 }
@@ -56982,7 +56982,7 @@ func oRule_R00898(oX *oExec) (bool, runtime.Err) {
 // oRule_R00902 evaluates rule R00902 (invariant, pack synth1000).
 // when:
 //
-//	session_posture == "posture_902" && lycaon.repeat_count > 9
+//	session_posture == "posture_902" && lycaon.fruitless_search_run > 9
 func oRule_R00902(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(975) {
 		return false, runtime.Err{}
@@ -57006,7 +57006,7 @@ func oRule_R00902(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_902")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(9))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(9))
 	}
 	return oT4, runtime.Err{}
 }
@@ -57146,7 +57146,7 @@ func oRule_R00922(oX *oExec) (bool, runtime.Err) {
 // oRule_R00926 evaluates rule R00926 (invariant, pack synth1000).
 // when:
 //
-//	session_posture == "posture_926" && lycaon.repeat_count > 5
+//	session_posture == "posture_926" && lycaon.fruitless_search_run > 5
 func oRule_R00926(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(981) {
 		return false, runtime.Err{}
@@ -57170,7 +57170,7 @@ func oRule_R00926(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_926")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(5))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(5))
 	}
 	return oT4, runtime.Err{}
 }
@@ -57209,7 +57209,7 @@ func oRule_R00930(oX *oExec) (bool, runtime.Err) {
 // oRule_R00938 evaluates rule R00938 (invariant, pack synth1000).
 // when:
 //
-//	session_posture == "posture_938" && lycaon.repeat_count > 3
+//	session_posture == "posture_938" && lycaon.fruitless_search_run > 3
 func oRule_R00938(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(984) {
 		return false, runtime.Err{}
@@ -57233,7 +57233,7 @@ func oRule_R00938(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_938")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(3))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(3))
 	}
 	return oT4, runtime.Err{}
 }
@@ -57307,7 +57307,7 @@ func oRule_R00946(oX *oExec) (bool, runtime.Err) {
 // oRule_R00950 evaluates rule R00950 (invariant, pack synth1000).
 // when:
 //
-//	session_posture == "posture_950" && lycaon.repeat_count > 8
+//	session_posture == "posture_950" && lycaon.fruitless_search_run > 8
 func oRule_R00950(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(987) {
 		return false, runtime.Err{}
@@ -57331,7 +57331,7 @@ func oRule_R00950(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_950")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(8))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(8))
 	}
 	return oT4, runtime.Err{}
 }
@@ -57374,7 +57374,7 @@ func oRule_R00958(oX *oExec) (bool, runtime.Err) {
 // oRule_R00962 evaluates rule R00962 (invariant, pack synth1000).
 // when:
 //
-//	session_posture == "posture_962" && lycaon.repeat_count > 6
+//	session_posture == "posture_962" && lycaon.fruitless_search_run > 6
 func oRule_R00962(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(990) {
 		return false, runtime.Err{}
@@ -57398,7 +57398,7 @@ func oRule_R00962(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_962")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(6))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(6))
 	}
 	return oT4, runtime.Err{}
 }
@@ -57538,7 +57538,7 @@ func oRule_R00982(oX *oExec) (bool, runtime.Err) {
 // oRule_R00986 evaluates rule R00986 (invariant, pack synth1000).
 // when:
 //
-//	session_posture == "posture_986" && lycaon.repeat_count > 9
+//	session_posture == "posture_986" && lycaon.fruitless_search_run > 9
 func oRule_R00986(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(996) {
 		return false, runtime.Err{}
@@ -57562,7 +57562,7 @@ func oRule_R00986(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_986")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(9))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(9))
 	}
 	return oT4, runtime.Err{}
 }
@@ -57601,7 +57601,7 @@ func oRule_R00990(oX *oExec) (bool, runtime.Err) {
 // oRule_R00998 evaluates rule R00998 (invariant, pack synth1000).
 // when:
 //
-//	session_posture == "posture_998" && lycaon.repeat_count > 7
+//	session_posture == "posture_998" && lycaon.fruitless_search_run > 7
 func oRule_R00998(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(999) {
 		return false, runtime.Err{}
@@ -57625,7 +57625,7 @@ func oRule_R00998(oX *oExec) (bool, runtime.Err) {
 	}
 	oT4 := (oF.SessionPosture == "posture_998")
 	if oT4 {
-		oT4 = (oF.Lycaon.RepeatCount > int64(7))
+		oT4 = (oF.Lycaon.FruitlessSearchRun > int64(7))
 	}
 	return oT4, runtime.Err{}
 }

@@ -54,7 +54,7 @@ func factSets() map[string]*lycaon.Facts {
 		},
 		PromptInjectionScore: 0.5,
 	}
-	rich.Lycaon.RepeatCount = 3
+	rich.Lycaon.FruitlessSearchRun = 3
 	odd := &lycaon.Facts{
 		ToolArgs: map[string]any{
 			"n": "3", "d": "x", "s": int64(5), "b": "yes", "nan": "nan", "big": -1e300,

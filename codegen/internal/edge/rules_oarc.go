@@ -277,7 +277,7 @@ const _ = lycaon.CatalogIs_c37f7627
 const Name = "edge"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:11526e960c8452d9bf32ea5799378bcfa4c9813adc0509c6cb297410274150fd"
+const Digest = "sha256:ead7bb8719ab913afe323a4b2958244d28436fae9aa62aadebb705741cfa12be"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.
@@ -8772,7 +8772,7 @@ func oRule_E142(oX *oExec) (bool, runtime.Err) {
 // oRule_E143 evaluates rule E143 (policy, pack edge).
 // when:
 //
-//	lycaon.repeat_count >= 3 || lycaon.workers_idle
+//	lycaon.fruitless_search_run >= 3 || lycaon.workers_idle
 func oRule_E143(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(143) {
 		return false, runtime.Err{}
@@ -8781,7 +8781,7 @@ func oRule_E143(oX *oExec) (bool, runtime.Err) {
 	if oT1 := oX.Supplied(runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool); oT1.Kind != 0 {
 		return false, oT1
 	}
-	oT2 := (oF.Lycaon.RepeatCount >= int64(3))
+	oT2 := (oF.Lycaon.FruitlessSearchRun >= int64(3))
 	if !oT2 {
 		oT2 = oF.Lycaon.WorkersIdle
 	}

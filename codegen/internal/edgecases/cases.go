@@ -163,7 +163,7 @@ var Exprs = []string{
 	`tool_arg_bool("b") && !tool_arg_bool("s")`,
 	`anchor == "tool.pre_invoke"`,
 	`tool == "bash" && session_posture == ""`,
-	`lycaon.repeat_count >= 3 || lycaon.workers_idle`,
+	`lycaon.fruitless_search_run >= 3 || lycaon.workers_idle`,
 	`size(lycaon.turn_tools) == 0`,
 	`content_length == 0 && !content_contains_untrusted`,
 	`dyn(tool_args.n) == 3`,

@@ -419,6 +419,8 @@ func factRead(cat *catalog.Catalog, f *catalog.Fact, detector bool) *ir.Fact {
 		n.Source, n.Field = ir.FromAnchor, nil
 	case f.Tier == catalog.Oarc:
 		n.Source = ir.FromProvenance
+	case f.Kept != catalog.NotKept:
+		n.Source, n.Kept, n.Field = ir.FromKept, ir.Kept(f.Kept), nil
 	case detector && DetectorFacts[f.CELName]:
 		n.Source = ir.FromDetector
 	}

@@ -98,22 +98,19 @@ func demoEnv() acme.Env {
 }
 
 // agent builds the occurrences of one session the way the host's loop
-// would: it keeps the names of the tools called so far, which the flow rule
-// reads as acme.recent_tool_names (the current call last), and the state of
-// the repository.
+// would: it keeps the state of the repository. The tools called so far,
+// which the flow rule reads as acme.recent_tool_names, the engine keeps
+// itself (spec 5.10).
 type agent struct {
-	history []string
-	repo    acme.HostFacts
-	out     []step
+	repo acme.HostFacts
+	out  []step
 }
 
 func (a *agent) tool(what, name string, args map[string]any) {
-	a.history = append(a.history, name)
 	s := step{what: what, occ: acme.Occurrence{Anchor: acme.ToolPreInvoke}}
 	s.occ.Facts.Tool = name
 	s.occ.Facts.ToolArgs = args
 	s.occ.Facts.Acme = a.repo
-	s.occ.Facts.Acme.RecentToolNames = a.history[:len(a.history):len(a.history)]
 	a.out = append(a.out, s)
 }
 

@@ -808,34 +808,44 @@ func oRule_REPEATED_CALL_NUDGE(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(7) {
 		return false, runtime.Err{}
 	}
-	oF := oX.F
-	oT5 := true
-	var oT6 runtime.Err
-	if oT5 {
-		if !(oF.Lycaon.RepeatCount >= int64(3)) {
-			oT5 = false
-		}
-	}
-	if oT5 {
+	oT9 := true
+	var oT10 runtime.Err
+	if oT9 {
 		oT3, oT4 := func() (bool, runtime.Err) {
-			oT1, oT2 := oX.Counter(0)
+			oT1, oT2 := oX.Kept()
 			if oT2.Kind != 0 {
 				return false, oT2
 			}
-			return (oT1 < int64(2)), runtime.Err{}
+			return (oT1.RepeatCount >= int64(3)), runtime.Err{}
 		}()
 		if oT4.Kind != 0 {
-			if oT6.Kind == 0 {
-				oT6 = oT4
+			if oT10.Kind == 0 {
+				oT10 = oT4
 			}
 		} else if !oT3 {
-			oT5 = false
+			oT9 = false
 		}
 	}
-	if oT5 && oT6.Kind != 0 {
-		return false, oT6
+	if oT9 {
+		oT7, oT8 := func() (bool, runtime.Err) {
+			oT5, oT6 := oX.Counter(0)
+			if oT6.Kind != 0 {
+				return false, oT6
+			}
+			return (oT5 < int64(2)), runtime.Err{}
+		}()
+		if oT8.Kind != 0 {
+			if oT10.Kind == 0 {
+				oT10 = oT8
+			}
+		} else if !oT7 {
+			oT9 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT9 && oT10.Kind != 0 {
+		return false, oT10
+	}
+	return oT9, runtime.Err{}
 }
 
 // oRule_TRIAGE_READ_ONLY evaluates rule TRIAGE_READ_ONLY (policy, pack starter).
@@ -982,7 +992,11 @@ func oRule_EXFIL_FLOW(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	if !oFlow_EXFIL_FLOW(oF.Lycaon.RecentToolNames) {
+	oT4, oT5 := oX.Kept()
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	if !oFlow_EXFIL_FLOW(oT4.RecentToolNames) {
 		return false, runtime.Err{}
 	}
 	return true, runtime.Err{}
@@ -996,34 +1010,44 @@ func oRule_REPEATED_CALL_ESCALATE(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(12) {
 		return false, runtime.Err{}
 	}
-	oF := oX.F
-	oT5 := true
-	var oT6 runtime.Err
-	if oT5 {
-		if !(oF.Lycaon.RepeatCount >= int64(3)) {
-			oT5 = false
-		}
-	}
-	if oT5 {
+	oT9 := true
+	var oT10 runtime.Err
+	if oT9 {
 		oT3, oT4 := func() (bool, runtime.Err) {
-			oT1, oT2 := oX.Counter(0)
+			oT1, oT2 := oX.Kept()
 			if oT2.Kind != 0 {
 				return false, oT2
 			}
-			return (oT1 >= int64(2)), runtime.Err{}
+			return (oT1.RepeatCount >= int64(3)), runtime.Err{}
 		}()
 		if oT4.Kind != 0 {
-			if oT6.Kind == 0 {
-				oT6 = oT4
+			if oT10.Kind == 0 {
+				oT10 = oT4
 			}
 		} else if !oT3 {
-			oT5 = false
+			oT9 = false
 		}
 	}
-	if oT5 && oT6.Kind != 0 {
-		return false, oT6
+	if oT9 {
+		oT7, oT8 := func() (bool, runtime.Err) {
+			oT5, oT6 := oX.Counter(0)
+			if oT6.Kind != 0 {
+				return false, oT6
+			}
+			return (oT5 >= int64(2)), runtime.Err{}
+		}()
+		if oT8.Kind != 0 {
+			if oT10.Kind == 0 {
+				oT10 = oT8
+			}
+		} else if !oT7 {
+			oT9 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT9 && oT10.Kind != 0 {
+		return false, oT10
+	}
+	return oT9, runtime.Err{}
 }
 
 // oRule_SECRET_IN_ARGS evaluates rule SECRET_IN_ARGS (detector, pack starter).
@@ -1089,6 +1113,8 @@ func (ev *Evaluator) oEval_ToolPreInvoke(ctx context.Context, occ *lycaon.Occurr
 	var oX oExec
 	oX.ev, oX.occ, oX.F = ev, occ, &occ.Facts
 	impl.Begin(&oX.Exec, ctx, oRules[:], s, d, "tool.pre_invoke", occ.Profiles, occ.Content, occ.Inputs)
+	oX.Call(occ.Facts.Tool, occ.Facts.ToolArgs, true, true, occ.Kept)
+	oX.History(nil)
 	oX.Snapshot(oSnap_ToolPreInvoke[:])
 	oX.Validators(1)
 	for oRun_ToolPreInvoke(&oX) {

@@ -396,27 +396,40 @@ func oRule_ROLES(oX *oExec) (bool, runtime.Err) {
 	if oF.Lycaon.WorkersIdle != true {
 		return false, runtime.Err{}
 	}
-	switch oF.Lycaon.RepeatCount {
-	case int64(1), int64(2):
-	default:
-		return false, runtime.Err{}
+	oT5, oT6 := func() (int64, runtime.Err) {
+		oT3, oT4 := oX.Kept()
+		if oT4.Kind != 0 {
+			return 0, oT4
+		}
+		return oT3.RepeatCount, runtime.Err{}
+	}()
+	if oT6.Kind != 0 {
+		if oT1.Kind == 0 {
+			oT1 = oT6
+		}
+	} else {
+		switch oT5 {
+		case int64(1), int64(2):
+		default:
+			return false, runtime.Err{}
+		}
 	}
 	if oT1.Kind != 0 {
 		return false, oT1
 	}
-	if oT3 := oX.Supplied(runtime.ProfileSession); oT3.Kind != 0 {
-		return false, oT3
+	if oT7 := oX.Supplied(runtime.ProfileSession); oT7.Kind != 0 {
+		return false, oT7
 	}
-	oT6 := strings.HasPrefix(oF.Principal, "agent:")
-	if oT6 {
-		oT4 := int64(len(oF.PrincipalRoles))
-		oT5 := (oT4 > int64(1))
-		if !oT5 {
-			oT5 = impl.InStrings("root", oF.PrincipalRoles)
+	oT10 := strings.HasPrefix(oF.Principal, "agent:")
+	if oT10 {
+		oT8 := int64(len(oF.PrincipalRoles))
+		oT9 := (oT8 > int64(1))
+		if !oT9 {
+			oT9 = impl.InStrings("root", oF.PrincipalRoles)
 		}
-		oT6 = oT5
+		oT10 = oT9
 	}
-	return oT6, runtime.Err{}
+	return oT10, runtime.Err{}
 }
 
 // oRule_DYN_ARGS evaluates rule DYN_ARGS (invariant, pack basic "pack" */ `x`).
@@ -576,6 +589,8 @@ func (ev *Evaluator) oEval_ToolPreInvoke(ctx context.Context, occ *lycaon.Occurr
 	var oX oExec
 	oX.ev, oX.occ, oX.F = ev, occ, &occ.Facts
 	impl.Begin(&oX.Exec, ctx, oRules[:], s, d, "tool.pre_invoke", occ.Profiles, occ.Content, occ.Inputs)
+	oX.Call(occ.Facts.Tool, occ.Facts.ToolArgs, true, true, occ.Kept)
+	oX.History(nil)
 	for oRun_ToolPreInvoke(&oX) {
 	}
 	oX.Finish()

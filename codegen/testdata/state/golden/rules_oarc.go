@@ -391,7 +391,11 @@ func oRule_EXFIL(oX *oExec) (bool, runtime.Err) {
 	if oF.Lycaon.Phase != "build" {
 		return false, runtime.Err{}
 	}
-	if !oFlow_EXFIL(oF.Lycaon.RecentToolNames) {
+	oT1, oT2 := oX.Kept()
+	if oT2.Kind != 0 {
+		return false, oT2
+	}
+	if !oFlow_EXFIL(oT1.RecentToolNames) {
 		return false, runtime.Err{}
 	}
 	return true, runtime.Err{}
@@ -424,8 +428,11 @@ func oRule_EXFIL_LOOSE(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(1) {
 		return false, runtime.Err{}
 	}
-	oF := oX.F
-	if !oFlow_EXFIL_LOOSE(oF.Lycaon.RecentToolNames) {
+	oT1, oT2 := oX.Kept()
+	if oT2.Kind != 0 {
+		return false, oT2
+	}
+	if !oFlow_EXFIL_LOOSE(oT1.RecentToolNames) {
 		return false, runtime.Err{}
 	}
 	return true, runtime.Err{}
@@ -439,34 +446,44 @@ func oRule_BLOCK_REPEAT(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(2) {
 		return false, runtime.Err{}
 	}
-	oF := oX.F
-	oT5 := true
-	var oT6 runtime.Err
-	if oT5 {
-		if !(oF.Lycaon.RepeatCount >= int64(3)) {
-			oT5 = false
-		}
-	}
-	if oT5 {
+	oT9 := true
+	var oT10 runtime.Err
+	if oT9 {
 		oT3, oT4 := func() (bool, runtime.Err) {
-			oT1, oT2 := oX.Counter(0)
+			oT1, oT2 := oX.Kept()
 			if oT2.Kind != 0 {
 				return false, oT2
 			}
-			return (oT1 >= int64(2)), runtime.Err{}
+			return (oT1.RepeatCount >= int64(3)), runtime.Err{}
 		}()
 		if oT4.Kind != 0 {
-			if oT6.Kind == 0 {
-				oT6 = oT4
+			if oT10.Kind == 0 {
+				oT10 = oT4
 			}
 		} else if !oT3 {
-			oT5 = false
+			oT9 = false
 		}
 	}
-	if oT5 && oT6.Kind != 0 {
-		return false, oT6
+	if oT9 {
+		oT7, oT8 := func() (bool, runtime.Err) {
+			oT5, oT6 := oX.Counter(0)
+			if oT6.Kind != 0 {
+				return false, oT6
+			}
+			return (oT5 >= int64(2)), runtime.Err{}
+		}()
+		if oT8.Kind != 0 {
+			if oT10.Kind == 0 {
+				oT10 = oT8
+			}
+		} else if !oT7 {
+			oT9 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT9 && oT10.Kind != 0 {
+		return false, oT10
+	}
+	return oT9, runtime.Err{}
 }
 
 // oRule_NUDGE_REPEAT evaluates rule NUDGE_REPEAT (invariant, pack state).
@@ -477,34 +494,44 @@ func oRule_NUDGE_REPEAT(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(3) {
 		return false, runtime.Err{}
 	}
-	oF := oX.F
-	oT5 := true
-	var oT6 runtime.Err
-	if oT5 {
-		if !(oF.Lycaon.RepeatCount >= int64(3)) {
-			oT5 = false
-		}
-	}
-	if oT5 {
+	oT9 := true
+	var oT10 runtime.Err
+	if oT9 {
 		oT3, oT4 := func() (bool, runtime.Err) {
-			oT1, oT2 := oX.Counter(0)
+			oT1, oT2 := oX.Kept()
 			if oT2.Kind != 0 {
 				return false, oT2
 			}
-			return (oT1 < int64(2)), runtime.Err{}
+			return (oT1.RepeatCount >= int64(3)), runtime.Err{}
 		}()
 		if oT4.Kind != 0 {
-			if oT6.Kind == 0 {
-				oT6 = oT4
+			if oT10.Kind == 0 {
+				oT10 = oT4
 			}
 		} else if !oT3 {
-			oT5 = false
+			oT9 = false
 		}
 	}
-	if oT5 && oT6.Kind != 0 {
-		return false, oT6
+	if oT9 {
+		oT7, oT8 := func() (bool, runtime.Err) {
+			oT5, oT6 := oX.Counter(0)
+			if oT6.Kind != 0 {
+				return false, oT6
+			}
+			return (oT5 < int64(2)), runtime.Err{}
+		}()
+		if oT8.Kind != 0 {
+			if oT10.Kind == 0 {
+				oT10 = oT8
+			}
+		} else if !oT7 {
+			oT9 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT9 && oT10.Kind != 0 {
+		return false, oT10
+	}
+	return oT9, runtime.Err{}
 }
 
 // oRule_GATED_DETECTOR evaluates rule GATED_DETECTOR (detector, pack state).
@@ -587,7 +614,7 @@ func (ev *Evaluator) oEval_ContentOutput(ctx context.Context, occ *lycaon.Occurr
 			r := oX.Fired(i)
 			switch r.Slot {
 			case 7:
-				oX.AddSpans(i, r, oX.DetectorSpans(r, runtime.HasSecretMatches, oX.F.SecretMatches))
+				oX.AddSpans(i, r, oX.DetectorSpans(i, r, runtime.HasSecretMatches, oX.F.SecretMatches))
 			}
 		}
 		oX.Rewrite()
@@ -656,6 +683,8 @@ func (ev *Evaluator) oEval_ToolPreInvoke(ctx context.Context, occ *lycaon.Occurr
 	var oX oExec
 	oX.ev, oX.occ, oX.F = ev, occ, &occ.Facts
 	impl.Begin(&oX.Exec, ctx, oRules[:], s, d, "tool.pre_invoke", occ.Profiles, occ.Content, occ.Inputs)
+	oX.Call(occ.Facts.Tool, occ.Facts.ToolArgs, true, true, occ.Kept)
+	oX.History(nil)
 	oX.Snapshot(oSnap_ToolPreInvoke[:])
 	oX.Validators(1)
 	for oRun_ToolPreInvoke(&oX) {

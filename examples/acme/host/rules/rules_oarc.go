@@ -806,7 +806,11 @@ func oRule_SECRET_THEN_PUBLISH(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	if !oFlow_SECRET_THEN_PUBLISH(oF.Acme.RecentToolNames) {
+	oT4, oT5 := oX.Kept()
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	if !oFlow_SECRET_THEN_PUBLISH(oT4.RecentToolNames) {
 		return false, runtime.Err{}
 	}
 	return true, runtime.Err{}
@@ -974,6 +978,8 @@ func (ev *Evaluator) oEval_ToolPreInvoke(ctx context.Context, occ *acme.Occurren
 	var oX oExec
 	oX.ev, oX.occ, oX.F = ev, occ, &occ.Facts
 	impl.Begin(&oX.Exec, ctx, oRules[:], s, d, "tool.pre_invoke", occ.Profiles, occ.Content, occ.Inputs)
+	oX.Call(occ.Facts.Tool, occ.Facts.ToolArgs, true, true, occ.Kept)
+	oX.History(nil)
 	oX.Snapshot(oSnap_ToolPreInvoke[:])
 	for oRun_ToolPreInvoke(&oX) {
 	}

@@ -86,7 +86,9 @@ func ParseAnchor(id string) (Anchor, bool) {
 // Facts are the observed facts of one occurrence. An absent fact is the zero
 // value of its type, which is what OAR says an absent fact reads as. The core
 // facts (anchor, fire_count, breaker_count) come from the occurrence and the
-// session, and the provenance facts from the session's graph, not from here.
+// session, the provenance facts from the session's graph, and the session facts
+// the engine keeps (tool_args_fingerprint and the record of tool calls, spec 5.10)
+// from the session, not from here.
 type Facts struct {
 	// permission_profile: The permission profile in force for this call. (profile tool)
 	PermissionProfile string
@@ -118,8 +120,6 @@ type Facts struct {
 	SessionPosture string
 	// arg_validation_errors: Argument validation error tokens for the current call. (profile tool)
 	ArgValidationErrors []string
-	// tool_args_fingerprint: Stable fingerprint of the call’s arguments, for repeat detection. (profile tool)
-	ToolArgsFingerprint string
 	// is_directory: The path resolved to a directory. (profile filesystem)
 	IsDirectory bool
 	// not_found: The path or artifact is missing. (profile filesystem)
@@ -175,8 +175,6 @@ type HostFacts struct {
 	OpenPrs []string
 	// acme.ci_status: Status of the last CI run of the branch: passing, failing, pending or empty.
 	CiStatus string
-	// acme.recent_tool_names: Names of the tools the agent called in this session, oldest first.
-	RecentToolNames []string
 	// acme.failed_test_runs: Consecutive test runs of this session that failed with the same failures.
 	FailedTestRuns int64
 }
@@ -277,12 +275,6 @@ func (f *Facts) Set(name string, v any) error {
 			return fmt.Errorf("fact %s: want list(string), got %T", name, v)
 		}
 		f.ArgValidationErrors = x
-	case "tool_args_fingerprint":
-		x, ok := v.(string)
-		if !ok {
-			return fmt.Errorf("fact %s: want string, got %T", name, v)
-		}
-		f.ToolArgsFingerprint = x
 	case "is_directory":
 		x, ok := v.(bool)
 		if !ok {
@@ -427,12 +419,6 @@ func (f *Facts) Set(name string, v any) error {
 			return fmt.Errorf("fact %s: want string, got %T", name, v)
 		}
 		f.Acme.CiStatus = x
-	case "acme.recent_tool_names":
-		x, ok := v.([]string)
-		if !ok {
-			return fmt.Errorf("fact %s: want list(string), got %T", name, v)
-		}
-		f.Acme.RecentToolNames = x
 	case "acme.failed_test_runs":
 		x, ok := v.(int64)
 		if !ok {
@@ -478,8 +464,6 @@ func (f *Facts) Get(name string) (any, bool) {
 		return f.SessionPosture, true
 	case "arg_validation_errors":
 		return f.ArgValidationErrors, true
-	case "tool_args_fingerprint":
-		return f.ToolArgsFingerprint, true
 	case "is_directory":
 		return f.IsDirectory, true
 	case "not_found":
@@ -528,8 +512,6 @@ func (f *Facts) Get(name string) (any, bool) {
 		return f.Acme.OpenPrs, true
 	case "acme.ci_status":
 		return f.Acme.CiStatus, true
-	case "acme.recent_tool_names":
-		return f.Acme.RecentToolNames, true
 	case "acme.failed_test_runs":
 		return f.Acme.FailedTestRuns, true
 	default:
@@ -548,6 +530,10 @@ type Occurrence struct {
 	Content  string
 	// Inputs are the ids of recorded provenance nodes.
 	Inputs []string
+	// Kept, when not nil, replaces session facts the engine keeps for this
+	// occurrence's rules: a testing and replay aid (spec 5.10). The session's
+	// record still keeps what happened.
+	Kept *runtime.KeptOverride
 }
 
 // Providers answer the observation functions that need host knowledge. A nil

@@ -81,7 +81,9 @@ func ParseAnchor(id string) (Anchor, bool) {
 // Facts are the observed facts of one occurrence. An absent fact is the zero
 // value of its type, which is what OAR says an absent fact reads as. The core
 // facts (anchor, fire_count, breaker_count) come from the occurrence and the
-// session, and the provenance facts from the session's graph, not from here.
+// session, the provenance facts from the session's graph, and the session facts
+// the engine keeps (tool_args_fingerprint and the record of tool calls, spec 5.10)
+// from the session, not from here.
 type Facts struct {
 	// permission_profile: The permission profile in force for this call. (profile tool)
 	PermissionProfile string
@@ -113,8 +115,6 @@ type Facts struct {
 	SessionPosture string
 	// arg_validation_errors: Argument validation error tokens for the current call. (profile tool)
 	ArgValidationErrors []string
-	// tool_args_fingerprint: Stable fingerprint of the call’s arguments, for repeat detection. (profile tool)
-	ToolArgsFingerprint string
 	// is_directory: The path resolved to a directory. (profile filesystem)
 	IsDirectory bool
 	// not_found: The path or artifact is missing. (profile filesystem)
@@ -254,12 +254,6 @@ func (f *Facts) Set(name string, v any) error {
 			return fmt.Errorf("fact %s: want list(string), got %T", name, v)
 		}
 		f.ArgValidationErrors = x
-	case "tool_args_fingerprint":
-		x, ok := v.(string)
-		if !ok {
-			return fmt.Errorf("fact %s: want string, got %T", name, v)
-		}
-		f.ToolArgsFingerprint = x
 	case "is_directory":
 		x, ok := v.(bool)
 		if !ok {
@@ -401,8 +395,6 @@ func (f *Facts) Get(name string) (any, bool) {
 		return f.SessionPosture, true
 	case "arg_validation_errors":
 		return f.ArgValidationErrors, true
-	case "tool_args_fingerprint":
-		return f.ToolArgsFingerprint, true
 	case "is_directory":
 		return f.IsDirectory, true
 	case "not_found":
@@ -453,6 +445,10 @@ type Occurrence struct {
 	Content  string
 	// Inputs are the ids of recorded provenance nodes.
 	Inputs []string
+	// Kept, when not nil, replaces session facts the engine keeps for this
+	// occurrence's rules: a testing and replay aid (spec 5.10). The session's
+	// record still keeps what happened.
+	Kept *runtime.KeptOverride
 }
 
 // Providers answer the observation functions that need host knowledge. A nil

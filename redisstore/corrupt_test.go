@@ -1,0 +1,216 @@
+package redisstore_test
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/oarc/oarc/redisstore"
+	"github.com/oarc/oarc/redisstore/redistest"
+	"github.com/oarc/oarc/runtime"
+	"github.com/redis/go-redis/v9"
+)
+
+// newStoreAt returns a store with a prefix of its own, the client and the
+// prefix (for tests that write the session's keys by hand).
+func newStoreAt(t *testing.T, opts redisstore.Options) (*redisstore.Store, *redis.Client, string) {
+	t.Helper()
+	c := redistest.Client(t, redistest.Addr(t))
+	opts.Prefix = redistest.Prefix(t, c)
+	s, err := redisstore.New(c, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, c, opts.Prefix
+}
+
+// counterForms: what a counter field may hold. The store writes 1 to 15
+// digits without a leading zero (and deletes a counter that is 0); the
+// reader in Go and the scripts accept exactly that.
+var counterForms = []struct {
+	v  string
+	ok bool
+}{
+	{"1", true}, {"42", true}, {"100", true}, {"999999999999998", true},
+	{"nan", false}, {"NaN", false}, {"inf", false}, {"-inf", false}, {"infinity", false},
+	{"1e3", false}, {"0x10", false}, {" 1", false}, {"1 ", false}, {"\t1", false}, {"1\n", false},
+	{"2.5", false}, {"1.0", false}, {"+1", false}, {"-1", false}, {"-0", false}, {"0", false},
+	{"007", false}, {"", false}, {"1000000000000000", false}, {"9223372036854775807", false},
+	{"9223372036854775808", false}, {"-9223372036854775808", false}, {"١", false}, {"1\x00", false},
+	{"abc", false}, {"1_000", false},
+}
+
+// TestCounterForms sets a counter of a session the store wrote to each
+// form by hand: a read and an update both take it (the update adds one)
+// or both refuse it (ErrCorrupt; the update wraps ErrNotApplied and
+// writes nothing), and a refused field stays refused, on reads and
+// updates, until the session is reset. Before, a read refused "nan" but
+// the update's tonumber took it and wrote -9223372036854775808, which
+// every read then took.
+func TestCounterForms(t *testing.T) {
+	s, c, prefix := newStoreAt(t, redisstore.Options{})
+	for i, tc := range counterForms {
+		session := fmt.Sprintf("f%d", i)
+		h := prefix + "{" + session + "}"
+		if err := s.ApplyCounters(ctx, session, []runtime.CounterUpdate{{Key: fire("R")}}); err != nil {
+			t.Fatal(err)
+		}
+		c.HSet(ctx, h, "c:R.fire", tc.v)
+		dst := make([]int64, 1)
+		rerr := s.ReadCounters(ctx, session, []runtime.CounterKey{fire("R")}, dst)
+		for _, up := range []runtime.CounterUpdate{{Key: fire("R")}, {Key: fire("R"), Reset: true}} {
+			aerr := s.ApplyCounters(ctx, session, []runtime.CounterUpdate{up, {Key: fire("Q")}})
+			if tc.ok {
+				if rerr != nil || aerr != nil || fmt.Sprint(dst[0]) != tc.v {
+					t.Errorf("%q: read %d %v, update %v", tc.v, dst[0], rerr, aerr)
+				}
+				c.HSet(ctx, h, "c:R.fire", tc.v)
+				continue
+			}
+			if !errors.Is(rerr, redisstore.ErrCorrupt) || !errors.Is(aerr, redisstore.ErrCorrupt) || !errors.Is(aerr, runtime.ErrNotApplied) {
+				t.Errorf("%q: read %v, update (reset %v) %v; want both refused", tc.v, rerr, up.Reset, aerr)
+			}
+			if v, _ := c.HGet(ctx, h, "c:R.fire").Result(); v != tc.v {
+				t.Errorf("%q: a refused update wrote %q", tc.v, v)
+			}
+			if n, _ := c.HExists(ctx, h, "c:Q.fire").Result(); n {
+				t.Errorf("%q: a refused update applied another counter", tc.v)
+			}
+			if err := s.ReadCounters(ctx, session, []runtime.CounterKey{fire("R")}, dst); !errors.Is(err, redisstore.ErrCorrupt) {
+				t.Errorf("%q: after an update, a read gives %d %v", tc.v, dst[0], err)
+			}
+		}
+		if tc.ok {
+			continue
+		}
+		if err := s.ResetSession(ctx, session); err != nil {
+			t.Fatal(err)
+		}
+		if got := read(t, s, session, fire("R")); got[0] != 0 {
+			t.Errorf("%q: after a reset, %d", tc.v, got[0])
+		}
+	}
+	// The largest counter does not wrap: the update that would pass it is
+	// refused.
+	c.HSet(ctx, prefix+"{f0}", "c:R.fire", "999999999999999")
+	if err := s.ApplyCounters(ctx, "f0", []runtime.CounterUpdate{{Key: fire("R")}}); !errors.Is(err, runtime.ErrNotApplied) || !strings.Contains(err.Error(), "would overflow") {
+		t.Errorf("an update past the largest counter: %v", err)
+	}
+}
+
+// TestCorruptCounterFailsClosed: in an evaluation, a counter that is not
+// one is an error of kind store at the read; the rules reading it fail
+// closed, and their updates are refused, reported as not applied.
+func TestCorruptCounterFailsClosed(t *testing.T) {
+	s, c, prefix := newStoreAt(t, redisstore.Options{})
+	r := &replica{store: s, ev: newEvaluator(t)}
+	if d, _ := evaluate(r, "s", call("repeat", 3), time.Second); outcome(&d) != "nudge:NUDGE_REPEAT" {
+		t.Fatalf("first call: %s %v", outcome(&d), d.Errors)
+	}
+	c.HSet(ctx, prefix+"{s}", "c:NUDGE_REPEAT.fire", "nan")
+	for i := range 3 {
+		d, _ := evaluate(r, "s", call("repeat", 3), time.Second)
+		rules, all := storeErrors(&d)
+		if d.Effect != runtime.Block || !all || strings.Join(rules, ",") != "NUDGE_REPEAT,ESCALATE," {
+			t.Fatalf("call %d over a corrupt counter: %s %v", i, outcome(&d), d.Errors)
+		}
+		if msg := d.Errors[2].Err.Error(); !strings.Contains(msg, "counter updates not applied") || !strings.Contains(msg, "not a counter") {
+			t.Fatalf("call %d: the refused updates: %q", i, msg)
+		}
+	}
+	if v, _ := c.HGet(ctx, prefix+"{s}", "c:NUDGE_REPEAT.fire").Result(); v != "nan" {
+		t.Fatalf("the corrupt counter became %q", v)
+	}
+}
+
+// TestCorruptValues: every other stored value the scripts read is checked
+// the same way: a value the store does not write is an error (ErrCorrupt),
+// never a default, and the session works again once reset.
+func TestCorruptValues(t *testing.T) {
+	s, c, prefix := newStoreAt(t, redisstore.Options{SummaryBytes: 40})
+	scope := func(session string, inputs ...string) error {
+		var sc runtime.Scope
+		return s.Scope(ctx, session, inputs, &sc)
+	}
+	record := func(session string, n runtime.Node) error { return s.RecordNode(ctx, session, n) }
+	readR := func(session string) error {
+		return s.ReadCounters(ctx, session, []runtime.CounterKey{fire("R")}, make([]int64, 1))
+	}
+	for _, tc := range []struct {
+		name  string
+		key   string // "" the hash, ":m" the marker
+		field string
+		value string
+		call  func(session string) error
+	}{
+		{"node count nan", "", "nodes", "nan", func(id string) error { return record(id, runtime.Node{ID: "z", Kind: runtime.Message}) }},
+		{"node count negative", "", "nodes", "-5", func(id string) error { return record(id, runtime.Node{ID: "z", Kind: runtime.Message}) }},
+		{"node count float", "", "nodes", "1.5", func(id string) error { return record(id, runtime.Node{ID: "z", Kind: runtime.Message}) }},
+		{"summary count", "", "summaries", "x", func(id string) error {
+			return record(id, runtime.Node{ID: "z", Kind: runtime.Message, Labels: []string{"new"}})
+		}},
+		{"summary count behind", "", "summaries", "", func(id string) error {
+			return record(id, runtime.Node{ID: "z", Kind: runtime.Message, Labels: []string{"new"}})
+		}},
+		{"tokens", "", "tokens", "short", func(id string) error { return s.ApplyCounters(ctx, id, []runtime.CounterUpdate{{Key: fire("R")}}) }},
+		{"incomplete flag", "", "incomplete", "yes", func(id string) error { return scope(id, "a") }},
+		{"node record", "", "n:a", "xgarbage", func(id string) error { return scope(id, "a") }},
+		{"node record as parent", "", "n:a", "xgarbage", func(id string) error {
+			return record(id, runtime.Node{ID: "z", Kind: runtime.Message, Parents: []string{"a"}})
+		}},
+		{"open node", "", "n:o", "o\x93\x01", func(id string) error { return scope(id, "o") }},
+		{"open node kind", "", "n:o", "o\x96\x07\xa0\xa0\xa0\x90\x90", func(id string) error { return scope(id, "o") }},
+		{"missing summary", "", "n:a", "s99", func(id string) error { return scope(id, "a") }},
+		{"summary", "", "s:1", "\xc1", func(id string) error { return scope(id, "a") }},
+		{"summary shape", "", "s:1", "\x92\x90\x90", func(id string) error { return scope(id, "a") }},
+		{"open parent missing", "", "n:o", "o\x96\x01\xa0\xa0\xa0\x90\x91\xa2zz", func(id string) error { return scope(id, "o") }},
+		{"generation", "", "g", "nothex", readR},
+		{"mutation count", "", "seq", "nan", readR},
+		{"hash without generation", "", "g", "", readR},
+		{"marker count", ":m", "s", "inf", readR},
+		{"marker flag", ":m", "r", "2", readR},
+		{"marker generation", ":m", "g", "0123456789abcdeF", readR},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			id := strings.ReplaceAll(tc.name, " ", "-")
+			sess := s.Session(id)
+			if err := sess.Record(ctx, runtime.Node{ID: "a", Kind: runtime.ToolResult, Tool: "read", Labels: []string{"l"}}); err != nil {
+				t.Fatal(err)
+			}
+			// o: a node stored open (its summary would outgrow 40 bytes).
+			if err := sess.Record(ctx, runtime.Node{ID: "o", Kind: runtime.Message, Origin: strings.Repeat("x", 50), Parents: []string{"a"}}); err != nil {
+				t.Fatal(err)
+			}
+			if err := scope(id, "a", "o"); err != nil {
+				t.Fatal(err)
+			}
+			key := prefix + "{" + id + "}" + tc.key
+			if tc.value == "" {
+				c.HDel(ctx, key, tc.field)
+			} else {
+				c.HSet(ctx, key, tc.field, tc.value)
+			}
+			err := tc.call(id)
+			if !errors.Is(err, redisstore.ErrCorrupt) {
+				t.Fatalf("%s = %q: %v, want ErrCorrupt", tc.field, tc.value, err)
+			}
+			if err := s.ResetSession(ctx, id); err != nil {
+				t.Fatal(err)
+			}
+			if err := readR(id); err != nil {
+				t.Fatalf("after a reset: %v", err)
+			}
+			if err := record(id, runtime.Node{ID: "a", Kind: runtime.Message}); err != nil {
+				t.Fatalf("after a reset: %v", err)
+			}
+		})
+	}
+	// The store's epoch: every call fails until it is deleted (then it is
+	// a new one, as after a loss).
+	c.Set(ctx, prefix+"epoch", "garbage", 0)
+	if err := readR("e"); !errors.Is(err, redisstore.ErrCorrupt) {
+		t.Fatalf("a corrupt epoch: %v", err)
+	}
+}

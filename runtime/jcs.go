@@ -1,0 +1,344 @@
+package runtime
+
+// This file owns the arguments' fingerprint of spec 5.10: the RFC 8785
+// (JSON Canonicalization Scheme) serialisation of a dyn value, and the
+// first 8 bytes of its SHA-256. It allocates nothing for the common
+// arguments (maps of up to [sortInPlace] keys, any nesting) once the
+// caller's buffer has grown.
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"unicode/utf8"
+)
+
+// MaxDepth is how deep the runtime follows nested host values (lists and
+// maps in tool_args): equality, `in` and the arguments' fingerprint stop
+// there, with an error, so that a cyclic or absurdly deep value cannot
+// exhaust the stack or hang an evaluation.
+const MaxDepth = 1000
+
+// Fingerprint is an arguments' fingerprint (spec 5.10): the first 8 bytes
+// of the SHA-256 of their RFC 8785 canonical JSON.
+type Fingerprint [8]byte
+
+// String is the fingerprint as tool_args_fingerprint spells it: 16
+// lowercase hex digits.
+func (f Fingerprint) String() string { return hex.EncodeToString(f[:]) }
+
+// ErrNoFingerprint is wrapped by the error of arguments that JCS cannot
+// serialise: a NaN or an infinity, a string that is not UTF-8, a map whose
+// keys are not strings, a Go value outside the dyn representation, or
+// nesting deeper than [MaxDepth]. Such arguments have no fingerprint: the
+// call differs from every other for repeat_count, and reading
+// tool_args_fingerprint is an error.
+var ErrNoFingerprint = errors.New("the arguments have no fingerprint")
+
+// ArgsFingerprint returns the fingerprint of tool arguments (nil: those
+// of {}), using buf as scratch space; it returns buf, grown as needed, for
+// the next call.
+func ArgsFingerprint(buf []byte, args map[string]any) (Fingerprint, []byte, error) {
+	b := append(buf[:0], "{}"...) // nil arguments are {}
+	if args != nil {
+		var err error
+		if b, err = appendJCSObject(buf[:0], args, 0); err != nil {
+			return Fingerprint{}, b, err
+		}
+	}
+	sum := sha256.Sum256(b)
+	var f Fingerprint
+	copy(f[:], sum[:8])
+	return f, b, nil
+}
+
+// AppendCanonical appends the RFC 8785 canonical JSON of v to dst: object
+// members sorted by the UTF-16 code units of their names, no white space,
+// strings with only the escapes JSON requires, numbers as ECMAScript
+// writes a double (so the int 1 and the double 1.0 are both "1", and ints
+// beyond 2^53 round to the nearest double). v is a dyn value: nil, bool,
+// string, a Go integer or float of any size, json.Number, []any, []string,
+// []map[string]any, map[string]any. Anything else, and what JCS cannot
+// serialise, is an error wrapping [ErrNoFingerprint].
+func AppendCanonical(dst []byte, v any) ([]byte, error) {
+	return appendJCS(dst, v, 0)
+}
+
+func noFingerprint(why string) error {
+	return &fingerprintError{why}
+}
+
+type fingerprintError struct{ why string }
+
+func (e *fingerprintError) Error() string { return ErrNoFingerprint.Error() + ": " + e.why }
+func (e *fingerprintError) Unwrap() error { return ErrNoFingerprint }
+
+func appendJCS(dst []byte, v any, depth int) ([]byte, error) {
+	if depth > MaxDepth {
+		return dst, noFingerprint("nested deeper than " + strconv.Itoa(MaxDepth) + " levels")
+	}
+	switch x := v.(type) {
+	case nil:
+		return append(dst, "null"...), nil
+	case bool:
+		if x {
+			return append(dst, "true"...), nil
+		}
+		return append(dst, "false"...), nil
+	case string:
+		return appendJCSString(dst, x)
+	case int64:
+		return appendJCSNumber(dst, float64(x))
+	case float64:
+		return appendJCSNumber(dst, x)
+	case int:
+		return appendJCSNumber(dst, float64(x))
+	case int8:
+		return appendJCSNumber(dst, float64(x))
+	case int16:
+		return appendJCSNumber(dst, float64(x))
+	case int32:
+		return appendJCSNumber(dst, float64(x))
+	case uint:
+		return appendJCSNumber(dst, float64(x))
+	case uint8:
+		return appendJCSNumber(dst, float64(x))
+	case uint16:
+		return appendJCSNumber(dst, float64(x))
+	case uint32:
+		return appendJCSNumber(dst, float64(x))
+	case uint64:
+		return appendJCSNumber(dst, float64(x))
+	case float32:
+		return appendJCSNumber(dst, float64(x))
+	case json.Number:
+		f, err := strconv.ParseFloat(string(x), 64)
+		if err != nil {
+			return dst, noFingerprint("json.Number " + strconv.Quote(string(x)) + " is not a finite number")
+		}
+		return appendJCSNumber(dst, f)
+	case []any:
+		dst = append(dst, '[')
+		for i, e := range x {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			var err error
+			if dst, err = appendJCS(dst, e, depth+1); err != nil {
+				return dst, err
+			}
+		}
+		return append(dst, ']'), nil
+	case []string:
+		dst = append(dst, '[')
+		for i, e := range x {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			var err error
+			if dst, err = appendJCSString(dst, e); err != nil {
+				return dst, err
+			}
+		}
+		return append(dst, ']'), nil
+	case []map[string]any:
+		dst = append(dst, '[')
+		for i, e := range x {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			var err error
+			if dst, err = appendJCSObject(dst, e, depth+1); err != nil {
+				return dst, err
+			}
+		}
+		return append(dst, ']'), nil
+	case map[string]any:
+		return appendJCSObject(dst, x, depth)
+	}
+	return dst, noFingerprint(fmt.Sprintf("a value of Go type %T is not a dyn value", v))
+}
+
+// sortInPlace is the most members an object may have for its names to be
+// ordered without allocating (in an array on the stack).
+const sortInPlace = 32
+
+func appendJCSObject(dst []byte, m map[string]any, depth int) ([]byte, error) {
+	if depth > MaxDepth {
+		return dst, noFingerprint("nested deeper than " + strconv.Itoa(MaxDepth) + " levels")
+	}
+	type member struct {
+		k string
+		v any
+	}
+	var arr [sortInPlace]member
+	members := arr[:0]
+	if len(m) > sortInPlace {
+		members = make([]member, 0, len(m))
+	}
+	// Insertion into order as the map is read (a few names: as fast as a
+	// sort, and nothing to allocate).
+	for k, v := range m {
+		i := len(members)
+		members = append(members, member{k, v})
+		for ; i > 0 && utf16Less(k, members[i-1].k); i-- {
+			members[i] = members[i-1]
+		}
+		members[i] = member{k, v}
+	}
+	dst = append(dst, '{')
+	for i, mb := range members {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		var err error
+		if dst, err = appendJCSString(dst, mb.k); err != nil {
+			return dst, err
+		}
+		dst = append(dst, ':')
+		if dst, err = appendJCS(dst, mb.v, depth+1); err != nil {
+			return dst, err
+		}
+	}
+	return append(dst, '}'), nil
+}
+
+// utf16Less orders strings by their UTF-16 code units (RFC 8785 3.2.3).
+// For valid UTF-8 that is byte order, except where the first difference
+// puts a code point above U+FFFF (a surrogate pair, from U+D800) against
+// one of U+E000..U+FFFF: the surrogate sorts first. Both are then at a
+// code point's first byte (the bytes before are equal).
+func utf16Less(a, b string) bool {
+	n := min(len(a), len(b))
+	for i := 0; i < n; i++ {
+		ca, cb := a[i], b[i]
+		if ca == cb {
+			continue
+		}
+		switch {
+		case ca >= 0xF0 && (cb == 0xEE || cb == 0xEF):
+			return true
+		case cb >= 0xF0 && (ca == 0xEE || ca == 0xEF):
+			return false
+		}
+		return ca < cb
+	}
+	return len(a) < len(b)
+}
+
+func appendJCSString(dst []byte, s string) ([]byte, error) {
+	const hexDigits = "0123456789abcdef"
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= utf8.RuneSelf {
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if r == utf8.RuneError && size == 1 {
+				return dst, noFingerprint("a string is not valid UTF-8")
+			}
+			i += size
+			continue
+		}
+		if c >= 0x20 && c != '"' && c != '\\' {
+			i++
+			continue
+		}
+		dst = append(dst, s[start:i]...)
+		switch c {
+		case '"', '\\':
+			dst = append(dst, '\\', c)
+		case '\b':
+			dst = append(dst, '\\', 'b')
+		case '\f':
+			dst = append(dst, '\\', 'f')
+		case '\n':
+			dst = append(dst, '\\', 'n')
+		case '\r':
+			dst = append(dst, '\\', 'r')
+		case '\t':
+			dst = append(dst, '\\', 't')
+		default:
+			dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+		}
+		i++
+		start = i
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"'), nil
+}
+
+// appendJCSNumber writes a double as ECMAScript's Number.prototype.toString
+// does (RFC 8785 3.2.2.3): the shortest digits that round-trip, in
+// positional notation for exponents from -7 to 20, else in exponent form.
+func appendJCSNumber(dst []byte, f float64) ([]byte, error) {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return dst, noFingerprint("a number is NaN or infinite")
+	}
+	if f == 0 {
+		return append(dst, '0'), nil // -0 too
+	}
+	if f == math.Trunc(f) && math.Abs(f) < 1e15 {
+		// An integer below 10^15 has at most 15 digits: exact in a double
+		// and written in full, as an int64 would be.
+		return strconv.AppendInt(dst, int64(f), 10), nil
+	}
+	if f < 0 {
+		dst = append(dst, '-')
+		f = -f
+	}
+	var buf [32]byte
+	e := strconv.AppendFloat(buf[:0], f, 'e', -1, 64) // d[.ddd]e±XX
+	var digits [24]byte
+	k := 0
+	i := 0
+	for ; e[i] != 'e'; i++ {
+		if e[i] != '.' {
+			digits[k] = e[i]
+			k++
+		}
+	}
+	exp := 0
+	neg := e[i+1] == '-'
+	for _, c := range e[i+2:] {
+		exp = exp*10 + int(c-'0')
+	}
+	if neg {
+		exp = -exp
+	}
+	n := exp + 1 // the decimal point's position after the first digit
+	d := digits[:k]
+	switch {
+	case k <= n && n <= 21:
+		dst = append(dst, d...)
+		for range n - k {
+			dst = append(dst, '0')
+		}
+	case 0 < n && n <= 21:
+		dst = append(dst, d[:n]...)
+		dst = append(dst, '.')
+		dst = append(dst, d[n:]...)
+	case -6 < n && n <= 0:
+		dst = append(dst, '0', '.')
+		for range -n {
+			dst = append(dst, '0')
+		}
+		dst = append(dst, d...)
+	default:
+		dst = append(dst, d[0])
+		if k > 1 {
+			dst = append(dst, '.')
+			dst = append(dst, d[1:]...)
+		}
+		dst = append(dst, 'e')
+		if n-1 >= 0 {
+			dst = append(dst, '+')
+		}
+		dst = strconv.AppendInt(dst, int64(n-1), 10)
+	}
+	return dst, nil
+}

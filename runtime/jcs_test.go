@@ -1,0 +1,197 @@
+package runtime
+
+import (
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+)
+
+// RFC 8785 Appendix B: doubles as their canonical JSON.
+func TestJCSNumbersRFC8785(t *testing.T) {
+	for bits, want := range map[uint64]string{
+		0x0000000000000000: "0",
+		0x8000000000000000: "0",
+		0x0000000000000001: "5e-324",
+		0x8000000000000001: "-5e-324",
+		0x7fefffffffffffff: "1.7976931348623157e+308",
+		0xffefffffffffffff: "-1.7976931348623157e+308",
+		0x4340000000000000: "9007199254740992",
+		0xc340000000000000: "-9007199254740992",
+		0x4430000000000000: "295147905179352830000",
+		0x44b52d02c7e14af5: "9.999999999999997e+22",
+		0x44b52d02c7e14af6: "1e+23",
+		0x44b52d02c7e14af7: "1.0000000000000001e+23",
+		0x444b1ae4d6e2ef4e: "999999999999999700000",
+		0x444b1ae4d6e2ef4f: "999999999999999900000",
+		0x444b1ae4d6e2ef50: "1e+21",
+		0x3eb0c6f7a0b5ed8c: "9.999999999999997e-7",
+		0x3eb0c6f7a0b5ed8d: "0.000001",
+		0x41b3de4355555553: "333333333.3333332",
+		0x41b3de4355555554: "333333333.33333325",
+		0x41b3de4355555555: "333333333.3333333",
+		0x41b3de4355555556: "333333333.3333334",
+		0x41b3de4355555557: "333333333.33333343",
+		0xbecbf647612f3696: "-0.0000033333333333333333",
+		0x43143ff3c1cb0959: "1424953923781206.2",
+	} {
+		got, err := AppendCanonical(nil, math.Float64frombits(bits))
+		if err != nil || string(got) != want {
+			t.Errorf("%#016x: %q %v, want %q", bits, got, err, want)
+		}
+	}
+	for _, bits := range []uint64{0x7fffffffffffffff, 0x7ff0000000000000, 0xfff0000000000000} {
+		if _, err := AppendCanonical(nil, math.Float64frombits(bits)); !errors.Is(err, ErrNoFingerprint) {
+			t.Errorf("%#016x: %v, want no fingerprint", bits, err)
+		}
+	}
+}
+
+// RFC 8785 3.2.2 and 3.2.3: the example object, and member order by
+// UTF-16 code units.
+func TestJCSExamplesRFC8785(t *testing.T) {
+	in := `{
+	  "numbers": [333333333.33333329, 1E30, 4.50, 2e-3, 0.000000000000000000000000001],
+	  "string": "\u20ac$\u000F\u000aA'\u0042\u0022\u005c\\\"\/",
+	  "literals": [null, true, false]
+	}`
+	want := `{"literals":[null,true,false],"numbers":[333333333.3333333,1e+30,4.5,0.002,1e-27],"string":"€$\u000f\nA'B\"\\\\\"/"}`
+	m, err := DecodeToolArgs([]byte(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := AppendCanonical(nil, m); err != nil || string(got) != want {
+		t.Errorf("got  %s %v\nwant %s", got, err, want)
+	}
+	sorting := `{"\u20ac": "Euro Sign", "\r": "Carriage Return", "\ufb33": "Hebrew Letter Dalet With Dagesh",
+	  "1": "One", "\ud83d\ude00": "Emoji: Grinning Face", "\u0080": "Control", "\u00f6": "Latin Small Letter O With Diaeresis"}`
+	m, _ = DecodeToolArgs([]byte(sorting))
+	got, _ := AppendCanonical(nil, m)
+	var order []string
+	d := json.NewDecoder(strings.NewReader(string(got)))
+	d.Token()
+	for d.More() {
+		k, _ := d.Token()
+		order = append(order, k.(string))
+		d.Token()
+	}
+	wantOrder := []string{"\r", "1", "\u0080", "\u00f6", "\u20ac", "\U0001F600", "\ufb33"}
+	if strings.Join(order, "|") != strings.Join(wantOrder, "|") {
+		t.Errorf("order %q, want %q", order, wantOrder)
+	}
+	// The same object with more members than the in-place ordering takes
+	// is ordered alike (the names z, zz, ... sort between "1" and U+0080).
+	for i := 0; i < sortInPlace; i++ {
+		m[strings.Repeat("z", i+1)] = i
+	}
+	got2, _ := AppendCanonical(nil, m)
+	var zs []string
+	for i := 0; i < sortInPlace; i++ {
+		zs = append(zs, strings.Repeat("z", i+1))
+	}
+	want2 := append(append(append([]string{}, wantOrder[:2]...), zs...), wantOrder[2:]...)
+	if got := keysOf(string(got2)); strings.Join(got, "|") != strings.Join(want2, "|") {
+		t.Errorf("large object order %q", got)
+	}
+}
+
+func keysOf(obj string) []string {
+	var order []string
+	d := json.NewDecoder(strings.NewReader(obj))
+	d.Token()
+	for d.More() {
+		k, _ := d.Token()
+		order = append(order, k.(string))
+		var v any
+		d.Decode(&v)
+	}
+	return order
+}
+
+// Spec 5.10: 1 and 1.0 share a fingerprint, key order does not matter,
+// null arguments are {}; what JCS cannot serialise has none.
+func TestArgsFingerprint(t *testing.T) {
+	fp := func(args map[string]any) (string, error) {
+		f, _, err := ArgsFingerprint(nil, args)
+		return f.String(), err
+	}
+	a, _ := fp(map[string]any{"n": int64(1), "s": "x"})
+	b, _ := fp(map[string]any{"s": "x", "n": 1.0})
+	c, _ := fp(map[string]any{"n": json.Number("1e0"), "s": "x"})
+	if a != b || a != c || len(a) != 16 || strings.ToLower(a) != a {
+		t.Errorf("1, 1.0 and 1e0: %s %s %s", a, b, c)
+	}
+	big1, _ := fp(map[string]any{"n": int64(1 << 53)})
+	big2, _ := fp(map[string]any{"n": int64(1<<53 + 1)})
+	if big1 != big2 {
+		t.Errorf("ints that round to one double: %s %s", big1, big2)
+	}
+	empty, _ := fp(map[string]any{})
+	null, _ := fp(nil)
+	if empty != null {
+		t.Errorf("nil and {}: %s %s", null, empty)
+	}
+	// sha256("{}") = 44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a
+	if empty != "44136fa355b3678a" {
+		t.Errorf("{} fingerprint %s", empty)
+	}
+	deep := map[string]any{}
+	cur := deep
+	for range MaxDepth + 1 {
+		next := map[string]any{}
+		cur["a"] = next
+		cur = next
+	}
+	cyclic := map[string]any{}
+	cyclic["self"] = cyclic
+	for name, args := range map[string]map[string]any{
+		"NaN":             {"x": math.NaN()},
+		"infinity":        {"x": math.Inf(-1)},
+		"invalid UTF-8":   {"x": "\xff"},
+		"invalid key":     {"\xfe": 1},
+		"bad json.Number": {"x": json.Number("1e999")},
+		"typed map":       {"x": map[string]int{"a": 1}},
+		"struct":          {"x": struct{}{}},
+		"too deep":        deep,
+		"cyclic":          cyclic,
+	} {
+		if f, err := fp(args); !errors.Is(err, ErrNoFingerprint) {
+			t.Errorf("%s: %s %v, want no fingerprint", name, f, err)
+		}
+	}
+}
+
+// The common arguments (up to 32 keys at every level) are fingerprinted
+// without allocating once the buffer has grown.
+func TestArgsFingerprintAllocs(t *testing.T) {
+	args := map[string]any{"command": "ls -la /tmp", "cwd": "/home/u", "timeout": int64(30), "env": map[string]any{"A": "1", "B": []any{"x", 2.5, true, nil}}}
+	buf, _ := AppendCanonical(nil, args)
+	if n := testing.AllocsPerRun(100, func() { _, buf, _ = ArgsFingerprint(buf, args) }); n != 0 {
+		t.Errorf("%v allocations", n)
+	}
+}
+
+func BenchmarkArgsFingerprint(b *testing.B) {
+	args := map[string]any{}
+	for _, k := range []string{"command", "cwd", "timeout", "description", "run_in_background", "path", "mode", "user", "shell", "env"} {
+		args[k] = strings.Repeat(k[:1], 20)
+	}
+	buf, _ := AppendCanonical(nil, args)
+	b.SetBytes(int64(len(buf)))
+	b.Run("fingerprint", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			_, buf, _ = ArgsFingerprint(buf, args)
+		}
+	})
+}
+
+func BenchmarkSHA256Only(b *testing.B) {
+	data := make([]byte, 256)
+	b.SetBytes(256)
+	for b.Loop() {
+		sha256.Sum256(data)
+	}
+}
