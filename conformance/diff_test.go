@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -14,6 +15,7 @@ import (
 	"github.com/oarc/oarc/compiler/catalog"
 	"github.com/oarc/oarc/testkit/difftest"
 	"github.com/oarc/oarc/testkit/harness"
+	"github.com/oarc/oarc/testkit/wire"
 )
 
 var (
@@ -272,9 +274,41 @@ type knownMismatch struct {
 	match func(m *difftest.SessionMismatch) bool
 }
 
-// knownMismatches is empty: selectors over core facts (issue 18 item 4),
-// the first entry, build since main's 36141d1.
-var knownMismatches = []knownMismatch{}
+// knownMismatches are the engine bugs the session differential meets
+// today. (Selectors over core facts, issue 18 item 4, the first entry,
+// build since main's 36141d1.)
+var knownMismatches = []knownMismatch{{
+	bug: "a flow at an anchor other than tool.pre_invoke ignores the lycaon.recent_tool_names the input gives " +
+		"(codegen emits no oX.Call there when only a flow reads the record; conformance/s5_eval/flow_kept.json)",
+	class: classFlowOverride,
+	match: func(m *difftest.SessionMismatch) bool {
+		anchor, facts := m.StepInput()
+		if anchor == "tool.pre_invoke" || facts["lycaon.recent_tool_names"] == nil {
+			return false
+		}
+		// A flow rule of the anchor is among the rules the engines
+		// disagree about.
+		differ := map[string]int{}
+		for i, a := range []wire.Response{m.Reference, m.Generated} {
+			for _, id := range slices.Concat(a.Codes, a.Monitored) {
+				differ[id] |= 1 << i
+			}
+			for _, e := range a.Errors {
+				differ[e.Rule] |= 1 << i
+			}
+		}
+		for _, r := range m.Set.Rules() {
+			if r.Anchor == anchor && r.Flow != nil && (differ[r.ID] == 1 || differ[r.ID] == 2) {
+				return true
+			}
+		}
+		return false
+	},
+}}
+
+// classFlowOverride counts the steps away from tool.pre_invoke that give
+// lycaon.recent_tool_names to an anchor with a flow rule.
+const classFlowOverride = "outcome:flow away from the call, names given"
 
 // sessionClasses are the classes of generated sets, sessions and
 // outcomes that a default run must produce: a generator that silently
@@ -294,7 +328,8 @@ var sessionClasses = []string{
 	"when:tier core", "when:tier standard", "when:tier host", "when:tier oarc",
 	"deny:enforce", "deny:monitor",
 	"session:1 steps", "session:5 steps", "step:anchor of no rule", "step:content", "step:counters preset",
-	"step:no profile supplied", "step:some profiles supplied", "fact:flow",
+	"step:no profile supplied", "step:some profiles supplied", "fact:engine-kept", "step:history preset",
+	"call:repeats the last", "call:walks a flow", "call:an int written as a double",
 	"step:deadline",
 	"validator:hits", "validator:misses", "validator:fails", "validator:times out", "validator:panics", "validator:not registered", "validator:facts",
 	"provider:answers", "provider:answers zero values", "provider:missing", "provider:fails", "provider:times out", "provider:panics",
@@ -303,6 +338,7 @@ var sessionClasses = []string{
 	"outcome:monitored", "outcome:failed closed", "outcome:several firings", "outcome:denied by default",
 	"outcome:deny by default monitored", "outcome:content rewritten", "outcome:state carried from an earlier step",
 	"outcome:counter read after a firing", "outcome:counter read after a reset", "outcome:counter read after an increment",
+	classFlowOverride,
 	"error:profile", "error:detector", "error:timeout", "error:not_registered", "error:no_provider", "error:provenance",
 	"error:no_such_key", "error:index_out_of_range", "error:int_overflow", "error:divide_by_zero", "error:no_such_overload",
 	"error:provider", "error:panic",

@@ -150,6 +150,24 @@ func (m *SessionMismatch) WriteTo(dir string) error {
 	return os.WriteFile(fx, m.Fixture, 0o644)
 }
 
+// StepInput returns the anchor and the facts of the step that differs, as
+// its fixture gives them ("" and nil for a build failure).
+func (m *SessionMismatch) StepInput() (string, map[string]any) {
+	var fx struct {
+		Steps []struct {
+			Input struct {
+				Anchor string         `json:"anchor"`
+				Facts  map[string]any `json:"facts"`
+			} `json:"input"`
+		} `json:"steps"`
+	}
+	if json.Unmarshal(m.Fixture, &fx) != nil || m.Step >= len(fx.Steps) {
+		return "", nil
+	}
+	in := fx.Steps[m.Step].Input
+	return in.Anchor, in.Facts
+}
+
 // drop removes rules from the set, and every rule that names one of them
 // (transitively), counting them in rep under why and "naming a dropped
 // rule".
@@ -476,6 +494,14 @@ func (rep *SessionReport) observe(s *GenSet, in *fixture.Input, r wire.Response,
 	}
 	if r.Effect == "transform" && r.Content != in.Content {
 		c["outcome:content rewritten"]++
+	}
+	if _, given := in.Facts["lycaon.recent_tool_names"]; given && in.Anchor != "tool.pre_invoke" {
+		for _, rule := range s.Rules() {
+			if rule.Anchor == in.Anchor && rule.Flow != nil {
+				c["outcome:flow away from the call, names given"]++
+				break
+			}
+		}
 	}
 	if carried {
 		c["outcome:state carried from an earlier step"]++

@@ -944,8 +944,25 @@ type factClass struct {
 
 var factClasses = []factClass{
 	{"derived", func(f *catalog.Fact) bool { return f.Tier == catalog.Core || f.Tier == catalog.Oarc }, nil},
-	{"flow", func(f *catalog.Fact) bool { return f.CELName == catalog.HostNamespace+".recent_tool_names" }, (*SessionGen).recentTools},
+	// The engine keeps these from the session's calls (spec 5.10); a
+	// fixture may still give one, which replaces the engine's value for
+	// that step (a testing aid): now and then.
+	{"engine-kept", func(f *catalog.Fact) bool { return f.Kept != catalog.NotKept }, (*SessionGen).keptOverride},
 	{"catalog", func(*catalog.Fact) bool { return true }, (*SessionGen).factValue},
+}
+
+// keptOverride gives an engine-kept fact one step in eight.
+func (g *SessionGen) keptOverride(s *GenSet, f *catalog.Fact) (any, bool) {
+	if !g.chance(8) {
+		return nil, false
+	}
+	if f.Kept == catalog.KeptRecentToolNames {
+		return g.recentTools(s), true
+	}
+	if hints := s.mentions[f.CELName]; len(hints) > 0 && g.chance(2) {
+		return hints[g.r.Intn(len(hints))], true
+	}
+	return typeValues[f.Type](g), true
 }
 
 func (g *SessionGen) classOf(f *catalog.Fact) *factClass {
@@ -1084,10 +1101,9 @@ func (g *SessionGen) spans(n int) []map[string]any {
 	return out
 }
 
-func (g *SessionGen) recentTools(s *GenSet, _ *catalog.Fact) (any, bool) {
-	if len(s.flows) == 0 && !g.chance(10) || g.chance(6) {
-		return nil, false
-	}
+// recentTools is a list of tool names that walks one of the set's flows
+// more often than not, with noise around and gaps in it.
+func (g *SessionGen) recentTools(s *GenSet) []string {
 	l := []string{}
 	noise := func() {
 		for range g.r.Intn(3) {
@@ -1105,7 +1121,7 @@ func (g *SessionGen) recentTools(s *GenSet, _ *catalog.Fact) (any, bool) {
 		}
 	}
 	noise()
-	return l, true
+	return l
 }
 
 // stepFeature is one optional part of a step's input.
@@ -1122,6 +1138,10 @@ type stepState struct {
 	input  map[string]any
 	nodes  []string
 	host   StepHost
+	// last is the tool and arguments of the session's last call at
+	// tool.pre_invoke; walk the tools still to call to walk a flow.
+	last []any
+	walk []string
 }
 
 // GenSession is a generated session: a fixture, and what its host does at
@@ -1181,6 +1201,8 @@ func sortedKeys[V any](m map[string]V) []string {
 
 var stepFeatures = []stepFeature{
 	{"facts", (*SessionGen).stepFacts},
+	{"call", (*SessionGen).stepCall},
+	{"history", (*SessionGen).stepHistory},
 	{"profiles", (*SessionGen).stepProfiles},
 	{"content", (*SessionGen).stepContent},
 	{"counters", (*SessionGen).stepCounters},
@@ -1244,6 +1266,91 @@ func (g *SessionGen) stepProviderFailures(s *GenSet, st *stepState) {
 		st.host.ProviderFailures[name][args[g.r.Intn(len(args))]] = f
 		g.count("provider:" + map[string]string{"timeout": "times out", "panic": "panics", "boom": "fails"}[f])
 	}
+}
+
+// stepCall makes a call at tool.pre_invoke repeat the session's last one
+// (the same tool, and arguments the same or equal as JSON, spec 5.10's
+// repeat_count), or take the next tool of a flow the session walks (the
+// engine records it for the flows of later calls).
+func (g *SessionGen) stepCall(s *GenSet, st *stepState) {
+	if st.anchor != "tool.pre_invoke" {
+		return
+	}
+	facts, _ := st.input["facts"].(map[string]any)
+	if facts == nil {
+		facts = map[string]any{}
+	}
+	switch {
+	case st.last != nil && g.chance(3):
+		if st.last[0] == nil {
+			delete(facts, "tool")
+		} else {
+			facts["tool"] = st.last[0]
+		}
+		if args, ok := st.last[1].(map[string]any); ok {
+			facts["tool_args"] = g.sameArgs(args)
+		} else {
+			delete(facts, "tool_args")
+		}
+		g.count("call:repeats the last")
+	case len(st.walk) == 0 && len(s.flows) > 0 && g.chance(3):
+		for _, step := range s.flows[g.r.Intn(len(s.flows))] {
+			st.walk = append(st.walk, step[g.r.Intn(len(step))])
+		}
+		fallthrough
+	case len(st.walk) > 0 && !g.chance(4):
+		facts["tool"], st.walk = st.walk[0], st.walk[1:]
+		g.count("call:walks a flow")
+	}
+	if len(facts) > 0 {
+		st.input["facts"] = facts
+	}
+	st.last = []any{facts["tool"], facts["tool_args"]}
+}
+
+// sameArgs are arguments equal to args as JSON: the same, or with an int
+// written as a double (1 and 1.0 share a fingerprint, spec 5.10).
+func (g *SessionGen) sameArgs(args map[string]any) map[string]any {
+	out := map[string]any{}
+	for k, v := range args {
+		if n, ok := v.(int64); ok && g.chance(2) && n > -1<<53 && n < 1<<53 {
+			v = jsonDouble(float64(n))
+			g.count("call:an int written as a double")
+		}
+		out[k] = v
+	}
+	return out
+}
+
+// stepHistory presets the session's record of calls (spec 5.10) in the
+// first step: calls of the tools, some with arguments, some blocked with
+// a code of the set.
+func (g *SessionGen) stepHistory(s *GenSet, st *stepState) {
+	if st.index > 0 || !g.chance(4) {
+		return
+	}
+	var codes []string
+	for _, r := range s.Rules() {
+		codes = append(codes, r.ID)
+	}
+	for _, p := range s.Packs {
+		if p.Deny != nil {
+			codes = append(codes, p.Deny.Code)
+		}
+	}
+	var calls []any
+	for range 1 + g.r.Intn(5) {
+		c := map[string]any{"tool": g.pick(tools...)}
+		if g.chance(2) {
+			c["tool_args"] = g.toolArgs()
+		}
+		if g.chance(2) {
+			c["code"] = codes[g.r.Intn(len(codes))]
+		}
+		calls = append(calls, c)
+	}
+	st.input["history"] = calls
+	g.count("step:history preset")
 }
 
 func (g *SessionGen) stepAnchor(s *GenSet) string {
