@@ -324,7 +324,7 @@ var sessionClasses = []string{
 	"on_error:default", "on_error:fail_open", "on_error:fail_closed",
 	"on_fire:increment", "on_fire:reset self", "on_fire:reset other", "on_fire:reset across packs",
 	"when:fact", "when:core", "when:fire_count_of", "when:breaker_count_of", "when:provider", "when:provider:dynamic argument",
-	"when:tool_arg", "when:provenance", "when:detector fact", "when:cel", "when:absorb",
+	"when:tool_arg", "when:provenance", "when:detector fact", "when:cel", "when:absorb", "when:engine-kept",
 	"when:tier core", "when:tier standard", "when:tier host", "when:tier oarc",
 	"deny:enforce", "deny:monitor",
 	"session:1 steps", "session:5 steps", "step:anchor of no rule", "step:content", "step:counters preset",

@@ -654,6 +654,16 @@ var atoms = []atom{
 		return w.factAtomOf(w.g.cat.Fact(w.g.pick("prompt_injection_score", "jailbreak_score", "pii_entities", "secret_matches")))
 	}},
 	{"cel", weight(1), (*whenGen).celAtom},
+	// The session facts the engine keeps (spec 5.10).
+	{"engine-kept", weight(3), func(w *whenGen) string {
+		var kept []*catalog.Fact
+		for _, f := range w.g.cat.Facts {
+			if f.Kept != catalog.NotKept {
+				kept = append(kept, f)
+			}
+		}
+		return w.factAtomOf(kept[w.g.r.Intn(len(kept))])
+	}},
 }
 
 func (w *whenGen) atom() string {
