@@ -1,10 +1,6 @@
 package codegen
 
 import (
-	"regexp/syntax"
-	"strings"
-	"unicode/utf8"
-
 	"github.com/dave/jennifer/jen"
 
 	"github.com/oarc/oarc/ir"
@@ -92,11 +88,7 @@ func (g *fn) callOp(n *ir.Call) value {
 		s := g.bind(g.valAs(a[0], ir.StringType))
 		if c, ok := a[1].(*ir.Const); ok {
 			if p, ok := c.Value.(string); ok {
-				if code, ok := literalMatch(p, s.code); ok {
-					return value{code: code, t: ir.BoolType}
-				}
-				re := g.pk.regex(g.rule, p)
-				return value{code: jen.Add(re).Dot("MatchString").Call(s.code), t: ir.BoolType}
+				return value{code: g.pk.match(g.rule, p, s.code), t: ir.BoolType}
 			}
 		}
 		p := g.bind(g.valAs(a[1], ir.StringType))
@@ -400,48 +392,6 @@ func (g *fn) inConstStrings(n *ir.Call) (value, bool) {
 	g.emit(jen.Var().Id(r).Bool())
 	g.emit(jen.Switch(x.code).Block(jen.Case(lits...).Block(jen.Id(r).Op("=").True())))
 	return value{code: jen.Id(r), t: ir.BoolType, simple: true}, true
-}
-
-// literalMatch compiles s.matches(pattern) without a regular expression when
-// the pattern is a plain literal, optionally anchored with ^ and $, and RE2
-// would give the same answer as a string comparison: no flags (case
-// folding), no U+FFFD (which RE2 also matches for each invalid byte of s).
-func literalMatch(pattern string, s jen.Code) (jen.Code, bool) {
-	re, err := syntax.Parse(pattern, syntax.Perl)
-	if err != nil || strings.ContainsRune(pattern, utf8.RuneError) {
-		return nil, false
-	}
-	parts := []*syntax.Regexp{re}
-	if re.Op == syntax.OpConcat {
-		parts = re.Sub
-	}
-	begin, end := false, false
-	if len(parts) > 0 && parts[0].Op == syntax.OpBeginText {
-		begin, parts = true, parts[1:]
-	}
-	if len(parts) > 0 && parts[len(parts)-1].Op == syntax.OpEndText {
-		end, parts = true, parts[:len(parts)-1]
-	}
-	var lit strings.Builder
-	for _, p := range parts {
-		switch {
-		case p.Op == syntax.OpLiteral && p.Flags&syntax.FoldCase == 0:
-			lit.WriteString(string(p.Rune))
-		case p.Op == syntax.OpEmptyMatch:
-		default:
-			return nil, false
-		}
-	}
-	q := jen.Lit(lit.String())
-	switch {
-	case begin && end:
-		return jen.Parens(jen.Add(s).Op("==").Add(q)), true
-	case begin:
-		return jen.Qual("strings", "HasPrefix").Call(s, q), true
-	case end:
-		return jen.Qual("strings", "HasSuffix").Call(s, q), true
-	}
-	return jen.Qual("strings", "Contains").Call(s, q), true
 }
 
 // guardDesc spells a guard type as a runtime.TypeDesc literal.

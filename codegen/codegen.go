@@ -2,7 +2,8 @@
 // oarc's runtime and the set's catalog package: a bound Evaluator, one
 // function per rule, named after the rule, a static dispatch function per
 // anchor with its rules in evaluation order, constant regular expressions
-// compiled once at package init, and copy text as constants. It also
+// compiled ahead of time (string comparisons or a DFA, see
+// [redfa.Compile]), and copy text as constants. It also
 // generates catalog packages ([GenerateCatalog]).
 //
 // The code is built as typed values (jennifer statements that track their
@@ -25,6 +26,7 @@ import (
 
 	"github.com/dave/jennifer/jen"
 
+	"github.com/oarc/oarc/codegen/internal/redfa"
 	"github.com/oarc/oarc/ir"
 )
 
@@ -69,6 +71,8 @@ type packGen struct {
 	hoisted map[string]value // rule id, prefix and IR key -> variable
 	perRule map[string]int   // rule id -> number of variables made for it
 	funcs   []jen.Code
+	// plans are the plans of the constant patterns of matches.
+	plans map[string]*redfa.Plan
 }
 
 // catQ names an identifier of the catalog package.
@@ -90,9 +94,35 @@ func (pk *packGen) hoist(r *ir.Rule, prefix, key string, lit jen.Code, t *ir.Typ
 	return v
 }
 
-// regex returns the package variable holding the compiled pattern.
-func (pk *packGen) regex(r *ir.Rule, pattern string) jen.Code {
-	return pk.hoist(r, "oRe", pattern, jen.Qual("regexp", "MustCompile").Call(jen.Lit(pattern)), nil).code
+// match is s.matches(pattern) for a constant pattern, as [redfa.Compile]
+// plans it: string comparisons, or a matcher in a package variable, a DFA
+// (impl.RegexDFA, constant tables) or, past the DFA's bounds, the pattern
+// compiled by regexp at package init.
+func (pk *packGen) match(r *ir.Rule, pattern string, s jen.Code) jen.Code {
+	p := pk.plan(pattern)
+	var m jen.Code
+	switch p.Kind {
+	case redfa.Literal:
+		return p.LiteralCode(s)
+	case redfa.DFA:
+		m = pk.hoist(r, "oRe", pattern, p.DFA.Code(ImplPath), nil).code
+	default:
+		m = pk.hoist(r, "oRe", pattern, jen.Qual("regexp", "MustCompile").Call(jen.Lit(pattern)), nil).code
+	}
+	return jen.Add(m).Dot("MatchString").Call(s)
+}
+
+// plan is redfa's plan of pattern, made once per pattern of the set.
+func (pk *packGen) plan(pattern string) *redfa.Plan {
+	if pk.plans == nil {
+		pk.plans = map[string]*redfa.Plan{}
+	}
+	p, ok := pk.plans[pattern]
+	if !ok {
+		p = redfa.Compile(pattern)
+		pk.plans[pattern] = p
+	}
+	return p
 }
 
 var kindConst = map[ir.RuleKind]string{ir.KindSchema: "KindSchema", ir.KindPolicy: "KindPolicy", ir.KindInvariant: "KindInvariant", ir.KindDetector: "KindDetector"}
@@ -163,7 +193,7 @@ func (pk *packGen) file(opts Options) *jen.File {
 	f := jen.NewFile(opts.Package)
 	f.ImportName(RuntimePath, "runtime")
 	f.ImportName(ImplPath, "impl")
-	f.ImportName(pk.cat, p.Catalog.Host)
+	importCatalog(f, pk.cat, p.Catalog)
 	header(f, opts.Version)
 	for _, pack := range p.Packs {
 		for _, s := range pack.Sources {
@@ -377,28 +407,31 @@ func (pk *packGen) context(f *jen.File) {
 		}
 		return jen.Index().String().Values(v...)
 	}
-	for _, r := range pk.p.Rules {
-		if r.Copy.Title == "" {
-			continue
+	for _, e := range ir.Context(pk.p) {
+		fs := []jen.Code{jen.Id("ID").Op(":").Lit(e.ID), jen.Id("Title").Op(":").Lit(e.Title)}
+		if e.Fix != "" {
+			fs = append(fs, jen.Id("Fix").Op(":").Lit(e.Fix))
 		}
-		fs := []jen.Code{jen.Id("ID").Op(":").Lit(r.ID), jen.Id("Title").Op(":").Lit(r.Copy.Title)}
-		if r.Copy.Fix != "" {
-			fs = append(fs, jen.Id("Fix").Op(":").Lit(r.Copy.Fix))
+		if e.Instead != "" {
+			fs = append(fs, jen.Id("Instead").Op(":").Lit(e.Instead))
 		}
-		if r.Copy.Instead != "" {
-			fs = append(fs, jen.Id("Instead").Op(":").Lit(r.Copy.Instead))
-		}
-		if r.Monitor {
+		if e.Monitor {
 			fs = append(fs, jen.Id("Monitor").Op(":").True())
 		}
-		if len(r.Selector) == 0 {
+		if e.Global {
 			fs = append(fs, jen.Id("Global").Op(":").True())
 		}
-		fs = append(fs, jen.Id("Tags").Op(":").Add(strs(r.Tags)), jen.Id("Text").Op(":").Add(strs(r.Text)))
+		if e.Pinned {
+			fs = append(fs, jen.Id("Pinned").Op(":").True())
+		}
+		if !e.Pinned {
+			fs = append(fs, jen.Id("Tags").Op(":").Add(strs(e.Tags)), jen.Id("Text").Op(":").Add(strs(e.Text)))
+		}
 		rules = append(rules, jen.Custom(multi, fs...))
 	}
-	f.Comment("oContext are the titled rules as the rendered context shows them, in")
-	f.Comment("evaluation order, tokenised when the rules were compiled.")
+	f.Comment("oContext are the entries of the rendered context (ir.Context): the enforced")
+	f.Comment("deny-by-default codes with a title, then the titled rules that tell the agent")
+	f.Comment("what to do, in evaluation order, tokenised when the rules were compiled.")
 	f.Var().Id("oContext").Op("=").Index(jen.Lit(len(rules))).Add(implQ("ContextRule")).Custom(multi, rules...)
 	f.Comment("Context renders the rules as Markdown for an agent's system prompt (spec 10):")
 	f.Comment("without a hint every titled rule; with one, the global and monitored rules")

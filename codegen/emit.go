@@ -206,6 +206,27 @@ type fn struct {
 	snaps map[snapKey]int
 	// codes numbers the rules of the anchor that read code_reject_total.
 	codes map[string]int
+	// unread holds, per comprehension variable in scope (innermost last),
+	// the name of the Err of reading the element it is bound to, or "" when
+	// the element needs no check: an element of a dyn range may be a host
+	// value the runtime cannot read, which is an error where the variable
+	// is used (cel-go binds the variable to the error).
+	unread map[string][]string
+}
+
+// read reads a dyn value v taken out of a container that may hold host
+// values (impl.Read), with the error exit of an unsupported one: cel-go
+// converts a value there.
+func (g *fn) read(v value) value {
+	return g.call(v.t, "Read", v.code)
+}
+
+// readErr is the Err name of the variable's element check, or "".
+func (g *fn) readErr(name string) string {
+	if s := g.unread[name]; len(s) > 0 {
+		return s[len(s)-1]
+	}
+	return ""
 }
 
 func (g *fn) newTmp() string {

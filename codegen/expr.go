@@ -21,6 +21,9 @@ func (g *fn) expr(e ir.Expr) value {
 		// (spec 5.9).
 		return g.method(ir.IntType, "Counter", jen.Lit(g.snaps[snapKey{n.Slot, n.Counter}]))
 	case *ir.Var:
+		if e := g.readErr(n.Name); e != "" {
+			g.check(e)
+		}
 		return value{code: jen.Id(varName(n.Name)), t: n.T, simple: true}
 	case *ir.Observe:
 		return g.observe(n)
@@ -144,7 +147,8 @@ func (g *fn) observe(n *ir.Observe) value {
 	if n.Builtin != ir.NotBuiltin {
 		g.facts = true
 		fn := map[ir.Builtin]string{ir.ToolArgString: "ToolArgString", ir.ToolArgInt: "ToolArgInt", ir.ToolArgBool: "ToolArgBool"}[n.Builtin]
-		return value{code: implQ(fn).Call(append([]jen.Code{path("oF", n.ToolArgs)}, args...)...), t: n.T}
+		// An argument the runtime cannot read is an error, never a zero.
+		return g.call(n.T, fn, append([]jen.Code{path("oF", n.ToolArgs)}, args...)...)
 	}
 	call := append([]jen.Code{jen.Op("&").Id("oX").Dot("Exec"), jen.Id("oX").Dot("ev").Dot("env").Dot("Providers").Dot(n.Provider),
 		jen.Lit(n.Func), jen.Id("oX").Dot("occ")}, args...)
@@ -227,7 +231,11 @@ func (g *fn) lookup(m, key value, valT *ir.Type) value {
 	g.emit(jen.List(jen.Id(r), jen.Id(ok)).Op(":=").Add(m.code).Index(key.code))
 	g.emit(jen.If(jen.Op("!").Id(ok)).Block(jen.Return(g.zero(), implQ("NoSuchKey").Call(key.code))))
 	g.b.exits++
-	return g.narrow(value{code: jen.Id(r), t: ir.DynType, simple: true}, valT)
+	v := value{code: jen.Id(r), t: ir.DynType, simple: true}
+	if repOf(valT) == repDyn {
+		v = g.read(v)
+	}
+	return g.narrow(v, valT)
 }
 
 func (g *fn) sel(n *ir.Select) value {
@@ -256,6 +264,9 @@ func (g *fn) index(n *ir.Index) value {
 		r := g.call(xt.Elem, "IndexList", x.code, i.code)
 		if x.rep() == repList {
 			r.t = ir.DynType
+			if repOf(n.T) == repDyn {
+				r = g.read(r)
+			}
 		}
 		return g.conv(r, n.T)
 	case x.rep() == repStrMap && it.Is(ir.KString):
@@ -362,6 +373,9 @@ func (g *fn) comprehension(n *ir.Comprehension) value {
 	loop := func(body func()) jen.Code {
 		var head []jen.Code
 		var bind func()
+		// readErr names the Err of reading the bound element, when it is
+		// a dyn that may be a host value.
+		var readErr string
 		rt := n.Range.Type()
 		switch {
 		case rt.Is(ir.KList) && rng.rep() != repList:
@@ -370,6 +384,11 @@ func (g *fn) comprehension(n *ir.Comprehension) value {
 			el := g.newTmp()
 			head = []jen.Code{jen.List(jen.Id("_"), jen.Id(el)).Op(":=").Range().Add(rng.code)}
 			bind = func() {
+				if repOf(rt.Elem) == repDyn {
+					readErr = g.newTmp()
+					g.emit(jen.List(jen.Id(v), jen.Id(readErr)).Op(":=").Add(implQ("Read")).Call(jen.Id(el)))
+					return
+				}
 				x := g.narrow(value{code: jen.Id(el), t: ir.DynType, simple: true}, rt.Elem)
 				g.emit(jen.Id(v).Op(":=").Add(x.code))
 			}
@@ -381,6 +400,11 @@ func (g *fn) comprehension(n *ir.Comprehension) value {
 			head = []jen.Code{jen.Id(i).Op(":=").Lit(0), jen.Id(i).Op("<").Add(l.code).Dot("Len").Call(), jen.Id(i).Op("++")}
 			bind = func() {
 				el := value{code: jen.Add(l.code).Dot("At").Call(jen.Id(i)), t: ir.DynType}
+				if repOf(rt.Iter()) == repDyn {
+					readErr = g.newTmp()
+					g.emit(jen.List(jen.Id(v), jen.Id(readErr)).Op(":=").Add(implQ("Read")).Call(el.code))
+					return
+				}
 				g.emit(jen.Id(v).Op(":=").Add(g.narrow(el, rt.Iter()).code))
 			}
 		}
@@ -389,7 +413,15 @@ func (g *fn) comprehension(n *ir.Comprehension) value {
 				bind()
 			}
 			g.emit(jen.Id("_").Op("=").Id(v))
+			if readErr != "" {
+				g.emit(jen.Id("_").Op("=").Id(readErr))
+			}
+			if g.unread == nil {
+				g.unread = map[string][]string{}
+			}
+			g.unread[n.Var] = append(g.unread[n.Var], readErr)
 			body()
+			g.unread[n.Var] = g.unread[n.Var][:len(g.unread[n.Var])-1]
 		})
 		return jen.For(head...).Block(g.nested(inner)...)
 	}
@@ -468,6 +500,14 @@ func (g *fn) comprehension(n *ir.Comprehension) value {
 			case ir.ExistsOne:
 				g.emit(jen.Id(acc).Op("++"))
 			case ir.Filter:
+				if re := g.readErr(n.Var); re != "" {
+					// Appending an element cel-go could not read is an
+					// error of the step, kept like a transform error.
+					held = true
+					g.emit(jen.If(errSet(re)).Block(
+						jen.If(jen.Id(e).Dot("Kind").Op("==").Lit(0)).Block(jen.Id(e).Op("=").Id(re)),
+						jen.Continue()))
+				}
 				item := g.conv(value{code: jen.Id(v), t: n.Range.Type().Iter(), simple: true}, resT.Elem)
 				if repOf(resT) == repList {
 					item = box(item)

@@ -21,7 +21,6 @@ import (
 	"github.com/oarc/oarc/lycaon"
 	"github.com/oarc/oarc/runtime"
 	"github.com/oarc/oarc/runtime/impl"
-	"regexp"
 	"strings"
 )
 
@@ -102,7 +101,7 @@ func (ev *Evaluator) Evaluate(ctx context.Context, occ *lycaon.Occurrence, s *ru
 		if !occ.Anchor.Valid() {
 			err := impl.UnknownAnchor(d, int64(occ.Anchor))
 			if ev.cfg.Recorder != nil {
-				impl.RecordDecision(ev.cfg.Recorder, Name, Digest, s, occ.Anchor.String(), occ.Facts.Tool, d)
+				impl.RecordDecision(ctx, ev.cfg.Recorder, Name, Digest, s, occ.Anchor.String(), occ.Facts.Tool, d)
 			}
 			return err
 		}
@@ -110,7 +109,7 @@ func (ev *Evaluator) Evaluate(ctx context.Context, occ *lycaon.Occurrence, s *ru
 		d.Reset()
 		d.Content = occ.Content
 		if ev.cfg.Recorder != nil {
-			impl.RecordDecision(ev.cfg.Recorder, Name, Digest, s, occ.Anchor.String(), occ.Facts.Tool, d)
+			impl.RecordDecision(ctx, ev.cfg.Recorder, Name, Digest, s, occ.Anchor.String(), occ.Facts.Tool, d)
 		}
 		return nil
 	}
@@ -149,8 +148,9 @@ func (ev *Evaluator) CounterKey(rule string, c runtime.Counter) (runtime.Counter
 	}
 }
 
-// oContext are the titled rules as the rendered context shows them, in
-// evaluation order, tokenised when the rules were compiled.
+// oContext are the entries of the rendered context (ir.Context): the enforced
+// deny-by-default codes with a title, then the titled rules that tell the agent
+// what to do, in evaluation order, tokenised when the rules were compiled.
 var oContext = [12]impl.ContextRule{
 	{
 		ID:      "LONG_COMMAND",
@@ -459,7 +459,41 @@ var oRules = [12]impl.Rule{
 
 // Constant values and patterns of the rules, built once.
 var (
-	oRe_RM_RF_1 = regexp.MustCompile("rm\\s+-rf\\s+/")
+	oRe_RM_RF_1 = &impl.RegexDFA{
+		ASCII: [128]uint8{
+			0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 1, 1, 0, 0,
+			0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+			1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 3,
+			0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+			0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+			0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+			0, 0, 0, 0, 0, 0, 4, 0, 0, 0, 0, 0, 0, 5, 0, 0,
+			0, 0, 6, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+		},
+		Lo: []rune{
+			0x80,
+		},
+		Class: []uint8{
+			0,
+		},
+		Trans: []uint16{
+			0, 0, 0, 0, 0, 0, 0, 0,
+			8, 8, 8, 8, 8, 8, 8, 8,
+			16, 16, 16, 16, 16, 16, 24, 8,
+			16, 16, 16, 16, 16, 32, 24, 8,
+			16, 40, 16, 16, 16, 16, 24, 8,
+			16, 40, 48, 16, 16, 16, 24, 8,
+			16, 16, 16, 16, 16, 16, 56, 8,
+			16, 16, 16, 16, 64, 32, 24, 8,
+			16, 72, 16, 16, 16, 16, 24, 8,
+			16, 72, 16, 0, 16, 16, 24, 8,
+		},
+		Stride: 8,
+		Start:  16,
+		Skip:   24,
+		Prefix: "rm",
+		Resume: [3]uint16{16, 16, 16},
+	}
 )
 
 // oRule_LONG_COMMAND evaluates rule LONG_COMMAND (schema, pack standard-pack).
@@ -474,9 +508,12 @@ func oRule_LONG_COMMAND(oX *oExec) (bool, runtime.Err) {
 	if oT1 := oX.Supplied(runtime.ProfileTool); oT1.Kind != 0 {
 		return false, oT1
 	}
-	oT2 := impl.ToolArgString(oF.ToolArgs, "command")
-	oT3 := impl.SizeString(oT2)
-	return (oT3 > int64(4096)), runtime.Err{}
+	oT2, oT3 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT3.Kind != 0 {
+		return false, oT3
+	}
+	oT4 := impl.SizeString(oT2)
+	return (oT4 > int64(4096)), runtime.Err{}
 }
 
 // oRule_PLAIN_HTTP evaluates rule PLAIN_HTTP (schema, pack standard-pack).
@@ -504,7 +541,10 @@ func oRule_PLAIN_HTTP(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "url")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "url")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "http://"), runtime.Err{}
 }
 
@@ -567,7 +607,10 @@ func oRule_ETC_WRITE_FORBIDDEN(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "/etc/"), runtime.Err{}
 }
 
@@ -625,7 +668,10 @@ func oRule_RM_RF(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return oRe_RM_RF_1.MatchString(oT4), runtime.Err{}
 }
 
@@ -772,28 +818,32 @@ func oRule_SECRET_IN_ARGS(oX *oExec) (bool, runtime.Err) {
 	var oT5 runtime.Err
 	for _, oV_m := range oT3 {
 		_ = oV_m
-		oT12, oT13 := func() (bool, runtime.Err) {
+		oT14, oT15 := func() (bool, runtime.Err) {
 			oT6, oT7 := oV_m["score"]
 			if !oT7 {
 				return false, impl.NoSuchKey("score")
 			}
-			var oT8 int
-			var oT9 runtime.Err
-			if oT10, oT11 := oT6.(float64); oT11 {
-				oT8, oT9 = impl.CompareDouble(oT10, float64(0.8))
-			} else {
-				oT8, oT9 = impl.CompareDynDouble(oT6, float64(0.8))
-			}
+			oT8, oT9 := impl.Read(oT6)
 			if oT9.Kind != 0 {
 				return false, oT9
 			}
-			return impl.Gt(oT8), runtime.Err{}
-		}()
-		if oT13.Kind != 0 {
-			if oT5.Kind == 0 {
-				oT5 = oT13
+			var oT10 int
+			var oT11 runtime.Err
+			if oT12, oT13 := oT8.(float64); oT13 {
+				oT10, oT11 = impl.CompareDouble(oT12, float64(0.8))
+			} else {
+				oT10, oT11 = impl.CompareDynDouble(oT8, float64(0.8))
 			}
-		} else if oT12 {
+			if oT11.Kind != 0 {
+				return false, oT11
+			}
+			return impl.Gt(oT10), runtime.Err{}
+		}()
+		if oT15.Kind != 0 {
+			if oT5.Kind == 0 {
+				oT5 = oT15
+			}
+		} else if oT14 {
 			oT4 = true
 			break
 		}
@@ -816,7 +866,7 @@ func (ev *Evaluator) oEval_ToolPreInvoke(ctx context.Context, occ *lycaon.Occurr
 	}
 	oX.Finish()
 	if ev.cfg.Recorder != nil {
-		impl.RecordDecision(ev.cfg.Recorder, Name, Digest, s, "tool.pre_invoke", occ.Facts.Tool, d)
+		impl.RecordDecision(ctx, ev.cfg.Recorder, Name, Digest, s, "tool.pre_invoke", occ.Facts.Tool, d)
 	}
 	return nil
 }

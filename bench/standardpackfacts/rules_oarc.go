@@ -21,7 +21,6 @@ import (
 	"github.com/oarc/oarc/lycaon"
 	"github.com/oarc/oarc/runtime"
 	"github.com/oarc/oarc/runtime/impl"
-	"regexp"
 	"strings"
 )
 
@@ -102,7 +101,7 @@ func (ev *Evaluator) Evaluate(ctx context.Context, occ *lycaon.Occurrence, s *ru
 		if !occ.Anchor.Valid() {
 			err := impl.UnknownAnchor(d, int64(occ.Anchor))
 			if ev.cfg.Recorder != nil {
-				impl.RecordDecision(ev.cfg.Recorder, Name, Digest, s, occ.Anchor.String(), occ.Facts.Tool, d)
+				impl.RecordDecision(ctx, ev.cfg.Recorder, Name, Digest, s, occ.Anchor.String(), occ.Facts.Tool, d)
 			}
 			return err
 		}
@@ -110,7 +109,7 @@ func (ev *Evaluator) Evaluate(ctx context.Context, occ *lycaon.Occurrence, s *ru
 		d.Reset()
 		d.Content = occ.Content
 		if ev.cfg.Recorder != nil {
-			impl.RecordDecision(ev.cfg.Recorder, Name, Digest, s, occ.Anchor.String(), occ.Facts.Tool, d)
+			impl.RecordDecision(ctx, ev.cfg.Recorder, Name, Digest, s, occ.Anchor.String(), occ.Facts.Tool, d)
 		}
 		return nil
 	}
@@ -149,8 +148,9 @@ func (ev *Evaluator) CounterKey(rule string, c runtime.Counter) (runtime.Counter
 	}
 }
 
-// oContext are the titled rules as the rendered context shows them, in
-// evaluation order, tokenised when the rules were compiled.
+// oContext are the entries of the rendered context (ir.Context): the enforced
+// deny-by-default codes with a title, then the titled rules that tell the agent
+// what to do, in evaluation order, tokenised when the rules were compiled.
 var oContext = [12]impl.ContextRule{
 	{
 		ID:      "LONG_COMMAND",
@@ -457,7 +457,41 @@ var oRules = [12]impl.Rule{
 
 // Constant values and patterns of the rules, built once.
 var (
-	oRe_RM_RF_1 = regexp.MustCompile("rm\\s+-rf\\s+/")
+	oRe_RM_RF_1 = &impl.RegexDFA{
+		ASCII: [128]uint8{
+			0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 1, 1, 0, 0,
+			0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+			1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 3,
+			0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+			0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+			0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+			0, 0, 0, 0, 0, 0, 4, 0, 0, 0, 0, 0, 0, 5, 0, 0,
+			0, 0, 6, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+		},
+		Lo: []rune{
+			0x80,
+		},
+		Class: []uint8{
+			0,
+		},
+		Trans: []uint16{
+			0, 0, 0, 0, 0, 0, 0, 0,
+			8, 8, 8, 8, 8, 8, 8, 8,
+			16, 16, 16, 16, 16, 16, 24, 8,
+			16, 16, 16, 16, 16, 32, 24, 8,
+			16, 40, 16, 16, 16, 16, 24, 8,
+			16, 40, 48, 16, 16, 16, 24, 8,
+			16, 16, 16, 16, 16, 16, 56, 8,
+			16, 16, 16, 16, 64, 32, 24, 8,
+			16, 72, 16, 16, 16, 16, 24, 8,
+			16, 72, 16, 0, 16, 16, 24, 8,
+		},
+		Stride: 8,
+		Start:  16,
+		Skip:   24,
+		Prefix: "rm",
+		Resume: [3]uint16{16, 16, 16},
+	}
 )
 
 // oRule_LONG_COMMAND evaluates rule LONG_COMMAND (schema, pack standard-pack-facts).
@@ -472,9 +506,12 @@ func oRule_LONG_COMMAND(oX *oExec) (bool, runtime.Err) {
 	if oT1 := oX.Supplied(runtime.ProfileTool); oT1.Kind != 0 {
 		return false, oT1
 	}
-	oT2 := impl.ToolArgString(oF.ToolArgs, "command")
-	oT3 := impl.SizeString(oT2)
-	return (oT3 > int64(4096)), runtime.Err{}
+	oT2, oT3 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT3.Kind != 0 {
+		return false, oT3
+	}
+	oT4 := impl.SizeString(oT2)
+	return (oT4 > int64(4096)), runtime.Err{}
 }
 
 // oRule_PLAIN_HTTP evaluates rule PLAIN_HTTP (schema, pack standard-pack-facts).
@@ -502,7 +539,10 @@ func oRule_PLAIN_HTTP(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "url")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "url")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "http://"), runtime.Err{}
 }
 
@@ -565,7 +605,10 @@ func oRule_ETC_WRITE_FORBIDDEN(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "/etc/"), runtime.Err{}
 }
 
@@ -638,7 +681,10 @@ func oRule_RM_RF(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return oRe_RM_RF_1.MatchString(oT4), runtime.Err{}
 }
 
@@ -658,28 +704,32 @@ func oRule_SECRET_IN_ARGS(oX *oExec) (bool, runtime.Err) {
 	var oT3 runtime.Err
 	for _, oV_m := range oF.SecretMatches {
 		_ = oV_m
-		oT10, oT11 := func() (bool, runtime.Err) {
+		oT12, oT13 := func() (bool, runtime.Err) {
 			oT4, oT5 := oV_m["score"]
 			if !oT5 {
 				return false, impl.NoSuchKey("score")
 			}
-			var oT6 int
-			var oT7 runtime.Err
-			if oT8, oT9 := oT4.(float64); oT9 {
-				oT6, oT7 = impl.CompareDouble(oT8, float64(0.8))
-			} else {
-				oT6, oT7 = impl.CompareDynDouble(oT4, float64(0.8))
-			}
+			oT6, oT7 := impl.Read(oT4)
 			if oT7.Kind != 0 {
 				return false, oT7
 			}
-			return impl.Gt(oT6), runtime.Err{}
-		}()
-		if oT11.Kind != 0 {
-			if oT3.Kind == 0 {
-				oT3 = oT11
+			var oT8 int
+			var oT9 runtime.Err
+			if oT10, oT11 := oT6.(float64); oT11 {
+				oT8, oT9 = impl.CompareDouble(oT10, float64(0.8))
+			} else {
+				oT8, oT9 = impl.CompareDynDouble(oT6, float64(0.8))
 			}
-		} else if oT10 {
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			return impl.Gt(oT8), runtime.Err{}
+		}()
+		if oT13.Kind != 0 {
+			if oT3.Kind == 0 {
+				oT3 = oT13
+			}
+		} else if oT12 {
 			oT2 = true
 			break
 		}
@@ -797,7 +847,7 @@ func (ev *Evaluator) oEval_ToolPreInvoke(ctx context.Context, occ *lycaon.Occurr
 	}
 	oX.Finish()
 	if ev.cfg.Recorder != nil {
-		impl.RecordDecision(ev.cfg.Recorder, Name, Digest, s, "tool.pre_invoke", occ.Facts.Tool, d)
+		impl.RecordDecision(ctx, ev.cfg.Recorder, Name, Digest, s, "tool.pre_invoke", occ.Facts.Tool, d)
 	}
 	return nil
 }

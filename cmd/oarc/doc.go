@@ -30,7 +30,8 @@
 //	gen      compile packs into a Go package: gen -pack DIR [-pack DIR]...
 //	         -out DIR writes DIR/rules_oarc.go, and the catalog package of
 //	         a host catalog (default DIR/<host>); -check compares instead
-//	         of writing, with a diff
+//	         of writing, with a diff; -v says how each constant pattern of
+//	         matches is compiled (string comparisons, a DFA, or regexp)
 //	test     run fixtures on the generated code (built with the Go
 //	         toolchain in a temporary module) and on the cel-go reference;
 //	         -cover reports per rule what the fixtures reached, -min PCT

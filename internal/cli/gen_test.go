@@ -68,3 +68,41 @@ func TestGoPackageName(t *testing.T) {
 		}
 	}
 }
+
+// TestGenVerbose: gen -v says, per rule and constant pattern of matches,
+// how the generated code matches it: string comparisons, a DFA (states,
+// classes, the literal it jumps to) or, past the DFA's bounds, regexp and
+// why. Without -v it says nothing.
+func TestGenVerbose(t *testing.T) {
+	out := t.TempDir()
+	code, _, errs := run("gen", "-v", "-pack", filepath.Join("..", "..", "examples", "starter"), "-out", out, "-pkg", "starter")
+	want := `oarc gen: RM_RF_ROOT: matches "\\brm\\s+-[a-zA-Z]*[rR][a-zA-Z]*\\s+(/|~|\\$HOME)(\\s|$)": DFA, 20 states, 14 classes, prefix "rm"
+oarc gen: CURL_PIPE_SHELL: matches "(curl|wget)[^|]*\\|\\s*(sudo\\s+)?(ba|z)?sh\\b": DFA, 20 states, 19 classes
+oarc gen: FORCE_PUSH: matches "git\\s+push\\b.*(--force\\b|-f\\b)": DFA, 22 states, 17 classes, prefix "git"
+`
+	if code != 0 || errs != want {
+		t.Errorf("gen -v of the starter pack: exit %d, stderr\n%s\nwant\n%s", code, errs, want)
+	}
+	if code, _, errs := run("gen", "-pack", filepath.Join("..", "..", "examples", "starter"), "-out", out, "-pkg", "starter"); code != 0 || errs != "" {
+		t.Errorf("gen without -v: exit %d, stderr %q; want nothing", code, errs)
+	}
+
+	rule := filepath.Join(t.TempDir(), "R.yaml")
+	os.WriteFile(rule, []byte(`oar: '1.0'
+id: R
+kind: policy
+anchor: tool.pre_invoke
+effect: block
+requires: {profiles: [tool]}
+when: >-
+  tool_arg_string("command").matches("(a|b)*a(a|b){12}") || tool_arg_string("command").matches("^(yes|no)$") ||
+  tool_arg_string("path").matches("^(yes|no)$")
+`), 0o644)
+	code, _, errs = run("gen", "-v", "-pack", rule, "-out", out, "-pkg", "r")
+	want = `oarc gen: R: matches "(a|b)*a(a|b){12}": regexp (fallback: more than 4000 DFA states)
+oarc gen: R: matches "^(yes|no)$": literal set of 2, ==
+`
+	if code != 0 || errs != want {
+		t.Errorf("gen -v of a fallback and a literal set: exit %d, stderr\n%s\nwant\n%s", code, errs, want)
+	}
+}

@@ -24,15 +24,17 @@ var (
 func TestToolArgs(t *testing.T) {
 	args := map[string]any{"s": "x", "i": int64(5), "n": 7, "f": 3.0, "g": 3.5, "big": 1e19, "nan": math.NaN(),
 		"b": true, "f32": float32(4), "neg": -9223372036854775808.0}
-	if ToolArgString(args, "s") != "x" || ToolArgString(args, "i") != "" || ToolArgString(nil, "s") != "" {
+	str := func(m map[string]any, k string) string { s, _ := ToolArgString(m, k); return s }
+	if str(args, "s") != "x" || str(args, "i") != "" || str(nil, "s") != "" {
 		t.Fatal("ToolArgString")
 	}
 	for name, want := range map[string]int64{"i": 5, "n": 7, "f": 3, "g": 0, "big": 0, "nan": 0, "s": 0, "x": 0, "f32": 4, "neg": math.MinInt64} {
-		if got := ToolArgInt(args, name); got != want {
-			t.Errorf("ToolArgInt(%s) = %d, want %d", name, got, want)
+		if got, e := ToolArgInt(args, name); got != want || !e.Ok() {
+			t.Errorf("ToolArgInt(%s) = %d %v, want %d", name, got, e, want)
 		}
 	}
-	if !ToolArgBool(args, "b") || ToolArgBool(args, "s") || ToolArgBool(nil, "b") {
+	boolean := func(m map[string]any, k string) bool { b, _ := ToolArgBool(m, k); return b }
+	if !boolean(args, "b") || boolean(args, "s") || boolean(nil, "b") {
 		t.Fatal("ToolArgBool")
 	}
 }
@@ -78,6 +80,7 @@ func TestNoAllocs(t *testing.T) {
 	var jn any = json.Number("300")
 	var one any = 1.0
 	ja := map[string]any{"n": json.Number("12")}
+	var lv, mv any = l, m
 	checks := map[string]func(){
 		"AddInt":       func() { sinkI, sinkE = AddInt(1<<40, 5) },
 		"DivInt":       func() { sinkI, sinkE = DivInt(1<<40, 5) },
@@ -141,6 +144,12 @@ func TestNoAllocs(t *testing.T) {
 		"JSONNumber":   func() { EqualDynInt(jn, 300); CompareDynInt(jn, 5); AsInt(jn) },
 		"ToolArgJSON":  func() { ToolArgInt(ja, "n") },
 		"UintFromDyn":  func() { UintFromDyn(y) },
+		// Reading values already in the dyn representation (as generated
+		// code reads every value it takes out of a host container).
+		"Read":      func() { Read(x); Read(y); Read(s); Read(jn) },
+		"ReadList":  func() { Read(lv) },
+		"ReadMap":   func() { Read(mv) },
+		"InDynRead": func() { InDyn(x, lv) },
 	}
 	for name, f := range checks {
 		if n := testing.AllocsPerRun(100, f); n != 0 {

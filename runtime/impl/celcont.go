@@ -47,12 +47,16 @@ func listIndex(k scalar) (int64, Err) {
 
 // IndexDyn is container[key] on dyn operands, as cel-go evaluates it: a
 // map looks the key up (absent: ErrNoSuchKey; an *AnyMap with cel-go's
-// numeric key lookup, so {1: 2}[1.0] and {1: 2}[1u] find 1); a list takes an int, or a
-// uint or double holding an exact integer (else ErrInvalidArgument
-// "unsupported index ..."), out of range is ErrIndexOutOfRange; indexing
-// anything else (null, string, numbers) is ErrNoSuchKey, as in cel-go. A
-// key that is not a string, int, uint, double or bool (null, list, map) is
-// ErrInvalidArgument ("invalid qualifier type"), whatever the container.
+// numeric key lookup, so {1: 2}[1.0] and {1: 2}[1u] find 1; another host
+// map as [hostMap] says); a list takes an int, or a uint or double holding
+// an exact integer (else ErrInvalidArgument "unsupported index ..."), out
+// of range is ErrIndexOutOfRange; indexing anything else (null, string,
+// numbers) is ErrNoSuchKey, as in cel-go. A key that is not a string,
+// int, uint, double or bool (null, list, map) is ErrInvalidArgument
+// ("invalid qualifier type"), whatever the container, as is an
+// unsupported key (cel-go checks the key first, and reports an error value
+// as a key of type *types.Err). An unsupported container, or element read,
+// is [Unsupported].
 func IndexDyn(container any, key any) (any, Err) {
 	switch key.(type) {
 	case string, int64:
@@ -67,9 +71,14 @@ func IndexDyn(container any, key any) (any, Err) {
 	case map[string]any:
 		if k, ok := key.(string); ok {
 			if v, ok := c[k]; ok {
-				return v, Err{}
+				return readElem(v)
 			}
 			return nil, NoSuchKey(k)
+		}
+		if s := scalarOf(key); s.k == kString {
+			if v, ok := c[s.s]; ok {
+				return readElem(v)
+			}
 		}
 		return nil, Err{Kind: ErrNoSuchKey, S: formatKey(scalarOf(key))}
 	case *AnyMap:
@@ -94,16 +103,17 @@ func IndexDyn(container any, key any) (any, Err) {
 		if i < 0 || i >= int64(len(c)) {
 			return nil, IndexOutOfRange(i)
 		}
-		return c[i], Err{}
+		return readElem(c[i])
 	}
 	switch kindOf(container) {
 	case kMap:
-		m, _ := AsDynMap(container)
-		if k, ok := key.(string); ok {
-			if v, ok := m.Get(k); ok {
-				return v, Err{}
-			}
-			return nil, NoSuchKey(k)
+		m, _ := mapView(container)
+		v, ok, e := m.find(key)
+		switch {
+		case !e.Ok():
+			return nil, e
+		case ok:
+			return readElem(v)
 		}
 		return nil, Err{Kind: ErrNoSuchKey, S: formatKey(scalarOf(key))}
 	case kList:
@@ -116,7 +126,10 @@ func IndexDyn(container any, key any) (any, Err) {
 		if i < 0 || i >= int64(l.n) {
 			return nil, Err{Kind: ErrIndexOutOfRange, S: formatKey(k), N: i}
 		}
-		return l.At(int(i)), Err{}
+		v := l.At(int(i))
+		return readElem(v)
+	case kUnsupported:
+		return nil, Unsupported(container)
 	}
 	return nil, Err{Kind: ErrNoSuchKey, S: formatKey(scalarOf(key))}
 }
@@ -150,12 +163,13 @@ func IndexMapInt[V any](m map[int64]V, k int64) (V, Err) {
 
 // SelectDyn is x.field on a dyn x: a map looks field up (absent:
 // ErrNoSuchKey); a list is ErrInvalidArgument ("unsupported index type
-// 'string' in list"); anything else (null, scalars) is ErrNoSuchKey.
+// 'string' in list"); anything else (null, scalars) is ErrNoSuchKey. An
+// unsupported x, or value read, is [Unsupported].
 func SelectDyn(v any, field string) (any, Err) {
 	switch m := v.(type) {
 	case map[string]any:
 		if x, ok := m[field]; ok {
-			return x, Err{}
+			return readElem(x)
 		}
 		return nil, NoSuchKey(field)
 	case map[string]string:
@@ -169,15 +183,26 @@ func SelectDyn(v any, field string) (any, Err) {
 		}
 		return nil, NoSuchKey(field)
 	}
-	if kindOf(v) == kList {
+	switch kindOf(v) {
+	case kMap:
+		m, _ := mapView(v)
+		if x, ok := m.Get(field); ok {
+			return readElem(x)
+		}
+		return nil, NoSuchKey(field)
+	case kList:
 		return nil, InvalidArgument("unsupported index type 'string' in list")
+	case kUnsupported:
+		return nil, Unsupported(v)
 	}
 	return nil, NoSuchKey(field)
 }
 
 // HasDyn is has(x.field) on a dyn x: key presence for a map; false for
 // null and scalars; an error for a list (as cel-go, which tries to use the
-// field name as a list index).
+// field name as a list index). On a Go map of a type other than
+// map[string]any and map[string]string it reads the value, as cel-go does
+// (through its adapter), so an unsupported value is [Unsupported] there.
 func HasDyn(v any, field string) (bool, Err) {
 	switch m := v.(type) {
 	case map[string]any:
@@ -190,8 +215,20 @@ func HasDyn(v any, field string) (bool, Err) {
 		_, ok := m.getString(field)
 		return ok, Err{}
 	}
-	if kindOf(v) == kList {
+	switch kindOf(v) {
+	case kMap:
+		m, _ := mapView(v)
+		x, ok := m.Get(field)
+		if ok && m.h != nil {
+			if _, e := readElem(x); !e.Ok() {
+				return false, e
+			}
+		}
+		return ok, Err{}
+	case kList:
 		return false, InvalidArgument("unsupported index type 'string' in list")
+	case kUnsupported:
+		return false, Unsupported(v)
 	}
 	return false, Err{}
 }
@@ -199,51 +236,69 @@ func HasDyn(v any, field string) (bool, Err) {
 // InDyn is `elem in container` on a dyn container: list membership by
 // [EqualDyn] (elem on the left, in list order, stopping at the first
 // match), map key presence (a string-keyed host map has only string keys;
-// an *AnyMap finds keys as cel-go does, see [AnyMap]); any other container
-// is ErrNoSuchOverload. The only other error is [TooDeep], from comparing
-// elem with an element nested past [MaxDepth].
+// an *AnyMap finds keys as cel-go does, see [AnyMap], another host map as
+// [hostMap] says); any other container is ErrNoSuchOverload. The other
+// errors are [TooDeep], from comparing elem with an element nested past
+// [MaxDepth], and [Unsupported] for an unsupported elem, container, or
+// element reached before a match.
 func InDyn(elem any, container any) (bool, Err) {
 	switch c := container.(type) {
 	case []any:
 		for _, x := range c {
-			eq, e := equalAt(elem, x, 0)
+			eq, e := equalElem(elem, x)
 			if eq || !e.Ok() {
 				return eq, e
 			}
+		}
+		if len(c) == 0 {
+			return false, operandErr(elem)
 		}
 		return false, Err{}
 	case []string:
-		s, ok := elem.(string)
-		return ok && InStrings(s, c), Err{}
+		if s, ok := elem.(string); ok {
+			return InStrings(s, c), Err{}
+		}
 	case map[string]any:
-		k, ok := elem.(string)
-		if !ok {
-			return false, Err{}
+		if k, ok := elem.(string); ok {
+			_, ok = c[k]
+			return ok, Err{}
 		}
-		_, ok = c[k]
-		return ok, Err{}
 	case map[string]string:
-		k, ok := elem.(string)
-		if !ok {
-			return false, Err{}
+		if k, ok := elem.(string); ok {
+			_, ok = c[k]
+			return ok, Err{}
 		}
-		_, ok = c[k]
-		return ok, Err{}
-	case *AnyMap:
-		_, ok := c.Get(elem)
-		return ok, Err{}
 	}
-	if kindOf(container) == kList {
+	if e := operandErr(elem); !e.Ok() {
+		return false, e
+	}
+	switch kindOf(container) {
+	case kList:
 		l := listOf(container)
 		for i := 0; i < l.n; i++ {
-			eq, e := equalAt(elem, l.At(i), 0)
+			eq, e := equalElem(elem, l.At(i))
 			if eq || !e.Ok() {
 				return eq, e
 			}
 		}
 		return false, Err{}
+	case kMap:
+		m, _ := mapView(container)
+		_, ok, e := m.find(elem)
+		return ok, e
+	case kUnsupported:
+		return false, Unsupported(container)
 	}
 	return false, NoSuchOverload("")
+}
+
+// equalElem compares elem with an element x of a list, read first.
+func equalElem(elem, x any) (bool, Err) {
+	x, e := readElem(x)
+	if !e.Ok() {
+		return false, e
+	}
+	return equalAt(elem, x, 0)
 }
 
 // InList is `elem in l` where l is a dyn expected to be a list (a map is
@@ -274,7 +329,8 @@ func InInts(i int64, l []int64) bool {
 }
 
 // SizeDyn is size(v) on a dyn: code points of a string, elements of a list,
-// entries of a map; anything else is ErrNoSuchOverload.
+// entries of a map; anything else is ErrNoSuchOverload, an unsupported
+// value [Unsupported].
 func SizeDyn(v any) (int64, Err) {
 	switch x := v.(type) {
 	case string:
@@ -288,8 +344,17 @@ func SizeDyn(v any) (int64, Err) {
 	case *AnyMap:
 		return int64(x.Len()), Err{}
 	}
-	if kindOf(v) == kList {
+	s := scalarOf(v)
+	switch s.k {
+	case kString:
+		return SizeString(s.s), Err{}
+	case kList:
 		return int64(listOf(v).n), Err{}
+	case kMap:
+		m, _ := mapView(v)
+		return int64(m.Len()), Err{}
+	case kUnsupported:
+		return 0, Unsupported(v)
 	}
 	return 0, NoSuchOverload("")
 }
@@ -297,10 +362,28 @@ func SizeDyn(v any) (int64, Err) {
 // RangeDyn is what a comprehension over a dyn value iterates: a list's
 // elements, or a map's keys (an *AnyMap's in literal order, without
 // allocating; a host map's are collected into a new list). It is [Range]
-// extended to *AnyMap, which Range reports as not iterable.
+// extended to *AnyMap, which Range reports as not iterable. The elements
+// are the Go values held: generated code checks each ([Check]) where it
+// binds it.
 func RangeDyn(v any) (List, Err) {
-	if m, ok := v.(*AnyMap); ok {
-		return List{v: anyMapKeys{m}, n: m.Len()}, Err{}
+	switch x := v.(type) {
+	case *AnyMap:
+		return List{v: anyMapKeys{x}, n: x.Len()}, Err{}
+	case []any, map[string]any, string:
+		return Range(v)
+	}
+	switch kindOf(v) {
+	case kUnsupported:
+		return List{}, Unsupported(v)
+	case kMap:
+		if m, _ := mapView(v); m.h != nil {
+			keys := make([]any, 0, m.Len())
+			m.each(func(k, _ any) bool {
+				keys = append(keys, k)
+				return true
+			})
+			return listOf(keys), Err{}
+		}
 	}
 	return Range(v)
 }

@@ -55,6 +55,8 @@ func IntFromDyn(v any) (int64, Err) {
 		return IntFromDouble(s.f)
 	case kString:
 		return IntFromString(s.s)
+	case kUnsupported:
+		return 0, Unsupported(v)
 	}
 	return 0, NoSuchOverload("int(" + s.k.typeName() + ")")
 }
@@ -99,6 +101,8 @@ func UintFromDyn(v any) (uint64, Err) {
 		return UintFromDouble(s.f)
 	case kString:
 		return UintFromString(s.s)
+	case kUnsupported:
+		return 0, Unsupported(v)
 	}
 	return 0, NoSuchOverload("uint(" + s.k.typeName() + ")")
 }
@@ -131,6 +135,8 @@ func DoubleFromDyn(v any) (float64, Err) {
 		return float64(s.u), Err{}
 	case kString:
 		return DoubleFromString(s.s)
+	case kUnsupported:
+		return 0, Unsupported(v)
 	}
 	return 0, NoSuchOverload("double(" + s.k.typeName() + ")")
 }
@@ -162,6 +168,8 @@ func StringFromDyn(v any) (string, Err) {
 		return StringFromUint(s.u), Err{}
 	case kDouble:
 		return StringFromDouble(s.f), Err{}
+	case kUnsupported:
+		return "", Unsupported(v)
 	}
 	return "", NoSuchOverload("string(" + s.k.typeName() + ")")
 }
@@ -184,6 +192,8 @@ func BoolFromDyn(v any) (bool, Err) {
 		return s.b, Err{}
 	case kString:
 		return BoolFromString(s.s)
+	case kUnsupported:
+		return false, Unsupported(v)
 	}
 	return false, NoSuchOverload("bool(" + s.k.typeName() + ")")
 }

@@ -8,16 +8,16 @@ import (
 
 // Dyn values. A CEL value of static type dyn is a Go `any` holding one of
 // nil (null), bool, int64, uint64, float64, string, []any, map[string]any,
-// *AnyMap (a map with keys other than strings) or Type. On read, the host
-// conveniences are normalised the way cel-go's native type adapter does:
-// int, int8, int16, int32 are int; uint, uint8, uint16, uint32 are uint;
-// float32 is double; a json.Number is an int when strconv.ParseInt accepts
-// it, else a double when strconv.ParseFloat does, as cel-go reads it (one
-// that is neither, such as "abc" or "1e999", is unsupported, as cel-go
-// cannot convert it either); []string, []int64, []uint64, []float64, []bool,
-// []map[string]any are lists; map[string]string is a map. Any other Go type
-// is unsupported: every operation on it is ErrNoSuchOverload, Equal is
-// false.
+// *AnyMap (a map with keys other than strings) or Type. Host values are
+// read as cel-go's native type adapter reads them: the other Go int, uint
+// and float kinds are int, uint and double; a json.Number is an int when
+// strconv.ParseInt accepts it, else a double when strconv.ParseFloat does,
+// as cel-go reads it; []string, []int64, []uint64, []float64, []bool,
+// []map[string]any and the like are lists, map[string]string is a map; and
+// every other Go value as celhost.go says (named types, pointers, other
+// slices and maps by reflection). A value cel-go cannot read, or reads as
+// a type the generator does not support (bytes, timestamps), is
+// unsupported: reading it is [Unsupported].
 
 // dkind is the CEL type of a dyn value.
 type dkind uint8
@@ -32,6 +32,7 @@ const (
 	kString
 	kList
 	kMap
+	kType // a Type value
 )
 
 // scalar is a normalised scalar dyn value.
@@ -77,14 +78,17 @@ func scalarOf(v any) scalar {
 		return scalar{k: kDouble, f: float64(x)}
 	case string:
 		return scalar{k: kString, s: x}
-	case []any, []string, []int64, []uint64, []float64, []bool, []map[string]any:
+	case []any, []string, []int64, []uint64, []float64, []bool, []map[string]any,
+		[]int, []int32, []uint, []uint32, []float32:
 		return scalar{k: kList}
-	case map[string]any, map[string]string, *AnyMap:
+	case map[string]any, map[string]string, *AnyMap, *hostMap:
 		return scalar{k: kMap}
 	case json.Number:
 		return numberScalar(x)
+	case Type:
+		return scalar{k: kType, s: string(x)}
 	}
-	return scalar{k: kUnsupported}
+	return hostScalar(v)
 }
 
 // numberScalar reads a json.Number as cel-go's adapter does: Int64, else
@@ -141,52 +145,63 @@ func (k dkind) typeName() string {
 		return "list"
 	case kMap:
 		return "map"
+	case kType:
+		return "type"
 	}
 	return "unsupported"
 }
 
 // Normalize returns v in canonical representation (int64, uint64, float64,
-// []any, map[string]any...). It allocates only for the host conveniences.
+// []any, map[string]any...), one level deep. It allocates only for host
+// conveniences; host values are made canonical by [Read], and a read host
+// map with keys that are not all strings stays as it is, as does an
+// unsupported value.
 func Normalize(v any) any {
 	switch x := v.(type) {
-	case nil, bool, int64, uint64, float64, string:
+	case nil, bool, int64, uint64, float64, string, Type, *AnyMap:
 		return v
 	case []any:
 		return x
 	case map[string]any:
 		return x
-	case int, int32, int16, int8, uint, uint32, uint16, uint8, float32, json.Number:
-		s := scalarOf(v)
-		switch s.k {
-		case kInt:
-			return s.i
-		case kUint:
-			return s.u
-		case kDouble:
-			return s.f
-		}
-		return v
-	case []string, []int64, []uint64, []float64, []bool, []map[string]any:
+	}
+	switch s := scalarOf(v); s.k {
+	case kNull:
+		return nil
+	case kBool, kInt, kUint, kDouble, kString:
+		return scalarValue(s)
+	case kList:
 		l := listOf(v)
 		out := make([]any, l.n)
 		for i := range out {
 			out[i] = l.At(i)
 		}
 		return out
-	case map[string]string:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[k] = e
+	case kMap:
+		if m, _ := mapView(v); m.stringKeyed() {
+			out := make(map[string]any, m.Len())
+			m.each(func(k, e any) bool {
+				out[k.(string)] = e
+				return true
+			})
+			return out
 		}
-		return out
 	}
 	return v
 }
 
-// AsBool narrows a dyn to bool; other types are ErrNoSuchOverload.
+// AsBool narrows a dyn to bool; other types are ErrNoSuchOverload, an
+// unsupported value [Unsupported].
 func AsBool(v any) (bool, Err) {
 	if b, ok := v.(bool); ok {
 		return b, Err{}
+	}
+	s := scalarOf(v)
+	switch s.k {
+	case kBool:
+		return s.b, Err{}
+	case kUnsupported:
+		return false, Unsupported(v)
 	}
 	return false, NoSuchOverload("")
 }
@@ -198,8 +213,11 @@ func AsInt(v any) (int64, Err) {
 		return i, Err{}
 	}
 	s := scalarOf(v)
-	if s.k == kInt {
+	switch s.k {
+	case kInt:
 		return s.i, Err{}
+	case kUnsupported:
+		return 0, Unsupported(v)
 	}
 	return 0, NoSuchOverload("")
 }
@@ -207,8 +225,11 @@ func AsInt(v any) (int64, Err) {
 // AsUint narrows a dyn to uint.
 func AsUint(v any) (uint64, Err) {
 	s := scalarOf(v)
-	if s.k == kUint {
+	switch s.k {
+	case kUint:
 		return s.u, Err{}
+	case kUnsupported:
+		return 0, Unsupported(v)
 	}
 	return 0, NoSuchOverload("")
 }
@@ -216,15 +237,15 @@ func AsUint(v any) (uint64, Err) {
 // AsDouble narrows a dyn to double (float64, float32, or a json.Number
 // that is not an int); ints are not doubles in CEL.
 func AsDouble(v any) (float64, Err) {
-	switch x := v.(type) {
-	case float64:
-		return x, Err{}
-	case float32:
-		return float64(x), Err{}
-	case json.Number:
-		if s := numberScalar(x); s.k == kDouble {
-			return s.f, Err{}
-		}
+	if f, ok := v.(float64); ok {
+		return f, Err{}
+	}
+	s := scalarOf(v)
+	switch s.k {
+	case kDouble:
+		return s.f, Err{}
+	case kUnsupported:
+		return 0, Unsupported(v)
 	}
 	return 0, NoSuchOverload("")
 }
@@ -234,41 +255,47 @@ func AsString(v any) (string, Err) {
 	if s, ok := v.(string); ok {
 		return s, Err{}
 	}
+	s := scalarOf(v)
+	switch s.k {
+	case kString:
+		return s.s, Err{}
+	case kUnsupported:
+		return "", Unsupported(v)
+	}
 	return "", NoSuchOverload("")
 }
 
-// AsMap narrows a dyn to map(string, dyn). A map[string]string, or an
-// *AnyMap whose keys are all strings, is copied into a new map[string]any
-// (allocation; use AsDynMap to avoid it). An *AnyMap with other keys is
-// ErrNoSuchOverload.
+// AsMap narrows a dyn to map(string, dyn). A host map of another type,
+// or an *AnyMap, whose keys are all strings is copied into a new
+// map[string]any (allocation; use AsDynMap to avoid it). A map with
+// other keys is ErrNoSuchOverload.
 func AsMap(v any) (map[string]any, Err) {
-	switch x := v.(type) {
-	case map[string]any:
+	if x, ok := v.(map[string]any); ok {
 		return x, Err{}
-	case map[string]string:
-		return Normalize(x).(map[string]any), Err{}
-	case *AnyMap:
-		if x.stringKeyed() {
-			out := make(map[string]any, x.Len())
-			for i := 0; i < x.Len(); i++ {
-				out[x.ents[i].k.(string)] = x.ents[i].v
-			}
-			return out, Err{}
-		}
 	}
-	return nil, NoSuchOverload("")
+	m, e := AsDynMap(v)
+	if !e.Ok() {
+		return nil, e
+	}
+	out := make(map[string]any, m.Len())
+	m.Range(func(k string, e any) bool {
+		out[k] = e
+		return true
+	})
+	return out, Err{}
 }
 
 // Map is a read-only view of a dyn map with string keys (map[string]any,
-// map[string]string, or an *AnyMap whose keys are all strings) that never
-// allocates.
+// map[string]string, an *AnyMap whose keys are all strings, or another Go
+// map read by reflection) that never allocates for the first three.
 type Map struct {
 	a map[string]any
 	s map[string]string
-	x *AnyMap // any keys inside the runtime; only string keys from AsDynMap
+	x *AnyMap  // any keys inside the runtime; only string keys from AsDynMap
+	h *hostMap // another Go map, read; only string keys from AsDynMap
 }
 
-// AsDynMap narrows a dyn to a Map view. An *AnyMap with a key that is not a
+// AsDynMap narrows a dyn to a Map view. A map with a key that is not a
 // string is ErrNoSuchOverload: the view's keys are strings (comprehensions
 // over any map use RangeDyn).
 func AsDynMap(v any) (Map, Err) {
@@ -277,20 +304,25 @@ func AsDynMap(v any) (Map, Err) {
 		return Map{a: x}, Err{}
 	case map[string]string:
 		return Map{s: x}, Err{}
-	case *AnyMap:
-		if x.stringKeyed() {
-			return Map{x: x}, Err{}
-		}
+	}
+	m, ok := mapView(v)
+	switch {
+	case ok && m.stringKeyed():
+		return m, Err{}
+	case !ok && kindOf(v) == kUnsupported:
+		return Map{}, Unsupported(v)
 	}
 	return Map{}, NoSuchOverload("")
 }
 
 // Len is the number of entries.
 func (m Map) Len() int {
-	if m.x != nil {
+	switch {
+	case m.x != nil:
 		return m.x.Len()
-	}
-	if m.s != nil {
+	case m.h != nil:
+		return m.h.Len()
+	case m.s != nil:
 		return len(m.s)
 	}
 	return len(m.a)
@@ -298,10 +330,13 @@ func (m Map) Len() int {
 
 // Get looks k up.
 func (m Map) Get(k string) (any, bool) {
-	if m.x != nil {
+	switch {
+	case m.x != nil:
 		return m.x.getString(k)
-	}
-	if m.s != nil {
+	case m.h != nil:
+		v, ok, _ := m.h.find(scalar{k: kString, s: k})
+		return v, ok
+	case m.s != nil:
 		v, ok := m.s[k]
 		if !ok {
 			return nil, false
@@ -315,27 +350,12 @@ func (m Map) Get(k string) (any, bool) {
 // Range calls f for each entry until f returns false (Go map order; an
 // *AnyMap's in literal order). Only string keys are visited.
 func (m Map) Range(f func(k string, v any) bool) {
-	if m.x != nil {
-		for i := range m.x.ents {
-			if k, ok := m.x.ents[i].k.(string); ok && !f(k, m.x.ents[i].v) {
-				return
-			}
+	m.each(func(k, v any) bool {
+		if s, ok := k.(string); ok {
+			return f(s, v)
 		}
-		return
-	}
-	if m.s != nil {
-		for k, v := range m.s {
-			if !f(k, v) {
-				return
-			}
-		}
-		return
-	}
-	for k, v := range m.a {
-		if !f(k, v) {
-			return
-		}
-	}
+		return true
+	})
 }
 
 // List is a read-only view of a dyn list of any supported backing slice.
@@ -361,22 +381,37 @@ func listOf(v any) List {
 		return List{v: v, n: len(x)}
 	case []map[string]any:
 		return List{v: v, n: len(x)}
+	case []int:
+		return List{v: v, n: len(x)}
+	case []int32:
+		return List{v: v, n: len(x)}
+	case []uint:
+		return List{v: v, n: len(x)}
+	case []uint32:
+		return List{v: v, n: len(x)}
+	case []float32:
+		return List{v: v, n: len(x)}
 	}
 	return List{}
 }
 
 // AsList narrows a dyn to a List view.
 func AsList(v any) (List, Err) {
-	if kindOf(v) != kList {
-		return List{}, NoSuchOverload("")
+	switch kindOf(v) {
+	case kList:
+		return listOf(v), Err{}
+	case kUnsupported:
+		return List{}, Unsupported(v)
 	}
-	return listOf(v), Err{}
+	return List{}, NoSuchOverload("")
 }
 
 // Len is the number of elements.
 func (l List) Len() int { return l.n }
 
-// At is element i (0 <= i < Len()); out of range gives nil.
+// At is element i (0 <= i < Len()); out of range gives nil. The element is
+// the Go value the list holds: where it may be a host value, [Read] it
+// before using it.
 func (l List) At(i int) any {
 	if i < 0 || i >= l.n {
 		return nil
@@ -396,6 +431,16 @@ func (l List) At(i int) any {
 		return x[i]
 	case []map[string]any:
 		return x[i]
+	case []int:
+		return x[i]
+	case []int32:
+		return x[i]
+	case []uint:
+		return x[i]
+	case []uint32:
+		return x[i]
+	case []float32:
+		return x[i]
 	case anyMapKeys:
 		return x.m.ents[i].k
 	}
@@ -403,25 +448,31 @@ func (l List) At(i int) any {
 }
 
 // AsStrings narrows a dyn to list(string). A []string is returned as is;
-// a []any is copied and every element must be a string (else
-// ErrNoSuchOverload). Use it only where cel-go reads every element as a
-// string; otherwise use AsList and AsString per element.
+// any other list is copied and every element must be a string (else
+// ErrNoSuchOverload, or [Unsupported] for an unsupported element). Use it
+// only where cel-go reads every element as a string; otherwise use AsList
+// and AsString per element.
 func AsStrings(v any) ([]string, Err) {
-	switch x := v.(type) {
-	case []string:
+	if x, ok := v.([]string); ok {
 		return x, Err{}
-	case []any:
-		out := make([]string, len(x))
-		for i, e := range x {
-			s, ok := e.(string)
-			if !ok {
-				return nil, NoSuchOverload("")
-			}
-			out[i] = s
-		}
-		return out, Err{}
 	}
-	return nil, NoSuchOverload("")
+	l, e := AsList(v)
+	if !e.Ok() {
+		return nil, e
+	}
+	out := make([]string, l.n)
+	for i := range out {
+		x, e := readElem(l.At(i))
+		if !e.Ok() {
+			return nil, e
+		}
+		s, e := AsString(x)
+		if !e.Ok() {
+			return nil, e
+		}
+		out[i] = s
+	}
+	return out, Err{}
 }
 
 // doubleToInt64Lossless mirrors cel-go: d must convert to int64 and back.

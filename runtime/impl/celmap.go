@@ -232,64 +232,114 @@ func mapView(v any) (Map, bool) {
 			return Map{}, true
 		}
 		return Map{x: x}, true
+	case *hostMap:
+		return Map{h: x}, true
 	}
 	return Map{}, false
 }
 
+// stringKeyed reports whether every key is a string (true when empty).
+func (m Map) stringKeyed() bool {
+	switch {
+	case m.x != nil:
+		return m.x.stringKeyed()
+	case m.h != nil:
+		return m.h.stringKeyed()
+	}
+	return true
+}
+
 // find is cel-go's Find on any map representation: string-keyed host maps
-// find only string keys.
-func (m Map) find(key any) (any, bool) {
-	if m.x != nil {
-		return m.x.Get(key)
+// find only string keys; an *AnyMap and other host maps as [AnyMap] and
+// [hostMap] say. The Err is a list or map key that a host map with
+// interface keys cannot hash, or an unsupported key.
+func (m Map) find(key any) (any, bool, Err) {
+	switch {
+	case m.x != nil:
+		v, ok := m.x.Get(key)
+		return v, ok, Err{}
+	case m.h != nil:
+		s := scalarOf(key)
+		if s.k == kUnsupported {
+			return nil, false, Unsupported(key)
+		}
+		return m.h.find(s)
 	}
 	k, ok := key.(string)
 	if !ok {
-		return nil, false
+		if s := scalarOf(key); s.k == kString {
+			k = s.s
+		} else {
+			return nil, false, Err{}
+		}
 	}
-	return m.Get(k)
+	v, ok := m.Get(k)
+	return v, ok, Err{}
 }
 
 // each calls f for every entry, keys of any type, until f returns false.
 func (m Map) each(f func(k, v any) bool) {
-	if m.x != nil {
+	switch {
+	case m.x != nil:
 		for i := range m.x.ents {
 			if !f(m.x.ents[i].k, m.x.ents[i].v) {
 				return
 			}
 		}
-		return
-	}
-	if m.s != nil {
+	case m.h != nil:
+		m.h.each(f)
+	case m.s != nil:
 		for k, v := range m.s {
 			if !f(k, v) {
 				return
 			}
 		}
-		return
-	}
-	for k, v := range m.a {
-		if !f(k, v) {
-			return
+	default:
+		for k, v := range m.a {
+			if !f(k, v) {
+				return
+			}
 		}
 	}
 }
 
 // AsAnyMap narrows a dyn to an *AnyMap, the representation of maps whose
-// static key type is not string: an *AnyMap as it is, a string-keyed map
-// copied into one (in Go's map order, which cannot matter: its keys are
-// distinct). Anything else is ErrNoSuchOverload.
+// static key type is not string: an *AnyMap as it is, any other map copied
+// into one (in Go's map order, which cannot matter for a map with string
+// keys; a host map with other keys keeps its own, cel-go's, order too).
+// Anything else is ErrNoSuchOverload.
 func AsAnyMap(v any) (*AnyMap, Err) {
 	if x, ok := v.(*AnyMap); ok {
 		return x, Err{}
 	}
-	m, e := AsDynMap(v)
-	if e.Kind != ErrNone {
+	m, ok := mapView(v)
+	if !ok {
+		if kindOf(v) == kUnsupported {
+			return nil, Unsupported(v)
+		}
 		return nil, NoSuchOverload("")
 	}
 	kv := make([]any, 0, 2*m.Len())
-	m.Range(func(k string, v any) bool {
+	m.each(func(k, v any) bool {
 		kv = append(kv, k, v)
 		return true
 	})
 	return NewAnyMap(kv...), Err{}
+}
+
+// Entries lists the keys and values of any map a dyn value holds
+// (alternating), in the order a comprehension visits them, or false for a
+// value that is no map. It is for tests that compare maps (a host map read
+// by [Read] is of a type unexported here).
+func Entries(v any) ([]any, bool) {
+	m, ok := mapView(v)
+	if !ok {
+		return nil, false
+	}
+	kv := make([]any, 0, 2*m.Len())
+	m.each(func(k, e any) bool {
+		kv = append(kv, k, e)
+		return true
+	})
+	return kv, true
 }

@@ -8,8 +8,9 @@ package impl
 // every Compare* function returns one of OrdLess (-1), OrdEqual (0),
 // OrdGreater (1) or Unordered (2), and generated code must turn it into a
 // bool with Lt, Le, Gt, Ge (never with `c < 0` etc., which is wrong for
-// Unordered). The Err is only ever ErrNoSuchOverload (operand types that
-// cannot be compared: bool vs int, string vs int, null, lists, maps).
+// Unordered). The Err is ErrNoSuchOverload (operand types that cannot be
+// compared: bool vs int, string vs int, null, lists, maps), or
+// [Unsupported] for an operand that is not a dyn value.
 //
 // Error precedence follows cel-go: the left operand must be orderable
 // (bool, int, uint, double, string) else ErrNoSuchOverload, even when the
@@ -24,7 +25,9 @@ package impl
 // compares beyond it, otherwise the int is converted to float64 (so
 // 9007199254740993 == 9007199254740992.0 is true).
 //
-// Equality never errors: values of different non-numeric types are unequal.
+// Equality does not error on values of different types (they are
+// unequal); its errors are reading an element that is not a dyn value
+// ([Unsupported]) and the nesting limit ([TooDeep]).
 
 import (
 	"math"
@@ -329,58 +332,70 @@ func compareScalars(a, b scalar) (int, Err) {
 	return 0, NoSuchOverload("")
 }
 
+// compareDyn is compareScalars on operands read from a and b: an
+// unsupported operand (the left one first) is [Unsupported].
+func compareDyn(a any, as scalar, b any, bs scalar) (int, Err) {
+	if as.k == kUnsupported {
+		return 0, Unsupported(a)
+	}
+	if bs.k == kUnsupported {
+		return 0, Unsupported(b)
+	}
+	return compareScalars(as, bs)
+}
+
 // CompareDyn compares two dyn values as cel-go's relational operators do
 // (see the package comment on Unordered and error precedence).
-func CompareDyn(a, b any) (int, Err) { return compareScalars(scalarOf(a), scalarOf(b)) }
+func CompareDyn(a, b any) (int, Err) { return compareDyn(a, scalarOf(a), b, scalarOf(b)) }
 
 // CompareDynInt compares a dyn (left) with an int (right).
 func CompareDynInt(a any, b int64) (int, Err) {
-	return compareScalars(scalarOf(a), scalar{k: kInt, i: b})
+	return compareDyn(a, scalarOf(a), nil, scalar{k: kInt, i: b})
 }
 
 // CompareIntDyn compares an int (left) with a dyn (right).
 func CompareIntDyn(a int64, b any) (int, Err) {
-	return compareScalars(scalar{k: kInt, i: a}, scalarOf(b))
+	return compareDyn(nil, scalar{k: kInt, i: a}, b, scalarOf(b))
 }
 
 // CompareDynUint compares a dyn (left) with a uint (right).
 func CompareDynUint(a any, b uint64) (int, Err) {
-	return compareScalars(scalarOf(a), scalar{k: kUint, u: b})
+	return compareDyn(a, scalarOf(a), nil, scalar{k: kUint, u: b})
 }
 
 // CompareUintDyn compares a uint (left) with a dyn (right).
 func CompareUintDyn(a uint64, b any) (int, Err) {
-	return compareScalars(scalar{k: kUint, u: a}, scalarOf(b))
+	return compareDyn(nil, scalar{k: kUint, u: a}, b, scalarOf(b))
 }
 
 // CompareDynDouble compares a dyn (left) with a double (right).
 func CompareDynDouble(a any, b float64) (int, Err) {
-	return compareScalars(scalarOf(a), scalar{k: kDouble, f: b})
+	return compareDyn(a, scalarOf(a), nil, scalar{k: kDouble, f: b})
 }
 
 // CompareDoubleDyn compares a double (left) with a dyn (right).
 func CompareDoubleDyn(a float64, b any) (int, Err) {
-	return compareScalars(scalar{k: kDouble, f: a}, scalarOf(b))
+	return compareDyn(nil, scalar{k: kDouble, f: a}, b, scalarOf(b))
 }
 
 // CompareDynString compares a dyn (left) with a string (right).
 func CompareDynString(a any, b string) (int, Err) {
-	return compareScalars(scalarOf(a), scalar{k: kString, s: b})
+	return compareDyn(a, scalarOf(a), nil, scalar{k: kString, s: b})
 }
 
 // CompareStringDyn compares a string (left) with a dyn (right).
 func CompareStringDyn(a string, b any) (int, Err) {
-	return compareScalars(scalar{k: kString, s: a}, scalarOf(b))
+	return compareDyn(nil, scalar{k: kString, s: a}, b, scalarOf(b))
 }
 
 // CompareDynBool compares a dyn (left) with a bool (right).
 func CompareDynBool(a any, b bool) (int, Err) {
-	return compareScalars(scalarOf(a), scalar{k: kBool, b: b})
+	return compareDyn(a, scalarOf(a), nil, scalar{k: kBool, b: b})
 }
 
 // CompareBoolDyn compares a bool (left) with a dyn (right).
 func CompareBoolDyn(a bool, b any) (int, Err) {
-	return compareScalars(scalar{k: kBool, b: a}, scalarOf(b))
+	return compareDyn(nil, scalar{k: kBool, b: a}, b, scalarOf(b))
 }
 
 // LessDyn is cel-go's a < b on dyn operands.
@@ -442,8 +457,9 @@ func equalScalarNum(a, b scalar) (eq bool, numeric bool) {
 
 // Equal is cel-go's heterogeneous equality (==) as a bool: false where
 // [EqualDyn] reports an error (values nested more than [MaxDepth] levels,
-// or cyclic). Generated code must use EqualDyn for operands that may hold
-// lists or maps, so that the error reaches the rule's on_error.
+// or cyclic, or holding a value that is no dyn value). Generated code must
+// use EqualDyn for operands that may hold lists or maps, so that the error
+// reaches the rule's on_error.
 func Equal(a, b any) bool {
 	eq, e := equalAt(a, b, 0)
 	return eq && e.Ok()
@@ -457,21 +473,27 @@ func Equal(a, b any) bool {
 // mixed types are unequal. It is not symmetric where cel-go is not:
 // {1: 'x', 1u: 'x'} == {1: 'x', 2: 'x'} is true, the mirror false.
 //
-// The only error is [TooDeep], for a walk past [MaxDepth] nested lists and
-// maps (a cyclic value). Every entry of a map is compared even after a
-// difference, so that whether a too-deep value is reached does not depend
-// on Go's map order. It does not allocate.
+// The errors are [TooDeep], for a walk past [MaxDepth] nested lists and
+// maps (a cyclic value), and [Unsupported] for an element it reads that is
+// no dyn value (cel-go skips such elements; see docs/cel-semantics.md).
+// Every entry of a map is compared even after a difference, so that
+// whether such an entry is reached does not depend on Go's map order. It
+// does not allocate on values of the dyn representation.
 func EqualDyn(a, b any) (bool, Err) { return equalAt(a, b, 0) }
 
 func equalAt(a, b any, depth int) (bool, Err) {
-	if ta, ok := a.(Type); ok {
-		tb, ok := b.(Type)
-		return ok && ta == tb, Err{}
-	}
-	if _, ok := b.(Type); ok {
-		return false, Err{}
-	}
 	as, bs := scalarOf(a), scalarOf(b)
+	// Reading an unsupported value is an error, also where cel-go's walk
+	// would skip it (it finds [x] == [1] true for an x it cannot read).
+	if as.k == kUnsupported {
+		return false, Unsupported(a)
+	}
+	if bs.k == kUnsupported {
+		return false, Unsupported(b)
+	}
+	if as.k == kType || bs.k == kType {
+		return as.k == bs.k && as.s == bs.s, Err{}
+	}
 	if as.k == kNull || bs.k == kNull {
 		return as.k == bs.k, Err{}
 	}
@@ -500,7 +522,7 @@ func equalAt(a, b any, depth int) (bool, Err) {
 			return false, TooDeep()
 		}
 		for i := 0; i < la.n; i++ {
-			eq, e := equalAt(la.At(i), lb.At(i), depth+1)
+			eq, e := equalRead(la.At(i), lb.At(i), depth+1)
 			if !eq || !e.Ok() {
 				return false, e
 			}
@@ -516,6 +538,25 @@ func equalAt(a, b any, depth int) (bool, Err) {
 	}
 	return false, Err{}
 }
+
+// equalRead is equalAt on two elements taken out of containers, read
+// first ([Read]: they may be host values).
+func equalRead(a, b any, depth int) (bool, Err) {
+	a, e := readElem(a)
+	if !e.Ok() {
+		return false, e
+	}
+	b, e = readElem(b)
+	if !e.Ok() {
+		return false, e
+	}
+	return equalAt(a, b, depth)
+}
+
+// msgOwnKey is the error of a host map whose own lookup does not find one
+// of its keys (a cel-go conversion quirk, see [hostMap]): cel-go compares a
+// value it did not find, and fails.
+const msgOwnKey = "a key of a Go map is not found by its own lookup"
 
 func equalMaps(ma, mb Map, depth int) (bool, Err) {
 	if ma.Len() != mb.Len() {
@@ -543,7 +584,7 @@ func equalMaps(ma, mb Map, depth int) (bool, Err) {
 				eq = false
 				continue
 			}
-			e, err := equalAt(v, w, depth+1)
+			e, err := equalRead(v, w, depth+1)
 			if !err.Ok() {
 				return false, err
 			}
@@ -553,12 +594,33 @@ func equalMaps(ma, mb Map, depth int) (bool, Err) {
 	}
 	var err Err
 	ma.each(func(k, v any) bool {
-		w, ok := mb.find(k)
+		// A key of a host map that is no scalar is read like a value.
+		k, er := readElem(k)
+		if !er.Ok() {
+			err = er
+			return false
+		}
+		w, ok, er := mb.find(k)
+		if !er.Ok() {
+			err = er
+			return false
+		}
 		if !ok {
 			eq = false
 			return true
 		}
-		e, er := equalAt(v, w, depth+1)
+		if ma.h != nil {
+			// cel-go reads the value of a host map through its own lookup.
+			var found bool
+			if v, found, er = ma.find(k); !er.Ok() || !found {
+				err = er
+				if !found && er.Ok() {
+					err = InvalidArgument(msgOwnKey)
+				}
+				return false
+			}
+		}
+		e, er := equalRead(v, w, depth+1)
 		if !er.Ok() {
 			err = er
 			return false
@@ -572,10 +634,18 @@ func equalMaps(ma, mb Map, depth int) (bool, Err) {
 	return eq, Err{}
 }
 
+// The EqualDyn* functions below compare a dyn with a static scalar. They
+// report no error: generated code checks every host value where it reads
+// it ([Check]), so an unsupported one never reaches them; given one, they
+// report false.
+
 // EqualDynString is dyn == string.
 func EqualDynString(a any, b string) bool {
-	s, ok := a.(string)
-	return ok && s == b
+	if s, ok := a.(string); ok {
+		return s == b
+	}
+	s := scalarOf(a)
+	return s.k == kString && s.s == b
 }
 
 // EqualDynInt is dyn == int (cross-numeric).
@@ -601,8 +671,8 @@ func EqualDynDouble(a any, b float64) bool {
 
 // EqualDynBool is dyn == bool.
 func EqualDynBool(a any, b bool) bool {
-	x, ok := a.(bool)
-	return ok && x == b
+	s := scalarOf(a)
+	return s.k == kBool && s.b == b
 }
 
 // EqualDouble is double == double (NaN unequal, -0.0 == 0.0): Go's ==.
@@ -646,6 +716,9 @@ func EqualStrings(a, b []string) bool {
 // only), string concatenation, list concatenation (a new []any).
 func AddDyn(a, b any) (any, Err) {
 	as, bs := scalarOf(a), scalarOf(b)
+	if e := unsupported2(a, as, b, bs); !e.Ok() {
+		return nil, e
+	}
 	switch as.k {
 	case kInt:
 		if bs.k == kInt {
@@ -689,6 +762,9 @@ func AddDyn(a, b any) (any, Err) {
 
 func arithDyn(a, b any, fi func(x, y int64) (int64, Err), fu func(x, y uint64) (uint64, Err), fd func(x, y float64) float64) (any, Err) {
 	as, bs := scalarOf(a), scalarOf(b)
+	if e := unsupported2(a, as, b, bs); !e.Ok() {
+		return nil, e
+	}
 	if as.k != bs.k {
 		return nil, NoSuchOverload("")
 	}
@@ -738,6 +814,8 @@ func ModDyn(a, b any) (any, Err) { return arithDyn(a, b, ModInt, ModUint, nil) }
 func NegDyn(a any) (any, Err) {
 	s := scalarOf(a)
 	switch s.k {
+	case kUnsupported:
+		return nil, Unsupported(a)
 	case kInt:
 		r, e := NegInt(s.i)
 		if !e.Ok() {
@@ -752,9 +830,17 @@ func NegDyn(a any) (any, Err) {
 
 // NotDyn is cel-go's ! on a dyn (bool only).
 func NotDyn(a any) (bool, Err) {
-	b, ok := a.(bool)
-	if !ok {
-		return false, NoSuchOverload("")
+	b, e := AsBool(a)
+	return !b && e.Ok(), e
+}
+
+// unsupported2 is [Unsupported] for the first unsupported of two operands.
+func unsupported2(a any, as scalar, b any, bs scalar) Err {
+	if as.k == kUnsupported {
+		return Unsupported(a)
 	}
-	return !b, Err{}
+	if bs.k == kUnsupported {
+		return Unsupported(b)
+	}
+	return Err{}
 }

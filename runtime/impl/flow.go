@@ -112,7 +112,11 @@ func AsMapList(v any) ([]map[string]any, Err) {
 	}
 	out := make([]map[string]any, l.Len())
 	for i := range out {
-		m, e := AsMap(l.At(i))
+		x, e := readElem(l.At(i))
+		if e.Kind != ErrNone {
+			return nil, e
+		}
+		m, e := AsMap(x)
 		if e.Kind != ErrNone {
 			return nil, e
 		}

@@ -28,7 +28,9 @@ const (
 	TypeMap
 )
 
-var dkindOf = [...]TypeKind{kNull: TypeNull, kBool: TypeBool, kInt: TypeInt, kUint: TypeUint, kDouble: TypeDouble, kString: TypeString, kList: TypeList, kMap: TypeMap}
+// A type value (kType) has no kind of its own here: it is assignable only
+// to dyn.
+var dkindOf = [...]TypeKind{kNull: TypeNull, kBool: TypeBool, kInt: TypeInt, kUint: TypeUint, kDouble: TypeDouble, kString: TypeString, kList: TypeList, kMap: TypeMap, kType: TypeDyn}
 
 // Assignable reports whether v may be passed where t is declared, as cel-go's
 // Type.IsAssignableRuntimeType decides: the kinds agree, and for a list or
@@ -48,7 +50,9 @@ func Assignable(v any, t *TypeDesc) bool {
 		if l.Len() == 0 {
 			return true
 		}
-		return Assignable(l.At(0), t.Elem)
+		// An element cel-go cannot read is of no type it accepts.
+		e, err := readElem(l.At(0))
+		return err.Ok() && Assignable(e, t.Elem)
 	case TypeMap:
 		m, _ := mapView(v)
 		ok := true
@@ -60,7 +64,9 @@ func Assignable(v any, t *TypeDesc) bool {
 				ok = false
 				return false
 			}
-			ok = Assignable(k, t.Key) && Assignable(e, t.Val)
+			k, kerr := readElem(k)
+			e, verr := readElem(e)
+			ok = kerr.Ok() && verr.Ok() && Assignable(k, t.Key) && Assignable(e, t.Val)
 			return false
 		})
 		return ok

@@ -12,12 +12,16 @@ func TestJSONNumber(t *testing.T) {
 	args := map[string]any{"count": json.Number("7"), "f": json.Number("2.5"), "fi": json.Number("3.0"),
 		"e": json.Number("1e2"), "big": json.Number("12345678901234567890"), "neg": json.Number("-9223372036854775808"),
 		"bad": json.Number("abc")}
-	for name, want := range map[string]int64{"count": 7, "f": 0, "fi": 3, "e": 100, "big": 0, "neg": math.MinInt64, "bad": 0} {
-		if got := ToolArgInt(args, name); got != want {
-			t.Errorf("ToolArgInt(%s) = %d, want %d", name, got, want)
+	for name, want := range map[string]int64{"count": 7, "f": 0, "fi": 3, "e": 100, "big": 0, "neg": math.MinInt64} {
+		if got, e := ToolArgInt(args, name); got != want || !e.Ok() {
+			t.Errorf("ToolArgInt(%s) = %d %v, want %d", name, got, e, want)
 		}
 	}
-	if ToolArgString(args, "count") != "" {
+	// One that spells no number is no zero: cel-go cannot read it.
+	if got, e := ToolArgInt(args, "bad"); e.Kind != ErrInvalidArgument {
+		t.Errorf("ToolArgInt(bad) = %d %v, want an invalid_argument error", got, e)
+	}
+	if s, e := ToolArgString(args, "count"); s != "" || !e.Ok() {
 		t.Error("ToolArgString reads a json.Number as a string")
 	}
 	for name, want := range map[string]any{"count": int64(7), "f": 2.5, "fi": 3.0, "e": 100.0, "big": 12345678901234567890.0,

@@ -1,6 +1,7 @@
 package impl
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -28,9 +29,9 @@ func TestRecordDecision(t *testing.T) {
 	before := time.Now()
 	d := runtime.Decision{Effect: runtime.Block, Code: "A", Codes: []string{"A"},
 		Errors: []runtime.RuleError{{Rule: "P", Err: Err{Kind: runtime.ErrProvider, S: "boom"}}}}
-	RecordDecision(&k, "starter", "sha256:x", runtime.NewSession("s1"), "tool.pre_invoke", "bash", &d)
+	RecordDecision(context.Background(), &k, "starter", "sha256:x", runtime.NewSession("s1"), "tool.pre_invoke", "bash", &d)
 	var empty runtime.Decision
-	RecordDecision(&k, "starter", "sha256:x", nil, "session.start", "", &empty)
+	RecordDecision(context.Background(), &k, "starter", "sha256:x", nil, "session.start", "", &empty)
 	after := time.Now()
 	want := []runtime.Record{
 		{Pack: "starter", Digest: "sha256:x", Session: "s1", Anchor: "tool.pre_invoke", Tool: "bash", Decision: "block", Code: "A",

@@ -27,14 +27,21 @@ func KindOfCelError(msg string) impl.ErrKind { return reference.KindOfCelError(m
 // ToCel converts a runtime value to a cel-go value as the activation would.
 func ToCel(v any) ref.Val { return Adapter.NativeToValue(v) }
 
-// Adapter is the type adapter of the Evaluator's environment: cel-go's
-// default one, extended to the runtime's own dyn representations, *AnyMap
-// and Type, at any depth inside lists and maps. Like cel-go's, it converts
-// lazily, so cyclic values can be given to cel-go (operations that walk
-// them, such as ==, overflow cel-go's stack).
+// Adapter is the type adapter of the Evaluator's environment: the
+// reference's (cel-go's own, reading host values by the rule of
+// docs/cel-semantics.md, reference.HostValue), extended to the runtime's
+// own dyn representations, *AnyMap and Type, at any depth inside lists and
+// maps. Like cel-go's, it converts lazily, so cyclic values can be given
+// to cel-go (operations that walk them, such as ==, stop at the nesting
+// limit in the strict evaluator, and overflow cel-go's stack in the plain
+// one).
 var Adapter types.Adapter = adapter{}
 
-type adapter struct{}
+// PlainAdapter is Adapter with cel-go's default adapter for host values:
+// cel-go as it is, for the plain evaluator.
+var PlainAdapter types.Adapter = adapter{plain: true}
+
+type adapter struct{ plain bool }
 
 func (a adapter) NativeToValue(v any) ref.Val {
 	switch x := v.(type) {
@@ -57,7 +64,10 @@ func (a adapter) NativeToValue(v any) ref.Val {
 	case map[string]any:
 		return types.NewStringInterfaceMap(a, x)
 	}
-	return types.DefaultTypeAdapter.NativeToValue(v)
+	if a.plain {
+		return types.DefaultTypeAdapter.NativeToValue(v)
+	}
+	return reference.HostValue(a, v)
 }
 
 var celTypes = map[impl.Type]ref.Val{"int": types.IntType, "uint": types.UintType, "double": types.DoubleType,
@@ -79,6 +89,10 @@ func fromCel(v ref.Val, depth int) (any, error) {
 	}
 	switch x := v.(type) {
 	case *types.Err:
+		if depth > 0 {
+			// An element the rule does not read, inside a value.
+			return Unreadable(x.Error()), nil
+		}
 		return nil, x
 	case types.Null:
 		return nil, nil
@@ -115,6 +129,14 @@ func fromCel(v ref.Val, depth int) (any, error) {
 			for k, e := range native {
 				pairs = append(pairs, [2]ref.Val{k, e})
 			}
+		} else if f, ok := m.(traits.Foldable); ok {
+			// The entries as they are: a Go map's own lookup may not
+			// find some of its keys (cel-go's conversions, see
+			// runtime/impl's hostMap).
+			f.Fold(folder(func(k, e any) bool {
+				pairs = append(pairs, [2]ref.Val{Adapter.NativeToValue(k), Adapter.NativeToValue(e)})
+				return true
+			}))
 		} else {
 			it := m.Iterator()
 			for it.HasNext() == types.True {
@@ -147,8 +169,22 @@ func fromCel(v ref.Val, depth int) (any, error) {
 		}
 		return out, nil
 	}
+	if depth > 0 {
+		// A value of a type the rule does not read (bytes, a timestamp,
+		// a duration), inside a value.
+		return Unreadable(fmt.Sprintf("cel value %T", v)), nil
+	}
 	return nil, fmt.Errorf("celdiff: unsupported cel value %T", v)
 }
+
+// folder is a traits.Folder of a func.
+type folder func(k, v any) bool
+
+func (f folder) FoldEntry(k, v any) bool { return f(k, v) }
+
+// Unreadable stands, in a value compared, for an element of it that is
+// not read (a host value the rule does not read): its message.
+type Unreadable string
 
 // Same reports whether two canonical runtime values are identical: same
 // types, NaN equal to NaN, -0.0 distinct from 0.0, maps of any
@@ -250,16 +286,31 @@ var Vars = map[string]*cel.Type{
 }
 
 // Evaluator compiles and caches CEL programs over Vars, with the standard
-// library and ext.Strings().
+// library and ext.Strings(): cel-go with host values read by the rule of
+// docs/cel-semantics.md (Adapter, and ==, != and in walked strictly, as the
+// reference evaluates them), or, from NewPlainEvaluator, cel-go as it is.
 type Evaluator struct {
 	mu    sync.Mutex
 	env   *cel.Env
+	plain bool
 	progs map[string]cel.Program
 }
 
-// NewEvaluator builds the environment.
-func NewEvaluator() (*Evaluator, error) {
+// NewEvaluator builds the environment of the rule.
+func NewEvaluator() (*Evaluator, error) { return newEvaluator(false) }
+
+// NewPlainEvaluator builds cel-go's environment as it is (cel-go's adapter
+// for host values, its own ==, != and in), to measure where the rule
+// departs from cel-go.
+func NewPlainEvaluator() (*Evaluator, error) { return newEvaluator(true) }
+
+func newEvaluator(plain bool) (*Evaluator, error) {
 	opts := []cel.EnvOption{ext.Strings(), cel.CustomTypeAdapter(Adapter)}
+	if plain {
+		opts = []cel.EnvOption{ext.Strings(), cel.CustomTypeAdapter(PlainAdapter)}
+	} else {
+		opts = append(opts, reference.StrictOps()...)
+	}
 	for n, t := range Vars {
 		opts = append(opts, cel.Variable(n, t))
 	}
@@ -267,7 +318,7 @@ func NewEvaluator() (*Evaluator, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Evaluator{env: env, progs: map[string]cel.Program{}}, nil
+	return &Evaluator{env: env, plain: plain, progs: map[string]cel.Program{}}, nil
 }
 
 // Eval evaluates expr with the given activation; an evaluation error is
@@ -276,7 +327,11 @@ func (ev *Evaluator) Eval(expr string, act map[string]any) (ref.Val, error) {
 	ev.mu.Lock()
 	prg, ok := ev.progs[expr]
 	if !ok {
-		ast, iss := ev.env.Compile(expr)
+		compile := ev.env.Compile
+		if !ev.plain {
+			compile = func(src string) (*cel.Ast, *cel.Issues) { return reference.CompileStrict(ev.env, src) }
+		}
+		ast, iss := compile(expr)
 		if iss.Err() != nil {
 			ev.mu.Unlock()
 			return nil, iss.Err()
@@ -311,8 +366,7 @@ func Check(val any, e impl.Err, c ref.Val) string {
 		if k := KindOfCelError(msg); k != e.Kind {
 			return fmt.Sprintf("runtime error kind %d (%q), cel-go %q (kind %d)", e.Kind, e.Error(), msg, k)
 		}
-		if e.Kind != impl.ErrNoSuchOverload && e.Error() != msg &&
-			!(strings.HasPrefix(msg, "invalid qualifier type: ") && strings.HasPrefix(e.Error(), "invalid qualifier type: ")) {
+		if e.Kind != impl.ErrNoSuchOverload && e.Error() != msg && !sameClass(e.Error(), msg) {
 			return fmt.Sprintf("runtime error text %q, cel-go %q", e.Error(), msg)
 		}
 		return ""
@@ -331,6 +385,27 @@ func Check(val any, e impl.Err, c ref.Val) string {
 	return ""
 }
 
+// sameClass reports whether two error messages are of one class whose
+// details differ between the runtime and cel-go: "invalid qualifier type"
+// (the runtime names the CEL type, cel-go the Go type); the error of a
+// host value that is not read (when several are, which one a walk over a
+// map meets first depends on Go's map order); and, for x[k], cel-go's
+// "invalid qualifier type" where the runtime reads x or k and fails (cel-go
+// checks the key first, and takes a variable it cannot read for a key of
+// type *types.Err).
+func sameClass(runtime, cel string) bool {
+	const qualifier, unsupported = "invalid qualifier type: ", "unsupported value of Go type "
+	switch {
+	case strings.HasPrefix(runtime, qualifier) && strings.HasPrefix(cel, qualifier):
+		return true
+	case strings.HasPrefix(runtime, unsupported) && strings.HasPrefix(cel, unsupported):
+		return true
+	case strings.HasPrefix(runtime, unsupported) && strings.HasPrefix(cel, qualifier):
+		return true
+	}
+	return false
+}
+
 // Canon deeply converts a runtime value (with host conveniences anywhere
 // inside) to the canonical representation FromCel produces.
 func Canon(v any) any { return canon(v, 0) }
@@ -338,6 +413,17 @@ func Canon(v any) any { return canon(v, 0) }
 func canon(v any, depth int) any {
 	if depth > maxWalk {
 		return v
+	}
+	v, e := impl.Read(v)
+	if !e.Ok() {
+		return Unreadable(e.Error())
+	}
+	if kv, ok := impl.Entries(v); ok {
+		if _, isMap := v.(map[string]any); !isMap {
+			if _, isAny := v.(*impl.AnyMap); !isAny {
+				v = impl.NewAnyMap(kv...)
+			}
+		}
 	}
 	switch x := impl.Normalize(v).(type) {
 	case []any:

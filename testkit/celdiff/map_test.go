@@ -346,11 +346,13 @@ func TestJSONNumbers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rt.ToolArgInt(args, "count") != 7 || rt.ToolArgInt(args, "ratio") != 2 || rt.ToolArgInt(args, "big") != 0 ||
-		rt.ToolArgString(args, "name") != "x" || rt.ToolArgString(args, "count") != "" {
+	argInt := func(m map[string]any, k string) int64 { n, _ := rt.ToolArgInt(m, k); return n }
+	argStr := func(m map[string]any, k string) string { s, _ := rt.ToolArgString(m, k); return s }
+	if argInt(args, "count") != 7 || argInt(args, "ratio") != 2 || argInt(args, "big") != 0 ||
+		argStr(args, "name") != "x" || argStr(args, "count") != "" {
 		t.Errorf("tool_arg_* on %v", args)
 	}
-	if rt.ToolArgInt(map[string]any{"n": json.Number("7")}, "n") != 7 {
+	if argInt(map[string]any{"n": json.Number("7")}, "n") != 7 {
 		t.Error("tool_arg_int(json.Number)")
 	}
 }

@@ -85,19 +85,17 @@ func New(p *compiler.Set) (*Engine, error) {
 		case "tool_arg_string":
 			impl = func(args []ref.Val) ref.Val {
 				k, _ := str(args[0])
-				s, _ := toolArgs()[k].(string)
-				return types.String(s)
+				return toolArgString(toolArgs(), k)
 			}
 		case "tool_arg_bool":
 			impl = func(args []ref.Val) ref.Val {
 				k, _ := str(args[0])
-				b, _ := toolArgs()[k].(bool)
-				return types.Bool(b)
+				return toolArgBool(toolArgs(), k)
 			}
 		case "tool_arg_int":
 			impl = func(args []ref.Val) ref.Val {
 				k, _ := str(args[0])
-				return types.Int(toolArgInt(toolArgs()[k]))
+				return toolArgInt(toolArgs(), k)
 			}
 		default:
 			impl = func(args []ref.Val) ref.Val {
@@ -119,7 +117,7 @@ func New(p *compiler.Set) (*Engine, error) {
 				if v == nil {
 					return zeroOf(fn.Result)
 				}
-				return types.DefaultTypeAdapter.NativeToValue(v)
+				return HostAdapter.NativeToValue(v)
 			}
 		}
 		params := make([]*cel.Type, len(fn.Params))
@@ -138,6 +136,10 @@ func New(p *compiler.Set) (*Engine, error) {
 					return impl(args)
 				}))))
 	}
+	// Host values are read by the rule of docs/cel-semantics.md, and ==,
+	// != and in walk them strictly (host.go).
+	opts = append(opts, cel.CustomTypeAdapter(HostAdapter))
+	opts = append(opts, StrictOps()...)
 	env, err := p.Env.Extend(opts...)
 	if err != nil {
 		return nil, fmt.Errorf("reference: extending the environment: %v", err)
@@ -149,7 +151,7 @@ func New(p *compiler.Set) (*Engine, error) {
 		}
 		// Check the source again rather than plan the compiler's AST: the
 		// oracle must not depend on what the front end did to it.
-		checked, iss := env.Compile(r.When)
+		checked, iss := CompileStrict(env, r.When)
 		if iss != nil && iss.Err() != nil {
 			return nil, fmt.Errorf("reference: rule %s: %v", r.ID, iss.Err())
 		}
@@ -192,7 +194,7 @@ func zeroOf(t catalog.Type) ref.Val {
 	case catalog.Double:
 		return types.Double(0)
 	}
-	return types.DefaultTypeAdapter.NativeToValue(zeroFact(t))
+	return HostAdapter.NativeToValue(zeroFact(t))
 }
 
 // zeroFact is the value of an absent fact of type t.
@@ -214,20 +216,6 @@ func zeroFact(t catalog.Type) any {
 		return []map[string]any{}
 	}
 	return nil
-}
-
-// toolArgInt is tool_arg_int's catalog text: the argument when it is an int,
-// or a double holding an exact integer; else 0.
-func toolArgInt(v any) int64 {
-	switch x := v.(type) {
-	case int64:
-		return x
-	case float64:
-		if x == float64(int64(x)) && x >= -9223372036854775808.0 && x < 9223372036854775808.0 {
-			return int64(x)
-		}
-	}
-	return 0
 }
 
 // ruleError is an evaluation error of one rule.
@@ -888,8 +876,8 @@ func ruleSpans(order int, r *compiler.Rule, req *wire.Request, det *wire.Detecto
 			}
 		}
 		for _, m := range l {
-			s, ok1 := m["start"].(int64)
-			e, ok2 := m["end"].(int64)
+			s, ok1 := spanBound(m, "start")
+			e, ok2 := spanBound(m, "end")
 			if !ok1 || !ok2 {
 				continue
 			}

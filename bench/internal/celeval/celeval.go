@@ -145,16 +145,23 @@ func New(s *compiler.Set, env lycaon.Env) (*Engine, error) {
 			return nil, err
 		}
 	}
+	// or is the value, or the error of an argument the runtime cannot read.
+	or := func(v ref.Val, e impl.Err) ref.Val {
+		if !e.Ok() {
+			return types.NewErr("%s", e.Error())
+		}
+		return v
+	}
 	cenv, err := base.Extend(
 		cel.Function("tool_arg_string", cel.Overload("tool_arg_string_string",
 			[]*cel.Type{cel.StringType}, cel.StringType,
-			str(func(k string) ref.Val { return types.String(impl.ToolArgString(args(), k)) }))),
+			str(func(k string) ref.Val { s, e := impl.ToolArgString(args(), k); return or(types.String(s), e) }))),
 		cel.Function("tool_arg_int", cel.Overload("tool_arg_int_string",
 			[]*cel.Type{cel.StringType}, cel.IntType,
-			str(func(k string) ref.Val { return types.Int(impl.ToolArgInt(args(), k)) }))),
+			str(func(k string) ref.Val { i, e := impl.ToolArgInt(args(), k); return or(types.Int(i), e) }))),
 		cel.Function("tool_arg_bool", cel.Overload("tool_arg_bool_string",
 			[]*cel.Type{cel.StringType}, cel.BoolType,
-			str(func(k string) ref.Val { return types.Bool(impl.ToolArgBool(args(), k)) }))),
+			str(func(k string) ref.Val { b, e := impl.ToolArgBool(args(), k); return or(types.Bool(b), e) }))),
 	)
 	if err != nil {
 		return nil, fmt.Errorf("celeval: extending the environment: %v", err)

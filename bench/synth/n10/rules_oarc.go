@@ -100,7 +100,7 @@ func (ev *Evaluator) Evaluate(ctx context.Context, occ *lycaon.Occurrence, s *ru
 		if !occ.Anchor.Valid() {
 			err := impl.UnknownAnchor(d, int64(occ.Anchor))
 			if ev.cfg.Recorder != nil {
-				impl.RecordDecision(ev.cfg.Recorder, Name, Digest, s, occ.Anchor.String(), occ.Facts.Tool, d)
+				impl.RecordDecision(ctx, ev.cfg.Recorder, Name, Digest, s, occ.Anchor.String(), occ.Facts.Tool, d)
 			}
 			return err
 		}
@@ -108,7 +108,7 @@ func (ev *Evaluator) Evaluate(ctx context.Context, occ *lycaon.Occurrence, s *ru
 		d.Reset()
 		d.Content = occ.Content
 		if ev.cfg.Recorder != nil {
-			impl.RecordDecision(ev.cfg.Recorder, Name, Digest, s, occ.Anchor.String(), occ.Facts.Tool, d)
+			impl.RecordDecision(ctx, ev.cfg.Recorder, Name, Digest, s, occ.Anchor.String(), occ.Facts.Tool, d)
 		}
 		return nil
 	}
@@ -143,8 +143,9 @@ func (ev *Evaluator) CounterKey(rule string, c runtime.Counter) (runtime.Counter
 	}
 }
 
-// oContext are the titled rules as the rendered context shows them, in
-// evaluation order, tokenised when the rules were compiled.
+// oContext are the entries of the rendered context (ir.Context): the enforced
+// deny-by-default codes with a title, then the titled rules that tell the agent
+// what to do, in evaluation order, tokenised when the rules were compiled.
 var oContext = [10]impl.ContextRule{
 	{
 		ID:    "R00000",
@@ -404,7 +405,10 @@ func oRule_R00000(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 0"), runtime.Err{}
 }
 
@@ -433,14 +437,45 @@ func oRule_R00004(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(3604))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4100))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(3604)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4100)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00008 evaluates rule R00008 (schema, pack synth10).
@@ -502,7 +537,10 @@ func oRule_R00001(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/1/"), runtime.Err{}
 }
 
@@ -568,12 +606,33 @@ func oRule_R00005(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_5", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-5")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_5", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-5"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00007 evaluates rule R00007 (policy, pack synth10).
@@ -603,7 +662,10 @@ func oRule_R00007(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/7/"), runtime.Err{}
 }
 
@@ -634,7 +696,10 @@ func oRule_R00009(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "rm "), runtime.Err{}
 }
 
@@ -695,7 +760,10 @@ func oRule_R00006(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 6"), runtime.Err{}
 }
 
@@ -708,7 +776,7 @@ func (ev *Evaluator) oEval_ToolPreInvoke(ctx context.Context, occ *lycaon.Occurr
 	}
 	oX.Finish()
 	if ev.cfg.Recorder != nil {
-		impl.RecordDecision(ev.cfg.Recorder, Name, Digest, s, "tool.pre_invoke", occ.Facts.Tool, d)
+		impl.RecordDecision(ctx, ev.cfg.Recorder, Name, Digest, s, "tool.pre_invoke", occ.Facts.Tool, d)
 	}
 	return nil
 }

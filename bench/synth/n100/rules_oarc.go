@@ -196,7 +196,7 @@ func (ev *Evaluator) Evaluate(ctx context.Context, occ *lycaon.Occurrence, s *ru
 		if !occ.Anchor.Valid() {
 			err := impl.UnknownAnchor(d, int64(occ.Anchor))
 			if ev.cfg.Recorder != nil {
-				impl.RecordDecision(ev.cfg.Recorder, Name, Digest, s, occ.Anchor.String(), occ.Facts.Tool, d)
+				impl.RecordDecision(ctx, ev.cfg.Recorder, Name, Digest, s, occ.Anchor.String(), occ.Facts.Tool, d)
 			}
 			return err
 		}
@@ -204,7 +204,7 @@ func (ev *Evaluator) Evaluate(ctx context.Context, occ *lycaon.Occurrence, s *ru
 		d.Reset()
 		d.Content = occ.Content
 		if ev.cfg.Recorder != nil {
-			impl.RecordDecision(ev.cfg.Recorder, Name, Digest, s, occ.Anchor.String(), occ.Facts.Tool, d)
+			impl.RecordDecision(ctx, ev.cfg.Recorder, Name, Digest, s, occ.Anchor.String(), occ.Facts.Tool, d)
 		}
 		return nil
 	}
@@ -419,8 +419,9 @@ func (ev *Evaluator) CounterKey(rule string, c runtime.Counter) (runtime.Counter
 	}
 }
 
-// oContext are the titled rules as the rendered context shows them, in
-// evaluation order, tokenised when the rules were compiled.
+// oContext are the entries of the rendered context (ir.Context): the enforced
+// deny-by-default codes with a title, then the titled rules that tell the agent
+// what to do, in evaluation order, tokenised when the rules were compiled.
 var oContext = [100]impl.ContextRule{
 	{
 		ID:    "R00000",
@@ -2692,12 +2693,33 @@ func oRule_R00029(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_29", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-29")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_29", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-29"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00059 evaluates rule R00059 (policy, pack synth100).
@@ -2725,12 +2747,33 @@ func oRule_R00059(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_59", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-59")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_59", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-59"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00089 evaluates rule R00089 (policy, pack synth100).
@@ -2758,12 +2801,33 @@ func oRule_R00089(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_89", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-89")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_89", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-89"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00014 evaluates rule R00014 (invariant, pack synth100).
@@ -2855,14 +2919,45 @@ func oRule_R00064(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(3664))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4160))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(3664)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4160)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00019 evaluates rule R00019 (policy, pack synth100).
@@ -2890,7 +2985,10 @@ func oRule_R00019(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/19/"), runtime.Err{}
 }
 
@@ -2919,7 +3017,10 @@ func oRule_R00049(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/49/"), runtime.Err{}
 }
 
@@ -2948,7 +3049,10 @@ func oRule_R00079(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/79/"), runtime.Err{}
 }
 
@@ -2977,14 +3081,45 @@ func oRule_R00034(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(3634))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4130))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(3634)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4130)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00094 evaluates rule R00094 (invariant, pack synth100).
@@ -3012,14 +3147,45 @@ func oRule_R00094(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(3694))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4190))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(3694)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4190)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00024 evaluates rule R00024 (schema, pack synth100).
@@ -3049,7 +3215,10 @@ func oRule_R00024(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 24"), runtime.Err{}
 }
 
@@ -3080,7 +3249,10 @@ func oRule_R00084(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 84"), runtime.Err{}
 }
 
@@ -3216,7 +3388,10 @@ func oRule_R00054(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 54"), runtime.Err{}
 }
 
@@ -3245,7 +3420,10 @@ func oRule_R00000(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 0"), runtime.Err{}
 }
 
@@ -3274,14 +3452,45 @@ func oRule_R00004(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(3604))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4100))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(3604)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4100)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00008 evaluates rule R00008 (schema, pack synth100).
@@ -3343,7 +3552,10 @@ func oRule_R00012(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 12"), runtime.Err{}
 }
 
@@ -3372,14 +3584,45 @@ func oRule_R00016(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(3616))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4112))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(3616)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4112)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00020 evaluates rule R00020 (schema, pack synth100).
@@ -3439,14 +3682,45 @@ func oRule_R00028(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(3628))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4124))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(3628)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4124)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00032 evaluates rule R00032 (schema, pack synth100).
@@ -3508,7 +3782,10 @@ func oRule_R00036(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 36"), runtime.Err{}
 }
 
@@ -3537,14 +3814,45 @@ func oRule_R00040(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(3640))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4136))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(3640)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4136)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00048 evaluates rule R00048 (schema, pack synth100).
@@ -3574,7 +3882,10 @@ func oRule_R00048(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 48"), runtime.Err{}
 }
 
@@ -3603,14 +3914,45 @@ func oRule_R00052(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(3652))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4148))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(3652)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4148)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00056 evaluates rule R00056 (schema, pack synth100).
@@ -3672,7 +4014,10 @@ func oRule_R00060(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 60"), runtime.Err{}
 }
 
@@ -3735,7 +4080,10 @@ func oRule_R00072(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 72"), runtime.Err{}
 }
 
@@ -3764,14 +4112,45 @@ func oRule_R00076(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(3676))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4172))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(3676)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4172)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00080 evaluates rule R00080 (schema, pack synth100).
@@ -3831,14 +4210,45 @@ func oRule_R00088(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(3688))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4184))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(3688)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4184)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00092 evaluates rule R00092 (schema, pack synth100).
@@ -3900,7 +4310,10 @@ func oRule_R00096(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 96"), runtime.Err{}
 }
 
@@ -3931,7 +4344,10 @@ func oRule_R00001(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/1/"), runtime.Err{}
 }
 
@@ -3997,12 +4413,33 @@ func oRule_R00005(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_5", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-5")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_5", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-5"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00007 evaluates rule R00007 (policy, pack synth100).
@@ -4032,7 +4469,10 @@ func oRule_R00007(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/7/"), runtime.Err{}
 }
 
@@ -4063,7 +4503,10 @@ func oRule_R00009(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "rm "), runtime.Err{}
 }
 
@@ -4092,12 +4535,33 @@ func oRule_R00011(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_11", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-11")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_11", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-11"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00013 evaluates rule R00013 (policy, pack synth100).
@@ -4125,7 +4589,10 @@ func oRule_R00013(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/13/"), runtime.Err{}
 }
 
@@ -4189,12 +4656,33 @@ func oRule_R00017(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_17", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-17")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_17", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-17"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00021 evaluates rule R00021 (policy, pack synth100).
@@ -4257,12 +4745,33 @@ func oRule_R00023(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_23", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-23")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_23", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-23"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00025 evaluates rule R00025 (policy, pack synth100).
@@ -4290,7 +4799,10 @@ func oRule_R00025(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/25/"), runtime.Err{}
 }
 
@@ -4354,7 +4866,10 @@ func oRule_R00031(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/31/"), runtime.Err{}
 }
 
@@ -4418,12 +4933,33 @@ func oRule_R00035(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_35", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-35")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_35", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-35"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00037 evaluates rule R00037 (policy, pack synth100).
@@ -4451,7 +4987,10 @@ func oRule_R00037(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/37/"), runtime.Err{}
 }
 
@@ -4480,12 +5019,33 @@ func oRule_R00041(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_41", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-41")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_41", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-41"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00043 evaluates rule R00043 (policy, pack synth100).
@@ -4513,7 +5073,10 @@ func oRule_R00043(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/43/"), runtime.Err{}
 }
 
@@ -4577,12 +5140,33 @@ func oRule_R00047(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_47", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-47")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_47", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-47"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00051 evaluates rule R00051 (policy, pack synth100).
@@ -4645,12 +5229,33 @@ func oRule_R00053(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_53", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-53")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_53", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-53"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00055 evaluates rule R00055 (policy, pack synth100).
@@ -4678,7 +5283,10 @@ func oRule_R00055(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/55/"), runtime.Err{}
 }
 
@@ -4742,7 +5350,10 @@ func oRule_R00061(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/61/"), runtime.Err{}
 }
 
@@ -4806,12 +5417,33 @@ func oRule_R00065(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_65", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-65")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_65", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-65"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00067 evaluates rule R00067 (policy, pack synth100).
@@ -4839,7 +5471,10 @@ func oRule_R00067(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/67/"), runtime.Err{}
 }
 
@@ -4868,12 +5503,33 @@ func oRule_R00071(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_71", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-71")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_71", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-71"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00073 evaluates rule R00073 (policy, pack synth100).
@@ -4901,7 +5557,10 @@ func oRule_R00073(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/73/"), runtime.Err{}
 }
 
@@ -4965,12 +5624,33 @@ func oRule_R00077(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_77", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-77")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_77", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-77"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00081 evaluates rule R00081 (policy, pack synth100).
@@ -5033,12 +5713,33 @@ func oRule_R00083(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_83", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-83")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_83", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-83"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00085 evaluates rule R00085 (policy, pack synth100).
@@ -5066,7 +5767,10 @@ func oRule_R00085(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/85/"), runtime.Err{}
 }
 
@@ -5130,7 +5834,10 @@ func oRule_R00091(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/91/"), runtime.Err{}
 }
 
@@ -5194,12 +5901,33 @@ func oRule_R00095(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_95", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-95")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_95", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-95"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00097 evaluates rule R00097 (policy, pack synth100).
@@ -5227,7 +5955,10 @@ func oRule_R00097(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/97/"), runtime.Err{}
 }
 
@@ -5288,7 +6019,10 @@ func oRule_R00006(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 6"), runtime.Err{}
 }
 
@@ -5317,14 +6051,45 @@ func oRule_R00010(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(3610))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4106))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(3610)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4106)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00018 evaluates rule R00018 (invariant, pack synth100).
@@ -5354,7 +6119,10 @@ func oRule_R00018(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 18"), runtime.Err{}
 }
 
@@ -5383,14 +6151,45 @@ func oRule_R00022(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(3622))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4118))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(3622)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4118)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00026 evaluates rule R00026 (invariant, pack synth100).
@@ -5452,7 +6251,10 @@ func oRule_R00030(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 30"), runtime.Err{}
 }
 
@@ -5515,7 +6317,10 @@ func oRule_R00042(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 42"), runtime.Err{}
 }
 
@@ -5544,14 +6349,45 @@ func oRule_R00046(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(3646))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4142))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(3646)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4142)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00050 evaluates rule R00050 (invariant, pack synth100).
@@ -5611,14 +6447,45 @@ func oRule_R00058(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(3658))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4154))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(3658)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4154)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00062 evaluates rule R00062 (invariant, pack synth100).
@@ -5680,7 +6547,10 @@ func oRule_R00066(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 66"), runtime.Err{}
 }
 
@@ -5709,14 +6579,45 @@ func oRule_R00070(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(3670))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4166))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(3670)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4166)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00078 evaluates rule R00078 (invariant, pack synth100).
@@ -5746,7 +6647,10 @@ func oRule_R00078(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 78"), runtime.Err{}
 }
 
@@ -5775,14 +6679,45 @@ func oRule_R00082(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(3682))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4178))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(3682)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4178)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00086 evaluates rule R00086 (invariant, pack synth100).
@@ -5844,7 +6779,10 @@ func oRule_R00090(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 90"), runtime.Err{}
 }
 
@@ -5889,7 +6827,7 @@ func (ev *Evaluator) oEval_CoordinatorPreInvoke(ctx context.Context, occ *lycaon
 	}
 	oX.Finish()
 	if ev.cfg.Recorder != nil {
-		impl.RecordDecision(ev.cfg.Recorder, Name, Digest, s, "coordinator.pre_invoke", occ.Facts.Tool, d)
+		impl.RecordDecision(ctx, ev.cfg.Recorder, Name, Digest, s, "coordinator.pre_invoke", occ.Facts.Tool, d)
 	}
 	return nil
 }
@@ -5967,7 +6905,7 @@ func (ev *Evaluator) oEval_ToolHandler(ctx context.Context, occ *lycaon.Occurren
 	}
 	oX.Finish()
 	if ev.cfg.Recorder != nil {
-		impl.RecordDecision(ev.cfg.Recorder, Name, Digest, s, "tool.handler", occ.Facts.Tool, d)
+		impl.RecordDecision(ctx, ev.cfg.Recorder, Name, Digest, s, "tool.handler", occ.Facts.Tool, d)
 	}
 	return nil
 }
@@ -6045,7 +6983,7 @@ func (ev *Evaluator) oEval_ToolPostInvoke(ctx context.Context, occ *lycaon.Occur
 	}
 	oX.Finish()
 	if ev.cfg.Recorder != nil {
-		impl.RecordDecision(ev.cfg.Recorder, Name, Digest, s, "tool.post_invoke", occ.Facts.Tool, d)
+		impl.RecordDecision(ctx, ev.cfg.Recorder, Name, Digest, s, "tool.post_invoke", occ.Facts.Tool, d)
 	}
 	return nil
 }
@@ -6147,7 +7085,7 @@ func (ev *Evaluator) oEval_ToolPreInvoke(ctx context.Context, occ *lycaon.Occurr
 	}
 	oX.Finish()
 	if ev.cfg.Recorder != nil {
-		impl.RecordDecision(ev.cfg.Recorder, Name, Digest, s, "tool.pre_invoke", occ.Facts.Tool, d)
+		impl.RecordDecision(ctx, ev.cfg.Recorder, Name, Digest, s, "tool.pre_invoke", occ.Facts.Tool, d)
 	}
 	return nil
 }

@@ -1096,7 +1096,7 @@ func (ev *Evaluator) Evaluate(ctx context.Context, occ *lycaon.Occurrence, s *ru
 		if !occ.Anchor.Valid() {
 			err := impl.UnknownAnchor(d, int64(occ.Anchor))
 			if ev.cfg.Recorder != nil {
-				impl.RecordDecision(ev.cfg.Recorder, Name, Digest, s, occ.Anchor.String(), occ.Facts.Tool, d)
+				impl.RecordDecision(ctx, ev.cfg.Recorder, Name, Digest, s, occ.Anchor.String(), occ.Facts.Tool, d)
 			}
 			return err
 		}
@@ -1104,7 +1104,7 @@ func (ev *Evaluator) Evaluate(ctx context.Context, occ *lycaon.Occurrence, s *ru
 		d.Reset()
 		d.Content = occ.Content
 		if ev.cfg.Recorder != nil {
-			impl.RecordDecision(ev.cfg.Recorder, Name, Digest, s, occ.Anchor.String(), occ.Facts.Tool, d)
+			impl.RecordDecision(ctx, ev.cfg.Recorder, Name, Digest, s, occ.Anchor.String(), occ.Facts.Tool, d)
 		}
 		return nil
 	}
@@ -3119,8 +3119,9 @@ func (ev *Evaluator) CounterKey(rule string, c runtime.Counter) (runtime.Counter
 	}
 }
 
-// oContext are the titled rules as the rendered context shows them, in
-// evaluation order, tokenised when the rules were compiled.
+// oContext are the entries of the rendered context (ir.Context): the enforced
+// deny-by-default codes with a title, then the titled rules that tell the agent
+// what to do, in evaluation order, tokenised when the rules were compiled.
 var oContext = [1000]impl.ContextRule{
 	{
 		ID:    "R00000",
@@ -25672,12 +25673,33 @@ func oRule_R00029(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_29", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-29")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_29", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-29"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00059 evaluates rule R00059 (policy, pack synth1000).
@@ -25705,12 +25727,33 @@ func oRule_R00059(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_59", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-59")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_59", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-59"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00089 evaluates rule R00089 (policy, pack synth1000).
@@ -25738,12 +25781,33 @@ func oRule_R00089(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_89", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-89")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_89", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-89"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00119 evaluates rule R00119 (policy, pack synth1000).
@@ -25771,12 +25835,33 @@ func oRule_R00119(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_119", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-119")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_119", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-119"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00149 evaluates rule R00149 (policy, pack synth1000).
@@ -25804,12 +25889,33 @@ func oRule_R00149(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_149", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-149")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_149", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-149"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00179 evaluates rule R00179 (policy, pack synth1000).
@@ -25837,12 +25943,33 @@ func oRule_R00179(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_179", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-179")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_179", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-179"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00209 evaluates rule R00209 (policy, pack synth1000).
@@ -25870,12 +25997,33 @@ func oRule_R00209(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_209", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-209")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_209", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-209"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00239 evaluates rule R00239 (policy, pack synth1000).
@@ -25903,12 +26051,33 @@ func oRule_R00239(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_239", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-239")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_239", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-239"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00269 evaluates rule R00269 (policy, pack synth1000).
@@ -25936,12 +26105,33 @@ func oRule_R00269(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_269", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-269")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_269", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-269"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00299 evaluates rule R00299 (policy, pack synth1000).
@@ -25969,12 +26159,33 @@ func oRule_R00299(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_299", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-299")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_299", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-299"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00329 evaluates rule R00329 (policy, pack synth1000).
@@ -26002,12 +26213,33 @@ func oRule_R00329(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_329", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-329")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_329", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-329"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00359 evaluates rule R00359 (policy, pack synth1000).
@@ -26035,12 +26267,33 @@ func oRule_R00359(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_359", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-359")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_359", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-359"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00389 evaluates rule R00389 (policy, pack synth1000).
@@ -26068,12 +26321,33 @@ func oRule_R00389(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_389", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-389")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_389", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-389"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00419 evaluates rule R00419 (policy, pack synth1000).
@@ -26101,12 +26375,33 @@ func oRule_R00419(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_419", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-419")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_419", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-419"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00449 evaluates rule R00449 (policy, pack synth1000).
@@ -26134,12 +26429,33 @@ func oRule_R00449(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_449", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-449")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_449", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-449"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00479 evaluates rule R00479 (policy, pack synth1000).
@@ -26167,12 +26483,33 @@ func oRule_R00479(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_479", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-479")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_479", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-479"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00509 evaluates rule R00509 (policy, pack synth1000).
@@ -26200,12 +26537,33 @@ func oRule_R00509(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_509", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-509")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_509", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-509"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00539 evaluates rule R00539 (policy, pack synth1000).
@@ -26233,12 +26591,33 @@ func oRule_R00539(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_539", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-539")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_539", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-539"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00569 evaluates rule R00569 (policy, pack synth1000).
@@ -26266,12 +26645,33 @@ func oRule_R00569(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_569", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-569")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_569", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-569"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00599 evaluates rule R00599 (policy, pack synth1000).
@@ -26299,12 +26699,33 @@ func oRule_R00599(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_599", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-599")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_599", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-599"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00629 evaluates rule R00629 (policy, pack synth1000).
@@ -26332,12 +26753,33 @@ func oRule_R00629(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_629", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-629")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_629", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-629"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00659 evaluates rule R00659 (policy, pack synth1000).
@@ -26365,12 +26807,33 @@ func oRule_R00659(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_659", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-659")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_659", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-659"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00689 evaluates rule R00689 (policy, pack synth1000).
@@ -26398,12 +26861,33 @@ func oRule_R00689(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_689", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-689")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_689", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-689"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00719 evaluates rule R00719 (policy, pack synth1000).
@@ -26431,12 +26915,33 @@ func oRule_R00719(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_719", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-719")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_719", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-719"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00749 evaluates rule R00749 (policy, pack synth1000).
@@ -26464,12 +26969,33 @@ func oRule_R00749(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_749", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-749")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_749", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-749"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00779 evaluates rule R00779 (policy, pack synth1000).
@@ -26497,12 +27023,33 @@ func oRule_R00779(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_779", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-779")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_779", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-779"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00809 evaluates rule R00809 (policy, pack synth1000).
@@ -26530,12 +27077,33 @@ func oRule_R00809(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_809", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-809")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_809", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-809"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00839 evaluates rule R00839 (policy, pack synth1000).
@@ -26563,12 +27131,33 @@ func oRule_R00839(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_839", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-839")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_839", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-839"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00869 evaluates rule R00869 (policy, pack synth1000).
@@ -26596,12 +27185,33 @@ func oRule_R00869(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_869", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-869")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_869", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-869"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00899 evaluates rule R00899 (policy, pack synth1000).
@@ -26629,12 +27239,33 @@ func oRule_R00899(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_899", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-899")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_899", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-899"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00929 evaluates rule R00929 (policy, pack synth1000).
@@ -26662,12 +27293,33 @@ func oRule_R00929(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_929", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-929")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_929", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-929"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00959 evaluates rule R00959 (policy, pack synth1000).
@@ -26695,12 +27347,33 @@ func oRule_R00959(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_959", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-959")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_959", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-959"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00989 evaluates rule R00989 (policy, pack synth1000).
@@ -26728,12 +27401,33 @@ func oRule_R00989(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_989", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-989")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_989", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-989"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00014 evaluates rule R00014 (invariant, pack synth1000).
@@ -27305,14 +27999,45 @@ func oRule_R00064(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(3664))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4160))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(3664)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4160)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00124 evaluates rule R00124 (schema, pack synth1000).
@@ -27340,14 +28065,45 @@ func oRule_R00124(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(3724))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4220))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(3724)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4220)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00184 evaluates rule R00184 (schema, pack synth1000).
@@ -27375,14 +28131,45 @@ func oRule_R00184(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(3784))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4280))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(3784)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4280)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00244 evaluates rule R00244 (schema, pack synth1000).
@@ -27410,14 +28197,45 @@ func oRule_R00244(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(3844))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4340))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(3844)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4340)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00304 evaluates rule R00304 (schema, pack synth1000).
@@ -27445,14 +28263,45 @@ func oRule_R00304(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(3904))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4400))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(3904)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4400)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00364 evaluates rule R00364 (schema, pack synth1000).
@@ -27480,14 +28329,45 @@ func oRule_R00364(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(3964))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4460))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(3964)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4460)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00424 evaluates rule R00424 (schema, pack synth1000).
@@ -27515,14 +28395,45 @@ func oRule_R00424(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4024))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4520))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4024)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4520)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00484 evaluates rule R00484 (schema, pack synth1000).
@@ -27550,14 +28461,45 @@ func oRule_R00484(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4084))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4580))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4084)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4580)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00544 evaluates rule R00544 (schema, pack synth1000).
@@ -27585,14 +28527,45 @@ func oRule_R00544(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4144))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4640))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4144)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4640)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00604 evaluates rule R00604 (schema, pack synth1000).
@@ -27620,14 +28593,45 @@ func oRule_R00604(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4204))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4700))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4204)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4700)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00664 evaluates rule R00664 (schema, pack synth1000).
@@ -27655,14 +28659,45 @@ func oRule_R00664(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4264))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4760))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4264)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4760)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00724 evaluates rule R00724 (schema, pack synth1000).
@@ -27690,14 +28725,45 @@ func oRule_R00724(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4324))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4820))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4324)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4820)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00784 evaluates rule R00784 (schema, pack synth1000).
@@ -27725,14 +28791,45 @@ func oRule_R00784(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4384))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4880))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4384)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4880)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00844 evaluates rule R00844 (schema, pack synth1000).
@@ -27760,14 +28857,45 @@ func oRule_R00844(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4444))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4940))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4444)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4940)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00904 evaluates rule R00904 (schema, pack synth1000).
@@ -27795,14 +28923,45 @@ func oRule_R00904(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4504))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(5000))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4504)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(5000)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00964 evaluates rule R00964 (schema, pack synth1000).
@@ -27830,14 +28989,45 @@ func oRule_R00964(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4564))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(5060))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4564)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(5060)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00019 evaluates rule R00019 (policy, pack synth1000).
@@ -27865,7 +29055,10 @@ func oRule_R00019(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/19/"), runtime.Err{}
 }
 
@@ -27894,7 +29087,10 @@ func oRule_R00049(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/49/"), runtime.Err{}
 }
 
@@ -27923,7 +29119,10 @@ func oRule_R00079(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/79/"), runtime.Err{}
 }
 
@@ -27952,7 +29151,10 @@ func oRule_R00109(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/109/"), runtime.Err{}
 }
 
@@ -27981,7 +29183,10 @@ func oRule_R00139(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/139/"), runtime.Err{}
 }
 
@@ -28010,7 +29215,10 @@ func oRule_R00169(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/169/"), runtime.Err{}
 }
 
@@ -28039,7 +29247,10 @@ func oRule_R00199(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/199/"), runtime.Err{}
 }
 
@@ -28068,7 +29279,10 @@ func oRule_R00229(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/229/"), runtime.Err{}
 }
 
@@ -28097,7 +29311,10 @@ func oRule_R00259(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/259/"), runtime.Err{}
 }
 
@@ -28126,7 +29343,10 @@ func oRule_R00289(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/289/"), runtime.Err{}
 }
 
@@ -28155,7 +29375,10 @@ func oRule_R00319(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/319/"), runtime.Err{}
 }
 
@@ -28184,7 +29407,10 @@ func oRule_R00349(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/349/"), runtime.Err{}
 }
 
@@ -28213,7 +29439,10 @@ func oRule_R00379(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/379/"), runtime.Err{}
 }
 
@@ -28242,7 +29471,10 @@ func oRule_R00409(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/409/"), runtime.Err{}
 }
 
@@ -28271,7 +29503,10 @@ func oRule_R00439(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/439/"), runtime.Err{}
 }
 
@@ -28300,7 +29535,10 @@ func oRule_R00469(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/469/"), runtime.Err{}
 }
 
@@ -28329,7 +29567,10 @@ func oRule_R00499(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/499/"), runtime.Err{}
 }
 
@@ -28358,7 +29599,10 @@ func oRule_R00529(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/529/"), runtime.Err{}
 }
 
@@ -28387,7 +29631,10 @@ func oRule_R00559(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/559/"), runtime.Err{}
 }
 
@@ -28416,7 +29663,10 @@ func oRule_R00589(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/589/"), runtime.Err{}
 }
 
@@ -28445,7 +29695,10 @@ func oRule_R00619(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/619/"), runtime.Err{}
 }
 
@@ -28474,7 +29727,10 @@ func oRule_R00649(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/649/"), runtime.Err{}
 }
 
@@ -28503,7 +29759,10 @@ func oRule_R00679(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/679/"), runtime.Err{}
 }
 
@@ -28532,7 +29791,10 @@ func oRule_R00709(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/709/"), runtime.Err{}
 }
 
@@ -28561,7 +29823,10 @@ func oRule_R00739(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/739/"), runtime.Err{}
 }
 
@@ -28590,7 +29855,10 @@ func oRule_R00769(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/769/"), runtime.Err{}
 }
 
@@ -28619,7 +29887,10 @@ func oRule_R00799(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/799/"), runtime.Err{}
 }
 
@@ -28648,7 +29919,10 @@ func oRule_R00829(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/829/"), runtime.Err{}
 }
 
@@ -28677,7 +29951,10 @@ func oRule_R00859(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/859/"), runtime.Err{}
 }
 
@@ -28706,7 +29983,10 @@ func oRule_R00889(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/889/"), runtime.Err{}
 }
 
@@ -28735,7 +30015,10 @@ func oRule_R00919(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/919/"), runtime.Err{}
 }
 
@@ -28764,7 +30047,10 @@ func oRule_R00949(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/949/"), runtime.Err{}
 }
 
@@ -28793,7 +30079,10 @@ func oRule_R00979(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/979/"), runtime.Err{}
 }
 
@@ -28822,14 +30111,45 @@ func oRule_R00034(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(3634))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4130))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(3634)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4130)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00094 evaluates rule R00094 (invariant, pack synth1000).
@@ -28857,14 +30177,45 @@ func oRule_R00094(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(3694))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4190))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(3694)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4190)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00154 evaluates rule R00154 (invariant, pack synth1000).
@@ -28892,14 +30243,45 @@ func oRule_R00154(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(3754))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4250))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(3754)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4250)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00214 evaluates rule R00214 (invariant, pack synth1000).
@@ -28927,14 +30309,45 @@ func oRule_R00214(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(3814))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4310))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(3814)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4310)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00274 evaluates rule R00274 (invariant, pack synth1000).
@@ -28962,14 +30375,45 @@ func oRule_R00274(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(3874))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4370))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(3874)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4370)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00334 evaluates rule R00334 (invariant, pack synth1000).
@@ -28997,14 +30441,45 @@ func oRule_R00334(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(3934))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4430))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(3934)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4430)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00394 evaluates rule R00394 (invariant, pack synth1000).
@@ -29032,14 +30507,45 @@ func oRule_R00394(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(3994))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4490))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(3994)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4490)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00454 evaluates rule R00454 (invariant, pack synth1000).
@@ -29067,14 +30573,45 @@ func oRule_R00454(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4054))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4550))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4054)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4550)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00514 evaluates rule R00514 (invariant, pack synth1000).
@@ -29102,14 +30639,45 @@ func oRule_R00514(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4114))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4610))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4114)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4610)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00574 evaluates rule R00574 (invariant, pack synth1000).
@@ -29137,14 +30705,45 @@ func oRule_R00574(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4174))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4670))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4174)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4670)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00634 evaluates rule R00634 (invariant, pack synth1000).
@@ -29172,14 +30771,45 @@ func oRule_R00634(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4234))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4730))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4234)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4730)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00694 evaluates rule R00694 (invariant, pack synth1000).
@@ -29207,14 +30837,45 @@ func oRule_R00694(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4294))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4790))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4294)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4790)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00754 evaluates rule R00754 (invariant, pack synth1000).
@@ -29242,14 +30903,45 @@ func oRule_R00754(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4354))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4850))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4354)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4850)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00814 evaluates rule R00814 (invariant, pack synth1000).
@@ -29277,14 +30969,45 @@ func oRule_R00814(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4414))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4910))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4414)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4910)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00874 evaluates rule R00874 (invariant, pack synth1000).
@@ -29312,14 +31035,45 @@ func oRule_R00874(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4474))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4970))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4474)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4970)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00934 evaluates rule R00934 (invariant, pack synth1000).
@@ -29347,14 +31101,45 @@ func oRule_R00934(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4534))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(5030))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4534)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(5030)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00994 evaluates rule R00994 (invariant, pack synth1000).
@@ -29382,14 +31167,45 @@ func oRule_R00994(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4594))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(5090))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4594)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(5090)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00024 evaluates rule R00024 (schema, pack synth1000).
@@ -29419,7 +31235,10 @@ func oRule_R00024(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 24"), runtime.Err{}
 }
 
@@ -29450,7 +31269,10 @@ func oRule_R00084(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 84"), runtime.Err{}
 }
 
@@ -29481,7 +31303,10 @@ func oRule_R00144(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 144"), runtime.Err{}
 }
 
@@ -29512,7 +31337,10 @@ func oRule_R00204(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 204"), runtime.Err{}
 }
 
@@ -29543,7 +31371,10 @@ func oRule_R00264(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 264"), runtime.Err{}
 }
 
@@ -29574,7 +31405,10 @@ func oRule_R00324(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 324"), runtime.Err{}
 }
 
@@ -29605,7 +31439,10 @@ func oRule_R00384(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 384"), runtime.Err{}
 }
 
@@ -29636,7 +31473,10 @@ func oRule_R00444(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 444"), runtime.Err{}
 }
 
@@ -29667,7 +31507,10 @@ func oRule_R00504(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 504"), runtime.Err{}
 }
 
@@ -29698,7 +31541,10 @@ func oRule_R00564(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 564"), runtime.Err{}
 }
 
@@ -29729,7 +31575,10 @@ func oRule_R00624(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 624"), runtime.Err{}
 }
 
@@ -29760,7 +31609,10 @@ func oRule_R00684(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 684"), runtime.Err{}
 }
 
@@ -29791,7 +31643,10 @@ func oRule_R00744(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 744"), runtime.Err{}
 }
 
@@ -29822,7 +31677,10 @@ func oRule_R00804(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 804"), runtime.Err{}
 }
 
@@ -29853,7 +31711,10 @@ func oRule_R00864(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 864"), runtime.Err{}
 }
 
@@ -29884,7 +31745,10 @@ func oRule_R00924(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 924"), runtime.Err{}
 }
 
@@ -29915,7 +31779,10 @@ func oRule_R00984(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 984"), runtime.Err{}
 }
 
@@ -31101,7 +32968,10 @@ func oRule_R00054(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 54"), runtime.Err{}
 }
 
@@ -31132,7 +33002,10 @@ func oRule_R00114(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 114"), runtime.Err{}
 }
 
@@ -31163,7 +33036,10 @@ func oRule_R00174(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 174"), runtime.Err{}
 }
 
@@ -31194,7 +33070,10 @@ func oRule_R00234(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 234"), runtime.Err{}
 }
 
@@ -31225,7 +33104,10 @@ func oRule_R00294(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 294"), runtime.Err{}
 }
 
@@ -31256,7 +33138,10 @@ func oRule_R00354(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 354"), runtime.Err{}
 }
 
@@ -31287,7 +33172,10 @@ func oRule_R00414(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 414"), runtime.Err{}
 }
 
@@ -31318,7 +33206,10 @@ func oRule_R00474(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 474"), runtime.Err{}
 }
 
@@ -31349,7 +33240,10 @@ func oRule_R00534(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 534"), runtime.Err{}
 }
 
@@ -31380,7 +33274,10 @@ func oRule_R00594(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 594"), runtime.Err{}
 }
 
@@ -31411,7 +33308,10 @@ func oRule_R00654(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 654"), runtime.Err{}
 }
 
@@ -31442,7 +33342,10 @@ func oRule_R00714(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 714"), runtime.Err{}
 }
 
@@ -31473,7 +33376,10 @@ func oRule_R00774(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 774"), runtime.Err{}
 }
 
@@ -31504,7 +33410,10 @@ func oRule_R00834(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 834"), runtime.Err{}
 }
 
@@ -31535,7 +33444,10 @@ func oRule_R00894(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 894"), runtime.Err{}
 }
 
@@ -31566,7 +33478,10 @@ func oRule_R00954(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 954"), runtime.Err{}
 }
 
@@ -31595,7 +33510,10 @@ func oRule_R00000(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 0"), runtime.Err{}
 }
 
@@ -31624,14 +33542,45 @@ func oRule_R00004(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(3604))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4100))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(3604)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4100)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00008 evaluates rule R00008 (schema, pack synth1000).
@@ -31693,7 +33642,10 @@ func oRule_R00012(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 12"), runtime.Err{}
 }
 
@@ -31722,14 +33674,45 @@ func oRule_R00016(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(3616))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4112))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(3616)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4112)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00020 evaluates rule R00020 (schema, pack synth1000).
@@ -31789,14 +33772,45 @@ func oRule_R00028(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(3628))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4124))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(3628)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4124)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00032 evaluates rule R00032 (schema, pack synth1000).
@@ -31858,7 +33872,10 @@ func oRule_R00036(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 36"), runtime.Err{}
 }
 
@@ -31887,14 +33904,45 @@ func oRule_R00040(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(3640))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4136))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(3640)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4136)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00048 evaluates rule R00048 (schema, pack synth1000).
@@ -31924,7 +33972,10 @@ func oRule_R00048(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 48"), runtime.Err{}
 }
 
@@ -31953,14 +34004,45 @@ func oRule_R00052(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(3652))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4148))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(3652)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4148)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00056 evaluates rule R00056 (schema, pack synth1000).
@@ -32022,7 +34104,10 @@ func oRule_R00060(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 60"), runtime.Err{}
 }
 
@@ -32085,7 +34170,10 @@ func oRule_R00072(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 72"), runtime.Err{}
 }
 
@@ -32114,14 +34202,45 @@ func oRule_R00076(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(3676))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4172))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(3676)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4172)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00080 evaluates rule R00080 (schema, pack synth1000).
@@ -32181,14 +34300,45 @@ func oRule_R00088(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(3688))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4184))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(3688)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4184)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00092 evaluates rule R00092 (schema, pack synth1000).
@@ -32250,7 +34400,10 @@ func oRule_R00096(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 96"), runtime.Err{}
 }
 
@@ -32279,14 +34432,45 @@ func oRule_R00100(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(3700))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4196))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(3700)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4196)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00108 evaluates rule R00108 (schema, pack synth1000).
@@ -32316,7 +34500,10 @@ func oRule_R00108(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 108"), runtime.Err{}
 }
 
@@ -32345,14 +34532,45 @@ func oRule_R00112(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(3712))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4208))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(3712)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4208)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00116 evaluates rule R00116 (schema, pack synth1000).
@@ -32414,7 +34632,10 @@ func oRule_R00120(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 120"), runtime.Err{}
 }
 
@@ -32477,7 +34698,10 @@ func oRule_R00132(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 132"), runtime.Err{}
 }
 
@@ -32506,14 +34730,45 @@ func oRule_R00136(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(3736))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4232))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(3736)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4232)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00140 evaluates rule R00140 (schema, pack synth1000).
@@ -32573,14 +34828,45 @@ func oRule_R00148(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(3748))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4244))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(3748)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4244)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00152 evaluates rule R00152 (schema, pack synth1000).
@@ -32642,7 +34928,10 @@ func oRule_R00156(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 156"), runtime.Err{}
 }
 
@@ -32671,14 +34960,45 @@ func oRule_R00160(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(3760))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4256))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(3760)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4256)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00168 evaluates rule R00168 (schema, pack synth1000).
@@ -32708,7 +35028,10 @@ func oRule_R00168(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 168"), runtime.Err{}
 }
 
@@ -32737,14 +35060,45 @@ func oRule_R00172(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(3772))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4268))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(3772)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4268)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00176 evaluates rule R00176 (schema, pack synth1000).
@@ -32806,7 +35160,10 @@ func oRule_R00180(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 180"), runtime.Err{}
 }
 
@@ -32869,7 +35226,10 @@ func oRule_R00192(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 192"), runtime.Err{}
 }
 
@@ -32898,14 +35258,45 @@ func oRule_R00196(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(3796))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4292))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(3796)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4292)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00200 evaluates rule R00200 (schema, pack synth1000).
@@ -32965,14 +35356,45 @@ func oRule_R00208(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(3808))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4304))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(3808)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4304)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00212 evaluates rule R00212 (schema, pack synth1000).
@@ -33034,7 +35456,10 @@ func oRule_R00216(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 216"), runtime.Err{}
 }
 
@@ -33063,14 +35488,45 @@ func oRule_R00220(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(3820))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4316))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(3820)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4316)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00228 evaluates rule R00228 (schema, pack synth1000).
@@ -33100,7 +35556,10 @@ func oRule_R00228(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 228"), runtime.Err{}
 }
 
@@ -33129,14 +35588,45 @@ func oRule_R00232(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(3832))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4328))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(3832)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4328)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00236 evaluates rule R00236 (schema, pack synth1000).
@@ -33198,7 +35688,10 @@ func oRule_R00240(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 240"), runtime.Err{}
 }
 
@@ -33261,7 +35754,10 @@ func oRule_R00252(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 252"), runtime.Err{}
 }
 
@@ -33290,14 +35786,45 @@ func oRule_R00256(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(3856))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4352))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(3856)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4352)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00260 evaluates rule R00260 (schema, pack synth1000).
@@ -33357,14 +35884,45 @@ func oRule_R00268(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(3868))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4364))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(3868)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4364)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00272 evaluates rule R00272 (schema, pack synth1000).
@@ -33426,7 +35984,10 @@ func oRule_R00276(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 276"), runtime.Err{}
 }
 
@@ -33455,14 +36016,45 @@ func oRule_R00280(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(3880))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4376))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(3880)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4376)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00288 evaluates rule R00288 (schema, pack synth1000).
@@ -33492,7 +36084,10 @@ func oRule_R00288(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 288"), runtime.Err{}
 }
 
@@ -33521,14 +36116,45 @@ func oRule_R00292(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(3892))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4388))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(3892)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4388)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00296 evaluates rule R00296 (schema, pack synth1000).
@@ -33590,7 +36216,10 @@ func oRule_R00300(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 300"), runtime.Err{}
 }
 
@@ -33653,7 +36282,10 @@ func oRule_R00312(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 312"), runtime.Err{}
 }
 
@@ -33682,14 +36314,45 @@ func oRule_R00316(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(3916))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4412))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(3916)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4412)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00320 evaluates rule R00320 (schema, pack synth1000).
@@ -33749,14 +36412,45 @@ func oRule_R00328(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(3928))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4424))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(3928)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4424)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00332 evaluates rule R00332 (schema, pack synth1000).
@@ -33818,7 +36512,10 @@ func oRule_R00336(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 336"), runtime.Err{}
 }
 
@@ -33847,14 +36544,45 @@ func oRule_R00340(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(3940))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4436))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(3940)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4436)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00348 evaluates rule R00348 (schema, pack synth1000).
@@ -33884,7 +36612,10 @@ func oRule_R00348(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 348"), runtime.Err{}
 }
 
@@ -33913,14 +36644,45 @@ func oRule_R00352(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(3952))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4448))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(3952)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4448)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00356 evaluates rule R00356 (schema, pack synth1000).
@@ -33982,7 +36744,10 @@ func oRule_R00360(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 360"), runtime.Err{}
 }
 
@@ -34045,7 +36810,10 @@ func oRule_R00372(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 372"), runtime.Err{}
 }
 
@@ -34074,14 +36842,45 @@ func oRule_R00376(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(3976))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4472))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(3976)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4472)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00380 evaluates rule R00380 (schema, pack synth1000).
@@ -34141,14 +36940,45 @@ func oRule_R00388(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(3988))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4484))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(3988)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4484)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00392 evaluates rule R00392 (schema, pack synth1000).
@@ -34210,7 +37040,10 @@ func oRule_R00396(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 396"), runtime.Err{}
 }
 
@@ -34239,14 +37072,45 @@ func oRule_R00400(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4000))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4496))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4000)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4496)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00408 evaluates rule R00408 (schema, pack synth1000).
@@ -34276,7 +37140,10 @@ func oRule_R00408(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 408"), runtime.Err{}
 }
 
@@ -34305,14 +37172,45 @@ func oRule_R00412(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4012))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4508))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4012)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4508)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00416 evaluates rule R00416 (schema, pack synth1000).
@@ -34374,7 +37272,10 @@ func oRule_R00420(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 420"), runtime.Err{}
 }
 
@@ -34437,7 +37338,10 @@ func oRule_R00432(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 432"), runtime.Err{}
 }
 
@@ -34466,14 +37370,45 @@ func oRule_R00436(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4036))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4532))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4036)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4532)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00440 evaluates rule R00440 (schema, pack synth1000).
@@ -34533,14 +37468,45 @@ func oRule_R00448(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4048))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4544))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4048)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4544)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00452 evaluates rule R00452 (schema, pack synth1000).
@@ -34602,7 +37568,10 @@ func oRule_R00456(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 456"), runtime.Err{}
 }
 
@@ -34631,14 +37600,45 @@ func oRule_R00460(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4060))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4556))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4060)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4556)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00468 evaluates rule R00468 (schema, pack synth1000).
@@ -34668,7 +37668,10 @@ func oRule_R00468(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 468"), runtime.Err{}
 }
 
@@ -34697,14 +37700,45 @@ func oRule_R00472(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4072))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4568))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4072)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4568)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00476 evaluates rule R00476 (schema, pack synth1000).
@@ -34766,7 +37800,10 @@ func oRule_R00480(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 480"), runtime.Err{}
 }
 
@@ -34829,7 +37866,10 @@ func oRule_R00492(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 492"), runtime.Err{}
 }
 
@@ -34858,14 +37898,45 @@ func oRule_R00496(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4096))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4592))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4096)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4592)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00500 evaluates rule R00500 (schema, pack synth1000).
@@ -34925,14 +37996,45 @@ func oRule_R00508(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4108))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4604))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4108)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4604)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00512 evaluates rule R00512 (schema, pack synth1000).
@@ -34994,7 +38096,10 @@ func oRule_R00516(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 516"), runtime.Err{}
 }
 
@@ -35023,14 +38128,45 @@ func oRule_R00520(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4120))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4616))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4120)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4616)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00528 evaluates rule R00528 (schema, pack synth1000).
@@ -35060,7 +38196,10 @@ func oRule_R00528(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 528"), runtime.Err{}
 }
 
@@ -35089,14 +38228,45 @@ func oRule_R00532(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4132))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4628))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4132)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4628)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00536 evaluates rule R00536 (schema, pack synth1000).
@@ -35158,7 +38328,10 @@ func oRule_R00540(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 540"), runtime.Err{}
 }
 
@@ -35221,7 +38394,10 @@ func oRule_R00552(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 552"), runtime.Err{}
 }
 
@@ -35250,14 +38426,45 @@ func oRule_R00556(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4156))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4652))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4156)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4652)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00560 evaluates rule R00560 (schema, pack synth1000).
@@ -35317,14 +38524,45 @@ func oRule_R00568(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4168))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4664))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4168)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4664)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00572 evaluates rule R00572 (schema, pack synth1000).
@@ -35386,7 +38624,10 @@ func oRule_R00576(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 576"), runtime.Err{}
 }
 
@@ -35415,14 +38656,45 @@ func oRule_R00580(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4180))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4676))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4180)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4676)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00588 evaluates rule R00588 (schema, pack synth1000).
@@ -35452,7 +38724,10 @@ func oRule_R00588(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 588"), runtime.Err{}
 }
 
@@ -35481,14 +38756,45 @@ func oRule_R00592(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4192))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4688))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4192)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4688)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00596 evaluates rule R00596 (schema, pack synth1000).
@@ -35550,7 +38856,10 @@ func oRule_R00600(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 600"), runtime.Err{}
 }
 
@@ -35613,7 +38922,10 @@ func oRule_R00612(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 612"), runtime.Err{}
 }
 
@@ -35642,14 +38954,45 @@ func oRule_R00616(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4216))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4712))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4216)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4712)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00620 evaluates rule R00620 (schema, pack synth1000).
@@ -35709,14 +39052,45 @@ func oRule_R00628(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4228))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4724))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4228)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4724)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00632 evaluates rule R00632 (schema, pack synth1000).
@@ -35778,7 +39152,10 @@ func oRule_R00636(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 636"), runtime.Err{}
 }
 
@@ -35807,14 +39184,45 @@ func oRule_R00640(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4240))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4736))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4240)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4736)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00648 evaluates rule R00648 (schema, pack synth1000).
@@ -35844,7 +39252,10 @@ func oRule_R00648(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 648"), runtime.Err{}
 }
 
@@ -35873,14 +39284,45 @@ func oRule_R00652(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4252))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4748))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4252)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4748)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00656 evaluates rule R00656 (schema, pack synth1000).
@@ -35942,7 +39384,10 @@ func oRule_R00660(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 660"), runtime.Err{}
 }
 
@@ -36005,7 +39450,10 @@ func oRule_R00672(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 672"), runtime.Err{}
 }
 
@@ -36034,14 +39482,45 @@ func oRule_R00676(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4276))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4772))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4276)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4772)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00680 evaluates rule R00680 (schema, pack synth1000).
@@ -36101,14 +39580,45 @@ func oRule_R00688(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4288))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4784))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4288)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4784)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00692 evaluates rule R00692 (schema, pack synth1000).
@@ -36170,7 +39680,10 @@ func oRule_R00696(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 696"), runtime.Err{}
 }
 
@@ -36199,14 +39712,45 @@ func oRule_R00700(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4300))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4796))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4300)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4796)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00708 evaluates rule R00708 (schema, pack synth1000).
@@ -36236,7 +39780,10 @@ func oRule_R00708(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 708"), runtime.Err{}
 }
 
@@ -36265,14 +39812,45 @@ func oRule_R00712(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4312))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4808))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4312)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4808)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00716 evaluates rule R00716 (schema, pack synth1000).
@@ -36334,7 +39912,10 @@ func oRule_R00720(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 720"), runtime.Err{}
 }
 
@@ -36397,7 +39978,10 @@ func oRule_R00732(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 732"), runtime.Err{}
 }
 
@@ -36426,14 +40010,45 @@ func oRule_R00736(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4336))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4832))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4336)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4832)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00740 evaluates rule R00740 (schema, pack synth1000).
@@ -36493,14 +40108,45 @@ func oRule_R00748(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4348))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4844))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4348)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4844)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00752 evaluates rule R00752 (schema, pack synth1000).
@@ -36562,7 +40208,10 @@ func oRule_R00756(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 756"), runtime.Err{}
 }
 
@@ -36591,14 +40240,45 @@ func oRule_R00760(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4360))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4856))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4360)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4856)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00768 evaluates rule R00768 (schema, pack synth1000).
@@ -36628,7 +40308,10 @@ func oRule_R00768(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 768"), runtime.Err{}
 }
 
@@ -36657,14 +40340,45 @@ func oRule_R00772(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4372))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4868))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4372)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4868)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00776 evaluates rule R00776 (schema, pack synth1000).
@@ -36726,7 +40440,10 @@ func oRule_R00780(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 780"), runtime.Err{}
 }
 
@@ -36789,7 +40506,10 @@ func oRule_R00792(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 792"), runtime.Err{}
 }
 
@@ -36818,14 +40538,45 @@ func oRule_R00796(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4396))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4892))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4396)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4892)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00800 evaluates rule R00800 (schema, pack synth1000).
@@ -36885,14 +40636,45 @@ func oRule_R00808(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4408))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4904))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4408)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4904)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00812 evaluates rule R00812 (schema, pack synth1000).
@@ -36954,7 +40736,10 @@ func oRule_R00816(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 816"), runtime.Err{}
 }
 
@@ -36983,14 +40768,45 @@ func oRule_R00820(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4420))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4916))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4420)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4916)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00828 evaluates rule R00828 (schema, pack synth1000).
@@ -37020,7 +40836,10 @@ func oRule_R00828(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 828"), runtime.Err{}
 }
 
@@ -37049,14 +40868,45 @@ func oRule_R00832(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4432))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4928))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4432)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4928)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00836 evaluates rule R00836 (schema, pack synth1000).
@@ -37118,7 +40968,10 @@ func oRule_R00840(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 840"), runtime.Err{}
 }
 
@@ -37181,7 +41034,10 @@ func oRule_R00852(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 852"), runtime.Err{}
 }
 
@@ -37210,14 +41066,45 @@ func oRule_R00856(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4456))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4952))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4456)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4952)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00860 evaluates rule R00860 (schema, pack synth1000).
@@ -37277,14 +41164,45 @@ func oRule_R00868(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4468))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4964))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4468)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4964)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00872 evaluates rule R00872 (schema, pack synth1000).
@@ -37346,7 +41264,10 @@ func oRule_R00876(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 876"), runtime.Err{}
 }
 
@@ -37375,14 +41296,45 @@ func oRule_R00880(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4480))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4976))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4480)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4976)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00888 evaluates rule R00888 (schema, pack synth1000).
@@ -37412,7 +41364,10 @@ func oRule_R00888(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 888"), runtime.Err{}
 }
 
@@ -37441,14 +41396,45 @@ func oRule_R00892(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4492))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4988))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4492)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4988)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00896 evaluates rule R00896 (schema, pack synth1000).
@@ -37510,7 +41496,10 @@ func oRule_R00900(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 900"), runtime.Err{}
 }
 
@@ -37573,7 +41562,10 @@ func oRule_R00912(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 912"), runtime.Err{}
 }
 
@@ -37602,14 +41594,45 @@ func oRule_R00916(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4516))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(5012))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4516)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(5012)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00920 evaluates rule R00920 (schema, pack synth1000).
@@ -37669,14 +41692,45 @@ func oRule_R00928(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4528))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(5024))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4528)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(5024)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00932 evaluates rule R00932 (schema, pack synth1000).
@@ -37738,7 +41792,10 @@ func oRule_R00936(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 936"), runtime.Err{}
 }
 
@@ -37767,14 +41824,45 @@ func oRule_R00940(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4540))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(5036))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4540)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(5036)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00948 evaluates rule R00948 (schema, pack synth1000).
@@ -37804,7 +41892,10 @@ func oRule_R00948(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 948"), runtime.Err{}
 }
 
@@ -37833,14 +41924,45 @@ func oRule_R00952(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4552))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(5048))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4552)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(5048)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00956 evaluates rule R00956 (schema, pack synth1000).
@@ -37902,7 +42024,10 @@ func oRule_R00960(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 960"), runtime.Err{}
 }
 
@@ -37965,7 +42090,10 @@ func oRule_R00972(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 972"), runtime.Err{}
 }
 
@@ -37994,14 +42122,45 @@ func oRule_R00976(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4576))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(5072))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4576)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(5072)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00980 evaluates rule R00980 (schema, pack synth1000).
@@ -38061,14 +42220,45 @@ func oRule_R00988(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4588))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(5084))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4588)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(5084)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00992 evaluates rule R00992 (schema, pack synth1000).
@@ -38130,7 +42320,10 @@ func oRule_R00996(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 996"), runtime.Err{}
 }
 
@@ -38161,7 +42354,10 @@ func oRule_R00001(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/1/"), runtime.Err{}
 }
 
@@ -38227,12 +42423,33 @@ func oRule_R00005(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_5", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-5")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_5", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-5"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00007 evaluates rule R00007 (policy, pack synth1000).
@@ -38262,7 +42479,10 @@ func oRule_R00007(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/7/"), runtime.Err{}
 }
 
@@ -38293,7 +42513,10 @@ func oRule_R00009(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "rm "), runtime.Err{}
 }
 
@@ -38322,12 +42545,33 @@ func oRule_R00011(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_11", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-11")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_11", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-11"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00013 evaluates rule R00013 (policy, pack synth1000).
@@ -38355,7 +42599,10 @@ func oRule_R00013(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/13/"), runtime.Err{}
 }
 
@@ -38419,12 +42666,33 @@ func oRule_R00017(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_17", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-17")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_17", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-17"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00021 evaluates rule R00021 (policy, pack synth1000).
@@ -38487,12 +42755,33 @@ func oRule_R00023(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_23", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-23")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_23", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-23"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00025 evaluates rule R00025 (policy, pack synth1000).
@@ -38520,7 +42809,10 @@ func oRule_R00025(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/25/"), runtime.Err{}
 }
 
@@ -38584,7 +42876,10 @@ func oRule_R00031(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/31/"), runtime.Err{}
 }
 
@@ -38648,12 +42943,33 @@ func oRule_R00035(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_35", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-35")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_35", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-35"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00037 evaluates rule R00037 (policy, pack synth1000).
@@ -38681,7 +42997,10 @@ func oRule_R00037(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/37/"), runtime.Err{}
 }
 
@@ -38710,12 +43029,33 @@ func oRule_R00041(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_41", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-41")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_41", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-41"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00043 evaluates rule R00043 (policy, pack synth1000).
@@ -38743,7 +43083,10 @@ func oRule_R00043(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/43/"), runtime.Err{}
 }
 
@@ -38807,12 +43150,33 @@ func oRule_R00047(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_47", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-47")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_47", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-47"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00051 evaluates rule R00051 (policy, pack synth1000).
@@ -38875,12 +43239,33 @@ func oRule_R00053(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_53", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-53")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_53", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-53"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00055 evaluates rule R00055 (policy, pack synth1000).
@@ -38908,7 +43293,10 @@ func oRule_R00055(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/55/"), runtime.Err{}
 }
 
@@ -38972,7 +43360,10 @@ func oRule_R00061(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/61/"), runtime.Err{}
 }
 
@@ -39036,12 +43427,33 @@ func oRule_R00065(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_65", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-65")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_65", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-65"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00067 evaluates rule R00067 (policy, pack synth1000).
@@ -39069,7 +43481,10 @@ func oRule_R00067(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/67/"), runtime.Err{}
 }
 
@@ -39098,12 +43513,33 @@ func oRule_R00071(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_71", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-71")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_71", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-71"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00073 evaluates rule R00073 (policy, pack synth1000).
@@ -39131,7 +43567,10 @@ func oRule_R00073(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/73/"), runtime.Err{}
 }
 
@@ -39195,12 +43634,33 @@ func oRule_R00077(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_77", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-77")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_77", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-77"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00081 evaluates rule R00081 (policy, pack synth1000).
@@ -39263,12 +43723,33 @@ func oRule_R00083(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_83", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-83")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_83", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-83"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00085 evaluates rule R00085 (policy, pack synth1000).
@@ -39296,7 +43777,10 @@ func oRule_R00085(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/85/"), runtime.Err{}
 }
 
@@ -39360,7 +43844,10 @@ func oRule_R00091(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/91/"), runtime.Err{}
 }
 
@@ -39424,12 +43911,33 @@ func oRule_R00095(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_95", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-95")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_95", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-95"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00097 evaluates rule R00097 (policy, pack synth1000).
@@ -39457,7 +43965,10 @@ func oRule_R00097(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/97/"), runtime.Err{}
 }
 
@@ -39486,12 +43997,33 @@ func oRule_R00101(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_101", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-101")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_101", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-101"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00103 evaluates rule R00103 (policy, pack synth1000).
@@ -39519,7 +44051,10 @@ func oRule_R00103(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/103/"), runtime.Err{}
 }
 
@@ -39583,12 +44118,33 @@ func oRule_R00107(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_107", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-107")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_107", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-107"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00111 evaluates rule R00111 (policy, pack synth1000).
@@ -39651,12 +44207,33 @@ func oRule_R00113(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_113", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-113")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_113", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-113"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00115 evaluates rule R00115 (policy, pack synth1000).
@@ -39684,7 +44261,10 @@ func oRule_R00115(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/115/"), runtime.Err{}
 }
 
@@ -39748,7 +44328,10 @@ func oRule_R00121(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/121/"), runtime.Err{}
 }
 
@@ -39812,12 +44395,33 @@ func oRule_R00125(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_125", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-125")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_125", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-125"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00127 evaluates rule R00127 (policy, pack synth1000).
@@ -39845,7 +44449,10 @@ func oRule_R00127(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/127/"), runtime.Err{}
 }
 
@@ -39874,12 +44481,33 @@ func oRule_R00131(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_131", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-131")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_131", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-131"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00133 evaluates rule R00133 (policy, pack synth1000).
@@ -39907,7 +44535,10 @@ func oRule_R00133(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/133/"), runtime.Err{}
 }
 
@@ -39971,12 +44602,33 @@ func oRule_R00137(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_137", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-137")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_137", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-137"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00141 evaluates rule R00141 (policy, pack synth1000).
@@ -40039,12 +44691,33 @@ func oRule_R00143(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_143", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-143")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_143", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-143"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00145 evaluates rule R00145 (policy, pack synth1000).
@@ -40072,7 +44745,10 @@ func oRule_R00145(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/145/"), runtime.Err{}
 }
 
@@ -40136,7 +44812,10 @@ func oRule_R00151(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/151/"), runtime.Err{}
 }
 
@@ -40200,12 +44879,33 @@ func oRule_R00155(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_155", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-155")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_155", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-155"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00157 evaluates rule R00157 (policy, pack synth1000).
@@ -40233,7 +44933,10 @@ func oRule_R00157(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/157/"), runtime.Err{}
 }
 
@@ -40262,12 +44965,33 @@ func oRule_R00161(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_161", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-161")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_161", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-161"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00163 evaluates rule R00163 (policy, pack synth1000).
@@ -40295,7 +45019,10 @@ func oRule_R00163(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/163/"), runtime.Err{}
 }
 
@@ -40359,12 +45086,33 @@ func oRule_R00167(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_167", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-167")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_167", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-167"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00171 evaluates rule R00171 (policy, pack synth1000).
@@ -40427,12 +45175,33 @@ func oRule_R00173(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_173", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-173")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_173", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-173"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00175 evaluates rule R00175 (policy, pack synth1000).
@@ -40460,7 +45229,10 @@ func oRule_R00175(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/175/"), runtime.Err{}
 }
 
@@ -40524,7 +45296,10 @@ func oRule_R00181(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/181/"), runtime.Err{}
 }
 
@@ -40588,12 +45363,33 @@ func oRule_R00185(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_185", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-185")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_185", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-185"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00187 evaluates rule R00187 (policy, pack synth1000).
@@ -40621,7 +45417,10 @@ func oRule_R00187(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/187/"), runtime.Err{}
 }
 
@@ -40650,12 +45449,33 @@ func oRule_R00191(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_191", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-191")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_191", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-191"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00193 evaluates rule R00193 (policy, pack synth1000).
@@ -40683,7 +45503,10 @@ func oRule_R00193(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/193/"), runtime.Err{}
 }
 
@@ -40747,12 +45570,33 @@ func oRule_R00197(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_197", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-197")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_197", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-197"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00201 evaluates rule R00201 (policy, pack synth1000).
@@ -40815,12 +45659,33 @@ func oRule_R00203(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_203", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-203")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_203", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-203"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00205 evaluates rule R00205 (policy, pack synth1000).
@@ -40848,7 +45713,10 @@ func oRule_R00205(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/205/"), runtime.Err{}
 }
 
@@ -40912,7 +45780,10 @@ func oRule_R00211(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/211/"), runtime.Err{}
 }
 
@@ -40976,12 +45847,33 @@ func oRule_R00215(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_215", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-215")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_215", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-215"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00217 evaluates rule R00217 (policy, pack synth1000).
@@ -41009,7 +45901,10 @@ func oRule_R00217(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/217/"), runtime.Err{}
 }
 
@@ -41038,12 +45933,33 @@ func oRule_R00221(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_221", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-221")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_221", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-221"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00223 evaluates rule R00223 (policy, pack synth1000).
@@ -41071,7 +45987,10 @@ func oRule_R00223(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/223/"), runtime.Err{}
 }
 
@@ -41135,12 +46054,33 @@ func oRule_R00227(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_227", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-227")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_227", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-227"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00231 evaluates rule R00231 (policy, pack synth1000).
@@ -41203,12 +46143,33 @@ func oRule_R00233(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_233", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-233")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_233", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-233"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00235 evaluates rule R00235 (policy, pack synth1000).
@@ -41236,7 +46197,10 @@ func oRule_R00235(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/235/"), runtime.Err{}
 }
 
@@ -41300,7 +46264,10 @@ func oRule_R00241(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/241/"), runtime.Err{}
 }
 
@@ -41364,12 +46331,33 @@ func oRule_R00245(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_245", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-245")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_245", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-245"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00247 evaluates rule R00247 (policy, pack synth1000).
@@ -41397,7 +46385,10 @@ func oRule_R00247(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/247/"), runtime.Err{}
 }
 
@@ -41426,12 +46417,33 @@ func oRule_R00251(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_251", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-251")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_251", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-251"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00253 evaluates rule R00253 (policy, pack synth1000).
@@ -41459,7 +46471,10 @@ func oRule_R00253(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/253/"), runtime.Err{}
 }
 
@@ -41523,12 +46538,33 @@ func oRule_R00257(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_257", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-257")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_257", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-257"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00261 evaluates rule R00261 (policy, pack synth1000).
@@ -41591,12 +46627,33 @@ func oRule_R00263(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_263", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-263")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_263", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-263"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00265 evaluates rule R00265 (policy, pack synth1000).
@@ -41624,7 +46681,10 @@ func oRule_R00265(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/265/"), runtime.Err{}
 }
 
@@ -41688,7 +46748,10 @@ func oRule_R00271(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/271/"), runtime.Err{}
 }
 
@@ -41752,12 +46815,33 @@ func oRule_R00275(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_275", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-275")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_275", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-275"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00277 evaluates rule R00277 (policy, pack synth1000).
@@ -41785,7 +46869,10 @@ func oRule_R00277(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/277/"), runtime.Err{}
 }
 
@@ -41814,12 +46901,33 @@ func oRule_R00281(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_281", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-281")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_281", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-281"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00283 evaluates rule R00283 (policy, pack synth1000).
@@ -41847,7 +46955,10 @@ func oRule_R00283(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/283/"), runtime.Err{}
 }
 
@@ -41911,12 +47022,33 @@ func oRule_R00287(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_287", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-287")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_287", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-287"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00291 evaluates rule R00291 (policy, pack synth1000).
@@ -41979,12 +47111,33 @@ func oRule_R00293(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_293", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-293")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_293", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-293"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00295 evaluates rule R00295 (policy, pack synth1000).
@@ -42012,7 +47165,10 @@ func oRule_R00295(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/295/"), runtime.Err{}
 }
 
@@ -42076,7 +47232,10 @@ func oRule_R00301(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/301/"), runtime.Err{}
 }
 
@@ -42140,12 +47299,33 @@ func oRule_R00305(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_305", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-305")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_305", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-305"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00307 evaluates rule R00307 (policy, pack synth1000).
@@ -42173,7 +47353,10 @@ func oRule_R00307(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/307/"), runtime.Err{}
 }
 
@@ -42202,12 +47385,33 @@ func oRule_R00311(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_311", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-311")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_311", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-311"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00313 evaluates rule R00313 (policy, pack synth1000).
@@ -42235,7 +47439,10 @@ func oRule_R00313(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/313/"), runtime.Err{}
 }
 
@@ -42299,12 +47506,33 @@ func oRule_R00317(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_317", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-317")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_317", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-317"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00321 evaluates rule R00321 (policy, pack synth1000).
@@ -42367,12 +47595,33 @@ func oRule_R00323(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_323", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-323")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_323", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-323"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00325 evaluates rule R00325 (policy, pack synth1000).
@@ -42400,7 +47649,10 @@ func oRule_R00325(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/325/"), runtime.Err{}
 }
 
@@ -42464,7 +47716,10 @@ func oRule_R00331(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/331/"), runtime.Err{}
 }
 
@@ -42528,12 +47783,33 @@ func oRule_R00335(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_335", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-335")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_335", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-335"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00337 evaluates rule R00337 (policy, pack synth1000).
@@ -42561,7 +47837,10 @@ func oRule_R00337(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/337/"), runtime.Err{}
 }
 
@@ -42590,12 +47869,33 @@ func oRule_R00341(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_341", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-341")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_341", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-341"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00343 evaluates rule R00343 (policy, pack synth1000).
@@ -42623,7 +47923,10 @@ func oRule_R00343(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/343/"), runtime.Err{}
 }
 
@@ -42687,12 +47990,33 @@ func oRule_R00347(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_347", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-347")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_347", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-347"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00351 evaluates rule R00351 (policy, pack synth1000).
@@ -42755,12 +48079,33 @@ func oRule_R00353(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_353", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-353")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_353", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-353"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00355 evaluates rule R00355 (policy, pack synth1000).
@@ -42788,7 +48133,10 @@ func oRule_R00355(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/355/"), runtime.Err{}
 }
 
@@ -42852,7 +48200,10 @@ func oRule_R00361(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/361/"), runtime.Err{}
 }
 
@@ -42916,12 +48267,33 @@ func oRule_R00365(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_365", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-365")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_365", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-365"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00367 evaluates rule R00367 (policy, pack synth1000).
@@ -42949,7 +48321,10 @@ func oRule_R00367(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/367/"), runtime.Err{}
 }
 
@@ -42978,12 +48353,33 @@ func oRule_R00371(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_371", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-371")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_371", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-371"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00373 evaluates rule R00373 (policy, pack synth1000).
@@ -43011,7 +48407,10 @@ func oRule_R00373(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/373/"), runtime.Err{}
 }
 
@@ -43075,12 +48474,33 @@ func oRule_R00377(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_377", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-377")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_377", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-377"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00381 evaluates rule R00381 (policy, pack synth1000).
@@ -43143,12 +48563,33 @@ func oRule_R00383(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_383", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-383")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_383", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-383"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00385 evaluates rule R00385 (policy, pack synth1000).
@@ -43176,7 +48617,10 @@ func oRule_R00385(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/385/"), runtime.Err{}
 }
 
@@ -43240,7 +48684,10 @@ func oRule_R00391(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/391/"), runtime.Err{}
 }
 
@@ -43304,12 +48751,33 @@ func oRule_R00395(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_395", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-395")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_395", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-395"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00397 evaluates rule R00397 (policy, pack synth1000).
@@ -43337,7 +48805,10 @@ func oRule_R00397(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/397/"), runtime.Err{}
 }
 
@@ -43366,12 +48837,33 @@ func oRule_R00401(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_401", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-401")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_401", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-401"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00403 evaluates rule R00403 (policy, pack synth1000).
@@ -43399,7 +48891,10 @@ func oRule_R00403(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/403/"), runtime.Err{}
 }
 
@@ -43463,12 +48958,33 @@ func oRule_R00407(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_407", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-407")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_407", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-407"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00411 evaluates rule R00411 (policy, pack synth1000).
@@ -43531,12 +49047,33 @@ func oRule_R00413(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_413", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-413")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_413", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-413"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00415 evaluates rule R00415 (policy, pack synth1000).
@@ -43564,7 +49101,10 @@ func oRule_R00415(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/415/"), runtime.Err{}
 }
 
@@ -43628,7 +49168,10 @@ func oRule_R00421(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/421/"), runtime.Err{}
 }
 
@@ -43692,12 +49235,33 @@ func oRule_R00425(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_425", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-425")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_425", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-425"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00427 evaluates rule R00427 (policy, pack synth1000).
@@ -43725,7 +49289,10 @@ func oRule_R00427(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/427/"), runtime.Err{}
 }
 
@@ -43754,12 +49321,33 @@ func oRule_R00431(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_431", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-431")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_431", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-431"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00433 evaluates rule R00433 (policy, pack synth1000).
@@ -43787,7 +49375,10 @@ func oRule_R00433(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/433/"), runtime.Err{}
 }
 
@@ -43851,12 +49442,33 @@ func oRule_R00437(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_437", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-437")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_437", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-437"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00441 evaluates rule R00441 (policy, pack synth1000).
@@ -43919,12 +49531,33 @@ func oRule_R00443(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_443", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-443")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_443", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-443"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00445 evaluates rule R00445 (policy, pack synth1000).
@@ -43952,7 +49585,10 @@ func oRule_R00445(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/445/"), runtime.Err{}
 }
 
@@ -44016,7 +49652,10 @@ func oRule_R00451(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/451/"), runtime.Err{}
 }
 
@@ -44080,12 +49719,33 @@ func oRule_R00455(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_455", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-455")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_455", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-455"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00457 evaluates rule R00457 (policy, pack synth1000).
@@ -44113,7 +49773,10 @@ func oRule_R00457(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/457/"), runtime.Err{}
 }
 
@@ -44142,12 +49805,33 @@ func oRule_R00461(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_461", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-461")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_461", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-461"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00463 evaluates rule R00463 (policy, pack synth1000).
@@ -44175,7 +49859,10 @@ func oRule_R00463(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/463/"), runtime.Err{}
 }
 
@@ -44239,12 +49926,33 @@ func oRule_R00467(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_467", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-467")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_467", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-467"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00471 evaluates rule R00471 (policy, pack synth1000).
@@ -44307,12 +50015,33 @@ func oRule_R00473(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_473", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-473")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_473", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-473"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00475 evaluates rule R00475 (policy, pack synth1000).
@@ -44340,7 +50069,10 @@ func oRule_R00475(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/475/"), runtime.Err{}
 }
 
@@ -44404,7 +50136,10 @@ func oRule_R00481(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/481/"), runtime.Err{}
 }
 
@@ -44468,12 +50203,33 @@ func oRule_R00485(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_485", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-485")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_485", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-485"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00487 evaluates rule R00487 (policy, pack synth1000).
@@ -44501,7 +50257,10 @@ func oRule_R00487(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/487/"), runtime.Err{}
 }
 
@@ -44530,12 +50289,33 @@ func oRule_R00491(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_491", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-491")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_491", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-491"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00493 evaluates rule R00493 (policy, pack synth1000).
@@ -44563,7 +50343,10 @@ func oRule_R00493(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/493/"), runtime.Err{}
 }
 
@@ -44627,12 +50410,33 @@ func oRule_R00497(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_497", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-497")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_497", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-497"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00501 evaluates rule R00501 (policy, pack synth1000).
@@ -44695,12 +50499,33 @@ func oRule_R00503(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_503", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-503")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_503", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-503"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00505 evaluates rule R00505 (policy, pack synth1000).
@@ -44728,7 +50553,10 @@ func oRule_R00505(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/505/"), runtime.Err{}
 }
 
@@ -44792,7 +50620,10 @@ func oRule_R00511(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/511/"), runtime.Err{}
 }
 
@@ -44856,12 +50687,33 @@ func oRule_R00515(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_515", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-515")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_515", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-515"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00517 evaluates rule R00517 (policy, pack synth1000).
@@ -44889,7 +50741,10 @@ func oRule_R00517(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/517/"), runtime.Err{}
 }
 
@@ -44918,12 +50773,33 @@ func oRule_R00521(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_521", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-521")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_521", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-521"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00523 evaluates rule R00523 (policy, pack synth1000).
@@ -44951,7 +50827,10 @@ func oRule_R00523(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/523/"), runtime.Err{}
 }
 
@@ -45015,12 +50894,33 @@ func oRule_R00527(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_527", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-527")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_527", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-527"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00531 evaluates rule R00531 (policy, pack synth1000).
@@ -45083,12 +50983,33 @@ func oRule_R00533(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_533", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-533")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_533", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-533"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00535 evaluates rule R00535 (policy, pack synth1000).
@@ -45116,7 +51037,10 @@ func oRule_R00535(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/535/"), runtime.Err{}
 }
 
@@ -45180,7 +51104,10 @@ func oRule_R00541(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/541/"), runtime.Err{}
 }
 
@@ -45244,12 +51171,33 @@ func oRule_R00545(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_545", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-545")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_545", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-545"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00547 evaluates rule R00547 (policy, pack synth1000).
@@ -45277,7 +51225,10 @@ func oRule_R00547(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/547/"), runtime.Err{}
 }
 
@@ -45306,12 +51257,33 @@ func oRule_R00551(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_551", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-551")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_551", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-551"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00553 evaluates rule R00553 (policy, pack synth1000).
@@ -45339,7 +51311,10 @@ func oRule_R00553(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/553/"), runtime.Err{}
 }
 
@@ -45403,12 +51378,33 @@ func oRule_R00557(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_557", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-557")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_557", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-557"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00561 evaluates rule R00561 (policy, pack synth1000).
@@ -45471,12 +51467,33 @@ func oRule_R00563(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_563", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-563")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_563", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-563"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00565 evaluates rule R00565 (policy, pack synth1000).
@@ -45504,7 +51521,10 @@ func oRule_R00565(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/565/"), runtime.Err{}
 }
 
@@ -45568,7 +51588,10 @@ func oRule_R00571(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/571/"), runtime.Err{}
 }
 
@@ -45632,12 +51655,33 @@ func oRule_R00575(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_575", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-575")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_575", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-575"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00577 evaluates rule R00577 (policy, pack synth1000).
@@ -45665,7 +51709,10 @@ func oRule_R00577(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/577/"), runtime.Err{}
 }
 
@@ -45694,12 +51741,33 @@ func oRule_R00581(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_581", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-581")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_581", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-581"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00583 evaluates rule R00583 (policy, pack synth1000).
@@ -45727,7 +51795,10 @@ func oRule_R00583(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/583/"), runtime.Err{}
 }
 
@@ -45791,12 +51862,33 @@ func oRule_R00587(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_587", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-587")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_587", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-587"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00591 evaluates rule R00591 (policy, pack synth1000).
@@ -45859,12 +51951,33 @@ func oRule_R00593(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_593", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-593")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_593", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-593"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00595 evaluates rule R00595 (policy, pack synth1000).
@@ -45892,7 +52005,10 @@ func oRule_R00595(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/595/"), runtime.Err{}
 }
 
@@ -45956,7 +52072,10 @@ func oRule_R00601(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/601/"), runtime.Err{}
 }
 
@@ -46020,12 +52139,33 @@ func oRule_R00605(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_605", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-605")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_605", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-605"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00607 evaluates rule R00607 (policy, pack synth1000).
@@ -46053,7 +52193,10 @@ func oRule_R00607(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/607/"), runtime.Err{}
 }
 
@@ -46082,12 +52225,33 @@ func oRule_R00611(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_611", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-611")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_611", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-611"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00613 evaluates rule R00613 (policy, pack synth1000).
@@ -46115,7 +52279,10 @@ func oRule_R00613(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/613/"), runtime.Err{}
 }
 
@@ -46179,12 +52346,33 @@ func oRule_R00617(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_617", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-617")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_617", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-617"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00621 evaluates rule R00621 (policy, pack synth1000).
@@ -46247,12 +52435,33 @@ func oRule_R00623(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_623", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-623")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_623", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-623"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00625 evaluates rule R00625 (policy, pack synth1000).
@@ -46280,7 +52489,10 @@ func oRule_R00625(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/625/"), runtime.Err{}
 }
 
@@ -46344,7 +52556,10 @@ func oRule_R00631(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/631/"), runtime.Err{}
 }
 
@@ -46408,12 +52623,33 @@ func oRule_R00635(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_635", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-635")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_635", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-635"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00637 evaluates rule R00637 (policy, pack synth1000).
@@ -46441,7 +52677,10 @@ func oRule_R00637(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/637/"), runtime.Err{}
 }
 
@@ -46470,12 +52709,33 @@ func oRule_R00641(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_641", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-641")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_641", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-641"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00643 evaluates rule R00643 (policy, pack synth1000).
@@ -46503,7 +52763,10 @@ func oRule_R00643(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/643/"), runtime.Err{}
 }
 
@@ -46567,12 +52830,33 @@ func oRule_R00647(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_647", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-647")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_647", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-647"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00651 evaluates rule R00651 (policy, pack synth1000).
@@ -46635,12 +52919,33 @@ func oRule_R00653(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_653", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-653")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_653", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-653"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00655 evaluates rule R00655 (policy, pack synth1000).
@@ -46668,7 +52973,10 @@ func oRule_R00655(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/655/"), runtime.Err{}
 }
 
@@ -46732,7 +53040,10 @@ func oRule_R00661(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/661/"), runtime.Err{}
 }
 
@@ -46796,12 +53107,33 @@ func oRule_R00665(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_665", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-665")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_665", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-665"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00667 evaluates rule R00667 (policy, pack synth1000).
@@ -46829,7 +53161,10 @@ func oRule_R00667(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/667/"), runtime.Err{}
 }
 
@@ -46858,12 +53193,33 @@ func oRule_R00671(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_671", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-671")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_671", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-671"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00673 evaluates rule R00673 (policy, pack synth1000).
@@ -46891,7 +53247,10 @@ func oRule_R00673(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/673/"), runtime.Err{}
 }
 
@@ -46955,12 +53314,33 @@ func oRule_R00677(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_677", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-677")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_677", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-677"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00681 evaluates rule R00681 (policy, pack synth1000).
@@ -47023,12 +53403,33 @@ func oRule_R00683(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_683", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-683")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_683", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-683"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00685 evaluates rule R00685 (policy, pack synth1000).
@@ -47056,7 +53457,10 @@ func oRule_R00685(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/685/"), runtime.Err{}
 }
 
@@ -47120,7 +53524,10 @@ func oRule_R00691(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/691/"), runtime.Err{}
 }
 
@@ -47184,12 +53591,33 @@ func oRule_R00695(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_695", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-695")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_695", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-695"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00697 evaluates rule R00697 (policy, pack synth1000).
@@ -47217,7 +53645,10 @@ func oRule_R00697(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/697/"), runtime.Err{}
 }
 
@@ -47246,12 +53677,33 @@ func oRule_R00701(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_701", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-701")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_701", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-701"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00703 evaluates rule R00703 (policy, pack synth1000).
@@ -47279,7 +53731,10 @@ func oRule_R00703(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/703/"), runtime.Err{}
 }
 
@@ -47343,12 +53798,33 @@ func oRule_R00707(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_707", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-707")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_707", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-707"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00711 evaluates rule R00711 (policy, pack synth1000).
@@ -47411,12 +53887,33 @@ func oRule_R00713(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_713", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-713")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_713", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-713"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00715 evaluates rule R00715 (policy, pack synth1000).
@@ -47444,7 +53941,10 @@ func oRule_R00715(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/715/"), runtime.Err{}
 }
 
@@ -47508,7 +54008,10 @@ func oRule_R00721(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/721/"), runtime.Err{}
 }
 
@@ -47572,12 +54075,33 @@ func oRule_R00725(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_725", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-725")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_725", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-725"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00727 evaluates rule R00727 (policy, pack synth1000).
@@ -47605,7 +54129,10 @@ func oRule_R00727(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/727/"), runtime.Err{}
 }
 
@@ -47634,12 +54161,33 @@ func oRule_R00731(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_731", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-731")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_731", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-731"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00733 evaluates rule R00733 (policy, pack synth1000).
@@ -47667,7 +54215,10 @@ func oRule_R00733(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/733/"), runtime.Err{}
 }
 
@@ -47731,12 +54282,33 @@ func oRule_R00737(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_737", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-737")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_737", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-737"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00741 evaluates rule R00741 (policy, pack synth1000).
@@ -47799,12 +54371,33 @@ func oRule_R00743(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_743", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-743")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_743", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-743"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00745 evaluates rule R00745 (policy, pack synth1000).
@@ -47832,7 +54425,10 @@ func oRule_R00745(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/745/"), runtime.Err{}
 }
 
@@ -47896,7 +54492,10 @@ func oRule_R00751(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/751/"), runtime.Err{}
 }
 
@@ -47960,12 +54559,33 @@ func oRule_R00755(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_755", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-755")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_755", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-755"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00757 evaluates rule R00757 (policy, pack synth1000).
@@ -47993,7 +54613,10 @@ func oRule_R00757(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/757/"), runtime.Err{}
 }
 
@@ -48022,12 +54645,33 @@ func oRule_R00761(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_761", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-761")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_761", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-761"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00763 evaluates rule R00763 (policy, pack synth1000).
@@ -48055,7 +54699,10 @@ func oRule_R00763(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/763/"), runtime.Err{}
 }
 
@@ -48119,12 +54766,33 @@ func oRule_R00767(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_767", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-767")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_767", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-767"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00771 evaluates rule R00771 (policy, pack synth1000).
@@ -48187,12 +54855,33 @@ func oRule_R00773(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_773", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-773")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_773", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-773"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00775 evaluates rule R00775 (policy, pack synth1000).
@@ -48220,7 +54909,10 @@ func oRule_R00775(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/775/"), runtime.Err{}
 }
 
@@ -48284,7 +54976,10 @@ func oRule_R00781(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/781/"), runtime.Err{}
 }
 
@@ -48348,12 +55043,33 @@ func oRule_R00785(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_785", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-785")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_785", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-785"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00787 evaluates rule R00787 (policy, pack synth1000).
@@ -48381,7 +55097,10 @@ func oRule_R00787(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/787/"), runtime.Err{}
 }
 
@@ -48410,12 +55129,33 @@ func oRule_R00791(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_791", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-791")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_791", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-791"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00793 evaluates rule R00793 (policy, pack synth1000).
@@ -48443,7 +55183,10 @@ func oRule_R00793(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/793/"), runtime.Err{}
 }
 
@@ -48507,12 +55250,33 @@ func oRule_R00797(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_797", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-797")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_797", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-797"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00801 evaluates rule R00801 (policy, pack synth1000).
@@ -48575,12 +55339,33 @@ func oRule_R00803(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_803", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-803")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_803", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-803"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00805 evaluates rule R00805 (policy, pack synth1000).
@@ -48608,7 +55393,10 @@ func oRule_R00805(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/805/"), runtime.Err{}
 }
 
@@ -48672,7 +55460,10 @@ func oRule_R00811(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/811/"), runtime.Err{}
 }
 
@@ -48736,12 +55527,33 @@ func oRule_R00815(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_815", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-815")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_815", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-815"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00817 evaluates rule R00817 (policy, pack synth1000).
@@ -48769,7 +55581,10 @@ func oRule_R00817(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/817/"), runtime.Err{}
 }
 
@@ -48798,12 +55613,33 @@ func oRule_R00821(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_821", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-821")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_821", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-821"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00823 evaluates rule R00823 (policy, pack synth1000).
@@ -48831,7 +55667,10 @@ func oRule_R00823(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/823/"), runtime.Err{}
 }
 
@@ -48895,12 +55734,33 @@ func oRule_R00827(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_827", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-827")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_827", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-827"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00831 evaluates rule R00831 (policy, pack synth1000).
@@ -48963,12 +55823,33 @@ func oRule_R00833(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_833", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-833")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_833", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-833"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00835 evaluates rule R00835 (policy, pack synth1000).
@@ -48996,7 +55877,10 @@ func oRule_R00835(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/835/"), runtime.Err{}
 }
 
@@ -49060,7 +55944,10 @@ func oRule_R00841(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/841/"), runtime.Err{}
 }
 
@@ -49124,12 +56011,33 @@ func oRule_R00845(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_845", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-845")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_845", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-845"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00847 evaluates rule R00847 (policy, pack synth1000).
@@ -49157,7 +56065,10 @@ func oRule_R00847(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/847/"), runtime.Err{}
 }
 
@@ -49186,12 +56097,33 @@ func oRule_R00851(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_851", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-851")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_851", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-851"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00853 evaluates rule R00853 (policy, pack synth1000).
@@ -49219,7 +56151,10 @@ func oRule_R00853(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/853/"), runtime.Err{}
 }
 
@@ -49283,12 +56218,33 @@ func oRule_R00857(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_857", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-857")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_857", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-857"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00861 evaluates rule R00861 (policy, pack synth1000).
@@ -49351,12 +56307,33 @@ func oRule_R00863(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_863", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-863")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_863", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-863"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00865 evaluates rule R00865 (policy, pack synth1000).
@@ -49384,7 +56361,10 @@ func oRule_R00865(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/865/"), runtime.Err{}
 }
 
@@ -49448,7 +56428,10 @@ func oRule_R00871(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/871/"), runtime.Err{}
 }
 
@@ -49512,12 +56495,33 @@ func oRule_R00875(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_875", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-875")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_875", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-875"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00877 evaluates rule R00877 (policy, pack synth1000).
@@ -49545,7 +56549,10 @@ func oRule_R00877(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/877/"), runtime.Err{}
 }
 
@@ -49574,12 +56581,33 @@ func oRule_R00881(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_881", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-881")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_881", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-881"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00883 evaluates rule R00883 (policy, pack synth1000).
@@ -49607,7 +56635,10 @@ func oRule_R00883(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/883/"), runtime.Err{}
 }
 
@@ -49671,12 +56702,33 @@ func oRule_R00887(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_887", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-887")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_887", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-887"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00891 evaluates rule R00891 (policy, pack synth1000).
@@ -49739,12 +56791,33 @@ func oRule_R00893(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_893", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-893")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_893", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-893"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00895 evaluates rule R00895 (policy, pack synth1000).
@@ -49772,7 +56845,10 @@ func oRule_R00895(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/895/"), runtime.Err{}
 }
 
@@ -49836,7 +56912,10 @@ func oRule_R00901(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/901/"), runtime.Err{}
 }
 
@@ -49900,12 +56979,33 @@ func oRule_R00905(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_905", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-905")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_905", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-905"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00907 evaluates rule R00907 (policy, pack synth1000).
@@ -49933,7 +57033,10 @@ func oRule_R00907(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/907/"), runtime.Err{}
 }
 
@@ -49962,12 +57065,33 @@ func oRule_R00911(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_911", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-911")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_911", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-911"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00913 evaluates rule R00913 (policy, pack synth1000).
@@ -49995,7 +57119,10 @@ func oRule_R00913(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/913/"), runtime.Err{}
 }
 
@@ -50059,12 +57186,33 @@ func oRule_R00917(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_917", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-917")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_917", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-917"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00921 evaluates rule R00921 (policy, pack synth1000).
@@ -50127,12 +57275,33 @@ func oRule_R00923(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_923", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-923")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_923", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-923"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00925 evaluates rule R00925 (policy, pack synth1000).
@@ -50160,7 +57329,10 @@ func oRule_R00925(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/925/"), runtime.Err{}
 }
 
@@ -50224,7 +57396,10 @@ func oRule_R00931(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/931/"), runtime.Err{}
 }
 
@@ -50288,12 +57463,33 @@ func oRule_R00935(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_935", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-935")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_935", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-935"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00937 evaluates rule R00937 (policy, pack synth1000).
@@ -50321,7 +57517,10 @@ func oRule_R00937(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/937/"), runtime.Err{}
 }
 
@@ -50350,12 +57549,33 @@ func oRule_R00941(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_941", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-941")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_941", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-941"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00943 evaluates rule R00943 (policy, pack synth1000).
@@ -50383,7 +57603,10 @@ func oRule_R00943(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/943/"), runtime.Err{}
 }
 
@@ -50447,12 +57670,33 @@ func oRule_R00947(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_947", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-947")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_947", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-947"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00951 evaluates rule R00951 (policy, pack synth1000).
@@ -50515,12 +57759,33 @@ func oRule_R00953(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_953", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-953")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_953", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-953"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00955 evaluates rule R00955 (policy, pack synth1000).
@@ -50548,7 +57813,10 @@ func oRule_R00955(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/955/"), runtime.Err{}
 }
 
@@ -50612,7 +57880,10 @@ func oRule_R00961(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/961/"), runtime.Err{}
 }
 
@@ -50676,12 +57947,33 @@ func oRule_R00965(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_965", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-965")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_965", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-965"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00967 evaluates rule R00967 (policy, pack synth1000).
@@ -50709,7 +58001,10 @@ func oRule_R00967(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/967/"), runtime.Err{}
 }
 
@@ -50738,12 +58033,33 @@ func oRule_R00971(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_971", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-971")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_971", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-971"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00973 evaluates rule R00973 (policy, pack synth1000).
@@ -50771,7 +58087,10 @@ func oRule_R00973(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/973/"), runtime.Err{}
 }
 
@@ -50835,12 +58154,33 @@ func oRule_R00977(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_977", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-977")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_977", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-977"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00981 evaluates rule R00981 (policy, pack synth1000).
@@ -50903,12 +58243,33 @@ func oRule_R00983(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_983", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-983")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_983", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-983"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00985 evaluates rule R00985 (policy, pack synth1000).
@@ -50936,7 +58297,10 @@ func oRule_R00985(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/985/"), runtime.Err{}
 }
 
@@ -51000,7 +58364,10 @@ func oRule_R00991(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/991/"), runtime.Err{}
 }
 
@@ -51064,12 +58431,33 @@ func oRule_R00995(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT5 := impl.InStrings("tool_995", oF.Lycaon.TurnTools)
-	if oT5 {
-		oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT5 = strings.Contains(oT4, "--force-995")
+	oT8 := true
+	var oT9 runtime.Err
+	if oT8 {
+		if !impl.InStrings("tool_995", oF.Lycaon.TurnTools) {
+			oT8 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT8 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return strings.Contains(oT4, "--force-995"), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT9.Kind == 0 {
+				oT9 = oT7
+			}
+		} else if !oT6 {
+			oT8 = false
+		}
+	}
+	if oT8 && oT9.Kind != 0 {
+		return false, oT9
+	}
+	return oT8, runtime.Err{}
 }
 
 // oRule_R00997 evaluates rule R00997 (policy, pack synth1000).
@@ -51097,7 +58485,10 @@ func oRule_R00997(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.Contains(oT4, "/secret/997/"), runtime.Err{}
 }
 
@@ -51158,7 +58549,10 @@ func oRule_R00006(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 6"), runtime.Err{}
 }
 
@@ -51187,14 +58581,45 @@ func oRule_R00010(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(3610))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4106))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(3610)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4106)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00018 evaluates rule R00018 (invariant, pack synth1000).
@@ -51224,7 +58649,10 @@ func oRule_R00018(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 18"), runtime.Err{}
 }
 
@@ -51253,14 +58681,45 @@ func oRule_R00022(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(3622))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4118))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(3622)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4118)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00026 evaluates rule R00026 (invariant, pack synth1000).
@@ -51322,7 +58781,10 @@ func oRule_R00030(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 30"), runtime.Err{}
 }
 
@@ -51385,7 +58847,10 @@ func oRule_R00042(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 42"), runtime.Err{}
 }
 
@@ -51414,14 +58879,45 @@ func oRule_R00046(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(3646))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4142))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(3646)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4142)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00050 evaluates rule R00050 (invariant, pack synth1000).
@@ -51481,14 +58977,45 @@ func oRule_R00058(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(3658))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4154))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(3658)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4154)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00062 evaluates rule R00062 (invariant, pack synth1000).
@@ -51550,7 +59077,10 @@ func oRule_R00066(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 66"), runtime.Err{}
 }
 
@@ -51579,14 +59109,45 @@ func oRule_R00070(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(3670))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4166))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(3670)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4166)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00078 evaluates rule R00078 (invariant, pack synth1000).
@@ -51616,7 +59177,10 @@ func oRule_R00078(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 78"), runtime.Err{}
 }
 
@@ -51645,14 +59209,45 @@ func oRule_R00082(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(3682))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4178))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(3682)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4178)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00086 evaluates rule R00086 (invariant, pack synth1000).
@@ -51714,7 +59309,10 @@ func oRule_R00090(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 90"), runtime.Err{}
 }
 
@@ -51777,7 +59375,10 @@ func oRule_R00102(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 102"), runtime.Err{}
 }
 
@@ -51806,14 +59407,45 @@ func oRule_R00106(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(3706))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4202))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(3706)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4202)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00110 evaluates rule R00110 (invariant, pack synth1000).
@@ -51873,14 +59505,45 @@ func oRule_R00118(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(3718))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4214))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(3718)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4214)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00122 evaluates rule R00122 (invariant, pack synth1000).
@@ -51942,7 +59605,10 @@ func oRule_R00126(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 126"), runtime.Err{}
 }
 
@@ -51971,14 +59637,45 @@ func oRule_R00130(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(3730))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4226))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(3730)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4226)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00138 evaluates rule R00138 (invariant, pack synth1000).
@@ -52008,7 +59705,10 @@ func oRule_R00138(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 138"), runtime.Err{}
 }
 
@@ -52037,14 +59737,45 @@ func oRule_R00142(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(3742))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4238))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(3742)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4238)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00146 evaluates rule R00146 (invariant, pack synth1000).
@@ -52106,7 +59837,10 @@ func oRule_R00150(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 150"), runtime.Err{}
 }
 
@@ -52169,7 +59903,10 @@ func oRule_R00162(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 162"), runtime.Err{}
 }
 
@@ -52198,14 +59935,45 @@ func oRule_R00166(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(3766))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4262))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(3766)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4262)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00170 evaluates rule R00170 (invariant, pack synth1000).
@@ -52265,14 +60033,45 @@ func oRule_R00178(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(3778))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4274))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(3778)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4274)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00182 evaluates rule R00182 (invariant, pack synth1000).
@@ -52334,7 +60133,10 @@ func oRule_R00186(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 186"), runtime.Err{}
 }
 
@@ -52363,14 +60165,45 @@ func oRule_R00190(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(3790))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4286))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(3790)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4286)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00198 evaluates rule R00198 (invariant, pack synth1000).
@@ -52400,7 +60233,10 @@ func oRule_R00198(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 198"), runtime.Err{}
 }
 
@@ -52429,14 +60265,45 @@ func oRule_R00202(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(3802))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4298))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(3802)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4298)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00206 evaluates rule R00206 (invariant, pack synth1000).
@@ -52498,7 +60365,10 @@ func oRule_R00210(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 210"), runtime.Err{}
 }
 
@@ -52561,7 +60431,10 @@ func oRule_R00222(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 222"), runtime.Err{}
 }
 
@@ -52590,14 +60463,45 @@ func oRule_R00226(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(3826))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4322))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(3826)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4322)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00230 evaluates rule R00230 (invariant, pack synth1000).
@@ -52657,14 +60561,45 @@ func oRule_R00238(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(3838))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4334))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(3838)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4334)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00242 evaluates rule R00242 (invariant, pack synth1000).
@@ -52726,7 +60661,10 @@ func oRule_R00246(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 246"), runtime.Err{}
 }
 
@@ -52755,14 +60693,45 @@ func oRule_R00250(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(3850))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4346))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(3850)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4346)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00258 evaluates rule R00258 (invariant, pack synth1000).
@@ -52792,7 +60761,10 @@ func oRule_R00258(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 258"), runtime.Err{}
 }
 
@@ -52821,14 +60793,45 @@ func oRule_R00262(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(3862))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4358))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(3862)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4358)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00266 evaluates rule R00266 (invariant, pack synth1000).
@@ -52890,7 +60893,10 @@ func oRule_R00270(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 270"), runtime.Err{}
 }
 
@@ -52953,7 +60959,10 @@ func oRule_R00282(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 282"), runtime.Err{}
 }
 
@@ -52982,14 +60991,45 @@ func oRule_R00286(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(3886))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4382))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(3886)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4382)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00290 evaluates rule R00290 (invariant, pack synth1000).
@@ -53049,14 +61089,45 @@ func oRule_R00298(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(3898))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4394))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(3898)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4394)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00302 evaluates rule R00302 (invariant, pack synth1000).
@@ -53118,7 +61189,10 @@ func oRule_R00306(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 306"), runtime.Err{}
 }
 
@@ -53147,14 +61221,45 @@ func oRule_R00310(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(3910))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4406))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(3910)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4406)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00318 evaluates rule R00318 (invariant, pack synth1000).
@@ -53184,7 +61289,10 @@ func oRule_R00318(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 318"), runtime.Err{}
 }
 
@@ -53213,14 +61321,45 @@ func oRule_R00322(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(3922))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4418))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(3922)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4418)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00326 evaluates rule R00326 (invariant, pack synth1000).
@@ -53282,7 +61421,10 @@ func oRule_R00330(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 330"), runtime.Err{}
 }
 
@@ -53345,7 +61487,10 @@ func oRule_R00342(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 342"), runtime.Err{}
 }
 
@@ -53374,14 +61519,45 @@ func oRule_R00346(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(3946))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4442))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(3946)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4442)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00350 evaluates rule R00350 (invariant, pack synth1000).
@@ -53441,14 +61617,45 @@ func oRule_R00358(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(3958))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4454))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(3958)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4454)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00362 evaluates rule R00362 (invariant, pack synth1000).
@@ -53510,7 +61717,10 @@ func oRule_R00366(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 366"), runtime.Err{}
 }
 
@@ -53539,14 +61749,45 @@ func oRule_R00370(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(3970))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4466))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(3970)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4466)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00378 evaluates rule R00378 (invariant, pack synth1000).
@@ -53576,7 +61817,10 @@ func oRule_R00378(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 378"), runtime.Err{}
 }
 
@@ -53605,14 +61849,45 @@ func oRule_R00382(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(3982))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4478))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(3982)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4478)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00386 evaluates rule R00386 (invariant, pack synth1000).
@@ -53674,7 +61949,10 @@ func oRule_R00390(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 390"), runtime.Err{}
 }
 
@@ -53737,7 +62015,10 @@ func oRule_R00402(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 402"), runtime.Err{}
 }
 
@@ -53766,14 +62047,45 @@ func oRule_R00406(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4006))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4502))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4006)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4502)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00410 evaluates rule R00410 (invariant, pack synth1000).
@@ -53833,14 +62145,45 @@ func oRule_R00418(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4018))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4514))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4018)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4514)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00422 evaluates rule R00422 (invariant, pack synth1000).
@@ -53902,7 +62245,10 @@ func oRule_R00426(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 426"), runtime.Err{}
 }
 
@@ -53931,14 +62277,45 @@ func oRule_R00430(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4030))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4526))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4030)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4526)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00438 evaluates rule R00438 (invariant, pack synth1000).
@@ -53968,7 +62345,10 @@ func oRule_R00438(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 438"), runtime.Err{}
 }
 
@@ -53997,14 +62377,45 @@ func oRule_R00442(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4042))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4538))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4042)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4538)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00446 evaluates rule R00446 (invariant, pack synth1000).
@@ -54066,7 +62477,10 @@ func oRule_R00450(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 450"), runtime.Err{}
 }
 
@@ -54129,7 +62543,10 @@ func oRule_R00462(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 462"), runtime.Err{}
 }
 
@@ -54158,14 +62575,45 @@ func oRule_R00466(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4066))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4562))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4066)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4562)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00470 evaluates rule R00470 (invariant, pack synth1000).
@@ -54225,14 +62673,45 @@ func oRule_R00478(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4078))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4574))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4078)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4574)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00482 evaluates rule R00482 (invariant, pack synth1000).
@@ -54294,7 +62773,10 @@ func oRule_R00486(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 486"), runtime.Err{}
 }
 
@@ -54323,14 +62805,45 @@ func oRule_R00490(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4090))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4586))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4090)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4586)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00498 evaluates rule R00498 (invariant, pack synth1000).
@@ -54360,7 +62873,10 @@ func oRule_R00498(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 498"), runtime.Err{}
 }
 
@@ -54389,14 +62905,45 @@ func oRule_R00502(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4102))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4598))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4102)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4598)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00506 evaluates rule R00506 (invariant, pack synth1000).
@@ -54458,7 +63005,10 @@ func oRule_R00510(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 510"), runtime.Err{}
 }
 
@@ -54521,7 +63071,10 @@ func oRule_R00522(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 522"), runtime.Err{}
 }
 
@@ -54550,14 +63103,45 @@ func oRule_R00526(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4126))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4622))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4126)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4622)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00530 evaluates rule R00530 (invariant, pack synth1000).
@@ -54617,14 +63201,45 @@ func oRule_R00538(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4138))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4634))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4138)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4634)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00542 evaluates rule R00542 (invariant, pack synth1000).
@@ -54686,7 +63301,10 @@ func oRule_R00546(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 546"), runtime.Err{}
 }
 
@@ -54715,14 +63333,45 @@ func oRule_R00550(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4150))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4646))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4150)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4646)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00558 evaluates rule R00558 (invariant, pack synth1000).
@@ -54752,7 +63401,10 @@ func oRule_R00558(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 558"), runtime.Err{}
 }
 
@@ -54781,14 +63433,45 @@ func oRule_R00562(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4162))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4658))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4162)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4658)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00566 evaluates rule R00566 (invariant, pack synth1000).
@@ -54850,7 +63533,10 @@ func oRule_R00570(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 570"), runtime.Err{}
 }
 
@@ -54913,7 +63599,10 @@ func oRule_R00582(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 582"), runtime.Err{}
 }
 
@@ -54942,14 +63631,45 @@ func oRule_R00586(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4186))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4682))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4186)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4682)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00590 evaluates rule R00590 (invariant, pack synth1000).
@@ -55009,14 +63729,45 @@ func oRule_R00598(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4198))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4694))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4198)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4694)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00602 evaluates rule R00602 (invariant, pack synth1000).
@@ -55078,7 +63829,10 @@ func oRule_R00606(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 606"), runtime.Err{}
 }
 
@@ -55107,14 +63861,45 @@ func oRule_R00610(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4210))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4706))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4210)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4706)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00618 evaluates rule R00618 (invariant, pack synth1000).
@@ -55144,7 +63929,10 @@ func oRule_R00618(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 618"), runtime.Err{}
 }
 
@@ -55173,14 +63961,45 @@ func oRule_R00622(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4222))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4718))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4222)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4718)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00626 evaluates rule R00626 (invariant, pack synth1000).
@@ -55242,7 +64061,10 @@ func oRule_R00630(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 630"), runtime.Err{}
 }
 
@@ -55305,7 +64127,10 @@ func oRule_R00642(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 642"), runtime.Err{}
 }
 
@@ -55334,14 +64159,45 @@ func oRule_R00646(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4246))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4742))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4246)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4742)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00650 evaluates rule R00650 (invariant, pack synth1000).
@@ -55401,14 +64257,45 @@ func oRule_R00658(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4258))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4754))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4258)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4754)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00662 evaluates rule R00662 (invariant, pack synth1000).
@@ -55470,7 +64357,10 @@ func oRule_R00666(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 666"), runtime.Err{}
 }
 
@@ -55499,14 +64389,45 @@ func oRule_R00670(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4270))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4766))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4270)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4766)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00678 evaluates rule R00678 (invariant, pack synth1000).
@@ -55536,7 +64457,10 @@ func oRule_R00678(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 678"), runtime.Err{}
 }
 
@@ -55565,14 +64489,45 @@ func oRule_R00682(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4282))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4778))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4282)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4778)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00686 evaluates rule R00686 (invariant, pack synth1000).
@@ -55634,7 +64589,10 @@ func oRule_R00690(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 690"), runtime.Err{}
 }
 
@@ -55697,7 +64655,10 @@ func oRule_R00702(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 702"), runtime.Err{}
 }
 
@@ -55726,14 +64687,45 @@ func oRule_R00706(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4306))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4802))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4306)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4802)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00710 evaluates rule R00710 (invariant, pack synth1000).
@@ -55793,14 +64785,45 @@ func oRule_R00718(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4318))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4814))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4318)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4814)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00722 evaluates rule R00722 (invariant, pack synth1000).
@@ -55862,7 +64885,10 @@ func oRule_R00726(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 726"), runtime.Err{}
 }
 
@@ -55891,14 +64917,45 @@ func oRule_R00730(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4330))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4826))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4330)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4826)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00738 evaluates rule R00738 (invariant, pack synth1000).
@@ -55928,7 +64985,10 @@ func oRule_R00738(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 738"), runtime.Err{}
 }
 
@@ -55957,14 +65017,45 @@ func oRule_R00742(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4342))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4838))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4342)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4838)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00746 evaluates rule R00746 (invariant, pack synth1000).
@@ -56026,7 +65117,10 @@ func oRule_R00750(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 750"), runtime.Err{}
 }
 
@@ -56089,7 +65183,10 @@ func oRule_R00762(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 762"), runtime.Err{}
 }
 
@@ -56118,14 +65215,45 @@ func oRule_R00766(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4366))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4862))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4366)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4862)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00770 evaluates rule R00770 (invariant, pack synth1000).
@@ -56185,14 +65313,45 @@ func oRule_R00778(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4378))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4874))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4378)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4874)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00782 evaluates rule R00782 (invariant, pack synth1000).
@@ -56254,7 +65413,10 @@ func oRule_R00786(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 786"), runtime.Err{}
 }
 
@@ -56283,14 +65445,45 @@ func oRule_R00790(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4390))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4886))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4390)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4886)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00798 evaluates rule R00798 (invariant, pack synth1000).
@@ -56320,7 +65513,10 @@ func oRule_R00798(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 798"), runtime.Err{}
 }
 
@@ -56349,14 +65545,45 @@ func oRule_R00802(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4402))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4898))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4402)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4898)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00806 evaluates rule R00806 (invariant, pack synth1000).
@@ -56418,7 +65645,10 @@ func oRule_R00810(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 810"), runtime.Err{}
 }
 
@@ -56481,7 +65711,10 @@ func oRule_R00822(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 822"), runtime.Err{}
 }
 
@@ -56510,14 +65743,45 @@ func oRule_R00826(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4426))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4922))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4426)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4922)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00830 evaluates rule R00830 (invariant, pack synth1000).
@@ -56577,14 +65841,45 @@ func oRule_R00838(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4438))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4934))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4438)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4934)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00842 evaluates rule R00842 (invariant, pack synth1000).
@@ -56646,7 +65941,10 @@ func oRule_R00846(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 846"), runtime.Err{}
 }
 
@@ -56675,14 +65973,45 @@ func oRule_R00850(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4450))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4946))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4450)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4946)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00858 evaluates rule R00858 (invariant, pack synth1000).
@@ -56712,7 +66041,10 @@ func oRule_R00858(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 858"), runtime.Err{}
 }
 
@@ -56741,14 +66073,45 @@ func oRule_R00862(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4462))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4958))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4462)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4958)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00866 evaluates rule R00866 (invariant, pack synth1000).
@@ -56810,7 +66173,10 @@ func oRule_R00870(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 870"), runtime.Err{}
 }
 
@@ -56873,7 +66239,10 @@ func oRule_R00882(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 882"), runtime.Err{}
 }
 
@@ -56902,14 +66271,45 @@ func oRule_R00886(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4486))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4982))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4486)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4982)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00890 evaluates rule R00890 (invariant, pack synth1000).
@@ -56969,14 +66369,45 @@ func oRule_R00898(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4498))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(4994))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4498)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(4994)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00902 evaluates rule R00902 (invariant, pack synth1000).
@@ -57038,7 +66469,10 @@ func oRule_R00906(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 906"), runtime.Err{}
 }
 
@@ -57067,14 +66501,45 @@ func oRule_R00910(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4510))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(5006))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4510)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(5006)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00918 evaluates rule R00918 (invariant, pack synth1000).
@@ -57104,7 +66569,10 @@ func oRule_R00918(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 918"), runtime.Err{}
 }
 
@@ -57133,14 +66601,45 @@ func oRule_R00922(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4522))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(5018))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4522)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(5018)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00926 evaluates rule R00926 (invariant, pack synth1000).
@@ -57202,7 +66701,10 @@ func oRule_R00930(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 930"), runtime.Err{}
 }
 
@@ -57265,7 +66767,10 @@ func oRule_R00942(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 942"), runtime.Err{}
 }
 
@@ -57294,14 +66799,45 @@ func oRule_R00946(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4546))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(5042))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4546)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(5042)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00950 evaluates rule R00950 (invariant, pack synth1000).
@@ -57361,14 +66897,45 @@ func oRule_R00958(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4558))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(5054))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4558)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(5054)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00962 evaluates rule R00962 (invariant, pack synth1000).
@@ -57430,7 +66997,10 @@ func oRule_R00966(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 966"), runtime.Err{}
 }
 
@@ -57459,14 +67029,45 @@ func oRule_R00970(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4570))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(5066))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4570)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(5066)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00978 evaluates rule R00978 (invariant, pack synth1000).
@@ -57496,7 +67097,10 @@ func oRule_R00978(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 978"), runtime.Err{}
 }
 
@@ -57525,14 +67129,45 @@ func oRule_R00982(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgInt(oF.ToolArgs, "timeout")
-	oT7 := (oT4 > int64(4582))
-	if !oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := impl.SizeString(oT5)
-		oT7 = (oT6 > int64(5078))
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "timeout")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return (oT4 > int64(4582)), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if oT6 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := impl.SizeString(oT8)
+			return (oT10 > int64(5078)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_R00986 evaluates rule R00986 (invariant, pack synth1000).
@@ -57594,7 +67229,10 @@ func oRule_R00990(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "shutdown -h 990"), runtime.Err{}
 }
 
@@ -57639,7 +67277,7 @@ func (ev *Evaluator) oEval_CoordinatorPreInvoke(ctx context.Context, occ *lycaon
 	}
 	oX.Finish()
 	if ev.cfg.Recorder != nil {
-		impl.RecordDecision(ev.cfg.Recorder, Name, Digest, s, "coordinator.pre_invoke", occ.Facts.Tool, d)
+		impl.RecordDecision(ctx, ev.cfg.Recorder, Name, Digest, s, "coordinator.pre_invoke", occ.Facts.Tool, d)
 	}
 	return nil
 }
@@ -58137,7 +67775,7 @@ func (ev *Evaluator) oEval_ToolHandler(ctx context.Context, occ *lycaon.Occurren
 	}
 	oX.Finish()
 	if ev.cfg.Recorder != nil {
-		impl.RecordDecision(ev.cfg.Recorder, Name, Digest, s, "tool.handler", occ.Facts.Tool, d)
+		impl.RecordDecision(ctx, ev.cfg.Recorder, Name, Digest, s, "tool.handler", occ.Facts.Tool, d)
 	}
 	return nil
 }
@@ -58635,7 +68273,7 @@ func (ev *Evaluator) oEval_ToolPostInvoke(ctx context.Context, occ *lycaon.Occur
 	}
 	oX.Finish()
 	if ev.cfg.Recorder != nil {
-		impl.RecordDecision(ev.cfg.Recorder, Name, Digest, s, "tool.post_invoke", occ.Facts.Tool, d)
+		impl.RecordDecision(ctx, ev.cfg.Recorder, Name, Digest, s, "tool.post_invoke", occ.Facts.Tool, d)
 	}
 	return nil
 }
@@ -59397,7 +69035,7 @@ func (ev *Evaluator) oEval_ToolPreInvoke(ctx context.Context, occ *lycaon.Occurr
 	}
 	oX.Finish()
 	if ev.cfg.Recorder != nil {
-		impl.RecordDecision(ev.cfg.Recorder, Name, Digest, s, "tool.pre_invoke", occ.Facts.Tool, d)
+		impl.RecordDecision(ctx, ev.cfg.Recorder, Name, Digest, s, "tool.pre_invoke", occ.Facts.Tool, d)
 	}
 	return nil
 }

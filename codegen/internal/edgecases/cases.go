@@ -281,6 +281,31 @@ var Exprs = []string{
 	`dyn(null) < 1`,
 	`dyn(null) >= 1.0 || true`,
 	`dyn(null) == null && null == dyn(null)`,
+	// Host values outside the dyn representation (issue 18: typed slices
+	// and maps, named types, pointers, json.Number...) are read as cel-go
+	// reads them, and are an error where it cannot read them; the first
+	// two are the issue's.
+	`tool_args.ports == [22]`,
+	`tool_args.n in [1, 2]`,
+	`[22] == tool_args.ports && 22 in tool_args.ports && tool_args.ports[0] == 22 && size(tool_args.ports) == 1`,
+	`tool_args.ports.exists(p, p == 22) && tool_args.ports.all(p, p > 0)`,
+	`tool_args.ports.map(p, p + 1) == [23] && tool_args.ports.filter(p, true).size() == 1`,
+	`tool_args.n == 1 || tool_args.n > 2`,
+	`int(tool_args.n) == 1 && string(tool_args.n) == "1" && type(tool_args.n) == int`,
+	`double(tool_args.d) == 2.5 && tool_args.whole == 4`,
+	`has(tool_args.map.a) && "a" in tool_args.map && tool_args.map == {"a": 1} && {"a": 1} == tool_args.map`,
+	`tool_args.map.exists(k, k == "a") && tool_args.map.all(k, tool_args.map[k] == 1)`,
+	`tool_args.s == "hello" && tool_args.s.startsWith("h") && size(tool_args.s) == 5`,
+	`tool_args.list.exists(x, x == 2) && tool_args.list.map(x, x).size() == 3 && tool_args.list[2] == 3`,
+	`tool_args.mixed.exists(x, x == 1) || tool_args.mixed.size() == 2`,
+	`[tool_args.n].size() == 1 && {"k": tool_args.n}.size() == 1`,
+	`tool_arg_string("s") == "hello" || tool_arg_int("n") == 1 || tool_arg_bool("b")`,
+	`tool_args.key in {"n": 1} && {1: "a"}[tool_args.n] == "a"`,
+	`has(tool_args.m.a) || tool_args.m == {}`,
+	`tool_args.l.exists(x, x == true) && tool_args.u == "aéb"`,
+	`tool_args.big > 1.0 && tool_args.nan != tool_args.nan`,
+	`tool_args.ports.exists(p, true) && tool_args.list.exists(x, true)`,
+	`tool_args.n != 7 && tool_args.d != 7 && tool_args.s != "x" && tool_args.b != false`,
 }
 
 // Long chains: the generated code stays flat whatever the number of terms

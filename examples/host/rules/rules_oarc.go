@@ -25,7 +25,6 @@ import (
 	"github.com/oarc/oarc/lycaon"
 	"github.com/oarc/oarc/runtime"
 	"github.com/oarc/oarc/runtime/impl"
-	"regexp"
 	"strings"
 )
 
@@ -111,7 +110,7 @@ func (ev *Evaluator) Evaluate(ctx context.Context, occ *lycaon.Occurrence, s *ru
 		if !occ.Anchor.Valid() {
 			err := impl.UnknownAnchor(d, int64(occ.Anchor))
 			if ev.cfg.Recorder != nil {
-				impl.RecordDecision(ev.cfg.Recorder, Name, Digest, s, occ.Anchor.String(), occ.Facts.Tool, d)
+				impl.RecordDecision(ctx, ev.cfg.Recorder, Name, Digest, s, occ.Anchor.String(), occ.Facts.Tool, d)
 			}
 			return err
 		}
@@ -119,7 +118,7 @@ func (ev *Evaluator) Evaluate(ctx context.Context, occ *lycaon.Occurrence, s *ru
 		d.Reset()
 		d.Content = occ.Content
 		if ev.cfg.Recorder != nil {
-			impl.RecordDecision(ev.cfg.Recorder, Name, Digest, s, occ.Anchor.String(), occ.Facts.Tool, d)
+			impl.RecordDecision(ctx, ev.cfg.Recorder, Name, Digest, s, occ.Anchor.String(), occ.Facts.Tool, d)
 		}
 		return nil
 	}
@@ -164,8 +163,9 @@ func (ev *Evaluator) CounterKey(rule string, c runtime.Counter) (runtime.Counter
 	}
 }
 
-// oContext are the titled rules as the rendered context shows them, in
-// evaluation order, tokenised when the rules were compiled.
+// oContext are the entries of the rendered context (ir.Context): the enforced
+// deny-by-default codes with a title, then the titled rules that tell the agent
+// what to do, in evaluation order, tokenised when the rules were compiled.
 var oContext = [15]impl.ContextRule{
 	{
 		ID:    "ETC_WRITE_FORBIDDEN",
@@ -555,10 +555,142 @@ var oRules = [15]impl.Rule{
 
 // Constant values and patterns of the rules, built once.
 var (
-	oRe_RM_RF_ROOT_1      = regexp.MustCompile("\\brm\\s+-[a-zA-Z]*[rR][a-zA-Z]*\\s+(/|~|\\$HOME)(\\s|$)")
-	oRe_CURL_PIPE_SHELL_1 = regexp.MustCompile("(curl|wget)[^|]*\\|\\s*(sudo\\s+)?(ba|z)?sh\\b")
-	oRe_FORCE_PUSH_1      = regexp.MustCompile("git\\s+push\\b.*(--force\\b|-f\\b)")
-	oSnap_ToolPreInvoke   = [1]runtime.CounterKey{runtime.CounterKey{Slot: 7, Rule: "REPEATED_CALL_NUDGE", Counter: runtime.Fire}}
+	oRe_RM_RF_ROOT_1 = &impl.RegexDFA{
+		ASCII: [128]uint8{
+			0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 1, 1, 0, 0,
+			0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+			1, 0, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 3, 0, 4,
+			5, 5, 5, 5, 5, 5, 5, 5, 5, 5, 0, 0, 0, 0, 0, 0,
+			0, 6, 6, 6, 6, 7, 6, 6, 8, 6, 6, 6, 6, 9, 6, 10,
+			6, 6, 11, 6, 6, 6, 6, 6, 6, 6, 6, 0, 0, 0, 0, 5,
+			0, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 6, 12, 6, 6,
+			6, 6, 13, 6, 6, 6, 6, 6, 6, 6, 6, 0, 0, 0, 4, 0,
+		},
+		Lo: []rune{
+			0x80,
+		},
+		Class: []uint8{
+			0,
+		},
+		Trans: []uint16{
+			0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+			15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15,
+			30, 30, 30, 30, 30, 45, 45, 45, 45, 45, 45, 45, 45, 60, 15,
+			30, 30, 30, 30, 30, 45, 45, 45, 45, 45, 45, 45, 45, 45, 15,
+			30, 30, 30, 30, 30, 45, 45, 45, 45, 45, 45, 45, 75, 45, 15,
+			30, 90, 30, 30, 30, 45, 45, 45, 45, 45, 45, 45, 45, 45, 15,
+			30, 90, 30, 105, 30, 45, 45, 45, 45, 45, 45, 45, 45, 60, 15,
+			30, 30, 30, 30, 30, 45, 120, 120, 120, 120, 120, 135, 120, 150, 15,
+			30, 30, 30, 30, 30, 45, 120, 120, 120, 120, 120, 135, 120, 135, 15,
+			30, 165, 30, 30, 30, 45, 135, 135, 135, 135, 135, 135, 135, 135, 15,
+			30, 165, 30, 30, 30, 45, 135, 135, 135, 135, 135, 135, 180, 135, 15,
+			30, 165, 195, 30, 210, 45, 45, 45, 45, 45, 45, 45, 45, 60, 15,
+			30, 225, 30, 30, 30, 45, 135, 135, 135, 135, 135, 135, 135, 135, 15,
+			30, 30, 30, 30, 30, 45, 45, 45, 240, 45, 45, 45, 45, 60, 15,
+			30, 0, 30, 30, 30, 45, 45, 45, 45, 45, 45, 45, 45, 60, 0,
+			30, 225, 195, 105, 210, 45, 45, 45, 45, 45, 45, 45, 45, 60, 15,
+			30, 30, 30, 30, 30, 45, 45, 45, 45, 45, 255, 45, 45, 45, 15,
+			30, 30, 30, 30, 30, 45, 45, 45, 45, 270, 45, 45, 45, 45, 15,
+			30, 30, 30, 30, 30, 45, 45, 285, 45, 45, 45, 45, 45, 45, 15,
+			30, 0, 30, 30, 30, 45, 45, 45, 45, 45, 45, 45, 45, 45, 0,
+		},
+		Stride: 15,
+		Start:  30,
+		Skip:   60,
+		Prefix: "rm",
+		Resume: [3]uint16{30, 30, 45},
+	}
+	oRe_CURL_PIPE_SHELL_1 = &impl.RegexDFA{
+		ASCII: [128]uint8{
+			0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 1, 1, 0, 0,
+			0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+			1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+			2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 0, 0, 0, 0, 0, 0,
+			0, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2,
+			2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 0, 0, 0, 0, 2,
+			0, 3, 4, 5, 6, 7, 2, 8, 9, 2, 2, 2, 10, 2, 2, 11,
+			2, 2, 12, 13, 14, 15, 2, 16, 2, 2, 17, 0, 18, 0, 0, 0,
+		},
+		Lo: []rune{
+			0x80,
+		},
+		Class: []uint8{
+			0,
+		},
+		Trans: []uint16{
+			0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+			20, 20, 20, 20, 20, 20, 20, 20, 20, 20, 20, 20, 20, 20, 20, 20, 20, 20, 20, 20,
+			40, 40, 40, 40, 40, 60, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 80, 40, 40, 20,
+			40, 40, 40, 40, 40, 60, 40, 40, 40, 40, 40, 40, 40, 40, 40, 100, 80, 40, 40, 20,
+			40, 40, 40, 40, 40, 60, 40, 40, 120, 40, 40, 40, 40, 40, 40, 40, 80, 40, 40, 20,
+			40, 40, 40, 40, 40, 60, 40, 40, 40, 40, 40, 40, 140, 40, 40, 40, 80, 40, 40, 20,
+			40, 40, 40, 40, 40, 60, 40, 160, 40, 40, 40, 40, 40, 40, 40, 40, 80, 40, 40, 20,
+			40, 40, 40, 40, 40, 60, 40, 40, 40, 40, 180, 40, 40, 40, 40, 40, 80, 40, 40, 20,
+			40, 40, 40, 40, 40, 60, 40, 40, 40, 40, 40, 40, 40, 40, 180, 40, 80, 40, 40, 20,
+			180, 180, 180, 180, 180, 180, 180, 180, 180, 180, 180, 180, 180, 180, 180, 180, 180, 180, 200, 20,
+			40, 200, 40, 40, 220, 60, 40, 40, 40, 40, 40, 40, 40, 240, 40, 40, 80, 260, 40, 20,
+			40, 40, 40, 260, 40, 60, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 80, 40, 40, 20,
+			40, 40, 40, 40, 40, 60, 40, 40, 40, 280, 40, 40, 40, 40, 40, 300, 80, 40, 40, 20,
+			40, 40, 40, 40, 40, 60, 40, 40, 40, 40, 40, 40, 40, 320, 40, 40, 80, 40, 40, 20,
+			0, 0, 40, 40, 40, 60, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 80, 40, 0, 0,
+			40, 40, 40, 40, 40, 60, 340, 40, 40, 40, 40, 40, 40, 40, 40, 40, 80, 40, 40, 20,
+			40, 40, 40, 40, 40, 60, 40, 40, 40, 280, 40, 40, 40, 40, 40, 40, 80, 40, 40, 20,
+			40, 40, 40, 40, 40, 60, 40, 40, 40, 40, 40, 360, 40, 40, 40, 40, 80, 40, 40, 20,
+			40, 380, 40, 40, 40, 60, 40, 40, 40, 40, 40, 40, 40, 40, 40, 40, 80, 40, 40, 20,
+			40, 380, 40, 40, 220, 60, 40, 40, 40, 40, 40, 40, 40, 320, 40, 40, 80, 260, 40, 20,
+		},
+		Stride: 20,
+		Start:  40,
+		Skip:   40,
+	}
+	oRe_FORCE_PUSH_1 = &impl.RegexDFA{
+		ASCII: [128]uint8{
+			0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 2, 0, 1, 1, 0, 0,
+			0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+			1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 3, 0, 0,
+			4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 0, 0, 0, 0, 0, 0,
+			0, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4,
+			4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 0, 0, 0, 0, 4,
+			0, 4, 4, 5, 4, 6, 7, 8, 9, 10, 4, 4, 4, 4, 4, 11,
+			12, 4, 13, 14, 15, 16, 4, 4, 4, 4, 4, 0, 0, 0, 0, 0,
+		},
+		Lo: []rune{
+			0x80,
+		},
+		Class: []uint8{
+			0,
+		},
+		Trans: []uint16{
+			0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+			18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18,
+			36, 36, 36, 36, 36, 36, 36, 36, 54, 36, 36, 36, 36, 36, 36, 36, 36, 18,
+			36, 36, 36, 36, 36, 36, 36, 36, 54, 36, 72, 36, 36, 36, 36, 36, 36, 18,
+			36, 36, 36, 36, 36, 36, 36, 36, 54, 36, 36, 36, 36, 36, 36, 90, 36, 18,
+			36, 108, 108, 36, 36, 36, 36, 36, 54, 36, 36, 36, 36, 36, 36, 36, 36, 18,
+			36, 108, 108, 36, 36, 36, 36, 36, 54, 36, 36, 36, 126, 36, 36, 36, 36, 18,
+			36, 36, 36, 36, 36, 36, 36, 36, 54, 36, 36, 36, 36, 36, 36, 36, 144, 18,
+			36, 36, 36, 36, 36, 36, 36, 36, 54, 36, 36, 36, 36, 36, 162, 36, 36, 18,
+			36, 36, 36, 36, 36, 36, 36, 36, 54, 180, 36, 36, 36, 36, 36, 36, 36, 18,
+			198, 198, 36, 216, 36, 36, 36, 36, 54, 36, 36, 36, 36, 36, 36, 36, 36, 18,
+			198, 198, 36, 216, 198, 198, 198, 198, 234, 198, 198, 198, 198, 198, 198, 198, 198, 18,
+			198, 198, 36, 252, 198, 198, 198, 270, 234, 198, 198, 198, 198, 198, 198, 198, 198, 18,
+			198, 198, 36, 216, 198, 198, 198, 198, 234, 198, 288, 198, 198, 198, 198, 198, 198, 18,
+			198, 198, 36, 252, 198, 198, 198, 306, 234, 198, 198, 198, 198, 198, 198, 198, 198, 18,
+			0, 0, 0, 0, 198, 198, 198, 198, 234, 198, 198, 198, 198, 198, 198, 198, 198, 0,
+			198, 198, 36, 216, 198, 198, 198, 198, 234, 198, 198, 198, 198, 198, 198, 324, 198, 18,
+			0, 0, 0, 0, 198, 198, 198, 198, 234, 198, 198, 342, 198, 198, 198, 198, 198, 0,
+			198, 324, 108, 216, 198, 198, 198, 198, 234, 198, 198, 198, 198, 198, 198, 198, 198, 18,
+			198, 198, 36, 216, 198, 198, 198, 198, 234, 198, 198, 198, 198, 360, 198, 198, 198, 18,
+			198, 198, 36, 216, 198, 378, 198, 198, 234, 198, 198, 198, 198, 198, 198, 198, 198, 18,
+			198, 198, 36, 216, 198, 198, 270, 198, 234, 198, 198, 198, 198, 198, 198, 198, 198, 18,
+		},
+		Stride: 18,
+		Start:  36,
+		Skip:   54,
+		Prefix: "git",
+		Resume: [3]uint16{36, 36, 36},
+	}
+	oSnap_ToolPreInvoke = [1]runtime.CounterKey{runtime.CounterKey{Slot: 7, Rule: "REPEATED_CALL_NUDGE", Counter: runtime.Fire}}
 )
 
 // oRule_PROMPT_INJECTION evaluates rule PROMPT_INJECTION (detector, pack starter).
@@ -611,7 +743,10 @@ func oRule_ETC_WRITE_FORBIDDEN(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "/etc/"), runtime.Err{}
 }
 
@@ -640,9 +775,12 @@ func oRule_LONG_COMMAND(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-	oT5 := impl.SizeString(oT4)
-	return (oT5 > int64(4096)), runtime.Err{}
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	oT6 := impl.SizeString(oT4)
+	return (oT6 > int64(4096)), runtime.Err{}
 }
 
 // oRule_PLAIN_HTTP evaluates rule PLAIN_HTTP (schema, pack starter).
@@ -670,7 +808,10 @@ func oRule_PLAIN_HTTP(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "url")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "url")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return strings.HasPrefix(oT4, "http://"), runtime.Err{}
 }
 
@@ -699,7 +840,10 @@ func oRule_RM_RF_ROOT(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return oRe_RM_RF_ROOT_1.MatchString(oT4), runtime.Err{}
 }
 
@@ -729,7 +873,10 @@ func oRule_CURL_PIPE_SHELL(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
 	return oRe_CURL_PIPE_SHELL_1.MatchString(oT4), runtime.Err{}
 }
 
@@ -759,14 +906,45 @@ func oRule_FORCE_PUSH(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-	oT7 := oRe_FORCE_PUSH_1.MatchString(oT4)
-	if oT7 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 := strings.Contains(oT5, "--force-with-lease")
-		oT7 = !oT6
+	oT13 := true
+	var oT14 runtime.Err
+	if oT13 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return oRe_FORCE_PUSH_1.MatchString(oT4), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT7
+			}
+		} else if !oT6 {
+			oT13 = false
+		}
 	}
-	return oT7, runtime.Err{}
+	if oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := strings.Contains(oT8, "--force-with-lease")
+			return !oT10, runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if !oT11 {
+			oT13 = false
+		}
+	}
+	if oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_PAYMENT_NEEDS_ROLE evaluates rule PAYMENT_NEEDS_ROLE (policy, pack starter).
@@ -939,12 +1117,15 @@ func oRule_WRITE_OUTSIDE_PROJECT(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileFilesystem | runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
-	oT5, oT6 := impl.Provide1(&oX.Exec, oX.ev.env.Providers.PathOutsideScope, "path_outside_scope", oX.occ, oT4)
-	if oT6.Kind != 0 {
-		return false, oT6
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
 	}
-	return oT5, runtime.Err{}
+	oT6, oT7 := impl.Provide1(&oX.Exec, oX.ev.env.Providers.PathOutsideScope, "path_outside_scope", oX.occ, oT4)
+	if oT7.Kind != 0 {
+		return false, oT7
+	}
+	return oT6, runtime.Err{}
 }
 
 // oFlow_EXFIL_FLOW matches the flow of rule EXFIL_FLOW.
@@ -1084,7 +1265,7 @@ func (ev *Evaluator) oEval_ContentToolResult(ctx context.Context, occ *lycaon.Oc
 	}
 	oX.Finish()
 	if ev.cfg.Recorder != nil {
-		impl.RecordDecision(ev.cfg.Recorder, Name, Digest, s, "content.tool_result", occ.Facts.Tool, d)
+		impl.RecordDecision(ctx, ev.cfg.Recorder, Name, Digest, s, "content.tool_result", occ.Facts.Tool, d)
 	}
 	return nil
 }
@@ -1121,7 +1302,7 @@ func (ev *Evaluator) oEval_ToolPreInvoke(ctx context.Context, occ *lycaon.Occurr
 	}
 	oX.Finish()
 	if ev.cfg.Recorder != nil {
-		impl.RecordDecision(ev.cfg.Recorder, Name, Digest, s, "tool.pre_invoke", occ.Facts.Tool, d)
+		impl.RecordDecision(ctx, ev.cfg.Recorder, Name, Digest, s, "tool.pre_invoke", occ.Facts.Tool, d)
 	}
 	return nil
 }

@@ -16,7 +16,6 @@ import (
 	"github.com/oarc/oarc/lycaon"
 	"github.com/oarc/oarc/runtime"
 	"github.com/oarc/oarc/runtime/impl"
-	"regexp"
 	"strings"
 )
 
@@ -102,7 +101,7 @@ func (ev *Evaluator) Evaluate(ctx context.Context, occ *lycaon.Occurrence, s *ru
 		if !occ.Anchor.Valid() {
 			err := impl.UnknownAnchor(d, int64(occ.Anchor))
 			if ev.cfg.Recorder != nil {
-				impl.RecordDecision(ev.cfg.Recorder, Name, Digest, s, occ.Anchor.String(), occ.Facts.Tool, d)
+				impl.RecordDecision(ctx, ev.cfg.Recorder, Name, Digest, s, occ.Anchor.String(), occ.Facts.Tool, d)
 			}
 			return err
 		}
@@ -110,7 +109,7 @@ func (ev *Evaluator) Evaluate(ctx context.Context, occ *lycaon.Occurrence, s *ru
 		d.Reset()
 		d.Content = occ.Content
 		if ev.cfg.Recorder != nil {
-			impl.RecordDecision(ev.cfg.Recorder, Name, Digest, s, occ.Anchor.String(), occ.Facts.Tool, d)
+			impl.RecordDecision(ctx, ev.cfg.Recorder, Name, Digest, s, occ.Anchor.String(), occ.Facts.Tool, d)
 		}
 		return nil
 	}
@@ -137,8 +136,9 @@ func (ev *Evaluator) CounterKey(rule string, c runtime.Counter) (runtime.Counter
 	}
 }
 
-// oContext are the titled rules as the rendered context shows them, in
-// evaluation order, tokenised when the rules were compiled.
+// oContext are the entries of the rendered context (ir.Context): the enforced
+// deny-by-default codes with a title, then the titled rules that tell the agent
+// what to do, in evaluation order, tokenised when the rules were compiled.
 var oContext = [3]impl.ContextRule{
 	{
 		ID:    "QUOTES",
@@ -265,7 +265,39 @@ var oRules = [6]impl.Rule{
 
 // Constant values and patterns of the rules, built once.
 var (
-	oRe_QUOTES_1 = regexp.MustCompile("a`b\"c*/\\d+")
+	oRe_QUOTES_1 = &impl.RegexDFA{
+		ASCII: [128]uint8{
+			0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+			0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+			0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2,
+			3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 0, 0, 0, 0, 0, 0,
+			0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+			0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+			4, 5, 6, 7, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+			0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+		},
+		Lo: []rune{
+			0x80,
+		},
+		Class: []uint8{
+			0,
+		},
+		Trans: []uint16{
+			0, 0, 0, 0, 0, 0, 0, 0, 0,
+			9, 9, 9, 9, 9, 9, 9, 9, 9,
+			18, 18, 18, 18, 18, 27, 18, 18, 9,
+			18, 18, 18, 18, 36, 27, 18, 18, 9,
+			18, 18, 18, 18, 18, 27, 45, 18, 9,
+			18, 54, 18, 18, 18, 27, 18, 18, 9,
+			18, 18, 63, 18, 18, 27, 18, 54, 9,
+			18, 18, 18, 0, 18, 27, 18, 18, 9,
+		},
+		Stride: 9,
+		Start:  18,
+		Skip:   27,
+		Prefix: "a`b\"",
+		Resume: [3]uint16{18, 18, 18},
+	}
 	oSel_ROLES_1 = []string{"admin", "ops"}
 )
 
@@ -329,12 +361,15 @@ func oRule_PROVIDER_SCOPE(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileFilesystem | runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
-	oT5, oT6 := impl.Provide1(&oX.Exec, oX.ev.env.Providers.PathOutsideScope, "path_outside_scope", oX.occ, oT4)
-	if oT6.Kind != 0 {
-		return false, oT6
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
 	}
-	return oT5, runtime.Err{}
+	oT6, oT7 := impl.Provide1(&oX.Exec, oX.ev.env.Providers.PathOutsideScope, "path_outside_scope", oX.occ, oT4)
+	if oT7.Kind != 0 {
+		return false, oT7
+	}
+	return oT6, runtime.Err{}
 }
 
 // oRule_QUOTES evaluates rule QUOTES (schema, pack basic "pack" */ `x`).
@@ -364,13 +399,44 @@ func oRule_QUOTES(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "command")
-	oT6 := oRe_QUOTES_1.MatchString(oT4)
-	if !oT6 {
-		oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-		oT6 = (oT5 == "*/ panic(\"x\") /*")
+	oT12 := false
+	var oT13 runtime.Err
+	if !oT12 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			return oRe_QUOTES_1.MatchString(oT4), runtime.Err{}
+		}()
+		if oT7.Kind != 0 {
+			if oT13.Kind == 0 {
+				oT13 = oT7
+			}
+		} else if oT6 {
+			oT12 = true
+		}
 	}
-	return oT6, runtime.Err{}
+	if !oT12 {
+		oT10, oT11 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "command")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			return (oT8 == "*/ panic(\"x\") /*"), runtime.Err{}
+		}()
+		if oT11.Kind != 0 {
+			if oT13.Kind == 0 {
+				oT13 = oT11
+			}
+		} else if oT10 {
+			oT12 = true
+		}
+	}
+	if !oT12 && oT13.Kind != 0 {
+		return false, oT13
+	}
+	return oT12, runtime.Err{}
 }
 
 // oRule_ROLES evaluates rule ROLES (policy, pack basic "pack" */ `x`).
@@ -444,108 +510,124 @@ func oRule_DYN_ARGS(oX *oExec) (bool, runtime.Err) {
 	if oT1 := oX.Supplied(runtime.ProfileTool); oT1.Kind != 0 {
 		return false, oT1
 	}
-	oT28 := true
-	var oT29 runtime.Err
-	if oT28 {
-		oT8, oT9 := func() (bool, runtime.Err) {
+	oT33 := true
+	var oT34 runtime.Err
+	if oT33 {
+		oT10, oT11 := func() (bool, runtime.Err) {
 			oT2, oT3 := oF.ToolArgs["limit"]
 			if !oT3 {
 				return false, impl.NoSuchKey("limit")
 			}
-			var oT4 int
-			var oT5 runtime.Err
-			if oT6, oT7 := oT2.(int64); oT7 {
-				oT4, oT5 = impl.CompareInt(oT6, int64(100)), runtime.Err{}
-			} else {
-				oT4, oT5 = impl.CompareDynInt(oT2, int64(100))
-			}
+			oT4, oT5 := impl.Read(oT2)
 			if oT5.Kind != 0 {
 				return false, oT5
 			}
-			return impl.Gt(oT4), runtime.Err{}
-		}()
-		if oT9.Kind != 0 {
-			if oT29.Kind == 0 {
-				oT29 = oT9
+			var oT6 int
+			var oT7 runtime.Err
+			if oT8, oT9 := oT4.(int64); oT9 {
+				oT6, oT7 = impl.CompareInt(oT8, int64(100)), runtime.Err{}
+			} else {
+				oT6, oT7 = impl.CompareDynInt(oT4, int64(100))
 			}
-		} else if !oT8 {
-			oT28 = false
+			if oT7.Kind != 0 {
+				return false, oT7
+			}
+			return impl.Gt(oT6), runtime.Err{}
+		}()
+		if oT11.Kind != 0 {
+			if oT34.Kind == 0 {
+				oT34 = oT11
+			}
+		} else if !oT10 {
+			oT33 = false
 		}
 	}
-	if oT28 {
-		oT25, oT26 := func() (bool, runtime.Err) {
-			oT10, oT11 := oF.ToolArgs["items"]
-			if !oT11 {
+	if oT33 {
+		oT30, oT31 := func() (bool, runtime.Err) {
+			oT12, oT13 := oF.ToolArgs["items"]
+			if !oT13 {
 				return false, impl.NoSuchKey("items")
 			}
-			oT12 := false
-			oT14, oT15 := impl.RangeDyn(oT10)
+			oT14, oT15 := impl.Read(oT12)
 			if oT15.Kind != 0 {
 				return false, oT15
 			}
-			var oT13 runtime.Err
-			for oT16 := 0; oT16 < oT14.Len(); oT16++ {
-				oV_i := oT14.At(oT16)
+			oT16 := false
+			oT18, oT19 := impl.RangeDyn(oT14)
+			if oT19.Kind != 0 {
+				return false, oT19
+			}
+			var oT17 runtime.Err
+			for oT20 := 0; oT20 < oT18.Len(); oT20++ {
+				oV_i, oT21 := impl.Read(oT18.At(oT20))
 				_ = oV_i
-				oT23, oT24 := func() (bool, runtime.Err) {
-					oT17, oT18 := impl.SelectDyn(oV_i, "size")
-					if oT18.Kind != 0 {
-						return false, oT18
+				_ = oT21
+				oT28, oT29 := func() (bool, runtime.Err) {
+					if oT21.Kind != 0 {
+						return false, oT21
 					}
-					var oT19 int
-					var oT20 runtime.Err
-					if oT21, oT22 := oT17.(float64); oT22 {
-						oT19, oT20 = impl.CompareDouble(oT21, float64(3.5))
+					oT22, oT23 := impl.SelectDyn(oV_i, "size")
+					if oT23.Kind != 0 {
+						return false, oT23
+					}
+					var oT24 int
+					var oT25 runtime.Err
+					if oT26, oT27 := oT22.(float64); oT27 {
+						oT24, oT25 = impl.CompareDouble(oT26, float64(3.5))
 					} else {
-						oT19, oT20 = impl.CompareDynDouble(oT17, float64(3.5))
+						oT24, oT25 = impl.CompareDynDouble(oT22, float64(3.5))
 					}
-					if oT20.Kind != 0 {
-						return false, oT20
+					if oT25.Kind != 0 {
+						return false, oT25
 					}
-					return impl.Gt(oT19), runtime.Err{}
+					return impl.Gt(oT24), runtime.Err{}
 				}()
-				if oT24.Kind != 0 {
-					if oT13.Kind == 0 {
-						oT13 = oT24
+				if oT29.Kind != 0 {
+					if oT17.Kind == 0 {
+						oT17 = oT29
 					}
-				} else if oT23 {
-					oT12 = true
+				} else if oT28 {
+					oT16 = true
 					break
 				}
 			}
-			if !oT12 && oT13.Kind != 0 {
-				return false, oT13
+			if !oT16 && oT17.Kind != 0 {
+				return false, oT17
 			}
-			return oT12, runtime.Err{}
+			return oT16, runtime.Err{}
 		}()
-		if oT26.Kind != 0 {
-			if oT29.Kind == 0 {
-				oT29 = oT26
+		if oT31.Kind != 0 {
+			if oT34.Kind == 0 {
+				oT34 = oT31
 			}
-		} else if !oT25 {
-			oT28 = false
+		} else if !oT30 {
+			oT33 = false
 		}
 	}
-	if oT28 {
-		_, oT27 := oF.ToolArgs["mode"]
-		if !oT27 {
-			oT28 = false
-		}
-	}
-	if oT28 && oT29.Kind != 0 {
-		return false, oT29
-	}
-	var oT30 bool
-	if oT28 {
-		oT31, oT32 := oF.ToolArgs["mode"]
+	if oT33 {
+		_, oT32 := oF.ToolArgs["mode"]
 		if !oT32 {
+			oT33 = false
+		}
+	}
+	if oT33 && oT34.Kind != 0 {
+		return false, oT34
+	}
+	var oT35 bool
+	if oT33 {
+		oT36, oT37 := oF.ToolArgs["mode"]
+		if !oT37 {
 			return false, impl.NoSuchKey("mode")
 		}
-		oT30 = impl.EqualDynString(oT31, "x")
+		oT38, oT39 := impl.Read(oT36)
+		if oT39.Kind != 0 {
+			return false, oT39
+		}
+		oT35 = impl.EqualDynString(oT38, "x")
 	} else {
-		oT30 = true
+		oT35 = true
 	}
-	return oT30, runtime.Err{}
+	return oT35, runtime.Err{}
 }
 
 // oEval_CoordinatorPostTurn evaluates an occurrence at "coordinator.post_turn".
@@ -557,7 +639,7 @@ func (ev *Evaluator) oEval_CoordinatorPostTurn(ctx context.Context, occ *lycaon.
 	}
 	oX.Finish()
 	if ev.cfg.Recorder != nil {
-		impl.RecordDecision(ev.cfg.Recorder, Name, Digest, s, "coordinator.post_turn", occ.Facts.Tool, d)
+		impl.RecordDecision(ctx, ev.cfg.Recorder, Name, Digest, s, "coordinator.post_turn", occ.Facts.Tool, d)
 	}
 	return nil
 }
@@ -595,7 +677,7 @@ func (ev *Evaluator) oEval_ToolPreInvoke(ctx context.Context, occ *lycaon.Occurr
 	}
 	oX.Finish()
 	if ev.cfg.Recorder != nil {
-		impl.RecordDecision(ev.cfg.Recorder, Name, Digest, s, "tool.pre_invoke", occ.Facts.Tool, d)
+		impl.RecordDecision(ctx, ev.cfg.Recorder, Name, Digest, s, "tool.pre_invoke", occ.Facts.Tool, d)
 	}
 	return nil
 }

@@ -103,7 +103,7 @@ func (ev *Evaluator) Evaluate(ctx context.Context, occ *lycaon.Occurrence, s *ru
 		if !occ.Anchor.Valid() {
 			err := impl.UnknownAnchor(d, int64(occ.Anchor))
 			if ev.cfg.Recorder != nil {
-				impl.RecordDecision(ev.cfg.Recorder, Name, Digest, s, occ.Anchor.String(), occ.Facts.Tool, d)
+				impl.RecordDecision(ctx, ev.cfg.Recorder, Name, Digest, s, occ.Anchor.String(), occ.Facts.Tool, d)
 			}
 			return err
 		}
@@ -111,7 +111,7 @@ func (ev *Evaluator) Evaluate(ctx context.Context, occ *lycaon.Occurrence, s *ru
 		d.Reset()
 		d.Content = occ.Content
 		if ev.cfg.Recorder != nil {
-			impl.RecordDecision(ev.cfg.Recorder, Name, Digest, s, occ.Anchor.String(), occ.Facts.Tool, d)
+			impl.RecordDecision(ctx, ev.cfg.Recorder, Name, Digest, s, occ.Anchor.String(), occ.Facts.Tool, d)
 		}
 		return nil
 	}
@@ -142,8 +142,9 @@ func (ev *Evaluator) CounterKey(rule string, c runtime.Counter) (runtime.Counter
 	}
 }
 
-// oContext are the titled rules as the rendered context shows them, in
-// evaluation order, tokenised when the rules were compiled.
+// oContext are the entries of the rendered context (ir.Context): the enforced
+// deny-by-default codes with a title, then the titled rules that tell the agent
+// what to do, in evaluation order, tokenised when the rules were compiled.
 var oContext = [0]impl.ContextRule{}
 
 // Context renders the rules as Markdown for an agent's system prompt (spec 10):
@@ -322,28 +323,32 @@ func oRule_REDACT(oX *oExec) (bool, runtime.Err) {
 	var oT5 runtime.Err
 	for _, oV_m := range oT3 {
 		_ = oV_m
-		oT12, oT13 := func() (bool, runtime.Err) {
+		oT14, oT15 := func() (bool, runtime.Err) {
 			oT6, oT7 := oV_m["score"]
 			if !oT7 {
 				return false, impl.NoSuchKey("score")
 			}
-			var oT8 int
-			var oT9 runtime.Err
-			if oT10, oT11 := oT6.(float64); oT11 {
-				oT8, oT9 = impl.CompareDouble(oT10, float64(0.5))
-			} else {
-				oT8, oT9 = impl.CompareDynDouble(oT6, float64(0.5))
-			}
+			oT8, oT9 := impl.Read(oT6)
 			if oT9.Kind != 0 {
 				return false, oT9
 			}
-			return impl.Gt(oT8), runtime.Err{}
-		}()
-		if oT13.Kind != 0 {
-			if oT5.Kind == 0 {
-				oT5 = oT13
+			var oT10 int
+			var oT11 runtime.Err
+			if oT12, oT13 := oT8.(float64); oT13 {
+				oT10, oT11 = impl.CompareDouble(oT12, float64(0.5))
+			} else {
+				oT10, oT11 = impl.CompareDynDouble(oT8, float64(0.5))
 			}
-		} else if oT12 {
+			if oT11.Kind != 0 {
+				return false, oT11
+			}
+			return impl.Gt(oT10), runtime.Err{}
+		}()
+		if oT15.Kind != 0 {
+			if oT5.Kind == 0 {
+				oT5 = oT15
+			}
+		} else if oT14 {
 			oT4 = true
 			break
 		}
@@ -576,7 +581,7 @@ func (ev *Evaluator) oEval_ContentInput(ctx context.Context, occ *lycaon.Occurre
 	}
 	oX.Finish()
 	if ev.cfg.Recorder != nil {
-		impl.RecordDecision(ev.cfg.Recorder, Name, Digest, s, "content.input", occ.Facts.Tool, d)
+		impl.RecordDecision(ctx, ev.cfg.Recorder, Name, Digest, s, "content.input", occ.Facts.Tool, d)
 	}
 	return nil
 }
@@ -620,7 +625,7 @@ func (ev *Evaluator) oEval_ContentOutput(ctx context.Context, occ *lycaon.Occurr
 		oX.Rewrite()
 	}
 	if ev.cfg.Recorder != nil {
-		impl.RecordDecision(ev.cfg.Recorder, Name, Digest, s, "content.output", occ.Facts.Tool, d)
+		impl.RecordDecision(ctx, ev.cfg.Recorder, Name, Digest, s, "content.output", occ.Facts.Tool, d)
 	}
 	return nil
 }
@@ -654,7 +659,7 @@ func (ev *Evaluator) oEval_ToolPostInvoke(ctx context.Context, occ *lycaon.Occur
 	}
 	oX.Finish()
 	if ev.cfg.Recorder != nil {
-		impl.RecordDecision(ev.cfg.Recorder, Name, Digest, s, "tool.post_invoke", occ.Facts.Tool, d)
+		impl.RecordDecision(ctx, ev.cfg.Recorder, Name, Digest, s, "tool.post_invoke", occ.Facts.Tool, d)
 	}
 	return nil
 }
@@ -691,7 +696,7 @@ func (ev *Evaluator) oEval_ToolPreInvoke(ctx context.Context, occ *lycaon.Occurr
 	}
 	oX.Finish()
 	if ev.cfg.Recorder != nil {
-		impl.RecordDecision(ev.cfg.Recorder, Name, Digest, s, "tool.pre_invoke", occ.Facts.Tool, d)
+		impl.RecordDecision(ctx, ev.cfg.Recorder, Name, Digest, s, "tool.pre_invoke", occ.Facts.Tool, d)
 	}
 	return nil
 }

@@ -116,7 +116,7 @@ func (ev *Evaluator) Evaluate(ctx context.Context, occ *acme.Occurrence, s *runt
 		if !occ.Anchor.Valid() {
 			err := impl.UnknownAnchor(d, int64(occ.Anchor))
 			if ev.cfg.Recorder != nil {
-				impl.RecordDecision(ev.cfg.Recorder, Name, Digest, s, occ.Anchor.String(), occ.Facts.Tool, d)
+				impl.RecordDecision(ctx, ev.cfg.Recorder, Name, Digest, s, occ.Anchor.String(), occ.Facts.Tool, d)
 			}
 			return err
 		}
@@ -124,7 +124,7 @@ func (ev *Evaluator) Evaluate(ctx context.Context, occ *acme.Occurrence, s *runt
 		d.Reset()
 		d.Content = occ.Content
 		if ev.cfg.Recorder != nil {
-			impl.RecordDecision(ev.cfg.Recorder, Name, Digest, s, occ.Anchor.String(), occ.Facts.Tool, d)
+			impl.RecordDecision(ctx, ev.cfg.Recorder, Name, Digest, s, occ.Anchor.String(), occ.Facts.Tool, d)
 		}
 		return nil
 	}
@@ -163,8 +163,9 @@ func (ev *Evaluator) CounterKey(rule string, c runtime.Counter) (runtime.Counter
 	}
 }
 
-// oContext are the titled rules as the rendered context shows them, in
-// evaluation order, tokenised when the rules were compiled.
+// oContext are the entries of the rendered context (ir.Context): the enforced
+// deny-by-default codes with a title, then the titled rules that tell the agent
+// what to do, in evaluation order, tokenised when the rules were compiled.
 var oContext = [12]impl.ContextRule{
 	{
 		ID:    "DEPLOY_DIRTY_TREE",
@@ -634,12 +635,15 @@ func oRule_MERGE_NEEDS_APPROVALS(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "pr")
-	oT5, oT6 := impl.Provide2(&oX.Exec, oX.ev.env.Providers.AcmePrHasApprovals, "acme.pr_has_approvals", oX.occ, oT4, int64(2))
-	if oT6.Kind != 0 {
-		return false, oT6
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "pr")
+	if oT5.Kind != 0 {
+		return false, oT5
 	}
-	return !oT5, runtime.Err{}
+	oT6, oT7 := impl.Provide2(&oX.Exec, oX.ev.env.Providers.AcmePrHasApprovals, "acme.pr_has_approvals", oX.occ, oT4, int64(2))
+	if oT7.Kind != 0 {
+		return false, oT7
+	}
+	return !oT6, runtime.Err{}
 }
 
 // oRule_MERGE_RED_CI evaluates rule MERGE_RED_CI (policy, pack acme-devbot).
@@ -699,12 +703,15 @@ func oRule_SECURITY_OWNED_EDIT(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
-	oT5, oT6 := impl.Provide1(&oX.Exec, oX.ev.env.Providers.AcmeCodeownerOf, "acme.codeowner_of", oX.occ, oT4)
-	if oT6.Kind != 0 {
-		return false, oT6
+	oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+	if oT5.Kind != 0 {
+		return false, oT5
 	}
-	return (oT5 == "@acme/security"), runtime.Err{}
+	oT6, oT7 := impl.Provide1(&oX.Exec, oX.ev.env.Providers.AcmeCodeownerOf, "acme.codeowner_of", oX.occ, oT4)
+	if oT7.Kind != 0 {
+		return false, oT7
+	}
+	return (oT6 == "@acme/security"), runtime.Err{}
 }
 
 // oRule_TEST_LOOP_NUDGE evaluates rule TEST_LOOP_NUDGE (policy, pack acme-devbot).
@@ -880,7 +887,7 @@ func (ev *Evaluator) oEval_ContentOutput(ctx context.Context, occ *acme.Occurren
 	}
 	oX.Finish()
 	if ev.cfg.Recorder != nil {
-		impl.RecordDecision(ev.cfg.Recorder, Name, Digest, s, "content.output", occ.Facts.Tool, d)
+		impl.RecordDecision(ctx, ev.cfg.Recorder, Name, Digest, s, "content.output", occ.Facts.Tool, d)
 	}
 	return nil
 }
@@ -913,7 +920,7 @@ func (ev *Evaluator) oEval_GitPrePush(ctx context.Context, occ *acme.Occurrence,
 	}
 	oX.Finish()
 	if ev.cfg.Recorder != nil {
-		impl.RecordDecision(ev.cfg.Recorder, Name, Digest, s, "git.pre_push", occ.Facts.Tool, d)
+		impl.RecordDecision(ctx, ev.cfg.Recorder, Name, Digest, s, "git.pre_push", occ.Facts.Tool, d)
 	}
 	return nil
 }
@@ -949,7 +956,7 @@ func (ev *Evaluator) oEval_ToolPostInvoke(ctx context.Context, occ *acme.Occurre
 	}
 	oX.Finish()
 	if ev.cfg.Recorder != nil {
-		impl.RecordDecision(ev.cfg.Recorder, Name, Digest, s, "tool.post_invoke", occ.Facts.Tool, d)
+		impl.RecordDecision(ctx, ev.cfg.Recorder, Name, Digest, s, "tool.post_invoke", occ.Facts.Tool, d)
 	}
 	return nil
 }
@@ -985,7 +992,7 @@ func (ev *Evaluator) oEval_ToolPreInvoke(ctx context.Context, occ *acme.Occurren
 	}
 	oX.Finish()
 	if ev.cfg.Recorder != nil {
-		impl.RecordDecision(ev.cfg.Recorder, Name, Digest, s, "tool.pre_invoke", occ.Facts.Tool, d)
+		impl.RecordDecision(ctx, ev.cfg.Recorder, Name, Digest, s, "tool.pre_invoke", occ.Facts.Tool, d)
 	}
 	return nil
 }

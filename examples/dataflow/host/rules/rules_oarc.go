@@ -19,7 +19,6 @@ import (
 	"github.com/oarc/oarc/examples/dataflow/host/rules/finbot"
 	"github.com/oarc/oarc/runtime"
 	"github.com/oarc/oarc/runtime/impl"
-	"regexp"
 	"strings"
 )
 
@@ -108,7 +107,7 @@ func (ev *Evaluator) Evaluate(ctx context.Context, occ *finbot.Occurrence, s *ru
 		if !occ.Anchor.Valid() {
 			err := impl.UnknownAnchor(d, int64(occ.Anchor))
 			if ev.cfg.Recorder != nil {
-				impl.RecordDecision(ev.cfg.Recorder, Name, Digest, s, occ.Anchor.String(), occ.Facts.Tool, d)
+				impl.RecordDecision(ctx, ev.cfg.Recorder, Name, Digest, s, occ.Anchor.String(), occ.Facts.Tool, d)
 			}
 			return err
 		}
@@ -116,7 +115,7 @@ func (ev *Evaluator) Evaluate(ctx context.Context, occ *finbot.Occurrence, s *ru
 		d.Reset()
 		d.Content = occ.Content
 		if ev.cfg.Recorder != nil {
-			impl.RecordDecision(ev.cfg.Recorder, Name, Digest, s, occ.Anchor.String(), occ.Facts.Tool, d)
+			impl.RecordDecision(ctx, ev.cfg.Recorder, Name, Digest, s, occ.Anchor.String(), occ.Facts.Tool, d)
 		}
 		return nil
 	}
@@ -147,26 +146,15 @@ func (ev *Evaluator) CounterKey(rule string, c runtime.Counter) (runtime.Counter
 	}
 }
 
-// oContext are the titled rules as the rendered context shows them, in
-// evaluation order, tokenised when the rules were compiled.
-var oContext = [8]impl.ContextRule{
+// oContext are the entries of the rendered context (ir.Context): the enforced
+// deny-by-default codes with a title, then the titled rules that tell the agent
+// what to do, in evaluation order, tokenised when the rules were compiled.
+var oContext = [6]impl.ContextRule{
 	{
-		ID:    "ALLOW_PAYROLL",
-		Title: "Payroll runs for the payroll role",
-		Tags:  []string{"run", "payroll", "allow"},
-		Text:  []string{"payroll", "runs", "for", "the", "role"},
-	},
-	{
-		ID:    "ALLOW_SMALL_REFUND",
-		Title: "Refunds up to 50.00, 200.00 a day",
-		Tags:  []string{"refund", "allow", "small"},
-		Text:  []string{"refunds", "up", "to", "50", "00", "200", "a", "day"},
-	},
-	{
-		ID:    "ALLOW_VENDOR_INVOICE",
-		Title: "Open invoices of verified vendors, up to 5,000.00",
-		Tags:  []string{"pay", "invoice", "allow", "vendor"},
-		Text:  []string{"open", "invoices", "of", "verified", "vendors", "up", "to", "5", "000", "00"},
+		ID:     "PAYMENT_NOT_ALLOWLISTED",
+		Title:  "This payment is not on the allowlist",
+		Fix:    "Ask the user to make the payment, or to add the case to the payments allowlist.",
+		Pinned: true,
 	},
 	{
 		ID:     "NO_PAYMENT_FROM_WEB",
@@ -354,8 +342,42 @@ var oRules = [8]impl.Rule{
 
 // Constant values and patterns of the rules, built once.
 var (
-	oRe_NO_TAINTED_EGRESS_1 = regexp.MustCompile("\\b(curl|wget|nc)\\b")
-	oDeny_PaymentPreSubmit  = runtime.Rule{
+	oRe_NO_TAINTED_EGRESS_1 = &impl.RegexDFA{
+		ASCII: [128]uint8{
+			0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+			0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+			0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+			1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0,
+			0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+			1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1,
+			0, 1, 1, 2, 1, 3, 1, 4, 1, 1, 1, 1, 5, 1, 6, 1,
+			1, 1, 7, 1, 8, 9, 1, 10, 1, 1, 1, 0, 0, 0, 0, 0,
+		},
+		Lo: []rune{
+			0x80,
+		},
+		Class: []uint8{
+			0,
+		},
+		Trans: []uint16{
+			0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+			12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12,
+			24, 36, 48, 36, 36, 36, 60, 36, 36, 36, 72, 12,
+			24, 36, 36, 36, 36, 36, 36, 36, 36, 36, 36, 12,
+			24, 36, 36, 36, 36, 36, 36, 36, 36, 84, 36, 12,
+			24, 36, 96, 36, 36, 36, 36, 36, 36, 36, 36, 12,
+			24, 36, 36, 36, 108, 36, 36, 36, 36, 36, 36, 12,
+			24, 36, 36, 36, 36, 36, 36, 120, 36, 36, 36, 12,
+			0, 36, 36, 36, 36, 36, 36, 36, 36, 36, 36, 0,
+			24, 36, 36, 132, 36, 36, 36, 36, 36, 36, 36, 12,
+			24, 36, 36, 36, 36, 96, 36, 36, 36, 36, 36, 12,
+			24, 36, 36, 36, 36, 36, 36, 36, 96, 36, 36, 12,
+		},
+		Stride: 12,
+		Start:  24,
+		Skip:   24,
+	}
+	oDeny_PaymentPreSubmit = runtime.Rule{
 		ID:     "PAYMENT_NOT_ALLOWLISTED",
 		Pack:   "payments",
 		Anchor: "payment.pre_submit",
@@ -421,41 +443,64 @@ func oRule_ALLOW_SMALL_REFUND(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT11 := true
-	var oT12 runtime.Err
-	if oT11 {
-		oT4 := impl.ToolArgInt(oF.ToolArgs, "amount_cents")
-		if !(oT4 > int64(0)) {
-			oT11 = false
-		}
-	}
-	if oT11 {
-		oT5 := impl.ToolArgInt(oF.ToolArgs, "amount_cents")
-		if !(oT5 <= int64(5000)) {
-			oT11 = false
-		}
-	}
-	if oT11 {
-		oT9, oT10 := func() (bool, runtime.Err) {
-			oT6 := impl.ToolArgInt(oF.ToolArgs, "amount_cents")
-			oT7, oT8 := impl.AddInt(oF.Finbot.PaidTodayCents, oT6)
-			if oT8.Kind != 0 {
-				return false, oT8
+	oT18 := true
+	var oT19 runtime.Err
+	if oT18 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "amount_cents")
+			if oT5.Kind != 0 {
+				return false, oT5
 			}
-			return (oT7 <= int64(20000)), runtime.Err{}
+			return (oT4 > int64(0)), runtime.Err{}
 		}()
-		if oT10.Kind != 0 {
-			if oT12.Kind == 0 {
-				oT12 = oT10
+		if oT7.Kind != 0 {
+			if oT19.Kind == 0 {
+				oT19 = oT7
 			}
-		} else if !oT9 {
-			oT11 = false
+		} else if !oT6 {
+			oT18 = false
 		}
 	}
-	if oT11 && oT12.Kind != 0 {
-		return false, oT12
+	if oT18 {
+		oT10, oT11 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgInt(oF.ToolArgs, "amount_cents")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			return (oT8 <= int64(5000)), runtime.Err{}
+		}()
+		if oT11.Kind != 0 {
+			if oT19.Kind == 0 {
+				oT19 = oT11
+			}
+		} else if !oT10 {
+			oT18 = false
+		}
 	}
-	return oT11, runtime.Err{}
+	if oT18 {
+		oT16, oT17 := func() (bool, runtime.Err) {
+			oT12, oT13 := impl.ToolArgInt(oF.ToolArgs, "amount_cents")
+			if oT13.Kind != 0 {
+				return false, oT13
+			}
+			oT14, oT15 := impl.AddInt(oF.Finbot.PaidTodayCents, oT12)
+			if oT15.Kind != 0 {
+				return false, oT15
+			}
+			return (oT14 <= int64(20000)), runtime.Err{}
+		}()
+		if oT17.Kind != 0 {
+			if oT19.Kind == 0 {
+				oT19 = oT17
+			}
+		} else if !oT16 {
+			oT18 = false
+		}
+	}
+	if oT18 && oT19.Kind != 0 {
+		return false, oT19
+	}
+	return oT18, runtime.Err{}
 }
 
 // oRule_ALLOW_VENDOR_INVOICE evaluates rule ALLOW_VENDOR_INVOICE (policy, pack payments).
@@ -483,59 +528,88 @@ func oRule_ALLOW_VENDOR_INVOICE(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT17 := true
-	var oT18 runtime.Err
-	if oT17 {
-		oT4 := impl.ToolArgInt(oF.ToolArgs, "amount_cents")
-		if !(oT4 > int64(0)) {
-			oT17 = false
-		}
-	}
-	if oT17 {
-		oT5 := impl.ToolArgInt(oF.ToolArgs, "amount_cents")
-		if !(oT5 <= int64(500000)) {
-			oT17 = false
-		}
-	}
-	if oT17 {
-		oT9, oT10 := func() (bool, runtime.Err) {
-			oT6 := impl.ToolArgString(oF.ToolArgs, "payee")
-			oT7, oT8 := impl.Provide1(&oX.Exec, oX.ev.env.Providers.FinbotPayeeVerified, "finbot.payee_verified", oX.occ, oT6)
-			if oT8.Kind != 0 {
-				return false, oT8
+	oT26 := true
+	var oT27 runtime.Err
+	if oT26 {
+		oT6, oT7 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgInt(oF.ToolArgs, "amount_cents")
+			if oT5.Kind != 0 {
+				return false, oT5
 			}
-			return oT7, runtime.Err{}
+			return (oT4 > int64(0)), runtime.Err{}
 		}()
-		if oT10.Kind != 0 {
-			if oT18.Kind == 0 {
-				oT18 = oT10
+		if oT7.Kind != 0 {
+			if oT27.Kind == 0 {
+				oT27 = oT7
 			}
-		} else if !oT9 {
-			oT17 = false
+		} else if !oT6 {
+			oT26 = false
 		}
 	}
-	if oT17 {
-		oT15, oT16 := func() (bool, runtime.Err) {
-			oT11 := impl.ToolArgString(oF.ToolArgs, "invoice")
-			oT12 := impl.ToolArgInt(oF.ToolArgs, "amount_cents")
-			oT13, oT14 := impl.Provide2(&oX.Exec, oX.ev.env.Providers.FinbotInvoiceOpen, "finbot.invoice_open", oX.occ, oT11, oT12)
-			if oT14.Kind != 0 {
-				return false, oT14
+	if oT26 {
+		oT10, oT11 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgInt(oF.ToolArgs, "amount_cents")
+			if oT9.Kind != 0 {
+				return false, oT9
 			}
-			return oT13, runtime.Err{}
+			return (oT8 <= int64(500000)), runtime.Err{}
 		}()
-		if oT16.Kind != 0 {
-			if oT18.Kind == 0 {
-				oT18 = oT16
+		if oT11.Kind != 0 {
+			if oT27.Kind == 0 {
+				oT27 = oT11
 			}
-		} else if !oT15 {
-			oT17 = false
+		} else if !oT10 {
+			oT26 = false
 		}
 	}
-	if oT17 && oT18.Kind != 0 {
-		return false, oT18
+	if oT26 {
+		oT16, oT17 := func() (bool, runtime.Err) {
+			oT12, oT13 := impl.ToolArgString(oF.ToolArgs, "payee")
+			if oT13.Kind != 0 {
+				return false, oT13
+			}
+			oT14, oT15 := impl.Provide1(&oX.Exec, oX.ev.env.Providers.FinbotPayeeVerified, "finbot.payee_verified", oX.occ, oT12)
+			if oT15.Kind != 0 {
+				return false, oT15
+			}
+			return oT14, runtime.Err{}
+		}()
+		if oT17.Kind != 0 {
+			if oT27.Kind == 0 {
+				oT27 = oT17
+			}
+		} else if !oT16 {
+			oT26 = false
+		}
 	}
-	return oT17, runtime.Err{}
+	if oT26 {
+		oT24, oT25 := func() (bool, runtime.Err) {
+			oT18, oT19 := impl.ToolArgString(oF.ToolArgs, "invoice")
+			if oT19.Kind != 0 {
+				return false, oT19
+			}
+			oT20, oT21 := impl.ToolArgInt(oF.ToolArgs, "amount_cents")
+			if oT21.Kind != 0 {
+				return false, oT21
+			}
+			oT22, oT23 := impl.Provide2(&oX.Exec, oX.ev.env.Providers.FinbotInvoiceOpen, "finbot.invoice_open", oX.occ, oT18, oT20)
+			if oT23.Kind != 0 {
+				return false, oT23
+			}
+			return oT22, runtime.Err{}
+		}()
+		if oT25.Kind != 0 {
+			if oT27.Kind == 0 {
+				oT27 = oT25
+			}
+		} else if !oT24 {
+			oT26 = false
+		}
+	}
+	if oT26 && oT27.Kind != 0 {
+		return false, oT27
+	}
+	return oT26, runtime.Err{}
 }
 
 // oRule_NO_PAYMENT_FROM_WEB evaluates rule NO_PAYMENT_FROM_WEB (policy, pack finance-team).
@@ -615,55 +689,83 @@ func oRule_NO_TAINTED_EGRESS(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileProvenance | runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT15 := true
-	var oT16 runtime.Err
-	if oT15 {
-		oT4 := (oF.Tool == "bash")
-		oT6 := !oT4
-		if !oT6 {
-			oT5 := impl.ToolArgString(oF.ToolArgs, "command")
-			oT6 = oRe_NO_TAINTED_EGRESS_1.MatchString(oT5)
-		}
-		if !oT6 {
-			oT15 = false
-		}
-	}
-	if oT15 {
-		oT9, oT10 := func() (bool, runtime.Err) {
-			oT7, oT8 := oX.Provenance()
-			if oT8.Kind != 0 {
-				return false, oT8
+	oT21 := true
+	var oT22 runtime.Err
+	if oT21 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT9 := false
+			var oT10 runtime.Err
+			if !oT9 {
+				oT4 := (oF.Tool == "bash")
+				if !oT4 {
+					oT9 = true
+				}
 			}
-			return impl.InStrings("confidential", oT7.Labels), runtime.Err{}
+			if !oT9 {
+				oT7, oT8 := func() (bool, runtime.Err) {
+					oT5, oT6 := impl.ToolArgString(oF.ToolArgs, "command")
+					if oT6.Kind != 0 {
+						return false, oT6
+					}
+					return oRe_NO_TAINTED_EGRESS_1.MatchString(oT5), runtime.Err{}
+				}()
+				if oT8.Kind != 0 {
+					if oT10.Kind == 0 {
+						oT10 = oT8
+					}
+				} else if oT7 {
+					oT9 = true
+				}
+			}
+			if !oT9 && oT10.Kind != 0 {
+				return false, oT10
+			}
+			return oT9, runtime.Err{}
 		}()
-		if oT10.Kind != 0 {
-			if oT16.Kind == 0 {
-				oT16 = oT10
+		if oT12.Kind != 0 {
+			if oT22.Kind == 0 {
+				oT22 = oT12
 			}
-		} else if !oT9 {
-			oT15 = false
+		} else if !oT11 {
+			oT21 = false
 		}
 	}
-	if oT15 {
-		oT13, oT14 := func() (bool, runtime.Err) {
-			oT11, oT12 := oX.Provenance()
-			if oT12.Kind != 0 {
-				return false, oT12
+	if oT21 {
+		oT15, oT16 := func() (bool, runtime.Err) {
+			oT13, oT14 := oX.Provenance()
+			if oT14.Kind != 0 {
+				return false, oT14
 			}
-			return impl.InStrings("untrusted", oT11.TrustTiers), runtime.Err{}
+			return impl.InStrings("confidential", oT13.Labels), runtime.Err{}
 		}()
-		if oT14.Kind != 0 {
-			if oT16.Kind == 0 {
-				oT16 = oT14
+		if oT16.Kind != 0 {
+			if oT22.Kind == 0 {
+				oT22 = oT16
 			}
-		} else if !oT13 {
-			oT15 = false
+		} else if !oT15 {
+			oT21 = false
 		}
 	}
-	if oT15 && oT16.Kind != 0 {
-		return false, oT16
+	if oT21 {
+		oT19, oT20 := func() (bool, runtime.Err) {
+			oT17, oT18 := oX.Provenance()
+			if oT18.Kind != 0 {
+				return false, oT18
+			}
+			return impl.InStrings("untrusted", oT17.TrustTiers), runtime.Err{}
+		}()
+		if oT20.Kind != 0 {
+			if oT22.Kind == 0 {
+				oT22 = oT20
+			}
+		} else if !oT19 {
+			oT21 = false
+		}
 	}
-	return oT15, runtime.Err{}
+	if oT21 && oT22.Kind != 0 {
+		return false, oT22
+	}
+	return oT21, runtime.Err{}
 }
 
 // oRule_PII_TO_OUTSIDE evaluates rule PII_TO_OUTSIDE (policy, pack finance-team).
@@ -691,9 +793,9 @@ func oRule_PII_TO_OUTSIDE(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileProvenance | runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT10 := true
-	var oT11 runtime.Err
-	if oT10 {
+	oT13 := true
+	var oT14 runtime.Err
+	if oT13 {
 		oT6, oT7 := func() (bool, runtime.Err) {
 			oT4, oT5 := oX.Provenance()
 			if oT5.Kind != 0 {
@@ -702,24 +804,34 @@ func oRule_PII_TO_OUTSIDE(oX *oExec) (bool, runtime.Err) {
 			return impl.InStrings("pii", oT4.Labels), runtime.Err{}
 		}()
 		if oT7.Kind != 0 {
-			if oT11.Kind == 0 {
-				oT11 = oT7
+			if oT14.Kind == 0 {
+				oT14 = oT7
 			}
 		} else if !oT6 {
-			oT10 = false
+			oT13 = false
 		}
 	}
-	if oT10 {
-		oT8 := impl.ToolArgString(oF.ToolArgs, "to")
-		oT9 := strings.HasSuffix(oT8, "@finbot.example")
-		if oT9 {
-			oT10 = false
+	if oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT8, oT9 := impl.ToolArgString(oF.ToolArgs, "to")
+			if oT9.Kind != 0 {
+				return false, oT9
+			}
+			oT10 := strings.HasSuffix(oT8, "@finbot.example")
+			return !oT10, runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if !oT11 {
+			oT13 = false
 		}
 	}
-	if oT10 && oT11.Kind != 0 {
-		return false, oT11
+	if oT13 && oT14.Kind != 0 {
+		return false, oT14
 	}
-	return oT10, runtime.Err{}
+	return oT13, runtime.Err{}
 }
 
 // oRule_WRITE_INSIDE_WORKSPACE evaluates rule WRITE_INSIDE_WORKSPACE (policy, pack finance-team).
@@ -747,14 +859,45 @@ func oRule_WRITE_INSIDE_WORKSPACE(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4 := impl.ToolArgString(oF.ToolArgs, "path")
-	oT5 := strings.HasPrefix(oT4, "/workspace/")
-	oT7 := !oT5
-	if !oT7 {
-		oT6 := impl.ToolArgString(oF.ToolArgs, "path")
-		oT7 = strings.Contains(oT6, "/../")
+	oT13 := false
+	var oT14 runtime.Err
+	if !oT13 {
+		oT7, oT8 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "path")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			oT6 := strings.HasPrefix(oT4, "/workspace/")
+			return !oT6, runtime.Err{}
+		}()
+		if oT8.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT8
+			}
+		} else if oT7 {
+			oT13 = true
+		}
 	}
-	return oT7, runtime.Err{}
+	if !oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT9, oT10 := impl.ToolArgString(oF.ToolArgs, "path")
+			if oT10.Kind != 0 {
+				return false, oT10
+			}
+			return strings.Contains(oT9, "/../"), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if oT11 {
+			oT13 = true
+		}
+	}
+	if !oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oEval_PaymentPreSubmit evaluates an occurrence at "payment.pre_submit".
@@ -768,7 +911,7 @@ func (ev *Evaluator) oEval_PaymentPreSubmit(ctx context.Context, occ *finbot.Occ
 	oX.DenyByDefault(&oDeny_PaymentPreSubmit)
 	oX.Finish()
 	if ev.cfg.Recorder != nil {
-		impl.RecordDecision(ev.cfg.Recorder, Name, Digest, s, "payment.pre_submit", occ.Facts.Tool, d)
+		impl.RecordDecision(ctx, ev.cfg.Recorder, Name, Digest, s, "payment.pre_submit", occ.Facts.Tool, d)
 	}
 	return nil
 }
@@ -840,7 +983,7 @@ func (ev *Evaluator) oEval_ToolPreInvoke(ctx context.Context, occ *finbot.Occurr
 	}
 	oX.Finish()
 	if ev.cfg.Recorder != nil {
-		impl.RecordDecision(ev.cfg.Recorder, Name, Digest, s, "tool.pre_invoke", occ.Facts.Tool, d)
+		impl.RecordDecision(ctx, ev.cfg.Recorder, Name, Digest, s, "tool.pre_invoke", occ.Facts.Tool, d)
 	}
 	return nil
 }
