@@ -529,8 +529,10 @@ func reproducer(data []byte, answers []wire.Response) []byte {
 		if a.Effect == "transform" {
 			exp["content"] = a.Content
 		}
-		if a.Rejection != "" {
-			exp["rejection"] = a.Rejection
+		for k, v := range map[string]string{"rejection": a.Rejection, "banner": a.Banner, "notes": a.Notes} {
+			if v != "" {
+				exp[k] = v
+			}
 		}
 		fx.Steps[k]["expected"] = exp
 	}

@@ -19,6 +19,8 @@ func answer() wire.Response {
 		Effect: "block", Code: "B", Codes: []string{"A", "B"}, Monitored: []string{"M"},
 		FailedClosed: []string{"B"}, Content: "text",
 		Rejection: "This rule could not be evaluated (no such key: k); it applies because it fails closed.\nRule B\nCode: B",
+		Banner:    "Warned\nCode: W\n\nThis rule could not be evaluated (no such key: k); it applies because it fails closed.\nOther\nCode: V",
+		Notes:     "Nudged\nCode: N",
 		Errors:    []wire.Error{{Rule: "B", Kind: "no_such_key", Message: "no such key: k"}, {Rule: "", Kind: "store", Message: "store down"}},
 	}
 }
@@ -41,6 +43,15 @@ func TestDisagreeEveryField(t *testing.T) {
 		"monitored":     {func(r *wire.Response) { r.Monitored = nil }, func(r *wire.Response) { r.Monitored = append(r.Monitored, "N") }},
 		"failed_closed": {func(r *wire.Response) { r.FailedClosed = nil }, func(r *wire.Response) { r.FailedClosed = []string{"A"} }},
 		"content":       {func(r *wire.Response) { r.Content = "" }, func(r *wire.Response) { r.Content = "texT" }},
+		"banner": {
+			func(r *wire.Response) { r.Banner = "" },
+			func(r *wire.Response) { r.Banner = strings.Replace(r.Banner, "Code: V", "Code: W", 1) },
+			func(r *wire.Response) { r.Banner = strings.Replace(r.Banner, "\n\n", "\n", 1) }, // one part, not two
+		},
+		"notes": {
+			func(r *wire.Response) { r.Notes = "" },
+			func(r *wire.Response) { r.Notes = "Nudged\nCode: M" },
+		},
 		"rejection": {
 			func(r *wire.Response) { r.Rejection = "" },
 			func(r *wire.Response) { r.Rejection = strings.Replace(r.Rejection, "Code: B", "Code: A", 1) },
@@ -86,6 +97,7 @@ func TestDisagreeEveryField(t *testing.T) {
 	b := answer()
 	b.Errors[0].Message = "another text"
 	b.Rejection = strings.Replace(b.Rejection, "(no such key: k)", "(another text)", 1)
+	b.Banner = strings.Replace(b.Banner, "(no such key: k)", "(another text)", 1)
 	if d := Disagree(a, b); d != "" {
 		t.Errorf("answers that differ only in an error message disagree on %s", d)
 	}
@@ -115,11 +127,14 @@ func TestRunsCompareEveryField(t *testing.T) {
 		"error rule":    `d.Errors[0].Rule = "Y"`,
 		"content":       `d.Content += "x"`,
 		"rejection":     `d.Rule = &runtime.Rule{ID: "Z"}`,
+		"banner":        `d.Firings = append(d.Firings, runtime.Firing{Rule: &runtime.Rule{ID: "Z", Effect: runtime.Warn}})`,
+		"notes":         `d.Firings = append(d.Firings, runtime.Firing{Rule: &runtime.Rule{ID: "Z", Effect: runtime.Nudge}})`,
 	}
 	// The field Disagree names for each mutation; "" must pass.
 	want := map[string]string{"none": "", "message": "", "decision": "decision", "code": "code", "codes": "codes",
 		"monitored": "monitored", "failed_closed": "failed_closed", "errors": "errors", "error kind": "errors",
-		"error rule": "errors", "content": "content", "rejection": "rejection"}
+		"error rule": "errors", "content": "content", "rejection": "rejection",
+		"banner": "banner", "notes": "notes"}
 	const orig = "func (ev *Evaluator) Evaluate("
 	breakGenerate(t, func(_ *ir.Set, _ codegen.Options, src []byte) ([]byte, error) {
 		if !bytes.Contains(src, []byte(orig)) {
