@@ -205,10 +205,13 @@ func catalogFacts(f *jen.File, c *ir.Catalog) {
 	var fieldIndex [][]int     // of each of facts in Facts
 	nStd := 0
 	for _, fact := range c.Facts {
-		if fact.Tier == "standard" {
+		if fact.Tier == "standard" && fact.Kept == ir.NotKept {
 			nStd++
 		}
 	}
+	// LazyFacts mirrors Facts with a provider per fact (spec-less, oarc's:
+	// docs/hosts.md "Lazy facts").
+	var lazyStd, lazyHost []jen.Code
 	for _, fact := range c.Facts {
 		if fact.Tier != "standard" && fact.Tier != "host" || fact.Kept != ir.NotKept {
 			// Core, provenance and engine-kept facts (spec 5.10) are not
@@ -220,12 +223,15 @@ func catalogFacts(f *jen.File, c *ir.Catalog) {
 			doc += " (profile " + fact.Profile + ")"
 		}
 		field := jen.Comment(commentSafe(doc)).Line().Id(fact.Field[len(fact.Field)-1]).Add(factGoType(fact.Type))
+		lazy := jen.Id(fact.Field[len(fact.Field)-1]).Func().Params(jen.Qual("context", "Context"), jen.Op("*").Id("Occurrence")).Params(factGoType(fact.Type), jen.Error())
 		if fact.Tier == "host" {
 			fieldIndex = append(fieldIndex, []int{nStd, len(host)})
 			host = append(host, field)
+			lazyHost = append(lazyHost, lazy)
 		} else {
 			fieldIndex = append(fieldIndex, []int{len(std)})
 			std = append(std, field)
+			lazyStd = append(lazyStd, lazy)
 		}
 		facts = append(facts, fact)
 	}
@@ -237,6 +243,14 @@ func catalogFacts(f *jen.File, c *ir.Catalog) {
 	f.Comment("the engine keeps (tool_args_fingerprint and the record of tool calls, spec 5.10)")
 	f.Comment("from the session, not from here.")
 	f.Type().Id("Facts").Struct(std...)
+	lazyStd = append(lazyStd, jen.Id(c.HostField).Id("LazyHostFacts"))
+	f.Comment("LazyFacts supply expensive facts lazily: a set generated with the fact in")
+	f.Comment("oarc gen -lazy calls its provider here, when set, at most once per occurrence")
+	f.Comment("and only when a rule gets to the fact, with the evaluation's context; an error")
+	f.Comment("is an evaluation error of that rule. A nil provider reads the fact from Facts.")
+	f.Type().Id("LazyFacts").Struct(lazyStd...)
+	f.Comment("LazyHostFacts are the lazy providers of the host facts.")
+	f.Type().Id("LazyHostFacts").Struct(lazyHost...)
 	f.Comment("HostFacts are the host facts (namespace " + c.Host + ").")
 	f.Type().Id("HostFacts").Struct(host...)
 
@@ -405,6 +419,7 @@ func catalogEnv(f *jen.File, c *ir.Catalog) {
 	f.Type().Id("Env").Struct(
 		jen.Id("Providers").Id("Providers"),
 		jen.Id("Validators").Map(jen.String()).Id("Validator"),
+		jen.Comment("Lazy supplies the facts a set reads lazily (oarc gen -lazy).").Line().Id("Lazy").Id("LazyFacts"),
 	)
 }
 

@@ -146,6 +146,21 @@ func (ev *Evaluator) CounterKey(rule string, c runtime.Counter) (runtime.Counter
 	}
 }
 
+// Reads returns what the rules at anchor a read: the facts the host fills, the
+// session facts the engine keeps, the provider functions and validators they
+// use, and whether they read counters or provenance (nothing for an anchor
+// without rules). A host that computes facts itself can fill only these.
+func Reads(a finbot.Anchor) runtime.Reads {
+	switch a {
+	case finbot.PaymentPreSubmit:
+		return oReads_PaymentPreSubmit
+	case finbot.ToolPreInvoke:
+		return oReads_ToolPreInvoke
+	default:
+		return runtime.Reads{}
+	}
+}
+
 // oContext are the entries of the rendered context (ir.Context): the enforced
 // deny-by-default codes with a title, then the titled rules that tell the agent
 // what to do, in evaluation order, tokenised when the rules were compiled.
@@ -378,15 +393,25 @@ var (
 		Skip:   24,
 	}
 	oDeny_PaymentPreSubmit = runtime.Rule{
-		ID:     "PAYMENT_NOT_ALLOWLISTED",
-		Pack:   "payments",
-		Anchor: "payment.pre_submit",
-		Effect: runtime.Block,
+		ID:            "PAYMENT_NOT_ALLOWLISTED",
+		Pack:          "payments",
+		Anchor:        "payment.pre_submit",
+		Effect:        runtime.Block,
+		DenyByDefault: true,
 		Copy: runtime.Copy{
 			Title: "This payment is not on the allowlist",
 			Why:   "Payments go out only for payroll, verified vendor invoices and small refunds.",
 			Fix:   "Ask the user to make the payment, or to add the case to the payments allowlist.",
 		},
+	}
+	oReads_PaymentPreSubmit = runtime.Reads{
+		Facts:      []string{"finbot.paid_today_cents", "principal_roles", "tool", "tool_args"},
+		Functions:  []string{"finbot.invoice_open", "finbot.payee_verified"},
+		Provenance: true,
+	}
+	oReads_ToolPreInvoke = runtime.Reads{
+		Facts:      []string{"tool", "tool_args"},
+		Provenance: true,
 	}
 )
 

@@ -156,6 +156,58 @@ type Facts struct {
 	Acme HostFacts
 }
 
+// LazyFacts supply expensive facts lazily: a set generated with the fact in
+// oarc gen -lazy calls its provider here, when set, at most once per occurrence
+// and only when a rule gets to the fact, with the evaluation's context; an error
+// is an evaluation error of that rule. A nil provider reads the fact from Facts.
+type LazyFacts struct {
+	PermissionProfile        func(context.Context, *Occurrence) (string, error)
+	Principal                func(context.Context, *Occurrence) (string, error)
+	PrincipalRoles           func(context.Context, *Occurrence) ([]string, error)
+	ContentLength            func(context.Context, *Occurrence) (int64, error)
+	ContentRoles             func(context.Context, *Occurrence) ([]string, error)
+	ContentOrigins           func(context.Context, *Occurrence) ([]string, error)
+	ContentAuthorities       func(context.Context, *Occurrence) ([]string, error)
+	ContentTrustTiers        func(context.Context, *Occurrence) ([]string, error)
+	ContentSources           func(context.Context, *Occurrence) ([]string, error)
+	ContentSegmentCount      func(context.Context, *Occurrence) (int64, error)
+	ContentContainsUntrusted func(context.Context, *Occurrence) (bool, error)
+	Tool                     func(context.Context, *Occurrence) (string, error)
+	ToolArgs                 func(context.Context, *Occurrence) (map[string]any, error)
+	SessionPosture           func(context.Context, *Occurrence) (string, error)
+	ArgValidationErrors      func(context.Context, *Occurrence) ([]string, error)
+	IsDirectory              func(context.Context, *Occurrence) (bool, error)
+	NotFound                 func(context.Context, *Occurrence) (bool, error)
+	PathDenied               func(context.Context, *Occurrence) (bool, error)
+	PolicyDenied             func(context.Context, *Occurrence) (bool, error)
+	PiiEntities              func(context.Context, *Occurrence) ([]map[string]any, error)
+	SecretMatches            func(context.Context, *Occurrence) ([]map[string]any, error)
+	McpServerId              func(context.Context, *Occurrence) (string, error)
+	McpToolName              func(context.Context, *Occurrence) (string, error)
+	McpQualifiedTool         func(context.Context, *Occurrence) (string, error)
+	McpServerConfigured      func(context.Context, *Occurrence) (bool, error)
+	McpServerEnabled         func(context.Context, *Occurrence) (bool, error)
+	McpCallOk                func(context.Context, *Occurrence) (bool, error)
+	McpErrorCode             func(context.Context, *Occurrence) (string, error)
+	McpSchemaMatched         func(context.Context, *Occurrence) (bool, error)
+	PromptInjectionScore     func(context.Context, *Occurrence) (float64, error)
+	JailbreakScore           func(context.Context, *Occurrence) (float64, error)
+	Acme                     LazyHostFacts
+}
+
+// LazyHostFacts are the lazy providers of the host facts.
+type LazyHostFacts struct {
+	RepoDirty         func(context.Context, *Occurrence) (bool, error)
+	DirtyFiles        func(context.Context, *Occurrence) (int64, error)
+	Branch            func(context.Context, *Occurrence) (string, error)
+	PushTarget        func(context.Context, *Occurrence) (string, error)
+	PushForced        func(context.Context, *Occurrence) (bool, error)
+	ProtectedBranches func(context.Context, *Occurrence) ([]string, error)
+	OpenPrs           func(context.Context, *Occurrence) ([]string, error)
+	CiStatus          func(context.Context, *Occurrence) (string, error)
+	FailedTestRuns    func(context.Context, *Occurrence) (int64, error)
+}
+
 // HostFacts are the host facts (namespace acme).
 type HostFacts struct {
 	// acme.repo_dirty: The work tree has uncommitted changes.
@@ -492,4 +544,6 @@ type Validator func(ctx context.Context, occ *Occurrence) (runtime.Detection, er
 type Env struct {
 	Providers  Providers
 	Validators map[string]Validator
+	// Lazy supplies the facts a set reads lazily (oarc gen -lazy).
+	Lazy LazyFacts
 }

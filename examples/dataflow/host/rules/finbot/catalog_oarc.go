@@ -152,6 +152,50 @@ type Facts struct {
 	Finbot HostFacts
 }
 
+// LazyFacts supply expensive facts lazily: a set generated with the fact in
+// oarc gen -lazy calls its provider here, when set, at most once per occurrence
+// and only when a rule gets to the fact, with the evaluation's context; an error
+// is an evaluation error of that rule. A nil provider reads the fact from Facts.
+type LazyFacts struct {
+	PermissionProfile        func(context.Context, *Occurrence) (string, error)
+	Principal                func(context.Context, *Occurrence) (string, error)
+	PrincipalRoles           func(context.Context, *Occurrence) ([]string, error)
+	ContentLength            func(context.Context, *Occurrence) (int64, error)
+	ContentRoles             func(context.Context, *Occurrence) ([]string, error)
+	ContentOrigins           func(context.Context, *Occurrence) ([]string, error)
+	ContentAuthorities       func(context.Context, *Occurrence) ([]string, error)
+	ContentTrustTiers        func(context.Context, *Occurrence) ([]string, error)
+	ContentSources           func(context.Context, *Occurrence) ([]string, error)
+	ContentSegmentCount      func(context.Context, *Occurrence) (int64, error)
+	ContentContainsUntrusted func(context.Context, *Occurrence) (bool, error)
+	Tool                     func(context.Context, *Occurrence) (string, error)
+	ToolArgs                 func(context.Context, *Occurrence) (map[string]any, error)
+	SessionPosture           func(context.Context, *Occurrence) (string, error)
+	ArgValidationErrors      func(context.Context, *Occurrence) ([]string, error)
+	IsDirectory              func(context.Context, *Occurrence) (bool, error)
+	NotFound                 func(context.Context, *Occurrence) (bool, error)
+	PathDenied               func(context.Context, *Occurrence) (bool, error)
+	PolicyDenied             func(context.Context, *Occurrence) (bool, error)
+	PiiEntities              func(context.Context, *Occurrence) ([]map[string]any, error)
+	SecretMatches            func(context.Context, *Occurrence) ([]map[string]any, error)
+	McpServerId              func(context.Context, *Occurrence) (string, error)
+	McpToolName              func(context.Context, *Occurrence) (string, error)
+	McpQualifiedTool         func(context.Context, *Occurrence) (string, error)
+	McpServerConfigured      func(context.Context, *Occurrence) (bool, error)
+	McpServerEnabled         func(context.Context, *Occurrence) (bool, error)
+	McpCallOk                func(context.Context, *Occurrence) (bool, error)
+	McpErrorCode             func(context.Context, *Occurrence) (string, error)
+	McpSchemaMatched         func(context.Context, *Occurrence) (bool, error)
+	PromptInjectionScore     func(context.Context, *Occurrence) (float64, error)
+	JailbreakScore           func(context.Context, *Occurrence) (float64, error)
+	Finbot                   LazyHostFacts
+}
+
+// LazyHostFacts are the lazy providers of the host facts.
+type LazyHostFacts struct {
+	PaidTodayCents func(context.Context, *Occurrence) (int64, error)
+}
+
 // HostFacts are the host facts (namespace finbot).
 type HostFacts struct {
 	// finbot.paid_today_cents: Sum of the payments this agent submitted today, in cents.
@@ -444,4 +488,6 @@ type Validator func(ctx context.Context, occ *Occurrence) (runtime.Detection, er
 type Env struct {
 	Providers  Providers
 	Validators map[string]Validator
+	// Lazy supplies the facts a set reads lazily (oarc gen -lazy).
+	Lazy LazyFacts
 }
