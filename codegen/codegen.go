@@ -223,6 +223,7 @@ func (pk *packGen) file(opts Options) *jen.File {
 		for _, ri := range a.Rules {
 			r := p.Rules[ri]
 			info.hist = info.hist || r.Flow != nil
+			info.names = info.names || r.Flow != nil
 			ir.WalkRule(r, func(e ir.Expr) bool {
 				switch n := e.(type) {
 				case *ir.CounterRead:
@@ -237,6 +238,7 @@ func (pk *packGen) file(opts Options) *jen.File {
 					}
 					info.kept = true
 					info.hist = info.hist || n.Kept.FromRecord()
+					info.names = info.names || n.Kept == ir.KeptRecentToolNames
 					if _, seen := info.codes[r.ID]; n.Kept == ir.KeptCodeRejectTotal && !seen {
 						info.codes[r.ID] = len(info.codeList)
 						info.codeList = append(info.codeList, r.ID)
@@ -656,6 +658,7 @@ type anchorInfo struct {
 	keys       []snapKey
 	snaps      map[snapKey]int
 	kept, hist bool
+	names      bool // some rule reads recent_tool_names (or has a flow)
 	codes      map[string]int
 	codeList   []string
 }
@@ -861,7 +864,7 @@ func (pk *packGen) anchors(infos map[string]*anchorInfo) []jen.Code {
 				pk.vars = append(pk.vars, jen.Id(v).Op("=").Index(jen.Lit(len(lits))).String().Values(lits...))
 				codes = jen.Id(v).Index(jen.Op(":"))
 			}
-			body = append(body, jen.Id("oX").Dot("History").Call(codes))
+			body = append(body, jen.Id("oX").Dot("History").Call(codes, jen.Lit(info.names)))
 		}
 		if len(keys) > 0 {
 			refs := make([]jen.Code, len(keys))

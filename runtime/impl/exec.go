@@ -187,11 +187,12 @@ func (x *Exec) Call(tool string, args map[string]any, atCall, record bool, overr
 
 // History says that the anchor's rules read the session's record; codes
 // are the ids of those that read code_reject_total, in the order
-// CodeRejectTotal numbers them. The record is read with the counters, in
-// one snapshot.
-func (x *Exec) History(codes []string) {
+// CodeRejectTotal numbers them; names that some rule reads
+// recent_tool_names. The record is read with the counters, in one
+// snapshot.
+func (x *Exec) History(codes []string, names bool) {
 	x.hist = true
-	x.query = runtime.HistoryQuery{Codes: codes, Tool: x.tool, LastTool: !x.atCall}
+	x.query = runtime.HistoryQuery{Codes: codes, Tool: x.tool, LastTool: !x.atCall, Names: names}
 }
 
 // Snapshot names the counters the anchor's rules read; rules read them
