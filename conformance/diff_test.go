@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/rand"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -15,7 +14,6 @@ import (
 	"github.com/oarc/oarc/compiler/catalog"
 	"github.com/oarc/oarc/testkit/difftest"
 	"github.com/oarc/oarc/testkit/harness"
-	"github.com/oarc/oarc/testkit/wire"
 )
 
 var (
@@ -275,36 +273,10 @@ type knownMismatch struct {
 }
 
 // knownMismatches are the engine bugs the session differential meets
-// today. (Selectors over core facts, issue 18 item 4, the first entry,
-// build since main's 36141d1.)
-var knownMismatches = []knownMismatch{{
-	bug: "a flow at an anchor other than tool.pre_invoke ignores the lycaon.recent_tool_names the input gives " +
-		"(codegen emits no oX.Call there when only a flow reads the record; conformance/s5_eval/flow_kept.json)",
-	class: classFlowOverride,
-	match: func(m *difftest.SessionMismatch) bool {
-		anchor, facts := m.StepInput()
-		if anchor == "tool.pre_invoke" || facts["lycaon.recent_tool_names"] == nil {
-			return false
-		}
-		// A flow rule of the anchor is among the rules the engines
-		// disagree about.
-		differ := map[string]int{}
-		for i, a := range []wire.Response{m.Reference, m.Generated} {
-			for _, id := range slices.Concat(a.Codes, a.Monitored) {
-				differ[id] |= 1 << i
-			}
-			for _, e := range a.Errors {
-				differ[e.Rule] |= 1 << i
-			}
-		}
-		for _, r := range m.Set.Rules() {
-			if r.Anchor == anchor && r.Flow != nil && (differ[r.ID] == 1 || differ[r.ID] == 2) {
-				return true
-			}
-		}
-		return false
-	},
-}}
+// today: none. (Selectors over core facts, issue 18 item 4, and a flow away
+// from tool.pre_invoke that ignored the given recent_tool_names,
+// conformance/s5_eval/flow_kept.json, were found by it and fixed.)
+var knownMismatches = []knownMismatch{}
 
 // classFlowOverride counts the steps away from tool.pre_invoke that give
 // lycaon.recent_tool_names to an anchor with a flow rule.
