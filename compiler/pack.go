@@ -27,8 +27,9 @@ import (
 type Options struct {
 	// Portable makes every use of a host fact or host function an error.
 	Portable bool
-	// MaxCost is the limit of a rule's estimated CEL cost; 0 means
-	// [DefaultMaxCost].
+	// MaxCost, when not 0, is the limit of a rule's estimated CEL cost
+	// (the -max-cost flag): it overrides the packs' max_cost; without it
+	// a pack's max_cost applies, else [DefaultMaxCost].
 	MaxCost uint64
 	// Catalog, when set, is the catalog every pack is checked against
 	// (the -catalog flag), whatever its pack.yaml names.
@@ -64,6 +65,10 @@ type Pack struct {
 	CatalogFile string
 	// DenyByDefault is the pack's deny_by_default (stock packs only).
 	DenyByDefault *DenyByDefault
+	// MaxCost is the pack's limit of a rule's estimated CEL cost (spec 4:
+	// max_cost in pack.yaml; 0: the default). The -max-cost flag
+	// overrides it.
+	MaxCost uint64
 	// Sources are the pack's files that make its rules (pack.yaml and the
 	// rule files), with their content, for the digest.
 	Sources []Source

@@ -81,6 +81,7 @@ func PackSchema(cat *catalog.Catalog) []byte {
 					"copy":        copySchema(),
 				},
 			},
+			"max_cost": obj{"description": "The pack's limit of a rule's estimated worst-case CEL cost (spec section 4; default 1000000; the flag -max-cost overrides it).", "type": "integer", "minimum": 1},
 		},
 	})
 }
@@ -192,10 +193,10 @@ func RuleSchemaValue(cat *catalog.Catalog) map[string]any {
 	selector := obj{}
 	var spans []string
 	for _, f := range cat.Facts {
-		if f.Type == catalog.ListMapStringDyn {
+		if f.Span() {
 			spans = append(spans, f.CELName)
 		}
-		if f.Tier == catalog.Oarc || !f.Type.Selectable() {
+		if f.Tier == catalog.Oarc && f.Profile == "provenance" || !f.Type.Selectable() {
 			continue
 		}
 		elem := f.Type

@@ -25,7 +25,7 @@ type loadFlags struct {
 // register adds -portable, -max-cost and -catalog to fs.
 func (lf *loadFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&lf.portable, "portable", false, "reject every use of a host fact or host function (and of oarc's provenance facts)")
-	fs.Uint64Var(&lf.maxCost, "max-cost", compiler.DefaultMaxCost, "limit of a rule's estimated CEL cost")
+	fs.Uint64Var(&lf.maxCost, "max-cost", 0, "limit of a rule's estimated CEL cost, overriding every pack's max_cost (default: a pack's max_cost, else 1000000)")
 	fs.StringVar(&lf.catalog, "catalog", "", "the host catalog file the packs are checked against (overrides pack.yaml; default: the embedded Painted Wolf catalog)")
 }
 
@@ -161,7 +161,7 @@ func checkCommand(env *Env, cmd string, args []string) int {
 		fs.Usage()
 		return ExitUsage
 	}
-	if lf.maxCost == 0 {
+	if lf.maxCost == 0 && flagSet(fs, "max-cost") {
 		fmt.Fprintf(env.Stderr, "oarc %s: -max-cost must be positive\n", cmd)
 		return ExitUsage
 	}
@@ -227,4 +227,11 @@ func countOf(n int, what string) string {
 		return "1 " + what
 	}
 	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// flagSet reports whether the command line set the flag name.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
