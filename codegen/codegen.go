@@ -236,6 +236,9 @@ func (pk *packGen) file(opts Options) *jen.File {
 						info.keys = append(info.keys, k)
 					}
 				case *ir.Fact:
+					if n.Source == ir.FromBatch {
+						info.kept = true // the occurrence's tool, through oX.Call
+					}
 					if n.Source != ir.FromKept {
 						break
 					}
@@ -519,7 +522,7 @@ func (pk *packGen) reads(f *jen.File) {
 						facts[n.Name] = true
 					case ir.FromKept:
 						kept[n.Name] = true
-					case ir.FromProvenance:
+					case ir.FromProvenance, ir.FromNodes:
 						prov = true
 					}
 				case *ir.CounterRead:

@@ -114,6 +114,14 @@ func (g *fn) fact(n *ir.Fact) value {
 		// provenance is an error at the read (spec 5.7).
 		sc := g.method(nil, "Provenance")
 		return value{code: jen.Add(sc.code).Dot(n.Field[0]), t: n.T, simple: true}
+	case ir.FromTenant:
+		return value{code: jen.Id("oX").Dot("S").Dot("Tenant").Call(), t: n.T}
+	case ir.FromBatch:
+		return value{code: jen.Id("oX").Dot("BatchTools").Call(), t: n.T}
+	case ir.FromNodes:
+		// Computed at most once per occurrence, at the first read; it may
+		// allocate (spec 5.11). Unknown provenance is an error at the read.
+		return g.method(n.T, "ProvenanceNodes")
 	case ir.FromKept:
 		// Kept by the engine (spec 5.10): read from the session's record
 		// once per occurrence; an error when it cannot be read.

@@ -40,7 +40,7 @@ func counter(t *testing.T, ev evaluator, s *runtime.Session, rule string, c runt
 		t.Fatalf("no rule %s", rule)
 	}
 	dst := []int64{0}
-	if err := runtime.ReadCounters(context.Background(), s.Store(), s.ID(), []runtime.CounterKey{k}, dst); err != nil {
+	if err := runtime.ReadCounters(context.Background(), s.Store(), s.Key(), []runtime.CounterKey{k}, dst); err != nil {
 		t.Fatal(err)
 	}
 	return dst[0]

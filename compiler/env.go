@@ -15,6 +15,7 @@ import (
 	"cel.dev/cel-go/cel"
 	"cel.dev/cel-go/common/ast"
 	"cel.dev/cel-go/common/cost"
+	"cel.dev/cel-go/common/overloads"
 	"cel.dev/cel-go/common/types"
 	"cel.dev/cel-go/ext"
 
@@ -237,7 +238,7 @@ func (l *packLoader) checkWhen(r *Rule, w *whenSource) []read {
 	native := checked.NativeRep()
 	reads := l.whenReads(native, w)
 	l.checkCalls(native, w)
-	l.checkCost(env, checked, w)
+	l.checkCost(env, checked, w, r)
 
 	before := len(*w.diags)
 	irExpr, problems := lowerWhen(checked, lower.Options{Catalog: l.cat, Self: r.ID, Slots: l.slots, Detector: r.Kind == "detector"})
@@ -484,21 +485,100 @@ func (l *packLoader) checkCalls(a *ast.AST, w *whenSource) {
 	}))
 }
 
-// checkCost rejects a `when` whose estimated worst-case cost is above the
-// pack's limit.
-func (l *packLoader) checkCost(env *cel.Env, a *cel.Ast, w *whenSource) {
-	limit := l.opts.MaxCost
+// checkCost rejects a `when` whose estimated worst-case cost is above its
+// limit (spec 4): the -max-cost flag, else its pack's max_cost, else the
+// default. The error points at the costliest sub-expression and names the
+// max_cost that would admit the rule.
+func (l *packLoader) checkCost(env *cel.Env, a *cel.Ast, w *whenSource, r *Rule) {
+	limit, from := l.opts.MaxCost, "-max-cost"
+	if limit == 0 && r.Pack != nil && r.Pack.MaxCost != 0 {
+		limit, from = r.Pack.MaxCost, "the pack's max_cost"
+	}
 	if limit == 0 {
-		limit = DefaultMaxCost
+		limit, from = DefaultMaxCost, "the default limit"
 	}
 	est, err := env.EstimateCost(a, sizeEstimator{cat: l.cat})
 	if err != nil {
 		w.report(0, Error, CodeCost, "cannot estimate the cost of when: %v", err)
 		return
 	}
-	if est.Max > limit {
-		w.report(0, Error, CodeCost, "estimated worst-case cost of when is %d, above the limit %d (simplify the condition, gate it with a selector, or raise -max-cost)", est.Max, limit)
+	if est.Max <= limit {
+		return
 	}
+	start, stop, partCost, found := costliest(env, a, l.cat, limit)
+	where, off := "", 0
+	if found {
+		off = w.byteOffset(start)
+		part := strings.Join(strings.Fields(w.text[off:closeBrackets(w.text, off, w.byteOffset(stop))]), " ")
+		if len(part) > 80 {
+			part = part[:77] + "..."
+		}
+		where = fmt.Sprintf("; the costliest part is `%s` (%d)", part, partCost)
+	}
+	w.report(off, Error, CodeCost, "estimated worst-case cost of when is %d, above %s %d%s (lists are assumed to hold up to %d elements and strings %d bytes: gate the rule with a selector, bound what it iterates, or set max_cost: %d in pack.yaml to admit it)",
+		est.Max, from, limit, where, maxListSize, maxStringSize, est.Max)
+}
+
+// costliest descends from the root of a to the smallest sub-expression
+// whose own estimated cost is above limit, taking the costliest child at
+// each step, and returns its range (code points) and its cost (found
+// false when no sub-expression is above limit on its own).
+func costliest(env *cel.Env, a *cel.Ast, cat *catalog.Catalog, limit uint64) (start, stop int, c uint64, found bool) {
+	native := a.NativeRep()
+	info := native.SourceInfo()
+	estimate := func(e ast.Expr) (uint64, bool) {
+		sub := ast.NewCheckedAST(ast.NewAST(e, info), native.TypeMap(), native.ReferenceMap())
+		pb, err := ast.ToProto(sub)
+		if err != nil {
+			return 0, false
+		}
+		est, err := env.EstimateCost(cel.CheckedExprToAst(pb), sizeEstimator{cat: cat})
+		if err != nil {
+			return 0, false
+		}
+		return est.Max, true
+	}
+	cur := native.Expr()
+	var curCost uint64
+	for {
+		var best ast.Expr
+		var bestCost uint64
+		for _, c := range children(cur) {
+			if n, ok := estimate(c); ok && n > bestCost {
+				best, bestCost = c, n
+			}
+		}
+		if best == nil || bestCost <= limit {
+			break
+		}
+		cur, curCost, found = best, bestCost, true
+	}
+	if !found {
+		return 0, 0, 0, false
+	}
+	start, stop = exprRange(info, cur)
+	return start, stop, curCost, stop > start
+}
+
+// children are the direct sub-expressions of e whose costs count.
+func children(e ast.Expr) []ast.Expr {
+	switch e.Kind() {
+	case ast.CallKind:
+		c := e.AsCall()
+		out := append([]ast.Expr{}, c.Args()...)
+		if c.IsMemberFunction() {
+			out = append(out, c.Target())
+		}
+		return out
+	case ast.ComprehensionKind:
+		c := e.AsComprehension()
+		return []ast.Expr{c.IterRange(), c.LoopStep(), c.LoopCondition()}
+	case ast.SelectKind:
+		return []ast.Expr{e.AsSelect().Operand()}
+	case ast.ListKind:
+		return e.AsList().Elements()
+	}
+	return nil
 }
 
 // sizeEstimator bounds the inputs the way spec section 4 says: lists and
@@ -532,6 +612,18 @@ func sizeOf(t *types.Type) *cost.SizeEstimate {
 }
 
 func (e sizeEstimator) EstimateCallCost(function, overloadID string, target *cost.AstNode, args []cost.AstNode) *cost.CallEstimate {
+	// `in` over a dyn (a node's labels, an element of tool_args): a value
+	// that `in` searches is a list or a map, so it holds at most 1,024
+	// elements, not the 65,536 a dyn string may (spec section 4).
+	if (overloadID == overloads.InList || overloadID == overloads.InMap) && len(args) == 2 {
+		if t := args[1].Type(); t != nil && (t.Kind() == types.DynKind || t.Kind() == types.AnyKind) {
+			max := uint64(maxListSize)
+			if overloadID == overloads.InMap {
+				max = 1
+			}
+			return &cost.CallEstimate{CostEstimate: cost.Estimate{Min: 1, Max: max}}
+		}
+	}
 	cat := e.cat
 	fn := cat.Function(function)
 	if fn == nil || overloadID != OverloadID(fn) {

@@ -28,7 +28,7 @@ var (
 
 var (
 	ruleFields      = []string{"oar", "id", "kind", "anchor", "effect", "selector", "requires", "when", "flow", "enforcement", "on_error", "copy", "on_fire", "detector", "transform"}
-	packFields      = []string{"oar", "name", "origin", "catalog", "deny_by_default"}
+	packFields      = []string{"oar", "name", "origin", "catalog", "deny_by_default", "max_cost"}
 	copyFields      = []string{"title", "what", "cause", "why", "fix", "instead"}
 	requiresFields  = []string{"profiles"}
 	onFireFields    = []string{"increment", "reset"}
@@ -378,6 +378,18 @@ func (l *packLoader) readPackFile(file string) {
 	if n, ok := f["deny_by_default"]; ok {
 		l.pack.deny = &denyNodes{c: c, n: n, key: keyNode(root, "deny_by_default")}
 	}
+	if n, ok := f["max_cost"]; ok {
+		// Spec 4: the pack's own limit of a rule's estimated cost.
+		v, err := strconv.ParseUint(n.Value, 10, 64)
+		switch {
+		case n.Kind != yaml.ScalarNode || n.Tag != "!!int":
+			c.errorf(n, CodeFieldType, "max_cost must be a positive integer, got %s", describe(n))
+		case err != nil || v == 0:
+			c.errorf(n, CodeValue, "max_cost %s is not a positive integer (the default limit is %d)", n.Value, DefaultMaxCost)
+		default:
+			l.pack.MaxCost = v
+		}
+	}
 	l.pack.Sources = append(l.pack.Sources, Source{Path: "pack.yaml", Content: text})
 }
 
@@ -598,7 +610,7 @@ func (c *fileCtx) selector(r *Rule, n *yaml.Node) {
 			c.errorf(k, CodeSelector, "%s", msg)
 			continue
 		}
-		if f.Tier == catalog.Oarc {
+		if f.Tier == catalog.Oarc && f.Profile == "provenance" {
 			c.errorf(k, CodeSelector, "%s is derived from the session's provenance graph, computed only when a rule reads it; selectors index on facts of the occurrence (test it in when instead)", f.CELName)
 			continue
 		}
@@ -879,7 +891,7 @@ func (c *fileCtx) transform(r *Rule, n *yaml.Node) {
 			if e.Kind == yaml.ScalarNode && e.ShortTag() == "!!str" {
 				fact = c.l.cat.Fact(e.Value)
 			}
-			if fact == nil || fact.Type != catalog.ListMapStringDyn {
+			if fact == nil || !fact.Span() {
 				c.errorf(e, CodeTransform, "transform.redact entry %s is not a span fact (a list(map(string, dyn)) fact such as %s)", describe(e), strings.Join(spanFacts(c.l.cat), " or "))
 				ok = false
 				continue
@@ -904,7 +916,7 @@ func (c *fileCtx) transform(r *Rule, n *yaml.Node) {
 func spanFacts(cat *catalog.Catalog) []string {
 	var out []string
 	for _, f := range cat.Facts {
-		if f.Type == catalog.ListMapStringDyn {
+		if f.Span() {
 			out = append(out, f.CELName)
 		}
 	}

@@ -370,6 +370,12 @@ const (
 	// FromKept is a session fact the engine keeps (spec 5.10); Fact.Kept
 	// says which.
 	FromKept
+	// FromNodes is provenance_nodes (spec 5.11): every node in the scope.
+	FromNodes
+	// FromBatch is batch_tools (spec 5.11): the tools of the check.
+	FromBatch
+	// FromTenant is tenant (spec 5.11): the session's tenant.
+	FromTenant
 )
 
 // Kept names a session fact the engine keeps (spec 5.10).
@@ -451,7 +457,9 @@ var builtinNames = [...]string{"", "tool_arg_string", "tool_arg_int", "tool_arg_
 
 // ReadsToolArgs reports whether the built-in reads the tool arguments
 // (tool_arg_*), rather than only its arguments.
-func (b Builtin) ReadsToolArgs() bool { return b == ToolArgString || b == ToolArgInt || b == ToolArgBool }
+func (b Builtin) ReadsToolArgs() bool {
+	return b == ToolArgString || b == ToolArgInt || b == ToolArgBool
+}
 
 func (b Builtin) String() string { return nameOf(builtinNames[:], int(b)) }
 

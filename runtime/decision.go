@@ -47,6 +47,12 @@ type Decision struct {
 	// Kept holds the session facts the engine keeps (spec 5.10) as the
 	// occurrence's rules read them, when a rule read one.
 	Kept KeptFacts
+	// BatchTools is batch_tools (spec 5.11), when a rule read it: the tools
+	// of the check the occurrence belongs to, in order (its own tool when
+	// it was evaluated alone).
+	BatchTools []string
+	// ProvenanceNodes is provenance_nodes (spec 5.11), when a rule read it.
+	ProvenanceNodes []map[string]any
 }
 
 // Reset clears the decision for reuse, keeping its buffers.
@@ -63,6 +69,8 @@ func (d *Decision) Reset() {
 	p := &d.Provenance
 	p.Tools, p.Origins, p.TrustTiers, p.Labels = p.Tools[:0], p.Origins[:0], p.TrustTiers[:0], p.Labels[:0]
 	d.Kept.reset()
+	d.BatchTools = d.BatchTools[:0]
+	d.ProvenanceNodes = nil
 }
 
 // Firing is one enforced firing of an occurrence.

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -46,7 +47,7 @@ func ArgsFingerprint(buf []byte, args map[string]any) (Fingerprint, []byte, erro
 	b := append(buf[:0], "{}"...) // nil arguments are {}
 	if args != nil {
 		var err error
-		if b, err = appendJCSObject(buf[:0], args, 0); err != nil {
+		if b, err = appendJCSObject(buf[:0], args, 0, canonical); err != nil {
 			return Fingerprint{}, b, err
 		}
 	}
@@ -65,7 +66,7 @@ func ArgsFingerprint(buf []byte, args map[string]any) (Fingerprint, []byte, erro
 // []map[string]any, map[string]any. Anything else, and what JCS cannot
 // serialise, is an error wrapping [ErrNoFingerprint].
 func AppendCanonical(dst []byte, v any) ([]byte, error) {
-	return appendJCS(dst, v, 0)
+	return appendJCS(dst, v, 0, canonical)
 }
 
 func noFingerprint(why string) error {
@@ -77,7 +78,7 @@ type fingerprintError struct{ why string }
 func (e *fingerprintError) Error() string { return ErrNoFingerprint.Error() + ": " + e.why }
 func (e *fingerprintError) Unwrap() error { return ErrNoFingerprint }
 
-func appendJCS(dst []byte, v any, depth int) ([]byte, error) {
+func appendJCS(dst []byte, v any, depth int, mode jsonMode) ([]byte, error) {
 	if depth > MaxDepth {
 		return dst, noFingerprint("nested deeper than " + strconv.Itoa(MaxDepth) + " levels")
 	}
@@ -92,35 +93,40 @@ func appendJCS(dst []byte, v any, depth int) ([]byte, error) {
 	case string:
 		return appendJCSString(dst, x)
 	case int64:
-		return appendJCSNumber(dst, float64(x))
+		return appendInt(dst, x, mode)
 	case float64:
-		return appendJCSNumber(dst, x)
+		return appendFloat(dst, x, mode)
 	case int:
-		return appendJCSNumber(dst, float64(x))
+		return appendInt(dst, int64(x), mode)
 	case int8:
-		return appendJCSNumber(dst, float64(x))
+		return appendInt(dst, int64(x), mode)
 	case int16:
-		return appendJCSNumber(dst, float64(x))
+		return appendInt(dst, int64(x), mode)
 	case int32:
-		return appendJCSNumber(dst, float64(x))
+		return appendInt(dst, int64(x), mode)
 	case uint:
-		return appendJCSNumber(dst, float64(x))
+		return appendUint(dst, uint64(x), mode)
 	case uint8:
-		return appendJCSNumber(dst, float64(x))
+		return appendInt(dst, int64(x), mode)
 	case uint16:
-		return appendJCSNumber(dst, float64(x))
+		return appendInt(dst, int64(x), mode)
 	case uint32:
-		return appendJCSNumber(dst, float64(x))
+		return appendInt(dst, int64(x), mode)
 	case uint64:
-		return appendJCSNumber(dst, float64(x))
+		return appendUint(dst, x, mode)
 	case float32:
-		return appendJCSNumber(dst, float64(x))
+		return appendFloat(dst, float64(x), mode)
 	case json.Number:
 		f, err := strconv.ParseFloat(string(x), 64)
 		if err != nil {
 			return dst, noFingerprint("json.Number " + strconv.Quote(string(x)) + " is not a finite number")
 		}
-		return appendJCSNumber(dst, f)
+		if mode == typed && !strings.ContainsAny(string(x), ".eE") {
+			if i, err := strconv.ParseInt(string(x), 10, 64); err == nil {
+				return strconv.AppendInt(dst, i, 10), nil
+			}
+		}
+		return appendFloat(dst, f, mode)
 	case []any:
 		dst = append(dst, '[')
 		for i, e := range x {
@@ -128,7 +134,7 @@ func appendJCS(dst []byte, v any, depth int) ([]byte, error) {
 				dst = append(dst, ',')
 			}
 			var err error
-			if dst, err = appendJCS(dst, e, depth+1); err != nil {
+			if dst, err = appendJCS(dst, e, depth+1, mode); err != nil {
 				return dst, err
 			}
 		}
@@ -152,22 +158,70 @@ func appendJCS(dst []byte, v any, depth int) ([]byte, error) {
 				dst = append(dst, ',')
 			}
 			var err error
-			if dst, err = appendJCSObject(dst, e, depth+1); err != nil {
+			if dst, err = appendJCSObject(dst, e, depth+1, mode); err != nil {
 				return dst, err
 			}
 		}
 		return append(dst, ']'), nil
 	case map[string]any:
-		return appendJCSObject(dst, x, depth)
+		return appendJCSObject(dst, x, depth, mode)
 	}
 	return dst, noFingerprint(fmt.Sprintf("a value of Go type %T is not a dyn value", v))
+}
+
+// jsonMode says how numbers are written: canonical (RFC 8785: every
+// number as the double it is), or typed (integers as integers, doubles
+// always with a fraction or an exponent, so that DecodeToolArgs gives back
+// the same Go types: how a store keeps a node's arguments).
+type jsonMode uint8
+
+const (
+	canonical jsonMode = iota
+	typed
+)
+
+func appendInt(dst []byte, i int64, mode jsonMode) ([]byte, error) {
+	if mode == typed {
+		return strconv.AppendInt(dst, i, 10), nil
+	}
+	return appendJCSNumber(dst, float64(i))
+}
+
+func appendUint(dst []byte, u uint64, mode jsonMode) ([]byte, error) {
+	if mode == typed && u <= math.MaxInt64 {
+		return strconv.AppendUint(dst, u, 10), nil
+	}
+	return appendFloat(dst, float64(u), mode)
+}
+
+func appendFloat(dst []byte, f float64, mode jsonMode) ([]byte, error) {
+	if mode == canonical {
+		return appendJCSNumber(dst, f)
+	}
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return dst, noFingerprint("a number is NaN or infinite")
+	}
+	n := len(dst)
+	dst = strconv.AppendFloat(dst, f, 'g', -1, 64)
+	if !strings.ContainsAny(string(dst[n:]), ".eEn") {
+		dst = append(dst, '.', '0')
+	}
+	return dst, nil
+}
+
+// AppendTypedJSON appends v (a dyn value) as JSON that DecodeToolArgs
+// reads back into the same values: members ordered as in canonical JSON,
+// integers written as integers and doubles with a fraction or an exponent.
+// What canonical JSON cannot serialise is an error here too.
+func AppendTypedJSON(dst []byte, v any) ([]byte, error) {
+	return appendJCS(dst, v, 0, typed)
 }
 
 // sortInPlace is the most members an object may have for its names to be
 // ordered without allocating (in an array on the stack).
 const sortInPlace = 32
 
-func appendJCSObject(dst []byte, m map[string]any, depth int) ([]byte, error) {
+func appendJCSObject(dst []byte, m map[string]any, depth int, mode jsonMode) ([]byte, error) {
 	if depth > MaxDepth {
 		return dst, noFingerprint("nested deeper than " + strconv.Itoa(MaxDepth) + " levels")
 	}
@@ -200,7 +254,7 @@ func appendJCSObject(dst []byte, m map[string]any, depth int) ([]byte, error) {
 			return dst, err
 		}
 		dst = append(dst, ':')
-		if dst, err = appendJCS(dst, mb.v, depth+1); err != nil {
+		if dst, err = appendJCS(dst, mb.v, depth+1, mode); err != nil {
 			return dst, err
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 )
 
@@ -19,8 +21,38 @@ import (
 // an evaluation error (kind store), its updates are reported, and Record
 // and MarkIncomplete return an error.
 type Session struct {
-	id    string
-	store Store
+	id, tenant string
+	key        string // what the store knows the session by: SessionKey(tenant, id)
+	store      Store
+}
+
+// SessionOption configures a session when it is made.
+type SessionOption func(*Session)
+
+// WithTenant puts the session in a tenant (spec 5.11; empty by default):
+// two sessions with one id and different tenants are different sessions
+// in every store, and nothing recorded in one can be read, named as an
+// input or reset from the other. Rules read it as the fact tenant.
+func WithTenant(tenant string) SessionOption { return func(s *Session) { s.tenant = tenant } }
+
+// SessionKey is what a store knows the session id of tenant by: the id
+// itself in the empty tenant (unless it starts with a NUL byte), else a
+// NUL, the tenant as a Go quoted string, a NUL and the id, so that no two
+// (tenant, id) pairs share a key.
+func SessionKey(tenant, id string) string {
+	if tenant == "" && !strings.HasPrefix(id, "\x00") {
+		return id
+	}
+	return "\x00" + strconv.Quote(tenant) + "\x00" + id
+}
+
+func newSession(id string, store Store, opts []SessionOption) *Session {
+	s := &Session{id: id, store: store}
+	for _, o := range opts {
+		o(s)
+	}
+	s.key = SessionKey(s.tenant, s.id)
+	return s
 }
 
 // errNoStore is the error of every use of a session without a store.
@@ -37,22 +69,51 @@ func (noStore) Scope(context.Context, string, []string, *Scope) error { return e
 
 // NewSession returns a session kept in the process, with the default node
 // limit ([DefaultNodeLimit]).
-func NewSession(id string) *Session { return &Session{id: id, store: NewMemStore(0)} }
+func NewSession(id string, opts ...SessionOption) *Session {
+	return newSession(id, NewMemStore(0), opts)
+}
 
-// NewStoreSession returns the session id kept by store.
-func NewStoreSession(store Store, id string) *Session {
+// NewStoreSession returns the session id kept by store (a MemStore keeps
+// one session: give each session its own).
+func NewStoreSession(store Store, id string, opts ...SessionOption) *Session {
 	if m, ok := store.(*MemStore); ok && m == nil {
 		store = nil // a nil *MemStore is no store
 	}
-	return &Session{id: id, store: store}
+	return newSession(id, store, opts)
 }
 
-// ID is the session's id.
+// InTenant returns the session id of tenant in s's store: another session
+// unless the tenant is s's own.
+func (s *Session) InTenant(tenant string) *Session {
+	if s == nil {
+		return nil
+	}
+	return newSession(s.id, s.store, []SessionOption{WithTenant(tenant)})
+}
+
+// ID is the session's id (the host's, without its tenant).
 func (s *Session) ID() string {
 	if s == nil {
 		return ""
 	}
 	return s.id
+}
+
+// Tenant is the session's tenant, "" by default.
+func (s *Session) Tenant() string {
+	if s == nil {
+		return ""
+	}
+	return s.tenant
+}
+
+// Key is what the session's store knows it by: [SessionKey] of its tenant
+// and id. Stores are called with it.
+func (s *Session) Key() string {
+	if s == nil {
+		return ""
+	}
+	return s.key
 }
 
 // Store is the store that keeps the session: nil for a nil *Session, and
@@ -75,7 +136,7 @@ func (s *Session) Record(ctx context.Context, n Node) error {
 	if s == nil {
 		return errors.New("record: nil session")
 	}
-	return s.Store().RecordNode(ctx, s.id, n)
+	return s.Store().RecordNode(ctx, s.key, n)
 }
 
 // MarkIncomplete says that the session lost, or never had, part of its
@@ -85,7 +146,7 @@ func (s *Session) MarkIncomplete(ctx context.Context) error {
 	if s == nil {
 		return nil
 	}
-	return s.Store().MarkIncomplete(ctx, s.id)
+	return s.Store().MarkIncomplete(ctx, s.key)
 }
 
 // Store keeps the state of sessions (spec 5.9): the counters rules read
@@ -200,6 +261,27 @@ type Node struct {
 	TrustTier string   // host-defined: trusted, untrusted, ...
 	Labels    []string // confidential, pii, ...
 	Parents   []string // ids of the nodes it was computed from
+	// Args are, for a tool result, the arguments of the call that
+	// produced it (spec 5.11: provenance_nodes); ignored for a message.
+	// They are kept as JSON (NodeArgsJSON: at most MaxNodeArgs bytes,
+	// which count toward the session's byte limit): arguments JCS cannot
+	// serialise, or larger, make the node refused.
+	Args map[string]any
+}
+
+// MaxNodeArgs is the most bytes of canonical JSON a node's Args may take.
+const MaxNodeArgs = 64 << 10
+
+// ScopeNode is one node of an occurrence's scope (provenance_nodes, spec
+// 5.11): its recorded fields, and whether it is one of the occurrence's
+// inputs rather than only an ancestor. ArgsJSON is the JSON of its Args
+// (NodeArgsJSON; "" for none).
+type ScopeNode struct {
+	ID, Tool, Origin, TrustTier string
+	Kind                        NodeKind
+	Labels                      []string
+	ArgsJSON                    string
+	Input                       bool
 }
 
 // Scope holds the provenance facts of an occurrence: each a sorted list of
@@ -209,6 +291,11 @@ type Scope struct {
 	Origins    []string // every non-empty origin
 	TrustTiers []string // every non-empty trust tier
 	Labels     []string // every label
+	// WantNodes asks the store for Nodes too: every node in scope once,
+	// the inputs first in the order given, then the ancestors in
+	// recording order (provenance_nodes). Filling them may allocate.
+	WantNodes bool
+	Nodes     []ScopeNode
 }
 
 // ErrUnknownProvenance is wrapped by the errors of [Store.Scope] when the
@@ -276,7 +363,12 @@ func (l Limits) withDefaults() Limits {
 // memory, not budget), so a graph is refused at the same node in every
 // store.
 func NodeSize(n Node) int {
-	size := 64 + len(n.ID) + len(n.Tool) + len(n.Origin) + len(n.TrustTier)
+	args, _ := NodeArgsJSON(n)
+	return nodeSize(n, args)
+}
+
+func nodeSize(n Node, args string) int {
+	size := 64 + len(n.ID) + len(n.Tool) + len(n.Origin) + len(n.TrustTier) + len(args)
 	for _, l := range n.Labels {
 		size += 8 + len(l)
 	}
@@ -286,15 +378,33 @@ func NodeSize(n Node) int {
 	return size
 }
 
+// NodeArgsJSON is the JSON a store keeps of a node's Args
+// ([AppendTypedJSON]: DecodeToolArgs gives the same values back): "" for a
+// message or no Args; an error for Args that JCS cannot serialise or that
+// take more than MaxNodeArgs bytes.
+func NodeArgsJSON(n Node) (string, error) {
+	if n.Kind != ToolResult || n.Args == nil {
+		return "", nil
+	}
+	b, err := AppendTypedJSON(nil, n.Args)
+	switch {
+	case err != nil:
+		return "", fmt.Errorf("record %q: its arguments: %v", n.ID, err)
+	case len(b) > MaxNodeArgs:
+		return "", fmt.Errorf("record %q: its arguments take %d bytes of JSON, more than the limit of %d", n.ID, len(b), MaxNodeArgs)
+	}
+	return string(b), nil
+}
+
 // check refuses a node over the per-node limits, or one whose size
 // would take the session, which holds used bytes, over its limit.
-func (l Limits) check(n Node, used int) error {
+func (l Limits) check(n Node, args string, used int) error {
 	switch {
 	case len(n.Labels) > l.Labels:
 		return fmt.Errorf("record %q: %d labels, more than the limit of %d per node", n.ID, len(n.Labels), l.Labels)
 	case len(n.Parents) > l.Parents:
 		return fmt.Errorf("record %q: %d parents, more than the limit of %d per node", n.ID, len(n.Parents), l.Parents)
-	case used+NodeSize(n) > l.Bytes:
+	case used+nodeSize(n, args) > l.Bytes:
 		return fmt.Errorf("record %q: the session's provenance would exceed its limit of %d bytes", n.ID, l.Bytes)
 	}
 	return nil
@@ -334,6 +444,10 @@ type MemStore struct {
 	other map[otherKey]int64
 	rec   record
 	g     graph
+	// session is the key of the one session the store keeps, bound at
+	// its first call.
+	session string
+	bound   bool
 }
 
 type otherKey struct {
@@ -378,8 +492,12 @@ func (m *MemStore) slot(k CounterKey, grow bool) (int, bool) {
 }
 
 // Read implements [Store].
-func (m *MemStore) Read(_ context.Context, _ string, s *Snapshot) error {
+func (m *MemStore) Read(_ context.Context, session string, s *Snapshot) error {
 	m.mu.Lock()
+	if err := m.own(session); err != nil {
+		m.mu.Unlock()
+		return err
+	}
 	for i, k := range s.Keys {
 		if sl, ok := m.slot(k, false); ok {
 			s.Counters[i] = m.vals[2*sl+int(k.Counter&1)]
@@ -395,8 +513,12 @@ func (m *MemStore) Read(_ context.Context, _ string, s *Snapshot) error {
 }
 
 // Apply implements [Store].
-func (m *MemStore) Apply(_ context.Context, _ string, u *Update) error {
+func (m *MemStore) Apply(_ context.Context, session string, u *Update) error {
 	m.mu.Lock()
+	if err := m.own(session); err != nil {
+		m.mu.Unlock()
+		return NotApplied(err)
+	}
 	for i := range u.Calls {
 		m.rec.apply(&u.Calls[i])
 	}
@@ -424,27 +546,53 @@ func (m *MemStore) Apply(_ context.Context, _ string, u *Update) error {
 }
 
 // RecordNode implements [Store].
-func (m *MemStore) RecordNode(_ context.Context, _ string, n Node) error {
+func (m *MemStore) RecordNode(_ context.Context, session string, n Node) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if err := m.own(session); err != nil {
+		return NotApplied(err)
+	}
 	return NotApplied(m.g.record(n)) // a refusal: nothing recorded
 }
 
 // MarkIncomplete implements [Store].
-func (m *MemStore) MarkIncomplete(context.Context, string) error {
+func (m *MemStore) MarkIncomplete(_ context.Context, session string) error {
 	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err := m.own(session); err != nil {
+		return NotApplied(err)
+	}
 	m.g.incomplete = true
-	m.mu.Unlock()
 	return nil
 }
 
 // Scope implements [Store]. Ancestry is walked without recursion, and
 // allocates nothing once the store's and sc's buffers have grown.
-func (m *MemStore) Scope(_ context.Context, _ string, inputs []string, sc *Scope) error {
+func (m *MemStore) Scope(_ context.Context, session string, inputs []string, sc *Scope) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if err := m.own(session); err != nil {
+		return err
+	}
 	return m.g.scope(inputs, sc)
 }
+
+// own binds the store to the first session key it serves and refuses any
+// other (a MemStore keeps one session): two sessions given one MemStore,
+// or one id in two tenants (spec 5.11), never share state in silence.
+func (m *MemStore) own(session string) error {
+	if !m.bound {
+		m.session, m.bound = session, true
+		return nil
+	}
+	if session != m.session {
+		return errMemStoreShared
+	}
+	return nil
+}
+
+// errMemStoreShared is the error of a MemStore used for a second session.
+var errMemStoreShared = errors.New("a MemStore keeps one session: this one belongs to another session (or tenant); give each session its own, runtime.NewSession does")
 
 // graph is a provenance graph: nodes in recording order, parents before
 // children, so it has no cycles. Its strings (tools, origins, tiers,
@@ -463,8 +611,10 @@ type graph struct {
 	mark  []uint32
 	gen   uint32
 	stack []int32
-	seen  [4][]uint32
-	found [4][]int32
+	// visited are the nodes of a walk that lists them (Scope.WantNodes).
+	visited []int32
+	seen    [4][]uint32
+	found   [4][]int32
 }
 
 // The four provenance facts, as indexes into graph.seen and graph.found.
@@ -482,6 +632,7 @@ type pnode struct {
 	tool, origin, tier int32
 	labels             []int32
 	parents            []int32
+	id, args           string // the node's id; its Args' canonical JSON
 }
 
 func (g *graph) intern(s string) int32 {
@@ -543,7 +694,11 @@ func (g *graph) record(n Node) error {
 	case len(g.nodes) >= g.lim.Nodes:
 		return fmt.Errorf("record %q: the session holds its limit of %d nodes", n.ID, g.lim.Nodes)
 	}
-	if err := g.lim.check(n, g.bytes); err != nil {
+	args, err := NodeArgsJSON(n)
+	if err != nil {
+		return err
+	}
+	if err := g.lim.check(n, args, g.bytes); err != nil {
 		return err
 	}
 	if fresh := g.newStrings(n); len(g.strs)+fresh > g.lim.Strings {
@@ -560,7 +715,7 @@ func (g *graph) record(n Node) error {
 		}
 		parents = append(parents, i)
 	}
-	p := pnode{kind: n.Kind, tool: -1, origin: g.internSome(n.Origin), tier: g.internSome(n.TrustTier), parents: parents}
+	p := pnode{kind: n.Kind, tool: -1, origin: g.internSome(n.Origin), tier: g.internSome(n.TrustTier), parents: parents, id: n.ID, args: args}
 	if n.Kind == ToolResult {
 		p.tool = g.internSome(n.Tool) // a message's tool is no tool result's
 	}
@@ -575,7 +730,7 @@ func (g *graph) record(n Node) error {
 	}
 	g.byID[n.ID] = int32(len(g.nodes))
 	g.nodes = append(g.nodes, p)
-	g.bytes += NodeSize(n)
+	g.bytes += nodeSize(n, args)
 	return nil
 }
 
@@ -589,6 +744,8 @@ func (g *graph) add(f int, s int32) {
 
 func (g *graph) scope(inputs []string, sc *Scope) error {
 	sc.Tools, sc.Origins, sc.TrustTiers, sc.Labels = sc.Tools[:0], sc.Origins[:0], sc.TrustTiers[:0], sc.Labels[:0]
+	sc.Nodes = sc.Nodes[:0]
+	g.visited = g.visited[:0]
 	if g.incomplete {
 		return fmt.Errorf("%w: the session is marked incomplete", ErrUnknownProvenance)
 	}
@@ -622,6 +779,9 @@ func (g *graph) scope(inputs []string, sc *Scope) error {
 	for len(g.stack) > 0 {
 		i := g.stack[len(g.stack)-1]
 		g.stack = g.stack[:len(g.stack)-1]
+		if sc.WantNodes {
+			g.visited = append(g.visited, i)
+		}
 		n := &g.nodes[i]
 		g.add(factTools, n.tool)
 		g.add(factOrigins, n.origin)
@@ -640,7 +800,46 @@ func (g *graph) scope(inputs []string, sc *Scope) error {
 	sc.Origins = g.sorted(sc.Origins, factOrigins)
 	sc.TrustTiers = g.sorted(sc.TrustTiers, factTiers)
 	sc.Labels = g.sorted(sc.Labels, factLabels)
+	if sc.WantNodes {
+		g.scopeNodes(inputs, sc)
+	}
 	return nil
+}
+
+// scopeNodes lists the nodes of the walk just done (g.visited): the
+// inputs first, in the order given and once each, then the ancestors in
+// recording order.
+func (g *graph) scopeNodes(inputs []string, sc *Scope) {
+	slices.Sort(g.visited)
+	isInput := map[int32]bool{}
+	view := func(i int32, input bool) ScopeNode {
+		n := &g.nodes[i]
+		v := ScopeNode{ID: n.id, Kind: n.kind, Input: input, ArgsJSON: n.args}
+		str := func(s int32) string {
+			if s < 0 {
+				return ""
+			}
+			return g.strs[s]
+		}
+		v.Tool, v.Origin, v.TrustTier = str(n.tool), str(n.origin), str(n.tier)
+		v.Labels = make([]string, len(n.labels))
+		for j, l := range n.labels {
+			v.Labels[j] = g.strs[l]
+		}
+		return v
+	}
+	for _, id := range inputs {
+		i := g.byID[id]
+		if !isInput[i] {
+			isInput[i] = true
+			sc.Nodes = append(sc.Nodes, view(i, true))
+		}
+	}
+	for _, i := range g.visited {
+		if !isInput[i] {
+			sc.Nodes = append(sc.Nodes, view(i, false))
+		}
+	}
 }
 
 // sorted appends fact f's values of this walk to dst, in byte order

@@ -292,3 +292,52 @@ func TestNotApplied(t *testing.T) {
 		t.Fatalf("a refused record: %v", err)
 	}
 }
+
+// Spec 5.11: two sessions with one id and different tenants are different
+// sessions in every store. Their keys differ for every pair of (tenant,
+// id), and a MemStore given to two of them refuses the second instead of
+// letting them share counters, the record or provenance.
+func TestTenants(t *testing.T) {
+	keys := map[string][2]string{}
+	parts := []string{"", "a", "b", "\x00", "\x00a", `"a"`, "a\x00b", "\x00\"\"\x00"}
+	for _, tenant := range parts {
+		for _, id := range parts {
+			k := SessionKey(tenant, id)
+			if prev, dup := keys[k]; dup {
+				t.Errorf("(%q, %q) and (%q, %q) share the key %q", tenant, id, prev[0], prev[1], k)
+			}
+			keys[k] = [2]string{tenant, id}
+		}
+	}
+	if SessionKey("", "s") != "s" {
+		t.Errorf("the empty tenant changed a plain id's key")
+	}
+	a, b := NewSession("s", WithTenant("a")), NewSession("s", WithTenant("b"))
+	if a.Tenant() != "a" || b.Tenant() != "b" || a.ID() != "s" || a.Key() == b.Key() {
+		t.Errorf("tenants: %q %q %q %q", a.Tenant(), b.Tenant(), a.Key(), b.Key())
+	}
+	if err := a.Record(ctx, Node{ID: "n", Kind: Message, Labels: []string{"secret"}}); err != nil {
+		t.Fatal(err)
+	}
+	var sc Scope
+	if err := b.Store().Scope(ctx, b.Key(), []string{"n"}, &sc); !errors.Is(err, ErrUnknownProvenance) {
+		t.Errorf("tenant b names tenant a's node: %v %v", sc, err)
+	}
+	m := NewMemStore(0)
+	sa, sb := NewStoreSession(m, "s", WithTenant("a")), NewStoreSession(m, "s", WithTenant("b"))
+	if err := sa.Record(ctx, Node{ID: "n", Kind: Message}); err != nil {
+		t.Fatal(err)
+	}
+	if err := sb.Record(ctx, Node{ID: "m", Kind: Message}); err == nil || !errors.Is(err, ErrNotApplied) {
+		t.Errorf("a MemStore shared by two tenants recorded for both: %v", err)
+	}
+	if err := ReadCounters(ctx, m, sb.Key(), []CounterKey{{Rule: "R"}}, make([]int64, 1)); err == nil {
+		t.Errorf("a MemStore shared by two tenants read for the second")
+	}
+	if err := ApplyCounters(ctx, m, sb.Key(), []CounterUpdate{{Key: CounterKey{Rule: "R"}}}); !errors.Is(err, ErrNotApplied) {
+		t.Errorf("a MemStore shared by two tenants applied for the second: %v", err)
+	}
+	if sa.InTenant("b").Key() != sb.Key() || sa.InTenant("b").Tenant() != "b" {
+		t.Errorf("InTenant")
+	}
+}

@@ -33,13 +33,13 @@ const (
 
 // The catalog the rules were compiled against: another version of it fails
 // to compile here instead of misreading facts.
-const _ = lycaon.CatalogIs_082958c6
+const _ = lycaon.CatalogIs_bc80ba91
 
 // Name is the compilation set's name: its packs' names joined with "+".
 const Name = "standard-pack"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:6abd6af08ce6024115bb07b19156e1326ca4e54af7b4099089c658acdb20fa32"
+const Digest = "sha256:51998e97fc310e1ae9b3d207eee95ea2ebb429343cdba8d9b530b0fdbbd245a4"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.

@@ -33,13 +33,13 @@ const (
 
 // The catalog the rules were compiled against: another version of it fails
 // to compile here instead of misreading facts.
-const _ = lycaon.CatalogIs_082958c6
+const _ = lycaon.CatalogIs_bc80ba91
 
 // Name is the compilation set's name: its packs' names joined with "+".
 const Name = "standard-pack-facts"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:bd26edbb0da307da0472747249fbc144b299db8f7f65e646f7403fd28321b30f"
+const Digest = "sha256:880f1b637082b059400f288c6e37418d5c17ed3fefba9c04631f96c80d8f60cb"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.

@@ -170,6 +170,12 @@ type Fact struct {
 	Kept Kept
 }
 
+// Span reports whether the fact holds spans that transform.redact can
+// replace: a list(map(string, dyn)) fact the host fills, whose entries carry
+// start and end. provenance_nodes, computed by the engine from the graph,
+// has the same type but holds nodes, not spans.
+func (f *Fact) Span() bool { return f.Type == ListMapStringDyn && f.Tier != Oarc }
+
 // Kept names a session fact the engine keeps (spec 5.10): a fact with one
 // of these names and types (the four host ones in the catalog's host
 // namespace) is not a field the host fills.
@@ -541,6 +547,12 @@ var oarcFacts = []*Fact{
 		Description: "Every non-empty trust tier in the occurrence's scope, sorted and distinct."},
 	{Name: "provenance_labels", Type: ListString, Tier: Oarc, Profile: "provenance", Section: "Provenance",
 		Description: "Every label in the occurrence's scope, sorted and distinct."},
+	{Name: "provenance_nodes", Type: ListMapStringDyn, Tier: Oarc, Profile: "provenance", Section: "Provenance",
+		Description: "Every node in the occurrence's scope once, inputs first in the order given, then ancestors in recording order: id, kind, tool, origin, trust_tier, labels, args, input."},
+	{Name: "batch_tools", Type: ListString, Tier: Oarc, Profile: "tool", Section: "Checks",
+		Description: "The tool of every action of the check, in order (for an occurrence evaluated alone, its own tool)."},
+	{Name: "tenant", Type: String, Tier: Oarc, Profile: "session", Section: "Tenants",
+		Description: "The session's tenant (empty by default)."},
 }
 
 // oarcFunctions are oarc's own functions (tier oarc, no profile): the URL

@@ -114,17 +114,21 @@ type Exec struct {
 	// tool and arguments (set by Call), whether it is a tool.pre_invoke
 	// occurrence (atCall) the set records (record), whether the anchor's
 	// rules read the record (hist, with query), and what was read.
-	tool       string
-	args       map[string]any
-	override   *runtime.KeptOverride
-	atCall     bool
-	record     bool
-	hist       bool
-	query      runtime.HistoryQuery
-	keptState  uint8 // 0: not derived, 1: derived, 2: failed
-	fpState    uint8 // 0: not computed, 1: computed, 2: none
-	fp         runtime.Fingerprint
-	fpErr      Err
+	tool      string
+	args      map[string]any
+	override  *runtime.KeptOverride
+	atCall    bool
+	record    bool
+	hist      bool
+	query     runtime.HistoryQuery
+	keptState uint8 // 0: not derived, 1: derived, 2: failed
+	fpState   uint8 // 0: not computed, 1: computed, 2: none
+	fp        runtime.Fingerprint
+	fpErr     Err
+	// batch are the tools of the check (nil: evaluated alone).
+	batch      []string
+	nodesState uint8 // provenance_nodes: 0 not read, 1 read, 2 failed
+	nodesErr   Err
 	spans      []span
 	offs       []int
 	scopeState uint8 // 0: not computed, 1: computed, 2: failed
@@ -227,7 +231,7 @@ func (x *Exec) readSnapshot() {
 		clear(dst)
 	case *runtime.MemStore:
 		snap := runtime.Snapshot{Keys: keys, Counters: dst, History: hist, Query: x.query}
-		err = st.Read(x.Ctx, x.S.ID(), &snap)
+		err = st.Read(x.Ctx, x.S.Key(), &snap)
 	default:
 		// What is handed to another store is on the heap: what an
 		// interface keeps cannot be known.
@@ -235,7 +239,7 @@ func (x *Exec) readSnapshot() {
 		if hist != nil {
 			snap.History = new(runtime.History)
 		}
-		err = readStore(x.Ctx, func(ctx context.Context) error { return st.Read(ctx, x.S.ID(), snap) })
+		err = readStore(x.Ctx, func(ctx context.Context) error { return st.Read(ctx, x.S.Key(), snap) })
 		copy(dst, snap.Counters)
 		if err == nil && hist != nil {
 			copyHistory(hist, snap.History)
@@ -605,10 +609,10 @@ func (x *Exec) applyUpdates() {
 	switch st := x.S.Store().(type) {
 	case *runtime.MemStore:
 		u := runtime.Update{Counters: ups, Calls: calls}
-		err = st.Apply(x.Ctx, x.S.ID(), &u)
+		err = st.Apply(x.Ctx, x.S.Key(), &u)
 	default:
 		u := &runtime.Update{Counters: append([]runtime.CounterUpdate(nil), ups...), Calls: append([]runtime.Call(nil), calls...)}
-		err = callStore(x.Ctx, func(ctx context.Context) error { return st.Apply(ctx, x.S.ID(), u) })
+		err = callStore(x.Ctx, func(ctx context.Context) error { return st.Apply(ctx, x.S.Key(), u) })
 	}
 	if err != nil {
 		// Updates that could not be applied are reported, never dropped
@@ -626,6 +630,72 @@ func (x *Exec) applyUpdates() {
 		}
 		x.D.Errors = append(x.D.Errors, runtime.RuleError{Err: e})
 	}
+}
+
+// BatchTools returns batch_tools (spec 5.11): the tools of the check's
+// actions (set by the check), or the occurrence's own tool.
+func (x *Exec) BatchTools() []string {
+	if x.batch != nil {
+		return x.batch
+	}
+	d := x.D
+	if len(d.BatchTools) == 0 {
+		d.BatchTools = append(d.BatchTools, x.tool)
+	}
+	return d.BatchTools
+}
+
+// ProvenanceNodes returns provenance_nodes (spec 5.11), computed at most
+// once per occurrence, on the first read: every node in scope as a map
+// (id, kind, tool, origin, trust_tier, labels, args, input). It allocates.
+// Its errors are those of the provenance facts.
+func (x *Exec) ProvenanceNodes() ([]map[string]any, Err) {
+	switch x.nodesState {
+	case 1:
+		return x.D.ProvenanceNodes, Err{}
+	case 2:
+		return nil, x.nodesErr
+	}
+	x.nodesState = 2
+	if x.S == nil {
+		if len(x.Inputs) == 0 {
+			x.nodesState = 1
+			x.D.ProvenanceNodes = []map[string]any{}
+			return x.D.ProvenanceNodes, Err{}
+		}
+		x.nodesErr = Err{Kind: runtime.ErrProvenance, S: "no session"}
+		return nil, x.nodesErr
+	}
+	sc := &runtime.Scope{WantNodes: true}
+	st := x.S.Store()
+	err := readStore(x.Ctx, func(ctx context.Context) error { return st.Scope(ctx, x.S.Key(), x.Inputs, sc) })
+	if err != nil {
+		x.nodesErr = storeErr(err)
+		return nil, x.nodesErr
+	}
+	out := make([]map[string]any, len(sc.Nodes))
+	for i, n := range sc.Nodes {
+		labels := make([]string, len(n.Labels))
+		copy(labels, n.Labels)
+		args := map[string]any{}
+		if n.ArgsJSON != "" && n.Kind == runtime.ToolResult {
+			a, err := runtime.DecodeToolArgs([]byte(n.ArgsJSON))
+			if err != nil {
+				x.nodesErr = Err{Kind: runtime.ErrStore, S: "provenance_nodes: the arguments of node " + n.ID + ": " + err.Error()}
+				return nil, x.nodesErr
+			}
+			args = a
+		}
+		tool := n.Tool
+		if n.Kind != runtime.ToolResult {
+			tool = ""
+		}
+		out[i] = map[string]any{"id": n.ID, "kind": n.Kind.String(), "tool": tool, "origin": n.Origin,
+			"trust_tier": n.TrustTier, "labels": labels, "args": args, "input": n.Input}
+	}
+	x.D.ProvenanceNodes = out
+	x.nodesState = 1
+	return out, Err{}
 }
 
 // Provenance returns the provenance facts of the occurrence (spec 5.7),
@@ -656,9 +726,9 @@ func (x *Exec) Provenance() (*runtime.Scope, Err) {
 	var err error
 	switch st := x.S.Store().(type) {
 	case *runtime.MemStore:
-		err = st.Scope(x.Ctx, x.S.ID(), x.Inputs, sc)
+		err = st.Scope(x.Ctx, x.S.Key(), x.Inputs, sc)
 	default:
-		err = readStore(x.Ctx, func(ctx context.Context) error { return st.Scope(ctx, x.S.ID(), x.Inputs, sc) })
+		err = readStore(x.Ctx, func(ctx context.Context) error { return st.Scope(ctx, x.S.Key(), x.Inputs, sc) })
 	}
 	if err != nil {
 		x.scopeErr = storeErr(err)

@@ -414,7 +414,7 @@ import (
 func main() {
 	sets := []wire.Set{
 %s	}
-	newSession := runtime.NewSession
+	newSession := func(id string) *runtime.Session { return runtime.NewSession(id) }
 %s	w := bufio.NewWriter(os.Stdout)
 	err := wire.ServeSessions(sets, bufio.NewReader(os.Stdin), flushWriter{w}, newSession)
 	w.Flush()

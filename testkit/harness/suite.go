@@ -628,6 +628,7 @@ func Request(in *fixture.Input, set int, session string, cat *catalog.Catalog) *
 			delete(req.Facts, name)
 		}
 	}
+	req.Tenant = in.Tenant
 	for _, c := range in.History {
 		req.History = append(req.History, wire.HistoryCall{Tool: c.Tool, Args: c.Args, Code: c.Code})
 	}

@@ -49,7 +49,9 @@ type Session struct {
 	c          map[string][2]int64
 	nodes      map[string]runtime.Node
 	incomplete bool
-	calls      []call // every tool.pre_invoke occurrence, oldest first
+	calls      []call   // every tool.pre_invoke occurrence, oldest first
+	order      []string // node ids in recording order
+	tenant     string
 }
 
 // NewSession returns an empty session.
@@ -250,6 +252,10 @@ func (e *Engine) Evaluate(req *wire.Request, s *Session) wire.Response {
 	}
 	for _, n := range req.Nodes {
 		s.nodes[n.ID] = n
+		s.order = append(s.order, n.ID)
+	}
+	if req.Tenant != "" {
+		s.tenant = req.Tenant
 	}
 	for _, h := range req.History {
 		c := call{tool: h.Tool, code: h.Code}
@@ -269,10 +275,19 @@ func (e *Engine) Evaluate(req *wire.Request, s *Session) wire.Response {
 	st := &state{req: req, snap: snap, act: map[string]any{}}
 	prov := s.scope(req.Inputs)
 	for _, f := range e.set.Catalog.Facts {
-		switch f.Tier {
-		case catalog.Oarc:
+		switch {
+		case f.CELName == "tenant" && f.Tier == catalog.Oarc:
+			st.act[f.CELName] = s.tenant
+		case f.CELName == "batch_tools" && f.Tier == catalog.Oarc:
+			if req.Batch != nil {
+				st.act[f.CELName] = req.Batch
+			} else {
+				tool, _ := req.Facts["tool"].(string)
+				st.act[f.CELName] = []string{tool}
+			}
+		case f.Tier == catalog.Oarc:
 			st.act[f.CELName] = prov[f.CELName]
-		case catalog.Core:
+		case f.Tier == catalog.Core:
 			st.act[f.CELName] = e.factValue(f.CELName, nil, req)
 		default:
 			if v, ok := req.Facts[f.CELName]; ok {
@@ -568,7 +583,7 @@ func (e *Engine) denyFor(anchor string) *compiler.DenyByDefault {
 // When the scope cannot be known each fact is a CEL error, raised where a
 // rule reads it.
 func (s *Session) scope(inputs []string) map[string]any {
-	facts := []string{"provenance_tools", "provenance_origins", "provenance_trust_tiers", "provenance_labels"}
+	facts := []string{"provenance_tools", "provenance_origins", "provenance_trust_tiers", "provenance_labels", "provenance_nodes"}
 	out := map[string]any{}
 	fail := func(msg string) map[string]any {
 		for _, f := range facts {
@@ -613,7 +628,7 @@ func (s *Session) scope(inputs []string) map[string]any {
 		}
 		queue = append(queue, n.Parents...)
 	}
-	for _, f := range facts {
+	for _, f := range facts[:4] {
 		l := []string{}
 		for v := range sets[f] {
 			l = append(l, v)
@@ -621,7 +636,38 @@ func (s *Session) scope(inputs []string) map[string]any {
 		sort.Strings(l)
 		out[f] = l
 	}
+	// provenance_nodes (spec 5.11): the inputs in the order given, once,
+	// then the other nodes in scope in recording order.
+	nodes := []map[string]any{}
+	isInput := map[string]bool{}
+	for _, id := range inputs {
+		if !isInput[id] {
+			isInput[id] = true
+			nodes = append(nodes, nodeMap(s.nodes[id], true))
+		}
+	}
+	for _, id := range s.order {
+		if seen[id] && !isInput[id] {
+			nodes = append(nodes, nodeMap(s.nodes[id], false))
+		}
+	}
+	out["provenance_nodes"] = nodes
 	return out
+}
+
+// nodeMap is a node as provenance_nodes shows it: tool and args empty for
+// a message, labels as recorded.
+func nodeMap(n runtime.Node, input bool) map[string]any {
+	tool, args := "", map[string]any{}
+	if n.Kind == runtime.ToolResult {
+		tool = n.Tool
+		if n.Args != nil {
+			args = n.Args
+		}
+	}
+	labels := append([]string{}, n.Labels...)
+	return map[string]any{"id": n.ID, "kind": n.Kind.String(), "tool": tool, "origin": n.Origin,
+		"trust_tier": n.TrustTier, "labels": labels, "args": args, "input": input}
 }
 
 // profileErr is the error of an unsupplied profile.

@@ -44,7 +44,13 @@ type Request struct {
 	History []HistoryCall
 	// Kept replaces engine-kept facts for this occurrence's rules, by bare
 	// name (a fixture's facts that the engine keeps, spec 5.10).
-	Kept   map[string]any
+	Kept map[string]any
+	// Tenant is the session's tenant (spec 5.11), given with the session's
+	// first request.
+	Tenant string
+	// Batch are the tools of the check the occurrence belongs to (nil:
+	// evaluated alone).
+	Batch  []string
 	Anchor string
 	// Facts by CEL name, as Go values of their types.
 	Facts    map[string]any
@@ -246,7 +252,7 @@ type Set interface {
 // Serve answers requests from r on w until r ends: the runner's main loop.
 // Its sessions live in the process.
 func Serve(sets []Set, r io.Reader, w io.Writer) error {
-	return ServeSessions(sets, r, w, runtime.NewSession)
+	return ServeSessions(sets, r, w, func(id string) *runtime.Session { return runtime.NewSession(id) })
 }
 
 // ServeSessions is Serve with sessions made by newSession: a runner whose
@@ -292,6 +298,9 @@ func serveOne(sets []Set, sessions []session, req *Request, d *runtime.Decision,
 	ctx := context.Background()
 	if ss.s == nil || ss.name != req.Session {
 		ss.name, ss.s = req.Session, newSession(req.Session)
+		if req.Tenant != "" {
+			ss.s = ss.s.InTenant(req.Tenant)
+		}
 	}
 	if err := SetCounters(ctx, ss.s, set.CounterKey, req.Counters); err != nil {
 		return Response{Fatal: err.Error()}
@@ -330,7 +339,7 @@ func SetHistory(ctx context.Context, s *runtime.Session, calls []HistoryCall) er
 		rc.Fingerprint, rc.HasFingerprint = fp, err == nil
 		u.Calls = append(u.Calls, rc)
 	}
-	return s.Store().Apply(ctx, s.ID(), &u)
+	return s.Store().Apply(ctx, s.Key(), &u)
 }
 
 // SetCounters sets counters of a session by rule id (fixtures' counters):
@@ -352,5 +361,5 @@ func SetCounters(ctx context.Context, s *runtime.Session, key func(string, runti
 	if len(ups) == 0 {
 		return nil
 	}
-	return runtime.ApplyCounters(ctx, s.Store(), s.ID(), ups)
+	return runtime.ApplyCounters(ctx, s.Store(), s.Key(), ups)
 }

@@ -29,9 +29,9 @@ func RepeatCount(ctx context.Context, s *runtime.Session, d *runtime.Decision, t
 		// the in-process store is called directly, as generated code does.
 		if st, ok := s.Store().(*runtime.MemStore); ok {
 			snap := runtime.Snapshot{History: &k.History}
-			err = st.Read(ctx, s.ID(), &snap)
+			err = st.Read(ctx, s.Key(), &snap)
 		} else {
-			err = s.Store().Read(ctx, s.ID(), &runtime.Snapshot{History: &k.History})
+			err = s.Store().Read(ctx, s.Key(), &runtime.Snapshot{History: &k.History})
 		}
 		if err != nil {
 			return 0, runtime.Err{Kind: runtime.ErrStore, S: err.Error()}
@@ -59,9 +59,9 @@ func Record(ctx context.Context, s *runtime.Session, d *runtime.Decision, tool s
 	}
 	if st, ok := s.Store().(*runtime.MemStore); ok {
 		u := runtime.Update{Calls: calls[:]}
-		err = st.Apply(ctx, s.ID(), &u)
+		err = st.Apply(ctx, s.Key(), &u)
 	} else {
-		err = s.Store().Apply(ctx, s.ID(), &runtime.Update{Calls: []runtime.Call{*c}})
+		err = s.Store().Apply(ctx, s.Key(), &runtime.Update{Calls: []runtime.Call{*c}})
 	}
 	if err != nil {
 		d.Errors = append(d.Errors, runtime.RuleError{Err: runtime.Err{Kind: runtime.ErrStore, S: err.Error()}})

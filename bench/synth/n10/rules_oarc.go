@@ -32,13 +32,13 @@ const (
 
 // The catalog the rules were compiled against: another version of it fails
 // to compile here instead of misreading facts.
-const _ = lycaon.CatalogIs_082958c6
+const _ = lycaon.CatalogIs_bc80ba91
 
 // Name is the compilation set's name: its packs' names joined with "+".
 const Name = "synth10"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:d0f0b3a902a1874029806a8e082a77e67b0180ae2e2e66b8fe84a14f0f1ea3f6"
+const Digest = "sha256:45ff63806c2990faaeee25e1f393224a87f7d6a5af1c69de2489cf20539ed700"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.

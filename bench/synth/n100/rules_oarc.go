@@ -122,13 +122,13 @@ const (
 
 // The catalog the rules were compiled against: another version of it fails
 // to compile here instead of misreading facts.
-const _ = lycaon.CatalogIs_082958c6
+const _ = lycaon.CatalogIs_bc80ba91
 
 // Name is the compilation set's name: its packs' names joined with "+".
 const Name = "synth100"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:1dd30cb6689a75840d3eada6bab5f255a15db6006ecf78fb3a36d10fc3c32b65"
+const Digest = "sha256:d765a451134bbdc8b8d5c9a3b6105b87eebde8d643118857d8158e9c73fc0c1c"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.

@@ -1022,13 +1022,13 @@ const (
 
 // The catalog the rules were compiled against: another version of it fails
 // to compile here instead of misreading facts.
-const _ = lycaon.CatalogIs_082958c6
+const _ = lycaon.CatalogIs_bc80ba91
 
 // Name is the compilation set's name: its packs' names joined with "+".
 const Name = "synth1000"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:d7d1cdec8ef4b3ebcb1fcd0699fcf3bd09314d87618e9d510ab7135ee30c0ed7"
+const Digest = "sha256:c3a793f56b1821bf140d1764d70703fbd21e8121f375e8f43ca81473fc64484a"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.

@@ -291,13 +291,13 @@ const (
 
 // The catalog the rules were compiled against: another version of it fails
 // to compile here instead of misreading facts.
-const _ = lycaon.CatalogIs_082958c6
+const _ = lycaon.CatalogIs_bc80ba91
 
 // Name is the compilation set's name: its packs' names joined with "+".
 const Name = "edge"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:59693039138a5996e1fc74c8b37a251f3d0e17183891134cc450d513bf301705"
+const Digest = "sha256:53075c1fbeb4bc4fdd5eaa60ca5cfabbc4ad4fa2e2425561fe235418b89427de"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.

@@ -414,6 +414,12 @@ func factRead(cat *catalog.Catalog, f *catalog.Fact, detector bool) *ir.Fact {
 	switch {
 	case f.CELName == "anchor" && f.Tier == catalog.Core:
 		n.Source, n.Field = ir.FromAnchor, nil
+	case f.CELName == "provenance_nodes" && f.Tier == catalog.Oarc:
+		n.Source, n.Field = ir.FromNodes, nil
+	case f.CELName == "batch_tools" && f.Tier == catalog.Oarc:
+		n.Source, n.Field = ir.FromBatch, nil
+	case f.CELName == "tenant" && f.Tier == catalog.Oarc:
+		n.Source, n.Field = ir.FromTenant, nil
 	case f.Tier == catalog.Oarc:
 		n.Source = ir.FromProvenance
 	case f.Kept != catalog.NotKept:

@@ -37,13 +37,13 @@ const (
 
 // The catalog the rules were compiled against: another version of it fails
 // to compile here instead of misreading facts.
-const _ = lycaon.CatalogIs_082958c6
+const _ = lycaon.CatalogIs_bc80ba91
 
 // Name is the compilation set's name: its packs' names joined with "+".
 const Name = "starter"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:f6b15803c79b7f260422024ccd6b6bf41150f8281750d7d038802c2a2982e08f"
+const Digest = "sha256:fbae0429f7ea150a01c0ec47491835fad46a2d1f0df71214775340e4a99a3b14"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.

@@ -26,13 +26,13 @@ const (
 
 // The catalog the rules were compiled against: another version of it fails
 // to compile here instead of misreading facts.
-const _ = lycaon.CatalogIs_c37f7627
+const _ = lycaon.CatalogIs_bc80ba91
 
 // Name is the compilation set's name: its packs' names joined with "+".
 const Name = "replicas"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:4afba2cfd0be5b54004c1a2f21a2794e813faa2a73437562c261c572173d1801"
+const Digest = "sha256:f7073ccc497a2a34c0b190c3abcbb1f42490916981e60beca70191550240fdac"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.
@@ -94,7 +94,7 @@ func (ev *Evaluator) Evaluate(ctx context.Context, occ *lycaon.Occurrence, s *ru
 		if !occ.Anchor.Valid() {
 			err := impl.UnknownAnchor(d, int64(occ.Anchor))
 			if ev.cfg.Recorder != nil {
-				impl.RecordDecision(ev.cfg.Recorder, Name, Digest, s, occ.Anchor.String(), occ.Facts.Tool, d)
+				impl.RecordDecision(ctx, ev.cfg.Recorder, Name, Digest, s, occ.Anchor.String(), occ.Facts.Tool, d)
 			}
 			return err
 		}
@@ -102,7 +102,7 @@ func (ev *Evaluator) Evaluate(ctx context.Context, occ *lycaon.Occurrence, s *ru
 		d.Reset()
 		d.Content = occ.Content
 		if ev.cfg.Recorder != nil {
-			impl.RecordDecision(ev.cfg.Recorder, Name, Digest, s, occ.Anchor.String(), occ.Facts.Tool, d)
+			impl.RecordDecision(ctx, ev.cfg.Recorder, Name, Digest, s, occ.Anchor.String(), occ.Facts.Tool, d)
 		}
 		return nil
 	}
@@ -127,8 +127,22 @@ func (ev *Evaluator) CounterKey(rule string, c runtime.Counter) (runtime.Counter
 	}
 }
 
-// oContext are the titled rules as the rendered context shows them, in
-// evaluation order, tokenised when the rules were compiled.
+// Reads returns what the rules at anchor a read: the facts the host fills, the
+// session facts the engine keeps, the provider functions and validators they
+// use, and whether they read counters or provenance (nothing for an anchor
+// without rules). A host that computes facts itself can fill only these.
+func Reads(a lycaon.Anchor) runtime.Reads {
+	switch a {
+	case lycaon.ToolPreInvoke:
+		return oReads_ToolPreInvoke
+	default:
+		return runtime.Reads{}
+	}
+}
+
+// oContext are the entries of the rendered context (ir.Context): the enforced
+// deny-by-default codes with a title, then the titled rules that tell the agent
+// what to do, in evaluation order, tokenised when the rules were compiled.
 var oContext = [0]impl.ContextRule{}
 
 // Context renders the rules as Markdown for an agent's system prompt (spec 10):
@@ -212,7 +226,13 @@ var oRules = [5]impl.Rule{
 
 // Constant values and patterns of the rules, built once.
 var (
-	oSnap_ToolPreInvoke = [4]runtime.CounterKey{runtime.CounterKey{Slot: 0, Rule: "NUDGE_REPEAT", Counter: runtime.Fire}, runtime.CounterKey{Slot: 1, Rule: "TALLY", Counter: runtime.Fire}, runtime.CounterKey{Slot: 3, Rule: "ESCALATE", Counter: runtime.Breaker}, runtime.CounterKey{Slot: 1, Rule: "TALLY", Counter: runtime.Breaker}}
+	oSnap_ToolPreInvoke  = [4]runtime.CounterKey{runtime.CounterKey{Slot: 0, Rule: "NUDGE_REPEAT", Counter: runtime.Fire}, runtime.CounterKey{Slot: 1, Rule: "TALLY", Counter: runtime.Fire}, runtime.CounterKey{Slot: 3, Rule: "ESCALATE", Counter: runtime.Breaker}, runtime.CounterKey{Slot: 1, Rule: "TALLY", Counter: runtime.Breaker}}
+	oReads_ToolPreInvoke = runtime.Reads{
+		Facts:      []string{"lycaon.phase", "tool"},
+		Kept:       []string{"lycaon.repeat_count"},
+		Counters:   true,
+		Provenance: true,
+	}
 )
 
 // oRule_NUDGE_REPEAT evaluates rule NUDGE_REPEAT (policy, pack replicas).
@@ -224,38 +244,49 @@ func oRule_NUDGE_REPEAT(oX *oExec) (bool, runtime.Err) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	oT5 := true
-	var oT6 runtime.Err
-	if oT5 {
+	oT9 := true
+	var oT10 runtime.Err
+	if oT9 {
 		if !(oF.Lycaon.Phase == "repeat") {
-			oT5 = false
+			oT9 = false
 		}
 	}
-	if oT5 {
-		if !(oF.Lycaon.RepeatCount >= int64(3)) {
-			oT5 = false
-		}
-	}
-	if oT5 {
+	if oT9 {
 		oT3, oT4 := func() (bool, runtime.Err) {
-			oT1, oT2 := oX.Counter(0)
+			oT1, oT2 := oX.Kept()
 			if oT2.Kind != 0 {
 				return false, oT2
 			}
-			return (oT1 < int64(2)), runtime.Err{}
+			return (oT1.RepeatCount >= int64(3)), runtime.Err{}
 		}()
 		if oT4.Kind != 0 {
-			if oT6.Kind == 0 {
-				oT6 = oT4
+			if oT10.Kind == 0 {
+				oT10 = oT4
 			}
 		} else if !oT3 {
-			oT5 = false
+			oT9 = false
 		}
 	}
-	if oT5 && oT6.Kind != 0 {
-		return false, oT6
+	if oT9 {
+		oT7, oT8 := func() (bool, runtime.Err) {
+			oT5, oT6 := oX.Counter(0)
+			if oT6.Kind != 0 {
+				return false, oT6
+			}
+			return (oT5 < int64(2)), runtime.Err{}
+		}()
+		if oT8.Kind != 0 {
+			if oT10.Kind == 0 {
+				oT10 = oT8
+			}
+		} else if !oT7 {
+			oT9 = false
+		}
 	}
-	return oT5, runtime.Err{}
+	if oT9 && oT10.Kind != 0 {
+		return false, oT10
+	}
+	return oT9, runtime.Err{}
 }
 
 // oRule_TALLY evaluates rule TALLY (policy, pack replicas).
@@ -372,54 +403,65 @@ func oRule_ESCALATE(oX *oExec) (bool, runtime.Err) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
-	oT9 := true
-	var oT10 runtime.Err
-	if oT9 {
+	oT13 := true
+	var oT14 runtime.Err
+	if oT13 {
 		if !(oF.Lycaon.Phase == "repeat") {
-			oT9 = false
+			oT13 = false
 		}
 	}
-	if oT9 {
-		if !(oF.Lycaon.RepeatCount >= int64(3)) {
-			oT9 = false
-		}
-	}
-	if oT9 {
+	if oT13 {
 		oT3, oT4 := func() (bool, runtime.Err) {
-			oT1, oT2 := oX.Counter(0)
+			oT1, oT2 := oX.Kept()
 			if oT2.Kind != 0 {
 				return false, oT2
 			}
-			return (oT1 >= int64(2)), runtime.Err{}
+			return (oT1.RepeatCount >= int64(3)), runtime.Err{}
 		}()
 		if oT4.Kind != 0 {
-			if oT10.Kind == 0 {
-				oT10 = oT4
+			if oT14.Kind == 0 {
+				oT14 = oT4
 			}
 		} else if !oT3 {
-			oT9 = false
+			oT13 = false
 		}
 	}
-	if oT9 {
+	if oT13 {
 		oT7, oT8 := func() (bool, runtime.Err) {
-			oT5, oT6 := oX.Counter(2)
+			oT5, oT6 := oX.Counter(0)
 			if oT6.Kind != 0 {
 				return false, oT6
 			}
-			return (oT5 >= int64(0)), runtime.Err{}
+			return (oT5 >= int64(2)), runtime.Err{}
 		}()
 		if oT8.Kind != 0 {
-			if oT10.Kind == 0 {
-				oT10 = oT8
+			if oT14.Kind == 0 {
+				oT14 = oT8
 			}
 		} else if !oT7 {
-			oT9 = false
+			oT13 = false
 		}
 	}
-	if oT9 && oT10.Kind != 0 {
-		return false, oT10
+	if oT13 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT9, oT10 := oX.Counter(2)
+			if oT10.Kind != 0 {
+				return false, oT10
+			}
+			return (oT9 >= int64(0)), runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT14.Kind == 0 {
+				oT14 = oT12
+			}
+		} else if !oT11 {
+			oT13 = false
+		}
 	}
-	return oT9, runtime.Err{}
+	if oT13 && oT14.Kind != 0 {
+		return false, oT14
+	}
+	return oT13, runtime.Err{}
 }
 
 // oRule_TORN evaluates rule TORN (invariant, pack replicas).
@@ -470,12 +512,14 @@ func (ev *Evaluator) oEval_ToolPreInvoke(ctx context.Context, occ *lycaon.Occurr
 	var oX oExec
 	oX.ev, oX.occ, oX.F = ev, occ, &occ.Facts
 	impl.Begin(&oX.Exec, ctx, oRules[:], s, d, "tool.pre_invoke", occ.Profiles, occ.Content, occ.Inputs)
+	oX.Call(occ.Facts.Tool, occ.Facts.ToolArgs, true, true, occ.Kept)
+	oX.History(nil, false)
 	oX.Snapshot(oSnap_ToolPreInvoke[:])
 	for oRun_ToolPreInvoke(&oX) {
 	}
 	oX.Finish()
 	if ev.cfg.Recorder != nil {
-		impl.RecordDecision(ev.cfg.Recorder, Name, Digest, s, "tool.pre_invoke", occ.Facts.Tool, d)
+		impl.RecordDecision(ctx, ev.cfg.Recorder, Name, Digest, s, "tool.pre_invoke", occ.Facts.Tool, d)
 	}
 	return nil
 }

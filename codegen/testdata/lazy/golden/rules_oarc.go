@@ -24,13 +24,13 @@ const (
 
 // The catalog the rules were compiled against: another version of it fails
 // to compile here instead of misreading facts.
-const _ = lycaon.CatalogIs_082958c6
+const _ = lycaon.CatalogIs_bc80ba91
 
 // Name is the compilation set's name: its packs' names joined with "+".
 const Name = "lazy"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:bedad780154224e04f6cb4fdced2a138e3cd4861fc4f08278f20a4b5b6a9108c"
+const Digest = "sha256:50b4566187ec071590a993e3a0ea19d4ade4d4982d8cf7f26ca9be94777348ca"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.

@@ -29,13 +29,13 @@ const (
 
 // The catalog the rules were compiled against: another version of it fails
 // to compile here instead of misreading facts.
-const _ = lycaon.CatalogIs_082958c6
+const _ = lycaon.CatalogIs_bc80ba91
 
 // Name is the compilation set's name: its packs' names joined with "+".
 const Name = "state"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:fa312fbe4040482930e2010c84a59908206c0845558a1e86ccf1aabd954fd2cf"
+const Digest = "sha256:5efe808446be57b16d06ee3c43d956d100616fba2a77c79e6dc6b047a08b9d3b"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.

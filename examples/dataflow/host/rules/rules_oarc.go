@@ -31,13 +31,13 @@ const (
 
 // The catalog the rules were compiled against: another version of it fails
 // to compile here instead of misreading facts.
-const _ = finbot.CatalogIs_e86fd9c5
+const _ = finbot.CatalogIs_cca54f50
 
 // Name is the compilation set's name: its packs' names joined with "+".
 const Name = "payments+finance-team"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:23299b7bbe3275d3e7bc3cbefd3d40cec4c20bdd009ff6eb456aca17c87b039a"
+const Digest = "sha256:5b6c10c942b1c3afd25d657b8a22f530207a58bf35b11c331907a2d42f7a37bb"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.
