@@ -77,8 +77,9 @@ func starterEnv() lycaon.Env {
 }
 
 // benchCases are occurrences of examples/starter's rules: at an anchor
-// whose rules read a counter, one that gets to the read (a repeated call:
-// a read, and an update every time: nudge, nudge, block) and one that does
+// whose rules read a counter, one that gets to the read (a repeated call,
+// which the session's record counts: a read, and an update every time:
+// nudge, nudge, block) and one that does
 // not (a bash call: no rule gets that far); and at an anchor whose rules
 // read none (a tool result).
 func benchCases() []struct {
@@ -87,7 +88,6 @@ func benchCases() []struct {
 } {
 	grep := lycaon.Occurrence{Anchor: lycaon.ToolPreInvoke}
 	grep.Facts.Tool, grep.Facts.ToolArgs = "grep", map[string]any{"pattern": "TODO"}
-	grep.Facts.Lycaon.RepeatCount = 3
 	bash := lycaon.Occurrence{Anchor: lycaon.ToolPreInvoke}
 	bash.Facts.Tool, bash.Facts.ToolArgs = "bash", map[string]any{"command": "ls -la"}
 	result := lycaon.Occurrence{Anchor: lycaon.ContentToolResult, Content: "total 0\ndrwxr-xr-x 2 agent agent 40 ."}
@@ -130,7 +130,11 @@ func BenchmarkOccurrence(b *testing.B) {
 				occ := bc.occ
 				var d runtime.Decision
 				ctx := context.Background()
-				ev.Evaluate(ctx, &occ, s, &d)
+				// Three calls before: the repeated call's repeat_count is
+				// then 3 or more, as the session's record keeps it.
+				for range 4 {
+					ev.Evaluate(ctx, &occ, s, &d)
+				}
 				if len(d.Errors) > 0 {
 					b.Fatal(d.Errors)
 				}
@@ -248,7 +252,7 @@ func BenchmarkRecord(b *testing.B) {
 	c := redistest.Client(b, redistest.Addr(b))
 	hook := &roundTrips{}
 	c.AddHook(hook)
-	st := redistest.Store(b, c, redisstore.Options{NodeLimit: 1 << 30})
+	st := redistest.Store(b, c, redisstore.Options{Limits: runtime.Limits{Nodes: 1 << 30}})
 	ctx := context.Background()
 	st.RecordNode(ctx, "s", runtime.Node{ID: "m", Kind: runtime.ToolResult, Tool: "read_document", Labels: []string{"confidential"}})
 	us0 := serverMicros(b, c)

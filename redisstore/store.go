@@ -122,9 +122,12 @@ type Options struct {
 	// TTL is how long a session is kept after its last use (every read
 	// and write refreshes it); DefaultTTL when zero.
 	TTL time.Duration
-	// NodeLimit is the most provenance nodes a session holds;
-	// runtime.DefaultNodeLimit when zero.
-	NodeLimit int
+	// Limits bound a session's provenance graph as they bound
+	// runtime.MemStore's (zero fields: runtime's defaults): the store
+	// refuses the nodes MemStore refuses, with the same words. The
+	// per-node limits are checked before a node is sent; the session's
+	// nodes, bytes and distinct strings by the script that records it.
+	Limits runtime.Limits
 	// SummaryBytes bounds the encoded size of one ancestry summary
 	// (DefaultSummaryBytes when zero; negative: no summaries, every scope
 	// walks the graph).
@@ -176,10 +179,10 @@ type Store struct {
 	c        redis.UniversalClient
 	prefix   string
 	ttl      string // milliseconds
-	limit    string
+	lim      runtime.Limits
+	limits   []any // the script's arguments: nodes, bytes, strings
 	sumBytes string
 	budget   string
-	nodeMax  int
 	timeout  time.Duration
 	tokBase  uint64
 	tokSeq   atomic.Uint64
@@ -232,8 +235,17 @@ func New(client redis.UniversalClient, opts Options) (*Store, error) {
 	if opts.TTL < time.Millisecond {
 		return nil, fmt.Errorf("redisstore: TTL %v is not positive", opts.TTL)
 	}
-	if opts.NodeLimit <= 0 {
-		opts.NodeLimit = runtime.DefaultNodeLimit
+	lim := opts.Limits
+	for _, l := range []struct {
+		v   *int
+		def int
+	}{
+		{&lim.Nodes, runtime.DefaultNodeLimit}, {&lim.Labels, runtime.DefaultLabelLimit}, {&lim.Parents, runtime.DefaultParentLimit},
+		{&lim.Bytes, runtime.DefaultByteLimit}, {&lim.Strings, runtime.DefaultStringLimit},
+	} {
+		if *l.v <= 0 {
+			*l.v = l.def
+		}
 	}
 	if opts.SummaryBytes == 0 {
 		opts.SummaryBytes = DefaultSummaryBytes
@@ -261,10 +273,10 @@ func New(client redis.UniversalClient, opts Options) (*Store, error) {
 		c:        client,
 		prefix:   opts.Prefix,
 		ttl:      strconv.FormatInt(opts.TTL.Milliseconds(), 10),
-		limit:    strconv.Itoa(opts.NodeLimit),
+		lim:      lim,
+		limits:   []any{strconv.Itoa(lim.Nodes), strconv.Itoa(lim.Bytes), strconv.Itoa(lim.Strings)},
 		sumBytes: strconv.Itoa(opts.SummaryBytes),
 		budget:   strconv.Itoa(opts.ScopeBudget),
-		nodeMax:  opts.NodeLimit,
 		timeout:  opts.Timeout,
 		tokBase:  binary.LittleEndian.Uint64(seed[:]),
 		attempts: attempts,
@@ -535,26 +547,50 @@ func parseCounter(v string) (int64, bool) {
 	return n, true
 }
 
-// ReadCounters implements runtime.Store: one script, so one consistent
-// snapshot.
-func (s *Store) ReadCounters(ctx context.Context, session string, keys []runtime.CounterKey, dst []int64) error {
-	if len(keys) == 0 {
+// Read implements runtime.Store: one script reads the counters and, when
+// sn.History is not nil, the session's record of tool calls for sn.Query,
+// so they are one snapshot, in one round trip. Every value read is checked
+// (a counter here, the record in the script): one the store does not
+// write is an error wrapping [ErrCorrupt].
+func (s *Store) Read(ctx context.Context, session string, sn *runtime.Snapshot) error {
+	keys := sn.Keys
+	if len(keys) == 0 && sn.History == nil {
 		return nil
 	}
-	args := make([]any, 0, len(keys))
+	q := &sn.Query
+	args := make([]any, 0, 1+len(keys)+2+len(q.Codes))
+	args = append(args, len(keys))
 	for _, k := range keys {
 		args = append(args, field(k))
 	}
+	if sn.History != nil {
+		last := "0"
+		if q.LastTool {
+			last = "1"
+		}
+		args = append(args, q.Tool, last)
+		for _, c := range q.Codes {
+			args = append(args, c)
+		}
+	}
 	a, err := s.run(ctx, readScript, session, false, args)
 	if err != nil {
-		return fmt.Errorf("reading counters: %w", err)
+		return fmt.Errorf("reading the session: %w", err)
 	}
-	if len(a.payload) != len(keys) {
-		return fmt.Errorf("reading counters: redis: %d values for %d counters", len(a.payload), len(keys))
+	want := 1
+	if sn.History != nil {
+		want = 2
 	}
-	for i, v := range a.payload {
+	vals, ok := a.payload, len(a.payload) == want
+	if ok {
+		vals, ok = a.payload[0].([]any)
+	}
+	if !ok || len(vals) != len(keys) {
+		return fmt.Errorf("reading the session: redis: unexpected answer %v", a.payload)
+	}
+	for i, v := range vals {
 		if v == nil {
-			dst[i] = 0
+			sn.Counters[i] = 0
 			continue
 		}
 		str, _ := v.(string)
@@ -562,26 +598,92 @@ func (s *Store) ReadCounters(ctx context.Context, session string, keys []runtime
 		if !ok {
 			return fmt.Errorf("reading counters: %w", &sessionError{kind: ErrCorrupt, session: session, why: fmt.Sprintf("counter %s.%s holds %q, not a counter", keys[i].Rule, keys[i].Counter, str)})
 		}
-		dst[i] = n
+		sn.Counters[i] = n
+	}
+	if sn.History != nil && !readHistory(sn.History, a.payload[1], len(q.Codes)) {
+		sn.History.Reset()
+		return fmt.Errorf("reading the record of tool calls: redis: unexpected answer %v", a.payload[1])
 	}
 	return nil
 }
 
-// ApplyCounters implements runtime.Store: one script applies the updates
-// in order, all or nothing. An error wraps runtime.ErrNotApplied when the
-// store knows they were not applied; else they are not confirmed (an
-// answer lost on the way may follow a script that ran).
-func (s *Store) ApplyCounters(ctx context.Context, session string, ups []runtime.CounterUpdate) error {
-	if len(ups) == 0 {
+// readHistory fills h from the read script's answer (see readScript),
+// reporting whether it has the shape the script answers with. The
+// script checked the stored record; this checks what came over the wire.
+func readHistory(h *runtime.History, v any, codes int) bool {
+	h.Reset()
+	l, _ := v.([]any)
+	if len(l) != 11 {
+		return false
+	}
+	var n [6]int64
+	for i := range n {
+		x, ok := l[i].(int64)
+		if !ok || x < 0 {
+			return false
+		}
+		n[i] = x
+	}
+	fp, ok1 := l[6].(string)
+	code, ok2 := l[7].(string)
+	tools, ok3 := l[8].([]any)
+	totals, ok4 := l[9].([]any)
+	known, ok5 := l[10].([]any)
+	if !ok1 || !ok2 || !ok3 || !ok4 || !ok5 || len(fp) != len(runtime.Fingerprint{}) || n[5] > 1 ||
+		len(tools) != int(min(n[0], runtime.RecentLimit)) || len(totals) != codes || len(known) != codes {
+		return false
+	}
+	h.Calls, h.Run, h.CodeRun, h.LastRepeat, h.LastCodeRun = n[0], n[1], n[2], n[3], n[4]
+	for _, t := range tools {
+		s, ok := t.(string)
+		if !ok {
+			return false
+		}
+		h.Tools = append(h.Tools, s)
+	}
+	if len(h.Tools) > 0 {
+		h.Last.Tool = h.Tools[len(h.Tools)-1]
+	}
+	copy(h.Last.Fingerprint[:], fp)
+	h.Last.HasFingerprint, h.Last.Code = n[5] == 1, code
+	for i := range totals {
+		t, ok1 := totals[i].(int64)
+		k, ok2 := known[i].(int64)
+		if !ok1 || !ok2 || t < 0 || k < 0 || k > 1 {
+			return false
+		}
+		h.Totals = append(h.Totals, t)
+		h.TotalsKnown = append(h.TotalsKnown, k == 1)
+	}
+	return true
+}
+
+// Apply implements runtime.Store: one script applies the counter updates
+// in order and records the calls in order, all or nothing, in one round
+// trip. An error wraps runtime.ErrNotApplied when the store knows nothing
+// was applied; else the update is not confirmed (an answer lost on the
+// way may follow a script that ran; its token makes a retry of it apply
+// nothing).
+func (s *Store) Apply(ctx context.Context, session string, u *runtime.Update) error {
+	if len(u.Counters) == 0 && len(u.Calls) == 0 {
 		return nil
 	}
-	args := make([]any, 0, 2*len(ups))
-	for _, u := range ups {
+	args := make([]any, 0, 1+2*len(u.Counters)+4*len(u.Calls))
+	args = append(args, len(u.Counters))
+	for _, c := range u.Counters {
 		op := "+"
-		if u.Reset {
+		if c.Reset {
 			op = "0"
 		}
-		args = append(args, field(u.Key), op)
+		args = append(args, field(c.Key), op)
+	}
+	for i := range u.Calls {
+		c := &u.Calls[i]
+		has := "0"
+		if c.HasFingerprint {
+			has = "1"
+		}
+		args = append(args, c.Tool, string(c.Fingerprint[:]), has, c.Code)
 	}
 	_, err := s.run(ctx, applyScript, session, true, args)
 	return err
@@ -597,9 +699,14 @@ func (s *Store) RecordNode(ctx context.Context, session string, n runtime.Node) 
 		return runtime.NotApplied(errors.New("record: a node needs an id"))
 	case n.Kind != runtime.Message && n.Kind != runtime.ToolResult:
 		return runtime.NotApplied(fmt.Errorf("record %q: unknown node kind %d", n.ID, n.Kind))
+	case len(n.Labels) > s.lim.Labels:
+		return runtime.NotApplied(fmt.Errorf("record %q: %d labels, more than the limit of %d per node", n.ID, len(n.Labels), s.lim.Labels))
+	case len(n.Parents) > s.lim.Parents:
+		return runtime.NotApplied(fmt.Errorf("record %q: %d parents, more than the limit of %d per node", n.ID, len(n.Parents), s.lim.Parents))
 	}
-	args := make([]any, 0, 9+len(n.Labels)+len(n.Parents))
-	args = append(args, s.limit, s.sumBytes, s.budget, n.ID, int(n.Kind), n.Tool, n.Origin, n.TrustTier, len(n.Labels))
+	args := make([]any, 0, 12+len(n.Labels)+len(n.Parents))
+	args = append(args, s.limits...)
+	args = append(args, s.sumBytes, s.budget, runtime.NodeSize(n), n.ID, int(n.Kind), n.Tool, n.Origin, n.TrustTier, len(n.Labels))
 	for _, l := range n.Labels {
 		args = append(args, l)
 	}
@@ -620,7 +727,11 @@ func (s *Store) RecordNode(ctx context.Context, session string, n runtime.Node) 
 		reason, _ := a.payload[1].(string)
 		switch reason {
 		case "limit":
-			return runtime.NotApplied(fmt.Errorf("record %q: the session holds its limit of %d nodes", n.ID, s.nodeMax))
+			return runtime.NotApplied(fmt.Errorf("record %q: the session holds its limit of %d nodes", n.ID, s.lim.Nodes))
+		case "bytes":
+			return runtime.NotApplied(fmt.Errorf("record %q: the session's provenance would exceed its limit of %d bytes", n.ID, s.lim.Bytes))
+		case "strings":
+			return runtime.NotApplied(fmt.Errorf("record %q: the session's provenance would hold more than its limit of %d distinct tools, origins, trust tiers and labels", n.ID, s.lim.Strings))
 		case "duplicate":
 			return runtime.NotApplied(fmt.Errorf("record %q: a node with this id is already recorded", n.ID))
 		case "parent":
@@ -645,13 +756,14 @@ func (s *Store) MarkIncomplete(ctx context.Context, session string) error {
 }
 
 // Scope implements runtime.Store: one script computes the facts of the
-// inputs' ancestry on the server, within the step budget; the lists are
-// sorted here, in byte order.
+// inputs' ancestry on the server, within the step budget (an incomplete
+// session is an error, with inputs or without); the lists are sorted
+// here, in byte order.
 func (s *Store) Scope(ctx context.Context, session string, inputs []string, sc *runtime.Scope) error {
 	sc.Tools, sc.Origins, sc.TrustTiers, sc.Labels = sc.Tools[:0], sc.Origins[:0], sc.TrustTiers[:0], sc.Labels[:0]
-	if len(inputs) == 0 {
-		return nil
-	}
+	// Without inputs the server is asked all the same: the scope is empty
+	// unless the session is incomplete (spec 5.7: a host that lost
+	// history cannot show that the action depends on nothing).
 	args := make([]any, 0, 1+len(inputs))
 	args = append(args, s.budget)
 	for _, in := range inputs {

@@ -37,7 +37,7 @@ func breaker(rule string) runtime.CounterKey {
 func read(t *testing.T, s runtime.Store, session string, keys ...runtime.CounterKey) []int64 {
 	t.Helper()
 	dst := make([]int64, len(keys))
-	if err := s.ReadCounters(ctx, session, keys, dst); err != nil {
+	if err := runtime.ReadCounters(ctx, s, session, keys, dst); err != nil {
 		t.Fatal(err)
 	}
 	return dst
@@ -84,7 +84,7 @@ func TestCounters(t *testing.T) {
 		{Key: fire("R"), Reset: true}, {Key: fire("R")},
 		{Key: fire("Q")}, {Key: breaker("Q"), Reset: true},
 	}
-	if err := s.ApplyCounters(ctx, "a", ups); err != nil {
+	if err := runtime.ApplyCounters(ctx, s, "a", ups); err != nil {
 		t.Fatal(err)
 	}
 	if got := read(t, s, "a", fire("R"), breaker("R"), fire("Q"), breaker("Q")); !reflect.DeepEqual(got, []int64{1, 1, 1, 0}) {
@@ -122,20 +122,20 @@ func TestCounters(t *testing.T) {
 // (a counter that holds garbage), none is, and the store knows it.
 func TestApplyAllOrNothing(t *testing.T) {
 	s, c := newStore(t, redisstore.Options{})
-	if err := s.ApplyCounters(ctx, "a", []runtime.CounterUpdate{{Key: fire("A")}}); err != nil {
+	if err := runtime.ApplyCounters(ctx, s, "a", []runtime.CounterUpdate{{Key: fire("A")}}); err != nil {
 		t.Fatal(err)
 	}
 	keys, _ := c.Keys(ctx, "*{a}").Result()
 	c.HSet(ctx, keys[0], "c:B.fire", "garbage")
 	before, _ := c.HGetAll(ctx, keys[0]).Result()
-	err := s.ApplyCounters(ctx, "a", []runtime.CounterUpdate{{Key: fire("A")}, {Key: fire("B")}, {Key: fire("C")}})
+	err := runtime.ApplyCounters(ctx, s, "a", []runtime.CounterUpdate{{Key: fire("A")}, {Key: fire("B")}, {Key: fire("C")}})
 	if !errors.Is(err, redisstore.ErrCorrupt) || !errors.Is(err, runtime.ErrNotApplied) || !strings.Contains(err.Error(), `counter B.fire holds "garbage", not a counter`) {
 		t.Fatalf("apply over garbage: %v", err)
 	}
 	if h, _ := c.HGetAll(ctx, keys[0]).Result(); !reflect.DeepEqual(h, before) || h["c:A.fire"] != "1" {
 		t.Fatalf("a failed apply wrote: %q, was %q", h, before)
 	}
-	if err := s.ReadCounters(ctx, "a", []runtime.CounterKey{fire("B")}, make([]int64, 1)); !errors.Is(err, redisstore.ErrCorrupt) {
+	if err := runtime.ReadCounters(ctx, s, "a", []runtime.CounterKey{fire("B")}, make([]int64, 1)); !errors.Is(err, redisstore.ErrCorrupt) {
 		t.Fatalf("reading garbage: %v", err)
 	}
 }
@@ -157,7 +157,7 @@ func TestConcurrentUpdates(t *testing.T) {
 			default:
 			}
 			dst := make([]int64, 2)
-			if err := s.ReadCounters(ctx, "s", []runtime.CounterKey{fire("T"), breaker("T")}, dst); err == nil && dst[0] != dst[1] {
+			if err := runtime.ReadCounters(ctx, s, "s", []runtime.CounterKey{fire("T"), breaker("T")}, dst); err == nil && dst[0] != dst[1] {
 				select {
 				case torn <- dst:
 				default:
@@ -170,7 +170,7 @@ func TestConcurrentUpdates(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for range each {
-				if err := s.ApplyCounters(ctx, "s", both); err != nil {
+				if err := runtime.ApplyCounters(ctx, s, "s", both); err != nil {
 					t.Error(err)
 					return
 				}
@@ -190,7 +190,7 @@ func TestConcurrentUpdates(t *testing.T) {
 }
 
 func TestRecordRefuses(t *testing.T) {
-	s, _ := newStore(t, redisstore.Options{NodeLimit: 3})
+	s, _ := newStore(t, redisstore.Options{Limits: runtime.Limits{Nodes: 3}})
 	sess := s.Session("s")
 	if err := sess.Record(ctx, runtime.Node{ID: "a", Kind: runtime.Message}); err != nil {
 		t.Fatal(err)
@@ -261,9 +261,15 @@ func TestIncomplete(t *testing.T) {
 	if !errors.Is(err, runtime.ErrUnknownProvenance) || !strings.Contains(err.Error(), "marked incomplete") {
 		t.Fatalf("incomplete: %v", err)
 	}
-	// An occurrence without inputs has an empty scope all the same.
-	if err := s.Scope(ctx, "s", nil, &sc); err != nil {
-		t.Fatal(err)
+	// An occurrence without inputs too (spec 5.7: the host that lost
+	// history cannot show that it depends on nothing). Before, the store
+	// answered an empty scope without asking the server.
+	if err := s.Scope(ctx, "s", nil, &sc); !errors.Is(err, runtime.ErrUnknownProvenance) {
+		t.Fatalf("incomplete, no inputs: %v", err)
+	}
+	// A complete session without inputs: an empty scope.
+	if err := s.Scope(ctx, "other", nil, &sc); err != nil || len(sc.Tools)+len(sc.Origins)+len(sc.TrustTiers)+len(sc.Labels) != 0 {
+		t.Fatalf("no inputs: %v %+v", err, sc)
 	}
 }
 
@@ -397,7 +403,7 @@ func TestExpiry(t *testing.T) {
 	const ttl = 400 * time.Millisecond
 	s, c := newStore(t, redisstore.Options{TTL: ttl})
 	sess := s.Session("idle")
-	if err := s.ApplyCounters(ctx, "idle", []runtime.CounterUpdate{{Key: fire("R")}}); err != nil {
+	if err := runtime.ApplyCounters(ctx, s, "idle", []runtime.CounterUpdate{{Key: fire("R")}}); err != nil {
 		t.Fatal(err)
 	}
 	sess.Record(ctx, runtime.Node{ID: "a", Kind: runtime.Message, Labels: []string{"x"}})
@@ -439,7 +445,7 @@ func TestExpiry(t *testing.T) {
 		t.Fatalf("an expired input: %v", err)
 	}
 	// It starts over.
-	if err := s.ApplyCounters(ctx, "idle", []runtime.CounterUpdate{{Key: fire("R")}}); err != nil {
+	if err := runtime.ApplyCounters(ctx, s, "idle", []runtime.CounterUpdate{{Key: fire("R")}}); err != nil {
 		t.Fatal(err)
 	}
 	if got := read(t, s, "idle", fire("R")); got[0] != 1 {
@@ -451,10 +457,10 @@ func TestExpiry(t *testing.T) {
 // then an error at the read, never a zero).
 func TestNoSessionID(t *testing.T) {
 	s, _ := newStore(t, redisstore.Options{})
-	if err := s.ReadCounters(ctx, "", []runtime.CounterKey{fire("R")}, make([]int64, 1)); err == nil {
+	if err := runtime.ReadCounters(ctx, s, "", []runtime.CounterKey{fire("R")}, make([]int64, 1)); err == nil {
 		t.Error("read")
 	}
-	if err := s.ApplyCounters(ctx, "", []runtime.CounterUpdate{{Key: fire("R")}}); err == nil {
+	if err := runtime.ApplyCounters(ctx, s, "", []runtime.CounterUpdate{{Key: fire("R")}}); err == nil {
 		t.Error("apply")
 	}
 	if err := s.RecordNode(ctx, "", runtime.Node{ID: "a", Kind: runtime.Message}); err == nil {
