@@ -155,7 +155,9 @@ func TestCorruptValues(t *testing.T) {
 		{"summary count behind", "", "summaries", "", func(id string) error {
 			return record(id, runtime.Node{ID: "z", Kind: runtime.Message, Labels: []string{"new"}})
 		}},
-		{"tokens", "", "tokens", "short", func(id string) error { return runtime.ApplyCounters(ctx, s, id, []runtime.CounterUpdate{{Key: fire("R")}}) }},
+		{"tokens", "", "tokens", "short", func(id string) error {
+			return runtime.ApplyCounters(ctx, s, id, []runtime.CounterUpdate{{Key: fire("R")}})
+		}},
 		{"incomplete flag", "", "incomplete", "yes", func(id string) error { return scope(id, "a") }},
 		{"node record", "", "n:a", "xgarbage", func(id string) error { return scope(id, "a") }},
 		{"node record as parent", "", "n:a", "xgarbage", func(id string) error {

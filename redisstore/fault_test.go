@@ -291,8 +291,8 @@ func (p *proxy) handle(c net.Conn) {
 
 // TestRetryAppliesOnce: the answer to an update is lost after the server
 // applied it; go-redis retries on a new connection, and the update counts
-// once. The same for recording a node: the retry is not refused as a
-// duplicate.
+// once, its calls recorded once. The same for recording a node: the retry
+// is not refused as a duplicate.
 func TestRetryAppliesOnce(t *testing.T) {
 	addr := redistest.Addr(t)
 	p := newProxy(t, addr)
@@ -344,6 +344,23 @@ func TestRetryAppliesOnce(t *testing.T) {
 	}
 	if got := read(t, st, "s", fire("R")); got[0] != 2 {
 		t.Fatalf("a retried update counted %d times", got[0]-1)
+	}
+	// The record of calls: a retried update records its calls once (the
+	// run of identical calls would say 4).
+	p.drop.Store(1)
+	u := runtime.Update{Calls: []runtime.Call{grepCall("X"), grepCall("X")}}
+	if err := st1.Apply(ctx, "s", &u); err != nil {
+		t.Fatal(err)
+	}
+	if p.dropped.Load() != 4 {
+		t.Fatal("no answer was dropped")
+	}
+	var h runtime.History
+	if err := st.Read(ctx, "s", &runtime.Snapshot{History: &h, Query: runtime.HistoryQuery{Codes: []string{"X"}, Tool: "grep"}}); err != nil {
+		t.Fatal(err)
+	}
+	if h.Calls != 2 || h.Run != 2 || h.CodeRun != 2 || h.Totals[0] != 2 {
+		t.Fatalf("a retried update recorded %+v", h)
 	}
 }
 
