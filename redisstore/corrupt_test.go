@@ -149,6 +149,11 @@ func TestCorruptValues(t *testing.T) {
 		{"node count nan", "", "nodes", "nan", func(id string) error { return record(id, runtime.Node{ID: "z", Kind: runtime.Message}) }},
 		{"node count negative", "", "nodes", "-5", func(id string) error { return record(id, runtime.Node{ID: "z", Kind: runtime.Message}) }},
 		{"node count float", "", "nodes", "1.5", func(id string) error { return record(id, runtime.Node{ID: "z", Kind: runtime.Message}) }},
+		{"byte count", "", "bytes", "nan", func(id string) error { return record(id, runtime.Node{ID: "z", Kind: runtime.Message}) }},
+		{"string count", "", "strings", "-1", func(id string) error { return record(id, runtime.Node{ID: "z", Kind: runtime.Message}) }},
+		{"graph string", "", "v:l", "yes", func(id string) error {
+			return record(id, runtime.Node{ID: "z", Kind: runtime.Message, Labels: []string{"l"}})
+		}},
 		{"summary count", "", "summaries", "x", func(id string) error {
 			return record(id, runtime.Node{ID: "z", Kind: runtime.Message, Labels: []string{"new"}})
 		}},
