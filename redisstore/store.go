@@ -1,7 +1,9 @@
 // Package redisstore keeps oarc sessions in Redis (spec 5.9), so that the
 // replicas of a host see one session whichever replica takes a call: the
-// counters rules read and update (spec 5.3) and the provenance graph
-// (spec 5.7).
+// counters rules read and update (spec 5.3), the record of tool calls the
+// engine keeps (spec 5.10: repeat_count, recent_tool_names,
+// same_code_reject_run, code_reject_total) and the provenance graph (spec
+// 5.7).
 //
 //	client := redis.NewClient(redisstore.ClientOptions(addr))
 //	store, err := redisstore.New(client, redisstore.Options{TTL: 24 * time.Hour})
@@ -15,19 +17,36 @@
 //
 // A session is one hash, P{id} (P the prefix): its counters (fields
 // c:RULE.fire, c:RULE.breaker, by rule id and counter, never by slot, so
-// that replicas running different builds agree), its provenance nodes
-// (n:ID), their ancestry summaries (s:N), and a few facts of the session
-// (incomplete, nodes, summaries, tokens, its generation g and mutation
-// count seq). One key, so a session expires, is replicated and moved
-// between cluster nodes as a whole. Beside it, in the same hash slot, its
+// that replicas running different builds agree), its record of tool calls
+// (r: the last call, the runs, the last 64 tool names; t:N:CT: the blocks
+// of a tool T with a code C, at most runtime.TotalsLimit of them), its
+// provenance nodes (n:ID), their ancestry summaries (s:N), and a few facts
+// of the session (incomplete, nodes, summaries, bytes, strings, tokens,
+// its generation g and mutation count seq). One key, so a session
+// expires, is replicated and moved between cluster nodes as a whole. Beside it, in the same hash slot, its
 // marker P{id}:m outlives it by a second and says whether it must still
 // exist (see Lost state); P + "epoch" is the store's epoch. Every call is
 // one server-side script, so one round trip (two the first time a server
 // sees a script: EVALSHA answers NOSCRIPT, then EVAL; see [Store.Load]):
-// reading an anchor's counters, applying an occurrence's updates (atomic,
-// all or nothing), recording a node, marking the session incomplete,
-// computing a scope, resetting the session. Each refreshes the session's
-// expiry ([Options.TTL]).
+// reading an anchor's counters and the record ([Store.Read], one
+// snapshot), applying an occurrence's updates and recording its call
+// ([Store.Apply], atomic, all or nothing), recording a node, marking the
+// session incomplete, computing a scope, resetting the session. Each
+// refreshes the session's expiry ([Options.TTL]).
+//
+// # The record of tool calls
+//
+// The record is the state runtime.MemStore keeps, in the session's hash:
+// the script that applies an occurrence's counter updates derives the
+// record's new state from the one it holds, call by call (so concurrent
+// occurrences of a session are ordered as the server ran their scripts),
+// and the script that reads the counters reads the record with them. Its
+// size is bounded: 64 names, the last call, four counts, and at most
+// runtime.TotalsLimit counts of blocks, past which a pair is not counted
+// and the record says so (reading it is then an error, never a 0). Tool
+// names and codes are arbitrary bytes (msgpack, and length-prefixed field
+// names). Like every stored value, the record is read only in the form
+// the scripts write it (see Lost state).
 //
 // # Provenance
 //
@@ -49,8 +68,9 @@
 // # Lost state
 //
 // Sessions fail closed when their state is lost, not only when the server
-// cannot be reached: a counter read, a provenance read, an update or a
-// recording of a session whose state the store lost is an error
+// cannot be reached: a read of counters or of the record, a provenance
+// read, an update or a recording of a session whose state the store lost
+// is an error
 // ([ErrSessionLost]; at a read in an evaluation, an error of kind store),
 // and stays one until the host resets the session ([Store.ResetSession])
 // or leaves it idle for the TTL. A session idle longer than the TTL
@@ -62,8 +82,9 @@
 // served ([Options.Remember]: mutations a replica saw applied that are
 // gone, after a failover to a replica that had not received them).
 // docs/redis.md gives the model and what it cannot detect. A stored value
-// that is not what the store writes (a counter that holds "nan") is an
-// error too ([ErrCorrupt]), never a default.
+// that is not what the store writes (a counter that holds "nan", a record
+// whose runs do not add up) is an error too ([ErrCorrupt]), never a
+// default.
 //
 // # Failures
 //
@@ -125,8 +146,12 @@ type Options struct {
 	// Limits bound a session's provenance graph as they bound
 	// runtime.MemStore's (zero fields: runtime's defaults): the store
 	// refuses the nodes MemStore refuses, with the same words. The
-	// per-node limits are checked before a node is sent; the session's
-	// nodes, bytes and distinct strings by the script that records it.
+	// per-node limits (labels, parents) are checked before a node is sent
+	// (so a node over them is refused for them, even in a session that
+	// holds its limit of nodes, which MemStore names first); the session's
+	// nodes, bytes and distinct strings by the script that records it, in
+	// MemStore's order. Sessions recorded by a version of the store
+	// without the byte and string counts count from 0.
 	Limits runtime.Limits
 	// SummaryBytes bounds the encoded size of one ancestry summary
 	// (DefaultSummaryBytes when zero; negative: no summaries, every scope
