@@ -283,3 +283,59 @@ func BenchmarkPing(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkSessionScripts: the server's time for each script an
+// occurrence runs, with the record of tool calls and without: a read of
+// two counters, alone and with the record (64 names, two codes); an
+// update of one counter, alone and with the occurrence's call.
+func BenchmarkSessionScripts(b *testing.B) {
+	c := redistest.Client(b, redistest.Addr(b))
+	st := redistest.Store(b, c, redisstore.Options{})
+	ctx := context.Background()
+	if err := st.Load(ctx); err != nil {
+		b.Fatal(err)
+	}
+	keys := []runtime.CounterKey{{Rule: "REPEATED_CALL_NUDGE", Counter: runtime.Fire}, {Rule: "REPEATED_CALL_ESCALATE", Counter: runtime.Breaker}}
+	call := runtime.Call{Tool: "grep", HasFingerprint: true}
+	warm := runtime.Update{Counters: []runtime.CounterUpdate{{Key: keys[0]}, {Key: keys[1]}}}
+	for range runtime.RecentLimit {
+		warm.Calls = append(warm.Calls, runtime.Call{Tool: "read_file", Code: "RM_RF"})
+	}
+	if err := st.Apply(ctx, "s", &warm); err != nil {
+		b.Fatal(err)
+	}
+	q := runtime.HistoryQuery{Codes: []string{"RM_RF", "OTHER"}, Tool: "read_file"}
+	for _, bc := range []struct {
+		name string
+		op   func() error
+	}{
+		{"read/counters", func() error {
+			return st.Read(ctx, "s", &runtime.Snapshot{Keys: keys, Counters: make([]int64, 2)})
+		}},
+		{"read/counters+record", func() error {
+			return st.Read(ctx, "s", &runtime.Snapshot{Keys: keys, Counters: make([]int64, 2), History: new(runtime.History), Query: q})
+		}},
+		{"apply/counter", func() error {
+			return st.Apply(ctx, "s", &runtime.Update{Counters: []runtime.CounterUpdate{{Key: keys[0]}}})
+		}},
+		{"apply/counter+call", func() error {
+			return st.Apply(ctx, "s", &runtime.Update{Counters: []runtime.CounterUpdate{{Key: keys[0]}}, Calls: []runtime.Call{call}})
+		}},
+		{"apply/blocked-call", func() error {
+			return st.Apply(ctx, "s", &runtime.Update{Calls: []runtime.Call{{Tool: "read_file", Code: "RM_RF"}}})
+		}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			us0 := serverMicros(b, c)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				if err := bc.op(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.StopTimer()
+			b.ReportMetric((serverMicros(b, c)-us0)/float64(b.N), "server-us/op")
+		})
+	}
+}

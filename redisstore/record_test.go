@@ -5,11 +5,9 @@ package redisstore_test
 // is corrupt, bounded, and covered by the loss detection.
 
 import (
-	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -182,157 +180,137 @@ func TestFaultRecord(t *testing.T) {
 	}
 }
 
-// mp is a msgpack writer for the tests that store records by hand: the
-// encodings cmsgpack writes (fixint, uint8..uint64, negative fixint,
-// float64, fixstr/str8/str16, fixarray/array16), plus raw bytes.
-type mp struct{ bytes.Buffer }
-
-type raw []byte
-
-func (m *mp) put(v any) *mp {
-	switch v := v.(type) {
-	case int:
-		switch {
-		case v >= 0 && v < 128:
-			m.WriteByte(byte(v))
-		case v < 0 && v >= -32:
-			m.WriteByte(byte(0xe0 | (v + 32)))
-		case v >= 0 && v < 1<<16:
-			m.WriteByte(0xcd)
-			binary.Write(m, binary.BigEndian, uint16(v))
-		default:
-			m.WriteByte(0xcf)
-			binary.Write(m, binary.BigEndian, uint64(v))
-		}
-	case float64:
-		m.WriteByte(0xcb)
-		binary.Write(m, binary.BigEndian, math.Float64bits(v))
-	case string:
-		switch {
-		case len(v) < 32:
-			m.WriteByte(0xa0 | byte(len(v)))
-		case len(v) < 256:
-			m.WriteByte(0xd9)
-			m.WriteByte(byte(len(v)))
-		default:
-			m.WriteByte(0xda)
-			binary.Write(m, binary.BigEndian, uint16(len(v)))
-		}
-		m.WriteString(v)
-	case []any:
-		if len(v) < 16 {
-			m.WriteByte(0x90 | byte(len(v)))
-		} else {
-			m.WriteByte(0xdc)
-			binary.Write(m, binary.BigEndian, uint16(len(v)))
-		}
-		for _, x := range v {
-			m.put(x)
-		}
-	case raw:
-		m.Write(v)
-	default:
-		panic(fmt.Sprintf("mp: %T", v))
+// names is a record's list of tool names as the store writes it (rt):
+// each its length, 4 bytes big-endian, and its bytes.
+func names(tools ...string) string {
+	var b []byte
+	for _, t := range tools {
+		b = binary.BigEndian.AppendUint32(b, uint32(len(t)))
+		b = append(b, t...)
 	}
-	return m
+	return string(b)
 }
 
-func pack(v any) string { return (&mp{}).put(v).String() }
-
-// record is a record in the store's layout: {calls, run, codeRun,
-// lastRepeat, lastCodeRun, pairs, full, hasFingerprint, fingerprint, code,
-// tools}.
-func record(calls, run, codeRun, lastRep, lastCodeRun, pairs, full, hasFp int, fp, code string, tools ...any) []any {
-	return []any{calls, run, codeRun, lastRep, lastCodeRun, pairs, full, hasFp, fp, code, tools}
+// nameForms: what the list of names of a record of three calls may hold.
+// The reader in Go (splitNames) and the script that records a call
+// (walkNames) accept exactly these.
+var nameForms = []struct {
+	name  string
+	value string
+	ok    bool
+}{
+	{"three names", names("a", "a", "deploy"), true},
+	{"an empty name", names("a", "", "deploy"), true},
+	{"any bytes", names("\x00\x00\x00\x05", "a\r\n", "déploy"), true},
+	{"two names", names("a", "deploy"), false},
+	{"four names", names("a", "a", "a", "deploy"), false},
+	{"nothing", "", false},
+	{"a length past the end", names("a", "a")[:10] + "\x00\x00\x00\x09deploy", false},
+	{"a byte after the last", names("a", "a", "deploy") + "\x00", false},
+	{"a length cut short", names("a", "a", "deploy") + "\x00\x00", false},
+	{"a huge length", names("a", "a") + "\xff\xff\xff\xffdeploy", false},
+	{"a text list", "a,a,deploy", false},
 }
 
 // TestCorruptRecord: every stored field of the record is read only in the
 // form the scripts write it. The session below holds three calls (a, a,
-// deploy blocked with CAPPED); each case replaces its record (or a count of
-// blocks) with a value the store would not write: a read of the record is
-// an error (ErrCorrupt), an update that records a call is refused (not
-// applied) and writes nothing, in an evaluation the rules reading a
-// record fact fail closed; the session works again once reset. The
-// record as the scripts write it reads back, which shows the by-hand
-// encoding is the store's.
+// deploy blocked with CAPPED); each case replaces a field of its record
+// with a value the store would not write (or, for nameForms, would): a
+// read of the record is an error (ErrCorrupt), an update that records a
+// call is refused (not applied) and writes nothing, in an evaluation the
+// rule reading a record fact fails closed; the session works again once
+// reset. The record as the scripts wrote it is checked first, which shows
+// the by-hand values are in the store's form.
 func TestCorruptRecord(t *testing.T) {
 	s, c, prefix := newStoreAt(t, redisstore.Options{})
 	fp := "\x01\x02\x03\x04\x05\x06\x07\x08"
 	zero := strings.Repeat("\x00", 8)
-	valid := record(3, 1, 1, 0, 0, 1, 0, 1, fp, "CAPPED", "a", "a", "deploy")
-	// a, a, deploy blocked with CAPPED: the record as the store writes it.
+	rec := func(nums, code string) string { return nums + fp + code }
+	valid := rec("3,1,1,0,0,1,0,1,", "CAPPED")
 	calls := []runtime.Call{{Tool: "a", HasFingerprint: true}, {Tool: "a", HasFingerprint: true}, {Tool: "deploy", HasFingerprint: true, Code: "CAPPED"}}
 	copy(calls[2].Fingerprint[:], fp)
 	tField := "t:6:CAPPEDdeploy"
-	long := make([]any, 65)
-	for i := range long {
-		long[i] = "a"
-	}
-	for _, tc := range []struct {
+	type tcase struct {
 		name  string
 		field string
 		value string
-	}{
-		{"not msgpack", "r", "garbage"},
-		{"empty", "r", ""},
-		{"trailing bytes", "r", pack(valid) + "\x00"},
-		{"two records", "r", pack(valid) + pack(valid)},
-		{"truncated", "r", pack(valid)[:20]},
-		{"a map", "r", "\x81\x01\x02"},
-		{"a string", "r", pack("record")},
-		{"ten values", "r", pack(valid[:10])},
-		{"twelve values", "r", pack(append(slices.Clone(valid), 0))},
-		{"uint8 for a fixint", "r", (&mp{}).put(raw{0x9b, 0xcc, 0x03}).put(raw(pack(valid)[2:])).String()},
-		{"negative calls", "r", pack(record(-1, 1, 1, 0, 0, 1, 0, 1, fp, "CAPPED", "a", "a", "deploy"))},
-		{"fractional run", "r", pack([]any{3, 1.5, 1, 0, 0, 1, 0, 1, fp, "CAPPED", []any{"a", "a", "deploy"}})},
-		{"calls past the largest count", "r", pack(record(1_000_000_000_000_000, 1, 1, 0, 0, 1, 0, 1, fp, "CAPPED", long...))},
-		{"run past the calls", "r", pack(record(3, 4, 1, 3, 0, 1, 0, 1, fp, "CAPPED", "a", "a", "deploy"))},
-		{"run not lastRepeat + 1", "r", pack(record(3, 2, 1, 0, 0, 1, 0, 1, fp, "CAPPED", "a", "a", "deploy"))},
-		{"code run without a code", "r", pack(record(3, 1, 1, 0, 0, 1, 0, 1, fp, "", "a", "a", "b"))},
-		{"a code without a run", "r", pack(record(3, 1, 0, 0, 0, 1, 0, 1, fp, "CAPPED", "a", "a", "deploy"))},
-		{"last code run of all the calls", "r", pack(record(3, 1, 1, 0, 3, 1, 0, 1, fp, "CAPPED", "a", "a", "deploy"))},
-		{"more pairs than calls", "r", pack(record(3, 1, 1, 0, 0, 4, 0, 1, fp, "CAPPED", "a", "a", "deploy"))},
-		{"full below the limit", "r", pack(record(3, 1, 1, 0, 0, 1, 1, 1, fp, "CAPPED", "a", "a", "deploy"))},
-		{"flag 2", "r", pack(record(3, 1, 1, 0, 0, 1, 0, 2, fp, "CAPPED", "a", "a", "deploy"))},
-		{"fingerprint of 7 bytes", "r", pack(record(3, 1, 1, 0, 0, 1, 0, 1, fp[:7], "CAPPED", "a", "a", "deploy"))},
-		{"fingerprint a number", "r", pack([]any{3, 1, 1, 0, 0, 1, 0, 1, 7, "CAPPED", []any{"a", "a", "deploy"}})},
-		{"code a number", "r", pack([]any{3, 1, 1, 0, 0, 1, 0, 1, fp, 7, []any{"a", "a", "deploy"}})},
-		{"two names for three calls", "r", pack(record(3, 1, 1, 0, 0, 1, 0, 1, fp, "CAPPED", "a", "deploy"))},
-		{"65 names", "r", pack(record(65, 1, 1, 0, 0, 1, 0, 1, fp, "CAPPED", long...))},
-		{"a name a number", "r", pack(record(3, 1, 1, 0, 0, 1, 0, 1, fp, "CAPPED", "a", 5, "deploy"))},
-		{"tools a string", "r", pack([]any{3, 1, 1, 0, 0, 1, 0, 1, fp, "CAPPED", "aadeploy"})},
-		{"an empty record not empty", "r", pack(record(0, 1, 0, 0, 0, 0, 0, 0, zero, ""))},
-		{"an empty record with a code", "r", pack(record(0, 0, 0, 0, 0, 0, 0, 0, zero, "CAPPED"))},
-		{"blocks not a count", tField, "nan"},
-		{"blocks zero", tField, "0"},
-		{"blocks negative", tField, "-1"},
-		{"blocks with a leading zero", tField, "01"},
-		{"blocks fractional", tField, "1.5"},
-	} {
+		ok    bool
+	}
+	cases := []tcase{
+		{"garbage", "r", "garbage", false},
+		{"empty", "r", "", false},
+		{"no fingerprint", "r", "3,1,1,0,0,1,0,1,", false},
+		{"a fingerprint of 7 bytes", "r", "3,1,1,0,0,1,0,1," + fp[:7], false},
+		{"a number missing", "r", rec("3,1,1,0,0,1,0,", "CAPPED"), false},
+		{"a leading zero", "r", rec("03,1,1,0,0,1,0,1,", "CAPPED"), false},
+		{"a sign", "r", rec("+3,1,1,0,0,1,0,1,", "CAPPED"), false},
+		{"negative", "r", rec("3,1,1,0,-0,1,0,1,", "CAPPED"), false},
+		{"fractional", "r", rec("3.0,1,1,0,0,1,0,1,", "CAPPED"), false},
+		{"a space", "r", rec(" 3,1,1,0,0,1,0,1,", "CAPPED"), false},
+		{"hexadecimal", "r", rec("0x3,1,1,0,0,1,0,1,", "CAPPED"), false},
+		{"16 digits", "r", rec("1000000000000000,1,1,0,0,1,0,1,", "CAPPED"), false},
+		{"flag 2", "r", rec("3,1,1,0,0,1,0,2,", "CAPPED"), false},
+		{"run past the calls", "r", rec("3,4,1,3,0,1,0,1,", "CAPPED"), false},
+		{"run not lastRepeat + 1", "r", rec("3,2,1,0,0,1,0,1,", "CAPPED"), false},
+		{"a code run without a code", "r", rec("3,1,1,0,0,1,0,1,", ""), false},
+		{"a code without a run", "r", rec("3,1,0,0,0,1,0,1,", "CAPPED"), false},
+		{"a code run past the calls", "r", rec("3,1,4,0,0,1,0,1,", "CAPPED"), false},
+		{"the last code run of all the calls", "r", rec("3,1,1,0,3,1,0,1,", "CAPPED"), false},
+		{"more pairs than calls", "r", rec("3,1,1,0,0,4,0,1,", "CAPPED"), false},
+		{"full below the limit", "r", rec("3,1,1,0,0,1,1,1,", "CAPPED"), false},
+		{"an empty record not empty", "r", "0,1,0,0,0,0,0,0," + zero, false},
+		{"an empty record with a code", "r", "0,0,0,0,0,0,0,0," + zero + "CAPPED", false},
+		{"an empty record with a fingerprint", "r", "0,0,0,0,0,0,0,0," + fp, false},
+		{"blocks not a count", tField, "nan", false},
+		{"blocks zero", tField, "0", false},
+		{"blocks negative", tField, "-1", false},
+		{"blocks with a leading zero", tField, "01", false},
+		{"blocks fractional", tField, "1.5", false},
+	}
+	for _, f := range nameForms {
+		cases = append(cases, tcase{"names: " + f.name, "rt", f.value, f.ok})
+	}
+	cases = append(cases, tcase{"names: none", "rt", "<deleted>", false})
+	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			id := strings.ReplaceAll(tc.name, " ", "-")
+			id := strings.NewReplacer(" ", "-", ":", "").Replace(tc.name)
 			h := prefix + "{" + id + "}"
 			if err := s.Apply(ctx, id, &runtime.Update{Calls: calls}); err != nil {
 				t.Fatal(err)
 			}
-			if stored, _ := c.HGet(ctx, h, "r").Result(); stored != pack(valid) {
-				t.Fatalf("the store wrote the record %q, the test's encoding is %q", stored, pack(valid))
+			if r, _ := c.HGet(ctx, h, "r").Result(); r != valid {
+				t.Fatalf("the store wrote the record %q, the test's form is %q", r, valid)
 			}
-			c.HSet(ctx, h, tc.field, tc.value)
+			if rt, _ := c.HGet(ctx, h, "rt").Result(); rt != names("a", "a", "deploy") {
+				t.Fatalf("the store wrote the names %q", rt)
+			}
+			if tc.value == "<deleted>" {
+				c.HDel(ctx, h, tc.field)
+			} else {
+				c.HSet(ctx, h, tc.field, tc.value)
+			}
 			before, _ := c.HGetAll(ctx, h).Result()
 			q := runtime.HistoryQuery{Codes: []string{"CAPPED"}, Tool: "deploy"}
 			var hist runtime.History
-			if err := s.Read(ctx, id, &runtime.Snapshot{History: &hist, Query: q}); !errors.Is(err, redisstore.ErrCorrupt) {
-				t.Fatalf("a read: %v (%+v), want ErrCorrupt", err, hist)
+			rerr := s.Read(ctx, id, &runtime.Snapshot{History: &hist, Query: q})
+			aerr := s.Apply(ctx, id, &runtime.Update{Calls: []runtime.Call{{Tool: "deploy", Code: "CAPPED"}}, Counters: []runtime.CounterUpdate{{Key: fire("R")}}})
+			if tc.ok {
+				if rerr != nil || aerr != nil || hist.Calls != 3 || len(hist.Tools) != 3 {
+					t.Fatalf("a read %v (%+v), an update %v; want both to take it", rerr, hist, aerr)
+				}
+				return
 			}
-			err := s.Apply(ctx, id, &runtime.Update{Calls: []runtime.Call{{Tool: "deploy", Code: "CAPPED"}}, Counters: []runtime.CounterUpdate{{Key: fire("R")}}})
-			if !errors.Is(err, redisstore.ErrCorrupt) || !errors.Is(err, runtime.ErrNotApplied) {
-				t.Fatalf("an update: %v, want ErrCorrupt, not applied", err)
+			if !errors.Is(rerr, redisstore.ErrCorrupt) {
+				t.Fatalf("a read: %v (%+v), want ErrCorrupt", rerr, hist)
+			}
+			if !errors.Is(aerr, redisstore.ErrCorrupt) || !errors.Is(aerr, runtime.ErrNotApplied) {
+				t.Fatalf("an update: %v, want ErrCorrupt, not applied", aerr)
 			}
 			if after, _ := c.HGetAll(ctx, h).Result(); !maps(after, before) {
 				t.Fatalf("a refused update wrote: %q, was %q", after, before)
 			}
-			// In an evaluation: the rules reading the record fail closed.
+			// In an evaluation: the rule reading the record fails closed
+			// (its block ends the evaluation), the call is not recorded.
 			r := &replica{store: s, ev: newEvaluator(t)}
 			d, _ := evaluate(r, id, recordCall("deploy", nil, false), time.Second)
 			if rules, all := storeErrors(&d); outcome(&d) != "block:CAPPED" || !all || strings.Join(rules, ",") != "CAPPED," ||

@@ -20,6 +20,7 @@ import (
 //	strings                      how many distinct strings its graph holds
 //	v:S                          1: the graph holds string S
 //	r                            the record of tool calls (see recordLib)
+//	rt                           its last 64 tool names
 //	t:N:CT                       blocks of tool T with code C (N: C's length)
 //	tokens                       the last tokenWindow mutation tokens
 //	g                            the session's generation (see below)
@@ -217,84 +218,97 @@ local function write(set)
 end
 `
 
-// graphStrings defines strings(l): whether l is a list of strings.
-const graphStrings = `
-local function strings(l)
-  if type(l) ~= 'table' then return false end
-  for i, v in ipairs(l) do if type(v) ~= 'string' then return false end end
-  return true
-end
-`
-
 // recordLib keeps the session's record of tool calls (spec 5.10), the
-// state runtime's MemStore keeps in its record, in two kinds of fields:
+// state runtime's MemStore keeps in its record, in three kinds of fields:
 //
-//	r       msgpack of {calls, run, codeRun, lastRepeat, lastCodeRun,
-//	        pairs, full, hasFingerprint, fingerprint, code, tools}: the
-//	        calls recorded; the identical calls in a row ending with the
-//	        last one; the calls blocked with the last one's code in a row
-//	        ending with it; what the last call read of those two; how many
-//	        (code, tool) pairs are counted; 1 when a pair could not be
-//	        (TotalsLimit reached); the last call's fingerprint (8 bytes,
-//	        and whether it has one) and code; the tools of the last
-//	        RecentLimit calls, oldest first (the last call's tool last).
+//	r       "calls,run,codeRun,lastRepeat,lastCodeRun,pairs,full,hasFp,"
+//	        then the last call's fingerprint (8 bytes) and its code (the
+//	        rest): the calls recorded; the identical calls in a row ending
+//	        with the last one; the calls blocked with the last one's code
+//	        in a row ending with it; what the last call read of those two;
+//	        how many (code, tool) pairs are counted; 1 when a pair could
+//	        not be (TotalsLimit reached); whether the last call has a
+//	        fingerprint. The numbers are decimal, 0 or a count.
+//	rt      the tools of the last min(calls, RecentLimit) calls, oldest
+//	        first, each as its length (4 bytes, big-endian) and its bytes.
 //	t:N:CT  the blocks of tool T with code C, N the length of C in bytes:
 //	        a count, absent when 0. Length-prefixed, so that no code and
 //	        tool make another pair's field, whatever bytes they hold.
 //
+// The names are one string that the server reads without taking it apart
+// (the client does, and checks it) and walks once to record a call: a
+// msgpack list cost the server twice as much to check, unpack and pack,
+// and a field for each name (a ring) four times as much to read.
+//
 // Absent r is the empty record. A record is read only in the form the
-// scripts write it: the msgpack the script would write for the values it
-// decodes to (so no other encoding of them), every number a natural
-// number no larger than a count, the flags 0 or 1, exactly min(calls,
-// RecentLimit) tools, and the relations apply keeps between the values
-// (run is lastRepeat + 1; codeRun is 0 exactly when the code is empty;
-// the empty record is all zeros); else the session is corrupt.
+// scripts write it: the numbers canonical (no sign, no leading zero, at
+// most 15 digits), the flags 0 or 1, a fingerprint of 8 bytes, exactly
+// min(calls, RecentLimit) names and nothing after them (checked by the
+// client, splitNames, when it reads, and by walkNames when a script
+// records a call or reads the last call's tool), and the relations apply
+// keeps between the values (run is lastRepeat + 1; codeRun is 0 exactly
+// when the code is empty; the empty record is all zeros); else the
+// session is corrupt.
 var recordLib = `
 local recentLimit, totalsLimit = ` + strconv.Itoa(runtime.RecentLimit) + `, ` + strconv.Itoa(runtime.TotalsLimit) + `
 local maxCount = 999999999999999
 local zeroFp = string.rep('\0', 8)
-local function nat(v, most)
-  return type(v) == 'number' and v >= 0 and v <= most and math.floor(v) == v
-end
-local function size(t)
-  local n = 0
-  for _ in pairs(t) do n = n + 1 end
-  return n
-end
-local function decodeOne(okp, ...)
-  if okp and select('#', ...) == 1 then return (...) end
-  return nil
-end
--- loadRecord returns the session's record, or nil and what is wrong with
--- it.
+local function num(v) return v == '0' or count(v) end
+-- loadRecord returns the session's record as {calls, run, codeRun,
+-- lastRepeat, lastCodeRun, pairs, full, hasFp, fp, code}, or nil and what
+-- is wrong with it.
 local function loadRecord()
   local raw = false
   if cur and cur.h then raw = redis.call('HGET', H, 'r') end
-  if not raw then return {0, 0, 0, 0, 0, 0, 0, 0, zeroFp, '', {}} end
+  if not raw then return {0, 0, 0, 0, 0, 0, 0, 0, zeroFp, ''} end
   local bad = 'the record of tool calls holds something else'
-  local r = decodeOne(pcall(cmsgpack.unpack, raw))
-  if type(r) ~= 'table' or #r ~= 11 or size(r) ~= 11 then return nil, bad end
-  local calls = r[1]
-  if not nat(calls, maxCount) then return nil, bad end
-  for i = 2, 5 do if not nat(r[i], calls) then return nil, bad end end
-  local tools = r[11]
-  if not nat(r[6], math.min(calls, totalsLimit)) or not (r[7] == 0 or r[7] == 1) or not (r[8] == 0 or r[8] == 1)
-      or type(r[9]) ~= 'string' or #r[9] ~= 8 or type(r[10]) ~= 'string' or type(tools) ~= 'table'
-      or #tools ~= math.min(calls, recentLimit) or size(tools) ~= #tools or not strings(tools) then
-    return nil, bad
+  local f = {string.match(raw, '^([0-9]+),([0-9]+),([0-9]+),([0-9]+),([0-9]+),([0-9]+),([01]),([01]),()')}
+  if #f ~= 9 then return nil, bad end
+  for i = 1, 6 do
+    if not num(f[i]) then return nil, bad end
+    f[i] = tonumber(f[i])
   end
+  local fp = string.sub(raw, f[9], f[9] + 7)
+  local r = {f[1], f[2], f[3], f[4], f[5], f[6], tonumber(f[7]), tonumber(f[8]), fp, string.sub(raw, f[9] + 8)}
+  local calls = r[1]
+  if #fp ~= 8 or r[2] > calls or r[3] > calls or r[6] > math.min(calls, totalsLimit) then return nil, bad end
   if calls == 0 then
-    if r[2] ~= 0 or r[3] ~= 0 or r[4] ~= 0 or r[5] ~= 0 or r[6] ~= 0 or r[7] ~= 0 or r[8] ~= 0 or r[9] ~= zeroFp or r[10] ~= '' then return nil, bad end
+    if r[2] ~= 0 or r[3] ~= 0 or r[4] ~= 0 or r[5] ~= 0 or r[7] ~= 0 or r[8] ~= 0 or fp ~= zeroFp or r[10] ~= '' then return nil, bad end
   elseif r[2] ~= r[4] + 1 or (r[3] == 0) ~= (r[10] == '') or r[5] >= calls or (r[7] == 1 and r[6] ~= totalsLimit) then
     return nil, bad
   end
-  if cmsgpack.pack(r) ~= raw then return nil, bad end
   return r
+end
+local function packRecord(r)
+  return string.format('%d,%d,%d,%d,%d,%d,%d,%d,', r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8]) .. r[9] .. r[10]
+end
+-- walkNames checks that b holds exactly want names; it returns the
+-- position after the first one and the last one, or nil.
+local function walkNames(b, want)
+  if not b then return nil end
+  local pos, len, k, first, last = 1, #b, 0, 1, ''
+  while pos <= len do
+    local a1, a2, a3, a4 = string.byte(b, pos, pos + 3)
+    if not a4 then return nil end
+    local n = ((a1 * 256 + a2) * 256 + a3) * 256 + a4
+    if k == 0 then first = pos + 4 + n end
+    k = k + 1
+    if k > want then return nil end
+    if k == want then last = string.sub(b, pos + 4, pos + 3 + n) end
+    pos = pos + 4 + n
+  end
+  if pos ~= len + 1 or k ~= want then return nil end
+  return first, last
+end
+local function nameEntry(tool)
+  local n = #tool
+  return string.char(math.floor(n / 16777216) % 256, math.floor(n / 65536) % 256, math.floor(n / 256) % 256, n % 256) .. tool
 end
 local function totalField(code, tool)
   return 't:' .. string.format('%d', #code) .. ':' .. code .. tool
 end
--- total reads a pair's count (0 when absent), or nil and what is wrong.
+-- totalValue reads a pair's count (0 when absent), or nil and what is
+-- wrong.
 local function totalValue(v, code, tool)
   if not v then return 0 end
   if not count(v) then
@@ -302,6 +316,7 @@ local function totalValue(v, code, tool)
   end
   return tonumber(v)
 end
+local badNames = 'the tool names of the record of tool calls hold something else'
 `
 
 // readScript: ARGV[7] n, the number of counter fields; ARGV[8..7+n] the
@@ -310,10 +325,11 @@ end
 // query's codes. Answers ok with the counters' values (nil when absent;
 // the client checks them) and the record as runtime.History holds it:
 // {calls, run, codeRun, lastRepeat, lastCodeRun, hasFingerprint,
-// fingerprint, code, tools, totals, known}. One script runs alone, so the
-// counters and the record are one snapshot.
+// fingerprint, code, tools (rt, as stored: the client splits and checks
+// it), totals, known}. One script runs alone, so the counters and the
+// record are one snapshot.
 var readScript = redis.NewScript(`#!lua flags=allow-oom
-` + prelude + guard + graphStrings + recordLib + `
+` + prelude + guard + recordLib + `
 local n = tonumber(ARGV[7])
 local vals = {}
 if cur and cur.h and n > 0 then
@@ -324,8 +340,17 @@ end
 if #ARGV == 7 + n then return ok(vals) end
 local r, err = loadRecord()
 if not r then return corrupt(err) end
+local names = ''
+if r[1] > 0 then
+  names = redis.call('HGET', H, 'rt')
+  if not names then return corrupt(badNames) end
+end
 local tool = ARGV[8 + n]
-if ARGV[9 + n] == '1' then tool = r[11][#r[11]] or '' end
+if ARGV[9 + n] == '1' and #ARGV >= 10 + n then
+  local first, last = walkNames(names, math.min(r[1], recentLimit))
+  if not first then return corrupt(badNames) end
+  tool = last
+end
 local totals, known = {}, {}
 if #ARGV >= 10 + n then
   local fields = {}
@@ -340,7 +365,7 @@ if #ARGV >= 10 + n then
     known[#known + 1] = (v or r[7] == 0) and 1 or 0
   end
 end
-return ok(vals, {r[1], r[2], r[3], r[4], r[5], r[8], r[9], r[10], r[11], totals, known})
+return ok(vals, {r[1], r[2], r[3], r[4], r[5], r[8], r[9], r[10], names, totals, known})
 `)
 
 // applyScript: ARGV[7] n, the number of counter updates; ARGV[8..7+2n]
@@ -351,7 +376,7 @@ return ok(vals, {r[1], r[2], r[3], r[4], r[5], r[8], r[9], r[10], r[11], totals,
 // then written, with the token, in one HSET (and one HDEL of the counters
 // back to 0).
 var applyScript = redis.NewScript(`#!lua
-` + prelude + tokens + guard + graphStrings + recordLib + `
+` + prelude + tokens + guard + recordLib + `
 local n = tonumber(ARGV[7])
 local fields, seenField = {}, {}
 for i = 8, 7 + 2 * n, 2 do
@@ -380,17 +405,24 @@ for i = 8, 7 + 2 * n, 2 do
 end
 -- The calls, as runtime's record applies them: each derives the record's
 -- new state from the state the one before left.
-local r, totals, order = nil, {}, {}
+local r, lastTool, totals, order = nil, '', {}, {}
+local names, held, first = '', 0, 1
 if #ARGV > 7 + 2 * n then
   local err
   r, err = loadRecord()
   if not r then return corrupt(err) end
+  if r[1] > 0 then
+    names = redis.call('HGET', H, 'rt')
+    held = math.min(r[1], recentLimit)
+    first, lastTool = walkNames(names, held)
+    if not first then return corrupt(badNames) end
+  end
 end
+local added = {}
 for i = 8 + 2 * n, #ARGV, 4 do
   local tool, fp, hasFp, code = ARGV[i], ARGV[i + 1], tonumber(ARGV[i + 2]), ARGV[i + 3]
-  local tools = r[11]
   local calls = r[1]
-  local same = calls > 0 and hasFp == 1 and r[8] == 1 and tools[#tools] == tool and r[9] == fp
+  local same = calls > 0 and hasFp == 1 and r[8] == 1 and lastTool == tool and r[9] == fp
   local lastCode = r[10]
   r[4], r[5] = 0, 0
   if same then r[4] = r[2] end
@@ -425,8 +457,8 @@ for i = 8 + 2 * n, #ARGV, 4 do
     end
     totals[f] = v
   end
-  tools[#tools + 1] = tool
-  if #tools > recentLimit then table.remove(tools, 1) end
+  added[#added + 1] = nameEntry(tool)
+  lastTool = tool
   r[8], r[9], r[10] = hasFp, fp, code
   r[1] = calls + 1
   if r[1] > maxCount then return corrupt('the record of tool calls would overflow') end
@@ -442,8 +474,25 @@ for _, f in ipairs(fields) do
   end
 end
 if r then
+  -- The names: the last RecentLimit of those held and those added.
+  local drop = held + #added - recentLimit
+  if drop > held then
+    names = ''
+    added = {unpack(added, drop - held + 1)}
+  elseif drop == 1 then
+    names = string.sub(names, first)
+  elseif drop > 1 then
+    local pos = 1
+    for _ = 1, drop do
+      local a1, a2, a3, a4 = string.byte(names, pos, pos + 3)
+      pos = pos + 4 + ((a1 * 256 + a2) * 256 + a3) * 256 + a4
+    end
+    names = string.sub(names, pos)
+  end
   set[#set + 1] = 'r'
-  set[#set + 1] = cmsgpack.pack(r)
+  set[#set + 1] = packRecord(r)
+  set[#set + 1] = 'rt'
+  set[#set + 1] = names .. table.concat(added)
   for _, f in ipairs(order) do
     if totals[f] > 0 then
       set[#set + 1] = f
@@ -462,7 +511,12 @@ return ok()
 // returns nil and a description when the value is not what the scripts
 // write. A step budget (ARGV[budgetArg]) bounds the work of one call:
 // spend(n) reports whether n more steps fit.
-const graphLib = graphStrings + `
+const graphLib = `
+local function strings(l)
+  if type(l) ~= 'table' then return false end
+  for i, v in ipairs(l) do if type(v) ~= 'string' then return false end end
+  return true
+end
 local function node(id)
   local rec = redis.call('HGET', H, 'n:' .. id)
   if not rec then return nil end

@@ -625,46 +625,49 @@ func (s *Store) Read(ctx context.Context, session string, sn *runtime.Snapshot) 
 		}
 		sn.Counters[i] = n
 	}
-	if sn.History != nil && !readHistory(sn.History, a.payload[1], len(q.Codes)) {
-		sn.History.Reset()
-		return fmt.Errorf("reading the record of tool calls: redis: unexpected answer %v", a.payload[1])
+	if sn.History != nil {
+		switch corrupt, ok := readHistory(sn.History, a.payload[1], len(q.Codes)); {
+		case corrupt:
+			return fmt.Errorf("reading the record of tool calls: %w", &sessionError{kind: ErrCorrupt, session: session, why: "the tool names of the record of tool calls hold something else"})
+		case !ok:
+			sn.History.Reset()
+			return fmt.Errorf("reading the record of tool calls: redis: unexpected answer %v", a.payload[1])
+		}
 	}
 	return nil
 }
 
-// readHistory fills h from the read script's answer (see readScript),
-// reporting whether it has the shape the script answers with. The
-// script checked the stored record; this checks what came over the wire.
-func readHistory(h *runtime.History, v any, codes int) bool {
+// readHistory fills h from the read script's answer (see readScript): it
+// reports a stored value the store does not write (the names) as
+// corrupt, and an answer of another shape as unexpected.
+func readHistory(h *runtime.History, v any, codes int) (corrupt, ok bool) {
 	h.Reset()
 	l, _ := v.([]any)
 	if len(l) != 11 {
-		return false
+		return false, false
 	}
 	var n [6]int64
 	for i := range n {
 		x, ok := l[i].(int64)
 		if !ok || x < 0 {
-			return false
+			return false, false
 		}
 		n[i] = x
 	}
 	fp, ok1 := l[6].(string)
 	code, ok2 := l[7].(string)
-	tools, ok3 := l[8].([]any)
+	names, ok3 := l[8].(string)
 	totals, ok4 := l[9].([]any)
 	known, ok5 := l[10].([]any)
 	if !ok1 || !ok2 || !ok3 || !ok4 || !ok5 || len(fp) != len(runtime.Fingerprint{}) || n[5] > 1 ||
-		len(tools) != int(min(n[0], runtime.RecentLimit)) || len(totals) != codes || len(known) != codes {
-		return false
+		len(totals) != codes || len(known) != codes {
+		return false, false
 	}
 	h.Calls, h.Run, h.CodeRun, h.LastRepeat, h.LastCodeRun = n[0], n[1], n[2], n[3], n[4]
-	for _, t := range tools {
-		s, ok := t.(string)
-		if !ok {
-			return false
-		}
-		h.Tools = append(h.Tools, s)
+	var good bool
+	if h.Tools, good = splitNames(h.Tools, names, int(min(n[0], runtime.RecentLimit))); !good {
+		h.Reset()
+		return true, false
 	}
 	if len(h.Tools) > 0 {
 		h.Last.Tool = h.Tools[len(h.Tools)-1]
@@ -675,12 +678,31 @@ func readHistory(h *runtime.History, v any, codes int) bool {
 		t, ok1 := totals[i].(int64)
 		k, ok2 := known[i].(int64)
 		if !ok1 || !ok2 || t < 0 || k < 0 || k > 1 {
-			return false
+			return false, false
 		}
 		h.Totals = append(h.Totals, t)
 		h.TotalsKnown = append(h.TotalsKnown, k == 1)
 	}
-	return true
+	return false, true
+}
+
+// splitNames appends the names of a record's list (rt: each its length,
+// 4 bytes big-endian, and its bytes) to dst, and reports whether b holds
+// exactly want of them and nothing else: the form the scripts write, as
+// walkNames checks it in scripts.go.
+func splitNames(dst []string, b string, want int) ([]string, bool) {
+	for k := 0; len(b) > 0; k++ {
+		if k == want || len(b) < 4 {
+			return dst, false
+		}
+		n := uint64(b[0])<<24 | uint64(b[1])<<16 | uint64(b[2])<<8 | uint64(b[3])
+		if n > uint64(len(b)-4) {
+			return dst, false
+		}
+		dst = append(dst, b[4:4+n])
+		b = b[4+n:]
+	}
+	return dst, len(dst) == want
 }
 
 // Apply implements runtime.Store: one script applies the counter updates
