@@ -79,12 +79,15 @@ func starterEnv() lycaon.Env {
 // benchCases are occurrences of examples/starter's rules: at an anchor
 // whose rules read a counter, one that gets to the read (a repeated call,
 // which the session's record counts: a read, and an update every time:
-// nudge, nudge, block) and one that does
-// not (a bash call: no rule gets that far); and at an anchor whose rules
-// read none (a tool result).
+// nudge, nudge, block) and one that does not (bash calls whose arguments
+// alternate: no rule gets past repeat_count, which reads the record, and
+// the call is recorded); and at an anchor whose rules read none (a tool
+// result). The arguments of an occurrence are args[i%2] at its i-th
+// evaluation when args is set.
 func benchCases() []struct {
 	name string
 	occ  lycaon.Occurrence
+	args []map[string]any
 } {
 	grep := lycaon.Occurrence{Anchor: lycaon.ToolPreInvoke}
 	grep.Facts.Tool, grep.Facts.ToolArgs = "grep", map[string]any{"pattern": "TODO"}
@@ -94,10 +97,11 @@ func benchCases() []struct {
 	return []struct {
 		name string
 		occ  lycaon.Occurrence
+		args []map[string]any
 	}{
-		{"reads-counters", grep},
-		{"counters-not-reached", bash},
-		{"no-counter-rules", result},
+		{"reads-counters", grep, nil},
+		{"counters-not-reached", bash, []map[string]any{bash.Facts.ToolArgs, {"command": "pwd"}}},
+		{"no-counter-rules", result, nil},
 	}
 }
 
@@ -139,13 +143,17 @@ func BenchmarkOccurrence(b *testing.B) {
 					b.Fatal(d.Errors)
 				}
 				var us0 float64
+				var cpu0 int64
 				if c != nil {
-					us0 = serverMicros(b, c)
+					us0, cpu0 = serverMicros(b, c), mainCPU(b, c)
 				}
 				hook.n.Store(0)
 				b.ReportAllocs()
 				b.ResetTimer()
-				for range b.N {
+				for i := range b.N {
+					if bc.args != nil {
+						occ.Facts.ToolArgs = bc.args[i%2]
+					}
 					ev.Evaluate(ctx, &occ, s, &d)
 				}
 				b.StopTimer()
@@ -155,6 +163,7 @@ func BenchmarkOccurrence(b *testing.B) {
 				b.ReportMetric(float64(hook.n.Load())/float64(b.N), "roundtrips/op")
 				if c != nil {
 					b.ReportMetric((serverMicros(b, c)-us0)/float64(b.N), "server-us/op")
+					b.ReportMetric(float64(mainCPU(b, c)-cpu0)/float64(b.N), "server-cpu-us/op")
 				}
 			})
 		}
@@ -287,7 +296,10 @@ func BenchmarkPing(b *testing.B) {
 // BenchmarkSessionScripts: the server's time for each script an
 // occurrence runs, with the record of tool calls and without: a read of
 // two counters, alone and with the record (64 names, two codes); an
-// update of one counter, alone and with the occurrence's call.
+// update of one counter, alone and with the occurrence's call. The
+// server's time is reported twice: its time in the scripts (server-us,
+// wall-clock, which a loaded machine inflates) and the CPU time of its
+// main thread, requests and answers included (server-cpu-us).
 func BenchmarkSessionScripts(b *testing.B) {
 	c := redistest.Client(b, redistest.Addr(b))
 	st := redistest.Store(b, c, redisstore.Options{})
@@ -326,7 +338,7 @@ func BenchmarkSessionScripts(b *testing.B) {
 		}},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
-			us0 := serverMicros(b, c)
+			us0, cpu0 := serverMicros(b, c), mainCPU(b, c)
 			b.ReportAllocs()
 			b.ResetTimer()
 			for range b.N {
@@ -336,6 +348,7 @@ func BenchmarkSessionScripts(b *testing.B) {
 			}
 			b.StopTimer()
 			b.ReportMetric((serverMicros(b, c)-us0)/float64(b.N), "server-us/op")
+			b.ReportMetric(float64(mainCPU(b, c)-cpu0)/float64(b.N), "server-cpu-us/op")
 		})
 	}
 }

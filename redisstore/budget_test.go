@@ -25,7 +25,7 @@ const maxCPUMicros = 20000
 // commands and scripts) used so far, in microseconds. Unlike SLOWLOG's
 // wall-clock durations, it does not count the time the server waited for
 // a CPU on a loaded machine.
-func mainCPU(t *testing.T, c *redis.Client) int64 {
+func mainCPU(t testing.TB, c *redis.Client) int64 {
 	t.Helper()
 	info, err := c.Info(ctx, "cpu").Result()
 	if err != nil {

@@ -346,7 +346,7 @@ func TestRecordBounded(t *testing.T) {
 	s, c, prefix := newStoreAt(t, redisstore.Options{})
 	h := prefix + "{b}"
 	usage := func() int64 {
-		n, err := c.MemoryUsage(ctx, h).Result()
+		n, err := c.MemoryUsage(ctx, h, 0).Result() // every field, not a sample
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -361,7 +361,7 @@ func TestRecordBounded(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	t.Logf("a session after 100 calls of 4 tools (one pair counted) and a counter: %d bytes (MEMORY USAGE)", usage())
+	t.Logf("a session after 100 calls of 4 tools (one pair counted) and a counter: %d bytes (MEMORY USAGE, all fields)", usage())
 	for round := range 3 {
 		var calls []runtime.Call
 		for i := range runtime.TotalsLimit {
