@@ -387,7 +387,9 @@ func TestLostAnswerNotConfirmed(t *testing.T) {
 	}{{"update", isUpdate}, {"record", isRecord}} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := newProxy(t, addr)
+			p.mu.Lock() // its accept loop runs: handle reads match under the lock
 			p.match = tc.match
+			p.mu.Unlock()
 			p.refuse.Store(true)
 			r := replicaOn(t, p.l.Addr().String(), redisstore.Options{Prefix: prefix})
 			if err := r.store.Load(ctx); err != nil {

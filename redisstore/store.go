@@ -18,14 +18,15 @@
 // A session is one hash, P{id} (P the prefix): its counters (fields
 // c:RULE.fire, c:RULE.breaker, by rule id and counter, never by slot, so
 // that replicas running different builds agree), its record of tool calls
-// (r: the last call, the runs, the last 64 tool names; t:N:CT: the blocks
-// of a tool T with a code C, at most runtime.TotalsLimit of them), its
-// provenance nodes (n:ID), their ancestry summaries (s:N), and a few facts
-// of the session (incomplete, nodes, summaries, bytes, strings, tokens,
-// its generation g and mutation count seq). One key, so a session
-// expires, is replicated and moved between cluster nodes as a whole. Beside it, in the same hash slot, its
-// marker P{id}:m outlives it by a second and says whether it must still
-// exist (see Lost state); P + "epoch" is the store's epoch. Every call is
+// (r: the last call and the runs; rt: the last 64 tool names; t:N:CT: the
+// blocks of a tool T with a code C, at most runtime.TotalsLimit of them),
+// its provenance nodes (n:ID), their ancestry summaries (s:N), and a few
+// facts of the session (incomplete, nodes, summaries, bytes, strings,
+// tokens, its generation g and mutation count seq). One key, so a session
+// expires, is replicated and moved between cluster nodes as a whole.
+// Beside it, in the same hash slot, its marker P{id}:m outlives it by a
+// second and says whether it must still exist (see Lost state); P +
+// "epoch" is the store's epoch. Every call is
 // one server-side script, so one round trip (two the first time a server
 // sees a script: EVALSHA answers NOSCRIPT, then EVAL; see [Store.Load]):
 // reading an anchor's counters and the record ([Store.Read], one
@@ -44,9 +45,9 @@
 // size is bounded: 64 names, the last call, four counts, and at most
 // runtime.TotalsLimit counts of blocks, past which a pair is not counted
 // and the record says so (reading it is then an error, never a 0). Tool
-// names and codes are arbitrary bytes (msgpack, and length-prefixed field
-// names). Like every stored value, the record is read only in the form
-// the scripts write it (see Lost state).
+// names and codes are arbitrary bytes (each name and each pair's field is
+// length-prefixed). Like every stored value, the record is read only in
+// the form the scripts write it (see Lost state).
 //
 // # Provenance
 //
