@@ -77,27 +77,31 @@ func starterEnv() lycaon.Env {
 }
 
 // benchCases are occurrences of examples/starter's rules: at an anchor
-// whose rules read a counter, one that gets to the read (a repeated call:
-// a read, and an update every time: nudge, nudge, block) and one that does
-// not (a bash call: no rule gets that far); and at an anchor whose rules
-// read none (a tool result).
+// whose rules read a counter, one that gets to the read (a repeated call,
+// which the session's record counts: a read, and an update every time:
+// nudge, nudge, block) and one that does not (bash calls whose arguments
+// alternate: no rule gets past repeat_count, which reads the record, and
+// the call is recorded); and at an anchor whose rules read none (a tool
+// result). The arguments of an occurrence are args[i%2] at its i-th
+// evaluation when args is set.
 func benchCases() []struct {
 	name string
 	occ  lycaon.Occurrence
+	args []map[string]any
 } {
 	grep := lycaon.Occurrence{Anchor: lycaon.ToolPreInvoke}
 	grep.Facts.Tool, grep.Facts.ToolArgs = "grep", map[string]any{"pattern": "TODO"}
-	grep.Facts.Lycaon.RepeatCount = 3
 	bash := lycaon.Occurrence{Anchor: lycaon.ToolPreInvoke}
 	bash.Facts.Tool, bash.Facts.ToolArgs = "bash", map[string]any{"command": "ls -la"}
 	result := lycaon.Occurrence{Anchor: lycaon.ContentToolResult, Content: "total 0\ndrwxr-xr-x 2 agent agent 40 ."}
 	return []struct {
 		name string
 		occ  lycaon.Occurrence
+		args []map[string]any
 	}{
-		{"reads-counters", grep},
-		{"counters-not-reached", bash},
-		{"no-counter-rules", result},
+		{"reads-counters", grep, nil},
+		{"counters-not-reached", bash, []map[string]any{bash.Facts.ToolArgs, {"command": "pwd"}}},
+		{"no-counter-rules", result, nil},
 	}
 }
 
@@ -130,18 +134,26 @@ func BenchmarkOccurrence(b *testing.B) {
 				occ := bc.occ
 				var d runtime.Decision
 				ctx := context.Background()
-				ev.Evaluate(ctx, &occ, s, &d)
+				// Three calls before: the repeated call's repeat_count is
+				// then 3 or more, as the session's record keeps it.
+				for range 4 {
+					ev.Evaluate(ctx, &occ, s, &d)
+				}
 				if len(d.Errors) > 0 {
 					b.Fatal(d.Errors)
 				}
 				var us0 float64
+				var cpu0 int64
 				if c != nil {
-					us0 = serverMicros(b, c)
+					us0, cpu0 = serverMicros(b, c), mainCPU(b, c)
 				}
 				hook.n.Store(0)
 				b.ReportAllocs()
 				b.ResetTimer()
-				for range b.N {
+				for i := range b.N {
+					if bc.args != nil {
+						occ.Facts.ToolArgs = bc.args[i%2]
+					}
 					ev.Evaluate(ctx, &occ, s, &d)
 				}
 				b.StopTimer()
@@ -151,6 +163,7 @@ func BenchmarkOccurrence(b *testing.B) {
 				b.ReportMetric(float64(hook.n.Load())/float64(b.N), "roundtrips/op")
 				if c != nil {
 					b.ReportMetric((serverMicros(b, c)-us0)/float64(b.N), "server-us/op")
+					b.ReportMetric(float64(mainCPU(b, c)-cpu0)/float64(b.N), "server-cpu-us/op")
 				}
 			})
 		}
@@ -248,7 +261,7 @@ func BenchmarkRecord(b *testing.B) {
 	c := redistest.Client(b, redistest.Addr(b))
 	hook := &roundTrips{}
 	c.AddHook(hook)
-	st := redistest.Store(b, c, redisstore.Options{NodeLimit: 1 << 30})
+	st := redistest.Store(b, c, redisstore.Options{Limits: runtime.Limits{Nodes: 1 << 30}})
 	ctx := context.Background()
 	st.RecordNode(ctx, "s", runtime.Node{ID: "m", Kind: runtime.ToolResult, Tool: "read_document", Labels: []string{"confidential"}})
 	us0 := serverMicros(b, c)
@@ -277,5 +290,65 @@ func BenchmarkPing(b *testing.B) {
 		if err := c.Ping(ctx).Err(); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkSessionScripts: the server's time for each script an
+// occurrence runs, with the record of tool calls and without: a read of
+// two counters, alone and with the record (64 names, two codes); an
+// update of one counter, alone and with the occurrence's call. The
+// server's time is reported twice: its time in the scripts (server-us,
+// wall-clock, which a loaded machine inflates) and the CPU time of its
+// main thread, requests and answers included (server-cpu-us).
+func BenchmarkSessionScripts(b *testing.B) {
+	c := redistest.Client(b, redistest.Addr(b))
+	st := redistest.Store(b, c, redisstore.Options{})
+	ctx := context.Background()
+	if err := st.Load(ctx); err != nil {
+		b.Fatal(err)
+	}
+	keys := []runtime.CounterKey{{Rule: "REPEATED_CALL_NUDGE", Counter: runtime.Fire}, {Rule: "REPEATED_CALL_ESCALATE", Counter: runtime.Breaker}}
+	call := runtime.Call{Tool: "grep", HasFingerprint: true}
+	warm := runtime.Update{Counters: []runtime.CounterUpdate{{Key: keys[0]}, {Key: keys[1]}}}
+	for range runtime.RecentLimit {
+		warm.Calls = append(warm.Calls, runtime.Call{Tool: "read_file", Code: "RM_RF"})
+	}
+	if err := st.Apply(ctx, "s", &warm); err != nil {
+		b.Fatal(err)
+	}
+	q := runtime.HistoryQuery{Codes: []string{"RM_RF", "OTHER"}, Tool: "read_file"}
+	for _, bc := range []struct {
+		name string
+		op   func() error
+	}{
+		{"read/counters", func() error {
+			return st.Read(ctx, "s", &runtime.Snapshot{Keys: keys, Counters: make([]int64, 2)})
+		}},
+		{"read/counters+record", func() error {
+			return st.Read(ctx, "s", &runtime.Snapshot{Keys: keys, Counters: make([]int64, 2), History: new(runtime.History), Query: q})
+		}},
+		{"apply/counter", func() error {
+			return st.Apply(ctx, "s", &runtime.Update{Counters: []runtime.CounterUpdate{{Key: keys[0]}}})
+		}},
+		{"apply/counter+call", func() error {
+			return st.Apply(ctx, "s", &runtime.Update{Counters: []runtime.CounterUpdate{{Key: keys[0]}}, Calls: []runtime.Call{call}})
+		}},
+		{"apply/blocked-call", func() error {
+			return st.Apply(ctx, "s", &runtime.Update{Calls: []runtime.Call{{Tool: "read_file", Code: "RM_RF"}}})
+		}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			us0, cpu0 := serverMicros(b, c), mainCPU(b, c)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				if err := bc.op(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.StopTimer()
+			b.ReportMetric((serverMicros(b, c)-us0)/float64(b.N), "server-us/op")
+			b.ReportMetric(float64(mainCPU(b, c)-cpu0)/float64(b.N), "server-cpu-us/op")
+		})
 	}
 }

@@ -54,14 +54,14 @@ func TestCounterForms(t *testing.T) {
 	for i, tc := range counterForms {
 		session := fmt.Sprintf("f%d", i)
 		h := prefix + "{" + session + "}"
-		if err := s.ApplyCounters(ctx, session, []runtime.CounterUpdate{{Key: fire("R")}}); err != nil {
+		if err := runtime.ApplyCounters(ctx, s, session, []runtime.CounterUpdate{{Key: fire("R")}}); err != nil {
 			t.Fatal(err)
 		}
 		c.HSet(ctx, h, "c:R.fire", tc.v)
 		dst := make([]int64, 1)
-		rerr := s.ReadCounters(ctx, session, []runtime.CounterKey{fire("R")}, dst)
+		rerr := runtime.ReadCounters(ctx, s, session, []runtime.CounterKey{fire("R")}, dst)
 		for _, up := range []runtime.CounterUpdate{{Key: fire("R")}, {Key: fire("R"), Reset: true}} {
-			aerr := s.ApplyCounters(ctx, session, []runtime.CounterUpdate{up, {Key: fire("Q")}})
+			aerr := runtime.ApplyCounters(ctx, s, session, []runtime.CounterUpdate{up, {Key: fire("Q")}})
 			if tc.ok {
 				if rerr != nil || aerr != nil || fmt.Sprint(dst[0]) != tc.v {
 					t.Errorf("%q: read %d %v, update %v", tc.v, dst[0], rerr, aerr)
@@ -78,7 +78,7 @@ func TestCounterForms(t *testing.T) {
 			if n, _ := c.HExists(ctx, h, "c:Q.fire").Result(); n {
 				t.Errorf("%q: a refused update applied another counter", tc.v)
 			}
-			if err := s.ReadCounters(ctx, session, []runtime.CounterKey{fire("R")}, dst); !errors.Is(err, redisstore.ErrCorrupt) {
+			if err := runtime.ReadCounters(ctx, s, session, []runtime.CounterKey{fire("R")}, dst); !errors.Is(err, redisstore.ErrCorrupt) {
 				t.Errorf("%q: after an update, a read gives %d %v", tc.v, dst[0], err)
 			}
 		}
@@ -95,7 +95,7 @@ func TestCounterForms(t *testing.T) {
 	// The largest counter does not wrap: the update that would pass it is
 	// refused.
 	c.HSet(ctx, prefix+"{f0}", "c:R.fire", "999999999999999")
-	if err := s.ApplyCounters(ctx, "f0", []runtime.CounterUpdate{{Key: fire("R")}}); !errors.Is(err, runtime.ErrNotApplied) || !strings.Contains(err.Error(), "would overflow") {
+	if err := runtime.ApplyCounters(ctx, s, "f0", []runtime.CounterUpdate{{Key: fire("R")}}); !errors.Is(err, runtime.ErrNotApplied) || !strings.Contains(err.Error(), "would overflow") {
 		t.Errorf("an update past the largest counter: %v", err)
 	}
 }
@@ -106,17 +106,18 @@ func TestCounterForms(t *testing.T) {
 func TestCorruptCounterFailsClosed(t *testing.T) {
 	s, c, prefix := newStoreAt(t, redisstore.Options{})
 	r := &replica{store: s, ev: newEvaluator(t)}
-	if d, _ := evaluate(r, "s", call("repeat", 3), time.Second); outcome(&d) != "nudge:NUDGE_REPEAT" {
+	warm(t, s, "s")
+	if d, _ := evaluate(r, "s", call("repeat"), time.Second); outcome(&d) != "nudge:NUDGE_REPEAT" {
 		t.Fatalf("first call: %s %v", outcome(&d), d.Errors)
 	}
 	c.HSet(ctx, prefix+"{s}", "c:NUDGE_REPEAT.fire", "nan")
 	for i := range 3 {
-		d, _ := evaluate(r, "s", call("repeat", 3), time.Second)
+		d, _ := evaluate(r, "s", call("repeat"), time.Second)
 		rules, all := storeErrors(&d)
 		if d.Effect != runtime.Block || !all || strings.Join(rules, ",") != "NUDGE_REPEAT,ESCALATE," {
 			t.Fatalf("call %d over a corrupt counter: %s %v", i, outcome(&d), d.Errors)
 		}
-		if msg := d.Errors[2].Err.Error(); !strings.Contains(msg, "counter updates not applied") || !strings.Contains(msg, "not a counter") {
+		if msg := d.Errors[2].Err.Error(); !strings.HasPrefix(msg, updatesNotApplied) || !strings.Contains(msg, "not a counter") {
 			t.Fatalf("call %d: the refused updates: %q", i, msg)
 		}
 	}
@@ -136,7 +137,7 @@ func TestCorruptValues(t *testing.T) {
 	}
 	record := func(session string, n runtime.Node) error { return s.RecordNode(ctx, session, n) }
 	readR := func(session string) error {
-		return s.ReadCounters(ctx, session, []runtime.CounterKey{fire("R")}, make([]int64, 1))
+		return runtime.ReadCounters(ctx, s, session, []runtime.CounterKey{fire("R")}, make([]int64, 1))
 	}
 	for _, tc := range []struct {
 		name  string
@@ -148,13 +149,20 @@ func TestCorruptValues(t *testing.T) {
 		{"node count nan", "", "nodes", "nan", func(id string) error { return record(id, runtime.Node{ID: "z", Kind: runtime.Message}) }},
 		{"node count negative", "", "nodes", "-5", func(id string) error { return record(id, runtime.Node{ID: "z", Kind: runtime.Message}) }},
 		{"node count float", "", "nodes", "1.5", func(id string) error { return record(id, runtime.Node{ID: "z", Kind: runtime.Message}) }},
+		{"byte count", "", "bytes", "nan", func(id string) error { return record(id, runtime.Node{ID: "z", Kind: runtime.Message}) }},
+		{"string count", "", "strings", "-1", func(id string) error { return record(id, runtime.Node{ID: "z", Kind: runtime.Message}) }},
+		{"graph string", "", "v:l", "yes", func(id string) error {
+			return record(id, runtime.Node{ID: "z", Kind: runtime.Message, Labels: []string{"l"}})
+		}},
 		{"summary count", "", "summaries", "x", func(id string) error {
 			return record(id, runtime.Node{ID: "z", Kind: runtime.Message, Labels: []string{"new"}})
 		}},
 		{"summary count behind", "", "summaries", "", func(id string) error {
 			return record(id, runtime.Node{ID: "z", Kind: runtime.Message, Labels: []string{"new"}})
 		}},
-		{"tokens", "", "tokens", "short", func(id string) error { return s.ApplyCounters(ctx, id, []runtime.CounterUpdate{{Key: fire("R")}}) }},
+		{"tokens", "", "tokens", "short", func(id string) error {
+			return runtime.ApplyCounters(ctx, s, id, []runtime.CounterUpdate{{Key: fire("R")}})
+		}},
 		{"incomplete flag", "", "incomplete", "yes", func(id string) error { return scope(id, "a") }},
 		{"node record", "", "n:a", "xgarbage", func(id string) error { return scope(id, "a") }},
 		{"node record as parent", "", "n:a", "xgarbage", func(id string) error {

@@ -17,6 +17,14 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
+// The words of a decision's error for the updates of a tool.pre_invoke
+// occurrence that could not be applied (the replicas' set keeps the
+// session's record: the call is recorded with the counters).
+const (
+	updatesNotApplied   = "session store: session updates (counters and the record of the call) not applied: "
+	updatesNotConfirmed = "session store: session updates (counters and the record of the call) not confirmed (the store may have applied them): "
+)
+
 // outcome is a decision in short: effect and codes.
 func outcome(d *runtime.Decision) string {
 	return d.Effect.String() + ":" + strings.Join(d.Codes, "+")
@@ -61,10 +69,12 @@ func TestFaultStopRestart(t *testing.T) {
 	replicas := []*replica{newReplica(t, srv.Addr, prefix), newReplica(t, srv.Addr, prefix)}
 	one := newEvaluator(t)
 	inProcess := runtime.NewSession("s")
+	warm(t, inProcess.Store(), "s")
+	warm(t, replicas[0].store, "s")
 	step := func(i int) (runtime.Decision, string) {
-		d, _ := evaluate(replicas[i%2], "s", call("repeat", 3), time.Second)
+		d, _ := evaluate(replicas[i%2], "s", call("repeat"), time.Second)
 		var dp runtime.Decision
-		occ := call("repeat", 3)
+		occ := call("repeat")
 		one.Evaluate(ctx, &occ, inProcess, &dp)
 		return d, outcome(&dp)
 	}
@@ -80,14 +90,14 @@ func TestFaultStopRestart(t *testing.T) {
 
 	srv.Stop(t)
 	for i := range 4 {
-		d, took := evaluate(replicas[i%2], "s", call("repeat", 3), time.Second)
+		d, took := evaluate(replicas[i%2], "s", call("repeat"), time.Second)
 		rules, all := storeErrors(&d)
 		// Both rules read the counter: both fail closed; their updates
 		// are reported as not applied.
 		if d.Effect != runtime.Block || !all || strings.Join(rules, ",") != "NUDGE_REPEAT,ESCALATE," {
 			t.Fatalf("server down, call %d: %s, errors %v", i, outcome(&d), d.Errors)
 		}
-		if msg := d.Errors[2].Err.Error(); !strings.HasPrefix(msg, "session store: counter updates not applied: redis: ") || !strings.Contains(msg, "connection refused") {
+		if msg := d.Errors[2].Err.Error(); !strings.HasPrefix(msg, updatesNotApplied+"redis: ") || !strings.Contains(msg, "connection refused") {
 			t.Fatalf("the unapplied updates: %q", msg)
 		}
 		// Unreachable is not late: it fails at once.
@@ -95,11 +105,12 @@ func TestFaultStopRestart(t *testing.T) {
 			t.Fatalf("a call to a stopped server took %v", took)
 		}
 	}
-	// Provenance: an error at the read, the egress rule fails closed.
+	// Provenance: an error at the read, the egress rule fails closed; the
+	// call could not be recorded, reported.
 	occ := lycaon.Occurrence{Anchor: lycaon.ToolPreInvoke, Inputs: []string{"r"}}
 	occ.Facts.Tool = "http_post"
 	d, _ := evaluate(replicas[1], "s", occ, time.Second)
-	if rules, all := storeErrors(&d); d.Effect != runtime.Block || !all || strings.Join(rules, ",") != "UNTRUSTED_EGRESS" {
+	if rules, all := storeErrors(&d); d.Effect != runtime.Block || !all || strings.Join(rules, ",") != "UNTRUSTED_EGRESS," {
 		t.Fatalf("provenance with the server down: %s %v", outcome(&d), d.Errors)
 	}
 	if err := replicas[0].store.Session("s").Record(ctx, runtime.Node{ID: "x", Kind: runtime.Message}); err == nil {
@@ -107,7 +118,7 @@ func TestFaultStopRestart(t *testing.T) {
 	}
 	// The same occurrence with a tally: a counter read fails, the rules
 	// reading it fail closed.
-	d, _ = evaluate(replicas[0], "s", call("tally", 0), time.Second)
+	d, _ = evaluate(replicas[0], "s", call("tally"), time.Second)
 	if rules, all := storeErrors(&d); d.Effect != runtime.Block || !all || strings.Join(rules, ",") != "TALLY,TORN," {
 		t.Fatalf("tally with the server down: %s %v", outcome(&d), d.Errors)
 	}
@@ -118,7 +129,7 @@ func TestFaultStopRestart(t *testing.T) {
 	start := time.Now()
 	for _, r := range replicas {
 		for {
-			err := r.store.ReadCounters(ctx, "s", []runtime.CounterKey{fire("NUDGE_REPEAT")}, make([]int64, 1))
+			err := runtime.ReadCounters(ctx, r.store, "s", []runtime.CounterKey{fire("NUDGE_REPEAT")}, make([]int64, 1))
 			if err == nil {
 				break
 			}
@@ -152,12 +163,12 @@ func TestFaultLate(t *testing.T) {
 	srv := redistest.StartServer(t, false)
 	c := redistest.Client(t, srv.Addr)
 	r := newReplica(t, srv.Addr, redistest.Prefix(t, c))
-	if d, _ := evaluate(r, "s", call("tally", 0), time.Second); d.Effect != runtime.Nudge || len(d.Errors) > 0 {
+	if d, _ := evaluate(r, "s", call("tally"), time.Second); d.Effect != runtime.Nudge || len(d.Errors) > 0 {
 		t.Fatalf("before: %s %v", outcome(&d), d.Errors)
 	}
 	srv.Pause(t)
 	const deadline = 150 * time.Millisecond
-	d, took := evaluate(r, "s", call("tally", 0), deadline)
+	d, took := evaluate(r, "s", call("tally"), deadline)
 	srv.Resume(t)
 	if rules, all := storeErrors(&d); d.Effect != runtime.Block || !all || strings.Join(rules, ",") != "TALLY,TORN," {
 		t.Fatalf("late: %s %v", outcome(&d), d.Errors)
@@ -165,7 +176,7 @@ func TestFaultLate(t *testing.T) {
 	if took > deadline+300*time.Millisecond {
 		t.Fatalf("a late store held the evaluation %v past a deadline of %v", took, deadline)
 	}
-	if d, _ := evaluate(r, "s", call("tally", 0), time.Second); d.Effect != runtime.Nudge || len(d.Errors) > 0 {
+	if d, _ := evaluate(r, "s", call("tally"), time.Second); d.Effect != runtime.Nudge || len(d.Errors) > 0 {
 		t.Fatalf("after: %s %v", outcome(&d), d.Errors)
 	}
 	if n := counter(t, r.store, "s", "TALLY", runtime.Fire); n != 2 {
@@ -280,8 +291,8 @@ func (p *proxy) handle(c net.Conn) {
 
 // TestRetryAppliesOnce: the answer to an update is lost after the server
 // applied it; go-redis retries on a new connection, and the update counts
-// once. The same for recording a node: the retry is not refused as a
-// duplicate.
+// once, its calls recorded once. The same for recording a node: the retry
+// is not refused as a duplicate.
 func TestRetryAppliesOnce(t *testing.T) {
 	addr := redistest.Addr(t)
 	p := newProxy(t, addr)
@@ -296,7 +307,7 @@ func TestRetryAppliesOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	p.drop.Store(1)
-	if err := st.ApplyCounters(ctx, "s", []runtime.CounterUpdate{{Key: fire("R")}, {Key: breaker("R")}}); err != nil {
+	if err := runtime.ApplyCounters(ctx, st, "s", []runtime.CounterUpdate{{Key: fire("R")}, {Key: breaker("R")}}); err != nil {
 		t.Fatal(err)
 	}
 	if p.dropped.Load() != 1 {
@@ -325,7 +336,7 @@ func TestRetryAppliesOnce(t *testing.T) {
 	}
 	st1.Load(ctx)
 	p.drop.Store(1)
-	if err := st1.ApplyCounters(ctx, "s", []runtime.CounterUpdate{{Key: fire("R")}}); err != nil {
+	if err := runtime.ApplyCounters(ctx, st1, "s", []runtime.CounterUpdate{{Key: fire("R")}}); err != nil {
 		t.Fatal(err)
 	}
 	if p.dropped.Load() != 3 {
@@ -333,6 +344,23 @@ func TestRetryAppliesOnce(t *testing.T) {
 	}
 	if got := read(t, st, "s", fire("R")); got[0] != 2 {
 		t.Fatalf("a retried update counted %d times", got[0]-1)
+	}
+	// The record of calls: a retried update records its calls once (the
+	// run of identical calls would say 4).
+	p.drop.Store(1)
+	u := runtime.Update{Calls: []runtime.Call{grepCall("X"), grepCall("X")}}
+	if err := st1.Apply(ctx, "s", &u); err != nil {
+		t.Fatal(err)
+	}
+	if p.dropped.Load() != 4 {
+		t.Fatal("no answer was dropped")
+	}
+	var h runtime.History
+	if err := st.Read(ctx, "s", &runtime.Snapshot{History: &h, Query: runtime.HistoryQuery{Codes: []string{"X"}, Tool: "grep"}}); err != nil {
+		t.Fatal(err)
+	}
+	if h.Calls != 2 || h.Run != 2 || h.CodeRun != 2 || h.Totals[0] != 2 {
+		t.Fatalf("a retried update recorded %+v", h)
 	}
 }
 
@@ -359,7 +387,9 @@ func TestLostAnswerNotConfirmed(t *testing.T) {
 	}{{"update", isUpdate}, {"record", isRecord}} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := newProxy(t, addr)
+			p.mu.Lock() // its accept loop runs: handle reads match under the lock
 			p.match = tc.match
+			p.mu.Unlock()
 			p.refuse.Store(true)
 			r := replicaOn(t, p.l.Addr().String(), redisstore.Options{Prefix: prefix})
 			if err := r.store.Load(ctx); err != nil {
@@ -367,7 +397,7 @@ func TestLostAnswerNotConfirmed(t *testing.T) {
 			}
 			session := "s-" + tc.name
 			if tc.name == "update" {
-				d, _ := evaluate(r, session, call("tally", 0), time.Second)
+				d, _ := evaluate(r, session, call("tally"), time.Second)
 				if p.dropped.Load() != 1 {
 					t.Fatal("no answer was dropped")
 				}
@@ -375,7 +405,7 @@ func TestLostAnswerNotConfirmed(t *testing.T) {
 					t.Fatalf("the server applied the update %d times", n)
 				}
 				if len(d.Errors) != 1 || d.Errors[0].Rule != "" || d.Errors[0].Err.Kind != runtime.ErrStore ||
-					!strings.HasPrefix(d.Errors[0].Err.Error(), "session store: counter updates not confirmed (the store may have applied them): redis: ") {
+					!strings.HasPrefix(d.Errors[0].Err.Error(), updatesNotConfirmed+"redis: ") {
 					t.Fatalf("an update whose answer was lost: %v", d.Errors)
 				}
 				return
@@ -397,8 +427,8 @@ func TestLostAnswerNotConfirmed(t *testing.T) {
 	down := p.l.Addr().String()
 	p.l.Close()
 	r := replicaOn(t, down, redisstore.Options{Prefix: prefix})
-	d, _ := evaluate(r, "s-down", call("tally", 0), time.Second)
-	if msg := d.Errors[len(d.Errors)-1].Err.Error(); !strings.HasPrefix(msg, "session store: counter updates not applied: redis: ") || !strings.Contains(msg, "connection refused") {
+	d, _ := evaluate(r, "s-down", call("tally"), time.Second)
+	if msg := d.Errors[len(d.Errors)-1].Err.Error(); !strings.HasPrefix(msg, updatesNotApplied+"redis: ") || !strings.Contains(msg, "connection refused") {
 		t.Fatalf("an update to a server that is down: %v", d.Errors)
 	}
 	if err := r.store.RecordNode(ctx, "s-down", runtime.Node{ID: "a", Kind: runtime.Message}); !errors.Is(err, runtime.ErrNotApplied) {
@@ -412,7 +442,7 @@ func TestLostAnswerNotConfirmed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := st3.ApplyCounters(ctx, "s-down", []runtime.CounterUpdate{{Key: fire("R")}}); err == nil || errors.Is(err, runtime.ErrNotApplied) {
+	if err := runtime.ApplyCounters(ctx, st3, "s-down", []runtime.CounterUpdate{{Key: fire("R")}}); err == nil || errors.Is(err, runtime.ErrNotApplied) {
 		t.Fatalf("a client that retries by itself: %v", err)
 	}
 }
@@ -425,12 +455,12 @@ func TestLostAnswerNotConfirmed(t *testing.T) {
 func TestNoDeadlineBounded(t *testing.T) {
 	srv := redistest.StartServer(t, false)
 	r := replicaOn(t, srv.Addr, redisstore.Options{Prefix: "p:"})
-	if d, _ := evaluate(r, "s", call("tally", 0), time.Second); d.Effect != runtime.Nudge || len(d.Errors) > 0 {
+	if d, _ := evaluate(r, "s", call("tally"), time.Second); d.Effect != runtime.Nudge || len(d.Errors) > 0 {
 		t.Fatalf("before: %s %v", outcome(&d), d.Errors)
 	}
 	srv.Pause(t)
 	defer srv.Resume(t)
-	occ := call("tally", 0)
+	occ := call("tally")
 	var d runtime.Decision
 	start := time.Now()
 	r.ev.Evaluate(context.Background(), &occ, r.store.Session("s"), &d)

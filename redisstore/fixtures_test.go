@@ -14,9 +14,10 @@ import (
 )
 
 // fixtureGroups are the fixtures of the session's state (counters,
-// escalations and breakers, flows, provenance, deny by default) that run
-// against both stores: each group is one harness run (paths given
-// together form one compilation set, as `oarc test` has them).
+// escalations and breakers, flows, provenance, deny by default, the
+// record of tool calls) that run against both stores: each group is one
+// harness run (paths given together form one compilation set, as `oarc
+// test` has them).
 var fixtureGroups = []struct {
 	name  string
 	paths []string
@@ -26,6 +27,11 @@ var fixtureGroups = []struct {
 	{"counters", []string{"../conformance/s5_eval/packs/counters"}, 8, true},
 	{"flow+provenance", []string{"../conformance/s5_eval/flow.json", "../conformance/s5_eval/provenance.json"}, 20, true},
 	{"deny", []string{"../conformance/s5_eval/packs/deny"}, 3, false},
+	// The session facts the engine keeps (spec 5.10): the record of tool
+	// calls, in the session's hash, read and applied with the counters.
+	{"kept", []string{"../conformance/s5_eval/kept.json"}, 36, true},
+	{"kept-blocks", []string{"../conformance/s5_eval/packs/kept_blocks"}, 1, true},
+	{"kept-deny", []string{"../conformance/s5_eval/packs/kept_deny"}, 1, true},
 	{"starter", []string{"../examples/starter"}, 30, true},
 	{"device", []string{"../conformance/sets/device/project", "../conformance/sets/device/stock"}, 3, true},
 	{"acme", []string{"../examples/acme/rules"}, 3, true},

@@ -33,7 +33,7 @@ func lost(d *runtime.Decision) bool {
 	rules, all := storeErrors(d)
 	return d.Effect == runtime.Block && all && strings.Join(rules, ",") == "NUDGE_REPEAT,ESCALATE," &&
 		strings.Contains(d.Errors[0].Err.Error(), " lost: ") &&
-		strings.HasPrefix(d.Errors[2].Err.Error(), "session store: counter updates not applied: ")
+		strings.HasPrefix(d.Errors[2].Err.Error(), updatesNotApplied)
 }
 
 // egress evaluates an egress whose provenance inputs are inputs.
@@ -61,8 +61,9 @@ func TestLossFlushAll(t *testing.T) {
 	const ttl = 1500 * time.Millisecond
 	opts := redisstore.Options{Prefix: "p:", TTL: ttl}
 	replicas := []*replica{replicaOn(t, srv.Addr, opts), replicaOn(t, srv.Addr, opts)}
+	warm(t, replicas[0].store, "s")
 	for i, want := range []string{"nudge:NUDGE_REPEAT", "nudge:NUDGE_REPEAT"} {
-		if d, _ := evaluate(replicas[i%2], "s", call("repeat", 3), time.Second); outcome(&d) != want || len(d.Errors) > 0 {
+		if d, _ := evaluate(replicas[i%2], "s", call("repeat"), time.Second); outcome(&d) != want || len(d.Errors) > 0 {
 			t.Fatalf("call %d: %s %v", i, outcome(&d), d.Errors)
 		}
 	}
@@ -75,11 +76,11 @@ func TestLossFlushAll(t *testing.T) {
 	}
 	lossAt := time.Now()
 	for i := range 4 {
-		if d, _ := evaluate(replicas[i%2], "s", call("repeat", 3), time.Second); !lost(&d) {
+		if d, _ := evaluate(replicas[i%2], "s", call("repeat"), time.Second); !lost(&d) {
 			t.Fatalf("after FLUSHALL, call %d: %s %v; want the lost session to fail closed", i, outcome(&d), d.Errors)
 		}
 	}
-	if d := egress(replicas[1], "s", "r"); d.Effect != runtime.Block || len(d.Errors) != 1 || d.Errors[0].Err.Kind != runtime.ErrStore {
+	if d := egress(replicas[1], "s", "r"); d.Effect != runtime.Block || len(d.Errors) != 2 || d.Errors[0].Err.Kind != runtime.ErrStore || !strings.HasPrefix(d.Errors[1].Err.Error(), updatesNotApplied) {
 		t.Fatalf("provenance after FLUSHALL: %s %v", outcome(&d), d.Errors)
 	}
 	if err := replicas[1].store.Session("s").Record(ctx, runtime.Node{ID: "x", Kind: runtime.Message}); !errors.Is(err, redisstore.ErrSessionLost) || !errors.Is(err, runtime.ErrNotApplied) {
@@ -89,16 +90,17 @@ func TestLossFlushAll(t *testing.T) {
 	// after the loss.
 	late := replicaOn(t, srv.Addr, opts)
 	for i, r := range []*replica{replicas[0], late} {
-		if d, _ := evaluate(r, fmt.Sprint("new", i), call("repeat", 3), time.Second); !lost(&d) {
+		if d, _ := evaluate(r, fmt.Sprint("new", i), call("repeat"), time.Second); !lost(&d) {
 			t.Fatalf("a session unknown after the loss, replica %d: %s %v", i, outcome(&d), d.Errors)
 		}
 	}
-	// The host resets s: it starts over, on both replicas.
+	// The host resets s: it starts over, on both replicas, its record of
+	// calls too (the repeats count from the first call again).
 	if err := replicas[1].store.ResetSession(ctx, "s"); err != nil {
 		t.Fatal(err)
 	}
-	for i, want := range []string{"nudge:NUDGE_REPEAT", "nudge:NUDGE_REPEAT", "block:ESCALATE"} {
-		if d, _ := evaluate(replicas[i%2], "s", call("repeat", 3), time.Second); outcome(&d) != want || len(d.Errors) > 0 {
+	for i, want := range []string{"allow:", "allow:", "allow:", "nudge:NUDGE_REPEAT", "nudge:NUDGE_REPEAT", "block:ESCALATE"} {
+		if d, _ := evaluate(replicas[i%2], "s", call("repeat"), time.Second); outcome(&d) != want || len(d.Errors) > 0 {
 			t.Fatalf("after the reset, call %d: %s %v, want %s", i, outcome(&d), d.Errors, want)
 		}
 	}
@@ -106,16 +108,16 @@ func TestLossFlushAll(t *testing.T) {
 	// lost would have expired by now); new0, refused and still in use,
 	// stays refused.
 	time.Sleep(time.Until(lossAt.Add(ttl - 200*time.Millisecond)))
-	if d, _ := evaluate(late, "new0", call("repeat", 3), time.Second); !lost(&d) {
+	if d, _ := evaluate(late, "new0", call("repeat"), time.Second); !lost(&d) {
 		t.Fatalf("a session refused as lost: %s %v", outcome(&d), d.Errors)
 	}
 	time.Sleep(time.Until(lossAt.Add(ttl + 1100*time.Millisecond)))
 	for i, r := range []*replica{replicas[1], late} {
-		if d, _ := evaluate(r, fmt.Sprint("fresh", i), call("repeat", 3), time.Second); outcome(&d) != "nudge:NUDGE_REPEAT" || len(d.Errors) > 0 {
+		if d, _ := evaluate(r, fmt.Sprint("fresh", i), call("repeat"), time.Second); outcome(&d) != "allow:" || len(d.Errors) > 0 {
 			t.Fatalf("a new session a TTL after the loss, replica %d: %s %v", i, outcome(&d), d.Errors)
 		}
 	}
-	if d, _ := evaluate(late, "new0", call("repeat", 3), time.Second); !lost(&d) {
+	if d, _ := evaluate(late, "new0", call("repeat"), time.Second); !lost(&d) {
 		t.Fatalf("a session refused as lost and still in use: %s %v", outcome(&d), d.Errors)
 	}
 }
@@ -131,7 +133,7 @@ func TestLossEvicted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.ApplyCounters(ctx, "s", []runtime.CounterUpdate{{Key: fire("R")}, {Key: fire("R")}}); err != nil {
+	if err := runtime.ApplyCounters(ctx, s, "s", []runtime.CounterUpdate{{Key: fire("R")}, {Key: fire("R")}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.RecordNode(ctx, "s", runtime.Node{ID: "a", Kind: runtime.Message}); err != nil {
@@ -139,14 +141,14 @@ func TestLossEvicted(t *testing.T) {
 	}
 	c.Del(ctx, prefix+"{s}")
 	for _, st := range []*redisstore.Store{forgetful, s} {
-		if err := st.ReadCounters(ctx, "s", []runtime.CounterKey{fire("R")}, make([]int64, 1)); !errors.Is(err, redisstore.ErrSessionLost) {
+		if err := runtime.ReadCounters(ctx, st, "s", []runtime.CounterKey{fire("R")}, make([]int64, 1)); !errors.Is(err, redisstore.ErrSessionLost) {
 			t.Fatalf("reading an evicted session: %v", err)
 		}
 		var sc runtime.Scope
 		if err := st.Scope(ctx, "s", []string{"a"}, &sc); !errors.Is(err, redisstore.ErrSessionLost) || errors.Is(err, runtime.ErrUnknownProvenance) {
 			t.Fatalf("a scope of an evicted session: %v", err)
 		}
-		if err := st.ApplyCounters(ctx, "s", []runtime.CounterUpdate{{Key: fire("R")}}); !errors.Is(err, redisstore.ErrSessionLost) || !errors.Is(err, runtime.ErrNotApplied) {
+		if err := runtime.ApplyCounters(ctx, st, "s", []runtime.CounterUpdate{{Key: fire("R")}}); !errors.Is(err, redisstore.ErrSessionLost) || !errors.Is(err, runtime.ErrNotApplied) {
 			t.Fatalf("updating an evicted session: %v", err)
 		}
 		if err := st.RecordNode(ctx, "s", runtime.Node{ID: "b", Kind: runtime.Message}); !errors.Is(err, redisstore.ErrSessionLost) {
@@ -167,7 +169,7 @@ func TestLossEvicted(t *testing.T) {
 			t.Fatalf("after a reset: %v", got)
 		}
 	}
-	if err := s.ApplyCounters(ctx, "s", []runtime.CounterUpdate{{Key: fire("R")}}); err != nil {
+	if err := runtime.ApplyCounters(ctx, s, "s", []runtime.CounterUpdate{{Key: fire("R")}}); err != nil {
 		t.Fatal(err)
 	}
 	if got := read(t, forgetful, "s", fire("R")); got[0] != 1 {
@@ -187,7 +189,7 @@ func TestLossBothKeysGone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.ApplyCounters(ctx, "s", []runtime.CounterUpdate{{Key: fire("R")}}); err != nil {
+	if err := runtime.ApplyCounters(ctx, s, "s", []runtime.CounterUpdate{{Key: fire("R")}}); err != nil {
 		t.Fatal(err)
 	}
 	c.Del(ctx, prefix+"{s}", prefix+"{s}:m")
@@ -195,7 +197,7 @@ func TestLossBothKeysGone(t *testing.T) {
 		t.Fatalf("a store that never saw the session: %v", got)
 	}
 	for _, st := range []*redisstore.Store{s, forgetful} {
-		if err := st.ReadCounters(ctx, "s", []runtime.CounterKey{fire("R")}, make([]int64, 1)); !errors.Is(err, redisstore.ErrSessionLost) {
+		if err := runtime.ReadCounters(ctx, st, "s", []runtime.CounterKey{fire("R")}, make([]int64, 1)); !errors.Is(err, redisstore.ErrSessionLost) {
 			t.Fatalf("a session gone before its expiry: %v", err)
 		}
 	}
@@ -217,8 +219,9 @@ func TestLossRealEviction(t *testing.T) {
 	if len(warnings) != 1 || !strings.Contains(warnings[0], `maxmemory-policy is "volatile-lru"`) {
 		t.Fatalf("warnings %q", warnings)
 	}
+	warm(t, r.store, "s")
 	for i, want := range []string{"nudge:NUDGE_REPEAT", "nudge:NUDGE_REPEAT"} {
-		if d, _ := evaluate(r, "s", call("repeat", 3), time.Second); outcome(&d) != want || len(d.Errors) > 0 {
+		if d, _ := evaluate(r, "s", call("repeat"), time.Second); outcome(&d) != want || len(d.Errors) > 0 {
 			t.Fatalf("call %d: %s %v", i, outcome(&d), d.Errors)
 		}
 	}
@@ -244,7 +247,7 @@ func TestLossRealEviction(t *testing.T) {
 	}
 	info, _ := c.Info(ctx, "stats").Result()
 	t.Logf("evicted: %s", strings.TrimSpace(info[strings.Index(info, "evicted_keys:"):][:strings.Index(info[strings.Index(info, "evicted_keys:"):], "\n")]))
-	if d, _ := evaluate(r, "s", call("repeat", 3), time.Second); !lost(&d) {
+	if d, _ := evaluate(r, "s", call("repeat"), time.Second); !lost(&d) {
 		t.Fatalf("an evicted session: %s %v; want it to fail closed as lost", outcome(&d), d.Errors)
 	}
 }
@@ -267,7 +270,8 @@ func TestLossFailover(t *testing.T) {
 	if err := cs.Do(ctx, "REPLICAOF", host, port).Err(); err != nil {
 		t.Fatal(err)
 	}
-	if d, _ := evaluate(r, "s", call("repeat", 3), time.Second); outcome(&d) != "nudge:NUDGE_REPEAT" || len(d.Errors) > 0 {
+	warm(t, r.store, "s")
+	if d, _ := evaluate(r, "s", call("repeat"), time.Second); outcome(&d) != "nudge:NUDGE_REPEAT" || len(d.Errors) > 0 {
 		t.Fatalf("call 0: %s %v", outcome(&d), d.Errors)
 	}
 	// The standby holds the first nudge, then stops following.
@@ -288,23 +292,24 @@ func TestLossFailover(t *testing.T) {
 	if err := cs.Do(ctx, "REPLICAOF", "NO", "ONE").Err(); err != nil {
 		t.Fatal(err)
 	}
-	if d, _ := evaluate(r, "s", call("repeat", 3), time.Second); outcome(&d) != "nudge:NUDGE_REPEAT" || len(d.Errors) > 0 {
+	if d, _ := evaluate(r, "s", call("repeat"), time.Second); outcome(&d) != "nudge:NUDGE_REPEAT" || len(d.Errors) > 0 {
 		t.Fatalf("call 1: %s %v", outcome(&d), d.Errors)
 	}
 	// Failover: the host's connections now reach the standby.
 	p.retarget(standby.Addr)
 	for i := range 3 {
-		if d, _ := evaluate(r, "s", call("repeat", 3), time.Second); !lost(&d) {
+		if d, _ := evaluate(r, "s", call("repeat"), time.Second); !lost(&d) {
 			t.Fatalf("after the failover, call %d: %s %v; want the session lost (the standby lacks the second nudge)", i, outcome(&d), d.Errors)
 		}
 	}
-	if d, _ := evaluate(other, "s", call("repeat", 3), time.Second); !lost(&d) {
+	if d, _ := evaluate(other, "s", call("repeat"), time.Second); !lost(&d) {
 		t.Fatalf("after the failover, a replica that did not see the lost write: %s %v", outcome(&d), d.Errors)
 	}
 	if err := other.store.ResetSession(ctx, "s"); err != nil {
 		t.Fatal(err)
 	}
-	if d, _ := evaluate(r, "s", call("repeat", 3), time.Second); outcome(&d) != "nudge:NUDGE_REPEAT" || len(d.Errors) > 0 {
+	// The session starts over, its record of calls too: no repeat yet.
+	if d, _ := evaluate(r, "s", call("repeat"), time.Second); outcome(&d) != "allow:" || len(d.Errors) > 0 {
 		t.Fatalf("after the reset: %s %v", outcome(&d), d.Errors)
 	}
 }
@@ -320,8 +325,10 @@ func TestIdleExpiryIsFresh(t *testing.T) {
 	b := replicaOn(t, addr, redisstore.Options{Prefix: prefix, TTL: ttl})
 	for _, wait := range []time.Duration{0, ttl + 100*time.Millisecond, ttl + 1200*time.Millisecond} {
 		time.Sleep(wait)
-		for i, want := range []string{"nudge:NUDGE_REPEAT", "nudge:NUDGE_REPEAT", "block:ESCALATE"} {
-			if d, _ := evaluate([]*replica{a, b}[i%2], "s", call("repeat", 3), time.Second); outcome(&d) != want || len(d.Errors) > 0 {
+		// The record expires with the counters: the repeats count from
+		// the first call again.
+		for i, want := range []string{"allow:", "allow:", "allow:", "nudge:NUDGE_REPEAT", "nudge:NUDGE_REPEAT", "block:ESCALATE"} {
+			if d, _ := evaluate([]*replica{a, b}[i%2], "s", call("repeat"), time.Second); outcome(&d) != want || len(d.Errors) > 0 {
 				t.Fatalf("idle %v, call %d: %s %v, want %s", wait, i, outcome(&d), d.Errors, want)
 			}
 		}
@@ -379,9 +386,9 @@ func TestRememberConcurrent(t *testing.T) {
 				case g == 0 && i%10 == 9:
 					err = s.ResetSession(ctx, "s")
 				case (g+i)%2 == 0:
-					err = s.ApplyCounters(ctx, "s", []runtime.CounterUpdate{{Key: fire("R")}})
+					err = runtime.ApplyCounters(ctx, s, "s", []runtime.CounterUpdate{{Key: fire("R")}})
 				default:
-					err = s.ReadCounters(ctx, "s", []runtime.CounterKey{fire("R")}, make([]int64, 1))
+					err = runtime.ReadCounters(ctx, s, "s", []runtime.CounterKey{fire("R")}, make([]int64, 1))
 				}
 				if err != nil {
 					t.Error(err)

@@ -46,14 +46,35 @@ func newEvaluator(t testing.TB) *replicarules.Evaluator {
 	return ev
 }
 
-// call is an occurrence of the replicas' pack: a call of the tally phase,
-// a repeated call, or an egress with provenance inputs.
-func call(phase string, repeat int64) lycaon.Occurrence {
+// call is an occurrence of the replicas' pack at tool.pre_invoke: in
+// the tally phase or the repeat phase, always the same call (grep, no
+// arguments), so that the session's record counts each as a repeat of the
+// one before.
+func call(phase string) lycaon.Occurrence {
 	occ := lycaon.Occurrence{Anchor: lycaon.ToolPreInvoke}
 	occ.Facts.Tool = "grep"
 	occ.Facts.Lycaon.Phase = phase
-	occ.Facts.Lycaon.RepeatCount = repeat
 	return occ
+}
+
+// grepCall is call's occurrence as the record keeps it.
+func grepCall(code string) runtime.Call {
+	fp, _, err := runtime.ArgsFingerprint(nil, nil)
+	if err != nil {
+		panic(err)
+	}
+	return runtime.Call{Tool: "grep", Fingerprint: fp, HasFingerprint: true, Code: code}
+}
+
+// warm records three calls like call's in the session (as a fixture's
+// history does), so that the next call's repeat_count is 3: the repeat
+// phase's rules then fire from its first call.
+func warm(t testing.TB, st runtime.Store, session string) {
+	t.Helper()
+	c := grepCall("")
+	if err := st.Apply(context.Background(), session, &runtime.Update{Calls: []runtime.Call{c, c, c}}); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func counter(t testing.TB, st runtime.Store, session, rule string, c runtime.Counter) int64 {
@@ -63,7 +84,7 @@ func counter(t testing.TB, st runtime.Store, session, rule string, c runtime.Cou
 		t.Fatalf("no counter %s.%s", rule, c)
 	}
 	dst := make([]int64, 1)
-	if err := st.ReadCounters(context.Background(), session, []runtime.CounterKey{k}, dst); err != nil {
+	if err := runtime.ReadCounters(context.Background(), st, session, []runtime.CounterKey{k}, dst); err != nil {
 		t.Fatal(err)
 	}
 	return dst[0]
@@ -78,9 +99,11 @@ func TestReplicasEscalation(t *testing.T) {
 	replicas := []*replica{newReplica(t, addr, prefix), newReplica(t, addr, prefix)}
 	one := newEvaluator(t)
 	inProcess := runtime.NewSession("s")
+	warm(t, inProcess.Store(), "s")
+	warm(t, replicas[0].store, "s")
 	var got, want []string
 	for i := range 30 {
-		occ := call("repeat", 3)
+		occ := call("repeat")
 		r := replicas[i%2]
 		var d, dp runtime.Decision
 		r.ev.Evaluate(ctx, &occ, r.store.Session("s"), &d)
@@ -125,9 +148,9 @@ func drive(t testing.TB, r *replica, session string) tally {
 			defer wg.Done()
 			var d runtime.Decision
 			for i := range perG {
-				occ := call("repeat", 3)
+				occ := call("repeat")
 				if (g+i)%2 == 0 {
-					occ = call("tally", 0)
+					occ = call("tally")
 				}
 				r.ev.Evaluate(ctx, &occ, r.store.Session(session), &d)
 				mu.Lock()
@@ -192,6 +215,7 @@ func TestReplicasConcurrent(t *testing.T) {
 	}
 	defer cmd.Process.Kill()
 	local := newReplica(t, addr, prefix)
+	warm(t, local.store, "s")
 	out := bufio.NewReader(stdout)
 	for {
 		line, err := out.ReadString('\n')
@@ -240,6 +264,21 @@ func TestReplicasConcurrent(t *testing.T) {
 	// both rules read NUDGE_REPEAT.fire in one snapshot (< 2, >= 2).
 	if total.Nudge+total.Escalate != calls/2 {
 		t.Fatalf("%d nudges and %d blocks over %d repeated calls", total.Nudge, total.Escalate, calls/2)
+	}
+	// The session's record lost no call either: every call was the same
+	// grep, so the run of identical calls is all of them (the three of
+	// warm's and the replicas'), and the blocks of grep with ESCALATE are
+	// the blocks counted.
+	var h runtime.History
+	snap := runtime.Snapshot{History: &h, Query: runtime.HistoryQuery{Codes: []string{"ESCALATE", "TALLY"}, Tool: "grep"}}
+	if err := st.Read(ctx, "s", &snap); err != nil {
+		t.Fatal(err)
+	}
+	if n := int64(3 + calls); h.Calls != n || h.Run != n || h.LastRepeat != n-1 || len(h.Tools) != runtime.RecentLimit {
+		t.Fatalf("the record after %d calls: %d calls, a run of %d (last read %d), %d names", n, h.Calls, h.Run, h.LastRepeat, len(h.Tools))
+	}
+	if !slices.Equal(h.Totals, []int64{int64(total.Escalate), 0}) || !slices.Equal(h.TotalsKnown, []bool{true, true}) {
+		t.Fatalf("blocks of grep by code %v %v, want [%d 0]", h.Totals, h.TotalsKnown, total.Escalate)
 	}
 }
 

@@ -1,6 +1,11 @@
 package redisstore
 
-import "github.com/redis/go-redis/v9"
+import (
+	"strconv"
+
+	"github.com/oarc/oarc/runtime"
+	"github.com/redis/go-redis/v9"
+)
 
 // The server-side scripts. A session is a hash, KEYS[1], whose fields are
 // named by kind, so that they cannot collide:
@@ -11,6 +16,12 @@ import "github.com/redis/go-redis/v9"
 //	nodes                        how many nodes the session holds (absent: 0)
 //	summaries                    the last summary number (absent: 0)
 //	incomplete                   1 once the session is marked incomplete
+//	bytes                        what its nodes count against the byte limit
+//	strings                      how many distinct strings its graph holds
+//	v:S                          1: the graph holds string S
+//	r                            the record of tool calls (see recordLib)
+//	rt                           its last 64 tool names
+//	t:N:CT                       blocks of tool T with code C (N: C's length)
 //	tokens                       the last tokenWindow mutation tokens
 //	g                            the session's generation (see below)
 //	seq                          how many mutations the generation has had
@@ -207,26 +218,168 @@ local function write(set)
 end
 `
 
-// readScript: ARGV[7..] counter fields. Answers their values (nil when
-// absent), as one snapshot: a script runs alone. The client checks them.
-var readScript = redis.NewScript(`#!lua flags=allow-oom
-` + prelude + guard + `
-local vals = {}
-if cur and cur.h then
-  vals = redis.call('HMGET', H, unpack(ARGV, 7))
-else
-  for i = 7, #ARGV do vals[#vals + 1] = false end
+// recordLib keeps the session's record of tool calls (spec 5.10), the
+// state runtime's MemStore keeps in its record, in three kinds of fields:
+//
+//	r       "calls,run,codeRun,lastRepeat,lastCodeRun,pairs,full,hasFp,"
+//	        then the last call's fingerprint (8 bytes) and its code (the
+//	        rest): the calls recorded; the identical calls in a row ending
+//	        with the last one; the calls blocked with the last one's code
+//	        in a row ending with it; what the last call read of those two;
+//	        how many (code, tool) pairs are counted; 1 when a pair could
+//	        not be (TotalsLimit reached); whether the last call has a
+//	        fingerprint. The numbers are decimal, 0 or a count.
+//	rt      the tools of the last min(calls, RecentLimit) calls, oldest
+//	        first, each as its length (4 bytes, big-endian) and its bytes.
+//	t:N:CT  the blocks of tool T with code C, N the length of C in bytes:
+//	        a count, absent when 0. Length-prefixed, so that no code and
+//	        tool make another pair's field, whatever bytes they hold.
+//
+// The names are one string that the server reads without taking it apart
+// (the client does, and checks it) and walks once to record a call: a
+// msgpack list cost the server twice as much to check, unpack and pack,
+// and a field for each name (a ring) four times as much to read.
+//
+// Absent r is the empty record. A record is read only in the form the
+// scripts write it: the numbers canonical (no sign, no leading zero, at
+// most 15 digits), the flags 0 or 1, a fingerprint of 8 bytes, exactly
+// min(calls, RecentLimit) names and nothing after them (checked by the
+// client, splitNames, when it reads, and by walkNames when a script
+// records a call or reads the last call's tool), and the relations apply
+// keeps between the values (run is lastRepeat + 1; codeRun is 0 exactly
+// when the code is empty; the empty record is all zeros); else the
+// session is corrupt.
+var recordLib = `
+local recentLimit, totalsLimit = ` + strconv.Itoa(runtime.RecentLimit) + `, ` + strconv.Itoa(runtime.TotalsLimit) + `
+local maxCount = 999999999999999
+local zeroFp = string.rep('\0', 8)
+local function num(v) return v == '0' or count(v) end
+-- loadRecord returns the session's record as {calls, run, codeRun,
+-- lastRepeat, lastCodeRun, pairs, full, hasFp, fp, code}, or nil and what
+-- is wrong with it.
+local function loadRecord()
+  local raw = false
+  if cur and cur.h then raw = redis.call('HGET', H, 'r') end
+  if not raw then return {0, 0, 0, 0, 0, 0, 0, 0, zeroFp, ''} end
+  local bad = 'the record of tool calls holds something else'
+  local f = {string.match(raw, '^([0-9]+),([0-9]+),([0-9]+),([0-9]+),([0-9]+),([0-9]+),([01]),([01]),()')}
+  if #f ~= 9 then return nil, bad end
+  for i = 1, 6 do
+    if not num(f[i]) then return nil, bad end
+    f[i] = tonumber(f[i])
+  end
+  local fp = string.sub(raw, f[9], f[9] + 7)
+  local r = {f[1], f[2], f[3], f[4], f[5], f[6], tonumber(f[7]), tonumber(f[8]), fp, string.sub(raw, f[9] + 8)}
+  local calls = r[1]
+  if #fp ~= 8 or r[2] > calls or r[3] > calls or r[6] > math.min(calls, totalsLimit) then return nil, bad end
+  if calls == 0 then
+    if r[2] ~= 0 or r[3] ~= 0 or r[4] ~= 0 or r[5] ~= 0 or r[7] ~= 0 or r[8] ~= 0 or fp ~= zeroFp or r[10] ~= '' then return nil, bad end
+  elseif r[2] ~= r[4] + 1 or (r[3] == 0) ~= (r[10] == '') or r[5] >= calls or (r[7] == 1 and r[6] ~= totalsLimit) then
+    return nil, bad
+  end
+  return r
 end
-return ok(unpack(vals))
+local function packRecord(r)
+  return string.format('%d,%d,%d,%d,%d,%d,%d,%d,', r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8]) .. r[9] .. r[10]
+end
+-- walkNames checks that b holds exactly want names; it returns the
+-- position after the first one and the last one, or nil.
+local function walkNames(b, want)
+  if not b then return nil end
+  local pos, len, k, first, last = 1, #b, 0, 1, ''
+  while pos <= len do
+    local a1, a2, a3, a4 = string.byte(b, pos, pos + 3)
+    if not a4 then return nil end
+    local n = ((a1 * 256 + a2) * 256 + a3) * 256 + a4
+    if k == 0 then first = pos + 4 + n end
+    k = k + 1
+    if k > want then return nil end
+    if k == want then last = string.sub(b, pos + 4, pos + 3 + n) end
+    pos = pos + 4 + n
+  end
+  if pos ~= len + 1 or k ~= want then return nil end
+  return first, last
+end
+local function nameEntry(tool)
+  local n = #tool
+  return string.char(math.floor(n / 16777216) % 256, math.floor(n / 65536) % 256, math.floor(n / 256) % 256, n % 256) .. tool
+end
+local function totalField(code, tool)
+  return 't:' .. string.format('%d', #code) .. ':' .. code .. tool
+end
+-- totalValue reads a pair's count (0 when absent), or nil and what is
+-- wrong.
+local function totalValue(v, code, tool)
+  if not v then return 0 end
+  if not count(v) then
+    return nil, 'the blocks of tool ' .. string.format('%q', string.sub(tool, 1, 40)) .. ' with code ' .. string.format('%q', string.sub(code, 1, 40)) .. ' hold ' .. string.format('%q', string.sub(v, 1, 40)) .. ', not a count'
+  end
+  return tonumber(v)
+end
+local badNames = 'the tool names of the record of tool calls hold something else'
+`
+
+// readScript: ARGV[7] n, the number of counter fields; ARGV[8..7+n] the
+// fields; then, when the record is read, ARGV[8+n] the query's tool,
+// ARGV[9+n] 1 to use the last call's tool instead, ARGV[10+n..] the
+// query's codes. Answers ok with the counters' values (nil when absent;
+// the client checks them) and the record as runtime.History holds it:
+// {calls, run, codeRun, lastRepeat, lastCodeRun, hasFingerprint,
+// fingerprint, code, tools (rt, as stored: the client splits and checks
+// it), totals, known}. One script runs alone, so the counters and the
+// record are one snapshot.
+var readScript = redis.NewScript(`#!lua flags=allow-oom
+` + prelude + guard + recordLib + `
+local n = tonumber(ARGV[7])
+local vals = {}
+if cur and cur.h and n > 0 then
+  vals = redis.call('HMGET', H, unpack(ARGV, 8, 7 + n))
+else
+  for i = 1, n do vals[i] = false end
+end
+if #ARGV == 7 + n then return ok(vals) end
+local r, err = loadRecord()
+if not r then return corrupt(err) end
+local names = ''
+if r[1] > 0 then
+  names = redis.call('HGET', H, 'rt')
+  if not names then return corrupt(badNames) end
+end
+local tool = ARGV[8 + n]
+if ARGV[9 + n] == '1' and #ARGV >= 10 + n then
+  local first, last = walkNames(names, math.min(r[1], recentLimit))
+  if not first then return corrupt(badNames) end
+  tool = last
+end
+local totals, known = {}, {}
+if #ARGV >= 10 + n then
+  local fields = {}
+  for i = 10 + n, #ARGV do fields[#fields + 1] = totalField(ARGV[i], tool) end
+  local tv = {}
+  if cur and cur.h then tv = redis.call('HMGET', H, unpack(fields)) end
+  for i = 10 + n, #ARGV do
+    local v = tv[i - 9 - n]
+    local t, terr = totalValue(v, ARGV[i], tool)
+    if not t then return corrupt(terr) end
+    totals[#totals + 1] = t
+    known[#known + 1] = (v or r[7] == 0) and 1 or 0
+  end
+end
+return ok(vals, {r[1], r[2], r[3], r[4], r[5], r[8], r[9], r[10], names, totals, known})
 `)
 
-// applyScript: ARGV[7..] pairs (field, op): op "+" adds one, "0" resets,
-// in order. All or nothing: the new values are computed first, then
-// written, with the token, in one command.
+// applyScript: ARGV[7] n, the number of counter updates; ARGV[8..7+2n]
+// pairs (field, op): op "+" adds one, "0" resets, in order; then the
+// calls to record, four arguments each (tool, fingerprint: 8 bytes,
+// whether it has one: 0 or 1, code), in order. All or nothing: the new
+// values are computed first (every stored value they depend on checked),
+// then written, with the token, in one HSET (and one HDEL of the counters
+// back to 0).
 var applyScript = redis.NewScript(`#!lua
-` + prelude + tokens + guard + `
+` + prelude + tokens + guard + recordLib + `
+local n = tonumber(ARGV[7])
 local fields, seenField = {}, {}
-for i = 7, #ARGV, 2 do
+for i = 8, 7 + 2 * n, 2 do
   if not seenField[ARGV[i]] then
     seenField[ARGV[i]] = true
     fields[#fields + 1] = ARGV[i]
@@ -234,7 +387,7 @@ for i = 7, #ARGV, 2 do
 end
 local vals = {}
 local curv = {}
-if cur and cur.h then curv = redis.call('HMGET', H, unpack(fields)) end
+if cur and cur.h and #fields > 0 then curv = redis.call('HMGET', H, unpack(fields)) end
 for i, f in ipairs(fields) do
   local v = curv[i]
   if v and not count(v) then
@@ -242,13 +395,73 @@ for i, f in ipairs(fields) do
   end
   vals[f] = v and tonumber(v) or 0
 end
-for i = 7, #ARGV, 2 do
+for i = 8, 7 + 2 * n, 2 do
   if ARGV[i + 1] == '0' then
     vals[ARGV[i]] = 0
   else
     vals[ARGV[i]] = vals[ARGV[i]] + 1
-    if vals[ARGV[i]] > 999999999999999 then return corrupt('counter ' .. string.sub(ARGV[i], 3) .. ' would overflow') end
+    if vals[ARGV[i]] > maxCount then return corrupt('counter ' .. string.sub(ARGV[i], 3) .. ' would overflow') end
   end
+end
+-- The calls, as runtime's record applies them: each derives the record's
+-- new state from the state the one before left.
+local r, lastTool, totals, order = nil, '', {}, {}
+local names, held, first = '', 0, 1
+if #ARGV > 7 + 2 * n then
+  local err
+  r, err = loadRecord()
+  if not r then return corrupt(err) end
+  if r[1] > 0 then
+    names = redis.call('HGET', H, 'rt')
+    held = math.min(r[1], recentLimit)
+    first, lastTool = walkNames(names, held)
+    if not first then return corrupt(badNames) end
+  end
+end
+local added = {}
+for i = 8 + 2 * n, #ARGV, 4 do
+  local tool, fp, hasFp, code = ARGV[i], ARGV[i + 1], tonumber(ARGV[i + 2]), ARGV[i + 3]
+  local calls = r[1]
+  local same = calls > 0 and hasFp == 1 and r[8] == 1 and lastTool == tool and r[9] == fp
+  local lastCode = r[10]
+  r[4], r[5] = 0, 0
+  if same then r[4] = r[2] end
+  if calls > 0 and lastCode ~= '' then r[5] = r[3] end
+  if same then r[2] = r[2] + 1 else r[2] = 1 end
+  if code == '' then
+    r[3] = 0
+  elseif calls > 0 and lastCode == code then
+    r[3] = r[3] + 1
+  else
+    r[3] = 1
+  end
+  if code ~= '' then
+    local f = totalField(code, tool)
+    local v = totals[f]
+    if v == nil then
+      local raw = false
+      if cur and cur.h then raw = redis.call('HGET', H, f) end
+      local terr
+      v, terr = totalValue(raw, code, tool)
+      if not v then return corrupt(terr) end
+      order[#order + 1] = f
+    end
+    if v > 0 then
+      v = v + 1
+      if v > maxCount then return corrupt('the blocks of a tool with a code would overflow') end
+    elseif r[6] < totalsLimit then
+      v = 1
+      r[6] = r[6] + 1
+    else
+      r[7] = 1
+    end
+    totals[f] = v
+  end
+  added[#added + 1] = nameEntry(tool)
+  lastTool = tool
+  r[8], r[9], r[10] = hasFp, fp, code
+  r[1] = calls + 1
+  if r[1] > maxCount then return corrupt('the record of tool calls would overflow') end
 end
 ` + mutate + `
 local set, del = {}, {}
@@ -258,6 +471,33 @@ for _, f in ipairs(fields) do
   else
     set[#set + 1] = f
     set[#set + 1] = string.format('%d', vals[f])
+  end
+end
+if r then
+  -- The names: the last RecentLimit of those held and those added.
+  local drop = held + #added - recentLimit
+  if drop > held then
+    names = ''
+    added = {unpack(added, drop - held + 1)}
+  elseif drop == 1 then
+    names = string.sub(names, first)
+  elseif drop > 1 then
+    local pos = 1
+    for _ = 1, drop do
+      local a1, a2, a3, a4 = string.byte(names, pos, pos + 3)
+      pos = pos + 4 + ((a1 * 256 + a2) * 256 + a3) * 256 + a4
+    end
+    names = string.sub(names, pos)
+  end
+  set[#set + 1] = 'r'
+  set[#set + 1] = packRecord(r)
+  set[#set + 1] = 'rt'
+  set[#set + 1] = names .. table.concat(added)
+  for _, f in ipairs(order) do
+    if totals[f] > 0 then
+      set[#set + 1] = f
+      set[#set + 1] = string.format('%d', totals[f])
+    end
   end
 end
 write(set)
@@ -301,42 +541,77 @@ local function summary(sid)
 end
 `
 
-// recordScript: ARGV[7] node limit, ARGV[8] summary size limit (bytes,
-// negative: none), ARGV[9] the step budget, ARGV[10..15] id, kind (1
-// message, 2 tool result), tool, origin, trust tier, label count; then the
-// labels, then the parents. Answers ok with 'recorded', or with 'refused',
-// reason[, parent] (reason: limit, duplicate, parent), having written
-// nothing.
+// recordScript: ARGV[7] node limit, ARGV[8] byte limit, ARGV[9] distinct
+// string limit (runtime.Limits), ARGV[10] summary size limit (bytes,
+// negative: none), ARGV[11] the step budget, ARGV[12] the node's size
+// (runtime.NodeSize), ARGV[13..18] id, kind (1 message, 2 tool result),
+// tool, origin, trust tier, label count; then the labels, then the
+// parents. Answers ok with 'recorded', or with 'refused', reason[, parent]
+// (reason: limit, bytes, strings, duplicate, parent: checked in this
+// order, MemStore's), having written nothing.
 //
 // A node is stored as "s<summary>" when the facts of its whole ancestry
 // fit a summary (see the package doc), else as "o" followed by its own
 // facts and parents, msgpack-encoded. Merging the parents' summaries costs
-// steps: a node whose merge would exceed the budget is stored open.
+// steps: a node whose merge would exceed the budget is stored open. The
+// session counts the NodeSize of its nodes (bytes) and the distinct
+// strings of its graph (strings, with a field v:S for each), as MemStore
+// does, so that both refuse the same nodes.
 var recordScript = redis.NewScript(`#!lua
 ` + prelude + tokens + guard + graphLib + `
-local limit, cap, budget = tonumber(ARGV[7]), tonumber(ARGV[8]), tonumber(ARGV[9])
-local id, kind, tool, origin, tier = ARGV[10], tonumber(ARGV[11]), ARGV[12], ARGV[13], ARGV[14]
-local nl = tonumber(ARGV[15])
-local nodes, sums = 0, 0
+local limit, byteLimit, stringLimit = tonumber(ARGV[7]), tonumber(ARGV[8]), tonumber(ARGV[9])
+local cap, budget, nodeSize = tonumber(ARGV[10]), tonumber(ARGV[11]), tonumber(ARGV[12])
+local id, kind, tool, origin, tier = ARGV[13], tonumber(ARGV[14]), ARGV[15], ARGV[16], ARGV[17]
+local nl = tonumber(ARGV[18])
+local nodes, sums, bytes, nstrings = 0, 0, 0, 0
 if cur and cur.h then
-  local meta = redis.call('HMGET', H, 'nodes', 'summaries')
-  if meta[1] then
-    if not count(meta[1]) then return corrupt('the session node count holds something else') end
-    nodes = tonumber(meta[1])
+  local meta = redis.call('HMGET', H, 'nodes', 'summaries', 'bytes', 'strings')
+  local names = {'node count', 'summary count', 'byte count', 'string count'}
+  for i = 1, 4 do
+    if meta[i] and not count(meta[i]) then return corrupt('the session ' .. names[i] .. ' holds something else') end
   end
-  if meta[2] then
-    if not count(meta[2]) then return corrupt('the session summary count holds something else') end
-    sums = tonumber(meta[2])
-  end
+  nodes, sums = tonumber(meta[1] or '0'), tonumber(meta[2] or '0')
+  bytes, nstrings = tonumber(meta[3] or '0'), tonumber(meta[4] or '0')
 end
 if nodes >= limit then return ok('refused', 'limit') end
+if bytes + nodeSize > byteLimit then return ok('refused', 'bytes') end
+local labels = {}
+for i = 19, 18 + nl do labels[#labels + 1] = ARGV[i] end
+-- The strings the graph would hold that it does not yet: a tool result's
+-- tool, an origin, a trust tier (none empty), every label.
+local cand, candSeen = {}, {}
+local function candidate(v)
+  if not candSeen[v] then
+    candSeen[v] = true
+    cand[#cand + 1] = v
+  end
+end
+if kind == 2 and tool ~= '' then candidate(tool) end
+if origin ~= '' then candidate(origin) end
+if tier ~= '' then candidate(tier) end
+for _, l in ipairs(labels) do candidate(l) end
+local fresh = {}
+if #cand > 0 then
+  local held = {}
+  if cur and cur.h then
+    local vf = {}
+    for i, v in ipairs(cand) do vf[i] = 'v:' .. v end
+    held = redis.call('HMGET', H, unpack(vf))
+  end
+  for i, v in ipairs(cand) do
+    if held[i] then
+      if held[i] ~= '1' then return corrupt('the graph string ' .. string.format('%q', string.sub(v, 1, 40)) .. ' holds something else') end
+    else
+      fresh[#fresh + 1] = v
+    end
+  end
+end
+if nstrings + #fresh > stringLimit then return ok('refused', 'strings') end
 local own, err = node(id)
 if err then return corrupt(err) end
 if own then return ok('refused', 'duplicate') end
-local labels = {}
-for i = 16, 15 + nl do labels[#labels + 1] = ARGV[i] end
 local parents, recs = {}, {}
-for i = 16 + nl, #ARGV do
+for i = 19 + nl, #ARGV do
   local rec, perr = node(ARGV[i])
   if perr then return corrupt(perr) end
   if not rec then return ok('refused', 'parent', ARGV[i]) end
@@ -398,7 +673,15 @@ if stored == nil then
   stored = 'o' .. cmsgpack.pack({kind, tool, origin, tier, labels, parents})
 end
 ` + mutate + `
-local set = {'n:' .. id, stored, 'nodes', string.format('%d', nodes + 1)}
+local set = {'n:' .. id, stored, 'nodes', string.format('%d', nodes + 1), 'bytes', string.format('%d', bytes + nodeSize)}
+if #fresh > 0 then
+  set[#set + 1] = 'strings'
+  set[#set + 1] = string.format('%d', nstrings + #fresh)
+  for _, v in ipairs(fresh) do
+    set[#set + 1] = 'v:' .. v
+    set[#set + 1] = '1'
+  end
+end
 if newSum then
   set[#set + 1] = 's:' .. newSum[1]
   set[#set + 1] = newSum[2]

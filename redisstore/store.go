@@ -1,7 +1,9 @@
 // Package redisstore keeps oarc sessions in Redis (spec 5.9), so that the
 // replicas of a host see one session whichever replica takes a call: the
-// counters rules read and update (spec 5.3) and the provenance graph
-// (spec 5.7).
+// counters rules read and update (spec 5.3), the record of tool calls the
+// engine keeps (spec 5.10: repeat_count, recent_tool_names,
+// same_code_reject_run, code_reject_total) and the provenance graph (spec
+// 5.7).
 //
 //	client := redis.NewClient(redisstore.ClientOptions(addr))
 //	store, err := redisstore.New(client, redisstore.Options{TTL: 24 * time.Hour})
@@ -15,19 +17,37 @@
 //
 // A session is one hash, P{id} (P the prefix): its counters (fields
 // c:RULE.fire, c:RULE.breaker, by rule id and counter, never by slot, so
-// that replicas running different builds agree), its provenance nodes
-// (n:ID), their ancestry summaries (s:N), and a few facts of the session
-// (incomplete, nodes, summaries, tokens, its generation g and mutation
-// count seq). One key, so a session expires, is replicated and moved
-// between cluster nodes as a whole. Beside it, in the same hash slot, its
-// marker P{id}:m outlives it by a second and says whether it must still
-// exist (see Lost state); P + "epoch" is the store's epoch. Every call is
+// that replicas running different builds agree), its record of tool calls
+// (r: the last call and the runs; rt: the last 64 tool names; t:N:CT: the
+// blocks of a tool T with a code C, at most runtime.TotalsLimit of them),
+// its provenance nodes (n:ID), their ancestry summaries (s:N), and a few
+// facts of the session (incomplete, nodes, summaries, bytes, strings,
+// tokens, its generation g and mutation count seq). One key, so a session
+// expires, is replicated and moved between cluster nodes as a whole.
+// Beside it, in the same hash slot, its marker P{id}:m outlives it by a
+// second and says whether it must still exist (see Lost state); P +
+// "epoch" is the store's epoch. Every call is
 // one server-side script, so one round trip (two the first time a server
 // sees a script: EVALSHA answers NOSCRIPT, then EVAL; see [Store.Load]):
-// reading an anchor's counters, applying an occurrence's updates (atomic,
-// all or nothing), recording a node, marking the session incomplete,
-// computing a scope, resetting the session. Each refreshes the session's
-// expiry ([Options.TTL]).
+// reading an anchor's counters and the record ([Store.Read], one
+// snapshot), applying an occurrence's updates and recording its call
+// ([Store.Apply], atomic, all or nothing), recording a node, marking the
+// session incomplete, computing a scope, resetting the session. Each
+// refreshes the session's expiry ([Options.TTL]).
+//
+// # The record of tool calls
+//
+// The record is the state runtime.MemStore keeps, in the session's hash:
+// the script that applies an occurrence's counter updates derives the
+// record's new state from the one it holds, call by call (so concurrent
+// occurrences of a session are ordered as the server ran their scripts),
+// and the script that reads the counters reads the record with them. Its
+// size is bounded: 64 names, the last call, four counts, and at most
+// runtime.TotalsLimit counts of blocks, past which a pair is not counted
+// and the record says so (reading it is then an error, never a 0). Tool
+// names and codes are arbitrary bytes (each name and each pair's field is
+// length-prefixed). Like every stored value, the record is read only in
+// the form the scripts write it (see Lost state).
 //
 // # Provenance
 //
@@ -49,8 +69,9 @@
 // # Lost state
 //
 // Sessions fail closed when their state is lost, not only when the server
-// cannot be reached: a counter read, a provenance read, an update or a
-// recording of a session whose state the store lost is an error
+// cannot be reached: a read of counters or of the record, a provenance
+// read, an update or a recording of a session whose state the store lost
+// is an error
 // ([ErrSessionLost]; at a read in an evaluation, an error of kind store),
 // and stays one until the host resets the session ([Store.ResetSession])
 // or leaves it idle for the TTL. A session idle longer than the TTL
@@ -62,8 +83,9 @@
 // served ([Options.Remember]: mutations a replica saw applied that are
 // gone, after a failover to a replica that had not received them).
 // docs/redis.md gives the model and what it cannot detect. A stored value
-// that is not what the store writes (a counter that holds "nan") is an
-// error too ([ErrCorrupt]), never a default.
+// that is not what the store writes (a counter that holds "nan", a record
+// whose runs do not add up) is an error too ([ErrCorrupt]), never a
+// default.
 //
 // # Failures
 //
@@ -122,9 +144,16 @@ type Options struct {
 	// TTL is how long a session is kept after its last use (every read
 	// and write refreshes it); DefaultTTL when zero.
 	TTL time.Duration
-	// NodeLimit is the most provenance nodes a session holds;
-	// runtime.DefaultNodeLimit when zero.
-	NodeLimit int
+	// Limits bound a session's provenance graph as they bound
+	// runtime.MemStore's (zero fields: runtime's defaults): the store
+	// refuses the nodes MemStore refuses, with the same words. The
+	// per-node limits (labels, parents) are checked before a node is sent
+	// (so a node over them is refused for them, even in a session that
+	// holds its limit of nodes, which MemStore names first); the session's
+	// nodes, bytes and distinct strings by the script that records it, in
+	// MemStore's order. Sessions recorded by a version of the store
+	// without the byte and string counts count from 0.
+	Limits runtime.Limits
 	// SummaryBytes bounds the encoded size of one ancestry summary
 	// (DefaultSummaryBytes when zero; negative: no summaries, every scope
 	// walks the graph).
@@ -176,10 +205,10 @@ type Store struct {
 	c        redis.UniversalClient
 	prefix   string
 	ttl      string // milliseconds
-	limit    string
+	lim      runtime.Limits
+	limits   []any // the script's arguments: nodes, bytes, strings
 	sumBytes string
 	budget   string
-	nodeMax  int
 	timeout  time.Duration
 	tokBase  uint64
 	tokSeq   atomic.Uint64
@@ -232,8 +261,17 @@ func New(client redis.UniversalClient, opts Options) (*Store, error) {
 	if opts.TTL < time.Millisecond {
 		return nil, fmt.Errorf("redisstore: TTL %v is not positive", opts.TTL)
 	}
-	if opts.NodeLimit <= 0 {
-		opts.NodeLimit = runtime.DefaultNodeLimit
+	lim := opts.Limits
+	for _, l := range []struct {
+		v   *int
+		def int
+	}{
+		{&lim.Nodes, runtime.DefaultNodeLimit}, {&lim.Labels, runtime.DefaultLabelLimit}, {&lim.Parents, runtime.DefaultParentLimit},
+		{&lim.Bytes, runtime.DefaultByteLimit}, {&lim.Strings, runtime.DefaultStringLimit},
+	} {
+		if *l.v <= 0 {
+			*l.v = l.def
+		}
 	}
 	if opts.SummaryBytes == 0 {
 		opts.SummaryBytes = DefaultSummaryBytes
@@ -261,10 +299,10 @@ func New(client redis.UniversalClient, opts Options) (*Store, error) {
 		c:        client,
 		prefix:   opts.Prefix,
 		ttl:      strconv.FormatInt(opts.TTL.Milliseconds(), 10),
-		limit:    strconv.Itoa(opts.NodeLimit),
+		lim:      lim,
+		limits:   []any{strconv.Itoa(lim.Nodes), strconv.Itoa(lim.Bytes), strconv.Itoa(lim.Strings)},
 		sumBytes: strconv.Itoa(opts.SummaryBytes),
 		budget:   strconv.Itoa(opts.ScopeBudget),
-		nodeMax:  opts.NodeLimit,
 		timeout:  opts.Timeout,
 		tokBase:  binary.LittleEndian.Uint64(seed[:]),
 		attempts: attempts,
@@ -535,26 +573,50 @@ func parseCounter(v string) (int64, bool) {
 	return n, true
 }
 
-// ReadCounters implements runtime.Store: one script, so one consistent
-// snapshot.
-func (s *Store) ReadCounters(ctx context.Context, session string, keys []runtime.CounterKey, dst []int64) error {
-	if len(keys) == 0 {
+// Read implements runtime.Store: one script reads the counters and, when
+// sn.History is not nil, the session's record of tool calls for sn.Query,
+// so they are one snapshot, in one round trip. Every value read is checked
+// (a counter here, the record in the script): one the store does not
+// write is an error wrapping [ErrCorrupt].
+func (s *Store) Read(ctx context.Context, session string, sn *runtime.Snapshot) error {
+	keys := sn.Keys
+	if len(keys) == 0 && sn.History == nil {
 		return nil
 	}
-	args := make([]any, 0, len(keys))
+	q := &sn.Query
+	args := make([]any, 0, 1+len(keys)+2+len(q.Codes))
+	args = append(args, len(keys))
 	for _, k := range keys {
 		args = append(args, field(k))
 	}
+	if sn.History != nil {
+		last := "0"
+		if q.LastTool {
+			last = "1"
+		}
+		args = append(args, q.Tool, last)
+		for _, c := range q.Codes {
+			args = append(args, c)
+		}
+	}
 	a, err := s.run(ctx, readScript, session, false, args)
 	if err != nil {
-		return fmt.Errorf("reading counters: %w", err)
+		return fmt.Errorf("reading the session: %w", err)
 	}
-	if len(a.payload) != len(keys) {
-		return fmt.Errorf("reading counters: redis: %d values for %d counters", len(a.payload), len(keys))
+	want := 1
+	if sn.History != nil {
+		want = 2
 	}
-	for i, v := range a.payload {
+	vals, ok := a.payload, len(a.payload) == want
+	if ok {
+		vals, ok = a.payload[0].([]any)
+	}
+	if !ok || len(vals) != len(keys) {
+		return fmt.Errorf("reading the session: redis: unexpected answer %v", a.payload)
+	}
+	for i, v := range vals {
 		if v == nil {
-			dst[i] = 0
+			sn.Counters[i] = 0
 			continue
 		}
 		str, _ := v.(string)
@@ -562,26 +624,114 @@ func (s *Store) ReadCounters(ctx context.Context, session string, keys []runtime
 		if !ok {
 			return fmt.Errorf("reading counters: %w", &sessionError{kind: ErrCorrupt, session: session, why: fmt.Sprintf("counter %s.%s holds %q, not a counter", keys[i].Rule, keys[i].Counter, str)})
 		}
-		dst[i] = n
+		sn.Counters[i] = n
+	}
+	if sn.History != nil {
+		switch corrupt, ok := readHistory(sn.History, a.payload[1], len(q.Codes)); {
+		case corrupt:
+			return fmt.Errorf("reading the record of tool calls: %w", &sessionError{kind: ErrCorrupt, session: session, why: "the tool names of the record of tool calls hold something else"})
+		case !ok:
+			sn.History.Reset()
+			return fmt.Errorf("reading the record of tool calls: redis: unexpected answer %v", a.payload[1])
+		}
 	}
 	return nil
 }
 
-// ApplyCounters implements runtime.Store: one script applies the updates
-// in order, all or nothing. An error wraps runtime.ErrNotApplied when the
-// store knows they were not applied; else they are not confirmed (an
-// answer lost on the way may follow a script that ran).
-func (s *Store) ApplyCounters(ctx context.Context, session string, ups []runtime.CounterUpdate) error {
-	if len(ups) == 0 {
+// readHistory fills h from the read script's answer (see readScript): it
+// reports a stored value the store does not write (the names) as
+// corrupt, and an answer of another shape as unexpected.
+func readHistory(h *runtime.History, v any, codes int) (corrupt, ok bool) {
+	h.Reset()
+	l, _ := v.([]any)
+	if len(l) != 11 {
+		return false, false
+	}
+	var n [6]int64
+	for i := range n {
+		x, ok := l[i].(int64)
+		if !ok || x < 0 {
+			return false, false
+		}
+		n[i] = x
+	}
+	fp, ok1 := l[6].(string)
+	code, ok2 := l[7].(string)
+	names, ok3 := l[8].(string)
+	totals, ok4 := l[9].([]any)
+	known, ok5 := l[10].([]any)
+	if !ok1 || !ok2 || !ok3 || !ok4 || !ok5 || len(fp) != len(runtime.Fingerprint{}) || n[5] > 1 ||
+		len(totals) != codes || len(known) != codes {
+		return false, false
+	}
+	h.Calls, h.Run, h.CodeRun, h.LastRepeat, h.LastCodeRun = n[0], n[1], n[2], n[3], n[4]
+	var good bool
+	if h.Tools, good = splitNames(h.Tools, names, int(min(n[0], runtime.RecentLimit))); !good {
+		h.Reset()
+		return true, false
+	}
+	if len(h.Tools) > 0 {
+		h.Last.Tool = h.Tools[len(h.Tools)-1]
+	}
+	copy(h.Last.Fingerprint[:], fp)
+	h.Last.HasFingerprint, h.Last.Code = n[5] == 1, code
+	for i := range totals {
+		t, ok1 := totals[i].(int64)
+		k, ok2 := known[i].(int64)
+		if !ok1 || !ok2 || t < 0 || k < 0 || k > 1 {
+			return false, false
+		}
+		h.Totals = append(h.Totals, t)
+		h.TotalsKnown = append(h.TotalsKnown, k == 1)
+	}
+	return false, true
+}
+
+// splitNames appends the names of a record's list (rt: each its length,
+// 4 bytes big-endian, and its bytes) to dst, and reports whether b holds
+// exactly want of them and nothing else: the form the scripts write, as
+// walkNames checks it in scripts.go.
+func splitNames(dst []string, b string, want int) ([]string, bool) {
+	for k := 0; len(b) > 0; k++ {
+		if k == want || len(b) < 4 {
+			return dst, false
+		}
+		n := uint64(b[0])<<24 | uint64(b[1])<<16 | uint64(b[2])<<8 | uint64(b[3])
+		if n > uint64(len(b)-4) {
+			return dst, false
+		}
+		dst = append(dst, b[4:4+n])
+		b = b[4+n:]
+	}
+	return dst, len(dst) == want
+}
+
+// Apply implements runtime.Store: one script applies the counter updates
+// in order and records the calls in order, all or nothing, in one round
+// trip. An error wraps runtime.ErrNotApplied when the store knows nothing
+// was applied; else the update is not confirmed (an answer lost on the
+// way may follow a script that ran; its token makes a retry of it apply
+// nothing).
+func (s *Store) Apply(ctx context.Context, session string, u *runtime.Update) error {
+	if len(u.Counters) == 0 && len(u.Calls) == 0 {
 		return nil
 	}
-	args := make([]any, 0, 2*len(ups))
-	for _, u := range ups {
+	args := make([]any, 0, 1+2*len(u.Counters)+4*len(u.Calls))
+	args = append(args, len(u.Counters))
+	for _, c := range u.Counters {
 		op := "+"
-		if u.Reset {
+		if c.Reset {
 			op = "0"
 		}
-		args = append(args, field(u.Key), op)
+		args = append(args, field(c.Key), op)
+	}
+	for i := range u.Calls {
+		c := &u.Calls[i]
+		has := "0"
+		if c.HasFingerprint {
+			has = "1"
+		}
+		args = append(args, c.Tool, string(c.Fingerprint[:]), has, c.Code)
 	}
 	_, err := s.run(ctx, applyScript, session, true, args)
 	return err
@@ -597,9 +747,14 @@ func (s *Store) RecordNode(ctx context.Context, session string, n runtime.Node) 
 		return runtime.NotApplied(errors.New("record: a node needs an id"))
 	case n.Kind != runtime.Message && n.Kind != runtime.ToolResult:
 		return runtime.NotApplied(fmt.Errorf("record %q: unknown node kind %d", n.ID, n.Kind))
+	case len(n.Labels) > s.lim.Labels:
+		return runtime.NotApplied(fmt.Errorf("record %q: %d labels, more than the limit of %d per node", n.ID, len(n.Labels), s.lim.Labels))
+	case len(n.Parents) > s.lim.Parents:
+		return runtime.NotApplied(fmt.Errorf("record %q: %d parents, more than the limit of %d per node", n.ID, len(n.Parents), s.lim.Parents))
 	}
-	args := make([]any, 0, 9+len(n.Labels)+len(n.Parents))
-	args = append(args, s.limit, s.sumBytes, s.budget, n.ID, int(n.Kind), n.Tool, n.Origin, n.TrustTier, len(n.Labels))
+	args := make([]any, 0, 12+len(n.Labels)+len(n.Parents))
+	args = append(args, s.limits...)
+	args = append(args, s.sumBytes, s.budget, runtime.NodeSize(n), n.ID, int(n.Kind), n.Tool, n.Origin, n.TrustTier, len(n.Labels))
 	for _, l := range n.Labels {
 		args = append(args, l)
 	}
@@ -620,7 +775,11 @@ func (s *Store) RecordNode(ctx context.Context, session string, n runtime.Node) 
 		reason, _ := a.payload[1].(string)
 		switch reason {
 		case "limit":
-			return runtime.NotApplied(fmt.Errorf("record %q: the session holds its limit of %d nodes", n.ID, s.nodeMax))
+			return runtime.NotApplied(fmt.Errorf("record %q: the session holds its limit of %d nodes", n.ID, s.lim.Nodes))
+		case "bytes":
+			return runtime.NotApplied(fmt.Errorf("record %q: the session's provenance would exceed its limit of %d bytes", n.ID, s.lim.Bytes))
+		case "strings":
+			return runtime.NotApplied(fmt.Errorf("record %q: the session's provenance would hold more than its limit of %d distinct tools, origins, trust tiers and labels", n.ID, s.lim.Strings))
 		case "duplicate":
 			return runtime.NotApplied(fmt.Errorf("record %q: a node with this id is already recorded", n.ID))
 		case "parent":
@@ -645,13 +804,14 @@ func (s *Store) MarkIncomplete(ctx context.Context, session string) error {
 }
 
 // Scope implements runtime.Store: one script computes the facts of the
-// inputs' ancestry on the server, within the step budget; the lists are
-// sorted here, in byte order.
+// inputs' ancestry on the server, within the step budget (an incomplete
+// session is an error, with inputs or without); the lists are sorted
+// here, in byte order.
 func (s *Store) Scope(ctx context.Context, session string, inputs []string, sc *runtime.Scope) error {
 	sc.Tools, sc.Origins, sc.TrustTiers, sc.Labels = sc.Tools[:0], sc.Origins[:0], sc.TrustTiers[:0], sc.Labels[:0]
-	if len(inputs) == 0 {
-		return nil
-	}
+	// Without inputs the server is asked all the same: the scope is empty
+	// unless the session is incomplete (spec 5.7: a host that lost
+	// history cannot show that the action depends on nothing).
 	args := make([]any, 0, 1+len(inputs))
 	args = append(args, s.budget)
 	for _, in := range inputs {

@@ -37,7 +37,7 @@ func breaker(rule string) runtime.CounterKey {
 func read(t *testing.T, s runtime.Store, session string, keys ...runtime.CounterKey) []int64 {
 	t.Helper()
 	dst := make([]int64, len(keys))
-	if err := s.ReadCounters(ctx, session, keys, dst); err != nil {
+	if err := runtime.ReadCounters(ctx, s, session, keys, dst); err != nil {
 		t.Fatal(err)
 	}
 	return dst
@@ -84,7 +84,7 @@ func TestCounters(t *testing.T) {
 		{Key: fire("R"), Reset: true}, {Key: fire("R")},
 		{Key: fire("Q")}, {Key: breaker("Q"), Reset: true},
 	}
-	if err := s.ApplyCounters(ctx, "a", ups); err != nil {
+	if err := runtime.ApplyCounters(ctx, s, "a", ups); err != nil {
 		t.Fatal(err)
 	}
 	if got := read(t, s, "a", fire("R"), breaker("R"), fire("Q"), breaker("Q")); !reflect.DeepEqual(got, []int64{1, 1, 1, 0}) {
@@ -122,20 +122,20 @@ func TestCounters(t *testing.T) {
 // (a counter that holds garbage), none is, and the store knows it.
 func TestApplyAllOrNothing(t *testing.T) {
 	s, c := newStore(t, redisstore.Options{})
-	if err := s.ApplyCounters(ctx, "a", []runtime.CounterUpdate{{Key: fire("A")}}); err != nil {
+	if err := runtime.ApplyCounters(ctx, s, "a", []runtime.CounterUpdate{{Key: fire("A")}}); err != nil {
 		t.Fatal(err)
 	}
 	keys, _ := c.Keys(ctx, "*{a}").Result()
 	c.HSet(ctx, keys[0], "c:B.fire", "garbage")
 	before, _ := c.HGetAll(ctx, keys[0]).Result()
-	err := s.ApplyCounters(ctx, "a", []runtime.CounterUpdate{{Key: fire("A")}, {Key: fire("B")}, {Key: fire("C")}})
+	err := runtime.ApplyCounters(ctx, s, "a", []runtime.CounterUpdate{{Key: fire("A")}, {Key: fire("B")}, {Key: fire("C")}})
 	if !errors.Is(err, redisstore.ErrCorrupt) || !errors.Is(err, runtime.ErrNotApplied) || !strings.Contains(err.Error(), `counter B.fire holds "garbage", not a counter`) {
 		t.Fatalf("apply over garbage: %v", err)
 	}
 	if h, _ := c.HGetAll(ctx, keys[0]).Result(); !reflect.DeepEqual(h, before) || h["c:A.fire"] != "1" {
 		t.Fatalf("a failed apply wrote: %q, was %q", h, before)
 	}
-	if err := s.ReadCounters(ctx, "a", []runtime.CounterKey{fire("B")}, make([]int64, 1)); !errors.Is(err, redisstore.ErrCorrupt) {
+	if err := runtime.ReadCounters(ctx, s, "a", []runtime.CounterKey{fire("B")}, make([]int64, 1)); !errors.Is(err, redisstore.ErrCorrupt) {
 		t.Fatalf("reading garbage: %v", err)
 	}
 }
@@ -157,7 +157,7 @@ func TestConcurrentUpdates(t *testing.T) {
 			default:
 			}
 			dst := make([]int64, 2)
-			if err := s.ReadCounters(ctx, "s", []runtime.CounterKey{fire("T"), breaker("T")}, dst); err == nil && dst[0] != dst[1] {
+			if err := runtime.ReadCounters(ctx, s, "s", []runtime.CounterKey{fire("T"), breaker("T")}, dst); err == nil && dst[0] != dst[1] {
 				select {
 				case torn <- dst:
 				default:
@@ -170,7 +170,7 @@ func TestConcurrentUpdates(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for range each {
-				if err := s.ApplyCounters(ctx, "s", both); err != nil {
+				if err := runtime.ApplyCounters(ctx, s, "s", both); err != nil {
 					t.Error(err)
 					return
 				}
@@ -189,49 +189,69 @@ func TestConcurrentUpdates(t *testing.T) {
 	}
 }
 
+// TestRecordRefuses: the store refuses the nodes runtime's MemStore
+// refuses under the same runtime.Limits, with the same words, and records
+// nothing of them: no id, an unknown kind, a duplicate, an unknown parent,
+// a node over the per-node labels or parents, one that would pass the
+// session's bytes (runtime.NodeSize) or distinct strings, one past the
+// session's nodes. Before, the store had only the node limit: the others
+// were MemStore's alone.
 func TestRecordRefuses(t *testing.T) {
-	s, _ := newStore(t, redisstore.Options{NodeLimit: 3})
+	lim := runtime.Limits{Nodes: 5, Labels: 2, Parents: 2, Bytes: 600, Strings: 5}
+	s, _ := newStore(t, redisstore.Options{Limits: lim})
 	sess := s.Session("s")
-	if err := sess.Record(ctx, runtime.Node{ID: "a", Kind: runtime.Message}); err != nil {
-		t.Fatal(err)
-	}
-	mem := runtime.NewStoreSession(runtime.NewMemStore(3), "s")
-	mem.Record(ctx, runtime.Node{ID: "a", Kind: runtime.Message})
-	for _, tc := range []struct {
+	mem := runtime.NewStoreSession(runtime.NewMemStoreLimits(lim), "s")
+	for i, tc := range []struct {
 		n    runtime.Node
-		want string
+		want string // "": recorded
 	}{
+		{runtime.Node{ID: "a", Kind: runtime.Message}, ""},
 		{runtime.Node{Kind: runtime.Message}, "needs an id"},
 		{runtime.Node{ID: "a", Kind: runtime.Message}, `record "a": a node with this id is already recorded`},
 		{runtime.Node{ID: "b"}, "unknown node kind"},
 		{runtime.Node{ID: "c", Kind: runtime.ToolResult, Parents: []string{"a", "zz"}}, `record "c": parent "zz" is not recorded`},
+		{runtime.Node{ID: "l", Kind: runtime.Message, Labels: []string{"x", "y", "z"}}, `record "l": 3 labels, more than the limit of 2 per node`},
+		{runtime.Node{ID: "p", Kind: runtime.Message, Parents: []string{"a", "a", "a"}}, `record "p": 3 parents, more than the limit of 2 per node`},
+		{runtime.Node{ID: "big", Kind: runtime.ToolResult, Tool: strings.Repeat("t", 600)}, `record "big": the session's provenance would exceed its limit of 600 bytes`},
+		// Strings: a message's tool is none; labels count, "" too.
+		{runtime.Node{ID: "s1", Kind: runtime.Message, Tool: "m", Labels: []string{"x", ""}, Parents: []string{"a", "a"}}, ""},
+		{runtime.Node{ID: "s2", Kind: runtime.ToolResult, Tool: "x", Origin: "o", TrustTier: "t", Labels: []string{"", "x"}}, ""},
+		{runtime.Node{ID: "s3", Kind: runtime.ToolResult, Tool: "u", Origin: "v", Labels: []string{"x"}}, `record "s3": the session's provenance would hold more than its limit of 5 distinct tools, origins, trust tiers and labels`},
+		// The refusal of a fresh string comes before a duplicate's.
+		{runtime.Node{ID: "a", Kind: runtime.Message, Origin: "new", TrustTier: "newer"}, `record "a": the session's provenance would hold more than its limit of 5 distinct`},
+		{runtime.Node{ID: "s4", Kind: runtime.ToolResult, Tool: "x", Origin: "t", Labels: []string{"o"}}, ""},
+		{runtime.Node{ID: "s5", Kind: runtime.Message, Parents: []string{"s4"}}, ""},
+		{runtime.Node{ID: "d", Kind: runtime.Message}, `record "d": the session holds its limit of 5 nodes`},
 	} {
-		err := sess.Record(ctx, tc.n)
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%+v: %v, want %q", tc.n, err, tc.want)
+		err, merr := sess.Record(ctx, tc.n), mem.Record(ctx, tc.n)
+		if tc.want == "" {
+			if err != nil || merr != nil {
+				t.Fatalf("%d %+v: %v in Redis, %v in the process", i, tc.n, err, merr)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !errors.Is(err, runtime.ErrNotApplied) {
+			t.Errorf("%d %+v: %v, want %q, not applied", i, tc.n, err, tc.want)
 		}
 		// The same words as in the process.
-		if merr := mem.Record(ctx, tc.n); merr == nil || merr.Error() != err.Error() {
-			t.Errorf("%+v: %v in Redis, %v in the process", tc.n, err, merr)
+		if merr == nil || err == nil || merr.Error() != err.Error() {
+			t.Errorf("%d %+v: %v in Redis, %v in the process", i, tc.n, err, merr)
 		}
 	}
-	// A refused node is not recorded, not even partly.
+	// A refused node is not recorded, not even partly; nothing was
+	// evicted.
 	var sc runtime.Scope
-	if err := s.Scope(ctx, "s", []string{"c"}, &sc); !errors.Is(err, runtime.ErrUnknownProvenance) || !strings.Contains(err.Error(), `input "c" is not recorded`) {
-		t.Errorf("refused node in scope: %v", err)
-	}
-	// The limit: refused, nothing evicted.
-	for _, id := range []string{"b", "c"} {
-		if err := sess.Record(ctx, runtime.Node{ID: id, Kind: runtime.Message, Parents: []string{"a"}}); err != nil {
-			t.Fatal(err)
+	for _, id := range []string{"c", "l", "p", "big", "s3", "d"} {
+		if err := s.Scope(ctx, "s", []string{id}, &sc); !errors.Is(err, runtime.ErrUnknownProvenance) || !strings.Contains(err.Error(), `input "`+id+`" is not recorded`) {
+			t.Errorf("refused node %s in scope: %v", id, err)
 		}
 	}
-	err := sess.Record(ctx, runtime.Node{ID: "d", Kind: runtime.Message})
-	if err == nil || err.Error() != `record "d": the session holds its limit of 3 nodes` {
-		t.Fatalf("over the limit: %v", err)
-	}
-	if err := s.Scope(ctx, "s", []string{"a", "b", "c"}, &sc); err != nil {
+	if err := s.Scope(ctx, "s", []string{"a", "s1", "s2", "s4", "s5"}, &sc); err != nil {
 		t.Fatalf("a node was evicted: %v", err)
+	}
+	want := runtime.Scope{Tools: []string{"x"}, Origins: []string{"o", "t"}, TrustTiers: []string{"t"}, Labels: []string{"", "o", "x"}}
+	if !reflect.DeepEqual(sc, want) {
+		t.Fatalf("scope %+v, want %+v", sc, want)
 	}
 }
 
@@ -261,9 +281,15 @@ func TestIncomplete(t *testing.T) {
 	if !errors.Is(err, runtime.ErrUnknownProvenance) || !strings.Contains(err.Error(), "marked incomplete") {
 		t.Fatalf("incomplete: %v", err)
 	}
-	// An occurrence without inputs has an empty scope all the same.
-	if err := s.Scope(ctx, "s", nil, &sc); err != nil {
-		t.Fatal(err)
+	// An occurrence without inputs too (spec 5.7: the host that lost
+	// history cannot show that it depends on nothing). Before, the store
+	// answered an empty scope without asking the server.
+	if err := s.Scope(ctx, "s", nil, &sc); !errors.Is(err, runtime.ErrUnknownProvenance) {
+		t.Fatalf("incomplete, no inputs: %v", err)
+	}
+	// A complete session without inputs: an empty scope.
+	if err := s.Scope(ctx, "other", nil, &sc); err != nil || len(sc.Tools)+len(sc.Origins)+len(sc.TrustTiers)+len(sc.Labels) != 0 {
+		t.Fatalf("no inputs: %v %+v", err, sc)
 	}
 }
 
@@ -397,7 +423,7 @@ func TestExpiry(t *testing.T) {
 	const ttl = 400 * time.Millisecond
 	s, c := newStore(t, redisstore.Options{TTL: ttl})
 	sess := s.Session("idle")
-	if err := s.ApplyCounters(ctx, "idle", []runtime.CounterUpdate{{Key: fire("R")}}); err != nil {
+	if err := runtime.ApplyCounters(ctx, s, "idle", []runtime.CounterUpdate{{Key: fire("R")}}); err != nil {
 		t.Fatal(err)
 	}
 	sess.Record(ctx, runtime.Node{ID: "a", Kind: runtime.Message, Labels: []string{"x"}})
@@ -439,7 +465,7 @@ func TestExpiry(t *testing.T) {
 		t.Fatalf("an expired input: %v", err)
 	}
 	// It starts over.
-	if err := s.ApplyCounters(ctx, "idle", []runtime.CounterUpdate{{Key: fire("R")}}); err != nil {
+	if err := runtime.ApplyCounters(ctx, s, "idle", []runtime.CounterUpdate{{Key: fire("R")}}); err != nil {
 		t.Fatal(err)
 	}
 	if got := read(t, s, "idle", fire("R")); got[0] != 1 {
@@ -451,10 +477,10 @@ func TestExpiry(t *testing.T) {
 // then an error at the read, never a zero).
 func TestNoSessionID(t *testing.T) {
 	s, _ := newStore(t, redisstore.Options{})
-	if err := s.ReadCounters(ctx, "", []runtime.CounterKey{fire("R")}, make([]int64, 1)); err == nil {
+	if err := runtime.ReadCounters(ctx, s, "", []runtime.CounterKey{fire("R")}, make([]int64, 1)); err == nil {
 		t.Error("read")
 	}
-	if err := s.ApplyCounters(ctx, "", []runtime.CounterUpdate{{Key: fire("R")}}); err == nil {
+	if err := runtime.ApplyCounters(ctx, s, "", []runtime.CounterUpdate{{Key: fire("R")}}); err == nil {
 		t.Error("apply")
 	}
 	if err := s.RecordNode(ctx, "", runtime.Node{ID: "a", Kind: runtime.Message}); err == nil {

@@ -111,7 +111,7 @@ func run(w io.Writer, cfg config) error {
 	// The session's counters, as any replica reads them.
 	k, _ := replicas[0].ev.CounterKey("REPEATED_CALL_NUDGE", runtime.Fire)
 	n := make([]int64, 1)
-	if err := replicas[1].store.ReadCounters(context.Background(), cfg.session, []runtime.CounterKey{k}, n); err != nil {
+	if err := runtime.ReadCounters(context.Background(), replicas[1].store, cfg.session, []runtime.CounterKey{k}, n); err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "REPEATED_CALL_NUDGE.fire = %d\n", n[0])
@@ -162,11 +162,11 @@ func calls() []call {
 		tool("read README.md", "read", map[string]any{"path": "/home/agent/project/README.md"}),
 		tool("write /etc/hosts", "write", map[string]any{"path": "/etc/hosts"}),
 	}
-	// The same grep over and over, on whichever replica is free.
-	for i := 1; i <= 7; i++ {
-		g := tool(fmt.Sprintf("grep TODO (repeat %d)", i), "grep", map[string]any{"pattern": "TODO"})
-		g.occ.Facts.Lycaon.RepeatCount = int64(i)
-		out = append(out, g)
+	// The same grep over and over, on whichever replica is free: the
+	// session's record (in Redis, with the counters) counts the repeats,
+	// whichever replica saw the calls before.
+	for i := 0; i <= 7; i++ {
+		out = append(out, tool(fmt.Sprintf("grep TODO (repeat %d)", i), "grep", map[string]any{"pattern": "TODO"}))
 	}
 	return out
 }
