@@ -114,6 +114,7 @@ func (x *Exec) Rewrite() {
 		}
 		b.WriteString(content[offs[pos]:offs[cur.start]])
 		b.WriteString(cur.repl)
+		d.Redactions = append(d.Redactions, runtime.Redaction{Start: int64(cur.start), End: int64(cur.end), Replacement: cur.repl})
 		pos = cur.end
 		i = j
 	}
