@@ -64,6 +64,8 @@ type Pack struct {
 	CatalogFile string
 	// DenyByDefault is the pack's deny_by_default (stock packs only).
 	DenyByDefault *DenyByDefault
+	// Bindings are the pack's result bindings (spec 11), in order.
+	Bindings []Binding
 	// Sources are the pack's files that make its rules (pack.yaml and the
 	// rule files), with their content, for the digest.
 	Sources []Source

@@ -28,7 +28,7 @@ var (
 
 var (
 	ruleFields      = []string{"oar", "id", "kind", "anchor", "effect", "selector", "requires", "when", "flow", "enforcement", "on_error", "copy", "on_fire", "detector", "transform"}
-	packFields      = []string{"oar", "name", "origin", "catalog", "deny_by_default"}
+	packFields      = []string{"oar", "name", "origin", "catalog", "deny_by_default", "bindings"}
 	copyFields      = []string{"title", "what", "cause", "why", "fix", "instead"}
 	requiresFields  = []string{"profiles"}
 	onFireFields    = []string{"increment", "reset"}
@@ -377,6 +377,9 @@ func (l *packLoader) readPackFile(file string) {
 	}
 	if n, ok := f["deny_by_default"]; ok {
 		l.pack.deny = &denyNodes{c: c, n: n, key: keyNode(root, "deny_by_default")}
+	}
+	if n, ok := f["bindings"]; ok {
+		l.readBindings(c, n, file)
 	}
 	l.pack.Sources = append(l.pack.Sources, Source{Path: "pack.yaml", Content: text})
 }
