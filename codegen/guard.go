@@ -332,5 +332,3 @@ func guardInfo(s *ir.Set, g func(string) *jen.Statement) jen.Dict {
 	}
 	return d
 }
-
-
