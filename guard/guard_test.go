@@ -447,7 +447,7 @@ func TestServerID(t *testing.T) {
 	for in, want := range map[string]string{
 		"secure-filesystem-server": "secure_filesystem_server",
 		"mcp-servers/everything":   "mcp_servers_everything",
-		"  My Server (v2)! ":        "my_server_v2",
+		"  My Server (v2)! ":       "my_server_v2",
 		"Ünïcode--Name":            "n_code_name",
 		"":                         "",
 		"___":                      "",
