@@ -26,6 +26,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -83,7 +84,7 @@ Flags:
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, cfg Config) int {
 	name := "oarc-guard"
 	if len(os.Args) > 0 {
-		name = os.Args[0]
+		name = filepath.Base(os.Args[0])
 	}
 	setName := ""
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
