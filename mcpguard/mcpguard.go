@@ -47,6 +47,11 @@ type Config struct {
 	// connection is one oarc session, spec 11); nil: a session in the
 	// process with the MCP session's id (or a fresh one).
 	Session func(mcp.Session) *runtime.Session
+	// AllInputs makes every node recorded so far in the session the
+	// inputs of each call, as the proxy does: for a server, which never
+	// sees the model's messages (spec 11). Otherwise a call's inputs are
+	// those its context names ([guard.WithInputs]).
+	AllInputs bool
 	// Notes, when not nil, receives the notes of a call's nudge firings,
 	// for the host to queue as a user-role note for the agent's next
 	// prompt (spec 5.1). Without it the notes are appended to the result
@@ -102,7 +107,7 @@ func (m *middleware) conn(s mcp.Session) *guard.Conn {
 		}
 		sess = runtime.NewSession(id)
 	}
-	c := m.g.NewConn(sess, m.cfg.Server, guard.ConnOptions{Profiles: m.cfg.Profiles})
+	c := m.g.NewConn(sess, m.cfg.Server, guard.ConnOptions{Profiles: m.cfg.Profiles, AllInputs: m.cfg.AllInputs})
 	m.conns[s] = c
 	if w, ok := s.(waiter); ok {
 		go func() {
