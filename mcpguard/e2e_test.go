@@ -568,7 +568,10 @@ func TestE2EProxyTypeScript(t *testing.T) {
 	if r, all := okOf(t, out[1]); len(r["prompts"].([]any)) == 0 {
 		t.Errorf("prompts: %s", all)
 	}
-	if r, all := okOf(t, out[2]); r["progress"] != float64(3) {
+	// The server may send its last progress notification after its
+	// result, which the TypeScript client then ignores: at least two of
+	// the three arrive before it.
+	if r, all := okOf(t, out[2]); r["progress"] == nil || r["progress"].(float64) < 2 {
 		t.Errorf("progress: %s", all)
 	}
 	if _, all := okOf(t, out[3]); strings.Contains(all, awsKey) || !strings.Contains(all, "[REDACTED]") {
