@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/dave/jennifer/jen"
 
@@ -14,6 +15,18 @@ import (
 // (spec section 9), generated once per catalog and shared by every
 // compilation set compiled against it, so that a host fills one Facts
 // value per occurrence for all of them.
+//
+// Its size is the catalog's, up to the 1 MiB of a catalog file (some 40,000
+// entries), so it has no code per entry beyond small switch cases, and
+// mostly declarations and static tables: the Go compiler's memory and time
+// grow faster than linearly in the size of one function (a switch with a
+// case per fact took 7 GB to build for 15,000 facts), every function costs
+// it some 20 KB, and its type checker looks each selector up by a linear
+// scan of the struct's fields. The by-name entry points (ParseAnchor,
+// Facts.Set and Get, Providers.Set) look the name up in a map (a map
+// literal compiles to a loop over static arrays) and reach a fact's field
+// through switches of at most chunkSize cases on its number (through
+// reflect beyond maxTypedFacts facts), a provider's field through reflect.
 
 // ImplPath is the import path of the part of the runtime only generated
 // code uses.
@@ -56,10 +69,54 @@ func versionGuard(f *jen.File) {
 	)
 }
 
+// CatalogPackage is the name of the generated package of c: the one the
+// catalog chose (a host Go cannot import under its own name, such as main,
+// gets a "_"), else the host.
+func CatalogPackage(c *ir.Catalog) string {
+	if c.GoName != "" {
+		return c.GoName
+	}
+	return c.Host
+}
+
+// setFileNames are the identifiers a compilation set's file declares
+// inside its functions (Generate), and Go's predeclared identifiers: a
+// catalog package imported under one of these names would be shadowed
+// where the file refers to it (a host named ev, or string).
+var setFileNames = map[string]bool{
+	// Locals and parameters of the generated set package.
+	"c": true, "ctx": true, "d": true, "env": true, "err": true, "ev": true, "i": true, "id": true,
+	"missing": true, "n": true, "names": true, "o": true, "occ": true, "opts": true, "r": true,
+	"rule": true, "s": true, "step": true, "x": true,
+	// Predeclared.
+	"any": true, "append": true, "bool": true, "byte": true, "cap": true, "clear": true, "close": true,
+	"comparable": true, "complex": true, "complex128": true, "complex64": true, "copy": true,
+	"delete": true, "error": true, "false": true, "float32": true, "float64": true, "imag": true,
+	"int": true, "int16": true, "int32": true, "int64": true, "int8": true, "iota": true, "len": true,
+	"make": true, "max": true, "min": true, "new": true, "nil": true, "panic": true, "print": true,
+	"println": true, "real": true, "recover": true, "rune": true, "string": true, "true": true,
+	"uint": true, "uint16": true, "uint32": true, "uint64": true, "uint8": true, "uintptr": true,
+	// Special: an import cannot be named init.
+	"init": true,
+}
+
+// importCatalog imports the catalog package into a set's file under its
+// package name, or, where that name would be shadowed there, under the
+// name with "_" appended (no identifier of the file ends in "_"). Other
+// imports of the same name are told apart by jennifer.
+func importCatalog(f *jen.File, path string, c *ir.Catalog) {
+	name := CatalogPackage(c)
+	if setFileNames[name] {
+		f.ImportAlias(path, name+"_")
+		return
+	}
+	f.ImportName(path, name)
+}
+
 // GenerateCatalog returns the Go source of the catalog package of c.
 func GenerateCatalog(c *ir.Catalog, opts CatalogOptions) ([]byte, error) {
 	if opts.Package == "" {
-		opts.Package = c.Host
+		opts.Package = CatalogPackage(c)
 	}
 	f := jen.NewFile(opts.Package)
 	f.ImportName(RuntimePath, "runtime")
@@ -88,6 +145,9 @@ func GenerateCatalog(c *ir.Catalog, opts CatalogOptions) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// multi lays out a composite literal one element a line.
+var multi = jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}
+
 func catalogAnchors(f *jen.File, c *ir.Catalog) {
 	f.Comment("Anchor is an anchor of the catalog. The zero Anchor is no anchor: an")
 	f.Comment("occurrence with it, or with a value no constant has, is an error (never a")
@@ -95,26 +155,23 @@ func catalogAnchors(f *jen.File, c *ir.Catalog) {
 	f.Type().Id("Anchor").Uint16()
 	consts := []jen.Code{jen.Id("_").Id("Anchor").Op("=").Iota()}
 	ids := []jen.Code{jen.Lit("")}
-	var cases []jen.Code
 	for _, a := range c.Anchors {
 		doc := a.GoName + " is " + a.ID
 		if a.Title != "" {
 			doc += ": " + a.Title
 		}
-		doc += " (planes: "
-		for i, p := range a.Planes {
-			if i > 0 {
-				doc += ", "
-			}
-			doc += p
-		}
-		doc += ")."
+		doc += " (planes: " + strings.Join(a.Planes, ", ") + ")."
 		consts = append(consts, jen.Comment(commentSafe(doc)).Line().Id(a.GoName))
 		ids = append(ids, jen.Lit(a.ID))
-		cases = append(cases, jen.Case(jen.Lit(a.ID)).Block(jen.Return(jen.Id(a.GoName), jen.True())))
 	}
 	f.Const().Defs(consts...)
-	f.Var().Id("anchorIDs").Op("=").Index(jen.Op("...")).String().Custom(jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}, ids...)
+	f.Var().Id("anchorIDs").Op("=").Index(jen.Op("...")).String().Custom(multi, ids...)
+	byID := make([]jen.Code, len(c.Anchors))
+	for i, a := range c.Anchors {
+		byID[i] = jen.Lit(a.ID).Op(":").Id(a.GoName)
+	}
+	f.Comment("anchorsByID are the anchors by id, for ParseAnchor.")
+	f.Var().Id("anchorsByID").Op("=").Map(jen.String()).Id("Anchor").Custom(multi, byID...)
 	f.Comment("String is the anchor's id, \"\" for a value that is no anchor.")
 	f.Func().Params(jen.Id("a").Id("Anchor")).Id("String").Params().String().Block(
 		jen.If(jen.Int().Call(jen.Id("a")).Op("<").Len(jen.Id("anchorIDs"))).Block(jen.Return(jen.Id("anchorIDs").Index(jen.Id("a")))),
@@ -126,20 +183,35 @@ func catalogAnchors(f *jen.File, c *ir.Catalog) {
 	)
 	f.Comment("ParseAnchor returns the anchor with the given id, for hosts that receive")
 	f.Comment("anchors as strings; ok is false for an id the catalog does not have.")
-	cases = append(cases, jen.Default().Block(jen.Return(jen.Lit(0), jen.False())))
-	f.Func().Id("ParseAnchor").Params(jen.Id("id").String()).Params(jen.Id("Anchor"), jen.Bool()).Block(jen.Switch(jen.Id("id")).Block(cases...))
+	f.Func().Id("ParseAnchor").Params(jen.Id("id").String()).Params(jen.Id("Anchor"), jen.Bool()).Block(
+		jen.List(jen.Id("a"), jen.Id("ok")).Op(":=").Id("anchorsByID").Index(jen.Id("id")),
+		jen.Return(jen.Id("a"), jen.Id("ok")),
+	)
 }
 
 // factGoType is the Go type of a catalog fact or parameter.
 func factGoType(t *ir.Type) jen.Code { return repOf(t).goType() }
 
+// factTypes are the types of facts, in the order Set and Get switch on
+// them.
+var factTypes = []*ir.Type{
+	ir.StringType, ir.IntType, ir.BoolType, ir.DoubleType,
+	ir.ListOf(ir.StringType), ir.MapOf(ir.StringType, ir.DynType), ir.ListOf(ir.MapOf(ir.StringType, ir.DynType)),
+}
+
 func catalogFacts(f *jen.File, c *ir.Catalog) {
 	var std, host []jen.Code
-	type settable struct {
-		fact ir.CatalogFact
-		path []string
+	var facts []ir.CatalogFact // those Set and Get reach
+	var fieldIndex [][]int     // of each of facts in Facts
+	nStd := 0
+	for _, fact := range c.Facts {
+		if fact.Tier == "standard" && fact.Kept == ir.NotKept {
+			nStd++
+		}
 	}
-	var facts []settable
+	// LazyFacts mirrors Facts with a provider per fact (spec-less, oarc's:
+	// docs/hosts.md "Lazy facts").
+	var lazyStd, lazyHost []jen.Code
 	for _, fact := range c.Facts {
 		if fact.Tier != "standard" && fact.Tier != "host" || fact.Kept != ir.NotKept {
 			// Core, provenance and engine-kept facts (spec 5.10) are not
@@ -151,12 +223,17 @@ func catalogFacts(f *jen.File, c *ir.Catalog) {
 			doc += " (profile " + fact.Profile + ")"
 		}
 		field := jen.Comment(commentSafe(doc)).Line().Id(fact.Field[len(fact.Field)-1]).Add(factGoType(fact.Type))
+		lazy := jen.Id(fact.Field[len(fact.Field)-1]).Func().Params(jen.Qual("context", "Context"), jen.Op("*").Id("Occurrence")).Params(factGoType(fact.Type), jen.Error())
 		if fact.Tier == "host" {
+			fieldIndex = append(fieldIndex, []int{nStd, len(host)})
 			host = append(host, field)
+			lazyHost = append(lazyHost, lazy)
 		} else {
+			fieldIndex = append(fieldIndex, []int{len(std)})
 			std = append(std, field)
+			lazyStd = append(lazyStd, lazy)
 		}
-		facts = append(facts, settable{fact, fact.Field})
+		facts = append(facts, fact)
 	}
 	std = append(std, jen.Line().Comment(c.HostField+" holds the host facts, spelled "+c.Host+".<name> in CEL.").Line().Id(c.HostField).Id("HostFacts"))
 	f.Comment("Facts are the observed facts of one occurrence. An absent fact is the zero")
@@ -166,32 +243,82 @@ func catalogFacts(f *jen.File, c *ir.Catalog) {
 	f.Comment("the engine keeps (tool_args_fingerprint and the record of tool calls, spec 5.10)")
 	f.Comment("from the session, not from here.")
 	f.Type().Id("Facts").Struct(std...)
+	lazyStd = append(lazyStd, jen.Id(c.HostField).Id("LazyHostFacts"))
+	f.Comment("LazyFacts supply expensive facts lazily: a set generated with the fact in")
+	f.Comment("oarc gen -lazy calls its provider here, when set, at most once per occurrence")
+	f.Comment("and only when a rule gets to the fact, with the evaluation's context; an error")
+	f.Comment("is an evaluation error of that rule. A nil provider reads the fact from Facts.")
+	f.Type().Id("LazyFacts").Struct(lazyStd...)
+	f.Comment("LazyHostFacts are the lazy providers of the host facts.")
+	f.Type().Id("LazyHostFacts").Struct(lazyHost...)
 	f.Comment("HostFacts are the host facts (namespace " + c.Host + ").")
 	f.Type().Id("HostFacts").Struct(host...)
 
-	var setCases, getCases []jen.Code
-	for _, s := range facts {
-		sel := path("f", s.path)
-		setCases = append(setCases, jen.Case(jen.Lit(s.fact.Name)).Block(
-			jen.List(jen.Id("x"), jen.Id("ok")).Op(":=").Id("v").Assert(factGoType(s.fact.Type)),
-			jen.If(jen.Op("!").Id("ok")).Block(jen.Return(jen.Qual("fmt", "Errorf").Call(jen.Lit("fact %s: want "+s.fact.Type.String()+", got %T"), jen.Id("name"), jen.Id("v")))),
-			jen.Add(sel).Op("=").Id("x"),
-		))
-		getCases = append(getCases, jen.Case(jen.Lit(s.fact.Name)).Block(jen.Return(sel, jen.True())))
+	index := make([]jen.Code, len(facts))
+	for i, fact := range facts {
+		index[i] = jen.Lit(fact.Name).Op(":").Lit(i)
 	}
-	setCases = append(setCases, jen.Default().Block(jen.Return(jen.Qual("fmt", "Errorf").Call(jen.Lit("unknown fact %q"), jen.Id("name")))))
+	f.Comment("factIndex numbers the facts Set and Get reach, by CEL name, for factField.")
+	f.Var().Id("factIndex").Op("=").Map(jen.String()).Int().Custom(multi, index...)
+	if len(facts) <= maxTypedFacts {
+		// Typed code, as fast as a field read, in functions of at most
+		// chunkSize cases.
+		fields := make([]jen.Code, len(facts))
+		for i, fact := range facts {
+			fields[i] = jen.Op("&").Add(path("f", fact.Field))
+		}
+		chunkedSwitch(f, "factField", "the address of the field of fact number i",
+			[]jen.Code{jen.Id("f").Op("*").Id("Facts")}, []jen.Code{jen.Id("f")}, jen.Any(), fields)
+	} else {
+		// A selector per fact would build in time quadratic in the number
+		// of facts: the Go type checker looks each one up by a linear scan
+		// of the struct's fields (25 s for 40,000). reflect follows a
+		// table of field indexes instead, at some 100 ns a call.
+		fields := make([]jen.Code, len(facts))
+		for i := range facts {
+			fields[i] = jen.Values(lits(fieldIndex[i])...)
+		}
+		f.Comment("factFields are the indexes (reflect.Value.FieldByIndex) in Facts of the")
+		f.Comment("fields of the facts, by number.")
+		f.Var().Id("factFields").Op("=").Index(jen.Op("...")).Index().Int().Custom(multi, fields...)
+		f.Comment("factField returns the address of the field of fact number i.")
+		f.Func().Id("factField").Params(jen.Id("f").Op("*").Id("Facts"), jen.Id("i").Int()).Any().Block(
+			jen.Return(jen.Qual("reflect", "ValueOf").Call(jen.Id("f")).Dot("Elem").Call().
+				Dot("FieldByIndex").Call(jen.Id("factFields").Index(jen.Id("i"))).Dot("Addr").Call().Dot("Interface").Call()),
+		)
+	}
+	var setCases, getCases []jen.Code
+	for _, t := range factTypes {
+		ptr := jen.Op("*").Add(factGoType(t))
+		setCases = append(setCases, jen.Case(ptr).Block(jen.Return(jen.Id("setFact").Call(jen.Id("p"), jen.Id("name"), jen.Lit(t.String()), jen.Id("v")))))
+		getCases = append(getCases, jen.Case(jen.Op("*").Add(factGoType(t))).Block(jen.Return(jen.Op("*").Id("p"), jen.True())))
+	}
+	field := jen.Id("p").Op(":=").Id("factField").Call(jen.Id("f"), jen.Id("i")).Assert(jen.Type())
 	f.Comment("Set assigns the fact with the given CEL name (" + c.Host + ".x for host facts), for")
 	f.Comment("hosts and tools that handle facts by name. The value must already have the")
 	f.Comment("fact's Go type (string, int64, bool, float64, []string, map[string]any or")
 	f.Comment("[]map[string]any).")
 	f.Func().Params(jen.Id("f").Op("*").Id("Facts")).Id("Set").Params(jen.Id("name").String(), jen.Id("v").Any()).Error().Block(
-		jen.Switch(jen.Id("name")).Block(setCases...),
-		jen.Return(jen.Nil()),
+		jen.List(jen.Id("i"), jen.Id("ok")).Op(":=").Id("factIndex").Index(jen.Id("name")),
+		jen.If(jen.Op("!").Id("ok")).Block(jen.Return(jen.Qual("fmt", "Errorf").Call(jen.Lit("unknown fact %q"), jen.Id("name")))),
+		jen.Switch(field.Clone()).Block(setCases...),
+		jen.Comment("Not reached: every fact has one of the types above."),
+		jen.Return(jen.Qual("fmt", "Errorf").Call(jen.Lit("unknown fact %q"), jen.Id("name"))),
 	)
-	getCases = append(getCases, jen.Default().Block(jen.Return(jen.Nil(), jen.False())))
 	f.Comment("Get returns the fact with the given CEL name, and whether the name is a fact.")
 	f.Func().Params(jen.Id("f").Op("*").Id("Facts")).Id("Get").Params(jen.Id("name").String()).Params(jen.Any(), jen.Bool()).Block(
-		jen.Switch(jen.Id("name")).Block(getCases...),
+		jen.List(jen.Id("i"), jen.Id("ok")).Op(":=").Id("factIndex").Index(jen.Id("name")),
+		jen.If(jen.Op("!").Id("ok")).Block(jen.Return(jen.Nil(), jen.False())),
+		jen.Switch(field.Clone()).Block(getCases...),
+		jen.Comment("Not reached: every fact has one of the types above."),
+		jen.Return(jen.Nil(), jen.False()),
+	)
+	f.Comment("setFact assigns v to the fact at p if v has the fact's Go type.")
+	f.Func().Id("setFact").Types(jen.Id("T").Any()).Params(jen.Id("p").Op("*").Id("T"), jen.List(jen.Id("name"), jen.Id("want")).String(), jen.Id("v").Any()).Error().Block(
+		jen.List(jen.Id("x"), jen.Id("ok")).Op(":=").Id("v").Assert(jen.Id("T")),
+		jen.If(jen.Op("!").Id("ok")).Block(jen.Return(jen.Qual("fmt", "Errorf").Call(jen.Lit("fact %s: want %s, got %T"), jen.Id("name"), jen.Id("want"), jen.Id("v")))),
+		jen.Op("*").Id("p").Op("=").Id("x"),
+		jen.Return(jen.Nil()),
 	)
 
 	f.Comment("Occurrence is one moment at an anchor: the facts, the profiles the host")
@@ -209,39 +336,20 @@ func catalogFacts(f *jen.File, c *ir.Catalog) {
 	)
 }
 
+// answerFunc is the untyped answer function Providers.Set takes.
+func answerFunc() *jen.Statement {
+	return jen.Func().Params(jen.Id("ctx").Qual("context", "Context"), jen.Id("occ").Op("*").Id("Occurrence"), jen.Id("args").Index().Any()).Params(jen.Any(), jen.Error())
+}
+
 func catalogEnv(f *jen.File, c *ir.Catalog) {
 	var fields []jen.Code
-	var setCases []jen.Code
+	var fns []ir.CatalogFunction // the provider-backed ones
 	for _, fn := range c.Functions {
 		if fn.Provider == "" {
 			continue
 		}
-		params := []jen.Code{jen.Id("ctx").Qual("context", "Context"), jen.Id("occ").Op("*").Id("Occurrence")}
-		var args []jen.Code
-		var conv []jen.Code
-		for i, p := range fn.Params {
-			name := "arg"
-			if len(fn.Params) > 1 {
-				name = "arg" + strconv.Itoa(i+1)
-			}
-			params = append(params, jen.Id(name).Add(factGoType(p)))
-			args = append(args, jen.Id(name))
-			conv = append(conv, jen.Id(name))
-		}
-		sig := jen.Func().Params(params...).Params(factGoType(fn.Result), jen.Error())
-		fields = append(fields, jen.Comment(commentSafe(fn.Name+": "+fn.Description)).Line().Id(fn.Provider).Add(sig))
-		res := factGoType(fn.Result)
-		setCases = append(setCases, jen.Case(jen.Lit(fn.Name)).Block(
-			jen.Id("p").Dot(fn.Provider).Op("=").Func().Params(params...).Params(res, jen.Error()).Block(
-				jen.List(jen.Id("v"), jen.Id("err")).Op(":=").Id("answer").Call(jen.Id("ctx"), jen.Id("occ"), jen.Index().Any().Values(conv...)),
-				jen.Var().Id("zero").Add(factGoType(fn.Result)),
-				jen.If(jen.Id("err").Op("!=").Nil().Op("||").Id("v").Op("==").Nil()).Block(jen.Return(jen.Id("zero"), jen.Id("err"))),
-				jen.List(jen.Id("r"), jen.Id("ok")).Op(":=").Id("v").Assert(factGoType(fn.Result)),
-				jen.If(jen.Op("!").Id("ok")).Block(jen.Return(jen.Id("zero"), jen.Qual("fmt", "Errorf").Call(jen.Lit(fn.Name+": want "+fn.Result.String()+", got %T"), jen.Id("v")))),
-				jen.Return(jen.Id("r"), jen.Nil()),
-			),
-		))
-		_ = args
+		fns = append(fns, fn)
+		fields = append(fields, jen.Comment(commentSafe(fn.Name+": "+fn.Description)).Line().Id(fn.Provider).Add(providerType(fn)))
 	}
 	f.Comment("Providers answer the observation functions that need host knowledge. A nil")
 	f.Comment("field means no provider: a rule that calls the function has an evaluation")
@@ -249,17 +357,57 @@ func catalogEnv(f *jen.File, c *ir.Catalog) {
 	f.Comment("provider still running at the deadline is abandoned. They must be safe for")
 	f.Comment("concurrent use.")
 	f.Type().Id("Providers").Struct(fields...)
-	setCases = append(setCases, jen.Default().Block(jen.Return(jen.Qual("fmt", "Errorf").Call(jen.Lit("no provider-backed function %q"), jen.Id("name")))))
+
+	// Set builds each provider with reflect.MakeFunc from a table of field
+	// indexes, not with a closure per function: a function of the
+	// generated package per catalog function costs the Go compiler some
+	// 20 KB, a table entry nothing to speak of. Providers installed by
+	// name are for tools and tests; hosts assign typed functions.
+	index := make([]jen.Code, len(fns))
+	results := make([]jen.Code, len(fns))
+	for i, fn := range fns {
+		index[i] = jen.Lit(fn.Name).Op(":").Lit(i)
+		results[i] = jen.Lit(fn.Result.String())
+	}
+	f.Comment("providerFields are the indexes of the fields of Providers, by CEL name, and")
+	f.Comment("providerResults the CEL types of their results, by index.")
+	f.Var().Defs(
+		jen.Id("providerFields").Op("=").Map(jen.String()).Int().Custom(multi, index...),
+		jen.Id("providerResults").Op("=").Index(jen.Op("...")).String().Custom(multi, results...),
+	)
 	f.Comment("Set installs a provider for the function with the given CEL name from an")
 	f.Comment("untyped answer function, for hosts and tools that configure providers by")
 	f.Comment("name; a nil answer is the zero value, one of the wrong type the provider's")
 	f.Comment("error.")
-	f.Func().Params(jen.Id("p").Op("*").Id("Providers")).Id("Set").Params(jen.Id("name").String(),
-		jen.Id("answer").Func().Params(jen.Id("ctx").Qual("context", "Context"), jen.Id("occ").Op("*").Id("Occurrence"), jen.Id("args").Index().Any()).Params(jen.Any(), jen.Error()),
-	).Error().Block(
-		jen.Switch(jen.Id("name")).Block(setCases...),
+	reflectQ := func(name string) *jen.Statement { return jen.Qual("reflect", name) }
+	f.Func().Params(jen.Id("p").Op("*").Id("Providers")).Id("Set").Params(jen.Id("name").String(), jen.Id("answer").Add(answerFunc())).Error().Block(
+		jen.List(jen.Id("i"), jen.Id("ok")).Op(":=").Id("providerFields").Index(jen.Id("name")),
+		jen.If(jen.Op("!").Id("ok")).Block(jen.Return(jen.Qual("fmt", "Errorf").Call(jen.Lit("no provider-backed function %q"), jen.Id("name")))),
+		jen.Id("field").Op(":=").Add(reflectQ("ValueOf")).Call(jen.Id("p")).Dot("Elem").Call().Dot("Field").Call(jen.Id("i")),
+		jen.List(jen.Id("out"), jen.Id("want")).Op(":=").List(jen.Id("field").Dot("Type").Call().Dot("Out").Call(jen.Lit(0)), jen.Id("providerResults").Index(jen.Id("i"))),
+		jen.Id("field").Dot("Set").Call(reflectQ("MakeFunc").Call(jen.Id("field").Dot("Type").Call(),
+			jen.Func().Params(jen.Id("in").Index().Add(reflectQ("Value"))).Index().Add(reflectQ("Value")).Block(
+				jen.List(jen.Id("ctx"), jen.Id("_")).Op(":=").Id("in").Index(jen.Lit(0)).Dot("Interface").Call().Assert(jen.Qual("context", "Context")),
+				jen.List(jen.Id("occ"), jen.Id("_")).Op(":=").Id("in").Index(jen.Lit(1)).Dot("Interface").Call().Assert(jen.Op("*").Id("Occurrence")),
+				jen.Id("args").Op(":=").Make(jen.Index().Any(), jen.Len(jen.Id("in")).Op("-").Lit(2)),
+				jen.For(jen.List(jen.Id("j"), jen.Id("a")).Op(":=").Range().Id("in").Index(jen.Lit(2), jen.Empty())).Block(
+					jen.Id("args").Index(jen.Id("j")).Op("=").Id("a").Dot("Interface").Call(),
+				),
+				jen.List(jen.Id("v"), jen.Id("err")).Op(":=").Id("answer").Call(jen.Id("ctx"), jen.Id("occ"), jen.Id("args")),
+				jen.Id("r").Op(":=").Add(reflectQ("Zero")).Call(jen.Id("out")),
+				jen.If(jen.Id("err").Op("==").Nil().Op("&&").Id("v").Op("!=").Nil()).Block(
+					jen.If(jen.Id("rv").Op(":=").Add(reflectQ("ValueOf")).Call(jen.Id("v")), jen.Id("rv").Dot("Type").Call().Op("==").Id("out")).Block(
+						jen.Id("r").Op("=").Id("rv"),
+					).Else().Block(
+						jen.Id("err").Op("=").Qual("fmt", "Errorf").Call(jen.Lit("%s: want %s, got %T"), jen.Id("name"), jen.Id("want"), jen.Id("v")),
+					),
+				),
+				jen.Return(jen.Index().Add(reflectQ("Value")).Values(jen.Id("r"), reflectQ("ValueOf").Call(jen.Op("&").Id("err")).Dot("Elem").Call())),
+			),
+		)),
 		jen.Return(jen.Nil()),
 	)
+
 	f.Comment("Validator is a detector the host registers under an id (spec 5.5). It sees")
 	f.Comment("the occurrence and answers whether it hit, optionally with detector facts.")
 	f.Comment("It receives the evaluation's context; with a deadline, a validator still")
@@ -271,5 +419,87 @@ func catalogEnv(f *jen.File, c *ir.Catalog) {
 	f.Type().Id("Env").Struct(
 		jen.Id("Providers").Id("Providers"),
 		jen.Id("Validators").Map(jen.String()).Id("Validator"),
+		jen.Comment("Lazy supplies the facts a set reads lazily (oarc gen -lazy).").Line().Id("Lazy").Id("LazyFacts"),
 	)
+}
+
+// providerParams are the parameters of a provider (the context, the
+// occurrence, then arg, or arg1, arg2, ... for several), and the names of
+// its arguments.
+func providerParams(fn ir.CatalogFunction) (params, args []jen.Code) {
+	params = []jen.Code{jen.Id("ctx").Qual("context", "Context"), jen.Id("occ").Op("*").Id("Occurrence")}
+	for i, p := range fn.Params {
+		name := "arg"
+		if len(fn.Params) > 1 {
+			name = "arg" + strconv.Itoa(i+1)
+		}
+		params = append(params, jen.Id(name).Add(factGoType(p)))
+		args = append(args, jen.Id(name))
+	}
+	return params, args
+}
+
+// providerType is the Go type of a provider's field.
+func providerType(fn ir.CatalogFunction) *jen.Statement {
+	params, _ := providerParams(fn)
+	return jen.Func().Params(params...).Params(factGoType(fn.Result), jen.Error())
+}
+
+// maxTypedFacts is the largest number of facts whose Set and Get reach
+// their fields through typed code; beyond it, through reflect. The typed
+// code has a selector per fact, which the Go type checker looks up by a
+// linear scan of the struct: a cost quadratic in the number of facts,
+// negligible up to here (4 million field comparisons, some 0.1 s).
+const maxTypedFacts = 2048
+
+// chunkSize bounds the cases of one generated switch. The Go compiler's
+// memory and time grow faster than linearly in the size of one function
+// (a switch of a case per fact took 7 GB to build for 15,000 facts), so a
+// table of code is spread over functions of at most chunkSize cases, and
+// a dispatcher with a case per chunk.
+const chunkSize = 256
+
+// chunkedSwitch emits name(params..., i int) result, which returns
+// results[i] (nil past the end), as switches on i of at most chunkSize
+// cases: one function when they fit, else a dispatcher and name0, name1,
+// ... Dense integer switches compile to jump tables.
+func chunkedSwitch(f *jen.File, name, doc string, params, args []jen.Code, result jen.Code, results []jen.Code) {
+	ps := append(append([]jen.Code(nil), params...), jen.Id("i").Int())
+	sw := func(fname string, from, to int) {
+		var cases []jen.Code
+		for i := from; i < to; i++ {
+			cases = append(cases, jen.Case(jen.Lit(i)).Block(jen.Return(results[i])))
+		}
+		f.Func().Id(fname).Params(ps...).Add(result).Block(
+			jen.Switch(jen.Id("i")).Block(cases...),
+			jen.Return(jen.Nil()),
+		)
+	}
+	f.Comment(name + " returns " + doc + ", nil for an i out of range.")
+	if len(results) <= chunkSize {
+		sw(name, 0, len(results))
+		return
+	}
+	var cases []jen.Code
+	for k := 0; k*chunkSize < len(results); k++ {
+		call := append(append([]jen.Code(nil), args...), jen.Id("i"))
+		cases = append(cases, jen.Case(jen.Lit(k)).Block(jen.Return(jen.Id(name+strconv.Itoa(k)).Call(call...))))
+	}
+	f.Func().Id(name).Params(ps...).Add(result).Block(
+		jen.Switch(jen.Id("i").Op("/").Lit(chunkSize)).Block(cases...),
+		jen.Return(jen.Nil()),
+	)
+	for k := 0; k*chunkSize < len(results); k++ {
+		f.Comment(name + strconv.Itoa(k) + " is " + name + " for i in chunk " + strconv.Itoa(k) + ".")
+		sw(name+strconv.Itoa(k), k*chunkSize, min((k+1)*chunkSize, len(results)))
+	}
+}
+
+// lits are the literals of ints.
+func lits(ns []int) []jen.Code {
+	out := make([]jen.Code, len(ns))
+	for i, n := range ns {
+		out[i] = jen.Lit(n)
+	}
+	return out
 }

@@ -42,6 +42,10 @@ type Options struct {
 	CatalogImport string
 	// Version is the oarc version named in the header.
 	Version string
+	// Lazy are the facts (CEL names) the set reads lazily: through the
+	// catalog's Env.Lazy provider, when the host sets one, at most once per
+	// occurrence and only when a rule gets to the fact (oarc gen -lazy).
+	Lazy []string
 }
 
 // Generate returns the Go source of the package of the compilation set s.
@@ -52,7 +56,11 @@ func Generate(s *ir.Set, opts Options) ([]byte, error) {
 	if opts.CatalogImport == "" {
 		opts.CatalogImport = DefaultCatalogImport
 	}
-	pk := &packGen{p: s, cat: opts.CatalogImport, hoisted: map[string]value{}, perRule: map[string]int{}}
+	pk := &packGen{p: s, cat: opts.CatalogImport, hoisted: map[string]value{}, perRule: map[string]int{},
+		lazy: map[string]bool{}, lazyNum: map[string]int{}}
+	for _, n := range opts.Lazy {
+		pk.lazy[n] = true
+	}
 	f := pk.file(opts)
 	var buf bytes.Buffer
 	if err := f.Render(&buf); err != nil {
@@ -73,6 +81,11 @@ type packGen struct {
 	funcs   []jen.Code
 	// plans are the plans of the constant patterns of matches.
 	plans map[string]*redfa.Plan
+	// lazy are the facts read lazily (Options.Lazy); lazyFacts those a
+	// rule reads, in first-read order, each with its getter's number.
+	lazy      map[string]bool
+	lazyFacts []*ir.Fact
+	lazyNum   map[string]int
 }
 
 // catQ names an identifier of the catalog package.
@@ -193,7 +206,7 @@ func (pk *packGen) file(opts Options) *jen.File {
 	f := jen.NewFile(opts.Package)
 	f.ImportName(RuntimePath, "runtime")
 	f.ImportName(ImplPath, "impl")
-	f.ImportName(pk.cat, p.Catalog.Host)
+	importCatalog(f, pk.cat, p.Catalog)
 	header(f, opts.Version)
 	for _, pack := range p.Packs {
 		for _, s := range pack.Sources {
@@ -210,6 +223,7 @@ func (pk *packGen) file(opts Options) *jen.File {
 		for _, ri := range a.Rules {
 			r := p.Rules[ri]
 			info.hist = info.hist || r.Flow != nil
+			info.names = info.names || r.Flow != nil
 			ir.WalkRule(r, func(e ir.Expr) bool {
 				switch n := e.(type) {
 				case *ir.CounterRead:
@@ -224,6 +238,7 @@ func (pk *packGen) file(opts Options) *jen.File {
 					}
 					info.kept = true
 					info.hist = info.hist || n.Kept.FromRecord()
+					info.names = info.names || n.Kept == ir.KeptRecentToolNames
 					if _, seen := info.codes[r.ID]; n.Kept == ir.KeptCodeRejectTotal && !seen {
 						info.codes[r.ID] = len(info.codeList)
 						info.codeList = append(info.codeList, r.ID)
@@ -250,6 +265,7 @@ func (pk *packGen) file(opts Options) *jen.File {
 	f.Const().Id("Digest").Op("=").Lit(p.Digest)
 	f.Line()
 	pk.evaluator(f)
+	pk.reads(f)
 	pk.context(f)
 	pk.ruleTable(f)
 	if len(pk.vars) > 0 {
@@ -332,12 +348,32 @@ func (pk *packGen) evaluator(f *jen.File) {
 		Params(jen.Op("*").Id("Evaluator"), jen.Error()).Block(body...)
 
 	f.Comment("oExec is the state of one evaluation: the runtime's, and the occurrence.")
-	f.Type().Id("oExec").Struct(
+	execFields := []jen.Code{
 		implQ("Exec"),
 		jen.Id("ev").Op("*").Id("Evaluator"),
 		jen.Id("occ").Op("*").Add(pk.catQ("Occurrence")),
 		jen.Id("F").Op("*").Add(pk.catQ("Facts")),
-	)
+	}
+	for i, n := range pk.lazyFacts {
+		num := strconv.Itoa(i + 1)
+		execFields = append(execFields, jen.Comment(n.Name+", read lazily: its value, its error, whether it was read.").Line().
+			List(jen.Id("oLazyV"+num)).Add(repOf(n.T).goType()), jen.Id("oLazyE"+num).Add(rt("Err")), jen.Id("oLazyS"+num).Bool())
+	}
+	f.Type().Id("oExec").Struct(execFields...)
+	for i, n := range pk.lazyFacts {
+		num := strconv.Itoa(i + 1)
+		v, e, st := jen.Id("oX").Dot("oLazyV"+num), jen.Id("oX").Dot("oLazyE"+num), jen.Id("oX").Dot("oLazyS"+num)
+		f.Comment(fmt.Sprintf("oLazy%s reads %s: through Env.Lazy once per occurrence when the host set a provider, else from the facts.", num, n.Name))
+		f.Func().Params(execParam()).Id("oLazy"+num).Params().Params(repOf(n.T).goType(), rt("Err")).Block(
+			jen.If(jen.Op("!").Add(st)).Block(
+				st.Clone().Op("=").True(),
+				jen.If(jen.Id("p").Op(":=").Add(fieldPath(jen.Id("oX").Dot("ev").Dot("env").Dot("Lazy"), n.Field)), jen.Id("p").Op("!=").Nil()).Block(
+					jen.List(v.Clone(), e.Clone()).Op("=").Add(implQ("Lazy")).Call(jen.Op("&").Id("oX").Dot("Exec"), jen.Id("p"), jen.Lit(n.Name), jen.Id("oX").Dot("occ")),
+				).Else().Block(v.Clone().Op("=").Add(fieldPath(jen.Id("oX").Dot("F"), n.Field))),
+			),
+			jen.Return(v, e),
+		)
+	}
 
 	var cases []jen.Code
 	for _, a := range p.Anchors {
@@ -407,28 +443,31 @@ func (pk *packGen) context(f *jen.File) {
 		}
 		return jen.Index().String().Values(v...)
 	}
-	for _, r := range pk.p.Rules {
-		if r.Copy.Title == "" {
-			continue
+	for _, e := range ir.Context(pk.p) {
+		fs := []jen.Code{jen.Id("ID").Op(":").Lit(e.ID), jen.Id("Title").Op(":").Lit(e.Title)}
+		if e.Fix != "" {
+			fs = append(fs, jen.Id("Fix").Op(":").Lit(e.Fix))
 		}
-		fs := []jen.Code{jen.Id("ID").Op(":").Lit(r.ID), jen.Id("Title").Op(":").Lit(r.Copy.Title)}
-		if r.Copy.Fix != "" {
-			fs = append(fs, jen.Id("Fix").Op(":").Lit(r.Copy.Fix))
+		if e.Instead != "" {
+			fs = append(fs, jen.Id("Instead").Op(":").Lit(e.Instead))
 		}
-		if r.Copy.Instead != "" {
-			fs = append(fs, jen.Id("Instead").Op(":").Lit(r.Copy.Instead))
-		}
-		if r.Monitor {
+		if e.Monitor {
 			fs = append(fs, jen.Id("Monitor").Op(":").True())
 		}
-		if len(r.Selector) == 0 {
+		if e.Global {
 			fs = append(fs, jen.Id("Global").Op(":").True())
 		}
-		fs = append(fs, jen.Id("Tags").Op(":").Add(strs(r.Tags)), jen.Id("Text").Op(":").Add(strs(r.Text)))
+		if e.Pinned {
+			fs = append(fs, jen.Id("Pinned").Op(":").True())
+		}
+		if !e.Pinned {
+			fs = append(fs, jen.Id("Tags").Op(":").Add(strs(e.Tags)), jen.Id("Text").Op(":").Add(strs(e.Text)))
+		}
 		rules = append(rules, jen.Custom(multi, fs...))
 	}
-	f.Comment("oContext are the titled rules as the rendered context shows them, in")
-	f.Comment("evaluation order, tokenised when the rules were compiled.")
+	f.Comment("oContext are the entries of the rendered context (ir.Context): the enforced")
+	f.Comment("deny-by-default codes with a title, then the titled rules that tell the agent")
+	f.Comment("what to do, in evaluation order, tokenised when the rules were compiled.")
 	f.Var().Id("oContext").Op("=").Index(jen.Lit(len(rules))).Add(implQ("ContextRule")).Custom(multi, rules...)
 	f.Comment("Context renders the rules as Markdown for an agent's system prompt (spec 10):")
 	f.Comment("without a hint every titled rule; with one, the global and monitored rules")
@@ -436,6 +475,87 @@ func (pk *packGen) context(f *jen.File) {
 	f.Func().Id("Context").Params(jen.Id("hint").String(), jen.Id("k").Int()).String().Block(
 		jen.Return(implQ("Render").Call(jen.Id("oContext").Index(jen.Op(":")), jen.Id("hint"), jen.Id("k"))),
 	)
+}
+
+// reads emits Reads: what each anchor's rules read (runtime.Reads), from
+// the rules' IR.
+func (pk *packGen) reads(f *jen.File) {
+	p := pk.p
+	strs := func(set map[string]bool) jen.Code {
+		if len(set) == 0 {
+			return nil
+		}
+		var l []string
+		for s := range set {
+			l = append(l, s)
+		}
+		sort.Strings(l)
+		v := make([]jen.Code, len(l))
+		for i, s := range l {
+			v[i] = jen.Lit(s)
+		}
+		return jen.Index().String().Values(v...)
+	}
+	var cases []jen.Code
+	for _, a := range p.Anchors {
+		facts, kept, funcs, vals := map[string]bool{}, map[string]bool{}, map[string]bool{}, map[string]bool{}
+		counters, prov := false, false
+		for _, ri := range a.Rules {
+			r := p.Rules[ri]
+			if r.Detector != "" {
+				vals[r.Detector] = true
+			}
+			if r.Flow != nil {
+				kept[p.Catalog.Host+".recent_tool_names"] = true
+			}
+			ir.WalkRule(r, func(e ir.Expr) bool {
+				switch n := e.(type) {
+				case *ir.Fact:
+					switch n.Source {
+					case ir.FromFacts, ir.FromDetector:
+						facts[n.Name] = true
+					case ir.FromKept:
+						kept[n.Name] = true
+					case ir.FromProvenance:
+						prov = true
+					}
+				case *ir.CounterRead:
+					counters = true
+				case *ir.Observe:
+					if n.Builtin != ir.NotBuiltin {
+						facts["tool_args"] = true
+					} else {
+						funcs[n.Func] = true
+					}
+				}
+				return true
+			})
+		}
+		var fields []jen.Code
+		for _, fl := range []struct {
+			name string
+			set  map[string]bool
+		}{{"Facts", facts}, {"Kept", kept}, {"Functions", funcs}, {"Validators", vals}} {
+			if c := strs(fl.set); c != nil {
+				fields = append(fields, jen.Id(fl.name).Op(":").Add(c))
+			}
+		}
+		if counters {
+			fields = append(fields, jen.Id("Counters").Op(":").True())
+		}
+		if prov {
+			fields = append(fields, jen.Id("Provenance").Op(":").True())
+		}
+		v := "oReads_" + pk.anchorName(a.ID)
+		pk.vars = append(pk.vars, jen.Id(v).Op("=").Add(rt("Reads")).Custom(jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}, fields...))
+		cases = append(cases, jen.Case(pk.catQ(pk.anchorName(a.ID))).Block(jen.Return(jen.Id(v))))
+	}
+	cases = append(cases, jen.Default().Block(jen.Return(rt("Reads").Values())))
+	f.Comment("Reads returns what the rules at anchor a read: the facts the host fills, the")
+	f.Comment("session facts the engine keeps, the provider functions and validators they")
+	f.Comment("use, and whether they read counters or provenance (nothing for an anchor")
+	f.Comment("without rules). A host that computes facts itself can fill only these.")
+	f.Func().Id("Reads").Params(jen.Id("a").Add(pk.catQ("Anchor"))).Add(rt("Reads")).Block(jen.Switch(jen.Id("a")).Block(cases...))
 }
 
 func counterKey(slot int, id string, c ir.Counter) jen.Code {
@@ -538,6 +658,7 @@ type anchorInfo struct {
 	keys       []snapKey
 	snaps      map[snapKey]int
 	kept, hist bool
+	names      bool // some rule reads recent_tool_names (or has a flow)
 	codes      map[string]int
 	codeList   []string
 }
@@ -546,7 +667,7 @@ func (pk *packGen) rule(r *ir.Rule, info *anchorInfo) {
 	g := &fn{pk: pk, rule: r, b: &block{}, zeros: []jen.Code{jen.False()}, snaps: info.snaps, codes: info.codes}
 	selErr := ""
 	for _, c := range r.Selector {
-		if (c.Profile != "" || !plainRead(c)) && selErr == "" {
+		if (c.Profile != "" || !g.plainRead(c)) && selErr == "" {
 			selErr = g.newTmp()
 			g.emit(jen.Var().Id(selErr).Add(rt("Err")))
 		}
@@ -641,7 +762,7 @@ func (g *fn) clause(c *ir.Clause, selErr string) {
 	var fact jen.Code
 	var pre []jen.Code // statements computing the fact, placed before the test
 	readErr := ""      // the Err of a read that can fail (a counter, provenance)
-	if plainRead(c) {
+	if g.plainRead(c) {
 		g.facts = true
 		fact = path("oF", c.Field)
 	} else {
@@ -688,11 +809,19 @@ func (g *fn) clause(c *ir.Clause, selErr string) {
 }
 
 // plainRead reports whether a selector clause reads a field the host fills
-// (the common case, read in place), rather than a core fact, a counter or
-// a derived fact, read as a when would.
-func plainRead(c *ir.Clause) bool {
+// (the common case, read in place), rather than a core fact, a counter, a
+// derived or lazily read fact, read as a when would.
+func (g *fn) plainRead(c *ir.Clause) bool {
 	f, ok := c.Read.(*ir.Fact)
-	return ok && f.Source == ir.FromFacts
+	return ok && f.Source == ir.FromFacts && !g.pk.lazy[f.Name]
+}
+
+// fieldPath selects fields from a Go expression.
+func fieldPath(s *jen.Statement, fields []string) *jen.Statement {
+	for _, f := range fields {
+		s = s.Dot(f)
+	}
+	return s
 }
 
 func (pk *packGen) anchors(infos map[string]*anchorInfo) []jen.Code {
@@ -735,7 +864,7 @@ func (pk *packGen) anchors(infos map[string]*anchorInfo) []jen.Code {
 				pk.vars = append(pk.vars, jen.Id(v).Op("=").Index(jen.Lit(len(lits))).String().Values(lits...))
 				codes = jen.Id(v).Index(jen.Op(":"))
 			}
-			body = append(body, jen.Id("oX").Dot("History").Call(codes))
+			body = append(body, jen.Id("oX").Dot("History").Call(codes, jen.Lit(info.names)))
 		}
 		if len(keys) > 0 {
 			refs := make([]jen.Code, len(keys))
@@ -757,6 +886,7 @@ func (pk *packGen) anchors(infos map[string]*anchorInfo) []jen.Code {
 				jen.Id("Pack").Op(":").Lit(a.Deny.Pack),
 				jen.Id("Anchor").Op(":").Lit(a.ID),
 				jen.Id("Effect").Op(":").Add(rt("Block")),
+				jen.Id("DenyByDefault").Op(":").True(),
 			}
 			if a.Deny.Monitor {
 				info = append(info, jen.Id("Monitor").Op(":").True())

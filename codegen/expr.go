@@ -127,6 +127,17 @@ func (g *fn) fact(n *ir.Fact) value {
 		field := map[ir.Kept]string{ir.KeptRepeatCount: "RepeatCount", ir.KeptRecentToolNames: "RecentToolNames", ir.KeptSameCodeRejectRun: "SameCodeRun"}[n.Kept]
 		return value{code: jen.Add(k.code).Dot(field), t: n.T, simple: true}
 	}
+	if g.pk.lazy[n.Name] && n.Source == ir.FromFacts {
+		// An expensive fact the host supplies lazily (Options.Lazy): read
+		// once per occurrence, an error at the read.
+		num, ok := g.pk.lazyNum[n.Name]
+		if !ok {
+			g.pk.lazyFacts = append(g.pk.lazyFacts, n)
+			num = len(g.pk.lazyFacts)
+			g.pk.lazyNum[n.Name] = num
+		}
+		return g.method(n.T, "oLazy"+strconv.Itoa(num))
+	}
 	g.facts = true
 	return value{code: path("oF", n.Field), t: n.T, simple: true}
 }

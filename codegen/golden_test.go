@@ -44,7 +44,12 @@ func TestGolden(t *testing.T) {
 	for _, dir := range cases(t) {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
 			p := build(t, dir)
-			src, err := codegen.Generate(p, codegen.Options{Package: "golden", Version: cli.Version})
+			opts := codegen.Options{Package: "golden", Version: cli.Version}
+			if b, err := os.ReadFile(filepath.Join(dir, "lazy")); err == nil {
+				// The facts the case reads lazily (oarc gen -lazy).
+				opts.Lazy = strings.Split(strings.TrimSpace(string(b)), ",")
+			}
+			src, err := codegen.Generate(p, opts)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -170,7 +170,7 @@ func Build(s *Set) *ir.Set {
 
 // CatalogIR describes a catalog for the code generator.
 func CatalogIR(cat *catalog.Catalog) *ir.Catalog {
-	out := &ir.Catalog{Host: cat.Host, Fingerprint: cat.Fingerprint(), HostField: cat.HostField()}
+	out := &ir.Catalog{Host: cat.Host, GoName: cat.GoPackage(), Fingerprint: cat.Fingerprint(), HostField: cat.HostField()}
 	for _, a := range cat.Anchors {
 		out.Anchors = append(out.Anchors, ir.CatalogAnchor{ID: a.ID, GoName: a.GoName, Title: a.Title, Planes: a.Planes})
 	}

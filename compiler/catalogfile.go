@@ -4,8 +4,8 @@
 package compiler
 
 import (
+	"errors"
 	"fmt"
-	"go/token"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -61,9 +61,17 @@ func LoadCatalog(file string) (*catalog.Catalog, Diagnostics) {
 	return r.cat, r.diags
 }
 
+// maxCatalogSize bounds a catalog file, as rule files are bounded
+// (docs/choices-frontend.md). The generated catalog package of a catalog
+// of this size builds in at most a few hundred MB (BENCHMARKS.md).
+const maxCatalogSize = maxFileSize
+
 func loadCatalog(file string) (*catalog.Catalog, Diagnostics) {
 	var diags Diagnostics
-	text, err := readRegular(file)
+	text, err := ReadRegularFile(file, maxCatalogSize)
+	if errors.Is(err, errFileTooLarge) {
+		err = fmt.Errorf("the file is larger than the limit of 1 MiB (%d bytes) for catalog files", maxCatalogSize)
+	}
 	if err != nil {
 		diags = append(diags, Diagnostic{Pos: Pos{File: file}, Code: CodeCatalog, Message: fmt.Sprintf("cannot read the catalog: %v", err)})
 		return nil, diags
@@ -98,8 +106,6 @@ func ParseCatalog(file string, text []byte) (*catalog.Catalog, Diagnostics) {
 		switch {
 		case !hostRE.MatchString(s):
 			c.errorf(n, CodeCatalog, "host %q does not match %s", s, hostRE)
-		case token.IsKeyword(s):
-			c.errorf(n, CodeCatalog, "host %q is a Go keyword: the generated catalog package is named after the host", s)
 		case celReserved[s]:
 			c.errorf(n, CodeCatalog, "host %q is a word CEL reserves; rules could not name the host's facts (%s.fact does not parse)", s, s)
 		default:
@@ -109,7 +115,6 @@ func ParseCatalog(file string, text []byte) (*catalog.Catalog, Diagnostics) {
 	seen := map[string]*yaml.Node{} // names of facts and functions
 	var anchors []*catalog.Anchor
 	anchorSeen := map[string]bool{}
-	goNames := map[string]string{}
 	if n, ok := f["anchors"]; !ok {
 		c.errorf(root, CodeCatalog, "missing required field anchors")
 	} else {
@@ -124,9 +129,6 @@ func ParseCatalog(file string, text []byte) (*catalog.Catalog, Diagnostics) {
 					ok = false
 				case anchorSeen[id]:
 					c.errorf(af["id"], CodeCatalog, "anchor %s is given twice", id)
-					ok = false
-				case goNames[catalog.GoName(id)] != "":
-					c.errorf(af["id"], CodeCatalog, "anchor %s has the same Go name %s as anchor %s", id, catalog.GoName(id), goNames[catalog.GoName(id)])
 					ok = false
 				}
 			}
@@ -161,7 +163,6 @@ func ParseCatalog(file string, text []byte) (*catalog.Catalog, Diagnostics) {
 			}
 			if ok {
 				anchorSeen[id] = true
-				goNames[catalog.GoName(id)] = id
 				anchors = append(anchors, a)
 			}
 		}

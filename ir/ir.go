@@ -131,6 +131,41 @@ type Deny struct {
 // 5.10): a proposed tool call.
 const ToolPreInvoke = "tool.pre_invoke"
 
+// ContextEntry is one entry of the rendered context (spec 10): a titled
+// rule that tells the agent what to do, or an enforced deny-by-default
+// code with a title (Pinned: rendered first, never ranked).
+type ContextEntry struct {
+	ID                      string
+	Title, Fix, Instead     string
+	Monitor, Global, Pinned bool
+	Tags, Text              []string
+}
+
+// Context lists what the rendered context of s may show (spec 10): first
+// each enforced deny-by-default code with a title, once, in pack order,
+// with its pack's copy; then the titled rules in evaluation order, except
+// allow and transform rules, which tell the agent nothing it must do.
+func Context(s *Set) []ContextEntry {
+	var out []ContextEntry
+	seen := map[string]bool{}
+	for _, a := range s.Anchors {
+		d := a.Deny
+		if d == nil || d.Monitor || d.Copy.Title == "" || seen[d.Code] {
+			continue
+		}
+		seen[d.Code] = true
+		out = append(out, ContextEntry{ID: d.Code, Title: d.Copy.Title, Fix: d.Copy.Fix, Instead: d.Copy.Instead, Pinned: true})
+	}
+	for _, r := range s.Rules {
+		if r.Copy.Title == "" || r.Effect == EffectAllow || r.Effect == EffectTransform {
+			continue
+		}
+		out = append(out, ContextEntry{ID: r.ID, Title: r.Copy.Title, Fix: r.Copy.Fix, Instead: r.Copy.Instead,
+			Monitor: r.Monitor, Global: len(r.Selector) == 0, Tags: r.Tags, Text: r.Text})
+	}
+	return out
+}
+
 // Anchor is the static dispatch entry of one anchor.
 type Anchor struct {
 	ID    string

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"github.com/oarc/oarc/runtime"
 	"github.com/oarc/oarc/runtime/impl"
+	"reflect"
 )
 
 // Generated code refers to these so that a file generated for another
@@ -227,6 +228,72 @@ var anchorIDs = [...]string{
 	"content.tool_result",
 }
 
+// anchorsByID are the anchors by id, for ParseAnchor.
+var anchorsByID = map[string]Anchor{
+	"gate.blocked":                   GateBlocked,
+	"coordinator.citation.grounding": CoordinatorCitationGrounding,
+	"worker.citation.grounding":      WorkerCitationGrounding,
+	"compose.done":                   ComposeDone,
+	"phase.advanced":                 PhaseAdvanced,
+	"review_loop.continue":           ReviewLoopContinue,
+	"review_loop.decide":             ReviewLoopDecide,
+	"feedback.received":              FeedbackReceived,
+	"phase.exit_required":            PhaseExitRequired,
+	"inject.transition":              InjectTransition,
+	"leg.finished":                   LegFinished,
+	"worker.task.finished":           WorkerTaskFinished,
+	"phase.entered":                  PhaseEntered,
+	"feedback.pending":               FeedbackPending,
+	"worker.task.started":            WorkerTaskStarted,
+	"worker.leg.started":             WorkerLegStarted,
+	"coordinator.closeout":           CoordinatorCloseout,
+	"project.roots.changed":          ProjectRootsChanged,
+	"project.root.detach_cancelled":  ProjectRootDetachCancelled,
+	"worker.closeout":                WorkerCloseout,
+	"worker.iterations.low":          WorkerIterationsLow,
+	"worker.cancel.closeout":         WorkerCancelCloseout,
+	"worker.summary.trim":            WorkerSummaryTrim,
+	"progress.stale":                 ProgressStale,
+	"authz.seal_failed":              AuthzSealFailed,
+	"turn.closeout":                  TurnCloseout,
+	"turn.iterations.low":            TurnIterationsLow,
+	"turn.spend.runway_low":          TurnSpendRunwayLow,
+	"turn.spend.soft_stop":           TurnSpendSoftStop,
+	"outbound.secret.withheld":       OutboundSecretWithheld,
+	"wait.timer.fired":               WaitTimerFired,
+	"scan.finished":                  ScanFinished,
+	"process.finished":               ProcessFinished,
+	"worker.budget.low":              WorkerBudgetLow,
+	"loop.wake":                      LoopWake,
+	"overlay.promote.complete":       OverlayPromoteComplete,
+	"edit.follow_up.repeat":          EditFollowUpRepeat,
+	"progress.missing":               ProgressMissing,
+	"survey.summarize":               SurveySummarize,
+	"inject.ledger":                  InjectLedger,
+	"inject.synthesis_evidence":      InjectSynthesisEvidence,
+	"board.changed":                  BoardChanged,
+	"inject.active_workflow":         InjectActiveWorkflow,
+	"inject.worker_board":            InjectWorkerBoard,
+	"inject.worker_leg":              InjectWorkerLeg,
+	"inject.agents_md":               InjectAgentsMd,
+	"inject.command_jobs":            InjectCommandJobs,
+	"inject.implement_spawn":         InjectImplementSpawn,
+	"inject.blueprint":               InjectBlueprint,
+	"inject.worker_task_assignment":  InjectWorkerTaskAssignment,
+	"inject.worker_task_preamble":    InjectWorkerTaskPreamble,
+	"inject.scan_guidance":           InjectScanGuidance,
+	"tool.pre_invoke":                ToolPreInvoke,
+	"coordinator.pre_invoke":         CoordinatorPreInvoke,
+	"session.pre_invoke":             SessionPreInvoke,
+	"tool.handler":                   ToolHandler,
+	"tool.post_invoke":               ToolPostInvoke,
+	"coordinator.post_turn":          CoordinatorPostTurn,
+	"worker.finalize":                WorkerFinalize,
+	"content.input":                  ContentInput,
+	"content.output":                 ContentOutput,
+	"content.tool_result":            ContentToolResult,
+}
+
 // String is the anchor's id, "" for a value that is no anchor.
 func (a Anchor) String() string {
 	if int(a) < len(anchorIDs) {
@@ -243,134 +310,8 @@ func (a Anchor) Valid() bool {
 // ParseAnchor returns the anchor with the given id, for hosts that receive
 // anchors as strings; ok is false for an id the catalog does not have.
 func ParseAnchor(id string) (Anchor, bool) {
-	switch id {
-	case "gate.blocked":
-		return GateBlocked, true
-	case "coordinator.citation.grounding":
-		return CoordinatorCitationGrounding, true
-	case "worker.citation.grounding":
-		return WorkerCitationGrounding, true
-	case "compose.done":
-		return ComposeDone, true
-	case "phase.advanced":
-		return PhaseAdvanced, true
-	case "review_loop.continue":
-		return ReviewLoopContinue, true
-	case "review_loop.decide":
-		return ReviewLoopDecide, true
-	case "feedback.received":
-		return FeedbackReceived, true
-	case "phase.exit_required":
-		return PhaseExitRequired, true
-	case "inject.transition":
-		return InjectTransition, true
-	case "leg.finished":
-		return LegFinished, true
-	case "worker.task.finished":
-		return WorkerTaskFinished, true
-	case "phase.entered":
-		return PhaseEntered, true
-	case "feedback.pending":
-		return FeedbackPending, true
-	case "worker.task.started":
-		return WorkerTaskStarted, true
-	case "worker.leg.started":
-		return WorkerLegStarted, true
-	case "coordinator.closeout":
-		return CoordinatorCloseout, true
-	case "project.roots.changed":
-		return ProjectRootsChanged, true
-	case "project.root.detach_cancelled":
-		return ProjectRootDetachCancelled, true
-	case "worker.closeout":
-		return WorkerCloseout, true
-	case "worker.iterations.low":
-		return WorkerIterationsLow, true
-	case "worker.cancel.closeout":
-		return WorkerCancelCloseout, true
-	case "worker.summary.trim":
-		return WorkerSummaryTrim, true
-	case "progress.stale":
-		return ProgressStale, true
-	case "authz.seal_failed":
-		return AuthzSealFailed, true
-	case "turn.closeout":
-		return TurnCloseout, true
-	case "turn.iterations.low":
-		return TurnIterationsLow, true
-	case "turn.spend.runway_low":
-		return TurnSpendRunwayLow, true
-	case "turn.spend.soft_stop":
-		return TurnSpendSoftStop, true
-	case "outbound.secret.withheld":
-		return OutboundSecretWithheld, true
-	case "wait.timer.fired":
-		return WaitTimerFired, true
-	case "scan.finished":
-		return ScanFinished, true
-	case "process.finished":
-		return ProcessFinished, true
-	case "worker.budget.low":
-		return WorkerBudgetLow, true
-	case "loop.wake":
-		return LoopWake, true
-	case "overlay.promote.complete":
-		return OverlayPromoteComplete, true
-	case "edit.follow_up.repeat":
-		return EditFollowUpRepeat, true
-	case "progress.missing":
-		return ProgressMissing, true
-	case "survey.summarize":
-		return SurveySummarize, true
-	case "inject.ledger":
-		return InjectLedger, true
-	case "inject.synthesis_evidence":
-		return InjectSynthesisEvidence, true
-	case "board.changed":
-		return BoardChanged, true
-	case "inject.active_workflow":
-		return InjectActiveWorkflow, true
-	case "inject.worker_board":
-		return InjectWorkerBoard, true
-	case "inject.worker_leg":
-		return InjectWorkerLeg, true
-	case "inject.agents_md":
-		return InjectAgentsMd, true
-	case "inject.command_jobs":
-		return InjectCommandJobs, true
-	case "inject.implement_spawn":
-		return InjectImplementSpawn, true
-	case "inject.blueprint":
-		return InjectBlueprint, true
-	case "inject.worker_task_assignment":
-		return InjectWorkerTaskAssignment, true
-	case "inject.worker_task_preamble":
-		return InjectWorkerTaskPreamble, true
-	case "inject.scan_guidance":
-		return InjectScanGuidance, true
-	case "tool.pre_invoke":
-		return ToolPreInvoke, true
-	case "coordinator.pre_invoke":
-		return CoordinatorPreInvoke, true
-	case "session.pre_invoke":
-		return SessionPreInvoke, true
-	case "tool.handler":
-		return ToolHandler, true
-	case "tool.post_invoke":
-		return ToolPostInvoke, true
-	case "coordinator.post_turn":
-		return CoordinatorPostTurn, true
-	case "worker.finalize":
-		return WorkerFinalize, true
-	case "content.input":
-		return ContentInput, true
-	case "content.output":
-		return ContentOutput, true
-	case "content.tool_result":
-		return ContentToolResult, true
-	default:
-		return 0, false
-	}
+	a, ok := anchorsByID[id]
+	return a, ok
 }
 
 // Facts are the observed facts of one occurrence. An absent fact is the zero
@@ -445,6 +386,158 @@ type Facts struct {
 
 	// Lycaon holds the host facts, spelled lycaon.<name> in CEL.
 	Lycaon HostFacts
+}
+
+// LazyFacts supply expensive facts lazily: a set generated with the fact in
+// oarc gen -lazy calls its provider here, when set, at most once per occurrence
+// and only when a rule gets to the fact, with the evaluation's context; an error
+// is an evaluation error of that rule. A nil provider reads the fact from Facts.
+type LazyFacts struct {
+	PermissionProfile        func(context.Context, *Occurrence) (string, error)
+	Principal                func(context.Context, *Occurrence) (string, error)
+	PrincipalRoles           func(context.Context, *Occurrence) ([]string, error)
+	ContentLength            func(context.Context, *Occurrence) (int64, error)
+	ContentRoles             func(context.Context, *Occurrence) ([]string, error)
+	ContentOrigins           func(context.Context, *Occurrence) ([]string, error)
+	ContentAuthorities       func(context.Context, *Occurrence) ([]string, error)
+	ContentTrustTiers        func(context.Context, *Occurrence) ([]string, error)
+	ContentSources           func(context.Context, *Occurrence) ([]string, error)
+	ContentSegmentCount      func(context.Context, *Occurrence) (int64, error)
+	ContentContainsUntrusted func(context.Context, *Occurrence) (bool, error)
+	Tool                     func(context.Context, *Occurrence) (string, error)
+	ToolArgs                 func(context.Context, *Occurrence) (map[string]any, error)
+	SessionPosture           func(context.Context, *Occurrence) (string, error)
+	ArgValidationErrors      func(context.Context, *Occurrence) ([]string, error)
+	IsDirectory              func(context.Context, *Occurrence) (bool, error)
+	NotFound                 func(context.Context, *Occurrence) (bool, error)
+	PathDenied               func(context.Context, *Occurrence) (bool, error)
+	PolicyDenied             func(context.Context, *Occurrence) (bool, error)
+	PiiEntities              func(context.Context, *Occurrence) ([]map[string]any, error)
+	SecretMatches            func(context.Context, *Occurrence) ([]map[string]any, error)
+	McpServerId              func(context.Context, *Occurrence) (string, error)
+	McpToolName              func(context.Context, *Occurrence) (string, error)
+	McpQualifiedTool         func(context.Context, *Occurrence) (string, error)
+	McpServerConfigured      func(context.Context, *Occurrence) (bool, error)
+	McpServerEnabled         func(context.Context, *Occurrence) (bool, error)
+	McpCallOk                func(context.Context, *Occurrence) (bool, error)
+	McpErrorCode             func(context.Context, *Occurrence) (string, error)
+	McpSchemaMatched         func(context.Context, *Occurrence) (bool, error)
+	PromptInjectionScore     func(context.Context, *Occurrence) (float64, error)
+	JailbreakScore           func(context.Context, *Occurrence) (float64, error)
+	Lycaon                   LazyHostFacts
+}
+
+// LazyHostFacts are the lazy providers of the host facts.
+type LazyHostFacts struct {
+	LastAssistant                func(context.Context, *Occurrence) (string, error)
+	TurnTools                    func(context.Context, *Occurrence) ([]string, error)
+	Surface                      func(context.Context, *Occurrence) (string, error)
+	Profile                      func(context.Context, *Occurrence) (string, error)
+	Phase                        func(context.Context, *Occurrence) (string, error)
+	WorkersIdle                  func(context.Context, *Occurrence) (bool, error)
+	ActiveWorkerCount            func(context.Context, *Occurrence) (int64, error)
+	PendingOverlayPromote        func(context.Context, *Occurrence) (bool, error)
+	OverlayState                 func(context.Context, *Occurrence) (string, error)
+	SurfaceMayFinish             func(context.Context, *Occurrence) (bool, error)
+	IsHostCycleTurn              func(context.Context, *Occurrence) (bool, error)
+	BatchPhase                   func(context.Context, *Occurrence) (string, error)
+	BatchClosed                  func(context.Context, *Occurrence) (bool, error)
+	ProgressOpenItems            func(context.Context, *Occurrence) (int64, error)
+	ProgressHasOpenSteps         func(context.Context, *Occurrence) (bool, error)
+	HasCompletionReport          func(context.Context, *Occurrence) (bool, error)
+	TaskEnvelopeEcho             func(context.Context, *Occurrence) (bool, error)
+	CloseoutSurface              func(context.Context, *Occurrence) (bool, error)
+	ProgressReconcileNeeded      func(context.Context, *Occurrence) (bool, error)
+	VerifyRequired               func(context.Context, *Occurrence) (bool, error)
+	VerifierPass                 func(context.Context, *Occurrence) (bool, error)
+	PrematureVerifyClose         func(context.Context, *Occurrence) (bool, error)
+	SynthesisWrapupToolForbidden func(context.Context, *Occurrence) (bool, error)
+	ProgressClosureArmed         func(context.Context, *Occurrence) (bool, error)
+	ProgressGatedTool            func(context.Context, *Occurrence) (bool, error)
+	ProgressMissing              func(context.Context, *Occurrence) (bool, error)
+	ReviewLoopActive             func(context.Context, *Occurrence) (bool, error)
+	OverlayIntegratePending      func(context.Context, *Occurrence) (bool, error)
+	PathIsWorkerBranch           func(context.Context, *Occurrence) (bool, error)
+	HasPartialWorkerJobs         func(context.Context, *Occurrence) (bool, error)
+	VerifyHasCommand             func(context.Context, *Occurrence) (bool, error)
+	VerifyDeclared               func(context.Context, *Occurrence) (bool, error)
+	ProgressClosedBeyondBaseline func(context.Context, *Occurrence) (bool, error)
+	PendingUserInput             func(context.Context, *Occurrence) (bool, error)
+	StubValid                    func(context.Context, *Occurrence) (bool, error)
+	ToolAllowedForProfile        func(context.Context, *Occurrence) (bool, error)
+	HabitRedirectMatch           func(context.Context, *Occurrence) (string, error)
+	WriteRoots                   func(context.Context, *Occurrence) ([]string, error)
+	PatternParseOk               func(context.Context, *Occurrence) (bool, error)
+	ActionHostResources          func(context.Context, *Occurrence) ([]string, error)
+	ActionHostResourceDenials    func(context.Context, *Occurrence) ([]string, error)
+	ModeBits                     func(context.Context, *Occurrence) (string, error)
+	PostureUnresolved            func(context.Context, *Occurrence) (bool, error)
+	HighRiskTool                 func(context.Context, *Occurrence) (bool, error)
+	ToolIsState                  func(context.Context, *Occurrence) (bool, error)
+	ToolIsDelegation             func(context.Context, *Occurrence) (bool, error)
+	ToolIsTask                   func(context.Context, *Occurrence) (bool, error)
+	ToolIsHandoff                func(context.Context, *Occurrence) (bool, error)
+	PackRunnerTask               func(context.Context, *Occurrence) (bool, error)
+	AgentIsPlanWriter            func(context.Context, *Occurrence) (bool, error)
+	DisallowedAgent              func(context.Context, *Occurrence) (bool, error)
+	PlanAwaitingApproval         func(context.Context, *Occurrence) (bool, error)
+	WorkerAttemptedMutation      func(context.Context, *Occurrence) (bool, error)
+	BatchReadyIgnoringProgress   func(context.Context, *Occurrence) (bool, error)
+	SynthesisDelayCount          func(context.Context, *Occurrence) (int64, error)
+	ReviewVerdictGateOpen        func(context.Context, *Occurrence) (bool, error)
+	VerdictDelayCount            func(context.Context, *Occurrence) (int64, error)
+	ScopeMode                    func(context.Context, *Occurrence) (string, error)
+	ScopePathsEmpty              func(context.Context, *Occurrence) (bool, error)
+	ScopeTooBroad                func(context.Context, *Occurrence) (bool, error)
+	ProfileMutationCapable       func(context.Context, *Occurrence) (bool, error)
+	BaseOverlayId                func(context.Context, *Occurrence) (string, error)
+	BaseOverlayResolves          func(context.Context, *Occurrence) (bool, error)
+	BaseOverlayPending           func(context.Context, *Occurrence) (bool, error)
+	ActiveReadCount              func(context.Context, *Occurrence) (int64, error)
+	ActiveWriteCount             func(context.Context, *Occurrence) (int64, error)
+	MaxWorkers                   func(context.Context, *Occurrence) (int64, error)
+	MaxReadWorkers               func(context.Context, *Occurrence) (int64, error)
+	MaxWriteWorkers              func(context.Context, *Occurrence) (int64, error)
+	CitationUnverifiable         func(context.Context, *Occurrence) (bool, error)
+	ScoutSurveyEvidencePresent   func(context.Context, *Occurrence) (bool, error)
+	SurfaceClaimUngrounded       func(context.Context, *Occurrence) (bool, error)
+	PageMeasureUngrounded        func(context.Context, *Occurrence) (bool, error)
+	AgentIsScout                 func(context.Context, *Occurrence) (bool, error)
+	AgentIsImplementer           func(context.Context, *Occurrence) (bool, error)
+	ProfileSurveysProjectTree    func(context.Context, *Occurrence) (bool, error)
+	RepoKnownEmpty               func(context.Context, *Occurrence) (bool, error)
+	LastAuditUngrounded          func(context.Context, *Occurrence) (bool, error)
+	GroundingEscalated           func(context.Context, *Occurrence) (bool, error)
+	CommandNotArgv               func(context.Context, *Occurrence) (bool, error)
+	BulkDenied                   func(context.Context, *Occurrence) (bool, error)
+	BinaryDenied                 func(context.Context, *Occurrence) (bool, error)
+	ModeDenied                   func(context.Context, *Occurrence) (bool, error)
+	PathEscape                   func(context.Context, *Occurrence) (bool, error)
+	BeyondEof                    func(context.Context, *Occurrence) (bool, error)
+	NotRunning                   func(context.Context, *Occurrence) (bool, error)
+	Unsupported                  func(context.Context, *Occurrence) (bool, error)
+	ResourceLimit                func(context.Context, *Occurrence) (bool, error)
+	Conflict                     func(context.Context, *Occurrence) (bool, error)
+	PathRequired                 func(context.Context, *Occurrence) (bool, error)
+	IdRequired                   func(context.Context, *Occurrence) (bool, error)
+	UnknownTarget                func(context.Context, *Occurrence) (bool, error)
+	Missing                      func(context.Context, *Occurrence) (bool, error)
+	Forbidden                    func(context.Context, *Occurrence) (bool, error)
+	SelectorEmpty                func(context.Context, *Occurrence) (bool, error)
+	SelectorAmbiguous            func(context.Context, *Occurrence) (bool, error)
+	RejectObservation            func(context.Context, *Occurrence) (string, error)
+	UnobservedCitedPaths         func(context.Context, *Occurrence) ([]string, error)
+	UnobservedCitedUrls          func(context.Context, *Occurrence) ([]string, error)
+	UnobservedCitedHandles       func(context.Context, *Occurrence) ([]string, error)
+	CitationFieldsPresent        func(context.Context, *Occurrence) (bool, error)
+	ClaimsCompletion             func(context.Context, *Occurrence) (bool, error)
+	HasMatchingLedgerJob         func(context.Context, *Occurrence) (bool, error)
+	LedgerCriteriaMet            func(context.Context, *Occurrence) (bool, error)
+	WorkerSummaryPresent         func(context.Context, *Occurrence) (bool, error)
+	WorkerArtifactPresent        func(context.Context, *Occurrence) (bool, error)
+	FilesTouched                 func(context.Context, *Occurrence) ([]string, error)
+	SummaryLength                func(context.Context, *Occurrence) (int64, error)
+	FruitlessSearchRun           func(context.Context, *Occurrence) (int64, error)
 }
 
 // HostFacts are the host facts (namespace lycaon).
@@ -669,1144 +762,500 @@ type HostFacts struct {
 	FruitlessSearchRun int64
 }
 
+// factIndex numbers the facts Set and Get reach, by CEL name, for factField.
+var factIndex = map[string]int{
+	"permission_profile":                     0,
+	"principal":                              1,
+	"principal_roles":                        2,
+	"content_length":                         3,
+	"content_roles":                          4,
+	"content_origins":                        5,
+	"content_authorities":                    6,
+	"content_trust_tiers":                    7,
+	"content_sources":                        8,
+	"content_segment_count":                  9,
+	"content_contains_untrusted":             10,
+	"tool":                                   11,
+	"tool_args":                              12,
+	"session_posture":                        13,
+	"arg_validation_errors":                  14,
+	"is_directory":                           15,
+	"not_found":                              16,
+	"path_denied":                            17,
+	"policy_denied":                          18,
+	"pii_entities":                           19,
+	"secret_matches":                         20,
+	"mcp_server_id":                          21,
+	"mcp_tool_name":                          22,
+	"mcp_qualified_tool":                     23,
+	"mcp_server_configured":                  24,
+	"mcp_server_enabled":                     25,
+	"mcp_call_ok":                            26,
+	"mcp_error_code":                         27,
+	"mcp_schema_matched":                     28,
+	"prompt_injection_score":                 29,
+	"jailbreak_score":                        30,
+	"lycaon.last_assistant":                  31,
+	"lycaon.turn_tools":                      32,
+	"lycaon.surface":                         33,
+	"lycaon.profile":                         34,
+	"lycaon.phase":                           35,
+	"lycaon.workers_idle":                    36,
+	"lycaon.active_worker_count":             37,
+	"lycaon.pending_overlay_promote":         38,
+	"lycaon.overlay_state":                   39,
+	"lycaon.surface_may_finish":              40,
+	"lycaon.is_host_cycle_turn":              41,
+	"lycaon.batch_phase":                     42,
+	"lycaon.batch_closed":                    43,
+	"lycaon.progress_open_items":             44,
+	"lycaon.progress_has_open_steps":         45,
+	"lycaon.has_completion_report":           46,
+	"lycaon.task_envelope_echo":              47,
+	"lycaon.closeout_surface":                48,
+	"lycaon.progress_reconcile_needed":       49,
+	"lycaon.verify_required":                 50,
+	"lycaon.verifier_pass":                   51,
+	"lycaon.premature_verify_close":          52,
+	"lycaon.synthesis_wrapup_tool_forbidden": 53,
+	"lycaon.progress_closure_armed":          54,
+	"lycaon.progress_gated_tool":             55,
+	"lycaon.progress_missing":                56,
+	"lycaon.review_loop_active":              57,
+	"lycaon.overlay_integrate_pending":       58,
+	"lycaon.path_is_worker_branch":           59,
+	"lycaon.has_partial_worker_jobs":         60,
+	"lycaon.verify_has_command":              61,
+	"lycaon.verify_declared":                 62,
+	"lycaon.progress_closed_beyond_baseline": 63,
+	"lycaon.pending_user_input":              64,
+	"lycaon.stub_valid":                      65,
+	"lycaon.tool_allowed_for_profile":        66,
+	"lycaon.habit_redirect_match":            67,
+	"lycaon.write_roots":                     68,
+	"lycaon.pattern_parse_ok":                69,
+	"lycaon.action_host_resources":           70,
+	"lycaon.action_host_resource_denials":    71,
+	"lycaon.mode_bits":                       72,
+	"lycaon.posture_unresolved":              73,
+	"lycaon.high_risk_tool":                  74,
+	"lycaon.tool_is_state":                   75,
+	"lycaon.tool_is_delegation":              76,
+	"lycaon.tool_is_task":                    77,
+	"lycaon.tool_is_handoff":                 78,
+	"lycaon.pack_runner_task":                79,
+	"lycaon.agent_is_plan_writer":            80,
+	"lycaon.disallowed_agent":                81,
+	"lycaon.plan_awaiting_approval":          82,
+	"lycaon.worker_attempted_mutation":       83,
+	"lycaon.batch_ready_ignoring_progress":   84,
+	"lycaon.synthesis_delay_count":           85,
+	"lycaon.review_verdict_gate_open":        86,
+	"lycaon.verdict_delay_count":             87,
+	"lycaon.scope_mode":                      88,
+	"lycaon.scope_paths_empty":               89,
+	"lycaon.scope_too_broad":                 90,
+	"lycaon.profile_mutation_capable":        91,
+	"lycaon.base_overlay_id":                 92,
+	"lycaon.base_overlay_resolves":           93,
+	"lycaon.base_overlay_pending":            94,
+	"lycaon.active_read_count":               95,
+	"lycaon.active_write_count":              96,
+	"lycaon.max_workers":                     97,
+	"lycaon.max_read_workers":                98,
+	"lycaon.max_write_workers":               99,
+	"lycaon.citation_unverifiable":           100,
+	"lycaon.scout_survey_evidence_present":   101,
+	"lycaon.surface_claim_ungrounded":        102,
+	"lycaon.page_measure_ungrounded":         103,
+	"lycaon.agent_is_scout":                  104,
+	"lycaon.agent_is_implementer":            105,
+	"lycaon.profile_surveys_project_tree":    106,
+	"lycaon.repo_known_empty":                107,
+	"lycaon.last_audit_ungrounded":           108,
+	"lycaon.grounding_escalated":             109,
+	"lycaon.command_not_argv":                110,
+	"lycaon.bulk_denied":                     111,
+	"lycaon.binary_denied":                   112,
+	"lycaon.mode_denied":                     113,
+	"lycaon.path_escape":                     114,
+	"lycaon.beyond_eof":                      115,
+	"lycaon.not_running":                     116,
+	"lycaon.unsupported":                     117,
+	"lycaon.resource_limit":                  118,
+	"lycaon.conflict":                        119,
+	"lycaon.path_required":                   120,
+	"lycaon.id_required":                     121,
+	"lycaon.unknown_target":                  122,
+	"lycaon.missing":                         123,
+	"lycaon.forbidden":                       124,
+	"lycaon.selector_empty":                  125,
+	"lycaon.selector_ambiguous":              126,
+	"lycaon.reject_observation":              127,
+	"lycaon.unobserved_cited_paths":          128,
+	"lycaon.unobserved_cited_urls":           129,
+	"lycaon.unobserved_cited_handles":        130,
+	"lycaon.citation_fields_present":         131,
+	"lycaon.claims_completion":               132,
+	"lycaon.has_matching_ledger_job":         133,
+	"lycaon.ledger_criteria_met":             134,
+	"lycaon.worker_summary_present":          135,
+	"lycaon.worker_artifact_present":         136,
+	"lycaon.files_touched":                   137,
+	"lycaon.summary_length":                  138,
+	"lycaon.fruitless_search_run":            139,
+}
+
+// factField returns the address of the field of fact number i, nil for an i out of range.
+func factField(f *Facts, i int) any {
+	switch i {
+	case 0:
+		return &f.PermissionProfile
+	case 1:
+		return &f.Principal
+	case 2:
+		return &f.PrincipalRoles
+	case 3:
+		return &f.ContentLength
+	case 4:
+		return &f.ContentRoles
+	case 5:
+		return &f.ContentOrigins
+	case 6:
+		return &f.ContentAuthorities
+	case 7:
+		return &f.ContentTrustTiers
+	case 8:
+		return &f.ContentSources
+	case 9:
+		return &f.ContentSegmentCount
+	case 10:
+		return &f.ContentContainsUntrusted
+	case 11:
+		return &f.Tool
+	case 12:
+		return &f.ToolArgs
+	case 13:
+		return &f.SessionPosture
+	case 14:
+		return &f.ArgValidationErrors
+	case 15:
+		return &f.IsDirectory
+	case 16:
+		return &f.NotFound
+	case 17:
+		return &f.PathDenied
+	case 18:
+		return &f.PolicyDenied
+	case 19:
+		return &f.PiiEntities
+	case 20:
+		return &f.SecretMatches
+	case 21:
+		return &f.McpServerId
+	case 22:
+		return &f.McpToolName
+	case 23:
+		return &f.McpQualifiedTool
+	case 24:
+		return &f.McpServerConfigured
+	case 25:
+		return &f.McpServerEnabled
+	case 26:
+		return &f.McpCallOk
+	case 27:
+		return &f.McpErrorCode
+	case 28:
+		return &f.McpSchemaMatched
+	case 29:
+		return &f.PromptInjectionScore
+	case 30:
+		return &f.JailbreakScore
+	case 31:
+		return &f.Lycaon.LastAssistant
+	case 32:
+		return &f.Lycaon.TurnTools
+	case 33:
+		return &f.Lycaon.Surface
+	case 34:
+		return &f.Lycaon.Profile
+	case 35:
+		return &f.Lycaon.Phase
+	case 36:
+		return &f.Lycaon.WorkersIdle
+	case 37:
+		return &f.Lycaon.ActiveWorkerCount
+	case 38:
+		return &f.Lycaon.PendingOverlayPromote
+	case 39:
+		return &f.Lycaon.OverlayState
+	case 40:
+		return &f.Lycaon.SurfaceMayFinish
+	case 41:
+		return &f.Lycaon.IsHostCycleTurn
+	case 42:
+		return &f.Lycaon.BatchPhase
+	case 43:
+		return &f.Lycaon.BatchClosed
+	case 44:
+		return &f.Lycaon.ProgressOpenItems
+	case 45:
+		return &f.Lycaon.ProgressHasOpenSteps
+	case 46:
+		return &f.Lycaon.HasCompletionReport
+	case 47:
+		return &f.Lycaon.TaskEnvelopeEcho
+	case 48:
+		return &f.Lycaon.CloseoutSurface
+	case 49:
+		return &f.Lycaon.ProgressReconcileNeeded
+	case 50:
+		return &f.Lycaon.VerifyRequired
+	case 51:
+		return &f.Lycaon.VerifierPass
+	case 52:
+		return &f.Lycaon.PrematureVerifyClose
+	case 53:
+		return &f.Lycaon.SynthesisWrapupToolForbidden
+	case 54:
+		return &f.Lycaon.ProgressClosureArmed
+	case 55:
+		return &f.Lycaon.ProgressGatedTool
+	case 56:
+		return &f.Lycaon.ProgressMissing
+	case 57:
+		return &f.Lycaon.ReviewLoopActive
+	case 58:
+		return &f.Lycaon.OverlayIntegratePending
+	case 59:
+		return &f.Lycaon.PathIsWorkerBranch
+	case 60:
+		return &f.Lycaon.HasPartialWorkerJobs
+	case 61:
+		return &f.Lycaon.VerifyHasCommand
+	case 62:
+		return &f.Lycaon.VerifyDeclared
+	case 63:
+		return &f.Lycaon.ProgressClosedBeyondBaseline
+	case 64:
+		return &f.Lycaon.PendingUserInput
+	case 65:
+		return &f.Lycaon.StubValid
+	case 66:
+		return &f.Lycaon.ToolAllowedForProfile
+	case 67:
+		return &f.Lycaon.HabitRedirectMatch
+	case 68:
+		return &f.Lycaon.WriteRoots
+	case 69:
+		return &f.Lycaon.PatternParseOk
+	case 70:
+		return &f.Lycaon.ActionHostResources
+	case 71:
+		return &f.Lycaon.ActionHostResourceDenials
+	case 72:
+		return &f.Lycaon.ModeBits
+	case 73:
+		return &f.Lycaon.PostureUnresolved
+	case 74:
+		return &f.Lycaon.HighRiskTool
+	case 75:
+		return &f.Lycaon.ToolIsState
+	case 76:
+		return &f.Lycaon.ToolIsDelegation
+	case 77:
+		return &f.Lycaon.ToolIsTask
+	case 78:
+		return &f.Lycaon.ToolIsHandoff
+	case 79:
+		return &f.Lycaon.PackRunnerTask
+	case 80:
+		return &f.Lycaon.AgentIsPlanWriter
+	case 81:
+		return &f.Lycaon.DisallowedAgent
+	case 82:
+		return &f.Lycaon.PlanAwaitingApproval
+	case 83:
+		return &f.Lycaon.WorkerAttemptedMutation
+	case 84:
+		return &f.Lycaon.BatchReadyIgnoringProgress
+	case 85:
+		return &f.Lycaon.SynthesisDelayCount
+	case 86:
+		return &f.Lycaon.ReviewVerdictGateOpen
+	case 87:
+		return &f.Lycaon.VerdictDelayCount
+	case 88:
+		return &f.Lycaon.ScopeMode
+	case 89:
+		return &f.Lycaon.ScopePathsEmpty
+	case 90:
+		return &f.Lycaon.ScopeTooBroad
+	case 91:
+		return &f.Lycaon.ProfileMutationCapable
+	case 92:
+		return &f.Lycaon.BaseOverlayId
+	case 93:
+		return &f.Lycaon.BaseOverlayResolves
+	case 94:
+		return &f.Lycaon.BaseOverlayPending
+	case 95:
+		return &f.Lycaon.ActiveReadCount
+	case 96:
+		return &f.Lycaon.ActiveWriteCount
+	case 97:
+		return &f.Lycaon.MaxWorkers
+	case 98:
+		return &f.Lycaon.MaxReadWorkers
+	case 99:
+		return &f.Lycaon.MaxWriteWorkers
+	case 100:
+		return &f.Lycaon.CitationUnverifiable
+	case 101:
+		return &f.Lycaon.ScoutSurveyEvidencePresent
+	case 102:
+		return &f.Lycaon.SurfaceClaimUngrounded
+	case 103:
+		return &f.Lycaon.PageMeasureUngrounded
+	case 104:
+		return &f.Lycaon.AgentIsScout
+	case 105:
+		return &f.Lycaon.AgentIsImplementer
+	case 106:
+		return &f.Lycaon.ProfileSurveysProjectTree
+	case 107:
+		return &f.Lycaon.RepoKnownEmpty
+	case 108:
+		return &f.Lycaon.LastAuditUngrounded
+	case 109:
+		return &f.Lycaon.GroundingEscalated
+	case 110:
+		return &f.Lycaon.CommandNotArgv
+	case 111:
+		return &f.Lycaon.BulkDenied
+	case 112:
+		return &f.Lycaon.BinaryDenied
+	case 113:
+		return &f.Lycaon.ModeDenied
+	case 114:
+		return &f.Lycaon.PathEscape
+	case 115:
+		return &f.Lycaon.BeyondEof
+	case 116:
+		return &f.Lycaon.NotRunning
+	case 117:
+		return &f.Lycaon.Unsupported
+	case 118:
+		return &f.Lycaon.ResourceLimit
+	case 119:
+		return &f.Lycaon.Conflict
+	case 120:
+		return &f.Lycaon.PathRequired
+	case 121:
+		return &f.Lycaon.IdRequired
+	case 122:
+		return &f.Lycaon.UnknownTarget
+	case 123:
+		return &f.Lycaon.Missing
+	case 124:
+		return &f.Lycaon.Forbidden
+	case 125:
+		return &f.Lycaon.SelectorEmpty
+	case 126:
+		return &f.Lycaon.SelectorAmbiguous
+	case 127:
+		return &f.Lycaon.RejectObservation
+	case 128:
+		return &f.Lycaon.UnobservedCitedPaths
+	case 129:
+		return &f.Lycaon.UnobservedCitedUrls
+	case 130:
+		return &f.Lycaon.UnobservedCitedHandles
+	case 131:
+		return &f.Lycaon.CitationFieldsPresent
+	case 132:
+		return &f.Lycaon.ClaimsCompletion
+	case 133:
+		return &f.Lycaon.HasMatchingLedgerJob
+	case 134:
+		return &f.Lycaon.LedgerCriteriaMet
+	case 135:
+		return &f.Lycaon.WorkerSummaryPresent
+	case 136:
+		return &f.Lycaon.WorkerArtifactPresent
+	case 137:
+		return &f.Lycaon.FilesTouched
+	case 138:
+		return &f.Lycaon.SummaryLength
+	case 139:
+		return &f.Lycaon.FruitlessSearchRun
+	}
+	return nil
+}
+
 // Set assigns the fact with the given CEL name (lycaon.x for host facts), for
 // hosts and tools that handle facts by name. The value must already have the
 // fact's Go type (string, int64, bool, float64, []string, map[string]any or
 // []map[string]any).
 func (f *Facts) Set(name string, v any) error {
-	switch name {
-	case "permission_profile":
-		x, ok := v.(string)
-		if !ok {
-			return fmt.Errorf("fact %s: want string, got %T", name, v)
-		}
-		f.PermissionProfile = x
-	case "principal":
-		x, ok := v.(string)
-		if !ok {
-			return fmt.Errorf("fact %s: want string, got %T", name, v)
-		}
-		f.Principal = x
-	case "principal_roles":
-		x, ok := v.([]string)
-		if !ok {
-			return fmt.Errorf("fact %s: want list(string), got %T", name, v)
-		}
-		f.PrincipalRoles = x
-	case "content_length":
-		x, ok := v.(int64)
-		if !ok {
-			return fmt.Errorf("fact %s: want int, got %T", name, v)
-		}
-		f.ContentLength = x
-	case "content_roles":
-		x, ok := v.([]string)
-		if !ok {
-			return fmt.Errorf("fact %s: want list(string), got %T", name, v)
-		}
-		f.ContentRoles = x
-	case "content_origins":
-		x, ok := v.([]string)
-		if !ok {
-			return fmt.Errorf("fact %s: want list(string), got %T", name, v)
-		}
-		f.ContentOrigins = x
-	case "content_authorities":
-		x, ok := v.([]string)
-		if !ok {
-			return fmt.Errorf("fact %s: want list(string), got %T", name, v)
-		}
-		f.ContentAuthorities = x
-	case "content_trust_tiers":
-		x, ok := v.([]string)
-		if !ok {
-			return fmt.Errorf("fact %s: want list(string), got %T", name, v)
-		}
-		f.ContentTrustTiers = x
-	case "content_sources":
-		x, ok := v.([]string)
-		if !ok {
-			return fmt.Errorf("fact %s: want list(string), got %T", name, v)
-		}
-		f.ContentSources = x
-	case "content_segment_count":
-		x, ok := v.(int64)
-		if !ok {
-			return fmt.Errorf("fact %s: want int, got %T", name, v)
-		}
-		f.ContentSegmentCount = x
-	case "content_contains_untrusted":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.ContentContainsUntrusted = x
-	case "tool":
-		x, ok := v.(string)
-		if !ok {
-			return fmt.Errorf("fact %s: want string, got %T", name, v)
-		}
-		f.Tool = x
-	case "tool_args":
-		x, ok := v.(map[string]any)
-		if !ok {
-			return fmt.Errorf("fact %s: want map(string, dyn), got %T", name, v)
-		}
-		f.ToolArgs = x
-	case "session_posture":
-		x, ok := v.(string)
-		if !ok {
-			return fmt.Errorf("fact %s: want string, got %T", name, v)
-		}
-		f.SessionPosture = x
-	case "arg_validation_errors":
-		x, ok := v.([]string)
-		if !ok {
-			return fmt.Errorf("fact %s: want list(string), got %T", name, v)
-		}
-		f.ArgValidationErrors = x
-	case "is_directory":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.IsDirectory = x
-	case "not_found":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.NotFound = x
-	case "path_denied":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.PathDenied = x
-	case "policy_denied":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.PolicyDenied = x
-	case "pii_entities":
-		x, ok := v.([]map[string]any)
-		if !ok {
-			return fmt.Errorf("fact %s: want list(map(string, dyn)), got %T", name, v)
-		}
-		f.PiiEntities = x
-	case "secret_matches":
-		x, ok := v.([]map[string]any)
-		if !ok {
-			return fmt.Errorf("fact %s: want list(map(string, dyn)), got %T", name, v)
-		}
-		f.SecretMatches = x
-	case "mcp_server_id":
-		x, ok := v.(string)
-		if !ok {
-			return fmt.Errorf("fact %s: want string, got %T", name, v)
-		}
-		f.McpServerId = x
-	case "mcp_tool_name":
-		x, ok := v.(string)
-		if !ok {
-			return fmt.Errorf("fact %s: want string, got %T", name, v)
-		}
-		f.McpToolName = x
-	case "mcp_qualified_tool":
-		x, ok := v.(string)
-		if !ok {
-			return fmt.Errorf("fact %s: want string, got %T", name, v)
-		}
-		f.McpQualifiedTool = x
-	case "mcp_server_configured":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.McpServerConfigured = x
-	case "mcp_server_enabled":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.McpServerEnabled = x
-	case "mcp_call_ok":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.McpCallOk = x
-	case "mcp_error_code":
-		x, ok := v.(string)
-		if !ok {
-			return fmt.Errorf("fact %s: want string, got %T", name, v)
-		}
-		f.McpErrorCode = x
-	case "mcp_schema_matched":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.McpSchemaMatched = x
-	case "prompt_injection_score":
-		x, ok := v.(float64)
-		if !ok {
-			return fmt.Errorf("fact %s: want double, got %T", name, v)
-		}
-		f.PromptInjectionScore = x
-	case "jailbreak_score":
-		x, ok := v.(float64)
-		if !ok {
-			return fmt.Errorf("fact %s: want double, got %T", name, v)
-		}
-		f.JailbreakScore = x
-	case "lycaon.last_assistant":
-		x, ok := v.(string)
-		if !ok {
-			return fmt.Errorf("fact %s: want string, got %T", name, v)
-		}
-		f.Lycaon.LastAssistant = x
-	case "lycaon.turn_tools":
-		x, ok := v.([]string)
-		if !ok {
-			return fmt.Errorf("fact %s: want list(string), got %T", name, v)
-		}
-		f.Lycaon.TurnTools = x
-	case "lycaon.surface":
-		x, ok := v.(string)
-		if !ok {
-			return fmt.Errorf("fact %s: want string, got %T", name, v)
-		}
-		f.Lycaon.Surface = x
-	case "lycaon.profile":
-		x, ok := v.(string)
-		if !ok {
-			return fmt.Errorf("fact %s: want string, got %T", name, v)
-		}
-		f.Lycaon.Profile = x
-	case "lycaon.phase":
-		x, ok := v.(string)
-		if !ok {
-			return fmt.Errorf("fact %s: want string, got %T", name, v)
-		}
-		f.Lycaon.Phase = x
-	case "lycaon.workers_idle":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.Lycaon.WorkersIdle = x
-	case "lycaon.active_worker_count":
-		x, ok := v.(int64)
-		if !ok {
-			return fmt.Errorf("fact %s: want int, got %T", name, v)
-		}
-		f.Lycaon.ActiveWorkerCount = x
-	case "lycaon.pending_overlay_promote":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.Lycaon.PendingOverlayPromote = x
-	case "lycaon.overlay_state":
-		x, ok := v.(string)
-		if !ok {
-			return fmt.Errorf("fact %s: want string, got %T", name, v)
-		}
-		f.Lycaon.OverlayState = x
-	case "lycaon.surface_may_finish":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.Lycaon.SurfaceMayFinish = x
-	case "lycaon.is_host_cycle_turn":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.Lycaon.IsHostCycleTurn = x
-	case "lycaon.batch_phase":
-		x, ok := v.(string)
-		if !ok {
-			return fmt.Errorf("fact %s: want string, got %T", name, v)
-		}
-		f.Lycaon.BatchPhase = x
-	case "lycaon.batch_closed":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.Lycaon.BatchClosed = x
-	case "lycaon.progress_open_items":
-		x, ok := v.(int64)
-		if !ok {
-			return fmt.Errorf("fact %s: want int, got %T", name, v)
-		}
-		f.Lycaon.ProgressOpenItems = x
-	case "lycaon.progress_has_open_steps":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.Lycaon.ProgressHasOpenSteps = x
-	case "lycaon.has_completion_report":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.Lycaon.HasCompletionReport = x
-	case "lycaon.task_envelope_echo":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.Lycaon.TaskEnvelopeEcho = x
-	case "lycaon.closeout_surface":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.Lycaon.CloseoutSurface = x
-	case "lycaon.progress_reconcile_needed":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.Lycaon.ProgressReconcileNeeded = x
-	case "lycaon.verify_required":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.Lycaon.VerifyRequired = x
-	case "lycaon.verifier_pass":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.Lycaon.VerifierPass = x
-	case "lycaon.premature_verify_close":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.Lycaon.PrematureVerifyClose = x
-	case "lycaon.synthesis_wrapup_tool_forbidden":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.Lycaon.SynthesisWrapupToolForbidden = x
-	case "lycaon.progress_closure_armed":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.Lycaon.ProgressClosureArmed = x
-	case "lycaon.progress_gated_tool":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.Lycaon.ProgressGatedTool = x
-	case "lycaon.progress_missing":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.Lycaon.ProgressMissing = x
-	case "lycaon.review_loop_active":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.Lycaon.ReviewLoopActive = x
-	case "lycaon.overlay_integrate_pending":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.Lycaon.OverlayIntegratePending = x
-	case "lycaon.path_is_worker_branch":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.Lycaon.PathIsWorkerBranch = x
-	case "lycaon.has_partial_worker_jobs":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.Lycaon.HasPartialWorkerJobs = x
-	case "lycaon.verify_has_command":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.Lycaon.VerifyHasCommand = x
-	case "lycaon.verify_declared":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.Lycaon.VerifyDeclared = x
-	case "lycaon.progress_closed_beyond_baseline":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.Lycaon.ProgressClosedBeyondBaseline = x
-	case "lycaon.pending_user_input":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.Lycaon.PendingUserInput = x
-	case "lycaon.stub_valid":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.Lycaon.StubValid = x
-	case "lycaon.tool_allowed_for_profile":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.Lycaon.ToolAllowedForProfile = x
-	case "lycaon.habit_redirect_match":
-		x, ok := v.(string)
-		if !ok {
-			return fmt.Errorf("fact %s: want string, got %T", name, v)
-		}
-		f.Lycaon.HabitRedirectMatch = x
-	case "lycaon.write_roots":
-		x, ok := v.([]string)
-		if !ok {
-			return fmt.Errorf("fact %s: want list(string), got %T", name, v)
-		}
-		f.Lycaon.WriteRoots = x
-	case "lycaon.pattern_parse_ok":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.Lycaon.PatternParseOk = x
-	case "lycaon.action_host_resources":
-		x, ok := v.([]string)
-		if !ok {
-			return fmt.Errorf("fact %s: want list(string), got %T", name, v)
-		}
-		f.Lycaon.ActionHostResources = x
-	case "lycaon.action_host_resource_denials":
-		x, ok := v.([]string)
-		if !ok {
-			return fmt.Errorf("fact %s: want list(string), got %T", name, v)
-		}
-		f.Lycaon.ActionHostResourceDenials = x
-	case "lycaon.mode_bits":
-		x, ok := v.(string)
-		if !ok {
-			return fmt.Errorf("fact %s: want string, got %T", name, v)
-		}
-		f.Lycaon.ModeBits = x
-	case "lycaon.posture_unresolved":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.Lycaon.PostureUnresolved = x
-	case "lycaon.high_risk_tool":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.Lycaon.HighRiskTool = x
-	case "lycaon.tool_is_state":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.Lycaon.ToolIsState = x
-	case "lycaon.tool_is_delegation":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.Lycaon.ToolIsDelegation = x
-	case "lycaon.tool_is_task":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.Lycaon.ToolIsTask = x
-	case "lycaon.tool_is_handoff":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.Lycaon.ToolIsHandoff = x
-	case "lycaon.pack_runner_task":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.Lycaon.PackRunnerTask = x
-	case "lycaon.agent_is_plan_writer":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.Lycaon.AgentIsPlanWriter = x
-	case "lycaon.disallowed_agent":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.Lycaon.DisallowedAgent = x
-	case "lycaon.plan_awaiting_approval":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.Lycaon.PlanAwaitingApproval = x
-	case "lycaon.worker_attempted_mutation":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.Lycaon.WorkerAttemptedMutation = x
-	case "lycaon.batch_ready_ignoring_progress":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.Lycaon.BatchReadyIgnoringProgress = x
-	case "lycaon.synthesis_delay_count":
-		x, ok := v.(int64)
-		if !ok {
-			return fmt.Errorf("fact %s: want int, got %T", name, v)
-		}
-		f.Lycaon.SynthesisDelayCount = x
-	case "lycaon.review_verdict_gate_open":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.Lycaon.ReviewVerdictGateOpen = x
-	case "lycaon.verdict_delay_count":
-		x, ok := v.(int64)
-		if !ok {
-			return fmt.Errorf("fact %s: want int, got %T", name, v)
-		}
-		f.Lycaon.VerdictDelayCount = x
-	case "lycaon.scope_mode":
-		x, ok := v.(string)
-		if !ok {
-			return fmt.Errorf("fact %s: want string, got %T", name, v)
-		}
-		f.Lycaon.ScopeMode = x
-	case "lycaon.scope_paths_empty":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.Lycaon.ScopePathsEmpty = x
-	case "lycaon.scope_too_broad":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.Lycaon.ScopeTooBroad = x
-	case "lycaon.profile_mutation_capable":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.Lycaon.ProfileMutationCapable = x
-	case "lycaon.base_overlay_id":
-		x, ok := v.(string)
-		if !ok {
-			return fmt.Errorf("fact %s: want string, got %T", name, v)
-		}
-		f.Lycaon.BaseOverlayId = x
-	case "lycaon.base_overlay_resolves":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.Lycaon.BaseOverlayResolves = x
-	case "lycaon.base_overlay_pending":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.Lycaon.BaseOverlayPending = x
-	case "lycaon.active_read_count":
-		x, ok := v.(int64)
-		if !ok {
-			return fmt.Errorf("fact %s: want int, got %T", name, v)
-		}
-		f.Lycaon.ActiveReadCount = x
-	case "lycaon.active_write_count":
-		x, ok := v.(int64)
-		if !ok {
-			return fmt.Errorf("fact %s: want int, got %T", name, v)
-		}
-		f.Lycaon.ActiveWriteCount = x
-	case "lycaon.max_workers":
-		x, ok := v.(int64)
-		if !ok {
-			return fmt.Errorf("fact %s: want int, got %T", name, v)
-		}
-		f.Lycaon.MaxWorkers = x
-	case "lycaon.max_read_workers":
-		x, ok := v.(int64)
-		if !ok {
-			return fmt.Errorf("fact %s: want int, got %T", name, v)
-		}
-		f.Lycaon.MaxReadWorkers = x
-	case "lycaon.max_write_workers":
-		x, ok := v.(int64)
-		if !ok {
-			return fmt.Errorf("fact %s: want int, got %T", name, v)
-		}
-		f.Lycaon.MaxWriteWorkers = x
-	case "lycaon.citation_unverifiable":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.Lycaon.CitationUnverifiable = x
-	case "lycaon.scout_survey_evidence_present":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.Lycaon.ScoutSurveyEvidencePresent = x
-	case "lycaon.surface_claim_ungrounded":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.Lycaon.SurfaceClaimUngrounded = x
-	case "lycaon.page_measure_ungrounded":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.Lycaon.PageMeasureUngrounded = x
-	case "lycaon.agent_is_scout":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.Lycaon.AgentIsScout = x
-	case "lycaon.agent_is_implementer":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.Lycaon.AgentIsImplementer = x
-	case "lycaon.profile_surveys_project_tree":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.Lycaon.ProfileSurveysProjectTree = x
-	case "lycaon.repo_known_empty":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.Lycaon.RepoKnownEmpty = x
-	case "lycaon.last_audit_ungrounded":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.Lycaon.LastAuditUngrounded = x
-	case "lycaon.grounding_escalated":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.Lycaon.GroundingEscalated = x
-	case "lycaon.command_not_argv":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.Lycaon.CommandNotArgv = x
-	case "lycaon.bulk_denied":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.Lycaon.BulkDenied = x
-	case "lycaon.binary_denied":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.Lycaon.BinaryDenied = x
-	case "lycaon.mode_denied":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.Lycaon.ModeDenied = x
-	case "lycaon.path_escape":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.Lycaon.PathEscape = x
-	case "lycaon.beyond_eof":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.Lycaon.BeyondEof = x
-	case "lycaon.not_running":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.Lycaon.NotRunning = x
-	case "lycaon.unsupported":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.Lycaon.Unsupported = x
-	case "lycaon.resource_limit":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.Lycaon.ResourceLimit = x
-	case "lycaon.conflict":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.Lycaon.Conflict = x
-	case "lycaon.path_required":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.Lycaon.PathRequired = x
-	case "lycaon.id_required":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.Lycaon.IdRequired = x
-	case "lycaon.unknown_target":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.Lycaon.UnknownTarget = x
-	case "lycaon.missing":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.Lycaon.Missing = x
-	case "lycaon.forbidden":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.Lycaon.Forbidden = x
-	case "lycaon.selector_empty":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.Lycaon.SelectorEmpty = x
-	case "lycaon.selector_ambiguous":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.Lycaon.SelectorAmbiguous = x
-	case "lycaon.reject_observation":
-		x, ok := v.(string)
-		if !ok {
-			return fmt.Errorf("fact %s: want string, got %T", name, v)
-		}
-		f.Lycaon.RejectObservation = x
-	case "lycaon.unobserved_cited_paths":
-		x, ok := v.([]string)
-		if !ok {
-			return fmt.Errorf("fact %s: want list(string), got %T", name, v)
-		}
-		f.Lycaon.UnobservedCitedPaths = x
-	case "lycaon.unobserved_cited_urls":
-		x, ok := v.([]string)
-		if !ok {
-			return fmt.Errorf("fact %s: want list(string), got %T", name, v)
-		}
-		f.Lycaon.UnobservedCitedUrls = x
-	case "lycaon.unobserved_cited_handles":
-		x, ok := v.([]string)
-		if !ok {
-			return fmt.Errorf("fact %s: want list(string), got %T", name, v)
-		}
-		f.Lycaon.UnobservedCitedHandles = x
-	case "lycaon.citation_fields_present":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.Lycaon.CitationFieldsPresent = x
-	case "lycaon.claims_completion":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.Lycaon.ClaimsCompletion = x
-	case "lycaon.has_matching_ledger_job":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.Lycaon.HasMatchingLedgerJob = x
-	case "lycaon.ledger_criteria_met":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.Lycaon.LedgerCriteriaMet = x
-	case "lycaon.worker_summary_present":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.Lycaon.WorkerSummaryPresent = x
-	case "lycaon.worker_artifact_present":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.Lycaon.WorkerArtifactPresent = x
-	case "lycaon.files_touched":
-		x, ok := v.([]string)
-		if !ok {
-			return fmt.Errorf("fact %s: want list(string), got %T", name, v)
-		}
-		f.Lycaon.FilesTouched = x
-	case "lycaon.summary_length":
-		x, ok := v.(int64)
-		if !ok {
-			return fmt.Errorf("fact %s: want int, got %T", name, v)
-		}
-		f.Lycaon.SummaryLength = x
-	case "lycaon.fruitless_search_run":
-		x, ok := v.(int64)
-		if !ok {
-			return fmt.Errorf("fact %s: want int, got %T", name, v)
-		}
-		f.Lycaon.FruitlessSearchRun = x
-	default:
+	i, ok := factIndex[name]
+	if !ok {
 		return fmt.Errorf("unknown fact %q", name)
 	}
-	return nil
+	switch p := factField(f, i).(type) {
+	case *string:
+		return setFact(p, name, "string", v)
+	case *int64:
+		return setFact(p, name, "int", v)
+	case *bool:
+		return setFact(p, name, "bool", v)
+	case *float64:
+		return setFact(p, name, "double", v)
+	case *[]string:
+		return setFact(p, name, "list(string)", v)
+	case *map[string]any:
+		return setFact(p, name, "map(string, dyn)", v)
+	case *[]map[string]any:
+		return setFact(p, name, "list(map(string, dyn))", v)
+	}
+	// Not reached: every fact has one of the types above.
+	return fmt.Errorf("unknown fact %q", name)
 }
 
 // Get returns the fact with the given CEL name, and whether the name is a fact.
 func (f *Facts) Get(name string) (any, bool) {
-	switch name {
-	case "permission_profile":
-		return f.PermissionProfile, true
-	case "principal":
-		return f.Principal, true
-	case "principal_roles":
-		return f.PrincipalRoles, true
-	case "content_length":
-		return f.ContentLength, true
-	case "content_roles":
-		return f.ContentRoles, true
-	case "content_origins":
-		return f.ContentOrigins, true
-	case "content_authorities":
-		return f.ContentAuthorities, true
-	case "content_trust_tiers":
-		return f.ContentTrustTiers, true
-	case "content_sources":
-		return f.ContentSources, true
-	case "content_segment_count":
-		return f.ContentSegmentCount, true
-	case "content_contains_untrusted":
-		return f.ContentContainsUntrusted, true
-	case "tool":
-		return f.Tool, true
-	case "tool_args":
-		return f.ToolArgs, true
-	case "session_posture":
-		return f.SessionPosture, true
-	case "arg_validation_errors":
-		return f.ArgValidationErrors, true
-	case "is_directory":
-		return f.IsDirectory, true
-	case "not_found":
-		return f.NotFound, true
-	case "path_denied":
-		return f.PathDenied, true
-	case "policy_denied":
-		return f.PolicyDenied, true
-	case "pii_entities":
-		return f.PiiEntities, true
-	case "secret_matches":
-		return f.SecretMatches, true
-	case "mcp_server_id":
-		return f.McpServerId, true
-	case "mcp_tool_name":
-		return f.McpToolName, true
-	case "mcp_qualified_tool":
-		return f.McpQualifiedTool, true
-	case "mcp_server_configured":
-		return f.McpServerConfigured, true
-	case "mcp_server_enabled":
-		return f.McpServerEnabled, true
-	case "mcp_call_ok":
-		return f.McpCallOk, true
-	case "mcp_error_code":
-		return f.McpErrorCode, true
-	case "mcp_schema_matched":
-		return f.McpSchemaMatched, true
-	case "prompt_injection_score":
-		return f.PromptInjectionScore, true
-	case "jailbreak_score":
-		return f.JailbreakScore, true
-	case "lycaon.last_assistant":
-		return f.Lycaon.LastAssistant, true
-	case "lycaon.turn_tools":
-		return f.Lycaon.TurnTools, true
-	case "lycaon.surface":
-		return f.Lycaon.Surface, true
-	case "lycaon.profile":
-		return f.Lycaon.Profile, true
-	case "lycaon.phase":
-		return f.Lycaon.Phase, true
-	case "lycaon.workers_idle":
-		return f.Lycaon.WorkersIdle, true
-	case "lycaon.active_worker_count":
-		return f.Lycaon.ActiveWorkerCount, true
-	case "lycaon.pending_overlay_promote":
-		return f.Lycaon.PendingOverlayPromote, true
-	case "lycaon.overlay_state":
-		return f.Lycaon.OverlayState, true
-	case "lycaon.surface_may_finish":
-		return f.Lycaon.SurfaceMayFinish, true
-	case "lycaon.is_host_cycle_turn":
-		return f.Lycaon.IsHostCycleTurn, true
-	case "lycaon.batch_phase":
-		return f.Lycaon.BatchPhase, true
-	case "lycaon.batch_closed":
-		return f.Lycaon.BatchClosed, true
-	case "lycaon.progress_open_items":
-		return f.Lycaon.ProgressOpenItems, true
-	case "lycaon.progress_has_open_steps":
-		return f.Lycaon.ProgressHasOpenSteps, true
-	case "lycaon.has_completion_report":
-		return f.Lycaon.HasCompletionReport, true
-	case "lycaon.task_envelope_echo":
-		return f.Lycaon.TaskEnvelopeEcho, true
-	case "lycaon.closeout_surface":
-		return f.Lycaon.CloseoutSurface, true
-	case "lycaon.progress_reconcile_needed":
-		return f.Lycaon.ProgressReconcileNeeded, true
-	case "lycaon.verify_required":
-		return f.Lycaon.VerifyRequired, true
-	case "lycaon.verifier_pass":
-		return f.Lycaon.VerifierPass, true
-	case "lycaon.premature_verify_close":
-		return f.Lycaon.PrematureVerifyClose, true
-	case "lycaon.synthesis_wrapup_tool_forbidden":
-		return f.Lycaon.SynthesisWrapupToolForbidden, true
-	case "lycaon.progress_closure_armed":
-		return f.Lycaon.ProgressClosureArmed, true
-	case "lycaon.progress_gated_tool":
-		return f.Lycaon.ProgressGatedTool, true
-	case "lycaon.progress_missing":
-		return f.Lycaon.ProgressMissing, true
-	case "lycaon.review_loop_active":
-		return f.Lycaon.ReviewLoopActive, true
-	case "lycaon.overlay_integrate_pending":
-		return f.Lycaon.OverlayIntegratePending, true
-	case "lycaon.path_is_worker_branch":
-		return f.Lycaon.PathIsWorkerBranch, true
-	case "lycaon.has_partial_worker_jobs":
-		return f.Lycaon.HasPartialWorkerJobs, true
-	case "lycaon.verify_has_command":
-		return f.Lycaon.VerifyHasCommand, true
-	case "lycaon.verify_declared":
-		return f.Lycaon.VerifyDeclared, true
-	case "lycaon.progress_closed_beyond_baseline":
-		return f.Lycaon.ProgressClosedBeyondBaseline, true
-	case "lycaon.pending_user_input":
-		return f.Lycaon.PendingUserInput, true
-	case "lycaon.stub_valid":
-		return f.Lycaon.StubValid, true
-	case "lycaon.tool_allowed_for_profile":
-		return f.Lycaon.ToolAllowedForProfile, true
-	case "lycaon.habit_redirect_match":
-		return f.Lycaon.HabitRedirectMatch, true
-	case "lycaon.write_roots":
-		return f.Lycaon.WriteRoots, true
-	case "lycaon.pattern_parse_ok":
-		return f.Lycaon.PatternParseOk, true
-	case "lycaon.action_host_resources":
-		return f.Lycaon.ActionHostResources, true
-	case "lycaon.action_host_resource_denials":
-		return f.Lycaon.ActionHostResourceDenials, true
-	case "lycaon.mode_bits":
-		return f.Lycaon.ModeBits, true
-	case "lycaon.posture_unresolved":
-		return f.Lycaon.PostureUnresolved, true
-	case "lycaon.high_risk_tool":
-		return f.Lycaon.HighRiskTool, true
-	case "lycaon.tool_is_state":
-		return f.Lycaon.ToolIsState, true
-	case "lycaon.tool_is_delegation":
-		return f.Lycaon.ToolIsDelegation, true
-	case "lycaon.tool_is_task":
-		return f.Lycaon.ToolIsTask, true
-	case "lycaon.tool_is_handoff":
-		return f.Lycaon.ToolIsHandoff, true
-	case "lycaon.pack_runner_task":
-		return f.Lycaon.PackRunnerTask, true
-	case "lycaon.agent_is_plan_writer":
-		return f.Lycaon.AgentIsPlanWriter, true
-	case "lycaon.disallowed_agent":
-		return f.Lycaon.DisallowedAgent, true
-	case "lycaon.plan_awaiting_approval":
-		return f.Lycaon.PlanAwaitingApproval, true
-	case "lycaon.worker_attempted_mutation":
-		return f.Lycaon.WorkerAttemptedMutation, true
-	case "lycaon.batch_ready_ignoring_progress":
-		return f.Lycaon.BatchReadyIgnoringProgress, true
-	case "lycaon.synthesis_delay_count":
-		return f.Lycaon.SynthesisDelayCount, true
-	case "lycaon.review_verdict_gate_open":
-		return f.Lycaon.ReviewVerdictGateOpen, true
-	case "lycaon.verdict_delay_count":
-		return f.Lycaon.VerdictDelayCount, true
-	case "lycaon.scope_mode":
-		return f.Lycaon.ScopeMode, true
-	case "lycaon.scope_paths_empty":
-		return f.Lycaon.ScopePathsEmpty, true
-	case "lycaon.scope_too_broad":
-		return f.Lycaon.ScopeTooBroad, true
-	case "lycaon.profile_mutation_capable":
-		return f.Lycaon.ProfileMutationCapable, true
-	case "lycaon.base_overlay_id":
-		return f.Lycaon.BaseOverlayId, true
-	case "lycaon.base_overlay_resolves":
-		return f.Lycaon.BaseOverlayResolves, true
-	case "lycaon.base_overlay_pending":
-		return f.Lycaon.BaseOverlayPending, true
-	case "lycaon.active_read_count":
-		return f.Lycaon.ActiveReadCount, true
-	case "lycaon.active_write_count":
-		return f.Lycaon.ActiveWriteCount, true
-	case "lycaon.max_workers":
-		return f.Lycaon.MaxWorkers, true
-	case "lycaon.max_read_workers":
-		return f.Lycaon.MaxReadWorkers, true
-	case "lycaon.max_write_workers":
-		return f.Lycaon.MaxWriteWorkers, true
-	case "lycaon.citation_unverifiable":
-		return f.Lycaon.CitationUnverifiable, true
-	case "lycaon.scout_survey_evidence_present":
-		return f.Lycaon.ScoutSurveyEvidencePresent, true
-	case "lycaon.surface_claim_ungrounded":
-		return f.Lycaon.SurfaceClaimUngrounded, true
-	case "lycaon.page_measure_ungrounded":
-		return f.Lycaon.PageMeasureUngrounded, true
-	case "lycaon.agent_is_scout":
-		return f.Lycaon.AgentIsScout, true
-	case "lycaon.agent_is_implementer":
-		return f.Lycaon.AgentIsImplementer, true
-	case "lycaon.profile_surveys_project_tree":
-		return f.Lycaon.ProfileSurveysProjectTree, true
-	case "lycaon.repo_known_empty":
-		return f.Lycaon.RepoKnownEmpty, true
-	case "lycaon.last_audit_ungrounded":
-		return f.Lycaon.LastAuditUngrounded, true
-	case "lycaon.grounding_escalated":
-		return f.Lycaon.GroundingEscalated, true
-	case "lycaon.command_not_argv":
-		return f.Lycaon.CommandNotArgv, true
-	case "lycaon.bulk_denied":
-		return f.Lycaon.BulkDenied, true
-	case "lycaon.binary_denied":
-		return f.Lycaon.BinaryDenied, true
-	case "lycaon.mode_denied":
-		return f.Lycaon.ModeDenied, true
-	case "lycaon.path_escape":
-		return f.Lycaon.PathEscape, true
-	case "lycaon.beyond_eof":
-		return f.Lycaon.BeyondEof, true
-	case "lycaon.not_running":
-		return f.Lycaon.NotRunning, true
-	case "lycaon.unsupported":
-		return f.Lycaon.Unsupported, true
-	case "lycaon.resource_limit":
-		return f.Lycaon.ResourceLimit, true
-	case "lycaon.conflict":
-		return f.Lycaon.Conflict, true
-	case "lycaon.path_required":
-		return f.Lycaon.PathRequired, true
-	case "lycaon.id_required":
-		return f.Lycaon.IdRequired, true
-	case "lycaon.unknown_target":
-		return f.Lycaon.UnknownTarget, true
-	case "lycaon.missing":
-		return f.Lycaon.Missing, true
-	case "lycaon.forbidden":
-		return f.Lycaon.Forbidden, true
-	case "lycaon.selector_empty":
-		return f.Lycaon.SelectorEmpty, true
-	case "lycaon.selector_ambiguous":
-		return f.Lycaon.SelectorAmbiguous, true
-	case "lycaon.reject_observation":
-		return f.Lycaon.RejectObservation, true
-	case "lycaon.unobserved_cited_paths":
-		return f.Lycaon.UnobservedCitedPaths, true
-	case "lycaon.unobserved_cited_urls":
-		return f.Lycaon.UnobservedCitedUrls, true
-	case "lycaon.unobserved_cited_handles":
-		return f.Lycaon.UnobservedCitedHandles, true
-	case "lycaon.citation_fields_present":
-		return f.Lycaon.CitationFieldsPresent, true
-	case "lycaon.claims_completion":
-		return f.Lycaon.ClaimsCompletion, true
-	case "lycaon.has_matching_ledger_job":
-		return f.Lycaon.HasMatchingLedgerJob, true
-	case "lycaon.ledger_criteria_met":
-		return f.Lycaon.LedgerCriteriaMet, true
-	case "lycaon.worker_summary_present":
-		return f.Lycaon.WorkerSummaryPresent, true
-	case "lycaon.worker_artifact_present":
-		return f.Lycaon.WorkerArtifactPresent, true
-	case "lycaon.files_touched":
-		return f.Lycaon.FilesTouched, true
-	case "lycaon.summary_length":
-		return f.Lycaon.SummaryLength, true
-	case "lycaon.fruitless_search_run":
-		return f.Lycaon.FruitlessSearchRun, true
-	default:
+	i, ok := factIndex[name]
+	if !ok {
 		return nil, false
 	}
+	switch p := factField(f, i).(type) {
+	case *string:
+		return *p, true
+	case *int64:
+		return *p, true
+	case *bool:
+		return *p, true
+	case *float64:
+		return *p, true
+	case *[]string:
+		return *p, true
+	case *map[string]any:
+		return *p, true
+	case *[]map[string]any:
+		return *p, true
+	}
+	// Not reached: every fact has one of the types above.
+	return nil, false
+}
+
+// setFact assigns v to the fact at p if v has the fact's Go type.
+func setFact[T any](p *T, name, want string, v any) error {
+	x, ok := v.(T)
+	if !ok {
+		return fmt.Errorf("fact %s: want %s, got %T", name, want, v)
+	}
+	*p = x
+	return nil
 }
 
 // Occurrence is one moment at an anchor: the facts, the profiles the host
@@ -1854,145 +1303,64 @@ type Providers struct {
 	LycaonHostResourcePolicyFor func(ctx context.Context, occ *Occurrence, arg string) (string, error)
 }
 
+// providerFields are the indexes of the fields of Providers, by CEL name, and
+// providerResults the CEL types of their results, by index.
+var (
+	providerFields = map[string]int{
+		"path_outside_scope":              0,
+		"mcp_server_configured_for":       1,
+		"mcp_server_enabled_for":          2,
+		"mcp_has_field":                   3,
+		"mcp_field_bool":                  4,
+		"mcp_field_string":                5,
+		"mcp_field_int":                   6,
+		"lycaon.source_includes":          7,
+		"lycaon.host_resource_status_for": 8,
+		"lycaon.host_resource_policy_for": 9,
+	}
+	providerResults = [...]string{
+		"bool",
+		"bool",
+		"bool",
+		"bool",
+		"bool",
+		"string",
+		"int",
+		"bool",
+		"string",
+		"string",
+	}
+)
+
 // Set installs a provider for the function with the given CEL name from an
 // untyped answer function, for hosts and tools that configure providers by
 // name; a nil answer is the zero value, one of the wrong type the provider's
 // error.
 func (p *Providers) Set(name string, answer func(ctx context.Context, occ *Occurrence, args []any) (any, error)) error {
-	switch name {
-	case "path_outside_scope":
-		p.PathOutsideScope = func(ctx context.Context, occ *Occurrence, arg string) (bool, error) {
-			v, err := answer(ctx, occ, []any{arg})
-			var zero bool
-			if err != nil || v == nil {
-				return zero, err
-			}
-			r, ok := v.(bool)
-			if !ok {
-				return zero, fmt.Errorf("path_outside_scope: want bool, got %T", v)
-			}
-			return r, nil
-		}
-	case "mcp_server_configured_for":
-		p.McpServerConfiguredFor = func(ctx context.Context, occ *Occurrence, arg string) (bool, error) {
-			v, err := answer(ctx, occ, []any{arg})
-			var zero bool
-			if err != nil || v == nil {
-				return zero, err
-			}
-			r, ok := v.(bool)
-			if !ok {
-				return zero, fmt.Errorf("mcp_server_configured_for: want bool, got %T", v)
-			}
-			return r, nil
-		}
-	case "mcp_server_enabled_for":
-		p.McpServerEnabledFor = func(ctx context.Context, occ *Occurrence, arg string) (bool, error) {
-			v, err := answer(ctx, occ, []any{arg})
-			var zero bool
-			if err != nil || v == nil {
-				return zero, err
-			}
-			r, ok := v.(bool)
-			if !ok {
-				return zero, fmt.Errorf("mcp_server_enabled_for: want bool, got %T", v)
-			}
-			return r, nil
-		}
-	case "mcp_has_field":
-		p.McpHasField = func(ctx context.Context, occ *Occurrence, arg string) (bool, error) {
-			v, err := answer(ctx, occ, []any{arg})
-			var zero bool
-			if err != nil || v == nil {
-				return zero, err
-			}
-			r, ok := v.(bool)
-			if !ok {
-				return zero, fmt.Errorf("mcp_has_field: want bool, got %T", v)
-			}
-			return r, nil
-		}
-	case "mcp_field_bool":
-		p.McpFieldBool = func(ctx context.Context, occ *Occurrence, arg string) (bool, error) {
-			v, err := answer(ctx, occ, []any{arg})
-			var zero bool
-			if err != nil || v == nil {
-				return zero, err
-			}
-			r, ok := v.(bool)
-			if !ok {
-				return zero, fmt.Errorf("mcp_field_bool: want bool, got %T", v)
-			}
-			return r, nil
-		}
-	case "mcp_field_string":
-		p.McpFieldString = func(ctx context.Context, occ *Occurrence, arg string) (string, error) {
-			v, err := answer(ctx, occ, []any{arg})
-			var zero string
-			if err != nil || v == nil {
-				return zero, err
-			}
-			r, ok := v.(string)
-			if !ok {
-				return zero, fmt.Errorf("mcp_field_string: want string, got %T", v)
-			}
-			return r, nil
-		}
-	case "mcp_field_int":
-		p.McpFieldInt = func(ctx context.Context, occ *Occurrence, arg string) (int64, error) {
-			v, err := answer(ctx, occ, []any{arg})
-			var zero int64
-			if err != nil || v == nil {
-				return zero, err
-			}
-			r, ok := v.(int64)
-			if !ok {
-				return zero, fmt.Errorf("mcp_field_int: want int, got %T", v)
-			}
-			return r, nil
-		}
-	case "lycaon.source_includes":
-		p.LycaonSourceIncludes = func(ctx context.Context, occ *Occurrence, arg string) (bool, error) {
-			v, err := answer(ctx, occ, []any{arg})
-			var zero bool
-			if err != nil || v == nil {
-				return zero, err
-			}
-			r, ok := v.(bool)
-			if !ok {
-				return zero, fmt.Errorf("lycaon.source_includes: want bool, got %T", v)
-			}
-			return r, nil
-		}
-	case "lycaon.host_resource_status_for":
-		p.LycaonHostResourceStatusFor = func(ctx context.Context, occ *Occurrence, arg string) (string, error) {
-			v, err := answer(ctx, occ, []any{arg})
-			var zero string
-			if err != nil || v == nil {
-				return zero, err
-			}
-			r, ok := v.(string)
-			if !ok {
-				return zero, fmt.Errorf("lycaon.host_resource_status_for: want string, got %T", v)
-			}
-			return r, nil
-		}
-	case "lycaon.host_resource_policy_for":
-		p.LycaonHostResourcePolicyFor = func(ctx context.Context, occ *Occurrence, arg string) (string, error) {
-			v, err := answer(ctx, occ, []any{arg})
-			var zero string
-			if err != nil || v == nil {
-				return zero, err
-			}
-			r, ok := v.(string)
-			if !ok {
-				return zero, fmt.Errorf("lycaon.host_resource_policy_for: want string, got %T", v)
-			}
-			return r, nil
-		}
-	default:
+	i, ok := providerFields[name]
+	if !ok {
 		return fmt.Errorf("no provider-backed function %q", name)
 	}
+	field := reflect.ValueOf(p).Elem().Field(i)
+	out, want := field.Type().Out(0), providerResults[i]
+	field.Set(reflect.MakeFunc(field.Type(), func(in []reflect.Value) []reflect.Value {
+		ctx, _ := in[0].Interface().(context.Context)
+		occ, _ := in[1].Interface().(*Occurrence)
+		args := make([]any, len(in)-2)
+		for j, a := range in[2:] {
+			args[j] = a.Interface()
+		}
+		v, err := answer(ctx, occ, args)
+		r := reflect.Zero(out)
+		if err == nil && v != nil {
+			if rv := reflect.ValueOf(v); rv.Type() == out {
+				r = rv
+			} else {
+				err = fmt.Errorf("%s: want %s, got %T", name, want, v)
+			}
+		}
+		return []reflect.Value{r, reflect.ValueOf(&err).Elem()}
+	}))
 	return nil
 }
 
@@ -2008,4 +1376,6 @@ type Validator func(ctx context.Context, occ *Occurrence) (runtime.Detection, er
 type Env struct {
 	Providers  Providers
 	Validators map[string]Validator
+	// Lazy supplies the facts a set reads lazily (oarc gen -lazy).
+	Lazy LazyFacts
 }

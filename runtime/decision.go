@@ -11,6 +11,10 @@ import (
 type RuleError struct {
 	Rule string
 	Err  Err
+	// Allow says that the rule is an allow rule: its failure can leave an
+	// action off a deny-by-default allowlist (spec 5.8), which the
+	// rejection then says.
+	Allow bool
 }
 
 // Decision is the outcome of one occurrence. Reuse one Decision per
@@ -216,6 +220,30 @@ func (d *Decision) Rejection() string {
 		d.writeFailedClosed(&b, d.Rule.ID)
 		b.WriteString(text)
 		return b.String()
+	}
+	if d.Rule.DenyByDefault {
+		// An allowlist's block: an allow rule that could not be evaluated
+		// may be why the action is not on it (spec 5.8: an allow that
+		// failed never allows). Say so, rule by rule, before the copy.
+		var b strings.Builder
+		for _, e := range d.Errors {
+			if !e.Allow {
+				continue
+			}
+			b.WriteString("The allow rule ")
+			b.WriteString(e.Rule)
+			b.WriteString(" could not be evaluated")
+			if msg := e.Err.Error(); msg != "" {
+				b.WriteString(" (")
+				writeOneLine(&b, msg)
+				b.WriteString(")")
+			}
+			b.WriteString(", so it did not allow this action.\n")
+		}
+		if b.Len() > 0 {
+			b.WriteString(text)
+			return b.String()
+		}
 	}
 	return text
 }

@@ -44,6 +44,9 @@ type HistoryQuery struct {
 	Codes    []string
 	Tool     string
 	LastTool bool
+	// Names says that the occurrence reads recent_tool_names: a store may
+	// leave History.Tools empty without it.
+	Names bool
 }
 
 // History is what one occurrence reads of its session's record, in the
@@ -91,9 +94,11 @@ type codeTool struct{ code, tool string }
 func (r *record) read(q *HistoryQuery, h *History) {
 	h.Reset()
 	h.Calls, h.Last, h.Run, h.CodeRun, h.LastRepeat, h.LastCodeRun = r.calls, r.last, r.run, r.codeRun, r.lastRep, r.lastCRun
-	n := int(min(r.calls, RecentLimit))
-	for i := range n {
-		h.Tools = append(h.Tools, r.tools[(r.calls-int64(n)+int64(i))%RecentLimit])
+	if q.Names {
+		n := int(min(r.calls, RecentLimit))
+		for i := range n {
+			h.Tools = append(h.Tools, r.tools[(r.calls-int64(n)+int64(i))%RecentLimit])
+		}
 	}
 	tool := q.Tool
 	if q.LastTool {
@@ -198,7 +203,8 @@ func (k *KeptFacts) ComputeFingerprint(args map[string]any) (Fingerprint, error)
 
 // Derive fills the facts of the record's fields from k.History: at
 // tool.pre_invoke (atCall) for the call c, else as the session's last
-// call read them.
+// call read them. RecentToolNames is filled from History.Tools, which a
+// store fills when the query asked for the names.
 func (k *KeptFacts) Derive(atCall bool, c *Call) {
 	h := &k.History
 	k.Read = true

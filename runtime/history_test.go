@@ -58,7 +58,7 @@ func TestRecordMatchesTheTable(t *testing.T) {
 			tool := []string{"bash", "read", "grep"}[rng.IntN(3)]
 			c := Call{Tool: tool, HasFingerprint: rng.IntN(10) > 0}
 			c.Fingerprint[0] = byte(rng.IntN(2))
-			q := HistoryQuery{Codes: codes, Tool: tool}
+			q := HistoryQuery{Codes: codes, Tool: tool, Names: true}
 			var k KeptFacts
 			if err := st.Read(ctx, "s", &Snapshot{History: &k.History, Query: q}); err != nil {
 				t.Fatal(err)
@@ -95,7 +95,7 @@ func TestRecordMatchesTheTable(t *testing.T) {
 			m.calls = append(m.calls, c)
 			// Another anchor now: the values the call just recorded read.
 			var o KeptFacts
-			st.Read(ctx, "s", &Snapshot{History: &o.History, Query: HistoryQuery{Codes: codes, LastTool: true}})
+			st.Read(ctx, "s", &Snapshot{History: &o.History, Query: HistoryQuery{Codes: codes, LastTool: true, Names: true}})
 			o.Derive(false, nil)
 			prev, last := m.calls[:len(m.calls)-1], m.calls[len(m.calls)-1]
 			if o.RepeatCount != m.repeat(prev, last) || o.SameCodeRun != m.codeRun(prev) || o.RecentToolNames[len(o.RecentToolNames)-1] != last.Tool {

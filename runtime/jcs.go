@@ -230,22 +230,31 @@ func utf16Less(a, b string) bool {
 	return len(a) < len(b)
 }
 
+// jcsPlain marks the ASCII bytes a JSON string holds as they are.
+var jcsPlain = func() (t [utf8.RuneSelf]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
 func appendJCSString(dst []byte, s string) ([]byte, error) {
 	const hexDigits = "0123456789abcdef"
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
-		if c >= utf8.RuneSelf {
+		if c < utf8.RuneSelf {
+			if jcsPlain[c] {
+				i++
+				continue
+			}
+		} else {
 			r, size := utf8.DecodeRuneInString(s[i:])
 			if r == utf8.RuneError && size == 1 {
 				return dst, noFingerprint("a string is not valid UTF-8")
 			}
 			i += size
-			continue
-		}
-		if c >= 0x20 && c != '"' && c != '\\' {
-			i++
 			continue
 		}
 		dst = append(dst, s[start:i]...)

@@ -99,6 +99,9 @@ type Rule struct {
 	Monitor  bool // enforcement: monitor
 	FailOpen bool // on_error: fail_open
 	Copy     Copy
+	// DenyByDefault says that this is a deny-by-default code (spec 5.8),
+	// not a rule: it blocks what no allow rule allowed.
+	DenyByDefault bool
 }
 
 // Detection is a validator's answer.
@@ -163,4 +166,25 @@ func ProfileByName(name string) ProfileSet {
 // Supplied reports whether every profile in req was supplied.
 func (p ProfileSet) Supplied(req ProfileSet) bool {
 	return p == 0 || p&req == req
+}
+
+// Reads is what the rules of one anchor of a compilation set read (the
+// generated package's Reads function): a host that computes facts itself
+// can fill only those. Every list is sorted; facts and functions by CEL
+// name.
+type Reads struct {
+	// Facts are the facts the host fills that some rule reads (in a
+	// selector, a when, or as a validator's fallback); the tool_arg_*
+	// functions read tool_args, which is listed.
+	Facts []string
+	// Kept are the session facts the engine keeps that some rule reads
+	// (spec 5.10): the host does not fill them.
+	Kept []string
+	// Functions are the provider-backed functions some rule calls.
+	Functions []string
+	// Validators are the validators some detector rule consults.
+	Validators []string
+	// Counters: some rule reads a session counter; Provenance: some rule
+	// reads a provenance fact.
+	Counters, Provenance bool
 }

@@ -148,8 +148,22 @@ func (ev *Evaluator) CounterKey(rule string, c runtime.Counter) (runtime.Counter
 	}
 }
 
-// oContext are the titled rules as the rendered context shows them, in
-// evaluation order, tokenised when the rules were compiled.
+// Reads returns what the rules at anchor a read: the facts the host fills, the
+// session facts the engine keeps, the provider functions and validators they
+// use, and whether they read counters or provenance (nothing for an anchor
+// without rules). A host that computes facts itself can fill only these.
+func Reads(a lycaon.Anchor) runtime.Reads {
+	switch a {
+	case lycaon.ToolPreInvoke:
+		return oReads_ToolPreInvoke
+	default:
+		return runtime.Reads{}
+	}
+}
+
+// oContext are the entries of the rendered context (ir.Context): the enforced
+// deny-by-default codes with a title, then the titled rules that tell the agent
+// what to do, in evaluation order, tokenised when the rules were compiled.
 var oContext = [12]impl.ContextRule{
 	{
 		ID:      "LONG_COMMAND",
@@ -490,6 +504,10 @@ var (
 		Skip:   24,
 		Prefix: "rm",
 		Resume: [3]uint16{16, 16, 16},
+	}
+	oReads_ToolPreInvoke = runtime.Reads{
+		Facts: []string{"content_contains_untrusted", "lycaon.tool_is_state", "lycaon.turn_tools", "lycaon.workers_idle", "principal_roles", "prompt_injection_score", "secret_matches", "session_posture", "tool", "tool_args"},
+		Kept:  []string{"lycaon.repeat_count"},
 	}
 )
 
@@ -841,7 +859,7 @@ func (ev *Evaluator) oEval_ToolPreInvoke(ctx context.Context, occ *lycaon.Occurr
 	oX.ev, oX.occ, oX.F = ev, occ, &occ.Facts
 	impl.Begin(&oX.Exec, ctx, oRules[:], s, d, "tool.pre_invoke", occ.Profiles, occ.Content, occ.Inputs)
 	oX.Call(occ.Facts.Tool, occ.Facts.ToolArgs, true, true, occ.Kept)
-	oX.History(nil)
+	oX.History(nil, false)
 	for oRun_ToolPreInvoke(&oX) {
 	}
 	oX.Finish()

@@ -22,7 +22,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"unicode"
 )
 
 //go:embed data/anchors.tsv
@@ -162,7 +161,10 @@ type Fact struct {
 	Profile     string // standard facts only
 	Description string
 	Section     string
-	GoName      string // exported Go field name, e.g. "ToolIsState"
+	// GoName is the fact's Go field: in Facts for a standard fact
+	// (ToolArgs), in HostFacts for a host fact (RepeatCount); see names.go
+	// for the renaming of names Go cannot use as they are.
+	GoName string
 	// Kept is the session fact the engine keeps that this fact is (spec
 	// 5.10), NotKept for a fact the host fills.
 	Kept Kept
@@ -216,7 +218,10 @@ type Function struct {
 	Profile     string
 	Description string
 	Section     string
-	GoName      string
+	// GoName is the function's Go field in Providers for a provider-backed
+	// function (PathOutsideScope; LycaonSourceIncludes for
+	// lycaon.source_includes), else its CamelCase name.
+	GoName string
 	// Provider is true for functions answered by a provider the host
 	// registers; false for the built-ins (counters and tool_arg_*).
 	Provider bool
@@ -231,7 +236,7 @@ type Anchor struct {
 	Title        string
 	FiresWhen    string
 	// GoName is the anchor's Go constant name (tool.pre_invoke ->
-	// ToolPreInvoke), unique in the catalog.
+	// ToolPreInvoke), unique in the catalog (names.go).
 	GoName string
 }
 
@@ -261,6 +266,8 @@ type Catalog struct {
 	funcByCEL   map[string]*Function
 	hostByBare  map[string]string
 	fingerprint string
+	hostField   string
+	goPackage   string
 }
 
 var (
@@ -309,8 +316,13 @@ func (c *Catalog) Fingerprint() string { return c.fingerprint }
 func (c *Catalog) IsDefault() bool { return c == Default() }
 
 // HostField is the Go field of the facts struct holding the host facts
-// (lycaon -> Lycaon).
-func (c *Catalog) HostField() string { return GoName(c.Host) }
+// (lycaon -> Lycaon; tool -> Tool_, since Facts.Tool is the standard fact).
+func (c *Catalog) HostField() string { return c.hostField }
+
+// GoPackage is the name of the generated catalog package: the host, or
+// the host with "_" appended where Go could not import it under its own
+// name (a keyword, main, init).
+func (c *Catalog) GoPackage() string { return c.goPackage }
 
 // Parse parses the three TSV files of a catalog extracted from the OAR page:
 // their core and standard rows are OAR's entries, their host rows one
@@ -535,24 +547,17 @@ func build(host string, anchors []*Anchor, facts []*Fact, functions []*Function,
 		funcByCEL:  map[string]*Function{},
 		hostByBare: map[string]string{},
 	}
-	goNames := map[string]string{}
 	for _, a0 := range anchors {
 		a := *a0
 		if c.anchorByID[a.ID] != nil {
 			return nil, fmt.Errorf("duplicate anchor %q", a.ID)
 		}
-		a.GoName = GoName(a.ID)
-		if prev, dup := goNames[a.GoName]; dup {
-			return nil, fmt.Errorf("anchors %q and %q have the same Go name %s", prev, a.ID, a.GoName)
-		}
-		goNames[a.GoName] = a.ID
 		c.Anchors = append(c.Anchors, &a)
 		c.anchorByID[a.ID] = &a
 	}
 	addFact := func(f0 *Fact) error {
 		f := *f0
 		f.CELName = f.Name
-		f.GoName = GoName(f.Name)
 		switch f.Tier {
 		case Core:
 			if f.Profile != "" {
@@ -595,7 +600,6 @@ func build(host string, anchors []*Anchor, facts []*Fact, functions []*Function,
 	addFunc := func(fn0 *Function) error {
 		fn := *fn0
 		fn.CELName = fn.Name
-		fn.GoName = GoName(fn.Name)
 		switch fn.Tier {
 		case Core:
 		case Standard:
@@ -628,6 +632,9 @@ func build(host string, anchors []*Anchor, facts []*Fact, functions []*Function,
 		}
 	}
 	c.fingerprint = c.computeFingerprint()
+	if err := c.resolveGoNames(); err != nil {
+		return nil, err
+	}
 	return c, nil
 }
 
@@ -661,26 +668,6 @@ func parseTSV(file, text string, header []string) ([][]string, error) {
 		rows = append(rows, cols)
 	}
 	return rows, nil
-}
-
-// GoName turns snake_case into an exported Go identifier: tool_args ->
-// ToolArgs, mcp_server_id -> McpServerID is not attempted; initialisms are
-// left as written so that names stay predictable.
-func GoName(s string) string {
-	var b strings.Builder
-	up := true
-	for _, r := range s {
-		if r == '_' || r == '.' || r == '-' {
-			up = true
-			continue
-		}
-		if up {
-			r = unicode.ToUpper(r)
-			up = false
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
 }
 
 // SortedFactNames returns the CEL names of all facts, sorted.

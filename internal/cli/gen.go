@@ -54,6 +54,13 @@ generated is reported as stale, with a unified diff on standard output
 missing; the exit status is then 1. With -strict, warnings are errors and
 nothing is written.
 
+With -lazy FACT, the generated code reads that fact through the catalog's
+Env.Lazy provider when the host sets one: at most once per occurrence, only
+when a rule gets to the fact, with the evaluation's context; a provider's
+error is an evaluation error of the rule (its on_error applies). Without a
+provider the fact is read from the occurrence's Facts. The generated Reads
+function says which facts each anchor's rules read (docs/hosts.md).
+
 With -v, gen prints to standard error how it compiled each constant pattern
 of matches: as string comparisons (a literal or a small set of them), as a
 DFA (with its states and classes), or, for a pattern whose DFA would exceed
@@ -107,6 +114,8 @@ func runGen(env *Env, args []string) int {
 	verbose := fs.Bool("v", false, "print how each constant pattern of matches is compiled (a DFA, string comparisons, or Go's regexp and why) to standard error")
 	catalogPkg := fs.String("catalog-pkg", "", "the import path of the catalog package the generated package imports (default: oarc's package for the default catalog; else -catalog-out's)")
 	catalogOut := fs.String("catalog-out", "", "also write the catalog package into this directory (default for a host catalog: <out>/<host>)")
+	var lazy multiFlag
+	fs.Var(&lazy, "lazy", "a fact (CEL name, or a comma-separated list) the generated code reads through the catalog's Env.Lazy provider when the host sets one: at most once per occurrence, only when a rule gets to it; repeatable")
 	var lf loadFlags
 	lf.register(fs)
 	if code := parseFlags(fs, args); code >= 0 {
@@ -196,7 +205,24 @@ func runGen(env *Env, args []string) int {
 	if importPath == "" {
 		importPath = codegen.DefaultCatalogImport
 	}
-	src, err := codegen.Generate(p, codegen.Options{Package: name, CatalogImport: importPath, Version: Version})
+	var lazyFacts []string
+	for _, l := range lazy {
+		for _, n := range strings.Split(l, ",") {
+			n = strings.TrimSpace(n)
+			f := set.Catalog.Fact(n)
+			switch {
+			case f == nil:
+				fmt.Fprintf(env.Stderr, "oarc gen: -lazy %s: not a fact of the catalog\n", n)
+				return ExitUsage
+			case f.Tier != catalog.Standard && f.Tier != catalog.Host || f.Kept != catalog.NotKept:
+				fmt.Fprintf(env.Stderr, "oarc gen: -lazy %s: not a fact the host fills (core, provenance and engine-kept facts are the engine's)\n", n)
+				return ExitUsage
+			}
+			lazyFacts = append(lazyFacts, n)
+			cmd += " -lazy " + n
+		}
+	}
+	src, err := codegen.Generate(p, codegen.Options{Package: name, CatalogImport: importPath, Version: Version, Lazy: lazyFacts})
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "oarc gen: %v\n", err)
 		return ExitFailure

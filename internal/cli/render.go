@@ -63,14 +63,11 @@ func runRender(env *Env, args []string) int {
 // (codegen's packGen.context): the two render the same Markdown.
 func ContextRules(p *ir.Set) []impl.ContextRule {
 	var out []impl.ContextRule
-	for _, r := range p.Rules {
-		if r.Copy.Title == "" {
-			continue
-		}
+	for _, e := range ir.Context(p) {
 		out = append(out, impl.ContextRule{
-			ID: r.ID, Title: r.Copy.Title, Fix: r.Copy.Fix, Instead: r.Copy.Instead,
-			Monitor: r.Monitor, Global: len(r.Selector) == 0,
-			Tags: r.Tags, Text: r.Text,
+			ID: e.ID, Title: e.Title, Fix: e.Fix, Instead: e.Instead,
+			Monitor: e.Monitor, Global: e.Global, Pinned: e.Pinned,
+			Tags: e.Tags, Text: e.Text,
 		})
 	}
 	return out

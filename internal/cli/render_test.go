@@ -142,3 +142,27 @@ func TestRenderUsage(t *testing.T) {
 		t.Errorf("bad rule: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
 }
+
+// Spec 10 as revised: allow and transform rules are not rendered (they
+// tell the agent nothing it must do); an enforced deny-by-default with a
+// title renders its code once, as a rule with the pack's copy, first under
+// ## Rules, and takes no place in the top k.
+func TestRenderDenyByDefaultAndAllow(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "## Rules\n\n- **NOT_ALLOWED**: What is not allowed is blocked\n  - Fix: Ask the user to allow it.\n" +
+			"- **NO_SUDO**: No sudo\n  - Fix: Run without sudo.\n- **WRITES**: Writes are logged\n"},
+		{[]string{"-hint", "write", "-k", "1"}, "## Rules\n\n- **NOT_ALLOWED**: What is not allowed is blocked\n  - Fix: Ask the user to allow it.\n" +
+			"- **WRITES**: Writes are logged\n\n(1 more rules not shown)\n"},
+	} {
+		code, out, errs := run(append(append([]string{"render"}, tc.args...), "testdata/render/stock")...)
+		if code != 0 || errs != "" {
+			t.Fatalf("render: exit %d, stderr %s", code, errs)
+		}
+		if out != tc.want {
+			t.Errorf("render %q:\n%s\nwant:\n%s", tc.args, out, tc.want)
+		}
+	}
+}

@@ -17,6 +17,9 @@ type ContextRule struct {
 	ID, Title, Fix, Instead string
 	Monitor                 bool // enforcement: monitor (a candidate)
 	Global                  bool // no selector: always rendered
+	// Pinned is an enforced deny-by-default code (spec 5.8, 10): always
+	// rendered, first, and never ranked.
+	Pinned bool
 	// Tags are the distinct tokens of the selector values and the id;
 	// Text those of the copy.
 	Tags, Text []string
@@ -135,7 +138,7 @@ func selectRules(rules []ContextRule, hint string, k int) (show []bool, hidden i
 		if strings.TrimSpace(r.Title) == "" {
 			continue
 		}
-		if r.Global || r.Monitor || len(hintTokens) == 0 {
+		if r.Global || r.Monitor || r.Pinned || len(hintTokens) == 0 {
 			show[i] = true
 			continue
 		}

@@ -187,11 +187,12 @@ func (x *Exec) Call(tool string, args map[string]any, atCall, record bool, overr
 
 // History says that the anchor's rules read the session's record; codes
 // are the ids of those that read code_reject_total, in the order
-// CodeRejectTotal numbers them. The record is read with the counters, in
-// one snapshot.
-func (x *Exec) History(codes []string) {
+// CodeRejectTotal numbers them; names that some rule reads
+// recent_tool_names. The record is read with the counters, in one
+// snapshot.
+func (x *Exec) History(codes []string, names bool) {
 	x.hist = true
-	x.query = runtime.HistoryQuery{Codes: codes, Tool: x.tool, LastTool: !x.atCall}
+	x.query = runtime.HistoryQuery{Codes: codes, Tool: x.tool, LastTool: !x.atCall, Names: names}
 }
 
 // Snapshot names the counters the anchor's rules read; rules read them
@@ -433,7 +434,7 @@ func (x *Exec) Done(slot int32, fired bool, err Err) bool {
 func (x *Exec) done(r *Rule, fired, failed bool, err Err) bool {
 	d := x.D
 	if failed {
-		d.Errors = append(d.Errors, runtime.RuleError{Rule: r.ID, Err: err})
+		d.Errors = append(d.Errors, runtime.RuleError{Rule: r.ID, Err: err, Allow: r.Effect == runtime.Allow})
 	}
 	if !fired {
 		return false
@@ -957,4 +958,17 @@ func nonNil(l []string) []string {
 		return []string{}
 	}
 	return l
+}
+
+// Lazy reads a fact through the host's lazy provider p (the catalog's
+// Env.Lazy): called like a provider of no argument, bound to the context's
+// deadline when it can end; an error or a timeout is an evaluation error of
+// the rule that read it, and a panic fails that rule closed, as a
+// provider's does (spec 6).
+func Lazy[O, R any](x *Exec, p func(context.Context, *O) (R, error), name string, occ *O) (R, Err) {
+	if !x.deadline {
+		v, e := p(x.Ctx, occ)
+		return providerAnswer(name, v, e)
+	}
+	return provideBound(x, name, func(ctx context.Context) (R, error) { return p(ctx, occ) })
 }

@@ -241,7 +241,7 @@ func (m *module) catalogImport(c *ir.Catalog) (string, error) {
 		return ip, nil
 	}
 	name := "c" + c.Fingerprint
-	src, err := codegen.GenerateCatalog(c, codegen.CatalogOptions{Package: c.Host})
+	src, err := codegen.GenerateCatalog(c, codegen.CatalogOptions{})
 	if err != nil {
 		return "", err
 	}

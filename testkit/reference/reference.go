@@ -406,15 +406,17 @@ func (e *Engine) rejection(resp *wire.Response) string {
 		return ""
 	}
 	var cp compiler.Copy
-	found := false
+	found, deny := false, false
+	effect := map[string]string{}
 	for _, r := range e.set.Rules {
+		effect[r.ID] = r.Effect
 		if r.ID == resp.Code {
 			cp, found = r.Copy, true
 		}
 	}
 	for _, pk := range e.set.Packs {
 		if d := pk.DenyByDefault; d != nil && d.Code == resp.Code {
-			cp, found = d.Copy, true
+			cp, found, deny = d.Copy, true, true
 		}
 	}
 	if !found {
@@ -447,6 +449,19 @@ func (e *Engine) rejection(resp *wire.Response) string {
 			}
 		}
 		return "This rule could not be evaluated" + reason + "; it applies because it fails closed.\n" + text
+	}
+	if deny {
+		// Spec 5.8: an allow rule that failed allows nothing; the
+		// rejection of the allowlist says which and why.
+		var lines []string
+		for _, er := range resp.Errors {
+			if effect[er.Rule] == "allow" {
+				lines = append(lines, "The allow rule "+er.Rule+" could not be evaluated ("+flat(er.Message)+"), so it did not allow this action.")
+			}
+		}
+		if len(lines) > 0 {
+			return strings.Join(lines, "\n") + "\n" + text
+		}
 	}
 	return text
 }

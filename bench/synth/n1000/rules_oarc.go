@@ -3119,8 +3119,28 @@ func (ev *Evaluator) CounterKey(rule string, c runtime.Counter) (runtime.Counter
 	}
 }
 
-// oContext are the titled rules as the rendered context shows them, in
-// evaluation order, tokenised when the rules were compiled.
+// Reads returns what the rules at anchor a read: the facts the host fills, the
+// session facts the engine keeps, the provider functions and validators they
+// use, and whether they read counters or provenance (nothing for an anchor
+// without rules). A host that computes facts itself can fill only these.
+func Reads(a lycaon.Anchor) runtime.Reads {
+	switch a {
+	case lycaon.CoordinatorPreInvoke:
+		return oReads_CoordinatorPreInvoke
+	case lycaon.ToolHandler:
+		return oReads_ToolHandler
+	case lycaon.ToolPostInvoke:
+		return oReads_ToolPostInvoke
+	case lycaon.ToolPreInvoke:
+		return oReads_ToolPreInvoke
+	default:
+		return runtime.Reads{}
+	}
+}
+
+// oContext are the entries of the rendered context (ir.Context): the enforced
+// deny-by-default codes with a title, then the titled rules that tell the agent
+// what to do, in evaluation order, tokenised when the rules were compiled.
 var oContext = [1000]impl.ContextRule{
 	{
 		ID:    "R00000",
@@ -25134,6 +25154,22 @@ var oRules = [1000]impl.Rule{
 		DetectorSlot: -1,
 	},
 }
+
+// Constant values and patterns of the rules, built once.
+var (
+	oReads_CoordinatorPreInvoke = runtime.Reads{
+		Facts: []string{"lycaon.fruitless_search_run", "lycaon.turn_tools", "session_posture", "tool", "tool_args"},
+	}
+	oReads_ToolHandler = runtime.Reads{
+		Facts: []string{"tool", "tool_args"},
+	}
+	oReads_ToolPostInvoke = runtime.Reads{
+		Facts: []string{"principal", "principal_roles", "tool", "tool_args"},
+	}
+	oReads_ToolPreInvoke = runtime.Reads{
+		Facts: []string{"lycaon.fruitless_search_run", "lycaon.turn_tools", "principal", "principal_roles", "session_posture", "tool", "tool_args"},
+	}
+)
 
 // oRule_R00044 evaluates rule R00044 (schema, pack synth1000).
 // when:

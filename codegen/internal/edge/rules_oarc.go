@@ -918,8 +918,22 @@ func (ev *Evaluator) CounterKey(rule string, c runtime.Counter) (runtime.Counter
 	}
 }
 
-// oContext are the titled rules as the rendered context shows them, in
-// evaluation order, tokenised when the rules were compiled.
+// Reads returns what the rules at anchor a read: the facts the host fills, the
+// session facts the engine keeps, the provider functions and validators they
+// use, and whether they read counters or provenance (nothing for an anchor
+// without rules). A host that computes facts itself can fill only these.
+func Reads(a lycaon.Anchor) runtime.Reads {
+	switch a {
+	case lycaon.ToolPreInvoke:
+		return oReads_ToolPreInvoke
+	default:
+		return runtime.Reads{}
+	}
+}
+
+// oContext are the entries of the rendered context (ir.Context): the enforced
+// deny-by-default codes with a title, then the titled rules that tell the agent
+// what to do, in evaluation order, tokenised when the rules were compiled.
 var oContext = [0]impl.ContextRule{}
 
 // Context renders the rules as Markdown for an agent's system prompt (spec 10):
@@ -4889,56 +4903,59 @@ var (
 		Prefix: "h",
 		Resume: [3]uint16{10, 10, 10},
 	}
-	oList_E161_1  = []string{"hello", "x", "hello"}
-	oList_E161_2  = []string{"a", "b"}
-	oList_E162_1  = []string{"3", "x"}
-	oList_E169_1  = []any{any(impl.Type("int")), any(impl.Type("uint"))}
-	oList_E169_2  = []any{any(impl.Type("int")), any(impl.Type("double"))}
-	oList_E176_1  = []any{any(math.Copysign(0, -1))}
-	oList_E177_1  = []any{any(math.Copysign(0, -1)), any(int64(1))}
-	oList_E183_1  = []any{any(int64(1)), any(true)}
-	oList_E184_1  = []any{any(int64(1)), any(false)}
-	oList_E185_1  = []any{any(int64(1)), any(true)}
-	oList_E186_1  = []any{any(int64(1)), any(false)}
-	oList_E199_1  = []string{}
-	oList_E200_1  = []any{any(true), any(false)}
-	oMap_E202_1   = impl.NewAnyMap(any(int64(1)), any("a"))
-	oMap_E203_1   = impl.NewAnyMap(any(true), any(int64(1)))
-	oMap_E204_1   = impl.NewAnyMap(any(int64(1)), any(int64(2)), any(float64(2)), any(int64(3)))
-	oMap_E205_1   = impl.NewAnyMap(any(int64(1)), any(int64(2)), any(float64(2)), any(int64(3)))
-	oMap_E206_1   = impl.NewAnyMap(any(int64(1)), any(int64(2)), any(uint64(1)), any(int64(3)))
-	oMap_E208_1   = impl.NewAnyMap()
-	oMap_E209_1   = impl.NewAnyMap()
-	oMap_E210_1   = impl.NewAnyMap()
-	oMap_E211_1   = impl.NewAnyMap()
-	oMap_E212_1   = impl.NewAnyMap(any(false), any("f"), any(true), any("t"))
-	oMap_E215_1   = impl.NewAnyMap(any(int64(1)), any("a"))
-	oMap_E215_2   = impl.NewAnyMap(any(int64(2)), any("a"))
-	oMap_E216_1   = impl.NewAnyMap(any(float64(1.5)), any("a"))
-	oMap_E217_1   = impl.NewAnyMap(any(uint64(1)), any("a"))
-	oMap_E218_1   = impl.NewAnyMap(any(int64(1)), any("a"))
-	oMap_E218_2   = impl.NewAnyMap(any(int64(1)), any("a"), any(int64(2)), any("b"))
-	oMap_E219_1   = impl.NewAnyMap(any(int64(1)), any("a"))
-	oMap_E220_1   = impl.NewAnyMap(any(int64(1)), any("a"))
-	oMap_E221_1   = impl.NewAnyMap(any(int64(1)), any("a"))
-	oMap_E222_1   = impl.NewAnyMap(any(nil), any(int64(1)))
-	oMap_E222_2   = impl.NewAnyMap()
-	oList_E224_1  = []any{any(float64(1)), any(float64(2)), any(int64(3))}
-	oList_E224_2  = []any{any(uint64(1)), any(int64(2)), any(uint64(3))}
-	oList_E236_1  = []any{any(uint64(1)), any(uint64(2))}
-	oList_E237_1  = []any{any(int64(1))}
-	oMap_E238_1   = map[string]any{"repeat_count": any(int64(5))}
-	oList_E238_2  = []any{any(oMap_E238_1)}
-	oList_E239_1  = []any{any(int64(2))}
-	oList_E244_1  = []any{any(int64(22))}
-	oList_E245_1  = []any{any(int64(1)), any(int64(2))}
-	oList_E246_1  = []any{any(int64(22))}
-	oList_E248_1  = []any{any(int64(23))}
-	oMap_E252_1   = map[string]any{"a": any(int64(1))}
-	oGuard_E254_1 = &impl.TypeDesc{Kind: impl.TypeString}
-	oMap_E259_1   = map[string]any{"n": any(int64(1))}
-	oMap_E259_2   = impl.NewAnyMap(any(int64(1)), any("a"))
-	oMap_E260_1   = impl.NewAnyMap()
+	oList_E161_1         = []string{"hello", "x", "hello"}
+	oList_E161_2         = []string{"a", "b"}
+	oList_E162_1         = []string{"3", "x"}
+	oList_E169_1         = []any{any(impl.Type("int")), any(impl.Type("uint"))}
+	oList_E169_2         = []any{any(impl.Type("int")), any(impl.Type("double"))}
+	oList_E176_1         = []any{any(math.Copysign(0, -1))}
+	oList_E177_1         = []any{any(math.Copysign(0, -1)), any(int64(1))}
+	oList_E183_1         = []any{any(int64(1)), any(true)}
+	oList_E184_1         = []any{any(int64(1)), any(false)}
+	oList_E185_1         = []any{any(int64(1)), any(true)}
+	oList_E186_1         = []any{any(int64(1)), any(false)}
+	oList_E199_1         = []string{}
+	oList_E200_1         = []any{any(true), any(false)}
+	oMap_E202_1          = impl.NewAnyMap(any(int64(1)), any("a"))
+	oMap_E203_1          = impl.NewAnyMap(any(true), any(int64(1)))
+	oMap_E204_1          = impl.NewAnyMap(any(int64(1)), any(int64(2)), any(float64(2)), any(int64(3)))
+	oMap_E205_1          = impl.NewAnyMap(any(int64(1)), any(int64(2)), any(float64(2)), any(int64(3)))
+	oMap_E206_1          = impl.NewAnyMap(any(int64(1)), any(int64(2)), any(uint64(1)), any(int64(3)))
+	oMap_E208_1          = impl.NewAnyMap()
+	oMap_E209_1          = impl.NewAnyMap()
+	oMap_E210_1          = impl.NewAnyMap()
+	oMap_E211_1          = impl.NewAnyMap()
+	oMap_E212_1          = impl.NewAnyMap(any(false), any("f"), any(true), any("t"))
+	oMap_E215_1          = impl.NewAnyMap(any(int64(1)), any("a"))
+	oMap_E215_2          = impl.NewAnyMap(any(int64(2)), any("a"))
+	oMap_E216_1          = impl.NewAnyMap(any(float64(1.5)), any("a"))
+	oMap_E217_1          = impl.NewAnyMap(any(uint64(1)), any("a"))
+	oMap_E218_1          = impl.NewAnyMap(any(int64(1)), any("a"))
+	oMap_E218_2          = impl.NewAnyMap(any(int64(1)), any("a"), any(int64(2)), any("b"))
+	oMap_E219_1          = impl.NewAnyMap(any(int64(1)), any("a"))
+	oMap_E220_1          = impl.NewAnyMap(any(int64(1)), any("a"))
+	oMap_E221_1          = impl.NewAnyMap(any(int64(1)), any("a"))
+	oMap_E222_1          = impl.NewAnyMap(any(nil), any(int64(1)))
+	oMap_E222_2          = impl.NewAnyMap()
+	oList_E224_1         = []any{any(float64(1)), any(float64(2)), any(int64(3))}
+	oList_E224_2         = []any{any(uint64(1)), any(int64(2)), any(uint64(3))}
+	oList_E236_1         = []any{any(uint64(1)), any(uint64(2))}
+	oList_E237_1         = []any{any(int64(1))}
+	oMap_E238_1          = map[string]any{"repeat_count": any(int64(5))}
+	oList_E238_2         = []any{any(oMap_E238_1)}
+	oList_E239_1         = []any{any(int64(2))}
+	oList_E244_1         = []any{any(int64(22))}
+	oList_E245_1         = []any{any(int64(1)), any(int64(2))}
+	oList_E246_1         = []any{any(int64(22))}
+	oList_E248_1         = []any{any(int64(23))}
+	oMap_E252_1          = map[string]any{"a": any(int64(1))}
+	oGuard_E254_1        = &impl.TypeDesc{Kind: impl.TypeString}
+	oMap_E259_1          = map[string]any{"n": any(int64(1))}
+	oMap_E259_2          = impl.NewAnyMap(any(int64(1)), any("a"))
+	oMap_E260_1          = impl.NewAnyMap()
+	oReads_ToolPreInvoke = runtime.Reads{
+		Facts: []string{"content_contains_untrusted", "content_length", "lycaon.fruitless_search_run", "lycaon.phase", "lycaon.turn_tools", "lycaon.workers_idle", "principal", "principal_roles", "prompt_injection_score", "secret_matches", "session_posture", "tool", "tool_args"},
+	}
 )
 
 // oRule_E000 evaluates rule E000 (policy, pack edge).

@@ -67,11 +67,8 @@ func FactField(cat *catalog.Catalog, f *catalog.Fact) []string {
 }
 
 // ProviderField is the Go field of the providers struct that answers a
-// provider-backed function.
+// provider-backed function (the catalog names it, host functions included).
 func ProviderField(cat *catalog.Catalog, f *catalog.Function) string {
-	if f.Tier == catalog.Host {
-		return cat.HostField() + f.GoName
-	}
 	return f.GoName
 }
 

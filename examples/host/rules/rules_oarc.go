@@ -163,8 +163,24 @@ func (ev *Evaluator) CounterKey(rule string, c runtime.Counter) (runtime.Counter
 	}
 }
 
-// oContext are the titled rules as the rendered context shows them, in
-// evaluation order, tokenised when the rules were compiled.
+// Reads returns what the rules at anchor a read: the facts the host fills, the
+// session facts the engine keeps, the provider functions and validators they
+// use, and whether they read counters or provenance (nothing for an anchor
+// without rules). A host that computes facts itself can fill only these.
+func Reads(a lycaon.Anchor) runtime.Reads {
+	switch a {
+	case lycaon.ContentToolResult:
+		return oReads_ContentToolResult
+	case lycaon.ToolPreInvoke:
+		return oReads_ToolPreInvoke
+	default:
+		return runtime.Reads{}
+	}
+}
+
+// oContext are the entries of the rendered context (ir.Context): the enforced
+// deny-by-default codes with a title, then the titled rules that tell the agent
+// what to do, in evaluation order, tokenised when the rules were compiled.
 var oContext = [15]impl.ContextRule{
 	{
 		ID:    "ETC_WRITE_FORBIDDEN",
@@ -689,7 +705,18 @@ var (
 		Prefix: "git",
 		Resume: [3]uint16{36, 36, 36},
 	}
-	oSnap_ToolPreInvoke = [1]runtime.CounterKey{runtime.CounterKey{Slot: 7, Rule: "REPEATED_CALL_NUDGE", Counter: runtime.Fire}}
+	oSnap_ToolPreInvoke      = [1]runtime.CounterKey{runtime.CounterKey{Slot: 7, Rule: "REPEATED_CALL_NUDGE", Counter: runtime.Fire}}
+	oReads_ContentToolResult = runtime.Reads{
+		Facts:      []string{"prompt_injection_score"},
+		Validators: []string{"injection.v1"},
+	}
+	oReads_ToolPreInvoke = runtime.Reads{
+		Facts:      []string{"content_contains_untrusted", "content_sources", "principal_roles", "secret_matches", "session_posture", "tool", "tool_args"},
+		Kept:       []string{"lycaon.recent_tool_names", "lycaon.repeat_count"},
+		Functions:  []string{"path_outside_scope"},
+		Validators: []string{"secrets.v2"},
+		Counters:   true,
+	}
 )
 
 // oRule_PROMPT_INJECTION evaluates rule PROMPT_INJECTION (detector, pack starter).
@@ -1294,7 +1321,7 @@ func (ev *Evaluator) oEval_ToolPreInvoke(ctx context.Context, occ *lycaon.Occurr
 	oX.ev, oX.occ, oX.F = ev, occ, &occ.Facts
 	impl.Begin(&oX.Exec, ctx, oRules[:], s, d, "tool.pre_invoke", occ.Profiles, occ.Content, occ.Inputs)
 	oX.Call(occ.Facts.Tool, occ.Facts.ToolArgs, true, true, occ.Kept)
-	oX.History(nil)
+	oX.History(nil, true)
 	oX.Snapshot(oSnap_ToolPreInvoke[:])
 	oX.Validators(1)
 	for oRun_ToolPreInvoke(&oX) {

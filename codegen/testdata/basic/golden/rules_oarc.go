@@ -136,8 +136,24 @@ func (ev *Evaluator) CounterKey(rule string, c runtime.Counter) (runtime.Counter
 	}
 }
 
-// oContext are the titled rules as the rendered context shows them, in
-// evaluation order, tokenised when the rules were compiled.
+// Reads returns what the rules at anchor a read: the facts the host fills, the
+// session facts the engine keeps, the provider functions and validators they
+// use, and whether they read counters or provenance (nothing for an anchor
+// without rules). A host that computes facts itself can fill only these.
+func Reads(a lycaon.Anchor) runtime.Reads {
+	switch a {
+	case lycaon.CoordinatorPostTurn:
+		return oReads_CoordinatorPostTurn
+	case lycaon.ToolPreInvoke:
+		return oReads_ToolPreInvoke
+	default:
+		return runtime.Reads{}
+	}
+}
+
+// oContext are the entries of the rendered context (ir.Context): the enforced
+// deny-by-default codes with a title, then the titled rules that tell the agent
+// what to do, in evaluation order, tokenised when the rules were compiled.
 var oContext = [3]impl.ContextRule{
 	{
 		ID:    "QUOTES",
@@ -297,7 +313,15 @@ var (
 		Prefix: "a`b\"",
 		Resume: [3]uint16{18, 18, 18},
 	}
-	oSel_ROLES_1 = []string{"admin", "ops"}
+	oSel_ROLES_1               = []string{"admin", "ops"}
+	oReads_CoordinatorPostTurn = runtime.Reads{
+		Facts: []string{"lycaon.claims_completion", "lycaon.has_matching_ledger_job", "lycaon.phase"},
+	}
+	oReads_ToolPreInvoke = runtime.Reads{
+		Facts:     []string{"lycaon.workers_idle", "principal", "principal_roles", "tool", "tool_args"},
+		Kept:      []string{"lycaon.repeat_count"},
+		Functions: []string{"path_outside_scope"},
+	}
 )
 
 // oRule_LITERAL_NAMES evaluates rule LITERAL_NAMES (invariant, pack basic "pack" */ `x`).
@@ -671,7 +695,7 @@ func (ev *Evaluator) oEval_ToolPreInvoke(ctx context.Context, occ *lycaon.Occurr
 	oX.ev, oX.occ, oX.F = ev, occ, &occ.Facts
 	impl.Begin(&oX.Exec, ctx, oRules[:], s, d, "tool.pre_invoke", occ.Profiles, occ.Content, occ.Inputs)
 	oX.Call(occ.Facts.Tool, occ.Facts.ToolArgs, true, true, occ.Kept)
-	oX.History(nil)
+	oX.History(nil, false)
 	for oRun_ToolPreInvoke(&oX) {
 	}
 	oX.Finish()

@@ -142,8 +142,28 @@ func (ev *Evaluator) CounterKey(rule string, c runtime.Counter) (runtime.Counter
 	}
 }
 
-// oContext are the titled rules as the rendered context shows them, in
-// evaluation order, tokenised when the rules were compiled.
+// Reads returns what the rules at anchor a read: the facts the host fills, the
+// session facts the engine keeps, the provider functions and validators they
+// use, and whether they read counters or provenance (nothing for an anchor
+// without rules). A host that computes facts itself can fill only these.
+func Reads(a lycaon.Anchor) runtime.Reads {
+	switch a {
+	case lycaon.ContentInput:
+		return oReads_ContentInput
+	case lycaon.ContentOutput:
+		return oReads_ContentOutput
+	case lycaon.ToolPostInvoke:
+		return oReads_ToolPostInvoke
+	case lycaon.ToolPreInvoke:
+		return oReads_ToolPreInvoke
+	default:
+		return runtime.Reads{}
+	}
+}
+
+// oContext are the entries of the rendered context (ir.Context): the enforced
+// deny-by-default codes with a title, then the titled rules that tell the agent
+// what to do, in evaluation order, tokenised when the rules were compiled.
 var oContext = [0]impl.ContextRule{}
 
 // Context renders the rules as Markdown for an agent's system prompt (spec 10):
@@ -268,6 +288,23 @@ var oRules = [8]impl.Rule{
 var (
 	oSnap_ToolPostInvoke = [1]runtime.CounterKey{runtime.CounterKey{Slot: 4, Rule: "TALLY", Counter: runtime.Fire}}
 	oSnap_ToolPreInvoke  = [1]runtime.CounterKey{runtime.CounterKey{Slot: 3, Rule: "NUDGE_REPEAT", Counter: runtime.Fire}}
+	oReads_ContentInput  = runtime.Reads{
+		Facts:      []string{"jailbreak_score", "prompt_injection_score"},
+		Validators: []string{"injection.v1"},
+	}
+	oReads_ContentOutput = runtime.Reads{
+		Facts:      []string{"secret_matches"},
+		Validators: []string{"secrets.v2"},
+	}
+	oReads_ToolPostInvoke = runtime.Reads{
+		Counters: true,
+	}
+	oReads_ToolPreInvoke = runtime.Reads{
+		Facts:      []string{"lycaon.phase", "tool"},
+		Kept:       []string{"lycaon.recent_tool_names", "lycaon.repeat_count"},
+		Validators: []string{"gated.v1"},
+		Counters:   true,
+	}
 )
 
 // oRule_INJECT evaluates rule INJECT (detector, pack state).
@@ -688,7 +725,7 @@ func (ev *Evaluator) oEval_ToolPreInvoke(ctx context.Context, occ *lycaon.Occurr
 	oX.ev, oX.occ, oX.F = ev, occ, &occ.Facts
 	impl.Begin(&oX.Exec, ctx, oRules[:], s, d, "tool.pre_invoke", occ.Profiles, occ.Content, occ.Inputs)
 	oX.Call(occ.Facts.Tool, occ.Facts.ToolArgs, true, true, occ.Kept)
-	oX.History(nil)
+	oX.History(nil, true)
 	oX.Snapshot(oSnap_ToolPreInvoke[:])
 	oX.Validators(1)
 	for oRun_ToolPreInvoke(&oX) {

@@ -163,8 +163,28 @@ func (ev *Evaluator) CounterKey(rule string, c runtime.Counter) (runtime.Counter
 	}
 }
 
-// oContext are the titled rules as the rendered context shows them, in
-// evaluation order, tokenised when the rules were compiled.
+// Reads returns what the rules at anchor a read: the facts the host fills, the
+// session facts the engine keeps, the provider functions and validators they
+// use, and whether they read counters or provenance (nothing for an anchor
+// without rules). A host that computes facts itself can fill only these.
+func Reads(a acme.Anchor) runtime.Reads {
+	switch a {
+	case acme.ContentOutput:
+		return oReads_ContentOutput
+	case acme.GitPrePush:
+		return oReads_GitPrePush
+	case acme.ToolPostInvoke:
+		return oReads_ToolPostInvoke
+	case acme.ToolPreInvoke:
+		return oReads_ToolPreInvoke
+	default:
+		return runtime.Reads{}
+	}
+}
+
+// oContext are the entries of the rendered context (ir.Context): the enforced
+// deny-by-default codes with a title, then the titled rules that tell the agent
+// what to do, in evaluation order, tokenised when the rules were compiled.
 var oContext = [12]impl.ContextRule{
 	{
 		ID:    "DEPLOY_DIRTY_TREE",
@@ -478,7 +498,24 @@ var oRules = [12]impl.Rule{
 
 // Constant values and patterns of the rules, built once.
 var (
-	oSnap_ToolPreInvoke = [1]runtime.CounterKey{runtime.CounterKey{Slot: 7, Rule: "TEST_LOOP_NUDGE", Counter: runtime.Fire}}
+	oSnap_ToolPreInvoke  = [1]runtime.CounterKey{runtime.CounterKey{Slot: 7, Rule: "TEST_LOOP_NUDGE", Counter: runtime.Fire}}
+	oReads_ContentOutput = runtime.Reads{
+		Facts:      []string{"secret_matches"},
+		Validators: []string{"tokens.v1"},
+	}
+	oReads_GitPrePush = runtime.Reads{
+		Facts:     []string{"acme.open_prs", "acme.push_forced", "acme.push_target"},
+		Functions: []string{"acme.branch_protected"},
+	}
+	oReads_ToolPostInvoke = runtime.Reads{
+		Facts: []string{"acme.dirty_files", "acme.repo_dirty"},
+	}
+	oReads_ToolPreInvoke = runtime.Reads{
+		Facts:     []string{"acme.ci_status", "acme.failed_test_runs", "acme.open_prs", "acme.repo_dirty", "tool", "tool_args"},
+		Kept:      []string{"acme.recent_tool_names"},
+		Functions: []string{"acme.codeowner_of", "acme.pr_has_approvals"},
+		Counters:  true,
+	}
 )
 
 // oRule_TOKEN_IN_OUTPUT evaluates rule TOKEN_IN_OUTPUT (detector, pack acme-devbot).
@@ -985,7 +1022,7 @@ func (ev *Evaluator) oEval_ToolPreInvoke(ctx context.Context, occ *acme.Occurren
 	oX.ev, oX.occ, oX.F = ev, occ, &occ.Facts
 	impl.Begin(&oX.Exec, ctx, oRules[:], s, d, "tool.pre_invoke", occ.Profiles, occ.Content, occ.Inputs)
 	oX.Call(occ.Facts.Tool, occ.Facts.ToolArgs, true, true, occ.Kept)
-	oX.History(nil)
+	oX.History(nil, true)
 	oX.Snapshot(oSnap_ToolPreInvoke[:])
 	for oRun_ToolPreInvoke(&oX) {
 	}

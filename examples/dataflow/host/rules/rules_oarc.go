@@ -146,26 +146,30 @@ func (ev *Evaluator) CounterKey(rule string, c runtime.Counter) (runtime.Counter
 	}
 }
 
-// oContext are the titled rules as the rendered context shows them, in
-// evaluation order, tokenised when the rules were compiled.
-var oContext = [8]impl.ContextRule{
+// Reads returns what the rules at anchor a read: the facts the host fills, the
+// session facts the engine keeps, the provider functions and validators they
+// use, and whether they read counters or provenance (nothing for an anchor
+// without rules). A host that computes facts itself can fill only these.
+func Reads(a finbot.Anchor) runtime.Reads {
+	switch a {
+	case finbot.PaymentPreSubmit:
+		return oReads_PaymentPreSubmit
+	case finbot.ToolPreInvoke:
+		return oReads_ToolPreInvoke
+	default:
+		return runtime.Reads{}
+	}
+}
+
+// oContext are the entries of the rendered context (ir.Context): the enforced
+// deny-by-default codes with a title, then the titled rules that tell the agent
+// what to do, in evaluation order, tokenised when the rules were compiled.
+var oContext = [6]impl.ContextRule{
 	{
-		ID:    "ALLOW_PAYROLL",
-		Title: "Payroll runs for the payroll role",
-		Tags:  []string{"run", "payroll", "allow"},
-		Text:  []string{"payroll", "runs", "for", "the", "role"},
-	},
-	{
-		ID:    "ALLOW_SMALL_REFUND",
-		Title: "Refunds up to 50.00, 200.00 a day",
-		Tags:  []string{"refund", "allow", "small"},
-		Text:  []string{"refunds", "up", "to", "50", "00", "200", "a", "day"},
-	},
-	{
-		ID:    "ALLOW_VENDOR_INVOICE",
-		Title: "Open invoices of verified vendors, up to 5,000.00",
-		Tags:  []string{"pay", "invoice", "allow", "vendor"},
-		Text:  []string{"open", "invoices", "of", "verified", "vendors", "up", "to", "5", "000", "00"},
+		ID:     "PAYMENT_NOT_ALLOWLISTED",
+		Title:  "This payment is not on the allowlist",
+		Fix:    "Ask the user to make the payment, or to add the case to the payments allowlist.",
+		Pinned: true,
 	},
 	{
 		ID:     "NO_PAYMENT_FROM_WEB",
@@ -389,15 +393,25 @@ var (
 		Skip:   24,
 	}
 	oDeny_PaymentPreSubmit = runtime.Rule{
-		ID:     "PAYMENT_NOT_ALLOWLISTED",
-		Pack:   "payments",
-		Anchor: "payment.pre_submit",
-		Effect: runtime.Block,
+		ID:            "PAYMENT_NOT_ALLOWLISTED",
+		Pack:          "payments",
+		Anchor:        "payment.pre_submit",
+		Effect:        runtime.Block,
+		DenyByDefault: true,
 		Copy: runtime.Copy{
 			Title: "This payment is not on the allowlist",
 			Why:   "Payments go out only for payroll, verified vendor invoices and small refunds.",
 			Fix:   "Ask the user to make the payment, or to add the case to the payments allowlist.",
 		},
+	}
+	oReads_PaymentPreSubmit = runtime.Reads{
+		Facts:      []string{"finbot.paid_today_cents", "principal_roles", "tool", "tool_args"},
+		Functions:  []string{"finbot.invoice_open", "finbot.payee_verified"},
+		Provenance: true,
+	}
+	oReads_ToolPreInvoke = runtime.Reads{
+		Facts:      []string{"tool", "tool_args"},
+		Provenance: true,
 	}
 )
 

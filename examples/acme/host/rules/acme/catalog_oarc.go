@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"github.com/oarc/oarc/runtime"
 	"github.com/oarc/oarc/runtime/impl"
+	"reflect"
 )
 
 // Generated code refers to these so that a file generated for another
@@ -53,6 +54,14 @@ var anchorIDs = [...]string{
 	"content.output",
 }
 
+// anchorsByID are the anchors by id, for ParseAnchor.
+var anchorsByID = map[string]Anchor{
+	"tool.pre_invoke":  ToolPreInvoke,
+	"tool.post_invoke": ToolPostInvoke,
+	"git.pre_push":     GitPrePush,
+	"content.output":   ContentOutput,
+}
+
 // String is the anchor's id, "" for a value that is no anchor.
 func (a Anchor) String() string {
 	if int(a) < len(anchorIDs) {
@@ -69,18 +78,8 @@ func (a Anchor) Valid() bool {
 // ParseAnchor returns the anchor with the given id, for hosts that receive
 // anchors as strings; ok is false for an id the catalog does not have.
 func ParseAnchor(id string) (Anchor, bool) {
-	switch id {
-	case "tool.pre_invoke":
-		return ToolPreInvoke, true
-	case "tool.post_invoke":
-		return ToolPostInvoke, true
-	case "git.pre_push":
-		return GitPrePush, true
-	case "content.output":
-		return ContentOutput, true
-	default:
-		return 0, false
-	}
+	a, ok := anchorsByID[id]
+	return a, ok
 }
 
 // Facts are the observed facts of one occurrence. An absent fact is the zero
@@ -157,6 +156,58 @@ type Facts struct {
 	Acme HostFacts
 }
 
+// LazyFacts supply expensive facts lazily: a set generated with the fact in
+// oarc gen -lazy calls its provider here, when set, at most once per occurrence
+// and only when a rule gets to the fact, with the evaluation's context; an error
+// is an evaluation error of that rule. A nil provider reads the fact from Facts.
+type LazyFacts struct {
+	PermissionProfile        func(context.Context, *Occurrence) (string, error)
+	Principal                func(context.Context, *Occurrence) (string, error)
+	PrincipalRoles           func(context.Context, *Occurrence) ([]string, error)
+	ContentLength            func(context.Context, *Occurrence) (int64, error)
+	ContentRoles             func(context.Context, *Occurrence) ([]string, error)
+	ContentOrigins           func(context.Context, *Occurrence) ([]string, error)
+	ContentAuthorities       func(context.Context, *Occurrence) ([]string, error)
+	ContentTrustTiers        func(context.Context, *Occurrence) ([]string, error)
+	ContentSources           func(context.Context, *Occurrence) ([]string, error)
+	ContentSegmentCount      func(context.Context, *Occurrence) (int64, error)
+	ContentContainsUntrusted func(context.Context, *Occurrence) (bool, error)
+	Tool                     func(context.Context, *Occurrence) (string, error)
+	ToolArgs                 func(context.Context, *Occurrence) (map[string]any, error)
+	SessionPosture           func(context.Context, *Occurrence) (string, error)
+	ArgValidationErrors      func(context.Context, *Occurrence) ([]string, error)
+	IsDirectory              func(context.Context, *Occurrence) (bool, error)
+	NotFound                 func(context.Context, *Occurrence) (bool, error)
+	PathDenied               func(context.Context, *Occurrence) (bool, error)
+	PolicyDenied             func(context.Context, *Occurrence) (bool, error)
+	PiiEntities              func(context.Context, *Occurrence) ([]map[string]any, error)
+	SecretMatches            func(context.Context, *Occurrence) ([]map[string]any, error)
+	McpServerId              func(context.Context, *Occurrence) (string, error)
+	McpToolName              func(context.Context, *Occurrence) (string, error)
+	McpQualifiedTool         func(context.Context, *Occurrence) (string, error)
+	McpServerConfigured      func(context.Context, *Occurrence) (bool, error)
+	McpServerEnabled         func(context.Context, *Occurrence) (bool, error)
+	McpCallOk                func(context.Context, *Occurrence) (bool, error)
+	McpErrorCode             func(context.Context, *Occurrence) (string, error)
+	McpSchemaMatched         func(context.Context, *Occurrence) (bool, error)
+	PromptInjectionScore     func(context.Context, *Occurrence) (float64, error)
+	JailbreakScore           func(context.Context, *Occurrence) (float64, error)
+	Acme                     LazyHostFacts
+}
+
+// LazyHostFacts are the lazy providers of the host facts.
+type LazyHostFacts struct {
+	RepoDirty         func(context.Context, *Occurrence) (bool, error)
+	DirtyFiles        func(context.Context, *Occurrence) (int64, error)
+	Branch            func(context.Context, *Occurrence) (string, error)
+	PushTarget        func(context.Context, *Occurrence) (string, error)
+	PushForced        func(context.Context, *Occurrence) (bool, error)
+	ProtectedBranches func(context.Context, *Occurrence) ([]string, error)
+	OpenPrs           func(context.Context, *Occurrence) ([]string, error)
+	CiStatus          func(context.Context, *Occurrence) (string, error)
+	FailedTestRuns    func(context.Context, *Occurrence) (int64, error)
+}
+
 // HostFacts are the host facts (namespace acme).
 type HostFacts struct {
 	// acme.repo_dirty: The work tree has uncommitted changes.
@@ -179,344 +230,200 @@ type HostFacts struct {
 	FailedTestRuns int64
 }
 
+// factIndex numbers the facts Set and Get reach, by CEL name, for factField.
+var factIndex = map[string]int{
+	"permission_profile":         0,
+	"principal":                  1,
+	"principal_roles":            2,
+	"content_length":             3,
+	"content_roles":              4,
+	"content_origins":            5,
+	"content_authorities":        6,
+	"content_trust_tiers":        7,
+	"content_sources":            8,
+	"content_segment_count":      9,
+	"content_contains_untrusted": 10,
+	"tool":                       11,
+	"tool_args":                  12,
+	"session_posture":            13,
+	"arg_validation_errors":      14,
+	"is_directory":               15,
+	"not_found":                  16,
+	"path_denied":                17,
+	"policy_denied":              18,
+	"pii_entities":               19,
+	"secret_matches":             20,
+	"mcp_server_id":              21,
+	"mcp_tool_name":              22,
+	"mcp_qualified_tool":         23,
+	"mcp_server_configured":      24,
+	"mcp_server_enabled":         25,
+	"mcp_call_ok":                26,
+	"mcp_error_code":             27,
+	"mcp_schema_matched":         28,
+	"prompt_injection_score":     29,
+	"jailbreak_score":            30,
+	"acme.repo_dirty":            31,
+	"acme.dirty_files":           32,
+	"acme.branch":                33,
+	"acme.push_target":           34,
+	"acme.push_forced":           35,
+	"acme.protected_branches":    36,
+	"acme.open_prs":              37,
+	"acme.ci_status":             38,
+	"acme.failed_test_runs":      39,
+}
+
+// factField returns the address of the field of fact number i, nil for an i out of range.
+func factField(f *Facts, i int) any {
+	switch i {
+	case 0:
+		return &f.PermissionProfile
+	case 1:
+		return &f.Principal
+	case 2:
+		return &f.PrincipalRoles
+	case 3:
+		return &f.ContentLength
+	case 4:
+		return &f.ContentRoles
+	case 5:
+		return &f.ContentOrigins
+	case 6:
+		return &f.ContentAuthorities
+	case 7:
+		return &f.ContentTrustTiers
+	case 8:
+		return &f.ContentSources
+	case 9:
+		return &f.ContentSegmentCount
+	case 10:
+		return &f.ContentContainsUntrusted
+	case 11:
+		return &f.Tool
+	case 12:
+		return &f.ToolArgs
+	case 13:
+		return &f.SessionPosture
+	case 14:
+		return &f.ArgValidationErrors
+	case 15:
+		return &f.IsDirectory
+	case 16:
+		return &f.NotFound
+	case 17:
+		return &f.PathDenied
+	case 18:
+		return &f.PolicyDenied
+	case 19:
+		return &f.PiiEntities
+	case 20:
+		return &f.SecretMatches
+	case 21:
+		return &f.McpServerId
+	case 22:
+		return &f.McpToolName
+	case 23:
+		return &f.McpQualifiedTool
+	case 24:
+		return &f.McpServerConfigured
+	case 25:
+		return &f.McpServerEnabled
+	case 26:
+		return &f.McpCallOk
+	case 27:
+		return &f.McpErrorCode
+	case 28:
+		return &f.McpSchemaMatched
+	case 29:
+		return &f.PromptInjectionScore
+	case 30:
+		return &f.JailbreakScore
+	case 31:
+		return &f.Acme.RepoDirty
+	case 32:
+		return &f.Acme.DirtyFiles
+	case 33:
+		return &f.Acme.Branch
+	case 34:
+		return &f.Acme.PushTarget
+	case 35:
+		return &f.Acme.PushForced
+	case 36:
+		return &f.Acme.ProtectedBranches
+	case 37:
+		return &f.Acme.OpenPrs
+	case 38:
+		return &f.Acme.CiStatus
+	case 39:
+		return &f.Acme.FailedTestRuns
+	}
+	return nil
+}
+
 // Set assigns the fact with the given CEL name (acme.x for host facts), for
 // hosts and tools that handle facts by name. The value must already have the
 // fact's Go type (string, int64, bool, float64, []string, map[string]any or
 // []map[string]any).
 func (f *Facts) Set(name string, v any) error {
-	switch name {
-	case "permission_profile":
-		x, ok := v.(string)
-		if !ok {
-			return fmt.Errorf("fact %s: want string, got %T", name, v)
-		}
-		f.PermissionProfile = x
-	case "principal":
-		x, ok := v.(string)
-		if !ok {
-			return fmt.Errorf("fact %s: want string, got %T", name, v)
-		}
-		f.Principal = x
-	case "principal_roles":
-		x, ok := v.([]string)
-		if !ok {
-			return fmt.Errorf("fact %s: want list(string), got %T", name, v)
-		}
-		f.PrincipalRoles = x
-	case "content_length":
-		x, ok := v.(int64)
-		if !ok {
-			return fmt.Errorf("fact %s: want int, got %T", name, v)
-		}
-		f.ContentLength = x
-	case "content_roles":
-		x, ok := v.([]string)
-		if !ok {
-			return fmt.Errorf("fact %s: want list(string), got %T", name, v)
-		}
-		f.ContentRoles = x
-	case "content_origins":
-		x, ok := v.([]string)
-		if !ok {
-			return fmt.Errorf("fact %s: want list(string), got %T", name, v)
-		}
-		f.ContentOrigins = x
-	case "content_authorities":
-		x, ok := v.([]string)
-		if !ok {
-			return fmt.Errorf("fact %s: want list(string), got %T", name, v)
-		}
-		f.ContentAuthorities = x
-	case "content_trust_tiers":
-		x, ok := v.([]string)
-		if !ok {
-			return fmt.Errorf("fact %s: want list(string), got %T", name, v)
-		}
-		f.ContentTrustTiers = x
-	case "content_sources":
-		x, ok := v.([]string)
-		if !ok {
-			return fmt.Errorf("fact %s: want list(string), got %T", name, v)
-		}
-		f.ContentSources = x
-	case "content_segment_count":
-		x, ok := v.(int64)
-		if !ok {
-			return fmt.Errorf("fact %s: want int, got %T", name, v)
-		}
-		f.ContentSegmentCount = x
-	case "content_contains_untrusted":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.ContentContainsUntrusted = x
-	case "tool":
-		x, ok := v.(string)
-		if !ok {
-			return fmt.Errorf("fact %s: want string, got %T", name, v)
-		}
-		f.Tool = x
-	case "tool_args":
-		x, ok := v.(map[string]any)
-		if !ok {
-			return fmt.Errorf("fact %s: want map(string, dyn), got %T", name, v)
-		}
-		f.ToolArgs = x
-	case "session_posture":
-		x, ok := v.(string)
-		if !ok {
-			return fmt.Errorf("fact %s: want string, got %T", name, v)
-		}
-		f.SessionPosture = x
-	case "arg_validation_errors":
-		x, ok := v.([]string)
-		if !ok {
-			return fmt.Errorf("fact %s: want list(string), got %T", name, v)
-		}
-		f.ArgValidationErrors = x
-	case "is_directory":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.IsDirectory = x
-	case "not_found":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.NotFound = x
-	case "path_denied":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.PathDenied = x
-	case "policy_denied":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.PolicyDenied = x
-	case "pii_entities":
-		x, ok := v.([]map[string]any)
-		if !ok {
-			return fmt.Errorf("fact %s: want list(map(string, dyn)), got %T", name, v)
-		}
-		f.PiiEntities = x
-	case "secret_matches":
-		x, ok := v.([]map[string]any)
-		if !ok {
-			return fmt.Errorf("fact %s: want list(map(string, dyn)), got %T", name, v)
-		}
-		f.SecretMatches = x
-	case "mcp_server_id":
-		x, ok := v.(string)
-		if !ok {
-			return fmt.Errorf("fact %s: want string, got %T", name, v)
-		}
-		f.McpServerId = x
-	case "mcp_tool_name":
-		x, ok := v.(string)
-		if !ok {
-			return fmt.Errorf("fact %s: want string, got %T", name, v)
-		}
-		f.McpToolName = x
-	case "mcp_qualified_tool":
-		x, ok := v.(string)
-		if !ok {
-			return fmt.Errorf("fact %s: want string, got %T", name, v)
-		}
-		f.McpQualifiedTool = x
-	case "mcp_server_configured":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.McpServerConfigured = x
-	case "mcp_server_enabled":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.McpServerEnabled = x
-	case "mcp_call_ok":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.McpCallOk = x
-	case "mcp_error_code":
-		x, ok := v.(string)
-		if !ok {
-			return fmt.Errorf("fact %s: want string, got %T", name, v)
-		}
-		f.McpErrorCode = x
-	case "mcp_schema_matched":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.McpSchemaMatched = x
-	case "prompt_injection_score":
-		x, ok := v.(float64)
-		if !ok {
-			return fmt.Errorf("fact %s: want double, got %T", name, v)
-		}
-		f.PromptInjectionScore = x
-	case "jailbreak_score":
-		x, ok := v.(float64)
-		if !ok {
-			return fmt.Errorf("fact %s: want double, got %T", name, v)
-		}
-		f.JailbreakScore = x
-	case "acme.repo_dirty":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.Acme.RepoDirty = x
-	case "acme.dirty_files":
-		x, ok := v.(int64)
-		if !ok {
-			return fmt.Errorf("fact %s: want int, got %T", name, v)
-		}
-		f.Acme.DirtyFiles = x
-	case "acme.branch":
-		x, ok := v.(string)
-		if !ok {
-			return fmt.Errorf("fact %s: want string, got %T", name, v)
-		}
-		f.Acme.Branch = x
-	case "acme.push_target":
-		x, ok := v.(string)
-		if !ok {
-			return fmt.Errorf("fact %s: want string, got %T", name, v)
-		}
-		f.Acme.PushTarget = x
-	case "acme.push_forced":
-		x, ok := v.(bool)
-		if !ok {
-			return fmt.Errorf("fact %s: want bool, got %T", name, v)
-		}
-		f.Acme.PushForced = x
-	case "acme.protected_branches":
-		x, ok := v.([]string)
-		if !ok {
-			return fmt.Errorf("fact %s: want list(string), got %T", name, v)
-		}
-		f.Acme.ProtectedBranches = x
-	case "acme.open_prs":
-		x, ok := v.([]string)
-		if !ok {
-			return fmt.Errorf("fact %s: want list(string), got %T", name, v)
-		}
-		f.Acme.OpenPrs = x
-	case "acme.ci_status":
-		x, ok := v.(string)
-		if !ok {
-			return fmt.Errorf("fact %s: want string, got %T", name, v)
-		}
-		f.Acme.CiStatus = x
-	case "acme.failed_test_runs":
-		x, ok := v.(int64)
-		if !ok {
-			return fmt.Errorf("fact %s: want int, got %T", name, v)
-		}
-		f.Acme.FailedTestRuns = x
-	default:
+	i, ok := factIndex[name]
+	if !ok {
 		return fmt.Errorf("unknown fact %q", name)
 	}
-	return nil
+	switch p := factField(f, i).(type) {
+	case *string:
+		return setFact(p, name, "string", v)
+	case *int64:
+		return setFact(p, name, "int", v)
+	case *bool:
+		return setFact(p, name, "bool", v)
+	case *float64:
+		return setFact(p, name, "double", v)
+	case *[]string:
+		return setFact(p, name, "list(string)", v)
+	case *map[string]any:
+		return setFact(p, name, "map(string, dyn)", v)
+	case *[]map[string]any:
+		return setFact(p, name, "list(map(string, dyn))", v)
+	}
+	// Not reached: every fact has one of the types above.
+	return fmt.Errorf("unknown fact %q", name)
 }
 
 // Get returns the fact with the given CEL name, and whether the name is a fact.
 func (f *Facts) Get(name string) (any, bool) {
-	switch name {
-	case "permission_profile":
-		return f.PermissionProfile, true
-	case "principal":
-		return f.Principal, true
-	case "principal_roles":
-		return f.PrincipalRoles, true
-	case "content_length":
-		return f.ContentLength, true
-	case "content_roles":
-		return f.ContentRoles, true
-	case "content_origins":
-		return f.ContentOrigins, true
-	case "content_authorities":
-		return f.ContentAuthorities, true
-	case "content_trust_tiers":
-		return f.ContentTrustTiers, true
-	case "content_sources":
-		return f.ContentSources, true
-	case "content_segment_count":
-		return f.ContentSegmentCount, true
-	case "content_contains_untrusted":
-		return f.ContentContainsUntrusted, true
-	case "tool":
-		return f.Tool, true
-	case "tool_args":
-		return f.ToolArgs, true
-	case "session_posture":
-		return f.SessionPosture, true
-	case "arg_validation_errors":
-		return f.ArgValidationErrors, true
-	case "is_directory":
-		return f.IsDirectory, true
-	case "not_found":
-		return f.NotFound, true
-	case "path_denied":
-		return f.PathDenied, true
-	case "policy_denied":
-		return f.PolicyDenied, true
-	case "pii_entities":
-		return f.PiiEntities, true
-	case "secret_matches":
-		return f.SecretMatches, true
-	case "mcp_server_id":
-		return f.McpServerId, true
-	case "mcp_tool_name":
-		return f.McpToolName, true
-	case "mcp_qualified_tool":
-		return f.McpQualifiedTool, true
-	case "mcp_server_configured":
-		return f.McpServerConfigured, true
-	case "mcp_server_enabled":
-		return f.McpServerEnabled, true
-	case "mcp_call_ok":
-		return f.McpCallOk, true
-	case "mcp_error_code":
-		return f.McpErrorCode, true
-	case "mcp_schema_matched":
-		return f.McpSchemaMatched, true
-	case "prompt_injection_score":
-		return f.PromptInjectionScore, true
-	case "jailbreak_score":
-		return f.JailbreakScore, true
-	case "acme.repo_dirty":
-		return f.Acme.RepoDirty, true
-	case "acme.dirty_files":
-		return f.Acme.DirtyFiles, true
-	case "acme.branch":
-		return f.Acme.Branch, true
-	case "acme.push_target":
-		return f.Acme.PushTarget, true
-	case "acme.push_forced":
-		return f.Acme.PushForced, true
-	case "acme.protected_branches":
-		return f.Acme.ProtectedBranches, true
-	case "acme.open_prs":
-		return f.Acme.OpenPrs, true
-	case "acme.ci_status":
-		return f.Acme.CiStatus, true
-	case "acme.failed_test_runs":
-		return f.Acme.FailedTestRuns, true
-	default:
+	i, ok := factIndex[name]
+	if !ok {
 		return nil, false
 	}
+	switch p := factField(f, i).(type) {
+	case *string:
+		return *p, true
+	case *int64:
+		return *p, true
+	case *bool:
+		return *p, true
+	case *float64:
+		return *p, true
+	case *[]string:
+		return *p, true
+	case *map[string]any:
+		return *p, true
+	case *[]map[string]any:
+		return *p, true
+	}
+	// Not reached: every fact has one of the types above.
+	return nil, false
+}
+
+// setFact assigns v to the fact at p if v has the fact's Go type.
+func setFact[T any](p *T, name, want string, v any) error {
+	x, ok := v.(T)
+	if !ok {
+		return fmt.Errorf("fact %s: want %s, got %T", name, want, v)
+	}
+	*p = x
+	return nil
 }
 
 // Occurrence is one moment at an anchor: the facts, the profiles the host
@@ -564,145 +471,64 @@ type Providers struct {
 	AcmeCodeownerOf func(ctx context.Context, occ *Occurrence, arg string) (string, error)
 }
 
+// providerFields are the indexes of the fields of Providers, by CEL name, and
+// providerResults the CEL types of their results, by index.
+var (
+	providerFields = map[string]int{
+		"path_outside_scope":        0,
+		"mcp_server_configured_for": 1,
+		"mcp_server_enabled_for":    2,
+		"mcp_has_field":             3,
+		"mcp_field_bool":            4,
+		"mcp_field_string":          5,
+		"mcp_field_int":             6,
+		"acme.branch_protected":     7,
+		"acme.pr_has_approvals":     8,
+		"acme.codeowner_of":         9,
+	}
+	providerResults = [...]string{
+		"bool",
+		"bool",
+		"bool",
+		"bool",
+		"bool",
+		"string",
+		"int",
+		"bool",
+		"bool",
+		"string",
+	}
+)
+
 // Set installs a provider for the function with the given CEL name from an
 // untyped answer function, for hosts and tools that configure providers by
 // name; a nil answer is the zero value, one of the wrong type the provider's
 // error.
 func (p *Providers) Set(name string, answer func(ctx context.Context, occ *Occurrence, args []any) (any, error)) error {
-	switch name {
-	case "path_outside_scope":
-		p.PathOutsideScope = func(ctx context.Context, occ *Occurrence, arg string) (bool, error) {
-			v, err := answer(ctx, occ, []any{arg})
-			var zero bool
-			if err != nil || v == nil {
-				return zero, err
-			}
-			r, ok := v.(bool)
-			if !ok {
-				return zero, fmt.Errorf("path_outside_scope: want bool, got %T", v)
-			}
-			return r, nil
-		}
-	case "mcp_server_configured_for":
-		p.McpServerConfiguredFor = func(ctx context.Context, occ *Occurrence, arg string) (bool, error) {
-			v, err := answer(ctx, occ, []any{arg})
-			var zero bool
-			if err != nil || v == nil {
-				return zero, err
-			}
-			r, ok := v.(bool)
-			if !ok {
-				return zero, fmt.Errorf("mcp_server_configured_for: want bool, got %T", v)
-			}
-			return r, nil
-		}
-	case "mcp_server_enabled_for":
-		p.McpServerEnabledFor = func(ctx context.Context, occ *Occurrence, arg string) (bool, error) {
-			v, err := answer(ctx, occ, []any{arg})
-			var zero bool
-			if err != nil || v == nil {
-				return zero, err
-			}
-			r, ok := v.(bool)
-			if !ok {
-				return zero, fmt.Errorf("mcp_server_enabled_for: want bool, got %T", v)
-			}
-			return r, nil
-		}
-	case "mcp_has_field":
-		p.McpHasField = func(ctx context.Context, occ *Occurrence, arg string) (bool, error) {
-			v, err := answer(ctx, occ, []any{arg})
-			var zero bool
-			if err != nil || v == nil {
-				return zero, err
-			}
-			r, ok := v.(bool)
-			if !ok {
-				return zero, fmt.Errorf("mcp_has_field: want bool, got %T", v)
-			}
-			return r, nil
-		}
-	case "mcp_field_bool":
-		p.McpFieldBool = func(ctx context.Context, occ *Occurrence, arg string) (bool, error) {
-			v, err := answer(ctx, occ, []any{arg})
-			var zero bool
-			if err != nil || v == nil {
-				return zero, err
-			}
-			r, ok := v.(bool)
-			if !ok {
-				return zero, fmt.Errorf("mcp_field_bool: want bool, got %T", v)
-			}
-			return r, nil
-		}
-	case "mcp_field_string":
-		p.McpFieldString = func(ctx context.Context, occ *Occurrence, arg string) (string, error) {
-			v, err := answer(ctx, occ, []any{arg})
-			var zero string
-			if err != nil || v == nil {
-				return zero, err
-			}
-			r, ok := v.(string)
-			if !ok {
-				return zero, fmt.Errorf("mcp_field_string: want string, got %T", v)
-			}
-			return r, nil
-		}
-	case "mcp_field_int":
-		p.McpFieldInt = func(ctx context.Context, occ *Occurrence, arg string) (int64, error) {
-			v, err := answer(ctx, occ, []any{arg})
-			var zero int64
-			if err != nil || v == nil {
-				return zero, err
-			}
-			r, ok := v.(int64)
-			if !ok {
-				return zero, fmt.Errorf("mcp_field_int: want int, got %T", v)
-			}
-			return r, nil
-		}
-	case "acme.branch_protected":
-		p.AcmeBranchProtected = func(ctx context.Context, occ *Occurrence, arg string) (bool, error) {
-			v, err := answer(ctx, occ, []any{arg})
-			var zero bool
-			if err != nil || v == nil {
-				return zero, err
-			}
-			r, ok := v.(bool)
-			if !ok {
-				return zero, fmt.Errorf("acme.branch_protected: want bool, got %T", v)
-			}
-			return r, nil
-		}
-	case "acme.pr_has_approvals":
-		p.AcmePrHasApprovals = func(ctx context.Context, occ *Occurrence, arg1 string, arg2 int64) (bool, error) {
-			v, err := answer(ctx, occ, []any{arg1, arg2})
-			var zero bool
-			if err != nil || v == nil {
-				return zero, err
-			}
-			r, ok := v.(bool)
-			if !ok {
-				return zero, fmt.Errorf("acme.pr_has_approvals: want bool, got %T", v)
-			}
-			return r, nil
-		}
-	case "acme.codeowner_of":
-		p.AcmeCodeownerOf = func(ctx context.Context, occ *Occurrence, arg string) (string, error) {
-			v, err := answer(ctx, occ, []any{arg})
-			var zero string
-			if err != nil || v == nil {
-				return zero, err
-			}
-			r, ok := v.(string)
-			if !ok {
-				return zero, fmt.Errorf("acme.codeowner_of: want string, got %T", v)
-			}
-			return r, nil
-		}
-	default:
+	i, ok := providerFields[name]
+	if !ok {
 		return fmt.Errorf("no provider-backed function %q", name)
 	}
+	field := reflect.ValueOf(p).Elem().Field(i)
+	out, want := field.Type().Out(0), providerResults[i]
+	field.Set(reflect.MakeFunc(field.Type(), func(in []reflect.Value) []reflect.Value {
+		ctx, _ := in[0].Interface().(context.Context)
+		occ, _ := in[1].Interface().(*Occurrence)
+		args := make([]any, len(in)-2)
+		for j, a := range in[2:] {
+			args[j] = a.Interface()
+		}
+		v, err := answer(ctx, occ, args)
+		r := reflect.Zero(out)
+		if err == nil && v != nil {
+			if rv := reflect.ValueOf(v); rv.Type() == out {
+				r = rv
+			} else {
+				err = fmt.Errorf("%s: want %s, got %T", name, want, v)
+			}
+		}
+		return []reflect.Value{r, reflect.ValueOf(&err).Elem()}
+	}))
 	return nil
 }
 
@@ -718,4 +544,6 @@ type Validator func(ctx context.Context, occ *Occurrence) (runtime.Detection, er
 type Env struct {
 	Providers  Providers
 	Validators map[string]Validator
+	// Lazy supplies the facts a set reads lazily (oarc gen -lazy).
+	Lazy LazyFacts
 }
