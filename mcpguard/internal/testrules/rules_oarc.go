@@ -160,26 +160,32 @@ func (ev *Evaluator) CounterKey(rule string, c runtime.Counter) (runtime.Counter
 	}
 }
 
-// oContext are the titled rules as the rendered context shows them, in
-// evaluation order, tokenised when the rules were compiled.
-var oContext = [10]impl.ContextRule{
+// Reads returns what the rules at anchor a read: the facts the host fills, the
+// session facts the engine keeps, the provider functions and validators they
+// use, and whether they read counters or provenance (nothing for an anchor
+// without rules). A host that computes facts itself can fill only these.
+func Reads(a lycaon.Anchor) runtime.Reads {
+	switch a {
+	case lycaon.ContentToolResult:
+		return oReads_ContentToolResult
+	case lycaon.ToolPostInvoke:
+		return oReads_ToolPostInvoke
+	case lycaon.ToolPreInvoke:
+		return oReads_ToolPreInvoke
+	default:
+		return runtime.Reads{}
+	}
+}
+
+// oContext are the entries of the rendered context (ir.Context): the enforced
+// deny-by-default codes with a title, then the titled rules that tell the agent
+// what to do, in evaluation order, tokenised when the rules were compiled.
+var oContext = [7]impl.ContextRule{
 	{
-		ID:    "ALLOW_EVERYTHING",
-		Title: "The demo tools are allowed",
-		Tags:  []string{"everything", "echo", "get", "sum", "structured", "content", "env", "trigger", "long", "running", "operation", "resource", "reference", "annotated", "message", "allow"},
-		Text:  []string{"the", "demo", "tools", "are", "allowed"},
-	},
-	{
-		ID:    "ALLOW_FS_READ",
-		Title: "Reading files is allowed",
-		Tags:  []string{"fs", "read", "text", "file", "multiple", "files", "list", "directory", "with", "sizes", "tree", "search", "get", "info", "allowed", "directories", "allow"},
-		Text:  []string{"reading", "files", "is", "allowed"},
-	},
-	{
-		ID:    "ALLOW_FS_WRITE",
-		Title: "Writing files is allowed",
-		Tags:  []string{"fs", "write", "file", "create", "directory", "allow"},
-		Text:  []string{"writing", "files", "is", "allowed"},
+		ID:     "NOT_ALLOWLISTED",
+		Title:  "This tool is not on the allowlist",
+		Fix:    "Use the tools that tools/list shows, or ask the user to allow this one.",
+		Pinned: true,
 	},
 	{
 		ID:     "HOT_WEATHER",
@@ -225,13 +231,6 @@ var oContext = [10]impl.ContextRule{
 		Global: true,
 		Tags:   []string{"loop", "breaker"},
 		Text:   []string{"the", "same", "call", "again", "for", "fourth", "time", "result", "will", "not", "change", "try", "something", "else"},
-	},
-	{
-		ID:     "REDACT_SECRETS",
-		Title:  "Secrets removed from a tool result",
-		Global: true,
-		Tags:   []string{"redact", "secrets"},
-		Text:   []string{"secrets", "removed", "from", "a", "tool", "result", "the", "model", "does", "not", "need", "credential", "to", "reason", "about", "output"},
 	},
 }
 
@@ -417,14 +416,28 @@ var oRules = [10]impl.Rule{
 // Constant values and patterns of the rules, built once.
 var (
 	oDeny_ToolPreInvoke = runtime.Rule{
-		ID:     "NOT_ALLOWLISTED",
-		Pack:   "mcp-stock",
-		Anchor: "tool.pre_invoke",
-		Effect: runtime.Block,
+		ID:            "NOT_ALLOWLISTED",
+		Pack:          "mcp-stock",
+		Anchor:        "tool.pre_invoke",
+		Effect:        runtime.Block,
+		DenyByDefault: true,
 		Copy: runtime.Copy{
 			Title: "This tool is not on the allowlist",
 			Fix:   "Use the tools that tools/list shows, or ask the user to allow this one.",
 		},
+	}
+	oReads_ContentToolResult = runtime.Reads{
+		Facts:      []string{"secret_matches"},
+		Validators: []string{"oarc.secrets"},
+	}
+	oReads_ToolPostInvoke = runtime.Reads{
+		Facts:     []string{"mcp_error_code", "mcp_schema_matched"},
+		Functions: []string{"mcp_field_bool", "mcp_field_int", "mcp_field_string", "mcp_has_field"},
+	}
+	oReads_ToolPreInvoke = runtime.Reads{
+		Facts:      []string{"mcp_server_id", "mcp_tool_name"},
+		Kept:       []string{"lycaon.repeat_count"},
+		Provenance: true,
 	}
 )
 
@@ -874,7 +887,7 @@ func (ev *Evaluator) oEval_ToolPreInvoke(ctx context.Context, occ *lycaon.Occurr
 	oX.ev, oX.occ, oX.F = ev, occ, &occ.Facts
 	impl.Begin(&oX.Exec, ctx, oRules[:], s, d, "tool.pre_invoke", occ.Profiles, occ.Content, occ.Inputs)
 	oX.Call(occ.Facts.Tool, occ.Facts.ToolArgs, true, true, occ.Kept)
-	oX.History(nil)
+	oX.History(nil, false)
 	for oRun_ToolPreInvoke(&oX) {
 	}
 	// Deny by default (spec 5.8).
