@@ -606,6 +606,13 @@ func (p *proxy) request(f *frame) {
 			p.toClient(errorFrame(f.id, codeInvalidParams, "oarc guard: tools/call without a tool name"))
 			return
 		}
+		if _, ok := params["task"]; ok {
+			// A task-augmented call is answered by a task id, its result
+			// fetched later with tasks/result, which the guard does not
+			// follow: refused, never forwarded unevaluated.
+			p.toClient(errorFrame(f.id, codeInvalidParams, "oarc guard: task-augmented tools/call is not supported; call the tool without a task"))
+			return
+		}
 		argsRaw := params["arguments"]
 		k := p.conn.Begin(context.Background(), f.id, name, argsRaw)
 		if b := k.Blocked(); b != nil {

@@ -316,6 +316,7 @@ func TestProxyHostile(t *testing.T) {
 		{"method and result", `{"jsonrpc":"2.0","id":1,"method":"tools/call","result":{}}`, codeInvalidRequest},
 		{"a call without a name", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"arguments":{}}}`, codeInvalidParams},
 		{"an object id", `{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}`, codeInvalidRequest},
+		{"a task-augmented call", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"write_file","arguments":{"content":"t"},"task":{"ttl":1000}}}`, codeInvalidParams},
 	} {
 		c.send(tc.send)
 		m := c.recv()
