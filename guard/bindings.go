@@ -19,6 +19,15 @@ type callKey struct{}
 
 // bind validates the result against the call's bindings.
 func (k *Call) bind(r *result) {
+	var match []compiled
+	for _, b := range k.c.g.bindings {
+		if (b.Server == "" || b.Server == k.server.ID) && (b.Tool == "" || b.Tool == k.occ.ToolName) {
+			match = append(match, b)
+		}
+	}
+	if len(match) == 0 {
+		return
+	}
 	raw := r.structured
 	if raw == nil {
 		for i := range r.items {
@@ -40,10 +49,7 @@ func (k *Call) bind(r *result) {
 	if _, err := d.Token(); err == nil {
 		return // more than one JSON value: not a JSON document
 	}
-	for _, b := range k.c.g.bindings {
-		if b.Server != "" && b.Server != k.server.ID || b.Tool != "" && b.Tool != k.occ.ToolName {
-			continue
-		}
+	for _, b := range match {
 		if b.valid(v) {
 			k.occ.SchemaMatched = true
 			if !k.matched {

@@ -45,49 +45,51 @@ type item struct {
 }
 
 func parseResult(raw json.RawMessage) (*result, error) {
+	if !json.Valid(raw) {
+		return nil, errors.New("not valid JSON")
+	}
 	r := &result{}
-	if err := json.Unmarshal(raw, &r.top); err != nil {
-		return nil, err
+	top, err := members(raw)
+	if err != nil {
+		return nil, errors.New("not an object")
 	}
-	if r.top == nil {
-		return nil, errors.New("null")
-	}
+	r.top = top
 	if v, ok := r.top["isError"]; ok && !isNull(v) {
 		if err := json.Unmarshal(v, &r.isError); err != nil {
 			return nil, fmt.Errorf("isError: %v", err)
 		}
 	}
 	if v, ok := r.top["content"]; ok && !isNull(v) {
-		var raws []json.RawMessage
-		if err := json.Unmarshal(v, &raws); err != nil {
-			return nil, fmt.Errorf("content: %v", err)
+		raws, err := elements(v)
+		if err != nil {
+			return nil, errors.New("content is not an array")
 		}
 		for i, x := range raws {
 			it := item{raw: x}
-			if err := json.Unmarshal(x, &it.m); err != nil || it.m == nil {
+			if it.m, err = members(x); err != nil {
 				return nil, fmt.Errorf("content[%d] is not an object", i)
 			}
 			if t, ok := it.m["type"]; ok {
-				if err := json.Unmarshal(t, &it.kind); err != nil {
-					return nil, fmt.Errorf("content[%d].type: %v", i, err)
+				if it.kind, err = unquote(t); err != nil {
+					return nil, fmt.Errorf("content[%d].type is not a string", i)
 				}
 			}
 			switch it.kind {
 			case "text":
 				if t, ok := it.m["text"]; ok {
-					if err := json.Unmarshal(t, &it.text); err != nil {
-						return nil, fmt.Errorf("content[%d].text: %v", i, err)
+					if it.text, err = unquote(t); err != nil {
+						return nil, fmt.Errorf("content[%d].text is not a string", i)
 					}
 					it.hasTx = true
 				}
 			case "resource":
 				if v, ok := it.m["resource"]; ok {
-					if err := json.Unmarshal(v, &it.res); err != nil || it.res == nil {
+					if it.res, err = members(v); err != nil {
 						return nil, fmt.Errorf("content[%d].resource is not an object", i)
 					}
 					if t, ok := it.res["text"]; ok {
-						if err := json.Unmarshal(t, &it.text); err != nil {
-							return nil, fmt.Errorf("content[%d].resource.text: %v", i, err)
+						if it.text, err = unquote(t); err != nil {
+							return nil, fmt.Errorf("content[%d].resource.text is not a string", i)
 						}
 						it.hasTx = true
 					}
@@ -123,8 +125,7 @@ func (r *result) units() []unit {
 	}
 	if r.structured != nil {
 		scanStrings(r.structured, func(s, e int) {
-			var str string
-			if json.Unmarshal(r.structured[s:e], &str) == nil {
+			if str, err := unquote(r.structured[s:e]); err == nil {
 				us = append(us, unit{text: str, item: -1, start: s, end: e})
 			}
 		})
@@ -261,7 +262,7 @@ func marshalString(s string) ([]byte, error) {
 
 // encode writes the result back: rewritten items, texts appended as text
 // items, the upstream's oarc/ keys dropped from _meta and the node id
-// added.
+// added. What did not change is copied as it came (valid JSON).
 func (r *result) encode(extra []string, node string) (json.RawMessage, error) {
 	touched := len(extra) > 0
 	for i := range r.items {
@@ -270,11 +271,19 @@ func (r *result) encode(extra []string, node string) (json.RawMessage, error) {
 		}
 	}
 	if touched {
-		var items []json.RawMessage
+		c := []byte{'['}
+		n := 0
+		add := func(b []byte) {
+			if n > 0 {
+				c = append(c, ',')
+			}
+			c = append(c, b...)
+			n++
+		}
 		for i := range r.items {
 			it := &r.items[i]
 			if !it.dirty {
-				items = append(items, it.raw)
+				add(it.raw)
 				continue
 			}
 			t, err := marshalString(it.text)
@@ -283,36 +292,18 @@ func (r *result) encode(extra []string, node string) (json.RawMessage, error) {
 			}
 			if it.kind == "resource" {
 				it.res["text"] = t
-				res, err := json.Marshal(it.res)
-				if err != nil {
-					return nil, err
-				}
-				it.m["resource"] = res
+				it.m["resource"] = appendObject(nil, it.res)
 			} else {
 				it.m["text"] = t
 			}
-			raw, err := json.Marshal(it.m)
-			if err != nil {
-				return nil, err
-			}
-			items = append(items, raw)
+			add(appendObject(nil, it.m))
 		}
 		for _, s := range extra {
-			items = append(items, textItem(s))
+			add(textItem(s))
 		}
-		if items == nil {
-			items = []json.RawMessage{}
-		}
-		c, err := json.Marshal(items)
-		if err != nil {
-			return nil, err
-		}
-		r.top["content"] = c
+		r.top["content"] = append(c, ']')
 	}
-	meta, err := cleanMeta(r.top["_meta"])
-	if err != nil {
-		return nil, err
-	}
+	meta := cleanMeta(r.top["_meta"])
 	if node != "" {
 		if meta == nil {
 			meta = map[string]json.RawMessage{}
@@ -320,34 +311,30 @@ func (r *result) encode(extra []string, node string) (json.RawMessage, error) {
 		meta["oarc/node"], _ = marshalString(node)
 	}
 	if meta != nil {
-		m, err := json.Marshal(meta)
-		if err != nil {
-			return nil, err
-		}
-		r.top["_meta"] = m
+		r.top["_meta"] = appendObject(nil, meta)
 	} else {
 		delete(r.top, "_meta")
 	}
-	return json.Marshal(r.top)
+	return appendObject(nil, r.top), nil
 }
 
-// cleanMeta decodes a result's _meta, dropping the keys under "oarc/":
+// cleanMeta splits a result's _meta, dropping the keys under "oarc/":
 // only the guard writes those, so that an upstream cannot forge a code or
 // a node id. A _meta that is not an object is dropped.
-func cleanMeta(raw json.RawMessage) (map[string]json.RawMessage, error) {
+func cleanMeta(raw json.RawMessage) map[string]json.RawMessage {
 	if raw == nil || isNull(raw) {
-		return nil, nil
+		return nil
 	}
-	var m map[string]json.RawMessage
-	if json.Unmarshal(raw, &m) != nil {
-		return nil, nil
+	m, err := members(raw)
+	if err != nil {
+		return nil
 	}
 	for k := range m {
 		if strings.HasPrefix(k, "oarc/") {
 			delete(m, k)
 		}
 	}
-	return m, nil
+	return m
 }
 
 func textItem(s string) json.RawMessage {

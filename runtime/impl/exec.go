@@ -126,7 +126,7 @@ type Exec struct {
 	fp         runtime.Fingerprint
 	fpErr      Err
 	spans      []span
-	offs       []int
+	ncp        int   // the content's length in code points, for transforms
 	scopeState uint8 // 0: not computed, 1: computed, 2: failed
 	scopeErr   Err
 }

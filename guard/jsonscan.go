@@ -1,0 +1,156 @@
+package guard
+
+// This file owns the guard's reading and writing of JSON that is already
+// known to be valid: splitting an object into its members and an array
+// into its elements, and unquoting strings, in one pass each over the
+// bytes, so that a large result costs one validation pass, not one per
+// level (encoding/json validates again at every Unmarshal and Marshal).
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"sort"
+	"unicode/utf8"
+)
+
+var errShape = errors.New("unexpected JSON value")
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipValue returns the end of the valid JSON value that starts at i.
+func skipValue(b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		return skipString(b, i)
+	case '{', '[':
+		depth := 0
+		for ; i < len(b); i++ {
+			switch b[i] {
+			case '"':
+				i = skipString(b, i) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1
+				}
+			}
+		}
+		return i
+	}
+	for i < len(b) && b[i] != ',' && b[i] != '}' && b[i] != ']' && b[i] != ' ' && b[i] != '\t' && b[i] != '\n' && b[i] != '\r' {
+		i++
+	}
+	return i
+}
+
+// skipString returns the end of the string that starts at i (after its
+// closing quote).
+func skipString(b []byte, i int) int {
+	for j := i + 1; j < len(b); j++ {
+		switch b[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1
+		}
+	}
+	return len(b)
+}
+
+// members splits a valid JSON object into its members; a key given twice
+// keeps its last value, as encoding/json does.
+func members(b []byte) (map[string]json.RawMessage, error) {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return nil, errShape
+	}
+	m := map[string]json.RawMessage{}
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return m, nil
+	}
+	for i < len(b) {
+		e := skipString(b, i)
+		k, err := unquote(b[i:e])
+		if err != nil {
+			return nil, err
+		}
+		i = skipSpace(b, e)
+		i = skipSpace(b, i+1) // ':'
+		e = skipValue(b, i)
+		m[k] = b[i:e:e]
+		i = skipSpace(b, e)
+		if i >= len(b) || b[i] == '}' {
+			break
+		}
+		i = skipSpace(b, i+1) // ','
+	}
+	return m, nil
+}
+
+// elements splits a valid JSON array into its elements.
+func elements(b []byte) ([]json.RawMessage, error) {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '[' {
+		return nil, errShape
+	}
+	var out []json.RawMessage
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == ']' {
+		return out, nil
+	}
+	for i < len(b) {
+		e := skipValue(b, i)
+		out = append(out, b[i:e:e])
+		i = skipSpace(b, e)
+		if i >= len(b) || b[i] == ']' {
+			break
+		}
+		i = skipSpace(b, i+1)
+	}
+	return out, nil
+}
+
+// unquote decodes a valid JSON string; one without escapes or invalid
+// UTF-8 is copied as it is.
+func unquote(b []byte) (string, error) {
+	if len(b) < 2 || b[0] != '"' {
+		return "", errShape
+	}
+	in := b[1 : len(b)-1]
+	if bytes.IndexByte(in, '\\') < 0 && utf8.Valid(in) {
+		return string(in), nil
+	}
+	var s string
+	err := json.Unmarshal(b, &s)
+	return s, err
+}
+
+// appendObject writes an object of members, keys sorted, values as they
+// are (valid JSON).
+func appendObject(out []byte, m map[string]json.RawMessage) []byte {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out = append(out, '{')
+	for i, k := range keys {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		ks, _ := marshalString(k)
+		out = append(out, ks...)
+		out = append(out, ':')
+		out = append(out, m[k]...)
+	}
+	return append(out, '}')
+}
