@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"sort"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -119,19 +120,95 @@ func elements(b []byte) ([]json.RawMessage, error) {
 	return out, nil
 }
 
-// unquote decodes a valid JSON string; one without escapes or invalid
-// UTF-8 is copied as it is.
+// unquote decodes a JSON string of a document json.Valid accepted, in one
+// pass, as encoding/json decodes it: escapes resolved (a \u escape of a
+// lone surrogate, and invalid UTF-8, become U+FFFD). One without escapes
+// or invalid UTF-8 is copied as it is.
 func unquote(b []byte) (string, error) {
-	if len(b) < 2 || b[0] != '"' {
+	if len(b) < 2 || b[0] != '"' || b[len(b)-1] != '"' {
 		return "", errShape
 	}
 	in := b[1 : len(b)-1]
 	if bytes.IndexByte(in, '\\') < 0 && utf8.Valid(in) {
 		return string(in), nil
 	}
-	var s string
-	err := json.Unmarshal(b, &s)
-	return s, err
+	out := make([]byte, 0, len(in))
+	for i := 0; i < len(in); {
+		c := in[i]
+		if c == '\\' && i+1 < len(in) {
+			i++
+			switch in[i] {
+			case 'b':
+				out = append(out, '\b')
+			case 'f':
+				out = append(out, '\f')
+			case 'n':
+				out = append(out, '\n')
+			case 'r':
+				out = append(out, '\r')
+			case 't':
+				out = append(out, '\t')
+			case 'u':
+				r, n := hex4(in[i+1:])
+				if n == 0 {
+					return "", errShape
+				}
+				i += n
+				if utf16.IsSurrogate(r) {
+					r2, n2 := rune(-1), 0
+					if i+2 < len(in) && in[i+1] == '\\' && in[i+2] == 'u' {
+						r2, n2 = hex4(in[i+3:])
+					}
+					if dec := utf16.DecodeRune(r, r2); n2 > 0 && dec != utf8.RuneError {
+						r = dec
+						i += 2 + n2
+					} else {
+						r = utf8.RuneError
+					}
+				}
+				out = utf8.AppendRune(out, r)
+			default: // " \ /
+				out = append(out, in[i])
+			}
+			i++
+			continue
+		}
+		if c < utf8.RuneSelf {
+			out = append(out, c)
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(in[i:])
+		if r == utf8.RuneError && size == 1 {
+			out = append(out, "\uFFFD"...)
+		} else {
+			out = append(out, in[i:i+size]...)
+		}
+		i += size
+	}
+	return string(out), nil
+}
+
+// hex4 reads the four hex digits of a \u escape.
+func hex4(b []byte) (rune, int) {
+	if len(b) < 4 {
+		return 0, 0
+	}
+	var r rune
+	for _, c := range b[:4] {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c = c - 'a' + 10
+		case 'A' <= c && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return 0, 0
+		}
+		r = r<<4 | rune(c)
+	}
+	return r, 4
 }
 
 // appendObject writes an object of members, keys sorted, values as they
