@@ -11,5 +11,5 @@ import "embed"
 // each other (guard/schema, which only a set with result bindings links,
 // also the JSON Schema library; go.sum has its hashes).
 //
-//go:embed go.mod go.sum runtime/*.go runtime/impl/*.go lycaon/*.go testkit/wire/*.go guard/*.go guard/proxy/*.go guard/schema/*.go validators/*.go
+//go:embed go.mod go.sum runtime/*.go runtime/impl/*.go lycaon/*.go testkit/wire/*.go guard/*.go guard/internal/jsonscan/*.go guard/proxy/*.go guard/schema/*.go validators/*.go
 var RuntimeSource embed.FS

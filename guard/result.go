@@ -17,6 +17,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/oarc/oarc/guard/internal/jsonscan"
 	"github.com/oarc/oarc/runtime"
 )
 
@@ -49,7 +50,7 @@ func parseResult(raw json.RawMessage) (*result, error) {
 		return nil, errors.New("not valid JSON")
 	}
 	r := &result{}
-	top, err := members(raw)
+	top, err := jsonscan.Members(raw)
 	if err != nil {
 		return nil, errors.New("not an object")
 	}
@@ -60,35 +61,35 @@ func parseResult(raw json.RawMessage) (*result, error) {
 		}
 	}
 	if v, ok := r.top["content"]; ok && !isNull(v) {
-		raws, err := elements(v)
+		raws, err := jsonscan.Elements(v)
 		if err != nil {
 			return nil, errors.New("content is not an array")
 		}
 		for i, x := range raws {
 			it := item{raw: x}
-			if it.m, err = members(x); err != nil {
+			if it.m, err = jsonscan.Members(x); err != nil {
 				return nil, fmt.Errorf("content[%d] is not an object", i)
 			}
 			if t, ok := it.m["type"]; ok {
-				if it.kind, err = unquote(t); err != nil {
+				if it.kind, err = jsonscan.Unquote(t); err != nil {
 					return nil, fmt.Errorf("content[%d].type is not a string", i)
 				}
 			}
 			switch it.kind {
 			case "text":
 				if t, ok := it.m["text"]; ok {
-					if it.text, err = unquote(t); err != nil {
+					if it.text, err = jsonscan.Unquote(t); err != nil {
 						return nil, fmt.Errorf("content[%d].text is not a string", i)
 					}
 					it.hasTx = true
 				}
 			case "resource":
 				if v, ok := it.m["resource"]; ok {
-					if it.res, err = members(v); err != nil {
+					if it.res, err = jsonscan.Members(v); err != nil {
 						return nil, fmt.Errorf("content[%d].resource is not an object", i)
 					}
 					if t, ok := it.res["text"]; ok {
-						if it.text, err = unquote(t); err != nil {
+						if it.text, err = jsonscan.Unquote(t); err != nil {
 							return nil, fmt.Errorf("content[%d].resource.text is not a string", i)
 						}
 						it.hasTx = true
@@ -125,7 +126,7 @@ func (r *result) units() []unit {
 	}
 	if r.structured != nil {
 		scanStrings(r.structured, func(s, e int) {
-			if str, err := unquote(r.structured[s:e]); err == nil {
+			if str, err := jsonscan.Unquote(r.structured[s:e]); err == nil {
 				us = append(us, unit{text: str, item: -1, start: s, end: e})
 			}
 		})
@@ -292,11 +293,11 @@ func (r *result) encode(extra []string, node string) (json.RawMessage, error) {
 			}
 			if it.kind == "resource" {
 				it.res["text"] = t
-				it.m["resource"] = appendObject(nil, it.res)
+				it.m["resource"] = jsonscan.AppendObject(nil, it.res)
 			} else {
 				it.m["text"] = t
 			}
-			add(appendObject(nil, it.m))
+			add(jsonscan.AppendObject(nil, it.m))
 		}
 		for _, s := range extra {
 			add(textItem(s))
@@ -311,11 +312,11 @@ func (r *result) encode(extra []string, node string) (json.RawMessage, error) {
 		meta["oarc/node"], _ = marshalString(node)
 	}
 	if meta != nil {
-		r.top["_meta"] = appendObject(nil, meta)
+		r.top["_meta"] = jsonscan.AppendObject(nil, meta)
 	} else {
 		delete(r.top, "_meta")
 	}
-	return appendObject(nil, r.top), nil
+	return jsonscan.AppendObject(nil, r.top), nil
 }
 
 // cleanMeta splits a result's _meta, dropping the keys under "oarc/":
@@ -325,7 +326,7 @@ func cleanMeta(raw json.RawMessage) map[string]json.RawMessage {
 	if raw == nil || isNull(raw) {
 		return nil
 	}
-	m, err := members(raw)
+	m, err := jsonscan.Members(raw)
 	if err != nil {
 		return nil
 	}

@@ -32,6 +32,7 @@ import (
 	"time"
 
 	"github.com/oarc/oarc/guard"
+	"github.com/oarc/oarc/guard/internal/jsonscan"
 	"github.com/oarc/oarc/runtime"
 )
 
@@ -435,9 +436,14 @@ func parse(line []byte) (*frame, string) {
 		return nil, "a JSON-RPC batch (MCP has none)"
 	}
 	f := &frame{}
-	if err := json.Unmarshal(t, &f.top); err != nil || f.top == nil {
+	if !json.Valid(t) {
 		return nil, "not a JSON object"
 	}
+	top, err := jsonscan.Members(t)
+	if err != nil {
+		return nil, "not a JSON object"
+	}
+	f.top = top
 	var ver string
 	if json.Unmarshal(f.top["jsonrpc"], &ver) != nil || ver != "2.0" {
 		return f, `jsonrpc is not "2.0"`
@@ -477,7 +483,9 @@ func parse(line []byte) (*frame, string) {
 }
 
 // encode re-encodes a frame from what was parsed.
-func encode(top map[string]json.RawMessage) ([]byte, error) { return json.Marshal(top) }
+func encode(top map[string]json.RawMessage) ([]byte, error) {
+	return jsonscan.AppendObject(nil, top), nil
+}
 
 func errorFrame(id json.RawMessage, code int, msg string) []byte {
 	if id == nil {

@@ -1,4 +1,6 @@
-package guard
+// Package jsonscan reads and writes JSON that is already known to be
+// valid, for the MCP guard and its proxy.
+package jsonscan
 
 // This file owns the guard's reading and writing of JSON that is already
 // known to be valid: splitting an object into its members and an array
@@ -28,13 +30,13 @@ func skipSpace(b []byte, i int) int {
 func skipValue(b []byte, i int) int {
 	switch b[i] {
 	case '"':
-		return skipString(b, i)
+		return SkipString(b, i)
 	case '{', '[':
 		depth := 0
 		for ; i < len(b); i++ {
 			switch b[i] {
 			case '"':
-				i = skipString(b, i) - 1
+				i = SkipString(b, i) - 1
 			case '{', '[':
 				depth++
 			case '}', ']':
@@ -52,9 +54,9 @@ func skipValue(b []byte, i int) int {
 	return i
 }
 
-// skipString returns the end of the string that starts at i (after its
+// SkipString returns the end of the string that starts at i (after its
 // closing quote).
-func skipString(b []byte, i int) int {
+func SkipString(b []byte, i int) int {
 	for j := i + 1; j < len(b); j++ {
 		switch b[j] {
 		case '\\':
@@ -66,9 +68,9 @@ func skipString(b []byte, i int) int {
 	return len(b)
 }
 
-// members splits a valid JSON object into its members; a key given twice
+// Members splits a valid JSON object into its members; a key given twice
 // keeps its last value, as encoding/json does.
-func members(b []byte) (map[string]json.RawMessage, error) {
+func Members(b []byte) (map[string]json.RawMessage, error) {
 	i := skipSpace(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		return nil, errShape
@@ -79,8 +81,8 @@ func members(b []byte) (map[string]json.RawMessage, error) {
 		return m, nil
 	}
 	for i < len(b) {
-		e := skipString(b, i)
-		k, err := unquote(b[i:e])
+		e := SkipString(b, i)
+		k, err := Unquote(b[i:e])
 		if err != nil {
 			return nil, err
 		}
@@ -97,8 +99,8 @@ func members(b []byte) (map[string]json.RawMessage, error) {
 	return m, nil
 }
 
-// elements splits a valid JSON array into its elements.
-func elements(b []byte) ([]json.RawMessage, error) {
+// Elements splits a valid JSON array into its elements.
+func Elements(b []byte) ([]json.RawMessage, error) {
 	i := skipSpace(b, 0)
 	if i >= len(b) || b[i] != '[' {
 		return nil, errShape
@@ -120,11 +122,11 @@ func elements(b []byte) ([]json.RawMessage, error) {
 	return out, nil
 }
 
-// unquote decodes a JSON string of a document json.Valid accepted, in one
+// Unquote decodes a JSON string of a document json.Valid accepted, in one
 // pass, as encoding/json decodes it: escapes resolved (a \u escape of a
 // lone surrogate, and invalid UTF-8, become U+FFFD). One without escapes
 // or invalid UTF-8 is copied as it is.
-func unquote(b []byte) (string, error) {
+func Unquote(b []byte) (string, error) {
 	if len(b) < 2 || b[0] != '"' || b[len(b)-1] != '"' {
 		return "", errShape
 	}
@@ -211,9 +213,9 @@ func hex4(b []byte) (rune, int) {
 	return r, 4
 }
 
-// appendObject writes an object of members, keys sorted, values as they
+// AppendObject writes an object of members, keys sorted, values as they
 // are (valid JSON).
-func appendObject(out []byte, m map[string]json.RawMessage) []byte {
+func AppendObject(out []byte, m map[string]json.RawMessage) []byte {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
@@ -224,10 +226,21 @@ func appendObject(out []byte, m map[string]json.RawMessage) []byte {
 		if i > 0 {
 			out = append(out, ',')
 		}
-		ks, _ := marshalString(k)
+		ks, _ := MarshalString(k)
 		out = append(out, ks...)
 		out = append(out, ':')
 		out = append(out, m[k]...)
 	}
 	return append(out, '}')
+}
+
+// MarshalString encodes s as a JSON string, without HTML escaping.
+func MarshalString(s string) ([]byte, error) {
+	var b bytes.Buffer
+	e := json.NewEncoder(&b)
+	e.SetEscapeHTML(false)
+	if err := e.Encode(s); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(b.Bytes(), "\n"), nil
 }

@@ -1,4 +1,4 @@
-package guard
+package jsonscan
 
 import (
 	"bytes"
@@ -18,9 +18,9 @@ func FuzzUnquote(f *testing.F) {
 		if json.Unmarshal(b, &want) != nil || !json.Valid(b) || len(b) == 0 || b[0] != '"' {
 			return
 		}
-		got, err := unquote(b)
+		got, err := Unquote(b)
 		if err != nil || got != want {
-			t.Fatalf("unquote(%q) = %q, %v; encoding/json: %q", b, got, err, want)
+			t.Fatalf("Unquote(%q) = %q, %v; encoding/json: %q", b, got, err, want)
 		}
 	})
 }
