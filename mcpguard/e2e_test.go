@@ -88,7 +88,7 @@ func NPMDir() string {
 
 // need returns the end-to-end setup, or skips (fails under
 // OARC_MCP_E2E=1) with the reason it is missing.
-func need(t *testing.T) *e2e {
+func need(t testing.TB) *e2e {
 	t.Helper()
 	missing := func(format string, args ...any) {
 		t.Helper()
@@ -118,6 +118,11 @@ func need(t *testing.T) *e2e {
 		}
 	}
 	e2eSetup.once.Do(func() {
+		if bin := os.Getenv("OARC_GUARD_BIN"); bin != "" {
+			// A proxy built beforehand (benchmark runs).
+			e2eSetup.e = &e2e{node: node, modules: modules, proxy: bin}
+			return
+		}
 		dir, err := os.MkdirTemp("", "oarc-e2e-")
 		if err != nil {
 			e2eSetup.err = err
@@ -174,7 +179,7 @@ func workDir(t *testing.T) string {
 
 // goClient connects the Go SDK's client to the command line, with the
 // middleware when mw is not nil.
-func goClient(t *testing.T, argv []string, mw mcp.Middleware, opts *mcp.ClientOptions) *mcp.ClientSession {
+func goClient(t testing.TB, argv []string, mw mcp.Middleware, opts *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
 	c := mcp.NewClient(&mcp.Implementation{Name: "oarc-e2e-go", Version: "1"}, opts)
 	if mw != nil {
