@@ -187,6 +187,9 @@ func (r *result) rewrite(units []unit, regions []runtime.Redaction) error {
 		n := int64(utf8.RuneCountInString(u.text))
 		lo, hi := base, base+n
 		var b strings.Builder
+		if ri < len(regions) && regions[ri].Start < hi {
+			b.Grow(len(u.text))
+		}
 		pos := int64(0) // code points of u.text written
 		off := 0        // its byte offset
 		changed := false
