@@ -38,6 +38,9 @@ type state struct {
 	snap map[string][2]int64
 	act  map[string]any // every catalog fact; core counters set per rule
 	kept *kept
+	// panicked names the provider that panicked during the current
+	// rule's condition, "" if none.
+	panicked string
 }
 
 // Session holds counters by rule id ([fire, breaker]) and the provenance
@@ -94,6 +97,12 @@ func New(p *compiler.Set) (*Engine, error) {
 				k, _ := str(args[0])
 				return toolArgInt(toolArgs(), k)
 			}
+		case "url_host", "url_scheme", "url_port", "url_path":
+			name := fn.CELName
+			impl = func(args []ref.Val) ref.Val {
+				s, _ := str(args[0])
+				return urlPart(name, s)
+			}
 		default:
 			impl = func(args []ref.Val) ref.Val {
 				answers, ok := e.cur.req.Providers[fn.CELName]
@@ -108,6 +117,9 @@ func New(p *compiler.Set) (*Engine, error) {
 					}
 				}
 				v := wire.Answer(answers, native)
+				if f, ok := v.(wire.ProviderFailure); ok {
+					return e.providerFailed(fn.CELName, f)
+				}
 				if v == nil {
 					return zeroOf(fn.Result)
 				}
@@ -289,7 +301,8 @@ func (e *Engine) Evaluate(req *wire.Request, s *Session) wire.Response {
 		ok, det, rerr := e.rule(i, r, req, detections)
 		if rerr != nil {
 			resp.Errors = append(resp.Errors, wire.Error{Rule: r.ID, Kind: wire.KindName(rerr.kind), Message: rerr.msg})
-			ok = r.OnError != "fail_open"
+			// A panic fails closed whatever on_error says (spec 6).
+			ok = r.OnError != "fail_open" || rerr.kind == runtime.ErrPanic
 		}
 		if !ok {
 			continue
@@ -683,7 +696,13 @@ func (e *Engine) rule(i int, r *compiler.Rule, req *wire.Request, dets map[strin
 	if prg == nil {
 		return true, det, nil
 	}
+	e.cur.panicked = ""
 	out, _, err := prg.Eval(e.activation(r, req, det))
+	if e.cur.panicked != "" {
+		// A panic ends the rule's evaluation wherever it happens: no
+		// operator absorbs it (spec 6).
+		return false, det, &ruleError{runtime.ErrPanic, "panic: provider " + e.cur.panicked}
+	}
 	if err != nil {
 		return false, det, celError(err.Error())
 	}
@@ -694,7 +713,30 @@ func (e *Engine) rule(i int, r *compiler.Rule, req *wire.Request, dets map[strin
 	return bool(b), det, nil
 }
 
+// providerFailed is the error of a provider call that fails as f says
+// (wire.ProviderFailure): a failure, a timeout, or a panic, which the
+// rule's evaluation reports whatever the condition makes of the error.
+func (e *Engine) providerFailed(name string, f wire.ProviderFailure) ref.Val {
+	kind := runtime.ErrProvider
+	switch f {
+	case "timeout":
+		kind, name = runtime.ErrTimeout, "provider "+name
+	case "panic":
+		e.cur.panicked = name
+	}
+	return types.NewErr("%s%s", msgProvider[kind], runtime.Err{Kind: kind, S: name}.Error())
+}
+
+// msgProvider starts the errors of failed provider calls, by kind, so
+// that celError tells them apart from cel-go's.
+var msgProvider = map[runtime.ErrKind]string{runtime.ErrProvider: "provider failure: ", runtime.ErrTimeout: "provider timeout: "}
+
 func celError(msg string) *ruleError {
+	for kind, prefix := range msgProvider {
+		if rest, ok := strings.CutPrefix(msg, prefix); ok {
+			return &ruleError{kind, rest}
+		}
+	}
 	switch {
 	case strings.HasPrefix(msg, msgNoProvider):
 		return &ruleError{runtime.ErrNoProvider, msg}
