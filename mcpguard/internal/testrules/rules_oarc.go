@@ -33,13 +33,13 @@ const (
 
 // The catalog the rules were compiled against: another version of it fails
 // to compile here instead of misreading facts.
-const _ = lycaon.CatalogIs_c37f7627
+const _ = lycaon.CatalogIs_082958c6
 
 // Name is the compilation set's name: its packs' names joined with "+".
 const Name = "mcp-stock+mcp-project+everything"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:bdb2b58edfc2f4f702c2bbca9660dd222a37a13e1a86f21ee25d6c5cae58781a"
+const Digest = "sha256:b47f5d409bc223b5395cfdf4b9b7b92d46745de71ec9d07f745245ab03a7c703"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.

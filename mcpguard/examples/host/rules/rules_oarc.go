@@ -30,13 +30,13 @@ const (
 
 // The catalog the rules were compiled against: another version of it fails
 // to compile here instead of misreading facts.
-const _ = lycaon.CatalogIs_c37f7627
+const _ = lycaon.CatalogIs_082958c6
 
 // Name is the compilation set's name: its packs' names joined with "+".
 const Name = "mcp-stock+mcp-project"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:2e0a8194047b324a22d86881d4f06cc8b24bdb7764afe4234c17bdeea2e70acb"
+const Digest = "sha256:9b4188c3e5994ebacbc829e572a36dab5118cf7ebbf6108ae1525b835b02b0bd"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.
