@@ -14,6 +14,8 @@ func TestImportDirections(t *testing.T) {
 	const mod = "github.com/oarc/oarc"
 	ours := func(d string) bool { return d == mod || strings.HasPrefix(d, mod+"/") }
 	under := func(d, p string) bool { return d == mod+"/"+p || strings.HasPrefix(d, mod+"/"+p+"/") }
+	// isStd: a standard library package has no dot in its first element.
+	isStd := func(d string) bool { return !strings.Contains(strings.SplitN(d, "/", 2)[0], ".") }
 	rules := []struct {
 		pkg       string
 		why       string
@@ -39,6 +41,18 @@ func TestImportDirections(t *testing.T) {
 			}},
 		{"lycaon", "a generated catalog package links only the runtime",
 			func(d string) bool { return ours(d) && !under(d, "runtime") && !under(d, "lycaon") }},
+		{"guard", "the MCP guard is built from embedded source, offline: it links only the runtime and the built-in validators",
+			func(d string) bool {
+				return !isStd(d) && !under(d, "runtime") && !under(d, "validators") && !under(d, "guard")
+			}},
+		{"guard/proxy", "the proxy is built from embedded source, offline: it links only the guard and the runtime",
+			func(d string) bool {
+				return !isStd(d) && !under(d, "runtime") && !under(d, "validators") && !under(d, "guard")
+			}},
+		{"guard", "the generic guard links no generated code and no schema library (guard/schema is linked only by sets with bindings)",
+			func(d string) bool { return under(d, "guard/schema") || under(d, "runtime/impl") || under(d, "lycaon") }},
+		{"validators", "the built-in validators ship in hosts and in the guard",
+			func(d string) bool { return !isStd(d) && !under(d, "runtime") && !under(d, "validators") }},
 		{"runtime", "the host's runtime links nothing of generated code's runtime/impl",
 			func(d string) bool { return under(d, "runtime/impl") }},
 		{"cmd/oarc", "the production CLI links no test-only helper",

@@ -23,6 +23,9 @@ func Build(s *Set) *ir.Set {
 		}
 		sort.Strings(info.Sources)
 		out.Packs = append(out.Packs, info)
+		for _, b := range pk.Bindings {
+			out.Bindings = append(out.Bindings, ir.Binding{Pack: pk.Name, Server: b.Server, Tool: b.Tool, Path: b.Path, Schema: string(b.Schema)})
+		}
 	}
 	slot := map[string]int{}
 	for i, r := range s.Rules {

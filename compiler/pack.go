@@ -69,6 +69,8 @@ type Pack struct {
 	// max_cost in pack.yaml; 0: the default). The -max-cost flag
 	// overrides it.
 	MaxCost uint64
+	// Bindings are the pack's result bindings (spec 11), in order.
+	Bindings []Binding
 	// Sources are the pack's files that make its rules (pack.yaml and the
 	// rule files), with their content, for the digest.
 	Sources []Source

@@ -28,7 +28,7 @@ var (
 
 var (
 	ruleFields      = []string{"oar", "id", "kind", "anchor", "effect", "selector", "requires", "when", "flow", "enforcement", "on_error", "copy", "on_fire", "detector", "transform"}
-	packFields      = []string{"oar", "name", "origin", "catalog", "deny_by_default", "max_cost"}
+	packFields      = []string{"oar", "name", "origin", "catalog", "deny_by_default", "max_cost", "bindings"}
 	copyFields      = []string{"title", "what", "cause", "why", "fix", "instead"}
 	requiresFields  = []string{"profiles"}
 	onFireFields    = []string{"increment", "reset"}
@@ -389,6 +389,9 @@ func (l *packLoader) readPackFile(file string) {
 		default:
 			l.pack.MaxCost = v
 		}
+	}
+	if n, ok := f["bindings"]; ok {
+		l.readBindings(c, n, file)
 	}
 	l.pack.Sources = append(l.pack.Sources, Source{Path: "pack.yaml", Content: text})
 }

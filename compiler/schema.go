@@ -82,6 +82,20 @@ func PackSchema(cat *catalog.Catalog) []byte {
 				},
 			},
 			"max_cost": obj{"description": "The pack's limit of a rule's estimated worst-case CEL cost (spec section 4; default 1000000; the flag -max-cost overrides it).", "type": "integer", "minimum": 1},
+			"bindings": obj{
+				"description": "Result bindings (spec 11): the MCP guard validates a successful result of the server's tool against the schema; mcp_schema_matched and the mcp_field_* functions read the match.",
+				"type":        "array",
+				"items": obj{
+					"type":                 "object",
+					"additionalProperties": false,
+					"required":             []string{"schema"},
+					"properties": obj{
+						"server": obj{"description": "The server id (default: any server).", "type": "string"},
+						"tool":   obj{"description": "The tool's name on the server, unqualified (default: any tool).", "type": "string"},
+						"schema": obj{"description": "A JSON Schema file (draft 2020-12, self-contained), relative to the pack.", "type": "string", "minLength": 1},
+					},
+				},
+			},
 		},
 	})
 }

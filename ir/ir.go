@@ -35,6 +35,17 @@ type Set struct {
 	// flow): the session keeps the record, and each tool.pre_invoke
 	// occurrence is recorded. A set that reads none records nothing.
 	Record bool
+	// Bindings are the result bindings of the packs (spec 11), in pack
+	// order: the MCP guard validates results against them.
+	Bindings []Binding
+}
+
+// Binding is a result binding (spec 11): results of tool Tool of server
+// Server ("" matches any) are validated against the JSON Schema Schema,
+// the file Path of pack Pack.
+type Binding struct {
+	Pack, Server, Tool, Path string
+	Schema                   string
 }
 
 // PackInfo describes one pack of a set.

@@ -41,6 +41,12 @@ type Decision struct {
 	// Content is the rewritten content when Effect is Transform, else the
 	// occurrence's content unchanged.
 	Content string
+	// Redactions are the merged regions the transform replaced (spec 5.6),
+	// in content order, in code points of the occurrence's content: for a
+	// host that keeps the content in several pieces (the MCP guard writes
+	// a tool result's text back into each of its units, spec 11) and
+	// rewrites each piece itself. Empty when nothing was replaced.
+	Redactions []Redaction
 	// Provenance holds the provenance facts of the occurrence (spec 5.7),
 	// when a rule read one.
 	Provenance Scope
@@ -66,11 +72,19 @@ func (d *Decision) Reset() {
 	d.FailedClosed = d.FailedClosed[:0]
 	d.Errors = d.Errors[:0]
 	d.Content = ""
+	d.Redactions = d.Redactions[:0]
 	p := &d.Provenance
 	p.Tools, p.Origins, p.TrustTiers, p.Labels = p.Tools[:0], p.Origins[:0], p.TrustTiers[:0], p.Labels[:0]
 	d.Kept.reset()
 	d.BatchTools = d.BatchTools[:0]
 	d.ProvenanceNodes = nil
+}
+
+// Redaction is one merged region of a transform: the code points [Start,
+// End) of the original content were replaced by Replacement.
+type Redaction struct {
+	Start, End  int64
+	Replacement string
 }
 
 // Firing is one enforced firing of an occurrence.

@@ -31,7 +31,13 @@
 //	         -out DIR writes DIR/rules_oarc.go, and the catalog package of
 //	         a host catalog (default DIR/<host>); -check compares instead
 //	         of writing, with a diff; -v says how each constant pattern of
-//	         matches is compiled (string comparisons, a DFA, or regexp)
+//	         matches is compiled (string comparisons, a DFA, or regexp);
+//	         -guard also writes guard_oarc.go, func Guard for the MCP
+//	         guard's Go SDK middleware (docs/mcp.md)
+//	guard    build the stdio MCP proxy of a compilation set: guard -pack
+//	         DIR [-pack DIR]... [-catalog FILE] -o BIN; then BIN [flags]
+//	         -- COMMAND [ARG...] guards the MCP server COMMAND
+//	         (docs/mcp.md; BIN -help lists its flags)
 //	test     run fixtures on the generated code (built with the Go
 //	         toolchain in a temporary module) and on the cel-go reference;
 //	         -cover reports per rule what the fixtures reached, -min PCT

@@ -65,3 +65,52 @@ func TestInstalledBinary(t *testing.T) {
 		t.Errorf("oarc test wrote a go.mod into the user's directory")
 	}
 }
+
+// oarc guard builds a proxy from an installed binary, outside the
+// repository, with nothing in the module cache and no network (spec 11),
+// for the default catalog and for a host catalog.
+func TestInstalledGuard(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds oarc and two proxies with the go command")
+	}
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	bin := filepath.Join(tmp, "bin", "oarc")
+	build := exec.Command("go", "build", "-trimpath", "-o", bin, "./cmd/oarc")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build -trimpath: %v\n%s", err, out)
+	}
+	work := filepath.Join(tmp, "work")
+	for _, ex := range []string{"mcp", "acme"} {
+		if err := os.CopyFS(filepath.Join(work, ex), os.DirFS(filepath.Join(root, "examples", ex))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := append(os.Environ(), "GOMODCACHE="+filepath.Join(tmp, "modcache"), "GOPROXY=off", "GOFLAGS=", "GOWORK=off")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"guard", "-pack", "mcp/stock", "-pack", "mcp/project", "-o", "g1"}, "set mcp-stock+mcp-project"},
+		{[]string{"guard", "-catalog", filepath.Join("acme", "acme.catalog.yaml"), "-pack", filepath.Join("acme", "rules"), "-o", "g2"}, "set acme"},
+	} {
+		cmd := exec.Command(bin, tc.args...)
+		cmd.Dir = work
+		cmd.Env = env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("oarc %s: %v\n%s", strings.Join(tc.args, " "), err, out)
+		}
+		proxy := exec.Command(filepath.Join(work, tc.args[len(tc.args)-1]), "-version")
+		out, err := proxy.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), tc.want) {
+			t.Errorf("%s -version: %v\n%s", tc.args[len(tc.args)-1], err, out)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(work, "go.mod")); err == nil {
+		t.Errorf("oarc guard wrote a go.mod into the user's directory")
+	}
+}

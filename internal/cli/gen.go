@@ -110,6 +110,7 @@ func runGen(env *Env, args []string) int {
 	pkg := fs.String("pkg", "", "the Go package name (default: the base name of -out)")
 	check := fs.Bool("check", false, "write nothing; report files that are stale (with a unified diff) or missing, exit 1 if any")
 	strict := fs.Bool("strict", false, "warnings are errors: write nothing and exit 1 when there is any")
+	guardFile := fs.Bool("guard", false, "also write "+codegen.GuardFileName+": func Guard, the set as the MCP guard (package github.com/oarc/oarc/guard) drives it, for the Go SDK middleware (module github.com/oarc/oarc/mcpguard)")
 	verbose := fs.Bool("v", false, "print how each constant pattern of matches is compiled (a DFA, string comparisons, or Go's regexp and why) to standard error")
 	catalogPkg := fs.String("catalog-pkg", "", "the import path of the catalog package the generated package imports (default: oarc's package for the default catalog; else -catalog-out's)")
 	catalogOut := fs.String("catalog-out", "", "also write the catalog package into this directory (default for a host catalog: <out>/<host>)")
@@ -185,6 +186,9 @@ func runGen(env *Env, args []string) int {
 	if *catalogPkg != "" {
 		cmd += " -catalog-pkg " + *catalogPkg
 	}
+	if *guardFile {
+		cmd += " -guard"
+	}
 	if cdir != "" {
 		if !g.catalog(p.Catalog, cdir, cmd) {
 			return ExitFailure
@@ -229,6 +233,14 @@ func runGen(env *Env, args []string) int {
 		}
 	}
 	g.write(filepath.Join(*out, GenFileName), src, cmd)
+	if *guardFile && g.code == ExitOK {
+		gsrc, err := codegen.GenerateGuard(p, codegen.Options{Package: name, CatalogImport: importPath, Version: Version})
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "oarc gen: %v\n", err)
+			return ExitFailure
+		}
+		g.write(filepath.Join(*out, codegen.GuardFileName), gsrc, cmd)
+	}
 	return g.code
 }
 

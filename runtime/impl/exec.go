@@ -130,7 +130,7 @@ type Exec struct {
 	nodesState uint8 // provenance_nodes: 0 not read, 1 read, 2 failed
 	nodesErr   Err
 	spans      []span
-	offs       []int
+	ncp        int   // the content's length in code points, for transforms
 	scopeState uint8 // 0: not computed, 1: computed, 2: failed
 	scopeErr   Err
 }

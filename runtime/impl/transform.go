@@ -3,6 +3,7 @@ package impl
 import (
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/oarc/oarc/runtime"
 )
@@ -42,7 +43,7 @@ func (x *Exec) DetectorSpans(i int, r *Rule, has runtime.DetectorFactSet, host [
 // AddSpans adds the spans of one span fact of the transform rule that
 // fired order-th.
 func (x *Exec) AddSpans(order int, r *Rule, l []map[string]any) {
-	n := int64(len(x.offs) - 1)
+	n := int64(x.ncp)
 	for _, m := range l {
 		s, ok1 := spanInt(m, "start")
 		e, ok2 := spanInt(m, "end")
@@ -68,16 +69,13 @@ func spanInt(m map[string]any, k string) (int64, bool) {
 	return 0, false
 }
 
-// prepareTransforms readies the span buffers: offs[i] is the byte offset of
-// code point i; invalid bytes count as one code point each, as in CEL's
-// size(), and are kept as they are.
+// prepareTransforms readies the span buffers: the content's length in
+// code points (invalid bytes count as one code point each, as in CEL's
+// size(), and are kept as they are). Offsets are converted to bytes by one
+// walk in Rewrite, not by a table per code point: a 1 MB result would
+// cost 8 MB of offsets.
 func (x *Exec) prepareTransforms() {
-	content := x.Content
-	x.offs = x.offs[:0]
-	for i := range content {
-		x.offs = append(x.offs, i)
-	}
-	x.offs = append(x.offs, len(content))
+	x.ncp = utf8.RuneCountInString(x.Content)
 	x.spans = x.spans[:0]
 }
 
@@ -99,10 +97,20 @@ func (x *Exec) Rewrite() {
 		}
 		return spans[i].order < spans[j].order
 	})
-	offs := x.offs
 	var b strings.Builder
 	b.Grow(len(content))
-	pos := 0
+	// cp is a code point offset and off its byte offset; advance walks
+	// them forward together (spans are sorted, so once in all).
+	cp, off := 0, 0
+	advance := func(to int) int {
+		for cp < to {
+			_, size := utf8.DecodeRuneInString(content[off:])
+			off += size
+			cp++
+		}
+		return off
+	}
+	prev := 0
 	for i := 0; i < len(spans); {
 		cur := spans[i]
 		j := i + 1
@@ -112,11 +120,13 @@ func (x *Exec) Rewrite() {
 				cur.order, cur.repl = spans[j].order, spans[j].repl
 			}
 		}
-		b.WriteString(content[offs[pos]:offs[cur.start]])
+		start := advance(cur.start)
+		b.WriteString(content[prev:start])
 		b.WriteString(cur.repl)
-		pos = cur.end
+		d.Redactions = append(d.Redactions, runtime.Redaction{Start: int64(cur.start), End: int64(cur.end), Replacement: cur.repl})
+		prev = advance(cur.end)
 		i = j
 	}
-	b.WriteString(content[offs[pos]:])
+	b.WriteString(content[prev:])
 	d.Content = b.String()
 }

@@ -1,0 +1,334 @@
+package codegen
+
+// This file owns the MCP guard's generated part (spec 11; `oarc gen
+// -guard`): a file in the set's package with func Guard, which binds an
+// Env as New does and returns the set as package guard drives it. It is
+// the only code of the guard that depends on the catalog: typed
+// assignments from a guard.Occurrence to the catalog's occurrence, the
+// guard's providers and the built-in validators put into the Env, and the
+// set's guard.Info, computed here from the IR.
+
+import (
+	"bytes"
+	"fmt"
+	"sort"
+
+	"github.com/dave/jennifer/jen"
+
+	"github.com/oarc/oarc/ir"
+)
+
+// GuardPath is the import path of the MCP guard's generic code.
+const GuardPath = "github.com/oarc/oarc/guard"
+
+// GuardSchemaPath is the import path of the guard's schema compiler, which
+// the file imports only for a set with result bindings.
+const GuardSchemaPath = "github.com/oarc/oarc/guard/schema"
+
+// GuardFileName is the name of the file GenerateGuard's output goes in.
+const GuardFileName = "guard_oarc.go"
+
+// guardProviders are the functions the guard answers, by CEL name: always
+// (bindings), or when the Env has no provider (a registry of one server).
+var guardProviders = []struct {
+	name, fn string
+	always   bool
+}{
+	{"mcp_has_field", "HasField", true},
+	{"mcp_field_bool", "FieldBool", true},
+	{"mcp_field_string", "FieldString", true},
+	{"mcp_field_int", "FieldInt", true},
+	{"mcp_server_configured_for", "ServerConfiguredFor", false},
+	{"mcp_server_enabled_for", "ServerEnabledFor", false},
+}
+
+// guardFacts are the facts the guard sets, by CEL name, with the field of
+// guard.Occurrence that holds each.
+var guardFacts = [][2]string{
+	{"tool", "Tool"},
+	{"tool_args", "Args"},
+	{"mcp_server_id", "ServerID"},
+	{"mcp_tool_name", "ToolName"},
+	{"mcp_qualified_tool", "Tool"},
+	{"mcp_server_configured", "ServerConfigured"},
+	{"mcp_server_enabled", "ServerEnabled"},
+	{"mcp_call_ok", "CallOK"},
+	{"mcp_error_code", "ErrorCode"},
+	{"mcp_schema_matched", "SchemaMatched"},
+	{"content_length", "ContentLength"},
+}
+
+// guardAnchors are the guard's anchors: catalog id and guard constant.
+var guardAnchors = [][2]string{
+	{"tool.pre_invoke", "PreInvoke"},
+	{"tool.post_invoke", "PostInvoke"},
+	{"content.tool_result", "ToolResult"},
+}
+
+// toolFacts are the facts whose selector clauses decide tools/list
+// narrowing, with the field of guard.Selector for each.
+var toolFacts = [][2]string{
+	{"tool", "Tool"},
+	{"mcp_server_id", "ServerID"},
+	{"mcp_tool_name", "ToolName"},
+	{"mcp_qualified_tool", "QualifiedTool"},
+}
+
+// GuardProviderFunc reports whether the MCP guard answers the function
+// with the given CEL name (so a proxy needs no host provider for it).
+func GuardProviderFunc(name string) bool {
+	for _, p := range guardProviders {
+		if p.name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// HostProviderRules lists the ids of the rules of s that call a function
+// a host provider answers and the guard does not: a proxy has no host, so
+// they fail as a missing provider would (spec 11).
+func HostProviderRules(s *ir.Set) []string {
+	var ids []string
+	for _, r := range s.Rules {
+		calls := false
+		ir.WalkRule(r, func(e ir.Expr) bool {
+			if o, ok := e.(*ir.Observe); ok && o.Builtin == ir.NotBuiltin && !GuardProviderFunc(o.Func) {
+				calls = true
+			}
+			return true
+		})
+		if calls {
+			ids = append(ids, r.ID)
+		}
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+// GenerateGuard returns the Go source of the guard file of the set's
+// package (GuardFileName, beside Generate's output, same package).
+func GenerateGuard(s *ir.Set, opts Options) ([]byte, error) {
+	if opts.Package == "" {
+		opts.Package = "rules"
+	}
+	if opts.CatalogImport == "" {
+		opts.CatalogImport = DefaultCatalogImport
+	}
+	cat := func(name string) *jen.Statement { return jen.Qual(opts.CatalogImport, name) }
+	g := func(name string) *jen.Statement { return jen.Qual(GuardPath, name) }
+	f := jen.NewFile(opts.Package)
+	f.ImportName(RuntimePath, "runtime")
+	f.ImportName(GuardPath, "guard")
+	f.ImportName(GuardSchemaPath, "schema")
+	f.ImportName(opts.CatalogImport, s.Catalog.Host)
+	header(f, opts.Version)
+
+	facts := map[string]ir.CatalogFact{}
+	for _, cf := range s.Catalog.Facts {
+		facts[cf.Name] = cf
+	}
+	funcs := map[string]ir.CatalogFunction{}
+	for _, fn := range s.Catalog.Functions {
+		funcs[fn.Name] = fn
+	}
+	field := func(base jen.Code, path []string) *jen.Statement {
+		st := jen.Add(base)
+		for _, p := range path {
+			st = st.Dot(p)
+		}
+		return st
+	}
+	occ := jen.Id("oOcc")
+	factsOf := jen.Id("oOcc").Dot("Facts")
+
+	// Guard: the Env completed with the guard's providers and the
+	// built-in validators, then New.
+	var body []jen.Code
+	body = append(body,
+		jen.Id("oVs").Op(":=").Make(jen.Map(jen.String()).Add(cat("Validator")), jen.Len(jen.Id("env").Dot("Validators"))),
+		jen.For(jen.List(jen.Id("id"), jen.Id("v")).Op(":=").Range().Id("env").Dot("Validators")).Block(
+			jen.Id("oVs").Index(jen.Id("id")).Op("=").Id("v"),
+		),
+	)
+	argsRead := jen.Nil()
+	if cf, ok := facts["tool_args"]; ok && cf.Field != nil {
+		argsRead = field(jen.Id("occ").Dot("Facts"), cf.Field)
+	}
+	if len(s.Validators) > 0 {
+		ids := make([]jen.Code, len(s.Validators))
+		for i, v := range s.Validators {
+			ids[i] = jen.Lit(v)
+		}
+		body = append(body,
+			jen.Comment("The validators the rules name that env lacks: the built-in ones."),
+			jen.For(jen.List(jen.Id("_"), jen.Id("id")).Op(":=").Range().Index().String().Values(ids...)).Block(
+				jen.If(jen.Id("oVs").Index(jen.Id("id")).Op("!=").Nil()).Block(jen.Continue()),
+				jen.If(jen.List(jen.Id("b"), jen.Id("ok")).Op(":=").Add(g("Builtin")).Call(jen.Id("id")), jen.Id("ok")).Block(
+					jen.Id("oVs").Index(jen.Id("id")).Op("=").Func().Params(jen.Id("_").Qual("context", "Context"), jen.Id("occ").Op("*").Add(cat("Occurrence"))).Params(rt("Detection"), jen.Error()).Block(
+						jen.Return(jen.Id("b").Call(jen.Id("occ").Dot("Anchor").Dot("String").Call(), jen.Id("occ").Dot("Content"), argsRead)),
+					),
+				),
+			),
+		)
+	}
+	body = append(body, jen.Id("env").Dot("Validators").Op("=").Id("oVs"))
+	for _, p := range guardProviders {
+		fn, ok := funcs[p.name]
+		if !ok || fn.Provider == "" || len(fn.Params) != 1 {
+			continue
+		}
+		res := repOf(fn.Result).goType()
+		set := jen.Id("env").Dot("Providers").Dot(fn.Provider).Op("=").Func().Params(
+			jen.Id("ctx").Qual("context", "Context"), jen.Id("_").Op("*").Add(cat("Occurrence")), jen.Id("name").String(),
+		).Params(res, jen.Error()).Block(jen.Return(g(p.fn).Call(jen.Id("ctx"), jen.Id("name"))))
+		if p.always {
+			body = append(body, set)
+		} else {
+			body = append(body, jen.If(jen.Id("env").Dot("Providers").Dot(fn.Provider).Op("==").Nil()).Block(set))
+		}
+	}
+	body = append(body,
+		jen.List(jen.Id("ev"), jen.Err()).Op(":=").Id("New").Call(jen.Id("env"), jen.Id("opts").Op("...")),
+		jen.Return(jen.Op("&").Id("oGuard").Values(jen.Dict{jen.Id("ev"): jen.Id("ev"), jen.Id("fill"): jen.Id("fill")}), jen.Err()),
+	)
+	f.Comment("Guard binds env as New does and returns the compilation set as the MCP")
+	f.Comment("guard drives it (package github.com/oarc/oarc/guard, spec 11). The guard")
+	f.Comment("answers mcp_has_field and the mcp_field_* functions from result bindings,")
+	f.Comment("and mcp_server_configured_for and mcp_server_enabled_for for the call's")
+	f.Comment("server when env has no provider for them; the validators the rules name")
+	f.Comment("that env lacks are the built-in ones (oarc.secrets, oarc.pii). fill, when")
+	f.Comment("not nil, is called on every occurrence after the guard set its facts, to")
+	f.Comment("add the host's own. Like New, Guard returns a usable set with a")
+	f.Comment("*runtime.MissingError when env lacks providers the rules call.")
+	f.Func().Id("Guard").Params(
+		jen.Id("env").Add(cat("Env")),
+		jen.Id("fill").Func().Params(jen.Qual("context", "Context"), jen.Op("*").Add(cat("Occurrence"))),
+		jen.Id("opts").Op("...").Add(rt("Option")),
+	).Params(g("Set"), jen.Error()).Block(body...)
+	f.Line()
+
+	f.Comment("oGuard is the set as the guard drives it.")
+	f.Type().Id("oGuard").Struct(
+		jen.Id("ev").Op("*").Id("Evaluator"),
+		jen.Id("fill").Func().Params(jen.Qual("context", "Context"), jen.Op("*").Add(cat("Occurrence"))),
+	)
+	f.Line()
+
+	// Evaluate: the guard's occurrence into the catalog's.
+	var ev []jen.Code
+	ev = append(ev, occ.Clone().Op(":=").Op("&").Add(cat("Occurrence")).Values(jen.Dict{
+		jen.Id("Profiles"): jen.Id("o").Dot("Profiles"),
+		jen.Id("Content"):  jen.Id("o").Dot("Content"),
+		jen.Id("Inputs"):   jen.Id("o").Dot("Inputs"),
+	}))
+	var cases []jen.Code
+	for _, a := range guardAnchors {
+		for _, ca := range s.Catalog.Anchors {
+			if ca.ID == a[0] {
+				cases = append(cases, jen.Case(g(a[1])).Block(occ.Clone().Dot("Anchor").Op("=").Add(cat(ca.GoName))))
+			}
+		}
+	}
+	if len(cases) > 0 {
+		ev = append(ev, jen.Switch(jen.Id("o").Dot("Anchor")).Block(cases...))
+	}
+	for _, gf := range guardFacts {
+		cf, ok := facts[gf[0]]
+		if !ok || cf.Field == nil {
+			continue
+		}
+		ev = append(ev, field(factsOf.Clone(), cf.Field).Op("=").Id("o").Dot(gf[1]))
+	}
+	ev = append(ev,
+		jen.If(jen.Id("g").Dot("fill").Op("!=").Nil()).Block(jen.Id("g").Dot("fill").Call(jen.Id("ctx"), occ.Clone())),
+		jen.Return(jen.Id("g").Dot("ev").Dot("Evaluate").Call(jen.Id("ctx"), occ.Clone(), jen.Id("s"), jen.Id("d"))),
+	)
+	f.Comment("Evaluate evaluates the guard's occurrence o as an occurrence of the catalog.")
+	f.Comment("An anchor the catalog does not have stays the zero Anchor, which Evaluate")
+	f.Comment("reports (the guard then blocks the call).")
+	f.Func().Params(jen.Id("g").Op("*").Id("oGuard")).Id("Evaluate").Params(
+		jen.Id("ctx").Qual("context", "Context"), jen.Id("o").Op("*").Add(g("Occurrence")), jen.Id("s").Op("*").Add(rt("Session")), jen.Id("d").Op("*").Add(rt("Decision")),
+	).Error().Block(ev...)
+	f.Line()
+
+	f.Comment("Info describes the set to the guard.")
+	f.Func().Params(jen.Id("g").Op("*").Id("oGuard")).Id("Info").Params().Op("*").Add(g("Info")).Block(jen.Return(jen.Op("&").Id("oGuardInfo")))
+	f.Line()
+	f.Comment("oGuardInfo is what the compiler knows of the set for the guard.")
+	f.Var().Id("oGuardInfo").Op("=").Add(g("Info")).Values(guardInfo(s, g))
+	var buf bytes.Buffer
+	if err := f.Render(&buf); err != nil {
+		return nil, fmt.Errorf("codegen: generated guard code does not format (a bug in oarc): %v", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// guardInfo is the set's guard.Info, from the IR.
+func guardInfo(s *ir.Set, g func(string) *jen.Statement) jen.Dict {
+	d := jen.Dict{jen.Id("Name"): jen.Id("Name"), jen.Id("Digest"): jen.Id("Digest")}
+	var anchors []jen.Code
+	for _, a := range guardAnchors {
+		for _, sa := range s.Anchors {
+			if sa.ID == a[0] {
+				anchors = append(anchors, g(a[1]))
+			}
+		}
+	}
+	if len(anchors) > 0 {
+		d[jen.Id("Anchors")] = jen.Index().Add(g("Anchor")).Values(anchors...)
+	}
+	var allow []jen.Code
+	for _, sa := range s.Anchors {
+		if sa.ID != ir.ToolPreInvoke {
+			continue
+		}
+		if sa.Deny != nil {
+			d[jen.Id("Deny")] = jen.Op("&").Add(g("Deny")).Values(jen.Dict{jen.Id("Code"): jen.Lit(sa.Deny.Code), jen.Id("Monitor"): jen.Lit(sa.Deny.Monitor)})
+		}
+		for _, ri := range sa.Rules {
+			r := s.Rules[ri]
+			if r.Effect != ir.EffectAllow || r.Monitor {
+				continue
+			}
+			sel := jen.Dict{}
+			for _, c := range r.Selector {
+				for _, tf := range toolFacts {
+					if c.Fact != tf[0] {
+						continue
+					}
+					vals := []jen.Code{}
+					for _, v := range c.Values {
+						if str, ok := v.(string); ok {
+							vals = append(vals, jen.Lit(str))
+						}
+					}
+					sel[jen.Id(tf[1])] = jen.Index().String().Values(vals...)
+				}
+			}
+			allow = append(allow, jen.Comment(r.ID).Line().Values(sel))
+		}
+	}
+	if len(allow) > 0 {
+		d[jen.Id("Allow")] = jen.Index().Add(g("Selector")).Custom(jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}, allow...)
+	}
+	if len(s.Bindings) > 0 {
+		var bs []jen.Code
+		for _, b := range s.Bindings {
+			bs = append(bs, jen.Values(jen.Dict{
+				jen.Id("Pack"): jen.Lit(b.Pack), jen.Id("Server"): jen.Lit(b.Server), jen.Id("Tool"): jen.Lit(b.Tool),
+				jen.Id("Path"): jen.Lit(b.Path), jen.Id("Schema"): jen.Lit(b.Schema),
+			}))
+		}
+		d[jen.Id("Bindings")] = jen.Index().Add(g("Binding")).Custom(jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}, bs...)
+		d[jen.Id("Compile")] = jen.Qual(GuardSchemaPath, "Compile")
+	}
+	if ids := HostProviderRules(s); len(ids) > 0 {
+		vals := make([]jen.Code, len(ids))
+		for i, id := range ids {
+			vals[i] = jen.Lit(id)
+		}
+		d[jen.Id("HostProviders")] = jen.Index().String().Values(vals...)
+	}
+	return d
+}

@@ -1,0 +1,383 @@
+package guard
+
+// This file owns one tools/call through the guard: its occurrences, their
+// decisions, and what the client receives (spec 11).
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/oarc/oarc/runtime"
+)
+
+// Call is one tools/call going through the guard: [Conn.Begin] evaluates
+// it before it is forwarded, [Call.Finish] evaluates the answer.
+type Call struct {
+	c      *Conn
+	id     json.RawMessage
+	server Server
+	occ    Occurrence
+	// banners and notes gathered from the call's decisions, in order.
+	banners, notes []string
+	// blocked is the result the client receives instead, once a decision
+	// blocked or the guard failed.
+	blocked json.RawMessage
+	code    string
+	d       runtime.Decision
+	// match is the result the first validating binding matched, and
+	// matched whether one did (spec 11, "Result bindings").
+	match   map[string]any
+	matched bool
+}
+
+// Begin evaluates tool.pre_invoke for a call of tool name with its raw
+// arguments (JSON; absent or null is an empty map). id is the JSON-RPC
+// request id, for decision records (nil: none). When [Call.Blocked] is
+// not nil the call must not be forwarded: the client receives that
+// result instead. Begin never panics; a call it cannot evaluate is
+// blocked with [CodeGuard].
+func (c *Conn) Begin(ctx context.Context, id json.RawMessage, name string, args json.RawMessage) (k *Call) {
+	k = &Call{c: c, id: id}
+	defer func() {
+		if r := recover(); r != nil {
+			k.fail(fmt.Errorf("internal error: %v", r))
+		}
+	}()
+	k.server = c.Server()
+	s := k.server.ID
+	q := Qualified(s, name)
+	k.occ = Occurrence{Tool: q, ServerID: s, ToolName: name, ServerConfigured: k.server.Configured, ServerEnabled: k.server.Enabled}
+	if c.opts.AllInputs {
+		in, err := c.head(ctx)
+		if err != nil {
+			k.fail(fmt.Errorf("cannot read the session's provenance: %v", err))
+			return k
+		}
+		k.occ.Inputs = in
+	} else {
+		k.occ.Inputs = Inputs(ctx)
+	}
+	m, err := runtime.DecodeToolArgs(args)
+	if err != nil {
+		k.fail(err)
+		return k
+	}
+	k.occ.Args = m
+	if c.g.info.Has(PreInvoke) {
+		k.eval(ctx, PreInvoke)
+	}
+	return k
+}
+
+// Blocked is the result the client receives instead of forwarding the call
+// (a CallToolResult with isError, the rejection and _meta["oarc/code"]),
+// nil while the call goes ahead.
+func (k *Call) Blocked() json.RawMessage { return k.blocked }
+
+// Code is the code of the block, "" while the call goes ahead.
+func (k *Call) Code() string { return k.code }
+
+// Tool is the call's tool fact, mcp_S_T.
+func (k *Call) Tool() string { return k.occ.Tool }
+
+// Notes is the text of the nudge firings of the call's decisions so far,
+// for the host to queue as a user-role note (spec 5.1); "" when none.
+func (k *Call) Notes() string { return strings.Join(k.notes, "\n\n") }
+
+// Banner is the text of the warn firings of the call's decisions so far.
+func (k *Call) Banner() string { return strings.Join(k.banners, "\n\n") }
+
+// Options for [Call.Finish].
+type FinishOptions struct {
+	// AppendNotes appends the notes to the result as a text item, after
+	// the banner (the proxy, which has no other way to hand them to the
+	// agent); the middleware hands them to the host instead.
+	AppendNotes bool
+}
+
+// Finish evaluates the upstream's answer to the call and returns what the
+// client receives. result is the CallToolResult's JSON; for a JSON-RPC
+// error, result is nil and errCode its code. out is the result to send,
+// or nil when the JSON-RPC error passes through unchanged. After a block
+// (at either anchor) out is the rejection and nothing of the answer
+// reaches the client. A successful result is recorded as a provenance
+// node whose id is in out's _meta["oarc/node"]. Finish never panics.
+func (k *Call) Finish(ctx context.Context, result json.RawMessage, errCode int64, opts FinishOptions) (out json.RawMessage) {
+	defer func() {
+		if r := recover(); r != nil {
+			k.fail(fmt.Errorf("internal error: %v", r))
+			out = k.blockedOut(opts)
+		}
+	}()
+	if k.blocked != nil {
+		return k.blockedOut(opts)
+	}
+	info := k.c.g.info
+	if result == nil {
+		// A JSON-RPC error: tool.post_invoke sees it; the error passes
+		// through unless a rule blocks.
+		k.occ.CallOK, k.occ.ErrorCode = false, strconv.FormatInt(errCode, 10)
+		if info.Has(PostInvoke) {
+			k.eval(ctx, PostInvoke)
+		}
+		if k.blocked != nil {
+			return k.blockedOut(opts)
+		}
+		return nil
+	}
+	r, err := parseResult(result)
+	if err != nil {
+		k.fail(fmt.Errorf("the server's result is not a CallToolResult: %v", err))
+		return k.blockedOut(opts)
+	}
+	k.occ.CallOK = !r.isError
+	if r.isError {
+		k.occ.ErrorCode = "tool_error"
+	}
+	if !r.isError && len(k.c.g.bindings) > 0 {
+		k.bind(r)
+	}
+	if info.Has(PostInvoke) {
+		k.eval(ctx, PostInvoke)
+		if k.blocked != nil {
+			return k.blockedOut(opts)
+		}
+	}
+	if !r.isError && info.Has(ToolResult) {
+		units := r.units()
+		var b strings.Builder
+		for i, u := range units {
+			if i > 0 {
+				b.WriteByte('\n')
+			}
+			b.WriteString(u.text)
+		}
+		k.occ.Content = b.String()
+		k.occ.ContentLength = int64(utf8.RuneCountInString(k.occ.Content))
+		k.eval(ctx, ToolResult)
+		if k.blocked != nil {
+			return k.blockedOut(opts)
+		}
+		if k.d.Effect == runtime.Transform && len(k.d.Redactions) > 0 {
+			if err := r.rewrite(units, k.d.Redactions); err != nil {
+				k.fail(err)
+				return k.blockedOut(opts)
+			}
+		}
+		k.occ.Content = ""
+	}
+	node := ""
+	if !r.isError {
+		id, err := k.c.record(ctx, k)
+		if err != nil {
+			// The agent would see a result the graph does not know:
+			// later provenance checks could not see it. Withhold it.
+			k.fail(fmt.Errorf("cannot record the result's provenance: %v", err))
+			return k.blockedOut(opts)
+		}
+		node = id
+	}
+	var extra []string
+	if b := k.Banner(); b != "" {
+		extra = append(extra, b)
+	}
+	if n := k.Notes(); n != "" && opts.AppendNotes {
+		extra = append(extra, n)
+	}
+	out, err = r.encode(extra, node)
+	if err != nil {
+		k.fail(err)
+		return k.blockedOut(opts)
+	}
+	return out
+}
+
+// eval evaluates the call's occurrence at a; a block sets k.blocked.
+func (k *Call) eval(ctx context.Context, a Anchor) {
+	o := &k.occ
+	o.Anchor = a
+	o.Profiles = runtime.ProfileTool | runtime.ProfileMcp | k.c.opts.Profiles
+	if a != PreInvoke {
+		o.Profiles |= runtime.ProfileContentSafety
+	}
+	if len(k.id) > 0 {
+		ctx = runtime.WithCallID(ctx, k.id)
+	}
+	ctx = context.WithValue(ctx, callKey{}, k)
+	if err := k.c.g.set.Evaluate(ctx, o, k.c.session, &k.d); err != nil {
+		k.fail(fmt.Errorf("evaluating %s: %v", a, err))
+		return
+	}
+	d := &k.d
+	if b := d.Banner(); b != "" {
+		k.banners = append(k.banners, b)
+	}
+	if n := d.Notes(); n != "" {
+		k.notes = append(k.notes, n)
+	}
+	switch d.Effect {
+	case runtime.Allow, runtime.Nudge, runtime.Warn, runtime.Transform:
+		return
+	}
+	// A block, or an effect the guard does not know: never forwarded.
+	code := d.Code
+	if code == "" {
+		code = CodeGuard
+	}
+	text := d.Rejection()
+	if text == "" {
+		text = "The guardrails blocked this call.\nCode: " + code
+	}
+	k.block(code, text)
+}
+
+// fail blocks the call with CodeGuard: the guard could not evaluate it.
+func (k *Call) fail(err error) {
+	var b strings.Builder
+	b.WriteString("The guardrails could not evaluate this call (")
+	writeOneLine(&b, err.Error())
+	b.WriteString("); it is blocked.\nCode: ")
+	b.WriteString(CodeGuard)
+	k.block(CodeGuard, b.String())
+}
+
+func (k *Call) block(code, text string) {
+	if k.blocked != nil {
+		return
+	}
+	k.code = code
+	k.blocked = blockResult(code, text)
+}
+
+// blockedOut is the block result, with the notes appended when asked.
+func (k *Call) blockedOut(opts FinishOptions) json.RawMessage {
+	if n := k.Notes(); n != "" && opts.AppendNotes {
+		return appendText(k.blocked, n)
+	}
+	return k.blocked
+}
+
+// writeOneLine writes s with its line breaks and control characters as
+// spaces, so that an error message cannot forge a "Code:" line.
+func writeOneLine(b *strings.Builder, s string) {
+	for _, r := range s {
+		if r < ' ' || r == 0x7f || r == 0x85 || r == 0x2028 || r == 0x2029 || runtime.HiddenRune(r) {
+			r = ' '
+		}
+		b.WriteRune(r)
+	}
+}
+
+// head returns the inputs of a call under AllInputs: the last node of the
+// chain, whose ancestry is every node recorded so far.
+func (c *Conn) head(ctx context.Context) ([]string, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.opts.Shared || !c.probed {
+		if err := c.probe(ctx); err != nil {
+			return nil, err
+		}
+	}
+	if c.seq == 0 {
+		return nil, nil
+	}
+	return []string{nodeID(c.seq)}, nil
+}
+
+func nodeID(n int64) string { return "r" + strconv.FormatInt(n, 10) }
+
+// probe finds the last node of the chain in the store, from c.seq on:
+// another process sharing the session, or this one before a restart, may
+// have recorded more. A fresh session in the process has none.
+func (c *Conn) probe(ctx context.Context) error {
+	defer func() { c.probed = true }()
+	if !c.opts.Shared {
+		return nil
+	}
+	st := c.session.Store()
+	exists := func(n int64) (bool, error) {
+		var sc runtime.Scope
+		err := st.Scope(ctx, c.session.ID(), []string{nodeID(n)}, &sc)
+		if err == nil {
+			return true, nil
+		}
+		if isUnknown(err) {
+			return false, nil
+		}
+		return false, err
+	}
+	lo := c.seq // known to exist (or 0)
+	step := int64(1)
+	hi := lo + step
+	for {
+		ok, err := exists(hi)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			break
+		}
+		lo = hi
+		step *= 2
+		hi = lo + step
+	}
+	// lo exists (or is 0), hi does not: the chain has no gaps.
+	for hi-lo > 1 {
+		mid := lo + (hi-lo)/2
+		ok, err := exists(mid)
+		if err != nil {
+			return err
+		}
+		if ok {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	c.seq = lo
+	return nil
+}
+
+// record records a successful result as a tool_result node and returns
+// its id. Under AllInputs the node continues the chain (its parent is the
+// last node); otherwise its parents are the call's inputs and its id is
+// random.
+func (c *Conn) record(ctx context.Context, k *Call) (string, error) {
+	n := runtime.Node{Kind: runtime.ToolResult, Tool: k.occ.Tool, Origin: k.server.Origin, TrustTier: k.server.TrustTier, Labels: k.server.Labels}
+	if !c.opts.AllInputs {
+		n.ID = randomID()
+		n.Parents = k.occ.Inputs
+		return n.ID, c.session.Record(ctx, n)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var err error
+	for try := 0; try < 3; try++ {
+		if try > 0 || c.opts.Shared {
+			if err := c.probe(ctx); err != nil {
+				return "", err
+			}
+		}
+		n.ID, n.Parents = nodeID(c.seq+1), nil
+		if c.seq > 0 {
+			n.Parents = []string{nodeID(c.seq)}
+		}
+		if err = c.session.Record(ctx, n); err == nil {
+			c.seq++
+			return n.ID, nil
+		}
+		if !c.opts.Shared {
+			break
+		}
+	}
+	return "", err
+}
+
+// isUnknown reports whether a scope failed because an input is not
+// recorded (or the session is incomplete).
+func isUnknown(err error) bool { return errors.Is(err, runtime.ErrUnknownProvenance) }

@@ -1,0 +1,246 @@
+// Package jsonscan reads and writes JSON that is already known to be
+// valid, for the MCP guard and its proxy.
+package jsonscan
+
+// This file owns the guard's reading and writing of JSON that is already
+// known to be valid: splitting an object into its members and an array
+// into its elements, and unquoting strings, in one pass each over the
+// bytes, so that a large result costs one validation pass, not one per
+// level (encoding/json validates again at every Unmarshal and Marshal).
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"sort"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+var errShape = errors.New("unexpected JSON value")
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipValue returns the end of the valid JSON value that starts at i.
+func skipValue(b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		return SkipString(b, i)
+	case '{', '[':
+		depth := 0
+		for ; i < len(b); i++ {
+			switch b[i] {
+			case '"':
+				i = SkipString(b, i) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1
+				}
+			}
+		}
+		return i
+	}
+	for i < len(b) && b[i] != ',' && b[i] != '}' && b[i] != ']' && b[i] != ' ' && b[i] != '\t' && b[i] != '\n' && b[i] != '\r' {
+		i++
+	}
+	return i
+}
+
+// SkipString returns the end of the string that starts at i (after its
+// closing quote).
+func SkipString(b []byte, i int) int {
+	for j := i + 1; j < len(b); j++ {
+		switch b[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1
+		}
+	}
+	return len(b)
+}
+
+// Members splits a valid JSON object into its members; a key given twice
+// keeps its last value, as encoding/json does.
+func Members(b []byte) (map[string]json.RawMessage, error) {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return nil, errShape
+	}
+	m := map[string]json.RawMessage{}
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return m, nil
+	}
+	for i < len(b) {
+		e := SkipString(b, i)
+		k, err := Unquote(b[i:e])
+		if err != nil {
+			return nil, err
+		}
+		i = skipSpace(b, e)
+		i = skipSpace(b, i+1) // ':'
+		e = skipValue(b, i)
+		m[k] = b[i:e:e]
+		i = skipSpace(b, e)
+		if i >= len(b) || b[i] == '}' {
+			break
+		}
+		i = skipSpace(b, i+1) // ','
+	}
+	return m, nil
+}
+
+// Elements splits a valid JSON array into its elements.
+func Elements(b []byte) ([]json.RawMessage, error) {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '[' {
+		return nil, errShape
+	}
+	var out []json.RawMessage
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == ']' {
+		return out, nil
+	}
+	for i < len(b) {
+		e := skipValue(b, i)
+		out = append(out, b[i:e:e])
+		i = skipSpace(b, e)
+		if i >= len(b) || b[i] == ']' {
+			break
+		}
+		i = skipSpace(b, i+1)
+	}
+	return out, nil
+}
+
+// Unquote decodes a JSON string of a document json.Valid accepted, in one
+// pass, as encoding/json decodes it: escapes resolved (a \u escape of a
+// lone surrogate, and invalid UTF-8, become U+FFFD). One without escapes
+// or invalid UTF-8 is copied as it is.
+func Unquote(b []byte) (string, error) {
+	if len(b) < 2 || b[0] != '"' || b[len(b)-1] != '"' {
+		return "", errShape
+	}
+	in := b[1 : len(b)-1]
+	if bytes.IndexByte(in, '\\') < 0 && utf8.Valid(in) {
+		return string(in), nil
+	}
+	out := make([]byte, 0, len(in))
+	for i := 0; i < len(in); {
+		c := in[i]
+		if c == '\\' && i+1 < len(in) {
+			i++
+			switch in[i] {
+			case 'b':
+				out = append(out, '\b')
+			case 'f':
+				out = append(out, '\f')
+			case 'n':
+				out = append(out, '\n')
+			case 'r':
+				out = append(out, '\r')
+			case 't':
+				out = append(out, '\t')
+			case 'u':
+				r, n := hex4(in[i+1:])
+				if n == 0 {
+					return "", errShape
+				}
+				i += n
+				if utf16.IsSurrogate(r) {
+					r2, n2 := rune(-1), 0
+					if i+2 < len(in) && in[i+1] == '\\' && in[i+2] == 'u' {
+						r2, n2 = hex4(in[i+3:])
+					}
+					if dec := utf16.DecodeRune(r, r2); n2 > 0 && dec != utf8.RuneError {
+						r = dec
+						i += 2 + n2
+					} else {
+						r = utf8.RuneError
+					}
+				}
+				out = utf8.AppendRune(out, r)
+			default: // " \ /
+				out = append(out, in[i])
+			}
+			i++
+			continue
+		}
+		if c < utf8.RuneSelf {
+			out = append(out, c)
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(in[i:])
+		if r == utf8.RuneError && size == 1 {
+			out = append(out, "\uFFFD"...)
+		} else {
+			out = append(out, in[i:i+size]...)
+		}
+		i += size
+	}
+	return string(out), nil
+}
+
+// hex4 reads the four hex digits of a \u escape.
+func hex4(b []byte) (rune, int) {
+	if len(b) < 4 {
+		return 0, 0
+	}
+	var r rune
+	for _, c := range b[:4] {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c = c - 'a' + 10
+		case 'A' <= c && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return 0, 0
+		}
+		r = r<<4 | rune(c)
+	}
+	return r, 4
+}
+
+// AppendObject writes an object of members, keys sorted, values as they
+// are (valid JSON).
+func AppendObject(out []byte, m map[string]json.RawMessage) []byte {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out = append(out, '{')
+	for i, k := range keys {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		ks, _ := MarshalString(k)
+		out = append(out, ks...)
+		out = append(out, ':')
+		out = append(out, m[k]...)
+	}
+	return append(out, '}')
+}
+
+// MarshalString encodes s as a JSON string, without HTML escaping.
+func MarshalString(s string) ([]byte, error) {
+	var b bytes.Buffer
+	e := json.NewEncoder(&b)
+	e.SetEscapeHTML(false)
+	if err := e.Encode(s); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(b.Bytes(), "\n"), nil
+}

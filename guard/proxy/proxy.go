@@ -1,0 +1,942 @@
+// Package proxy is the stdio MCP proxy of spec 11, the program `oarc
+// guard` builds for a compilation set: it starts the upstream MCP server
+// as a child process, serves one client on its own stdin and stdout, and
+// relays MCP's newline-delimited JSON-RPC 2.0 between them through the
+// guard (package guard). Every frame is parsed and classified strictly
+// before anything is forwarded, and what is forwarded is re-encoded from
+// what was parsed, so that no parser downstream reads a frame otherwise
+// than the guard did (duplicate keys, a frame that is both a request and a
+// response). tools/call is evaluated and tools/list narrowed; everything
+// else (resources, prompts, notifications, progress, cancellation, the
+// server's own requests) passes through. The proxy imports only the
+// standard library, the runtime and the guard, so that `oarc guard` builds
+// it from oarc's embedded source, offline.
+package proxy
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/oarc/oarc/guard"
+	"github.com/oarc/oarc/guard/internal/jsonscan"
+	"github.com/oarc/oarc/runtime"
+)
+
+// Config is what the generated main of a proxy gives Main.
+type Config struct {
+	// Set binds the compilation set with the evaluator options.
+	Set func(opts ...runtime.Option) (guard.Set, error)
+	// Store, when not nil, opens the Redis session store at addr (the
+	// proxy was built with Redis support: oarc guard -redisstore).
+	Store func(addr string, ttl time.Duration) (runtime.Store, error)
+	// Version is the oarc version that built the proxy.
+	Version string
+}
+
+// Defaults of the flags.
+const (
+	DefaultTimeout    = 5 * time.Minute
+	DefaultMaxMessage = 32 << 20
+	DefaultRedisTTL   = 24 * time.Hour
+)
+
+// The JSON-RPC error codes the proxy answers with.
+const (
+	codeParse          = -32700
+	codeInvalidRequest = -32600
+	codeInvalidParams  = -32602
+	codeInternal       = -32603
+	// codeUpstream is the proxy's own error: the upstream did not answer
+	// in time, died, or sent what the guard cannot read (MCP's SDKs use
+	// -32001 for a request timeout).
+	codeUpstream = -32001
+)
+
+const usage = `usage: %[1]s [flags] -- COMMAND [ARG...]
+
+An MCP guard built by oarc guard for the compilation set %[2]q. It starts
+COMMAND as the upstream MCP server over stdio and serves one MCP client on
+its own stdin and stdout: every tools/call is evaluated by the compiled
+rules (blocked, forwarded with a banner and notes, its result redacted or
+withheld), tools/list shows only the tools an allow rule can allow (when
+the set denies by default), and everything else passes through. Use it as
+the "command" of an MCP client's server configuration.
+
+Flags:
+`
+
+// Main runs the proxy with the command line args (without the program
+// name) and returns the exit status: 0 when the client closed its input,
+// 1 when the upstream could not start or died, 2 on bad usage.
+func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, cfg Config) int {
+	name := "oarc-guard"
+	if len(os.Args) > 0 {
+		name = filepath.Base(os.Args[0])
+	}
+	setName := ""
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	o := options{}
+	fs.StringVar(&o.serverID, "server-id", "", "the server id S of the upstream (mcp_server_id; tools are mcp_S_T); default: the serverInfo.name it reports when initialised, lowercased, each run of characters other than a-z and 0-9 as one _")
+	fs.StringVar(&o.origin, "origin", "", "the origin of the upstream's results in the provenance graph (default: the server id)")
+	fs.StringVar(&o.trust, "trust", "", "the trust tier of the upstream's results in the provenance graph, e.g. trusted or untrusted (default: none)")
+	fs.Func("label", "a label of the upstream's results in the provenance graph, e.g. confidential (repeatable)", func(s string) error {
+		o.labels = append(o.labels, s)
+		return nil
+	})
+	fs.StringVar(&o.session, "session", "", "the oarc session id (default: a fresh random id); with -redis, proxies given the same id share the session")
+	fs.StringVar(&o.records, "records", "", "append a decision record (JSON Lines, spec 10) per occurrence to this file, creating it; each record's call is the JSON-RPC request id")
+	fs.StringVar(&o.redis, "redis", "", "keep the session in the Redis server at host:port (spec 5.9), shared by every proxy given the same -session")
+	fs.DurationVar(&o.redisTTL, "redis-ttl", DefaultRedisTTL, "with -redis: a session expires after this long without use")
+	fs.DurationVar(&o.timeout, "timeout", DefaultTimeout, "the client gets an error for a request the upstream has not answered after this long (progress notifications restart the wait); 0: no limit")
+	fs.IntVar(&o.maxMessage, "max-message", DefaultMaxMessage, "the largest JSON-RPC message, in bytes, from either side; a larger result is withheld and the client gets an error, never a truncated result")
+	fs.BoolVar(&o.notes, "notes", true, "append the notes of nudge firings to the result as a text item (the agent's only channel through a proxy)")
+	fs.BoolVar(&o.quiet, "quiet", false, "do not log what the proxy drops or refuses to stderr")
+	version := fs.Bool("version", false, "print the version and the compilation set, and exit")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, usage, name, setName)
+		fs.PrintDefaults()
+	}
+	var set guard.Set
+	var bindErr error
+	if cfg.Set != nil {
+		set, bindErr = cfg.Set()
+		if set != nil {
+			setName = set.Info().Name
+		}
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if *version {
+		fmt.Fprintf(stdout, "oarc guard %s, set %s (%s)\n", cfg.Version, setName, digestOf(set))
+		return 0
+	}
+	cmdArgs := fs.Args()
+	if len(cmdArgs) == 0 {
+		fmt.Fprintln(stderr, name+": no upstream command: give it after --")
+		fs.Usage()
+		return 2
+	}
+	if o.maxMessage < 1024 {
+		fmt.Fprintln(stderr, name+": -max-message is below 1024 bytes")
+		return 2
+	}
+	if o.redis != "" && cfg.Store == nil {
+		fmt.Fprintln(stderr, name+": -redis: this proxy was built without Redis support (oarc guard -redisstore DIR)")
+		return 2
+	}
+	if set == nil {
+		fmt.Fprintf(stderr, "%s: cannot bind the rules: %v\n", name, bindErr)
+		return 1
+	}
+	p, err := newProxy(o, cfg, stdout, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", name, err)
+		return 1
+	}
+	defer p.close()
+	if bindErr != nil {
+		// A missing host provider: the rules that call it have an error
+		// (their on_error applies); oarc guard listed them at build time.
+		p.logf("%v", bindErr)
+	}
+	return p.run(cmdArgs, stdin)
+}
+
+func digestOf(s guard.Set) string {
+	if s == nil {
+		return ""
+	}
+	return s.Info().Digest
+}
+
+type options struct {
+	serverID, origin, trust string
+	labels                  []string
+	session, records, redis string
+	redisTTL, timeout       time.Duration
+	maxMessage              int
+	notes, quiet            bool
+}
+
+// proxy is one running proxy: one client, one upstream, one session.
+type proxy struct {
+	o      options
+	cfg    Config
+	g      *guard.Guard
+	conn   *guard.Conn
+	rec    *runtime.AsyncRecorder
+	recF   *os.File
+	stderr io.Writer
+
+	// Writes to the client and to the upstream, one frame at a time.
+	outMu sync.Mutex
+	out   *bufio.Writer
+	upMu  sync.Mutex
+	up    io.WriteCloser
+
+	mu      sync.Mutex
+	pending map[string]*pending
+	// serverKnown is set once the server id is known (-server-id, or the
+	// initialize result).
+	serverKnown bool
+	closed      bool
+}
+
+// pending is a client request the upstream has not answered.
+type pending struct {
+	id     json.RawMessage
+	method string
+	call   *guard.Call // tools/call
+	timer  *time.Timer
+	token  string // params._meta.progressToken, compacted
+}
+
+func newProxy(o options, cfg Config, stdout, stderr io.Writer) (*proxy, error) {
+	p := &proxy{o: o, cfg: cfg, stderr: stderr, out: bufio.NewWriterSize(stdout, 64<<10), pending: map[string]*pending{}}
+	var opts []runtime.Option
+	if o.records != "" {
+		f, err := os.OpenFile(o.records, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+		if err != nil {
+			return nil, fmt.Errorf("-records: %v", err)
+		}
+		p.recF = f
+		p.rec = runtime.NewAsyncRecorder(f)
+		opts = append(opts, runtime.WithRecorder(p.rec))
+	}
+	set, _ := cfg.Set(opts...)
+	g, err := guard.New(set)
+	if err != nil {
+		p.close()
+		return nil, err
+	}
+	p.g = g
+	id := o.session
+	if id == "" {
+		var b [16]byte
+		if _, err := rand.Read(b[:]); err != nil {
+			p.close()
+			return nil, err
+		}
+		id = hex.EncodeToString(b[:])
+	}
+	sess := runtime.NewSession(id)
+	shared := false
+	if o.redis != "" {
+		st, err := cfg.Store(o.redis, o.redisTTL)
+		if err != nil {
+			p.close()
+			return nil, fmt.Errorf("-redis %s: %v", o.redis, err)
+		}
+		sess = runtime.NewStoreSession(st, id)
+		shared = true
+	}
+	p.conn = g.NewConn(sess, p.server(o.serverID), guard.ConnOptions{
+		AllInputs: true,
+		Shared:    shared,
+		Profiles:  runtime.ProfileSession | runtime.ProfileProvenance,
+	})
+	p.serverKnown = o.serverID != ""
+	return p, nil
+}
+
+// server is the upstream's configuration with server id id.
+func (p *proxy) server(id string) guard.Server {
+	origin := p.o.origin
+	if origin == "" {
+		origin = id
+	}
+	return guard.Server{ID: id, Origin: origin, TrustTier: p.o.trust, Labels: p.o.labels, Configured: true, Enabled: true}
+}
+
+func (p *proxy) close() {
+	if p.rec != nil {
+		if err := p.rec.Close(); err != nil {
+			p.logf("-records: %v", err)
+		}
+		if n := p.rec.Dropped(); n > 0 {
+			p.logf("-records: %d decision records were not written", n)
+		}
+	}
+	if p.recF != nil {
+		p.recF.Close()
+	}
+}
+
+func (p *proxy) logf(format string, args ...any) {
+	if p.o.quiet {
+		return
+	}
+	fmt.Fprintf(p.stderr, "oarc guard: "+format+"\n", args...)
+}
+
+// run starts the upstream and relays until the client closes its input or
+// the upstream exits.
+func (p *proxy) run(cmdArgs []string, stdin io.Reader) int {
+	cmd := exec.Command(cmdArgs[0], cmdArgs[1:]...)
+	cmd.Stderr = p.stderr
+	up, err := cmd.StdinPipe()
+	if err != nil {
+		p.logf("%v", err)
+		return 1
+	}
+	down, err := cmd.StdoutPipe()
+	if err != nil {
+		p.logf("%v", err)
+		return 1
+	}
+	if err := cmd.Start(); err != nil {
+		p.logf("cannot start the upstream: %v", err)
+		return 1
+	}
+	p.up = up
+	upDone := make(chan struct{})
+	go func() {
+		p.readUpstream(down)
+		close(upDone)
+	}()
+	clientDone := make(chan struct{})
+	go func() {
+		p.readClient(stdin)
+		close(clientDone)
+	}()
+	code := 0
+	select {
+	case <-upDone:
+		// The upstream closed its output (it exited, or will): every
+		// request it did not answer gets an error.
+		p.failAll("the MCP server exited")
+		code = 1
+		waitOrKill(cmd, 2*time.Second)
+	case <-clientDone:
+		// The client is gone: close the upstream's input, give it a moment
+		// to exit, then stop it.
+		p.upMu.Lock()
+		up.Close()
+		p.upMu.Unlock()
+		select {
+		case <-upDone:
+		case <-time.After(5 * time.Second):
+		}
+		waitOrKill(cmd, 5*time.Second)
+	}
+	p.mu.Lock()
+	p.closed = true
+	for _, q := range p.pending {
+		if q.timer != nil {
+			q.timer.Stop()
+		}
+	}
+	p.mu.Unlock()
+	p.outMu.Lock()
+	p.out.Flush()
+	p.outMu.Unlock()
+	return code
+}
+
+// waitOrKill waits for the upstream to exit, killing it after d.
+func waitOrKill(cmd *exec.Cmd, d time.Duration) {
+	done := make(chan struct{})
+	go func() {
+		cmd.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(d):
+		cmd.Process.Kill()
+		<-done
+	}
+}
+
+// readFrames calls fn with every line of r, bounded by max: a longer line
+// is passed (to tooLong) as its first and last 64 KiB, never whole.
+func readFrames(r io.Reader, max int, fn func([]byte), tooLong func(head, tail []byte)) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	var line []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if len(line)+len(chunk) > max {
+			// Keep the head, drain to the end of the line keeping a tail.
+			head := append([]byte(nil), line[:min(len(line), 64<<10)]...)
+			if len(head) < 64<<10 {
+				head = append(head, chunk[:min(len(chunk), 64<<10-len(head))]...)
+			}
+			tail := append([]byte(nil), chunk...)
+			for errors.Is(err, bufio.ErrBufferFull) {
+				chunk, err = br.ReadSlice('\n')
+				tail = append(tail, chunk...)
+				if len(tail) > 128<<10 {
+					tail = append(tail[:0], tail[len(tail)-64<<10:]...)
+				}
+			}
+			tooLong(head, tail)
+			line = line[:0]
+			if err != nil {
+				return
+			}
+			continue
+		}
+		line = append(line, chunk...)
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if len(bytes.TrimSpace(line)) > 0 {
+			fn(bytes.TrimRight(line, "\r\n"))
+		}
+		line = line[:0]
+		if err != nil {
+			return
+		}
+	}
+}
+
+// frame is a parsed JSON-RPC message.
+type frame struct {
+	top    map[string]json.RawMessage
+	id     json.RawMessage // compacted; nil when absent
+	method string
+	kind   kind
+}
+
+type kind uint8
+
+const (
+	invalid kind = iota
+	request
+	notification
+	response
+)
+
+// parse classifies a line strictly: a request has a method and an id
+// (a string or a number), a notification a method and no id, a response an
+// id and exactly one of result and error; jsonrpc is "2.0". Anything else,
+// a batch array included, is invalid, with the reason.
+func parse(line []byte) (*frame, string) {
+	t := bytes.TrimSpace(line)
+	if len(t) > 0 && t[0] == '[' {
+		return nil, "a JSON-RPC batch (MCP has none)"
+	}
+	f := &frame{}
+	if !json.Valid(t) {
+		return nil, "not a JSON object"
+	}
+	top, err := jsonscan.Members(t)
+	if err != nil {
+		return nil, "not a JSON object"
+	}
+	f.top = top
+	var ver string
+	if json.Unmarshal(f.top["jsonrpc"], &ver) != nil || ver != "2.0" {
+		return f, `jsonrpc is not "2.0"`
+	}
+	if raw, ok := f.top["id"]; ok {
+		var b bytes.Buffer
+		if json.Compact(&b, raw) != nil {
+			return f, "bad id"
+		}
+		id := b.Bytes()
+		if len(id) == 0 || !(id[0] == '"' || id[0] == '-' || '0' <= id[0] && id[0] <= '9') {
+			return f, "the id is not a string or a number"
+		}
+		f.id = id
+	}
+	_, hasResult := f.top["result"]
+	_, hasError := f.top["error"]
+	if raw, ok := f.top["method"]; ok {
+		if json.Unmarshal(raw, &f.method) != nil {
+			return f, "the method is not a string"
+		}
+		if hasResult || hasError {
+			return f, "a message with a method and a result or an error"
+		}
+		if f.id != nil {
+			f.kind = request
+		} else {
+			f.kind = notification
+		}
+		return f, ""
+	}
+	if f.id == nil || hasResult == hasError {
+		return f, "neither a request, a notification nor a response"
+	}
+	f.kind = response
+	return f, ""
+}
+
+// encode re-encodes a frame from what was parsed.
+func encode(top map[string]json.RawMessage) ([]byte, error) {
+	return jsonscan.AppendObject(nil, top), nil
+}
+
+func errorFrame(id json.RawMessage, code int, msg string) []byte {
+	if id == nil {
+		id = json.RawMessage("null")
+	}
+	m, _ := json.Marshal(msg)
+	return []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":%s}}`, id, code, m))
+}
+
+func resultFrame(id, result json.RawMessage) []byte {
+	b := []byte(`{"jsonrpc":"2.0","id":`)
+	b = append(b, id...)
+	b = append(b, `,"result":`...)
+	b = append(b, result...)
+	return append(b, '}')
+}
+
+func (p *proxy) toClient(b []byte) {
+	p.outMu.Lock()
+	defer p.outMu.Unlock()
+	p.out.Write(b)
+	p.out.WriteByte('\n')
+	if err := p.out.Flush(); err != nil {
+		p.logf("writing to the client: %v", err)
+	}
+}
+
+func (p *proxy) toUpstream(b []byte) error {
+	p.upMu.Lock()
+	defer p.upMu.Unlock()
+	if _, err := p.up.Write(append(b, '\n')); err != nil {
+		return err
+	}
+	return nil
+}
+
+// readClient relays the client's frames to the upstream.
+func (p *proxy) readClient(r io.Reader) {
+	readFrames(r, p.o.maxMessage, p.fromClient, func(head, tail []byte) {
+		id := idOf(head, tail)
+		p.logf("refused a message of the client larger than -max-message (%d bytes)", p.o.maxMessage)
+		p.toClient(errorFrame(id, codeInvalidRequest, fmt.Sprintf("oarc guard: message larger than %d bytes refused", p.o.maxMessage)))
+	})
+}
+
+func (p *proxy) fromClient(line []byte) {
+	defer func() {
+		if r := recover(); r != nil {
+			p.logf("internal error on a client message: %v", r)
+			p.toClient(errorFrame(nil, codeInternal, "oarc guard: internal error"))
+		}
+	}()
+	f, why := parse(line)
+	if why != "" {
+		p.logf("refused a client message: %s", why)
+		var id json.RawMessage
+		code := codeInvalidRequest
+		if f == nil && why == "not a JSON object" {
+			code = codeParse
+		}
+		if f != nil {
+			id = f.id
+		}
+		if f != nil && f.kind == notification {
+			return
+		}
+		p.toClient(errorFrame(id, code, "oarc guard: "+why))
+		return
+	}
+	switch f.kind {
+	case response, notification:
+		if f.kind == notification && f.method == "notifications/cancelled" {
+			p.cancelled(f)
+		}
+		p.forward(f)
+	case request:
+		p.request(f)
+	}
+}
+
+// forward sends a frame to the upstream, re-encoded.
+func (p *proxy) forward(f *frame) {
+	b, err := encode(f.top)
+	if err != nil {
+		p.logf("cannot re-encode a client message: %v", err)
+		return
+	}
+	if err := p.toUpstream(b); err != nil {
+		p.logf("writing to the upstream: %v", err)
+	}
+}
+
+// request handles a client request: tools/call is evaluated, every request
+// is remembered until its response.
+func (p *proxy) request(f *frame) {
+	key := string(f.id)
+	q := &pending{id: f.id, method: f.method}
+	var params map[string]json.RawMessage
+	if raw, ok := f.top["params"]; ok && !isNull(raw) {
+		if err := json.Unmarshal(raw, &params); err != nil {
+			if f.method == "tools/call" {
+				p.toClient(errorFrame(f.id, codeInvalidParams, "oarc guard: params is not an object"))
+				return
+			}
+		}
+	}
+	if meta, ok := params["_meta"]; ok {
+		var m map[string]json.RawMessage
+		if json.Unmarshal(meta, &m) == nil {
+			if t, ok := m["progressToken"]; ok {
+				q.token = compact(t)
+			}
+		}
+	}
+	p.mu.Lock()
+	if _, dup := p.pending[key]; dup {
+		p.mu.Unlock()
+		p.logf("refused a request whose id %s is already pending", key)
+		p.toClient(errorFrame(f.id, codeInvalidRequest, "oarc guard: a request with this id is already pending"))
+		return
+	}
+	p.mu.Unlock()
+	if f.method == "tools/call" {
+		var name string
+		if json.Unmarshal(params["name"], &name) != nil {
+			p.toClient(errorFrame(f.id, codeInvalidParams, "oarc guard: tools/call without a tool name"))
+			return
+		}
+		if _, ok := params["task"]; ok {
+			// A task-augmented call is answered by a task id, its result
+			// fetched later with tasks/result, which the guard does not
+			// follow: refused, never forwarded unevaluated.
+			p.toClient(errorFrame(f.id, codeInvalidParams, "oarc guard: task-augmented tools/call is not supported; call the tool without a task"))
+			return
+		}
+		argsRaw := params["arguments"]
+		k := p.conn.Begin(context.Background(), f.id, name, argsRaw)
+		if b := k.Blocked(); b != nil {
+			out := k.Finish(context.Background(), nil, 0, guard.FinishOptions{AppendNotes: p.o.notes})
+			p.toClient(resultFrame(f.id, out))
+			return
+		}
+		// Forward what was evaluated: the arguments re-encoded from the
+		// same decoding (duplicate keys resolved as the guard read them,
+		// numbers as written).
+		if argsRaw != nil && !isNull(argsRaw) {
+			args, err := canonical(argsRaw)
+			if err != nil {
+				p.toClient(errorFrame(f.id, codeInvalidParams, "oarc guard: arguments: "+err.Error()))
+				return
+			}
+			params["arguments"] = args
+		}
+		pb, err := json.Marshal(params)
+		if err != nil {
+			p.toClient(errorFrame(f.id, codeInternal, "oarc guard: cannot re-encode the call"))
+			return
+		}
+		f.top["params"] = pb
+		q.call = k
+	}
+	b, err := encode(f.top)
+	if err != nil {
+		p.toClient(errorFrame(f.id, codeInternal, "oarc guard: cannot re-encode the request"))
+		return
+	}
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return
+	}
+	if p.o.timeout > 0 {
+		q.timer = time.AfterFunc(p.o.timeout, func() { p.expire(key, q) })
+	}
+	p.pending[key] = q
+	p.mu.Unlock()
+	if err := p.toUpstream(b); err != nil {
+		p.logf("writing to the upstream: %v", err)
+		p.take(key, q)
+		p.toClient(errorFrame(f.id, codeUpstream, "oarc guard: the MCP server is not reachable"))
+	}
+}
+
+// take removes q from the pending requests; false when it was not there
+// any more (answered, expired or cancelled meanwhile).
+func (p *proxy) take(key string, q *pending) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.pending[key] != q {
+		return false
+	}
+	delete(p.pending, key)
+	if q.timer != nil {
+		q.timer.Stop()
+	}
+	return true
+}
+
+// expire answers a request the upstream did not answer in time.
+func (p *proxy) expire(key string, q *pending) {
+	if !p.take(key, q) {
+		return
+	}
+	p.logf("the MCP server did not answer request %s (%s) within %v", key, q.method, p.o.timeout)
+	p.toClient(errorFrame(q.id, codeUpstream, fmt.Sprintf("oarc guard: the MCP server did not answer within %v", p.o.timeout)))
+}
+
+// cancelled forgets a request the client cancelled: the client expects no
+// answer, and a late one is dropped (never forwarded unevaluated).
+func (p *proxy) cancelled(f *frame) {
+	var params struct {
+		RequestID json.RawMessage `json:"requestId"`
+	}
+	if json.Unmarshal(f.top["params"], &params) != nil || params.RequestID == nil {
+		return
+	}
+	key := compact(params.RequestID)
+	p.mu.Lock()
+	q := p.pending[key]
+	p.mu.Unlock()
+	if q != nil {
+		p.take(key, q)
+	}
+}
+
+// failAll answers every pending request with an error.
+func (p *proxy) failAll(why string) {
+	p.mu.Lock()
+	qs := make([]*pending, 0, len(p.pending))
+	for k, q := range p.pending {
+		qs = append(qs, q)
+		delete(p.pending, k)
+		if q.timer != nil {
+			q.timer.Stop()
+		}
+	}
+	p.mu.Unlock()
+	for _, q := range qs {
+		p.toClient(errorFrame(q.id, codeUpstream, "oarc guard: "+why))
+	}
+}
+
+// readUpstream relays the upstream's frames to the client.
+func (p *proxy) readUpstream(r io.Reader) {
+	readFrames(r, p.o.maxMessage, p.fromUpstream, func(head, tail []byte) {
+		id := idOf(head, tail)
+		p.logf("withheld a message of the MCP server larger than -max-message (%d bytes)", p.o.maxMessage)
+		if id == nil {
+			return
+		}
+		key := string(id)
+		p.mu.Lock()
+		q := p.pending[key]
+		p.mu.Unlock()
+		if q == nil || !p.take(key, q) {
+			return
+		}
+		p.toClient(errorFrame(q.id, codeUpstream, fmt.Sprintf("oarc guard: the MCP server's answer is larger than %d bytes; it was withheld", p.o.maxMessage)))
+	})
+}
+
+func (p *proxy) fromUpstream(line []byte) {
+	f, why := parse(line)
+	if why != "" {
+		p.logf("dropped a message of the MCP server: %s", why)
+		return
+	}
+	if f.kind != response {
+		if f.kind == notification && f.method == "notifications/progress" {
+			p.progress(f)
+		}
+		b, err := encode(f.top)
+		if err != nil {
+			p.logf("cannot re-encode a message of the MCP server: %v", err)
+			return
+		}
+		p.toClient(b)
+		return
+	}
+	key := string(f.id)
+	p.mu.Lock()
+	q := p.pending[key]
+	p.mu.Unlock()
+	if q == nil || !p.take(key, q) {
+		p.logf("dropped a response for id %s, which no pending request has", key)
+		return
+	}
+	p.respond(f, q)
+}
+
+// respond handles the upstream's response to a pending client request.
+func (p *proxy) respond(f *frame, q *pending) {
+	defer func() {
+		if r := recover(); r != nil {
+			p.logf("internal error on a response: %v", r)
+			p.toClient(errorFrame(q.id, codeInternal, "oarc guard: internal error"))
+		}
+	}()
+	result, isResult := f.top["result"]
+	switch {
+	case q.call != nil:
+		var out json.RawMessage
+		if isResult {
+			out = q.call.Finish(context.Background(), result, 0, guard.FinishOptions{AppendNotes: p.o.notes})
+		} else {
+			var e struct {
+				Code *int64 `json:"code"`
+			}
+			if json.Unmarshal(f.top["error"], &e) != nil || e.Code == nil {
+				p.toClient(errorFrame(q.id, codeUpstream, "oarc guard: the MCP server answered with a malformed error"))
+				return
+			}
+			out = q.call.Finish(context.Background(), nil, *e.Code, guard.FinishOptions{AppendNotes: p.o.notes})
+		}
+		if out != nil {
+			p.toClient(resultFrame(q.id, out))
+			return
+		}
+	case q.method == "tools/list" && isResult:
+		out, err := p.conn.FilterTools(result)
+		if err != nil {
+			p.logf("withheld a tools/list result: %v", err)
+			p.toClient(errorFrame(q.id, codeUpstream, "oarc guard: the MCP server's tools/list result is malformed"))
+			return
+		}
+		p.toClient(resultFrame(q.id, out))
+		return
+	case q.method == "initialize" && isResult:
+		p.initialized(result)
+	}
+	b, err := encode(f.top)
+	if err != nil {
+		p.toClient(errorFrame(q.id, codeUpstream, "oarc guard: cannot re-encode the MCP server's answer"))
+		return
+	}
+	p.toClient(b)
+}
+
+// initialized learns the server id from the initialize result, unless
+// -server-id gave it.
+func (p *proxy) initialized(result json.RawMessage) {
+	p.mu.Lock()
+	known := p.serverKnown
+	p.serverKnown = true
+	p.mu.Unlock()
+	if known {
+		return
+	}
+	var r struct {
+		ServerInfo struct {
+			Name string `json:"name"`
+		} `json:"serverInfo"`
+	}
+	json.Unmarshal(result, &r)
+	id := guard.ServerID(r.ServerInfo.Name)
+	p.conn.SetServer(p.server(id))
+	p.logf("server id %s (from serverInfo.name %q)", id, r.ServerInfo.Name)
+}
+
+// progress restarts the wait of the request a progress notification is
+// about.
+func (p *proxy) progress(f *frame) {
+	var params struct {
+		Token json.RawMessage `json:"progressToken"`
+	}
+	if json.Unmarshal(f.top["params"], &params) != nil || params.Token == nil || p.o.timeout <= 0 {
+		return
+	}
+	tok := compact(params.Token)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, q := range p.pending {
+		if q.token == tok && q.timer != nil {
+			q.timer.Reset(p.o.timeout)
+		}
+	}
+}
+
+func isNull(v json.RawMessage) bool { return string(bytes.TrimSpace(v)) == "null" }
+
+func compact(v json.RawMessage) string {
+	var b bytes.Buffer
+	if json.Compact(&b, v) != nil {
+		return string(v)
+	}
+	return b.String()
+}
+
+// canonical re-encodes tool arguments as the guard decoded them:
+// duplicate keys resolved (the last wins, as for the guard), numbers as
+// written.
+func canonical(raw json.RawMessage) (json.RawMessage, error) {
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	e := json.NewEncoder(&b)
+	e.SetEscapeHTML(false)
+	if err := e.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(b.Bytes(), "\n"), nil
+}
+
+// idOf finds the id of a message too large to read, in its first or last
+// bytes: the top-level "id" member. In the head it is the first "id" key
+// before any "result", "error" or "params" (which could hold text that
+// looks like one); in the tail, the last "id" followed only by the closing
+// brace. nil when not found.
+func idOf(head, tail []byte) json.RawMessage {
+	h := string(head)
+	if i := strings.Index(h, `"id"`); i >= 0 {
+		before := h[:i]
+		if !strings.Contains(before, `"result"`) && !strings.Contains(before, `"error"`) && !strings.Contains(before, `"params"`) {
+			if id, rest, ok := idValue(h[i+4:]); ok && (strings.HasPrefix(strings.TrimLeft(rest, " \t\r\n"), ",") || strings.HasPrefix(strings.TrimLeft(rest, " \t\r\n"), "}")) {
+				return id
+			}
+		}
+	}
+	t := string(tail)
+	if i := strings.LastIndex(t, `"id"`); i >= 0 {
+		if id, rest, ok := idValue(t[i+4:]); ok && strings.TrimSpace(rest) == "}" {
+			return id
+		}
+	}
+	return nil
+}
+
+// idValue reads `: <number or string>` at the start of s.
+func idValue(s string) (json.RawMessage, string, bool) {
+	s = strings.TrimLeft(s, " \t\r\n")
+	if !strings.HasPrefix(s, ":") {
+		return nil, "", false
+	}
+	s = strings.TrimLeft(s[1:], " \t\r\n")
+	d := json.NewDecoder(strings.NewReader(s))
+	d.UseNumber()
+	var v any
+	if d.Decode(&v) != nil {
+		return nil, "", false
+	}
+	rest := s[d.InputOffset():]
+	switch x := v.(type) {
+	case string:
+		b, _ := json.Marshal(x)
+		return b, rest, true
+	case json.Number:
+		return json.RawMessage(x.String()), rest, true
+	}
+	return nil, "", false
+}

@@ -1,0 +1,458 @@
+package proxy
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/oarc/oarc/guard"
+	"github.com/oarc/oarc/guard/internal/testset"
+	"github.com/oarc/oarc/lycaon"
+	"github.com/oarc/oarc/runtime"
+)
+
+// The test binary is also the fake upstream MCP server: with
+// OARC_FAKE_UPSTREAM set it serves stdin/stdout as fakeServer says.
+func TestMain(m *testing.M) {
+	if os.Getenv("OARC_FAKE_UPSTREAM") != "" {
+		fakeServer(os.Stdin, os.Stdout)
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+const awsKey = "AKIAIOSFODNN7EXAMPLE"
+
+// fakeServer is a scripted MCP server over newline-delimited JSON-RPC.
+// Its read_text_file misbehaves on request (by path), write_file leaves a
+// file in OARC_FAKE_DIR so a test sees whether a call reached it.
+func fakeServer(in io.Reader, out io.Writer) {
+	w := bufio.NewWriter(out)
+	send := func(s string) { w.WriteString(s + "\n"); w.Flush() }
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	for sc.Scan() {
+		var m struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Params struct {
+				Name      string            `json:"name"`
+				Arguments map[string]string `json:"arguments"`
+				Meta      struct {
+					Token json.RawMessage `json:"progressToken"`
+				} `json:"_meta"`
+			} `json:"params"`
+		}
+		if json.Unmarshal(sc.Bytes(), &m) != nil || m.ID == nil {
+			continue
+		}
+		id := string(m.ID)
+		res := func(r string) { send(`{"result":` + r + `,"jsonrpc":"2.0","id":` + id + `}`) }
+		switch m.Method {
+		case "initialize":
+			res(`{"protocolVersion":"2025-06-18","capabilities":{"tools":{},"resources":{}},"serverInfo":{"name":"Fake FS-Server","version":"1"}}`)
+		case "tools/list":
+			res(`{"tools":[{"name":"read_text_file","inputSchema":{"type":"object"}},{"name":"move_file","inputSchema":{"type":"object"}},{"name":"write_file","inputSchema":{"type":"object"}}]}`)
+		case "resources/read":
+			send(`{"jsonrpc":"2.0","method":"notifications/resources/list_changed"}`)
+			res(`{"contents":[{"uri":"file:///r","text":"resource text"}]}`)
+		case "tools/call":
+			switch m.Params.Name {
+			case "write_file":
+				os.WriteFile(filepath.Join(os.Getenv("OARC_FAKE_DIR"), "written"), []byte(m.Params.Arguments["content"]), 0o644)
+				res(`{"content":[{"type":"text","text":"ok"}]}`)
+				continue
+			}
+			switch m.Params.Arguments["path"] {
+			case "/secret":
+				res(`{"content":[{"type":"text","text":"key ` + awsKey + `"}],"structuredContent":{"content":"key ` + awsKey + `"}}`)
+			case "/hang", "/cancel":
+			case "/die":
+				os.Exit(3)
+			case "/huge":
+				res(`{"content":[{"type":"text","text":"` + strings.Repeat("x", 3<<20) + `"}]}`)
+			case "/malformed":
+				send(`{"jsonrpc":"2.0","id":` + id + `,"result":{"content":[`)
+			case "/unknown-id":
+				send(`{"jsonrpc":"2.0","id":987654,"result":{"content":[{"type":"text","text":"unevaluated ` + awsKey + `"}]}}`)
+			case "/ambiguous":
+				send(`{"jsonrpc":"2.0","id":` + id + `,"method":"x","result":{"content":[{"type":"text","text":"` + awsKey + `"}]}}`)
+			case "/error":
+				send(`{"jsonrpc":"2.0","id":` + id + `,"error":{"code":-32602,"message":"bad path"}}`)
+			case "/progress":
+				for i := 1; i <= 3; i++ {
+					send(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":` + string(m.Params.Meta.Token) + `,"progress":` + fmt.Sprint(i) + `,"total":3}}`)
+					time.Sleep(150 * time.Millisecond)
+				}
+				res(`{"content":[{"type":"text","text":"done"}]}`)
+			case "/batch":
+				send(`[{"jsonrpc":"2.0","id":` + id + `,"result":{"content":[]}}]`)
+			default:
+				res(`{"content":[{"type":"text","text":"hello from ` + m.Params.Arguments["path"] + `"}]}`)
+			}
+		default:
+			res(`{}`)
+		}
+	}
+}
+
+// client drives a proxy running in-process, in front of the fake upstream.
+type client struct {
+	t    *testing.T
+	in   *io.PipeWriter
+	out  *bufio.Scanner
+	done chan int
+	dir  string
+	errs *strings.Builder
+}
+
+func start(t *testing.T, flags ...string) *client {
+	t.Helper()
+	dir := t.TempDir()
+	t.Setenv("OARC_FAKE_UPSTREAM", "1")
+	t.Setenv("OARC_FAKE_DIR", dir)
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	c := &client{t: t, in: inW, done: make(chan int, 1), dir: dir, errs: &strings.Builder{}}
+	c.out = bufio.NewScanner(outR)
+	c.out.Buffer(make([]byte, 1<<20), 64<<20)
+	args := append(flags, "--", os.Args[0])
+	errW := &syncWriter{b: c.errs}
+	go func() {
+		code := Main(args, inR, outW, errW, Config{Set: func(o ...runtime.Option) (guard.Set, error) {
+			return testset.Guard(lycaon.Env{}, nil, o...)
+		}})
+		outW.Close()
+		c.done <- code
+	}()
+	t.Cleanup(func() {
+		inW.Close()
+		select {
+		case <-c.done:
+		case <-time.After(10 * time.Second):
+			t.Error("the proxy did not exit after its input closed")
+		}
+	})
+	return c
+}
+
+type syncWriter struct {
+	mu sync.Mutex
+	b  *strings.Builder
+}
+
+func (w *syncWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.Write(p)
+}
+
+func (c *client) send(s string) {
+	c.t.Helper()
+	if _, err := io.WriteString(c.in, s+"\n"); err != nil {
+		c.t.Fatal(err)
+	}
+}
+
+// recv reads one message, failing after a timeout.
+func (c *client) recv() map[string]any {
+	c.t.Helper()
+	ch := make(chan []byte, 1)
+	go func() {
+		if c.out.Scan() {
+			ch <- append([]byte(nil), c.out.Bytes()...)
+		} else {
+			ch <- nil
+		}
+	}()
+	select {
+	case b := <-ch:
+		if b == nil {
+			c.t.Fatal("the proxy closed its output")
+		}
+		var m map[string]any
+		if err := json.Unmarshal(b, &m); err != nil {
+			c.t.Fatalf("not JSON from the proxy: %s", b)
+		}
+		return m
+	case <-time.After(10 * time.Second):
+		c.t.Fatal("no message from the proxy")
+	}
+	return nil
+}
+
+func (c *client) init() {
+	c.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	if m := c.recv(); m["id"] != float64(0) || m["result"] == nil {
+		c.t.Fatalf("initialize: %v", m)
+	}
+	c.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+}
+
+func call(id int, tool string, args string) string {
+	return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":%s}}`, id, tool, args)
+}
+
+func resultOf(t *testing.T, m map[string]any) map[string]any {
+	t.Helper()
+	r, ok := m["result"].(map[string]any)
+	if !ok {
+		t.Fatalf("no result: %v", m)
+	}
+	return r
+}
+
+func texts(r map[string]any) []string {
+	var out []string
+	items, _ := r["content"].([]any)
+	for _, it := range items {
+		if m, ok := it.(map[string]any); ok {
+			s, _ := m["text"].(string)
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func (c *client) written() bool {
+	_, err := os.Stat(filepath.Join(c.dir, "written"))
+	return err == nil
+}
+
+// A blocked call never reaches the upstream; an allowed one does.
+func TestProxyBlockAndAllow(t *testing.T) {
+	c := start(t, "-server-id", "fs")
+	c.init()
+	c.send(call(1, "move_file", `{"source":"a","destination":"b"}`))
+	m := c.recv()
+	r := resultOf(t, m)
+	if m["id"] != float64(1) || r["isError"] != true || r["_meta"].(map[string]any)["oarc/code"] != "NOT_ALLOWLISTED" {
+		t.Fatalf("block: %v", m)
+	}
+	c.send(call(2, "write_file", `{"path":"/o","content":"x"}`))
+	r = resultOf(t, c.recv())
+	if r["isError"] == true || !c.written() || r["_meta"].(map[string]any)["oarc/node"] != "r1" {
+		t.Fatalf("allowed write: %v (written %v)", r, c.written())
+	}
+}
+
+// Provenance: after a read from an untrusted server, the write is blocked
+// and never reaches it.
+func TestProxyProvenance(t *testing.T) {
+	c := start(t, "-server-id", "fs", "-trust", "untrusted")
+	c.init()
+	c.send(call(1, "read_text_file", `{"path":"/mail"}`))
+	resultOf(t, c.recv())
+	c.send(call(2, "write_file", `{"path":"/o","content":"x"}`))
+	r := resultOf(t, c.recv())
+	if r["_meta"].(map[string]any)["oarc/code"] != "UNTRUSTED_WRITE" || c.written() {
+		t.Fatalf("write after untrusted read: %v (written %v)", r, c.written())
+	}
+}
+
+// A secret is redacted in the text and in structuredContent; tools/list is
+// narrowed; the server id defaults to serverInfo.name, normalised.
+func TestProxyRedactAndList(t *testing.T) {
+	c := start(t, "-server-id", "fs")
+	c.init()
+	c.send(call(1, "read_text_file", `{"path":"/secret"}`))
+	m := c.recv()
+	b, _ := json.Marshal(m)
+	if strings.Contains(string(b), awsKey) || !strings.Contains(string(b), `"structuredContent":{"content":"key [REDACTED]"}`) {
+		t.Fatalf("redaction: %s", b)
+	}
+	c.send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	r := resultOf(t, c.recv())
+	tools := r["tools"].([]any)
+	if len(tools) != 2 || tools[0].(map[string]any)["name"] != "read_text_file" || tools[1].(map[string]any)["name"] != "write_file" {
+		t.Fatalf("tools/list: %v", r)
+	}
+
+	d := start(t, "-records", filepath.Join(t.TempDir(), "rec.jsonl"))
+	d.init()
+	d.send(call(1, "read_text_file", `{"path":"/a"}`))
+	if r := resultOf(t, d.recv()); r["_meta"].(map[string]any)["oarc/code"] != "NOT_ALLOWLISTED" {
+		t.Fatalf("server id fake_fs_server is not fs: %v", r)
+	}
+}
+
+// Non-tool traffic passes: a resources/read and the notification the
+// server sends before answering.
+func TestProxyPassThrough(t *testing.T) {
+	c := start(t, "-server-id", "fs")
+	c.init()
+	c.send(`{"jsonrpc":"2.0","id":"r-1","method":"resources/read","params":{"uri":"file:///r"}}`)
+	if m := c.recv(); m["method"] != "notifications/resources/list_changed" {
+		t.Fatalf("notification: %v", m)
+	}
+	if r := resultOf(t, c.recv()); r["contents"].([]any)[0].(map[string]any)["text"] != "resource text" {
+		t.Fatalf("resources/read: %v", r)
+	}
+	c.send(`{"jsonrpc":"2.0","id":5,"method":"ping"}`)
+	if m := c.recv(); m["id"] != float64(5) {
+		t.Fatalf("ping: %v", m)
+	}
+}
+
+// Hostile and broken traffic: each answered with an error, nothing
+// forwarded unevaluated, nothing hangs.
+func TestProxyHostile(t *testing.T) {
+	c := start(t, "-server-id", "fs", "-timeout", "500ms", "-max-message", "1048576")
+	c.init()
+	for _, tc := range []struct {
+		name, send string
+		code       float64
+	}{
+		{"malformed JSON from the client", `{"jsonrpc":"2.0","id":1,`, codeParse},
+		{"a batch", `[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"write_file","arguments":{}}}]`, codeInvalidRequest},
+		{"no jsonrpc", `{"id":1,"method":"ping"}`, codeInvalidRequest},
+		{"method and result", `{"jsonrpc":"2.0","id":1,"method":"tools/call","result":{}}`, codeInvalidRequest},
+		{"a call without a name", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"arguments":{}}}`, codeInvalidParams},
+		{"an object id", `{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}`, codeInvalidRequest},
+		{"a task-augmented call", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"write_file","arguments":{"content":"t"},"task":{"ttl":1000}}}`, codeInvalidParams},
+	} {
+		c.send(tc.send)
+		m := c.recv()
+		e, _ := m["error"].(map[string]any)
+		if e == nil || e["code"] != tc.code {
+			t.Errorf("%s: %v", tc.name, m)
+		}
+	}
+	if c.written() {
+		t.Fatal("a refused message reached the server")
+	}
+	// The upstream never answers: an error after -timeout.
+	c.send(call(10, "read_text_file", `{"path":"/hang"}`))
+	if m := c.recv(); m["id"] != float64(10) || m["error"].(map[string]any)["code"] != float64(codeUpstream) {
+		t.Fatalf("timeout: %v", m)
+	}
+	// The upstream's malformed answer is dropped; the client gets the
+	// timeout, not garbage.
+	c.send(call(11, "read_text_file", `{"path":"/malformed"}`))
+	if m := c.recv(); m["id"] != float64(11) || m["error"] == nil {
+		t.Fatalf("malformed: %v", m)
+	}
+	// A result for an id no request has is dropped (it would reach the
+	// client unevaluated); the call itself times out.
+	c.send(call(12, "read_text_file", `{"path":"/unknown-id"}`))
+	if m := c.recv(); m["id"] != float64(12) || m["error"] == nil {
+		t.Fatalf("unknown id: %v", m)
+	}
+	// A frame that is both a request and a response is dropped.
+	c.send(call(13, "read_text_file", `{"path":"/ambiguous"}`))
+	if m := c.recv(); m["id"] != float64(13) || m["error"] == nil {
+		t.Fatalf("ambiguous: %v", m)
+	}
+	c.send(call(14, "read_text_file", `{"path":"/batch"}`))
+	if m := c.recv(); m["id"] != float64(14) || m["error"] == nil {
+		t.Fatalf("batch from the upstream: %v", m)
+	}
+	// A result over -max-message is withheld with an error, never
+	// truncated.
+	c.send(call(15, "read_text_file", `{"path":"/huge"}`))
+	if m := c.recv(); m["id"] != float64(15) || !strings.Contains(fmt.Sprint(m["error"]), "withheld") {
+		t.Fatalf("huge: %v", m)
+	}
+	// A JSON-RPC error passes through, seen by tool.post_invoke.
+	c.send(call(16, "read_text_file", `{"path":"/error"}`))
+	if m := c.recv(); m["id"] != float64(16) || m["error"].(map[string]any)["code"] != float64(-32602) {
+		t.Fatalf("error: %v", m)
+	}
+	// A duplicate pending id is refused.
+	c.send(call(17, "read_text_file", `{"path":"/hang","n":1}`))
+	c.send(call(17, "read_text_file", `{"path":"/hang","n":2}`))
+	m := c.recv()
+	if m["id"] != float64(17) || m["error"].(map[string]any)["code"] != float64(codeInvalidRequest) {
+		t.Fatalf("duplicate id: %v", m)
+	}
+	c.recv() // the first one's timeout
+	// Still serving.
+	c.send(call(18, "read_text_file", `{"path":"/ok"}`))
+	if r := resultOf(t, c.recv()); texts(r)[0] == "" {
+		t.Fatalf("after all that: %v", r)
+	}
+}
+
+// A client that cancels a call: the late answer is dropped, the proxy goes
+// on; progress notifications reach the client and keep the call alive
+// past -timeout.
+func TestProxyCancelAndProgress(t *testing.T) {
+	c := start(t, "-server-id", "fs", "-timeout", "400ms")
+	c.init()
+	c.send(call(1, "read_text_file", `{"path":"/cancel"}`))
+	c.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"user"}}`)
+	c.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"read_text_file","arguments":{"path":"/progress"},"_meta":{"progressToken":"p1"}}}`)
+	var got []string
+	for {
+		m := c.recv()
+		if m["id"] == float64(1) {
+			t.Fatalf("an answer for the cancelled call: %v", m)
+		}
+		if m["method"] == "notifications/progress" {
+			got = append(got, "progress")
+			continue
+		}
+		if m["id"] == float64(2) {
+			r := resultOf(t, m)
+			if texts(r)[0] != "done" {
+				t.Fatalf("progress call: %v", m)
+			}
+			break
+		}
+	}
+	if len(got) != 3 {
+		t.Errorf("progress notifications: %v", got)
+	}
+}
+
+// The upstream dies mid-call: the client gets an error, not a hang, and
+// the proxy exits.
+func TestProxyUpstreamDies(t *testing.T) {
+	c := start(t, "-server-id", "fs")
+	c.init()
+	c.send(call(1, "read_text_file", `{"path":"/hang"}`))
+	c.send(call(2, "read_text_file", `{"path":"/die"}`))
+	ids := map[float64]bool{}
+	for i := 0; i < 2; i++ {
+		m := c.recv()
+		if m["error"] == nil {
+			t.Fatalf("not an error: %v", m)
+		}
+		ids[m["id"].(float64)] = true
+	}
+	if !ids[1] || !ids[2] {
+		t.Errorf("errors for %v", ids)
+	}
+	select {
+	case code := <-c.done:
+		c.done <- code
+		if code != 1 {
+			t.Errorf("exit status %d", code)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the proxy did not exit after the upstream died")
+	}
+}
+
+func TestProxyUsage(t *testing.T) {
+	var out, errb strings.Builder
+	cfg := Config{Set: func(o ...runtime.Option) (guard.Set, error) { return testset.Guard(lycaon.Env{}, nil, o...) }}
+	if code := Main([]string{"-server-id", "x"}, strings.NewReader(""), &out, &errb, cfg); code != 2 || !strings.Contains(errb.String(), "-max-message") {
+		t.Errorf("no command: %d %s", code, errb.String())
+	}
+	errb.Reset()
+	if code := Main([]string{"-redis", "127.0.0.1:1", "--", "true"}, strings.NewReader(""), &out, &errb, cfg); code != 2 || !strings.Contains(errb.String(), "without Redis support") {
+		t.Errorf("-redis without support: %d %s", code, errb.String())
+	}
+	errb.Reset()
+	if code := Main([]string{"--", "/nonexistent/server"}, strings.NewReader(""), &out, &errb, cfg); code != 1 {
+		t.Errorf("missing command: %d %s", code, errb.String())
+	}
+}

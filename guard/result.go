@@ -1,0 +1,379 @@
+package guard
+
+// This file owns a CallToolResult as JSON: its text units (spec 11: text
+// content items, the text of embedded text resources, every string value
+// of structuredContent in its JSON order), writing a transform back into
+// every unit, and the results the guard makes (a block, text appended,
+// the node id in _meta).
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/oarc/oarc/guard/internal/jsonscan"
+	"github.com/oarc/oarc/runtime"
+)
+
+// result is a CallToolResult decoded as far as the guard reads it; every
+// member it does not read is kept as it came.
+type result struct {
+	top     map[string]json.RawMessage
+	items   []item
+	isError bool
+	// structured is structuredContent as it came (nil when absent).
+	structured json.RawMessage
+}
+
+// item is one content item.
+type item struct {
+	raw  json.RawMessage
+	kind string // "text", "resource", or another type the guard passes through
+	m    map[string]json.RawMessage
+	// res is the embedded resource of a resource item.
+	res map[string]json.RawMessage
+	// text is the item's text (a text item, or a text resource), ok when
+	// it has one.
+	text  string
+	hasTx bool
+	dirty bool
+}
+
+func parseResult(raw json.RawMessage) (*result, error) {
+	if !json.Valid(raw) {
+		return nil, errors.New("not valid JSON")
+	}
+	r := &result{}
+	top, err := jsonscan.Members(raw)
+	if err != nil {
+		return nil, errors.New("not an object")
+	}
+	r.top = top
+	if v, ok := r.top["isError"]; ok && !isNull(v) {
+		if err := json.Unmarshal(v, &r.isError); err != nil {
+			return nil, fmt.Errorf("isError: %v", err)
+		}
+	}
+	if v, ok := r.top["content"]; ok && !isNull(v) {
+		raws, err := jsonscan.Elements(v)
+		if err != nil {
+			return nil, errors.New("content is not an array")
+		}
+		for i, x := range raws {
+			it := item{raw: x}
+			if it.m, err = jsonscan.Members(x); err != nil {
+				return nil, fmt.Errorf("content[%d] is not an object", i)
+			}
+			if t, ok := it.m["type"]; ok {
+				if it.kind, err = jsonscan.Unquote(t); err != nil {
+					return nil, fmt.Errorf("content[%d].type is not a string", i)
+				}
+			}
+			switch it.kind {
+			case "text":
+				if t, ok := it.m["text"]; ok {
+					if it.text, err = jsonscan.Unquote(t); err != nil {
+						return nil, fmt.Errorf("content[%d].text is not a string", i)
+					}
+					it.hasTx = true
+				}
+			case "resource":
+				if v, ok := it.m["resource"]; ok {
+					if it.res, err = jsonscan.Members(v); err != nil {
+						return nil, fmt.Errorf("content[%d].resource is not an object", i)
+					}
+					if t, ok := it.res["text"]; ok {
+						if it.text, err = jsonscan.Unquote(t); err != nil {
+							return nil, fmt.Errorf("content[%d].resource.text is not a string", i)
+						}
+						it.hasTx = true
+					}
+				}
+			}
+			r.items = append(r.items, it)
+		}
+	}
+	if v, ok := r.top["structuredContent"]; ok && !isNull(v) {
+		r.structured = v
+	}
+	return r, nil
+}
+
+func isNull(v json.RawMessage) bool { return string(bytes.TrimSpace(v)) == "null" }
+
+// unit is one text unit of a result: item i's text, or the string value
+// of structuredContent at bytes [start, end) (the JSON string, quotes
+// included).
+type unit struct {
+	text       string
+	item       int // -1 for structuredContent
+	start, end int
+}
+
+// units lists the result's text units in spec order.
+func (r *result) units() []unit {
+	var us []unit
+	for i := range r.items {
+		if r.items[i].hasTx {
+			us = append(us, unit{text: r.items[i].text, item: i})
+		}
+	}
+	if r.structured != nil {
+		scanStrings(r.structured, func(s, e int) {
+			if str, err := jsonscan.Unquote(r.structured[s:e]); err == nil {
+				us = append(us, unit{text: str, item: -1, start: s, end: e})
+			}
+		})
+	}
+	return us
+}
+
+// scanStrings calls fn with the byte range of every string value (not
+// object key) of the valid JSON raw, in order.
+func scanStrings(raw []byte, fn func(start, end int)) {
+	var stack []byte
+	expectKey := false
+	for i := 0; i < len(raw); i++ {
+		switch raw[i] {
+		case '{':
+			stack = append(stack, '{')
+			expectKey = true
+		case '[':
+			stack = append(stack, '[')
+			expectKey = false
+		case '}', ']':
+			if len(stack) > 0 {
+				stack = stack[:len(stack)-1]
+			}
+			expectKey = false
+		case ',':
+			expectKey = len(stack) > 0 && stack[len(stack)-1] == '{'
+		case ':':
+			expectKey = false
+		case '"':
+			j := i + 1
+			for j < len(raw) && raw[j] != '"' {
+				if raw[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			if !expectKey {
+				fn(i, j+1)
+			}
+			i = j
+		}
+	}
+}
+
+// rewrite applies the merged regions of a transform (code points of the
+// units joined with "\n") to each unit, a region crossing a unit
+// boundary cut at it, and writes the units back where they came from.
+func (r *result) rewrite(units []unit, regions []runtime.Redaction) error {
+	type splice struct {
+		start, end int
+		text       string
+	}
+	var splices []splice
+	base := int64(0)
+	ri := 0
+	for _, u := range units {
+		n := int64(utf8.RuneCountInString(u.text))
+		lo, hi := base, base+n
+		var b strings.Builder
+		if ri < len(regions) && regions[ri].Start < hi {
+			b.Grow(len(u.text))
+		}
+		pos := int64(0) // code points of u.text written
+		off := 0        // its byte offset
+		changed := false
+		for k := ri; k < len(regions); k++ {
+			g := regions[k]
+			if g.Start >= hi {
+				break
+			}
+			s, e := max(g.Start, lo)-lo, min(g.End, hi)-lo
+			if e <= s {
+				continue
+			}
+			// Copy up to s, skip to e.
+			for pos < s {
+				_, size := utf8.DecodeRuneInString(u.text[off:])
+				b.WriteString(u.text[off : off+size])
+				off += size
+				pos++
+			}
+			for pos < e {
+				_, size := utf8.DecodeRuneInString(u.text[off:])
+				off += size
+				pos++
+			}
+			b.WriteString(g.Replacement)
+			changed = true
+		}
+		// Regions wholly before the next unit are done.
+		for ri < len(regions) && regions[ri].End <= hi+1 {
+			ri++
+		}
+		if changed {
+			b.WriteString(u.text[off:])
+			t := b.String()
+			if u.item >= 0 {
+				it := &r.items[u.item]
+				it.text, it.dirty = t, true
+			} else {
+				enc, err := marshalString(t)
+				if err != nil {
+					return err
+				}
+				splices = append(splices, splice{u.start, u.end, string(enc)})
+			}
+		}
+		base = hi + 1 // the "\n" between units
+	}
+	if len(splices) > 0 {
+		sort.Slice(splices, func(i, j int) bool { return splices[i].start < splices[j].start })
+		var out []byte
+		prev := 0
+		for _, s := range splices {
+			out = append(out, r.structured[prev:s.start]...)
+			out = append(out, s.text...)
+			prev = s.end
+		}
+		out = append(out, r.structured[prev:]...)
+		r.structured = out
+		r.top["structuredContent"] = out
+	}
+	return nil
+}
+
+// marshalString encodes s as a JSON string, without HTML escaping.
+func marshalString(s string) ([]byte, error) {
+	var b bytes.Buffer
+	e := json.NewEncoder(&b)
+	e.SetEscapeHTML(false)
+	if err := e.Encode(s); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(b.Bytes(), "\n"), nil
+}
+
+// encode writes the result back: rewritten items, texts appended as text
+// items, the upstream's oarc/ keys dropped from _meta and the node id
+// added. What did not change is copied as it came (valid JSON).
+func (r *result) encode(extra []string, node string) (json.RawMessage, error) {
+	touched := len(extra) > 0
+	for i := range r.items {
+		if r.items[i].dirty {
+			touched = true
+		}
+	}
+	if touched {
+		c := []byte{'['}
+		n := 0
+		add := func(b []byte) {
+			if n > 0 {
+				c = append(c, ',')
+			}
+			c = append(c, b...)
+			n++
+		}
+		for i := range r.items {
+			it := &r.items[i]
+			if !it.dirty {
+				add(it.raw)
+				continue
+			}
+			t, err := marshalString(it.text)
+			if err != nil {
+				return nil, err
+			}
+			if it.kind == "resource" {
+				it.res["text"] = t
+				it.m["resource"] = jsonscan.AppendObject(nil, it.res)
+			} else {
+				it.m["text"] = t
+			}
+			add(jsonscan.AppendObject(nil, it.m))
+		}
+		for _, s := range extra {
+			add(textItem(s))
+		}
+		r.top["content"] = append(c, ']')
+	}
+	meta := cleanMeta(r.top["_meta"])
+	if node != "" {
+		if meta == nil {
+			meta = map[string]json.RawMessage{}
+		}
+		meta["oarc/node"], _ = marshalString(node)
+	}
+	if meta != nil {
+		r.top["_meta"] = jsonscan.AppendObject(nil, meta)
+	} else {
+		delete(r.top, "_meta")
+	}
+	return jsonscan.AppendObject(nil, r.top), nil
+}
+
+// cleanMeta splits a result's _meta, dropping the keys under "oarc/":
+// only the guard writes those, so that an upstream cannot forge a code or
+// a node id. A _meta that is not an object is dropped.
+func cleanMeta(raw json.RawMessage) map[string]json.RawMessage {
+	if raw == nil || isNull(raw) {
+		return nil
+	}
+	m, err := jsonscan.Members(raw)
+	if err != nil {
+		return nil
+	}
+	for k := range m {
+		if strings.HasPrefix(k, "oarc/") {
+			delete(m, k)
+		}
+	}
+	return m
+}
+
+func textItem(s string) json.RawMessage {
+	t, _ := marshalString(s)
+	return append(append([]byte(`{"type":"text","text":`), t...), '}')
+}
+
+// blockResult is the result a blocked call returns (spec 11): isError,
+// one text item with the rejection, and _meta["oarc/code"].
+func blockResult(code, text string) json.RawMessage {
+	c, _ := marshalString(code)
+	out := []byte(`{"content":[`)
+	out = append(out, textItem(text)...)
+	out = append(out, `],"isError":true,"_meta":{"oarc/code":`...)
+	out = append(out, c...)
+	return append(out, "}}"...)
+}
+
+// appendText appends a text item to a block result the guard made.
+func appendText(res json.RawMessage, s string) json.RawMessage {
+	i := bytes.Index(res, []byte(`],"isError":true`))
+	if i < 0 {
+		return res
+	}
+	out := append([]byte(nil), res[:i]...)
+	out = append(out, ',')
+	out = append(out, textItem(s)...)
+	return append(out, res[i:]...)
+}
+
+// randomID is a node id for the middleware: unique without coordination.
+func randomID() string {
+	var b [12]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic(err) // crypto/rand does not fail on supported platforms
+	}
+	return "oarc-" + hex.EncodeToString(b[:])
+}

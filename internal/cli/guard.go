@@ -1,0 +1,320 @@
+// This file owns `oarc guard`: it builds the stdio MCP proxy of spec 11
+// for a compilation set.
+
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/oarc/oarc"
+	"github.com/oarc/oarc/codegen"
+	"github.com/oarc/oarc/compiler/catalog"
+	"github.com/oarc/oarc/ir"
+)
+
+func init() {
+	register("guard", &Command{Summary: "build the stdio MCP proxy (the guard) for a compilation set", Help: guardHelp, Run: runGuard})
+}
+
+const guardHelp = `Builds BIN, a standalone MCP proxy with the compilation set compiled in
+(spec 11): BIN [flags] -- COMMAND [ARG...] starts COMMAND as the upstream
+MCP server over stdio and serves one MCP client on its own stdin and
+stdout. Every tools/call is evaluated by the rules (tool.pre_invoke before
+it is forwarded, tool.post_invoke and content.tool_result on its result),
+tools/list is narrowed under an enforced deny-by-default, and everything
+else passes through. BIN -help lists its flags (docs/mcp.md).
+
+guard generates the Go of the set and of the proxy's main and runs go build,
+so it needs the go command (as oarc test does). It builds from the sources
+embedded in oarc, offline; a set with result bindings also needs the module
+github.com/santhosh-tekuri/jsonschema/v6 (in the module cache when oarc was
+installed with go install, else fetched through GOPROXY), and -redisstore
+needs the redisstore module's directory and go-redis.
+
+A proxy has no host: the rules that call a host provider, and those whose
+detector is not a built-in validator (oarc.secrets, oarc.pii), are listed
+here; at run time they fail as a missing provider or validator would (their
+on_error applies).`
+
+func runGuard(env *Env, args []string) int {
+	fs := newFlags(env, "guard", "-pack DIR [-pack DIR]... [-catalog FILE] -o BIN")
+	var packs multiFlag
+	fs.Var(&packs, "pack", "a pack directory (or one rule file); repeat it to compile several packs as one compilation set")
+	outBin := fs.String("o", "", "the proxy binary to write")
+	redisDir := fs.String("redisstore", "", "build with -redis support, from the redisstore module in this directory (github.com/oarc/oarc/redisstore)")
+	keep := fs.Bool("work", false, "keep the temporary build directory and print its name")
+	var lf loadFlags
+	lf.register(fs)
+	if code := parseFlags(fs, args); code >= 0 {
+		return code
+	}
+	if len(packs) == 0 || *outBin == "" || fs.NArg() > 0 {
+		fmt.Fprintln(env.Stderr, "oarc guard: need -pack and -o, and no other arguments")
+		fs.Usage()
+		return ExitUsage
+	}
+	opts, ok := lf.options(env, "guard")
+	if !ok {
+		return ExitFailure
+	}
+	if missingPaths(env, "guard", packs) {
+		return ExitUsage
+	}
+	p, _, ok := buildSet(env, packs, opts)
+	if !ok {
+		return ExitFailure
+	}
+	for _, id := range codegen.HostProviderRules(p) {
+		fmt.Fprintf(env.Stderr, "oarc guard: rule %s calls a host provider (%s), which a proxy cannot answer: it fails as a missing provider would\n", id, strings.Join(providerFuncs(p, id), ", "))
+	}
+	for _, r := range p.Rules {
+		if r.Detector != "" && r.Detector != "oarc.secrets" && r.Detector != "oarc.pii" {
+			fmt.Fprintf(env.Stderr, "oarc guard: rule %s names the validator %s, which a proxy does not have: it fails as a missing validator would\n", r.ID, r.Detector)
+		}
+	}
+	bin, err := filepath.Abs(*outBin)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "oarc guard: %v\n", err)
+		return ExitFailure
+	}
+	dir, err := os.MkdirTemp("", "oarc-guard-")
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "oarc guard: %v\n", err)
+		return ExitFailure
+	}
+	if *keep {
+		fmt.Fprintf(env.Stderr, "oarc guard: building in %s\n", dir)
+	} else {
+		defer os.RemoveAll(dir)
+	}
+	if err := writeGuardModule(dir, p, *redisDir); err != nil {
+		fmt.Fprintf(env.Stderr, "oarc guard: %v\n", err)
+		return ExitFailure
+	}
+	cmd := exec.Command("go", "build", "-trimpath", "-o", bin, ".")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off", "GOTOOLCHAIN=local")
+	if len(p.Bindings) == 0 && *redisDir == "" {
+		// Nothing but oarc's embedded source: never the network.
+		cmd.Env = append(cmd.Env, "GOPROXY=off")
+	}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		fmt.Fprintf(env.Stderr, "oarc guard: go build: %v\n%s", err, out)
+		return ExitFailure
+	}
+	fmt.Fprintf(env.Stderr, "oarc guard: wrote %s (set %s, %s)\n", *outBin, p.Name(), p.Digest)
+	return ExitOK
+}
+
+// providerFuncs lists the host-provided functions rule id calls.
+func providerFuncs(p *ir.Set, id string) []string {
+	seen := map[string]bool{}
+	for _, r := range p.Rules {
+		if r.ID != id {
+			continue
+		}
+		ir.WalkRule(r, func(e ir.Expr) bool {
+			if o, ok := e.(*ir.Observe); ok && o.Builtin == ir.NotBuiltin && !codegen.GuardProviderFunc(o.Func) {
+				seen[o.Func] = true
+			}
+			return true
+		})
+	}
+	var out []string
+	for f := range seen {
+		out = append(out, f)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// guardModule is the module path of the proxy's temporary module.
+const guardModule = "oarcguard"
+
+// writeGuardModule writes the proxy's module into dir: oarc's embedded
+// source as github.com/oarc/oarc, the catalog package of a host catalog,
+// the set's package (with its guard file), and main.
+func writeGuardModule(dir string, p *ir.Set, redisDir string) error {
+	goVersion := "1.26"
+	gomod, _ := oarc.RuntimeSource.ReadFile("go.mod")
+	versions := map[string]string{}
+	for _, line := range strings.Split(string(gomod), "\n") {
+		f := strings.Fields(strings.TrimPrefix(strings.TrimSpace(line), "require "))
+		if len(f) == 2 && f[0] == "go" {
+			goVersion = f[1]
+		}
+		if len(f) >= 2 && strings.Contains(f[0], ".") {
+			versions[f[0]] = f[1]
+		}
+	}
+	src := filepath.Join(dir, "oarcsrc")
+	err := fs.WalkDir(oarc.RuntimeSource, ".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") || strings.Contains(path, "/testkit/") || strings.HasPrefix(path, "testkit/") {
+			return err
+		}
+		data, err := oarc.RuntimeSource.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		dst := filepath.Join(src, filepath.FromSlash(path))
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(dst, data, 0o644)
+	})
+	if err != nil {
+		return err
+	}
+	// The modules the embedded packages may need beyond the standard
+	// library: the JSON Schema library for bindings.
+	var deps []string
+	if len(p.Bindings) > 0 {
+		for _, m := range []string{"github.com/santhosh-tekuri/jsonschema/v6", "golang.org/x/text"} {
+			if v := versions[m]; v != "" {
+				deps = append(deps, m+" "+v)
+			}
+		}
+	}
+	srcMod := fmt.Sprintf("module %s\n\ngo %s\n", harnessModule, goVersion)
+	if len(deps) > 0 {
+		srcMod += "\nrequire (\n\t" + strings.Join(deps, "\n\t") + "\n)\n"
+	}
+	if err := os.WriteFile(filepath.Join(src, "go.mod"), []byte(srcMod), 0o644); err != nil {
+		return err
+	}
+	mod := fmt.Sprintf("module %s\n\ngo %s\n\nrequire %s v0.0.0\n\nreplace %s => ./oarcsrc\n", guardModule, goVersion, harnessModule, harnessModule)
+	if len(deps) > 0 {
+		mod += "\nrequire (\n\t" + strings.Join(deps, "\n\t") + "\n)\n"
+	}
+	var sum bytes.Buffer
+	if len(deps) > 0 {
+		s, _ := oarc.RuntimeSource.ReadFile("go.sum")
+		sc := bufio.NewScanner(bytes.NewReader(s))
+		for sc.Scan() {
+			for _, d := range deps {
+				if strings.HasPrefix(sc.Text(), strings.Fields(d)[0]+" ") {
+					sum.WriteString(sc.Text() + "\n")
+				}
+			}
+		}
+	}
+	redisImports, redisStore := "", ""
+	if redisDir != "" {
+		abs, err := filepath.Abs(redisDir)
+		if err != nil {
+			return err
+		}
+		if _, err := os.Stat(filepath.Join(abs, "store.go")); err != nil {
+			return fmt.Errorf("-redisstore %s: not the redisstore module (%v)", redisDir, err)
+		}
+		rs, err := os.ReadFile(filepath.Join(abs, "go.sum"))
+		if err != nil {
+			return fmt.Errorf("-redisstore: %v", err)
+		}
+		sum.Write(rs)
+		var redisVersion string
+		if rm, err := os.ReadFile(filepath.Join(abs, "go.mod")); err == nil {
+			for _, line := range strings.Split(string(rm), "\n") {
+				if f := strings.Fields(strings.TrimSpace(line)); len(f) >= 2 && f[0] == "github.com/redis/go-redis/v9" {
+					redisVersion = f[1]
+				}
+			}
+		}
+		mod += fmt.Sprintf("\nrequire github.com/oarc/oarc/redisstore v0.0.0\n\nreplace github.com/oarc/oarc/redisstore => %s\n", abs)
+		if redisVersion != "" {
+			mod += "\nrequire github.com/redis/go-redis/v9 " + redisVersion + "\n"
+		}
+		redisImports = "\t\"time\"\n\n\t\"github.com/oarc/oarc/redisstore\"\n\t\"github.com/redis/go-redis/v9\"\n"
+		redisStore = guardRedisStore
+	}
+	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte(mod), 0o644); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "go.sum"), sum.Bytes(), 0o644); err != nil {
+		return err
+	}
+	catImport := codegen.DefaultCatalogImport
+	if p.Catalog.Fingerprint != catalog.Default().Fingerprint() {
+		csrc, err := codegen.GenerateCatalog(p.Catalog, codegen.CatalogOptions{Package: p.Catalog.Host, Version: Version})
+		if err != nil {
+			return err
+		}
+		if err := os.MkdirAll(filepath.Join(dir, "catalog"), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dir, "catalog", CatalogFileName), csrc, 0o644); err != nil {
+			return err
+		}
+		catImport = guardModule + "/catalog"
+	}
+	gopts := codegen.Options{Package: "rules", CatalogImport: catImport, Version: Version}
+	rules, err := codegen.Generate(p, gopts)
+	if err != nil {
+		return err
+	}
+	gfile, err := codegen.GenerateGuard(p, gopts)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "rules"), 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "rules", GenFileName), rules, 0o644); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "rules", codegen.GuardFileName), gfile, 0o644); err != nil {
+		return err
+	}
+	main := fmt.Sprintf(guardMain, redisImports, strconv.Quote(catImport), p.Catalog.Host, strconv.Quote(Version), redisStore)
+	return os.WriteFile(filepath.Join(dir, "main.go"), []byte(main), 0o644)
+}
+
+// harnessModule is oarc's module path, as the embedded source declares it.
+const harnessModule = "github.com/oarc/oarc"
+
+// guardMain is the proxy's main: %[1]s extra imports, %[2]s the catalog
+// package's import path (quoted) and %[3]s its name, %[4]s the version,
+// %[5]s the Store field for Redis support.
+const guardMain = `// Command main is an MCP guard built by oarc guard.
+package main
+
+import (
+	"os"
+%[1]s
+	"github.com/oarc/oarc/guard"
+	"github.com/oarc/oarc/guard/proxy"
+	"github.com/oarc/oarc/runtime"
+
+	%[3]s %[2]s
+	"oarcguard/rules"
+)
+
+func main() {
+	os.Exit(proxy.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, proxy.Config{
+		Set: func(opts ...runtime.Option) (guard.Set, error) {
+			return rules.Guard(%[3]s.Env{}, nil, opts...)
+		},
+		Version: %[4]s,
+%[5]s	}))
+}
+`
+
+// guardRedisStore opens the Redis session store (oarc guard -redisstore).
+const guardRedisStore = `		Store: func(addr string, ttl time.Duration) (runtime.Store, error) {
+			c := redis.NewClient(redisstore.ClientOptions(addr))
+			st, err := redisstore.New(c, redisstore.Options{TTL: ttl})
+			if err != nil {
+				return nil, err
+			}
+			return st, nil
+		},
+`

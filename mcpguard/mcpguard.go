@@ -1,0 +1,224 @@
+// Package mcpguard puts a compilation set of OAR rules in front of MCP
+// tool calls made or served with the official Go SDK
+// (github.com/modelcontextprotocol/go-sdk), as spec 11 says: [Client] is
+// sending middleware for an mcp.Client (the calls a host's model makes),
+// [Server] receiving middleware for an mcp.Server (the calls it
+// receives). Both adapt the SDK's types to package guard, which does the
+// work the stdio proxy does too (`oarc guard`): occurrences at
+// tool.pre_invoke, tool.post_invoke and content.tool_result, block
+// results, banners, transforms written back into every text unit,
+// provenance with the node id in _meta["oarc/node"], tools/list narrowed
+// under an enforced deny-by-default, OAR_GUARD on an internal failure.
+//
+// It is a module of its own so that hosts that do not use MCP never link
+// the SDK. A set reaches it through the func Guard that `oarc gen -guard`
+// writes:
+//
+//	set, err := rules.Guard(env, nil)          // the generated package
+//	g, err := guard.New(set)
+//	client.AddSendingMiddleware(mcpguard.Client(g, mcpguard.Config{
+//		Server: guard.Server{ID: "fs", TrustTier: "untrusted", Configured: true, Enabled: true},
+//	}))
+package mcpguard
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/oarc/oarc/guard"
+	"github.com/oarc/oarc/runtime"
+)
+
+// Config configures the middleware.
+type Config struct {
+	// Server describes the server whose tools are called (its id S,
+	// origin, trust tier and labels for provenance; registry facts).
+	Server guard.Server
+	// Profiles are supplied beyond tool and mcp (and content-safety after
+	// the call): runtime.ProfileSession, runtime.ProfileProvenance.
+	Profiles runtime.ProfileSet
+	// Session returns the oarc session of a new MCP session (one client
+	// connection is one oarc session, spec 11); nil: a session in the
+	// process with the MCP session's id (or a fresh one).
+	Session func(mcp.Session) *runtime.Session
+	// AllInputs makes every node recorded so far in the session the
+	// inputs of each call, as the proxy does: for a server, which never
+	// sees the model's messages (spec 11). Otherwise a call's inputs are
+	// those its context names ([guard.WithInputs]).
+	AllInputs bool
+	// Notes, when not nil, receives the notes of a call's nudge firings,
+	// for the host to queue as a user-role note for the agent's next
+	// prompt (spec 5.1). Without it the notes are appended to the result
+	// as a text item, as the proxy does.
+	Notes func(ctx context.Context, notes string)
+}
+
+// Client returns sending middleware for an mcp.Client: the tools/call
+// requests the client sends are evaluated before they leave, their
+// results when they come back, and tools/list results are narrowed.
+func Client(g *guard.Guard, cfg Config) mcp.Middleware { return newMiddleware(g, cfg) }
+
+// Server returns receiving middleware for an mcp.Server: the tools/call
+// requests it receives are evaluated before its handler runs, the results
+// before they are sent, and its tools/list results are narrowed.
+func Server(g *guard.Guard, cfg Config) mcp.Middleware { return newMiddleware(g, cfg) }
+
+type middleware struct {
+	g     *guard.Guard
+	cfg   Config
+	mu    sync.Mutex
+	conns map[mcp.Session]*guard.Conn
+}
+
+func newMiddleware(g *guard.Guard, cfg Config) mcp.Middleware {
+	m := &middleware{g: g, cfg: cfg, conns: map[mcp.Session]*guard.Conn{}}
+	return m.wrap
+}
+
+// waiter is what both SDK session types have: Wait returns when the
+// session ends, when its connection is forgotten.
+type waiter interface{ Wait() error }
+
+// conn returns the guard's connection of an MCP session, made on first
+// use and forgotten when the session ends.
+func (m *middleware) conn(s mcp.Session) *guard.Conn {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if c := m.conns[s]; c != nil {
+		return c
+	}
+	var sess *runtime.Session
+	if m.cfg.Session != nil {
+		sess = m.cfg.Session(s)
+	}
+	if sess == nil {
+		id := ""
+		if s != nil {
+			id = s.ID()
+		}
+		if id == "" {
+			id = fmt.Sprintf("mcp-%p", s)
+		}
+		sess = runtime.NewSession(id)
+	}
+	c := m.g.NewConn(sess, m.cfg.Server, guard.ConnOptions{Profiles: m.cfg.Profiles, AllInputs: m.cfg.AllInputs})
+	m.conns[s] = c
+	if w, ok := s.(waiter); ok {
+		go func() {
+			w.Wait()
+			m.mu.Lock()
+			delete(m.conns, s)
+			m.mu.Unlock()
+		}()
+	}
+	return c
+}
+
+func (m *middleware) wrap(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		switch method {
+		case "tools/call":
+			return m.call(ctx, next, method, req)
+		case "tools/list":
+			res, err := next(ctx, method, req)
+			if err != nil || res == nil {
+				return res, err
+			}
+			return m.list(req, res)
+		}
+		return next(ctx, method, req)
+	}
+}
+
+// call guards one tools/call.
+func (m *middleware) call(ctx context.Context, next mcp.MethodHandler, method string, req mcp.Request) (res mcp.Result, err error) {
+	var name string
+	var args json.RawMessage
+	switch p := req.GetParams().(type) {
+	case *mcp.CallToolParams:
+		name = p.Name
+		if p.Arguments != nil {
+			if args, err = json.Marshal(p.Arguments); err != nil {
+				return blocked(guard.CodeGuard, "The guardrails could not read the call's arguments ("+err.Error()+"); it is blocked.\nCode: "+guard.CodeGuard)
+			}
+		}
+	case *mcp.CallToolParamsRaw:
+		name, args = p.Name, p.Arguments
+	default:
+		return blocked(guard.CodeGuard, fmt.Sprintf("The guardrails could not read the call (params of type %T); it is blocked.\nCode: %s", p, guard.CodeGuard))
+	}
+	k := m.conn(req.GetSession()).Begin(ctx, nil, name, args)
+	opts := guard.FinishOptions{AppendNotes: m.cfg.Notes == nil}
+	defer func() {
+		if n := k.Notes(); n != "" && m.cfg.Notes != nil {
+			m.cfg.Notes(ctx, n)
+		}
+	}()
+	if k.Blocked() != nil {
+		return decodeResult(k.Finish(ctx, nil, 0, opts))
+	}
+	res, err = next(ctx, method, req)
+	if err != nil {
+		var we *jsonrpc.Error
+		code := int64(jsonrpc.CodeInternalError)
+		if errors.As(err, &we) {
+			code = we.Code
+		}
+		if out := k.Finish(ctx, nil, code, opts); out != nil {
+			return decodeResult(out)
+		}
+		return res, err
+	}
+	raw, merr := json.Marshal(res)
+	if res == nil || merr != nil {
+		// Not a result the guard can read: Finish withholds it
+		// (OAR_GUARD), as it does a malformed result.
+		raw = json.RawMessage("null")
+	}
+	return decodeResult(k.Finish(ctx, raw, 0, opts))
+}
+
+// list narrows a tools/list result.
+func (m *middleware) list(req mcp.Request, res mcp.Result) (mcp.Result, error) {
+	if !m.g.Narrows() {
+		return res, nil
+	}
+	raw, err := json.Marshal(res)
+	if err != nil {
+		return nil, err
+	}
+	out, err := m.conn(req.GetSession()).FilterTools(raw)
+	if err != nil {
+		return nil, err
+	}
+	var l mcp.ListToolsResult
+	if err := json.Unmarshal(out, &l); err != nil {
+		return nil, err
+	}
+	return &l, nil
+}
+
+// decodeResult turns the guard's result into the SDK's.
+func decodeResult(out json.RawMessage) (mcp.Result, error) {
+	var r mcp.CallToolResult
+	if err := json.Unmarshal(out, &r); err != nil {
+		return blocked(guard.CodeGuard, "The guardrails could not rebuild the result ("+err.Error()+"); it is withheld.\nCode: "+guard.CodeGuard)
+	}
+	return &r, nil
+}
+
+// blocked is a block result built here, when the guard could not even be
+// asked.
+func blocked(code, text string) (mcp.Result, error) {
+	return &mcp.CallToolResult{
+		Content: []mcp.Content{&mcp.TextContent{Text: text}},
+		IsError: true,
+		Meta:    mcp.Meta{"oarc/code": code},
+	}, nil
+}
