@@ -37,6 +37,8 @@ func TestImportDirections(t *testing.T) {
 			func(d string) bool {
 				return ours(d) && !under(d, "interp") && !under(d, "compiler") && !under(d, "ir") && d != mod+"/runtime"
 			}},
+		{"rulestore", "the rule store links the front end, the interpreter and the runtime; never codegen or test tooling",
+			func(d string) bool { return under(d, "codegen") || under(d, "testkit") || d == "testing" }},
 		{"testkit/wire", "the runner protocol links only the runtime, like generated code",
 			func(d string) bool { return ours(d) && !under(d, "runtime") && !under(d, "testkit/wire") }},
 		{"examples/host/rules", "generated packages link only the runtime and their catalog's package",
