@@ -222,6 +222,9 @@ func (pk *packGen) file(opts Options) *jen.File {
 		info := &anchorInfo{snaps: map[snapKey]int{}, codes: map[string]int{}}
 		for _, ri := range a.Rules {
 			r := p.Rules[ri]
+			// A flow reads recent_tool_names, which the engine keeps: the
+			// occurrence's override (Occurrence.Kept) applies to it too.
+			info.kept = info.kept || r.Flow != nil
 			info.hist = info.hist || r.Flow != nil
 			info.names = info.names || r.Flow != nil
 			ir.WalkRule(r, func(e ir.Expr) bool {
@@ -626,9 +629,9 @@ func (pk *packGen) reads(f *jen.File) {
 				case *ir.CounterRead:
 					counters = true
 				case *ir.Observe:
-					if n.Builtin != ir.NotBuiltin {
+					if n.Builtin.ReadsToolArgs() {
 						facts["tool_args"] = true
-					} else {
+					} else if n.Builtin == ir.NotBuiltin {
 						funcs[n.Func] = true
 					}
 				}

@@ -156,8 +156,14 @@ func (g *fn) observe(n *ir.Observe) value {
 		args[i] = g.bind(g.valAs(a, n.Params[i])).code
 	}
 	if n.Builtin != ir.NotBuiltin {
+		fn := map[ir.Builtin]string{ir.ToolArgString: "ToolArgString", ir.ToolArgInt: "ToolArgInt", ir.ToolArgBool: "ToolArgBool",
+			ir.URLHost: "URLHost", ir.URLScheme: "URLScheme", ir.URLPort: "URLPort", ir.URLPath: "URLPath"}[n.Builtin]
+		if !n.Builtin.ReadsToolArgs() {
+			// A URL that does not parse, without a scheme or a host, or
+			// with a port that is no decimal int, is an error (spec 5.11).
+			return g.call(n.T, fn, args...)
+		}
 		g.facts = true
-		fn := map[ir.Builtin]string{ir.ToolArgString: "ToolArgString", ir.ToolArgInt: "ToolArgInt", ir.ToolArgBool: "ToolArgBool"}[n.Builtin]
 		// An argument the runtime cannot read is an error, never a zero.
 		return g.call(n.T, fn, append([]jen.Code{path("oF", n.ToolArgs)}, args...)...)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"reflect"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -208,8 +209,19 @@ func TestValidatorPanic(t *testing.T) {
 			panic(errors.New("boom"))
 		},
 	}}
-	got, _ := eval(stateEv, env, &lycaon.Occurrence{Anchor: lycaon.ContentInput}, nil)
+	got, d := eval(stateEv, env, &lycaon.Occurrence{Anchor: lycaon.ContentInput}, nil)
 	check(t, "panicking validator", got, result{Effect: "block", Code: "INJECT", Codes: []string{"INJECT"}, Errors: 1})
+	failedClosed(t, "panicking validator", d, "INJECT")
+}
+
+// failedClosed checks that exactly the rules ids fired only by failing
+// closed (spec 5.1): a firing that failed closed must say so, or an agent
+// is told it broke a rule it did not break.
+func failedClosed(t *testing.T, name string, d *runtime.Decision, ids ...string) {
+	t.Helper()
+	if !slices.Equal(d.FailedClosed, ids) {
+		t.Errorf("%s: failed_closed = %q, want %q", name, d.FailedClosed, ids)
+	}
 }
 
 // TestSessionsConcurrent shares sessions between 64 goroutines; run under
@@ -329,13 +341,16 @@ func TestProviderPanic(t *testing.T) {
 	if d.Errors[0].Rule != "PROVIDER_SCOPE" || d.Errors[0].Err.Kind != runtime.ErrPanic {
 		t.Errorf("errors = %+v", d.Errors)
 	}
+	failedClosed(t, "provider panic", d, "PROVIDER_SCOPE")
 	// Without a provider the same rule fails open.
-	got, _ = eval(basicEv, nil, occ, nil)
+	got, d = eval(basicEv, nil, occ, nil)
 	check(t, "no provider", got, result{Effect: "nudge", Code: "DYN_ARGS", Codes: []string{"DYN_ARGS"}, Errors: 1})
+	failedClosed(t, "no provider", d)
 	// A provider that answers.
 	env.Providers.PathOutsideScope = func(context.Context, *lycaon.Occurrence, string) (bool, error) { return true, nil }
-	got, _ = eval(basicEv, env, occ, nil)
+	got, d = eval(basicEv, env, occ, nil)
 	check(t, "provider answers", got, result{Effect: "warn", Code: "PROVIDER_SCOPE", Codes: []string{"PROVIDER_SCOPE", "DYN_ARGS"}})
+	failedClosed(t, "provider answers", d)
 }
 
 // BenchmarkValidatorRoundTrip measures what consulting a validator costs a

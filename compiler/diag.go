@@ -103,11 +103,14 @@ const (
 	// CodeVetArgString: tool_arg_string compared with a number written as
 	// a string (a JSON number reads as "").
 	CodeVetArgString = "OAR_VET_ARG_STRING"
+	// CodeVetURLPrefix: a URL matched as text (startsWith, contains,
+	// matches), which admits other hosts; url_host says which host.
+	CodeVetURLPrefix = "OAR_VET_URL_PREFIX"
 )
 
 // VetCodes lists the codes of `oarc vet`.
 var VetCodes = []string{CodeVetNever, CodeVetUnreachable, CodeVetDynCompare, CodeVetNoTitle,
-	CodeVetMissingArg, CodeVetArgInt, CodeVetArgString}
+	CodeVetMissingArg, CodeVetArgInt, CodeVetArgString, CodeVetURLPrefix}
 
 // Codes lists every stable code of loading: the spec's, in its order,
 // then oarc's own (OAR_DUPLICATE, a warning).

@@ -199,6 +199,7 @@ func (v *vetter) rule(r *Rule) bool {
 	v.missingArg(r)
 	v.argInt(r)
 	v.argString(r)
+	v.urlPrefix(r)
 	return v.flowWindow(r) || v.never(r)
 }
 

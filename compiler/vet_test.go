@@ -71,6 +71,22 @@ func TestVet(t *testing.T) {
 			want:  []string{"R OAR_VET_NEVER 8:7"},
 		},
 		{
+			name:  "url matched as text",
+			rules: map[string]string{"R": "effect: block\nselector: {tool: http_fetch}\nrequires: {profiles: [tool]}\nwhen: tool_arg_string(\"url\").startsWith(\"https://api.example.com\")\n" + titled},
+			want:  []string{"R OAR_VET_URL_PREFIX 8:7"},
+			text:  []string{"also admits https://api.example.com.evil.io/ and https://api.example.com@evil.io/", `compare url_host(tool_arg_string("url")) == "api.example.com"`},
+		},
+		{
+			name:  "url regexp and contains",
+			rules: map[string]string{"R": "effect: block\nrequires: {profiles: [tool]}\nwhen: tool_arg_string(\"u\").matches(\"^https://files\\\\.corp\\\\.example/\") || tool_arg_string(\"u\").contains(\"http://x.io\")\n" + titled},
+			want:  []string{"R OAR_VET_URL_PREFIX 7:7"},
+			text:  []string{`"files.corp.example"`},
+		},
+		{
+			name:  "url_host is fine, and so is a scheme alone",
+			rules: map[string]string{"R": "effect: block\nrequires: {profiles: [tool]}\nwhen: url_host(tool_arg_string(\"u\")) == \"api.example.com\" && tool_arg_string(\"u\").startsWith(\"http://\")\n" + titled},
+		},
+		{
 			name:  "selector agrees with when",
 			rules: map[string]string{"R": "effect: warn\nselector: {tool: [bash, read]}\nrequires: {profiles: [tool]}\nwhen: tool == \"read\"\n" + titled},
 		},

@@ -1,17 +1,74 @@
 package conformance
 
 import (
+	"flag"
+	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
+	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/oarc/oarc/testkit/harness"
 )
 
-// minFixtures guards against the corpus silently shrinking (for example a
-// directory no longer being found).
-const minFixtures = 250
+// manifest is the committed count of fixtures of every fixture file the
+// corpus runs: a file, a directory or a whole section that is no longer
+// found, or a fixture lost from a file, fails TestCorpus.
+const manifest = "manifest.txt"
+
+var updateManifest = flag.Bool("update-manifest", false, "rewrite manifest.txt with the fixtures TestCorpus runs")
+
+// checkManifest compares the fixtures run, counted by file, with the
+// manifest (or, with -update-manifest, rewrites it).
+func checkManifest(t *testing.T, results []harness.Result) {
+	t.Helper()
+	ran := map[string]int{}
+	for _, r := range results {
+		ran[filepath.ToSlash(r.File)]++
+	}
+	if *updateManifest {
+		var lines []string
+		for file, n := range ran {
+			lines = append(lines, fmt.Sprintf("%d %s", n, file))
+		}
+		sort.Slice(lines, func(i, j int) bool { return strings.Fields(lines[i])[1] < strings.Fields(lines[j])[1] })
+		head := "# Fixtures the corpus runs, by file (count path); TestCorpus compares what it runs\n" +
+			"# with this. After adding fixtures: go test ./conformance -run TestCorpus -update-manifest\n"
+		if err := os.WriteFile(manifest, []byte(head+strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	data, err := os.ReadFile(manifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int{}
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 || strings.HasPrefix(line, "#") {
+			continue
+		}
+		n, err := strconv.Atoi(f[0])
+		if len(f) != 2 || err != nil {
+			t.Fatalf("%s: bad line %q", manifest, line)
+		}
+		want[f[1]] = n
+	}
+	for file, n := range want {
+		if ran[file] != n {
+			t.Errorf("%s: ran %d fixtures, %s says %d (after a deliberate change: -update-manifest)", file, ran[file], manifest, n)
+		}
+	}
+	for file, n := range ran {
+		if _, ok := want[file]; !ok {
+			t.Errorf("%s: ran %d fixtures of a file %s does not list (after a deliberate change: -update-manifest)", file, n, manifest)
+		}
+	}
+}
 
 // knownFailures reads KNOWN_FAILURES.md: file -> fixture names.
 func knownFailures(t *testing.T) map[[2]string]bool {
@@ -36,9 +93,7 @@ func TestCorpus(t *testing.T) {
 	known := knownFailures(t)
 	rep := harness.RunReport([]string{"."}, harness.Options{Engines: harness.Both})
 	results := rep.Results
-	if len(results) < minFixtures {
-		t.Errorf("ran %d fixtures, want at least %d", len(results), minFixtures)
-	}
+	checkManifest(t, results)
 	for _, nl := range rep.NotLoaded {
 		t.Errorf("%s does not load:\n%s", strings.Join(nl.Paths, " + "), nl.Diagnostics.Text())
 	}
@@ -52,6 +107,12 @@ func TestCorpus(t *testing.T) {
 	passed, failed := 0, 0
 	for _, r := range results {
 		bySection[strings.SplitN(r.File, "/", 2)[0]]++
+		// A fixture that ran was answered by both engines, so that their
+		// agreement (harness.Disagree) checked every field of the
+		// decision, the ones its expectations leave out included.
+		if _, rejection := r.Got["diagnostics"]; r.Status == harness.Pass && !rejection && (r.Got["reference"] == nil || r.Got["generated"] == nil) {
+			t.Errorf("%s %s: passed without answers of both engines: %v", r.File, r.Name, r.Got)
+		}
 		if r.Status == harness.Pass {
 			passed++
 		} else {

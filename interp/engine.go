@@ -171,8 +171,11 @@ func (in *occInput) Provide(fn string, args []any) (any, *Error) {
 		return nil, NoProvider(fn)
 	}
 	v, err := p(args)
-	if err != nil {
-		return nil, &Error{runtime.ErrProvider, "provider " + fn + " failed"}
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		return nil, &Error{runtime.ErrTimeout, runtime.Err{Kind: runtime.ErrTimeout, S: "provider " + fn}.Error()}
+	case err != nil:
+		return nil, &Error{runtime.ErrProvider, runtime.Err{Kind: runtime.ErrProvider, S: fn}.Error()}
 	}
 	return v, nil
 }

@@ -272,6 +272,9 @@ func (r *Rule) Eval(in Input) (fired bool, det *runtime.Detection, err *Error) {
 		return true, det, nil
 	}
 	out, _, evalErr := r.prg.Eval(a)
+	if a.panicked != "" {
+		return false, det, &Error{runtime.ErrPanic, "panic: provider " + a.panicked}
+	}
 	if evalErr != nil {
 		var ie *Error
 		if errors.As(evalErr, &ie) {
@@ -292,6 +295,11 @@ type activation struct {
 	in  Input
 	r   *Rule
 	det *runtime.Detection // the validator's answer, for a detector rule
+	// panicked names the provider that panicked during the condition, ""
+	// if none: cel-go turns a panic into an error value, which an
+	// operator could absorb; a panic ends the rule's evaluation instead
+	// (spec 6).
+	panicked string
 }
 
 var _ interpreter.FunctionActivation = (*activation)(nil)
@@ -387,6 +395,8 @@ func (a *activation) call(fn *catalog.Function, args []ref.Val) ref.Val {
 			return toolArgBool(m, str(args[0]))
 		}
 		return toolArgInt(m, str(args[0]))
+	case "url_host", "url_scheme", "url_port", "url_path":
+		return urlPart(fn.CELName, str(args[0]))
 	}
 	native := make([]any, len(args))
 	for i, v := range args {
@@ -395,7 +405,7 @@ func (a *activation) call(fn *catalog.Function, args []ref.Val) ref.Val {
 			native[i] = int64(n)
 		}
 	}
-	v, e := a.in.Provide(fn.CELName, native)
+	v, e := a.provide(fn.CELName, native)
 	if e != nil {
 		return types.WrapErr(e)
 	}
@@ -403,6 +413,18 @@ func (a *activation) call(fn *catalog.Function, args []ref.Val) ref.Val {
 		return zeroOf(fn.Result)
 	}
 	return HostAdapter.NativeToValue(v)
+}
+
+// provide calls the input's provider, noting a panic (see
+// activation.panicked).
+func (a *activation) provide(fn string, args []any) (v any, e *Error) {
+	defer func() {
+		if p := recover(); p != nil {
+			a.panicked = fn
+			v, e = nil, &Error{runtime.ErrPanic, "panic: provider " + fn}
+		}
+	}()
+	return a.in.Provide(fn, args)
 }
 
 // errOf returns the *Error a value read through [activation.value]

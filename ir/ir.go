@@ -439,9 +439,19 @@ const (
 	ToolArgString
 	ToolArgInt
 	ToolArgBool
+	// URLHost, URLScheme, URLPort and URLPath are oarc's URL functions
+	// (spec 5.11): their argument is the URL, not a tool argument.
+	URLHost
+	URLScheme
+	URLPort
+	URLPath
 )
 
-var builtinNames = [...]string{"", "tool_arg_string", "tool_arg_int", "tool_arg_bool"}
+var builtinNames = [...]string{"", "tool_arg_string", "tool_arg_int", "tool_arg_bool", "url_host", "url_scheme", "url_port", "url_path"}
+
+// ReadsToolArgs reports whether the built-in reads the tool arguments
+// (tool_arg_*), rather than only its arguments.
+func (b Builtin) ReadsToolArgs() bool { return b == ToolArgString || b == ToolArgInt || b == ToolArgBool }
 
 func (b Builtin) String() string { return nameOf(builtinNames[:], int(b)) }
 

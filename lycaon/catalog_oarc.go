@@ -24,10 +24,10 @@ const (
 // Fingerprint identifies the catalog: packages of rules generated against
 // another version of it refer to another CatalogIs_ constant and fail to
 // compile instead of misreading facts.
-const Fingerprint = "c37f7627"
+const Fingerprint = "082958c6"
 
-// CatalogIs_c37f7627 is referred to by packages of rules generated against this catalog.
-const CatalogIs_c37f7627 = true
+// CatalogIs_082958c6 is referred to by packages of rules generated against this catalog.
+const CatalogIs_082958c6 = true
 
 // Anchor is an anchor of the catalog. The zero Anchor is no anchor: an
 // occurrence with it, or with a value no constant has, is an error (never a

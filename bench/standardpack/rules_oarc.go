@@ -33,13 +33,13 @@ const (
 
 // The catalog the rules were compiled against: another version of it fails
 // to compile here instead of misreading facts.
-const _ = lycaon.CatalogIs_c37f7627
+const _ = lycaon.CatalogIs_082958c6
 
 // Name is the compilation set's name: its packs' names joined with "+".
 const Name = "standard-pack"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:e3f652723a020adda9ff4ca099ea776f63304b9c96af5e7ff02d423aa96af0e5"
+const Digest = "sha256:6abd6af08ce6024115bb07b19156e1326ca4e54af7b4099089c658acdb20fa32"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.

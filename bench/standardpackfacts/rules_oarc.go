@@ -33,13 +33,13 @@ const (
 
 // The catalog the rules were compiled against: another version of it fails
 // to compile here instead of misreading facts.
-const _ = lycaon.CatalogIs_c37f7627
+const _ = lycaon.CatalogIs_082958c6
 
 // Name is the compilation set's name: its packs' names joined with "+".
 const Name = "standard-pack-facts"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:b4b8fb1f3caf9f2dc2a20a784c69039f1113cd7137cc447806cd4e5b197054b9"
+const Digest = "sha256:bd26edbb0da307da0472747249fbc144b299db8f7f65e646f7403fd28321b30f"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.

@@ -521,6 +521,11 @@ func IsReserved(name string) bool {
 			return true
 		}
 	}
+	for _, f := range oarcFunctions {
+		if f.Name == name {
+			return true
+		}
+	}
 	return false
 }
 
@@ -536,6 +541,19 @@ var oarcFacts = []*Fact{
 		Description: "Every non-empty trust tier in the occurrence's scope, sorted and distinct."},
 	{Name: "provenance_labels", Type: ListString, Tier: Oarc, Profile: "provenance", Section: "Provenance",
 		Description: "Every label in the occurrence's scope, sorted and distinct."},
+}
+
+// oarcFunctions are oarc's own functions (tier oarc, no profile): the URL
+// functions of spec 5.11, answered by the runtime.
+var oarcFunctions = []*Function{
+	{Name: "url_host", Signature: "(string) -> string", Params: []Type{String}, Result: String, Tier: Oarc, Section: "URLs",
+		Description: "The URL's host, as Go's URL.Hostname() gives it (no port, userinfo or brackets), ASCII-lowercased; an error for a URL that does not parse or has no scheme or host."},
+	{Name: "url_scheme", Signature: "(string) -> string", Params: []Type{String}, Result: String, Tier: Oarc, Section: "URLs",
+		Description: "The URL's scheme, ASCII-lowercased; an error for a URL that does not parse or has no scheme or host."},
+	{Name: "url_port", Signature: "(string) -> int", Params: []Type{String}, Result: Int, Tier: Oarc, Section: "URLs",
+		Description: "The URL's explicit port, else 80 for http and 443 for https, else 0; an error for a URL that does not parse, has no scheme or host, or whose port is not a decimal int."},
+	{Name: "url_path", Signature: "(string) -> string", Params: []Type{String}, Result: String, Tier: Oarc, Section: "URLs",
+		Description: "The URL's path as Go's URL.EscapedPath() gives it, \"/\" when empty; an error for a URL that does not parse or has no scheme or host."},
 }
 
 func build(host string, anchors []*Anchor, facts []*Fact, functions []*Function, hostFacts []*Fact, hostFuncs []*Function, file string) (*Catalog, error) {
@@ -610,10 +628,11 @@ func build(host string, anchors []*Anchor, facts []*Fact, functions []*Function,
 			fn.CELName = host + "." + fn.Name
 			fn.Profile = ""
 			c.hostByBare[fn.Name] = fn.CELName
+		case Oarc:
 		default:
 			return fmt.Errorf("%s: unknown tier %q", fn.Name, fn.Tier)
 		}
-		fn.Provider = fn.Tier != Core && !strings.HasPrefix(fn.Name, "tool_arg_")
+		fn.Provider = fn.Tier != Core && fn.Tier != Oarc && !strings.HasPrefix(fn.Name, "tool_arg_")
 		if c.funcByCEL[fn.CELName] != nil || c.factByCEL[fn.CELName] != nil {
 			return fmt.Errorf("duplicate name %q", fn.CELName)
 		}
@@ -622,6 +641,11 @@ func build(host string, anchors []*Anchor, facts []*Fact, functions []*Function,
 		return nil
 	}
 	for _, fn := range functions {
+		if err := addFunc(fn); err != nil {
+			return nil, err
+		}
+	}
+	for _, fn := range oarcFunctions {
 		if err := addFunc(fn); err != nil {
 			return nil, err
 		}

@@ -70,6 +70,10 @@ func (c ProductionCount) String() string {
 	return fmt.Sprintf("%d/%d rejected", c.Rejected, c.Generated)
 }
 
+// TagFirst counts, in DiffReport.Productions, the expressions of the
+// first generator's distribution: those that use no biased production.
+const TagFirst = "first"
+
 // codeNoPlan counts, in DiffReport.RejectedBy, the expressions the
 // compiler accepts and cel-go checks but cannot plan.
 const codeNoPlan = "CEL_GO_NO_PLAN"
@@ -137,6 +141,9 @@ func buildDiffPacks(g *Gen, n, packSize int, rep *DiffReport) ([]*DiffPack, erro
 			when, profiles := g.When()
 			whens[id] = when
 			tags[id] = g.Tags()
+			if len(tags[id]) == 0 {
+				tags[id] = []string{TagFirst}
+			}
 			q, _ := json.Marshal(when)
 			doc := fmt.Sprintf("oar: '1.0'\nid: %s\nkind: policy\nanchor: tool.pre_invoke\neffect: warn\non_error: fail_open\nwhen: %s\n", id, q)
 			if len(profiles) > 0 {

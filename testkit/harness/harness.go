@@ -467,7 +467,7 @@ func (set%[1]d) Evaluate(req *wire.Request, s *runtime.Session, d *runtime.Decis
 	for name, answers := range req.Providers {
 		answers := answers
 		if err := env.Providers.Set(name, func(_ context.Context, _ *%[3]s.Occurrence, args []any) (any, error) {
-			return wire.Answer(answers, args), nil
+			return wire.Provide(answers, args)
 		}); err != nil {
 			return err
 		}
@@ -488,7 +488,9 @@ func (set%[1]d) Evaluate(req *wire.Request, s *runtime.Session, d *runtime.Decis
 			}
 		}
 	}
-	ev.Evaluate(context.Background(), &occ, s, d)
+	ctx, cancel := req.Context()
+	defer cancel()
+	ev.Evaluate(ctx, &occ, s, d)
 	return nil
 }
 `

@@ -68,7 +68,7 @@ func (e *Engine) Evaluate(req *wire.Request, s *Session) wire.Response {
 		Validators: map[string]func() (runtime.Detection, error){},
 	}
 	for fn, answers := range req.Providers {
-		occ.Providers[fn] = func(args []any) (any, error) { return wire.Answer(answers, args), nil }
+		occ.Providers[fn] = func(args []any) (any, error) { return wire.Provide(answers, args) }
 	}
 	for id, d := range req.Detectors {
 		occ.Validators[id] = func() (runtime.Detection, error) {

@@ -18,6 +18,7 @@ import (
 	"io"
 	"math"
 	"strings"
+	"time"
 
 	"github.com/oarc/oarc/runtime"
 )
@@ -27,6 +28,7 @@ func init() {
 	gob.Register(map[string]any{})
 	gob.Register([]string{})
 	gob.Register([]map[string]any{})
+	gob.Register(ProviderFailure(""))
 }
 
 // Request is one occurrence to evaluate.
@@ -60,6 +62,10 @@ type Request struct {
 	// argument key of a function of several (or non-string) arguments is
 	// the compact JSON array of the arguments.
 	Providers map[string]map[string]any
+	// Deadline evaluates the occurrence under a context with a deadline
+	// (an hour away): validators and providers are then called bound to
+	// it, on goroutines of their own. Without it the context never ends.
+	Deadline bool
 	// NegativeZero names the detector facts ("detector:<id>:<fact>") that
 	// hold -0.0: gob leaves out struct fields that compare equal to zero,
 	// so the sign would be lost on the way.
@@ -100,11 +106,22 @@ func (r *Request) restoreNegativeZeros() {
 	}
 }
 
+// Context returns the context the occurrence is evaluated with (see
+// Deadline).
+func (r *Request) Context() (context.Context, context.CancelFunc) {
+	if r.Deadline {
+		return context.WithTimeout(context.Background(), time.Hour)
+	}
+	return context.Background(), func() {}
+}
+
 // Detector is a validator's canned answer.
 type Detector struct {
 	Hit   bool
 	Facts runtime.DetectorFacts
-	Error string // "timeout": the validator times out; other: it fails
+	// Error: "timeout": the validator times out; "panic": it panics;
+	// other: it fails.
+	Error string
 }
 
 // Validator answers as the canned detector d.
@@ -115,9 +132,34 @@ func (d Detector) Validator() func(context.Context) (runtime.Detection, error) {
 			return runtime.Detection{Hit: d.Hit, Facts: d.Facts}, nil
 		case "timeout":
 			return runtime.Detection{}, context.DeadlineExceeded
+		case "panic":
+			panic("wire: a validator that panics")
 		}
 		return runtime.Detection{}, errors.New(d.Error)
 	}
+}
+
+// ProviderFailure, as the answer of a provider in Request.Providers, makes
+// the call fail: "timeout" returns context.DeadlineExceeded, "panic"
+// panics, any other text is the error. Fixtures cannot give one (spec
+// section 8); the session differential does.
+type ProviderFailure string
+
+// Provide answers a provider call as the canned answers say (see Answer
+// and ProviderFailure).
+func Provide(answers map[string]any, args []any) (any, error) {
+	v := Answer(answers, args)
+	f, ok := v.(ProviderFailure)
+	if !ok {
+		return v, nil
+	}
+	switch f {
+	case "timeout":
+		return nil, context.DeadlineExceeded
+	case "panic":
+		panic("wire: a provider that panics")
+	}
+	return nil, errors.New(string(f))
 }
 
 // Answer returns a provider's canned answer to args (nil: the zero value

@@ -32,13 +32,13 @@ const (
 
 // The catalog the rules were compiled against: another version of it fails
 // to compile here instead of misreading facts.
-const _ = lycaon.CatalogIs_c37f7627
+const _ = lycaon.CatalogIs_082958c6
 
 // Name is the compilation set's name: its packs' names joined with "+".
 const Name = "synth10"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:b83be1225a9200fba91ee4bc71e0751c05825d87dbe95a72786f8b4de86c7cfd"
+const Digest = "sha256:d0f0b3a902a1874029806a8e082a77e67b0180ae2e2e66b8fe84a14f0f1ea3f6"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.

@@ -122,13 +122,13 @@ const (
 
 // The catalog the rules were compiled against: another version of it fails
 // to compile here instead of misreading facts.
-const _ = lycaon.CatalogIs_c37f7627
+const _ = lycaon.CatalogIs_082958c6
 
 // Name is the compilation set's name: its packs' names joined with "+".
 const Name = "synth100"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:7f62c3718710f212c93efb57f78fb497e5fe4ca81894b054eacc62a942b70edf"
+const Digest = "sha256:1dd30cb6689a75840d3eada6bab5f255a15db6006ecf78fb3a36d10fc3c32b65"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.

@@ -1022,13 +1022,13 @@ const (
 
 // The catalog the rules were compiled against: another version of it fails
 // to compile here instead of misreading facts.
-const _ = lycaon.CatalogIs_c37f7627
+const _ = lycaon.CatalogIs_082958c6
 
 // Name is the compilation set's name: its packs' names joined with "+".
 const Name = "synth1000"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:c46dca8ce4f35a0b57f5ae8643b27541f7616e378920bd94c6ee7f1a432e1fd1"
+const Digest = "sha256:d7d1cdec8ef4b3ebcb1fcd0699fcf3bd09314d87618e9d510ab7135ee30c0ed7"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.

@@ -291,13 +291,13 @@ const (
 
 // The catalog the rules were compiled against: another version of it fails
 // to compile here instead of misreading facts.
-const _ = lycaon.CatalogIs_c37f7627
+const _ = lycaon.CatalogIs_082958c6
 
 // Name is the compilation set's name: its packs' names joined with "+".
 const Name = "edge"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:57632cce17bc35457b14a9dfbd1a72542f28ea5049c16a37fd25d57774b5fcd7"
+const Digest = "sha256:59693039138a5996e1fc74c8b37a251f3d0e17183891134cc450d513bf301705"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.

@@ -37,13 +37,13 @@ const (
 
 // The catalog the rules were compiled against: another version of it fails
 // to compile here instead of misreading facts.
-const _ = lycaon.CatalogIs_c37f7627
+const _ = lycaon.CatalogIs_082958c6
 
 // Name is the compilation set's name: its packs' names joined with "+".
 const Name = "starter"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:dd6ad16a56a14d6fe9a9a5d72526b548215e4ccb75c04b65e00aa41f7815bf9a"
+const Digest = "sha256:f6b15803c79b7f260422024ccd6b6bf41150f8281750d7d038802c2a2982e08f"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.

@@ -28,13 +28,13 @@ const (
 
 // The catalog the rules were compiled against: another version of it fails
 // to compile here instead of misreading facts.
-const _ = lycaon.CatalogIs_c37f7627
+const _ = lycaon.CatalogIs_082958c6
 
 // Name is the compilation set's name: its packs' names joined with "+".
 const Name = "basic \"pack\" */ `x`"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:af51a17cd55bd9205fe90f4f423691201ad5dd5b908175a801325ab6c00b6525"
+const Digest = "sha256:d5ee61c0aa75a10157fe7c3a7549c05f3c5aa3fb574cd0a6a66748e5bf6bd23c"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.

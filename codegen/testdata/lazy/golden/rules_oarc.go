@@ -24,13 +24,13 @@ const (
 
 // The catalog the rules were compiled against: another version of it fails
 // to compile here instead of misreading facts.
-const _ = lycaon.CatalogIs_c37f7627
+const _ = lycaon.CatalogIs_082958c6
 
 // Name is the compilation set's name: its packs' names joined with "+".
 const Name = "lazy"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:84000456a57c3035dde279b64d805f9a2cb8ca39bda0fd6af297506e36990452"
+const Digest = "sha256:bedad780154224e04f6cb4fdced2a138e3cd4861fc4f08278f20a4b5b6a9108c"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.

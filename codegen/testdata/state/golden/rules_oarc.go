@@ -29,13 +29,13 @@ const (
 
 // The catalog the rules were compiled against: another version of it fails
 // to compile here instead of misreading facts.
-const _ = lycaon.CatalogIs_c37f7627
+const _ = lycaon.CatalogIs_082958c6
 
 // Name is the compilation set's name: its packs' names joined with "+".
 const Name = "state"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:edb0104491e63c76d7060109abbe5a80f4d2f6d863054b0a512c71681329c787"
+const Digest = "sha256:fa312fbe4040482930e2010c84a59908206c0845558a1e86ccf1aabd954fd2cf"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.

@@ -33,13 +33,13 @@ const (
 
 // The catalog the rules were compiled against: another version of it fails
 // to compile here instead of misreading facts.
-const _ = acme.CatalogIs_1d60e892
+const _ = acme.CatalogIs_debc9950
 
 // Name is the compilation set's name: its packs' names joined with "+".
 const Name = "acme-devbot"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:5b8012011441230d8adf8f854a37516ec23d758da45bf3643144abb9de9db001"
+const Digest = "sha256:b0ef80be4242ea7dda6bad6dbf1d1183debd93ddd1ce49a6a5a774e4900f7221"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.

@@ -31,13 +31,13 @@ const (
 
 // The catalog the rules were compiled against: another version of it fails
 // to compile here instead of misreading facts.
-const _ = finbot.CatalogIs_72c0f678
+const _ = finbot.CatalogIs_e86fd9c5
 
 // Name is the compilation set's name: its packs' names joined with "+".
 const Name = "payments+finance-team"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:65fa56961531f06bfcda92cd84288aca92881c2f6f2543acbbd56137bfd2ed29"
+const Digest = "sha256:23299b7bbe3275d3e7bc3cbefd3d40cec4c20bdd009ff6eb456aca17c87b039a"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.

@@ -25,13 +25,13 @@ const (
 
 // The catalog the rules were compiled against: another version of it fails
 // to compile here instead of misreading facts.
-const _ = lycaon.CatalogIs_c37f7627
+const _ = lycaon.CatalogIs_082958c6
 
 // Name is the compilation set's name: its packs' names joined with "+".
 const Name = "base"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:70b38ff134f92697d35d8962564302c5bca92cc1297bd8dd5f1cff7128a601c4"
+const Digest = "sha256:684bfdd0f805dc8291d747a58cbfbb95af46d187746a4f64aa076886d85b55b4"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.

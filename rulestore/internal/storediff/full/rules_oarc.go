@@ -38,13 +38,13 @@ const (
 
 // The catalog the rules were compiled against: another version of it fails
 // to compile here instead of misreading facts.
-const _ = lycaon.CatalogIs_c37f7627
+const _ = lycaon.CatalogIs_082958c6
 
 // Name is the compilation set's name: its packs' names joined with "+".
 const Name = "base+extra"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:5538cbd01540806a1bca5cca35117b317548aa6941d9b50e50086f841957d9da"
+const Digest = "sha256:eb63eab9a7a5c0f7f14b64276243949ea7798df78f090aeb36ee595e26ebaa2b"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.

@@ -24,10 +24,10 @@ const (
 // Fingerprint identifies the catalog: packages of rules generated against
 // another version of it refer to another CatalogIs_ constant and fail to
 // compile instead of misreading facts.
-const Fingerprint = "1d60e892"
+const Fingerprint = "debc9950"
 
-// CatalogIs_1d60e892 is referred to by packages of rules generated against this catalog.
-const CatalogIs_1d60e892 = true
+// CatalogIs_debc9950 is referred to by packages of rules generated against this catalog.
+const CatalogIs_debc9950 = true
 
 // Anchor is an anchor of the catalog. The zero Anchor is no anchor: an
 // occurrence with it, or with a value no constant has, is an error (never a

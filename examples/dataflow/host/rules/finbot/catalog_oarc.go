@@ -24,10 +24,10 @@ const (
 // Fingerprint identifies the catalog: packages of rules generated against
 // another version of it refer to another CatalogIs_ constant and fail to
 // compile instead of misreading facts.
-const Fingerprint = "72c0f678"
+const Fingerprint = "e86fd9c5"
 
-// CatalogIs_72c0f678 is referred to by packages of rules generated against this catalog.
-const CatalogIs_72c0f678 = true
+// CatalogIs_e86fd9c5 is referred to by packages of rules generated against this catalog.
+const CatalogIs_e86fd9c5 = true
 
 // Anchor is an anchor of the catalog. The zero Anchor is no anchor: an
 // occurrence with it, or with a value no constant has, is an error (never a
