@@ -39,7 +39,11 @@ func ReadRecords(name string, r io.Reader) ([]Record, []Problem, error) {
 		line++
 		rec, err := parseRecord(bytes.TrimSuffix(l, []byte("\r")))
 		if err != nil {
-			problems = append(problems, Problem{File: name, Line: line, Msg: err.Error()})
+			msg := err.Error()
+			if data == nil {
+				msg = "a torn last line (no line break at its end): " + msg
+			}
+			problems = append(problems, Problem{File: name, Line: line, Msg: msg})
 			continue
 		}
 		if _, ok := latest[rec.ID]; !ok {

@@ -114,7 +114,11 @@ func runStore(env *Env, args []string) int {
 			trial = fmt.Sprintf("trial %d/%d sessions, %s", t.FiredSessions, t.Threshold, t.Verdict)
 		}
 		if l.Status == rulestore.Retired && l.Reason != "" {
-			trial += "; retired: " + l.Reason
+			if trial == "-" {
+				trial = "retired: " + l.Reason
+			} else {
+				trial += "; retired: " + l.Reason
+			}
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", l.ID, l.Status, l.Anchor, l.Effect, trial)
 	}
