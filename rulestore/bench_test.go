@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/oarc/oarc/bench/benchloop"
 	"github.com/oarc/oarc/lycaon"
 	"github.com/oarc/oarc/rulestore"
 	"github.com/oarc/oarc/rulestore/internal/storediff/base"
@@ -53,10 +54,7 @@ func BenchmarkStoreRules(b *testing.B) {
 			s := runtime.NewSession("bench")
 			var d runtime.Decision
 			ctx := context.Background()
-			b.ReportAllocs()
-			for b.Loop() {
-				ev.Evaluate(ctx, occ, s, &d)
-			}
+			benchloop.Loop(b, func() { ev.Evaluate(ctx, occ, s, &d) })
 			if d.Effect != runtime.Nudge {
 				b.Fatalf("decision %v %v", d.Effect, d.Codes)
 			}

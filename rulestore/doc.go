@@ -146,9 +146,19 @@ func encodeDoc(b *bytes.Buffer, n *yaml.Node) {
 	}
 }
 
+// writeJSONString writes s as a JSON string, <, > and & as they are.
 func writeJSONString(b *bytes.Buffer, s string) {
-	enc, _ := json.Marshal(s) // a string always marshals
-	b.Write(enc)
+	enc := json.NewEncoder(b)
+	enc.SetEscapeHTML(false)
+	enc.Encode(s) // a string always encodes
+	b.Truncate(b.Len() - 1)
+}
+
+// ruleJSON is a record's rule as compact JSON, <, > and & as they are.
+func ruleJSON(rec Record) string {
+	var b bytes.Buffer
+	encodeDoc(&b, ruleDoc(rec))
+	return b.String()
 }
 
 // member returns the value of a mapping's first member named key.

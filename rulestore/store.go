@@ -392,6 +392,11 @@ func (s *Store) apply(rec Record, line int) {
 		s.entries[rec.ID] = e
 		s.order = append(s.order, rec.ID)
 	}
+	if e.rule != nil && !bytes.Equal(e.rec.Rule, rec.Rule) {
+		// Another document for the id (a file edited by hand): it is
+		// checked again.
+		e.rule, e.prog, e.key, e.problem = nil, nil, "", ""
+	}
 	e.rec, e.line = rec, line
 	if rec.Status == Active && e.activeAt.IsZero() {
 		e.activeAt = rec.CreatedAt
@@ -427,8 +432,14 @@ func (s *Store) append(rec Record) error {
 		return fmt.Errorf("rulestore: appending to %s: %v", s.name, err)
 	}
 	s.needNL = false
-	// Reload reads this record again (from the file, after what was
-	// read): the last record of an id still wins.
+	// The record as the file holds it (encoding/json escapes <, > and &
+	// in the rule): Reload reads it again, the same, and the last record
+	// of an id still wins.
+	var canon Record
+	if err := json.Unmarshal(bytes.TrimSpace(b), &canon); err == nil {
+		canon.CreatedAt = canon.CreatedAt.UTC()
+		rec = canon
+	}
 	s.apply(rec, 0)
 	return nil
 }

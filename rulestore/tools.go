@@ -310,7 +310,7 @@ func (s *Store) toolStatus(_ context.Context, raw json.RawMessage) (string, erro
 	case in.Problem != "":
 		b.WriteString(" (not in force: " + in.Problem + ")")
 	}
-	b.WriteString("\nrule: " + string(r.Rule) + "\n")
+	b.WriteString("\nrule: " + ruleJSON(r) + "\n")
 	if r.Rationale != "" {
 		b.WriteString("rationale: " + r.Rationale + "\n")
 	}
