@@ -519,8 +519,8 @@ func TestInForce(t *testing.T) {
 		t.Errorf("compiled id: %v %s", d.Effect, d.Code)
 	}
 	st, _ := s.Status("A_RM_RF")
-	if !st.Compiled || st.InForce {
-		t.Errorf("A_RM_RF: %+v", st)
+	if !st.Compiled || st.InForce || st.Problem != "" || len(s.Problems()) != 0 {
+		t.Errorf("A_RM_RF: %+v; problems %v", st, s.Problems())
 	}
 	// A store opened for another set is refused.
 	other, ds := compiler.Load([]string{"testdata/packs/base", "testdata/packs/stock"}, compiler.Options{})
@@ -773,5 +773,60 @@ func TestNoStoreAllocatesNothing(t *testing.T) {
 	ev.Evaluate(context.Background(), occ, s, &d)
 	if n := testing.AllocsPerRun(100, func() { ev.Evaluate(context.Background(), occ, s, &d) }); n != 0 {
 		t.Errorf("%v allocations per evaluation without a store", n)
+	}
+}
+
+// TestConcurrentUse: evaluations on several goroutines while rules are
+// added, promoted and retired (run with -race).
+func TestConcurrentUse(t *testing.T) {
+	s, _ := openTemp(t, baseSet(t), rulestore.Options{Cap: 100})
+	ev, err := base.New(lycaon.Env{}, runtime.WithRuleStore(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var d runtime.Decision
+			sess := runtime.NewSession(fmt.Sprintf("g%d", g))
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				occ := &lycaon.Occurrence{Anchor: lycaon.ToolPreInvoke, Facts: lycaon.Facts{Tool: fmt.Sprintf("u%d", i%10)}}
+				if err := ev.Evaluate(context.Background(), occ, sess, &d); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	for i := range 10 {
+		id := fmt.Sprintf("U_%d", i)
+		if _, err := s.Add(rulestore.Draft{Rule: doc(id, fmt.Sprintf(`tool == "u%d"`, i))}); err != nil {
+			t.Fatal(err)
+		}
+		if i%2 == 0 {
+			if _, err := s.Promote(id); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if i%3 == 0 {
+			if _, err := s.Retire(id, "test"); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	close(stop)
+	wg.Wait()
+	var d runtime.Decision
+	ev.Evaluate(context.Background(), &lycaon.Occurrence{Anchor: lycaon.ToolPreInvoke, Facts: lycaon.Facts{Tool: "u4"}}, nil, &d)
+	if d.Effect != runtime.Block || d.Code != "U_4" {
+		t.Errorf("U_4 active: %v %s", d.Effect, d.Code)
 	}
 }
