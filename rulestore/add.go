@@ -128,6 +128,11 @@ func (s *Store) Add(d Draft) (Added, error) {
 	}
 	rec.CreatedAt = s.now()
 	rec.Trial = &Trial{Threshold: s.opts.Sessions, Verdict: VerdictPending}
+	if b, _ := json.Marshal(rec); len(b) > maxLine/2 {
+		// Half a line: its trial's records must fit too.
+		return Added{}, &RejectedError{ID: rec.ID, Diagnostics: []Diagnostic{{Severity: "error", Code: compiler.CodeValue,
+			Message: fmt.Sprintf("the rule and its rationale, source and tags take %d bytes; a rule of the store takes at most %d: shorten them", len(b), maxLine/2)}}}
+	}
 	if err := s.append(rec); err != nil {
 		return Added{}, err
 	}

@@ -421,6 +421,10 @@ func (s *Store) append(rec Record) error {
 	if err != nil {
 		return fmt.Errorf("rulestore: %v", err)
 	}
+	if len(b) > maxLine {
+		// It could not be read back.
+		return fmt.Errorf("rulestore: the record of %s is %d bytes, more than a store line may hold (%d): shorten the rule, rationale or tags", rec.ID, len(b), maxLine)
+	}
 	if s.needNL {
 		b = append([]byte("\n"), b...)
 	}

@@ -830,3 +830,15 @@ func TestConcurrentUse(t *testing.T) {
 		t.Errorf("U_4 active: %v %s", d.Effect, d.Code)
 	}
 }
+
+// TestTooLong: a rule whose record could not be read back is refused.
+func TestTooLong(t *testing.T) {
+	s, _ := openTemp(t, baseSet(t), rulestore.Options{})
+	rej := addErr(t, s, rulestore.Draft{Rule: doc("TOO_LONG", `tool == "x"`), Rationale: strings.Repeat("why ", 200_000)})
+	if len(rej.Diagnostics) != 1 || rej.Diagnostics[0].Code != "OAR_VALUE" {
+		t.Errorf("%v", rej)
+	}
+	if len(s.All()) != 0 {
+		t.Errorf("added: %v", s.All())
+	}
+}
