@@ -33,6 +33,14 @@ func TestImportDirections(t *testing.T) {
 			func(d string) bool {
 				return ours(d) && !under(d, "ir") && !under(d, "compiler/catalog") && !under(d, "compiler/internal/lower")
 			}},
+		{"runtime/impl", "what generated code links imports the runtime only: no interpreter, no store",
+			func(d string) bool { return ours(d) && !under(d, "runtime") }},
+		{"interp", "the interpreter ships (the rule store runs rules through it) and is the oracle of the generated code: it reads the front end's rules and the runtime's plain types, never runtime/impl, codegen or test tooling",
+			func(d string) bool {
+				return ours(d) && !under(d, "interp") && !under(d, "compiler") && !under(d, "ir") && d != mod+"/runtime"
+			}},
+		{"rulestore", "the rule store links the front end, the interpreter and the runtime; never codegen or test tooling",
+			func(d string) bool { return under(d, "codegen") || under(d, "testkit") || d == "testing" }},
 		{"testkit/wire", "the runner protocol links only the runtime, like generated code",
 			func(d string) bool { return ours(d) && !under(d, "runtime") && !under(d, "testkit/wire") }},
 		{"examples/host/rules", "generated packages link only the runtime and their catalog's package",

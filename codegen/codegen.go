@@ -270,7 +270,17 @@ func (pk *packGen) file(opts Options) *jen.File {
 	f.Comment("Digest identifies the rule sources of the set and its catalog (spec 10).")
 	f.Const().Id("Digest").Op("=").Lit(p.Digest)
 	f.Line()
+	// A rule store's rules may read any fact the set reads lazily: each
+	// has its getter, read once per occurrence.
+	for _, cf := range p.Catalog.Facts {
+		if _, ok := pk.lazyNum[cf.Name]; ok || !pk.lazy[cf.Name] || len(cf.Field) == 0 || cf.Kept != ir.NotKept {
+			continue
+		}
+		pk.lazyFacts = append(pk.lazyFacts, &ir.Fact{Node: ir.Node{T: cf.Type}, Name: cf.Name, Source: ir.FromFacts, Field: cf.Field})
+		pk.lazyNum[cf.Name] = len(pk.lazyFacts)
+	}
 	pk.evaluator(f)
+	pk.liveHost(f)
 	pk.reads(f)
 	pk.context(f)
 	pk.ruleTable(f)
@@ -327,6 +337,9 @@ func (pk *packGen) evaluator(f *jen.File) {
 	body := []jen.Code{
 		jen.Id("ev").Op(":=").Op("&").Id("Evaluator").Values(jen.Id("env").Op(":").Id("env")),
 		jen.For(jen.List(jen.Id("_"), jen.Id("o")).Op(":=").Range().Id("opts")).Block(jen.Id("o").Call(jen.Op("&").Id("ev").Dot("cfg"))),
+		jen.If(jen.Id("err").Op(":=").Add(implQ("CheckRuleStore")).Call(jen.Id("ev").Dot("cfg").Dot("RuleStore"), jen.Id("Digest")), jen.Id("err").Op("!=").Nil()).Block(
+			jen.Return(jen.Nil(), jen.Id("err")),
+		),
 		jen.Var().Id("missing").Add(rt("MissingError")),
 		jen.For(jen.List(jen.Id("i"), jen.Id("id")).Op(":=").Range().Id("oValidatorIDs")).Block(
 			jen.Id("ev").Dot("validators").Index(jen.Id("i")).Op("=").Id("env").Dot("Validators").Index(jen.Id("id")),
@@ -349,7 +362,9 @@ func (pk *packGen) evaluator(f *jen.File) {
 	f.Comment("New binds env: the validators and providers the rules use are resolved")
 	f.Comment("once, here. Those env lacks are reported as a *runtime.MissingError; the")
 	f.Comment("evaluator is usable all the same (a rule that reaches a missing one has an")
-	f.Comment("evaluation error, and its on_error applies).")
+	f.Comment("evaluation error, and its on_error applies). A rule store")
+	f.Comment("(runtime.WithRuleStore) opened for another compilation set is refused: New")
+	f.Comment("returns no evaluator and an error wrapping runtime.ErrRuleStoreSet.")
 	f.Func().Id("New").Params(jen.Id("env").Add(pk.catQ("Env")), jen.Id("opts").Op("...").Add(rt("Option"))).
 		Params(jen.Op("*").Id("Evaluator"), jen.Error()).Block(body...)
 
@@ -392,6 +407,9 @@ func (pk *packGen) evaluator(f *jen.File) {
 			recordCall(jen.Id("occ").Dot("Anchor").Dot("String").Call()),
 			jen.Return(jen.Id("err")),
 		),
+		jen.If(jen.Id("ev").Dot("cfg").Dot("RuleStore").Op("!=").Nil()).Block(
+			jen.Return(jen.Id("ev").Dot("oLive").Call(jen.Id("ctx"), jen.Id("occ"), jen.Id("s"), jen.Id("d"))),
+		),
 		jen.Comment("An anchor without rules: allow."),
 		jen.Id("d").Dot("Reset").Call(),
 		jen.Id("d").Dot("Content").Op("=").Id("occ").Dot("Content"),
@@ -426,6 +444,92 @@ func (pk *packGen) evaluator(f *jen.File) {
 	kc = append(kc, jen.Default().Block(jen.Return(rt("CounterKey").Values(), jen.False())))
 	f.Func().Params(jen.Id("ev").Op("*").Id("Evaluator")).Id("CounterKey").Params(jen.Id("rule").String(), jen.Id("c").Add(rt("Counter"))).
 		Params(rt("CounterKey"), jen.Bool()).Block(jen.Switch(jen.Id("rule")).Block(kc...))
+}
+
+// liveHost emits what a rule store's rules read through the generated
+// code (impl.LiveHost): facts by name, the catalog's providers by name, its
+// validators by id; and the evaluation of an anchor without compiled
+// rules, for the store's rules.
+func (pk *packGen) liveHost(f *jen.File) {
+	p := pk.p
+	var cases []jen.Code
+	for i, n := range pk.lazyFacts {
+		cases = append(cases, jen.Case(jen.Lit(n.Name)).Block(jen.Return(jen.Id("oX").Dot("oLazy"+strconv.Itoa(i+1)).Call())))
+	}
+	var body []jen.Code
+	if len(cases) > 0 {
+		body = append(body, jen.Switch(jen.Id("name")).Block(cases...))
+	}
+	body = append(body,
+		jen.List(jen.Id("v"), jen.Id("_")).Op(":=").Id("oX").Dot("F").Dot("Get").Call(jen.Id("name")),
+		jen.Return(jen.Id("v"), rtErrNone()))
+	f.Comment("LiveFact reads a fact the host fills, by CEL name, for a rule of a rule store")
+	f.Comment("(impl.LiveHost); a fact the set reads lazily is read through Env.Lazy.")
+	f.Func().Params(execParam()).Id("LiveFact").Params(jen.Id("name").String()).Params(jen.Any(), rt("Err")).Block(body...)
+
+	goArg := map[string]jen.Code{"string": jen.String(), "int": jen.Int64(), "bool": jen.Bool(), "double": jen.Float64()}
+	cases = nil
+	for _, fn := range p.Catalog.Functions {
+		if fn.Provider == "" || fn.Builtin != ir.NotBuiltin || len(fn.Params) < 1 || len(fn.Params) > 4 {
+			continue
+		}
+		var stmts []jen.Code
+		args := []jen.Code{jen.Op("&").Id("oX").Dot("Exec"), jen.Id("oX").Dot("ev").Dot("env").Dot("Providers").Dot(fn.Provider), jen.Lit(fn.Name), jen.Id("oX").Dot("occ")}
+		ok := true
+		for i, t := range fn.Params {
+			gt, known := goArg[t.String()]
+			if !known {
+				ok = false
+				break
+			}
+			a, has := "a"+strconv.Itoa(i), "ok"+strconv.Itoa(i)
+			stmts = append(stmts,
+				jen.List(jen.Id(a), jen.Id(has)).Op(":=").Id("args").Index(jen.Lit(i)).Assert(gt),
+				jen.If(jen.Op("!").Id(has)).Block(jen.Return(jen.Nil(), implQ("NoSuchOverload").Call(jen.Lit(fn.Name)))))
+			args = append(args, jen.Id(a))
+		}
+		if !ok {
+			continue
+		}
+		stmts = append([]jen.Code{jen.If(jen.Len(jen.Id("args")).Op("!=").Lit(len(fn.Params))).Block(jen.Return(jen.Nil(), implQ("NoSuchOverload").Call(jen.Lit(fn.Name))))}, stmts...)
+		stmts = append(stmts,
+			jen.List(jen.Id("v"), jen.Id("e")).Op(":=").Add(implQ("Provide"+strconv.Itoa(len(fn.Params)))).Call(args...),
+			jen.Return(jen.Id("v"), jen.Id("e")))
+		cases = append(cases, jen.Case(jen.Lit(fn.Name)).Block(stmts...))
+	}
+	body = nil
+	if len(cases) > 0 {
+		body = append(body, jen.Switch(jen.Id("name")).Block(cases...))
+	}
+	body = append(body, jen.Return(jen.Nil(), rt("Err").Values(jen.Id("Kind").Op(":").Add(rt("ErrNoProvider")), jen.Id("S").Op(":").Id("name"))))
+	f.Comment("LiveProvide calls the host's provider of a catalog function, by CEL name, for a")
+	f.Comment("rule of a rule store (impl.LiveHost).")
+	f.Func().Params(execParam()).Id("LiveProvide").Params(jen.Id("name").String(), jen.Id("args").Index().Any()).Params(jen.Any(), rt("Err")).Block(body...)
+
+	f.Comment("LiveDetect consults a validator by id for a rule of a rule store (impl.LiveHost).")
+	f.Func().Params(execParam()).Id("LiveDetect").Params(jen.Id("id").String()).Params(jen.Op("*").Add(rt("Detection")), rt("Err")).Block(
+		jen.Return(implQ("DetectLive").Call(jen.Op("&").Id("oX").Dot("Exec"), jen.Id("id"), jen.Id("oX").Dot("ev").Dot("env").Dot("Validators").Index(jen.Id("id")), jen.Id("oX").Dot("occ"))))
+
+	f.Comment("oLive evaluates an occurrence at an anchor without compiled rules, for the rule")
+	f.Comment("store's rules (spec 12).")
+	f.Func().Params(jen.Id("ev").Op("*").Id("Evaluator")).Id("oLive").Params(
+		jen.Id("ctx").Qual("context", "Context"), jen.Id("occ").Op("*").Add(pk.catQ("Occurrence")),
+		jen.Id("s").Op("*").Add(rt("Session")), jen.Id("d").Op("*").Add(rt("Decision")),
+	).Error().Block(
+		jen.Id("oX").Op(":=").New(jen.Id("oExec")),
+		jen.List(jen.Id("oX").Dot("ev"), jen.Id("oX").Dot("occ"), jen.Id("oX").Dot("F")).Op("=").List(jen.Id("ev"), jen.Id("occ"), jen.Op("&").Id("occ").Dot("Facts")),
+		jen.Id("anchor").Op(":=").Id("occ").Dot("Anchor").Dot("String").Call(),
+		implQ("Begin").Call(jen.Op("&").Id("oX").Dot("Exec"), jen.Id("ctx"), jen.Id("oRules").Index(jen.Op(":")), jen.Id("s"), jen.Id("d"),
+			jen.Id("anchor"), jen.Id("occ").Dot("Profiles"), jen.Id("occ").Dot("Content"), jen.Id("occ").Dot("Inputs")),
+		jen.Id("oX").Dot("Call").Call(jen.Id("occ").Dot("Facts").Dot("Tool"), jen.Id("occ").Dot("Facts").Dot("ToolArgs"),
+			jen.Id("anchor").Op("==").Lit(ir.ToolPreInvoke), jen.True(), jen.Id("occ").Dot("Kept")),
+		implQ("Live").Call(jen.Op("&").Id("oX").Dot("Exec"), jen.Id("ev").Dot("cfg").Dot("RuleStore"), jen.Id("oX")),
+		implQ("RunLive").Call(jen.Op("&").Id("oX").Dot("Exec")),
+		jen.Id("oX").Dot("Finish").Call(),
+		recordCall(jen.Id("anchor")),
+		implQ("ObserveLive").Call(jen.Op("&").Id("oX").Dot("Exec")),
+		jen.Return(jen.Nil()),
+	)
 }
 
 // recordCall hands the decision record to the evaluator's recorder, if it
@@ -625,6 +729,22 @@ func (pk *packGen) ruleTable(f *jen.File) {
 		}
 		if len(reset) > 0 {
 			fs = append(fs, jen.Id("Reset").Op(":").Index().Add(rt("CounterKey")).Values(reset...))
+		}
+		// A session with a rule store keeps every counter (spec 5.9): the
+		// whole of on_fire, when the lists above left some out.
+		if len(inc) < len(r.Increment) {
+			var all []jen.Code
+			for _, c := range r.Increment {
+				all = append(all, counterKey(r.Index, r.ID, c))
+			}
+			fs = append(fs, jen.Id("AllIncrement").Op(":").Index().Add(rt("CounterKey")).Values(all...))
+		}
+		if len(reset) < len(r.Reset) {
+			var all []jen.Code
+			for _, c := range r.Reset {
+				all = append(all, counterKey(c.Slot, c.Rule, c.Counter))
+			}
+			fs = append(fs, jen.Id("AllReset").Op(":").Index().Add(rt("CounterKey")).Values(all...))
 		}
 		if len(r.Redact) > 0 {
 			var rs []jen.Code
@@ -847,72 +967,118 @@ func (pk *packGen) anchors(infos map[string]*anchorInfo) []jen.Code {
 			}
 			hasTransform = hasTransform || r.Effect == ir.EffectTransform
 		}
-		body := []jen.Code{
-			jen.Var().Id("oX").Id("oExec"),
-			jen.List(jen.Id("oX").Dot("ev"), jen.Id("oX").Dot("occ"), jen.Id("oX").Dot("F")).Op("=").List(jen.Id("ev"), jen.Id("occ"), jen.Op("&").Id("occ").Dot("Facts")),
-			implQ("Begin").Call(jen.Op("&").Id("oX").Dot("Exec"), jen.Id("ctx"), jen.Id("oRules").Index(jen.Op(":")), jen.Id("s"), jen.Id("d"),
-				jen.Lit(a.ID), jen.Id("occ").Dot("Profiles"), jen.Id("occ").Dot("Content"), jen.Id("occ").Dot("Inputs")),
-		}
-		atCall := a.ID == ir.ToolPreInvoke
-		if info.kept || p.Record && atCall {
-			// The session facts the engine keeps (spec 5.10).
-			body = append(body, jen.Id("oX").Dot("Call").Call(jen.Id("occ").Dot("Facts").Dot("Tool"), jen.Id("occ").Dot("Facts").Dot("ToolArgs"),
-				jen.Lit(atCall), jen.Lit(p.Record), jen.Id("occ").Dot("Kept")))
-		}
-		if info.hist {
-			var codes jen.Code = jen.Nil()
-			if len(info.codeList) > 0 {
-				v := "oCodes_" + name
-				lits := make([]jen.Code, len(info.codeList))
-				for i, c := range info.codeList {
-					lits[i] = jen.Lit(c)
+		// The evaluation with a rule store is the same with the store's
+		// rules added, on an exec of its own on the heap (the store reads
+		// it through an interface, which would move the plain path's exec
+		// to the heap too); the plain path does not change.
+		for _, live := range []bool{false, true} {
+			var body []jen.Code
+			var xp jen.Code = jen.Op("&").Id("oX")
+			fname := "oEval_" + name
+			if live {
+				fname = "oLive_" + name
+				xp = jen.Id("oX")
+				body = append(body, jen.Id("oX").Op(":=").New(jen.Id("oExec")))
+			} else {
+				body = append(body,
+					jen.If(jen.Id("ev").Dot("cfg").Dot("RuleStore").Op("!=").Nil()).Block(
+						jen.Return(jen.Id("ev").Dot("oLive_"+name).Call(jen.Id("ctx"), jen.Id("occ"), jen.Id("s"), jen.Id("d"))),
+					),
+					jen.Var().Id("oX").Id("oExec"))
+			}
+			body = append(body,
+				jen.List(jen.Id("oX").Dot("ev"), jen.Id("oX").Dot("occ"), jen.Id("oX").Dot("F")).Op("=").List(jen.Id("ev"), jen.Id("occ"), jen.Op("&").Id("occ").Dot("Facts")),
+				implQ("Begin").Call(jen.Op("&").Id("oX").Dot("Exec"), jen.Id("ctx"), jen.Id("oRules").Index(jen.Op(":")), jen.Id("s"), jen.Id("d"),
+					jen.Lit(a.ID), jen.Id("occ").Dot("Profiles"), jen.Id("occ").Dot("Content"), jen.Id("occ").Dot("Inputs")),
+			)
+			atCall := a.ID == ir.ToolPreInvoke
+			switch {
+			case live:
+				// A store's rules may read any session fact the engine
+				// keeps, and the session keeps the record (spec 5.9).
+				body = append(body, jen.Id("oX").Dot("Call").Call(jen.Id("occ").Dot("Facts").Dot("Tool"), jen.Id("occ").Dot("Facts").Dot("ToolArgs"),
+					jen.Lit(atCall), jen.True(), jen.Id("occ").Dot("Kept")))
+			case info.kept || p.Record && atCall:
+				// The session facts the engine keeps (spec 5.10).
+				body = append(body, jen.Id("oX").Dot("Call").Call(jen.Id("occ").Dot("Facts").Dot("Tool"), jen.Id("occ").Dot("Facts").Dot("ToolArgs"),
+					jen.Lit(atCall), jen.Lit(p.Record), jen.Id("occ").Dot("Kept")))
+			}
+			if info.hist {
+				var codes jen.Code = jen.Nil()
+				if len(info.codeList) > 0 {
+					v := "oCodes_" + name
+					if !live {
+						lits := make([]jen.Code, len(info.codeList))
+						for i, c := range info.codeList {
+							lits[i] = jen.Lit(c)
+						}
+						pk.vars = append(pk.vars, jen.Id(v).Op("=").Index(jen.Lit(len(lits))).String().Values(lits...))
+					}
+					codes = jen.Id(v).Index(jen.Op(":"))
 				}
-				pk.vars = append(pk.vars, jen.Id(v).Op("=").Index(jen.Lit(len(lits))).String().Values(lits...))
-				codes = jen.Id(v).Index(jen.Op(":"))
+				body = append(body, jen.Id("oX").Dot("History").Call(codes, jen.Lit(info.names)))
 			}
-			body = append(body, jen.Id("oX").Dot("History").Call(codes, jen.Lit(info.names)))
-		}
-		if len(keys) > 0 {
-			refs := make([]jen.Code, len(keys))
-			for i, k := range keys {
-				refs[i] = counterKey(k.slot, p.Rules[k.slot].ID, k.counter)
+			if len(keys) > 0 {
+				v := "oSnap_" + name
+				if !live {
+					refs := make([]jen.Code, len(keys))
+					for i, k := range keys {
+						refs[i] = counterKey(k.slot, p.Rules[k.slot].ID, k.counter)
+					}
+					pk.vars = append(pk.vars, jen.Id(v).Op("=").Index(jen.Lit(len(keys))).Add(rt("CounterKey")).Values(refs...))
+				}
+				body = append(body, jen.Id("oX").Dot("Snapshot").Call(jen.Id(v).Index(jen.Op(":"))))
 			}
-			v := "oSnap_" + name
-			pk.vars = append(pk.vars, jen.Id(v).Op("=").Index(jen.Lit(len(keys))).Add(rt("CounterKey")).Values(refs...))
-			body = append(body, jen.Id("oX").Dot("Snapshot").Call(jen.Id(v).Index(jen.Op(":"))))
-		}
-		if nDet > 0 {
-			body = append(body, jen.Id("oX").Dot("Validators").Call(jen.Lit(nDet)))
-		}
-		body = append(body, jen.For(jen.Id("oRun_"+name).Call(jen.Op("&").Id("oX"))).Block())
-		if a.Deny != nil {
-			v := "oDeny_" + name
-			info := []jen.Code{
-				jen.Id("ID").Op(":").Lit(a.Deny.Code),
-				jen.Id("Pack").Op(":").Lit(a.Deny.Pack),
-				jen.Id("Anchor").Op(":").Lit(a.ID),
-				jen.Id("Effect").Op(":").Add(rt("Block")),
-				jen.Id("DenyByDefault").Op(":").True(),
+			if nDet > 0 {
+				body = append(body, jen.Id("oX").Dot("Validators").Call(jen.Lit(nDet)))
 			}
-			if a.Deny.Monitor {
-				info = append(info, jen.Id("Monitor").Op(":").True())
+			if live {
+				body = append(body, implQ("Live").Call(jen.Op("&").Id("oX").Dot("Exec"), jen.Id("ev").Dot("cfg").Dot("RuleStore"), jen.Id("oX")))
 			}
-			if a.Deny.Copy != (ir.Copy{}) {
-				info = append(info, jen.Id("Copy").Op(":").Add(copyLit(a.Deny.Copy)))
+			body = append(body, jen.For(jen.Id("oRun_"+name).Call(xp)).Block())
+			if live {
+				body = append(body, jen.Comment("The store's rules, after the compiled ones (spec 12).").Line().
+					Add(implQ("RunLive")).Call(jen.Op("&").Id("oX").Dot("Exec")))
 			}
-			pk.vars = append(pk.vars, jen.Id(v).Op("=").Add(rt("Rule")).Custom(jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}, info...))
-			body = append(body, jen.Comment("Deny by default (spec 5.8).").Line().Id("oX").Dot("DenyByDefault").Call(jen.Op("&").Id(v)))
+			if a.Deny != nil {
+				v := "oDeny_" + name
+				if !live {
+					info := []jen.Code{
+						jen.Id("ID").Op(":").Lit(a.Deny.Code),
+						jen.Id("Pack").Op(":").Lit(a.Deny.Pack),
+						jen.Id("Anchor").Op(":").Lit(a.ID),
+						jen.Id("Effect").Op(":").Add(rt("Block")),
+						jen.Id("DenyByDefault").Op(":").True(),
+					}
+					if a.Deny.Monitor {
+						info = append(info, jen.Id("Monitor").Op(":").True())
+					}
+					if a.Deny.Copy != (ir.Copy{}) {
+						info = append(info, jen.Id("Copy").Op(":").Add(copyLit(a.Deny.Copy)))
+					}
+					pk.vars = append(pk.vars, jen.Id(v).Op("=").Add(rt("Rule")).Custom(jen.Options{Open: "{", Close: "}", Separator: ",", Multi: true}, info...))
+				}
+				body = append(body, jen.Comment("Deny by default (spec 5.8).").Line().Id("oX").Dot("DenyByDefault").Call(jen.Op("&").Id(v)))
+			}
+			body = append(body, jen.Id("oX").Dot("Finish").Call())
+			if hasTransform {
+				body = append(body, pk.transforms(a)...)
+			}
+			body = append(body, recordCall(jen.Lit(a.ID)))
+			if live {
+				body = append(body, implQ("ObserveLive").Call(jen.Op("&").Id("oX").Dot("Exec")))
+			}
+			body = append(body, jen.Return(jen.Nil()))
+			comment := fmt.Sprintf("%s evaluates an occurrence at %s.", fname, strconv.Quote(a.ID))
+			if live {
+				comment = fmt.Sprintf("%s evaluates an occurrence at %s with the rule store's rules.", fname, strconv.Quote(a.ID))
+			}
+			out = append(out, jen.Comment(comment).Line().
+				Func().Params(jen.Id("ev").Op("*").Id("Evaluator")).Id(fname).Params(
+				jen.Id("ctx").Qual("context", "Context"), jen.Id("occ").Op("*").Add(pk.catQ("Occurrence")),
+				jen.Id("s").Op("*").Add(rt("Session")), jen.Id("d").Op("*").Add(rt("Decision")),
+			).Error().Block(body...))
 		}
-		body = append(body, jen.Id("oX").Dot("Finish").Call())
-		if hasTransform {
-			body = append(body, pk.transforms(a)...)
-		}
-		body = append(body, recordCall(jen.Lit(a.ID)), jen.Return(jen.Nil()))
-		out = append(out, jen.Comment(fmt.Sprintf("oEval_%s evaluates an occurrence at %s.", name, strconv.Quote(a.ID))).Line().
-			Func().Params(jen.Id("ev").Op("*").Id("Evaluator")).Id("oEval_"+name).Params(
-			jen.Id("ctx").Qual("context", "Context"), jen.Id("occ").Op("*").Add(pk.catQ("Occurrence")),
-			jen.Id("s").Op("*").Add(rt("Session")), jen.Id("d").Op("*").Add(rt("Decision")),
-		).Error().Block(body...))
 		// The recovering wrapper has a single exit, so that its defer is
 		// open-coded (nearly free) rather than a deferred call record.
 		out = append(out, jen.Comment(fmt.Sprintf("oRun_%s runs the rules at %s. A panic that escapes a rule is recovered", name, strconv.Quote(a.ID))).Line().

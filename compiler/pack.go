@@ -10,8 +10,10 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -268,6 +270,11 @@ type packLoader struct {
 	// slots are the counter slots of the rules: their index in evaluation
 	// order.
 	slots map[string]int
+	// extern are the rules outside the loaded files that the set runs
+	// with ([LoadRuleDocIn]): their ids are taken, and they may be named
+	// by counter references. A nil rule is a reserved id (a
+	// deny-by-default code).
+	extern map[string]*Rule
 }
 
 func newPackLoader(opts Options) *packLoader {
@@ -410,8 +417,21 @@ func (l *packLoader) finish(packs []*Pack) {
 			l.errorf(f.idPos, CodeID, "duplicate rule id %s (also defined in %s)", id, prev)
 			continue
 		}
+		if x, ok := l.extern[id]; ok {
+			where := "a deny-by-default code of the compilation set"
+			if x != nil {
+				where = "a rule of the compilation set (" + x.File + ")"
+			}
+			l.errorf(f.idPos, CodeID, "duplicate rule id %s: it is already %s", id, where)
+			continue
+		}
 		firstFile[id] = f.src.name
 		l.ruleIDs[id] = true
+	}
+	for id, x := range l.extern {
+		if x != nil {
+			l.ruleIDs[id] = true
+		}
 	}
 	for _, pk := range packs {
 		if dn := pk.deny; dn != nil && dn.code != "" && l.ruleIDs[dn.code] {
@@ -436,8 +456,15 @@ func (l *packLoader) finish(packs []*Pack) {
 	})
 	l.slots = map[string]int{}
 	for i, r := range l.set.Rules {
-		if _, dup := l.slots[r.ID]; !dup && l.ruleIDs[r.ID] {
+		if _, dup := l.slots[r.ID]; !dup && l.ruleIDs[r.ID] && l.extern[r.ID] == nil {
 			l.slots[r.ID] = i
+		}
+	}
+	// Rules outside the files take the slots after them, in id order, so
+	// that counter references to them lower like any other.
+	for i, id := range slices.Sorted(maps.Keys(l.extern)) {
+		if l.extern[id] != nil {
+			l.slots[id] = len(l.set.Rules) + i
 		}
 	}
 	for _, f := range l.files {

@@ -948,6 +948,9 @@ func (l *packLoader) checkRefs(rf *ruleFile) {
 
 // ruleOf returns the rule of the set with the given id.
 func (l *packLoader) ruleOf(id string) *Rule {
+	if x := l.extern[id]; x != nil {
+		return x
+	}
 	if i, ok := l.slots[id]; ok {
 		return l.set.Rules[i]
 	}

@@ -14,6 +14,8 @@ type Option func(*Config)
 type Config struct {
 	// Recorder receives a decision record per occurrence (nil: none).
 	Recorder Recorder
+	// RuleStore holds rules written at run time (nil: none; spec 12).
+	RuleStore RuleStore
 }
 
 // MissingError reports, when an evaluator is bound, the validators and

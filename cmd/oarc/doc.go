@@ -46,6 +46,13 @@
 //	         -hint (docs/context.md)
 //	stats    read decision records and report per digest and rule; say
 //	         which monitored rules are ready to enforce (docs/stats.md)
+//	store    list the rules of a rule store (spec 12): every id, its
+//	         latest status (retired ones too), anchor, effect and trial;
+//	         -json prints one JSON document (docs/store.md)
+//	promote  promote STORE -pack DIR [ID...]: write the store's active
+//	         rules into the pack as rule files (enforcement: enforce, laid
+//	         out as fmt lays them out), so that go generate compiles them;
+//	         a target file that exists is an error and nothing is written
 //	ir       print the typed IR the code generator reads
 //	schema   print the JSON Schema of rule files, pack.yaml, fixtures or
 //	         catalogs, for editors
@@ -68,6 +75,13 @@
 // the code that uses it and run go generate:
 //
 //	//go:generate go tool oarc gen -pack ../rules -out rules
+//
+// A host whose agent writes rules for itself (spec 12) opens a rule store
+// (package github.com/oarc/oarc/rulestore, which links the compiler and
+// cel-go) and passes it with runtime.WithRuleStore(store): its rules are
+// in force at once, after the compiled ones; store.Tools() are the
+// agent's tools and store.Context(hint, k) renders both. oarc promote
+// moves the promoted rules to the compiled fast path (docs/store.md).
 //
 // docs/hosts.md in the repository is the guide for hosts.
 package main

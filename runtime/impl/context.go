@@ -23,6 +23,9 @@ type ContextRule struct {
 	// Tags are the distinct tokens of the selector values and the id;
 	// Text those of the copy.
 	Tags, Text []string
+	// Trial is a store candidate's trial progress (spec 12), shown after
+	// its title, e.g. "(trial: 2/5 sessions)"; "" for the others.
+	Trial string
 }
 
 // DefaultContextK is how many ranked rules a hinted context shows.
@@ -179,6 +182,10 @@ func line(b *strings.Builder, r ContextRule) {
 	b.WriteString(r.ID)
 	b.WriteString("**: ")
 	oneLine(b, r.Title)
+	if r.Trial != "" {
+		b.WriteByte(' ')
+		oneLine(b, r.Trial)
+	}
 	b.WriteByte('\n')
 	for _, g := range [...][2]string{{"Fix", r.Fix}, {"Instead", r.Instead}} {
 		if strings.TrimSpace(g[1]) != "" {

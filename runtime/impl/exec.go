@@ -55,6 +55,11 @@ type Rule struct {
 	// on_fire.reset sets to zero; both only counters some rule reads.
 	Increment []runtime.CounterKey
 	Reset     []runtime.CounterKey
+	// AllIncrement and AllReset are every key of on_fire.increment and
+	// on_fire.reset, read or not, when they differ from Increment and
+	// Reset (nil: the same): a session with a rule store keeps them all.
+	AllIncrement []runtime.CounterKey
+	AllReset     []runtime.CounterKey
 	// Redact and Replacement are the transform of a transform rule.
 	Redact      []string
 	Replacement string
@@ -133,6 +138,9 @@ type Exec struct {
 	ncp        int   // the content's length in code points, for transforms
 	scopeState uint8 // 0: not computed, 1: computed, 2: failed
 	scopeErr   Err
+	// live is the state of a rule store's rules (live.go), nil for an
+	// evaluator without a store.
+	live *liveState
 }
 
 // Begin prepares an evaluation in x, which must be a zero Exec (generated
@@ -496,6 +504,9 @@ func (x *Exec) AllowedBy() (allowed, blocked bool) {
 			}
 		}
 	}
+	if x.live != nil && x.live.blocked {
+		blocked = true
+	}
 	return allowed, blocked
 }
 
@@ -538,6 +549,14 @@ func (x *Exec) Finish() {
 			eff = e
 		}
 	}
+	ls := x.live
+	if ls != nil {
+		for _, i := range ls.fired {
+			if e := ls.list[i].Effect; e > eff {
+				eff = e
+			}
+		}
+	}
 	d.Effect = eff
 	switch {
 	case x.deny != nil:
@@ -548,6 +567,15 @@ func (x *Exec) Finish() {
 			if r.Effect == eff {
 				d.Code, d.Rule = r.ID, &r.Rule
 				break
+			}
+		}
+		if d.Rule == nil && ls != nil {
+			// The store's rules come after the compiled ones.
+			for _, i := range ls.fired {
+				if r := &ls.list[i]; r.Effect == eff {
+					d.Code, d.Rule = r.ID, &r.Rule
+					break
+				}
 			}
 		}
 		if eff == runtime.Transform {
@@ -585,6 +613,11 @@ func (x *Exec) applyUpdates() {
 		}
 		n += len(r.Increment) + len(r.Reset)
 	}
+	ls := x.live
+	if ls != nil {
+		// Every firing updates at least its fire counter.
+		n += x.nfired + len(ls.fired)
+	}
 	if n == 0 && len(calls) == 0 {
 		return
 	}
@@ -595,6 +628,13 @@ func (x *Exec) applyUpdates() {
 	}
 	for i := 0; i < x.nfired; i++ {
 		r := &x.Rules[x.firing(i)]
+		if ls != nil {
+			// With a rule store the session keeps every counter, read or
+			// not by the compiled rules: a store rule may read it (spec
+			// 5.9).
+			ups = appendAllUpdates(ups, r)
+			continue
+		}
 		if r.Fire != nil {
 			ups = append(ups, runtime.CounterUpdate{Key: *r.Fire})
 		}
@@ -603,6 +643,18 @@ func (x *Exec) applyUpdates() {
 		}
 		for _, k := range r.Reset {
 			ups = append(ups, runtime.CounterUpdate{Key: k, Reset: true})
+		}
+	}
+	if ls != nil {
+		for _, i := range ls.fired {
+			r := &ls.list[i]
+			ups = append(ups, runtime.CounterUpdate{Key: r.Fire})
+			for _, k := range r.Increment {
+				ups = append(ups, runtime.CounterUpdate{Key: k})
+			}
+			for _, k := range r.Reset {
+				ups = append(ups, runtime.CounterUpdate{Key: k, Reset: true})
+			}
 		}
 	}
 	var err error
@@ -696,6 +748,31 @@ func (x *Exec) ProvenanceNodes() ([]map[string]any, Err) {
 	x.D.ProvenanceNodes = out
 	x.nodesState = 1
 	return out, Err{}
+}
+
+// appendAllUpdates appends a compiled rule's updates as a session with a
+// rule store keeps them: its fire counter and every counter its on_fire
+// names, whether a compiled rule reads them or not.
+func appendAllUpdates(ups []runtime.CounterUpdate, r *Rule) []runtime.CounterUpdate {
+	fire := runtime.CounterKey{Slot: r.Slot, Rule: r.ID, Counter: runtime.Fire}
+	if r.Fire != nil {
+		fire = *r.Fire
+	}
+	ups = append(ups, runtime.CounterUpdate{Key: fire})
+	inc, reset := r.Increment, r.Reset
+	if r.AllIncrement != nil {
+		inc = r.AllIncrement
+	}
+	if r.AllReset != nil {
+		reset = r.AllReset
+	}
+	for _, k := range inc {
+		ups = append(ups, runtime.CounterUpdate{Key: k})
+	}
+	for _, k := range reset {
+		ups = append(ups, runtime.CounterUpdate{Key: k, Reset: true})
+	}
+	return ups
 }
 
 // Provenance returns the provenance facts of the occurrence (spec 5.7),

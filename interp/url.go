@@ -1,4 +1,4 @@
-package reference
+package interp
 
 import (
 	"net/url"

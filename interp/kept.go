@@ -5,7 +5,7 @@
 // (github.com/gowebpki/jcs, the Go port of the RFC's reference code), and
 // each fact by scanning the calls as its row of the table says.
 
-package reference
+package interp
 
 import (
 	"crypto/sha256"
@@ -20,7 +20,6 @@ import (
 
 	"github.com/oarc/oarc/compiler/catalog"
 	"github.com/oarc/oarc/runtime"
-	"github.com/oarc/oarc/testkit/wire"
 )
 
 // call is one recorded tool.pre_invoke occurrence.
@@ -156,12 +155,12 @@ type kept struct {
 	full     bool
 }
 
-// newKept describes the occurrence req in a session whose calls are s.
-func newKept(host string, req *wire.Request, calls []call) *kept {
-	k := &kept{host: host, atCall: req.Anchor == "tool.pre_invoke"}
+// newKept describes the occurrence occ in a session whose calls are s.
+func newKept(host string, occ *Occurrence, calls []call) *kept {
+	k := &kept{host: host, atCall: occ.Anchor == "tool.pre_invoke"}
 	if k.atCall {
-		k.cur = call{tool: stringFact(req.Facts["tool"])}
-		k.cur.fp, k.cur.valid = fingerprint(req.Facts["tool_args"])
+		k.cur = call{tool: stringFact(occ.Facts["tool"])}
+		k.cur.fp, k.cur.valid = fingerprint(occ.Facts["tool_args"])
 		k.prev = calls
 	} else if n := len(calls); n > 0 {
 		k.cur, k.prev = calls[n-1], calls[:n-1]
@@ -243,7 +242,7 @@ func (k *kept) codeRejectTotal(rule string) any {
 	}
 	p := [2]string{rule, k.cur.tool}
 	if !k.admitted[p] && k.full {
-		return types.NewErr("%s", runtime.ErrTotalsUnknown.Error())
+		return types.WrapErr(&Error{runtime.ErrStore, runtime.ErrTotalsUnknown.Error()})
 	}
 	n := int64(0)
 	for _, c := range k.prev {
@@ -254,24 +253,24 @@ func (k *kept) codeRejectTotal(rule string) any {
 	return n
 }
 
-// set puts the engine-kept facts of cat into act, the override of req
+// set puts the engine-kept facts of cat into act, the override of occ
 // replacing each (a fixture's facts). code_reject_total is set per rule
 // (rule).
-func (k *kept) set(cat *catalog.Catalog, req *wire.Request, calls []call, act map[string]any) {
+func (k *kept) set(cat *catalog.Catalog, occ *Occurrence, calls []call, act map[string]any) {
 	for _, f := range cat.Facts {
 		if f.Kept == catalog.NotKept {
 			continue
 		}
-		if v, ok := req.Kept[f.Name]; ok {
+		if v, ok := occ.Kept[f.Name]; ok {
 			act[f.CELName] = v
 			continue
 		}
 		switch f.Kept {
 		case catalog.KeptFingerprint:
-			if fp, ok := fingerprint(req.Facts["tool_args"]); ok {
+			if fp, ok := fingerprint(occ.Facts["tool_args"]); ok {
 				act[f.CELName] = fp
 			} else {
-				act[f.CELName] = types.NewErr("tool_args_fingerprint: the arguments have no fingerprint")
+				act[f.CELName] = types.WrapErr(&Error{runtime.ErrInvalidArgument, "tool_args_fingerprint: the arguments have no fingerprint"})
 			}
 		case catalog.KeptRepeatCount:
 			act[f.CELName] = k.repeatCount()
@@ -284,12 +283,12 @@ func (k *kept) set(cat *catalog.Catalog, req *wire.Request, calls []call, act ma
 }
 
 // setRule sets code_reject_total for rule in act.
-func (k *kept) setRule(cat *catalog.Catalog, req *wire.Request, rule string, act map[string]any) {
+func (k *kept) setRule(cat *catalog.Catalog, occ *Occurrence, rule string, act map[string]any) {
 	name := cat.Host + ".code_reject_total"
 	if f := cat.Fact(name); f == nil || f.Kept != catalog.KeptCodeRejectTotal {
 		return
 	}
-	if v, ok := req.Kept["code_reject_total"]; ok {
+	if v, ok := occ.Kept["code_reject_total"]; ok {
 		act[name] = v
 		return
 	}

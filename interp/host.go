@@ -1,4 +1,4 @@
-package reference
+package interp
 
 // Host values outside the dyn representation, read by the rule of
 // docs/cel-semantics.md ("Host values"), written apart from the runtime's

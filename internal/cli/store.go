@@ -1,0 +1,224 @@
+// This file owns `oarc store` and `oarc promote`: the rule store of spec
+// 12 (package rulestore) from the command line.
+
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	iofs "io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"text/tabwriter"
+	"time"
+
+	"github.com/oarc/oarc/rulestore"
+)
+
+func init() {
+	register("store", &Command{Summary: "list the rules of a rule store, retired ones too", Help: storeHelp, Run: runStore})
+	register("promote", &Command{Summary: "write the active rules of a rule store into a pack", Help: promoteHelp, Run: runPromote})
+}
+
+const storeHelp = `Lists every rule of a rule store (spec 12; docs/store.md), the JSON Lines
+file a host keeps the rules its agent writes in: one line per id with its
+latest status (candidate, active or retired), anchor, effect, and its
+trial (the distinct sessions it fired in over the threshold, and the
+verdict), in the order the rules were added. With -json, the same as one
+JSON document.
+
+The last record of an id wins. A line that is not a record (a torn last
+line after a crash, say) is reported on stderr as FILE:LINE: error: ...
+and skipped; the rest is listed and the exit status is 0. It is 1 when
+the store cannot be read, 2 on bad usage.`
+
+const promoteHelp = `Writes the active rules of a rule store (spec 12; docs/store.md) into the
+pack DIR as rule files, DIR/policy/<ID>.yaml, with enforcement: enforce,
+laid out as oarc fmt lays rule files out, so that the next go generate
+compiles them: promoted rules move from the store's interpreter to the
+compiled fast path (the store then skips them: their ids are compiled).
+It prints each file it writes.
+
+Without IDs, every active rule is written; an ID that is not an active
+rule of the store is an error. When a target file exists (ID.yaml or
+ID.yml), nothing is written and the error names it. Lines of the store
+that are not records are reported on stderr as FILE:LINE: error: ... and
+skipped. Exit status: 0 when the files were written, 1 on an error, 2 on
+bad usage.`
+
+// readStore reads a store file for a command: its latest records, the
+// bad lines reported on stderr.
+func readStore(env *Env, cmd, path string) ([]rulestore.Record, bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "oarc %s: %v\n", cmd, err)
+		return nil, false
+	}
+	defer f.Close()
+	recs, problems, err := rulestore.ReadRecords(path, f)
+	for _, p := range problems {
+		fmt.Fprintln(env.Stderr, p.String())
+	}
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "oarc %s: %s: %v\n", cmd, path, err)
+		return nil, false
+	}
+	return recs, true
+}
+
+// storeLine is one rule of `oarc store -json`.
+type storeLine struct {
+	ID        string           `json:"id"`
+	Status    rulestore.Status `json:"status"`
+	Anchor    string           `json:"anchor"`
+	Effect    string           `json:"effect"`
+	CreatedAt time.Time        `json:"created_at"`
+	Reason    string           `json:"reason,omitempty"`
+	Trial     *rulestore.Trial `json:"trial,omitempty"`
+}
+
+func runStore(env *Env, args []string) int {
+	fs := newFlags(env, "store", "STORE")
+	asJSON := fs.Bool("json", false, "print one JSON document: {\"rules\": [{id, status, anchor, effect, created_at, reason, trial}]}")
+	pos, code := parseAnywhere(fs, args)
+	if code >= 0 {
+		return code
+	}
+	if len(pos) != 1 {
+		fmt.Fprintln(env.Stderr, "oarc store: give one store file")
+		fs.Usage()
+		return ExitUsage
+	}
+	recs, ok := readStore(env, "store", pos[0])
+	if !ok {
+		return ExitFailure
+	}
+	lines := make([]storeLine, 0, len(recs))
+	for _, r := range recs {
+		anchor, effect := rulestore.AnchorEffect(r)
+		lines = append(lines, storeLine{ID: r.ID, Status: r.Status, Anchor: anchor, Effect: effect, CreatedAt: r.CreatedAt, Reason: r.Reason, Trial: r.Trial})
+	}
+	if *asJSON {
+		b, _ := json.MarshalIndent(struct {
+			Rules []storeLine `json:"rules"`
+		}{lines}, "", "  ")
+		fmt.Fprintf(env.Stdout, "%s\n", b)
+		return ExitOK
+	}
+	tw := tabwriter.NewWriter(env.Stdout, 0, 8, 2, ' ', 0)
+	for _, l := range lines {
+		trial := "-"
+		if t := l.Trial; t != nil {
+			trial = fmt.Sprintf("trial %d/%d sessions, %s", t.FiredSessions, t.Threshold, t.Verdict)
+		}
+		if l.Status == rulestore.Retired && l.Reason != "" {
+			if trial == "-" {
+				trial = "retired: " + l.Reason
+			} else {
+				trial += "; retired: " + l.Reason
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", l.ID, l.Status, l.Anchor, l.Effect, trial)
+	}
+	tw.Flush()
+	return ExitOK
+}
+
+func runPromote(env *Env, args []string) int {
+	fs := newFlags(env, "promote", "STORE -pack DIR [ID...]")
+	pack := fs.String("pack", "", "the pack directory the rule files are written into (DIR/policy/<ID>.yaml)")
+	pos, code := parseAnywhere(fs, args)
+	if code >= 0 {
+		return code
+	}
+	if len(pos) == 0 || *pack == "" {
+		fmt.Fprintln(env.Stderr, "oarc promote: give the store file and -pack DIR")
+		fs.Usage()
+		return ExitUsage
+	}
+	if st, err := os.Stat(*pack); err != nil || !st.IsDir() {
+		fmt.Fprintf(env.Stderr, "oarc promote: %s: not a pack directory\n", *pack)
+		return ExitUsage
+	}
+	recs, ok := readStore(env, "promote", pos[0])
+	if !ok {
+		return ExitFailure
+	}
+	byID := map[string]rulestore.Record{}
+	var active []string
+	for _, r := range recs {
+		byID[r.ID] = r
+		if r.Status == rulestore.Active {
+			active = append(active, r.ID)
+		}
+	}
+	ids := pos[1:]
+	if len(ids) == 0 {
+		ids = active
+	}
+	failed := false
+	for _, id := range ids {
+		r, known := byID[id]
+		switch {
+		case !known:
+			fmt.Fprintf(env.Stderr, "oarc promote: %s is not a rule of the store\n", id)
+			failed = true
+		case r.Status != rulestore.Active:
+			fmt.Fprintf(env.Stderr, "oarc promote: %s is %s, not active: only an active rule is promoted into a pack\n", id, r.Status)
+			failed = true
+		}
+	}
+	if failed {
+		return ExitFailure
+	}
+	if len(ids) == 0 {
+		fmt.Fprintln(env.Stderr, "oarc promote: the store has no active rule")
+		return ExitFailure
+	}
+	dir := filepath.Join(*pack, "policy")
+	type out struct {
+		file string
+		text []byte
+	}
+	var outs []out
+	for _, id := range slices.Compact(slices.Sorted(slices.Values(ids))) {
+		for _, ext := range []string{".yaml", ".yml"} {
+			if _, err := os.Lstat(filepath.Join(dir, id+ext)); !errors.Is(err, iofs.ErrNotExist) {
+				fmt.Fprintf(env.Stderr, "oarc promote: %s exists: nothing was written\n", filepath.Join(dir, id+ext))
+				failed = true
+			}
+		}
+		text, err := rulestore.RuleFile(byID[id])
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "oarc promote: %v\n", err)
+			failed = true
+			continue
+		}
+		outs = append(outs, out{filepath.Join(dir, id+".yaml"), text})
+	}
+	if failed {
+		return ExitFailure
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		fmt.Fprintf(env.Stderr, "oarc promote: %v\n", err)
+		return ExitFailure
+	}
+	for _, o := range outs {
+		// O_EXCL: a file that appeared since the check is not overwritten.
+		f, err := os.OpenFile(o.file, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if err == nil {
+			_, err = f.Write(o.text)
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+		}
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "oarc promote: %v\n", err)
+			return ExitFailure
+		}
+		fmt.Fprintln(env.Stdout, o.file)
+	}
+	return ExitOK
+}

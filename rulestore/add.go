@@ -1,0 +1,318 @@
+// This file owns adding a rule (spec 12, "Adding"): the check in the
+// compilation set the host runs, sanitising, dedup by meaning, the cap.
+
+package rulestore
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"cel.dev/cel-go/cel"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/oarc/oarc/compiler"
+	"github.com/oarc/oarc/runtime"
+)
+
+// Draft is a rule an agent proposes.
+type Draft struct {
+	// Rule is the OAR rule document as a JSON object (as a fixture's
+	// `rule`): oar, id, kind, anchor, effect, and the rest as in a rule
+	// file.
+	Rule json.RawMessage
+	// Rationale says why the rule is needed; Source what motivated it (a
+	// notice id, the failing call); Tags are extra retrieval tokens.
+	Rationale string
+	Source    string
+	Tags      []string
+}
+
+// Added is the outcome of an Add that did not fail.
+type Added struct {
+	// Record is the rule's record: the new one, or, when Existing, the
+	// live rule the draft is equivalent to.
+	Record   Record
+	Existing bool
+	// Warnings are the check's warnings (the rule was added all the
+	// same).
+	Warnings []Diagnostic
+}
+
+// RejectedError is the error of a draft that does not check: every
+// diagnostic, placed in its `when` or its fields.
+type RejectedError struct {
+	ID          string
+	Diagnostics []Diagnostic
+}
+
+func (e *RejectedError) Error() string {
+	var b strings.Builder
+	n := 0
+	for _, d := range e.Diagnostics {
+		if d.Severity == "error" {
+			n++
+		}
+	}
+	id := e.ID
+	if id == "" {
+		id = "the rule"
+	}
+	fmt.Fprintf(&b, "%s was not added: %d error(s); correct them and add it again:", id, n)
+	for _, d := range e.Diagnostics {
+		b.WriteString("\n")
+		b.WriteString(d.String())
+	}
+	return b.String()
+}
+
+// CapError is the error of an Add at the cap: nothing is ever evicted,
+// the agent retires a rule first.
+type CapError struct{ Cap int }
+
+func (e *CapError) Error() string {
+	return fmt.Sprintf("the store holds %d live rules (candidates and active), its cap: retire one first (a rule that no longer helps, or one a broader rule covers) with a reason, then add this one again; nothing is evicted", e.Cap)
+}
+
+// Add checks a draft and adds it as a candidate: in force at once, in
+// monitor, on trial. A draft equivalent to a live rule (same anchor,
+// effect, selector, flow and detector, and a `when` equal once parsed
+// and printed by cel-go's unparser) returns the live rule instead. A
+// draft that does not check returns a *RejectedError; at the cap, a
+// *CapError.
+func (s *Store) Add(d Draft) (Added, error) {
+	doc, err := decodeDoc(d.Rule)
+	if err != nil {
+		return Added{}, &RejectedError{Diagnostics: []Diagnostic{{Severity: "error", Code: compiler.CodeYAML, Message: "the rule must be one JSON object: " + err.Error()}}}
+	}
+	if !validUTF8(doc) {
+		return Added{}, &RejectedError{Diagnostics: []Diagnostic{{Severity: "error", Code: compiler.CodeYAML, Message: "the rule holds text that is not UTF-8"}}}
+	}
+	sanitizeCopy(doc)
+	var canon bytes.Buffer
+	encodeDoc(&canon, doc)
+	rec := Record{
+		Status:    Candidate,
+		Rule:      json.RawMessage(canon.Bytes()),
+		Rationale: Sanitize(d.Rationale),
+		Source:    Sanitize(d.Source),
+	}
+	for _, t := range d.Tags {
+		if t = Sanitize(t); t != "" && !slices.Contains(rec.Tags, t) {
+			rec.Tags = append(rec.Tags, t)
+		}
+	}
+	if id := member(doc, "id"); id != nil {
+		rec.ID = id.Value
+	}
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, _, diags := s.check("", doc)
+	if hasErrors(diags) {
+		return Added{}, &RejectedError{ID: rec.ID, Diagnostics: diags}
+	}
+	key := meaningKey(s.set.Env, r)
+	for _, id := range s.order {
+		if e := s.entries[id]; e.rec.Status.Live() && e.key != "" && e.key == key {
+			return Added{Record: e.rec, Existing: true, Warnings: diags}, nil
+		}
+	}
+	if s.liveCount() >= s.opts.Cap {
+		return Added{}, &CapError{Cap: s.opts.Cap}
+	}
+	rec.CreatedAt = s.now()
+	rec.Trial = &Trial{Threshold: s.opts.Sessions, Verdict: VerdictPending}
+	if b, _ := json.Marshal(rec); len(b) > maxLine/2 {
+		// Half a line: its trial's records must fit too.
+		return Added{}, &RejectedError{ID: rec.ID, Diagnostics: []Diagnostic{{Severity: "error", Code: compiler.CodeValue,
+			Message: fmt.Sprintf("the rule and its rationale, source and tags take %d bytes; a rule of the store takes at most %d: shorten them", len(b), maxLine/2)}}}
+	}
+	if err := s.append(rec); err != nil {
+		return Added{}, err
+	}
+	s.rebuildLocked()
+	return Added{Record: rec, Warnings: diags}, nil
+}
+
+func hasErrors(ds []Diagnostic) bool {
+	for _, d := range ds {
+		if d.Severity == "error" {
+			return true
+		}
+	}
+	return false
+}
+
+// liveCount is the number of live rules in the store. The caller holds
+// s.mu.
+func (s *Store) liveCount() int {
+	n := 0
+	for _, e := range s.entries {
+		if e.rec.Status.Live() {
+			n++
+		}
+	}
+	return n
+}
+
+// check checks a rule document in the compilation set, with the store's
+// rules (self, the id of a record being loaded, aside): what oarc check
+// would say of it as a rule of a project pack of the set. The caller
+// holds s.mu.
+func (s *Store) check(self string, doc *yaml.Node) (*compiler.Rule, *ruleText, []Diagnostic) {
+	text, err := buildText(doc)
+	if err != nil {
+		return nil, nil, []Diagnostic{{Severity: "error", Code: compiler.CodeYAML, Message: err.Error()}}
+	}
+	// Every id of the store is taken, retired ones too (the history of an
+	// id is one rule's), and may be named by a counter reference (its
+	// counters stay in the sessions). Only their ids and origin matter.
+	var others []*compiler.Rule
+	for _, oid := range s.order {
+		e := s.entries[oid]
+		if oid == self || s.compiled[oid] {
+			continue
+		}
+		others = append(others, &compiler.Rule{ID: oid, File: "the rule store, " + string(e.rec.Status), Pack: storePack})
+	}
+	set, ds := compiler.LoadRuleDocIn(s.set, others, "rule.yaml", text.text, "project", s.opts.Check)
+	out := text.place(ds)
+	if ds.HasErrors() || len(set.Rules) != 1 {
+		if !hasErrors(out) {
+			out = append(out, Diagnostic{Severity: "error", Code: compiler.CodeYAML, Message: "the document is not a rule"})
+		}
+		return nil, text, out
+	}
+	return set.Rules[0], text, out
+}
+
+// storePack is the pack the store's rules count as: a project's.
+var storePack = &compiler.Pack{Name: "store", Origin: "project"}
+
+// meaningKey is what a rule means, for dedup: its anchor, effect,
+// selector (clauses and values in any order), flow, detector, and `when`
+// parsed and printed back by cel-go's unparser (so that layout, comments
+// and redundant parentheses do not count).
+func meaningKey(env *cel.Env, r *compiler.Rule) string {
+	var b strings.Builder
+	b.WriteString(strconv.Quote(r.Anchor) + "\x00" + r.Effect)
+	clauses := make([]string, 0, len(r.Selector))
+	for _, c := range r.Selector {
+		vals := make([]string, 0, len(c.Values))
+		for _, v := range c.Values {
+			vals = append(vals, fmt.Sprintf("%T:%#v", v, v))
+		}
+		slices.Sort(vals)
+		clauses = append(clauses, strconv.Quote(c.Fact)+"="+strings.Join(slices.Compact(vals), ","))
+	}
+	slices.Sort(clauses)
+	b.WriteString("\x00selector:" + strings.Join(clauses, ";"))
+	when := ""
+	if r.When != "" {
+		parsed, iss := env.Parse(r.When)
+		if iss != nil && iss.Err() != nil {
+			return ""
+		}
+		w, err := cel.AstToString(parsed)
+		if err != nil {
+			return ""
+		}
+		when = w
+	}
+	b.WriteString("\x00when:" + when)
+	if fl := r.Flow; fl != nil {
+		fmt.Fprintf(&b, "\x00flow:%d,%t", fl.Within, fl.Contiguous)
+		for _, step := range fl.Steps {
+			alts := slices.Clone(step)
+			slices.Sort(alts)
+			b.WriteString("|" + strings.Join(alts, ","))
+		}
+	}
+	b.WriteString("\x00detector:" + r.Detector)
+	return b.String()
+}
+
+// copyFields are the copy texts of a rule document.
+var copyFields = []string{"title", "what", "cause", "why", "fix", "instead"}
+
+// sanitizeCopy sanitises the copy texts of a rule document in place.
+func sanitizeCopy(doc *yaml.Node) {
+	cp := member(doc, "copy")
+	if cp == nil || cp.Kind != yaml.MappingNode {
+		return
+	}
+	for i := 0; i+1 < len(cp.Content); i += 2 {
+		if v := cp.Content[i+1]; v.Kind == yaml.ScalarNode && v.Tag == "!!str" && slices.Contains(copyFields, cp.Content[i].Value) {
+			v.Value = Sanitize(v.Value)
+		}
+	}
+}
+
+// Sanitize is what the store keeps of a text an agent wrote (copy,
+// rationale, source, tags), so that it cannot hide text from a reader or
+// fake structure in the rendered context (spec 5.1, 12):
+//
+//   - every control character but the tab, every invisible format
+//     character (Unicode Cf: zero width, bidirectional controls, tag
+//     characters, soft hyphen, BOM) and every byte of invalid UTF-8 become
+//     U+FFFD;
+//   - every line break (CR LF, LF, CR, VT, FF, NEL, U+2028, U+2029)
+//     becomes a space, runs of white space one space, and the ends are
+//     trimmed: the text is one line, so no part of it can start a line of
+//     its own (a heading, a rule's list item, a "Code:" line);
+//   - markup that would open a block where the text starts a line (a
+//     heading "#", a quote ">", a list item "-", "+", "*" or "1." / "1)",
+//     a code fence, a table row "|", a thematic break) is escaped with a
+//     backslash, which Markdown shows as the character itself.
+func Sanitize(s string) string {
+	var b strings.Builder
+	space := false
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		i += n
+		switch {
+		case r == utf8.RuneError && n == 1:
+			r = utf8.RuneError
+		case r == '\t' || r == ' ' || r == '\n' || r == '\r' || r == '\v' || r == '\f' || r == 0x85 || r == 0x2028 || r == 0x2029 || unicode.IsSpace(r) && !runtime.HiddenRune(r):
+			space = true
+			continue
+		case runtime.HiddenRune(r):
+			r = utf8.RuneError
+		}
+		if space && b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		space = false
+		b.WriteRune(r)
+	}
+	out := b.String()
+	if startsBlock(out) {
+		out = `\` + out
+	}
+	return out
+}
+
+// startsBlock reports whether a line starting with s would open a
+// Markdown block other than a paragraph.
+func startsBlock(s string) bool {
+	if s == "" {
+		return false
+	}
+	switch s[0] {
+	case '#', '>', '|', '`', '~', '=', '_':
+		return true
+	case '-', '+', '*':
+		return len(s) == 1 || s[1] == ' ' || s[1] == '\t' || s[1] == s[0]
+	}
+	i := 0
+	for i < len(s) && i < 9 && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	return i > 0 && i < len(s) && (s[i] == '.' || s[i] == ')')
+}

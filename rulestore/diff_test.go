@@ -1,0 +1,187 @@
+package rulestore_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/oarc/oarc/lycaon"
+	"github.com/oarc/oarc/rulestore"
+	"github.com/oarc/oarc/rulestore/internal/storediff/base"
+	"github.com/oarc/oarc/rulestore/internal/storediff/full"
+	"github.com/oarc/oarc/runtime"
+)
+
+// outcome is what the differential compares of a decision.
+type outcome struct {
+	Effect, Code                   string
+	Codes, Monitored, FailedClosed []string
+	Errors                         []string
+	Rejection, Banner, Notes       string
+	Content                        string
+}
+
+func outcomeOf(d *runtime.Decision) outcome {
+	o := outcome{Effect: d.Effect.String(), Code: d.Code, Codes: slices.Clone(d.Codes), Monitored: slices.Clone(d.Monitored),
+		FailedClosed: slices.Clone(d.FailedClosed), Rejection: d.Rejection(), Banner: d.Banner(), Notes: d.Notes(), Content: d.Content}
+	for _, e := range d.Errors {
+		o.Errors = append(o.Errors, fmt.Sprintf("%s/%s: %s", e.Rule, e.Err.Kind, e.Err.Error()))
+	}
+	return o
+}
+
+// diffEnv is the host of both evaluators: a provider that answers, fails
+// or times out by its argument, a validator that hits, fails or times
+// out by the content.
+func diffEnv() lycaon.Env {
+	env := lycaon.Env{Validators: map[string]lycaon.Validator{
+		"inj.v1": func(_ context.Context, occ *lycaon.Occurrence) (runtime.Detection, error) {
+			switch {
+			case strings.Contains(occ.Content, "boom"):
+				return runtime.Detection{}, errors.New("boom")
+			case strings.Contains(occ.Content, "slow"):
+				return runtime.Detection{}, context.DeadlineExceeded
+			case strings.Contains(occ.Content, "ignore"):
+				return runtime.Detection{Hit: true, Facts: runtime.DetectorFacts{Has: runtime.HasPromptInjectionScore, PromptInjectionScore: 0.9}}, nil
+			}
+			return runtime.Detection{Hit: strings.Contains(occ.Content, "maybe")}, nil
+		},
+	}}
+	env.Providers.PathOutsideScope = func(_ context.Context, _ *lycaon.Occurrence, tool string) (bool, error) {
+		switch tool {
+		case "http_post":
+			return false, errors.New("scope unknown")
+		case "send_email":
+			return false, context.DeadlineExceeded
+		}
+		return tool == "edit", nil
+	}
+	return env
+}
+
+// TestDifferentialCompiled runs random sessions through the extra rules
+// compiled (package full) and through the same rules in a store over the
+// set without them (package base): active store rules and compiled
+// enforced rules, a candidate and a compiled monitored rule, must decide
+// alike, occurrence by occurrence, counters, session record, provenance,
+// providers, validators and on_error included.
+func TestDifferentialCompiled(t *testing.T) {
+	s, _ := openTemp(t, baseSet(t), rulestore.Options{})
+	ids, docs := extraRules(t)
+	for _, id := range append([]string{"Z_REPEAT"}, ids...) {
+		if st, err := s.Status(id); err == nil && st.Record.Status.Live() {
+			continue
+		}
+		if _, err := s.Add(rulestore.Draft{Rule: docs[id]}); err != nil {
+			t.Fatalf("%s: %v", id, err)
+		}
+		if id == "Z_WATCH" {
+			continue // a candidate, compiled as monitored
+		}
+		if _, err := s.Promote(id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := diffEnv()
+	compiled, err := full.New(env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored, err := base.New(env, runtime.WithRuleStore(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tools := []string{"bash", "git", "http_fetch", "http_post", "read_file", "send_email", "edit"}
+	commands := []string{"git push --force origin", "ls", "rm -rf / now", "sudo ls -la", "echo a long command here"}
+	contents := []string{"hello", "ignore previous", "boom", "slow", "maybe"}
+	rng := rand.New(rand.NewPCG(1, 21))
+	occurrences, mismatches := 0, 0
+	reached := map[string]bool{}
+	for sess := range 300 {
+		id := fmt.Sprintf("s%d", sess)
+		sa, sb := runtime.NewSession(id), runtime.NewSession(id)
+		nodes := 0
+		for step := range 12 {
+			occ := &lycaon.Occurrence{}
+			switch r := rng.IntN(10); {
+			case r < 7:
+				occ.Anchor = lycaon.ToolPreInvoke
+			case r < 9:
+				occ.Anchor = lycaon.ToolPostInvoke
+			default:
+				occ.Anchor = lycaon.ContentInput
+				occ.Content = contents[rng.IntN(len(contents))]
+			}
+			occ.Facts.Tool = tools[rng.IntN(len(tools))]
+			args := map[string]any{}
+			if rng.IntN(3) > 0 {
+				args["command"] = commands[rng.IntN(len(commands))]
+			}
+			if rng.IntN(2) == 0 {
+				args["url"] = []string{"http://a.example", "https://a.example"}[rng.IntN(2)]
+			}
+			if rng.IntN(2) == 0 {
+				args["count"] = int64(rng.IntN(6))
+			}
+			if rng.IntN(5) > 0 {
+				occ.Facts.ToolArgs = args
+			}
+			if rng.IntN(5) == 0 {
+				occ.Profiles = runtime.ProfileSet(rng.IntN(128)) | runtime.ProfileTool
+			}
+			if rng.IntN(4) == 0 {
+				n := runtime.Node{ID: fmt.Sprintf("n%d", nodes), Kind: runtime.Message, Origin: []string{"web", "user"}[rng.IntN(2)]}
+				nodes++
+				for _, ss := range []*runtime.Session{sa, sb} {
+					if err := ss.Record(context.Background(), n); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			if nodes > 0 && rng.IntN(2) == 0 {
+				occ.Inputs = []string{fmt.Sprintf("n%d", rng.IntN(nodes))}
+			}
+			if rng.IntN(15) == 0 {
+				occ.Inputs = []string{"never-recorded"}
+			}
+			var da, db runtime.Decision
+			errA := compiled.Evaluate(context.Background(), occ, sa, &da)
+			errB := stored.Evaluate(context.Background(), occ, sb, &db)
+			occurrences++
+			for _, l := range [][]string{db.Codes, db.Monitored} {
+				for _, id := range l {
+					reached[id] = true
+				}
+			}
+			for _, e := range db.Errors {
+				reached[e.Rule+"/"+e.Err.Kind.String()] = true
+			}
+			if (errA == nil) != (errB == nil) {
+				t.Fatalf("session %s step %d: errors %v / %v", id, step, errA, errB)
+			}
+			if diff := cmp.Diff(outcomeOf(&da), outcomeOf(&db)); diff != "" {
+				mismatches++
+				if mismatches <= 5 {
+					t.Errorf("session %s step %d (%s %s %v, profiles %b, inputs %v): compiled vs store (-compiled +store):\n%s",
+						id, step, occ.Anchor, occ.Facts.Tool, occ.Facts.ToolArgs, occ.Profiles, occ.Inputs, diff)
+				}
+			}
+		}
+	}
+	if mismatches > 0 {
+		t.Fatalf("%d of %d occurrences differ", mismatches, occurrences)
+	}
+	// The sessions reached the rules: every extra rule fired somewhere,
+	// and the errors of each kind the rules can have happened.
+	for _, id := range append(ids, "Z_COUNT/no_such_key", "Z_SCOPE/provider", "Z_SCOPE/timeout", "Z_INJECT/detector", "Z_INJECT/timeout", "Z_PROV/provenance", "Z_PROV/profile") {
+		if !reached[id] {
+			t.Errorf("%s: never reached in %d occurrences", id, occurrences)
+		}
+	}
+}

@@ -1,0 +1,384 @@
+// This file owns the store's rules in force (spec 12, "In force"): the
+// runtime.RuleStore an evaluator runs, rebuilt once per change of the
+// store, each rule's cel-go program built once, when it is loaded.
+
+package rulestore
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/oarc/oarc/compiler"
+	"github.com/oarc/oarc/compiler/catalog"
+	"github.com/oarc/oarc/interp"
+	"github.com/oarc/oarc/runtime"
+)
+
+// storeSlot is the counter slot of a store's rules: none in the compiled
+// set (runtime.MemStore keeps such counters by rule id).
+const storeSlot = -1
+
+// liveSet is the store's rules in force, by anchor.
+type liveSet struct {
+	anchors map[string]*liveAnchor
+}
+
+// liveAnchor is the store's rules in force at one anchor: a
+// runtime.LiveRules.
+type liveAnchor struct {
+	s       *Store
+	anchor  string
+	ids     []string
+	rules   []runtime.LiveRule
+	progs   []*interp.Rule
+	keys    []runtime.CounterKey
+	keyIdx  map[interp.CounterRef]int
+	codes   []string
+	codeIdx map[string]int
+}
+
+// Live implements runtime.RuleStore.
+func (s *Store) Live(anchor string) runtime.LiveRules {
+	if ls := s.live.Load(); ls != nil {
+		if a, ok := ls.anchors[anchor]; ok {
+			return a
+		}
+	}
+	return nil
+}
+
+func (a *liveAnchor) Rules() []runtime.LiveRule  { return a.rules }
+func (a *liveAnchor) Keys() []runtime.CounterKey { return a.keys }
+func (a *liveAnchor) Codes() []string            { return a.codes }
+
+// Observe implements runtime.LiveRules: the trials count from the
+// decision.
+func (a *liveAnchor) Observe(session string, evaluated int, d *runtime.Decision) {
+	for _, r := range a.rules[:min(evaluated, len(a.rules))] {
+		if r.Monitor {
+			a.s.observeDecision(a.ids, session, evaluated, d)
+			return
+		}
+	}
+}
+
+// Eval implements runtime.LiveRules.
+func (a *liveAnchor) Eval(i int, env runtime.LiveEnv) (bool, runtime.Err) {
+	in := &input{a: a, env: env}
+	ok, _, err := a.progs[i].Eval(in)
+	if err != nil {
+		return false, in.toErr(err)
+	}
+	return ok, runtime.Err{}
+}
+
+// rebuild checks the live rules not checked yet and makes the rules in
+// force.
+func (s *Store) rebuild() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.rebuildLocked()
+}
+
+// rebuildLocked is rebuild; the caller holds s.mu.
+func (s *Store) rebuildLocked() {
+	for _, id := range s.order {
+		e := s.entries[id]
+		if !e.rec.Status.Live() || s.compiled[id] || e.prog != nil || e.problem != "" {
+			continue
+		}
+		s.load(e)
+	}
+	ls := &liveSet{anchors: map[string]*liveAnchor{}}
+	var inForce []*entry
+	for _, id := range s.order {
+		if e := s.entries[id]; e.rec.Status.Live() && !s.compiled[id] && e.prog != nil {
+			inForce = append(inForce, e)
+		}
+	}
+	sort.SliceStable(inForce, func(i, j int) bool {
+		a, b := inForce[i].rule, inForce[j].rule
+		if ra, rb := compiler.KindRank(a.Kind), compiler.KindRank(b.Kind); ra != rb {
+			return ra < rb
+		}
+		return a.ID < b.ID
+	})
+	for _, e := range inForce {
+		a := ls.anchors[e.rule.Anchor]
+		if a == nil {
+			a = &liveAnchor{s: s, anchor: e.rule.Anchor, keyIdx: map[interp.CounterRef]int{}, codeIdx: map[string]int{}}
+			ls.anchors[e.rule.Anchor] = a
+		}
+		a.ids = append(a.ids, e.rule.ID)
+		a.progs = append(a.progs, e.prog)
+		a.rules = append(a.rules, s.liveRule(e))
+		counters, crt := e.prog.Reads()
+		for _, c := range counters {
+			if _, ok := a.keyIdx[c]; !ok {
+				a.keyIdx[c] = len(a.keys)
+				a.keys = append(a.keys, s.counterKey(c.Rule, c.Counter))
+			}
+		}
+		if crt {
+			a.codeIdx[e.rule.ID] = len(a.codes)
+			a.codes = append(a.codes, e.rule.ID)
+		}
+	}
+	s.live.Store(ls)
+}
+
+// load checks a live record's rule against the compilation set and
+// builds its program; a rule that no longer checks is a problem, not in
+// force. The caller holds s.mu.
+func (s *Store) load(e *entry) {
+	fail := func(msg string) {
+		e.problem = msg
+		where := ""
+		if e.line > 0 {
+			where = " (line " + strconv.Itoa(e.line) + ")"
+		}
+		s.problem(Problem{File: s.name, ID: e.rec.ID, Msg: fmt.Sprintf("rule %s%s is not in force: %s", e.rec.ID, where, msg)})
+	}
+	doc, err := decodeDoc(e.rec.Rule)
+	if err != nil {
+		fail(err.Error())
+		return
+	}
+	r, _, diags := s.check(e.rec.ID, doc)
+	if r == nil {
+		var msgs []string
+		for _, d := range diags {
+			if d.Severity == "error" {
+				msgs = append(msgs, d.String())
+			}
+		}
+		fail("it no longer checks against the compilation set: " + strings.Join(msgs, "; "))
+		return
+	}
+	prog, err := s.env.Compile(r)
+	if err != nil {
+		fail(err.Error())
+		return
+	}
+	e.rule, e.prog, e.key = r, prog, meaningKey(s.set.Env, r)
+}
+
+// counterKey is the key of a rule's counter: a compiled rule's slot, or
+// none for a store's rule.
+func (s *Store) counterKey(id string, c runtime.Counter) runtime.CounterKey {
+	if slot, ok := s.slots[id]; ok {
+		return runtime.CounterKey{Slot: slot, Rule: id, Counter: c}
+	}
+	return runtime.CounterKey{Slot: storeSlot, Rule: id, Counter: c}
+}
+
+// liveRule describes a rule in force: its status decides monitor.
+func (s *Store) liveRule(e *entry) runtime.LiveRule {
+	r := e.rule
+	kind := map[string]runtime.Kind{"schema": runtime.KindSchema, "policy": runtime.KindPolicy, "invariant": runtime.KindInvariant, "detector": runtime.KindDetector}[r.Kind]
+	eff, _ := runtime.ParseEffect(r.Effect)
+	lr := runtime.LiveRule{
+		Rule: runtime.Rule{
+			ID: r.ID, Pack: "store", Kind: kind, Anchor: r.Anchor, Effect: eff,
+			Monitor:  e.rec.Status == Candidate,
+			FailOpen: r.OnError == "fail_open",
+			Copy:     runtime.Copy{Title: r.Copy.Title, What: r.Copy.What, Cause: r.Copy.Cause, Why: r.Copy.Why, Fix: r.Copy.Fix, Instead: r.Copy.Instead},
+		},
+		Fire: s.counterKey(r.ID, runtime.Fire),
+	}
+	for _, inc := range r.OnFire.Increment {
+		c := runtime.Fire
+		if inc == "breaker" {
+			c = runtime.Breaker
+		}
+		lr.Increment = append(lr.Increment, s.counterKey(r.ID, c))
+	}
+	for _, ref := range r.OnFire.Reset {
+		c := runtime.Fire
+		if ref.Counter == "breaker" {
+			c = runtime.Breaker
+		}
+		lr.Reset = append(lr.Reset, s.counterKey(ref.Rule, c))
+	}
+	return lr
+}
+
+// input is the interp.Input of a store rule in an evaluator: the
+// evaluator's reads, through runtime.LiveEnv.
+type input struct {
+	a   *liveAnchor
+	env runtime.LiveEnv
+	// errs keeps the evaluator's own errors, to give them back as they
+	// were once they went through cel-go.
+	errs map[*interp.Error]runtime.Err
+}
+
+func (in *input) Anchor() string               { return in.a.anchor }
+func (in *input) Profiles() runtime.ProfileSet { return in.env.Profiles() }
+
+// fromErr turns an evaluator's error into the interpreter's, remembering
+// it.
+func (in *input) fromErr(e runtime.Err) *interp.Error {
+	ie := &interp.Error{Kind: e.Kind, Msg: e.Error()}
+	if in.errs == nil {
+		in.errs = map[*interp.Error]runtime.Err{}
+	}
+	in.errs[ie] = e
+	return ie
+}
+
+// toErr turns the interpreter's error into the evaluator's: the
+// evaluator's own as it was, a cel-go error with the details the
+// runtime's messages are built from.
+func (in *input) toErr(ie *interp.Error) runtime.Err {
+	if e, ok := in.errs[ie]; ok {
+		return e
+	}
+	return celErr(ie)
+}
+
+// celErr is a cel-go error as the runtime spells it, so that the two
+// engines' messages agree.
+func celErr(ie *interp.Error) runtime.Err {
+	e := runtime.Err{Kind: ie.Kind}
+	after := func(prefix string) (string, bool) {
+		if strings.HasPrefix(ie.Msg, prefix) {
+			return ie.Msg[len(prefix):], true
+		}
+		return "", false
+	}
+	switch ie.Kind {
+	case runtime.ErrNoSuchKey:
+		e.S, _ = after("no such key: ")
+	case runtime.ErrIndexOutOfRange:
+		if v, ok := after("index out of bounds: "); ok {
+			if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+				e.N = n
+			} else {
+				e.S = v
+			}
+		}
+	case runtime.ErrStringIndex:
+		if v, ok := after("index out of range: "); ok {
+			e.N, _ = strconv.ParseInt(v, 10, 64)
+		}
+	case runtime.ErrDivideByZero, runtime.ErrModulusByZero, runtime.ErrIntOverflow, runtime.ErrUintOverflow:
+	case runtime.ErrNoSuchOverload:
+		if v, ok := after("no such overload: "); ok {
+			e.S = v
+		} else if ie.Msg != "no such overload" {
+			e.S = ie.Msg
+		}
+	case runtime.ErrProfile:
+		e.S, _ = after("profile not supplied: ")
+	case runtime.ErrPanic:
+		e.S = ie.Msg
+	default:
+		e.S = ie.Msg
+	}
+	return e
+}
+
+func (in *input) Fact(r *compiler.Rule, name string) (any, *interp.Error) {
+	f := in.a.s.env.Catalog().Fact(name)
+	if f == nil {
+		return nil, nil
+	}
+	switch {
+	case f.Kept == catalog.KeptFingerprint:
+		v, e := in.env.Fingerprint()
+		if e.Kind != runtime.ErrNone {
+			return nil, in.fromErr(e)
+		}
+		return v, nil
+	case f.Kept == catalog.KeptCodeRejectTotal:
+		i, ok := in.a.codeIdx[r.ID]
+		if !ok {
+			return int64(0), nil
+		}
+		v, e := in.env.CodeRejectTotal(i)
+		if e.Kind != runtime.ErrNone {
+			return nil, in.fromErr(e)
+		}
+		return v, nil
+	case f.Kept != catalog.NotKept:
+		k, e := in.env.Kept()
+		if e.Kind != runtime.ErrNone {
+			return nil, in.fromErr(e)
+		}
+		switch f.Kept {
+		case catalog.KeptRepeatCount:
+			return k.RepeatCount, nil
+		case catalog.KeptRecentToolNames:
+			return k.RecentToolNames, nil
+		case catalog.KeptSameCodeRejectRun:
+			return k.SameCodeRun, nil
+		}
+		return nil, nil
+	case f.Tier == catalog.Oarc:
+		sc, e := in.env.Provenance()
+		if e.Kind != runtime.ErrNone {
+			return nil, in.fromErr(e)
+		}
+		switch f.Name {
+		case "provenance_tools":
+			return sc.Tools, nil
+		case "provenance_origins":
+			return sc.Origins, nil
+		case "provenance_trust_tiers":
+			return sc.TrustTiers, nil
+		case "provenance_labels":
+			return sc.Labels, nil
+		}
+		return nil, nil
+	}
+	v, e := in.env.Fact(name)
+	if e.Kind != runtime.ErrNone {
+		return nil, in.fromErr(e)
+	}
+	if v == nil {
+		return interp.ZeroFact(f.Type), nil
+	}
+	return v, nil
+}
+
+func (in *input) Counter(rule string, c runtime.Counter) (int64, *interp.Error) {
+	i, ok := in.a.keyIdx[interp.CounterRef{Rule: rule, Counter: c}]
+	if !ok {
+		return 0, in.fromErr(runtime.Err{Kind: runtime.ErrStore, S: "counter " + rule + "." + c.String() + " is not in the occurrence's snapshot"})
+	}
+	v, e := in.env.Counter(i)
+	if e.Kind != runtime.ErrNone {
+		return 0, in.fromErr(e)
+	}
+	return v, nil
+}
+
+func (in *input) Provide(fn string, args []any) (any, *interp.Error) {
+	v, e := in.env.Provide(fn, args)
+	if e.Kind != runtime.ErrNone {
+		return nil, in.fromErr(e)
+	}
+	return v, nil
+}
+
+func (in *input) Detect(id string) (*runtime.Detection, *interp.Error) {
+	d, e := in.env.Detect(id)
+	if e.Kind != runtime.ErrNone {
+		return nil, in.fromErr(e)
+	}
+	return d, nil
+}
+
+// ruleDoc decodes a record's rule document (checked when it was read).
+func ruleDoc(rec Record) *yaml.Node {
+	doc, err := decodeDoc(rec.Rule)
+	if err != nil {
+		return &yaml.Node{Kind: yaml.MappingNode}
+	}
+	return doc
+}

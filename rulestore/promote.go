@@ -1,0 +1,127 @@
+// This file owns what the store's commands read and write without a
+// compilation set: the latest records of a store file (oarc store), and
+// an active rule as a rule file of a pack (oarc promote), so that the
+// next go generate compiles it.
+
+package rulestore
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/oarc/oarc/compiler"
+)
+
+// ReadRecords reads a store's records and returns the latest of each id,
+// in order of each id's first record, and the lines that are not records
+// (reported as FILE:LINE: error: ..., name being FILE). A torn last line
+// is one of them: the rest is read all the same.
+func ReadRecords(name string, r io.Reader) ([]Record, []Problem, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, nil, err
+	}
+	var order []string
+	latest := map[string]Record{}
+	var problems []Problem
+	line := 0
+	for len(data) > 0 {
+		l := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			l, data = data[:i], data[i+1:]
+		} else {
+			data = nil
+		}
+		line++
+		rec, err := parseRecord(bytes.TrimSuffix(l, []byte("\r")))
+		if err != nil {
+			msg := err.Error()
+			if data == nil {
+				msg = "a torn last line (no line break at its end): " + msg
+			}
+			problems = append(problems, Problem{File: name, Line: line, Msg: msg})
+			continue
+		}
+		if _, ok := latest[rec.ID]; !ok {
+			order = append(order, rec.ID)
+		}
+		latest[rec.ID] = rec
+	}
+	out := make([]Record, 0, len(order))
+	for _, id := range order {
+		out = append(out, latest[id])
+	}
+	return out, problems, nil
+}
+
+// RuleFile returns an active rule of the store as a rule file, as oarc
+// promote writes it into a pack: its document with `enforcement:
+// enforce`, laid out as oarc fmt lays rule files out, under a comment
+// with its rationale and source.
+func RuleFile(rec Record) ([]byte, error) {
+	doc, err := decodeDoc(rec.Rule)
+	if err != nil {
+		return nil, fmt.Errorf("rule %s: %v", rec.ID, err)
+	}
+	plainStyles(doc)
+	if e := member(doc, "enforcement"); e != nil {
+		e.Value, e.Tag, e.Style = "enforce", "!!str", 0
+	} else {
+		doc.Content = append(doc.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: "enforcement"},
+			&yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: "enforce"})
+	}
+	if w := member(doc, "when"); w != nil && strings.Contains(w.Value, "\n") {
+		w.Style = yaml.LiteralStyle
+	}
+	var head []string
+	head = append(head, "Written by the agent (rule store), promoted by oarc promote.")
+	if rec.Rationale != "" {
+		head = append(head, "Rationale: "+rec.Rationale)
+	}
+	if rec.Source != "" {
+		head = append(head, "Source: "+rec.Source)
+	}
+	doc.HeadComment = strings.Join(head, "\n")
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(doc); err != nil {
+		return nil, fmt.Errorf("rule %s: %v", rec.ID, err)
+	}
+	if err := enc.Close(); err != nil {
+		return nil, err
+	}
+	out, err := compiler.Format(rec.ID+".yaml", buf.Bytes())
+	if err != nil {
+		return nil, fmt.Errorf("rule %s: %v", rec.ID, err)
+	}
+	return out, nil
+}
+
+// plainStyles lets the YAML encoder choose each scalar's style (plain
+// where it reads the same), as a person would write the file.
+func plainStyles(n *yaml.Node) {
+	if n.Kind == yaml.ScalarNode {
+		n.Style = 0
+	}
+	for _, c := range n.Content {
+		plainStyles(c)
+	}
+}
+
+// AnchorEffect returns the anchor and the effect of a record's rule ("" for
+// a field its document does not have).
+func AnchorEffect(rec Record) (anchor, effect string) {
+	doc := ruleDoc(rec)
+	if a := member(doc, "anchor"); a != nil {
+		anchor = a.Value
+	}
+	if e := member(doc, "effect"); e != nil {
+		effect = e.Value
+	}
+	return anchor, effect
+}

@@ -1,0 +1,464 @@
+// Package rulestore is the store of the rules an agent writes for itself
+// at run time (spec 12, after seed 001): learned from its failures, in
+// force at once as candidates (monitored), proven on trial, then promoted
+// (enforced, and later compiled: `oarc promote`) or retired.
+//
+// The store is an append-only JSON Lines file (or any reader and writer a
+// host gives): the last record of an id wins, so a status change, or a
+// step of a trial, appends a record and history is never rewritten. A
+// rule is added only once it checks exactly as `oarc check` would check it
+// in the compilation set the host runs (its catalog, its rule ids, the
+// references to its rules), with a project pack's effect limits.
+//
+// A *Store is a [runtime.RuleStore]: give it to the generated evaluator
+// with runtime.WithRuleStore, and its rules run, through the interpreter
+// of package interp, after the compiled rules of their anchor and in the
+// same decision. A host links this package only when it wants a store: it
+// brings the compiler and cel-go with it. docs/store.md describes it.
+package rulestore
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/oarc/oarc/compiler"
+	"github.com/oarc/oarc/interp"
+	"github.com/oarc/oarc/runtime/impl"
+)
+
+// Status is a rule's place in its lifecycle.
+type Status string
+
+// The statuses.
+const (
+	// Candidate rules are in force in monitor: they never block, warn or
+	// nudge, and are on trial.
+	Candidate Status = "candidate"
+	// Active rules are enforced, whatever their document's enforcement.
+	Active Status = "active"
+	// Retired rules are not in force; their ids stay taken.
+	Retired Status = "retired"
+)
+
+// Live reports whether the status is in force (candidate or active).
+func (s Status) Live() bool { return s == Candidate || s == Active }
+
+// Record is one line of the store: a rule's state at the time it was
+// written. The last record of an id is the rule's state.
+type Record struct {
+	ID string `json:"id"`
+	// CreatedAt is when this record was written (RFC 3339, UTC): the
+	// first record of an id is the rule's creation, a later one a change.
+	CreatedAt time.Time `json:"created_at"`
+	Status    Status    `json:"status"`
+	// Rule is the OAR rule document as a JSON object, as a fixture's
+	// `rule` (its copy sanitised).
+	Rule json.RawMessage `json:"rule"`
+	// Rationale says why the rule exists; Source what motivated it (a
+	// notice id, a failing call); Tags are extra retrieval tokens.
+	Rationale string   `json:"rationale,omitempty"`
+	Source    string   `json:"source,omitempty"`
+	Tags      []string `json:"tags,omitempty"`
+	// Reason says why the rule was retired.
+	Reason string `json:"reason,omitempty"`
+	// Trial is a candidate's trial so far.
+	Trial *Trial `json:"trial,omitempty"`
+}
+
+// DefaultCap is the default number of live rules (candidates and active)
+// a store holds.
+const DefaultCap = 50
+
+// DefaultSessions is the default number of distinct sessions a candidate
+// must fire in to be ready (the rule of oarc stats, spec 10).
+const DefaultSessions = 5
+
+// MaxSessions is the largest trial threshold: a trial keeps the sessions
+// a candidate fired in, up to this many.
+const MaxSessions = 64
+
+// Options configure a store.
+type Options struct {
+	// Cap is the most live rules the store holds (0: DefaultCap).
+	Cap int
+	// Sessions is the trial's threshold (0: DefaultSessions; at most
+	// MaxSessions).
+	Sessions int
+	// Check are the options rules are checked with (MaxCost, Portable);
+	// the catalog is always the compilation set's.
+	Check compiler.Options
+	// Warn receives the store's problems as they are found, one line each
+	// ("FILE:LINE: error: ..." for a line that is not a record): os.Stderr
+	// for a command. nil: they are only kept (Problems).
+	Warn io.Writer
+	// Now stamps records (nil: time.Now).
+	Now func() time.Time
+}
+
+// Problem is something the store skipped: a line that is not a record
+// (Line > 0), or a rule that is not in force because it no longer checks
+// against the compilation set.
+type Problem struct {
+	File string
+	Line int    // 0: not a line's problem
+	ID   string // the rule, when known
+	Msg  string
+}
+
+func (p Problem) String() string {
+	if p.Line > 0 {
+		return fmt.Sprintf("%s:%d: error: %s", p.File, p.Line, p.Msg)
+	}
+	return fmt.Sprintf("%s: error: %s", p.File, p.Msg)
+}
+
+// Store is a rule store. It is safe for concurrent use.
+type Store struct {
+	set      *compiler.Set
+	env      *interp.Env
+	opts     Options
+	name     string // the file's name in messages
+	compiled map[string]bool
+	slots    map[string]int32
+
+	mu       sync.Mutex
+	w        io.Writer
+	f        *os.File // the file, for a store opened by path
+	needNL   bool     // the file does not end with a line break
+	read     int64    // bytes of whole lines read (Reload reads on from there)
+	tornAt   int64    // offset of the torn last line reported (-1: none)
+	lines    int      // lines read
+	entries  map[string]*entry
+	order    []string // ids in order of first record
+	problems []Problem
+	live     atomic.Pointer[liveSet]
+	context  []impl.ContextRule // the compiled set's rendered context
+}
+
+// entry is an id's state: its latest record and, when live and checked,
+// its rule ready to evaluate.
+type entry struct {
+	rec  Record
+	line int // the line of the latest record (0: written by this process)
+	// rule and prog are the checked rule and its program; nil when the
+	// rule is retired, compiled, or no longer checks (problem).
+	rule    *compiler.Rule
+	prog    *interp.Rule
+	key     string // its meaning, for dedup
+	problem string
+	// activeAt is when it first became active (zero: never).
+	activeAt time.Time
+	// trial state: the sessions evaluated and fired in (by hash).
+	seen, fired map[string]bool
+}
+
+// Open opens (or creates) the store file at path for the compilation set
+// the host runs, and loads it. Lines that are not records, and rules that
+// no longer check, are reported (Options.Warn, Problems) and skipped: the
+// store opens all the same.
+func Open(path string, set *compiler.Set, opts Options) (*Store, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("rulestore: %v", err)
+	}
+	s, err := newStore(path, set, opts)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	s.f, s.w = f, f
+	s.mu.Lock()
+	err = s.readFrom(f)
+	s.mu.Unlock()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	s.rebuild()
+	return s, nil
+}
+
+// New makes a store that loads the records of r (nil: none) and appends
+// to w (each record is one Write call of one line), for hosts that keep
+// the store elsewhere than in a file. name names it in messages.
+func New(name string, r io.Reader, w io.Writer, set *compiler.Set, opts Options) (*Store, error) {
+	s, err := newStore(name, set, opts)
+	if err != nil {
+		return nil, err
+	}
+	s.w = w
+	if r != nil {
+		s.mu.Lock()
+		err = s.readLines(r)
+		s.mu.Unlock()
+		if err != nil {
+			return nil, err
+		}
+	}
+	s.rebuild()
+	return s, nil
+}
+
+func newStore(name string, set *compiler.Set, opts Options) (*Store, error) {
+	if set == nil || set.Env == nil {
+		return nil, errors.New("rulestore: no compilation set")
+	}
+	if opts.Cap <= 0 {
+		opts.Cap = DefaultCap
+	}
+	if opts.Sessions <= 0 {
+		opts.Sessions = DefaultSessions
+	}
+	if opts.Sessions > MaxSessions {
+		return nil, fmt.Errorf("rulestore: a trial threshold of %d sessions is above the limit of %d", opts.Sessions, MaxSessions)
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	env, err := interp.NewEnv(set)
+	if err != nil {
+		return nil, err
+	}
+	s := &Store{set: set, env: env, opts: opts, name: name, compiled: map[string]bool{}, slots: map[string]int32{}, entries: map[string]*entry{}, tornAt: -1}
+	for i, r := range set.Rules {
+		s.compiled[r.ID] = true
+		s.slots[r.ID] = int32(i)
+	}
+	s.context = compiledContext(set)
+	return s, nil
+}
+
+// Close closes the file of a store opened with Open.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.f == nil {
+		return nil
+	}
+	err := s.f.Close()
+	s.f = nil
+	return err
+}
+
+// Reload reads the records other processes appended to the file since
+// it was last read (a store opened with Open; others: nothing to do).
+func (s *Store) Reload() error {
+	s.mu.Lock()
+	if s.f == nil {
+		s.mu.Unlock()
+		return nil
+	}
+	if _, err := s.f.Seek(s.read, io.SeekStart); err != nil {
+		s.mu.Unlock()
+		return fmt.Errorf("rulestore: %v", err)
+	}
+	err := s.readFrom(s.f)
+	s.mu.Unlock()
+	s.rebuild()
+	return err
+}
+
+// readFrom reads the file from s.read to its end. Only whole lines are
+// consumed: a last line without its line break is torn (a crash, or a
+// writer still writing): it is reported once and read again, whole, when
+// its line break comes (a record then, if the writer was only slow), and
+// the next append starts a line of its own.
+func (s *Store) readFrom(f *os.File) error {
+	data, err := io.ReadAll(f)
+	if err != nil {
+		return fmt.Errorf("rulestore: %v", err)
+	}
+	start := 0
+	for {
+		i := bytes.IndexByte(data[start:], '\n')
+		if i < 0 {
+			break
+		}
+		off := s.read + int64(start)
+		s.lines++
+		s.applyLine(bytes.TrimSuffix(data[start:start+i], []byte("\r")), off == s.tornAt)
+		start += i + 1
+	}
+	s.read += int64(start)
+	rest := data[start:]
+	s.needNL = len(rest) > 0
+	if len(rest) > 0 && s.tornAt != s.read {
+		s.tornAt = s.read
+		s.problem(Problem{File: s.name, Line: s.lines + 1, Msg: "a torn last line (no line break at its end): skipped"})
+	}
+	return nil
+}
+
+// readLines applies the records of r (a store made with New), its last
+// line with or without its line break.
+func (s *Store) readLines(r io.Reader) error {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return fmt.Errorf("rulestore: %s: %v", s.name, err)
+	}
+	for len(data) > 0 {
+		line := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			line, data = data[:i], data[i+1:]
+		} else {
+			data = nil
+		}
+		s.lines++
+		s.applyLine(bytes.TrimSuffix(line, []byte("\r")), false)
+	}
+	return nil
+}
+
+// maxLine is the longest line read, in bytes (a record with its rule).
+const maxLine = 1 << 20
+
+var idPattern = regexp.MustCompile(`^[A-Z][A-Z0-9]*(_[A-Z0-9]+)*$`)
+
+// parseRecord reads one line as a record: a JSON object with id,
+// created_at, status and rule of their types; unknown members are
+// ignored, so that a newer writer's fields do not break an older reader.
+func parseRecord(line []byte) (Record, error) {
+	var rec Record
+	if len(line) > maxLine {
+		return rec, fmt.Errorf("line longer than %d bytes", maxLine)
+	}
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(line, &raw); err != nil {
+		return rec, fmt.Errorf("not a JSON object: %v", err)
+	}
+	if raw == nil {
+		return rec, errors.New("not a JSON object")
+	}
+	for _, k := range []string{"id", "created_at", "status", "rule"} {
+		if _, ok := raw[k]; !ok {
+			return rec, fmt.Errorf("field %q is missing", k)
+		}
+	}
+	if err := json.Unmarshal(line, &rec); err != nil {
+		return rec, fmt.Errorf("not a record: %v", err)
+	}
+	switch {
+	case !idPattern.MatchString(rec.ID):
+		return rec, fmt.Errorf("field \"id\": %q is not a rule id (SCREAMING_SNAKE)", rec.ID)
+	case rec.Status != Candidate && rec.Status != Active && rec.Status != Retired:
+		return rec, fmt.Errorf("field \"status\": %q is not candidate, active or retired", rec.Status)
+	}
+	doc, err := decodeDoc(rec.Rule)
+	if err != nil {
+		return rec, fmt.Errorf("field \"rule\": %v", err)
+	}
+	if id := member(doc, "id"); id == nil || id.Value != rec.ID {
+		return rec, fmt.Errorf("field \"rule\": its id is not the record's id %s", rec.ID)
+	}
+	rec.CreatedAt = rec.CreatedAt.UTC()
+	return rec, nil
+}
+
+// applyLine applies one line read from the store; a line that is not a
+// record is reported, unless it was reported torn already.
+func (s *Store) applyLine(line []byte, reported bool) {
+	rec, err := parseRecord(line)
+	if err != nil {
+		if !reported {
+			s.problem(Problem{File: s.name, Line: s.lines, Msg: err.Error()})
+		}
+		return
+	}
+	s.apply(rec, s.lines)
+}
+
+// problem records and reports a problem.
+func (s *Store) problem(p Problem) {
+	s.problems = append(s.problems, p)
+	if s.opts.Warn != nil {
+		fmt.Fprintln(s.opts.Warn, p.String())
+	}
+}
+
+// apply makes rec the latest record of its id (line: where it was read,
+// 0 for a record this process wrote).
+func (s *Store) apply(rec Record, line int) {
+	e := s.entries[rec.ID]
+	if e == nil {
+		e = &entry{}
+		s.entries[rec.ID] = e
+		s.order = append(s.order, rec.ID)
+	}
+	if e.rule != nil && !bytes.Equal(e.rec.Rule, rec.Rule) {
+		// Another document for the id (a file edited by hand): it is
+		// checked again.
+		e.rule, e.prog, e.key, e.problem = nil, nil, "", ""
+	}
+	e.rec, e.line = rec, line
+	if rec.Status == Active && e.activeAt.IsZero() {
+		e.activeAt = rec.CreatedAt
+	}
+	// The trial's sessions fired in come back with the record.
+	if rec.Trial != nil {
+		if e.fired == nil {
+			e.fired = map[string]bool{}
+		}
+		for _, h := range rec.Trial.FiredIn {
+			e.fired[h] = true
+		}
+	}
+}
+
+// append writes one record as one line, with one Write call: with a file
+// opened for appending (O_APPEND), each record lands whole at the end,
+// whoever else appends (see docs/store.md for what holds across
+// processes). The caller holds s.mu.
+func (s *Store) append(rec Record) error {
+	b, err := json.Marshal(rec)
+	if err != nil {
+		return fmt.Errorf("rulestore: %v", err)
+	}
+	if len(b) > maxLine {
+		// It could not be read back.
+		return fmt.Errorf("rulestore: the record of %s is %d bytes, more than a store line may hold (%d): shorten the rule, rationale or tags", rec.ID, len(b), maxLine)
+	}
+	if s.needNL {
+		b = append([]byte("\n"), b...)
+	}
+	b = append(b, '\n')
+	if s.w == nil {
+		return errors.New("rulestore: the store is closed")
+	}
+	if _, err := s.w.Write(b); err != nil {
+		return fmt.Errorf("rulestore: appending to %s: %v", s.name, err)
+	}
+	s.needNL = false
+	// The record as the file holds it (encoding/json escapes <, > and &
+	// in the rule): Reload reads it again, the same, and the last record
+	// of an id still wins.
+	var canon Record
+	if err := json.Unmarshal(bytes.TrimSpace(b), &canon); err == nil {
+		canon.CreatedAt = canon.CreatedAt.UTC()
+		rec = canon
+	}
+	s.apply(rec, 0)
+	return nil
+}
+
+// now is the time records are stamped with, in UTC.
+func (s *Store) now() time.Time { return s.opts.Now().UTC() }
+
+// Problems returns what the store skipped so far: lines that are not
+// records, and rules not in force because they no longer check.
+func (s *Store) Problems() []Problem {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Problem(nil), s.problems...)
+}
+
+// Digest is the digest of the compilation set the store checks its rules
+// against (runtime.RuleStore).
+func (s *Store) Digest() string { return s.set.Digest }
