@@ -85,9 +85,10 @@ func CatalogPackage(c *ir.Catalog) string {
 // where the file refers to it (a host named ev, or string).
 var setFileNames = map[string]bool{
 	// Locals and parameters of the generated set package.
-	"c": true, "ctx": true, "d": true, "env": true, "err": true, "ev": true, "i": true, "id": true,
-	"missing": true, "n": true, "names": true, "o": true, "occ": true, "opts": true, "r": true,
-	"rule": true, "s": true, "step": true, "x": true,
+	"a0": true, "anchor": true, "c": true, "ctx": true, "d": true, "e": true, "env": true, "err": true,
+	"ev": true, "hint": true, "i": true, "id": true, "k": true, "missing": true, "n": true,
+	"name": true, "names": true, "o": true, "occ": true, "ok0": true, "opts": true, "r": true,
+	"rule": true, "s": true, "step": true, "v": true, "x": true,
 	// Predeclared.
 	"any": true, "append": true, "bool": true, "byte": true, "cap": true, "clear": true, "close": true,
 	"comparable": true, "complex": true, "complex128": true, "complex64": true, "copy": true,

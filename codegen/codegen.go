@@ -665,7 +665,7 @@ func (pk *packGen) reads(f *jen.File) {
 	f.Comment("session facts the engine keeps, the provider functions and validators they")
 	f.Comment("use, and whether they read counters or provenance (nothing for an anchor")
 	f.Comment("without rules). A host that computes facts itself can fill only these.")
-	f.Func().Id("Reads").Params(jen.Id("a").Add(pk.catQ("Anchor"))).Add(rt("Reads")).Block(jen.Switch(jen.Id("a")).Block(cases...))
+	f.Func().Id("Reads").Params(jen.Id("anchor").Add(pk.catQ("Anchor"))).Add(rt("Reads")).Block(jen.Switch(jen.Id("anchor")).Block(cases...))
 }
 
 func counterKey(slot int, id string, c ir.Counter) jen.Code {

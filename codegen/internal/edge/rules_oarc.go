@@ -1068,8 +1068,8 @@ func (ev *Evaluator) oLive(ctx context.Context, occ *lycaon.Occurrence, s *runti
 // session facts the engine keeps, the provider functions and validators they
 // use, and whether they read counters or provenance (nothing for an anchor
 // without rules). A host that computes facts itself can fill only these.
-func Reads(a lycaon.Anchor) runtime.Reads {
-	switch a {
+func Reads(anchor lycaon.Anchor) runtime.Reads {
+	switch anchor {
 	case lycaon.ToolPreInvoke:
 		return oReads_ToolPreInvoke
 	default:

@@ -317,8 +317,8 @@ func (ev *Evaluator) oLive(ctx context.Context, occ *acme.Occurrence, s *runtime
 // session facts the engine keeps, the provider functions and validators they
 // use, and whether they read counters or provenance (nothing for an anchor
 // without rules). A host that computes facts itself can fill only these.
-func Reads(a acme.Anchor) runtime.Reads {
-	switch a {
+func Reads(anchor acme.Anchor) runtime.Reads {
+	switch anchor {
 	case acme.ContentOutput:
 		return oReads_ContentOutput
 	case acme.GitPrePush:

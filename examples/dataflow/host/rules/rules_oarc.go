@@ -290,8 +290,8 @@ func (ev *Evaluator) oLive(ctx context.Context, occ *finbot.Occurrence, s *runti
 // session facts the engine keeps, the provider functions and validators they
 // use, and whether they read counters or provenance (nothing for an anchor
 // without rules). A host that computes facts itself can fill only these.
-func Reads(a finbot.Anchor) runtime.Reads {
-	switch a {
+func Reads(anchor finbot.Anchor) runtime.Reads {
+	switch anchor {
 	case finbot.PaymentPreSubmit:
 		return oReads_PaymentPreSubmit
 	case finbot.ToolPreInvoke:
