@@ -9,6 +9,8 @@ import (
 
 	"cel.dev/cel-go/cel"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/oarc/oarc/testkit/long"
 )
 
 // lexicalProblem reports what the explanations of celsyntax.go would
@@ -54,7 +56,7 @@ func TestLexCELAgreesWithCelGo(t *testing.T) {
 		`"`, `'`, `"""`, `'''`, `\`, `\\`, `\s`, `\n`, `\x4`, `\x41`, `\u00e9`, `\U0001F600`, `\101`, `\400`, `\'`, `\"`, "`",
 		"r", "b", "R", "br", "r'", `r"`, "//", "1", "1.5", "1e3", "0x1F", "2u", "é", "''", `""`, "and", "?", "-", "+", "in"}
 	rnd := rand.New(rand.NewSource(7))
-	for i := 0; i < 50000; i++ {
+	for i := 0; i < long.N(10000, 50000); i++ {
 		var b strings.Builder
 		for n := rnd.Intn(8); n >= 0; n-- {
 			b.WriteString(pieces[rnd.Intn(len(pieces))])

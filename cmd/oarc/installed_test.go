@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/oarc/oarc/testkit/long"
 )
 
 // TestInstalledBinary builds oarc as `go install` would for a user
@@ -16,9 +18,7 @@ import (
 // cache and no network: the runtime the fixtures link comes from the
 // binary itself.
 func TestInstalledBinary(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds oarc and two test runners with the go command")
-	}
+	long.Require(t, "builds oarc and two test runners with the go command")
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
 		t.Fatal(err)
@@ -70,9 +70,7 @@ func TestInstalledBinary(t *testing.T) {
 // repository, with nothing in the module cache and no network (spec 11),
 // for the default catalog and for a host catalog.
 func TestInstalledGuard(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds oarc and two proxies with the go command")
-	}
+	long.Require(t, "builds oarc and two proxies with the go command")
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
 		t.Fatal(err)

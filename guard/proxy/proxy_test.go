@@ -304,7 +304,7 @@ func TestProxyPassThrough(t *testing.T) {
 // Hostile and broken traffic: each answered with an error, nothing
 // forwarded unevaluated, nothing hangs.
 func TestProxyHostile(t *testing.T) {
-	c := start(t, "-server-id", "fs", "-timeout", "500ms", "-max-message", "1048576")
+	c := start(t, "-server-id", "fs", "-timeout", "2s", "-max-message", "1048576")
 	c.init()
 	for _, tc := range []struct {
 		name, send string
