@@ -53,6 +53,7 @@ func Run(t *testing.T, newStore func(t *testing.T) runtime.Store) {
 		{"ConcurrentCalls", concurrentCalls},
 		{"Provenance", provenance},
 		{"ProvenanceLimits", provenanceLimits},
+		{"Tenants", tenants},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, newStore) })
 	}
@@ -779,4 +780,108 @@ func Diff(got, want *runtime.History) string {
 		return "the same"
 	}
 	return b.String()
+}
+
+// tenants: two tenants using one session id in one store share nothing
+// (spec 5.11), whatever bytes the tenant and the id hold ("a:b" with "c"
+// and "a" with "b:c" are different sessions). A MemStore keeps one
+// session: it must refuse the second tenant at every call (an error, and
+// not applied for a mutation), never serve it the first's state. Any
+// other store must keep both: the second starts empty (counters 0, no
+// record of calls, no node: naming the first's as an input or a parent
+// is unknown), and what it does changes nothing of the first.
+func tenants(t *testing.T, newStore func(*testing.T) runtime.Store) {
+	for _, pair := range [][2][2]string{
+		{{"a:b", "c"}, {"a", "b:c"}},
+		{{"", "s"}, {"t", "s"}},
+		{{"t", "s"}, {"t\x00", "s"}},
+		{{"", "\x00\"t\"\x00s"}, {"t", "s"}},
+		{{"x}y", "{s}"}, {"x", "}y{s}"}},
+	} {
+		st := newStore(t)
+		a := runtime.SessionKey(pair[0][0], pair[0][1])
+		b := runtime.SessionKey(pair[1][0], pair[1][1])
+		at := fmt.Sprintf("tenant %q session %q, and tenant %q session %q", pair[0][0], pair[0][1], pair[1][0], pair[1][1])
+		if a == b {
+			t.Fatalf("%s: one key %q", at, a)
+		}
+		keys := []runtime.CounterKey{fire(0, "R"), breaker(0, "R")}
+		if err := st.Apply(ctx, a, &runtime.Update{Counters: []runtime.CounterUpdate{{Key: fire(0, "R")}, {Key: fire(0, "R")}}, Calls: []runtime.Call{{Tool: "bash", Code: "X", HasFingerprint: true}}}); err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range []runtime.Node{
+			{ID: "doc", Kind: runtime.ToolResult, Tool: "read_document", Labels: []string{"confidential"}, Args: map[string]any{"path": "/a"}},
+			{ID: "m", Kind: runtime.Message, Origin: "user", Parents: []string{"doc"}},
+		} {
+			if err := st.RecordNode(ctx, a, n); err != nil {
+				t.Fatal(err)
+			}
+		}
+		bCalls := []func() error{
+			func() error { return runtime.ReadCounters(ctx, st, b, keys, make([]int64, 2)) },
+			func() error {
+				return st.Read(ctx, b, &runtime.Snapshot{History: &runtime.History{}, Query: runtime.HistoryQuery{Codes: []string{"X"}, Tool: "bash", Names: true}})
+			},
+			func() error { return st.Scope(ctx, b, nil, &runtime.Scope{WantNodes: true}) },
+		}
+		bMutations := []func() error{
+			func() error {
+				return st.Apply(ctx, b, &runtime.Update{Counters: []runtime.CounterUpdate{{Key: fire(0, "R")}}, Calls: []runtime.Call{{Tool: "rm", Code: "Y"}}})
+			},
+			func() error { return st.RecordNode(ctx, b, runtime.Node{ID: "doc", Kind: runtime.Message, Origin: "other"}) },
+			func() error { return st.MarkIncomplete(ctx, b) },
+		}
+		if _, one := st.(*runtime.MemStore); one {
+			for i, f := range bCalls {
+				if err := f(); err == nil {
+					t.Errorf("%s: read %d of the other tenant in a MemStore: no error", at, i)
+				}
+			}
+			for i, f := range bMutations {
+				if err := f(); err == nil || !errors.Is(err, runtime.ErrNotApplied) {
+					t.Errorf("%s: mutation %d of the other tenant in a MemStore: %v, want not applied", at, i, err)
+				}
+			}
+		} else {
+			if got := readCounters(t, st, b, keys...); !slices.Equal(got, []int64{0, 0}) {
+				t.Errorf("%s: the other tenant reads counters %v", at, got)
+			}
+			h := readHistory(t, st, b, runtime.HistoryQuery{Codes: []string{"X"}, Tool: "bash"})
+			if want := (runtime.History{Totals: []int64{0}, TotalsKnown: []bool{true}}); !Equal(h, &want) {
+				t.Errorf("%s: the other tenant reads the record %s", at, Diff(h, &want))
+			}
+			for _, inputs := range [][]string{{"doc"}, {"m"}} {
+				if err := st.Scope(ctx, b, inputs, &runtime.Scope{WantNodes: true}); !errors.Is(err, runtime.ErrUnknownProvenance) {
+					t.Errorf("%s: the other tenant names %q as an input: %v, want unknown provenance", at, inputs, err)
+				}
+			}
+			if err := st.RecordNode(ctx, b, runtime.Node{ID: "c", Kind: runtime.Message, Parents: []string{"doc"}}); err == nil || !errors.Is(err, runtime.ErrNotApplied) || !strings.Contains(err.Error(), `parent "doc" is not recorded`) {
+				t.Errorf("%s: the other tenant names a parent of the first: %v", at, err)
+			}
+			for i, f := range append(bCalls, bMutations...) {
+				if err := f(); err != nil {
+					t.Errorf("%s: call %d of the other tenant: %v", at, i, err)
+				}
+			}
+			var sc runtime.Scope
+			if err := st.Scope(ctx, b, []string{"doc"}, &sc); !errors.Is(err, runtime.ErrUnknownProvenance) {
+				t.Errorf("%s: the other tenant, marked incomplete: %v", at, err)
+			}
+		}
+		// The first tenant's session is as it left it.
+		if got := readCounters(t, st, a, keys...); !slices.Equal(got, []int64{2, 0}) {
+			t.Errorf("%s: the first tenant's counters %v, want [2 0]", at, got)
+		}
+		h := readHistory(t, st, a, runtime.HistoryQuery{Codes: []string{"X", "Y"}, Tool: "bash"})
+		if h.Calls != 1 || !slices.Equal(h.Tools, []string{"bash"}) || !slices.Equal(h.Totals, []int64{1, 0}) {
+			t.Errorf("%s: the first tenant's record %+v", at, h)
+		}
+		sc := runtime.Scope{WantNodes: true}
+		if err := st.Scope(ctx, a, []string{"m"}, &sc); err != nil {
+			t.Fatalf("%s: the first tenant's scope: %v", at, err)
+		}
+		if !slices.Equal(sc.Origins, []string{"user"}) || len(sc.Nodes) != 2 || sc.Nodes[1].ID != "doc" || sc.Nodes[1].Kind != runtime.ToolResult || sc.Nodes[1].ArgsJSON != `{"path":"/a"}` {
+			t.Errorf("%s: the first tenant's scope %+v", at, sc)
+		}
+	}
 }
