@@ -1,0 +1,167 @@
+package redisstore_test
+
+import (
+	"errors"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/oarc/oarc/redisstore"
+	"github.com/oarc/oarc/runtime"
+	"github.com/redis/go-redis/v9"
+)
+
+// TestTenantsShareNothing: sessions of two tenants with one id (spec
+// 5.11), made as a host makes them (Store.Session with
+// runtime.WithTenant, Session.InTenant), are two hashes of the server,
+// whatever bytes tenant and id hold ("a:b" with "c" and "a" with "b:c");
+// what one records, counts and resets leaves the other as it was, and the
+// other cannot name its nodes.
+func TestTenantsShareNothing(t *testing.T) {
+	s, c, prefix := newStoreAt(t, redisstore.Options{})
+	a := s.Session("c", runtime.WithTenant("a:b"))
+	b := s.Session("b:c", runtime.WithTenant("a"))
+	plain := s.Session("c")
+	if a.InTenant("a").Key() != s.Session("c", runtime.WithTenant("a")).Key() || a.InTenant("a:b").Key() != a.Key() {
+		t.Fatal("InTenant and WithTenant disagree")
+	}
+	for i, sess := range []*runtime.Session{a, b, plain} {
+		if err := sess.Record(ctx, runtime.Node{ID: "doc", Kind: runtime.ToolResult, Tool: "read", Labels: []string{string(rune('x' + i))}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := runtime.ApplyCounters(ctx, s, a.Key(), []runtime.CounterUpdate{{Key: fire("R")}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Record(ctx, runtime.Node{ID: "m", Kind: runtime.Message, Parents: []string{"doc"}}); err != nil {
+		t.Fatal(err)
+	}
+	keys, err := c.Keys(ctx, prefix+"{*}").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(keys) != 3 {
+		t.Fatalf("three sessions in %d hashes: %q", len(keys), keys)
+	}
+	for i, sess := range []*runtime.Session{a, b, plain} {
+		var sc runtime.Scope
+		if err := sess.Store().Scope(ctx, sess.Key(), []string{"doc"}, &sc); err != nil || !slices.Equal(sc.Labels, []string{string(rune('x' + i))}) {
+			t.Errorf("session %d: %v %q", i, err, sc.Labels)
+		}
+	}
+	if got := read(t, s, b.Key(), fire("R")); got[0] != 0 {
+		t.Errorf("the other tenant reads %d", got[0])
+	}
+	if err := s.Scope(ctx, b.Key(), []string{"m"}, &runtime.Scope{WantNodes: true}); !errors.Is(err, runtime.ErrUnknownProvenance) {
+		t.Errorf("the other tenant names a node of the first: %v", err)
+	}
+	if err := s.ResetSession(ctx, b.Key()); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, s, a.Key(), fire("R")); got[0] != 1 {
+		t.Errorf("after the other tenant's reset: %d", got[0])
+	}
+	sc := runtime.Scope{WantNodes: true}
+	if err := s.Scope(ctx, a.Key(), []string{"m"}, &sc); err != nil || len(sc.Nodes) != 2 {
+		t.Errorf("after the other tenant's reset: %v %+v", err, sc.Nodes)
+	}
+}
+
+// TestNodeFieldsCorrupt: a scope that lists nodes reads the fields each
+// node keeps (d:ID) only in the form the store writes them; anything else,
+// in an input or an ancestor, or a node recorded without them (an older
+// version of the store), is an error wrapping ErrCorrupt, never a node
+// listed with defaults nor a node left out; the facts' own walk does not
+// read them.
+func TestNodeFieldsCorrupt(t *testing.T) {
+	// Values are Lua expressions, packed by the server's cmsgpack as the
+	// scripts pack them.
+	pack := func(fields string) string { return "cmsgpack.pack({" + fields + "})" }
+	good := pack(`1, 2, 'read', '', '', {}, {}, '{"a":1}'`)
+	for _, tc := range []struct{ name, value, delete string }{
+		{name: "not msgpack", value: `'\193'`},
+		{name: "trailing bytes", value: good + ` .. '\1'`},
+		{name: "a string", value: `cmsgpack.pack('x')`},
+		{name: "short", value: pack(`1, 2, 'read'`)},
+		{name: "seq zero", value: pack(`0, 2, 'read', '', '', {}, {}, ''`)},
+		{name: "seq fraction", value: pack(`1.5, 2, 'read', '', '', {}, {}, ''`)},
+		{name: "kind", value: pack(`1, 3, 'read', '', '', {}, {}, ''`)},
+		{name: "labels", value: pack(`1, 2, 'read', '', '', {1}, {}, ''`)},
+		{name: "message with args", value: pack(`1, 1, '', '', '', {}, {}, '{}'`)},
+		{name: "args not an object", value: pack(`1, 2, 'read', '', '', {}, {}, '[1]'`)},
+		{name: "args not JSON", value: pack(`1, 2, 'read', '', '', {}, {}, '{"a":'`)},
+		{name: "args too long", value: pack(`1, 2, 'read', '', '', {}, {}, '{"a":"' .. string.rep('x', ` + strconv.Itoa(runtime.MaxNodeArgs) + `) .. '"}'`)},
+		{name: "one place twice", value: pack(`2, 2, 'read', '', '', {}, {}, ''`)},
+		{name: "unknown parent", value: pack(`1, 2, 'read', '', '', {}, {'zz'}, ''`)},
+		{name: "fields lost", delete: "d:doc"},
+		{name: "input fields lost", delete: "d:m"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, c, prefix := newStoreAt(t, redisstore.Options{})
+			session := "corrupt"
+			h := prefix + "{" + session + "}"
+			for _, n := range []runtime.Node{
+				{ID: "doc", Kind: runtime.ToolResult, Tool: "read", Args: map[string]any{"a": 1}},
+				{ID: "m", Kind: runtime.Message, Parents: []string{"doc"}},
+			} {
+				if err := s.RecordNode(ctx, session, n); err != nil {
+					t.Fatal(err)
+				}
+			}
+			sc := runtime.Scope{WantNodes: true}
+			if err := s.Scope(ctx, session, []string{"m"}, &sc); err != nil || len(sc.Nodes) != 2 {
+				t.Fatalf("before: %v %+v", err, sc.Nodes)
+			}
+			if tc.delete != "" {
+				c.HDel(ctx, h, tc.delete)
+			} else if err := c.Eval(ctx, "redis.call('HSET', KEYS[1], 'd:doc', "+tc.value+")", []string{h}).Err(); err != nil && err != redis.Nil {
+				t.Fatal(err)
+			}
+			err := s.Scope(ctx, session, []string{"m"}, &sc)
+			if !errors.Is(err, redisstore.ErrCorrupt) || len(sc.Nodes) != 0 {
+				t.Fatalf("a scope listing nodes: %v, %d nodes, want ErrCorrupt and none", err, len(sc.Nodes))
+			}
+			sc.WantNodes = false
+			if err := s.Scope(ctx, session, []string{"m"}, &sc); err != nil || !slices.Equal(sc.Tools, []string{"read"}) {
+				t.Fatalf("the facts without the nodes: %v %+v", err, sc)
+			}
+		})
+	}
+}
+
+// TestNodeArgsLimit: a tool result's arguments are kept up to
+// runtime.MaxNodeArgs bytes of JSON and listed as recorded; past it, or
+// not serialisable, the node is refused as MemStore refuses it, with its
+// words, known not applied, and nothing is recorded.
+func TestNodeArgsLimit(t *testing.T) {
+	s, _, _ := newStoreAt(t, redisstore.Options{})
+	fill := func(n int) map[string]any { return map[string]any{"a": strings.Repeat("x", n-len(`{"a":""}`))} }
+	for _, tc := range []struct {
+		n    runtime.Node
+		want string
+	}{
+		{runtime.Node{ID: "big", Kind: runtime.ToolResult, Args: fill(runtime.MaxNodeArgs + 1)}, "more than the limit of 65536"},
+		{runtime.Node{ID: "nan", Kind: runtime.ToolResult, Args: map[string]any{"x": math.NaN()}}, "its arguments"},
+	} {
+		mem := runtime.NewMemStore(0)
+		werr := mem.RecordNode(ctx, "args", tc.n)
+		err := s.RecordNode(ctx, "args", tc.n)
+		if err == nil || werr == nil || err.Error() != werr.Error() || !strings.Contains(err.Error(), tc.want) || !errors.Is(err, runtime.ErrNotApplied) {
+			t.Errorf("%s: %v, MemStore %v", tc.n.ID, err, werr)
+		}
+	}
+	at := runtime.Node{ID: "at", Kind: runtime.ToolResult, Tool: "t", Args: fill(runtime.MaxNodeArgs)}
+	if err := s.RecordNode(ctx, "args", at); err != nil {
+		t.Fatal(err)
+	}
+	sc := runtime.Scope{WantNodes: true}
+	if err := s.Scope(ctx, "args", []string{"at", "big"}, &sc); !errors.Is(err, runtime.ErrUnknownProvenance) {
+		t.Fatalf("a refused node: %v", err)
+	}
+	want, _ := runtime.NodeArgsJSON(at)
+	if err := s.Scope(ctx, "args", []string{"at"}, &sc); err != nil || len(sc.Nodes) != 1 || sc.Nodes[0].ArgsJSON != want || len(want) != runtime.MaxNodeArgs {
+		t.Fatalf("arguments at the limit: %v", err)
+	}
+}
