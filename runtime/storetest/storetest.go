@@ -53,6 +53,7 @@ func Run(t *testing.T, newStore func(t *testing.T) runtime.Store) {
 		{"ConcurrentCalls", concurrentCalls},
 		{"Provenance", provenance},
 		{"ProvenanceLimits", provenanceLimits},
+		{"ProvenanceNodes", provenanceNodes},
 		{"Tenants", tenants},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, newStore) })
@@ -828,7 +829,9 @@ func tenants(t *testing.T, newStore func(*testing.T) runtime.Store) {
 			func() error {
 				return st.Apply(ctx, b, &runtime.Update{Counters: []runtime.CounterUpdate{{Key: fire(0, "R")}}, Calls: []runtime.Call{{Tool: "rm", Code: "Y"}}})
 			},
-			func() error { return st.RecordNode(ctx, b, runtime.Node{ID: "doc", Kind: runtime.Message, Origin: "other"}) },
+			func() error {
+				return st.RecordNode(ctx, b, runtime.Node{ID: "doc", Kind: runtime.Message, Origin: "other"})
+			},
 			func() error { return st.MarkIncomplete(ctx, b) },
 		}
 		if _, one := st.(*runtime.MemStore); one {
@@ -882,6 +885,112 @@ func tenants(t *testing.T, newStore func(*testing.T) runtime.Store) {
 		}
 		if !slices.Equal(sc.Origins, []string{"user"}) || len(sc.Nodes) != 2 || sc.Nodes[1].ID != "doc" || sc.Nodes[1].Kind != runtime.ToolResult || sc.Nodes[1].ArgsJSON != `{"path":"/a"}` {
 			t.Errorf("%s: the first tenant's scope %+v", at, sc)
+		}
+	}
+}
+
+// provenanceNodes: random graphs recorded in the store and in a
+// runtime.MemStore, call for call, give the same answers: the same
+// refusals (a duplicate id, an unknown parent, arguments that cannot be
+// kept), and for random inputs (repeated, unknown, none) the same facts
+// and, when asked (Scope.WantNodes), the same nodes in the same order
+// (spec 5.11: the inputs first in the order given, then the ancestors in
+// recording order), with their fields, labels as recorded and arguments;
+// a message lists no tool and no arguments. A session marked incomplete
+// lists nothing.
+func provenanceNodes(t *testing.T, newStore func(*testing.T) runtime.Store) {
+	for seed := range uint64(4) {
+		rng := rand.New(rand.NewPCG(seed, 23))
+		st, ref := newStore(t), runtime.NewMemStore(0)
+		session := "nodes" + strconv.FormatUint(seed, 10)
+		pool := func(l ...string) string { return l[rng.IntN(len(l))] }
+		var ids []string
+		for i := range 70 {
+			n := runtime.Node{ID: "n" + strconv.Itoa(i), Kind: runtime.Message}
+			if rng.IntN(2) == 0 {
+				n.Kind = runtime.ToolResult
+			}
+			switch rng.IntN(12) {
+			case 0:
+				if len(ids) > 0 {
+					n.ID = ids[rng.IntN(len(ids))] // a duplicate
+				}
+			case 1:
+				n.Kind = runtime.NodeKind(3)
+			}
+			n.Tool = pool("", "read", "fetch", "a:b", "\x00", "é")
+			n.Origin = pool("", "user", "web", "drive")
+			n.TrustTier = pool("", "trusted", "untrusted")
+			for range rng.IntN(4) {
+				n.Labels = append(n.Labels, pool("", "pii", "confidential", "pii", "l:1"))
+			}
+			for range rng.IntN(4) {
+				if len(ids) > 0 && rng.IntN(8) > 0 {
+					n.Parents = append(n.Parents, ids[len(ids)-1-rng.IntN(min(len(ids), 8))])
+				} else {
+					n.Parents = append(n.Parents, pool("zz", "n999"))
+				}
+			}
+			switch rng.IntN(8) {
+			case 0:
+			case 1:
+				n.Args = map[string]any{}
+			case 2:
+				n.Args = map[string]any{"big": strings.Repeat("x", runtime.MaxNodeArgs)}
+			case 3:
+				n.Args = map[string]any{"bad": "\xff"}
+			default:
+				n.Args = map[string]any{"path": pool("/a", "/b", "é\x00"), "n": rng.IntN(3), "f": 1.5, "deep": map[string]any{"l": []any{1.0, "x", nil, true}}}
+			}
+			err, werr := st.RecordNode(ctx, session, n), ref.RecordNode(ctx, session, n)
+			if (err == nil) != (werr == nil) || err != nil && (err.Error() != werr.Error() || !errors.Is(err, runtime.ErrNotApplied)) {
+				t.Fatalf("seed %d, recording %+v: %v, MemStore %v", seed, n, err, werr)
+			}
+			if err == nil {
+				ids = append(ids, n.ID)
+			}
+		}
+		if len(ids) < 20 {
+			t.Fatalf("seed %d: only %d nodes recorded", seed, len(ids))
+		}
+		for q := range 60 {
+			var inputs []string
+			for range rng.IntN(5) {
+				if rng.IntN(12) == 0 {
+					inputs = append(inputs, "unknown")
+				} else {
+					inputs = append(inputs, ids[rng.IntN(len(ids))])
+				}
+			}
+			want := rng.IntN(4) > 0
+			got, exp := runtime.Scope{WantNodes: want, Nodes: []runtime.ScopeNode{{ID: "stale"}}}, runtime.Scope{WantNodes: want}
+			err, werr := st.Scope(ctx, session, inputs, &got), ref.Scope(ctx, session, inputs, &exp)
+			at := fmt.Sprintf("seed %d scope %d, inputs %q, nodes %v", seed, q, inputs, want)
+			if (err == nil) != (werr == nil) || err != nil && !errors.Is(err, runtime.ErrUnknownProvenance) {
+				t.Fatalf("%s: %v, MemStore %v", at, err, werr)
+			}
+			if err != nil {
+				continue
+			}
+			if !scopeEqual(got, exp) || len(got.Nodes) != len(exp.Nodes) {
+				t.Fatalf("%s: %+v, MemStore %+v", at, got, exp)
+			}
+			for i := range got.Nodes {
+				g, w := got.Nodes[i], exp.Nodes[i]
+				if g.ID != w.ID || g.Kind != w.Kind || g.Tool != w.Tool || g.Origin != w.Origin || g.TrustTier != w.TrustTier ||
+					!slices.Equal(g.Labels, w.Labels) || g.ArgsJSON != w.ArgsJSON || g.Input != w.Input {
+					t.Fatalf("%s: node %d %+v, MemStore %+v", at, i, g, w)
+				}
+			}
+		}
+		if seed == 0 {
+			if err := st.MarkIncomplete(ctx, session); err != nil {
+				t.Fatal(err)
+			}
+			sc := runtime.Scope{WantNodes: true}
+			if err := st.Scope(ctx, session, ids[:1], &sc); !errors.Is(err, runtime.ErrUnknownProvenance) || len(sc.Nodes) != 0 {
+				t.Fatalf("an incomplete session lists %d nodes: %v", len(sc.Nodes), err)
+			}
 		}
 	}
 }
