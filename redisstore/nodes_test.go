@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/oarc/oarc/redisstore"
+	"github.com/oarc/oarc/redisstore/redistest"
 	"github.com/oarc/oarc/runtime"
 	"github.com/redis/go-redis/v9"
 )
@@ -163,5 +164,64 @@ func TestNodeArgsLimit(t *testing.T) {
 	want, _ := runtime.NodeArgsJSON(at)
 	if err := s.Scope(ctx, "args", []string{"at"}, &sc); err != nil || len(sc.Nodes) != 1 || sc.Nodes[0].ArgsJSON != want || len(want) != runtime.MaxNodeArgs {
 		t.Fatalf("arguments at the limit: %v", err)
+	}
+}
+
+// TestScopeNodesOneRoundTrip: listing the nodes of a scope is the scope
+// script's one round trip, which walks every node in scope within the
+// step budget (Options.ScopeBudget: a node and each of its labels and
+// parents a step); a scope that needs more is an error listing nothing,
+// never a part of the scope, even where summaries answer the facts alone.
+func TestScopeNodesOneRoundTrip(t *testing.T) {
+	const n = 300 // a node and a parent each: about 600 steps
+	for _, tc := range []struct {
+		budget int
+		ok     bool
+	}{{1000, true}, {500, false}} {
+		c := redistest.Client(t, redistest.Addr(t))
+		hook := &roundTrips{}
+		c.AddHook(hook)
+		s := redistest.Store(t, c, redisstore.Options{ScopeBudget: tc.budget})
+		prev := ""
+		for i := range n {
+			node := runtime.Node{ID: "m" + strconv.Itoa(i), Kind: runtime.Message, Origin: "agent"}
+			if prev != "" {
+				node.Parents = []string{prev}
+			}
+			if err := s.RecordNode(ctx, "chain", node); err != nil {
+				t.Fatal(err)
+			}
+			prev = node.ID
+		}
+		hook.n.Store(0)
+		sc := runtime.Scope{WantNodes: true}
+		err := s.Scope(ctx, "chain", []string{"m5", prev, "m5"}, &sc)
+		if got := hook.n.Load(); got != 1 {
+			t.Errorf("budget %d: %d round trips", tc.budget, got)
+		}
+		if !tc.ok {
+			if err == nil || !strings.Contains(err.Error(), "budget") || len(sc.Nodes) != 0 {
+				t.Errorf("budget %d: %v, %d nodes", tc.budget, err, len(sc.Nodes))
+			}
+			sc.WantNodes = false
+			if err := s.Scope(ctx, "chain", []string{prev}, &sc); err != nil || !slices.Equal(sc.Origins, []string{"agent"}) {
+				t.Errorf("budget %d, the facts alone (summaries): %v", tc.budget, err)
+			}
+			continue
+		}
+		if err != nil || len(sc.Nodes) != n {
+			t.Fatalf("budget %d: %v, %d nodes", tc.budget, err, len(sc.Nodes))
+		}
+		want := []string{"m5", prev}
+		for i := range n - 1 {
+			if i != 5 {
+				want = append(want, "m"+strconv.Itoa(i))
+			}
+		}
+		for i, node := range sc.Nodes {
+			if node.ID != want[i] || node.Input != (i < 2) {
+				t.Fatalf("node %d: %+v, want %s", i, node, want[i])
+			}
+		}
 	}
 }
