@@ -209,15 +209,21 @@ func BenchmarkOccurrenceParallel(b *testing.B) {
 // BenchmarkScope: a provenance scope (one round trip) over a session of a
 // chain of n messages after a fetch of untrusted content, with summaries
 // (the default) and without (the server walks the whole ancestry, here
-// with a budget that lets it).
+// with a budget that lets it), and listing the nodes (provenance_nodes:
+// the server walks every node's fields, the client orders them).
 func BenchmarkScope(b *testing.B) {
 	addr := redistest.Addr(b)
 	for _, n := range []int{100, 1000} {
-		for _, sb := range []int{0, -1} {
+		for _, sb := range []int{0, -1, -2} {
 			name := fmt.Sprintf("chain=%d/summaries", n)
-			if sb < 0 {
+			switch sb {
+			case -1:
 				name = fmt.Sprintf("chain=%d/walk", n)
+			case -2:
+				name = fmt.Sprintf("chain=%d/nodes", n)
+				sb = 0
 			}
+			nodes := strings.HasSuffix(name, "/nodes")
 			b.Run(name, func(b *testing.B) {
 				c := redistest.Client(b, addr)
 				hook := &roundTrips{}
@@ -235,7 +241,7 @@ func BenchmarkScope(b *testing.B) {
 					}
 					prev = id
 				}
-				var sc runtime.Scope
+				sc := runtime.Scope{WantNodes: nodes}
 				us0 := serverMicros(b, c)
 				hook.n.Store(0)
 				b.ResetTimer()
@@ -245,7 +251,7 @@ func BenchmarkScope(b *testing.B) {
 					}
 				}
 				b.StopTimer()
-				if len(sc.TrustTiers) != 1 {
+				if len(sc.TrustTiers) != 1 || nodes && len(sc.Nodes) != n+1 {
 					b.Fatalf("scope %+v", sc)
 				}
 				b.ReportMetric(float64(hook.n.Load())/float64(b.N), "roundtrips/op")
