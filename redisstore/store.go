@@ -15,12 +15,15 @@
 //
 // # Keys and round trips
 //
-// A session is one hash, P{id} (P the prefix): its counters (fields
+// A session is one hash, P{key} (P the prefix, key the session's key,
+// runtime.SessionKey of its tenant and id, so that two tenants using one
+// id share nothing; spec 5.11): its counters (fields
 // c:RULE.fire, c:RULE.breaker, by rule id and counter, never by slot, so
 // that replicas running different builds agree), its record of tool calls
 // (r: the last call and the runs; rt: the last 64 tool names; t:N:CT: the
 // blocks of a tool T with a code C, at most runtime.TotalsLimit of them),
-// its provenance nodes (n:ID), their ancestry summaries (s:N), and a few
+// its provenance nodes (n:ID), their fields for provenance_nodes (d:ID),
+// their ancestry summaries (s:N), and a few
 // facts of the session (incomplete, nodes, summaries, bytes, strings,
 // tokens, its generation g and mutation count seq). One key, so a session
 // expires, is replicated and moved between cluster nodes as a whole.
@@ -61,7 +64,9 @@
 // ([Options.SummaryBytes]). A scope is then the union of its inputs'
 // summaries; a node whose ancestry outgrew the bound is walked, on the
 // server, parents first found, each node and summary once, stopping at
-// nodes with a summary. The work of one call is bounded
+// nodes with a summary. A scope that lists its nodes (provenance_nodes,
+// runtime.Scope.WantNodes) walks every node in scope instead, in the same
+// script and round trip. The work of one call is bounded
 // ([Options.ScopeBudget]): a scope that needs more is an error, never a
 // part of the answer, so no session can hold the server's single thread
 // for long.
