@@ -301,7 +301,8 @@ func BenchmarkPing(b *testing.B) {
 
 // BenchmarkSessionScripts: the server's time for each script an
 // occurrence runs, with the record of tool calls and without: a read of
-// two counters, alone and with the record (64 names, two codes); an
+// two counters, alone and with the record (two codes; the 64 names only
+// when the query asks for them, HistoryQuery.Names); an
 // update of one counter, alone and with the occurrence's call. The
 // server's time is reported twice: its time in the scripts (server-us,
 // wall-clock, which a loaded machine inflates) and the CPU time of its
@@ -332,6 +333,11 @@ func BenchmarkSessionScripts(b *testing.B) {
 		}},
 		{"read/counters+record", func() error {
 			return st.Read(ctx, "s", &runtime.Snapshot{Keys: keys, Counters: make([]int64, 2), History: new(runtime.History), Query: q})
+		}},
+		{"read/counters+record+names", func() error {
+			qn := q
+			qn.Names = true
+			return st.Read(ctx, "s", &runtime.Snapshot{Keys: keys, Counters: make([]int64, 2), History: new(runtime.History), Query: qn})
 		}},
 		{"apply/counter", func() error {
 			return st.Apply(ctx, "s", &runtime.Update{Counters: []runtime.CounterUpdate{{Key: keys[0]}}})
