@@ -322,13 +322,15 @@ local badNames = 'the tool names of the record of tool calls hold something else
 
 // readScript: ARGV[7] n, the number of counter fields; ARGV[8..7+n] the
 // fields; then, when the record is read, ARGV[8+n] the query's tool,
-// ARGV[9+n] 1 to use the last call's tool instead, ARGV[10+n..] the
-// query's codes. Answers ok with the counters' values (nil when absent;
-// the client checks them) and the record as runtime.History holds it:
-// {calls, run, codeRun, lastRepeat, lastCodeRun, hasFingerprint,
-// fingerprint, code, tools (rt, as stored: the client splits and checks
-// it), totals, known}. One script runs alone, so the counters and the
-// record are one snapshot.
+// ARGV[9+n] 1 to use the last call's tool instead, ARGV[10+n] 1 to answer
+// every name (HistoryQuery.Names), ARGV[11+n..] the query's codes.
+// Answers ok with the counters' values (nil when absent; the client
+// checks them) and the record as runtime.History holds it: {calls, run,
+// codeRun, lastRepeat, lastCodeRun, hasFingerprint, fingerprint, code,
+// tools (rt, as stored: the client splits and checks it; without Names
+// only its last entry, the last call's tool, once the script checked
+// the whole list), totals, known}. One script runs alone, so the counters
+// and the record are one snapshot.
 var readScript = redis.NewScript(`#!lua flags=allow-oom
 ` + prelude + guard + recordLib + `
 local n = tonumber(ARGV[7])
@@ -347,19 +349,26 @@ if r[1] > 0 then
   if not names then return corrupt(badNames) end
 end
 local tool = ARGV[8 + n]
-if ARGV[9 + n] == '1' and #ARGV >= 10 + n then
+if ARGV[10 + n] ~= '1' and r[1] > 0 then
+  -- Without the names: the last one, once the list is checked (a
+  -- corrupt list fails the read whether the rules read the names or not).
   local first, last = walkNames(names, math.min(r[1], recentLimit))
+  if not first then return corrupt(badNames) end
+  names = nameEntry(last)
+end
+if ARGV[9 + n] == '1' and #ARGV >= 11 + n then
+  local first, last = walkNames(names, math.min(r[1], recentLimit, ARGV[10 + n] == '1' and recentLimit or 1))
   if not first then return corrupt(badNames) end
   tool = last
 end
 local totals, known = {}, {}
-if #ARGV >= 10 + n then
+if #ARGV >= 11 + n then
   local fields = {}
-  for i = 10 + n, #ARGV do fields[#fields + 1] = totalField(ARGV[i], tool) end
+  for i = 11 + n, #ARGV do fields[#fields + 1] = totalField(ARGV[i], tool) end
   local tv = {}
   if cur and cur.h then tv = redis.call('HMGET', H, unpack(fields)) end
-  for i = 10 + n, #ARGV do
-    local v = tv[i - 9 - n]
+  for i = 11 + n, #ARGV do
+    local v = tv[i - 10 - n]
     local t, terr = totalValue(v, ARGV[i], tool)
     if not t then return corrupt(terr) end
     totals[#totals + 1] = t

@@ -609,7 +609,11 @@ func (s *Store) Read(ctx context.Context, session string, sn *runtime.Snapshot) 
 		if q.LastTool {
 			last = "1"
 		}
-		args = append(args, q.Tool, last)
+		names := "0"
+		if q.Names {
+			names = "1"
+		}
+		args = append(args, q.Tool, last, names)
 		for _, c := range q.Codes {
 			args = append(args, c)
 		}
@@ -642,7 +646,7 @@ func (s *Store) Read(ctx context.Context, session string, sn *runtime.Snapshot) 
 		sn.Counters[i] = n
 	}
 	if sn.History != nil {
-		switch corrupt, ok := readHistory(sn.History, a.payload[1], len(q.Codes)); {
+		switch corrupt, ok := readHistory(sn.History, a.payload[1], len(q.Codes), q.Names); {
 		case corrupt:
 			return fmt.Errorf("reading the record of tool calls: %w", &sessionError{kind: ErrCorrupt, session: session, why: "the tool names of the record of tool calls hold something else"})
 		case !ok:
@@ -655,8 +659,10 @@ func (s *Store) Read(ctx context.Context, session string, sn *runtime.Snapshot) 
 
 // readHistory fills h from the read script's answer (see readScript): it
 // reports a stored value the store does not write (the names) as
-// corrupt, and an answer of another shape as unexpected.
-func readHistory(h *runtime.History, v any, codes int) (corrupt, ok bool) {
+// corrupt, and an answer of another shape as unexpected. Without names
+// (the query did not ask for them) the answer holds the last one only,
+// which is the last call's tool, and h.Tools is left empty.
+func readHistory(h *runtime.History, v any, codes int, names bool) (corrupt, ok bool) {
 	h.Reset()
 	l, _ := v.([]any)
 	if len(l) != 11 {
@@ -672,7 +678,7 @@ func readHistory(h *runtime.History, v any, codes int) (corrupt, ok bool) {
 	}
 	fp, ok1 := l[6].(string)
 	code, ok2 := l[7].(string)
-	names, ok3 := l[8].(string)
+	list, ok3 := l[8].(string)
 	totals, ok4 := l[9].([]any)
 	known, ok5 := l[10].([]any)
 	if !ok1 || !ok2 || !ok3 || !ok4 || !ok5 || len(fp) != len(runtime.Fingerprint{}) || n[5] > 1 ||
@@ -680,13 +686,20 @@ func readHistory(h *runtime.History, v any, codes int) (corrupt, ok bool) {
 		return false, false
 	}
 	h.Calls, h.Run, h.CodeRun, h.LastRepeat, h.LastCodeRun = n[0], n[1], n[2], n[3], n[4]
+	want := min(n[0], runtime.RecentLimit)
+	if !names {
+		want = min(n[0], 1)
+	}
 	var good bool
-	if h.Tools, good = splitNames(h.Tools, names, int(min(n[0], runtime.RecentLimit))); !good {
+	if h.Tools, good = splitNames(h.Tools, list, int(want)); !good {
 		h.Reset()
 		return true, false
 	}
 	if len(h.Tools) > 0 {
 		h.Last.Tool = h.Tools[len(h.Tools)-1]
+	}
+	if !names {
+		h.Tools = h.Tools[:0]
 	}
 	copy(h.Last.Fingerprint[:], fp)
 	h.Last.HasFingerprint, h.Last.Code = n[5] == 1, code
