@@ -3,6 +3,7 @@ package redisstore_test
 import (
 	"errors"
 	"math"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/oarc/oarc/redisstore"
 	"github.com/oarc/oarc/redisstore/redistest"
 	"github.com/oarc/oarc/runtime"
+	"github.com/oarc/oarc/runtime/impl"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -221,6 +223,52 @@ func TestScopeNodesOneRoundTrip(t *testing.T) {
 		for i, node := range sc.Nodes {
 			if node.ID != want[i] || node.Input != (i < 2) {
 				t.Fatalf("node %d: %+v, want %s", i, node, want[i])
+			}
+		}
+	}
+}
+
+// TestProvenanceNodesEvaluated: provenance_nodes as the generated code
+// reads it (runtime/impl's Exec.ProvenanceNodes) is the same list of maps
+// through a Redis session of a tenant as through a session in the
+// process: the arguments decoded from the JSON the store kept (numbers as
+// the engine reads them), a message's tool and arguments empty, labels as
+// recorded, the inputs first.
+func TestProvenanceNodesEvaluated(t *testing.T) {
+	s, _, _ := newStoreAt(t, redisstore.Options{})
+	nodes := []runtime.Node{
+		{ID: "doc", Kind: runtime.ToolResult, Tool: "read_document", Origin: "drive", TrustTier: "trusted", Labels: []string{"confidential", "pii", "confidential"},
+			Args: map[string]any{"path": "/q3.xlsx", "n": 3, "x": 1.5, "big": int64(1) << 60, "l": []any{nil, true, map[string]any{"é": "\x00"}}}},
+		{ID: "web", Kind: runtime.ToolResult, Tool: "http_fetch", Origin: "web", TrustTier: "untrusted"},
+		{ID: "m1", Kind: runtime.Message, Tool: "ignored", Origin: "agent", Parents: []string{"doc"}},
+		{ID: "m2", Kind: runtime.Message, Origin: "agent", Parents: []string{"m1", "web"}},
+	}
+	for _, sessions := range [][2]*runtime.Session{
+		{s.Session("s", runtime.WithTenant("acme")), runtime.NewSession("s", runtime.WithTenant("acme"))},
+		{s.Session("s"), runtime.NewSession("s")},
+	} {
+		for _, sess := range sessions {
+			for _, n := range nodes {
+				if err := sess.Record(ctx, n); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		for _, inputs := range [][]string{{"m2"}, {"web", "m2", "web"}, {"doc"}, nil} {
+			var got [2][]map[string]any
+			for i, sess := range sessions {
+				x := &impl.Exec{Ctx: ctx, D: &runtime.Decision{}, S: sess, Inputs: inputs}
+				l, err := x.ProvenanceNodes()
+				if err.Kind != 0 {
+					t.Fatalf("%q: %v", inputs, err)
+				}
+				got[i] = l
+			}
+			if !reflect.DeepEqual(got[0], got[1]) {
+				t.Fatalf("inputs %q:\nredis   %v\nprocess %v", inputs, got[0], got[1])
+			}
+			if len(inputs) == 1 && inputs[0] == "m2" && (len(got[0]) != 4 || got[0][1]["id"] != "doc" || got[0][1]["args"].(map[string]any)["path"] != "/q3.xlsx" || got[0][3]["id"] != "m1" || got[0][3]["tool"] != "") {
+				t.Fatalf("the scope of m2: %v", got[0])
 			}
 		}
 	}
