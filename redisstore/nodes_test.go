@@ -147,6 +147,8 @@ func TestNodeArgsLimit(t *testing.T) {
 	}{
 		{runtime.Node{ID: "big", Kind: runtime.ToolResult, Args: fill(runtime.MaxNodeArgs + 1)}, "more than the limit of 65536"},
 		{runtime.Node{ID: "nan", Kind: runtime.ToolResult, Args: map[string]any{"x": math.NaN()}}, "its arguments"},
+		// Over two limits: named in MemStore's order, the arguments first.
+		{runtime.Node{ID: "both", Kind: runtime.ToolResult, Args: fill(runtime.MaxNodeArgs + 1), Labels: make([]string, runtime.DefaultLabelLimit+1)}, "its arguments"},
 	} {
 		mem := runtime.NewMemStore(0)
 		werr := mem.RecordNode(ctx, "args", tc.n)

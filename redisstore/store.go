@@ -154,7 +154,8 @@ type Options struct {
 	// Limits bound a session's provenance graph as they bound
 	// runtime.MemStore's (zero fields: runtime's defaults): the store
 	// refuses the nodes MemStore refuses, with the same words. The
-	// per-node limits (labels, parents) are checked before a node is sent
+	// per-node limits (labels, parents, and the arguments' bound,
+	// runtime.MaxNodeArgs) are checked before a node is sent
 	// (so a node over them is refused for them, even in a session that
 	// holds its limit of nodes, which MemStore names first); the session's
 	// nodes, bytes and distinct strings by the script that records it, in

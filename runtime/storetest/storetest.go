@@ -11,6 +11,8 @@
 // interface only: counters (spec 5.3), the record of tool calls (spec
 // 5.10) against the table of the spec and, call for call, against
 // runtime.MemStore, the provenance graph's basics and limits (spec 5.7),
+// the nodes a scope lists (provenance_nodes, spec 5.11) call for call
+// against runtime.MemStore, tenants that share nothing (spec 5.11),
 // and atomicity (spec 5.9: one consistent snapshot, all-or-nothing
 // updates, no lost update under concurrency). What only a store's own
 // tests can check (a server that goes down, state lost or corrupted
