@@ -169,7 +169,9 @@ type Options struct {
 	// ScopeBudget bounds the server's work in one call, in steps: every
 	// node walked, parent followed, summary read and value collected is
 	// one. A scope that needs more is an error; a node whose summary would
-	// need more to merge is stored without one. DefaultScopeBudget when
+	// need more to merge is stored without one. A scope that lists its
+	// nodes (provenance_nodes) walks every node in scope: a step for each,
+	// and for each of its labels and parents. DefaultScopeBudget when
 	// zero.
 	ScopeBudget int
 	// Timeout bounds a call whose context allows more, or has no
