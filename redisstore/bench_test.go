@@ -209,15 +209,21 @@ func BenchmarkOccurrenceParallel(b *testing.B) {
 // BenchmarkScope: a provenance scope (one round trip) over a session of a
 // chain of n messages after a fetch of untrusted content, with summaries
 // (the default) and without (the server walks the whole ancestry, here
-// with a budget that lets it).
+// with a budget that lets it), and listing the nodes (provenance_nodes:
+// the server walks every node's fields, the client orders them).
 func BenchmarkScope(b *testing.B) {
 	addr := redistest.Addr(b)
 	for _, n := range []int{100, 1000} {
-		for _, sb := range []int{0, -1} {
+		for _, sb := range []int{0, -1, -2} {
 			name := fmt.Sprintf("chain=%d/summaries", n)
-			if sb < 0 {
+			switch sb {
+			case -1:
 				name = fmt.Sprintf("chain=%d/walk", n)
+			case -2:
+				name = fmt.Sprintf("chain=%d/nodes", n)
+				sb = 0
 			}
+			nodes := strings.HasSuffix(name, "/nodes")
 			b.Run(name, func(b *testing.B) {
 				c := redistest.Client(b, addr)
 				hook := &roundTrips{}
@@ -235,7 +241,7 @@ func BenchmarkScope(b *testing.B) {
 					}
 					prev = id
 				}
-				var sc runtime.Scope
+				sc := runtime.Scope{WantNodes: nodes}
 				us0 := serverMicros(b, c)
 				hook.n.Store(0)
 				b.ResetTimer()
@@ -245,7 +251,7 @@ func BenchmarkScope(b *testing.B) {
 					}
 				}
 				b.StopTimer()
-				if len(sc.TrustTiers) != 1 {
+				if len(sc.TrustTiers) != 1 || nodes && len(sc.Nodes) != n+1 {
 					b.Fatalf("scope %+v", sc)
 				}
 				b.ReportMetric(float64(hook.n.Load())/float64(b.N), "roundtrips/op")
@@ -295,7 +301,8 @@ func BenchmarkPing(b *testing.B) {
 
 // BenchmarkSessionScripts: the server's time for each script an
 // occurrence runs, with the record of tool calls and without: a read of
-// two counters, alone and with the record (64 names, two codes); an
+// two counters, alone and with the record (two codes; the 64 names only
+// when the query asks for them, HistoryQuery.Names); an
 // update of one counter, alone and with the occurrence's call. The
 // server's time is reported twice: its time in the scripts (server-us,
 // wall-clock, which a loaded machine inflates) and the CPU time of its
@@ -326,6 +333,11 @@ func BenchmarkSessionScripts(b *testing.B) {
 		}},
 		{"read/counters+record", func() error {
 			return st.Read(ctx, "s", &runtime.Snapshot{Keys: keys, Counters: make([]int64, 2), History: new(runtime.History), Query: q})
+		}},
+		{"read/counters+record+names", func() error {
+			qn := q
+			qn.Names = true
+			return st.Read(ctx, "s", &runtime.Snapshot{Keys: keys, Counters: make([]int64, 2), History: new(runtime.History), Query: qn})
 		}},
 		{"apply/counter", func() error {
 			return st.Apply(ctx, "s", &runtime.Update{Counters: []runtime.CounterUpdate{{Key: keys[0]}}})

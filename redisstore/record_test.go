@@ -102,11 +102,6 @@ func TestReplicasRecord(t *testing.T) {
 			t.Fatalf("call %d (%s at %v): %s, want %s (kept %+v)", i, occ.Facts.Tool, occ.Anchor, got, wo, d.Kept)
 		}
 		k, kp := d.Kept, dp.Kept
-		if kp.RecentToolNames == nil && len(kp.History.Tools) == 0 {
-			// No rule read recent_tool_names: MemStore leaves the names
-			// out (HistoryQuery.Names), Redis sends them anyway.
-			k.RecentToolNames, k.History.Tools = nil, nil
-		}
 		if k.Read != kp.Read || k.RepeatCount != kp.RepeatCount || k.SameCodeRun != kp.SameCodeRun ||
 			!slices.Equal(k.RecentToolNames, kp.RecentToolNames) || !storetest.Equal(&k.History, &kp.History) {
 			t.Fatalf("call %d: the facts read differ:\nredis   %+v\nprocess %+v\n%s", i, &k, &kp, storetest.Diff(&k.History, &kp.History))
@@ -295,18 +290,23 @@ func TestCorruptRecord(t *testing.T) {
 				c.HSet(ctx, h, tc.field, tc.value)
 			}
 			before, _ := c.HGetAll(ctx, h).Result()
+			// A read with the names and one without (the script still
+			// checks them all), at tool.pre_invoke and at another anchor.
 			q := runtime.HistoryQuery{Codes: []string{"CAPPED"}, Tool: "deploy"}
-			var hist runtime.History
+			qn := runtime.HistoryQuery{Codes: []string{"CAPPED"}, LastTool: true, Names: true}
+			var hist, histn runtime.History
 			rerr := s.Read(ctx, id, &runtime.Snapshot{History: &hist, Query: q})
+			nerr := s.Read(ctx, id, &runtime.Snapshot{History: &histn, Query: qn})
 			aerr := s.Apply(ctx, id, &runtime.Update{Calls: []runtime.Call{{Tool: "deploy", Code: "CAPPED"}}, Counters: []runtime.CounterUpdate{{Key: fire("R")}}})
 			if tc.ok {
-				if rerr != nil || aerr != nil || hist.Calls != 3 || len(hist.Tools) != 3 {
-					t.Fatalf("a read %v (%+v), an update %v; want both to take it", rerr, hist, aerr)
+				if rerr != nil || nerr != nil || aerr != nil || hist.Calls != 3 || len(hist.Tools) != 0 || len(histn.Tools) != 3 ||
+					hist.Last.Tool != histn.Tools[2] || histn.Last.Tool != histn.Tools[2] {
+					t.Fatalf("a read %v (%+v), with the names %v (%+v), an update %v; want all to take it", rerr, hist, nerr, histn, aerr)
 				}
 				return
 			}
-			if !errors.Is(rerr, redisstore.ErrCorrupt) {
-				t.Fatalf("a read: %v (%+v), want ErrCorrupt", rerr, hist)
+			if !errors.Is(rerr, redisstore.ErrCorrupt) || !errors.Is(nerr, redisstore.ErrCorrupt) {
+				t.Fatalf("a read: %v (%+v), with the names %v, want ErrCorrupt", rerr, hist, nerr)
 			}
 			if !errors.Is(aerr, redisstore.ErrCorrupt) || !errors.Is(aerr, runtime.ErrNotApplied) {
 				t.Fatalf("an update: %v, want ErrCorrupt, not applied", aerr)
@@ -390,7 +390,7 @@ func TestRecordBounded(t *testing.T) {
 		t.Fatalf("%d counts of blocks stored, want the limit of %d", pairs, runtime.TotalsLimit)
 	}
 	var hist runtime.History
-	if err := s.Read(ctx, "b", &runtime.Snapshot{History: &hist, Query: runtime.HistoryQuery{Codes: []string{"C"}, Tool: "tool-2-5"}}); err != nil {
+	if err := s.Read(ctx, "b", &runtime.Snapshot{History: &hist, Query: runtime.HistoryQuery{Codes: []string{"C"}, Tool: "tool-2-5", Names: true}}); err != nil {
 		t.Fatal(err)
 	}
 	if hist.Calls != 100+3*runtime.TotalsLimit || len(hist.Tools) != runtime.RecentLimit || hist.TotalsKnown[0] {

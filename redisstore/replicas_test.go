@@ -270,7 +270,7 @@ func TestReplicasConcurrent(t *testing.T) {
 	// warm's and the replicas'), and the blocks of grep with ESCALATE are
 	// the blocks counted.
 	var h runtime.History
-	snap := runtime.Snapshot{History: &h, Query: runtime.HistoryQuery{Codes: []string{"ESCALATE", "TALLY"}, Tool: "grep"}}
+	snap := runtime.Snapshot{History: &h, Query: runtime.HistoryQuery{Codes: []string{"ESCALATE", "TALLY"}, Tool: "grep", Names: true}}
 	if err := st.Read(ctx, "s", &snap); err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 //
 //	c:RULE.fire, c:RULE.breaker  a counter (absent: 0)
 //	n:ID                         a provenance node
+//	d:ID                         its fields, for provenance_nodes
 //	s:N                          an ancestry summary
 //	nodes                        how many nodes the session holds (absent: 0)
 //	summaries                    the last summary number (absent: 0)
@@ -321,13 +322,15 @@ local badNames = 'the tool names of the record of tool calls hold something else
 
 // readScript: ARGV[7] n, the number of counter fields; ARGV[8..7+n] the
 // fields; then, when the record is read, ARGV[8+n] the query's tool,
-// ARGV[9+n] 1 to use the last call's tool instead, ARGV[10+n..] the
-// query's codes. Answers ok with the counters' values (nil when absent;
-// the client checks them) and the record as runtime.History holds it:
-// {calls, run, codeRun, lastRepeat, lastCodeRun, hasFingerprint,
-// fingerprint, code, tools (rt, as stored: the client splits and checks
-// it), totals, known}. One script runs alone, so the counters and the
-// record are one snapshot.
+// ARGV[9+n] 1 to use the last call's tool instead, ARGV[10+n] 1 to answer
+// every name (HistoryQuery.Names), ARGV[11+n..] the query's codes.
+// Answers ok with the counters' values (nil when absent; the client
+// checks them) and the record as runtime.History holds it: {calls, run,
+// codeRun, lastRepeat, lastCodeRun, hasFingerprint, fingerprint, code,
+// tools (rt, as stored: the client splits and checks it; without Names
+// only its last entry, the last call's tool, once the script checked
+// the whole list), totals, known}. One script runs alone, so the counters
+// and the record are one snapshot.
 var readScript = redis.NewScript(`#!lua flags=allow-oom
 ` + prelude + guard + recordLib + `
 local n = tonumber(ARGV[7])
@@ -346,19 +349,26 @@ if r[1] > 0 then
   if not names then return corrupt(badNames) end
 end
 local tool = ARGV[8 + n]
-if ARGV[9 + n] == '1' and #ARGV >= 10 + n then
+if ARGV[10 + n] ~= '1' and r[1] > 0 then
+  -- Without the names: the last one, once the list is checked (a
+  -- corrupt list fails the read whether the rules read the names or not).
   local first, last = walkNames(names, math.min(r[1], recentLimit))
+  if not first then return corrupt(badNames) end
+  names = nameEntry(last)
+end
+if ARGV[9 + n] == '1' and #ARGV >= 11 + n then
+  local first, last = walkNames(names, math.min(r[1], recentLimit, ARGV[10 + n] == '1' and recentLimit or 1))
   if not first then return corrupt(badNames) end
   tool = last
 end
 local totals, known = {}, {}
-if #ARGV >= 10 + n then
+if #ARGV >= 11 + n then
   local fields = {}
-  for i = 10 + n, #ARGV do fields[#fields + 1] = totalField(ARGV[i], tool) end
+  for i = 11 + n, #ARGV do fields[#fields + 1] = totalField(ARGV[i], tool) end
   local tv = {}
   if cur and cur.h then tv = redis.call('HMGET', H, unpack(fields)) end
-  for i = 10 + n, #ARGV do
-    local v = tv[i - 9 - n]
+  for i = 11 + n, #ARGV do
+    local v = tv[i - 10 - n]
     local t, terr = totalValue(v, ARGV[i], tool)
     if not t then return corrupt(terr) end
     totals[#totals + 1] = t
@@ -509,13 +519,35 @@ return ok()
 // node(id) returns a node's record, or nil when absent; open(rec) the
 // fields of a node stored open; summary(sid) a summary's four lists. Each
 // returns nil and a description when the value is not what the scripts
-// write. A step budget (ARGV[budgetArg]) bounds the work of one call:
-// spend(n) reports whether n more steps fit.
-const graphLib = `
+// write. fields(id) returns the fields of a node that provenance_nodes
+// lists (d:ID), nil when the node is not recorded, or nil and what is
+// wrong: a value the scripts do not write, or a node recorded without
+// them (by a version of the store that did not keep them), which cannot
+// be listed.
+var graphLib = `
+local maxArgs = ` + strconv.Itoa(runtime.MaxNodeArgs) + `
 local function strings(l)
   if type(l) ~= 'table' then return false end
   for i, v in ipairs(l) do if type(v) ~= 'string' then return false end end
   return true
+end
+local function fields(id)
+  local raw = redis.call('HGET', H, 'd:' .. id)
+  if not raw then
+    if redis.call('HEXISTS', H, 'n:' .. id) == 1 then
+      return nil, 'node ' .. id .. ' has no stored fields (recorded by a version of the store that did not keep them): provenance_nodes cannot list it'
+    end
+    return nil
+  end
+  local r = {pcall(cmsgpack.unpack, raw)}
+  local d = r[2]
+  if r[1] and #r == 2 and type(d) == 'table' and type(d[1]) == 'number' and d[1] >= 1 and d[1] % 1 == 0
+      and (d[2] == 1 or d[2] == 2) and type(d[3]) == 'string' and type(d[4]) == 'string' and type(d[5]) == 'string'
+      and strings(d[6]) and strings(d[7]) and type(d[8]) == 'string' and #d[8] <= maxArgs
+      and (d[2] == 2 or (d[3] == '' and d[8] == '')) then
+    return d
+  end
+  return nil, 'the fields of node ' .. id .. ' hold something else'
 end
 local function node(id)
   local rec = redis.call('HGET', H, 'n:' .. id)
@@ -544,11 +576,13 @@ end
 // recordScript: ARGV[7] node limit, ARGV[8] byte limit, ARGV[9] distinct
 // string limit (runtime.Limits), ARGV[10] summary size limit (bytes,
 // negative: none), ARGV[11] the step budget, ARGV[12] the node's size
-// (runtime.NodeSize), ARGV[13..18] id, kind (1 message, 2 tool result),
-// tool, origin, trust tier, label count; then the labels, then the
+// (runtime.NodeSize), ARGV[13..19] id, kind (1 message, 2 tool result),
+// tool, origin, trust tier, the JSON of its arguments (runtime.NodeArgsJSON:
+// empty for a message or none), label count; then the labels, then the
 // parents. Answers ok with 'recorded', or with 'refused', reason[, parent]
-// (reason: limit, bytes, strings, duplicate, parent: checked in this
-// order, MemStore's), having written nothing.
+// (reason: args, limit, bytes, strings, duplicate, parent: checked in this
+// order, MemStore's; args, which the client checks first, only defends
+// the server's bound), having written nothing.
 //
 // A node is stored as "s<summary>" when the facts of its whole ancestry
 // fit a summary (see the package doc), else as "o" followed by its own
@@ -557,12 +591,21 @@ end
 // session counts the NodeSize of its nodes (bytes) and the distinct
 // strings of its graph (strings, with a field v:S for each), as MemStore
 // does, so that both refuse the same nodes.
+//
+// Beside it, d:ID keeps what provenance_nodes lists of the node (spec
+// 5.11), msgpack-encoded: {seq, kind, tool, origin, trust tier, labels,
+// parents, args}, seq its place in recording order (the session's node
+// count once it is recorded), tool and args empty for a message (as MemStore
+// lists them). A scope that lists nodes walks these; the facts' walk
+// never reads them, so that arguments cost a scope that does not list
+// nodes nothing.
 var recordScript = redis.NewScript(`#!lua
 ` + prelude + tokens + guard + graphLib + `
 local limit, byteLimit, stringLimit = tonumber(ARGV[7]), tonumber(ARGV[8]), tonumber(ARGV[9])
 local cap, budget, nodeSize = tonumber(ARGV[10]), tonumber(ARGV[11]), tonumber(ARGV[12])
-local id, kind, tool, origin, tier = ARGV[13], tonumber(ARGV[14]), ARGV[15], ARGV[16], ARGV[17]
-local nl = tonumber(ARGV[18])
+local id, kind, tool, origin, tier, args = ARGV[13], tonumber(ARGV[14]), ARGV[15], ARGV[16], ARGV[17], ARGV[18]
+local nl = tonumber(ARGV[19])
+if #args > maxArgs or (kind ~= 2 and args ~= '') then return ok('refused', 'args') end
 local nodes, sums, bytes, nstrings = 0, 0, 0, 0
 if cur and cur.h then
   local meta = redis.call('HMGET', H, 'nodes', 'summaries', 'bytes', 'strings')
@@ -576,7 +619,7 @@ end
 if nodes >= limit then return ok('refused', 'limit') end
 if bytes + nodeSize > byteLimit then return ok('refused', 'bytes') end
 local labels = {}
-for i = 19, 18 + nl do labels[#labels + 1] = ARGV[i] end
+for i = 20, 19 + nl do labels[#labels + 1] = ARGV[i] end
 -- The strings the graph would hold that it does not yet: a tool result's
 -- tool, an origin, a trust tier (none empty), every label.
 local cand, candSeen = {}, {}
@@ -611,7 +654,7 @@ local own, err = node(id)
 if err then return corrupt(err) end
 if own then return ok('refused', 'duplicate') end
 local parents, recs = {}, {}
-for i = 19 + nl, #ARGV do
+for i = 20 + nl, #ARGV do
   local rec, perr = node(ARGV[i])
   if perr then return corrupt(perr) end
   if not rec then return ok('refused', 'parent', ARGV[i]) end
@@ -673,7 +716,10 @@ if stored == nil then
   stored = 'o' .. cmsgpack.pack({kind, tool, origin, tier, labels, parents})
 end
 ` + mutate + `
-local set = {'n:' .. id, stored, 'nodes', string.format('%d', nodes + 1), 'bytes', string.format('%d', bytes + nodeSize)}
+local dtool = tool
+if kind ~= 2 then dtool = '' end
+local listed = cmsgpack.pack({nodes + 1, kind, dtool, origin, tier, labels, parents, args})
+local set = {'n:' .. id, stored, 'd:' .. id, listed, 'nodes', string.format('%d', nodes + 1), 'bytes', string.format('%d', bytes + nodeSize)}
 if #fresh > 0 then
   set[#set + 1] = 'strings'
   set[#set + 1] = string.format('%d', nstrings + #fresh)
@@ -699,17 +745,26 @@ write({'incomplete', '1'})
 return ok()
 `)
 
-// scopeScript: ARGV[7] the step budget, ARGV[8..] the inputs. Walks the
-// inputs and their ancestors with a visited set (each node, and each
-// summary, once), stopping at nodes whose ancestry has a summary; every
-// node, parent, summary and value costs a step, and a walk that would
-// exceed the budget stops with 'budget' (the scope is then an error, never
-// a part of it). Answers ok with 'scope', tools, origins, trust tiers,
-// labels (distinct, unsorted: the client sorts in byte order), with
-// 'incomplete', with 'unknown', input, or with 'budget'.
+// scopeScript: ARGV[7] the step budget, ARGV[8] 1 to list the nodes in
+// scope (provenance_nodes), ARGV[9..] the inputs. Walks the inputs and
+// their ancestors with a visited set (each node, and each summary, once),
+// stopping at nodes whose ancestry has a summary; every node, parent,
+// summary and value costs a step, and a walk that would exceed the budget
+// stops with 'budget' (the scope is then an error, never a part of it).
+// Answers ok with 'scope', tools, origins, trust tiers, labels (distinct,
+// unsorted: the client sorts in byte order), with 'incomplete', with
+// 'unknown', input, or with 'budget'.
+//
+// To list the nodes, it walks every node in scope instead (summaries do
+// not name the nodes they cover), from their fields (d:ID), each node
+// costing a step and one for each of its labels and parents, and derives
+// the facts from them: it answers ok with 'nodes', the four facts as
+// above, and the nodes in the order walked, each {id, seq, kind, tool,
+// origin, trust tier, labels, args} (the client puts the inputs first and
+// the others in recording order, by seq).
 var scopeScript = redis.NewScript(`#!lua flags=allow-oom
 ` + prelude + guard + graphLib + `
-local budget = tonumber(ARGV[7])
+local budget, want = tonumber(ARGV[7]), ARGV[8] == '1'
 if cur and cur.h then
   local inc = redis.call('HGET', H, 'incomplete')
   if inc then
@@ -726,7 +781,42 @@ local function add(k, v, keepEmpty)
   end
 end
 local stack, steps = {}, 0
-for i = 8, #ARGV do
+if want then
+  local seen, list = {}, {}
+  for i = 9, #ARGV do
+    local id = ARGV[i]
+    if not seen[id] then
+      local d, err = fields(id)
+      if err then return corrupt(err) end
+      if not d then return ok('unknown', id) end
+      seen[id] = true
+      stack[#stack + 1] = {id, d}
+    end
+  end
+  while #stack > 0 do
+    local top = stack[#stack]
+    stack[#stack] = nil
+    local id, d = top[1], top[2]
+    steps = steps + 1 + #d[6] + #d[7]
+    if steps > budget then return ok('budget') end
+    if d[2] == 2 then add(1, d[3]) end
+    add(2, d[4])
+    add(3, d[5])
+    for _, l in ipairs(d[6]) do add(4, l, true) end
+    list[#list + 1] = {id, d[1], d[2], d[3], d[4], d[5], d[6], d[8]}
+    for _, p in ipairs(d[7]) do
+      if not seen[p] then
+        seen[p] = true
+        local pd, perr = fields(p)
+        if perr then return corrupt(perr) end
+        if not pd then return corrupt('node ' .. id .. ' has a parent that is not recorded: ' .. p) end
+        stack[#stack + 1] = {p, pd}
+      end
+    end
+  end
+  return ok('nodes', out[1], out[2], out[3], out[4], list)
+end
+for i = 9, #ARGV do
   local id = ARGV[i]
   if not seen[id] then
     local rec, err = node(id)

@@ -15,12 +15,15 @@
 //
 // # Keys and round trips
 //
-// A session is one hash, P{id} (P the prefix): its counters (fields
+// A session is one hash, P{key} (P the prefix, key the session's key,
+// runtime.SessionKey of its tenant and id, so that two tenants using one
+// id share nothing; spec 5.11): its counters (fields
 // c:RULE.fire, c:RULE.breaker, by rule id and counter, never by slot, so
 // that replicas running different builds agree), its record of tool calls
 // (r: the last call and the runs; rt: the last 64 tool names; t:N:CT: the
 // blocks of a tool T with a code C, at most runtime.TotalsLimit of them),
-// its provenance nodes (n:ID), their ancestry summaries (s:N), and a few
+// its provenance nodes (n:ID), their fields for provenance_nodes (d:ID),
+// their ancestry summaries (s:N), and a few
 // facts of the session (incomplete, nodes, summaries, bytes, strings,
 // tokens, its generation g and mutation count seq). One key, so a session
 // expires, is replicated and moved between cluster nodes as a whole.
@@ -61,7 +64,9 @@
 // ([Options.SummaryBytes]). A scope is then the union of its inputs'
 // summaries; a node whose ancestry outgrew the bound is walked, on the
 // server, parents first found, each node and summary once, stopping at
-// nodes with a summary. The work of one call is bounded
+// nodes with a summary. A scope that lists its nodes (provenance_nodes,
+// runtime.Scope.WantNodes) walks every node in scope instead, in the same
+// script and round trip. The work of one call is bounded
 // ([Options.ScopeBudget]): a scope that needs more is an error, never a
 // part of the answer, so no session can hold the server's single thread
 // for long.
@@ -103,10 +108,12 @@
 package redisstore
 
 import (
+	"cmp"
 	"container/list"
 	"context"
 	"crypto/rand"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log"
@@ -147,7 +154,8 @@ type Options struct {
 	// Limits bound a session's provenance graph as they bound
 	// runtime.MemStore's (zero fields: runtime's defaults): the store
 	// refuses the nodes MemStore refuses, with the same words. The
-	// per-node limits (labels, parents) are checked before a node is sent
+	// per-node limits (labels, parents, and the arguments' bound,
+	// runtime.MaxNodeArgs) are checked before a node is sent
 	// (so a node over them is refused for them, even in a session that
 	// holds its limit of nodes, which MemStore names first); the session's
 	// nodes, bytes and distinct strings by the script that records it, in
@@ -161,7 +169,9 @@ type Options struct {
 	// ScopeBudget bounds the server's work in one call, in steps: every
 	// node walked, parent followed, summary read and value collected is
 	// one. A scope that needs more is an error; a node whose summary would
-	// need more to merge is stored without one. DefaultScopeBudget when
+	// need more to merge is stored without one. A scope that lists its
+	// nodes (provenance_nodes) walks every node in scope: a step for each,
+	// and for each of its labels and parents. DefaultScopeBudget when
 	// zero.
 	ScopeBudget int
 	// Timeout bounds a call whose context allows more, or has no
@@ -331,8 +341,14 @@ func (s *Store) checkPolicy(warn func(string)) {
 	}
 }
 
-// Session returns the session id kept by s.
-func (s *Store) Session(id string) *runtime.Session { return runtime.NewStoreSession(s, id) }
+// Session returns the session id kept by s; [runtime.WithTenant] puts it
+// in a tenant (spec 5.11). The store knows a session by its key
+// ([runtime.SessionKey] of its tenant and id: [runtime.Session.Key]), so
+// two tenants using one id share nothing; [Store.ResetSession] and
+// [Store.Delete] take that key.
+func (s *Store) Session(id string, opts ...runtime.SessionOption) *runtime.Session {
+	return runtime.NewStoreSession(s, id, opts...)
+}
 
 // Load loads the scripts into the server, so that the first calls after
 // it are one round trip each. It is optional: a script the server does
@@ -355,7 +371,9 @@ func (s *Store) Load(ctx context.Context) error {
 // session's escalations restart from zero; if the agent's history is not
 // gone with it, mark the session incomplete after the reset). Every
 // replica sees the reset: a replica that remembers the session before it
-// does not take it for a loss.
+// does not take it for a loss. session is the session's key
+// ([runtime.Session.Key]: its id, in the empty tenant), as every
+// runtime.Store call takes it: a reset reaches one tenant's session only.
 func (s *Store) ResetSession(ctx context.Context, session string) error {
 	_, err := s.run(ctx, resetScript, session, true, nil)
 	if err != nil {
@@ -594,7 +612,11 @@ func (s *Store) Read(ctx context.Context, session string, sn *runtime.Snapshot) 
 		if q.LastTool {
 			last = "1"
 		}
-		args = append(args, q.Tool, last)
+		names := "0"
+		if q.Names {
+			names = "1"
+		}
+		args = append(args, q.Tool, last, names)
 		for _, c := range q.Codes {
 			args = append(args, c)
 		}
@@ -627,7 +649,7 @@ func (s *Store) Read(ctx context.Context, session string, sn *runtime.Snapshot) 
 		sn.Counters[i] = n
 	}
 	if sn.History != nil {
-		switch corrupt, ok := readHistory(sn.History, a.payload[1], len(q.Codes)); {
+		switch corrupt, ok := readHistory(sn.History, a.payload[1], len(q.Codes), q.Names); {
 		case corrupt:
 			return fmt.Errorf("reading the record of tool calls: %w", &sessionError{kind: ErrCorrupt, session: session, why: "the tool names of the record of tool calls hold something else"})
 		case !ok:
@@ -640,8 +662,10 @@ func (s *Store) Read(ctx context.Context, session string, sn *runtime.Snapshot) 
 
 // readHistory fills h from the read script's answer (see readScript): it
 // reports a stored value the store does not write (the names) as
-// corrupt, and an answer of another shape as unexpected.
-func readHistory(h *runtime.History, v any, codes int) (corrupt, ok bool) {
+// corrupt, and an answer of another shape as unexpected. Without names
+// (the query did not ask for them) the answer holds the last one only,
+// which is the last call's tool, and h.Tools is left empty.
+func readHistory(h *runtime.History, v any, codes int, names bool) (corrupt, ok bool) {
 	h.Reset()
 	l, _ := v.([]any)
 	if len(l) != 11 {
@@ -657,7 +681,7 @@ func readHistory(h *runtime.History, v any, codes int) (corrupt, ok bool) {
 	}
 	fp, ok1 := l[6].(string)
 	code, ok2 := l[7].(string)
-	names, ok3 := l[8].(string)
+	list, ok3 := l[8].(string)
 	totals, ok4 := l[9].([]any)
 	known, ok5 := l[10].([]any)
 	if !ok1 || !ok2 || !ok3 || !ok4 || !ok5 || len(fp) != len(runtime.Fingerprint{}) || n[5] > 1 ||
@@ -665,13 +689,20 @@ func readHistory(h *runtime.History, v any, codes int) (corrupt, ok bool) {
 		return false, false
 	}
 	h.Calls, h.Run, h.CodeRun, h.LastRepeat, h.LastCodeRun = n[0], n[1], n[2], n[3], n[4]
+	want := min(n[0], runtime.RecentLimit)
+	if !names {
+		want = min(n[0], 1)
+	}
 	var good bool
-	if h.Tools, good = splitNames(h.Tools, names, int(min(n[0], runtime.RecentLimit))); !good {
+	if h.Tools, good = splitNames(h.Tools, list, int(want)); !good {
 		h.Reset()
 		return true, false
 	}
 	if len(h.Tools) > 0 {
 		h.Last.Tool = h.Tools[len(h.Tools)-1]
+	}
+	if !names {
+		h.Tools = h.Tools[:0]
 	}
 	copy(h.Last.Fingerprint[:], fp)
 	h.Last.HasFingerprint, h.Last.Code = n[5] == 1, code
@@ -739,22 +770,34 @@ func (s *Store) Apply(ctx context.Context, session string, u *runtime.Update) er
 
 // RecordNode implements runtime.Store. The node is checked on the server,
 // in the script that records it: a duplicate id, an unknown parent or a
-// full session is refused there, and nothing is evicted. An error wraps
-// runtime.ErrNotApplied when the store knows the node was not recorded.
+// full session is refused there, and nothing is evicted. A node's
+// arguments (a tool result's Args) are kept as runtime.NodeArgsJSON
+// encodes them, and refused with its words (not serialisable by JCS, or
+// more than runtime.MaxNodeArgs bytes) before anything is sent. An error
+// wraps runtime.ErrNotApplied when the store knows the node was not
+// recorded.
 func (s *Store) RecordNode(ctx context.Context, session string, n runtime.Node) error {
 	switch {
 	case n.ID == "":
 		return runtime.NotApplied(errors.New("record: a node needs an id"))
 	case n.Kind != runtime.Message && n.Kind != runtime.ToolResult:
 		return runtime.NotApplied(fmt.Errorf("record %q: unknown node kind %d", n.ID, n.Kind))
+	}
+	nodeArgs, err := runtime.NodeArgsJSON(n)
+	if err != nil {
+		return runtime.NotApplied(err)
+	}
+	switch {
 	case len(n.Labels) > s.lim.Labels:
 		return runtime.NotApplied(fmt.Errorf("record %q: %d labels, more than the limit of %d per node", n.ID, len(n.Labels), s.lim.Labels))
 	case len(n.Parents) > s.lim.Parents:
 		return runtime.NotApplied(fmt.Errorf("record %q: %d parents, more than the limit of %d per node", n.ID, len(n.Parents), s.lim.Parents))
 	}
-	args := make([]any, 0, 12+len(n.Labels)+len(n.Parents))
+	bare := n
+	bare.Args = nil // NodeSize without encoding the arguments again
+	args := make([]any, 0, 13+len(n.Labels)+len(n.Parents))
 	args = append(args, s.limits...)
-	args = append(args, s.sumBytes, s.budget, runtime.NodeSize(n), n.ID, int(n.Kind), n.Tool, n.Origin, n.TrustTier, len(n.Labels))
+	args = append(args, s.sumBytes, s.budget, runtime.NodeSize(bare)+len(nodeArgs), n.ID, int(n.Kind), n.Tool, n.Origin, n.TrustTier, nodeArgs, len(n.Labels))
 	for _, l := range n.Labels {
 		args = append(args, l)
 	}
@@ -774,6 +817,8 @@ func (s *Store) RecordNode(ctx context.Context, session string, n runtime.Node) 
 	if len(a.payload) >= 2 && a.payload[0] == "refused" {
 		reason, _ := a.payload[1].(string)
 		switch reason {
+		case "args":
+			return runtime.NotApplied(fmt.Errorf("record %q: its arguments take more than the limit of %d bytes of JSON", n.ID, runtime.MaxNodeArgs))
 		case "limit":
 			return runtime.NotApplied(fmt.Errorf("record %q: the session holds its limit of %d nodes", n.ID, s.lim.Nodes))
 		case "bytes":
@@ -806,14 +851,22 @@ func (s *Store) MarkIncomplete(ctx context.Context, session string) error {
 // Scope implements runtime.Store: one script computes the facts of the
 // inputs' ancestry on the server, within the step budget (an incomplete
 // session is an error, with inputs or without); the lists are sorted
-// here, in byte order.
+// here, in byte order. With sc.WantNodes the same script, in the same
+// round trip, lists every node in scope (it then walks them all, within
+// the budget: see scopeScript); a listed node that is not what the store
+// writes is an error wrapping [ErrCorrupt].
 func (s *Store) Scope(ctx context.Context, session string, inputs []string, sc *runtime.Scope) error {
 	sc.Tools, sc.Origins, sc.TrustTiers, sc.Labels = sc.Tools[:0], sc.Origins[:0], sc.TrustTiers[:0], sc.Labels[:0]
+	sc.Nodes = sc.Nodes[:0]
 	// Without inputs the server is asked all the same: the scope is empty
 	// unless the session is incomplete (spec 5.7: a host that lost
 	// history cannot show that the action depends on nothing).
-	args := make([]any, 0, 1+len(inputs))
-	args = append(args, s.budget)
+	want := "0"
+	if sc.WantNodes {
+		want = "1"
+	}
+	args := make([]any, 0, 2+len(inputs))
+	args = append(args, s.budget, want)
 	for _, in := range inputs {
 		args = append(args, in)
 	}
@@ -836,16 +889,112 @@ func (s *Store) Scope(ctx context.Context, session string, inputs []string, sc *
 		}
 	case "budget":
 		return fmt.Errorf("computing the provenance scope: redis: the ancestry of the inputs needs more than the budget of %s steps (Options.ScopeBudget): it outgrew its summaries", s.budget)
-	case "scope":
-		if len(res) == 5 {
+	case "scope", "nodes":
+		if len(res) == 5 && status == "scope" || len(res) == 6 && status == "nodes" && sc.WantNodes {
 			sc.Tools = appendSorted(sc.Tools, res[1])
 			sc.Origins = appendSorted(sc.Origins, res[2])
 			sc.TrustTiers = appendSorted(sc.TrustTiers, res[3])
 			sc.Labels = appendSorted(sc.Labels, res[4])
-			return nil
+			if status == "scope" {
+				if !sc.WantNodes {
+					return nil
+				}
+				break
+			}
+			nodes, why, ok := scopeNodes(sc.Nodes, inputs, res[5])
+			if why != "" {
+				sc.Nodes = sc.Nodes[:0]
+				return fmt.Errorf("listing the provenance nodes: %w", &sessionError{kind: ErrCorrupt, session: session, why: why})
+			}
+			if ok {
+				sc.Nodes = nodes
+				return nil
+			}
 		}
 	}
+	sc.Nodes = sc.Nodes[:0]
 	return fmt.Errorf("computing the provenance scope: redis: unexpected answer %v", res)
+}
+
+// scopeNodes appends to dst the nodes the scope script listed (in the
+// order it walked them), the inputs first in the order given and once
+// each, then the others in recording order. It reports a listed node that
+// is not what the store writes (why: two nodes in one place of the
+// recording order, arguments that are not a JSON object, a message with a
+// tool or arguments), and an answer of another shape (not ok).
+func scopeNodes(dst []runtime.ScopeNode, inputs []string, v any) (nodes []runtime.ScopeNode, why string, ok bool) {
+	l, _ := v.([]any)
+	type listed struct {
+		n   runtime.ScopeNode
+		seq int64
+	}
+	all := make([]listed, 0, len(l))
+	byID := make(map[string]int, len(l))
+	seqs := make(map[int64]bool, len(l))
+	for _, e := range l {
+		f, _ := e.([]any)
+		if len(f) != 8 {
+			return dst, "", false
+		}
+		id, ok1 := f[0].(string)
+		seq, ok2 := f[1].(int64)
+		kind, ok3 := f[2].(int64)
+		tool, ok4 := f[3].(string)
+		origin, ok5 := f[4].(string)
+		tier, ok6 := f[5].(string)
+		labels, ok7 := f[6].([]any)
+		args, ok8 := f[7].(string)
+		if !ok1 || !ok2 || !ok3 || !ok4 || !ok5 || !ok6 || !ok7 || !ok8 || seq < 1 || (kind != 1 && kind != 2) {
+			return dst, "", false
+		}
+		if _, dup := byID[id]; dup {
+			return dst, "", false
+		}
+		if seqs[seq] {
+			return dst, fmt.Sprintf("nodes %q and another hold one place in the recording order", id), false
+		}
+		seqs[seq] = true
+		n := runtime.ScopeNode{ID: id, Kind: runtime.NodeKind(kind), Tool: tool, Origin: origin, TrustTier: tier, ArgsJSON: args, Labels: make([]string, 0, len(labels))}
+		for _, x := range labels {
+			s, ok := x.(string)
+			if !ok {
+				return dst, "", false
+			}
+			n.Labels = append(n.Labels, s)
+		}
+		switch {
+		case n.Kind == runtime.Message && (tool != "" || args != ""):
+			return dst, fmt.Sprintf("message %q holds a tool or arguments", id), false
+		case args != "" && (len(args) > runtime.MaxNodeArgs || args[0] != '{' || !json.Valid([]byte(args))):
+			return dst, fmt.Sprintf("the arguments of node %q are not a JSON object of at most %d bytes", id, runtime.MaxNodeArgs), false
+		}
+		byID[id] = len(all)
+		all = append(all, listed{n: n, seq: seq})
+	}
+	used := make([]bool, len(all))
+	for _, in := range inputs {
+		i, ok := byID[in]
+		if !ok {
+			return dst, "", false // the script lists every input it found
+		}
+		if !used[i] {
+			used[i] = true
+			n := all[i].n
+			n.Input = true
+			dst = append(dst, n)
+		}
+	}
+	rest := make([]listed, 0, len(all))
+	for i, x := range all {
+		if !used[i] {
+			rest = append(rest, x)
+		}
+	}
+	slices.SortFunc(rest, func(a, b listed) int { return cmp.Compare(a.seq, b.seq) })
+	for _, x := range rest {
+		dst = append(dst, x.n)
+	}
+	return dst, "", true
 }
 
 func appendSorted(dst []string, v any) []string {

@@ -39,5 +39,5 @@ func Sessions() (func(id string) *runtime.Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	return st.Session, nil
+	return func(id string) *runtime.Session { return st.Session(id) }, nil
 }

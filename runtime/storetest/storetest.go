@@ -11,6 +11,8 @@
 // interface only: counters (spec 5.3), the record of tool calls (spec
 // 5.10) against the table of the spec and, call for call, against
 // runtime.MemStore, the provenance graph's basics and limits (spec 5.7),
+// the nodes a scope lists (provenance_nodes, spec 5.11) call for call
+// against runtime.MemStore, tenants that share nothing (spec 5.11),
 // and atomicity (spec 5.9: one consistent snapshot, all-or-nothing
 // updates, no lost update under concurrency). What only a store's own
 // tests can check (a server that goes down, state lost or corrupted
@@ -53,6 +55,8 @@ func Run(t *testing.T, newStore func(t *testing.T) runtime.Store) {
 		{"ConcurrentCalls", concurrentCalls},
 		{"Provenance", provenance},
 		{"ProvenanceLimits", provenanceLimits},
+		{"ProvenanceNodes", provenanceNodes},
+		{"Tenants", tenants},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, newStore) })
 	}
@@ -779,4 +783,216 @@ func Diff(got, want *runtime.History) string {
 		return "the same"
 	}
 	return b.String()
+}
+
+// tenants: two tenants using one session id in one store share nothing
+// (spec 5.11), whatever bytes the tenant and the id hold ("a:b" with "c"
+// and "a" with "b:c" are different sessions). A MemStore keeps one
+// session: it must refuse the second tenant at every call (an error, and
+// not applied for a mutation), never serve it the first's state. Any
+// other store must keep both: the second starts empty (counters 0, no
+// record of calls, no node: naming the first's as an input or a parent
+// is unknown), and what it does changes nothing of the first.
+func tenants(t *testing.T, newStore func(*testing.T) runtime.Store) {
+	for _, pair := range [][2][2]string{
+		{{"a:b", "c"}, {"a", "b:c"}},
+		{{"", "s"}, {"t", "s"}},
+		{{"t", "s"}, {"t\x00", "s"}},
+		{{"", "\x00\"t\"\x00s"}, {"t", "s"}},
+		{{"x}y", "{s}"}, {"x", "}y{s}"}},
+	} {
+		st := newStore(t)
+		a := runtime.SessionKey(pair[0][0], pair[0][1])
+		b := runtime.SessionKey(pair[1][0], pair[1][1])
+		at := fmt.Sprintf("tenant %q session %q, and tenant %q session %q", pair[0][0], pair[0][1], pair[1][0], pair[1][1])
+		if a == b {
+			t.Fatalf("%s: one key %q", at, a)
+		}
+		keys := []runtime.CounterKey{fire(0, "R"), breaker(0, "R")}
+		if err := st.Apply(ctx, a, &runtime.Update{Counters: []runtime.CounterUpdate{{Key: fire(0, "R")}, {Key: fire(0, "R")}}, Calls: []runtime.Call{{Tool: "bash", Code: "X", HasFingerprint: true}}}); err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range []runtime.Node{
+			{ID: "doc", Kind: runtime.ToolResult, Tool: "read_document", Labels: []string{"confidential"}, Args: map[string]any{"path": "/a"}},
+			{ID: "m", Kind: runtime.Message, Origin: "user", Parents: []string{"doc"}},
+		} {
+			if err := st.RecordNode(ctx, a, n); err != nil {
+				t.Fatal(err)
+			}
+		}
+		bCalls := []func() error{
+			func() error { return runtime.ReadCounters(ctx, st, b, keys, make([]int64, 2)) },
+			func() error {
+				return st.Read(ctx, b, &runtime.Snapshot{History: &runtime.History{}, Query: runtime.HistoryQuery{Codes: []string{"X"}, Tool: "bash", Names: true}})
+			},
+			func() error { return st.Scope(ctx, b, nil, &runtime.Scope{WantNodes: true}) },
+		}
+		bMutations := []func() error{
+			func() error {
+				return st.Apply(ctx, b, &runtime.Update{Counters: []runtime.CounterUpdate{{Key: fire(0, "R")}}, Calls: []runtime.Call{{Tool: "rm", Code: "Y"}}})
+			},
+			func() error {
+				return st.RecordNode(ctx, b, runtime.Node{ID: "doc", Kind: runtime.Message, Origin: "other"})
+			},
+			func() error { return st.MarkIncomplete(ctx, b) },
+		}
+		if _, one := st.(*runtime.MemStore); one {
+			for i, f := range bCalls {
+				if err := f(); err == nil {
+					t.Errorf("%s: read %d of the other tenant in a MemStore: no error", at, i)
+				}
+			}
+			for i, f := range bMutations {
+				if err := f(); err == nil || !errors.Is(err, runtime.ErrNotApplied) {
+					t.Errorf("%s: mutation %d of the other tenant in a MemStore: %v, want not applied", at, i, err)
+				}
+			}
+		} else {
+			if got := readCounters(t, st, b, keys...); !slices.Equal(got, []int64{0, 0}) {
+				t.Errorf("%s: the other tenant reads counters %v", at, got)
+			}
+			h := readHistory(t, st, b, runtime.HistoryQuery{Codes: []string{"X"}, Tool: "bash"})
+			if want := (runtime.History{Totals: []int64{0}, TotalsKnown: []bool{true}}); !Equal(h, &want) {
+				t.Errorf("%s: the other tenant reads the record %s", at, Diff(h, &want))
+			}
+			for _, inputs := range [][]string{{"doc"}, {"m"}} {
+				if err := st.Scope(ctx, b, inputs, &runtime.Scope{WantNodes: true}); !errors.Is(err, runtime.ErrUnknownProvenance) {
+					t.Errorf("%s: the other tenant names %q as an input: %v, want unknown provenance", at, inputs, err)
+				}
+			}
+			if err := st.RecordNode(ctx, b, runtime.Node{ID: "c", Kind: runtime.Message, Parents: []string{"doc"}}); err == nil || !errors.Is(err, runtime.ErrNotApplied) || !strings.Contains(err.Error(), `parent "doc" is not recorded`) {
+				t.Errorf("%s: the other tenant names a parent of the first: %v", at, err)
+			}
+			for i, f := range append(bCalls, bMutations...) {
+				if err := f(); err != nil {
+					t.Errorf("%s: call %d of the other tenant: %v", at, i, err)
+				}
+			}
+			var sc runtime.Scope
+			if err := st.Scope(ctx, b, []string{"doc"}, &sc); !errors.Is(err, runtime.ErrUnknownProvenance) {
+				t.Errorf("%s: the other tenant, marked incomplete: %v", at, err)
+			}
+		}
+		// The first tenant's session is as it left it.
+		if got := readCounters(t, st, a, keys...); !slices.Equal(got, []int64{2, 0}) {
+			t.Errorf("%s: the first tenant's counters %v, want [2 0]", at, got)
+		}
+		h := readHistory(t, st, a, runtime.HistoryQuery{Codes: []string{"X", "Y"}, Tool: "bash"})
+		if h.Calls != 1 || !slices.Equal(h.Tools, []string{"bash"}) || !slices.Equal(h.Totals, []int64{1, 0}) {
+			t.Errorf("%s: the first tenant's record %+v", at, h)
+		}
+		sc := runtime.Scope{WantNodes: true}
+		if err := st.Scope(ctx, a, []string{"m"}, &sc); err != nil {
+			t.Fatalf("%s: the first tenant's scope: %v", at, err)
+		}
+		if !slices.Equal(sc.Origins, []string{"user"}) || len(sc.Nodes) != 2 || sc.Nodes[1].ID != "doc" || sc.Nodes[1].Kind != runtime.ToolResult || sc.Nodes[1].ArgsJSON != `{"path":"/a"}` {
+			t.Errorf("%s: the first tenant's scope %+v", at, sc)
+		}
+	}
+}
+
+// provenanceNodes: random graphs recorded in the store and in a
+// runtime.MemStore, call for call, give the same answers: the same
+// refusals (a duplicate id, an unknown parent, arguments that cannot be
+// kept), and for random inputs (repeated, unknown, none) the same facts
+// and, when asked (Scope.WantNodes), the same nodes in the same order
+// (spec 5.11: the inputs first in the order given, then the ancestors in
+// recording order), with their fields, labels as recorded and arguments;
+// a message lists no tool and no arguments. A session marked incomplete
+// lists nothing.
+func provenanceNodes(t *testing.T, newStore func(*testing.T) runtime.Store) {
+	for seed := range uint64(4) {
+		rng := rand.New(rand.NewPCG(seed, 23))
+		st, ref := newStore(t), runtime.NewMemStore(0)
+		session := "nodes" + strconv.FormatUint(seed, 10)
+		pool := func(l ...string) string { return l[rng.IntN(len(l))] }
+		var ids []string
+		for i := range 70 {
+			n := runtime.Node{ID: "n" + strconv.Itoa(i), Kind: runtime.Message}
+			if rng.IntN(2) == 0 {
+				n.Kind = runtime.ToolResult
+			}
+			switch rng.IntN(12) {
+			case 0:
+				if len(ids) > 0 {
+					n.ID = ids[rng.IntN(len(ids))] // a duplicate
+				}
+			case 1:
+				n.Kind = runtime.NodeKind(3)
+			}
+			n.Tool = pool("", "read", "fetch", "a:b", "\x00", "é")
+			n.Origin = pool("", "user", "web", "drive")
+			n.TrustTier = pool("", "trusted", "untrusted")
+			for range rng.IntN(4) {
+				n.Labels = append(n.Labels, pool("", "pii", "confidential", "pii", "l:1"))
+			}
+			for range rng.IntN(4) {
+				if len(ids) > 0 && rng.IntN(8) > 0 {
+					n.Parents = append(n.Parents, ids[len(ids)-1-rng.IntN(min(len(ids), 8))])
+				} else {
+					n.Parents = append(n.Parents, pool("zz", "n999"))
+				}
+			}
+			switch rng.IntN(8) {
+			case 0:
+			case 1:
+				n.Args = map[string]any{}
+			case 2:
+				n.Args = map[string]any{"big": strings.Repeat("x", runtime.MaxNodeArgs)}
+			case 3:
+				n.Args = map[string]any{"bad": "\xff"}
+			default:
+				n.Args = map[string]any{"path": pool("/a", "/b", "é\x00"), "n": rng.IntN(3), "f": 1.5, "deep": map[string]any{"l": []any{1.0, "x", nil, true}}}
+			}
+			err, werr := st.RecordNode(ctx, session, n), ref.RecordNode(ctx, session, n)
+			if (err == nil) != (werr == nil) || err != nil && (err.Error() != werr.Error() || !errors.Is(err, runtime.ErrNotApplied)) {
+				t.Fatalf("seed %d, recording %+v: %v, MemStore %v", seed, n, err, werr)
+			}
+			if err == nil {
+				ids = append(ids, n.ID)
+			}
+		}
+		if len(ids) < 20 {
+			t.Fatalf("seed %d: only %d nodes recorded", seed, len(ids))
+		}
+		for q := range 60 {
+			var inputs []string
+			for range rng.IntN(5) {
+				if rng.IntN(12) == 0 {
+					inputs = append(inputs, "unknown")
+				} else {
+					inputs = append(inputs, ids[rng.IntN(len(ids))])
+				}
+			}
+			want := rng.IntN(4) > 0
+			got, exp := runtime.Scope{WantNodes: want, Nodes: []runtime.ScopeNode{{ID: "stale"}}}, runtime.Scope{WantNodes: want}
+			err, werr := st.Scope(ctx, session, inputs, &got), ref.Scope(ctx, session, inputs, &exp)
+			at := fmt.Sprintf("seed %d scope %d, inputs %q, nodes %v", seed, q, inputs, want)
+			if (err == nil) != (werr == nil) || err != nil && !errors.Is(err, runtime.ErrUnknownProvenance) {
+				t.Fatalf("%s: %v, MemStore %v", at, err, werr)
+			}
+			if err != nil {
+				continue
+			}
+			if !scopeEqual(got, exp) || len(got.Nodes) != len(exp.Nodes) {
+				t.Fatalf("%s: %+v, MemStore %+v", at, got, exp)
+			}
+			for i := range got.Nodes {
+				g, w := got.Nodes[i], exp.Nodes[i]
+				if g.ID != w.ID || g.Kind != w.Kind || g.Tool != w.Tool || g.Origin != w.Origin || g.TrustTier != w.TrustTier ||
+					!slices.Equal(g.Labels, w.Labels) || g.ArgsJSON != w.ArgsJSON || g.Input != w.Input {
+					t.Fatalf("%s: node %d %+v, MemStore %+v", at, i, g, w)
+				}
+			}
+		}
+		if seed == 0 {
+			if err := st.MarkIncomplete(ctx, session); err != nil {
+				t.Fatal(err)
+			}
+			sc := runtime.Scope{WantNodes: true}
+			if err := st.Scope(ctx, session, ids[:1], &sc); !errors.Is(err, runtime.ErrUnknownProvenance) || len(sc.Nodes) != 0 {
+				t.Fatalf("an incomplete session lists %d nodes: %v", len(sc.Nodes), err)
+			}
+		}
+	}
 }
