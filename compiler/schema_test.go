@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -44,12 +45,25 @@ func yamlJSON(t *testing.T, file string) any {
 
 func compile(t *testing.T, doc []byte) *jsonschema.Schema {
 	t.Helper()
+	compiledMu.Lock()
+	defer compiledMu.Unlock()
+	if s, ok := compiled[string(doc)]; ok {
+		return s
+	}
 	s, err := CompileSchema(doc)
 	if err != nil {
 		t.Fatal(err)
 	}
+	compiled[string(doc)] = s
 	return s
 }
+
+// compiled caches the schemas compile compiled, by their text: the tests
+// validate hundreds of files against a handful of schemas.
+var (
+	compiledMu sync.Mutex
+	compiled   = map[string]*jsonschema.Schema{}
+)
 
 // TestSchemasAcceptTheRepo validates every rule file, pack.yaml and catalog
 // file of the repository that loads without errors against the schema of

@@ -14,10 +14,11 @@ import (
 	"github.com/oarc/oarc/compiler/catalog"
 	"github.com/oarc/oarc/testkit/difftest"
 	"github.com/oarc/oarc/testkit/harness"
+	"github.com/oarc/oarc/testkit/long"
 )
 
 var (
-	diffExprs   = flag.Int("diff.exprs", 1500, "expressions in the differential test")
+	diffExprs   = flag.Int("diff.exprs", long.N(600, 3000), "expressions in the differential test")
 	diffFacts   = flag.Int("diff.facts", 100, "fact sets each expression is evaluated with")
 	diffSeed    = flag.Int64("diff.seed", 1, "seed of the differential test")
 	diffClassic = flag.Bool("diff.classic", false, "the first generator's distribution only: none of the biased productions")
@@ -191,8 +192,8 @@ func FuzzDifferential(f *testing.F) {
 }
 
 var (
-	provRules    = flag.Int("prov.rules", 400, "rules in the provenance differential")
-	provSessions = flag.Int("prov.sessions", 600, "sessions in the provenance differential")
+	provRules    = flag.Int("prov.rules", long.N(200, 800), "rules in the provenance differential")
+	provSessions = flag.Int("prov.sessions", long.N(250, 1200), "sessions in the provenance differential")
 	provSeed     = flag.Int64("prov.seed", 1, "seed of the provenance differential")
 )
 
@@ -256,7 +257,7 @@ func FuzzProvenance(f *testing.F) {
 }
 
 var (
-	sessSets     = flag.Int("diff.sets", 30, "compilation sets in the session differential")
+	sessSets     = flag.Int("diff.sets", long.N(15, 60), "compilation sets in the session differential")
 	sessSessions = flag.Int("diff.sessions", 40, "sessions run against each set in the session differential")
 	sessSteps    = flag.Int("diff.steps", 5, "steps of a session of the session differential, at most")
 	sessOut      = flag.String("diff.out", "", "write each mismatch of the session differential under this directory, as a compilation set with its fixture")

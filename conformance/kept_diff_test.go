@@ -12,6 +12,7 @@ import (
 
 	"github.com/oarc/oarc/compiler"
 	"github.com/oarc/oarc/testkit/harness"
+	"github.com/oarc/oarc/testkit/long"
 	"github.com/oarc/oarc/testkit/reference"
 	"github.com/oarc/oarc/testkit/wire"
 )
@@ -27,7 +28,7 @@ import (
 // by the harness, which also compares them with each other.
 
 var (
-	keptSessions = flag.Int("kept.sessions", 24, "sessions per pack in TestKeptDifferential")
+	keptSessions = flag.Int("kept.sessions", long.N(12, 48), "sessions per pack in TestKeptDifferential")
 	keptPacks    = flag.Int("kept.packs", 4, "random packs in TestKeptDifferential")
 	keptSeed     = flag.Uint64("kept.seed", 1, "seed of TestKeptDifferential (0: from the clock)")
 	keptWrite    = flag.Bool("kept.write", false, "rewrite s5_eval/kept_random (a fixed sample, also run against Redis by redisstore's tests)")
