@@ -338,8 +338,8 @@ func (c hostileCatalog) pack(t *testing.T, dir string) {
 
 // generated is a hostile catalog's two packages.
 type generated struct {
-	catPkg, catSrc, setSrc []byte
-	catName                string
+	catSrc, setSrc []byte
+	catName        string
 }
 
 const hostileCatPath = "example.com/hostile/cat"

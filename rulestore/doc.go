@@ -333,20 +333,6 @@ func caret(src string, col int) string {
 	return b.String()
 }
 
-// stringsOf collects the string scalars of a node (a list of strings).
-func stringsOf(n *yaml.Node) []string {
-	if n == nil {
-		return nil
-	}
-	var out []string
-	for _, c := range n.Content {
-		if c.Kind == yaml.ScalarNode {
-			out = append(out, c.Value)
-		}
-	}
-	return out
-}
-
 // validUTF8 reports whether every string of the document is UTF-8.
 func validUTF8(n *yaml.Node) bool {
 	if n.Kind == yaml.ScalarNode && !utf8.ValidString(n.Value) {
