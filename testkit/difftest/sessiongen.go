@@ -207,6 +207,7 @@ var effects = []effectRule{
 	{"nudge", []string{"stock", "project"}, []string{"block", "inform"}},
 	{"allow", []string{"stock"}, []string{"block"}},
 	{"transform", []string{"stock"}, []string{"transform"}},
+	{"ask", []string{"stock", "project"}, []string{"block"}},
 }
 
 // effectsFor lists the effects a rule of origin may have at anchor.
