@@ -207,7 +207,6 @@ var effects = []effectRule{
 	{"nudge", []string{"stock", "project"}, []string{"block", "inform"}},
 	{"allow", []string{"stock"}, []string{"block"}},
 	{"transform", []string{"stock"}, []string{"transform"}},
-	{"ask", []string{"stock", "project"}, []string{"block"}},
 }
 
 // effectsFor lists the effects a rule of origin may have at anchor.
@@ -299,6 +298,12 @@ func (g *SessionGen) Set(name string) *GenSet {
 			// The only effect that needs both a stock pack and a
 			// transform plane: drawn more often than its share.
 			r.Effect = "transform"
+		}
+		if r.Effect == "block" && r.ID[2]%3 == 0 {
+			// ask (spec 5.12) has block's origins and planes: a third of
+			// the blocks ask instead, chosen by id without a draw, so
+			// that a seed's sets stay what they were otherwise.
+			r.Effect = "ask"
 		}
 		r.Kind = kinds[g.r.Intn(len(kinds))]
 		p.Rules = append(p.Rules, r)
