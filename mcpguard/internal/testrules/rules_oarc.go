@@ -11,6 +11,7 @@
 // source: mcp-project/policy/UNTRUSTED_WRITE.yaml
 // source: everything/pack.yaml
 // source: everything/policy/ALLOW_EVERYTHING.yaml
+// source: everything/policy/ASK_DEPLOY.yaml
 // source: everything/policy/HOT_WEATHER.yaml
 
 // Package testrules holds the compiled rules of the compilation set "mcp-stock+mcp-project+everything"
@@ -39,7 +40,7 @@ const _ = lycaon.CatalogIs_bc80ba91
 const Name = "mcp-stock+mcp-project+everything"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:73ea5459f2a79a19fa62727cda13c7ae7875dd090286437cd9cc0b9768a0989c"
+const Digest = "sha256:9fd6f05bd615a8c8066559489cd488342e462d87f9bb357ff75b3474b77cba66"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.
@@ -55,11 +56,16 @@ var oValidatorIDs = [1]string{"oarc.secrets"}
 // New binds env: the validators and providers the rules use are resolved
 // once, here. Those env lacks are reported as a *runtime.MissingError; the
 // evaluator is usable all the same (a rule that reaches a missing one has an
-// evaluation error, and its on_error applies).
+// evaluation error, and its on_error applies). A rule store
+// (runtime.WithRuleStore) opened for another compilation set is refused: New
+// returns no evaluator and an error wrapping runtime.ErrRuleStoreSet.
 func New(env lycaon.Env, opts ...runtime.Option) (*Evaluator, error) {
 	ev := &Evaluator{env: env}
 	for _, o := range opts {
 		o(&ev.cfg)
+	}
+	if err := impl.CheckRuleStore(ev.cfg.RuleStore, Digest); err != nil {
+		return nil, err
 	}
 	var missing runtime.MissingError
 	for i, id := range oValidatorIDs {
@@ -121,6 +127,9 @@ func (ev *Evaluator) Evaluate(ctx context.Context, occ *lycaon.Occurrence, s *ru
 			}
 			return err
 		}
+		if ev.cfg.RuleStore != nil {
+			return ev.oLive(ctx, occ, s, d)
+		}
 		// An anchor without rules: allow.
 		d.Reset()
 		d.Content = occ.Content
@@ -141,23 +150,163 @@ func (ev *Evaluator) CounterKey(rule string, c runtime.Counter) (runtime.Counter
 		return runtime.CounterKey{Slot: 1, Rule: "ALLOW_FS_READ", Counter: c}, true
 	case "ALLOW_FS_WRITE":
 		return runtime.CounterKey{Slot: 2, Rule: "ALLOW_FS_WRITE", Counter: c}, true
+	case "ASK_DEPLOY":
+		return runtime.CounterKey{Slot: 3, Rule: "ASK_DEPLOY", Counter: c}, true
 	case "HOT_WEATHER":
-		return runtime.CounterKey{Slot: 3, Rule: "HOT_WEATHER", Counter: c}, true
+		return runtime.CounterKey{Slot: 4, Rule: "HOT_WEATHER", Counter: c}, true
 	case "REPEAT_NUDGE":
-		return runtime.CounterKey{Slot: 4, Rule: "REPEAT_NUDGE", Counter: c}, true
+		return runtime.CounterKey{Slot: 5, Rule: "REPEAT_NUDGE", Counter: c}, true
 	case "TOOL_FAILED":
-		return runtime.CounterKey{Slot: 5, Rule: "TOOL_FAILED", Counter: c}, true
+		return runtime.CounterKey{Slot: 6, Rule: "TOOL_FAILED", Counter: c}, true
 	case "TREE_WARN":
-		return runtime.CounterKey{Slot: 6, Rule: "TREE_WARN", Counter: c}, true
+		return runtime.CounterKey{Slot: 7, Rule: "TREE_WARN", Counter: c}, true
 	case "UNTRUSTED_WRITE":
-		return runtime.CounterKey{Slot: 7, Rule: "UNTRUSTED_WRITE", Counter: c}, true
+		return runtime.CounterKey{Slot: 8, Rule: "UNTRUSTED_WRITE", Counter: c}, true
 	case "LOOP_BREAKER":
-		return runtime.CounterKey{Slot: 8, Rule: "LOOP_BREAKER", Counter: c}, true
+		return runtime.CounterKey{Slot: 9, Rule: "LOOP_BREAKER", Counter: c}, true
 	case "REDACT_SECRETS":
-		return runtime.CounterKey{Slot: 9, Rule: "REDACT_SECRETS", Counter: c}, true
+		return runtime.CounterKey{Slot: 10, Rule: "REDACT_SECRETS", Counter: c}, true
 	default:
 		return runtime.CounterKey{}, false
 	}
+}
+
+// LiveFact reads a fact the host fills, by CEL name, for a rule of a rule store
+// (impl.LiveHost); a fact the set reads lazily is read through Env.Lazy.
+func (oX *oExec) LiveFact(name string) (any, runtime.Err) {
+	v, _ := oX.F.Get(name)
+	return v, runtime.Err{}
+}
+
+// LiveProvide calls the host's provider of a catalog function, by CEL name, for a
+// rule of a rule store (impl.LiveHost).
+func (oX *oExec) LiveProvide(name string, args []any) (any, runtime.Err) {
+	switch name {
+	case "path_outside_scope":
+		if len(args) != 1 {
+			return nil, impl.NoSuchOverload("path_outside_scope")
+		}
+		a0, ok0 := args[0].(string)
+		if !ok0 {
+			return nil, impl.NoSuchOverload("path_outside_scope")
+		}
+		v, e := impl.Provide1(&oX.Exec, oX.ev.env.Providers.PathOutsideScope, "path_outside_scope", oX.occ, a0)
+		return v, e
+	case "mcp_server_configured_for":
+		if len(args) != 1 {
+			return nil, impl.NoSuchOverload("mcp_server_configured_for")
+		}
+		a0, ok0 := args[0].(string)
+		if !ok0 {
+			return nil, impl.NoSuchOverload("mcp_server_configured_for")
+		}
+		v, e := impl.Provide1(&oX.Exec, oX.ev.env.Providers.McpServerConfiguredFor, "mcp_server_configured_for", oX.occ, a0)
+		return v, e
+	case "mcp_server_enabled_for":
+		if len(args) != 1 {
+			return nil, impl.NoSuchOverload("mcp_server_enabled_for")
+		}
+		a0, ok0 := args[0].(string)
+		if !ok0 {
+			return nil, impl.NoSuchOverload("mcp_server_enabled_for")
+		}
+		v, e := impl.Provide1(&oX.Exec, oX.ev.env.Providers.McpServerEnabledFor, "mcp_server_enabled_for", oX.occ, a0)
+		return v, e
+	case "mcp_has_field":
+		if len(args) != 1 {
+			return nil, impl.NoSuchOverload("mcp_has_field")
+		}
+		a0, ok0 := args[0].(string)
+		if !ok0 {
+			return nil, impl.NoSuchOverload("mcp_has_field")
+		}
+		v, e := impl.Provide1(&oX.Exec, oX.ev.env.Providers.McpHasField, "mcp_has_field", oX.occ, a0)
+		return v, e
+	case "mcp_field_bool":
+		if len(args) != 1 {
+			return nil, impl.NoSuchOverload("mcp_field_bool")
+		}
+		a0, ok0 := args[0].(string)
+		if !ok0 {
+			return nil, impl.NoSuchOverload("mcp_field_bool")
+		}
+		v, e := impl.Provide1(&oX.Exec, oX.ev.env.Providers.McpFieldBool, "mcp_field_bool", oX.occ, a0)
+		return v, e
+	case "mcp_field_string":
+		if len(args) != 1 {
+			return nil, impl.NoSuchOverload("mcp_field_string")
+		}
+		a0, ok0 := args[0].(string)
+		if !ok0 {
+			return nil, impl.NoSuchOverload("mcp_field_string")
+		}
+		v, e := impl.Provide1(&oX.Exec, oX.ev.env.Providers.McpFieldString, "mcp_field_string", oX.occ, a0)
+		return v, e
+	case "mcp_field_int":
+		if len(args) != 1 {
+			return nil, impl.NoSuchOverload("mcp_field_int")
+		}
+		a0, ok0 := args[0].(string)
+		if !ok0 {
+			return nil, impl.NoSuchOverload("mcp_field_int")
+		}
+		v, e := impl.Provide1(&oX.Exec, oX.ev.env.Providers.McpFieldInt, "mcp_field_int", oX.occ, a0)
+		return v, e
+	case "lycaon.source_includes":
+		if len(args) != 1 {
+			return nil, impl.NoSuchOverload("lycaon.source_includes")
+		}
+		a0, ok0 := args[0].(string)
+		if !ok0 {
+			return nil, impl.NoSuchOverload("lycaon.source_includes")
+		}
+		v, e := impl.Provide1(&oX.Exec, oX.ev.env.Providers.LycaonSourceIncludes, "lycaon.source_includes", oX.occ, a0)
+		return v, e
+	case "lycaon.host_resource_status_for":
+		if len(args) != 1 {
+			return nil, impl.NoSuchOverload("lycaon.host_resource_status_for")
+		}
+		a0, ok0 := args[0].(string)
+		if !ok0 {
+			return nil, impl.NoSuchOverload("lycaon.host_resource_status_for")
+		}
+		v, e := impl.Provide1(&oX.Exec, oX.ev.env.Providers.LycaonHostResourceStatusFor, "lycaon.host_resource_status_for", oX.occ, a0)
+		return v, e
+	case "lycaon.host_resource_policy_for":
+		if len(args) != 1 {
+			return nil, impl.NoSuchOverload("lycaon.host_resource_policy_for")
+		}
+		a0, ok0 := args[0].(string)
+		if !ok0 {
+			return nil, impl.NoSuchOverload("lycaon.host_resource_policy_for")
+		}
+		v, e := impl.Provide1(&oX.Exec, oX.ev.env.Providers.LycaonHostResourcePolicyFor, "lycaon.host_resource_policy_for", oX.occ, a0)
+		return v, e
+	}
+	return nil, runtime.Err{Kind: runtime.ErrNoProvider, S: name}
+}
+
+// LiveDetect consults a validator by id for a rule of a rule store (impl.LiveHost).
+func (oX *oExec) LiveDetect(id string) (*runtime.Detection, runtime.Err) {
+	return impl.DetectLive(&oX.Exec, id, oX.ev.env.Validators[id], oX.occ)
+}
+
+// oLive evaluates an occurrence at an anchor without compiled rules, for the rule
+// store's rules (spec 12).
+func (ev *Evaluator) oLive(ctx context.Context, occ *lycaon.Occurrence, s *runtime.Session, d *runtime.Decision) error {
+	oX := new(oExec)
+	oX.ev, oX.occ, oX.F = ev, occ, &occ.Facts
+	anchor := occ.Anchor.String()
+	impl.Begin(&oX.Exec, ctx, oRules[:], s, d, anchor, occ.Profiles, occ.Content, occ.Inputs)
+	oX.Call(occ.Facts.Tool, occ.Facts.ToolArgs, anchor == "tool.pre_invoke", true, occ.Kept)
+	impl.Live(&oX.Exec, ev.cfg.RuleStore, oX)
+	impl.RunLive(&oX.Exec)
+	oX.Finish()
+	if ev.cfg.Recorder != nil {
+		impl.RecordDecision(ctx, ev.cfg.Recorder, Name, Digest, s, anchor, occ.Facts.Tool, d)
+	}
+	impl.ObserveLive(&oX.Exec)
+	return nil
 }
 
 // Reads returns what the rules at anchor a read: the facts the host fills, the
@@ -180,12 +329,19 @@ func Reads(a lycaon.Anchor) runtime.Reads {
 // oContext are the entries of the rendered context (ir.Context): the enforced
 // deny-by-default codes with a title, then the titled rules that tell the agent
 // what to do, in evaluation order, tokenised when the rules were compiled.
-var oContext = [7]impl.ContextRule{
+var oContext = [8]impl.ContextRule{
 	{
 		ID:     "NOT_ALLOWLISTED",
 		Title:  "This tool is not on the allowlist",
 		Fix:    "Use the tools that tools/list shows, or ask the user to allow this one.",
 		Pinned: true,
+	},
+	{
+		ID:    "ASK_DEPLOY",
+		Title: "A person approves every deploy",
+		Fix:   "Say what the deploy changes.",
+		Tags:  []string{"everything", "deploy", "ask"},
+		Text:  []string{"a", "person", "approves", "every", "deploy", "say", "what", "the", "changes"},
 	},
 	{
 		ID:     "HOT_WEATHER",
@@ -242,7 +398,7 @@ func Context(hint string, k int) string {
 }
 
 // oRules are the compiled rules, by slot (evaluation order).
-var oRules = [10]impl.Rule{
+var oRules = [11]impl.Rule{
 	// ALLOW_EVERYTHING
 	{
 		Rule: runtime.Rule{
@@ -291,6 +447,23 @@ var oRules = [10]impl.Rule{
 		Profiles:     runtime.ProfileMcp,
 		DetectorSlot: -1,
 	},
+	// ASK_DEPLOY
+	{
+		Rule: runtime.Rule{
+			ID:     "ASK_DEPLOY",
+			Pack:   "everything",
+			Kind:   runtime.KindPolicy,
+			Anchor: "tool.pre_invoke",
+			Effect: runtime.Ask,
+			Copy: runtime.Copy{
+				Title: "A person approves every deploy",
+				Fix:   "Say what the deploy changes.",
+			},
+		},
+		Slot:         3,
+		Profiles:     runtime.ProfileMcp,
+		DetectorSlot: -1,
+	},
 	// HOT_WEATHER
 	{
 		Rule: runtime.Rule{
@@ -303,7 +476,7 @@ var oRules = [10]impl.Rule{
 				Title: "It is hot",
 			},
 		},
-		Slot:         3,
+		Slot:         4,
 		Profiles:     runtime.ProfileMcp,
 		DetectorSlot: -1,
 	},
@@ -320,7 +493,7 @@ var oRules = [10]impl.Rule{
 				Instead: "Use the result you already have.",
 			},
 		},
-		Slot:         4,
+		Slot:         5,
 		DetectorSlot: -1,
 	},
 	// TOOL_FAILED
@@ -336,7 +509,7 @@ var oRules = [10]impl.Rule{
 				Fix:   "Read the error before retrying.",
 			},
 		},
-		Slot:         5,
+		Slot:         6,
 		Profiles:     runtime.ProfileMcp,
 		DetectorSlot: -1,
 	},
@@ -353,7 +526,7 @@ var oRules = [10]impl.Rule{
 				Fix:   "Prefer list_directory on large trees.",
 			},
 		},
-		Slot:         6,
+		Slot:         7,
 		Profiles:     runtime.ProfileMcp,
 		DetectorSlot: -1,
 	},
@@ -371,7 +544,7 @@ var oRules = [10]impl.Rule{
 				Fix:   "Ask the user to confirm the write, or start a fresh session.",
 			},
 		},
-		Slot:         7,
+		Slot:         8,
 		Profiles:     runtime.ProfileMcp | runtime.ProfileProvenance,
 		DetectorSlot: -1,
 	},
@@ -388,7 +561,7 @@ var oRules = [10]impl.Rule{
 				Fix:   "The result will not change; try something else.",
 			},
 		},
-		Slot:         8,
+		Slot:         9,
 		DetectorSlot: -1,
 	},
 	// REDACT_SECRETS
@@ -404,7 +577,7 @@ var oRules = [10]impl.Rule{
 				Why:   "The model does not need a credential to reason about the output.",
 			},
 		},
-		Slot:         9,
+		Slot:         10,
 		Profiles:     runtime.ProfileContentSafety,
 		Detector:     "oarc.secrets",
 		DetectorSlot: 0,
@@ -446,14 +619,14 @@ var (
 //
 //	size(secret_matches) > 0
 func oRule_REDACT_SECRETS(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(9) {
+	if !oX.Enter(10) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
 	if oT1 := oX.Supplied(runtime.ProfileContentSafety); oT1.Kind != 0 {
 		return false, oT1
 	}
-	oD, oT2 := impl.Detect(&oX.Exec, &oRules[9], oX.ev.validators[0], oX.occ)
+	oD, oT2 := impl.Detect(&oX.Exec, &oRules[10], oX.ev.validators[0], oX.occ)
 	if oT2.Kind != 0 {
 		return false, oT2
 	}
@@ -470,7 +643,7 @@ func oRule_REDACT_SECRETS(oX *oExec) (bool, runtime.Err) {
 //
 //	mcp_schema_matched && mcp_field_int("temperature") > 30 && mcp_field_string("conditions") != "" && mcp_has_field("humidity") && !mcp_field_bool("humidity")
 func oRule_HOT_WEATHER(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(3) {
+	if !oX.Enter(4) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -560,7 +733,7 @@ func oRule_HOT_WEATHER(oX *oExec) (bool, runtime.Err) {
 //
 //	mcp_error_code != ""
 func oRule_TOOL_FAILED(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(5) {
+	if !oX.Enter(6) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -593,7 +766,7 @@ func oRule_ALLOW_EVERYTHING(oX *oExec) (bool, runtime.Err) {
 		}
 	} else {
 		switch oF.McpToolName {
-		case "echo", "get-sum", "get-structured-content", "get-env", "trigger-long-running-operation", "get-resource-reference", "get-annotated-message":
+		case "echo", "get-sum", "get-structured-content", "get-env", "trigger-long-running-operation", "get-resource-reference", "get-annotated-message", "deploy":
 		default:
 			return false, runtime.Err{}
 		}
@@ -679,12 +852,46 @@ func oRule_ALLOW_FS_WRITE(oX *oExec) (bool, runtime.Err) {
 	return true, runtime.Err{}
 }
 
+// oRule_ASK_DEPLOY evaluates rule ASK_DEPLOY (policy, pack everything).
+func oRule_ASK_DEPLOY(oX *oExec) (bool, runtime.Err) {
+	if !oX.Enter(3) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	var oT1 runtime.Err
+	if oT2 := oX.Supplied(runtime.ProfileMcp); oT2.Kind != 0 {
+		if oT1.Kind == 0 {
+			oT1 = oT2
+		}
+	} else {
+		if oF.McpServerId != "everything" {
+			return false, runtime.Err{}
+		}
+	}
+	if oT3 := oX.Supplied(runtime.ProfileMcp); oT3.Kind != 0 {
+		if oT1.Kind == 0 {
+			oT1 = oT3
+		}
+	} else {
+		if oF.McpToolName != "deploy" {
+			return false, runtime.Err{}
+		}
+	}
+	if oT1.Kind != 0 {
+		return false, oT1
+	}
+	if oT4 := oX.Supplied(runtime.ProfileMcp); oT4.Kind != 0 {
+		return false, oT4
+	}
+	return true, runtime.Err{}
+}
+
 // oRule_REPEAT_NUDGE evaluates rule REPEAT_NUDGE (policy, pack mcp-project).
 // when:
 //
 //	lycaon.repeat_count >= 1 && lycaon.repeat_count < 3
 func oRule_REPEAT_NUDGE(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(4) {
+	if !oX.Enter(5) {
 		return false, runtime.Err{}
 	}
 	oT9 := true
@@ -729,7 +936,7 @@ func oRule_REPEAT_NUDGE(oX *oExec) (bool, runtime.Err) {
 
 // oRule_TREE_WARN evaluates rule TREE_WARN (policy, pack mcp-project).
 func oRule_TREE_WARN(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(6) {
+	if !oX.Enter(7) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -757,7 +964,7 @@ func oRule_TREE_WARN(oX *oExec) (bool, runtime.Err) {
 //
 //	"untrusted" in provenance_trust_tiers
 func oRule_UNTRUSTED_WRITE(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(7) {
+	if !oX.Enter(8) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -791,7 +998,7 @@ func oRule_UNTRUSTED_WRITE(oX *oExec) (bool, runtime.Err) {
 //
 //	lycaon.repeat_count >= 3
 func oRule_LOOP_BREAKER(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(8) {
+	if !oX.Enter(9) {
 		return false, runtime.Err{}
 	}
 	oT1, oT2 := oX.Kept()
@@ -803,6 +1010,9 @@ func oRule_LOOP_BREAKER(oX *oExec) (bool, runtime.Err) {
 
 // oEval_ContentToolResult evaluates an occurrence at "content.tool_result".
 func (ev *Evaluator) oEval_ContentToolResult(ctx context.Context, occ *lycaon.Occurrence, s *runtime.Session, d *runtime.Decision) error {
+	if ev.cfg.RuleStore != nil {
+		return ev.oLive_ContentToolResult(ctx, occ, s, d)
+	}
 	var oX oExec
 	oX.ev, oX.occ, oX.F = ev, occ, &occ.Facts
 	impl.Begin(&oX.Exec, ctx, oRules[:], s, d, "content.tool_result", occ.Profiles, occ.Content, occ.Inputs)
@@ -814,7 +1024,7 @@ func (ev *Evaluator) oEval_ContentToolResult(ctx context.Context, occ *lycaon.Oc
 		for i := 0; i < oX.NumFired(); i++ {
 			r := oX.Fired(i)
 			switch r.Slot {
-			case 9:
+			case 10:
 				oX.AddSpans(i, r, oX.DetectorSpans(i, r, runtime.HasSecretMatches, oX.F.SecretMatches))
 			}
 		}
@@ -823,6 +1033,36 @@ func (ev *Evaluator) oEval_ContentToolResult(ctx context.Context, occ *lycaon.Oc
 	if ev.cfg.Recorder != nil {
 		impl.RecordDecision(ctx, ev.cfg.Recorder, Name, Digest, s, "content.tool_result", occ.Facts.Tool, d)
 	}
+	return nil
+}
+
+// oLive_ContentToolResult evaluates an occurrence at "content.tool_result" with the rule store's rules.
+func (ev *Evaluator) oLive_ContentToolResult(ctx context.Context, occ *lycaon.Occurrence, s *runtime.Session, d *runtime.Decision) error {
+	oX := new(oExec)
+	oX.ev, oX.occ, oX.F = ev, occ, &occ.Facts
+	impl.Begin(&oX.Exec, ctx, oRules[:], s, d, "content.tool_result", occ.Profiles, occ.Content, occ.Inputs)
+	oX.Call(occ.Facts.Tool, occ.Facts.ToolArgs, false, true, occ.Kept)
+	oX.Validators(1)
+	impl.Live(&oX.Exec, ev.cfg.RuleStore, oX)
+	for oRun_ContentToolResult(oX) {
+	}
+	// The store's rules, after the compiled ones (spec 12).
+	impl.RunLive(&oX.Exec)
+	oX.Finish()
+	if d.Effect == runtime.Transform {
+		for i := 0; i < oX.NumFired(); i++ {
+			r := oX.Fired(i)
+			switch r.Slot {
+			case 10:
+				oX.AddSpans(i, r, oX.DetectorSpans(i, r, runtime.HasSecretMatches, oX.F.SecretMatches))
+			}
+		}
+		oX.Rewrite()
+	}
+	if ev.cfg.Recorder != nil {
+		impl.RecordDecision(ctx, ev.cfg.Recorder, Name, Digest, s, "content.tool_result", occ.Facts.Tool, d)
+	}
+	impl.ObserveLive(&oX.Exec)
 	return nil
 }
 
@@ -840,13 +1080,16 @@ func oRun_ContentToolResult(oX *oExec) (oAgain bool) {
 
 // oAnchor_ContentToolResult calls the rules at "content.tool_result" in order.
 func oAnchor_ContentToolResult(oX *oExec) {
-	if oFired, oErr := oRule_REDACT_SECRETS(oX); (oFired || oErr.Kind != 0) && oX.Done(9, oFired, oErr) {
+	if oFired, oErr := oRule_REDACT_SECRETS(oX); (oFired || oErr.Kind != 0) && oX.Done(10, oFired, oErr) {
 		return
 	}
 }
 
 // oEval_ToolPostInvoke evaluates an occurrence at "tool.post_invoke".
 func (ev *Evaluator) oEval_ToolPostInvoke(ctx context.Context, occ *lycaon.Occurrence, s *runtime.Session, d *runtime.Decision) error {
+	if ev.cfg.RuleStore != nil {
+		return ev.oLive_ToolPostInvoke(ctx, occ, s, d)
+	}
 	var oX oExec
 	oX.ev, oX.occ, oX.F = ev, occ, &occ.Facts
 	impl.Begin(&oX.Exec, ctx, oRules[:], s, d, "tool.post_invoke", occ.Profiles, occ.Content, occ.Inputs)
@@ -856,6 +1099,25 @@ func (ev *Evaluator) oEval_ToolPostInvoke(ctx context.Context, occ *lycaon.Occur
 	if ev.cfg.Recorder != nil {
 		impl.RecordDecision(ctx, ev.cfg.Recorder, Name, Digest, s, "tool.post_invoke", occ.Facts.Tool, d)
 	}
+	return nil
+}
+
+// oLive_ToolPostInvoke evaluates an occurrence at "tool.post_invoke" with the rule store's rules.
+func (ev *Evaluator) oLive_ToolPostInvoke(ctx context.Context, occ *lycaon.Occurrence, s *runtime.Session, d *runtime.Decision) error {
+	oX := new(oExec)
+	oX.ev, oX.occ, oX.F = ev, occ, &occ.Facts
+	impl.Begin(&oX.Exec, ctx, oRules[:], s, d, "tool.post_invoke", occ.Profiles, occ.Content, occ.Inputs)
+	oX.Call(occ.Facts.Tool, occ.Facts.ToolArgs, false, true, occ.Kept)
+	impl.Live(&oX.Exec, ev.cfg.RuleStore, oX)
+	for oRun_ToolPostInvoke(oX) {
+	}
+	// The store's rules, after the compiled ones (spec 12).
+	impl.RunLive(&oX.Exec)
+	oX.Finish()
+	if ev.cfg.Recorder != nil {
+		impl.RecordDecision(ctx, ev.cfg.Recorder, Name, Digest, s, "tool.post_invoke", occ.Facts.Tool, d)
+	}
+	impl.ObserveLive(&oX.Exec)
 	return nil
 }
 
@@ -873,16 +1135,19 @@ func oRun_ToolPostInvoke(oX *oExec) (oAgain bool) {
 
 // oAnchor_ToolPostInvoke calls the rules at "tool.post_invoke" in order.
 func oAnchor_ToolPostInvoke(oX *oExec) {
-	if oFired, oErr := oRule_HOT_WEATHER(oX); (oFired || oErr.Kind != 0) && oX.Done(3, oFired, oErr) {
+	if oFired, oErr := oRule_HOT_WEATHER(oX); (oFired || oErr.Kind != 0) && oX.Done(4, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_TOOL_FAILED(oX); (oFired || oErr.Kind != 0) && oX.Done(5, oFired, oErr) {
+	if oFired, oErr := oRule_TOOL_FAILED(oX); (oFired || oErr.Kind != 0) && oX.Done(6, oFired, oErr) {
 		return
 	}
 }
 
 // oEval_ToolPreInvoke evaluates an occurrence at "tool.pre_invoke".
 func (ev *Evaluator) oEval_ToolPreInvoke(ctx context.Context, occ *lycaon.Occurrence, s *runtime.Session, d *runtime.Decision) error {
+	if ev.cfg.RuleStore != nil {
+		return ev.oLive_ToolPreInvoke(ctx, occ, s, d)
+	}
 	var oX oExec
 	oX.ev, oX.occ, oX.F = ev, occ, &occ.Facts
 	impl.Begin(&oX.Exec, ctx, oRules[:], s, d, "tool.pre_invoke", occ.Profiles, occ.Content, occ.Inputs)
@@ -896,6 +1161,28 @@ func (ev *Evaluator) oEval_ToolPreInvoke(ctx context.Context, occ *lycaon.Occurr
 	if ev.cfg.Recorder != nil {
 		impl.RecordDecision(ctx, ev.cfg.Recorder, Name, Digest, s, "tool.pre_invoke", occ.Facts.Tool, d)
 	}
+	return nil
+}
+
+// oLive_ToolPreInvoke evaluates an occurrence at "tool.pre_invoke" with the rule store's rules.
+func (ev *Evaluator) oLive_ToolPreInvoke(ctx context.Context, occ *lycaon.Occurrence, s *runtime.Session, d *runtime.Decision) error {
+	oX := new(oExec)
+	oX.ev, oX.occ, oX.F = ev, occ, &occ.Facts
+	impl.Begin(&oX.Exec, ctx, oRules[:], s, d, "tool.pre_invoke", occ.Profiles, occ.Content, occ.Inputs)
+	oX.Call(occ.Facts.Tool, occ.Facts.ToolArgs, true, true, occ.Kept)
+	oX.History(nil, false)
+	impl.Live(&oX.Exec, ev.cfg.RuleStore, oX)
+	for oRun_ToolPreInvoke(oX) {
+	}
+	// The store's rules, after the compiled ones (spec 12).
+	impl.RunLive(&oX.Exec)
+	// Deny by default (spec 5.8).
+	oX.DenyByDefault(&oDeny_ToolPreInvoke)
+	oX.Finish()
+	if ev.cfg.Recorder != nil {
+		impl.RecordDecision(ctx, ev.cfg.Recorder, Name, Digest, s, "tool.pre_invoke", occ.Facts.Tool, d)
+	}
+	impl.ObserveLive(&oX.Exec)
 	return nil
 }
 
@@ -922,16 +1209,19 @@ func oAnchor_ToolPreInvoke(oX *oExec) {
 	if oFired, oErr := oRule_ALLOW_FS_WRITE(oX); (oFired || oErr.Kind != 0) && oX.Done(2, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_REPEAT_NUDGE(oX); (oFired || oErr.Kind != 0) && oX.Done(4, oFired, oErr) {
+	if oFired, oErr := oRule_ASK_DEPLOY(oX); (oFired || oErr.Kind != 0) && oX.Done(3, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_TREE_WARN(oX); (oFired || oErr.Kind != 0) && oX.Done(6, oFired, oErr) {
+	if oFired, oErr := oRule_REPEAT_NUDGE(oX); (oFired || oErr.Kind != 0) && oX.Done(5, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_UNTRUSTED_WRITE(oX); (oFired || oErr.Kind != 0) && oX.Done(7, oFired, oErr) {
+	if oFired, oErr := oRule_TREE_WARN(oX); (oFired || oErr.Kind != 0) && oX.Done(7, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_LOOP_BREAKER(oX); (oFired || oErr.Kind != 0) && oX.Done(8, oFired, oErr) {
+	if oFired, oErr := oRule_UNTRUSTED_WRITE(oX); (oFired || oErr.Kind != 0) && oX.Done(8, oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_LOOP_BREAKER(oX); (oFired || oErr.Kind != 0) && oX.Done(9, oFired, oErr) {
 		return
 	}
 }
