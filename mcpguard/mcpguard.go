@@ -8,7 +8,9 @@
 // tool.pre_invoke, tool.post_invoke and content.tool_result, block
 // results, banners, transforms written back into every text unit,
 // provenance with the node id in _meta["oarc/node"], tools/list narrowed
-// under an enforced deny-by-default, OAR_GUARD on an internal failure.
+// under an enforced deny-by-default, OAR_GUARD on an internal failure, and
+// a person asked before a call an ask rule holds (spec 5.12: the host's
+// [Config.Ask], else MCP elicitation of the client, see docs/mcp.md).
 //
 // It is a module of its own so that hosts that do not use MCP never link
 // the SDK. A set reaches it through the func Guard that `oarc gen -guard`
