@@ -139,7 +139,7 @@ func (pk *packGen) plan(pattern string) *redfa.Plan {
 }
 
 var kindConst = map[ir.RuleKind]string{ir.KindSchema: "KindSchema", ir.KindPolicy: "KindPolicy", ir.KindInvariant: "KindInvariant", ir.KindDetector: "KindDetector"}
-var effectConst = map[ir.Effect]string{ir.EffectAllow: "Allow", ir.EffectNudge: "Nudge", ir.EffectWarn: "Warn", ir.EffectTransform: "Transform", ir.EffectBlock: "Block"}
+var effectConst = map[ir.Effect]string{ir.EffectAllow: "Allow", ir.EffectNudge: "Nudge", ir.EffectWarn: "Warn", ir.EffectTransform: "Transform", ir.EffectAsk: "Ask", ir.EffectBlock: "Block"}
 var counterConst = map[ir.Counter]string{ir.Fire: "Fire", ir.Breaker: "Breaker"}
 
 // profileConst is the runtime's constant for a profile bit.

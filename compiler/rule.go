@@ -34,7 +34,7 @@ var (
 	onFireFields    = []string{"increment", "reset"}
 	flowFields      = []string{"sequence", "within", "contiguous"}
 	transformFields = []string{"redact", "replacement"}
-	effects         = []string{"block", "warn", "nudge", "allow", "transform"}
+	effects         = []string{"block", "warn", "nudge", "allow", "transform", "ask"}
 	counters        = []string{"fire", "breaker"}
 )
 
@@ -476,12 +476,14 @@ func (l *packLoader) addFile(file string, text []byte, stem string) {
 		if s, ok := c.str(n, "effect"); ok && c.oneOf(n, s, "effect", CodeEffect, effects) {
 			r.Effect = s
 			if (s == "allow" || s == "transform") && l.pack.Origin != "stock" {
-				c.errorf(n, CodeEffect, "effect %s needs origin: stock; a %s pack may use only block, warn and nudge", s, l.pack.Origin)
+				c.errorf(n, CodeEffect, "effect %s needs origin: stock; a %s pack may use only block, warn, nudge and ask", s, l.pack.Origin)
 			}
 			if anchor != nil {
 				var need []string
 				switch s {
-				case "block", "allow":
+				case "block", "allow", "ask":
+					// ask: a person approves before the action runs, so
+					// there must be an action to hold (spec 5.12).
 					need = []string{"block"}
 				case "transform":
 					need = []string{"transform"}

@@ -236,7 +236,7 @@ func RuleSchemaValue(cat *catalog.Catalog) map[string]any {
 			"id":     obj{"description": "SCREAMING_SNAKE id; equals the file stem.", "type": "string", "pattern": idRE.String()},
 			"kind":   obj{"description": "Evaluation rank: schema, policy, invariant, detector.", "enum": kinds},
 			"anchor": obj{"description": "A lifecycle anchor of the catalog, e.g. tool.pre_invoke.", "enum": anchors},
-			"effect": obj{"description": "What a firing rule does; allow and transform need origin: stock.", "enum": effects},
+			"effect": obj{"description": "What a firing rule does; allow and transform need origin: stock; ask (a person approves first) and block need a block-plane anchor.", "enum": effects},
 			"selector": obj{
 				"description":          "Fact name (CEL spelling) -> value or non-empty list of values; clauses AND. Facts of type string, int, bool or list(string).",
 				"type":                 "object",

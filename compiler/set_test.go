@@ -42,7 +42,7 @@ func TestSets(t *testing.T) {
 	text := diags.Text()
 	for _, want := range []string{
 		"project/policy/DISARM.yaml:6:19: error: on_fire.reset names BREAKER, a rule of the stock pack stock; a rule of a project pack may not reset a stock rule [OAR_REF]",
-		"project/policy/ALLOWS.yaml:5:9: error: effect allow needs origin: stock; a project pack may use only block, warn and nudge [OAR_EFFECT]",
+		"project/policy/ALLOWS.yaml:5:9: error: effect allow needs origin: stock; a project pack may use only block, warn, nudge and ask [OAR_EFFECT]",
 		"project/policy/SHARED.yaml:2:5: error: duplicate rule id SHARED (also defined in " + filepath.Join(stock, "policy", "SHARED.yaml") + ") [OAR_ID]",
 	} {
 		if !strings.Contains(text, want) {
@@ -118,5 +118,29 @@ func TestSetCatalogs(t *testing.T) {
 	_, diags = Load([]string{pc}, Options{})
 	if want := filepath.Join(pc, "pack.yaml") + ":2:10: error: catalog " + filepath.Join(pc, "nowhere.yaml") + ": no such file [OAR_CATALOG]\n"; diags.Text() != want {
 		t.Errorf("got %s want %s", diags.Text(), want)
+	}
+}
+
+// TestAskEffect: effect ask (spec 5.12) restricts and grants nothing, so a
+// project pack may use it; like block it holds an action, so it needs the
+// block plane, and elsewhere the error is at the effect.
+func TestAskEffect(t *testing.T) {
+	root := t.TempDir()
+	project := writePack(t, filepath.Join(root, "project"), "oar: '1.0'\nname: project\n", map[string]string{
+		"ASK_DEPLOY": "effect: ask\ncopy: {title: Deploys need a person}\n",
+	})
+	s, diags := Load([]string{project}, Options{})
+	if diags.HasErrors() {
+		t.Fatal(diags.Text())
+	}
+	if len(s.Rules) != 1 || s.Rules[0].Effect != "ask" {
+		t.Fatalf("rules %+v", s.Rules)
+	}
+	os.WriteFile(filepath.Join(project, "policy", "ASK_GATE.yaml"),
+		[]byte("oar: '1.0'\nid: ASK_GATE\nkind: policy\nanchor: gate.blocked\neffect: ask\n"), 0o644)
+	_, diags = Load([]string{project}, Options{})
+	want := "project/policy/ASK_GATE.yaml:5:9: error: effect ask needs an anchor with the block plane; gate.blocked has inform [OAR_PLANE]"
+	if text := diags.Text(); !strings.Contains(text, want) || len(diags) != 1 {
+		t.Errorf("want only %q, got\n%s", want, text)
 	}
 }

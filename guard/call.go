@@ -223,6 +223,12 @@ func (k *Call) eval(ctx context.Context, a Anchor) {
 	switch d.Effect {
 	case runtime.Allow, runtime.Nudge, runtime.Warn, runtime.Transform:
 		return
+	case runtime.Ask:
+		// Spec 5.12: the call goes ahead only on a person's explicit yes.
+		if text := k.ask(ctx, d); text != "" {
+			k.block(d.Code, text)
+		}
+		return
 	}
 	// A block, or an effect the guard does not know: never forwarded.
 	code := d.Code
@@ -234,6 +240,30 @@ func (k *Call) eval(ctx context.Context, a Anchor) {
 		text = "The guardrails blocked this call.\nCode: " + code
 	}
 	k.block(code, text)
+}
+
+// ask puts the ask decision d to a person through ConnOptions.Ask and
+// returns "" when they approved, else the rejection to block with: the
+// rule's after a no, an error, a panic or a timeout (the context's), the
+// one that says that no one could be asked when there is no way to ask.
+func (k *Call) ask(ctx context.Context, d *runtime.Decision) (rejection string) {
+	ask := k.c.opts.Ask
+	if ask == nil {
+		return d.Unasked()
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			rejection = d.Rejection()
+		}
+	}()
+	ok, err := ask(ctx, d.Question())
+	switch {
+	case errors.Is(err, ErrCannotAsk):
+		return d.Unasked()
+	case err != nil || !ok:
+		return d.Rejection()
+	}
+	return ""
 }
 
 // fail blocks the call with CodeGuard: the guard could not evaluate it.

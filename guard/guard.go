@@ -280,7 +280,20 @@ type ConnOptions struct {
 	// session store shared by several proxies): with AllInputs, the
 	// latest node is looked up in the store before each call.
 	Shared bool
+	// Ask puts the question of an ask decision (spec 5.12) to a person and
+	// reports whether they approved. The call goes ahead only when it
+	// returns true and no error; false, an error or a panic blocks it with
+	// the rule's rejection, and [ErrCannotAsk] (or a nil Ask: no way to
+	// ask) with a rejection that says that approval was needed and could
+	// not be asked. The MCP guard asks through elicitation when the client
+	// declared that capability.
+	Ask func(ctx context.Context, question string) (approved bool, err error)
 }
+
+// ErrCannotAsk is what a [ConnOptions.Ask] returns when it has no way to
+// put a question to a person (an MCP client without the elicitation
+// capability): the call is blocked with [runtime.Decision.Unasked].
+var ErrCannotAsk = errors.New("no way to ask a person")
 
 // Conn is one MCP session (one client connection) as the guard sees it:
 // one oarc session (spec 11).

@@ -82,7 +82,7 @@ type RuleError struct {
 
 // Decision is the oracle's decision, in the shape both engines report.
 type Decision struct {
-	Effect       string // the decision's name: allow, nudge, warn, transform, block
+	Effect       string // the decision's name: allow, nudge, warn, transform, ask, block
 	Code         string
 	Codes        []string
 	Monitored    []string
@@ -93,6 +93,9 @@ type Decision struct {
 	Content string
 	// Rejection, Banner and Notes are the texts of spec 5.1.
 	Rejection, Banner, Notes string
+	// Question is what a person is asked when the decision is ask (spec
+	// 5.12), else "".
+	Question string
 }
 
 // Session holds counters by rule id ([fire, breaker]), the provenance
@@ -325,6 +328,9 @@ func (e *Engine) Evaluate(occ *Occurrence, s *Session) Decision {
 	switch {
 	case blocked || denied != "":
 		decision = "block"
+	case has("ask"):
+		// Spec 5.12: a person approves before anything that goes ahead.
+		decision = "ask"
 	case has("transform"):
 		decision = "transform"
 	case has("warn"):
@@ -344,6 +350,9 @@ func (e *Engine) Evaluate(occ *Occurrence, s *Session) Decision {
 		resp.Content = rewrite(occ.Content, spans)
 	}
 	resp.Rejection = e.rejection(&resp)
+	if decision == "ask" {
+		resp.Question = "This action needs a person's approval before it runs.\n" + resp.Rejection
+	}
 	resp.Banner = e.parts(&resp, fired, "warn")
 	resp.Notes = e.parts(&resp, fired, "nudge")
 	if kp.atCall {

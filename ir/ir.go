@@ -205,10 +205,13 @@ const (
 	EffectNudge
 	EffectWarn
 	EffectTransform
+	// EffectAsk holds the action for a person's approval (spec 5.12): above
+	// every effect that lets it go ahead, below a block, which still wins.
+	EffectAsk
 	EffectBlock
 )
 
-var effectNames = [...]string{"allow", "nudge", "warn", "transform", "block"}
+var effectNames = [...]string{"allow", "nudge", "warn", "transform", "ask", "block"}
 
 func (e Effect) String() string { return nameOf(effectNames[:], int(e)) }
 

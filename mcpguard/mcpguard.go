@@ -8,7 +8,9 @@
 // tool.pre_invoke, tool.post_invoke and content.tool_result, block
 // results, banners, transforms written back into every text unit,
 // provenance with the node id in _meta["oarc/node"], tools/list narrowed
-// under an enforced deny-by-default, OAR_GUARD on an internal failure.
+// under an enforced deny-by-default, OAR_GUARD on an internal failure, and
+// a person asked before a call an ask rule holds (spec 5.12: the host's
+// [Config.Ask], else MCP elicitation of the client, see docs/mcp.md).
 //
 // It is a module of its own so that hosts that do not use MCP never link
 // the SDK. A set reaches it through the func Guard that `oarc gen -guard`
@@ -23,10 +25,13 @@ package mcpguard
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -57,6 +62,99 @@ type Config struct {
 	// prompt (spec 5.1). Without it the notes are appended to the result
 	// as a text item, as the proxy does.
 	Notes func(ctx context.Context, notes string)
+	// Ask, when not nil, puts the question of an ask decision (spec 5.12)
+	// to a person and reports whether they approved (see
+	// [guard.ConnOptions.Ask]): the host's own way to ask. Without it,
+	// receiving middleware asks the client through MCP elicitation
+	// (elicitation/create with the question and a requested schema of one
+	// boolean, approve) when the client declared that capability, and
+	// blocks the call otherwise, as sending middleware does.
+	Ask func(ctx context.Context, question string) (approved bool, err error)
+	// AskTimeout bounds the wait for an elicitation's answer (default
+	// [DefaultAskTimeout]); no answer in time blocks the call.
+	AskTimeout time.Duration
+}
+
+// DefaultAskTimeout is how long the guard waits for a person's answer to
+// an elicitation when [Config.AskTimeout] is zero.
+const DefaultAskTimeout = 5 * time.Minute
+
+// approveSchema is the requested schema of the guard's elicitations: one
+// boolean, approve (spec 5.12).
+var approveSchema = map[string]any{
+	"type": "object",
+	"properties": map[string]any{
+		"approve": map[string]any{"type": "boolean", "title": "Approve", "description": "Let this action go ahead."},
+	},
+	"required": []string{"approve"},
+}
+
+// askInputID is the key of the guard's elicitation among a result's
+// inputRequests (multi round-trip requests).
+const askInputID = "oarc/approve"
+
+// mrtrVersion is the first MCP version in which a server may not send
+// elicitation/create while it serves a request: it returns the request in
+// the result's inputRequests and the client retries the call with the
+// answer (multi round-trip requests, SEP-2322).
+const mrtrVersion = "2026-07-28"
+
+// errNeedInput makes the first round of a multi round-trip call end with
+// an input-required result instead of the block (see round).
+var errNeedInput = errors.New("mcpguard: the question goes back to the client in the result")
+
+// round is one round of a tools/call served to a client of mrtrVersion or
+// later: the answer the client sent back (nil: none yet, or not one the
+// guard asked for), and the question to send when there was none.
+type round struct {
+	answer   *mcp.ElicitResult
+	answered bool // the call carried inputResponses the guard accepted
+	question string
+}
+
+type roundKey struct{}
+
+// approved reads an elicitation's answer: yes only on action "accept"
+// with approve true.
+func approved(res *mcp.ElicitResult) bool {
+	if res == nil || res.Action != "accept" {
+		return false // decline, cancel
+	}
+	ok, _ := res.Content["approve"].(bool)
+	return ok
+}
+
+// elicit asks the client of ss through elicitation/create: approved only
+// on action "accept" with approve true. A client that did not declare the
+// elicitation capability is no way to ask ([guard.ErrCannotAsk]). To a
+// client of mrtrVersion or later the question goes back in the call's
+// result (see [middleware.call]), and its answer comes with the retried
+// call.
+func elicit(ss *mcp.ServerSession, timeout time.Duration) func(context.Context, string) (bool, error) {
+	return func(ctx context.Context, question string) (bool, error) {
+		ip := ss.InitializeParams()
+		if ip == nil || ip.Capabilities == nil || ip.Capabilities.Elicitation == nil {
+			return false, guard.ErrCannotAsk
+		}
+		if ip.ProtocolVersion >= mrtrVersion {
+			r, _ := ctx.Value(roundKey{}).(*round)
+			switch {
+			case r == nil:
+				return false, errors.New("mcpguard: no round for the question")
+			case r.answered:
+				return approved(r.answer), nil
+			}
+			r.question = question
+			return false, errNeedInput
+		}
+		ctx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		res, err := ss.Elicit(ctx, &mcp.ElicitParams{Mode: "form", Message: question, RequestedSchema: approveSchema})
+		if err != nil {
+			return false, err
+		}
+		return approved(res), nil
+	}
 }
 
 // Client returns sending middleware for an mcp.Client: the tools/call
@@ -74,10 +172,22 @@ type middleware struct {
 	cfg   Config
 	mu    sync.Mutex
 	conns map[mcp.Session]*guard.Conn
+	// asked holds the requestState of every question sent back in a
+	// result and not answered yet: the session and the call (tool name and
+	// arguments) it is about, so that an answer approves that one call of
+	// that session only, once (spec 5.12).
+	asked map[string]askedCall
+}
+
+// askedCall is what a question sent back in a result was about.
+type askedCall struct {
+	session mcp.Session
+	call    string
+	expires time.Time
 }
 
 func newMiddleware(g *guard.Guard, cfg Config) mcp.Middleware {
-	m := &middleware{g: g, cfg: cfg, conns: map[mcp.Session]*guard.Conn{}}
+	m := &middleware{g: g, cfg: cfg, conns: map[mcp.Session]*guard.Conn{}, asked: map[string]askedCall{}}
 	return m.wrap
 }
 
@@ -107,7 +217,15 @@ func (m *middleware) conn(s mcp.Session) *guard.Conn {
 		}
 		sess = runtime.NewSession(id)
 	}
-	c := m.g.NewConn(sess, m.cfg.Server, guard.ConnOptions{Profiles: m.cfg.Profiles, AllInputs: m.cfg.AllInputs})
+	ask := m.cfg.Ask
+	if ss, ok := s.(*mcp.ServerSession); ok && ask == nil {
+		timeout := m.cfg.AskTimeout
+		if timeout <= 0 {
+			timeout = DefaultAskTimeout
+		}
+		ask = elicit(ss, timeout)
+	}
+	c := m.g.NewConn(sess, m.cfg.Server, guard.ConnOptions{Profiles: m.cfg.Profiles, AllInputs: m.cfg.AllInputs, Ask: ask})
 	m.conns[s] = c
 	if w, ok := s.(waiter); ok {
 		go func() {
@@ -138,22 +256,42 @@ func (m *middleware) wrap(next mcp.MethodHandler) mcp.MethodHandler {
 
 // call guards one tools/call.
 func (m *middleware) call(ctx context.Context, next mcp.MethodHandler, method string, req mcp.Request) (res mcp.Result, err error) {
-	var name string
+	var name, state string
 	var args json.RawMessage
+	var answers mcp.InputResponseMap
 	switch p := req.GetParams().(type) {
 	case *mcp.CallToolParams:
-		name = p.Name
+		name, state, answers = p.Name, p.RequestState, p.InputResponses
 		if p.Arguments != nil {
 			if args, err = json.Marshal(p.Arguments); err != nil {
 				return blocked(guard.CodeGuard, "The guardrails could not read the call's arguments ("+err.Error()+"); it is blocked.\nCode: "+guard.CodeGuard)
 			}
 		}
 	case *mcp.CallToolParamsRaw:
-		name, args = p.Name, p.Arguments
+		name, args, state, answers = p.Name, p.Arguments, p.RequestState, p.InputResponses
 	default:
 		return blocked(guard.CodeGuard, fmt.Sprintf("The guardrails could not read the call (params of type %T); it is blocked.\nCode: %s", p, guard.CodeGuard))
 	}
-	k := m.conn(req.GetSession()).Begin(ctx, nil, name, args)
+	sess := req.GetSession()
+	callID := callKey(name, args)
+	r := &round{}
+	if state != "" || answers != nil {
+		// The retry of a call the guard asked about. The answer counts for
+		// that call only, once, in time: a state of another call or
+		// session, one used before, expired or unknown is no answer, and
+		// no answer blocks (spec 5.12).
+		r.answered = true
+		if m.take(state, sess, callID) {
+			r.answer, _ = answers[askInputID].(*mcp.ElicitResult)
+		}
+	}
+	ctx = context.WithValue(ctx, roundKey{}, r)
+	k := m.conn(sess).Begin(ctx, nil, name, args)
+	if r.question != "" && !r.answered {
+		// A client of mrtrVersion or later: the question goes back in the
+		// result, and the client retries the call with the answer.
+		return m.inputRequired(sess, callID, r.question)
+	}
 	opts := guard.FinishOptions{AppendNotes: m.cfg.Notes == nil}
 	defer func() {
 		if n := k.Notes(); n != "" && m.cfg.Notes != nil {
@@ -182,6 +320,70 @@ func (m *middleware) call(ctx context.Context, next mcp.MethodHandler, method st
 		raw = json.RawMessage("null")
 	}
 	return decodeResult(k.Finish(ctx, raw, 0, opts))
+}
+
+// callKey identifies a call by its tool and arguments, for the answer to
+// a question about it.
+func callKey(name string, args json.RawMessage) string {
+	var v any
+	if len(args) > 0 && json.Unmarshal(args, &v) == nil {
+		args, _ = json.Marshal(v) // one spelling of the same arguments
+	}
+	return name + "\x00" + string(args)
+}
+
+// take consumes the requestState of a question: true when it was sent to
+// session sess about the call, and has not expired or been used.
+func (m *middleware) take(state string, sess mcp.Session, call string) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	a, ok := m.asked[state]
+	delete(m.asked, state)
+	return ok && a.session == sess && a.call == call && time.Now().Before(a.expires)
+}
+
+// inputRequired is the result that sends the question of an ask decision
+// back to a client of mrtrVersion or later: an elicitation/create among
+// its inputRequests, with a requestState that the retried call must carry.
+func (m *middleware) inputRequired(sess mcp.Session, call, question string) (mcp.Result, error) {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return blocked(guard.CodeGuard, "The guardrails could not ask for approval ("+err.Error()+"); it is blocked.\nCode: "+guard.CodeGuard)
+	}
+	state := hex.EncodeToString(b[:])
+	timeout := m.cfg.AskTimeout
+	if timeout <= 0 {
+		timeout = DefaultAskTimeout
+	}
+	now := time.Now()
+	m.mu.Lock()
+	for s, a := range m.asked {
+		if now.After(a.expires) {
+			delete(m.asked, s) // never answered
+		}
+	}
+	m.asked[state] = askedCall{session: sess, call: call, expires: now.Add(timeout)}
+	m.mu.Unlock()
+	// resultType is not settable from outside the SDK: the result is
+	// decoded from its wire form.
+	raw, err := json.Marshal(map[string]any{
+		"content":      []any{},
+		"resultType":   "input_required",
+		"requestState": state,
+		"inputRequests": map[string]any{askInputID: map[string]any{
+			"method": "elicitation/create",
+			"params": &mcp.ElicitParams{Mode: "form", Message: question, RequestedSchema: approveSchema},
+		}},
+	})
+	var res mcp.CallToolResult
+	if err == nil {
+		err = json.Unmarshal(raw, &res)
+	}
+	if err != nil {
+		return blocked(guard.CodeGuard, "The guardrails could not ask for approval ("+err.Error()+"); it is blocked.\nCode: "+guard.CodeGuard)
+	}
+	res.Content = nil
+	return &res, nil
 }
 
 // list narrows a tools/list result.

@@ -256,6 +256,38 @@ func (d *Decision) Rejection() string {
 	return text
 }
 
+// Question is the text a host puts to a person when the decision is [Ask]
+// (spec 5.12): a line saying that the action needs a person's approval,
+// then the rejection of the first ask firing (its copy, ending "Code:
+// <ID>"). It is "" for any other decision. The host goes ahead only on an
+// explicit yes; no answer, a timeout, a refusal or no way to ask blocks
+// the action with [Decision.Rejection].
+func (d *Decision) Question() string {
+	if d.Effect != Ask || d.Rule == nil {
+		return ""
+	}
+	return askLine + d.Rejection()
+}
+
+// Unasked is the rejection of an [Ask] decision that no person could be
+// asked about (a host or client with no way to ask, spec 5.12): a line
+// saying that approval was needed and could not be asked, then the
+// rejection. It is "" for any other decision.
+func (d *Decision) Unasked() string {
+	if d.Effect != Ask || d.Rule == nil {
+		return ""
+	}
+	return unaskedLine + d.Rejection()
+}
+
+// The first lines of [Decision.Question] and [Decision.Unasked]; the
+// reference interpreter writes the same words (spec 5.12 asks for the
+// meaning, the harness compares the texts).
+const (
+	askLine     = "This action needs a person's approval before it runs.\n"
+	unaskedLine = "This action needs a person's approval, and no person could be asked; it is blocked.\n"
+)
+
 // RejectionText builds the rejection text of a rule: the title, then the
 // What, Cause, Why, Fix and Instead lines (each "Label: text", empty ones
 // left out), then "Code: <ID>". Each copy text is put on one line: every

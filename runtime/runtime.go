@@ -25,10 +25,15 @@ const (
 	Nudge
 	Warn
 	Transform
+	// Ask holds the action until a person approves it (spec 5.12): the
+	// host puts [Decision.Question] to a person and goes ahead only on an
+	// explicit yes; anything else is a block with [Decision.Rejection]. A
+	// block still wins over it.
+	Ask
 	Block
 )
 
-var effectNames = [...]string{"allow", "nudge", "warn", "transform", "block"}
+var effectNames = [...]string{"allow", "nudge", "warn", "transform", "ask", "block"}
 
 func (e Effect) String() string {
 	if int(e) < len(effectNames) {

@@ -12,9 +12,16 @@
 // With -records it appends a decision record per occurrence to FILE (JSON
 // Lines, spec 10), for `oarc stats FILE`.
 //
-// The compiled pack is regenerated with:
+// Then it evaluates a deploy against the approvals pack, whose rule asks a
+// person (effect ask, spec 5.12): when its input is a terminal, the demo
+// puts the question there and lets the deploy go ahead only on "y" or
+// "yes"; a no, no answer within -ask-timeout, or an input that is not a
+// terminal (no way to ask) blocks it with the rule's rejection.
+//
+// The compiled packs are regenerated with:
 //
 //go:generate go run ../../cmd/oarc gen -pack ../starter -out rules -pkg rules
+//go:generate go run ../../cmd/oarc gen -pack ../approvals -out approvals -pkg approvals
 package main
 
 import (
@@ -24,6 +31,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/oarc/oarc/examples/host/rules"
 	"github.com/oarc/oarc/lycaon"
@@ -37,8 +45,14 @@ func main() {
 	hint := flag.String("hint", defaultHint, "the task hint the pack's rules are rendered for")
 	session := flag.String("session", "demo", "the id of the demo's session")
 	records := flag.String("records", "", "append a decision record per occurrence to this file (default: none)")
+	timeout := flag.Duration("ask-timeout", time.Minute, "how long a person has to answer a question")
 	flag.Parse()
-	cfg := config{hint: *hint, session: *session}
+	cfg := config{hint: *hint, session: *session, askTimeout: *timeout}
+	if fi, err := os.Stdin.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+		// Only a terminal has a person behind it; a pipe or a file is
+		// no way to ask, so an ask blocks.
+		cfg.person = newPerson(os.Stdin)
+	}
 	var rec *runtime.JSONLRecorder
 	if *records != "" {
 		f, err := os.OpenFile(*records, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
@@ -61,6 +75,8 @@ func main() {
 type config struct {
 	hint, session string
 	recorder      runtime.Recorder // nil: no decision records
+	person        *person          // who answers questions; nil: no way to ask
+	askTimeout    time.Duration    // how long the person has to answer
 }
 
 // call is one tool call of the demo.
@@ -110,6 +126,8 @@ func run(w io.Writer, cfg config) {
 			show(w, "note queued for the next prompt", n)
 		}
 	}
+	// 3. A rule that asks a person before the call runs.
+	runApprovals(w, cfg.person, cfg.askTimeout)
 }
 
 // show prints a text the agent would be shown, indented under its label.

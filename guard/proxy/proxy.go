@@ -50,6 +50,7 @@ type Config struct {
 // Defaults of the flags.
 const (
 	DefaultTimeout    = 5 * time.Minute
+	DefaultAskTimeout = 5 * time.Minute
 	DefaultMaxMessage = 32 << 20
 	DefaultRedisTTL   = 24 * time.Hour
 )
@@ -104,6 +105,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, cfg Config) 
 	fs.DurationVar(&o.redisTTL, "redis-ttl", DefaultRedisTTL, "with -redis: a session expires after this long without use")
 	fs.DurationVar(&o.timeout, "timeout", DefaultTimeout, "the client gets an error for a request the upstream has not answered after this long (progress notifications restart the wait); 0: no limit")
 	fs.IntVar(&o.maxMessage, "max-message", DefaultMaxMessage, "the largest JSON-RPC message, in bytes, from either side; a larger result is withheld and the client gets an error, never a truncated result")
+	fs.DurationVar(&o.askTimeout, "ask-timeout", DefaultAskTimeout, "how long a person has to answer the elicitation of an ask rule (spec 5.12); no answer in time blocks the call")
 	fs.BoolVar(&o.notes, "notes", true, "append the notes of nudge firings to the result as a text item (the agent's only channel through a proxy)")
 	fs.BoolVar(&o.quiet, "quiet", false, "do not log what the proxy drops or refuses to stderr")
 	version := fs.Bool("version", false, "print the version and the compilation set, and exit")
@@ -173,6 +175,7 @@ type options struct {
 	labels                  []string
 	session, records, redis string
 	redisTTL, timeout       time.Duration
+	askTimeout              time.Duration
 	maxMessage              int
 	notes, quiet            bool
 }
@@ -195,6 +198,14 @@ type proxy struct {
 
 	mu      sync.Mutex
 	pending map[string]*pending
+	// elicit says that the client declared the elicitation capability
+	// when it initialised: an ask decision (spec 5.12) is put to it with
+	// elicitation/create; otherwise no one can be asked.
+	elicit bool
+	// asks are the proxy's own elicitation requests the client has not
+	// answered, by id; askSeq numbers them.
+	asks   map[string]chan *frame
+	askSeq int64
 	// serverKnown is set once the server id is known (-server-id, or the
 	// initialize result).
 	serverKnown bool
@@ -211,7 +222,7 @@ type pending struct {
 }
 
 func newProxy(o options, cfg Config, stdout, stderr io.Writer) (*proxy, error) {
-	p := &proxy{o: o, cfg: cfg, stderr: stderr, out: bufio.NewWriterSize(stdout, 64<<10), pending: map[string]*pending{}}
+	p := &proxy{o: o, cfg: cfg, stderr: stderr, out: bufio.NewWriterSize(stdout, 64<<10), pending: map[string]*pending{}, asks: map[string]chan *frame{}}
 	var opts []runtime.Option
 	if o.records != "" {
 		f, err := os.OpenFile(o.records, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
@@ -253,6 +264,7 @@ func newProxy(o options, cfg Config, stdout, stderr io.Writer) (*proxy, error) {
 		AllInputs: true,
 		Shared:    shared,
 		Profiles:  runtime.ProfileSession | runtime.ProfileProvenance,
+		Ask:       p.ask,
 	})
 	p.serverKnown = o.serverID != ""
 	return p, nil
@@ -557,6 +569,9 @@ func (p *proxy) fromClient(line []byte) {
 	}
 	switch f.kind {
 	case response, notification:
+		if f.kind == response && p.answered(f) {
+			return // the answer to the proxy's own elicitation
+		}
 		if f.kind == notification && f.method == "notifications/cancelled" {
 			p.cancelled(f)
 		}
@@ -607,7 +622,39 @@ func (p *proxy) request(f *frame) {
 		p.toClient(errorFrame(f.id, codeInvalidRequest, "oarc guard: a request with this id is already pending"))
 		return
 	}
+	if f.method == "initialize" {
+		var caps struct {
+			Elicitation json.RawMessage `json:"elicitation"`
+		}
+		json.Unmarshal(params["capabilities"], &caps)
+		p.elicit = len(caps.Elicitation) > 0 && !isNull(caps.Elicitation)
+	}
+	elicit := p.elicit
 	p.mu.Unlock()
+	if f.method == "tools/call" && elicit {
+		// The call may wait for a person's answer, which comes back on
+		// the client's stream: evaluate it off the reader, on a copy of
+		// the frame (its values point into the reader's buffer).
+		g := &frame{kind: f.kind, method: f.method, id: bytes.Clone(f.id), top: make(map[string]json.RawMessage, len(f.top))}
+		for k, v := range f.top {
+			g.top[k] = bytes.Clone(v)
+		}
+		q.id = g.id
+		go p.call(g, q, key, params)
+		return
+	}
+	p.call(f, q, key, params)
+}
+
+// call evaluates a tools/call (other requests pass) and sends what goes
+// ahead to the upstream, remembering it until its response.
+func (p *proxy) call(f *frame, q *pending, key string, params map[string]json.RawMessage) {
+	defer func() {
+		if r := recover(); r != nil {
+			p.logf("internal error on a client request: %v", r)
+			p.toClient(errorFrame(f.id, codeInternal, "oarc guard: internal error"))
+		}
+	}()
 	if f.method == "tools/call" {
 		var name string
 		if json.Unmarshal(params["name"], &name) != nil {
@@ -667,6 +714,78 @@ func (p *proxy) request(f *frame) {
 		p.take(key, q)
 		p.toClient(errorFrame(f.id, codeUpstream, "oarc guard: the MCP server is not reachable"))
 	}
+}
+
+// ask puts the question of an ask decision to the client with
+// elicitation/create (spec 5.12): a requested schema of one boolean,
+// approve; approved only on action "accept" with approve true. A client
+// that did not declare the capability is no way to ask; no answer within
+// -ask-timeout, an error answer or a closed proxy is no.
+func (p *proxy) ask(ctx context.Context, question string) (bool, error) {
+	p.mu.Lock()
+	if !p.elicit || p.closed {
+		p.mu.Unlock()
+		return false, guard.ErrCannotAsk
+	}
+	p.askSeq++
+	id, _ := json.Marshal(fmt.Sprintf("oarc-ask-%d", p.askSeq))
+	ch := make(chan *frame, 1)
+	p.asks[string(id)] = ch
+	p.mu.Unlock()
+	defer func() {
+		p.mu.Lock()
+		delete(p.asks, string(id))
+		p.mu.Unlock()
+	}()
+	req, err := json.Marshal(map[string]any{
+		"jsonrpc": "2.0", "id": json.RawMessage(id), "method": "elicitation/create",
+		"params": map[string]any{"mode": "form", "message": question, "requestedSchema": approveSchema},
+	})
+	if err != nil {
+		return false, err
+	}
+	p.toClient(req)
+	t := time.NewTimer(p.o.askTimeout)
+	defer t.Stop()
+	select {
+	case f := <-ch:
+		var r struct {
+			Action  string         `json:"action"`
+			Content map[string]any `json:"content"`
+		}
+		if res, ok := f.top["result"]; !ok || json.Unmarshal(res, &r) != nil {
+			return false, errors.New("the client answered the elicitation with an error")
+		}
+		ok, _ := r.Content["approve"].(bool)
+		return r.Action == "accept" && ok, nil
+	case <-t.C:
+		return false, fmt.Errorf("no answer within %v", p.o.askTimeout)
+	case <-ctx.Done():
+		return false, ctx.Err()
+	}
+}
+
+// approveSchema is the requested schema of the proxy's elicitations.
+var approveSchema = map[string]any{
+	"type": "object",
+	"properties": map[string]any{
+		"approve": map[string]any{"type": "boolean", "title": "Approve", "description": "Let this action go ahead."},
+	},
+	"required": []string{"approve"},
+}
+
+// answered hands a client response to the elicitation that waits for it,
+// and reports whether one did.
+func (p *proxy) answered(f *frame) bool {
+	p.mu.Lock()
+	ch := p.asks[string(f.id)]
+	delete(p.asks, string(f.id))
+	p.mu.Unlock()
+	if ch == nil {
+		return false
+	}
+	ch <- f
+	return true
 }
 
 // take removes q from the pending requests; false when it was not there

@@ -456,3 +456,69 @@ func TestProxyUsage(t *testing.T) {
 		t.Errorf("missing command: %d %s", code, errb.String())
 	}
 }
+
+// TestProxyAsk: an ask decision (spec 5.12) is put to a client that
+// declared the elicitation capability with elicitation/create (the
+// question, a requested schema of one boolean approve); the call is
+// forwarded only on action "accept" with approve true. A no, a decline,
+// an error answer and no answer in time block it with the rule's
+// rejection; a client without the capability gets the rejection that
+// says that no one could be asked, and is never sent a request.
+func TestProxyAsk(t *testing.T) {
+	const rejection = "A person approves every deploy\nFix: Say what the deploy changes.\nCode: ASK_DEPLOY"
+	const unasked = "This action needs a person's approval, and no person could be asked; it is blocked.\n" + rejection
+	for _, tc := range []struct {
+		name   string
+		caps   string
+		answer string // the client's answer to the elicitation ("" none)
+		want   string // "" : forwarded
+	}{
+		{"yes", `{"elicitation":{}}`, `"result":{"action":"accept","content":{"approve":true}}`, ""},
+		{"no", `{"elicitation":{}}`, `"result":{"action":"accept","content":{"approve":false}}`, rejection},
+		{"declines", `{"elicitation":{}}`, `"result":{"action":"decline"}`, rejection},
+		{"cancels", `{"elicitation":{}}`, `"result":{"action":"cancel"}`, rejection},
+		{"error", `{"elicitation":{}}`, `"error":{"code":-32603,"message":"no terminal"}`, rejection},
+		{"no answer", `{"elicitation":{}}`, "", rejection},
+		{"without the capability", `{}`, "", unasked},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := start(t, "-server-id", "everything", "-ask-timeout", "200ms")
+			c.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":` + tc.caps + `,"clientInfo":{"name":"t","version":"1"}}}`)
+			if m := c.recv(); m["id"] != float64(0) {
+				t.Fatalf("initialize: %v", m)
+			}
+			c.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+			c.send(call(1, "deploy", `{"path":"prod"}`))
+			m := c.recv()
+			if tc.caps != `{}` {
+				params, _ := m["params"].(map[string]any)
+				schema, _ := params["requestedSchema"].(map[string]any)
+				props, _ := schema["properties"].(map[string]any)
+				approve, _ := props["approve"].(map[string]any)
+				if m["method"] != "elicitation/create" || params["message"] != "This action needs a person's approval before it runs.\n"+rejection ||
+					len(props) != 1 || approve["type"] != "boolean" {
+					t.Fatalf("want an elicitation, got %v", m)
+				}
+				if tc.answer != "" {
+					id, _ := json.Marshal(m["id"])
+					c.send(`{"jsonrpc":"2.0","id":` + string(id) + `,` + tc.answer + `}`)
+				}
+				m = c.recv()
+			}
+			r := resultOf(t, m)
+			if m["id"] != float64(1) {
+				t.Fatalf("want the call's result, got %v", m)
+			}
+			if tc.want == "" {
+				if r["isError"] == true || strings.Join(texts(r), "|") != "hello from prod" {
+					t.Errorf("approved call: %v", r)
+				}
+				return
+			}
+			meta, _ := r["_meta"].(map[string]any)
+			if r["isError"] != true || meta["oarc/code"] != "ASK_DEPLOY" || strings.Join(texts(r), "|") != tc.want {
+				t.Errorf("want the block %q, got %v", tc.want, r)
+			}
+		})
+	}
+}

@@ -166,3 +166,22 @@ func TestRenderDenyByDefaultAndAllow(t *testing.T) {
 		}
 	}
 }
+
+// TestRenderAsk: an ask rule (spec 5.12) renders like a block, enforced
+// under "## Rules" and monitored among the provisional rules, so that the
+// agent knows a person will be asked.
+func TestRenderAsk(t *testing.T) {
+	code, out, errs := run("render", "testdata/render/ask")
+	if code != 0 || errs != "" {
+		t.Fatalf("render: exit %d, stderr %s", code, errs)
+	}
+	for _, want := range []string{
+		"## Rules\n\n- **ASK_DEPLOY**: A person approves every deploy\n  - Fix: Say what the deploy changes so that the person can decide.\n- **NO_SUDO**: No sudo\n",
+		"### Provisional rules (under evaluation)\n",
+		"- **ASK_MIGRATE**: A person will approve migrations\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("render lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -563,3 +563,24 @@ func TestEscape(t *testing.T) {
 		}
 	}
 }
+
+// TestAskRecords: a record of an ask decision (spec 5.12) is read, counted
+// among the decisions, and its ask rule's firing is an enforced one.
+func TestAskRecords(t *testing.T) {
+	line := strings.NewReplacer(`"decision":"block"`, `"decision":"ask"`).Replace(goodLine)
+	var r oarcrt.Record
+	if err := ParseRecord([]byte(line), &r); err != nil {
+		t.Fatal(err)
+	}
+	st := New()
+	st.Add(&r)
+	d := st.Report(1)[0]
+	if d.Decisions["ask"] != 1 || len(d.Decisions) != 1 {
+		t.Errorf("decisions %v", d.Decisions)
+	}
+	for _, rr := range d.Rules {
+		if rr.Rule == "A" && rr.Enforced != 1 {
+			t.Errorf("A %+v", rr)
+		}
+	}
+}

@@ -465,6 +465,17 @@ func (rep *SessionReport) observeCounters(s *GenSet, anchor string, fired, reset
 	}
 }
 
+// effectOf is the effect of the set's rule id ("" for a deny-by-default
+// code).
+func effectOf(s *GenSet, id string) string {
+	for _, r := range s.Rules() {
+		if r.ID == id {
+			return r.Effect
+		}
+	}
+	return ""
+}
+
 // observe counts what the reference decided at one step.
 func (rep *SessionReport) observe(s *GenSet, in *fixture.Input, r wire.Response, carried bool) {
 	c := rep.Coverage
@@ -494,6 +505,9 @@ func (rep *SessionReport) observe(s *GenSet, in *fixture.Input, r wire.Response,
 	}
 	if r.Effect == "transform" && r.Content != in.Content {
 		c["outcome:content rewritten"]++
+	}
+	if r.Effect == "block" && r.Question == "" && slices.ContainsFunc(r.Codes, func(id string) bool { return effectOf(s, id) == "ask" }) {
+		c["outcome:ask overruled by a block"]++
 	}
 	if _, given := in.Facts["lycaon.recent_tool_names"]; given && in.Anchor != "tool.pre_invoke" {
 		for _, rule := range s.Rules() {
@@ -529,7 +543,7 @@ func reproducer(data []byte, answers []wire.Response) []byte {
 		if a.Effect == "transform" {
 			exp["content"] = a.Content
 		}
-		for k, v := range map[string]string{"rejection": a.Rejection, "banner": a.Banner, "notes": a.Notes} {
+		for k, v := range map[string]string{"rejection": a.Rejection, "banner": a.Banner, "notes": a.Notes, "question": a.Question} {
 			if v != "" {
 				exp[k] = v
 			}

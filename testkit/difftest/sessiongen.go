@@ -299,6 +299,12 @@ func (g *SessionGen) Set(name string) *GenSet {
 			// transform plane: drawn more often than its share.
 			r.Effect = "transform"
 		}
+		if r.Effect == "block" && r.ID[2]%3 == 0 {
+			// ask (spec 5.12) has block's origins and planes: a third of
+			// the blocks ask instead, chosen by id without a draw, so
+			// that a seed's sets stay what they were otherwise.
+			r.Effect = "ask"
+		}
 		r.Kind = kinds[g.r.Intn(len(kinds))]
 		p.Rules = append(p.Rules, r)
 		rules = append(rules, r)

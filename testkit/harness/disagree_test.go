@@ -21,6 +21,7 @@ func answer() wire.Response {
 		Rejection: "This rule could not be evaluated (no such key: k); it applies because it fails closed.\nRule B\nCode: B",
 		Banner:    "Warned\nCode: W\n\nThis rule could not be evaluated (no such key: k); it applies because it fails closed.\nOther\nCode: V",
 		Notes:     "Nudged\nCode: N",
+		Question:  "This action needs a person's approval before it runs.\nThis rule could not be evaluated (no such key: k); it applies because it fails closed.\nRule B\nCode: B",
 		Errors:    []wire.Error{{Rule: "B", Kind: "no_such_key", Message: "no such key: k"}, {Rule: "", Kind: "store", Message: "store down"}},
 	}
 }
@@ -56,6 +57,15 @@ func TestDisagreeEveryField(t *testing.T) {
 			func(r *wire.Response) { r.Rejection = "" },
 			func(r *wire.Response) { r.Rejection = strings.Replace(r.Rejection, "Code: B", "Code: A", 1) },
 			func(r *wire.Response) { r.Rejection = r.Rejection[strings.Index(r.Rejection, "\n")+1:] }, // not failed closed
+		},
+		"question": {
+			func(r *wire.Response) { r.Question = "" },
+			func(r *wire.Response) { r.Question = strings.Replace(r.Question, "Code: B", "Code: A", 1) },
+			func(r *wire.Response) { r.Question = strings.Replace(r.Question, "before it runs", "first", 1) },
+			func(r *wire.Response) { // not failed closed
+				head, tail, _ := strings.Cut(r.Question, "\n")
+				r.Question = head + "\n" + tail[strings.Index(tail, "\n")+1:]
+			},
 		},
 		"errors": {
 			func(r *wire.Response) { r.Errors = r.Errors[:1] },                                       // one fewer
@@ -98,6 +108,7 @@ func TestDisagreeEveryField(t *testing.T) {
 	b.Errors[0].Message = "another text"
 	b.Rejection = strings.Replace(b.Rejection, "(no such key: k)", "(another text)", 1)
 	b.Banner = strings.Replace(b.Banner, "(no such key: k)", "(another text)", 1)
+	b.Question = strings.Replace(b.Question, "(no such key: k)", "(another text)", 1)
 	if d := Disagree(a, b); d != "" {
 		t.Errorf("answers that differ only in an error message disagree on %s", d)
 	}

@@ -680,7 +680,7 @@ func runFixture(f *fixture.Fixture, l *loaded, engines Engines, runner *Runner, 
 				r := l.ref.Evaluate(req, refSession)
 				ref = &r
 				refGot = append(refGot, r)
-				for _, m := range compare(st.Expected, r) {
+				for _, m := range compare(st.Expected, st.Input.Approve, r) {
 					fail("%sreference: %s", step, m)
 				}
 			}
@@ -695,7 +695,7 @@ func runFixture(f *fixture.Fixture, l *loaded, engines Engines, runner *Runner, 
 				} else {
 					gen = &r
 					genGot = append(genGot, r)
-					for _, m := range compare(st.Expected, r) {
+					for _, m := range compare(st.Expected, st.Input.Approve, r) {
 						fail("%sgenerated: %s", step, m)
 					}
 				}
@@ -758,11 +758,35 @@ func expectedMap(e fixture.Expected) map[string]any {
 	if e.Notes != nil {
 		m["notes"] = *e.Notes
 	}
+	if e.Question != nil {
+		m["question"] = *e.Question
+	}
+	if e.Outcome != nil {
+		m["outcome"] = *e.Outcome
+	}
 	return m
 }
 
-// compare checks an answer against the keys a fixture gives.
-func compare(e fixture.Expected, r wire.Response) []string {
+// Outcome is what a host does with a decision given the person's answer
+// (spec 5.12): an ask goes ahead only on an explicit yes (approve true);
+// no answer (nil: no way to ask) or a no blocks, as a block does; every
+// other decision goes ahead.
+func Outcome(decision string, approve *bool) string {
+	switch decision {
+	case "block":
+		return "block"
+	case "ask":
+		if approve != nil && *approve {
+			return "proceed"
+		}
+		return "block"
+	}
+	return "proceed"
+}
+
+// compare checks an answer, and the outcome of the person's answer
+// approve, against the keys a fixture gives.
+func compare(e fixture.Expected, approve *bool, r wire.Response) []string {
 	var out []string
 	if e.Decision != r.Effect {
 		out = append(out, fmt.Sprintf("decision: expected %s, got %s", e.Decision, Show(r)))
@@ -793,6 +817,12 @@ func compare(e fixture.Expected, r wire.Response) []string {
 	}
 	if e.Notes != nil && *e.Notes != r.Notes {
 		out = append(out, fmt.Sprintf("notes: expected %q, got %q", *e.Notes, r.Notes))
+	}
+	if e.Question != nil && *e.Question != r.Question {
+		out = append(out, fmt.Sprintf("question: expected %q, got %q", *e.Question, r.Question))
+	}
+	if got := Outcome(r.Effect, approve); e.Outcome != nil && *e.Outcome != got {
+		out = append(out, fmt.Sprintf("outcome: expected %s, got %s", *e.Outcome, got))
 	}
 	return out
 }
@@ -835,6 +865,9 @@ func Disagree(a, b wire.Response) string {
 	if withoutReasons(a.Notes) != withoutReasons(b.Notes) {
 		d = append(d, "notes")
 	}
+	if questionWithoutReason(a.Question) != questionWithoutReason(b.Question) {
+		d = append(d, "question")
+	}
 	ea, eb := errKeys(a.Errors), errKeys(b.Errors)
 	if !sameList(ea, eb) {
 		d = append(d, "errors")
@@ -855,6 +888,13 @@ func withoutReason(s string) string {
 		}
 	}
 	return s
+}
+
+// questionWithoutReason is withoutReason of the rejection a question
+// carries after its first line (spec 5.12).
+func questionWithoutReason(s string) string {
+	head, tail, _ := strings.Cut(s, "\n")
+	return head + "\n" + withoutReason(tail)
 }
 
 // withoutReasons is withoutReason of each part of a banner or notes.

@@ -262,3 +262,23 @@ func TestNotLoaded(t *testing.T) {
 		})
 	}
 }
+
+// TestOutcome: a host goes ahead with an ask only on an explicit yes
+// (spec 5.12); no way to ask (nil) and a no block, a block always blocks,
+// and every other decision goes ahead.
+func TestOutcome(t *testing.T) {
+	yes, no := true, false
+	for _, c := range []struct {
+		decision string
+		approve  *bool
+		want     string
+	}{
+		{"ask", &yes, "proceed"}, {"ask", &no, "block"}, {"ask", nil, "block"},
+		{"block", &yes, "block"}, {"allow", nil, "proceed"}, {"warn", &no, "proceed"},
+		{"transform", nil, "proceed"}, {"nudge", nil, "proceed"},
+	} {
+		if got := Outcome(c.decision, c.approve); got != c.want {
+			t.Errorf("Outcome(%s, %v) = %s, want %s", c.decision, c.approve, got, c.want)
+		}
+	}
+}

@@ -87,7 +87,7 @@ func (e *Engine) Evaluate(req *wire.Request, s *Session) wire.Response {
 	d := e.e.Evaluate(occ, s)
 	resp := wire.Response{
 		Effect: d.Effect, Code: d.Code, Codes: d.Codes, Monitored: d.Monitored, FailedClosed: d.FailedClosed,
-		Errors: []wire.Error{}, Content: d.Content, Rejection: d.Rejection, Banner: d.Banner, Notes: d.Notes,
+		Errors: []wire.Error{}, Content: d.Content, Rejection: d.Rejection, Banner: d.Banner, Notes: d.Notes, Question: d.Question,
 	}
 	for _, er := range d.Errors {
 		resp.Errors = append(resp.Errors, wire.Error{Rule: er.Rule, Kind: wire.KindName(er.Kind), Message: er.Message})

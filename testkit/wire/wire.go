@@ -204,6 +204,9 @@ type Response struct {
 	// (Decision.Banner, Decision.Notes).
 	Banner string `json:"banner,omitempty"`
 	Notes  string `json:"notes,omitempty"`
+	// Question is what a person is asked for an ask decision
+	// (Decision.Question, spec 5.12).
+	Question string `json:"question,omitempty"`
 	// Fatal is set when the runner itself failed (a panic escaped).
 	Fatal string `json:"fatal,omitempty"`
 }
@@ -231,6 +234,7 @@ func FromDecision(d *runtime.Decision) Response {
 		Rejection:    d.Rejection(),
 		Banner:       d.Banner(),
 		Notes:        d.Notes(),
+		Question:     d.Question(),
 	}
 	for _, e := range d.Errors {
 		r.Errors = append(r.Errors, Error{Rule: e.Rule, Kind: KindName(e.Err.Kind), Message: e.Err.Error()})

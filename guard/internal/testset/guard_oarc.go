@@ -116,7 +116,7 @@ var oGuardInfo = guard.Info{
 		// ALLOW_EVERYTHING
 		{
 			ServerID: []string{"everything"},
-			ToolName: []string{"echo", "get-sum", "get-structured-content", "get-env", "trigger-long-running-operation", "get-resource-reference", "get-annotated-message"},
+			ToolName: []string{"echo", "get-sum", "get-structured-content", "get-env", "trigger-long-running-operation", "get-resource-reference", "get-annotated-message", "deploy"},
 		},
 		// ALLOW_FS_READ
 		{

@@ -11,6 +11,7 @@
 // source: mcp-project/policy/UNTRUSTED_WRITE.yaml
 // source: everything/pack.yaml
 // source: everything/policy/ALLOW_EVERYTHING.yaml
+// source: everything/policy/ASK_DEPLOY.yaml
 // source: everything/policy/HOT_WEATHER.yaml
 
 // Package testrules holds the compiled rules of the compilation set "mcp-stock+mcp-project+everything"
@@ -39,7 +40,7 @@ const _ = lycaon.CatalogIs_bc80ba91
 const Name = "mcp-stock+mcp-project+everything"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:73ea5459f2a79a19fa62727cda13c7ae7875dd090286437cd9cc0b9768a0989c"
+const Digest = "sha256:9fd6f05bd615a8c8066559489cd488342e462d87f9bb357ff75b3474b77cba66"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.
@@ -149,20 +150,22 @@ func (ev *Evaluator) CounterKey(rule string, c runtime.Counter) (runtime.Counter
 		return runtime.CounterKey{Slot: 1, Rule: "ALLOW_FS_READ", Counter: c}, true
 	case "ALLOW_FS_WRITE":
 		return runtime.CounterKey{Slot: 2, Rule: "ALLOW_FS_WRITE", Counter: c}, true
+	case "ASK_DEPLOY":
+		return runtime.CounterKey{Slot: 3, Rule: "ASK_DEPLOY", Counter: c}, true
 	case "HOT_WEATHER":
-		return runtime.CounterKey{Slot: 3, Rule: "HOT_WEATHER", Counter: c}, true
+		return runtime.CounterKey{Slot: 4, Rule: "HOT_WEATHER", Counter: c}, true
 	case "REPEAT_NUDGE":
-		return runtime.CounterKey{Slot: 4, Rule: "REPEAT_NUDGE", Counter: c}, true
+		return runtime.CounterKey{Slot: 5, Rule: "REPEAT_NUDGE", Counter: c}, true
 	case "TOOL_FAILED":
-		return runtime.CounterKey{Slot: 5, Rule: "TOOL_FAILED", Counter: c}, true
+		return runtime.CounterKey{Slot: 6, Rule: "TOOL_FAILED", Counter: c}, true
 	case "TREE_WARN":
-		return runtime.CounterKey{Slot: 6, Rule: "TREE_WARN", Counter: c}, true
+		return runtime.CounterKey{Slot: 7, Rule: "TREE_WARN", Counter: c}, true
 	case "UNTRUSTED_WRITE":
-		return runtime.CounterKey{Slot: 7, Rule: "UNTRUSTED_WRITE", Counter: c}, true
+		return runtime.CounterKey{Slot: 8, Rule: "UNTRUSTED_WRITE", Counter: c}, true
 	case "LOOP_BREAKER":
-		return runtime.CounterKey{Slot: 8, Rule: "LOOP_BREAKER", Counter: c}, true
+		return runtime.CounterKey{Slot: 9, Rule: "LOOP_BREAKER", Counter: c}, true
 	case "REDACT_SECRETS":
-		return runtime.CounterKey{Slot: 9, Rule: "REDACT_SECRETS", Counter: c}, true
+		return runtime.CounterKey{Slot: 10, Rule: "REDACT_SECRETS", Counter: c}, true
 	default:
 		return runtime.CounterKey{}, false
 	}
@@ -326,12 +329,19 @@ func Reads(anchor lycaon.Anchor) runtime.Reads {
 // oContext are the entries of the rendered context (ir.Context): the enforced
 // deny-by-default codes with a title, then the titled rules that tell the agent
 // what to do, in evaluation order, tokenised when the rules were compiled.
-var oContext = [7]impl.ContextRule{
+var oContext = [8]impl.ContextRule{
 	{
 		ID:     "NOT_ALLOWLISTED",
 		Title:  "This tool is not on the allowlist",
 		Fix:    "Use the tools that tools/list shows, or ask the user to allow this one.",
 		Pinned: true,
+	},
+	{
+		ID:    "ASK_DEPLOY",
+		Title: "A person approves every deploy",
+		Fix:   "Say what the deploy changes.",
+		Tags:  []string{"everything", "deploy", "ask"},
+		Text:  []string{"a", "person", "approves", "every", "deploy", "say", "what", "the", "changes"},
 	},
 	{
 		ID:     "HOT_WEATHER",
@@ -388,7 +398,7 @@ func Context(hint string, k int) string {
 }
 
 // oRules are the compiled rules, by slot (evaluation order).
-var oRules = [10]impl.Rule{
+var oRules = [11]impl.Rule{
 	// ALLOW_EVERYTHING
 	{
 		Rule: runtime.Rule{
@@ -437,6 +447,23 @@ var oRules = [10]impl.Rule{
 		Profiles:     runtime.ProfileMcp,
 		DetectorSlot: -1,
 	},
+	// ASK_DEPLOY
+	{
+		Rule: runtime.Rule{
+			ID:     "ASK_DEPLOY",
+			Pack:   "everything",
+			Kind:   runtime.KindPolicy,
+			Anchor: "tool.pre_invoke",
+			Effect: runtime.Ask,
+			Copy: runtime.Copy{
+				Title: "A person approves every deploy",
+				Fix:   "Say what the deploy changes.",
+			},
+		},
+		Slot:         3,
+		Profiles:     runtime.ProfileMcp,
+		DetectorSlot: -1,
+	},
 	// HOT_WEATHER
 	{
 		Rule: runtime.Rule{
@@ -449,7 +476,7 @@ var oRules = [10]impl.Rule{
 				Title: "It is hot",
 			},
 		},
-		Slot:         3,
+		Slot:         4,
 		Profiles:     runtime.ProfileMcp,
 		DetectorSlot: -1,
 	},
@@ -466,7 +493,7 @@ var oRules = [10]impl.Rule{
 				Instead: "Use the result you already have.",
 			},
 		},
-		Slot:         4,
+		Slot:         5,
 		DetectorSlot: -1,
 	},
 	// TOOL_FAILED
@@ -482,7 +509,7 @@ var oRules = [10]impl.Rule{
 				Fix:   "Read the error before retrying.",
 			},
 		},
-		Slot:         5,
+		Slot:         6,
 		Profiles:     runtime.ProfileMcp,
 		DetectorSlot: -1,
 	},
@@ -499,7 +526,7 @@ var oRules = [10]impl.Rule{
 				Fix:   "Prefer list_directory on large trees.",
 			},
 		},
-		Slot:         6,
+		Slot:         7,
 		Profiles:     runtime.ProfileMcp,
 		DetectorSlot: -1,
 	},
@@ -517,7 +544,7 @@ var oRules = [10]impl.Rule{
 				Fix:   "Ask the user to confirm the write, or start a fresh session.",
 			},
 		},
-		Slot:         7,
+		Slot:         8,
 		Profiles:     runtime.ProfileMcp | runtime.ProfileProvenance,
 		DetectorSlot: -1,
 	},
@@ -534,7 +561,7 @@ var oRules = [10]impl.Rule{
 				Fix:   "The result will not change; try something else.",
 			},
 		},
-		Slot:         8,
+		Slot:         9,
 		DetectorSlot: -1,
 	},
 	// REDACT_SECRETS
@@ -550,7 +577,7 @@ var oRules = [10]impl.Rule{
 				Why:   "The model does not need a credential to reason about the output.",
 			},
 		},
-		Slot:         9,
+		Slot:         10,
 		Profiles:     runtime.ProfileContentSafety,
 		Detector:     "oarc.secrets",
 		DetectorSlot: 0,
@@ -592,14 +619,14 @@ var (
 //
 //	size(secret_matches) > 0
 func oRule_REDACT_SECRETS(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(9) {
+	if !oX.Enter(10) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
 	if oT1 := oX.Supplied(runtime.ProfileContentSafety); oT1.Kind != 0 {
 		return false, oT1
 	}
-	oD, oT2 := impl.Detect(&oX.Exec, &oRules[9], oX.ev.validators[0], oX.occ)
+	oD, oT2 := impl.Detect(&oX.Exec, &oRules[10], oX.ev.validators[0], oX.occ)
 	if oT2.Kind != 0 {
 		return false, oT2
 	}
@@ -616,7 +643,7 @@ func oRule_REDACT_SECRETS(oX *oExec) (bool, runtime.Err) {
 //
 //	mcp_schema_matched && mcp_field_int("temperature") > 30 && mcp_field_string("conditions") != "" && mcp_has_field("humidity") && !mcp_field_bool("humidity")
 func oRule_HOT_WEATHER(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(3) {
+	if !oX.Enter(4) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -706,7 +733,7 @@ func oRule_HOT_WEATHER(oX *oExec) (bool, runtime.Err) {
 //
 //	mcp_error_code != ""
 func oRule_TOOL_FAILED(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(5) {
+	if !oX.Enter(6) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -739,7 +766,7 @@ func oRule_ALLOW_EVERYTHING(oX *oExec) (bool, runtime.Err) {
 		}
 	} else {
 		switch oF.McpToolName {
-		case "echo", "get-sum", "get-structured-content", "get-env", "trigger-long-running-operation", "get-resource-reference", "get-annotated-message":
+		case "echo", "get-sum", "get-structured-content", "get-env", "trigger-long-running-operation", "get-resource-reference", "get-annotated-message", "deploy":
 		default:
 			return false, runtime.Err{}
 		}
@@ -825,12 +852,46 @@ func oRule_ALLOW_FS_WRITE(oX *oExec) (bool, runtime.Err) {
 	return true, runtime.Err{}
 }
 
+// oRule_ASK_DEPLOY evaluates rule ASK_DEPLOY (policy, pack everything).
+func oRule_ASK_DEPLOY(oX *oExec) (bool, runtime.Err) {
+	if !oX.Enter(3) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	var oT1 runtime.Err
+	if oT2 := oX.Supplied(runtime.ProfileMcp); oT2.Kind != 0 {
+		if oT1.Kind == 0 {
+			oT1 = oT2
+		}
+	} else {
+		if oF.McpServerId != "everything" {
+			return false, runtime.Err{}
+		}
+	}
+	if oT3 := oX.Supplied(runtime.ProfileMcp); oT3.Kind != 0 {
+		if oT1.Kind == 0 {
+			oT1 = oT3
+		}
+	} else {
+		if oF.McpToolName != "deploy" {
+			return false, runtime.Err{}
+		}
+	}
+	if oT1.Kind != 0 {
+		return false, oT1
+	}
+	if oT4 := oX.Supplied(runtime.ProfileMcp); oT4.Kind != 0 {
+		return false, oT4
+	}
+	return true, runtime.Err{}
+}
+
 // oRule_REPEAT_NUDGE evaluates rule REPEAT_NUDGE (policy, pack mcp-project).
 // when:
 //
 //	lycaon.repeat_count >= 1 && lycaon.repeat_count < 3
 func oRule_REPEAT_NUDGE(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(4) {
+	if !oX.Enter(5) {
 		return false, runtime.Err{}
 	}
 	oT9 := true
@@ -875,7 +936,7 @@ func oRule_REPEAT_NUDGE(oX *oExec) (bool, runtime.Err) {
 
 // oRule_TREE_WARN evaluates rule TREE_WARN (policy, pack mcp-project).
 func oRule_TREE_WARN(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(6) {
+	if !oX.Enter(7) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -903,7 +964,7 @@ func oRule_TREE_WARN(oX *oExec) (bool, runtime.Err) {
 //
 //	"untrusted" in provenance_trust_tiers
 func oRule_UNTRUSTED_WRITE(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(7) {
+	if !oX.Enter(8) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -937,7 +998,7 @@ func oRule_UNTRUSTED_WRITE(oX *oExec) (bool, runtime.Err) {
 //
 //	lycaon.repeat_count >= 3
 func oRule_LOOP_BREAKER(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(8) {
+	if !oX.Enter(9) {
 		return false, runtime.Err{}
 	}
 	oT1, oT2 := oX.Kept()
@@ -963,7 +1024,7 @@ func (ev *Evaluator) oEval_ContentToolResult(ctx context.Context, occ *lycaon.Oc
 		for i := 0; i < oX.NumFired(); i++ {
 			r := oX.Fired(i)
 			switch r.Slot {
-			case 9:
+			case 10:
 				oX.AddSpans(i, r, oX.DetectorSpans(i, r, runtime.HasSecretMatches, oX.F.SecretMatches))
 			}
 		}
@@ -992,7 +1053,7 @@ func (ev *Evaluator) oLive_ContentToolResult(ctx context.Context, occ *lycaon.Oc
 		for i := 0; i < oX.NumFired(); i++ {
 			r := oX.Fired(i)
 			switch r.Slot {
-			case 9:
+			case 10:
 				oX.AddSpans(i, r, oX.DetectorSpans(i, r, runtime.HasSecretMatches, oX.F.SecretMatches))
 			}
 		}
@@ -1019,7 +1080,7 @@ func oRun_ContentToolResult(oX *oExec) (oAgain bool) {
 
 // oAnchor_ContentToolResult calls the rules at "content.tool_result" in order.
 func oAnchor_ContentToolResult(oX *oExec) {
-	if oFired, oErr := oRule_REDACT_SECRETS(oX); (oFired || oErr.Kind != 0) && oX.Done(9, oFired, oErr) {
+	if oFired, oErr := oRule_REDACT_SECRETS(oX); (oFired || oErr.Kind != 0) && oX.Done(10, oFired, oErr) {
 		return
 	}
 }
@@ -1074,10 +1135,10 @@ func oRun_ToolPostInvoke(oX *oExec) (oAgain bool) {
 
 // oAnchor_ToolPostInvoke calls the rules at "tool.post_invoke" in order.
 func oAnchor_ToolPostInvoke(oX *oExec) {
-	if oFired, oErr := oRule_HOT_WEATHER(oX); (oFired || oErr.Kind != 0) && oX.Done(3, oFired, oErr) {
+	if oFired, oErr := oRule_HOT_WEATHER(oX); (oFired || oErr.Kind != 0) && oX.Done(4, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_TOOL_FAILED(oX); (oFired || oErr.Kind != 0) && oX.Done(5, oFired, oErr) {
+	if oFired, oErr := oRule_TOOL_FAILED(oX); (oFired || oErr.Kind != 0) && oX.Done(6, oFired, oErr) {
 		return
 	}
 }
@@ -1148,16 +1209,19 @@ func oAnchor_ToolPreInvoke(oX *oExec) {
 	if oFired, oErr := oRule_ALLOW_FS_WRITE(oX); (oFired || oErr.Kind != 0) && oX.Done(2, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_REPEAT_NUDGE(oX); (oFired || oErr.Kind != 0) && oX.Done(4, oFired, oErr) {
+	if oFired, oErr := oRule_ASK_DEPLOY(oX); (oFired || oErr.Kind != 0) && oX.Done(3, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_TREE_WARN(oX); (oFired || oErr.Kind != 0) && oX.Done(6, oFired, oErr) {
+	if oFired, oErr := oRule_REPEAT_NUDGE(oX); (oFired || oErr.Kind != 0) && oX.Done(5, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_UNTRUSTED_WRITE(oX); (oFired || oErr.Kind != 0) && oX.Done(7, oFired, oErr) {
+	if oFired, oErr := oRule_TREE_WARN(oX); (oFired || oErr.Kind != 0) && oX.Done(7, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_LOOP_BREAKER(oX); (oFired || oErr.Kind != 0) && oX.Done(8, oFired, oErr) {
+	if oFired, oErr := oRule_UNTRUSTED_WRITE(oX); (oFired || oErr.Kind != 0) && oX.Done(8, oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_LOOP_BREAKER(oX); (oFired || oErr.Kind != 0) && oX.Done(9, oFired, oErr) {
 		return
 	}
 }
