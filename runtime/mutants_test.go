@@ -21,3 +21,27 @@ func TestMutantErrNumbers(t *testing.T) {
 		}
 	}
 }
+
+// NodeSize is the documented sum (64, the strings, 8 and the bytes of each
+// label and parent, the JSON of a tool result's Args): the byte limit
+// refuses a graph at the same node in every store, so each term counts.
+// Kills gremlins' mutants of nodeSize's terms.
+func TestMutantNodeSize(t *testing.T) {
+	n := Node{ID: "ab", Kind: ToolResult, Tool: "cde", Origin: "f", TrustTier: "ghij",
+		Labels: []string{"xy", "z"}, Parents: []string{"p"}, Args: map[string]any{"k": "v"}}
+	args, err := NodeArgsJSON(n)
+	if err != nil || args != `{"k":"v"}` {
+		t.Fatalf("NodeArgsJSON = %q, %v", args, err)
+	}
+	want := 64 + 2 + 3 + 1 + 4 + len(args) + (8 + 2) + (8 + 1) + (8 + 1)
+	if got := NodeSize(n); got != want {
+		t.Fatalf("NodeSize = %d, want %d", got, want)
+	}
+	n.Kind = Message // Args ignored
+	if got := NodeSize(n); got != want-len(args) {
+		t.Fatalf("NodeSize of a message = %d, want %d", got, want-len(args))
+	}
+	if got := NodeSize(Node{}); got != 64 {
+		t.Fatalf("NodeSize of an empty node = %d", got)
+	}
+}
