@@ -5,6 +5,7 @@ import (
 	"errors"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/oarc/oarc/runtime"
 )
@@ -484,5 +485,41 @@ func TestMutantAddSpansBounds(t *testing.T) {
 	x.Rewrite()
 	if d.Content != "abcd*f" {
 		t.Fatalf("content %q", d.Content)
+	}
+}
+
+// A provider that panics under a deadline panics again on the evaluating
+// goroutine (recovered at the anchor, the rule fails closed, spec 6); one
+// that returns answers. Kills the mutant of provideBound's recover test.
+func TestMutantProvideBoundPanic(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var x Exec
+	var d runtime.Decision
+	Begin(&x, ctx, nil, nil, &d, "tool.pre_invoke", 0, "", nil)
+	occ := 0
+	ok := func(context.Context, *int, int) (int, error) { return 7, nil }
+	if v, err := Provide1(&x, ok, "p", &occ, 1); v != 7 || err.Kind != ErrNone {
+		t.Fatalf("Provide1 = %v %v", v, err)
+	}
+	func() {
+		defer func() {
+			if p := recover(); p != "boom" {
+				t.Fatalf("recovered %v, want the provider's panic", p)
+			}
+		}()
+		bad := func(context.Context, *int, int) (int, error) { panic("boom") }
+		v, err := Provide1(&x, bad, "p", &occ, 1)
+		t.Fatalf("a panicking provider answered %v %v", v, err)
+	}()
+}
+
+// Range over "" iterates nothing (cel-go); over another string is an error.
+func TestMutantRangeString(t *testing.T) {
+	if l, err := Range(""); err.Kind != ErrNone || l.Len() != 0 {
+		t.Fatalf("Range(\"\") = %v %v", l, err)
+	}
+	if _, err := Range("x"); err.Kind != runtime.ErrInvalidArgument {
+		t.Fatalf("Range(\"x\") error = %v", err)
 	}
 }
