@@ -1,6 +1,9 @@
 package runtime
 
-import "testing"
+import (
+	"context"
+	"testing"
+)
 
 // Error texts that carry a number (they reach the rejection through the
 // failed-closed preamble) spell it in decimal, zero and negatives included:
@@ -43,5 +46,31 @@ func TestMutantNodeSize(t *testing.T) {
 	}
 	if got := NodeSize(Node{}); got != 64 {
 		t.Fatalf("NodeSize of an empty node = %d", got)
+	}
+}
+
+// A counter key with a negative slot (no slot) is kept by name, not
+// indexed: kills the negation of MemStore.slot's bound check (which would
+// index ids[-1] and panic).
+func TestMutantMemStoreNegativeSlot(t *testing.T) {
+	m := NewMemStore(0)
+	ctx := context.Background()
+	k := CounterKey{Slot: -1, Rule: "R", Counter: Breaker}
+	k0 := CounterKey{Slot: 0, Rule: "S", Counter: Fire}
+	if err := ApplyCounters(ctx, m, "s", []CounterUpdate{{Key: k}, {Key: k}, {Key: k0}}); err != nil {
+		t.Fatal(err)
+	}
+	got := make([]int64, 3)
+	if err := ReadCounters(ctx, m, "s", []CounterKey{k, k0, {Slot: -1, Rule: "R", Counter: Fire}}, got); err != nil {
+		t.Fatal(err)
+	}
+	if got[0] != 2 || got[1] != 1 || got[2] != 0 {
+		t.Fatalf("counters %v, want [2 1 0]", got)
+	}
+	if err := ApplyCounters(ctx, m, "s", []CounterUpdate{{Key: k, Reset: true}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := ReadCounters(ctx, m, "s", []CounterKey{k}, got[:1]); err != nil || got[0] != 0 {
+		t.Fatalf("after reset %v %v", got[0], err)
 	}
 }
