@@ -74,3 +74,55 @@ func TestMutantMemStoreNegativeSlot(t *testing.T) {
 		t.Fatalf("after reset %v %v", got[0], err)
 	}
 }
+
+// MemStore keeps each slot's fire and breaker counters apart as its slots
+// grow one by one and several at a time: kills the arithmetic mutants of
+// slot's growth and of Read's and Apply's indexing.
+func TestMutantMemStoreSlots(t *testing.T) {
+	m := NewMemStore(0)
+	ctx := context.Background()
+	var keys []CounterKey
+	var ups []CounterUpdate
+	want := map[CounterKey]int64{}
+	// Slot 0 first, then 5 (a jump), then 2 (inside), each counter a
+	// different number of times.
+	for _, s := range []int32{0, 5, 2} {
+		for c, n := range map[Counter]int{Fire: int(s) + 1, Breaker: int(s) + 4} {
+			k := CounterKey{Slot: s, Rule: "R" + string(rune('0'+s)), Counter: c}
+			keys = append(keys, k)
+			want[k] = int64(n)
+			ups = ups[:0]
+			for range n {
+				ups = append(ups, CounterUpdate{Key: k})
+			}
+			if err := ApplyCounters(ctx, m, "s", ups); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	got := make([]int64, len(keys))
+	if err := ReadCounters(ctx, m, "s", keys, got); err != nil {
+		t.Fatal(err)
+	}
+	for i, k := range keys {
+		if got[i] != want[k] {
+			t.Errorf("%+v = %d, want %d", k, got[i], want[k])
+		}
+	}
+	// Resetting one counter leaves the others.
+	if err := ApplyCounters(ctx, m, "s", []CounterUpdate{{Key: keys[2], Reset: true}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := ReadCounters(ctx, m, "s", keys, got); err != nil {
+		t.Fatal(err)
+	}
+	for i, k := range keys {
+		w := want[k]
+		if i == 2 {
+			w = 0
+		}
+		if got[i] != w {
+			t.Errorf("after reset %+v = %d, want %d", k, got[i], w)
+		}
+	}
+}
