@@ -130,3 +130,50 @@ func TestMutantMemStoreSlots(t *testing.T) {
 		}
 	}
 }
+
+// The distinct-string budget counts exactly what a node interns: a tool
+// result's tool (not a message's), non-empty origins and tiers, and every
+// label. Kills the mutants of newStrings' conditions.
+func TestMutantStringLimit(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		n  Node
+		ok bool
+	}{
+		{Node{ID: "a", Kind: Message, Tool: "t", Origin: "o"}, true},
+		{Node{ID: "a", Kind: ToolResult, Origin: "o"}, true},
+		{Node{ID: "a", Kind: ToolResult, Tool: "t", Origin: "o"}, false},
+		{Node{ID: "a", Kind: Message, Origin: "o", TrustTier: "u"}, false},
+		{Node{ID: "a", Kind: Message, Labels: []string{"x", "x"}}, true},
+		{Node{ID: "a", Kind: Message, Labels: []string{"x", "y"}}, false},
+	} {
+		m := NewMemStoreLimits(Limits{Strings: 1})
+		err := m.RecordNode(ctx, "s", c.n)
+		if (err == nil) != c.ok {
+			t.Errorf("%+v with one string: %v, want ok=%v", c.n, err, c.ok)
+		}
+	}
+}
+
+// A node with no origin or tier adds none to the scope (internSome's -1):
+// kills the mutant that makes the empty string another string's id.
+func TestMutantScopeEmptyOrigin(t *testing.T) {
+	ctx := context.Background()
+	m := NewMemStore(0)
+	for _, n := range []Node{
+		{ID: "a", Kind: Message, Origin: "o1", TrustTier: "t1"},
+		{ID: "b", Kind: Message, Origin: "o2", TrustTier: "t2"},
+		{ID: "c", Kind: ToolResult, Tool: "tool", Labels: []string{"l"}},
+	} {
+		if err := m.RecordNode(ctx, "s", n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var sc Scope
+	if err := m.Scope(ctx, "s", []string{"c"}, &sc); err != nil {
+		t.Fatal(err)
+	}
+	if len(sc.Origins) != 0 || len(sc.TrustTiers) != 0 || len(sc.Tools) != 1 || sc.Tools[0] != "tool" || len(sc.Labels) != 1 {
+		t.Fatalf("scope of c = %+v", sc)
+	}
+}
