@@ -167,3 +167,15 @@ func TestMutantHiddenRune(t *testing.T) {
 		}
 	}
 }
+
+// A decision whose only firing is a nudge has notes and no banner (kills
+// the negation of parts' count, which would see no nudge).
+func TestMutantNotesOnlyNudge(t *testing.T) {
+	d := &Decision{Firings: []Firing{{Rule: &Rule{ID: "N", Effect: Nudge, Copy: Copy{Fix: "f"}}}}}
+	if got := d.Notes(); got != "N\nFix: f\nCode: N" {
+		t.Fatalf("Notes() = %q", got)
+	}
+	if got := d.Banner(); got != "" {
+		t.Fatalf("Banner() = %q", got)
+	}
+}
