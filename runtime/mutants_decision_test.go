@@ -128,6 +128,7 @@ func TestMutantOneLine(t *testing.T) {
 		"a\x7f~":                               "a\uFFFD~",
 		" !":                                   " !",
 		"a\xffb":                               "a\uFFFDb",
+		"a\x80b":                               "a\uFFFDb",
 		"a\u0085\u2028\u2029b":                 "a   b",
 		"a\u0080\u009fb":                       "a\uFFFD\uFFFDb",
 		"a\u00a0b":                             "a\u00a0b",
