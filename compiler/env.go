@@ -186,9 +186,11 @@ func (l *packLoader) checkWhen(r *Rule, w *whenSource) []read {
 	checked, iss := env.Check(parsed)
 	if iss != nil && iss.Err() != nil {
 		skipTo := -1
+		macros := extMacroUses(parsed, w)
+		w.reportMacros(macros)
 		for _, e := range iss.Errors() {
 			off := w.lineColOffset(e.Location.Line(), e.Location.Column())
-			if off <= skipTo {
+			if off <= skipTo || inMacro(macros, off) {
 				continue
 			}
 			if m := undeclaredRE.FindStringSubmatch(e.Message); m != nil {
