@@ -116,6 +116,10 @@ func (g *fn) fact(n *ir.Fact) value {
 		return value{code: jen.Add(sc.code).Dot(n.Field[0]), t: n.T, simple: true}
 	case ir.FromTenant:
 		return value{code: jen.Id("oX").Dot("S").Dot("Tenant").Call(), t: n.T}
+	case ir.FromContent:
+		// The occurrence's content as the host gave it, also after a
+		// transform rewrote it (spec 5.13).
+		return value{code: jen.Id("oX").Dot("Content"), t: n.T, simple: true}
 	case ir.FromBatch:
 		return value{code: jen.Id("oX").Dot("BatchTools").Call(), t: n.T}
 	case ir.FromNodes:

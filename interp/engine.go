@@ -237,6 +237,8 @@ func (e *Engine) Evaluate(occ *Occurrence, s *Session) Decision {
 		case f.Tier == catalog.Core:
 		case f.CELName == "tenant" && f.Tier == catalog.Oarc:
 			in.act[f.CELName] = s.tenant
+		case f.CELName == "content" && f.Tier == catalog.Oarc:
+			in.act[f.CELName] = occ.Content
 		case f.CELName == "batch_tools" && f.Tier == catalog.Oarc:
 			if occ.Batch != nil {
 				in.act[f.CELName] = occ.Batch

@@ -387,6 +387,8 @@ const (
 	FromBatch
 	// FromTenant is tenant (spec 5.11): the session's tenant.
 	FromTenant
+	// FromContent is content (spec 5.13): the occurrence's content.
+	FromContent
 )
 
 // Kept names a session fact the engine keeps (spec 5.10).

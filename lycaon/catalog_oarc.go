@@ -24,10 +24,10 @@ const (
 // Fingerprint identifies the catalog: packages of rules generated against
 // another version of it refer to another CatalogIs_ constant and fail to
 // compile instead of misreading facts.
-const Fingerprint = "bc80ba91"
+const Fingerprint = "c53f902e"
 
-// CatalogIs_bc80ba91 is referred to by packages of rules generated against this catalog.
-const CatalogIs_bc80ba91 = true
+// CatalogIs_c53f902e is referred to by packages of rules generated against this catalog.
+const CatalogIs_c53f902e = true
 
 // Anchor is an anchor of the catalog. The zero Anchor is no anchor: an
 // occurrence with it, or with a value no constant has, is an error (never a

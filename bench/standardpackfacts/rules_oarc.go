@@ -33,13 +33,13 @@ const (
 
 // The catalog the rules were compiled against: another version of it fails
 // to compile here instead of misreading facts.
-const _ = lycaon.CatalogIs_bc80ba91
+const _ = lycaon.CatalogIs_c53f902e
 
 // Name is the compilation set's name: its packs' names joined with "+".
 const Name = "standard-pack-facts"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:880f1b637082b059400f288c6e37418d5c17ed3fefba9c04631f96c80d8f60cb"
+const Digest = "sha256:9bb0a7264f12035693c6a2450edbe4e8b60b90d14eb874638037f8a54f94f8ee"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.

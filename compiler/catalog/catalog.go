@@ -553,6 +553,8 @@ var oarcFacts = []*Fact{
 		Description: "The tool of every action of the check, in order (for an occurrence evaluated alone, its own tool)."},
 	{Name: "tenant", Type: String, Tier: Oarc, Profile: "session", Section: "Tenants",
 		Description: "The session's tenant (empty by default)."},
+	{Name: "content", Type: String, Tier: Oarc, Profile: "content-safety", Section: "Content",
+		Description: "The occurrence's content (empty where there is none), as the host gave it, so that a rule reads it directly instead of through a validator."},
 }
 
 // oarcFunctions are oarc's own functions (tier oarc, no profile): the URL

@@ -32,13 +32,13 @@ const (
 
 // The catalog the rules were compiled against: another version of it fails
 // to compile here instead of misreading facts.
-const _ = lycaon.CatalogIs_bc80ba91
+const _ = lycaon.CatalogIs_c53f902e
 
 // Name is the compilation set's name: its packs' names joined with "+".
 const Name = "synth10"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:45ff63806c2990faaeee25e1f393224a87f7d6a5af1c69de2489cf20539ed700"
+const Digest = "sha256:05f867a31b4f8f8eb5d34863f340ac80c41618d62752671f898d40034e47bc22"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.

@@ -122,13 +122,13 @@ const (
 
 // The catalog the rules were compiled against: another version of it fails
 // to compile here instead of misreading facts.
-const _ = lycaon.CatalogIs_bc80ba91
+const _ = lycaon.CatalogIs_c53f902e
 
 // Name is the compilation set's name: its packs' names joined with "+".
 const Name = "synth100"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:d765a451134bbdc8b8d5c9a3b6105b87eebde8d643118857d8158e9c73fc0c1c"
+const Digest = "sha256:e4f6e66ac003bb8c04535fd5c44bdea38a917d50cb9115bbbb5a4462d09d3bb0"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.

@@ -1022,13 +1022,13 @@ const (
 
 // The catalog the rules were compiled against: another version of it fails
 // to compile here instead of misreading facts.
-const _ = lycaon.CatalogIs_bc80ba91
+const _ = lycaon.CatalogIs_c53f902e
 
 // Name is the compilation set's name: its packs' names joined with "+".
 const Name = "synth1000"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:c3a793f56b1821bf140d1764d70703fbd21e8121f375e8f43ca81473fc64484a"
+const Digest = "sha256:ec4e5e5fbdbfac23b6effd265c8df86b74fff4c0e81ef72cb210cc7cbafd06fd"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.

@@ -37,13 +37,13 @@ const (
 
 // The catalog the rules were compiled against: another version of it fails
 // to compile here instead of misreading facts.
-const _ = lycaon.CatalogIs_bc80ba91
+const _ = lycaon.CatalogIs_c53f902e
 
 // Name is the compilation set's name: its packs' names joined with "+".
 const Name = "starter"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:fbae0429f7ea150a01c0ec47491835fad46a2d1f0df71214775340e4a99a3b14"
+const Digest = "sha256:2d90bd4767c127a99ecea3e42c733b1c1bf49d21aa65cd6e5989760d7860e7af"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.

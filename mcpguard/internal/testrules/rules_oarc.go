@@ -33,13 +33,13 @@ const (
 
 // The catalog the rules were compiled against: another version of it fails
 // to compile here instead of misreading facts.
-const _ = lycaon.CatalogIs_bc80ba91
+const _ = lycaon.CatalogIs_c53f902e
 
 // Name is the compilation set's name: its packs' names joined with "+".
 const Name = "mcp-stock+mcp-project+everything"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:73ea5459f2a79a19fa62727cda13c7ae7875dd090286437cd9cc0b9768a0989c"
+const Digest = "sha256:a22799ec8ea8613e1ea057bfd3943940e42eed0192899d682f6e8e97f05fb7c7"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.
@@ -55,11 +55,16 @@ var oValidatorIDs = [1]string{"oarc.secrets"}
 // New binds env: the validators and providers the rules use are resolved
 // once, here. Those env lacks are reported as a *runtime.MissingError; the
 // evaluator is usable all the same (a rule that reaches a missing one has an
-// evaluation error, and its on_error applies).
+// evaluation error, and its on_error applies). A rule store
+// (runtime.WithRuleStore) opened for another compilation set is refused: New
+// returns no evaluator and an error wrapping runtime.ErrRuleStoreSet.
 func New(env lycaon.Env, opts ...runtime.Option) (*Evaluator, error) {
 	ev := &Evaluator{env: env}
 	for _, o := range opts {
 		o(&ev.cfg)
+	}
+	if err := impl.CheckRuleStore(ev.cfg.RuleStore, Digest); err != nil {
+		return nil, err
 	}
 	var missing runtime.MissingError
 	for i, id := range oValidatorIDs {
@@ -121,6 +126,9 @@ func (ev *Evaluator) Evaluate(ctx context.Context, occ *lycaon.Occurrence, s *ru
 			}
 			return err
 		}
+		if ev.cfg.RuleStore != nil {
+			return ev.oLive(ctx, occ, s, d)
+		}
 		// An anchor without rules: allow.
 		d.Reset()
 		d.Content = occ.Content
@@ -158,6 +166,144 @@ func (ev *Evaluator) CounterKey(rule string, c runtime.Counter) (runtime.Counter
 	default:
 		return runtime.CounterKey{}, false
 	}
+}
+
+// LiveFact reads a fact the host fills, by CEL name, for a rule of a rule store
+// (impl.LiveHost); a fact the set reads lazily is read through Env.Lazy.
+func (oX *oExec) LiveFact(name string) (any, runtime.Err) {
+	v, _ := oX.F.Get(name)
+	return v, runtime.Err{}
+}
+
+// LiveProvide calls the host's provider of a catalog function, by CEL name, for a
+// rule of a rule store (impl.LiveHost).
+func (oX *oExec) LiveProvide(name string, args []any) (any, runtime.Err) {
+	switch name {
+	case "path_outside_scope":
+		if len(args) != 1 {
+			return nil, impl.NoSuchOverload("path_outside_scope")
+		}
+		a0, ok0 := args[0].(string)
+		if !ok0 {
+			return nil, impl.NoSuchOverload("path_outside_scope")
+		}
+		v, e := impl.Provide1(&oX.Exec, oX.ev.env.Providers.PathOutsideScope, "path_outside_scope", oX.occ, a0)
+		return v, e
+	case "mcp_server_configured_for":
+		if len(args) != 1 {
+			return nil, impl.NoSuchOverload("mcp_server_configured_for")
+		}
+		a0, ok0 := args[0].(string)
+		if !ok0 {
+			return nil, impl.NoSuchOverload("mcp_server_configured_for")
+		}
+		v, e := impl.Provide1(&oX.Exec, oX.ev.env.Providers.McpServerConfiguredFor, "mcp_server_configured_for", oX.occ, a0)
+		return v, e
+	case "mcp_server_enabled_for":
+		if len(args) != 1 {
+			return nil, impl.NoSuchOverload("mcp_server_enabled_for")
+		}
+		a0, ok0 := args[0].(string)
+		if !ok0 {
+			return nil, impl.NoSuchOverload("mcp_server_enabled_for")
+		}
+		v, e := impl.Provide1(&oX.Exec, oX.ev.env.Providers.McpServerEnabledFor, "mcp_server_enabled_for", oX.occ, a0)
+		return v, e
+	case "mcp_has_field":
+		if len(args) != 1 {
+			return nil, impl.NoSuchOverload("mcp_has_field")
+		}
+		a0, ok0 := args[0].(string)
+		if !ok0 {
+			return nil, impl.NoSuchOverload("mcp_has_field")
+		}
+		v, e := impl.Provide1(&oX.Exec, oX.ev.env.Providers.McpHasField, "mcp_has_field", oX.occ, a0)
+		return v, e
+	case "mcp_field_bool":
+		if len(args) != 1 {
+			return nil, impl.NoSuchOverload("mcp_field_bool")
+		}
+		a0, ok0 := args[0].(string)
+		if !ok0 {
+			return nil, impl.NoSuchOverload("mcp_field_bool")
+		}
+		v, e := impl.Provide1(&oX.Exec, oX.ev.env.Providers.McpFieldBool, "mcp_field_bool", oX.occ, a0)
+		return v, e
+	case "mcp_field_string":
+		if len(args) != 1 {
+			return nil, impl.NoSuchOverload("mcp_field_string")
+		}
+		a0, ok0 := args[0].(string)
+		if !ok0 {
+			return nil, impl.NoSuchOverload("mcp_field_string")
+		}
+		v, e := impl.Provide1(&oX.Exec, oX.ev.env.Providers.McpFieldString, "mcp_field_string", oX.occ, a0)
+		return v, e
+	case "mcp_field_int":
+		if len(args) != 1 {
+			return nil, impl.NoSuchOverload("mcp_field_int")
+		}
+		a0, ok0 := args[0].(string)
+		if !ok0 {
+			return nil, impl.NoSuchOverload("mcp_field_int")
+		}
+		v, e := impl.Provide1(&oX.Exec, oX.ev.env.Providers.McpFieldInt, "mcp_field_int", oX.occ, a0)
+		return v, e
+	case "lycaon.source_includes":
+		if len(args) != 1 {
+			return nil, impl.NoSuchOverload("lycaon.source_includes")
+		}
+		a0, ok0 := args[0].(string)
+		if !ok0 {
+			return nil, impl.NoSuchOverload("lycaon.source_includes")
+		}
+		v, e := impl.Provide1(&oX.Exec, oX.ev.env.Providers.LycaonSourceIncludes, "lycaon.source_includes", oX.occ, a0)
+		return v, e
+	case "lycaon.host_resource_status_for":
+		if len(args) != 1 {
+			return nil, impl.NoSuchOverload("lycaon.host_resource_status_for")
+		}
+		a0, ok0 := args[0].(string)
+		if !ok0 {
+			return nil, impl.NoSuchOverload("lycaon.host_resource_status_for")
+		}
+		v, e := impl.Provide1(&oX.Exec, oX.ev.env.Providers.LycaonHostResourceStatusFor, "lycaon.host_resource_status_for", oX.occ, a0)
+		return v, e
+	case "lycaon.host_resource_policy_for":
+		if len(args) != 1 {
+			return nil, impl.NoSuchOverload("lycaon.host_resource_policy_for")
+		}
+		a0, ok0 := args[0].(string)
+		if !ok0 {
+			return nil, impl.NoSuchOverload("lycaon.host_resource_policy_for")
+		}
+		v, e := impl.Provide1(&oX.Exec, oX.ev.env.Providers.LycaonHostResourcePolicyFor, "lycaon.host_resource_policy_for", oX.occ, a0)
+		return v, e
+	}
+	return nil, runtime.Err{Kind: runtime.ErrNoProvider, S: name}
+}
+
+// LiveDetect consults a validator by id for a rule of a rule store (impl.LiveHost).
+func (oX *oExec) LiveDetect(id string) (*runtime.Detection, runtime.Err) {
+	return impl.DetectLive(&oX.Exec, id, oX.ev.env.Validators[id], oX.occ)
+}
+
+// oLive evaluates an occurrence at an anchor without compiled rules, for the rule
+// store's rules (spec 12).
+func (ev *Evaluator) oLive(ctx context.Context, occ *lycaon.Occurrence, s *runtime.Session, d *runtime.Decision) error {
+	oX := new(oExec)
+	oX.ev, oX.occ, oX.F = ev, occ, &occ.Facts
+	anchor := occ.Anchor.String()
+	impl.Begin(&oX.Exec, ctx, oRules[:], s, d, anchor, occ.Profiles, occ.Content, occ.Inputs)
+	oX.Call(occ.Facts.Tool, occ.Facts.ToolArgs, anchor == "tool.pre_invoke", true, occ.Kept)
+	impl.Live(&oX.Exec, ev.cfg.RuleStore, oX)
+	impl.RunLive(&oX.Exec)
+	oX.Finish()
+	if ev.cfg.Recorder != nil {
+		impl.RecordDecision(ctx, ev.cfg.Recorder, Name, Digest, s, anchor, occ.Facts.Tool, d)
+	}
+	impl.ObserveLive(&oX.Exec)
+	return nil
 }
 
 // Reads returns what the rules at anchor a read: the facts the host fills, the
@@ -803,6 +949,9 @@ func oRule_LOOP_BREAKER(oX *oExec) (bool, runtime.Err) {
 
 // oEval_ContentToolResult evaluates an occurrence at "content.tool_result".
 func (ev *Evaluator) oEval_ContentToolResult(ctx context.Context, occ *lycaon.Occurrence, s *runtime.Session, d *runtime.Decision) error {
+	if ev.cfg.RuleStore != nil {
+		return ev.oLive_ContentToolResult(ctx, occ, s, d)
+	}
 	var oX oExec
 	oX.ev, oX.occ, oX.F = ev, occ, &occ.Facts
 	impl.Begin(&oX.Exec, ctx, oRules[:], s, d, "content.tool_result", occ.Profiles, occ.Content, occ.Inputs)
@@ -823,6 +972,36 @@ func (ev *Evaluator) oEval_ContentToolResult(ctx context.Context, occ *lycaon.Oc
 	if ev.cfg.Recorder != nil {
 		impl.RecordDecision(ctx, ev.cfg.Recorder, Name, Digest, s, "content.tool_result", occ.Facts.Tool, d)
 	}
+	return nil
+}
+
+// oLive_ContentToolResult evaluates an occurrence at "content.tool_result" with the rule store's rules.
+func (ev *Evaluator) oLive_ContentToolResult(ctx context.Context, occ *lycaon.Occurrence, s *runtime.Session, d *runtime.Decision) error {
+	oX := new(oExec)
+	oX.ev, oX.occ, oX.F = ev, occ, &occ.Facts
+	impl.Begin(&oX.Exec, ctx, oRules[:], s, d, "content.tool_result", occ.Profiles, occ.Content, occ.Inputs)
+	oX.Call(occ.Facts.Tool, occ.Facts.ToolArgs, false, true, occ.Kept)
+	oX.Validators(1)
+	impl.Live(&oX.Exec, ev.cfg.RuleStore, oX)
+	for oRun_ContentToolResult(oX) {
+	}
+	// The store's rules, after the compiled ones (spec 12).
+	impl.RunLive(&oX.Exec)
+	oX.Finish()
+	if d.Effect == runtime.Transform {
+		for i := 0; i < oX.NumFired(); i++ {
+			r := oX.Fired(i)
+			switch r.Slot {
+			case 9:
+				oX.AddSpans(i, r, oX.DetectorSpans(i, r, runtime.HasSecretMatches, oX.F.SecretMatches))
+			}
+		}
+		oX.Rewrite()
+	}
+	if ev.cfg.Recorder != nil {
+		impl.RecordDecision(ctx, ev.cfg.Recorder, Name, Digest, s, "content.tool_result", occ.Facts.Tool, d)
+	}
+	impl.ObserveLive(&oX.Exec)
 	return nil
 }
 
@@ -847,6 +1026,9 @@ func oAnchor_ContentToolResult(oX *oExec) {
 
 // oEval_ToolPostInvoke evaluates an occurrence at "tool.post_invoke".
 func (ev *Evaluator) oEval_ToolPostInvoke(ctx context.Context, occ *lycaon.Occurrence, s *runtime.Session, d *runtime.Decision) error {
+	if ev.cfg.RuleStore != nil {
+		return ev.oLive_ToolPostInvoke(ctx, occ, s, d)
+	}
 	var oX oExec
 	oX.ev, oX.occ, oX.F = ev, occ, &occ.Facts
 	impl.Begin(&oX.Exec, ctx, oRules[:], s, d, "tool.post_invoke", occ.Profiles, occ.Content, occ.Inputs)
@@ -856,6 +1038,25 @@ func (ev *Evaluator) oEval_ToolPostInvoke(ctx context.Context, occ *lycaon.Occur
 	if ev.cfg.Recorder != nil {
 		impl.RecordDecision(ctx, ev.cfg.Recorder, Name, Digest, s, "tool.post_invoke", occ.Facts.Tool, d)
 	}
+	return nil
+}
+
+// oLive_ToolPostInvoke evaluates an occurrence at "tool.post_invoke" with the rule store's rules.
+func (ev *Evaluator) oLive_ToolPostInvoke(ctx context.Context, occ *lycaon.Occurrence, s *runtime.Session, d *runtime.Decision) error {
+	oX := new(oExec)
+	oX.ev, oX.occ, oX.F = ev, occ, &occ.Facts
+	impl.Begin(&oX.Exec, ctx, oRules[:], s, d, "tool.post_invoke", occ.Profiles, occ.Content, occ.Inputs)
+	oX.Call(occ.Facts.Tool, occ.Facts.ToolArgs, false, true, occ.Kept)
+	impl.Live(&oX.Exec, ev.cfg.RuleStore, oX)
+	for oRun_ToolPostInvoke(oX) {
+	}
+	// The store's rules, after the compiled ones (spec 12).
+	impl.RunLive(&oX.Exec)
+	oX.Finish()
+	if ev.cfg.Recorder != nil {
+		impl.RecordDecision(ctx, ev.cfg.Recorder, Name, Digest, s, "tool.post_invoke", occ.Facts.Tool, d)
+	}
+	impl.ObserveLive(&oX.Exec)
 	return nil
 }
 
@@ -883,6 +1084,9 @@ func oAnchor_ToolPostInvoke(oX *oExec) {
 
 // oEval_ToolPreInvoke evaluates an occurrence at "tool.pre_invoke".
 func (ev *Evaluator) oEval_ToolPreInvoke(ctx context.Context, occ *lycaon.Occurrence, s *runtime.Session, d *runtime.Decision) error {
+	if ev.cfg.RuleStore != nil {
+		return ev.oLive_ToolPreInvoke(ctx, occ, s, d)
+	}
 	var oX oExec
 	oX.ev, oX.occ, oX.F = ev, occ, &occ.Facts
 	impl.Begin(&oX.Exec, ctx, oRules[:], s, d, "tool.pre_invoke", occ.Profiles, occ.Content, occ.Inputs)
@@ -896,6 +1100,28 @@ func (ev *Evaluator) oEval_ToolPreInvoke(ctx context.Context, occ *lycaon.Occurr
 	if ev.cfg.Recorder != nil {
 		impl.RecordDecision(ctx, ev.cfg.Recorder, Name, Digest, s, "tool.pre_invoke", occ.Facts.Tool, d)
 	}
+	return nil
+}
+
+// oLive_ToolPreInvoke evaluates an occurrence at "tool.pre_invoke" with the rule store's rules.
+func (ev *Evaluator) oLive_ToolPreInvoke(ctx context.Context, occ *lycaon.Occurrence, s *runtime.Session, d *runtime.Decision) error {
+	oX := new(oExec)
+	oX.ev, oX.occ, oX.F = ev, occ, &occ.Facts
+	impl.Begin(&oX.Exec, ctx, oRules[:], s, d, "tool.pre_invoke", occ.Profiles, occ.Content, occ.Inputs)
+	oX.Call(occ.Facts.Tool, occ.Facts.ToolArgs, true, true, occ.Kept)
+	oX.History(nil, false)
+	impl.Live(&oX.Exec, ev.cfg.RuleStore, oX)
+	for oRun_ToolPreInvoke(oX) {
+	}
+	// The store's rules, after the compiled ones (spec 12).
+	impl.RunLive(&oX.Exec)
+	// Deny by default (spec 5.8).
+	oX.DenyByDefault(&oDeny_ToolPreInvoke)
+	oX.Finish()
+	if ev.cfg.Recorder != nil {
+		impl.RecordDecision(ctx, ev.cfg.Recorder, Name, Digest, s, "tool.pre_invoke", occ.Facts.Tool, d)
+	}
+	impl.ObserveLive(&oX.Exec)
 	return nil
 }
 

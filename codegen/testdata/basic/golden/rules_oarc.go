@@ -28,13 +28,13 @@ const (
 
 // The catalog the rules were compiled against: another version of it fails
 // to compile here instead of misreading facts.
-const _ = lycaon.CatalogIs_bc80ba91
+const _ = lycaon.CatalogIs_c53f902e
 
 // Name is the compilation set's name: its packs' names joined with "+".
 const Name = "basic \"pack\" */ `x`"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:15349c8146aef17454e74c621aea8935e1302a48dcf49aa9cd9afc4735d45c99"
+const Digest = "sha256:d5eded23cdef40db1fba862139f3529c430c6e01daa4d7c19d31a83da5bd1c59"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.

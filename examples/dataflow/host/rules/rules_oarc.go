@@ -31,13 +31,13 @@ const (
 
 // The catalog the rules were compiled against: another version of it fails
 // to compile here instead of misreading facts.
-const _ = finbot.CatalogIs_cca54f50
+const _ = finbot.CatalogIs_26644023
 
 // Name is the compilation set's name: its packs' names joined with "+".
 const Name = "payments+finance-team"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:5b6c10c942b1c3afd25d657b8a22f530207a58bf35b11c331907a2d42f7a37bb"
+const Digest = "sha256:b937cb306f458d67bb474e19dec0404842c48731775d4bdcef63812f592bfe6c"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.

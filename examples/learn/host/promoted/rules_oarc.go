@@ -25,13 +25,13 @@ const (
 
 // The catalog the rules were compiled against: another version of it fails
 // to compile here instead of misreading facts.
-const _ = lycaon.CatalogIs_bc80ba91
+const _ = lycaon.CatalogIs_c53f902e
 
 // Name is the compilation set's name: its packs' names joined with "+".
 const Name = "project+learned"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:23a490e1c88a00cebc6ad2697826211f193c96bf0cde5bbe035dd1127ce1b323"
+const Digest = "sha256:4363686f6e538f1ccae74971edf5e7b1b40590caa50f349571b4924a77659dda"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.

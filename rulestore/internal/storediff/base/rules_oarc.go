@@ -25,13 +25,13 @@ const (
 
 // The catalog the rules were compiled against: another version of it fails
 // to compile here instead of misreading facts.
-const _ = lycaon.CatalogIs_bc80ba91
+const _ = lycaon.CatalogIs_c53f902e
 
 // Name is the compilation set's name: its packs' names joined with "+".
 const Name = "base"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:6fed488638b5e3f2219683c064ffc4f1037558abd750042daf7fe99a2e0baa76"
+const Digest = "sha256:97bf4a581ec9f3b71b77a42f63733074856e733924a1b4d72aa97ff3b3e2d6b2"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.

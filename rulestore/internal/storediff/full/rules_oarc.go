@@ -38,13 +38,13 @@ const (
 
 // The catalog the rules were compiled against: another version of it fails
 // to compile here instead of misreading facts.
-const _ = lycaon.CatalogIs_bc80ba91
+const _ = lycaon.CatalogIs_c53f902e
 
 // Name is the compilation set's name: its packs' names joined with "+".
 const Name = "base+extra"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:7e64f3f8797757a117a430b29a7998840fc9c0fdf779f9b17cfde9c8b413c877"
+const Digest = "sha256:f005669621b564b092870a3e84026cbddb5a69fcfe43c5c10f0efc17c6247347"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.

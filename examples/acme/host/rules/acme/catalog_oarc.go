@@ -24,10 +24,10 @@ const (
 // Fingerprint identifies the catalog: packages of rules generated against
 // another version of it refer to another CatalogIs_ constant and fail to
 // compile instead of misreading facts.
-const Fingerprint = "954cffe2"
+const Fingerprint = "ddf12d83"
 
-// CatalogIs_954cffe2 is referred to by packages of rules generated against this catalog.
-const CatalogIs_954cffe2 = true
+// CatalogIs_ddf12d83 is referred to by packages of rules generated against this catalog.
+const CatalogIs_ddf12d83 = true
 
 // Anchor is an anchor of the catalog. The zero Anchor is no anchor: an
 // occurrence with it, or with a value no constant has, is an error (never a

@@ -24,10 +24,10 @@ const (
 // Fingerprint identifies the catalog: packages of rules generated against
 // another version of it refer to another CatalogIs_ constant and fail to
 // compile instead of misreading facts.
-const Fingerprint = "cca54f50"
+const Fingerprint = "26644023"
 
-// CatalogIs_cca54f50 is referred to by packages of rules generated against this catalog.
-const CatalogIs_cca54f50 = true
+// CatalogIs_26644023 is referred to by packages of rules generated against this catalog.
+const CatalogIs_26644023 = true
 
 // Anchor is an anchor of the catalog. The zero Anchor is no anchor: an
 // occurrence with it, or with a value no constant has, is an error (never a
