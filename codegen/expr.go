@@ -167,6 +167,14 @@ func (g *fn) observe(n *ir.Observe) value {
 	for i, a := range n.Args {
 		args[i] = g.bind(g.valAs(a, n.Params[i])).code
 	}
+	if n.Builtin.ReadsTime() {
+		// The occurrence's time and the session's record (spec 5.13): a
+		// bad window or zone, a record that dropped calls in the window or
+		// a store that keeps no times is an error at the call.
+		name := map[ir.Builtin]string{ir.CallsWithin: "CallsWithin", ir.ToolCallsWithin: "ToolCallsWithin",
+			ir.LocalHour: "LocalHour", ir.LocalWeekday: "LocalWeekday"}[n.Builtin]
+		return g.method(n.T, name, args...)
+	}
 	if n.Builtin != ir.NotBuiltin {
 		fn := map[ir.Builtin]string{ir.ToolArgString: "ToolArgString", ir.ToolArgInt: "ToolArgInt", ir.ToolArgBool: "ToolArgBool",
 			ir.URLHost: "URLHost", ir.URLScheme: "URLScheme", ir.URLPort: "URLPort", ir.URLPath: "URLPath"}[n.Builtin]

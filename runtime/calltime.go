@@ -8,7 +8,9 @@ package runtime
 import (
 	"errors"
 	"fmt"
+	"sync"
 	"time"
+	_ "time/tzdata" // zone names check the same at load and at run time
 )
 
 // TimesLimit is how many calls' times the record keeps (spec 5.13).
@@ -137,4 +139,27 @@ func (r *timeRing) read(c *CallTimes) {
 		c.At = append(c.At, r.at[j])
 		c.Tools = append(c.Tools, r.tools[j])
 	}
+}
+
+// zones caches the locations LoadZone loaded, by name.
+var zones sync.Map // string -> *time.Location
+
+// LoadZone loads the IANA time zone of local_hour and local_weekday (spec
+// 5.13) from the time zone database embedded in the binary (time/tzdata),
+// so that a name checks the same at load and at run time, on any host.
+// "" and "Local", which Go accepts but which name no IANA zone, are
+// errors.
+func LoadZone(name string) (*time.Location, error) {
+	if l, ok := zones.Load(name); ok {
+		return l.(*time.Location), nil
+	}
+	if name == "" || name == "Local" {
+		return nil, fmt.Errorf("%q is not an IANA time zone name", name)
+	}
+	l, err := time.LoadLocation(name)
+	if err != nil {
+		return nil, fmt.Errorf("unknown time zone %q", name)
+	}
+	zones.Store(name, l)
+	return l, nil
 }

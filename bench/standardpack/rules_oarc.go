@@ -33,13 +33,13 @@ const (
 
 // The catalog the rules were compiled against: another version of it fails
 // to compile here instead of misreading facts.
-const _ = lycaon.CatalogIs_c53f902e
+const _ = lycaon.CatalogIs_c780cfd0
 
 // Name is the compilation set's name: its packs' names joined with "+".
 const Name = "standard-pack"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:7247e79c28652c47c696fdeae755ca645c19b6ad0a29f545f186bb8b8d905160"
+const Digest = "sha256:469a157ba7c463d1f5a2f9320461967118d1d474f8aa7f6244334f6d257365bf"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.

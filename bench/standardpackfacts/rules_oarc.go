@@ -33,13 +33,13 @@ const (
 
 // The catalog the rules were compiled against: another version of it fails
 // to compile here instead of misreading facts.
-const _ = lycaon.CatalogIs_c53f902e
+const _ = lycaon.CatalogIs_c780cfd0
 
 // Name is the compilation set's name: its packs' names joined with "+".
 const Name = "standard-pack-facts"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:9bb0a7264f12035693c6a2450edbe4e8b60b90d14eb874638037f8a54f94f8ee"
+const Digest = "sha256:9345bfe3992ac71760a038894b1277ca88db290dc2105e552c376d1db0dc8180"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.

@@ -32,13 +32,13 @@ const (
 
 // The catalog the rules were compiled against: another version of it fails
 // to compile here instead of misreading facts.
-const _ = lycaon.CatalogIs_c53f902e
+const _ = lycaon.CatalogIs_c780cfd0
 
 // Name is the compilation set's name: its packs' names joined with "+".
 const Name = "synth10"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:05f867a31b4f8f8eb5d34863f340ac80c41618d62752671f898d40034e47bc22"
+const Digest = "sha256:3b85d94b3f8d055dc7d208aed68e90d2f78ad897bc243d121b4db663da78becd"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.

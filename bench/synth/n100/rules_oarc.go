@@ -122,13 +122,13 @@ const (
 
 // The catalog the rules were compiled against: another version of it fails
 // to compile here instead of misreading facts.
-const _ = lycaon.CatalogIs_c53f902e
+const _ = lycaon.CatalogIs_c780cfd0
 
 // Name is the compilation set's name: its packs' names joined with "+".
 const Name = "synth100"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:e4f6e66ac003bb8c04535fd5c44bdea38a917d50cb9115bbbb5a4462d09d3bb0"
+const Digest = "sha256:88192f1005f4f44b4c445b11a905d9df66a110cb87a3ab4f8f88bafabac9f84b"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.

@@ -1022,13 +1022,13 @@ const (
 
 // The catalog the rules were compiled against: another version of it fails
 // to compile here instead of misreading facts.
-const _ = lycaon.CatalogIs_c53f902e
+const _ = lycaon.CatalogIs_c780cfd0
 
 // Name is the compilation set's name: its packs' names joined with "+".
 const Name = "synth1000"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:ec4e5e5fbdbfac23b6effd265c8df86b74fff4c0e81ef72cb210cc7cbafd06fd"
+const Digest = "sha256:efa61b566e5688aadb8de2227d4154b1bbb3e76278af95103cc5bea04bd8473f"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.

@@ -291,13 +291,13 @@ const (
 
 // The catalog the rules were compiled against: another version of it fails
 // to compile here instead of misreading facts.
-const _ = lycaon.CatalogIs_c53f902e
+const _ = lycaon.CatalogIs_c780cfd0
 
 // Name is the compilation set's name: its packs' names joined with "+".
 const Name = "edge"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:55e228a37bd74fcafee7f2eb437d11f46bb24614ef1e3fadeaa873b363c55a5c"
+const Digest = "sha256:d701951532e3d1d11b0697be67070004aec5c1c62c28b89696cd9cb20ea39222"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.

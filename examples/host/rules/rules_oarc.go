@@ -37,13 +37,13 @@ const (
 
 // The catalog the rules were compiled against: another version of it fails
 // to compile here instead of misreading facts.
-const _ = lycaon.CatalogIs_c53f902e
+const _ = lycaon.CatalogIs_c780cfd0
 
 // Name is the compilation set's name: its packs' names joined with "+".
 const Name = "starter"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:2d90bd4767c127a99ecea3e42c733b1c1bf49d21aa65cd6e5989760d7860e7af"
+const Digest = "sha256:3f443fe5b055d3549d4d6fab571566b3c85035c77299b30369e94742af08129d"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.

@@ -33,13 +33,13 @@ const (
 
 // The catalog the rules were compiled against: another version of it fails
 // to compile here instead of misreading facts.
-const _ = lycaon.CatalogIs_c53f902e
+const _ = lycaon.CatalogIs_c780cfd0
 
 // Name is the compilation set's name: its packs' names joined with "+".
 const Name = "mcp-stock+mcp-project+everything"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:a22799ec8ea8613e1ea057bfd3943940e42eed0192899d682f6e8e97f05fb7c7"
+const Digest = "sha256:e252f5ee135c8dc143aa311e4a42711c38fe41bc2e85b6136f00cd415f22908f"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.

@@ -31,13 +31,13 @@ const (
 
 // The catalog the rules were compiled against: another version of it fails
 // to compile here instead of misreading facts.
-const _ = lycaon.CatalogIs_c53f902e
+const _ = lycaon.CatalogIs_c780cfd0
 
 // Name is the compilation set's name: its packs' names joined with "+".
 const Name = "replicas"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:5e0de8aaa8859bc506f9db27a5a6b0a4bc4448052665173b078c568b80d7da1e"
+const Digest = "sha256:37d55682c77a6d5357ec96baa80d05565d122a5e12f70180e9b9f184f7cac429"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.

@@ -28,13 +28,13 @@ const (
 
 // The catalog the rules were compiled against: another version of it fails
 // to compile here instead of misreading facts.
-const _ = lycaon.CatalogIs_c53f902e
+const _ = lycaon.CatalogIs_c780cfd0
 
 // Name is the compilation set's name: its packs' names joined with "+".
 const Name = "basic \"pack\" */ `x`"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:d5eded23cdef40db1fba862139f3529c430c6e01daa4d7c19d31a83da5bd1c59"
+const Digest = "sha256:be77b618d54d9a7dc785640190b497fe260fb4a60f1d6bda995f4851a314447b"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.

@@ -29,13 +29,13 @@ const (
 
 // The catalog the rules were compiled against: another version of it fails
 // to compile here instead of misreading facts.
-const _ = lycaon.CatalogIs_c53f902e
+const _ = lycaon.CatalogIs_c780cfd0
 
 // Name is the compilation set's name: its packs' names joined with "+".
 const Name = "state"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:27f7ccf6a980076690e2ebcaffbf9bc7169bf0cc66ce10791d7a744d5dd3f436"
+const Digest = "sha256:db0920d8fde5be22416e7fab2ab5260da5279bce557d3ee0044179891b3d4fdd"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.

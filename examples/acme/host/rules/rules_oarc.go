@@ -33,13 +33,13 @@ const (
 
 // The catalog the rules were compiled against: another version of it fails
 // to compile here instead of misreading facts.
-const _ = acme.CatalogIs_ddf12d83
+const _ = acme.CatalogIs_2bec9aaa
 
 // Name is the compilation set's name: its packs' names joined with "+".
 const Name = "acme-devbot"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:5e1ce620a15d03b539c99797cdf45a60b5ed17c799450b9cf26627a4d4e5b193"
+const Digest = "sha256:91cb5a72fafc0c320b88abff7a9fb41dd29ffd957eaebc3066e055ecb1190b92"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.

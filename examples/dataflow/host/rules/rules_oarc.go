@@ -31,13 +31,13 @@ const (
 
 // The catalog the rules were compiled against: another version of it fails
 // to compile here instead of misreading facts.
-const _ = finbot.CatalogIs_26644023
+const _ = finbot.CatalogIs_d5cabf82
 
 // Name is the compilation set's name: its packs' names joined with "+".
 const Name = "payments+finance-team"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:b937cb306f458d67bb474e19dec0404842c48731775d4bdcef63812f592bfe6c"
+const Digest = "sha256:ba8367b2c8bdc2a698c961ae2e88149d3e240e552c376c6c2333a8c2b720adbe"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.

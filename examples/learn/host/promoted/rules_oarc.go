@@ -25,13 +25,13 @@ const (
 
 // The catalog the rules were compiled against: another version of it fails
 // to compile here instead of misreading facts.
-const _ = lycaon.CatalogIs_c53f902e
+const _ = lycaon.CatalogIs_c780cfd0
 
 // Name is the compilation set's name: its packs' names joined with "+".
 const Name = "project+learned"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:4363686f6e538f1ccae74971edf5e7b1b40590caa50f349571b4924a77659dda"
+const Digest = "sha256:9af4fbe188ee7f67271f525c0410170a668f50a37a084a0c42d93bbd0f66c2c9"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.

@@ -23,13 +23,13 @@ const (
 
 // The catalog the rules were compiled against: another version of it fails
 // to compile here instead of misreading facts.
-const _ = lycaon.CatalogIs_c53f902e
+const _ = lycaon.CatalogIs_c780cfd0
 
 // Name is the compilation set's name: its packs' names joined with "+".
 const Name = "project"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:a02833910019f4a9c72f3db3e4ffe295554f1fdb7dda2c719acbb37df0f30e5a"
+const Digest = "sha256:9bf10c338de8f9aaea5317b357571105021191d9eaafc6843f09bda1d242e3da"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.

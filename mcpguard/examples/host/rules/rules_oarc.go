@@ -30,13 +30,13 @@ const (
 
 // The catalog the rules were compiled against: another version of it fails
 // to compile here instead of misreading facts.
-const _ = lycaon.CatalogIs_c53f902e
+const _ = lycaon.CatalogIs_c780cfd0
 
 // Name is the compilation set's name: its packs' names joined with "+".
 const Name = "mcp-stock+mcp-project"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:9028f0776dbd1f309d7932e9472e39c903f426cac29ceb5f6e022e6d317010f0"
+const Digest = "sha256:bb52755db9b0c554e31c3bcadfb100b30c6e6225e23855e57e9c825579e0c69b"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.

@@ -25,13 +25,13 @@ const (
 
 // The catalog the rules were compiled against: another version of it fails
 // to compile here instead of misreading facts.
-const _ = lycaon.CatalogIs_c53f902e
+const _ = lycaon.CatalogIs_c780cfd0
 
 // Name is the compilation set's name: its packs' names joined with "+".
 const Name = "base"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:97bf4a581ec9f3b71b77a42f63733074856e733924a1b4d72aa97ff3b3e2d6b2"
+const Digest = "sha256:f133f55d39539f664207e3f7f5fd6350ece10e2eadcf6ea0e56b5c35d6ccc7fd"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.

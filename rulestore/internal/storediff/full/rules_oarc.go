@@ -38,13 +38,13 @@ const (
 
 // The catalog the rules were compiled against: another version of it fails
 // to compile here instead of misreading facts.
-const _ = lycaon.CatalogIs_c53f902e
+const _ = lycaon.CatalogIs_c780cfd0
 
 // Name is the compilation set's name: its packs' names joined with "+".
 const Name = "base+extra"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:f005669621b564b092870a3e84026cbddb5a69fcfe43c5c10f0efc17c6247347"
+const Digest = "sha256:b32de8b32d5fdc3042b3b184b288c90c0dd002da9749c79c7a17363ed9fa0e72"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.
