@@ -165,6 +165,18 @@ func (g *fn) method(t *ir.Type, name string, args ...jen.Code) value {
 func (g *fn) observe(n *ir.Observe) value {
 	args := make([]jen.Code, len(n.Args))
 	for i, a := range n.Args {
+		if p := n.Params[i]; a.Type().Is(ir.KDyn) && !p.Is(ir.KDyn) {
+			// cel-go dispatches the function on the argument's dynamic
+			// type: one of another type is "no such overload" naming the
+			// function, as for an operator's guard (call.go).
+			v := g.bind(g.val(a))
+			desc := g.pk.hoist(g.rule, "oGuard", "guard "+p.String(), guardDesc(p), nil)
+			g.emit(jen.If(jen.Op("!").Add(implQ("Assignable")).Call(v.code, desc.code)).Block(
+				jen.Return(g.zero(), implQ("NoSuchOverload").Call(jen.Lit(n.Func)))))
+			g.b.exits++
+			args[i] = g.bind(g.valAs(&evaluated{Node: ir.Node{T: a.Type(), Off: a.Offset()}, v: v}, p)).code
+			continue
+		}
 		args[i] = g.bind(g.valAs(a, n.Params[i])).code
 	}
 	if n.Builtin.ReadsTime() {

@@ -5060,6 +5060,9 @@ var (
 	oList_E184_1         = []any{any(int64(1)), any(false)}
 	oList_E185_1         = []any{any(int64(1)), any(true)}
 	oList_E186_1         = []any{any(int64(1)), any(false)}
+	oGuard_E192_1        = &impl.TypeDesc{Kind: impl.TypeString}
+	oGuard_E193_1        = &impl.TypeDesc{Kind: impl.TypeString}
+	oGuard_E194_1        = &impl.TypeDesc{Kind: impl.TypeString}
 	oList_E199_1         = []string{}
 	oList_E200_1         = []any{any(true), any(false)}
 	oMap_E202_1          = impl.NewAnyMap(any(int64(1)), any("a"))
@@ -12360,6 +12363,9 @@ func oRule_E192(oX *oExec) (bool, runtime.Err) {
 	var oT9 runtime.Err
 	if !oT8 {
 		oT6, oT7 := func() (bool, runtime.Err) {
+			if !impl.Assignable(any(int64(1)), oGuard_E192_1) {
+				return false, impl.NoSuchOverload("tool_arg_string")
+			}
 			oT2, oT3 := impl.AsString(any(int64(1)))
 			if oT3.Kind != 0 {
 				return false, oT3
@@ -12413,6 +12419,9 @@ func oRule_E193(oX *oExec) (bool, runtime.Err) {
 			if oT5.Kind != 0 {
 				return false, oT5
 			}
+			if !impl.Assignable(oT4, oGuard_E193_1) {
+				return false, impl.NoSuchOverload("tool_arg_int")
+			}
 			oT6, oT7 := impl.AsString(oT4)
 			if oT7.Kind != 0 {
 				return false, oT7
@@ -12465,6 +12474,9 @@ func oRule_E194(oX *oExec) (bool, runtime.Err) {
 			oT4, oT5 := impl.Read(oT2)
 			if oT5.Kind != 0 {
 				return false, oT5
+			}
+			if !impl.Assignable(oT4, oGuard_E194_1) {
+				return false, impl.NoSuchOverload("tool_arg_string")
 			}
 			oT6, oT7 := impl.AsString(oT4)
 			if oT7.Kind != 0 {
