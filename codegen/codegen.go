@@ -668,11 +668,13 @@ func (pk *packGen) reads(f *jen.File) {
 		cases = append(cases, jen.Case(pk.catQ(pk.anchorName(a.ID))).Block(jen.Return(jen.Id(v))))
 	}
 	cases = append(cases, jen.Default().Block(jen.Return(rt("Reads").Values())))
-	f.Comment("Reads returns what the rules at anchor a read: the facts the host fills, the")
+	f.Comment("Reads returns what the rules at anchor oAnchor read: the facts the host fills, the")
 	f.Comment("session facts the engine keeps, the provider functions and validators they")
 	f.Comment("use, and whether they read counters or provenance (nothing for an anchor")
 	f.Comment("without rules). A host that computes facts itself can fill only these.")
-	f.Func().Id("Reads").Params(jen.Id("a").Add(pk.catQ("Anchor"))).Add(rt("Reads")).Block(jen.Switch(jen.Id("a")).Block(cases...))
+	// The parameter has the generator's prefix: a catalog package may be
+	// named like any other identifier (TestHostileHostNames).
+	f.Func().Id("Reads").Params(jen.Id("oAnchor").Add(pk.catQ("Anchor"))).Add(rt("Reads")).Block(jen.Switch(jen.Id("oAnchor")).Block(cases...))
 }
 
 func counterKey(slot int, id string, c ir.Counter) jen.Code {

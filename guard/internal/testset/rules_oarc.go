@@ -306,12 +306,12 @@ func (ev *Evaluator) oLive(ctx context.Context, occ *lycaon.Occurrence, s *runti
 	return nil
 }
 
-// Reads returns what the rules at anchor a read: the facts the host fills, the
+// Reads returns what the rules at anchor oAnchor read: the facts the host fills, the
 // session facts the engine keeps, the provider functions and validators they
 // use, and whether they read counters or provenance (nothing for an anchor
 // without rules). A host that computes facts itself can fill only these.
-func Reads(a lycaon.Anchor) runtime.Reads {
-	switch a {
+func Reads(oAnchor lycaon.Anchor) runtime.Reads {
+	switch oAnchor {
 	case lycaon.ContentToolResult:
 		return oReads_ContentToolResult
 	case lycaon.ToolPostInvoke:
