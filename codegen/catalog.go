@@ -334,6 +334,8 @@ func catalogFacts(f *jen.File, c *ir.Catalog) {
 		jen.Comment("Kept, when not nil, replaces session facts the engine keeps for this").Line().
 			Comment("occurrence's rules: a testing and replay aid (spec 5.10). The session's").Line().
 			Comment("record still keeps what happened.").Line().Id("Kept").Op("*").Add(rt("KeptOverride")),
+		jen.Comment("Time is when the occurrence happened (spec 5.13); zero: the runtime reads").Line().
+			Comment("its clock, only where a rule needs the time.").Line().Id("Time").Qual("time", "Time"),
 	)
 }
 

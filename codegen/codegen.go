@@ -235,6 +235,13 @@ func (pk *packGen) file(opts Options) *jen.File {
 						info.snaps[k] = len(info.keys)
 						info.keys = append(info.keys, k)
 					}
+				case *ir.Observe:
+					info.time = info.time || n.Builtin.ReadsTime()
+					if n.Builtin.ReadsCallTimes() {
+						// The occurrence's tool and whether it is a call,
+						// through oX.Call.
+						info.kept, info.callTimes = true, true
+					}
 				case *ir.Fact:
 					if n.Source == ir.FromBatch {
 						info.kept = true // the occurrence's tool, through oX.Call
@@ -661,11 +668,13 @@ func (pk *packGen) reads(f *jen.File) {
 		cases = append(cases, jen.Case(pk.catQ(pk.anchorName(a.ID))).Block(jen.Return(jen.Id(v))))
 	}
 	cases = append(cases, jen.Default().Block(jen.Return(rt("Reads").Values())))
-	f.Comment("Reads returns what the rules at anchor a read: the facts the host fills, the")
+	f.Comment("Reads returns what the rules at anchor oAnchor read: the facts the host fills, the")
 	f.Comment("session facts the engine keeps, the provider functions and validators they")
 	f.Comment("use, and whether they read counters or provenance (nothing for an anchor")
 	f.Comment("without rules). A host that computes facts itself can fill only these.")
-	f.Func().Id("Reads").Params(jen.Id("anchor").Add(pk.catQ("Anchor"))).Add(rt("Reads")).Block(jen.Switch(jen.Id("anchor")).Block(cases...))
+	// The parameter has the generator's prefix: a catalog package may be
+	// named like any other identifier (TestHostileHostNames).
+	f.Func().Id("Reads").Params(jen.Id("oAnchor").Add(pk.catQ("Anchor"))).Add(rt("Reads")).Block(jen.Switch(jen.Id("oAnchor")).Block(cases...))
 }
 
 func counterKey(slot int, id string, c ir.Counter) jen.Code {
@@ -785,8 +794,11 @@ type anchorInfo struct {
 	snaps      map[snapKey]int
 	kept, hist bool
 	names      bool // some rule reads recent_tool_names (or has a flow)
-	codes      map[string]int
-	codeList   []string
+	// time: some rule reads the occurrence's time; callTimes: the calls'
+	// times of the record (spec 5.13).
+	time, callTimes bool
+	codes           map[string]int
+	codeList        []string
 }
 
 func (pk *packGen) rule(r *ir.Rule, info *anchorInfo) {
@@ -1017,6 +1029,14 @@ func (pk *packGen) anchors(infos map[string]*anchorInfo) []jen.Code {
 					codes = jen.Id(v).Index(jen.Op(":"))
 				}
 				body = append(body, jen.Id("oX").Dot("History").Call(codes, jen.Lit(info.names)))
+			}
+			if info.time || p.Times && atCall {
+				// The occurrence's time (spec 5.13): the clock is read
+				// only at anchors whose rules need it, or that record it.
+				body = append(body, jen.Id("oX").Dot("When").Call(jen.Id("occ").Dot("Time"), jen.Lit(p.Times)))
+			}
+			if info.callTimes {
+				body = append(body, jen.Id("oX").Dot("Times").Call())
 			}
 			if len(keys) > 0 {
 				v := "oSnap_" + name

@@ -116,6 +116,10 @@ func (g *fn) fact(n *ir.Fact) value {
 		return value{code: jen.Add(sc.code).Dot(n.Field[0]), t: n.T, simple: true}
 	case ir.FromTenant:
 		return value{code: jen.Id("oX").Dot("S").Dot("Tenant").Call(), t: n.T}
+	case ir.FromContent:
+		// The occurrence's content as the host gave it, also after a
+		// transform rewrote it (spec 5.13).
+		return value{code: jen.Id("oX").Dot("Content"), t: n.T, simple: true}
 	case ir.FromBatch:
 		return value{code: jen.Id("oX").Dot("BatchTools").Call(), t: n.T}
 	case ir.FromNodes:
@@ -161,7 +165,27 @@ func (g *fn) method(t *ir.Type, name string, args ...jen.Code) value {
 func (g *fn) observe(n *ir.Observe) value {
 	args := make([]jen.Code, len(n.Args))
 	for i, a := range n.Args {
+		if p := n.Params[i]; a.Type().Is(ir.KDyn) && !p.Is(ir.KDyn) {
+			// cel-go dispatches the function on the argument's dynamic
+			// type: one of another type is "no such overload" naming the
+			// function, as for an operator's guard (call.go).
+			v := g.bind(g.val(a))
+			desc := g.pk.hoist(g.rule, "oGuard", "guard "+p.String(), guardDesc(p), nil)
+			g.emit(jen.If(jen.Op("!").Add(implQ("Assignable")).Call(v.code, desc.code)).Block(
+				jen.Return(g.zero(), implQ("NoSuchOverload").Call(jen.Lit(n.Func)))))
+			g.b.exits++
+			args[i] = g.bind(g.valAs(&evaluated{Node: ir.Node{T: a.Type(), Off: a.Offset()}, v: v}, p)).code
+			continue
+		}
 		args[i] = g.bind(g.valAs(a, n.Params[i])).code
+	}
+	if n.Builtin.ReadsTime() {
+		// The occurrence's time and the session's record (spec 5.13): a
+		// bad window or zone, a record that dropped calls in the window or
+		// a store that keeps no times is an error at the call.
+		name := map[ir.Builtin]string{ir.CallsWithin: "CallsWithin", ir.ToolCallsWithin: "ToolCallsWithin",
+			ir.LocalHour: "LocalHour", ir.LocalWeekday: "LocalWeekday"}[n.Builtin]
+		return g.method(n.T, name, args...)
 	}
 	if n.Builtin != ir.NotBuiltin {
 		fn := map[ir.Builtin]string{ir.ToolArgString: "ToolArgString", ir.ToolArgInt: "ToolArgInt", ir.ToolArgBool: "ToolArgBool",

@@ -131,6 +131,9 @@ func Build(s *Set) *ir.Set {
 			if f, ok := e.(*ir.Fact); ok && f.Source == ir.FromKept && f.Kept.FromRecord() {
 				out.Record = true
 			}
+			if o, ok := e.(*ir.Observe); ok && o.Builtin.ReadsCallTimes() {
+				out.Record, out.Times = true, true
+			}
 			return true
 		})
 	}

@@ -186,9 +186,11 @@ func (l *packLoader) checkWhen(r *Rule, w *whenSource) []read {
 	checked, iss := env.Check(parsed)
 	if iss != nil && iss.Err() != nil {
 		skipTo := -1
+		macros := extMacroUses(parsed, w)
+		w.reportMacros(macros)
 		for _, e := range iss.Errors() {
 			off := w.lineColOffset(e.Location.Line(), e.Location.Column())
-			if off <= skipTo {
+			if off <= skipTo || inMacro(macros, off) {
 				continue
 			}
 			if m := undeclaredRE.FindStringSubmatch(e.Message); m != nil {
@@ -480,6 +482,24 @@ func (l *packLoader) checkCalls(a *ast.AST, w *whenSource) {
 			}
 			if _, err := regexp.Compile(s); err != nil {
 				w.report(offOf(pat), Error, CodeCELType, "invalid regular expression: %v", err)
+			}
+		case !call.IsMemberFunction() && (fn == "calls_within" && len(args) == 1 || fn == "tool_calls_within" && len(args) == 2):
+			n := args[len(args)-1]
+			if n.Kind() != ast.LiteralKind {
+				return
+			}
+			if v, ok := n.AsLiteral().Value().(int64); ok && (v < 1 || v > maxWindow) {
+				w.report(offOf(n), Error, CodeValue, "the window of %s must be between 1 and %d seconds (24 hours), got %d", fn, maxWindow, v)
+			}
+		case !call.IsMemberFunction() && (fn == "local_hour" || fn == "local_weekday") && len(args) == 1:
+			z := args[0]
+			if z.Kind() != ast.LiteralKind {
+				return
+			}
+			if s, ok := z.AsLiteral().Value().(string); ok {
+				if err := checkZone(s); err != nil {
+					w.report(offOf(z), Error, CodeValue, "%s: %v", fn, err)
+				}
 			}
 		}
 	}))

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -63,6 +64,9 @@ type Occurrence struct {
 	// Kept replaces engine-kept facts for this occurrence's rules, by
 	// bare name (a fixture's facts that the engine keeps, spec 5.10).
 	Kept map[string]any
+	// Time is when the occurrence happened (spec 5.13); zero: the clock's
+	// time when it is evaluated.
+	Time time.Time
 	// Providers answer the provider-backed functions by CEL name; an
 	// absent one is no provider. A nil answer is the zero value of the
 	// function's result; an error, the provider's failure.
@@ -122,7 +126,15 @@ func (s *Session) SetCounters(rule string, fire, breaker int64) { s.c[rule] = [2
 // fixture's history, spec 5.10): its tool, arguments (nil: none) and
 // blocking code ("" when it was not blocked).
 func (s *Session) AddCall(tool string, args map[string]any, code string) {
+	s.AddCallAt(tool, args, code, time.Time{})
+}
+
+// AddCallAt is AddCall with the call's time (spec 5.13).
+func (s *Session) AddCallAt(tool string, args map[string]any, code string, at time.Time) {
 	c := call{tool: tool, code: code}
+	if !at.IsZero() {
+		c.at = at.UnixNano()
+	}
 	var a any
 	if args != nil {
 		a = args
@@ -154,6 +166,10 @@ type occInput struct {
 	act  map[string]any // every fact of the catalog but the core ones
 	kept *kept
 	dets map[string]*detection
+	// now is the occurrence's time and calls the session's calls before
+	// it, for the time functions (spec 5.13).
+	now   time.Time
+	calls []call
 }
 
 // detection is a validator's answer, consulted once per occurrence.
@@ -182,6 +198,9 @@ func (in *occInput) Counter(rule string, c runtime.Counter) (int64, *Error) {
 }
 
 func (in *occInput) Provide(fn string, args []any) (any, *Error) {
+	if v, e, ok := in.timeFunction(fn, args); ok {
+		return v, e
+	}
 	p, ok := in.occ.Providers[fn]
 	if !ok || p == nil {
 		return nil, NoProvider(fn)
@@ -233,13 +252,19 @@ func (e *Engine) Evaluate(occ *Occurrence, s *Session) Decision {
 	for k, v := range s.c {
 		snap[k] = v
 	}
-	in := &occInput{e: e, occ: occ, snap: snap, act: map[string]any{}, dets: map[string]*detection{}}
+	now := occ.Time
+	if now.IsZero() {
+		now = time.Now()
+	}
+	in := &occInput{e: e, occ: occ, snap: snap, act: map[string]any{}, dets: map[string]*detection{}, now: now, calls: s.calls}
 	prov := s.scope(occ.Inputs)
 	for _, f := range e.set.Catalog.Facts {
 		switch {
 		case f.Tier == catalog.Core:
 		case f.CELName == "tenant" && f.Tier == catalog.Oarc:
 			in.act[f.CELName] = s.tenant
+		case f.CELName == "content" && f.Tier == catalog.Oarc:
+			in.act[f.CELName] = occ.Content
 		case f.CELName == "batch_tools" && f.Tier == catalog.Oarc:
 			if occ.Batch != nil {
 				in.act[f.CELName] = occ.Batch
@@ -357,6 +382,7 @@ func (e *Engine) Evaluate(occ *Occurrence, s *Session) Decision {
 	resp.Notes = e.parts(&resp, fired, "nudge")
 	if kp.atCall {
 		c := kp.cur
+		c.at = now.UnixNano()
 		if resp.Effect == "block" {
 			c.code = resp.Code
 		}

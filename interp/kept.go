@@ -28,6 +28,7 @@ type call struct {
 	fp    string // "" when the arguments have no fingerprint
 	code  string // its blocking code, "" when not blocked
 	valid bool   // fp is a fingerprint
+	at    int64  // its time, Unix nanoseconds (spec 5.13)
 }
 
 // same reports whether b repeats a for repeat_count.

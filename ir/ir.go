@@ -29,6 +29,9 @@ type Set struct {
 	Validators []string
 	// Digest identifies the rule sources of the set (spec 10): sha256:...
 	Digest string
+	// Times says that some rule reads the calls' times (calls_within,
+	// tool_calls_within, spec 5.13): the record then keeps them.
+	Times bool
 	// Record says that some rule reads a session fact the engine derives
 	// from the record of tool calls (spec 5.10: repeat_count,
 	// recent_tool_names, same_code_reject_run, code_reject_total, or a
@@ -390,6 +393,8 @@ const (
 	FromBatch
 	// FromTenant is tenant (spec 5.11): the session's tenant.
 	FromTenant
+	// FromContent is content (spec 5.13): the occurrence's content.
+	FromContent
 )
 
 // Kept names a session fact the engine keeps (spec 5.10).
@@ -465,9 +470,23 @@ const (
 	URLScheme
 	URLPort
 	URLPath
+	// CallsWithin and ToolCallsWithin count the session's recent calls,
+	// LocalHour and LocalWeekday read the occurrence's time (spec 5.13).
+	CallsWithin
+	ToolCallsWithin
+	LocalHour
+	LocalWeekday
 )
 
-var builtinNames = [...]string{"", "tool_arg_string", "tool_arg_int", "tool_arg_bool", "url_host", "url_scheme", "url_port", "url_path"}
+var builtinNames = [...]string{"", "tool_arg_string", "tool_arg_int", "tool_arg_bool", "url_host", "url_scheme", "url_port", "url_path",
+	"calls_within", "tool_calls_within", "local_hour", "local_weekday"}
+
+// ReadsTime reports whether the built-in reads the occurrence's time.
+func (b Builtin) ReadsTime() bool { return b >= CallsWithin && b <= LocalWeekday }
+
+// ReadsCallTimes reports whether the built-in reads the calls' times of
+// the session's record.
+func (b Builtin) ReadsCallTimes() bool { return b == CallsWithin || b == ToolCallsWithin }
 
 // ReadsToolArgs reports whether the built-in reads the tool arguments
 // (tool_arg_*), rather than only its arguments.

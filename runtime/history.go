@@ -28,6 +28,10 @@ type Call struct {
 	Fingerprint    Fingerprint
 	HasFingerprint bool // false: the arguments have none (see ErrNoFingerprint)
 	Code           string
+	// Time is the occurrence's time in Unix nanoseconds (spec 5.13), 0
+	// in a set whose rules read no call times: such a call is not kept
+	// in the record's times.
+	Time int64
 }
 
 // same reports whether c repeats p for repeat_count: the same tool and
@@ -47,6 +51,10 @@ type HistoryQuery struct {
 	// Names says that the occurrence reads recent_tool_names: a store may
 	// leave History.Tools empty without it.
 	Names bool
+	// Times says that the occurrence reads the calls' times (calls_within,
+	// tool_calls_within, spec 5.13): a store that keeps them fills
+	// History.Times and sets History.TimesKept.
+	Times bool
 }
 
 // History is what one occurrence reads of its session's record, in the
@@ -69,11 +77,15 @@ type History struct {
 	// exact (false: the pair is not counted and the record is full).
 	Totals      []int64
 	TotalsKnown []bool
+	// The calls' times (spec 5.13), when the query asked for them: see
+	// [CallTimes].
+	Times CallTimes
 }
 
 // Reset empties h, keeping its buffers.
 func (h *History) Reset() {
-	*h = History{Tools: h.Tools[:0], Totals: h.Totals[:0], TotalsKnown: h.TotalsKnown[:0]}
+	*h = History{Tools: h.Tools[:0], Totals: h.Totals[:0], TotalsKnown: h.TotalsKnown[:0],
+		Times: CallTimes{At: h.Times.At[:0], Tools: h.Times.Tools[:0]}}
 }
 
 // record is a session's record of tool calls, as MemStore keeps it. Its
@@ -86,6 +98,7 @@ type record struct {
 	lastRep, lastCRun int64
 	totals            map[codeTool]int64
 	full              bool // a pair was not counted: TotalsLimit reached
+	times             timeRing
 }
 
 type codeTool struct{ code, tool string }
@@ -108,6 +121,9 @@ func (r *record) read(q *HistoryQuery, h *History) {
 		v, ok := r.totals[codeTool{c, tool}]
 		h.Totals = append(h.Totals, v)
 		h.TotalsKnown = append(h.TotalsKnown, ok || !r.full)
+	}
+	if q.Times {
+		r.times.read(&h.Times)
 	}
 }
 
@@ -150,6 +166,9 @@ func (r *record) apply(c *Call) {
 	r.tools[r.calls%RecentLimit] = c.Tool
 	r.last = *c
 	r.calls++
+	if c.Time != 0 {
+		r.times.add(c.Time, c.Tool)
+	}
 }
 
 // KeptFacts are the session facts the engine keeps (spec 5.10) as one

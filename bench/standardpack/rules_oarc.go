@@ -33,13 +33,13 @@ const (
 
 // The catalog the rules were compiled against: another version of it fails
 // to compile here instead of misreading facts.
-const _ = lycaon.CatalogIs_bc80ba91
+const _ = lycaon.CatalogIs_c780cfd0
 
 // Name is the compilation set's name: its packs' names joined with "+".
 const Name = "standard-pack"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:51998e97fc310e1ae9b3d207eee95ea2ebb429343cdba8d9b530b0fdbbd245a4"
+const Digest = "sha256:469a157ba7c463d1f5a2f9320461967118d1d474f8aa7f6244334f6d257365bf"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.
@@ -294,12 +294,12 @@ func (ev *Evaluator) oLive(ctx context.Context, occ *lycaon.Occurrence, s *runti
 	return nil
 }
 
-// Reads returns what the rules at anchor a read: the facts the host fills, the
+// Reads returns what the rules at anchor oAnchor read: the facts the host fills, the
 // session facts the engine keeps, the provider functions and validators they
 // use, and whether they read counters or provenance (nothing for an anchor
 // without rules). A host that computes facts itself can fill only these.
-func Reads(anchor lycaon.Anchor) runtime.Reads {
-	switch anchor {
+func Reads(oAnchor lycaon.Anchor) runtime.Reads {
+	switch oAnchor {
 	case lycaon.ToolPreInvoke:
 		return oReads_ToolPreInvoke
 	default:

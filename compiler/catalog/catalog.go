@@ -553,6 +553,8 @@ var oarcFacts = []*Fact{
 		Description: "The tool of every action of the check, in order (for an occurrence evaluated alone, its own tool)."},
 	{Name: "tenant", Type: String, Tier: Oarc, Profile: "session", Section: "Tenants",
 		Description: "The session's tenant (empty by default)."},
+	{Name: "content", Type: String, Tier: Oarc, Profile: "content-safety", Section: "Content",
+		Description: "The occurrence's content (empty where there is none), as the host gave it, so that a rule reads it directly instead of through a validator."},
 }
 
 // oarcFunctions are oarc's own functions (tier oarc, no profile): the URL
@@ -566,6 +568,14 @@ var oarcFunctions = []*Function{
 		Description: "The URL's explicit port, else 80 for http and 443 for https, else 0; an error for a URL that does not parse, has no scheme or host, or whose port is not a decimal int."},
 	{Name: "url_path", Signature: "(string) -> string", Params: []Type{String}, Result: String, Tier: Oarc, Section: "URLs",
 		Description: "The URL's path as Go's URL.EscapedPath() gives it, \"/\" when empty; an error for a URL that does not parse or has no scheme or host."},
+	{Name: "calls_within", Signature: "(int) -> int", Params: []Type{Int}, Result: Int, Tier: Oarc, Section: "Time",
+		Description: "The session's tool.pre_invoke occurrences in the last N seconds (t - N < time <= t; at tool.pre_invoke the current one included); N from 1 to 86400; an error when the record dropped a call in the window."},
+	{Name: "tool_calls_within", Signature: "(string, int) -> int", Params: []Type{String, Int}, Result: Int, Tier: Oarc, Section: "Time",
+		Description: "calls_within(N) of the calls of the named tool."},
+	{Name: "local_hour", Signature: "(string) -> int", Params: []Type{String}, Result: Int, Tier: Oarc, Section: "Time",
+		Description: "The hour (0-23) of the occurrence's time in the named IANA time zone (\"UTC\", \"Europe/Paris\")."},
+	{Name: "local_weekday", Signature: "(string) -> int", Params: []Type{String}, Result: Int, Tier: Oarc, Section: "Time",
+		Description: "The day of the week (0 Sunday to 6 Saturday) of the occurrence's time in the named IANA time zone."},
 }
 
 func build(host string, anchors []*Anchor, facts []*Fact, functions []*Function, hostFacts []*Fact, hostFuncs []*Function, file string) (*Catalog, error) {

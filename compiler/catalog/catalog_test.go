@@ -33,8 +33,8 @@ func TestMatchesShared(t *testing.T) {
 
 func TestCounts(t *testing.T) {
 	c := Default()
-	// The OAR page's 148 facts (of every tier but oarc's) and oarc's four
-	// provenance facts (spec 5.7).
+	// The OAR page's 148 facts (of every tier but oarc's) and oarc's eight
+	// (provenance, batch_tools, tenant, content).
 	oar, oarc := 0, 0
 	for _, f := range c.Facts {
 		if f.Tier == Oarc {
@@ -43,8 +43,8 @@ func TestCounts(t *testing.T) {
 			oar++
 		}
 	}
-	if len(c.Anchors) != 62 || oar != 148 || oarc != 7 || len(c.Functions) != 19 {
-		t.Fatalf("got %d anchors, %d+%d facts, %d functions; want 62, 148+7, 19", len(c.Anchors), oar, oarc, len(c.Functions))
+	if len(c.Anchors) != 62 || oar != 148 || oarc != 8 || len(c.Functions) != 23 {
+		t.Fatalf("got %d anchors, %d+%d facts, %d functions; want 62, 148+8, 23", len(c.Anchors), oar, oarc, len(c.Functions))
 	}
 	if f := c.Fact("lycaon.tool_is_state"); f == nil || f.Type != Bool || f.Tier != Host {
 		t.Errorf("lycaon.tool_is_state = %+v", f)

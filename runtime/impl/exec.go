@@ -141,6 +141,13 @@ type Exec struct {
 	// live is the state of a rule store's rules (live.go), nil for an
 	// evaluator without a store.
 	live *liveState
+	// The occurrence's time (spec 5.13, timefn.go): the host's (hostTime),
+	// else the clock's, read at the first need (now, nowRead); keepTimes
+	// says that the set keeps the calls' times.
+	hostTime  time.Time
+	now       int64
+	nowRead   bool
+	keepTimes bool
 }
 
 // Begin prepares an evaluation in x, which must be a zero Exec (generated
@@ -236,7 +243,11 @@ func (x *Exec) readSnapshot() {
 	}
 	switch st := x.S.Store().(type) {
 	case nil:
+		// No session: an empty record, whose (no) calls' times are known.
 		clear(dst)
+		if hist != nil {
+			hist.Times.Kept = x.query.Times
+		}
 	case *runtime.MemStore:
 		snap := runtime.Snapshot{Keys: keys, Counters: dst, History: hist, Query: x.query}
 		err = st.Read(x.Ctx, x.S.Key(), &snap)
@@ -282,10 +293,13 @@ func (x *Exec) Counter(i int) (int64, Err) {
 // buffers.
 func copyHistory(dst, src *runtime.History) {
 	tools, totals, known := dst.Tools[:0], dst.Totals[:0], dst.TotalsKnown[:0]
+	at, ttools := dst.Times.At[:0], dst.Times.Tools[:0]
 	*dst = *src
 	dst.Tools = append(tools, src.Tools...)
 	dst.Totals = append(totals, src.Totals...)
 	dst.TotalsKnown = append(known, src.TotalsKnown...)
+	dst.Times.At = append(at, src.Times.At...)
+	dst.Times.Tools = append(ttools, src.Times.Tools...)
 }
 
 // Kept returns the session facts the engine keeps as the occurrence's
@@ -324,10 +338,14 @@ func (x *Exec) Kept() (*runtime.KeptFacts, Err) {
 	return k, Err{}
 }
 
-// call is the occurrence as the record keeps it, without its code.
+// call is the occurrence as the record keeps it, without its code; with
+// its time in a set that keeps calls' times.
 func (x *Exec) call() runtime.Call {
 	c := runtime.Call{Tool: x.tool}
 	c.Fingerprint, c.HasFingerprint = x.fingerprint()
+	if x.keepTimes {
+		c.Time = x.Now()
+	}
 	return c
 }
 

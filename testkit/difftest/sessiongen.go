@@ -25,6 +25,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 
@@ -660,6 +661,8 @@ var atoms = []atom{
 		return w.factAtomOf(w.g.cat.Fact(w.g.pick("prompt_injection_score", "jailbreak_score", "pii_entities", "secret_matches")))
 	}},
 	{"cel", weight(1), (*whenGen).celAtom},
+	{"time", weight(3), (*whenGen).timeAtom},
+	{"content", weight(2), (*whenGen).contentAtom},
 	// The session facts the engine keeps (spec 5.10).
 	{"engine-kept", weight(3), func(w *whenGen) string {
 		var kept []*catalog.Fact
@@ -911,6 +914,55 @@ func (w *whenGen) toolArgAtom() string {
 	return "tool_arg_bool(" + k + ")"
 }
 
+// timeAtom calls a time function (spec 5.13): windows of calls, constant
+// or computed (a computed one may be out of range: an error), and the
+// hour or weekday in a zone, constant or computed (a computed name is
+// mostly no zone: an error).
+func (w *whenGen) timeAtom() string {
+	g := w.g
+	n := g.pick("1", "2", "3", "5", "60", "3600", "86400", "size(tool)", "size(tool) - 1", "86400 + size(tool)")
+	if strings.Contains(n, "tool") {
+		w.reads["tool"] = true
+	}
+	zone := g.pick(`"UTC"`, `"Europe/Paris"`, `"America/New_York"`, `"Asia/Kolkata"`, `"Australia/Lord_Howe"`, "tool")
+	if zone == "tool" {
+		w.reads["tool"] = true
+	}
+	op := g.pick(">", "<=", "==", ">=")
+	switch g.r.Intn(4) {
+	case 0:
+		return fmt.Sprintf("calls_within(%s) %s %d", n, op, g.r.Intn(4))
+	case 1:
+		tool := strconv.Quote(g.pick(tools...))
+		if g.chance(3) {
+			tool = "tool"
+			w.reads["tool"] = true
+		}
+		return fmt.Sprintf("tool_calls_within(%s, %s) %s %d", tool, n, op, g.r.Intn(3))
+	case 2:
+		return fmt.Sprintf("local_hour(%s) %s %d", zone, op, g.r.Intn(24))
+	}
+	return fmt.Sprintf("local_weekday(%s) %s %d", zone, op, g.r.Intn(7))
+}
+
+// contentAtom reads the occurrence's content (spec 5.13), which steps
+// give at some anchors (empty elsewhere).
+func (w *whenGen) contentAtom() string {
+	g := w.g
+	w.read(g.cat.Fact("content"))
+	switch g.r.Intn(5) {
+	case 0:
+		return `content == ""`
+	case 1:
+		return fmt.Sprintf("size(content) > %d", g.r.Intn(6))
+	case 2:
+		return `content.matches("(?i)secret|日")`
+	case 3:
+		return `content.startsWith("a")`
+	}
+	return "content.contains(" + strconv.Quote(g.pick("secret", "é", " ", "x")) + ")"
+}
+
 // dynAtom reads an argument of the call as a dyn value: an error when it
 // is missing (no such key) or of another type than the operand (no such
 // overload).
@@ -1158,6 +1210,8 @@ type stepState struct {
 	// tool.pre_invoke; walk the tools still to call to walk a flow.
 	last []any
 	walk []string
+	// time is the step's time (spec 5.13).
+	time time.Time
 }
 
 // GenSession is a generated session: a fixture, and what its host does at
@@ -1219,6 +1273,7 @@ var stepFeatures = []stepFeature{
 	{"facts", (*SessionGen).stepFacts},
 	{"call", (*SessionGen).stepCall},
 	{"history", (*SessionGen).stepHistory},
+	{"time", (*SessionGen).stepTime},
 	{"profiles", (*SessionGen).stepProfiles},
 	{"content", (*SessionGen).stepContent},
 	{"counters", (*SessionGen).stepCounters},
@@ -1368,6 +1423,43 @@ func (g *SessionGen) stepHistory(s *GenSet, st *stepState) {
 	st.input["history"] = calls
 	g.count("step:history preset")
 }
+
+// stepTime gives some steps a time (spec 5.13): seconds to a day after the
+// previous one, sometimes before it (a clock that went back), or around a
+// change of daylight saving time in Europe/Paris; the others default to
+// one second after the previous step. History entries sometimes get
+// times too.
+func (g *SessionGen) stepTime(_ *GenSet, st *stepState) {
+	if st.index == 0 {
+		st.time = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).Add(-time.Second)
+	}
+	if h, ok := st.input["history"].([]any); ok && g.chance(2) {
+		for i := range h {
+			if c, ok := h[i].(map[string]any); ok && g.chance(2) {
+				c["time"] = st.time.Add(-time.Duration(g.r.Intn(100000)) * time.Second).Format(time.RFC3339)
+			}
+		}
+		g.count("step:history times")
+	}
+	switch g.r.Intn(6) {
+	case 0:
+		st.time = st.time.Add(time.Duration(g.pick2(2, 59, 60, 61, 3599, 86399, 86400, 86401)) * time.Second)
+		g.count("step:time later")
+	case 1:
+		st.time = st.time.Add(-time.Duration(g.r.Intn(120)) * time.Second)
+		g.count("step:time back")
+	case 2:
+		st.time = time.Date(2026, 3, 29, 0, 59, 58+g.r.Intn(4), 0, time.UTC)
+		g.count("step:time dst")
+	default:
+		st.time = st.time.Add(time.Second)
+		return
+	}
+	st.input["time"] = st.time.Format(time.RFC3339)
+}
+
+// pick2 picks one of the ints.
+func (g *SessionGen) pick2(l ...int) int { return l[g.r.Intn(len(l))] }
 
 func (g *SessionGen) stepAnchor(s *GenSet) string {
 	if g.chance(10) {

@@ -474,7 +474,7 @@ func (set%[1]d) Evaluate(req *wire.Request, s *runtime.Session, d *runtime.Decis
 	}
 	ev, _ := %[2]s.New(env)
 	anchor, _ := %[3]s.ParseAnchor(req.Anchor)
-	occ := %[3]s.Occurrence{Anchor: anchor, Profiles: req.Profiles, Content: req.Content, Inputs: req.Inputs}
+	occ := %[3]s.Occurrence{Anchor: anchor, Profiles: req.Profiles, Content: req.Content, Inputs: req.Inputs, Time: req.Time}
 	for name, v := range req.Facts {
 		if err := occ.Facts.Set(name, v); err != nil {
 			return err

@@ -628,9 +628,9 @@ func Request(in *fixture.Input, set int, session string, cat *catalog.Catalog) *
 			delete(req.Facts, name)
 		}
 	}
-	req.Tenant = in.Tenant
+	req.Tenant, req.Time = in.Tenant, in.Time
 	for _, c := range in.History {
-		req.History = append(req.History, wire.HistoryCall{Tool: c.Tool, Args: c.Args, Code: c.Code})
+		req.History = append(req.History, wire.HistoryCall{Tool: c.Tool, Args: c.Args, Code: c.Code, Time: c.Time})
 	}
 	if pv := in.Provenance; pv != nil {
 		req.Nodes, req.Inputs, req.Incomplete = pv.Nodes, pv.Inputs, pv.Incomplete

@@ -54,7 +54,7 @@ func (e *Engine) Evaluate(req *wire.Request, s *Session) wire.Response {
 		s.SetCounters(id, c[0], c[1])
 	}
 	for _, h := range req.History {
-		s.AddCall(h.Tool, h.Args, h.Code)
+		s.AddCallAt(h.Tool, h.Args, h.Code, h.Time)
 	}
 	for _, n := range req.Nodes {
 		s.RecordNode(n)
@@ -66,7 +66,7 @@ func (e *Engine) Evaluate(req *wire.Request, s *Session) wire.Response {
 		s.MarkIncomplete()
 	}
 	occ := &interp.Occurrence{
-		Anchor: req.Anchor, Facts: req.Facts, Profiles: req.Profiles, Content: req.Content, Inputs: req.Inputs, Kept: req.Kept, Batch: req.Batch,
+		Anchor: req.Anchor, Facts: req.Facts, Profiles: req.Profiles, Content: req.Content, Inputs: req.Inputs, Kept: req.Kept, Batch: req.Batch, Time: req.Time,
 		Providers:  map[string]func([]any) (any, error){},
 		Validators: map[string]func() (runtime.Detection, error){},
 	}

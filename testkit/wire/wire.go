@@ -48,6 +48,8 @@ type Request struct {
 	// Tenant is the session's tenant (spec 5.11), given with the session's
 	// first request.
 	Tenant string
+	// Time is the occurrence's time (spec 5.13; zero: the clock's).
+	Time time.Time
 	// Batch are the tools of the check the occurrence belongs to (nil:
 	// evaluated alone).
 	Batch  []string
@@ -187,6 +189,7 @@ type HistoryCall struct {
 	Tool string
 	Args map[string]any
 	Code string
+	Time time.Time // zero: none
 }
 
 // Response is a decision, in the shape both engines report.
@@ -338,6 +341,9 @@ func SetHistory(ctx context.Context, s *runtime.Session, calls []HistoryCall) er
 	var buf []byte
 	for _, c := range calls {
 		rc := runtime.Call{Tool: c.Tool, Code: c.Code}
+		if !c.Time.IsZero() {
+			rc.Time = c.Time.UnixNano()
+		}
 		fp, b, err := runtime.ArgsFingerprint(buf, c.Args)
 		buf = b
 		rc.Fingerprint, rc.HasFingerprint = fp, err == nil

@@ -122,13 +122,13 @@ const (
 
 // The catalog the rules were compiled against: another version of it fails
 // to compile here instead of misreading facts.
-const _ = lycaon.CatalogIs_bc80ba91
+const _ = lycaon.CatalogIs_c780cfd0
 
 // Name is the compilation set's name: its packs' names joined with "+".
 const Name = "synth100"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:d765a451134bbdc8b8d5c9a3b6105b87eebde8d643118857d8158e9c73fc0c1c"
+const Digest = "sha256:88192f1005f4f44b4c445b11a905d9df66a110cb87a3ab4f8f88bafabac9f84b"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.
@@ -565,12 +565,12 @@ func (ev *Evaluator) oLive(ctx context.Context, occ *lycaon.Occurrence, s *runti
 	return nil
 }
 
-// Reads returns what the rules at anchor a read: the facts the host fills, the
+// Reads returns what the rules at anchor oAnchor read: the facts the host fills, the
 // session facts the engine keeps, the provider functions and validators they
 // use, and whether they read counters or provenance (nothing for an anchor
 // without rules). A host that computes facts itself can fill only these.
-func Reads(anchor lycaon.Anchor) runtime.Reads {
-	switch anchor {
+func Reads(oAnchor lycaon.Anchor) runtime.Reads {
+	switch oAnchor {
 	case lycaon.CoordinatorPreInvoke:
 		return oReads_CoordinatorPreInvoke
 	case lycaon.ToolHandler:

@@ -1022,13 +1022,13 @@ const (
 
 // The catalog the rules were compiled against: another version of it fails
 // to compile here instead of misreading facts.
-const _ = lycaon.CatalogIs_bc80ba91
+const _ = lycaon.CatalogIs_c780cfd0
 
 // Name is the compilation set's name: its packs' names joined with "+".
 const Name = "synth1000"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:c3a793f56b1821bf140d1764d70703fbd21e8121f375e8f43ca81473fc64484a"
+const Digest = "sha256:efa61b566e5688aadb8de2227d4154b1bbb3e76278af95103cc5bea04bd8473f"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.
@@ -3265,12 +3265,12 @@ func (ev *Evaluator) oLive(ctx context.Context, occ *lycaon.Occurrence, s *runti
 	return nil
 }
 
-// Reads returns what the rules at anchor a read: the facts the host fills, the
+// Reads returns what the rules at anchor oAnchor read: the facts the host fills, the
 // session facts the engine keeps, the provider functions and validators they
 // use, and whether they read counters or provenance (nothing for an anchor
 // without rules). A host that computes facts itself can fill only these.
-func Reads(anchor lycaon.Anchor) runtime.Reads {
-	switch anchor {
+func Reads(oAnchor lycaon.Anchor) runtime.Reads {
+	switch oAnchor {
 	case lycaon.CoordinatorPreInvoke:
 		return oReads_CoordinatorPreInvoke
 	case lycaon.ToolHandler:

@@ -291,13 +291,13 @@ const (
 
 // The catalog the rules were compiled against: another version of it fails
 // to compile here instead of misreading facts.
-const _ = lycaon.CatalogIs_bc80ba91
+const _ = lycaon.CatalogIs_c780cfd0
 
 // Name is the compilation set's name: its packs' names joined with "+".
 const Name = "edge"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:53075c1fbeb4bc4fdd5eaa60ca5cfabbc4ad4fa2e2425561fe235418b89427de"
+const Digest = "sha256:d701951532e3d1d11b0697be67070004aec5c1c62c28b89696cd9cb20ea39222"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.
@@ -1064,12 +1064,12 @@ func (ev *Evaluator) oLive(ctx context.Context, occ *lycaon.Occurrence, s *runti
 	return nil
 }
 
-// Reads returns what the rules at anchor a read: the facts the host fills, the
+// Reads returns what the rules at anchor oAnchor read: the facts the host fills, the
 // session facts the engine keeps, the provider functions and validators they
 // use, and whether they read counters or provenance (nothing for an anchor
 // without rules). A host that computes facts itself can fill only these.
-func Reads(anchor lycaon.Anchor) runtime.Reads {
-	switch anchor {
+func Reads(oAnchor lycaon.Anchor) runtime.Reads {
+	switch oAnchor {
 	case lycaon.ToolPreInvoke:
 		return oReads_ToolPreInvoke
 	default:
@@ -5060,6 +5060,9 @@ var (
 	oList_E184_1         = []any{any(int64(1)), any(false)}
 	oList_E185_1         = []any{any(int64(1)), any(true)}
 	oList_E186_1         = []any{any(int64(1)), any(false)}
+	oGuard_E192_1        = &impl.TypeDesc{Kind: impl.TypeString}
+	oGuard_E193_1        = &impl.TypeDesc{Kind: impl.TypeString}
+	oGuard_E194_1        = &impl.TypeDesc{Kind: impl.TypeString}
 	oList_E199_1         = []string{}
 	oList_E200_1         = []any{any(true), any(false)}
 	oMap_E202_1          = impl.NewAnyMap(any(int64(1)), any("a"))
@@ -12360,6 +12363,9 @@ func oRule_E192(oX *oExec) (bool, runtime.Err) {
 	var oT9 runtime.Err
 	if !oT8 {
 		oT6, oT7 := func() (bool, runtime.Err) {
+			if !impl.Assignable(any(int64(1)), oGuard_E192_1) {
+				return false, impl.NoSuchOverload("tool_arg_string")
+			}
 			oT2, oT3 := impl.AsString(any(int64(1)))
 			if oT3.Kind != 0 {
 				return false, oT3
@@ -12413,6 +12419,9 @@ func oRule_E193(oX *oExec) (bool, runtime.Err) {
 			if oT5.Kind != 0 {
 				return false, oT5
 			}
+			if !impl.Assignable(oT4, oGuard_E193_1) {
+				return false, impl.NoSuchOverload("tool_arg_int")
+			}
 			oT6, oT7 := impl.AsString(oT4)
 			if oT7.Kind != 0 {
 				return false, oT7
@@ -12465,6 +12474,9 @@ func oRule_E194(oX *oExec) (bool, runtime.Err) {
 			oT4, oT5 := impl.Read(oT2)
 			if oT5.Kind != 0 {
 				return false, oT5
+			}
+			if !impl.Assignable(oT4, oGuard_E194_1) {
+				return false, impl.NoSuchOverload("tool_arg_string")
 			}
 			oT6, oT7 := impl.AsString(oT4)
 			if oT7.Kind != 0 {

@@ -420,6 +420,8 @@ func factRead(cat *catalog.Catalog, f *catalog.Fact, detector bool) *ir.Fact {
 		n.Source, n.Field = ir.FromBatch, nil
 	case f.CELName == "tenant" && f.Tier == catalog.Oarc:
 		n.Source, n.Field = ir.FromTenant, nil
+	case f.CELName == "content" && f.Tier == catalog.Oarc:
+		n.Source, n.Field = ir.FromContent, nil
 	case f.Tier == catalog.Oarc:
 		n.Source = ir.FromProvenance
 	case f.Kept != catalog.NotKept:

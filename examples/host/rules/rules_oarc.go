@@ -37,13 +37,13 @@ const (
 
 // The catalog the rules were compiled against: another version of it fails
 // to compile here instead of misreading facts.
-const _ = lycaon.CatalogIs_bc80ba91
+const _ = lycaon.CatalogIs_c780cfd0
 
 // Name is the compilation set's name: its packs' names joined with "+".
 const Name = "starter"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:fbae0429f7ea150a01c0ec47491835fad46a2d1f0df71214775340e4a99a3b14"
+const Digest = "sha256:3f443fe5b055d3549d4d6fab571566b3c85035c77299b30369e94742af08129d"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.
@@ -309,12 +309,12 @@ func (ev *Evaluator) oLive(ctx context.Context, occ *lycaon.Occurrence, s *runti
 	return nil
 }
 
-// Reads returns what the rules at anchor a read: the facts the host fills, the
+// Reads returns what the rules at anchor oAnchor read: the facts the host fills, the
 // session facts the engine keeps, the provider functions and validators they
 // use, and whether they read counters or provenance (nothing for an anchor
 // without rules). A host that computes facts itself can fill only these.
-func Reads(anchor lycaon.Anchor) runtime.Reads {
-	switch anchor {
+func Reads(oAnchor lycaon.Anchor) runtime.Reads {
+	switch oAnchor {
 	case lycaon.ContentToolResult:
 		return oReads_ContentToolResult
 	case lycaon.ToolPreInvoke:

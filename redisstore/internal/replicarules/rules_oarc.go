@@ -31,13 +31,13 @@ const (
 
 // The catalog the rules were compiled against: another version of it fails
 // to compile here instead of misreading facts.
-const _ = lycaon.CatalogIs_bc80ba91
+const _ = lycaon.CatalogIs_c780cfd0
 
 // Name is the compilation set's name: its packs' names joined with "+".
 const Name = "replicas"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:f6800dcd7092766e320237e1e51f2ca9e8d153f707b9c7fdfeeacf8ac8350822"
+const Digest = "sha256:37d55682c77a6d5357ec96baa80d05565d122a5e12f70180e9b9f184f7cac429"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.
@@ -290,12 +290,12 @@ func (ev *Evaluator) oLive(ctx context.Context, occ *lycaon.Occurrence, s *runti
 	return nil
 }
 
-// Reads returns what the rules at anchor a read: the facts the host fills, the
+// Reads returns what the rules at anchor oAnchor read: the facts the host fills, the
 // session facts the engine keeps, the provider functions and validators they
 // use, and whether they read counters or provenance (nothing for an anchor
 // without rules). A host that computes facts itself can fill only these.
-func Reads(anchor lycaon.Anchor) runtime.Reads {
-	switch anchor {
+func Reads(oAnchor lycaon.Anchor) runtime.Reads {
+	switch oAnchor {
 	case lycaon.ToolPostInvoke:
 		return oReads_ToolPostInvoke
 	case lycaon.ToolPreInvoke:

@@ -28,13 +28,13 @@ const (
 
 // The catalog the rules were compiled against: another version of it fails
 // to compile here instead of misreading facts.
-const _ = lycaon.CatalogIs_bc80ba91
+const _ = lycaon.CatalogIs_c780cfd0
 
 // Name is the compilation set's name: its packs' names joined with "+".
 const Name = "basic \"pack\" */ `x`"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:15349c8146aef17454e74c621aea8935e1302a48dcf49aa9cd9afc4735d45c99"
+const Digest = "sha256:be77b618d54d9a7dc785640190b497fe260fb4a60f1d6bda995f4851a314447b"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.
@@ -282,12 +282,12 @@ func (ev *Evaluator) oLive(ctx context.Context, occ *lycaon.Occurrence, s *runti
 	return nil
 }
 
-// Reads returns what the rules at anchor a read: the facts the host fills, the
+// Reads returns what the rules at anchor oAnchor read: the facts the host fills, the
 // session facts the engine keeps, the provider functions and validators they
 // use, and whether they read counters or provenance (nothing for an anchor
 // without rules). A host that computes facts itself can fill only these.
-func Reads(anchor lycaon.Anchor) runtime.Reads {
-	switch anchor {
+func Reads(oAnchor lycaon.Anchor) runtime.Reads {
+	switch oAnchor {
 	case lycaon.CoordinatorPostTurn:
 		return oReads_CoordinatorPostTurn
 	case lycaon.ToolPreInvoke:

@@ -33,13 +33,13 @@ const (
 
 // The catalog the rules were compiled against: another version of it fails
 // to compile here instead of misreading facts.
-const _ = acme.CatalogIs_954cffe2
+const _ = acme.CatalogIs_2bec9aaa
 
 // Name is the compilation set's name: its packs' names joined with "+".
 const Name = "acme-devbot"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:0e1a5fbcf680d59025ab1687d6e76e50aa5af968d7d34548dcb331ca08def302"
+const Digest = "sha256:91cb5a72fafc0c320b88abff7a9fb41dd29ffd957eaebc3066e055ecb1190b92"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.
@@ -313,12 +313,12 @@ func (ev *Evaluator) oLive(ctx context.Context, occ *acme.Occurrence, s *runtime
 	return nil
 }
 
-// Reads returns what the rules at anchor a read: the facts the host fills, the
+// Reads returns what the rules at anchor oAnchor read: the facts the host fills, the
 // session facts the engine keeps, the provider functions and validators they
 // use, and whether they read counters or provenance (nothing for an anchor
 // without rules). A host that computes facts itself can fill only these.
-func Reads(anchor acme.Anchor) runtime.Reads {
-	switch anchor {
+func Reads(oAnchor acme.Anchor) runtime.Reads {
+	switch oAnchor {
 	case acme.ContentOutput:
 		return oReads_ContentOutput
 	case acme.GitPrePush:

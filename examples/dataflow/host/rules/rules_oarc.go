@@ -31,13 +31,13 @@ const (
 
 // The catalog the rules were compiled against: another version of it fails
 // to compile here instead of misreading facts.
-const _ = finbot.CatalogIs_cca54f50
+const _ = finbot.CatalogIs_d5cabf82
 
 // Name is the compilation set's name: its packs' names joined with "+".
 const Name = "payments+finance-team"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:5b6c10c942b1c3afd25d657b8a22f530207a58bf35b11c331907a2d42f7a37bb"
+const Digest = "sha256:ba8367b2c8bdc2a698c961ae2e88149d3e240e552c376c6c2333a8c2b720adbe"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.
@@ -286,12 +286,12 @@ func (ev *Evaluator) oLive(ctx context.Context, occ *finbot.Occurrence, s *runti
 	return nil
 }
 
-// Reads returns what the rules at anchor a read: the facts the host fills, the
+// Reads returns what the rules at anchor oAnchor read: the facts the host fills, the
 // session facts the engine keeps, the provider functions and validators they
 // use, and whether they read counters or provenance (nothing for an anchor
 // without rules). A host that computes facts itself can fill only these.
-func Reads(anchor finbot.Anchor) runtime.Reads {
-	switch anchor {
+func Reads(oAnchor finbot.Anchor) runtime.Reads {
+	switch oAnchor {
 	case finbot.PaymentPreSubmit:
 		return oReads_PaymentPreSubmit
 	case finbot.ToolPreInvoke:

@@ -30,13 +30,13 @@ const (
 
 // The catalog the rules were compiled against: another version of it fails
 // to compile here instead of misreading facts.
-const _ = lycaon.CatalogIs_bc80ba91
+const _ = lycaon.CatalogIs_c780cfd0
 
 // Name is the compilation set's name: its packs' names joined with "+".
 const Name = "mcp-stock+mcp-project"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:8618b232a02783dfabfcb41485a857f5e1524b7e69170ec3ffbcfd96f5a9e6f1"
+const Digest = "sha256:bb52755db9b0c554e31c3bcadfb100b30c6e6225e23855e57e9c825579e0c69b"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.
@@ -287,12 +287,12 @@ func (ev *Evaluator) oLive(ctx context.Context, occ *lycaon.Occurrence, s *runti
 	return nil
 }
 
-// Reads returns what the rules at anchor a read: the facts the host fills, the
+// Reads returns what the rules at anchor oAnchor read: the facts the host fills, the
 // session facts the engine keeps, the provider functions and validators they
 // use, and whether they read counters or provenance (nothing for an anchor
 // without rules). A host that computes facts itself can fill only these.
-func Reads(anchor lycaon.Anchor) runtime.Reads {
-	switch anchor {
+func Reads(oAnchor lycaon.Anchor) runtime.Reads {
+	switch oAnchor {
 	case lycaon.ContentToolResult:
 		return oReads_ContentToolResult
 	case lycaon.ToolPostInvoke:

@@ -25,13 +25,13 @@ const (
 
 // The catalog the rules were compiled against: another version of it fails
 // to compile here instead of misreading facts.
-const _ = lycaon.CatalogIs_bc80ba91
+const _ = lycaon.CatalogIs_c780cfd0
 
 // Name is the compilation set's name: its packs' names joined with "+".
 const Name = "base"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:6fed488638b5e3f2219683c064ffc4f1037558abd750042daf7fe99a2e0baa76"
+const Digest = "sha256:f133f55d39539f664207e3f7f5fd6350ece10e2eadcf6ea0e56b5c35d6ccc7fd"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.
@@ -270,12 +270,12 @@ func (ev *Evaluator) oLive(ctx context.Context, occ *lycaon.Occurrence, s *runti
 	return nil
 }
 
-// Reads returns what the rules at anchor a read: the facts the host fills, the
+// Reads returns what the rules at anchor oAnchor read: the facts the host fills, the
 // session facts the engine keeps, the provider functions and validators they
 // use, and whether they read counters or provenance (nothing for an anchor
 // without rules). A host that computes facts itself can fill only these.
-func Reads(anchor lycaon.Anchor) runtime.Reads {
-	switch anchor {
+func Reads(oAnchor lycaon.Anchor) runtime.Reads {
+	switch oAnchor {
 	case lycaon.ToolPostInvoke:
 		return oReads_ToolPostInvoke
 	case lycaon.ToolPreInvoke:

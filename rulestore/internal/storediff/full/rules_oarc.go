@@ -38,13 +38,13 @@ const (
 
 // The catalog the rules were compiled against: another version of it fails
 // to compile here instead of misreading facts.
-const _ = lycaon.CatalogIs_bc80ba91
+const _ = lycaon.CatalogIs_c780cfd0
 
 // Name is the compilation set's name: its packs' names joined with "+".
 const Name = "base+extra"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:7e64f3f8797757a117a430b29a7998840fc9c0fdf779f9b17cfde9c8b413c877"
+const Digest = "sha256:b32de8b32d5fdc3042b3b184b288c90c0dd002da9749c79c7a17363ed9fa0e72"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.
@@ -312,12 +312,12 @@ func (ev *Evaluator) oLive(ctx context.Context, occ *lycaon.Occurrence, s *runti
 	return nil
 }
 
-// Reads returns what the rules at anchor a read: the facts the host fills, the
+// Reads returns what the rules at anchor oAnchor read: the facts the host fills, the
 // session facts the engine keeps, the provider functions and validators they
 // use, and whether they read counters or provenance (nothing for an anchor
 // without rules). A host that computes facts itself can fill only these.
-func Reads(anchor lycaon.Anchor) runtime.Reads {
-	switch anchor {
+func Reads(oAnchor lycaon.Anchor) runtime.Reads {
+	switch oAnchor {
 	case lycaon.ContentInput:
 		return oReads_ContentInput
 	case lycaon.ToolPostInvoke:

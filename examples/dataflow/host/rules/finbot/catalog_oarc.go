@@ -12,6 +12,7 @@ import (
 	"github.com/oarc/oarc/runtime"
 	"github.com/oarc/oarc/runtime/impl"
 	"reflect"
+	"time"
 )
 
 // Generated code refers to these so that a file generated for another
@@ -24,10 +25,10 @@ const (
 // Fingerprint identifies the catalog: packages of rules generated against
 // another version of it refer to another CatalogIs_ constant and fail to
 // compile instead of misreading facts.
-const Fingerprint = "cca54f50"
+const Fingerprint = "d5cabf82"
 
-// CatalogIs_cca54f50 is referred to by packages of rules generated against this catalog.
-const CatalogIs_cca54f50 = true
+// CatalogIs_d5cabf82 is referred to by packages of rules generated against this catalog.
+const CatalogIs_d5cabf82 = true
 
 // Anchor is an anchor of the catalog. The zero Anchor is no anchor: an
 // occurrence with it, or with a value no constant has, is an error (never a
@@ -389,6 +390,9 @@ type Occurrence struct {
 	// occurrence's rules: a testing and replay aid (spec 5.10). The session's
 	// record still keeps what happened.
 	Kept *runtime.KeptOverride
+	// Time is when the occurrence happened (spec 5.13); zero: the runtime reads
+	// its clock, only where a rule needs the time.
+	Time time.Time
 }
 
 // Providers answer the observation functions that need host knowledge. A nil

@@ -1,0 +1,25 @@
+package compiler
+
+import (
+	"fmt"
+	"time"
+	_ "time/tzdata" // zone names check the same at load as at run time (spec 5.13)
+)
+
+// maxWindow is the largest window of calls_within and tool_calls_within,
+// in seconds (spec 5.13), as the runtime's MaxWindow.
+const maxWindow = 86400
+
+// checkZone checks a constant time zone name of local_hour or
+// local_weekday (spec 5.13) against the IANA database the binary embeds,
+// as the runtime's LoadZone does: "" and "Local", which Go accepts, name
+// no IANA zone.
+func checkZone(name string) error {
+	if name == "" || name == "Local" {
+		return fmt.Errorf("%q is not an IANA time zone name (write one such as \"UTC\" or \"Europe/Paris\")", name)
+	}
+	if _, err := time.LoadLocation(name); err != nil {
+		return fmt.Errorf("unknown time zone %q (IANA names such as \"UTC\", \"Europe/Paris\", \"America/New_York\")", name)
+	}
+	return nil
+}

@@ -1,0 +1,165 @@
+package runtime
+
+// This file owns the calls' times of the record of tool calls (spec 5.13):
+// what a store keeps of them (at most the calls of the last 24 hours and
+// at most TimesLimit of them), what one occurrence reads ([CallTimes]),
+// and the window counts rules read (calls_within, tool_calls_within).
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+	_ "time/tzdata" // zone names check the same at load and at run time
+)
+
+// TimesLimit is how many calls' times the record keeps (spec 5.13).
+const TimesLimit = 4096
+
+// TimesSpan is how far back the record keeps calls' times: the longest
+// window a rule may ask about (spec 5.13: N <= 86,400 seconds).
+const TimesSpan = 24 * time.Hour
+
+// MaxWindow is the largest window of calls_within, in seconds.
+const MaxWindow = 86400
+
+// CallTimes is what an occurrence reads of the calls' times: each kept
+// call's time (Unix nanoseconds) and tool, in the order the record applied
+// them.
+type CallTimes struct {
+	// Kept says that the store keeps calls' times and filled these
+	// fields; a store that does not leaves it false, and reading a window
+	// is then an error (never a count of 0).
+	Kept  bool
+	At    []int64
+	Tools []string
+	// Dropped says that the record dropped calls (older than TimesSpan,
+	// or beyond TimesLimit); DroppedAt is the latest time among them. A
+	// window that reaches back past DroppedAt may miss calls: reading it
+	// is an error (a missing observation proves nothing).
+	Dropped   bool
+	DroppedAt int64
+}
+
+// ErrTimesNotKept is the error of reading a window of calls in a session
+// whose store does not keep the calls' times.
+var ErrTimesNotKept = errors.New("the calls' times are not kept by this store")
+
+// ErrTimesDropped is the error of reading a window of calls that reaches
+// back to calls the record dropped (spec 5.13).
+var ErrTimesDropped = errors.New("the record dropped calls that fall in this window (it keeps the calls of the last 24 hours, at most 4096)")
+
+// CheckWindow checks a window of calls_within or tool_calls_within, in
+// seconds: 1 to [MaxWindow].
+func CheckWindow(n int64) error {
+	if n < 1 || n > MaxWindow {
+		return fmt.Errorf("the window of a call count must be between 1 and %d seconds, got %d", MaxWindow, n)
+	}
+	return nil
+}
+
+// Within counts the kept calls, of tool when one is given (anyTool false),
+// whose time t satisfies now-n seconds < t <= now (spec 5.13). It does not
+// count the occurrence itself: at tool.pre_invoke the caller adds it.
+func (c *CallTimes) Within(now, n int64, tool string, anyTool bool) (int64, error) {
+	if err := CheckWindow(n); err != nil {
+		return 0, err
+	}
+	if !c.Kept {
+		return 0, ErrTimesNotKept
+	}
+	lo := now - n*int64(time.Second)
+	if c.Dropped && c.DroppedAt > lo {
+		return 0, ErrTimesDropped
+	}
+	var k int64
+	for i, t := range c.At {
+		if t > lo && t <= now && (anyTool || c.Tools[i] == tool) {
+			k++
+		}
+	}
+	return k, nil
+}
+
+// timeRing is the calls' times a MemStore's record keeps: a ring of at
+// most TimesLimit entries, in the order they were applied, from which the
+// calls older than TimesSpan before the latest one are dropped.
+type timeRing struct {
+	at        []int64
+	tools     []string
+	start, n  int
+	latest    int64
+	dropped   bool
+	droppedAt int64
+}
+
+// add keeps the time of one call.
+func (r *timeRing) add(t int64, tool string) {
+	if r.n == 0 || t > r.latest {
+		r.latest = t
+	}
+	if r.n == len(r.at) && len(r.at) < TimesLimit {
+		// Grow (a ring of length n is full from start).
+		size := min(max(2*len(r.at), 16), TimesLimit)
+		at, tools := make([]int64, size), make([]string, size)
+		for i := 0; i < r.n; i++ {
+			at[i], tools[i] = r.at[(r.start+i)%len(r.at)], r.tools[(r.start+i)%len(r.at)]
+		}
+		r.at, r.tools, r.start = at, tools, 0
+	}
+	if r.n == len(r.at) {
+		r.drop()
+	}
+	i := (r.start + r.n) % len(r.at)
+	r.at[i], r.tools[i] = t, tool
+	r.n++
+	cut := r.latest - int64(TimesSpan)
+	for r.n > 0 && r.at[r.start] <= cut {
+		r.drop()
+	}
+}
+
+// drop drops the oldest kept call.
+func (r *timeRing) drop() {
+	t := r.at[r.start]
+	if !r.dropped || t > r.droppedAt {
+		r.droppedAt = t
+	}
+	r.dropped = true
+	r.tools[r.start] = ""
+	r.start = (r.start + 1) % len(r.at)
+	r.n--
+}
+
+// read fills c.
+func (r *timeRing) read(c *CallTimes) {
+	c.Kept, c.Dropped, c.DroppedAt = true, r.dropped, r.droppedAt
+	for i := 0; i < r.n; i++ {
+		j := (r.start + i) % len(r.at)
+		c.At = append(c.At, r.at[j])
+		c.Tools = append(c.Tools, r.tools[j])
+	}
+}
+
+// zones caches the locations LoadZone loaded, by name.
+var zones sync.Map // string -> *time.Location
+
+// LoadZone loads the IANA time zone of local_hour and local_weekday (spec
+// 5.13) from the time zone database embedded in the binary (time/tzdata),
+// so that a name checks the same at load and at run time, on any host.
+// "" and "Local", which Go accepts but which name no IANA zone, are
+// errors.
+func LoadZone(name string) (*time.Location, error) {
+	if l, ok := zones.Load(name); ok {
+		return l.(*time.Location), nil
+	}
+	if name == "" || name == "Local" {
+		return nil, fmt.Errorf("%q is not an IANA time zone name", name)
+	}
+	l, err := time.LoadLocation(name)
+	if err != nil {
+		return nil, fmt.Errorf("unknown time zone %q", name)
+	}
+	zones.Store(name, l)
+	return l, nil
+}
