@@ -87,7 +87,7 @@ var setFileNames = map[string]bool{
 	// Locals and parameters of the generated set package.
 	"c": true, "ctx": true, "d": true, "env": true, "err": true, "ev": true, "i": true, "id": true,
 	"missing": true, "n": true, "names": true, "o": true, "occ": true, "opts": true, "r": true,
-	"rule": true, "s": true, "step": true, "x": true,
+	"rule": true, "s": true, "step": true, "x": true, "a": true, "ds": true, "occs": true,
 	// Predeclared.
 	"any": true, "append": true, "bool": true, "byte": true, "cap": true, "clear": true, "close": true,
 	"comparable": true, "complex": true, "complex128": true, "complex64": true, "copy": true,

@@ -22,6 +22,10 @@ func answer() wire.Response {
 		Banner:    "Warned\nCode: W\n\nThis rule could not be evaluated (no such key: k); it applies because it fails closed.\nOther\nCode: V",
 		Notes:     "Nudged\nCode: N",
 		Errors:    []wire.Error{{Rule: "B", Kind: "no_such_key", Message: "no such key: k"}, {Rule: "", Kind: "store", Message: "store down"}},
+		Check: []wire.Response{
+			{Effect: "allow", Codes: []string{}, Errors: []wire.Error{{Rule: "A", Kind: "no_such_key"}}},
+			{Effect: "warn", Code: "W", Codes: []string{"W"}},
+		},
 	}
 }
 
@@ -56,6 +60,11 @@ func TestDisagreeEveryField(t *testing.T) {
 			func(r *wire.Response) { r.Rejection = "" },
 			func(r *wire.Response) { r.Rejection = strings.Replace(r.Rejection, "Code: B", "Code: A", 1) },
 			func(r *wire.Response) { r.Rejection = r.Rejection[strings.Index(r.Rejection, "\n")+1:] }, // not failed closed
+		},
+		"check": {
+			func(r *wire.Response) { r.Check = r.Check[:1] },               // one decision fewer
+			func(r *wire.Response) { r.Check[1].Effect = "block" },         // one action's decision differs
+			func(r *wire.Response) { r.Check[0].Errors[0].Kind = "store" }, // deep inside an action
 		},
 		"errors": {
 			func(r *wire.Response) { r.Errors = r.Errors[:1] },                                       // one fewer

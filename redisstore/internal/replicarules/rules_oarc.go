@@ -53,11 +53,16 @@ var oValidatorIDs = [0]string{}
 // New binds env: the validators and providers the rules use are resolved
 // once, here. Those env lacks are reported as a *runtime.MissingError; the
 // evaluator is usable all the same (a rule that reaches a missing one has an
-// evaluation error, and its on_error applies).
+// evaluation error, and its on_error applies). A rule store
+// (runtime.WithRuleStore) opened for another compilation set is refused: New
+// returns no evaluator and an error wrapping runtime.ErrRuleStoreSet.
 func New(env lycaon.Env, opts ...runtime.Option) (*Evaluator, error) {
 	ev := &Evaluator{env: env}
 	for _, o := range opts {
 		o(&ev.cfg)
+	}
+	if err := impl.CheckRuleStore(ev.cfg.RuleStore, Digest); err != nil {
+		return nil, err
 	}
 	var missing runtime.MissingError
 	for i, id := range oValidatorIDs {
@@ -94,9 +99,9 @@ func (ev *Evaluator) Evaluate(ctx context.Context, occ *lycaon.Occurrence, s *ru
 	}
 	switch occ.Anchor {
 	case lycaon.ToolPostInvoke:
-		return ev.oEval_ToolPostInvoke(ctx, occ, s, d)
+		return ev.oEval_ToolPostInvoke(ctx, occ, s, d, nil)
 	case lycaon.ToolPreInvoke:
-		return ev.oEval_ToolPreInvoke(ctx, occ, s, d)
+		return ev.oEval_ToolPreInvoke(ctx, occ, s, d, nil)
 	default:
 		if !occ.Anchor.Valid() {
 			err := impl.UnknownAnchor(d, int64(occ.Anchor))
@@ -104,6 +109,9 @@ func (ev *Evaluator) Evaluate(ctx context.Context, occ *lycaon.Occurrence, s *ru
 				impl.RecordDecision(ctx, ev.cfg.Recorder, Name, Digest, s, occ.Anchor.String(), occ.Facts.Tool, d)
 			}
 			return err
+		}
+		if ev.cfg.RuleStore != nil {
+			return ev.oLive(ctx, occ, s, d, nil)
 		}
 		// An anchor without rules: allow.
 		d.Reset()
@@ -113,6 +121,71 @@ func (ev *Evaluator) Evaluate(ctx context.Context, occ *lycaon.Occurrence, s *ru
 		}
 		return nil
 	}
+}
+
+// EvaluateCheck evaluates occs as one check (spec 5.11): the occurrences a
+// model turn proposes together, at one anchor, one decision each in ds (as
+// many as occs). Every action reads the session as it was before the check,
+// its own facts, and batch_tools, the tools of every action in order; after
+// every action's rules, the updates of all actions are applied in index
+// order as one atomic step (one Store.Apply), and a failure to apply them is
+// an error in every decision. A decision says nothing about another: a
+// blocked action does not block its siblings. Occurrences at different
+// anchors are an error wrapping runtime.ErrCheckAnchors, and as many
+// decisions as occurrences is required (runtime.ErrBadCall); every decision
+// then blocks and nothing is applied. An empty check does nothing. Without a
+// recorder it allocates nothing for a check of up to 8 actions, once the
+// decisions' buffers have grown, with the exceptions of Evaluate.
+func (ev *Evaluator) EvaluateCheck(ctx context.Context, occs []lycaon.Occurrence, s *runtime.Session, ds []runtime.Decision) error {
+	if ev == nil || len(ds) != len(occs) {
+		return impl.BadCheck(ev == nil, len(occs), ds)
+	}
+	if len(occs) == 0 {
+		return nil
+	}
+	a := occs[0].Anchor
+	var c impl.Check
+	for i := range occs {
+		if occs[i].Anchor != a {
+			return impl.MixedCheck(ds, i, a.String(), occs[i].Anchor.String())
+		}
+		c.Tool(occs[i].Facts.Tool)
+	}
+	var err error
+	switch a {
+	case lycaon.ToolPostInvoke:
+		for i := range occs {
+			ev.oEval_ToolPostInvoke(ctx, &occs[i], s, &ds[i], &c)
+		}
+	case lycaon.ToolPreInvoke:
+		for i := range occs {
+			ev.oEval_ToolPreInvoke(ctx, &occs[i], s, &ds[i], &c)
+		}
+	default:
+		switch {
+		case !a.Valid():
+			for i := range occs {
+				err = impl.UnknownAnchor(&ds[i], int64(a))
+			}
+		case ev.cfg.RuleStore != nil:
+			for i := range occs {
+				ev.oLive(ctx, &occs[i], s, &ds[i], &c)
+			}
+		default:
+			// An anchor without rules: allow.
+			for i := range occs {
+				ds[i].Reset()
+				ds[i].Content = occs[i].Content
+			}
+		}
+	}
+	impl.EndCheck(&c, ctx, ds)
+	if ev.cfg.Recorder != nil {
+		for i := range occs {
+			impl.RecordDecision(ctx, ev.cfg.Recorder, Name, Digest, s, a.String(), occs[i].Facts.Tool, &ds[i])
+		}
+	}
+	return err
 }
 
 // CounterKey returns the store key of a rule's counter, for hosts that
@@ -142,6 +215,149 @@ func (ev *Evaluator) CounterKey(rule string, c runtime.Counter) (runtime.Counter
 	default:
 		return runtime.CounterKey{}, false
 	}
+}
+
+// LiveFact reads a fact the host fills, by CEL name, for a rule of a rule store
+// (impl.LiveHost); a fact the set reads lazily is read through Env.Lazy.
+func (oX *oExec) LiveFact(name string) (any, runtime.Err) {
+	v, _ := oX.F.Get(name)
+	return v, runtime.Err{}
+}
+
+// LiveProvide calls the host's provider of a catalog function, by CEL name, for a
+// rule of a rule store (impl.LiveHost).
+func (oX *oExec) LiveProvide(name string, args []any) (any, runtime.Err) {
+	switch name {
+	case "path_outside_scope":
+		if len(args) != 1 {
+			return nil, impl.NoSuchOverload("path_outside_scope")
+		}
+		a0, ok0 := args[0].(string)
+		if !ok0 {
+			return nil, impl.NoSuchOverload("path_outside_scope")
+		}
+		v, e := impl.Provide1(&oX.Exec, oX.ev.env.Providers.PathOutsideScope, "path_outside_scope", oX.occ, a0)
+		return v, e
+	case "mcp_server_configured_for":
+		if len(args) != 1 {
+			return nil, impl.NoSuchOverload("mcp_server_configured_for")
+		}
+		a0, ok0 := args[0].(string)
+		if !ok0 {
+			return nil, impl.NoSuchOverload("mcp_server_configured_for")
+		}
+		v, e := impl.Provide1(&oX.Exec, oX.ev.env.Providers.McpServerConfiguredFor, "mcp_server_configured_for", oX.occ, a0)
+		return v, e
+	case "mcp_server_enabled_for":
+		if len(args) != 1 {
+			return nil, impl.NoSuchOverload("mcp_server_enabled_for")
+		}
+		a0, ok0 := args[0].(string)
+		if !ok0 {
+			return nil, impl.NoSuchOverload("mcp_server_enabled_for")
+		}
+		v, e := impl.Provide1(&oX.Exec, oX.ev.env.Providers.McpServerEnabledFor, "mcp_server_enabled_for", oX.occ, a0)
+		return v, e
+	case "mcp_has_field":
+		if len(args) != 1 {
+			return nil, impl.NoSuchOverload("mcp_has_field")
+		}
+		a0, ok0 := args[0].(string)
+		if !ok0 {
+			return nil, impl.NoSuchOverload("mcp_has_field")
+		}
+		v, e := impl.Provide1(&oX.Exec, oX.ev.env.Providers.McpHasField, "mcp_has_field", oX.occ, a0)
+		return v, e
+	case "mcp_field_bool":
+		if len(args) != 1 {
+			return nil, impl.NoSuchOverload("mcp_field_bool")
+		}
+		a0, ok0 := args[0].(string)
+		if !ok0 {
+			return nil, impl.NoSuchOverload("mcp_field_bool")
+		}
+		v, e := impl.Provide1(&oX.Exec, oX.ev.env.Providers.McpFieldBool, "mcp_field_bool", oX.occ, a0)
+		return v, e
+	case "mcp_field_string":
+		if len(args) != 1 {
+			return nil, impl.NoSuchOverload("mcp_field_string")
+		}
+		a0, ok0 := args[0].(string)
+		if !ok0 {
+			return nil, impl.NoSuchOverload("mcp_field_string")
+		}
+		v, e := impl.Provide1(&oX.Exec, oX.ev.env.Providers.McpFieldString, "mcp_field_string", oX.occ, a0)
+		return v, e
+	case "mcp_field_int":
+		if len(args) != 1 {
+			return nil, impl.NoSuchOverload("mcp_field_int")
+		}
+		a0, ok0 := args[0].(string)
+		if !ok0 {
+			return nil, impl.NoSuchOverload("mcp_field_int")
+		}
+		v, e := impl.Provide1(&oX.Exec, oX.ev.env.Providers.McpFieldInt, "mcp_field_int", oX.occ, a0)
+		return v, e
+	case "lycaon.source_includes":
+		if len(args) != 1 {
+			return nil, impl.NoSuchOverload("lycaon.source_includes")
+		}
+		a0, ok0 := args[0].(string)
+		if !ok0 {
+			return nil, impl.NoSuchOverload("lycaon.source_includes")
+		}
+		v, e := impl.Provide1(&oX.Exec, oX.ev.env.Providers.LycaonSourceIncludes, "lycaon.source_includes", oX.occ, a0)
+		return v, e
+	case "lycaon.host_resource_status_for":
+		if len(args) != 1 {
+			return nil, impl.NoSuchOverload("lycaon.host_resource_status_for")
+		}
+		a0, ok0 := args[0].(string)
+		if !ok0 {
+			return nil, impl.NoSuchOverload("lycaon.host_resource_status_for")
+		}
+		v, e := impl.Provide1(&oX.Exec, oX.ev.env.Providers.LycaonHostResourceStatusFor, "lycaon.host_resource_status_for", oX.occ, a0)
+		return v, e
+	case "lycaon.host_resource_policy_for":
+		if len(args) != 1 {
+			return nil, impl.NoSuchOverload("lycaon.host_resource_policy_for")
+		}
+		a0, ok0 := args[0].(string)
+		if !ok0 {
+			return nil, impl.NoSuchOverload("lycaon.host_resource_policy_for")
+		}
+		v, e := impl.Provide1(&oX.Exec, oX.ev.env.Providers.LycaonHostResourcePolicyFor, "lycaon.host_resource_policy_for", oX.occ, a0)
+		return v, e
+	}
+	return nil, runtime.Err{Kind: runtime.ErrNoProvider, S: name}
+}
+
+// LiveDetect consults a validator by id for a rule of a rule store (impl.LiveHost).
+func (oX *oExec) LiveDetect(id string) (*runtime.Detection, runtime.Err) {
+	return impl.DetectLive(&oX.Exec, id, oX.ev.env.Validators[id], oX.occ)
+}
+
+// oLive evaluates an occurrence at an anchor without compiled rules, for the rule
+// store's rules (spec 12).
+func (ev *Evaluator) oLive(ctx context.Context, occ *lycaon.Occurrence, s *runtime.Session, d *runtime.Decision, c *impl.Check) error {
+	oX := new(oExec)
+	oX.ev, oX.occ, oX.F = ev, occ, &occ.Facts
+	anchor := occ.Anchor.String()
+	impl.Begin(&oX.Exec, ctx, oRules[:], s, d, anchor, occ.Profiles, occ.Content, occ.Inputs)
+	if c != nil {
+		oX.InCheck(c)
+	}
+	oX.Call(occ.Facts.Tool, occ.Facts.ToolArgs, anchor == "tool.pre_invoke", true, occ.Kept)
+	impl.Live(&oX.Exec, ev.cfg.RuleStore, oX)
+	impl.RunLive(&oX.Exec)
+	oX.Finish()
+	if c != nil {
+		c.Add(&oX.Exec)
+	} else if ev.cfg.Recorder != nil {
+		impl.RecordDecision(ctx, ev.cfg.Recorder, Name, Digest, s, anchor, occ.Facts.Tool, d)
+	}
+	impl.ObserveLive(&oX.Exec)
+	return nil
 }
 
 // Reads returns what the rules at anchor a read: the facts the host fills, the
@@ -833,18 +1049,51 @@ func oRule_TORN(oX *oExec) (bool, runtime.Err) {
 }
 
 // oEval_ToolPostInvoke evaluates an occurrence at "tool.post_invoke".
-func (ev *Evaluator) oEval_ToolPostInvoke(ctx context.Context, occ *lycaon.Occurrence, s *runtime.Session, d *runtime.Decision) error {
+func (ev *Evaluator) oEval_ToolPostInvoke(ctx context.Context, occ *lycaon.Occurrence, s *runtime.Session, d *runtime.Decision, c *impl.Check) error {
+	if ev.cfg.RuleStore != nil {
+		return ev.oLive_ToolPostInvoke(ctx, occ, s, d, c)
+	}
 	var oX oExec
 	oX.ev, oX.occ, oX.F = ev, occ, &occ.Facts
 	impl.Begin(&oX.Exec, ctx, oRules[:], s, d, "tool.post_invoke", occ.Profiles, occ.Content, occ.Inputs)
+	if c != nil {
+		oX.InCheck(c)
+	}
 	oX.Call(occ.Facts.Tool, occ.Facts.ToolArgs, false, true, occ.Kept)
 	oX.History(oCodes_ToolPostInvoke[:], false)
 	for oRun_ToolPostInvoke(&oX) {
 	}
 	oX.Finish()
-	if ev.cfg.Recorder != nil {
+	if c != nil {
+		c.Add(&oX.Exec)
+	} else if ev.cfg.Recorder != nil {
 		impl.RecordDecision(ctx, ev.cfg.Recorder, Name, Digest, s, "tool.post_invoke", occ.Facts.Tool, d)
 	}
+	return nil
+}
+
+// oLive_ToolPostInvoke evaluates an occurrence at "tool.post_invoke" with the rule store's rules.
+func (ev *Evaluator) oLive_ToolPostInvoke(ctx context.Context, occ *lycaon.Occurrence, s *runtime.Session, d *runtime.Decision, c *impl.Check) error {
+	oX := new(oExec)
+	oX.ev, oX.occ, oX.F = ev, occ, &occ.Facts
+	impl.Begin(&oX.Exec, ctx, oRules[:], s, d, "tool.post_invoke", occ.Profiles, occ.Content, occ.Inputs)
+	if c != nil {
+		oX.InCheck(c)
+	}
+	oX.Call(occ.Facts.Tool, occ.Facts.ToolArgs, false, true, occ.Kept)
+	oX.History(oCodes_ToolPostInvoke[:], false)
+	impl.Live(&oX.Exec, ev.cfg.RuleStore, oX)
+	for oRun_ToolPostInvoke(oX) {
+	}
+	// The store's rules, after the compiled ones (spec 12).
+	impl.RunLive(&oX.Exec)
+	oX.Finish()
+	if c != nil {
+		c.Add(&oX.Exec)
+	} else if ev.cfg.Recorder != nil {
+		impl.RecordDecision(ctx, ev.cfg.Recorder, Name, Digest, s, "tool.post_invoke", occ.Facts.Tool, d)
+	}
+	impl.ObserveLive(&oX.Exec)
 	return nil
 }
 
@@ -868,19 +1117,53 @@ func oAnchor_ToolPostInvoke(oX *oExec) {
 }
 
 // oEval_ToolPreInvoke evaluates an occurrence at "tool.pre_invoke".
-func (ev *Evaluator) oEval_ToolPreInvoke(ctx context.Context, occ *lycaon.Occurrence, s *runtime.Session, d *runtime.Decision) error {
+func (ev *Evaluator) oEval_ToolPreInvoke(ctx context.Context, occ *lycaon.Occurrence, s *runtime.Session, d *runtime.Decision, c *impl.Check) error {
+	if ev.cfg.RuleStore != nil {
+		return ev.oLive_ToolPreInvoke(ctx, occ, s, d, c)
+	}
 	var oX oExec
 	oX.ev, oX.occ, oX.F = ev, occ, &occ.Facts
 	impl.Begin(&oX.Exec, ctx, oRules[:], s, d, "tool.pre_invoke", occ.Profiles, occ.Content, occ.Inputs)
+	if c != nil {
+		oX.InCheck(c)
+	}
 	oX.Call(occ.Facts.Tool, occ.Facts.ToolArgs, true, true, occ.Kept)
 	oX.History(oCodes_ToolPreInvoke[:], true)
 	oX.Snapshot(oSnap_ToolPreInvoke[:])
 	for oRun_ToolPreInvoke(&oX) {
 	}
 	oX.Finish()
-	if ev.cfg.Recorder != nil {
+	if c != nil {
+		c.Add(&oX.Exec)
+	} else if ev.cfg.Recorder != nil {
 		impl.RecordDecision(ctx, ev.cfg.Recorder, Name, Digest, s, "tool.pre_invoke", occ.Facts.Tool, d)
 	}
+	return nil
+}
+
+// oLive_ToolPreInvoke evaluates an occurrence at "tool.pre_invoke" with the rule store's rules.
+func (ev *Evaluator) oLive_ToolPreInvoke(ctx context.Context, occ *lycaon.Occurrence, s *runtime.Session, d *runtime.Decision, c *impl.Check) error {
+	oX := new(oExec)
+	oX.ev, oX.occ, oX.F = ev, occ, &occ.Facts
+	impl.Begin(&oX.Exec, ctx, oRules[:], s, d, "tool.pre_invoke", occ.Profiles, occ.Content, occ.Inputs)
+	if c != nil {
+		oX.InCheck(c)
+	}
+	oX.Call(occ.Facts.Tool, occ.Facts.ToolArgs, true, true, occ.Kept)
+	oX.History(oCodes_ToolPreInvoke[:], true)
+	oX.Snapshot(oSnap_ToolPreInvoke[:])
+	impl.Live(&oX.Exec, ev.cfg.RuleStore, oX)
+	for oRun_ToolPreInvoke(oX) {
+	}
+	// The store's rules, after the compiled ones (spec 12).
+	impl.RunLive(&oX.Exec)
+	oX.Finish()
+	if c != nil {
+		c.Add(&oX.Exec)
+	} else if ev.cfg.Recorder != nil {
+		impl.RecordDecision(ctx, ev.cfg.Recorder, Name, Digest, s, "tool.pre_invoke", occ.Facts.Tool, d)
+	}
+	impl.ObserveLive(&oX.Exec)
 	return nil
 }
 
