@@ -1102,7 +1102,7 @@ func Detected[T any](d *runtime.Detection, has runtime.DetectorFactSet, validato
 // 10). Generated code calls it only when the evaluator has a recorder.
 func RecordDecision(ctx context.Context, rec runtime.Recorder, pack, digest string, s *runtime.Session, anchor, tool string, d *runtime.Decision) {
 	r := runtime.Record{
-		Time: time.Now().UTC(), Pack: pack, Digest: digest, Session: s.ID(), Call: runtime.CallID(ctx), Anchor: anchor, Tool: tool,
+		Time: time.Now().UTC(), Pack: pack, Digest: digest, Tenant: s.Tenant(), Session: s.ID(), Call: runtime.CallID(ctx), Anchor: anchor, Tool: tool,
 		Decision: d.Effect.String(), Code: d.Code, Codes: nonNil(d.Codes), Monitored: nonNil(d.Monitored), FailedClosed: nonNil(d.FailedClosed),
 		Errors: make([]runtime.RecordError, len(d.Errors)),
 	}
