@@ -146,10 +146,11 @@ func (x *Exec) doneLive(i int, fired bool, err Err) bool {
 	return false
 }
 
-// ObserveLive hands the decision to the store's trials.
+// ObserveLive hands the decision to the store's trials, which count
+// sessions by their (tenant, id) pair: the session's store key.
 func ObserveLive(x *Exec) {
 	if ls := x.live; ls != nil && ls.rules != nil {
-		ls.rules.Observe(x.S.ID(), ls.evaluated, x.D)
+		ls.rules.Observe(x.S.Key(), ls.evaluated, x.D)
 	}
 }
 
