@@ -146,12 +146,10 @@ func (ev *Evaluator) EvaluateCheck(ctx context.Context, occs []lycaon.Occurrence
 	a := occs[0].Anchor
 	var c impl.Check
 	for i := range occs {
-		{
-			if occs[i].Anchor != a {
-				return impl.MixedCheck(ds, i, a.String(), occs[i].Anchor.String())
-			}
-			c.Tool(occs[i].Facts.Tool)
+		if occs[i].Anchor != a {
+			return impl.MixedCheck(ds, i, a.String(), occs[i].Anchor.String())
 		}
+		c.Tool(occs[i].Facts.Tool)
 	}
 	var err error
 	switch a {
@@ -172,10 +170,8 @@ func (ev *Evaluator) EvaluateCheck(ctx context.Context, occs []lycaon.Occurrence
 		default:
 			// An anchor without rules: allow.
 			for i := range occs {
-				{
-					ds[i].Reset()
-					ds[i].Content = occs[i].Content
-				}
+				ds[i].Reset()
+				ds[i].Content = occs[i].Content
 			}
 		}
 	}

@@ -1286,9 +1286,12 @@ func (g *SessionGen) check(s *GenSet, st *stepState, n int) map[string]any {
 	exps := []any{map[string]any{"decision": "allow"}}
 	for range n - 1 {
 		st.input = map[string]any{"anchor": st.anchor}
+		// The session records only the first action's nodes.
+		nodes := slices.Clone(st.nodes)
 		for _, f := range stepFeatures {
 			f.add(g, s, st)
 		}
+		st.nodes = nodes
 		for _, k := range checkOnly {
 			delete(st.input, k)
 		}

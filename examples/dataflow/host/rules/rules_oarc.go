@@ -152,12 +152,10 @@ func (ev *Evaluator) EvaluateCheck(ctx context.Context, occs []finbot.Occurrence
 	a := occs[0].Anchor
 	var c impl.Check
 	for i := range occs {
-		{
-			if occs[i].Anchor != a {
-				return impl.MixedCheck(ds, i, a.String(), occs[i].Anchor.String())
-			}
-			c.Tool(occs[i].Facts.Tool)
+		if occs[i].Anchor != a {
+			return impl.MixedCheck(ds, i, a.String(), occs[i].Anchor.String())
 		}
+		c.Tool(occs[i].Facts.Tool)
 	}
 	var err error
 	switch a {
@@ -182,10 +180,8 @@ func (ev *Evaluator) EvaluateCheck(ctx context.Context, occs []finbot.Occurrence
 		default:
 			// An anchor without rules: allow.
 			for i := range occs {
-				{
-					ds[i].Reset()
-					ds[i].Content = occs[i].Content
-				}
+				ds[i].Reset()
+				ds[i].Content = occs[i].Content
 			}
 		}
 	}
