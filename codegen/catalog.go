@@ -88,7 +88,7 @@ var setFileNames = map[string]bool{
 	"a0": true, "anchor": true, "c": true, "ctx": true, "d": true, "e": true, "env": true, "err": true,
 	"ev": true, "hint": true, "i": true, "id": true, "k": true, "missing": true, "n": true,
 	"name": true, "names": true, "o": true, "occ": true, "ok0": true, "opts": true, "r": true,
-	"rule": true, "s": true, "step": true, "v": true, "x": true,
+	"rule": true, "s": true, "step": true, "v": true, "x": true, "a": true, "ds": true, "occs": true,
 	// Predeclared.
 	"any": true, "append": true, "bool": true, "byte": true, "cap": true, "clear": true, "close": true,
 	"comparable": true, "complex": true, "complex128": true, "complex64": true, "copy": true,

@@ -406,7 +406,7 @@ func (pk *packGen) evaluator(f *jen.File) {
 	var cases []jen.Code
 	for _, a := range p.Anchors {
 		name := pk.anchorName(a.ID)
-		cases = append(cases, jen.Case(pk.catQ(name)).Block(jen.Return(jen.Id("ev").Dot("oEval_"+name).Call(jen.Id("ctx"), jen.Id("occ"), jen.Id("s"), jen.Id("d")))))
+		cases = append(cases, jen.Case(pk.catQ(name)).Block(jen.Return(jen.Id("ev").Dot("oEval_"+name).Call(jen.Id("ctx"), jen.Id("occ"), jen.Id("s"), jen.Id("d"), jen.Nil()))))
 	}
 	cases = append(cases, jen.Default().Block(
 		jen.If(jen.Op("!").Id("occ").Dot("Anchor").Dot("Valid").Call()).Block(
@@ -415,7 +415,7 @@ func (pk *packGen) evaluator(f *jen.File) {
 			jen.Return(jen.Id("err")),
 		),
 		jen.If(jen.Id("ev").Dot("cfg").Dot("RuleStore").Op("!=").Nil()).Block(
-			jen.Return(jen.Id("ev").Dot("oLive").Call(jen.Id("ctx"), jen.Id("occ"), jen.Id("s"), jen.Id("d"))),
+			jen.Return(jen.Id("ev").Dot("oLive").Call(jen.Id("ctx"), jen.Id("occ"), jen.Id("s"), jen.Id("d"), jen.Nil())),
 		),
 		jen.Comment("An anchor without rules: allow."),
 		jen.Id("d").Dot("Reset").Call(),
@@ -441,6 +441,8 @@ func (pk *packGen) evaluator(f *jen.File) {
 		jen.Switch(jen.Id("occ").Dot("Anchor")).Block(cases...),
 	)
 
+	pk.evaluateCheck(f)
+
 	f.Comment("CounterKey returns the store key of a rule's counter, for hosts that")
 	f.Comment("restore or inspect counters.")
 	var kc []jen.Code
@@ -451,6 +453,78 @@ func (pk *packGen) evaluator(f *jen.File) {
 	kc = append(kc, jen.Default().Block(jen.Return(rt("CounterKey").Values(), jen.False())))
 	f.Func().Params(jen.Id("ev").Op("*").Id("Evaluator")).Id("CounterKey").Params(jen.Id("rule").String(), jen.Id("c").Add(rt("Counter"))).
 		Params(rt("CounterKey"), jen.Bool()).Block(jen.Switch(jen.Id("rule")).Block(kc...))
+}
+
+// evaluateCheck emits EvaluateCheck: several occurrences at one anchor as
+// one check (spec 5.11), each action evaluated with the check (the
+// anchor's evaluation with c set), then the check's updates applied in
+// one step, then the decisions recorded.
+func (pk *packGen) evaluateCheck(f *jen.File) {
+	p := pk.p
+	each := func(stmts ...jen.Code) jen.Code {
+		return jen.For(jen.Id("i").Op(":=").Range().Id("occs")).Block(stmts...)
+	}
+	evalEach := func(fn string) jen.Code {
+		return each(jen.Id("ev").Dot(fn).Call(jen.Id("ctx"), jen.Op("&").Id("occs").Index(jen.Id("i")), jen.Id("s"), jen.Op("&").Id("ds").Index(jen.Id("i")), jen.Op("&").Id("c")))
+	}
+	var cases []jen.Code
+	for _, a := range p.Anchors {
+		name := pk.anchorName(a.ID)
+		cases = append(cases, jen.Case(pk.catQ(name)).Block(evalEach("oEval_"+name)))
+	}
+	cases = append(cases, jen.Default().Block(
+		jen.Switch().Block(
+			jen.Case(jen.Op("!").Id("a").Dot("Valid").Call()).Block(
+				each(jen.Id("err").Op("=").Add(implQ("UnknownAnchor")).Call(jen.Op("&").Id("ds").Index(jen.Id("i")), jen.Int64().Call(jen.Id("a")))),
+			),
+			jen.Case(jen.Id("ev").Dot("cfg").Dot("RuleStore").Op("!=").Nil()).Block(evalEach("oLive")),
+			jen.Default().Block(
+				jen.Comment("An anchor without rules: allow."),
+				each(
+					jen.Id("ds").Index(jen.Id("i")).Dot("Reset").Call(),
+					jen.Id("ds").Index(jen.Id("i")).Dot("Content").Op("=").Id("occs").Index(jen.Id("i")).Dot("Content"),
+				),
+			),
+		),
+	))
+	f.Comment("EvaluateCheck evaluates occs as one check (spec 5.11): the occurrences a")
+	f.Comment("model turn proposes together, at one anchor, one decision each in ds (as")
+	f.Comment("many as occs). Every action reads the session as it was before the check,")
+	f.Comment("its own facts, and batch_tools, the tools of every action in order; after")
+	f.Comment("every action's rules, the updates of all actions are applied in index")
+	f.Comment("order as one atomic step (one Store.Apply), and a failure to apply them is")
+	f.Comment("an error in every decision. A decision says nothing about another: a")
+	f.Comment("blocked action does not block its siblings. Occurrences at different")
+	f.Comment("anchors are an error wrapping runtime.ErrCheckAnchors, and as many")
+	f.Comment("decisions as occurrences is required (runtime.ErrBadCall); every decision")
+	f.Comment("then blocks and nothing is applied. An empty check does nothing. Without a")
+	f.Comment("recorder it allocates nothing for a check of up to 8 actions, once the")
+	f.Comment("decisions' buffers have grown, with the exceptions of Evaluate.")
+	f.Func().Params(jen.Id("ev").Op("*").Id("Evaluator")).Id("EvaluateCheck").Params(
+		jen.Id("ctx").Qual("context", "Context"), jen.Id("occs").Index().Add(pk.catQ("Occurrence")),
+		jen.Id("s").Op("*").Add(rt("Session")), jen.Id("ds").Index().Add(rt("Decision")),
+	).Error().Block(
+		jen.If(jen.Id("ev").Op("==").Nil().Op("||").Len(jen.Id("ds")).Op("!=").Len(jen.Id("occs"))).Block(
+			jen.Return(implQ("BadCheck").Call(jen.Id("ev").Op("==").Nil(), jen.Len(jen.Id("occs")), jen.Id("ds"))),
+		),
+		jen.If(jen.Len(jen.Id("occs")).Op("==").Lit(0)).Block(jen.Return(jen.Nil())),
+		jen.Id("a").Op(":=").Id("occs").Index(jen.Lit(0)).Dot("Anchor"),
+		jen.Var().Id("c").Add(implQ("Check")),
+		each(
+			jen.If(jen.Id("occs").Index(jen.Id("i")).Dot("Anchor").Op("!=").Id("a")).Block(
+				jen.Return(implQ("MixedCheck").Call(jen.Id("ds"), jen.Id("i"), jen.Id("a").Dot("String").Call(), jen.Id("occs").Index(jen.Id("i")).Dot("Anchor").Dot("String").Call())),
+			),
+			jen.Id("c").Dot("Tool").Call(jen.Id("occs").Index(jen.Id("i")).Dot("Facts").Dot("Tool")),
+		),
+		jen.Var().Id("err").Error(),
+		jen.Switch(jen.Id("a")).Block(cases...),
+		implQ("EndCheck").Call(jen.Op("&").Id("c"), jen.Id("ctx"), jen.Id("ds")),
+		jen.If(jen.Id("ev").Dot("cfg").Dot("Recorder").Op("!=").Nil()).Block(
+			each(implQ("RecordDecision").Call(jen.Id("ctx"), jen.Id("ev").Dot("cfg").Dot("Recorder"), jen.Id("Name"), jen.Id("Digest"), jen.Id("s"),
+				jen.Id("a").Dot("String").Call(), jen.Id("occs").Index(jen.Id("i")).Dot("Facts").Dot("Tool"), jen.Op("&").Id("ds").Index(jen.Id("i")))),
+		),
+		jen.Return(jen.Id("err")),
+	)
 }
 
 // liveHost emits what a rule store's rules read through the generated
@@ -521,22 +595,41 @@ func (pk *packGen) liveHost(f *jen.File) {
 	f.Comment("store's rules (spec 12).")
 	f.Func().Params(jen.Id("ev").Op("*").Id("Evaluator")).Id("oLive").Params(
 		jen.Id("ctx").Qual("context", "Context"), jen.Id("occ").Op("*").Add(pk.catQ("Occurrence")),
-		jen.Id("s").Op("*").Add(rt("Session")), jen.Id("d").Op("*").Add(rt("Decision")),
+		jen.Id("s").Op("*").Add(rt("Session")), jen.Id("d").Op("*").Add(rt("Decision")), checkParam(),
 	).Error().Block(
 		jen.Id("oX").Op(":=").New(jen.Id("oExec")),
 		jen.List(jen.Id("oX").Dot("ev"), jen.Id("oX").Dot("occ"), jen.Id("oX").Dot("F")).Op("=").List(jen.Id("ev"), jen.Id("occ"), jen.Op("&").Id("occ").Dot("Facts")),
 		jen.Id("anchor").Op(":=").Id("occ").Dot("Anchor").Dot("String").Call(),
 		implQ("Begin").Call(jen.Op("&").Id("oX").Dot("Exec"), jen.Id("ctx"), jen.Id("oRules").Index(jen.Op(":")), jen.Id("s"), jen.Id("d"),
 			jen.Id("anchor"), jen.Id("occ").Dot("Profiles"), jen.Id("occ").Dot("Content"), jen.Id("occ").Dot("Inputs")),
+		inCheck(),
 		jen.Id("oX").Dot("Call").Call(jen.Id("occ").Dot("Facts").Dot("Tool"), jen.Id("occ").Dot("Facts").Dot("ToolArgs"),
 			jen.Id("anchor").Op("==").Lit(ir.ToolPreInvoke), jen.True(), jen.Id("occ").Dot("Kept")),
 		implQ("Live").Call(jen.Op("&").Id("oX").Dot("Exec"), jen.Id("ev").Dot("cfg").Dot("RuleStore"), jen.Id("oX")),
 		implQ("RunLive").Call(jen.Op("&").Id("oX").Dot("Exec")),
 		jen.Id("oX").Dot("Finish").Call(),
-		recordCall(jen.Id("anchor")),
+		addOrRecord(jen.Id("anchor")),
 		implQ("ObserveLive").Call(jen.Op("&").Id("oX").Dot("Exec")),
 		jen.Return(jen.Nil()),
 	)
+}
+
+// checkParam is the parameter of an anchor's evaluation that makes it an
+// action of a check (spec 5.11; nil: evaluated alone).
+func checkParam() jen.Code { return jen.Id("c").Op("*").Add(implQ("Check")) }
+
+// inCheck makes the evaluation an action of its check, if it has one.
+func inCheck() jen.Code {
+	return jen.If(jen.Id("c").Op("!=").Nil()).Block(jen.Id("oX").Dot("InCheck").Call(jen.Id("c")))
+}
+
+// addOrRecord hands an action's updates to its check (which applies them,
+// then records the decisions), or records the decision of an occurrence
+// evaluated alone.
+func addOrRecord(anchor jen.Code) jen.Code {
+	return jen.If(jen.Id("c").Op("!=").Nil()).Block(
+		jen.Id("c").Dot("Add").Call(jen.Op("&").Id("oX").Dot("Exec")),
+	).Else().Add(recordCall(anchor))
 }
 
 // recordCall hands the decision record to the evaluator's recorder, if it
@@ -994,7 +1087,7 @@ func (pk *packGen) anchors(infos map[string]*anchorInfo) []jen.Code {
 			} else {
 				body = append(body,
 					jen.If(jen.Id("ev").Dot("cfg").Dot("RuleStore").Op("!=").Nil()).Block(
-						jen.Return(jen.Id("ev").Dot("oLive_"+name).Call(jen.Id("ctx"), jen.Id("occ"), jen.Id("s"), jen.Id("d"))),
+						jen.Return(jen.Id("ev").Dot("oLive_"+name).Call(jen.Id("ctx"), jen.Id("occ"), jen.Id("s"), jen.Id("d"), jen.Id("c"))),
 					),
 					jen.Var().Id("oX").Id("oExec"))
 			}
@@ -1002,6 +1095,7 @@ func (pk *packGen) anchors(infos map[string]*anchorInfo) []jen.Code {
 				jen.List(jen.Id("oX").Dot("ev"), jen.Id("oX").Dot("occ"), jen.Id("oX").Dot("F")).Op("=").List(jen.Id("ev"), jen.Id("occ"), jen.Op("&").Id("occ").Dot("Facts")),
 				implQ("Begin").Call(jen.Op("&").Id("oX").Dot("Exec"), jen.Id("ctx"), jen.Id("oRules").Index(jen.Op(":")), jen.Id("s"), jen.Id("d"),
 					jen.Lit(a.ID), jen.Id("occ").Dot("Profiles"), jen.Id("occ").Dot("Content"), jen.Id("occ").Dot("Inputs")),
+				inCheck(),
 			)
 			atCall := a.ID == ir.ToolPreInvoke
 			switch {
@@ -1084,7 +1178,7 @@ func (pk *packGen) anchors(infos map[string]*anchorInfo) []jen.Code {
 			if hasTransform {
 				body = append(body, pk.transforms(a)...)
 			}
-			body = append(body, recordCall(jen.Lit(a.ID)))
+			body = append(body, addOrRecord(jen.Lit(a.ID)))
 			if live {
 				body = append(body, implQ("ObserveLive").Call(jen.Op("&").Id("oX").Dot("Exec")))
 			}
@@ -1096,7 +1190,7 @@ func (pk *packGen) anchors(infos map[string]*anchorInfo) []jen.Code {
 			out = append(out, jen.Comment(comment).Line().
 				Func().Params(jen.Id("ev").Op("*").Id("Evaluator")).Id(fname).Params(
 				jen.Id("ctx").Qual("context", "Context"), jen.Id("occ").Op("*").Add(pk.catQ("Occurrence")),
-				jen.Id("s").Op("*").Add(rt("Session")), jen.Id("d").Op("*").Add(rt("Decision")),
+				jen.Id("s").Op("*").Add(rt("Session")), jen.Id("d").Op("*").Add(rt("Decision")), checkParam(),
 			).Error().Block(body...))
 		}
 		// The recovering wrapper has a single exit, so that its defer is

@@ -217,7 +217,7 @@ func GenerateGuard(s *ir.Set, opts Options) ([]byte, error) {
 
 	// Evaluate: the guard's occurrence into the catalog's.
 	var ev []jen.Code
-	ev = append(ev, occ.Clone().Op(":=").Op("&").Add(cat("Occurrence")).Values(jen.Dict{
+	ev = append(ev, jen.Op("*").Add(occ.Clone()).Op("=").Add(cat("Occurrence")).Values(jen.Dict{
 		jen.Id("Profiles"): jen.Id("o").Dot("Profiles"),
 		jen.Id("Content"):  jen.Id("o").Dot("Content"),
 		jen.Id("Inputs"):   jen.Id("o").Dot("Inputs"),
@@ -242,14 +242,34 @@ func GenerateGuard(s *ir.Set, opts Options) ([]byte, error) {
 	}
 	ev = append(ev,
 		jen.If(jen.Id("g").Dot("fill").Op("!=").Nil()).Block(jen.Id("g").Dot("fill").Call(jen.Id("ctx"), occ.Clone())),
-		jen.Return(jen.Id("g").Dot("ev").Dot("Evaluate").Call(jen.Id("ctx"), occ.Clone(), jen.Id("s"), jen.Id("d"))),
 	)
+	f.Comment("oOccurrence fills oOcc, the catalog's occurrence of the guard's o. An anchor")
+	f.Comment("the catalog does not have stays the zero Anchor, which evaluation reports")
+	f.Comment("(the guard then blocks the call).")
+	f.Func().Params(jen.Id("g").Op("*").Id("oGuard")).Id("oOccurrence").Params(
+		jen.Id("ctx").Qual("context", "Context"), jen.Id("o").Op("*").Add(g("Occurrence")), occ.Clone().Op("*").Add(cat("Occurrence")),
+	).Block(ev...)
+	f.Line()
 	f.Comment("Evaluate evaluates the guard's occurrence o as an occurrence of the catalog.")
-	f.Comment("An anchor the catalog does not have stays the zero Anchor, which Evaluate")
-	f.Comment("reports (the guard then blocks the call).")
 	f.Func().Params(jen.Id("g").Op("*").Id("oGuard")).Id("Evaluate").Params(
 		jen.Id("ctx").Qual("context", "Context"), jen.Id("o").Op("*").Add(g("Occurrence")), jen.Id("s").Op("*").Add(rt("Session")), jen.Id("d").Op("*").Add(rt("Decision")),
-	).Error().Block(ev...)
+	).Error().Block(
+		occ.Clone().Op(":=").New(cat("Occurrence")),
+		jen.Id("g").Dot("oOccurrence").Call(jen.Id("ctx"), jen.Id("o"), occ.Clone()),
+		jen.Return(jen.Id("g").Dot("ev").Dot("Evaluate").Call(jen.Id("ctx"), occ.Clone(), jen.Id("s"), jen.Id("d"))),
+	)
+	f.Line()
+	f.Comment("EvaluateCheck evaluates the guard's occurrences occs as one check of the")
+	f.Comment("catalog's occurrences (spec 5.11), one decision each in ds.")
+	f.Func().Params(jen.Id("g").Op("*").Id("oGuard")).Id("EvaluateCheck").Params(
+		jen.Id("ctx").Qual("context", "Context"), jen.Id("occs").Index().Add(g("Occurrence")), jen.Id("s").Op("*").Add(rt("Session")), jen.Id("ds").Index().Add(rt("Decision")),
+	).Error().Block(
+		jen.Id("oOccs").Op(":=").Make(jen.Index().Add(cat("Occurrence")), jen.Len(jen.Id("occs"))),
+		jen.For(jen.Id("i").Op(":=").Range().Id("occs")).Block(
+			jen.Id("g").Dot("oOccurrence").Call(jen.Id("ctx"), jen.Op("&").Id("occs").Index(jen.Id("i")), jen.Op("&").Id("oOccs").Index(jen.Id("i"))),
+		),
+		jen.Return(jen.Id("g").Dot("ev").Dot("EvaluateCheck").Call(jen.Id("ctx"), jen.Id("oOccs"), jen.Id("s"), jen.Id("ds"))),
+	)
 	f.Line()
 
 	f.Comment("Info describes the set to the guard.")

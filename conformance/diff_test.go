@@ -327,8 +327,11 @@ func TestSessionDifferential(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("%d sets, %d rules (left out: %v), %d sessions, %d steps, %d mismatches",
-		rep.Sets, rep.Rules, rep.Dropped, rep.Sessions, rep.Steps, len(rep.Mismatches))
+	t.Logf("%d sets, %d rules (left out: %v), %d sessions, %d steps (%d checks), %d mismatches",
+		rep.Sets, rep.Rules, rep.Dropped, rep.Sessions, rep.Steps, rep.Checks, len(rep.Mismatches))
+	if *sessSets >= 30 && *sessSessions >= 40 && rep.Checks == 0 {
+		t.Errorf("no step was a check (spec 5.11)")
+	}
 	var classes []string
 	for c := range rep.Coverage {
 		classes = append(classes, c)

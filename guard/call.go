@@ -213,6 +213,12 @@ func (k *Call) eval(ctx context.Context, a Anchor) {
 		k.fail(fmt.Errorf("evaluating %s: %v", a, err))
 		return
 	}
+	k.decided(ctx)
+}
+
+// decided takes the call's decision k.d: its banner and notes, and a
+// block.
+func (k *Call) decided(ctx context.Context) {
 	d := &k.d
 	if b := d.Banner(); b != "" {
 		k.banners = append(k.banners, b)

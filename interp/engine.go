@@ -247,6 +247,53 @@ func (e *Engine) Evaluate(occ *Occurrence, s *Session) Decision {
 	if s == nil {
 		s = NewSession()
 	}
+	d, update := e.evaluate(occ, s)
+	update()
+	return d
+}
+
+// EvaluateCheck evaluates occs as one check (spec 5.11): every action
+// reads s as it was before the check, with batch_tools the tools of
+// every action in order (unless its Batch says otherwise); then the
+// updates of the actions are applied to s in index order. Occurrences at
+// different anchors are not a check: every decision then blocks with an
+// error of kind invalid_argument, and s is left as it was.
+func (e *Engine) EvaluateCheck(occs []*Occurrence, s *Session) []Decision {
+	if s == nil {
+		s = NewSession()
+	}
+	out := make([]Decision, len(occs))
+	for i, occ := range occs {
+		if occ.Anchor != occs[0].Anchor {
+			for j := range out {
+				out[j] = Decision{Effect: "block", Codes: []string{}, Monitored: []string{}, FailedClosed: []string{},
+					Errors: []RuleError{{Kind: runtime.ErrInvalidArgument, Message: fmt.Sprintf("a check at several anchors: occurrence 0 is at %s, occurrence %d at %s", occs[0].Anchor, i, occ.Anchor)}}}
+			}
+			return out
+		}
+	}
+	batch := make([]string, len(occs))
+	for i, occ := range occs {
+		batch[i], _ = occ.Facts["tool"].(string)
+	}
+	updates := make([]func(), len(occs))
+	for i, occ := range occs {
+		o := *occ
+		if o.Batch == nil {
+			o.Batch = batch
+		}
+		out[i], updates[i] = e.evaluate(&o, s)
+	}
+	for _, u := range updates {
+		u()
+	}
+	return out
+}
+
+// evaluate evaluates one occurrence against s, which it does not change:
+// it returns the decision and the function that applies the occurrence's
+// updates to s (spec 5.3, 5.10).
+func (e *Engine) evaluate(occ *Occurrence, s *Session) (Decision, func()) {
 	// The counters as they were when the occurrence began.
 	snap := map[string][2]int64{}
 	for k, v := range s.c {
@@ -380,6 +427,14 @@ func (e *Engine) Evaluate(occ *Occurrence, s *Session) Decision {
 	}
 	resp.Banner = e.parts(&resp, fired, "warn")
 	resp.Notes = e.parts(&resp, fired, "nudge")
+	return resp, func() { s.update(kp, &resp, fired, now) }
+}
+
+// update applies an occurrence's updates to s: its entry in the record of
+// tool calls at tool.pre_invoke, then, for each enforced firing in order,
+// its fire counter, its increments and its resets; now is the
+// occurrence's time, kept with its call.
+func (s *Session) update(kp *kept, resp *Decision, fired []*compiler.Rule, now time.Time) {
 	if kp.atCall {
 		c := kp.cur
 		c.at = now.UnixNano()
@@ -409,7 +464,6 @@ func (e *Engine) Evaluate(occ *Occurrence, s *Session) Decision {
 			s.c[ref.Rule] = c
 		}
 	}
-	return resp
 }
 
 // rejection is the text shown to the agent for the decision (spec 5.1, as

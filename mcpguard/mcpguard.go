@@ -273,24 +273,27 @@ func (m *middleware) call(ctx context.Context, next mcp.MethodHandler, method st
 		return blocked(guard.CodeGuard, fmt.Sprintf("The guardrails could not read the call (params of type %T); it is blocked.\nCode: %s", p, guard.CodeGuard))
 	}
 	sess := req.GetSession()
-	callID := callKey(name, args)
-	r := &round{}
-	if state != "" || answers != nil {
-		// The retry of a call the guard asked about. The answer counts for
-		// that call only, once, in time: a state of another call or
-		// session, one used before, expired or unknown is no answer, and
-		// no answer blocks (spec 5.12).
-		r.answered = true
-		if m.take(state, sess, callID) {
-			r.answer, _ = answers[askInputID].(*mcp.ElicitResult)
+	k, _ := ctx.Value(checkedKey{}).(*guard.Call)
+	if k == nil {
+		callID := callKey(name, args)
+		r := &round{}
+		if state != "" || answers != nil {
+			// The retry of a call the guard asked about. The answer counts
+			// for that call only, once, in time: a state of another call or
+			// session, one used before, expired or unknown is no answer,
+			// and no answer blocks (spec 5.12).
+			r.answered = true
+			if m.take(state, sess, callID) {
+				r.answer, _ = answers[askInputID].(*mcp.ElicitResult)
+			}
 		}
-	}
-	ctx = context.WithValue(ctx, roundKey{}, r)
-	k := m.conn(sess).Begin(ctx, nil, name, args)
-	if r.question != "" && !r.answered {
-		// A client of mrtrVersion or later: the question goes back in the
-		// result, and the client retries the call with the answer.
-		return m.inputRequired(sess, callID, r.question)
+		ctx = context.WithValue(ctx, roundKey{}, r)
+		k = m.conn(sess).Begin(ctx, nil, name, args)
+		if r.question != "" && !r.answered {
+			// A client of mrtrVersion or later: the question goes back in
+			// the result, and the client retries the call with the answer.
+			return m.inputRequired(sess, callID, r.question)
+		}
 	}
 	opts := guard.FinishOptions{AppendNotes: m.cfg.Notes == nil}
 	defer func() {
@@ -423,4 +426,71 @@ func blocked(code, text string) (mcp.Result, error) {
 		IsError: true,
 		Meta:    mcp.Meta{"oarc/code": code},
 	}, nil
+}
+
+// checkedKey is the context key of a call that a check already evaluated
+// at tool.pre_invoke ([Checker.CallTools]).
+type checkedKey struct{}
+
+// Checker is sending middleware for an mcp.Client, as [Client] is, that
+// also evaluates the tool calls of one model turn as one check (spec
+// 5.11) for a host that holds them together: every call reads the
+// session as it was before the turn, rules see every call's tool in
+// batch_tools, and the turn's updates are applied as one step.
+type Checker struct{ m *middleware }
+
+// NewChecker returns a Checker over g; cfg is as for [Client].
+func NewChecker(g *guard.Guard, cfg Config) *Checker {
+	return &Checker{m: &middleware{g: g, cfg: cfg, conns: map[mcp.Session]*guard.Conn{}}}
+}
+
+// Middleware is the Checker's sending middleware: add it to the client
+// (mcp.Client.AddSendingMiddleware) whose sessions CallTools is given.
+func (c *Checker) Middleware() mcp.Middleware { return c.m.wrap }
+
+// CallTools evaluates calls as one check at tool.pre_invoke in the session
+// of cs, then sends the calls it did not block, in order, each evaluated
+// after the call as any other (its result, its provenance). It returns
+// one result and one error per call: a blocked call's result is the
+// rejection (isError, _meta["oarc/code"]) and never reaches the server;
+// a blocked call does not block the others unless a rule reads
+// batch_tools to say so. A call whose params cannot be read is blocked
+// with guard.CodeGuard.
+func (c *Checker) CallTools(ctx context.Context, cs *mcp.ClientSession, calls []*mcp.CallToolParams) ([]*mcp.CallToolResult, []error) {
+	res := make([]*mcp.CallToolResult, len(calls))
+	errs := make([]error, len(calls))
+	specs := make([]guard.CallSpec, len(calls))
+	for i, p := range calls {
+		if p == nil {
+			continue
+		}
+		specs[i].Name = p.Name
+		if p.Arguments != nil {
+			args, err := json.Marshal(p.Arguments)
+			if err != nil {
+				// Not JSON: the guard refuses to decode it, and blocks.
+				args = json.RawMessage("not JSON")
+			}
+			specs[i].Args = args
+		}
+	}
+	ks := c.m.conn(cs).Check(ctx, specs)
+	opts := guard.FinishOptions{AppendNotes: c.m.cfg.Notes == nil}
+	for i, k := range ks {
+		if calls[i] == nil {
+			res[i], errs[i] = nil, errors.New("mcpguard: a nil call")
+			continue
+		}
+		if k.Blocked() != nil {
+			r, err := decodeResult(k.Finish(ctx, nil, 0, opts))
+			res[i], _ = r.(*mcp.CallToolResult)
+			errs[i] = err
+		} else {
+			res[i], errs[i] = cs.CallTool(context.WithValue(ctx, checkedKey{}, k), calls[i])
+		}
+		if n := k.Notes(); n != "" && c.m.cfg.Notes != nil && k.Blocked() != nil {
+			c.m.cfg.Notes(ctx, n)
+		}
+	}
+	return res, errs
 }

@@ -319,6 +319,14 @@ func (in *input) Fact(r *compiler.Rule, name string) (any, *interp.Error) {
 			return k.SameCodeRun, nil
 		}
 		return nil, nil
+	case f.Tier == catalog.Oarc && (f.Name == "batch_tools" || f.Name == "tenant"):
+		// The engine knows them (spec 5.11): the check's tools, the
+		// session's tenant.
+		v, e := in.env.Fact(name)
+		if e.Kind != runtime.ErrNone {
+			return nil, in.fromErr(e)
+		}
+		return v, nil
 	case f.Tier == catalog.Oarc:
 		sc, e := in.env.Provenance()
 		if e.Kind != runtime.ErrNone {

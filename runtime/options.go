@@ -49,3 +49,9 @@ var ErrBadCall = errors.New("oarc: bad call of Evaluate")
 // has). Such an occurrence is never allowed: its decision is a block with
 // an error of kind [ErrAnchor].
 var ErrUnknownAnchor = errors.New("oarc: the occurrence's anchor is not an anchor of the catalog")
+
+// ErrCheckAnchors is wrapped by the error of EvaluateCheck given
+// occurrences at different anchors: a check is a list of occurrences at
+// one anchor (spec 5.11). Nothing is then evaluated or applied, and every
+// decision blocks with an error of kind [ErrInvalidArgument].
+var ErrCheckAnchors = errors.New("oarc: the occurrences of a check are at different anchors")

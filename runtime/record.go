@@ -20,10 +20,13 @@ import (
 // Go's time.RFC3339Nano gives); session is left out when the occurrence has
 // none, and so is call; the four lists are never null ([] when empty).
 type Record struct {
-	Time    time.Time `json:"time"`
-	Pack    string    `json:"pack"`
-	Digest  string    `json:"digest"`
-	Session string    `json:"session,omitempty"`
+	Time   time.Time `json:"time"`
+	Pack   string    `json:"pack"`
+	Digest string    `json:"digest"`
+	// Tenant is the session's tenant (spec 5.11), empty by default: a
+	// session is its (tenant, session) pair.
+	Tenant  string `json:"tenant,omitempty"`
+	Session string `json:"session,omitempty"`
 	// Call is the id of the call the occurrence belongs to, as the host
 	// gave it with [WithCallID]: for MCP, the JSON-RPC request id, a JSON
 	// number or string written as given (spec 11). A value that is not

@@ -148,11 +148,12 @@ const (
 	fTool
 	fDecision
 	fCode
-	fSession
+	fSession // optional from here on
+	fTenant
 	nStrings
 )
 
-var stringFields = [nStrings]string{"time", "pack", "digest", "anchor", "tool", "decision", "code", "session"}
+var stringFields = [nStrings]string{"time", "pack", "digest", "anchor", "tool", "decision", "code", "session", "tenant"}
 
 func (p *parser) record(rec *runtime.Record) error {
 	p.ws()
@@ -289,8 +290,8 @@ func (p *parser) record(rec *runtime.Record) error {
 	if rec.Errors == nil {
 		rec.Errors = []runtime.RecordError{}
 	}
-	rec.Time, rec.Pack, rec.Digest, rec.Session, rec.Anchor, rec.Tool, rec.Decision, rec.Code =
-		t, strs[fPack], strs[fDigest], strs[fSession], strs[fAnchor], strs[fTool], strs[fDecision], strs[fCode]
+	rec.Time, rec.Pack, rec.Digest, rec.Session, rec.Tenant, rec.Anchor, rec.Tool, rec.Decision, rec.Code =
+		t, strs[fPack], strs[fDigest], strs[fSession], strs[fTenant], strs[fAnchor], strs[fTool], strs[fDecision], strs[fCode]
 	return nil
 }
 

@@ -82,10 +82,13 @@ func (s *Stats) Add(r *runtime.Record) {
 	d.anchors[r.Anchor]++
 	var sid uint32 // 0: no session
 	if r.Session != "" {
-		sid = d.sessions[r.Session]
+		// A session is its (tenant, id) pair (spec 5.11): one id in two
+		// tenants is two sessions.
+		key := runtime.SessionKey(r.Tenant, r.Session)
+		sid = d.sessions[key]
 		if sid == 0 {
 			sid = uint32(len(d.sessions) + 1)
-			d.sessions[r.Session] = sid
+			d.sessions[key] = sid
 		}
 	}
 	for i, id := range r.Codes {

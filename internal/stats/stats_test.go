@@ -584,3 +584,27 @@ func TestAskRecords(t *testing.T) {
 		}
 	}
 }
+
+// TestTenantSessions: a session is its (tenant, id) pair (spec 5.11): one
+// id in two tenants is two sessions, for the digest and for a rule's
+// ready-to-enforce count; a record's tenant is read from its line.
+func TestTenantSessions(t *testing.T) {
+	st := New()
+	for i, tenant := range []string{"", "acme", "globex", "acme"} {
+		line := strings.Replace(goodLine, `"session":"s1",`, fmt.Sprintf(`"session":"s1","tenant":%q,`, tenant), 1)
+		var r oarcrt.Record
+		if err := ParseRecord([]byte(line), &r); err != nil || r.Tenant != tenant {
+			t.Fatalf("record %d: %v, tenant %q", i, err, r.Tenant)
+		}
+		st.Add(&r)
+	}
+	d := st.Report(3)[0]
+	if d.Sessions != 3 {
+		t.Errorf("%d sessions, want 3 (s1 in no tenant, in acme, in globex)", d.Sessions)
+	}
+	for _, r := range d.Rules {
+		if r.Rule == "M" && r.MonitoredSessions != 3 {
+			t.Errorf("rule M: %d monitored sessions, want 3", r.MonitoredSessions)
+		}
+	}
+}

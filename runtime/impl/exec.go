@@ -130,8 +130,10 @@ type Exec struct {
 	fpState   uint8 // 0: not computed, 1: computed, 2: none
 	fp        runtime.Fingerprint
 	fpErr     Err
-	// batch are the tools of the check (nil: evaluated alone).
-	batch      []string
+	// inCheck says that the occurrence is an action of a check (spec
+	// 5.11): D.BatchTools then holds the check's tools, and its updates
+	// wait for the check's end.
+	inCheck    bool
 	nodesState uint8 // provenance_nodes: 0 not read, 1 read, 2 failed
 	nodesErr   Err
 	spans      []span
@@ -606,44 +608,48 @@ func (x *Exec) Finish() {
 }
 
 // applyUpdates applies the occurrence's updates to its session as one
-// atomic step: for each enforced firing in evaluation order, its fire
-// counter, then its increments, then its resets (spec 5.3), keeping only
-// counters some rule reads; and at tool.pre_invoke, in a set that keeps
-// the session's record, the call with its blocking code (spec 5.10).
+// atomic step (spec 5.3, 5.10); in a check they wait for the check's
+// end instead (Check.Add).
 func (x *Exec) applyUpdates() {
-	if x.S == nil {
-		return
-	}
-	var calls []runtime.Call
-	var call [1]runtime.Call
-	if x.record && x.atCall {
-		call[0] = x.call()
-		if x.D.Effect == runtime.Block {
-			call[0].Code = x.D.Code
-		}
-		calls = call[:]
-	}
-	n := 0
-	for i := 0; i < x.nfired; i++ {
-		r := &x.Rules[x.firing(i)]
-		if r.Fire != nil {
-			n++
-		}
-		n += len(r.Increment) + len(r.Reset)
-	}
-	ls := x.live
-	if ls != nil {
-		// Every firing updates at least its fire counter.
-		n += x.nfired + len(ls.fired)
-	}
-	if n == 0 && len(calls) == 0 {
+	if x.S == nil || x.inCheck {
 		return
 	}
 	var buf [16]runtime.CounterUpdate
-	ups := buf[:0]
-	if n > len(buf) {
-		ups = make([]runtime.CounterUpdate, 0, n)
+	ups := x.appendUpdates(buf[:0])
+	var call [1]runtime.Call
+	calls := call[:0]
+	if c, ok := x.recordedCall(); ok {
+		call[0] = c
+		calls = call[:]
 	}
+	if len(ups) == 0 && len(calls) == 0 {
+		return
+	}
+	if e, failed := apply(x.Ctx, x.S, ups, calls); failed {
+		x.D.Errors = append(x.D.Errors, runtime.RuleError{Err: e})
+	}
+}
+
+// recordedCall is the occurrence's entry in the session's record of tool
+// calls, with its blocking code: at tool.pre_invoke, in a set that keeps
+// the record (spec 5.10).
+func (x *Exec) recordedCall() (runtime.Call, bool) {
+	if !x.record || !x.atCall {
+		return runtime.Call{}, false
+	}
+	c := x.call()
+	if x.D.Effect == runtime.Block {
+		c.Code = x.D.Code
+	}
+	return c, true
+}
+
+// appendUpdates appends the occurrence's counter updates to ups: for each
+// enforced firing in evaluation order, its fire counter, then its
+// increments, then its resets (spec 5.3), keeping only counters some rule
+// reads (every one with a rule store).
+func (x *Exec) appendUpdates(ups []runtime.CounterUpdate) []runtime.CounterUpdate {
+	ls := x.live
 	for i := 0; i < x.nfired; i++ {
 		r := &x.Rules[x.firing(i)]
 		if ls != nil {
@@ -675,40 +681,46 @@ func (x *Exec) applyUpdates() {
 			}
 		}
 	}
+	return ups
+}
+
+// apply applies updates to s's session in one Store.Apply. It reports
+// the error of updates that could not be applied (failed): never dropped
+// silently (spec 5.9); unless the store knows that it did not apply them,
+// they may have been applied.
+func apply(ctx context.Context, s *runtime.Session, ups []runtime.CounterUpdate, calls []runtime.Call) (e Err, failed bool) {
 	var err error
-	switch st := x.S.Store().(type) {
+	switch st := s.Store().(type) {
 	case *runtime.MemStore:
 		u := runtime.Update{Counters: ups, Calls: calls}
-		err = st.Apply(x.Ctx, x.S.Key(), &u)
+		err = st.Apply(ctx, s.Key(), &u)
 	default:
 		u := &runtime.Update{Counters: append([]runtime.CounterUpdate(nil), ups...), Calls: append([]runtime.Call(nil), calls...)}
-		err = callStore(x.Ctx, func(ctx context.Context) error { return st.Apply(ctx, x.S.Key(), u) })
+		err = callStore(ctx, func(ctx context.Context) error { return st.Apply(ctx, s.Key(), u) })
 	}
-	if err != nil {
-		// Updates that could not be applied are reported, never dropped
-		// silently (spec 5.9); unless the store knows that it did not
-		// apply them, they may have been applied.
-		e := storeErr(err)
-		what := "counter updates"
-		if len(calls) > 0 {
-			what = "session updates (counters and the record of the call)"
-		}
-		if errors.Is(err, runtime.ErrNotApplied) {
-			e.S = what + " not applied: " + e.S
-		} else {
-			e.S = what + " not confirmed (the store may have applied them): " + e.S
-		}
-		x.D.Errors = append(x.D.Errors, runtime.RuleError{Err: e})
+	if err == nil {
+		return Err{}, false
 	}
+	e = storeErr(err)
+	what := "counter updates"
+	if len(calls) > 0 {
+		what = "session updates (counters and the record of the call)"
+	}
+	if errors.Is(err, runtime.ErrNotApplied) {
+		e.S = what + " not applied: " + e.S
+	} else {
+		e.S = what + " not confirmed (the store may have applied them): " + e.S
+	}
+	return e, true
 }
 
 // BatchTools returns batch_tools (spec 5.11): the tools of the check's
 // actions (set by the check), or the occurrence's own tool.
 func (x *Exec) BatchTools() []string {
-	if x.batch != nil {
-		return x.batch
-	}
 	d := x.D
+	if x.inCheck {
+		return d.BatchTools
+	}
 	if len(d.BatchTools) == 0 {
 		d.BatchTools = append(d.BatchTools, x.tool)
 	}
@@ -1108,7 +1120,7 @@ func Detected[T any](d *runtime.Detection, has runtime.DetectorFactSet, validato
 // 10). Generated code calls it only when the evaluator has a recorder.
 func RecordDecision(ctx context.Context, rec runtime.Recorder, pack, digest string, s *runtime.Session, anchor, tool string, d *runtime.Decision) {
 	r := runtime.Record{
-		Time: time.Now().UTC(), Pack: pack, Digest: digest, Session: s.ID(), Call: runtime.CallID(ctx), Anchor: anchor, Tool: tool,
+		Time: time.Now().UTC(), Pack: pack, Digest: digest, Tenant: s.Tenant(), Session: s.ID(), Call: runtime.CallID(ctx), Anchor: anchor, Tool: tool,
 		Decision: d.Effect.String(), Code: d.Code, Codes: nonNil(d.Codes), Monitored: nonNil(d.Monitored), FailedClosed: nonNil(d.FailedClosed),
 		Errors: make([]runtime.RecordError, len(d.Errors)),
 	}

@@ -146,10 +146,11 @@ func (x *Exec) doneLive(i int, fired bool, err Err) bool {
 	return false
 }
 
-// ObserveLive hands the decision to the store's trials.
+// ObserveLive hands the decision to the store's trials, which count
+// sessions by their (tenant, id) pair: the session's store key.
 func ObserveLive(x *Exec) {
 	if ls := x.live; ls != nil && ls.rules != nil {
-		ls.rules.Observe(x.S.ID(), ls.evaluated, x.D)
+		ls.rules.Observe(x.S.Key(), ls.evaluated, x.D)
 	}
 }
 
@@ -178,7 +179,6 @@ type liveEnv struct{ x *Exec }
 
 func (e *liveEnv) Context() context.Context          { return e.x.Ctx }
 func (e *liveEnv) Profiles() runtime.ProfileSet      { return e.x.Profiles }
-func (e *liveEnv) Fact(name string) (any, Err)       { return e.x.live.host.LiveFact(name) }
 func (e *liveEnv) Kept() (*runtime.KeptFacts, Err)   { return e.x.Kept() }
 func (e *liveEnv) Fingerprint() (string, Err)        { return e.x.Fingerprint() }
 func (e *liveEnv) Provenance() (*runtime.Scope, Err) { return e.x.Provenance() }
@@ -188,6 +188,21 @@ func (e *liveEnv) Provide(fn string, args []any) (any, Err) {
 }
 func (e *liveEnv) Detect(id string) (*runtime.Detection, Err) {
 	return e.x.live.host.LiveDetect(id)
+}
+
+// Fact reads a fact by CEL name: batch_tools and tenant, which the
+// engine knows (spec 5.11), else through the generated code.
+func (e *liveEnv) Fact(name string) (any, Err) {
+	switch name {
+	case "batch_tools":
+		return e.x.BatchTools(), Err{}
+	case "tenant":
+		if e.x.S == nil {
+			return "", Err{}
+		}
+		return e.x.S.Tenant(), Err{}
+	}
+	return e.x.live.host.LiveFact(name)
 }
 
 func (e *liveEnv) CodeRejectTotal(i int) (int64, Err) {

@@ -38,6 +38,8 @@ type SessionOptions struct {
 // SessionReport is what a session differential run did and found.
 type SessionReport struct {
 	Sets, Rules, Sessions, Steps int
+	// Checks counts the steps that were checks (spec 5.11).
+	Checks int
 	// Dropped counts the generated rules left out, by reason: a
 	// compiler's refusal (OAR_COST), cel-go not planning a condition, a
 	// rule whose generated code does not build (also a mismatch), or a
@@ -404,17 +406,32 @@ func (rig *SessionRig) Run(i int, gs *GenSession, rep *SessionReport) error {
 	// earlier steps, by id.
 	firedRules, resetRules, incremented := map[string]bool{}, map[string]bool{}, map[string]bool{}
 	for k, st := range f.Steps {
-		rep.observeCounters(rig.Sets[i], st.Input.Anchor, firedRules, resetRules, incremented)
-		req := harness.Request(&st.Input, i, name, rig.loaded[i].Catalog)
+		in := st.Inputs()[0]
+		rep.observeCounters(rig.Sets[i], in.Anchor, firedRules, resetRules, incremented)
+		req := harness.Request(in, i, name, rig.loaded[i].Catalog)
+		if len(st.Check) > 0 {
+			req = harness.CheckRequest(&st, i, name, rig.loaded[i].Catalog)
+			rep.Checks++
+		}
 		gs.Hosts[k].apply(req)
 		gen, err := rig.runner.Do(req)
 		ref := rig.refs[i].Evaluate(req, refSession)
 		answers = append(answers, ref)
 		rep.Steps++
-		rep.observe(rig.Sets[i], &st.Input, ref, k > 0 && fired)
-		fired = fired || len(ref.Codes) > 0
+		// What the step's decisions fired (a check's, every action's).
+		codes := ref.Codes
+		if len(ref.Check) > 0 {
+			rep.observe(rig.Sets[i], in, ref.Check[0], k > 0 && fired)
+			codes = nil
+			for _, a := range ref.Check {
+				codes = append(codes, a.Codes...)
+			}
+		} else {
+			rep.observe(rig.Sets[i], in, ref, k > 0 && fired)
+		}
+		fired = fired || len(codes) > 0
 		for _, r := range rig.Sets[i].Rules() {
-			if slices.Contains(ref.Codes, r.ID) {
+			if slices.Contains(codes, r.ID) {
 				firedRules[r.ID] = true
 				incremented[r.ID] = incremented[r.ID] || r.Increment
 				for _, x := range r.Reset {
@@ -538,6 +555,26 @@ func reproducer(data []byte, answers []wire.Response) []byte {
 	}
 	fx.Steps = fx.Steps[:len(answers)]
 	for k, a := range answers {
+		if len(a.Check) > 0 {
+			var l []any
+			for _, x := range a.Check {
+				l = append(l, expectation(x))
+			}
+			fx.Steps[k]["expected"] = l
+			continue
+		}
+		fx.Steps[k]["expected"] = expectation(a)
+	}
+	out, err := json.MarshalIndent(fx, "", "  ")
+	if err != nil {
+		return data
+	}
+	return out
+}
+
+// expectation is an answer as a fixture's expected.
+func expectation(a wire.Response) map[string]any {
+	{
 		exp := map[string]any{"decision": a.Effect, "code": a.Code, "codes": a.Codes, "monitored": a.Monitored,
 			"failed_closed": a.FailedClosed, "errors": len(a.Errors)}
 		if a.Effect == "transform" {
@@ -548,13 +585,8 @@ func reproducer(data []byte, answers []wire.Response) []byte {
 				exp[k] = v
 			}
 		}
-		fx.Steps[k]["expected"] = exp
+		return exp
 	}
-	out, err := json.MarshalIndent(fx, "", "  ")
-	if err != nil {
-		return data
-	}
-	return out
 }
 
 // SessionDifferential runs a seeded session differential.

@@ -1233,9 +1233,13 @@ type StepHost struct {
 	ProviderFailures map[string]map[string]string
 }
 
-// apply adds the host's behaviour to a step's request.
+// apply adds the host's behaviour to a step's request (to every action
+// of a check: they share the check's providers).
 func (h StepHost) apply(req *wire.Request) {
 	req.Deadline = h.Deadline
+	for i := range req.Check {
+		req.Check[i].Deadline = h.Deadline
+	}
 	for fn, args := range h.ProviderFailures {
 		if req.Providers[fn] == nil {
 			continue
@@ -1301,7 +1305,11 @@ func (g *SessionGen) Session(s *GenSet, name string, maxSteps int) *GenSession {
 		for _, f := range stepFeatures {
 			f.add(g, s, st)
 		}
-		steps = append(steps, map[string]any{"input": st.input, "expected": map[string]any{"decision": "allow"}})
+		if n := g.checkSize(); n > 0 {
+			steps = append(steps, g.check(s, st, n))
+		} else {
+			steps = append(steps, map[string]any{"input": st.input, "expected": map[string]any{"decision": "allow"}})
+		}
 		gs.Hosts = append(gs.Hosts, st.host)
 	}
 	data, err := json.Marshal(map[string]any{"name": name, "steps": steps})
@@ -1310,6 +1318,56 @@ func (g *SessionGen) Session(s *GenSet, name string, maxSteps int) *GenSession {
 	}
 	gs.Fixture = data
 	return gs
+}
+
+// checkSize is the number of actions of a step made a check (spec 5.11),
+// 0 for a step evaluated alone: one step in four is a check of 1 to 8
+// actions.
+func (g *SessionGen) checkSize() int {
+	if !g.chance(4) {
+		return 0
+	}
+	n := 1 + g.r.Intn(8)
+	g.count(fmt.Sprintf("check:%d actions", n))
+	return n
+}
+
+// checkOnly are the keys of an input that only a check's first action
+// may give (docs/choices-fixtures.md): they set the session, or are the
+// host's environment.
+var checkOnly = []string{"counters", "history", "tenant", "detectors", "providers"}
+
+// check makes the step a check of n actions at its anchor: the step's
+// input first, then n-1 inputs generated like it without what only the
+// first may give (their provenance keeps its inputs: the nodes are the
+// first's).
+func (g *SessionGen) check(s *GenSet, st *stepState, n int) map[string]any {
+	first, host := st.input, st.host
+	actions := []any{first}
+	exps := []any{map[string]any{"decision": "allow"}}
+	for range n - 1 {
+		st.input = map[string]any{"anchor": st.anchor}
+		// The session records only the first action's nodes.
+		nodes := slices.Clone(st.nodes)
+		for _, f := range stepFeatures {
+			f.add(g, s, st)
+		}
+		st.nodes = nodes
+		for _, k := range checkOnly {
+			delete(st.input, k)
+		}
+		if pv, ok := st.input["provenance"].(map[string]any); ok {
+			in := pv["inputs"]
+			if in == nil {
+				in = []any{}
+			}
+			st.input["provenance"] = map[string]any{"nodes": []any{}, "inputs": in}
+		}
+		actions = append(actions, st.input)
+		exps = append(exps, map[string]any{"decision": "allow"})
+	}
+	st.input, st.host = first, host
+	return map[string]any{"check": actions, "expected": exps}
 }
 
 func (g *SessionGen) stepDeadline(_ *GenSet, st *stepState) {

@@ -23,6 +23,10 @@ func answer() wire.Response {
 		Notes:     "Nudged\nCode: N",
 		Question:  "This action needs a person's approval before it runs.\nThis rule could not be evaluated (no such key: k); it applies because it fails closed.\nRule B\nCode: B",
 		Errors:    []wire.Error{{Rule: "B", Kind: "no_such_key", Message: "no such key: k"}, {Rule: "", Kind: "store", Message: "store down"}},
+		Check: []wire.Response{
+			{Effect: "allow", Codes: []string{}, Errors: []wire.Error{{Rule: "A", Kind: "no_such_key"}}},
+			{Effect: "warn", Code: "W", Codes: []string{"W"}},
+		},
 	}
 }
 
@@ -66,6 +70,11 @@ func TestDisagreeEveryField(t *testing.T) {
 				head, tail, _ := strings.Cut(r.Question, "\n")
 				r.Question = head + "\n" + tail[strings.Index(tail, "\n")+1:]
 			},
+		},
+		"check": {
+			func(r *wire.Response) { r.Check = r.Check[:1] },               // one decision fewer
+			func(r *wire.Response) { r.Check[1].Effect = "block" },         // one action's decision differs
+			func(r *wire.Response) { r.Check[0].Errors[0].Kind = "store" }, // deep inside an action
 		},
 		"errors": {
 			func(r *wire.Response) { r.Errors = r.Errors[:1] },                                       // one fewer

@@ -458,7 +458,8 @@ func (set%[1]d) CounterKey(rule string, c runtime.Counter) (runtime.CounterKey, 
 	return (*%[2]s.Evaluator)(nil).CounterKey(rule, c)
 }
 
-func (set%[1]d) Evaluate(req *wire.Request, s *runtime.Session, d *runtime.Decision) error {
+// env is the host environment of req: its validators and providers.
+func (set%[1]d) env(req *wire.Request) (%[3]s.Env, error) {
 	env := %[3]s.Env{Validators: map[string]%[3]s.Validator{}}
 	for id, det := range req.Detectors {
 		v := det.Validator()
@@ -469,28 +470,65 @@ func (set%[1]d) Evaluate(req *wire.Request, s *runtime.Session, d *runtime.Decis
 		if err := env.Providers.Set(name, func(_ context.Context, _ *%[3]s.Occurrence, args []any) (any, error) {
 			return wire.Provide(answers, args)
 		}); err != nil {
-			return err
+			return env, err
 		}
 	}
-	ev, _ := %[2]s.New(env)
+	return env, nil
+}
+
+// occurrence is the occurrence of req.
+func (set%[1]d) occurrence(req *wire.Request) (%[3]s.Occurrence, error) {
 	anchor, _ := %[3]s.ParseAnchor(req.Anchor)
 	occ := %[3]s.Occurrence{Anchor: anchor, Profiles: req.Profiles, Content: req.Content, Inputs: req.Inputs, Time: req.Time}
 	for name, v := range req.Facts {
 		if err := occ.Facts.Set(name, v); err != nil {
-			return err
+			return occ, err
 		}
 	}
 	if len(req.Kept) > 0 {
 		occ.Kept = &runtime.KeptOverride{}
 		for name, v := range req.Kept {
 			if !occ.Kept.Set(name, v) {
-				return fmt.Errorf("engine-kept fact %%s: %%T is not its type", name, v)
+				return occ, fmt.Errorf("engine-kept fact %%s: %%T is not its type", name, v)
 			}
 		}
+	}
+	return occ, nil
+}
+
+func (x set%[1]d) Evaluate(req *wire.Request, s *runtime.Session, d *runtime.Decision) error {
+	env, err := x.env(req)
+	if err != nil {
+		return err
+	}
+	ev, _ := %[2]s.New(env)
+	occ, err := x.occurrence(req)
+	if err != nil {
+		return err
 	}
 	ctx, cancel := req.Context()
 	defer cancel()
 	ev.Evaluate(ctx, &occ, s, d)
+	return nil
+}
+
+// EvaluateCheck evaluates a check: the host environment (validators,
+// providers, deadline) is its first action's, one for the check.
+func (x set%[1]d) EvaluateCheck(reqs []wire.Request, s *runtime.Session, ds []runtime.Decision) error {
+	env, err := x.env(&reqs[0])
+	if err != nil {
+		return err
+	}
+	ev, _ := %[2]s.New(env)
+	occs := make([]%[3]s.Occurrence, len(reqs))
+	for i := range reqs {
+		if occs[i], err = x.occurrence(&reqs[i]); err != nil {
+			return err
+		}
+	}
+	ctx, cancel := reqs[0].Context()
+	defer cancel()
+	ev.EvaluateCheck(ctx, occs, s, ds)
 	return nil
 }
 `
@@ -547,7 +585,13 @@ func (r *Runner) Do(req *wire.Request) (wire.Response, error) {
 	if resp.Fatal != "" {
 		return resp, fmt.Errorf("runner: %s", resp.Fatal)
 	}
-	// gob does not tell an empty slice from nil.
+	normalize(&resp)
+	return resp, nil
+}
+
+// normalize gives a decision's lists that gob decoded as nil their empty
+// value: gob does not tell an empty slice from nil.
+func normalize(resp *wire.Response) {
 	if resp.Codes == nil {
 		resp.Codes = []string{}
 	}
@@ -560,7 +604,9 @@ func (r *Runner) Do(req *wire.Request) (wire.Response, error) {
 	if resp.Errors == nil {
 		resp.Errors = []wire.Error{}
 	}
-	return resp, nil
+	for i := range resp.Check {
+		normalize(&resp.Check[i])
+	}
 }
 
 // stop stops the runner process, if it runs.

@@ -481,7 +481,7 @@ func RunReport(paths []string, opts Options) *Report {
 			continue
 		}
 		for _, st := range f.Steps {
-			for id := range st.Input.Counters {
+			for id := range st.Inputs()[0].Counters {
 				if !HasRule(l.set, id) {
 					pl.res.Status, pl.res.Messages, pl.done = Invalid, []string{fmt.Sprintf("%s: counters: no rule %s in the set", f.Where(), id)}, true
 				}
@@ -651,8 +651,16 @@ func Request(in *fixture.Input, set int, session string, cat *catalog.Catalog) *
 }
 
 func runFixture(f *fixture.Fixture, l *loaded, engines Engines, runner *Runner, buildErr error, session string, res *Result) {
-	var exp []map[string]any
+	var exp []any
 	for _, st := range f.Steps {
+		if len(st.Check) > 0 {
+			var l []map[string]any
+			for _, a := range st.Check {
+				l = append(l, expectedMap(a.Expected))
+			}
+			exp = append(exp, l)
+			continue
+		}
 		exp = append(exp, expectedMap(st.Expected))
 	}
 	if len(exp) == 1 {
@@ -670,6 +678,10 @@ func runFixture(f *fixture.Fixture, l *loaded, engines Engines, runner *Runner, 
 		step := ""
 		if len(f.Steps) > 1 {
 			step = fmt.Sprintf("step %d: ", i)
+		}
+		if len(st.Check) > 0 {
+			refGot, genGot = runCheck(&st, l, engines, runner, buildErr, session, step, fail, refSession, refGot, genGot)
+			continue
 		}
 		req := Request(&st.Input, l.index, session, l.set.Catalog)
 		var ref, gen *wire.Response
@@ -720,6 +732,87 @@ func runFixture(f *fixture.Fixture, l *loaded, engines Engines, runner *Runner, 
 	if len(res.Messages) > 0 {
 		res.Status = Fail
 	}
+}
+
+// CheckRequest converts a check step into a wire request (spec 5.11): the
+// first action's input gives the session's state and the host
+// environment, shared by every action.
+func CheckRequest(st *fixture.Step, set int, session string, cat *catalog.Catalog) *wire.Request {
+	req := Request(&st.Check[0].Input, set, session, cat)
+	outer := *req
+	outer.Check = make([]wire.Request, len(st.Check))
+	for i := range st.Check {
+		a := Request(&st.Check[i].Input, set, session, cat)
+		a.Counters, a.History, a.Nodes, a.Incomplete, a.Tenant = nil, nil, nil, false, ""
+		a.Detectors, a.Providers = req.Detectors, req.Providers
+		outer.Check[i] = *a
+	}
+	return &outer
+}
+
+// runCheck runs a check step on the engines, compares each action's
+// decision with its expectation and the engines' decisions with each
+// other.
+func runCheck(st *fixture.Step, l *loaded, engines Engines, runner *Runner, buildErr error, session, step string,
+	fail func(string, ...any), refSession *reference.Session, refGot, genGot []wire.Response) ([]wire.Response, []wire.Response) {
+	req := CheckRequest(st, l.index, session, l.set.Catalog)
+	var ref, gen []wire.Response
+	if engines != Generated {
+		if l.refErr != nil {
+			fail("%sreference: %v", step, l.refErr)
+		} else {
+			ref = l.ref.Evaluate(req, refSession).Check
+			if len(ref) != len(st.Check) {
+				fail("%sreference: %d decisions for a check of %d actions", step, len(ref), len(st.Check))
+				ref = nil
+			}
+		}
+	}
+	if engines != Reference {
+		if buildErr != nil {
+			fail("%sgenerated: %v", step, buildErr)
+		} else if r, err := runner.Do(req); err != nil {
+			fail("%sgenerated: %v", step, err)
+		} else if len(r.Check) != len(st.Check) {
+			fail("%sgenerated: %d decisions for a check of %d actions", step, len(r.Check), len(st.Check))
+		} else {
+			gen = r.Check
+			for i := range gen {
+				normalize(&gen[i])
+			}
+		}
+	}
+	for i, a := range st.Check {
+		at := fmt.Sprintf("%saction %d: ", step, i)
+		if ref != nil {
+			refGot = append(refGot, ref[i])
+			for _, m := range compare(a.Expected, a.Input.Approve, ref[i]) {
+				fail("%sreference: %s", at, m)
+			}
+		}
+		if gen != nil {
+			genGot = append(genGot, gen[i])
+			for _, m := range compare(a.Expected, a.Input.Approve, gen[i]) {
+				fail("%sgenerated: %s", at, m)
+			}
+		}
+		if ref != nil && gen != nil {
+			if d := Disagree(ref[i], gen[i]); d != "" {
+				fail("%sengines disagree: %s\n  reference: %s\n  generated: %s", at, d, Show(ref[i]), Show(gen[i]))
+			}
+		}
+		if l.cov != nil {
+			var rp, gp *wire.Response
+			if ref != nil {
+				rp = &ref[i]
+			}
+			if gen != nil {
+				gp = &gen[i]
+			}
+			l.cov.observe(a.Input.Anchor, rp, gp)
+		}
+	}
+	return refGot, genGot
 }
 
 func oneOrMany(l []wire.Response) any {
@@ -871,6 +964,14 @@ func Disagree(a, b wire.Response) string {
 	ea, eb := errKeys(a.Errors), errKeys(b.Errors)
 	if !sameList(ea, eb) {
 		d = append(d, "errors")
+	}
+	// A check's decisions, action by action.
+	same := len(a.Check) == len(b.Check)
+	for i := 0; same && i < len(a.Check); i++ {
+		same = Disagree(a.Check[i], b.Check[i]) == ""
+	}
+	if !same {
+		d = append(d, "check")
 	}
 	return strings.Join(d, ", ")
 }

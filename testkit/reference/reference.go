@@ -65,6 +65,25 @@ func (e *Engine) Evaluate(req *wire.Request, s *Session) wire.Response {
 	if req.Incomplete {
 		s.MarkIncomplete()
 	}
+	if len(req.Check) > 0 {
+		occs := make([]*interp.Occurrence, len(req.Check))
+		for i := range req.Check {
+			occs[i] = occurrence(&req.Check[i])
+		}
+		ds := e.e.EvaluateCheck(occs, s)
+		out := wire.Response{Check: make([]wire.Response, len(ds))}
+		for i := range ds {
+			out.Check[i] = response(&ds[i])
+		}
+		return out
+	}
+	return response(ptr(e.e.Evaluate(occurrence(req), s)))
+}
+
+func ptr(d interp.Decision) *interp.Decision { return &d }
+
+// occurrence is the oracle's occurrence of a request.
+func occurrence(req *wire.Request) *interp.Occurrence {
 	occ := &interp.Occurrence{
 		Anchor: req.Anchor, Facts: req.Facts, Profiles: req.Profiles, Content: req.Content, Inputs: req.Inputs, Kept: req.Kept, Batch: req.Batch, Time: req.Time,
 		Providers:  map[string]func([]any) (any, error){},
@@ -84,7 +103,11 @@ func (e *Engine) Evaluate(req *wire.Request, s *Session) wire.Response {
 			return runtime.Detection{}, errors.New(d.Error)
 		}
 	}
-	d := e.e.Evaluate(occ, s)
+	return occ
+}
+
+// response is a decision in the runner protocol's shape.
+func response(d *interp.Decision) wire.Response {
 	resp := wire.Response{
 		Effect: d.Effect, Code: d.Code, Codes: d.Codes, Monitored: d.Monitored, FailedClosed: d.FailedClosed,
 		Errors: []wire.Error{}, Content: d.Content, Rejection: d.Rejection, Banner: d.Banner, Notes: d.Notes, Question: d.Question,

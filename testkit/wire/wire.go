@@ -52,7 +52,15 @@ type Request struct {
 	Time time.Time
 	// Batch are the tools of the check the occurrence belongs to (nil:
 	// evaluated alone).
-	Batch  []string
+	Batch []string
+	// Check, when not empty, makes the request a check (spec 5.11): its
+	// actions, evaluated as one check in the request's session (whose
+	// counters, history, nodes, incompleteness and tenant the outer
+	// request gives); the outer request's own occurrence is then not
+	// evaluated. Each action gives its occurrence (anchor, facts,
+	// profiles, content, inputs, kept facts) and its host environment
+	// (detectors, providers, deadline).
+	Check  []Request
 	Anchor string
 	// Facts by CEL name, as Go values of their types.
 	Facts    map[string]any
@@ -87,6 +95,9 @@ func isNegZero(f float64) bool { return f == 0 && math.Signbit(f) }
 // MarkNegativeZeros fills NegativeZero; the harness calls it before
 // sending a request.
 func (r *Request) MarkNegativeZeros() {
+	for i := range r.Check {
+		r.Check[i].MarkNegativeZeros()
+	}
 	r.NegativeZero = nil
 	for id, d := range r.Detectors {
 		if isNegZero(d.Facts.PromptInjectionScore) {
@@ -210,6 +221,9 @@ type Response struct {
 	// Question is what a person is asked for an ask decision
 	// (Decision.Question, spec 5.12).
 	Question string `json:"question,omitempty"`
+	// Check holds the decisions of a check's actions, in order (the
+	// response's own fields are then empty).
+	Check []Response `json:"check,omitempty"`
 	// Fatal is set when the runner itself failed (a panic escaped).
 	Fatal string `json:"fatal,omitempty"`
 }
@@ -254,6 +268,15 @@ type Set interface {
 	Evaluate(req *Request, s *runtime.Session, d *runtime.Decision) error
 	// CounterKey returns the store key of a rule's counter.
 	CounterKey(rule string, c runtime.Counter) (runtime.CounterKey, bool)
+}
+
+// CheckSet is a Set that evaluates checks (spec 5.11): the runner's
+// sets implement it.
+type CheckSet interface {
+	Set
+	// EvaluateCheck evaluates reqs, the actions of one check, in s, one
+	// decision each in ds.
+	EvaluateCheck(reqs []Request, s *runtime.Session, ds []runtime.Decision) error
 }
 
 // Serve answers requests from r on w until r ends: the runner's main loop.
@@ -324,6 +347,24 @@ func serveOne(sets []Set, sessions []session, req *Request, d *runtime.Decision,
 		if err := ss.s.MarkIncomplete(ctx); err != nil {
 			return Response{Fatal: "mark incomplete: " + err.Error()}
 		}
+	}
+	if len(req.Check) > 0 {
+		cs, ok := set.(CheckSet)
+		if !ok {
+			return Response{Fatal: fmt.Sprintf("set %d does not evaluate checks", req.Set)}
+		}
+		for i := range req.Check {
+			req.Check[i].restoreNegativeZeros()
+		}
+		ds := make([]runtime.Decision, len(req.Check))
+		if err := cs.EvaluateCheck(req.Check, ss.s, ds); err != nil {
+			return Response{Fatal: err.Error()}
+		}
+		out := Response{Check: make([]Response, len(ds))}
+		for i := range ds {
+			out.Check[i] = FromDecision(&ds[i])
+		}
+		return out
 	}
 	if err := set.Evaluate(req, ss.s, d); err != nil {
 		return Response{Fatal: err.Error()}

@@ -71,11 +71,11 @@ type oGuard struct {
 	fill func(context.Context, *lycaon.Occurrence)
 }
 
-// Evaluate evaluates the guard's occurrence o as an occurrence of the catalog.
-// An anchor the catalog does not have stays the zero Anchor, which Evaluate
-// reports (the guard then blocks the call).
-func (g *oGuard) Evaluate(ctx context.Context, o *guard.Occurrence, s *runtime.Session, d *runtime.Decision) error {
-	oOcc := &lycaon.Occurrence{
+// oOccurrence fills oOcc, the catalog's occurrence of the guard's o. An anchor
+// the catalog does not have stays the zero Anchor, which evaluation reports
+// (the guard then blocks the call).
+func (g *oGuard) oOccurrence(ctx context.Context, o *guard.Occurrence, oOcc *lycaon.Occurrence) {
+	*oOcc = lycaon.Occurrence{
 		Content:  o.Content,
 		Inputs:   o.Inputs,
 		Profiles: o.Profiles,
@@ -102,7 +102,23 @@ func (g *oGuard) Evaluate(ctx context.Context, o *guard.Occurrence, s *runtime.S
 	if g.fill != nil {
 		g.fill(ctx, oOcc)
 	}
+}
+
+// Evaluate evaluates the guard's occurrence o as an occurrence of the catalog.
+func (g *oGuard) Evaluate(ctx context.Context, o *guard.Occurrence, s *runtime.Session, d *runtime.Decision) error {
+	oOcc := new(lycaon.Occurrence)
+	g.oOccurrence(ctx, o, oOcc)
 	return g.ev.Evaluate(ctx, oOcc, s, d)
+}
+
+// EvaluateCheck evaluates the guard's occurrences occs as one check of the
+// catalog's occurrences (spec 5.11), one decision each in ds.
+func (g *oGuard) EvaluateCheck(ctx context.Context, occs []guard.Occurrence, s *runtime.Session, ds []runtime.Decision) error {
+	oOccs := make([]lycaon.Occurrence, len(occs))
+	for i := range occs {
+		g.oOccurrence(ctx, &occs[i], &oOccs[i])
+	}
+	return g.ev.EvaluateCheck(ctx, oOccs, s, ds)
 }
 
 // Info describes the set to the guard.

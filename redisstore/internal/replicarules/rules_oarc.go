@@ -99,9 +99,9 @@ func (ev *Evaluator) Evaluate(ctx context.Context, occ *lycaon.Occurrence, s *ru
 	}
 	switch occ.Anchor {
 	case lycaon.ToolPostInvoke:
-		return ev.oEval_ToolPostInvoke(ctx, occ, s, d)
+		return ev.oEval_ToolPostInvoke(ctx, occ, s, d, nil)
 	case lycaon.ToolPreInvoke:
-		return ev.oEval_ToolPreInvoke(ctx, occ, s, d)
+		return ev.oEval_ToolPreInvoke(ctx, occ, s, d, nil)
 	default:
 		if !occ.Anchor.Valid() {
 			err := impl.UnknownAnchor(d, int64(occ.Anchor))
@@ -111,7 +111,7 @@ func (ev *Evaluator) Evaluate(ctx context.Context, occ *lycaon.Occurrence, s *ru
 			return err
 		}
 		if ev.cfg.RuleStore != nil {
-			return ev.oLive(ctx, occ, s, d)
+			return ev.oLive(ctx, occ, s, d, nil)
 		}
 		// An anchor without rules: allow.
 		d.Reset()
@@ -121,6 +121,71 @@ func (ev *Evaluator) Evaluate(ctx context.Context, occ *lycaon.Occurrence, s *ru
 		}
 		return nil
 	}
+}
+
+// EvaluateCheck evaluates occs as one check (spec 5.11): the occurrences a
+// model turn proposes together, at one anchor, one decision each in ds (as
+// many as occs). Every action reads the session as it was before the check,
+// its own facts, and batch_tools, the tools of every action in order; after
+// every action's rules, the updates of all actions are applied in index
+// order as one atomic step (one Store.Apply), and a failure to apply them is
+// an error in every decision. A decision says nothing about another: a
+// blocked action does not block its siblings. Occurrences at different
+// anchors are an error wrapping runtime.ErrCheckAnchors, and as many
+// decisions as occurrences is required (runtime.ErrBadCall); every decision
+// then blocks and nothing is applied. An empty check does nothing. Without a
+// recorder it allocates nothing for a check of up to 8 actions, once the
+// decisions' buffers have grown, with the exceptions of Evaluate.
+func (ev *Evaluator) EvaluateCheck(ctx context.Context, occs []lycaon.Occurrence, s *runtime.Session, ds []runtime.Decision) error {
+	if ev == nil || len(ds) != len(occs) {
+		return impl.BadCheck(ev == nil, len(occs), ds)
+	}
+	if len(occs) == 0 {
+		return nil
+	}
+	a := occs[0].Anchor
+	var c impl.Check
+	for i := range occs {
+		if occs[i].Anchor != a {
+			return impl.MixedCheck(ds, i, a.String(), occs[i].Anchor.String())
+		}
+		c.Tool(occs[i].Facts.Tool)
+	}
+	var err error
+	switch a {
+	case lycaon.ToolPostInvoke:
+		for i := range occs {
+			ev.oEval_ToolPostInvoke(ctx, &occs[i], s, &ds[i], &c)
+		}
+	case lycaon.ToolPreInvoke:
+		for i := range occs {
+			ev.oEval_ToolPreInvoke(ctx, &occs[i], s, &ds[i], &c)
+		}
+	default:
+		switch {
+		case !a.Valid():
+			for i := range occs {
+				err = impl.UnknownAnchor(&ds[i], int64(a))
+			}
+		case ev.cfg.RuleStore != nil:
+			for i := range occs {
+				ev.oLive(ctx, &occs[i], s, &ds[i], &c)
+			}
+		default:
+			// An anchor without rules: allow.
+			for i := range occs {
+				ds[i].Reset()
+				ds[i].Content = occs[i].Content
+			}
+		}
+	}
+	impl.EndCheck(&c, ctx, ds)
+	if ev.cfg.Recorder != nil {
+		for i := range occs {
+			impl.RecordDecision(ctx, ev.cfg.Recorder, Name, Digest, s, a.String(), occs[i].Facts.Tool, &ds[i])
+		}
+	}
+	return err
 }
 
 // CounterKey returns the store key of a rule's counter, for hosts that
@@ -274,16 +339,21 @@ func (oX *oExec) LiveDetect(id string) (*runtime.Detection, runtime.Err) {
 
 // oLive evaluates an occurrence at an anchor without compiled rules, for the rule
 // store's rules (spec 12).
-func (ev *Evaluator) oLive(ctx context.Context, occ *lycaon.Occurrence, s *runtime.Session, d *runtime.Decision) error {
+func (ev *Evaluator) oLive(ctx context.Context, occ *lycaon.Occurrence, s *runtime.Session, d *runtime.Decision, c *impl.Check) error {
 	oX := new(oExec)
 	oX.ev, oX.occ, oX.F = ev, occ, &occ.Facts
 	anchor := occ.Anchor.String()
 	impl.Begin(&oX.Exec, ctx, oRules[:], s, d, anchor, occ.Profiles, occ.Content, occ.Inputs)
+	if c != nil {
+		oX.InCheck(c)
+	}
 	oX.Call(occ.Facts.Tool, occ.Facts.ToolArgs, anchor == "tool.pre_invoke", true, occ.Kept)
 	impl.Live(&oX.Exec, ev.cfg.RuleStore, oX)
 	impl.RunLive(&oX.Exec)
 	oX.Finish()
-	if ev.cfg.Recorder != nil {
+	if c != nil {
+		c.Add(&oX.Exec)
+	} else if ev.cfg.Recorder != nil {
 		impl.RecordDecision(ctx, ev.cfg.Recorder, Name, Digest, s, anchor, occ.Facts.Tool, d)
 	}
 	impl.ObserveLive(&oX.Exec)
@@ -979,29 +1049,37 @@ func oRule_TORN(oX *oExec) (bool, runtime.Err) {
 }
 
 // oEval_ToolPostInvoke evaluates an occurrence at "tool.post_invoke".
-func (ev *Evaluator) oEval_ToolPostInvoke(ctx context.Context, occ *lycaon.Occurrence, s *runtime.Session, d *runtime.Decision) error {
+func (ev *Evaluator) oEval_ToolPostInvoke(ctx context.Context, occ *lycaon.Occurrence, s *runtime.Session, d *runtime.Decision, c *impl.Check) error {
 	if ev.cfg.RuleStore != nil {
-		return ev.oLive_ToolPostInvoke(ctx, occ, s, d)
+		return ev.oLive_ToolPostInvoke(ctx, occ, s, d, c)
 	}
 	var oX oExec
 	oX.ev, oX.occ, oX.F = ev, occ, &occ.Facts
 	impl.Begin(&oX.Exec, ctx, oRules[:], s, d, "tool.post_invoke", occ.Profiles, occ.Content, occ.Inputs)
+	if c != nil {
+		oX.InCheck(c)
+	}
 	oX.Call(occ.Facts.Tool, occ.Facts.ToolArgs, false, true, occ.Kept)
 	oX.History(oCodes_ToolPostInvoke[:], false)
 	for oRun_ToolPostInvoke(&oX) {
 	}
 	oX.Finish()
-	if ev.cfg.Recorder != nil {
+	if c != nil {
+		c.Add(&oX.Exec)
+	} else if ev.cfg.Recorder != nil {
 		impl.RecordDecision(ctx, ev.cfg.Recorder, Name, Digest, s, "tool.post_invoke", occ.Facts.Tool, d)
 	}
 	return nil
 }
 
 // oLive_ToolPostInvoke evaluates an occurrence at "tool.post_invoke" with the rule store's rules.
-func (ev *Evaluator) oLive_ToolPostInvoke(ctx context.Context, occ *lycaon.Occurrence, s *runtime.Session, d *runtime.Decision) error {
+func (ev *Evaluator) oLive_ToolPostInvoke(ctx context.Context, occ *lycaon.Occurrence, s *runtime.Session, d *runtime.Decision, c *impl.Check) error {
 	oX := new(oExec)
 	oX.ev, oX.occ, oX.F = ev, occ, &occ.Facts
 	impl.Begin(&oX.Exec, ctx, oRules[:], s, d, "tool.post_invoke", occ.Profiles, occ.Content, occ.Inputs)
+	if c != nil {
+		oX.InCheck(c)
+	}
 	oX.Call(occ.Facts.Tool, occ.Facts.ToolArgs, false, true, occ.Kept)
 	oX.History(oCodes_ToolPostInvoke[:], false)
 	impl.Live(&oX.Exec, ev.cfg.RuleStore, oX)
@@ -1010,7 +1088,9 @@ func (ev *Evaluator) oLive_ToolPostInvoke(ctx context.Context, occ *lycaon.Occur
 	// The store's rules, after the compiled ones (spec 12).
 	impl.RunLive(&oX.Exec)
 	oX.Finish()
-	if ev.cfg.Recorder != nil {
+	if c != nil {
+		c.Add(&oX.Exec)
+	} else if ev.cfg.Recorder != nil {
 		impl.RecordDecision(ctx, ev.cfg.Recorder, Name, Digest, s, "tool.post_invoke", occ.Facts.Tool, d)
 	}
 	impl.ObserveLive(&oX.Exec)
@@ -1037,30 +1117,38 @@ func oAnchor_ToolPostInvoke(oX *oExec) {
 }
 
 // oEval_ToolPreInvoke evaluates an occurrence at "tool.pre_invoke".
-func (ev *Evaluator) oEval_ToolPreInvoke(ctx context.Context, occ *lycaon.Occurrence, s *runtime.Session, d *runtime.Decision) error {
+func (ev *Evaluator) oEval_ToolPreInvoke(ctx context.Context, occ *lycaon.Occurrence, s *runtime.Session, d *runtime.Decision, c *impl.Check) error {
 	if ev.cfg.RuleStore != nil {
-		return ev.oLive_ToolPreInvoke(ctx, occ, s, d)
+		return ev.oLive_ToolPreInvoke(ctx, occ, s, d, c)
 	}
 	var oX oExec
 	oX.ev, oX.occ, oX.F = ev, occ, &occ.Facts
 	impl.Begin(&oX.Exec, ctx, oRules[:], s, d, "tool.pre_invoke", occ.Profiles, occ.Content, occ.Inputs)
+	if c != nil {
+		oX.InCheck(c)
+	}
 	oX.Call(occ.Facts.Tool, occ.Facts.ToolArgs, true, true, occ.Kept)
 	oX.History(oCodes_ToolPreInvoke[:], true)
 	oX.Snapshot(oSnap_ToolPreInvoke[:])
 	for oRun_ToolPreInvoke(&oX) {
 	}
 	oX.Finish()
-	if ev.cfg.Recorder != nil {
+	if c != nil {
+		c.Add(&oX.Exec)
+	} else if ev.cfg.Recorder != nil {
 		impl.RecordDecision(ctx, ev.cfg.Recorder, Name, Digest, s, "tool.pre_invoke", occ.Facts.Tool, d)
 	}
 	return nil
 }
 
 // oLive_ToolPreInvoke evaluates an occurrence at "tool.pre_invoke" with the rule store's rules.
-func (ev *Evaluator) oLive_ToolPreInvoke(ctx context.Context, occ *lycaon.Occurrence, s *runtime.Session, d *runtime.Decision) error {
+func (ev *Evaluator) oLive_ToolPreInvoke(ctx context.Context, occ *lycaon.Occurrence, s *runtime.Session, d *runtime.Decision, c *impl.Check) error {
 	oX := new(oExec)
 	oX.ev, oX.occ, oX.F = ev, occ, &occ.Facts
 	impl.Begin(&oX.Exec, ctx, oRules[:], s, d, "tool.pre_invoke", occ.Profiles, occ.Content, occ.Inputs)
+	if c != nil {
+		oX.InCheck(c)
+	}
 	oX.Call(occ.Facts.Tool, occ.Facts.ToolArgs, true, true, occ.Kept)
 	oX.History(oCodes_ToolPreInvoke[:], true)
 	oX.Snapshot(oSnap_ToolPreInvoke[:])
@@ -1070,7 +1158,9 @@ func (ev *Evaluator) oLive_ToolPreInvoke(ctx context.Context, occ *lycaon.Occurr
 	// The store's rules, after the compiled ones (spec 12).
 	impl.RunLive(&oX.Exec)
 	oX.Finish()
-	if ev.cfg.Recorder != nil {
+	if c != nil {
+		c.Add(&oX.Exec)
+	} else if ev.cfg.Recorder != nil {
 		impl.RecordDecision(ctx, ev.cfg.Recorder, Name, Digest, s, "tool.pre_invoke", occ.Facts.Tool, d)
 	}
 	impl.ObserveLive(&oX.Exec)
