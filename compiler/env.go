@@ -211,8 +211,14 @@ func (l *packLoader) checkWhen(r *Rule, w *whenSource) []read {
 					skipTo = end + 1
 				}
 				msg := fmt.Sprintf("undeclared reference to '%s'", name)
-				if s := suggestName(l.cat, name); s != "" {
-					msg += fmt.Sprintf(" (did you mean '%s'?)", s)
+				suggest := suggestName(l.cat, name)
+				if rest := strings.TrimLeft(w.text[min(len(w.text), off+len(name)):], " \t\r\n"); strings.HasPrefix(rest, "(") {
+					// A call (x.contain(..)): the name is a function's,
+					// not a fact's.
+					suggest = suggestFunction(l.cat, env, name)
+				}
+				if suggest != "" {
+					msg += fmt.Sprintf(" (did you mean '%s'?)", suggest)
 				}
 				w.report(off, Error, CodeUnknownFact, "%s", msg)
 				continue
