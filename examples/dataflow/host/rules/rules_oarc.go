@@ -4,7 +4,10 @@
 // source: payments/policy/ALLOW_SMALL_REFUND.yaml
 // source: payments/policy/ALLOW_VENDOR_INVOICE.yaml
 // source: finance-team/pack.yaml
+// source: finance-team/policy/CONFIDENTIAL_DOC_OUT.yaml
+// source: finance-team/policy/EGRESS_ALLOWLIST.yaml
 // source: finance-team/policy/NO_PAYMENT_FROM_WEB.yaml
+// source: finance-team/policy/NO_READ_WITH_EGRESS.yaml
 // source: finance-team/policy/NO_SHELL_FROM_WEB.yaml
 // source: finance-team/policy/NO_TAINTED_EGRESS.yaml
 // source: finance-team/policy/PII_TO_OUTSIDE.yaml
@@ -37,7 +40,7 @@ const _ = finbot.CatalogIs_d5cabf82
 const Name = "payments+finance-team"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:ba8367b2c8bdc2a698c961ae2e88149d3e240e552c376c6c2333a8c2b720adbe"
+const Digest = "sha256:356b91647e1435a7203d21d41a1fd0ec09cc8676846e27a7818da360b02591f6"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.
@@ -204,16 +207,22 @@ func (ev *Evaluator) CounterKey(rule string, c runtime.Counter) (runtime.Counter
 		return runtime.CounterKey{Slot: 1, Rule: "ALLOW_SMALL_REFUND", Counter: c}, true
 	case "ALLOW_VENDOR_INVOICE":
 		return runtime.CounterKey{Slot: 2, Rule: "ALLOW_VENDOR_INVOICE", Counter: c}, true
+	case "CONFIDENTIAL_DOC_OUT":
+		return runtime.CounterKey{Slot: 3, Rule: "CONFIDENTIAL_DOC_OUT", Counter: c}, true
+	case "EGRESS_ALLOWLIST":
+		return runtime.CounterKey{Slot: 4, Rule: "EGRESS_ALLOWLIST", Counter: c}, true
 	case "NO_PAYMENT_FROM_WEB":
-		return runtime.CounterKey{Slot: 3, Rule: "NO_PAYMENT_FROM_WEB", Counter: c}, true
+		return runtime.CounterKey{Slot: 5, Rule: "NO_PAYMENT_FROM_WEB", Counter: c}, true
+	case "NO_READ_WITH_EGRESS":
+		return runtime.CounterKey{Slot: 6, Rule: "NO_READ_WITH_EGRESS", Counter: c}, true
 	case "NO_SHELL_FROM_WEB":
-		return runtime.CounterKey{Slot: 4, Rule: "NO_SHELL_FROM_WEB", Counter: c}, true
+		return runtime.CounterKey{Slot: 7, Rule: "NO_SHELL_FROM_WEB", Counter: c}, true
 	case "NO_TAINTED_EGRESS":
-		return runtime.CounterKey{Slot: 5, Rule: "NO_TAINTED_EGRESS", Counter: c}, true
+		return runtime.CounterKey{Slot: 8, Rule: "NO_TAINTED_EGRESS", Counter: c}, true
 	case "PII_TO_OUTSIDE":
-		return runtime.CounterKey{Slot: 6, Rule: "PII_TO_OUTSIDE", Counter: c}, true
+		return runtime.CounterKey{Slot: 9, Rule: "PII_TO_OUTSIDE", Counter: c}, true
 	case "WRITE_INSIDE_WORKSPACE":
-		return runtime.CounterKey{Slot: 7, Rule: "WRITE_INSIDE_WORKSPACE", Counter: c}, true
+		return runtime.CounterKey{Slot: 10, Rule: "WRITE_INSIDE_WORKSPACE", Counter: c}, true
 	default:
 		return runtime.CounterKey{}, false
 	}
@@ -374,12 +383,26 @@ func Reads(oAnchor finbot.Anchor) runtime.Reads {
 // oContext are the entries of the rendered context (ir.Context): the enforced
 // deny-by-default codes with a title, then the titled rules that tell the agent
 // what to do, in evaluation order, tokenised when the rules were compiled.
-var oContext = [6]impl.ContextRule{
+var oContext = [9]impl.ContextRule{
 	{
 		ID:     "PAYMENT_NOT_ALLOWLISTED",
 		Title:  "This payment is not on the allowlist",
 		Fix:    "Ask the user to make the payment, or to add the case to the payments allowlist.",
 		Pinned: true,
+	},
+	{
+		ID:    "CONFIDENTIAL_DOC_OUT",
+		Title: "A confidential document leaving the company",
+		Fix:   "Ask the user to send it, or to share the document through the drive.",
+		Tags:  []string{"http", "post", "send", "email", "confidential", "doc", "out"},
+		Text:  []string{"a", "confidential", "document", "leaving", "the", "company", "this", "call", "was", "computed", "from", "that", "read", "returned", "ask", "user", "to", "send", "it", "or", "share", "through", "drive"},
+	},
+	{
+		ID:    "EGRESS_ALLOWLIST",
+		Title: "A request to a host outside the allowlist",
+		Fix:   "Ask the user to add the host to the egress allowlist.",
+		Tags:  []string{"http", "post", "egress", "allowlist"},
+		Text:  []string{"a", "request", "to", "host", "outside", "the", "allowlist", "finbot", "posts", "only", "over", "https", "api", "example", "com", "and", "hooks", "ask", "user", "add", "egress"},
 	},
 	{
 		ID:     "NO_PAYMENT_FROM_WEB",
@@ -388,6 +411,13 @@ var oContext = [6]impl.ContextRule{
 		Global: true,
 		Tags:   []string{"no", "payment", "from", "web"},
 		Text:   []string{"a", "payment", "that", "depends", "on", "web", "page", "confirm", "the", "details", "with", "user", "from", "trusted", "source"},
+	},
+	{
+		ID:    "NO_READ_WITH_EGRESS",
+		Title: "A document read in the same turn as a message going out",
+		Fix:   "Read the document first; send in a later turn, where the rules see what the message depends on.",
+		Tags:  []string{"read", "document", "no", "with", "egress"},
+		Text:  []string{"a", "document", "read", "in", "the", "same", "turn", "as", "message", "going", "out", "first", "send", "later", "where", "rules", "see", "what", "depends", "on"},
 	},
 	{
 		ID:      "NO_SHELL_FROM_WEB",
@@ -427,7 +457,7 @@ func Context(hint string, k int) string {
 }
 
 // oRules are the compiled rules, by slot (evaluation order).
-var oRules = [8]impl.Rule{
+var oRules = [11]impl.Rule{
 	// ALLOW_PAYROLL
 	{
 		Rule: runtime.Rule{
@@ -476,6 +506,42 @@ var oRules = [8]impl.Rule{
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
+	// CONFIDENTIAL_DOC_OUT
+	{
+		Rule: runtime.Rule{
+			ID:     "CONFIDENTIAL_DOC_OUT",
+			Pack:   "finance-team",
+			Kind:   runtime.KindPolicy,
+			Anchor: "tool.pre_invoke",
+			Effect: runtime.Block,
+			Copy: runtime.Copy{
+				Title: "A confidential document leaving the company",
+				Why:   "This call was computed from a confidential document that read_document returned.",
+				Fix:   "Ask the user to send it, or to share the document through the drive.",
+			},
+		},
+		Slot:         3,
+		Profiles:     runtime.ProfileProvenance | runtime.ProfileTool,
+		DetectorSlot: -1,
+	},
+	// EGRESS_ALLOWLIST
+	{
+		Rule: runtime.Rule{
+			ID:     "EGRESS_ALLOWLIST",
+			Pack:   "finance-team",
+			Kind:   runtime.KindPolicy,
+			Anchor: "tool.pre_invoke",
+			Effect: runtime.Block,
+			Copy: runtime.Copy{
+				Title: "A request to a host outside the allowlist",
+				Why:   "Finbot posts only over HTTPS to api.example.com and hooks.finbot.example.",
+				Fix:   "Ask the user to add the host to the egress allowlist.",
+			},
+		},
+		Slot:         4,
+		Profiles:     runtime.ProfileTool,
+		DetectorSlot: -1,
+	},
 	// NO_PAYMENT_FROM_WEB
 	{
 		Rule: runtime.Rule{
@@ -489,8 +555,25 @@ var oRules = [8]impl.Rule{
 				Fix:   "Confirm the payment details with the user from a trusted source.",
 			},
 		},
-		Slot:         3,
+		Slot:         5,
 		Profiles:     runtime.ProfileProvenance,
+		DetectorSlot: -1,
+	},
+	// NO_READ_WITH_EGRESS
+	{
+		Rule: runtime.Rule{
+			ID:     "NO_READ_WITH_EGRESS",
+			Pack:   "finance-team",
+			Kind:   runtime.KindPolicy,
+			Anchor: "tool.pre_invoke",
+			Effect: runtime.Block,
+			Copy: runtime.Copy{
+				Title: "A document read in the same turn as a message going out",
+				Fix:   "Read the document first; send in a later turn, where the rules see what the message depends on.",
+			},
+		},
+		Slot:         6,
+		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
 	// NO_SHELL_FROM_WEB
@@ -507,7 +590,7 @@ var oRules = [8]impl.Rule{
 				Instead: "Show the command to the user and let them run it.",
 			},
 		},
-		Slot:         4,
+		Slot:         7,
 		Profiles:     runtime.ProfileProvenance | runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -525,7 +608,7 @@ var oRules = [8]impl.Rule{
 				Fix:   "Ask the user to confirm the recipient and the content before sending.",
 			},
 		},
-		Slot:         5,
+		Slot:         8,
 		Profiles:     runtime.ProfileProvenance | runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -542,7 +625,7 @@ var oRules = [8]impl.Rule{
 				Fix:   "Remove the personal data, or check that the recipient may receive it.",
 			},
 		},
-		Slot:         6,
+		Slot:         9,
 		Profiles:     runtime.ProfileProvenance | runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -559,7 +642,7 @@ var oRules = [8]impl.Rule{
 				Fix:   "Write under /workspace/, without \"..\".",
 			},
 		},
-		Slot:         7,
+		Slot:         10,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -852,7 +935,7 @@ func oRule_ALLOW_VENDOR_INVOICE(oX *oExec) (bool, runtime.Err) {
 //
 //	"web" in provenance_origins
 func oRule_NO_PAYMENT_FROM_WEB(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(3) {
+	if !oX.Enter(5) {
 		return false, runtime.Err{}
 	}
 	if oT1 := oX.Supplied(runtime.ProfileProvenance); oT1.Kind != 0 {
@@ -865,12 +948,283 @@ func oRule_NO_PAYMENT_FROM_WEB(oX *oExec) (bool, runtime.Err) {
 	return impl.InStrings("web", oT2.Origins), runtime.Err{}
 }
 
+// oRule_CONFIDENTIAL_DOC_OUT evaluates rule CONFIDENTIAL_DOC_OUT (policy, pack finance-team).
+// when:
+//
+//	(tool == "http_post" || !tool_arg_string("to").endsWith("@finbot.example")) && provenance_nodes.exists(n, n.tool == "read_document" && "confidential" in n.labels)
+func oRule_CONFIDENTIAL_DOC_OUT(oX *oExec) (bool, runtime.Err) {
+	if !oX.Enter(3) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	var oT1 runtime.Err
+	if oT2 := oX.Supplied(runtime.ProfileTool); oT2.Kind != 0 {
+		if oT1.Kind == 0 {
+			oT1 = oT2
+		}
+	} else {
+		switch oF.Tool {
+		case "http_post", "send_email":
+		default:
+			return false, runtime.Err{}
+		}
+	}
+	if oT1.Kind != 0 {
+		return false, oT1
+	}
+	if oT3 := oX.Supplied(runtime.ProfileProvenance | runtime.ProfileTool); oT3.Kind != 0 {
+		return false, oT3
+	}
+	oT37 := true
+	var oT38 runtime.Err
+	if oT37 {
+		oT11, oT12 := func() (bool, runtime.Err) {
+			oT9 := false
+			var oT10 runtime.Err
+			if !oT9 {
+				if oF.Tool == "http_post" {
+					oT9 = true
+				}
+			}
+			if !oT9 {
+				oT7, oT8 := func() (bool, runtime.Err) {
+					oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "to")
+					if oT5.Kind != 0 {
+						return false, oT5
+					}
+					oT6 := strings.HasSuffix(oT4, "@finbot.example")
+					return !oT6, runtime.Err{}
+				}()
+				if oT8.Kind != 0 {
+					if oT10.Kind == 0 {
+						oT10 = oT8
+					}
+				} else if oT7 {
+					oT9 = true
+				}
+			}
+			if !oT9 && oT10.Kind != 0 {
+				return false, oT10
+			}
+			return oT9, runtime.Err{}
+		}()
+		if oT12.Kind != 0 {
+			if oT38.Kind == 0 {
+				oT38 = oT12
+			}
+		} else if !oT11 {
+			oT37 = false
+		}
+	}
+	if oT37 {
+		oT35, oT36 := func() (bool, runtime.Err) {
+			oT13, oT14 := oX.ProvenanceNodes()
+			if oT14.Kind != 0 {
+				return false, oT14
+			}
+			oT15 := false
+			var oT16 runtime.Err
+			for _, oV_n := range oT13 {
+				_ = oV_n
+				oT33, oT34 := func() (bool, runtime.Err) {
+					oT31 := true
+					var oT32 runtime.Err
+					if oT31 {
+						oT21, oT22 := func() (bool, runtime.Err) {
+							oT17, oT18 := oV_n["tool"]
+							if !oT18 {
+								return false, impl.NoSuchKey("tool")
+							}
+							oT19, oT20 := impl.Read(oT17)
+							if oT20.Kind != 0 {
+								return false, oT20
+							}
+							return impl.EqualDynString(oT19, "read_document"), runtime.Err{}
+						}()
+						if oT22.Kind != 0 {
+							if oT32.Kind == 0 {
+								oT32 = oT22
+							}
+						} else if !oT21 {
+							oT31 = false
+						}
+					}
+					if oT31 {
+						oT29, oT30 := func() (bool, runtime.Err) {
+							oT23, oT24 := oV_n["labels"]
+							if !oT24 {
+								return false, impl.NoSuchKey("labels")
+							}
+							oT25, oT26 := impl.Read(oT23)
+							if oT26.Kind != 0 {
+								return false, oT26
+							}
+							oT27, oT28 := impl.InDyn(any("confidential"), oT25)
+							if oT28.Kind != 0 {
+								return false, oT28
+							}
+							return oT27, runtime.Err{}
+						}()
+						if oT30.Kind != 0 {
+							if oT32.Kind == 0 {
+								oT32 = oT30
+							}
+						} else if !oT29 {
+							oT31 = false
+						}
+					}
+					if oT31 && oT32.Kind != 0 {
+						return false, oT32
+					}
+					return oT31, runtime.Err{}
+				}()
+				if oT34.Kind != 0 {
+					if oT16.Kind == 0 {
+						oT16 = oT34
+					}
+				} else if oT33 {
+					oT15 = true
+					break
+				}
+			}
+			if !oT15 && oT16.Kind != 0 {
+				return false, oT16
+			}
+			return oT15, runtime.Err{}
+		}()
+		if oT36.Kind != 0 {
+			if oT38.Kind == 0 {
+				oT38 = oT36
+			}
+		} else if !oT35 {
+			oT37 = false
+		}
+	}
+	if oT37 && oT38.Kind != 0 {
+		return false, oT38
+	}
+	return oT37, runtime.Err{}
+}
+
+// oRule_EGRESS_ALLOWLIST evaluates rule EGRESS_ALLOWLIST (policy, pack finance-team).
+// when:
+//
+//	url_scheme(tool_arg_string("url")) != "https" || !(url_host(tool_arg_string("url")) in ["api.example.com", "hooks.finbot.example"])
+func oRule_EGRESS_ALLOWLIST(oX *oExec) (bool, runtime.Err) {
+	if !oX.Enter(4) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	var oT1 runtime.Err
+	if oT2 := oX.Supplied(runtime.ProfileTool); oT2.Kind != 0 {
+		if oT1.Kind == 0 {
+			oT1 = oT2
+		}
+	} else {
+		if oF.Tool != "http_post" {
+			return false, runtime.Err{}
+		}
+	}
+	if oT1.Kind != 0 {
+		return false, oT1
+	}
+	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
+		return false, oT3
+	}
+	oT18 := false
+	var oT19 runtime.Err
+	if !oT18 {
+		oT9, oT10 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "url")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			oT6, oT7 := impl.URLScheme(oT4)
+			if oT7.Kind != 0 {
+				return false, oT7
+			}
+			oT8 := (oT6 == "https")
+			return !oT8, runtime.Err{}
+		}()
+		if oT10.Kind != 0 {
+			if oT19.Kind == 0 {
+				oT19 = oT10
+			}
+		} else if oT9 {
+			oT18 = true
+		}
+	}
+	if !oT18 {
+		oT16, oT17 := func() (bool, runtime.Err) {
+			oT11, oT12 := impl.ToolArgString(oF.ToolArgs, "url")
+			if oT12.Kind != 0 {
+				return false, oT12
+			}
+			oT13, oT14 := impl.URLHost(oT11)
+			if oT14.Kind != 0 {
+				return false, oT14
+			}
+			var oT15 bool
+			switch oT13 {
+			case "api.example.com", "hooks.finbot.example":
+				oT15 = true
+			}
+			return !oT15, runtime.Err{}
+		}()
+		if oT17.Kind != 0 {
+			if oT19.Kind == 0 {
+				oT19 = oT17
+			}
+		} else if oT16 {
+			oT18 = true
+		}
+	}
+	if !oT18 && oT19.Kind != 0 {
+		return false, oT19
+	}
+	return oT18, runtime.Err{}
+}
+
+// oRule_NO_READ_WITH_EGRESS evaluates rule NO_READ_WITH_EGRESS (policy, pack finance-team).
+// when:
+//
+//	"send_email" in batch_tools || "http_post" in batch_tools
+func oRule_NO_READ_WITH_EGRESS(oX *oExec) (bool, runtime.Err) {
+	if !oX.Enter(6) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	var oT1 runtime.Err
+	if oT2 := oX.Supplied(runtime.ProfileTool); oT2.Kind != 0 {
+		if oT1.Kind == 0 {
+			oT1 = oT2
+		}
+	} else {
+		if oF.Tool != "read_document" {
+			return false, runtime.Err{}
+		}
+	}
+	if oT1.Kind != 0 {
+		return false, oT1
+	}
+	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
+		return false, oT3
+	}
+	oT4 := oX.BatchTools()
+	oT6 := impl.InStrings("send_email", oT4)
+	if !oT6 {
+		oT5 := oX.BatchTools()
+		oT6 = impl.InStrings("http_post", oT5)
+	}
+	return oT6, runtime.Err{}
+}
+
 // oRule_NO_SHELL_FROM_WEB evaluates rule NO_SHELL_FROM_WEB (policy, pack finance-team).
 // when:
 //
 //	"web" in provenance_origins
 func oRule_NO_SHELL_FROM_WEB(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(4) {
+	if !oX.Enter(7) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -902,7 +1256,7 @@ func oRule_NO_SHELL_FROM_WEB(oX *oExec) (bool, runtime.Err) {
 //
 //	(tool != "bash" || tool_arg_string("command").matches("\\b(curl|wget|nc)\\b")) && "confidential" in provenance_labels && "untrusted" in provenance_trust_tiers
 func oRule_NO_TAINTED_EGRESS(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(5) {
+	if !oX.Enter(8) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -1008,7 +1362,7 @@ func oRule_NO_TAINTED_EGRESS(oX *oExec) (bool, runtime.Err) {
 //
 //	"pii" in provenance_labels && !tool_arg_string("to").endsWith("@finbot.example")
 func oRule_PII_TO_OUTSIDE(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(6) {
+	if !oX.Enter(9) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -1074,7 +1428,7 @@ func oRule_PII_TO_OUTSIDE(oX *oExec) (bool, runtime.Err) {
 //
 //	!tool_arg_string("path").startsWith("/workspace/") || tool_arg_string("path").contains("/../")
 func oRule_WRITE_INSIDE_WORKSPACE(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(7) {
+	if !oX.Enter(10) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -1205,25 +1559,25 @@ func oAnchor_PaymentPreSubmit(oX *oExec) {
 			if oFired, oErr := oRule_ALLOW_VENDOR_INVOICE(oX); (oFired || oErr.Kind != 0) && oX.Done(2, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_NO_PAYMENT_FROM_WEB(oX); (oFired || oErr.Kind != 0) && oX.Done(3, oFired, oErr) {
+			if oFired, oErr := oRule_NO_PAYMENT_FROM_WEB(oX); (oFired || oErr.Kind != 0) && oX.Done(5, oFired, oErr) {
 				return
 			}
 		case "refund":
 			if oFired, oErr := oRule_ALLOW_SMALL_REFUND(oX); (oFired || oErr.Kind != 0) && oX.Done(1, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_NO_PAYMENT_FROM_WEB(oX); (oFired || oErr.Kind != 0) && oX.Done(3, oFired, oErr) {
+			if oFired, oErr := oRule_NO_PAYMENT_FROM_WEB(oX); (oFired || oErr.Kind != 0) && oX.Done(5, oFired, oErr) {
 				return
 			}
 		case "run_payroll":
 			if oFired, oErr := oRule_ALLOW_PAYROLL(oX); (oFired || oErr.Kind != 0) && oX.Done(0, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_NO_PAYMENT_FROM_WEB(oX); (oFired || oErr.Kind != 0) && oX.Done(3, oFired, oErr) {
+			if oFired, oErr := oRule_NO_PAYMENT_FROM_WEB(oX); (oFired || oErr.Kind != 0) && oX.Done(5, oFired, oErr) {
 				return
 			}
 		default:
-			if oFired, oErr := oRule_NO_PAYMENT_FROM_WEB(oX); (oFired || oErr.Kind != 0) && oX.Done(3, oFired, oErr) {
+			if oFired, oErr := oRule_NO_PAYMENT_FROM_WEB(oX); (oFired || oErr.Kind != 0) && oX.Done(5, oFired, oErr) {
 				return
 			}
 		}
@@ -1238,7 +1592,7 @@ func oAnchor_PaymentPreSubmit(oX *oExec) {
 	if oFired, oErr := oRule_ALLOW_VENDOR_INVOICE(oX); (oFired || oErr.Kind != 0) && oX.Done(2, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_NO_PAYMENT_FROM_WEB(oX); (oFired || oErr.Kind != 0) && oX.Done(3, oFired, oErr) {
+	if oFired, oErr := oRule_NO_PAYMENT_FROM_WEB(oX); (oFired || oErr.Kind != 0) && oX.Done(5, oFired, oErr) {
 		return
 	}
 }
@@ -1254,6 +1608,7 @@ func (ev *Evaluator) oEval_ToolPreInvoke(ctx context.Context, occ *finbot.Occurr
 	if c != nil {
 		oX.InCheck(c)
 	}
+	oX.Call(occ.Facts.Tool, occ.Facts.ToolArgs, true, false, occ.Kept)
 	for oRun_ToolPreInvoke(&oX) {
 	}
 	oX.Finish()
@@ -1306,41 +1661,63 @@ func oAnchor_ToolPreInvoke(oX *oExec) {
 	if oX.Profiles.Supplied(runtime.ProfileTool) {
 		switch oX.F.Tool {
 		case "bash":
-			if oFired, oErr := oRule_NO_SHELL_FROM_WEB(oX); (oFired || oErr.Kind != 0) && oX.Done(4, oFired, oErr) {
+			if oFired, oErr := oRule_NO_SHELL_FROM_WEB(oX); (oFired || oErr.Kind != 0) && oX.Done(7, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_NO_TAINTED_EGRESS(oX); (oFired || oErr.Kind != 0) && oX.Done(5, oFired, oErr) {
+			if oFired, oErr := oRule_NO_TAINTED_EGRESS(oX); (oFired || oErr.Kind != 0) && oX.Done(8, oFired, oErr) {
 				return
 			}
 		case "http_post":
-			if oFired, oErr := oRule_NO_TAINTED_EGRESS(oX); (oFired || oErr.Kind != 0) && oX.Done(5, oFired, oErr) {
+			if oFired, oErr := oRule_CONFIDENTIAL_DOC_OUT(oX); (oFired || oErr.Kind != 0) && oX.Done(3, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_EGRESS_ALLOWLIST(oX); (oFired || oErr.Kind != 0) && oX.Done(4, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_NO_TAINTED_EGRESS(oX); (oFired || oErr.Kind != 0) && oX.Done(8, oFired, oErr) {
+				return
+			}
+		case "read_document":
+			if oFired, oErr := oRule_NO_READ_WITH_EGRESS(oX); (oFired || oErr.Kind != 0) && oX.Done(6, oFired, oErr) {
 				return
 			}
 		case "send_email":
-			if oFired, oErr := oRule_NO_TAINTED_EGRESS(oX); (oFired || oErr.Kind != 0) && oX.Done(5, oFired, oErr) {
+			if oFired, oErr := oRule_CONFIDENTIAL_DOC_OUT(oX); (oFired || oErr.Kind != 0) && oX.Done(3, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_PII_TO_OUTSIDE(oX); (oFired || oErr.Kind != 0) && oX.Done(6, oFired, oErr) {
+			if oFired, oErr := oRule_NO_TAINTED_EGRESS(oX); (oFired || oErr.Kind != 0) && oX.Done(8, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_PII_TO_OUTSIDE(oX); (oFired || oErr.Kind != 0) && oX.Done(9, oFired, oErr) {
 				return
 			}
 		case "write_file":
-			if oFired, oErr := oRule_WRITE_INSIDE_WORKSPACE(oX); (oFired || oErr.Kind != 0) && oX.Done(7, oFired, oErr) {
+			if oFired, oErr := oRule_WRITE_INSIDE_WORKSPACE(oX); (oFired || oErr.Kind != 0) && oX.Done(10, oFired, oErr) {
 				return
 			}
 		default:
 		}
 		return
 	}
-	if oFired, oErr := oRule_NO_SHELL_FROM_WEB(oX); (oFired || oErr.Kind != 0) && oX.Done(4, oFired, oErr) {
+	if oFired, oErr := oRule_CONFIDENTIAL_DOC_OUT(oX); (oFired || oErr.Kind != 0) && oX.Done(3, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_NO_TAINTED_EGRESS(oX); (oFired || oErr.Kind != 0) && oX.Done(5, oFired, oErr) {
+	if oFired, oErr := oRule_EGRESS_ALLOWLIST(oX); (oFired || oErr.Kind != 0) && oX.Done(4, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_PII_TO_OUTSIDE(oX); (oFired || oErr.Kind != 0) && oX.Done(6, oFired, oErr) {
+	if oFired, oErr := oRule_NO_READ_WITH_EGRESS(oX); (oFired || oErr.Kind != 0) && oX.Done(6, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_WRITE_INSIDE_WORKSPACE(oX); (oFired || oErr.Kind != 0) && oX.Done(7, oFired, oErr) {
+	if oFired, oErr := oRule_NO_SHELL_FROM_WEB(oX); (oFired || oErr.Kind != 0) && oX.Done(7, oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_NO_TAINTED_EGRESS(oX); (oFired || oErr.Kind != 0) && oX.Done(8, oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_PII_TO_OUTSIDE(oX); (oFired || oErr.Kind != 0) && oX.Done(9, oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_WRITE_INSIDE_WORKSPACE(oX); (oFired || oErr.Kind != 0) && oX.Done(10, oFired, oErr) {
 		return
 	}
 }
