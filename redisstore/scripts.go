@@ -336,7 +336,8 @@ local badNames = 'the tool names of the record of tool calls hold something else
 // not exact in one, seconds and nanoseconds each are, and so is a
 // comparison and the cut (seconds minus runtime.TimesSpan). Absent ct is
 // the empty ring. Applying a call reads the header and the entries it
-// drops (each checked, and checked against n); the client checks the
+// drops (each checked as parseTimes checks it, and their number against
+// n: a call far enough ahead walks them all); the client checks the
 // whole field when it reads it (parseTimes).
 var timesLib = `
 local timesLimit, timesSpan = ` + strconv.Itoa(runtime.TimesLimit) + `, ` + strconv.FormatInt(int64(runtime.TimesSpan/time.Second), 10) + `
@@ -345,6 +346,11 @@ local function secs(v)
   return type(v) == 'string' and #v <= 12 and (v == '0' or string.find(v, '^%-?[1-9][0-9]*$') ~= nil)
 end
 local function nanos(v) return v == '0' or (count(v) and #v <= 9) end
+-- inInt64 says whether seconds and nanoseconds are a time an int64 of
+-- nanoseconds holds (what the client sends, and reads back).
+local function inInt64(s, ns)
+  return (s > -9223372037 and s < 9223372036) or (s == 9223372036 and ns <= 854775807) or (s == -9223372037 and ns >= 145224192)
+end
 -- tm: the header; tb the stored entries, tpos the first kept one, tk how
 -- many of them were dropped; tadd the entries added, ti the first kept.
 local tm, tb, tpos, tk, tadd, ti = nil, '', 1, 0, {}, 1
@@ -358,7 +364,8 @@ local function loadTimes()
   local n, ls, ln, d, ds, dn, p = string.match(raw, '^([0-9]+) (%-?[0-9]+) ([0-9]+) ([01]) (%-?[0-9]+) ([0-9]+);()')
   if not n or not num(n) or not secs(ls) or not nanos(ln) or not secs(ds) or not nanos(dn) then return false end
   tm = {n = tonumber(n), ls = tonumber(ls), ln = tonumber(ln), d = d == '1', ds = tonumber(ds), dn = tonumber(dn)}
-  tm.held = tm.n
+  if not inInt64(tm.ls, tm.ln) or not inInt64(tm.ds, tm.dn) then return false end
+  tm.held, tm.hs, tm.hn = tm.n, tm.ls, tm.ln
   if tm.n > timesLimit or (not tm.d and (tm.ds ~= 0 or tm.dn ~= 0)) or (tm.n == 0 and p <= #raw) then return false end
   tb, tpos = raw, p
   return true
@@ -371,7 +378,13 @@ local function tfront()
     if tpos > #tb then return nil end
     local s, ns, l, p = string.match(tb, '^(%-?[0-9]+) ([0-9]+) ([0-9]+):()', tpos)
     if not s or not secs(s) or not nanos(ns) or not num(l) or p + tonumber(l) > #tb + 1 then return nil end
-    return tonumber(s), tonumber(ns), p + tonumber(l)
+    s, ns = tonumber(s), tonumber(ns)
+    if not inInt64(s, ns) then return nil end
+    -- As every apply leaves them: none after the latest, the oldest
+    -- after the cut.
+    if s > tm.hs or (s == tm.hs and ns > tm.hn) then return nil end
+    if tk == 0 and (s < tm.hs - timesSpan or (s == tm.hs - timesSpan and ns <= tm.hn)) then return nil end
+    return s, ns, p + tonumber(l)
   end
   if tpos <= #tb then return nil end
   local e = tadd[ti]

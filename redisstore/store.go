@@ -727,7 +727,7 @@ func readHistory(h *runtime.History, v any, codes int, names, times bool) (corru
 		if !isStr && l[11] != nil {
 			return "", false
 		}
-		if !parseTimes(&h.Times, ct) {
+		if !parseTimes(&h.Times, ct, isStr) {
 			h.Reset()
 			return "the calls' times of the record of tool calls hold something else", false
 		}
@@ -1102,14 +1102,15 @@ func (m *memory) put(id, g string, s, d int64) {
 }
 
 // parseTimes fills c from ct, the calls' times as the apply script writes
-// them (see timesLib in scripts.go; "" when absent: none kept yet), and
+// them (see timesLib in scripts.go; present false when absent: none kept
+// yet), and
 // reports whether ct is in that form, whole: canonical numbers, at most
 // runtime.TimesLimit entries and exactly as many as its header says, each
 // no later than the latest time and, when there is one, the oldest after
 // the latest minus runtime.TimesSpan (as every apply leaves it), and
 // nothing after them. Else c is left unfilled: the store fails closed.
-func parseTimes(c *runtime.CallTimes, ct string) bool {
-	if ct == "" {
+func parseTimes(c *runtime.CallTimes, ct string, present bool) bool {
+	if !present {
 		c.Kept = true
 		return true
 	}
