@@ -52,6 +52,18 @@
 // length-prefixed). Like every stored value, the record is read only in
 // the form the scripts write it (see Lost state).
 //
+// The calls' times (spec 5.13: calls_within, tool_calls_within) are kept
+// with the record, in the same field of the session's hash for every call
+// that has one (runtime.Call.Time), by the same script, bounded as
+// MemStore bounds them: at most runtime.TimesLimit calls, the calls
+// runtime.TimesSpan or more before the latest dropped from the oldest,
+// and the latest time dropped remembered, so that a window reaching it is
+// an error (runtime.ErrTimesDropped), never a short count. The read
+// script answers them with the record when the occurrence reads a window
+// (runtime.HistoryQuery.Times): still one round trip. Their cost grows
+// with the calls kept: an update that records a timed call rewrites the
+// field (docs/redis.md, "The calls' times").
+//
 // # Provenance
 //
 // The graph is append-only and parents are recorded before their children
