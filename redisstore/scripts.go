@@ -2,6 +2,7 @@ package redisstore
 
 import (
 	"strconv"
+	"time"
 
 	"github.com/oarc/oarc/runtime"
 	"github.com/redis/go-redis/v9"
@@ -22,6 +23,7 @@ import (
 //	v:S                          1: the graph holds string S
 //	r                            the record of tool calls (see recordLib)
 //	rt                           its last 64 tool names
+//	ct                           its calls' times (see timesLib)
 //	t:N:CT                       blocks of tool T with code C (N: C's length)
 //	tokens                       the last tokenWindow mutation tokens
 //	g                            the session's generation (see below)
@@ -320,17 +322,123 @@ end
 local badNames = 'the tool names of the record of tool calls hold something else'
 `
 
+// timesLib keeps the calls' times of the record (spec 5.13), as runtime's
+// MemStore keeps them (runtime.CallTimes): in the field
+//
+//	ct  "n latS latN d dropS dropN;" then n entries "S N L:T", oldest
+//	    applied first: each call's time as seconds (floor, signed) and
+//	    nanoseconds (0 to 999999999), and its tool T, L bytes long.
+//
+// n is how many are kept (at most runtime.TimesLimit), lat the latest
+// time added since the ring was last empty, d 1 once a call was dropped
+// and drop the latest time dropped (0 0 while d is 0). A time is two
+// numbers because Lua's numbers are doubles: an int64 of nanoseconds is
+// not exact in one, seconds and nanoseconds each are, and so is a
+// comparison and the cut (seconds minus runtime.TimesSpan). Absent ct is
+// the empty ring. Applying a call reads the header and the entries it
+// drops (each checked as parseTimes checks it, and their number against
+// n: a call far enough ahead walks them all); the client checks the
+// whole field when it reads it (parseTimes).
+var timesLib = `
+local timesLimit, timesSpan = ` + strconv.Itoa(runtime.TimesLimit) + `, ` + strconv.FormatInt(int64(runtime.TimesSpan/time.Second), 10) + `
+local badTimes = "the calls' times of the record of tool calls hold something else"
+local function secs(v)
+  return type(v) == 'string' and #v <= 12 and (v == '0' or string.find(v, '^%-?[1-9][0-9]*$') ~= nil)
+end
+local function nanos(v) return v == '0' or (count(v) and #v <= 9) end
+-- inInt64 says whether seconds and nanoseconds are a time an int64 of
+-- nanoseconds holds (what the client sends, and reads back).
+local function inInt64(s, ns)
+  return (s > -9223372037 and s < 9223372036) or (s == 9223372036 and ns <= 854775807) or (s == -9223372037 and ns >= 145224192)
+end
+-- tm: the header; tb the stored entries, tpos the first kept one, tk how
+-- many of them were dropped; tadd the entries added, ti the first kept.
+local tm, tb, tpos, tk, tadd, ti = nil, '', 1, 0, {}, 1
+local function loadTimes()
+  local raw = false
+  if cur and cur.h then raw = redis.call('HGET', H, 'ct') end
+  if not raw then
+    tm = {n = 0, held = 0, ls = 0, ln = 0, d = false, ds = 0, dn = 0}
+    return true
+  end
+  local n, ls, ln, d, ds, dn, p = string.match(raw, '^([0-9]+) (%-?[0-9]+) ([0-9]+) ([01]) (%-?[0-9]+) ([0-9]+);()')
+  if not n or not num(n) or not secs(ls) or not nanos(ln) or not secs(ds) or not nanos(dn) then return false end
+  tm = {n = tonumber(n), ls = tonumber(ls), ln = tonumber(ln), d = d == '1', ds = tonumber(ds), dn = tonumber(dn)}
+  if not inInt64(tm.ls, tm.ln) or not inInt64(tm.ds, tm.dn) then return false end
+  tm.held, tm.hs, tm.hn = tm.n, tm.ls, tm.ln
+  if tm.n > timesLimit or (not tm.d and (tm.ds ~= 0 or tm.dn ~= 0)) or (tm.n == 0 and p <= #raw) then return false end
+  tb, tpos = raw, p
+  return true
+end
+-- tfront returns the oldest kept entry's time and, when it is a stored
+-- one, where the next begins; nil when the stored entries are not what
+-- the scripts write.
+local function tfront()
+  if tk < tm.held then
+    if tpos > #tb then return nil end
+    local s, ns, l, p = string.match(tb, '^(%-?[0-9]+) ([0-9]+) ([0-9]+):()', tpos)
+    if not s or not secs(s) or not nanos(ns) or not num(l) or p + tonumber(l) > #tb + 1 then return nil end
+    s, ns = tonumber(s), tonumber(ns)
+    if not inInt64(s, ns) then return nil end
+    -- As every apply leaves them: none after the latest, the oldest
+    -- after the cut.
+    if s > tm.hs or (s == tm.hs and ns > tm.hn) then return nil end
+    if tk == 0 and (s < tm.hs - timesSpan or (s == tm.hs - timesSpan and ns <= tm.hn)) then return nil end
+    return s, ns, p + tonumber(l)
+  end
+  if tpos <= #tb then return nil end
+  local e = tadd[ti]
+  return e[1], e[2], nil
+end
+local function tdrop()
+  local s, ns, nxt = tfront()
+  if not s then return false end
+  if not tm.d or s > tm.ds or (s == tm.ds and ns > tm.dn) then tm.ds, tm.dn = s, ns end
+  tm.d = true
+  if nxt then
+    tpos, tk = nxt, tk + 1
+  else
+    ti = ti + 1
+  end
+  tm.n = tm.n - 1
+  return true
+end
+-- addTime keeps a call's time, as runtime's timeRing.add does; false when
+-- the stored entries are not what the scripts write.
+local function addTime(s, ns, tool)
+  if tm.n == 0 or s > tm.ls or (s == tm.ls and ns > tm.ln) then tm.ls, tm.ln = s, ns end
+  if tm.n == timesLimit and not tdrop() then return false end
+  tadd[#tadd + 1] = {s, ns, string.format('%d %d %d:', s, ns, #tool) .. tool}
+  tm.n = tm.n + 1
+  local cs, cn = tm.ls - timesSpan, tm.ln
+  while tm.n > 0 do
+    local fs, fn = tfront()
+    if not fs then return false end
+    if fs > cs or (fs == cs and fn > cn) then break end
+    tdrop()
+  end
+  return true
+end
+local function packTimes()
+  local out = {string.format('%d %d %d %d %d %d;', tm.n, tm.ls, tm.ln, tm.d and 1 or 0, tm.ds, tm.dn), string.sub(tb, tpos)}
+  for i = ti, #tadd do out[#out + 1] = tadd[i][3] end
+  return table.concat(out)
+end
+`
+
 // readScript: ARGV[7] n, the number of counter fields; ARGV[8..7+n] the
 // fields; then, when the record is read, ARGV[8+n] the query's tool,
 // ARGV[9+n] 1 to use the last call's tool instead, ARGV[10+n] 1 to answer
-// every name (HistoryQuery.Names), ARGV[11+n..] the query's codes.
+// every name (HistoryQuery.Names), ARGV[11+n] 1 to answer the calls'
+// times (HistoryQuery.Times), ARGV[12+n..] the query's codes.
 // Answers ok with the counters' values (nil when absent; the client
 // checks them) and the record as runtime.History holds it: {calls, run,
 // codeRun, lastRepeat, lastCodeRun, hasFingerprint, fingerprint, code,
 // tools (rt, as stored: the client splits and checks it; without Names
 // only its last entry, the last call's tool, once the script checked
-// the whole list), totals, known}. One script runs alone, so the counters
-// and the record are one snapshot.
+// the whole list), totals, known, times (ct as stored, or false: the
+// client parses and checks it; false too when not asked)}. One script runs
+// alone, so the counters and the record are one snapshot.
 var readScript = redis.NewScript(`#!lua flags=allow-oom
 ` + prelude + guard + recordLib + `
 local n = tonumber(ARGV[7])
@@ -356,37 +464,41 @@ if ARGV[10 + n] ~= '1' and r[1] > 0 then
   if not first then return corrupt(badNames) end
   names = nameEntry(last)
 end
-if ARGV[9 + n] == '1' and #ARGV >= 11 + n then
+if ARGV[9 + n] == '1' and #ARGV >= 12 + n then
   local first, last = walkNames(names, math.min(r[1], recentLimit, ARGV[10 + n] == '1' and recentLimit or 1))
   if not first then return corrupt(badNames) end
   tool = last
 end
 local totals, known = {}, {}
-if #ARGV >= 11 + n then
+if #ARGV >= 12 + n then
   local fields = {}
-  for i = 11 + n, #ARGV do fields[#fields + 1] = totalField(ARGV[i], tool) end
+  for i = 12 + n, #ARGV do fields[#fields + 1] = totalField(ARGV[i], tool) end
   local tv = {}
   if cur and cur.h then tv = redis.call('HMGET', H, unpack(fields)) end
-  for i = 11 + n, #ARGV do
-    local v = tv[i - 10 - n]
+  for i = 12 + n, #ARGV do
+    local v = tv[i - 11 - n]
     local t, terr = totalValue(v, ARGV[i], tool)
     if not t then return corrupt(terr) end
     totals[#totals + 1] = t
     known[#known + 1] = (v or r[7] == 0) and 1 or 0
   end
 end
-return ok(vals, {r[1], r[2], r[3], r[4], r[5], r[8], r[9], r[10], names, totals, known})
+local ct = false
+if ARGV[11 + n] == '1' and cur and cur.h then ct = redis.call('HGET', H, 'ct') end
+return ok(vals, {r[1], r[2], r[3], r[4], r[5], r[8], r[9], r[10], names, totals, known, ct})
 `)
 
 // applyScript: ARGV[7] n, the number of counter updates; ARGV[8..7+2n]
 // pairs (field, op): op "+" adds one, "0" resets, in order; then the
-// calls to record, four arguments each (tool, fingerprint: 8 bytes,
-// whether it has one: 0 or 1, code), in order. All or nothing: the new
+// calls to record, six arguments each (tool, fingerprint: 8 bytes,
+// whether it has one: 0 or 1, code, and the call's time as seconds and
+// nanoseconds: empty for a call without one, which is not kept in ct), in
+// order. All or nothing: the new
 // values are computed first (every stored value they depend on checked),
 // then written, with the token, in one HSET (and one HDEL of the counters
 // back to 0).
 var applyScript = redis.NewScript(`#!lua
-` + prelude + tokens + guard + recordLib + `
+` + prelude + tokens + guard + recordLib + timesLib + `
 local n = tonumber(ARGV[7])
 local fields, seenField = {}, {}
 for i = 8, 7 + 2 * n, 2 do
@@ -429,8 +541,12 @@ if #ARGV > 7 + 2 * n then
   end
 end
 local added = {}
-for i = 8 + 2 * n, #ARGV, 4 do
+for i = 8 + 2 * n, #ARGV, 6 do
   local tool, fp, hasFp, code = ARGV[i], ARGV[i + 1], tonumber(ARGV[i + 2]), ARGV[i + 3]
+  if ARGV[i + 4] ~= '' then
+    if not tm and not loadTimes() then return corrupt(badTimes) end
+    if not addTime(tonumber(ARGV[i + 4]), tonumber(ARGV[i + 5]), tool) then return corrupt(badTimes) end
+  end
   local calls = r[1]
   local same = calls > 0 and hasFp == 1 and r[8] == 1 and lastTool == tool and r[9] == fp
   local lastCode = r[10]
@@ -503,6 +619,10 @@ if r then
   set[#set + 1] = packRecord(r)
   set[#set + 1] = 'rt'
   set[#set + 1] = names .. table.concat(added)
+  if tm then
+    set[#set + 1] = 'ct'
+    set[#set + 1] = packTimes()
+  end
   for _, f in ipairs(order) do
     if totals[f] > 0 then
       set[#set + 1] = f

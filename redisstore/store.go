@@ -52,6 +52,18 @@
 // length-prefixed). Like every stored value, the record is read only in
 // the form the scripts write it (see Lost state).
 //
+// The calls' times (spec 5.13: calls_within, tool_calls_within) are kept
+// with the record, in the same field of the session's hash for every call
+// that has one (runtime.Call.Time), by the same script, bounded as
+// MemStore bounds them: at most runtime.TimesLimit calls, the calls
+// runtime.TimesSpan or more before the latest dropped from the oldest,
+// and the latest time dropped remembered, so that a window reaching it is
+// an error (runtime.ErrTimesDropped), never a short count. The read
+// script answers them with the record when the occurrence reads a window
+// (runtime.HistoryQuery.Times): still one round trip. Their cost grows
+// with the calls kept: an update that records a timed call rewrites the
+// field (docs/redis.md, "The calls' times").
+//
 // # Provenance
 //
 // The graph is append-only and parents are recorded before their children
@@ -117,6 +129,7 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"math"
 	"net"
 	"slices"
 	"strconv"
@@ -602,7 +615,7 @@ func (s *Store) Read(ctx context.Context, session string, sn *runtime.Snapshot) 
 		return nil
 	}
 	q := &sn.Query
-	args := make([]any, 0, 1+len(keys)+2+len(q.Codes))
+	args := make([]any, 0, 1+len(keys)+4+len(q.Codes))
 	args = append(args, len(keys))
 	for _, k := range keys {
 		args = append(args, field(k))
@@ -616,7 +629,11 @@ func (s *Store) Read(ctx context.Context, session string, sn *runtime.Snapshot) 
 		if q.Names {
 			names = "1"
 		}
-		args = append(args, q.Tool, last, names)
+		times := "0"
+		if q.Times {
+			times = "1"
+		}
+		args = append(args, q.Tool, last, names, times)
 		for _, c := range q.Codes {
 			args = append(args, c)
 		}
@@ -649,9 +666,9 @@ func (s *Store) Read(ctx context.Context, session string, sn *runtime.Snapshot) 
 		sn.Counters[i] = n
 	}
 	if sn.History != nil {
-		switch corrupt, ok := readHistory(sn.History, a.payload[1], len(q.Codes), q.Names); {
-		case corrupt:
-			return fmt.Errorf("reading the record of tool calls: %w", &sessionError{kind: ErrCorrupt, session: session, why: "the tool names of the record of tool calls hold something else"})
+		switch why, ok := readHistory(sn.History, a.payload[1], len(q.Codes), q.Names, q.Times); {
+		case why != "":
+			return fmt.Errorf("reading the record of tool calls: %w", &sessionError{kind: ErrCorrupt, session: session, why: why})
 		case !ok:
 			sn.History.Reset()
 			return fmt.Errorf("reading the record of tool calls: redis: unexpected answer %v", a.payload[1])
@@ -664,18 +681,20 @@ func (s *Store) Read(ctx context.Context, session string, sn *runtime.Snapshot) 
 // reports a stored value the store does not write (the names) as
 // corrupt, and an answer of another shape as unexpected. Without names
 // (the query did not ask for them) the answer holds the last one only,
-// which is the last call's tool, and h.Tools is left empty.
-func readHistory(h *runtime.History, v any, codes int, names bool) (corrupt, ok bool) {
+// which is the last call's tool, and h.Tools is left empty. With times,
+// it fills h.Times from ct (see timesLib), checked whole (parseTimes).
+// corrupt says what is wrong with a stored value ("" when nothing is).
+func readHistory(h *runtime.History, v any, codes int, names, times bool) (corrupt string, ok bool) {
 	h.Reset()
 	l, _ := v.([]any)
-	if len(l) != 11 {
-		return false, false
+	if len(l) != 12 {
+		return "", false
 	}
 	var n [6]int64
 	for i := range n {
 		x, ok := l[i].(int64)
 		if !ok || x < 0 {
-			return false, false
+			return "", false
 		}
 		n[i] = x
 	}
@@ -686,7 +705,7 @@ func readHistory(h *runtime.History, v any, codes int, names bool) (corrupt, ok 
 	known, ok5 := l[10].([]any)
 	if !ok1 || !ok2 || !ok3 || !ok4 || !ok5 || len(fp) != len(runtime.Fingerprint{}) || n[5] > 1 ||
 		len(totals) != codes || len(known) != codes {
-		return false, false
+		return "", false
 	}
 	h.Calls, h.Run, h.CodeRun, h.LastRepeat, h.LastCodeRun = n[0], n[1], n[2], n[3], n[4]
 	want := min(n[0], runtime.RecentLimit)
@@ -696,7 +715,7 @@ func readHistory(h *runtime.History, v any, codes int, names bool) (corrupt, ok 
 	var good bool
 	if h.Tools, good = splitNames(h.Tools, list, int(want)); !good {
 		h.Reset()
-		return true, false
+		return "the tool names of the record of tool calls hold something else", false
 	}
 	if len(h.Tools) > 0 {
 		h.Last.Tool = h.Tools[len(h.Tools)-1]
@@ -710,12 +729,22 @@ func readHistory(h *runtime.History, v any, codes int, names bool) (corrupt, ok 
 		t, ok1 := totals[i].(int64)
 		k, ok2 := known[i].(int64)
 		if !ok1 || !ok2 || t < 0 || k < 0 || k > 1 {
-			return false, false
+			return "", false
 		}
 		h.Totals = append(h.Totals, t)
 		h.TotalsKnown = append(h.TotalsKnown, k == 1)
 	}
-	return false, true
+	if times {
+		ct, isStr := l[11].(string)
+		if !isStr && l[11] != nil {
+			return "", false
+		}
+		if !parseTimes(&h.Times, ct, isStr) {
+			h.Reset()
+			return "the calls' times of the record of tool calls hold something else", false
+		}
+	}
+	return "", true
 }
 
 // splitNames appends the names of a record's list (rt: each its length,
@@ -747,7 +776,7 @@ func (s *Store) Apply(ctx context.Context, session string, u *runtime.Update) er
 	if len(u.Counters) == 0 && len(u.Calls) == 0 {
 		return nil
 	}
-	args := make([]any, 0, 1+2*len(u.Counters)+4*len(u.Calls))
+	args := make([]any, 0, 1+2*len(u.Counters)+6*len(u.Calls))
 	args = append(args, len(u.Counters))
 	for _, c := range u.Counters {
 		op := "+"
@@ -762,7 +791,16 @@ func (s *Store) Apply(ctx context.Context, session string, u *runtime.Update) er
 		if c.HasFingerprint {
 			has = "1"
 		}
-		args = append(args, c.Tool, string(c.Fingerprint[:]), has, c.Code)
+		sec, ns := "", ""
+		if c.Time != 0 {
+			// Seconds (floor) and nanoseconds: each exact in a Lua number.
+			q, r := c.Time/1e9, c.Time%1e9
+			if r < 0 {
+				q, r = q-1, r+1e9
+			}
+			sec, ns = strconv.FormatInt(q, 10), strconv.FormatInt(r, 10)
+		}
+		args = append(args, c.Tool, string(c.Fingerprint[:]), has, c.Code, sec, ns)
 	}
 	_, err := s.run(ctx, applyScript, session, true, args)
 	return err
@@ -1073,4 +1111,109 @@ func (m *memory) put(id, g string, s, d int64) {
 		m.l.Remove(last)
 		delete(m.m, last.Value.(*memo).id)
 	}
+}
+
+// parseTimes fills c from ct, the calls' times as the apply script writes
+// them (see timesLib in scripts.go; present false when absent: none kept
+// yet), and
+// reports whether ct is in that form, whole: canonical numbers, at most
+// runtime.TimesLimit entries and exactly as many as its header says, each
+// no later than the latest time and, when there is one, the oldest after
+// the latest minus runtime.TimesSpan (as every apply leaves it), and
+// nothing after them. Else c is left unfilled: the store fails closed.
+func parseTimes(c *runtime.CallTimes, ct string, present bool) bool {
+	if !present {
+		c.Kept = true
+		return true
+	}
+	head, rest, found := strings.Cut(ct, ";")
+	f := strings.Split(head, " ")
+	if !found || len(f) != 6 || (f[3] != "0" && f[3] != "1") {
+		return false
+	}
+	n, ok1 := parseTimeNum(f[0], false)
+	latest, ok2 := joinTimeText(f[1], f[2])
+	dropAt, ok3 := joinTimeText(f[4], f[5])
+	if !ok1 || !ok2 || !ok3 || n > runtime.TimesLimit || (f[3] == "0" && (f[4] != "0" || f[5] != "0")) {
+		return false
+	}
+	at, tools := c.At, c.Tools
+	for k := int64(0); len(rest) > 0; k++ {
+		if k == n {
+			return false
+		}
+		sec, r, ok := strings.Cut(rest, " ")
+		ns, r2, ok2 := strings.Cut(r, " ")
+		ln, r3, ok3 := strings.Cut(r2, ":")
+		if !ok || !ok2 || !ok3 {
+			return false
+		}
+		t, okt := joinTimeText(sec, ns)
+		l, okl := parseTimeNum(ln, false)
+		if !okt || !okl || l > int64(len(r3)) || t > latest {
+			return false
+		}
+		if k == 0 && latest >= math.MinInt64+int64(runtime.TimesSpan) && t <= latest-int64(runtime.TimesSpan) {
+			return false
+		}
+		at, tools = append(at, t), append(tools, r3[:l])
+		rest = r3[l:]
+	}
+	if int64(len(at)) != n {
+		return false
+	}
+	c.Kept, c.At, c.Tools, c.Dropped, c.DroppedAt = true, at, tools, f[3] == "1", dropAt
+	return true
+}
+
+// parseTimeNum parses a number of ct: canonical decimal digits (a sign
+// only where signed), at most 12 characters (seconds of an int64 of
+// nanoseconds have at most 10 digits).
+func parseTimeNum(v string, signed bool) (int64, bool) {
+	d := v
+	if signed && strings.HasPrefix(d, "-") {
+		d = d[1:]
+		if d == "0" {
+			return 0, false
+		}
+	}
+	if len(v) > 12 || d == "" || (d[0] == '0' && len(d) > 1) {
+		return 0, false
+	}
+	for i := 0; i < len(d); i++ {
+		if d[i] < '0' || d[i] > '9' {
+			return 0, false
+		}
+	}
+	x, err := strconv.ParseInt(v, 10, 64)
+	return x, err == nil
+}
+
+// joinTimeText is a time of ct (seconds, nanoseconds) in Unix
+// nanoseconds, when it is one an int64 holds.
+func joinTimeText(sec, ns string) (int64, bool) {
+	s, ok1 := parseTimeNum(sec, true)
+	n, ok2 := parseTimeNum(ns, false)
+	if !ok1 || !ok2 || n >= 1e9 {
+		return 0, false
+	}
+	const g = int64(1e9)
+	if s >= 0 {
+		if s > math.MaxInt64/g {
+			return 0, false
+		}
+		b := s * g
+		if n > math.MaxInt64-b {
+			return 0, false
+		}
+		return b + n, true
+	}
+	if s < math.MinInt64/g-1 {
+		return 0, false
+	}
+	b, d := (s+1)*g, n-g
+	if d < math.MinInt64-b {
+		return 0, false
+	}
+	return b + d, true
 }

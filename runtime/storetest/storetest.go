@@ -10,7 +10,7 @@
 // It checks what can be checked in the process, through the Store
 // interface only: counters (spec 5.3), the record of tool calls (spec
 // 5.10) against the table of the spec and, call for call, against
-// runtime.MemStore, the provenance graph's basics and limits (spec 5.7),
+// runtime.MemStore, with the calls' times (spec 5.13), the provenance graph's basics and limits (spec 5.7),
 // the nodes a scope lists (provenance_nodes, spec 5.11) call for call
 // against runtime.MemStore, tenants that share nothing (spec 5.11),
 // and atomicity (spec 5.9: one consistent snapshot, all-or-nothing
@@ -25,6 +25,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -51,6 +52,7 @@ func Run(t *testing.T, newStore func(t *testing.T) runtime.Store) {
 		{"RecordTotalsBound", recordTotalsBound},
 		{"RecordStrings", recordStrings},
 		{"RecordLastToolQuery", recordLastToolQuery},
+		{"TimesMatchMemStore", timesMatchMemStore},
 		{"ApplyAtomic", applyAtomic},
 		{"ConcurrentCalls", concurrentCalls},
 		{"Provenance", provenance},
@@ -759,7 +761,14 @@ func provenanceLimits(t *testing.T, newStore func(*testing.T) runtime.Store) {
 // empty one alike.
 func Equal(a, b *runtime.History) bool {
 	return a.Calls == b.Calls && slices.Equal(a.Tools, b.Tools) && a.Last == b.Last && a.Run == b.Run && a.CodeRun == b.CodeRun &&
-		a.LastRepeat == b.LastRepeat && a.LastCodeRun == b.LastCodeRun && slices.Equal(a.Totals, b.Totals) && slices.Equal(a.TotalsKnown, b.TotalsKnown)
+		a.LastRepeat == b.LastRepeat && a.LastCodeRun == b.LastCodeRun && slices.Equal(a.Totals, b.Totals) && slices.Equal(a.TotalsKnown, b.TotalsKnown) &&
+		TimesEqual(&a.Times, &b.Times)
+}
+
+// TimesEqual reports whether two reads of the calls' times are the same,
+// a nil slice and an empty one alike.
+func TimesEqual(a, b *runtime.CallTimes) bool {
+	return a.Kept == b.Kept && slices.Equal(a.At, b.At) && slices.Equal(a.Tools, b.Tools) && a.Dropped == b.Dropped && a.DroppedAt == b.DroppedAt
 }
 
 // Diff describes how got differs from want, for a failure message.
@@ -779,6 +788,18 @@ func Diff(got, want *runtime.History) string {
 	f("LastCodeRun", got.LastCodeRun, want.LastCodeRun)
 	f("Totals", got.Totals, want.Totals)
 	f("TotalsKnown", got.TotalsKnown, want.TotalsKnown)
+	if !TimesEqual(&got.Times, &want.Times) {
+		f("Times.Kept", got.Times.Kept, want.Times.Kept)
+		f("Times.Dropped", got.Times.Dropped, want.Times.Dropped)
+		f("Times.DroppedAt", got.Times.DroppedAt, want.Times.DroppedAt)
+		f("len(Times.At)", len(got.Times.At), len(want.Times.At))
+		for i := range min(len(got.Times.At), len(want.Times.At)) {
+			if got.Times.At[i] != want.Times.At[i] || got.Times.Tools[i] != want.Times.Tools[i] {
+				f(fmt.Sprintf("Times[%d]", i), fmt.Sprint(got.Times.At[i], " ", got.Times.Tools[i]), fmt.Sprint(want.Times.At[i], " ", want.Times.Tools[i]))
+				break
+			}
+		}
+	}
 	if b.Len() == 0 {
 		return "the same"
 	}
@@ -994,5 +1015,125 @@ func provenanceNodes(t *testing.T, newStore func(*testing.T) runtime.Store) {
 				t.Fatalf("an incomplete session lists %d nodes: %v", len(sc.Nodes), err)
 			}
 		}
+	}
+}
+
+// timesMatchMemStore: random sequences of calls with times (steps of a
+// few milliseconds, jumps of hours, a clock that goes back, calls without
+// a time, several calls in one update, more than runtime.TimesLimit calls
+// and more than runtime.TimesSpan) give the same calls' times read from
+// the store as from a runtime.MemStore, after every update: the same
+// kept times and tools in the same order, the same drops and latest time
+// dropped, and so the same calls_within counts and errors, for windows
+// of every size. Times near the largest int64 are kept exactly (MemStore
+// wraps the cut of times within TimesSpan of the smallest: not tried).
+func timesMatchMemStore(t *testing.T, newStore func(*testing.T) runtime.Store) {
+	const sec = int64(1e9)
+	for _, tc := range []struct {
+		seed  uint64
+		start int64
+		steps int
+		burst int // most calls in one update
+	}{
+		{1, 1_800_000_000 * sec, 300, 4},
+		{2, 1_800_000_000*sec + 123456789, 120, 90},
+		{3, -5 * sec, 200, 3},
+		{4, math.MaxInt64 - 30*3600*sec, 200, 3},
+		{5, -1_000_000_000 * sec, 150, 3},
+	} {
+		rng := rand.New(rand.NewPCG(tc.seed, 77))
+		st := newStore(t)
+		ref := runtime.NewMemStore(0)
+		session := fmt.Sprintf("times%d", tc.seed)
+		tools := []string{"read", "write", "", "a:b", "\x00\xff ;9 9:", strings.Repeat("t", 300)}
+		now := tc.start
+		var dropped, total int
+		for step := range tc.steps {
+			var u runtime.Update
+			for range 1 + rng.IntN(tc.burst) {
+				var d int64
+				switch r := rng.IntN(100); {
+				case r < 60:
+					d = rng.Int64N(5 * sec)
+				case r < 75:
+					d = rng.Int64N(3600 * sec)
+				case r < 82:
+					d = 20*3600*sec + rng.Int64N(8*3600*sec) // about the span
+				case r < 90:
+					d = -rng.Int64N(3 * 3600 * sec) // the clock goes back
+				case r < 93:
+					d = -30 * 3600 * sec // far back: before the span
+				default:
+					d = 0 // the same time again
+				}
+				if (d > 0 && now > math.MaxInt64-d) || (d < 0 && now < math.MinInt64-d) {
+					d = -d
+				}
+				now += d
+				c := runtime.Call{Tool: tools[rng.IntN(len(tools))], Code: "", Time: now}
+				if now == 0 || rng.IntN(20) == 0 {
+					c.Time = 0 // a call without a time is not kept
+				}
+				u.Calls = append(u.Calls, c)
+				total++
+			}
+			if err := st.Apply(ctx, session, &u); err != nil {
+				t.Fatal(err)
+			}
+			if err := ref.Apply(ctx, session, &u); err != nil {
+				t.Fatal(err)
+			}
+			q := runtime.HistoryQuery{Times: true, Names: rng.IntN(2) == 0}
+			var got, want runtime.History
+			if err := st.Read(ctx, session, &runtime.Snapshot{History: &got, Query: q}); err != nil {
+				t.Fatal(err)
+			}
+			if err := ref.Read(ctx, session, &runtime.Snapshot{History: &want, Query: q}); err != nil {
+				t.Fatal(err)
+			}
+			if !want.Times.Kept || !TimesEqual(&got.Times, &want.Times) {
+				t.Fatalf("seed %d step %d:%s", tc.seed, step, Diff(&got, &want))
+			}
+			if want.Times.Dropped {
+				dropped++
+			}
+			for _, n := range []int64{1, 60, 3600, 86399, runtime.MaxWindow} {
+				for _, tool := range []string{"", "read"} {
+					gk, gerr := got.Times.Within(now, n, tool, tool == "")
+					wk, werr := want.Times.Within(now, n, tool, tool == "")
+					if gk != wk || !errors.Is(gerr, werr) {
+						t.Fatalf("seed %d step %d: calls within %d s of %q: %d %v, MemStore %d %v", tc.seed, step, n, tool, gk, gerr, wk, werr)
+					}
+				}
+			}
+		}
+		if dropped == 0 {
+			t.Fatalf("seed %d: no call was dropped in %d calls", tc.seed, total)
+		}
+	}
+	// Past TimesLimit: calls close together, more than the limit kept.
+	st, ref := newStore(t), runtime.NewMemStore(0)
+	now := int64(1_900_000_000) * sec
+	for range 5 {
+		var u runtime.Update
+		for range 1000 {
+			now += 1e6
+			u.Calls = append(u.Calls, runtime.Call{Tool: "x", Time: now})
+		}
+		if err := st.Apply(ctx, "limit", &u); err != nil {
+			t.Fatal(err)
+		}
+		if err := ref.Apply(ctx, "limit", &u); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var got, want runtime.History
+	q := runtime.HistoryQuery{Times: true}
+	if err := st.Read(ctx, "limit", &runtime.Snapshot{History: &got, Query: q}); err != nil {
+		t.Fatal(err)
+	}
+	ref.Read(ctx, "limit", &runtime.Snapshot{History: &want, Query: q})
+	if len(want.Times.At) != runtime.TimesLimit || !want.Times.Dropped || !TimesEqual(&got.Times, &want.Times) {
+		t.Fatalf("past the limit (MemStore keeps %d):%s", len(want.Times.At), Diff(&got, &want))
 	}
 }
