@@ -210,7 +210,7 @@ func TestProvenanceDifferential(t *testing.T) {
 	if rep.True == 0 || rep.False == 0 || rep.Errors == 0 {
 		t.Errorf("the generator should produce true, false and error outcomes")
 	}
-	for _, s := range []string{"chain", "diamonds", "fan-in", "fan-out-in", "forest", "dag", "empty", "unrecorded input", "incomplete", "no inputs", "no profile"} {
+	for _, s := range []string{"chain", "diamonds", "fan-in", "fan-out-in", "forest", "dag", "empty", "unrecorded input", "incomplete", "no inputs", "no profile", "rules reading provenance_nodes"} {
 		if shapes[s] == 0 {
 			t.Errorf("no session of shape %q", s)
 		}

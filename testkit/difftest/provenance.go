@@ -1,5 +1,5 @@
 // This file owns the provenance differential (spec 5.7): random rules
-// reading the four provenance facts, evaluated over random graphs (chains,
+// reading the four provenance facts and provenance_nodes (5.11), evaluated over random graphs (chains,
 // diamonds, wide fan-in, random DAGs, unrecorded inputs, incomplete
 // sessions, nodes arriving over several steps) by the generated code, with
 // the runtime's graph walk, and by the reference, with its own.
@@ -108,6 +108,9 @@ func (g *ProvGen) boolExpr(d int) string {
 }
 
 func (g *ProvGen) atom(d int) string {
+	if g.chance(4) {
+		return g.nodeAtom()
+	}
 	f, v := g.fact(), g.lit(g.value())
 	switch g.r.Intn(19) {
 	case 0, 1, 2:
@@ -153,6 +156,37 @@ func (g *ProvGen) atom(d int) string {
 		return fmt.Sprintf("%s.all(x, x.size() %s %d)", f, g.pick("<", ">", "=="), g.r.Intn(4))
 	default:
 		return fmt.Sprintf("%s in %s", g.lit(g.value()), g.listLit()) + " && " + v + " in " + f
+	}
+}
+
+// nodeAtom reads provenance_nodes (spec 5.11): properties of one node
+// correlated, inputs told from ancestors, a result's call arguments, the
+// order of the list (inputs first, then recording order), and its errors.
+func (g *ProvGen) nodeAtom() string {
+	v, w := g.lit(g.value()), g.lit(g.value())
+	switch g.r.Intn(10) {
+	case 0:
+		return fmt.Sprintf("provenance_nodes.exists(n, n.tool == %s && %s in n.labels)", v, w)
+	case 1:
+		return fmt.Sprintf("provenance_nodes.exists(n, %s && n.origin == %s)", g.pick("n.input", "!n.input"), v)
+	case 2:
+		return fmt.Sprintf("provenance_nodes.size() %s %d", g.pick("==", "<", ">="), g.r.Intn(6))
+	case 3:
+		return fmt.Sprintf("provenance_nodes.all(n, n.kind == %s || n.trust_tier != %s)", g.lit(g.pick("message", "tool_result")), v)
+	case 4:
+		// An index past the end is an error of its own.
+		return fmt.Sprintf("provenance_nodes[%d].%s == %s", g.r.Intn(3), g.pick("id", "tool", "origin", "kind"), v)
+	case 5:
+		return fmt.Sprintf("provenance_nodes.exists(n, %s in n.args && n.args[%s] == %s)", g.lit("path"), g.lit("path"), v)
+	case 6:
+		return fmt.Sprintf("provenance_nodes.exists(n, n.args.size() %s %d)", g.pick("==", ">"), g.r.Intn(3))
+	case 7:
+		// A missing key of a node's args is an error.
+		return fmt.Sprintf("provenance_nodes.exists(n, n.kind == %s && n.args.path == %s)", g.lit("tool_result"), v)
+	case 8:
+		return fmt.Sprintf("provenance_nodes.filter(n, n.input).map(n, n.id) == %s", g.listLit())
+	default:
+		return fmt.Sprintf("provenance_nodes.exists_one(n, n.labels.size() > %d)", g.r.Intn(3))
 	}
 }
 
@@ -231,6 +265,15 @@ func (g *ProvGen) node(id string, parents []string) runtime.Node {
 	}
 	if len(n.Labels) > 0 && g.chance(5) {
 		n.Labels = append(n.Labels, n.Labels[0])
+	}
+	if n.Kind == runtime.ToolResult && g.chance(2) {
+		// The arguments of the call that produced the result (spec
+		// 5.11): strings only, from the plain values, so that both
+		// engines receive the same JSON.
+		n.Args = map[string]any{}
+		for range g.r.Intn(3) {
+			n.Args[g.pick("path", "url", "q")] = g.pick(provValues...)
+		}
 	}
 	return n
 }
@@ -316,6 +359,11 @@ func ProvenancePack(g *ProvGen, n int, rep *DiffReport) (*DiffPack, error) {
 	if err := os.MkdirAll(filepath.Join(dir, "policy"), 0o755); err != nil {
 		return nil, err
 	}
+	// Rules reading provenance_nodes cost about a million (1,024 nodes of
+	// up to 1,024 labels, spec section 4): the pack admits them.
+	if err := os.WriteFile(filepath.Join(dir, "pack.yaml"), []byte("oar: '1.0'\nname: prov\nmax_cost: 5000000\n"), 0o644); err != nil {
+		return nil, err
+	}
 	whens := map[string]string{}
 	for i := range n {
 		id := fmt.Sprintf("P%05d", i)
@@ -342,6 +390,11 @@ func ProvenancePack(g *ProvGen, n int, rep *DiffReport) (*DiffPack, error) {
 		}
 		if p, diags = compiler.LoadPack(dir, compiler.Options{}); diags.HasErrors() {
 			return nil, fmt.Errorf("generated provenance rules do not load after dropping the costly ones:\n%s", diags.Text())
+		}
+	}
+	for _, w := range whens {
+		if strings.Contains(w, "provenance_nodes") {
+			g.Shapes["rules reading provenance_nodes"]++
 		}
 	}
 	ref, err := reference.New(p)
