@@ -327,9 +327,9 @@ func (in *input) Fact(r *compiler.Rule, name string) (any, *interp.Error) {
 			return k.SameCodeRun, nil
 		}
 		return nil, nil
-	case f.Tier == catalog.Oarc && (f.Name == "batch_tools" || f.Name == "tenant"):
-		// The engine knows them (spec 5.11): the check's tools, the
-		// session's tenant.
+	case f.Tier == catalog.Oarc && (f.Name == "batch_tools" || f.Name == "tenant" || f.Name == "content"):
+		// The engine knows them (spec 5.11, 5.13): the check's tools, the
+		// session's tenant, the occurrence's content.
 		v, e := in.env.Fact(name)
 		if e.Kind != runtime.ErrNone {
 			return nil, in.fromErr(e)

@@ -196,6 +196,7 @@ func (e *liveEnv) Kept() (*runtime.KeptFacts, Err)   { return e.x.Kept() }
 func (e *liveEnv) Fingerprint() (string, Err)        { return e.x.Fingerprint() }
 func (e *liveEnv) Provenance() (*runtime.Scope, Err) { return e.x.Provenance() }
 func (e *liveEnv) Counter(i int) (int64, Err)        { return e.x.Counter(e.x.live.base + i) }
+
 // Provide calls a catalog function: the time functions (spec 5.13) are
 // the engine's, answered as for a compiled rule; any other is the
 // host's provider.
@@ -240,10 +241,14 @@ func (e *liveEnv) Detect(id string) (*runtime.Detection, Err) {
 	return e.x.live.host.LiveDetect(id)
 }
 
-// Fact reads a fact by CEL name: batch_tools and tenant, which the
-// engine knows (spec 5.11), else through the generated code.
+// Fact reads a fact by CEL name: batch_tools, tenant and content, which
+// the engine knows (spec 5.11, 5.13), else through the generated code.
 func (e *liveEnv) Fact(name string) (any, Err) {
 	switch name {
+	case "content":
+		// As the host gave it, also after a transform rewrote it, as a
+		// compiled rule reads it.
+		return e.x.Content, Err{}
 	case "batch_tools":
 		return e.x.BatchTools(), Err{}
 	case "tenant":

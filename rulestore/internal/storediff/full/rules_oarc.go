@@ -49,7 +49,7 @@ const _ = lycaon.CatalogIs_c780cfd0
 const Name = "base+extra"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:1e337f5d46c5de05c4fcb3e3db181a3e8fae3143328ef5a2747ef33bad43579f"
+const Digest = "sha256:bd2fe52a15f5288ff9ccb7a825376e040b961437c88cfbd2415c7aed2b268756"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.
@@ -799,6 +799,7 @@ var oRules = [20]impl.Rule{
 			},
 		},
 		Slot:         13,
+		Profiles:     runtime.ProfileContentSafety,
 		DetectorSlot: -1,
 	},
 	// Z_WINDOW
@@ -970,49 +971,80 @@ var (
 // oRule_Z_WEEKEND evaluates rule Z_WEEKEND (policy, pack extra).
 // when:
 //
-//	local_weekday("UTC") == 6 && local_hour("Asia/Tokyo") < 12
+//	content.startsWith("ignore") || local_weekday("UTC") == 6 && local_hour("Asia/Tokyo") < 12 && content.size() < 6
 func oRule_Z_WEEKEND(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(13) {
 		return false, runtime.Err{}
 	}
-	oT9 := true
-	var oT10 runtime.Err
-	if oT9 {
-		oT3, oT4 := func() (bool, runtime.Err) {
-			oT1, oT2 := oX.LocalWeekday("UTC")
-			if oT2.Kind != 0 {
-				return false, oT2
-			}
-			return (oT1 == int64(6)), runtime.Err{}
-		}()
-		if oT4.Kind != 0 {
-			if oT10.Kind == 0 {
-				oT10 = oT4
-			}
-		} else if !oT3 {
-			oT9 = false
+	if oT1 := oX.Supplied(runtime.ProfileContentSafety); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT15 := false
+	var oT16 runtime.Err
+	if !oT15 {
+		if strings.HasPrefix(oX.Content, "ignore") {
+			oT15 = true
 		}
 	}
-	if oT9 {
-		oT7, oT8 := func() (bool, runtime.Err) {
-			oT5, oT6 := oX.LocalHour("Asia/Tokyo")
-			if oT6.Kind != 0 {
-				return false, oT6
+	if !oT15 {
+		oT13, oT14 := func() (bool, runtime.Err) {
+			oT11 := true
+			var oT12 runtime.Err
+			if oT11 {
+				oT4, oT5 := func() (bool, runtime.Err) {
+					oT2, oT3 := oX.LocalWeekday("UTC")
+					if oT3.Kind != 0 {
+						return false, oT3
+					}
+					return (oT2 == int64(6)), runtime.Err{}
+				}()
+				if oT5.Kind != 0 {
+					if oT12.Kind == 0 {
+						oT12 = oT5
+					}
+				} else if !oT4 {
+					oT11 = false
+				}
 			}
-			return (oT5 < int64(12)), runtime.Err{}
+			if oT11 {
+				oT8, oT9 := func() (bool, runtime.Err) {
+					oT6, oT7 := oX.LocalHour("Asia/Tokyo")
+					if oT7.Kind != 0 {
+						return false, oT7
+					}
+					return (oT6 < int64(12)), runtime.Err{}
+				}()
+				if oT9.Kind != 0 {
+					if oT12.Kind == 0 {
+						oT12 = oT9
+					}
+				} else if !oT8 {
+					oT11 = false
+				}
+			}
+			if oT11 {
+				oT10 := impl.SizeString(oX.Content)
+				if !(oT10 < int64(6)) {
+					oT11 = false
+				}
+			}
+			if oT11 && oT12.Kind != 0 {
+				return false, oT12
+			}
+			return oT11, runtime.Err{}
 		}()
-		if oT8.Kind != 0 {
-			if oT10.Kind == 0 {
-				oT10 = oT8
+		if oT14.Kind != 0 {
+			if oT16.Kind == 0 {
+				oT16 = oT14
 			}
-		} else if !oT7 {
-			oT9 = false
+		} else if oT13 {
+			oT15 = true
 		}
 	}
-	if oT9 && oT10.Kind != 0 {
-		return false, oT10
+	if !oT15 && oT16.Kind != 0 {
+		return false, oT16
 	}
-	return oT9, runtime.Err{}
+	return oT15, runtime.Err{}
 }
 
 // oRule_Z_INJECT evaluates rule Z_INJECT (detector, pack extra).
