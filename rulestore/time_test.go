@@ -123,8 +123,8 @@ func (h hiddenTimes) Live(anchor string) runtime.LiveRules {
 }
 
 // TestStoreTimesUnreadFailsClosed: a store that does not tell the
-// evaluator its rules read windows of calls gets an error, not a count
-// from a record read without the times.
+// evaluator its rules read windows of calls gets the record's error (its
+// times were not read), not a count of zero.
 func TestStoreTimesUnreadFailsClosed(t *testing.T) {
 	ev, err := base.New(diffEnv(), runtime.WithRuleStore(hiddenTimes{timeStore(t)}))
 	if err != nil {

@@ -202,15 +202,6 @@ func (e *liveEnv) Counter(i int) (int64, Err)        { return e.x.Counter(e.x.li
 // host's provider.
 func (e *liveEnv) Provide(fn string, args []any) (any, Err) {
 	switch fn {
-	case "calls_within", "tool_calls_within":
-		if !e.x.query.Times {
-			// A store that did not say its rules read windows of calls:
-			// the record was read without the times, and a count from it
-			// would be a silent zero.
-			return nil, Err{Kind: runtime.ErrStore, S: fn + ": the session's record was read without the calls' times (the store's LiveRules do not implement ReadsCallTimes)"}
-		}
-	}
-	switch fn {
 	case "calls_within":
 		if n, ok := timeArgs(args, 1); ok {
 			return e.x.CallsWithin(n)
