@@ -74,7 +74,7 @@ func TestToolCalls(t *testing.T) {
 		{"rules_list", ``, "The rule store has no such rules."},
 		{"rule_add", `{"rule":{"oar":"1.0","id":"LEASE","kind":"policy","anchor":"tool.pre_invoke","effect":"block","selector":{"tool":"bash"},"requires":{"profiles":["tool"]},"when":"tool_arg_string(\"command\").contains(\"--force\") && !tool_arg_string(\"command\").contain(\"lease\")","copy":{"title":"Force push without a lease"}},"rationale":"a force push lost work"}`,
 			"LEASE was not added: 1 error(s); correct them and add it again:\n" +
-				"when:1:79: error: undeclared reference to 'contain' [OAR_UNKNOWN_FACT]\n" +
+				"when:1:79: error: undeclared reference to 'contain' (did you mean 'content'?) [OAR_UNKNOWN_FACT]\n" +
 				"   | tool_arg_string(\"command\").contains(\"--force\") && !tool_arg_string(\"command\").contain(\"lease\")\n" +
 				"   |                                                                               ^\n" +
 				"The positions are in your `when` (when:LINE:COL) or name the field (rule.FIELD)."},
