@@ -605,6 +605,9 @@ func (pk *packGen) liveHost(f *jen.File) {
 		inCheck(),
 		jen.Id("oX").Dot("Call").Call(jen.Id("occ").Dot("Facts").Dot("Tool"), jen.Id("occ").Dot("Facts").Dot("ToolArgs"),
 			jen.Id("anchor").Op("==").Lit(ir.ToolPreInvoke), jen.True(), jen.Id("occ").Dot("Kept")),
+		// The occurrence's time and the call's, for the store's time
+		// functions (spec 5.13), as at an anchor with compiled rules.
+		jen.Id("oX").Dot("When").Call(jen.Id("occ").Dot("Time"), jen.True()),
 		implQ("Live").Call(jen.Op("&").Id("oX").Dot("Exec"), jen.Id("ev").Dot("cfg").Dot("RuleStore"), jen.Id("oX")),
 		implQ("RunLive").Call(jen.Op("&").Id("oX").Dot("Exec")),
 		jen.Id("oX").Dot("Finish").Call(),
@@ -1124,7 +1127,13 @@ func (pk *packGen) anchors(infos map[string]*anchorInfo) []jen.Code {
 				}
 				body = append(body, jen.Id("oX").Dot("History").Call(codes, jen.Lit(info.names)))
 			}
-			if info.time || p.Times && atCall {
+			switch {
+			case live:
+				// A store's rules may read the time at any anchor, and
+				// windows of the calls made before they were added: the
+				// session records every call with its time (spec 5.13).
+				body = append(body, jen.Id("oX").Dot("When").Call(jen.Id("occ").Dot("Time"), jen.True()))
+			case info.time || p.Times && atCall:
 				// The occurrence's time (spec 5.13): the clock is read
 				// only at anchors whose rules need it, or that record it.
 				body = append(body, jen.Id("oX").Dot("When").Call(jen.Id("occ").Dot("Time"), jen.Lit(p.Times)))

@@ -152,6 +152,21 @@ type CounterRef struct {
 	Counter runtime.Counter
 }
 
+// ReadsCallTimes reports whether a rule's `when` calls calls_within or
+// tool_calls_within: hosts then read the session's record with the
+// calls' times (spec 5.13), which a record read without them lacks.
+func (r *Rule) ReadsCallTimes() bool {
+	if r.R.WhenAST == nil {
+		return false
+	}
+	for _, e := range ast.MatchDescendants(ast.NavigateAST(r.R.WhenAST.NativeRep()), func(e ast.NavigableExpr) bool { return e.Kind() == ast.CallKind }) {
+		if fn := e.AsCall().FunctionName(); fn == "calls_within" || fn == "tool_calls_within" {
+			return true
+		}
+	}
+	return false
+}
+
 // Reads lists what a rule's `when` reads of the session: the counters
 // (its own through fire_count and breaker_count, others' through
 // fire_count_of and breaker_count_of, whose argument is a literal), and

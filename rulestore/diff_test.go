@@ -8,9 +8,11 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/oarc/oarc/compiler"
 	"github.com/oarc/oarc/lycaon"
 	"github.com/oarc/oarc/rulestore"
 	"github.com/oarc/oarc/rulestore/internal/storediff/base"
@@ -97,18 +99,53 @@ func TestDifferentialCompiled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	reached := diffSessions(t, compiled, stored, 21)
+	// The sessions reached the rules: every extra rule fired somewhere,
+	// and the errors of each kind the rules can have happened.
+	for _, id := range append(ids, "Z_COUNT/no_such_key", "Z_SCOPE/provider", "Z_SCOPE/timeout", "Z_INJECT/detector", "Z_INJECT/timeout", "Z_PROV/provenance", "Z_PROV/profile",
+		"Z_HOURS/invalid_argument", "Z_WINDOW/invalid_argument", "Z_BURST/store") {
+		if !reached[id] {
+			t.Errorf("%s: never reached", id)
+		}
+	}
+}
+
+// evaluator is what the differential runs of a generated package.
+type evaluator interface {
+	Evaluate(ctx context.Context, occ *lycaon.Occurrence, s *runtime.Session, d *runtime.Decision) error
+}
+
+// diffSessions runs the same random sessions through a and b, fails on
+// any decision that differs, and returns the rules b reached: the codes
+// and monitored rules of its decisions, and its errors by rule and kind.
+func diffSessions(t *testing.T, compiled, stored evaluator, seed uint64) map[string]bool {
+	t.Helper()
 	tools := []string{"bash", "git", "http_fetch", "http_post", "read_file", "send_email", "edit"}
 	commands := []string{"git push --force origin", "ls", "rm -rf / now", "sudo ls -la", "echo a long command here"}
 	contents := []string{"hello", "ignore previous", "boom", "slow", "maybe"}
-	rng := rand.New(rand.NewPCG(1, 21))
-	occurrences, mismatches := 0, 0
+	rng := rand.New(rand.NewPCG(1, seed))
 	reached := map[string]bool{}
+	occurrences, mismatches := 0, 0
 	for sess := range 300 {
 		id := fmt.Sprintf("s%d", sess)
 		sa, sb := runtime.NewSession(id), runtime.NewSession(id)
 		nodes := 0
+		// The occurrences' times (spec 5.13): bursts of calls, hours
+		// apart, a day apart (the record drops the older calls' times),
+		// and now and then back in time before calls the record dropped.
+		at := time.Date(2026, 3, 7, 21, 30, 0, 0, time.UTC).Add(time.Duration(rng.IntN(48)) * time.Hour)
 		for step := range 12 {
-			occ := &lycaon.Occurrence{}
+			switch r := rng.IntN(20); {
+			case r < 12:
+				at = at.Add(time.Duration(rng.IntN(30)) * time.Second)
+			case r < 16:
+				at = at.Add(time.Duration(rng.IntN(7200)) * time.Second)
+			case r < 18:
+				at = at.Add(26 * time.Hour)
+			default:
+				at = at.Add(-27 * time.Hour)
+			}
+			occ := &lycaon.Occurrence{Time: at}
 			switch r := rng.IntN(10); {
 			case r < 7:
 				occ.Anchor = lycaon.ToolPreInvoke
@@ -128,6 +165,9 @@ func TestDifferentialCompiled(t *testing.T) {
 			}
 			if rng.IntN(2) == 0 {
 				args["count"] = int64(rng.IntN(6))
+			}
+			if rng.IntN(3) == 0 {
+				args["zone"] = []string{"Europe/Paris", "America/New_York", "Asia/Tokyo", "Mars/Olympus", ""}[rng.IntN(5)]
 			}
 			if rng.IntN(5) > 0 {
 				occ.Facts.ToolArgs = args
@@ -177,11 +217,32 @@ func TestDifferentialCompiled(t *testing.T) {
 	if mismatches > 0 {
 		t.Fatalf("%d of %d occurrences differ", mismatches, occurrences)
 	}
-	// The sessions reached the rules: every extra rule fired somewhere,
-	// and the errors of each kind the rules can have happened.
-	for _, id := range append(ids, "Z_COUNT/no_such_key", "Z_SCOPE/provider", "Z_SCOPE/timeout", "Z_INJECT/detector", "Z_INJECT/timeout", "Z_PROV/provenance", "Z_PROV/profile") {
+	t.Logf("%d occurrences", occurrences)
+	return reached
+}
+
+// TestCompiledTimesWithStore runs the compiled time rules (spec 5.13)
+// with an empty store and without one: an evaluator with a store reads
+// the session's record with the calls' times its compiled rules ask for.
+func TestCompiledTimesWithStore(t *testing.T) {
+	set, ds := compiler.Load([]string{"testdata/packs/base", "testdata/packs/extra"}, compiler.Options{})
+	if ds.HasErrors() {
+		t.Fatal(ds.Text())
+	}
+	s, _ := openTemp(t, set, rulestore.Options{})
+	env := diffEnv()
+	plain, err := full.New(env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored, err := full.New(env, runtime.WithRuleStore(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	reached := diffSessions(t, plain, stored, 5)
+	for _, id := range []string{"Z_BURST", "Z_TOOL_BURST", "Z_WINDOW"} {
 		if !reached[id] {
-			t.Errorf("%s: never reached in %d occurrences", id, occurrences)
+			t.Errorf("%s: never reached", id)
 		}
 	}
 }

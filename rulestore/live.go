@@ -39,6 +39,9 @@ type liveAnchor struct {
 	keyIdx  map[interp.CounterRef]int
 	codes   []string
 	codeIdx map[string]int
+	// times says that some rule reads windows of calls: the evaluator
+	// then reads the session's record with the calls' times.
+	times bool
 }
 
 // Live implements runtime.RuleStore.
@@ -54,6 +57,10 @@ func (s *Store) Live(anchor string) runtime.LiveRules {
 func (a *liveAnchor) Rules() []runtime.LiveRule  { return a.rules }
 func (a *liveAnchor) Keys() []runtime.CounterKey { return a.keys }
 func (a *liveAnchor) Codes() []string            { return a.codes }
+
+// ReadsCallTimes tells the evaluator (impl.Live) that a rule at the
+// anchor calls calls_within or tool_calls_within (spec 5.13).
+func (a *liveAnchor) ReadsCallTimes() bool { return a.times }
 
 // Observe implements runtime.LiveRules: the trials count from the
 // decision.
@@ -123,6 +130,7 @@ func (s *Store) rebuildLocked() {
 				a.keys = append(a.keys, s.counterKey(c.Rule, c.Counter))
 			}
 		}
+		a.times = a.times || e.prog.ReadsCallTimes()
 		if crt {
 			a.codeIdx[e.rule.ID] = len(a.codes)
 			a.codes = append(a.codes, e.rule.ID)
@@ -319,9 +327,9 @@ func (in *input) Fact(r *compiler.Rule, name string) (any, *interp.Error) {
 			return k.SameCodeRun, nil
 		}
 		return nil, nil
-	case f.Tier == catalog.Oarc && (f.Name == "batch_tools" || f.Name == "tenant"):
-		// The engine knows them (spec 5.11): the check's tools, the
-		// session's tenant.
+	case f.Tier == catalog.Oarc && (f.Name == "batch_tools" || f.Name == "tenant" || f.Name == "content"):
+		// The engine knows them (spec 5.11, 5.13): the check's tools, the
+		// session's tenant, the occurrence's content.
 		v, e := in.env.Fact(name)
 		if e.Kind != runtime.ErrNone {
 			return nil, in.fromErr(e)

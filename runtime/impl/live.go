@@ -24,6 +24,14 @@ type LiveHost interface {
 	LiveDetect(id string) (*runtime.Detection, Err)
 }
 
+// liveTimes is implemented by the runtime.LiveRules of an anchor whose
+// store rules may call calls_within or tool_calls_within: the record is
+// then read with the calls' times. A store that does not implement it
+// gets the times only when a compiled rule of the anchor reads them.
+type liveTimes interface {
+	ReadsCallTimes() bool
+}
+
 // liveState is an evaluation's state for a store's rules.
 type liveState struct {
 	host  LiveHost
@@ -79,7 +87,12 @@ func Live(x *Exec, st runtime.RuleStore, h LiveHost) {
 	}
 	// The record is read with the counters, whoever reads it first.
 	ls.codeBase = len(x.query.Codes)
-	q := runtime.HistoryQuery{Tool: x.tool, LastTool: !x.atCall, Names: true}
+	// The calls' times, when a compiled rule (through Times) or a store's
+	// rule reads windows of calls (spec 5.13).
+	q := runtime.HistoryQuery{Tool: x.tool, LastTool: !x.atCall, Names: true, Times: x.query.Times}
+	if t, ok := lr.(liveTimes); ok && t.ReadsCallTimes() {
+		q.Times = true
+	}
 	q.Codes = append(append(make([]string, 0, len(x.query.Codes)+len(codes)), x.query.Codes...), codes...)
 	x.hist, x.query = true, q
 }
@@ -183,17 +196,59 @@ func (e *liveEnv) Kept() (*runtime.KeptFacts, Err)   { return e.x.Kept() }
 func (e *liveEnv) Fingerprint() (string, Err)        { return e.x.Fingerprint() }
 func (e *liveEnv) Provenance() (*runtime.Scope, Err) { return e.x.Provenance() }
 func (e *liveEnv) Counter(i int) (int64, Err)        { return e.x.Counter(e.x.live.base + i) }
+
+// Provide calls a catalog function: the time functions (spec 5.13) are
+// the engine's, answered as for a compiled rule; any other is the
+// host's provider.
 func (e *liveEnv) Provide(fn string, args []any) (any, Err) {
-	return e.x.live.host.LiveProvide(fn, args)
+	switch fn {
+	case "calls_within":
+		if n, ok := timeArgs(args, 1); ok {
+			return e.x.CallsWithin(n)
+		}
+	case "tool_calls_within":
+		if n, ok := timeArgs(args, 2); ok {
+			if tool, ok := args[0].(string); ok {
+				return e.x.ToolCallsWithin(tool, n)
+			}
+		}
+	case "local_hour", "local_weekday":
+		if len(args) == 1 {
+			if zone, ok := args[0].(string); ok {
+				if fn == "local_hour" {
+					return e.x.LocalHour(zone)
+				}
+				return e.x.LocalWeekday(zone)
+			}
+		}
+	default:
+		return e.x.live.host.LiveProvide(fn, args)
+	}
+	// The checker admits only the catalog's signatures.
+	return nil, Err{Kind: runtime.ErrNoSuchOverload, S: fn}
+}
+
+// timeArgs checks a window function's arity and returns its window, its
+// last argument.
+func timeArgs(args []any, arity int) (int64, bool) {
+	if len(args) != arity {
+		return 0, false
+	}
+	n, ok := args[arity-1].(int64)
+	return n, ok
 }
 func (e *liveEnv) Detect(id string) (*runtime.Detection, Err) {
 	return e.x.live.host.LiveDetect(id)
 }
 
-// Fact reads a fact by CEL name: batch_tools and tenant, which the
-// engine knows (spec 5.11), else through the generated code.
+// Fact reads a fact by CEL name: batch_tools, tenant and content, which
+// the engine knows (spec 5.11, 5.13), else through the generated code.
 func (e *liveEnv) Fact(name string) (any, Err) {
 	switch name {
+	case "content":
+		// As the host gave it, also after a transform rewrote it, as a
+		// compiled rule reads it.
+		return e.x.Content, Err{}
 	case "batch_tools":
 		return e.x.BatchTools(), Err{}
 	case "tenant":

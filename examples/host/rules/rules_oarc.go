@@ -367,6 +367,7 @@ func (ev *Evaluator) oLive(ctx context.Context, occ *lycaon.Occurrence, s *runti
 		oX.InCheck(c)
 	}
 	oX.Call(occ.Facts.Tool, occ.Facts.ToolArgs, anchor == "tool.pre_invoke", true, occ.Kept)
+	oX.When(occ.Time, true)
 	impl.Live(&oX.Exec, ev.cfg.RuleStore, oX)
 	impl.RunLive(&oX.Exec)
 	oX.Finish()
@@ -1530,6 +1531,7 @@ func (ev *Evaluator) oLive_ContentToolResult(ctx context.Context, occ *lycaon.Oc
 		oX.InCheck(c)
 	}
 	oX.Call(occ.Facts.Tool, occ.Facts.ToolArgs, false, true, occ.Kept)
+	oX.When(occ.Time, true)
 	oX.Validators(1)
 	impl.Live(&oX.Exec, ev.cfg.RuleStore, oX)
 	for oRun_ContentToolResult(oX) {
@@ -1601,6 +1603,7 @@ func (ev *Evaluator) oLive_ToolPreInvoke(ctx context.Context, occ *lycaon.Occurr
 	}
 	oX.Call(occ.Facts.Tool, occ.Facts.ToolArgs, true, true, occ.Kept)
 	oX.History(nil, true)
+	oX.When(occ.Time, true)
 	oX.Snapshot(oSnap_ToolPreInvoke[:])
 	oX.Validators(1)
 	impl.Live(&oX.Exec, ev.cfg.RuleStore, oX)

@@ -348,6 +348,7 @@ func (ev *Evaluator) oLive(ctx context.Context, occ *lycaon.Occurrence, s *runti
 		oX.InCheck(c)
 	}
 	oX.Call(occ.Facts.Tool, occ.Facts.ToolArgs, anchor == "tool.pre_invoke", true, occ.Kept)
+	oX.When(occ.Time, true)
 	impl.Live(&oX.Exec, ev.cfg.RuleStore, oX)
 	impl.RunLive(&oX.Exec)
 	oX.Finish()
@@ -1082,6 +1083,7 @@ func (ev *Evaluator) oLive_ToolPostInvoke(ctx context.Context, occ *lycaon.Occur
 	}
 	oX.Call(occ.Facts.Tool, occ.Facts.ToolArgs, false, true, occ.Kept)
 	oX.History(oCodes_ToolPostInvoke[:], false)
+	oX.When(occ.Time, true)
 	impl.Live(&oX.Exec, ev.cfg.RuleStore, oX)
 	for oRun_ToolPostInvoke(oX) {
 	}
@@ -1151,6 +1153,7 @@ func (ev *Evaluator) oLive_ToolPreInvoke(ctx context.Context, occ *lycaon.Occurr
 	}
 	oX.Call(occ.Facts.Tool, occ.Facts.ToolArgs, true, true, occ.Kept)
 	oX.History(oCodes_ToolPreInvoke[:], true)
+	oX.When(occ.Time, true)
 	oX.Snapshot(oSnap_ToolPreInvoke[:])
 	impl.Live(&oX.Exec, ev.cfg.RuleStore, oX)
 	for oRun_ToolPreInvoke(oX) {

@@ -354,6 +354,7 @@ func (ev *Evaluator) oLive(ctx context.Context, occ *lycaon.Occurrence, s *runti
 		oX.InCheck(c)
 	}
 	oX.Call(occ.Facts.Tool, occ.Facts.ToolArgs, anchor == "tool.pre_invoke", true, occ.Kept)
+	oX.When(occ.Time, true)
 	impl.Live(&oX.Exec, ev.cfg.RuleStore, oX)
 	impl.RunLive(&oX.Exec)
 	oX.Finish()
@@ -865,6 +866,7 @@ func (ev *Evaluator) oLive_ContentInput(ctx context.Context, occ *lycaon.Occurre
 		oX.InCheck(c)
 	}
 	oX.Call(occ.Facts.Tool, occ.Facts.ToolArgs, false, true, occ.Kept)
+	oX.When(occ.Time, true)
 	oX.Validators(1)
 	impl.Live(&oX.Exec, ev.cfg.RuleStore, oX)
 	for oRun_ContentInput(oX) {
@@ -942,6 +944,7 @@ func (ev *Evaluator) oLive_ContentOutput(ctx context.Context, occ *lycaon.Occurr
 		oX.InCheck(c)
 	}
 	oX.Call(occ.Facts.Tool, occ.Facts.ToolArgs, false, true, occ.Kept)
+	oX.When(occ.Time, true)
 	oX.Validators(1)
 	impl.Live(&oX.Exec, ev.cfg.RuleStore, oX)
 	for oRun_ContentOutput(oX) {
@@ -1019,6 +1022,7 @@ func (ev *Evaluator) oLive_ToolPostInvoke(ctx context.Context, occ *lycaon.Occur
 		oX.InCheck(c)
 	}
 	oX.Call(occ.Facts.Tool, occ.Facts.ToolArgs, false, true, occ.Kept)
+	oX.When(occ.Time, true)
 	oX.Snapshot(oSnap_ToolPostInvoke[:])
 	impl.Live(&oX.Exec, ev.cfg.RuleStore, oX)
 	for oRun_ToolPostInvoke(oX) {
@@ -1090,6 +1094,7 @@ func (ev *Evaluator) oLive_ToolPreInvoke(ctx context.Context, occ *lycaon.Occurr
 	}
 	oX.Call(occ.Facts.Tool, occ.Facts.ToolArgs, true, true, occ.Kept)
 	oX.History(nil, true)
+	oX.When(occ.Time, true)
 	oX.Snapshot(oSnap_ToolPreInvoke[:])
 	oX.Validators(1)
 	impl.Live(&oX.Exec, ev.cfg.RuleStore, oX)

@@ -379,6 +379,7 @@ func (ev *Evaluator) oLive(ctx context.Context, occ *acme.Occurrence, s *runtime
 		oX.InCheck(c)
 	}
 	oX.Call(occ.Facts.Tool, occ.Facts.ToolArgs, anchor == "tool.pre_invoke", true, occ.Kept)
+	oX.When(occ.Time, true)
 	impl.Live(&oX.Exec, ev.cfg.RuleStore, oX)
 	impl.RunLive(&oX.Exec)
 	oX.Finish()
@@ -1174,6 +1175,7 @@ func (ev *Evaluator) oLive_ContentOutput(ctx context.Context, occ *acme.Occurren
 		oX.InCheck(c)
 	}
 	oX.Call(occ.Facts.Tool, occ.Facts.ToolArgs, false, true, occ.Kept)
+	oX.When(occ.Time, true)
 	oX.Validators(1)
 	impl.Live(&oX.Exec, ev.cfg.RuleStore, oX)
 	for oRun_ContentOutput(oX) {
@@ -1240,6 +1242,7 @@ func (ev *Evaluator) oLive_GitPrePush(ctx context.Context, occ *acme.Occurrence,
 		oX.InCheck(c)
 	}
 	oX.Call(occ.Facts.Tool, occ.Facts.ToolArgs, false, true, occ.Kept)
+	oX.When(occ.Time, true)
 	impl.Live(&oX.Exec, ev.cfg.RuleStore, oX)
 	for oRun_GitPrePush(oX) {
 	}
@@ -1308,6 +1311,7 @@ func (ev *Evaluator) oLive_ToolPostInvoke(ctx context.Context, occ *acme.Occurre
 		oX.InCheck(c)
 	}
 	oX.Call(occ.Facts.Tool, occ.Facts.ToolArgs, false, true, occ.Kept)
+	oX.When(occ.Time, true)
 	impl.Live(&oX.Exec, ev.cfg.RuleStore, oX)
 	for oRun_ToolPostInvoke(oX) {
 	}
@@ -1377,6 +1381,7 @@ func (ev *Evaluator) oLive_ToolPreInvoke(ctx context.Context, occ *acme.Occurren
 	}
 	oX.Call(occ.Facts.Tool, occ.Facts.ToolArgs, true, true, occ.Kept)
 	oX.History(nil, true)
+	oX.When(occ.Time, true)
 	oX.Snapshot(oSnap_ToolPreInvoke[:])
 	impl.Live(&oX.Exec, ev.cfg.RuleStore, oX)
 	for oRun_ToolPreInvoke(oX) {

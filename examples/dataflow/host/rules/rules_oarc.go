@@ -353,6 +353,7 @@ func (ev *Evaluator) oLive(ctx context.Context, occ *finbot.Occurrence, s *runti
 		oX.InCheck(c)
 	}
 	oX.Call(occ.Facts.Tool, occ.Facts.ToolArgs, anchor == "tool.pre_invoke", true, occ.Kept)
+	oX.When(occ.Time, true)
 	impl.Live(&oX.Exec, ev.cfg.RuleStore, oX)
 	impl.RunLive(&oX.Exec)
 	oX.Finish()
@@ -1522,6 +1523,7 @@ func (ev *Evaluator) oLive_PaymentPreSubmit(ctx context.Context, occ *finbot.Occ
 		oX.InCheck(c)
 	}
 	oX.Call(occ.Facts.Tool, occ.Facts.ToolArgs, false, true, occ.Kept)
+	oX.When(occ.Time, true)
 	impl.Live(&oX.Exec, ev.cfg.RuleStore, oX)
 	for oRun_PaymentPreSubmit(oX) {
 	}
@@ -1629,6 +1631,7 @@ func (ev *Evaluator) oLive_ToolPreInvoke(ctx context.Context, occ *finbot.Occurr
 		oX.InCheck(c)
 	}
 	oX.Call(occ.Facts.Tool, occ.Facts.ToolArgs, true, true, occ.Kept)
+	oX.When(occ.Time, true)
 	impl.Live(&oX.Exec, ev.cfg.RuleStore, oX)
 	for oRun_ToolPreInvoke(oX) {
 	}

@@ -328,6 +328,7 @@ func (ev *Evaluator) oLive(ctx context.Context, occ *lycaon.Occurrence, s *runti
 		oX.InCheck(c)
 	}
 	oX.Call(occ.Facts.Tool, occ.Facts.ToolArgs, anchor == "tool.pre_invoke", true, occ.Kept)
+	oX.When(occ.Time, true)
 	impl.Live(&oX.Exec, ev.cfg.RuleStore, oX)
 	impl.RunLive(&oX.Exec)
 	oX.Finish()
@@ -555,6 +556,7 @@ func (ev *Evaluator) oLive_ToolPostInvoke(ctx context.Context, occ *lycaon.Occur
 		oX.InCheck(c)
 	}
 	oX.Call(occ.Facts.Tool, occ.Facts.ToolArgs, false, true, occ.Kept)
+	oX.When(occ.Time, true)
 	oX.Snapshot(oSnap_ToolPostInvoke[:])
 	impl.Live(&oX.Exec, ev.cfg.RuleStore, oX)
 	for oRun_ToolPostInvoke(oX) {
@@ -621,6 +623,7 @@ func (ev *Evaluator) oLive_ToolPreInvoke(ctx context.Context, occ *lycaon.Occurr
 		oX.InCheck(c)
 	}
 	oX.Call(occ.Facts.Tool, occ.Facts.ToolArgs, true, true, occ.Kept)
+	oX.When(occ.Time, true)
 	impl.Live(&oX.Exec, ev.cfg.RuleStore, oX)
 	for oRun_ToolPreInvoke(oX) {
 	}

@@ -4,18 +4,23 @@
 // source: base/policy/A_RM_RF.yaml
 // source: base/policy/A_TALLY.yaml
 // source: extra/pack.yaml
+// source: extra/policy/Z_BURST.yaml
 // source: extra/policy/Z_COUNT.yaml
 // source: extra/policy/Z_ESCALATE.yaml
 // source: extra/policy/Z_FINGERPRINT.yaml
 // source: extra/policy/Z_FLOW.yaml
 // source: extra/policy/Z_FORCE_PUSH.yaml
+// source: extra/policy/Z_HOURS.yaml
 // source: extra/policy/Z_INJECT.yaml
 // source: extra/policy/Z_POST.yaml
 // source: extra/policy/Z_PROV.yaml
 // source: extra/policy/Z_REJECTS.yaml
 // source: extra/policy/Z_REPEAT.yaml
 // source: extra/policy/Z_SCOPE.yaml
+// source: extra/policy/Z_TOOL_BURST.yaml
 // source: extra/policy/Z_WATCH.yaml
+// source: extra/policy/Z_WEEKEND.yaml
+// source: extra/policy/Z_WINDOW.yaml
 
 // Package full holds the compiled rules of the compilation set "base+extra"
 // (catalog "lycaon"). Bind an Env with New, then evaluate occurrences.
@@ -44,7 +49,7 @@ const _ = lycaon.CatalogIs_c780cfd0
 const Name = "base+extra"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:b32de8b32d5fdc3042b3b184b288c90c0dd002da9749c79c7a17363ed9fa0e72"
+const Digest = "sha256:bd2fe52a15f5288ff9ccb7a825376e040b961437c88cfbd2415c7aed2b268756"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.
@@ -214,30 +219,40 @@ func (ev *Evaluator) CounterKey(rule string, c runtime.Counter) (runtime.Counter
 		return runtime.CounterKey{Slot: 1, Rule: "A_RM_RF", Counter: c}, true
 	case "A_TALLY":
 		return runtime.CounterKey{Slot: 2, Rule: "A_TALLY", Counter: c}, true
+	case "Z_BURST":
+		return runtime.CounterKey{Slot: 3, Rule: "Z_BURST", Counter: c}, true
 	case "Z_COUNT":
-		return runtime.CounterKey{Slot: 3, Rule: "Z_COUNT", Counter: c}, true
+		return runtime.CounterKey{Slot: 4, Rule: "Z_COUNT", Counter: c}, true
 	case "Z_FINGERPRINT":
-		return runtime.CounterKey{Slot: 4, Rule: "Z_FINGERPRINT", Counter: c}, true
+		return runtime.CounterKey{Slot: 5, Rule: "Z_FINGERPRINT", Counter: c}, true
 	case "Z_FORCE_PUSH":
-		return runtime.CounterKey{Slot: 5, Rule: "Z_FORCE_PUSH", Counter: c}, true
+		return runtime.CounterKey{Slot: 6, Rule: "Z_FORCE_PUSH", Counter: c}, true
+	case "Z_HOURS":
+		return runtime.CounterKey{Slot: 7, Rule: "Z_HOURS", Counter: c}, true
 	case "Z_PROV":
-		return runtime.CounterKey{Slot: 6, Rule: "Z_PROV", Counter: c}, true
+		return runtime.CounterKey{Slot: 8, Rule: "Z_PROV", Counter: c}, true
 	case "Z_REJECTS":
-		return runtime.CounterKey{Slot: 7, Rule: "Z_REJECTS", Counter: c}, true
+		return runtime.CounterKey{Slot: 9, Rule: "Z_REJECTS", Counter: c}, true
 	case "Z_SCOPE":
-		return runtime.CounterKey{Slot: 8, Rule: "Z_SCOPE", Counter: c}, true
+		return runtime.CounterKey{Slot: 10, Rule: "Z_SCOPE", Counter: c}, true
+	case "Z_TOOL_BURST":
+		return runtime.CounterKey{Slot: 11, Rule: "Z_TOOL_BURST", Counter: c}, true
 	case "Z_WATCH":
-		return runtime.CounterKey{Slot: 9, Rule: "Z_WATCH", Counter: c}, true
+		return runtime.CounterKey{Slot: 12, Rule: "Z_WATCH", Counter: c}, true
+	case "Z_WEEKEND":
+		return runtime.CounterKey{Slot: 13, Rule: "Z_WEEKEND", Counter: c}, true
+	case "Z_WINDOW":
+		return runtime.CounterKey{Slot: 14, Rule: "Z_WINDOW", Counter: c}, true
 	case "Z_ESCALATE":
-		return runtime.CounterKey{Slot: 10, Rule: "Z_ESCALATE", Counter: c}, true
+		return runtime.CounterKey{Slot: 15, Rule: "Z_ESCALATE", Counter: c}, true
 	case "Z_FLOW":
-		return runtime.CounterKey{Slot: 11, Rule: "Z_FLOW", Counter: c}, true
+		return runtime.CounterKey{Slot: 16, Rule: "Z_FLOW", Counter: c}, true
 	case "Z_POST":
-		return runtime.CounterKey{Slot: 12, Rule: "Z_POST", Counter: c}, true
+		return runtime.CounterKey{Slot: 17, Rule: "Z_POST", Counter: c}, true
 	case "Z_REPEAT":
-		return runtime.CounterKey{Slot: 13, Rule: "Z_REPEAT", Counter: c}, true
+		return runtime.CounterKey{Slot: 18, Rule: "Z_REPEAT", Counter: c}, true
 	case "Z_INJECT":
-		return runtime.CounterKey{Slot: 14, Rule: "Z_INJECT", Counter: c}, true
+		return runtime.CounterKey{Slot: 19, Rule: "Z_INJECT", Counter: c}, true
 	default:
 		return runtime.CounterKey{}, false
 	}
@@ -374,6 +389,7 @@ func (ev *Evaluator) oLive(ctx context.Context, occ *lycaon.Occurrence, s *runti
 		oX.InCheck(c)
 	}
 	oX.Call(occ.Facts.Tool, occ.Facts.ToolArgs, anchor == "tool.pre_invoke", true, occ.Kept)
+	oX.When(occ.Time, true)
 	impl.Live(&oX.Exec, ev.cfg.RuleStore, oX)
 	impl.RunLive(&oX.Exec)
 	oX.Finish()
@@ -406,7 +422,7 @@ func Reads(oAnchor lycaon.Anchor) runtime.Reads {
 // oContext are the entries of the rendered context (ir.Context): the enforced
 // deny-by-default codes with a title, then the titled rules that tell the agent
 // what to do, in evaluation order, tokenised when the rules were compiled.
-var oContext = [15]impl.ContextRule{
+var oContext = [20]impl.ContextRule{
 	{
 		ID:      "A_LONG",
 		Title:   "Long command",
@@ -430,6 +446,13 @@ var oContext = [15]impl.ContextRule{
 		Text:   []string{"many", "calls"},
 	},
 	{
+		ID:     "Z_BURST",
+		Title:  "Burst of calls",
+		Global: true,
+		Tags:   []string{"z", "burst"},
+		Text:   []string{"burst", "of", "calls"},
+	},
+	{
 		ID:     "Z_COUNT",
 		Title:  "Big count",
 		Global: true,
@@ -451,6 +474,13 @@ var oContext = [15]impl.ContextRule{
 		Text:  []string{"force", "push", "use", "with", "lease"},
 	},
 	{
+		ID:     "Z_HOURS",
+		Title:  "Out of hours",
+		Global: true,
+		Tags:   []string{"z", "hours"},
+		Text:   []string{"out", "of", "hours"},
+	},
+	{
 		ID:    "Z_PROV",
 		Title: "Web content in mail",
 		Tags:  []string{"send", "email", "z", "prov"},
@@ -470,11 +500,32 @@ var oContext = [15]impl.ContextRule{
 		Text:   []string{"outside", "scope"},
 	},
 	{
+		ID:     "Z_TOOL_BURST",
+		Title:  "Many bash calls",
+		Global: true,
+		Tags:   []string{"z", "tool", "burst"},
+		Text:   []string{"many", "bash", "calls"},
+	},
+	{
 		ID:      "Z_WATCH",
 		Title:   "Sudo",
 		Monitor: true,
 		Tags:    []string{"bash", "z", "watch"},
 		Text:    []string{"sudo"},
+	},
+	{
+		ID:     "Z_WEEKEND",
+		Title:  "Saturday morning in Tokyo",
+		Global: true,
+		Tags:   []string{"z", "weekend"},
+		Text:   []string{"saturday", "morning", "in", "tokyo"},
+	},
+	{
+		ID:     "Z_WINDOW",
+		Title:  "Same tool again",
+		Global: true,
+		Tags:   []string{"z", "window"},
+		Text:   []string{"same", "tool", "again"},
 	},
 	{
 		ID:     "Z_ESCALATE",
@@ -520,7 +571,7 @@ func Context(hint string, k int) string {
 }
 
 // oRules are the compiled rules, by slot (evaluation order).
-var oRules = [15]impl.Rule{
+var oRules = [20]impl.Rule{
 	// A_LONG
 	{
 		Rule: runtime.Rule{
@@ -574,6 +625,21 @@ var oRules = [15]impl.Rule{
 		DetectorSlot: -1,
 		Fire:         &runtime.CounterKey{Slot: 2, Rule: "A_TALLY", Counter: runtime.Fire},
 	},
+	// Z_BURST
+	{
+		Rule: runtime.Rule{
+			ID:     "Z_BURST",
+			Pack:   "extra",
+			Kind:   runtime.KindPolicy,
+			Anchor: "tool.pre_invoke",
+			Effect: runtime.Warn,
+			Copy: runtime.Copy{
+				Title: "Burst of calls",
+			},
+		},
+		Slot:         3,
+		DetectorSlot: -1,
+	},
 	// Z_COUNT
 	{
 		Rule: runtime.Rule{
@@ -586,7 +652,7 @@ var oRules = [15]impl.Rule{
 				Title: "Big count",
 			},
 		},
-		Slot:         3,
+		Slot:         4,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -602,7 +668,7 @@ var oRules = [15]impl.Rule{
 				Title: "No arguments",
 			},
 		},
-		Slot:         4,
+		Slot:         5,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -619,7 +685,23 @@ var oRules = [15]impl.Rule{
 				Fix:   "Use --force-with-lease.",
 			},
 		},
-		Slot:         5,
+		Slot:         6,
+		Profiles:     runtime.ProfileTool,
+		DetectorSlot: -1,
+	},
+	// Z_HOURS
+	{
+		Rule: runtime.Rule{
+			ID:     "Z_HOURS",
+			Pack:   "extra",
+			Kind:   runtime.KindPolicy,
+			Anchor: "tool.pre_invoke",
+			Effect: runtime.Warn,
+			Copy: runtime.Copy{
+				Title: "Out of hours",
+			},
+		},
+		Slot:         7,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -635,7 +717,7 @@ var oRules = [15]impl.Rule{
 				Title: "Web content in mail",
 			},
 		},
-		Slot:         6,
+		Slot:         8,
 		Profiles:     runtime.ProfileProvenance | runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -651,7 +733,7 @@ var oRules = [15]impl.Rule{
 				Title: "Plain HTTP",
 			},
 		},
-		Slot:         7,
+		Slot:         9,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -668,8 +750,23 @@ var oRules = [15]impl.Rule{
 				Title: "Outside scope",
 			},
 		},
-		Slot:         8,
+		Slot:         10,
 		Profiles:     runtime.ProfileFilesystem | runtime.ProfileTool,
+		DetectorSlot: -1,
+	},
+	// Z_TOOL_BURST
+	{
+		Rule: runtime.Rule{
+			ID:     "Z_TOOL_BURST",
+			Pack:   "extra",
+			Kind:   runtime.KindPolicy,
+			Anchor: "tool.post_invoke",
+			Effect: runtime.Nudge,
+			Copy: runtime.Copy{
+				Title: "Many bash calls",
+			},
+		},
+		Slot:         11,
 		DetectorSlot: -1,
 	},
 	// Z_WATCH
@@ -685,7 +782,39 @@ var oRules = [15]impl.Rule{
 				Title: "Sudo",
 			},
 		},
-		Slot:         9,
+		Slot:         12,
+		Profiles:     runtime.ProfileTool,
+		DetectorSlot: -1,
+	},
+	// Z_WEEKEND
+	{
+		Rule: runtime.Rule{
+			ID:     "Z_WEEKEND",
+			Pack:   "extra",
+			Kind:   runtime.KindPolicy,
+			Anchor: "content.input",
+			Effect: runtime.Nudge,
+			Copy: runtime.Copy{
+				Title: "Saturday morning in Tokyo",
+			},
+		},
+		Slot:         13,
+		Profiles:     runtime.ProfileContentSafety,
+		DetectorSlot: -1,
+	},
+	// Z_WINDOW
+	{
+		Rule: runtime.Rule{
+			ID:     "Z_WINDOW",
+			Pack:   "extra",
+			Kind:   runtime.KindPolicy,
+			Anchor: "tool.pre_invoke",
+			Effect: runtime.Nudge,
+			Copy: runtime.Copy{
+				Title: "Same tool again",
+			},
+		},
+		Slot:         14,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -701,9 +830,9 @@ var oRules = [15]impl.Rule{
 				Title: "Too many repeats",
 			},
 		},
-		Slot:         10,
+		Slot:         15,
 		DetectorSlot: -1,
-		Reset:        []runtime.CounterKey{runtime.CounterKey{Slot: 13, Rule: "Z_REPEAT", Counter: runtime.Breaker}},
+		Reset:        []runtime.CounterKey{runtime.CounterKey{Slot: 18, Rule: "Z_REPEAT", Counter: runtime.Breaker}},
 	},
 	// Z_FLOW
 	{
@@ -717,7 +846,7 @@ var oRules = [15]impl.Rule{
 				Title: "Read then post",
 			},
 		},
-		Slot:         11,
+		Slot:         16,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -733,7 +862,7 @@ var oRules = [15]impl.Rule{
 				Title: "Blocked before",
 			},
 		},
-		Slot:         12,
+		Slot:         17,
 		DetectorSlot: -1,
 		Reset:        []runtime.CounterKey{runtime.CounterKey{Slot: 2, Rule: "A_TALLY", Counter: runtime.Fire}},
 	},
@@ -749,10 +878,10 @@ var oRules = [15]impl.Rule{
 				Title: "Same call again",
 			},
 		},
-		Slot:         13,
+		Slot:         18,
 		DetectorSlot: -1,
-		Breaker:      &runtime.CounterKey{Slot: 13, Rule: "Z_REPEAT", Counter: runtime.Breaker},
-		Increment:    []runtime.CounterKey{runtime.CounterKey{Slot: 13, Rule: "Z_REPEAT", Counter: runtime.Breaker}},
+		Breaker:      &runtime.CounterKey{Slot: 18, Rule: "Z_REPEAT", Counter: runtime.Breaker},
+		Increment:    []runtime.CounterKey{runtime.CounterKey{Slot: 18, Rule: "Z_REPEAT", Counter: runtime.Breaker}},
 	},
 	// Z_INJECT
 	{
@@ -766,7 +895,7 @@ var oRules = [15]impl.Rule{
 				Title: "Injection",
 			},
 		},
-		Slot:         14,
+		Slot:         19,
 		Profiles:     runtime.ProfileContentSafety,
 		Detector:     "inj.v1",
 		DetectorSlot: 0,
@@ -817,9 +946,11 @@ var (
 		Prefix: "git push",
 		Resume: [3]uint16{34, 34, 34},
 	}
+	oGuard_Z_HOURS_1     = &impl.TypeDesc{Kind: impl.TypeString}
+	oGuard_Z_WINDOW_1    = &impl.TypeDesc{Kind: impl.TypeInt}
 	oSnap_ToolPostInvoke = [1]runtime.CounterKey{runtime.CounterKey{Slot: 2, Rule: "A_TALLY", Counter: runtime.Fire}}
 	oCodes_ToolPreInvoke = [1]string{"Z_REJECTS"}
-	oSnap_ToolPreInvoke  = [3]runtime.CounterKey{runtime.CounterKey{Slot: 13, Rule: "Z_REPEAT", Counter: runtime.Breaker}, runtime.CounterKey{Slot: 0, Rule: "A_LONG", Counter: runtime.Breaker}, runtime.CounterKey{Slot: 1, Rule: "A_RM_RF", Counter: runtime.Fire}}
+	oSnap_ToolPreInvoke  = [3]runtime.CounterKey{runtime.CounterKey{Slot: 18, Rule: "Z_REPEAT", Counter: runtime.Breaker}, runtime.CounterKey{Slot: 0, Rule: "A_LONG", Counter: runtime.Breaker}, runtime.CounterKey{Slot: 1, Rule: "A_RM_RF", Counter: runtime.Fire}}
 	oReads_ContentInput  = runtime.Reads{
 		Facts:      []string{"prompt_injection_score"},
 		Validators: []string{"inj.v1"},
@@ -837,19 +968,98 @@ var (
 	}
 )
 
+// oRule_Z_WEEKEND evaluates rule Z_WEEKEND (policy, pack extra).
+// when:
+//
+//	content.startsWith("ignore") || local_weekday("UTC") == 6 && local_hour("Asia/Tokyo") < 12 && content.size() < 6
+func oRule_Z_WEEKEND(oX *oExec) (bool, runtime.Err) {
+	if !oX.Enter(13) {
+		return false, runtime.Err{}
+	}
+	if oT1 := oX.Supplied(runtime.ProfileContentSafety); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT15 := false
+	var oT16 runtime.Err
+	if !oT15 {
+		if strings.HasPrefix(oX.Content, "ignore") {
+			oT15 = true
+		}
+	}
+	if !oT15 {
+		oT13, oT14 := func() (bool, runtime.Err) {
+			oT11 := true
+			var oT12 runtime.Err
+			if oT11 {
+				oT4, oT5 := func() (bool, runtime.Err) {
+					oT2, oT3 := oX.LocalWeekday("UTC")
+					if oT3.Kind != 0 {
+						return false, oT3
+					}
+					return (oT2 == int64(6)), runtime.Err{}
+				}()
+				if oT5.Kind != 0 {
+					if oT12.Kind == 0 {
+						oT12 = oT5
+					}
+				} else if !oT4 {
+					oT11 = false
+				}
+			}
+			if oT11 {
+				oT8, oT9 := func() (bool, runtime.Err) {
+					oT6, oT7 := oX.LocalHour("Asia/Tokyo")
+					if oT7.Kind != 0 {
+						return false, oT7
+					}
+					return (oT6 < int64(12)), runtime.Err{}
+				}()
+				if oT9.Kind != 0 {
+					if oT12.Kind == 0 {
+						oT12 = oT9
+					}
+				} else if !oT8 {
+					oT11 = false
+				}
+			}
+			if oT11 {
+				oT10 := impl.SizeString(oX.Content)
+				if !(oT10 < int64(6)) {
+					oT11 = false
+				}
+			}
+			if oT11 && oT12.Kind != 0 {
+				return false, oT12
+			}
+			return oT11, runtime.Err{}
+		}()
+		if oT14.Kind != 0 {
+			if oT16.Kind == 0 {
+				oT16 = oT14
+			}
+		} else if oT13 {
+			oT15 = true
+		}
+	}
+	if !oT15 && oT16.Kind != 0 {
+		return false, oT16
+	}
+	return oT15, runtime.Err{}
+}
+
 // oRule_Z_INJECT evaluates rule Z_INJECT (detector, pack extra).
 // when:
 //
 //	prompt_injection_score > 0.5
 func oRule_Z_INJECT(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(14) {
+	if !oX.Enter(19) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
 	if oT1 := oX.Supplied(runtime.ProfileContentSafety); oT1.Kind != 0 {
 		return false, oT1
 	}
-	oD, oT2 := impl.Detect(&oX.Exec, &oRules[14], oX.ev.validators[0], oX.occ)
+	oD, oT2 := impl.Detect(&oX.Exec, &oRules[19], oX.ev.validators[0], oX.occ)
 	if oT2.Kind != 0 {
 		return false, oT2
 	}
@@ -875,12 +1085,27 @@ func oRule_A_TALLY(oX *oExec) (bool, runtime.Err) {
 	return (oT1 >= int64(2)), runtime.Err{}
 }
 
+// oRule_Z_TOOL_BURST evaluates rule Z_TOOL_BURST (policy, pack extra).
+// when:
+//
+//	tool_calls_within("bash", 120) >= 2
+func oRule_Z_TOOL_BURST(oX *oExec) (bool, runtime.Err) {
+	if !oX.Enter(11) {
+		return false, runtime.Err{}
+	}
+	oT1, oT2 := oX.ToolCallsWithin("bash", int64(120))
+	if oT2.Kind != 0 {
+		return false, oT2
+	}
+	return (oT1 >= int64(2)), runtime.Err{}
+}
+
 // oRule_Z_POST evaluates rule Z_POST (invariant, pack extra).
 // when:
 //
 //	lycaon.same_code_reject_run >= 1
 func oRule_Z_POST(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(12) {
+	if !oX.Enter(17) {
 		return false, runtime.Err{}
 	}
 	oT1, oT2 := oX.Kept()
@@ -942,12 +1167,60 @@ func oRule_A_RM_RF(oX *oExec) (bool, runtime.Err) {
 	return strings.Contains(oT4, "rm -rf /"), runtime.Err{}
 }
 
+// oRule_Z_BURST evaluates rule Z_BURST (policy, pack extra).
+// when:
+//
+//	calls_within(86400) >= 4 && calls_within(60) >= 3
+func oRule_Z_BURST(oX *oExec) (bool, runtime.Err) {
+	if !oX.Enter(3) {
+		return false, runtime.Err{}
+	}
+	oT9 := true
+	var oT10 runtime.Err
+	if oT9 {
+		oT3, oT4 := func() (bool, runtime.Err) {
+			oT1, oT2 := oX.CallsWithin(int64(86400))
+			if oT2.Kind != 0 {
+				return false, oT2
+			}
+			return (oT1 >= int64(4)), runtime.Err{}
+		}()
+		if oT4.Kind != 0 {
+			if oT10.Kind == 0 {
+				oT10 = oT4
+			}
+		} else if !oT3 {
+			oT9 = false
+		}
+	}
+	if oT9 {
+		oT7, oT8 := func() (bool, runtime.Err) {
+			oT5, oT6 := oX.CallsWithin(int64(60))
+			if oT6.Kind != 0 {
+				return false, oT6
+			}
+			return (oT5 >= int64(3)), runtime.Err{}
+		}()
+		if oT8.Kind != 0 {
+			if oT10.Kind == 0 {
+				oT10 = oT8
+			}
+		} else if !oT7 {
+			oT9 = false
+		}
+	}
+	if oT9 && oT10.Kind != 0 {
+		return false, oT10
+	}
+	return oT9, runtime.Err{}
+}
+
 // oRule_Z_COUNT evaluates rule Z_COUNT (policy, pack extra).
 // when:
 //
 //	tool_args.count > 3
 func oRule_Z_COUNT(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(3) {
+	if !oX.Enter(4) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -980,7 +1253,7 @@ func oRule_Z_COUNT(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_args_fingerprint == "44136fa355b3678a"
 func oRule_Z_FINGERPRINT(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(4) {
+	if !oX.Enter(5) {
 		return false, runtime.Err{}
 	}
 	if oT1 := oX.Supplied(runtime.ProfileTool); oT1.Kind != 0 {
@@ -998,7 +1271,7 @@ func oRule_Z_FINGERPRINT(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_arg_string("command").matches("git push.*--force")
 func oRule_Z_FORCE_PUSH(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(5) {
+	if !oX.Enter(6) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -1027,12 +1300,117 @@ func oRule_Z_FORCE_PUSH(oX *oExec) (bool, runtime.Err) {
 	return oRe_Z_FORCE_PUSH_1.MatchString(oT4), runtime.Err{}
 }
 
+// oRule_Z_HOURS evaluates rule Z_HOURS (policy, pack extra).
+// when:
+//
+//	has(tool_args.zone) && (local_hour(tool_args.zone) >= 22 || local_weekday(tool_args.zone) == 0)
+func oRule_Z_HOURS(oX *oExec) (bool, runtime.Err) {
+	if !oX.Enter(7) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(runtime.ProfileTool); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT27 := true
+	var oT28 runtime.Err
+	if oT27 {
+		_, oT2 := oF.ToolArgs["zone"]
+		if !oT2 {
+			oT27 = false
+		}
+	}
+	if oT27 {
+		oT25, oT26 := func() (bool, runtime.Err) {
+			oT23 := false
+			var oT24 runtime.Err
+			if !oT23 {
+				oT11, oT12 := func() (bool, runtime.Err) {
+					oT3, oT4 := oF.ToolArgs["zone"]
+					if !oT4 {
+						return false, impl.NoSuchKey("zone")
+					}
+					oT5, oT6 := impl.Read(oT3)
+					if oT6.Kind != 0 {
+						return false, oT6
+					}
+					if !impl.Assignable(oT5, oGuard_Z_HOURS_1) {
+						return false, impl.NoSuchOverload("local_hour")
+					}
+					oT7, oT8 := impl.AsString(oT5)
+					if oT8.Kind != 0 {
+						return false, oT8
+					}
+					oT9, oT10 := oX.LocalHour(oT7)
+					if oT10.Kind != 0 {
+						return false, oT10
+					}
+					return (oT9 >= int64(22)), runtime.Err{}
+				}()
+				if oT12.Kind != 0 {
+					if oT24.Kind == 0 {
+						oT24 = oT12
+					}
+				} else if oT11 {
+					oT23 = true
+				}
+			}
+			if !oT23 {
+				oT21, oT22 := func() (bool, runtime.Err) {
+					oT13, oT14 := oF.ToolArgs["zone"]
+					if !oT14 {
+						return false, impl.NoSuchKey("zone")
+					}
+					oT15, oT16 := impl.Read(oT13)
+					if oT16.Kind != 0 {
+						return false, oT16
+					}
+					if !impl.Assignable(oT15, oGuard_Z_HOURS_1) {
+						return false, impl.NoSuchOverload("local_weekday")
+					}
+					oT17, oT18 := impl.AsString(oT15)
+					if oT18.Kind != 0 {
+						return false, oT18
+					}
+					oT19, oT20 := oX.LocalWeekday(oT17)
+					if oT20.Kind != 0 {
+						return false, oT20
+					}
+					return (oT19 == int64(0)), runtime.Err{}
+				}()
+				if oT22.Kind != 0 {
+					if oT24.Kind == 0 {
+						oT24 = oT22
+					}
+				} else if oT21 {
+					oT23 = true
+				}
+			}
+			if !oT23 && oT24.Kind != 0 {
+				return false, oT24
+			}
+			return oT23, runtime.Err{}
+		}()
+		if oT26.Kind != 0 {
+			if oT28.Kind == 0 {
+				oT28 = oT26
+			}
+		} else if !oT25 {
+			oT27 = false
+		}
+	}
+	if oT27 && oT28.Kind != 0 {
+		return false, oT28
+	}
+	return oT27, runtime.Err{}
+}
+
 // oRule_Z_PROV evaluates rule Z_PROV (policy, pack extra).
 // when:
 //
 //	"web" in provenance_origins
 func oRule_Z_PROV(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(6) {
+	if !oX.Enter(8) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -1064,7 +1442,7 @@ func oRule_Z_PROV(oX *oExec) (bool, runtime.Err) {
 //
 //	lycaon.code_reject_total < 2 && tool_arg_string("url").startsWith("http:")
 func oRule_Z_REJECTS(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(7) {
+	if !oX.Enter(9) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -1129,7 +1507,7 @@ func oRule_Z_REJECTS(oX *oExec) (bool, runtime.Err) {
 //
 //	path_outside_scope(tool)
 func oRule_Z_SCOPE(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(8) {
+	if !oX.Enter(10) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -1148,7 +1526,7 @@ func oRule_Z_SCOPE(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_arg_string("command").startsWith("sudo")
 func oRule_Z_WATCH(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(9) {
+	if !oX.Enter(12) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -1175,12 +1553,73 @@ func oRule_Z_WATCH(oX *oExec) (bool, runtime.Err) {
 	return strings.HasPrefix(oT4, "sudo"), runtime.Err{}
 }
 
+// oRule_Z_WINDOW evaluates rule Z_WINDOW (policy, pack extra).
+// when:
+//
+//	has(tool_args.count) && tool_calls_within(tool, tool_args.count * 10) >= 2
+func oRule_Z_WINDOW(oX *oExec) (bool, runtime.Err) {
+	if !oX.Enter(14) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(runtime.ProfileTool); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT15 := true
+	var oT16 runtime.Err
+	if oT15 {
+		_, oT2 := oF.ToolArgs["count"]
+		if !oT2 {
+			oT15 = false
+		}
+	}
+	if oT15 {
+		oT13, oT14 := func() (bool, runtime.Err) {
+			oT3, oT4 := oF.ToolArgs["count"]
+			if !oT4 {
+				return false, impl.NoSuchKey("count")
+			}
+			oT5, oT6 := impl.Read(oT3)
+			if oT6.Kind != 0 {
+				return false, oT6
+			}
+			oT7, oT8 := impl.MulDyn(oT5, any(int64(10)))
+			if oT8.Kind != 0 {
+				return false, oT8
+			}
+			if !impl.Assignable(oT7, oGuard_Z_WINDOW_1) {
+				return false, impl.NoSuchOverload("tool_calls_within")
+			}
+			oT9, oT10 := impl.AsInt(oT7)
+			if oT10.Kind != 0 {
+				return false, oT10
+			}
+			oT11, oT12 := oX.ToolCallsWithin(oF.Tool, oT9)
+			if oT12.Kind != 0 {
+				return false, oT12
+			}
+			return (oT11 >= int64(2)), runtime.Err{}
+		}()
+		if oT14.Kind != 0 {
+			if oT16.Kind == 0 {
+				oT16 = oT14
+			}
+		} else if !oT13 {
+			oT15 = false
+		}
+	}
+	if oT15 && oT16.Kind != 0 {
+		return false, oT16
+	}
+	return oT15, runtime.Err{}
+}
+
 // oRule_Z_ESCALATE evaluates rule Z_ESCALATE (invariant, pack extra).
 // when:
 //
 //	breaker_count_of("Z_REPEAT") >= 2 || breaker_count_of("A_LONG") >= 3 || fire_count_of("A_RM_RF") >= 1
 func oRule_Z_ESCALATE(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(10) {
+	if !oX.Enter(15) {
 		return false, runtime.Err{}
 	}
 	oT13 := false
@@ -1262,7 +1701,7 @@ func oFlow_Z_FLOW(names []string) bool {
 
 // oRule_Z_FLOW evaluates rule Z_FLOW (invariant, pack extra).
 func oRule_Z_FLOW(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(11) {
+	if !oX.Enter(16) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -1297,7 +1736,7 @@ func oRule_Z_FLOW(oX *oExec) (bool, runtime.Err) {
 //
 //	lycaon.repeat_count >= 1
 func oRule_Z_REPEAT(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(13) {
+	if !oX.Enter(18) {
 		return false, runtime.Err{}
 	}
 	oT1, oT2 := oX.Kept()
@@ -1318,6 +1757,7 @@ func (ev *Evaluator) oEval_ContentInput(ctx context.Context, occ *lycaon.Occurre
 	if c != nil {
 		oX.InCheck(c)
 	}
+	oX.When(occ.Time, true)
 	oX.Validators(1)
 	for oRun_ContentInput(&oX) {
 	}
@@ -1339,6 +1779,7 @@ func (ev *Evaluator) oLive_ContentInput(ctx context.Context, occ *lycaon.Occurre
 		oX.InCheck(c)
 	}
 	oX.Call(occ.Facts.Tool, occ.Facts.ToolArgs, false, true, occ.Kept)
+	oX.When(occ.Time, true)
 	oX.Validators(1)
 	impl.Live(&oX.Exec, ev.cfg.RuleStore, oX)
 	for oRun_ContentInput(oX) {
@@ -1369,7 +1810,10 @@ func oRun_ContentInput(oX *oExec) (oAgain bool) {
 
 // oAnchor_ContentInput calls the rules at "content.input" in order.
 func oAnchor_ContentInput(oX *oExec) {
-	if oFired, oErr := oRule_Z_INJECT(oX); (oFired || oErr.Kind != 0) && oX.Done(14, oFired, oErr) {
+	if oFired, oErr := oRule_Z_WEEKEND(oX); (oFired || oErr.Kind != 0) && oX.Done(13, oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_Z_INJECT(oX); (oFired || oErr.Kind != 0) && oX.Done(19, oFired, oErr) {
 		return
 	}
 }
@@ -1387,6 +1831,8 @@ func (ev *Evaluator) oEval_ToolPostInvoke(ctx context.Context, occ *lycaon.Occur
 	}
 	oX.Call(occ.Facts.Tool, occ.Facts.ToolArgs, false, true, occ.Kept)
 	oX.History(nil, false)
+	oX.When(occ.Time, true)
+	oX.Times()
 	oX.Snapshot(oSnap_ToolPostInvoke[:])
 	for oRun_ToolPostInvoke(&oX) {
 	}
@@ -1409,6 +1855,8 @@ func (ev *Evaluator) oLive_ToolPostInvoke(ctx context.Context, occ *lycaon.Occur
 	}
 	oX.Call(occ.Facts.Tool, occ.Facts.ToolArgs, false, true, occ.Kept)
 	oX.History(nil, false)
+	oX.When(occ.Time, true)
+	oX.Times()
 	oX.Snapshot(oSnap_ToolPostInvoke[:])
 	impl.Live(&oX.Exec, ev.cfg.RuleStore, oX)
 	for oRun_ToolPostInvoke(oX) {
@@ -1442,7 +1890,10 @@ func oAnchor_ToolPostInvoke(oX *oExec) {
 	if oFired, oErr := oRule_A_TALLY(oX); (oFired || oErr.Kind != 0) && oX.Done(2, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_Z_POST(oX); (oFired || oErr.Kind != 0) && oX.Done(12, oFired, oErr) {
+	if oFired, oErr := oRule_Z_TOOL_BURST(oX); (oFired || oErr.Kind != 0) && oX.Done(11, oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_Z_POST(oX); (oFired || oErr.Kind != 0) && oX.Done(17, oFired, oErr) {
 		return
 	}
 }
@@ -1460,6 +1911,8 @@ func (ev *Evaluator) oEval_ToolPreInvoke(ctx context.Context, occ *lycaon.Occurr
 	}
 	oX.Call(occ.Facts.Tool, occ.Facts.ToolArgs, true, true, occ.Kept)
 	oX.History(oCodes_ToolPreInvoke[:], true)
+	oX.When(occ.Time, true)
+	oX.Times()
 	oX.Snapshot(oSnap_ToolPreInvoke[:])
 	for oRun_ToolPreInvoke(&oX) {
 	}
@@ -1482,6 +1935,8 @@ func (ev *Evaluator) oLive_ToolPreInvoke(ctx context.Context, occ *lycaon.Occurr
 	}
 	oX.Call(occ.Facts.Tool, occ.Facts.ToolArgs, true, true, occ.Kept)
 	oX.History(oCodes_ToolPreInvoke[:], true)
+	oX.When(occ.Time, true)
+	oX.Times()
 	oX.Snapshot(oSnap_ToolPreInvoke[:])
 	impl.Live(&oX.Exec, ev.cfg.RuleStore, oX)
 	for oRun_ToolPreInvoke(oX) {
@@ -1521,132 +1976,186 @@ func oAnchor_ToolPreInvoke(oX *oExec) {
 			if oFired, oErr := oRule_A_RM_RF(oX); (oFired || oErr.Kind != 0) && oX.Done(1, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_Z_COUNT(oX); (oFired || oErr.Kind != 0) && oX.Done(3, oFired, oErr) {
+			if oFired, oErr := oRule_Z_BURST(oX); (oFired || oErr.Kind != 0) && oX.Done(3, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_Z_FINGERPRINT(oX); (oFired || oErr.Kind != 0) && oX.Done(4, oFired, oErr) {
+			if oFired, oErr := oRule_Z_COUNT(oX); (oFired || oErr.Kind != 0) && oX.Done(4, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_Z_FORCE_PUSH(oX); (oFired || oErr.Kind != 0) && oX.Done(5, oFired, oErr) {
+			if oFired, oErr := oRule_Z_FINGERPRINT(oX); (oFired || oErr.Kind != 0) && oX.Done(5, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_Z_SCOPE(oX); (oFired || oErr.Kind != 0) && oX.Done(8, oFired, oErr) {
+			if oFired, oErr := oRule_Z_FORCE_PUSH(oX); (oFired || oErr.Kind != 0) && oX.Done(6, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_Z_WATCH(oX); (oFired || oErr.Kind != 0) && oX.Done(9, oFired, oErr) {
+			if oFired, oErr := oRule_Z_HOURS(oX); (oFired || oErr.Kind != 0) && oX.Done(7, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_Z_ESCALATE(oX); (oFired || oErr.Kind != 0) && oX.Done(10, oFired, oErr) {
+			if oFired, oErr := oRule_Z_SCOPE(oX); (oFired || oErr.Kind != 0) && oX.Done(10, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_Z_REPEAT(oX); (oFired || oErr.Kind != 0) && oX.Done(13, oFired, oErr) {
+			if oFired, oErr := oRule_Z_WATCH(oX); (oFired || oErr.Kind != 0) && oX.Done(12, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_Z_WINDOW(oX); (oFired || oErr.Kind != 0) && oX.Done(14, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_Z_ESCALATE(oX); (oFired || oErr.Kind != 0) && oX.Done(15, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_Z_REPEAT(oX); (oFired || oErr.Kind != 0) && oX.Done(18, oFired, oErr) {
 				return
 			}
 		case "git":
 			if oFired, oErr := oRule_A_LONG(oX); (oFired || oErr.Kind != 0) && oX.Done(0, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_Z_COUNT(oX); (oFired || oErr.Kind != 0) && oX.Done(3, oFired, oErr) {
+			if oFired, oErr := oRule_Z_BURST(oX); (oFired || oErr.Kind != 0) && oX.Done(3, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_Z_FINGERPRINT(oX); (oFired || oErr.Kind != 0) && oX.Done(4, oFired, oErr) {
+			if oFired, oErr := oRule_Z_COUNT(oX); (oFired || oErr.Kind != 0) && oX.Done(4, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_Z_FORCE_PUSH(oX); (oFired || oErr.Kind != 0) && oX.Done(5, oFired, oErr) {
+			if oFired, oErr := oRule_Z_FINGERPRINT(oX); (oFired || oErr.Kind != 0) && oX.Done(5, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_Z_SCOPE(oX); (oFired || oErr.Kind != 0) && oX.Done(8, oFired, oErr) {
+			if oFired, oErr := oRule_Z_FORCE_PUSH(oX); (oFired || oErr.Kind != 0) && oX.Done(6, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_Z_ESCALATE(oX); (oFired || oErr.Kind != 0) && oX.Done(10, oFired, oErr) {
+			if oFired, oErr := oRule_Z_HOURS(oX); (oFired || oErr.Kind != 0) && oX.Done(7, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_Z_REPEAT(oX); (oFired || oErr.Kind != 0) && oX.Done(13, oFired, oErr) {
+			if oFired, oErr := oRule_Z_SCOPE(oX); (oFired || oErr.Kind != 0) && oX.Done(10, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_Z_WINDOW(oX); (oFired || oErr.Kind != 0) && oX.Done(14, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_Z_ESCALATE(oX); (oFired || oErr.Kind != 0) && oX.Done(15, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_Z_REPEAT(oX); (oFired || oErr.Kind != 0) && oX.Done(18, oFired, oErr) {
 				return
 			}
 		case "http_fetch":
 			if oFired, oErr := oRule_A_LONG(oX); (oFired || oErr.Kind != 0) && oX.Done(0, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_Z_COUNT(oX); (oFired || oErr.Kind != 0) && oX.Done(3, oFired, oErr) {
+			if oFired, oErr := oRule_Z_BURST(oX); (oFired || oErr.Kind != 0) && oX.Done(3, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_Z_FINGERPRINT(oX); (oFired || oErr.Kind != 0) && oX.Done(4, oFired, oErr) {
+			if oFired, oErr := oRule_Z_COUNT(oX); (oFired || oErr.Kind != 0) && oX.Done(4, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_Z_REJECTS(oX); (oFired || oErr.Kind != 0) && oX.Done(7, oFired, oErr) {
+			if oFired, oErr := oRule_Z_FINGERPRINT(oX); (oFired || oErr.Kind != 0) && oX.Done(5, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_Z_SCOPE(oX); (oFired || oErr.Kind != 0) && oX.Done(8, oFired, oErr) {
+			if oFired, oErr := oRule_Z_HOURS(oX); (oFired || oErr.Kind != 0) && oX.Done(7, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_Z_ESCALATE(oX); (oFired || oErr.Kind != 0) && oX.Done(10, oFired, oErr) {
+			if oFired, oErr := oRule_Z_REJECTS(oX); (oFired || oErr.Kind != 0) && oX.Done(9, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_Z_REPEAT(oX); (oFired || oErr.Kind != 0) && oX.Done(13, oFired, oErr) {
+			if oFired, oErr := oRule_Z_SCOPE(oX); (oFired || oErr.Kind != 0) && oX.Done(10, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_Z_WINDOW(oX); (oFired || oErr.Kind != 0) && oX.Done(14, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_Z_ESCALATE(oX); (oFired || oErr.Kind != 0) && oX.Done(15, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_Z_REPEAT(oX); (oFired || oErr.Kind != 0) && oX.Done(18, oFired, oErr) {
 				return
 			}
 		case "http_post":
 			if oFired, oErr := oRule_A_LONG(oX); (oFired || oErr.Kind != 0) && oX.Done(0, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_Z_COUNT(oX); (oFired || oErr.Kind != 0) && oX.Done(3, oFired, oErr) {
+			if oFired, oErr := oRule_Z_BURST(oX); (oFired || oErr.Kind != 0) && oX.Done(3, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_Z_FINGERPRINT(oX); (oFired || oErr.Kind != 0) && oX.Done(4, oFired, oErr) {
+			if oFired, oErr := oRule_Z_COUNT(oX); (oFired || oErr.Kind != 0) && oX.Done(4, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_Z_SCOPE(oX); (oFired || oErr.Kind != 0) && oX.Done(8, oFired, oErr) {
+			if oFired, oErr := oRule_Z_FINGERPRINT(oX); (oFired || oErr.Kind != 0) && oX.Done(5, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_Z_ESCALATE(oX); (oFired || oErr.Kind != 0) && oX.Done(10, oFired, oErr) {
+			if oFired, oErr := oRule_Z_HOURS(oX); (oFired || oErr.Kind != 0) && oX.Done(7, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_Z_FLOW(oX); (oFired || oErr.Kind != 0) && oX.Done(11, oFired, oErr) {
+			if oFired, oErr := oRule_Z_SCOPE(oX); (oFired || oErr.Kind != 0) && oX.Done(10, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_Z_REPEAT(oX); (oFired || oErr.Kind != 0) && oX.Done(13, oFired, oErr) {
+			if oFired, oErr := oRule_Z_WINDOW(oX); (oFired || oErr.Kind != 0) && oX.Done(14, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_Z_ESCALATE(oX); (oFired || oErr.Kind != 0) && oX.Done(15, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_Z_FLOW(oX); (oFired || oErr.Kind != 0) && oX.Done(16, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_Z_REPEAT(oX); (oFired || oErr.Kind != 0) && oX.Done(18, oFired, oErr) {
 				return
 			}
 		case "send_email":
 			if oFired, oErr := oRule_A_LONG(oX); (oFired || oErr.Kind != 0) && oX.Done(0, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_Z_COUNT(oX); (oFired || oErr.Kind != 0) && oX.Done(3, oFired, oErr) {
+			if oFired, oErr := oRule_Z_BURST(oX); (oFired || oErr.Kind != 0) && oX.Done(3, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_Z_FINGERPRINT(oX); (oFired || oErr.Kind != 0) && oX.Done(4, oFired, oErr) {
+			if oFired, oErr := oRule_Z_COUNT(oX); (oFired || oErr.Kind != 0) && oX.Done(4, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_Z_PROV(oX); (oFired || oErr.Kind != 0) && oX.Done(6, oFired, oErr) {
+			if oFired, oErr := oRule_Z_FINGERPRINT(oX); (oFired || oErr.Kind != 0) && oX.Done(5, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_Z_SCOPE(oX); (oFired || oErr.Kind != 0) && oX.Done(8, oFired, oErr) {
+			if oFired, oErr := oRule_Z_HOURS(oX); (oFired || oErr.Kind != 0) && oX.Done(7, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_Z_ESCALATE(oX); (oFired || oErr.Kind != 0) && oX.Done(10, oFired, oErr) {
+			if oFired, oErr := oRule_Z_PROV(oX); (oFired || oErr.Kind != 0) && oX.Done(8, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_Z_REPEAT(oX); (oFired || oErr.Kind != 0) && oX.Done(13, oFired, oErr) {
+			if oFired, oErr := oRule_Z_SCOPE(oX); (oFired || oErr.Kind != 0) && oX.Done(10, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_Z_WINDOW(oX); (oFired || oErr.Kind != 0) && oX.Done(14, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_Z_ESCALATE(oX); (oFired || oErr.Kind != 0) && oX.Done(15, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_Z_REPEAT(oX); (oFired || oErr.Kind != 0) && oX.Done(18, oFired, oErr) {
 				return
 			}
 		default:
 			if oFired, oErr := oRule_A_LONG(oX); (oFired || oErr.Kind != 0) && oX.Done(0, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_Z_COUNT(oX); (oFired || oErr.Kind != 0) && oX.Done(3, oFired, oErr) {
+			if oFired, oErr := oRule_Z_BURST(oX); (oFired || oErr.Kind != 0) && oX.Done(3, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_Z_FINGERPRINT(oX); (oFired || oErr.Kind != 0) && oX.Done(4, oFired, oErr) {
+			if oFired, oErr := oRule_Z_COUNT(oX); (oFired || oErr.Kind != 0) && oX.Done(4, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_Z_SCOPE(oX); (oFired || oErr.Kind != 0) && oX.Done(8, oFired, oErr) {
+			if oFired, oErr := oRule_Z_FINGERPRINT(oX); (oFired || oErr.Kind != 0) && oX.Done(5, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_Z_ESCALATE(oX); (oFired || oErr.Kind != 0) && oX.Done(10, oFired, oErr) {
+			if oFired, oErr := oRule_Z_HOURS(oX); (oFired || oErr.Kind != 0) && oX.Done(7, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_Z_REPEAT(oX); (oFired || oErr.Kind != 0) && oX.Done(13, oFired, oErr) {
+			if oFired, oErr := oRule_Z_SCOPE(oX); (oFired || oErr.Kind != 0) && oX.Done(10, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_Z_WINDOW(oX); (oFired || oErr.Kind != 0) && oX.Done(14, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_Z_ESCALATE(oX); (oFired || oErr.Kind != 0) && oX.Done(15, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_Z_REPEAT(oX); (oFired || oErr.Kind != 0) && oX.Done(18, oFired, oErr) {
 				return
 			}
 		}
@@ -1658,34 +2167,43 @@ func oAnchor_ToolPreInvoke(oX *oExec) {
 	if oFired, oErr := oRule_A_RM_RF(oX); (oFired || oErr.Kind != 0) && oX.Done(1, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_Z_COUNT(oX); (oFired || oErr.Kind != 0) && oX.Done(3, oFired, oErr) {
+	if oFired, oErr := oRule_Z_BURST(oX); (oFired || oErr.Kind != 0) && oX.Done(3, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_Z_FINGERPRINT(oX); (oFired || oErr.Kind != 0) && oX.Done(4, oFired, oErr) {
+	if oFired, oErr := oRule_Z_COUNT(oX); (oFired || oErr.Kind != 0) && oX.Done(4, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_Z_FORCE_PUSH(oX); (oFired || oErr.Kind != 0) && oX.Done(5, oFired, oErr) {
+	if oFired, oErr := oRule_Z_FINGERPRINT(oX); (oFired || oErr.Kind != 0) && oX.Done(5, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_Z_PROV(oX); (oFired || oErr.Kind != 0) && oX.Done(6, oFired, oErr) {
+	if oFired, oErr := oRule_Z_FORCE_PUSH(oX); (oFired || oErr.Kind != 0) && oX.Done(6, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_Z_REJECTS(oX); (oFired || oErr.Kind != 0) && oX.Done(7, oFired, oErr) {
+	if oFired, oErr := oRule_Z_HOURS(oX); (oFired || oErr.Kind != 0) && oX.Done(7, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_Z_SCOPE(oX); (oFired || oErr.Kind != 0) && oX.Done(8, oFired, oErr) {
+	if oFired, oErr := oRule_Z_PROV(oX); (oFired || oErr.Kind != 0) && oX.Done(8, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_Z_WATCH(oX); (oFired || oErr.Kind != 0) && oX.Done(9, oFired, oErr) {
+	if oFired, oErr := oRule_Z_REJECTS(oX); (oFired || oErr.Kind != 0) && oX.Done(9, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_Z_ESCALATE(oX); (oFired || oErr.Kind != 0) && oX.Done(10, oFired, oErr) {
+	if oFired, oErr := oRule_Z_SCOPE(oX); (oFired || oErr.Kind != 0) && oX.Done(10, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_Z_FLOW(oX); (oFired || oErr.Kind != 0) && oX.Done(11, oFired, oErr) {
+	if oFired, oErr := oRule_Z_WATCH(oX); (oFired || oErr.Kind != 0) && oX.Done(12, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_Z_REPEAT(oX); (oFired || oErr.Kind != 0) && oX.Done(13, oFired, oErr) {
+	if oFired, oErr := oRule_Z_WINDOW(oX); (oFired || oErr.Kind != 0) && oX.Done(14, oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_Z_ESCALATE(oX); (oFired || oErr.Kind != 0) && oX.Done(15, oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_Z_FLOW(oX); (oFired || oErr.Kind != 0) && oX.Done(16, oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_Z_REPEAT(oX); (oFired || oErr.Kind != 0) && oX.Done(18, oFired, oErr) {
 		return
 	}
 }
