@@ -350,7 +350,7 @@ func TestVetRepoPacks(t *testing.T) {
 		{"examples/dataflow/payments", "examples/dataflow/project"},
 		{"bench/standard-pack"}, {"bench/standard-pack-facts"},
 		{"examples/policies/rate-limit"}, {"examples/policies/business-hours"}, {"examples/policies/content-secrets"},
-		{"examples/policies/write-roots"},
+		{"examples/policies/write-roots"}, {"examples/approvals"},
 	}
 	loose := map[string]bool{"conformance/sets/device/stock": true}
 	sets = append(sets, []string{"conformance/sets/device/stock", "conformance/sets/device/project"})

@@ -28,7 +28,7 @@ const _ = lycaon.CatalogIs_c780cfd0
 const Name = "approvals"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:f7c9a86633fce57fc8ff135767d1dd4bf029f352e66128d8c8b6067c2af47fe1"
+const Digest = "sha256:2732c6c9009d3fc02a2071fa8e30bcc5d329da19af9131f7beec161b0cf88788"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.
