@@ -36,16 +36,28 @@ type Check struct {
 
 // Tool adds the tool of the check's next action (batch_tools). Generated
 // code calls it for every action, in order, before evaluating any.
-func (c *Check) Tool(tool string) {
-	if c.ntools < len(c.tools) {
-		c.tools[c.ntools] = tool
-	} else {
-		if c.toolsX == nil {
-			c.toolsX = append(make([]string, 0, 2*len(c.tools)), c.tools[:]...)
-		}
-		c.toolsX = append(c.toolsX, tool)
+func (c *Check) Tool(tool string) { push(c.tools[:], &c.toolsX, &c.ntools, tool) }
+
+// push adds v after the *n values held in inline, or, once inline is
+// full, in *spill (which then holds every value).
+func push[T any](inline []T, spill *[]T, n *int, v T) {
+	switch {
+	case *spill != nil:
+		*spill = append(*spill, v)
+	case *n < len(inline):
+		inline[*n] = v
+	default:
+		*spill = append(append(make([]T, 0, 2*len(inline)), inline...), v)
 	}
-	c.ntools++
+	*n++
+}
+
+// held is the n values push added: spill, else the first n of inline.
+func held[T any](inline, spill []T, n int) []T {
+	if spill != nil {
+		return spill
+	}
+	return inline[:n]
 }
 
 // InCheck makes the occurrence an action of the check c: batch_tools is
@@ -54,11 +66,7 @@ func (c *Check) Tool(tool string) {
 func (x *Exec) InCheck(c *Check) {
 	x.inCheck = true
 	d := x.D
-	if c.toolsX != nil {
-		d.BatchTools = append(d.BatchTools[:0], c.toolsX...)
-		return
-	}
-	d.BatchTools = append(d.BatchTools[:0], c.tools[:c.ntools]...)
+	d.BatchTools = append(d.BatchTools[:0], held(c.tools[:], c.toolsX, c.ntools)...)
 }
 
 // Add takes the updates of an action whose rules are done (after Finish):
@@ -71,26 +79,10 @@ func (c *Check) Add(x *Exec) {
 	c.s = x.S
 	var buf [16]runtime.CounterUpdate
 	for _, u := range x.appendUpdates(buf[:0]) {
-		switch {
-		case c.upsX != nil:
-			c.upsX = append(c.upsX, u)
-		case c.nups < len(c.ups):
-			c.ups[c.nups] = u
-		default:
-			c.upsX = append(append(make([]runtime.CounterUpdate, 0, 2*len(c.ups)), c.ups[:]...), u)
-		}
-		c.nups++
+		push(c.ups[:], &c.upsX, &c.nups, u)
 	}
 	if call, ok := x.recordedCall(); ok {
-		switch {
-		case c.callsX != nil:
-			c.callsX = append(c.callsX, call)
-		case c.ncalls < len(c.calls):
-			c.calls[c.ncalls] = call
-		default:
-			c.callsX = append(append(make([]runtime.Call, 0, 2*len(c.calls)), c.calls[:]...), call)
-		}
-		c.ncalls++
+		push(c.calls[:], &c.callsX, &c.ncalls, call)
 	}
 }
 
@@ -106,15 +98,7 @@ func EndCheck(c *Check, ctx context.Context, ds []runtime.Decision) {
 	if c.s == nil || c.nups == 0 && c.ncalls == 0 {
 		return
 	}
-	ups := c.upsX
-	if ups == nil {
-		ups = c.ups[:c.nups]
-	}
-	calls := c.callsX
-	if calls == nil {
-		calls = c.calls[:c.ncalls]
-	}
-	e, failed := apply(ctx, c.s, ups, calls)
+	e, failed := apply(ctx, c.s, held(c.ups[:], c.upsX, c.nups), held(c.calls[:], c.callsX, c.ncalls))
 	if !failed {
 		return
 	}
@@ -132,12 +116,7 @@ func BadCheck(nilEvaluator bool, occs int, ds []runtime.Decision) error {
 	if nilEvaluator {
 		msg = "a nil *Evaluator: make one with New"
 	}
-	for i := range ds {
-		d := &ds[i]
-		d.Reset()
-		d.Effect = runtime.Block
-		d.Errors = append(d.Errors, runtime.RuleError{Err: Err{Kind: runtime.ErrInvalidArgument, S: "EvaluateCheck with " + msg}})
-	}
+	blockAll(ds, "EvaluateCheck with "+msg)
 	return fmt.Errorf("%w: EvaluateCheck with %s", runtime.ErrBadCall, msg)
 }
 
@@ -148,11 +127,17 @@ func BadCheck(nilEvaluator bool, occs int, ds []runtime.Decision) error {
 // runtime.ErrCheckAnchors.
 func MixedCheck(ds []runtime.Decision, i int, first, other string) error {
 	msg := fmt.Sprintf("occurrence 0 is at %s, occurrence %d at %s", first, i, other)
-	for j := range ds {
-		d := &ds[j]
+	blockAll(ds, "a check at several anchors: "+msg)
+	return fmt.Errorf("%w: %s", runtime.ErrCheckAnchors, msg)
+}
+
+// blockAll makes every decision a block with one error of kind
+// ErrInvalidArgument saying why: a check that is not evaluated.
+func blockAll(ds []runtime.Decision, why string) {
+	for i := range ds {
+		d := &ds[i]
 		d.Reset()
 		d.Effect = runtime.Block
-		d.Errors = append(d.Errors, runtime.RuleError{Err: Err{Kind: runtime.ErrInvalidArgument, S: "a check at several anchors: " + msg}})
+		d.Errors = append(d.Errors, runtime.RuleError{Err: Err{Kind: runtime.ErrInvalidArgument, S: why}})
 	}
-	return fmt.Errorf("%w: %s", runtime.ErrCheckAnchors, msg)
 }
