@@ -83,9 +83,38 @@ type History struct {
 }
 
 // Reset empties h, keeping its buffers.
+//
+// It writes only the fields that are not already empty (see
+// [Decision.Reset]); TestResetEveryField keeps it complete.
 func (h *History) Reset() {
-	*h = History{Tools: h.Tools[:0], Totals: h.Totals[:0], TotalsKnown: h.TotalsKnown[:0],
-		Times: CallTimes{At: h.Times.At[:0], Tools: h.Times.Tools[:0]}}
+	if h.Calls != 0 {
+		h.Calls = 0
+	}
+	if len(h.Tools) != 0 {
+		h.Tools = h.Tools[:0]
+	}
+	if l := &h.Last; l.Tool != "" || l.Code != "" || l.HasFingerprint || l.Time != 0 || l.Fingerprint != (Fingerprint{}) {
+		*l = Call{}
+	}
+	if h.Run|h.CodeRun|h.LastRepeat|h.LastCodeRun != 0 {
+		h.Run, h.CodeRun, h.LastRepeat, h.LastCodeRun = 0, 0, 0, 0
+	}
+	if len(h.Totals) != 0 {
+		h.Totals = h.Totals[:0]
+	}
+	if len(h.TotalsKnown) != 0 {
+		h.TotalsKnown = h.TotalsKnown[:0]
+	}
+	t := &h.Times
+	if t.Kept || t.Dropped || t.DroppedAt != 0 {
+		t.Kept, t.Dropped, t.DroppedAt = false, false, 0
+	}
+	if len(t.At) != 0 {
+		t.At = t.At[:0]
+	}
+	if len(t.Tools) != 0 {
+		t.Tools = t.Tools[:0]
+	}
 }
 
 // record is a session's record of tool calls, as MemStore keeps it. Its
@@ -196,8 +225,12 @@ type KeptFacts struct {
 
 // reset empties k, keeping its buffers.
 func (k *KeptFacts) reset() {
-	k.Read, k.Fingerprint, k.RepeatCount, k.SameCodeRun = false, "", 0, 0
-	k.RecentToolNames = k.names[:0]
+	if k.Read || k.Fingerprint != "" || k.RepeatCount != 0 || k.SameCodeRun != 0 {
+		k.Read, k.Fingerprint, k.RepeatCount, k.SameCodeRun = false, "", 0, 0
+	}
+	if len(k.RecentToolNames) != 0 || cap(k.RecentToolNames) != cap(k.names) {
+		k.RecentToolNames = k.names[:0]
+	}
 	k.History.Reset()
 }
 
