@@ -917,7 +917,7 @@ func (pk *packGen) rule(r *ir.Rule, info *anchorInfo) {
 	if r.Flow != nil {
 		// The flow reads recent_tool_names, which the engine keeps (spec
 		// 5.4, 5.10): an error when the session's record cannot be read.
-		k := g.method(nil, "Kept")
+		k := g.method(nil, "KeptFact", rt("KeptRecentToolNames"))
 		g.emit(jen.If(jen.Op("!").Id(pk.flowFunc(r)).Call(jen.Add(k.code).Dot("RecentToolNames"))).Block(returnNoFire()))
 	}
 	if r.Detector != "" {

@@ -135,9 +135,15 @@ func (g *fn) fact(n *ir.Fact) value {
 		case ir.KeptCodeRejectTotal:
 			return g.method(n.T, "CodeRejectTotal", jen.Lit(g.codes[g.rule.ID]), jen.Lit(g.rule.ID))
 		}
-		k := g.method(nil, "Kept")
-		field := map[ir.Kept]string{ir.KeptRepeatCount: "RepeatCount", ir.KeptRecentToolNames: "RecentToolNames", ir.KeptSameCodeRejectRun: "SameCodeRun"}[n.Kept]
-		return value{code: jen.Add(k.code).Dot(field), t: n.T, simple: true}
+		// The occurrence's override of the fact, when it has one, is read
+		// without the record.
+		kf := map[ir.Kept][2]string{
+			ir.KeptRepeatCount:       {"KeptRepeatCount", "RepeatCount"},
+			ir.KeptRecentToolNames:   {"KeptRecentToolNames", "RecentToolNames"},
+			ir.KeptSameCodeRejectRun: {"KeptSameCodeRejectRun", "SameCodeRun"},
+		}[n.Kept]
+		k := g.method(nil, "KeptFact", rt(kf[0]))
+		return value{code: jen.Add(k.code).Dot(kf[1]), t: n.T, simple: true}
 	}
 	if g.pk.lazy[n.Name] && n.Source == ir.FromFacts {
 		// An expensive fact the host supplies lazily (Options.Lazy): read

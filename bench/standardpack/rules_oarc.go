@@ -978,7 +978,7 @@ func oRule_REPEAT_NUDGE(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(8) {
 		return false, runtime.Err{}
 	}
-	oT1, oT2 := oX.Kept()
+	oT1, oT2 := oX.KeptFact(runtime.KeptRepeatCount)
 	if oT2.Kind != 0 {
 		return false, oT2
 	}

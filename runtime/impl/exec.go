@@ -304,6 +304,30 @@ func copyHistory(dst, src *runtime.History) {
 	dst.Times.Tools = append(ttools, src.Times.Tools...)
 }
 
+// KeptFact returns the session facts the engine keeps for a read of the
+// one fact f (a single bit): when the occurrence's override replaces f,
+// the record is not read for it (the rules read the host's value, as the
+// reference interpreter does, and a store that cannot be read is no error
+// of this read); otherwise [Exec.Kept].
+func (x *Exec) KeptFact(f runtime.KeptFactSet) (*runtime.KeptFacts, Err) {
+	o := x.override
+	if o == nil || o.Has&f == 0 {
+		return x.Kept()
+	}
+	k := &x.D.Kept
+	switch f {
+	case runtime.KeptRepeatCount:
+		k.RepeatCount = o.RepeatCount
+	case runtime.KeptRecentToolNames:
+		k.RecentToolNames = o.RecentToolNames
+	case runtime.KeptSameCodeRejectRun:
+		k.SameCodeRun = o.SameCodeRejectRun
+	default:
+		return x.Kept()
+	}
+	return k, Err{}
+}
+
 // Kept returns the session facts the engine keeps as the occurrence's
 // rules read them (spec 5.10), derived once, on the first read, from the
 // session's record (read with the counters): an error of kind store when

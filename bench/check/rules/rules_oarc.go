@@ -515,7 +515,7 @@ func oRule_LOOP(oX *oExec) (bool, runtime.Err) {
 	var oT11 runtime.Err
 	if !oT10 {
 		oT3, oT4 := func() (bool, runtime.Err) {
-			oT1, oT2 := oX.Kept()
+			oT1, oT2 := oX.KeptFact(runtime.KeptRepeatCount)
 			if oT2.Kind != 0 {
 				return false, oT2
 			}
@@ -531,7 +531,7 @@ func oRule_LOOP(oX *oExec) (bool, runtime.Err) {
 	}
 	if !oT10 {
 		oT8, oT9 := func() (bool, runtime.Err) {
-			oT5, oT6 := oX.Kept()
+			oT5, oT6 := oX.KeptFact(runtime.KeptRecentToolNames)
 			if oT6.Kind != 0 {
 				return false, oT6
 			}

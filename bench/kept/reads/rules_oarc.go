@@ -395,7 +395,7 @@ func oRule_REPEAT(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(0) {
 		return false, runtime.Err{}
 	}
-	oT1, oT2 := oX.Kept()
+	oT1, oT2 := oX.KeptFact(runtime.KeptRepeatCount)
 	if oT2.Kind != 0 {
 		return false, oT2
 	}

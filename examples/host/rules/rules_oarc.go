@@ -1234,7 +1234,7 @@ func oRule_REPEATED_CALL_NUDGE(oX *oExec) (bool, runtime.Err) {
 	var oT10 runtime.Err
 	if oT9 {
 		oT3, oT4 := func() (bool, runtime.Err) {
-			oT1, oT2 := oX.Kept()
+			oT1, oT2 := oX.KeptFact(runtime.KeptRepeatCount)
 			if oT2.Kind != 0 {
 				return false, oT2
 			}
@@ -1417,7 +1417,7 @@ func oRule_EXFIL_FLOW(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4, oT5 := oX.Kept()
+	oT4, oT5 := oX.KeptFact(runtime.KeptRecentToolNames)
 	if oT5.Kind != 0 {
 		return false, oT5
 	}
@@ -1439,7 +1439,7 @@ func oRule_REPEATED_CALL_ESCALATE(oX *oExec) (bool, runtime.Err) {
 	var oT10 runtime.Err
 	if oT9 {
 		oT3, oT4 := func() (bool, runtime.Err) {
-			oT1, oT2 := oX.Kept()
+			oT1, oT2 := oX.KeptFact(runtime.KeptRepeatCount)
 			if oT2.Kind != 0 {
 				return false, oT2
 			}

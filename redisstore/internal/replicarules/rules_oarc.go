@@ -557,7 +557,7 @@ func oRule_AFTER_LOOP(oX *oExec) (bool, runtime.Err) {
 	}
 	if oT9 {
 		oT3, oT4 := func() (bool, runtime.Err) {
-			oT1, oT2 := oX.Kept()
+			oT1, oT2 := oX.KeptFact(runtime.KeptRepeatCount)
 			if oT2.Kind != 0 {
 				return false, oT2
 			}
@@ -681,7 +681,7 @@ func oRule_EXFIL(oX *oExec) (bool, runtime.Err) {
 	}
 	if oT8 {
 		oT6, oT7 := func() (bool, runtime.Err) {
-			oT4, oT5 := oX.Kept()
+			oT4, oT5 := oX.KeptFact(runtime.KeptRecentToolNames)
 			if oT5.Kind != 0 {
 				return false, oT5
 			}
@@ -719,7 +719,7 @@ func oRule_LOOPING(oX *oExec) (bool, runtime.Err) {
 	}
 	if oT5 {
 		oT3, oT4 := func() (bool, runtime.Err) {
-			oT1, oT2 := oX.Kept()
+			oT1, oT2 := oX.KeptFact(runtime.KeptRepeatCount)
 			if oT2.Kind != 0 {
 				return false, oT2
 			}
@@ -757,7 +757,7 @@ func oRule_NUDGE_REPEAT(oX *oExec) (bool, runtime.Err) {
 	}
 	if oT9 {
 		oT3, oT4 := func() (bool, runtime.Err) {
-			oT1, oT2 := oX.Kept()
+			oT1, oT2 := oX.KeptFact(runtime.KeptRepeatCount)
 			if oT2.Kind != 0 {
 				return false, oT2
 			}
@@ -916,7 +916,7 @@ func oRule_ESCALATE(oX *oExec) (bool, runtime.Err) {
 	}
 	if oT13 {
 		oT3, oT4 := func() (bool, runtime.Err) {
-			oT1, oT2 := oX.Kept()
+			oT1, oT2 := oX.KeptFact(runtime.KeptRepeatCount)
 			if oT2.Kind != 0 {
 				return false, oT2
 			}
@@ -986,7 +986,7 @@ func oRule_STUCK(oX *oExec) (bool, runtime.Err) {
 	}
 	if oT5 {
 		oT3, oT4 := func() (bool, runtime.Err) {
-			oT1, oT2 := oX.Kept()
+			oT1, oT2 := oX.KeptFact(runtime.KeptSameCodeRejectRun)
 			if oT2.Kind != 0 {
 				return false, oT2
 			}

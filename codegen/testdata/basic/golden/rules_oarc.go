@@ -703,7 +703,7 @@ func oRule_ROLES(oX *oExec) (bool, runtime.Err) {
 		return false, runtime.Err{}
 	}
 	oT5, oT6 := func() (int64, runtime.Err) {
-		oT3, oT4 := oX.Kept()
+		oT3, oT4 := oX.KeptFact(runtime.KeptRepeatCount)
 		if oT4.Kind != 0 {
 			return 0, oT4
 		}

@@ -659,7 +659,7 @@ func oRule_EXFIL(oX *oExec) (bool, runtime.Err) {
 	if oF.Lycaon.Phase != "build" {
 		return false, runtime.Err{}
 	}
-	oT1, oT2 := oX.Kept()
+	oT1, oT2 := oX.KeptFact(runtime.KeptRecentToolNames)
 	if oT2.Kind != 0 {
 		return false, oT2
 	}
@@ -696,7 +696,7 @@ func oRule_EXFIL_LOOSE(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(1) {
 		return false, runtime.Err{}
 	}
-	oT1, oT2 := oX.Kept()
+	oT1, oT2 := oX.KeptFact(runtime.KeptRecentToolNames)
 	if oT2.Kind != 0 {
 		return false, oT2
 	}
@@ -718,7 +718,7 @@ func oRule_BLOCK_REPEAT(oX *oExec) (bool, runtime.Err) {
 	var oT10 runtime.Err
 	if oT9 {
 		oT3, oT4 := func() (bool, runtime.Err) {
-			oT1, oT2 := oX.Kept()
+			oT1, oT2 := oX.KeptFact(runtime.KeptRepeatCount)
 			if oT2.Kind != 0 {
 				return false, oT2
 			}
@@ -766,7 +766,7 @@ func oRule_NUDGE_REPEAT(oX *oExec) (bool, runtime.Err) {
 	var oT10 runtime.Err
 	if oT9 {
 		oT3, oT4 := func() (bool, runtime.Err) {
-			oT1, oT2 := oX.Kept()
+			oT1, oT2 := oX.KeptFact(runtime.KeptRepeatCount)
 			if oT2.Kind != 0 {
 				return false, oT2
 			}

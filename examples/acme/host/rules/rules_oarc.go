@@ -1079,7 +1079,7 @@ func oRule_SECRET_THEN_PUBLISH(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4, oT5 := oX.Kept()
+	oT4, oT5 := oX.KeptFact(runtime.KeptRecentToolNames)
 	if oT5.Kind != 0 {
 		return false, oT5
 	}

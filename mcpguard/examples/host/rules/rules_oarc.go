@@ -727,7 +727,7 @@ func oRule_REPEAT_NUDGE(oX *oExec) (bool, runtime.Err) {
 	var oT10 runtime.Err
 	if oT9 {
 		oT3, oT4 := func() (bool, runtime.Err) {
-			oT1, oT2 := oX.Kept()
+			oT1, oT2 := oX.KeptFact(runtime.KeptRepeatCount)
 			if oT2.Kind != 0 {
 				return false, oT2
 			}
@@ -743,7 +743,7 @@ func oRule_REPEAT_NUDGE(oX *oExec) (bool, runtime.Err) {
 	}
 	if oT9 {
 		oT7, oT8 := func() (bool, runtime.Err) {
-			oT5, oT6 := oX.Kept()
+			oT5, oT6 := oX.KeptFact(runtime.KeptRepeatCount)
 			if oT6.Kind != 0 {
 				return false, oT6
 			}
@@ -830,7 +830,7 @@ func oRule_LOOP_BREAKER(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(6) {
 		return false, runtime.Err{}
 	}
-	oT1, oT2 := oX.Kept()
+	oT1, oT2 := oX.KeptFact(runtime.KeptRepeatCount)
 	if oT2.Kind != 0 {
 		return false, oT2
 	}

@@ -1108,7 +1108,7 @@ func oRule_Z_POST(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(17) {
 		return false, runtime.Err{}
 	}
-	oT1, oT2 := oX.Kept()
+	oT1, oT2 := oX.KeptFact(runtime.KeptSameCodeRejectRun)
 	if oT2.Kind != 0 {
 		return false, oT2
 	}
@@ -1721,7 +1721,7 @@ func oRule_Z_FLOW(oX *oExec) (bool, runtime.Err) {
 	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
 		return false, oT3
 	}
-	oT4, oT5 := oX.Kept()
+	oT4, oT5 := oX.KeptFact(runtime.KeptRecentToolNames)
 	if oT5.Kind != 0 {
 		return false, oT5
 	}
@@ -1739,7 +1739,7 @@ func oRule_Z_REPEAT(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(18) {
 		return false, runtime.Err{}
 	}
-	oT1, oT2 := oX.Kept()
+	oT1, oT2 := oX.KeptFact(runtime.KeptRepeatCount)
 	if oT2.Kind != 0 {
 		return false, oT2
 	}
