@@ -1058,6 +1058,14 @@ func fieldPath(s *jen.Statement, fields []string) *jen.Statement {
 	return s
 }
 
+// The bounds of an anchor's buffers (see anchors): beyond them an
+// evaluation allocates.
+const (
+	maxSnapBuf  = 64
+	maxDetBuf   = 16
+	maxFiredBuf = 32
+)
+
 func (pk *packGen) anchors(infos map[string]*anchorInfo) []jen.Code {
 	p := pk.p
 	var out []jen.Code
@@ -1075,31 +1083,57 @@ func (pk *packGen) anchors(infos map[string]*anchorInfo) []jen.Code {
 			}
 			hasTransform = hasTransform || r.Effect == ir.EffectTransform
 		}
+		// The state of an evaluation at the anchor: the exec, and buffers
+		// sized for the anchor's rules (impl.Exec.Buffers): room for the
+		// counters they read, the answers of the validators they consult
+		// and their enforced firings. Past these bounds (kept so that the
+		// state stays a small stack frame) the rest goes to slices that
+		// impl allocates.
+		nSnap, nFired := min(len(keys), maxSnapBuf), min(len(a.Rules), maxFiredBuf)
+		nDetBuf := min(nDet, maxDetBuf)
+		state := "oState_" + name
+		fields := []jen.Code{jen.Id("oExec")}
+		bufs := []jen.Code{jen.Nil(), jen.Nil(), jen.Nil()}
+		for i, b := range []struct {
+			name string
+			n    int
+			t    jen.Code
+		}{{"oSnap", nSnap, jen.Int64()}, {"oDet", nDetBuf, implQ("DetState")}, {"oFired", nFired, jen.Int32()}} {
+			if b.n > 0 {
+				fields = append(fields, jen.Id(b.name).Index(jen.Lit(b.n)).Add(b.t))
+				bufs[i] = jen.Id("oA").Dot(b.name).Index(jen.Op(":"))
+			}
+		}
+		out = append(out, jen.Comment(fmt.Sprintf("%s is the state of an evaluation at %s: the exec, and buffers sized for the", state, strconv.Quote(a.ID))).Line().
+			Comment(fmt.Sprintf("anchor's rules (%d counter reads, %d validator answers, %d firings).", nSnap, nDetBuf, nFired)).Line().
+			Type().Id(state).Struct(fields...))
 		// The evaluation with a rule store is the same with the store's
-		// rules added, on an exec of its own on the heap (the store reads
-		// it through an interface, which would move the plain path's exec
+		// rules added, on a state of its own on the heap (the store reads
+		// it through an interface, which would move the plain path's state
 		// to the heap too); the plain path does not change.
 		for _, live := range []bool{false, true} {
 			var body []jen.Code
-			var xp jen.Code = jen.Op("&").Id("oX")
 			fname := "oEval_" + name
 			if live {
 				fname = "oLive_" + name
-				xp = jen.Id("oX")
-				body = append(body, jen.Id("oX").Op(":=").New(jen.Id("oExec")))
+				body = append(body, jen.Id("oA").Op(":=").New(jen.Id(state)))
 			} else {
 				body = append(body,
 					jen.If(jen.Id("ev").Dot("cfg").Dot("RuleStore").Op("!=").Nil()).Block(
 						jen.Return(jen.Id("ev").Dot("oLive_"+name).Call(jen.Id("ctx"), jen.Id("occ"), jen.Id("s"), jen.Id("d"), jen.Id("c"))),
 					),
-					jen.Var().Id("oX").Id("oExec"))
+					jen.Var().Id("oA").Id(state))
 			}
 			body = append(body,
+				jen.Id("oX").Op(":=").Op("&").Id("oA").Dot("oExec"),
 				jen.List(jen.Id("oX").Dot("ev"), jen.Id("oX").Dot("occ"), jen.Id("oX").Dot("F")).Op("=").List(jen.Id("ev"), jen.Id("occ"), jen.Op("&").Id("occ").Dot("Facts")),
 				implQ("Begin").Call(jen.Op("&").Id("oX").Dot("Exec"), jen.Id("ctx"), jen.Id("oRules").Index(jen.Op(":")), jen.Id("s"), jen.Id("d"),
 					jen.Lit(a.ID), jen.Id("occ").Dot("Profiles"), jen.Id("occ").Dot("Content"), jen.Id("occ").Dot("Inputs")),
-				inCheck(),
 			)
+			if nSnap+nDetBuf+nFired > 0 {
+				body = append(body, jen.Id("oX").Dot("Buffers").Call(bufs...))
+			}
+			body = append(body, inCheck())
 			atCall := a.ID == ir.ToolPreInvoke
 			switch {
 			case live:
@@ -1152,13 +1186,13 @@ func (pk *packGen) anchors(infos map[string]*anchorInfo) []jen.Code {
 				}
 				body = append(body, jen.Id("oX").Dot("Snapshot").Call(jen.Id(v).Index(jen.Op(":"))))
 			}
-			if nDet > 0 {
+			if nDet > nDetBuf {
 				body = append(body, jen.Id("oX").Dot("Validators").Call(jen.Lit(nDet)))
 			}
 			if live {
 				body = append(body, implQ("Live").Call(jen.Op("&").Id("oX").Dot("Exec"), jen.Id("ev").Dot("cfg").Dot("RuleStore"), jen.Id("oX")))
 			}
-			body = append(body, jen.For(jen.Id("oRun_"+name).Call(xp)).Block())
+			body = append(body, jen.For(jen.Id("oRun_"+name).Call(jen.Id("oX"))).Block())
 			if live {
 				body = append(body, jen.Comment("The store's rules, after the compiled ones (spec 12).").Line().
 					Add(implQ("RunLive")).Call(jen.Op("&").Id("oX").Dot("Exec")))

@@ -3,6 +3,7 @@ package kept
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
 	"strings"
 	"testing"
 
@@ -109,4 +110,38 @@ func BenchmarkKept(b *testing.B) {
 		data, _ := runtime.AppendCanonical(nil, args())
 		benchloop.Loop(b, func() { sha256.Sum256(data) })
 	})
+}
+
+// unreadable is a store whose reads fail: the session's record is lost.
+type unreadable struct{ runtime.Store }
+
+func (unreadable) Read(context.Context, string, *runtime.Snapshot) error {
+	return errors.New("the record is unreadable")
+}
+
+// A rule that reads an engine-kept fact the occurrence overrides reads the
+// override without the session's record (as the reference interpreter
+// does): a record that cannot be read is no error of that read. Without
+// the override the same read fails closed with an error of kind store.
+func TestOverrideReadsNoRecord(t *testing.T) {
+	ctx := context.Background()
+	ev, _ := reads.New(lycaon.Env{})
+	s := runtime.NewStoreSession(unreadable{runtime.NewMemStore(0)}, "s")
+	occ := occurrence()
+	occ.Kept = &runtime.KeptOverride{Has: runtime.KeptRepeatCount, RepeatCount: 3}
+	var d runtime.Decision
+	ev.Evaluate(ctx, occ, s, &d)
+	if d.Code != "REPEAT" || len(d.Errors) != 0 {
+		t.Errorf("with the override: %s %s, errors %v; want the nudge and no error", d.Effect, d.Code, d.Errors)
+	}
+	occ.Kept.RepeatCount = 2
+	ev.Evaluate(ctx, occ, s, &d)
+	if d.Code != "" || len(d.Errors) != 0 {
+		t.Errorf("with an override of 2: %s %s, errors %v; want allow", d.Effect, d.Code, d.Errors)
+	}
+	occ.Kept = nil
+	ev.Evaluate(ctx, occ, s, &d)
+	if len(d.Errors) != 1 || d.Errors[0].Err.Kind != runtime.ErrStore || d.Code != "REPEAT" {
+		t.Errorf("without the override: %s %s, errors %v; want the store error, failing closed", d.Effect, d.Code, d.Errors)
+	}
 }

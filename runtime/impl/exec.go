@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"time"
+	"unsafe"
 
 	"github.com/oarc/oarc/runtime"
 )
@@ -86,25 +87,30 @@ type Exec struct {
 	Profiles runtime.ProfileSet
 	Content  string
 	Inputs   []string
+	// The buffers of the anchor's counter reads, validator answers and
+	// enforced firings, sized by the code generator for the anchor's
+	// rules, live in the generated code's state of the anchor, in the same
+	// struct as x: x keeps their offsets from itself and their lengths
+	// (see [Exec.Buffers]), not slices, because a pointer x held to the
+	// memory around it would move the whole state to the heap (DESIGN.md).
+	snapOff, detOff, firedOff uintptr
+	snapCap, detCap, firedCap int
 	// The counters the anchor's rules read (keys), read on the first read
-	// of one (snapRead), as they were when the occurrence began (the first
-	// 16 in snap, the rest in snapX); snapErr is set when the store could
-	// not be read (every counter read is then that error).
+	// of one (snapRead), as they were when the occurrence began (in the
+	// snap buffer, or all in snapX when they do not fit); snapErr is set
+	// when the store could not be read (every counter read is then that
+	// error).
 	keys     []runtime.CounterKey
 	snapRead bool
-	snap     [16]int64
 	snapX    []int64
 	nsnap    int
 	snapErr  Err
-	// The answers of the anchor's validators, by DetectorSlot (the first
-	// 4 in det). The buffers live inside Exec, not behind a slice: a
-	// pointer Exec holds to its own memory would move it to the heap.
-	det  [4]DetState
+	// The answers of the anchor's validators, by DetectorSlot: the first
+	// detCap in the det buffer, the rest in detX.
 	detX []DetState
 	ndet int
 
-	fired  [32]int32 // slots of the enforced firings, in order
-	firedX []int32   // the firings beyond the first 32
+	firedX []int32 // the enforced firings beyond the fired buffer's length
 	nfired int
 	cur    int32 // the rule being evaluated, for panics
 	// consulted is the slot of the last rule that got as far as its
@@ -151,6 +157,38 @@ type Exec struct {
 	nowRead   bool
 	keepTimes bool
 }
+
+// Buffers gives x the buffers of its anchor's evaluation: room for the
+// counters the anchor's rules read (snap), the answers of the validators
+// they consult (det; their number, as [Exec.Validators] says) and their
+// enforced firings (fired; more are kept in a slice that grows). Each
+// must lie inside the same variable as x (the generated code's state of
+// the anchor, on the stack): x keeps offsets, which stay right when the
+// stack moves. Generated code calls it right after Begin.
+func (x *Exec) Buffers(snap []int64, det []DetState, fired []int32) {
+	base := uintptr(unsafe.Pointer(x))
+	if len(snap) > 0 {
+		x.snapOff, x.snapCap = uintptr(unsafe.Pointer(unsafe.SliceData(snap)))-base, len(snap)
+	}
+	if len(det) > 0 {
+		x.detOff, x.detCap, x.ndet = uintptr(unsafe.Pointer(unsafe.SliceData(det)))-base, len(det), len(det)
+	}
+	if len(fired) > 0 {
+		x.firedOff, x.firedCap = uintptr(unsafe.Pointer(unsafe.SliceData(fired)))-base, len(fired)
+	}
+}
+
+// buf returns the buffer at offset off from x, of n elements.
+func buf[T any](x *Exec, off uintptr, n int) []T {
+	if n == 0 {
+		return nil
+	}
+	return unsafe.Slice((*T)(unsafe.Add(unsafe.Pointer(x), off)), n)
+}
+
+func (x *Exec) snapBuf() []int64   { return buf[int64](x, x.snapOff, x.snapCap) }
+func (x *Exec) detBuf() []DetState { return buf[DetState](x, x.detOff, x.detCap) }
+func (x *Exec) firedBuf() []int32  { return buf[int32](x, x.firedOff, x.firedCap) }
 
 // Begin prepares an evaluation in x, which must be a zero Exec (generated
 // code declares one per evaluation, on its stack): it resets d and records
@@ -233,10 +271,12 @@ func (x *Exec) readSnapshot() {
 	x.snapRead = true
 	keys := x.keys
 	n := len(keys)
-	dst := x.snap[:min(n, len(x.snap))]
-	if n > len(x.snap) {
-		x.snapX = make([]int64, n-len(x.snap))
-		dst = make([]int64, n)
+	var dst []int64
+	if sb := x.snapBuf(); n <= len(sb) {
+		dst = sb[:n]
+	} else {
+		x.snapX = make([]int64, n)
+		dst = x.snapX
 	}
 	var err error
 	var hist *runtime.History
@@ -266,10 +306,6 @@ func (x *Exec) readSnapshot() {
 			copyHistory(hist, snap.History)
 		}
 	}
-	if n > len(x.snap) {
-		copy(x.snap[:], dst)
-		copy(x.snapX, dst[len(x.snap):])
-	}
 	if err != nil {
 		x.snapErr = storeErr(err)
 	}
@@ -283,10 +319,12 @@ func (x *Exec) Counter(i int) (int64, Err) {
 	switch {
 	case x.snapErr.Kind != ErrNone:
 		return 0, x.snapErr
-	case i < len(x.snap):
-		return x.snap[i], Err{}
-	case i-len(x.snap) < len(x.snapX):
-		return x.snapX[i-len(x.snap)], Err{}
+	case x.snapX != nil:
+		if i < len(x.snapX) {
+			return x.snapX[i], Err{}
+		}
+	case i < x.nsnap && i < x.snapCap:
+		return x.snapBuf()[i], Err{}
 	}
 	return 0, Err{}
 }
@@ -418,11 +456,13 @@ func (x *Exec) CodeRejectTotal(i int, code string) (int64, Err) {
 	return n, Err{}
 }
 
-// Validators says how many validators the anchor's rules consult.
+// Validators says how many validators the anchor's rules consult, beyond
+// those that have room in the det buffer (see [Exec.Buffers]): their
+// answers are kept in a slice it allocates.
 func (x *Exec) Validators(n int) {
 	x.ndet = n
-	if n > len(x.det) {
-		x.detX = make([]DetState, n-len(x.det))
+	if n > x.detCap {
+		x.detX = make([]DetState, n-x.detCap)
 	}
 }
 
@@ -430,10 +470,10 @@ func (x *Exec) detState(slot int32) *DetState {
 	switch {
 	case slot < 0 || int(slot) >= x.ndet:
 		return nil
-	case int(slot) < len(x.det):
-		return &x.det[slot]
+	case int(slot) < x.detCap:
+		return &x.detBuf()[slot]
 	}
-	return &x.detX[int(slot)-len(x.det)]
+	return &x.detX[int(slot)-x.detCap]
 }
 
 // Supplied checks profiles a rule (or a selector clause) requires.
@@ -510,8 +550,8 @@ func (x *Exec) done(r *Rule, fired, failed bool, err Err) bool {
 	if x.consulted == r.Slot {
 		f |= firedConsulted
 	}
-	if x.nfired < len(x.fired) {
-		x.fired[x.nfired] = f
+	if x.nfired < x.firedCap {
+		x.firedBuf()[x.nfired] = f
 	} else {
 		x.firedX = append(x.firedX, f)
 	}
@@ -527,10 +567,10 @@ const firedConsulted = 1 << 30
 func (x *Exec) firing(i int) int32 { return x.firedEntry(i) &^ firedConsulted }
 
 func (x *Exec) firedEntry(i int) int32 {
-	if i < len(x.fired) {
-		return x.fired[i]
+	if i < x.firedCap {
+		return x.firedBuf()[i]
 	}
-	return x.firedX[i-len(x.fired)]
+	return x.firedX[i-x.firedCap]
 }
 
 // AllowedBy reports whether an enforced allow fired other than by failing
@@ -635,9 +675,29 @@ func (x *Exec) Finish() {
 // atomic step (spec 5.3, 5.10); in a check they wait for the check's
 // end instead (Check.Add).
 func (x *Exec) applyUpdates() {
-	if x.S == nil || x.inCheck {
+	if x.S == nil || x.inCheck || !x.updates() {
 		return
 	}
+	x.apply()
+}
+
+// updates reports whether the occurrence has something to apply: a
+// firing that moves a counter, a call to record, a rule store's rules.
+func (x *Exec) updates() bool {
+	if x.live != nil || x.record && x.atCall {
+		return true
+	}
+	for i := 0; i < x.nfired; i++ {
+		if r := &x.Rules[x.firing(i)]; r.Fire != nil || len(r.Increment)+len(r.Reset) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// apply applies the updates applyUpdates found, in a frame of its own:
+// an occurrence without updates does not clear its buffers.
+func (x *Exec) apply() {
 	var buf [16]runtime.CounterUpdate
 	ups := x.appendUpdates(buf[:0])
 	var call [1]runtime.Call

@@ -51,7 +51,7 @@ func TestMutantBeginNoCurrentRule(t *testing.T) {
 	// Rule 1 fires without consulting: its spans are the host's even when
 	// the validator of slot 0 answered.
 	x.Validators(1)
-	x.det[0] = DetState{done: true, d: runtime.Detection{Facts: runtime.DetectorFacts{Has: runtime.HasSecretMatches, SecretMatches: []map[string]any{{"v": 1}}}}}
+	*x.detState(0) = DetState{done: true, d: runtime.Detection{Facts: runtime.DetectorFacts{Has: runtime.HasSecretMatches, SecretMatches: []map[string]any{{"v": 1}}}}}
 	x.Done(1, true, Err{})
 	host := []map[string]any{{"h": 1}}
 	r := &x.Rules[1]

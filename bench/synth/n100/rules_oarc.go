@@ -7078,18 +7078,27 @@ func oRule_R00098(oX *oExec) (bool, runtime.Err) {
 	return oT4, runtime.Err{}
 }
 
+// oState_CoordinatorPreInvoke is the state of an evaluation at "coordinator.pre_invoke": the exec, and buffers sized for the
+// anchor's rules (0 counter reads, 0 validator answers, 6 firings).
+type oState_CoordinatorPreInvoke struct {
+	oExec
+	oFired [6]int32
+}
+
 // oEval_CoordinatorPreInvoke evaluates an occurrence at "coordinator.pre_invoke".
 func (ev *Evaluator) oEval_CoordinatorPreInvoke(ctx context.Context, occ *lycaon.Occurrence, s *runtime.Session, d *runtime.Decision, c *impl.Check) error {
 	if ev.cfg.RuleStore != nil {
 		return ev.oLive_CoordinatorPreInvoke(ctx, occ, s, d, c)
 	}
-	var oX oExec
+	var oA oState_CoordinatorPreInvoke
+	oX := &oA.oExec
 	oX.ev, oX.occ, oX.F = ev, occ, &occ.Facts
 	impl.Begin(&oX.Exec, ctx, oRules[:], s, d, "coordinator.pre_invoke", occ.Profiles, occ.Content, occ.Inputs)
+	oX.Buffers(nil, nil, oA.oFired[:])
 	if c != nil {
 		oX.InCheck(c)
 	}
-	for oRun_CoordinatorPreInvoke(&oX) {
+	for oRun_CoordinatorPreInvoke(oX) {
 	}
 	oX.Finish()
 	if c != nil {
@@ -7102,9 +7111,11 @@ func (ev *Evaluator) oEval_CoordinatorPreInvoke(ctx context.Context, occ *lycaon
 
 // oLive_CoordinatorPreInvoke evaluates an occurrence at "coordinator.pre_invoke" with the rule store's rules.
 func (ev *Evaluator) oLive_CoordinatorPreInvoke(ctx context.Context, occ *lycaon.Occurrence, s *runtime.Session, d *runtime.Decision, c *impl.Check) error {
-	oX := new(oExec)
+	oA := new(oState_CoordinatorPreInvoke)
+	oX := &oA.oExec
 	oX.ev, oX.occ, oX.F = ev, occ, &occ.Facts
 	impl.Begin(&oX.Exec, ctx, oRules[:], s, d, "coordinator.pre_invoke", occ.Profiles, occ.Content, occ.Inputs)
+	oX.Buffers(nil, nil, oA.oFired[:])
 	if c != nil {
 		oX.InCheck(c)
 	}
@@ -7189,18 +7200,27 @@ func oAnchor_CoordinatorPreInvoke(oX *oExec) {
 	}
 }
 
+// oState_ToolHandler is the state of an evaluation at "tool.handler": the exec, and buffers sized for the
+// anchor's rules (0 counter reads, 0 validator answers, 6 firings).
+type oState_ToolHandler struct {
+	oExec
+	oFired [6]int32
+}
+
 // oEval_ToolHandler evaluates an occurrence at "tool.handler".
 func (ev *Evaluator) oEval_ToolHandler(ctx context.Context, occ *lycaon.Occurrence, s *runtime.Session, d *runtime.Decision, c *impl.Check) error {
 	if ev.cfg.RuleStore != nil {
 		return ev.oLive_ToolHandler(ctx, occ, s, d, c)
 	}
-	var oX oExec
+	var oA oState_ToolHandler
+	oX := &oA.oExec
 	oX.ev, oX.occ, oX.F = ev, occ, &occ.Facts
 	impl.Begin(&oX.Exec, ctx, oRules[:], s, d, "tool.handler", occ.Profiles, occ.Content, occ.Inputs)
+	oX.Buffers(nil, nil, oA.oFired[:])
 	if c != nil {
 		oX.InCheck(c)
 	}
-	for oRun_ToolHandler(&oX) {
+	for oRun_ToolHandler(oX) {
 	}
 	oX.Finish()
 	if c != nil {
@@ -7213,9 +7233,11 @@ func (ev *Evaluator) oEval_ToolHandler(ctx context.Context, occ *lycaon.Occurren
 
 // oLive_ToolHandler evaluates an occurrence at "tool.handler" with the rule store's rules.
 func (ev *Evaluator) oLive_ToolHandler(ctx context.Context, occ *lycaon.Occurrence, s *runtime.Session, d *runtime.Decision, c *impl.Check) error {
-	oX := new(oExec)
+	oA := new(oState_ToolHandler)
+	oX := &oA.oExec
 	oX.ev, oX.occ, oX.F = ev, occ, &occ.Facts
 	impl.Begin(&oX.Exec, ctx, oRules[:], s, d, "tool.handler", occ.Profiles, occ.Content, occ.Inputs)
+	oX.Buffers(nil, nil, oA.oFired[:])
 	if c != nil {
 		oX.InCheck(c)
 	}
@@ -7300,18 +7322,27 @@ func oAnchor_ToolHandler(oX *oExec) {
 	}
 }
 
+// oState_ToolPostInvoke is the state of an evaluation at "tool.post_invoke": the exec, and buffers sized for the
+// anchor's rules (0 counter reads, 0 validator answers, 6 firings).
+type oState_ToolPostInvoke struct {
+	oExec
+	oFired [6]int32
+}
+
 // oEval_ToolPostInvoke evaluates an occurrence at "tool.post_invoke".
 func (ev *Evaluator) oEval_ToolPostInvoke(ctx context.Context, occ *lycaon.Occurrence, s *runtime.Session, d *runtime.Decision, c *impl.Check) error {
 	if ev.cfg.RuleStore != nil {
 		return ev.oLive_ToolPostInvoke(ctx, occ, s, d, c)
 	}
-	var oX oExec
+	var oA oState_ToolPostInvoke
+	oX := &oA.oExec
 	oX.ev, oX.occ, oX.F = ev, occ, &occ.Facts
 	impl.Begin(&oX.Exec, ctx, oRules[:], s, d, "tool.post_invoke", occ.Profiles, occ.Content, occ.Inputs)
+	oX.Buffers(nil, nil, oA.oFired[:])
 	if c != nil {
 		oX.InCheck(c)
 	}
-	for oRun_ToolPostInvoke(&oX) {
+	for oRun_ToolPostInvoke(oX) {
 	}
 	oX.Finish()
 	if c != nil {
@@ -7324,9 +7355,11 @@ func (ev *Evaluator) oEval_ToolPostInvoke(ctx context.Context, occ *lycaon.Occur
 
 // oLive_ToolPostInvoke evaluates an occurrence at "tool.post_invoke" with the rule store's rules.
 func (ev *Evaluator) oLive_ToolPostInvoke(ctx context.Context, occ *lycaon.Occurrence, s *runtime.Session, d *runtime.Decision, c *impl.Check) error {
-	oX := new(oExec)
+	oA := new(oState_ToolPostInvoke)
+	oX := &oA.oExec
 	oX.ev, oX.occ, oX.F = ev, occ, &occ.Facts
 	impl.Begin(&oX.Exec, ctx, oRules[:], s, d, "tool.post_invoke", occ.Profiles, occ.Content, occ.Inputs)
+	oX.Buffers(nil, nil, oA.oFired[:])
 	if c != nil {
 		oX.InCheck(c)
 	}
@@ -7435,18 +7468,27 @@ func oAnchor_ToolPostInvoke(oX *oExec) {
 	}
 }
 
+// oState_ToolPreInvoke is the state of an evaluation at "tool.pre_invoke": the exec, and buffers sized for the
+// anchor's rules (0 counter reads, 0 validator answers, 32 firings).
+type oState_ToolPreInvoke struct {
+	oExec
+	oFired [32]int32
+}
+
 // oEval_ToolPreInvoke evaluates an occurrence at "tool.pre_invoke".
 func (ev *Evaluator) oEval_ToolPreInvoke(ctx context.Context, occ *lycaon.Occurrence, s *runtime.Session, d *runtime.Decision, c *impl.Check) error {
 	if ev.cfg.RuleStore != nil {
 		return ev.oLive_ToolPreInvoke(ctx, occ, s, d, c)
 	}
-	var oX oExec
+	var oA oState_ToolPreInvoke
+	oX := &oA.oExec
 	oX.ev, oX.occ, oX.F = ev, occ, &occ.Facts
 	impl.Begin(&oX.Exec, ctx, oRules[:], s, d, "tool.pre_invoke", occ.Profiles, occ.Content, occ.Inputs)
+	oX.Buffers(nil, nil, oA.oFired[:])
 	if c != nil {
 		oX.InCheck(c)
 	}
-	for oRun_ToolPreInvoke(&oX) {
+	for oRun_ToolPreInvoke(oX) {
 	}
 	oX.Finish()
 	if c != nil {
@@ -7459,9 +7501,11 @@ func (ev *Evaluator) oEval_ToolPreInvoke(ctx context.Context, occ *lycaon.Occurr
 
 // oLive_ToolPreInvoke evaluates an occurrence at "tool.pre_invoke" with the rule store's rules.
 func (ev *Evaluator) oLive_ToolPreInvoke(ctx context.Context, occ *lycaon.Occurrence, s *runtime.Session, d *runtime.Decision, c *impl.Check) error {
-	oX := new(oExec)
+	oA := new(oState_ToolPreInvoke)
+	oX := &oA.oExec
 	oX.ev, oX.occ, oX.F = ev, occ, &occ.Facts
 	impl.Begin(&oX.Exec, ctx, oRules[:], s, d, "tool.pre_invoke", occ.Profiles, occ.Content, occ.Inputs)
+	oX.Buffers(nil, nil, oA.oFired[:])
 	if c != nil {
 		oX.InCheck(c)
 	}

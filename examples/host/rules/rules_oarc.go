@@ -1499,19 +1499,28 @@ func oRule_SECRET_IN_ARGS(oX *oExec) (bool, runtime.Err) {
 	return (oT4 > int64(0)), runtime.Err{}
 }
 
+// oState_ContentToolResult is the state of an evaluation at "content.tool_result": the exec, and buffers sized for the
+// anchor's rules (0 counter reads, 1 validator answers, 1 firings).
+type oState_ContentToolResult struct {
+	oExec
+	oDet   [1]impl.DetState
+	oFired [1]int32
+}
+
 // oEval_ContentToolResult evaluates an occurrence at "content.tool_result".
 func (ev *Evaluator) oEval_ContentToolResult(ctx context.Context, occ *lycaon.Occurrence, s *runtime.Session, d *runtime.Decision, c *impl.Check) error {
 	if ev.cfg.RuleStore != nil {
 		return ev.oLive_ContentToolResult(ctx, occ, s, d, c)
 	}
-	var oX oExec
+	var oA oState_ContentToolResult
+	oX := &oA.oExec
 	oX.ev, oX.occ, oX.F = ev, occ, &occ.Facts
 	impl.Begin(&oX.Exec, ctx, oRules[:], s, d, "content.tool_result", occ.Profiles, occ.Content, occ.Inputs)
+	oX.Buffers(nil, oA.oDet[:], oA.oFired[:])
 	if c != nil {
 		oX.InCheck(c)
 	}
-	oX.Validators(1)
-	for oRun_ContentToolResult(&oX) {
+	for oRun_ContentToolResult(oX) {
 	}
 	oX.Finish()
 	if c != nil {
@@ -1524,15 +1533,16 @@ func (ev *Evaluator) oEval_ContentToolResult(ctx context.Context, occ *lycaon.Oc
 
 // oLive_ContentToolResult evaluates an occurrence at "content.tool_result" with the rule store's rules.
 func (ev *Evaluator) oLive_ContentToolResult(ctx context.Context, occ *lycaon.Occurrence, s *runtime.Session, d *runtime.Decision, c *impl.Check) error {
-	oX := new(oExec)
+	oA := new(oState_ContentToolResult)
+	oX := &oA.oExec
 	oX.ev, oX.occ, oX.F = ev, occ, &occ.Facts
 	impl.Begin(&oX.Exec, ctx, oRules[:], s, d, "content.tool_result", occ.Profiles, occ.Content, occ.Inputs)
+	oX.Buffers(nil, oA.oDet[:], oA.oFired[:])
 	if c != nil {
 		oX.InCheck(c)
 	}
 	oX.Call(occ.Facts.Tool, occ.Facts.ToolArgs, false, true, occ.Kept)
 	oX.When(occ.Time, true)
-	oX.Validators(1)
 	impl.Live(&oX.Exec, ev.cfg.RuleStore, oX)
 	for oRun_ContentToolResult(oX) {
 	}
@@ -1567,22 +1577,32 @@ func oAnchor_ContentToolResult(oX *oExec) {
 	}
 }
 
+// oState_ToolPreInvoke is the state of an evaluation at "tool.pre_invoke": the exec, and buffers sized for the
+// anchor's rules (1 counter reads, 1 validator answers, 14 firings).
+type oState_ToolPreInvoke struct {
+	oExec
+	oSnap  [1]int64
+	oDet   [1]impl.DetState
+	oFired [14]int32
+}
+
 // oEval_ToolPreInvoke evaluates an occurrence at "tool.pre_invoke".
 func (ev *Evaluator) oEval_ToolPreInvoke(ctx context.Context, occ *lycaon.Occurrence, s *runtime.Session, d *runtime.Decision, c *impl.Check) error {
 	if ev.cfg.RuleStore != nil {
 		return ev.oLive_ToolPreInvoke(ctx, occ, s, d, c)
 	}
-	var oX oExec
+	var oA oState_ToolPreInvoke
+	oX := &oA.oExec
 	oX.ev, oX.occ, oX.F = ev, occ, &occ.Facts
 	impl.Begin(&oX.Exec, ctx, oRules[:], s, d, "tool.pre_invoke", occ.Profiles, occ.Content, occ.Inputs)
+	oX.Buffers(oA.oSnap[:], oA.oDet[:], oA.oFired[:])
 	if c != nil {
 		oX.InCheck(c)
 	}
 	oX.Call(occ.Facts.Tool, occ.Facts.ToolArgs, true, true, occ.Kept)
 	oX.History(nil, true)
 	oX.Snapshot(oSnap_ToolPreInvoke[:])
-	oX.Validators(1)
-	for oRun_ToolPreInvoke(&oX) {
+	for oRun_ToolPreInvoke(oX) {
 	}
 	oX.Finish()
 	if c != nil {
@@ -1595,9 +1615,11 @@ func (ev *Evaluator) oEval_ToolPreInvoke(ctx context.Context, occ *lycaon.Occurr
 
 // oLive_ToolPreInvoke evaluates an occurrence at "tool.pre_invoke" with the rule store's rules.
 func (ev *Evaluator) oLive_ToolPreInvoke(ctx context.Context, occ *lycaon.Occurrence, s *runtime.Session, d *runtime.Decision, c *impl.Check) error {
-	oX := new(oExec)
+	oA := new(oState_ToolPreInvoke)
+	oX := &oA.oExec
 	oX.ev, oX.occ, oX.F = ev, occ, &occ.Facts
 	impl.Begin(&oX.Exec, ctx, oRules[:], s, d, "tool.pre_invoke", occ.Profiles, occ.Content, occ.Inputs)
+	oX.Buffers(oA.oSnap[:], oA.oDet[:], oA.oFired[:])
 	if c != nil {
 		oX.InCheck(c)
 	}
@@ -1605,7 +1627,6 @@ func (ev *Evaluator) oLive_ToolPreInvoke(ctx context.Context, occ *lycaon.Occurr
 	oX.History(nil, true)
 	oX.When(occ.Time, true)
 	oX.Snapshot(oSnap_ToolPreInvoke[:])
-	oX.Validators(1)
 	impl.Live(&oX.Exec, ev.cfg.RuleStore, oX)
 	for oRun_ToolPreInvoke(oX) {
 	}

@@ -1049,20 +1049,29 @@ func oRule_TORN(oX *oExec) (bool, runtime.Err) {
 	return oT8, runtime.Err{}
 }
 
+// oState_ToolPostInvoke is the state of an evaluation at "tool.post_invoke": the exec, and buffers sized for the
+// anchor's rules (0 counter reads, 0 validator answers, 1 firings).
+type oState_ToolPostInvoke struct {
+	oExec
+	oFired [1]int32
+}
+
 // oEval_ToolPostInvoke evaluates an occurrence at "tool.post_invoke".
 func (ev *Evaluator) oEval_ToolPostInvoke(ctx context.Context, occ *lycaon.Occurrence, s *runtime.Session, d *runtime.Decision, c *impl.Check) error {
 	if ev.cfg.RuleStore != nil {
 		return ev.oLive_ToolPostInvoke(ctx, occ, s, d, c)
 	}
-	var oX oExec
+	var oA oState_ToolPostInvoke
+	oX := &oA.oExec
 	oX.ev, oX.occ, oX.F = ev, occ, &occ.Facts
 	impl.Begin(&oX.Exec, ctx, oRules[:], s, d, "tool.post_invoke", occ.Profiles, occ.Content, occ.Inputs)
+	oX.Buffers(nil, nil, oA.oFired[:])
 	if c != nil {
 		oX.InCheck(c)
 	}
 	oX.Call(occ.Facts.Tool, occ.Facts.ToolArgs, false, true, occ.Kept)
 	oX.History(oCodes_ToolPostInvoke[:], false)
-	for oRun_ToolPostInvoke(&oX) {
+	for oRun_ToolPostInvoke(oX) {
 	}
 	oX.Finish()
 	if c != nil {
@@ -1075,9 +1084,11 @@ func (ev *Evaluator) oEval_ToolPostInvoke(ctx context.Context, occ *lycaon.Occur
 
 // oLive_ToolPostInvoke evaluates an occurrence at "tool.post_invoke" with the rule store's rules.
 func (ev *Evaluator) oLive_ToolPostInvoke(ctx context.Context, occ *lycaon.Occurrence, s *runtime.Session, d *runtime.Decision, c *impl.Check) error {
-	oX := new(oExec)
+	oA := new(oState_ToolPostInvoke)
+	oX := &oA.oExec
 	oX.ev, oX.occ, oX.F = ev, occ, &occ.Facts
 	impl.Begin(&oX.Exec, ctx, oRules[:], s, d, "tool.post_invoke", occ.Profiles, occ.Content, occ.Inputs)
+	oX.Buffers(nil, nil, oA.oFired[:])
 	if c != nil {
 		oX.InCheck(c)
 	}
@@ -1118,21 +1129,31 @@ func oAnchor_ToolPostInvoke(oX *oExec) {
 	}
 }
 
+// oState_ToolPreInvoke is the state of an evaluation at "tool.pre_invoke": the exec, and buffers sized for the
+// anchor's rules (4 counter reads, 0 validator answers, 9 firings).
+type oState_ToolPreInvoke struct {
+	oExec
+	oSnap  [4]int64
+	oFired [9]int32
+}
+
 // oEval_ToolPreInvoke evaluates an occurrence at "tool.pre_invoke".
 func (ev *Evaluator) oEval_ToolPreInvoke(ctx context.Context, occ *lycaon.Occurrence, s *runtime.Session, d *runtime.Decision, c *impl.Check) error {
 	if ev.cfg.RuleStore != nil {
 		return ev.oLive_ToolPreInvoke(ctx, occ, s, d, c)
 	}
-	var oX oExec
+	var oA oState_ToolPreInvoke
+	oX := &oA.oExec
 	oX.ev, oX.occ, oX.F = ev, occ, &occ.Facts
 	impl.Begin(&oX.Exec, ctx, oRules[:], s, d, "tool.pre_invoke", occ.Profiles, occ.Content, occ.Inputs)
+	oX.Buffers(oA.oSnap[:], nil, oA.oFired[:])
 	if c != nil {
 		oX.InCheck(c)
 	}
 	oX.Call(occ.Facts.Tool, occ.Facts.ToolArgs, true, true, occ.Kept)
 	oX.History(oCodes_ToolPreInvoke[:], true)
 	oX.Snapshot(oSnap_ToolPreInvoke[:])
-	for oRun_ToolPreInvoke(&oX) {
+	for oRun_ToolPreInvoke(oX) {
 	}
 	oX.Finish()
 	if c != nil {
@@ -1145,9 +1166,11 @@ func (ev *Evaluator) oEval_ToolPreInvoke(ctx context.Context, occ *lycaon.Occurr
 
 // oLive_ToolPreInvoke evaluates an occurrence at "tool.pre_invoke" with the rule store's rules.
 func (ev *Evaluator) oLive_ToolPreInvoke(ctx context.Context, occ *lycaon.Occurrence, s *runtime.Session, d *runtime.Decision, c *impl.Check) error {
-	oX := new(oExec)
+	oA := new(oState_ToolPreInvoke)
+	oX := &oA.oExec
 	oX.ev, oX.occ, oX.F = ev, occ, &occ.Facts
 	impl.Begin(&oX.Exec, ctx, oRules[:], s, d, "tool.pre_invoke", occ.Profiles, occ.Content, occ.Inputs)
+	oX.Buffers(oA.oSnap[:], nil, oA.oFired[:])
 	if c != nil {
 		oX.InCheck(c)
 	}

@@ -870,18 +870,27 @@ func oRule_DYN_ARGS(oX *oExec) (bool, runtime.Err) {
 	return oT35, runtime.Err{}
 }
 
+// oState_CoordinatorPostTurn is the state of an evaluation at "coordinator.post_turn": the exec, and buffers sized for the
+// anchor's rules (0 counter reads, 0 validator answers, 2 firings).
+type oState_CoordinatorPostTurn struct {
+	oExec
+	oFired [2]int32
+}
+
 // oEval_CoordinatorPostTurn evaluates an occurrence at "coordinator.post_turn".
 func (ev *Evaluator) oEval_CoordinatorPostTurn(ctx context.Context, occ *lycaon.Occurrence, s *runtime.Session, d *runtime.Decision, c *impl.Check) error {
 	if ev.cfg.RuleStore != nil {
 		return ev.oLive_CoordinatorPostTurn(ctx, occ, s, d, c)
 	}
-	var oX oExec
+	var oA oState_CoordinatorPostTurn
+	oX := &oA.oExec
 	oX.ev, oX.occ, oX.F = ev, occ, &occ.Facts
 	impl.Begin(&oX.Exec, ctx, oRules[:], s, d, "coordinator.post_turn", occ.Profiles, occ.Content, occ.Inputs)
+	oX.Buffers(nil, nil, oA.oFired[:])
 	if c != nil {
 		oX.InCheck(c)
 	}
-	for oRun_CoordinatorPostTurn(&oX) {
+	for oRun_CoordinatorPostTurn(oX) {
 	}
 	oX.Finish()
 	if c != nil {
@@ -894,9 +903,11 @@ func (ev *Evaluator) oEval_CoordinatorPostTurn(ctx context.Context, occ *lycaon.
 
 // oLive_CoordinatorPostTurn evaluates an occurrence at "coordinator.post_turn" with the rule store's rules.
 func (ev *Evaluator) oLive_CoordinatorPostTurn(ctx context.Context, occ *lycaon.Occurrence, s *runtime.Session, d *runtime.Decision, c *impl.Check) error {
-	oX := new(oExec)
+	oA := new(oState_CoordinatorPostTurn)
+	oX := &oA.oExec
 	oX.ev, oX.occ, oX.F = ev, occ, &occ.Facts
 	impl.Begin(&oX.Exec, ctx, oRules[:], s, d, "coordinator.post_turn", occ.Profiles, occ.Content, occ.Inputs)
+	oX.Buffers(nil, nil, oA.oFired[:])
 	if c != nil {
 		oX.InCheck(c)
 	}
@@ -939,20 +950,29 @@ func oAnchor_CoordinatorPostTurn(oX *oExec) {
 	}
 }
 
+// oState_ToolPreInvoke is the state of an evaluation at "tool.pre_invoke": the exec, and buffers sized for the
+// anchor's rules (0 counter reads, 0 validator answers, 4 firings).
+type oState_ToolPreInvoke struct {
+	oExec
+	oFired [4]int32
+}
+
 // oEval_ToolPreInvoke evaluates an occurrence at "tool.pre_invoke".
 func (ev *Evaluator) oEval_ToolPreInvoke(ctx context.Context, occ *lycaon.Occurrence, s *runtime.Session, d *runtime.Decision, c *impl.Check) error {
 	if ev.cfg.RuleStore != nil {
 		return ev.oLive_ToolPreInvoke(ctx, occ, s, d, c)
 	}
-	var oX oExec
+	var oA oState_ToolPreInvoke
+	oX := &oA.oExec
 	oX.ev, oX.occ, oX.F = ev, occ, &occ.Facts
 	impl.Begin(&oX.Exec, ctx, oRules[:], s, d, "tool.pre_invoke", occ.Profiles, occ.Content, occ.Inputs)
+	oX.Buffers(nil, nil, oA.oFired[:])
 	if c != nil {
 		oX.InCheck(c)
 	}
 	oX.Call(occ.Facts.Tool, occ.Facts.ToolArgs, true, true, occ.Kept)
 	oX.History(nil, false)
-	for oRun_ToolPreInvoke(&oX) {
+	for oRun_ToolPreInvoke(oX) {
 	}
 	oX.Finish()
 	if c != nil {
@@ -965,9 +985,11 @@ func (ev *Evaluator) oEval_ToolPreInvoke(ctx context.Context, occ *lycaon.Occurr
 
 // oLive_ToolPreInvoke evaluates an occurrence at "tool.pre_invoke" with the rule store's rules.
 func (ev *Evaluator) oLive_ToolPreInvoke(ctx context.Context, occ *lycaon.Occurrence, s *runtime.Session, d *runtime.Decision, c *impl.Check) error {
-	oX := new(oExec)
+	oA := new(oState_ToolPreInvoke)
+	oX := &oA.oExec
 	oX.ev, oX.occ, oX.F = ev, occ, &occ.Facts
 	impl.Begin(&oX.Exec, ctx, oRules[:], s, d, "tool.pre_invoke", occ.Profiles, occ.Content, occ.Inputs)
+	oX.Buffers(nil, nil, oA.oFired[:])
 	if c != nil {
 		oX.InCheck(c)
 	}

@@ -1143,19 +1143,28 @@ func oRule_TEST_LOOP_BREAKER(oX *oExec) (bool, runtime.Err) {
 	return oT8, runtime.Err{}
 }
 
+// oState_ContentOutput is the state of an evaluation at "content.output": the exec, and buffers sized for the
+// anchor's rules (0 counter reads, 1 validator answers, 1 firings).
+type oState_ContentOutput struct {
+	oExec
+	oDet   [1]impl.DetState
+	oFired [1]int32
+}
+
 // oEval_ContentOutput evaluates an occurrence at "content.output".
 func (ev *Evaluator) oEval_ContentOutput(ctx context.Context, occ *acme.Occurrence, s *runtime.Session, d *runtime.Decision, c *impl.Check) error {
 	if ev.cfg.RuleStore != nil {
 		return ev.oLive_ContentOutput(ctx, occ, s, d, c)
 	}
-	var oX oExec
+	var oA oState_ContentOutput
+	oX := &oA.oExec
 	oX.ev, oX.occ, oX.F = ev, occ, &occ.Facts
 	impl.Begin(&oX.Exec, ctx, oRules[:], s, d, "content.output", occ.Profiles, occ.Content, occ.Inputs)
+	oX.Buffers(nil, oA.oDet[:], oA.oFired[:])
 	if c != nil {
 		oX.InCheck(c)
 	}
-	oX.Validators(1)
-	for oRun_ContentOutput(&oX) {
+	for oRun_ContentOutput(oX) {
 	}
 	oX.Finish()
 	if c != nil {
@@ -1168,15 +1177,16 @@ func (ev *Evaluator) oEval_ContentOutput(ctx context.Context, occ *acme.Occurren
 
 // oLive_ContentOutput evaluates an occurrence at "content.output" with the rule store's rules.
 func (ev *Evaluator) oLive_ContentOutput(ctx context.Context, occ *acme.Occurrence, s *runtime.Session, d *runtime.Decision, c *impl.Check) error {
-	oX := new(oExec)
+	oA := new(oState_ContentOutput)
+	oX := &oA.oExec
 	oX.ev, oX.occ, oX.F = ev, occ, &occ.Facts
 	impl.Begin(&oX.Exec, ctx, oRules[:], s, d, "content.output", occ.Profiles, occ.Content, occ.Inputs)
+	oX.Buffers(nil, oA.oDet[:], oA.oFired[:])
 	if c != nil {
 		oX.InCheck(c)
 	}
 	oX.Call(occ.Facts.Tool, occ.Facts.ToolArgs, false, true, occ.Kept)
 	oX.When(occ.Time, true)
-	oX.Validators(1)
 	impl.Live(&oX.Exec, ev.cfg.RuleStore, oX)
 	for oRun_ContentOutput(oX) {
 	}
@@ -1211,18 +1221,27 @@ func oAnchor_ContentOutput(oX *oExec) {
 	}
 }
 
+// oState_GitPrePush is the state of an evaluation at "git.pre_push": the exec, and buffers sized for the
+// anchor's rules (0 counter reads, 0 validator answers, 2 firings).
+type oState_GitPrePush struct {
+	oExec
+	oFired [2]int32
+}
+
 // oEval_GitPrePush evaluates an occurrence at "git.pre_push".
 func (ev *Evaluator) oEval_GitPrePush(ctx context.Context, occ *acme.Occurrence, s *runtime.Session, d *runtime.Decision, c *impl.Check) error {
 	if ev.cfg.RuleStore != nil {
 		return ev.oLive_GitPrePush(ctx, occ, s, d, c)
 	}
-	var oX oExec
+	var oA oState_GitPrePush
+	oX := &oA.oExec
 	oX.ev, oX.occ, oX.F = ev, occ, &occ.Facts
 	impl.Begin(&oX.Exec, ctx, oRules[:], s, d, "git.pre_push", occ.Profiles, occ.Content, occ.Inputs)
+	oX.Buffers(nil, nil, oA.oFired[:])
 	if c != nil {
 		oX.InCheck(c)
 	}
-	for oRun_GitPrePush(&oX) {
+	for oRun_GitPrePush(oX) {
 	}
 	oX.Finish()
 	if c != nil {
@@ -1235,9 +1254,11 @@ func (ev *Evaluator) oEval_GitPrePush(ctx context.Context, occ *acme.Occurrence,
 
 // oLive_GitPrePush evaluates an occurrence at "git.pre_push" with the rule store's rules.
 func (ev *Evaluator) oLive_GitPrePush(ctx context.Context, occ *acme.Occurrence, s *runtime.Session, d *runtime.Decision, c *impl.Check) error {
-	oX := new(oExec)
+	oA := new(oState_GitPrePush)
+	oX := &oA.oExec
 	oX.ev, oX.occ, oX.F = ev, occ, &occ.Facts
 	impl.Begin(&oX.Exec, ctx, oRules[:], s, d, "git.pre_push", occ.Profiles, occ.Content, occ.Inputs)
+	oX.Buffers(nil, nil, oA.oFired[:])
 	if c != nil {
 		oX.InCheck(c)
 	}
@@ -1280,18 +1301,27 @@ func oAnchor_GitPrePush(oX *oExec) {
 	}
 }
 
+// oState_ToolPostInvoke is the state of an evaluation at "tool.post_invoke": the exec, and buffers sized for the
+// anchor's rules (0 counter reads, 0 validator answers, 1 firings).
+type oState_ToolPostInvoke struct {
+	oExec
+	oFired [1]int32
+}
+
 // oEval_ToolPostInvoke evaluates an occurrence at "tool.post_invoke".
 func (ev *Evaluator) oEval_ToolPostInvoke(ctx context.Context, occ *acme.Occurrence, s *runtime.Session, d *runtime.Decision, c *impl.Check) error {
 	if ev.cfg.RuleStore != nil {
 		return ev.oLive_ToolPostInvoke(ctx, occ, s, d, c)
 	}
-	var oX oExec
+	var oA oState_ToolPostInvoke
+	oX := &oA.oExec
 	oX.ev, oX.occ, oX.F = ev, occ, &occ.Facts
 	impl.Begin(&oX.Exec, ctx, oRules[:], s, d, "tool.post_invoke", occ.Profiles, occ.Content, occ.Inputs)
+	oX.Buffers(nil, nil, oA.oFired[:])
 	if c != nil {
 		oX.InCheck(c)
 	}
-	for oRun_ToolPostInvoke(&oX) {
+	for oRun_ToolPostInvoke(oX) {
 	}
 	oX.Finish()
 	if c != nil {
@@ -1304,9 +1334,11 @@ func (ev *Evaluator) oEval_ToolPostInvoke(ctx context.Context, occ *acme.Occurre
 
 // oLive_ToolPostInvoke evaluates an occurrence at "tool.post_invoke" with the rule store's rules.
 func (ev *Evaluator) oLive_ToolPostInvoke(ctx context.Context, occ *acme.Occurrence, s *runtime.Session, d *runtime.Decision, c *impl.Check) error {
-	oX := new(oExec)
+	oA := new(oState_ToolPostInvoke)
+	oX := &oA.oExec
 	oX.ev, oX.occ, oX.F = ev, occ, &occ.Facts
 	impl.Begin(&oX.Exec, ctx, oRules[:], s, d, "tool.post_invoke", occ.Profiles, occ.Content, occ.Inputs)
+	oX.Buffers(nil, nil, oA.oFired[:])
 	if c != nil {
 		oX.InCheck(c)
 	}
@@ -1346,21 +1378,31 @@ func oAnchor_ToolPostInvoke(oX *oExec) {
 	}
 }
 
+// oState_ToolPreInvoke is the state of an evaluation at "tool.pre_invoke": the exec, and buffers sized for the
+// anchor's rules (1 counter reads, 0 validator answers, 8 firings).
+type oState_ToolPreInvoke struct {
+	oExec
+	oSnap  [1]int64
+	oFired [8]int32
+}
+
 // oEval_ToolPreInvoke evaluates an occurrence at "tool.pre_invoke".
 func (ev *Evaluator) oEval_ToolPreInvoke(ctx context.Context, occ *acme.Occurrence, s *runtime.Session, d *runtime.Decision, c *impl.Check) error {
 	if ev.cfg.RuleStore != nil {
 		return ev.oLive_ToolPreInvoke(ctx, occ, s, d, c)
 	}
-	var oX oExec
+	var oA oState_ToolPreInvoke
+	oX := &oA.oExec
 	oX.ev, oX.occ, oX.F = ev, occ, &occ.Facts
 	impl.Begin(&oX.Exec, ctx, oRules[:], s, d, "tool.pre_invoke", occ.Profiles, occ.Content, occ.Inputs)
+	oX.Buffers(oA.oSnap[:], nil, oA.oFired[:])
 	if c != nil {
 		oX.InCheck(c)
 	}
 	oX.Call(occ.Facts.Tool, occ.Facts.ToolArgs, true, true, occ.Kept)
 	oX.History(nil, true)
 	oX.Snapshot(oSnap_ToolPreInvoke[:])
-	for oRun_ToolPreInvoke(&oX) {
+	for oRun_ToolPreInvoke(oX) {
 	}
 	oX.Finish()
 	if c != nil {
@@ -1373,9 +1415,11 @@ func (ev *Evaluator) oEval_ToolPreInvoke(ctx context.Context, occ *acme.Occurren
 
 // oLive_ToolPreInvoke evaluates an occurrence at "tool.pre_invoke" with the rule store's rules.
 func (ev *Evaluator) oLive_ToolPreInvoke(ctx context.Context, occ *acme.Occurrence, s *runtime.Session, d *runtime.Decision, c *impl.Check) error {
-	oX := new(oExec)
+	oA := new(oState_ToolPreInvoke)
+	oX := &oA.oExec
 	oX.ev, oX.occ, oX.F = ev, occ, &occ.Facts
 	impl.Begin(&oX.Exec, ctx, oRules[:], s, d, "tool.pre_invoke", occ.Profiles, occ.Content, occ.Inputs)
+	oX.Buffers(oA.oSnap[:], nil, oA.oFired[:])
 	if c != nil {
 		oX.InCheck(c)
 	}

@@ -1490,18 +1490,27 @@ func oRule_WRITE_INSIDE_WORKSPACE(oX *oExec) (bool, runtime.Err) {
 	return oT13, runtime.Err{}
 }
 
+// oState_PaymentPreSubmit is the state of an evaluation at "payment.pre_submit": the exec, and buffers sized for the
+// anchor's rules (0 counter reads, 0 validator answers, 4 firings).
+type oState_PaymentPreSubmit struct {
+	oExec
+	oFired [4]int32
+}
+
 // oEval_PaymentPreSubmit evaluates an occurrence at "payment.pre_submit".
 func (ev *Evaluator) oEval_PaymentPreSubmit(ctx context.Context, occ *finbot.Occurrence, s *runtime.Session, d *runtime.Decision, c *impl.Check) error {
 	if ev.cfg.RuleStore != nil {
 		return ev.oLive_PaymentPreSubmit(ctx, occ, s, d, c)
 	}
-	var oX oExec
+	var oA oState_PaymentPreSubmit
+	oX := &oA.oExec
 	oX.ev, oX.occ, oX.F = ev, occ, &occ.Facts
 	impl.Begin(&oX.Exec, ctx, oRules[:], s, d, "payment.pre_submit", occ.Profiles, occ.Content, occ.Inputs)
+	oX.Buffers(nil, nil, oA.oFired[:])
 	if c != nil {
 		oX.InCheck(c)
 	}
-	for oRun_PaymentPreSubmit(&oX) {
+	for oRun_PaymentPreSubmit(oX) {
 	}
 	// Deny by default (spec 5.8).
 	oX.DenyByDefault(&oDeny_PaymentPreSubmit)
@@ -1516,9 +1525,11 @@ func (ev *Evaluator) oEval_PaymentPreSubmit(ctx context.Context, occ *finbot.Occ
 
 // oLive_PaymentPreSubmit evaluates an occurrence at "payment.pre_submit" with the rule store's rules.
 func (ev *Evaluator) oLive_PaymentPreSubmit(ctx context.Context, occ *finbot.Occurrence, s *runtime.Session, d *runtime.Decision, c *impl.Check) error {
-	oX := new(oExec)
+	oA := new(oState_PaymentPreSubmit)
+	oX := &oA.oExec
 	oX.ev, oX.occ, oX.F = ev, occ, &occ.Facts
 	impl.Begin(&oX.Exec, ctx, oRules[:], s, d, "payment.pre_submit", occ.Profiles, occ.Content, occ.Inputs)
+	oX.Buffers(nil, nil, oA.oFired[:])
 	if c != nil {
 		oX.InCheck(c)
 	}
@@ -1599,19 +1610,28 @@ func oAnchor_PaymentPreSubmit(oX *oExec) {
 	}
 }
 
+// oState_ToolPreInvoke is the state of an evaluation at "tool.pre_invoke": the exec, and buffers sized for the
+// anchor's rules (0 counter reads, 0 validator answers, 7 firings).
+type oState_ToolPreInvoke struct {
+	oExec
+	oFired [7]int32
+}
+
 // oEval_ToolPreInvoke evaluates an occurrence at "tool.pre_invoke".
 func (ev *Evaluator) oEval_ToolPreInvoke(ctx context.Context, occ *finbot.Occurrence, s *runtime.Session, d *runtime.Decision, c *impl.Check) error {
 	if ev.cfg.RuleStore != nil {
 		return ev.oLive_ToolPreInvoke(ctx, occ, s, d, c)
 	}
-	var oX oExec
+	var oA oState_ToolPreInvoke
+	oX := &oA.oExec
 	oX.ev, oX.occ, oX.F = ev, occ, &occ.Facts
 	impl.Begin(&oX.Exec, ctx, oRules[:], s, d, "tool.pre_invoke", occ.Profiles, occ.Content, occ.Inputs)
+	oX.Buffers(nil, nil, oA.oFired[:])
 	if c != nil {
 		oX.InCheck(c)
 	}
 	oX.Call(occ.Facts.Tool, occ.Facts.ToolArgs, true, false, occ.Kept)
-	for oRun_ToolPreInvoke(&oX) {
+	for oRun_ToolPreInvoke(oX) {
 	}
 	oX.Finish()
 	if c != nil {
@@ -1624,9 +1644,11 @@ func (ev *Evaluator) oEval_ToolPreInvoke(ctx context.Context, occ *finbot.Occurr
 
 // oLive_ToolPreInvoke evaluates an occurrence at "tool.pre_invoke" with the rule store's rules.
 func (ev *Evaluator) oLive_ToolPreInvoke(ctx context.Context, occ *finbot.Occurrence, s *runtime.Session, d *runtime.Decision, c *impl.Check) error {
-	oX := new(oExec)
+	oA := new(oState_ToolPreInvoke)
+	oX := &oA.oExec
 	oX.ev, oX.occ, oX.F = ev, occ, &occ.Facts
 	impl.Begin(&oX.Exec, ctx, oRules[:], s, d, "tool.pre_invoke", occ.Profiles, occ.Content, occ.Inputs)
+	oX.Buffers(nil, nil, oA.oFired[:])
 	if c != nil {
 		oX.InCheck(c)
 	}

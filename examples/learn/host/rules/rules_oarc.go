@@ -502,20 +502,29 @@ func oRule_REPEATED_CALL(oX *oExec) (bool, runtime.Err) {
 	return (oT1.RepeatCount >= int64(2)), runtime.Err{}
 }
 
+// oState_ToolPreInvoke is the state of an evaluation at "tool.pre_invoke": the exec, and buffers sized for the
+// anchor's rules (0 counter reads, 0 validator answers, 2 firings).
+type oState_ToolPreInvoke struct {
+	oExec
+	oFired [2]int32
+}
+
 // oEval_ToolPreInvoke evaluates an occurrence at "tool.pre_invoke".
 func (ev *Evaluator) oEval_ToolPreInvoke(ctx context.Context, occ *lycaon.Occurrence, s *runtime.Session, d *runtime.Decision, c *impl.Check) error {
 	if ev.cfg.RuleStore != nil {
 		return ev.oLive_ToolPreInvoke(ctx, occ, s, d, c)
 	}
-	var oX oExec
+	var oA oState_ToolPreInvoke
+	oX := &oA.oExec
 	oX.ev, oX.occ, oX.F = ev, occ, &occ.Facts
 	impl.Begin(&oX.Exec, ctx, oRules[:], s, d, "tool.pre_invoke", occ.Profiles, occ.Content, occ.Inputs)
+	oX.Buffers(nil, nil, oA.oFired[:])
 	if c != nil {
 		oX.InCheck(c)
 	}
 	oX.Call(occ.Facts.Tool, occ.Facts.ToolArgs, true, true, occ.Kept)
 	oX.History(nil, false)
-	for oRun_ToolPreInvoke(&oX) {
+	for oRun_ToolPreInvoke(oX) {
 	}
 	oX.Finish()
 	if c != nil {
@@ -528,9 +537,11 @@ func (ev *Evaluator) oEval_ToolPreInvoke(ctx context.Context, occ *lycaon.Occurr
 
 // oLive_ToolPreInvoke evaluates an occurrence at "tool.pre_invoke" with the rule store's rules.
 func (ev *Evaluator) oLive_ToolPreInvoke(ctx context.Context, occ *lycaon.Occurrence, s *runtime.Session, d *runtime.Decision, c *impl.Check) error {
-	oX := new(oExec)
+	oA := new(oState_ToolPreInvoke)
+	oX := &oA.oExec
 	oX.ev, oX.occ, oX.F = ev, occ, &occ.Facts
 	impl.Begin(&oX.Exec, ctx, oRules[:], s, d, "tool.pre_invoke", occ.Profiles, occ.Content, occ.Inputs)
+	oX.Buffers(nil, nil, oA.oFired[:])
 	if c != nil {
 		oX.InCheck(c)
 	}

@@ -837,19 +837,28 @@ func oRule_LOOP_BREAKER(oX *oExec) (bool, runtime.Err) {
 	return (oT1.RepeatCount >= int64(3)), runtime.Err{}
 }
 
+// oState_ContentToolResult is the state of an evaluation at "content.tool_result": the exec, and buffers sized for the
+// anchor's rules (0 counter reads, 1 validator answers, 1 firings).
+type oState_ContentToolResult struct {
+	oExec
+	oDet   [1]impl.DetState
+	oFired [1]int32
+}
+
 // oEval_ContentToolResult evaluates an occurrence at "content.tool_result".
 func (ev *Evaluator) oEval_ContentToolResult(ctx context.Context, occ *lycaon.Occurrence, s *runtime.Session, d *runtime.Decision, c *impl.Check) error {
 	if ev.cfg.RuleStore != nil {
 		return ev.oLive_ContentToolResult(ctx, occ, s, d, c)
 	}
-	var oX oExec
+	var oA oState_ContentToolResult
+	oX := &oA.oExec
 	oX.ev, oX.occ, oX.F = ev, occ, &occ.Facts
 	impl.Begin(&oX.Exec, ctx, oRules[:], s, d, "content.tool_result", occ.Profiles, occ.Content, occ.Inputs)
+	oX.Buffers(nil, oA.oDet[:], oA.oFired[:])
 	if c != nil {
 		oX.InCheck(c)
 	}
-	oX.Validators(1)
-	for oRun_ContentToolResult(&oX) {
+	for oRun_ContentToolResult(oX) {
 	}
 	oX.Finish()
 	if d.Effect == runtime.Transform {
@@ -872,15 +881,16 @@ func (ev *Evaluator) oEval_ContentToolResult(ctx context.Context, occ *lycaon.Oc
 
 // oLive_ContentToolResult evaluates an occurrence at "content.tool_result" with the rule store's rules.
 func (ev *Evaluator) oLive_ContentToolResult(ctx context.Context, occ *lycaon.Occurrence, s *runtime.Session, d *runtime.Decision, c *impl.Check) error {
-	oX := new(oExec)
+	oA := new(oState_ContentToolResult)
+	oX := &oA.oExec
 	oX.ev, oX.occ, oX.F = ev, occ, &occ.Facts
 	impl.Begin(&oX.Exec, ctx, oRules[:], s, d, "content.tool_result", occ.Profiles, occ.Content, occ.Inputs)
+	oX.Buffers(nil, oA.oDet[:], oA.oFired[:])
 	if c != nil {
 		oX.InCheck(c)
 	}
 	oX.Call(occ.Facts.Tool, occ.Facts.ToolArgs, false, true, occ.Kept)
 	oX.When(occ.Time, true)
-	oX.Validators(1)
 	impl.Live(&oX.Exec, ev.cfg.RuleStore, oX)
 	for oRun_ContentToolResult(oX) {
 	}
@@ -925,18 +935,27 @@ func oAnchor_ContentToolResult(oX *oExec) {
 	}
 }
 
+// oState_ToolPostInvoke is the state of an evaluation at "tool.post_invoke": the exec, and buffers sized for the
+// anchor's rules (0 counter reads, 0 validator answers, 1 firings).
+type oState_ToolPostInvoke struct {
+	oExec
+	oFired [1]int32
+}
+
 // oEval_ToolPostInvoke evaluates an occurrence at "tool.post_invoke".
 func (ev *Evaluator) oEval_ToolPostInvoke(ctx context.Context, occ *lycaon.Occurrence, s *runtime.Session, d *runtime.Decision, c *impl.Check) error {
 	if ev.cfg.RuleStore != nil {
 		return ev.oLive_ToolPostInvoke(ctx, occ, s, d, c)
 	}
-	var oX oExec
+	var oA oState_ToolPostInvoke
+	oX := &oA.oExec
 	oX.ev, oX.occ, oX.F = ev, occ, &occ.Facts
 	impl.Begin(&oX.Exec, ctx, oRules[:], s, d, "tool.post_invoke", occ.Profiles, occ.Content, occ.Inputs)
+	oX.Buffers(nil, nil, oA.oFired[:])
 	if c != nil {
 		oX.InCheck(c)
 	}
-	for oRun_ToolPostInvoke(&oX) {
+	for oRun_ToolPostInvoke(oX) {
 	}
 	oX.Finish()
 	if c != nil {
@@ -949,9 +968,11 @@ func (ev *Evaluator) oEval_ToolPostInvoke(ctx context.Context, occ *lycaon.Occur
 
 // oLive_ToolPostInvoke evaluates an occurrence at "tool.post_invoke" with the rule store's rules.
 func (ev *Evaluator) oLive_ToolPostInvoke(ctx context.Context, occ *lycaon.Occurrence, s *runtime.Session, d *runtime.Decision, c *impl.Check) error {
-	oX := new(oExec)
+	oA := new(oState_ToolPostInvoke)
+	oX := &oA.oExec
 	oX.ev, oX.occ, oX.F = ev, occ, &occ.Facts
 	impl.Begin(&oX.Exec, ctx, oRules[:], s, d, "tool.post_invoke", occ.Profiles, occ.Content, occ.Inputs)
+	oX.Buffers(nil, nil, oA.oFired[:])
 	if c != nil {
 		oX.InCheck(c)
 	}
@@ -991,20 +1012,29 @@ func oAnchor_ToolPostInvoke(oX *oExec) {
 	}
 }
 
+// oState_ToolPreInvoke is the state of an evaluation at "tool.pre_invoke": the exec, and buffers sized for the
+// anchor's rules (0 counter reads, 0 validator answers, 6 firings).
+type oState_ToolPreInvoke struct {
+	oExec
+	oFired [6]int32
+}
+
 // oEval_ToolPreInvoke evaluates an occurrence at "tool.pre_invoke".
 func (ev *Evaluator) oEval_ToolPreInvoke(ctx context.Context, occ *lycaon.Occurrence, s *runtime.Session, d *runtime.Decision, c *impl.Check) error {
 	if ev.cfg.RuleStore != nil {
 		return ev.oLive_ToolPreInvoke(ctx, occ, s, d, c)
 	}
-	var oX oExec
+	var oA oState_ToolPreInvoke
+	oX := &oA.oExec
 	oX.ev, oX.occ, oX.F = ev, occ, &occ.Facts
 	impl.Begin(&oX.Exec, ctx, oRules[:], s, d, "tool.pre_invoke", occ.Profiles, occ.Content, occ.Inputs)
+	oX.Buffers(nil, nil, oA.oFired[:])
 	if c != nil {
 		oX.InCheck(c)
 	}
 	oX.Call(occ.Facts.Tool, occ.Facts.ToolArgs, true, true, occ.Kept)
 	oX.History(nil, false)
-	for oRun_ToolPreInvoke(&oX) {
+	for oRun_ToolPreInvoke(oX) {
 	}
 	// Deny by default (spec 5.8).
 	oX.DenyByDefault(&oDeny_ToolPreInvoke)
@@ -1019,9 +1049,11 @@ func (ev *Evaluator) oEval_ToolPreInvoke(ctx context.Context, occ *lycaon.Occurr
 
 // oLive_ToolPreInvoke evaluates an occurrence at "tool.pre_invoke" with the rule store's rules.
 func (ev *Evaluator) oLive_ToolPreInvoke(ctx context.Context, occ *lycaon.Occurrence, s *runtime.Session, d *runtime.Decision, c *impl.Check) error {
-	oX := new(oExec)
+	oA := new(oState_ToolPreInvoke)
+	oX := &oA.oExec
 	oX.ev, oX.occ, oX.F = ev, occ, &occ.Facts
 	impl.Begin(&oX.Exec, ctx, oRules[:], s, d, "tool.pre_invoke", occ.Profiles, occ.Content, occ.Inputs)
+	oX.Buffers(nil, nil, oA.oFired[:])
 	if c != nil {
 		oX.InCheck(c)
 	}

@@ -1746,20 +1746,29 @@ func oRule_Z_REPEAT(oX *oExec) (bool, runtime.Err) {
 	return (oT1.RepeatCount >= int64(1)), runtime.Err{}
 }
 
+// oState_ContentInput is the state of an evaluation at "content.input": the exec, and buffers sized for the
+// anchor's rules (0 counter reads, 1 validator answers, 2 firings).
+type oState_ContentInput struct {
+	oExec
+	oDet   [1]impl.DetState
+	oFired [2]int32
+}
+
 // oEval_ContentInput evaluates an occurrence at "content.input".
 func (ev *Evaluator) oEval_ContentInput(ctx context.Context, occ *lycaon.Occurrence, s *runtime.Session, d *runtime.Decision, c *impl.Check) error {
 	if ev.cfg.RuleStore != nil {
 		return ev.oLive_ContentInput(ctx, occ, s, d, c)
 	}
-	var oX oExec
+	var oA oState_ContentInput
+	oX := &oA.oExec
 	oX.ev, oX.occ, oX.F = ev, occ, &occ.Facts
 	impl.Begin(&oX.Exec, ctx, oRules[:], s, d, "content.input", occ.Profiles, occ.Content, occ.Inputs)
+	oX.Buffers(nil, oA.oDet[:], oA.oFired[:])
 	if c != nil {
 		oX.InCheck(c)
 	}
 	oX.When(occ.Time, true)
-	oX.Validators(1)
-	for oRun_ContentInput(&oX) {
+	for oRun_ContentInput(oX) {
 	}
 	oX.Finish()
 	if c != nil {
@@ -1772,15 +1781,16 @@ func (ev *Evaluator) oEval_ContentInput(ctx context.Context, occ *lycaon.Occurre
 
 // oLive_ContentInput evaluates an occurrence at "content.input" with the rule store's rules.
 func (ev *Evaluator) oLive_ContentInput(ctx context.Context, occ *lycaon.Occurrence, s *runtime.Session, d *runtime.Decision, c *impl.Check) error {
-	oX := new(oExec)
+	oA := new(oState_ContentInput)
+	oX := &oA.oExec
 	oX.ev, oX.occ, oX.F = ev, occ, &occ.Facts
 	impl.Begin(&oX.Exec, ctx, oRules[:], s, d, "content.input", occ.Profiles, occ.Content, occ.Inputs)
+	oX.Buffers(nil, oA.oDet[:], oA.oFired[:])
 	if c != nil {
 		oX.InCheck(c)
 	}
 	oX.Call(occ.Facts.Tool, occ.Facts.ToolArgs, false, true, occ.Kept)
 	oX.When(occ.Time, true)
-	oX.Validators(1)
 	impl.Live(&oX.Exec, ev.cfg.RuleStore, oX)
 	for oRun_ContentInput(oX) {
 	}
@@ -1818,14 +1828,24 @@ func oAnchor_ContentInput(oX *oExec) {
 	}
 }
 
+// oState_ToolPostInvoke is the state of an evaluation at "tool.post_invoke": the exec, and buffers sized for the
+// anchor's rules (1 counter reads, 0 validator answers, 3 firings).
+type oState_ToolPostInvoke struct {
+	oExec
+	oSnap  [1]int64
+	oFired [3]int32
+}
+
 // oEval_ToolPostInvoke evaluates an occurrence at "tool.post_invoke".
 func (ev *Evaluator) oEval_ToolPostInvoke(ctx context.Context, occ *lycaon.Occurrence, s *runtime.Session, d *runtime.Decision, c *impl.Check) error {
 	if ev.cfg.RuleStore != nil {
 		return ev.oLive_ToolPostInvoke(ctx, occ, s, d, c)
 	}
-	var oX oExec
+	var oA oState_ToolPostInvoke
+	oX := &oA.oExec
 	oX.ev, oX.occ, oX.F = ev, occ, &occ.Facts
 	impl.Begin(&oX.Exec, ctx, oRules[:], s, d, "tool.post_invoke", occ.Profiles, occ.Content, occ.Inputs)
+	oX.Buffers(oA.oSnap[:], nil, oA.oFired[:])
 	if c != nil {
 		oX.InCheck(c)
 	}
@@ -1834,7 +1854,7 @@ func (ev *Evaluator) oEval_ToolPostInvoke(ctx context.Context, occ *lycaon.Occur
 	oX.When(occ.Time, true)
 	oX.Times()
 	oX.Snapshot(oSnap_ToolPostInvoke[:])
-	for oRun_ToolPostInvoke(&oX) {
+	for oRun_ToolPostInvoke(oX) {
 	}
 	oX.Finish()
 	if c != nil {
@@ -1847,9 +1867,11 @@ func (ev *Evaluator) oEval_ToolPostInvoke(ctx context.Context, occ *lycaon.Occur
 
 // oLive_ToolPostInvoke evaluates an occurrence at "tool.post_invoke" with the rule store's rules.
 func (ev *Evaluator) oLive_ToolPostInvoke(ctx context.Context, occ *lycaon.Occurrence, s *runtime.Session, d *runtime.Decision, c *impl.Check) error {
-	oX := new(oExec)
+	oA := new(oState_ToolPostInvoke)
+	oX := &oA.oExec
 	oX.ev, oX.occ, oX.F = ev, occ, &occ.Facts
 	impl.Begin(&oX.Exec, ctx, oRules[:], s, d, "tool.post_invoke", occ.Profiles, occ.Content, occ.Inputs)
+	oX.Buffers(oA.oSnap[:], nil, oA.oFired[:])
 	if c != nil {
 		oX.InCheck(c)
 	}
@@ -1898,14 +1920,24 @@ func oAnchor_ToolPostInvoke(oX *oExec) {
 	}
 }
 
+// oState_ToolPreInvoke is the state of an evaluation at "tool.pre_invoke": the exec, and buffers sized for the
+// anchor's rules (3 counter reads, 0 validator answers, 15 firings).
+type oState_ToolPreInvoke struct {
+	oExec
+	oSnap  [3]int64
+	oFired [15]int32
+}
+
 // oEval_ToolPreInvoke evaluates an occurrence at "tool.pre_invoke".
 func (ev *Evaluator) oEval_ToolPreInvoke(ctx context.Context, occ *lycaon.Occurrence, s *runtime.Session, d *runtime.Decision, c *impl.Check) error {
 	if ev.cfg.RuleStore != nil {
 		return ev.oLive_ToolPreInvoke(ctx, occ, s, d, c)
 	}
-	var oX oExec
+	var oA oState_ToolPreInvoke
+	oX := &oA.oExec
 	oX.ev, oX.occ, oX.F = ev, occ, &occ.Facts
 	impl.Begin(&oX.Exec, ctx, oRules[:], s, d, "tool.pre_invoke", occ.Profiles, occ.Content, occ.Inputs)
+	oX.Buffers(oA.oSnap[:], nil, oA.oFired[:])
 	if c != nil {
 		oX.InCheck(c)
 	}
@@ -1914,7 +1946,7 @@ func (ev *Evaluator) oEval_ToolPreInvoke(ctx context.Context, occ *lycaon.Occurr
 	oX.When(occ.Time, true)
 	oX.Times()
 	oX.Snapshot(oSnap_ToolPreInvoke[:])
-	for oRun_ToolPreInvoke(&oX) {
+	for oRun_ToolPreInvoke(oX) {
 	}
 	oX.Finish()
 	if c != nil {
@@ -1927,9 +1959,11 @@ func (ev *Evaluator) oEval_ToolPreInvoke(ctx context.Context, occ *lycaon.Occurr
 
 // oLive_ToolPreInvoke evaluates an occurrence at "tool.pre_invoke" with the rule store's rules.
 func (ev *Evaluator) oLive_ToolPreInvoke(ctx context.Context, occ *lycaon.Occurrence, s *runtime.Session, d *runtime.Decision, c *impl.Check) error {
-	oX := new(oExec)
+	oA := new(oState_ToolPreInvoke)
+	oX := &oA.oExec
 	oX.ev, oX.occ, oX.F = ev, occ, &occ.Facts
 	impl.Begin(&oX.Exec, ctx, oRules[:], s, d, "tool.pre_invoke", occ.Profiles, occ.Content, occ.Inputs)
+	oX.Buffers(oA.oSnap[:], nil, oA.oFired[:])
 	if c != nil {
 		oX.InCheck(c)
 	}
