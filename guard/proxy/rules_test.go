@@ -3,6 +3,8 @@ package proxy
 import (
 	"bufio"
 	"bytes"
+	"context"
+	"errors"
 	"encoding/json"
 	"io"
 	"os"
@@ -203,30 +205,28 @@ func TestProxyRuleStore(t *testing.T) {
 	}
 }
 
-// TestProxyRuleStoreHostError: the store cannot be written (its file was
-// made read-only under the proxy): rule_add answers isError with the
-// host's error, and nothing is forwarded.
+// TestProxyRuleStoreHostError: a handler's error is the host's (the
+// store could not be written): the call is answered with isError and the
+// error's text, evaluated after the call like an upstream's failure, and
+// never forwarded.
 func TestProxyRuleStoreHostError(t *testing.T) {
-	if os.Geteuid() == 0 {
-		t.Skip("root writes read-only files")
-	}
-	dir := t.TempDir()
-	store := filepath.Join(dir, "rules.jsonl")
 	cfg := rulesConfig(t, testPacks)
 	open := cfg.Rules
 	cfg.Rules = func(path string, warn io.Writer) (*RuleStore, error) {
 		rs, err := open(path, warn)
 		if err == nil {
-			// Swap the file for a directory: the next append fails.
-			os.Remove(path)
-			os.Mkdir(path, 0o755)
+			rs.Tools[len(rs.Tools)-1].Call = func(context.Context, json.RawMessage) (string, error) {
+				return "", errors.New("rules.jsonl: no space left on device")
+			}
 		}
 		return rs, err
 	}
-	c := startWith(t, cfg, "-server-id", "everything", "-rules", store)
+	c := startWith(t, cfg, "-server-id", "everything", "-rules", filepath.Join(t.TempDir(), "rules.jsonl"))
 	c.init()
-	text, isErr, _ := c.callText(1, "rule_add", echoForce)
-	if !isErr || !strings.HasPrefix(text, "rule_add failed: ") {
+	text, isErr, _ := c.callText(1, "rule_status", `{"id":"X"}`)
+	// TOOL_FAILED (a nudge at tool.post_invoke on an isError result) sees
+	// it as it sees an upstream's failure.
+	if !isErr || text != "rule_status failed: rules.jsonl: no space left on device|The tool call failed\nFix: Read the error before retrying.\nCode: TOOL_FAILED" {
 		t.Errorf("a host error: %q %v", text, isErr)
 	}
 }
