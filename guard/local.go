@@ -128,7 +128,7 @@ func CallTool(ctx context.Context, t *Tool, args json.RawMessage) (out json.RawM
 	}()
 	out, _ = json.Marshal(struct {
 		Content []localText `json:"content"`
-		IsError bool       `json:"isError,omitempty"`
+		IsError bool        `json:"isError,omitempty"`
 	}{[]localText{{"text", text}}, isErr}) // strings and bools always marshal
 	return out
 }
