@@ -249,7 +249,10 @@ func writeGuardModule(dir string, p *ir.Set, redisDir string, store *guardRules)
 			}
 		}
 	}
-	rulesImports, rulesField, rulesDecls := "", "", ""
+	// The imports of main beyond the guard's: the standard library's and
+	// the others', each sorted (gofmt's order).
+	std, ext := []string{"os"}, []string(nil)
+	rulesField, rulesDecls := "", ""
 	if store != nil {
 		rs, err := os.ReadFile(filepath.Join(oarcDir, "go.sum"))
 		if err != nil {
@@ -260,11 +263,12 @@ func writeGuardModule(dir string, p *ir.Set, redisDir string, store *guardRules)
 		if err != nil {
 			return fmt.Errorf("-rulestore: %v", err)
 		}
-		rulesImports = "\t\"embed\"\n\t\"fmt\"\n\t\"io\"\n\t\"path/filepath\"\n\n\t\"github.com/oarc/oarc/compiler\"\n\t\"github.com/oarc/oarc/rulestore\"\n"
+		std = append(std, "embed", "fmt", "io", "path/filepath")
+		ext = append(ext, "github.com/oarc/oarc/compiler", "github.com/oarc/oarc/rulestore")
 		rulesField = guardRulesField
 		rulesDecls = decls
 	}
-	redisImports, redisStore := "", ""
+	redisStore := ""
 	if redisDir != "" {
 		abs, err := filepath.Abs(redisDir)
 		if err != nil {
@@ -290,7 +294,8 @@ func writeGuardModule(dir string, p *ir.Set, redisDir string, store *guardRules)
 		if redisVersion != "" {
 			mod += "\nrequire github.com/redis/go-redis/v9 " + redisVersion + "\n"
 		}
-		redisImports = "\t\"time\"\n\n\t\"github.com/oarc/oarc/redisstore\"\n\t\"github.com/redis/go-redis/v9\"\n"
+		std = append(std, "time")
+		ext = append(ext, "github.com/oarc/oarc/redisstore", "github.com/redis/go-redis/v9")
 		redisStore = guardRedisStore
 	}
 	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte(mod), 0o644); err != nil {
@@ -331,14 +336,28 @@ func writeGuardModule(dir string, p *ir.Set, redisDir string, store *guardRules)
 	if err := os.WriteFile(filepath.Join(dir, "rules", codegen.GuardFileName), gfile, 0o644); err != nil {
 		return err
 	}
-	main := fmt.Sprintf(guardMain, redisImports+rulesImports, strconv.Quote(catImport), p.Catalog.Host, strconv.Quote(Version), redisStore+rulesField, rulesDecls)
+	imports := importLines(std)
+	if len(ext) > 0 {
+		imports += "\n" + importLines(ext)
+	}
+	main := fmt.Sprintf(guardMain, imports, strconv.Quote(catImport), p.Catalog.Host, strconv.Quote(Version), redisStore+rulesField, rulesDecls)
 	return os.WriteFile(filepath.Join(dir, "main.go"), []byte(main), 0o644)
+}
+
+// importLines is the import lines of paths, sorted.
+func importLines(paths []string) string {
+	sort.Strings(paths)
+	var b strings.Builder
+	for _, p := range paths {
+		b.WriteString("\t" + strconv.Quote(p) + "\n")
+	}
+	return b.String()
 }
 
 // harnessModule is oarc's module path, as the embedded source declares it.
 const harnessModule = "github.com/oarc/oarc"
 
-// guardMain is the proxy's main: %[1]s extra imports, %[2]s the catalog
+// guardMain is the proxy's main: %[1]s the imports before the guard's, %[2]s the catalog
 // package's import path (quoted) and %[3]s its name, %[4]s the version,
 // %[5]s the Store field for Redis support and the Rules field for the
 // rule store, %[6]s declarations after main (the rule store's).
@@ -346,7 +365,6 @@ const guardMain = `// Command main is an MCP guard built by oarc guard.
 package main
 
 import (
-	"os"
 %[1]s
 	"github.com/oarc/oarc/guard"
 	"github.com/oarc/oarc/guard/proxy"
