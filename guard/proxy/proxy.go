@@ -8,9 +8,11 @@
 // than the guard did (duplicate keys, a frame that is both a request and a
 // response). tools/call is evaluated and tools/list narrowed; everything
 // else (resources, prompts, notifications, progress, cancellation, the
-// server's own requests) passes through. The proxy imports only the
-// standard library, the runtime and the guard, so that `oarc guard` builds
-// it from oarc's embedded source, offline.
+// server's own requests) passes through. With -rules (Config.Rules, a
+// proxy built with `oarc guard -rulestore`) a rule store's rules are in
+// force and its tools are the proxy's own (docs/mcp.md). The proxy
+// imports only the standard library, the runtime and the guard, so that
+// `oarc guard` builds it from oarc's embedded source, offline.
 package proxy
 
 import (
