@@ -678,8 +678,9 @@ func (p *proxy) request(f *frame) {
 		return
 	}
 	if f.method == "tools/list" {
-		c, ok := params["cursor"]
-		q.first = !ok || isNull(c)
+		var cursor string
+		json.Unmarshal(params["cursor"], &cursor)
+		q.first = cursor == "" // absent, null or empty: the first page
 	}
 	if f.method == "initialize" {
 		var caps struct {

@@ -149,6 +149,12 @@ func TestProxyRuleStore(t *testing.T) {
 	if !strings.Contains(c.errs.String(), "tool rule_status is left out of tools/list") {
 		t.Errorf("the shadowed upstream tool is not logged: %s", c.errs.String())
 	}
+	// A later page (a cursor) does not repeat the store's tools, and still
+	// leaves the shadowed one out.
+	c.send(`{"jsonrpc":"2.0","id":100,"method":"tools/list","params":{"cursor":"p2"}}`)
+	if tools := resultOf(t, c.recv())["tools"].([]any); len(tools) != 1 || tools[0].(map[string]any)["name"] != "echo" {
+		t.Errorf("tools/list, page 2: %v", tools)
+	}
 
 	text, isErr, _ := c.callText(2, "rule_add", echoForce)
 	if isErr || !strings.HasPrefix(text, "Added ECHO_FORCE as a candidate") {
