@@ -58,6 +58,9 @@ func TestMain(m *testing.M) {
 	if e2eSetup.dir != "" {
 		os.RemoveAll(e2eSetup.dir)
 	}
+	if rulesProxy.bin != "" {
+		os.RemoveAll(filepath.Dir(rulesProxy.bin))
+	}
 	os.Exit(code)
 }
 
@@ -646,4 +649,60 @@ func bridge(args []string) int {
 		return 1
 	}
 	return 0
+}
+
+// rulesProxy is a proxy of the same set built with oarc guard -rulestore
+// (the oarc module of this checkout), built once.
+var rulesProxy struct {
+	once sync.Once
+	bin  string
+	err  error
+}
+
+// TestE2EProxyRuleStore: the proxy built with -rulestore, given -rules, in
+// front of server-everything and driven by the Go SDK's client: the
+// store's tools are listed beside the server's, a rule added with
+// rule_add is in force at once (the next echo fires it, monitored: the
+// call goes ahead), and rule_status shows its trial.
+func TestE2EProxyRuleStore(t *testing.T) {
+	e := need(t)
+	rulesProxy.once.Do(func() {
+		dir, err := os.MkdirTemp("", "oarc-e2e-rules-")
+		if err != nil {
+			rulesProxy.err = err
+			return
+		}
+		root, _ := filepath.Abs("..")
+		rulesProxy.bin = filepath.Join(dir, "guard-rules")
+		g := exec.Command("go", "run", "./cmd/oarc", "guard", "-rulestore", ".", "-pack", "examples/mcp/stock", "-pack", "examples/mcp/project", "-pack", "guard/testdata/everything", "-o", rulesProxy.bin)
+		g.Dir = root
+		if out, err := g.CombinedOutput(); err != nil {
+			rulesProxy.err = fmt.Errorf("oarc guard -rulestore: %v\n%s", err, out)
+		}
+	})
+	if rulesProxy.err != nil {
+		t.Fatal(rulesProxy.err)
+	}
+	store := filepath.Join(t.TempDir(), "rules.jsonl")
+	argv := append([]string{rulesProxy.bin, "-server-id", "everything", "-rules", store, "--"}, e.everything()...)
+	cs := goClient(t, argv, nil, nil)
+	if got := toolNames(t, cs); !strings.Contains(got, "echo") || !strings.HasSuffix(got, "rules_list rule_add rule_retire rule_status") {
+		t.Fatalf("tools/list: %s", got)
+	}
+	res, all := callTool(t, cs, "rule_add", map[string]any{
+		"rule": map[string]any{"oar": "1.0", "id": "ECHO_HELLO", "kind": "policy", "anchor": "tool.pre_invoke", "effect": "block",
+			"selector": map[string]any{"mcp_server_id": "everything", "mcp_tool_name": "echo"},
+			"requires": map[string]any{"profiles": []string{"tool", "mcp"}},
+			"when":     `tool_arg_string("message").contains("hello")`},
+		"rationale": "an example",
+	})
+	if res.IsError || !strings.Contains(all, "Added ECHO_HELLO as a candidate") {
+		t.Fatalf("rule_add: %s", all)
+	}
+	if res, all = callTool(t, cs, "echo", map[string]any{"message": "hello"}); res.IsError || !strings.Contains(all, "hello") {
+		t.Fatalf("echo under a candidate: %s", all)
+	}
+	if _, all = callTool(t, cs, "rule_status", map[string]any{"id": "ECHO_HELLO"}); !strings.Contains(all, "fired in 1/5, 1 monitored firings") {
+		t.Errorf("rule_status: %s", all)
+	}
 }

@@ -11,6 +11,8 @@
 // under an enforced deny-by-default, OAR_GUARD on an internal failure, and
 // a person asked before a call an ask rule holds (spec 5.12: the host's
 // [Config.Ask], else MCP elicitation of the client, see docs/mcp.md).
+// [Config.Tools] offers the guard's own tools beside the server's: a rule
+// store's (spec 12), evaluated like any call and answered by the guard.
 //
 // It is a module of its own so that hosts that do not use MCP never link
 // the SDK. A set reaches it through the func Guard that `oarc gen -guard`
@@ -73,6 +75,16 @@ type Config struct {
 	// AskTimeout bounds the wait for an elicitation's answer (default
 	// [DefaultAskTimeout]); no answer in time blocks the call.
 	AskTimeout time.Duration
+	// Tools are the guard's own tools, offered as tools of the server
+	// (docs/mcp.md): a rule store's (spec 12), converted from
+	// rulestore.Store.Tools with guard.Tool(t), the store itself given to
+	// the evaluator with runtime.WithRuleStore. They are added to the
+	// first page of every tools/list result (a server's tool of the same
+	// name is left out: the guard's answers that name), and a tools/call
+	// of one is evaluated like any call of the server (tool.pre_invoke,
+	// then tool.post_invoke and content.tool_result on its result) and
+	// answered by the guard with the handler's text, never passed on.
+	Tools []guard.Tool
 }
 
 // DefaultAskTimeout is how long the guard waits for a person's answer to
@@ -304,6 +316,9 @@ func (m *middleware) call(ctx context.Context, next mcp.MethodHandler, method st
 	if k.Blocked() != nil {
 		return decodeResult(k.Finish(ctx, nil, 0, opts))
 	}
+	if t := guard.FindTool(m.cfg.Tools, name); t != nil {
+		return decodeResult(k.Finish(ctx, guard.CallTool(ctx, t, args), 0, opts))
+	}
 	res, err = next(ctx, method, req)
 	if err != nil {
 		var we *jsonrpc.Error
@@ -389,12 +404,20 @@ func (m *middleware) inputRequired(sess mcp.Session, call, question string) (mcp
 	return &res, nil
 }
 
-// list narrows a tools/list result.
+// list adds the guard's own tools to a tools/list result and narrows it.
 func (m *middleware) list(req mcp.Request, res mcp.Result) (mcp.Result, error) {
-	if !m.g.Narrows() {
+	if !m.g.Narrows() && len(m.cfg.Tools) == 0 {
 		return res, nil
 	}
 	raw, err := json.Marshal(res)
+	if err != nil {
+		return nil, err
+	}
+	first := true
+	if p, ok := req.GetParams().(*mcp.ListToolsParams); ok && p != nil && p.Cursor != "" {
+		first = false
+	}
+	raw, _, err = guard.AddTools(raw, m.cfg.Tools, first)
 	if err != nil {
 		return nil, err
 	}

@@ -8,9 +8,11 @@
 // than the guard did (duplicate keys, a frame that is both a request and a
 // response). tools/call is evaluated and tools/list narrowed; everything
 // else (resources, prompts, notifications, progress, cancellation, the
-// server's own requests) passes through. The proxy imports only the
-// standard library, the runtime and the guard, so that `oarc guard` builds
-// it from oarc's embedded source, offline.
+// server's own requests) passes through. With -rules (Config.Rules, a
+// proxy built with `oarc guard -rulestore`) a rule store's rules are in
+// force and its tools are the proxy's own (docs/mcp.md). The proxy
+// imports only the standard library, the runtime and the guard, so that
+// `oarc guard` builds it from oarc's embedded source, offline.
 package proxy
 
 import (
@@ -43,8 +45,28 @@ type Config struct {
 	// Store, when not nil, opens the Redis session store at addr (the
 	// proxy was built with Redis support: oarc guard -redisstore).
 	Store func(addr string, ttl time.Duration) (runtime.Store, error)
+	// Rules, when not nil, opens the rule store of -rules (spec 12: a
+	// JSON Lines file, created when absent) for the proxy's compilation
+	// set, its problems written to warn: the proxy was built with rule
+	// store support (oarc guard -rulestore). The store's rules are put in
+	// force with its Option and its tools offered as the proxy's own.
+	Rules func(path string, warn io.Writer) (*RuleStore, error)
 	// Version is the oarc version that built the proxy.
 	Version string
+}
+
+// RuleStore is an open rule store as the proxy uses it (the proxy does
+// not import package rulestore, which brings the compiler and cel-go: the
+// main that oarc guard -rulestore generates adapts it).
+type RuleStore struct {
+	// Option puts the store's rules in force in the evaluator
+	// (runtime.WithRuleStore).
+	Option runtime.Option
+	// Tools are the store's tools for the agent (rulestore.Store.Tools),
+	// listed beside the upstream's and answered by the proxy.
+	Tools []guard.Tool
+	// Close closes the store (nil: nothing to close).
+	Close func() error
 }
 
 // Defaults of the flags.
@@ -107,6 +129,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, cfg Config) 
 	fs.IntVar(&o.maxMessage, "max-message", DefaultMaxMessage, "the largest JSON-RPC message, in bytes, from either side; a larger result is withheld and the client gets an error, never a truncated result")
 	fs.DurationVar(&o.askTimeout, "ask-timeout", DefaultAskTimeout, "how long a person has to answer the elicitation of an ask rule (spec 5.12); no answer in time blocks the call")
 	fs.BoolVar(&o.notes, "notes", true, "append the notes of nudge firings to the result as a text item (the agent's only channel through a proxy)")
+	fs.StringVar(&o.rules, "rules", "", "the rule store (spec 12, a JSON Lines file, created when absent): its rules are in force (candidates monitored, active ones enforced) and its tools (rules_list, rules_search, rule_add, rule_retire, rule_status) are offered beside the upstream's, answered by the proxy and evaluated like any call (needs a proxy built with oarc guard -rulestore)")
 	fs.BoolVar(&o.quiet, "quiet", false, "do not log what the proxy drops or refuses to stderr")
 	version := fs.Bool("version", false, "print the version and the compilation set, and exit")
 	fs.Usage = func() {
@@ -145,6 +168,10 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, cfg Config) 
 		fmt.Fprintln(stderr, name+": -redis: this proxy was built without Redis support (oarc guard -redisstore DIR)")
 		return 2
 	}
+	if o.rules != "" && cfg.Rules == nil {
+		fmt.Fprintln(stderr, name+": -rules: this proxy was built without rule store support (oarc guard -rulestore DIR)")
+		return 2
+	}
 	if set == nil {
 		fmt.Fprintf(stderr, "%s: cannot bind the rules: %v\n", name, bindErr)
 		return 1
@@ -174,6 +201,7 @@ type options struct {
 	serverID, origin, trust string
 	labels                  []string
 	session, records, redis string
+	rules                   string
 	redisTTL, timeout       time.Duration
 	askTimeout              time.Duration
 	maxMessage              int
@@ -189,6 +217,10 @@ type proxy struct {
 	rec    *runtime.AsyncRecorder
 	recF   *os.File
 	stderr io.Writer
+	// rules is the rule store of -rules (nil without it); tools are its
+	// tools, the proxy's own.
+	rules *RuleStore
+	tools []guard.Tool
 
 	// Writes to the client and to the upstream, one frame at a time.
 	outMu sync.Mutex
@@ -219,6 +251,9 @@ type pending struct {
 	call   *guard.Call // tools/call
 	timer  *time.Timer
 	token  string // params._meta.progressToken, compacted
+	// first says that a tools/list request asked for the first page (no
+	// cursor): the proxy's own tools are listed there.
+	first bool
 }
 
 func newProxy(o options, cfg Config, stdout, stderr io.Writer) (*proxy, error) {
@@ -233,7 +268,22 @@ func newProxy(o options, cfg Config, stdout, stderr io.Writer) (*proxy, error) {
 		p.rec = runtime.NewAsyncRecorder(f)
 		opts = append(opts, runtime.WithRecorder(p.rec))
 	}
-	set, _ := cfg.Set(opts...)
+	if o.rules != "" {
+		rs, err := cfg.Rules(o.rules, stderr)
+		if err != nil {
+			p.close()
+			return nil, fmt.Errorf("-rules %s: %v", o.rules, err)
+		}
+		p.rules, p.tools = rs, rs.Tools
+		opts = append(opts, rs.Option)
+	}
+	set, err := cfg.Set(opts...)
+	if errors.Is(err, runtime.ErrRuleStoreSet) {
+		// The store checked its rules against another compilation set:
+		// never run without the rules the operator asked for.
+		p.close()
+		return nil, fmt.Errorf("-rules %s: %v", o.rules, err)
+	}
 	g, err := guard.New(set)
 	if err != nil {
 		p.close()
@@ -290,6 +340,11 @@ func (p *proxy) close() {
 	}
 	if p.recF != nil {
 		p.recF.Close()
+	}
+	if p.rules != nil && p.rules.Close != nil {
+		if err := p.rules.Close(); err != nil {
+			p.logf("-rules: %v", err)
+		}
 	}
 }
 
@@ -622,6 +677,11 @@ func (p *proxy) request(f *frame) {
 		p.toClient(errorFrame(f.id, codeInvalidRequest, "oarc guard: a request with this id is already pending"))
 		return
 	}
+	if f.method == "tools/list" {
+		var cursor string
+		json.Unmarshal(params["cursor"], &cursor)
+		q.first = cursor == "" // absent, null or empty: the first page
+	}
 	if f.method == "initialize" {
 		var caps struct {
 			Elicitation json.RawMessage `json:"elicitation"`
@@ -672,6 +732,14 @@ func (p *proxy) call(f *frame, q *pending, key string, params map[string]json.Ra
 		k := p.conn.Begin(context.Background(), f.id, name, argsRaw)
 		if b := k.Blocked(); b != nil {
 			out := k.Finish(context.Background(), nil, 0, guard.FinishOptions{AppendNotes: p.o.notes})
+			p.toClient(resultFrame(f.id, out))
+			return
+		}
+		if t := guard.FindTool(p.tools, name); t != nil {
+			// The proxy's own tool: answered here, evaluated after the
+			// call like any result, never forwarded.
+			res := guard.CallTool(context.Background(), t, argsRaw)
+			out := k.Finish(context.Background(), res, 0, guard.FinishOptions{AppendNotes: p.o.notes})
 			p.toClient(resultFrame(f.id, out))
 			return
 		}
@@ -924,7 +992,13 @@ func (p *proxy) respond(f *frame, q *pending) {
 			return
 		}
 	case q.method == "tools/list" && isResult:
-		out, err := p.conn.FilterTools(result)
+		out, shadowed, err := guard.AddTools(result, p.tools, q.first)
+		for _, n := range shadowed {
+			p.logf("the MCP server's tool %s is left out of tools/list: the proxy's rule store tool of that name answers its calls", n)
+		}
+		if err == nil {
+			out, err = p.conn.FilterTools(out)
+		}
 		if err != nil {
 			p.logf("withheld a tools/list result: %v", err)
 			p.toClient(errorFrame(q.id, codeUpstream, "oarc guard: the MCP server's tools/list result is malformed"))

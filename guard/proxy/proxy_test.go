@@ -59,7 +59,7 @@ func fakeServer(in io.Reader, out io.Writer) {
 		case "initialize":
 			res(`{"protocolVersion":"2025-06-18","capabilities":{"tools":{},"resources":{}},"serverInfo":{"name":"Fake FS-Server","version":"1"}}`)
 		case "tools/list":
-			res(`{"tools":[{"name":"read_text_file","inputSchema":{"type":"object"}},{"name":"move_file","inputSchema":{"type":"object"}},{"name":"write_file","inputSchema":{"type":"object"}}]}`)
+			res(`{"tools":[{"name":"read_text_file","inputSchema":{"type":"object"}},{"name":"move_file","inputSchema":{"type":"object"}},{"name":"write_file","inputSchema":{"type":"object"}},{"name":"echo","inputSchema":{"type":"object"}},{"name":"rule_status","description":"the upstream's own","inputSchema":{"type":"object"}}]}`)
 		case "resources/read":
 			send(`{"jsonrpc":"2.0","method":"notifications/resources/list_changed"}`)
 			res(`{"contents":[{"uri":"file:///r","text":"resource text"}]}`)
@@ -115,6 +115,14 @@ type client struct {
 
 func start(t *testing.T, flags ...string) *client {
 	t.Helper()
+	return startWith(t, Config{Set: func(o ...runtime.Option) (guard.Set, error) {
+		return testset.Guard(lycaon.Env{}, nil, o...)
+	}}, flags...)
+}
+
+// startWith is start with the proxy's Config.
+func startWith(t *testing.T, cfg Config, flags ...string) *client {
+	t.Helper()
 	dir := t.TempDir()
 	t.Setenv("OARC_FAKE_UPSTREAM", "1")
 	t.Setenv("OARC_FAKE_DIR", dir)
@@ -126,9 +134,7 @@ func start(t *testing.T, flags ...string) *client {
 	args := append(flags, "--", os.Args[0])
 	errW := &syncWriter{b: c.errs}
 	go func() {
-		code := Main(args, inR, outW, errW, Config{Set: func(o ...runtime.Option) (guard.Set, error) {
-			return testset.Guard(lycaon.Env{}, nil, o...)
-		}})
+		code := Main(args, inR, outW, errW, cfg)
 		outW.Close()
 		c.done <- code
 	}()

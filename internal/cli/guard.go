@@ -17,6 +17,7 @@ import (
 
 	"github.com/oarc/oarc"
 	"github.com/oarc/oarc/codegen"
+	"github.com/oarc/oarc/compiler"
 	"github.com/oarc/oarc/compiler/catalog"
 	"github.com/oarc/oarc/ir"
 )
@@ -37,13 +38,20 @@ guard generates the Go of the set and of the proxy's main and runs go build,
 so it needs the go command (as oarc test does). It builds from the sources
 embedded in oarc, offline; a set with result bindings also needs the module
 github.com/santhosh-tekuri/jsonschema/v6 (in the module cache when oarc was
-installed with go install, else fetched through GOPROXY), and -redisstore
-needs the redisstore module's directory and go-redis.
+installed with go install, else fetched through GOPROXY), -redisstore
+needs the redisstore module's directory and go-redis, and -rulestore the
+directory of an oarc checkout of this version and the modules of its
+go.mod (cel-go among them).
 
 A proxy has no host: the rules that call a host provider, and those whose
 detector is not a built-in validator (oarc.secrets, oarc.pii), are listed
 here; at run time they fail as a missing provider or validator would (their
-on_error applies).`
+on_error applies).
+
+With -rulestore the proxy takes -rules FILE, a rule store (spec 12): its
+rules are in force and its tools are offered beside the upstream's
+(docs/mcp.md). The packs are embedded in the proxy, which loads them at
+start to check the store's rules; this links the compiler and cel-go.`
 
 func runGuard(env *Env, args []string) int {
 	fs := newFlags(env, "guard", "-pack DIR [-pack DIR]... [-catalog FILE] -o BIN")
@@ -51,6 +59,7 @@ func runGuard(env *Env, args []string) int {
 	fs.Var(&packs, "pack", "a pack directory (or one rule file); repeat it to compile several packs as one compilation set")
 	outBin := fs.String("o", "", "the proxy binary to write")
 	redisDir := fs.String("redisstore", "", "build with -redis support, from the redisstore module in this directory (github.com/oarc/oarc/redisstore)")
+	rulesDir := fs.String("rulestore", "", "build with -rules support (the rule store of spec 12 and its tools), from the oarc module in this directory (github.com/oarc/oarc, this version): links the compiler and cel-go")
 	keep := fs.Bool("work", false, "keep the temporary build directory and print its name")
 	var lf loadFlags
 	lf.register(fs)
@@ -69,9 +78,21 @@ func runGuard(env *Env, args []string) int {
 	if missingPaths(env, "guard", packs) {
 		return ExitUsage
 	}
-	p, _, ok := buildSet(env, packs, opts)
+	if *rulesDir != "" {
+		for _, pk := range packs {
+			if st, err := os.Stat(pk); err == nil && !st.IsDir() {
+				fmt.Fprintf(env.Stderr, "oarc guard: -rulestore: %s is a rule file; give pack directories (the proxy embeds them)\n", pk)
+				return ExitUsage
+			}
+		}
+	}
+	p, cs, ok := buildSet(env, packs, opts)
 	if !ok {
 		return ExitFailure
+	}
+	var rules *guardRules
+	if *rulesDir != "" {
+		rules = &guardRules{dir: *rulesDir, set: cs, opts: opts, catalog: lf.catalog}
 	}
 	for _, id := range codegen.HostProviderRules(p) {
 		fmt.Fprintf(env.Stderr, "oarc guard: rule %s calls a host provider (%s), which a proxy cannot answer: it fails as a missing provider would\n", id, strings.Join(providerFuncs(p, id), ", "))
@@ -96,14 +117,14 @@ func runGuard(env *Env, args []string) int {
 	} else {
 		defer os.RemoveAll(dir)
 	}
-	if err := writeGuardModule(dir, p, *redisDir); err != nil {
+	if err := writeGuardModule(dir, p, *redisDir, rules); err != nil {
 		fmt.Fprintf(env.Stderr, "oarc guard: %v\n", err)
 		return ExitFailure
 	}
 	cmd := exec.Command("go", "build", "-trimpath", "-o", bin, ".")
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off", "GOTOOLCHAIN=local")
-	if len(p.Bindings) == 0 && *redisDir == "" {
+	if len(p.Bindings) == 0 && *redisDir == "" && rules == nil {
 		// Nothing but oarc's embedded source: never the network.
 		cmd.Env = append(cmd.Env, "GOPROXY=off")
 	}
@@ -140,10 +161,20 @@ func providerFuncs(p *ir.Set, id string) []string {
 // guardModule is the module path of the proxy's temporary module.
 const guardModule = "oarcguard"
 
+// guardRules is what oarc guard -rulestore needs: the oarc module's
+// directory, and the compilation set with how it was loaded, to embed.
+type guardRules struct {
+	dir     string
+	set     *compiler.Set
+	opts    compiler.Options
+	catalog string // the -catalog file, if any
+}
+
 // writeGuardModule writes the proxy's module into dir: oarc's embedded
-// source as github.com/oarc/oarc, the catalog package of a host catalog,
-// the set's package (with its guard file), and main.
-func writeGuardModule(dir string, p *ir.Set, redisDir string) error {
+// source as github.com/oarc/oarc (with -rulestore: the oarc module of
+// store.dir instead, and the packs to embed), the catalog package of a
+// host catalog, the set's package (with its guard file), and main.
+func writeGuardModule(dir string, p *ir.Set, redisDir string, store *guardRules) error {
 	goVersion := "1.26"
 	gomod, _ := oarc.RuntimeSource.ReadFile("go.mod")
 	versions := map[string]string{}
@@ -191,7 +222,18 @@ func writeGuardModule(dir string, p *ir.Set, redisDir string) error {
 	if err := os.WriteFile(filepath.Join(src, "go.mod"), []byte(srcMod), 0o644); err != nil {
 		return err
 	}
-	mod := fmt.Sprintf("module %s\n\ngo %s\n\nrequire %s v0.0.0\n\nreplace %s => ./oarcsrc\n", guardModule, goVersion, harnessModule, harnessModule)
+	oarcDir := "./oarcsrc"
+	if store != nil {
+		abs, err := filepath.Abs(store.dir)
+		if err != nil {
+			return err
+		}
+		if _, err := os.Stat(filepath.Join(abs, "rulestore", "store.go")); err != nil {
+			return fmt.Errorf("-rulestore %s: not the oarc module (%v)", store.dir, err)
+		}
+		oarcDir = abs
+	}
+	mod := fmt.Sprintf("module %s\n\ngo %s\n\nrequire %s v0.0.0\n\nreplace %s => %s\n", guardModule, goVersion, harnessModule, harnessModule, oarcDir)
 	if len(deps) > 0 {
 		mod += "\nrequire (\n\t" + strings.Join(deps, "\n\t") + "\n)\n"
 	}
@@ -207,7 +249,26 @@ func writeGuardModule(dir string, p *ir.Set, redisDir string) error {
 			}
 		}
 	}
-	redisImports, redisStore := "", ""
+	// The imports of main beyond the guard's: the standard library's and
+	// the others', each sorted (gofmt's order).
+	std, ext := []string{"os"}, []string(nil)
+	rulesField, rulesDecls := "", ""
+	if store != nil {
+		rs, err := os.ReadFile(filepath.Join(oarcDir, "go.sum"))
+		if err != nil {
+			return fmt.Errorf("-rulestore: %v", err)
+		}
+		sum.Write(rs)
+		decls, err := writeGuardPacks(dir, store)
+		if err != nil {
+			return fmt.Errorf("-rulestore: %v", err)
+		}
+		std = append(std, "embed", "fmt", "io", "path/filepath")
+		ext = append(ext, "github.com/oarc/oarc/compiler", "github.com/oarc/oarc/rulestore")
+		rulesField = guardRulesField
+		rulesDecls = decls
+	}
+	redisStore := ""
 	if redisDir != "" {
 		abs, err := filepath.Abs(redisDir)
 		if err != nil {
@@ -233,7 +294,8 @@ func writeGuardModule(dir string, p *ir.Set, redisDir string) error {
 		if redisVersion != "" {
 			mod += "\nrequire github.com/redis/go-redis/v9 " + redisVersion + "\n"
 		}
-		redisImports = "\t\"time\"\n\n\t\"github.com/oarc/oarc/redisstore\"\n\t\"github.com/redis/go-redis/v9\"\n"
+		std = append(std, "time")
+		ext = append(ext, "github.com/oarc/oarc/redisstore", "github.com/redis/go-redis/v9")
 		redisStore = guardRedisStore
 	}
 	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte(mod), 0o644); err != nil {
@@ -274,21 +336,35 @@ func writeGuardModule(dir string, p *ir.Set, redisDir string) error {
 	if err := os.WriteFile(filepath.Join(dir, "rules", codegen.GuardFileName), gfile, 0o644); err != nil {
 		return err
 	}
-	main := fmt.Sprintf(guardMain, redisImports, strconv.Quote(catImport), p.Catalog.Host, strconv.Quote(Version), redisStore)
+	imports := importLines(std)
+	if len(ext) > 0 {
+		imports += "\n" + importLines(ext)
+	}
+	main := fmt.Sprintf(guardMain, imports, strconv.Quote(catImport), p.Catalog.Host, strconv.Quote(Version), redisStore+rulesField, rulesDecls)
 	return os.WriteFile(filepath.Join(dir, "main.go"), []byte(main), 0o644)
+}
+
+// importLines is the import lines of paths, sorted.
+func importLines(paths []string) string {
+	sort.Strings(paths)
+	var b strings.Builder
+	for _, p := range paths {
+		b.WriteString("\t" + strconv.Quote(p) + "\n")
+	}
+	return b.String()
 }
 
 // harnessModule is oarc's module path, as the embedded source declares it.
 const harnessModule = "github.com/oarc/oarc"
 
-// guardMain is the proxy's main: %[1]s extra imports, %[2]s the catalog
+// guardMain is the proxy's main: %[1]s the imports before the guard's, %[2]s the catalog
 // package's import path (quoted) and %[3]s its name, %[4]s the version,
-// %[5]s the Store field for Redis support.
+// %[5]s the Store field for Redis support and the Rules field for the
+// rule store, %[6]s declarations after main (the rule store's).
 const guardMain = `// Command main is an MCP guard built by oarc guard.
 package main
 
 import (
-	"os"
 %[1]s
 	"github.com/oarc/oarc/guard"
 	"github.com/oarc/oarc/guard/proxy"
@@ -306,7 +382,7 @@ func main() {
 		Version: %[4]s,
 %[5]s	}))
 }
-`
+%[6]s`
 
 // guardRedisStore opens the Redis session store (oarc guard -redisstore).
 const guardRedisStore = `		Store: func(addr string, ttl time.Duration) (runtime.Store, error) {
@@ -318,3 +394,126 @@ const guardRedisStore = `		Store: func(addr string, ttl time.Duration) (runtime.
 			return st, nil
 		},
 `
+
+// guardRulesField opens the rule store (oarc guard -rulestore).
+const guardRulesField = `		Rules: func(path string, warn io.Writer) (*proxy.RuleStore, error) {
+			set, err := loadSet()
+			if err != nil {
+				return nil, err
+			}
+			st, err := rulestore.Open(path, set, rulestore.Options{Warn: warn, Check: checkOptions})
+			if err != nil {
+				return nil, err
+			}
+			rs := &proxy.RuleStore{Option: runtime.WithRuleStore(st), Close: st.Close}
+			for _, t := range st.Tools() {
+				rs.Tools = append(rs.Tools, guard.Tool(t))
+			}
+			return rs, nil
+		},
+`
+
+// guardRulesDecls loads the embedded packs: %[1]s the pack directories
+// under packs/ (a Go slice literal), %[2]s the catalog file under packs/
+// (quoted, "" for none), %[3]s the load options (a Go literal).
+const guardRulesDecls = `
+// packs are the packs the proxy was built from, which the rule store
+// checks its rules against.
+//
+//go:embed all:packs
+var packs embed.FS
+
+// checkOptions are the options the packs were loaded with.
+var checkOptions = %[3]s
+
+// loadSet loads the embedded packs as the compilation set: written out to
+// a temporary directory for the compiler, which reads files.
+func loadSet() (*compiler.Set, error) {
+	dir, err := os.MkdirTemp("", "oarc-guard-packs-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	if err := os.CopyFS(dir, packs); err != nil {
+		return nil, err
+	}
+	opts := checkOptions
+	if f := %[2]s; f != "" {
+		cat, diags := compiler.LoadCatalog(filepath.Join(dir, "packs", f))
+		if cat == nil {
+			return nil, fmt.Errorf("the embedded catalog: %%s", diags.Text())
+		}
+		opts.Catalog = cat
+	}
+	var dirs []string
+	for _, d := range %[1]s {
+		dirs = append(dirs, filepath.Join(dir, "packs", d))
+	}
+	set, diags := compiler.Load(dirs, opts)
+	if diags.HasErrors() {
+		return nil, fmt.Errorf("the embedded packs: %%s", diags.Text())
+	}
+	return set, nil
+}
+`
+
+// writeGuardPacks writes the sources of the set's packs (pack.yaml, the
+// rule files, the schemas of result bindings) under dir/packs, each pack
+// in a directory of its own base name (a pack's default name), and the
+// catalog file the set was checked against, if not the default; it
+// returns the declarations of main that load them. The compilation set
+// they load has the digest of the one the proxy was generated from, which
+// the evaluator checks (runtime.WithRuleStore).
+func writeGuardPacks(dir string, r *guardRules) (string, error) {
+	root := filepath.Join(dir, "packs")
+	var dirs []string
+	catFile := r.catalog
+	for i, pk := range r.set.Packs {
+		d := filepath.Join(fmt.Sprintf("%02d", i), filepath.Base(pk.Dir))
+		dirs = append(dirs, filepath.ToSlash(d))
+		files := map[string][]byte{}
+		for _, src := range pk.Sources {
+			files[src.Path] = src.Content
+		}
+		for _, b := range pk.Bindings {
+			files[b.Path] = b.Schema
+		}
+		for name, content := range files {
+			dst := filepath.Join(root, d, filepath.FromSlash(name))
+			if rel, err := filepath.Rel(filepath.Join(root, d), dst); err != nil || strings.HasPrefix(rel, "..") {
+				return "", fmt.Errorf("pack %s: the file %s is outside the pack; the proxy cannot embed it", pk.Name, name)
+			}
+			if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+				return "", err
+			}
+			if err := os.WriteFile(dst, content, 0o644); err != nil {
+				return "", err
+			}
+		}
+		if catFile == "" {
+			catFile = pk.CatalogFile
+		}
+	}
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return "", err
+	}
+	catName := ""
+	if r.set.Catalog.Fingerprint() != catalog.Default().Fingerprint() {
+		if catFile == "" {
+			return "", fmt.Errorf("the set's catalog has no file to embed")
+		}
+		data, err := os.ReadFile(catFile)
+		if err != nil {
+			return "", err
+		}
+		catName = "catalog/" + filepath.Base(catFile)
+		if err := os.MkdirAll(filepath.Join(root, "catalog"), 0o755); err != nil {
+			return "", err
+		}
+		if err := os.WriteFile(filepath.Join(root, filepath.FromSlash(catName)), data, 0o644); err != nil {
+			return "", err
+		}
+	}
+	opts := fmt.Sprintf("compiler.Options{Portable: %v, MaxCost: %d}", r.opts.Portable, r.opts.MaxCost)
+	return fmt.Sprintf(guardRulesDecls, fmt.Sprintf("%#v", dirs), strconv.Quote(catName), opts), nil
+}

@@ -132,7 +132,7 @@ var oGuardInfo = guard.Info{
 		// ALLOW_EVERYTHING
 		{
 			ServerID: []string{"everything"},
-			ToolName: []string{"echo", "get-sum", "get-structured-content", "get-env", "trigger-long-running-operation", "get-resource-reference", "get-annotated-message", "deploy"},
+			ToolName: []string{"echo", "get-sum", "get-structured-content", "get-env", "trigger-long-running-operation", "get-resource-reference", "get-annotated-message", "deploy", "rules_list", "rule_add", "rule_status", "rule_retire"},
 		},
 		// ALLOW_FS_READ
 		{

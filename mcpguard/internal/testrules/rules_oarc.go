@@ -13,6 +13,7 @@
 // source: everything/policy/ALLOW_EVERYTHING.yaml
 // source: everything/policy/ASK_DEPLOY.yaml
 // source: everything/policy/HOT_WEATHER.yaml
+// source: everything/policy/KEEP_RULES.yaml
 
 // Package testrules holds the compiled rules of the compilation set "mcp-stock+mcp-project+everything"
 // (catalog "lycaon"). Bind an Env with New, then evaluate occurrences.
@@ -23,6 +24,7 @@ import (
 	"github.com/oarc/oarc/lycaon"
 	"github.com/oarc/oarc/runtime"
 	"github.com/oarc/oarc/runtime/impl"
+	"strings"
 )
 
 // Generated code refers to these so that a file generated for another
@@ -40,7 +42,7 @@ const _ = lycaon.CatalogIs_c780cfd0
 const Name = "mcp-stock+mcp-project+everything"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:6c927e39f8f5ac69baf1302b2d724f744a81592b58de4a32f6b33ce61f05c083"
+const Digest = "sha256:2fcd3c0f553b6d5446201c2a1c2f1b96706d87d17259de077b99f1a4167255dd"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.
@@ -223,18 +225,20 @@ func (ev *Evaluator) CounterKey(rule string, c runtime.Counter) (runtime.Counter
 		return runtime.CounterKey{Slot: 3, Rule: "ASK_DEPLOY", Counter: c}, true
 	case "HOT_WEATHER":
 		return runtime.CounterKey{Slot: 4, Rule: "HOT_WEATHER", Counter: c}, true
+	case "KEEP_RULES":
+		return runtime.CounterKey{Slot: 5, Rule: "KEEP_RULES", Counter: c}, true
 	case "REPEAT_NUDGE":
-		return runtime.CounterKey{Slot: 5, Rule: "REPEAT_NUDGE", Counter: c}, true
+		return runtime.CounterKey{Slot: 6, Rule: "REPEAT_NUDGE", Counter: c}, true
 	case "TOOL_FAILED":
-		return runtime.CounterKey{Slot: 6, Rule: "TOOL_FAILED", Counter: c}, true
+		return runtime.CounterKey{Slot: 7, Rule: "TOOL_FAILED", Counter: c}, true
 	case "TREE_WARN":
-		return runtime.CounterKey{Slot: 7, Rule: "TREE_WARN", Counter: c}, true
+		return runtime.CounterKey{Slot: 8, Rule: "TREE_WARN", Counter: c}, true
 	case "UNTRUSTED_WRITE":
-		return runtime.CounterKey{Slot: 8, Rule: "UNTRUSTED_WRITE", Counter: c}, true
+		return runtime.CounterKey{Slot: 9, Rule: "UNTRUSTED_WRITE", Counter: c}, true
 	case "LOOP_BREAKER":
-		return runtime.CounterKey{Slot: 9, Rule: "LOOP_BREAKER", Counter: c}, true
+		return runtime.CounterKey{Slot: 10, Rule: "LOOP_BREAKER", Counter: c}, true
 	case "REDACT_SECRETS":
-		return runtime.CounterKey{Slot: 10, Rule: "REDACT_SECRETS", Counter: c}, true
+		return runtime.CounterKey{Slot: 11, Rule: "REDACT_SECRETS", Counter: c}, true
 	default:
 		return runtime.CounterKey{}, false
 	}
@@ -404,7 +408,7 @@ func Reads(oAnchor lycaon.Anchor) runtime.Reads {
 // oContext are the entries of the rendered context (ir.Context): the enforced
 // deny-by-default codes with a title, then the titled rules that tell the agent
 // what to do, in evaluation order, tokenised when the rules were compiled.
-var oContext = [8]impl.ContextRule{
+var oContext = [9]impl.ContextRule{
 	{
 		ID:     "NOT_ALLOWLISTED",
 		Title:  "This tool is not on the allowlist",
@@ -424,6 +428,13 @@ var oContext = [8]impl.ContextRule{
 		Global: true,
 		Tags:   []string{"hot", "weather"},
 		Text:   []string{"it", "is", "hot"},
+	},
+	{
+		ID:    "KEEP_RULES",
+		Title: "The KEEP_ rules stay",
+		Fix:   "Retire another rule.",
+		Tags:  []string{"everything", "rule", "retire", "keep", "rules"},
+		Text:  []string{"the", "keep", "rules", "stay", "retire", "another", "rule"},
 	},
 	{
 		ID:      "REPEAT_NUDGE",
@@ -473,7 +484,7 @@ func Context(hint string, k int) string {
 }
 
 // oRules are the compiled rules, by slot (evaluation order).
-var oRules = [11]impl.Rule{
+var oRules = [12]impl.Rule{
 	// ALLOW_EVERYTHING
 	{
 		Rule: runtime.Rule{
@@ -555,6 +566,23 @@ var oRules = [11]impl.Rule{
 		Profiles:     runtime.ProfileMcp,
 		DetectorSlot: -1,
 	},
+	// KEEP_RULES
+	{
+		Rule: runtime.Rule{
+			ID:     "KEEP_RULES",
+			Pack:   "everything",
+			Kind:   runtime.KindPolicy,
+			Anchor: "tool.pre_invoke",
+			Effect: runtime.Block,
+			Copy: runtime.Copy{
+				Title: "The KEEP_ rules stay",
+				Fix:   "Retire another rule.",
+			},
+		},
+		Slot:         5,
+		Profiles:     runtime.ProfileMcp | runtime.ProfileTool,
+		DetectorSlot: -1,
+	},
 	// REPEAT_NUDGE
 	{
 		Rule: runtime.Rule{
@@ -568,7 +596,7 @@ var oRules = [11]impl.Rule{
 				Instead: "Use the result you already have.",
 			},
 		},
-		Slot:         5,
+		Slot:         6,
 		DetectorSlot: -1,
 	},
 	// TOOL_FAILED
@@ -584,7 +612,7 @@ var oRules = [11]impl.Rule{
 				Fix:   "Read the error before retrying.",
 			},
 		},
-		Slot:         6,
+		Slot:         7,
 		Profiles:     runtime.ProfileMcp,
 		DetectorSlot: -1,
 	},
@@ -601,7 +629,7 @@ var oRules = [11]impl.Rule{
 				Fix:   "Prefer list_directory on large trees.",
 			},
 		},
-		Slot:         7,
+		Slot:         8,
 		Profiles:     runtime.ProfileMcp,
 		DetectorSlot: -1,
 	},
@@ -619,7 +647,7 @@ var oRules = [11]impl.Rule{
 				Fix:   "Ask the user to confirm the write, or start a fresh session.",
 			},
 		},
-		Slot:         8,
+		Slot:         9,
 		Profiles:     runtime.ProfileMcp | runtime.ProfileProvenance,
 		DetectorSlot: -1,
 	},
@@ -636,7 +664,7 @@ var oRules = [11]impl.Rule{
 				Fix:   "The result will not change; try something else.",
 			},
 		},
-		Slot:         9,
+		Slot:         10,
 		DetectorSlot: -1,
 	},
 	// REDACT_SECRETS
@@ -652,7 +680,7 @@ var oRules = [11]impl.Rule{
 				Why:   "The model does not need a credential to reason about the output.",
 			},
 		},
-		Slot:         10,
+		Slot:         11,
 		Profiles:     runtime.ProfileContentSafety,
 		Detector:     "oarc.secrets",
 		DetectorSlot: 0,
@@ -683,7 +711,7 @@ var (
 		Functions: []string{"mcp_field_bool", "mcp_field_int", "mcp_field_string", "mcp_has_field"},
 	}
 	oReads_ToolPreInvoke = runtime.Reads{
-		Facts:      []string{"mcp_server_id", "mcp_tool_name"},
+		Facts:      []string{"mcp_server_id", "mcp_tool_name", "tool_args"},
 		Kept:       []string{"lycaon.repeat_count"},
 		Provenance: true,
 	}
@@ -694,14 +722,14 @@ var (
 //
 //	size(secret_matches) > 0
 func oRule_REDACT_SECRETS(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(10) {
+	if !oX.Enter(11) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
 	if oT1 := oX.Supplied(runtime.ProfileContentSafety); oT1.Kind != 0 {
 		return false, oT1
 	}
-	oD, oT2 := impl.Detect(&oX.Exec, &oRules[10], oX.ev.validators[0], oX.occ)
+	oD, oT2 := impl.Detect(&oX.Exec, &oRules[11], oX.ev.validators[0], oX.occ)
 	if oT2.Kind != 0 {
 		return false, oT2
 	}
@@ -808,7 +836,7 @@ func oRule_HOT_WEATHER(oX *oExec) (bool, runtime.Err) {
 //
 //	mcp_error_code != ""
 func oRule_TOOL_FAILED(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(6) {
+	if !oX.Enter(7) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -841,7 +869,7 @@ func oRule_ALLOW_EVERYTHING(oX *oExec) (bool, runtime.Err) {
 		}
 	} else {
 		switch oF.McpToolName {
-		case "echo", "get-sum", "get-structured-content", "get-env", "trigger-long-running-operation", "get-resource-reference", "get-annotated-message", "deploy":
+		case "echo", "get-sum", "get-structured-content", "get-env", "trigger-long-running-operation", "get-resource-reference", "get-annotated-message", "deploy", "rules_list", "rule_add", "rule_status", "rule_retire":
 		default:
 			return false, runtime.Err{}
 		}
@@ -961,12 +989,53 @@ func oRule_ASK_DEPLOY(oX *oExec) (bool, runtime.Err) {
 	return true, runtime.Err{}
 }
 
+// oRule_KEEP_RULES evaluates rule KEEP_RULES (policy, pack everything).
+// when:
+//
+//	tool_arg_string("id").startsWith("KEEP_")
+func oRule_KEEP_RULES(oX *oExec) (bool, runtime.Err) {
+	if !oX.Enter(5) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	var oT1 runtime.Err
+	if oT2 := oX.Supplied(runtime.ProfileMcp); oT2.Kind != 0 {
+		if oT1.Kind == 0 {
+			oT1 = oT2
+		}
+	} else {
+		if oF.McpServerId != "everything" {
+			return false, runtime.Err{}
+		}
+	}
+	if oT3 := oX.Supplied(runtime.ProfileMcp); oT3.Kind != 0 {
+		if oT1.Kind == 0 {
+			oT1 = oT3
+		}
+	} else {
+		if oF.McpToolName != "rule_retire" {
+			return false, runtime.Err{}
+		}
+	}
+	if oT1.Kind != 0 {
+		return false, oT1
+	}
+	if oT4 := oX.Supplied(runtime.ProfileMcp | runtime.ProfileTool); oT4.Kind != 0 {
+		return false, oT4
+	}
+	oT5, oT6 := impl.ToolArgString(oF.ToolArgs, "id")
+	if oT6.Kind != 0 {
+		return false, oT6
+	}
+	return strings.HasPrefix(oT5, "KEEP_"), runtime.Err{}
+}
+
 // oRule_REPEAT_NUDGE evaluates rule REPEAT_NUDGE (policy, pack mcp-project).
 // when:
 //
 //	lycaon.repeat_count >= 1 && lycaon.repeat_count < 3
 func oRule_REPEAT_NUDGE(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(5) {
+	if !oX.Enter(6) {
 		return false, runtime.Err{}
 	}
 	oT9 := true
@@ -1011,7 +1080,7 @@ func oRule_REPEAT_NUDGE(oX *oExec) (bool, runtime.Err) {
 
 // oRule_TREE_WARN evaluates rule TREE_WARN (policy, pack mcp-project).
 func oRule_TREE_WARN(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(7) {
+	if !oX.Enter(8) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -1039,7 +1108,7 @@ func oRule_TREE_WARN(oX *oExec) (bool, runtime.Err) {
 //
 //	"untrusted" in provenance_trust_tiers
 func oRule_UNTRUSTED_WRITE(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(8) {
+	if !oX.Enter(9) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -1073,7 +1142,7 @@ func oRule_UNTRUSTED_WRITE(oX *oExec) (bool, runtime.Err) {
 //
 //	lycaon.repeat_count >= 3
 func oRule_LOOP_BREAKER(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(9) {
+	if !oX.Enter(10) {
 		return false, runtime.Err{}
 	}
 	oT1, oT2 := oX.KeptFact(runtime.KeptRepeatCount)
@@ -1111,7 +1180,7 @@ func (ev *Evaluator) oEval_ContentToolResult(ctx context.Context, occ *lycaon.Oc
 		for i := 0; i < oX.NumFired(); i++ {
 			r := oX.Fired(i)
 			switch r.Slot {
-			case 10:
+			case 11:
 				oX.AddSpans(i, r, oX.DetectorSpans(i, r, runtime.HasSecretMatches, oX.F.SecretMatches))
 			}
 		}
@@ -1147,7 +1216,7 @@ func (ev *Evaluator) oLive_ContentToolResult(ctx context.Context, occ *lycaon.Oc
 		for i := 0; i < oX.NumFired(); i++ {
 			r := oX.Fired(i)
 			switch r.Slot {
-			case 10:
+			case 11:
 				oX.AddSpans(i, r, oX.DetectorSpans(i, r, runtime.HasSecretMatches, oX.F.SecretMatches))
 			}
 		}
@@ -1176,7 +1245,7 @@ func oRun_ContentToolResult(oX *oExec) (oAgain bool) {
 
 // oAnchor_ContentToolResult calls the rules at "content.tool_result" in order.
 func oAnchor_ContentToolResult(oX *oExec) {
-	if oFired, oErr := oRule_REDACT_SECRETS(oX); (oFired || oErr.Kind != 0) && oX.Done(10, oFired, oErr) {
+	if oFired, oErr := oRule_REDACT_SECRETS(oX); (oFired || oErr.Kind != 0) && oX.Done(11, oFired, oErr) {
 		return
 	}
 }
@@ -1256,7 +1325,7 @@ func oAnchor_ToolPostInvoke(oX *oExec) {
 	if oFired, oErr := oRule_HOT_WEATHER(oX); (oFired || oErr.Kind != 0) && oX.Done(4, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_TOOL_FAILED(oX); (oFired || oErr.Kind != 0) && oX.Done(6, oFired, oErr) {
+	if oFired, oErr := oRule_TOOL_FAILED(oX); (oFired || oErr.Kind != 0) && oX.Done(7, oFired, oErr) {
 		return
 	}
 }
@@ -1352,16 +1421,19 @@ func oAnchor_ToolPreInvoke(oX *oExec) {
 	if oFired, oErr := oRule_ASK_DEPLOY(oX); (oFired || oErr.Kind != 0) && oX.Done(3, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_REPEAT_NUDGE(oX); (oFired || oErr.Kind != 0) && oX.Done(5, oFired, oErr) {
+	if oFired, oErr := oRule_KEEP_RULES(oX); (oFired || oErr.Kind != 0) && oX.Done(5, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_TREE_WARN(oX); (oFired || oErr.Kind != 0) && oX.Done(7, oFired, oErr) {
+	if oFired, oErr := oRule_REPEAT_NUDGE(oX); (oFired || oErr.Kind != 0) && oX.Done(6, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_UNTRUSTED_WRITE(oX); (oFired || oErr.Kind != 0) && oX.Done(8, oFired, oErr) {
+	if oFired, oErr := oRule_TREE_WARN(oX); (oFired || oErr.Kind != 0) && oX.Done(8, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_LOOP_BREAKER(oX); (oFired || oErr.Kind != 0) && oX.Done(9, oFired, oErr) {
+	if oFired, oErr := oRule_UNTRUSTED_WRITE(oX); (oFired || oErr.Kind != 0) && oX.Done(9, oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_LOOP_BREAKER(oX); (oFired || oErr.Kind != 0) && oX.Done(10, oFired, oErr) {
 		return
 	}
 }
