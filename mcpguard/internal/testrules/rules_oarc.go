@@ -1331,10 +1331,10 @@ func oAnchor_ToolPostInvoke(oX *oExec) {
 }
 
 // oState_ToolPreInvoke is the state of an evaluation at "tool.pre_invoke": the exec, and buffers sized for the
-// anchor's rules (0 counter reads, 0 validator answers, 8 firings).
+// anchor's rules (0 counter reads, 0 validator answers, 9 firings).
 type oState_ToolPreInvoke struct {
 	oExec
-	oFired [8]int32
+	oFired [9]int32
 }
 
 // oEval_ToolPreInvoke evaluates an occurrence at "tool.pre_invoke".
