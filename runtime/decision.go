@@ -69,6 +69,9 @@ type Decision struct {
 // most of the cost of an occurrence at an anchor without rules).
 // TestResetEveryField keeps it complete.
 func (d *Decision) Reset() {
+	if d.empty() {
+		return
+	}
 	if d.Effect != Allow {
 		d.Effect = Allow
 	}
@@ -125,6 +128,26 @@ func (d *Decision) Reset() {
 	if d.ProvenanceNodes != nil {
 		d.ProvenanceNodes = nil
 	}
+}
+
+// empty reports whether the decision is as Reset leaves it, in one test
+// of all its fields (lengths and numbers or-ed together): the common case
+// of a decision reused after an occurrence that fired nothing.
+func (d *Decision) empty() bool {
+	p, k := &d.Provenance, &d.Kept
+	h := &k.History
+	l, t := &h.Last, &h.Times
+	n := int64(d.Effect) | int64(len(d.Code)) | int64(len(d.Codes)) | int64(len(d.Firings)) |
+		int64(len(d.Monitored)) | int64(len(d.FailedClosed)) | int64(len(d.Errors)) | int64(len(d.Content)) |
+		int64(len(d.Redactions)) | int64(len(p.Tools)) | int64(len(p.Origins)) | int64(len(p.TrustTiers)) |
+		int64(len(p.Labels)) | int64(len(p.Nodes)) | int64(len(d.BatchTools)) |
+		int64(len(k.Fingerprint)) | k.RepeatCount | int64(len(k.RecentToolNames)) | k.SameCodeRun |
+		h.Calls | int64(len(h.Tools)) | h.Run | h.CodeRun | h.LastRepeat | h.LastCodeRun |
+		int64(len(h.Totals)) | int64(len(h.TotalsKnown)) |
+		int64(len(l.Tool)) | int64(len(l.Code)) | l.Time | int64(len(t.At)) | int64(len(t.Tools)) | t.DroppedAt
+	return n == 0 && d.Rule == nil && d.ProvenanceNodes == nil && !p.WantNodes && !k.Read &&
+		!l.HasFingerprint && l.Fingerprint == (Fingerprint{}) && !t.Kept && !t.Dropped &&
+		cap(k.RecentToolNames) == cap(k.names)
 }
 
 // Redaction is one merged region of a transform: the code points [Start,
