@@ -1089,7 +1089,12 @@ func (pk *packGen) anchors(infos map[string]*anchorInfo) []jen.Code {
 		// and their enforced firings. Past these bounds (kept so that the
 		// state stays a small stack frame) the rest goes to slices that
 		// impl allocates.
-		nSnap, nFired := min(len(keys), maxSnapBuf), min(len(a.Rules), maxFiredBuf)
+		// The counters are read all at once: past the bound, all of them
+		// go to a slice.
+		nSnap, nFired := len(keys), min(len(a.Rules), maxFiredBuf)
+		if nSnap > maxSnapBuf {
+			nSnap = 0
+		}
 		nDetBuf := min(nDet, maxDetBuf)
 		state := "oState_" + name
 		fields := []jen.Code{jen.Id("oExec")}
