@@ -164,6 +164,11 @@ func TestMiddlewareRuleStore(t *testing.T) {
 			if _, isErr, code := callText(t, cs, "rule_retire", map[string]any{"id": "KEEP_ECHO", "reason": "r"}); !isErr || code != "KEEP_RULES" || storeStatus(t, file, "KEEP_ECHO") != "candidate" {
 				t.Errorf("KEEP_RULES must block the retirement: %v %s (store: %s)", isErr, code, storeStatus(t, file, "KEEP_ECHO"))
 			}
+			// KEEP_RULES reads tool_arg_string("id"), "" for a member
+			// "ID": the store's tool must not read that member as the id.
+			if text, _, _ = callText(t, cs, "rule_retire", map[string]any{"ID": "KEEP_ECHO", "reason": "r"}); !strings.Contains(text, "do not match the tool's schema") || storeStatus(t, file, "KEEP_ECHO") != "candidate" {
+				t.Errorf("rule_retire with a member ID: %q (store: %s)", text, storeStatus(t, file, "KEEP_ECHO"))
+			}
 			if text, _, _ = callText(t, cs, "rule_retire", map[string]any{"id": "ECHO_FORCE", "reason": "too broad"}); !strings.HasPrefix(text, "Retired ECHO_FORCE: too broad.") || storeStatus(t, file, "ECHO_FORCE") != "retired" {
 				t.Errorf("rule_retire: %q", text)
 			}

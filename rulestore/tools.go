@@ -11,6 +11,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"reflect"
+	"slices"
 	"strings"
 )
 
@@ -113,18 +116,45 @@ func (s *Store) addSchema() json.RawMessage {
 	return b
 }
 
-// decodeArgs reads a tool's arguments strictly; the error is the text
-// the agent gets.
+// decodeArgs reads a tool's arguments (v: a pointer to a struct) strictly;
+// the error is the text the agent gets. Members are matched by their
+// exact names, not case-insensitively as encoding/json matches fields:
+// the guard's rules read the same arguments as a map of the members as
+// written (tool_args), so a member "ID" read as the argument id would
+// run the tool with an argument the rules did not see.
 func decodeArgs(tool string, raw json.RawMessage, v any) string {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		raw = json.RawMessage("{}")
 	}
+	refuse := func(err any) string {
+		return fmt.Sprintf("%s: the arguments do not match the tool's schema (%v); call it again with a JSON object of its arguments.", tool, err)
+	}
+	var members map[string]json.RawMessage
+	if json.Unmarshal(raw, &members) == nil {
+		t := reflect.TypeOf(v).Elem()
+		for _, name := range slices.Sorted(maps.Keys(members)) {
+			if !hasField(t, name) {
+				return refuse(fmt.Sprintf("json: unknown field %q", name))
+			}
+		}
+	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return fmt.Sprintf("%s: the arguments do not match the tool's schema (%v); call it again with a JSON object of its arguments.", tool, err)
+		return refuse(err)
 	}
 	return ""
+}
+
+// hasField reports whether the struct type t has a field whose JSON name
+// is exactly name.
+func hasField(t reflect.Type, name string) bool {
+	for i := 0; i < t.NumField(); i++ {
+		if tag, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); tag == name {
+			return true
+		}
+	}
+	return false
 }
 
 func (s *Store) toolList(_ context.Context, raw json.RawMessage) (string, error) {

@@ -118,3 +118,38 @@ func TestToolCap(t *testing.T) {
 		}
 	}
 }
+
+// TestToolArgsExactNames: a tool reads its arguments by their exact
+// names, as the guard's rules read tool_args (a map of the members as
+// written) and as the tools' schemas say (additionalProperties false): a
+// member whose name differs only in case is refused, never read as the
+// argument it folds to. Otherwise a call evaluated with tool_args.id
+// "KEEP" (or no id at all) would retire another rule than its rules saw.
+func TestToolArgsExactNames(t *testing.T) {
+	s, _ := openTemp(t, baseSet(t), rulestore.Options{Now: clock()})
+	for _, id := range []string{"KEEP", "OTHER"} {
+		if _, err := s.Add(rulestore.Draft{Rule: doc(id, `tool == "`+strings.ToLower(id)+`"`)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var retire rulestore.Tool
+	for _, tl := range s.Tools() {
+		if tl.Name == rulestore.ToolRetire {
+			retire = tl
+		}
+	}
+	for _, args := range []string{`{"ID":"OTHER","reason":"r"}`, `{"id":"KEEP","Id":"OTHER","reason":"r"}`, `{"id":"OTHER","Reason":"r"}`} {
+		out, err := retire.Call(context.Background(), json.RawMessage(args))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(out, "do not match the tool's schema") {
+			t.Errorf("%s: %q; want the arguments refused", args, out)
+		}
+	}
+	for _, id := range []string{"KEEP", "OTHER"} {
+		if in, err := s.Status(id); err != nil || in.Record.Status != rulestore.Candidate {
+			t.Errorf("%s: %v %v; want it still a candidate", id, in.Record.Status, err)
+		}
+	}
+}

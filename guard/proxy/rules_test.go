@@ -199,6 +199,15 @@ func TestProxyRuleStore(t *testing.T) {
 	if r := lastRecord(t, store, "KEEP_ECHO"); r["status"] != "candidate" {
 		t.Errorf("a blocked retirement ran: %v", r)
 	}
+	// The rules read tool_args as written: a member named like id in
+	// another case is not the id the store's tool reads, or KEEP_RULES,
+	// which sees the id ECHO_FORCE, would let KEEP_ECHO be retired.
+	if text, _, _ = c.callText(90, "rule_retire", `{"id":"ECHO_FORCE","Id":"KEEP_ECHO","reason":"r"}`); !strings.Contains(text, "do not match the tool's schema") {
+		t.Errorf("rule_retire with a member Id: %q", text)
+	}
+	if r := lastRecord(t, store, "KEEP_ECHO"); r["status"] != "candidate" {
+		t.Errorf("KEEP_ECHO was retired through a member Id the rules did not read: %v", r)
+	}
 	if text, isErr, _ = c.callText(10, "rule_retire", `{"id":"ECHO_FORCE","reason":"too broad"}`); isErr || !strings.HasPrefix(text, "Retired ECHO_FORCE: too broad.") {
 		t.Errorf("rule_retire: %q", text)
 	}

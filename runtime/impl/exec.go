@@ -440,14 +440,15 @@ func (x *Exec) Fingerprint() (string, Err) {
 }
 
 // CodeRejectTotal returns code_reject_total for the rule code, the i-th
-// of the codes History named.
+// of the codes History named. The occurrence's override wins without the
+// record, as in [Exec.KeptFact].
 func (x *Exec) CodeRejectTotal(i int, code string) (int64, Err) {
+	if o := x.override; o != nil && o.Has&runtime.KeptCodeRejectTotal != 0 {
+		return o.CodeRejectTotal, Err{}
+	}
 	k, e := x.Kept()
 	if e.Kind != ErrNone {
 		return 0, e
-	}
-	if o := x.override; o != nil && o.Has&runtime.KeptCodeRejectTotal != 0 {
-		return o.CodeRejectTotal, Err{}
 	}
 	n, err := k.CodeRejectTotal(x.atCall, i, code)
 	if err != nil {
