@@ -314,7 +314,18 @@ func (in *input) Fact(r *compiler.Rule, name string) (any, *interp.Error) {
 		}
 		return v, nil
 	case f.Kept != catalog.NotKept:
-		k, e := in.env.Kept()
+		// The occurrence's override of the fact is read without the
+		// session's record, as a compiled rule reads it.
+		var bit runtime.KeptFactSet
+		switch f.Kept {
+		case catalog.KeptRepeatCount:
+			bit = runtime.KeptRepeatCount
+		case catalog.KeptRecentToolNames:
+			bit = runtime.KeptRecentToolNames
+		case catalog.KeptSameCodeRejectRun:
+			bit = runtime.KeptSameCodeRejectRun
+		}
+		k, e := in.env.KeptFact(bit)
 		if e.Kind != runtime.ErrNone {
 			return nil, in.fromErr(e)
 		}

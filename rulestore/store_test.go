@@ -842,3 +842,54 @@ func TestTooLong(t *testing.T) {
 		t.Errorf("added: %v", s.All())
 	}
 }
+
+// unreadable is a session store whose reads fail: the record is lost.
+type unreadable struct{ runtime.Store }
+
+func (unreadable) Read(context.Context, string, *runtime.Snapshot) error {
+	return errors.New("the record is unreadable")
+}
+
+// A store's rule reads an engine-kept fact the occurrence overrides as a
+// compiled rule does (spec 5.10): the override, without the session's
+// record, so a record that cannot be read is no error of that read;
+// without the override the read fails closed.
+func TestStoreRuleReadsOverride(t *testing.T) {
+	set := baseSet(t)
+	path := writeFile(t, record("F_REPEAT", "active", `lycaon.repeat_count >= 3`, "")+"\n")
+	s, err := rulestore.Open(path, set, rulestore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ev, err := base.New(lycaon.Env{}, runtime.WithRuleStore(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sess := runtime.NewStoreSession(unreadable{runtime.NewMemStore(0)}, "s")
+	eval := func(o *runtime.KeptOverride) runtime.Decision {
+		var d runtime.Decision
+		occ := &lycaon.Occurrence{Anchor: lycaon.ToolPreInvoke, Kept: o, Facts: lycaon.Facts{Tool: "curl"}}
+		if err := ev.Evaluate(context.Background(), occ, sess, &d); err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	ruleErrs := func(d runtime.Decision) (n int) {
+		for _, e := range d.Errors {
+			if e.Rule == "F_REPEAT" {
+				n++
+			}
+		}
+		return n
+	}
+	if d := eval(&runtime.KeptOverride{Has: runtime.KeptRepeatCount, RepeatCount: 3}); d.Code != "F_REPEAT" || ruleErrs(d) != 0 {
+		t.Errorf("override 3: %v %s errors %v; want F_REPEAT without a rule error", d.Effect, d.Code, d.Errors)
+	}
+	if d := eval(&runtime.KeptOverride{Has: runtime.KeptRepeatCount, RepeatCount: 1}); d.Code != "" || ruleErrs(d) != 0 {
+		t.Errorf("override 1: %v %s errors %v; want no firing", d.Effect, d.Code, d.Errors)
+	}
+	if d := eval(nil); ruleErrs(d) != 1 || d.Code != "F_REPEAT" {
+		t.Errorf("no override: %v %s errors %v; want the store error, failing closed", d.Effect, d.Code, d.Errors)
+	}
+}

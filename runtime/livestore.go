@@ -74,6 +74,10 @@ type LiveEnv interface {
 	// Fingerprint tool_args_fingerprint; CodeRejectTotal the count of
 	// Codes()[i].
 	Kept() (*KeptFacts, Err)
+	// KeptFact returns them for a read of the one fact f: the occurrence's
+	// override of f, when it has one, without the session's record (spec
+	// 5.10), as compiled rules read it.
+	KeptFact(f KeptFactSet) (*KeptFacts, Err)
 	Fingerprint() (string, Err)
 	CodeRejectTotal(i int) (int64, Err)
 	// Provenance returns the provenance facts of the occurrence.

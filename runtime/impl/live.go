@@ -190,9 +190,12 @@ func DetectLive[O any](x *Exec, id string, v func(context.Context, *O) (runtime.
 // liveEnv is the runtime.LiveEnv of an evaluation with a store.
 type liveEnv struct{ x *Exec }
 
-func (e *liveEnv) Context() context.Context          { return e.x.Ctx }
-func (e *liveEnv) Profiles() runtime.ProfileSet      { return e.x.Profiles }
-func (e *liveEnv) Kept() (*runtime.KeptFacts, Err)   { return e.x.Kept() }
+func (e *liveEnv) Context() context.Context        { return e.x.Ctx }
+func (e *liveEnv) Profiles() runtime.ProfileSet    { return e.x.Profiles }
+func (e *liveEnv) Kept() (*runtime.KeptFacts, Err) { return e.x.Kept() }
+func (e *liveEnv) KeptFact(f runtime.KeptFactSet) (*runtime.KeptFacts, Err) {
+	return e.x.KeptFact(f)
+}
 func (e *liveEnv) Fingerprint() (string, Err)        { return e.x.Fingerprint() }
 func (e *liveEnv) Provenance() (*runtime.Scope, Err) { return e.x.Provenance() }
 func (e *liveEnv) Counter(i int) (int64, Err)        { return e.x.Counter(e.x.live.base + i) }
