@@ -678,9 +678,11 @@ func (p *proxy) request(f *frame) {
 		return
 	}
 	if f.method == "tools/list" {
+		// Absent, null or empty: the first page. A cursor that is not a
+		// string is not a first page (the upstream answers it).
 		var cursor string
-		json.Unmarshal(params["cursor"], &cursor)
-		q.first = cursor == "" // absent, null or empty: the first page
+		err := json.Unmarshal(params["cursor"], &cursor)
+		q.first = params["cursor"] == nil || isNull(params["cursor"]) || err == nil && cursor == ""
 	}
 	if f.method == "initialize" {
 		var caps struct {
@@ -738,7 +740,14 @@ func (p *proxy) call(f *frame, q *pending, key string, params map[string]json.Ra
 		if t := guard.FindTool(p.tools, name); t != nil {
 			// The proxy's own tool: answered here, evaluated after the
 			// call like any result, never forwarded.
-			res := guard.CallTool(context.Background(), t, argsRaw)
+			// Bounded like a forwarded call, for a handler that heeds
+			// its context.
+			ctx, cancel := context.Background(), context.CancelFunc(func() {})
+			if p.o.timeout > 0 {
+				ctx, cancel = context.WithTimeout(ctx, p.o.timeout)
+			}
+			res := guard.CallTool(ctx, t, argsRaw)
+			cancel()
 			out := k.Finish(context.Background(), res, 0, guard.FinishOptions{AppendNotes: p.o.notes})
 			p.toClient(resultFrame(f.id, out))
 			return

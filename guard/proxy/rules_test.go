@@ -155,6 +155,12 @@ func TestProxyRuleStore(t *testing.T) {
 	if tools := resultOf(t, c.recv())["tools"].([]any); len(tools) != 1 || tools[0].(map[string]any)["name"] != "echo" {
 		t.Errorf("tools/list, page 2: %v", tools)
 	}
+	// A cursor that is not a string is not a first page either (the fake
+	// upstream answers it as a later page).
+	c.send(`{"jsonrpc":"2.0","id":101,"method":"tools/list","params":{"cursor":7}}`)
+	if tools := resultOf(t, c.recv())["tools"].([]any); len(tools) != 1 || tools[0].(map[string]any)["name"] != "echo" {
+		t.Errorf("tools/list, a cursor that is not a string: %v", tools)
+	}
 
 	text, isErr, _ := c.callText(2, "rule_add", echoForce)
 	if isErr || !strings.HasPrefix(text, "Added ECHO_FORCE as a candidate") {
