@@ -76,6 +76,10 @@ type DetState struct {
 // Exec is the state of one occurrence's evaluation. Generated code keeps it
 // on the stack (inside a struct of its own) and passes it to each rule.
 type Exec struct {
+	// An Exec must not be copied: it finds its buffers by their offsets
+	// from itself (see [Exec.Buffers]); go vet's copylocks check reports a
+	// copy.
+	_   noCopy
 	Ctx context.Context
 	D   *runtime.Decision
 	S   *runtime.Session
@@ -157,6 +161,12 @@ type Exec struct {
 	nowRead   bool
 	keepTimes bool
 }
+
+// noCopy makes go vet report a copy of the struct that holds it.
+type noCopy struct{}
+
+func (*noCopy) Lock()   {}
+func (*noCopy) Unlock() {}
 
 // Buffers gives x the buffers of its anchor's evaluation: room for the
 // counters the anchor's rules read (snap), the answers of the validators
