@@ -686,25 +686,16 @@ func (x *Exec) Finish() {
 // atomic step (spec 5.3, 5.10); in a check they wait for the check's
 // end instead (Check.Add).
 func (x *Exec) applyUpdates() {
-	if x.S == nil || x.inCheck {
+	if x.S == nil || x.inCheck || !x.updates() {
 		return
 	}
-	counts := x.counts()
-	c, record := x.recordedCall()
-	switch {
-	case counts:
-		x.applyCounts(c, record)
-	case record:
-		// Only the call to record: no buffer of counter updates to clear.
-		calls := [1]runtime.Call{c}
-		x.applied(apply(x.Ctx, x.S, nil, calls[:]))
-	}
+	x.apply()
 }
 
-// counts reports whether the occurrence moves a counter: a firing with a
-// counter to update, or a rule store's rules (which keep every counter).
-func (x *Exec) counts() bool {
-	if x.live != nil {
+// updates reports whether the occurrence has something to apply: a
+// firing that moves a counter, a call to record, a rule store's rules.
+func (x *Exec) updates() bool {
+	if x.live != nil || x.record && x.atCall {
 		return true
 	}
 	for i := 0; i < x.nfired; i++ {
@@ -715,26 +706,21 @@ func (x *Exec) counts() bool {
 	return false
 }
 
-// applyCounts applies the counter updates and the recorded call (when
-// record), in a frame of its own: an occurrence that moves no counter
-// does not clear the updates' buffer.
-func (x *Exec) applyCounts(c runtime.Call, record bool) {
+// apply applies the updates applyUpdates found, in a frame of its own:
+// an occurrence without updates does not clear its buffers.
+func (x *Exec) apply() {
 	var buf [16]runtime.CounterUpdate
 	ups := x.appendUpdates(buf[:0])
-	calls := [1]runtime.Call{c}
-	n := 0
-	if record {
-		n = 1
+	var call [1]runtime.Call
+	calls := call[:0]
+	if c, ok := x.recordedCall(); ok {
+		call[0] = c
+		calls = call[:]
 	}
-	if len(ups) == 0 && n == 0 {
+	if len(ups) == 0 && len(calls) == 0 {
 		return
 	}
-	x.applied(apply(x.Ctx, x.S, ups, calls[:n]))
-}
-
-// applied reports a failed update in the decision.
-func (x *Exec) applied(e Err, failed bool) {
-	if failed {
+	if e, failed := apply(x.Ctx, x.S, ups, calls); failed {
 		x.D.Errors = append(x.D.Errors, runtime.RuleError{Err: e})
 	}
 }
