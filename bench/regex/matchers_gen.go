@@ -70,6 +70,7 @@ var (
 		Skip:   24,
 		Prefix: "rm",
 		Resume: [3]uint16{16, 16, 16},
+		Rare:   1,
 	}
 	oRe_1 = &impl.RegexDFA{
 		ASCII: [128]uint8{
@@ -115,6 +116,7 @@ var (
 		Skip:   60,
 		Prefix: "rm",
 		Resume: [3]uint16{30, 30, 45},
+		Rare:   1,
 	}
 	oRe_2 = &impl.RegexDFA{
 		ASCII: [128]uint8{

@@ -717,6 +717,7 @@ var (
 		Skip:   24,
 		Prefix: "rm",
 		Resume: [3]uint16{16, 16, 16},
+		Rare:   1,
 	}
 	oReads_ToolPreInvoke = runtime.Reads{
 		Facts: []string{"content_contains_untrusted", "lycaon.tool_is_state", "lycaon.turn_tools", "lycaon.workers_idle", "principal_roles", "prompt_injection_score", "secret_matches", "session_posture", "tool", "tool_args"},

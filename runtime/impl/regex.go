@@ -48,6 +48,10 @@ type RegexDFA struct {
 	// begins with no continuation byte), so the jump loses nothing.
 	Skip   uint16
 	Prefix string
+	// Rare is the offset in Prefix of the byte the matcher looks for with
+	// strings.IndexByte, the one the generator expects rarest in text; 0
+	// lets strings.Index search.
+	Rare   uint8
 	Resume [3]uint16
 }
 
@@ -65,7 +69,7 @@ func (d *RegexDFA) MatchString(s string) bool {
 			case dead:
 				return false
 			}
-			j := strings.Index(s[i:], d.Prefix)
+			j := d.index(s[i:])
 			if j < 0 {
 				return false
 			}
@@ -89,6 +93,43 @@ func (d *RegexDFA) MatchString(s string) bool {
 		st = uint(trans[st+uint(c)])
 	}
 	return trans[st+dead-1] == 0
+}
+
+// index is the offset in s of the first occurrence of Prefix, or -1, as
+// strings.Index answers. With Rare not 0 it looks for Prefix's byte at
+// Rare with strings.IndexByte and compares the prefix around each one it
+// finds; when that byte turns out frequent in s (more than one miss per 8
+// bytes, as strings.Index itself decides), it hands the rest to
+// strings.Index.
+func (d *RegexDFA) index(s string) int {
+	p, r := d.Prefix, int(d.Rare)
+	if r == 0 || r >= len(p) {
+		return strings.Index(s, p)
+	}
+	c := p[r]
+	misses := 0
+	for i := r; i < len(s); {
+		o := strings.IndexByte(s[i:], c)
+		if o < 0 {
+			return -1
+		}
+		i += o // s[i] is p[r]: p may start at i-r
+		st := i - r
+		if len(s)-st < len(p) {
+			return -1
+		}
+		if s[st:st+len(p)] == p {
+			return st
+		}
+		i++
+		if misses++; misses > (i+16)/8 {
+			if j := strings.Index(s[st+1:], p); j >= 0 {
+				return st + 1 + j
+			}
+			return -1
+		}
+	}
+	return -1
 }
 
 // classOf is the class of a rune of utf8.RuneSelf or above.

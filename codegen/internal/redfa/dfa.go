@@ -41,6 +41,7 @@ type Tables struct {
 	Start  uint16
 	Skip   uint16
 	Prefix string
+	Rare   uint8
 	Resume [3]uint16
 }
 

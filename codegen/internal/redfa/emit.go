@@ -73,6 +73,9 @@ func (t *Tables) Code(implPath string) jen.Code {
 			jen.Id("Prefix").Op(":").Lit(t.Prefix),
 			jen.Id("Resume").Op(":").Index(jen.Lit(3)).Uint16().Values(jen.Lit(int(t.Resume[0])), jen.Lit(int(t.Resume[1])), jen.Lit(int(t.Resume[2]))),
 		)
+		if t.Rare != 0 {
+			fields = append(fields, jen.Id("Rare").Op(":").Lit(int(t.Rare)))
+		}
 	}
 	return jen.Op("&").Qual(implPath, "RegexDFA").Custom(multi, fields...)
 }

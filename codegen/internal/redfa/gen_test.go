@@ -100,7 +100,7 @@ func genInput(r *rand.Rand, n int) string {
 // builds from the same tables.
 func runtimeDFA(t *Tables) *impl.RegexDFA {
 	return &impl.RegexDFA{ASCII: t.ASCII, Lo: t.Lo, Class: t.Class, Trans: t.Trans, Stride: t.Stride,
-		Start: t.Start, Skip: t.Skip, Prefix: t.Prefix, Resume: t.Resume}
+		Start: t.Start, Skip: t.Skip, Prefix: t.Prefix, Rare: t.Rare, Resume: t.Resume}
 }
 
 // matcher is p's matcher as the generated code runs it (a fallback runs

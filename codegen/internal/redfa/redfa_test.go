@@ -274,3 +274,19 @@ func TestSurrogateLiteralFallsBack(t *testing.T) {
 		}
 	}
 }
+
+// TestRareByte: the matcher looks for the prefix's byte expected rarest,
+// the first of them on a tie, within the first 256 bytes.
+func TestRareByte(t *testing.T) {
+	for _, c := range []struct {
+		prefix string
+		want   uint8
+	}{
+		{"", 0}, {"r", 0}, {"rm", 1}, {"git", 0}, {"sudo", 1}, {"curl", 1}, {"ee", 0}, {"e\x01", 1},
+		{"aé", 1}, {strings.Repeat("e", 300) + "Z", 0},
+	} {
+		if got := rareByte(c.prefix); got != c.want {
+			t.Errorf("rareByte(%q) = %d, want %d", c.prefix, got, c.want)
+		}
+	}
+}

@@ -239,6 +239,7 @@ func (b *builder) layout(start int, resume [3]int, prefix string) (*Tables, erro
 		Stride: uint16(cols),
 		Skip:   uint16(skip * cols),
 		Prefix: prefix,
+		Rare:   rareByte(prefix),
 	}
 	for c, old := range b.cl.ascii {
 		t.ASCII[c] = merged[old]
@@ -262,4 +263,38 @@ func (b *builder) layout(start int, resume [3]int, prefix string) (*Tables, erro
 		}
 	}
 	return t, nil
+}
+
+// rareByte is the offset in prefix (among its first 256 bytes) of the
+// byte expected to be the rarest in the text rules read, by [byteOrder]:
+// the one the matcher looks for with strings.IndexByte (the first of the
+// rarest on a tie, 0 for an empty prefix). A prefix's first byte is often
+// a frequent letter ("rm", "sudo"): searching for it stops at every one,
+// where a rarer byte of the prefix stops less often.
+func rareByte(prefix string) uint8 {
+	best, rank := 0, -1
+	for i := 0; i < len(prefix) && i < 256; i++ {
+		if r := byteRank(prefix[i]); r > rank {
+			best, rank = i, r
+		}
+	}
+	return uint8(best)
+}
+
+// byteOrder is the ASCII bytes of the text agents' tools see (shell
+// commands, JSON, source code, logs, English) from the most frequent on,
+// by letter frequencies of English and the punctuation of commands and
+// code. Only the order matters, and only for speed.
+const byteOrder = " etaoinsrhldcum\n/pf\".g-w,y_:b=v0k1x2()3{}ESTRANIOLCDP[]#;'5$4|86>79<*MUFBGHWVYKXJQZ\\&+qjz!@%~`^?\t"
+
+// byteRank is how rare b is expected to be: its place in byteOrder, after
+// it the bytes of non-ASCII text, and last the control bytes and DEL.
+func byteRank(b byte) int {
+	if i := strings.IndexByte(byteOrder, b); i >= 0 {
+		return i
+	}
+	if b >= 0x80 {
+		return len(byteOrder)
+	}
+	return len(byteOrder) + 1
 }

@@ -832,6 +832,7 @@ var (
 		Skip:   60,
 		Prefix: "rm",
 		Resume: [3]uint16{30, 30, 45},
+		Rare:   1,
 	}
 	oRe_CURL_PIPE_SHELL_1 = &impl.RegexDFA{
 		ASCII: [128]uint8{

@@ -529,6 +529,7 @@ var (
 		Skip:   27,
 		Prefix: "a`b\"",
 		Resume: [3]uint16{18, 18, 18},
+		Rare:   1,
 	}
 	oSel_ROLES_1               = []string{"admin", "ops"}
 	oReads_CoordinatorPostTurn = runtime.Reads{

@@ -519,6 +519,7 @@ var (
 		Skip:   27,
 		Prefix: "rm",
 		Resume: [3]uint16{18, 18, 18},
+		Rare:   1,
 	}
 	oReads_ToolPreInvoke = runtime.Reads{
 		Facts: []string{"tool", "tool_args"},
