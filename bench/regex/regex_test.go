@@ -180,3 +180,38 @@ func BenchmarkMatch(b *testing.B) {
 		}
 	}
 }
+
+// adversarial are 64 KB texts built against the search for a literal
+// prefix: for the prefix "rm" (RM_RF, RM_RF_ROOT), its rarer byte
+// everywhere and no prefix, its first byte everywhere, and near misses
+// ("r m", "mr"); for "git" (FORCE_PUSH), "gi" and "g" everywhere.
+var adversarial = map[string][]string{
+	"RM_RF":      {"m ", "r ", "r m ", "mr "},
+	"RM_RF_ROOT": {"m ", "r ", "r m "},
+	"FORCE_PUSH": {"gi ", "g ", "it "},
+}
+
+// BenchmarkAdversarial: on texts built against its prefix search, the
+// generated matcher is no slower than regexp, which searches the prefix
+// with strings.Index.
+func BenchmarkAdversarial(b *testing.B) {
+	for i, p := range patterns(b) {
+		re := regexp.MustCompile(p.re)
+		for _, unit := range adversarial[p.name] {
+			s := strings.Repeat(unit, 64<<10/len(unit))
+			if re.MatchString(s) || Matchers[i](s) {
+				b.Fatalf("%s matches %q", p.name, unit)
+			}
+			name := p.name + "/" + strings.ReplaceAll(unit, " ", "_") + "/"
+			b.Run(name+"regexp", func(b *testing.B) {
+				b.SetBytes(int64(len(s)))
+				benchloop.Loop(b, func() { re.MatchString(s) })
+			})
+			b.Run(name+"oarc", func(b *testing.B) {
+				b.SetBytes(int64(len(s)))
+				m := Matchers[i]
+				benchloop.Loop(b, func() { m(s) })
+			})
+		}
+	}
+}

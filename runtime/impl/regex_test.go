@@ -8,8 +8,7 @@ import (
 
 // The search for a DFA's literal prefix by its rarest byte must find what
 // strings.Index finds: the first occurrence, whatever byte of the prefix
-// it looks for, wherever the text ends, and after it hands over to
-// strings.Index. (The DFA as a whole is tested against regexp in
+// it looks for, wherever the text ends, and after it goes on by windows. (The DFA as a whole is tested against regexp in
 // codegen/internal/redfa.)
 
 // checkIndex fails unless every Rare of p finds in s what strings.Index
@@ -49,6 +48,15 @@ func TestIndexPrefix(t *testing.T) {
 			s = word(r.IntN(400))
 		}
 		checkIndex(t, p, s)
+	}
+	// The prefix at every offset around the windows' edges, after enough
+	// misses for the search to go by windows.
+	for _, p := range []string{"rm", "git", "r", strings.Repeat("xy", 16) + "z", strings.Repeat("x", 40)} {
+		fill := strings.Repeat(p[:len(p)-1]+"q", 300/len(p)+1)
+		for pos := 0; pos < 300; pos++ {
+			checkIndex(t, p, fill[:pos]+p+fill)
+			checkIndex(t, p, fill[:pos]+p[:len(p)-1])
+		}
 	}
 	// A longer prefix than 256 bytes keeps Rare within it.
 	long := strings.Repeat("ab", 200) + "m"
