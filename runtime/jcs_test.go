@@ -4,9 +4,12 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // RFC 8785 Appendix B: doubles as their canonical JSON.
@@ -194,4 +197,83 @@ func BenchmarkSHA256Only(b *testing.B) {
 	for b.Loop() {
 		sha256.Sum256(data)
 	}
+}
+
+// refJCSString is RFC 8785's string serialisation as the RFC says it, rune
+// by rune: the reference for appendJCSString's eight-byte fast path.
+func refJCSString(s string) (string, bool) {
+	if !utf8.ValidString(s) {
+		return "", false
+	}
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch r {
+		case '"':
+			b.WriteString(`\"`)
+		case '\\':
+			b.WriteString(`\\`)
+		case '\b':
+			b.WriteString(`\b`)
+		case '\f':
+			b.WriteString(`\f`)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\r':
+			b.WriteString(`\r`)
+		case '\t':
+			b.WriteString(`\t`)
+		default:
+			if r < 0x20 {
+				fmt.Fprintf(&b, `\u%04x`, r)
+			} else {
+				b.WriteRune(r)
+			}
+		}
+	}
+	b.WriteByte('"')
+	return b.String(), true
+}
+
+func checkJCSString(t *testing.T, s string) {
+	t.Helper()
+	want, ok := refJCSString(s)
+	got, err := appendJCSString([]byte("x"), s)
+	if !ok {
+		if !errors.Is(err, ErrNoFingerprint) {
+			t.Fatalf("%q: %q %v, want no fingerprint", s, got, err)
+		}
+		return
+	}
+	if err != nil || string(got) != "x"+want {
+		t.Fatalf("%q: %q %v, want %q", s, got, err, want)
+	}
+}
+
+// Strings of pieces around the fast path's edges (each byte the eight-byte
+// test must stop at, next to and inside runs of plain bytes of every
+// length) serialise as the RFC says.
+func TestJCSStringDifferential(t *testing.T) {
+	pieces := []string{"a", "Z", " ", "~", "\x7f", "\x1f", "\x00", "\n", "\t", "\"", "\\", "!", "#", "[", "]",
+		"é", "\u2028", "\ufffd", "😀", "\xff", "\xc3", "\xed\xa0\x80", "abcdefgh", "0123456", "/path/to/x"}
+	r := rand.New(rand.NewPCG(5, 10))
+	for range 50000 {
+		var b strings.Builder
+		for range r.IntN(12) {
+			b.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		checkJCSString(t, b.String())
+	}
+	for c := range 256 {
+		for pos := range 17 {
+			checkJCSString(t, strings.Repeat("a", pos)+string(rune(c))+strings.Repeat("b", 9))
+			checkJCSString(t, strings.Repeat("a", pos)+string([]byte{byte(c)})+strings.Repeat("b", 9))
+		}
+	}
+}
+
+func FuzzJCSString(f *testing.F) {
+	f.Add("plain ascii text")
+	f.Add("tab\there \"quoted\" back\\slash é \xff")
+	f.Fuzz(func(t *testing.T, s string) { checkJCSString(t, s) })
 }
