@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -298,12 +299,15 @@ func appendJCSString(dst []byte, s string) ([]byte, error) {
 	start := 0
 	for i := 0; i < len(s); {
 		// Eight bytes at a time while they are printable ASCII, neither
-		// '"' nor '\\' (most of the arguments agents send).
-		for i+8 <= len(s) && plain8(s[i:i+8]) {
-			i += 8
-		}
-		if i == len(s) {
-			break
+		// '"' nor '\\' (most of the bytes agents send), then straight to
+		// the first that is not.
+		if len(s)-i >= 8 {
+			m := special8(load8(s[i : i+8]))
+			if m == 0 {
+				i += 8
+				continue
+			}
+			i += bits.TrailingZeros64(m) >> 3
 		}
 		c := s[i]
 		if c < utf8.RuneSelf {
@@ -343,18 +347,22 @@ func appendJCSString(dst []byte, s string) ([]byte, error) {
 	return append(dst, '"'), nil
 }
 
-// plain8 reports whether the 8 bytes of s are all bytes a JSON string
-// holds as they are (jcsPlain): none from 0x80, none below 0x20, neither
-// '"' nor '\\'. With no byte from 0x80, each subtraction sets a byte's
-// high bit where the byte is below (zero: is) the value, and borrows
-// only from a byte that is: the test is exact.
-func plain8(s string) bool {
-	_ = s[7]
-	w := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
-		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+// special8 marks, in the high bit of each byte, the bytes of w (8 bytes
+// of a string, the first lowest) that a JSON string does not hold as they
+// are (not jcsPlain): from 0x80, below 0x20, '"' and '\\'. The lowest mark
+// is exact (the first such byte); a subtraction's borrow can mark bytes
+// above it, never below.
+func special8(w uint64) uint64 {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	q, bs := w^('"'*ones), w^('\\'*ones)
-	return (w|(w-0x20*ones)|(q-ones)&^q|(bs-ones)&^bs)&highs == 0
+	return (w | (w - 0x20*ones) | (q-ones)&^q | (bs-ones)&^bs) & highs
+}
+
+// load8 is the first 8 bytes of s as a little-endian word.
+func load8(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }
 
 // appendJCSNumber writes a double as ECMAScript's Number.prototype.toString

@@ -277,3 +277,16 @@ func FuzzJCSString(f *testing.F) {
 	f.Add("tab\there \"quoted\" back\\slash é \xff")
 	f.Fuzz(func(t *testing.T, s string) { checkJCSString(t, s) })
 }
+
+// BenchmarkArgsFingerprintContent: the arguments of a tool that writes a
+// file, whose content (4 KB of source code) is most of the bytes.
+func BenchmarkArgsFingerprintContent(b *testing.B) {
+	line := "\tif err := run(ctx, cfg); err != nil { return fmt.Errorf(\"run: %w\", err) }\n"
+	args := map[string]any{"path": "/home/agent/project/main.go", "content": strings.Repeat(line, 4096/len(line))}
+	buf, _ := AppendCanonical(nil, args)
+	b.SetBytes(int64(len(buf)))
+	b.ReportAllocs()
+	for b.Loop() {
+		_, buf, _ = ArgsFingerprint(buf, args)
+	}
+}
