@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 	"unsafe"
 
@@ -321,7 +322,9 @@ func (x *Exec) readSnapshot() {
 	}
 }
 
-// Counter returns the i-th counter of the snapshot.
+// Counter returns the i-th counter of the snapshot. An i that names no
+// counter Snapshot named (a store's rule that asks for a key its set does
+// not list) is an error, never a count of 0.
 func (x *Exec) Counter(i int) (int64, Err) {
 	if !x.snapRead {
 		x.readSnapshot()
@@ -329,6 +332,7 @@ func (x *Exec) Counter(i int) (int64, Err) {
 	switch {
 	case x.snapErr.Kind != ErrNone:
 		return 0, x.snapErr
+	case i < 0:
 	case x.snapX != nil:
 		if i < len(x.snapX) {
 			return x.snapX[i], Err{}
@@ -336,7 +340,7 @@ func (x *Exec) Counter(i int) (int64, Err) {
 	case i < x.nsnap && i < x.snapCap:
 		return x.snapBuf()[i], Err{}
 	}
-	return 0, Err{}
+	return 0, Err{Kind: runtime.ErrInvalidArgument, S: "counter " + strconv.Itoa(i) + " is not in the occurrence's snapshot"}
 }
 
 // copyHistory copies what another store answered into the decision's

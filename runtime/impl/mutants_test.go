@@ -523,3 +523,26 @@ func TestMutantRangeString(t *testing.T) {
 		t.Fatalf("Range(\"x\") error = %v", err)
 	}
 }
+
+// A counter index the snapshot does not hold (none named, beyond the keys,
+// negative) is an error, never a count of 0; the named ones read.
+func TestMutantCounterOutOfRange(t *testing.T) {
+	s := runtime.NewSession("s")
+	x, _ := mutBegin(mutRules(), s)
+	x.Snapshot([]runtime.CounterKey{{Rule: "W1"}})
+	if n, err := x.Counter(0); err.Kind != ErrNone || n != 0 {
+		t.Fatalf("Counter(0) = %d %v", n, err)
+	}
+	for _, i := range []int{1, 64, -1} {
+		if n, err := x.Counter(i); err.Kind != runtime.ErrInvalidArgument {
+			t.Errorf("Counter(%d) = %d %v, want an error", i, n, err)
+		}
+	}
+	x.snapX = []int64{7}
+	if n, err := x.Counter(0); err.Kind != ErrNone || n != 7 {
+		t.Fatalf("Counter(0) from the slice = %d %v", n, err)
+	}
+	if _, err := x.Counter(1); err.Kind != runtime.ErrInvalidArgument {
+		t.Errorf("Counter(1) beyond the slice: %v, want an error", err)
+	}
+}
