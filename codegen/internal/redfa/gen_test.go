@@ -150,3 +150,22 @@ func check(t testing.TB, p *Plan, re *regexp.Regexp, m func(string) bool, s stri
 		try(s[:i])
 	}
 }
+
+// genDense is a random input of n pieces dense in prefix's bytes: its
+// bytes, its beginnings, itself now and then, and pieces of any input.
+func genDense(r *rand.Rand, prefix string, n int) string {
+	var b strings.Builder
+	for range n {
+		switch k := r.IntN(10); {
+		case k < 5:
+			b.WriteByte(prefix[r.IntN(len(prefix))])
+		case k < 7:
+			b.WriteString(prefix[:1+r.IntN(len(prefix))])
+		case k == 7 && r.IntN(8) == 0:
+			b.WriteString(prefix)
+		default:
+			b.WriteString(inPieces[r.IntN(len(inPieces))])
+		}
+	}
+	return b.String()
+}
