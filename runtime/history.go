@@ -282,6 +282,10 @@ func (k *KeptFacts) Derive(atCall bool, c *Call) {
 	k.RecentToolNames = names
 }
 
+// errTotalsMissing is the error of reading code_reject_total where the
+// record read holds no count for the code.
+var errTotalsMissing = errors.New("code_reject_total: the session's record read holds no count for this code")
+
 // ErrTotalsUnknown is the error of reading code_reject_total of a pair the
 // session's record could not count (it holds [TotalsLimit] pairs).
 var ErrTotalsUnknown = errors.New("code_reject_total: the session's record holds its limit of (code, tool) pairs, and this one is not among them")
@@ -292,8 +296,10 @@ var ErrTotalsUnknown = errors.New("code_reject_total: the session's record holds
 // block not included).
 func (k *KeptFacts) CodeRejectTotal(atCall bool, i int, code string) (int64, error) {
 	h := &k.History
-	if i >= len(h.Totals) {
-		return 0, nil
+	if i < 0 || i >= len(h.Totals) || i >= len(h.TotalsKnown) {
+		// Every store answers one count per code of the query: a count
+		// missing is a record that cannot be read, never 0 blocks.
+		return 0, errTotalsMissing
 	}
 	if !h.TotalsKnown[i] {
 		return 0, ErrTotalsUnknown

@@ -296,10 +296,15 @@ func (x *Exec) readSnapshot() {
 	}
 	switch st := x.S.Store().(type) {
 	case nil:
-		// No session: an empty record, whose (no) calls' times are known.
+		// No session: an empty record, whose (no) calls' times are known,
+		// and no blocks of any code.
 		clear(dst)
 		if hist != nil {
 			hist.Times.Kept = x.query.Times
+			for range x.query.Codes {
+				hist.Totals = append(hist.Totals, 0)
+				hist.TotalsKnown = append(hist.TotalsKnown, true)
+			}
 		}
 	case *runtime.MemStore:
 		snap := runtime.Snapshot{Keys: keys, Counters: dst, History: hist, Query: x.query}
