@@ -72,8 +72,7 @@ func TestDecisionReuse(t *testing.T) {
 	}
 	fresh, reused := runtime.NewSession("fresh"), runtime.NewSession("reused")
 	var d runtime.Decision
-	opts := []cmp.Option{cmpopts.EquateEmpty(), cmp.Exporter(func(reflect.Type) bool { return false }),
-		cmpopts.IgnoreUnexported(runtime.Decision{}, runtime.KeptFacts{})}
+	opts := []cmp.Option{cmpopts.EquateEmpty(), cmpopts.IgnoreUnexported(runtime.Decision{}, runtime.KeptFacts{})}
 	for i := range occs {
 		for _, emptyCap := range []bool{false, true} {
 			var want runtime.Decision
@@ -89,6 +88,44 @@ func TestDecisionReuse(t *testing.T) {
 			if diff := cmp.Diff(want, d, opts...); diff != "" {
 				t.Errorf("occurrence %d (%s, filled with empty slices %v): a reused decision differs from a new one (-new +reused):\n%s", i, occ.Anchor, emptyCap, diff)
 			}
+		}
+	}
+}
+
+// TestCheckDecisionReuse: the same for the decisions of checks (spec
+// 5.11), batch_tools included.
+func TestCheckDecisionReuse(t *testing.T) {
+	ev, err := rules.New(demoEnv())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tools []lycaon.Occurrence
+	for _, c := range calls() {
+		if c.occ.Anchor == lycaon.ToolPreInvoke {
+			tools = append(tools, c.occ)
+		}
+	}
+	checks := [][]lycaon.Occurrence{{{Anchor: lycaon.PhaseAdvanced}, {Anchor: lycaon.PhaseAdvanced, Content: "x"}}}
+	for i := 0; i+2 < len(tools); i += 2 {
+		checks = append(checks, tools[i:i+3])
+	}
+	fresh, reused := runtime.NewSession("fresh"), runtime.NewSession("reused")
+	ds := make([]runtime.Decision, 3)
+	opts := []cmp.Option{cmpopts.EquateEmpty(), cmpopts.IgnoreUnexported(runtime.Decision{}, runtime.KeptFacts{})}
+	for i, c := range checks {
+		want := make([]runtime.Decision, len(c))
+		if err := ev.EvaluateCheck(context.Background(), append([]lycaon.Occurrence(nil), c...), fresh, want); err != nil {
+			t.Fatal(err)
+		}
+		got := ds[:len(c)]
+		for j := range got {
+			fillAll(reflect.ValueOf(&got[j]).Elem(), j%2 == 0)
+		}
+		if err := ev.EvaluateCheck(context.Background(), append([]lycaon.Occurrence(nil), c...), reused, got); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, got, opts...); diff != "" {
+			t.Errorf("check %d: reused decisions differ from new ones (-new +reused):\n%s", i, diff)
 		}
 	}
 }
