@@ -72,3 +72,26 @@ func TestRarePrefixPatterns(t *testing.T) {
 		t.Errorf("only %d of %d patterns run a DFA", dfas, len(patterns))
 	}
 }
+
+// FuzzRarePrefixDFA: FuzzRegexDFA's check from seeds whose patterns
+// have a literal prefix searched by a byte other than its first
+// (non-ASCII, control bytes, long), and texts dense in that byte.
+func FuzzRarePrefixDFA(f *testing.F) {
+	f.Add(`héllo\s+w`, strings.Repeat("\xc3", 40)+"héllo w")
+	f.Add(`xΣ+y`, "xΣxΣΣ\xceyxΣy")
+	f.Add(`a\tb\d`, "a\ta\tb\tb1")
+	f.Add(`\beq{2}\w`, strings.Repeat("q", 100)+" eqqx")
+	f.Add(`e{3}q+$`, strings.Repeat("eeq", 50)+"eeeq")
+	f.Add(regexp.QuoteMeta(strings.Repeat("ab", 140)+"q")+`[0-9]`, strings.Repeat("ab", 300)+"q1")
+	f.Fuzz(func(t *testing.T, pat, s string) {
+		if len(pat) > 400 || len(s) > 2000 {
+			return
+		}
+		re, err := regexp.Compile(pat)
+		if err != nil {
+			return
+		}
+		p := Compile(pat)
+		check(t, p, re, matcher(p), s)
+	})
+}
