@@ -1109,8 +1109,12 @@ func (pk *packGen) anchors(infos map[string]*anchorInfo) []jen.Code {
 				bufs[i] = jen.Id("oA").Dot(b.name).Index(jen.Op(":"))
 			}
 		}
+		room := fmt.Sprintf("room for %d counters, %d validator answers, %d firings", nSnap, nDetBuf, nFired)
+		if len(keys) > maxSnapBuf {
+			room += fmt.Sprintf("; its %d counters are read into a slice", len(keys))
+		}
 		out = append(out, jen.Comment(fmt.Sprintf("%s is the state of an evaluation at %s: the exec, and buffers sized for the", state, strconv.Quote(a.ID))).Line().
-			Comment(fmt.Sprintf("anchor's rules (%d counter reads, %d validator answers, %d firings).", nSnap, nDetBuf, nFired)).Line().
+			Comment(fmt.Sprintf("anchor's rules (%s).", room)).Line().
 			Type().Id(state).Struct(fields...))
 		// The evaluation with a rule store is the same with the store's
 		// rules added, on a state of its own on the heap (the store reads

@@ -1087,7 +1087,7 @@ func oRule_SECRET_IN_ARGS(oX *oExec) (bool, runtime.Err) {
 }
 
 // oState_ToolPreInvoke is the state of an evaluation at "tool.pre_invoke": the exec, and buffers sized for the
-// anchor's rules (0 counter reads, 2 validator answers, 12 firings).
+// anchor's rules (room for 0 counters, 2 validator answers, 12 firings).
 type oState_ToolPreInvoke struct {
 	oExec
 	oDet   [2]impl.DetState

@@ -553,7 +553,7 @@ func oRule_LOOP(oX *oExec) (bool, runtime.Err) {
 }
 
 // oState_ToolPreInvoke is the state of an evaluation at "tool.pre_invoke": the exec, and buffers sized for the
-// anchor's rules (1 counter reads, 0 validator answers, 3 firings).
+// anchor's rules (room for 1 counters, 0 validator answers, 3 firings).
 type oState_ToolPreInvoke struct {
 	oExec
 	oSnap  [1]int64

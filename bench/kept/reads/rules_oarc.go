@@ -403,7 +403,7 @@ func oRule_REPEAT(oX *oExec) (bool, runtime.Err) {
 }
 
 // oState_ToolPreInvoke is the state of an evaluation at "tool.pre_invoke": the exec, and buffers sized for the
-// anchor's rules (0 counter reads, 0 validator answers, 1 firings).
+// anchor's rules (room for 0 counters, 0 validator answers, 1 firings).
 type oState_ToolPreInvoke struct {
 	oExec
 	oFired [1]int32

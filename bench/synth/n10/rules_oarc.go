@@ -1001,7 +1001,7 @@ func oRule_R00006(oX *oExec) (bool, runtime.Err) {
 }
 
 // oState_ToolPreInvoke is the state of an evaluation at "tool.pre_invoke": the exec, and buffers sized for the
-// anchor's rules (0 counter reads, 0 validator answers, 10 firings).
+// anchor's rules (room for 0 counters, 0 validator answers, 10 firings).
 type oState_ToolPreInvoke struct {
 	oExec
 	oFired [10]int32

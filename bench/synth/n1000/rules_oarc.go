@@ -67529,7 +67529,7 @@ func oRule_R00998(oX *oExec) (bool, runtime.Err) {
 }
 
 // oState_CoordinatorPreInvoke is the state of an evaluation at "coordinator.pre_invoke": the exec, and buffers sized for the
-// anchor's rules (0 counter reads, 0 validator answers, 32 firings).
+// anchor's rules (room for 0 counters, 0 validator answers, 32 firings).
 type oState_CoordinatorPreInvoke struct {
 	oExec
 	oFired [32]int32
@@ -68071,7 +68071,7 @@ func oAnchor_CoordinatorPreInvoke(oX *oExec) {
 }
 
 // oState_ToolHandler is the state of an evaluation at "tool.handler": the exec, and buffers sized for the
-// anchor's rules (0 counter reads, 0 validator answers, 32 firings).
+// anchor's rules (room for 0 counters, 0 validator answers, 32 firings).
 type oState_ToolHandler struct {
 	oExec
 	oFired [32]int32
@@ -68613,7 +68613,7 @@ func oAnchor_ToolHandler(oX *oExec) {
 }
 
 // oState_ToolPostInvoke is the state of an evaluation at "tool.post_invoke": the exec, and buffers sized for the
-// anchor's rules (0 counter reads, 0 validator answers, 32 firings).
+// anchor's rules (room for 0 counters, 0 validator answers, 32 firings).
 type oState_ToolPostInvoke struct {
 	oExec
 	oFired [32]int32
@@ -69419,7 +69419,7 @@ func oAnchor_ToolPostInvoke(oX *oExec) {
 }
 
 // oState_ToolPreInvoke is the state of an evaluation at "tool.pre_invoke": the exec, and buffers sized for the
-// anchor's rules (0 counter reads, 0 validator answers, 32 firings).
+// anchor's rules (room for 0 counters, 0 validator answers, 32 firings).
 type oState_ToolPreInvoke struct {
 	oExec
 	oFired [32]int32

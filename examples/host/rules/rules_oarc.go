@@ -1501,7 +1501,7 @@ func oRule_SECRET_IN_ARGS(oX *oExec) (bool, runtime.Err) {
 }
 
 // oState_ContentToolResult is the state of an evaluation at "content.tool_result": the exec, and buffers sized for the
-// anchor's rules (0 counter reads, 1 validator answers, 1 firings).
+// anchor's rules (room for 0 counters, 1 validator answers, 1 firings).
 type oState_ContentToolResult struct {
 	oExec
 	oDet   [1]impl.DetState
@@ -1579,7 +1579,7 @@ func oAnchor_ContentToolResult(oX *oExec) {
 }
 
 // oState_ToolPreInvoke is the state of an evaluation at "tool.pre_invoke": the exec, and buffers sized for the
-// anchor's rules (1 counter reads, 1 validator answers, 14 firings).
+// anchor's rules (room for 1 counters, 1 validator answers, 14 firings).
 type oState_ToolPreInvoke struct {
 	oExec
 	oSnap  [1]int64

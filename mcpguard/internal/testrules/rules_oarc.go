@@ -1153,7 +1153,7 @@ func oRule_LOOP_BREAKER(oX *oExec) (bool, runtime.Err) {
 }
 
 // oState_ContentToolResult is the state of an evaluation at "content.tool_result": the exec, and buffers sized for the
-// anchor's rules (0 counter reads, 1 validator answers, 1 firings).
+// anchor's rules (room for 0 counters, 1 validator answers, 1 firings).
 type oState_ContentToolResult struct {
 	oExec
 	oDet   [1]impl.DetState
@@ -1251,7 +1251,7 @@ func oAnchor_ContentToolResult(oX *oExec) {
 }
 
 // oState_ToolPostInvoke is the state of an evaluation at "tool.post_invoke": the exec, and buffers sized for the
-// anchor's rules (0 counter reads, 0 validator answers, 2 firings).
+// anchor's rules (room for 0 counters, 0 validator answers, 2 firings).
 type oState_ToolPostInvoke struct {
 	oExec
 	oFired [2]int32
@@ -1331,7 +1331,7 @@ func oAnchor_ToolPostInvoke(oX *oExec) {
 }
 
 // oState_ToolPreInvoke is the state of an evaluation at "tool.pre_invoke": the exec, and buffers sized for the
-// anchor's rules (0 counter reads, 0 validator answers, 9 firings).
+// anchor's rules (room for 0 counters, 0 validator answers, 9 firings).
 type oState_ToolPreInvoke struct {
 	oExec
 	oFired [9]int32

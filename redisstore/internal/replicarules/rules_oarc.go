@@ -1050,7 +1050,7 @@ func oRule_TORN(oX *oExec) (bool, runtime.Err) {
 }
 
 // oState_ToolPostInvoke is the state of an evaluation at "tool.post_invoke": the exec, and buffers sized for the
-// anchor's rules (0 counter reads, 0 validator answers, 1 firings).
+// anchor's rules (room for 0 counters, 0 validator answers, 1 firings).
 type oState_ToolPostInvoke struct {
 	oExec
 	oFired [1]int32
@@ -1130,7 +1130,7 @@ func oAnchor_ToolPostInvoke(oX *oExec) {
 }
 
 // oState_ToolPreInvoke is the state of an evaluation at "tool.pre_invoke": the exec, and buffers sized for the
-// anchor's rules (4 counter reads, 0 validator answers, 9 firings).
+// anchor's rules (room for 4 counters, 0 validator answers, 9 firings).
 type oState_ToolPreInvoke struct {
 	oExec
 	oSnap  [4]int64

@@ -872,7 +872,7 @@ func oRule_DYN_ARGS(oX *oExec) (bool, runtime.Err) {
 }
 
 // oState_CoordinatorPostTurn is the state of an evaluation at "coordinator.post_turn": the exec, and buffers sized for the
-// anchor's rules (0 counter reads, 0 validator answers, 2 firings).
+// anchor's rules (room for 0 counters, 0 validator answers, 2 firings).
 type oState_CoordinatorPostTurn struct {
 	oExec
 	oFired [2]int32
@@ -952,7 +952,7 @@ func oAnchor_CoordinatorPostTurn(oX *oExec) {
 }
 
 // oState_ToolPreInvoke is the state of an evaluation at "tool.pre_invoke": the exec, and buffers sized for the
-// anchor's rules (0 counter reads, 0 validator answers, 4 firings).
+// anchor's rules (room for 0 counters, 0 validator answers, 4 firings).
 type oState_ToolPreInvoke struct {
 	oExec
 	oFired [4]int32

@@ -572,7 +572,7 @@ func oRule_R3(oX *oExec) (bool, runtime.Err) {
 }
 
 // oState_ToolPreInvoke is the state of an evaluation at "tool.pre_invoke": the exec, and buffers sized for the
-// anchor's rules (0 counter reads, 0 validator answers, 3 firings).
+// anchor's rules (room for 0 counters, 0 validator answers, 3 firings).
 type oState_ToolPreInvoke struct {
 	oExec
 	oFired [3]int32

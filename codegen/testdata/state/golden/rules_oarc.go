@@ -835,7 +835,7 @@ func oRule_GATED_DETECTOR(oX *oExec) (bool, runtime.Err) {
 }
 
 // oState_ContentInput is the state of an evaluation at "content.input": the exec, and buffers sized for the
-// anchor's rules (0 counter reads, 1 validator answers, 1 firings).
+// anchor's rules (room for 0 counters, 1 validator answers, 1 firings).
 type oState_ContentInput struct {
 	oExec
 	oDet   [1]impl.DetState
@@ -913,7 +913,7 @@ func oAnchor_ContentInput(oX *oExec) {
 }
 
 // oState_ContentOutput is the state of an evaluation at "content.output": the exec, and buffers sized for the
-// anchor's rules (0 counter reads, 1 validator answers, 1 firings).
+// anchor's rules (room for 0 counters, 1 validator answers, 1 firings).
 type oState_ContentOutput struct {
 	oExec
 	oDet   [1]impl.DetState
@@ -1011,7 +1011,7 @@ func oAnchor_ContentOutput(oX *oExec) {
 }
 
 // oState_ToolPostInvoke is the state of an evaluation at "tool.post_invoke": the exec, and buffers sized for the
-// anchor's rules (1 counter reads, 0 validator answers, 1 firings).
+// anchor's rules (room for 1 counters, 0 validator answers, 1 firings).
 type oState_ToolPostInvoke struct {
 	oExec
 	oSnap  [1]int64
@@ -1091,7 +1091,7 @@ func oAnchor_ToolPostInvoke(oX *oExec) {
 }
 
 // oState_ToolPreInvoke is the state of an evaluation at "tool.pre_invoke": the exec, and buffers sized for the
-// anchor's rules (1 counter reads, 1 validator answers, 5 firings).
+// anchor's rules (room for 1 counters, 1 validator answers, 5 firings).
 type oState_ToolPreInvoke struct {
 	oExec
 	oSnap  [1]int64

@@ -1144,7 +1144,7 @@ func oRule_TEST_LOOP_BREAKER(oX *oExec) (bool, runtime.Err) {
 }
 
 // oState_ContentOutput is the state of an evaluation at "content.output": the exec, and buffers sized for the
-// anchor's rules (0 counter reads, 1 validator answers, 1 firings).
+// anchor's rules (room for 0 counters, 1 validator answers, 1 firings).
 type oState_ContentOutput struct {
 	oExec
 	oDet   [1]impl.DetState
@@ -1222,7 +1222,7 @@ func oAnchor_ContentOutput(oX *oExec) {
 }
 
 // oState_GitPrePush is the state of an evaluation at "git.pre_push": the exec, and buffers sized for the
-// anchor's rules (0 counter reads, 0 validator answers, 2 firings).
+// anchor's rules (room for 0 counters, 0 validator answers, 2 firings).
 type oState_GitPrePush struct {
 	oExec
 	oFired [2]int32
@@ -1302,7 +1302,7 @@ func oAnchor_GitPrePush(oX *oExec) {
 }
 
 // oState_ToolPostInvoke is the state of an evaluation at "tool.post_invoke": the exec, and buffers sized for the
-// anchor's rules (0 counter reads, 0 validator answers, 1 firings).
+// anchor's rules (room for 0 counters, 0 validator answers, 1 firings).
 type oState_ToolPostInvoke struct {
 	oExec
 	oFired [1]int32
@@ -1379,7 +1379,7 @@ func oAnchor_ToolPostInvoke(oX *oExec) {
 }
 
 // oState_ToolPreInvoke is the state of an evaluation at "tool.pre_invoke": the exec, and buffers sized for the
-// anchor's rules (1 counter reads, 0 validator answers, 8 firings).
+// anchor's rules (room for 1 counters, 0 validator answers, 8 firings).
 type oState_ToolPreInvoke struct {
 	oExec
 	oSnap  [1]int64

@@ -1491,7 +1491,7 @@ func oRule_WRITE_INSIDE_WORKSPACE(oX *oExec) (bool, runtime.Err) {
 }
 
 // oState_PaymentPreSubmit is the state of an evaluation at "payment.pre_submit": the exec, and buffers sized for the
-// anchor's rules (0 counter reads, 0 validator answers, 4 firings).
+// anchor's rules (room for 0 counters, 0 validator answers, 4 firings).
 type oState_PaymentPreSubmit struct {
 	oExec
 	oFired [4]int32
@@ -1611,7 +1611,7 @@ func oAnchor_PaymentPreSubmit(oX *oExec) {
 }
 
 // oState_ToolPreInvoke is the state of an evaluation at "tool.pre_invoke": the exec, and buffers sized for the
-// anchor's rules (0 counter reads, 0 validator answers, 7 firings).
+// anchor's rules (room for 0 counters, 0 validator answers, 7 firings).
 type oState_ToolPreInvoke struct {
 	oExec
 	oFired [7]int32

@@ -504,7 +504,7 @@ func oRule_REPEATED_CALL(oX *oExec) (bool, runtime.Err) {
 }
 
 // oState_ToolPreInvoke is the state of an evaluation at "tool.pre_invoke": the exec, and buffers sized for the
-// anchor's rules (0 counter reads, 0 validator answers, 2 firings).
+// anchor's rules (room for 0 counters, 0 validator answers, 2 firings).
 type oState_ToolPreInvoke struct {
 	oExec
 	oFired [2]int32

@@ -838,7 +838,7 @@ func oRule_LOOP_BREAKER(oX *oExec) (bool, runtime.Err) {
 }
 
 // oState_ContentToolResult is the state of an evaluation at "content.tool_result": the exec, and buffers sized for the
-// anchor's rules (0 counter reads, 1 validator answers, 1 firings).
+// anchor's rules (room for 0 counters, 1 validator answers, 1 firings).
 type oState_ContentToolResult struct {
 	oExec
 	oDet   [1]impl.DetState
@@ -936,7 +936,7 @@ func oAnchor_ContentToolResult(oX *oExec) {
 }
 
 // oState_ToolPostInvoke is the state of an evaluation at "tool.post_invoke": the exec, and buffers sized for the
-// anchor's rules (0 counter reads, 0 validator answers, 1 firings).
+// anchor's rules (room for 0 counters, 0 validator answers, 1 firings).
 type oState_ToolPostInvoke struct {
 	oExec
 	oFired [1]int32
@@ -1013,7 +1013,7 @@ func oAnchor_ToolPostInvoke(oX *oExec) {
 }
 
 // oState_ToolPreInvoke is the state of an evaluation at "tool.pre_invoke": the exec, and buffers sized for the
-// anchor's rules (0 counter reads, 0 validator answers, 6 firings).
+// anchor's rules (room for 0 counters, 0 validator answers, 6 firings).
 type oState_ToolPreInvoke struct {
 	oExec
 	oFired [6]int32

@@ -525,7 +525,7 @@ func oRule_A_RM_RF(oX *oExec) (bool, runtime.Err) {
 }
 
 // oState_ToolPostInvoke is the state of an evaluation at "tool.post_invoke": the exec, and buffers sized for the
-// anchor's rules (1 counter reads, 0 validator answers, 1 firings).
+// anchor's rules (room for 1 counters, 0 validator answers, 1 firings).
 type oState_ToolPostInvoke struct {
 	oExec
 	oSnap  [1]int64
@@ -605,7 +605,7 @@ func oAnchor_ToolPostInvoke(oX *oExec) {
 }
 
 // oState_ToolPreInvoke is the state of an evaluation at "tool.pre_invoke": the exec, and buffers sized for the
-// anchor's rules (0 counter reads, 0 validator answers, 2 firings).
+// anchor's rules (room for 0 counters, 0 validator answers, 2 firings).
 type oState_ToolPreInvoke struct {
 	oExec
 	oFired [2]int32

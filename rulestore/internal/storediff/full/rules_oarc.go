@@ -1747,7 +1747,7 @@ func oRule_Z_REPEAT(oX *oExec) (bool, runtime.Err) {
 }
 
 // oState_ContentInput is the state of an evaluation at "content.input": the exec, and buffers sized for the
-// anchor's rules (0 counter reads, 1 validator answers, 2 firings).
+// anchor's rules (room for 0 counters, 1 validator answers, 2 firings).
 type oState_ContentInput struct {
 	oExec
 	oDet   [1]impl.DetState
@@ -1829,7 +1829,7 @@ func oAnchor_ContentInput(oX *oExec) {
 }
 
 // oState_ToolPostInvoke is the state of an evaluation at "tool.post_invoke": the exec, and buffers sized for the
-// anchor's rules (1 counter reads, 0 validator answers, 3 firings).
+// anchor's rules (room for 1 counters, 0 validator answers, 3 firings).
 type oState_ToolPostInvoke struct {
 	oExec
 	oSnap  [1]int64
@@ -1921,7 +1921,7 @@ func oAnchor_ToolPostInvoke(oX *oExec) {
 }
 
 // oState_ToolPreInvoke is the state of an evaluation at "tool.pre_invoke": the exec, and buffers sized for the
-// anchor's rules (3 counter reads, 0 validator answers, 15 firings).
+// anchor's rules (room for 3 counters, 0 validator answers, 15 firings).
 type oState_ToolPreInvoke struct {
 	oExec
 	oSnap  [3]int64
