@@ -102,11 +102,13 @@ func (d *RegexDFA) MatchString(s string) bool {
 // when a call of IndexByte costs more than a vector scan of the bytes it
 // skips) it searches the rest in windows of 64 bytes, where strings.Index
 // compares at every offset with vector instructions (amd64) instead of
-// stopping at every occurrence of the prefix's first byte. A prefix
-// longer than [windowPrefix] is left to strings.Index.
+// stopping at every occurrence of the prefix's first byte. A text of at
+// most 64 bytes, and a prefix longer than [windowPrefix], are left to
+// strings.Index.
 func (d *RegexDFA) index(s string) int {
 	p, r := d.Prefix, int(d.Rare)
-	if len(p) > windowPrefix || r >= len(p) {
+	if len(s) <= 64 || len(p) > windowPrefix || r >= len(p) {
+		// A short text is one window already.
 		return strings.Index(s, p)
 	}
 	c := p[r]
