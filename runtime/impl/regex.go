@@ -98,9 +98,9 @@ func (d *RegexDFA) MatchString(s string) bool {
 // strings.Index answers, but faster in the text agents send: it looks for
 // Prefix's byte at Rare (the one the generator expects rarest) with
 // strings.IndexByte and compares the prefix around each one it finds;
-// where that byte turns out frequent (more than one miss per 64 bytes,
-// when a call of IndexByte costs more than a vector scan of the bytes it
-// skips) it searches the rest in windows of 64 bytes, where strings.Index
+// where that byte turns out frequent (more than 4 misses, and one per 64
+// bytes: then a call of IndexByte costs more than a vector scan of the
+// bytes it skips) it searches the rest in windows of 64 bytes, where strings.Index
 // compares at every offset with vector instructions (amd64) instead of
 // stopping at every occurrence of the prefix's first byte. A text of at
 // most 64 bytes, and a prefix longer than [windowPrefix], are left to
@@ -127,7 +127,7 @@ func (d *RegexDFA) index(s string) int {
 			return st
 		}
 		i++
-		if misses++; misses > (i+64)/64 {
+		if misses++; misses > 4+i/64 {
 			return windowIndex(s, st+1, p)
 		}
 	}
