@@ -97,14 +97,14 @@ func (d *RegexDFA) MatchString(s string) bool {
 // index is the offset in s of the first occurrence of Prefix, or -1, as
 // strings.Index answers, but faster in the text agents send: it looks for
 // Prefix's byte at Rare (the one the generator expects rarest) with
-// strings.IndexByte and compares the prefix around each one it finds;
-// where that byte turns out frequent (more than 4 misses, and one per 64
+// strings.IndexByte and compares the prefix around each one it finds.
+// Where that byte turns out frequent (more than 4 misses, and one per 64
 // bytes: then a call of IndexByte costs more than a vector scan of the
-// bytes it skips) it searches the rest in windows of 64 bytes, where strings.Index
-// compares at every offset with vector instructions (amd64) instead of
-// stopping at every occurrence of the prefix's first byte. A text of at
-// most 64 bytes, and a prefix longer than [windowPrefix], are left to
-// strings.Index.
+// bytes it skips) it searches the rest in windows of 64 bytes, in which
+// strings.Index compares at every offset with vector instructions (amd64)
+// instead of stopping at every occurrence of the prefix's first byte. A
+// text of at most 64 bytes, and a prefix longer than [windowPrefix], are
+// left to strings.Index.
 func (d *RegexDFA) index(s string) int {
 	p, r := d.Prefix, int(d.Rare)
 	if len(s) <= 64 || len(p) > windowPrefix || r >= len(p) {
@@ -136,9 +136,10 @@ func (d *RegexDFA) index(s string) int {
 
 // windowPrefix is the longest prefix index searches in windows: windows
 // of 64 bytes, overlapping by len(p)-1, so that each holds every
-// occurrence that starts in it (amd64's brute force, for a text of at most
-// 64 bytes, takes needles of up to 63).
-const windowPrefix = 32
+// occurrence that starts in it (amd64's brute force, which strings.Index
+// runs on a text of at most 64 bytes, takes needles of up to 31 bytes, 63
+// with AVX2).
+const windowPrefix = 31
 
 // windowIndex is the offset in s of the first occurrence of p at from or
 // after, or -1. Each window starts at the next occurrence of p's first
