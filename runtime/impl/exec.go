@@ -337,7 +337,7 @@ func (x *Exec) Counter(i int) (int64, Err) {
 	switch {
 	case x.snapErr.Kind != ErrNone:
 		return 0, x.snapErr
-	case i < 0:
+	case i < 0: // no counter: the error below
 	case x.snapX != nil:
 		if i < len(x.snapX) {
 			return x.snapX[i], Err{}
