@@ -324,6 +324,24 @@ type KeptOverride struct {
 	CodeRejectTotal   int64
 }
 
+// ApplyTo writes into k the facts of f that o replaces and that k holds
+// (repeat_count, recent_tool_names, same_code_reject_run; the fingerprint
+// and code_reject_total are read from o itself), and reports which it
+// wrote.
+func (o *KeptOverride) ApplyTo(k *KeptFacts, f KeptFactSet) KeptFactSet {
+	f &= o.Has
+	if f&KeptRepeatCount != 0 {
+		k.RepeatCount = o.RepeatCount
+	}
+	if f&KeptRecentToolNames != 0 {
+		k.RecentToolNames = o.RecentToolNames
+	}
+	if f&KeptSameCodeRejectRun != 0 {
+		k.SameCodeRun = o.SameCodeRejectRun
+	}
+	return f & (KeptRepeatCount | KeptRecentToolNames | KeptSameCodeRejectRun)
+}
+
 // KeptFactSet says which facts a [KeptOverride] replaces.
 type KeptFactSet uint8
 

@@ -367,22 +367,10 @@ func copyHistory(dst, src *runtime.History) {
 // reference interpreter does, and a store that cannot be read is no error
 // of this read); otherwise [Exec.Kept].
 func (x *Exec) KeptFact(f runtime.KeptFactSet) (*runtime.KeptFacts, Err) {
-	o := x.override
-	if o == nil || o.Has&f == 0 {
+	if o := x.override; o == nil || o.ApplyTo(&x.D.Kept, f) == 0 {
 		return x.Kept()
 	}
-	k := &x.D.Kept
-	switch f {
-	case runtime.KeptRepeatCount:
-		k.RepeatCount = o.RepeatCount
-	case runtime.KeptRecentToolNames:
-		k.RecentToolNames = o.RecentToolNames
-	case runtime.KeptSameCodeRejectRun:
-		k.SameCodeRun = o.SameCodeRejectRun
-	default:
-		return x.Kept()
-	}
-	return k, Err{}
+	return &x.D.Kept, Err{}
 }
 
 // Kept returns the session facts the engine keeps as the occurrence's
@@ -407,15 +395,7 @@ func (x *Exec) Kept() (*runtime.KeptFacts, Err) {
 	c := x.call()
 	k.Derive(x.atCall, &c)
 	if o := x.override; o != nil {
-		if o.Has&runtime.KeptRepeatCount != 0 {
-			k.RepeatCount = o.RepeatCount
-		}
-		if o.Has&runtime.KeptRecentToolNames != 0 {
-			k.RecentToolNames = o.RecentToolNames
-		}
-		if o.Has&runtime.KeptSameCodeRejectRun != 0 {
-			k.SameCodeRun = o.SameCodeRejectRun
-		}
+		o.ApplyTo(k, o.Has)
 	}
 	x.keptState = 1
 	return k, Err{}
