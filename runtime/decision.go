@@ -81,50 +81,26 @@ func (d *Decision) Reset() {
 	if d.Rule != nil {
 		d.Rule = nil
 	}
-	if len(d.Codes) != 0 {
-		d.Codes = d.Codes[:0]
-	}
-	if len(d.Firings) != 0 {
-		d.Firings = d.Firings[:0]
-	}
-	if len(d.Monitored) != 0 {
-		d.Monitored = d.Monitored[:0]
-	}
-	if len(d.FailedClosed) != 0 {
-		d.FailedClosed = d.FailedClosed[:0]
-	}
-	if len(d.Errors) != 0 {
-		d.Errors = d.Errors[:0]
-	}
+	truncate(&d.Codes)
+	truncate(&d.Firings)
+	truncate(&d.Monitored)
+	truncate(&d.FailedClosed)
+	truncate(&d.Errors)
 	if d.Content != "" {
 		d.Content = ""
 	}
-	if len(d.Redactions) != 0 {
-		d.Redactions = d.Redactions[:0]
-	}
+	truncate(&d.Redactions)
 	p := &d.Provenance
-	if len(p.Tools) != 0 {
-		p.Tools = p.Tools[:0]
-	}
-	if len(p.Origins) != 0 {
-		p.Origins = p.Origins[:0]
-	}
-	if len(p.TrustTiers) != 0 {
-		p.TrustTiers = p.TrustTiers[:0]
-	}
-	if len(p.Labels) != 0 {
-		p.Labels = p.Labels[:0]
-	}
+	truncate(&p.Tools)
+	truncate(&p.Origins)
+	truncate(&p.TrustTiers)
+	truncate(&p.Labels)
 	if p.WantNodes {
 		p.WantNodes = false
 	}
-	if len(p.Nodes) != 0 {
-		p.Nodes = p.Nodes[:0]
-	}
+	truncate(&p.Nodes)
 	d.Kept.reset()
-	if len(d.BatchTools) != 0 {
-		d.BatchTools = d.BatchTools[:0]
-	}
+	truncate(&d.BatchTools)
 	if d.ProvenanceNodes != nil {
 		d.ProvenanceNodes = nil
 	}
@@ -148,6 +124,14 @@ func (d *Decision) empty() bool {
 	return n == 0 && d.Rule == nil && d.ProvenanceNodes == nil && !p.WantNodes && !k.Read &&
 		!l.HasFingerprint && l.Fingerprint == (Fingerprint{}) && !t.Kept && !t.Dropped &&
 		cap(k.RecentToolNames) == cap(k.names)
+}
+
+// truncate empties *s, keeping its buffer, and writes nothing when it is
+// already empty (see [Decision.Reset]).
+func truncate[T any](s *[]T) {
+	if len(*s) != 0 {
+		*s = (*s)[:0]
+	}
 }
 
 // Redaction is one merged region of a transform: the code points [Start,

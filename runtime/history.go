@@ -90,31 +90,21 @@ func (h *History) Reset() {
 	if h.Calls != 0 {
 		h.Calls = 0
 	}
-	if len(h.Tools) != 0 {
-		h.Tools = h.Tools[:0]
-	}
+	truncate(&h.Tools)
 	if l := &h.Last; l.Tool != "" || l.Code != "" || l.HasFingerprint || l.Time != 0 || l.Fingerprint != (Fingerprint{}) {
 		*l = Call{}
 	}
 	if h.Run|h.CodeRun|h.LastRepeat|h.LastCodeRun != 0 {
 		h.Run, h.CodeRun, h.LastRepeat, h.LastCodeRun = 0, 0, 0, 0
 	}
-	if len(h.Totals) != 0 {
-		h.Totals = h.Totals[:0]
-	}
-	if len(h.TotalsKnown) != 0 {
-		h.TotalsKnown = h.TotalsKnown[:0]
-	}
+	truncate(&h.Totals)
+	truncate(&h.TotalsKnown)
 	t := &h.Times
 	if t.Kept || t.Dropped || t.DroppedAt != 0 {
 		t.Kept, t.Dropped, t.DroppedAt = false, false, 0
 	}
-	if len(t.At) != 0 {
-		t.At = t.At[:0]
-	}
-	if len(t.Tools) != 0 {
-		t.Tools = t.Tools[:0]
-	}
+	truncate(&t.At)
+	truncate(&t.Tools)
 }
 
 // record is a session's record of tool calls, as MemStore keeps it. Its
