@@ -211,6 +211,7 @@ type KeptFacts struct {
 	buf   []byte   // the canonical JSON of the arguments
 	hex   [16]byte // the fingerprint's text
 	names []string // RecentToolNames' buffer
+	order []string // the last arguments' names, in canonical order
 }
 
 // reset empties k, keeping its buffers.
@@ -227,7 +228,7 @@ func (k *KeptFacts) reset() {
 // ComputeFingerprint computes the fingerprint of args into k (its
 // Fingerprint text), without allocating once k's buffer has grown.
 func (k *KeptFacts) ComputeFingerprint(args map[string]any) (Fingerprint, error) {
-	f, buf, err := ArgsFingerprint(k.buf, args)
+	f, buf, err := argsFingerprint(k.buf, &k.order, args)
 	k.buf = buf
 	if err != nil {
 		k.Fingerprint = ""

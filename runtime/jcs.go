@@ -45,11 +45,24 @@ var ErrNoFingerprint = errors.New("the arguments have no fingerprint")
 // of {}), using buf as scratch space; it returns buf, grown as needed, for
 // the next call.
 func ArgsFingerprint(buf []byte, args map[string]any) (Fingerprint, []byte, error) {
+	return argsFingerprint(buf, nil, args)
+}
+
+// argsFingerprint is ArgsFingerprint that reads the arguments' names in
+// the order *order remembers when they are the same names, and remembers
+// the order of new ones (order may be nil: neither).
+func argsFingerprint(buf []byte, order *[]string, args map[string]any) (Fingerprint, []byte, error) {
 	b := append(buf[:0], "{}"...) // nil arguments are {}
 	if args != nil {
-		var err error
-		if b, err = appendJCSObject(buf[:0], args, 0, canonical); err != nil {
-			return Fingerprint{}, b, err
+		var ok bool
+		if order != nil {
+			b, ok = appendInOrder(buf[:0], args, *order)
+		}
+		if !ok {
+			var err error
+			if b, err = appendJCSObject(buf[:0], args, 0, canonical, order); err != nil {
+				return Fingerprint{}, b, err
+			}
 		}
 	}
 	sum := sha256.Sum256(b)
@@ -159,13 +172,13 @@ func appendJCS(dst []byte, v any, depth int, mode jsonMode) ([]byte, error) {
 				dst = append(dst, ',')
 			}
 			var err error
-			if dst, err = appendJCSObject(dst, e, depth+1, mode); err != nil {
+			if dst, err = appendJCSObject(dst, e, depth+1, mode, nil); err != nil {
 				return dst, err
 			}
 		}
 		return append(dst, ']'), nil
 	case map[string]any:
-		return appendJCSObject(dst, x, depth, mode)
+		return appendJCSObject(dst, x, depth, mode, nil)
 	}
 	return dst, noFingerprint(fmt.Sprintf("a value of Go type %T is not a dyn value", v))
 }
@@ -218,11 +231,49 @@ func AppendTypedJSON(dst []byte, v any) ([]byte, error) {
 	return appendJCS(dst, v, 0, typed)
 }
 
+// appendInOrder appends the canonical JSON of m, whose names are those of
+// order (distinct and in canonical order: the names of an earlier object,
+// as appendJCSObject left them), and reports whether they were. An agent
+// calls a tool with the same arguments' names again and again: a lookup
+// per name is then cheaper than reading the map, which starts at a random
+// place, and ordering its names. When the names are not the same, or a
+// value cannot be serialised, it reports false and the caller serialises m
+// afresh (so that an error is the one of the canonical order of m's own
+// names). Equal sizes and every name of order in m make m's names exactly
+// those of order.
+func appendInOrder(dst []byte, m map[string]any, order []string) ([]byte, bool) {
+	if len(order) != len(m) || len(m) == 0 {
+		return dst, false
+	}
+	dst = append(dst, '{')
+	for i, k := range order {
+		v, ok := m[k]
+		if !ok {
+			return dst, false
+		}
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		var err error
+		if dst, err = appendJCSString(dst, k); err != nil {
+			return dst, false
+		}
+		dst = append(dst, ':')
+		if dst, err = appendJCS(dst, v, 1, canonical); err != nil {
+			return dst, false
+		}
+	}
+	return append(dst, '}'), true
+}
+
 // sortInPlace is the most members an object may have for its names to be
 // ordered without allocating (in an array on the stack).
 const sortInPlace = 32
 
-func appendJCSObject(dst []byte, m map[string]any, depth int, mode jsonMode) ([]byte, error) {
+// appendJCSObject appends the canonical JSON of m; with an order (the
+// arguments' object of a fingerprint) it remembers there the names of an
+// object it serialised, in canonical order, for appendInOrder.
+func appendJCSObject(dst []byte, m map[string]any, depth int, mode jsonMode, order *[]string) ([]byte, error) {
 	if depth > MaxDepth {
 		return dst, noFingerprint("nested deeper than " + strconv.Itoa(MaxDepth) + " levels")
 	}
@@ -258,6 +309,13 @@ func appendJCSObject(dst []byte, m map[string]any, depth int, mode jsonMode) ([]
 		if dst, err = appendJCS(dst, mb.v, depth+1, mode); err != nil {
 			return dst, err
 		}
+	}
+	if order != nil && len(members) <= sortInPlace {
+		o := (*order)[:0]
+		for _, mb := range members {
+			o = append(o, mb.k)
+		}
+		*order = o
 	}
 	return append(dst, '}'), nil
 }

@@ -290,3 +290,156 @@ func BenchmarkArgsFingerprintContent(b *testing.B) {
 		_, buf, _ = ArgsFingerprint(buf, args)
 	}
 }
+
+// BenchmarkComputeFingerprint is the fingerprint as the engines compute
+// it, into a reused KeptFacts, for arguments whose names repeat from call
+// to call (the standard pack's read, and ten names).
+func BenchmarkComputeFingerprint(b *testing.B) {
+	ten := map[string]any{}
+	for _, k := range []string{"command", "cwd", "timeout", "description", "run_in_background", "path", "mode", "user", "shell", "env"} {
+		ten[k] = strings.Repeat(k[:1], 20)
+	}
+	for _, c := range []struct {
+		name string
+		args map[string]any
+	}{
+		{"keys=2", map[string]any{"path": "/home/agent/project/README.md", "limit": int64(200)}},
+		{"keys=10", ten},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			var k KeptFacts
+			k.ComputeFingerprint(c.args)
+			b.ReportAllocs()
+			for b.Loop() {
+				k.ComputeFingerprint(c.args)
+			}
+		})
+	}
+}
+
+// checkOrderedFingerprints fingerprints a sequence of arguments into one
+// KeptFacts, which remembers the last names' order, and each afresh with
+// ArgsFingerprint: the same fingerprint, canonical JSON and error, and no
+// fingerprint text after an error.
+func checkOrderedFingerprints(t *testing.T, seq []map[string]any) {
+	t.Helper()
+	var k KeptFacts
+	for i, args := range seq {
+		got, gotErr := k.ComputeFingerprint(args)
+		want, buf, wantErr := ArgsFingerprint(nil, args)
+		if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) || got != want {
+			t.Fatalf("call %d, %#v: %s %v, want %s %v", i, args, got, gotErr, want, wantErr)
+		}
+		if wantErr == nil && (string(k.buf) != string(buf) || k.Fingerprint != want.String()) {
+			t.Fatalf("call %d, %#v: %q %s, want %q %s", i, args, k.buf, k.Fingerprint, buf, want)
+		}
+		if wantErr != nil && k.Fingerprint != "" {
+			t.Fatalf("call %d, %#v: fingerprint %q after %v", i, args, k.Fingerprint, wantErr)
+		}
+	}
+}
+
+// orderNames are names for arguments that often repeat from one call to
+// the next, or differ by little: prefixes, UTF-16 order against byte
+// order (U+E000 and U+10000), the empty name, invalid UTF-8.
+var orderNames = []string{"a", "b", "ab", "path", "limit", "", "é", "\ue000", "\U00010000", "\xff", "a\x00", "A"}
+
+// orderValues are values, including those without a fingerprint.
+var orderValues = []any{int64(1), 1.0, "x", "\xfe", math.NaN(), nil, true, []any{"y", int64(2)},
+	map[string]any{"k": "v"}, map[string]any{"\xff": 1}, json.Number("1e999"), struct{}{}}
+
+// nextArgs is the arguments after prev: mostly the same names (with new
+// values, a name swapped for another, or one added or taken away), else
+// new ones.
+func nextArgs(r *rand.Rand, prev map[string]any) map[string]any {
+	m := map[string]any{}
+	if prev == nil || r.IntN(5) == 0 {
+		for range r.IntN(5) {
+			m[orderNames[r.IntN(len(orderNames))]] = orderValues[r.IntN(len(orderValues))]
+		}
+		return m
+	}
+	for k, v := range prev {
+		if r.IntN(3) == 0 {
+			v = orderValues[r.IntN(len(orderValues))]
+		}
+		m[k] = v
+	}
+	switch r.IntN(4) {
+	case 0: // swap a name
+		for k := range m {
+			v := m[k]
+			delete(m, k)
+			m[orderNames[r.IntN(len(orderNames))]] = v
+			break
+		}
+	case 1:
+		m[orderNames[r.IntN(len(orderNames))]] = orderValues[r.IntN(len(orderValues))]
+	case 2:
+		for k := range m {
+			delete(m, k)
+			break
+		}
+	}
+	return m
+}
+
+// The fingerprint reads the arguments' names in the order it remembers
+// from the last call when they are the same names (appendInOrder): it must
+// be the fingerprint, canonical JSON and error of arguments read afresh,
+// whatever the names and values before.
+func TestFingerprintNameOrder(t *testing.T) {
+	checkOrderedFingerprints(t, []map[string]any{
+		{"path": "/a", "limit": int64(1)},
+		{"path": "/b", "limit": 2.5},
+		{"path": "/b", "limits": int64(2)},     // same size, another name
+		{"path": "/b", "limit": math.NaN()},    // an error in the remembered order
+		{"path": "\xff", "limit": int64(1)},    // an error after it
+		{"path": "/c", "\xfe": int64(1)},       // a name without a fingerprint
+		{"\U00010000": 1, "\ue000": 2},         // UTF-16 order
+		{"\U00010000": 1, "\ue000": 2, "a": 3}, // one more
+		{"\U00010000": 1, "\ue000": 2},         // one fewer
+		{},
+		nil,
+		{"\U00010000": 1, "\ue000": "\xff"},
+	})
+	r := rand.New(rand.NewPCG(23, 5))
+	for range 200 {
+		seq := make([]map[string]any, 50)
+		var prev map[string]any
+		for i := range seq {
+			prev = nextArgs(r, prev)
+			seq[i] = prev
+		}
+		checkOrderedFingerprints(t, seq)
+	}
+}
+
+// FuzzFingerprintNameOrder: a sequence of arguments spelled by the fuzzer,
+// each from the last (TestFingerprintNameOrder).
+func FuzzFingerprintNameOrder(f *testing.F) {
+	f.Add([]byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9})
+	f.Add([]byte{3, 3, 3, 0, 7, 7, 1, 2, 9, 4, 4, 4})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r := rand.New(rand.NewPCG(uint64(len(data)), 0))
+		var seq []map[string]any
+		var prev map[string]any
+		for i := 0; i+1 < len(data) && len(seq) < 64; i += 2 {
+			if data[i]%4 == 0 {
+				prev = nextArgs(r, prev)
+			} else {
+				m := map[string]any{}
+				for k, v := range prev {
+					m[k] = v
+				}
+				m[orderNames[int(data[i])%len(orderNames)]] = orderValues[int(data[i+1])%len(orderValues)]
+				if data[i+1]&0x80 != 0 {
+					delete(m, orderNames[int(data[i+1])%len(orderNames)])
+				}
+				prev = m
+			}
+			seq = append(seq, prev)
+		}
+		checkOrderedFingerprints(t, seq)
+	})
+}
