@@ -81,7 +81,8 @@ func (c *Check) Add(x *Exec) {
 	for _, u := range x.appendUpdates(buf[:0]) {
 		push(c.ups[:], &c.upsX, &c.nups, u)
 	}
-	if call, ok := x.recordedCall(); ok {
+	var call runtime.Call
+	if x.recordedCall(&call) {
 		push(c.calls[:], &c.callsX, &c.ncalls, call)
 	}
 }
