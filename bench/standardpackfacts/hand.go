@@ -108,9 +108,14 @@ func (x *handEval) repeat() (bool, runtime.Err) {
 }
 
 // fire records an enforced firing (every rule of the pack is enforced).
-func (x *handEval) fire(r *handRule) {
+func (x *handEval) fire(r *handRule) { x.firing(r, false) }
+
+// firing records an enforced firing: its code, its Firing (spec 5.1: the
+// decision's banner and notes are built from them), the decision's effect.
+func (x *handEval) firing(r *handRule, failedClosed bool) {
 	d := x.d
 	d.Codes = append(d.Codes, r.ID)
+	d.Firings = append(d.Firings, runtime.Firing{Rule: &r.Rule, FailedClosed: failedClosed})
 	if r.Effect > d.Effect {
 		d.Effect, d.Code, d.Rule = r.Effect, r.ID, &r.Rule
 	}
@@ -121,7 +126,7 @@ func (x *handEval) fire(r *handRule) {
 func (x *handEval) failed(r *handRule, err runtime.Err) {
 	x.d.Errors = append(x.d.Errors, runtime.RuleError{Rule: r.ID, Err: err})
 	x.d.FailedClosed = append(x.d.FailedClosed, r.ID)
-	x.fire(r)
+	x.firing(r, true)
 }
 
 // secret evaluates SECRET_IN_ARGS and reports whether it blocked.

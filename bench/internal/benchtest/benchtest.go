@@ -34,6 +34,7 @@ type Outcome struct {
 	Rule         string // d.Rule's id
 	Codes        []string
 	FailedClosed []string
+	Firings      []string // the firings' rules, "(failed closed)" after those that failed closed
 	Errors       []string // the rules of the errors
 }
 
@@ -43,10 +44,33 @@ func OutcomeOf(d *runtime.Decision) Outcome {
 	if d.Rule != nil {
 		o.Rule = d.Rule.ID
 	}
+	for _, f := range d.Firings {
+		id := "<nil rule>"
+		if f.Rule != nil {
+			id = f.Rule.ID
+		}
+		if f.FailedClosed {
+			id += " (failed closed)"
+		}
+		o.Firings = append(o.Firings, id)
+	}
 	for _, e := range d.Errors {
 		o.Errors = append(o.Errors, e.Rule)
 	}
 	return o
+}
+
+// firings is the Outcome's Firings of a decision with those codes, of
+// which failedClosed failed closed.
+func firings(codes, failedClosed []string) []string {
+	var out []string
+	for _, c := range codes {
+		if slices.Contains(failedClosed, c) {
+			c += " (failed closed)"
+		}
+		out = append(out, c)
+	}
+	return out
 }
 
 // Variation changes a copy of an input (Base, its index) or of the Env so
@@ -87,7 +111,7 @@ func Agree(t *testing.T, dir string, engines Engines, vars []Variation) {
 			}
 			got := OutcomeOf(&d)
 			want := Outcome{Effect: in.Expected.Decision, Code: in.Expected.Code, Rule: in.Expected.Code,
-				Codes: in.Expected.Codes, FailedClosed: in.Expected.FailedClosed, Errors: got.Errors}
+				Codes: in.Expected.Codes, FailedClosed: in.Expected.FailedClosed, Firings: firings(in.Expected.Codes, in.Expected.FailedClosed), Errors: got.Errors}
 			if len(got.Errors) != in.Expected.Errors {
 				t.Errorf("%s/%s: %d errors %v, want %d", e.Name, in.Name, len(got.Errors), got.Errors, in.Expected.Errors)
 			}

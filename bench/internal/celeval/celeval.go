@@ -262,6 +262,7 @@ func (e *Engine) Evaluate(ctx context.Context, occ *lycaon.Occurrence, d *runtim
 			d.FailedClosed = append(d.FailedClosed, r.ID)
 		}
 		d.Codes = append(d.Codes, r.ID)
+		d.Firings = append(d.Firings, runtime.Firing{Rule: &r.Rule, FailedClosed: failed})
 		e.fired = append(e.fired, r)
 		if r.Effect == runtime.Block {
 			break
