@@ -117,7 +117,13 @@ type Exec struct {
 
 	firedX []int32 // the enforced firings beyond the fired buffer's length
 	nfired int
-	cur    int32 // the rule being evaluated, for panics
+	// top is the first enforced firing of the highest effect so far (the
+	// decision's effect and code, unless a store rule or deny by default
+	// decides), moves whether some enforced firing moves a counter: kept
+	// as the firings come, so that Finish need not read them again.
+	top   *Rule
+	moves bool
+	cur   int32 // the rule being evaluated, for panics
 	// consulted is the slot of the last rule that got as far as its
 	// validator (-1: none): a firing of that rule is marked with
 	// firedConsulted, so that only it reads the validator's span facts.
@@ -559,6 +565,12 @@ func (x *Exec) done(r *Rule, fired, failed bool, err Err) bool {
 		x.firedX = append(x.firedX, f)
 	}
 	x.nfired++
+	if x.top == nil || r.Effect > x.top.Effect {
+		x.top = r
+	}
+	if r.Fire != nil || len(r.Increment)+len(r.Reset) > 0 {
+		x.moves = true
+	}
 	return r.Effect == runtime.Block
 }
 
@@ -631,10 +643,8 @@ func (x *Exec) DenyByDefault(code *runtime.Rule) {
 func (x *Exec) Finish() {
 	d := x.D
 	eff := runtime.Allow
-	for i := 0; i < x.nfired; i++ {
-		if e := x.Rules[x.firing(i)].Effect; e > eff {
-			eff = e
-		}
+	if x.top != nil {
+		eff = x.top.Effect
 	}
 	ls := x.live
 	if ls != nil {
@@ -649,12 +659,8 @@ func (x *Exec) Finish() {
 	case x.deny != nil:
 		d.Effect, d.Code, d.Rule = runtime.Block, x.deny.ID, x.deny
 	default:
-		for i := 0; i < x.nfired; i++ {
-			r := &x.Rules[x.firing(i)]
-			if r.Effect == eff {
-				d.Code, d.Rule = r.ID, &r.Rule
-				break
-			}
+		if r := x.top; r != nil && r.Effect == eff {
+			d.Code, d.Rule = r.ID, &r.Rule
 		}
 		if d.Rule == nil && ls != nil {
 			// The store's rules come after the compiled ones.
@@ -687,15 +693,7 @@ func (x *Exec) applyUpdates() {
 // updates reports whether the occurrence has something to apply: a
 // firing that moves a counter, a call to record, a rule store's rules.
 func (x *Exec) updates() bool {
-	if x.live != nil || x.record && x.atCall {
-		return true
-	}
-	for i := 0; i < x.nfired; i++ {
-		if r := &x.Rules[x.firing(i)]; r.Fire != nil || len(r.Increment)+len(r.Reset) > 0 {
-			return true
-		}
-	}
-	return false
+	return x.live != nil || x.record && x.atCall || x.moves
 }
 
 // apply applies the updates applyUpdates found, in a frame of its own:
@@ -737,6 +735,9 @@ func (x *Exec) recordedCall(c *runtime.Call) bool {
 // reads (every one with a rule store).
 func (x *Exec) appendUpdates(ups []runtime.CounterUpdate) []runtime.CounterUpdate {
 	ls := x.live
+	if ls == nil && !x.moves {
+		return ups
+	}
 	for i := 0; i < x.nfired; i++ {
 		r := &x.Rules[x.firing(i)]
 		if ls != nil {
