@@ -697,8 +697,13 @@ func (x *Exec) updates() bool {
 }
 
 // apply applies the updates applyUpdates found, in a frame of its own:
-// an occurrence without updates does not clear its buffers.
+// an occurrence without updates does not clear its buffers, and one whose
+// counters do not move does not clear theirs (applyCall).
 func (x *Exec) apply() {
+	if x.live == nil && !x.moves {
+		x.applyCall()
+		return
+	}
 	var buf [16]runtime.CounterUpdate
 	ups := x.appendUpdates(buf[:0])
 	var call [1]runtime.Call
@@ -706,6 +711,20 @@ func (x *Exec) apply() {
 	if x.recordedCall(&call[0]) {
 		calls = call[:]
 	}
+	x.applyAll(ups, calls)
+}
+
+// applyCall applies the occurrence's entry in the record alone.
+func (x *Exec) applyCall() {
+	var call [1]runtime.Call
+	if x.recordedCall(&call[0]) {
+		x.applyAll(nil, call[:])
+	}
+}
+
+// applyAll applies ups and calls in one Store.Apply; a failure is an
+// error (of no rule) in the decision.
+func (x *Exec) applyAll(ups []runtime.CounterUpdate, calls []runtime.Call) {
 	if len(ups) == 0 && len(calls) == 0 {
 		return
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -308,6 +309,22 @@ func TestMutantFinishStoreErrors(t *testing.T) {
 		}
 		if s := d.Errors[0].Err.S; len(s) < len(c.want) || s[:len(c.want)] != c.want {
 			t.Fatalf("%v: error text %q, want prefix %q", c.err, s, c.want)
+		}
+	}
+	// The record of the call alone (no counter moves, with a firing and
+	// without): its failure is the decision's error too, never dropped.
+	for _, fired := range []bool{false, true} {
+		st := &mutFailStore{err: runtime.NotApplied(errors.New("down"))}
+		s := runtime.NewStoreSession(st, "s")
+		x, d := mutBegin(rs, s)
+		x.Call("bash", map[string]any{"command": "ls"}, true, true, nil)
+		if fired {
+			x.Done(0, true, Err{})
+		}
+		x.Finish()
+		const want = "session updates (counters and the record of the call) not applied: "
+		if len(d.Errors) != 1 || d.Errors[0].Err.Kind != runtime.ErrStore || !strings.HasPrefix(d.Errors[0].Err.S, want) {
+			t.Fatalf("record alone, fired %v: errors %v, want one store error %q", fired, d.Errors, want)
 		}
 	}
 	// Nothing to update: the store is not called.
