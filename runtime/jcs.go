@@ -239,14 +239,21 @@ func AppendTypedJSON(dst []byte, v any) ([]byte, error) {
 // place, and ordering its names. When the names are not the same, or a
 // value cannot be serialised, it reports false and the caller serialises m
 // afresh (so that an error is the one of the canonical order of m's own
-// names). Equal sizes and every name of order in m make m's names exactly
-// those of order.
+// names). Equal sizes, names of order in strictly increasing canonical
+// order (so distinct), and every one of them in m make m's names exactly
+// those of order, in canonical order. The order is checked, not trusted:
+// a Decision copied by value shares order's array with the original, and
+// what one copy remembers then overwrites the other's names in place
+// (leaving a name twice, or out of order).
 func appendInOrder(dst []byte, m map[string]any, order []string) ([]byte, bool) {
 	if len(order) != len(m) || len(m) == 0 {
 		return dst, false
 	}
 	dst = append(dst, '{')
 	for i, k := range order {
+		if i > 0 && !utf16Less(order[i-1], k) {
+			return dst, false
+		}
 		v, ok := m[k]
 		if !ok {
 			return dst, false
