@@ -193,3 +193,32 @@ func review4History(t *testing.T, names []string) {
 		}
 	}
 }
+
+// FuzzReview4NameOrderCopies: the fuzzer spells a sequence of arguments
+// (names of a small set, so that as many names as the remembered ones
+// are frequent) into decisions it copies by value when it likes.
+func FuzzReview4NameOrderCopies(f *testing.F) {
+	f.Add([]byte{0x07, 0x80, 0x01, 0x07})
+	f.Add([]byte{0x0b, 0x81, 0x02, 0x0e, 0x03})
+	names := []string{"a", "ab", "b", "\ue000", "\U00010000", "\xff"}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		ds := []*Decision{new(Decision)}
+		for i, b := range data {
+			if b&0x80 != 0 && len(ds) < 4 {
+				cp := *ds[int(b>>5)%len(ds)]
+				ds = append(ds, &cp)
+				continue
+			}
+			var args map[string]any
+			if b != 0x7f {
+				args = map[string]any{}
+				for j, n := range names {
+					if b&(1<<j) != 0 {
+						args[n] = int64(i)
+					}
+				}
+			}
+			checkLikeAfresh(t, fmt.Sprintf("byte %d %#v", i, args), &ds[i%len(ds)].Kept, args)
+		}
+	})
+}
