@@ -282,7 +282,23 @@ func TestReview4TopMovesLikeFirings(t *testing.T) {
 			}
 			gotUps, gotCalls = held(c.ups[:], c.upsX, c.nups), held(c.calls[:], c.callsX, c.ncalls)
 			applied = s != nil && (len(gotUps) > 0 || len(gotCalls) > 0)
-			EndCheck(c, ctx, []runtime.Decision{d})
+			ds := make([]runtime.Decision, 1)
+			EndCheck(c, ctx, ds)
+			if applied && (len(st.got) != 1 || !r4Same(st.got[0].Counters, gotUps) || !r4Same(st.got[0].Calls, gotCalls)) {
+				t.Fatalf("%s: the check applied %v, want one Update of %v %v", what, st.got, gotUps, gotCalls)
+			}
+			if !applied && len(st.got) != 0 {
+				t.Fatalf("%s: the check applied %v with nothing to apply", what, st.got)
+			}
+			checkErrs := 0
+			for _, e := range ds[0].Errors {
+				if e.Rule == "" && e.Err.Kind == runtime.ErrStore && strings.HasPrefix(e.Err.S, "the check's ") {
+					checkErrs++
+				}
+			}
+			if want := applied && st.err != nil; checkErrs != len(ds[0].Errors) || (checkErrs == 1) != want {
+				t.Fatalf("%s: the check's decision errors %v, store failed %v, applied %v", what, ds[0].Errors, st.err != nil, applied)
+			}
 		} else if len(st.got) > 0 {
 			if len(st.got) != 1 {
 				t.Fatalf("%s: %d Store.Apply, want at most one", what, len(st.got))
@@ -325,3 +341,6 @@ func TestReview4TopMovesLikeFirings(t *testing.T) {
 		}
 	}
 }
+
+// r4Same is reflect.DeepEqual that takes nil and empty slices as equal.
+func r4Same[T any](a, b []T) bool { return len(a)+len(b) == 0 || reflect.DeepEqual(a, b) }
