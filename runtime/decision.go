@@ -20,6 +20,11 @@ type RuleError struct {
 // Decision is the outcome of one occurrence. Reuse one Decision per
 // goroutine: its slices keep their capacity, so evaluation does not
 // allocate. They are valid until the next evaluation into the Decision.
+// Do not copy a Decision to evaluate into both: a copy shares the
+// original's buffers, so that an evaluation into one overwrites what the
+// other holds (and two goroutines evaluating into copies race). To keep
+// a decision's contents past the next evaluation, copy the fields
+// needed (slices.Clone) or use another Decision.
 type Decision struct {
 	Effect Effect
 	// Code is the blocking rule, else the first enforced firing whose
