@@ -60,7 +60,7 @@ func argsFingerprint(buf []byte, order *[]string, args map[string]any) (Fingerpr
 		}
 		if !ok {
 			var err error
-			if b, err = appendJCSObject(buf[:0], args, 0, canonical, order); err != nil {
+			if b, err = appendJCSObject(b[:0], args, 0, canonical, order); err != nil {
 				return Fingerprint{}, b, err
 			}
 		}
