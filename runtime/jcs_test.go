@@ -367,11 +367,8 @@ func nextArgs(r *rand.Rand, prev map[string]any) map[string]any {
 	}
 	switch r.IntN(4) {
 	case 0: // swap a name
-		for k := range m {
-			v := m[k]
-			delete(m, k)
-			m[orderNames[r.IntN(len(orderNames))]] = v
-			break
+		if len(m) > 0 {
+			renameOne(m, orderNames[r.IntN(len(orderNames))])
 		}
 	case 1:
 		m[orderNames[r.IntN(len(orderNames))]] = orderValues[r.IntN(len(orderValues))]
@@ -382,6 +379,16 @@ func nextArgs(r *rand.Rand, prev map[string]any) map[string]any {
 		}
 	}
 	return m
+}
+
+// renameOne gives one of m's values (m is not empty) the name name
+// instead of its own: arguments of as many names, one of them another.
+func renameOne(m map[string]any, name string) {
+	for k, v := range m {
+		delete(m, k)
+		m[name] = v
+		return
+	}
 }
 
 // The fingerprint reads the arguments' names in the order it remembers

@@ -143,11 +143,8 @@ func review4Args(r *rand.Rand, names []string, prev map[string]any) map[string]a
 			}
 			switch r.IntN(3) {
 			case 0: // a name swapped for another
-				for k := range m {
-					v := m[k]
-					delete(m, k)
-					m[names[r.IntN(len(names))]] = v
-					break
+				if len(m) > 0 {
+					renameOne(m, names[r.IntN(len(names))])
 				}
 			case 1:
 				m[names[r.IntN(len(names))]] = review4Value(r, names, 1)
