@@ -49,10 +49,7 @@ func OutcomeOf(d *runtime.Decision) Outcome {
 		if f.Rule != nil {
 			id = f.Rule.ID
 		}
-		if f.FailedClosed {
-			id += " (failed closed)"
-		}
-		o.Firings = append(o.Firings, id)
+		o.Firings = append(o.Firings, firingLabel(id, f.FailedClosed))
 	}
 	for _, e := range d.Errors {
 		o.Errors = append(o.Errors, e.Rule)
@@ -65,12 +62,17 @@ func OutcomeOf(d *runtime.Decision) Outcome {
 func firings(codes, failedClosed []string) []string {
 	var out []string
 	for _, c := range codes {
-		if slices.Contains(failedClosed, c) {
-			c += " (failed closed)"
-		}
-		out = append(out, c)
+		out = append(out, firingLabel(c, slices.Contains(failedClosed, c)))
 	}
 	return out
+}
+
+// firingLabel is a firing as an Outcome lists it.
+func firingLabel(id string, failedClosed bool) string {
+	if failedClosed {
+		return id + " (failed closed)"
+	}
+	return id
 }
 
 // Variation changes a copy of an input (Base, its index) or of the Env so
