@@ -5,6 +5,7 @@
 package impl
 
 import (
+	"math/bits"
 	"strings"
 	"unicode/utf8"
 )
@@ -60,6 +61,7 @@ func (d *RegexDFA) MatchString(s string) bool {
 	skip, dead := uint(d.Skip), uint(d.Stride)
 	st := uint(d.Start)
 	i := 0
+	var dense uint8 // how many of Prefix's searched bytes are frequent in s: see index
 	for {
 		if st < skip {
 			switch st {
@@ -68,7 +70,8 @@ func (d *RegexDFA) MatchString(s string) bool {
 			case dead:
 				return false
 			}
-			j := d.index(s[i:])
+			var j int
+			j, dense = d.index(s[i:], dense)
 			if j < 0 {
 				return false
 			}
@@ -95,80 +98,128 @@ func (d *RegexDFA) MatchString(s string) bool {
 }
 
 // index is the offset in s of the first occurrence of Prefix, or -1, as
-// strings.Index answers, but faster in the text agents send: it looks for
+// strings.Index answers, but faster in the text agents send. It looks for
 // Prefix's byte at Rare (the one the generator expects rarest) with
-// strings.IndexByte and compares the prefix around each one it finds.
-// Where that byte turns out frequent (more than 4 misses, and one per 64
-// bytes: then a call of IndexByte costs more than a vector scan of the
-// bytes it skips) it searches the rest in windows of 64 bytes, in which
-// strings.Index compares at every offset with vector instructions (amd64)
-// instead of stopping at every occurrence of the prefix's first byte. A
-// text of at most 64 bytes, and a prefix longer than [windowPrefix], are
-// left to strings.Index.
-func (d *RegexDFA) index(s string) int {
+// strings.IndexByte, a vector search, and compares the prefix around each
+// one it finds; where that byte turns out frequent it goes on in the same
+// way with the prefix's first byte (what Go's regexp looks for, so that a
+// text in which the two differ in frequency costs no more than there),
+// and where both are frequent with [pairIndex], which looks for the two at
+// once. It says how many of the two it found frequent (dense), and the
+// matcher's next search of the rest of its text starts there. A text of
+// at most 256 bytes, where one call of IndexByte costs about as much as
+// the whole pair search, goes to pairIndex at once. A prefix of one byte
+// is strings.IndexByte's.
+func (d *RegexDFA) index(s string, dense uint8) (int, uint8) {
 	p, r := d.Prefix, int(d.Rare)
-	if len(s) <= 64 || len(p) > windowPrefix || r >= len(p) {
-		// A short text is one window already.
-		return strings.Index(s, p)
+	if len(p) < 2 || r >= len(p) {
+		return strings.Index(s, p), dense
 	}
-	c := p[r]
+	b := r // the pair is p[0] and p[b]: the rare byte, else the last
+	if b == 0 {
+		b = len(p) - 1
+	}
+	if dense >= 2 || len(s) <= 256 {
+		return pairIndex(s, 0, p, b), dense
+	}
+	j, next := 0, 0
+	if dense == 0 {
+		if j, next = byteIndex(s, 0, p, r); next < 0 {
+			return j, 0
+		}
+	}
+	if r != 0 { // then by the first byte
+		if j, next = byteIndex(s, next, p, 0); next < 0 {
+			return j, 1
+		}
+	}
+	return pairIndex(s, next, p, b), 2
+}
+
+// byteIndex is the offset in s of the first occurrence of p that starts
+// at from or after, or -1, found by looking for p[k] with
+// strings.IndexByte; or, when p[k] turns out frequent (more than 4 misses,
+// and one per 64 bytes: then a call of IndexByte costs more than the
+// bytes it skips), next: p does not start before next, where a search of
+// another kind goes on (next is -1 otherwise).
+func byteIndex(s string, from int, p string, k int) (j, next int) {
+	c := p[k]
 	misses := 0
-	for i := r; i < len(s); {
+	for i := from + k; i < len(s); {
 		o := strings.IndexByte(s[i:], c)
 		if o < 0 {
+			return -1, -1
+		}
+		i += o // s[i] is p[k]: p may start at i-k
+		st := i - k
+		if len(s)-st < len(p) {
+			return -1, -1
+		}
+		if s[st:st+len(p)] == p {
+			return st, -1
+		}
+		i++
+		if misses++; misses > 4+(i-from)/64 {
+			return -1, st + 1
+		}
+	}
+	return -1, -1
+}
+
+// pairIndex is the offset in s of the first occurrence of p (of at least
+// two bytes) that starts at from or after, or -1. [pairNext] finds the
+// offsets where p[0] and p[b] (0 < b < len(p)) are both in place, many at
+// a time, and p is compared only there: Go's strings.Index, by contrast,
+// compares a short p at every offset one at a time (amd64) or stops at
+// every occurrence of p[0] (elsewhere).
+func pairIndex(s string, from int, p string, b int) int {
+	c0, cb := p[0], p[b]
+	for i := from; i < len(s); {
+		j := pairNext(s[i:], b, c0, cb)
+		if j < 0 {
 			return -1
 		}
-		i += o // s[i] is p[r]: p may start at i-r
-		st := i - r
+		st := i + j
 		if len(s)-st < len(p) {
-			return -1
+			return -1 // later candidates start later still
 		}
 		if s[st:st+len(p)] == p {
 			return st
 		}
-		i++
-		if misses++; misses > 4+i/64 {
-			return windowIndex(s, st+1, p)
+		i = st + 1
+	}
+	return -1
+}
+
+// pairNextGeneric is [pairNext] in Go: eight offsets at a time, a word of
+// s and the word b bytes further, whose exclusive or with c0 and cb
+// repeated has a zero byte exactly where both are in place.
+func pairNextGeneric(s string, b int, c0, cb byte) int {
+	const ones, lows = 0x0101010101010101, 0x7f7f7f7f7f7f7f7f
+	w0, wb := uint64(c0)*ones, uint64(cb)*ones
+	i := 0
+	for ; len(s)-i >= b+8; i += 8 {
+		z := (load8(s[i:i+8]) ^ w0) | (load8(s[i+b:i+b+8]) ^ wb)
+		// The high bit of each byte of z that is zero, and of no other
+		// (no carry crosses a byte: each sum is at most 0xfe).
+		if m := ^((z&lows + lows) | z | lows); m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
+		}
+	}
+	for ; i+b < len(s); i++ {
+		if s[i] == c0 && s[i+b] == cb {
+			return i
 		}
 	}
 	return -1
 }
 
-// windowPrefix is the longest prefix index searches in windows: windows
-// of 64 bytes, overlapping by len(p)-1, so that each holds every
-// occurrence that starts in it (amd64's brute force, which strings.Index
-// runs on a text of at most 64 bytes, takes needles of up to 31 bytes, 63
-// with AVX2).
-const windowPrefix = 31
-
-// windowIndex is the offset in s of the first occurrence of p at from or
-// after, or -1. Each window starts at the next occurrence of p's first
-// byte, so that a text without it costs no more than strings.Index; when
-// that byte is dense too (the windows skipped fewer than 8 bytes each)
-// strings.Index takes the rest, which then switches to its vector search
-// of the whole text (one call instead of one per window).
-func windowIndex(s string, from int, p string) int {
-	skipped := 0
-	for n, i := 0, from; len(s)-i >= len(p); n, i = n+1, i+64-len(p)+1 {
-		o := strings.IndexByte(s[i:], p[0])
-		if o < 0 {
-			return -1
-		}
-		i += o
-		if skipped += o; n >= 4 && skipped < 8*n {
-			if j := strings.Index(s[i:], p); j >= 0 {
-				return i + j
-			}
-			return -1
-		}
-		if len(s)-i < len(p) {
-			return -1
-		}
-		if j := strings.Index(s[i:min(i+64, len(s))], p); j >= 0 {
-			return i + j
-		}
-	}
-	return -1
+// load8 is the first 8 bytes of s as a little-endian word (one load where
+// the compiler combines them).
+func load8(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }
 
 // classOf is the class of a rune of utf8.RuneSelf or above.
