@@ -1,6 +1,9 @@
 package oarc
 
-import "embed"
+import (
+	"embed"
+	"strings"
+)
 
 // RuntimeSource is the source of the packages generated code links (the
 // runtime, runtime/impl, the default catalog's package), of the test
@@ -11,5 +14,12 @@ import "embed"
 // each other (guard/schema, which only a set with result bindings links,
 // also the JSON Schema library; go.sum has its hashes).
 //
-//go:embed go.mod go.sum runtime/*.go runtime/impl/*.go lycaon/*.go testkit/wire/*.go guard/*.go guard/internal/jsonscan/*.go guard/proxy/*.go guard/schema/*.go validators/*.go
+//go:embed go.mod go.sum runtime/*.go runtime/impl/*.go runtime/impl/*.s lycaon/*.go testkit/wire/*.go guard/*.go guard/internal/jsonscan/*.go guard/proxy/*.go guard/schema/*.go validators/*.go
 var RuntimeSource embed.FS
+
+// IsBuildSource reports whether the file at path p of [RuntimeSource] is
+// one a build of generated code needs: Go source that is not a test, or
+// assembly (runtime/impl's prefix search on amd64).
+func IsBuildSource(p string) bool {
+	return strings.HasSuffix(p, ".go") && !strings.HasSuffix(p, "_test.go") || strings.HasSuffix(p, ".s")
+}

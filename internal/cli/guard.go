@@ -189,7 +189,7 @@ func writeGuardModule(dir string, p *ir.Set, redisDir string, store *guardRules)
 	}
 	src := filepath.Join(dir, "oarcsrc")
 	err := fs.WalkDir(oarc.RuntimeSource, ".", func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") || strings.Contains(path, "/testkit/") || strings.HasPrefix(path, "testkit/") {
+		if err != nil || d.IsDir() || !oarc.IsBuildSource(path) || strings.Contains(path, "/testkit/") || strings.HasPrefix(path, "testkit/") {
 			return err
 		}
 		data, err := oarc.RuntimeSource.ReadFile(path)

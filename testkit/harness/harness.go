@@ -194,7 +194,7 @@ func (m *module) init() error {
 	}
 	src := filepath.Join(m.dir, srcDir)
 	err := fs.WalkDir(oarc.RuntimeSource, ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+		if err != nil || d.IsDir() || !oarc.IsBuildSource(p) {
 			return err
 		}
 		data, err := oarc.RuntimeSource.ReadFile(p)
