@@ -47,7 +47,8 @@ func TestDifferential(t *testing.T) {
 			s := genInput(r, 12)
 			if k >= 20 && p.Kind == DFA && p.DFA.Prefix != "" {
 				// Long texts dense in the prefix's bytes: its search goes
-				// by windows, and hands over to strings.Index.
+				// from the rare byte to the first and to the pair of
+				// bytes (runtime/impl's RegexDFA.index).
 				s = genDense(r, p.DFA.Prefix, 40+r.IntN(400))
 			}
 			if k < 2 {
