@@ -10,7 +10,7 @@ import (
 // guardedPage is a page of memory between two pages that cannot be read,
 // filled with fill: a text at its start or at its end as a string (not a
 // copy, which string(b) would make) faults on a read before or after it.
-func guardedPage(t *testing.T, fill byte) []byte {
+func guardedPage(t testing.TB, fill byte) []byte {
 	t.Helper()
 	size := syscall.Getpagesize()
 	m, err := syscall.Mmap(-1, 0, 3*size, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_ANON|syscall.MAP_PRIVATE)
@@ -89,4 +89,24 @@ func TestPairNextGuardedPages(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzPairNextGuarded: FuzzPairNext's check on the fuzzer's text copied
+// to the end of a page followed by an unreadable one and to the start of
+// a page preceded by one, so that a read outside the text faults.
+func FuzzPairNextGuarded(f *testing.F) {
+	f.Add("farm -rf / rm", 1, byte('r'), byte('m'))
+	f.Add(strings.Repeat("gi", 40)+"git", 2, byte('g'), byte('t'))
+	f.Add(strings.Repeat("\x00", 33), 17, byte(0), byte(0))
+	page := guardedPage(f, 'q')
+	f.Fuzz(func(t *testing.T, s string, b int, c0, cb byte) {
+		if b <= 0 || len(s) > len(page) {
+			return
+		}
+		end := len(page) - len(s)
+		copy(page[end:], s)
+		checkPairNext(t, inPlace(page, end, len(s)), b, c0, cb)
+		copy(page, s)
+		checkPairNext(t, inPlace(page, 0, len(s)), b, c0, cb)
+	})
 }
