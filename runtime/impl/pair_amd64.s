@@ -16,6 +16,8 @@ TEXT ·pairNext(SB), NOSPLIT, $0-40
 	MOVQ   b+16(FP), BX
 	MOVBLZX c0+24(FP), AX
 	MOVBLZX cb+25(FP), CX
+	TESTQ  BX, BX           // b <= 0 is no pair: nothing read before s
+	JLE    none
 	SUBQ   BX, DX           // DX: the number of candidate offsets
 	JLE    none
 	LEAQ   (SI)(BX*1), R9   // R9: s[b:]

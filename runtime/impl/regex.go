@@ -196,6 +196,9 @@ func pairIndex(s string, from int, p string, b int) int {
 // repeated has a zero byte exactly where both are in place.
 func pairNextGeneric(s string, b int, c0, cb byte) int {
 	const ones, lows = 0x0101010101010101, 0x7f7f7f7f7f7f7f7f
+	if b <= 0 {
+		return -1 // no pair, as the assembly answers
+	}
 	w0, wb := uint64(c0)*ones, uint64(cb)*ones
 	i := 0
 	for ; len(s)-i-8 >= b; i += 8 { // not len(s)-i >= b+8, which overflows for a b near the largest int

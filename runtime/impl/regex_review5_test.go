@@ -24,6 +24,18 @@ func TestPairNextAnyDistance(t *testing.T) {
 			checkPairNext(t, s, b, 'a', 'b')
 		}
 	}
+	// A distance of zero or less is no pair: -1 from both, and nothing
+	// read before the text (a b of -1 would otherwise find "ab" reversed).
+	for _, b := range []int{0, -1, -8, -17, math.MinInt} {
+		for _, s := range []string{"", "ba", strings.Repeat("ba", 40)} {
+			if got := pairNext(s, b, 'a', 'b'); got != -1 {
+				t.Errorf("pairNext(%q, %d) = %d, want -1", s, b, got)
+			}
+			if got := pairNextGeneric(s, b, 'a', 'b'); got != -1 {
+				t.Errorf("pairNextGeneric(%q, %d) = %d, want -1", s, b, got)
+			}
+		}
+	}
 }
 
 // checkIndexAllRare is checkIndex for every Rare a table can hold,
