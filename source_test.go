@@ -10,8 +10,9 @@ import (
 // TestRuntimeSourceComplete: every directory RuntimeSource holds holds
 // every file of that directory a build needs (IsBuildSource), so that
 // generated code builds from an installed binary; a file added beside
-// them (an assembly file for another architecture, say) and not to the
-// go:embed list fails here rather than in a user's build.
+// them (an assembly file for another architecture, say) but not to the
+// list of source.go's embed directive fails here rather than in a user's
+// build.
 func TestRuntimeSourceComplete(t *testing.T) {
 	dirs := map[string]bool{}
 	err := fs.WalkDir(RuntimeSource, ".", func(p string, d fs.DirEntry, err error) error {
