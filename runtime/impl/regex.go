@@ -201,7 +201,9 @@ func pairNextGeneric(s string, b int, c0, cb byte) int {
 	}
 	w0, wb := uint64(c0)*ones, uint64(cb)*ones
 	i := 0
-	for ; len(s)-i-8 >= b; i += 8 { // not len(s)-i >= b+8, which overflows for a b near the largest int
+	// len(s)-i-8 >= b, not len(s)-i >= b+8, which overflows for a b near
+	// the largest int.
+	for ; len(s)-i-8 >= b; i += 8 {
 		z := (load8(s[i:i+8]) ^ w0) | (load8(s[i+b:i+b+8]) ^ wb)
 		// The high bit of each byte of z that is zero, and of no other
 		// (no carry crosses a byte: each sum is at most 0xfe).
