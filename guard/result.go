@@ -43,6 +43,12 @@ type item struct {
 	text  string
 	hasTx bool
 	dirty bool
+	// dup says that the item, or its resource, gives a member twice: it
+	// is passed on re-encoded from the members the guard read (the last
+	// of each), never as it came, so that no parser that keeps the first
+	// value reads text the rules did not see (spec 11: no copy of a
+	// redacted string survives anywhere in the result).
+	dup bool
 }
 
 func parseResult(raw json.RawMessage) (*result, error) {
@@ -67,7 +73,7 @@ func parseResult(raw json.RawMessage) (*result, error) {
 		}
 		for i, x := range raws {
 			it := item{raw: x}
-			if it.m, err = jsonscan.Members(x); err != nil {
+			if it.m, it.dup, err = jsonscan.MembersDup(x); err != nil {
 				return nil, fmt.Errorf("content[%d] is not an object", i)
 			}
 			if t, ok := it.m["type"]; ok {
@@ -85,9 +91,11 @@ func parseResult(raw json.RawMessage) (*result, error) {
 				}
 			case "resource":
 				if v, ok := it.m["resource"]; ok {
-					if it.res, err = jsonscan.Members(v); err != nil {
+					var dup bool
+					if it.res, dup, err = jsonscan.MembersDup(v); err != nil {
 						return nil, fmt.Errorf("content[%d].resource is not an object", i)
 					}
+					it.dup = it.dup || dup
 					if t, ok := it.res["text"]; ok {
 						if it.text, err = jsonscan.Unquote(t); err != nil {
 							return nil, fmt.Errorf("content[%d].resource.text is not a string", i)
@@ -270,7 +278,7 @@ func marshalString(s string) ([]byte, error) {
 func (r *result) encode(extra []string, node string) (json.RawMessage, error) {
 	touched := len(extra) > 0
 	for i := range r.items {
-		if r.items[i].dirty {
+		if r.items[i].dirty || r.items[i].dup {
 			touched = true
 		}
 	}
@@ -286,19 +294,23 @@ func (r *result) encode(extra []string, node string) (json.RawMessage, error) {
 		}
 		for i := range r.items {
 			it := &r.items[i]
-			if !it.dirty {
+			if !it.dirty && !it.dup {
 				add(it.raw)
 				continue
 			}
-			t, err := marshalString(it.text)
-			if err != nil {
-				return nil, err
+			if it.dirty {
+				t, err := marshalString(it.text)
+				if err != nil {
+					return nil, err
+				}
+				if it.kind == "resource" {
+					it.res["text"] = t
+				} else {
+					it.m["text"] = t
+				}
 			}
-			if it.kind == "resource" {
-				it.res["text"] = t
+			if it.res != nil {
 				it.m["resource"] = jsonscan.AppendObject(nil, it.res)
-			} else {
-				it.m["text"] = t
 			}
 			add(jsonscan.AppendObject(nil, it.m))
 		}

@@ -71,24 +71,36 @@ func SkipString(b []byte, i int) int {
 // Members splits a valid JSON object into its members; a key given twice
 // keeps its last value, as encoding/json does.
 func Members(b []byte) (map[string]json.RawMessage, error) {
+	m, _, err := MembersDup(b)
+	return m, err
+}
+
+// MembersDup is [Members], and reports whether a key was given twice: the
+// object as it came then reads otherwise to a parser that keeps the first
+// value, and must be re-encoded from the members before it is passed on.
+func MembersDup(b []byte) (map[string]json.RawMessage, bool, error) {
+	dup := false
 	i := skipSpace(b, 0)
 	if i >= len(b) || b[i] != '{' {
-		return nil, errShape
+		return nil, false, errShape
 	}
 	m := map[string]json.RawMessage{}
 	i = skipSpace(b, i+1)
 	if i < len(b) && b[i] == '}' {
-		return m, nil
+		return m, false, nil
 	}
 	for i < len(b) {
 		e := SkipString(b, i)
 		k, err := Unquote(b[i:e])
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		i = skipSpace(b, e)
 		i = skipSpace(b, i+1) // ':'
 		e = skipValue(b, i)
+		if _, ok := m[k]; ok {
+			dup = true
+		}
 		m[k] = b[i:e:e]
 		i = skipSpace(b, e)
 		if i >= len(b) || b[i] == '}' {
@@ -96,7 +108,7 @@ func Members(b []byte) (map[string]json.RawMessage, error) {
 		}
 		i = skipSpace(b, i+1) // ','
 	}
-	return m, nil
+	return m, dup, nil
 }
 
 // Elements splits a valid JSON array into its elements.

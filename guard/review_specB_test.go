@@ -1,0 +1,47 @@
+package guard_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/oarc/oarc/guard"
+)
+
+// Spec 11: a transform writes the units back "so no copy of a redacted
+// string survives anywhere in the result". A content item that gives a
+// member twice (a hostile or sloppy server) must not carry the secret to
+// a client whose parser reads the other duplicate.
+func TestReviewSpecBDuplicateMembers(t *testing.T) {
+	cases := map[string]string{
+		"text first":     `{"content":[{"type":"text","text":"key ` + awsKey + `","text":"key ` + awsKey + ` again"}]}`,
+		"text benign":    `{"content":[{"type":"text","text":"key ` + awsKey + `","text":"nothing here"}]}`,
+		"resource twice": `{"content":[{"type":"resource","resource":{"uri":"file:///k","text":"key ` + awsKey + `","text":"benign"}}]}`,
+		"resource item":  `{"content":[{"type":"resource","resource":{"uri":"file:///k","text":"benign"},"resource":{"uri":"file:///k","text":"key ` + awsKey + `"}}]}`,
+	}
+	for name, res := range cases {
+		t.Run(name, func(t *testing.T) {
+			c := proxyConn(newGuard(t), fs)
+			ctx := context.Background()
+			k := c.Begin(ctx, nil, "read_text_file", args(t, map[string]string{"path": "/env"}))
+			out := k.Finish(ctx, json.RawMessage(res), 0, guard.FinishOptions{})
+			if strings.Contains(string(out), awsKey) {
+				t.Errorf("a copy of the secret survived: %s", out)
+			}
+			if !json.Valid(out) {
+				t.Errorf("not JSON: %s", out)
+			}
+		})
+	}
+	// An item that names its type twice reaches the client with the type
+	// the guard read (the last), never with both: a client that keeps the
+	// first would read as text what the guard passed through as an image.
+	c := proxyConn(newGuard(t), fs)
+	ctx := context.Background()
+	k := c.Begin(ctx, nil, "read_text_file", args(t, map[string]string{"path": "/env"}))
+	out := k.Finish(ctx, json.RawMessage(`{"content":[{"type":"text","type":"image","text":"key `+awsKey+`","data":"AAAA"}]}`), 0, guard.FinishOptions{})
+	if n := strings.Count(string(out), `"type"`); n != 1 || !strings.Contains(string(out), `"type":"image"`) {
+		t.Errorf("the item's type is not the one the guard read: %s", out)
+	}
+}
