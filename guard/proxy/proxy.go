@@ -26,9 +26,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -651,7 +653,7 @@ func (p *proxy) forward(f *frame) {
 // request handles a client request: tools/call is evaluated, every request
 // is remembered until its response.
 func (p *proxy) request(f *frame) {
-	key := string(f.id)
+	key := idKey(f.id)
 	q := &pending{id: f.id, method: f.method}
 	var params map[string]json.RawMessage
 	if raw, ok := f.top["params"]; ok && !isNull(raw) {
@@ -666,7 +668,7 @@ func (p *proxy) request(f *frame) {
 		var m map[string]json.RawMessage
 		if json.Unmarshal(meta, &m) == nil {
 			if t, ok := m["progressToken"]; ok {
-				q.token = compact(t)
+				q.token = idKey(t)
 			}
 		}
 	}
@@ -807,11 +809,11 @@ func (p *proxy) ask(ctx context.Context, question string) (bool, error) {
 	p.askSeq++
 	id, _ := json.Marshal(fmt.Sprintf("oarc-ask-%d", p.askSeq))
 	ch := make(chan *frame, 1)
-	p.asks[string(id)] = ch
+	p.asks[idKey(id)] = ch
 	p.mu.Unlock()
 	defer func() {
 		p.mu.Lock()
-		delete(p.asks, string(id))
+		delete(p.asks, idKey(id))
 		p.mu.Unlock()
 	}()
 	req, err := json.Marshal(map[string]any{
@@ -855,8 +857,8 @@ var approveSchema = map[string]any{
 // and reports whether one did.
 func (p *proxy) answered(f *frame) bool {
 	p.mu.Lock()
-	ch := p.asks[string(f.id)]
-	delete(p.asks, string(f.id))
+	ch := p.asks[idKey(f.id)]
+	delete(p.asks, idKey(f.id))
 	p.mu.Unlock()
 	if ch == nil {
 		return false
@@ -898,7 +900,7 @@ func (p *proxy) cancelled(f *frame) {
 	if json.Unmarshal(f.top["params"], &params) != nil || params.RequestID == nil {
 		return
 	}
-	key := compact(params.RequestID)
+	key := idKey(params.RequestID)
 	p.mu.Lock()
 	q := p.pending[key]
 	p.mu.Unlock()
@@ -932,7 +934,7 @@ func (p *proxy) readUpstream(r io.Reader) {
 		if id == nil {
 			return
 		}
-		key := string(id)
+		key := idKey(id)
 		p.mu.Lock()
 		q := p.pending[key]
 		p.mu.Unlock()
@@ -961,7 +963,7 @@ func (p *proxy) fromUpstream(line []byte) {
 		p.toClient(b)
 		return
 	}
-	key := string(f.id)
+	key := idKey(f.id)
 	p.mu.Lock()
 	q := p.pending[key]
 	p.mu.Unlock()
@@ -1056,7 +1058,7 @@ func (p *proxy) progress(f *frame) {
 	if json.Unmarshal(f.top["params"], &params) != nil || params.Token == nil || p.o.timeout <= 0 {
 		return
 	}
-	tok := compact(params.Token)
+	tok := idKey(params.Token)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, q := range p.pending {
@@ -1067,6 +1069,50 @@ func (p *proxy) progress(f *frame) {
 }
 
 func isNull(v json.RawMessage) bool { return string(bytes.TrimSpace(v)) == "null" }
+
+// idKey is the key of a JSON-RPC id (or a progress token) as a value, not
+// as spelled: peers compare ids as values and write them back in their
+// own spelling (a JavaScript server answers the id "\u0061" as "a" and 1.0
+// as 1), so the proxy matches an answer, a cancellation or a progress
+// notification to its request by the id's value. A string is its decoded
+// text, re-encoded; a number written as an integer is its digits, any
+// other number its float64 value written as Go does (an integral one in
+// the int64 range as an integer), so that 1, 1.0 and 1e0 are one id.
+func idKey(v json.RawMessage) string {
+	t := bytes.TrimSpace(v)
+	if len(t) == 0 {
+		return ""
+	}
+	if t[0] == '"' {
+		s, err := jsonscan.Unquote(t)
+		if err != nil {
+			return compact(v)
+		}
+		b, err := jsonscan.MarshalString(s)
+		if err != nil {
+			return compact(v)
+		}
+		return string(b)
+	}
+	if t[0] == '-' || '0' <= t[0] && t[0] <= '9' {
+		n := string(t)
+		if strings.IndexAny(n, ".eE") < 0 {
+			if n == "-0" {
+				return "0"
+			}
+			return n
+		}
+		f, err := strconv.ParseFloat(n, 64)
+		if err != nil {
+			return compact(v)
+		}
+		if f == math.Trunc(f) && f >= -(1<<63) && f < 1<<63 {
+			return strconv.FormatInt(int64(f), 10)
+		}
+		return strconv.FormatFloat(f, 'g', -1, 64)
+	}
+	return compact(v)
+}
 
 func compact(v json.RawMessage) string {
 	var b bytes.Buffer

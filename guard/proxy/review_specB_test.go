@@ -1,0 +1,62 @@
+package proxy
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/oarc/oarc/guard"
+	"github.com/oarc/oarc/guard/internal/testset"
+	"github.com/oarc/oarc/lycaon"
+	"github.com/oarc/oarc/runtime"
+)
+
+// nodeUpstream is a minimal MCP server in JavaScript, as the servers of
+// the TypeScript SDK are: it parses each frame with JSON.parse and writes
+// its answers with JSON.stringify, so an id comes back in JavaScript's
+// spelling ("\u0061" as "a", 1.0 as 1), not byte for byte.
+const nodeUpstream = `
+const rl = require('readline').createInterface({input: process.stdin});
+rl.on('line', (l) => {
+  const m = JSON.parse(l);
+  if (m.id === undefined) return;
+  let result = {};
+  if (m.method === 'initialize') result = {protocolVersion: '2025-06-18', capabilities: {tools: {}}, serverInfo: {name: 'node', version: '1'}};
+  if (m.method === 'tools/call') result = {content: [{type: 'text', text: 'called ' + m.params.name}]};
+  process.stdout.write(JSON.stringify({jsonrpc: '2.0', id: m.id, result}) + '\n');
+});
+`
+
+func startNode(t *testing.T, flags ...string) *client {
+	t.Helper()
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node is not installed")
+	}
+	cfg := Config{Set: func(o ...runtime.Option) (guard.Set, error) {
+		return testset.Guard(lycaon.Env{}, nil, o...)
+	}}
+	// startWith appends "--" and the test binary: node takes them as
+	// arguments of its script, which ignores them.
+	return startWith(t, cfg, append(flags, "--", node, "-e", nodeUpstream)...)
+}
+
+// A request id is one value however the client spells it: the upstream
+// answers "\u0061" as "a" and 1.0 as 1 (JSON-RPC ids are compared as
+// values), and the client still gets its answer, under its own id.
+func TestReviewSpecBIDSpelling(t *testing.T) {
+	for _, id := range []string{`"\u0061"`, `1.0`, `1e2`, `"\/x"`} {
+		t.Run(id, func(t *testing.T) {
+			c := startNode(t, "-server-id", "fs", "-timeout", "3s")
+			c.init()
+			c.send(`{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"read_text_file","arguments":{"path":"/x"}}}`)
+			m := c.recv()
+			if m["error"] != nil {
+				t.Fatalf("id %s: the answer was lost: %v", id, m)
+			}
+			if got := texts(resultOf(t, m)); len(got) == 0 || !strings.HasPrefix(got[0], "called ") {
+				t.Errorf("id %s: %v", id, m)
+			}
+		})
+	}
+}
