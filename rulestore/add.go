@@ -115,13 +115,21 @@ func (s *Store) Add(d Draft) (Added, error) {
 	defer s.mu.Unlock()
 	r, _, diags := s.check("", doc)
 	if hasErrors(diags) {
+		// The draft may be a live rule of the store given again, under
+		// its own id (an agent that adds what it added before): checked
+		// as that rule, it is equivalent to a live one, which it returns
+		// instead of a rejection for its id (spec 12, dedup).
+		if e := s.entries[rec.ID]; e != nil && e.rec.Status.Live() && !s.compiled[rec.ID] {
+			if r2, _, d2 := s.check(rec.ID, doc); !hasErrors(d2) {
+				if live, ok := s.equivalentLocked(meaningKey(s.set.Env, r2)); ok {
+					return Added{Record: live.rec, Existing: true, Warnings: d2}, nil
+				}
+			}
+		}
 		return Added{}, &RejectedError{ID: rec.ID, Diagnostics: diags}
 	}
-	key := meaningKey(s.set.Env, r)
-	for _, id := range s.order {
-		if e := s.entries[id]; e.rec.Status.Live() && e.key != "" && e.key == key {
-			return Added{Record: e.rec, Existing: true, Warnings: diags}, nil
-		}
+	if live, ok := s.equivalentLocked(meaningKey(s.set.Env, r)); ok {
+		return Added{Record: live.rec, Existing: true, Warnings: diags}, nil
 	}
 	if s.liveCount() >= s.opts.Cap {
 		return Added{}, &CapError{Cap: s.opts.Cap}
@@ -138,6 +146,20 @@ func (s *Store) Add(d Draft) (Added, error) {
 	}
 	s.rebuildLocked()
 	return Added{Record: rec, Warnings: diags}, nil
+}
+
+// equivalentLocked returns the live rule whose meaning is key, if any.
+// The caller holds s.mu.
+func (s *Store) equivalentLocked(key string) (*entry, bool) {
+	if key == "" {
+		return nil, false
+	}
+	for _, id := range s.order {
+		if e := s.entries[id]; e.rec.Status.Live() && e.key != "" && e.key == key {
+			return e, true
+		}
+	}
+	return nil, false
 }
 
 func hasErrors(ds []Diagnostic) bool {

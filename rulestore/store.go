@@ -338,8 +338,14 @@ func parseRecord(line []byte) (Record, error) {
 		return rec, errors.New("not a JSON object")
 	}
 	for _, k := range []string{"id", "created_at", "status", "rule"} {
-		if _, ok := raw[k]; !ok {
+		v, ok := raw[k]
+		if !ok {
 			return rec, fmt.Errorf("field %q is missing", k)
+		}
+		if string(bytes.TrimSpace(v)) == "null" {
+			// encoding/json leaves a field as it was for null: a null
+			// created_at would load as the zero time.
+			return rec, fmt.Errorf("field %q is null", k)
 		}
 	}
 	if err := json.Unmarshal(line, &rec); err != nil {

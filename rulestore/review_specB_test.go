@@ -1,0 +1,53 @@
+package rulestore_test
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/oarc/oarc/rulestore"
+)
+
+// Spec 12: "A rule equivalent to a live one ... returns the live one
+// instead of adding a duplicate". An agent that adds the same rule twice
+// (same document, same id: the commonest duplicate) gets the live rule
+// back, not a rejection for its own id.
+func TestReviewSpecBDedupSameID(t *testing.T) {
+	s, path := openTemp(t, baseSet(t), rulestore.Options{})
+	d := doc("SAME_RULE", `tool == "bash" && tool_arg_string("command").contains("--force")`)
+	first, err := s.Add(rulestore.Draft{Rule: d})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Add(rulestore.Draft{Rule: d})
+	if err != nil {
+		t.Fatalf("adding the same rule again: %v, want the live one", err)
+	}
+	if !got.Existing || got.Record.ID != "SAME_RULE" || got.Record.CreatedAt != first.Record.CreatedAt {
+		t.Errorf("%+v, want the live SAME_RULE", got)
+	}
+	// The same id with another meaning is still a duplicate id.
+	if _, err := s.Add(rulestore.Draft{Rule: doc("SAME_RULE", `tool == "bash"`)}); err == nil || !strings.Contains(err.Error(), "SAME_RULE") {
+		t.Errorf("another rule under a live id: %v, want a rejection", err)
+	}
+	_ = path
+}
+
+// Spec 12: id, status, rule and created_at are required: a line whose
+// created_at is null (or not RFC 3339) is not a record.
+func TestReviewSpecBCreatedAtRequired(t *testing.T) {
+	for _, ca := range []string{`null`, `"2026-01-02"`, `"yesterday"`, `0`} {
+		line := strings.Replace(record("NULL_TIME", "active", `tool == "bash"`, ""), `"2026-01-02T03:04:05Z"`, ca, 1) + "\n"
+		var warn bytes.Buffer
+		s, err := rulestore.New("rules.jsonl", strings.NewReader(line), &bytes.Buffer{}, baseSet(t), rulestore.Options{Warn: &warn})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := statuses(s); got != "" {
+			t.Errorf("created_at %s: the line loaded as a record (%s)", ca, got)
+		}
+		if !strings.HasPrefix(warn.String(), "rules.jsonl:1: error: ") {
+			t.Errorf("created_at %s: reported %q", ca, warn.String())
+		}
+	}
+}
