@@ -1020,6 +1020,9 @@ func (p *proxy) respond(f *frame, q *pending) {
 	case q.method == "initialize" && isResult:
 		p.initialized(result)
 	}
+	// The client's id as the client wrote it: the upstream may answer it
+	// in another spelling of the same value (see idKey).
+	f.top["id"] = q.id
 	b, err := encode(f.top)
 	if err != nil {
 		p.toClient(errorFrame(q.id, codeUpstream, "oarc guard: cannot re-encode the MCP server's answer"))

@@ -4,6 +4,7 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/oarc/oarc/guard"
 	"github.com/oarc/oarc/guard/internal/testset"
@@ -58,5 +59,47 @@ func TestReviewSpecBIDSpelling(t *testing.T) {
 				t.Errorf("id %s: %v", id, m)
 			}
 		})
+	}
+}
+
+// recvRaw reads one message as the proxy wrote it.
+func (c *client) recvRaw() string {
+	c.t.Helper()
+	ch := make(chan []byte, 1)
+	go func() {
+		if c.out.Scan() {
+			ch <- append([]byte(nil), c.out.Bytes()...)
+		} else {
+			ch <- nil
+		}
+	}()
+	select {
+	case b := <-ch:
+		if b == nil {
+			c.t.Fatal("the proxy closed its output")
+		}
+		return string(b)
+	case <-time.After(10 * time.Second):
+		c.t.Fatal("no message from the proxy")
+	}
+	return ""
+}
+
+// Every answer carries the id as the client wrote it, whatever spelling
+// the upstream answered it in (JSON-RPC: the same id as the request's).
+func TestReviewSpecBIDEchoed(t *testing.T) {
+	c := startNode(t, "-server-id", "fs", "-timeout", "3s")
+	c.send(`{"jsonrpc":"2.0","id":"\u0030","method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	if got := c.recvRaw(); !strings.Contains(got, `"id":"\u0030"`) {
+		t.Errorf("initialize answered as %s", got)
+	}
+	c.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	c.send(`{"jsonrpc":"2.0","id":1.0,"method":"ping"}`)
+	if got := c.recvRaw(); !strings.Contains(got, `"id":1.0`) {
+		t.Errorf("ping answered as %s", got)
+	}
+	c.send(`{"jsonrpc":"2.0","id":2.0,"method":"tools/call","params":{"name":"read_text_file","arguments":{"path":"/x"}}}`)
+	if got := c.recvRaw(); !strings.Contains(got, `"id":2.0`) {
+		t.Errorf("tools/call answered as %s", got)
 	}
 }
