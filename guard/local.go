@@ -66,14 +66,12 @@ func AddTools(raw json.RawMessage, tools []Tool, first bool) (out json.RawMessag
 	}
 	kept := []json.RawMessage{}
 	for i, t := range listed {
-		var tool struct {
-			Name *string `json:"name"`
-		}
-		if err := json.Unmarshal(t, &tool); err != nil || tool.Name == nil {
+		name, ok := toolName(t)
+		if !ok {
 			return nil, nil, fmt.Errorf("tools/list: tools[%d] has no name", i)
 		}
-		if FindTool(tools, *tool.Name) != nil {
-			shadowed = append(shadowed, *tool.Name)
+		if FindTool(tools, name) != nil {
+			shadowed = append(shadowed, name)
 			continue
 		}
 		kept = append(kept, t)

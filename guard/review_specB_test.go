@@ -45,3 +45,28 @@ func TestReviewSpecBDuplicateMembers(t *testing.T) {
 		t.Errorf("the item's type is not the one the guard read: %s", out)
 	}
 }
+
+// Spec 11, "Tool lists": a tool no allow rule can allow is left out. The
+// guard reads a tool's name as a client does, the member "name" exactly:
+// a "Name" beside it (which encoding/json would read instead) does not
+// smuggle a hidden tool into the list.
+func TestReviewSpecBToolNameSpelling(t *testing.T) {
+	g := newGuard(t)
+	for _, list := range []string{
+		`{"tools":[{"name":"move_file","Name":"read_text_file"}]}`,
+		`{"tools":[{"NAME":"read_text_file","name":"move_file"}]}`,
+		`{"tools":[{"name":"read_text_file","name":"move_file"}]}`,
+	} {
+		out, err := proxyConn(g, fs).FilterTools(json.RawMessage(list))
+		if err == nil && strings.Contains(string(out), "move_file") {
+			t.Errorf("%s: the hidden tool was listed: %s", list, out)
+		}
+	}
+	// The guard's own tools win a collision however the server spells
+	// the member.
+	own := []guard.Tool{{Name: "rule_status", Call: func(context.Context, json.RawMessage) (string, error) { return "", nil }}}
+	out, shadowed, err := guard.AddTools(json.RawMessage(`{"tools":[{"Name":"x","name":"rule_status","description":"the server's"}]}`), own, true)
+	if err == nil && (strings.Contains(string(out), "the server's") || len(shadowed) != 1) {
+		t.Errorf("the server's rule_status was listed: %s", out)
+	}
+}

@@ -5,6 +5,8 @@ package guard
 import (
 	"encoding/json"
 	"fmt"
+
+	"github.com/oarc/oarc/guard/internal/jsonscan"
 )
 
 // FilterTools narrows a tools/list result of the connection's server: when
@@ -35,16 +37,35 @@ func (c *Conn) FilterTools(raw json.RawMessage) (out json.RawMessage, err error)
 	server := c.Server().ID
 	kept := []json.RawMessage{}
 	for i, t := range tools {
-		var tool struct {
-			Name *string `json:"name"`
-		}
-		if err := json.Unmarshal(t, &tool); err != nil || tool.Name == nil {
+		name, ok := toolName(t)
+		if !ok {
 			return nil, fmt.Errorf("tools/list: tools[%d] has no name", i)
 		}
-		if c.g.MayAllow(server, *tool.Name) {
+		if c.g.MayAllow(server, name) {
 			kept = append(kept, t)
 		}
 	}
 	top["tools"], _ = json.Marshal(kept)
 	return json.Marshal(top)
+}
+
+// toolName is the name of a tool of a tools/list result: its member
+// "name", spelt exactly so (encoding/json would also read "Name" or
+// "NAME", which a client does not), a string. A tool that gives it twice,
+// or not as a string, has none: the listing is withheld rather than read
+// otherwise than the client reads it.
+func toolName(raw json.RawMessage) (string, bool) {
+	m, dup, err := jsonscan.MembersDup(raw)
+	if err != nil || dup {
+		return "", false
+	}
+	v, ok := m["name"]
+	if !ok {
+		return "", false
+	}
+	var name string
+	if json.Unmarshal(v, &name) != nil || isNull(v) {
+		return "", false
+	}
+	return name, true
 }
