@@ -2,6 +2,7 @@ package rulestore_test
 
 import (
 	"bytes"
+	"errors"
 	"strings"
 	"testing"
 
@@ -48,6 +49,39 @@ func TestReviewSpecBCreatedAtRequired(t *testing.T) {
 		}
 		if !strings.HasPrefix(warn.String(), "rules.jsonl:1: error: ") {
 			t.Errorf("created_at %s: reported %q", ca, warn.String())
+		}
+	}
+}
+
+// Spec 12: a rejection gives each diagnostic's position in the rule's
+// `when`; columns count characters (docs/choices-frontend.md), also after
+// non-ASCII text and in a `when` that YAML would have to quote.
+func TestReviewSpecBWhenColumns(t *testing.T) {
+	s, _ := openTemp(t, baseSet(t), rulestore.Options{})
+	for _, c := range []struct {
+		when      string
+		line, col int
+	}{
+		{`tool == "été" && tool_argz == 1`, 1, 18},
+		{"tool == \"a: b # c\" &&\n  \"ü\" == \"ü\" && tool_argz == 1", 2, 17},
+		{"'x' == tool\n\n&& tool_argz", 3, 4},
+	} {
+		_, err := s.Add(rulestore.Draft{Rule: doc("COLS", c.when)})
+		var rej *rulestore.RejectedError
+		if !errors.As(err, &rej) {
+			t.Fatalf("%q: %v", c.when, err)
+		}
+		found := false
+		for _, d := range rej.Diagnostics {
+			if d.Field == "when" && d.Code == "OAR_UNKNOWN_FACT" {
+				found = true
+				if d.Line != c.line || d.Col != c.col {
+					t.Errorf("%q: when:%d:%d, want when:%d:%d\n%s", c.when, d.Line, d.Col, c.line, c.col, rej.Error())
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%q: no OAR_UNKNOWN_FACT in the when:\n%s", c.when, rej.Error())
 		}
 	}
 }

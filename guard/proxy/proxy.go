@@ -256,6 +256,11 @@ type pending struct {
 	// first says that a tools/list request asked for the first page (no
 	// cursor): the proxy's own tools are listed there.
 	first bool
+	// sent says that the request was forwarded to the upstream: until
+	// then its id is only reserved (a tools/call being evaluated, perhaps
+	// waiting for a person's answer), so that a second request with the
+	// id is refused, and an answer from the upstream for it is dropped.
+	sent bool
 }
 
 func newProxy(o options, cfg Config, stdout, stderr io.Writer) (*proxy, error) {
@@ -654,7 +659,7 @@ func (p *proxy) forward(f *frame) {
 // is remembered until its response.
 func (p *proxy) request(f *frame) {
 	key := idKey(f.id)
-	q := &pending{id: f.id, method: f.method}
+	q := &pending{id: bytes.Clone(f.id), method: f.method}
 	var params map[string]json.RawMessage
 	if raw, ok := f.top["params"]; ok && !isNull(raw) {
 		if err := json.Unmarshal(raw, &params); err != nil {
@@ -679,6 +684,9 @@ func (p *proxy) request(f *frame) {
 		p.toClient(errorFrame(f.id, codeInvalidRequest, "oarc guard: a request with this id is already pending"))
 		return
 	}
+	// The id is reserved from now on, while the request is evaluated
+	// (call releases it when it does not forward the request).
+	p.pending[key] = q
 	if f.method == "tools/list" {
 		// Absent, null or empty: the first page. A cursor that is not a
 		// string is not a first page (the upstream answers it).
@@ -699,11 +707,10 @@ func (p *proxy) request(f *frame) {
 		// The call may wait for a person's answer, which comes back on
 		// the client's stream: evaluate it off the reader, on a copy of
 		// the frame (its values point into the reader's buffer).
-		g := &frame{kind: f.kind, method: f.method, id: bytes.Clone(f.id), top: make(map[string]json.RawMessage, len(f.top))}
+		g := &frame{kind: f.kind, method: f.method, id: q.id, top: make(map[string]json.RawMessage, len(f.top))}
 		for k, v := range f.top {
 			g.top[k] = bytes.Clone(v)
 		}
-		q.id = g.id
 		go p.call(g, q, key, params)
 		return
 	}
@@ -713,6 +720,13 @@ func (p *proxy) request(f *frame) {
 // call evaluates a tools/call (other requests pass) and sends what goes
 // ahead to the upstream, remembering it until its response.
 func (p *proxy) call(f *frame, q *pending, key string, params map[string]json.RawMessage) {
+	sent := false
+	defer func() {
+		if !sent {
+			// Answered here, or refused: the id is free again.
+			p.take(key, q)
+		}
+	}()
 	defer func() {
 		if r := recover(); r != nil {
 			p.logf("internal error on a client request: %v", r)
@@ -779,14 +793,16 @@ func (p *proxy) call(f *frame, q *pending, key string, params map[string]json.Ra
 		return
 	}
 	p.mu.Lock()
-	if p.closed {
+	if p.closed || p.pending[key] != q {
+		// Closed, cancelled or failed while it was evaluated: the client
+		// expects no answer any more.
 		p.mu.Unlock()
 		return
 	}
 	if p.o.timeout > 0 {
 		q.timer = time.AfterFunc(p.o.timeout, func() { p.expire(key, q) })
 	}
-	p.pending[key] = q
+	q.sent, sent = true, true
 	p.mu.Unlock()
 	if err := p.toUpstream(b); err != nil {
 		p.logf("writing to the upstream: %v", err)
@@ -937,8 +953,9 @@ func (p *proxy) readUpstream(r io.Reader) {
 		key := idKey(id)
 		p.mu.Lock()
 		q := p.pending[key]
+		ok := q != nil && q.sent
 		p.mu.Unlock()
-		if q == nil || !p.take(key, q) {
+		if !ok || !p.take(key, q) {
 			return
 		}
 		p.toClient(errorFrame(q.id, codeUpstream, fmt.Sprintf("oarc guard: the MCP server's answer is larger than %d bytes; it was withheld", p.o.maxMessage)))
@@ -966,8 +983,11 @@ func (p *proxy) fromUpstream(line []byte) {
 	key := idKey(f.id)
 	p.mu.Lock()
 	q := p.pending[key]
+	ok := q != nil && q.sent
 	p.mu.Unlock()
-	if q == nil || !p.take(key, q) {
+	if !ok || !p.take(key, q) {
+		// Unknown, answered, timed out, cancelled, or not forwarded yet
+		// (an answer before the request is no answer).
 		p.logf("dropped a response for id %s, which no pending request has", key)
 		return
 	}

@@ -1,6 +1,8 @@
 package proxy
 
 import (
+	"encoding/json"
+	"fmt"
 	"os/exec"
 	"strings"
 	"testing"
@@ -101,5 +103,50 @@ func TestReviewSpecBIDEchoed(t *testing.T) {
 	c.send(`{"jsonrpc":"2.0","id":2.0,"method":"tools/call","params":{"name":"read_text_file","arguments":{"path":"/x"}}}`)
 	if got := c.recvRaw(); !strings.Contains(got, `"id":2.0`) {
 		t.Errorf("tools/call answered as %s", got)
+	}
+}
+
+// docs/mcp.md: "A request whose id is already pending is refused." That
+// holds while a call waits for a person's answer too (a client with the
+// elicitation capability, whose calls are evaluated off the reader):
+// otherwise two calls share one id upstream, and the answer to one is
+// evaluated as the other's.
+func TestReviewSpecBDuplicateIDWhileAsking(t *testing.T) {
+	for _, answer := range []string{"yes", "no"} {
+		t.Run(answer, func(t *testing.T) {
+			c := start(t, "-server-id", "everything", "-ask-timeout", "5s")
+			c.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{"elicitation":{}},"clientInfo":{"name":"t","version":"1"}}}`)
+			if m := c.recv(); m["id"] != float64(0) {
+				t.Fatalf("initialize: %v", m)
+			}
+			c.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+			c.send(call(1, "deploy", `{"path":"prod"}`))
+			ask := c.recv()
+			if ask["method"] != "elicitation/create" {
+				t.Fatalf("want an elicitation, got %v", ask)
+			}
+			// The same id again while the first call waits.
+			c.send(call(1, "echo", `{"path":"other"}`))
+			m := c.recv()
+			if m["error"] == nil || m["id"] != float64(1) {
+				t.Fatalf("a second request with a pending id was not refused: %v", m)
+			}
+			id, _ := json.Marshal(ask["id"])
+			approve := answer == "yes"
+			c.send(`{"jsonrpc":"2.0","id":` + string(id) + `,"result":{"action":"accept","content":{"approve":` + fmt.Sprint(approve) + `}}}`)
+			m = c.recv()
+			r := resultOf(t, m)
+			if approve && strings.Join(texts(r), "|") != "hello from prod" {
+				t.Errorf("the approved call: %v", m)
+			}
+			if !approve && r["isError"] != true {
+				t.Errorf("the declined call: %v", m)
+			}
+			// Nothing more for id 1: the next message answers id 2.
+			c.send(`{"jsonrpc":"2.0","id":2,"method":"ping"}`)
+			if m := c.recv(); m["id"] != float64(2) {
+				t.Errorf("another answer for id 1: %v", m)
+			}
+		})
 	}
 }
