@@ -2,10 +2,12 @@ package rulestore_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
 
+	"github.com/oarc/oarc/compiler"
 	"github.com/oarc/oarc/rulestore"
 )
 
@@ -83,5 +85,60 @@ func TestReviewSpecBWhenColumns(t *testing.T) {
 		if !found {
 			t.Errorf("%q: no OAR_UNKNOWN_FACT in the when:\n%s", c.when, rej.Error())
 		}
+	}
+}
+
+// Spec 12 with spec 9: a rule the agent writes is checked against the
+// catalog of the set the host runs (acme's), not the default one.
+func TestReviewSpecBHostCatalog(t *testing.T) {
+	set, ds := compiler.Load([]string{"../examples/acme/rules"}, compiler.Options{})
+	if ds.HasErrors() {
+		t.Fatal(ds.Text())
+	}
+	s, _ := openTemp(t, set, rulestore.Options{})
+	rule := func(id, anchor, effect, when string) json.RawMessage {
+		b, _ := json.Marshal(map[string]any{"oar": "1.0", "id": id, "kind": "policy", "anchor": anchor, "effect": effect,
+			"when": when, "copy": map[string]any{"title": "Rule " + id}})
+		return b
+	}
+	if _, err := s.Add(rulestore.Draft{Rule: rule("ACME_OK", "git.pre_push", "block", `acme.push_forced && acme.push_target == "main"`)}); err != nil {
+		t.Errorf("a rule of acme's catalog: %v", err)
+	}
+	for _, c := range []struct {
+		rule json.RawMessage
+		code string
+	}{
+		{rule("ACME_LYCAON", "tool.pre_invoke", "block", `lycaon.repeat_count > 3`), "OAR_UNKNOWN_FACT"},
+		{rule("ACME_ANCHOR", "content.tool_result", "block", `true`), "OAR_ANCHOR"},
+		{rule("ACME_PLANE", "tool.post_invoke", "block", `acme.repo_dirty`), "OAR_PLANE"},
+		{rule("ACME_FUNC", "tool.pre_invoke", "block", `acme.branch_protected(1)`), "OAR_CEL_TYPE"},
+	} {
+		_, err := s.Add(rulestore.Draft{Rule: c.rule})
+		var rej *rulestore.RejectedError
+		if !errors.As(err, &rej) {
+			t.Errorf("%s: %v, want a rejection", c.rule, err)
+			continue
+		}
+		found := false
+		for _, d := range rej.Diagnostics {
+			found = found || d.Code == c.code
+		}
+		if !found {
+			t.Errorf("%s: want %s:\n%s", c.rule, c.code, rej.Error())
+		}
+	}
+}
+
+// A record's members are read by their exact names: "Status" beside
+// "status" is an unknown member, ignored, as any other reader of the
+// JSON Lines file ignores it; it does not decide the rule's status.
+func TestReviewSpecBRecordMemberSpelling(t *testing.T) {
+	line := strings.Replace(record("SPELT", "candidate", `tool == "bash"`, ""), `"status":"candidate"`, `"status":"candidate","Status":"active","ID":"OTHER"`, 1) + "\n"
+	s, err := rulestore.New("rules.jsonl", strings.NewReader(line), &bytes.Buffer{}, baseSet(t), rulestore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := statuses(s); got != "SPELT=candidate" {
+		t.Errorf("statuses %q, want SPELT=candidate", got)
 	}
 }

@@ -322,6 +322,10 @@ const maxLine = 1 << 20
 
 var idPattern = regexp.MustCompile(`^[A-Z][A-Z0-9]*(_[A-Z0-9]+)*$`)
 
+// recordFields are the members of a record, as spelt in the file.
+var recordFields = map[string]bool{"id": true, "created_at": true, "status": true, "rule": true,
+	"rationale": true, "source": true, "tags": true, "reason": true, "trial": true}
+
 // parseRecord reads one line as a record: a JSON object with id,
 // created_at, status and rule of their types; unknown members are
 // ignored, so that a newer writer's fields do not break an older reader.
@@ -348,7 +352,21 @@ func parseRecord(line []byte) (Record, error) {
 			return rec, fmt.Errorf("field %q is null", k)
 		}
 	}
-	if err := json.Unmarshal(line, &rec); err != nil {
+	// Only the members spelt as the record's fields are read:
+	// encoding/json would also read "Status" or "ID" into them (the last
+	// of the spellings winning), which is a member the format does not
+	// have, and so ignored, to any other reader.
+	known := make(map[string]json.RawMessage, len(recordFields))
+	for k, v := range raw {
+		if recordFields[k] {
+			known[k] = v
+		}
+	}
+	exact, err := json.Marshal(known)
+	if err == nil {
+		err = json.Unmarshal(exact, &rec)
+	}
+	if err != nil {
 		return rec, fmt.Errorf("not a record: %v", err)
 	}
 	switch {
