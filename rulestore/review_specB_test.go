@@ -142,3 +142,35 @@ func TestReviewSpecBRecordMemberSpelling(t *testing.T) {
 		t.Errorf("statuses %q, want SPELT=candidate", got)
 	}
 }
+
+// Spec 12: active store rules render "like compiled rules": with a hint
+// they are ranked with the compiled rules and take top-k places; monitored
+// (candidate) rules always render and take none.
+func TestReviewSpecBRenderHint(t *testing.T) {
+	s, _ := openTemp(t, baseSet(t), rulestore.Options{})
+	add := func(id, tool, title string) {
+		rule := json.RawMessage(`{"oar":"1.0","id":"` + id + `","kind":"policy","anchor":"tool.pre_invoke","effect":"block","selector":{"tool":"` + tool + `"},"requires":{"profiles":["tool"]},"when":"true","copy":{"title":"` + title + `"}}`)
+		if _, err := s.Add(rulestore.Draft{Rule: rule}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	add("B_DOCKER", "docker", "No privileged containers")
+	add("B_KUBECTL", "kubectl", "No deletes in production")
+	if _, err := s.Promote("B_DOCKER"); err != nil {
+		t.Fatal(err)
+	}
+	out := s.Context("docker containers", 1)
+	if !strings.Contains(out, "- **B_DOCKER**: No privileged containers") {
+		t.Errorf("the active rule that matches the hint best is not rendered:\n%s", out)
+	}
+	if strings.Contains(out, "A_RM_RF") {
+		t.Errorf("k=1 rendered a second ranked rule:\n%s", out)
+	}
+	if !strings.Contains(out, "- **B_KUBECTL**: No deletes in production (trial: 0/5 sessions)") {
+		t.Errorf("the candidate is not rendered:\n%s", out)
+	}
+	if !strings.HasSuffix(strings.TrimRight(out, "\n"), "(1 more rules not shown)") {
+		t.Errorf("want the count of rules left out last:\n%s", out)
+	}
+	t.Log(out)
+}
