@@ -823,7 +823,16 @@ func (p *proxy) ask(ctx context.Context, question string) (bool, error) {
 		return false, guard.ErrCannotAsk
 	}
 	p.askSeq++
-	id, _ := json.Marshal(fmt.Sprintf("oarc-ask-%d", p.askSeq))
+	// The id is not guessable: the client's answer comes back on the
+	// stream that also carries its answers to the upstream's requests,
+	// and an upstream that gave its own question the id of the proxy's
+	// would have the person's answer to it taken for an approval.
+	var nonce [12]byte
+	if _, err := rand.Read(nonce[:]); err != nil {
+		p.mu.Unlock()
+		return false, err
+	}
+	id, _ := json.Marshal(fmt.Sprintf("oarc-ask-%d-%s", p.askSeq, hex.EncodeToString(nonce[:])))
 	ch := make(chan *frame, 1)
 	p.asks[idKey(id)] = ch
 	p.mu.Unlock()
