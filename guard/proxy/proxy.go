@@ -637,6 +637,13 @@ func (p *proxy) fromClient(line []byte) {
 		if f.kind == notification && f.method == "notifications/cancelled" {
 			p.cancelled(f)
 		}
+		if f.kind == notification && f.method == "tools/call" {
+			// A call without an id has no answer to give the client, so
+			// the guard cannot evaluate it as a call: never forwarded
+			// (an upstream might run it).
+			p.logf("dropped a tools/call without an id (a notification): it is never forwarded unevaluated")
+			return
+		}
 		p.forward(f)
 	case request:
 		p.request(f)

@@ -1,6 +1,8 @@
 package proxy
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os/exec"
@@ -199,5 +201,32 @@ func TestReviewSpecBAskIDUnguessable(t *testing.T) {
 			t.Errorf("the deploy the person declined went ahead: %v", m)
 		}
 		return
+	}
+}
+
+// Spec 11: "A blocked call is never forwarded" and the guard "never
+// forwards a call it could not evaluate". A tools/call written as a
+// notification (no id) is a call the guard does not evaluate (it has no
+// answer to give): it must not reach the upstream, which may run it.
+func TestReviewSpecBCallAsNotification(t *testing.T) {
+	set, err := testset.Guard(lycaon.Env{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := guard.New(set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var toClient, toUp bytes.Buffer
+	p := &proxy{o: options{maxMessage: DefaultMaxMessage, notes: true, quiet: true}, g: g, out: bufio.NewWriter(&toClient), up: nopCloser{&toUp}, pending: map[string]*pending{}}
+	p.conn = g.NewConn(runtime.NewSession("n"), guard.Server{ID: "fs", Configured: true, Enabled: true}, guard.ConnOptions{AllInputs: true})
+	p.fromClient([]byte(`{"jsonrpc":"2.0","method":"tools/call","params":{"name":"move_file","arguments":{"source":"/a","destination":"/b"}}}`))
+	if strings.Contains(toUp.String(), "move_file") {
+		t.Errorf("a tools/call notification reached the upstream unevaluated: %s", toUp.String())
+	}
+	// Other notifications pass.
+	p.fromClient([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
+	if !strings.Contains(toUp.String(), "notifications/initialized") {
+		t.Errorf("notifications/initialized was not forwarded: %q", toUp.String())
 	}
 }
