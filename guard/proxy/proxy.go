@@ -734,30 +734,37 @@ func (p *proxy) call(f *frame, q *pending, key string, params map[string]json.Ra
 			p.take(key, q)
 		}
 	}()
+	// answer answers the request here, never forwarded: the id is freed
+	// first, so that a client that reuses it once it has the answer is
+	// not refused.
+	answer := func(b []byte) {
+		p.take(key, q)
+		p.toClient(b)
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			p.logf("internal error on a client request: %v", r)
-			p.toClient(errorFrame(f.id, codeInternal, "oarc guard: internal error"))
+			answer(errorFrame(f.id, codeInternal, "oarc guard: internal error"))
 		}
 	}()
 	if f.method == "tools/call" {
 		var name string
 		if json.Unmarshal(params["name"], &name) != nil {
-			p.toClient(errorFrame(f.id, codeInvalidParams, "oarc guard: tools/call without a tool name"))
+			answer(errorFrame(f.id, codeInvalidParams, "oarc guard: tools/call without a tool name"))
 			return
 		}
 		if _, ok := params["task"]; ok {
 			// A task-augmented call is answered by a task id, its result
 			// fetched later with tasks/result, which the guard does not
 			// follow: refused, never forwarded unevaluated.
-			p.toClient(errorFrame(f.id, codeInvalidParams, "oarc guard: task-augmented tools/call is not supported; call the tool without a task"))
+			answer(errorFrame(f.id, codeInvalidParams, "oarc guard: task-augmented tools/call is not supported; call the tool without a task"))
 			return
 		}
 		argsRaw := params["arguments"]
 		k := p.conn.Begin(context.Background(), f.id, name, argsRaw)
 		if b := k.Blocked(); b != nil {
 			out := k.Finish(context.Background(), nil, 0, guard.FinishOptions{AppendNotes: p.o.notes})
-			p.toClient(resultFrame(f.id, out))
+			answer(resultFrame(f.id, out))
 			return
 		}
 		if t := guard.FindTool(p.tools, name); t != nil {
@@ -772,7 +779,7 @@ func (p *proxy) call(f *frame, q *pending, key string, params map[string]json.Ra
 			res := guard.CallTool(ctx, t, argsRaw)
 			cancel()
 			out := k.Finish(context.Background(), res, 0, guard.FinishOptions{AppendNotes: p.o.notes})
-			p.toClient(resultFrame(f.id, out))
+			answer(resultFrame(f.id, out))
 			return
 		}
 		// Forward what was evaluated: the arguments re-encoded from the
@@ -781,14 +788,14 @@ func (p *proxy) call(f *frame, q *pending, key string, params map[string]json.Ra
 		if argsRaw != nil && !isNull(argsRaw) {
 			args, err := canonical(argsRaw)
 			if err != nil {
-				p.toClient(errorFrame(f.id, codeInvalidParams, "oarc guard: arguments: "+err.Error()))
+				answer(errorFrame(f.id, codeInvalidParams, "oarc guard: arguments: "+err.Error()))
 				return
 			}
 			params["arguments"] = args
 		}
 		pb, err := json.Marshal(params)
 		if err != nil {
-			p.toClient(errorFrame(f.id, codeInternal, "oarc guard: cannot re-encode the call"))
+			answer(errorFrame(f.id, codeInternal, "oarc guard: cannot re-encode the call"))
 			return
 		}
 		f.top["params"] = pb
@@ -796,7 +803,7 @@ func (p *proxy) call(f *frame, q *pending, key string, params map[string]json.Ra
 	}
 	b, err := encode(f.top)
 	if err != nil {
-		p.toClient(errorFrame(f.id, codeInternal, "oarc guard: cannot re-encode the request"))
+		answer(errorFrame(f.id, codeInternal, "oarc guard: cannot re-encode the request"))
 		return
 	}
 	p.mu.Lock()
