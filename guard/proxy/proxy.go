@@ -1142,7 +1142,7 @@ func idKey(v json.RawMessage) string {
 	}
 	if t[0] == '-' || '0' <= t[0] && t[0] <= '9' {
 		n := string(t)
-		if strings.IndexAny(n, ".eE") < 0 {
+		if !strings.ContainsAny(n, ".eE") {
 			if n == "-0" {
 				return "0"
 			}
