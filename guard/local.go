@@ -66,9 +66,12 @@ func AddTools(raw json.RawMessage, tools []Tool, first bool) (out json.RawMessag
 	}
 	kept := []json.RawMessage{}
 	for i, t := range listed {
-		name, ok := toolName(t)
+		name, ok, ambiguous := toolName(t)
 		if !ok {
 			return nil, nil, fmt.Errorf("tools/list: tools[%d] has no name", i)
+		}
+		if ambiguous {
+			continue // left out: see toolName
 		}
 		if FindTool(tools, name) != nil {
 			shadowed = append(shadowed, name)

@@ -70,3 +70,21 @@ func TestReviewSpecBToolNameSpelling(t *testing.T) {
 		t.Errorf("the server's rule_status was listed: %s", out)
 	}
 }
+
+// A tool that gives another member twice (a sloppy server) is listed as
+// before: only a name given twice makes a tool ambiguous, and then that
+// tool alone is left out, not the whole listing.
+func TestReviewSpecBToolListDuplicates(t *testing.T) {
+	g := newGuard(t)
+	out, err := proxyConn(g, fs).FilterTools(json.RawMessage(`{"tools":[{"name":"read_text_file","description":"a","description":"b"},{"name":"write_file","name":"move_file"},{"name":"write_file"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Tools []map[string]any `json:"tools"`
+	}
+	json.Unmarshal(out, &got)
+	if len(got.Tools) != 2 || got.Tools[0]["name"] != "read_text_file" || got.Tools[1]["name"] != "write_file" {
+		t.Errorf("%s", out)
+	}
+}

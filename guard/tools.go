@@ -37,11 +37,11 @@ func (c *Conn) FilterTools(raw json.RawMessage) (out json.RawMessage, err error)
 	server := c.Server().ID
 	kept := []json.RawMessage{}
 	for i, t := range tools {
-		name, ok := toolName(t)
+		name, ok, ambiguous := toolName(t)
 		if !ok {
 			return nil, fmt.Errorf("tools/list: tools[%d] has no name", i)
 		}
-		if c.g.MayAllow(server, name) {
+		if !ambiguous && c.g.MayAllow(server, name) {
 			kept = append(kept, t)
 		}
 	}
@@ -51,21 +51,21 @@ func (c *Conn) FilterTools(raw json.RawMessage) (out json.RawMessage, err error)
 
 // toolName is the name of a tool of a tools/list result: its member
 // "name", spelt exactly so (encoding/json would also read "Name" or
-// "NAME", which a client does not), a string. A tool that gives it twice,
-// or not as a string, has none: the listing is withheld rather than read
-// otherwise than the client reads it.
-func toolName(raw json.RawMessage) (string, bool) {
+// "NAME", which a client does not), a string; ok is false when it has
+// none. A tool that gives "name" twice is ambiguous (a client may read
+// either): it is left out of the listing, never read otherwise than the
+// client reads it.
+func toolName(raw json.RawMessage) (name string, ok, ambiguous bool) {
 	m, dup, err := jsonscan.MembersDup(raw)
-	if err != nil || dup {
-		return "", false
+	if err != nil {
+		return "", false, false
+	}
+	if dup && jsonscan.CountKey(raw, "name") > 1 {
+		return "", true, true
 	}
 	v, ok := m["name"]
-	if !ok {
-		return "", false
+	if !ok || isNull(v) || json.Unmarshal(v, &name) != nil {
+		return "", false, false
 	}
-	var name string
-	if json.Unmarshal(v, &name) != nil || isNull(v) {
-		return "", false
-	}
-	return name, true
+	return name, true, false
 }

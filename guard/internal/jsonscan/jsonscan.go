@@ -111,6 +111,31 @@ func MembersDup(b []byte) (map[string]json.RawMessage, bool, error) {
 	return m, dup, nil
 }
 
+// CountKey is how many members of the valid JSON object b have the key
+// key (after unescaping).
+func CountKey(b []byte, key string) int {
+	n := 0
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return 0
+	}
+	i = skipSpace(b, i+1)
+	for i < len(b) && b[i] != '}' {
+		e := SkipString(b, i)
+		if k, err := Unquote(b[i:e]); err == nil && k == key {
+			n++
+		}
+		i = skipSpace(b, e)
+		i = skipSpace(b, i+1) // ':'
+		i = skipSpace(b, skipValue(b, i))
+		if i >= len(b) || b[i] == '}' {
+			break
+		}
+		i = skipSpace(b, i+1) // ','
+	}
+	return n
+}
+
 // Elements splits a valid JSON array into its elements.
 func Elements(b []byte) ([]json.RawMessage, error) {
 	i := skipSpace(b, 0)
