@@ -28,6 +28,8 @@ type Call struct {
 	// blocked or the guard failed.
 	blocked json.RawMessage
 	code    string
+	// rejection is the text of blocked's one text item.
+	rejection string
 	d       runtime.Decision
 	// match is the result the first validating binding matched, and
 	// matched whether one did (spec 11, "Result bindings").
@@ -286,14 +288,18 @@ func (k *Call) block(code, text string) {
 	if k.blocked != nil {
 		return
 	}
-	k.code = code
+	k.code, k.rejection = code, text
 	k.blocked = blockResult(code, text)
 }
 
-// blockedOut is the block result, with the notes appended when asked.
+// blockedOut is the block result, with the notes in it when asked. A
+// block result has one text item, ending with the blocking code's line
+// (spec 11), so the notes come first in that item, a blank line before
+// the rejection: not lost, and not a second item a client would read as
+// the rejection.
 func (k *Call) blockedOut(opts FinishOptions) json.RawMessage {
 	if n := k.Notes(); n != "" && opts.AppendNotes {
-		return appendText(k.blocked, n)
+		return blockResult(k.code, n+"\n\n"+k.rejection)
 	}
 	return k.blocked
 }

@@ -369,18 +369,6 @@ func blockResult(code, text string) json.RawMessage {
 	return append(out, "}}"...)
 }
 
-// appendText appends a text item to a block result the guard made.
-func appendText(res json.RawMessage, s string) json.RawMessage {
-	i := bytes.Index(res, []byte(`],"isError":true`))
-	if i < 0 {
-		return res
-	}
-	out := append([]byte(nil), res[:i]...)
-	out = append(out, ',')
-	out = append(out, textItem(s)...)
-	return append(out, res[i:]...)
-}
-
 // randomID is a node id for the middleware: unique without coordination.
 func randomID() string {
 	var b [12]byte
