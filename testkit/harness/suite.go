@@ -461,7 +461,9 @@ func RunReport(paths []string, opts Options) *Report {
 		if f.Error != "" {
 			pl.res.Expected = map[string]string{"error": f.Error}
 			pl.res.Got = map[string]any{"diagnostics": l.diags.Codes()}
-			if contains(l.diags.Codes(), f.Error) {
+			// Spec 8: the rule must be rejected, and by that code: a
+			// warning with it (a rule that loads) does not pass.
+			if contains(errorCodes(l.diags), f.Error) {
 				pl.res.Status = Pass
 			} else {
 				pl.res.Status = Fail
@@ -598,6 +600,17 @@ func contains(l []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// errorCodes are the codes of the errors among ds (not its warnings).
+func errorCodes(ds compiler.Diagnostics) []string {
+	var out []string
+	for _, d := range ds {
+		if d.Severity == compiler.Error {
+			out = append(out, d.Code)
+		}
+	}
+	return out
 }
 
 func describeDiags(ds compiler.Diagnostics) string {
