@@ -380,11 +380,12 @@ func (l *packLoader) readPackFile(file string) {
 	}
 	if n, ok := f["max_cost"]; ok {
 		// Spec 4: the pack's own limit of a rule's estimated cost.
-		v, err := strconv.ParseUint(n.Value, 10, 64)
+		// Decoded as YAML decodes every int (0x1F, 0o17, +5), as flow.within is.
+		var v uint64
 		switch {
 		case n.Kind != yaml.ScalarNode || n.Tag != "!!int":
 			c.errorf(n, CodeFieldType, "max_cost must be a positive integer, got %s", describe(n))
-		case err != nil || v == 0:
+		case n.Decode(&v) != nil || v == 0:
 			c.errorf(n, CodeValue, "max_cost %s is not a positive integer (the default limit is %d)", n.Value, DefaultMaxCost)
 		default:
 			l.pack.MaxCost = v

@@ -8,6 +8,7 @@ package runtime
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 	_ "time/tzdata" // zone names check the same at load and at run time
@@ -148,12 +149,15 @@ var zones sync.Map // string -> *time.Location
 // 5.13) from the time zone database embedded in the binary (time/tzdata),
 // so that a name checks the same at load and at run time, on any host.
 // "" and "Local", which Go accepts but which name no IANA zone, are
-// errors.
+// errors, and so are the names that only a system's zoneinfo directory
+// has (Go reads it before the embedded database): "localtime" (the
+// machine's own zone, as "Local"), "posixrules", and the "right/" (leap
+// seconds counted, so other hours) and "posix/" trees.
 func LoadZone(name string) (*time.Location, error) {
 	if l, ok := zones.Load(name); ok {
 		return l.(*time.Location), nil
 	}
-	if name == "" || name == "Local" {
+	if name == "" || name == "Local" || SystemOnlyZone(name) {
 		return nil, fmt.Errorf("%q is not an IANA time zone name", name)
 	}
 	l, err := time.LoadLocation(name)
@@ -162,4 +166,13 @@ func LoadZone(name string) (*time.Location, error) {
 	}
 	zones.Store(name, l)
 	return l, nil
+}
+
+// SystemOnlyZone reports whether name is a zone file that a system's
+// zoneinfo directory may hold but Go's embedded database (time/tzdata)
+// does not, so that it would load on one host and not on another (see
+// [LoadZone]); the compiler rejects the same names.
+func SystemOnlyZone(name string) bool {
+	return name == "localtime" || name == "posixrules" ||
+		strings.HasPrefix(name, "right/") || strings.HasPrefix(name, "posix/")
 }
