@@ -3,7 +3,6 @@ package harness
 import (
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -74,15 +73,9 @@ func TestSpecExampleFixture(t *testing.T) {
 	if len(rep.Results) != 1 {
 		t.Fatalf("%d results: %+v", len(rep.Results), rep.Results)
 	}
-	r := rep.Results[0]
-	// The example's expected content is the transform's; a block keeps the
-	// content as given, so only that key differs.
-	if r.Status == Invalid {
-		t.Fatalf("the spec's example is invalid: %v", r.Messages)
-	}
-	for _, m := range r.Messages {
-		if !strings.Contains(m, "content") {
-			t.Errorf("the spec's example: %s", m)
-		}
+	// The example's expected content is a transform's ("transform only"):
+	// not compared for its block, so the example passes as written.
+	if r := rep.Results[0]; r.Status != Pass {
+		t.Fatalf("the spec's example: %v %v", r.Status, r.Messages)
 	}
 }
