@@ -30,7 +30,7 @@ type Call struct {
 	code    string
 	// rejection is the text of blocked's one text item.
 	rejection string
-	d       runtime.Decision
+	d         runtime.Decision
 	// match is the result the first validating binding matched, and
 	// matched whether one did (spec 11, "Result bindings").
 	match   map[string]any

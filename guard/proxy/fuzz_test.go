@@ -22,7 +22,10 @@ func (nopCloser) Close() error { return nil }
 // starts with 'c', else from the upstream. Nothing panics, everything the
 // client receives is one JSON object per line, and every result it
 // receives for a tools/call went through the guard (its _meta has
-// oarc/node or oarc/code): nothing is forwarded unevaluated.
+// oarc/node or oarc/code): nothing is forwarded unevaluated, and no
+// secret is left in its text units (spec 11: the text items, embedded
+// text resources and structuredContent's strings; other members, images
+// and blobs pass unchanged).
 func FuzzFrames(f *testing.F) {
 	for _, s := range []string{
 		"c" + `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read_text_file","arguments":{"path":"/a"}}}` + "\nu" + `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"AKIAIOSFODNN7EXAMPLE"}]}}`,
@@ -79,9 +82,56 @@ func FuzzFrames(f *testing.F) {
 			if json.Unmarshal(res, &r) != nil || r.Meta["oarc/node"] == nil && r.Meta["oarc/code"] == nil {
 				t.Fatalf("a tools/call result reached the client unevaluated: %s", sc.Bytes())
 			}
-			if strings.Contains(string(res), "AKIAIOSFODNN7EXAMPLE") {
-				t.Fatalf("a secret reached the client: %s", res)
+			if u := textUnits(res); strings.Contains(u, "AKIAIOSFODNN7EXAMPLE") {
+				t.Fatalf("a secret reached the client in the result's text: %s", res)
 			}
 		}
 	})
+}
+
+// textUnits is the text spec 11 makes a result's content: text items'
+// text, embedded resources' text and every string of structuredContent,
+// as a client decoding the result reads them (the last of duplicated
+// members, as encoding/json does; the guard re-encodes such items).
+func textUnits(res json.RawMessage) string {
+	var r struct {
+		Content []struct {
+			Type     string `json:"type"`
+			Text     any    `json:"text"`
+			Resource struct {
+				Text any `json:"text"`
+			} `json:"resource"`
+		} `json:"content"`
+		Structured any `json:"structuredContent"`
+	}
+	if json.Unmarshal(res, &r) != nil {
+		return string(res) // unreadable: all of it counts
+	}
+	var b strings.Builder
+	var walk func(v any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case string:
+			b.WriteString(v)
+			b.WriteByte('\n')
+		case []any:
+			for _, e := range v {
+				walk(e)
+			}
+		case map[string]any:
+			for _, e := range v {
+				walk(e)
+			}
+		}
+	}
+	for _, c := range r.Content {
+		switch c.Type {
+		case "text":
+			walk(c.Text)
+		case "resource":
+			walk(c.Resource.Text)
+		}
+	}
+	walk(r.Structured)
+	return b.String()
 }
