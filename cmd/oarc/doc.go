@@ -48,7 +48,9 @@
 //	         which monitored rules are ready to enforce (docs/stats.md)
 //	store    list the rules of a rule store (spec 12): every id, its
 //	         latest status (retired ones too), anchor, effect and trial;
-//	         -json prints one JSON document (docs/store.md)
+//	         -json prints one JSON document (docs/store.md); -promote ID
+//	         or -retire ID -reason TEXT (with -pack DIR...) appends a
+//	         person's promotion or retirement
 //	promote  promote STORE -pack DIR [ID...]: write the store's active
 //	         rules into the pack as rule files (enforcement: enforce, laid
 //	         out as fmt lays them out), so that go generate compiles them;

@@ -14,6 +14,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/oarc/oarc/compiler"
 	"github.com/oarc/oarc/rulestore"
 )
 
@@ -32,7 +33,17 @@ JSON document.
 The last record of an id wins. A line that is not a record (a torn last
 line after a crash, say) is reported on stderr as FILE:LINE: error: ...
 and skipped; the rest is listed and the exit status is 0. It is 1 when
-the store cannot be read, 2 on bad usage.`
+the store cannot be read, 2 on bad usage.
+
+With -promote ID, a person promotes a candidate (spec 12: promotion is an
+explicit call, by the agent's tools, a person or oarc): the store is
+opened against the compilation set of the -pack directories (none: the
+catalog alone, -catalog or the embedded one), the candidate is checked
+as the host will check it, and an active record is appended; the rule is
+enforced from the host's next evaluation. With -retire ID -reason TEXT,
+a live rule is retired the same way. Each prints the rule's new line.
+Exit status: 0 when the record was appended, 1 when the rule is not a
+candidate (not live), does not load, or the store cannot be written.`
 
 const promoteHelp = `Writes the active rules of a rule store (spec 12; docs/store.md) into the
 pack DIR as rule files, DIR/policy/<ID>.yaml, with enforcement: enforce,
@@ -80,8 +91,18 @@ type storeLine struct {
 }
 
 func runStore(env *Env, args []string) int {
-	fs := newFlags(env, "store", "STORE")
+	fs := newFlags(env, "store", "STORE [-promote ID | -retire ID -reason TEXT [-pack DIR]...]")
 	asJSON := fs.Bool("json", false, "print one JSON document: {\"rules\": [{id, status, anchor, effect, created_at, reason, trial}]}")
+	promote := fs.String("promote", "", "promote the candidate `ID` to active (checked against the -pack set)")
+	retire := fs.String("retire", "", "retire the live rule `ID` (with -reason)")
+	reason := fs.String("reason", "", "why the rule is retired (with -retire)")
+	var packs []string
+	fs.Func("pack", "a pack `DIR` of the compilation set the store belongs to (repeatable; with -promote or -retire)", func(s string) error {
+		packs = append(packs, s)
+		return nil
+	})
+	var lf loadFlags
+	lf.register(fs)
 	pos, code := parseAnywhere(fs, args)
 	if code >= 0 {
 		return code
@@ -90,6 +111,23 @@ func runStore(env *Env, args []string) int {
 		fmt.Fprintln(env.Stderr, "oarc store: give one store file")
 		fs.Usage()
 		return ExitUsage
+	}
+	switch {
+	case *promote != "" && *retire != "":
+		fmt.Fprintln(env.Stderr, "oarc store: give -promote or -retire, not both")
+		return ExitUsage
+	case *retire != "" && *reason == "":
+		fmt.Fprintln(env.Stderr, "oarc store: -retire needs -reason TEXT")
+		return ExitUsage
+	case *promote == "" && *retire == "" && (*reason != "" || len(packs) > 0):
+		fmt.Fprintln(env.Stderr, "oarc store: -reason and -pack go with -promote or -retire")
+		return ExitUsage
+	case *promote != "" || *retire != "":
+		if *asJSON {
+			fmt.Fprintln(env.Stderr, "oarc store: -json lists the store; it does not go with -promote or -retire")
+			return ExitUsage
+		}
+		return changeStore(env, pos[0], packs, &lf, *promote, *retire, *reason)
 	}
 	recs, ok := readStore(env, "store", pos[0])
 	if !ok {
@@ -123,6 +161,51 @@ func runStore(env *Env, args []string) int {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", l.ID, l.Status, l.Anchor, l.Effect, trial)
 	}
 	tw.Flush()
+	return ExitOK
+}
+
+// changeStore promotes the candidate promote, or retires the live rule
+// retire, in the store at path, opened against the set of packs: a
+// record appended as the host's own calls append it.
+func changeStore(env *Env, path string, packs []string, lf *loadFlags, promote, retire, reason string) int {
+	if _, err := os.Stat(path); err != nil {
+		// Open would create it; a store to change must exist.
+		fmt.Fprintf(env.Stderr, "oarc store: %v\n", err)
+		return ExitFailure
+	}
+	if missingPaths(env, "store", packs) {
+		return ExitFailure
+	}
+	opts, ok := lf.options(env, "store")
+	if !ok {
+		return ExitFailure
+	}
+	set, diags := compiler.Load(packs, opts)
+	if len(diags) > 0 {
+		fmt.Fprint(env.Stderr, diags.Text())
+	}
+	if set == nil || diags.HasErrors() {
+		fmt.Fprintln(env.Stderr, "oarc store: the packs do not load")
+		return ExitFailure
+	}
+	st, err := rulestore.Open(path, set, rulestore.Options{Warn: env.Stderr, Check: opts})
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "oarc store: %v\n", err)
+		return ExitFailure
+	}
+	defer st.Close()
+	var rec rulestore.Record
+	if promote != "" {
+		rec, err = st.Promote(promote)
+	} else {
+		rec, err = st.Retire(retire, reason)
+	}
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "oarc store: %v\n", err)
+		return ExitFailure
+	}
+	anchor, effect := rulestore.AnchorEffect(rec)
+	fmt.Fprintf(env.Stdout, "%s\t%s\t%s\t%s\n", rec.ID, rec.Status, anchor, effect)
 	return ExitOK
 }
 
