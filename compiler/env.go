@@ -612,7 +612,24 @@ func children(e ast.Expr) []ast.Expr {
 type sizeEstimator struct{ cat *catalog.Catalog }
 
 func (sizeEstimator) EstimateSize(n cost.AstNode) *cost.SizeEstimate {
+	if isNodeLabels(n.Path()) {
+		return &cost.SizeEstimate{Min: 0, Max: maxNodeLabels}
+	}
 	return sizeOf(n.Type())
+}
+
+// maxNodeLabels is how many labels one provenance node holds at most: the
+// runtime's per-node limit (runtime.DefaultLabelLimit; a store refuses a
+// node with more, TestNodeLabelLimit keeps the two equal). A node's
+// labels are a list inside a list fact, not a list fact of 1,024: bounded
+// so, spec 5.11's own example (provenance_nodes.exists(n, ... &&
+// "confidential" in n.labels ...)) is within the default limit.
+const maxNodeLabels = 256
+
+// isNodeLabels reports whether path, as cel-go's estimator names an
+// expression, is the labels of an element of provenance_nodes.
+func isNodeLabels(path []string) bool {
+	return len(path) == 3 && path[0] == "provenance_nodes" && path[1] == "@items" && path[2] == "labels"
 }
 
 func sizeOf(t *types.Type) *cost.SizeEstimate {
@@ -644,6 +661,9 @@ func (e sizeEstimator) EstimateCallCost(function, overloadID string, target *cos
 	if (overloadID == overloads.InList || overloadID == overloads.InMap) && len(args) == 2 {
 		if t := args[1].Type(); t != nil && (t.Kind() == types.DynKind || t.Kind() == types.AnyKind) {
 			max := uint64(maxListSize)
+			if isNodeLabels(args[1].Path()) {
+				max = maxNodeLabels
+			}
 			if overloadID == overloads.InMap {
 				max = 1
 			}

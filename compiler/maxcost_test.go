@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/oarc/oarc/runtime"
 )
 
 // TestMaxCost: spec section 4. A pack's max_cost admits a rule above the
@@ -51,5 +53,35 @@ func TestMaxCost(t *testing.T) {
 		if text := diags.Text(); !strings.Contains(text, tc.want) {
 			t.Errorf("max_cost: %s: want %q in\n%s", tc.value, tc.want, text)
 		}
+	}
+}
+
+// TestNodeLabelsCost: a provenance node's labels are bounded by the
+// runtime's per-node limit, not assumed a list fact of 1,024 elements, so
+// that spec 5.11's own example loads at the default limit; iterating them
+// still costs what 256 labels a node cost.
+func TestNodeLabelsCost(t *testing.T) {
+	if maxNodeLabels != runtime.DefaultLabelLimit {
+		t.Fatalf("maxNodeLabels %d, runtime.DefaultLabelLimit %d: the estimate must bound what a store admits", maxNodeLabels, runtime.DefaultLabelLimit)
+	}
+	rule := func(when string) map[string]string {
+		return map[string]string{"R": "effect: block\nrequires: {profiles: [provenance]}\nwhen: '" + when + "'\n"}
+	}
+	pack := "oar: '1.0'\nname: p\norigin: stock\n"
+	example := writePack(t, filepath.Join(t.TempDir(), "p"), pack, rule(`provenance_nodes.exists(n, n.tool == "read_document" && "confidential" in n.labels && !n.input)`))
+	if _, diags := Load([]string{example}, Options{}); len(diags) > 0 {
+		t.Errorf("spec 5.11's example rule:\n%s", diags.Text())
+	}
+	// 1,024 nodes of 256 labels each: far above the limit, and a quarter
+	// of what 1,024 labels a node would cost.
+	nested := writePack(t, filepath.Join(t.TempDir(), "p"), pack, rule(`provenance_nodes.exists(n, n.labels.exists(l, l.startsWith("conf")))`))
+	_, diags := Load([]string{nested}, Options{})
+	if text := diags.Text(); !strings.Contains(text, "estimated worst-case cost of when is 1580034,") {
+		t.Errorf("labels iterated in every node:\n%s", text)
+	}
+	// Labels of something else are a list fact's size as before.
+	other := writePack(t, filepath.Join(t.TempDir(), "p"), pack, rule(`tool_args.labels.exists(l, "x" in tool_args.labels)`))
+	if _, diags := Load([]string{other}, Options{}); !strings.Contains(diags.Text(), "OAR_COST") {
+		t.Errorf("tool_args.labels should keep the 1,024 bound:\n%s", diags.Text())
 	}
 }
