@@ -695,6 +695,11 @@ func typeArticle(t catalog.Type) string {
 	return t.String()
 }
 
+// MaxFlowWithin is the largest flow.within: the engine keeps the last 64
+// tool names of a session (spec 5.4; runtime.RecentLimit), so a larger
+// window would promise calls it cannot see (OAR_FLOW).
+const MaxFlowWithin = 64
+
 func (c *fileCtx) flow(rf *ruleFile, n *yaml.Node) {
 	if n.Kind != yaml.MappingNode {
 		c.errorf(n, CodeFieldType, "flow must be a mapping with sequence, within and contiguous, got %s", kindName(n))
@@ -746,10 +751,14 @@ func (c *fileCtx) flow(rf *ruleFile, n *yaml.Node) {
 	}
 	if w, has := f["within"]; has {
 		var v int
-		if w.Kind != yaml.ScalarNode || w.ShortTag() != "!!int" || w.Decode(&v) != nil || v <= 0 {
+		switch {
+		case w.Kind != yaml.ScalarNode || w.ShortTag() != "!!int" || w.Decode(&v) != nil || v <= 0:
 			c.errorf(w, CodeFlow, "flow.within must be a positive integer, got %s", describe(w))
 			ok = false
-		} else {
+		case v > MaxFlowWithin:
+			c.errorf(w, CodeFlow, "flow.within is %d, but the engine keeps only the last %d tool names; give at most %d", v, MaxFlowWithin, MaxFlowWithin)
+			ok = false
+		default:
 			fl.Within = v
 		}
 	}

@@ -260,7 +260,7 @@ func RuleSchemaValue(cat *catalog.Catalog) map[string]any {
 						obj{"type": "string"},
 						obj{"type": "array", "minItems": 1, "items": obj{"type": "string"}},
 					}}},
-					"within":     obj{"type": "integer", "minimum": 1},
+					"within":     obj{"type": "integer", "minimum": 1, "maximum": MaxFlowWithin},
 					"contiguous": obj{"type": "boolean"},
 				},
 			},

@@ -494,7 +494,7 @@ func (e *Engine) rejection(resp *Decision) string {
 		return ""
 	}
 	var lines []string
-	if cp.Title != "" {
+	if strings.TrimSpace(cp.Title) != "" {
 		t := flat(cp.Title)
 		if l := strings.ToLower(strings.TrimLeft(t, " \t")); strings.HasPrefix(l, "code:") {
 			t = "Title: " + t
@@ -563,7 +563,7 @@ func (e *Engine) parts(resp *Decision, fired []*compiler.Rule, effect string) st
 			lines = append(lines, "This rule could not be evaluated"+reason+"; it applies because it fails closed.")
 		}
 		switch t := flat(r.Copy.Title); {
-		case r.Copy.Title == "":
+		case strings.TrimSpace(r.Copy.Title) == "":
 			lines = append(lines, r.ID)
 		case strings.HasPrefix(strings.ToLower(strings.TrimLeft(t, " \t")), "code:"):
 			lines = append(lines, "Title: "+t)

@@ -191,7 +191,7 @@ func (d *Decision) parts(eff Effect) string {
 			d.writeFailedClosed(&b, f.Rule.ID)
 		}
 		r := f.Rule
-		if r.Copy.Title != "" {
+		if !blank(r.Copy.Title) {
 			writeLine(&b, "", r.Copy.Title)
 		} else {
 			b.WriteString(r.ID)
@@ -222,10 +222,15 @@ func (d *Decision) writeFailedClosed(b *strings.Builder, id string) {
 	b.WriteString("; it applies because it fails closed.\n")
 }
 
+// blank reports a title that is empty or only white space: the rule is
+// untitled, as in the rendered context (impl.Render leaves it out).
+func blank(s string) bool { return strings.TrimSpace(s) == "" }
+
 // writeLine writes one copy line ("Label: text"; the title unlabelled
-// unless it reads as a code line), or nothing for an empty text.
+// unless it reads as a code line), or nothing for an empty text or a
+// blank title.
 func writeLine(b *strings.Builder, label, s string) {
-	if s == "" {
+	if s == "" || label == "" && blank(s) {
 		return
 	}
 	if label == "" && looksLikeCode(s) {
