@@ -130,6 +130,11 @@ func ParseCatalog(file string, text []byte) (*catalog.Catalog, Diagnostics) {
 				case anchorSeen[id]:
 					c.errorf(af["id"], CodeCatalog, "anchor %s is given twice", id)
 					ok = false
+				default:
+					// Seen even when another field of this entry is
+					// wrong, so that a later entry with the same id is
+					// reported too (spec 9: every problem).
+					anchorSeen[id] = true
 				}
 			}
 			a.ID = id
@@ -162,7 +167,6 @@ func ParseCatalog(file string, text []byte) (*catalog.Catalog, Diagnostics) {
 				ok = false
 			}
 			if ok {
-				anchorSeen[id] = true
 				anchors = append(anchors, a)
 			}
 		}
