@@ -38,3 +38,26 @@ func TestCatalogDuplicateAfterBadEntry(t *testing.T) {
 		t.Errorf("got %d diagnostics, want 4:\n%s", n, got)
 	}
 }
+
+// TestPackYAMLNamedInYAMLErrors: the YAML problems of pack.yaml (spec 1:
+// pack.yaml is checked like a rule file) name pack.yaml; they said "a rule
+// file holds ...".
+func TestPackYAMLNamedInYAMLErrors(t *testing.T) {
+	for _, tc := range []struct{ text, want string }{
+		{"", "pack.yaml:1:1: error: empty file: a pack.yaml holds one YAML document whose root is a mapping [OAR_YAML]"},
+		{"oar: '1.0'\n---\nname: x\n", "pack.yaml:3:1: error: several YAML documents in one file; a pack.yaml holds exactly one [OAR_YAML]"},
+		{"oar: '1.0'\nname: &n x\norigin: *n\n", "pack.yaml:3:9: error: YAML aliases (*n) are not supported in pack.yaml [OAR_YAML]"},
+	} {
+		dir := t.TempDir()
+		if err := os.MkdirAll(filepath.Join(dir, "policy"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "pack.yaml"), []byte(tc.text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, diags := LoadPack(dir, Options{})
+		if got := diags.Text(); !strings.Contains(got, filepath.Join(dir, tc.want)) {
+			t.Errorf("pack.yaml %q: missing %q in:\n%s", tc.text, tc.want, got)
+		}
+	}
+}

@@ -142,7 +142,19 @@ func (c *fileCtx) what() string {
 	if c.only == CodeCatalog {
 		return "catalog file"
 	}
+	if c.src != nil && filepath.Base(c.src.name) == "pack.yaml" {
+		return "pack.yaml"
+	}
 	return "rule file"
+}
+
+// whereIn names the kind of file in the plural ("rule files"), or
+// pack.yaml.
+func (c *fileCtx) whereIn() string {
+	if w := c.what(); w != "pack.yaml" {
+		return w + "s"
+	}
+	return "pack.yaml"
 }
 
 func (c *fileCtx) yamlError(err error) {
@@ -192,7 +204,7 @@ var readerProblems = map[string]bool{
 func (c *fileCtx) walk(n *yaml.Node) {
 	switch n.Kind {
 	case yaml.AliasNode:
-		c.errorf(n, CodeYAML, "YAML aliases (*%s) are not supported in %ss", n.Value, c.what())
+		c.errorf(n, CodeYAML, "YAML aliases (*%s) are not supported in %s", n.Value, c.whereIn())
 	case yaml.MappingNode:
 		seen := map[string]bool{}
 		for i := 0; i+1 < len(n.Content); i += 2 {
