@@ -61,3 +61,29 @@ func TestPackYAMLNamedInYAMLErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestEmptySecondDocumentPosition: spec 7 points into the file; a rule
+// file ending in an empty second document ("---" and nothing, or only a
+// comment) was reported one line past the end of the file, not at its
+// "---".
+func TestEmptySecondDocumentPosition(t *testing.T) {
+	head := "oar: '1.0'\nid: A\nkind: policy\nanchor: tool.pre_invoke\neffect: block\n"
+	for _, tc := range []struct {
+		text string
+		want string
+	}{
+		{head + "---\n", ":6:1: error: several YAML documents"},
+		{"---\n" + head + "--- # c\n# nothing\n", ":7:1: error: several YAML documents"},
+		{head + "---\nx: 1\n", ":7:1: error: several YAML documents"},
+	} {
+		dir := t.TempDir()
+		file := filepath.Join(dir, "A.yaml")
+		if err := os.WriteFile(file, []byte(tc.text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, diags := LoadPack(file, Options{})
+		if got := diags.Text(); !strings.Contains(got, file+tc.want) {
+			t.Errorf("%q: missing %q in:\n%s", tc.text, file+tc.want, got)
+		}
+	}
+}

@@ -117,8 +117,13 @@ func (c *fileCtx) parseDoc(text []byte) *yaml.Node {
 	var next yaml.Node
 	if err := dec.Decode(&next); err == nil {
 		p := c.src.pos(&next)
-		if len(next.Content) > 0 {
+		empty := len(next.Content) == 0 || next.Content[0].Kind == yaml.ScalarNode && next.Content[0].ShortTag() == "!!null" && next.Content[0].Value == ""
+		if !empty {
 			p = c.src.pos(next.Content[0])
+		} else if l := c.secondDocStart(&doc); l > 0 {
+			// An empty second document ("---" at the end) has no node
+			// to point at; its marker is the place.
+			p = Pos{File: c.src.name, Line: l, Col: 1}
 		}
 		c.errorAt(p, CodeYAML, "several YAML documents in one file; a %s holds exactly one", c.what())
 	} else if !errors.Is(err, io.EOF) {
@@ -146,6 +151,21 @@ func (c *fileCtx) what() string {
 		return "pack.yaml"
 	}
 	return "rule file"
+}
+
+// secondDocStart returns the 1-based line of the "---" that starts the
+// document after doc, or 0 when there is none in the text.
+func (c *fileCtx) secondDocStart(doc *yaml.Node) int {
+	from := 0 // lines before the first document's content
+	if len(doc.Content) > 0 {
+		from = doc.Content[0].Line
+	}
+	for i, l := range c.src.lines {
+		if i+1 > from && (l == "---" || strings.HasPrefix(l, "--- ") || strings.HasPrefix(l, "---\t")) {
+			return i + 1
+		}
+	}
+	return 0
 }
 
 // whereIn names the kind of file in the plural ("rule files"), or
