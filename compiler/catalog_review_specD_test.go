@@ -87,3 +87,28 @@ func TestEmptySecondDocumentPosition(t *testing.T) {
 		}
 	}
 }
+
+// TestHasOnHostFact: cel-go rejects has(lycaon.x) (it reads lycaon as a
+// variable with a field x); the message said "undeclared reference to
+// 'lycaon.tool_is_state' (did you mean 'lycaon.tool_is_state'?)".
+func TestHasOnHostFact(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "H.yaml")
+	text := "oar: '1.0'\nid: H\nkind: policy\nanchor: tool.pre_invoke\neffect: block\nwhen: 'has(lycaon.tool_is_state) || has(lycaon.nope)'\n"
+	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, diags := LoadPack(file, Options{})
+	got := diags.Text()
+	for _, want := range []string{
+		file + ":6:12: error: has() cannot test the host fact lycaon.tool_is_state: it is a variable",
+		file + ":6:41: error: undeclared reference to 'lycaon.nope' (did you mean 'lycaon.phase'?) [OAR_UNKNOWN_FACT]",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("missing %q in:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "did you mean 'lycaon.tool_is_state'") {
+		t.Errorf("suggests the name it rejects:\n%s", got)
+	}
+}

@@ -210,6 +210,13 @@ func (l *packLoader) checkWhen(r *Rule, w *whenSource) []read {
 					name = w.text[off:end]
 					skipTo = end + 1
 				}
+				if l.cat.Fact(name) != nil && strings.HasSuffix(strings.TrimRight(w.text[:off], " \t\r\n"), "has(") {
+					// has(lycaon.x): cel-go reads the operand as a field
+					// x of a variable lycaon, which does not exist; the
+					// host fact is a variable of its own, always present.
+					w.report(off, Error, CodeUnknownFact, "has() cannot test the host fact %s: it is a variable, not a field of %s, and is always present (an absent fact reads as its zero value); test its value instead", name, l.cat.Host)
+					continue
+				}
 				msg := fmt.Sprintf("undeclared reference to '%s'", name)
 				suggest := suggestName(l.cat, name)
 				if rest := strings.TrimLeft(w.text[min(len(w.text), off+len(name)):], " \t\r\n"); strings.HasPrefix(rest, "(") {
