@@ -112,3 +112,34 @@ func TestHasOnHostFact(t *testing.T) {
 		t.Errorf("suggests the name it rejects:\n%s", got)
 	}
 }
+
+// TestCatalogMacroNamedFunction: a host function all/exists/exists_one/
+// filter of two arguments, or map of two or three, cannot be called: the
+// parser expands acme.all(a, b) as CEL's all macro over acme. The catalog
+// accepted them (like a CEL reserved word, no rule could name them); with
+// another number of arguments the name is fine.
+func TestCatalogMacroNamedFunction(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "c.yaml")
+	text := "oar_catalog: '1.0'\nhost: acme\nanchors:\n  - {id: t, planes: [block]}\nfunctions:\n" +
+		"  - {name: all, signature: '(string, string) -> bool'}\n" +
+		"  - {name: map, signature: '(string, string, string) -> bool'}\n" +
+		"  - {name: exists, signature: '(string) -> bool'}\n" +
+		"  - {name: filter, signature: '(int) -> bool'}\n"
+	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, diags := LoadCatalog(file)
+	got := diags.Text()
+	for _, want := range []string{
+		file + ":6:28: error: function all takes 2 arguments, so a call acme.all(..) is CEL's all macro",
+		file + ":7:28: error: function map takes 3 arguments, so a call acme.map(..) is CEL's map macro",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("missing %q in:\n%s", want, got)
+		}
+	}
+	if n := strings.Count(got, "\n"); n != 2 {
+		t.Errorf("got %d diagnostics, want 2:\n%s", n, got)
+	}
+}

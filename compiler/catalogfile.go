@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -36,6 +37,12 @@ var (
 		"while": true,
 	}
 	maxProviderArg = 4
+	// receiverMacros are CEL's standard macros called on a target, with
+	// the numbers of arguments the parser expands: host.all(x, p) is the
+	// all macro over host, never the host function all.
+	receiverMacros = map[string][]int{
+		"all": {2}, "exists": {2}, "exists_one": {2}, "filter": {2}, "map": {2, 3},
+	}
 )
 
 var catalogCache sync.Map // absolute path -> *catalogResult
@@ -226,6 +233,9 @@ func ParseCatalog(file string, text []byte) (*catalog.Catalog, Diagnostics) {
 					ok = false
 				case len(params) > maxProviderArg:
 					c.errorf(sn, CodeCatalog, "function %s takes %d arguments; a host function takes at most %d", name, len(params), maxProviderArg)
+					ok = false
+				case slices.Contains(receiverMacros[name], len(params)):
+					c.errorf(sn, CodeCatalog, "function %s takes %d arguments, so a call %s.%s(..) is CEL's %s macro and no rule could call the function; rename it or change its arguments", name, len(params), host, name, name)
 					ok = false
 				}
 				fn.Signature, fn.Params, fn.Result = s, params, res
