@@ -357,7 +357,12 @@ func (l *packLoader) whenReads(a *ast.AST, w *whenSource) []read {
 		}
 		for _, o := range ref.OverloadIDs {
 			if fn := byOverload[o]; fn != nil {
-				out = append(out, read{name: fn.CELName, profile: fn.Profile, host: nonPortable(fn.Tier), tier: fn.Tier, fn: true, pos: w.m.position(off), off: off})
+				// cel-go places a call at its '(': point at the name.
+				foff := off
+				if i := strings.LastIndex(w.text[:min(len(w.text), off)], fn.CELName); i >= 0 && strings.TrimSpace(w.text[i+len(fn.CELName):off]) == "" {
+					foff = i
+				}
+				out = append(out, read{name: fn.CELName, profile: fn.Profile, host: nonPortable(fn.Tier), tier: fn.Tier, fn: true, pos: w.m.position(foff), off: foff})
 			}
 		}
 	}
