@@ -143,3 +143,25 @@ func TestCatalogMacroNamedFunction(t *testing.T) {
 		t.Errorf("got %d diagnostics, want 2:\n%s", n, got)
 	}
 }
+
+// TestYAMLParserErrorLine: yaml.v3 gives a parser error (as opposed to a
+// scanner error) the 0-based number of its line; the diagnostic pointed
+// one line too early, at a line with nothing wrong on it.
+func TestYAMLParserErrorLine(t *testing.T) {
+	head := "oar: '1.0'\nid: A\nkind: policy\nanchor: tool.pre_invoke\neffect: block\n"
+	for _, tc := range []struct{ tail, want string }{
+		{"copy: {title: x\n", ":6:1: error: YAML syntax: did not find expected ',' or '}' [OAR_YAML]"},
+		{"selector:\n  tool: [a,\n  b\ncopy: {}\n", ":7:1: error: YAML syntax: did not find expected ',' or ']' [OAR_YAML]"},
+		{"copy: !foo!bar x\n", ":6:1: error: YAML syntax: found undefined tag handle [OAR_YAML]"},
+	} {
+		dir := t.TempDir()
+		file := filepath.Join(dir, "A.yaml")
+		if err := os.WriteFile(file, []byte(head+tc.tail), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, diags := LoadPack(file, Options{})
+		if got := diags.Text(); !strings.Contains(got, file+tc.want) {
+			t.Errorf("%q: missing %q in:\n%s", tc.tail, file+tc.want, got)
+		}
+	}
+}

@@ -177,12 +177,33 @@ func (c *fileCtx) whereIn() string {
 	return "pack.yaml"
 }
 
+// parserProblems are the messages of yaml.v3's parser (parserc.go), as
+// opposed to its scanner's: their line is 0-based.
+var parserProblems = map[string]bool{
+	"did not find expected ',' or ']'":       true,
+	"did not find expected ',' or '}'":       true,
+	"did not find expected '-' indicator":    true,
+	"did not find expected <document start>": true,
+	"did not find expected key":              true,
+	"did not find expected node content":     true,
+	"found duplicate %TAG directive":         true,
+	"found duplicate %YAML directive":        true,
+	"found incompatible YAML document":       true,
+	"found undefined tag handle":             true,
+}
+
 func (c *fileCtx) yamlError(err error) {
 	msg := err.Error()
 	p := Pos{File: c.src.name, Line: 1, Col: 1}
 	if m := yamlErrRE.FindStringSubmatch(msg); m != nil {
 		p.Line, _ = strconv.Atoi(m[1])
 		msg = m[2]
+		if parserProblems[msg] {
+			// yaml.v3 names a parser error's line by its 0-based number
+			// (only scanner errors get the +1): the flow mapping of
+			// "copy: {title: x" on line 6 was reported at line 5.
+			p.Line++
+		}
 		// yaml.v3 may name the line after the last one at end of input.
 		p.Line = max(1, min(p.Line, len(c.src.lines)))
 	} else {
