@@ -165,3 +165,20 @@ func TestYAMLParserErrorLine(t *testing.T) {
 		}
 	}
 }
+
+// TestSelectorKeyIsFunction: a selector key naming a function said
+// "is not a fact (did you mean "tool_arg_string"?)", suggesting the name
+// it rejected.
+func TestSelectorKeyIsFunction(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "A.yaml")
+	text := "oar: '1.0'\nid: A\nkind: policy\nanchor: tool.pre_invoke\neffect: block\nselector: {tool_arg_string: x}\n"
+	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, diags := LoadPack(file, Options{})
+	want := file + ":6:12: error: selector key \"tool_arg_string\" is not a fact; tool_arg_string is a function (call it in when) [OAR_SELECTOR]\n"
+	if got := diags.Text(); got != want {
+		t.Errorf("got:\n%swant:\n%s", got, want)
+	}
+}

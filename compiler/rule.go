@@ -663,6 +663,10 @@ func (c *fileCtx) selector(r *Rule, n *yaml.Node) {
 		f := cat.Fact(k.Value)
 		if f == nil {
 			msg := fmt.Sprintf("selector key %q is not a fact", k.Value)
+			if fn := cat.Function(k.Value); fn != nil {
+				c.errorf(k, CodeSelector, "%s; %s is a function (call it in when)", msg, fn.CELName)
+				continue
+			}
 			if s := suggestName(c.l.cat, k.Value); s != "" {
 				msg += fmt.Sprintf(" (did you mean %q?)", s)
 			}
