@@ -182,3 +182,19 @@ func TestSelectorKeyIsFunction(t *testing.T) {
 		t.Errorf("got:\n%swant:\n%s", got, want)
 	}
 }
+
+// TestSelectorIntOutOfRange: an int selector value beyond int64 said
+// "value must be an integer (or a list of them), got an integer".
+func TestSelectorIntOutOfRange(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "A.yaml")
+	text := "oar: '1.0'\nid: A\nkind: policy\nanchor: content.output\neffect: block\nrequires: {profiles: [content-safety]}\nselector: {content_length: [1, 9223372036854775808]}\n"
+	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, diags := LoadPack(file, Options{})
+	want := file + ":7:33: error: selector content_length: 9223372036854775808 is outside the range of CEL's int (64-bit signed) [OAR_SELECTOR]\n"
+	if got := diags.Text(); got != want {
+		t.Errorf("got:\n%swant:\n%s", got, want)
+	}
+}

@@ -728,6 +728,8 @@ func (c *fileCtx) selectorValue(n *yaml.Node, f *catalog.Fact, t catalog.Type) (
 			if err := n.Decode(&v); err == nil {
 				return v, true
 			}
+			c.errorf(n, CodeSelector, "selector %s: %s is outside the range of CEL's int (64-bit signed)", f.CELName, n.Value)
+			return nil, false
 		}
 	case catalog.Bool:
 		if n.ShortTag() == "!!bool" {
