@@ -193,7 +193,7 @@ func TestSelectorIntOutOfRange(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, diags := LoadPack(file, Options{})
-	want := file + ":7:33: error: selector content_length: 9223372036854775808 is outside the range of CEL's int (64-bit signed) [OAR_SELECTOR]\n"
+	want := file + ":7:32: error: selector content_length: 9223372036854775808 is outside the range of CEL's int (64-bit signed) [OAR_SELECTOR]\n"
 	if got := diags.Text(); got != want {
 		t.Errorf("got:\n%swant:\n%s", got, want)
 	}
