@@ -115,9 +115,10 @@ func TestHasOnHostFact(t *testing.T) {
 
 // TestCatalogMacroNamedFunction: a host function all/exists/exists_one/
 // filter of two arguments, or map of two or three, cannot be called: the
-// parser expands acme.all(a, b) as CEL's all macro over acme. The catalog
-// accepted them (like a CEL reserved word, no rule could name them); with
-// another number of arguments the name is fine.
+// parser expands acme.all(a, b) as CEL's all macro over acme, and the
+// rule fails with "argument must be a simple name". Spec 9 accepts the
+// catalog, so it loads, with a warning at the signature (there was none);
+// with another number of arguments the name is fine.
 func TestCatalogMacroNamedFunction(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "c.yaml")
@@ -130,10 +131,13 @@ func TestCatalogMacroNamedFunction(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, diags := LoadCatalog(file)
+	if diags.HasErrors() {
+		t.Errorf("spec 9 accepts the catalog:\n%s", diags.Text())
+	}
 	got := diags.Text()
 	for _, want := range []string{
-		file + ":6:28: error: function all takes 2 arguments, so a call acme.all(..) is CEL's all macro",
-		file + ":7:28: error: function map takes 3 arguments, so a call acme.map(..) is CEL's map macro",
+		file + ":6:28: warning: function all takes 2 arguments, so a call acme.all(..) is CEL's all macro",
+		file + ":7:28: warning: function map takes 3 arguments, so a call acme.map(..) is CEL's map macro",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("missing %q in:\n%s", want, got)

@@ -235,8 +235,8 @@ func ParseCatalog(file string, text []byte) (*catalog.Catalog, Diagnostics) {
 					c.errorf(sn, CodeCatalog, "function %s takes %d arguments; a host function takes at most %d", name, len(params), maxProviderArg)
 					ok = false
 				case slices.Contains(receiverMacros[name], len(params)):
-					c.errorf(sn, CodeCatalog, "function %s takes %d arguments, so a call %s.%s(..) is CEL's %s macro and no rule could call the function; rename it or change its arguments", name, len(params), host, name, name)
-					ok = false
+					// Spec 9 accepts the name; say why no rule can call it.
+					c.warnf(sn, CodeCatalog, "function %s takes %d arguments, so a call %s.%s(..) is CEL's %s macro and no rule can call the function; rename it or change its arguments", name, len(params), host, name, name)
 				}
 				fn.Signature, fn.Params, fn.Result = s, params, res
 			} else {
