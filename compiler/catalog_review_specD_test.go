@@ -202,3 +202,42 @@ func TestSelectorIntOutOfRange(t *testing.T) {
 		t.Errorf("got:\n%swant:\n%s", got, want)
 	}
 }
+
+// TestCROnlyLineBreaks: YAML breaks lines at CR as well as LF and CR LF.
+// In a file with CR-only line breaks, a CEL problem in a block scalar was
+// reported without its source line, at the wrong place.
+func TestCROnlyLineBreaks(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "A.yaml")
+	text := "oar: '1.0'\rid: A\rkind: policy\ranchor: tool.pre_invoke\reffect: block\rwhen: |\r  true &&\r   nope\r"
+	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, diags := LoadPack(file, Options{})
+	want := file + ":8:4: error: undeclared reference to 'nope' [OAR_UNKNOWN_FACT]\n   |    nope\n   |    ^\n"
+	if got := diags.Text(); got != want {
+		t.Errorf("got:\n%swant:\n%s", got, want)
+	}
+}
+
+// TestSchemasOfSparseCatalogs: spec 9 accepts a catalog without a
+// block-plane anchor, or without anchors; the pack schema's
+// deny_by_default anchors (and the rule schema's anchor) were "enum":
+// null, which is not a JSON Schema.
+func TestSchemasOfSparseCatalogs(t *testing.T) {
+	for _, text := range []string{
+		"oar_catalog: '1.0'\nhost: acme\nanchors:\n  - {id: out, planes: [transform]}\n",
+		"oar_catalog: '1.0'\nhost: acme\nanchors: []\n",
+	} {
+		cat, diags := ParseCatalog("c.yaml", []byte(text))
+		if cat == nil || diags.HasErrors() {
+			t.Fatalf("%q: %s", text, diags.Text())
+		}
+		if _, err := CompileSchema(PackSchema(cat)); err != nil {
+			t.Errorf("%q: pack schema: %v", text, err)
+		}
+		if _, err := CompileSchema(RuleSchema(cat)); err != nil {
+			t.Errorf("%q: rule schema: %v", text, err)
+		}
+	}
+}
