@@ -241,3 +241,22 @@ func TestSchemasOfSparseCatalogs(t *testing.T) {
 		}
 	}
 }
+
+// TestTransformNotAMapping: spec 7's OAR_FIELD_TYPE is a wrong YAML type;
+// flow, on_fire, copy, requires and selector that are not mappings give
+// it, and transform gave OAR_TRANSFORM.
+func TestTransformNotAMapping(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "policy"), 0o755)
+	os.WriteFile(filepath.Join(dir, "pack.yaml"), []byte("oar: '1.0'\norigin: stock\n"), 0o644)
+	file := filepath.Join(dir, "policy", "A.yaml")
+	text := "oar: '1.0'\nid: A\nkind: policy\nanchor: content.output\neffect: transform\ntransform: [pii_entities]\n"
+	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, diags := LoadPack(dir, Options{})
+	want := file + ":6:12: error: transform must be a mapping with redact and replacement, got a list [OAR_FIELD_TYPE]\n"
+	if got := diags.Text(); got != want {
+		t.Errorf("got:\n%swant:\n%s", got, want)
+	}
+}

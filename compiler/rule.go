@@ -936,7 +936,8 @@ func (c *fileCtx) onFire(rf *ruleFile, n *yaml.Node) {
 
 func (c *fileCtx) transform(r *Rule, n *yaml.Node) {
 	if n.Kind != yaml.MappingNode {
-		c.errorf(n, CodeTransform, "transform must be a mapping with redact and replacement, got %s", kindName(n))
+		// A wrong YAML type, like flow, on_fire, copy and requires.
+		c.errorf(n, CodeFieldType, "transform must be a mapping with redact and replacement, got %s", kindName(n))
 		return
 	}
 	f := c.fields(n, "transform", transformFields)
