@@ -353,7 +353,13 @@ func (l *packLoader) whenReads(a *ast.AST, w *whenSource) []read {
 			off = w.byteOffset(int(r.Start))
 		}
 		if f := cat.Fact(ref.Name); ref.Name != "" && f != nil {
-			out = append(out, read{name: f.CELName, profile: f.Profile, host: nonPortable(f.Tier), tier: f.Tier, pos: w.m.position(off), off: off})
+			// cel-go places a qualified name (lycaon.x) at its last '.':
+			// point at the name.
+			foff := off
+			if i := strings.LastIndex(w.text[:min(len(w.text), off+len(f.CELName))], f.CELName); i >= 0 && i <= off {
+				foff = i
+			}
+			out = append(out, read{name: f.CELName, profile: f.Profile, host: nonPortable(f.Tier), tier: f.Tier, pos: w.m.position(foff), off: foff})
 		}
 		for _, o := range ref.OverloadIDs {
 			if fn := byOverload[o]; fn != nil {
