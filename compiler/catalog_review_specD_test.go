@@ -260,3 +260,34 @@ func TestTransformNotAMapping(t *testing.T) {
 		t.Errorf("got:\n%swant:\n%s", got, want)
 	}
 }
+
+// TestRecordWithoutToolPreInvoke: the engine records the session's calls
+// at tool.pre_invoke (spec 5.10). With a host catalog that has no such
+// anchor, a flow never held and a kept fact read its zero value: the rule
+// silently never fired. A flow is now OAR_FLOW, a kept fact a warning.
+func TestRecordWithoutToolPreInvoke(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"c.yaml":           "oar_catalog: '1.0'\nhost: acme\nanchors:\n  - {id: call, planes: [block]}\nfacts:\n  - {name: recent_tool_names, type: list(string)}\n  - {name: repeat_count, type: int}\n",
+		"pk/pack.yaml":     "oar: '1.0'\ncatalog: ../c.yaml\n",
+		"pk/policy/F.yaml": "oar: '1.0'\nid: F\nkind: policy\nanchor: call\neffect: block\nflow: {sequence: [read_secret, http]}\n",
+		"pk/policy/G.yaml": "oar: '1.0'\nid: G\nkind: policy\nanchor: call\neffect: block\nwhen: acme.repeat_count > 2\n",
+	}
+	for name, text := range files {
+		p := filepath.Join(dir, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, diags := LoadPack(filepath.Join(dir, "pk"), Options{})
+	got := diags.Text()
+	for _, want := range []string{
+		filepath.Join(dir, "pk/policy/F.yaml") + ":6:7: error: flow matches the tool calls the engine records at tool.pre_invoke, which the catalog does not have: the flow could never hold [OAR_FLOW]",
+		filepath.Join(dir, "pk/policy/G.yaml") + ":6:7: warning: acme.repeat_count is kept from the tool calls the engine records at tool.pre_invoke, which the catalog does not have: it always reads as its zero value [OAR_REF]",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("missing %q in:\n%s", want, got)
+		}
+	}
+}

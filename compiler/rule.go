@@ -18,6 +18,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/oarc/oarc/compiler/catalog"
+	"github.com/oarc/oarc/ir"
 )
 
 var (
@@ -766,6 +767,12 @@ func (c *fileCtx) flow(rf *ruleFile, n *yaml.Node) {
 	if names := c.l.cat.Host + ".recent_tool_names"; c.l.cat.Fact(names) == nil || c.l.cat.Fact(names).Type != catalog.ListString {
 		c.errorf(n, CodeFlow, "flow reads %s, which the catalog does not declare as a list(string) fact", names)
 		ok = false
+	} else if c.l.cat.Anchor(ir.ToolPreInvoke) == nil {
+		// The engine records the session's calls at tool.pre_invoke
+		// (spec 5.10): without that anchor the record stays empty and
+		// the flow could never hold, a silent allow.
+		c.errorf(n, CodeFlow, "flow matches the tool calls the engine records at %s, which the catalog does not have: the flow could never hold", ir.ToolPreInvoke)
+		ok = false
 	}
 	seq, has := f["sequence"]
 	switch {
@@ -1079,6 +1086,25 @@ func (l *packLoader) checkReads(rf *ruleFile) {
 			d.Source = rf.src.line(rd.pos.Line)
 		}
 		l.diags = append(l.diags, d)
+	}
+	if cat.Anchor(ir.ToolPreInvoke) == nil {
+		// The engine keeps these facts from the calls it records at
+		// tool.pre_invoke (spec 5.10); a catalog without that anchor
+		// leaves them at their zero value for ever.
+		warned := map[string]bool{}
+		for _, rd := range reads {
+			f := cat.Fact(rd.name)
+			if rd.fn || f == nil || f.Kept == catalog.NotKept || f.Kept == catalog.KeptFingerprint || warned[rd.name] {
+				continue
+			}
+			warned[rd.name] = true
+			d := Diagnostic{Pos: rd.pos, Severity: Warning, Code: CodeRef,
+				Message: fmt.Sprintf("%s is kept from the tool calls the engine records at %s, which the catalog does not have: it always reads as its zero value", rd.name, ir.ToolPreInvoke)}
+			if rd.off >= 0 {
+				d.Source = rf.src.line(rd.pos.Line)
+			}
+			l.diags = append(l.diags, d)
+		}
 	}
 	for _, p := range catalog.Profiles {
 		if used[p] {
