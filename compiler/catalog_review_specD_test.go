@@ -272,6 +272,7 @@ func TestRecordWithoutToolPreInvoke(t *testing.T) {
 		"pk/pack.yaml":     "oar: '1.0'\ncatalog: ../c.yaml\n",
 		"pk/policy/F.yaml": "oar: '1.0'\nid: F\nkind: policy\nanchor: call\neffect: block\nflow: {sequence: [read_secret, http]}\n",
 		"pk/policy/G.yaml": "oar: '1.0'\nid: G\nkind: policy\nanchor: call\neffect: block\nwhen: acme.repeat_count > 2\n",
+		"pk/policy/H.yaml": "oar: '1.0'\nid: H\nkind: policy\nanchor: call\neffect: block\nwhen: calls_within(60) > 5\n",
 	}
 	for name, text := range files {
 		p := filepath.Join(dir, name)
@@ -285,6 +286,7 @@ func TestRecordWithoutToolPreInvoke(t *testing.T) {
 	for _, want := range []string{
 		filepath.Join(dir, "pk/policy/F.yaml") + ":6:7: error: flow matches the tool calls the engine records at tool.pre_invoke, which the catalog does not have: the flow could never hold [OAR_FLOW]",
 		filepath.Join(dir, "pk/policy/G.yaml") + ":6:7: warning: acme.repeat_count is kept from the tool calls the engine records at tool.pre_invoke, which the catalog does not have: it always reads as its zero value [OAR_REF]",
+		filepath.Join(dir, "pk/policy/H.yaml") + ":6:7: warning: calls_within is kept from the tool calls the engine records at tool.pre_invoke, which the catalog does not have: it always counts 0 [OAR_REF]",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("missing %q in:\n%s", want, got)

@@ -1094,12 +1094,17 @@ func (l *packLoader) checkReads(rf *ruleFile) {
 		warned := map[string]bool{}
 		for _, rd := range reads {
 			f := cat.Fact(rd.name)
-			if rd.fn || f == nil || f.Kept == catalog.NotKept || f.Kept == catalog.KeptFingerprint || warned[rd.name] {
+			times := rd.fn && (rd.name == "calls_within" || rd.name == "tool_calls_within")
+			if !times && (rd.fn || f == nil || f.Kept == catalog.NotKept || f.Kept == catalog.KeptFingerprint) || warned[rd.name] {
 				continue
 			}
 			warned[rd.name] = true
+			what := "it always reads as its zero value"
+			if times {
+				what = "it always counts 0"
+			}
 			d := Diagnostic{Pos: rd.pos, Severity: Warning, Code: CodeRef,
-				Message: fmt.Sprintf("%s is kept from the tool calls the engine records at %s, which the catalog does not have: it always reads as its zero value", rd.name, ir.ToolPreInvoke)}
+				Message: fmt.Sprintf("%s is kept from the tool calls the engine records at %s, which the catalog does not have: %s", rd.name, ir.ToolPreInvoke, what)}
 			if rd.off >= 0 {
 				d.Source = rf.src.line(rd.pos.Line)
 			}
