@@ -1274,9 +1274,16 @@ func (pk *packGen) transforms(a *ir.Anchor) []jen.Code {
 		}
 		var adds []jen.Code
 		for _, name := range r.Redact {
-			field := goName(name)
+			// The fact's Go field path: a host span fact (lycaon.x) is
+			// under the host field, not a field named after its CEL name.
+			path := []string{goName(name)}
+			for _, cf := range p.Catalog.Facts {
+				if cf.Name == name && cf.Field != nil {
+					path = cf.Field
+				}
+			}
 			has := map[string]string{"secret_matches": "HasSecretMatches", "pii_entities": "HasPiiEntities"}[name]
-			var l jen.Code = jen.Id("oX").Dot("F").Dot(field)
+			var l jen.Code = fieldPath(jen.Id("oX").Dot("F"), path)
 			if has != "" && r.Detector != "" {
 				l = jen.Id("oX").Dot("DetectorSpans").Call(jen.Id("i"), jen.Id("r"), rt(has), l)
 			}

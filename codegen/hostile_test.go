@@ -23,6 +23,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -217,6 +218,11 @@ func (g hostileGen) catalog() hostileCatalog {
 		taken["recent_tool_names"] = true
 		c.facts["recent_tool_names"] = "list(string)"
 		c.order = append(c.order, "recent_tool_names")
+		// The calls a flow matches are recorded at tool.pre_invoke.
+		if !ids["tool.pre_invoke"] {
+			ids["tool.pre_invoke"] = true
+			c.anchors = append(c.anchors, "tool.pre_invoke")
+		}
 	}
 	for _, name := range g.names(g.r.Intn(12), validName, taken) {
 		fn := hostileFunc{name: name, result: g.pick(factTypes)}
@@ -329,7 +335,9 @@ func (c hostileCatalog) pack(t *testing.T, dir string) {
 		if len(clauses) > 0 {
 			doc += "selector: {" + strings.Join(clauses, ", ") + "}\n"
 		}
-		if i == 0 && c.facts["recent_tool_names"] != "" {
+		// A flow matches the calls recorded at tool.pre_invoke (spec
+		// 5.10): a catalog without that anchor cannot have one.
+		if i == 0 && c.facts["recent_tool_names"] != "" && slices.Contains(c.anchors, "tool.pre_invoke") {
 			doc += "flow: {sequence: [a, [b, c]], within: 5}\n"
 		}
 		write(fmt.Sprintf("policy/R%d.yaml", i), doc)

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
@@ -36,6 +37,12 @@ var (
 		"while": true,
 	}
 	maxProviderArg = 4
+	// receiverMacros are CEL's standard macros called on a target, with
+	// the numbers of arguments the parser expands: host.all(x, p) is the
+	// all macro over host, never the host function all.
+	receiverMacros = map[string][]int{
+		"all": {2}, "exists": {2}, "exists_one": {2}, "filter": {2}, "map": {2, 3},
+	}
 )
 
 var catalogCache sync.Map // absolute path -> *catalogResult
@@ -130,6 +137,11 @@ func ParseCatalog(file string, text []byte) (*catalog.Catalog, Diagnostics) {
 				case anchorSeen[id]:
 					c.errorf(af["id"], CodeCatalog, "anchor %s is given twice", id)
 					ok = false
+				default:
+					// Seen even when another field of this entry is
+					// wrong, so that a later entry with the same id is
+					// reported too (spec 9: every problem).
+					anchorSeen[id] = true
 				}
 			}
 			a.ID = id
@@ -162,7 +174,6 @@ func ParseCatalog(file string, text []byte) (*catalog.Catalog, Diagnostics) {
 				ok = false
 			}
 			if ok {
-				anchorSeen[id] = true
 				anchors = append(anchors, a)
 			}
 		}
@@ -223,6 +234,9 @@ func ParseCatalog(file string, text []byte) (*catalog.Catalog, Diagnostics) {
 				case len(params) > maxProviderArg:
 					c.errorf(sn, CodeCatalog, "function %s takes %d arguments; a host function takes at most %d", name, len(params), maxProviderArg)
 					ok = false
+				case slices.Contains(receiverMacros[name], len(params)):
+					// Spec 9 accepts the name; say why no rule can call it.
+					c.warnf(sn, CodeCatalog, "function %s takes %d arguments, so a call %s.%s(..) is CEL's %s macro and no rule can call the function; rename it or change its arguments", name, len(params), host, name, name)
 				}
 				fn.Signature, fn.Params, fn.Result = s, params, res
 			} else {

@@ -210,6 +210,13 @@ func (l *packLoader) checkWhen(r *Rule, w *whenSource) []read {
 					name = w.text[off:end]
 					skipTo = end + 1
 				}
+				if l.cat.Fact(name) != nil && strings.HasSuffix(strings.TrimRight(w.text[:off], " \t\r\n"), "has(") {
+					// has(lycaon.x): cel-go reads the operand as a field
+					// x of a variable lycaon, which does not exist; the
+					// host fact is a variable of its own, always present.
+					w.report(off, Error, CodeUnknownFact, "has() cannot test the host fact %s: it is a variable, not a field of %s, and is always present (an absent fact reads as its zero value); test its value instead", name, l.cat.Host)
+					continue
+				}
 				msg := fmt.Sprintf("undeclared reference to '%s'", name)
 				suggest := suggestName(l.cat, name)
 				if rest := strings.TrimLeft(w.text[min(len(w.text), off+len(name)):], " \t\r\n"); strings.HasPrefix(rest, "(") {
@@ -346,11 +353,22 @@ func (l *packLoader) whenReads(a *ast.AST, w *whenSource) []read {
 			off = w.byteOffset(int(r.Start))
 		}
 		if f := cat.Fact(ref.Name); ref.Name != "" && f != nil {
-			out = append(out, read{name: f.CELName, profile: f.Profile, host: nonPortable(f.Tier), tier: f.Tier, pos: w.m.position(off), off: off})
+			// cel-go places a qualified name (lycaon.x) at its last '.':
+			// point at the name.
+			foff := off
+			if i := strings.LastIndex(w.text[:min(len(w.text), off+len(f.CELName))], f.CELName); i >= 0 && i <= off {
+				foff = i
+			}
+			out = append(out, read{name: f.CELName, profile: f.Profile, host: nonPortable(f.Tier), tier: f.Tier, pos: w.m.position(foff), off: foff})
 		}
 		for _, o := range ref.OverloadIDs {
 			if fn := byOverload[o]; fn != nil {
-				out = append(out, read{name: fn.CELName, profile: fn.Profile, host: nonPortable(fn.Tier), tier: fn.Tier, fn: true, pos: w.m.position(off), off: off})
+				// cel-go places a call at its '(': point at the name.
+				foff := off
+				if i := strings.LastIndex(w.text[:min(len(w.text), off)], fn.CELName); i >= 0 && strings.TrimSpace(w.text[i+len(fn.CELName):off]) == "" {
+					foff = i
+				}
+				out = append(out, read{name: fn.CELName, profile: fn.Profile, host: nonPortable(fn.Tier), tier: fn.Tier, fn: true, pos: w.m.position(foff), off: foff})
 			}
 		}
 	}

@@ -18,6 +18,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/oarc/oarc/compiler/catalog"
+	"github.com/oarc/oarc/ir"
 )
 
 var (
@@ -117,8 +118,13 @@ func (c *fileCtx) parseDoc(text []byte) *yaml.Node {
 	var next yaml.Node
 	if err := dec.Decode(&next); err == nil {
 		p := c.src.pos(&next)
-		if len(next.Content) > 0 {
+		empty := len(next.Content) == 0 || next.Content[0].Kind == yaml.ScalarNode && next.Content[0].ShortTag() == "!!null" && next.Content[0].Value == ""
+		if !empty {
 			p = c.src.pos(next.Content[0])
+		} else if l := c.secondDocStart(&doc); l > 0 {
+			// An empty second document ("---" at the end) has no node
+			// to point at; its marker is the place.
+			p = Pos{File: c.src.name, Line: l, Col: 1}
 		}
 		c.errorAt(p, CodeYAML, "several YAML documents in one file; a %s holds exactly one", c.what())
 	} else if !errors.Is(err, io.EOF) {
@@ -142,7 +148,49 @@ func (c *fileCtx) what() string {
 	if c.only == CodeCatalog {
 		return "catalog file"
 	}
+	if c.src != nil && filepath.Base(c.src.name) == "pack.yaml" {
+		return "pack.yaml"
+	}
 	return "rule file"
+}
+
+// secondDocStart returns the 1-based line of the "---" that starts the
+// document after doc, or 0 when there is none in the text.
+func (c *fileCtx) secondDocStart(doc *yaml.Node) int {
+	from := 0 // lines before the first document's content
+	if len(doc.Content) > 0 {
+		from = doc.Content[0].Line
+	}
+	for i, l := range c.src.lines {
+		if i+1 > from && (l == "---" || strings.HasPrefix(l, "--- ") || strings.HasPrefix(l, "---\t")) {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+// whereIn names the kind of file in the plural ("rule files"), or
+// pack.yaml.
+func (c *fileCtx) whereIn() string {
+	if w := c.what(); w != "pack.yaml" {
+		return w + "s"
+	}
+	return "pack.yaml"
+}
+
+// parserProblems are the messages of yaml.v3's parser (parserc.go), as
+// opposed to its scanner's: their line is 0-based.
+var parserProblems = map[string]bool{
+	"did not find expected ',' or ']'":       true,
+	"did not find expected ',' or '}'":       true,
+	"did not find expected '-' indicator":    true,
+	"did not find expected <document start>": true,
+	"did not find expected key":              true,
+	"did not find expected node content":     true,
+	"found duplicate %TAG directive":         true,
+	"found duplicate %YAML directive":        true,
+	"found incompatible YAML document":       true,
+	"found undefined tag handle":             true,
 }
 
 func (c *fileCtx) yamlError(err error) {
@@ -151,6 +199,12 @@ func (c *fileCtx) yamlError(err error) {
 	if m := yamlErrRE.FindStringSubmatch(msg); m != nil {
 		p.Line, _ = strconv.Atoi(m[1])
 		msg = m[2]
+		if parserProblems[msg] {
+			// yaml.v3 names a parser error's line by its 0-based number
+			// (only scanner errors get the +1): the flow mapping of
+			// "copy: {title: x" on line 6 was reported at line 5.
+			p.Line++
+		}
 		// yaml.v3 may name the line after the last one at end of input.
 		p.Line = max(1, min(p.Line, len(c.src.lines)))
 	} else {
@@ -192,7 +246,7 @@ var readerProblems = map[string]bool{
 func (c *fileCtx) walk(n *yaml.Node) {
 	switch n.Kind {
 	case yaml.AliasNode:
-		c.errorf(n, CodeYAML, "YAML aliases (*%s) are not supported in %ss", n.Value, c.what())
+		c.errorf(n, CodeYAML, "YAML aliases (*%s) are not supported in %s", n.Value, c.whereIn())
 	case yaml.MappingNode:
 		seen := map[string]bool{}
 		for i := 0; i+1 < len(n.Content); i += 2 {
@@ -610,6 +664,10 @@ func (c *fileCtx) selector(r *Rule, n *yaml.Node) {
 		f := cat.Fact(k.Value)
 		if f == nil {
 			msg := fmt.Sprintf("selector key %q is not a fact", k.Value)
+			if fn := cat.Function(k.Value); fn != nil {
+				c.errorf(k, CodeSelector, "%s; %s is a function (call it in when)", msg, fn.CELName)
+				continue
+			}
 			if s := suggestName(c.l.cat, k.Value); s != "" {
 				msg += fmt.Sprintf(" (did you mean %q?)", s)
 			}
@@ -671,6 +729,8 @@ func (c *fileCtx) selectorValue(n *yaml.Node, f *catalog.Fact, t catalog.Type) (
 			if err := n.Decode(&v); err == nil {
 				return v, true
 			}
+			c.errorf(n, CodeSelector, "selector %s: %s is outside the range of CEL's int (64-bit signed)", f.CELName, n.Value)
+			return nil, false
 		}
 	case catalog.Bool:
 		if n.ShortTag() == "!!bool" {
@@ -711,6 +771,12 @@ func (c *fileCtx) flow(rf *ruleFile, n *yaml.Node) {
 	ok := true
 	if names := c.l.cat.Host + ".recent_tool_names"; c.l.cat.Fact(names) == nil || c.l.cat.Fact(names).Type != catalog.ListString {
 		c.errorf(n, CodeFlow, "flow reads %s, which the catalog does not declare as a list(string) fact", names)
+		ok = false
+	} else if c.l.cat.Anchor(ir.ToolPreInvoke) == nil {
+		// The engine records the session's calls at tool.pre_invoke
+		// (spec 5.10): without that anchor the record stays empty and
+		// the flow could never hold, a silent allow.
+		c.errorf(n, CodeFlow, "flow matches the tool calls the engine records at %s, which the catalog does not have: the flow could never hold", ir.ToolPreInvoke)
 		ok = false
 	}
 	seq, has := f["sequence"]
@@ -886,7 +952,8 @@ func (c *fileCtx) onFire(rf *ruleFile, n *yaml.Node) {
 
 func (c *fileCtx) transform(r *Rule, n *yaml.Node) {
 	if n.Kind != yaml.MappingNode {
-		c.errorf(n, CodeTransform, "transform must be a mapping with redact and replacement, got %s", kindName(n))
+		// A wrong YAML type, like flow, on_fire, copy and requires.
+		c.errorf(n, CodeFieldType, "transform must be a mapping with redact and replacement, got %s", kindName(n))
 		return
 	}
 	f := c.fields(n, "transform", transformFields)
@@ -1028,6 +1095,30 @@ func (l *packLoader) checkReads(rf *ruleFile) {
 			d.Source = rf.src.line(rd.pos.Line)
 		}
 		l.diags = append(l.diags, d)
+	}
+	if cat.Anchor(ir.ToolPreInvoke) == nil {
+		// The engine keeps these facts from the calls it records at
+		// tool.pre_invoke (spec 5.10); a catalog without that anchor
+		// leaves them at their zero value for ever.
+		warned := map[string]bool{}
+		for _, rd := range reads {
+			f := cat.Fact(rd.name)
+			times := rd.fn && (rd.name == "calls_within" || rd.name == "tool_calls_within")
+			if !times && (rd.fn || f == nil || f.Kept == catalog.NotKept || f.Kept == catalog.KeptFingerprint) || warned[rd.name] {
+				continue
+			}
+			warned[rd.name] = true
+			what := "it always reads as its zero value"
+			if times {
+				what = "it always counts 0"
+			}
+			d := Diagnostic{Pos: rd.pos, Severity: Warning, Code: CodeRef,
+				Message: fmt.Sprintf("%s is kept from the tool calls the engine records at %s, which the catalog does not have: %s", rd.name, ir.ToolPreInvoke, what)}
+			if rd.off >= 0 {
+				d.Source = rf.src.line(rd.pos.Line)
+			}
+			l.diags = append(l.diags, d)
+		}
 	}
 	for _, p := range catalog.Profiles {
 		if used[p] {

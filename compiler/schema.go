@@ -50,7 +50,7 @@ func RuleSchema(cat *catalog.Catalog) []byte { return marshalSchema(RuleSchemaVa
 // anchors.
 func PackSchema(cat *catalog.Catalog) []byte {
 	cat = orDefault(cat)
-	var block []string
+	block := []string{} // never null: a catalog may have no block-plane anchor
 	for _, a := range cat.Anchors {
 		if a.HasPlane("block") {
 			block = append(block, a.ID)
@@ -200,7 +200,7 @@ func JSONType(t catalog.Type) map[string]any {
 // (fixtures carry rules).
 func RuleSchemaValue(cat *catalog.Catalog) map[string]any {
 	cat = orDefault(cat)
-	var anchors []string
+	anchors := []string{} // never null: a catalog may list no anchors
 	for _, a := range cat.Anchors {
 		anchors = append(anchors, a.ID)
 	}

@@ -18,12 +18,12 @@ import (
 type source struct {
 	name  string
 	text  string
-	lines []string // without the line break
+	lines []string // without the line break (CR LF, LF or CR, as YAML breaks lines)
 }
 
 func newSource(name string, text []byte) *source {
 	s := &source{name: name, text: string(text)}
-	s.lines = strings.Split(strings.ReplaceAll(s.text, "\r\n", "\n"), "\n")
+	s.lines = strings.Split(strings.ReplaceAll(strings.ReplaceAll(s.text, "\r\n", "\n"), "\r", "\n"), "\n")
 	return s
 }
 
