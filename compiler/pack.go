@@ -8,8 +8,10 @@ package compiler
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -369,6 +371,12 @@ func (l *packLoader) readPolicies(pk *Pack) {
 		return
 	}
 	entries, err := os.ReadDir(filepath.Join(path, "policy"))
+	if errors.Is(err, fs.ErrNotExist) && exists(filepath.Join(path, "pack.yaml")) {
+		// A pack of pack.yaml alone (a deny-by-default pack linked with
+		// others, say) has no rules: git cannot even keep its empty
+		// policy/ directory.
+		return
+	}
 	if err != nil {
 		l.errorf(Pos{File: path}, CodeYAML, "not a pack: cannot read %s: %v", filepath.Join(path, "policy"), err)
 		return

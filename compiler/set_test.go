@@ -144,3 +144,25 @@ func TestAskEffect(t *testing.T) {
 		t.Errorf("want only %q, got\n%s", want, text)
 	}
 }
+
+// TestPackWithoutPolicy: a pack of pack.yaml alone (no policy/ directory,
+// which git cannot keep empty) loads with no rules; a directory with
+// neither is not a pack.
+func TestPackWithoutPolicy(t *testing.T) {
+	root := t.TempDir()
+	deny := filepath.Join(root, "deny")
+	os.MkdirAll(deny, 0o755)
+	os.WriteFile(filepath.Join(deny, "pack.yaml"), []byte("oar: '1.0'\norigin: stock\ndeny_by_default:\n  anchors: [tool.pre_invoke]\n  code: DENY\n"), 0o644)
+	project := writePack(t, filepath.Join(root, "project"), "oar: '1.0'\norigin: stock\n", map[string]string{
+		"ALLOW_READ": "selector: {tool: read}\nrequires: {profiles: [tool]}\neffect: allow\n",
+	})
+	set, diags := Load([]string{deny, project}, Options{})
+	if len(diags) > 0 || set == nil {
+		t.Fatalf("a pack of pack.yaml alone beside a project pack:\n%s", diags.Text())
+	}
+	empty := filepath.Join(root, "empty")
+	os.MkdirAll(empty, 0o755)
+	if _, diags := Load([]string{empty}, Options{}); !strings.Contains(diags.Text(), "not a pack: cannot read") {
+		t.Errorf("a directory with neither pack.yaml nor policy/:\n%s", diags.Text())
+	}
+}
