@@ -39,8 +39,9 @@ With -promote ID, a person promotes a candidate (spec 12: promotion is an
 explicit call, by the agent's tools, a person or oarc): the store is
 opened against the compilation set of the -pack directories (none: the
 catalog alone, -catalog or the embedded one), the candidate is checked
-as the host will check it, and an active record is appended; the rule is
-enforced from the host's next evaluation. With -retire ID -reason TEXT,
+as the host will check it, and an active record is appended; a host that
+has the store open enforces it once it calls Reload (or reopens the
+store; docs/store.md). With -retire ID -reason TEXT,
 a live rule is retired the same way. Each prints the rule's new line.
 Exit status: 0 when the record was appended, 1 when the rule is not a
 candidate (not live), does not load, or the store cannot be written.`
