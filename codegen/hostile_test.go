@@ -148,7 +148,9 @@ func validName(s string) bool {
 	return nameRE.MatchString(s) && !celWords[s] && !catalog.IsReserved(s)
 }
 
-func validHost(s string) bool { return nameRE.MatchString(s) && !celWords[s] }
+// validHost: beyond spec 9, a host named like a map fact (tool_args) is
+// refused too (docs/hosts.md: tool_args.x would read a host fact).
+func validHost(s string) bool { return nameRE.MatchString(s) && !celWords[s] && s != "tool_args" }
 
 // anchorID joins segments; a later segment may start with a digit or "_".
 func (g hostileGen) anchorID() string {

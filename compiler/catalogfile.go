@@ -115,6 +115,8 @@ func ParseCatalog(file string, text []byte) (*catalog.Catalog, Diagnostics) {
 			c.errorf(n, CodeCatalog, "host %q does not match %s", s, hostRE)
 		case celReserved[s]:
 			c.errorf(n, CodeCatalog, "host %q is a word CEL reserves; rules could not name the host's facts (%s.fact does not parse)", s, s)
+		case catalog.IsMapFact(s):
+			c.errorf(n, CodeCatalog, "host %q is the name of a map fact: %s.x would read the host's fact x where a rule means the map's field x; choose another host name", s, s)
 		default:
 			host = s
 		}

@@ -25,3 +25,29 @@ func TestCatalogSizeLimit(t *testing.T) {
 		t.Errorf("the catalog's size error names rule files: %s", diags.Text())
 	}
 }
+
+// TestCatalogHostNamedLikeAMapFact: a host named tool_args would make
+// tool_args.path read the host's fact path where rules mean the
+// argument (cel-go resolves the longest declared name first): OAR_CATALOG
+// at the host. A host named like a fact that is not a map (tool) is
+// unambiguous (tool.x cannot select on a string) and stays accepted.
+func TestCatalogHostNamedLikeAMapFact(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct{ host, want string }{
+		{"tool_args", ":2:7: error: host \"tool_args\" is the name of a map fact: tool_args.x would read the host's fact x where a rule means the map's field x; choose another host name [OAR_CATALOG]"},
+		{"tool", ""},
+	} {
+		file := filepath.Join(dir, tc.host+".yaml")
+		text := "oar_catalog: '1.0'\nhost: " + tc.host + "\nanchors:\n  - {id: tool.pre_invoke, planes: [block]}\nfacts:\n  - {name: path, type: string}\n"
+		if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cat, diags := LoadCatalog(file)
+		switch got := diags.Text(); {
+		case tc.want == "" && (cat == nil || got != ""):
+			t.Errorf("host %s: %s", tc.host, got)
+		case tc.want != "" && (cat != nil || got != file+tc.want+"\n"):
+			t.Errorf("host %s:\n%s\nwant:\n%s%s", tc.host, got, file, tc.want)
+		}
+	}
+}

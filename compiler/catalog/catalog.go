@@ -535,6 +535,25 @@ func IsReserved(name string) bool {
 	return false
 }
 
+// IsMapFact reports whether name is the bare name of a core, standard or
+// oarc fact of type map(string, dyn) (tool_args): a host named so would
+// make name.x read the host's fact x where a rule means the map's field x
+// (cel-go resolves the longest declared name first), so no host may be.
+func IsMapFact(name string) bool {
+	baseOnce.Do(func() { baseVal, baseErr = parseBase(anchorsTSV, factsTSV, functionsTSV) })
+	if baseErr != nil {
+		return false
+	}
+	for _, fs := range [][]*Fact{baseVal.facts, oarcFacts} {
+		for _, f := range fs {
+			if f.Name == name && f.Type == MapStringDyn {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // oarcFacts are oarc's own facts (tier oarc): the provenance facts of spec
 // 5.7, derived from the session's graph. They are bare names like standard
 // facts; -portable reports them like host facts.
