@@ -7,6 +7,7 @@ package compiler
 
 import (
 	"fmt"
+	"math"
 	"regexp"
 	"sort"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"cel.dev/cel-go/cel"
 	"cel.dev/cel-go/common/ast"
 	"cel.dev/cel-go/common/cost"
+	"cel.dev/cel-go/common/operators"
 	"cel.dev/cel-go/common/overloads"
 	"cel.dev/cel-go/common/types"
 	"cel.dev/cel-go/ext"
@@ -461,6 +463,12 @@ func localRefs(root ast.Expr) map[int64]bool {
 func (l *packLoader) checkCalls(a *ast.AST, w *whenSource) {
 	info := a.SourceInfo()
 	offOf := func(e ast.Expr) int {
+		if e.Kind() == ast.CallKind {
+			// An operator's position is its token's: point at the
+			// start of the whole expression ("(" + "a", 60 * 60 * 25).
+			start, _ := exprRange(info, e)
+			return w.byteOffset(start)
+		}
 		if r, ok := info.GetOffsetRange(e.ID()); ok {
 			return w.byteOffset(int(r.Start))
 		}
@@ -497,10 +505,7 @@ func (l *packLoader) checkCalls(a *ast.AST, w *whenSource) {
 			default:
 				return
 			}
-			if pat.Kind() != ast.LiteralKind {
-				return
-			}
-			s, ok := pat.AsLiteral().Value().(string)
+			s, ok := constString(pat)
 			if !ok {
 				return
 			}
@@ -509,24 +514,96 @@ func (l *packLoader) checkCalls(a *ast.AST, w *whenSource) {
 			}
 		case !call.IsMemberFunction() && (fn == "calls_within" && len(args) == 1 || fn == "tool_calls_within" && len(args) == 2):
 			n := args[len(args)-1]
-			if n.Kind() != ast.LiteralKind {
-				return
-			}
-			if v, ok := n.AsLiteral().Value().(int64); ok && (v < 1 || v > maxWindow) {
+			if v, ok := constInt(n); ok && (v < 1 || v > maxWindow) {
 				w.report(offOf(n), Error, CodeValue, "the window of %s must be between 1 and %d seconds (24 hours), got %d", fn, maxWindow, v)
 			}
 		case !call.IsMemberFunction() && (fn == "local_hour" || fn == "local_weekday") && len(args) == 1:
 			z := args[0]
-			if z.Kind() != ast.LiteralKind {
-				return
-			}
-			if s, ok := z.AsLiteral().Value().(string); ok {
+			if s, ok := constString(z); ok {
 				if err := checkZone(s); err != nil {
 					w.report(offOf(z), Error, CodeValue, "%s: %v", fn, err)
 				}
 			}
 		}
 	}))
+}
+
+// constInt is the value of an int expression made of literals and
+// arithmetic alone (60 * 60 * 25): a constant for spec 5.13's window, as
+// a rule author reads it. An operation cel-go would fail (overflow,
+// division by zero) is not a constant: it is an error at run time.
+func constInt(e ast.Expr) (int64, bool) {
+	switch e.Kind() {
+	case ast.LiteralKind:
+		v, ok := e.AsLiteral().Value().(int64)
+		return v, ok
+	case ast.CallKind:
+	default:
+		return 0, false
+	}
+	c := e.AsCall()
+	args := c.Args()
+	if c.IsMemberFunction() {
+		return 0, false
+	}
+	if c.FunctionName() == operators.Negate && len(args) == 1 {
+		v, ok := constInt(args[0])
+		if !ok || v == math.MinInt64 {
+			return 0, false
+		}
+		return -v, true
+	}
+	if len(args) != 2 {
+		return 0, false
+	}
+	a, ok1 := constInt(args[0])
+	b, ok2 := constInt(args[1])
+	if !ok1 || !ok2 {
+		return 0, false
+	}
+	switch c.FunctionName() {
+	case operators.Add:
+		r := a + b
+		return r, (r > a) == (b > 0) || b == 0
+	case operators.Subtract:
+		r := a - b
+		return r, (r < a) == (b > 0) || b == 0
+	case operators.Multiply:
+		if a == 0 || b == 0 {
+			return 0, true
+		}
+		r := a * b
+		return r, r/b == a && !(a == -1 && b == math.MinInt64) && !(b == -1 && a == math.MinInt64)
+	case operators.Divide:
+		if b == 0 || a == math.MinInt64 && b == -1 {
+			return 0, false
+		}
+		return a / b, true
+	case operators.Modulo:
+		if b == 0 || a == math.MinInt64 && b == -1 {
+			return 0, false
+		}
+		return a % b, true
+	}
+	return 0, false
+}
+
+// constString is the value of a string expression made of literals and
+// concatenation alone ("(" + "a"): a constant pattern or zone name.
+func constString(e ast.Expr) (string, bool) {
+	switch e.Kind() {
+	case ast.LiteralKind:
+		v, ok := e.AsLiteral().Value().(string)
+		return v, ok
+	case ast.CallKind:
+		c := e.AsCall()
+		if args := c.Args(); !c.IsMemberFunction() && c.FunctionName() == operators.Add && len(args) == 2 {
+			a, ok1 := constString(args[0])
+			b, ok2 := constString(args[1])
+			return a + b, ok1 && ok2
+		}
+	}
+	return "", false
 }
 
 // checkCost rejects a `when` whose estimated worst-case cost is above its
