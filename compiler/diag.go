@@ -20,15 +20,21 @@ type Pos struct {
 	Col  int    `json:"col"`
 }
 
-// String renders p as file:line:col, dropping the parts that are unknown.
+// String renders p as file:line:col, the form spec 7 gives every load
+// problem: a problem of a whole file (unreadable, too large, a directory)
+// or of a whole line is at its first line or column, so that a reader of
+// the form finds every diagnostic. Without a file it is empty.
 func (p Pos) String() string {
+	line, col := p.Line, p.Col
 	switch {
-	case p.Line == 0:
-		return p.File
-	case p.Col == 0:
-		return fmt.Sprintf("%s:%d", p.File, p.Line)
+	case p.File == "" && line == 0:
+		return ""
+	case line == 0:
+		line, col = 1, 1
+	case col == 0:
+		col = 1
 	}
-	return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
+	return fmt.Sprintf("%s:%d:%d", p.File, line, col)
 }
 
 // Severity says whether a [Diagnostic] fails the load.

@@ -166,3 +166,25 @@ func TestPackWithoutPolicy(t *testing.T) {
 		t.Errorf("a directory with neither pack.yaml nor policy/:\n%s", diags.Text())
 	}
 }
+
+// TestPosForm: every diagnostic renders as path:line:col (spec 7), a
+// whole file's problem at 1:1 and a whole line's at its column 1.
+func TestPosForm(t *testing.T) {
+	for _, tc := range []struct {
+		p    Pos
+		want string
+	}{
+		{Pos{File: "a.yaml", Line: 3, Col: 7}, "a.yaml:3:7"},
+		{Pos{File: "a.yaml", Line: 3}, "a.yaml:3:1"},
+		{Pos{File: "policy/DIR.yaml"}, "policy/DIR.yaml:1:1"},
+		{Pos{}, ""},
+	} {
+		if got := tc.p.String(); got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.p, got, tc.want)
+		}
+	}
+	d := Diagnostic{Pos: Pos{File: "pack"}, Severity: Error, Message: "not a pack", Code: CodeYAML}
+	if got, want := d.String(), "pack:1:1: error: not a pack [OAR_YAML]"; got != want {
+		t.Errorf("%q, want %q", got, want)
+	}
+}
