@@ -73,9 +73,11 @@ func parseResult(raw json.RawMessage) (*result, error) {
 		}
 		for i, x := range raws {
 			it := item{raw: x}
-			if it.m, it.dup, err = jsonscan.MembersDup(x); err != nil {
+			var dups []string
+			if it.m, dups, err = jsonscan.MembersDup(x); err != nil {
 				return nil, fmt.Errorf("content[%d] is not an object", i)
 			}
+			it.dup = len(dups) > 0
 			if t, ok := it.m["type"]; ok {
 				if it.kind, err = jsonscan.Unquote(t); err != nil {
 					return nil, fmt.Errorf("content[%d].type is not a string", i)
@@ -91,11 +93,10 @@ func parseResult(raw json.RawMessage) (*result, error) {
 				}
 			case "resource":
 				if v, ok := it.m["resource"]; ok {
-					var dup bool
-					if it.res, dup, err = jsonscan.MembersDup(v); err != nil {
+					if it.res, dups, err = jsonscan.MembersDup(v); err != nil {
 						return nil, fmt.Errorf("content[%d].resource is not an object", i)
 					}
-					it.dup = it.dup || dup
+					it.dup = it.dup || len(dups) > 0
 					if t, ok := it.res["text"]; ok {
 						if it.text, err = jsonscan.Unquote(t); err != nil {
 							return nil, fmt.Errorf("content[%d].resource.text is not a string", i)

@@ -5,6 +5,7 @@ package guard
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/oarc/oarc/guard/internal/jsonscan"
 )
@@ -56,11 +57,11 @@ func (c *Conn) FilterTools(raw json.RawMessage) (out json.RawMessage, err error)
 // either): it is left out of the listing, never read otherwise than the
 // client reads it.
 func toolName(raw json.RawMessage) (name string, ok, ambiguous bool) {
-	m, dup, err := jsonscan.MembersDup(raw)
+	m, dups, err := jsonscan.MembersDup(raw)
 	if err != nil {
 		return "", false, false
 	}
-	if dup && jsonscan.CountKey(raw, "name") > 1 {
+	if slices.Contains(dups, "name") {
 		return "", true, true
 	}
 	v, ok := m["name"]

@@ -12,6 +12,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"slices"
 	"sort"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -75,31 +76,32 @@ func Members(b []byte) (map[string]json.RawMessage, error) {
 	return m, err
 }
 
-// MembersDup is [Members], and reports whether a key was given twice: the
-// object as it came then reads otherwise to a parser that keeps the first
-// value, and must be re-encoded from the members before it is passed on.
-func MembersDup(b []byte) (map[string]json.RawMessage, bool, error) {
-	dup := false
+// MembersDup is [Members], and the keys given more than once (nil when
+// none): the object as it came then reads otherwise to a parser that
+// keeps the first value, and must be re-encoded from the members before
+// it is passed on.
+func MembersDup(b []byte) (map[string]json.RawMessage, []string, error) {
+	var dups []string
 	i := skipSpace(b, 0)
 	if i >= len(b) || b[i] != '{' {
-		return nil, false, errShape
+		return nil, nil, errShape
 	}
 	m := map[string]json.RawMessage{}
 	i = skipSpace(b, i+1)
 	if i < len(b) && b[i] == '}' {
-		return m, false, nil
+		return m, nil, nil
 	}
 	for i < len(b) {
 		e := SkipString(b, i)
 		k, err := Unquote(b[i:e])
 		if err != nil {
-			return nil, false, err
+			return nil, nil, err
 		}
 		i = skipSpace(b, e)
 		i = skipSpace(b, i+1) // ':'
 		e = skipValue(b, i)
-		if _, ok := m[k]; ok {
-			dup = true
+		if _, ok := m[k]; ok && !slices.Contains(dups, k) {
+			dups = append(dups, k)
 		}
 		m[k] = b[i:e:e]
 		i = skipSpace(b, e)
@@ -108,32 +110,7 @@ func MembersDup(b []byte) (map[string]json.RawMessage, bool, error) {
 		}
 		i = skipSpace(b, i+1) // ','
 	}
-	return m, dup, nil
-}
-
-// CountKey is how many members of the valid JSON object b have the key
-// key (after unescaping).
-func CountKey(b []byte, key string) int {
-	n := 0
-	i := skipSpace(b, 0)
-	if i >= len(b) || b[i] != '{' {
-		return 0
-	}
-	i = skipSpace(b, i+1)
-	for i < len(b) && b[i] != '}' {
-		e := SkipString(b, i)
-		if k, err := Unquote(b[i:e]); err == nil && k == key {
-			n++
-		}
-		i = skipSpace(b, e)
-		i = skipSpace(b, i+1) // ':'
-		i = skipSpace(b, skipValue(b, i))
-		if i >= len(b) || b[i] == '}' {
-			break
-		}
-		i = skipSpace(b, i+1) // ','
-	}
-	return n
+	return m, dups, nil
 }
 
 // Elements splits a valid JSON array into its elements.
