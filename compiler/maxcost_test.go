@@ -85,3 +85,16 @@ func TestNodeLabelsCost(t *testing.T) {
 		t.Errorf("tool_args.labels should keep the 1,024 bound:\n%s", diags.Text())
 	}
 }
+
+// TestSystemOnlyZoneAsRuntime: the compiler's copy of the zone names only
+// a system's zoneinfo directory has (it does not import the runtime)
+// refuses what the runtime refuses at run time, so a name checks the same
+// at load and at run time (spec 5.13).
+func TestSystemOnlyZoneAsRuntime(t *testing.T) {
+	for _, name := range []string{"localtime", "posixrules", "right/UTC", "posix/Europe/Paris", "right", "posix",
+		"UTC", "Europe/Paris", "America/New_York", "Local", "", "Localtime", "rightUTC", "Etc/GMT+3"} {
+		if got, want := systemOnlyZone(name), runtime.SystemOnlyZone(name); got != want {
+			t.Errorf("%q: compiler %v, runtime %v", name, got, want)
+		}
+	}
+}
