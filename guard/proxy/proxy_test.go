@@ -170,6 +170,17 @@ func (c *client) send(s string) {
 // recv reads one message, failing after a timeout.
 func (c *client) recv() map[string]any {
 	c.t.Helper()
+	b := c.recvRaw()
+	var m map[string]any
+	if err := json.Unmarshal([]byte(b), &m); err != nil {
+		c.t.Fatalf("not JSON from the proxy: %s", b)
+	}
+	return m
+}
+
+// recvRaw reads one message as the proxy wrote it.
+func (c *client) recvRaw() string {
+	c.t.Helper()
 	ch := make(chan []byte, 1)
 	go func() {
 		if c.out.Scan() {
@@ -183,15 +194,11 @@ func (c *client) recv() map[string]any {
 		if b == nil {
 			c.t.Fatal("the proxy closed its output")
 		}
-		var m map[string]any
-		if err := json.Unmarshal(b, &m); err != nil {
-			c.t.Fatalf("not JSON from the proxy: %s", b)
-		}
-		return m
+		return string(b)
 	case <-time.After(10 * time.Second):
 		c.t.Fatal("no message from the proxy")
 	}
-	return nil
+	return ""
 }
 
 func (c *client) init() {

@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/oarc/oarc/guard"
 	"github.com/oarc/oarc/guard/internal/testset"
@@ -69,29 +68,6 @@ func TestReviewSpecBIDSpelling(t *testing.T) {
 			}
 		})
 	}
-}
-
-// recvRaw reads one message as the proxy wrote it.
-func (c *client) recvRaw() string {
-	c.t.Helper()
-	ch := make(chan []byte, 1)
-	go func() {
-		if c.out.Scan() {
-			ch <- append([]byte(nil), c.out.Bytes()...)
-		} else {
-			ch <- nil
-		}
-	}()
-	select {
-	case b := <-ch:
-		if b == nil {
-			c.t.Fatal("the proxy closed its output")
-		}
-		return string(b)
-	case <-time.After(10 * time.Second):
-		c.t.Fatal("no message from the proxy")
-	}
-	return ""
 }
 
 // Every answer carries the id as the client wrote it, whatever spelling
