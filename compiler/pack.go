@@ -374,7 +374,11 @@ func (l *packLoader) readPolicies(pk *Pack) {
 	if errors.Is(err, fs.ErrNotExist) && exists(filepath.Join(path, "pack.yaml")) {
 		// A pack of pack.yaml alone (a deny-by-default pack linked with
 		// others, say) has no rules: git cannot even keep its empty
-		// policy/ directory.
+		// policy/ directory. It loads, with a warning: a policy/ that
+		// was lost must not pass unseen as a pack without rules
+		// (-strict fails on it).
+		l.diags = append(l.diags, Diagnostic{Pos: Pos{File: path}, Severity: Warning, Code: CodeYAML,
+			Message: "no policy/ directory: the pack has no rules, only its pack.yaml"})
 		return
 	}
 	if err != nil {

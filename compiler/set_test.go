@@ -157,8 +157,12 @@ func TestPackWithoutPolicy(t *testing.T) {
 		"ALLOW_READ": "selector: {tool: read}\nrequires: {profiles: [tool]}\neffect: allow\n",
 	})
 	set, diags := Load([]string{deny, project}, Options{})
-	if len(diags) > 0 || set == nil {
+	if diags.HasErrors() || set == nil {
 		t.Fatalf("a pack of pack.yaml alone beside a project pack:\n%s", diags.Text())
+	}
+	// Loaded, but not unseen: a policy/ directory that was lost is said.
+	if got, want := diags.Text(), deny+":1:1: warning: no policy/ directory: the pack has no rules, only its pack.yaml [OAR_YAML]\n"; got != want {
+		t.Errorf("diagnostics:\n%s\nwant:\n%s", got, want)
 	}
 	empty := filepath.Join(root, "empty")
 	os.MkdirAll(empty, 0o755)
