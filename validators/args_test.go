@@ -55,10 +55,11 @@ func TestArgsFindsStringsAnywhere(t *testing.T) {
 // nil, empty containers and clean strings answer no hit, the fact
 // supplied empty, and no error.
 func TestArgsNoHit(t *testing.T) {
+	card := int64(4111111111111111) // an int where int has 64 bits (truncated, yet compiled, on 32)
 	var nilMap map[string]any
 	var nilPtr *string
 	args := map[string]any{
-		"n": json.Number("4111111111111111"), "i": 4111111111111111, "f": 1.5, "b": true, "z": nil,
+		"n": json.Number("4111111111111111"), "i": int(card), "f": 1.5, "b": true, "z": nil,
 		"e": []any{}, "m": nilMap, "p": nilPtr, "l": []int64{4111111111111111}, "s": "ls -la", "u": []uint{1},
 	}
 	for _, v := range builtins {

@@ -161,9 +161,9 @@ func TestHostMapLookup(t *testing.T) {
 		{"map[int]string", map[int]string{1: "a"}, int64(1), true, "a"},
 		{"map[int]string, a uint key", map[int]string{1: "a"}, uint64(1), true, "a"},
 		{"map[int]string, a double key", map[int]string{1: "a"}, 1.0, true, "a"},
-		{"map[int]string, 2^40", map[int]string{1 << 40: "big"}, big, true, "big"},
-		{"map[int]any, 2^40 (the 32-bit check)", map[int]any{1 << 40: "big"}, big, false, nil},
-		{"named key, 2^40", map[hKey]string{1 << 40: "big"}, big, false, nil},
+		{"map[int]string, 2^40", map[int]string{int(big): "big"}, big, true, "big"},
+		{"map[int]any, 2^40 (the 32-bit check)", map[int]any{int(big): "big"}, big, false, nil},
+		{"named key, 2^40", map[hKey]string{hKey(big): "big"}, big, false, nil},
 		{"named key", map[hKey]string{1: "a"}, int64(1), true, "a"},
 		{"map[int8]string, a uint key", map[int8]string{3: "c"}, uint64(3), true, "c"},
 		{"map[int8]string, 300", map[int8]string{44: "x"}, int64(300), false, nil},
@@ -201,8 +201,8 @@ func TestHostMapLookup(t *testing.T) {
 	// reads the left value through the left map's own lookup: a key found
 	// on the right but not on the left is an error (cel-go compares nil
 	// with the value and fails); one found on neither side is a difference.
-	wide := read(t, map[int]string{1 << 40: "a"})
-	narrow := read(t, map[hKey]string{1 << 40: "a"})
+	wide := read(t, map[int]string{int(big): "a"})
+	narrow := read(t, map[hKey]string{hKey(big): "a"})
 	if _, e := EqualDyn(narrow, wide); e.Kind != ErrInvalidArgument {
 		t.Errorf("equality of a map whose own key is not found: %v", e)
 	}

@@ -15,7 +15,7 @@ import (
 func TestPairNextAnyDistance(t *testing.T) {
 	for n := range 40 {
 		s := strings.Repeat("a", n)
-		for _, b := range []int{n - 1, n, n + 1, n + 7, n + 8, 1 << 32, 1 << 62,
+		for _, b := range []int{n - 1, n, n + 1, n + 7, n + 8, math.MaxInt >> 31, math.MaxInt >> 1,
 			math.MaxInt - 16, math.MaxInt - 8, math.MaxInt - 7, math.MaxInt - 1, math.MaxInt} {
 			if b <= 0 {
 				continue

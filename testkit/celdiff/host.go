@@ -100,6 +100,10 @@ func HostNumber(r *rand.Rand) any {
 	return int32(n)
 }
 
+// big40 is 2^40, a variable so that the maps keyed by int that hold it
+// compile where int has 32 bits (and hold it truncated there).
+var big40 = int64(1) << 40
+
 func hostValue(r *rand.Rand, depth int) any {
 	elem := func() any {
 		if depth >= 2 || r.Intn(3) == 0 {
@@ -153,11 +157,11 @@ func hostValue(r *rand.Rand, depth int) any {
 	case 22:
 		return map[string][]int{"a": {1}, "b": nil}
 	case 23:
-		return map[int]string{1: "a", 1 << 40: "big", -1: "neg"}
+		return map[int]string{1: "a", int(big40): "big", -1: "neg"}
 	case 24:
 		return map[int8]string{1: "a", 2: "b"}
 	case 25:
-		return map[Key]string{1: "a", 1 << 40: "big"}
+		return map[Key]string{1: "a", Key(big40): "big"}
 	case 26:
 		return map[uint]string{1: "a"}
 	case 27:
