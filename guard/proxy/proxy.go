@@ -760,6 +760,19 @@ func (p *proxy) call(f *frame, q *pending, key string, params map[string]json.Ra
 			answer(errorFrame(f.id, codeInvalidParams, "oarc guard: task-augmented tools/call is not supported; call the tool without a task"))
 			return
 		}
+		p.mu.Lock()
+		known := p.serverKnown
+		p.mu.Unlock()
+		if !known {
+			// Without -server-id the server id is the upstream's
+			// serverInfo.name: before the upstream answered initialize
+			// the call's facts (tool = mcp_S_T, mcp_server_id) are not
+			// known, and a call evaluated with another id would escape
+			// every rule that names the server. MCP clients call tools
+			// after initialize; some servers run a call before it.
+			answer(resultFrame(f.id, guard.Refused(errors.New("the MCP server has not answered initialize yet, so its server id is not known; call tools after initialize, or give -server-id"))))
+			return
+		}
 		argsRaw := params["arguments"]
 		k := p.conn.Begin(context.Background(), f.id, name, argsRaw)
 		if b := k.Blocked(); b != nil {

@@ -1,0 +1,78 @@
+package proxy
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/oarc/oarc/guard"
+	"github.com/oarc/oarc/runtime"
+)
+
+// blocklist is a compilation set with one rule, a blocklist entry (no
+// deny-by-default): it blocks the tool named, mcp_S_T, and allows every
+// other call. The proxy's tests that need a set whose block depends on
+// the server id use it.
+type blocklist struct {
+	tool string
+	// seen are the tool facts of the occurrences evaluated.
+	seen []string
+}
+
+func (b *blocklist) Info() *guard.Info {
+	return &guard.Info{Name: "blocklist", Anchors: []guard.Anchor{guard.PreInvoke}}
+}
+
+func (b *blocklist) Evaluate(_ context.Context, o *guard.Occurrence, _ *runtime.Session, d *runtime.Decision) error {
+	d.Reset()
+	b.seen = append(b.seen, o.Tool)
+	if o.Tool == b.tool {
+		d.Effect, d.Code = runtime.Block, "NO_WRITE"
+	}
+	return nil
+}
+
+// A tools/call that arrives before the upstream answered initialize,
+// without -server-id, cannot be evaluated with the facts spec 11 gives it
+// (tool = mcp_S_T, S from serverInfo.name): the server id is not known.
+// It is blocked with OAR_GUARD and never forwarded, as a call the guard
+// could not evaluate; evaluated with the id "" it escaped every rule that
+// names the server (here a blocklist of mcp_fake_fs_server_write_file),
+// and MCP servers of the TypeScript SDK run calls before initialize.
+func TestProxyCallBeforeInitialize(t *testing.T) {
+	set := &blocklist{tool: "mcp_fake_fs_server_write_file"}
+	c := startWith(t, Config{Set: func(...runtime.Option) (guard.Set, error) { return set, nil }})
+	c.send(call(1, "write_file", `{"path":"/o","content":"x"}`))
+	text, isErr, code := c.callTextOf(1)
+	if !isErr || code != guard.CodeGuard || !strings.Contains(text, "initialize") || c.written() {
+		t.Fatalf("a call before initialize: %q %v %q (written %v)", text, isErr, code, c.written())
+	}
+	c.init()
+	c.send(call(2, "write_file", `{"path":"/o","content":"x"}`))
+	if _, isErr, code := c.callTextOf(2); !isErr || code != "NO_WRITE" || c.written() {
+		t.Fatalf("a call after initialize: %v %q (written %v)", isErr, code, c.written())
+	}
+	c.send(call(3, "read_text_file", `{"path":"/a"}`))
+	if text, isErr, _ := c.callTextOf(3); isErr || text != "hello from /a" {
+		t.Fatalf("an allowed call: %q %v", text, isErr)
+	}
+	if strings.Join(set.seen, ",") != "mcp_fake_fs_server_write_file,mcp_fake_fs_server_read_text_file" {
+		t.Fatalf("evaluated: %v", set.seen)
+	}
+}
+
+// callTextOf reads the answer to call id: its text, isError and
+// _meta["oarc/code"].
+func (c *client) callTextOf(id int) (string, bool, string) {
+	c.t.Helper()
+	m := c.recv()
+	if m["id"] != float64(id) {
+		c.t.Fatalf("want the answer to %d, got %v", id, m)
+	}
+	r := resultOf(c.t, m)
+	code := ""
+	if meta, ok := r["_meta"].(map[string]any); ok {
+		code, _ = meta["oarc/code"].(string)
+	}
+	return strings.Join(texts(r), "|"), r["isError"] == true, code
+}
