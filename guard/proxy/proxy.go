@@ -577,7 +577,31 @@ func resultFrame(id, result json.RawMessage) []byte {
 	return append(b, '}')
 }
 
+// oneLine returns the frame b without carriage returns: JSON reads one
+// as white space, but the MCP Python SDK's stdio transport (Python's
+// universal newlines) and Node's readline end a line there, so a frame
+// that the proxy read as one message could reach the other side as
+// several, one of them a tools/call the guard never saw. A carriage
+// return in a valid frame is white space between tokens (one in a string
+// is escaped), which compacting removes; a frame that does not compact is
+// not sent (ok false).
+func oneLine(b []byte) ([]byte, bool) {
+	if bytes.IndexByte(b, '\r') < 0 {
+		return b, true
+	}
+	var c bytes.Buffer
+	if json.Compact(&c, b) != nil {
+		return nil, false
+	}
+	return c.Bytes(), true
+}
+
 func (p *proxy) toClient(b []byte) {
+	b, ok := oneLine(b)
+	if !ok {
+		p.logf("dropped a message to the client that is not valid JSON")
+		return
+	}
 	p.outMu.Lock()
 	defer p.outMu.Unlock()
 	p.out.Write(b)
@@ -588,6 +612,10 @@ func (p *proxy) toClient(b []byte) {
 }
 
 func (p *proxy) toUpstream(b []byte) error {
+	b, ok := oneLine(b)
+	if !ok {
+		return errors.New("a message that is not valid JSON")
+	}
 	p.upMu.Lock()
 	defer p.upMu.Unlock()
 	if _, err := p.up.Write(append(b, '\n')); err != nil {

@@ -76,3 +76,62 @@ func (c *client) callTextOf(id int) (string, bool, string) {
 	}
 	return strings.Join(texts(r), "|"), r["isError"] == true, code
 }
+
+// universalLines splits lines as Python's text stdin reads them, which
+// the MCP Python SDK's stdio transport iterates (io.TextIOWrapper with
+// universal newlines): "\n", "\r\n" and a lone "\r" each end a line, as
+// they do for Node's readline.
+func universalLines(data []byte, atEOF bool) (int, []byte, error) {
+	for i, c := range data {
+		switch {
+		case c == '\n':
+			return i + 1, data[:i], nil
+		case c == '\r' && i+1 < len(data):
+			if data[i+1] == '\n' {
+				return i + 2, data[:i], nil
+			}
+			return i + 1, data[:i], nil
+		case c == '\r' && atEOF:
+			return i + 1, data[:i], nil
+		case c == '\r':
+			return 0, nil, nil // a "\n" may follow
+		}
+	}
+	if atEOF && len(data) > 0 {
+		return len(data), data, nil
+	}
+	return 0, nil, nil
+}
+
+// A carriage return is white space to JSON, and the end of a line to the
+// MCP Python SDK's stdio transport (universal newlines) and to Node's
+// readline. A client frame that the proxy reads as one request (a ping)
+// but that holds, between two carriage returns, a tools/call of its own
+// reached such an upstream as that call, never evaluated: every frame the
+// proxy writes, to either side, has no carriage return.
+func TestProxyCarriageReturn(t *testing.T) {
+	t.Setenv("OARC_FAKE_UNIVERSAL", "1")
+	c := start(t, "-server-id", "fs")
+	c.init()
+	smuggled := call(7, "write_file", `{"path":"/o","content":"x"}`)
+	c.send(`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"_meta":` + "\r" + smuggled + "\r" + `}}`)
+	c.send(`{"jsonrpc":"2.0","method":"notifications/roots/list_changed","params":{"_meta":` + "\r" + smuggled + "\r" + `}}`)
+	c.send(`{"jsonrpc":"2.0","id":2,"method":"ping"}`)
+	var ids []any
+	for len(ids) == 0 || ids[len(ids)-1] != float64(2) {
+		ids = append(ids, c.recv()["id"])
+	}
+	if c.written() {
+		t.Fatal("a tools/call hidden behind carriage returns reached the upstream unevaluated")
+	}
+	if len(ids) != 2 || ids[0] != float64(1) {
+		t.Fatalf("answers: %v", ids)
+	}
+	// And towards the client: a result with carriage returns in it
+	// reaches the client without them.
+	c.send(call(3, "read_text_file", `{"path":"/cr"}`))
+	raw := c.recvRaw()
+	if strings.Contains(raw, "\r") || !strings.Contains(raw, `"id":3`) {
+		t.Fatalf("the client received %q", raw)
+	}
+}
