@@ -775,6 +775,13 @@ func (p *proxy) call(f *frame, q *pending, key string, params map[string]json.Ra
 			answer(errorFrame(f.id, codeInternal, "oarc guard: internal error"))
 		}
 	}()
+	if f.method == "tasks/result" {
+		// A task's result is a tool result the guard never evaluated.
+		// Task-augmented calls are refused (below), so this task is not
+		// one the guard saw: refused, never forwarded.
+		answer(errorFrame(f.id, codeInvalidParams, "oarc guard: tasks/result is not supported: a task's result would reach the client unevaluated"))
+		return
+	}
 	if f.method == "tools/call" {
 		var name string
 		if json.Unmarshal(params["name"], &name) != nil {

@@ -66,6 +66,9 @@ func fakeServer(in io.Reader, out io.Writer) {
 		case "resources/read":
 			send(`{"jsonrpc":"2.0","method":"notifications/resources/list_changed"}`)
 			res(`{"contents":[{"uri":"file:///r","text":"resource text"}]}`)
+		case "tasks/result":
+			// The result of a task, were there one: a tool result.
+			res(`{"content":[{"type":"text","text":"task result ` + awsKey + `"}]}`)
 		case "tools/call":
 			switch m.Params.Name {
 			case "write_file":

@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -133,5 +134,30 @@ func TestProxyCarriageReturn(t *testing.T) {
 	raw := c.recvRaw()
 	if strings.Contains(raw, "\r") || !strings.Contains(raw, `"id":3`) {
 		t.Fatalf("the client received %q", raw)
+	}
+}
+
+// The result of a task (tasks/result, MCP 2025-11-25) is a tool result
+// that never went through the guard: the proxy refuses task-augmented
+// calls, so a client's tasks/result is about a task the guard did not
+// see (one an upstream made of a plain call, one of another route), and
+// is refused, never forwarded. The upstream's own tasks/result to the
+// client (a task of the client's sampling or elicitation) passes.
+func TestProxyTaskResult(t *testing.T) {
+	c := start(t, "-server-id", "fs")
+	c.init()
+	c.send(`{"jsonrpc":"2.0","id":1,"method":"tasks/result","params":{"taskId":"t-1"}}`)
+	raw := c.recvRaw()
+	var m map[string]any
+	if err := json.Unmarshal([]byte(raw), &m); err != nil {
+		t.Fatal(err)
+	}
+	e, _ := m["error"].(map[string]any)
+	if strings.Contains(raw, awsKey) || m["id"] != float64(1) || e == nil || e["code"] != float64(codeInvalidParams) {
+		t.Fatalf("tasks/result: %s", raw)
+	}
+	c.send(`{"jsonrpc":"2.0","id":2,"method":"ping"}`)
+	if m := c.recv(); m["id"] != float64(2) || m["result"] == nil {
+		t.Fatalf("ping: %v", m)
 	}
 }
