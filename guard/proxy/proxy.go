@@ -513,6 +513,10 @@ func parse(line []byte) (*frame, string) {
 	if !json.Valid(t) {
 		return nil, "not a JSON object"
 	}
+	// Every string as the guard reads it: a lone surrogate or invalid
+	// UTF-8 is U+FFFD for every parser downstream too, not a character
+	// one keeps and another drops.
+	t = jsonscan.WellFormed(t)
 	top, err := jsonscan.Members(t)
 	if err != nil {
 		return nil, "not a JSON object"

@@ -3,8 +3,10 @@ package proxy
 import (
 	"context"
 	"encoding/json"
+	"os/exec"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/oarc/oarc/guard"
 	"github.com/oarc/oarc/runtime"
@@ -159,5 +161,31 @@ func TestProxyTaskResult(t *testing.T) {
 	c.send(`{"jsonrpc":"2.0","id":2,"method":"ping"}`)
 	if m := c.recv(); m["id"] != float64(2) || m["result"] == nil {
 		t.Fatalf("ping: %v", m)
+	}
+}
+
+// A lone surrogate (a \u escape) or invalid UTF-8 in a string is U+FFFD
+// to the guard (encoding/json's reading), but JavaScript keeps the lone
+// surrogate and other readers drop the bytes: text split so escaped
+// from the rules' reading ("AKIA<lone surrogate>IOSF..." is no AWS key
+// to the guard, and one to a reader that drops it). Every frame is
+// relayed with its strings as the guard read them: the client gets
+// U+FFFD, in the text the rules saw, and no lone surrogate.
+func TestProxyLoneSurrogate(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node is not installed")
+	}
+	set := &blocklist{tool: "mcp_fs_none"}
+	c := startWith(t, Config{Set: func(...runtime.Option) (guard.Set, error) { return set, nil }}, "-server-id", "fs", "--", node, "-e", nodeUpstream)
+	c.init()
+	c.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"write\udc00_file","arguments":{}}}`)
+	raw := c.recvRaw()
+	if strings.Contains(strings.ToLower(raw), `\udc00`) || !strings.Contains(raw, "called write\uFFFD_file") {
+		t.Fatalf("the client received %s", raw)
+	}
+	c.send("{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"read\xff_file\",\"arguments\":{}}}")
+	if raw := c.recvRaw(); !utf8.ValidString(raw) || !strings.Contains(raw, "called read\uFFFD_file") {
+		t.Fatalf("the client received %q", raw)
 	}
 }
