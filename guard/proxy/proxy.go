@@ -919,20 +919,37 @@ func (p *proxy) ask(ctx context.Context, question string) (bool, error) {
 	defer t.Stop()
 	select {
 	case f := <-ch:
-		var r struct {
-			Action  string         `json:"action"`
-			Content map[string]any `json:"content"`
-		}
-		if res, ok := f.top["result"]; !ok || json.Unmarshal(res, &r) != nil {
+		res, ok := f.top["result"]
+		if !ok {
 			return false, errors.New("the client answered the elicitation with an error")
 		}
-		ok, _ := r.Content["approve"].(bool)
-		return r.Action == "accept" && ok, nil
+		return approvedAnswer(res), nil
 	case <-t.C:
 		return false, fmt.Errorf("no answer within %v", p.o.askTimeout)
 	case <-ctx.Done():
 		return false, ctx.Err()
 	}
+}
+
+// approvedAnswer reads an ElicitResult: a yes only with the member
+// "action" the string "accept" and "content" an object whose member
+// "approve" is true, each spelt exactly so (encoding/json would also read
+// "Action" or "APPROVE", which the client did not write as the answer).
+func approvedAnswer(res json.RawMessage) bool {
+	top, err := jsonscan.Members(res)
+	if err != nil {
+		return false
+	}
+	var action string
+	if json.Unmarshal(top["action"], &action) != nil || action != "accept" {
+		return false
+	}
+	content, err := jsonscan.Members(top["content"])
+	if err != nil {
+		return false
+	}
+	var approve bool
+	return json.Unmarshal(content["approve"], &approve) == nil && approve
 }
 
 // approveSchema is the requested schema of the proxy's elicitations.

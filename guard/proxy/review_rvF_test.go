@@ -189,3 +189,30 @@ func TestProxyLoneSurrogate(t *testing.T) {
 		t.Fatalf("the client received %q", raw)
 	}
 }
+
+// The answer to the proxy's elicitation is read by its members' exact
+// names, as the middleware's SDK reads it: a yes only in "action":
+// "accept" with "approve": true. encoding/json matched "Action" to
+// action too, and an answer that declined under "action" and accepted
+// under "Action" approved the call.
+func TestProxyAskAnswerExact(t *testing.T) {
+	for _, answer := range []string{
+		`{"action":"decline","Action":"accept","content":{"approve":true}}`,
+		`{"ACTION":"accept","content":{"approve":true}}`,
+		`{"action":"accept","Content":{"approve":true}}`,
+	} {
+		c := start(t, "-server-id", "everything", "-ask-timeout", "5s")
+		c.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{"elicitation":{}},"clientInfo":{"name":"t","version":"1"}}}`)
+		c.recv()
+		c.send(call(1, "deploy", `{"path":"prod"}`))
+		m := c.recv()
+		if m["method"] != "elicitation/create" {
+			t.Fatalf("want an elicitation, got %v", m)
+		}
+		id, _ := json.Marshal(m["id"])
+		c.send(`{"jsonrpc":"2.0","id":` + string(id) + `,"result":` + answer + `}`)
+		if _, isErr, code := c.callTextOf(1); !isErr || code != "ASK_DEPLOY" {
+			t.Errorf("answer %s: isError %v, code %q", answer, isErr, code)
+		}
+	}
+}
