@@ -237,7 +237,8 @@ type proxy struct {
 	// elicitation/create; otherwise no one can be asked.
 	elicit bool
 	// asks are the proxy's own elicitation requests the client has not
-	// answered, by id; askSeq numbers them.
+	// answered, by id (a nil channel: one withdrawn, whose late answer is
+	// dropped); askSeq numbers them.
 	asks   map[string]chan *frame
 	askSeq int64
 	// serverKnown is set once the server id is known (-server-id, or the
@@ -256,6 +257,12 @@ type pending struct {
 	// first says that a tools/list request asked for the first page (no
 	// cursor): the proxy's own tools are listed there.
 	first bool
+	// ctx is the request's context while it is pending: stop cancels it
+	// when the request is answered, expires, is cancelled or fails (a
+	// person asked about a call the client no longer waits for is told,
+	// see ask).
+	ctx  context.Context
+	stop context.CancelFunc
 	// sent says that the request was forwarded to the upstream: until
 	// then its id is only reserved (a tools/call being evaluated, perhaps
 	// waiting for a person's answer), so that a second request with the
@@ -699,6 +706,7 @@ func (p *proxy) forward(f *frame) {
 func (p *proxy) request(f *frame) {
 	key := idKey(f.id)
 	q := &pending{id: bytes.Clone(f.id), method: f.method}
+	q.ctx, q.stop = context.WithCancel(context.Background())
 	var params map[string]json.RawMessage
 	if raw, ok := f.top["params"]; ok && !isNull(raw) {
 		if err := json.Unmarshal(raw, &params); err != nil {
@@ -719,6 +727,7 @@ func (p *proxy) request(f *frame) {
 	p.mu.Lock()
 	if _, dup := p.pending[key]; dup {
 		p.mu.Unlock()
+		q.stop()
 		p.logf("refused a request whose id %s is already pending", key)
 		p.toClient(errorFrame(f.id, codeInvalidRequest, "oarc guard: a request with this id is already pending"))
 		return
@@ -768,10 +777,12 @@ func (p *proxy) call(f *frame, q *pending, key string, params map[string]json.Ra
 	}()
 	// answer answers the request here, never forwarded: the id is freed
 	// first, so that a client that reuses it once it has the answer is
-	// not refused.
+	// not refused. A request no longer pending (cancelled by the client,
+	// or answered with an error when the upstream died) gets no answer.
 	answer := func(b []byte) {
-		p.take(key, q)
-		p.toClient(b)
+		if p.take(key, q) {
+			p.toClient(b)
+		}
 	}
 	defer func() {
 		if r := recover(); r != nil {
@@ -813,7 +824,7 @@ func (p *proxy) call(f *frame, q *pending, key string, params map[string]json.Ra
 			return
 		}
 		argsRaw := params["arguments"]
-		k := p.conn.Begin(context.Background(), f.id, name, argsRaw)
+		k := p.conn.Begin(q.ctx, f.id, name, argsRaw)
 		if b := k.Blocked(); b != nil {
 			out := k.Finish(context.Background(), nil, 0, guard.FinishOptions{AppendNotes: p.o.notes})
 			answer(resultFrame(f.id, out))
@@ -902,9 +913,16 @@ func (p *proxy) ask(ctx context.Context, question string) (bool, error) {
 	ch := make(chan *frame, 1)
 	p.asks[idKey(id)] = ch
 	p.mu.Unlock()
+	withdrawn := false
 	defer func() {
 		p.mu.Lock()
-		delete(p.asks, idKey(id))
+		if withdrawn {
+			// A late answer is the answer to this question still: it is
+			// dropped, never relayed to the upstream as its own.
+			p.asks[idKey(id)] = nil
+		} else {
+			delete(p.asks, idKey(id))
+		}
 		p.mu.Unlock()
 	}()
 	req, err := json.Marshal(map[string]any{
@@ -925,9 +943,26 @@ func (p *proxy) ask(ctx context.Context, question string) (bool, error) {
 		}
 		return approvedAnswer(res), nil
 	case <-t.C:
+		withdrawn = true
+		p.withdraw(id, "no answer in time: the call is blocked")
 		return false, fmt.Errorf("no answer within %v", p.o.askTimeout)
 	case <-ctx.Done():
+		withdrawn = true
+		p.withdraw(id, "the call is no longer pending")
 		return false, ctx.Err()
+	}
+}
+
+// withdraw tells the client that the proxy no longer waits for the answer
+// to its elicitation id (notifications/cancelled), so that a person is not
+// left asked about a call that will not run whatever they answer.
+func (p *proxy) withdraw(id json.RawMessage, reason string) {
+	b, err := json.Marshal(map[string]any{
+		"jsonrpc": "2.0", "method": "notifications/cancelled",
+		"params": map[string]any{"requestId": id, "reason": reason},
+	})
+	if err == nil {
+		p.toClient(b)
 	}
 }
 
@@ -965,13 +1000,15 @@ var approveSchema = map[string]any{
 // and reports whether one did.
 func (p *proxy) answered(f *frame) bool {
 	p.mu.Lock()
-	ch := p.asks[idKey(f.id)]
+	ch, ok := p.asks[idKey(f.id)]
 	delete(p.asks, idKey(f.id))
 	p.mu.Unlock()
-	if ch == nil {
+	if !ok {
 		return false
 	}
-	ch <- f
+	if ch != nil { // nil: a question withdrawn, its late answer dropped
+		ch <- f
+	}
 	return true
 }
 
@@ -987,6 +1024,7 @@ func (p *proxy) take(key string, q *pending) bool {
 	if q.timer != nil {
 		q.timer.Stop()
 	}
+	q.stop()
 	return true
 }
 
@@ -1027,6 +1065,7 @@ func (p *proxy) failAll(why string) {
 		if q.timer != nil {
 			q.timer.Stop()
 		}
+		q.stop()
 	}
 	p.mu.Unlock()
 	for _, q := range qs {

@@ -526,6 +526,9 @@ func TestProxyAsk(t *testing.T) {
 				if tc.answer != "" {
 					id, _ := json.Marshal(m["id"])
 					c.send(`{"jsonrpc":"2.0","id":` + string(id) + `,` + tc.answer + `}`)
+				} else if n := c.recv(); n["method"] != "notifications/cancelled" || n["params"].(map[string]any)["requestId"] != m["id"] {
+					// No answer in time: the question is withdrawn.
+					t.Fatalf("want the elicitation %v cancelled, got %v", m["id"], n)
 				}
 				m = c.recv()
 			}

@@ -216,3 +216,30 @@ func TestProxyAskAnswerExact(t *testing.T) {
 		}
 	}
 }
+
+// A call the client cancels while the proxy waits for a person's answer
+// is not forwarded, and the question is withdrawn at once
+// (notifications/cancelled for the proxy's elicitation), not left open
+// for -ask-timeout: a person who approved it would believe it ran. The
+// late answer is dropped, and the call never runs.
+func TestProxyAskCancelled(t *testing.T) {
+	c := start(t, "-server-id", "everything", "-ask-timeout", "1m")
+	c.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{"elicitation":{}},"clientInfo":{"name":"t","version":"1"}}}`)
+	c.recv()
+	c.send(call(1, "deploy", `{"path":"prod"}`))
+	m := c.recv()
+	if m["method"] != "elicitation/create" {
+		t.Fatalf("want an elicitation, got %v", m)
+	}
+	c.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"user"}}`)
+	n := c.recv()
+	if n["method"] != "notifications/cancelled" || n["params"].(map[string]any)["requestId"] != m["id"] {
+		t.Fatalf("want the elicitation %v cancelled, got %v", m["id"], n)
+	}
+	id, _ := json.Marshal(m["id"])
+	c.send(`{"jsonrpc":"2.0","id":` + string(id) + `,"result":{"action":"accept","content":{"approve":true}}}`)
+	c.send(`{"jsonrpc":"2.0","id":2,"method":"ping"}`)
+	if m := c.recv(); m["id"] != float64(2) {
+		t.Fatalf("want the ping's answer, got %v", m)
+	}
+}
