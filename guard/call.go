@@ -274,6 +274,16 @@ func (k *Call) ask(ctx context.Context, d *runtime.Decision) (rejection string) 
 	return ""
 }
 
+// Refused is the result of a call the guard refuses to evaluate, for
+// reason: blocked with [CodeGuard] (isError, the reason in its one text
+// item, _meta["oarc/code"]), as a call the guard could not evaluate. The
+// call must not be forwarded.
+func Refused(reason error) json.RawMessage {
+	k := &Call{}
+	k.fail(reason)
+	return k.blocked
+}
+
 // fail blocks the call with CodeGuard: the guard could not evaluate it.
 func (k *Call) fail(err error) {
 	var b strings.Builder

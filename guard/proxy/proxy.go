@@ -237,7 +237,8 @@ type proxy struct {
 	// elicitation/create; otherwise no one can be asked.
 	elicit bool
 	// asks are the proxy's own elicitation requests the client has not
-	// answered, by id; askSeq numbers them.
+	// answered, by id (a nil channel: one withdrawn, whose late answer is
+	// dropped); askSeq numbers them.
 	asks   map[string]chan *frame
 	askSeq int64
 	// serverKnown is set once the server id is known (-server-id, or the
@@ -256,6 +257,12 @@ type pending struct {
 	// first says that a tools/list request asked for the first page (no
 	// cursor): the proxy's own tools are listed there.
 	first bool
+	// ctx is the request's context while it is pending: stop cancels it
+	// when the request is answered, expires, is cancelled or fails (a
+	// person asked about a call the client no longer waits for is told,
+	// see ask).
+	ctx  context.Context
+	stop context.CancelFunc
 	// sent says that the request was forwarded to the upstream: until
 	// then its id is only reserved (a tools/call being evaluated, perhaps
 	// waiting for a person's answer), so that a second request with the
@@ -513,6 +520,10 @@ func parse(line []byte) (*frame, string) {
 	if !json.Valid(t) {
 		return nil, "not a JSON object"
 	}
+	// Every string as the guard reads it: a lone surrogate or invalid
+	// UTF-8 is U+FFFD for every parser downstream too, not a character
+	// one keeps and another drops.
+	t = jsonscan.WellFormed(t)
 	top, err := jsonscan.Members(t)
 	if err != nil {
 		return nil, "not a JSON object"
@@ -577,7 +588,31 @@ func resultFrame(id, result json.RawMessage) []byte {
 	return append(b, '}')
 }
 
+// oneLine returns the frame b without carriage returns: JSON reads one
+// as white space, but the MCP Python SDK's stdio transport (Python's
+// universal newlines) and Node's readline end a line there, so a frame
+// that the proxy read as one message could reach the other side as
+// several, one of them a tools/call the guard never saw. A carriage
+// return in a valid frame is white space between tokens (one in a string
+// is escaped), which compacting removes; a frame that does not compact is
+// not sent (ok false).
+func oneLine(b []byte) ([]byte, bool) {
+	if bytes.IndexByte(b, '\r') < 0 {
+		return b, true
+	}
+	var c bytes.Buffer
+	if json.Compact(&c, b) != nil {
+		return nil, false
+	}
+	return c.Bytes(), true
+}
+
 func (p *proxy) toClient(b []byte) {
+	b, ok := oneLine(b)
+	if !ok {
+		p.logf("dropped a message to the client that is not valid JSON")
+		return
+	}
 	p.outMu.Lock()
 	defer p.outMu.Unlock()
 	p.out.Write(b)
@@ -588,6 +623,10 @@ func (p *proxy) toClient(b []byte) {
 }
 
 func (p *proxy) toUpstream(b []byte) error {
+	b, ok := oneLine(b)
+	if !ok {
+		return errors.New("a message that is not valid JSON")
+	}
 	p.upMu.Lock()
 	defer p.upMu.Unlock()
 	if _, err := p.up.Write(append(b, '\n')); err != nil {
@@ -667,6 +706,7 @@ func (p *proxy) forward(f *frame) {
 func (p *proxy) request(f *frame) {
 	key := idKey(f.id)
 	q := &pending{id: bytes.Clone(f.id), method: f.method}
+	q.ctx, q.stop = context.WithCancel(context.Background())
 	var params map[string]json.RawMessage
 	if raw, ok := f.top["params"]; ok && !isNull(raw) {
 		if err := json.Unmarshal(raw, &params); err != nil {
@@ -687,6 +727,7 @@ func (p *proxy) request(f *frame) {
 	p.mu.Lock()
 	if _, dup := p.pending[key]; dup {
 		p.mu.Unlock()
+		q.stop()
 		p.logf("refused a request whose id %s is already pending", key)
 		p.toClient(errorFrame(f.id, codeInvalidRequest, "oarc guard: a request with this id is already pending"))
 		return
@@ -736,10 +777,12 @@ func (p *proxy) call(f *frame, q *pending, key string, params map[string]json.Ra
 	}()
 	// answer answers the request here, never forwarded: the id is freed
 	// first, so that a client that reuses it once it has the answer is
-	// not refused.
+	// not refused. A request no longer pending (cancelled by the client,
+	// or answered with an error when the upstream died) gets no answer.
 	answer := func(b []byte) {
-		p.take(key, q)
-		p.toClient(b)
+		if p.take(key, q) {
+			p.toClient(b)
+		}
 	}
 	defer func() {
 		if r := recover(); r != nil {
@@ -747,6 +790,13 @@ func (p *proxy) call(f *frame, q *pending, key string, params map[string]json.Ra
 			answer(errorFrame(f.id, codeInternal, "oarc guard: internal error"))
 		}
 	}()
+	if f.method == "tasks/result" {
+		// A task's result is a tool result the guard never evaluated.
+		// Task-augmented calls are refused (below), so this task is not
+		// one the guard saw: refused, never forwarded.
+		answer(errorFrame(f.id, codeInvalidParams, "oarc guard: tasks/result is not supported: a task's result would reach the client unevaluated"))
+		return
+	}
 	if f.method == "tools/call" {
 		var name string
 		if json.Unmarshal(params["name"], &name) != nil {
@@ -760,8 +810,21 @@ func (p *proxy) call(f *frame, q *pending, key string, params map[string]json.Ra
 			answer(errorFrame(f.id, codeInvalidParams, "oarc guard: task-augmented tools/call is not supported; call the tool without a task"))
 			return
 		}
+		p.mu.Lock()
+		known := p.serverKnown
+		p.mu.Unlock()
+		if !known {
+			// Without -server-id the server id is the upstream's
+			// serverInfo.name: before the upstream answered initialize
+			// the call's facts (tool = mcp_S_T, mcp_server_id) are not
+			// known, and a call evaluated with another id would escape
+			// every rule that names the server. MCP clients call tools
+			// after initialize; some servers run a call before it.
+			answer(resultFrame(f.id, guard.Refused(errors.New("the MCP server has not answered initialize yet, so its server id is not known; call tools after initialize, or give -server-id"))))
+			return
+		}
 		argsRaw := params["arguments"]
-		k := p.conn.Begin(context.Background(), f.id, name, argsRaw)
+		k := p.conn.Begin(q.ctx, f.id, name, argsRaw)
 		if b := k.Blocked(); b != nil {
 			out := k.Finish(context.Background(), nil, 0, guard.FinishOptions{AppendNotes: p.o.notes})
 			answer(resultFrame(f.id, out))
@@ -850,9 +913,16 @@ func (p *proxy) ask(ctx context.Context, question string) (bool, error) {
 	ch := make(chan *frame, 1)
 	p.asks[idKey(id)] = ch
 	p.mu.Unlock()
+	withdrawn := false
 	defer func() {
 		p.mu.Lock()
-		delete(p.asks, idKey(id))
+		if withdrawn {
+			// A late answer is the answer to this question still: it is
+			// dropped, never relayed to the upstream as its own.
+			p.asks[idKey(id)] = nil
+		} else {
+			delete(p.asks, idKey(id))
+		}
 		p.mu.Unlock()
 	}()
 	req, err := json.Marshal(map[string]any{
@@ -867,20 +937,54 @@ func (p *proxy) ask(ctx context.Context, question string) (bool, error) {
 	defer t.Stop()
 	select {
 	case f := <-ch:
-		var r struct {
-			Action  string         `json:"action"`
-			Content map[string]any `json:"content"`
-		}
-		if res, ok := f.top["result"]; !ok || json.Unmarshal(res, &r) != nil {
+		res, ok := f.top["result"]
+		if !ok {
 			return false, errors.New("the client answered the elicitation with an error")
 		}
-		ok, _ := r.Content["approve"].(bool)
-		return r.Action == "accept" && ok, nil
+		return approvedAnswer(res), nil
 	case <-t.C:
+		withdrawn = true
+		p.withdraw(id, "no answer in time: the call is blocked")
 		return false, fmt.Errorf("no answer within %v", p.o.askTimeout)
 	case <-ctx.Done():
+		withdrawn = true
+		p.withdraw(id, "the call is no longer pending")
 		return false, ctx.Err()
 	}
+}
+
+// withdraw tells the client that the proxy no longer waits for the answer
+// to its elicitation id (notifications/cancelled), so that a person is not
+// left asked about a call that will not run whatever they answer.
+func (p *proxy) withdraw(id json.RawMessage, reason string) {
+	b, err := json.Marshal(map[string]any{
+		"jsonrpc": "2.0", "method": "notifications/cancelled",
+		"params": map[string]any{"requestId": id, "reason": reason},
+	})
+	if err == nil {
+		p.toClient(b)
+	}
+}
+
+// approvedAnswer reads an ElicitResult: a yes only with the member
+// "action" the string "accept" and "content" an object whose member
+// "approve" is true, each spelt exactly so (encoding/json would also read
+// "Action" or "APPROVE", which the client did not write as the answer).
+func approvedAnswer(res json.RawMessage) bool {
+	top, err := jsonscan.Members(res)
+	if err != nil {
+		return false
+	}
+	var action string
+	if json.Unmarshal(top["action"], &action) != nil || action != "accept" {
+		return false
+	}
+	content, err := jsonscan.Members(top["content"])
+	if err != nil {
+		return false
+	}
+	var approve bool
+	return json.Unmarshal(content["approve"], &approve) == nil && approve
 }
 
 // approveSchema is the requested schema of the proxy's elicitations.
@@ -896,13 +1000,15 @@ var approveSchema = map[string]any{
 // and reports whether one did.
 func (p *proxy) answered(f *frame) bool {
 	p.mu.Lock()
-	ch := p.asks[idKey(f.id)]
+	ch, ok := p.asks[idKey(f.id)]
 	delete(p.asks, idKey(f.id))
 	p.mu.Unlock()
-	if ch == nil {
+	if !ok {
 		return false
 	}
-	ch <- f
+	if ch != nil { // nil: a question withdrawn, its late answer dropped
+		ch <- f
+	}
 	return true
 }
 
@@ -918,6 +1024,7 @@ func (p *proxy) take(key string, q *pending) bool {
 	if q.timer != nil {
 		q.timer.Stop()
 	}
+	q.stop()
 	return true
 }
 
@@ -958,6 +1065,7 @@ func (p *proxy) failAll(why string) {
 		if q.timer != nil {
 			q.timer.Stop()
 		}
+		q.stop()
 	}
 	p.mu.Unlock()
 	for _, q := range qs {

@@ -38,6 +38,9 @@ func fakeServer(in io.Reader, out io.Writer) {
 	send := func(s string) { w.WriteString(s + "\n"); w.Flush() }
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	if os.Getenv("OARC_FAKE_UNIVERSAL") != "" {
+		sc.Split(universalLines)
+	}
 	for sc.Scan() {
 		var m struct {
 			ID     json.RawMessage `json:"id"`
@@ -63,6 +66,9 @@ func fakeServer(in io.Reader, out io.Writer) {
 		case "resources/read":
 			send(`{"jsonrpc":"2.0","method":"notifications/resources/list_changed"}`)
 			res(`{"contents":[{"uri":"file:///r","text":"resource text"}]}`)
+		case "tasks/result":
+			// The result of a task, were there one: a tool result.
+			res(`{"content":[{"type":"text","text":"task result ` + awsKey + `"}]}`)
 		case "tools/call":
 			switch m.Params.Name {
 			case "write_file":
@@ -73,6 +79,11 @@ func fakeServer(in io.Reader, out io.Writer) {
 			switch m.Params.Arguments["path"] {
 			case "/secret":
 				res(`{"content":[{"type":"text","text":"key ` + awsKey + `"}],"structuredContent":{"content":"key ` + awsKey + `"}}`)
+			case "/cr":
+				// A carriage return where JSON allows white space, around
+				// what is a frame of its own to a reader that ends lines
+				// at a carriage return.
+				send(`{"jsonrpc":"2.0","id":` + id + `,"result":{"content":[{"type":"text","text":"ok"}],"structuredContent":{"a":` + "\r" + `{"jsonrpc":"2.0","id":99,"result":{"content":[{"type":"text","text":"` + awsKey + `"}]}}` + "\r" + `}}}`)
 			case "/hang", "/cancel":
 			case "/die":
 				os.Exit(3)
@@ -515,6 +526,9 @@ func TestProxyAsk(t *testing.T) {
 				if tc.answer != "" {
 					id, _ := json.Marshal(m["id"])
 					c.send(`{"jsonrpc":"2.0","id":` + string(id) + `,` + tc.answer + `}`)
+				} else if n := c.recv(); n["method"] != "notifications/cancelled" || n["params"].(map[string]any)["requestId"] != m["id"] {
+					// No answer in time: the question is withdrawn.
+					t.Fatalf("want the elicitation %v cancelled, got %v", m["id"], n)
 				}
 				m = c.recv()
 			}

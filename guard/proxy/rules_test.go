@@ -72,16 +72,7 @@ func (c *client) callText(id int, tool, args string) (string, bool, string) {
 		c.t.Fatal(err)
 	}
 	c.send(call(id, tool, b.String()))
-	m := c.recv()
-	if m["id"] != float64(id) {
-		c.t.Fatalf("want the answer to %d, got %v", id, m)
-	}
-	r := resultOf(c.t, m)
-	code := ""
-	if meta, ok := r["_meta"].(map[string]any); ok {
-		code, _ = meta["oarc/code"].(string)
-	}
-	return strings.Join(texts(r), "|"), r["isError"] == true, code
+	return c.callTextOf(id)
 }
 
 // lastRecord is the last record of id in the store file.

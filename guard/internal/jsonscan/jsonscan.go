@@ -258,3 +258,51 @@ func MarshalString(s string) ([]byte, error) {
 	}
 	return bytes.TrimRight(b.Bytes(), "\n"), nil
 }
+
+// WellFormed returns b, which must be valid JSON (json.Valid), with
+// every string in it (keys and values) as [Unquote] reads it,
+// re-encoded: a \u escape of a lone surrogate, and invalid UTF-8, become
+// U+FFFD, so that every parser downstream reads the text the guard read
+// (JavaScript keeps a lone surrogate, Go reads U+FFFD, others drop the
+// bytes). b is returned as it is when it has neither (the common case,
+// one pass over its bytes).
+func WellFormed(b []byte) []byte {
+	if utf8.Valid(b) && !surrogateEscape(b) {
+		return b
+	}
+	out := make([]byte, 0, len(b)+16)
+	for i := 0; i < len(b); {
+		if b[i] != '"' {
+			out = append(out, b[i])
+			i++
+			continue
+		}
+		e := SkipString(b, i)
+		s, err := Unquote(b[i:e])
+		if err != nil {
+			return b
+		}
+		q, err := MarshalString(s)
+		if err != nil {
+			return b
+		}
+		out = append(out, q...)
+		i = e
+	}
+	return out
+}
+
+// surrogateEscape reports whether b may hold a \u escape of a surrogate
+// (\uD800 to \uDFFF; a false alarm only costs a re-encoding).
+func surrogateEscape(b []byte) bool {
+	for {
+		i := bytes.Index(b, []byte(`\u`))
+		if i < 0 || i+2 >= len(b) {
+			return false
+		}
+		if c := b[i+2]; c == 'd' || c == 'D' {
+			return true
+		}
+		b = b[i+2:]
+	}
+}

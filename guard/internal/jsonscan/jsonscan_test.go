@@ -24,3 +24,16 @@ func FuzzUnquote(f *testing.F) {
 		}
 	})
 }
+
+func TestWellFormed(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{`{"a":"b"}`, `{"a":"b"}`},
+		{`{"a":"\ud800x","\udc00":["\ud83d\ude00",1]}`, `{"a":"` + "\uFFFD" + `x","` + "\uFFFD" + `":["` + "\U0001F600" + `",1]}`},
+		{"{\"a\":\"AKIA\xffIOS\"}", `{"a":"AKIA` + "\uFFFD" + `IOS"}`},
+		{`{"a":"\\udc00","b":"\u00e9"}`, `{"a":"\\udc00","b":"` + "\u00e9" + `"}`},
+	} {
+		if got := string(WellFormed([]byte(tc.in))); got != tc.want {
+			t.Errorf("WellFormed(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
