@@ -1,0 +1,100 @@
+package rulestore_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/oarc/oarc/rulestore"
+	"github.com/oarc/oarc/runtime"
+)
+
+// callTool runs the store's tool name with args and returns its text.
+func callTool(t *testing.T, s *rulestore.Store, name, args string) string {
+	t.Helper()
+	for _, tl := range s.Tools() {
+		if tl.Name == name {
+			out, err := tl.Call(context.Background(), json.RawMessage(args))
+			if err != nil {
+				t.Fatalf("%s %s: %v", name, args, err)
+			}
+			return out
+		}
+	}
+	t.Fatalf("no tool %s", name)
+	return ""
+}
+
+// hidden returns the first character of s an agent would not see (spec
+// 5.1: controls but tab and line breaks, Unicode Cf), or "".
+func hidden(s string) string {
+	for _, r := range s {
+		if runtime.HiddenRune(r) {
+			return fmt.Sprintf("%U", r)
+		}
+	}
+	return ""
+}
+
+// TestReviewRvIToolsShowNothingInvisible: what the store's tools answer
+// reaches the model as a tool result, so nothing in it may be invisible
+// (spec 5.1: copy text is sanitised wherever it reaches an agent,
+// section 12's store included). An agent can hide a sentence in tag
+// characters inside a string literal of its `when` or in a selector
+// value, and a store file not written by Add can hold any copy,
+// rationale or reason; rule_status showed them raw to every later
+// session. The rule's JSON keeps them as \u escapes (it decodes to the
+// same rule), free text shows U+FFFD.
+func TestReviewRvIToolsShowNothingInvisible(t *testing.T) {
+	tags := "\U000E0069\U000E0067\U000E006E\U000E006F\U000E0072\U000E0065" // "ignore" in tag characters
+	when := `tool == "x` + tags + "\u200b" + `"`
+	rule, _ := json.Marshal(map[string]any{"oar": "1.0", "id": "V_WHEN", "kind": "policy", "anchor": "tool.pre_invoke", "effect": "block",
+		"requires": map[string]any{"profiles": []string{"tool"}}, "selector": map[string]any{"tool": "x\u202eyz"}, "when": when, "copy": map[string]any{"title": "Visible"}})
+	path := writeFile(t,
+		`{"id":"V_FILE","created_at":"2026-01-02T03:04:05Z","status":"retired","rule":{"oar":"1.0","id":"V_FILE","kind":"policy","anchor":"tool.pre_invoke","effect":"block","requires":{"profiles":["tool"]},"when":"tool == \"rm\"","copy":{"title":"Hi\u200b\u202eyou\u0007","fix":"f\u2066x"}},"rationale":"r\u200bx","source":"s\u00adx","tags":["t\ufeffx"],"reason":"gone\u2067"}`+"\n")
+	s, err := rulestore.Open(path, baseSet(t), rulestore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.Add(rulestore.Draft{Rule: rule, Rationale: "why"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range [][2]string{
+		{"rules_list", `{"status":"all"}`},
+		{"rules_search", `{"query":"hi visible"}`},
+		{"rule_status", `{"id":"V_FILE"}`},
+		{"rule_status", `{"id":"V_WHEN"}`},
+		{"rule_status", `{"id":"X\u200bY"}`},
+		{"rule_retire", `{"id":"X\u200bY","reason":"r"}`},
+		{"rule_add", `{"rule":{"oar":"1.0","id":"V_BAD","kind":"policy","anchor":"tool.pre_invoke","effect":"block","when":"tool == \"\u200b\" &&"},"rationale":"r"}`},
+	} {
+		out := callTool(t, s, c[0], c[1])
+		if h := hidden(out); h != "" {
+			t.Errorf("%s %s: the answer holds %s:\n%q", c[0], c[1], h, out)
+		}
+	}
+	// The rule's JSON in rule_status is the rule: its when decodes to
+	// the when the agent wrote.
+	out := callTool(t, s, "rule_status", `{"id":"V_WHEN"}`)
+	_, js, ok := strings.Cut(out, "\nrule: ")
+	if !ok {
+		t.Fatalf("no rule line:\n%s", out)
+	}
+	js, _, _ = strings.Cut(js, "\n")
+	var got struct {
+		When     string            `json:"when"`
+		Selector map[string]string `json:"selector"`
+	}
+	if err := json.Unmarshal([]byte(js), &got); err != nil {
+		t.Fatalf("%v: %s", err, js)
+	}
+	if got.When != when || got.Selector["tool"] != "x\u202eyz" {
+		t.Errorf("rule_status shows another rule: when %q selector %q", got.When, got.Selector)
+	}
+	if !strings.Contains(js, `\udb40\udc69`) {
+		t.Errorf("the tag characters are not shown as escapes: %s", js)
+	}
+}
