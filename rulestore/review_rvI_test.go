@@ -98,3 +98,62 @@ func TestReviewRvIToolsShowNothingInvisible(t *testing.T) {
 		t.Errorf("the tag characters are not shown as escapes: %s", js)
 	}
 }
+
+// TestReviewRvIVerdictFollowsCounts: a trial's verdict is ready under the
+// rule of oarc stats, fired in at least N distinct sessions with no
+// error (spec 10, 12), N the store's threshold. The verdict a record
+// holds was the writer's; a record that says ready with errors (a file
+// edited by hand, a writer with a lower N) was shown as ready by the
+// tools, Status and oarc store.
+func TestReviewRvIVerdictFollowsCounts(t *testing.T) {
+	trial := func(id, tr string) string {
+		return record(id, "candidate", `tool == "x"`, `,"trial":`+tr) + "\n"
+	}
+	path := writeFile(t,
+		trial("V_ERRORS", `{"sessions":6,"fired_sessions":6,"monitored":6,"errors":3,"threshold":5,"verdict":"ready"}`),
+		trial("V_LOWER_N", `{"sessions":5,"fired_sessions":5,"monitored":5,"errors":0,"threshold":5,"verdict":"ready"}`),
+		trial("V_READY", `{"sessions":9,"fired_sessions":8,"monitored":8,"errors":0,"threshold":8,"verdict":"pending"}`),
+	)
+	s, err := rulestore.Open(path, baseSet(t), rulestore.Options{Sessions: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	want := map[string]string{"V_ERRORS": "failing", "V_LOWER_N": "pending", "V_READY": "ready"}
+	for id, v := range want {
+		in, err := s.Status(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := in.Record.Trial; got.Verdict != v || got.Threshold != 8 {
+			t.Errorf("%s: verdict %s threshold %d, want %s at 8", id, got.Verdict, got.Threshold, v)
+		}
+		if out := callTool(t, s, "rule_status", `{"id":"`+id+`"}`); !strings.Contains(out, "errors: "+v+"\n") {
+			t.Errorf("rule_status %s, want %s:\n%s", id, v, out)
+		}
+	}
+	if out := callTool(t, s, "rules_list", `{}`); !strings.Contains(out, "V_ERRORS (candidate, trial: 6/8 sessions, failing)") ||
+		!strings.Contains(out, "V_LOWER_N (candidate, trial: 5/8 sessions, pending)") {
+		t.Errorf("rules_list:\n%s", out)
+	}
+	// oarc store reads the records without a store's N: the record's.
+	recs, _, err := rulestore.ReadRecords("f", strings.NewReader(trial("V_ERRORS", `{"sessions":6,"fired_sessions":6,"monitored":6,"errors":3,"threshold":5,"verdict":"ready"}`)+
+		trial("V_READY", `{"sessions":5,"fired_sessions":5,"monitored":5,"errors":0,"threshold":5,"verdict":"pending"}`)))
+	if err != nil || len(recs) != 2 {
+		t.Fatal(recs, err)
+	}
+	if recs[0].Trial.Verdict != "failing" || recs[1].Trial.Verdict != "ready" {
+		t.Errorf("ReadRecords: %+v %+v", recs[0].Trial, recs[1].Trial)
+	}
+	// A trial that is no trial (a threshold below 1 would make any rule
+	// ready; negative counts) is not a record.
+	for _, tr := range []string{
+		`{"sessions":0,"fired_sessions":0,"monitored":0,"errors":0,"threshold":0,"verdict":"ready"}`,
+		`{"sessions":0,"fired_sessions":0,"monitored":0,"errors":-1,"threshold":5,"verdict":"pending"}`,
+	} {
+		recs, problems, _ := rulestore.ReadRecords("f", strings.NewReader(trial("V_BAD", tr)))
+		if len(recs) != 0 || len(problems) != 1 {
+			t.Errorf("%s: records %v problems %v", tr, recs, problems)
+		}
+	}
+}

@@ -375,6 +375,18 @@ func parseRecord(line []byte) (Record, error) {
 	case rec.Status != Candidate && rec.Status != Active && rec.Status != Retired:
 		return rec, fmt.Errorf("field \"status\": %q is not candidate, active or retired", rec.Status)
 	}
+	if t := rec.Trial; t != nil {
+		switch {
+		case t.Sessions < 0 || t.FiredSessions < 0 || t.Monitored < 0 || t.Errors < 0:
+			return rec, errors.New("field \"trial\": a count is negative")
+		case t.Threshold < 1 || t.Threshold > MaxSessions:
+			// A threshold of 0 would make any rule ready.
+			return rec, fmt.Errorf("field \"trial\": threshold %d is not between 1 and %d", t.Threshold, MaxSessions)
+		}
+		// The verdict follows from the counts (spec 10, 12): the one
+		// written is the writer's, and may say ready with errors.
+		t.Verdict = t.verdict()
+	}
 	doc, err := decodeDoc(rec.Rule)
 	if err != nil {
 		return rec, fmt.Errorf("field \"rule\": %v", err)
@@ -427,6 +439,12 @@ func (s *Store) apply(rec Record, line int) {
 	}
 	// The trial's sessions fired in come back with the record.
 	if rec.Trial != nil {
+		// Its verdict is under the store's threshold, which may not be
+		// the writer's.
+		t := *rec.Trial
+		t.Threshold = s.opts.Sessions
+		t.Verdict = t.verdict()
+		e.rec.Trial = &t
 		if e.fired == nil {
 			e.fired = map[string]bool{}
 		}
