@@ -4,10 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/oarc/oarc/lycaon"
 	"github.com/oarc/oarc/rulestore"
+	"github.com/oarc/oarc/rulestore/internal/storediff/base"
 	"github.com/oarc/oarc/runtime"
 )
 
@@ -154,6 +159,107 @@ func TestReviewRvIVerdictFollowsCounts(t *testing.T) {
 		recs, problems, _ := rulestore.ReadRecords("f", strings.NewReader(trial("V_BAD", tr)))
 		if len(recs) != 0 || len(problems) != 1 {
 			t.Errorf("%s: records %v problems %v", tr, recs, problems)
+		}
+	}
+}
+
+// TestReviewRvIRuleThatNoLongerChecksFailsClosed: a live rule of the
+// store that no longer checks against the compilation set (a rule it
+// names went away, the catalog changed, a record edited by hand) was
+// reported when the store loaded and then left out of every evaluation:
+// an active block rule that stopped was a silent allow, decision after
+// decision. It is now an evaluation error of the rule at its anchor
+// (spec 6: every error is handled by the rule's on_error and reported
+// in the decision): fail_closed fires it with its effect, saying why;
+// fail_open reports the error; a candidate is monitored and its trial
+// fails.
+func TestReviewRvIRuleThatNoLongerChecksFailsClosed(t *testing.T) {
+	gone := `fire_count_of("NOPE") > 0 || tool == "rm"`
+	openDoc := strings.Replace(string(doc("H_B_OPEN", gone)), `"when"`, `"on_error":"fail_open","when"`, 1)
+	path := writeFile(t,
+		record("H_A_CAND", "candidate", gone, `,"trial":{"sessions":0,"fired_sessions":0,"monitored":0,"errors":0,"threshold":5,"verdict":"pending"}`)+"\n",
+		`{"id":"H_B_OPEN","created_at":"2026-01-02T03:04:05Z","status":"active","rule":`+openDoc+"}\n",
+		record("H_C_GONE", "active", gone, "")+"\n",
+		// Not placeable: its anchor is not the catalog's.
+		strings.Replace(record("H_D_NOWHERE", "active", `true`, ""), "tool.pre_invoke", "tool.nowhere", 1)+"\n",
+	)
+	s, err := rulestore.Open(path, baseSet(t), rulestore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if n := len(s.Problems()); n != 4 {
+		t.Errorf("%d problems, want 4: %v", n, s.Problems())
+	}
+	ev, err := base.New(lycaon.Env{}, runtime.WithRuleStore(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d runtime.Decision
+	occ := &lycaon.Occurrence{Anchor: lycaon.ToolPreInvoke, Facts: lycaon.Facts{Tool: "ls"}}
+	if err := ev.Evaluate(context.Background(), occ, runtime.NewSession("s1"), &d); err != nil {
+		t.Fatal(err)
+	}
+	var errs []string
+	for _, e := range d.Errors {
+		errs = append(errs, e.Rule+":"+e.Err.Kind.String())
+	}
+	if d.Effect != runtime.Block || d.Code != "H_C_GONE" || !cmp.Equal(d.Codes, []string{"H_C_GONE"}) ||
+		!cmp.Equal(d.Monitored, []string{"H_A_CAND"}) || !cmp.Equal(d.FailedClosed, []string{"H_A_CAND", "H_C_GONE"}) ||
+		!cmp.Equal(errs, []string{"H_A_CAND:rule_store", "H_B_OPEN:rule_store", "H_C_GONE:rule_store"}) {
+		t.Errorf("decision %v code %s codes %v monitored %v failed closed %v errors %v", d.Effect, d.Code, d.Codes, d.Monitored, d.FailedClosed, errs)
+	}
+	rej := d.Rejection()
+	if !strings.HasPrefix(rej, "This rule could not be evaluated (rule store: rule H_C_GONE does not load: ") || !strings.Contains(rej, "NOPE") ||
+		!strings.HasSuffix(rej, "\nRule H_C_GONE\nFix: Do it otherwise.\nCode: H_C_GONE") {
+		t.Errorf("rejection:\n%s", rej)
+	}
+	if in, _ := s.Status("H_A_CAND"); in.Record.Trial.Errors != 1 || in.Record.Trial.Verdict != "failing" {
+		t.Errorf("H_A_CAND trial %+v", in.Record.Trial)
+	}
+	if out := callTool(t, s, "rule_status", `{"id":"H_C_GONE"}`); !strings.Contains(out, "(does not load, so it fails closed at tool.pre_invoke: ") {
+		t.Errorf("rule_status:\n%s", out)
+	}
+	if out := callTool(t, s, "rule_status", `{"id":"H_D_NOWHERE"}`); !strings.Contains(out, "(not in force: ") {
+		t.Errorf("rule_status:\n%s", out)
+	}
+}
+
+// TestReviewRvICorrectedRecordReloads: a record that gives a rule that
+// did not load a new document (a person corrected the file) is checked
+// again when Reload reads it; the rule's old problem does not stay (it
+// now fails closed, so a stale problem would block every call).
+func TestReviewRvICorrectedRecordReloads(t *testing.T) {
+	path := writeFile(t, record("R_FIXED", "active", `fire_count_of("NOPE") > 0`, "")+"\n")
+	s, err := rulestore.Open(path, baseSet(t), rulestore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if in, _ := s.Status("R_FIXED"); in.InForce || in.Problem == "" {
+		t.Fatalf("before: %+v", in)
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(record("R_FIXED", "active", `tool == "rm"`, "") + "\n")
+	f.Close()
+	if err := s.Reload(); err != nil {
+		t.Fatal(err)
+	}
+	if in, _ := s.Status("R_FIXED"); !in.InForce || in.Problem != "" || in.FailsAt != "" {
+		t.Errorf("after the corrected record: %+v", in)
+	}
+	ev, err := base.New(lycaon.Env{}, runtime.WithRuleStore(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for tool, want := range map[string]runtime.Effect{"ls": runtime.Allow, "rm": runtime.Block} {
+		var d runtime.Decision
+		ev.Evaluate(context.Background(), &lycaon.Occurrence{Anchor: lycaon.ToolPreInvoke, Facts: lycaon.Facts{Tool: tool}}, nil, &d)
+		if d.Effect != want || len(d.Errors) != 0 {
+			t.Errorf("%s: %v %v", tool, d.Effect, d.Errors)
 		}
 	}
 }

@@ -428,9 +428,9 @@ func (s *Store) apply(rec Record, line int) {
 		s.entries[rec.ID] = e
 		s.order = append(s.order, rec.ID)
 	}
-	if e.rule != nil && !bytes.Equal(e.rec.Rule, rec.Rule) {
+	if !bytes.Equal(e.rec.Rule, rec.Rule) {
 		// Another document for the id (a file edited by hand): it is
-		// checked again.
+		// checked again, whether the one before loaded or not.
 		e.rule, e.prog, e.key, e.problem = nil, nil, "", ""
 	}
 	e.rec, e.line = rec, line

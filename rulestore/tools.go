@@ -248,6 +248,8 @@ func (s *Store) line(in Info) string {
 	switch {
 	case in.Compiled:
 		b.WriteString(", compiled")
+	case r.Status.Live() && in.FailsAt != "":
+		b.WriteString(", does not load: " + fails(in))
 	case r.Status.Live() && !in.InForce:
 		b.WriteString(", not in force")
 	}
@@ -257,6 +259,14 @@ func (s *Store) line(in Info) string {
 	}
 	b.WriteString("\n")
 	return b.String()
+}
+
+// fails says how a rule that does not load is in force.
+func fails(in Info) string {
+	if in.FailsOpen {
+		return "fails open at " + in.FailsAt + " (an error, it never fires)"
+	}
+	return "fails closed at " + in.FailsAt
 }
 
 func (s *Store) toolSearch(_ context.Context, raw json.RawMessage) (string, error) {
@@ -374,6 +384,8 @@ func (s *Store) toolStatus(_ context.Context, raw json.RawMessage) (string, erro
 		b.WriteString(" (in force, monitored)")
 	case in.InForce:
 		b.WriteString(" (in force, enforced)")
+	case in.FailsAt != "":
+		b.WriteString(" (does not load, so it " + fails(in) + ": " + in.Problem + ")")
 	case in.Problem != "":
 		b.WriteString(" (not in force: " + in.Problem + ")")
 	}
