@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/oarc/oarc/compiler"
 	"github.com/oarc/oarc/lycaon"
 	"github.com/oarc/oarc/rulestore"
 	"github.com/oarc/oarc/rulestore/internal/storediff/base"
@@ -261,5 +262,36 @@ func TestReviewRvICorrectedRecordReloads(t *testing.T) {
 		if d.Effect != want || len(d.Errors) != 0 {
 			t.Errorf("%s: %v %v", tool, d.Effect, d.Errors)
 		}
+	}
+}
+
+// TestReviewRvICostLimitOfTheSet: a pack's max_cost (spec 4) is the
+// limit its rules are held to. The store's rules were checked against
+// the default 1,000,000 whatever the packs of the set said, so a rule a
+// host's pack limits to 5,000 ran from the store at up to 200 times
+// that, and, once promoted into that pack, did not compile (OAR_COST).
+// Without Options.Check.MaxCost, a store's rule is held to the lowest
+// max_cost of the set's packs.
+func TestReviewRvICostLimitOfTheSet(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(dir+"/policy", 0o755)
+	os.WriteFile(dir+"/pack.yaml", []byte("oar: '1.0'\nname: cheap\norigin: project\nmax_cost: 5000\n"), 0o644)
+	os.WriteFile(dir+"/policy/C_SMALL.yaml", []byte("oar: '1.0'\nid: C_SMALL\nkind: policy\nanchor: tool.pre_invoke\neffect: block\nrequires:\n  profiles: [tool]\nwhen: tool == \"x\"\n"), 0o644)
+	set, ds := compiler.Load([]string{"testdata/packs/base", dir}, compiler.Options{})
+	if ds.HasErrors() {
+		t.Fatal(ds.Text())
+	}
+	costly := `tool_arg_string("command").matches("a+b") && tool_arg_string("path").matches("c+d")`
+	s, _ := openTemp(t, set, rulestore.Options{})
+	if err := addErr(t, s, rulestore.Draft{Rule: doc("C_COSTLY", costly)}); !strings.Contains(err.Error(), "[OAR_COST]") {
+		t.Errorf("a rule above the set's max_cost: %v", err)
+	}
+	if _, err := s.Add(rulestore.Draft{Rule: doc("C_CHEAP", `tool == "y"`)}); err != nil {
+		t.Errorf("a cheap rule: %v", err)
+	}
+	// The host's own limit decides when it gives one.
+	s2, _ := openTemp(t, set, rulestore.Options{Check: compiler.Options{MaxCost: 5_000_000}})
+	if _, err := s2.Add(rulestore.Draft{Rule: doc("C_COSTLY", costly)}); err != nil {
+		t.Errorf("with the host's limit: %v", err)
 	}
 }

@@ -93,7 +93,8 @@ type Options struct {
 	// MaxSessions).
 	Sessions int
 	// Check are the options rules are checked with (MaxCost, Portable);
-	// the catalog is always the compilation set's.
+	// the catalog is always the compilation set's. MaxCost 0: the
+	// lowest max_cost of the set's packs, else compiler.DefaultMaxCost.
 	Check compiler.Options
 	// Warn receives the store's problems as they are found, one line each
 	// ("FILE:LINE: error: ..." for a line that is not a record): os.Stderr
@@ -222,6 +223,16 @@ func newStore(name string, set *compiler.Set, opts Options) (*Store, error) {
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	if opts.Check.MaxCost == 0 {
+		// The store's rules are no costlier than the set's own may be
+		// (spec 4, max_cost): the lowest limit of its packs, so that a
+		// promoted rule compiles into any of them.
+		for _, p := range set.Packs {
+			if p.MaxCost != 0 && (opts.Check.MaxCost == 0 || p.MaxCost < opts.Check.MaxCost) {
+				opts.Check.MaxCost = p.MaxCost
+			}
+		}
 	}
 	env, err := interp.NewEnv(set)
 	if err != nil {
