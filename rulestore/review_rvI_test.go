@@ -295,3 +295,49 @@ func TestReviewRvICostLimitOfTheSet(t *testing.T) {
 		t.Errorf("with the host's limit: %v", err)
 	}
 }
+
+// TestReviewRvICopySizes: a store rule's copy is rendered into every
+// prompt (its candidates always render, spec 10, 12) and a rule could
+// take half a store line (512 KiB): an agent could fill every later
+// session's context with its text, or bury the rules under it. A store
+// rule's title takes at most 120 characters and each other copy text
+// 500; its record at most 32 tags of 64 characters.
+func TestReviewRvICopySizes(t *testing.T) {
+	s, _ := openTemp(t, baseSet(t), rulestore.Options{})
+	withCopy := func(id string, cp map[string]string) json.RawMessage {
+		b, _ := json.Marshal(map[string]any{"oar": "1.0", "id": id, "kind": "policy", "anchor": "tool.pre_invoke", "effect": "block",
+			"requires": map[string]any{"profiles": []string{"tool"}}, "when": `tool == "` + id + `"`, "copy": cp})
+		return b
+	}
+	long := func(n int) string { return strings.Repeat("é", n) }
+	for _, c := range []struct {
+		name string
+		d    rulestore.Draft
+		want string
+	}{
+		{"title", rulestore.Draft{Rule: withCopy("S_TITLE", map[string]string{"title": long(121)})}, "rule.copy: error: copy.title is 121 characters long"},
+		{"fix", rulestore.Draft{Rule: withCopy("S_FIX", map[string]string{"title": "t", "fix": long(501)})}, "rule.copy: error: copy.fix is 501 characters long"},
+		{"why", rulestore.Draft{Rule: withCopy("S_WHY", map[string]string{"title": "t", "why": long(501)})}, "copy.why is 501"},
+		{"tags", rulestore.Draft{Rule: withCopy("S_TAGS", map[string]string{"title": "t"}), Tags: strings.Fields(strings.Repeat("a ", 33) + "b")}, "34 tags"},
+		{"tag", rulestore.Draft{Rule: withCopy("S_TAG", map[string]string{"title": "t"}), Tags: []string{long(65)}}, "a tag is 65 characters long"},
+	} {
+		// Tags are distinct after sanitising: make them so.
+		for i := range c.d.Tags {
+			c.d.Tags[i] += fmt.Sprint(i)
+		}
+		if c.name == "tag" {
+			c.d.Tags[0] = long(65)
+		}
+		err := addErr(t, s, c.d)
+		if !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "[OAR_VALUE]") {
+			t.Errorf("%s: %v", c.name, err)
+		}
+	}
+	tags := make([]string, 32)
+	for i := range tags {
+		tags[i] = fmt.Sprint("t", i, long(60))
+	}
+	if _, err := s.Add(rulestore.Draft{Rule: withCopy("S_OK", map[string]string{"title": long(120), "fix": long(500), "instead": long(500), "what": long(500)}), Tags: tags}); err != nil {
+		t.Errorf("at the limits: %v", err)
+	}
+}

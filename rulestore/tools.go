@@ -117,7 +117,11 @@ func (s *Store) addSchema() json.RawMessage {
 	str := func(desc string) map[string]any { return map[string]any{"type": "string", "description": desc} }
 	copyProps := map[string]any{}
 	for _, f := range copyFields {
-		copyProps[f] = map[string]any{"type": "string"}
+		limit := MaxCopyText
+		if f == "title" {
+			limit = MaxTitle
+		}
+		copyProps[f] = map[string]any{"type": "string", "maxLength": limit}
 	}
 	rule := map[string]any{
 		"type":        "object",
@@ -148,7 +152,7 @@ func (s *Store) addSchema() json.RawMessage {
 			"rule":      rule,
 			"rationale": str("Why the rule is needed: the failure it prevents."),
 			"source":    str("What motivated it: the failing call, an error code, a notice id."),
-			"tags":      map[string]any{"type": "array", "items": map[string]any{"type": "string"}, "description": "Extra words to find it by."},
+			"tags":      map[string]any{"type": "array", "maxItems": MaxTags, "items": map[string]any{"type": "string", "maxLength": MaxTag}, "description": "Extra words to find it by."},
 		},
 	}
 	b, _ := json.Marshal(v) // plain maps and strings always marshal
