@@ -114,7 +114,7 @@ func (s *Store) Add(d Draft) (Added, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r, _, diags := s.check("", doc)
-	if sd := sizeDiags(doc, rec.Tags); len(sd) > 0 {
+	if sd := append(hiddenDiags(doc), sizeDiags(doc, rec.Tags)...); len(sd) > 0 {
 		r, diags = nil, append(diags, sd...)
 	}
 	if hasErrors(diags) {
@@ -166,6 +166,59 @@ const (
 	MaxTags = 32
 	MaxTag  = 64
 )
+
+// hiddenDiags are the errors of a draft that holds, outside its copy
+// (sanitised), a character a reader cannot see (runtime.HiddenRune:
+// controls but tab and line breaks, Unicode Cf: zero width,
+// bidirectional controls, tag characters): a condition that hides text
+// (one that reads as another condition, a sentence in tag characters)
+// would reach the person who promotes it and the rule file oarc promote
+// writes. A CEL string takes the character as an escape.
+func hiddenDiags(doc *yaml.Node) []Diagnostic {
+	var out []Diagnostic
+	var walk func(n *yaml.Node, path, field string)
+	walk = func(n *yaml.Node, path, field string) {
+		switch n.Kind {
+		case yaml.MappingNode:
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				k := n.Content[i].Value
+				if path == "" && k == "copy" {
+					continue
+				}
+				p, f := k, field
+				if path != "" {
+					p = path + "." + k
+				} else {
+					f = k
+				}
+				walk(n.Content[i], p, f)
+				walk(n.Content[i+1], p, f)
+			}
+		case yaml.SequenceNode:
+			for _, c := range n.Content {
+				walk(c, path, field)
+			}
+		case yaml.ScalarNode:
+			for _, r := range n.Value {
+				if runtime.HiddenRune(r) {
+					out = append(out, Diagnostic{Field: field, Severity: "error", Code: compiler.CodeValue,
+						Message: fmt.Sprintf("%s holds the invisible character %U; write the rule visibly (in a CEL string, as the escape %s)", path, r, celEscape(r))})
+					return
+				}
+			}
+		}
+	}
+	walk(doc, "", "")
+	return out
+}
+
+// celEscape is r as a CEL string escape.
+func celEscape(r rune) string {
+	if r > 0xffff {
+		return fmt.Sprintf("\\U%08x", r)
+	}
+	return fmt.Sprintf("\\u%04x", r)
+}
 
 // sizeDiags are the errors of a draft whose copy or tags are above the
 // limits.

@@ -51,7 +51,8 @@ func hidden(s string) string {
 // characters inside a string literal of its `when` or in a selector
 // value, and a store file not written by Add can hold any copy,
 // rationale or reason; rule_status showed them raw to every later
-// session. The rule's JSON keeps them as \u escapes (it decodes to the
+// session (rule_add now refuses them, but a record may come from
+// elsewhere). The rule's JSON keeps them as \u escapes (it decodes to the
 // same rule), free text shows U+FFFD.
 func TestReviewRvIToolsShowNothingInvisible(t *testing.T) {
 	tags := "\U000E0069\U000E0067\U000E006E\U000E006F\U000E0072\U000E0065" // "ignore" in tag characters
@@ -59,15 +60,15 @@ func TestReviewRvIToolsShowNothingInvisible(t *testing.T) {
 	rule, _ := json.Marshal(map[string]any{"oar": "1.0", "id": "V_WHEN", "kind": "policy", "anchor": "tool.pre_invoke", "effect": "block",
 		"requires": map[string]any{"profiles": []string{"tool"}}, "selector": map[string]any{"tool": "x\u202eyz"}, "when": when, "copy": map[string]any{"title": "Visible"}})
 	path := writeFile(t,
+		// Add refuses such a rule (TestReviewRvIInvisibleInCondition);
+		// a record written otherwise holds it.
+		`{"id":"V_WHEN","created_at":"2026-01-02T03:04:05Z","status":"candidate","rule":`+string(rule)+`,"rationale":"why"}`+"\n",
 		`{"id":"V_FILE","created_at":"2026-01-02T03:04:05Z","status":"retired","rule":{"oar":"1.0","id":"V_FILE","kind":"policy","anchor":"tool.pre_invoke","effect":"block","requires":{"profiles":["tool"]},"when":"tool == \"rm\"","copy":{"title":"Hi\u200b\u202eyou\u0007","fix":"f\u2066x"}},"rationale":"r\u200bx","source":"s\u00adx","tags":["t\ufeffx"],"reason":"gone\u2067"}`+"\n")
 	s, err := rulestore.Open(path, baseSet(t), rulestore.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if _, err := s.Add(rulestore.Draft{Rule: rule, Rationale: "why"}); err != nil {
-		t.Fatal(err)
-	}
 	for _, c := range [][2]string{
 		{"rules_list", `{"status":"all"}`},
 		{"rules_search", `{"query":"hi visible"}`},
@@ -339,5 +340,38 @@ func TestReviewRvICopySizes(t *testing.T) {
 	}
 	if _, err := s.Add(rulestore.Draft{Rule: withCopy("S_OK", map[string]string{"title": long(120), "fix": long(500), "instead": long(500), "what": long(500)}), Tags: tags}); err != nil {
 		t.Errorf("at the limits: %v", err)
+	}
+}
+
+// TestReviewRvIInvisibleInCondition: copy is sanitised, but a `when`, a
+// selector value or any other text of the rule an agent adds was kept as
+// written: a condition that hides characters (bidirectional controls
+// that make it read as another condition, tag characters spelling a
+// sentence) reached the person who promotes it and the rule file oarc
+// promote writes. Add rejects them, saying how to write them visibly (a
+// CEL string takes the escape \u200b).
+func TestReviewRvIInvisibleInCondition(t *testing.T) {
+	s, _ := openTemp(t, baseSet(t), rulestore.Options{})
+	sel := func(id, v string) json.RawMessage {
+		b, _ := json.Marshal(map[string]any{"oar": "1.0", "id": id, "kind": "policy", "anchor": "tool.pre_invoke", "effect": "block",
+			"requires": map[string]any{"profiles": []string{"tool"}}, "selector": map[string]any{"tool": []string{"a", v}}, "copy": map[string]any{"title": "t"}})
+		return b
+	}
+	for _, c := range []struct {
+		d    rulestore.Draft
+		want string
+	}{
+		{rulestore.Draft{Rule: doc("I_WHEN", "tool == \"rm\u202e\" || false")}, "rule.when: error: when holds the invisible character U+202E"},
+		{rulestore.Draft{Rule: doc("I_COMMENT", "tool == \"rm\" // \u2066 || true")}, "U+2066"},
+		{rulestore.Draft{Rule: doc("I_TAGS", "tool == \"x\U000E0069\"")}, `U+E0069; write the rule visibly (in a CEL string, as the escape \U000e0069)`},
+		{rulestore.Draft{Rule: sel("I_SEL", "b\u200bc")}, "rule.selector: error: selector.tool holds the invisible character U+200B"},
+	} {
+		if err := addErr(t, s, c.d); !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "[OAR_VALUE]") {
+			t.Errorf("%v", err)
+		}
+	}
+	// Written visibly, the same condition is a rule.
+	if _, err := s.Add(rulestore.Draft{Rule: doc("I_ESCAPED", `tool == "b\u200bc"`)}); err != nil {
+		t.Errorf("escaped: %v", err)
 	}
 }
