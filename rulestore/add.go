@@ -114,6 +114,9 @@ func (s *Store) Add(d Draft) (Added, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r, _, diags := s.check("", doc)
+	if sd := append(hiddenDiags(doc), sizeDiags(doc, rec.Tags)...); len(sd) > 0 {
+		r, diags = nil, append(diags, sd...)
+	}
 	if hasErrors(diags) {
 		// The draft may be a live rule of the store given again, under
 		// its own id (an agent that adds what it added before): checked
@@ -146,6 +149,109 @@ func (s *Store) Add(d Draft) (Added, error) {
 	}
 	s.rebuildLocked()
 	return Added{Record: rec, Warnings: diags}, nil
+}
+
+// The most an agent may write where it reaches every prompt: a store's
+// candidates always render in the context (spec 10, 12), and a record may
+// take half a store line, so that without them an agent could fill every
+// later session's context with its text, or bury the rules under it.
+// Characters are counted once sanitised. (docs/store.md)
+const (
+	// MaxTitle is the longest copy.title, in characters.
+	MaxTitle = 120
+	// MaxCopyText is the longest other copy text, in characters.
+	MaxCopyText = 500
+	// MaxTags is the most tags a rule of the store has; MaxTag the
+	// longest, in characters (tags rank it in the context).
+	MaxTags = 32
+	MaxTag  = 64
+)
+
+// hiddenDiags are the errors of a draft that holds, outside its copy
+// (sanitised), a character a reader cannot see (runtime.HiddenRune:
+// controls but tab and line breaks, Unicode Cf: zero width,
+// bidirectional controls, tag characters): a condition that hides text
+// (one that reads as another condition, a sentence in tag characters)
+// would reach the person who promotes it and the rule file oarc promote
+// writes. A CEL string takes the character as an escape.
+func hiddenDiags(doc *yaml.Node) []Diagnostic {
+	var out []Diagnostic
+	var walk func(n *yaml.Node, path, field string)
+	walk = func(n *yaml.Node, path, field string) {
+		switch n.Kind {
+		case yaml.MappingNode:
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				k := n.Content[i].Value
+				if path == "" && k == "copy" {
+					continue
+				}
+				p, f := k, field
+				if path != "" {
+					p = path + "." + k
+				} else {
+					f = k
+				}
+				walk(n.Content[i], p, f)
+				walk(n.Content[i+1], p, f)
+			}
+		case yaml.SequenceNode:
+			for _, c := range n.Content {
+				walk(c, path, field)
+			}
+		case yaml.ScalarNode:
+			for _, r := range n.Value {
+				if runtime.HiddenRune(r) {
+					out = append(out, Diagnostic{Field: field, Severity: "error", Code: compiler.CodeValue,
+						Message: fmt.Sprintf("%s holds the invisible character %U; write the rule visibly (in a CEL string, as the escape %s)", path, r, celEscape(r))})
+					return
+				}
+			}
+		}
+	}
+	walk(doc, "", "")
+	return out
+}
+
+// celEscape is r as a CEL string escape.
+func celEscape(r rune) string {
+	if r > 0xffff {
+		return fmt.Sprintf("\\U%08x", r)
+	}
+	return fmt.Sprintf("\\u%04x", r)
+}
+
+// sizeDiags are the errors of a draft whose copy or tags are above the
+// limits.
+func sizeDiags(doc *yaml.Node, tags []string) []Diagnostic {
+	var out []Diagnostic
+	add := func(field, msg string) {
+		out = append(out, Diagnostic{Field: field, Severity: "error", Code: compiler.CodeValue, Message: msg})
+	}
+	if cp := member(doc, "copy"); cp != nil && cp.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(cp.Content); i += 2 {
+			name, v := cp.Content[i].Value, cp.Content[i+1]
+			if v.Kind != yaml.ScalarNode || !slices.Contains(copyFields, name) {
+				continue
+			}
+			limit := MaxCopyText
+			if name == "title" {
+				limit = MaxTitle
+			}
+			if n := utf8.RuneCountInString(v.Value); n > limit {
+				add("copy", fmt.Sprintf("copy.%s is %d characters long; a rule of the store takes at most %d there (its copy is shown in every prompt): shorten it", name, n, limit))
+			}
+		}
+	}
+	if len(tags) > MaxTags {
+		add("", fmt.Sprintf("the rule has %d tags; a rule of the store takes at most %d: keep the words it should be found by", len(tags), MaxTags))
+	}
+	for _, t := range tags {
+		if n := utf8.RuneCountInString(t); n > MaxTag {
+			add("", fmt.Sprintf("a tag is %d characters long; a tag takes at most %d: a tag is a word or two", n, MaxTag))
+			break
+		}
+	}
+	return out
 }
 
 // equivalentLocked returns the live rule whose meaning is key, if any.

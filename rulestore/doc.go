@@ -13,6 +13,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
@@ -154,11 +155,31 @@ func writeJSONString(b *bytes.Buffer, s string) {
 	b.Truncate(b.Len() - 1)
 }
 
-// ruleJSON is a record's rule as compact JSON, <, > and & as they are.
+// ruleJSON is a record's rule as compact JSON, <, > and & as they are,
+// as an agent reads it (rule_status): every character that
+// strconv.IsPrint does not call printable (controls, invisible format
+// characters such as zero width, bidirectional controls and tag
+// characters, separators other than space) is escaped as \uXXXX (a
+// surrogate pair above U+FFFF). Outside strings JSON text is printable
+// ASCII, so only strings change, and they decode to the same rule: a
+// `when` or selector value that hides a sentence shows it as escapes.
 func ruleJSON(rec Record) string {
 	var b bytes.Buffer
 	encodeDoc(&b, ruleDoc(rec))
-	return b.String()
+	s := b.String()
+	var out strings.Builder
+	for _, r := range s {
+		if r == 0x7f || r >= utf8.RuneSelf && !strconv.IsPrint(r) {
+			if r1, r2 := utf16.EncodeRune(r); r1 != utf8.RuneError {
+				fmt.Fprintf(&out, "\\u%04x\\u%04x", r1, r2)
+			} else {
+				fmt.Fprintf(&out, "\\u%04x", r)
+			}
+			continue
+		}
+		out.WriteRune(r)
+	}
+	return out.String()
 }
 
 // member returns the value of a mapping's first member named key.

@@ -42,6 +42,9 @@ type liveAnchor struct {
 	// times says that some rule reads windows of calls: the evaluator
 	// then reads the session's record with the calls' times.
 	times bool
+	// broken is, for a rule that does not load (progs[i] nil), the error
+	// every evaluation of it is.
+	broken []runtime.Err
 }
 
 // Live implements runtime.RuleStore.
@@ -75,6 +78,9 @@ func (a *liveAnchor) Observe(session string, evaluated int, d *runtime.Decision)
 
 // Eval implements runtime.LiveRules.
 func (a *liveAnchor) Eval(i int, env runtime.LiveEnv) (bool, runtime.Err) {
+	if a.progs[i] == nil {
+		return false, a.broken[i]
+	}
 	in := &input{a: a, env: env}
 	ok, _, err := a.progs[i].Eval(in)
 	if err != nil {
@@ -101,27 +107,49 @@ func (s *Store) rebuildLocked() {
 		s.load(e)
 	}
 	ls := &liveSet{anchors: map[string]*liveAnchor{}}
-	var inForce []*entry
+	type placed struct {
+		e      *entry
+		broken *brokenRule // a rule that does not load
+		kind   string
+		id     string
+		anchor string
+	}
+	var inForce []placed
 	for _, id := range s.order {
-		if e := s.entries[id]; e.rec.Status.Live() && !s.compiled[id] && e.prog != nil {
-			inForce = append(inForce, e)
+		e := s.entries[id]
+		switch {
+		case !e.rec.Status.Live() || s.compiled[id]:
+		case e.prog != nil:
+			inForce = append(inForce, placed{e: e, kind: e.rule.Kind, id: id, anchor: e.rule.Anchor})
+		case e.problem != "":
+			if b := s.broken(e); b != nil {
+				inForce = append(inForce, placed{e: e, broken: b, kind: b.kind, id: id, anchor: b.rule.Anchor})
+			}
 		}
 	}
 	sort.SliceStable(inForce, func(i, j int) bool {
-		a, b := inForce[i].rule, inForce[j].rule
-		if ra, rb := compiler.KindRank(a.Kind), compiler.KindRank(b.Kind); ra != rb {
+		a, b := inForce[i], inForce[j]
+		if ra, rb := compiler.KindRank(a.kind), compiler.KindRank(b.kind); ra != rb {
 			return ra < rb
 		}
-		return a.ID < b.ID
+		return a.id < b.id
 	})
-	for _, e := range inForce {
-		a := ls.anchors[e.rule.Anchor]
+	for _, p := range inForce {
+		e := p.e
+		a := ls.anchors[p.anchor]
 		if a == nil {
-			a = &liveAnchor{s: s, anchor: e.rule.Anchor, keyIdx: map[interp.CounterRef]int{}, codeIdx: map[string]int{}}
-			ls.anchors[e.rule.Anchor] = a
+			a = &liveAnchor{s: s, anchor: p.anchor, keyIdx: map[interp.CounterRef]int{}, codeIdx: map[string]int{}}
+			ls.anchors[p.anchor] = a
 		}
-		a.ids = append(a.ids, e.rule.ID)
+		a.ids = append(a.ids, p.id)
+		if p.broken != nil {
+			a.progs = append(a.progs, nil)
+			a.broken = append(a.broken, p.broken.err)
+			a.rules = append(a.rules, p.broken.rule)
+			continue
+		}
 		a.progs = append(a.progs, e.prog)
+		a.broken = append(a.broken, runtime.Err{})
 		a.rules = append(a.rules, s.liveRule(e))
 		counters, crt := e.prog.Reads()
 		for _, c := range counters {
@@ -173,6 +201,67 @@ func (s *Store) load(e *entry) {
 		return
 	}
 	e.rule, e.prog, e.key = r, prog, meaningKey(s.set.Env, r)
+}
+
+// brokenRule is a live rule of the store that does not load, as it is in
+// force: an evaluation error at its anchor, handled by its on_error.
+type brokenRule struct {
+	rule runtime.LiveRule
+	kind string
+	err  runtime.Err
+}
+
+// broken places a live rule that does not load (e.problem) at its
+// anchor, so that it fails as its on_error says (spec 6) instead of
+// dropping out of every evaluation: an active block rule that stopped
+// would be a silent allow. What its document says is read as far as it
+// can be: its anchor (a rule whose anchor is not the catalog's cannot be
+// placed: nil, it stays a reported problem only), kind (else policy),
+// effect (a project's, block, warn, nudge or ask; else block), on_error
+// (fail_open, else it fails closed) and copy. Its selector and
+// condition are never read: it fails at every occurrence of its anchor.
+// Its status decides monitor, as for any rule of the store. The caller
+// holds s.mu.
+func (s *Store) broken(e *entry) *brokenRule {
+	doc := ruleDoc(e.rec)
+	str := func(n *yaml.Node, key string) string {
+		if n == nil || n.Kind != yaml.MappingNode {
+			return ""
+		}
+		if v := member(n, key); v != nil && v.Kind == yaml.ScalarNode && v.Tag == "!!str" {
+			return v.Value
+		}
+		return ""
+	}
+	anchor := str(doc, "anchor")
+	if s.set.Catalog.Anchor(anchor) == nil {
+		return nil
+	}
+	kinds := map[string]runtime.Kind{"schema": runtime.KindSchema, "policy": runtime.KindPolicy, "invariant": runtime.KindInvariant, "detector": runtime.KindDetector}
+	kind := str(doc, "kind")
+	if _, ok := kinds[kind]; !ok {
+		kind = "policy"
+	}
+	eff, ok := runtime.ParseEffect(str(doc, "effect"))
+	if !ok || eff != runtime.Block && eff != runtime.Warn && eff != runtime.Nudge && eff != runtime.Ask {
+		eff = runtime.Block
+	}
+	cp := member(doc, "copy")
+	msg, _, _ := strings.Cut(e.problem, "\n")
+	return &brokenRule{
+		kind: kind,
+		err:  runtime.Err{Kind: runtime.ErrRuleStore, S: "rule " + e.rec.ID + " does not load: " + msg},
+		rule: runtime.LiveRule{
+			Rule: runtime.Rule{
+				ID: e.rec.ID, Pack: "store", Kind: kinds[kind], Anchor: anchor, Effect: eff,
+				Monitor:  e.rec.Status == Candidate,
+				FailOpen: str(doc, "on_error") == "fail_open",
+				Copy: runtime.Copy{Title: str(cp, "title"), What: str(cp, "what"), Cause: str(cp, "cause"),
+					Why: str(cp, "why"), Fix: str(cp, "fix"), Instead: str(cp, "instead")},
+			},
+			Fire: s.counterKey(e.rec.ID, runtime.Fire),
+		},
+	}
 }
 
 // counterKey is the key of a rule's counter: a compiled rule's slot, or

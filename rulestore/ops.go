@@ -34,13 +34,25 @@ type Info struct {
 	Compiled bool
 	// Problem says why a live rule is not in force.
 	Problem string
+	// FailsAt is, for a live rule that does not load (Problem), the
+	// anchor at which every evaluation of it is an error that its
+	// on_error handles (FailsOpen: fail_open; else it fails closed, with
+	// its effect); "" when its anchor is not the catalog's.
+	FailsAt   string
+	FailsOpen bool
 	// ActiveSince is when it first became active (zero: never).
 	ActiveSince time.Time
 }
 
 func (s *Store) info(e *entry) Info {
-	return Info{Record: e.rec, InForce: e.rec.Status.Live() && !s.compiled[e.rec.ID] && e.prog != nil,
+	in := Info{Record: e.rec, InForce: e.rec.Status.Live() && !s.compiled[e.rec.ID] && e.prog != nil,
 		Compiled: s.compiled[e.rec.ID], Problem: e.problem, ActiveSince: e.activeAt}
+	if e.rec.Status.Live() && !in.Compiled && e.prog == nil && e.problem != "" {
+		if b := s.broken(e); b != nil {
+			in.FailsAt, in.FailsOpen = b.rule.Anchor, b.rule.FailOpen
+		}
+	}
+	return in
 }
 
 // All returns every rule of the store, retired ones too, in order of

@@ -93,7 +93,8 @@ type Options struct {
 	// MaxSessions).
 	Sessions int
 	// Check are the options rules are checked with (MaxCost, Portable);
-	// the catalog is always the compilation set's.
+	// the catalog is always the compilation set's. MaxCost 0: the
+	// lowest max_cost of the set's packs, else compiler.DefaultMaxCost.
 	Check compiler.Options
 	// Warn receives the store's problems as they are found, one line each
 	// ("FILE:LINE: error: ..." for a line that is not a record): os.Stderr
@@ -222,6 +223,16 @@ func newStore(name string, set *compiler.Set, opts Options) (*Store, error) {
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	if opts.Check.MaxCost == 0 {
+		// The store's rules are no costlier than the set's own may be
+		// (spec 4, max_cost): the lowest limit of its packs, so that a
+		// promoted rule compiles into any of them.
+		for _, p := range set.Packs {
+			if p.MaxCost != 0 && (opts.Check.MaxCost == 0 || p.MaxCost < opts.Check.MaxCost) {
+				opts.Check.MaxCost = p.MaxCost
+			}
+		}
 	}
 	env, err := interp.NewEnv(set)
 	if err != nil {
@@ -375,6 +386,18 @@ func parseRecord(line []byte) (Record, error) {
 	case rec.Status != Candidate && rec.Status != Active && rec.Status != Retired:
 		return rec, fmt.Errorf("field \"status\": %q is not candidate, active or retired", rec.Status)
 	}
+	if t := rec.Trial; t != nil {
+		switch {
+		case t.Sessions < 0 || t.FiredSessions < 0 || t.Monitored < 0 || t.Errors < 0:
+			return rec, errors.New("field \"trial\": a count is negative")
+		case t.Threshold < 1 || t.Threshold > MaxSessions:
+			// A threshold of 0 would make any rule ready.
+			return rec, fmt.Errorf("field \"trial\": threshold %d is not between 1 and %d", t.Threshold, MaxSessions)
+		}
+		// The verdict follows from the counts (spec 10, 12): the one
+		// written is the writer's, and may say ready with errors.
+		t.Verdict = t.verdict()
+	}
 	doc, err := decodeDoc(rec.Rule)
 	if err != nil {
 		return rec, fmt.Errorf("field \"rule\": %v", err)
@@ -416,9 +439,9 @@ func (s *Store) apply(rec Record, line int) {
 		s.entries[rec.ID] = e
 		s.order = append(s.order, rec.ID)
 	}
-	if e.rule != nil && !bytes.Equal(e.rec.Rule, rec.Rule) {
+	if !bytes.Equal(e.rec.Rule, rec.Rule) {
 		// Another document for the id (a file edited by hand): it is
-		// checked again.
+		// checked again, whether the one before loaded or not.
 		e.rule, e.prog, e.key, e.problem = nil, nil, "", ""
 	}
 	e.rec, e.line = rec, line
@@ -427,6 +450,12 @@ func (s *Store) apply(rec Record, line int) {
 	}
 	// The trial's sessions fired in come back with the record.
 	if rec.Trial != nil {
+		// Its verdict is under the store's threshold, which may not be
+		// the writer's.
+		t := *rec.Trial
+		t.Threshold = s.opts.Sessions
+		t.Verdict = t.verdict()
+		e.rec.Trial = &t
 		if e.fired == nil {
 			e.fired = map[string]bool{}
 		}

@@ -15,6 +15,9 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"unicode/utf8"
+
+	"github.com/oarc/oarc/runtime"
 )
 
 // Tool is an operation of the store offered to an agent as a tool of its
@@ -50,23 +53,59 @@ func (s *Store) Tools() []Tool {
 	return []Tool{
 		{Name: ToolList, Description: "List the rules you wrote for yourself (the rule store): each rule's id, status (candidate: on trial, not enforced; active: enforced; retired), anchor, effect, title and trial. By default the live ones (candidates and active).",
 			Schema: schema(`{"type":"object","additionalProperties":false,"properties":{"status":{"description":"Which rules: live (candidates and active, the default), candidate, active, retired or all.","enum":["live","candidate","active","retired","all"]}}}`),
-			Call:   s.toolList},
+			Call:   visibleText(s.toolList)},
 		{Name: ToolSearch, Description: "Search the live rules of the rule store by relevance to a query (words of a task, a tool, an error code): ranked by the words found in their tags (selector values, id, tags: twice) and their text (copy, rationale).",
 			Schema: schema(`{"type":"object","additionalProperties":false,"required":["query"],"properties":{"query":{"type":"string","description":"Words to look for."},"limit":{"type":"integer","minimum":1,"description":"The most rules to return (default 8)."}}}`),
-			Call:   s.toolSearch},
+			Call:   visibleText(s.toolSearch)},
 		{Name: ToolAdd, Description: "Add a rule for yourself, learned from a failure, so that you do not repeat it: an OAR 1.0 rule (a CEL condition on the facts of an action) that is in force at once as a candidate, monitored: it never blocks you, it shows in your rules as provisional, and it is on trial until it has fired in enough sessions without an error; a person then promotes it (it is enforced) or it is retired. It is checked like a rule of the project: a rule that does not check is not added and you are told what to change. At most " + fmt.Sprint(s.opts.Cap) + " live rules: retire one first when the store is full.",
 			Schema: s.addSchema(),
-			Call:   s.toolAdd},
+			Call:   visibleText(s.toolAdd)},
 		{Name: ToolRetire, Description: "Retire a rule of the rule store (it stops being in force; its id stays taken), with the reason: it no longer helps, a broader rule covers it, it was wrong.",
 			Schema: schema(`{"type":"object","additionalProperties":false,"required":["id","reason"],"properties":{"id":{"type":"string","description":"The rule's id."},"reason":{"type":"string","description":"Why it is retired."}}}`),
-			Call:   s.toolRetire},
+			Call:   visibleText(s.toolRetire)},
 		{Name: ToolStatus, Description: "Show one rule of the rule store: its status, anchor, effect, condition, copy, rationale, trial (sessions evaluated, sessions it fired in, monitored firings, errors, verdict) and whether it is in force.",
 			Schema: schema(`{"type":"object","additionalProperties":false,"required":["id"],"properties":{"id":{"type":"string","description":"The rule's id."}}}`),
-			Call:   s.toolStatus},
+			Call:   visibleText(s.toolStatus)},
 	}
 }
 
 func schema(s string) json.RawMessage { return json.RawMessage(s) }
+
+// visibleText makes a tool's answer show nothing invisible: it reaches
+// the model as a tool result, and a store file not written by Add, or an
+// argument echoed back, may hold anything. Every control character but
+// the tab and the line breaks, every invisible format character (Unicode
+// Cf) and every byte of invalid UTF-8 becomes U+FFFD (spec 5.1). The
+// handlers show the rule itself as JSON with such characters escaped
+// (ruleJSON), so that it still reads as the rule.
+func visibleText(call func(context.Context, json.RawMessage) (string, error)) func(context.Context, json.RawMessage) (string, error) {
+	return func(ctx context.Context, args json.RawMessage) (string, error) {
+		out, err := call(ctx, args)
+		return visible(out), err
+	}
+}
+
+// visible is s with its hidden characters and invalid UTF-8 as U+FFFD.
+func visible(s string) string {
+	clean := true
+	for _, r := range s {
+		if r == utf8.RuneError || runtime.HiddenRune(r) {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if runtime.HiddenRune(r) {
+			r = utf8.RuneError
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
 
 // addSchema is rule_add's schema: the rule's fields an agent needs, with
 // the catalog's anchors; the check says the rest.
@@ -78,7 +117,11 @@ func (s *Store) addSchema() json.RawMessage {
 	str := func(desc string) map[string]any { return map[string]any{"type": "string", "description": desc} }
 	copyProps := map[string]any{}
 	for _, f := range copyFields {
-		copyProps[f] = map[string]any{"type": "string"}
+		limit := MaxCopyText
+		if f == "title" {
+			limit = MaxTitle
+		}
+		copyProps[f] = map[string]any{"type": "string", "maxLength": limit}
 	}
 	rule := map[string]any{
 		"type":        "object",
@@ -109,7 +152,7 @@ func (s *Store) addSchema() json.RawMessage {
 			"rule":      rule,
 			"rationale": str("Why the rule is needed: the failure it prevents."),
 			"source":    str("What motivated it: the failing call, an error code, a notice id."),
-			"tags":      map[string]any{"type": "array", "items": map[string]any{"type": "string"}, "description": "Extra words to find it by."},
+			"tags":      map[string]any{"type": "array", "maxItems": MaxTags, "items": map[string]any{"type": "string", "maxLength": MaxTag}, "description": "Extra words to find it by."},
 		},
 	}
 	b, _ := json.Marshal(v) // plain maps and strings always marshal
@@ -209,18 +252,26 @@ func (s *Store) line(in Info) string {
 	switch {
 	case in.Compiled:
 		b.WriteString(", compiled")
+	case r.Status.Live() && in.FailsAt != "":
+		b.WriteString(", does not load: " + fails(in))
 	case r.Status.Live() && !in.InForce:
 		b.WriteString(", not in force")
 	}
 	fmt.Fprintf(&b, "): %s %s", val("anchor"), val("effect"))
 	if title != "" {
-		b.WriteString(": " + oneLineText(title))
+		b.WriteString(": " + Sanitize(title))
 	}
 	b.WriteString("\n")
 	return b.String()
 }
 
-func oneLineText(s string) string { return strings.Join(strings.Fields(s), " ") }
+// fails says how a rule that does not load is in force.
+func fails(in Info) string {
+	if in.FailsOpen {
+		return "fails open at " + in.FailsAt + " (an error, it never fires)"
+	}
+	return "fails closed at " + in.FailsAt
+}
 
 func (s *Store) toolSearch(_ context.Context, raw json.RawMessage) (string, error) {
 	var a struct {
@@ -337,21 +388,29 @@ func (s *Store) toolStatus(_ context.Context, raw json.RawMessage) (string, erro
 		b.WriteString(" (in force, monitored)")
 	case in.InForce:
 		b.WriteString(" (in force, enforced)")
+	case in.FailsAt != "":
+		b.WriteString(" (does not load, so it " + fails(in) + ": " + in.Problem + ")")
 	case in.Problem != "":
 		b.WriteString(" (not in force: " + in.Problem + ")")
 	}
 	b.WriteString("\nrule: " + ruleJSON(r) + "\n")
+	// Add and Retire stored them sanitised; a record written otherwise
+	// is shown as if they had.
 	if r.Rationale != "" {
-		b.WriteString("rationale: " + r.Rationale + "\n")
+		b.WriteString("rationale: " + Sanitize(r.Rationale) + "\n")
 	}
 	if r.Source != "" {
-		b.WriteString("source: " + r.Source + "\n")
+		b.WriteString("source: " + Sanitize(r.Source) + "\n")
 	}
 	if len(r.Tags) > 0 {
-		b.WriteString("tags: " + strings.Join(r.Tags, ", ") + "\n")
+		tags := make([]string, len(r.Tags))
+		for i, t := range r.Tags {
+			tags[i] = Sanitize(t)
+		}
+		b.WriteString("tags: " + strings.Join(tags, ", ") + "\n")
 	}
 	if r.Reason != "" {
-		b.WriteString("reason: " + r.Reason + "\n")
+		b.WriteString("reason: " + Sanitize(r.Reason) + "\n")
 	}
 	if t := r.Trial; t != nil {
 		fmt.Fprintf(&b, "trial: evaluated in %d sessions, fired in %d/%d, %d monitored firings, %d errors: %s\n",

@@ -30,13 +30,14 @@ const (
 	ErrStore                   // the session store could not be reached or answered too late
 	ErrProvenance              // a provenance fact read with an unrecorded input or an incomplete session
 	ErrAnchor                  // the occurrence's anchor is not an anchor of the catalog
+	ErrRuleStore               // a live rule of the rule store (spec 12) does not load
 )
 
 var errKindNames = [...]string{
 	"none", "no_such_key", "index_out_of_range", "divide_by_zero", "modulus_by_zero", "int_overflow",
 	"no_such_overload", "conversion", "invalid_argument", "no_provider", "provider", "profile",
 	"detector", "canceled", "panic", "uint_overflow", "string_index", "not_registered", "timeout",
-	"store", "provenance", "anchor",
+	"store", "provenance", "anchor", "rule_store",
 }
 
 // String is the kind's stable name, as decision records spell it.
@@ -114,6 +115,8 @@ func (e Err) Error() string {
 		return detail("provenance: ", "provenance unknown")
 	case ErrAnchor:
 		return "unknown anchor " + itoa(e.N)
+	case ErrRuleStore:
+		return detail("rule store: ", "rule store: a rule does not load")
 	}
 	return "unknown error kind " + itoa(int64(e.Kind)) + ": " + e.S
 }
