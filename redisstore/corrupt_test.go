@@ -139,6 +139,11 @@ func TestCorruptValues(t *testing.T) {
 	readR := func(session string) error {
 		return runtime.ReadCounters(ctx, s, session, []runtime.CounterKey{fire("R")}, make([]int64, 1))
 	}
+	// forgetful remembers no session: what it finds is all it knows.
+	forgetful, err := redisstore.New(c, redisstore.Options{Prefix: prefix, Remember: -1, SummaryBytes: 40})
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		name  string
 		key   string // "" the hash, ":m" the marker
@@ -180,6 +185,32 @@ func TestCorruptValues(t *testing.T) {
 		{"marker count", ":m", "s", "inf", readR},
 		{"marker flag", ":m", "r", "2", readR},
 		{"marker generation", ":m", "g", "0123456789abcdeF", readR},
+		// A marker of no mutations that no reset wrote: the scripts
+		// write s 0 only with r 1. Before, it read as a reset session,
+		// empty (a hash gone with it was never noticed).
+		{"marker of nothing", ":m", "r", "0", func(id string) error {
+			c.Del(ctx, prefix+"{"+id+"}")
+			c.HSet(ctx, prefix+"{"+id+"}:m", "s", "0")
+			return runtime.ReadCounters(ctx, forgetful, id, []runtime.CounterKey{fire("R")}, make([]int64, 1))
+		}},
+		// The record gone from a hash that holds its names, or its
+		// calls' times: the scripts write r with them. Before, the
+		// record read empty (repeat_count 0, no calls in any window).
+		{"record without its numbers", "", "r", "", func(id string) error {
+			if err := s.Apply(ctx, id, &runtime.Update{Calls: []runtime.Call{{Tool: "x"}}}); err != nil {
+				return err
+			}
+			c.HDel(ctx, prefix+"{"+id+"}", "r")
+			var h runtime.History
+			return s.Read(ctx, id, &runtime.Snapshot{History: &h})
+		}},
+		{"times without the record", "", "r", "", func(id string) error {
+			if err := s.Apply(ctx, id, &runtime.Update{Calls: []runtime.Call{{Tool: "x", Time: 1e18}}}); err != nil {
+				return err
+			}
+			c.HDel(ctx, prefix+"{"+id+"}", "r", "rt")
+			return s.Apply(ctx, id, &runtime.Update{Calls: []runtime.Call{{Tool: "x", Time: 1e18 + 1}}})
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			id := strings.ReplaceAll(tc.name, " ", "-")

@@ -399,3 +399,31 @@ func TestRememberConcurrent(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestLossMarkerWithoutExpiry: a session's marker that lost its expiry (a
+// PERSIST, or a copy of the keys by a tool that drops expiries) still says
+// that the session was written, and its hash is gone (evicted, deleted).
+// The session is lost, as with a marker whose expiry is ahead, on a store
+// that does not remember it too. Before, the script took a marker with no
+// expiry (PTTL -1) for one about to expire: the session was new, its
+// counters and record 0 (a silent reset of every escalation).
+func TestLossMarkerWithoutExpiry(t *testing.T) {
+	s, c, prefix := newStoreAt(t, redisstore.Options{Remember: -1})
+	if err := runtime.ApplyCounters(ctx, s, "s", []runtime.CounterUpdate{{Key: fire("R")}}); err != nil {
+		t.Fatal(err)
+	}
+	c.Persist(ctx, prefix+"{s}:m")
+	c.Del(ctx, prefix+"{s}")
+	if err := runtime.ReadCounters(ctx, s, "s", []runtime.CounterKey{fire("R")}, make([]int64, 1)); !errors.Is(err, redisstore.ErrSessionLost) {
+		t.Fatalf("a session whose hash is gone and whose marker has no expiry: %v, want ErrSessionLost", err)
+	}
+	if err := runtime.ApplyCounters(ctx, s, "s", []runtime.CounterUpdate{{Key: fire("R")}}); !errors.Is(err, redisstore.ErrSessionLost) || !errors.Is(err, runtime.ErrNotApplied) {
+		t.Fatalf("updating it: %v", err)
+	}
+	if err := s.ResetSession(ctx, "s"); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, s, "s", fire("R")); got[0] != 0 {
+		t.Fatalf("after a reset: %v", got)
+	}
+}

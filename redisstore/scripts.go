@@ -163,6 +163,8 @@ if mv[1] and (not gen(mv[1]) or not (mv[2] == '0' or count(mv[2])) or not (mv[3]
   return corrupt('the session marker ' .. M .. ' holds something else')
 end
 if not mv[1] and (mv[2] or mv[3]) then return corrupt('the session marker ' .. M .. ' has no generation') end
+-- No mutation (s 0) is written only by a reset (r 1).
+if mv[2] == '0' and mv[3] ~= '1' then return corrupt('the session marker ' .. M .. ' says no mutation without a reset') end
 if hv[1] or hv[2] then
   if not gen(hv[1]) or not count(hv[2]) then return corrupt('the session has no valid generation and mutation count') end
   if mv[1] and (mv[1] ~= hv[1] or mv[2] ~= hv[2]) then return corrupt('the session and its marker disagree') end
@@ -172,8 +174,13 @@ elseif redis.call('EXISTS', H) == 1 then
 elseif mv[1] then
   if mv[2] == '0' then
     cur = {g = mv[1], s = '0', r = mv[3]}
-  elseif redis.call('PTTL', M) > slack then
-    return lose('its state was deleted before it expired (evicted, deleted, or lost by the server)')
+  else
+    -- A marker without an expiry (-1: PERSIST, a copy that dropped
+    -- expiries) never reaches its last second: the hash went before it.
+    local mt = redis.call('PTTL', M)
+    if mt > slack or mt == -1 then
+      return lose('its state was deleted before it expired (evicted, deleted, or lost by the server)')
+    end
   end
 end
 if ARGV[4] ~= '' then
@@ -263,8 +270,13 @@ local function num(v) return v == '0' or count(v) end
 local function loadRecord()
   local raw = false
   if cur and cur.h then raw = redis.call('HGET', H, 'r') end
-  if not raw then return {0, 0, 0, 0, 0, 0, 0, 0, zeroFp, ''} end
   local bad = 'the record of tool calls holds something else'
+  if not raw then
+    -- The scripts write r with the names and the times: without it,
+    -- they are a record that lost its numbers, not an empty one.
+    if cur and cur.h and (redis.call('HEXISTS', H, 'rt') == 1 or redis.call('HEXISTS', H, 'ct') == 1) then return nil, bad end
+    return {0, 0, 0, 0, 0, 0, 0, 0, zeroFp, ''}
+  end
   local f = {string.match(raw, '^([0-9]+),([0-9]+),([0-9]+),([0-9]+),([0-9]+),([0-9]+),([01]),([01]),()')}
   if #f ~= 9 then return nil, bad end
   for i = 1, 6 do

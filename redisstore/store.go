@@ -244,7 +244,10 @@ type Store struct {
 	// retries of its own): a call that failed before sending anything on
 	// every attempt of the store's is then known not to have run.
 	attempts bool
-	mem      *memory
+	// cluster is set for a Cluster, whose server refuses a script whose
+	// keys are in two hash slots (see keys).
+	cluster bool
+	mem     *memory
 }
 
 var _ runtime.Store = (*Store)(nil)
@@ -259,15 +262,15 @@ func New(client redis.UniversalClient, opts Options) (*Store, error) {
 	if client == nil {
 		return nil, errors.New("redisstore: nil client")
 	}
-	enabled, attempts, epoch := true, false, true
+	enabled, attempts, epoch, ring, cluster := true, false, true, false, false
 	switch c := client.(type) {
 	case *redis.Client:
 		enabled = c.Options().ContextTimeoutEnabled
 		attempts = c.Options().MaxRetries == 0
 	case *redis.ClusterClient:
-		enabled, epoch = c.Options().ContextTimeoutEnabled, false
+		enabled, epoch, cluster = c.Options().ContextTimeoutEnabled, false, true
 	case *redis.Ring:
-		enabled, epoch = c.Options().ContextTimeoutEnabled, false
+		enabled, epoch, ring = c.Options().ContextTimeoutEnabled, false, true
 	}
 	if !enabled {
 		return nil, errors.New("redisstore: the client must be made with ContextTimeoutEnabled: true, so that a call ends at the caller's deadline (spec 5.9)")
@@ -329,10 +332,14 @@ func New(client redis.UniversalClient, opts Options) (*Store, error) {
 		timeout:  opts.Timeout,
 		tokBase:  binary.LittleEndian.Uint64(seed[:]),
 		attempts: attempts,
+		cluster:  cluster,
 		mem:      newMemory(opts.Remember),
 	}
 	if epoch {
 		s.epochKey = s.prefix + "epoch"
+	}
+	if ring {
+		opts.Warn("redisstore: a Ring moves the sessions of a shard it finds down to the shards that are up, where they do not exist: a replica that does not remember such a session takes it for a new one (counters 0, an empty record and graph: a silent start from zero) until the shard is back, when it fails closed as lost; use a Cluster, or one server with replicas (Sentinel)")
 	}
 	s.checkPolicy(opts.Warn)
 	return s, nil
@@ -411,8 +418,21 @@ var errNoID = errors.New("redis: a session in a store needs an id")
 // whose prefixes have no braces share a key (a hash ends with "}", a
 // marker with "}:m"); in a cluster, a session's hash tag is its id, and
 // its marker's too.
+//
+// In a Cluster, a key that starts with "}" would make an empty hash tag
+// (P{}...}): Redis then hashes each key whole, the hash and the marker
+// land in two slots, and the server refuses every script of the session.
+// Such keys, and those that start with NULs and then "}" (so that none
+// collides), are stored as P{\x00key}: their tag is the NULs before the
+// first "}". The runtime's keys (runtime.SessionKey) never start with
+// NULs and "}" (a tenant's start with a NUL and a quote), so the keys of
+// every session that worked in a Cluster are unchanged.
 func (s *Store) keys(session string) []string {
-	h := s.prefix + "{" + session + "}"
+	inner := session
+	if s.cluster && strings.HasPrefix(strings.TrimLeft(session, "\x00"), "}") {
+		inner = "\x00" + session
+	}
+	h := s.prefix + "{" + inner + "}"
 	if s.epochKey == "" {
 		return []string{h, h + ":m"}
 	}

@@ -493,3 +493,76 @@ func TestNoSessionID(t *testing.T) {
 		t.Error("mark")
 	}
 }
+
+// TestWarnRing: a Ring moves the sessions of a shard it finds down to the
+// shards that are up, where a session is not there and, to a replica that
+// does not remember it (the epoch is not checked in a Ring), new: a
+// silent start from zero. New warns about it (a Cluster fails over to a
+// shard's replica instead, and one server with replicas keeps every
+// session in one place).
+func TestWarnRing(t *testing.T) {
+	r := redis.NewRing(&redis.RingOptions{Addrs: map[string]string{"a": "127.0.0.1:1"}, ContextTimeoutEnabled: true, MaxRetries: -1})
+	defer r.Close()
+	var w []string
+	if _, err := redisstore.New(r, redisstore.Options{Timeout: 100 * time.Millisecond, Warn: func(m string) { w = append(w, m) }}); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(w, func(m string) bool { return strings.Contains(m, "a Ring") }) {
+		t.Fatalf("a Ring: warnings %q", w)
+	}
+}
+
+// TestClusterHashTags: in a Cluster (here of one node), a session's hash
+// and marker are in one slot whatever its key holds: a key that starts
+// with "}" (an id of the empty tenant) made P{}...}, an empty hash tag, so
+// the two keys hashed whole to two slots and every call of the session
+// failed (CROSSSLOT). Such keys, and the keys that start with NULs and
+// then "}", get a tag of their own; no two keys share a session, and the
+// others keep theirs.
+func TestClusterHashTags(t *testing.T) {
+	srv := redistest.StartServer(t, false, "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf")
+	admin := redistest.Client(t, srv.Addr)
+	if err := admin.Do(ctx, "CLUSTER", "ADDSLOTSRANGE", "0", "16383").Err(); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; ; i++ {
+		info, _ := admin.ClusterInfo(ctx).Result()
+		if strings.Contains(info, "cluster_state:ok") {
+			break
+		}
+		if i == 200 {
+			t.Fatalf("the cluster is not up: %s", info)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	c := redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{srv.Addr}, ContextTimeoutEnabled: true, MaxRetries: -1})
+	t.Cleanup(func() { c.Close() })
+	s, err := redisstore.New(c, redisstore.Options{Prefix: "p:", Warn: func(string) {}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := []string{"x", "}x", "}", "}}", "\x00}x", "\x00\x00}x", "\x00", "a}b", "{x}", runtime.SessionKey("t", "}x"), runtime.SessionKey("", "\x00}x")}
+	for i, k := range keys {
+		ups := make([]runtime.CounterUpdate, i+1)
+		for j := range ups {
+			ups[j].Key = fire("R")
+		}
+		if err := runtime.ApplyCounters(ctx, s, k, ups); err != nil {
+			t.Fatalf("session %q: %v", k, err)
+		}
+	}
+	for i, k := range keys {
+		if got := read(t, s, k, fire("R")); got[0] != int64(i+1) {
+			t.Fatalf("session %q reads %d, want %d", k, got[0], i+1)
+		}
+	}
+	if err := s.ResetSession(ctx, "}x"); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, s, "}x", fire("R")); got[0] != 0 {
+		t.Fatalf("after a reset: %d", got[0])
+	}
+	if got := read(t, s, "\x00}x", fire("R")); got[0] != 5 {
+		t.Fatalf("another session after the reset: %d", got[0])
+	}
+}

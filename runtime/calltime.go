@@ -8,6 +8,7 @@ package runtime
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"sync"
 	"time"
@@ -69,13 +70,15 @@ func (c *CallTimes) Within(now, n int64, tool string, anyTool bool) (int64, erro
 	if !c.Kept {
 		return 0, ErrTimesNotKept
 	}
-	lo := now - n*int64(time.Second)
-	if c.Dropped && c.DroppedAt > lo {
+	// lo is the window's open lower bound; below the int64 range (a now
+	// within n seconds of its low end) every time is above it.
+	lo, all := now-n*int64(time.Second), now < math.MinInt64+n*int64(time.Second)
+	if c.Dropped && (all || c.DroppedAt > lo) {
 		return 0, ErrTimesDropped
 	}
 	var k int64
 	for i, t := range c.At {
-		if t > lo && t <= now && (anyTool || c.Tools[i] == tool) {
+		if (all || t > lo) && t <= now && (anyTool || c.Tools[i] == tool) {
 			k++
 		}
 	}
@@ -114,9 +117,14 @@ func (r *timeRing) add(t int64, tool string) {
 	i := (r.start + r.n) % len(r.at)
 	r.at[i], r.tools[i] = t, tool
 	r.n++
-	cut := r.latest - int64(TimesSpan)
-	for r.n > 0 && r.at[r.start] <= cut {
-		r.drop()
+	// The cut is TimesSpan before the latest time; within TimesSpan of
+	// the int64 range's low end it is below every time (computed, it would
+	// wrap to a time after all of them).
+	if r.latest >= math.MinInt64+int64(TimesSpan) {
+		cut := r.latest - int64(TimesSpan)
+		for r.n > 0 && r.at[r.start] <= cut {
+			r.drop()
+		}
 	}
 }
 

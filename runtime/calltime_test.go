@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"errors"
+	"math"
 	"testing"
 	"time"
 )
@@ -102,5 +103,41 @@ func TestTimesNotKept(t *testing.T) {
 	var none CallTimes
 	if _, err := none.Within(5*sec, 1, "", true); !errors.Is(err, ErrTimesNotKept) {
 		t.Errorf("times not kept: %v", err)
+	}
+}
+
+// TestTimesNearMinInt64: at the low end of the int64 range (Unix
+// nanoseconds of 1677: a host's bogus time, or one that wrapped), the
+// record keeps a call of the last 24 hours and a window counts it. Before,
+// latest - TimesSpan and now - N seconds overflowed to large positive
+// times: the ring dropped every call, the one just added included (so a
+// window read as an error, where redisstore, computing in seconds, kept
+// them), and Within counted no call of any window, without an error.
+func TestTimesNearMinInt64(t *testing.T) {
+	m := NewMemStore(0)
+	base := int64(math.MinInt64) + 5
+	applyCall(t, m, "a", base)
+	applyCall(t, m, "b", base+10*sec)
+	c := readTimes(t, m)
+	if len(c.At) != 2 || c.Dropped {
+		t.Fatalf("near MinInt64: kept %v, dropped %v at %d; want both kept, none dropped", c.At, c.Dropped, c.DroppedAt)
+	}
+	for _, tc := range []struct {
+		now, n, want int64
+	}{{base + 10*sec, 60, 2}, {base + 10*sec, 10, 1}, {base + 10*sec, 86400, 2}, {base, 1, 1}, {base - 1, 1, 0}} {
+		got, err := c.Within(tc.now, tc.n, "", true)
+		if err != nil || got != tc.want {
+			t.Errorf("Within(now %d, %d s) = %d, %v; want %d", tc.now, tc.n, got, err, tc.want)
+		}
+	}
+	// A day later the first is dropped (it is out of every window), and
+	// the others still count.
+	applyCall(t, m, "c", base+86400*sec)
+	c = readTimes(t, m)
+	if len(c.At) != 2 || !c.Dropped || c.DroppedAt != base {
+		t.Fatalf("a day later: kept %v, dropped %v at %d", c.At, c.Dropped, c.DroppedAt)
+	}
+	if got, err := c.Within(base+86400*sec, 86400, "", true); got != 2 || err != nil {
+		t.Fatalf("a day later, the last day: %d, %v; want 2", got, err)
 	}
 }
