@@ -1,0 +1,48 @@
+package compiler
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestNotRuleFile: a pack's pack.yaml or a fixture file given where a rule
+// file is expected (oarc check pack/pack.yaml) is one OAR_YAML error that
+// says what the file is, not the missing and unknown fields of a rule
+// read from it.
+func TestNotRuleFile(t *testing.T) {
+	dir := t.TempDir()
+	for name, text := range map[string]string{
+		"policy/R.yaml":   "oar: '1.0'\nid: R\nkind: policy\nanchor: tool.pre_invoke\neffect: warn\n",
+		"pack.yaml":       "oar: '1.0'\nname: p\n",
+		"fixtures/f.json": `[{"name": "x", "input": {"anchor": "tool.pre_invoke"}, "expected": {"decision": "allow"}}]`,
+		"policy/R.JSON":   `{"oar": "1.0", "id": "R", "kind": "policy", "anchor": "tool.pre_invoke", "effect": "warn"}`,
+	} {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct{ file, want string }{
+		{"pack.yaml", "pack.yaml is the pack's own file, not a rule file: give the pack directory (" + dir + ")"},
+		{"fixtures/f.json", "a .json file is not a rule file (a rule file is <ID>.yaml or <ID>.yml); fixture files are run by oarc test"},
+		{"policy/R.JSON", "a .json file is not a rule file"},
+	} {
+		file := filepath.Join(dir, tc.file)
+		for _, load := range []func(string, Options) (*Set, Diagnostics){LoadFile, LoadPack} {
+			set, diags := load(file, Options{})
+			if set == nil || len(diags) != 1 || diags[0].Code != CodeYAML || diags[0].Pos.File != file ||
+				!strings.HasPrefix(diags[0].Message, tc.want) {
+				t.Errorf("%s: want one OAR_YAML %q, got:\n%s", tc.file, tc.want, diags.Text())
+			}
+		}
+	}
+	// The rule file itself still loads.
+	if _, diags := LoadFile(filepath.Join(dir, "policy/R.yaml"), Options{}); len(diags) != 0 {
+		t.Errorf("policy/R.yaml: %s", diags.Text())
+	}
+}
