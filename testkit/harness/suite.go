@@ -928,6 +928,12 @@ func compare(e fixture.Expected, approve *bool, r wire.Response) []string {
 	if got := Outcome(r.Effect, approve); e.Outcome != nil && *e.Outcome != got {
 		out = append(out, fmt.Sprintf("outcome: expected %s, got %s", *e.Outcome, got))
 	}
+	// A difference is often caused by an evaluation error the fixture
+	// does not count (a validator or provider it does not give): say
+	// which, unless a line above shows them already.
+	if len(out) > 0 && len(r.Errors) > 0 && e.Decision == r.Effect && e.Errors == nil {
+		out = append(out, fmt.Sprintf("errors: not in expected; the decision had %d %s", len(r.Errors), showErrors(r.Errors)))
+	}
 	return out
 }
 
