@@ -194,7 +194,14 @@ func collect(paths []string, opts Options) ([]job, []Result, []*loaded) {
 		case st.IsDir() && isPack(p):
 			c.packFixtures(p, given)
 		case st.IsDir():
+			before := len(c.jobs) + len(c.bad) + len(c.sets)
 			c.walk(p)
+			if len(c.jobs)+len(c.bad)+len(c.sets) == before {
+				// A directory named on the command line in which nothing
+				// runs is a mistake (rule files beside fixtures/, not in
+				// policy/), not a green run.
+				c.invalid(p, "%s: no pack, set.yaml or fixture file in it: a pack is a directory with pack.yaml or policy/ (rules in policy/<ID>.yaml, fixtures in fixtures/*.json)", p)
+			}
 		case filepath.Ext(p) == ".yaml" || filepath.Ext(p) == ".yml":
 			// A rule file is loaded even without fixtures: a rule that
 			// does not load fails the run.

@@ -319,3 +319,25 @@ func TestCompareShowsErrors(t *testing.T) {
 		t.Errorf("decision differs: %q", got)
 	}
 }
+
+// TestDirectoryWithNothingToRun: a directory named to oarc test in which
+// no pack, set or fixture file is found (rule files put beside each other
+// instead of in policy/, an empty directory) is an invalid result, not a
+// green run of nothing; a pack without fixtures found in it is not.
+func TestDirectoryWithNothingToRun(t *testing.T) {
+	dir := tree(t, map[string]string{
+		"flat/AFTER_RUN.yaml":                   nudgeRule,
+		"flat/notes.txt":                        "",
+		"nofixtures/pack/policy/AFTER_RUN.yaml": nudgeRule,
+	})
+	flat := filepath.Join(dir, "flat")
+	rep := RunReport([]string{flat}, Options{Engines: Reference})
+	if len(rep.Results) != 1 || rep.Results[0].Status != Invalid || rep.Results[0].File != flat ||
+		!strings.Contains(rep.Results[0].Messages[0], "no pack, set.yaml or fixture file in it") {
+		t.Errorf("flat: %+v", rep.Results)
+	}
+	rep = RunReport([]string{filepath.Join(dir, "nofixtures")}, Options{Engines: Reference})
+	if len(rep.Results) != 0 || len(rep.Coverage) != 1 {
+		t.Errorf("a directory holding a pack without fixtures: %+v", rep.Results)
+	}
+}
