@@ -46,3 +46,44 @@ func TestNotRuleFile(t *testing.T) {
 		t.Errorf("policy/R.yaml: %s", diags.Text())
 	}
 }
+
+// TestUppercaseExtension: a file in policy/ whose extension is .yaml or
+// .yml in another case is not read (spec 1), and says so in a warning
+// rather than leaving its rule out without a word; other files stay
+// ignored.
+func TestUppercaseExtension(t *testing.T) {
+	dir := t.TempDir()
+	rule := "oar: '1.0'\nid: %s\nkind: policy\nanchor: tool.pre_invoke\neffect: warn\n"
+	for name, text := range map[string]string{
+		"policy/R.yaml":   strings.Replace(rule, "%s", "R", 1),
+		"policy/S.YAML":   strings.Replace(rule, "%s", "S", 1),
+		"policy/T.Yml":    strings.Replace(rule, "%s", "T", 1),
+		"policy/notes.md": "notes",
+	} {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	set, diags := Load([]string{dir}, Options{})
+	if set == nil || len(set.Rules) != 1 || set.Rules[0].ID != "R" {
+		t.Fatalf("rules loaded: %+v", set)
+	}
+	var got []string
+	for _, d := range diags {
+		if d.Severity != Warning || d.Code != CodeYAML {
+			t.Errorf("unexpected: %s", d)
+		}
+		got = append(got, filepath.Base(d.Pos.File)+": "+d.Message)
+	}
+	want := []string{
+		"S.YAML: not read: rule files end in .yaml or .yml, lowercase; rename it S.yaml to load it",
+		"T.Yml: not read: rule files end in .yaml or .yml, lowercase; rename it T.yml to load it",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("diagnostics:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

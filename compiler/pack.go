@@ -411,8 +411,14 @@ func (l *packLoader) readPolicies(pk *Pack) {
 	var names []string
 	for _, e := range entries {
 		ext := filepath.Ext(e.Name())
-		if ext == ".yaml" || ext == ".yml" {
+		switch {
+		case ext == ".yaml" || ext == ".yml":
 			names = append(names, e.Name())
+		case strings.EqualFold(ext, ".yaml") || strings.EqualFold(ext, ".yml"):
+			// Spec 1 reads <ID>.yaml and <ID>.yml only; a rule in
+			// X.YAML would be left out without a word.
+			l.diags = append(l.diags, Diagnostic{Pos: Pos{File: filepath.Join(path, "policy", e.Name())}, Severity: Warning, Code: CodeYAML,
+				Message: fmt.Sprintf("not read: rule files end in .yaml or .yml, lowercase; rename it %s to load it", strings.TrimSuffix(e.Name(), ext)+strings.ToLower(ext))})
 		}
 	}
 	sort.Strings(names)
