@@ -192,7 +192,12 @@ func ParseCatalog(file string, text []byte) (*catalog.Catalog, Diagnostics) {
 			} else if s, good := c.str(tn, "type"); good {
 				t, known := catalog.ParseType(s)
 				if !known {
-					c.errorf(tn, CodeCatalog, "fact %s: type %q is not one of %s", name, s, typeList())
+					hint := ""
+					if strings.Count(s, "(") > strings.Count(s, ")") {
+						// A flow mapping split the type at its comma.
+						hint = "; quote a type that has a comma: type: 'map(string, dyn)'"
+					}
+					c.errorf(tn, CodeCatalog, "fact %s: type %q is not one of %s%s", name, s, typeList(), hint)
 					ok = false
 				} else if k, kept := catalog.KeptByName[name]; kept && k.Tier == catalog.Host && k.Type != t {
 					// Spec 5.10: the engine keeps this fact; a catalog

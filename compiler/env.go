@@ -264,7 +264,11 @@ func (l *packLoader) checkWhen(r *Rule, w *whenSource) []read {
 		pos := w.m.position(p.Offset)
 		dup := false
 		for _, d := range (*w.diags)[:before] {
-			if d.Pos == pos && d.Code == p.Code {
+			// The checks above report a problem at the start of the
+			// expression it is about; the lowering may point elsewhere
+			// in it (the + of a computed fire_count_of argument): the
+			// same message is the same problem.
+			if d.Code == p.Code && (d.Pos == pos || d.Message == p.Message) {
 				dup = true
 			}
 		}

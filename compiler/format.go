@@ -213,8 +213,8 @@ func parseOne(src []byte) (*yaml.Node, *yaml.Node, error) {
 	var bad error
 	var walk func(n *yaml.Node)
 	walk = func(n *yaml.Node) {
-		if n.Kind == yaml.AliasNode || n.Anchor != "" {
-			bad = errors.New("YAML anchors and aliases are not supported in rule files")
+		if (n.Kind == yaml.AliasNode || n.Anchor != "") && bad == nil {
+			bad = &FormatError{Line: n.Line, Col: n.Column, Msg: "YAML anchors and aliases are not supported in rule files"}
 		}
 		if n.Style&yaml.TaggedStyle != 0 && bad == nil {
 			// The emitter cannot always write a tag back where it was

@@ -232,6 +232,7 @@ func TestFormatRefuses(t *testing.T) {
 		{"two documents", "oar: '1.0'\n---\nid: X\n", "several YAML documents"},
 		{"duplicate key", "oar: '1.0'\noar: '1.0'\n", "duplicate key"},
 		{"alias", "a: &x 1\nb: *x\n", "aliases"},
+		{"anchor alone, at its position", "oar: '1.0'\nsel: &x [a]\n", "2:6: YAML anchors"},
 		{"catalog", "oar_catalog: '1.0'\nhost: acme\n", "leaves catalogs alone"},
 		{"block scalar in a list", "oar: '1.0'\nx:\n  - |\n    a\n", "as a list entry"},
 	} {

@@ -225,6 +225,13 @@ func LoadFile(file string, opts Options) (*Set, Diagnostics) {
 		}
 	}
 	packs := []*Pack{pk}
+	if msg := notRuleFile(file); msg != "" {
+		// Read as a rule, pack.yaml or a fixture file gives a list of
+		// missing and unknown fields that says nothing of the mistake.
+		l.errorf(Pos{File: file}, CodeYAML, "%s", msg)
+		l.finish(packs)
+		return l.set, l.diags
+	}
 	if l.resolveCatalog(packs) {
 		text, err := readRegular(file)
 		if err != nil {
@@ -237,6 +244,19 @@ func LoadFile(file string, opts Options) (*Set, Diagnostics) {
 	l.finish(packs)
 	l.diags.Sort()
 	return l.set, dedupe(l.diags)
+}
+
+// notRuleFile says why file, given where a rule file is expected, is
+// another file of a pack (spec 1): its pack.yaml, or a fixture file; ""
+// when it may be a rule file.
+func notRuleFile(file string) string {
+	switch base := filepath.Base(file); {
+	case base == "pack.yaml":
+		return fmt.Sprintf("pack.yaml is the pack's own file, not a rule file: give the pack directory (%s) to load the pack with its rules", filepath.Dir(file))
+	case strings.EqualFold(filepath.Ext(base), ".json"):
+		return "a .json file is not a rule file (a rule file is <ID>.yaml or <ID>.yml); fixture files are run by oarc test"
+	}
+	return ""
 }
 
 // LoadRuleDoc loads a set made of one inline rule document (YAML or JSON
@@ -391,8 +411,14 @@ func (l *packLoader) readPolicies(pk *Pack) {
 	var names []string
 	for _, e := range entries {
 		ext := filepath.Ext(e.Name())
-		if ext == ".yaml" || ext == ".yml" {
+		switch {
+		case ext == ".yaml" || ext == ".yml":
 			names = append(names, e.Name())
+		case strings.EqualFold(ext, ".yaml") || strings.EqualFold(ext, ".yml"):
+			// Spec 1 reads <ID>.yaml and <ID>.yml only; a rule in
+			// X.YAML would be left out without a word.
+			l.diags = append(l.diags, Diagnostic{Pos: Pos{File: filepath.Join(path, "policy", e.Name())}, Severity: Warning, Code: CodeYAML,
+				Message: fmt.Sprintf("not read: rule files end in .yaml or .yml, lowercase; rename it %s to load it", strings.TrimSuffix(e.Name(), ext)+strings.ToLower(ext))})
 		}
 	}
 	sort.Strings(names)

@@ -82,6 +82,11 @@ func (c *fileCtx) errorAt(p Pos, code, format string, args ...any) {
 }
 
 func (c *fileCtx) errorf(n *yaml.Node, code, format string, args ...any) {
+	if n != nil && n.Kind == yaml.AliasNode {
+		// walk reports every alias; what a field's check would say of
+		// one ("must be a string, got an alias") is the same problem.
+		return
+	}
 	c.errorAt(c.src.pos(n), code, format, args...)
 }
 
@@ -242,11 +247,16 @@ var readerProblems = map[string]bool{
 	"control characters are not allowed": true,
 }
 
-// walk rejects aliases and duplicate mapping keys anywhere in the tree.
+// walk rejects anchors, aliases and duplicate mapping keys anywhere in
+// the tree. An anchor is refused with the aliases: without them it has no
+// use, and oarc fmt could not write it back.
 func (c *fileCtx) walk(n *yaml.Node) {
+	if n.Anchor != "" {
+		c.errorAt(c.src.pos(n), CodeYAML, "YAML anchors (&%s) are not supported in %s, nor are aliases: write the value where it is used", n.Anchor, c.whereIn())
+	}
 	switch n.Kind {
 	case yaml.AliasNode:
-		c.errorf(n, CodeYAML, "YAML aliases (*%s) are not supported in %s", n.Value, c.whereIn())
+		c.errorAt(c.src.pos(n), CodeYAML, "YAML aliases (*%s) are not supported in %s", n.Value, c.whereIn())
 	case yaml.MappingNode:
 		seen := map[string]bool{}
 		for i := 0; i+1 < len(n.Content); i += 2 {

@@ -37,6 +37,9 @@ func ReadRecords(name string, r io.Reader) ([]Record, []Problem, error) {
 			data = nil
 		}
 		line++
+		if line == 1 {
+			l = trimBOM(l)
+		}
 		rec, err := parseRecord(bytes.TrimSuffix(l, []byte("\r")))
 		if err != nil {
 			msg := err.Error()

@@ -337,6 +337,11 @@ var idPattern = regexp.MustCompile(`^[A-Z][A-Z0-9]*(_[A-Z0-9]+)*$`)
 var recordFields = map[string]bool{"id": true, "created_at": true, "status": true, "rule": true,
 	"rationale": true, "source": true, "tags": true, "reason": true, "trial": true}
 
+// trimBOM drops a UTF-8 byte order mark from the start of a file's first
+// line: an editor may write one (RFC 8259 lets a parser ignore it), and
+// rule and fixture files may start with one too.
+func trimBOM(line []byte) []byte { return bytes.TrimPrefix(line, []byte("\xef\xbb\xbf")) }
+
 // parseRecord reads one line as a record: a JSON object with id,
 // created_at, status and rule of their types; unknown members are
 // ignored, so that a newer writer's fields do not break an older reader.
@@ -412,6 +417,9 @@ func parseRecord(line []byte) (Record, error) {
 // applyLine applies one line read from the store; a line that is not a
 // record is reported, unless it was reported torn already.
 func (s *Store) applyLine(line []byte, reported bool) {
+	if s.lines == 1 {
+		line = trimBOM(line)
+	}
 	rec, err := parseRecord(line)
 	if err != nil {
 		if !reported {

@@ -893,3 +893,34 @@ func TestStoreRuleReadsOverride(t *testing.T) {
 		t.Errorf("no override: %v %s errors %v; want the store error, failing closed", d.Effect, d.Code, d.Errors)
 	}
 }
+
+// TestBOM: a store whose first line starts with a UTF-8 byte order mark
+// (an editor wrote one) loads its first record, in Open and ReadRecords
+// alike; a mark anywhere else is no record.
+func TestBOM(t *testing.T) {
+	bom := "\xef\xbb\xbf"
+	path := writeFile(t,
+		bom+record("B_ONE", "candidate", `tool == "a"`, "")+"\n",
+		bom+record("B_TWO", "candidate", `tool == "b"`, "")+"\n",
+	)
+	s, err := rulestore.Open(path, baseSet(t), rulestore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if got, want := statuses(s), "B_ONE=candidate"; got != want {
+		t.Errorf("statuses %q, want %q", got, want)
+	}
+	if ps := s.Problems(); len(ps) != 1 || ps[0].Line != 2 {
+		t.Errorf("problems: %v", ps)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, ps, err := rulestore.ReadRecords(path, f)
+	if err != nil || len(recs) != 1 || recs[0].ID != "B_ONE" || len(ps) != 1 || ps[0].Line != 2 {
+		t.Errorf("ReadRecords: %v, %+v, %v", err, recs, ps)
+	}
+}

@@ -189,22 +189,9 @@ func runGen(env *Env, args []string) int {
 	if *guardFile {
 		cmd += " -guard"
 	}
-	if cdir != "" {
-		if !g.catalog(p.Catalog, cdir, cmd) {
-			return ExitFailure
-		}
-		if importPath == "" {
-			ip, err := importPathOf(cdir)
-			if err != nil {
-				fmt.Fprintf(env.Stderr, "oarc gen: the import path of the catalog package in %s: %v; pass -catalog-pkg\n", cdir, err)
-				return ExitFailure
-			}
-			importPath = ip
-		}
-	}
-	if importPath == "" {
-		importPath = codegen.DefaultCatalogImport
-	}
+	// Everything that can refuse the command is checked before anything
+	// is written: a failed gen leaves no catalog package without the set
+	// that imports it.
 	var lazyFacts []string
 	for _, l := range lazy {
 		for _, n := range strings.Split(l, ",") {
@@ -219,8 +206,26 @@ func runGen(env *Env, args []string) int {
 				return ExitUsage
 			}
 			lazyFacts = append(lazyFacts, n)
-			cmd += " -lazy " + n
 		}
+	}
+	if cdir != "" && importPath == "" {
+		ip, err := importPathOf(cdir)
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "oarc gen: the import path of the catalog package in %s: %v; pass -catalog-pkg; nothing written\n", cdir, err)
+			return ExitFailure
+		}
+		importPath = ip
+	}
+	if cdir != "" {
+		if !g.catalog(p.Catalog, cdir, cmd) {
+			return ExitFailure
+		}
+	}
+	if importPath == "" {
+		importPath = codegen.DefaultCatalogImport
+	}
+	for _, n := range lazyFacts {
+		cmd += " -lazy " + n
 	}
 	src, err := codegen.Generate(p, codegen.Options{Package: name, CatalogImport: importPath, Version: Version, Lazy: lazyFacts})
 	if err != nil {

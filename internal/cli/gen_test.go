@@ -106,3 +106,26 @@ oarc gen: R: matches "^(yes|no)$": literal set of 2, ==
 		t.Errorf("gen -v of a fallback and a literal set: exit %d, stderr\n%s\nwant\n%s", code, errs, want)
 	}
 }
+
+// TestGenWritesNothingOnFailure: a gen refused after loading (no go.mod to
+// derive the host catalog package's import path from, a bad -lazy) writes
+// nothing, not a catalog package without the set that imports it.
+func TestGenWritesNothingOnFailure(t *testing.T) {
+	pack := filepath.Join("..", "..", "examples", "acme", "rules")
+	root := t.TempDir()
+	if _, err := importPathOf(root); err == nil {
+		t.Fatalf("%s has a go.mod above it: the test needs a directory outside every module", root)
+	}
+	out := filepath.Join(root, "gen", "rules")
+	code, _, errs := run("gen", "-pack", pack, "-out", out)
+	if code != 1 || !strings.Contains(errs, "no go.mod above it; pass -catalog-pkg") {
+		t.Errorf("gen outside a module: exit %d, %q", code, errs)
+	}
+	code, _, errs = run("gen", "-pack", pack, "-out", out, "-catalog-pkg", "example.com/acme", "-catalog-out", filepath.Join(root, "gen", "acme"), "-lazy", "nope")
+	if code != 2 || !strings.Contains(errs, "-lazy nope: not a fact of the catalog") {
+		t.Errorf("gen with a bad -lazy: exit %d, %q", code, errs)
+	}
+	if _, err := os.Stat(filepath.Join(root, "gen")); !os.IsNotExist(err) {
+		t.Errorf("a failed gen wrote %s (%v)", filepath.Join(root, "gen"), err)
+	}
+}

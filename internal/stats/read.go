@@ -81,6 +81,11 @@ func (r *Reader) Next(rec *runtime.Record) error {
 	}
 	r.line++
 	line := bytes.TrimSuffix(r.buf, []byte("\n"))
+	if r.line == 1 {
+		// A byte order mark an editor wrote (RFC 8259 lets a parser
+		// ignore it; rule and fixture files may start with one too).
+		line = bytes.TrimPrefix(line, []byte("\xef\xbb\xbf"))
+	}
 	line = bytes.TrimSuffix(line, []byte("\r"))
 	// The buffer may hold up to two bytes past MaxLine (the line break):
 	// whether they were the break is known only now.

@@ -608,3 +608,19 @@ func TestTenantSessions(t *testing.T) {
 		}
 	}
 }
+
+// TestReaderBOM: a byte order mark at the start of a log (an editor wrote
+// one) does not cost its first record; one at the start of a later line
+// is no record.
+func TestReaderBOM(t *testing.T) {
+	bom := "\xef\xbb\xbf"
+	rd := NewReader(strings.NewReader(bom + goodLine + "\r\n" + bom + goodLine + "\n"))
+	var r oarcrt.Record
+	if err := rd.Next(&r); err != nil || r.Digest != "sha256:aa" {
+		t.Errorf("line 1: %v, digest %q", err, r.Digest)
+	}
+	var le *LineError
+	if err := rd.Next(&r); !errors.As(err, &le) || le.Line != 2 {
+		t.Errorf("line 2: %v", err)
+	}
+}

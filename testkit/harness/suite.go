@@ -194,7 +194,14 @@ func collect(paths []string, opts Options) ([]job, []Result, []*loaded) {
 		case st.IsDir() && isPack(p):
 			c.packFixtures(p, given)
 		case st.IsDir():
+			before := len(c.jobs) + len(c.bad) + len(c.sets)
 			c.walk(p)
+			if len(c.jobs)+len(c.bad)+len(c.sets) == before {
+				// A directory named on the command line in which nothing
+				// runs is a mistake (rule files beside fixtures/, not in
+				// policy/), not a green run.
+				c.invalid(p, "%s: no pack, set.yaml or fixture file in it: a pack is a directory with pack.yaml or policy/ (rules in policy/<ID>.yaml, fixtures in fixtures/*.json)", p)
+			}
 		case filepath.Ext(p) == ".yaml" || filepath.Ext(p) == ".yml":
 			// A rule file is loaded even without fixtures: a rule that
 			// does not load fails the run.
@@ -927,6 +934,12 @@ func compare(e fixture.Expected, approve *bool, r wire.Response) []string {
 	}
 	if got := Outcome(r.Effect, approve); e.Outcome != nil && *e.Outcome != got {
 		out = append(out, fmt.Sprintf("outcome: expected %s, got %s", *e.Outcome, got))
+	}
+	// A difference is often caused by an evaluation error the fixture
+	// does not count (a validator or provider it does not give): say
+	// which, unless a line above shows them already.
+	if len(out) > 0 && len(r.Errors) > 0 && e.Decision == r.Effect && e.Errors == nil {
+		out = append(out, fmt.Sprintf("errors: not in expected; the decision had %d %s", len(r.Errors), showErrors(r.Errors)))
 	}
 	return out
 }

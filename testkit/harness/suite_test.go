@@ -3,11 +3,15 @@ package harness
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/oarc/oarc/testkit/fixture"
+	"github.com/oarc/oarc/testkit/wire"
 )
 
 // tree writes files (path -> content) under a temporary directory and
@@ -281,5 +285,59 @@ func TestOutcome(t *testing.T) {
 		if got := Outcome(c.decision, c.approve); got != c.want {
 			t.Errorf("Outcome(%s, %v) = %s, want %s", c.decision, c.approve, got, c.want)
 		}
+	}
+}
+
+// TestCompareShowsErrors: when a fixture fails on a key other than
+// decision and errors, and the decision had evaluation errors the fixture
+// does not count, the failure names them (a validator the fixture does
+// not register leaves a transform's content as it was: the cause must be
+// on the line, not only in -json).
+func TestCompareShowsErrors(t *testing.T) {
+	content := "key [SECRET]"
+	errs := []wire.Error{{Rule: "REDACT", Kind: "not_registered", Message: "validator oarc.secrets is not registered"}}
+	r := wire.Response{Effect: "transform", Code: "REDACT", Codes: []string{"REDACT"}, FailedClosed: []string{"REDACT"},
+		Errors: errs, Content: "key AKIAABCDEFGHIJKLMNOP"}
+	got := compare(fixture.Expected{Decision: "transform", Content: &content}, nil, r)
+	want := []string{
+		`content: expected "key [SECRET]", got "key AKIAABCDEFGHIJKLMNOP"`,
+		`errors: not in expected; the decision had 1 [REDACT: validator oarc.secrets is not registered (not_registered)]`,
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("compare:\n got %q\nwant %q", got, want)
+	}
+	// Nothing to add when the fixture passes, when expected counts the
+	// errors, or when the decision line shows them already.
+	if got := compare(fixture.Expected{Decision: "transform"}, nil, r); len(got) != 0 {
+		t.Errorf("a passing fixture: %q", got)
+	}
+	one := 1
+	if got := compare(fixture.Expected{Decision: "transform", Content: &content, Errors: &one}, nil, r); len(got) != 1 {
+		t.Errorf("errors given: %q", got)
+	}
+	if got := compare(fixture.Expected{Decision: "block"}, nil, r); len(got) != 1 || !strings.Contains(got[0], "errors=[REDACT") {
+		t.Errorf("decision differs: %q", got)
+	}
+}
+
+// TestDirectoryWithNothingToRun: a directory named to oarc test in which
+// no pack, set or fixture file is found (rule files put beside each other
+// instead of in policy/, an empty directory) is an invalid result, not a
+// green run of nothing; a pack without fixtures found in it is not.
+func TestDirectoryWithNothingToRun(t *testing.T) {
+	dir := tree(t, map[string]string{
+		"flat/AFTER_RUN.yaml":                   nudgeRule,
+		"flat/notes.txt":                        "",
+		"nofixtures/pack/policy/AFTER_RUN.yaml": nudgeRule,
+	})
+	flat := filepath.Join(dir, "flat")
+	rep := RunReport([]string{flat}, Options{Engines: Reference})
+	if len(rep.Results) != 1 || rep.Results[0].Status != Invalid || rep.Results[0].File != flat ||
+		!strings.Contains(rep.Results[0].Messages[0], "no pack, set.yaml or fixture file in it") {
+		t.Errorf("flat: %+v", rep.Results)
+	}
+	rep = RunReport([]string{filepath.Join(dir, "nofixtures")}, Options{Engines: Reference})
+	if len(rep.Results) != 0 || len(rep.Coverage) != 1 {
+		t.Errorf("a directory holding a pack without fixtures: %+v", rep.Results)
 	}
 }
