@@ -13,6 +13,7 @@
 package difftest
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand"
@@ -412,7 +413,7 @@ var hostileStrings = []string{"", "a", "b", "é", "\xff", "b\xffc", "\xc3", "\uf
 // hostValue is a tool_args value of any host type, the dyn representation
 // and beyond it.
 func (g *HostileGen) hostValue(d int) any {
-	switch g.r.Intn(24) {
+	switch g.r.Intn(25) {
 	case 0:
 		return nil
 	case 1:
@@ -463,6 +464,22 @@ func (g *HostileGen) hostValue(d int) any {
 		return []uint64{0, math.MaxUint64}
 	case 22:
 		return []float64{math.NaN(), 1}
+	case 23:
+		switch g.r.Intn(7) {
+		case 0:
+			return json.Number(g.pick("1", "-0", "1.5", "9007199254740993", "18446744073709551615", "1e2"))
+		case 1:
+			return map[string]string{"a": g.pick(hostileStrings...)}
+		case 2:
+			return map[string]int64{"a": 1, "b": math.MinInt64}
+		case 3:
+			return map[int64]string{1: "a", 0: "b"}
+		case 4:
+			return map[string]float64{"a": math.NaN(), "b": math.Copysign(0, -1)}
+		case 5:
+			return map[int64]any{1: g.hostValue(0), -1: nil}
+		}
+		return map[float64]any{1.5: "a", 1: int64(1), math.Copysign(0, -1): true}
 	}
 	return float64(g.r.Intn(3))
 }
