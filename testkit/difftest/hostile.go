@@ -531,11 +531,31 @@ func (g *HostileGen) Input() Input {
 	in.Session = fmt.Sprintf("hostile%d", g.sessions)
 	base := time.Date(2026, 3, 29, 0, 59, 59, 0, time.UTC).Add(time.Duration(g.r.Intn(48*3600)) * time.Second)
 	in.Time = base
-	for i := g.r.Intn(4); i > 0; i-- {
-		in.History = append(in.History, wire.HistoryCall{Tool: g.pick("a", "read", in.Facts.Tool, ""),
-			Time: base.Add(-time.Duration(g.r.Intn(90000)) * time.Second)})
+	for i := g.r.Intn(6); i > 0; i-- {
+		// Calls at the windows' edges (t - N < time <= t), a nanosecond
+		// either side, after the occurrence, and without a time.
+		ago := time.Duration(g.r.Intn(90000)) * time.Second
+		if g.chance(2) {
+			ago = time.Duration([]int{0, 1, 2, 60, 3600, 86400, 86401, -1}[g.r.Intn(8)]) * time.Second
+			ago += time.Duration(g.r.Intn(3)-1) * time.Duration([]int64{1, int64(time.Millisecond)}[g.r.Intn(2)])
+		}
+		h := wire.HistoryCall{Tool: g.pick("a", "read", in.Facts.Tool, ""), Time: base.Add(-ago)}
+		if g.chance(6) {
+			h.Time = time.Time{}
+		}
+		in.History = append(in.History, h)
 	}
-	sort.Slice(in.History, func(i, j int) bool { return in.History[i].Time.Before(in.History[j].Time) })
+	if g.chance(40) {
+		// Past the record's bound: the oldest calls are dropped.
+		for i := 0; i < 4100; i++ {
+			in.History = append(in.History, wire.HistoryCall{Tool: g.pick("a", "read"), Time: base.Add(-time.Duration(4100-i) * time.Second)})
+		}
+	}
+	if !g.chance(4) {
+		// Mostly in order; otherwise as a host with a skewed clock gives
+		// them.
+		sort.SliceStable(in.History, func(i, j int) bool { return in.History[i].Time.Before(in.History[j].Time) })
+	}
 	in.Content = g.pick(hostileStrings...) + g.pick(hostileStrings...)
 	if g.chance(2) {
 		in.Batch = []string{g.pick(hostileURLs...)}
