@@ -488,8 +488,8 @@ func FuzzSessions(f *testing.F) {
 }
 
 var (
-	hostileExprs  = flag.Int("hostile.exprs", long.N(400, 2000), "expressions in the hostile differential")
-	hostileInputs = flag.Int("hostile.inputs", 40, "inputs each hostile expression is evaluated with")
+	hostileExprs  = flag.Int("hostile.exprs", long.N(250, 2000), "expressions in the hostile differential")
+	hostileInputs = flag.Int("hostile.inputs", 30, "inputs each hostile expression is evaluated with")
 	hostileSeed   = flag.Int64("hostile.seed", 1, "seed of the hostile differential")
 )
 
