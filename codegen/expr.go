@@ -311,24 +311,101 @@ func (g *fn) sel(n *ir.Select) value {
 }
 
 func (g *fn) index(n *ir.Index) value {
-	x := g.bind(g.val(n.X))
+	v, _ := g.indexOf(n, false)
+	return v
+}
+
+// keyFirst reports whether x[k] evaluates its key before x's value is
+// read: x is a dyn value selected or indexed out of a container and k is
+// not a constant. cel-go resolves such an x without converting the host
+// value it holds, evaluates k, and converts the value only when it applies
+// k: `tool_args.m[tool_args.n]`, m a value that cannot be read and n
+// absent, is n's "no such key", not m's reading error.
+func keyFirst(n *ir.Index) bool {
+	if _, ok := n.I.(*ir.Const); ok || repOf(n.X.Type()) != repDyn {
+		return false
+	}
+	switch x := n.X.(type) {
+	case *ir.Select:
+		return !x.Test
+	case *ir.Index:
+		return true
+	}
+	return false
+}
+
+// indexOf compiles n. With unread set (n is the x of a keyFirst index),
+// the value it yields is read but the read's error is not checked: it
+// returns the Err's name for the caller to check, after its key.
+func (g *fn) indexOf(n *ir.Index, unread bool) (value, string) {
+	var x value
+	pending := ""
+	if keyFirst(n) {
+		x, pending = g.keyFirstX(n.X)
+	} else {
+		x = g.bind(g.val(n.X))
+	}
 	xt, it := n.X.Type(), n.I.Type()
+	i := g.bind(g.val(n.I))
+	if pending != "" {
+		g.check(pending)
+	}
 	switch {
 	case xt.Is(ir.KList) && it.Is(ir.KInt):
-		i := g.bind(g.val(n.I))
 		r := g.call(xt.Elem, "IndexList", x.code, i.code)
 		if x.rep() == repList {
 			r.t = ir.DynType
 			if repOf(n.T) == repDyn {
+				if unread {
+					return g.readUnchecked(r)
+				}
 				r = g.read(r)
 			}
 		}
-		return g.conv(r, n.T)
+		return g.conv(r, n.T), ""
 	case x.rep() == repStrMap && it.Is(ir.KString):
-		return g.lookup(x, g.bind(g.val(n.I)), n.T)
+		if unread {
+			return g.lookupUnread(x, i)
+		}
+		return g.lookup(x, i, n.T), ""
 	}
-	i := g.bind(g.val(n.I))
-	return g.conv(g.call(ir.DynType, "IndexDyn", box(x).code, box(i).code), n.T)
+	if unread {
+		return g.readUnchecked(g.call(ir.DynType, "IndexDynRaw", box(x).code, box(i).code))
+	}
+	return g.conv(g.call(ir.DynType, "IndexDyn", box(x).code, box(i).code), n.T), ""
+}
+
+// keyFirstX compiles the x of a keyFirst index (a select or an index) up to
+// the read of the value it yields, whose Err's name it returns unchecked.
+func (g *fn) keyFirstX(e ir.Expr) (value, string) {
+	if n, ok := e.(*ir.Index); ok {
+		return g.indexOf(n, true)
+	}
+	n := e.(*ir.Select)
+	x := g.bind(g.val(n.X))
+	field := value{code: jen.Lit(n.Field), t: ir.StringType, simple: true, constant: true}
+	if x.rep() == repStrMap {
+		return g.lookupUnread(x, field)
+	}
+	return g.readUnchecked(g.call(ir.DynType, "SelectDynRaw", box(x).code, field.code))
+}
+
+// lookupUnread is lookup of a dyn value, read without the read's check:
+// it returns the Err's name.
+func (g *fn) lookupUnread(m, key value) (value, string) {
+	r, ok := g.newTmp(), g.newTmp()
+	g.emit(jen.List(jen.Id(r), jen.Id(ok)).Op(":=").Add(m.code).Index(key.code))
+	g.emit(jen.If(jen.Op("!").Id(ok)).Block(jen.Return(g.zero(), implQ("NoSuchKey").Call(key.code))))
+	g.b.exits++
+	return g.readUnchecked(value{code: jen.Id(r), t: ir.DynType, simple: true})
+}
+
+// readUnchecked reads v (impl.Read) and returns the value and the name of
+// the read's Err, which the caller checks.
+func (g *fn) readUnchecked(v value) (value, string) {
+	r, e := g.newTmp(), g.newTmp()
+	g.emit(jen.List(jen.Id(r), jen.Id(e)).Op(":=").Add(implQ("Read")).Call(v.code))
+	return value{code: jen.Id(r), t: ir.DynType, simple: true}, e
 }
 
 func (g *fn) list(n *ir.List) value {

@@ -486,3 +486,34 @@ func FuzzSessions(f *testing.F) {
 		}
 	})
 }
+
+var (
+	hostileExprs  = flag.Int("hostile.exprs", long.N(250, 2000), "expressions in the hostile differential")
+	hostileInputs = flag.Int("hostile.inputs", 30, "inputs each hostile expression is evaluated with")
+	hostileSeed   = flag.Int64("hostile.seed", 1, "seed of the hostile differential")
+)
+
+// TestHostileDifferential compares the generated code with the reference
+// on the hostile generator's expressions (the oarc-tier functions on
+// hostile arguments, macros and && || over errors, host values outside
+// the dyn representation) and inputs.
+func TestHostileDifferential(t *testing.T) {
+	rep, err := difftest.HostileDifferential(difftest.HostileOptions{Seed: *hostileSeed, Expressions: *hostileExprs, PackSize: 200, Inputs: *hostileInputs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d rules (%d rejected by the compiler: %v), %d cases: %d true, %d false, %d errors, %d mismatches",
+		rep.Rules, rep.Rejected, rep.RejectedBy, rep.Cases, rep.True, rep.False, rep.Errors, len(rep.Mismatches))
+	for _, tag := range difftest.HostileTags {
+		c := rep.Productions[tag]
+		if c == nil || c.Generated-c.Rejected < 10 {
+			t.Errorf("production %s: %v, fewer than 10 expressions compared", tag, c)
+			continue
+		}
+		t.Logf("production %-10s %s", tag, c)
+	}
+	if rep.True == 0 || rep.False == 0 || rep.Errors == 0 {
+		t.Errorf("the generator should produce true, false and error outcomes")
+	}
+	report(t, rep)
+}

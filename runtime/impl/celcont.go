@@ -57,7 +57,14 @@ func listIndex(k scalar) (int64, Err) {
 // unsupported key (cel-go checks the key first, and reports an error value
 // as a key of type *types.Err). An unsupported container, or element read,
 // is [Unsupported].
-func IndexDyn(container any, key any) (any, Err) {
+func IndexDyn(container any, key any) (any, Err) { return indexDyn(container, key, true) }
+
+// IndexDynRaw is IndexDyn but for the element found, which it returns as
+// the host gave it, unread: generated code reads it (Read) where cel-go
+// converts it (see codegen's keyFirst).
+func IndexDynRaw(container any, key any) (any, Err) { return indexDyn(container, key, false) }
+
+func indexDyn(container any, key any, read bool) (any, Err) {
 	switch key.(type) {
 	case string, int64:
 	default:
@@ -71,13 +78,13 @@ func IndexDyn(container any, key any) (any, Err) {
 	case map[string]any:
 		if k, ok := key.(string); ok {
 			if v, ok := c[k]; ok {
-				return readElem(v)
+				return elem(read, v)
 			}
 			return nil, NoSuchKey(k)
 		}
 		if s := scalarOf(key); s.k == kString {
 			if v, ok := c[s.s]; ok {
-				return readElem(v)
+				return elem(read, v)
 			}
 		}
 		return nil, Err{Kind: ErrNoSuchKey, S: formatKey(scalarOf(key))}
@@ -103,7 +110,7 @@ func IndexDyn(container any, key any) (any, Err) {
 		if i < 0 || i >= int64(len(c)) {
 			return nil, IndexOutOfRange(i)
 		}
-		return readElem(c[i])
+		return elem(read, c[i])
 	}
 	switch kindOf(container) {
 	case kMap:
@@ -113,7 +120,7 @@ func IndexDyn(container any, key any) (any, Err) {
 		case !e.Ok():
 			return nil, e
 		case ok:
-			return readElem(v)
+			return elem(read, v)
 		}
 		return nil, Err{Kind: ErrNoSuchKey, S: formatKey(scalarOf(key))}
 	case kList:
@@ -127,7 +134,7 @@ func IndexDyn(container any, key any) (any, Err) {
 			return nil, Err{Kind: ErrIndexOutOfRange, S: formatKey(k), N: i}
 		}
 		v := l.At(int(i))
-		return readElem(v)
+		return elem(read, v)
 	case kUnsupported:
 		return nil, Unsupported(container)
 	}
@@ -165,11 +172,17 @@ func IndexMapInt[V any](m map[int64]V, k int64) (V, Err) {
 // ErrNoSuchKey); a list is ErrInvalidArgument ("unsupported index type
 // 'string' in list"); anything else (null, scalars) is ErrNoSuchKey. An
 // unsupported x, or value read, is [Unsupported].
-func SelectDyn(v any, field string) (any, Err) {
+func SelectDyn(v any, field string) (any, Err) { return selectDyn(v, field, true) }
+
+// SelectDynRaw is SelectDyn but for the value found, which it returns as
+// the host gave it, unread (see IndexDynRaw).
+func SelectDynRaw(v any, field string) (any, Err) { return selectDyn(v, field, false) }
+
+func selectDyn(v any, field string, read bool) (any, Err) {
 	switch m := v.(type) {
 	case map[string]any:
 		if x, ok := m[field]; ok {
-			return readElem(x)
+			return elem(read, x)
 		}
 		return nil, NoSuchKey(field)
 	case map[string]string:
@@ -187,7 +200,7 @@ func SelectDyn(v any, field string) (any, Err) {
 	case kMap:
 		m, _ := mapView(v)
 		if x, ok := m.Get(field); ok {
-			return readElem(x)
+			return elem(read, x)
 		}
 		return nil, NoSuchKey(field)
 	case kList:
@@ -397,4 +410,12 @@ func ConcatList[T any](a, b []T) []T {
 	out := make([]T, 0, len(a)+len(b))
 	out = append(out, a...)
 	return append(out, b...)
+}
+
+// elem is v read (Read) when read is set, else v as it is.
+func elem(read bool, v any) (any, Err) {
+	if read {
+		return readElem(v)
+	}
+	return v, Err{}
 }

@@ -509,17 +509,18 @@ func equalAt(a, b any, depth int) (bool, Err) {
 		if bs.k != kList {
 			return false, Err{}
 		}
-		if x, ok := a.([]string); ok {
-			if y, ok := b.([]string); ok {
-				return EqualStrings(x, y), Err{}
-			}
-		}
 		la, lb := listOf(a), listOf(b)
 		if la.n != lb.n {
 			return false, Err{}
 		}
 		if la.n > 0 && depth >= MaxDepth {
+			// A list of strings too: it is one level more.
 			return false, TooDeep()
+		}
+		if x, ok := a.([]string); ok {
+			if y, ok := b.([]string); ok {
+				return EqualStrings(x, y), Err{}
+			}
 		}
 		for i := 0; i < la.n; i++ {
 			eq, e := equalRead(la.At(i), lb.At(i), depth+1)

@@ -157,7 +157,7 @@ func checkDeep(t *testing.T, e *Evaluator, c deepCase, a act, walkDepth int, cha
 func TestDeep(t *testing.T) {
 	e := evaluator(t)
 	r := rand.New(rand.NewSource(7))
-	leaves := []any{int64(1), 1.0, uint64(1), "a", nil, []any{}, rt.NewAnyMap(), true}
+	leaves := []any{int64(1), 1.0, uint64(1), "a", nil, []any{}, rt.NewAnyMap(), true, []string{"a"}}
 	n := 0
 	for depth := rt.MaxDepth - 2; depth <= rt.MaxDepth+2; depth++ {
 		for shape := int64(0); shape < 6; shape++ {

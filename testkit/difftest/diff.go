@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/oarc/oarc/codegen"
 	"github.com/oarc/oarc/compiler"
@@ -80,6 +81,13 @@ const codeNoPlan = "CEL_GO_NO_PLAN"
 
 var noPlanRE = regexp.MustCompile(`^reference: rule (R[0-9]+): `)
 
+// WhenGen generates the rules' expressions: each with the profiles it
+// reads, and the productions it used (Tags).
+type WhenGen interface {
+	When() (string, []string)
+	Tags() []string
+}
+
 // DiffPack is a generated pack ready to run: the loaded pack and each rule's
 // expression by id.
 type DiffPack struct {
@@ -91,7 +99,7 @@ type DiffPack struct {
 
 // BuildDiffPacks generates expressions and loads them as packs, dropping
 // expressions the compiler rejects.
-func BuildDiffPacks(g *Gen, n, packSize int) ([]*DiffPack, int, error) {
+func BuildDiffPacks(g WhenGen, n, packSize int) ([]*DiffPack, int, error) {
 	rep := NewReport()
 	packs, err := buildDiffPacks(g, n, packSize, rep)
 	return packs, rep.Rejected, err
@@ -99,7 +107,7 @@ func BuildDiffPacks(g *Gen, n, packSize int) ([]*DiffPack, int, error) {
 
 // BuildDiffPacksInto is BuildDiffPacks counting rejections in rep, and
 // adding to its mismatches the rules the code generator fails on.
-func BuildDiffPacksInto(g *Gen, n, packSize int, rep *DiffReport) ([]*DiffPack, error) {
+func BuildDiffPacksInto(g WhenGen, n, packSize int, rep *DiffReport) ([]*DiffPack, error) {
 	return buildDiffPacks(g, n, packSize, rep)
 }
 
@@ -122,7 +130,7 @@ func drop(pdir, id, code string, tags map[string][]string, rep *DiffReport) bool
 	return true
 }
 
-func buildDiffPacks(g *Gen, n, packSize int, rep *DiffReport) ([]*DiffPack, error) {
+func buildDiffPacks(g WhenGen, n, packSize int, rep *DiffReport) ([]*DiffPack, error) {
 	dir, err := os.MkdirTemp("", "oarc-diff-")
 	if err != nil {
 		return nil, err
@@ -374,12 +382,40 @@ func CompareFacts(runner *harness.Runner, index int, p *DiffPack, facts lycaon.F
 // CompareInput evaluates one input (facts and providers) with both
 // engines and adds the per-rule outcomes to rep.
 func CompareInput(runner *harness.Runner, index int, p *DiffPack, in Input, rep *DiffReport) error {
-	req := &wire.Request{Set: index, Anchor: "tool.pre_invoke", Facts: FactsMap(&in.Facts), Providers: in.Providers}
+	req := &wire.Request{Set: index, Anchor: "tool.pre_invoke", Facts: FactsMap(&in.Facts), Providers: in.Providers,
+		Session: in.Session, Time: in.Time, History: in.History, Content: in.Content, Tenant: in.Tenant}
+	if in.Batch != nil {
+		// A check: the occurrence, then one action for each other tool
+		// of the batch, alike but for the tool.
+		req.Check = []wire.Request{{Anchor: req.Anchor, Facts: req.Facts, Providers: req.Providers, Time: req.Time, Content: req.Content}}
+		for _, tool := range in.Batch {
+			c := req.Check[0]
+			c.Facts = map[string]any{}
+			for k, v := range req.Facts {
+				c.Facts[k] = v
+			}
+			c.Facts["tool"] = tool
+			req.Check = append(req.Check, c)
+		}
+	}
 	gen, err := runner.Do(req)
 	if err != nil {
 		return err
 	}
-	rep.tally(p, p.ref.Evaluate(req, nil), gen, func() string { return ShowInput(in) }, nil)
+	if gen.Fatal != "" {
+		return fmt.Errorf("runner: %s (input %s)", gen.Fatal, ShowInput(in))
+	}
+	ref := p.ref.Evaluate(req, nil)
+	if in.Batch == nil {
+		rep.tally(p, ref, gen, func() string { return ShowInput(in) }, nil)
+		return nil
+	}
+	if len(ref.Check) != len(req.Check) || len(gen.Check) != len(req.Check) {
+		return fmt.Errorf("a check of %d actions: %d decisions from the reference, %d from the generated code", len(req.Check), len(ref.Check), len(gen.Check))
+	}
+	for i := range req.Check {
+		rep.tally(p, ref.Check[i], gen.Check[i], func() string { return fmt.Sprintf("action %d of %s", i, ShowInput(in)) }, nil)
+	}
 	return nil
 }
 
@@ -436,6 +472,21 @@ func ShowInput(in Input) string {
 	s := ShowFacts(in.Facts)
 	if in.Providers != nil {
 		s += fmt.Sprintf(" providers=%#v", in.Providers)
+	}
+	if !in.Time.IsZero() {
+		s += " time=" + in.Time.Format(time.RFC3339)
+	}
+	for _, h := range in.History {
+		s += fmt.Sprintf(" history=%q@%s", h.Tool, h.Time.Format(time.RFC3339))
+	}
+	if in.Content != "" {
+		s += fmt.Sprintf(" content=%q", in.Content)
+	}
+	if in.Batch != nil {
+		s += fmt.Sprintf(" check with tools=%#v", in.Batch)
+	}
+	if in.Tenant != "" {
+		s += fmt.Sprintf(" tenant=%q", in.Tenant)
 	}
 	return s
 }

@@ -14,8 +14,10 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/oarc/oarc/lycaon"
+	"github.com/oarc/oarc/testkit/wire"
 )
 
 // Gen generates expressions and facts from a seeded source.
@@ -330,6 +332,21 @@ type Input struct {
 	// provider, a listed one answers an argument it does not list with
 	// the zero value.
 	Providers map[string]map[string]any
+	// Session names the occurrence's session in the runner ("": the one
+	// session every input without a name shares there); the reference
+	// starts afresh for each input, so an input that reads the session
+	// (its history) names a session of its own.
+	Session string
+	// Time is the occurrence's time (zero: the clock's), History the
+	// session's calls before it, Content its content, Tenant the
+	// session's tenant. Batch, when not nil, makes the occurrence the
+	// first action of a check (spec 5.11) whose other actions are alike
+	// but for their tools, Batch's.
+	Time    time.Time
+	History []wire.HistoryCall
+	Content string
+	Batch   []string
+	Tenant  string
 }
 
 // Input returns random facts and providers for the expressions. Each

@@ -29,6 +29,16 @@ func init() {
 	gob.Register([]string{})
 	gob.Register([]map[string]any{})
 	gob.Register(ProviderFailure(""))
+	// Host values outside the dyn representation that the differential
+	// tests put in dyn facts (the runtime reads them by the rule of
+	// docs/cel-semantics.md).
+	gob.Register(json.Number(""))
+	gob.Register(map[string]string{})
+	gob.Register(map[string]int64{})
+	gob.Register(map[int64]string{})
+	gob.Register(map[string]float64{})
+	gob.Register(map[int64]any{})
+	gob.Register(map[float64]any{})
 }
 
 // Request is one occurrence to evaluate.

@@ -67,7 +67,12 @@ func factSets() map[string]*lycaon.Facts {
 		PromptInjectionScore: math.Inf(1),
 	}
 	odd.Lycaon.TurnTools = []string{"a"}
-	return map[string]*lycaon.Facts{"rich": rich, "empty": {}, "odd": odd}
+	// Values the rule does not read ([]byte: bytes), where keys are
+	// evaluated.
+	unread := &lycaon.Facts{
+		ToolArgs: map[string]any{"bytes": []byte{0xff}, "nested": map[string]any{"bytes": []byte("a")}, "bkey": "bytes", "zero": int64(0)},
+	}
+	return map[string]*lycaon.Facts{"rich": rich, "empty": {}, "odd": odd, "unread": unread}
 }
 
 // oracle evaluates the edge pack with the reference engine

@@ -268,6 +268,14 @@
 // source: edge/policy/E265.yaml
 // source: edge/policy/E266.yaml
 // source: edge/policy/E267.yaml
+// source: edge/policy/E268.yaml
+// source: edge/policy/E269.yaml
+// source: edge/policy/E270.yaml
+// source: edge/policy/E271.yaml
+// source: edge/policy/E272.yaml
+// source: edge/policy/E273.yaml
+// source: edge/policy/E274.yaml
+// source: edge/policy/E275.yaml
 
 // Package edge holds the compiled rules of the compilation set "edge"
 // (catalog "lycaon"). Bind an Env with New, then evaluate occurrences.
@@ -297,7 +305,7 @@ const _ = lycaon.CatalogIs_c780cfd0
 const Name = "edge"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:d701951532e3d1d11b0697be67070004aec5c1c62c28b89696cd9cb20ea39222"
+const Digest = "sha256:9a95729beedb0b25e78240e0a77963acd64460301b16f121f0119a1784e0c886"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.
@@ -982,6 +990,22 @@ func (ev *Evaluator) CounterKey(rule string, c runtime.Counter) (runtime.Counter
 		return runtime.CounterKey{Slot: 266, Rule: "E266", Counter: c}, true
 	case "E267":
 		return runtime.CounterKey{Slot: 267, Rule: "E267", Counter: c}, true
+	case "E268":
+		return runtime.CounterKey{Slot: 268, Rule: "E268", Counter: c}, true
+	case "E269":
+		return runtime.CounterKey{Slot: 269, Rule: "E269", Counter: c}, true
+	case "E270":
+		return runtime.CounterKey{Slot: 270, Rule: "E270", Counter: c}, true
+	case "E271":
+		return runtime.CounterKey{Slot: 271, Rule: "E271", Counter: c}, true
+	case "E272":
+		return runtime.CounterKey{Slot: 272, Rule: "E272", Counter: c}, true
+	case "E273":
+		return runtime.CounterKey{Slot: 273, Rule: "E273", Counter: c}, true
+	case "E274":
+		return runtime.CounterKey{Slot: 274, Rule: "E274", Counter: c}, true
+	case "E275":
+		return runtime.CounterKey{Slot: 275, Rule: "E275", Counter: c}, true
 	default:
 		return runtime.CounterKey{}, false
 	}
@@ -1157,7 +1181,7 @@ func Context(hint string, k int) string {
 }
 
 // oRules are the compiled rules, by slot (evaluation order).
-var oRules = [268]impl.Rule{
+var oRules = [276]impl.Rule{
 	// E000
 	{
 		Rule: runtime.Rule{
@@ -4910,6 +4934,118 @@ var oRules = [268]impl.Rule{
 		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
+	// E268
+	{
+		Rule: runtime.Rule{
+			ID:       "E268",
+			Pack:     "edge",
+			Kind:     runtime.KindPolicy,
+			Anchor:   "tool.pre_invoke",
+			Effect:   runtime.Warn,
+			FailOpen: true,
+		},
+		Slot:         268,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+	},
+	// E269
+	{
+		Rule: runtime.Rule{
+			ID:       "E269",
+			Pack:     "edge",
+			Kind:     runtime.KindPolicy,
+			Anchor:   "tool.pre_invoke",
+			Effect:   runtime.Warn,
+			FailOpen: true,
+		},
+		Slot:         269,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+	},
+	// E270
+	{
+		Rule: runtime.Rule{
+			ID:       "E270",
+			Pack:     "edge",
+			Kind:     runtime.KindPolicy,
+			Anchor:   "tool.pre_invoke",
+			Effect:   runtime.Warn,
+			FailOpen: true,
+		},
+		Slot:         270,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+	},
+	// E271
+	{
+		Rule: runtime.Rule{
+			ID:       "E271",
+			Pack:     "edge",
+			Kind:     runtime.KindPolicy,
+			Anchor:   "tool.pre_invoke",
+			Effect:   runtime.Warn,
+			FailOpen: true,
+		},
+		Slot:         271,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+	},
+	// E272
+	{
+		Rule: runtime.Rule{
+			ID:       "E272",
+			Pack:     "edge",
+			Kind:     runtime.KindPolicy,
+			Anchor:   "tool.pre_invoke",
+			Effect:   runtime.Warn,
+			FailOpen: true,
+		},
+		Slot:         272,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+	},
+	// E273
+	{
+		Rule: runtime.Rule{
+			ID:       "E273",
+			Pack:     "edge",
+			Kind:     runtime.KindPolicy,
+			Anchor:   "tool.pre_invoke",
+			Effect:   runtime.Warn,
+			FailOpen: true,
+		},
+		Slot:         273,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+	},
+	// E274
+	{
+		Rule: runtime.Rule{
+			ID:       "E274",
+			Pack:     "edge",
+			Kind:     runtime.KindPolicy,
+			Anchor:   "tool.pre_invoke",
+			Effect:   runtime.Warn,
+			FailOpen: true,
+		},
+		Slot:         274,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+	},
+	// E275
+	{
+		Rule: runtime.Rule{
+			ID:       "E275",
+			Pack:     "edge",
+			Kind:     runtime.KindPolicy,
+			Anchor:   "tool.pre_invoke",
+			Effect:   runtime.Warn,
+			FailOpen: true,
+		},
+		Slot:         275,
+		Profiles:     runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool,
+		DetectorSlot: -1,
+	},
 }
 
 // Constant values and patterns of the rules, built once.
@@ -8379,9 +8515,6 @@ func oRule_E102(oX *oExec) (bool, runtime.Err) {
 		return false, impl.NoSuchKey("list")
 	}
 	oT4, oT5 := impl.Read(oT2)
-	if oT5.Kind != 0 {
-		return false, oT5
-	}
 	oT6, oT7 := oF.ToolArgs["d"]
 	if !oT7 {
 		return false, impl.NoSuchKey("d")
@@ -8389,6 +8522,9 @@ func oRule_E102(oX *oExec) (bool, runtime.Err) {
 	oT8, oT9 := impl.Read(oT6)
 	if oT9.Kind != 0 {
 		return false, oT9
+	}
+	if oT5.Kind != 0 {
+		return false, oT5
 	}
 	oT10, oT11 := impl.IndexDyn(oT4, oT8)
 	if oT11.Kind != 0 {
@@ -9609,11 +9745,11 @@ func oRule_E128(oX *oExec) (bool, runtime.Err) {
 				return false, impl.NoSuchKey("map")
 			}
 			oT14, oT15 := impl.Read(oT12)
-			if oT15.Kind != 0 {
-				return false, oT15
-			}
 			if oT11.Kind != 0 {
 				return false, oT11
+			}
+			if oT15.Kind != 0 {
+				return false, oT15
 			}
 			oT16, oT17 := impl.IndexDyn(oT14, oV_k)
 			if oT17.Kind != 0 {
@@ -15151,11 +15287,11 @@ func oRule_E253(oX *oExec) (bool, runtime.Err) {
 						return false, impl.NoSuchKey("map")
 					}
 					oT28, oT29 := impl.Read(oT26)
-					if oT29.Kind != 0 {
-						return false, oT29
-					}
 					if oT25.Kind != 0 {
 						return false, oT25
+					}
+					if oT29.Kind != 0 {
+						return false, oT29
 					}
 					oT30, oT31 := impl.IndexDyn(oT28, oV_k)
 					if oT31.Kind != 0 {
@@ -16152,9 +16288,341 @@ func oRule_E264(oX *oExec) (bool, runtime.Err) {
 // oRule_E265 evaluates rule E265 (policy, pack edge).
 // when:
 //
-//	tool_arg_int("n") == 10 || tool_arg_int("n") == 11 || tool_arg_int("n") == 12 || tool_arg_int("n") == 13 || tool_arg_int("n") == 14 || tool_arg_int("n") == 15 || tool_arg_int("n") == 16 || tool_arg_int("n") == 17 || tool_arg_int("n") == 18 || tool_arg_int("n") == 19 || tool_arg_int("n") == 20 || tool_arg_int("n") == 21 || tool_arg_int("n") == 22 || tool_arg_int("n") == 23 || tool_arg_int("n") == 24 || tool_arg_int("n") == 25 || tool_arg_int("n") == 26 || tool_arg_int("n") == 27 || tool_arg_int("n") == 28 || tool_arg_int("n") == 29 || tool_arg_int("n") == 30 || tool_arg_int("n") == 31 || tool_arg_int("n") == 32 || tool_arg_int("n") == 33 || tool_arg_int("n") == 34 || tool_arg_int("n") == 35 || tool_arg_int("n") == 36 || tool_arg_int("n") == 37 || tool_arg_int("n") == 38 || tool_arg_int("n") == 39 || tool_arg_int("n") == 40 || tool_arg_int("n") == 41 || tool_arg_int("n") == 42 || tool_arg_int("n") == 43 || tool_arg_int("n") == 44 || tool_arg_int("n") == 45 || tool_arg_int("n") == 46 || tool_arg_int("n") == 47 || tool_arg_int("n") == 48 || tool_arg_int("n") == 49 || tool_arg_int("n") == 50 || tool_arg_int("n") == 51 || tool_arg_int("n") == 52 || tool_arg_int("n") == 53 || tool_arg_int("n") == 54 || tool_arg_int("n") == 55 || tool_arg_int("n") == 56 || tool_arg_int("n") == 57 || tool_arg_int("n") == 58 || tool_arg_int("n") == 59 || tool_arg_int("n") == 60 || tool_arg_int("n") == 61 || tool_arg_int("n") == 62 || tool_arg_int("n") == 63 || tool_arg_int("n") == 64 || tool_arg_int("n") == 65 || tool_arg_int("n") == 66 || tool_arg_int("n") == 67 || tool_arg_int("n") == 68 || tool_arg_int("n") == 69 || tool_arg_int("n") == 70 || tool_arg_int("n") == 71 || tool_arg_int("n") == 72 || tool_arg_int("n") == 73 || tool_arg_int("n") == 74 || tool_arg_int("n") == 75 || tool_arg_int("n") == 76 || tool_arg_int("n") == 77 || tool_arg_int("n") == 78 || tool_arg_int("n") == 79 || tool_arg_int("n") == 80 || tool_arg_int("n") == 81 || tool_arg_int("n") == 82 || tool_arg_int("n") == 83 || tool_arg_int("n") == 84 || tool_arg_int("n") == 85 || tool_arg_int("n") == 86 || tool_arg_int("n") == 87 || tool_arg_int("n") == 88 || tool_arg_int("n") == 89 || tool_arg_int("n") == 90 || tool_arg_int("n") == 91 || tool_arg_int("n") == 92 || tool_arg_int("n") == 93 || tool_arg_int("n") == 94 || tool_arg_int("n") == 95 || tool_arg_int("n") == 96 || tool_arg_int("n") == 97 || tool_arg_int("n") == 98 || tool_arg_int("n") == 99 || tool_arg_int("n") == 100 || tool_arg_int("n") == 101 || tool_arg_int("n") == 102 || tool_arg_int("n") == 103 || tool_arg_int("n") == 104 || tool_arg_int("n") == 105 || tool_arg_int("n") == 106 || tool_arg_int("n") == 107 || tool_arg_int("n") == 108 || tool_arg_int("n") == 109 || tool_arg_int("n") == 110 || tool_arg_int("n") == 111 || tool_arg_int("n") == 112 || tool_arg_int("n") == 113 || tool_arg_int("n") == 114 || tool_arg_int("n") == 115 || tool_arg_int("n") == 116 || tool_arg_int("n") == 117 || tool_arg_int("n") == 118 || tool_arg_int("n") == 119 || tool_arg_int("n") == 120 || tool_arg_int("n") == 121 || tool_arg_int("n") == 122 || tool_arg_int("n") == 123 || tool_arg_int("n") == 124 || tool_arg_int("n") == 125 || tool_arg_int("n") == 126 || tool_arg_int("n") == 127 || tool_arg_int("n") == 128 || tool_arg_int("n") == 129 || tool_arg_int("n") == 130 || tool_arg_int("n") == 131 || tool_arg_int("n") == 132 || tool_arg_int("n") == 133 || tool_arg_int("n") == 134 || tool_arg_int("n") == 135 || tool_arg_int("n") == 136 || tool_arg_int("n") == 137 || tool_arg_int("n") == 138 || tool_arg_int("n") == 139 || tool_arg_int("n") == 140 || tool_arg_int("n") == 141 || tool_arg_int("n") == 142 || tool_arg_int("n") == 143 || tool_arg_int("n") == 144 || tool_arg_int("n") == 145 || tool_arg_int("n") == 146 || tool_arg_int("n") == 147 || tool_arg_int("n") == 148 || tool_arg_int("n") == 149 || tool_arg_int("n") == 150 || tool_arg_int("n") == 151 || tool_arg_int("n") == 152 || tool_arg_int("n") == 153 || tool_arg_int("n") == 154 || tool_arg_int("n") == 155 || tool_arg_int("n") == 156 || tool_arg_int("n") == 157 || tool_arg_int("n") == 158 || tool_arg_int("n") == 159 || tool_arg_int("n") == 160 || tool_arg_int("n") == 161 || tool_arg_int("n") == 162 || tool_arg_int("n") == 163 || tool_arg_int("n") == 164 || tool_arg_int("n") == 165 || tool_arg_int("n") == 166 || tool_arg_int("n") == 167 || tool_arg_int("n") == 168 || tool_arg_int("n") == 169 || tool_arg_int("n") == 170 || tool_arg_int("n") == 171 || tool_arg_int("n") == 172 || tool_arg_int("n") == 173 || tool_arg_int("n") == 174 || tool_arg_int("n") == 175 || tool_arg_int("n") == 176 || tool_arg_int("n") == 177 || tool_arg_int("n") == 178 || tool_arg_int("n") == 179 || tool_arg_int("n") == 180 || tool_arg_int("n") == 181 || tool_arg_int("n") == 182 || tool_arg_int("n") == 183 || tool_arg_int("n") == 184 || tool_arg_int("n") == 185 || tool_arg_int("n") == 186 || tool_arg_int("n") == 187 || tool_arg_int("n") == 188 || tool_arg_int("n") == 189 || tool_arg_int("n") == 190 || tool_arg_int("n") == 191 || tool_arg_int("n") == 192 || tool_arg_int("n") == 193 || tool_arg_int("n") == 194 || tool_arg_int("n") == 195 || tool_arg_int("n") == 196 || tool_arg_int("n") == 197 || tool_arg_int("n") == 198 || tool_arg_int("n") == 199 || tool_arg_int("n") == 200 || tool_arg_int("n") == 201 || tool_arg_int("n") == 202 || tool_arg_int("n") == 203 || tool_arg_int("n") == 204 || tool_arg_int("n") == 205 || tool_arg_int("n") == 206 || tool_arg_int("n") == 207 || tool_arg_int("n") == 208 || tool_arg_int("n") == 209 || tool_arg_int("n") == 210 || tool_arg_int("n") == 211 || tool_arg_int("n") == 212 || tool_arg_int("n") == 213 || tool_arg_int("n") == 214 || tool_arg_int("n") == 215 || tool_arg_int("n") == 216 || tool_arg_int("n") == 217 || tool_arg_int("n") == 218 || tool_arg_int("n") == 219 || tool_arg_int("n") == 220 || tool_arg_int("n") == 221 || tool_arg_int("n") == 222 || tool_arg_int("n") == 223 || tool_arg_int("n") == 224 || tool_arg_int("n") == 225 || tool_arg_int("n") == 226 || tool_arg_int("n") == 227 || tool_arg_int("n") == 228 || tool_arg_int("n") == 229 || tool_arg_int("n") == 230 || tool_arg_int("n") == 231 || tool_arg_int("n") == 232 || tool_arg_int("n") == 233 || tool_arg_int("n") == 234 || tool_arg_int("n") == 235 || tool_arg_int("n") == 236 || tool_arg_int("n") == 237 || tool_arg_int("n") == 238 || tool_arg_int("n") == 239 || tool_arg_int("n") == 240 || tool_arg_int("n") == 241 || tool_arg_int("n") == 242 || tool_arg_int("n") == 243 || tool_arg_int("n") == 244 || tool_arg_int("n") == 245 || tool_arg_int("n") == 246 || tool_arg_int("n") == 247 || tool_arg_int("n") == 248 || tool_arg_int("n") == 249 || tool_arg_int("n") == 250 || tool_arg_int("n") == 251 || tool_arg_int("n") == 252 || tool_arg_int("n") == 253 || tool_arg_int("n") == 254 || tool_arg_int("n") == 255 || tool_arg_int("n") == 256 || tool_arg_int("n") == 257 || tool_arg_int("n") == 258 || tool_arg_int("n") == 259 || tool_arg_int("n") == 260 || tool_arg_int("n") == 261 || tool_arg_int("n") == 262 || tool_arg_int("n") == 263 || tool_arg_int("n") == 264 || tool_arg_int("n") == 265 || tool_arg_int("n") == 266 || tool_arg_int("n") == 267 || tool_arg_int("n") == 268 || tool_arg_int("n") == 269 || tool_arg_int("n") == 270 || tool_arg_int("n") == 271 || tool_arg_int("n") == 272 || tool_arg_int("n") == 273 || tool_arg_int("n") == 274 || tool_arg_int("n") == 275 || tool_arg_int("n") == 276 || tool_arg_int("n") == 277 || tool_arg_int("n") == 278 || tool_arg_int("n") == 279 || tool_arg_int("n") == 280 || tool_arg_int("n") == 281 || tool_arg_int("n") == 282 || tool_arg_int("n") == 283 || tool_arg_int("n") == 284 || tool_arg_int("n") == 285 || tool_arg_int("n") == 286 || tool_arg_int("n") == 287 || tool_arg_int("n") == 288 || tool_arg_int("n") == 289 || tool_arg_int("n") == 290 || tool_arg_int("n") == 291 || tool_arg_int("n") == 292 || tool_arg_int("n") == 293 || tool_arg_int("n") == 294 || tool_arg_int("n") == 295 || tool_arg_int("n") == 296 || tool_arg_int("n") == 297 || tool_arg_int("n") == 298 || tool_arg_int("n") == 299 || tool_arg_int("n") == 300 || tool_arg_int("n") == 301 || tool_arg_int("n") == 302 || tool_arg_int("n") == 303 || tool_arg_int("n") == 304 || tool_arg_int("n") == 305 || tool_arg_int("n") == 306 || tool_arg_int("n") == 307 || tool_arg_int("n") == 308 || tool_arg_int("n") == 309 || tool_arg_int("n") == 310 || tool_arg_int("n") == 311 || tool_arg_int("n") == 312 || tool_arg_int("n") == 313 || tool_arg_int("n") == 314 || tool_arg_int("n") == 315 || tool_arg_int("n") == 316 || tool_arg_int("n") == 317 || tool_arg_int("n") == 318 || tool_arg_int("n") == 319 || tool_arg_int("n") == 320 || tool_arg_int("n") == 321 || tool_arg_int("n") == 322 || tool_arg_int("n") == 323 || tool_arg_int("n") == 324 || tool_arg_int("n") == 325 || tool_arg_int("n") == 326 || tool_arg_int("n") == 327 || tool_arg_int("n") == 328 || tool_arg_int("n") == 329 || tool_arg_int("n") == 330 || tool_arg_int("n") == 331 || tool_arg_int("n") == 332 || tool_arg_int("n") == 333 || tool_arg_int("n") == 334 || tool_arg_int("n") == 335 || tool_arg_int("n") == 336 || tool_arg_int("n") == 337 || tool_arg_int("n") == 338 || tool_arg_int("n") == 339 || tool_arg_int("n") == 340 || tool_arg_int("n") == 341 || tool_arg_int("n") == 342 || tool_arg_int("n") == 343 || tool_arg_int("n") == 344 || tool_arg_int("n") == 345 || tool_arg_int("n") == 346 || tool_arg_int("n") == 347 || tool_arg_int("n") == 348 || tool_arg_int("n") == 349 || tool_arg_int("n") == 350 || tool_arg_int("n") == 351 || tool_arg_int("n") == 352 || tool_arg_int("n") == 353 || tool_arg_int("n") == 354 || tool_arg_int("n") == 355 || tool_arg_int("n") == 356 || tool_arg_int("n") == 357 || tool_arg_int("n") == 358 || tool_arg_int("n") == 359 || tool_arg_int("n") == 360 || tool_arg_int("n") == 361 || tool_arg_int("n") == 362 || tool_arg_int("n") == 363 || tool_arg_int("n") == 364 || tool_arg_int("n") == 365 || tool_arg_int("n") == 366 || tool_arg_int("n") == 367 || tool_arg_int("n") == 368 || tool_arg_int("n") == 369 || tool_arg_int("n") == 370 || tool_arg_int("n") == 371 || tool_arg_int("n") == 372 || tool_arg_int("n") == 373 || tool_arg_int("n") == 374 || tool_arg_int("n") == 375 || tool_arg_int("n") == 376 || tool_arg_int("n") == 377 || tool_arg_int("n") == 378 || tool_arg_int("n") == 379 || tool_arg_int("n") == 380 || tool_arg_int("n") == 381 || tool_arg_int("n") == 382 || tool_arg_int("n") == 383 || tool_arg_int("n") == 384 || tool_arg_int("n") == 385 || tool_arg_int("n") == 386 || tool_arg_int("n") == 387 || tool_arg_int("n") == 388 || tool_arg_int("n") == 389 || tool_arg_int("n") == 390 || tool_arg_int("n") == 391 || tool_arg_int("n") == 392 || tool_arg_int("n") == 393 || tool_arg_int("n") == 394 || tool_arg_int("n") == 395 || tool_arg_int("n") == 396 || tool_arg_int("n") == 397 || tool_arg_int("n") == 398 || tool_arg_int("n") == 399 || tool_arg_int("n") == 400 || tool_arg_int("n") == 401 || tool_arg_int("n") == 402 || tool_arg_int("n") == 403 || tool_arg_int("n") == 404 || tool_arg_int("n") == 405 || tool_arg_int("n") == 406 || tool_arg_int("n") == 407 || tool_arg_int("n") == 408 || tool_arg_int("n") == 409 || tool_arg_int("n") == 410 || tool_arg_int("n") == 411 || tool_arg_int("n") == 412 || tool_arg_int("n") == 413 || tool_arg_int("n") == 414 || tool_arg_int("n") == 415 || tool_arg_int("n") == 416 || tool_arg_int("n") == 417 || tool_arg_int("n") == 418 || tool_arg_int("n") == 419 || tool_arg_int("n") == 420 || tool_arg_int("n") == 421 || tool_arg_int("n") == 422 || tool_arg_int("n") == 423 || tool_arg_int("n") == 424 || tool_arg_int("n") == 425 || tool_arg_int("n") == 426 || tool_arg_int("n") == 427 || tool_arg_int("n") == 428 || tool_arg_int("n") == 429 || tool_arg_int("n") == 430 || tool_arg_int("n") == 431 || tool_arg_int("n") == 432 || tool_arg_int("n") == 433 || tool_arg_int("n") == 434 || tool_arg_int("n") == 435 || tool_arg_int("n") == 436 || tool_arg_int("n") == 437 || tool_arg_int("n") == 438 || tool_arg_int("n") == 439 || tool_arg_int("n") == 440 || tool_arg_int("n") == 441 || tool_arg_int("n") == 442 || tool_arg_int("n") == 443 || tool_arg_int("n") == 444 || tool_arg_int("n") == 445 || tool_arg_int("n") == 446 || tool_arg_int("n") == 447 || tool_arg_int("n") == 448 || tool_arg_int("n") == 449 || tool_arg_int("n") == 450 || tool_arg_int("n") == 451 || tool_arg_int("n") == 452 || tool_arg_int("n") == 453 || tool_arg_int("n") == 454 || tool_arg_int("n") == 455 || tool_arg_int("n") == 456 || tool_arg_int("n") == 457 || tool_arg_int("n") == 458 || tool_arg_int("n") == 459 || tool_arg_int("n") == 460 || tool_arg_int("n") == 461 || tool_arg_int("n") == 462 || tool_arg_int("n") == 463 || tool_arg_int("n") == 464 || tool_arg_int("n") == 465 || tool_arg_int("n") == 466 || tool_arg_int("n") == 467 || tool_arg_int("n") == 468 || tool_arg_int("n") == 469 || tool_arg_int("n") == 470 || tool_arg_int("n") == 471 || tool_arg_int("n") == 472 || tool_arg_int("n") == 473 || tool_arg_int("n") == 474 || tool_arg_int("n") == 475 || tool_arg_int("n") == 476 || tool_arg_int("n") == 477 || tool_arg_int("n") == 478 || tool_arg_int("n") == 479 || tool_arg_int("n") == 480 || tool_arg_int("n") == 481 || tool_arg_int("n") == 482 || tool_arg_int("n") == 483 || tool_arg_int("n") == 484 || tool_arg_int("n") == 485 || tool_arg_int("n") == 486 || tool_arg_int("n") == 487 || tool_arg_int("n") == 488 || tool_arg_int("n") == 489 || tool_arg_int("n") == 490 || tool_arg_int("n") == 491 || tool_arg_int("n") == 492 || tool_arg_int("n") == 493 || tool_arg_int("n") == 494 || tool_arg_int("n") == 495 || tool_arg_int("n") == 496 || tool_arg_int("n") == 497 || tool_arg_int("n") == 498 || tool_arg_int("n") == 499 || tool_arg_int("n") == 500 || tool_arg_int("n") == 501 || tool_arg_int("n") == 502 || tool_arg_int("n") == 503 || tool_arg_int("n") == 504 || tool_arg_int("n") == 505 || tool_arg_int("n") == 506 || tool_arg_int("n") == 507 || tool_arg_int("n") == 508 || tool_arg_int("n") == 509 || tool_arg_int("n") == 510 || tool_arg_int("n") == 511 || tool_arg_int("n") == 512 || tool_arg_int("n") == 513 || tool_arg_int("n") == 514 || tool_arg_int("n") == 515 || tool_arg_int("n") == 516 || tool_arg_int("n") == 517 || tool_arg_int("n") == 518 || tool_arg_int("n") == 519 || tool_arg_int("n") == 520 || tool_arg_int("n") == 521 || tool_arg_int("n") == 522 || tool_arg_int("n") == 523 || tool_arg_int("n") == 524 || tool_arg_int("n") == 525 || tool_arg_int("n") == 526 || tool_arg_int("n") == 527 || tool_arg_int("n") == 528 || tool_arg_int("n") == 529 || tool_arg_int("n") == 530 || tool_arg_int("n") == 531 || tool_arg_int("n") == 532 || tool_arg_int("n") == 533 || tool_arg_int("n") == 534 || tool_arg_int("n") == 535 || tool_arg_int("n") == 536 || tool_arg_int("n") == 537 || tool_arg_int("n") == 538 || tool_arg_int("n") == 539 || tool_arg_int("n") == 540 || tool_arg_int("n") == 541 || tool_arg_int("n") == 542 || tool_arg_int("n") == 543 || tool_arg_int("n") == 544 || tool_arg_int("n") == 545 || tool_arg_int("n") == 546 || tool_arg_int("n") == 547 || tool_arg_int("n") == 548 || tool_arg_int("n") == 549 || tool_arg_int("n") == 550 || tool_arg_int("n") == 551 || tool_arg_int("n") == 552 || tool_arg_int("n") == 553 || tool_arg_int("n") == 554 || tool_arg_int("n") == 555 || tool_arg_int("n") == 556 || tool_arg_int("n") == 557 || tool_arg_int("n") == 558 || tool_arg_int("n") == 559 || tool_arg_int("n") == 560 || tool_arg_int("n") == 561 || tool_arg_int("n") == 562 || tool_arg_int("n") == 563 || tool_arg_int("n") == 564 || tool_arg_int("n") == 565 || tool_arg_int("n") == 566 || tool_arg_int("n") == 567 || tool_arg_int("n") == 568 || tool_arg_int("n") == 569 || tool_arg_int("n") == 570 || tool_arg_int("n") == 571 || tool_arg_int("n") == 572 || tool_arg_int("n") == 573 || tool_arg_int("n") == 574 || tool_arg_int("n") == 575 || tool_arg_int("n") == 576 || tool_arg_int("n") == 577 || tool_arg_int("n") == 578 || tool_arg_int("n") == 579 || tool_arg_int("n") == 580 || tool_arg_int("n") == 581 || tool_arg_int("n") == 582 || tool_arg_int("n") == 583 || tool_arg_int("n") == 584 || tool_arg_int("n") == 585 || tool_arg_int("n") == 586 || tool_arg_int("n") == 587 || tool_arg_int("n") == 588 || tool_arg_int("n") == 589 || tool_arg_int("n") == 590 || tool_arg_int("n") == 591 || tool_arg_int("n") == 592 || tool_arg_int("n") == 593 || tool_arg_int("n") == 594 || tool_arg_int("n") == 595 || tool_arg_int("n") == 596 || tool_arg_int("n") == 597 || tool_arg_int("n") == 598 || tool_arg_int("n") == 599 || tool_arg_int("n") == 600 || tool_arg_int("n") == 601 || tool_arg_int("n") == 602 || tool_arg_int("n") == 603 || tool_arg_int("n") == 604 || tool_arg_int("n") == 605 || tool_arg_int("n") == 606 || tool_arg_int("n") == 607 || tool_arg_int("n") == 608 || tool_arg_int("n") == 609
+//	tool_args.bytes[tool_args.missing] == 1
 func oRule_E265(oX *oExec) (bool, runtime.Err) {
 	if !oX.Enter(265) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["bytes"]
+	if !oT3 {
+		return false, impl.NoSuchKey("bytes")
+	}
+	oT4, oT5 := impl.Read(oT2)
+	oT6, oT7 := oF.ToolArgs["missing"]
+	if !oT7 {
+		return false, impl.NoSuchKey("missing")
+	}
+	oT8, oT9 := impl.Read(oT6)
+	if oT9.Kind != 0 {
+		return false, oT9
+	}
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	oT10, oT11 := impl.IndexDyn(oT4, oT8)
+	if oT11.Kind != 0 {
+		return false, oT11
+	}
+	return impl.EqualDynInt(oT10, int64(1)), runtime.Err{}
+}
+
+// oRule_E266 evaluates rule E266 (policy, pack edge).
+// when:
+//
+//	tool_args.nested.bytes[tool_args.missing] == 1
+func oRule_E266(oX *oExec) (bool, runtime.Err) {
+	if !oX.Enter(266) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["nested"]
+	if !oT3 {
+		return false, impl.NoSuchKey("nested")
+	}
+	oT4, oT5 := impl.Read(oT2)
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	oT6, oT7 := impl.SelectDynRaw(oT4, "bytes")
+	if oT7.Kind != 0 {
+		return false, oT7
+	}
+	oT8, oT9 := impl.Read(oT6)
+	oT10, oT11 := oF.ToolArgs["missing"]
+	if !oT11 {
+		return false, impl.NoSuchKey("missing")
+	}
+	oT12, oT13 := impl.Read(oT10)
+	if oT13.Kind != 0 {
+		return false, oT13
+	}
+	if oT9.Kind != 0 {
+		return false, oT9
+	}
+	oT14, oT15 := impl.IndexDyn(oT8, oT12)
+	if oT15.Kind != 0 {
+		return false, oT15
+	}
+	return impl.EqualDynInt(oT14, int64(1)), runtime.Err{}
+}
+
+// oRule_E267 evaluates rule E267 (policy, pack edge).
+// when:
+//
+//	tool_args[tool_args.bkey][tool_args.missing] == 1
+func oRule_E267(oX *oExec) (bool, runtime.Err) {
+	if !oX.Enter(267) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["bkey"]
+	if !oT3 {
+		return false, impl.NoSuchKey("bkey")
+	}
+	oT4, oT5 := impl.Read(oT2)
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	oT6, oT7 := impl.IndexDynRaw(any(oF.ToolArgs), oT4)
+	if oT7.Kind != 0 {
+		return false, oT7
+	}
+	oT8, oT9 := impl.Read(oT6)
+	oT10, oT11 := oF.ToolArgs["missing"]
+	if !oT11 {
+		return false, impl.NoSuchKey("missing")
+	}
+	oT12, oT13 := impl.Read(oT10)
+	if oT13.Kind != 0 {
+		return false, oT13
+	}
+	if oT9.Kind != 0 {
+		return false, oT9
+	}
+	oT14, oT15 := impl.IndexDyn(oT8, oT12)
+	if oT15.Kind != 0 {
+		return false, oT15
+	}
+	return impl.EqualDynInt(oT14, int64(1)), runtime.Err{}
+}
+
+// oRule_E268 evaluates rule E268 (policy, pack edge).
+// when:
+//
+//	tool_args.bytes[tool_args.missing][tool_args.missing] == 1
+func oRule_E268(oX *oExec) (bool, runtime.Err) {
+	if !oX.Enter(268) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["bytes"]
+	if !oT3 {
+		return false, impl.NoSuchKey("bytes")
+	}
+	oT4, oT5 := impl.Read(oT2)
+	oT6, oT7 := oF.ToolArgs["missing"]
+	if !oT7 {
+		return false, impl.NoSuchKey("missing")
+	}
+	oT8, oT9 := impl.Read(oT6)
+	if oT9.Kind != 0 {
+		return false, oT9
+	}
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	oT10, oT11 := impl.IndexDynRaw(oT4, oT8)
+	if oT11.Kind != 0 {
+		return false, oT11
+	}
+	oT12, oT13 := impl.Read(oT10)
+	oT14, oT15 := oF.ToolArgs["missing"]
+	if !oT15 {
+		return false, impl.NoSuchKey("missing")
+	}
+	oT16, oT17 := impl.Read(oT14)
+	if oT17.Kind != 0 {
+		return false, oT17
+	}
+	if oT13.Kind != 0 {
+		return false, oT13
+	}
+	oT18, oT19 := impl.IndexDyn(oT12, oT16)
+	if oT19.Kind != 0 {
+		return false, oT19
+	}
+	return impl.EqualDynInt(oT18, int64(1)), runtime.Err{}
+}
+
+// oRule_E269 evaluates rule E269 (policy, pack edge).
+// when:
+//
+//	tool_args.bytes[1 / tool_args.zero] == 1
+func oRule_E269(oX *oExec) (bool, runtime.Err) {
+	if !oX.Enter(269) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["bytes"]
+	if !oT3 {
+		return false, impl.NoSuchKey("bytes")
+	}
+	oT4, oT5 := impl.Read(oT2)
+	oT6, oT7 := oF.ToolArgs["zero"]
+	if !oT7 {
+		return false, impl.NoSuchKey("zero")
+	}
+	oT8, oT9 := impl.Read(oT6)
+	if oT9.Kind != 0 {
+		return false, oT9
+	}
+	oT10, oT11 := impl.DivDyn(any(int64(1)), oT8)
+	if oT11.Kind != 0 {
+		return false, oT11
+	}
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	oT12, oT13 := impl.IndexDyn(oT4, oT10)
+	if oT13.Kind != 0 {
+		return false, oT13
+	}
+	return impl.EqualDynInt(oT12, int64(1)), runtime.Err{}
+}
+
+// oRule_E270 evaluates rule E270 (policy, pack edge).
+// when:
+//
+//	tool_args.bytes[tool_args.bkey] == 1
+func oRule_E270(oX *oExec) (bool, runtime.Err) {
+	if !oX.Enter(270) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["bytes"]
+	if !oT3 {
+		return false, impl.NoSuchKey("bytes")
+	}
+	oT4, oT5 := impl.Read(oT2)
+	oT6, oT7 := oF.ToolArgs["bkey"]
+	if !oT7 {
+		return false, impl.NoSuchKey("bkey")
+	}
+	oT8, oT9 := impl.Read(oT6)
+	if oT9.Kind != 0 {
+		return false, oT9
+	}
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	oT10, oT11 := impl.IndexDyn(oT4, oT8)
+	if oT11.Kind != 0 {
+		return false, oT11
+	}
+	return impl.EqualDynInt(oT10, int64(1)), runtime.Err{}
+}
+
+// oRule_E271 evaluates rule E271 (policy, pack edge).
+// when:
+//
+//	tool_args.bytes.a[tool_args.missing] == 1
+func oRule_E271(oX *oExec) (bool, runtime.Err) {
+	if !oX.Enter(271) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["bytes"]
+	if !oT3 {
+		return false, impl.NoSuchKey("bytes")
+	}
+	oT4, oT5 := impl.Read(oT2)
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	oT6, oT7 := impl.SelectDynRaw(oT4, "a")
+	if oT7.Kind != 0 {
+		return false, oT7
+	}
+	oT8, oT9 := impl.Read(oT6)
+	oT10, oT11 := oF.ToolArgs["missing"]
+	if !oT11 {
+		return false, impl.NoSuchKey("missing")
+	}
+	oT12, oT13 := impl.Read(oT10)
+	if oT13.Kind != 0 {
+		return false, oT13
+	}
+	if oT9.Kind != 0 {
+		return false, oT9
+	}
+	oT14, oT15 := impl.IndexDyn(oT8, oT12)
+	if oT15.Kind != 0 {
+		return false, oT15
+	}
+	return impl.EqualDynInt(oT14, int64(1)), runtime.Err{}
+}
+
+// oRule_E272 evaluates rule E272 (policy, pack edge).
+// when:
+//
+//	tool_args.bytes[0][tool_args.missing] == 1
+func oRule_E272(oX *oExec) (bool, runtime.Err) {
+	if !oX.Enter(272) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	if oT1 := oX.Supplied(runtime.ProfileContentProvenance | runtime.ProfileContentSafety | runtime.ProfileSession | runtime.ProfileTool); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oF.ToolArgs["bytes"]
+	if !oT3 {
+		return false, impl.NoSuchKey("bytes")
+	}
+	oT4, oT5 := impl.Read(oT2)
+	if oT5.Kind != 0 {
+		return false, oT5
+	}
+	oT6, oT7 := impl.IndexDynRaw(oT4, any(int64(0)))
+	if oT7.Kind != 0 {
+		return false, oT7
+	}
+	oT8, oT9 := impl.Read(oT6)
+	oT10, oT11 := oF.ToolArgs["missing"]
+	if !oT11 {
+		return false, impl.NoSuchKey("missing")
+	}
+	oT12, oT13 := impl.Read(oT10)
+	if oT13.Kind != 0 {
+		return false, oT13
+	}
+	if oT9.Kind != 0 {
+		return false, oT9
+	}
+	oT14, oT15 := impl.IndexDyn(oT8, oT12)
+	if oT15.Kind != 0 {
+		return false, oT15
+	}
+	return impl.EqualDynInt(oT14, int64(1)), runtime.Err{}
+}
+
+// oRule_E273 evaluates rule E273 (policy, pack edge).
+// when:
+//
+//	tool_arg_int("n") == 10 || tool_arg_int("n") == 11 || tool_arg_int("n") == 12 || tool_arg_int("n") == 13 || tool_arg_int("n") == 14 || tool_arg_int("n") == 15 || tool_arg_int("n") == 16 || tool_arg_int("n") == 17 || tool_arg_int("n") == 18 || tool_arg_int("n") == 19 || tool_arg_int("n") == 20 || tool_arg_int("n") == 21 || tool_arg_int("n") == 22 || tool_arg_int("n") == 23 || tool_arg_int("n") == 24 || tool_arg_int("n") == 25 || tool_arg_int("n") == 26 || tool_arg_int("n") == 27 || tool_arg_int("n") == 28 || tool_arg_int("n") == 29 || tool_arg_int("n") == 30 || tool_arg_int("n") == 31 || tool_arg_int("n") == 32 || tool_arg_int("n") == 33 || tool_arg_int("n") == 34 || tool_arg_int("n") == 35 || tool_arg_int("n") == 36 || tool_arg_int("n") == 37 || tool_arg_int("n") == 38 || tool_arg_int("n") == 39 || tool_arg_int("n") == 40 || tool_arg_int("n") == 41 || tool_arg_int("n") == 42 || tool_arg_int("n") == 43 || tool_arg_int("n") == 44 || tool_arg_int("n") == 45 || tool_arg_int("n") == 46 || tool_arg_int("n") == 47 || tool_arg_int("n") == 48 || tool_arg_int("n") == 49 || tool_arg_int("n") == 50 || tool_arg_int("n") == 51 || tool_arg_int("n") == 52 || tool_arg_int("n") == 53 || tool_arg_int("n") == 54 || tool_arg_int("n") == 55 || tool_arg_int("n") == 56 || tool_arg_int("n") == 57 || tool_arg_int("n") == 58 || tool_arg_int("n") == 59 || tool_arg_int("n") == 60 || tool_arg_int("n") == 61 || tool_arg_int("n") == 62 || tool_arg_int("n") == 63 || tool_arg_int("n") == 64 || tool_arg_int("n") == 65 || tool_arg_int("n") == 66 || tool_arg_int("n") == 67 || tool_arg_int("n") == 68 || tool_arg_int("n") == 69 || tool_arg_int("n") == 70 || tool_arg_int("n") == 71 || tool_arg_int("n") == 72 || tool_arg_int("n") == 73 || tool_arg_int("n") == 74 || tool_arg_int("n") == 75 || tool_arg_int("n") == 76 || tool_arg_int("n") == 77 || tool_arg_int("n") == 78 || tool_arg_int("n") == 79 || tool_arg_int("n") == 80 || tool_arg_int("n") == 81 || tool_arg_int("n") == 82 || tool_arg_int("n") == 83 || tool_arg_int("n") == 84 || tool_arg_int("n") == 85 || tool_arg_int("n") == 86 || tool_arg_int("n") == 87 || tool_arg_int("n") == 88 || tool_arg_int("n") == 89 || tool_arg_int("n") == 90 || tool_arg_int("n") == 91 || tool_arg_int("n") == 92 || tool_arg_int("n") == 93 || tool_arg_int("n") == 94 || tool_arg_int("n") == 95 || tool_arg_int("n") == 96 || tool_arg_int("n") == 97 || tool_arg_int("n") == 98 || tool_arg_int("n") == 99 || tool_arg_int("n") == 100 || tool_arg_int("n") == 101 || tool_arg_int("n") == 102 || tool_arg_int("n") == 103 || tool_arg_int("n") == 104 || tool_arg_int("n") == 105 || tool_arg_int("n") == 106 || tool_arg_int("n") == 107 || tool_arg_int("n") == 108 || tool_arg_int("n") == 109 || tool_arg_int("n") == 110 || tool_arg_int("n") == 111 || tool_arg_int("n") == 112 || tool_arg_int("n") == 113 || tool_arg_int("n") == 114 || tool_arg_int("n") == 115 || tool_arg_int("n") == 116 || tool_arg_int("n") == 117 || tool_arg_int("n") == 118 || tool_arg_int("n") == 119 || tool_arg_int("n") == 120 || tool_arg_int("n") == 121 || tool_arg_int("n") == 122 || tool_arg_int("n") == 123 || tool_arg_int("n") == 124 || tool_arg_int("n") == 125 || tool_arg_int("n") == 126 || tool_arg_int("n") == 127 || tool_arg_int("n") == 128 || tool_arg_int("n") == 129 || tool_arg_int("n") == 130 || tool_arg_int("n") == 131 || tool_arg_int("n") == 132 || tool_arg_int("n") == 133 || tool_arg_int("n") == 134 || tool_arg_int("n") == 135 || tool_arg_int("n") == 136 || tool_arg_int("n") == 137 || tool_arg_int("n") == 138 || tool_arg_int("n") == 139 || tool_arg_int("n") == 140 || tool_arg_int("n") == 141 || tool_arg_int("n") == 142 || tool_arg_int("n") == 143 || tool_arg_int("n") == 144 || tool_arg_int("n") == 145 || tool_arg_int("n") == 146 || tool_arg_int("n") == 147 || tool_arg_int("n") == 148 || tool_arg_int("n") == 149 || tool_arg_int("n") == 150 || tool_arg_int("n") == 151 || tool_arg_int("n") == 152 || tool_arg_int("n") == 153 || tool_arg_int("n") == 154 || tool_arg_int("n") == 155 || tool_arg_int("n") == 156 || tool_arg_int("n") == 157 || tool_arg_int("n") == 158 || tool_arg_int("n") == 159 || tool_arg_int("n") == 160 || tool_arg_int("n") == 161 || tool_arg_int("n") == 162 || tool_arg_int("n") == 163 || tool_arg_int("n") == 164 || tool_arg_int("n") == 165 || tool_arg_int("n") == 166 || tool_arg_int("n") == 167 || tool_arg_int("n") == 168 || tool_arg_int("n") == 169 || tool_arg_int("n") == 170 || tool_arg_int("n") == 171 || tool_arg_int("n") == 172 || tool_arg_int("n") == 173 || tool_arg_int("n") == 174 || tool_arg_int("n") == 175 || tool_arg_int("n") == 176 || tool_arg_int("n") == 177 || tool_arg_int("n") == 178 || tool_arg_int("n") == 179 || tool_arg_int("n") == 180 || tool_arg_int("n") == 181 || tool_arg_int("n") == 182 || tool_arg_int("n") == 183 || tool_arg_int("n") == 184 || tool_arg_int("n") == 185 || tool_arg_int("n") == 186 || tool_arg_int("n") == 187 || tool_arg_int("n") == 188 || tool_arg_int("n") == 189 || tool_arg_int("n") == 190 || tool_arg_int("n") == 191 || tool_arg_int("n") == 192 || tool_arg_int("n") == 193 || tool_arg_int("n") == 194 || tool_arg_int("n") == 195 || tool_arg_int("n") == 196 || tool_arg_int("n") == 197 || tool_arg_int("n") == 198 || tool_arg_int("n") == 199 || tool_arg_int("n") == 200 || tool_arg_int("n") == 201 || tool_arg_int("n") == 202 || tool_arg_int("n") == 203 || tool_arg_int("n") == 204 || tool_arg_int("n") == 205 || tool_arg_int("n") == 206 || tool_arg_int("n") == 207 || tool_arg_int("n") == 208 || tool_arg_int("n") == 209 || tool_arg_int("n") == 210 || tool_arg_int("n") == 211 || tool_arg_int("n") == 212 || tool_arg_int("n") == 213 || tool_arg_int("n") == 214 || tool_arg_int("n") == 215 || tool_arg_int("n") == 216 || tool_arg_int("n") == 217 || tool_arg_int("n") == 218 || tool_arg_int("n") == 219 || tool_arg_int("n") == 220 || tool_arg_int("n") == 221 || tool_arg_int("n") == 222 || tool_arg_int("n") == 223 || tool_arg_int("n") == 224 || tool_arg_int("n") == 225 || tool_arg_int("n") == 226 || tool_arg_int("n") == 227 || tool_arg_int("n") == 228 || tool_arg_int("n") == 229 || tool_arg_int("n") == 230 || tool_arg_int("n") == 231 || tool_arg_int("n") == 232 || tool_arg_int("n") == 233 || tool_arg_int("n") == 234 || tool_arg_int("n") == 235 || tool_arg_int("n") == 236 || tool_arg_int("n") == 237 || tool_arg_int("n") == 238 || tool_arg_int("n") == 239 || tool_arg_int("n") == 240 || tool_arg_int("n") == 241 || tool_arg_int("n") == 242 || tool_arg_int("n") == 243 || tool_arg_int("n") == 244 || tool_arg_int("n") == 245 || tool_arg_int("n") == 246 || tool_arg_int("n") == 247 || tool_arg_int("n") == 248 || tool_arg_int("n") == 249 || tool_arg_int("n") == 250 || tool_arg_int("n") == 251 || tool_arg_int("n") == 252 || tool_arg_int("n") == 253 || tool_arg_int("n") == 254 || tool_arg_int("n") == 255 || tool_arg_int("n") == 256 || tool_arg_int("n") == 257 || tool_arg_int("n") == 258 || tool_arg_int("n") == 259 || tool_arg_int("n") == 260 || tool_arg_int("n") == 261 || tool_arg_int("n") == 262 || tool_arg_int("n") == 263 || tool_arg_int("n") == 264 || tool_arg_int("n") == 265 || tool_arg_int("n") == 266 || tool_arg_int("n") == 267 || tool_arg_int("n") == 268 || tool_arg_int("n") == 269 || tool_arg_int("n") == 270 || tool_arg_int("n") == 271 || tool_arg_int("n") == 272 || tool_arg_int("n") == 273 || tool_arg_int("n") == 274 || tool_arg_int("n") == 275 || tool_arg_int("n") == 276 || tool_arg_int("n") == 277 || tool_arg_int("n") == 278 || tool_arg_int("n") == 279 || tool_arg_int("n") == 280 || tool_arg_int("n") == 281 || tool_arg_int("n") == 282 || tool_arg_int("n") == 283 || tool_arg_int("n") == 284 || tool_arg_int("n") == 285 || tool_arg_int("n") == 286 || tool_arg_int("n") == 287 || tool_arg_int("n") == 288 || tool_arg_int("n") == 289 || tool_arg_int("n") == 290 || tool_arg_int("n") == 291 || tool_arg_int("n") == 292 || tool_arg_int("n") == 293 || tool_arg_int("n") == 294 || tool_arg_int("n") == 295 || tool_arg_int("n") == 296 || tool_arg_int("n") == 297 || tool_arg_int("n") == 298 || tool_arg_int("n") == 299 || tool_arg_int("n") == 300 || tool_arg_int("n") == 301 || tool_arg_int("n") == 302 || tool_arg_int("n") == 303 || tool_arg_int("n") == 304 || tool_arg_int("n") == 305 || tool_arg_int("n") == 306 || tool_arg_int("n") == 307 || tool_arg_int("n") == 308 || tool_arg_int("n") == 309 || tool_arg_int("n") == 310 || tool_arg_int("n") == 311 || tool_arg_int("n") == 312 || tool_arg_int("n") == 313 || tool_arg_int("n") == 314 || tool_arg_int("n") == 315 || tool_arg_int("n") == 316 || tool_arg_int("n") == 317 || tool_arg_int("n") == 318 || tool_arg_int("n") == 319 || tool_arg_int("n") == 320 || tool_arg_int("n") == 321 || tool_arg_int("n") == 322 || tool_arg_int("n") == 323 || tool_arg_int("n") == 324 || tool_arg_int("n") == 325 || tool_arg_int("n") == 326 || tool_arg_int("n") == 327 || tool_arg_int("n") == 328 || tool_arg_int("n") == 329 || tool_arg_int("n") == 330 || tool_arg_int("n") == 331 || tool_arg_int("n") == 332 || tool_arg_int("n") == 333 || tool_arg_int("n") == 334 || tool_arg_int("n") == 335 || tool_arg_int("n") == 336 || tool_arg_int("n") == 337 || tool_arg_int("n") == 338 || tool_arg_int("n") == 339 || tool_arg_int("n") == 340 || tool_arg_int("n") == 341 || tool_arg_int("n") == 342 || tool_arg_int("n") == 343 || tool_arg_int("n") == 344 || tool_arg_int("n") == 345 || tool_arg_int("n") == 346 || tool_arg_int("n") == 347 || tool_arg_int("n") == 348 || tool_arg_int("n") == 349 || tool_arg_int("n") == 350 || tool_arg_int("n") == 351 || tool_arg_int("n") == 352 || tool_arg_int("n") == 353 || tool_arg_int("n") == 354 || tool_arg_int("n") == 355 || tool_arg_int("n") == 356 || tool_arg_int("n") == 357 || tool_arg_int("n") == 358 || tool_arg_int("n") == 359 || tool_arg_int("n") == 360 || tool_arg_int("n") == 361 || tool_arg_int("n") == 362 || tool_arg_int("n") == 363 || tool_arg_int("n") == 364 || tool_arg_int("n") == 365 || tool_arg_int("n") == 366 || tool_arg_int("n") == 367 || tool_arg_int("n") == 368 || tool_arg_int("n") == 369 || tool_arg_int("n") == 370 || tool_arg_int("n") == 371 || tool_arg_int("n") == 372 || tool_arg_int("n") == 373 || tool_arg_int("n") == 374 || tool_arg_int("n") == 375 || tool_arg_int("n") == 376 || tool_arg_int("n") == 377 || tool_arg_int("n") == 378 || tool_arg_int("n") == 379 || tool_arg_int("n") == 380 || tool_arg_int("n") == 381 || tool_arg_int("n") == 382 || tool_arg_int("n") == 383 || tool_arg_int("n") == 384 || tool_arg_int("n") == 385 || tool_arg_int("n") == 386 || tool_arg_int("n") == 387 || tool_arg_int("n") == 388 || tool_arg_int("n") == 389 || tool_arg_int("n") == 390 || tool_arg_int("n") == 391 || tool_arg_int("n") == 392 || tool_arg_int("n") == 393 || tool_arg_int("n") == 394 || tool_arg_int("n") == 395 || tool_arg_int("n") == 396 || tool_arg_int("n") == 397 || tool_arg_int("n") == 398 || tool_arg_int("n") == 399 || tool_arg_int("n") == 400 || tool_arg_int("n") == 401 || tool_arg_int("n") == 402 || tool_arg_int("n") == 403 || tool_arg_int("n") == 404 || tool_arg_int("n") == 405 || tool_arg_int("n") == 406 || tool_arg_int("n") == 407 || tool_arg_int("n") == 408 || tool_arg_int("n") == 409 || tool_arg_int("n") == 410 || tool_arg_int("n") == 411 || tool_arg_int("n") == 412 || tool_arg_int("n") == 413 || tool_arg_int("n") == 414 || tool_arg_int("n") == 415 || tool_arg_int("n") == 416 || tool_arg_int("n") == 417 || tool_arg_int("n") == 418 || tool_arg_int("n") == 419 || tool_arg_int("n") == 420 || tool_arg_int("n") == 421 || tool_arg_int("n") == 422 || tool_arg_int("n") == 423 || tool_arg_int("n") == 424 || tool_arg_int("n") == 425 || tool_arg_int("n") == 426 || tool_arg_int("n") == 427 || tool_arg_int("n") == 428 || tool_arg_int("n") == 429 || tool_arg_int("n") == 430 || tool_arg_int("n") == 431 || tool_arg_int("n") == 432 || tool_arg_int("n") == 433 || tool_arg_int("n") == 434 || tool_arg_int("n") == 435 || tool_arg_int("n") == 436 || tool_arg_int("n") == 437 || tool_arg_int("n") == 438 || tool_arg_int("n") == 439 || tool_arg_int("n") == 440 || tool_arg_int("n") == 441 || tool_arg_int("n") == 442 || tool_arg_int("n") == 443 || tool_arg_int("n") == 444 || tool_arg_int("n") == 445 || tool_arg_int("n") == 446 || tool_arg_int("n") == 447 || tool_arg_int("n") == 448 || tool_arg_int("n") == 449 || tool_arg_int("n") == 450 || tool_arg_int("n") == 451 || tool_arg_int("n") == 452 || tool_arg_int("n") == 453 || tool_arg_int("n") == 454 || tool_arg_int("n") == 455 || tool_arg_int("n") == 456 || tool_arg_int("n") == 457 || tool_arg_int("n") == 458 || tool_arg_int("n") == 459 || tool_arg_int("n") == 460 || tool_arg_int("n") == 461 || tool_arg_int("n") == 462 || tool_arg_int("n") == 463 || tool_arg_int("n") == 464 || tool_arg_int("n") == 465 || tool_arg_int("n") == 466 || tool_arg_int("n") == 467 || tool_arg_int("n") == 468 || tool_arg_int("n") == 469 || tool_arg_int("n") == 470 || tool_arg_int("n") == 471 || tool_arg_int("n") == 472 || tool_arg_int("n") == 473 || tool_arg_int("n") == 474 || tool_arg_int("n") == 475 || tool_arg_int("n") == 476 || tool_arg_int("n") == 477 || tool_arg_int("n") == 478 || tool_arg_int("n") == 479 || tool_arg_int("n") == 480 || tool_arg_int("n") == 481 || tool_arg_int("n") == 482 || tool_arg_int("n") == 483 || tool_arg_int("n") == 484 || tool_arg_int("n") == 485 || tool_arg_int("n") == 486 || tool_arg_int("n") == 487 || tool_arg_int("n") == 488 || tool_arg_int("n") == 489 || tool_arg_int("n") == 490 || tool_arg_int("n") == 491 || tool_arg_int("n") == 492 || tool_arg_int("n") == 493 || tool_arg_int("n") == 494 || tool_arg_int("n") == 495 || tool_arg_int("n") == 496 || tool_arg_int("n") == 497 || tool_arg_int("n") == 498 || tool_arg_int("n") == 499 || tool_arg_int("n") == 500 || tool_arg_int("n") == 501 || tool_arg_int("n") == 502 || tool_arg_int("n") == 503 || tool_arg_int("n") == 504 || tool_arg_int("n") == 505 || tool_arg_int("n") == 506 || tool_arg_int("n") == 507 || tool_arg_int("n") == 508 || tool_arg_int("n") == 509 || tool_arg_int("n") == 510 || tool_arg_int("n") == 511 || tool_arg_int("n") == 512 || tool_arg_int("n") == 513 || tool_arg_int("n") == 514 || tool_arg_int("n") == 515 || tool_arg_int("n") == 516 || tool_arg_int("n") == 517 || tool_arg_int("n") == 518 || tool_arg_int("n") == 519 || tool_arg_int("n") == 520 || tool_arg_int("n") == 521 || tool_arg_int("n") == 522 || tool_arg_int("n") == 523 || tool_arg_int("n") == 524 || tool_arg_int("n") == 525 || tool_arg_int("n") == 526 || tool_arg_int("n") == 527 || tool_arg_int("n") == 528 || tool_arg_int("n") == 529 || tool_arg_int("n") == 530 || tool_arg_int("n") == 531 || tool_arg_int("n") == 532 || tool_arg_int("n") == 533 || tool_arg_int("n") == 534 || tool_arg_int("n") == 535 || tool_arg_int("n") == 536 || tool_arg_int("n") == 537 || tool_arg_int("n") == 538 || tool_arg_int("n") == 539 || tool_arg_int("n") == 540 || tool_arg_int("n") == 541 || tool_arg_int("n") == 542 || tool_arg_int("n") == 543 || tool_arg_int("n") == 544 || tool_arg_int("n") == 545 || tool_arg_int("n") == 546 || tool_arg_int("n") == 547 || tool_arg_int("n") == 548 || tool_arg_int("n") == 549 || tool_arg_int("n") == 550 || tool_arg_int("n") == 551 || tool_arg_int("n") == 552 || tool_arg_int("n") == 553 || tool_arg_int("n") == 554 || tool_arg_int("n") == 555 || tool_arg_int("n") == 556 || tool_arg_int("n") == 557 || tool_arg_int("n") == 558 || tool_arg_int("n") == 559 || tool_arg_int("n") == 560 || tool_arg_int("n") == 561 || tool_arg_int("n") == 562 || tool_arg_int("n") == 563 || tool_arg_int("n") == 564 || tool_arg_int("n") == 565 || tool_arg_int("n") == 566 || tool_arg_int("n") == 567 || tool_arg_int("n") == 568 || tool_arg_int("n") == 569 || tool_arg_int("n") == 570 || tool_arg_int("n") == 571 || tool_arg_int("n") == 572 || tool_arg_int("n") == 573 || tool_arg_int("n") == 574 || tool_arg_int("n") == 575 || tool_arg_int("n") == 576 || tool_arg_int("n") == 577 || tool_arg_int("n") == 578 || tool_arg_int("n") == 579 || tool_arg_int("n") == 580 || tool_arg_int("n") == 581 || tool_arg_int("n") == 582 || tool_arg_int("n") == 583 || tool_arg_int("n") == 584 || tool_arg_int("n") == 585 || tool_arg_int("n") == 586 || tool_arg_int("n") == 587 || tool_arg_int("n") == 588 || tool_arg_int("n") == 589 || tool_arg_int("n") == 590 || tool_arg_int("n") == 591 || tool_arg_int("n") == 592 || tool_arg_int("n") == 593 || tool_arg_int("n") == 594 || tool_arg_int("n") == 595 || tool_arg_int("n") == 596 || tool_arg_int("n") == 597 || tool_arg_int("n") == 598 || tool_arg_int("n") == 599 || tool_arg_int("n") == 600 || tool_arg_int("n") == 601 || tool_arg_int("n") == 602 || tool_arg_int("n") == 603 || tool_arg_int("n") == 604 || tool_arg_int("n") == 605 || tool_arg_int("n") == 606 || tool_arg_int("n") == 607 || tool_arg_int("n") == 608 || tool_arg_int("n") == 609
+func oRule_E273(oX *oExec) (bool, runtime.Err) {
+	if !oX.Enter(273) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -25769,12 +26237,12 @@ func oRule_E265(oX *oExec) (bool, runtime.Err) {
 	return oT2402, runtime.Err{}
 }
 
-// oRule_E266 evaluates rule E266 (policy, pack edge).
+// oRule_E274 evaluates rule E274 (policy, pack edge).
 // when:
 //
 //	tool_args.n != 10 && tool_args.n != 11 && tool_args.n != 12 && tool_args.n != 13 && tool_args.n != 14 && tool_args.n != 15 && tool_args.n != 16 && tool_args.n != 17 && tool_args.n != 18 && tool_args.n != 19 && tool_args.n != 20 && tool_args.n != 21 && tool_args.n != 22 && tool_args.n != 23 && tool_args.n != 24 && tool_args.n != 25 && tool_args.n != 26 && tool_args.n != 27 && tool_args.n != 28 && tool_args.n != 29 && tool_args.n != 30 && tool_args.n != 31 && tool_args.n != 32 && tool_args.n != 33 && tool_args.n != 34 && tool_args.n != 35 && tool_args.n != 36 && tool_args.n != 37 && tool_args.n != 38 && tool_args.n != 39 && tool_args.n != 40 && tool_args.n != 41 && tool_args.n != 42 && tool_args.n != 43 && tool_args.n != 44 && tool_args.n != 45 && tool_args.n != 46 && tool_args.n != 47 && tool_args.n != 48 && tool_args.n != 49 && tool_args.n != 50 && tool_args.n != 51 && tool_args.n != 52 && tool_args.n != 53 && tool_args.n != 54 && tool_args.n != 55 && tool_args.n != 56 && tool_args.n != 57 && tool_args.n != 58 && tool_args.n != 59 && tool_args.n != 60 && tool_args.n != 61 && tool_args.n != 62 && tool_args.n != 63 && tool_args.n != 64 && tool_args.n != 65 && tool_args.n != 66 && tool_args.n != 67 && tool_args.n != 68 && tool_args.n != 69 && tool_args.n != 70 && tool_args.n != 71 && tool_args.n != 72 && tool_args.n != 73 && tool_args.n != 74 && tool_args.n != 75 && tool_args.n != 76 && tool_args.n != 77 && tool_args.n != 78 && tool_args.n != 79 && tool_args.n != 80 && tool_args.n != 81 && tool_args.n != 82 && tool_args.n != 83 && tool_args.n != 84 && tool_args.n != 85 && tool_args.n != 86 && tool_args.n != 87 && tool_args.n != 88 && tool_args.n != 89 && tool_args.n != 90 && tool_args.n != 91 && tool_args.n != 92 && tool_args.n != 93 && tool_args.n != 94 && tool_args.n != 95 && tool_args.n != 96 && tool_args.n != 97 && tool_args.n != 98 && tool_args.n != 99 && tool_args.n != 100 && tool_args.n != 101 && tool_args.n != 102 && tool_args.n != 103 && tool_args.n != 104 && tool_args.n != 105 && tool_args.n != 106 && tool_args.n != 107 && tool_args.n != 108 && tool_args.n != 109 && tool_args.n != 110 && tool_args.n != 111 && tool_args.n != 112 && tool_args.n != 113 && tool_args.n != 114 && tool_args.n != 115 && tool_args.n != 116 && tool_args.n != 117 && tool_args.n != 118 && tool_args.n != 119 && tool_args.n != 120 && tool_args.n != 121 && tool_args.n != 122 && tool_args.n != 123 && tool_args.n != 124 && tool_args.n != 125 && tool_args.n != 126 && tool_args.n != 127 && tool_args.n != 128 && tool_args.n != 129 && tool_args.n != 130 && tool_args.n != 131 && tool_args.n != 132 && tool_args.n != 133 && tool_args.n != 134 && tool_args.n != 135 && tool_args.n != 136 && tool_args.n != 137 && tool_args.n != 138 && tool_args.n != 139 && tool_args.n != 140 && tool_args.n != 141 && tool_args.n != 142 && tool_args.n != 143 && tool_args.n != 144 && tool_args.n != 145 && tool_args.n != 146 && tool_args.n != 147 && tool_args.n != 148 && tool_args.n != 149 && tool_args.n != 150 && tool_args.n != 151 && tool_args.n != 152 && tool_args.n != 153 && tool_args.n != 154 && tool_args.n != 155 && tool_args.n != 156 && tool_args.n != 157 && tool_args.n != 158 && tool_args.n != 159 && tool_args.n != 160 && tool_args.n != 161 && tool_args.n != 162 && tool_args.n != 163 && tool_args.n != 164 && tool_args.n != 165 && tool_args.n != 166 && tool_args.n != 167 && tool_args.n != 168 && tool_args.n != 169 && tool_args.n != 170 && tool_args.n != 171 && tool_args.n != 172 && tool_args.n != 173 && tool_args.n != 174 && tool_args.n != 175 && tool_args.n != 176 && tool_args.n != 177 && tool_args.n != 178 && tool_args.n != 179 && tool_args.n != 180 && tool_args.n != 181 && tool_args.n != 182 && tool_args.n != 183 && tool_args.n != 184 && tool_args.n != 185 && tool_args.n != 186 && tool_args.n != 187 && tool_args.n != 188 && tool_args.n != 189 && tool_args.n != 190 && tool_args.n != 191 && tool_args.n != 192 && tool_args.n != 193 && tool_args.n != 194 && tool_args.n != 195 && tool_args.n != 196 && tool_args.n != 197 && tool_args.n != 198 && tool_args.n != 199 && tool_args.n != 200 && tool_args.n != 201 && tool_args.n != 202 && tool_args.n != 203 && tool_args.n != 204 && tool_args.n != 205 && tool_args.n != 206 && tool_args.n != 207 && tool_args.n != 208 && tool_args.n != 209 && tool_args.n != 210 && tool_args.n != 211 && tool_args.n != 212 && tool_args.n != 213 && tool_args.n != 214 && tool_args.n != 215 && tool_args.n != 216 && tool_args.n != 217 && tool_args.n != 218 && tool_args.n != 219 && tool_args.n != 220 && tool_args.n != 221 && tool_args.n != 222 && tool_args.n != 223 && tool_args.n != 224 && tool_args.n != 225 && tool_args.n != 226 && tool_args.n != 227 && tool_args.n != 228 && tool_args.n != 229 && tool_args.n != 230 && tool_args.n != 231 && tool_args.n != 232 && tool_args.n != 233 && tool_args.n != 234 && tool_args.n != 235 && tool_args.n != 236 && tool_args.n != 237 && tool_args.n != 238 && tool_args.n != 239 && tool_args.n != 240 && tool_args.n != 241 && tool_args.n != 242 && tool_args.n != 243 && tool_args.n != 244 && tool_args.n != 245 && tool_args.n != 246 && tool_args.n != 247 && tool_args.n != 248 && tool_args.n != 249 && tool_args.n != 250 && tool_args.n != 251 && tool_args.n != 252 && tool_args.n != 253 && tool_args.n != 254 && tool_args.n != 255 && tool_args.n != 256 && tool_args.n != 257 && tool_args.n != 258 && tool_args.n != 259 && tool_args.n != 260 && tool_args.n != 261 && tool_args.n != 262 && tool_args.n != 263 && tool_args.n != 264 && tool_args.n != 265 && tool_args.n != 266 && tool_args.n != 267 && tool_args.n != 268 && tool_args.n != 269 && tool_args.n != 270 && tool_args.n != 271 && tool_args.n != 272 && tool_args.n != 273 && tool_args.n != 274 && tool_args.n != 275 && tool_args.n != 276 && tool_args.n != 277 && tool_args.n != 278 && tool_args.n != 279 && tool_args.n != 280 && tool_args.n != 281 && tool_args.n != 282 && tool_args.n != 283 && tool_args.n != 284 && tool_args.n != 285 && tool_args.n != 286 && tool_args.n != 287 && tool_args.n != 288 && tool_args.n != 289 && tool_args.n != 290 && tool_args.n != 291 && tool_args.n != 292 && tool_args.n != 293 && tool_args.n != 294 && tool_args.n != 295 && tool_args.n != 296 && tool_args.n != 297 && tool_args.n != 298 && tool_args.n != 299 && tool_args.n != 300 && tool_args.n != 301 && tool_args.n != 302 && tool_args.n != 303 && tool_args.n != 304 && tool_args.n != 305 && tool_args.n != 306 && tool_args.n != 307 && tool_args.n != 308 && tool_args.n != 309 && tool_args.n != 310 && tool_args.n != 311 && tool_args.n != 312 && tool_args.n != 313 && tool_args.n != 314 && tool_args.n != 315 && tool_args.n != 316 && tool_args.n != 317 && tool_args.n != 318 && tool_args.n != 319 && tool_args.n != 320 && tool_args.n != 321 && tool_args.n != 322 && tool_args.n != 323 && tool_args.n != 324 && tool_args.n != 325 && tool_args.n != 326 && tool_args.n != 327 && tool_args.n != 328 && tool_args.n != 329 && tool_args.n != 330 && tool_args.n != 331 && tool_args.n != 332 && tool_args.n != 333 && tool_args.n != 334 && tool_args.n != 335 && tool_args.n != 336 && tool_args.n != 337 && tool_args.n != 338 && tool_args.n != 339 && tool_args.n != 340 && tool_args.n != 341 && tool_args.n != 342 && tool_args.n != 343 && tool_args.n != 344 && tool_args.n != 345 && tool_args.n != 346 && tool_args.n != 347 && tool_args.n != 348 && tool_args.n != 349 && tool_args.n != 350 && tool_args.n != 351 && tool_args.n != 352 && tool_args.n != 353 && tool_args.n != 354 && tool_args.n != 355 && tool_args.n != 356 && tool_args.n != 357 && tool_args.n != 358 && tool_args.n != 359 && tool_args.n != 360 && tool_args.n != 361 && tool_args.n != 362 && tool_args.n != 363 && tool_args.n != 364 && tool_args.n != 365 && tool_args.n != 366 && tool_args.n != 367 && tool_args.n != 368 && tool_args.n != 369 && tool_args.n != 370 && tool_args.n != 371 && tool_args.n != 372 && tool_args.n != 373 && tool_args.n != 374 && tool_args.n != 375 && tool_args.n != 376 && tool_args.n != 377 && tool_args.n != 378 && tool_args.n != 379 && tool_args.n != 380 && tool_args.n != 381 && tool_args.n != 382 && tool_args.n != 383 && tool_args.n != 384 && tool_args.n != 385 && tool_args.n != 386 && tool_args.n != 387 && tool_args.n != 388 && tool_args.n != 389 && tool_args.n != 390 && tool_args.n != 391 && tool_args.n != 392 && tool_args.n != 393 && tool_args.n != 394 && tool_args.n != 395 && tool_args.n != 396 && tool_args.n != 397 && tool_args.n != 398 && tool_args.n != 399 && tool_args.n != 400 && tool_args.n != 401 && tool_args.n != 402 && tool_args.n != 403 && tool_args.n != 404 && tool_args.n != 405 && tool_args.n != 406 && tool_args.n != 407 && tool_args.n != 408 && tool_args.n != 409 && tool_args.n != 410 && tool_args.n != 411 && tool_args.n != 412 && tool_args.n != 413 && tool_args.n != 414 && tool_args.n != 415 && tool_args.n != 416 && tool_args.n != 417 && tool_args.n != 418 && tool_args.n != 419 && tool_args.n != 420 && tool_args.n != 421 && tool_args.n != 422 && tool_args.n != 423 && tool_args.n != 424 && tool_args.n != 425 && tool_args.n != 426 && tool_args.n != 427 && tool_args.n != 428 && tool_args.n != 429 && tool_args.n != 430 && tool_args.n != 431 && tool_args.n != 432 && tool_args.n != 433 && tool_args.n != 434 && tool_args.n != 435 && tool_args.n != 436 && tool_args.n != 437 && tool_args.n != 438 && tool_args.n != 439 && tool_args.n != 440 && tool_args.n != 441 && tool_args.n != 442 && tool_args.n != 443 && tool_args.n != 444 && tool_args.n != 445 && tool_args.n != 446 && tool_args.n != 447 && tool_args.n != 448 && tool_args.n != 449 && tool_args.n != 450 && tool_args.n != 451 && tool_args.n != 452 && tool_args.n != 453 && tool_args.n != 454 && tool_args.n != 455 && tool_args.n != 456 && tool_args.n != 457 && tool_args.n != 458 && tool_args.n != 459 && tool_args.n != 460 && tool_args.n != 461 && tool_args.n != 462 && tool_args.n != 463 && tool_args.n != 464 && tool_args.n != 465 && tool_args.n != 466 && tool_args.n != 467 && tool_args.n != 468 && tool_args.n != 469 && tool_args.n != 470 && tool_args.n != 471 && tool_args.n != 472 && tool_args.n != 473 && tool_args.n != 474 && tool_args.n != 475 && tool_args.n != 476 && tool_args.n != 477 && tool_args.n != 478 && tool_args.n != 479 && tool_args.n != 480 && tool_args.n != 481 && tool_args.n != 482 && tool_args.n != 483 && tool_args.n != 484 && tool_args.n != 485 && tool_args.n != 486 && tool_args.n != 487 && tool_args.n != 488 && tool_args.n != 489 && tool_args.n != 490 && tool_args.n != 491 && tool_args.n != 492 && tool_args.n != 493 && tool_args.n != 494 && tool_args.n != 495 && tool_args.n != 496 && tool_args.n != 497 && tool_args.n != 498 && tool_args.n != 499 && tool_args.n != 500 && tool_args.n != 501 && tool_args.n != 502 && tool_args.n != 503 && tool_args.n != 504 && tool_args.n != 505 && tool_args.n != 506 && tool_args.n != 507 && tool_args.n != 508 && tool_args.n != 509 && tool_args.n != 510 && tool_args.n != 511 && tool_args.n != 512 && tool_args.n != 513 && tool_args.n != 514 && tool_args.n != 515 && tool_args.n != 516 && tool_args.n != 517 && tool_args.n != 518 && tool_args.n != 519 && tool_args.n != 520 && tool_args.n != 521 && tool_args.n != 522 && tool_args.n != 523 && tool_args.n != 524 && tool_args.n != 525 && tool_args.n != 526 && tool_args.n != 527 && tool_args.n != 528 && tool_args.n != 529 && tool_args.n != 530 && tool_args.n != 531 && tool_args.n != 532 && tool_args.n != 533 && tool_args.n != 534 && tool_args.n != 535 && tool_args.n != 536 && tool_args.n != 537 && tool_args.n != 538 && tool_args.n != 539 && tool_args.n != 540 && tool_args.n != 541 && tool_args.n != 542 && tool_args.n != 543 && tool_args.n != 544 && tool_args.n != 545 && tool_args.n != 546 && tool_args.n != 547 && tool_args.n != 548 && tool_args.n != 549 && tool_args.n != 550 && tool_args.n != 551 && tool_args.n != 552 && tool_args.n != 553 && tool_args.n != 554 && tool_args.n != 555 && tool_args.n != 556 && tool_args.n != 557 && tool_args.n != 558 && tool_args.n != 559 && tool_args.n != 560 && tool_args.n != 561 && tool_args.n != 562 && tool_args.n != 563 && tool_args.n != 564 && tool_args.n != 565 && tool_args.n != 566 && tool_args.n != 567 && tool_args.n != 568 && tool_args.n != 569 && tool_args.n != 570 && tool_args.n != 571 && tool_args.n != 572 && tool_args.n != 573 && tool_args.n != 574 && tool_args.n != 575 && tool_args.n != 576 && tool_args.n != 577 && tool_args.n != 578 && tool_args.n != 579 && tool_args.n != 580 && tool_args.n != 581 && tool_args.n != 582 && tool_args.n != 583 && tool_args.n != 584 && tool_args.n != 585 && tool_args.n != 586 && tool_args.n != 587 && tool_args.n != 588 && tool_args.n != 589 && tool_args.n != 590 && tool_args.n != 591 && tool_args.n != 592 && tool_args.n != 593 && tool_args.n != 594 && tool_args.n != 595 && tool_args.n != 596 && tool_args.n != 597 && tool_args.n != 598 && tool_args.n != 599 && tool_args.n != 600 && tool_args.n != 601 && tool_args.n != 602 && tool_args.n != 603 && tool_args.n != 604 && tool_args.n != 605 && tool_args.n != 606 && tool_args.n != 607 && tool_args.n != 608 && tool_args.n != 609
-func oRule_E266(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(266) {
+func oRule_E274(oX *oExec) (bool, runtime.Err) {
+	if !oX.Enter(274) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -38389,12 +38857,12 @@ func oRule_E266(oX *oExec) (bool, runtime.Err) {
 	return oT4202, runtime.Err{}
 }
 
-// oRule_E267 evaluates rule E267 (policy, pack edge).
+// oRule_E275 evaluates rule E275 (policy, pack edge).
 // when:
 //
 //	tool_args.missing == 0 || tool == "t1" || tool_args.missing == 2 || tool == "t3" || tool_args.missing == 4 || tool == "t5" || tool_args.missing == 6 || tool == "t7" || tool_args.missing == 8 || tool == "t9" || tool_args.missing == 10 || tool == "t11" || tool_args.missing == 12 || tool == "t13" || tool_args.missing == 14 || tool == "t15" || tool_args.missing == 16 || tool == "t17" || tool_args.missing == 18 || tool == "t19" || tool_args.missing == 20 || tool == "t21" || tool_args.missing == 22 || tool == "t23" || tool_args.missing == 24 || tool == "t25" || tool_args.missing == 26 || tool == "t27" || tool_args.missing == 28 || tool == "t29" || tool_args.missing == 30 || tool == "t31" || tool_args.missing == 32 || tool == "t33" || tool_args.missing == 34 || tool == "t35" || tool_args.missing == 36 || tool == "t37" || tool_args.missing == 38 || tool == "t39" || tool_args.missing == 40 || tool == "t41" || tool_args.missing == 42 || tool == "t43" || tool_args.missing == 44 || tool == "t45" || tool_args.missing == 46 || tool == "t47" || tool_args.missing == 48 || tool == "t49" || tool_args.missing == 50 || tool == "t51" || tool_args.missing == 52 || tool == "t53" || tool_args.missing == 54 || tool == "t55" || tool_args.missing == 56 || tool == "t57" || tool_args.missing == 58 || tool == "t59" || tool_args.missing == 60 || tool == "t61" || tool_args.missing == 62 || tool == "t63" || tool_args.missing == 64 || tool == "t65" || tool_args.missing == 66 || tool == "t67" || tool_args.missing == 68 || tool == "t69" || tool_args.missing == 70 || tool == "t71" || tool_args.missing == 72 || tool == "t73" || tool_args.missing == 74 || tool == "t75" || tool_args.missing == 76 || tool == "t77" || tool_args.missing == 78 || tool == "t79" || tool_args.missing == 80 || tool == "t81" || tool_args.missing == 82 || tool == "t83" || tool_args.missing == 84 || tool == "t85" || tool_args.missing == 86 || tool == "t87" || tool_args.missing == 88 || tool == "t89" || tool_args.missing == 90 || tool == "t91" || tool_args.missing == 92 || tool == "t93" || tool_args.missing == 94 || tool == "t95" || tool_args.missing == 96 || tool == "t97" || tool_args.missing == 98 || tool == "t99" || tool_args.missing == 100 || tool == "t101" || tool_args.missing == 102 || tool == "t103" || tool_args.missing == 104 || tool == "t105" || tool_args.missing == 106 || tool == "t107" || tool_args.missing == 108 || tool == "t109" || tool_args.missing == 110 || tool == "t111" || tool_args.missing == 112 || tool == "t113" || tool_args.missing == 114 || tool == "t115" || tool_args.missing == 116 || tool == "t117" || tool_args.missing == 118 || tool == "t119" || tool_args.missing == 120 || tool == "t121" || tool_args.missing == 122 || tool == "t123" || tool_args.missing == 124 || tool == "t125" || tool_args.missing == 126 || tool == "t127" || tool_args.missing == 128 || tool == "t129" || tool_args.missing == 130 || tool == "t131" || tool_args.missing == 132 || tool == "t133" || tool_args.missing == 134 || tool == "t135" || tool_args.missing == 136 || tool == "t137" || tool_args.missing == 138 || tool == "t139" || tool_args.missing == 140 || tool == "t141" || tool_args.missing == 142 || tool == "t143" || tool_args.missing == 144 || tool == "t145" || tool_args.missing == 146 || tool == "t147" || tool_args.missing == 148 || tool == "t149" || tool_args.missing == 150 || tool == "t151" || tool_args.missing == 152 || tool == "t153" || tool_args.missing == 154 || tool == "t155" || tool_args.missing == 156 || tool == "t157" || tool_args.missing == 158 || tool == "t159" || tool_args.missing == 160 || tool == "t161" || tool_args.missing == 162 || tool == "t163" || tool_args.missing == 164 || tool == "t165" || tool_args.missing == 166 || tool == "t167" || tool_args.missing == 168 || tool == "t169" || tool_args.missing == 170 || tool == "t171" || tool_args.missing == 172 || tool == "t173" || tool_args.missing == 174 || tool == "t175" || tool_args.missing == 176 || tool == "t177" || tool_args.missing == 178 || tool == "t179" || tool_args.missing == 180 || tool == "t181" || tool_args.missing == 182 || tool == "t183" || tool_args.missing == 184 || tool == "t185" || tool_args.missing == 186 || tool == "t187" || tool_args.missing == 188 || tool == "t189" || tool_args.missing == 190 || tool == "t191" || tool_args.missing == 192 || tool == "t193" || tool_args.missing == 194 || tool == "t195" || tool_args.missing == 196 || tool == "t197" || tool_args.missing == 198 || tool == "t199" || tool_args.missing == 200 || tool == "t201" || tool_args.missing == 202 || tool == "t203" || tool_args.missing == 204 || tool == "t205" || tool_args.missing == 206 || tool == "t207" || tool_args.missing == 208 || tool == "t209" || tool_args.missing == 210 || tool == "t211" || tool_args.missing == 212 || tool == "t213" || tool_args.missing == 214 || tool == "t215" || tool_args.missing == 216 || tool == "t217" || tool_args.missing == 218 || tool == "t219" || tool_args.missing == 220 || tool == "t221" || tool_args.missing == 222 || tool == "t223" || tool_args.missing == 224 || tool == "t225" || tool_args.missing == 226 || tool == "t227" || tool_args.missing == 228 || tool == "t229" || tool_args.missing == 230 || tool == "t231" || tool_args.missing == 232 || tool == "t233" || tool_args.missing == 234 || tool == "t235" || tool_args.missing == 236 || tool == "t237" || tool_args.missing == 238 || tool == "t239" || tool_args.missing == 240 || tool == "t241" || tool_args.missing == 242 || tool == "t243" || tool_args.missing == 244 || tool == "t245" || tool_args.missing == 246 || tool == "t247" || tool_args.missing == 248 || tool == "t249" || tool_args.missing == 250 || tool == "t251" || tool_args.missing == 252 || tool == "t253" || tool_args.missing == 254 || tool == "t255" || tool_args.missing == 256 || tool == "t257" || tool_args.missing == 258 || tool == "t259" || tool_args.missing == 260 || tool == "t261" || tool_args.missing == 262 || tool == "t263" || tool_args.missing == 264 || tool == "t265" || tool_args.missing == 266 || tool == "t267" || tool_args.missing == 268 || tool == "t269" || tool_args.missing == 270 || tool == "t271" || tool_args.missing == 272 || tool == "t273" || tool_args.missing == 274 || tool == "t275" || tool_args.missing == 276 || tool == "t277" || tool_args.missing == 278 || tool == "t279" || tool_args.missing == 280 || tool == "t281" || tool_args.missing == 282 || tool == "t283" || tool_args.missing == 284 || tool == "t285" || tool_args.missing == 286 || tool == "t287" || tool_args.missing == 288 || tool == "t289" || tool_args.missing == 290 || tool == "t291" || tool_args.missing == 292 || tool == "t293" || tool_args.missing == 294 || tool == "t295" || tool_args.missing == 296 || tool == "t297" || tool_args.missing == 298 || tool == "t299" || tool_args.missing == 300 || tool == "t301" || tool_args.missing == 302 || tool == "t303" || tool_args.missing == 304 || tool == "t305" || tool_args.missing == 306 || tool == "t307" || tool_args.missing == 308 || tool == "t309" || tool_args.missing == 310 || tool == "t311" || tool_args.missing == 312 || tool == "t313" || tool_args.missing == 314 || tool == "t315" || tool_args.missing == 316 || tool == "t317" || tool_args.missing == 318 || tool == "t319" || tool_args.missing == 320 || tool == "t321" || tool_args.missing == 322 || tool == "t323" || tool_args.missing == 324 || tool == "t325" || tool_args.missing == 326 || tool == "t327" || tool_args.missing == 328 || tool == "t329" || tool_args.missing == 330 || tool == "t331" || tool_args.missing == 332 || tool == "t333" || tool_args.missing == 334 || tool == "t335" || tool_args.missing == 336 || tool == "t337" || tool_args.missing == 338 || tool == "t339" || tool_args.missing == 340 || tool == "t341" || tool_args.missing == 342 || tool == "t343" || tool_args.missing == 344 || tool == "t345" || tool_args.missing == 346 || tool == "t347" || tool_args.missing == 348 || tool == "t349" || tool_args.missing == 350 || tool == "t351" || tool_args.missing == 352 || tool == "t353" || tool_args.missing == 354 || tool == "t355" || tool_args.missing == 356 || tool == "t357" || tool_args.missing == 358 || tool == "t359" || tool_args.missing == 360 || tool == "t361" || tool_args.missing == 362 || tool == "t363" || tool_args.missing == 364 || tool == "t365" || tool_args.missing == 366 || tool == "t367" || tool_args.missing == 368 || tool == "t369" || tool_args.missing == 370 || tool == "t371" || tool_args.missing == 372 || tool == "t373" || tool_args.missing == 374 || tool == "t375" || tool_args.missing == 376 || tool == "t377" || tool_args.missing == 378 || tool == "t379" || tool_args.missing == 380 || tool == "t381" || tool_args.missing == 382 || tool == "t383" || tool_args.missing == 384 || tool == "t385" || tool_args.missing == 386 || tool == "t387" || tool_args.missing == 388 || tool == "t389" || tool_args.missing == 390 || tool == "t391" || tool_args.missing == 392 || tool == "t393" || tool_args.missing == 394 || tool == "t395" || tool_args.missing == 396 || tool == "t397" || tool_args.missing == 398 || tool == "t399" || tool_args.missing == 400 || tool == "t401" || tool_args.missing == 402 || tool == "t403" || tool_args.missing == 404 || tool == "t405" || tool_args.missing == 406 || tool == "t407" || tool_args.missing == 408 || tool == "t409" || tool_args.missing == 410 || tool == "t411" || tool_args.missing == 412 || tool == "t413" || tool_args.missing == 414 || tool == "t415" || tool_args.missing == 416 || tool == "t417" || tool_args.missing == 418 || tool == "t419" || tool_args.missing == 420 || tool == "t421" || tool_args.missing == 422 || tool == "t423" || tool_args.missing == 424 || tool == "t425" || tool_args.missing == 426 || tool == "t427" || tool_args.missing == 428 || tool == "t429" || tool_args.missing == 430 || tool == "t431" || tool_args.missing == 432 || tool == "t433" || tool_args.missing == 434 || tool == "t435" || tool_args.missing == 436 || tool == "t437" || tool_args.missing == 438 || tool == "t439" || tool_args.missing == 440 || tool == "t441" || tool_args.missing == 442 || tool == "t443" || tool_args.missing == 444 || tool == "t445" || tool_args.missing == 446 || tool == "t447" || tool_args.missing == 448 || tool == "t449" || tool_args.missing == 450 || tool == "t451" || tool_args.missing == 452 || tool == "t453" || tool_args.missing == 454 || tool == "t455" || tool_args.missing == 456 || tool == "t457" || tool_args.missing == 458 || tool == "t459" || tool_args.missing == 460 || tool == "t461" || tool_args.missing == 462 || tool == "t463" || tool_args.missing == 464 || tool == "t465" || tool_args.missing == 466 || tool == "t467" || tool_args.missing == 468 || tool == "t469" || tool_args.missing == 470 || tool == "t471" || tool_args.missing == 472 || tool == "t473" || tool_args.missing == 474 || tool == "t475" || tool_args.missing == 476 || tool == "t477" || tool_args.missing == 478 || tool == "t479" || tool_args.missing == 480 || tool == "t481" || tool_args.missing == 482 || tool == "t483" || tool_args.missing == 484 || tool == "t485" || tool_args.missing == 486 || tool == "t487" || tool_args.missing == 488 || tool == "t489" || tool_args.missing == 490 || tool == "t491" || tool_args.missing == 492 || tool == "t493" || tool_args.missing == 494 || tool == "t495" || tool_args.missing == 496 || tool == "t497" || tool_args.missing == 498 || tool == "t499" || tool_args.missing == 500 || tool == "t501" || tool_args.missing == 502 || tool == "t503" || tool_args.missing == 504 || tool == "t505" || tool_args.missing == 506 || tool == "t507" || tool_args.missing == 508 || tool == "t509" || tool_args.missing == 510 || tool == "t511" || tool_args.missing == 512 || tool == "t513" || tool_args.missing == 514 || tool == "t515" || tool_args.missing == 516 || tool == "t517" || tool_args.missing == 518 || tool == "t519" || tool_args.s == "hello"
-func oRule_E267(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(267) {
+func oRule_E275(oX *oExec) (bool, runtime.Err) {
+	if !oX.Enter(275) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -45803,6 +46271,30 @@ func oAnchor_ToolPreInvoke(oX *oExec) {
 		return
 	}
 	if oFired, oErr := oRule_E267(oX); (oFired || oErr.Kind != 0) && oX.Done(267, oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E268(oX); (oFired || oErr.Kind != 0) && oX.Done(268, oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E269(oX); (oFired || oErr.Kind != 0) && oX.Done(269, oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E270(oX); (oFired || oErr.Kind != 0) && oX.Done(270, oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E271(oX); (oFired || oErr.Kind != 0) && oX.Done(271, oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E272(oX); (oFired || oErr.Kind != 0) && oX.Done(272, oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E273(oX); (oFired || oErr.Kind != 0) && oX.Done(273, oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E274(oX); (oFired || oErr.Kind != 0) && oX.Done(274, oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_E275(oX); (oFired || oErr.Kind != 0) && oX.Done(275, oFired, oErr) {
 		return
 	}
 }

@@ -306,6 +306,17 @@ var Exprs = []string{
 	`tool_args.big > 1.0 && tool_args.nan != tool_args.nan`,
 	`tool_args.ports.exists(p, true) && tool_args.list.exists(x, true)`,
 	`tool_args.n != 7 && tool_args.d != 7 && tool_args.s != "x" && tool_args.b != false`,
+	// x[k]: cel-go evaluates a key that is not a constant before it reads
+	// the host value x selected (bytes here: a value the rule does not
+	// read), so the key's error wins.
+	`tool_args.bytes[tool_args.missing] == 1`,
+	`tool_args.nested.bytes[tool_args.missing] == 1`,
+	`tool_args[tool_args.bkey][tool_args.missing] == 1`,
+	`tool_args.bytes[tool_args.missing][tool_args.missing] == 1`,
+	`tool_args.bytes[1 / tool_args.zero] == 1`,
+	`tool_args.bytes[tool_args.bkey] == 1`,
+	`tool_args.bytes.a[tool_args.missing] == 1`,
+	`tool_args.bytes[0][tool_args.missing] == 1`,
 }
 
 // Long chains: the generated code stays flat whatever the number of terms
