@@ -282,11 +282,7 @@ func (g *fn) cond(n *ir.Cond) value {
 
 // lookup emits a string-keyed map lookup with CEL's missing-key error.
 func (g *fn) lookup(m, key value, valT *ir.Type) value {
-	r, ok := g.newTmp(), g.newTmp()
-	g.emit(jen.List(jen.Id(r), jen.Id(ok)).Op(":=").Add(m.code).Index(key.code))
-	g.emit(jen.If(jen.Op("!").Id(ok)).Block(jen.Return(g.zero(), implQ("NoSuchKey").Call(key.code))))
-	g.b.exits++
-	v := value{code: jen.Id(r), t: ir.DynType, simple: true}
+	v := g.mapGet(m, key)
 	if repOf(valT) == repDyn {
 		v = g.read(v)
 	}
@@ -393,11 +389,17 @@ func (g *fn) keyFirstX(e ir.Expr) (value, string) {
 // lookupUnread is lookup of a dyn value, read without the read's check:
 // it returns the Err's name.
 func (g *fn) lookupUnread(m, key value) (value, string) {
+	return g.readUnchecked(g.mapGet(m, key))
+}
+
+// mapGet is m[key] of a string-keyed map of host values, the value as the
+// host gave it: a key m does not hold is NoSuchKey.
+func (g *fn) mapGet(m, key value) value {
 	r, ok := g.newTmp(), g.newTmp()
 	g.emit(jen.List(jen.Id(r), jen.Id(ok)).Op(":=").Add(m.code).Index(key.code))
 	g.emit(jen.If(jen.Op("!").Id(ok)).Block(jen.Return(g.zero(), implQ("NoSuchKey").Call(key.code))))
 	g.b.exits++
-	return g.readUnchecked(value{code: jen.Id(r), t: ir.DynType, simple: true})
+	return value{code: jen.Id(r), t: ir.DynType, simple: true}
 }
 
 // readUnchecked reads v (impl.Read) and returns the value and the name of
