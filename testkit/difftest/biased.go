@@ -13,7 +13,8 @@ package difftest
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"cel.dev/cel-go/common/cost"
@@ -57,14 +58,7 @@ func (g *Gen) tag(t string) {
 // Tags returns the biased productions the last expression of [Gen.When]
 // used, sorted; none for an expression of the first generator's
 // distribution.
-func (g *Gen) Tags() []string {
-	var out []string
-	for t := range g.tags {
-		out = append(out, t)
-	}
-	sort.Strings(out)
-	return out
-}
+func (g *Gen) Tags() []string { return slices.Sorted(maps.Keys(g.tags)) }
 
 // newTypes are the expression types only the biased productions produce.
 var newTypes = map[string]bool{"uint": true, "dyn": true, "list(dyn)": true}

@@ -263,8 +263,24 @@ func ungeneratable(p *compiler.Set) []Mismatch {
 func Differential(o DiffOptions) (*DiffReport, error) {
 	g := NewGen(o.Seed)
 	g.Classic = o.Classic
+	return runDifferential(g, o.Expressions, o.PackSize, o.FactSets, false)
+}
+
+// inputGen is a [WhenGen] that also generates the inputs the rules are
+// evaluated with.
+type inputGen interface {
+	WhenGen
+	Input() Input
+}
+
+// runDifferential compares the engines on n of g's expressions, in packs
+// of packSize rules, each evaluated with inputs of g's inputs. With
+// ownSession, every pack evaluates an input in a session of its own (the
+// input's session, "/" and the pack's index), so that what one pack's
+// rules record is not read by the next pack's.
+func runDifferential(g inputGen, n, packSize, inputs int, ownSession bool) (*DiffReport, error) {
 	rep := NewReport()
-	packs, err := buildDiffPacks(g, o.Expressions, o.PackSize, rep)
+	packs, err := buildDiffPacks(g, n, packSize, rep)
 	if err != nil {
 		return nil, err
 	}
@@ -276,9 +292,13 @@ func Differential(o DiffOptions) (*DiffReport, error) {
 	for _, p := range packs {
 		rep.Rules += len(p.Pack.Rules)
 	}
-	for k := 0; k < o.FactSets; k++ {
+	for range inputs {
 		in := g.Input()
+		session := in.Session
 		for i, p := range packs {
+			if ownSession {
+				in.Session = fmt.Sprintf("%s/%d", session, i)
+			}
 			if err := CompareInput(runner, i, p, in, rep); err != nil {
 				return rep, err
 			}

@@ -15,8 +15,10 @@ package difftest
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand"
+	"slices"
 	"sort"
 	"strconv"
 	"time"
@@ -39,14 +41,7 @@ func (g *HostileGen) pick(l ...string) string { return l[g.r.Intn(len(l))] }
 func (g *HostileGen) chance(n int) bool       { return g.r.Intn(n) == 0 }
 
 // Tags returns the productions the last expression used, sorted.
-func (g *HostileGen) Tags() []string {
-	var out []string
-	for t := range g.tags {
-		out = append(out, t)
-	}
-	sort.Strings(out)
-	return out
-}
+func (g *HostileGen) Tags() []string { return slices.Sorted(maps.Keys(g.tags)) }
 
 // When returns a bool expression and the profiles it reads.
 func (g *HostileGen) When() (string, []string) {
@@ -580,29 +575,5 @@ type HostileOptions struct {
 // HostileDifferential runs a seeded differential test of the hostile
 // generator's expressions and inputs.
 func HostileDifferential(o HostileOptions) (*DiffReport, error) {
-	g := NewHostileGen(o.Seed)
-	rep := NewReport()
-	packs, err := buildDiffPacks(g, o.Expressions, o.PackSize, rep)
-	if err != nil {
-		return nil, err
-	}
-	runner, err := BuildRunner(packs, rep)
-	if err != nil {
-		return nil, err
-	}
-	defer runner.Close()
-	for _, p := range packs {
-		rep.Rules += len(p.Pack.Rules)
-	}
-	for k := 0; k < o.Inputs; k++ {
-		in := g.Input()
-		session := in.Session
-		for i, p := range packs {
-			in.Session = fmt.Sprintf("%s/%d", session, i)
-			if err := CompareInput(runner, i, p, in, rep); err != nil {
-				return rep, err
-			}
-		}
-	}
-	return rep, nil
+	return runDifferential(NewHostileGen(o.Seed), o.Expressions, o.PackSize, o.Inputs, true)
 }
