@@ -190,6 +190,20 @@ func TestProxyLoneSurrogate(t *testing.T) {
 	}
 }
 
+// askDeploy initializes c as a client that takes elicitations, calls
+// deploy (id 1), and returns the proxy's elicitation/create for it.
+func (c *client) askDeploy() map[string]any {
+	c.t.Helper()
+	c.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{"elicitation":{}},"clientInfo":{"name":"t","version":"1"}}}`)
+	c.recv()
+	c.send(call(1, "deploy", `{"path":"prod"}`))
+	m := c.recv()
+	if m["method"] != "elicitation/create" {
+		c.t.Fatalf("want an elicitation, got %v", m)
+	}
+	return m
+}
+
 // The answer to the proxy's elicitation is read by its members' exact
 // names, as the middleware's SDK reads it: a yes only in "action":
 // "accept" with "approve": true. encoding/json matched "Action" to
@@ -202,13 +216,7 @@ func TestProxyAskAnswerExact(t *testing.T) {
 		`{"action":"accept","Content":{"approve":true}}`,
 	} {
 		c := start(t, "-server-id", "everything", "-ask-timeout", "5s")
-		c.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{"elicitation":{}},"clientInfo":{"name":"t","version":"1"}}}`)
-		c.recv()
-		c.send(call(1, "deploy", `{"path":"prod"}`))
-		m := c.recv()
-		if m["method"] != "elicitation/create" {
-			t.Fatalf("want an elicitation, got %v", m)
-		}
+		m := c.askDeploy()
 		id, _ := json.Marshal(m["id"])
 		c.send(`{"jsonrpc":"2.0","id":` + string(id) + `,"result":` + answer + `}`)
 		if _, isErr, code := c.callTextOf(1); !isErr || code != "ASK_DEPLOY" {
@@ -224,13 +232,7 @@ func TestProxyAskAnswerExact(t *testing.T) {
 // late answer is dropped, and the call never runs.
 func TestProxyAskCancelled(t *testing.T) {
 	c := start(t, "-server-id", "everything", "-ask-timeout", "1m")
-	c.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{"elicitation":{}},"clientInfo":{"name":"t","version":"1"}}}`)
-	c.recv()
-	c.send(call(1, "deploy", `{"path":"prod"}`))
-	m := c.recv()
-	if m["method"] != "elicitation/create" {
-		t.Fatalf("want an elicitation, got %v", m)
-	}
+	m := c.askDeploy()
 	c.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"user"}}`)
 	n := c.recv()
 	if n["method"] != "notifications/cancelled" || n["params"].(map[string]any)["requestId"] != m["id"] {
