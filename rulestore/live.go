@@ -109,7 +109,7 @@ func (s *Store) rebuildLocked() {
 	ls := &liveSet{anchors: map[string]*liveAnchor{}}
 	type placed struct {
 		e      *entry
-		broken *brokenRule // a rule that does not load
+		broken *brokenAt // a rule that does not load
 		kind   string
 		id     string
 		anchor string
@@ -122,8 +122,9 @@ func (s *Store) rebuildLocked() {
 		case e.prog != nil:
 			inForce = append(inForce, placed{e: e, kind: e.rule.Kind, id: id, anchor: e.rule.Anchor})
 		case e.problem != "":
-			if b := s.broken(e); b != nil {
-				inForce = append(inForce, placed{e: e, broken: b, kind: b.kind, id: id, anchor: b.rule.Anchor})
+			b := s.broken(e)
+			for _, at := range b.at {
+				inForce = append(inForce, placed{e: e, broken: &at, kind: b.kind, id: id, anchor: at.rule.Anchor})
 			}
 		}
 	}
@@ -204,24 +205,40 @@ func (s *Store) load(e *entry) {
 }
 
 // brokenRule is a live rule of the store that does not load, as it is in
-// force: an evaluation error at its anchor, handled by its on_error.
+// force: an evaluation error at the anchors it is placed at, handled by
+// its on_error.
 type brokenRule struct {
-	rule runtime.LiveRule
 	kind string
+	// at is where it fails: its anchor, or, when its document names no
+	// anchor of the catalog, every anchor of the catalog.
+	at []brokenAt
+	// everywhere says that its document names no anchor of the catalog.
+	everywhere bool
+	failOpen   bool
+}
+
+// brokenAt is a rule that does not load at one anchor.
+type brokenAt struct {
+	rule runtime.LiveRule
 	err  runtime.Err
 }
 
-// broken places a live rule that does not load (e.problem) at its
-// anchor, so that it fails as its on_error says (spec 6) instead of
-// dropping out of every evaluation: an active block rule that stopped
-// would be a silent allow. What its document says is read as far as it
-// can be: its anchor (a rule whose anchor is not the catalog's cannot be
-// placed: nil, it stays a reported problem only), kind (else policy),
-// effect (a project's, block, warn, nudge or ask; else block), on_error
-// (fail_open, else it fails closed) and copy. Its selector and
-// condition are never read: it fails at every occurrence of its anchor.
-// Its status decides monitor, as for any rule of the store. The caller
-// holds s.mu.
+// broken places a live rule that does not load (e.problem), so that it
+// fails as its on_error says (spec 6) instead of dropping out of every
+// evaluation: an active block rule that stopped would be a silent
+// allow. What its document says is read as far as it can be: its
+// anchor, kind (else policy), effect (a project's, block, warn, nudge or
+// ask; else block), on_error (fail_open, else it fails closed) and copy.
+// Its selector and condition are never read: it fails at every
+// occurrence of its anchor. A document that names no anchor of the
+// catalog (none, not a string, an anchor the catalog no longer has, a
+// record damaged by hand) cannot say which anchor the rule guarded: it
+// fails at every anchor of the catalog. At an anchor whose planes do not
+// allow its effect (spec 2) it fires with the strongest one they allow:
+// block with the block plane, else warn with the inform plane; an
+// anchor with neither (transform only) cannot be failed closed at and
+// is left out. Its status decides monitor, as for any rule of the store.
+// The caller holds s.mu.
 func (s *Store) broken(e *entry) *brokenRule {
 	doc := ruleDoc(e.rec)
 	str := func(n *yaml.Node, key string) string {
@@ -233,35 +250,67 @@ func (s *Store) broken(e *entry) *brokenRule {
 		}
 		return ""
 	}
-	anchor := str(doc, "anchor")
-	if s.set.Catalog.Anchor(anchor) == nil {
-		return nil
+	anchors := s.set.Catalog.Anchors
+	b := &brokenRule{}
+	if a := s.set.Catalog.Anchor(str(doc, "anchor")); a != nil {
+		anchors = []*catalog.Anchor{a}
+	} else {
+		b.everywhere = true
 	}
 	kinds := map[string]runtime.Kind{"schema": runtime.KindSchema, "policy": runtime.KindPolicy, "invariant": runtime.KindInvariant, "detector": runtime.KindDetector}
-	kind := str(doc, "kind")
-	if _, ok := kinds[kind]; !ok {
-		kind = "policy"
+	b.kind = str(doc, "kind")
+	if _, ok := kinds[b.kind]; !ok {
+		b.kind = "policy"
 	}
 	eff, ok := runtime.ParseEffect(str(doc, "effect"))
 	if !ok || eff != runtime.Block && eff != runtime.Warn && eff != runtime.Nudge && eff != runtime.Ask {
 		eff = runtime.Block
 	}
+	b.failOpen = str(doc, "on_error") == "fail_open"
 	cp := member(doc, "copy")
 	msg, _, _ := strings.Cut(e.problem, "\n")
-	return &brokenRule{
-		kind: kind,
-		err:  runtime.Err{Kind: runtime.ErrRuleStore, S: "rule " + e.rec.ID + " does not load: " + msg},
-		rule: runtime.LiveRule{
-			Rule: runtime.Rule{
-				ID: e.rec.ID, Pack: "store", Kind: kinds[kind], Anchor: anchor, Effect: eff,
-				Monitor:  e.rec.Status == Candidate,
-				FailOpen: str(doc, "on_error") == "fail_open",
-				Copy: runtime.Copy{Title: str(cp, "title"), What: str(cp, "what"), Cause: str(cp, "cause"),
-					Why: str(cp, "why"), Fix: str(cp, "fix"), Instead: str(cp, "instead")},
-			},
-			Fire: s.counterKey(e.rec.ID, runtime.Fire),
-		},
+	err := runtime.Err{Kind: runtime.ErrRuleStore, S: "rule " + e.rec.ID + " does not load: " + msg}
+	if b.everywhere {
+		err.S += " (its document names no anchor of the catalog, so it fails at every anchor)"
 	}
+	for _, a := range anchors {
+		effAt, ok := effectAt(eff, a)
+		if !ok {
+			continue
+		}
+		b.at = append(b.at, brokenAt{
+			err: err,
+			rule: runtime.LiveRule{
+				Rule: runtime.Rule{
+					ID: e.rec.ID, Pack: "store", Kind: kinds[b.kind], Anchor: a.ID, Effect: effAt,
+					Monitor:  e.rec.Status == Candidate,
+					FailOpen: b.failOpen,
+					Copy: runtime.Copy{Title: str(cp, "title"), What: str(cp, "what"), Cause: str(cp, "cause"),
+						Why: str(cp, "why"), Fix: str(cp, "fix"), Instead: str(cp, "instead")},
+				},
+				Fire: s.counterKey(e.rec.ID, runtime.Fire),
+			},
+		})
+	}
+	return b
+}
+
+// effectAt is the effect a rule that does not load fires with at anchor
+// a: its own where a's planes allow it (spec 2: block and ask need the
+// block plane, warn and nudge block or inform), else block with the
+// block plane, else warn with the inform plane; false with neither.
+func effectAt(eff runtime.Effect, a *catalog.Anchor) (runtime.Effect, bool) {
+	block, inform := a.HasPlane("block"), a.HasPlane("inform")
+	switch {
+	case (eff == runtime.Block || eff == runtime.Ask) && block,
+		(eff == runtime.Warn || eff == runtime.Nudge) && (block || inform):
+		return eff, true
+	case block:
+		return runtime.Block, true
+	case inform:
+		return runtime.Warn, true
+	}
+	return 0, false
 }
 
 // counterKey is the key of a rule's counter: a compiled rule's slot, or

@@ -35,11 +35,13 @@ type Info struct {
 	// Problem says why a live rule is not in force.
 	Problem string
 	// FailsAt is, for a live rule that does not load (Problem), the
-	// anchor at which every evaluation of it is an error that its
+	// anchors at which every evaluation of it is an error that its
 	// on_error handles (FailsOpen: fail_open; else it fails closed, with
-	// its effect); "" when its anchor is not the catalog's.
-	FailsAt   string
-	FailsOpen bool
+	// its effect): its anchor, or every anchor of the catalog
+	// (FailsEverywhere) when its document names none of them.
+	FailsAt         []string
+	FailsEverywhere bool
+	FailsOpen       bool
 	// ActiveSince is when it first became active (zero: never).
 	ActiveSince time.Time
 }
@@ -48,9 +50,11 @@ func (s *Store) info(e *entry) Info {
 	in := Info{Record: e.rec, InForce: e.rec.Status.Live() && !s.compiled[e.rec.ID] && e.prog != nil,
 		Compiled: s.compiled[e.rec.ID], Problem: e.problem, ActiveSince: e.activeAt}
 	if e.rec.Status.Live() && !in.Compiled && e.prog == nil && e.problem != "" {
-		if b := s.broken(e); b != nil {
-			in.FailsAt, in.FailsOpen = b.rule.Anchor, b.rule.FailOpen
+		b := s.broken(e)
+		for _, at := range b.at {
+			in.FailsAt = append(in.FailsAt, at.rule.Anchor)
 		}
+		in.FailsEverywhere, in.FailsOpen = b.everywhere, b.failOpen
 	}
 	return in
 }

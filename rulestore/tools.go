@@ -252,7 +252,7 @@ func (s *Store) line(in Info) string {
 	switch {
 	case in.Compiled:
 		b.WriteString(", compiled")
-	case r.Status.Live() && in.FailsAt != "":
+	case r.Status.Live() && in.Problem != "" && !in.InForce && !in.Compiled:
 		b.WriteString(", does not load: " + fails(in))
 	case r.Status.Live() && !in.InForce:
 		b.WriteString(", not in force")
@@ -267,10 +267,17 @@ func (s *Store) line(in Info) string {
 
 // fails says how a rule that does not load is in force.
 func fails(in Info) string {
-	if in.FailsOpen {
-		return "fails open at " + in.FailsAt + " (an error, it never fires)"
+	at := strings.Join(in.FailsAt, ", ")
+	switch {
+	case len(in.FailsAt) == 0:
+		return "is not in force (no anchor it names has a plane to fail at)"
+	case in.FailsEverywhere:
+		at = fmt.Sprintf("every anchor of the catalog (%d; its document names none of them)", len(in.FailsAt))
 	}
-	return "fails closed at " + in.FailsAt
+	if in.FailsOpen {
+		return "fails open at " + at + " (an error, it never fires)"
+	}
+	return "fails closed at " + at
 }
 
 func (s *Store) toolSearch(_ context.Context, raw json.RawMessage) (string, error) {
@@ -388,7 +395,7 @@ func (s *Store) toolStatus(_ context.Context, raw json.RawMessage) (string, erro
 		b.WriteString(" (in force, monitored)")
 	case in.InForce:
 		b.WriteString(" (in force, enforced)")
-	case in.FailsAt != "":
+	case r.Status.Live() && in.Problem != "":
 		b.WriteString(" (does not load, so it " + fails(in) + ": " + in.Problem + ")")
 	case in.Problem != "":
 		b.WriteString(" (not in force: " + in.Problem + ")")
