@@ -22,10 +22,14 @@ import (
 // block, else warn), as its on_error says.
 func TestLiveRuleNamingNoAnchorFailsEverywhere(t *testing.T) {
 	anchorless := map[string]func(string) string{
-		"renamed":    func(r string) string { return strings.Replace(r, `"anchor":"tool.pre_invoke"`, `"anchor":"tool.nowhere"`, 1) },
+		"renamed": func(r string) string {
+			return strings.Replace(r, `"anchor":"tool.pre_invoke"`, `"anchor":"tool.nowhere"`, 1)
+		},
 		"missing":    func(r string) string { return strings.Replace(r, `"anchor":"tool.pre_invoke",`, ``, 1) },
 		"not a text": func(r string) string { return strings.Replace(r, `"anchor":"tool.pre_invoke"`, `"anchor":7`, 1) },
-		"a list":     func(r string) string { return strings.Replace(r, `"anchor":"tool.pre_invoke"`, `"anchor":["tool.pre_invoke"]`, 1) },
+		"a list": func(r string) string {
+			return strings.Replace(r, `"anchor":"tool.pre_invoke"`, `"anchor":["tool.pre_invoke"]`, 1)
+		},
 	}
 	eval := func(t *testing.T, s *rulestore.Store, a lycaon.Anchor) *runtime.Decision {
 		t.Helper()
