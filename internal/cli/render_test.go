@@ -185,3 +185,65 @@ func TestRenderAsk(t *testing.T) {
 		}
 	}
 }
+
+// TestRenderStore: oarc render -store renders the rules of a rule store
+// in force with the compiled ones (spec 12: "Rendering (section 10)
+// includes the store's rules"), as a host with the store open renders
+// them; the store is read, never written, and its bad lines are reported
+// while the rest renders.
+func TestRenderStore(t *testing.T) {
+	rec := func(id, status, title, extra string) string {
+		return `{"id":"` + id + `","created_at":"2026-01-02T03:04:05Z","status":"` + status + `","rule":{"oar":"1.0","id":"` + id +
+			`","kind":"policy","anchor":"tool.pre_invoke","effect":"block","requires":{"profiles":["tool"]},"selector":{"tool":"rm"},"when":"true","copy":{"title":"` +
+			title + `","fix":"Fix of ` + id + `."}}` + extra + "}\n"
+	}
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "empty.jsonl")
+	os.WriteFile(empty, nil, 0o644)
+	_, without, _ := run("render", renderPack)
+	if code, out, errs := run("render", "-store", empty, renderPack); code != 0 || out != without || errs != "" {
+		t.Errorf("an empty store: exit %d, stderr %q, output differs from render without a store:\n%s", code, errs, cmp.Diff(without, out))
+	}
+
+	store := filepath.Join(dir, "rules.jsonl")
+	content := rec("S_ACTIVE", "active", "Store active rule", "") +
+		rec("S_CAND", "candidate", "Store candidate rule", `,"trial":{"sessions":3,"fired_sessions":2,"monitored":2,"errors":0,"threshold":5,"verdict":"pending"}`) +
+		rec("S_RETIRED", "retired", "Store retired rule", `,"reason":"gone"`) +
+		"not a record\n"
+	os.WriteFile(store, []byte(content), 0o644)
+	code, out, errs := run("render", "-store", store, "-sessions", "4", renderPack)
+	if code != 0 || !strings.Contains(errs, "rules.jsonl:4: error:") || strings.Count(errs, "\n") != 1 {
+		t.Fatalf("exit %d, stderr %q", code, errs)
+	}
+	active := strings.Index(out, "- **S_ACTIVE**: Store active rule")
+	prov := strings.Index(out, "### Provisional rules")
+	cand := strings.Index(out, "- **S_CAND**: Store candidate rule (trial: 2/4 sessions)")
+	if active < 0 || prov < 0 || cand < prov || active > prov || strings.Contains(out, "S_RETIRED") {
+		t.Errorf("render -store:\n%s", out)
+	}
+	for _, id := range []string{"ASK_FIRST", "DEPLOY_GATE"} {
+		if !strings.Contains(out, "**"+id+"**") {
+			t.Errorf("the compiled rule %s is not rendered:\n%s", id, out)
+		}
+	}
+	if b, _ := os.ReadFile(store); string(b) != content {
+		t.Errorf("render wrote the store:\n%s", b)
+	}
+
+	for _, tc := range []struct {
+		args   []string
+		code   int
+		stderr string
+	}{
+		{[]string{"render", "-store", filepath.Join(dir, "nope.jsonl"), renderPack}, 1, "no such file or directory"},
+		{[]string{"render", "-store", store, "-sessions", "0", renderPack}, 2, "-sessions must be between 1 and"},
+	} {
+		code, out, errs := run(tc.args...)
+		if code != tc.code || out != "" || !strings.Contains(errs, tc.stderr) {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want %d and %q", tc.args, code, out, errs, tc.code, tc.stderr)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "nope.jsonl")); err == nil {
+		t.Error("render created a store that did not exist")
+	}
+}
