@@ -253,3 +253,95 @@ func TestCorruptValues(t *testing.T) {
 		t.Fatalf("a corrupt epoch: %v", err)
 	}
 }
+
+// TestKeysOfAnotherType: a session's hash, its marker or the store's
+// epoch holding a key of another type (a string, a list, a set, a sorted
+// set: written by hand, or by another program sharing the prefix) is a
+// corrupt session (ErrCorrupt) at every call, its mutations refused
+// (ErrNotApplied) with the key left as it was, and a reset starts the
+// session over (the epoch: once it is deleted). Before, the calls failed
+// with the server's WRONGTYPE, of no kind the host could tell, and a
+// marker of another type made ResetSession fail too: the session could
+// never be resumed.
+func TestKeysOfAnotherType(t *testing.T) {
+	s, c, prefix := newStoreAt(t, redisstore.Options{})
+	ops := []struct {
+		name     string
+		mutation bool
+		call     func(id string) error
+	}{
+		{"read", false, func(id string) error {
+			var h runtime.History
+			return s.Read(ctx, id, &runtime.Snapshot{Keys: []runtime.CounterKey{fire("R")}, Counters: make([]int64, 1), History: &h})
+		}},
+		{"apply", true, func(id string) error {
+			return s.Apply(ctx, id, &runtime.Update{Counters: []runtime.CounterUpdate{{Key: fire("R")}}, Calls: []runtime.Call{{Tool: "x", Time: 1e18}}})
+		}},
+		{"record", true, func(id string) error { return s.RecordNode(ctx, id, runtime.Node{ID: "z", Kind: runtime.Message}) }},
+		{"mark", true, func(id string) error { return s.MarkIncomplete(ctx, id) }},
+		{"scope", false, func(id string) error {
+			var sc runtime.Scope
+			return s.Scope(ctx, id, nil, &sc)
+		}},
+	}
+	write := map[string]func(key string){
+		"string": func(key string) { c.Set(ctx, key, "1", 0) },
+		"list":   func(key string) { c.RPush(ctx, key, "g", "0123456789abcdef") },
+		"set":    func(key string) { c.SAdd(ctx, key, "g") },
+		"zset":   func(key string) { c.ZAdd(ctx, key, redis.Z{Score: 1, Member: "g"}) },
+	}
+	for _, which := range []string{"", ":m"} {
+		for typ, put := range write {
+			for _, op := range ops {
+				id := "k" + which + "-" + typ + "-" + op.name
+				key := prefix + "{" + id + "}" + which
+				if err := runtime.ApplyCounters(ctx, s, id, []runtime.CounterUpdate{{Key: fire("R")}}); err != nil {
+					t.Fatal(err)
+				}
+				c.Del(ctx, key)
+				put(key)
+				before, _ := c.Dump(ctx, key).Result()
+				err := op.call(id)
+				if !errors.Is(err, redisstore.ErrCorrupt) || op.mutation != errors.Is(err, runtime.ErrNotApplied) {
+					t.Errorf("%s %q of type %s: %s: %v; want ErrCorrupt", id, which, typ, op.name, err)
+				}
+				if after, _ := c.Dump(ctx, key).Result(); after != before {
+					t.Errorf("%s: %s changed the key", id, op.name)
+				}
+				if err := s.ResetSession(ctx, id); err != nil {
+					t.Errorf("%s: reset: %v", id, err)
+					continue
+				}
+				if err := op.call(id); err != nil {
+					t.Errorf("%s: %s after the reset: %v", id, op.name, err)
+				}
+			}
+		}
+	}
+	for typ, put := range write {
+		id := "e-" + typ
+		c.Del(ctx, prefix+"epoch")
+		put(prefix + "epoch")
+		for _, op := range append(ops, struct {
+			name     string
+			mutation bool
+			call     func(id string) error
+		}{"reset", true, func(id string) error { return s.ResetSession(ctx, id) }}) {
+			if err := op.call(id); !errors.Is(err, redisstore.ErrCorrupt) || op.mutation != errors.Is(err, runtime.ErrNotApplied) {
+				t.Errorf("an epoch of type %s: %s: %v; want ErrCorrupt", typ, op.name, err)
+			}
+		}
+		// Deleted, it is a new epoch: as after a loss, a session the
+		// store knew cannot be proven new until reset.
+		c.Del(ctx, prefix+"epoch")
+		if err := ops[0].call(id); !errors.Is(err, redisstore.ErrSessionLost) {
+			t.Errorf("after deleting the epoch of type %s: %v", typ, err)
+		}
+		if err := s.ResetSession(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+		if err := ops[0].call(id); err != nil {
+			t.Errorf("after deleting the epoch of type %s and a reset: %v", typ, err)
+		}
+	}
+}

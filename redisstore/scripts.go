@@ -100,6 +100,8 @@ local function hex(s)
   return (string.gsub(s, '.', function(c) return string.format('%02x', string.byte(c)) end))
 end
 local function corrupt(what) return {'corrupt', epoch, what} end
+-- notHash is what a key of another type than a hash is.
+local function notHash(key) return 'the key ' .. key .. ' is not a hash (written by something else than the store)' end
 local function lose(why)
   redis.call('HSET', M, 'lost', why)
   redis.call('PEXPIRE', M, ttl + slack)
@@ -133,7 +135,8 @@ end
 // be proven new.
 const epochCheck = `
 if #KEYS == 3 then
-  local ev = redis.call('GET', KEYS[3])
+  local ev = redis.pcall('GET', KEYS[3])
+  if type(ev) == 'table' then return corrupt('the store epoch ' .. KEYS[3] .. ' is not a string (written by something else than the store)') end
   if not ev then
     ev = hex(ARGV[2]) .. ':' .. string.format('%d', now) .. ':' .. (ARGV[3] ~= '' and '1' or '0')
     redis.call('SET', KEYS[3], ev)
@@ -153,8 +156,10 @@ end
 // and sets cur, or returns the answer of a session that is lost or
 // corrupt.
 const guard = epochCheck + `
-local hv = redis.call('HMGET', H, 'g', 'seq')
-local mv = redis.call('HMGET', M, 'g', 's', 'r', 'lost')
+local hv = redis.pcall('HMGET', H, 'g', 'seq')
+if hv.err then return corrupt(notHash(H)) end
+local mv = redis.pcall('HMGET', M, 'g', 's', 'r', 'lost')
+if mv.err then return corrupt(notHash(M)) end
 if mv[4] then
   redis.call('PEXPIRE', M, ttl + slack)
   return {'lost', epoch, mv[4]}
@@ -200,7 +205,8 @@ end
 // tokens checks a mutation's token first: a retry of a mutation that was
 // applied answers done, whatever happened since.
 const tokens = `
-local toks = redis.call('HGET', H, 'tokens')
+local toks = redis.pcall('HGET', H, 'tokens')
+if type(toks) == 'table' then return corrupt(notHash(H)) end
 if toks then
   if #toks % 8 ~= 0 or #toks > 64 then return corrupt('the session holds invalid mutation tokens') end
   for i = 1, #toks, 8 do
@@ -1003,7 +1009,9 @@ return ok('scope', out[1], out[2], out[3], out[4])
 var resetScript = redis.NewScript(`#!lua
 ` + prelude + epochCheck + `
 local g = hex(ARGV[2])
-local mv = redis.call('HMGET', M, 'g', 's')
+-- A marker of another type than a hash is not this reset's: deleted.
+local mv = redis.pcall('HMGET', M, 'g', 's')
+if mv.err then mv = {false, false} end
 if mv[1] ~= g then
   redis.call('DEL', H, M)
   redis.call('HSET', M, 'g', g, 's', '0', 'r', '1')
