@@ -204,11 +204,11 @@ end
 
 // tokens checks a mutation's token first: a retry of a mutation that was
 // applied answers done, whatever happened since.
-const tokens = `
+var tokens = `
 local toks = redis.pcall('HGET', H, 'tokens')
 if type(toks) == 'table' then return corrupt(notHash(H)) end
 if toks then
-  if #toks % 8 ~= 0 or #toks > 64 then return corrupt('the session holds invalid mutation tokens') end
+  if #toks % 8 ~= 0 or #toks > ` + strconv.Itoa(8*tokenWindow) + ` then return corrupt('the session holds invalid mutation tokens') end
   for i = 1, #toks, 8 do
     if string.sub(toks, i, i + 7) == ARGV[2] then return {'done'} end
   end
@@ -218,12 +218,12 @@ end
 // mutate begins a generation when the session does not exist, and counts
 // the mutation; write(fields) then writes fields, the token, the
 // generation and the count to the session, the marker, and the expiries.
-const mutate = `
+var mutate = `
 if not cur then cur = {g = hex(ARGV[2]), s = '0', r = '0'} end
 local seq = string.format('%d', tonumber(cur.s) + 1)
 local function write(set)
   set[#set + 1] = 'tokens'
-  set[#set + 1] = ARGV[2] .. string.sub(toks or '', 1, 56)
+  set[#set + 1] = ARGV[2] .. string.sub(toks or '', 1, ` + strconv.Itoa(8*(tokenWindow-1)) + `)
   set[#set + 1] = 'g'
   set[#set + 1] = cur.g
   set[#set + 1] = 'seq'
