@@ -3,6 +3,7 @@ package redisstore_test
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -24,6 +25,18 @@ func newStoreAt(t *testing.T, opts redisstore.Options) (*redisstore.Store, *redi
 		t.Fatal(err)
 	}
 	return s, c, opts.Prefix
+}
+
+// recount makes the marker of the session whose hash is h count the
+// fields the hash holds now, as if the store had left them: a test of
+// what the scripts make of a value edited by hand, past the count of
+// fields (TestFieldsAddedOrDeleted), which catches a field added or
+// deleted first.
+func recount(c *redis.Client, h string) {
+	n, _ := c.HGet(ctx, h+":m", "n").Result()
+	if s, _, ok := strings.Cut(n, ":"); ok {
+		c.HSet(ctx, h+":m", "n", s+":"+strconv.FormatInt(c.HLen(ctx, h).Val(), 10))
+	}
 }
 
 // counterForms: what a counter field may hold. The store writes 1 to 15
@@ -58,6 +71,7 @@ func TestCounterForms(t *testing.T) {
 			t.Fatal(err)
 		}
 		c.HSet(ctx, h, "c:R.fire", tc.v)
+		recount(c, h)
 		dst := make([]int64, 1)
 		rerr := runtime.ReadCounters(ctx, s, session, []runtime.CounterKey{fire("R")}, dst)
 		for _, up := range []runtime.CounterUpdate{{Key: fire("R")}, {Key: fire("R"), Reset: true}} {
@@ -67,6 +81,7 @@ func TestCounterForms(t *testing.T) {
 					t.Errorf("%q: read %d %v, update %v", tc.v, dst[0], rerr, aerr)
 				}
 				c.HSet(ctx, h, "c:R.fire", tc.v)
+				recount(c, h)
 				continue
 			}
 			if !errors.Is(rerr, redisstore.ErrCorrupt) || !errors.Is(aerr, redisstore.ErrCorrupt) || !errors.Is(aerr, runtime.ErrNotApplied) {
@@ -95,6 +110,7 @@ func TestCounterForms(t *testing.T) {
 	// The largest counter does not wrap: the update that would pass it is
 	// refused.
 	c.HSet(ctx, prefix+"{f0}", "c:R.fire", "999999999999999")
+	recount(c, prefix+"{f0}")
 	if err := runtime.ApplyCounters(ctx, s, "f0", []runtime.CounterUpdate{{Key: fire("R")}}); !errors.Is(err, runtime.ErrNotApplied) || !strings.Contains(err.Error(), "would overflow") {
 		t.Errorf("an update past the largest counter: %v", err)
 	}
@@ -201,6 +217,7 @@ func TestCorruptValues(t *testing.T) {
 				return err
 			}
 			c.HDel(ctx, prefix+"{"+id+"}", "r")
+			recount(c, prefix+"{"+id+"}")
 			var h runtime.History
 			return s.Read(ctx, id, &runtime.Snapshot{History: &h})
 		}},
@@ -209,6 +226,7 @@ func TestCorruptValues(t *testing.T) {
 				return err
 			}
 			c.HDel(ctx, prefix+"{"+id+"}", "r", "rt")
+			recount(c, prefix+"{"+id+"}")
 			return s.Apply(ctx, id, &runtime.Update{Calls: []runtime.Call{{Tool: "x", Time: 1e18 + 1}}})
 		}},
 	} {
@@ -231,6 +249,7 @@ func TestCorruptValues(t *testing.T) {
 			} else {
 				c.HSet(ctx, key, tc.field, tc.value)
 			}
+			recount(c, prefix+"{"+id+"}")
 			err := tc.call(id)
 			if !errors.Is(err, redisstore.ErrCorrupt) {
 				t.Fatalf("%s = %q: %v, want ErrCorrupt", tc.field, tc.value, err)
@@ -342,6 +361,82 @@ func TestKeysOfAnotherType(t *testing.T) {
 		}
 		if err := ops[0].call(id); err != nil {
 			t.Errorf("after deleting the epoch of type %s and a reset: %v", typ, err)
+		}
+	}
+}
+
+// TestFieldsAddedOrDeleted: a field of a session's hash deleted, or one
+// added, by something else than the store is a corrupt session
+// (ErrCorrupt), whichever field it is: a counter, a count of blocks, the
+// calls' times, the incomplete flag, a graph string, the tokens. Each of
+// these is absent in a valid session too (a counter at 0, no timed call,
+// a complete graph), so their form cannot tell; the marker keeps how many
+// fields the store left in the hash. Before, a deleted counter read 0, a
+// deleted ct no calls in any window, a deleted incomplete flag a complete
+// provenance: fresh zeros, silent allows.
+func TestFieldsAddedOrDeleted(t *testing.T) {
+	s, c, prefix := newStoreAt(t, redisstore.Options{})
+	fill := func(id string) {
+		t.Helper()
+		u := &runtime.Update{
+			Counters: []runtime.CounterUpdate{{Key: fire("R")}, {Key: breaker("R")}},
+			Calls:    []runtime.Call{{Tool: "deploy", Code: "CAPPED", Time: 1e18}, {Tool: "deploy", Time: 1e18 + 1}},
+		}
+		if err := s.Apply(ctx, id, u); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.RecordNode(ctx, id, runtime.Node{ID: "a", Kind: runtime.ToolResult, Tool: "read", Labels: []string{"l"}}); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.MarkIncomplete(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	readAll := func(id string) error {
+		var h runtime.History
+		return s.Read(ctx, id, &runtime.Snapshot{Keys: []runtime.CounterKey{fire("R")}, Counters: make([]int64, 1), History: &h,
+			Query: runtime.HistoryQuery{Tool: "deploy", Codes: []string{"CAPPED"}, Times: true}})
+	}
+	fill("probe")
+	fields, err := c.HKeys(ctx, prefix+"{probe}").Result()
+	if err != nil || len(fields) < 15 {
+		t.Fatalf("the session's fields: %v %v", fields, err)
+	}
+	edits := map[string]func(h string){}
+	for _, f := range fields {
+		edits["delete "+f] = func(h string) { c.HDel(ctx, h, f) }
+	}
+	edits["add a counter"] = func(h string) { c.HSet(ctx, h, "c:Q.fire", "3") }
+	edits["add a field"] = func(h string) { c.HSet(ctx, h, "x", "1") }
+	edits["add a count of blocks"] = func(h string) { c.HSet(ctx, h, "t:6:CAPPEDread", "1") }
+	for name, edit := range edits {
+		id := strings.NewReplacer(" ", "-", ":", "").Replace(name)
+		h := prefix + "{" + id + "}"
+		fill(id)
+		if err := readAll(id); err != nil {
+			t.Fatal(err)
+		}
+		edit(h)
+		if err := readAll(id); !errors.Is(err, redisstore.ErrCorrupt) {
+			t.Errorf("%s: a read: %v; want ErrCorrupt", name, err)
+		}
+		var sc runtime.Scope
+		if err := s.Scope(ctx, id, []string{"a"}, &sc); !errors.Is(err, redisstore.ErrCorrupt) {
+			t.Errorf("%s: a scope: %v; want ErrCorrupt", name, err)
+		}
+		before, _ := c.HGetAll(ctx, h).Result()
+		if err := s.Apply(ctx, id, &runtime.Update{Counters: []runtime.CounterUpdate{{Key: fire("R")}}}); !errors.Is(err, redisstore.ErrCorrupt) || !errors.Is(err, runtime.ErrNotApplied) {
+			t.Errorf("%s: an update: %v; want ErrCorrupt, not applied", name, err)
+		}
+		if after, _ := c.HGetAll(ctx, h).Result(); fmt.Sprint(after) != fmt.Sprint(before) {
+			t.Errorf("%s: a refused update changed the session", name)
+		}
+		if err := s.ResetSession(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+		fill(id)
+		if err := readAll(id); err != nil {
+			t.Errorf("%s: after a reset: %v", name, err)
 		}
 	}
 }

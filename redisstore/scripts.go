@@ -33,8 +33,9 @@ import (
 // outlives it by a second (slack in the scripts): g and s (the generation
 // and its mutations, as in the session's hash; s is 0 for a generation
 // begun by a reset that nothing has written to yet), r (1 when the
-// generation was begun by a reset) and, once the session is known to be
-// lost, lost (why). KEYS[3],
+// generation was begun by a reset), n ("S:L": after mutation S, the
+// store left L fields in the session's hash; see guard) and, once the
+// session is known to be lost, lost (why). KEYS[3],
 // when present (not in a Cluster or a Ring: see the package doc), is the
 // store's epoch: "<16 hex>:<created, ms>:<1 when created or noticed after
 // a loss>", with no expiry.
@@ -158,7 +159,7 @@ end
 const guard = epochCheck + `
 local hv = redis.pcall('HMGET', H, 'g', 'seq')
 if hv.err then return corrupt(notHash(H)) end
-local mv = redis.pcall('HMGET', M, 'g', 's', 'r', 'lost')
+local mv = redis.pcall('HMGET', M, 'g', 's', 'r', 'lost', 'n')
 if mv.err then return corrupt(notHash(M)) end
 if mv[4] then
   redis.call('PEXPIRE', M, ttl + slack)
@@ -167,12 +168,26 @@ end
 if mv[1] and (not gen(mv[1]) or not (mv[2] == '0' or count(mv[2])) or not (mv[3] == '0' or mv[3] == '1')) then
   return corrupt('the session marker ' .. M .. ' holds something else')
 end
-if not mv[1] and (mv[2] or mv[3]) then return corrupt('the session marker ' .. M .. ' has no generation') end
+if not mv[1] and (mv[2] or mv[3] or mv[5]) then return corrupt('the session marker ' .. M .. ' has no generation') end
 -- No mutation (s 0) is written only by a reset (r 1).
 if mv[2] == '0' and mv[3] ~= '1' then return corrupt('the session marker ' .. M .. ' says no mutation without a reset') end
 if hv[1] or hv[2] then
   if not gen(hv[1]) or not count(hv[2]) then return corrupt('the session has no valid generation and mutation count') end
   if mv[1] and (mv[1] ~= hv[1] or mv[2] ~= hv[2]) then return corrupt('the session and its marker disagree') end
+  -- The fields the store left in the hash, after the mutation that is
+  -- its last: a field deleted or added since, by something else than the
+  -- store, is corrupt, whichever it is (a counter, the calls' times, the
+  -- incomplete flag: absent in a valid session too, so their form cannot
+  -- tell). A marker whose count is of another mutation was written by a
+  -- version of the store that did not keep it: not checked.
+  if mv[5] then
+    local ns, nl = string.match(mv[5], '^([0-9]+):([0-9]+)$')
+    if not ns or not count(ns) or not count(nl) then return corrupt('the session marker ' .. M .. ' holds something else') end
+    local hl = redis.call('HLEN', H)
+    if ns == hv[2] and tonumber(nl) ~= hl then
+      return corrupt('the session holds ' .. hl .. ' fields, not the ' .. nl .. ' the store left: a field was deleted or added by something else than the store')
+    end
+  end
   cur = {g = hv[1], s = hv[2], r = mv[3] or '0', h = true, remark = not mv[1]}
 elseif redis.call('EXISTS', H) == 1 then
   return corrupt('the session has no generation (written by an older version of the store, or corrupt)')
@@ -216,12 +231,14 @@ end
 `
 
 // mutate begins a generation when the session does not exist, and counts
-// the mutation; write(fields) then writes fields, the token, the
-// generation and the count to the session, the marker, and the expiries.
+// the mutation; write(fields, del) then writes fields, the token, the
+// generation and the count to the session, deletes the fields del from
+// it, and writes the marker: the generation, the count, and how many
+// fields the session's hash then holds (n).
 var mutate = `
 if not cur then cur = {g = hex(ARGV[2]), s = '0', r = '0'} end
 local seq = string.format('%d', tonumber(cur.s) + 1)
-local function write(set)
+local function write(set, del)
   set[#set + 1] = 'tokens'
   set[#set + 1] = ARGV[2] .. string.sub(toks or '', 1, ` + strconv.Itoa(8*(tokenWindow-1)) + `)
   set[#set + 1] = 'g'
@@ -229,7 +246,8 @@ local function write(set)
   set[#set + 1] = 'seq'
   set[#set + 1] = seq
   redis.call('HSET', H, unpack(set))
-  redis.call('HSET', M, 'g', cur.g, 's', seq, 'r', cur.r)
+  if del and #del > 0 then redis.call('HDEL', H, unpack(del)) end
+  redis.call('HSET', M, 'g', cur.g, 's', seq, 'r', cur.r, 'n', seq .. ':' .. redis.call('HLEN', H))
   cur.s, cur.h, cur.remark = seq, true, false
 end
 `
@@ -648,8 +666,7 @@ if r then
     end
   end
 end
-write(set)
-if #del > 0 then redis.call('HDEL', H, unpack(del)) end
+write(set, del)
 return ok()
 `)
 
