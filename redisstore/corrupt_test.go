@@ -28,14 +28,19 @@ func newStoreAt(t *testing.T, opts redisstore.Options) (*redisstore.Store, *redi
 }
 
 // recount makes the marker of the session whose hash is h count the
-// fields the hash holds now, as if the store had left them: a test of
-// what the scripts make of a value edited by hand, past the count of
-// fields (TestFieldsAddedOrDeleted), which catches a field added or
-// deleted first.
+// fields the hash holds now, and the lengths of its record's fields, as
+// if the store had left them: a test of what the scripts make of a value
+// edited by hand, past the marker's count (TestFieldsAddedOrDeleted,
+// TestRecordCutShort), which catches a field added or deleted, or the
+// record's cut or extended, first.
 func recount(c *redis.Client, h string) {
 	n, _ := c.HGet(ctx, h+":m", "n").Result()
 	if s, _, ok := strings.Cut(n, ":"); ok {
-		c.HSet(ctx, h+":m", "n", s+":"+strconv.FormatInt(c.HLen(ctx, h).Val(), 10))
+		n = s + ":" + strconv.FormatInt(c.HLen(ctx, h).Val(), 10)
+		for _, f := range []string{"r", "rt", "ct"} {
+			n += ":" + strconv.FormatInt(c.HStrLen(ctx, h, f).Val(), 10)
+		}
+		c.HSet(ctx, h+":m", "n", n)
 	}
 }
 
@@ -437,6 +442,42 @@ func TestFieldsAddedOrDeleted(t *testing.T) {
 		fill(id)
 		if err := readAll(id); err != nil {
 			t.Errorf("%s: after a reset: %v", name, err)
+		}
+	}
+}
+
+// TestRecordCutShort: the record's fields cut short by hand (a byte off
+// the end) are a corrupt session, even where what is left, or what the
+// next update makes of it, has the store's form: the last call's code
+// "CAPPE" for "CAPPED", or the calls' times whose last entry lost the
+// last byte of its tool, which the next timed update's entry completed
+// into entries every read took (a call of 1977: no window counted it).
+// The marker keeps the lengths the store left.
+func TestRecordCutShort(t *testing.T) {
+	s, c, prefix := newStoreAt(t, redisstore.Options{})
+	const t0 = int64(1_800_000_000e9)
+	q := runtime.HistoryQuery{Tool: "deploy", Codes: []string{"CAPPED"}, Names: true, Times: true}
+	for _, field := range []string{"r", "rt", "ct"} {
+		id := "cut-" + field
+		h := prefix + "{" + id + "}"
+		u := &runtime.Update{Calls: []runtime.Call{{Tool: "read", Time: t0}, {Tool: "x", Code: "CAPPED", Time: t0 + 1e9}}}
+		if err := s.Apply(ctx, id, u); err != nil {
+			t.Fatal(err)
+		}
+		v, _ := c.HGet(ctx, h, field).Result()
+		c.HSet(ctx, h, field, v[:len(v)-1])
+		var hist runtime.History
+		err := s.Read(ctx, id, &runtime.Snapshot{History: &hist, Query: q})
+		if !errors.Is(err, redisstore.ErrCorrupt) {
+			t.Errorf("%s cut short: a read: %v (code %q, tools %q, times %v); want ErrCorrupt", field, err, hist.Last.Code, hist.Tools, hist.Times.At)
+		}
+		err = s.Apply(ctx, id, &runtime.Update{Calls: []runtime.Call{{Tool: "deploy", Time: t0 + 2e9}}})
+		if err == nil {
+			err = s.Read(ctx, id, &runtime.Snapshot{History: &hist, Query: q})
+		}
+		if !errors.Is(err, redisstore.ErrCorrupt) {
+			n, werr := hist.Times.Within(t0+3e9, 60, "deploy", false)
+			t.Errorf("%s cut short, then an update: %v (deploy calls in the last minute: %d %v); want ErrCorrupt", field, err, n, werr)
 		}
 	}
 }

@@ -33,9 +33,10 @@ import (
 // outlives it by a second (slack in the scripts): g and s (the generation
 // and its mutations, as in the session's hash; s is 0 for a generation
 // begun by a reset that nothing has written to yet), r (1 when the
-// generation was begun by a reset), n ("S:L": after mutation S, the
-// store left L fields in the session's hash; see guard) and, once the
-// session is known to be lost, lost (why). KEYS[3],
+// generation was begun by a reset), n ("S:L:R:T:C": after mutation S,
+// the store left L fields in the session's hash, and its fields r, rt and
+// ct R, T and C bytes long; see guard) and, once the session is known to
+// be lost, lost (why). KEYS[3],
 // when present (not in a Cluster or a Ring: see the package doc), is the
 // store's epoch: "<16 hex>:<created, ms>:<1 when created or noticed after
 // a loss>", with no expiry.
@@ -178,14 +179,27 @@ if hv[1] or hv[2] then
   -- its last: a field deleted or added since, by something else than the
   -- store, is corrupt, whichever it is (a counter, the calls' times, the
   -- incomplete flag: absent in a valid session too, so their form cannot
-  -- tell). A marker whose count is of another mutation was written by a
-  -- version of the store that did not keep it: not checked.
+  -- tell); so is the record (r, rt, ct) cut or extended (a cut entry
+  -- that the next update's entries would complete into a valid form, a
+  -- code cut short). A marker whose count is of another mutation was
+  -- written by a version of the store that did not keep it: not checked.
   if mv[5] then
-    local ns, nl = string.match(mv[5], '^([0-9]+):([0-9]+)$')
-    if not ns or not count(ns) or not count(nl) then return corrupt('the session marker ' .. M .. ' holds something else') end
-    local hl = redis.call('HLEN', H)
-    if ns == hv[2] and tonumber(nl) ~= hl then
-      return corrupt('the session holds ' .. hl .. ' fields, not the ' .. nl .. ' the store left: a field was deleted or added by something else than the store')
+    local want = {string.match(mv[5], '^([0-9]+):([0-9]+):([0-9]+):([0-9]+):([0-9]+)$')}
+    if #want ~= 5 or not count(want[1]) or not count(want[2]) then return corrupt('the session marker ' .. M .. ' holds something else') end
+    for i = 3, 5 do
+      if not (want[i] == '0' or count(want[i])) then return corrupt('the session marker ' .. M .. ' holds something else') end
+    end
+    if want[1] == hv[2] then
+      local hl = redis.call('HLEN', H)
+      if tonumber(want[2]) ~= hl then
+        return corrupt('the session holds ' .. hl .. ' fields, not the ' .. want[2] .. ' the store left: a field was deleted or added by something else than the store')
+      end
+      local names = {'r', 'rt', 'ct'}
+      for i = 1, 3 do
+        if tonumber(want[i + 2]) ~= redis.call('HSTRLEN', H, names[i]) then
+          return corrupt('the field ' .. names[i] .. ' of the record of tool calls is not as long as the store left it: cut or extended by something else than the store')
+        end
+      end
     end
   end
   cur = {g = hv[1], s = hv[2], r = mv[3] or '0', h = true, remark = not mv[1]}
@@ -233,8 +247,8 @@ end
 // mutate begins a generation when the session does not exist, and counts
 // the mutation; write(fields, del) then writes fields, the token, the
 // generation and the count to the session, deletes the fields del from
-// it, and writes the marker: the generation, the count, and how many
-// fields the session's hash then holds (n).
+// it, and writes the marker: the generation, the count, how many fields
+// the session's hash then holds and the lengths of r, rt and ct (n).
 var mutate = `
 if not cur then cur = {g = hex(ARGV[2]), s = '0', r = '0'} end
 local seq = string.format('%d', tonumber(cur.s) + 1)
@@ -247,7 +261,8 @@ local function write(set, del)
   set[#set + 1] = seq
   redis.call('HSET', H, unpack(set))
   if del and #del > 0 then redis.call('HDEL', H, unpack(del)) end
-  redis.call('HSET', M, 'g', cur.g, 's', seq, 'r', cur.r, 'n', seq .. ':' .. redis.call('HLEN', H))
+  local n = seq .. ':' .. redis.call('HLEN', H) .. ':' .. redis.call('HSTRLEN', H, 'r') .. ':' .. redis.call('HSTRLEN', H, 'rt') .. ':' .. redis.call('HSTRLEN', H, 'ct')
+  redis.call('HSET', M, 'g', cur.g, 's', seq, 'r', cur.r, 'n', n)
   cur.s, cur.h, cur.remark = seq, true, false
 end
 `
