@@ -136,3 +136,56 @@ func TestStaleWriterKeepsStatus(t *testing.T) {
 		})
 	}
 }
+
+// TestTwoWritersAddChecks: two stores on one file add rules at once: the
+// checks of Add (an id is the store's once, the cap of live rules) see the
+// rules the other added, not only those read when the store opened.
+// Before, each checked against what it had read: both added the same id
+// (the last record won, the first rule silently replaced), or both went
+// past the cap.
+func TestTwoWritersAddChecks(t *testing.T) {
+	set := baseSet(t)
+	a, path := openTemp(t, set, rulestore.Options{Cap: 3})
+	b, err := rulestore.Open(path, set, rulestore.Options{Cap: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	var mu sync.Mutex
+	added := map[string]int{}
+	var wg sync.WaitGroup
+	for w, s := range []*rulestore.Store{a, b} {
+		for i := range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				// Two writers give one id each time, with another when.
+				id := fmt.Sprintf("W_ID_%d", i)
+				if _, err := s.Add(rulestore.Draft{Rule: doc(id, fmt.Sprintf(`tool == "t%d_%d"`, w, i))}); err == nil {
+					mu.Lock()
+					added[id]++
+					mu.Unlock()
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	total := 0
+	for id, n := range added {
+		if n != 1 {
+			t.Errorf("%s added %d times", id, n)
+		}
+		total += n
+	}
+	if total != 3 {
+		t.Errorf("%d rules added under a cap of 3: %v", total, added)
+	}
+	s, err := rulestore.Open(path, set, rulestore.Options{Cap: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if n := len(s.Candidates()); n != 3 {
+		t.Errorf("%d candidates in the file, want 3", n)
+	}
+}
