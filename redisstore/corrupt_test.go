@@ -3,6 +3,7 @@ package redisstore_test
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -24,6 +25,23 @@ func newStoreAt(t *testing.T, opts redisstore.Options) (*redisstore.Store, *redi
 		t.Fatal(err)
 	}
 	return s, c, opts.Prefix
+}
+
+// recount makes the marker of the session whose hash is h count the
+// fields the hash holds now, and the lengths of its record's fields, as
+// if the store had left them: a test of what the scripts make of a value
+// edited by hand, past the marker's count (TestFieldsAddedOrDeleted,
+// TestRecordCutShort), which catches a field added or deleted, or the
+// record's cut or extended, first.
+func recount(c *redis.Client, h string) {
+	n, _ := c.HGet(ctx, h+":m", "n").Result()
+	if s, _, ok := strings.Cut(n, ":"); ok {
+		n = s + ":" + strconv.FormatInt(c.HLen(ctx, h).Val(), 10)
+		for _, f := range []string{"r", "rt", "ct"} {
+			n += ":" + strconv.FormatInt(c.HStrLen(ctx, h, f).Val(), 10)
+		}
+		c.HSet(ctx, h+":m", "n", n)
+	}
 }
 
 // counterForms: what a counter field may hold. The store writes 1 to 15
@@ -58,6 +76,7 @@ func TestCounterForms(t *testing.T) {
 			t.Fatal(err)
 		}
 		c.HSet(ctx, h, "c:R.fire", tc.v)
+		recount(c, h)
 		dst := make([]int64, 1)
 		rerr := runtime.ReadCounters(ctx, s, session, []runtime.CounterKey{fire("R")}, dst)
 		for _, up := range []runtime.CounterUpdate{{Key: fire("R")}, {Key: fire("R"), Reset: true}} {
@@ -67,6 +86,7 @@ func TestCounterForms(t *testing.T) {
 					t.Errorf("%q: read %d %v, update %v", tc.v, dst[0], rerr, aerr)
 				}
 				c.HSet(ctx, h, "c:R.fire", tc.v)
+				recount(c, h)
 				continue
 			}
 			if !errors.Is(rerr, redisstore.ErrCorrupt) || !errors.Is(aerr, redisstore.ErrCorrupt) || !errors.Is(aerr, runtime.ErrNotApplied) {
@@ -95,6 +115,7 @@ func TestCounterForms(t *testing.T) {
 	// The largest counter does not wrap: the update that would pass it is
 	// refused.
 	c.HSet(ctx, prefix+"{f0}", "c:R.fire", "999999999999999")
+	recount(c, prefix+"{f0}")
 	if err := runtime.ApplyCounters(ctx, s, "f0", []runtime.CounterUpdate{{Key: fire("R")}}); !errors.Is(err, runtime.ErrNotApplied) || !strings.Contains(err.Error(), "would overflow") {
 		t.Errorf("an update past the largest counter: %v", err)
 	}
@@ -201,6 +222,7 @@ func TestCorruptValues(t *testing.T) {
 				return err
 			}
 			c.HDel(ctx, prefix+"{"+id+"}", "r")
+			recount(c, prefix+"{"+id+"}")
 			var h runtime.History
 			return s.Read(ctx, id, &runtime.Snapshot{History: &h})
 		}},
@@ -209,6 +231,7 @@ func TestCorruptValues(t *testing.T) {
 				return err
 			}
 			c.HDel(ctx, prefix+"{"+id+"}", "r", "rt")
+			recount(c, prefix+"{"+id+"}")
 			return s.Apply(ctx, id, &runtime.Update{Calls: []runtime.Call{{Tool: "x", Time: 1e18 + 1}}})
 		}},
 	} {
@@ -231,6 +254,7 @@ func TestCorruptValues(t *testing.T) {
 			} else {
 				c.HSet(ctx, key, tc.field, tc.value)
 			}
+			recount(c, prefix+"{"+id+"}")
 			err := tc.call(id)
 			if !errors.Is(err, redisstore.ErrCorrupt) {
 				t.Fatalf("%s = %q: %v, want ErrCorrupt", tc.field, tc.value, err)
@@ -251,5 +275,209 @@ func TestCorruptValues(t *testing.T) {
 	c.Set(ctx, prefix+"epoch", "garbage", 0)
 	if err := readR("e"); !errors.Is(err, redisstore.ErrCorrupt) {
 		t.Fatalf("a corrupt epoch: %v", err)
+	}
+}
+
+// TestKeysOfAnotherType: a session's hash, its marker or the store's
+// epoch holding a key of another type (a string, a list, a set, a sorted
+// set: written by hand, or by another program sharing the prefix) is a
+// corrupt session (ErrCorrupt) at every call, its mutations refused
+// (ErrNotApplied) with the key left as it was, and a reset starts the
+// session over (the epoch: once it is deleted). Before, the calls failed
+// with the server's WRONGTYPE, of no kind the host could tell, and a
+// marker of another type made ResetSession fail too: the session could
+// never be resumed.
+func TestKeysOfAnotherType(t *testing.T) {
+	s, c, prefix := newStoreAt(t, redisstore.Options{})
+	ops := []struct {
+		name     string
+		mutation bool
+		call     func(id string) error
+	}{
+		{"read", false, func(id string) error {
+			var h runtime.History
+			return s.Read(ctx, id, &runtime.Snapshot{Keys: []runtime.CounterKey{fire("R")}, Counters: make([]int64, 1), History: &h})
+		}},
+		{"apply", true, func(id string) error {
+			return s.Apply(ctx, id, &runtime.Update{Counters: []runtime.CounterUpdate{{Key: fire("R")}}, Calls: []runtime.Call{{Tool: "x", Time: 1e18}}})
+		}},
+		{"record", true, func(id string) error { return s.RecordNode(ctx, id, runtime.Node{ID: "z", Kind: runtime.Message}) }},
+		{"mark", true, func(id string) error { return s.MarkIncomplete(ctx, id) }},
+		{"scope", false, func(id string) error {
+			var sc runtime.Scope
+			return s.Scope(ctx, id, nil, &sc)
+		}},
+	}
+	write := map[string]func(key string){
+		"string": func(key string) { c.Set(ctx, key, "1", 0) },
+		"list":   func(key string) { c.RPush(ctx, key, "g", "0123456789abcdef") },
+		"set":    func(key string) { c.SAdd(ctx, key, "g") },
+		"zset":   func(key string) { c.ZAdd(ctx, key, redis.Z{Score: 1, Member: "g"}) },
+	}
+	for _, which := range []string{"", ":m"} {
+		for typ, put := range write {
+			for _, op := range ops {
+				id := "k" + which + "-" + typ + "-" + op.name
+				key := prefix + "{" + id + "}" + which
+				if err := runtime.ApplyCounters(ctx, s, id, []runtime.CounterUpdate{{Key: fire("R")}}); err != nil {
+					t.Fatal(err)
+				}
+				c.Del(ctx, key)
+				put(key)
+				before, _ := c.Dump(ctx, key).Result()
+				err := op.call(id)
+				if !errors.Is(err, redisstore.ErrCorrupt) || op.mutation != errors.Is(err, runtime.ErrNotApplied) {
+					t.Errorf("%s %q of type %s: %s: %v; want ErrCorrupt", id, which, typ, op.name, err)
+				}
+				if after, _ := c.Dump(ctx, key).Result(); after != before {
+					t.Errorf("%s: %s changed the key", id, op.name)
+				}
+				if err := s.ResetSession(ctx, id); err != nil {
+					t.Errorf("%s: reset: %v", id, err)
+					continue
+				}
+				if err := op.call(id); err != nil {
+					t.Errorf("%s: %s after the reset: %v", id, op.name, err)
+				}
+			}
+		}
+	}
+	for typ, put := range write {
+		id := "e-" + typ
+		c.Del(ctx, prefix+"epoch")
+		put(prefix + "epoch")
+		for _, op := range append(ops, struct {
+			name     string
+			mutation bool
+			call     func(id string) error
+		}{"reset", true, func(id string) error { return s.ResetSession(ctx, id) }}) {
+			if err := op.call(id); !errors.Is(err, redisstore.ErrCorrupt) || op.mutation != errors.Is(err, runtime.ErrNotApplied) {
+				t.Errorf("an epoch of type %s: %s: %v; want ErrCorrupt", typ, op.name, err)
+			}
+		}
+		// Deleted, it is a new epoch: as after a loss, a session the
+		// store knew cannot be proven new until reset.
+		c.Del(ctx, prefix+"epoch")
+		if err := ops[0].call(id); !errors.Is(err, redisstore.ErrSessionLost) {
+			t.Errorf("after deleting the epoch of type %s: %v", typ, err)
+		}
+		if err := s.ResetSession(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+		if err := ops[0].call(id); err != nil {
+			t.Errorf("after deleting the epoch of type %s and a reset: %v", typ, err)
+		}
+	}
+}
+
+// TestFieldsAddedOrDeleted: a field of a session's hash deleted, or one
+// added, by something else than the store is a corrupt session
+// (ErrCorrupt), whichever field it is: a counter, a count of blocks, the
+// calls' times, the incomplete flag, a graph string, the tokens. Each of
+// these is absent in a valid session too (a counter at 0, no timed call,
+// a complete graph), so their form cannot tell; the marker keeps how many
+// fields the store left in the hash. Before, a deleted counter read 0, a
+// deleted ct no calls in any window, a deleted incomplete flag a complete
+// provenance: fresh zeros, silent allows.
+func TestFieldsAddedOrDeleted(t *testing.T) {
+	s, c, prefix := newStoreAt(t, redisstore.Options{})
+	fill := func(id string) {
+		t.Helper()
+		u := &runtime.Update{
+			Counters: []runtime.CounterUpdate{{Key: fire("R")}, {Key: breaker("R")}},
+			Calls:    []runtime.Call{{Tool: "deploy", Code: "CAPPED", Time: 1e18}, {Tool: "deploy", Time: 1e18 + 1}},
+		}
+		if err := s.Apply(ctx, id, u); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.RecordNode(ctx, id, runtime.Node{ID: "a", Kind: runtime.ToolResult, Tool: "read", Labels: []string{"l"}}); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.MarkIncomplete(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	readAll := func(id string) error {
+		var h runtime.History
+		return s.Read(ctx, id, &runtime.Snapshot{Keys: []runtime.CounterKey{fire("R")}, Counters: make([]int64, 1), History: &h,
+			Query: runtime.HistoryQuery{Tool: "deploy", Codes: []string{"CAPPED"}, Times: true}})
+	}
+	fill("probe")
+	fields, err := c.HKeys(ctx, prefix+"{probe}").Result()
+	if err != nil || len(fields) < 15 {
+		t.Fatalf("the session's fields: %v %v", fields, err)
+	}
+	edits := map[string]func(h string){}
+	for _, f := range fields {
+		edits["delete "+f] = func(h string) { c.HDel(ctx, h, f) }
+	}
+	edits["add a counter"] = func(h string) { c.HSet(ctx, h, "c:Q.fire", "3") }
+	edits["add a field"] = func(h string) { c.HSet(ctx, h, "x", "1") }
+	edits["add a count of blocks"] = func(h string) { c.HSet(ctx, h, "t:6:CAPPEDread", "1") }
+	for name, edit := range edits {
+		id := strings.NewReplacer(" ", "-", ":", "").Replace(name)
+		h := prefix + "{" + id + "}"
+		fill(id)
+		if err := readAll(id); err != nil {
+			t.Fatal(err)
+		}
+		edit(h)
+		if err := readAll(id); !errors.Is(err, redisstore.ErrCorrupt) {
+			t.Errorf("%s: a read: %v; want ErrCorrupt", name, err)
+		}
+		var sc runtime.Scope
+		if err := s.Scope(ctx, id, []string{"a"}, &sc); !errors.Is(err, redisstore.ErrCorrupt) {
+			t.Errorf("%s: a scope: %v; want ErrCorrupt", name, err)
+		}
+		before, _ := c.HGetAll(ctx, h).Result()
+		if err := s.Apply(ctx, id, &runtime.Update{Counters: []runtime.CounterUpdate{{Key: fire("R")}}}); !errors.Is(err, redisstore.ErrCorrupt) || !errors.Is(err, runtime.ErrNotApplied) {
+			t.Errorf("%s: an update: %v; want ErrCorrupt, not applied", name, err)
+		}
+		if after, _ := c.HGetAll(ctx, h).Result(); fmt.Sprint(after) != fmt.Sprint(before) {
+			t.Errorf("%s: a refused update changed the session", name)
+		}
+		if err := s.ResetSession(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+		fill(id)
+		if err := readAll(id); err != nil {
+			t.Errorf("%s: after a reset: %v", name, err)
+		}
+	}
+}
+
+// TestRecordCutShort: the record's fields cut short by hand (a byte off
+// the end) are a corrupt session, even where what is left, or what the
+// next update makes of it, has the store's form: the last call's code
+// "CAPPE" for "CAPPED", or the calls' times whose last entry lost the
+// last byte of its tool, which the next timed update's entry completed
+// into entries every read took (a call of 1977: no window counted it).
+// The marker keeps the lengths the store left.
+func TestRecordCutShort(t *testing.T) {
+	s, c, prefix := newStoreAt(t, redisstore.Options{})
+	const t0 = int64(1_800_000_000e9)
+	q := runtime.HistoryQuery{Tool: "deploy", Codes: []string{"CAPPED"}, Names: true, Times: true}
+	for _, field := range []string{"r", "rt", "ct"} {
+		id := "cut-" + field
+		h := prefix + "{" + id + "}"
+		u := &runtime.Update{Calls: []runtime.Call{{Tool: "read", Time: t0}, {Tool: "x", Code: "CAPPED", Time: t0 + 1e9}}}
+		if err := s.Apply(ctx, id, u); err != nil {
+			t.Fatal(err)
+		}
+		v, _ := c.HGet(ctx, h, field).Result()
+		c.HSet(ctx, h, field, v[:len(v)-1])
+		var hist runtime.History
+		err := s.Read(ctx, id, &runtime.Snapshot{History: &hist, Query: q})
+		if !errors.Is(err, redisstore.ErrCorrupt) {
+			t.Errorf("%s cut short: a read: %v (code %q, tools %q, times %v); want ErrCorrupt", field, err, hist.Last.Code, hist.Tools, hist.Times.At)
+		}
+		err = s.Apply(ctx, id, &runtime.Update{Calls: []runtime.Call{{Tool: "deploy", Time: t0 + 2e9}}})
+		if err == nil {
+			err = s.Read(ctx, id, &runtime.Snapshot{History: &hist, Query: q})
+		}
+		if !errors.Is(err, redisstore.ErrCorrupt) {
+			n, werr := hist.Times.Within(t0+3e9, 60, "deploy", false)
+			t.Errorf("%s cut short, then an update: %v (deploy calls in the last minute: %d %v); want ErrCorrupt", field, err, n, werr)
+		}
 	}
 }

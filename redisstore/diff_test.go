@@ -1,6 +1,7 @@
 package redisstore_test
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -11,6 +12,7 @@ import (
 	"github.com/oarc/oarc/redisstore"
 	"github.com/oarc/oarc/runtime"
 	"github.com/oarc/oarc/runtime/storetest"
+	"github.com/redis/go-redis/v9"
 )
 
 // TestDifferentialMemStore drives the Redis store and runtime.MemStore
@@ -24,10 +26,15 @@ import (
 // increments and resets of one counter in index order; long runs of one
 // call and of one code; calls with codes over many tools, past
 // runtime.TotalsLimit pairs; times that go backwards, jump by a day, or
-// sit at either end of the int64 range (spec 5.13).
+// sit at either end of the int64 range (spec 5.13); windows whose edge is
+// a kept call's time, to the nanosecond, and calls exactly the times'
+// span apart; and sessions corrupted by hand (a field deleted or added, a
+// value not in the store's form, a key of another type): the Redis store
+// then refuses every read and update (ErrCorrupt) until the session is
+// reset, and after the reset both stores start over alike.
 func TestDifferentialMemStore(t *testing.T) {
 	const sec = int64(1e9)
-	s, _, _ := newStoreAt(t, redisstore.Options{})
+	s, c, prefix := newStoreAt(t, redisstore.Options{})
 	tenants := []string{"", "t", "a}b", "{x}", "\x00", "t\x00\"t\"\x00"}
 	ids := []string{"s", "}s{", "{s}"}
 	rules := []string{"R", "Q", "R.fire", "c:R"}
@@ -45,6 +52,11 @@ func TestDifferentialMemStore(t *testing.T) {
 		{5, 250, -sec / 2, false},
 	} {
 		rng := rand.New(rand.NewPCG(tc.seed, 1013))
+		// bias draws the new biases (edges, corruption), so that the
+		// sequences of rng stay the ones the checks of what they reach
+		// were written for.
+		bias := rand.New(rand.NewPCG(tc.seed, 2027))
+		corrupted := 0
 		ref := map[string]*runtime.MemStore{}
 		now := map[string]int64{}
 		last := map[string]runtime.Call{}
@@ -96,6 +108,12 @@ func TestDifferentialMemStore(t *testing.T) {
 			case r < 16:
 				d = -25 * 3600 * sec
 			}
+			if e := bias.IntN(12); e < 3 {
+				// Exactly the times' span after the latest, or a
+				// nanosecond either side: the oldest call is dropped, or
+				// kept, at its edge.
+				d = int64(runtime.TimesSpan) + int64(e) - 1
+			}
 			t := now[k]
 			if (d > 0 && t > math.MaxInt64-d) || (d < 0 && t < math.MinInt64-d) {
 				d = -d
@@ -134,6 +152,34 @@ func TestDifferentialMemStore(t *testing.T) {
 			}
 			if actions == 0 {
 				u.Counters = append(u.Counters, runtime.CounterUpdate{Key: ckeys[rng.IntN(len(ckeys))]})
+			}
+			what := ""
+			if !tc.pairs && bias.IntN(25) == 0 {
+				what = corrupt(t, c, prefix+"{"+k+"}", bias)
+			}
+			if what != "" {
+				// The store refuses the session until it is reset; then
+				// both stores start it over.
+				corrupted++
+				readAll := func() error {
+					var h runtime.History
+					return s.Read(ctx, k, &runtime.Snapshot{Keys: ckeys, Counters: make([]int64, len(ckeys)), History: &h, Query: runtime.HistoryQuery{Times: true}})
+				}
+				if err := readAll(); !errors.Is(err, redisstore.ErrCorrupt) {
+					t.Fatalf("seed %d step %d: a read of a corrupted session (%s): %v", tc.seed, step, what, err)
+				}
+				// An update that does not read the corrupt value (another
+				// counter) may apply; none makes the session read whole.
+				if err := s.Apply(ctx, k, &u); err != nil && (!errors.Is(err, redisstore.ErrCorrupt) || !errors.Is(err, runtime.ErrNotApplied)) {
+					t.Fatalf("seed %d step %d: an update of a corrupted session (%s): %v", tc.seed, step, what, err)
+				}
+				if err := readAll(); !errors.Is(err, redisstore.ErrCorrupt) {
+					t.Fatalf("seed %d step %d: a read of a corrupted session (%s) after an update: %v", tc.seed, step, what, err)
+				}
+				if err := s.ResetSession(ctx, k); err != nil {
+					t.Fatal(err)
+				}
+				ref[k] = runtime.NewMemStore(0)
 			}
 			if err := s.Apply(ctx, k, &u); err != nil {
 				t.Fatalf("seed %d step %d: %v", tc.seed, step, err)
@@ -185,7 +231,17 @@ func TestDifferentialMemStore(t *testing.T) {
 				}
 				if q.Times {
 					for _, n := range []int64{1, 30, 3600, runtime.MaxWindow} {
-						for _, t0 := range []int64{now[k], math.MinInt64, math.MaxInt64} {
+						t0s := []int64{now[k], math.MinInt64, math.MaxInt64}
+						if len(want.Times.At) > 0 {
+							// A window whose edge is a kept call's time.
+							at := want.Times.At[bias.IntN(len(want.Times.At))]
+							for _, e := range []int64{-1, 0, 1} {
+								if at <= math.MaxInt64-n*sec-1 {
+									t0s = append(t0s, at+n*sec+e)
+								}
+							}
+						}
+						for _, t0 := range t0s {
 							for _, tool := range []string{"", "bash"} {
 								gv, gerr := got.Times.Within(t0, n, tool, tool == "")
 								wv, werr := want.Times.Within(t0, n, tool, tool == "")
@@ -198,8 +254,58 @@ func TestDifferentialMemStore(t *testing.T) {
 				}
 			}
 		}
-		if (!longRun && !tc.pairs) || !codeRun || (!dropped && !tc.pairs) || full != tc.pairs {
-			t.Fatalf("seed %d: a run of 5 calls %v, of 3 blocks %v, times dropped %v, pairs past the limit %v", tc.seed, longRun, codeRun, dropped, full)
+		if (!longRun && !tc.pairs) || !codeRun || (!dropped && !tc.pairs) || full != tc.pairs || (corrupted < 3 && !tc.pairs) {
+			t.Fatalf("seed %d: a run of 5 calls %v, of 3 blocks %v, times dropped %v, pairs past the limit %v, sessions corrupted %d", tc.seed, longRun, codeRun, dropped, full, corrupted)
 		}
 	}
+}
+
+// corrupt edits the session whose hash is h by hand, as bias draws:
+// a field deleted, a field added, a counter or the record not in the
+// store's form, the calls' times cut short, the hash or the marker a key
+// of another type. It reports whether it edited anything (a session that
+// does not exist yet has nothing to corrupt).
+func corrupt(t *testing.T, c *redis.Client, h string, bias *rand.Rand) (what string) {
+	t.Helper()
+	fields, err := c.HKeys(ctx, h).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fields) == 0 {
+		return ""
+	}
+	slices.Sort(fields)
+	f := fields[bias.IntN(len(fields))]
+	switch bias.IntN(7) {
+	case 0:
+		c.HDel(ctx, h, f)
+		return "deleted " + f
+	case 1:
+		c.HSet(ctx, h, "c:Z.fire", "1")
+		return "added c:Z.fire"
+	case 2:
+		v := []string{"nan", "-1", "1.5", "0", "9223372036854775807", "1000000000000000"}[bias.IntN(6)]
+		c.HSet(ctx, h, "c:R.fire", v)
+		recount(c, h)
+		return "c:R.fire " + v
+	case 3:
+		c.HSet(ctx, h, "r", "1,1,0,0,0,0,0,0,")
+		recount(c, h)
+		return "r without its fingerprint"
+	case 4:
+		if v, _ := c.HGet(ctx, h, "ct").Result(); len(v) > 1 {
+			c.HSet(ctx, h, "ct", v[:len(v)-1])
+			return fmt.Sprintf("ct %q cut to %q", v, v[:len(v)-1])
+		}
+		c.HSet(ctx, h, "seq", "-1")
+		recount(c, h)
+		return "seq -1"
+	case 5:
+		c.Del(ctx, h)
+		c.RPush(ctx, h, "x")
+		return "the hash a list"
+	}
+	c.Del(ctx, h+":m")
+	c.SAdd(ctx, h+":m", "g")
+	return "the marker a set"
 }

@@ -119,6 +119,7 @@ func TestNodeFieldsCorrupt(t *testing.T) {
 			}
 			if tc.delete != "" {
 				c.HDel(ctx, h, tc.delete)
+				recount(c, h)
 			} else if err := c.Eval(ctx, "redis.call('HSET', KEYS[1], 'd:doc', "+tc.value+")", []string{h}).Err(); err != nil && err != redis.Nil {
 				t.Fatal(err)
 			}

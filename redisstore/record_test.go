@@ -289,6 +289,7 @@ func TestCorruptRecord(t *testing.T) {
 			} else {
 				c.HSet(ctx, h, tc.field, tc.value)
 			}
+			recount(c, h)
 			before, _ := c.HGetAll(ctx, h).Result()
 			// A read with the names and one without (the script still
 			// checks them all), at tool.pre_invoke and at another anchor.

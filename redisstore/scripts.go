@@ -33,8 +33,10 @@ import (
 // outlives it by a second (slack in the scripts): g and s (the generation
 // and its mutations, as in the session's hash; s is 0 for a generation
 // begun by a reset that nothing has written to yet), r (1 when the
-// generation was begun by a reset) and, once the session is known to be
-// lost, lost (why). KEYS[3],
+// generation was begun by a reset), n ("S:L:R:T:C": after mutation S,
+// the store left L fields in the session's hash, and its fields r, rt and
+// ct R, T and C bytes long; see guard) and, once the session is known to
+// be lost, lost (why). KEYS[3],
 // when present (not in a Cluster or a Ring: see the package doc), is the
 // store's epoch: "<16 hex>:<created, ms>:<1 when created or noticed after
 // a loss>", with no expiry.
@@ -100,6 +102,8 @@ local function hex(s)
   return (string.gsub(s, '.', function(c) return string.format('%02x', string.byte(c)) end))
 end
 local function corrupt(what) return {'corrupt', epoch, what} end
+-- notHash is what a key of another type than a hash is.
+local function notHash(key) return 'the key ' .. key .. ' is not a hash (written by something else than the store)' end
 local function lose(why)
   redis.call('HSET', M, 'lost', why)
   redis.call('PEXPIRE', M, ttl + slack)
@@ -133,7 +137,8 @@ end
 // be proven new.
 const epochCheck = `
 if #KEYS == 3 then
-  local ev = redis.call('GET', KEYS[3])
+  local ev = redis.pcall('GET', KEYS[3])
+  if type(ev) == 'table' then return corrupt('the store epoch ' .. KEYS[3] .. ' is not a string (written by something else than the store)') end
   if not ev then
     ev = hex(ARGV[2]) .. ':' .. string.format('%d', now) .. ':' .. (ARGV[3] ~= '' and '1' or '0')
     redis.call('SET', KEYS[3], ev)
@@ -153,8 +158,10 @@ end
 // and sets cur, or returns the answer of a session that is lost or
 // corrupt.
 const guard = epochCheck + `
-local hv = redis.call('HMGET', H, 'g', 'seq')
-local mv = redis.call('HMGET', M, 'g', 's', 'r', 'lost')
+local hv = redis.pcall('HMGET', H, 'g', 'seq')
+if hv.err then return corrupt(notHash(H)) end
+local mv = redis.pcall('HMGET', M, 'g', 's', 'r', 'lost', 'n')
+if mv.err then return corrupt(notHash(M)) end
 if mv[4] then
   redis.call('PEXPIRE', M, ttl + slack)
   return {'lost', epoch, mv[4]}
@@ -162,12 +169,39 @@ end
 if mv[1] and (not gen(mv[1]) or not (mv[2] == '0' or count(mv[2])) or not (mv[3] == '0' or mv[3] == '1')) then
   return corrupt('the session marker ' .. M .. ' holds something else')
 end
-if not mv[1] and (mv[2] or mv[3]) then return corrupt('the session marker ' .. M .. ' has no generation') end
+if not mv[1] and (mv[2] or mv[3] or mv[5]) then return corrupt('the session marker ' .. M .. ' has no generation') end
 -- No mutation (s 0) is written only by a reset (r 1).
 if mv[2] == '0' and mv[3] ~= '1' then return corrupt('the session marker ' .. M .. ' says no mutation without a reset') end
 if hv[1] or hv[2] then
   if not gen(hv[1]) or not count(hv[2]) then return corrupt('the session has no valid generation and mutation count') end
   if mv[1] and (mv[1] ~= hv[1] or mv[2] ~= hv[2]) then return corrupt('the session and its marker disagree') end
+  -- The fields the store left in the hash, after the mutation that is
+  -- its last: a field deleted or added since, by something else than the
+  -- store, is corrupt, whichever it is (a counter, the calls' times, the
+  -- incomplete flag: absent in a valid session too, so their form cannot
+  -- tell); so is the record (r, rt, ct) cut or extended (a cut entry
+  -- that the next update's entries would complete into a valid form, a
+  -- code cut short). A marker whose count is of another mutation was
+  -- written by a version of the store that did not keep it: not checked.
+  if mv[5] then
+    local want = {string.match(mv[5], '^([0-9]+):([0-9]+):([0-9]+):([0-9]+):([0-9]+)$')}
+    if #want ~= 5 or not count(want[1]) or not count(want[2]) then return corrupt('the session marker ' .. M .. ' holds something else') end
+    for i = 3, 5 do
+      if not (want[i] == '0' or count(want[i])) then return corrupt('the session marker ' .. M .. ' holds something else') end
+    end
+    if want[1] == hv[2] then
+      local hl = redis.call('HLEN', H)
+      if tonumber(want[2]) ~= hl then
+        return corrupt('the session holds ' .. hl .. ' fields, not the ' .. want[2] .. ' the store left: a field was deleted or added by something else than the store')
+      end
+      local names = {'r', 'rt', 'ct'}
+      for i = 1, 3 do
+        if tonumber(want[i + 2]) ~= redis.call('HSTRLEN', H, names[i]) then
+          return corrupt('the field ' .. names[i] .. ' of the record of tool calls is not as long as the store left it: cut or extended by something else than the store')
+        end
+      end
+    end
+  end
   cur = {g = hv[1], s = hv[2], r = mv[3] or '0', h = true, remark = not mv[1]}
 elseif redis.call('EXISTS', H) == 1 then
   return corrupt('the session has no generation (written by an older version of the store, or corrupt)')
@@ -199,10 +233,11 @@ end
 
 // tokens checks a mutation's token first: a retry of a mutation that was
 // applied answers done, whatever happened since.
-const tokens = `
-local toks = redis.call('HGET', H, 'tokens')
+var tokens = `
+local toks = redis.pcall('HGET', H, 'tokens')
+if type(toks) == 'table' then return corrupt(notHash(H)) end
 if toks then
-  if #toks % 8 ~= 0 or #toks > 64 then return corrupt('the session holds invalid mutation tokens') end
+  if #toks % 8 ~= 0 or #toks > ` + strconv.Itoa(8*tokenWindow) + ` then return corrupt('the session holds invalid mutation tokens') end
   for i = 1, #toks, 8 do
     if string.sub(toks, i, i + 7) == ARGV[2] then return {'done'} end
   end
@@ -210,20 +245,24 @@ end
 `
 
 // mutate begins a generation when the session does not exist, and counts
-// the mutation; write(fields) then writes fields, the token, the
-// generation and the count to the session, the marker, and the expiries.
-const mutate = `
+// the mutation; write(fields, del) then writes fields, the token, the
+// generation and the count to the session, deletes the fields del from
+// it, and writes the marker: the generation, the count, how many fields
+// the session's hash then holds and the lengths of r, rt and ct (n).
+var mutate = `
 if not cur then cur = {g = hex(ARGV[2]), s = '0', r = '0'} end
 local seq = string.format('%d', tonumber(cur.s) + 1)
-local function write(set)
+local function write(set, del)
   set[#set + 1] = 'tokens'
-  set[#set + 1] = ARGV[2] .. string.sub(toks or '', 1, 56)
+  set[#set + 1] = ARGV[2] .. string.sub(toks or '', 1, ` + strconv.Itoa(8*(tokenWindow-1)) + `)
   set[#set + 1] = 'g'
   set[#set + 1] = cur.g
   set[#set + 1] = 'seq'
   set[#set + 1] = seq
   redis.call('HSET', H, unpack(set))
-  redis.call('HSET', M, 'g', cur.g, 's', seq, 'r', cur.r)
+  if del and #del > 0 then redis.call('HDEL', H, unpack(del)) end
+  local n = seq .. ':' .. redis.call('HLEN', H) .. ':' .. redis.call('HSTRLEN', H, 'r') .. ':' .. redis.call('HSTRLEN', H, 'rt') .. ':' .. redis.call('HSTRLEN', H, 'ct')
+  redis.call('HSET', M, 'g', cur.g, 's', seq, 'r', cur.r, 'n', n)
   cur.s, cur.h, cur.remark = seq, true, false
 end
 `
@@ -642,8 +681,7 @@ if r then
     end
   end
 end
-write(set)
-if #del > 0 then redis.call('HDEL', H, unpack(del)) end
+write(set, del)
 return ok()
 `)
 
@@ -1003,7 +1041,9 @@ return ok('scope', out[1], out[2], out[3], out[4])
 var resetScript = redis.NewScript(`#!lua
 ` + prelude + epochCheck + `
 local g = hex(ARGV[2])
-local mv = redis.call('HMGET', M, 'g', 's')
+-- A marker of another type than a hash is not this reset's: deleted.
+local mv = redis.pcall('HMGET', M, 'g', 's')
+if mv.err then mv = {false, false} end
 if mv[1] ~= g then
   redis.call('DEL', H, M)
   redis.call('HSET', M, 'g', g, 's', '0', 'r', '1')

@@ -101,8 +101,10 @@
 // gone, after a failover to a replica that had not received them).
 // docs/redis.md gives the model and what it cannot detect. A stored value
 // that is not what the store writes (a counter that holds "nan", a record
-// whose runs do not add up) is an error too ([ErrCorrupt]), never a
-// default.
+// whose runs do not add up, a key of another type), and a field of the
+// session's hash deleted or added by something else than the store (the
+// marker counts the fields the store left), is an error too
+// ([ErrCorrupt]), never a default.
 //
 // # Failures
 //

@@ -113,7 +113,7 @@ func TestCounters(t *testing.T) {
 	if !reflect.DeepEqual(h, map[string]string{"c:R.fire": "1", "c:R.breaker": "1", "c:Q.fire": "1", "seq": "1"}) || len(g) != 16 {
 		t.Fatalf("session hash: %v (generation %q)", h, g)
 	}
-	if m, _ := c.HGetAll(ctx, keys[1]).Result(); !reflect.DeepEqual(m, map[string]string{"g": g, "s": "1", "r": "0"}) {
+	if m, _ := c.HGetAll(ctx, keys[1]).Result(); !reflect.DeepEqual(m, map[string]string{"g": g, "s": "1", "r": "0", "n": "1:6:0:0:0"}) {
 		t.Fatalf("session marker: %v", m)
 	}
 }
@@ -127,6 +127,7 @@ func TestApplyAllOrNothing(t *testing.T) {
 	}
 	keys, _ := c.Keys(ctx, "*{a}").Result()
 	c.HSet(ctx, keys[0], "c:B.fire", "garbage")
+	recount(c, keys[0])
 	before, _ := c.HGetAll(ctx, keys[0]).Result()
 	err := runtime.ApplyCounters(ctx, s, "a", []runtime.CounterUpdate{{Key: fire("A")}, {Key: fire("B")}, {Key: fire("C")}})
 	if !errors.Is(err, redisstore.ErrCorrupt) || !errors.Is(err, runtime.ErrNotApplied) || !strings.Contains(err.Error(), `counter B.fire holds "garbage", not a counter`) {

@@ -64,6 +64,7 @@ func TestCorruptTimes(t *testing.T) {
 				t.Fatalf("the store wrote the times %q, the test's form is %q", v, valid)
 			}
 			c.HSet(ctx, h, "ct", tc.value)
+			recount(c, h)
 			before, _ := c.HGetAll(ctx, h).Result()
 			var hist runtime.History
 			rerr := s.Read(ctx, id, &runtime.Snapshot{History: &hist, Query: runtime.HistoryQuery{Times: true}})

@@ -113,6 +113,11 @@ func (s *Store) Add(d Draft) (Added, error) {
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	unlock, err := s.writeLock()
+	if err != nil {
+		return Added{}, err
+	}
+	defer unlock()
 	r, _, diags := s.check("", doc)
 	if sd := append(hiddenDiags(doc), sizeDiags(doc, rec.Tags)...); len(sd) > 0 {
 		r, diags = nil, append(diags, sd...)

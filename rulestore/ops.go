@@ -105,6 +105,11 @@ func (s *Store) Status(id string) (Info, error) {
 func (s *Store) Retire(id, reason string) (Record, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	unlock, err := s.writeLock()
+	if err != nil {
+		return Record{}, err
+	}
+	defer unlock()
 	e := s.entries[id]
 	switch {
 	case e == nil:
@@ -127,6 +132,11 @@ func (s *Store) Retire(id, reason string) (Record, error) {
 func (s *Store) Promote(id string) (Record, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	unlock, err := s.writeLock()
+	if err != nil {
+		return Record{}, err
+	}
+	defer unlock()
 	e := s.entries[id]
 	switch {
 	case e == nil:

@@ -473,6 +473,37 @@ func (s *Store) apply(rec Record, line int) {
 	}
 }
 
+// writeLock makes s the only writer of its file until unlock is called,
+// and first reads what other writers (other stores on the file, in this
+// process or another) appended since s last read it: the record s then
+// appends follows from every record before it (a trial step counted on
+// the whole trial, a status another writer changed, the ids and the cap
+// of Add), so that no writer's record undoes another's. A store made
+// with New has no file: nothing to do. The caller holds s.mu.
+func (s *Store) writeLock() (unlock func(), err error) {
+	f := s.f
+	if f == nil {
+		return func() {}, nil
+	}
+	if err := lockFile(f); err != nil {
+		return nil, fmt.Errorf("rulestore: locking %s: %v", s.name, err)
+	}
+	unlock = func() { unlockFile(f) }
+	if _, err := f.Seek(s.read, io.SeekStart); err != nil {
+		unlock()
+		return nil, fmt.Errorf("rulestore: %v", err)
+	}
+	read := s.read
+	if err := s.readFrom(f); err != nil {
+		unlock()
+		return nil, err
+	}
+	if s.read != read {
+		s.rebuildLocked()
+	}
+	return unlock, nil
+}
+
 // append writes one record as one line, with one Write call: with a file
 // opened for appending (O_APPEND), each record lands whole at the end,
 // whoever else appends (see docs/store.md for what holds across

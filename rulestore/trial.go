@@ -127,22 +127,61 @@ func (s *Store) observe(e *entry, session string, fired, failed bool) {
 }
 
 // observeDecision counts a decision for the candidates among the first
-// evaluated rules of an anchor.
+// evaluated rules of an anchor. A decision that changes a trial is
+// counted under the file's write lock, on what every writer appended
+// before (writeLock): a step of this store is never counted on a trial
+// another writer has since moved on, nor written for a rule another
+// writer promoted or retired.
 func (s *Store) observeDecision(ids []string, session string, evaluated int, d *runtime.Decision) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	type step struct {
+		e             *entry
+		fired, failed bool
+	}
+	var steps []step
+	changes := false
 	for _, id := range ids[:min(evaluated, len(ids))] {
 		e := s.entries[id]
 		if e == nil || e.rec.Status != Candidate {
 			continue
 		}
-		fired := slices.Contains(d.Monitored, id)
-		failed := false
+		st := step{e: e, fired: slices.Contains(d.Monitored, id)}
 		for _, er := range d.Errors {
 			if er.Rule == id {
-				failed = true
+				st.failed = true
 			}
 		}
-		s.observe(e, session, fired, failed)
+		steps = append(steps, st)
+		changes = changes || changesTrial(e, session, st.fired, st.failed)
 	}
+	if !changes {
+		return
+	}
+	unlock, err := s.writeLock()
+	if err != nil {
+		s.problem(Problem{File: s.name, Msg: "a trial step could not be saved: " + err.Error()})
+		return
+	}
+	defer unlock()
+	for _, st := range steps {
+		s.observe(st.e, session, st.fired, st.failed)
+	}
+}
+
+// changesTrial reports whether observe would change the trial of e. What
+// other writers append can only make a step change less (a session they
+// fired in, a status they changed), so a step that changes nothing on
+// what s has read changes nothing on the whole file either.
+func changesTrial(e *entry, session string, fired, failed bool) bool {
+	switch {
+	case e.rec.Status != Candidate:
+		return false
+	case fired || failed:
+		return true
+	case session == "":
+		return false
+	}
+	h := sessionHash(session)
+	return !e.seen[h] && !e.fired[h]
 }
