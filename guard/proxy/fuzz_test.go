@@ -48,7 +48,7 @@ func FuzzFrames(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var toClient, toUp bytes.Buffer
-		p := &proxy{o: options{maxMessage: DefaultMaxMessage, notes: true, quiet: true}, g: g, out: bufio.NewWriter(&toClient), up: nopCloser{&toUp}, pending: map[string]*pending{}, serverKnown: true}
+		p := &proxy{o: options{maxMessage: DefaultMaxMessage, notes: true, quiet: true}, g: g, out: bufio.NewWriter(&toClient), up: nopCloser{&toUp}, pending: map[string]*pending{}, upstream: map[string]*pending{}, serverKnown: true}
 		p.conn = g.NewConn(runtime.NewSession("f"), guard.Server{ID: "fs", Configured: true, Enabled: true}, guard.ConnOptions{AllInputs: true})
 		calls := map[string]bool{}
 		for _, line := range bytes.Split(data, []byte("\n")) {
