@@ -256,6 +256,9 @@ type proxy struct {
 	// initialize result).
 	serverKnown bool
 	closed      bool
+	// protocol is the protocol version of the upstream's initialize
+	// result (the one the session agreed).
+	protocol string
 }
 
 // pending is a client request the upstream has not answered.
@@ -530,7 +533,7 @@ const (
 func parse(line []byte) (*frame, string) {
 	t := bytes.TrimSpace(line)
 	if len(t) > 0 && t[0] == '[' {
-		return nil, "a JSON-RPC batch (MCP has none)"
+		return nil, "a JSON-RPC batch inside a batch"
 	}
 	f := &frame{}
 	if !json.Valid(t) {
@@ -667,6 +670,10 @@ func (p *proxy) fromClient(line []byte) {
 			p.toClient(errorFrame(nil, codeInternal, "oarc guard: internal error"))
 		}
 	}()
+	if t := bytes.TrimSpace(line); len(t) > 0 && t[0] == '[' {
+		p.clientBatch(t)
+		return
+	}
 	f, why := parse(line)
 	if why != "" {
 		p.logf("refused a client message: %s", why)
@@ -703,6 +710,90 @@ func (p *proxy) fromClient(line []byte) {
 		p.forward(f)
 	case request:
 		p.request(f)
+	}
+}
+
+// clientBatch refuses a JSON-RPC batch array of the client, forwarding
+// nothing of it: MCP 2025-03-26 has batches (a server must accept them),
+// later revisions do not, and the proxy relays neither (docs/mcp.md). As
+// JSON-RPC 2.0 answers a batch, the answer is one array holding an error
+// for each request in it (and for each element that is no message, id
+// null), so that no request of the client waits for an answer that never
+// comes; notifications and responses in it are dropped, and a batch of
+// those only gets no answer. An empty array, or one that is not JSON, gets
+// one error.
+func (p *proxy) clientBatch(t []byte) {
+	var elems []json.RawMessage
+	if err := json.Unmarshal(t, &elems); err != nil {
+		p.logf("refused a client message: not JSON")
+		p.toClient(errorFrame(nil, codeParse, "oarc guard: not a JSON object"))
+		return
+	}
+	if len(elems) == 0 {
+		p.logf("refused a client message: an empty JSON-RPC batch")
+		p.toClient(errorFrame(nil, codeInvalidRequest, "oarc guard: an empty JSON-RPC batch"))
+		return
+	}
+	p.mu.Lock()
+	version := p.protocol
+	p.mu.Unlock()
+	why := "oarc guard does not relay JSON-RPC batches (MCP " + version + " has them); send each message on a line of its own"
+	switch version {
+	case "2025-03-26":
+	case "":
+		why = "oarc guard does not relay JSON-RPC batches; send each message on a line of its own"
+	default:
+		why = "JSON-RPC batches are not part of MCP " + version + "; send each message on a line of its own"
+	}
+	out := []byte{'['}
+	n := 0
+	add := func(id json.RawMessage, code int, msg string) {
+		if n > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, errorFrame(id, code, "oarc guard: "+msg)...)
+		n++
+	}
+	for _, e := range elems {
+		f, bad := parse(e)
+		switch {
+		case bad != "" && f != nil && f.kind == notification:
+		case bad != "":
+			var id json.RawMessage
+			if f != nil {
+				id = f.id
+			}
+			add(id, codeInvalidRequest, bad)
+		case f.kind == request:
+			add(f.id, codeInvalidRequest, why)
+		}
+	}
+	p.logf("refused a JSON-RPC batch of %d messages of the client; nothing of it was forwarded", len(elems))
+	if n > 0 {
+		p.toClient(append(out, ']'))
+	}
+}
+
+// upstreamBatch drops a JSON-RPC batch array of the upstream; each
+// pending request that a response in it names gets an error now, rather
+// than after -timeout.
+func (p *proxy) upstreamBatch(t []byte) {
+	p.logf("dropped a JSON-RPC batch of the MCP server")
+	var elems []json.RawMessage
+	if json.Unmarshal(t, &elems) != nil {
+		return
+	}
+	for _, e := range elems {
+		f, bad := parse(e)
+		if bad != "" || f.kind != response {
+			continue
+		}
+		p.mu.Lock()
+		q := p.upstream[idKey(f.id)]
+		p.mu.Unlock()
+		if q != nil && p.take(q.key, q) {
+			p.toClient(errorFrame(q.id, codeUpstream, "oarc guard: the MCP server answered in a JSON-RPC batch, which the guard does not relay"))
+		}
 	}
 }
 
@@ -1134,6 +1225,10 @@ func (p *proxy) readUpstream(r io.Reader) {
 }
 
 func (p *proxy) fromUpstream(line []byte) {
+	if t := bytes.TrimSpace(line); len(t) > 0 && t[0] == '[' {
+		p.upstreamBatch(t)
+		return
+	}
 	f, why := parse(line)
 	if why != "" {
 		p.logf("dropped a message of the MCP server: %s", why)
@@ -1224,19 +1319,21 @@ func (p *proxy) respond(f *frame, q *pending) {
 // initialized learns the server id from the initialize result, unless
 // -server-id gave it.
 func (p *proxy) initialized(result json.RawMessage) {
-	p.mu.Lock()
-	known := p.serverKnown
-	p.serverKnown = true
-	p.mu.Unlock()
-	if known {
-		return
-	}
 	var r struct {
-		ServerInfo struct {
+		ProtocolVersion string `json:"protocolVersion"`
+		ServerInfo      struct {
 			Name string `json:"name"`
 		} `json:"serverInfo"`
 	}
 	json.Unmarshal(result, &r)
+	p.mu.Lock()
+	known := p.serverKnown
+	p.serverKnown = true
+	p.protocol = r.ProtocolVersion
+	p.mu.Unlock()
+	if known {
+		return
+	}
 	id := guard.ServerID(r.ServerInfo.Name)
 	p.conn.SetServer(p.server(id))
 	p.logf("server id %s (from serverInfo.name %q)", id, r.ServerInfo.Name)

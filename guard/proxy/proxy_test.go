@@ -49,6 +49,7 @@ func fakeServer(in io.Reader, out io.Writer) {
 			ID     json.RawMessage `json:"id"`
 			Method string          `json:"method"`
 			Params struct {
+				Version   string            `json:"protocolVersion"`
 				Name      string            `json:"name"`
 				Arguments map[string]string `json:"arguments"`
 				Meta      struct {
@@ -72,7 +73,11 @@ func fakeServer(in io.Reader, out io.Writer) {
 			res(`{}`)
 			continue
 		case "initialize":
-			res(`{"protocolVersion":"2025-06-18","capabilities":{"tools":{},"resources":{}},"serverInfo":{"name":"Fake FS-Server","version":"1"}}`)
+			v := "2025-06-18"
+			if m.Params.Version == "2025-03-26" {
+				v = m.Params.Version
+			}
+			res(`{"protocolVersion":"` + v + `","capabilities":{"tools":{},"resources":{}},"serverInfo":{"name":"Fake FS-Server","version":"1"}}`)
 		case "tools/list":
 			res(`{"tools":[{"name":"read_text_file","inputSchema":{"type":"object"}},{"name":"move_file","inputSchema":{"type":"object"}},{"name":"write_file","inputSchema":{"type":"object"}},{"name":"echo","inputSchema":{"type":"object"}},{"name":"rule_status","description":"the upstream's own","inputSchema":{"type":"object"}}]}`)
 		case "resources/read":
@@ -349,7 +354,6 @@ func TestProxyHostile(t *testing.T) {
 		code       float64
 	}{
 		{"malformed JSON from the client", `{"jsonrpc":"2.0","id":1,`, codeParse},
-		{"a batch", `[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"write_file","arguments":{}}}]`, codeInvalidRequest},
 		{"no jsonrpc", `{"id":1,"method":"ping"}`, codeInvalidRequest},
 		{"method and result", `{"jsonrpc":"2.0","id":1,"method":"tools/call","result":{}}`, codeInvalidRequest},
 		{"a call without a name", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"arguments":{}}}`, codeInvalidParams},

@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -50,6 +51,66 @@ func TestProxyReusedIDLateAnswer(t *testing.T) {
 				if m["id"] == float64(8) {
 					break
 				}
+			}
+		})
+	}
+}
+
+// A JSON-RPC batch array from the client (MCP 2025-03-26 has them; later
+// revisions do not) is refused, never forwarded, with one error response
+// per request in it, in one array (JSON-RPC 2.0's answer to a batch), so
+// that the client's requests do not wait for answers that never come; the
+// error says why for the protocol version the session agreed. A batch of
+// notifications only gets no answer, an empty batch one error. A batch of
+// responses from the upstream answers each pending request it names with
+// an error at once, not after -timeout.
+func TestProxyBatch(t *testing.T) {
+	for _, version := range []string{"2025-03-26", "2025-06-18"} {
+		t.Run(version, func(t *testing.T) {
+			c := start(t, "-server-id", "fs", "-timeout", "20s")
+			c.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"` + version + `","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+			if m := c.recv(); m["id"] != float64(0) {
+				t.Fatalf("initialize: %v", m)
+			}
+			c.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+			c.send(`[` + call(1, "write_file", `{"path":"/o","content":"x"}`) + `,{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1}},{"jsonrpc":"2.0","id":"b","method":"ping"},7]`)
+			raw := c.recvRaw()
+			var got []struct {
+				ID    any `json:"id"`
+				Error struct {
+					Code    float64 `json:"code"`
+					Message string  `json:"message"`
+				} `json:"error"`
+			}
+			if err := json.Unmarshal([]byte(raw), &got); err != nil || len(got) != 3 {
+				t.Fatalf("want an array of three error responses, got %s", raw)
+			}
+			want := "JSON-RPC batches are not part of MCP " + version
+			if version == "2025-03-26" {
+				want = "oarc guard does not relay JSON-RPC batches"
+			}
+			for i, id := range []any{float64(1), "b", nil} {
+				if got[i].ID != id || got[i].Error.Code != codeInvalidRequest || !strings.Contains(got[i].Error.Message, want) && id != nil {
+					t.Errorf("response %d: %s", i, raw)
+				}
+			}
+			if c.written() {
+				t.Fatal("a tools/call of a batch reached the upstream")
+			}
+			// Notifications only: no answer; empty: one error.
+			c.send(`[{"jsonrpc":"2.0","method":"notifications/initialized"}]`)
+			c.send(`[]`)
+			if m := c.recv(); m["id"] != nil || m["error"] == nil {
+				t.Fatalf("want one error for the empty batch, got %v", m)
+			}
+			// The upstream answers in a batch: an error now.
+			c.send(call(2, "read_text_file", `{"path":"/batch"}`))
+			if m := c.recv(); m["id"] != float64(2) || m["error"] == nil || !strings.Contains(fmt.Sprint(m["error"]), "batch") {
+				t.Fatalf("want an error for the answer in a batch, got %v", m)
+			}
+			c.send(call(3, "read_text_file", `{"path":"/ok"}`))
+			if r := resultOf(t, c.recv()); texts(r)[0] != "hello from /ok" {
+				t.Fatalf("after the batches: %v", r)
 			}
 		})
 	}
