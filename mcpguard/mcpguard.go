@@ -51,8 +51,12 @@ type Config struct {
 	// the call): runtime.ProfileSession, runtime.ProfileProvenance.
 	Profiles runtime.ProfileSet
 	// Session returns the oarc session of a new MCP session (one client
-	// connection is one oarc session, spec 11); nil: a session in the
-	// process with the MCP session's id (or a fresh one).
+	// connection is one oarc session, spec 11). Without it (the field
+	// nil): a session in the process with the MCP session's id (or a
+	// fresh one). A Session that returns nil or panics has lost the
+	// session's state: the session's calls are blocked with
+	// guard.CodeGuard (and tools/list fails), never evaluated on a fresh
+	// session; it is asked again at the next call.
 	Session func(mcp.Session) *runtime.Session
 	// AllInputs makes every node recorded so far in the session the
 	// inputs of each call, as the proxy does: for a server, which never
@@ -208,18 +212,21 @@ func newMiddleware(g *guard.Guard, cfg Config) mcp.Middleware {
 type waiter interface{ Wait() error }
 
 // conn returns the guard's connection of an MCP session, made on first
-// use and forgotten when the session ends.
-func (m *middleware) conn(s mcp.Session) *guard.Conn {
+// use and forgotten when the session ends; an error when the host's
+// Config.Session gave no session (nil, or a panic).
+func (m *middleware) conn(s mcp.Session) (c *guard.Conn, err error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if c := m.conns[s]; c != nil {
-		return c
+		return c, nil
 	}
 	var sess *runtime.Session
 	if m.cfg.Session != nil {
-		sess = m.cfg.Session(s)
-	}
-	if sess == nil {
+		sess, err = hostSession(m.cfg.Session, s)
+		if err != nil {
+			return nil, err
+		}
+	} else {
 		id := ""
 		if s != nil {
 			id = s.ID()
@@ -237,7 +244,7 @@ func (m *middleware) conn(s mcp.Session) *guard.Conn {
 		}
 		ask = elicit(ss, timeout)
 	}
-	c := m.g.NewConn(sess, m.cfg.Server, guard.ConnOptions{Profiles: m.cfg.Profiles, AllInputs: m.cfg.AllInputs, Ask: ask})
+	c = m.g.NewConn(sess, m.cfg.Server, guard.ConnOptions{Profiles: m.cfg.Profiles, AllInputs: m.cfg.AllInputs, Ask: ask})
 	m.conns[s] = c
 	if w, ok := s.(waiter); ok {
 		go func() {
@@ -247,7 +254,28 @@ func (m *middleware) conn(s mcp.Session) *guard.Conn {
 			m.mu.Unlock()
 		}()
 	}
-	return c
+	return c, nil
+}
+
+// hostSession calls the host's Config.Session: no session (nil) or a
+// panic is an error, never a fresh session in its place (its state, the
+// counters and the provenance of the session, would be a silent zero).
+func hostSession(f func(mcp.Session) *runtime.Session, s mcp.Session) (sess *runtime.Session, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			sess, err = nil, fmt.Errorf("the host's Config.Session panicked: %v", r)
+		}
+	}()
+	if sess = f(s); sess == nil {
+		return nil, errors.New("the host's Config.Session gave no session")
+	}
+	return sess, nil
+}
+
+// refused is the block result of a call the guard cannot evaluate for
+// err (OAR_GUARD).
+func refused(err error) (mcp.Result, error) {
+	return decodeResult(guard.Refused(err))
 }
 
 func (m *middleware) wrap(next mcp.MethodHandler) mcp.MethodHandler {
@@ -300,7 +328,11 @@ func (m *middleware) call(ctx context.Context, next mcp.MethodHandler, method st
 			}
 		}
 		ctx = context.WithValue(ctx, roundKey{}, r)
-		k = m.conn(sess).Begin(ctx, nil, name, args)
+		c, err := m.conn(sess)
+		if err != nil {
+			return refused(err)
+		}
+		k = c.Begin(ctx, nil, name, args)
 		if r.question != "" && !r.answered {
 			// A client of mrtrVersion or later: the question goes back in
 			// the result, and the client retries the call with the answer.
@@ -421,7 +453,11 @@ func (m *middleware) list(req mcp.Request, res mcp.Result) (mcp.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	out, err := m.conn(req.GetSession()).FilterTools(raw)
+	c, err := m.conn(req.GetSession())
+	if err != nil {
+		return nil, err
+	}
+	out, err := c.FilterTools(raw)
 	if err != nil {
 		return nil, err
 	}
@@ -497,8 +533,17 @@ func (c *Checker) CallTools(ctx context.Context, cs *mcp.ClientSession, calls []
 			specs[i].Args = args
 		}
 	}
-	ks := c.m.conn(cs).Check(ctx, specs)
 	opts := guard.FinishOptions{AppendNotes: c.m.cfg.Notes == nil}
+	conn, err := c.m.conn(cs)
+	if err != nil {
+		for i := range calls {
+			r, err := refused(err)
+			res[i], _ = r.(*mcp.CallToolResult)
+			errs[i] = err
+		}
+		return res, errs
+	}
+	ks := conn.Check(ctx, specs)
 	for i, k := range ks {
 		if calls[i] == nil {
 			res[i], errs[i] = nil, errors.New("mcpguard: a nil call")
