@@ -33,6 +33,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -313,7 +314,18 @@ func (m *middleware) call(ctx context.Context, next mcp.MethodHandler, method st
 		return blocked(guard.CodeGuard, fmt.Sprintf("The guardrails could not read the call (params of type %T); it is blocked.\nCode: %s", p, guard.CodeGuard))
 	}
 	sess := req.GetSession()
-	k, _ := ctx.Value(checkedKey{}).(*guard.Call)
+	var k *guard.Call
+	if ck, _ := ctx.Value(checkedKey{}).(*checked); ck != nil {
+		// The call a check evaluated (Checker.CallTools), once, and only
+		// when this is that call: the context reaches the host's own
+		// handlers while the call is under way (the SDK fulfils a
+		// server's input requests with it), and a call made there is
+		// another call, evaluated as any.
+		if ck.call == callKey(name, args) && ck.used.CompareAndSwap(false, true) {
+			k = ck.k
+		}
+		ctx = context.WithValue(ctx, checkedKey{}, (*checked)(nil))
+	}
 	if k == nil {
 		callID := callKey(name, args)
 		r := &round{}
@@ -488,8 +500,16 @@ func blocked(code, text string) (mcp.Result, error) {
 }
 
 // checkedKey is the context key of a call that a check already evaluated
-// at tool.pre_invoke ([Checker.CallTools]).
+// at tool.pre_invoke ([Checker.CallTools]): a *checked.
 type checkedKey struct{}
+
+// checked is a call a check evaluated: its evaluation k, the call it is
+// about (callKey) and whether the middleware took it already.
+type checked struct {
+	k    *guard.Call
+	call string
+	used atomic.Bool
+}
 
 // Checker is sending middleware for an mcp.Client, as [Client] is, that
 // also evaluates the tool calls of one model turn as one check (spec
@@ -554,7 +574,8 @@ func (c *Checker) CallTools(ctx context.Context, cs *mcp.ClientSession, calls []
 			res[i], _ = r.(*mcp.CallToolResult)
 			errs[i] = err
 		} else {
-			res[i], errs[i] = cs.CallTool(context.WithValue(ctx, checkedKey{}, k), calls[i])
+			ck := &checked{k: k, call: callKey(calls[i].Name, specs[i].Args)}
+			res[i], errs[i] = cs.CallTool(context.WithValue(ctx, checkedKey{}, ck), calls[i])
 		}
 		if n := k.Notes(); n != "" && c.m.cfg.Notes != nil && k.Blocked() != nil {
 			c.m.cfg.Notes(ctx, n)

@@ -52,3 +52,61 @@ func TestMiddlewareSessionFails(t *testing.T) {
 		}
 	}
 }
+
+// A Checker hands each call it evaluated to the middleware in the
+// context of cs.CallTool. That context reaches the host's own handlers
+// while the call is under way: the SDK's client fulfils a server's input
+// requests (multi round-trip, here an elicitation) with the call's
+// context, and a host whose model then calls a tool with it must not have
+// that call taken for the checked one: move_file (not on the allowlist)
+// went to the server unevaluated, under read_text_file's decision, and
+// read_text_file's evaluation was finished with move_file's result.
+func TestCheckerContextBoundToItsCall(t *testing.T) {
+	var moves atomic.Int32
+	srv := mcp.NewServer(&mcp.Implementation{Name: "fake-fs", Version: "1"}, nil)
+	obj := &jsonSchemaObject
+	srv.AddTool(&mcp.Tool{Name: "read_text_file", InputSchema: obj}, func(_ context.Context, r *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if r.Params.InputResponses == nil {
+			return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{"e": &mcp.ElicitParams{
+				Mode: "form", Message: "Which file?", RequestedSchema: map[string]any{"type": "object"},
+			}}}, nil
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "read"}}}, nil
+	})
+	srv.AddTool(&mcp.Tool{Name: "move_file", InputSchema: obj}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		moves.Add(1)
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "moved"}}}, nil
+	})
+	ck := mcpguard.NewChecker(newGuard(t), mcpguard.Config{Server: guard.Server{ID: "fs", Configured: true, Enabled: true}, Profiles: runtime.ProfileProvenance})
+	var cs *mcp.ClientSession
+	var inner *mcp.CallToolResult
+	var innerErr error
+	client := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, &mcp.ClientOptions{
+		ElicitationHandler: func(ctx context.Context, _ *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			// The host, asked by the server, has its model call a tool
+			// with the context the handler was given.
+			inner, innerErr = cs.CallTool(ctx, &mcp.CallToolParams{Name: "move_file", Arguments: map[string]any{"source": "a", "destination": "b"}})
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{}}, nil
+		},
+	})
+	client.AddSendingMiddleware(ck.Middleware())
+	ct, st := mcp.NewInMemoryTransports()
+	ctx := context.Background()
+	ss, err := srv.Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err = client.Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close(); ss.Wait() })
+
+	res, errs := ck.CallTools(ctx, cs, []*mcp.CallToolParams{{Name: "read_text_file", Arguments: map[string]any{"path": "/a"}}})
+	if errs[0] != nil || res[0] == nil || res[0].IsError || len(textOf(res[0])) != 1 || textOf(res[0])[0] != "read" {
+		t.Fatalf("the checked call: %v %+v", errs[0], res[0])
+	}
+	if innerErr != nil || inner == nil || inner.Meta["oarc/code"] != "NOT_ALLOWLISTED" || moves.Load() != 0 {
+		t.Fatalf("the call made in the checked call's context: %v %+v (moves %d)", innerErr, inner, moves.Load())
+	}
+}
