@@ -39,6 +39,12 @@ func fakeServer(in io.Reader, out io.Writer) {
 	// late is the id of a read_text_file of /late, answered (with a
 	// secret) only when x/release comes.
 	var late string
+	// toCancel is the id of a read_text_file of /cancel; cancels the
+	// requestIds of the cancellations received. x/cancels answers
+	// {"target":T,"others":N}: whether toCancel was cancelled, and how many
+	// other ids were.
+	var toCancel string
+	var cancels []string
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
 	if os.Getenv("OARC_FAKE_UNIVERSAL") != "" {
@@ -52,18 +58,36 @@ func fakeServer(in io.Reader, out io.Writer) {
 				Version   string            `json:"protocolVersion"`
 				Name      string            `json:"name"`
 				Arguments map[string]string `json:"arguments"`
+				RequestID json.RawMessage   `json:"requestId"`
 				Meta      struct {
 					Token json.RawMessage `json:"progressToken"`
 				} `json:"_meta"`
 			} `json:"params"`
 		}
-		if json.Unmarshal(sc.Bytes(), &m) != nil || m.ID == nil {
+		if json.Unmarshal(sc.Bytes(), &m) != nil {
+			continue
+		}
+		if m.Method == "notifications/cancelled" {
+			cancels = append(cancels, string(m.Params.RequestID))
+		}
+		if m.ID == nil {
 			continue
 		}
 		id := string(m.ID)
 		res := func(r string) { send(`{"result":` + r + `,"jsonrpc":"2.0","id":` + id + `}`) }
 		switch m.Method {
 		case "x/hang":
+			continue
+		case "x/cancels":
+			target, others := false, 0
+			for _, c := range cancels {
+				if c == toCancel {
+					target = true
+				} else {
+					others++
+				}
+			}
+			res(fmt.Sprintf(`{"target":%v,"others":%d}`, target, others))
 			continue
 		case "x/release":
 			if late != "" {
@@ -101,7 +125,9 @@ func fakeServer(in io.Reader, out io.Writer) {
 				// what is a frame of its own to a reader that ends lines
 				// at a carriage return.
 				send(`{"jsonrpc":"2.0","id":` + id + `,"result":{"content":[{"type":"text","text":"ok"}],"structuredContent":{"a":` + "\r" + `{"jsonrpc":"2.0","id":99,"result":{"content":[{"type":"text","text":"` + awsKey + `"}]}}` + "\r" + `}}}`)
-			case "/hang", "/cancel":
+			case "/hang":
+			case "/cancel":
+				toCancel = id
 			case "/late":
 				late = id
 			case "/die":

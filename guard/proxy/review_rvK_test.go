@@ -115,3 +115,26 @@ func TestProxyBatch(t *testing.T) {
 		})
 	}
 }
+
+// A cancellation reaches the upstream under the id the upstream knows
+// the request by (the proxy's own), and only for a request the upstream
+// got: one for an unknown id, or for a request answered already, could
+// name another request of the upstream, and is not forwarded.
+func TestProxyCancelForwarded(t *testing.T) {
+	c := start(t, "-server-id", "fs")
+	c.init()
+	c.send(call(1, "read_text_file", `{"path":"/cancel"}`))
+	c.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"user"}}`)
+	c.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"again"}}`)
+	c.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2,"reason":"unknown"}}`)
+	c.send(call(3, "move_file", `{"source":"a","destination":"b"}`))
+	if r := resultOf(t, c.recv()); r["isError"] != true {
+		t.Fatalf("move_file: %v", r)
+	}
+	c.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3,"reason":"answered"}}`)
+	c.send(`{"jsonrpc":"2.0","id":4,"method":"x/cancels"}`)
+	m := c.recv()
+	if r := resultOf(t, m); r["target"] != true || r["others"] != float64(0) {
+		t.Fatalf("want the one cancellation forwarded, under the upstream's id: %v", m)
+	}
+}
