@@ -33,6 +33,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -51,8 +52,12 @@ type Config struct {
 	// the call): runtime.ProfileSession, runtime.ProfileProvenance.
 	Profiles runtime.ProfileSet
 	// Session returns the oarc session of a new MCP session (one client
-	// connection is one oarc session, spec 11); nil: a session in the
-	// process with the MCP session's id (or a fresh one).
+	// connection is one oarc session, spec 11). Without it (the field
+	// nil): a session in the process with the MCP session's id (or a
+	// fresh one). A Session that returns nil or panics has lost the
+	// session's state: the session's calls are blocked with
+	// guard.CodeGuard (and tools/list fails), never evaluated on a fresh
+	// session; it is asked again at the next call.
 	Session func(mcp.Session) *runtime.Session
 	// AllInputs makes every node recorded so far in the session the
 	// inputs of each call, as the proxy does: for a server, which never
@@ -208,18 +213,21 @@ func newMiddleware(g *guard.Guard, cfg Config) mcp.Middleware {
 type waiter interface{ Wait() error }
 
 // conn returns the guard's connection of an MCP session, made on first
-// use and forgotten when the session ends.
-func (m *middleware) conn(s mcp.Session) *guard.Conn {
+// use and forgotten when the session ends; an error when the host's
+// Config.Session gave no session (nil, or a panic).
+func (m *middleware) conn(s mcp.Session) (c *guard.Conn, err error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if c := m.conns[s]; c != nil {
-		return c
+		return c, nil
 	}
 	var sess *runtime.Session
 	if m.cfg.Session != nil {
-		sess = m.cfg.Session(s)
-	}
-	if sess == nil {
+		sess, err = hostSession(m.cfg.Session, s)
+		if err != nil {
+			return nil, err
+		}
+	} else {
 		id := ""
 		if s != nil {
 			id = s.ID()
@@ -237,7 +245,7 @@ func (m *middleware) conn(s mcp.Session) *guard.Conn {
 		}
 		ask = elicit(ss, timeout)
 	}
-	c := m.g.NewConn(sess, m.cfg.Server, guard.ConnOptions{Profiles: m.cfg.Profiles, AllInputs: m.cfg.AllInputs, Ask: ask})
+	c = m.g.NewConn(sess, m.cfg.Server, guard.ConnOptions{Profiles: m.cfg.Profiles, AllInputs: m.cfg.AllInputs, Ask: ask})
 	m.conns[s] = c
 	if w, ok := s.(waiter); ok {
 		go func() {
@@ -247,7 +255,28 @@ func (m *middleware) conn(s mcp.Session) *guard.Conn {
 			m.mu.Unlock()
 		}()
 	}
-	return c
+	return c, nil
+}
+
+// hostSession calls the host's Config.Session: no session (nil) or a
+// panic is an error, never a fresh session in its place (its state, the
+// counters and the provenance of the session, would be a silent zero).
+func hostSession(f func(mcp.Session) *runtime.Session, s mcp.Session) (sess *runtime.Session, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			sess, err = nil, fmt.Errorf("the host's Config.Session panicked: %v", r)
+		}
+	}()
+	if sess = f(s); sess == nil {
+		return nil, errors.New("the host's Config.Session gave no session")
+	}
+	return sess, nil
+}
+
+// refused is the block result of a call the guard cannot evaluate for
+// err (OAR_GUARD).
+func refused(err error) (mcp.Result, error) {
+	return decodeResult(guard.Refused(err))
 }
 
 func (m *middleware) wrap(next mcp.MethodHandler) mcp.MethodHandler {
@@ -285,7 +314,18 @@ func (m *middleware) call(ctx context.Context, next mcp.MethodHandler, method st
 		return blocked(guard.CodeGuard, fmt.Sprintf("The guardrails could not read the call (params of type %T); it is blocked.\nCode: %s", p, guard.CodeGuard))
 	}
 	sess := req.GetSession()
-	k, _ := ctx.Value(checkedKey{}).(*guard.Call)
+	var k *guard.Call
+	if ck, _ := ctx.Value(checkedKey{}).(*checked); ck != nil {
+		// The call a check evaluated (Checker.CallTools), once, and only
+		// when this is that call: the context reaches the host's own
+		// handlers while the call is under way (the SDK fulfils a
+		// server's input requests with it), and a call made there is
+		// another call, evaluated as any.
+		if ck.call == callKey(name, args) && ck.used.CompareAndSwap(false, true) {
+			k = ck.k
+		}
+		ctx = context.WithValue(ctx, checkedKey{}, (*checked)(nil))
+	}
 	if k == nil {
 		callID := callKey(name, args)
 		r := &round{}
@@ -300,7 +340,11 @@ func (m *middleware) call(ctx context.Context, next mcp.MethodHandler, method st
 			}
 		}
 		ctx = context.WithValue(ctx, roundKey{}, r)
-		k = m.conn(sess).Begin(ctx, nil, name, args)
+		c, err := m.conn(sess)
+		if err != nil {
+			return refused(err)
+		}
+		k = c.Begin(ctx, nil, name, args)
 		if r.question != "" && !r.answered {
 			// A client of mrtrVersion or later: the question goes back in
 			// the result, and the client retries the call with the answer.
@@ -421,7 +465,11 @@ func (m *middleware) list(req mcp.Request, res mcp.Result) (mcp.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	out, err := m.conn(req.GetSession()).FilterTools(raw)
+	c, err := m.conn(req.GetSession())
+	if err != nil {
+		return nil, err
+	}
+	out, err := c.FilterTools(raw)
 	if err != nil {
 		return nil, err
 	}
@@ -452,8 +500,16 @@ func blocked(code, text string) (mcp.Result, error) {
 }
 
 // checkedKey is the context key of a call that a check already evaluated
-// at tool.pre_invoke ([Checker.CallTools]).
+// at tool.pre_invoke ([Checker.CallTools]): a *checked.
 type checkedKey struct{}
+
+// checked is a call a check evaluated: its evaluation k, the call it is
+// about (callKey) and whether the middleware took it already.
+type checked struct {
+	k    *guard.Call
+	call string
+	used atomic.Bool
+}
 
 // Checker is sending middleware for an mcp.Client, as [Client] is, that
 // also evaluates the tool calls of one model turn as one check (spec
@@ -497,8 +553,17 @@ func (c *Checker) CallTools(ctx context.Context, cs *mcp.ClientSession, calls []
 			specs[i].Args = args
 		}
 	}
-	ks := c.m.conn(cs).Check(ctx, specs)
 	opts := guard.FinishOptions{AppendNotes: c.m.cfg.Notes == nil}
+	conn, err := c.m.conn(cs)
+	if err != nil {
+		for i := range calls {
+			r, err := refused(err)
+			res[i], _ = r.(*mcp.CallToolResult)
+			errs[i] = err
+		}
+		return res, errs
+	}
+	ks := conn.Check(ctx, specs)
 	for i, k := range ks {
 		if calls[i] == nil {
 			res[i], errs[i] = nil, errors.New("mcpguard: a nil call")
@@ -509,7 +574,8 @@ func (c *Checker) CallTools(ctx context.Context, cs *mcp.ClientSession, calls []
 			res[i], _ = r.(*mcp.CallToolResult)
 			errs[i] = err
 		} else {
-			res[i], errs[i] = cs.CallTool(context.WithValue(ctx, checkedKey{}, k), calls[i])
+			ck := &checked{k: k, call: callKey(calls[i].Name, specs[i].Args)}
+			res[i], errs[i] = cs.CallTool(context.WithValue(ctx, checkedKey{}, ck), calls[i])
 		}
 		if n := k.Notes(); n != "" && c.m.cfg.Notes != nil && k.Blocked() != nil {
 			c.m.cfg.Notes(ctx, n)

@@ -20,7 +20,8 @@ func (nopCloser) Close() error { return nil }
 // FuzzFrames feeds random frames from both sides through the proxy's
 // relay: each line of the input is a frame, from the client when it
 // starts with 'c', else from the upstream. Nothing panics, everything the
-// client receives is one JSON object per line, and every result it
+// client receives is one JSON object per line (or, for a batch of the
+// client, one array of error responses), and every result it
 // receives for a tools/call went through the guard (its _meta has
 // oarc/node or oarc/code): nothing is forwarded unevaluated, and no
 // secret is left in its text units (spec 11: the text items, embedded
@@ -48,7 +49,7 @@ func FuzzFrames(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var toClient, toUp bytes.Buffer
-		p := &proxy{o: options{maxMessage: DefaultMaxMessage, notes: true, quiet: true}, g: g, out: bufio.NewWriter(&toClient), up: nopCloser{&toUp}, pending: map[string]*pending{}, serverKnown: true}
+		p := &proxy{o: options{maxMessage: DefaultMaxMessage, notes: true, quiet: true}, g: g, out: bufio.NewWriter(&toClient), up: nopCloser{&toUp}, pending: map[string]*pending{}, upstream: map[string]*pending{}, serverKnown: true}
 		p.conn = g.NewConn(runtime.NewSession("f"), guard.Server{ID: "fs", Configured: true, Enabled: true}, guard.ConnOptions{AllInputs: true})
 		calls := map[string]bool{}
 		for _, line := range bytes.Split(data, []byte("\n")) {
@@ -68,6 +69,22 @@ func FuzzFrames(f *testing.F) {
 		sc := bufio.NewScanner(&toClient)
 		sc.Buffer(nil, 1<<26)
 		for sc.Scan() {
+			if bytes.HasPrefix(sc.Bytes(), []byte("[")) {
+				// The answer to a batch of the client: errors only.
+				var ms []struct {
+					Error  map[string]any  `json:"error"`
+					Result json.RawMessage `json:"result"`
+				}
+				if err := json.Unmarshal(sc.Bytes(), &ms); err != nil || len(ms) == 0 {
+					t.Fatalf("the client received %q: %v", sc.Bytes(), err)
+				}
+				for _, m := range ms {
+					if m.Error == nil || m.Result != nil {
+						t.Fatalf("the answer to a batch holds a result: %s", sc.Bytes())
+					}
+				}
+				continue
+			}
 			var m map[string]json.RawMessage
 			if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
 				t.Fatalf("the client received %q: %v", sc.Bytes(), err)

@@ -230,8 +230,19 @@ type proxy struct {
 	upMu  sync.Mutex
 	up    io.WriteCloser
 
-	mu      sync.Mutex
-	pending map[string]*pending
+	mu sync.Mutex
+	// pending are the client's requests not answered yet, by the key of
+	// the client's id; upstream are those forwarded, by the key of the
+	// id the proxy gave them upstream (upSeq numbers them). A client may
+	// use an id again once its request is answered, cancelled or timed
+	// out, and the upstream may answer the first request after that: with
+	// the client's ids upstream, that late answer (a tool result no rule
+	// evaluated) was taken for the answer to the second request. An id
+	// of the proxy's own is never used twice, so a late answer matches
+	// nothing and is dropped.
+	pending  map[string]*pending
+	upstream map[string]*pending
+	upSeq    int64
 	// elicit says that the client declared the elicitation capability
 	// when it initialised: an ask decision (spec 5.12) is put to it with
 	// elicitation/create; otherwise no one can be asked.
@@ -245,11 +256,19 @@ type proxy struct {
 	// initialize result).
 	serverKnown bool
 	closed      bool
+	// protocol is the protocol version of the upstream's initialize
+	// result (the one the session agreed).
+	protocol string
 }
 
 // pending is a client request the upstream has not answered.
 type pending struct {
-	id     json.RawMessage
+	id  json.RawMessage
+	key string // idKey(id)
+	// upID is the id the request was forwarded under (the proxy's own,
+	// see proxy.upstream), upKey its key; empty until it is forwarded.
+	upID   json.RawMessage
+	upKey  string
 	method string
 	call   *guard.Call // tools/call
 	timer  *time.Timer
@@ -271,7 +290,7 @@ type pending struct {
 }
 
 func newProxy(o options, cfg Config, stdout, stderr io.Writer) (*proxy, error) {
-	p := &proxy{o: o, cfg: cfg, stderr: stderr, out: bufio.NewWriterSize(stdout, 64<<10), pending: map[string]*pending{}, asks: map[string]chan *frame{}}
+	p := &proxy{o: o, cfg: cfg, stderr: stderr, out: bufio.NewWriterSize(stdout, 64<<10), pending: map[string]*pending{}, upstream: map[string]*pending{}, asks: map[string]chan *frame{}}
 	var opts []runtime.Option
 	if o.records != "" {
 		f, err := os.OpenFile(o.records, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
@@ -514,7 +533,7 @@ const (
 func parse(line []byte) (*frame, string) {
 	t := bytes.TrimSpace(line)
 	if len(t) > 0 && t[0] == '[' {
-		return nil, "a JSON-RPC batch (MCP has none)"
+		return nil, "a JSON-RPC batch inside a batch"
 	}
 	f := &frame{}
 	if !json.Valid(t) {
@@ -651,6 +670,10 @@ func (p *proxy) fromClient(line []byte) {
 			p.toClient(errorFrame(nil, codeInternal, "oarc guard: internal error"))
 		}
 	}()
+	if t := bytes.TrimSpace(line); len(t) > 0 && t[0] == '[' {
+		p.clientBatch(t)
+		return
+	}
 	f, why := parse(line)
 	if why != "" {
 		p.logf("refused a client message: %s", why)
@@ -675,6 +698,7 @@ func (p *proxy) fromClient(line []byte) {
 		}
 		if f.kind == notification && f.method == "notifications/cancelled" {
 			p.cancelled(f)
+			return
 		}
 		if f.kind == notification && f.method == "tools/call" {
 			// A call without an id has no answer to give the client, so
@@ -686,6 +710,90 @@ func (p *proxy) fromClient(line []byte) {
 		p.forward(f)
 	case request:
 		p.request(f)
+	}
+}
+
+// clientBatch refuses a JSON-RPC batch array of the client, forwarding
+// nothing of it: MCP 2025-03-26 has batches (a server must accept them),
+// later revisions do not, and the proxy relays neither (docs/mcp.md). As
+// JSON-RPC 2.0 answers a batch, the answer is one array holding an error
+// for each request in it (and for each element that is no message, id
+// null), so that no request of the client waits for an answer that never
+// comes; notifications and responses in it are dropped, and a batch of
+// those only gets no answer. An empty array, or one that is not JSON, gets
+// one error.
+func (p *proxy) clientBatch(t []byte) {
+	var elems []json.RawMessage
+	if err := json.Unmarshal(t, &elems); err != nil {
+		p.logf("refused a client message: not JSON")
+		p.toClient(errorFrame(nil, codeParse, "oarc guard: not a JSON object"))
+		return
+	}
+	if len(elems) == 0 {
+		p.logf("refused a client message: an empty JSON-RPC batch")
+		p.toClient(errorFrame(nil, codeInvalidRequest, "oarc guard: an empty JSON-RPC batch"))
+		return
+	}
+	p.mu.Lock()
+	version := p.protocol
+	p.mu.Unlock()
+	why := "oarc guard does not relay JSON-RPC batches (MCP " + version + " has them); send each message on a line of its own"
+	switch version {
+	case "2025-03-26":
+	case "":
+		why = "oarc guard does not relay JSON-RPC batches; send each message on a line of its own"
+	default:
+		why = "JSON-RPC batches are not part of MCP " + version + "; send each message on a line of its own"
+	}
+	out := []byte{'['}
+	n := 0
+	add := func(id json.RawMessage, code int, msg string) {
+		if n > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, errorFrame(id, code, "oarc guard: "+msg)...)
+		n++
+	}
+	for _, e := range elems {
+		f, bad := parse(e)
+		switch {
+		case bad != "" && f != nil && f.kind == notification:
+		case bad != "":
+			var id json.RawMessage
+			if f != nil {
+				id = f.id
+			}
+			add(id, codeInvalidRequest, bad)
+		case f.kind == request:
+			add(f.id, codeInvalidRequest, why)
+		}
+	}
+	p.logf("refused a JSON-RPC batch of %d messages of the client; nothing of it was forwarded", len(elems))
+	if n > 0 {
+		p.toClient(append(out, ']'))
+	}
+}
+
+// upstreamBatch drops a JSON-RPC batch array of the upstream; each
+// pending request that a response in it names gets an error now, rather
+// than after -timeout.
+func (p *proxy) upstreamBatch(t []byte) {
+	p.logf("dropped a JSON-RPC batch of the MCP server")
+	var elems []json.RawMessage
+	if json.Unmarshal(t, &elems) != nil {
+		return
+	}
+	for _, e := range elems {
+		f, bad := parse(e)
+		if bad != "" || f.kind != response {
+			continue
+		}
+		p.mu.Lock()
+		q := p.upstream[idKey(f.id)]
+		p.mu.Unlock()
+		if q != nil && p.take(q.key, q) {
+			p.toClient(errorFrame(q.id, codeUpstream, "oarc guard: the MCP server answered in a JSON-RPC batch, which the guard does not relay"))
+		}
 	}
 }
 
@@ -705,7 +813,7 @@ func (p *proxy) forward(f *frame) {
 // is remembered until its response.
 func (p *proxy) request(f *frame) {
 	key := idKey(f.id)
-	q := &pending{id: bytes.Clone(f.id), method: f.method}
+	q := &pending{id: bytes.Clone(f.id), key: key, method: f.method}
 	q.ctx, q.stop = context.WithCancel(context.Background())
 	var params map[string]json.RawMessage
 	if raw, ok := f.top["params"]; ok && !isNull(raw) {
@@ -864,11 +972,6 @@ func (p *proxy) call(f *frame, q *pending, key string, params map[string]json.Ra
 		f.top["params"] = pb
 		q.call = k
 	}
-	b, err := encode(f.top)
-	if err != nil {
-		answer(errorFrame(f.id, codeInternal, "oarc guard: cannot re-encode the request"))
-		return
-	}
 	p.mu.Lock()
 	if p.closed || p.pending[key] != q {
 		// Closed, cancelled or failed while it was evaluated: the client
@@ -876,11 +979,23 @@ func (p *proxy) call(f *frame, q *pending, key string, params map[string]json.Ra
 		p.mu.Unlock()
 		return
 	}
+	// Forwarded under an id of the proxy's own, never used before.
+	p.upSeq++
+	q.upID = json.RawMessage(strconv.FormatInt(p.upSeq, 10))
+	q.upKey = idKey(q.upID)
+	p.upstream[q.upKey] = q
 	if p.o.timeout > 0 {
 		q.timer = time.AfterFunc(p.o.timeout, func() { p.expire(key, q) })
 	}
 	q.sent, sent = true, true
 	p.mu.Unlock()
+	f.top["id"] = q.upID
+	b, err := encode(f.top)
+	if err != nil {
+		p.take(key, q)
+		p.toClient(errorFrame(q.id, codeInternal, "oarc guard: cannot re-encode the request"))
+		return
+	}
 	if err := p.toUpstream(b); err != nil {
 		p.logf("writing to the upstream: %v", err)
 		p.take(key, q)
@@ -1021,6 +1136,9 @@ func (p *proxy) take(key string, q *pending) bool {
 		return false
 	}
 	delete(p.pending, key)
+	if q.upKey != "" && p.upstream[q.upKey] == q {
+		delete(p.upstream, q.upKey)
+	}
 	if q.timer != nil {
 		q.timer.Stop()
 	}
@@ -1038,27 +1156,42 @@ func (p *proxy) expire(key string, q *pending) {
 }
 
 // cancelled forgets a request the client cancelled: the client expects no
-// answer, and a late one is dropped (never forwarded unevaluated).
+// answer, and a late one is dropped (never forwarded unevaluated). The
+// cancellation is forwarded, under the id the upstream knows the request
+// by, when the request was forwarded; otherwise (unknown, answered, not
+// forwarded yet) the upstream has nothing to cancel, and the client's id
+// could name another request of the upstream: it is dropped.
 func (p *proxy) cancelled(f *frame) {
-	var params struct {
-		RequestID json.RawMessage `json:"requestId"`
-	}
-	if json.Unmarshal(f.top["params"], &params) != nil || params.RequestID == nil {
+	var params map[string]json.RawMessage
+	if json.Unmarshal(f.top["params"], &params) != nil || params["requestId"] == nil {
+		p.logf("dropped a notifications/cancelled without a requestId")
 		return
 	}
-	key := idKey(params.RequestID)
+	key := idKey(params["requestId"])
 	p.mu.Lock()
 	q := p.pending[key]
-	p.mu.Unlock()
-	if q != nil {
-		p.take(key, q)
+	var upID json.RawMessage
+	if q != nil && q.sent {
+		upID = q.upID
 	}
+	p.mu.Unlock()
+	if q == nil || !p.take(key, q) || upID == nil {
+		return
+	}
+	params["requestId"] = upID
+	b, err := json.Marshal(params)
+	if err != nil {
+		return
+	}
+	f.top["params"] = b
+	p.forward(f)
 }
 
 // failAll answers every pending request with an error.
 func (p *proxy) failAll(why string) {
 	p.mu.Lock()
 	qs := make([]*pending, 0, len(p.pending))
+	clear(p.upstream)
 	for k, q := range p.pending {
 		qs = append(qs, q)
 		delete(p.pending, k)
@@ -1081,12 +1214,10 @@ func (p *proxy) readUpstream(r io.Reader) {
 		if id == nil {
 			return
 		}
-		key := idKey(id)
 		p.mu.Lock()
-		q := p.pending[key]
-		ok := q != nil && q.sent
+		q := p.upstream[idKey(id)]
 		p.mu.Unlock()
-		if !ok || !p.take(key, q) {
+		if q == nil || !p.take(q.key, q) {
 			return
 		}
 		p.toClient(errorFrame(q.id, codeUpstream, fmt.Sprintf("oarc guard: the MCP server's answer is larger than %d bytes; it was withheld", p.o.maxMessage)))
@@ -1094,6 +1225,10 @@ func (p *proxy) readUpstream(r io.Reader) {
 }
 
 func (p *proxy) fromUpstream(line []byte) {
+	if t := bytes.TrimSpace(line); len(t) > 0 && t[0] == '[' {
+		p.upstreamBatch(t)
+		return
+	}
 	f, why := parse(line)
 	if why != "" {
 		p.logf("dropped a message of the MCP server: %s", why)
@@ -1113,10 +1248,9 @@ func (p *proxy) fromUpstream(line []byte) {
 	}
 	key := idKey(f.id)
 	p.mu.Lock()
-	q := p.pending[key]
-	ok := q != nil && q.sent
+	q := p.upstream[key]
 	p.mu.Unlock()
-	if !ok || !p.take(key, q) {
+	if q == nil || !p.take(q.key, q) {
 		// Unknown, answered, timed out, cancelled, or not forwarded yet
 		// (an answer before the request is no answer).
 		p.logf("dropped a response for id %s, which no pending request has", key)
@@ -1185,19 +1319,21 @@ func (p *proxy) respond(f *frame, q *pending) {
 // initialized learns the server id from the initialize result, unless
 // -server-id gave it.
 func (p *proxy) initialized(result json.RawMessage) {
-	p.mu.Lock()
-	known := p.serverKnown
-	p.serverKnown = true
-	p.mu.Unlock()
-	if known {
-		return
-	}
 	var r struct {
-		ServerInfo struct {
+		ProtocolVersion string `json:"protocolVersion"`
+		ServerInfo      struct {
 			Name string `json:"name"`
 		} `json:"serverInfo"`
 	}
 	json.Unmarshal(result, &r)
+	p.mu.Lock()
+	known := p.serverKnown
+	p.serverKnown = true
+	p.protocol = r.ProtocolVersion
+	p.mu.Unlock()
+	if known {
+		return
+	}
 	id := guard.ServerID(r.ServerInfo.Name)
 	p.conn.SetServer(p.server(id))
 	p.logf("server id %s (from serverInfo.name %q)", id, r.ServerInfo.Name)

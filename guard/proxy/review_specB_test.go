@@ -199,7 +199,7 @@ func TestReviewSpecBCallAsNotification(t *testing.T) {
 		t.Fatal(err)
 	}
 	var toClient, toUp bytes.Buffer
-	p := &proxy{o: options{maxMessage: DefaultMaxMessage, notes: true, quiet: true}, g: g, out: bufio.NewWriter(&toClient), up: nopCloser{&toUp}, pending: map[string]*pending{}}
+	p := &proxy{o: options{maxMessage: DefaultMaxMessage, notes: true, quiet: true}, g: g, out: bufio.NewWriter(&toClient), up: nopCloser{&toUp}, pending: map[string]*pending{}, upstream: map[string]*pending{}}
 	p.conn = g.NewConn(runtime.NewSession("n"), guard.Server{ID: "fs", Configured: true, Enabled: true}, guard.ConnOptions{AllInputs: true})
 	p.fromClient([]byte(`{"jsonrpc":"2.0","method":"tools/call","params":{"name":"move_file","arguments":{"source":"/a","destination":"/b"}}}`))
 	if strings.Contains(toUp.String(), "move_file") {
