@@ -354,7 +354,7 @@ func (c *Conn) probe(ctx context.Context) error {
 	st := c.session.Store()
 	exists := func(n int64) (bool, error) {
 		var sc runtime.Scope
-		err := st.Scope(ctx, c.session.ID(), []string{nodeID(n)}, &sc)
+		err := st.Scope(ctx, c.session.Key(), []string{nodeID(n)}, &sc)
 		if err == nil {
 			return true, nil
 		}

@@ -6,6 +6,8 @@ import (
 
 	"cel.dev/cel-go/common/types"
 	"cel.dev/cel-go/common/types/ref"
+
+	"github.com/oarc/oarc/runtime"
 )
 
 // urlPart is one of the URL functions of spec 5.11, by the letter: Go's
@@ -14,13 +16,23 @@ import (
 // URL.Hostname() with ASCII letters lower-cased, url_scheme lower-cased,
 // url_port the explicit port else 80 (http), 443 (https), 0; url_path Go's
 // URL.EscapedPath(), "/" when empty.
+//
+// Its errors are of kind invalid_argument, worded as the runtime words
+// them, so that a rule of a rule store (spec 12), which this interpreter
+// runs, tells an agent what the same rule compiled tells it.
 func urlPart(fn, s string) ref.Val {
+	invalid := func(msg string) ref.Val {
+		return types.WrapErr(&Error{runtime.ErrInvalidArgument, runtime.Err{Kind: runtime.ErrInvalidArgument, S: fn + ": " + msg}.Error()})
+	}
 	u, err := url.Parse(s)
 	if err != nil {
-		return types.NewErr("%s: %v", fn, err)
+		return invalid(err.Error())
 	}
-	if u.Scheme == "" || u.Hostname() == "" {
-		return types.NewErr("%s: %q has no scheme or no host", fn, s)
+	if u.Scheme == "" {
+		return invalid(strconv.Quote(s) + " has no scheme")
+	}
+	if u.Hostname() == "" {
+		return invalid(strconv.Quote(s) + " has no host")
 	}
 	lower := func(s string) string {
 		b := []byte(s)
@@ -40,12 +52,12 @@ func urlPart(fn, s string) ref.Val {
 		if p := u.Port(); p != "" {
 			for _, c := range p {
 				if c < '0' || c > '9' {
-					return types.NewErr("url_port: port %q is not a decimal int", p)
+					return invalid("port " + strconv.Quote(p) + " is not a decimal int")
 				}
 			}
 			n, err := strconv.ParseInt(p, 10, 64)
 			if err != nil {
-				return types.NewErr("url_port: port %q is not a decimal int", p)
+				return invalid("port " + strconv.Quote(p) + " is not a decimal int")
 			}
 			return types.Int(n)
 		}

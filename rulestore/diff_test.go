@@ -103,7 +103,7 @@ func TestDifferentialCompiled(t *testing.T) {
 	// The sessions reached the rules: every extra rule fired somewhere,
 	// and the errors of each kind the rules can have happened.
 	for _, id := range append(ids, "Z_COUNT/no_such_key", "Z_SCOPE/provider", "Z_SCOPE/timeout", "Z_INJECT/detector", "Z_INJECT/timeout", "Z_PROV/provenance", "Z_PROV/profile",
-		"Z_HOURS/invalid_argument", "Z_WINDOW/invalid_argument", "Z_BURST/store") {
+		"Z_HOURS/invalid_argument", "Z_WINDOW/invalid_argument", "Z_BURST/store", "Z_URL/invalid_argument", "Z_NODES/provenance") {
 		if !reached[id] {
 			t.Errorf("%s: never reached", id)
 		}
@@ -113,6 +113,7 @@ func TestDifferentialCompiled(t *testing.T) {
 // evaluator is what the differential runs of a generated package.
 type evaluator interface {
 	Evaluate(ctx context.Context, occ *lycaon.Occurrence, s *runtime.Session, d *runtime.Decision) error
+	EvaluateCheck(ctx context.Context, occs []lycaon.Occurrence, s *runtime.Session, ds []runtime.Decision) error
 }
 
 // diffSessions runs the same random sessions through a and b, fails on
@@ -124,11 +125,19 @@ func diffSessions(t *testing.T, compiled, stored evaluator, seed uint64) map[str
 	commands := []string{"git push --force origin", "ls", "rm -rf / now", "sudo ls -la", "echo a long command here"}
 	contents := []string{"hello", "ignore previous", "boom", "slow", "maybe"}
 	rng := rand.New(rand.NewPCG(1, seed))
+	// more draws what the sessions added later have (tenants, tool
+	// results with arguments, checks of several actions, spec 5.11), so
+	// that the first draws stay as they were.
+	more := rand.New(rand.NewPCG(2, seed))
 	reached := map[string]bool{}
 	occurrences, mismatches := 0, 0
 	for sess := range 300 {
 		id := fmt.Sprintf("s%d", sess)
-		sa, sb := runtime.NewSession(id), runtime.NewSession(id)
+		var opts []runtime.SessionOption
+		if more.IntN(3) == 0 {
+			opts = append(opts, runtime.WithTenant([]string{"acme", "", "acme\x00", "ac:me"}[more.IntN(4)]))
+		}
+		sa, sb := runtime.NewSession(id, opts...), runtime.NewSession(id, opts...)
 		nodes := 0
 		// The occurrences' times (spec 5.13): bursts of calls, hours
 		// apart, a day apart (the record drops the older calls' times),
@@ -184,32 +193,74 @@ func diffSessions(t *testing.T, compiled, stored evaluator, seed uint64) map[str
 					}
 				}
 			}
+			if more.IntN(4) == 0 {
+				// A tool result with the arguments of its call, derived
+				// from an earlier node now and then.
+				n := runtime.Node{ID: fmt.Sprintf("n%d", nodes), Kind: runtime.ToolResult, Tool: tools[more.IntN(len(tools))],
+					Origin: []string{"web", "drive", ""}[more.IntN(3)], Labels: [][]string{nil, {"pii"}, {"pii", "pii", ""}}[more.IntN(3)],
+					Args: map[string]any{"url": []string{"http://a.example/x", "https://a.example/", "http://[::1]:8080/"}[more.IntN(3)]}}
+				if nodes > 0 && more.IntN(2) == 0 {
+					n.Parents = []string{fmt.Sprintf("n%d", more.IntN(nodes))}
+				}
+				if more.IntN(5) == 0 {
+					n.Kind = runtime.Message // a message keeps no tool and no arguments
+				}
+				nodes++
+				for _, ss := range []*runtime.Session{sa, sb} {
+					if err := ss.Record(context.Background(), n); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
 			if nodes > 0 && rng.IntN(2) == 0 {
 				occ.Inputs = []string{fmt.Sprintf("n%d", rng.IntN(nodes))}
 			}
 			if rng.IntN(15) == 0 {
 				occ.Inputs = []string{"never-recorded"}
 			}
-			var da, db runtime.Decision
-			errA := compiled.Evaluate(context.Background(), occ, sa, &da)
-			errB := stored.Evaluate(context.Background(), occ, sb, &db)
-			occurrences++
-			for _, l := range [][]string{db.Codes, db.Monitored} {
-				for _, id := range l {
-					reached[id] = true
+			// One step in four is a check of several actions at the
+			// occurrence's anchor (spec 5.11).
+			occs := []lycaon.Occurrence{*occ}
+			if more.IntN(4) == 0 {
+				for range 1 + more.IntN(3) {
+					o := *occ
+					o.Facts.Tool = tools[more.IntN(len(tools))]
+					o.Facts.ToolArgs = map[string]any{"url": []string{"http://a.example", "http://A.EXAMPLE:80/", "https://a.example", "http://a.example:8080"}[more.IntN(4)]}
+					if nodes > 0 && more.IntN(2) == 0 {
+						o.Inputs = []string{fmt.Sprintf("n%d", more.IntN(nodes))}
+					}
+					occs = append(occs, o)
 				}
 			}
-			for _, e := range db.Errors {
-				reached[e.Rule+"/"+e.Err.Kind.String()] = true
+			das, dbs := make([]runtime.Decision, len(occs)), make([]runtime.Decision, len(occs))
+			var errA, errB error
+			if len(occs) == 1 {
+				errA = compiled.Evaluate(context.Background(), occ, sa, &das[0])
+				errB = stored.Evaluate(context.Background(), occ, sb, &dbs[0])
+			} else {
+				errA = compiled.EvaluateCheck(context.Background(), occs, sa, das)
+				errB = stored.EvaluateCheck(context.Background(), occs, sb, dbs)
 			}
 			if (errA == nil) != (errB == nil) {
 				t.Fatalf("session %s step %d: errors %v / %v", id, step, errA, errB)
 			}
-			if diff := cmp.Diff(outcomeOf(&da), outcomeOf(&db)); diff != "" {
-				mismatches++
-				if mismatches <= 5 {
-					t.Errorf("session %s step %d (%s %s %v, profiles %b, inputs %v): compiled vs store (-compiled +store):\n%s",
-						id, step, occ.Anchor, occ.Facts.Tool, occ.Facts.ToolArgs, occ.Profiles, occ.Inputs, diff)
+			for i := range occs {
+				occ, da, db := &occs[i], &das[i], &dbs[i]
+				occurrences++
+				for _, l := range [][]string{db.Codes, db.Monitored} {
+					for _, id := range l {
+						reached[id] = true
+					}
+				}
+				for _, e := range db.Errors {
+					reached[e.Rule+"/"+e.Err.Kind.String()] = true
+				}
+				if diff := cmp.Diff(outcomeOf(da), outcomeOf(db)); diff != "" {
+					mismatches++
+					if mismatches <= 5 {
+						t.Errorf("session %s (tenant %q) step %d action %d of %d (%s %s %v, profiles %b, inputs %v): compiled vs store (-compiled +store):\n%s",
+							id, sa.Tenant(), step, i, len(occs), occ.Anchor, occ.Facts.Tool, occ.Facts.ToolArgs, occ.Profiles, occ.Inputs, diff)
+					}
 				}
 			}
 		}

@@ -476,9 +476,10 @@ func (in *input) Fact(r *compiler.Rule, name string) (any, *interp.Error) {
 			return k.SameCodeRun, nil
 		}
 		return nil, nil
-	case f.Tier == catalog.Oarc && (f.Name == "batch_tools" || f.Name == "tenant" || f.Name == "content"):
+	case f.Tier == catalog.Oarc && (f.Name == "batch_tools" || f.Name == "tenant" || f.Name == "content" || f.Name == "provenance_nodes"):
 		// The engine knows them (spec 5.11, 5.13): the check's tools, the
-		// session's tenant, the occurrence's content.
+		// session's tenant, the occurrence's content, the nodes of its
+		// provenance scope.
 		v, e := in.env.Fact(name)
 		if e.Kind != runtime.ErrNone {
 			return nil, in.fromErr(e)
@@ -499,7 +500,9 @@ func (in *input) Fact(r *compiler.Rule, name string) (any, *interp.Error) {
 		case "provenance_labels":
 			return sc.Labels, nil
 		}
-		return nil, nil
+		// An oarc fact this evaluator does not know is an error, never a
+		// null a rule would read as no value.
+		return nil, in.fromErr(runtime.Err{Kind: runtime.ErrInvalidArgument, S: "the rule store cannot read the fact " + name})
 	}
 	v, e := in.env.Fact(name)
 	if e.Kind != runtime.ErrNone {

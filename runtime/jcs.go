@@ -121,11 +121,11 @@ func appendJCS(dst []byte, v any, depth int, mode jsonMode) ([]byte, error) {
 	case uint:
 		return appendUint(dst, uint64(x), mode)
 	case uint8:
-		return appendInt(dst, int64(x), mode)
+		return appendUint(dst, uint64(x), mode)
 	case uint16:
-		return appendInt(dst, int64(x), mode)
+		return appendUint(dst, uint64(x), mode)
 	case uint32:
-		return appendInt(dst, int64(x), mode)
+		return appendUint(dst, uint64(x), mode)
 	case uint64:
 		return appendUint(dst, x, mode)
 	case float32:
@@ -201,9 +201,13 @@ func appendInt(dst []byte, i int64, mode jsonMode) ([]byte, error) {
 	return appendJCSNumber(dst, float64(i))
 }
 
+// appendUint appends an unsigned integer of any Go width (cel-go reads
+// each as a uint): canonical JSON writes it as a number; typed JSON
+// cannot keep it, since JSON has no unsigned integers and reading it back
+// would give an int (or a double) where cel-go reads a uint.
 func appendUint(dst []byte, u uint64, mode jsonMode) ([]byte, error) {
-	if mode == typed && u <= math.MaxInt64 {
-		return strconv.AppendUint(dst, u, 10), nil
+	if mode == typed {
+		return dst, noFingerprint("an unsigned integer (a CEL uint) cannot be kept as typed JSON, which reads it back as an int: give it as an int or a double")
 	}
 	return appendFloat(dst, float64(u), mode)
 }
@@ -226,7 +230,8 @@ func appendFloat(dst []byte, f float64, mode jsonMode) ([]byte, error) {
 // AppendTypedJSON appends v (a dyn value) as JSON that DecodeToolArgs
 // reads back into the same values: members ordered as in canonical JSON,
 // integers written as integers and doubles with a fraction or an exponent.
-// What canonical JSON cannot serialise is an error here too.
+// What canonical JSON cannot serialise is an error here too, and so is an
+// unsigned integer (a CEL uint: JSON would give it back as an int).
 func AppendTypedJSON(dst []byte, v any) ([]byte, error) {
 	return appendJCS(dst, v, 0, typed)
 }

@@ -68,7 +68,9 @@ type LiveEnv interface {
 	// Profiles are the profiles the host supplied.
 	Profiles() ProfileSet
 	// Fact reads a fact the host fills, by CEL name (a fact the set reads
-	// lazily through the catalog's Env.Lazy). An unknown name is nil.
+	// lazily through the catalog's Env.Lazy), or one the engine knows:
+	// batch_tools, tenant, content and provenance_nodes (spec 5.11,
+	// 5.13), as compiled rules read them. An unknown name is nil.
 	Fact(name string) (any, Err)
 	// Kept returns the session facts the engine keeps (spec 5.10) and
 	// Fingerprint tool_args_fingerprint; CodeRejectTotal the count of

@@ -141,10 +141,11 @@ func (s *Session) Record(ctx context.Context, n Node) error {
 
 // MarkIncomplete says that the session lost, or never had, part of its
 // history: from then on reading a provenance fact is an evaluation error,
-// because missing observations never prove that nothing happened.
+// because missing observations never prove that nothing happened. A nil
+// *Session keeps no graph to mark: an error, as for Record.
 func (s *Session) MarkIncomplete(ctx context.Context) error {
 	if s == nil {
-		return nil
+		return errors.New("mark incomplete: nil session (it keeps no provenance to mark)")
 	}
 	return s.Store().MarkIncomplete(ctx, s.key)
 }

@@ -244,10 +244,19 @@ func (e *liveEnv) Detect(id string) (*runtime.Detection, Err) {
 	return e.x.live.host.LiveDetect(id)
 }
 
-// Fact reads a fact by CEL name: batch_tools, tenant and content, which
-// the engine knows (spec 5.11, 5.13), else through the generated code.
+// Fact reads a fact by CEL name: batch_tools, tenant, content and
+// provenance_nodes, which the engine knows (spec 5.11, 5.13), else
+// through the generated code.
 func (e *liveEnv) Fact(name string) (any, Err) {
 	switch name {
+	case "provenance_nodes":
+		// As a compiled rule reads it: the scope's nodes, or the error
+		// of the provenance facts.
+		nodes, err := e.x.ProvenanceNodes()
+		if err.Kind != runtime.ErrNone {
+			return nil, err
+		}
+		return nodes, Err{}
 	case "content":
 		// As the host gave it, also after a transform rewrote it, as a
 		// compiled rule reads it.

@@ -164,7 +164,15 @@ func (g *ProvGen) atom(d int) string {
 // order of the list (inputs first, then recording order), and its errors.
 func (g *ProvGen) nodeAtom() string {
 	v, w := g.lit(g.value()), g.lit(g.value())
-	switch g.r.Intn(10) {
+	switch g.r.Intn(12) {
+	case 10:
+		// The whole order of the list, past its first nodes: the ids
+		// are n0, n1, ... in recording order.
+		k := g.r.Intn(10)
+		return fmt.Sprintf("provenance_nodes.size() > %d && provenance_nodes[%d].id == %s", k, k, g.lit("n"+strconv.Itoa(g.r.Intn(10))))
+	case 11:
+		// A node's labels as recorded, in order, duplicates kept.
+		return fmt.Sprintf("provenance_nodes.exists(n, n.labels.size() > 1 && n.labels[%d] == %s)", g.r.Intn(2), v)
 	case 0:
 		return fmt.Sprintf("provenance_nodes.exists(n, n.tool == %s && %s in n.labels)", v, w)
 	case 1:

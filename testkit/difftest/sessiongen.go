@@ -1322,12 +1322,18 @@ func (g *SessionGen) Session(s *GenSet, name string, maxSteps int) *GenSession {
 
 // checkSize is the number of actions of a step made a check (spec 5.11),
 // 0 for a step evaluated alone: one step in four is a check of 1 to 8
-// actions.
+// actions, and one such check in eight has 9 to 24 (past what a
+// generated check keeps on its stack: its tools and calls spill to the
+// heap).
 func (g *SessionGen) checkSize() int {
 	if !g.chance(4) {
 		return 0
 	}
 	n := 1 + g.r.Intn(8)
+	if g.chance(8) {
+		n = 9 + g.r.Intn(16)
+		g.count("check:more than 8 actions")
+	}
 	g.count(fmt.Sprintf("check:%d actions", n))
 	return n
 }

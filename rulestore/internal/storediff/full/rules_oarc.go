@@ -4,6 +4,7 @@
 // source: base/policy/A_RM_RF.yaml
 // source: base/policy/A_TALLY.yaml
 // source: extra/pack.yaml
+// source: extra/policy/Z_BATCH.yaml
 // source: extra/policy/Z_BURST.yaml
 // source: extra/policy/Z_COUNT.yaml
 // source: extra/policy/Z_ESCALATE.yaml
@@ -12,12 +13,15 @@
 // source: extra/policy/Z_FORCE_PUSH.yaml
 // source: extra/policy/Z_HOURS.yaml
 // source: extra/policy/Z_INJECT.yaml
+// source: extra/policy/Z_NODES.yaml
 // source: extra/policy/Z_POST.yaml
 // source: extra/policy/Z_PROV.yaml
 // source: extra/policy/Z_REJECTS.yaml
 // source: extra/policy/Z_REPEAT.yaml
 // source: extra/policy/Z_SCOPE.yaml
+// source: extra/policy/Z_TENANT.yaml
 // source: extra/policy/Z_TOOL_BURST.yaml
+// source: extra/policy/Z_URL.yaml
 // source: extra/policy/Z_WATCH.yaml
 // source: extra/policy/Z_WEEKEND.yaml
 // source: extra/policy/Z_WINDOW.yaml
@@ -49,7 +53,7 @@ const _ = lycaon.CatalogIs_c780cfd0
 const Name = "base+extra"
 
 // Digest identifies the rule sources of the set and its catalog (spec 10).
-const Digest = "sha256:bd2fe52a15f5288ff9ccb7a825376e040b961437c88cfbd2415c7aed2b268756"
+const Digest = "sha256:2e818c419fddb742acb430452330fb8e6c63501e50aa1214f04baca41749131b"
 
 // Evaluator evaluates occurrences against the compiled rules, with the Env
 // New bound. It is safe for concurrent use.
@@ -219,40 +223,48 @@ func (ev *Evaluator) CounterKey(rule string, c runtime.Counter) (runtime.Counter
 		return runtime.CounterKey{Slot: 1, Rule: "A_RM_RF", Counter: c}, true
 	case "A_TALLY":
 		return runtime.CounterKey{Slot: 2, Rule: "A_TALLY", Counter: c}, true
+	case "Z_BATCH":
+		return runtime.CounterKey{Slot: 3, Rule: "Z_BATCH", Counter: c}, true
 	case "Z_BURST":
-		return runtime.CounterKey{Slot: 3, Rule: "Z_BURST", Counter: c}, true
+		return runtime.CounterKey{Slot: 4, Rule: "Z_BURST", Counter: c}, true
 	case "Z_COUNT":
-		return runtime.CounterKey{Slot: 4, Rule: "Z_COUNT", Counter: c}, true
+		return runtime.CounterKey{Slot: 5, Rule: "Z_COUNT", Counter: c}, true
 	case "Z_FINGERPRINT":
-		return runtime.CounterKey{Slot: 5, Rule: "Z_FINGERPRINT", Counter: c}, true
+		return runtime.CounterKey{Slot: 6, Rule: "Z_FINGERPRINT", Counter: c}, true
 	case "Z_FORCE_PUSH":
-		return runtime.CounterKey{Slot: 6, Rule: "Z_FORCE_PUSH", Counter: c}, true
+		return runtime.CounterKey{Slot: 7, Rule: "Z_FORCE_PUSH", Counter: c}, true
 	case "Z_HOURS":
-		return runtime.CounterKey{Slot: 7, Rule: "Z_HOURS", Counter: c}, true
+		return runtime.CounterKey{Slot: 8, Rule: "Z_HOURS", Counter: c}, true
+	case "Z_NODES":
+		return runtime.CounterKey{Slot: 9, Rule: "Z_NODES", Counter: c}, true
 	case "Z_PROV":
-		return runtime.CounterKey{Slot: 8, Rule: "Z_PROV", Counter: c}, true
+		return runtime.CounterKey{Slot: 10, Rule: "Z_PROV", Counter: c}, true
 	case "Z_REJECTS":
-		return runtime.CounterKey{Slot: 9, Rule: "Z_REJECTS", Counter: c}, true
+		return runtime.CounterKey{Slot: 11, Rule: "Z_REJECTS", Counter: c}, true
 	case "Z_SCOPE":
-		return runtime.CounterKey{Slot: 10, Rule: "Z_SCOPE", Counter: c}, true
+		return runtime.CounterKey{Slot: 12, Rule: "Z_SCOPE", Counter: c}, true
+	case "Z_TENANT":
+		return runtime.CounterKey{Slot: 13, Rule: "Z_TENANT", Counter: c}, true
 	case "Z_TOOL_BURST":
-		return runtime.CounterKey{Slot: 11, Rule: "Z_TOOL_BURST", Counter: c}, true
+		return runtime.CounterKey{Slot: 14, Rule: "Z_TOOL_BURST", Counter: c}, true
+	case "Z_URL":
+		return runtime.CounterKey{Slot: 15, Rule: "Z_URL", Counter: c}, true
 	case "Z_WATCH":
-		return runtime.CounterKey{Slot: 12, Rule: "Z_WATCH", Counter: c}, true
+		return runtime.CounterKey{Slot: 16, Rule: "Z_WATCH", Counter: c}, true
 	case "Z_WEEKEND":
-		return runtime.CounterKey{Slot: 13, Rule: "Z_WEEKEND", Counter: c}, true
+		return runtime.CounterKey{Slot: 17, Rule: "Z_WEEKEND", Counter: c}, true
 	case "Z_WINDOW":
-		return runtime.CounterKey{Slot: 14, Rule: "Z_WINDOW", Counter: c}, true
+		return runtime.CounterKey{Slot: 18, Rule: "Z_WINDOW", Counter: c}, true
 	case "Z_ESCALATE":
-		return runtime.CounterKey{Slot: 15, Rule: "Z_ESCALATE", Counter: c}, true
+		return runtime.CounterKey{Slot: 19, Rule: "Z_ESCALATE", Counter: c}, true
 	case "Z_FLOW":
-		return runtime.CounterKey{Slot: 16, Rule: "Z_FLOW", Counter: c}, true
+		return runtime.CounterKey{Slot: 20, Rule: "Z_FLOW", Counter: c}, true
 	case "Z_POST":
-		return runtime.CounterKey{Slot: 17, Rule: "Z_POST", Counter: c}, true
+		return runtime.CounterKey{Slot: 21, Rule: "Z_POST", Counter: c}, true
 	case "Z_REPEAT":
-		return runtime.CounterKey{Slot: 18, Rule: "Z_REPEAT", Counter: c}, true
+		return runtime.CounterKey{Slot: 22, Rule: "Z_REPEAT", Counter: c}, true
 	case "Z_INJECT":
-		return runtime.CounterKey{Slot: 19, Rule: "Z_INJECT", Counter: c}, true
+		return runtime.CounterKey{Slot: 23, Rule: "Z_INJECT", Counter: c}, true
 	default:
 		return runtime.CounterKey{}, false
 	}
@@ -422,7 +434,7 @@ func Reads(oAnchor lycaon.Anchor) runtime.Reads {
 // oContext are the entries of the rendered context (ir.Context): the enforced
 // deny-by-default codes with a title, then the titled rules that tell the agent
 // what to do, in evaluation order, tokenised when the rules were compiled.
-var oContext = [20]impl.ContextRule{
+var oContext = [24]impl.ContextRule{
 	{
 		ID:      "A_LONG",
 		Title:   "Long command",
@@ -444,6 +456,12 @@ var oContext = [20]impl.ContextRule{
 		Global: true,
 		Tags:   []string{"a", "tally"},
 		Text:   []string{"many", "calls"},
+	},
+	{
+		ID:    "Z_BATCH",
+		Title: "Read with mail in one turn",
+		Tags:  []string{"read", "file", "z", "batch"},
+		Text:  []string{"read", "with", "mail", "in", "one", "turn"},
 	},
 	{
 		ID:     "Z_BURST",
@@ -481,6 +499,13 @@ var oContext = [20]impl.ContextRule{
 		Text:   []string{"out", "of", "hours"},
 	},
 	{
+		ID:     "Z_NODES",
+		Title:  "Derived from a plain HTTP fetch",
+		Global: true,
+		Tags:   []string{"z", "nodes"},
+		Text:   []string{"derived", "from", "a", "plain", "http", "fetch"},
+	},
+	{
 		ID:    "Z_PROV",
 		Title: "Web content in mail",
 		Tags:  []string{"send", "email", "z", "prov"},
@@ -500,11 +525,24 @@ var oContext = [20]impl.ContextRule{
 		Text:   []string{"outside", "scope"},
 	},
 	{
+		ID:     "Z_TENANT",
+		Title:  "Several calls of acme",
+		Global: true,
+		Tags:   []string{"z", "tenant"},
+		Text:   []string{"several", "calls", "of", "acme"},
+	},
+	{
 		ID:     "Z_TOOL_BURST",
 		Title:  "Many bash calls",
 		Global: true,
 		Tags:   []string{"z", "tool", "burst"},
 		Text:   []string{"many", "bash", "calls"},
+	},
+	{
+		ID:    "Z_URL",
+		Title: "Plain HTTP to a.example",
+		Tags:  []string{"http", "fetch", "post", "z", "url"},
+		Text:  []string{"plain", "http", "to", "a", "example"},
 	},
 	{
 		ID:      "Z_WATCH",
@@ -571,7 +609,7 @@ func Context(hint string, k int) string {
 }
 
 // oRules are the compiled rules, by slot (evaluation order).
-var oRules = [20]impl.Rule{
+var oRules = [24]impl.Rule{
 	// A_LONG
 	{
 		Rule: runtime.Rule{
@@ -625,6 +663,22 @@ var oRules = [20]impl.Rule{
 		DetectorSlot: -1,
 		Fire:         &runtime.CounterKey{Slot: 2, Rule: "A_TALLY", Counter: runtime.Fire},
 	},
+	// Z_BATCH
+	{
+		Rule: runtime.Rule{
+			ID:     "Z_BATCH",
+			Pack:   "extra",
+			Kind:   runtime.KindPolicy,
+			Anchor: "tool.pre_invoke",
+			Effect: runtime.Block,
+			Copy: runtime.Copy{
+				Title: "Read with mail in one turn",
+			},
+		},
+		Slot:         3,
+		Profiles:     runtime.ProfileTool,
+		DetectorSlot: -1,
+	},
 	// Z_BURST
 	{
 		Rule: runtime.Rule{
@@ -637,7 +691,7 @@ var oRules = [20]impl.Rule{
 				Title: "Burst of calls",
 			},
 		},
-		Slot:         3,
+		Slot:         4,
 		DetectorSlot: -1,
 	},
 	// Z_COUNT
@@ -652,7 +706,7 @@ var oRules = [20]impl.Rule{
 				Title: "Big count",
 			},
 		},
-		Slot:         4,
+		Slot:         5,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -668,7 +722,7 @@ var oRules = [20]impl.Rule{
 				Title: "No arguments",
 			},
 		},
-		Slot:         5,
+		Slot:         6,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -685,7 +739,7 @@ var oRules = [20]impl.Rule{
 				Fix:   "Use --force-with-lease.",
 			},
 		},
-		Slot:         6,
+		Slot:         7,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -701,8 +755,24 @@ var oRules = [20]impl.Rule{
 				Title: "Out of hours",
 			},
 		},
-		Slot:         7,
+		Slot:         8,
 		Profiles:     runtime.ProfileTool,
+		DetectorSlot: -1,
+	},
+	// Z_NODES
+	{
+		Rule: runtime.Rule{
+			ID:     "Z_NODES",
+			Pack:   "extra",
+			Kind:   runtime.KindPolicy,
+			Anchor: "tool.pre_invoke",
+			Effect: runtime.Warn,
+			Copy: runtime.Copy{
+				Title: "Derived from a plain HTTP fetch",
+			},
+		},
+		Slot:         9,
+		Profiles:     runtime.ProfileProvenance,
 		DetectorSlot: -1,
 	},
 	// Z_PROV
@@ -717,7 +787,7 @@ var oRules = [20]impl.Rule{
 				Title: "Web content in mail",
 			},
 		},
-		Slot:         8,
+		Slot:         10,
 		Profiles:     runtime.ProfileProvenance | runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -733,7 +803,7 @@ var oRules = [20]impl.Rule{
 				Title: "Plain HTTP",
 			},
 		},
-		Slot:         9,
+		Slot:         11,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -750,8 +820,24 @@ var oRules = [20]impl.Rule{
 				Title: "Outside scope",
 			},
 		},
-		Slot:         10,
+		Slot:         12,
 		Profiles:     runtime.ProfileFilesystem | runtime.ProfileTool,
+		DetectorSlot: -1,
+	},
+	// Z_TENANT
+	{
+		Rule: runtime.Rule{
+			ID:     "Z_TENANT",
+			Pack:   "extra",
+			Kind:   runtime.KindPolicy,
+			Anchor: "tool.pre_invoke",
+			Effect: runtime.Nudge,
+			Copy: runtime.Copy{
+				Title: "Several calls of acme",
+			},
+		},
+		Slot:         13,
+		Profiles:     runtime.ProfileSession | runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
 	// Z_TOOL_BURST
@@ -766,7 +852,23 @@ var oRules = [20]impl.Rule{
 				Title: "Many bash calls",
 			},
 		},
-		Slot:         11,
+		Slot:         14,
+		DetectorSlot: -1,
+	},
+	// Z_URL
+	{
+		Rule: runtime.Rule{
+			ID:     "Z_URL",
+			Pack:   "extra",
+			Kind:   runtime.KindPolicy,
+			Anchor: "tool.pre_invoke",
+			Effect: runtime.Warn,
+			Copy: runtime.Copy{
+				Title: "Plain HTTP to a.example",
+			},
+		},
+		Slot:         15,
+		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
 	// Z_WATCH
@@ -782,7 +884,7 @@ var oRules = [20]impl.Rule{
 				Title: "Sudo",
 			},
 		},
-		Slot:         12,
+		Slot:         16,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -798,7 +900,7 @@ var oRules = [20]impl.Rule{
 				Title: "Saturday morning in Tokyo",
 			},
 		},
-		Slot:         13,
+		Slot:         17,
 		Profiles:     runtime.ProfileContentSafety,
 		DetectorSlot: -1,
 	},
@@ -814,7 +916,7 @@ var oRules = [20]impl.Rule{
 				Title: "Same tool again",
 			},
 		},
-		Slot:         14,
+		Slot:         18,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -830,9 +932,9 @@ var oRules = [20]impl.Rule{
 				Title: "Too many repeats",
 			},
 		},
-		Slot:         15,
+		Slot:         19,
 		DetectorSlot: -1,
-		Reset:        []runtime.CounterKey{runtime.CounterKey{Slot: 18, Rule: "Z_REPEAT", Counter: runtime.Breaker}},
+		Reset:        []runtime.CounterKey{runtime.CounterKey{Slot: 22, Rule: "Z_REPEAT", Counter: runtime.Breaker}},
 	},
 	// Z_FLOW
 	{
@@ -846,7 +948,7 @@ var oRules = [20]impl.Rule{
 				Title: "Read then post",
 			},
 		},
-		Slot:         16,
+		Slot:         20,
 		Profiles:     runtime.ProfileTool,
 		DetectorSlot: -1,
 	},
@@ -862,7 +964,7 @@ var oRules = [20]impl.Rule{
 				Title: "Blocked before",
 			},
 		},
-		Slot:         17,
+		Slot:         21,
 		DetectorSlot: -1,
 		Reset:        []runtime.CounterKey{runtime.CounterKey{Slot: 2, Rule: "A_TALLY", Counter: runtime.Fire}},
 	},
@@ -878,10 +980,10 @@ var oRules = [20]impl.Rule{
 				Title: "Same call again",
 			},
 		},
-		Slot:         18,
+		Slot:         22,
 		DetectorSlot: -1,
-		Breaker:      &runtime.CounterKey{Slot: 18, Rule: "Z_REPEAT", Counter: runtime.Breaker},
-		Increment:    []runtime.CounterKey{runtime.CounterKey{Slot: 18, Rule: "Z_REPEAT", Counter: runtime.Breaker}},
+		Breaker:      &runtime.CounterKey{Slot: 22, Rule: "Z_REPEAT", Counter: runtime.Breaker},
+		Increment:    []runtime.CounterKey{runtime.CounterKey{Slot: 22, Rule: "Z_REPEAT", Counter: runtime.Breaker}},
 	},
 	// Z_INJECT
 	{
@@ -895,7 +997,7 @@ var oRules = [20]impl.Rule{
 				Title: "Injection",
 			},
 		},
-		Slot:         19,
+		Slot:         23,
 		Profiles:     runtime.ProfileContentSafety,
 		Detector:     "inj.v1",
 		DetectorSlot: 0,
@@ -947,10 +1049,11 @@ var (
 		Resume: [3]uint16{34, 34, 34},
 	}
 	oGuard_Z_HOURS_1     = &impl.TypeDesc{Kind: impl.TypeString}
+	oGuard_Z_NODES_1     = &impl.TypeDesc{Kind: impl.TypeString}
 	oGuard_Z_WINDOW_1    = &impl.TypeDesc{Kind: impl.TypeInt}
 	oSnap_ToolPostInvoke = [1]runtime.CounterKey{runtime.CounterKey{Slot: 2, Rule: "A_TALLY", Counter: runtime.Fire}}
 	oCodes_ToolPreInvoke = [1]string{"Z_REJECTS"}
-	oSnap_ToolPreInvoke  = [3]runtime.CounterKey{runtime.CounterKey{Slot: 18, Rule: "Z_REPEAT", Counter: runtime.Breaker}, runtime.CounterKey{Slot: 0, Rule: "A_LONG", Counter: runtime.Breaker}, runtime.CounterKey{Slot: 1, Rule: "A_RM_RF", Counter: runtime.Fire}}
+	oSnap_ToolPreInvoke  = [3]runtime.CounterKey{runtime.CounterKey{Slot: 22, Rule: "Z_REPEAT", Counter: runtime.Breaker}, runtime.CounterKey{Slot: 0, Rule: "A_LONG", Counter: runtime.Breaker}, runtime.CounterKey{Slot: 1, Rule: "A_RM_RF", Counter: runtime.Fire}}
 	oReads_ContentInput  = runtime.Reads{
 		Facts:      []string{"prompt_injection_score"},
 		Validators: []string{"inj.v1"},
@@ -973,7 +1076,7 @@ var (
 //
 //	content.startsWith("ignore") || local_weekday("UTC") == 6 && local_hour("Asia/Tokyo") < 12 && content.size() < 6
 func oRule_Z_WEEKEND(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(13) {
+	if !oX.Enter(17) {
 		return false, runtime.Err{}
 	}
 	if oT1 := oX.Supplied(runtime.ProfileContentSafety); oT1.Kind != 0 {
@@ -1052,14 +1155,14 @@ func oRule_Z_WEEKEND(oX *oExec) (bool, runtime.Err) {
 //
 //	prompt_injection_score > 0.5
 func oRule_Z_INJECT(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(19) {
+	if !oX.Enter(23) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
 	if oT1 := oX.Supplied(runtime.ProfileContentSafety); oT1.Kind != 0 {
 		return false, oT1
 	}
-	oD, oT2 := impl.Detect(&oX.Exec, &oRules[19], oX.ev.validators[0], oX.occ)
+	oD, oT2 := impl.Detect(&oX.Exec, &oRules[23], oX.ev.validators[0], oX.occ)
 	if oT2.Kind != 0 {
 		return false, oT2
 	}
@@ -1090,7 +1193,7 @@ func oRule_A_TALLY(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_calls_within("bash", 120) >= 2
 func oRule_Z_TOOL_BURST(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(11) {
+	if !oX.Enter(14) {
 		return false, runtime.Err{}
 	}
 	oT1, oT2 := oX.ToolCallsWithin("bash", int64(120))
@@ -1105,7 +1208,7 @@ func oRule_Z_TOOL_BURST(oX *oExec) (bool, runtime.Err) {
 //
 //	lycaon.same_code_reject_run >= 1
 func oRule_Z_POST(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(17) {
+	if !oX.Enter(21) {
 		return false, runtime.Err{}
 	}
 	oT1, oT2 := oX.KeptFact(runtime.KeptSameCodeRejectRun)
@@ -1167,12 +1270,41 @@ func oRule_A_RM_RF(oX *oExec) (bool, runtime.Err) {
 	return strings.Contains(oT4, "rm -rf /"), runtime.Err{}
 }
 
+// oRule_Z_BATCH evaluates rule Z_BATCH (policy, pack extra).
+// when:
+//
+//	"send_email" in batch_tools
+func oRule_Z_BATCH(oX *oExec) (bool, runtime.Err) {
+	if !oX.Enter(3) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	var oT1 runtime.Err
+	if oT2 := oX.Supplied(runtime.ProfileTool); oT2.Kind != 0 {
+		if oT1.Kind == 0 {
+			oT1 = oT2
+		}
+	} else {
+		if oF.Tool != "read_file" {
+			return false, runtime.Err{}
+		}
+	}
+	if oT1.Kind != 0 {
+		return false, oT1
+	}
+	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
+		return false, oT3
+	}
+	oT4 := oX.BatchTools()
+	return impl.InStrings("send_email", oT4), runtime.Err{}
+}
+
 // oRule_Z_BURST evaluates rule Z_BURST (policy, pack extra).
 // when:
 //
 //	calls_within(86400) >= 4 && calls_within(60) >= 3
 func oRule_Z_BURST(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(3) {
+	if !oX.Enter(4) {
 		return false, runtime.Err{}
 	}
 	oT9 := true
@@ -1220,7 +1352,7 @@ func oRule_Z_BURST(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_args.count > 3
 func oRule_Z_COUNT(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(4) {
+	if !oX.Enter(5) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -1253,7 +1385,7 @@ func oRule_Z_COUNT(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_args_fingerprint == "44136fa355b3678a"
 func oRule_Z_FINGERPRINT(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(5) {
+	if !oX.Enter(6) {
 		return false, runtime.Err{}
 	}
 	if oT1 := oX.Supplied(runtime.ProfileTool); oT1.Kind != 0 {
@@ -1271,7 +1403,7 @@ func oRule_Z_FINGERPRINT(oX *oExec) (bool, runtime.Err) {
 //
 //	tool_arg_string("command").matches("git push.*--force")
 func oRule_Z_FORCE_PUSH(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(6) {
+	if !oX.Enter(7) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -1305,7 +1437,7 @@ func oRule_Z_FORCE_PUSH(oX *oExec) (bool, runtime.Err) {
 //
 //	has(tool_args.zone) && (local_hour(tool_args.zone) >= 22 || local_weekday(tool_args.zone) == 0)
 func oRule_Z_HOURS(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(7) {
+	if !oX.Enter(8) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -1405,12 +1537,129 @@ func oRule_Z_HOURS(oX *oExec) (bool, runtime.Err) {
 	return oT27, runtime.Err{}
 }
 
+// oRule_Z_NODES evaluates rule Z_NODES (policy, pack extra).
+// when:
+//
+//	provenance_nodes.exists(n, n.tool == "http_fetch" && n.args.url.startsWith("http:") && !n.input)
+func oRule_Z_NODES(oX *oExec) (bool, runtime.Err) {
+	if !oX.Enter(9) {
+		return false, runtime.Err{}
+	}
+	if oT1 := oX.Supplied(runtime.ProfileProvenance); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2, oT3 := oX.ProvenanceNodes()
+	if oT3.Kind != 0 {
+		return false, oT3
+	}
+	oT4 := false
+	var oT5 runtime.Err
+	for _, oV_n := range oT2 {
+		_ = oV_n
+		oT32, oT33 := func() (bool, runtime.Err) {
+			oT30 := true
+			var oT31 runtime.Err
+			if oT30 {
+				oT10, oT11 := func() (bool, runtime.Err) {
+					oT6, oT7 := oV_n["tool"]
+					if !oT7 {
+						return false, impl.NoSuchKey("tool")
+					}
+					oT8, oT9 := impl.Read(oT6)
+					if oT9.Kind != 0 {
+						return false, oT9
+					}
+					return impl.EqualDynString(oT8, "http_fetch"), runtime.Err{}
+				}()
+				if oT11.Kind != 0 {
+					if oT31.Kind == 0 {
+						oT31 = oT11
+					}
+				} else if !oT10 {
+					oT30 = false
+				}
+			}
+			if oT30 {
+				oT20, oT21 := func() (bool, runtime.Err) {
+					oT12, oT13 := oV_n["args"]
+					if !oT13 {
+						return false, impl.NoSuchKey("args")
+					}
+					oT14, oT15 := impl.Read(oT12)
+					if oT15.Kind != 0 {
+						return false, oT15
+					}
+					oT16, oT17 := impl.SelectDyn(oT14, "url")
+					if oT17.Kind != 0 {
+						return false, oT17
+					}
+					if !impl.Assignable(oT16, oGuard_Z_NODES_1) {
+						return false, impl.NoSuchOverload("startsWith")
+					}
+					oT18, oT19 := impl.AsString(oT16)
+					if oT19.Kind != 0 {
+						return false, oT19
+					}
+					return strings.HasPrefix(oT18, "http:"), runtime.Err{}
+				}()
+				if oT21.Kind != 0 {
+					if oT31.Kind == 0 {
+						oT31 = oT21
+					}
+				} else if !oT20 {
+					oT30 = false
+				}
+			}
+			if oT30 {
+				oT28, oT29 := func() (bool, runtime.Err) {
+					oT22, oT23 := oV_n["input"]
+					if !oT23 {
+						return false, impl.NoSuchKey("input")
+					}
+					oT24, oT25 := impl.Read(oT22)
+					if oT25.Kind != 0 {
+						return false, oT25
+					}
+					oT26, oT27 := impl.NotDyn(oT24)
+					if oT27.Kind != 0 {
+						return false, oT27
+					}
+					return oT26, runtime.Err{}
+				}()
+				if oT29.Kind != 0 {
+					if oT31.Kind == 0 {
+						oT31 = oT29
+					}
+				} else if !oT28 {
+					oT30 = false
+				}
+			}
+			if oT30 && oT31.Kind != 0 {
+				return false, oT31
+			}
+			return oT30, runtime.Err{}
+		}()
+		if oT33.Kind != 0 {
+			if oT5.Kind == 0 {
+				oT5 = oT33
+			}
+		} else if oT32 {
+			oT4 = true
+			break
+		}
+	}
+	if !oT4 && oT5.Kind != 0 {
+		return false, oT5
+	}
+	return oT4, runtime.Err{}
+}
+
 // oRule_Z_PROV evaluates rule Z_PROV (policy, pack extra).
 // when:
 //
 //	"web" in provenance_origins
 func oRule_Z_PROV(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(8) {
+	if !oX.Enter(10) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -1442,7 +1691,7 @@ func oRule_Z_PROV(oX *oExec) (bool, runtime.Err) {
 //
 //	lycaon.code_reject_total < 2 && tool_arg_string("url").startsWith("http:")
 func oRule_Z_REJECTS(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(9) {
+	if !oX.Enter(11) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -1507,7 +1756,7 @@ func oRule_Z_REJECTS(oX *oExec) (bool, runtime.Err) {
 //
 //	path_outside_scope(tool)
 func oRule_Z_SCOPE(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(10) {
+	if !oX.Enter(12) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -1521,12 +1770,128 @@ func oRule_Z_SCOPE(oX *oExec) (bool, runtime.Err) {
 	return oT2, runtime.Err{}
 }
 
+// oRule_Z_TENANT evaluates rule Z_TENANT (policy, pack extra).
+// when:
+//
+//	tenant == "acme" && size(batch_tools) > 1
+func oRule_Z_TENANT(oX *oExec) (bool, runtime.Err) {
+	if !oX.Enter(13) {
+		return false, runtime.Err{}
+	}
+	if oT1 := oX.Supplied(runtime.ProfileSession | runtime.ProfileTool); oT1.Kind != 0 {
+		return false, oT1
+	}
+	oT2 := oX.S.Tenant()
+	oT5 := (oT2 == "acme")
+	if oT5 {
+		oT3 := oX.BatchTools()
+		oT4 := int64(len(oT3))
+		oT5 = (oT4 > int64(1))
+	}
+	return oT5, runtime.Err{}
+}
+
+// oRule_Z_URL evaluates rule Z_URL (policy, pack extra).
+// when:
+//
+//	url_host(tool_arg_string("url")) == "a.example" && url_scheme(tool_arg_string("url")) == "http" && url_port(tool_arg_string("url")) == 80
+func oRule_Z_URL(oX *oExec) (bool, runtime.Err) {
+	if !oX.Enter(15) {
+		return false, runtime.Err{}
+	}
+	oF := oX.F
+	var oT1 runtime.Err
+	if oT2 := oX.Supplied(runtime.ProfileTool); oT2.Kind != 0 {
+		if oT1.Kind == 0 {
+			oT1 = oT2
+		}
+	} else {
+		switch oF.Tool {
+		case "http_fetch", "http_post":
+		default:
+			return false, runtime.Err{}
+		}
+	}
+	if oT1.Kind != 0 {
+		return false, oT1
+	}
+	if oT3 := oX.Supplied(runtime.ProfileTool); oT3.Kind != 0 {
+		return false, oT3
+	}
+	oT22 := true
+	var oT23 runtime.Err
+	if oT22 {
+		oT8, oT9 := func() (bool, runtime.Err) {
+			oT4, oT5 := impl.ToolArgString(oF.ToolArgs, "url")
+			if oT5.Kind != 0 {
+				return false, oT5
+			}
+			oT6, oT7 := impl.URLHost(oT4)
+			if oT7.Kind != 0 {
+				return false, oT7
+			}
+			return (oT6 == "a.example"), runtime.Err{}
+		}()
+		if oT9.Kind != 0 {
+			if oT23.Kind == 0 {
+				oT23 = oT9
+			}
+		} else if !oT8 {
+			oT22 = false
+		}
+	}
+	if oT22 {
+		oT14, oT15 := func() (bool, runtime.Err) {
+			oT10, oT11 := impl.ToolArgString(oF.ToolArgs, "url")
+			if oT11.Kind != 0 {
+				return false, oT11
+			}
+			oT12, oT13 := impl.URLScheme(oT10)
+			if oT13.Kind != 0 {
+				return false, oT13
+			}
+			return (oT12 == "http"), runtime.Err{}
+		}()
+		if oT15.Kind != 0 {
+			if oT23.Kind == 0 {
+				oT23 = oT15
+			}
+		} else if !oT14 {
+			oT22 = false
+		}
+	}
+	if oT22 {
+		oT20, oT21 := func() (bool, runtime.Err) {
+			oT16, oT17 := impl.ToolArgString(oF.ToolArgs, "url")
+			if oT17.Kind != 0 {
+				return false, oT17
+			}
+			oT18, oT19 := impl.URLPort(oT16)
+			if oT19.Kind != 0 {
+				return false, oT19
+			}
+			return (oT18 == int64(80)), runtime.Err{}
+		}()
+		if oT21.Kind != 0 {
+			if oT23.Kind == 0 {
+				oT23 = oT21
+			}
+		} else if !oT20 {
+			oT22 = false
+		}
+	}
+	if oT22 && oT23.Kind != 0 {
+		return false, oT23
+	}
+	return oT22, runtime.Err{}
+}
+
 // oRule_Z_WATCH evaluates rule Z_WATCH (policy, pack extra).
 // when:
 //
 //	tool_arg_string("command").startsWith("sudo")
 func oRule_Z_WATCH(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(12) {
+	if !oX.Enter(16) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -1558,7 +1923,7 @@ func oRule_Z_WATCH(oX *oExec) (bool, runtime.Err) {
 //
 //	has(tool_args.count) && tool_calls_within(tool, tool_args.count * 10) >= 2
 func oRule_Z_WINDOW(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(14) {
+	if !oX.Enter(18) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -1619,7 +1984,7 @@ func oRule_Z_WINDOW(oX *oExec) (bool, runtime.Err) {
 //
 //	breaker_count_of("Z_REPEAT") >= 2 || breaker_count_of("A_LONG") >= 3 || fire_count_of("A_RM_RF") >= 1
 func oRule_Z_ESCALATE(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(15) {
+	if !oX.Enter(19) {
 		return false, runtime.Err{}
 	}
 	oT13 := false
@@ -1701,7 +2066,7 @@ func oFlow_Z_FLOW(names []string) bool {
 
 // oRule_Z_FLOW evaluates rule Z_FLOW (invariant, pack extra).
 func oRule_Z_FLOW(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(16) {
+	if !oX.Enter(20) {
 		return false, runtime.Err{}
 	}
 	oF := oX.F
@@ -1736,7 +2101,7 @@ func oRule_Z_FLOW(oX *oExec) (bool, runtime.Err) {
 //
 //	lycaon.repeat_count >= 1
 func oRule_Z_REPEAT(oX *oExec) (bool, runtime.Err) {
-	if !oX.Enter(18) {
+	if !oX.Enter(22) {
 		return false, runtime.Err{}
 	}
 	oT1, oT2 := oX.KeptFact(runtime.KeptRepeatCount)
@@ -1820,10 +2185,10 @@ func oRun_ContentInput(oX *oExec) (oAgain bool) {
 
 // oAnchor_ContentInput calls the rules at "content.input" in order.
 func oAnchor_ContentInput(oX *oExec) {
-	if oFired, oErr := oRule_Z_WEEKEND(oX); (oFired || oErr.Kind != 0) && oX.Done(13, oFired, oErr) {
+	if oFired, oErr := oRule_Z_WEEKEND(oX); (oFired || oErr.Kind != 0) && oX.Done(17, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_Z_INJECT(oX); (oFired || oErr.Kind != 0) && oX.Done(19, oFired, oErr) {
+	if oFired, oErr := oRule_Z_INJECT(oX); (oFired || oErr.Kind != 0) && oX.Done(23, oFired, oErr) {
 		return
 	}
 }
@@ -1912,20 +2277,20 @@ func oAnchor_ToolPostInvoke(oX *oExec) {
 	if oFired, oErr := oRule_A_TALLY(oX); (oFired || oErr.Kind != 0) && oX.Done(2, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_Z_TOOL_BURST(oX); (oFired || oErr.Kind != 0) && oX.Done(11, oFired, oErr) {
+	if oFired, oErr := oRule_Z_TOOL_BURST(oX); (oFired || oErr.Kind != 0) && oX.Done(14, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_Z_POST(oX); (oFired || oErr.Kind != 0) && oX.Done(17, oFired, oErr) {
+	if oFired, oErr := oRule_Z_POST(oX); (oFired || oErr.Kind != 0) && oX.Done(21, oFired, oErr) {
 		return
 	}
 }
 
 // oState_ToolPreInvoke is the state of an evaluation at "tool.pre_invoke": the exec, and buffers sized for the
-// anchor's rules (room for 3 counters, 0 validator answers, 15 firings).
+// anchor's rules (room for 3 counters, 0 validator answers, 19 firings).
 type oState_ToolPreInvoke struct {
 	oExec
 	oSnap  [3]int64
-	oFired [15]int32
+	oFired [19]int32
 }
 
 // oEval_ToolPreInvoke evaluates an occurrence at "tool.pre_invoke".
@@ -2010,186 +2375,265 @@ func oAnchor_ToolPreInvoke(oX *oExec) {
 			if oFired, oErr := oRule_A_RM_RF(oX); (oFired || oErr.Kind != 0) && oX.Done(1, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_Z_BURST(oX); (oFired || oErr.Kind != 0) && oX.Done(3, oFired, oErr) {
+			if oFired, oErr := oRule_Z_BURST(oX); (oFired || oErr.Kind != 0) && oX.Done(4, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_Z_COUNT(oX); (oFired || oErr.Kind != 0) && oX.Done(4, oFired, oErr) {
+			if oFired, oErr := oRule_Z_COUNT(oX); (oFired || oErr.Kind != 0) && oX.Done(5, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_Z_FINGERPRINT(oX); (oFired || oErr.Kind != 0) && oX.Done(5, oFired, oErr) {
+			if oFired, oErr := oRule_Z_FINGERPRINT(oX); (oFired || oErr.Kind != 0) && oX.Done(6, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_Z_FORCE_PUSH(oX); (oFired || oErr.Kind != 0) && oX.Done(6, oFired, oErr) {
+			if oFired, oErr := oRule_Z_FORCE_PUSH(oX); (oFired || oErr.Kind != 0) && oX.Done(7, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_Z_HOURS(oX); (oFired || oErr.Kind != 0) && oX.Done(7, oFired, oErr) {
+			if oFired, oErr := oRule_Z_HOURS(oX); (oFired || oErr.Kind != 0) && oX.Done(8, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_Z_SCOPE(oX); (oFired || oErr.Kind != 0) && oX.Done(10, oFired, oErr) {
+			if oFired, oErr := oRule_Z_NODES(oX); (oFired || oErr.Kind != 0) && oX.Done(9, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_Z_WATCH(oX); (oFired || oErr.Kind != 0) && oX.Done(12, oFired, oErr) {
+			if oFired, oErr := oRule_Z_SCOPE(oX); (oFired || oErr.Kind != 0) && oX.Done(12, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_Z_WINDOW(oX); (oFired || oErr.Kind != 0) && oX.Done(14, oFired, oErr) {
+			if oFired, oErr := oRule_Z_TENANT(oX); (oFired || oErr.Kind != 0) && oX.Done(13, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_Z_ESCALATE(oX); (oFired || oErr.Kind != 0) && oX.Done(15, oFired, oErr) {
+			if oFired, oErr := oRule_Z_WATCH(oX); (oFired || oErr.Kind != 0) && oX.Done(16, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_Z_REPEAT(oX); (oFired || oErr.Kind != 0) && oX.Done(18, oFired, oErr) {
+			if oFired, oErr := oRule_Z_WINDOW(oX); (oFired || oErr.Kind != 0) && oX.Done(18, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_Z_ESCALATE(oX); (oFired || oErr.Kind != 0) && oX.Done(19, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_Z_REPEAT(oX); (oFired || oErr.Kind != 0) && oX.Done(22, oFired, oErr) {
 				return
 			}
 		case "git":
 			if oFired, oErr := oRule_A_LONG(oX); (oFired || oErr.Kind != 0) && oX.Done(0, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_Z_BURST(oX); (oFired || oErr.Kind != 0) && oX.Done(3, oFired, oErr) {
+			if oFired, oErr := oRule_Z_BURST(oX); (oFired || oErr.Kind != 0) && oX.Done(4, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_Z_COUNT(oX); (oFired || oErr.Kind != 0) && oX.Done(4, oFired, oErr) {
+			if oFired, oErr := oRule_Z_COUNT(oX); (oFired || oErr.Kind != 0) && oX.Done(5, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_Z_FINGERPRINT(oX); (oFired || oErr.Kind != 0) && oX.Done(5, oFired, oErr) {
+			if oFired, oErr := oRule_Z_FINGERPRINT(oX); (oFired || oErr.Kind != 0) && oX.Done(6, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_Z_FORCE_PUSH(oX); (oFired || oErr.Kind != 0) && oX.Done(6, oFired, oErr) {
+			if oFired, oErr := oRule_Z_FORCE_PUSH(oX); (oFired || oErr.Kind != 0) && oX.Done(7, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_Z_HOURS(oX); (oFired || oErr.Kind != 0) && oX.Done(7, oFired, oErr) {
+			if oFired, oErr := oRule_Z_HOURS(oX); (oFired || oErr.Kind != 0) && oX.Done(8, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_Z_SCOPE(oX); (oFired || oErr.Kind != 0) && oX.Done(10, oFired, oErr) {
+			if oFired, oErr := oRule_Z_NODES(oX); (oFired || oErr.Kind != 0) && oX.Done(9, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_Z_WINDOW(oX); (oFired || oErr.Kind != 0) && oX.Done(14, oFired, oErr) {
+			if oFired, oErr := oRule_Z_SCOPE(oX); (oFired || oErr.Kind != 0) && oX.Done(12, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_Z_ESCALATE(oX); (oFired || oErr.Kind != 0) && oX.Done(15, oFired, oErr) {
+			if oFired, oErr := oRule_Z_TENANT(oX); (oFired || oErr.Kind != 0) && oX.Done(13, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_Z_REPEAT(oX); (oFired || oErr.Kind != 0) && oX.Done(18, oFired, oErr) {
+			if oFired, oErr := oRule_Z_WINDOW(oX); (oFired || oErr.Kind != 0) && oX.Done(18, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_Z_ESCALATE(oX); (oFired || oErr.Kind != 0) && oX.Done(19, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_Z_REPEAT(oX); (oFired || oErr.Kind != 0) && oX.Done(22, oFired, oErr) {
 				return
 			}
 		case "http_fetch":
 			if oFired, oErr := oRule_A_LONG(oX); (oFired || oErr.Kind != 0) && oX.Done(0, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_Z_BURST(oX); (oFired || oErr.Kind != 0) && oX.Done(3, oFired, oErr) {
+			if oFired, oErr := oRule_Z_BURST(oX); (oFired || oErr.Kind != 0) && oX.Done(4, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_Z_COUNT(oX); (oFired || oErr.Kind != 0) && oX.Done(4, oFired, oErr) {
+			if oFired, oErr := oRule_Z_COUNT(oX); (oFired || oErr.Kind != 0) && oX.Done(5, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_Z_FINGERPRINT(oX); (oFired || oErr.Kind != 0) && oX.Done(5, oFired, oErr) {
+			if oFired, oErr := oRule_Z_FINGERPRINT(oX); (oFired || oErr.Kind != 0) && oX.Done(6, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_Z_HOURS(oX); (oFired || oErr.Kind != 0) && oX.Done(7, oFired, oErr) {
+			if oFired, oErr := oRule_Z_HOURS(oX); (oFired || oErr.Kind != 0) && oX.Done(8, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_Z_REJECTS(oX); (oFired || oErr.Kind != 0) && oX.Done(9, oFired, oErr) {
+			if oFired, oErr := oRule_Z_NODES(oX); (oFired || oErr.Kind != 0) && oX.Done(9, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_Z_SCOPE(oX); (oFired || oErr.Kind != 0) && oX.Done(10, oFired, oErr) {
+			if oFired, oErr := oRule_Z_REJECTS(oX); (oFired || oErr.Kind != 0) && oX.Done(11, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_Z_WINDOW(oX); (oFired || oErr.Kind != 0) && oX.Done(14, oFired, oErr) {
+			if oFired, oErr := oRule_Z_SCOPE(oX); (oFired || oErr.Kind != 0) && oX.Done(12, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_Z_ESCALATE(oX); (oFired || oErr.Kind != 0) && oX.Done(15, oFired, oErr) {
+			if oFired, oErr := oRule_Z_TENANT(oX); (oFired || oErr.Kind != 0) && oX.Done(13, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_Z_REPEAT(oX); (oFired || oErr.Kind != 0) && oX.Done(18, oFired, oErr) {
+			if oFired, oErr := oRule_Z_URL(oX); (oFired || oErr.Kind != 0) && oX.Done(15, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_Z_WINDOW(oX); (oFired || oErr.Kind != 0) && oX.Done(18, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_Z_ESCALATE(oX); (oFired || oErr.Kind != 0) && oX.Done(19, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_Z_REPEAT(oX); (oFired || oErr.Kind != 0) && oX.Done(22, oFired, oErr) {
 				return
 			}
 		case "http_post":
 			if oFired, oErr := oRule_A_LONG(oX); (oFired || oErr.Kind != 0) && oX.Done(0, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_Z_BURST(oX); (oFired || oErr.Kind != 0) && oX.Done(3, oFired, oErr) {
+			if oFired, oErr := oRule_Z_BURST(oX); (oFired || oErr.Kind != 0) && oX.Done(4, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_Z_COUNT(oX); (oFired || oErr.Kind != 0) && oX.Done(4, oFired, oErr) {
+			if oFired, oErr := oRule_Z_COUNT(oX); (oFired || oErr.Kind != 0) && oX.Done(5, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_Z_FINGERPRINT(oX); (oFired || oErr.Kind != 0) && oX.Done(5, oFired, oErr) {
+			if oFired, oErr := oRule_Z_FINGERPRINT(oX); (oFired || oErr.Kind != 0) && oX.Done(6, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_Z_HOURS(oX); (oFired || oErr.Kind != 0) && oX.Done(7, oFired, oErr) {
+			if oFired, oErr := oRule_Z_HOURS(oX); (oFired || oErr.Kind != 0) && oX.Done(8, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_Z_SCOPE(oX); (oFired || oErr.Kind != 0) && oX.Done(10, oFired, oErr) {
+			if oFired, oErr := oRule_Z_NODES(oX); (oFired || oErr.Kind != 0) && oX.Done(9, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_Z_WINDOW(oX); (oFired || oErr.Kind != 0) && oX.Done(14, oFired, oErr) {
+			if oFired, oErr := oRule_Z_SCOPE(oX); (oFired || oErr.Kind != 0) && oX.Done(12, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_Z_ESCALATE(oX); (oFired || oErr.Kind != 0) && oX.Done(15, oFired, oErr) {
+			if oFired, oErr := oRule_Z_TENANT(oX); (oFired || oErr.Kind != 0) && oX.Done(13, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_Z_FLOW(oX); (oFired || oErr.Kind != 0) && oX.Done(16, oFired, oErr) {
+			if oFired, oErr := oRule_Z_URL(oX); (oFired || oErr.Kind != 0) && oX.Done(15, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_Z_REPEAT(oX); (oFired || oErr.Kind != 0) && oX.Done(18, oFired, oErr) {
+			if oFired, oErr := oRule_Z_WINDOW(oX); (oFired || oErr.Kind != 0) && oX.Done(18, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_Z_ESCALATE(oX); (oFired || oErr.Kind != 0) && oX.Done(19, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_Z_FLOW(oX); (oFired || oErr.Kind != 0) && oX.Done(20, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_Z_REPEAT(oX); (oFired || oErr.Kind != 0) && oX.Done(22, oFired, oErr) {
+				return
+			}
+		case "read_file":
+			if oFired, oErr := oRule_A_LONG(oX); (oFired || oErr.Kind != 0) && oX.Done(0, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_Z_BATCH(oX); (oFired || oErr.Kind != 0) && oX.Done(3, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_Z_BURST(oX); (oFired || oErr.Kind != 0) && oX.Done(4, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_Z_COUNT(oX); (oFired || oErr.Kind != 0) && oX.Done(5, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_Z_FINGERPRINT(oX); (oFired || oErr.Kind != 0) && oX.Done(6, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_Z_HOURS(oX); (oFired || oErr.Kind != 0) && oX.Done(8, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_Z_NODES(oX); (oFired || oErr.Kind != 0) && oX.Done(9, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_Z_SCOPE(oX); (oFired || oErr.Kind != 0) && oX.Done(12, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_Z_TENANT(oX); (oFired || oErr.Kind != 0) && oX.Done(13, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_Z_WINDOW(oX); (oFired || oErr.Kind != 0) && oX.Done(18, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_Z_ESCALATE(oX); (oFired || oErr.Kind != 0) && oX.Done(19, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_Z_REPEAT(oX); (oFired || oErr.Kind != 0) && oX.Done(22, oFired, oErr) {
 				return
 			}
 		case "send_email":
 			if oFired, oErr := oRule_A_LONG(oX); (oFired || oErr.Kind != 0) && oX.Done(0, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_Z_BURST(oX); (oFired || oErr.Kind != 0) && oX.Done(3, oFired, oErr) {
+			if oFired, oErr := oRule_Z_BURST(oX); (oFired || oErr.Kind != 0) && oX.Done(4, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_Z_COUNT(oX); (oFired || oErr.Kind != 0) && oX.Done(4, oFired, oErr) {
+			if oFired, oErr := oRule_Z_COUNT(oX); (oFired || oErr.Kind != 0) && oX.Done(5, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_Z_FINGERPRINT(oX); (oFired || oErr.Kind != 0) && oX.Done(5, oFired, oErr) {
+			if oFired, oErr := oRule_Z_FINGERPRINT(oX); (oFired || oErr.Kind != 0) && oX.Done(6, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_Z_HOURS(oX); (oFired || oErr.Kind != 0) && oX.Done(7, oFired, oErr) {
+			if oFired, oErr := oRule_Z_HOURS(oX); (oFired || oErr.Kind != 0) && oX.Done(8, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_Z_PROV(oX); (oFired || oErr.Kind != 0) && oX.Done(8, oFired, oErr) {
+			if oFired, oErr := oRule_Z_NODES(oX); (oFired || oErr.Kind != 0) && oX.Done(9, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_Z_SCOPE(oX); (oFired || oErr.Kind != 0) && oX.Done(10, oFired, oErr) {
+			if oFired, oErr := oRule_Z_PROV(oX); (oFired || oErr.Kind != 0) && oX.Done(10, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_Z_WINDOW(oX); (oFired || oErr.Kind != 0) && oX.Done(14, oFired, oErr) {
+			if oFired, oErr := oRule_Z_SCOPE(oX); (oFired || oErr.Kind != 0) && oX.Done(12, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_Z_ESCALATE(oX); (oFired || oErr.Kind != 0) && oX.Done(15, oFired, oErr) {
+			if oFired, oErr := oRule_Z_TENANT(oX); (oFired || oErr.Kind != 0) && oX.Done(13, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_Z_REPEAT(oX); (oFired || oErr.Kind != 0) && oX.Done(18, oFired, oErr) {
+			if oFired, oErr := oRule_Z_WINDOW(oX); (oFired || oErr.Kind != 0) && oX.Done(18, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_Z_ESCALATE(oX); (oFired || oErr.Kind != 0) && oX.Done(19, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_Z_REPEAT(oX); (oFired || oErr.Kind != 0) && oX.Done(22, oFired, oErr) {
 				return
 			}
 		default:
 			if oFired, oErr := oRule_A_LONG(oX); (oFired || oErr.Kind != 0) && oX.Done(0, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_Z_BURST(oX); (oFired || oErr.Kind != 0) && oX.Done(3, oFired, oErr) {
+			if oFired, oErr := oRule_Z_BURST(oX); (oFired || oErr.Kind != 0) && oX.Done(4, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_Z_COUNT(oX); (oFired || oErr.Kind != 0) && oX.Done(4, oFired, oErr) {
+			if oFired, oErr := oRule_Z_COUNT(oX); (oFired || oErr.Kind != 0) && oX.Done(5, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_Z_FINGERPRINT(oX); (oFired || oErr.Kind != 0) && oX.Done(5, oFired, oErr) {
+			if oFired, oErr := oRule_Z_FINGERPRINT(oX); (oFired || oErr.Kind != 0) && oX.Done(6, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_Z_HOURS(oX); (oFired || oErr.Kind != 0) && oX.Done(7, oFired, oErr) {
+			if oFired, oErr := oRule_Z_HOURS(oX); (oFired || oErr.Kind != 0) && oX.Done(8, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_Z_SCOPE(oX); (oFired || oErr.Kind != 0) && oX.Done(10, oFired, oErr) {
+			if oFired, oErr := oRule_Z_NODES(oX); (oFired || oErr.Kind != 0) && oX.Done(9, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_Z_WINDOW(oX); (oFired || oErr.Kind != 0) && oX.Done(14, oFired, oErr) {
+			if oFired, oErr := oRule_Z_SCOPE(oX); (oFired || oErr.Kind != 0) && oX.Done(12, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_Z_ESCALATE(oX); (oFired || oErr.Kind != 0) && oX.Done(15, oFired, oErr) {
+			if oFired, oErr := oRule_Z_TENANT(oX); (oFired || oErr.Kind != 0) && oX.Done(13, oFired, oErr) {
 				return
 			}
-			if oFired, oErr := oRule_Z_REPEAT(oX); (oFired || oErr.Kind != 0) && oX.Done(18, oFired, oErr) {
+			if oFired, oErr := oRule_Z_WINDOW(oX); (oFired || oErr.Kind != 0) && oX.Done(18, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_Z_ESCALATE(oX); (oFired || oErr.Kind != 0) && oX.Done(19, oFired, oErr) {
+				return
+			}
+			if oFired, oErr := oRule_Z_REPEAT(oX); (oFired || oErr.Kind != 0) && oX.Done(22, oFired, oErr) {
 				return
 			}
 		}
@@ -2201,43 +2645,55 @@ func oAnchor_ToolPreInvoke(oX *oExec) {
 	if oFired, oErr := oRule_A_RM_RF(oX); (oFired || oErr.Kind != 0) && oX.Done(1, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_Z_BURST(oX); (oFired || oErr.Kind != 0) && oX.Done(3, oFired, oErr) {
+	if oFired, oErr := oRule_Z_BATCH(oX); (oFired || oErr.Kind != 0) && oX.Done(3, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_Z_COUNT(oX); (oFired || oErr.Kind != 0) && oX.Done(4, oFired, oErr) {
+	if oFired, oErr := oRule_Z_BURST(oX); (oFired || oErr.Kind != 0) && oX.Done(4, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_Z_FINGERPRINT(oX); (oFired || oErr.Kind != 0) && oX.Done(5, oFired, oErr) {
+	if oFired, oErr := oRule_Z_COUNT(oX); (oFired || oErr.Kind != 0) && oX.Done(5, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_Z_FORCE_PUSH(oX); (oFired || oErr.Kind != 0) && oX.Done(6, oFired, oErr) {
+	if oFired, oErr := oRule_Z_FINGERPRINT(oX); (oFired || oErr.Kind != 0) && oX.Done(6, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_Z_HOURS(oX); (oFired || oErr.Kind != 0) && oX.Done(7, oFired, oErr) {
+	if oFired, oErr := oRule_Z_FORCE_PUSH(oX); (oFired || oErr.Kind != 0) && oX.Done(7, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_Z_PROV(oX); (oFired || oErr.Kind != 0) && oX.Done(8, oFired, oErr) {
+	if oFired, oErr := oRule_Z_HOURS(oX); (oFired || oErr.Kind != 0) && oX.Done(8, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_Z_REJECTS(oX); (oFired || oErr.Kind != 0) && oX.Done(9, oFired, oErr) {
+	if oFired, oErr := oRule_Z_NODES(oX); (oFired || oErr.Kind != 0) && oX.Done(9, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_Z_SCOPE(oX); (oFired || oErr.Kind != 0) && oX.Done(10, oFired, oErr) {
+	if oFired, oErr := oRule_Z_PROV(oX); (oFired || oErr.Kind != 0) && oX.Done(10, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_Z_WATCH(oX); (oFired || oErr.Kind != 0) && oX.Done(12, oFired, oErr) {
+	if oFired, oErr := oRule_Z_REJECTS(oX); (oFired || oErr.Kind != 0) && oX.Done(11, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_Z_WINDOW(oX); (oFired || oErr.Kind != 0) && oX.Done(14, oFired, oErr) {
+	if oFired, oErr := oRule_Z_SCOPE(oX); (oFired || oErr.Kind != 0) && oX.Done(12, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_Z_ESCALATE(oX); (oFired || oErr.Kind != 0) && oX.Done(15, oFired, oErr) {
+	if oFired, oErr := oRule_Z_TENANT(oX); (oFired || oErr.Kind != 0) && oX.Done(13, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_Z_FLOW(oX); (oFired || oErr.Kind != 0) && oX.Done(16, oFired, oErr) {
+	if oFired, oErr := oRule_Z_URL(oX); (oFired || oErr.Kind != 0) && oX.Done(15, oFired, oErr) {
 		return
 	}
-	if oFired, oErr := oRule_Z_REPEAT(oX); (oFired || oErr.Kind != 0) && oX.Done(18, oFired, oErr) {
+	if oFired, oErr := oRule_Z_WATCH(oX); (oFired || oErr.Kind != 0) && oX.Done(16, oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_Z_WINDOW(oX); (oFired || oErr.Kind != 0) && oX.Done(18, oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_Z_ESCALATE(oX); (oFired || oErr.Kind != 0) && oX.Done(19, oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_Z_FLOW(oX); (oFired || oErr.Kind != 0) && oX.Done(20, oFired, oErr) {
+		return
+	}
+	if oFired, oErr := oRule_Z_REPEAT(oX); (oFired || oErr.Kind != 0) && oX.Done(22, oFired, oErr) {
 		return
 	}
 }
