@@ -69,6 +69,10 @@ func (c *Conn) Begin(ctx context.Context, id json.RawMessage, name string, args 
 		k.fail(err)
 		return k
 	}
+	if err := foldedNames(m); err != nil {
+		k.fail(err)
+		return k
+	}
 	k.occ.Args = m
 	if c.g.info.Has(PreInvoke) {
 		k.eval(ctx, PreInvoke)

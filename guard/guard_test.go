@@ -488,3 +488,20 @@ func TestServerID(t *testing.T) {
 		}
 	}
 }
+
+// A call whose arguments have two names that differ only by case is
+// blocked with OAR_GUARD before it is forwarded (guard/fold.go), with
+// the names in the rejection.
+func TestFoldedArgumentNamesBlocked(t *testing.T) {
+	c := proxyConn(newGuard(t), fs)
+	k := c.Begin(context.Background(), json.RawMessage(`1`), "read_text_file", json.RawMessage(`{"path":"/a","PATH":"/etc/shadow"}`))
+	if k.Blocked() == nil || k.Code() != guard.CodeGuard {
+		t.Fatalf("not blocked with %s: code %q", guard.CodeGuard, k.Code())
+	}
+	if d := decode(t, k.Blocked()); !strings.Contains(d.Content[0].Text, `"PATH" and "path", which differ only by case`) {
+		t.Errorf("rejection %q", d.Content[0].Text)
+	}
+	if k := c.Begin(context.Background(), json.RawMessage(`2`), "read_text_file", json.RawMessage(`{"path":"/a"}`)); k.Blocked() != nil {
+		t.Errorf("a call without such names is blocked: %s", k.Blocked())
+	}
+}
