@@ -67,7 +67,8 @@ type Config struct {
 	// Notes, when not nil, receives the notes of a call's nudge firings,
 	// for the host to queue as a user-role note for the agent's next
 	// prompt (spec 5.1). Without it the notes are appended to the result
-	// as a text item, as the proxy does.
+	// as a text item, as the proxy does; so are they when it panics (the
+	// panic is recovered).
 	Notes func(ctx context.Context, notes string)
 	// Ask, when not nil, puts the question of an ask decision (spec 5.12)
 	// to a person and reports whether they approved (see
@@ -353,8 +354,8 @@ func (m *middleware) call(ctx context.Context, next mcp.MethodHandler, method st
 	}
 	opts := guard.FinishOptions{AppendNotes: m.cfg.Notes == nil}
 	defer func() {
-		if n := k.Notes(); n != "" && m.cfg.Notes != nil {
-			m.cfg.Notes(ctx, n)
+		if n := k.Notes(); n != "" && m.cfg.Notes != nil && !m.handNotes(ctx, n) {
+			res = withNotes(res, n)
 		}
 	}()
 	if k.Blocked() != nil {
@@ -481,6 +482,47 @@ func (m *middleware) list(req mcp.Request, res mcp.Result) (mcp.Result, error) {
 }
 
 // decodeResult turns the guard's result into the SDK's.
+// handNotes gives a call's notes to the host's Config.Notes; false when
+// it panicked, and the notes must reach the agent another way.
+func (m *middleware) handNotes(ctx context.Context, notes string) (ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	m.cfg.Notes(ctx, notes)
+	return true
+}
+
+// withNotes is res with notes in it as the proxy (and the middleware
+// without Config.Notes) hands them to the agent (guard.FinishOptions
+// AppendNotes): where the host's Notes panicked, so that neither the
+// notes nor the host's process are lost. A block's one text item gets
+// them first, a blank line before the rejection, so that it still ends
+// with the code's line; another result gets them as a last text item. A
+// result that is not a CallToolResult is returned as it is.
+func withNotes(res mcp.Result, notes string) mcp.Result {
+	r, ok := res.(*mcp.CallToolResult)
+	if !ok || r == nil {
+		return res
+	}
+	if t, ok := blockText(r); ok {
+		t.Text = notes + "\n\n" + t.Text
+		return r
+	}
+	r.Content = append(r.Content, &mcp.TextContent{Text: notes})
+	return r
+}
+
+// blockText is the one text item of a block result (_meta["oarc/code"]).
+func blockText(r *mcp.CallToolResult) (*mcp.TextContent, bool) {
+	if !r.IsError || len(r.Content) != 1 || r.Meta["oarc/code"] == nil {
+		return nil, false
+	}
+	t, ok := r.Content[0].(*mcp.TextContent)
+	return t, ok
+}
+
 func decodeResult(out json.RawMessage) (mcp.Result, error) {
 	var r mcp.CallToolResult
 	if err := json.Unmarshal(out, &r); err != nil {
@@ -520,7 +562,7 @@ type Checker struct{ m *middleware }
 
 // NewChecker returns a Checker over g; cfg is as for [Client].
 func NewChecker(g *guard.Guard, cfg Config) *Checker {
-	return &Checker{m: &middleware{g: g, cfg: cfg, conns: map[mcp.Session]*guard.Conn{}}}
+	return &Checker{m: &middleware{g: g, cfg: cfg, conns: map[mcp.Session]*guard.Conn{}, asked: map[string]askedCall{}}}
 }
 
 // Middleware is the Checker's sending middleware: add it to the client
@@ -577,8 +619,8 @@ func (c *Checker) CallTools(ctx context.Context, cs *mcp.ClientSession, calls []
 			ck := &checked{k: k, call: callKey(calls[i].Name, specs[i].Args)}
 			res[i], errs[i] = cs.CallTool(context.WithValue(ctx, checkedKey{}, ck), calls[i])
 		}
-		if n := k.Notes(); n != "" && c.m.cfg.Notes != nil && k.Blocked() != nil {
-			c.m.cfg.Notes(ctx, n)
+		if n := k.Notes(); n != "" && c.m.cfg.Notes != nil && k.Blocked() != nil && !c.m.handNotes(ctx, n) {
+			res[i] = withNotes(res[i], n).(*mcp.CallToolResult)
 		}
 	}
 	return res, errs

@@ -198,3 +198,22 @@ func TestMiddlewareNotesAppended(t *testing.T) {
 		t.Fatalf("notes: %v %q", err, tx)
 	}
 }
+
+// A host's Notes that panics neither takes the host down nor loses the
+// notes: they reach the agent in the result, as without Notes.
+func TestMiddlewareNotesPanic(t *testing.T) {
+	for _, side := range []string{"client", "server"} {
+		t.Run(side, func(t *testing.T) {
+			var writes atomic.Int32
+			cfg := mcpguard.Config{Server: guard.Server{ID: "fs"}, Notes: func(context.Context, string) { panic("the host's queue is gone") }}
+			cs := connect(t, side, cfg, &writes)
+			ctx := context.Background()
+			p := &mcp.CallToolParams{Name: "directory_tree", Arguments: map[string]any{"path": "/x"}}
+			cs.CallTool(ctx, p)
+			res, err := cs.CallTool(ctx, p)
+			if tx := textOf(res); err != nil || len(tx) != 3 || !strings.HasSuffix(tx[2], "Code: REPEAT_NUDGE") {
+				t.Fatalf("notes: %v %q", err, tx)
+			}
+		})
+	}
+}
