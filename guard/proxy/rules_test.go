@@ -198,9 +198,11 @@ func TestProxyRuleStore(t *testing.T) {
 	}
 	// The rules read tool_args as written: a member named like id in
 	// another case is not the id the store's tool reads, or KEEP_RULES,
-	// which sees the id ECHO_FORCE, would let KEEP_ECHO be retired.
-	if text, _, _ = c.callText(90, "rule_retire", `{"id":"ECHO_FORCE","Id":"KEEP_ECHO","reason":"r"}`); !strings.Contains(text, "do not match the tool's schema") {
-		t.Errorf("rule_retire with a member Id: %q", text)
+	// which sees the id ECHO_FORCE, would let KEEP_ECHO be retired. The
+	// guard blocks such a call before any tool reads it (guard/fold.go).
+	if text, isErr, code := c.callText(90, "rule_retire", `{"id":"ECHO_FORCE","Id":"KEEP_ECHO","reason":"r"}`); !isErr || code != "OAR_GUARD" ||
+		!strings.Contains(text, "differ only by case") {
+		t.Errorf("rule_retire with a member Id: %q %v %s", text, isErr, code)
 	}
 	if r := lastRecord(t, store, "KEEP_ECHO"); r["status"] != "candidate" {
 		t.Errorf("KEEP_ECHO was retired through a member Id the rules did not read: %v", r)
