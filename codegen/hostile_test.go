@@ -348,8 +348,8 @@ func (c hostileCatalog) pack(t *testing.T, dir string) {
 
 // generated is a hostile catalog's two packages.
 type generated struct {
-	catSrc, setSrc []byte
-	catName        string
+	catSrc, setSrc, guardSrc []byte
+	catName                  string
 }
 
 const hostileCatPath = "example.com/hostile/cat"
@@ -374,11 +374,19 @@ func generate(t *testing.T, c hostileCatalog) generated {
 	if err != nil {
 		t.Fatal(err)
 	}
-	setSrc, err := codegen.Generate(p, codegen.Options{Package: "rules", CatalogImport: hostileCatPath})
+	// Every fact the host fills is read lazily (oarc gen -lazy), and the
+	// set has its guard file (oarc gen -guard): both add code, and names,
+	// to the set package.
+	opts := codegen.Options{Package: "rules", CatalogImport: hostileCatPath, Lazy: lazyFacts(p.Catalog)}
+	setSrc, err := codegen.Generate(p, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return generated{catSrc: catSrc, setSrc: setSrc, catName: codegen.CatalogPackage(p.Catalog)}
+	guardSrc, err := codegen.GenerateGuard(p, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return generated{catSrc: catSrc, setSrc: setSrc, guardSrc: guardSrc, catName: codegen.CatalogPackage(p.Catalog)}
 }
 
 // typeCheckPair type-checks a catalog package and a set package that
@@ -397,6 +405,10 @@ func typeCheckPair(t *testing.T, g generated, what string) {
 	sf, err := parser.ParseFile(fset, "rules_oarc.go", g.setSrc, parser.ParseComments)
 	if err != nil {
 		t.Fatalf("%s: the set package does not parse: %v", what, err)
+	}
+	gf, err := parser.ParseFile(fset, "guard_oarc.go", g.guardSrc, parser.ParseComments)
+	if err != nil {
+		t.Fatalf("%s: the guard file does not parse: %v", what, err)
 	}
 	importerMu.Lock()
 	defer importerMu.Unlock()
@@ -420,9 +432,21 @@ func typeCheckPair(t *testing.T, g generated, what string) {
 	if err != nil {
 		t.Fatalf("%s: the catalog package does not type-check: %v\n%s", what, err, g.catSrc)
 	}
-	if _, err := conf.Check("example.com/hostile/rules", fset, []*ast.File{sf}, nil); err != nil {
-		t.Fatalf("%s: the set package does not type-check: %v\n%s", what, err, g.setSrc)
+	if _, err := conf.Check("example.com/hostile/rules", fset, []*ast.File{sf, gf}, nil); err != nil {
+		t.Fatalf("%s: the set package does not type-check: %v\n%s\n%s", what, err, g.setSrc, g.guardSrc)
 	}
+}
+
+// lazyFacts are the facts of c that oarc gen -lazy accepts: those the
+// host fills.
+func lazyFacts(c *ir.Catalog) []string {
+	var out []string
+	for _, f := range c.Facts {
+		if (f.Tier == "standard" || f.Tier == "host") && f.Kept == ir.NotKept {
+			out = append(out, f.Name)
+		}
+	}
+	return out
 }
 
 // imported are the packages typeCheckPair loaded, by path (under
@@ -520,23 +544,25 @@ func TestHostileCatalogsFixed(t *testing.T) {
 }
 
 // TestHostileHostNames names a host after every identifier of a
-// generated set file, so that a local the generator adds later cannot
+// generated set file and its guard file, so that a local the generator adds later cannot
 // shadow the catalog package.
 func TestHostileHostNames(t *testing.T) {
 	c := hostileFixed()["recent tool names, with flow"]
 	c.funcs = []hostileFunc{{"f", []string{"string", "int"}, "bool"}}
 	g := generate(t, c)
-	f, err := parser.ParseFile(token.NewFileSet(), "rules_oarc.go", g.setSrc, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
 	seen := map[string]bool{}
-	ast.Inspect(f, func(n ast.Node) bool {
-		if id, ok := n.(*ast.Ident); ok && validHost(id.Name) {
-			seen[id.Name] = true
+	for _, src := range [][]byte{g.setSrc, g.guardSrc} {
+		f, err := parser.ParseFile(token.NewFileSet(), "rules_oarc.go", src, 0)
+		if err != nil {
+			t.Fatal(err)
 		}
-		return true
-	})
+		ast.Inspect(f, func(n ast.Node) bool {
+			if id, ok := n.(*ast.Ident); ok && validHost(id.Name) {
+				seen[id.Name] = true
+			}
+			return true
+		})
+	}
 	names := make([]string, 0, len(seen))
 	for name := range seen {
 		names = append(names, name)
@@ -546,8 +572,11 @@ func TestHostileHostNames(t *testing.T) {
 		t.Fatalf("only %d identifiers in the generated set file: %v", len(names), names)
 	}
 	for _, name := range names {
-		c.host = name
-		typeCheckPair(t, generate(t, c), "host "+name)
+		t.Run(name, func(t *testing.T) {
+			c := c
+			c.host = name
+			typeCheckPair(t, generate(t, c), "host "+name)
+		})
 	}
 }
 
@@ -602,7 +631,7 @@ func TestHostileCatalogsBuild(t *testing.T) {
 	write("go.sum", sum)
 	var imports, body strings.Builder
 	cases := hostileFixed()
-	for i, name := range []string{"host main", "host init", "host keyword", "host ev", "mangling collision", "anchors colliding",
+	for i, name := range []string{"host main", "host init", "host keyword", "host ev", "host ctx", "host s", "mangling collision", "anchors colliding",
 		"function like a provider", "functions colliding", "host like a standard fact", "host get", "facts named like keywords", "functions of every arity",
 		"many facts"} {
 		c := cases[name]
@@ -623,12 +652,22 @@ func TestHostileCatalogsBuild(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		setSrc, err := codegen.Generate(p, codegen.Options{Package: "rules", CatalogImport: "example.com/hostile/" + catDir})
+		opts := codegen.Options{Package: "rules", CatalogImport: "example.com/hostile/" + catDir}
+		if name != "many facts" {
+			// Thousands of lazy reads would only slow the Go compiler.
+			opts.Lazy = lazyFacts(p.Catalog)
+		}
+		setSrc, err := codegen.Generate(p, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		guardSrc, err := codegen.GenerateGuard(p, opts)
 		if err != nil {
 			t.Fatal(err)
 		}
 		write(catDir+"/catalog_oarc.go", catSrc)
 		write(fmt.Sprintf("c%d/rules_oarc.go", i), setSrc)
+		write(fmt.Sprintf("c%d/guard_oarc.go", i), guardSrc)
 		pkg := fmt.Sprintf("c%d", i)
 		fmt.Fprintf(&imports, "\t%s %q\n\t_ %q\n", pkg, "example.com/hostile/"+catDir, "example.com/hostile/"+pkg)
 		byCEL(&body, pkg, p.Catalog)
