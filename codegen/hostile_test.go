@@ -46,7 +46,7 @@ var (
 	goBuiltins = strings.Fields("any append bool byte cap clear close comparable complex complex64 complex128 copy delete error false float32 float64 imag int int8 int16 int32 int64 iota len make max min new nil panic print println real recover rune string true uint uint8 uint16 uint32 uint64 uintptr")
 	// In snake case, the identifiers of a generated catalog package, and
 	// the methods of its types.
-	catalogIdents = strings.Fields("anchor env facts fingerprint host_facts occurrence parse_anchor providers validator validators set get string valid catalog_is lookup set_fact anchor_ids anchor_names anchors_by_name fact_names fact_fields provider_names provider_fields provider_results profiles content inputs")
+	catalogIdents = strings.Fields("anchor env facts fingerprint host_facts lazy_facts lazy_host_facts lazy occurrence parse_anchor providers validator validators set get string valid catalog_is lookup set_fact anchor_ids anchor_names anchors_by_name fact_names fact_fields provider_names provider_fields provider_results profiles content inputs")
 	// The identifiers of a generated set package (TestHostileHostNames
 	// adds every one it finds in a generated file), its imports, and names
 	// Go gives a meaning to.
@@ -514,7 +514,7 @@ func hostileFixed() map[string]hostileCatalog {
 		"host name":                     cat("name", pre, []string{"x"}, fn("y")),
 		"host any":                      cat("any", pre, []string{"x"}, fn("y")),
 		"host runtime":                  cat("runtime", pre, []string{"x"}, fn("y")),
-		"anchors named like types":      cat("acme", []string{"facts", "env", "occurrence", "anchor", "host_facts", "providers", "validator", "parse_anchor", "fingerprint"}, []string{"x"}),
+		"anchors named like types":      cat("acme", []string{"facts", "env", "occurrence", "anchor", "host_facts", "providers", "validator", "parse_anchor", "fingerprint", "lazy_facts", "lazy_host_facts"}, []string{"x"}),
 		"anchors colliding":             cat("acme", []string{"a.b_c", "a_b.c", "a.1", "a1", "a._b", "a__b", "a.z", "az", "a.zz"}, []string{"x"}),
 		"function like a provider":      cat("path", pre, []string{"x"}, fn("outside_scope")),
 		"functions colliding":           cat("mcp", pre, nil, fn("has_field"), fn("has__field"), fn("field_bool")),
