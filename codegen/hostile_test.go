@@ -18,6 +18,7 @@ import (
 	"go/parser"
 	"go/token"
 	"go/types"
+	"maps"
 	"math/rand"
 	"os"
 	"os/exec"
@@ -763,4 +764,97 @@ func byCEL(b *strings.Builder, pkg string, c *ir.Catalog) {
 		fmt.Fprintf(b, "\t\t{\n\t\t\ta, ok := %s.ParseAnchor(%q)\n\t\t\tcheck(%q, []any{a, ok, a.String()}, []any{%s.%s, true, %q})\n\t\t}\n", pkg, a.ID, pkg+" anchor "+a.ID, pkg, a.GoName, a.ID)
 	}
 	fmt.Fprintf(b, "\t}\n")
+}
+
+// TestHostileCatalogIdents names anchors after every exported identifier
+// a generated catalog package declares at package level, a host after
+// every method of Facts and a function after every method of Providers,
+// so that a declaration the generator adds later is renamed around too.
+func TestHostileCatalogIdents(t *testing.T) {
+	c := hostileFixed()["recent tool names, with flow"]
+	f, err := parser.ParseFile(token.NewFileSet(), "catalog_oarc.go", generate(t, c).catSrc, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snake := func(s string) string {
+		var b strings.Builder
+		for i, r := range s {
+			if r >= 'A' && r <= 'Z' {
+				if i > 0 {
+					b.WriteByte('_')
+				}
+				r += 'a' - 'A'
+			}
+			b.WriteRune(r)
+		}
+		return b.String()
+	}
+	var anchors []string
+	methodsOf := map[string][]string{}
+	for _, d := range f.Decls {
+		switch d := d.(type) {
+		case *ast.FuncDecl:
+			if d.Recv == nil {
+				if d.Name.IsExported() {
+					anchors = append(anchors, snake(d.Name.Name))
+				}
+				continue
+			}
+			recv := d.Recv.List[0].Type
+			if st, ok := recv.(*ast.StarExpr); ok {
+				recv = st.X
+			}
+			if id, ok := recv.(*ast.Ident); ok && d.Name.IsExported() {
+				methodsOf[id.Name] = append(methodsOf[id.Name], snake(d.Name.Name))
+			}
+		case *ast.GenDecl:
+			for _, sp := range d.Specs {
+				switch sp := sp.(type) {
+				case *ast.TypeSpec:
+					anchors = append(anchors, snake(sp.Name.Name))
+				case *ast.ValueSpec:
+					for _, n := range sp.Names {
+						anchors = append(anchors, snake(n.Name))
+					}
+				}
+			}
+		}
+	}
+	var valid []string
+	for _, a := range anchors {
+		if anchorRE.MatchString(a) && !strings.Contains(a, "__") && !slices.Contains(valid, a) {
+			valid = append(valid, a)
+		}
+	}
+	if len(valid) < 10 || len(methodsOf["Facts"]) == 0 || len(methodsOf["Providers"]) == 0 {
+		t.Fatalf("too few identifiers in the generated catalog file: %v %v", valid, methodsOf)
+	}
+	c.anchors = append(c.anchors, valid...)
+	typeCheckPair(t, generate(t, c), "anchors "+strings.Join(valid, ", "))
+	for _, m := range methodsOf["Facts"] {
+		if !validHost(m) {
+			continue
+		}
+		h := c
+		h.host = m
+		typeCheckPair(t, generate(t, h), "host "+m)
+	}
+	for _, m := range methodsOf["Providers"] {
+		if !validName(m) {
+			continue
+		}
+		h := c
+		h.funcs = append(slices.Clone(c.funcs), hostileFunc{m, []string{"string"}, "bool"})
+		typeCheckPair(t, generate(t, h), "function "+m)
+	}
+	for _, m := range methodsOf["Facts"] {
+		if !validName(m) {
+			continue
+		}
+		h := c
+		h.facts = maps.Clone(c.facts)
+		h.facts[m] = "string"
+		h.order = append(slices.Clone(c.order), m)
+		typeCheckPair(t, generate(t, h), "fact "+m)
+	}
 }
