@@ -33,6 +33,7 @@ import (
 	"github.com/oarc/oarc/codegen"
 	"github.com/oarc/oarc/compiler"
 	"github.com/oarc/oarc/compiler/catalog"
+	"github.com/oarc/oarc/internal/cli"
 	"github.com/oarc/oarc/ir"
 )
 
@@ -672,6 +673,41 @@ func TestHostileCatalogsBuild(t *testing.T) {
 		pkg := fmt.Sprintf("c%d", i)
 		fmt.Fprintf(&imports, "\t%s %q\n\t_ %q\n", pkg, "example.com/hostile/"+catDir, "example.com/hostile/"+pkg)
 		byCEL(&body, pkg, p.Catalog)
+	}
+	// Random catalogs go through oarc gen itself (-guard, every host fact
+	// -lazy, the catalog package in its default directory <out>/<host>),
+	// with oarc check first: what check accepts, go vet and go build must
+	// accept.
+	seed := *hostileSeed
+	if seed == 0 {
+		seed = time.Now().UnixNano()
+	}
+	rg := hostileGen{rand.New(rand.NewSource(seed))}
+	for i := 0; i < 4; i++ {
+		c := rg.catalog()
+		dir := filepath.Join(mod, fmt.Sprintf("r%d", i))
+		write(fmt.Sprintf("r%d/hostile.catalog.yaml", i), []byte(c.yaml()))
+		c.pack(t, filepath.Join(dir, "pack"))
+		var lazy []string
+		for _, f := range c.order {
+			if f != "recent_tool_names" {
+				lazy = append(lazy, c.host+"."+f)
+			}
+		}
+		what := fmt.Sprintf("random catalog %d of seed %d (-hostile.seed):\n%s", i, seed, c.yaml())
+		var stdout, stderr strings.Builder
+		args := []string{"check", "-catalog", filepath.Join(dir, "hostile.catalog.yaml"), filepath.Join(dir, "pack")}
+		if code := cli.Run(args, nil, &stdout, &stderr); code != cli.ExitOK {
+			t.Fatalf("%s\noarc check: exit %d\n%s%s", what, code, stdout.String(), stderr.String())
+		}
+		args = []string{"gen", "-guard", "-catalog", filepath.Join(dir, "hostile.catalog.yaml"), "-pack", filepath.Join(dir, "pack"), "-out", filepath.Join(dir, "rules")}
+		if len(lazy) > 0 {
+			args = append(args, "-lazy", strings.Join(lazy, ","))
+		}
+		if code := cli.Run(args, nil, &stdout, &stderr); code != cli.ExitOK {
+			t.Fatalf("%s\noarc gen: exit %d\n%s%s", what, code, stdout.String(), stderr.String())
+		}
+		t.Logf("random catalog %d of seed %d: host %s, %d anchors, %d facts, %d functions", i, seed, c.host, len(c.anchors), len(c.order), len(c.funcs))
 	}
 	write("main.go", []byte(fmt.Sprintf(hostileMain, imports.String(), body.String())))
 	for _, args := range [][]string{{"vet", "./..."}, {"build", "-o", "hostile", "."}, {"build", "./..."}} {
