@@ -342,6 +342,8 @@ func checkPackageName(name string) error {
 		return errors.New("_ is the blank identifier")
 	case name == "main":
 		return errors.New("package main is a command; the generated code is a package the host imports")
+	case name == "init":
+		return errors.New("no file can import a package named init (init must be a func); the generated code is a package the host imports")
 	}
 	return nil
 }
