@@ -151,8 +151,11 @@ func validName(s string) bool {
 }
 
 // validHost: beyond spec 9, a host named like a map fact (tool_args) is
-// refused too (docs/hosts.md: tool_args.x would read a host fact).
-func validHost(s string) bool { return nameRE.MatchString(s) && !celWords[s] && s != "tool_args" }
+// refused too (docs/hosts.md: tool_args.x would read a host fact), and
+// one longer than a directory name may be (255 bytes).
+func validHost(s string) bool {
+	return nameRE.MatchString(s) && !celWords[s] && s != "tool_args" && len(s) <= 255
+}
 
 // anchorID joins segments; a later segment may start with a digit or "_".
 func (g hostileGen) anchorID() string {

@@ -39,6 +39,8 @@ var (
 		"while": true,
 	}
 	maxProviderArg = 4
+	// maxHostLen is the longest file name file systems allow (NAME_MAX).
+	maxHostLen = 255
 	// receiverMacros are CEL's standard macros called on a target, with
 	// the numbers of arguments the parser expands: host.all(x, p) is the
 	// all macro over host, never the host function all.
@@ -134,6 +136,9 @@ func ParseCatalog(file string, text []byte) (*catalog.Catalog, Diagnostics) {
 		switch {
 		case !hostRE.MatchString(s):
 			c.errorf(n, CodeCatalog, "host %q does not match %s", s, hostRE)
+		case len(s) > maxHostLen:
+			// The host's name is a directory name (oarc gen's <out>/<host>).
+			c.errorf(n, CodeCatalog, "host is %d characters long; oarc gen writes the catalog package into a directory named after the host, and file systems allow at most %d", len(s), maxHostLen)
 		case celReserved[s]:
 			c.errorf(n, CodeCatalog, "host %q is a word CEL reserves; rules could not name the host's facts (%s.fact does not parse)", s, s)
 		case catalog.IsMapFact(s):

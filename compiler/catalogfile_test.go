@@ -81,3 +81,20 @@ func TestCatalogFunctionNamedLikeCELs(t *testing.T) {
 		}
 	}
 }
+
+// TestCatalogHostLength: oarc gen writes a host catalog's package into a
+// directory named after the host (<out>/<host>), and file systems allow
+// names of at most 255 bytes: a longer host was accepted by check and
+// failed gen with "file name too long". It is OAR_CATALOG at the host.
+func TestCatalogHostLength(t *testing.T) {
+	for n, want := range map[int]string{
+		255: "",
+		256: "c.yaml:2:7: error: host is 256 characters long; oarc gen writes the catalog package into a directory named after the host, and file systems allow at most 255 [OAR_CATALOG]\n",
+	} {
+		host := "h" + strings.Repeat("a", n-1)
+		text := "oar_catalog: '1.0'\nhost: " + host + "\nanchors: [{id: tool.pre_invoke, planes: [block]}]\n"
+		if _, diags := ParseCatalog("c.yaml", []byte(text)); diags.Text() != want {
+			t.Errorf("host of %d characters: got %q, want %q", n, diags.Text(), want)
+		}
+	}
+}
