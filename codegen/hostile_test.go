@@ -53,6 +53,9 @@ var (
 	// adds every one it finds in a generated file), its imports, and names
 	// Go gives a meaning to.
 	setIdents = strings.Fields("ev ctx occ s d env opts o missing i id err rule c r names step n x f p v ok in out want args a j rv name digest new evaluator context counter_key runtime impl fmt regexp strings sort reflect math errors unicode utf8 rules main init")
+	// Names that are special as a directory or an element of an import
+	// path (oarc gen writes a catalog package to <out>/<host>).
+	pathIdents = strings.Fields("con aux nul prn com1 lpt9 testdata vendor internal")
 	// Names of OAR's catalog that host names collide with in Go.
 	standardNames = strings.Fields("tool tool_args principal content_length session_posture path outside_scope mcp server_configured_for has_field field_bool path_outside_scope")
 )
@@ -93,6 +96,9 @@ func (g hostileGen) base() string {
 	case 3:
 		return g.pick(setIdents)
 	case 4:
+		if g.r.Intn(3) == 0 {
+			return g.pick(pathIdents)
+		}
 		return g.pick(standardNames)
 	case 5:
 		// Long.
@@ -688,6 +694,10 @@ func TestHostileCatalogsBuild(t *testing.T) {
 	rg := hostileGen{rand.New(rand.NewSource(seed))}
 	for i := 0; i < 4; i++ {
 		c := rg.catalog()
+		if i%2 == 0 {
+			// The host names a directory and an import path element.
+			c.host = rg.pick(pathIdents)
+		}
 		dir := filepath.Join(mod, fmt.Sprintf("r%d", i))
 		write(fmt.Sprintf("r%d/hostile.catalog.yaml", i), []byte(c.yaml()))
 		c.pack(t, filepath.Join(dir, "pack"))
