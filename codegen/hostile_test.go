@@ -227,6 +227,14 @@ func (g hostileGen) catalog() hostileCatalog {
 		c.facts[name] = g.pick(factTypes)
 		c.order = append(c.order, name)
 	}
+	// The other facts the engine keeps (spec 5.10), of their types.
+	for _, k := range []string{"repeat_count", "same_code_reject_run", "code_reject_total"} {
+		if !taken[k] && g.r.Intn(3) == 0 {
+			taken[k] = true
+			c.facts[k] = "int"
+			c.order = append(c.order, k)
+		}
+	}
 	if !taken["recent_tool_names"] && g.r.Intn(2) == 0 {
 		taken["recent_tool_names"] = true
 		c.facts["recent_tool_names"] = "list(string)"
@@ -500,7 +508,13 @@ func hostileFixed() map[string]hostileCatalog {
 	for i := 0; i < 40; i++ {
 		manyAnchors = append(manyAnchors, fmt.Sprintf("a.x%d", i))
 	}
+	kept := cat("ev", []string{"tool.pre_invoke", "content.output"}, []string{"recent_tool_names"})
+	for _, k := range []string{"repeat_count", "same_code_reject_run", "code_reject_total"} {
+		kept.facts[k] = "int"
+		kept.order = append(kept.order, k)
+	}
 	return map[string]hostileCatalog{
+		"kept facts, host ev":           kept,
 		"many facts":                    cat("acme", manyAnchors, many),
 		"mangling collision":            cat("acme", pre, []string{"x1", "x_1", "x__1", "x1_", "a_b", "ab"}),
 		"host like a standard fact":     cat("tool", pre, []string{"x"}),
@@ -642,7 +656,7 @@ func TestHostileCatalogsBuild(t *testing.T) {
 	write("go.sum", sum)
 	var imports, body strings.Builder
 	cases := hostileFixed()
-	for i, name := range []string{"host main", "host init", "host keyword", "host ev", "host ctx", "host s", "mangling collision", "anchors colliding",
+	for i, name := range []string{"host main", "host init", "host keyword", "host ev", "host ctx", "host s", "kept facts, host ev", "mangling collision", "anchors colliding",
 		"function like a provider", "functions colliding", "host like a standard fact", "host get", "facts named like keywords", "functions of every arity",
 		"many facts"} {
 		c := cases[name]
@@ -703,7 +717,7 @@ func TestHostileCatalogsBuild(t *testing.T) {
 		c.pack(t, filepath.Join(dir, "pack"))
 		var lazy []string
 		for _, f := range c.order {
-			if f != "recent_tool_names" {
+			if _, kept := catalog.KeptByName[f]; !kept {
 				lazy = append(lazy, c.host+"."+f)
 			}
 		}
