@@ -795,7 +795,8 @@ func byCEL(b *strings.Builder, pkg string, c *ir.Catalog) {
 	fmt.Fprintf(b, "\t{\n\t\tvar f %s.Facts\n\t\tvar p %s.Providers\n\t\t_, _ = &f, &p\n", pkg, pkg)
 	n := 0
 	for _, f := range c.Facts {
-		if f.Tier != "host" {
+		if f.Tier != "host" || f.Field == nil {
+			// The engine keeps it: not a field of Facts.
 			continue
 		}
 		// Of many facts, a sample: one function of thousands of checks
