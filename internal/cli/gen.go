@@ -333,10 +333,16 @@ func importPathOf(dir string) (string, error) {
 			if err != nil {
 				return "", err
 			}
-			if rel == "." {
-				return mod, nil
+			ip := mod
+			if rel != "." {
+				ip = mod + "/" + filepath.ToSlash(rel)
 			}
-			return mod + "/" + filepath.ToSlash(rel), nil
+			// The generated set imports it: a path the go command
+			// refuses (a space in a directory's name) would not build.
+			if err := module.CheckImportPath(ip); err != nil {
+				return "", fmt.Errorf("%q is not a valid import path (%v)", ip, err)
+			}
+			return ip, nil
 		}
 		if filepath.Dir(d) == d {
 			return "", errors.New("no go.mod above it")

@@ -59,3 +59,31 @@ func TestGenCatalogDirOfReservedHost(t *testing.T) {
 		}
 	}
 }
+
+// TestGenCatalogImportPathInvalid: a catalog package whose directory is
+// no valid import path (a space in -out) was written and imported, and
+// the set did not build ("malformed import path"). gen refuses, writing
+// nothing, and says what to do.
+func TestGenCatalogImportPathInvalid(t *testing.T) {
+	root := t.TempDir()
+	write := func(name, text string) {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(root, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("go.mod", "module example.com/agent\n\ngo 1.26\n")
+	write("cat.yaml", "oar_catalog: '1.0'\nhost: shop\nanchors: [{id: tool.pre_invoke, planes: [block]}]\nfacts: [{name: x, type: int}]\n")
+	write("pack/pack.yaml", "oar: '1.0'\nname: p\ncatalog: ../cat.yaml\n")
+	write("pack/policy/R.yaml", "oar: '1.0'\nid: R\nkind: policy\nanchor: tool.pre_invoke\neffect: block\nwhen: 'shop.x == 1'\n")
+	out := filepath.Join(root, "my rules")
+	code, _, errs := run("gen", "-pack", filepath.Join(root, "pack"), "-out", out, "-pkg", "rules")
+	if code != ExitFailure || !strings.Contains(errs, `"example.com/agent/my rules/shop" is not a valid import path`) || !strings.Contains(errs, "pass -catalog-pkg") {
+		t.Errorf("exit %d, stderr %q", code, errs)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("gen wrote %s (%v)", out, err)
+	}
+}
