@@ -79,8 +79,9 @@ func CatalogPackage(c *ir.Catalog) string {
 	return c.Host
 }
 
-// setFileNames are the identifiers a compilation set's file declares
-// inside its functions (Generate), and Go's predeclared identifiers: a
+// setFileNames are the identifiers a compilation set's files declare
+// inside their functions (Generate, GenerateGuard), and Go's predeclared
+// identifiers: a
 // catalog package imported under one of these names would be shadowed
 // where the file refers to it (a host named ev, or string).
 var setFileNames = map[string]bool{
@@ -89,6 +90,8 @@ var setFileNames = map[string]bool{
 	"ev": true, "hint": true, "i": true, "id": true, "k": true, "missing": true, "n": true,
 	"name": true, "names": true, "o": true, "occ": true, "ok0": true, "opts": true, "r": true,
 	"rule": true, "s": true, "step": true, "v": true, "x": true, "a": true, "ds": true, "occs": true,
+	// Locals and parameters of the guard file.
+	"b": true, "fill": true, "g": true, "ok": true,
 	// Predeclared.
 	"any": true, "append": true, "bool": true, "byte": true, "cap": true, "clear": true, "close": true,
 	"comparable": true, "complex": true, "complex128": true, "complex64": true, "copy": true,

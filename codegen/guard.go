@@ -121,7 +121,7 @@ func GenerateGuard(s *ir.Set, opts Options) ([]byte, error) {
 	f.ImportName(RuntimePath, "runtime")
 	f.ImportName(GuardPath, "guard")
 	f.ImportName(GuardSchemaPath, "schema")
-	f.ImportName(opts.CatalogImport, s.Catalog.Host)
+	importCatalog(f, opts.CatalogImport, s.Catalog)
 	header(f, opts.Version)
 
 	facts := map[string]ir.CatalogFact{}

@@ -18,6 +18,7 @@ import (
 	"go/parser"
 	"go/token"
 	"go/types"
+	"maps"
 	"math/rand"
 	"os"
 	"os/exec"
@@ -32,6 +33,7 @@ import (
 	"github.com/oarc/oarc/codegen"
 	"github.com/oarc/oarc/compiler"
 	"github.com/oarc/oarc/compiler/catalog"
+	"github.com/oarc/oarc/internal/cli"
 	"github.com/oarc/oarc/ir"
 )
 
@@ -46,11 +48,14 @@ var (
 	goBuiltins = strings.Fields("any append bool byte cap clear close comparable complex complex64 complex128 copy delete error false float32 float64 imag int int8 int16 int32 int64 iota len make max min new nil panic print println real recover rune string true uint uint8 uint16 uint32 uint64 uintptr")
 	// In snake case, the identifiers of a generated catalog package, and
 	// the methods of its types.
-	catalogIdents = strings.Fields("anchor env facts fingerprint host_facts occurrence parse_anchor providers validator validators set get string valid catalog_is lookup set_fact anchor_ids anchor_names anchors_by_name fact_names fact_fields provider_names provider_fields provider_results profiles content inputs")
+	catalogIdents = strings.Fields("anchor env facts fingerprint host_facts lazy_facts lazy_host_facts lazy occurrence parse_anchor providers validator validators set get string valid catalog_is lookup set_fact anchor_ids anchor_names anchors_by_name fact_names fact_fields provider_names provider_fields provider_results profiles content inputs")
 	// The identifiers of a generated set package (TestHostileHostNames
 	// adds every one it finds in a generated file), its imports, and names
 	// Go gives a meaning to.
 	setIdents = strings.Fields("ev ctx occ s d env opts o missing i id err rule c r names step n x f p v ok in out want args a j rv name digest new evaluator context counter_key runtime impl fmt regexp strings sort reflect math errors unicode utf8 rules main init")
+	// Names that are special as a directory or an element of an import
+	// path (oarc gen writes a catalog package to <out>/<host>).
+	pathIdents = strings.Fields("con aux nul prn com1 lpt9 testdata vendor internal")
 	// Names of OAR's catalog that host names collide with in Go.
 	standardNames = strings.Fields("tool tool_args principal content_length session_posture path outside_scope mcp server_configured_for has_field field_bool path_outside_scope")
 )
@@ -91,6 +96,9 @@ func (g hostileGen) base() string {
 	case 3:
 		return g.pick(setIdents)
 	case 4:
+		if g.r.Intn(3) == 0 {
+			return g.pick(pathIdents)
+		}
 		return g.pick(standardNames)
 	case 5:
 		// Long.
@@ -149,8 +157,11 @@ func validName(s string) bool {
 }
 
 // validHost: beyond spec 9, a host named like a map fact (tool_args) is
-// refused too (docs/hosts.md: tool_args.x would read a host fact).
-func validHost(s string) bool { return nameRE.MatchString(s) && !celWords[s] && s != "tool_args" }
+// refused too (docs/hosts.md: tool_args.x would read a host fact), and
+// one longer than a directory name may be (255 bytes).
+func validHost(s string) bool {
+	return nameRE.MatchString(s) && !celWords[s] && s != "tool_args" && len(s) <= 255
+}
 
 // anchorID joins segments; a later segment may start with a digit or "_".
 func (g hostileGen) anchorID() string {
@@ -215,6 +226,14 @@ func (g hostileGen) catalog() hostileCatalog {
 	for _, name := range g.names(g.r.Intn(25), validName, taken) {
 		c.facts[name] = g.pick(factTypes)
 		c.order = append(c.order, name)
+	}
+	// The other facts the engine keeps (spec 5.10), of their types.
+	for _, k := range []string{"repeat_count", "same_code_reject_run", "code_reject_total"} {
+		if !taken[k] && g.r.Intn(3) == 0 {
+			taken[k] = true
+			c.facts[k] = "int"
+			c.order = append(c.order, k)
+		}
 	}
 	if !taken["recent_tool_names"] && g.r.Intn(2) == 0 {
 		taken["recent_tool_names"] = true
@@ -348,8 +367,8 @@ func (c hostileCatalog) pack(t *testing.T, dir string) {
 
 // generated is a hostile catalog's two packages.
 type generated struct {
-	catSrc, setSrc []byte
-	catName        string
+	catSrc, setSrc, guardSrc []byte
+	catName                  string
 }
 
 const hostileCatPath = "example.com/hostile/cat"
@@ -374,11 +393,19 @@ func generate(t *testing.T, c hostileCatalog) generated {
 	if err != nil {
 		t.Fatal(err)
 	}
-	setSrc, err := codegen.Generate(p, codegen.Options{Package: "rules", CatalogImport: hostileCatPath})
+	// Every other fact the host fills is read lazily (oarc gen -lazy), and
+	// the set has its guard file (oarc gen -guard): both add code, and names,
+	// to the set package.
+	opts := codegen.Options{Package: "rules", CatalogImport: hostileCatPath, Lazy: lazyFacts(p.Catalog)}
+	setSrc, err := codegen.Generate(p, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return generated{catSrc: catSrc, setSrc: setSrc, catName: codegen.CatalogPackage(p.Catalog)}
+	guardSrc, err := codegen.GenerateGuard(p, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return generated{catSrc: catSrc, setSrc: setSrc, guardSrc: guardSrc, catName: codegen.CatalogPackage(p.Catalog)}
 }
 
 // typeCheckPair type-checks a catalog package and a set package that
@@ -397,6 +424,10 @@ func typeCheckPair(t *testing.T, g generated, what string) {
 	sf, err := parser.ParseFile(fset, "rules_oarc.go", g.setSrc, parser.ParseComments)
 	if err != nil {
 		t.Fatalf("%s: the set package does not parse: %v", what, err)
+	}
+	gf, err := parser.ParseFile(fset, "guard_oarc.go", g.guardSrc, parser.ParseComments)
+	if err != nil {
+		t.Fatalf("%s: the guard file does not parse: %v", what, err)
 	}
 	importerMu.Lock()
 	defer importerMu.Unlock()
@@ -420,9 +451,24 @@ func typeCheckPair(t *testing.T, g generated, what string) {
 	if err != nil {
 		t.Fatalf("%s: the catalog package does not type-check: %v\n%s", what, err, g.catSrc)
 	}
-	if _, err := conf.Check("example.com/hostile/rules", fset, []*ast.File{sf}, nil); err != nil {
-		t.Fatalf("%s: the set package does not type-check: %v\n%s", what, err, g.setSrc)
+	if _, err := conf.Check("example.com/hostile/rules", fset, []*ast.File{sf, gf}, nil); err != nil {
+		t.Fatalf("%s: the set package does not type-check: %v\n%s\n%s", what, err, g.setSrc, g.guardSrc)
 	}
+}
+
+// lazyFacts are every other fact of c that oarc gen -lazy accepts (those
+// the host fills), so that a set reads facts both ways.
+func lazyFacts(c *ir.Catalog) []string {
+	var out []string
+	n := 0
+	for _, f := range c.Facts {
+		if (f.Tier == "standard" || f.Tier == "host") && f.Kept == ir.NotKept {
+			if n++; n%2 == 1 {
+				out = append(out, f.Name)
+			}
+		}
+	}
+	return out
 }
 
 // imported are the packages typeCheckPair loaded, by path (under
@@ -465,7 +511,13 @@ func hostileFixed() map[string]hostileCatalog {
 	for i := 0; i < 40; i++ {
 		manyAnchors = append(manyAnchors, fmt.Sprintf("a.x%d", i))
 	}
+	kept := cat("ev", []string{"tool.pre_invoke", "content.output"}, []string{"recent_tool_names"})
+	for _, k := range []string{"repeat_count", "same_code_reject_run", "code_reject_total"} {
+		kept.facts[k] = "int"
+		kept.order = append(kept.order, k)
+	}
 	return map[string]hostileCatalog{
+		"kept facts, host ev":           kept,
 		"many facts":                    cat("acme", manyAnchors, many),
 		"mangling collision":            cat("acme", pre, []string{"x1", "x_1", "x__1", "x1_", "a_b", "ab"}),
 		"host like a standard fact":     cat("tool", pre, []string{"x"}),
@@ -490,7 +542,7 @@ func hostileFixed() map[string]hostileCatalog {
 		"host name":                     cat("name", pre, []string{"x"}, fn("y")),
 		"host any":                      cat("any", pre, []string{"x"}, fn("y")),
 		"host runtime":                  cat("runtime", pre, []string{"x"}, fn("y")),
-		"anchors named like types":      cat("acme", []string{"facts", "env", "occurrence", "anchor", "host_facts", "providers", "validator", "parse_anchor", "fingerprint"}, []string{"x"}),
+		"anchors named like types":      cat("acme", []string{"facts", "env", "occurrence", "anchor", "host_facts", "providers", "validator", "parse_anchor", "fingerprint", "lazy_facts", "lazy_host_facts"}, []string{"x"}),
 		"anchors colliding":             cat("acme", []string{"a.b_c", "a_b.c", "a.1", "a1", "a._b", "a__b", "a.z", "az", "a.zz"}, []string{"x"}),
 		"function like a provider":      cat("path", pre, []string{"x"}, fn("outside_scope")),
 		"functions colliding":           cat("mcp", pre, nil, fn("has_field"), fn("has__field"), fn("field_bool")),
@@ -520,23 +572,25 @@ func TestHostileCatalogsFixed(t *testing.T) {
 }
 
 // TestHostileHostNames names a host after every identifier of a
-// generated set file, so that a local the generator adds later cannot
+// generated set file and its guard file, so that a local the generator adds later cannot
 // shadow the catalog package.
 func TestHostileHostNames(t *testing.T) {
 	c := hostileFixed()["recent tool names, with flow"]
 	c.funcs = []hostileFunc{{"f", []string{"string", "int"}, "bool"}}
 	g := generate(t, c)
-	f, err := parser.ParseFile(token.NewFileSet(), "rules_oarc.go", g.setSrc, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
 	seen := map[string]bool{}
-	ast.Inspect(f, func(n ast.Node) bool {
-		if id, ok := n.(*ast.Ident); ok && validHost(id.Name) {
-			seen[id.Name] = true
+	for _, src := range [][]byte{g.setSrc, g.guardSrc} {
+		f, err := parser.ParseFile(token.NewFileSet(), "rules_oarc.go", src, 0)
+		if err != nil {
+			t.Fatal(err)
 		}
-		return true
-	})
+		ast.Inspect(f, func(n ast.Node) bool {
+			if id, ok := n.(*ast.Ident); ok && validHost(id.Name) {
+				seen[id.Name] = true
+			}
+			return true
+		})
+	}
 	names := make([]string, 0, len(seen))
 	for name := range seen {
 		names = append(names, name)
@@ -546,8 +600,11 @@ func TestHostileHostNames(t *testing.T) {
 		t.Fatalf("only %d identifiers in the generated set file: %v", len(names), names)
 	}
 	for _, name := range names {
-		c.host = name
-		typeCheckPair(t, generate(t, c), "host "+name)
+		t.Run(name, func(t *testing.T) {
+			c := c
+			c.host = name
+			typeCheckPair(t, generate(t, c), "host "+name)
+		})
 	}
 }
 
@@ -602,7 +659,7 @@ func TestHostileCatalogsBuild(t *testing.T) {
 	write("go.sum", sum)
 	var imports, body strings.Builder
 	cases := hostileFixed()
-	for i, name := range []string{"host main", "host init", "host keyword", "host ev", "mangling collision", "anchors colliding",
+	for i, name := range []string{"host main", "host init", "host keyword", "host ev", "host ctx", "host s", "kept facts, host ev", "mangling collision", "anchors colliding",
 		"function like a provider", "functions colliding", "host like a standard fact", "host get", "facts named like keywords", "functions of every arity",
 		"many facts"} {
 		c := cases[name]
@@ -623,15 +680,64 @@ func TestHostileCatalogsBuild(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		setSrc, err := codegen.Generate(p, codegen.Options{Package: "rules", CatalogImport: "example.com/hostile/" + catDir})
+		opts := codegen.Options{Package: "rules", CatalogImport: "example.com/hostile/" + catDir}
+		if name != "many facts" {
+			// Thousands of lazy reads would only slow the Go compiler.
+			opts.Lazy = lazyFacts(p.Catalog)
+		}
+		setSrc, err := codegen.Generate(p, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		guardSrc, err := codegen.GenerateGuard(p, opts)
 		if err != nil {
 			t.Fatal(err)
 		}
 		write(catDir+"/catalog_oarc.go", catSrc)
 		write(fmt.Sprintf("c%d/rules_oarc.go", i), setSrc)
+		write(fmt.Sprintf("c%d/guard_oarc.go", i), guardSrc)
 		pkg := fmt.Sprintf("c%d", i)
 		fmt.Fprintf(&imports, "\t%s %q\n\t_ %q\n", pkg, "example.com/hostile/"+catDir, "example.com/hostile/"+pkg)
 		byCEL(&body, pkg, p.Catalog)
+	}
+	// Random catalogs go through oarc gen itself (-guard, every other host
+	// fact -lazy, the catalog package in its default directory <out>/<host>),
+	// with oarc check first: what check accepts, go vet and go build must
+	// accept.
+	seed := *hostileSeed
+	if seed == 0 {
+		seed = time.Now().UnixNano()
+	}
+	rg := hostileGen{rand.New(rand.NewSource(seed))}
+	for i := 0; i < 4; i++ {
+		c := rg.catalog()
+		if i%2 == 0 {
+			// The host names a directory and an import path element.
+			c.host = rg.pick(pathIdents)
+		}
+		dir := filepath.Join(mod, fmt.Sprintf("r%d", i))
+		write(fmt.Sprintf("r%d/hostile.catalog.yaml", i), []byte(c.yaml()))
+		c.pack(t, filepath.Join(dir, "pack"))
+		var lazy []string
+		for j, f := range c.order {
+			if _, kept := catalog.KeptByName[f]; !kept && j%2 == 0 {
+				lazy = append(lazy, c.host+"."+f)
+			}
+		}
+		what := fmt.Sprintf("random catalog %d of seed %d (-hostile.seed):\n%s", i, seed, c.yaml())
+		var stdout, stderr strings.Builder
+		args := []string{"check", "-catalog", filepath.Join(dir, "hostile.catalog.yaml"), filepath.Join(dir, "pack")}
+		if code := cli.Run(args, nil, &stdout, &stderr); code != cli.ExitOK {
+			t.Fatalf("%s\noarc check: exit %d\n%s%s", what, code, stdout.String(), stderr.String())
+		}
+		args = []string{"gen", "-guard", "-catalog", filepath.Join(dir, "hostile.catalog.yaml"), "-pack", filepath.Join(dir, "pack"), "-out", filepath.Join(dir, "rules")}
+		if len(lazy) > 0 {
+			args = append(args, "-lazy", strings.Join(lazy, ","))
+		}
+		if code := cli.Run(args, nil, &stdout, &stderr); code != cli.ExitOK {
+			t.Fatalf("%s\noarc gen: exit %d\n%s%s", what, code, stdout.String(), stderr.String())
+		}
+		t.Logf("random catalog %d of seed %d: host %s, %d anchors, %d facts, %d functions", i, seed, c.host, len(c.anchors), len(c.order), len(c.funcs))
 	}
 	write("main.go", []byte(fmt.Sprintf(hostileMain, imports.String(), body.String())))
 	for _, args := range [][]string{{"vet", "./..."}, {"build", "-o", "hostile", "."}, {"build", "./..."}} {
@@ -692,7 +798,8 @@ func byCEL(b *strings.Builder, pkg string, c *ir.Catalog) {
 	fmt.Fprintf(b, "\t{\n\t\tvar f %s.Facts\n\t\tvar p %s.Providers\n\t\t_, _ = &f, &p\n", pkg, pkg)
 	n := 0
 	for _, f := range c.Facts {
-		if f.Tier != "host" {
+		if f.Tier != "host" || f.Field == nil {
+			// The engine keeps it: not a field of Facts.
 			continue
 		}
 		// Of many facts, a sample: one function of thousands of checks
@@ -724,4 +831,97 @@ func byCEL(b *strings.Builder, pkg string, c *ir.Catalog) {
 		fmt.Fprintf(b, "\t\t{\n\t\t\ta, ok := %s.ParseAnchor(%q)\n\t\t\tcheck(%q, []any{a, ok, a.String()}, []any{%s.%s, true, %q})\n\t\t}\n", pkg, a.ID, pkg+" anchor "+a.ID, pkg, a.GoName, a.ID)
 	}
 	fmt.Fprintf(b, "\t}\n")
+}
+
+// TestHostileCatalogIdents names anchors after every exported identifier
+// a generated catalog package declares at package level, a host after
+// every method of Facts and a function after every method of Providers,
+// so that a declaration the generator adds later is renamed around too.
+func TestHostileCatalogIdents(t *testing.T) {
+	c := hostileFixed()["recent tool names, with flow"]
+	f, err := parser.ParseFile(token.NewFileSet(), "catalog_oarc.go", generate(t, c).catSrc, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snake := func(s string) string {
+		var b strings.Builder
+		for i, r := range s {
+			if r >= 'A' && r <= 'Z' {
+				if i > 0 {
+					b.WriteByte('_')
+				}
+				r += 'a' - 'A'
+			}
+			b.WriteRune(r)
+		}
+		return b.String()
+	}
+	var anchors []string
+	methodsOf := map[string][]string{}
+	for _, d := range f.Decls {
+		switch d := d.(type) {
+		case *ast.FuncDecl:
+			if d.Recv == nil {
+				if d.Name.IsExported() {
+					anchors = append(anchors, snake(d.Name.Name))
+				}
+				continue
+			}
+			recv := d.Recv.List[0].Type
+			if st, ok := recv.(*ast.StarExpr); ok {
+				recv = st.X
+			}
+			if id, ok := recv.(*ast.Ident); ok && d.Name.IsExported() {
+				methodsOf[id.Name] = append(methodsOf[id.Name], snake(d.Name.Name))
+			}
+		case *ast.GenDecl:
+			for _, sp := range d.Specs {
+				switch sp := sp.(type) {
+				case *ast.TypeSpec:
+					anchors = append(anchors, snake(sp.Name.Name))
+				case *ast.ValueSpec:
+					for _, n := range sp.Names {
+						anchors = append(anchors, snake(n.Name))
+					}
+				}
+			}
+		}
+	}
+	var valid []string
+	for _, a := range anchors {
+		if anchorRE.MatchString(a) && !strings.Contains(a, "__") && !slices.Contains(valid, a) {
+			valid = append(valid, a)
+		}
+	}
+	if len(valid) < 10 || len(methodsOf["Facts"]) == 0 || len(methodsOf["Providers"]) == 0 {
+		t.Fatalf("too few identifiers in the generated catalog file: %v %v", valid, methodsOf)
+	}
+	c.anchors = append(c.anchors, valid...)
+	typeCheckPair(t, generate(t, c), "anchors "+strings.Join(valid, ", "))
+	for _, m := range methodsOf["Facts"] {
+		if !validHost(m) {
+			continue
+		}
+		h := c
+		h.host = m
+		typeCheckPair(t, generate(t, h), "host "+m)
+	}
+	for _, m := range methodsOf["Providers"] {
+		if !validName(m) {
+			continue
+		}
+		h := c
+		h.funcs = append(slices.Clone(c.funcs), hostileFunc{m, []string{"string"}, "bool"})
+		typeCheckPair(t, generate(t, h), "function "+m)
+	}
+	for _, m := range methodsOf["Facts"] {
+		if !validName(m) {
+			continue
+		}
+		h := c
+		h.facts = maps.Clone(c.facts)
+		h.facts[m] = "string"
+		h.order = append(slices.Clone(c.order), m)
+		typeCheckPair(t, generate(t, h), "fact "+m)
+	}
 }

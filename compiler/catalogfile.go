@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 
+	"cel.dev/cel-go/cel"
+	"cel.dev/cel-go/ext"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/oarc/oarc/compiler/catalog"
@@ -37,6 +39,8 @@ var (
 		"while": true,
 	}
 	maxProviderArg = 4
+	// maxHostLen is the longest file name file systems allow (NAME_MAX).
+	maxHostLen = 255
 	// receiverMacros are CEL's standard macros called on a target, with
 	// the numbers of arguments the parser expands: host.all(x, p) is the
 	// all macro over host, never the host function all.
@@ -44,6 +48,25 @@ var (
 		"all": {2}, "exists": {2}, "exists_one": {2}, "filter": {2}, "map": {2, 3},
 	}
 )
+
+// celFunctions are the names of the functions CEL's environment declares
+// before any catalog's (the standard library and the strings extension,
+// as NewEnv has them). A host function is declared as host.name: one that
+// is CEL's own (strings.quote for a host named strings) would merge with
+// CEL's declaration, or fail to, and a rule's call would not reach the
+// host.
+var celFunctions = sync.OnceValue(func() map[string]bool {
+	names := map[string]bool{}
+	env, err := cel.NewEnv(ext.Strings())
+	if err != nil {
+		// NewEnv fails the same way for every catalog: nothing checks.
+		return names
+	}
+	for name := range env.Functions() {
+		names[name] = true
+	}
+	return names
+})
 
 var catalogCache sync.Map // absolute path -> *catalogResult
 
@@ -113,6 +136,9 @@ func ParseCatalog(file string, text []byte) (*catalog.Catalog, Diagnostics) {
 		switch {
 		case !hostRE.MatchString(s):
 			c.errorf(n, CodeCatalog, "host %q does not match %s", s, hostRE)
+		case len(s) > maxHostLen:
+			// The host's name is a directory name (oarc gen's <out>/<host>).
+			c.errorf(n, CodeCatalog, "host is %d characters long; oarc gen writes the catalog package into a directory named after the host, and file systems allow at most %d", len(s), maxHostLen)
 		case celReserved[s]:
 			c.errorf(n, CodeCatalog, "host %q is a word CEL reserves; rules could not name the host's facts (%s.fact does not parse)", s, s)
 		case catalog.IsMapFact(s):
@@ -222,6 +248,10 @@ func ParseCatalog(file string, text []byte) (*catalog.Catalog, Diagnostics) {
 		for _, e := range c.list(n, "functions") {
 			ff := c.fields(e, "function", catFuncFields)
 			name, ok := c.catalogName(e, ff, "function", seen)
+			if ok && host != "" && celFunctions()[host+"."+name] {
+				c.errorf(ff["name"], CodeCatalog, "function %s: %s.%s is a function of CEL (its standard library or the strings extension), so a rule's call would not reach the host; rename the function or the host", name, host, name)
+				ok = false
+			}
 			fn := &catalog.Function{Name: name}
 			if sn, present := ff["signature"]; !present {
 				c.errorf(e, CodeCatalog, "function %s: missing required field signature", name)

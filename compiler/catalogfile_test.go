@@ -51,3 +51,50 @@ func TestCatalogHostNamedLikeAMapFact(t *testing.T) {
 		}
 	}
 }
+
+// TestCatalogFunctionNamedLikeCELs: a host named strings with a function
+// quote declares strings.quote, which is the strings extension's: of the
+// same signature it failed in every pack as an "internal error" at the
+// pack (the CEL environment could not merge the declarations), of
+// another it became an overload beside CEL's, and the generated code
+// called the host's provider where cel-go calls the extension. Either is
+// OAR_CATALOG at the function's name. A host strings with other
+// functions, or another host with a function quote, stays accepted.
+func TestCatalogFunctionNamedLikeCELs(t *testing.T) {
+	for _, tc := range []struct{ host, name, sig, want string }{
+		{"strings", "quote", "(string) -> string", ":5:12: error: function quote: strings.quote is a function of CEL (its standard library or the strings extension), so a rule's call would not reach the host; rename the function or the host [OAR_CATALOG]"},
+		{"strings", "quote", "(int) -> string", ":5:12: error: function quote: strings.quote is a function of CEL"},
+		{"strings", "quoted", "(string) -> string", ""},
+		{"acme", "quote", "(string) -> string", ""},
+	} {
+		text := "oar_catalog: '1.0'\nhost: " + tc.host + "\nanchors: [{id: tool.pre_invoke, planes: [block]}]\nfunctions:\n  - {name: " + tc.name + ", signature: '" + tc.sig + "'}\n"
+		_, diags := ParseCatalog("c.yaml", []byte(text))
+		got := diags.Text()
+		if tc.want == "" {
+			if got != "" {
+				t.Errorf("%s.%s: %s", tc.host, tc.name, got)
+			}
+			continue
+		}
+		if !strings.HasPrefix(got, "c.yaml"+tc.want) {
+			t.Errorf("%s.%s %s: got %q, want it to start %q", tc.host, tc.name, tc.sig, got, "c.yaml"+tc.want)
+		}
+	}
+}
+
+// TestCatalogHostLength: oarc gen writes a host catalog's package into a
+// directory named after the host (<out>/<host>), and file systems allow
+// names of at most 255 bytes: a longer host was accepted by check and
+// failed gen with "file name too long". It is OAR_CATALOG at the host.
+func TestCatalogHostLength(t *testing.T) {
+	for n, want := range map[int]string{
+		255: "",
+		256: "c.yaml:2:7: error: host is 256 characters long; oarc gen writes the catalog package into a directory named after the host, and file systems allow at most 255 [OAR_CATALOG]\n",
+	} {
+		host := "h" + strings.Repeat("a", n-1)
+		text := "oar_catalog: '1.0'\nhost: " + host + "\nanchors: [{id: tool.pre_invoke, planes: [block]}]\n"
+		if _, diags := ParseCatalog("c.yaml", []byte(text)); diags.Text() != want {
+			t.Errorf("host of %d characters: got %q, want %q", n, diags.Text(), want)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+	"unicode/utf8"
 
 	"cel.dev/cel-go/cel"
 	"github.com/google/go-cmp/cmp"
@@ -197,6 +198,22 @@ func TestHiddenRuneMatchesRuntime(t *testing.T) {
 	for r := rune(0); r <= unicode.MaxRune; r++ {
 		if HiddenRune(r) != runtime.HiddenRune(r) {
 			t.Fatalf("%U: compiler says %v, runtime %v", r, HiddenRune(r), runtime.HiddenRune(r))
+		}
+	}
+	// In context: every rune after each kind of rune before it, and the
+	// presentation selectors after every rune.
+	for _, prev := range []rune{-1, 'a', ' ', '\n', 0xA0, 0x200B, 0xFE0F, 0xFE0E, 0xFE00, utf8.RuneError, 0x26A0, 0x3164} {
+		for r := rune(0); r <= unicode.MaxRune; r++ {
+			if hiddenAfter(prev, r) != runtime.HiddenAfter(prev, r) {
+				t.Fatalf("%U after %U: compiler says %v, runtime %v", r, prev, hiddenAfter(prev, r), runtime.HiddenAfter(prev, r))
+			}
+		}
+	}
+	for prev := rune(-1); prev <= unicode.MaxRune; prev++ {
+		for _, r := range []rune{0xFE0E, 0xFE0F} {
+			if hiddenAfter(prev, r) != runtime.HiddenAfter(prev, r) {
+				t.Fatalf("%U after %U: compiler says %v, runtime %v", r, prev, hiddenAfter(prev, r), runtime.HiddenAfter(prev, r))
+			}
 		}
 	}
 }

@@ -551,22 +551,26 @@ func (s *Set) ComputeDigest() string {
 // n), is a name a pack may have; if not, it reports OAR_VALUE at the first
 // character it refuses. A pack's name is printed in reports (oarc stats,
 // oarc render) and written in every decision record, where a control
-// character (a line feed, an ANSI escape) or an invisible format character
-// (Unicode Cf: zero width, bidi controls, tag characters, soft hyphen,
-// BOM), or a line or paragraph separator, would forge or hide what is
-// shown. Any other string is a name, spaces and letters of any script
-// included.
+// character (a line feed, an ANSI escape) or another invisible character
+// (HiddenRune: Unicode Cf such as zero width, bidi controls, tag
+// characters, soft hyphen, BOM; Hangul fillers; variation selectors but a
+// presentation selector after a visible character), or a line or
+// paragraph separator, would forge or hide what is shown. Any other
+// string is a name, spaces and letters of any script included.
 func (c *fileCtx) validPackName(n *yaml.Node, s string) bool {
+	prev := rune(-1)
 	for i, r := range s {
-		if !unicode.IsControl(r) && !unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp) {
+		hidden := hiddenAfter(prev, r) || r == '\t' || r == '\n' || r == '\r' || r == '\v' || r == '\f' || r == 0x85
+		prev = r
+		if !hidden && !unicode.In(r, unicode.Zl, unicode.Zp) {
 			continue
 		}
 		what := "the control character"
-		if !unicode.IsControl(r) {
-			what = "the invisible format character"
-			if !unicode.Is(unicode.Cf, r) {
-				what = "the line or paragraph separator"
-			}
+		switch {
+		case unicode.In(r, unicode.Zl, unicode.Zp):
+			what = "the line or paragraph separator"
+		case !unicode.IsControl(r):
+			what = "the invisible character"
 		}
 		c.errorAt(c.src.mapScalar(n).position(i), CodeValue, "pack name %q holds %s %U; a pack's name is shown in reports and decision records, so it may hold no control or invisible characters", s, what, r)
 		return false

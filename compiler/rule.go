@@ -13,7 +13,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"unicode"
 
 	"go.yaml.in/yaml/v3"
 
@@ -878,10 +877,13 @@ func (c *fileCtx) copyField(r *Rule, n *yaml.Node) {
 // hiddenText warns (OAR_VALUE, an error under -strict) at every character
 // of the copy text s (node n) that a reviewer cannot see and that oarc
 // replaces with U+FFFD wherever copy reaches an agent (spec 5.1): control
-// characters other than tab and line breaks, and invisible format
-// characters (Unicode Cf: zero-width and bidirectional controls, tag
-// characters, soft hyphen, BOM). A pack contributor could otherwise hide
-// instructions in the system prompt.
+// characters other than tab and line breaks, invisible format characters
+// (Unicode Cf: zero-width and bidirectional controls, tag characters,
+// soft hyphen, BOM), the other default-ignorable characters (Hangul
+// fillers, the combining grapheme joiner) and variation selectors, but a
+// presentation selector after a visible character (hiddenAfter).
+// A pack contributor could otherwise hide instructions in the system
+// prompt.
 // A run of such characters (tag characters spelling a hidden sentence) is
 // one warning, at its first character.
 func (c *fileCtx) hiddenText(n *yaml.Node, s, field string) {
@@ -899,8 +901,11 @@ func (c *fileCtx) hiddenText(n *yaml.Node, s, field string) {
 			Message: fmt.Sprintf("%s holds %s; agents are shown U+FFFD instead (write the text visibly, or remove it)", field, what)})
 		count = 0
 	}
+	prev := rune(-1)
 	for i, r := range s {
-		if !HiddenRune(r) {
+		hidden := hiddenAfter(prev, r)
+		prev = r
+		if !hidden {
 			flush()
 			continue
 		}
@@ -910,19 +915,6 @@ func (c *fileCtx) hiddenText(n *yaml.Node, s, field string) {
 		count++
 	}
 	flush()
-}
-
-// HiddenRune reports whether r is a character that copy text may not
-// carry to an agent (spec 5.1): a control character other than tab and the
-// line breaks (which become spaces), or an invisible format character
-// (Unicode category Cf). runtime's sanitiser replaces the same runes; a
-// test keeps the two equal.
-func HiddenRune(r rune) bool {
-	switch r {
-	case '\t', '\n', '\r', '\v', '\f', 0x85:
-		return false
-	}
-	return unicode.IsControl(r) || unicode.Is(unicode.Cf, r)
 }
 
 func (c *fileCtx) onFire(rf *ruleFile, n *yaml.Node) {

@@ -13,7 +13,6 @@ import (
 	"sort"
 	"strings"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"cel.dev/cel-go/common/types"
@@ -583,11 +582,14 @@ func (e *Engine) parts(resp *Decision, fired []*compiler.Rule, effect string) st
 }
 
 // flat puts a copy text on one line for the agent: each line break (CR LF
-// as one) becomes a space; control characters other than tab, invisible
-// format characters (Unicode Cf) and bytes of invalid UTF-8 become U+FFFD.
+// as one) becomes a space; control characters other than tab, the other
+// invisible characters (runtime.HiddenAfter: Unicode Cf, the Hangul
+// fillers, variation selectors but a presentation selector after a
+// visible character) and bytes of invalid UTF-8 become U+FFFD.
 func flat(s string) string {
 	s = strings.ReplaceAll(s, "\r\n", "\n")
 	var b strings.Builder
+	prev := rune(-1)
 	for len(s) > 0 {
 		r, n := utf8.DecodeRuneInString(s)
 		switch {
@@ -597,11 +599,12 @@ func flat(s string) string {
 			b.WriteByte(' ')
 		case r == '\t':
 			b.WriteRune(r)
-		case unicode.IsControl(r) || unicode.Is(unicode.Cf, r):
+		case runtime.HiddenAfter(prev, r):
 			b.WriteRune(utf8.RuneError)
 		default:
 			b.WriteString(s[:n])
 		}
+		prev = r
 		s = s[n:]
 	}
 	return b.String()

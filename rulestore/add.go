@@ -391,9 +391,11 @@ func sanitizeCopy(doc *yaml.Node) {
 // rationale, source, tags), so that it cannot hide text from a reader or
 // fake structure in the rendered context (spec 5.1, 12):
 //
-//   - every control character but the tab, every invisible format
-//     character (Unicode Cf: zero width, bidirectional controls, tag
-//     characters, soft hyphen, BOM) and every byte of invalid UTF-8 become
+//   - every control character but the tab, every other invisible
+//     character (runtime.HiddenAfter: Unicode Cf such as zero width,
+//     bidirectional controls, tag characters, soft hyphen, BOM; the Hangul
+//     fillers; variation selectors, but a presentation selector directly
+//     after a visible character) and every byte of invalid UTF-8 become
 //     U+FFFD;
 //   - every line break (CR LF, LF, CR, VT, FF, NEL, U+2028, U+2029)
 //     becomes a space, runs of white space one space, and the ends are
@@ -406,16 +408,19 @@ func sanitizeCopy(doc *yaml.Node) {
 func Sanitize(s string) string {
 	var b strings.Builder
 	space := false
+	prev := rune(-1) // the rune before, as s has it
 	for i := 0; i < len(s); {
 		r, n := utf8.DecodeRuneInString(s[i:])
 		i += n
+		p := prev
+		prev = r
 		switch {
 		case r == utf8.RuneError && n == 1:
 			r = utf8.RuneError
 		case r == '\t' || r == ' ' || r == '\n' || r == '\r' || r == '\v' || r == '\f' || r == 0x85 || r == 0x2028 || r == 0x2029 || unicode.IsSpace(r) && !runtime.HiddenRune(r):
 			space = true
 			continue
-		case runtime.HiddenRune(r):
+		case runtime.HiddenAfter(p, r):
 			r = utf8.RuneError
 		}
 		if space && b.Len() > 0 {

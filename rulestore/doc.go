@@ -19,6 +19,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/oarc/oarc/compiler"
+	"github.com/oarc/oarc/runtime"
 )
 
 // decodeDoc reads a JSON object into a YAML mapping node, keeping the
@@ -159,8 +160,9 @@ func writeJSONString(b *bytes.Buffer, s string) {
 // as an agent reads it (rule_status): every character that
 // strconv.IsPrint does not call printable (controls, invisible format
 // characters such as zero width, bidirectional controls and tag
-// characters, separators other than space) is escaped as \uXXXX (a
-// surrogate pair above U+FFFF). Outside strings JSON text is printable
+// characters, separators other than space), and every other invisible
+// character (runtime.HiddenRune: Hangul fillers, variation selectors), is
+// escaped as \uXXXX (a surrogate pair above U+FFFF). Outside strings JSON text is printable
 // ASCII, so only strings change, and they decode to the same rule: a
 // `when` or selector value that hides a sentence shows it as escapes.
 func ruleJSON(rec Record) string {
@@ -169,7 +171,7 @@ func ruleJSON(rec Record) string {
 	s := b.String()
 	var out strings.Builder
 	for _, r := range s {
-		if r == 0x7f || r >= utf8.RuneSelf && !strconv.IsPrint(r) {
+		if r == 0x7f || r >= utf8.RuneSelf && (!strconv.IsPrint(r) || runtime.HiddenRune(r)) {
 			if r1, r2 := utf16.EncodeRune(r); r1 != utf8.RuneError {
 				fmt.Fprintf(&out, "\\u%04x\\u%04x", r1, r2)
 			} else {

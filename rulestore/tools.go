@@ -74,10 +74,10 @@ func schema(s string) json.RawMessage { return json.RawMessage(s) }
 // visibleText makes a tool's answer show nothing invisible: it reaches
 // the model as a tool result, and a store file not written by Add, or an
 // argument echoed back, may hold anything. Every control character but
-// the tab and the line breaks, every invisible format character (Unicode
-// Cf) and every byte of invalid UTF-8 becomes U+FFFD (spec 5.1). The
-// handlers show the rule itself as JSON with such characters escaped
-// (ruleJSON), so that it still reads as the rule.
+// the tab and the line breaks, every other invisible character
+// (runtime.HiddenAfter) and every byte of invalid UTF-8 becomes U+FFFD
+// (spec 5.1). The handlers show the rule itself as JSON with such
+// characters escaped (ruleJSON), so that it still reads as the rule.
 func visibleText(call func(context.Context, json.RawMessage) (string, error)) func(context.Context, json.RawMessage) (string, error) {
 	return func(ctx context.Context, args json.RawMessage) (string, error) {
 		out, err := call(ctx, args)
@@ -87,19 +87,15 @@ func visibleText(call func(context.Context, json.RawMessage) (string, error)) fu
 
 // visible is s with its hidden characters and invalid UTF-8 as U+FFFD.
 func visible(s string) string {
-	clean := true
-	for _, r := range s {
-		if r == utf8.RuneError || runtime.HiddenRune(r) {
-			clean = false
-			break
-		}
-	}
-	if clean {
+	if !runtime.HasHidden(s) {
 		return s
 	}
 	var b strings.Builder
+	prev := rune(-1)
 	for _, r := range s {
-		if runtime.HiddenRune(r) {
+		hidden := runtime.HiddenAfter(prev, r)
+		prev = r
+		if hidden {
 			r = utf8.RuneError
 		}
 		b.WriteRune(r)

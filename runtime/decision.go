@@ -358,11 +358,14 @@ const (
 // line break in it (CR LF as one, LF, CR, VT, FF, NEL U+0085, LINE
 // SEPARATOR U+2028, PARAGRAPH SEPARATOR U+2029) becomes a space, and each
 // byte of invalid UTF-8, every other control character but the tab (NUL,
-// ESC, DEL, C1) and every invisible format character (Unicode Cf: zero
-// width, bidirectional controls, tag characters, soft hyphen, BOM) becomes
-// U+FFFD (so that no decoder finds a line break in it either, and nothing
-// invisible reaches the agent, spec 5.1). A title that would read as a code line (it starts,
-// after white space, with "code:" in any case) is labelled "Title: ". So
+// ESC, DEL, C1) and every other invisible character ([HiddenRune]: Unicode
+// Cf, such as zero width, bidirectional controls, tag characters, soft
+// hyphen, BOM; the Hangul fillers; variation selectors, but for U+FE0E and
+// U+FE0F directly after a visible character) becomes U+FFFD (so that no
+// decoder finds a line break in it either, and nothing invisible reaches
+// the agent, spec 5.1). A title that would read as a code line (it
+// starts, after white space, with "code:" in any case) is labelled
+// "Title: ". So
 // the last line is the only one that starts with "Code:", whatever the copy
 // says, for readers that split on any line break.
 func RejectionText(r *Rule) string {
@@ -380,8 +383,9 @@ func RejectionText(r *Rule) string {
 }
 
 // writeOneLine writes s with its line breaks made spaces and its invalid
-// UTF-8 made U+FFFD (see RejectionText).
+// UTF-8 and invisible characters made U+FFFD (see RejectionText).
 func writeOneLine(b *strings.Builder, s string) {
+	prev := rune(-1) // the rune before, as s has it
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
@@ -389,6 +393,7 @@ func writeOneLine(b *strings.Builder, s string) {
 			case '\r':
 				if i+1 < len(s) && s[i+1] == '\n' {
 					i++
+					c = '\n'
 				}
 				b.WriteByte(' ')
 			case '\n', '\v', '\f':
@@ -404,6 +409,7 @@ func writeOneLine(b *strings.Builder, s string) {
 					b.WriteByte(c)
 				}
 			}
+			prev = rune(c)
 			i++
 			continue
 		}
@@ -413,29 +419,20 @@ func writeOneLine(b *strings.Builder, s string) {
 			b.WriteString("\uFFFD")
 		case r == '\u0085' || r == '\u2028' || r == '\u2029':
 			b.WriteByte(' ')
-		case r >= 0x80 && r <= 0x9f || unicode.Is(unicode.Cf, r):
-			// The C1 controls, and the invisible format characters (zero
-			// width, bidirectional controls, tag characters, soft
-			// hyphen, BOM): nothing invisible reaches the agent.
+		case HiddenAfter(prev, r):
+			// The C1 controls, the format characters (zero width,
+			// bidirectional controls, tag characters, soft hyphen, BOM),
+			// the other default-ignorable characters (Hangul fillers, the
+			// combining grapheme joiner) and the variation selectors but
+			// a presentation selector after a visible character:
+			// nothing invisible reaches the agent.
 			b.WriteString("\uFFFD")
 		default:
 			b.WriteString(s[i : i+n])
 		}
+		prev = r
 		i += n
 	}
-}
-
-// HiddenRune reports whether r is a character copy text may not carry to
-// an agent: a control character other than tab and the line breaks (which
-// become spaces), or an invisible format character (Unicode category Cf).
-// Every text built from copy (the rejection, the rendered context) shows
-// such a character as U+FFFD (spec 5.1); oarc check warns about them.
-func HiddenRune(r rune) bool {
-	switch r {
-	case '\t', '\n', '\r', '\v', '\f', 0x85:
-		return false
-	}
-	return unicode.IsControl(r) || unicode.Is(unicode.Cf, r)
 }
 
 // looksLikeCode reports whether s, once on one line, starts with "code:"

@@ -40,7 +40,7 @@ import (
 var (
 	// reservedPackage are its package-level identifiers, beside the anchor
 	// constants (and CatalogIs_<fingerprint>, added per catalog).
-	reservedPackage = []string{"Anchor", "Env", "Facts", "Fingerprint", "HostFacts", "Occurrence", "ParseAnchor", "Providers", "Validator"}
+	reservedPackage = []string{"Anchor", "Env", "Facts", "Fingerprint", "HostFacts", "LazyFacts", "LazyHostFacts", "Occurrence", "ParseAnchor", "Providers", "Validator"}
 	// reservedFacts are the methods of Facts, beside the standard facts
 	// and the host field.
 	reservedFacts = []string{"Get", "Set"}

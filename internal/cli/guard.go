@@ -306,7 +306,9 @@ func writeGuardModule(dir string, p *ir.Set, redisDir string, store *guardRules)
 	}
 	catImport := codegen.DefaultCatalogImport
 	if p.Catalog.Fingerprint != catalog.Default().Fingerprint() {
-		csrc, err := codegen.GenerateCatalog(p.Catalog, codegen.CatalogOptions{Package: p.Catalog.Host, Version: Version})
+		// The package is named as oarc gen names it (func_ for a host
+		// named func); main imports it as oarccatalog.
+		csrc, err := codegen.GenerateCatalog(p.Catalog, codegen.CatalogOptions{Version: Version})
 		if err != nil {
 			return err
 		}
@@ -340,7 +342,7 @@ func writeGuardModule(dir string, p *ir.Set, redisDir string, store *guardRules)
 	if len(ext) > 0 {
 		imports += "\n" + importLines(ext)
 	}
-	main := fmt.Sprintf(guardMain, imports, strconv.Quote(catImport), p.Catalog.Host, strconv.Quote(Version), redisStore+rulesField, rulesDecls)
+	main := fmt.Sprintf(guardMain, imports, strconv.Quote(catImport), strconv.Quote(Version), redisStore+rulesField, rulesDecls)
 	return os.WriteFile(filepath.Join(dir, "main.go"), []byte(main), 0o644)
 }
 
@@ -357,10 +359,12 @@ func importLines(paths []string) string {
 // harnessModule is oarc's module path, as the embedded source declares it.
 const harnessModule = "github.com/oarc/oarc"
 
-// guardMain is the proxy's main: %[1]s the imports before the guard's, %[2]s the catalog
-// package's import path (quoted) and %[3]s its name, %[4]s the version,
-// %[5]s the Store field for Redis support and the Rules field for the
-// rule store, %[6]s declarations after main (the rule store's).
+// guardMain is the proxy's main: %[1]s the imports before the guard's,
+// %[2]s the catalog package's import path (quoted; imported as
+// oarccatalog, which no other import or identifier of main is, whatever
+// the host's name), %[3]s the version, %[4]s the Store field for Redis
+// support and the Rules field for the rule store, %[5]s declarations after
+// main (the rule store's).
 const guardMain = `// Command main is an MCP guard built by oarc guard.
 package main
 
@@ -370,19 +374,19 @@ import (
 	"github.com/oarc/oarc/guard/proxy"
 	"github.com/oarc/oarc/runtime"
 
-	%[3]s %[2]s
+	oarccatalog %[2]s
 	"oarcguard/rules"
 )
 
 func main() {
 	os.Exit(proxy.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, proxy.Config{
 		Set: func(opts ...runtime.Option) (guard.Set, error) {
-			return rules.Guard(%[3]s.Env{}, nil, opts...)
+			return rules.Guard(oarccatalog.Env{}, nil, opts...)
 		},
-		Version: %[4]s,
-%[5]s	}))
+		Version: %[3]s,
+%[4]s	}))
 }
-%[6]s`
+%[5]s`
 
 // guardRedisStore opens the Redis session store (oarc guard -redisstore).
 const guardRedisStore = `		Store: func(addr string, ttl time.Duration) (runtime.Store, error) {

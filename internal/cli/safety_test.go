@@ -15,7 +15,7 @@ var starter = filepath.Join("..", "..", "examples", "starter")
 // -pkg is absent, must be a Go package name: anything else is a usage
 // error, never pasted into the source.
 func TestGenPackageName(t *testing.T) {
-	for _, pkg := range []string{`rules;import _ "net/http/pprof"`, "main", "_", "1abc", "go-rules", "func", "a.b", " rules", "rules\n"} {
+	for _, pkg := range []string{`rules;import _ "net/http/pprof"`, "main", "init", "_", "1abc", "go-rules", "func", "a.b", " rules", "rules\n"} {
 		t.Run("pkg="+pkg, func(t *testing.T) {
 			out := t.TempDir()
 			code, _, errs := run("gen", "-pack", starter, "-out", out, "-pkg", pkg)
@@ -27,7 +27,7 @@ func TestGenPackageName(t *testing.T) {
 			}
 		})
 	}
-	for _, dir := range []string{"func", "main", "Main", "_", "type"} {
+	for _, dir := range []string{"func", "main", "Main", "init", "_", "type"} {
 		t.Run("out="+dir, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), dir)
 			code, _, errs := run("gen", "-pack", starter, "-out", out)

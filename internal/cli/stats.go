@@ -194,7 +194,7 @@ func escapeJSON(b []byte) []byte {
 	var out []byte
 	for i := 0; i < len(b); {
 		r, size := utf8.DecodeRune(b[i:])
-		if r == 0x7f || r >= utf8.RuneSelf && !strconv.IsPrint(r) {
+		if r == 0x7f || r >= utf8.RuneSelf && (!strconv.IsPrint(r) || runtime.HiddenRune(r)) {
 			if out == nil {
 				out = append(make([]byte, 0, len(b)+16), b[:i]...)
 			}

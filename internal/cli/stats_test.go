@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/oarc/oarc/internal/stats"
+	"github.com/oarc/oarc/runtime"
 )
 
 const (
@@ -238,7 +239,7 @@ const hostileLog = "testdata/stats/hostile-log.jsonl"
 func printableOutput(t *testing.T, what, out string) {
 	t.Helper()
 	for i, r := range out {
-		if r != '\n' && !strconv.IsPrint(r) {
+		if r != '\n' && (!strconv.IsPrint(r) || runtime.HiddenRune(r)) {
 			t.Errorf("%s: %U raw at byte %d: %q", what, r, i, out[max(0, i-20):min(len(out), i+20)])
 			return
 		}
@@ -298,7 +299,7 @@ func TestStatsHostileStrings(t *testing.T) {
 			}
 		}
 	}
-	want := []string{"FAKE\n  EVIL  tool.pre_invoke  1  0 (0.0%)  5 (100.0%)  0 (0.0%)  5  ready to enforce", "OK", "SPACED  ready to enforce", "ZW\u200bJ\U000E0041"}
+	want := []string{"FAKE\n  EVIL  tool.pre_invoke  1  0 (0.0%)  5 (100.0%)  0 (0.0%)  5  ready to enforce", "HF\u3164VS\ufe01CGJ\u034f", "OK", "SPACED  ready to enforce", "ZW\u200bJ\U000E0041"}
 	if diff := cmp.Diff(want, rules); diff != "" {
 		t.Errorf("rule ids decoded from -json (-want +got):\n%s", diff)
 	}

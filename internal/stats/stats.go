@@ -353,18 +353,39 @@ func (s *Stats) Compare(before, after string) ([]CompareRow, error) {
 // only; otherwise (and when empty) quoted as Go's %q quotes it, so that a
 // control character (LF, ESC), an invisible format character (zero
 // width, bidi controls, tag characters, soft hyphen, BOM: Unicode's Cf)
-// or a space shows as an escape or inside quotes. A record is written by
-// a host from strings an agent may influence: printed raw, a rule id
-// with a line feed could add a line of its own to the table, one with
-// "ready to enforce" after spaces could read as a status (docs/stats.md).
+// or a space shows as an escape or inside quotes; the other invisible
+// characters (runtime.HiddenRune: Hangul fillers, variation selectors),
+// which Go calls printable, are escaped as \uXXXX too. A record is
+// written by a host from strings an agent may influence: printed raw, a
+// rule id with a line feed could add a line of its own to the table, one
+// with "ready to enforce" after spaces could read as a status
+// (docs/stats.md).
 func Escape(s string) string {
 	for _, r := range s {
-		if r == ' ' || r == '"' || r == '\\' || !strconv.IsPrint(r) {
-			return strconv.Quote(s)
+		if r == ' ' || r == '"' || r == '\\' || !strconv.IsPrint(r) || runtime.HiddenRune(r) {
+			return quote(s)
 		}
 	}
 	if s == "" || !utf8.ValidString(s) {
 		return strconv.Quote(s)
 	}
 	return s
+}
+
+// quote is strconv.Quote(s) with the hidden characters it leaves as they
+// are (runtime.HiddenRune) escaped.
+func quote(s string) string {
+	q := strconv.Quote(s)
+	var b strings.Builder
+	for _, r := range q {
+		switch {
+		case !runtime.HiddenRune(r):
+			b.WriteRune(r)
+		case r > 0xffff:
+			fmt.Fprintf(&b, `\U%08x`, r)
+		default:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		}
+	}
+	return b.String()
 }

@@ -544,6 +544,20 @@ func TestEscape(t *testing.T) {
 			t.Errorf("Escape(%q) = %s, want %s", in, got, want)
 		}
 	}
+	// Every character oarcrt.HiddenRune names (the invisible class of
+	// docs/texts.md: Hangul fillers, variation selectors, ... besides Cf
+	// and Cc) is escaped: strconv calls U+3164 printable, so a pack name
+	// or tool of a record that holds one printed it raw.
+	for r := rune(0); r <= unicode.MaxRune; r++ {
+		if oarcrt.HiddenRune(r) {
+			if got := Escape("A" + string(r)); strings.ContainsRune(got, r) {
+				t.Errorf("Escape leaves %U raw: %s", r, got)
+			}
+		}
+	}
+	if got := Escape("A\u3164\ufe0fé"); got != `"A\u3164\ufe0fé"` {
+		t.Errorf("Escape(A U+3164 U+FE0F é) = %s", got)
+	}
 	// Every character of Unicode's Cf (format) and Cc (control) is
 	// escaped.
 	for _, tab := range []*unicode.RangeTable{unicode.Cf, unicode.Cc} {

@@ -211,9 +211,11 @@ func distinctTokens(l []string) []string {
 // oneLine writes s with its runs of white space (line breaks included)
 // made single spaces and its ends trimmed, so that a copy text stays one
 // list item and cannot start a Markdown block of its own; other control
-// characters (NUL, ESC, DEL, C1), invisible format characters (Unicode
-// Cf) and invalid UTF-8 become U+FFFD, so that nothing invisible reaches
-// the prompt (spec 5.1); and '<' is escaped as "\<", so that no copy text
+// characters (NUL, ESC, DEL, C1), the other invisible characters
+// (runtime.HiddenAfter: Unicode Cf, the Hangul fillers, variation selectors
+// but a presentation selector after a visible character) and invalid
+// UTF-8 become U+FFFD, so that nothing invisible reaches the prompt (spec
+// 5.1); and '<' is escaped as "\<", so that no copy text
 // opens raw HTML (an HTML comment "<!--" in one rule and "-->" in a later
 // one would hide the rules between them where the Markdown is shown as
 // HTML).
@@ -222,16 +224,18 @@ func oneLine(b *strings.Builder, s string) {
 		if i > 0 {
 			b.WriteByte(' ')
 		}
+		prev := rune(' ') // a field follows white space, or starts s
 		for j := 0; j < len(f); {
 			r, n := utf8.DecodeRuneInString(f[j:])
 			switch {
-			case runtime.HiddenRune(r) || r == utf8.RuneError && n == 1:
+			case runtime.HiddenAfter(prev, r) || r == utf8.RuneError && n == 1:
 				b.WriteString("\uFFFD")
 			case r == '<':
 				b.WriteString("\\<")
 			default:
 				b.WriteString(f[j : j+n])
 			}
+			prev = r
 			j += n
 		}
 	}

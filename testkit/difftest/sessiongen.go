@@ -387,7 +387,11 @@ var copyFields = []string{"title", "what", "cause", "why", "fix", "instead"}
 // line, invalid UTF-8 is not among them (YAML cannot hold it).
 var copyTexts = []string{"Do not do that.", "", "Code: FAKE", "two\nlines", "tab\there", "cr\r\nlf", "bidi \u202e reversed",
 	"zero\u200bwidth", "line\u2028sep", "nel\u0085", "é日本", "  padded  ", "ctrl\x01char", "\ufeffbom", "soft\u00adhyphen",
-	"tag\U000E0041", "  code: lower", "del\x7f"}
+	"tag\U000E0041", "  code: lower", "del\x7f",
+	// The rest of the invisible class (runtime.HiddenAfter), and the emoji
+	// presentation selector kept after a visible character only.
+	"hangul\u3164filler", "warn \u26a0\ufe0f sign", "vs\ufe01\ufe0f\ufe0f run", "\ufe0fstart", " \ufe0e after space",
+	"ivs\U000E0100", "cgj\u034f"}
 
 // copyText is a copy of random fields, one in two texts plain.
 func (g *SessionGen) copyText() map[string]string {
