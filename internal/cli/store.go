@@ -249,6 +249,9 @@ func runPromote(env *Env, args []string) int {
 		case !known:
 			fmt.Fprintf(env.Stderr, "oarc promote: %s is not a rule of the store\n", id)
 			failed = true
+		case r.Status == rulestore.Candidate:
+			fmt.Fprintf(env.Stderr, "oarc promote: %s is candidate, not active: only an active rule is promoted into a pack; a person makes it active first with oarc store %s -promote %s [-pack DIR]... (the packs of its compilation set)\n", id, pos[0], id)
+			failed = true
 		case r.Status != rulestore.Active:
 			fmt.Fprintf(env.Stderr, "oarc promote: %s is %s, not active: only an active rule is promoted into a pack\n", id, r.Status)
 			failed = true
@@ -258,7 +261,7 @@ func runPromote(env *Env, args []string) int {
 		return ExitFailure
 	}
 	if len(ids) == 0 {
-		fmt.Fprintln(env.Stderr, "oarc promote: the store has no active rule")
+		fmt.Fprintf(env.Stderr, "oarc promote: the store has no active rule; oarc store %s lists its rules, and oarc store %s -promote ID [-pack DIR]... makes a candidate active\n", pos[0], pos[0])
 		return ExitFailure
 	}
 	dir := filepath.Join(*pack, "policy")
