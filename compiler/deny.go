@@ -3,6 +3,9 @@
 package compiler
 
 import (
+	"fmt"
+	"strings"
+
 	"go.yaml.in/yaml/v3"
 )
 
@@ -60,11 +63,7 @@ func (l *packLoader) checkDeny(packs []*Pack) {
 					ok = false
 					continue
 				case a == nil:
-					msg := "unknown anchor " + quote(id)
-					if s := closestAnchor(l, id); s != "" {
-						msg += " (did you mean " + quote(s) + "?)"
-					}
-					c.errorf(nodes[i], CodeAnchor, "%s", msg)
+					c.errorf(nodes[i], CodeAnchor, "%s", unknownAnchor(l, id))
 					ok = false
 				case !a.HasPlane("block"):
 					c.errorf(nodes[i], CodePlane, "anchor %s has no block plane: deny by default blocks, so it needs one", id)
@@ -118,12 +117,28 @@ func (l *packLoader) checkDeny(packs []*Pack) {
 	}
 }
 
-func quote(s string) string { return "\"" + s + "\"" }
-
-func closestAnchor(l *packLoader, id string) string {
+// unknownAnchor is the message for an anchor the catalog lacks: the
+// closest id by spelling, else the anchors whose last segment is the
+// same ("model.output": "content.output"), else where the list is.
+func unknownAnchor(l *packLoader, id string) string {
 	var ids []string
 	for _, a := range l.cat.Anchors {
 		ids = append(ids, a.ID)
 	}
-	return closest(id, ids)
+	msg := fmt.Sprintf("unknown anchor %q", id)
+	if m := closest(id, ids); m != "" {
+		return msg + fmt.Sprintf(" (did you mean %q?)", m)
+	}
+	if k := strings.LastIndexByte(id, '.'); k >= 0 && k < len(id)-1 {
+		var same []string
+		for _, a := range ids {
+			if strings.HasSuffix(a, id[k:]) {
+				same = append(same, fmt.Sprintf("%q", a))
+			}
+		}
+		if len(same) > 0 && len(same) <= 3 {
+			return msg + " (did you mean " + strings.Join(same, " or ") + "?)"
+		}
+	}
+	return msg + "; oarc schema rule lists the catalog's anchors"
 }

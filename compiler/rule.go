@@ -521,15 +521,7 @@ func (l *packLoader) addFile(file string, text []byte, stem string) {
 		if s, ok := c.str(n, "anchor"); ok {
 			anchor = l.cat.Anchor(s)
 			if anchor == nil {
-				var ids []string
-				for _, a := range l.cat.Anchors {
-					ids = append(ids, a.ID)
-				}
-				msg := fmt.Sprintf("unknown anchor %q", s)
-				if m := closest(s, ids); m != "" {
-					msg += fmt.Sprintf(" (did you mean %q?)", m)
-				}
-				c.errorf(n, CodeAnchor, "%s", msg)
+				c.errorf(n, CodeAnchor, "%s", unknownAnchor(l, s))
 			} else {
 				r.Anchor = s
 			}
