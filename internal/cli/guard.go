@@ -54,7 +54,7 @@ rules are in force and its tools are offered beside the upstream's
 start to check the store's rules; this links the compiler and cel-go.`
 
 func runGuard(env *Env, args []string) int {
-	fs := newFlags(env, "guard", "-pack DIR [-pack DIR]... [-catalog FILE] -o BIN")
+	fs := newFlags(env, "guard", "-pack DIR [-pack DIR]... [-catalog FILE] -o BIN [-rulestore DIR] [-redisstore DIR]")
 	var packs multiFlag
 	fs.Var(&packs, "pack", "a pack directory (or one rule file); repeat it to compile several packs as one compilation set")
 	outBin := fs.String("o", "", "the proxy binary to write")

@@ -19,7 +19,7 @@ import (
 )
 
 func init() {
-	register("store", &Command{Summary: "list the rules of a rule store, retired ones too", Help: storeHelp, Run: runStore})
+	register("store", &Command{Summary: "list the rules of a rule store, retired ones too; a person promotes or retires one", Help: storeHelp, Run: runStore})
 	register("promote", &Command{Summary: "write the active rules of a rule store into a pack", Help: promoteHelp, Run: runPromote})
 }
 
