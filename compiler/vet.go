@@ -952,6 +952,20 @@ func (v *vetter) never(r *Rule) bool {
 			}
 		}
 	}
+	// The rule's own counters are 0 in a session until it fires (only its
+	// enforced firings count them up; resets only lower them): a when
+	// that needs one above 0 can never let it fire the first time.
+	for _, n := range []string{"fire_count", "breaker_count"} {
+		p := pins[n]
+		if p == nil {
+			continue
+		}
+		why := append(append([]string{}, p.why...), p.ivWhy...)
+		if len(why) > 0 && (p.lo > 0 || p.hi < 0 || p.values != nil && !containsValue(p.values, int64(0))) {
+			v.reportNever(r, p.off, "%s can never fire: it needs %s, but its own %s is 0 in a new session until it fires (only its own enforced firings count it up); use fire_count_of(\"OTHER_ID\") for another rule's, or tool_calls_within to count calls", r.ID, strings.Join(why, " and "), n)
+			return true
+		}
+	}
 	prg := v.program(r)
 	if prg == nil {
 		return false
