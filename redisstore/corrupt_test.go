@@ -35,12 +35,12 @@ func newStoreAt(t *testing.T, opts redisstore.Options) (*redisstore.Store, *redi
 // record's cut or extended, first.
 func recount(c *redis.Client, h string) {
 	n, _ := c.HGet(ctx, h+":m", "n").Result()
-	if s, _, ok := strings.Cut(n, ":"); ok {
-		n = s + ":" + strconv.FormatInt(c.HLen(ctx, h).Val(), 10)
+	if parts := strings.Split(n, ":"); len(parts) == 6 {
+		n = parts[0] + ":" + strconv.FormatInt(c.HLen(ctx, h).Val(), 10)
 		for _, f := range []string{"r", "rt", "ct"} {
 			n += ":" + strconv.FormatInt(c.HStrLen(ctx, h, f).Val(), 10)
 		}
-		c.HSet(ctx, h+":m", "n", n)
+		c.HSet(ctx, h+":m", "n", n+":"+parts[5])
 	}
 }
 
@@ -479,5 +479,49 @@ func TestRecordCutShort(t *testing.T) {
 			n, werr := hist.Times.Within(t0+3e9, 60, "deploy", false)
 			t.Errorf("%s cut short, then an update: %v (deploy calls in the last minute: %d %v); want ErrCorrupt", field, err, n, werr)
 		}
+	}
+}
+
+// TestMarkerCountOfAnotherGeneration: in a rolling upgrade, a store
+// version that does not keep the marker's count (n) begins a new
+// generation of a session whose hash expired while its marker, in its
+// last second, still held the count the new version left for the old
+// generation: it writes the marker's g, s and r and leaves that n. The
+// new generation's mutation count reaches the old one's (here at once: 1),
+// and its hash holds another number of fields: the session is healthy,
+// not corrupt. Before, the count was checked whatever generation it was
+// of, and every call on the session failed with ErrCorrupt.
+func TestMarkerCountOfAnotherGeneration(t *testing.T) {
+	s, c, prefix := newStoreAt(t, redisstore.Options{})
+	const id = "upgrade"
+	h, m := prefix+"{"+id+"}", prefix+"{"+id+"}:m"
+	if err := runtime.ApplyCounters(ctx, s, id, []runtime.CounterUpdate{{Key: fire("R")}, {Key: breaker("R")}}); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := c.HGet(ctx, m, "n").Result(); n == "" {
+		t.Fatal("the store wrote no count in the marker")
+	}
+	// The hash expires; the marker is in its last second.
+	c.Del(ctx, h)
+	c.PExpire(ctx, m, 500*time.Millisecond)
+	// The older version's first mutation of a new generation (its
+	// mutate): the hash, then the marker's g, s and r.
+	c.HSet(ctx, h, "c:R.fire", "1", "tokens", "ABCDEFGH", "g", "0123456789abcdef", "seq", "1")
+	c.HSet(ctx, m, "g", "0123456789abcdef", "s", "1", "r", "0")
+	c.PExpire(ctx, h, time.Hour)
+	c.PExpire(ctx, m, time.Hour+time.Second)
+	// Another replica of the new version reads and updates it.
+	other, err := redisstore.New(c, redisstore.Options{Prefix: prefix})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, other, id, fire("R"), breaker("R")); got[0] != 1 || got[1] != 0 {
+		t.Errorf("read %v, want [1 0]", got)
+	}
+	if err := runtime.ApplyCounters(ctx, other, id, []runtime.CounterUpdate{{Key: fire("R")}}); err != nil {
+		t.Fatalf("an update: %v", err)
+	}
+	if got := read(t, other, id, fire("R")); got[0] != 2 {
+		t.Errorf("after an update: %v, want [2]", got)
 	}
 }
