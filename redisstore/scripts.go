@@ -187,7 +187,11 @@ if hv[1] or hv[2] then
   -- version writes the marker's g and s and leaves n, even when it begins
   -- a new generation, whose mutations then count up to the old one's):
   -- not checked.
-  if mv[5] then
+  -- A count in a form of an earlier version, without the generation
+  -- ("S:L", "S:L:R:T:C"), cannot be tied to the hash's generation: not
+  -- checked either (the next mutation writes it in this form).
+  local legacy = mv[5] and (string.find(mv[5], '^[0-9]+:[0-9]+$') or string.find(mv[5], '^[0-9]+:[0-9]+:[0-9]+:[0-9]+:[0-9]+$'))
+  if mv[5] and not legacy then
     local want = {string.match(mv[5], '^([0-9]+):([0-9]+):([0-9]+):([0-9]+):([0-9]+):([0-9a-f]+)$')}
     if #want ~= 6 or not count(want[1]) or not count(want[2]) or not gen(want[6]) then return corrupt('the session marker ' .. M .. ' holds something else') end
     for i = 3, 5 do
