@@ -35,12 +35,12 @@ func newStoreAt(t *testing.T, opts redisstore.Options) (*redisstore.Store, *redi
 // record's cut or extended, first.
 func recount(c *redis.Client, h string) {
 	n, _ := c.HGet(ctx, h+":m", "n").Result()
-	if s, _, ok := strings.Cut(n, ":"); ok {
-		n = s + ":" + strconv.FormatInt(c.HLen(ctx, h).Val(), 10)
+	if parts := strings.Split(n, ":"); len(parts) == 6 {
+		n = parts[0] + ":" + strconv.FormatInt(c.HLen(ctx, h).Val(), 10)
 		for _, f := range []string{"r", "rt", "ct"} {
 			n += ":" + strconv.FormatInt(c.HStrLen(ctx, h, f).Val(), 10)
 		}
-		c.HSet(ctx, h+":m", "n", n)
+		c.HSet(ctx, h+":m", "n", n+":"+parts[5])
 	}
 }
 
@@ -478,6 +478,89 @@ func TestRecordCutShort(t *testing.T) {
 		if !errors.Is(err, redisstore.ErrCorrupt) {
 			n, werr := hist.Times.Within(t0+3e9, 60, "deploy", false)
 			t.Errorf("%s cut short, then an update: %v (deploy calls in the last minute: %d %v); want ErrCorrupt", field, err, n, werr)
+		}
+	}
+}
+
+// TestMarkerCountOfAnotherGeneration: in a rolling upgrade, a store
+// version that does not keep the marker's count (n) begins a new
+// generation of a session whose hash expired while its marker, in its
+// last second, still held the count the new version left for the old
+// generation: it writes the marker's g, s and r and leaves that n. The
+// new generation's mutation count reaches the old one's (here at once: 1),
+// and its hash holds another number of fields: the session is healthy,
+// not corrupt. Before, the count was checked whatever generation it was
+// of, and every call on the session failed with ErrCorrupt.
+func TestMarkerCountOfAnotherGeneration(t *testing.T) {
+	s, c, prefix := newStoreAt(t, redisstore.Options{})
+	const id = "upgrade"
+	h, m := prefix+"{"+id+"}", prefix+"{"+id+"}:m"
+	if err := runtime.ApplyCounters(ctx, s, id, []runtime.CounterUpdate{{Key: fire("R")}, {Key: breaker("R")}}); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := c.HGet(ctx, m, "n").Result(); n == "" {
+		t.Fatal("the store wrote no count in the marker")
+	}
+	// The hash expires; the marker is in its last second.
+	c.Del(ctx, h)
+	c.PExpire(ctx, m, 500*time.Millisecond)
+	// The older version's first mutation of a new generation (its
+	// mutate): the hash, then the marker's g, s and r.
+	c.HSet(ctx, h, "c:R.fire", "1", "tokens", "ABCDEFGH", "g", "0123456789abcdef", "seq", "1")
+	c.HSet(ctx, m, "g", "0123456789abcdef", "s", "1", "r", "0")
+	c.PExpire(ctx, h, time.Hour)
+	c.PExpire(ctx, m, time.Hour+time.Second)
+	// Another replica of the new version reads and updates it.
+	other, err := redisstore.New(c, redisstore.Options{Prefix: prefix})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, other, id, fire("R"), breaker("R")); got[0] != 1 || got[1] != 0 {
+		t.Errorf("read %v, want [1 0]", got)
+	}
+	if err := runtime.ApplyCounters(ctx, other, id, []runtime.CounterUpdate{{Key: fire("R")}}); err != nil {
+		t.Fatalf("an update: %v", err)
+	}
+	if got := read(t, other, id, fire("R")); got[0] != 2 {
+		t.Errorf("after an update: %v, want [2]", got)
+	}
+}
+
+// TestMarkerCountOfEarlierForms: a marker whose count is in a form an
+// earlier version wrote, without the generation ("S:L", "S:L:R:T:C"), is
+// a count this version cannot tie to the hash's generation: the session
+// is read and updated (not checked, as a marker without a count), and the
+// update writes the count in the current form, checked from then on.
+// Before, such a marker was corrupt: every session an earlier version
+// had written failed closed after an upgrade.
+func TestMarkerCountOfEarlierForms(t *testing.T) {
+	s, c, prefix := newStoreAt(t, redisstore.Options{})
+	for i, cut := range []int{1, 4} {
+		id := fmt.Sprintf("earlier%d", i)
+		h, m := prefix+"{"+id+"}", prefix+"{"+id+"}:m"
+		if err := runtime.ApplyCounters(ctx, s, id, []runtime.CounterUpdate{{Key: fire("R")}}); err != nil {
+			t.Fatal(err)
+		}
+		n := strings.Split(c.HGet(ctx, m, "n").Val(), ":")
+		if len(n) != 6 {
+			t.Fatalf("the marker's count is %q", n)
+		}
+		old := strings.Join(n[:cut+1], ":")
+		c.HSet(ctx, m, "n", old)
+		if got := read(t, s, id, fire("R")); got[0] != 1 {
+			t.Errorf("%s: read %v, want [1]", old, got)
+		}
+		if err := runtime.ApplyCounters(ctx, s, id, []runtime.CounterUpdate{{Key: fire("R")}}); err != nil {
+			t.Fatalf("%s: an update: %v", old, err)
+		}
+		if got := strings.Split(c.HGet(ctx, m, "n").Val(), ":"); len(got) != 6 {
+			t.Errorf("%s: after an update the marker's count is %q", old, got)
+		}
+		c.HSet(ctx, h, "c:R.fire", "7")
+		c.HSet(ctx, h, "c:Q.fire", "1")
+		dst := make([]int64, 1)
+		if err := runtime.ReadCounters(ctx, s, id, []runtime.CounterKey{fire("R")}, dst); !errors.Is(err, redisstore.ErrCorrupt) {
+			t.Errorf("%s: a field added after the update: %v, want ErrCorrupt", old, err)
 		}
 	}
 }

@@ -33,9 +33,9 @@ import (
 // outlives it by a second (slack in the scripts): g and s (the generation
 // and its mutations, as in the session's hash; s is 0 for a generation
 // begun by a reset that nothing has written to yet), r (1 when the
-// generation was begun by a reset), n ("S:L:R:T:C": after mutation S,
-// the store left L fields in the session's hash, and its fields r, rt and
-// ct R, T and C bytes long; see guard) and, once the session is known to
+// generation was begun by a reset), n ("S:L:R:T:C:G": after mutation S
+// of generation G, the store left L fields in the session's hash, and its
+// fields r, rt and ct R, T and C bytes long; see guard) and, once the session is known to
 // be lost, lost (why). KEYS[3],
 // when present (not in a Cluster or a Ring: see the package doc), is the
 // store's epoch: "<16 hex>:<created, ms>:<1 when created or noticed after
@@ -181,15 +181,23 @@ if hv[1] or hv[2] then
   -- incomplete flag: absent in a valid session too, so their form cannot
   -- tell); so is the record (r, rt, ct) cut or extended (a cut entry
   -- that the next update's entries would complete into a valid form, a
-  -- code cut short). A marker whose count is of another mutation was
-  -- written by a version of the store that did not keep it: not checked.
-  if mv[5] then
-    local want = {string.match(mv[5], '^([0-9]+):([0-9]+):([0-9]+):([0-9]+):([0-9]+)$')}
-    if #want ~= 5 or not count(want[1]) or not count(want[2]) then return corrupt('the session marker ' .. M .. ' holds something else') end
+  -- code cut short). A count of another mutation or generation was not
+  -- written after the hash's last mutation, but by this store before a
+  -- version that does not keep it wrote the hash (a rolling upgrade: that
+  -- version writes the marker's g and s and leaves n, even when it begins
+  -- a new generation, whose mutations then count up to the old one's):
+  -- not checked.
+  -- A count in a form of an earlier version, without the generation
+  -- ("S:L", "S:L:R:T:C"), cannot be tied to the hash's generation: not
+  -- checked either (the next mutation writes it in this form).
+  local legacy = mv[5] and (string.find(mv[5], '^[0-9]+:[0-9]+$') or string.find(mv[5], '^[0-9]+:[0-9]+:[0-9]+:[0-9]+:[0-9]+$'))
+  if mv[5] and not legacy then
+    local want = {string.match(mv[5], '^([0-9]+):([0-9]+):([0-9]+):([0-9]+):([0-9]+):([0-9a-f]+)$')}
+    if #want ~= 6 or not count(want[1]) or not count(want[2]) or not gen(want[6]) then return corrupt('the session marker ' .. M .. ' holds something else') end
     for i = 3, 5 do
       if not (want[i] == '0' or count(want[i])) then return corrupt('the session marker ' .. M .. ' holds something else') end
     end
-    if want[1] == hv[2] then
+    if want[6] == hv[1] and want[1] == hv[2] then
       local hl = redis.call('HLEN', H)
       if tonumber(want[2]) ~= hl then
         return corrupt('the session holds ' .. hl .. ' fields, not the ' .. want[2] .. ' the store left: a field was deleted or added by something else than the store')
@@ -261,7 +269,7 @@ local function write(set, del)
   set[#set + 1] = seq
   redis.call('HSET', H, unpack(set))
   if del and #del > 0 then redis.call('HDEL', H, unpack(del)) end
-  local n = seq .. ':' .. redis.call('HLEN', H) .. ':' .. redis.call('HSTRLEN', H, 'r') .. ':' .. redis.call('HSTRLEN', H, 'rt') .. ':' .. redis.call('HSTRLEN', H, 'ct')
+  local n = seq .. ':' .. redis.call('HLEN', H) .. ':' .. redis.call('HSTRLEN', H, 'r') .. ':' .. redis.call('HSTRLEN', H, 'rt') .. ':' .. redis.call('HSTRLEN', H, 'ct') .. ':' .. cur.g
   redis.call('HSET', M, 'g', cur.g, 's', seq, 'r', cur.r, 'n', n)
   cur.s, cur.h, cur.remark = seq, true, false
 end

@@ -113,7 +113,7 @@ func TestCounters(t *testing.T) {
 	if !reflect.DeepEqual(h, map[string]string{"c:R.fire": "1", "c:R.breaker": "1", "c:Q.fire": "1", "seq": "1"}) || len(g) != 16 {
 		t.Fatalf("session hash: %v (generation %q)", h, g)
 	}
-	if m, _ := c.HGetAll(ctx, keys[1]).Result(); !reflect.DeepEqual(m, map[string]string{"g": g, "s": "1", "r": "0", "n": "1:6:0:0:0"}) {
+	if m, _ := c.HGetAll(ctx, keys[1]).Result(); !reflect.DeepEqual(m, map[string]string{"g": g, "s": "1", "r": "0", "n": "1:6:0:0:0:" + g}) {
 		t.Fatalf("session marker: %v", m)
 	}
 }
