@@ -34,6 +34,16 @@ func urlPart(fn, s string) ref.Val {
 	if u.Hostname() == "" {
 		return invalid(strconv.Quote(s) + " has no host")
 	}
+	if p := u.Port(); p != "" {
+		for _, c := range p {
+			if c < '0' || c > '9' {
+				return invalid("port " + strconv.Quote(p) + " is not a decimal int")
+			}
+		}
+		if _, err := strconv.ParseInt(p, 10, 64); err != nil {
+			return invalid("port " + strconv.Quote(p) + " is not a decimal int")
+		}
+	}
 	lower := func(s string) string {
 		b := []byte(s)
 		for i, c := range b {
@@ -50,15 +60,7 @@ func urlPart(fn, s string) ref.Val {
 		return types.String(lower(u.Scheme))
 	case "url_port":
 		if p := u.Port(); p != "" {
-			for _, c := range p {
-				if c < '0' || c > '9' {
-					return invalid("port " + strconv.Quote(p) + " is not a decimal int")
-				}
-			}
-			n, err := strconv.ParseInt(p, 10, 64)
-			if err != nil {
-				return invalid("port " + strconv.Quote(p) + " is not a decimal int")
-			}
+			n, _ := strconv.ParseInt(p, 10, 64) // checked above
 			return types.Int(n)
 		}
 		switch lower(u.Scheme) {

@@ -14,7 +14,10 @@ import (
 // net/url.Parse rejects, that has no scheme or no host, or whose port is
 // not a decimal int, is an evaluation error (invalid_argument) at the call.
 
-// parseURL parses the argument of a URL function.
+// parseURL parses the argument of a URL function. The port is checked
+// for every function, not only url_port: the spec makes the string an
+// error at the call, so url_host of "http://h:99999999999999999999/" is
+// not "h".
 func parseURL(fn, s string) (*url.URL, Err) {
 	u, err := url.Parse(s)
 	switch {
@@ -24,6 +27,11 @@ func parseURL(fn, s string) (*url.URL, Err) {
 		return nil, Err{Kind: runtime.ErrInvalidArgument, S: fn + ": " + strconv.Quote(s) + " has no scheme"}
 	case u.Hostname() == "":
 		return nil, Err{Kind: runtime.ErrInvalidArgument, S: fn + ": " + strconv.Quote(s) + " has no host"}
+	}
+	if p := u.Port(); p != "" {
+		if _, err := strconv.ParseInt(p, 10, 64); err != nil || strings.ContainsAny(p, "+-") {
+			return nil, Err{Kind: runtime.ErrInvalidArgument, S: fn + ": port " + strconv.Quote(p) + " is not a decimal int"}
+		}
 	}
 	return u, Err{}
 }
@@ -72,10 +80,7 @@ func URLPort(s string) (int64, Err) {
 		return 0, e
 	}
 	if p := u.Port(); p != "" {
-		n, err := strconv.ParseInt(p, 10, 64)
-		if err != nil || strings.ContainsAny(p, "+-") {
-			return 0, Err{Kind: runtime.ErrInvalidArgument, S: "url_port: port " + strconv.Quote(p) + " is not a decimal int"}
-		}
+		n, _ := strconv.ParseInt(p, 10, 64) // checked by parseURL
 		return n, Err{}
 	}
 	switch asciiLower(u.Scheme) {
