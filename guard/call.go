@@ -141,6 +141,10 @@ func (k *Call) Finish(ctx context.Context, result json.RawMessage, errCode int64
 		k.fail(fmt.Errorf("the server's result is not a CallToolResult: %v", err))
 		return k.blockedOut(opts)
 	}
+	if err := r.foldedNames(); err != nil {
+		k.fail(err)
+		return k.blockedOut(opts)
+	}
 	k.occ.CallOK = !r.isError
 	if r.isError {
 		k.occ.ErrorCode = "tool_error"

@@ -20,24 +20,33 @@ import (
 // /etc). Such a call cannot be evaluated as the server will read it: it
 // is blocked (docs/mcp.md).
 func foldedNames(v any) error {
+	if a, b, ok := foldedPair(v); ok {
+		return fmt.Errorf("the arguments have the names %+q and %+q, which differ only by case: a server may read either", a, b)
+	}
+	return nil
+}
+
+// foldedPair returns two names of one object in v, at any depth, that
+// differ only by case.
+func foldedPair(v any) (a, b string, ok bool) {
 	switch v := v.(type) {
 	case map[string]any:
 		if a, b, ok := sameFold(maps.Keys(v)); ok {
-			return fmt.Errorf("the arguments have the names %+q and %+q, which differ only by case: a server may read either", a, b)
+			return a, b, true
 		}
 		for _, x := range v {
-			if err := foldedNames(x); err != nil {
-				return err
+			if a, b, ok := foldedPair(x); ok {
+				return a, b, true
 			}
 		}
 	case []any:
 		for _, x := range v {
-			if err := foldedNames(x); err != nil {
-				return err
+			if a, b, ok := foldedPair(x); ok {
+				return a, b, true
 			}
 		}
 	}
-	return nil
+	return "", "", false
 }
 
 // CaseCollision returns an error naming two of the names that differ

@@ -1,0 +1,43 @@
+package guard_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/oarc/oarc/guard"
+)
+
+// TestFoldedResultNamesWithheld: a result in which one object (the
+// result, a content item, its resource, structuredContent at any depth)
+// has two names that differ only by case reached the client with both:
+// the rules read and redacted the one spelt exactly, and a client in Go
+// that decodes the result with encoding/json reads the last of them (the
+// key here). Such a result is withheld with OAR_GUARD.
+func TestFoldedResultNamesWithheld(t *testing.T) {
+	for _, res := range []string{
+		`{"content":[{"type":"text","text":"fine","TEXT":"key ` + awsKey + `"}]}`,
+		`{"content":[{"type":"resource","resource":{"uri":"file:///a","text":"fine","Text":"key ` + awsKey + `"}}]}`,
+		`{"content":[{"type":"text","text":"ok"}],"structuredContent":{"v":"fine"},"\u017ftructuredContent":{"v":"key ` + awsKey + `"}}`,
+		`{"content":[{"type":"text","text":"ok"}],"structuredContent":{"a":[{"v":"fine","V":1}]}}`,
+		`{"content":[{"type":"text","text":"ok"}],"isError":false,"i\u017fError":true}`,
+	} {
+		c := proxyConn(newGuard(t), fs)
+		ctx := context.Background()
+		k := c.Begin(ctx, nil, "read_text_file", json.RawMessage(`{"path":"/a"}`))
+		if k.Blocked() != nil {
+			t.Fatalf("the call is blocked: %s", k.Blocked())
+		}
+		out := k.Finish(ctx, json.RawMessage(res), 0, guard.FinishOptions{})
+		if k.Code() != guard.CodeGuard || strings.Contains(string(out), awsKey) || !strings.Contains(string(out), "differ only by case") {
+			t.Errorf("%s: code %q, out %s", res, k.Code(), out)
+		}
+	}
+	// Names that differ otherwise go through.
+	c := proxyConn(newGuard(t), fs)
+	k := c.Begin(context.Background(), nil, "read_text_file", json.RawMessage(`{"path":"/a"}`))
+	if out := k.Finish(context.Background(), json.RawMessage(`{"content":[{"type":"text","text":"ok"}],"structuredContent":{"a":{"a":1},"b":{"a":2}}}`), 0, guard.FinishOptions{}); k.Code() != "" {
+		t.Errorf("a result without such names: code %q, out %s", k.Code(), out)
+	}
+}
