@@ -127,6 +127,12 @@ var errNeedInput = errors.New("mcpguard: the question goes back to the client in
 type round struct {
 	answer   *mcp.ElicitResult
 	answered bool // the call carried inputResponses the guard accepted
+	// asked is the question the answer answers (the one sent back with
+	// the requestState), and used whether it was taken: the answer
+	// approves that question once, never another ask of the retried call
+	// (a rule at tool.post_invoke) that no person was shown.
+	asked    string
+	used     bool
 	question string
 }
 
@@ -160,6 +166,10 @@ func elicit(ss *mcp.ServerSession, timeout time.Duration) func(context.Context, 
 			case r == nil:
 				return false, errors.New("mcpguard: no round for the question")
 			case r.answered:
+				if r.used || question != r.asked {
+					return false, errors.New("mcpguard: the answer the call came back with is to another question")
+				}
+				r.used = true
 				return approved(r.answer), nil
 			}
 			r.question = question
@@ -199,9 +209,10 @@ type middleware struct {
 
 // askedCall is what a question sent back in a result was about.
 type askedCall struct {
-	session mcp.Session
-	call    string
-	expires time.Time
+	session  mcp.Session
+	call     string
+	question string
+	expires  time.Time
 }
 
 func newMiddleware(g *guard.Guard, cfg Config) mcp.Middleware {
@@ -336,8 +347,9 @@ func (m *middleware) call(ctx context.Context, next mcp.MethodHandler, method st
 			// session, one used before, expired or unknown is no answer,
 			// and no answer blocks (spec 5.12).
 			r.answered = true
-			if m.take(state, sess, callID) {
+			if q, ok := m.take(state, sess, callID); ok {
 				r.answer, _ = answers[askInputID].(*mcp.ElicitResult)
+				r.asked = q
 			}
 		}
 		ctx = context.WithValue(ctx, roundKey{}, r)
@@ -395,14 +407,18 @@ func callKey(name string, args json.RawMessage) string {
 	return name + "\x00" + string(args)
 }
 
-// take consumes the requestState of a question: true when it was sent to
-// session sess about the call, and has not expired or been used.
-func (m *middleware) take(state string, sess mcp.Session, call string) bool {
+// take consumes the requestState of a question: the question, and true
+// when it was sent to session sess about the call, and has not expired or
+// been used.
+func (m *middleware) take(state string, sess mcp.Session, call string) (string, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	a, ok := m.asked[state]
 	delete(m.asked, state)
-	return ok && a.session == sess && a.call == call && time.Now().Before(a.expires)
+	if !ok || a.session != sess || a.call != call || !time.Now().Before(a.expires) {
+		return "", false
+	}
+	return a.question, true
 }
 
 // inputRequired is the result that sends the question of an ask decision
@@ -425,7 +441,7 @@ func (m *middleware) inputRequired(sess mcp.Session, call, question string) (mcp
 			delete(m.asked, s) // never answered
 		}
 	}
-	m.asked[state] = askedCall{session: sess, call: call, expires: now.Add(timeout)}
+	m.asked[state] = askedCall{session: sess, call: call, question: question, expires: now.Add(timeout)}
 	m.mu.Unlock()
 	// resultType is not settable from outside the SDK: the result is
 	// decoded from its wire form.
