@@ -26,6 +26,7 @@
 package mcpguard
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -376,6 +377,9 @@ func (m *middleware) call(ctx context.Context, next mcp.MethodHandler, method st
 	if t := guard.FindTool(m.cfg.Tools, name); t != nil {
 		return decodeResult(k.Finish(ctx, guard.CallTool(ctx, t, args), 0, opts))
 	}
+	if err := evaluatedArgs(req, args); err != nil {
+		return refused(err)
+	}
 	res, err = next(ctx, method, req)
 	if err != nil {
 		var we *jsonrpc.Error
@@ -395,6 +399,28 @@ func (m *middleware) call(ctx context.Context, next mcp.MethodHandler, method st
 		raw = json.RawMessage("null")
 	}
 	return decodeResult(k.Finish(ctx, raw, 0, opts))
+}
+
+// evaluatedArgs puts the call's arguments in req as the guard read them
+// (guard.CanonicalArgs), as the proxy forwards them: the bytes the client
+// sent may give a name twice, and a tool handler whose parser keeps the
+// first would act on a value no rule read. (The SDK, too, writes the
+// client's params in place.)
+func evaluatedArgs(req mcp.Request, args json.RawMessage) error {
+	if len(args) == 0 || string(bytes.TrimSpace(args)) == "null" {
+		return nil
+	}
+	canon, err := guard.CanonicalArgs(args)
+	if err != nil {
+		return fmt.Errorf("the arguments cannot be re-encoded: %v", err)
+	}
+	switch p := req.GetParams().(type) {
+	case *mcp.CallToolParams:
+		p.Arguments = canon
+	case *mcp.CallToolParamsRaw:
+		p.Arguments = canon
+	}
+	return nil
 }
 
 // callKey identifies a call by its tool and arguments, for the answer to

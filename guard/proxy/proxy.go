@@ -977,7 +977,7 @@ func (p *proxy) call(f *frame, q *pending, key string, params map[string]json.Ra
 		// same decoding (duplicate keys resolved as the guard read them,
 		// numbers as written).
 		if argsRaw != nil && !isNull(argsRaw) {
-			args, err := canonical(argsRaw)
+			args, err := guard.CanonicalArgs(argsRaw)
 			if err != nil {
 				answer(errorFrame(f.id, codeInvalidParams, "oarc guard: arguments: "+err.Error()))
 				return
@@ -1430,25 +1430,6 @@ func compact(v json.RawMessage) string {
 		return string(v)
 	}
 	return b.String()
-}
-
-// canonical re-encodes tool arguments as the guard decoded them:
-// duplicate keys resolved (the last wins, as for the guard), numbers as
-// written.
-func canonical(raw json.RawMessage) (json.RawMessage, error) {
-	d := json.NewDecoder(bytes.NewReader(raw))
-	d.UseNumber()
-	var v any
-	if err := d.Decode(&v); err != nil {
-		return nil, err
-	}
-	var b bytes.Buffer
-	e := json.NewEncoder(&b)
-	e.SetEscapeHTML(false)
-	if err := e.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(b.Bytes(), "\n"), nil
 }
 
 // idOf finds the id of a message too large to read, in its first or last
