@@ -165,7 +165,7 @@ func (k *Call) Finish(ctx context.Context, result json.RawMessage, errCode int64
 		k.fail(fmt.Errorf("the server's result is not a CallToolResult: %v", err))
 		return k.blockedOut(opts)
 	}
-	if err := r.foldedNames(); err != nil {
+	if err := r.foldedNames(len(k.c.g.bindings) > 0); err != nil {
 		k.fail(err)
 		return k.blockedOut(opts)
 	}

@@ -116,14 +116,17 @@ func parseResult(raw json.RawMessage) (*result, error) {
 }
 
 // foldedNames refuses a result in which one object the client reads
-// members of by name (the result, a content item, its resource, and
-// structuredContent at any depth, which result bindings read) has two
-// names that differ only by case: the rules read, and a transform
-// rewrites, the member spelt exactly, but a client in Go that decodes
-// the result with encoding/json matches names without regard to case and
-// keeps the last ({"text":"fine","TEXT":"<a key>"}: the rules see fine,
-// the client the key). Such a result is withheld (docs/mcp.md).
-func (r *result) foldedNames() error {
+// members of by name has two names that differ only by case: the result,
+// a content item, its resource, and, when the set has result bindings
+// (whose mcp_field_* read members by name), structuredContent at any
+// depth. The rules read, and a transform rewrites, the member spelt
+// exactly, but a client in Go that decodes the result with encoding/json
+// matches names without regard to case and keeps the last
+// ({"text":"fine","TEXT":"<a key>"}: the rules see fine, the client the
+// key). Without bindings every string value of structuredContent is a
+// text unit, whatever its name, so nothing there is hidden from the
+// rules. Such a result is withheld (docs/mcp.md).
+func (r *result) foldedNames(bindings bool) error {
 	pair := func(a, b string) error {
 		return fmt.Errorf("the result has the names %+q and %+q, which differ only by case: a client may read either", a, b)
 	}
@@ -138,7 +141,7 @@ func (r *result) foldedNames() error {
 			return pair(a, b)
 		}
 	}
-	if r.structured != nil {
+	if bindings && r.structured != nil {
 		var v any
 		if err := json.Unmarshal(r.structured, &v); err != nil {
 			return fmt.Errorf("structuredContent: %v", err)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/oarc/oarc/guard"
+	"github.com/oarc/oarc/runtime"
 )
 
 // TestFoldedResultNamesWithheld: a result in which one object (the
@@ -34,10 +35,33 @@ func TestFoldedResultNamesWithheld(t *testing.T) {
 			t.Errorf("%s: code %q, out %s", res, k.Code(), out)
 		}
 	}
+	// Without result bindings every string value of structuredContent is
+	// a text unit the rules read, whatever its name: names there that
+	// differ only by case hide nothing, and go through.
+	g, err := guard.New(noBindings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := proxyConn(g, fs).Begin(context.Background(), nil, "read_text_file", json.RawMessage(`{"path":"/a"}`))
+	if out := k.Finish(context.Background(), json.RawMessage(`{"content":[],"structuredContent":{"v":"fine","V":"key"}}`), 0, guard.FinishOptions{}); k.Code() != "" {
+		t.Errorf("structuredContent without bindings: code %q, out %s", k.Code(), out)
+	}
 	// Names that differ otherwise go through.
 	c := proxyConn(newGuard(t), fs)
-	k := c.Begin(context.Background(), nil, "read_text_file", json.RawMessage(`{"path":"/a"}`))
+	k = c.Begin(context.Background(), nil, "read_text_file", json.RawMessage(`{"path":"/a"}`))
 	if out := k.Finish(context.Background(), json.RawMessage(`{"content":[{"type":"text","text":"ok"}],"structuredContent":{"a":{"a":1},"b":{"a":2}}}`), 0, guard.FinishOptions{}); k.Code() != "" {
 		t.Errorf("a result without such names: code %q, out %s", k.Code(), out)
 	}
+}
+
+// noBindings is a set without result bindings that allows every call.
+type noBindings struct{}
+
+func (noBindings) Info() *guard.Info {
+	return &guard.Info{Name: "nobindings", Anchors: []guard.Anchor{guard.PreInvoke, guard.ToolResult}}
+}
+
+func (noBindings) Evaluate(_ context.Context, _ *guard.Occurrence, _ *runtime.Session, d *runtime.Decision) error {
+	d.Reset()
+	return nil
 }
