@@ -4,6 +4,7 @@ package guard
 // decisions, and what the client receives (spec 11).
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -80,6 +81,29 @@ func (c *Conn) Begin(ctx context.Context, id json.RawMessage, name string, args 
 	return k
 }
 
+// CanonicalArgs is raw tool arguments re-encoded from the guard's own
+// decoding: a name given twice resolved as the rules read it (the last,
+// as encoding/json keeps it), numbers as written, every string as
+// encoding/json reads it. What goes to the server after [Conn.Begin] must
+// be this, never raw: a server whose parser keeps the first of a name
+// given twice ({"path":"/etc","path":"/ok"}) would act on a value no rule
+// read.
+func CanonicalArgs(raw json.RawMessage) (json.RawMessage, error) {
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	e := json.NewEncoder(&b)
+	e.SetEscapeHTML(false)
+	if err := e.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(b.Bytes(), "\n"), nil
+}
+
 // Blocked is the result the client receives instead of forwarding the call
 // (a CallToolResult with isError, the rejection and _meta["oarc/code"]),
 // nil while the call goes ahead.
@@ -139,6 +163,10 @@ func (k *Call) Finish(ctx context.Context, result json.RawMessage, errCode int64
 	r, err := parseResult(result)
 	if err != nil {
 		k.fail(fmt.Errorf("the server's result is not a CallToolResult: %v", err))
+		return k.blockedOut(opts)
+	}
+	if err := r.foldedNames(len(k.c.g.bindings) > 0); err != nil {
+		k.fail(err)
 		return k.blockedOut(opts)
 	}
 	k.occ.CallOK = !r.isError

@@ -2,6 +2,7 @@ package guard
 
 import (
 	"fmt"
+	"iter"
 	"maps"
 	"slices"
 	"strings"
@@ -19,33 +20,64 @@ import (
 // /etc). Such a call cannot be evaluated as the server will read it: it
 // is blocked (docs/mcp.md).
 func foldedNames(v any) error {
+	if a, b, ok := foldedPair(v); ok {
+		return fmt.Errorf("the arguments have the names %+q and %+q, which differ only by case: a server may read either", a, b)
+	}
+	return nil
+}
+
+// foldedPair returns two names of one object in v, at any depth, that
+// differ only by case.
+func foldedPair(v any) (a, b string, ok bool) {
 	switch v := v.(type) {
 	case map[string]any:
-		if len(v) > 1 {
-			// In order of names, so that the error is the same for
-			// every evaluation of one call.
-			seen := make(map[string]string, len(v))
-			for _, name := range slices.Sorted(maps.Keys(v)) {
-				f := foldKey(name)
-				if other, ok := seen[f]; ok {
-					return fmt.Errorf("the arguments have the names %+q and %+q, which differ only by case: a server may read either", other, name)
-				}
-				seen[f] = name
-			}
+		if a, b, ok := sameFold(maps.Keys(v)); ok {
+			return a, b, true
 		}
 		for _, x := range v {
-			if err := foldedNames(x); err != nil {
-				return err
+			if a, b, ok := foldedPair(x); ok {
+				return a, b, true
 			}
 		}
 	case []any:
 		for _, x := range v {
-			if err := foldedNames(x); err != nil {
-				return err
+			if a, b, ok := foldedPair(x); ok {
+				return a, b, true
 			}
 		}
 	}
+	return "", "", false
+}
+
+// CaseCollision returns an error naming two of the names that differ
+// only by case, nil when there are none: the member names of one JSON
+// object that a peer in Go, decoding with encoding/json, may read as one
+// (the last of them), while the guard read the one spelt exactly. The
+// proxy refuses such a message (docs/mcp.md).
+func CaseCollision(names iter.Seq[string]) error {
+	if a, b, ok := sameFold(names); ok {
+		return fmt.Errorf("the names %+q and %+q differ only by case: a peer may read either", a, b)
+	}
 	return nil
+}
+
+// sameFold returns two of the names that differ only by case, the first
+// such pair in order of names (so that an error is the same for every
+// evaluation of one message).
+func sameFold(names iter.Seq[string]) (a, b string, ok bool) {
+	sorted := slices.Sorted(names)
+	if len(sorted) < 2 {
+		return "", "", false
+	}
+	seen := make(map[string]string, len(sorted))
+	for _, name := range sorted {
+		f := foldKey(name)
+		if other, ok := seen[f]; ok {
+			return other, name, true
+		}
+		seen[f] = name
+	}
+	return "", "", false
 }
 
 // foldKey is name with every code point replaced by the least of its

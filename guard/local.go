@@ -71,6 +71,9 @@ func AddTools(raw json.RawMessage, tools []Tool, first bool) (out json.RawMessag
 			return nil, nil, fmt.Errorf("tools/list: tools[%d] has no name", i)
 		}
 		if ambiguous {
+			if FindTool(tools, name) != nil {
+				shadowed = append(shadowed, name)
+			}
 			continue // left out: see toolName
 		}
 		if FindTool(tools, name) != nil {

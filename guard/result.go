@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -112,6 +113,44 @@ func parseResult(raw json.RawMessage) (*result, error) {
 		r.structured = v
 	}
 	return r, nil
+}
+
+// foldedNames refuses a result in which one object the client reads
+// members of by name has two names that differ only by case: the result,
+// a content item, its resource, and, when the set has result bindings
+// (whose mcp_field_* read members by name), structuredContent at any
+// depth. The rules read, and a transform rewrites, the member spelt
+// exactly, but a client in Go that decodes the result with encoding/json
+// matches names without regard to case and keeps the last
+// ({"text":"fine","TEXT":"<a key>"}: the rules see fine, the client the
+// key). Without bindings every string value of structuredContent is a
+// text unit, whatever its name, so nothing there is hidden from the
+// rules. Such a result is withheld (docs/mcp.md).
+func (r *result) foldedNames(bindings bool) error {
+	pair := func(a, b string) error {
+		return fmt.Errorf("the result has the names %+q and %+q, which differ only by case: a client may read either", a, b)
+	}
+	if a, b, ok := sameFold(maps.Keys(r.top)); ok {
+		return pair(a, b)
+	}
+	for _, it := range r.items {
+		if a, b, ok := sameFold(maps.Keys(it.m)); ok {
+			return pair(a, b)
+		}
+		if a, b, ok := sameFold(maps.Keys(it.res)); ok {
+			return pair(a, b)
+		}
+	}
+	if bindings && r.structured != nil {
+		var v any
+		if err := json.Unmarshal(r.structured, &v); err != nil {
+			return fmt.Errorf("structuredContent: %v", err)
+		}
+		if a, b, ok := foldedPair(v); ok {
+			return pair(a, b)
+		}
+	}
+	return nil
 }
 
 func isNull(v json.RawMessage) bool { return string(bytes.TrimSpace(v)) == "null" }

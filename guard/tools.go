@@ -5,6 +5,7 @@ package guard
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/oarc/oarc/guard/internal/jsonscan"
@@ -28,6 +29,10 @@ func (c *Conn) FilterTools(raw json.RawMessage) (out json.RawMessage, err error)
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &top); err != nil || top == nil {
 		return nil, fmt.Errorf("tools/list result is not an object")
+	}
+	if a, b, ok := sameFold(maps.Keys(top)); ok {
+		// A client in Go reads the last of them as the tools.
+		return nil, fmt.Errorf("tools/list result has the names %+q and %+q, which differ only by case: a client may read either", a, b)
 	}
 	var tools []json.RawMessage
 	if v, ok := top["tools"]; ok && !isNull(v) {
@@ -53,9 +58,12 @@ func (c *Conn) FilterTools(raw json.RawMessage) (out json.RawMessage, err error)
 // toolName is the name of a tool of a tools/list result: its member
 // "name", spelt exactly so (encoding/json would also read "Name" or
 // "NAME", which a client does not), a string; ok is false when it has
-// none. A tool that gives "name" twice is ambiguous (a client may read
+// none. A tool that gives "name" twice, or two names that differ only by
+// case ("name" and "NAME", which a client in Go decoding with
+// encoding/json reads as one, the last), is ambiguous (a client may read
 // either): it is left out of the listing, never read otherwise than the
-// client reads it.
+// client reads it. Its name is the member "name" still, when it has one
+// (a name of the guard's own tools it shadows).
 func toolName(raw json.RawMessage) (name string, ok, ambiguous bool) {
 	m, dups, err := jsonscan.MembersDup(raw)
 	if err != nil {
@@ -64,9 +72,10 @@ func toolName(raw json.RawMessage) (name string, ok, ambiguous bool) {
 	if slices.Contains(dups, "name") {
 		return "", true, true
 	}
+	_, _, folded := sameFold(maps.Keys(m))
 	v, ok := m["name"]
 	if !ok || isNull(v) || json.Unmarshal(v, &name) != nil {
-		return "", false, false
+		return "", folded, folded
 	}
-	return name, true, false
+	return name, true, folded
 }

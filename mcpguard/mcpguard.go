@@ -26,6 +26,7 @@
 package mcpguard
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -127,6 +128,12 @@ var errNeedInput = errors.New("mcpguard: the question goes back to the client in
 type round struct {
 	answer   *mcp.ElicitResult
 	answered bool // the call carried inputResponses the guard accepted
+	// asked is the question the answer answers (the one sent back with
+	// the requestState), and used whether it was taken: the answer
+	// approves that question once, never another ask of the retried call
+	// (a rule at tool.post_invoke) that no person was shown.
+	asked    string
+	used     bool
 	question string
 }
 
@@ -160,6 +167,10 @@ func elicit(ss *mcp.ServerSession, timeout time.Duration) func(context.Context, 
 			case r == nil:
 				return false, errors.New("mcpguard: no round for the question")
 			case r.answered:
+				if r.used || question != r.asked {
+					return false, errors.New("mcpguard: the answer the call came back with is to another question")
+				}
+				r.used = true
 				return approved(r.answer), nil
 			}
 			r.question = question
@@ -199,9 +210,10 @@ type middleware struct {
 
 // askedCall is what a question sent back in a result was about.
 type askedCall struct {
-	session mcp.Session
-	call    string
-	expires time.Time
+	session  mcp.Session
+	call     string
+	question string
+	expires  time.Time
 }
 
 func newMiddleware(g *guard.Guard, cfg Config) mcp.Middleware {
@@ -336,8 +348,9 @@ func (m *middleware) call(ctx context.Context, next mcp.MethodHandler, method st
 			// session, one used before, expired or unknown is no answer,
 			// and no answer blocks (spec 5.12).
 			r.answered = true
-			if m.take(state, sess, callID) {
+			if q, ok := m.take(state, sess, callID); ok {
 				r.answer, _ = answers[askInputID].(*mcp.ElicitResult)
+				r.asked = q
 			}
 		}
 		ctx = context.WithValue(ctx, roundKey{}, r)
@@ -364,6 +377,9 @@ func (m *middleware) call(ctx context.Context, next mcp.MethodHandler, method st
 	if t := guard.FindTool(m.cfg.Tools, name); t != nil {
 		return decodeResult(k.Finish(ctx, guard.CallTool(ctx, t, args), 0, opts))
 	}
+	if err := evaluatedArgs(req, args); err != nil {
+		return refused(err)
+	}
 	res, err = next(ctx, method, req)
 	if err != nil {
 		var we *jsonrpc.Error
@@ -385,6 +401,28 @@ func (m *middleware) call(ctx context.Context, next mcp.MethodHandler, method st
 	return decodeResult(k.Finish(ctx, raw, 0, opts))
 }
 
+// evaluatedArgs puts the call's arguments in req as the guard read them
+// (guard.CanonicalArgs), as the proxy forwards them: the bytes the client
+// sent may give a name twice, and a tool handler whose parser keeps the
+// first would act on a value no rule read. (The SDK, too, writes the
+// client's params in place.)
+func evaluatedArgs(req mcp.Request, args json.RawMessage) error {
+	if len(args) == 0 || string(bytes.TrimSpace(args)) == "null" {
+		return nil
+	}
+	canon, err := guard.CanonicalArgs(args)
+	if err != nil {
+		return fmt.Errorf("the arguments cannot be re-encoded: %v", err)
+	}
+	switch p := req.GetParams().(type) {
+	case *mcp.CallToolParams:
+		p.Arguments = canon
+	case *mcp.CallToolParamsRaw:
+		p.Arguments = canon
+	}
+	return nil
+}
+
 // callKey identifies a call by its tool and arguments, for the answer to
 // a question about it.
 func callKey(name string, args json.RawMessage) string {
@@ -395,14 +433,18 @@ func callKey(name string, args json.RawMessage) string {
 	return name + "\x00" + string(args)
 }
 
-// take consumes the requestState of a question: true when it was sent to
-// session sess about the call, and has not expired or been used.
-func (m *middleware) take(state string, sess mcp.Session, call string) bool {
+// take consumes the requestState of a question: the question, and true
+// when it was sent to session sess about the call, and has not expired or
+// been used.
+func (m *middleware) take(state string, sess mcp.Session, call string) (string, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	a, ok := m.asked[state]
 	delete(m.asked, state)
-	return ok && a.session == sess && a.call == call && time.Now().Before(a.expires)
+	if !ok || a.session != sess || a.call != call || !time.Now().Before(a.expires) {
+		return "", false
+	}
+	return a.question, true
 }
 
 // inputRequired is the result that sends the question of an ask decision
@@ -425,7 +467,7 @@ func (m *middleware) inputRequired(sess mcp.Session, call, question string) (mcp
 			delete(m.asked, s) // never answered
 		}
 	}
-	m.asked[state] = askedCall{session: sess, call: call, expires: now.Add(timeout)}
+	m.asked[state] = askedCall{session: sess, call: call, question: question, expires: now.Add(timeout)}
 	m.mu.Unlock()
 	// resultType is not settable from outside the SDK: the result is
 	// decoded from its wire form.

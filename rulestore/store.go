@@ -24,6 +24,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"regexp"
 	"sync"
 	"sync/atomic"
@@ -133,6 +134,8 @@ type Store struct {
 	mu       sync.Mutex
 	w        io.Writer
 	f        *os.File // the file, for a store opened by path
+	path     string   // its path
+	tail     []byte   // the last bytes read (up to tailLen), see checkFile
 	needNL   bool     // the file does not end with a line break
 	read     int64    // bytes of whole lines read (Reload reads on from there)
 	tornAt   int64    // offset of the torn last line reported (-1: none)
@@ -175,7 +178,10 @@ func Open(path string, set *compiler.Set, opts Options) (*Store, error) {
 		f.Close()
 		return nil, err
 	}
-	s.f, s.w = f, f
+	s.f, s.w, s.path = f, f, path
+	if abs, err := filepath.Abs(path); err == nil {
+		s.path = abs // the same file after a chdir of the host
+	}
 	s.mu.Lock()
 	err = s.readFrom(f)
 	s.mu.Unlock()
@@ -283,6 +289,9 @@ func (s *Store) Reload() error {
 // its line break comes (a record then, if the writer was only slow), and
 // the next append starts a line of its own.
 func (s *Store) readFrom(f *os.File) error {
+	if err := s.checkFile(f); err != nil {
+		return err
+	}
 	data, err := io.ReadAll(f)
 	if err != nil {
 		return fmt.Errorf("rulestore: %v", err)
@@ -299,11 +308,43 @@ func (s *Store) readFrom(f *os.File) error {
 		start += i + 1
 	}
 	s.read += int64(start)
+	s.tail = append(s.tail, data[:start]...)
+	s.tail = s.tail[len(s.tail)-min(len(s.tail), tailLen):]
 	rest := data[start:]
 	s.needNL = len(rest) > 0
 	if len(rest) > 0 && s.tornAt != s.read {
 		s.tornAt = s.read
 		s.problem(Problem{File: s.name, Line: s.lines + 1, Msg: "a torn last line (no line break at its end): skipped"})
+	}
+	return nil
+}
+
+// tailLen is how many of the last bytes read checkFile compares.
+const tailLen = 64
+
+// checkFile fails when the file is no longer the one the store read up
+// to s.read: another file is at its path (an editor's save, a rename; the
+// store's appends would go to a file no one reads), or it was cut
+// shorter or rewritten (the bytes read last no longer stand before
+// s.read: reading on from there would start in the middle of another
+// writer's line). The records written since could not be read, and a
+// store that went on would evaluate without them as if they had never
+// been written (a promotion by a person left in monitor): an error, and
+// the store must be opened again.
+func (s *Store) checkFile(f *os.File) error {
+	if s.read == 0 {
+		return nil
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("rulestore: %v", err)
+	}
+	if pi, err := os.Stat(s.path); err != nil || !os.SameFile(fi, pi) {
+		return fmt.Errorf("rulestore: %s is no longer the file the store opened (replaced, moved or removed): open the store again", s.name)
+	}
+	b := make([]byte, len(s.tail))
+	if n, _ := f.ReadAt(b, s.read-int64(len(b))); n != len(b) || !bytes.Equal(b, s.tail) {
+		return fmt.Errorf("rulestore: %s changed before the %d bytes the store read (truncated or rewritten; the store only appends): records may not be read, open the store again", s.name, s.read)
 	}
 	return nil
 }

@@ -26,6 +26,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"os/exec"
@@ -577,13 +578,26 @@ func parse(line []byte) (*frame, string) {
 		} else {
 			f.kind = notification
 		}
-		return f, ""
+		return f, folded(f)
 	}
 	if f.id == nil || hasResult == hasError {
 		return f, "neither a request, a notification nor a response"
 	}
 	f.kind = response
-	return f, ""
+	return f, folded(f)
+}
+
+// folded is why a message is refused whose members have two names that
+// differ only by case ("result" and "reſult", U+017F): the proxy reads
+// and passes on each as written, but a peer in Go that decodes the
+// message with encoding/json matches names without regard to case and
+// keeps the last, so it would read a member the guard did not evaluate
+// (a tool result, a call's arguments). "" when there are none.
+func folded(f *frame) string {
+	if err := guard.CaseCollision(maps.Keys(f.top)); err != nil {
+		return "two members whose names differ only by case (" + err.Error() + ")"
+	}
+	return ""
 }
 
 // encode re-encodes a frame from what was parsed.
@@ -911,6 +925,12 @@ func (p *proxy) call(f *frame, q *pending, key string, params map[string]json.Ra
 			answer(errorFrame(f.id, codeInvalidParams, "oarc guard: tools/call without a tool name"))
 			return
 		}
+		if err := guard.CaseCollision(maps.Keys(params)); err != nil {
+			// The upstream may read the member the guard did not (the
+			// arguments of "argumentſ"), see folded.
+			answer(errorFrame(f.id, codeInvalidParams, "oarc guard: the params of tools/call have "+err.Error()))
+			return
+		}
 		if _, ok := params["task"]; ok {
 			// A task-augmented call is answered by a task id, its result
 			// fetched later with tasks/result, which the guard does not
@@ -957,7 +977,7 @@ func (p *proxy) call(f *frame, q *pending, key string, params map[string]json.Ra
 		// same decoding (duplicate keys resolved as the guard read them,
 		// numbers as written).
 		if argsRaw != nil && !isNull(argsRaw) {
-			args, err := canonical(argsRaw)
+			args, err := guard.CanonicalArgs(argsRaw)
 			if err != nil {
 				answer(errorFrame(f.id, codeInvalidParams, "oarc guard: arguments: "+err.Error()))
 				return
@@ -1410,25 +1430,6 @@ func compact(v json.RawMessage) string {
 		return string(v)
 	}
 	return b.String()
-}
-
-// canonical re-encodes tool arguments as the guard decoded them:
-// duplicate keys resolved (the last wins, as for the guard), numbers as
-// written.
-func canonical(raw json.RawMessage) (json.RawMessage, error) {
-	d := json.NewDecoder(bytes.NewReader(raw))
-	d.UseNumber()
-	var v any
-	if err := d.Decode(&v); err != nil {
-		return nil, err
-	}
-	var b bytes.Buffer
-	e := json.NewEncoder(&b)
-	e.SetEscapeHTML(false)
-	if err := e.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(b.Bytes(), "\n"), nil
 }
 
 // idOf finds the id of a message too large to read, in its first or last
