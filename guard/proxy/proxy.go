@@ -30,6 +30,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -282,6 +283,9 @@ type pending struct {
 	// see ask).
 	ctx  context.Context
 	stop context.CancelFunc
+	// modern says that a tools/call is of MCP 2026-07-28 or later (its
+	// _meta names the version): see typed.
+	modern bool
 	// sent says that the request was forwarded to the upstream: until
 	// then its id is only reserved (a tools/call being evaluated, perhaps
 	// waiting for a person's answer), so that a second request with the
@@ -850,6 +854,9 @@ func (p *proxy) request(f *frame) {
 		err := json.Unmarshal(params["cursor"], &cursor)
 		q.first = params["cursor"] == nil || isNull(params["cursor"]) || err == nil && cursor == ""
 	}
+	if f.method == "tools/call" {
+		q.modern = modernRequest(params)
+	}
 	if f.method == "initialize" {
 		var caps struct {
 			Elicitation json.RawMessage `json:"elicitation"`
@@ -928,14 +935,14 @@ func (p *proxy) call(f *frame, q *pending, key string, params map[string]json.Ra
 			// known, and a call evaluated with another id would escape
 			// every rule that names the server. MCP clients call tools
 			// after initialize; some servers run a call before it.
-			answer(resultFrame(f.id, guard.Refused(errors.New("the MCP server has not answered initialize yet, so its server id is not known; call tools after initialize, or give -server-id"))))
+			answer(resultFrame(f.id, p.typed(q, guard.Refused(errors.New("the MCP server has not answered initialize yet, so its server id is not known; call tools after initialize, or give -server-id")))))
 			return
 		}
 		argsRaw := params["arguments"]
 		k := p.conn.Begin(q.ctx, f.id, name, argsRaw)
 		if b := k.Blocked(); b != nil {
 			out := k.Finish(context.Background(), nil, 0, guard.FinishOptions{AppendNotes: p.o.notes})
-			answer(resultFrame(f.id, out))
+			answer(resultFrame(f.id, p.typed(q, out)))
 			return
 		}
 		if t := guard.FindTool(p.tools, name); t != nil {
@@ -950,7 +957,7 @@ func (p *proxy) call(f *frame, q *pending, key string, params map[string]json.Ra
 			res := guard.CallTool(ctx, t, argsRaw)
 			cancel()
 			out := k.Finish(context.Background(), res, 0, guard.FinishOptions{AppendNotes: p.o.notes})
-			answer(resultFrame(f.id, out))
+			answer(resultFrame(f.id, p.typed(q, out)))
 			return
 		}
 		// Forward what was evaluated: the arguments re-encoded from the
@@ -1284,7 +1291,7 @@ func (p *proxy) respond(f *frame, q *pending) {
 			out = q.call.Finish(context.Background(), nil, *e.Code, guard.FinishOptions{AppendNotes: p.o.notes})
 		}
 		if out != nil {
-			p.toClient(resultFrame(q.id, out))
+			p.toClient(resultFrame(q.id, p.typed(q, out)))
 			return
 		}
 	case q.method == "tools/list" && isResult:
@@ -1314,6 +1321,53 @@ func (p *proxy) respond(f *frame, q *pending) {
 		return
 	}
 	p.toClient(b)
+}
+
+// modernVersion is the first MCP version whose results must have
+// resultType, and whose requests name their version in _meta.
+const modernVersion = "2026-07-28"
+
+// modernRequest says whether a request names a protocol version of
+// modernVersion or later in params._meta: a client of those versions puts
+// it on every request, and sends no initialize (it probes server/discover,
+// or adopts a version it knows).
+func modernRequest(params map[string]json.RawMessage) bool {
+	var meta struct {
+		Version string `json:"io.modelcontextprotocol/protocolVersion"`
+	}
+	json.Unmarshal(params["_meta"], &meta)
+	return meta.Version >= modernVersion
+}
+
+// typed gives a tools/call result of a session of modernVersion or later
+// the member resultType ("complete") when it has none: from that version
+// on every result must have it (a server "MUST include this field"), and
+// clients reject one without it (the MCP Python SDK's pydantic models).
+// The results the guard makes itself (a block, a rejection in place of a
+// withheld result, the proxy's own tools) have none. A session of an
+// earlier version (initialize agreed one, and the request names none)
+// gets the result unchanged.
+func (p *proxy) typed(q *pending, result json.RawMessage) json.RawMessage {
+	p.mu.Lock()
+	modern := q.modern || p.protocol >= modernVersion
+	p.mu.Unlock()
+	if !modern {
+		return result
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(result, &m) != nil || m == nil {
+		return result
+	}
+	if _, ok := m["resultType"]; ok {
+		return result
+	}
+	// Added in front, the rest as it was.
+	t := bytes.TrimSpace(result)
+	b := append([]byte(`{"resultType":"complete"`), t[1:]...)
+	if len(m) > 0 {
+		b = slices.Insert(b, len(`{"resultType":"complete"`), ',')
+	}
+	return b
 }
 
 // initialized learns the server id from the initialize result, unless

@@ -148,6 +148,9 @@ func fakeServer(in io.Reader, out io.Writer) {
 					time.Sleep(150 * time.Millisecond)
 				}
 				res(`{"content":[{"type":"text","text":"done"}]}`)
+			case "/not-a-result":
+				// A result of a 2026-07-28 server that is no CallToolResult.
+				res(`{"content":"text","resultType":"complete"}`)
 			case "/batch":
 				send(`[{"jsonrpc":"2.0","id":` + id + `,"result":{"content":[]}}]`)
 			default:
