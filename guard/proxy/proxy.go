@@ -1159,6 +1159,24 @@ func (p *proxy) expire(key string, q *pending) {
 		return
 	}
 	p.logf("the MCP server did not answer request %s (%s) within %v", key, q.method, p.o.timeout)
+	// MCP: a sender that times out a request SHOULD cancel it, so that
+	// the upstream does not go on with a call the client was told
+	// failed (cancelled first: the client may act on the error at once).
+	// Not initialize, which MCP forbids cancelling.
+	p.mu.Lock()
+	upID := q.upID
+	p.mu.Unlock()
+	if upID != nil && q.method != "initialize" {
+		b, err := json.Marshal(map[string]any{
+			"jsonrpc": "2.0", "method": "notifications/cancelled",
+			"params": map[string]any{"requestId": upID, "reason": "oarc guard: no answer within " + p.o.timeout.String()},
+		})
+		if err == nil {
+			if err := p.toUpstream(b); err != nil {
+				p.logf("writing to the upstream: %v", err)
+			}
+		}
+	}
 	p.toClient(errorFrame(q.id, codeUpstream, fmt.Sprintf("oarc guard: the MCP server did not answer within %v", p.o.timeout)))
 }
 

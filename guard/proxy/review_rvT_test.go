@@ -46,3 +46,25 @@ func TestProxyModernResultType(t *testing.T) {
 		t.Errorf("a refusal in a 2026-07-28 session: want isError and resultType complete, got %v", r)
 	}
 }
+
+// A request the upstream does not answer within -timeout gets the proxy's
+// error, and the proxy stops waiting; MCP says the sender that times out
+// a request "SHOULD issue a cancellation notification for that request
+// and stop waiting". Without it the upstream went on with a tool call
+// the client was told had failed (a write the agent then retries), its
+// result dropped. The proxy now cancels it upstream, under the id the
+// upstream knows it by.
+func TestProxyTimeoutCancelsUpstream(t *testing.T) {
+	c := start(t, "-server-id", "fs", "-timeout", "300ms")
+	c.init()
+	c.send(call(1, "read_text_file", `{"path":"/cancel"}`))
+	if m := c.recv(); m["id"] != float64(1) || m["error"] == nil {
+		t.Fatalf("want the timeout error of id 1, got %v", m)
+	}
+	c.send(`{"jsonrpc":"2.0","id":2,"method":"x/cancels"}`)
+	m := c.recv()
+	r := resultOf(t, m)
+	if r["target"] != true || r["others"] != float64(0) {
+		t.Errorf("the upstream's cancellations after the timeout: want the call's and no other, got %v", r)
+	}
+}
