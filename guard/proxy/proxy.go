@@ -1329,6 +1329,9 @@ func (p *proxy) respond(f *frame, q *pending) {
 		return
 	case q.method == "initialize" && isResult:
 		p.initialized(result)
+		if r, ok := withoutTaskCalls(result); ok {
+			f.top["result"] = r
+		}
 	}
 	// The client's id as the client wrote it: the upstream may answer it
 	// in another spelling of the same value (see idKey).
@@ -1409,6 +1412,28 @@ func (p *proxy) initialized(result json.RawMessage) {
 	id := guard.ServerID(r.ServerInfo.Name)
 	p.conn.SetServer(p.server(id))
 	p.logf("server id %s (from serverInfo.name %q)", id, r.ServerInfo.Name)
+}
+
+// withoutTaskCalls returns the upstream's initialize result without
+// capabilities.tasks.requests.tools, and whether it had it: by it a
+// server of MCP 2025-11-25 tells the client it may augment tools/call with
+// a task, which the proxy refuses (a task's result, fetched later, would
+// reach the client unevaluated), so the proxy does not declare it. The
+// rest of the capabilities passes as it came.
+func withoutTaskCalls(result json.RawMessage) (json.RawMessage, bool) {
+	var r, caps, tasks, reqs map[string]json.RawMessage
+	if json.Unmarshal(result, &r) != nil || json.Unmarshal(r["capabilities"], &caps) != nil ||
+		json.Unmarshal(caps["tasks"], &tasks) != nil || json.Unmarshal(tasks["requests"], &reqs) != nil {
+		return nil, false
+	}
+	if _, ok := reqs["tools"]; !ok {
+		return nil, false
+	}
+	delete(reqs, "tools")
+	tasks["requests"] = jsonscan.AppendObject(nil, reqs)
+	caps["tasks"] = jsonscan.AppendObject(nil, tasks)
+	r["capabilities"] = jsonscan.AppendObject(nil, caps)
+	return jsonscan.AppendObject(nil, r), true
 }
 
 // progress restarts the wait of the request a progress notification is

@@ -68,3 +68,28 @@ func TestProxyTimeoutCancelsUpstream(t *testing.T) {
 		t.Errorf("the upstream's cancellations after the timeout: want the call's and no other, got %v", r)
 	}
 }
+
+// The proxy refuses task-augmented tools/call (a task's result would
+// reach the client unevaluated), yet it relayed the upstream's
+// capabilities.tasks.requests.tools.call, by which a server of MCP
+// 2025-11-25 tells clients they may augment calls with a task
+// (server-everything declares it, and the MCP Python SDK's experimental
+// call_tool_as_task reads it): a client that took the proxy at its word
+// got -32602 for every such call. The capability is left out of the
+// initialize result; the rest of tasks (list, cancel) passes.
+func TestProxyTasksCapabilityWithheld(t *testing.T) {
+	c := start(t, "-server-id", "fs")
+	c.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	r := resultOf(t, c.recv())
+	caps, _ := r["capabilities"].(map[string]any)
+	tasks, _ := caps["tasks"].(map[string]any)
+	if caps["tools"] == nil || tasks == nil || tasks["list"] == nil || tasks["cancel"] == nil {
+		t.Fatalf("want the other capabilities relayed, got %v", caps)
+	}
+	if reqs, ok := tasks["requests"].(map[string]any); ok && reqs["tools"] != nil {
+		t.Errorf("the proxy declares task-augmented tools/call, which it refuses: %v", caps)
+	}
+	if r["protocolVersion"] != "2025-11-25" {
+		t.Errorf("initialize result: %v", r)
+	}
+}
