@@ -154,6 +154,11 @@ func fakeServer(in io.Reader, out io.Writer) {
 					time.Sleep(150 * time.Millisecond)
 				}
 				res(`{"content":[{"type":"text","text":"done"}]}`)
+			case "/task":
+				// A server of the tasks extension (2026-07-28) that makes
+				// a task of a plain call: the result comes later, by
+				// tasks/get, with the task id.
+				res(`{"resultType":"task","task":{"taskId":"t-` + awsKey + `","status":"working"}}`)
 			case "/not-a-result":
 				// A result of a 2026-07-28 server that is no CallToolResult.
 				res(`{"content":"text","resultType":"complete"}`)

@@ -1,6 +1,8 @@
 package proxy
 
 import (
+	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -91,5 +93,30 @@ func TestProxyTasksCapabilityWithheld(t *testing.T) {
 	}
 	if r["protocolVersion"] != "2025-11-25" {
 		t.Errorf("initialize result: %v", r)
+	}
+}
+
+// A server of MCP's tasks extension may answer a plain tools/call with a
+// task (resultType "task", a task id) whose result the client then fetches
+// by the task id, a request the guard does not evaluate. The guard took
+// such an answer for a successful call with no content and relayed it,
+// task id and all, so the tool's output would reach the client
+// unevaluated. A result whose resultType the guard does not know
+// (anything but complete and input_required) is withheld with OAR_GUARD.
+func TestProxyTaskResultWithheld(t *testing.T) {
+	c := start(t, "-server-id", "fs")
+	c.init()
+	c.send(call(1, "read_text_file", `{"path":"/task"}`))
+	raw := c.recvRaw()
+	if strings.Contains(raw, awsKey) || strings.Contains(raw, "taskId") {
+		t.Fatalf("the task reached the client: %s", raw)
+	}
+	var m map[string]any
+	if err := json.Unmarshal([]byte(raw), &m); err != nil {
+		t.Fatal(err)
+	}
+	r := resultOf(t, m)
+	if r["isError"] != true || r["_meta"].(map[string]any)["oarc/code"] != "OAR_GUARD" {
+		t.Errorf("want the call blocked with OAR_GUARD, got %v", r)
 	}
 }
