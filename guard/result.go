@@ -62,6 +62,20 @@ func parseResult(raw json.RawMessage) (*result, error) {
 		return nil, errors.New("not an object")
 	}
 	r.top = top
+	if v, ok := r.top["resultType"]; ok && !isNull(v) {
+		// MCP 2026-07-28: complete, or input_required (the server's
+		// questions; the retry is a call of its own). Any other kind (a
+		// task of the tasks extension, whose output the client fetches
+		// later by its id, unevaluated) is no result the guard can
+		// evaluate.
+		t, err := jsonscan.Unquote(v)
+		if err != nil {
+			return nil, errors.New("resultType is not a string")
+		}
+		if t != "complete" && t != "input_required" {
+			return nil, fmt.Errorf("resultType %q, which the guard cannot evaluate", t)
+		}
+	}
 	if v, ok := r.top["isError"]; ok && !isNull(v) {
 		if err := json.Unmarshal(v, &r.isError); err != nil {
 			return nil, fmt.Errorf("isError: %v", err)

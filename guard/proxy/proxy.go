@@ -31,6 +31,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -128,7 +129,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, cfg Config) 
 	fs.StringVar(&o.records, "records", "", "append a decision record (JSON Lines, spec 10) per occurrence to this file, creating it; each record's call is the JSON-RPC request id")
 	fs.StringVar(&o.redis, "redis", "", "keep the session in the Redis server at host:port (spec 5.9), shared by every proxy given the same -session")
 	fs.DurationVar(&o.redisTTL, "redis-ttl", DefaultRedisTTL, "with -redis: a session expires after this long without use")
-	fs.DurationVar(&o.timeout, "timeout", DefaultTimeout, "the client gets an error for a request the upstream has not answered after this long (progress notifications restart the wait); 0: no limit")
+	fs.DurationVar(&o.timeout, "timeout", DefaultTimeout, "the client gets an error for a request the upstream has not answered after this long, and the upstream a cancellation (progress notifications restart the wait); 0: no limit")
 	fs.IntVar(&o.maxMessage, "max-message", DefaultMaxMessage, "the largest JSON-RPC message, in bytes, from either side; a larger result is withheld and the client gets an error, never a truncated result")
 	fs.DurationVar(&o.askTimeout, "ask-timeout", DefaultAskTimeout, "how long a person has to answer the elicitation of an ask rule (spec 5.12); no answer in time blocks the call")
 	fs.BoolVar(&o.notes, "notes", true, "append the notes of nudge firings to the result as a text item (the agent's only channel through a proxy)")
@@ -283,6 +284,9 @@ type pending struct {
 	// see ask).
 	ctx  context.Context
 	stop context.CancelFunc
+	// modern says that a tools/call is of MCP 2026-07-28 or later (its
+	// _meta names the version): see typed.
+	modern bool
 	// sent says that the request was forwarded to the upstream: until
 	// then its id is only reserved (a tools/call being evaluated, perhaps
 	// waiting for a person's answer), so that a second request with the
@@ -864,6 +868,9 @@ func (p *proxy) request(f *frame) {
 		err := json.Unmarshal(params["cursor"], &cursor)
 		q.first = params["cursor"] == nil || isNull(params["cursor"]) || err == nil && cursor == ""
 	}
+	if f.method == "tools/call" {
+		q.modern = modernRequest(params)
+	}
 	if f.method == "initialize" {
 		var caps struct {
 			Elicitation json.RawMessage `json:"elicitation"`
@@ -948,14 +955,14 @@ func (p *proxy) call(f *frame, q *pending, key string, params map[string]json.Ra
 			// known, and a call evaluated with another id would escape
 			// every rule that names the server. MCP clients call tools
 			// after initialize; some servers run a call before it.
-			answer(resultFrame(f.id, guard.Refused(errors.New("the MCP server has not answered initialize yet, so its server id is not known; call tools after initialize, or give -server-id"))))
+			answer(resultFrame(f.id, p.typed(q, guard.Refused(errors.New("the MCP server has not answered initialize yet, so its server id is not known; call tools after initialize, or give -server-id")))))
 			return
 		}
 		argsRaw := params["arguments"]
 		k := p.conn.Begin(q.ctx, f.id, name, argsRaw)
 		if b := k.Blocked(); b != nil {
 			out := k.Finish(context.Background(), nil, 0, guard.FinishOptions{AppendNotes: p.o.notes})
-			answer(resultFrame(f.id, out))
+			answer(resultFrame(f.id, p.typed(q, out)))
 			return
 		}
 		if t := guard.FindTool(p.tools, name); t != nil {
@@ -970,7 +977,7 @@ func (p *proxy) call(f *frame, q *pending, key string, params map[string]json.Ra
 			res := guard.CallTool(ctx, t, argsRaw)
 			cancel()
 			out := k.Finish(context.Background(), res, 0, guard.FinishOptions{AppendNotes: p.o.notes})
-			answer(resultFrame(f.id, out))
+			answer(resultFrame(f.id, p.typed(q, out)))
 			return
 		}
 		// Forward what was evaluated: the arguments re-encoded from the
@@ -1172,6 +1179,24 @@ func (p *proxy) expire(key string, q *pending) {
 		return
 	}
 	p.logf("the MCP server did not answer request %s (%s) within %v", key, q.method, p.o.timeout)
+	// MCP: a sender that times out a request SHOULD cancel it, so that
+	// the upstream does not go on with a call the client was told
+	// failed (cancelled first: the client may act on the error at once).
+	// Not initialize, which MCP forbids cancelling.
+	p.mu.Lock()
+	upID := q.upID
+	p.mu.Unlock()
+	if upID != nil && q.method != "initialize" {
+		b, err := json.Marshal(map[string]any{
+			"jsonrpc": "2.0", "method": "notifications/cancelled",
+			"params": map[string]any{"requestId": upID, "reason": "oarc guard: no answer within " + p.o.timeout.String()},
+		})
+		if err == nil {
+			if err := p.toUpstream(b); err != nil {
+				p.logf("writing to the upstream: %v", err)
+			}
+		}
+	}
 	p.toClient(errorFrame(q.id, codeUpstream, fmt.Sprintf("oarc guard: the MCP server did not answer within %v", p.o.timeout)))
 }
 
@@ -1304,7 +1329,7 @@ func (p *proxy) respond(f *frame, q *pending) {
 			out = q.call.Finish(context.Background(), nil, *e.Code, guard.FinishOptions{AppendNotes: p.o.notes})
 		}
 		if out != nil {
-			p.toClient(resultFrame(q.id, out))
+			p.toClient(resultFrame(q.id, p.typed(q, out)))
 			return
 		}
 	case q.method == "tools/list" && isResult:
@@ -1324,6 +1349,9 @@ func (p *proxy) respond(f *frame, q *pending) {
 		return
 	case q.method == "initialize" && isResult:
 		p.initialized(result)
+		if r, ok := withoutTaskCalls(result); ok {
+			f.top["result"] = r
+		}
 	}
 	// The client's id as the client wrote it: the upstream may answer it
 	// in another spelling of the same value (see idKey).
@@ -1334,6 +1362,53 @@ func (p *proxy) respond(f *frame, q *pending) {
 		return
 	}
 	p.toClient(b)
+}
+
+// modernVersion is the first MCP version whose results must have
+// resultType, and whose requests name their version in _meta.
+const modernVersion = "2026-07-28"
+
+// modernRequest says whether a request names a protocol version of
+// modernVersion or later in params._meta: a client of those versions puts
+// it on every request, and sends no initialize (it probes server/discover,
+// or adopts a version it knows).
+func modernRequest(params map[string]json.RawMessage) bool {
+	var meta struct {
+		Version string `json:"io.modelcontextprotocol/protocolVersion"`
+	}
+	json.Unmarshal(params["_meta"], &meta)
+	return meta.Version >= modernVersion
+}
+
+// typed gives a tools/call result of a session of modernVersion or later
+// the member resultType ("complete") when it has none: from that version
+// on every result must have it (a server "MUST include this field"), and
+// clients reject one without it (the MCP Python SDK's pydantic models).
+// The results the guard makes itself (a block, a rejection in place of a
+// withheld result, the proxy's own tools) have none. A session of an
+// earlier version (initialize agreed one, and the request names none)
+// gets the result unchanged.
+func (p *proxy) typed(q *pending, result json.RawMessage) json.RawMessage {
+	p.mu.Lock()
+	modern := q.modern || p.protocol >= modernVersion
+	p.mu.Unlock()
+	if !modern {
+		return result
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(result, &m) != nil || m == nil {
+		return result
+	}
+	if _, ok := m["resultType"]; ok {
+		return result
+	}
+	// Added in front, the rest as it was.
+	t := bytes.TrimSpace(result)
+	b := append([]byte(`{"resultType":"complete"`), t[1:]...)
+	if len(m) > 0 {
+		b = slices.Insert(b, len(`{"resultType":"complete"`), ',')
+	}
+	return b
 }
 
 // initialized learns the server id from the initialize result, unless
@@ -1357,6 +1432,28 @@ func (p *proxy) initialized(result json.RawMessage) {
 	id := guard.ServerID(r.ServerInfo.Name)
 	p.conn.SetServer(p.server(id))
 	p.logf("server id %s (from serverInfo.name %q)", id, r.ServerInfo.Name)
+}
+
+// withoutTaskCalls returns the upstream's initialize result without
+// capabilities.tasks.requests.tools, and whether it had it: by it a
+// server of MCP 2025-11-25 tells the client it may augment tools/call with
+// a task, which the proxy refuses (a task's result, fetched later, would
+// reach the client unevaluated), so the proxy does not declare it. The
+// rest of the capabilities passes as it came.
+func withoutTaskCalls(result json.RawMessage) (json.RawMessage, bool) {
+	var r, caps, tasks, reqs map[string]json.RawMessage
+	if json.Unmarshal(result, &r) != nil || json.Unmarshal(r["capabilities"], &caps) != nil ||
+		json.Unmarshal(caps["tasks"], &tasks) != nil || json.Unmarshal(tasks["requests"], &reqs) != nil {
+		return nil, false
+	}
+	if _, ok := reqs["tools"]; !ok {
+		return nil, false
+	}
+	delete(reqs, "tools")
+	tasks["requests"] = jsonscan.AppendObject(nil, reqs)
+	caps["tasks"] = jsonscan.AppendObject(nil, tasks)
+	r["capabilities"] = jsonscan.AppendObject(nil, caps)
+	return jsonscan.AppendObject(nil, r), true
 }
 
 // progress restarts the wait of the request a progress notification is

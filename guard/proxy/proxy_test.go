@@ -101,6 +101,12 @@ func fakeServer(in io.Reader, out io.Writer) {
 			if m.Params.Version == "2025-03-26" {
 				v = m.Params.Version
 			}
+			if m.Params.Version == "2025-11-25" {
+				// A server of the revision with tasks that runs
+				// task-augmented tools/call (server-everything does).
+				res(`{"protocolVersion":"2025-11-25","capabilities":{"tools":{},"tasks":{"list":{},"cancel":{},"requests":{"tools":{"call":{}}}}},"serverInfo":{"name":"Fake FS-Server","version":"1"}}`)
+				continue
+			}
 			res(`{"protocolVersion":"` + v + `","capabilities":{"tools":{},"resources":{}},"serverInfo":{"name":"Fake FS-Server","version":"1"}}`)
 		case "tools/list":
 			res(`{"tools":[{"name":"read_text_file","inputSchema":{"type":"object"}},{"name":"move_file","inputSchema":{"type":"object"}},{"name":"write_file","inputSchema":{"type":"object"}},{"name":"echo","inputSchema":{"type":"object"}},{"name":"rule_status","description":"the upstream's own","inputSchema":{"type":"object"}}]}`)
@@ -148,6 +154,14 @@ func fakeServer(in io.Reader, out io.Writer) {
 					time.Sleep(150 * time.Millisecond)
 				}
 				res(`{"content":[{"type":"text","text":"done"}]}`)
+			case "/task":
+				// A server of the tasks extension (2026-07-28) that makes
+				// a task of a plain call: the result comes later, by
+				// tasks/get, with the task id.
+				res(`{"resultType":"task","task":{"taskId":"t-` + awsKey + `","status":"working"}}`)
+			case "/not-a-result":
+				// A result of a 2026-07-28 server that is no CallToolResult.
+				res(`{"content":"text","resultType":"complete"}`)
 			case "/batch":
 				send(`[{"jsonrpc":"2.0","id":` + id + `,"result":{"content":[]}}]`)
 			default:
