@@ -36,6 +36,9 @@ type Call struct {
 	// matched whether one did (spec 11, "Result bindings").
 	match   map[string]any
 	matched bool
+	// preview says that the call is evaluated against a view of the
+	// session that applies nothing (see Conn.Preview).
+	preview bool
 }
 
 // Begin evaluates tool.pre_invoke for a call of tool name with its raw
@@ -45,7 +48,23 @@ type Call struct {
 // result instead. Begin never panics; a call it cannot evaluate is
 // blocked with [CodeGuard].
 func (c *Conn) Begin(ctx context.Context, id json.RawMessage, name string, args json.RawMessage) (k *Call) {
-	k = &Call{c: c, id: id}
+	return c.begin(ctx, id, name, args, false)
+}
+
+// Preview is [Conn.Begin] for a call that will be evaluated again before
+// it runs, whose decision only says what that evaluation would decide now:
+// it reads the session as Begin does and changes nothing (no counter, no
+// record of the call, spec 5.10; no decision record, no rule store
+// trial; see [runtime.WithPreview]). The MCP guard previews a call whose
+// ask decision goes back to the client in the result (MCP's multi
+// round-trip requests), so that the retry that brings the answer is the
+// one occurrence of the action. The Call must not be finished.
+func (c *Conn) Preview(ctx context.Context, id json.RawMessage, name string, args json.RawMessage) *Call {
+	return c.begin(ctx, id, name, args, true)
+}
+
+func (c *Conn) begin(ctx context.Context, id json.RawMessage, name string, args json.RawMessage, preview bool) (k *Call) {
+	k = &Call{c: c, id: id, preview: preview}
 	defer func() {
 		if r := recover(); r != nil {
 			k.fail(fmt.Errorf("internal error: %v", r))
@@ -138,6 +157,10 @@ type FinishOptions struct {
 // reaches the client. A successful result is recorded as a provenance
 // node whose id is in out's _meta["oarc/node"]. Finish never panics.
 func (k *Call) Finish(ctx context.Context, result json.RawMessage, errCode int64, opts FinishOptions) (out json.RawMessage) {
+	if k.preview {
+		// A preview did not decide the call (see Conn.Preview).
+		return Refused(errors.New("the call was only previewed"))
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			k.fail(fmt.Errorf("internal error: %v", r))
@@ -243,7 +266,12 @@ func (k *Call) eval(ctx context.Context, a Anchor) {
 		ctx = runtime.WithCallID(ctx, k.id)
 	}
 	ctx = context.WithValue(ctx, callKey{}, k)
-	if err := k.c.g.set.Evaluate(ctx, o, k.c.session, &k.d); err != nil {
+	sess := k.c.session
+	if k.preview {
+		ctx = runtime.WithPreview(ctx)
+		sess = viewOf(sess)
+	}
+	if err := k.c.g.set.Evaluate(ctx, o, sess, &k.d); err != nil {
 		k.fail(fmt.Errorf("evaluating %s: %v", a, err))
 		return
 	}
@@ -465,3 +493,28 @@ func (c *Conn) record(ctx context.Context, k *Call) (string, error) {
 // isUnknown reports whether a scope failed because an input is not
 // recorded (or the session is incomplete).
 func isUnknown(err error) bool { return errors.Is(err, runtime.ErrUnknownProvenance) }
+
+// viewOf is session s read as it is, written nowhere: what a preview
+// evaluates against (Conn.Preview).
+func viewOf(s *runtime.Session) *runtime.Session {
+	if s == nil {
+		return nil
+	}
+	return runtime.NewStoreSession(view{s.Store()}, s.ID(), runtime.WithTenant(s.Tenant()))
+}
+
+// view is a store read through and never written: its writes succeed and
+// do nothing.
+type view struct{ st runtime.Store }
+
+func (v view) Read(ctx context.Context, session string, s *runtime.Snapshot) error {
+	return v.st.Read(ctx, session, s)
+}
+
+func (v view) Scope(ctx context.Context, session string, inputs []string, sc *runtime.Scope) error {
+	return v.st.Scope(ctx, session, inputs, sc)
+}
+
+func (view) Apply(context.Context, string, *runtime.Update) error   { return nil }
+func (view) RecordNode(context.Context, string, runtime.Node) error { return nil }
+func (view) MarkIncomplete(context.Context, string) error           { return nil }

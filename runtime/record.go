@@ -75,6 +75,30 @@ func WithCallID(ctx context.Context, id json.RawMessage) context.Context {
 	return context.WithValue(ctx, callIDKey{}, json.RawMessage(append([]byte(nil), id...)))
 }
 
+type previewKey struct{}
+
+// WithPreview marks the evaluations under ctx as previews: the host
+// evaluates the same action again before it runs, and only that
+// evaluation counts. A preview's decision is not recorded (the
+// [Recorder] of [WithRecorder] is not called) and a rule store's trials
+// do not observe it. The MCP guard previews a call of a client that
+// gets the question of an ask decision back in the call's result (MCP's
+// multi round-trip requests), against a view of the session that
+// applies nothing, so that the one action is counted once.
+func WithPreview(ctx context.Context) context.Context {
+	return context.WithValue(ctx, previewKey{}, true)
+}
+
+// IsPreview says whether ctx is of a preview ([WithPreview]); false for
+// a nil ctx.
+func IsPreview(ctx context.Context) bool {
+	if ctx == nil {
+		return false
+	}
+	p, _ := ctx.Value(previewKey{}).(bool)
+	return p
+}
+
 // CallID returns the call id that [WithCallID] put into ctx, nil when there
 // is none (or ctx is nil). It does not allocate.
 func CallID(ctx context.Context) json.RawMessage {

@@ -1226,6 +1226,9 @@ func Detected[T any](d *runtime.Detection, has runtime.DetectorFactSet, validato
 // RecordDecision hands the decision record of an occurrence to rec (spec
 // 10). Generated code calls it only when the evaluator has a recorder.
 func RecordDecision(ctx context.Context, rec runtime.Recorder, pack, digest string, s *runtime.Session, anchor, tool string, d *runtime.Decision) {
+	if runtime.IsPreview(ctx) {
+		return // evaluated again before the action runs (runtime.WithPreview)
+	}
 	r := runtime.Record{
 		Time: time.Now().UTC(), Pack: pack, Digest: digest, Tenant: s.Tenant(), Session: s.ID(), Call: runtime.CallID(ctx), Anchor: anchor, Tool: tool,
 		Decision: d.Effect.String(), Code: d.Code, Codes: nonNil(d.Codes), Monitored: nonNil(d.Monitored), FailedClosed: nonNil(d.FailedClosed),

@@ -162,7 +162,7 @@ func (x *Exec) doneLive(i int, fired bool, err Err) bool {
 // ObserveLive hands the decision to the store's trials, which count
 // sessions by their (tenant, id) pair: the session's store key.
 func ObserveLive(x *Exec) {
-	if ls := x.live; ls != nil && ls.rules != nil {
+	if ls := x.live; ls != nil && ls.rules != nil && !runtime.IsPreview(x.Ctx) {
 		ls.rules.Observe(x.S.Key(), ls.evaluated, x.D)
 	}
 }
