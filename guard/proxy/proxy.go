@@ -254,6 +254,11 @@ type proxy struct {
 	// dropped); askSeq numbers them.
 	asks   map[string]chan *frame
 	askSeq int64
+	// asked are the questions sent back to a client of modernVersion or
+	// later in a call's result (multi round-trip requests), by their
+	// requestState, until the retried call brings the answer, they
+	// expire, or maxAsked newer ones push them out (see inputRequired).
+	asked map[string]*askedCall
 	// serverKnown is set once the server id is known (-server-id, or the
 	// initialize result).
 	serverKnown bool
@@ -285,8 +290,10 @@ type pending struct {
 	ctx  context.Context
 	stop context.CancelFunc
 	// modern says that a tools/call is of MCP 2026-07-28 or later (its
-	// _meta names the version): see typed.
+	// _meta names the version): see typed. round is then the call's
+	// round of a multi round-trip request (see proxy.inputRequired).
 	modern bool
+	round  *round
 	// sent says that the request was forwarded to the upstream: until
 	// then its id is only reserved (a tools/call being evaluated, perhaps
 	// waiting for a person's answer), so that a second request with the
@@ -295,7 +302,7 @@ type pending struct {
 }
 
 func newProxy(o options, cfg Config, stdout, stderr io.Writer) (*proxy, error) {
-	p := &proxy{o: o, cfg: cfg, stderr: stderr, out: bufio.NewWriterSize(stdout, 64<<10), pending: map[string]*pending{}, upstream: map[string]*pending{}, asks: map[string]chan *frame{}}
+	p := &proxy{o: o, cfg: cfg, stderr: stderr, out: bufio.NewWriterSize(stdout, 64<<10), pending: map[string]*pending{}, upstream: map[string]*pending{}, asks: map[string]chan *frame{}, asked: map[string]*askedCall{}}
 	var opts []runtime.Option
 	if o.records != "" {
 		f, err := os.OpenFile(o.records, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
@@ -870,6 +877,9 @@ func (p *proxy) request(f *frame) {
 	}
 	if f.method == "tools/call" {
 		q.modern = modernRequest(params)
+		if q.modern {
+			q.round = &round{elicit: modernElicit(params)}
+		}
 	}
 	if f.method == "initialize" {
 		var caps struct {
@@ -880,7 +890,7 @@ func (p *proxy) request(f *frame) {
 	}
 	elicit := p.elicit
 	p.mu.Unlock()
-	if f.method == "tools/call" && elicit {
+	if f.method == "tools/call" && elicit && !q.modern {
 		// The call may wait for a person's answer, which comes back on
 		// the client's stream: evaluate it off the reader, on a copy of
 		// the frame (its values point into the reader's buffer).
@@ -959,7 +969,34 @@ func (p *proxy) call(f *frame, q *pending, key string, params map[string]json.Ra
 			return
 		}
 		argsRaw := params["arguments"]
-		k := p.conn.Begin(q.ctx, f.id, name, argsRaw)
+		ctx := q.ctx
+		if r := q.round; r != nil {
+			if err := p.retried(r, name, params); err != nil {
+				answer(errorFrame(f.id, codeInvalidParams, "oarc guard: "+err.Error()))
+				return
+			}
+			ctx = context.WithValue(ctx, roundKey{}, r)
+		}
+		if r := q.round; r != nil && r.elicit && !r.answered {
+			// The first round of a call that may need a person's yes: if
+			// it does, the question goes back in the result and the
+			// retry with the answer is the action's one occurrence, so
+			// this round is only previewed (it changes nothing).
+			if pk := p.conn.Preview(ctx, f.id, name, argsRaw); r.question != "" && pk.Code() != guard.CodeGuard {
+				answer(resultFrame(f.id, p.typed(q, p.inputRequired(r, pk, name, params))))
+				return
+			}
+			r.question = ""
+		}
+		k := p.conn.Begin(ctx, f.id, name, argsRaw)
+		if r := q.round; r != nil && r.question != "" && !r.answered && k.Code() != guard.CodeGuard {
+			// The session changed since the preview: this round was
+			// evaluated, and asks.
+			// The question goes back in the result; the client retries
+			// the call with the person's answer.
+			answer(resultFrame(f.id, p.typed(q, p.inputRequired(r, k, name, params))))
+			return
+		}
 		if b := k.Blocked(); b != nil {
 			out := k.Finish(context.Background(), nil, 0, guard.FinishOptions{AppendNotes: p.o.notes})
 			answer(resultFrame(f.id, p.typed(q, out)))
@@ -1036,6 +1073,9 @@ func (p *proxy) call(f *frame, q *pending, key string, params map[string]json.Ra
 // that did not declare the capability is no way to ask; no answer within
 // -ask-timeout, an error answer or a closed proxy is no.
 func (p *proxy) ask(ctx context.Context, question string) (bool, error) {
+	if r, _ := ctx.Value(roundKey{}).(*round); r != nil {
+		return r.ask(question)
+	}
 	p.mu.Lock()
 	if !p.elicit || p.closed {
 		p.mu.Unlock()

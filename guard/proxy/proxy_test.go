@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -59,7 +60,10 @@ func fakeServer(in io.Reader, out io.Writer) {
 				Name      string            `json:"name"`
 				Arguments map[string]string `json:"arguments"`
 				RequestID json.RawMessage   `json:"requestId"`
-				Meta      struct {
+				// A retried call of a multi round-trip request.
+				RequestState   string          `json:"requestState"`
+				InputResponses json.RawMessage `json:"inputResponses"`
+				Meta           struct {
 					Token json.RawMessage `json:"progressToken"`
 				} `json:"_meta"`
 			} `json:"params"`
@@ -162,10 +166,26 @@ func fakeServer(in io.Reader, out io.Writer) {
 			case "/not-a-result":
 				// A result of a 2026-07-28 server that is no CallToolResult.
 				res(`{"content":"text","resultType":"complete"}`)
+			case "/mrtr":
+				// A server of 2026-07-28 with a question of its own: the
+				// client answers it by retrying the call.
+				if m.Params.RequestState != "up-state" {
+					res(`{"resultType":"input_required","requestState":"up-state","inputRequests":{"up/q":{"method":"elicitation/create","params":{"mode":"form","message":"which?","requestedSchema":{"type":"object","properties":{"x":{"type":"string"}}}}}}}`)
+					continue
+				}
+				var in map[string]any
+				json.Unmarshal(m.Params.InputResponses, &in)
+				b, _ := json.Marshal(in)
+				res(`{"resultType":"complete","content":[{"type":"text","text":` + strconv.Quote("the upstream got "+string(b)) + `}]}`)
 			case "/batch":
 				send(`[{"jsonrpc":"2.0","id":` + id + `,"result":{"content":[]}}]`)
 			default:
-				res(`{"content":[{"type":"text","text":"hello from ` + m.Params.Arguments["path"] + `"}]}`)
+				state := ""
+				if m.Params.RequestState != "" || m.Params.InputResponses != nil {
+					// Never sent by a client that talks to this server.
+					state = " with a requestState " + m.Params.RequestState + " and inputResponses " + string(m.Params.InputResponses)
+				}
+				res(`{"content":[{"type":"text","text":` + strconv.Quote("hello from "+m.Params.Arguments["path"]+state) + `}]}`)
 			}
 		default:
 			res(`{}`)

@@ -1,0 +1,214 @@
+package proxy
+
+// This file asks a client of MCP 2026-07-28 or later for a person's
+// approval (spec 5.12). Such a client sends no initialize and accepts no
+// request of the server while it waits for a result (multi round-trip
+// requests, SEP-2322): the question goes back as the call's result
+// (resultType input_required, one elicitation/create among its
+// inputRequests, and a requestState), and the client retries the call
+// with the answer in inputResponses and the requestState. The middleware
+// of package mcpguard does the same (docs/mcp.md).
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/oarc/oarc/guard"
+	"github.com/oarc/oarc/guard/internal/jsonscan"
+)
+
+// askInputID is the key of the proxy's question among a result's
+// inputRequests, and of its answer among the retried call's
+// inputResponses.
+const askInputID = "oarc/approve"
+
+// maxAsked bounds the questions sent back and not answered yet: a client
+// that never retries its calls cannot grow the proxy without bound. The
+// oldest question beyond it is forgotten (its retry is no answer, and
+// blocks).
+const maxAsked = 1024
+
+// errNeedInput ends the first round of a call whose ask decision goes
+// back to the client in the result (see proxy.call).
+var errNeedInput = errors.New("oarc guard: the question goes back to the client in the result")
+
+type roundKey struct{}
+
+// round is one round of a tools/call of a client of modernVersion or
+// later.
+type round struct {
+	// elicit says that the request declared the elicitation capability
+	// (params._meta's io.modelcontextprotocol/clientCapabilities).
+	elicit bool
+	// answered says that the call is the retry of one the proxy asked
+	// about, with the requestState it sent back: answer is the answer to
+	// askInputID (nil: none), asked the question it answers, used whether
+	// it was taken. It approves that question once, never another ask of
+	// the retried call (a rule after the call) that no person was shown.
+	answered bool
+	answer   json.RawMessage
+	asked    string
+	used     bool
+	// question is the question of the round's ask decision, to send back
+	// when the round is not answered.
+	question string
+}
+
+// ask is proxy.ask for a round.
+func (r *round) ask(question string) (bool, error) {
+	switch {
+	case !r.elicit:
+		return false, guard.ErrCannotAsk
+	case r.answered:
+		if r.used || question != r.asked {
+			return false, errors.New("the answer the call came back with is to another question")
+		}
+		r.used = true
+		return approvedAnswer(r.answer), nil
+	}
+	r.question = question
+	return false, errNeedInput
+}
+
+// askedCall is a question sent back in a result, by its requestState: the
+// call it is about (its tool and arguments as the proxy forwards them),
+// until when an answer counts, and the upstream's own round of the call
+// (its requestState and the client's inputResponses to it) that the
+// question interrupted, to forward with the approved retry.
+type askedCall struct {
+	call      string
+	question  string
+	expires   time.Time
+	seq       int64
+	upState   json.RawMessage
+	upAnswers json.RawMessage
+}
+
+// modernElicit says whether a request of modernVersion or later declares
+// the elicitation capability in its _meta.
+func modernElicit(params map[string]json.RawMessage) bool {
+	var meta struct {
+		Caps struct {
+			Elicitation json.RawMessage `json:"elicitation"`
+		} `json:"io.modelcontextprotocol/clientCapabilities"`
+	}
+	json.Unmarshal(params["_meta"], &meta)
+	return len(meta.Caps.Elicitation) > 0 && !isNull(meta.Caps.Elicitation)
+}
+
+// callKey identifies a call by its tool and its arguments as the proxy
+// forwards them, for the answer to a question about it.
+func callKey(name string, args json.RawMessage) (string, error) {
+	if len(args) == 0 || isNull(args) {
+		return name + "\x00{}", nil
+	}
+	canon, err := guard.CanonicalArgs(args)
+	if err != nil {
+		return "", err
+	}
+	return name + "\x00" + string(canon), nil
+}
+
+// retried reads the round of a call that may be the retry of one the
+// proxy asked about: a requestState of the proxy's own (taken: it counts
+// once) makes the round answered, with the client's answer to askInputID,
+// for that call only and in time; the state and the answer are then taken
+// out of params, and the upstream's own round that the question
+// interrupted, if any, is put back. A requestState the proxy did not send
+// is the upstream's, and passes with the inputResponses.
+func (p *proxy) retried(r *round, name string, params map[string]json.RawMessage) error {
+	raw, ok := params["requestState"]
+	if !ok {
+		return nil
+	}
+	var state string
+	if json.Unmarshal(raw, &state) != nil {
+		return nil // not one of the proxy's: the upstream reads it
+	}
+	p.mu.Lock()
+	a := p.asked[state]
+	delete(p.asked, state)
+	p.mu.Unlock()
+	if a == nil {
+		return nil
+	}
+	delete(params, "requestState")
+	answers := params["inputResponses"]
+	delete(params, "inputResponses")
+	if a.upState != nil {
+		params["requestState"] = a.upState
+	}
+	if a.upAnswers != nil {
+		params["inputResponses"] = a.upAnswers
+	}
+	r.answered = true
+	call, err := callKey(name, params["arguments"])
+	if err != nil {
+		return errors.New("arguments: " + err.Error())
+	}
+	if call != a.call || !time.Now().Before(a.expires) {
+		return nil // answered, but not this call, or too late: no answer
+	}
+	if m, err := jsonscan.Members(answers); err == nil {
+		r.answer = m[askInputID]
+	}
+	r.asked = a.question
+	return nil
+}
+
+// inputRequired is the result that sends the question of round r's ask
+// decision back to the client, with a fresh requestState that the
+// retried call must carry; the call k is not forwarded. A question that
+// cannot be sent blocks with k's rejection.
+func (p *proxy) inputRequired(r *round, k *guard.Call, name string, params map[string]json.RawMessage) json.RawMessage {
+	call, err := callKey(name, params["arguments"])
+	if err != nil {
+		return guard.Refused(errors.New("the arguments cannot be read: " + err.Error()))
+	}
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return k.Blocked()
+	}
+	state := hex.EncodeToString(b[:])
+	now := time.Now()
+	a := &askedCall{call: call, question: r.question, expires: now.Add(p.o.askTimeout)}
+	if !r.answered {
+		// The upstream's own round of the call, if it is one: forwarded
+		// again with the approved retry.
+		a.upState = bytes.Clone(params["requestState"])
+		a.upAnswers = bytes.Clone(params["inputResponses"])
+	}
+	p.mu.Lock()
+	p.askSeq++
+	a.seq = p.askSeq
+	oldest := ""
+	for s, o := range p.asked {
+		if !now.Before(o.expires) {
+			delete(p.asked, s) // never answered
+		} else if oldest == "" || o.seq < p.asked[oldest].seq {
+			oldest = s
+		}
+	}
+	if len(p.asked) >= maxAsked {
+		delete(p.asked, oldest)
+	}
+	p.asked[state] = a
+	p.mu.Unlock()
+	out, err := json.Marshal(map[string]any{
+		"content":      []any{},
+		"resultType":   "input_required",
+		"requestState": state,
+		"inputRequests": map[string]any{askInputID: map[string]any{
+			"method": "elicitation/create",
+			"params": map[string]any{"mode": "form", "message": r.question, "requestedSchema": approveSchema},
+		}},
+	})
+	if err != nil {
+		return k.Blocked()
+	}
+	return out
+}
