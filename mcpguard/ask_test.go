@@ -54,9 +54,7 @@ func callDeployAt(t *testing.T, side string, client *mcp.Client, version string,
 func tryDeploy(t *testing.T, side string, client *mcp.Client, version string, cfg mcpguard.Config, deploys *atomic.Int32) (*mcp.CallToolResult, error) {
 	t.Helper()
 	cfg.Server = guard.Server{ID: "everything", Configured: true, Enabled: true}
-	// Notes go to the host: under multi round-trip requests the retried
-	// call is a second occurrence, which examples/mcp's REPEAT_NUDGE
-	// notices.
+	// Notes go to the host, so that the result is the tool's alone.
 	cfg.Notes = func(context.Context, string) {}
 	srv := deployServer(deploys)
 	if side == "client" {

@@ -358,10 +358,21 @@ func (m *middleware) call(ctx context.Context, next mcp.MethodHandler, method st
 		if err != nil {
 			return refused(err)
 		}
+		if !r.answered && m.asksInResult(sess) {
+			// The first round of a call that may need a person's yes: if
+			// it does, the question goes back in the result and the retry
+			// with the answer is the action's one occurrence, so this
+			// round is only previewed (it changes nothing).
+			if pk := c.Preview(ctx, nil, name, args); r.question != "" && pk.Code() != guard.CodeGuard {
+				return m.inputRequired(sess, callID, r.question)
+			}
+			r.question = ""
+		}
 		k = c.Begin(ctx, nil, name, args)
 		if r.question != "" && !r.answered {
-			// A client of mrtrVersion or later: the question goes back in
-			// the result, and the client retries the call with the answer.
+			// A client of mrtrVersion or later (asked since the preview:
+			// the session changed): the question goes back in the result,
+			// and the client retries the call with the answer.
 			return m.inputRequired(sess, callID, r.question)
 		}
 	}
@@ -431,6 +442,19 @@ func callKey(name string, args json.RawMessage) string {
 		args, _ = json.Marshal(v) // one spelling of the same arguments
 	}
 	return name + "\x00" + string(args)
+}
+
+// asksInResult says whether an ask decision of a call of sess goes back to
+// the client in the result (see elicit): receiving middleware without
+// Config.Ask, and a client of mrtrVersion or later that declared the
+// elicitation capability.
+func (m *middleware) asksInResult(sess mcp.Session) bool {
+	ss, ok := sess.(*mcp.ServerSession)
+	if !ok || m.cfg.Ask != nil {
+		return false
+	}
+	ip := ss.InitializeParams()
+	return ip != nil && ip.Capabilities != nil && ip.Capabilities.Elicitation != nil && ip.ProtocolVersion >= mrtrVersion
 }
 
 // take consumes the requestState of a question: the question, and true
