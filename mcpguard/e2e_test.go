@@ -54,6 +54,9 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && os.Args[1] == bridgeArg {
 		os.Exit(bridge(os.Args[2:]))
 	}
+	if len(os.Args) > 1 && os.Args[1] == deployArg {
+		os.Exit(serveDeploy())
+	}
 	code := m.Run()
 	if e2eSetup.dir != "" {
 		os.RemoveAll(e2eSetup.dir)
