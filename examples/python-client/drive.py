@@ -310,8 +310,14 @@ async def with_modern_server() -> None:
         r2 = await c.call_tool("echo", {"message": f"key {AWS_KEY}"})
         check("modern: key redacted", texts(r2) == ["Echo: key [REDACTED]"], r2)
         check("modern: key redacted in structuredContent", AWS_KEY not in str(r2.structured_content), r2)
+        # ask: the proxy sends the question back in the result (inputRequests),
+        # the SDK puts it to the elicitation callback and retries with the answer.
         r3 = await c.call_tool("echo", {"message": "deploy v9"})
-        check("modern: ask blocks unasked", r3.is_error and code(r3) == "ASK_DEPLOY" and not asker.asked, r3)
+        check("modern: ask approved forwards", texts(r3) == ["Echo: deploy v9"] and not r3.is_error, r3)
+        check("modern: asked once", len(asker.asked) == 1, asker.asked)
+        asker.answer = types.ElicitResult(action="accept", content={"approve": False})
+        r4 = await c.call_tool("echo", {"message": "deploy v10"})
+        check("modern: ask refused blocks", r4.is_error and code(r4) == "ASK_DEPLOY" and len(asker.asked) == 2, r4)
 
 
 async def main() -> None:
