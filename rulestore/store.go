@@ -26,6 +26,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -415,11 +416,20 @@ func parseRecord(line []byte) (Record, error) {
 	// have, and so ignored, to any other reader.
 	known := make(map[string]json.RawMessage, len(recordFields))
 	for k, v := range raw {
-		if recordFields[k] {
+		if recordFields[k] && k != "created_at" {
 			known[k] = v
 		}
 	}
+	var at string
+	if err := json.Unmarshal(raw["created_at"], &at); err != nil {
+		return rec, errors.New("field \"created_at\": not a string")
+	}
+	created, err := parseCreatedAt(at)
+	if err != nil {
+		return rec, fmt.Errorf("field \"created_at\": %v", err)
+	}
 	exact, err := json.Marshal(known)
+	rec.CreatedAt = created
 	if err == nil {
 		err = json.Unmarshal(exact, &rec)
 	}
@@ -451,8 +461,41 @@ func parseRecord(line []byte) (Record, error) {
 	if id := member(doc, "id"); id == nil || id.Value != rec.ID {
 		return rec, fmt.Errorf("field \"rule\": its id is not the record's id %s", rec.ID)
 	}
-	rec.CreatedAt = rec.CreatedAt.UTC()
 	return rec, nil
+}
+
+// createdAtPattern is RFC 3339's date-time (section 5.6), its T and Z in
+// either case, with the offset captured.
+var createdAtPattern = regexp.MustCompile(`^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2})$`)
+
+// parseCreatedAt reads a record's created_at: RFC 3339, UTC (spec 12).
+// UTC is a zero offset, Z (or z, as RFC 3339 allows) or +00:00; -00:00
+// says that the local offset is unknown (RFC 3339 4.3), and any other
+// offset is a local time: not UTC. time.Parse alone would take both, a
+// lowercase z not, and a comma before the fraction.
+func parseCreatedAt(s string) (time.Time, error) {
+	m := createdAtPattern.FindStringSubmatch(s)
+	if m == nil {
+		return time.Time{}, fmt.Errorf("%q is not an RFC 3339 date and time", s)
+	}
+	if off := m[2]; off != "Z" && off != "z" && off != "+00:00" {
+		return time.Time{}, fmt.Errorf("%q is not in UTC (offset %s; write Z)", s, off)
+	}
+	t, err := time.Parse(time.RFC3339Nano, strings.ToUpper(s))
+	if err != nil {
+		return time.Time{}, fmt.Errorf("%q is not an RFC 3339 date and time: %v", s, plainTimeError(err))
+	}
+	return t.UTC(), nil
+}
+
+// plainTimeError is what time.Parse says is out of range, without the
+// layout it quotes.
+func plainTimeError(err error) string {
+	var pe *time.ParseError
+	if errors.As(err, &pe) && pe.Message != "" {
+		return strings.TrimPrefix(pe.Message, ": ")
+	}
+	return err.Error()
 }
 
 // applyLine applies one line read from the store; a line that is not a
@@ -558,6 +601,14 @@ func (s *Store) append(rec Record) error {
 		// It could not be read back.
 		return fmt.Errorf("rulestore: the record of %s is %d bytes, more than a store line may hold (%d): shorten the rule, rationale or tags", rec.ID, len(b), maxLine)
 	}
+	// The record as the file holds it (encoding/json escapes <, > and &
+	// in the rule), read as every reader reads it: Reload reads it again,
+	// the same, and the last record of an id still wins. A record that
+	// would not read back (a created_at not in UTC, say) is not written.
+	canon, err := parseRecord(b)
+	if err != nil {
+		return fmt.Errorf("rulestore: the record of %s would not read back: %v", rec.ID, err)
+	}
 	if s.needNL {
 		b = append([]byte("\n"), b...)
 	}
@@ -569,15 +620,7 @@ func (s *Store) append(rec Record) error {
 		return fmt.Errorf("rulestore: appending to %s: %v", s.name, err)
 	}
 	s.needNL = false
-	// The record as the file holds it (encoding/json escapes <, > and &
-	// in the rule): Reload reads it again, the same, and the last record
-	// of an id still wins.
-	var canon Record
-	if err := json.Unmarshal(bytes.TrimSpace(b), &canon); err == nil {
-		canon.CreatedAt = canon.CreatedAt.UTC()
-		rec = canon
-	}
-	s.apply(rec, 0)
+	s.apply(canon, 0)
 	return nil
 }
 
