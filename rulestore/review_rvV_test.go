@@ -1,13 +1,19 @@
 package rulestore_test
 
 import (
+	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/oarc/oarc/lycaon"
 	"github.com/oarc/oarc/rulestore"
+	"github.com/oarc/oarc/rulestore/internal/storediff/base"
+	"github.com/oarc/oarc/runtime"
 )
 
 // recordAt is a candidate's store line with the given created_at text.
@@ -147,5 +153,106 @@ func TestReviewRvVWrittenCreatedAtIsUTC(t *testing.T) {
 	}
 	if !strings.Contains(string(data), `"created_at":"2026-01-01T10:00:00.000000005Z"`) {
 		t.Errorf("records:\n%s", data)
+	}
+}
+
+// TestReviewRvVClosed: after Close, every operation that would read or
+// write the file fails with ErrClosed (before, Close closed the file and
+// kept the writer: Add failed with "file already closed", Reload did
+// nothing and said nothing), nothing is written, nothing panics; a
+// decision that would step a trial reports it once and writes nothing;
+// what is read from memory (the rules in force, the context, search,
+// status) goes on. For a store opened with Open and one made with New.
+func TestReviewRvVClosed(t *testing.T) {
+	set := baseSet(t)
+	for _, kind := range []string{"Open", "New"} {
+		t.Run(kind, func(t *testing.T) {
+			var s *rulestore.Store
+			var warn bytes.Buffer
+			var written func() string
+			opts := rulestore.Options{Warn: &warn, Sessions: 1}
+			switch kind {
+			case "Open":
+				var path string
+				s, path = openTemp(t, set, opts)
+				written = func() string { b, _ := os.ReadFile(path); return string(b) }
+			case "New":
+				var w bytes.Buffer
+				var err error
+				if s, err = rulestore.New("mem", nil, &w, set, opts); err != nil {
+					t.Fatal(err)
+				}
+				written = w.String
+			}
+			for _, id := range []string{"C_ONE", "C_TWO", "C_THREE"} {
+				if _, err := s.Add(rulestore.Draft{Rule: doc(id, `tool == "`+strings.ToLower(id)+`"`)}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := s.Promote("C_TWO"); err != nil {
+				t.Fatal(err)
+			}
+			ev, err := base.New(lycaon.Env{}, runtime.WithRuleStore(s))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Close(); err != nil {
+				t.Errorf("second Close: %v", err)
+			}
+			before := written()
+			warn.Reset()
+			wantClosed := func(op string, err error) {
+				t.Helper()
+				if !errors.Is(err, rulestore.ErrClosed) || err.Error() != "rulestore: the store is closed" {
+					t.Errorf("%s after Close: %v, want %v", op, err, rulestore.ErrClosed)
+				}
+			}
+			_, err = s.Add(rulestore.Draft{Rule: doc("C_FOUR", `tool == "four"`)})
+			wantClosed("Add", err)
+			_, err = s.Promote("C_ONE")
+			wantClosed("Promote", err)
+			_, err = s.Retire("C_THREE", "x")
+			wantClosed("Retire", err)
+			wantClosed("Reload", s.Reload())
+			for _, tool := range s.Tools() {
+				if tool.Name == "rule_add" {
+					_, err := tool.Call(context.Background(), []byte(`{"rule":`+string(doc("C_FIVE", `tool == "five"`))+`}`))
+					wantClosed("rule_add", err)
+				}
+			}
+			// The rules in force still decide: the active one blocks, and
+			// the candidate's trial step is not written.
+			eval := func(tool string) runtime.Decision {
+				var d runtime.Decision
+				occ := &lycaon.Occurrence{Anchor: lycaon.ToolPreInvoke, Facts: lycaon.Facts{Tool: tool}}
+				if err := ev.Evaluate(context.Background(), occ, runtime.NewSession("s1"), &d); err != nil {
+					t.Fatal(err)
+				}
+				return d
+			}
+			if d := eval("c_two"); d.Code != "C_TWO" {
+				t.Errorf("active rule after Close: %v %s", d.Effect, d.Code)
+			}
+			for range 3 {
+				if d := eval("c_one"); len(d.Monitored) != 1 {
+					t.Errorf("candidate after Close: monitored %v", d.Monitored)
+				}
+			}
+			if got := strings.Count(warn.String(), "the store is closed"); got != 1 {
+				t.Errorf("trial steps after Close reported %d times, want once:\n%s", got, warn.String())
+			}
+			if after := written(); after != before {
+				t.Errorf("written after Close:\n%s", strings.TrimPrefix(after, before))
+			}
+			if in, err := s.Status("C_TWO"); err != nil || in.Record.Status != rulestore.Active || !in.InForce {
+				t.Errorf("Status after Close: %+v %v", in, err)
+			}
+			if len(s.Search("one")) != 1 || !strings.Contains(s.Context("", 0), "C_TWO") {
+				t.Errorf("Search or Context after Close: %v\n%s", s.Search("one"), s.Context("", 0))
+			}
+		})
 	}
 }

@@ -133,6 +133,8 @@ type Store struct {
 	slots    map[string]int32
 
 	mu       sync.Mutex
+	closed   bool // Close was called: nothing is read or written
+	closedAt bool // a trial step after Close was reported
 	w        io.Writer
 	f        *os.File // the file, for a store opened by path
 	path     string   // its path
@@ -254,10 +256,27 @@ func newStore(name string, set *compiler.Set, opts Options) (*Store, error) {
 	return s, nil
 }
 
-// Close closes the file of a store opened with Open.
+// ErrClosed is the error of every operation on a closed store that
+// would read or write its file.
+var ErrClosed = errors.New("rulestore: the store is closed")
+
+// Close closes the store: the file of a store opened with Open (the
+// writer given to New is the host's: it is left open), and the store.
+// From then on every operation that reads or writes the file (Add,
+// Promote, Retire, Reload, the agent's rule_add and rule_retire) fails
+// with ErrClosed and writes nothing; a decision that would step a trial
+// writes nothing either (reported once, Options.Warn and Problems). What
+// the store holds in memory goes on: its rules stay in force in the
+// evaluator it was given to, and Context, Search, Status, All and the
+// reading tools answer from the records read before Close. Closing a
+// closed store does nothing.
 func (s *Store) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.closed, s.w = true, nil
 	if s.f == nil {
 		return nil
 	}
@@ -270,6 +289,10 @@ func (s *Store) Close() error {
 // it was last read (a store opened with Open; others: nothing to do).
 func (s *Store) Reload() error {
 	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return ErrClosed
+	}
 	if s.f == nil {
 		s.mu.Unlock()
 		return nil
@@ -565,6 +588,9 @@ func (s *Store) apply(rec Record, line int) {
 // of Add), so that no writer's record undoes another's. A store made
 // with New has no file: nothing to do. The caller holds s.mu.
 func (s *Store) writeLock() (unlock func(), err error) {
+	if s.closed {
+		return nil, ErrClosed
+	}
 	f := s.f
 	if f == nil {
 		return func() {}, nil
@@ -613,8 +639,8 @@ func (s *Store) append(rec Record) error {
 		b = append([]byte("\n"), b...)
 	}
 	b = append(b, '\n')
-	if s.w == nil {
-		return errors.New("rulestore: the store is closed")
+	if s.closed || s.w == nil {
+		return ErrClosed
 	}
 	if _, err := s.w.Write(b); err != nil {
 		return fmt.Errorf("rulestore: appending to %s: %v", s.name, err)
