@@ -256,3 +256,87 @@ func TestReviewRvVClosed(t *testing.T) {
 		})
 	}
 }
+
+// TestReviewRvVAmbiguousLines: a line that JSON readers may read in two
+// ways is not a record: a member name given twice (in the record, its
+// trial or its rule: RFC 8259 leaves which one a reader takes open), a
+// member of the record or of its trial whose name is a field's in another
+// case (encoding/json reads "Errors" or "ſessions" as the field, other
+// readers ignore it), a status in another case, bytes that are not UTF-8
+// (encoding/json reads them as U+FFFD). Each is reported at its line and
+// skipped, by the store and by oarc store's reader; a member the format
+// does not have, in any case, is still ignored (a newer writer's field).
+func TestReviewRvVAmbiguousLines(t *testing.T) {
+	set := baseSet(t)
+	rule := func(id string) string { return string(doc(id, `tool == "x"`)) }
+	trial := `"trial":{"sessions":1,"fired_sessions":1,"monitored":1,"errors":0,"threshold":5,"verdict":"pending"`
+	head := func(id string) string {
+		return `{"id":"` + id + `","created_at":"2026-01-01T00:00:00Z","status":"candidate","rule":` + rule(id)
+	}
+	cases := []struct {
+		id, line, msg string // msg: "" when the line loads
+	}{
+		{"K_OK", head("K_OK") + `}`, ""},
+		{"K_UNKNOWN", head("K_UNKNOWN") + `,"x_new":1,"Reviewer":"a",` + trial + `,"note":2}}`, ""},
+		{"K_DUP_STATUS", head("K_DUP_STATUS") + `,"status":"retired"}`, `member "status" is given twice`},
+		{"K_DUP_ID", `{"id":"K_DUP_ID","id":"K_OTHER","created_at":"2026-01-01T00:00:00Z","status":"candidate","rule":` + rule("K_DUP_ID") + `}`, `member "id" is given twice`},
+		{"K_CASE_STATUS", head("K_CASE_STATUS") + `,"Status":"retired"}`, `member "Status" is "status" in another case`},
+		{"K_FOLD_STATUS", head("K_FOLD_STATUS") + `,"ſtatus":"retired"}`, `member "ſtatus" is "status" in another case`},
+		{"K_CASE_ALONE", `{"id":"K_CASE_ALONE","created_at":"2026-01-01T00:00:00Z","STATUS":"candidate","rule":` + rule("K_CASE_ALONE") + `}`, `member "STATUS" is "status" in another case`},
+		{"K_TRIAL_CASE", head("K_TRIAL_CASE") + `,` + trial + `,"Errors":3}}`, `member "trial.Errors" is "errors" in another case`},
+		{"K_TRIAL_FOLD", head("K_TRIAL_FOLD") + `,"trial":{"ſessions":9,"threshold":5}}`, `member "trial.ſessions" is "sessions" in another case`},
+		{"K_TRIAL_DUP", head("K_TRIAL_DUP") + `,` + trial + `,"errors":2}}`, `member "trial.errors" is given twice`},
+		{"K_RULE_DUP", `{"id":"K_RULE_DUP","created_at":"2026-01-01T00:00:00Z","status":"candidate","rule":` + strings.Replace(rule("K_RULE_DUP"), `"when":`, `"when":"true","when":`, 1) + `}`, `member "rule.when" is given twice`},
+		{"K_SEL_DUP", `{"id":"K_SEL_DUP","created_at":"2026-01-01T00:00:00Z","status":"candidate","rule":` + strings.Replace(rule("K_SEL_DUP"), `"requires":{`, `"requires":{"profiles":[],`, 1) + `}`, `member "rule.requires.profiles" is given twice`},
+		{"K_STATUS_CASE", strings.Replace(head("K_STATUS_CASE"), `"candidate"`, `"Active"`, 1) + `}`, `field "status": "Active" is not candidate, active or retired`},
+		{"K_NOT_UTF8", head("K_NOT_UTF8") + `,"rationale":"a` + "\xff" + `b"}`, `not UTF-8`},
+	}
+	var lines []string
+	for _, c := range cases {
+		lines = append(lines, c.line+"\n")
+	}
+	check := func(t *testing.T, how string, ids []string, problems []rulestore.Problem) {
+		t.Helper()
+		for i, c := range cases {
+			loaded := false
+			for _, id := range ids {
+				loaded = loaded || id == c.id
+			}
+			var msg string
+			for _, p := range problems {
+				if p.Line == i+1 {
+					msg = p.Msg
+				}
+			}
+			switch {
+			case c.msg == "" && (!loaded || msg != ""):
+				t.Errorf("%s: %s: loaded %v, reported %q; want it loaded", how, c.id, loaded, msg)
+			case c.msg != "" && (loaded || !strings.Contains(msg, c.msg)):
+				t.Errorf("%s: %s: loaded %v, reported %q; want %q", how, c.id, loaded, msg, c.msg)
+			}
+		}
+	}
+	path := writeFile(t, lines...)
+	s, err := rulestore.Open(path, set, rulestore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var ids []string
+	for _, in := range s.All() {
+		ids = append(ids, in.Record.ID)
+	}
+	check(t, "Open", ids, s.Problems())
+	if in, _ := s.Status("K_UNKNOWN"); in.Record.Trial == nil || in.Record.Trial.Sessions != 1 {
+		t.Errorf("K_UNKNOWN: trial %+v", in.Record.Trial)
+	}
+	recs, problems, err := rulestore.ReadRecords("rules.jsonl", strings.NewReader(strings.Join(lines, "")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids = nil
+	for _, r := range recs {
+		ids = append(ids, r.ID)
+	}
+	check(t, "ReadRecords", ids, problems)
+}

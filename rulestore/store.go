@@ -30,6 +30,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/oarc/oarc/compiler"
 	"github.com/oarc/oarc/interp"
@@ -402,6 +403,86 @@ var idPattern = regexp.MustCompile(`^[A-Z][A-Z0-9]*(_[A-Z0-9]+)*$`)
 var recordFields = map[string]bool{"id": true, "created_at": true, "status": true, "rule": true,
 	"rationale": true, "source": true, "tags": true, "reason": true, "trial": true}
 
+// trialFields are the members of a record's trial, as spelt in the file.
+var trialFields = map[string]bool{"sessions": true, "fired_sessions": true, "monitored": true, "errors": true,
+	"threshold": true, "verdict": true, "fired_in": true}
+
+// caseFields are the objects of a record whose members are read by name
+// (encoding/json matches a name in any case), by path.
+var caseFields = map[string]map[string]bool{"": recordFields, "trial.": trialFields}
+
+// maxLineDepth bounds the nesting of a line: a record, its rule, and the
+// rule's own depth (maxDocDepth).
+const maxLineDepth = maxDocDepth + 2
+
+// ambiguous fails for a line (JSON already) that readers may read in
+// two ways, so that the record would not mean what its writer meant to
+// every reader: bytes that are not UTF-8 (encoding/json reads U+FFFD for
+// them), a member name given twice in one object (RFC 8259 leaves which
+// one a reader takes open: encoding/json the last, others the first),
+// and a member of the record or of its trial whose name is a field's in
+// another case ("Status", "ſtatus"): encoding/json reads it as the
+// field, a reader that matches names exactly ignores it. A member the
+// format does not have at all is left alone: a newer writer's field.
+func ambiguous(line []byte) error {
+	if !utf8.Valid(line) {
+		return errors.New("not UTF-8 (JSON text is UTF-8; a reader would read U+FFFD for the bytes that are not)")
+	}
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.UseNumber()
+	return ambiguousValue(dec, "", 0)
+}
+
+func ambiguousValue(dec *json.Decoder, path string, depth int) error {
+	if depth > maxLineDepth {
+		return errors.New("nested too deeply")
+	}
+	tok, err := dec.Token()
+	if err != nil {
+		return fmt.Errorf("not a JSON object: %v", err)
+	}
+	d, ok := tok.(json.Delim)
+	if !ok {
+		return nil
+	}
+	switch d {
+	case '{':
+		fields := caseFields[path]
+		seen := map[string]bool{}
+		for dec.More() {
+			k, err := dec.Token()
+			if err != nil {
+				return fmt.Errorf("not a JSON object: %v", err)
+			}
+			name, _ := k.(string)
+			if seen[name] {
+				return fmt.Errorf("member %q is given twice", path+name)
+			}
+			seen[name] = true
+			if fields != nil && !fields[name] {
+				for f := range fields {
+					if strings.EqualFold(name, f) {
+						return fmt.Errorf("member %q is %q in another case", path+name, f)
+					}
+				}
+			}
+			if err := ambiguousValue(dec, path+name+".", depth+1); err != nil {
+				return err
+			}
+		}
+	case '[':
+		for i := 0; dec.More(); i++ {
+			if err := ambiguousValue(dec, fmt.Sprintf("%s[%d].", strings.TrimSuffix(path, "."), i), depth+1); err != nil {
+				return err
+			}
+		}
+	}
+	if _, err := dec.Token(); err != nil {
+		return fmt.Errorf("not a JSON object: %v", err)
+	}
+	return nil
+}
+
 // trimBOM drops a UTF-8 byte order mark from the start of a file's first
 // line: an editor may write one (RFC 8259 lets a parser ignore it), and
 // rule and fixture files may start with one too.
@@ -421,6 +502,9 @@ func parseRecord(line []byte) (Record, error) {
 	}
 	if raw == nil {
 		return rec, errors.New("not a JSON object")
+	}
+	if err := ambiguous(line); err != nil {
+		return rec, err
 	}
 	for _, k := range []string{"id", "created_at", "status", "rule"} {
 		v, ok := raw[k]
