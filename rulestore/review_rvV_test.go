@@ -290,6 +290,9 @@ func TestReviewRvVAmbiguousLines(t *testing.T) {
 		{"K_SEL_DUP", `{"id":"K_SEL_DUP","created_at":"2026-01-01T00:00:00Z","status":"candidate","rule":` + strings.Replace(rule("K_SEL_DUP"), `"requires":{`, `"requires":{"profiles":[],`, 1) + `}`, `member "rule.requires.profiles" is given twice`},
 		{"K_STATUS_CASE", strings.Replace(head("K_STATUS_CASE"), `"candidate"`, `"Active"`, 1) + `}`, `field "status": "Active" is not candidate, active or retired`},
 		{"K_NOT_UTF8", head("K_NOT_UTF8") + `,"rationale":"a` + "\xff" + `b"}`, `not UTF-8`},
+		{"K_SURROGATE", head("K_SURROGATE") + `,"rationale":"a\ud800b"}`, `\ud800 is half of a surrogate pair`},
+		{"K_LOW_SURROGATE", `{"id":"K_LOW_SURROGATE","created_at":"2026-01-01T00:00:00Z","status":"candidate","rule":` + strings.Replace(rule("K_LOW_SURROGATE"), `tool == \"x\"`, `tool == \"\\\udc00\"`, 1) + `}`, `\udc00 is half of a surrogate pair`},
+		{"K_PAIR", head("K_PAIR") + `,"rationale":"\\ud800 \ud83d\ude00 \\\\"}`, ""},
 	}
 	var lines []string
 	for _, c := range cases {

@@ -26,10 +26,13 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/oarc/oarc/compiler"
@@ -428,9 +431,48 @@ func ambiguous(line []byte) error {
 	if !utf8.Valid(line) {
 		return errors.New("not UTF-8 (JSON text is UTF-8; a reader would read U+FFFD for the bytes that are not)")
 	}
+	if err := loneSurrogate(line); err != nil {
+		return err
+	}
 	dec := json.NewDecoder(bytes.NewReader(line))
 	dec.UseNumber()
 	return ambiguousValue(dec, "", 0)
+}
+
+// loneSurrogate fails for a \uXXXX escape of half a UTF-16 surrogate
+// pair without its other half: encoding/json reads U+FFFD for it, where
+// another reader keeps the code unit or fails. line is JSON, so that a
+// backslash is always inside a string and starts an escape.
+func loneSurrogate(line []byte) error {
+	hex := func(i int) (rune, bool) {
+		if i+6 > len(line) || line[i] != '\\' || line[i+1] != 'u' {
+			return 0, false
+		}
+		v, err := strconv.ParseUint(string(line[i+2:i+6]), 16, 16)
+		return rune(v), err == nil
+	}
+	for i := 0; i < len(line); i++ {
+		if line[i] != '\\' {
+			continue
+		}
+		r, ok := hex(i)
+		if !ok {
+			i++ // \\, \" and the others: the escaped byte is no escape
+			continue
+		}
+		switch {
+		case utf16.IsSurrogate(r) && r < 0xdc00:
+			if low, ok := hex(i + 6); ok && utf16.DecodeRune(r, low) != unicode.ReplacementChar {
+				i += 11
+				continue
+			}
+			fallthrough
+		case utf16.IsSurrogate(r):
+			return fmt.Errorf("the escape %s is half of a surrogate pair (a reader would read U+FFFD for it)", line[i:i+6])
+		}
+		i += 5
+	}
+	return nil
 }
 
 func ambiguousValue(dec *json.Decoder, path string, depth int) error {
