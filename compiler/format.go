@@ -32,6 +32,7 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -59,6 +60,9 @@ func Format(file string, src []byte) ([]byte, error) {
 	// A bare CR counts as LF.
 	orig, crlf := src, usesCRLF(src)
 	src = toLF(src)
+	if err := unicodeBreak(src); err != nil {
+		return nil, err
+	}
 	root, doc, err := parseOne(src)
 	if err != nil {
 		return nil, err
@@ -152,6 +156,21 @@ func Format(file string, src []byte) ([]byte, error) {
 		return nil, fmt.Errorf("cannot lay the file out without changing it (%v); left as it is", err)
 	}
 	return out, nil
+}
+
+// unicodeBreak fails at the first U+0085, U+2028 or U+2029 of src: YAML
+// (yaml.v3) reads each as a line break, where the layout, and a person's
+// editor, see none, so that the parser's lines are not the file's lines
+// (the layout would splice the wrong ones).
+func unicodeBreak(src []byte) error {
+	i := bytes.IndexFunc(src, func(r rune) bool { return r == '\u0085' || r == '\u2028' || r == '\u2029' })
+	if i < 0 {
+		return nil
+	}
+	r, _ := utf8.DecodeRune(src[i:])
+	line := bytes.Count(src[:i], []byte("\n")) + 1
+	col := utf8.RuneCount(src[bytes.LastIndexByte(src[:i], '\n')+1:i]) + 1
+	return &FormatError{Line: line, Col: col, Msg: fmt.Sprintf("%U is a line break to YAML, not to the layout: remove it, or write it as an escape in a double-quoted string; left as it is", r)}
 }
 
 // FormatError is a reason [Format] cannot lay a file out, at a position

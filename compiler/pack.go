@@ -182,7 +182,23 @@ type Transform struct {
 
 // Load loads the pack directories dirs as one compilation set.
 func Load(dirs []string, opts Options) (*Set, Diagnostics) {
+	return LoadWith(dirs, nil, opts)
+}
+
+// LoadWith loads the pack directories dirs as Load does, with rule files
+// that are not written yet: each path of added (DIR/policy/NAME.yaml or
+// .yml, DIR a directory of dirs as given) reads as a rule file of that
+// pack with that content, in place of any file at that path. oarc
+// promote checks the files it is about to write with it, exactly as
+// oarc check will check them once written.
+func LoadWith(dirs []string, added map[string][]byte, opts Options) (*Set, Diagnostics) {
 	l := newPackLoader(opts)
+	if len(added) > 0 {
+		l.added = map[string][]byte{}
+		for p, text := range added {
+			l.added[filepath.Clean(p)] = text
+		}
+	}
 	var packs []*Pack
 	for _, d := range dirs {
 		packs = append(packs, l.readPackMeta(d))
@@ -282,10 +298,12 @@ func LoadRuleDoc(file string, doc []byte, origin string, opts Options) (*Set, Di
 // packLoader collects the files of a compilation set and their
 // diagnostics.
 type packLoader struct {
-	opts    Options
-	cat     *catalog.Catalog
-	set     *Set
-	pack    *Pack // the pack being read
+	opts Options
+	cat  *catalog.Catalog
+	set  *Set
+	pack *Pack // the pack being read
+	// added are rule files not written yet, by clean path ([LoadWith]).
+	added   map[string][]byte
 	files   []*ruleFile
 	diags   Diagnostics
 	ruleIDs map[string]bool
@@ -391,6 +409,15 @@ func (l *packLoader) readPolicies(pk *Pack) {
 		return
 	}
 	entries, err := os.ReadDir(filepath.Join(path, "policy"))
+	var added []string
+	for p := range l.added {
+		if filepath.Dir(p) == filepath.Clean(filepath.Join(path, "policy")) {
+			added = append(added, filepath.Base(p))
+		}
+	}
+	if errors.Is(err, fs.ErrNotExist) && len(added) > 0 {
+		entries, err = nil, nil
+	}
 	if errors.Is(err, fs.ErrNotExist) && exists(filepath.Join(path, "pack.yaml")) {
 		// A pack of pack.yaml alone (a deny-by-default pack linked with
 		// others, say) has no rules: git cannot even keep its empty
@@ -421,10 +448,19 @@ func (l *packLoader) readPolicies(pk *Pack) {
 				Message: fmt.Sprintf("not read: rule files end in .yaml or .yml, lowercase; rename it %s to load it", strings.TrimSuffix(e.Name(), ext)+strings.ToLower(ext))})
 		}
 	}
+	for _, n := range added {
+		if ext := filepath.Ext(n); (ext == ".yaml" || ext == ".yml") && !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
 	sort.Strings(names)
 	for _, n := range names {
 		file := filepath.Join(path, "policy", n)
-		text, err := readRegular(file)
+		text, ok := l.added[filepath.Clean(file)]
+		var err error
+		if !ok {
+			text, err = readRegular(file)
+		}
 		if err != nil {
 			l.errorf(Pos{File: file}, CodeYAML, "cannot read: %v", err)
 			continue

@@ -7,8 +7,10 @@ package rulestore
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -82,11 +84,13 @@ func RuleFile(rec Record) ([]byte, error) {
 	}
 	var head []string
 	head = append(head, "Written by the agent (rule store), promoted by oarc promote.")
-	if rec.Rationale != "" {
-		head = append(head, "Rationale: "+rec.Rationale)
+	// Sanitised again: a record not written by Add (edited by hand) may
+	// hold a line break, which would end the comment.
+	if r := Sanitize(rec.Rationale); r != "" {
+		head = append(head, "Rationale: "+r)
 	}
-	if rec.Source != "" {
-		head = append(head, "Source: "+rec.Source)
+	if src := Sanitize(rec.Source); src != "" {
+		head = append(head, "Source: "+src)
 	}
 	doc.HeadComment = strings.Join(head, "\n")
 	var buf bytes.Buffer
@@ -102,7 +106,65 @@ func RuleFile(rec Record) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("rule %s: %v", rec.ID, err)
 	}
+	if err := readsBack(rec, out); err != nil {
+		return nil, fmt.Errorf("rule %s: the rule file would not read back as the rule of the store: %v", rec.ID, err)
+	}
 	return out, nil
+}
+
+// readsBack checks that the rule file text holds the rule of rec, with
+// enforcement: enforce, and nothing else: every member, every value (a
+// string a layout changed, a number read as another type) as the record
+// has it, read as a YAML reader reads the file.
+func readsBack(rec Record, text []byte) error {
+	want, err := decodeDoc(rec.Rule)
+	if err != nil {
+		return err
+	}
+	if e := member(want, "enforcement"); e != nil {
+		*e = *strNode("enforce")
+	} else {
+		want.Content = append(want.Content, strNode("enforcement"), strNode("enforce"))
+	}
+	var file yaml.Node
+	if err := yaml.Unmarshal(text, &file); err != nil {
+		return err
+	}
+	if file.Kind != yaml.DocumentNode || len(file.Content) != 1 || file.Content[0].Kind != yaml.MappingNode {
+		return errors.New("not one mapping")
+	}
+	got := file.Content[0]
+	if len(got.Content) != len(want.Content) {
+		return fmt.Errorf("%d members, the record's rule has %d", len(got.Content)/2, len(want.Content)/2)
+	}
+	var wv, gv any
+	if err := want.Decode(&wv); err != nil {
+		return err
+	}
+	if err := got.Decode(&gv); err != nil {
+		return err
+	}
+	if reflect.DeepEqual(wv, gv) {
+		return nil
+	}
+	for i := 0; i+1 < len(want.Content); i += 2 {
+		k := want.Content[i].Value
+		g := member(got, k)
+		if g == nil {
+			return fmt.Errorf("member %q is missing", k)
+		}
+		var wv, gv any
+		if err := want.Content[i+1].Decode(&wv); err != nil {
+			return fmt.Errorf("member %q: %v", k, err)
+		}
+		if err := g.Decode(&gv); err != nil {
+			return fmt.Errorf("member %q: %v", k, err)
+		}
+		if !reflect.DeepEqual(wv, gv) {
+			return fmt.Errorf("member %q reads %#v, the record's rule has %#v", k, gv, wv)
+		}
+	}
+	return fmt.Errorf("it reads %#v, the record's rule is %#v", gv, wv)
 }
 
 // plainStyles lets the YAML encoder choose each scalar's style (plain

@@ -26,9 +26,14 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/oarc/oarc/compiler"
 	"github.com/oarc/oarc/interp"
@@ -132,6 +137,8 @@ type Store struct {
 	slots    map[string]int32
 
 	mu       sync.Mutex
+	closed   bool // Close was called: nothing is read or written
+	closedAt bool // a trial step after Close was reported
 	w        io.Writer
 	f        *os.File // the file, for a store opened by path
 	path     string   // its path
@@ -253,10 +260,27 @@ func newStore(name string, set *compiler.Set, opts Options) (*Store, error) {
 	return s, nil
 }
 
-// Close closes the file of a store opened with Open.
+// ErrClosed is the error of every operation on a closed store that
+// would read or write its file.
+var ErrClosed = errors.New("rulestore: the store is closed")
+
+// Close closes the store: the file of a store opened with Open (the
+// writer given to New is the host's: it is left open), and the store.
+// From then on every operation that reads or writes the file (Add,
+// Promote, Retire, Reload, the agent's rule_add and rule_retire) fails
+// with ErrClosed and writes nothing; a decision that would step a trial
+// writes nothing either (reported once, Options.Warn and Problems). What
+// the store holds in memory goes on: its rules stay in force in the
+// evaluator it was given to, and Context, Search, Status, All and the
+// reading tools answer from the records read before Close. Closing a
+// closed store does nothing.
 func (s *Store) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.closed, s.w = true, nil
 	if s.f == nil {
 		return nil
 	}
@@ -269,6 +293,10 @@ func (s *Store) Close() error {
 // it was last read (a store opened with Open; others: nothing to do).
 func (s *Store) Reload() error {
 	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return ErrClosed
+	}
 	if s.f == nil {
 		s.mu.Unlock()
 		return nil
@@ -378,6 +406,125 @@ var idPattern = regexp.MustCompile(`^[A-Z][A-Z0-9]*(_[A-Z0-9]+)*$`)
 var recordFields = map[string]bool{"id": true, "created_at": true, "status": true, "rule": true,
 	"rationale": true, "source": true, "tags": true, "reason": true, "trial": true}
 
+// trialFields are the members of a record's trial, as spelt in the file.
+var trialFields = map[string]bool{"sessions": true, "fired_sessions": true, "monitored": true, "errors": true,
+	"threshold": true, "verdict": true, "fired_in": true}
+
+// caseFields are the objects of a record whose members are read by name
+// (encoding/json matches a name in any case), by path.
+var caseFields = map[string]map[string]bool{"": recordFields, "trial.": trialFields}
+
+// maxLineDepth bounds the nesting of a line: a record, its rule, and the
+// rule's own depth (maxDocDepth).
+const maxLineDepth = maxDocDepth + 2
+
+// ambiguous fails for a line (JSON already) that readers may read in
+// two ways, so that the record would not mean what its writer meant to
+// every reader: bytes that are not UTF-8 (encoding/json reads U+FFFD for
+// them), a member name given twice in one object (RFC 8259 leaves which
+// one a reader takes open: encoding/json the last, others the first),
+// and a member of the record or of its trial whose name is a field's in
+// another case ("Status", "ſtatus"): encoding/json reads it as the
+// field, a reader that matches names exactly ignores it. A member the
+// format does not have at all is left alone: a newer writer's field.
+func ambiguous(line []byte) error {
+	if !utf8.Valid(line) {
+		return errors.New("not UTF-8 (JSON text is UTF-8; a reader would read U+FFFD for the bytes that are not)")
+	}
+	if err := loneSurrogate(line); err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.UseNumber()
+	return ambiguousValue(dec, "", 0)
+}
+
+// loneSurrogate fails for a \uXXXX escape of half a UTF-16 surrogate
+// pair without its other half: encoding/json reads U+FFFD for it, where
+// another reader keeps the code unit or fails. line is JSON, so that a
+// backslash is always inside a string and starts an escape.
+func loneSurrogate(line []byte) error {
+	hex := func(i int) (rune, bool) {
+		if i+6 > len(line) || line[i] != '\\' || line[i+1] != 'u' {
+			return 0, false
+		}
+		v, err := strconv.ParseUint(string(line[i+2:i+6]), 16, 16)
+		return rune(v), err == nil
+	}
+	for i := 0; i < len(line); i++ {
+		if line[i] != '\\' {
+			continue
+		}
+		r, ok := hex(i)
+		if !ok {
+			i++ // \\, \" and the others: the escaped byte is no escape
+			continue
+		}
+		switch {
+		case utf16.IsSurrogate(r) && r < 0xdc00:
+			if low, ok := hex(i + 6); ok && utf16.DecodeRune(r, low) != unicode.ReplacementChar {
+				i += 11
+				continue
+			}
+			fallthrough
+		case utf16.IsSurrogate(r):
+			return fmt.Errorf("the escape %s is half of a surrogate pair (a reader would read U+FFFD for it)", line[i:i+6])
+		}
+		i += 5
+	}
+	return nil
+}
+
+func ambiguousValue(dec *json.Decoder, path string, depth int) error {
+	if depth > maxLineDepth {
+		return errors.New("nested too deeply")
+	}
+	tok, err := dec.Token()
+	if err != nil {
+		return fmt.Errorf("not a JSON object: %v", err)
+	}
+	d, ok := tok.(json.Delim)
+	if !ok {
+		return nil
+	}
+	switch d {
+	case '{':
+		fields := caseFields[path]
+		seen := map[string]bool{}
+		for dec.More() {
+			k, err := dec.Token()
+			if err != nil {
+				return fmt.Errorf("not a JSON object: %v", err)
+			}
+			name, _ := k.(string)
+			if seen[name] {
+				return fmt.Errorf("member %q is given twice", path+name)
+			}
+			seen[name] = true
+			if fields != nil && !fields[name] {
+				for f := range fields {
+					if strings.EqualFold(name, f) {
+						return fmt.Errorf("member %q is %q in another case", path+name, f)
+					}
+				}
+			}
+			if err := ambiguousValue(dec, path+name+".", depth+1); err != nil {
+				return err
+			}
+		}
+	case '[':
+		for i := 0; dec.More(); i++ {
+			if err := ambiguousValue(dec, fmt.Sprintf("%s[%d].", strings.TrimSuffix(path, "."), i), depth+1); err != nil {
+				return err
+			}
+		}
+	}
+	if _, err := dec.Token(); err != nil {
+		return fmt.Errorf("not a JSON object: %v", err)
+	}
+	return nil
+}
+
 // trimBOM drops a UTF-8 byte order mark from the start of a file's first
 // line: an editor may write one (RFC 8259 lets a parser ignore it), and
 // rule and fixture files may start with one too.
@@ -398,6 +545,9 @@ func parseRecord(line []byte) (Record, error) {
 	if raw == nil {
 		return rec, errors.New("not a JSON object")
 	}
+	if err := ambiguous(line); err != nil {
+		return rec, err
+	}
 	for _, k := range []string{"id", "created_at", "status", "rule"} {
 		v, ok := raw[k]
 		if !ok {
@@ -415,11 +565,20 @@ func parseRecord(line []byte) (Record, error) {
 	// have, and so ignored, to any other reader.
 	known := make(map[string]json.RawMessage, len(recordFields))
 	for k, v := range raw {
-		if recordFields[k] {
+		if recordFields[k] && k != "created_at" {
 			known[k] = v
 		}
 	}
+	var at string
+	if err := json.Unmarshal(raw["created_at"], &at); err != nil {
+		return rec, errors.New("field \"created_at\": not a string")
+	}
+	created, err := parseCreatedAt(at)
+	if err != nil {
+		return rec, fmt.Errorf("field \"created_at\": %v", err)
+	}
 	exact, err := json.Marshal(known)
+	rec.CreatedAt = created
 	if err == nil {
 		err = json.Unmarshal(exact, &rec)
 	}
@@ -451,8 +610,41 @@ func parseRecord(line []byte) (Record, error) {
 	if id := member(doc, "id"); id == nil || id.Value != rec.ID {
 		return rec, fmt.Errorf("field \"rule\": its id is not the record's id %s", rec.ID)
 	}
-	rec.CreatedAt = rec.CreatedAt.UTC()
 	return rec, nil
+}
+
+// createdAtPattern is RFC 3339's date-time (section 5.6), its T and Z in
+// either case, with the offset captured.
+var createdAtPattern = regexp.MustCompile(`^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2})$`)
+
+// parseCreatedAt reads a record's created_at: RFC 3339, UTC (spec 12).
+// UTC is a zero offset, Z (or z, as RFC 3339 allows) or +00:00; -00:00
+// says that the local offset is unknown (RFC 3339 4.3), and any other
+// offset is a local time: not UTC. time.Parse alone would take both, a
+// lowercase z not, and a comma before the fraction.
+func parseCreatedAt(s string) (time.Time, error) {
+	m := createdAtPattern.FindStringSubmatch(s)
+	if m == nil {
+		return time.Time{}, fmt.Errorf("%q is not an RFC 3339 date and time", s)
+	}
+	if off := m[2]; off != "Z" && off != "z" && off != "+00:00" {
+		return time.Time{}, fmt.Errorf("%q is not in UTC (offset %s; write Z)", s, off)
+	}
+	t, err := time.Parse(time.RFC3339Nano, strings.ToUpper(s))
+	if err != nil {
+		return time.Time{}, fmt.Errorf("%q is not an RFC 3339 date and time: %v", s, plainTimeError(err))
+	}
+	return t.UTC(), nil
+}
+
+// plainTimeError is what time.Parse says is out of range, without the
+// layout it quotes.
+func plainTimeError(err error) string {
+	var pe *time.ParseError
+	if errors.As(err, &pe) && pe.Message != "" {
+		return strings.TrimPrefix(pe.Message, ": ")
+	}
+	return err.Error()
 }
 
 // applyLine applies one line read from the store; a line that is not a
@@ -522,6 +714,9 @@ func (s *Store) apply(rec Record, line int) {
 // of Add), so that no writer's record undoes another's. A store made
 // with New has no file: nothing to do. The caller holds s.mu.
 func (s *Store) writeLock() (unlock func(), err error) {
+	if s.closed {
+		return nil, ErrClosed
+	}
 	f := s.f
 	if f == nil {
 		return func() {}, nil
@@ -558,26 +753,26 @@ func (s *Store) append(rec Record) error {
 		// It could not be read back.
 		return fmt.Errorf("rulestore: the record of %s is %d bytes, more than a store line may hold (%d): shorten the rule, rationale or tags", rec.ID, len(b), maxLine)
 	}
+	// The record as the file holds it (encoding/json escapes <, > and &
+	// in the rule), read as every reader reads it: Reload reads it again,
+	// the same, and the last record of an id still wins. A record that
+	// would not read back (a created_at not in UTC, say) is not written.
+	canon, err := parseRecord(b)
+	if err != nil {
+		return fmt.Errorf("rulestore: the record of %s would not read back: %v", rec.ID, err)
+	}
 	if s.needNL {
 		b = append([]byte("\n"), b...)
 	}
 	b = append(b, '\n')
-	if s.w == nil {
-		return errors.New("rulestore: the store is closed")
+	if s.closed || s.w == nil {
+		return ErrClosed
 	}
 	if _, err := s.w.Write(b); err != nil {
 		return fmt.Errorf("rulestore: appending to %s: %v", s.name, err)
 	}
 	s.needNL = false
-	// The record as the file holds it (encoding/json escapes <, > and &
-	// in the rule): Reload reads it again, the same, and the last record
-	// of an id still wins.
-	var canon Record
-	if err := json.Unmarshal(bytes.TrimSpace(b), &canon); err == nil {
-		canon.CreatedAt = canon.CreatedAt.UTC()
-		rec = canon
-	}
-	s.apply(rec, 0)
+	s.apply(canon, 0)
 	return nil
 }
 

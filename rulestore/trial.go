@@ -158,6 +158,14 @@ func (s *Store) observeDecision(ids []string, session string, evaluated int, d *
 	if !changes {
 		return
 	}
+	if s.closed {
+		// Every decision would say it again: once is enough.
+		if !s.closedAt {
+			s.closedAt = true
+			s.problem(Problem{File: s.name, Msg: "trial steps are not saved: " + ErrClosed.Error()})
+		}
+		return
+	}
 	unlock, err := s.writeLock()
 	if err != nil {
 		s.problem(Problem{File: s.name, Msg: "a trial step could not be saved: " + err.Error()})

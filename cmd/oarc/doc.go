@@ -51,10 +51,12 @@
 //	         -json prints one JSON document (docs/store.md); -promote ID
 //	         or -retire ID -reason TEXT (with -pack DIR...) appends a
 //	         person's promotion or retirement
-//	promote  promote STORE -pack DIR [ID...]: write the store's active
-//	         rules into the pack as rule files (enforcement: enforce, laid
-//	         out as fmt lays them out), so that go generate compiles them;
-//	         a target file that exists is an error and nothing is written
+//	promote  promote STORE -pack DIR [-with DIR]... [ID...]: write the
+//	         store's active rules into the pack as rule files (enforcement:
+//	         enforce, laid out as fmt lays them out), so that go generate
+//	         compiles them; each file is checked first as check will check
+//	         the pack with it (-with: the other packs of its set), and a
+//	         diagnostic, or a target file that exists, writes nothing
 //	ir       print the typed IR the code generator reads
 //	schema   print the JSON Schema of rule files, pack.yaml, fixtures or
 //	         catalogs, for editors

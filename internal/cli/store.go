@@ -8,9 +8,11 @@ import (
 	"errors"
 	"fmt"
 	iofs "io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -55,10 +57,21 @@ It prints each file it writes.
 
 Without IDs, every active rule is written; an ID that is not an active
 rule of the store is an error. When a target file exists (ID.yaml or
-ID.yml), nothing is written and the error names it. Lines of the store
-that are not records are reported on stderr as FILE:LINE: error: ... and
-skipped. Exit status: 0 when the files were written, 1 on an error, 2 on
-bad usage.`
+ID.yml), nothing is written and the error names it.
+
+Before anything is written, the files are checked exactly as oarc check
+will check the pack with them: in the compilation set of DIR and the
+-with packs (the other packs it is compiled with), with the rules written
+together, against the catalog (-catalog, or the packs'), with DIR's
+effect limits (DIR must be a project pack) and cost limit. A store's
+record may have been edited by hand, or the catalog changed since the
+rule was added: on an error, every diagnostic is printed, each rule that
+does not check is named, and nothing at all is written. Each file must
+also read back as the rule of its record.
+
+Lines of the store that are not records are reported on stderr as
+FILE:LINE: error: ... and skipped. Exit status: 0 when the files were
+written, 1 on an error, 2 on bad usage.`
 
 // readStore reads a store file for a command: its latest records, the
 // bad lines reported on stderr.
@@ -211,8 +224,15 @@ func changeStore(env *Env, path string, packs []string, lf *loadFlags, promote, 
 }
 
 func runPromote(env *Env, args []string) int {
-	fs := newFlags(env, "promote", "STORE -pack DIR [ID...]")
+	fs := newFlags(env, "promote", "STORE -pack DIR [-with DIR]... [ID...]")
 	pack := fs.String("pack", "", "the pack directory the rule files are written into (DIR/policy/<ID>.yaml)")
+	var with []string
+	fs.Func("with", "another pack `DIR` of the compilation set the -pack DIR is compiled with, for the check (repeatable)", func(s string) error {
+		with = append(with, s)
+		return nil
+	})
+	var lf loadFlags
+	lf.register(fs)
 	pos, code := parseAnywhere(fs, args)
 	if code >= 0 {
 		return code
@@ -225,6 +245,13 @@ func runPromote(env *Env, args []string) int {
 	if st, err := os.Stat(*pack); err != nil || !st.IsDir() {
 		fmt.Fprintf(env.Stderr, "oarc promote: %s: not a pack directory\n", *pack)
 		return ExitUsage
+	}
+	if missingPaths(env, "promote", with) {
+		return ExitFailure
+	}
+	opts, ok := lf.options(env, "promote")
+	if !ok {
+		return ExitFailure
 	}
 	recs, ok := readStore(env, "promote", pos[0])
 	if !ok {
@@ -288,6 +315,13 @@ func runPromote(env *Env, args []string) int {
 	if failed {
 		return ExitFailure
 	}
+	added := map[string][]byte{}
+	for _, o := range outs {
+		added[o.file] = o.text
+	}
+	if !promoteChecks(env, *pack, with, added, opts) {
+		return ExitFailure
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		fmt.Fprintf(env.Stderr, "oarc promote: %v\n", err)
 		return ExitFailure
@@ -309,3 +343,64 @@ func runPromote(env *Env, args []string) int {
 	}
 	return ExitOK
 }
+
+// promoteChecks checks the rule files oarc promote is about to write
+// (added, by path) exactly as oarc check will check them once written:
+// in the compilation set of the pack and the with packs, with the rules
+// written together (ids unique, the catalog's anchors, facts and
+// functions, a project's effect limits, the rules they name, the cost
+// limit). The store's records may have been edited by hand, or the
+// catalog may have changed since a rule was added: a rule that would
+// not compile is never written. It prints every diagnostic and reports
+// whether the files may be written.
+func promoteChecks(env *Env, pack string, with []string, added map[string][]byte, opts compiler.Options) bool {
+	set, diags := compiler.LoadWith(append([]string{pack}, with...), added, opts)
+	byFile := map[string]bool{}
+	for _, d := range diags {
+		if _, ok := added[d.Pos.File]; ok || d.Severity == compiler.Error {
+			byFile[d.Pos.File] = byFile[d.Pos.File] || d.Severity == compiler.Error
+		}
+	}
+	if diags.HasErrors() {
+		fmt.Fprint(env.Stderr, diags.Text())
+	} else {
+		// The pack's own warnings are oarc check's to say; those of
+		// the files written are shown.
+		for _, d := range diags {
+			if _, ok := added[d.Pos.File]; ok {
+				fmt.Fprint(env.Stderr, compiler.Diagnostics{d}.Text())
+			}
+		}
+	}
+	ok := !diags.HasErrors()
+	for _, file := range slices.Sorted(maps.Keys(added)) {
+		id := strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
+		if byFile[file] || mentions(diags, id) {
+			fmt.Fprintf(env.Stderr, "oarc promote: rule %s does not check in pack %s: nothing was written\n", id, pack)
+		}
+	}
+	if !ok {
+		fmt.Fprintf(env.Stderr, "oarc promote: the compilation set of %s does not check with the rules to write: nothing was written\n", strings.Join(append([]string{pack}, with...), ", "))
+		return false
+	}
+	if set != nil && len(set.Packs) > 0 && set.Packs[0].Origin != "project" {
+		// Spec 12: the store's rules are checked with a project pack's
+		// effect limits, and promoted as such.
+		fmt.Fprintf(env.Stderr, "oarc promote: %s is a %s pack: the rules of a store are a project's, promote them into a project pack: nothing was written\n", pack, set.Packs[0].Origin)
+		return false
+	}
+	return true
+}
+
+// mentions reports whether an error of diags names the rule id (a
+// duplicate id reported at the other file, say).
+func mentions(diags compiler.Diagnostics, id string) bool {
+	for _, d := range diags {
+		if d.Severity == compiler.Error && slices.Contains(strings.FieldsFunc(d.Message, notIDRune), id) {
+			return true
+		}
+	}
+	return false
+}
+
+func notIDRune(r rune) bool { return !(r == '_' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9') }
