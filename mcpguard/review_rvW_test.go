@@ -1,0 +1,84 @@
+package mcpguard_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/oarc/oarc/guard"
+	"github.com/oarc/oarc/mcpguard"
+)
+
+// readServer is a server whose read_text_file (allowed by testrules, its
+// secrets redacted) answers with res.
+func readServer(res func() *mcp.CallToolResult) *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "fs", Version: "1"}, nil)
+	s.AddTool(&mcp.Tool{Name: "read_text_file", InputSchema: &jsonSchemaObject}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return res(), nil
+	})
+	return s
+}
+
+// connectTo connects a client to srv with the middleware on side.
+func connectTo(t *testing.T, side string, srv *mcp.Server, cfg mcpguard.Config) *mcp.ClientSession {
+	t.Helper()
+	g := newGuard(t)
+	client := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil)
+	switch side {
+	case "client":
+		client.AddSendingMiddleware(mcpguard.Client(g, cfg))
+	case "server":
+		srv.AddReceivingMiddleware(mcpguard.Server(g, cfg))
+	}
+	ct, st := mcp.NewInMemoryTransports()
+	ctx := context.Background()
+	ss, err := srv.Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := client.Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close(); ss.Wait() })
+	return cs
+}
+
+var fsCfg = mcpguard.Config{Server: guard.Server{ID: "fs", Configured: true, Enabled: true}}
+
+// TestUnreadContentWithheld: the SDK decodes a CallToolResult's content
+// with every content type it knows, tool_result (whose nested content
+// holds text items) and tool_use (whose input holds any JSON) among them,
+// but the guard reads only text items and embedded resources: the text in
+// such an item reached the client unevaluated, a key in it unredacted,
+// and the call was recorded as a node. A result with content the guard
+// cannot evaluate is withheld (OAR_GUARD), as the proxy withholds a
+// result it cannot read.
+func TestUnreadContentWithheld(t *testing.T) {
+	for _, side := range []string{"client", "server"} {
+		for _, item := range []mcp.Content{
+			//lint:ignore SA1019 a server can still send it, and the SDK decodes it
+			&mcp.ToolResultContent{ToolUseID: "x", Content: []mcp.Content{&mcp.TextContent{Text: "key " + awsKey}}},
+			//lint:ignore SA1019 a server can still send it, and the SDK decodes it
+			&mcp.ToolUseContent{ID: "y", Name: "n", Input: map[string]any{"k": "key " + awsKey}},
+		} {
+			t.Run(side, func(t *testing.T) {
+				srv := readServer(func() *mcp.CallToolResult {
+					return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "fine"}, item}}
+				})
+				cs := connectTo(t, side, srv, fsCfg)
+				res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "read_text_file", Arguments: map[string]any{"path": "/a"}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				all, _ := json.Marshal(res)
+				if strings.Contains(string(all), awsKey) || !res.IsError || res.Meta["oarc/code"] != guard.CodeGuard || res.Meta["oarc/node"] != nil {
+					t.Errorf("a result with content the guard does not read reached the client: %s", all)
+				}
+			})
+		}
+	}
+}
