@@ -618,7 +618,9 @@ func (c *Checker) Middleware() mcp.Middleware { return c.m.wrap }
 // rejection (isError, _meta["oarc/code"]) and never reaches the server;
 // a blocked call does not block the others unless a rule reads
 // batch_tools to say so. A call whose params cannot be read is blocked
-// with guard.CodeGuard.
+// with guard.CodeGuard. The client of cs must have the Checker's
+// [Checker.Middleware]: the result of a call it did not see is withheld
+// (guard.CodeGuard), never returned unevaluated.
 func (c *Checker) CallTools(ctx context.Context, cs *mcp.ClientSession, calls []*mcp.CallToolParams) ([]*mcp.CallToolResult, []error) {
 	res := make([]*mcp.CallToolResult, len(calls))
 	errs := make([]error, len(calls))
@@ -660,6 +662,13 @@ func (c *Checker) CallTools(ctx context.Context, cs *mcp.ClientSession, calls []
 		} else {
 			ck := &checked{k: k, call: callKey(calls[i].Name, specs[i].Args)}
 			res[i], errs[i] = cs.CallTool(context.WithValue(ctx, checkedKey{}, ck), calls[i])
+			if !ck.used.Load() {
+				// No middleware of the guard took the call (cs's client
+				// lacks c.Middleware()): its result was never evaluated.
+				r, err := refused(errors.New("the call went out without the Checker's middleware on the client, and its result was not evaluated"))
+				res[i], _ = r.(*mcp.CallToolResult)
+				errs[i] = err
+			}
 		}
 		if n := k.Notes(); n != "" && c.m.cfg.Notes != nil && k.Blocked() != nil && !c.m.handNotes(ctx, n) {
 			res[i] = withNotes(res[i], n).(*mcp.CallToolResult)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -80,5 +81,36 @@ func TestUnreadContentWithheld(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestCheckerWithoutItsMiddleware: CallTools evaluates a turn's calls at
+// tool.pre_invoke and sends them with cs; their results are evaluated by
+// the Checker's middleware on cs's client. On a client without it, the
+// result came back as the server sent it: never evaluated after the call,
+// a key in it unredacted, no node recorded. A call the middleware did not
+// see has its result withheld (OAR_GUARD).
+func TestCheckerWithoutItsMiddleware(t *testing.T) {
+	var writes atomic.Int32
+	ch := mcpguard.NewChecker(newGuard(t), fsCfg)
+	client := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil) // no ch.Middleware()
+	ct, st := mcp.NewInMemoryTransports()
+	ctx := context.Background()
+	ss, err := fakeFS(&writes).Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := client.Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close(); ss.Wait() })
+	res, errs := ch.CallTools(ctx, cs, []*mcp.CallToolParams{{Name: "read_text_file", Arguments: map[string]any{"path": "/a"}}})
+	if errs[0] != nil {
+		t.Fatal(errs[0])
+	}
+	all, _ := json.Marshal(res[0])
+	if strings.Contains(string(all), awsKey) || !res[0].IsError || res[0].Meta["oarc/code"] != guard.CodeGuard {
+		t.Errorf("a result the middleware never saw reached the host: %s", all)
 	}
 }
