@@ -315,6 +315,9 @@ func (m *middleware) call(ctx context.Context, next mcp.MethodHandler, method st
 	var answers mcp.InputResponseMap
 	switch p := req.GetParams().(type) {
 	case *mcp.CallToolParams:
+		if p == nil {
+			return blocked(guard.CodeGuard, "The guardrails could not read the call (no params); it is blocked.\nCode: "+guard.CodeGuard)
+		}
 		name, state, answers = p.Name, p.RequestState, p.InputResponses
 		if p.Arguments != nil {
 			if args, err = json.Marshal(p.Arguments); err != nil {
@@ -322,6 +325,9 @@ func (m *middleware) call(ctx context.Context, next mcp.MethodHandler, method st
 			}
 		}
 	case *mcp.CallToolParamsRaw:
+		if p == nil {
+			return blocked(guard.CodeGuard, "The guardrails could not read the call (no params); it is blocked.\nCode: "+guard.CodeGuard)
+		}
 		name, args, state, answers = p.Name, p.Arguments, p.RequestState, p.InputResponses
 	default:
 		return blocked(guard.CodeGuard, fmt.Sprintf("The guardrails could not read the call (params of type %T); it is blocked.\nCode: %s", p, guard.CodeGuard))

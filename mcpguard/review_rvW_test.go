@@ -3,6 +3,7 @@ package mcpguard_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -112,5 +113,36 @@ func TestCheckerWithoutItsMiddleware(t *testing.T) {
 	all, _ := json.Marshal(res[0])
 	if strings.Contains(string(all), awsKey) || !res[0].IsError || res[0].Meta["oarc/code"] != guard.CodeGuard {
 		t.Errorf("a result the middleware never saw reached the host: %s", all)
+	}
+}
+
+// TestNilParamsBlocked: a tools/call request whose params are a nil
+// pointer (a request a host's own middleware or code builds: the SDK
+// fills in empty params) made the middleware panic, on either side,
+// instead of blocking the call with OAR_GUARD.
+func TestNilParamsBlocked(t *testing.T) {
+	for _, req := range []mcp.Request{&mcp.CallToolRequest{}, &mcp.ServerRequest[*mcp.CallToolParamsRaw]{}} {
+		for name, mw := range map[string]mcp.Middleware{"client": mcpguard.Client(newGuard(t), fsCfg), "server": mcpguard.Server(newGuard(t), fsCfg)} {
+			t.Run(fmt.Sprintf("%s %T", name, req), func(t *testing.T) {
+				h := mw(func(context.Context, string, mcp.Request) (mcp.Result, error) {
+					t.Error("a call with nil params was passed on")
+					return &mcp.CallToolResult{}, nil
+				})
+				var res mcp.Result
+				var err error
+				func() {
+					defer func() {
+						if r := recover(); r != nil {
+							t.Fatalf("the middleware panicked: %v", r)
+						}
+					}()
+					res, err = h(context.Background(), "tools/call", req)
+				}()
+				r, _ := res.(*mcp.CallToolResult)
+				if err != nil || r == nil || !r.IsError || r.Meta["oarc/code"] != guard.CodeGuard {
+					t.Errorf("a call with nil params: %v %+v", err, res)
+				}
+			})
+		}
 	}
 }
