@@ -403,6 +403,12 @@ func (m *middleware) call(ctx context.Context, next mcp.MethodHandler, method st
 		// Not a result the guard can read: Finish withholds it
 		// (OAR_GUARD), as it does a malformed result.
 		raw = json.RawMessage("null")
+	} else if err := json.Unmarshal(raw, new(mcp.CallToolResult)); err != nil {
+		// A result the SDK cannot read back (structuredContent nested
+		// deeper than its decoder allows): what Finish returns could not
+		// be rebuilt either. Withheld before Finish records it as a node
+		// (spec 11: a withheld call records nothing).
+		return refused(fmt.Errorf("the result cannot be rebuilt: %v", err))
 	}
 	return decodeResult(k.Finish(ctx, raw, 0, opts))
 }

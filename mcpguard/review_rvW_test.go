@@ -146,3 +146,42 @@ func TestNilParamsBlocked(t *testing.T) {
 		}
 	}
 }
+
+// TestWithheldResultRecordsNothing: a result the SDK can send but not
+// read back (structuredContent nested deeper than the SDK's decoder
+// allows) was evaluated and recorded as a provenance node, then withheld
+// when the middleware could not rebuild it: a node for a result no one
+// received (spec 11: a failed or withheld call records nothing). Under
+// AllInputs the next result's node showed it (r2, not r1).
+func TestWithheldResultRecordsNothing(t *testing.T) {
+	var calls atomic.Int32
+	srv := readServer(func() *mcp.CallToolResult {
+		if calls.Add(1) > 1 {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "fine"}}}
+		}
+		var deep any = "leaf"
+		for range 1100 {
+			deep = []any{deep}
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "deep"}}, StructuredContent: map[string]any{"v": deep}}
+	})
+	cfg := fsCfg
+	cfg.AllInputs = true
+	cs := connectTo(t, "server", srv, cfg)
+	ctx := context.Background()
+	p := &mcp.CallToolParams{Name: "read_text_file", Arguments: map[string]any{"path": "/a"}}
+	res, err := cs.CallTool(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.IsError || res.Meta["oarc/code"] != guard.CodeGuard {
+		t.Fatalf("the deep result: %v %v", res.Meta, textOf(res))
+	}
+	res, err = cs.CallTool(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.IsError || res.Meta["oarc/node"] != "r1" {
+		t.Errorf("the node after a withheld result: %v %v (want r1: the withheld one recorded nothing)", res.Meta, textOf(res))
+	}
+}
