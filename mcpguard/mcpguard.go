@@ -436,11 +436,14 @@ func evaluatedArgs(req mcp.Request, args json.RawMessage) error {
 }
 
 // callKey identifies a call by its tool and arguments, for the answer to
-// a question about it.
+// a question about it: the arguments as the guard reads them
+// (guard.CanonicalArgs: names sorted, strings as decoded, numbers as
+// written, never rounded to a float64 that two different ids share).
 func callKey(name string, args json.RawMessage) string {
-	var v any
-	if len(args) > 0 && json.Unmarshal(args, &v) == nil {
-		args, _ = json.Marshal(v) // one spelling of the same arguments
+	if len(args) > 0 {
+		if c, err := guard.CanonicalArgs(args); err == nil {
+			args = c
+		}
 	}
 	return name + "\x00" + string(args)
 }

@@ -185,3 +185,46 @@ func TestWithheldResultRecordsNothing(t *testing.T) {
 		t.Errorf("the node after a withheld result: %v %v (want r1: the withheld one recorded nothing)", res.Meta, textOf(res))
 	}
 }
+
+// TestAskAnswerBoundToItsNumbers: the answer to a question sent back in
+// a result approves the call it was asked about, tool and arguments. The
+// arguments were compared as float64s: a retry whose number differs from
+// the one asked about beyond float64's precision (a 20-digit id) was
+// approved by the answer to the other call, and ran.
+func TestAskAnswerBoundToItsNumbers(t *testing.T) {
+	var deploys atomic.Int32
+	client := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, &mcp.ClientOptions{
+		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": true}}, nil
+		},
+	})
+	cfg := mcpguard.Config{Server: guard.Server{ID: "everything", Configured: true, Enabled: true}, Notes: func(context.Context, string) {}}
+	srv := deployServer(&deploys)
+	srv.AddReceivingMiddleware(mcpguard.Server(newGuard(t), cfg))
+	ct, st := mcp.NewInMemoryTransports()
+	ctx := context.Background()
+	ss, err := srv.Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := client.Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cs.Close(); ss.Wait() }()
+	first, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "deploy", Arguments: json.RawMessage(`{"build":12345678901234567890}`)})
+	if err != nil || !first.NeedsInput() || first.RequestState == "" {
+		t.Fatalf("first round: %v %+v", err, first)
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{
+		Name: "deploy", Arguments: json.RawMessage(`{"build":12345678901234567891}`), RequestState: first.RequestState,
+		InputResponses: mcp.InputResponseMap{"oarc/approve": &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": true}}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.IsError || res.Meta["oarc/code"] != "ASK_DEPLOY" || deploys.Load() != 0 {
+		t.Errorf("the approval of build ...890 ran build ...891: %v (deploys %d)", textOf(res), deploys.Load())
+	}
+}
