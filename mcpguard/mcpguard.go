@@ -296,7 +296,11 @@ func (m *middleware) wrap(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		switch method {
 		case "tools/call":
-			return m.call(ctx, next, method, req)
+			res, err := m.call(ctx, next, method, req)
+			if err == nil {
+				res = completed(req, res)
+			}
+			return res, err
 		case "tools/list":
 			res, err := next(ctx, method, req)
 			if err != nil || res == nil {
@@ -411,6 +415,39 @@ func (m *middleware) call(ctx context.Context, next mcp.MethodHandler, method st
 		return refused(fmt.Errorf("the result cannot be rebuilt: %v", err))
 	}
 	return decodeResult(k.Finish(ctx, raw, 0, opts))
+}
+
+// completed is res with "resultType":"complete" when the guard made it
+// (a block, a withheld result, the answer of one of its own tools) for a
+// client of mrtrVersion or later, from which version every result has a
+// resultType (the MCP Python SDK rejects one without it): the server's
+// own results get it from the SDK inside the next handler, the guard's
+// never did. Other results are returned as they are.
+func completed(req mcp.Request, res mcp.Result) mcp.Result {
+	ss, ok := req.GetSession().(*mcp.ServerSession)
+	r, isCall := res.(*mcp.CallToolResult)
+	if !ok || ss == nil || !isCall || r == nil {
+		return res
+	}
+	// A session without params is of the latest version, as the SDK
+	// reads it (clientSupportsMultiRoundTrip).
+	if ip := ss.InitializeParams(); ip != nil && ip.ProtocolVersion < mrtrVersion {
+		return res
+	}
+	raw, err := json.Marshal(r)
+	if err != nil {
+		return res
+	}
+	var top map[string]json.RawMessage
+	if json.Unmarshal(raw, &top) != nil || top == nil || top["resultType"] != nil {
+		return res
+	}
+	top["resultType"] = json.RawMessage(`"complete"`)
+	var out mcp.CallToolResult
+	if raw, err = json.Marshal(top); err != nil || json.Unmarshal(raw, &out) != nil {
+		return res
+	}
+	return &out
 }
 
 // evaluatedArgs puts the call's arguments in req as the guard read them

@@ -228,3 +228,41 @@ func TestAskAnswerBoundToItsNumbers(t *testing.T) {
 		t.Errorf("the approval of build ...890 ran build ...891: %v (deploys %d)", textOf(res), deploys.Load())
 	}
 }
+
+// TestModernResultType: from MCP 2026-07-28 on every result has
+// resultType (the MCP Python SDK rejects one without it). Receiving
+// middleware sent the results it made itself (a block, a withheld
+// result, the answer of the guard's own tool) without it to such a
+// client, where the server's own results had "complete"; the proxy adds
+// it (TestProxyModernResultType).
+func TestModernResultType(t *testing.T) {
+	var writes atomic.Int32
+	for _, version := range []string{"2026-07-28", "2025-06-18"} {
+		t.Run(version, func(t *testing.T) {
+			g := newGuard(t)
+			srv := fakeFS(&writes)
+			srv.AddReceivingMiddleware(mcpguard.Server(g, fsCfg))
+			ct, st := mcp.NewInMemoryTransports()
+			ctx := context.Background()
+			ss, err := srv.Connect(ctx, st, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: version})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer func() { cs.Close(); ss.Wait() }()
+			for _, name := range []string{"move_file", "read_text_file"} {
+				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: map[string]any{"path": "/a"}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				all, _ := json.Marshal(res)
+				if has := strings.Contains(string(all), `"resultType":"complete"`); has != (version == "2026-07-28") {
+					t.Errorf("%s: %s", name, all)
+				}
+			}
+		})
+	}
+}
