@@ -266,3 +266,50 @@ func TestModernResultType(t *testing.T) {
 		})
 	}
 }
+
+// TestRedactedCopyWithheld: a transform rewrites the text units (spec
+// 11: text items, text resources, the string values of
+// structuredContent) "so no copy of a redacted string survives anywhere
+// in the result". A server that also put the key in a place that is no
+// unit (the result's _meta, a content item's _meta, a name in
+// structuredContent) had it reach the client
+// beside the [REDACTED] text. A result in which a string the transform
+// redacted survives outside the units is withheld (OAR_GUARD); content
+// the engine cannot read (images, audio, blobs, resource links) still
+// passes unchanged (TestReviewSpecBMiddlewareUnits).
+func TestRedactedCopyWithheld(t *testing.T) {
+	key := "key " + awsKey
+	for name, res := range map[string]func() *mcp.CallToolResult{
+		"result _meta": func() *mcp.CallToolResult {
+			return &mcp.CallToolResult{Meta: mcp.Meta{"echo": key}, Content: []mcp.Content{&mcp.TextContent{Text: key}}}
+		},
+		"item _meta": func() *mcp.CallToolResult {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: key, Meta: mcp.Meta{"raw": []any{key}}}}}
+		},
+		"structured name": func() *mcp.CallToolResult {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: key}}, StructuredContent: map[string]any{awsKey: true}}
+		},
+	} {
+		for _, side := range []string{"client", "server"} {
+			t.Run(name+" "+side, func(t *testing.T) {
+				cs := connectTo(t, side, readServer(res), fsCfg)
+				got, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "read_text_file", Arguments: map[string]any{"path": "/a"}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				all, _ := json.Marshal(got)
+				if strings.Contains(string(all), awsKey) || !got.IsError || got.Meta["oarc/code"] != guard.CodeGuard {
+					t.Errorf("a copy of the redacted key reached the client: %s", all)
+				}
+			})
+		}
+	}
+	// Without a copy elsewhere the result is redacted and goes through.
+	cs := connectTo(t, "server", readServer(func() *mcp.CallToolResult {
+		return &mcp.CallToolResult{Meta: mcp.Meta{"k": "v"}, Content: []mcp.Content{&mcp.TextContent{Text: key}}}
+	}), fsCfg)
+	got, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "read_text_file", Arguments: map[string]any{"path": "/a"}})
+	if err != nil || got.IsError || strings.Join(textOf(got), "|") != "key [REDACTED]" {
+		t.Errorf("a redacted result without copies: %v %v", err, textOf(got))
+	}
+}
