@@ -33,6 +33,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -377,8 +378,21 @@ func (m *middleware) call(ctx context.Context, next mcp.MethodHandler, method st
 	}
 	opts := guard.FinishOptions{AppendNotes: m.cfg.Notes == nil}
 	defer func() {
-		if n := k.Notes(); n != "" && m.cfg.Notes != nil && !m.handNotes(ctx, n) {
-			res = withNotes(res, n)
+		n := k.Notes()
+		switch {
+		case n == "":
+		case m.cfg.Notes != nil:
+			if !m.handNotes(ctx, n) {
+				res = withNotes(res, n)
+			}
+		case err == nil:
+			// Finish put them in its result; a block the middleware made
+			// itself (a refusal after Begin) lacks them.
+			if r, ok := res.(*mcp.CallToolResult); ok && r != nil {
+				if t, ok := blockText(r); ok && !strings.HasPrefix(t.Text, n+"\n\n") {
+					res = withNotes(res, n)
+				}
+			}
 		}
 	}()
 	if k.Blocked() != nil {

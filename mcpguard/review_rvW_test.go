@@ -313,3 +313,36 @@ func TestRedactedCopyWithheld(t *testing.T) {
 		t.Errorf("a redacted result without copies: %v %v", err, textOf(got))
 	}
 }
+
+// TestNotesOnRefusal: without Config.Notes the notes of nudges are in the
+// result, a block's one text item opening with them (as the proxy and
+// Finish put them). A result the middleware refused itself after the
+// call was evaluated (here one the SDK cannot read back) lost the notes
+// of the call's nudges.
+func TestNotesOnRefusal(t *testing.T) {
+	var calls atomic.Int32
+	srv := readServer(func() *mcp.CallToolResult {
+		if calls.Add(1) == 1 {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "fine"}}}
+		}
+		var deep any = "leaf"
+		for range 1100 {
+			deep = []any{deep}
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "deep"}}, StructuredContent: map[string]any{"v": deep}}
+	})
+	cs := connectTo(t, "server", srv, fsCfg)
+	ctx := context.Background()
+	p := &mcp.CallToolParams{Name: "read_text_file", Arguments: map[string]any{"path": "/a"}}
+	if _, err := cs.CallTool(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	res, err := cs.CallTool(ctx, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx := textOf(res)
+	if !res.IsError || res.Meta["oarc/code"] != guard.CodeGuard || len(tx) != 1 || !strings.Contains(tx[0], "Code: REPEAT_NUDGE") || !strings.HasSuffix(tx[0], "Code: OAR_GUARD") {
+		t.Errorf("the refusal of a nudged call: %q", tx)
+	}
+}
