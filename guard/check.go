@@ -92,6 +92,11 @@ func (c *Conn) Check(ctx context.Context, calls []CallSpec) (ks []*Call) {
 			k.fail(err)
 			continue
 		}
+		if err := foldedNames(m); err != nil {
+			// As Begin: a server may read either name.
+			k.fail(err)
+			continue
+		}
 		k.occ.Args = m
 		k.occ.Anchor = PreInvoke
 		k.occ.Profiles = runtime.ProfileTool | runtime.ProfileMcp | c.opts.Profiles

@@ -12,6 +12,7 @@ import (
 
 	"github.com/oarc/oarc/guard"
 	"github.com/oarc/oarc/mcpguard"
+	"github.com/oarc/oarc/runtime"
 )
 
 // readServer is a server whose read_text_file (allowed by testrules, its
@@ -344,5 +345,41 @@ func TestNotesOnRefusal(t *testing.T) {
 	tx := textOf(res)
 	if !res.IsError || res.Meta["oarc/code"] != guard.CodeGuard || len(tx) != 1 || !strings.Contains(tx[0], "Code: REPEAT_NUDGE") || !strings.HasSuffix(tx[0], "Code: OAR_GUARD") {
 		t.Errorf("the refusal of a nudged call: %q", tx)
+	}
+}
+
+// TestCheckerFoldedArgumentNames: a call whose arguments have two names
+// that differ only by case ({"path":"/ok","PATH":"/etc"}: the rules read
+// each as written, a server in Go that decodes them with encoding/json
+// reads the last as path) is blocked with OAR_GUARD when it is evaluated
+// alone (Conn.Begin); evaluated in a check (Checker.CallTools) it went
+// ahead, and reached the server.
+func TestCheckerFoldedArgumentNames(t *testing.T) {
+	var writes atomic.Int32
+	cfg := fsCfg
+	cfg.Server.TrustTier, cfg.Profiles = "trusted", runtime.ProfileProvenance
+	ch := mcpguard.NewChecker(newGuard(t), cfg)
+	client := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil)
+	client.AddSendingMiddleware(ch.Middleware())
+	ct, st := mcp.NewInMemoryTransports()
+	ctx := context.Background()
+	ss, err := fakeFS(&writes).Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := client.Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close(); ss.Wait() })
+	res, errs := ch.CallTools(ctx, cs, []*mcp.CallToolParams{
+		{Name: "write_file", Arguments: json.RawMessage(`{"path":"/ok","PATH":"/etc/passwd"}`)},
+		{Name: "write_file", Arguments: map[string]any{"path": "/ok"}},
+	})
+	if errs[0] != nil || res[0] == nil || !res[0].IsError || res[0].Meta["oarc/code"] != guard.CodeGuard {
+		t.Errorf("a call with folded argument names in a check: %v %+v", errs[0], res[0])
+	}
+	if errs[1] != nil || res[1] == nil || res[1].IsError || writes.Load() != 1 {
+		t.Errorf("its sibling: %v %+v (writes %d, want 1)", errs[1], res[1], writes.Load())
 	}
 }
