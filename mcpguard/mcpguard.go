@@ -489,12 +489,13 @@ func evaluatedArgs(req mcp.Request, args json.RawMessage) error {
 // callKey identifies a call by its tool and arguments, for the answer to
 // a question about it: the arguments as the guard reads them
 // (guard.CanonicalArgs: names sorted, strings as decoded, numbers as
-// written, never rounded to a float64 that two different ids share).
+// written, never rounded to a float64 that two different ids share;
+// absent or null: {}).
 func callKey(name string, args json.RawMessage) string {
-	if len(args) > 0 {
-		if c, err := guard.CanonicalArgs(args); err == nil {
-			args = c
-		}
+	if t := bytes.TrimSpace(args); len(t) == 0 || string(t) == "null" {
+		args = json.RawMessage("{}") // as the rules read them, and the SDK sends them
+	} else if c, err := guard.CanonicalArgs(args); err == nil {
+		args = c
 	}
 	return name + "\x00" + string(args)
 }

@@ -383,3 +383,42 @@ func TestCheckerFoldedArgumentNames(t *testing.T) {
 		t.Errorf("its sibling: %v %+v (writes %d, want 1)", errs[1], res[1], writes.Load())
 	}
 }
+
+// TestCheckerNilArguments: a call of a check without arguments is the
+// call the middleware sees with {} (the SDK sends nil arguments as an
+// empty object): it is taken as the checked call, evaluated once, and its
+// result is evaluated and handed back.
+func TestCheckerNilArguments(t *testing.T) {
+	var writes atomic.Int32
+	var notes []string
+	cfg := fsCfg
+	cfg.Notes = func(_ context.Context, n string) { notes = append(notes, n) }
+	ch := mcpguard.NewChecker(newGuard(t), cfg)
+	client := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil)
+	client.AddSendingMiddleware(ch.Middleware())
+	ct, st := mcp.NewInMemoryTransports()
+	ctx := context.Background()
+	ss, err := fakeFS(&writes).Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := client.Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close(); ss.Wait() })
+	res, errs := ch.CallTools(ctx, cs, []*mcp.CallToolParams{{Name: "directory_tree"}})
+	if errs[0] != nil || res[0] == nil || res[0].IsError {
+		t.Fatalf("a checked call without arguments: %v %+v", errs[0], res[0])
+	}
+	if tx := textOf(res[0]); len(tx) != 2 || !strings.HasSuffix(tx[1], "Code: TREE_WARN") {
+		t.Errorf("its result: %q", tx)
+	}
+	// Evaluated once: the next identical call is the second in a row.
+	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "directory_tree"}); err != nil {
+		t.Fatal(err)
+	}
+	if len(notes) != 1 {
+		t.Errorf("notes after a second identical call: %q", notes)
+	}
+}
