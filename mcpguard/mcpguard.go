@@ -362,6 +362,7 @@ func (m *middleware) call(ctx context.Context, next mcp.MethodHandler, method st
 			if q, ok := m.take(state, sess, callID); ok {
 				r.answer, _ = answers[askInputID].(*mcp.ElicitResult)
 				r.asked = q
+				ownAnswer(req)
 			}
 		}
 		ctx = context.WithValue(ctx, roundKey{}, r)
@@ -484,6 +485,37 @@ func evaluatedArgs(req mcp.Request, args json.RawMessage) error {
 		p.Arguments = canon
 	}
 	return nil
+}
+
+// ownAnswer takes the guard's answer out of a retried call whose
+// requestState is the guard's: the requestState, and the answer under
+// askInputID, which are the guard's and not the tool's (a handler that
+// asks its own questions by multi round-trip would take them for its
+// answers).
+func ownAnswer(req mcp.Request) {
+	var state *string
+	var answers *mcp.InputResponseMap
+	switch p := req.GetParams().(type) {
+	case *mcp.CallToolParams:
+		state, answers = &p.RequestState, &p.InputResponses
+	case *mcp.CallToolParamsRaw:
+		state, answers = &p.RequestState, &p.InputResponses
+	default:
+		return
+	}
+	*state = ""
+	if *answers != nil {
+		rest := mcp.InputResponseMap{}
+		for k, v := range *answers {
+			if k != askInputID {
+				rest[k] = v
+			}
+		}
+		if len(rest) == 0 {
+			rest = nil
+		}
+		*answers = rest
+	}
 }
 
 // callKey identifies a call by its tool and arguments, for the answer to

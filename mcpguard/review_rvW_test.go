@@ -422,3 +422,43 @@ func TestCheckerNilArguments(t *testing.T) {
 		t.Errorf("notes after a second identical call: %q", notes)
 	}
 }
+
+// TestAskAnswerNotPassedOn: the approval a client of 2026-07-28 sends
+// with the retried call (inputResponses["oarc/approve"], the guard's
+// requestState) answers the guard, not the tool: the handler got them,
+// and a handler that asks its own questions the same way (multi
+// round-trip) took them for its own answers. They are taken out of the
+// call before it is passed on.
+func TestAskAnswerNotPassedOn(t *testing.T) {
+	var got []string
+	srv := mcp.NewServer(&mcp.Implementation{Name: "everything", Version: "1"}, nil)
+	srv.AddTool(&mcp.Tool{Name: "deploy", InputSchema: &jsonSchemaObject}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		got = append(got, fmt.Sprintf("%d %q", len(req.Params.InputResponses), req.Params.RequestState))
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "deployed"}}}, nil
+	})
+	cfg := mcpguard.Config{Server: guard.Server{ID: "everything", Configured: true, Enabled: true}, Notes: func(context.Context, string) {}}
+	srv.AddReceivingMiddleware(mcpguard.Server(newGuard(t), cfg))
+	client := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, &mcp.ClientOptions{
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": true}}, nil
+		},
+	})
+	ct, st := mcp.NewInMemoryTransports()
+	ctx := context.Background()
+	ss, err := srv.Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := client.Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cs.Close(); ss.Wait() }()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "deploy", Arguments: map[string]any{}})
+	if err != nil || res.IsError {
+		t.Fatalf("the approved deploy: %v %v", err, textOf(res))
+	}
+	if len(got) != 1 || got[0] != `0 ""` {
+		t.Errorf("the handler got the guard's answer: %q", got)
+	}
+}
