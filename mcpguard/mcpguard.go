@@ -59,7 +59,9 @@ type Config struct {
 	// fresh one). A Session that returns nil or panics has lost the
 	// session's state: the session's calls are blocked with
 	// guard.CodeGuard (and tools/list fails), never evaluated on a fresh
-	// session; it is asked again at the next call.
+	// session; it is asked again at the next call. The session it gives
+	// may be that of other MCP sessions or processes too: under AllInputs
+	// the last node is read from it before each call.
 	Session func(mcp.Session) *runtime.Session
 	// AllInputs makes every node recorded so far in the session the
 	// inputs of each call, as the proxy does: for a server, which never
@@ -259,7 +261,11 @@ func (m *middleware) conn(s mcp.Session) (c *guard.Conn, err error) {
 		}
 		ask = elicit(ss, timeout)
 	}
-	c = m.g.NewConn(sess, m.cfg.Server, guard.ConnOptions{Profiles: m.cfg.Profiles, AllInputs: m.cfg.AllInputs, Ask: ask})
+	// The host's session may be the session of other MCP sessions too (a
+	// stateless server keyed by its agent) or of other processes (a
+	// store): Shared makes AllInputs read the chain's end from the
+	// session before each call, never from this connection's count.
+	c = m.g.NewConn(sess, m.cfg.Server, guard.ConnOptions{Profiles: m.cfg.Profiles, AllInputs: m.cfg.AllInputs, Shared: m.cfg.Session != nil, Ask: ask})
 	m.conns[s] = c
 	if w, ok := s.(waiter); ok {
 		go func() {

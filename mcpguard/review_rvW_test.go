@@ -462,3 +462,51 @@ func TestAskAnswerNotPassedOn(t *testing.T) {
 		t.Errorf("the handler got the guard's answer: %q", got)
 	}
 }
+
+// TestSharedSessionAllInputs: a host whose Config.Session gives several
+// MCP sessions one oarc session (a stateless server keyed by its agent,
+// as docs/mcp.md advises) reads, under AllInputs, every node recorded
+// in that session so far, whichever MCP session recorded it. Each MCP
+// session's connection counted its chain from zero: a write in the second
+// MCP session had no inputs though the agent had read an untrusted file
+// in the first (UNTRUSTED_WRITE did not fire), and the second session's
+// first result was refused as a node id the session already had.
+func TestSharedSessionAllInputs(t *testing.T) {
+	var writes atomic.Int32
+	shared := runtime.NewSession("agent-1")
+	cfg := mcpguard.Config{
+		Server:    guard.Server{ID: "fs", TrustTier: "untrusted", Configured: true, Enabled: true},
+		Profiles:  runtime.ProfileProvenance,
+		AllInputs: true,
+		Session:   func(mcp.Session) *runtime.Session { return shared },
+	}
+	srv := fakeFS(&writes)
+	srv.AddReceivingMiddleware(mcpguard.Server(newGuard(t), cfg))
+	ctx := context.Background()
+	session := func() *mcp.ClientSession {
+		ct, st := mcp.NewInMemoryTransports()
+		ss, err := srv.Connect(ctx, st, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(ctx, ct, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cs.Close(); ss.Wait() })
+		return cs
+	}
+	first, second := session(), session()
+	res, err := first.CallTool(ctx, &mcp.CallToolParams{Name: "read_text_file", Arguments: map[string]any{"path": "/a"}})
+	if err != nil || res.IsError {
+		t.Fatalf("read: %v %v", err, textOf(res))
+	}
+	res, err = second.CallTool(ctx, &mcp.CallToolParams{Name: "read_text_file", Arguments: map[string]any{"path": "/b"}})
+	if err != nil || res.IsError || res.Meta["oarc/node"] != "r2" {
+		t.Errorf("a read in the second MCP session: %v %v %v", err, res.Meta, textOf(res))
+	}
+	res, err = second.CallTool(ctx, &mcp.CallToolParams{Name: "write_file", Arguments: map[string]any{"path": "/o"}})
+	if err != nil || res.Meta["oarc/code"] != "UNTRUSTED_WRITE" || writes.Load() != 0 {
+		t.Errorf("a write after untrusted reads of the agent's session: %v %v (writes %d)", err, textOf(res), writes.Load())
+	}
+}
