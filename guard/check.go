@@ -92,6 +92,11 @@ func (c *Conn) Check(ctx context.Context, calls []CallSpec) (ks []*Call) {
 			k.fail(err)
 			continue
 		}
+		if err := foldedNames(m); err != nil {
+			// As Begin: a server may read either name.
+			k.fail(err)
+			continue
+		}
 		k.occ.Args = m
 		k.occ.Anchor = PreInvoke
 		k.occ.Profiles = runtime.ProfileTool | runtime.ProfileMcp | c.opts.Profiles
@@ -102,6 +107,11 @@ func (c *Conn) Check(ctx context.Context, calls []CallSpec) (ks []*Call) {
 		return ks
 	}
 	ds := make([]runtime.Decision, len(in))
+	// The MCP functions the guard answers read the call from the context
+	// (bindings.go): every call of a check has the connection's server,
+	// and before the call no binding has matched (false, zeros), so one
+	// call stands for them all, as Begin's eval puts each call there.
+	ctx = context.WithValue(ctx, callKey{}, &Call{c: c, server: server})
 	if err := cset.EvaluateCheck(ctx, occs, c.session, ds); err != nil {
 		for _, k := range in {
 			k.fail(fmt.Errorf("evaluating a check at %s: %v", PreInvoke, err))

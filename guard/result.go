@@ -119,6 +119,15 @@ func parseResult(raw json.RawMessage) (*result, error) {
 						it.hasTx = true
 					}
 				}
+			case "image", "audio", "resource_link":
+				// Content the engine cannot read: passed on unchanged.
+			default:
+				// tool_result (whose nested content holds text items),
+				// tool_use (whose input holds any JSON), or a type no
+				// revision the guard knows has: text a client may read
+				// (the Go SDK decodes the first two in a CallToolResult)
+				// that no rule would have read.
+				return nil, fmt.Errorf("content[%d] is of type %+q, which the guard cannot evaluate", i, it.kind)
 			}
 			r.items = append(r.items, it)
 		}

@@ -33,6 +33,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -58,7 +59,9 @@ type Config struct {
 	// fresh one). A Session that returns nil or panics has lost the
 	// session's state: the session's calls are blocked with
 	// guard.CodeGuard (and tools/list fails), never evaluated on a fresh
-	// session; it is asked again at the next call.
+	// session; it is asked again at the next call. The session it gives
+	// may be that of other MCP sessions or processes too: under AllInputs
+	// the last node is read from it before each call.
 	Session func(mcp.Session) *runtime.Session
 	// AllInputs makes every node recorded so far in the session the
 	// inputs of each call, as the proxy does: for a server, which never
@@ -258,7 +261,11 @@ func (m *middleware) conn(s mcp.Session) (c *guard.Conn, err error) {
 		}
 		ask = elicit(ss, timeout)
 	}
-	c = m.g.NewConn(sess, m.cfg.Server, guard.ConnOptions{Profiles: m.cfg.Profiles, AllInputs: m.cfg.AllInputs, Ask: ask})
+	// The host's session may be the session of other MCP sessions too (a
+	// stateless server keyed by its agent) or of other processes (a
+	// store): Shared makes AllInputs read the chain's end from the
+	// session before each call, never from this connection's count.
+	c = m.g.NewConn(sess, m.cfg.Server, guard.ConnOptions{Profiles: m.cfg.Profiles, AllInputs: m.cfg.AllInputs, Shared: m.cfg.Session != nil, Ask: ask})
 	m.conns[s] = c
 	if w, ok := s.(waiter); ok {
 		go func() {
@@ -296,7 +303,11 @@ func (m *middleware) wrap(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		switch method {
 		case "tools/call":
-			return m.call(ctx, next, method, req)
+			res, err := m.call(ctx, next, method, req)
+			if err == nil {
+				res = completed(req, res)
+			}
+			return res, err
 		case "tools/list":
 			res, err := next(ctx, method, req)
 			if err != nil || res == nil {
@@ -315,6 +326,9 @@ func (m *middleware) call(ctx context.Context, next mcp.MethodHandler, method st
 	var answers mcp.InputResponseMap
 	switch p := req.GetParams().(type) {
 	case *mcp.CallToolParams:
+		if p == nil {
+			return blocked(guard.CodeGuard, "The guardrails could not read the call (no params); it is blocked.\nCode: "+guard.CodeGuard)
+		}
 		name, state, answers = p.Name, p.RequestState, p.InputResponses
 		if p.Arguments != nil {
 			if args, err = json.Marshal(p.Arguments); err != nil {
@@ -322,6 +336,9 @@ func (m *middleware) call(ctx context.Context, next mcp.MethodHandler, method st
 			}
 		}
 	case *mcp.CallToolParamsRaw:
+		if p == nil {
+			return blocked(guard.CodeGuard, "The guardrails could not read the call (no params); it is blocked.\nCode: "+guard.CodeGuard)
+		}
 		name, args, state, answers = p.Name, p.Arguments, p.RequestState, p.InputResponses
 	default:
 		return blocked(guard.CodeGuard, fmt.Sprintf("The guardrails could not read the call (params of type %T); it is blocked.\nCode: %s", p, guard.CodeGuard))
@@ -351,6 +368,7 @@ func (m *middleware) call(ctx context.Context, next mcp.MethodHandler, method st
 			if q, ok := m.take(state, sess, callID); ok {
 				r.answer, _ = answers[askInputID].(*mcp.ElicitResult)
 				r.asked = q
+				ownAnswer(req)
 			}
 		}
 		ctx = context.WithValue(ctx, roundKey{}, r)
@@ -378,8 +396,21 @@ func (m *middleware) call(ctx context.Context, next mcp.MethodHandler, method st
 	}
 	opts := guard.FinishOptions{AppendNotes: m.cfg.Notes == nil}
 	defer func() {
-		if n := k.Notes(); n != "" && m.cfg.Notes != nil && !m.handNotes(ctx, n) {
-			res = withNotes(res, n)
+		n := k.Notes()
+		switch {
+		case n == "":
+		case m.cfg.Notes != nil:
+			if !m.handNotes(ctx, n) {
+				res = withNotes(res, n)
+			}
+		case err == nil:
+			// Finish put them in its result; a block the middleware made
+			// itself (a refusal after Begin) lacks them.
+			if r, ok := res.(*mcp.CallToolResult); ok && r != nil {
+				if t, ok := blockText(r); ok && !strings.HasPrefix(t.Text, n+"\n\n") {
+					res = withNotes(res, n)
+				}
+			}
 		}
 	}()
 	if k.Blocked() != nil {
@@ -408,8 +439,47 @@ func (m *middleware) call(ctx context.Context, next mcp.MethodHandler, method st
 		// Not a result the guard can read: Finish withholds it
 		// (OAR_GUARD), as it does a malformed result.
 		raw = json.RawMessage("null")
+	} else if err := json.Unmarshal(raw, new(mcp.CallToolResult)); err != nil {
+		// A result the SDK cannot read back (structuredContent nested
+		// deeper than its decoder allows): what Finish returns could not
+		// be rebuilt either. Withheld before Finish records it as a node
+		// (spec 11: a withheld call records nothing).
+		return refused(fmt.Errorf("the result cannot be rebuilt: %v", err))
 	}
 	return decodeResult(k.Finish(ctx, raw, 0, opts))
+}
+
+// completed is res with "resultType":"complete" when the guard made it
+// (a block, a withheld result, the answer of one of its own tools) for a
+// client of mrtrVersion or later, from which version every result has a
+// resultType (the MCP Python SDK rejects one without it): the server's
+// own results get it from the SDK inside the next handler, the guard's
+// never did. Other results are returned as they are.
+func completed(req mcp.Request, res mcp.Result) mcp.Result {
+	ss, ok := req.GetSession().(*mcp.ServerSession)
+	r, isCall := res.(*mcp.CallToolResult)
+	if !ok || ss == nil || !isCall || r == nil {
+		return res
+	}
+	// A session without params is of the latest version, as the SDK
+	// reads it (clientSupportsMultiRoundTrip).
+	if ip := ss.InitializeParams(); ip != nil && ip.ProtocolVersion < mrtrVersion {
+		return res
+	}
+	raw, err := json.Marshal(r)
+	if err != nil {
+		return res
+	}
+	var top map[string]json.RawMessage
+	if json.Unmarshal(raw, &top) != nil || top == nil || top["resultType"] != nil {
+		return res
+	}
+	top["resultType"] = json.RawMessage(`"complete"`)
+	var out mcp.CallToolResult
+	if raw, err = json.Marshal(top); err != nil || json.Unmarshal(raw, &out) != nil {
+		return res
+	}
+	return &out
 }
 
 // evaluatedArgs puts the call's arguments in req as the guard read them
@@ -434,12 +504,47 @@ func evaluatedArgs(req mcp.Request, args json.RawMessage) error {
 	return nil
 }
 
+// ownAnswer takes the guard's answer out of a retried call whose
+// requestState is the guard's: the requestState, and the answer under
+// askInputID, which are the guard's and not the tool's (a handler that
+// asks its own questions by multi round-trip would take them for its
+// answers).
+func ownAnswer(req mcp.Request) {
+	var state *string
+	var answers *mcp.InputResponseMap
+	switch p := req.GetParams().(type) {
+	case *mcp.CallToolParams:
+		state, answers = &p.RequestState, &p.InputResponses
+	case *mcp.CallToolParamsRaw:
+		state, answers = &p.RequestState, &p.InputResponses
+	default:
+		return
+	}
+	*state = ""
+	if *answers != nil {
+		rest := mcp.InputResponseMap{}
+		for k, v := range *answers {
+			if k != askInputID {
+				rest[k] = v
+			}
+		}
+		if len(rest) == 0 {
+			rest = nil
+		}
+		*answers = rest
+	}
+}
+
 // callKey identifies a call by its tool and arguments, for the answer to
-// a question about it.
+// a question about it: the arguments as the guard reads them
+// (guard.CanonicalArgs: names sorted, strings as decoded, numbers as
+// written, never rounded to a float64 that two different ids share;
+// absent or null: {}).
 func callKey(name string, args json.RawMessage) string {
-	var v any
-	if len(args) > 0 && json.Unmarshal(args, &v) == nil {
-		args, _ = json.Marshal(v) // one spelling of the same arguments
+	if t := bytes.TrimSpace(args); len(t) == 0 || string(t) == "null" {
+		args = json.RawMessage("{}") // as the rules read them, and the SDK sends them
+	} else if c, err := guard.CanonicalArgs(args); err == nil {
+		args = c
 	}
 	return name + "\x00" + string(args)
 }
@@ -642,7 +747,9 @@ func (c *Checker) Middleware() mcp.Middleware { return c.m.wrap }
 // rejection (isError, _meta["oarc/code"]) and never reaches the server;
 // a blocked call does not block the others unless a rule reads
 // batch_tools to say so. A call whose params cannot be read is blocked
-// with guard.CodeGuard.
+// with guard.CodeGuard. The client of cs must have the Checker's
+// [Checker.Middleware]: the result of a call it did not see is withheld
+// (guard.CodeGuard), never returned unevaluated.
 func (c *Checker) CallTools(ctx context.Context, cs *mcp.ClientSession, calls []*mcp.CallToolParams) ([]*mcp.CallToolResult, []error) {
 	res := make([]*mcp.CallToolResult, len(calls))
 	errs := make([]error, len(calls))
@@ -684,6 +791,13 @@ func (c *Checker) CallTools(ctx context.Context, cs *mcp.ClientSession, calls []
 		} else {
 			ck := &checked{k: k, call: callKey(calls[i].Name, specs[i].Args)}
 			res[i], errs[i] = cs.CallTool(context.WithValue(ctx, checkedKey{}, ck), calls[i])
+			if !ck.used.Load() {
+				// No middleware of the guard took the call (cs's client
+				// lacks c.Middleware()): its result was never evaluated.
+				r, err := refused(errors.New("the call went out without the Checker's middleware on the client, and its result was not evaluated"))
+				res[i], _ = r.(*mcp.CallToolResult)
+				errs[i] = err
+			}
 		}
 		if n := k.Notes(); n != "" && c.m.cfg.Notes != nil && k.Blocked() != nil && !c.m.handNotes(ctx, n) {
 			res[i] = withNotes(res[i], n).(*mcp.CallToolResult)

@@ -1,0 +1,121 @@
+package guard
+
+// This file owns the last check of a transform (spec 11): no copy of a
+// redacted string survives anywhere in the result, also where no text
+// unit is (a _meta, a name in structuredContent), which the transform
+// does not rewrite.
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/oarc/oarc/runtime"
+)
+
+// redacted is the text of each region of a transform in content (the
+// units joined with "\n", regions in code points), cut at the joins
+// between units; pieces of white space only are left out.
+func redacted(content string, regions []runtime.Redaction) []string {
+	runes := []rune(content)
+	var out []string
+	for _, g := range regions {
+		s, e := max(g.Start, 0), min(g.End, int64(len(runes)))
+		if e <= s {
+			continue
+		}
+		for _, p := range strings.Split(string(runes[s:e]), "\n") {
+			if strings.TrimSpace(p) != "" {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+// survivor returns an error when one of the redacted strings is in the
+// result outside its text units: a member name anywhere, a string value
+// of any member other than a text item's or a text resource's text (the
+// units), the data of images, audio and blobs and the resource links
+// (content the engine cannot read, which spec 11 passes on unchanged),
+// and the names (not the values, which are units) of structuredContent.
+func (r *result) survivor(gone []string) error {
+	if len(gone) == 0 {
+		return nil
+	}
+	var found string
+	check := func(s string) {
+		if found != "" {
+			return
+		}
+		for _, g := range gone {
+			if strings.Contains(s, g) {
+				found = g
+				return
+			}
+		}
+	}
+	walk := func(raw json.RawMessage, values bool) {
+		var v any
+		if json.Unmarshal(raw, &v) == nil {
+			strs(v, values, check)
+		}
+	}
+	for k, v := range r.top {
+		check(k)
+		switch k {
+		case "content", "structuredContent":
+			continue
+		}
+		walk(v, true)
+	}
+	for _, it := range r.items {
+		if it.kind == "resource_link" {
+			continue // passed on unchanged (spec 11), as images are
+		}
+		for k, v := range it.m {
+			check(k)
+			switch {
+			case k == "text" && it.kind == "text":
+			case k == "data" && (it.kind == "image" || it.kind == "audio"):
+				// Not text: passed on unchanged (spec 11).
+			case k == "resource" && it.res != nil:
+				for rk, rv := range it.res {
+					check(rk)
+					if rk != "text" && rk != "blob" {
+						walk(rv, true)
+					}
+				}
+			default:
+				walk(v, true)
+			}
+		}
+	}
+	if r.structured != nil {
+		walk(r.structured, false)
+	}
+	if found != "" {
+		return fmt.Errorf("a string the transform redacted is also in the result where the guard does not rewrite text (a _meta, a member name)")
+	}
+	return nil
+}
+
+// strs calls fn with every object member name in v, and every string
+// value when values is true.
+func strs(v any, values bool, fn func(string)) {
+	switch v := v.(type) {
+	case string:
+		if values {
+			fn(v)
+		}
+	case []any:
+		for _, e := range v {
+			strs(e, values, fn)
+		}
+	case map[string]any:
+		for k, e := range v {
+			fn(k)
+			strs(e, values, fn)
+		}
+	}
+}
