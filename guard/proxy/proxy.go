@@ -432,29 +432,39 @@ func (p *proxy) run(cmdArgs []string, stdin io.Reader) int {
 		code = 1
 		waitOrKill(cmd, 2*time.Second)
 	case <-clientDone:
-		// The client is gone: close the upstream's input, give it a moment
-		// to exit, then stop it.
-		p.upMu.Lock()
+		// The client is gone: no answer is owed to it any more, and none
+		// is waited for (a client that closed its input may not read its
+		// output either, and a write to it may never return). The
+		// upstream's input is closed (not under upMu: a write that an
+		// upstream that no longer reads holds up fails with it), the
+		// upstream gets 5 s to exit and is stopped then.
+		p.shut()
 		up.Close()
-		p.upMu.Unlock()
+		deadline := time.Now().Add(5 * time.Second)
 		select {
 		case <-upDone:
 		case <-time.After(5 * time.Second):
 		}
-		waitOrKill(cmd, 5*time.Second)
+		waitOrKill(cmd, time.Until(deadline))
 	}
+	// Every frame to the client was flushed as it was written (toClient):
+	// a write still under way is to a client that does not read, which
+	// the proxy does not wait for.
+	p.shut()
+	return code
+}
+
+// shut stops the timers of the pending requests and answers no more of
+// them: the client is gone, or the proxy is done.
+func (p *proxy) shut() {
 	p.mu.Lock()
+	defer p.mu.Unlock()
 	p.closed = true
 	for _, q := range p.pending {
 		if q.timer != nil {
 			q.timer.Stop()
 		}
 	}
-	p.mu.Unlock()
-	p.outMu.Lock()
-	p.out.Flush()
-	p.outMu.Unlock()
-	return code
 }
 
 // waitOrKill waits for the upstream to exit, killing it after d.
@@ -1175,7 +1185,10 @@ func (p *proxy) take(key string, q *pending) bool {
 
 // expire answers a request the upstream did not answer in time.
 func (p *proxy) expire(key string, q *pending) {
-	if !p.take(key, q) {
+	p.mu.Lock()
+	closed := p.closed
+	p.mu.Unlock()
+	if closed || !p.take(key, q) {
 		return
 	}
 	p.logf("the MCP server did not answer request %s (%s) within %v", key, q.method, p.o.timeout)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -45,6 +46,13 @@ func fakeServer(in io.Reader, out io.Writer) {
 	// other ids were.
 	var toCancel string
 	var cancels []string
+	// linger: after its input closes, the server takes 2 s to exit.
+	linger := false
+	defer func() {
+		if linger {
+			time.Sleep(2 * time.Second)
+		}
+	}()
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
 	if os.Getenv("OARC_FAKE_UNIVERSAL") != "" {
@@ -78,6 +86,16 @@ func fakeServer(in io.Reader, out io.Writer) {
 		switch m.Method {
 		case "x/hang":
 			continue
+		case "x/linger":
+			linger = true
+			res(`{}`)
+			continue
+		case "x/deaf":
+			// The server stops reading its input, and never exits by
+			// itself; its pid is in OARC_FAKE_DIR/deaf.
+			os.WriteFile(filepath.Join(os.Getenv("OARC_FAKE_DIR"), "deaf"), []byte(strconv.Itoa(os.Getpid())), 0o644)
+			res(`{}`)
+			time.Sleep(time.Hour)
 		case "x/cancels":
 			target, others := false, 0
 			for _, c := range cancels {
