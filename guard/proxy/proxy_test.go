@@ -214,6 +214,12 @@ func startWith(t *testing.T, cfg Config, flags ...string) *client {
 	dir := t.TempDir()
 	t.Setenv("OARC_FAKE_UPSTREAM", "1")
 	t.Setenv("OARC_FAKE_DIR", dir)
+	// Under the race detector the fake upstream is a race binary too,
+	// which sleeps a second at its exit (GORACE's atexit_sleep_ms, 1000 by
+	// default, read when a process starts): every test's wait for the
+	// upstream to exit took that second, and a request with a -timeout
+	// under it timed out meanwhile.
+	t.Setenv("GORACE", strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	c := &client{t: t, in: inW, done: make(chan int, 1), dir: dir, errs: &strings.Builder{}}
