@@ -261,6 +261,8 @@ type proxy struct {
 	// protocol is the protocol version of the upstream's initialize
 	// result (the one the session agreed).
 	protocol string
+	// command is the upstream's command (for the hints on stderr).
+	command string
 }
 
 // pending is a client request the upstream has not answered.
@@ -413,6 +415,7 @@ func (p *proxy) run(cmdArgs []string, stdin io.Reader) int {
 		return 1
 	}
 	p.up = up
+	p.command = cmdArgs[0]
 	upDone := make(chan struct{})
 	go func() {
 		p.readUpstream(down)
@@ -1192,6 +1195,9 @@ func (p *proxy) expire(key string, q *pending) {
 		return
 	}
 	p.logf("the MCP server did not answer request %s (%s) within %v", key, q.method, p.o.timeout)
+	if q.method == "initialize" {
+		p.logf("hint: the MCP server (%s) did not answer initialize within %v: run the command alone to see that it starts and speaks MCP over stdio (JSON-RPC lines on its stdout, anything else on its stderr); npx -y may be waiting for the npm registry (install the package and give its binary as the command)", p.command, p.o.timeout)
+	}
 	// MCP: a sender that times out a request SHOULD cancel it, so that
 	// the upstream does not go on with a call the client was told
 	// failed (cancelled first: the client may act on the error at once).
@@ -1289,7 +1295,7 @@ func (p *proxy) fromUpstream(line []byte) {
 	}
 	f, why := parse(line)
 	if why != "" {
-		p.logf("dropped a message of the MCP server: %s", why)
+		p.malformed(line, f, why)
 		return
 	}
 	if f.kind != response {
@@ -1305,9 +1311,11 @@ func (p *proxy) fromUpstream(line []byte) {
 		return
 	}
 	key := idKey(f.id)
-	p.mu.Lock()
-	q := p.upstream[key]
-	p.mu.Unlock()
+	q, exact := p.answering(f.id)
+	if q != nil && !exact {
+		p.malformed(line, f, "the id is a string, not the number of the request")
+		return
+	}
 	if q == nil || !p.take(q.key, q) {
 		// Unknown, answered, timed out, cancelled, or not forwarded yet
 		// (an answer before the request is no answer).
@@ -1315,6 +1323,85 @@ func (p *proxy) fromUpstream(line []byte) {
 		return
 	}
 	p.respond(f, q)
+}
+
+// malformed handles a message of the upstream that is not a well-formed
+// JSON-RPC message (why says how). When it answers a pending request (it
+// has a result or an error, no method before them, and the id of the
+// request), the request gets an error now, rather than after -timeout:
+// nothing of what the guard could not read reaches the client. Otherwise
+// it is dropped and logged: its id names no request (it is absent, null,
+// an object, unknown), or it is a request or notification of the
+// server's own (whose ids are the server's).
+func (p *proxy) malformed(line []byte, f *frame, why string) {
+	var id json.RawMessage
+	if f == nil {
+		// Not JSON: a response cut short, say. Its id, when it has one
+		// before its result or error.
+		if responseLike(line) {
+			id = idOf(line[:min(len(line), 64<<10)], line[max(0, len(line)-64<<10):])
+		}
+	} else {
+		_, hasResult := f.top["result"]
+		_, hasError := f.top["error"]
+		if hasResult || hasError {
+			id = usableID(f.top["id"])
+		}
+	}
+	if q, _ := p.answering(id); q != nil && p.take(q.key, q) {
+		p.logf("withheld the MCP server's answer to request %s (%s): %s", q.key, q.method, why)
+		p.toClient(errorFrame(q.id, codeUpstream, "oarc guard: the MCP server's answer is malformed ("+why+"); it was withheld"))
+		return
+	}
+	p.logf("dropped a message of the MCP server that answers no pending request: %s", why)
+}
+
+// responseLike says whether a line that is not JSON has a "result" or an
+// "error" key, with no "method" key before it.
+func responseLike(line []byte) bool {
+	i := bytes.Index(line, []byte(`"result"`))
+	if j := bytes.Index(line, []byte(`"error"`)); j >= 0 && (i < 0 || j < i) {
+		i = j
+	}
+	return i >= 0 && !bytes.Contains(line[:i], []byte(`"method"`))
+}
+
+// usableID is the id raw compacted when it is a string or a number, else
+// nil.
+func usableID(raw json.RawMessage) json.RawMessage {
+	var b bytes.Buffer
+	if raw == nil || json.Compact(&b, raw) != nil {
+		return nil
+	}
+	id := b.Bytes()
+	if len(id) == 0 || !(id[0] == '"' || id[0] == '-' || '0' <= id[0] && id[0] <= '9') {
+		return nil
+	}
+	return id
+}
+
+// answering finds the pending request that an upstream message with the
+// id id answers: the one forwarded under id (exact), or under the number
+// that id, a string, writes (not exact: a server that turned the id into
+// a string, whose answer is malformed but is an answer to that request).
+// nil when there is none.
+func (p *proxy) answering(id json.RawMessage) (q *pending, exact bool) {
+	if id == nil {
+		return nil, false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if q := p.upstream[idKey(id)]; q != nil {
+		return q, true
+	}
+	var s string
+	if id[0] != '"' || json.Unmarshal(id, &s) != nil {
+		return nil, false
+	}
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil && n > 0 && strconv.FormatInt(n, 10) == s {
+		return p.upstream[s], false
+	}
+	return nil, false
 }
 
 // respond handles the upstream's response to a pending client request.

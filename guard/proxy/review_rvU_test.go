@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -79,5 +80,74 @@ func TestProxyExitsWhenUpstreamDeaf(t *testing.T) {
 	pid, _ := strconv.Atoi(string(b))
 	if proc, err := os.FindProcess(pid); err == nil && proc.Signal(syscall.Signal(0)) == nil {
 		t.Errorf("the upstream (pid %d) still runs after the proxy exited", pid)
+	}
+}
+
+// A malformed message of the upstream that answers a pending request (its
+// id is the request's, or the request's number written as a string) gets
+// the request an error at once, rather than after -timeout; nothing of it
+// reaches the client. One that answers no pending request (an id null, a
+// line that is not JSON, a request of the server's own) is logged.
+func TestProxyMalformedAnswerAtOnce(t *testing.T) {
+	// A -timeout longer than recv waits: the error must come first.
+	c := start(t, "-server-id", "fs", "-timeout", "30s")
+	c.init()
+	for i, path := range []string{"/malformed", "/not-jsonrpc", "/string-id", "/both", "/ambiguous"} {
+		id := 20 + i
+		c.send(call(id, "read_text_file", `{"path":"`+path+`"}`))
+		raw := c.recvRaw()
+		if strings.Contains(raw, awsKey) {
+			t.Fatalf("%s: the malformed answer reached the client: %s", path, raw)
+		}
+		var m struct {
+			ID    any `json:"id"`
+			Error struct {
+				Code    float64 `json:"code"`
+				Message string  `json:"message"`
+			} `json:"error"`
+		}
+		if err := json.Unmarshal([]byte(raw), &m); err != nil || m.ID != float64(id) || m.Error.Code != codeUpstream ||
+			!strings.Contains(m.Error.Message, "malformed") {
+			t.Errorf("%s: want error -32001 for id %d at once, got %s", path, id, raw)
+		}
+	}
+	// Not attributable: logged, and the call goes on.
+	c.send(call(30, "read_text_file", `{"path":"/server-request"}`))
+	if r := resultOf(t, c.recv()); texts(r)[0] != "answered" {
+		t.Fatalf("after a malformed request of the server: %v", r)
+	}
+	c.send(call(31, "read_text_file", `{"path":"/null-id"}`))
+	c.send(call(32, "read_text_file", `{"path":"/ok"}`))
+	if m := c.recv(); m["id"] != float64(32) {
+		t.Fatalf("want the answer to 32, got %v", m)
+	}
+	errs := c.errs.String()
+	for _, want := range []string{
+		"dropped a message of the MCP server that answers no pending request: not a JSON object",
+		`dropped a message of the MCP server that answers no pending request: jsonrpc is not "2.0"`,
+		"dropped a message of the MCP server that answers no pending request: the id is not a string or a number",
+	} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errs)
+		}
+	}
+	if strings.Contains(errs, awsKey) {
+		t.Errorf("stderr holds the upstream's content:\n%s", errs)
+	}
+}
+
+// An upstream that never answers initialize: at -timeout the client gets
+// the error, and stderr a hint at what to look at.
+func TestProxyInitializeHint(t *testing.T) {
+	c := start(t, "-server-id", "fs", "-timeout", "300ms")
+	c.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"unanswered","version":"1"}}}`)
+	if m := c.recv(); m["id"] != float64(0) || m["error"] == nil {
+		t.Fatalf("want the timeout error of initialize, got %v", m)
+	}
+	errs := c.errs.String()
+	for _, want := range []string{"did not answer initialize within 300ms", "run the command alone"} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errs)
+		}
 	}
 }
