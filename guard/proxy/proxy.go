@@ -610,12 +610,28 @@ func parse(line []byte) (*frame, string) {
 // message with encoding/json matches names without regard to case and
 // keeps the last, so it would read a member the guard did not evaluate
 // (a tool result, a call's arguments). "" when there are none.
+//
+// A member whose name is one of JSON-RPC's spelt otherwise ("Method",
+// "reſult") is refused too, with or without the member it would collide
+// with: such a peer reads it as that member (a response with a "Method"
+// and "params" is a request to it, an error answer with a "reſult" a
+// result), and what is forwarded keeps every member.
 func folded(f *frame) string {
 	if err := guard.CaseCollision(maps.Keys(f.top)); err != nil {
 		return "two members whose names differ only by case (" + err.Error() + ")"
 	}
+	for _, name := range slices.Sorted(maps.Keys(f.top)) {
+		for _, env := range envelope {
+			if name != env && strings.EqualFold(name, env) {
+				return fmt.Sprintf("a member %+q, which a peer may read as %q", name, env)
+			}
+		}
+	}
 	return ""
 }
+
+// envelope are the member names of JSON-RPC 2.0 messages.
+var envelope = [...]string{"jsonrpc", "id", "method", "params", "result", "error"}
 
 // encode re-encodes a frame from what was parsed.
 func encode(top map[string]json.RawMessage) ([]byte, error) {

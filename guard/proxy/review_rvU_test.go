@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -149,5 +150,40 @@ func TestProxyInitializeHint(t *testing.T) {
 		if !strings.Contains(errs, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, errs)
 		}
+	}
+}
+
+// A member whose name is one of JSON-RPC's spelt otherwise ("Method",
+// "reſult" with U+017F) is the member itself to a peer in Go that decodes
+// with encoding/json, though the message has no member of that name to
+// collide with: a client's response with a "Method" and "params" was
+// forwarded (responses pass) and ran at a Go upstream as a tools/call no
+// rule evaluated; an upstream's error answer with a "reſult" reached a Go
+// client with a tool result no rule evaluated. Both are refused as
+// malformed.
+func TestProxyEnvelopeNameSpeltOtherwise(t *testing.T) {
+	c := start(t, "-server-id", "fs", "-timeout", "30s")
+	c.init()
+	c.send(`{"jsonrpc":"2.0","id":5,"result":{},"Method":"tools/call","params":{"name":"write_file","arguments":{"path":"/o","content":"evil"}}}`)
+	if m := c.recv(); m["error"] == nil || !strings.Contains(fmt.Sprint(m["error"]), `"Method"`) {
+		t.Fatalf("want an error that names the member, got %v", m)
+	}
+	// The fake upstream (encoding/json) answered a ping after it: it saw
+	// the message by then, were it forwarded.
+	c.send(`{"jsonrpc":"2.0","id":"p","method":"ping"}`)
+	if m := c.recv(); m["id"] != "p" {
+		t.Fatalf("want the ping's answer, got %v", m)
+	}
+	if c.written() {
+		t.Fatal("a tools/call the guard never saw ran at the upstream")
+	}
+	c.send(call(6, "read_text_file", `{"path":"/folded"}`))
+	raw := c.recvRaw()
+	if strings.Contains(raw, awsKey) {
+		t.Fatalf("the member reached the client: %s", raw)
+	}
+	var m map[string]any
+	if json.Unmarshal([]byte(raw), &m) != nil || m["id"] != float64(6) || m["error"] == nil {
+		t.Fatalf("want an error for 6 at once, got %s", raw)
 	}
 }
