@@ -129,7 +129,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, cfg Config) 
 	fs.StringVar(&o.records, "records", "", "append a decision record (JSON Lines, spec 10) per occurrence to this file, creating it; each record's call is the JSON-RPC request id")
 	fs.StringVar(&o.redis, "redis", "", "keep the session in the Redis server at host:port (spec 5.9), shared by every proxy given the same -session")
 	fs.DurationVar(&o.redisTTL, "redis-ttl", DefaultRedisTTL, "with -redis: a session expires after this long without use")
-	fs.DurationVar(&o.timeout, "timeout", DefaultTimeout, "the client gets an error for a request the upstream has not answered after this long, and the upstream a cancellation (progress notifications restart the wait); 0: no limit")
+	fs.DurationVar(&o.timeout, "timeout", DefaultTimeout, "the client gets an error for a request the upstream has not answered after this long, and the upstream a cancellation (progress notifications restart the wait); an upstream that does not read a message sent to it for this long is stopped; 0: no limit")
 	fs.IntVar(&o.maxMessage, "max-message", DefaultMaxMessage, "the largest JSON-RPC message, in bytes, from either side; a larger result is withheld and the client gets an error, never a truncated result")
 	fs.DurationVar(&o.askTimeout, "ask-timeout", DefaultAskTimeout, "how long a person has to answer the elicitation of an ask rule (spec 5.12); no answer in time blocks the call")
 	fs.BoolVar(&o.notes, "notes", true, "append the notes of nudge firings to the result as a text item (the agent's only channel through a proxy)")
@@ -231,6 +231,7 @@ type proxy struct {
 	out   *bufio.Writer
 	upMu  sync.Mutex
 	up    io.WriteCloser
+	cmd   *exec.Cmd // the upstream
 
 	mu sync.Mutex
 	// pending are the client's requests not answered yet, by the key of
@@ -414,7 +415,7 @@ func (p *proxy) run(cmdArgs []string, stdin io.Reader) int {
 		p.logf("cannot start the upstream: %v", err)
 		return 1
 	}
-	p.up = up
+	p.up, p.cmd = up, cmd
 	p.command = cmdArgs[0]
 	upDone := make(chan struct{})
 	go func() {
@@ -695,7 +696,21 @@ func (p *proxy) toUpstream(b []byte) error {
 	}
 	p.upMu.Lock()
 	defer p.upMu.Unlock()
+	// An upstream that does not read its input for -timeout answers
+	// nothing either: the write fails then, rather than hold up the
+	// client's reader (and with it the proxy's exit) for ever.
+	d, timed := p.up.(interface{ SetWriteDeadline(time.Time) error })
+	timed = timed && p.o.timeout > 0 && d.SetWriteDeadline(time.Now().Add(p.o.timeout)) == nil
 	if _, err := p.up.Write(append(b, '\n')); err != nil {
+		if timed && errors.Is(err, os.ErrDeadlineExceeded) {
+			// The frame is cut short, the upstream's input unusable: the
+			// upstream is stopped, and the proxy ends as when it dies.
+			p.logf("the MCP server did not read its input for %v: stopping it", p.o.timeout)
+			p.up.Close()
+			if p.cmd != nil {
+				p.cmd.Process.Kill()
+			}
+		}
 		return err
 	}
 	return nil

@@ -94,11 +94,11 @@ func fakeServer(in io.Reader, out io.Writer) {
 			res(`{}`)
 			continue
 		case "x/deaf":
-			// The server stops reading its input, and never exits by
-			// itself; its pid is in OARC_FAKE_DIR/deaf.
+			// The server stops reading its input, and does not exit by
+			// itself for 30 s; its pid is in OARC_FAKE_DIR/deaf.
 			os.WriteFile(filepath.Join(os.Getenv("OARC_FAKE_DIR"), "deaf"), []byte(strconv.Itoa(os.Getpid())), 0o644)
 			res(`{}`)
-			time.Sleep(time.Hour)
+			time.Sleep(30 * time.Second)
 		case "x/cancels":
 			target, others := false, 0
 			for _, c := range cancels {

@@ -187,3 +187,42 @@ func TestProxyEnvelopeNameSpeltOtherwise(t *testing.T) {
 		t.Fatalf("want an error for 6 at once, got %s", raw)
 	}
 }
+
+// An upstream that no longer reads its input, and a client request
+// larger than a pipe holds, written by the client's reader: the write
+// waited for ever, and so did the request, the client's other messages
+// and the proxy's exit (its input's end was never read). A write to the
+// upstream that does not finish within -timeout stops the upstream (the
+// frame is cut short: its input is unusable), and the proxy fails the
+// pending requests and exits as when the upstream dies.
+func TestProxyUpstreamDeafWrite(t *testing.T) {
+	c := start(t, "-server-id", "fs", "-timeout", "1s")
+	c.init()
+	c.send(`{"jsonrpc":"2.0","id":"d","method":"x/deaf"}`)
+	if m := c.recv(); m["id"] != "d" {
+		t.Fatalf("x/deaf: %v", m)
+	}
+	c.send(call(1, "read_text_file", `{"path":"/ok","pad":"`+strings.Repeat("x", 1<<20)+`"}`))
+	if m := c.recv(); m["id"] != float64(1) || m["error"] == nil {
+		t.Fatalf("want an error for 1, got %v", m)
+	}
+	if !c.exited(8 * time.Second) {
+		t.Fatal("the proxy did not exit after its upstream stopped")
+	}
+	if code := <-c.done; code != 1 {
+		t.Errorf("exit status %d, want 1", code)
+	} else {
+		c.done <- code
+	}
+	b, err := os.ReadFile(filepath.Join(c.dir, "deaf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, _ := strconv.Atoi(string(b))
+	if proc, err := os.FindProcess(pid); err == nil && proc.Signal(syscall.Signal(0)) == nil {
+		t.Errorf("the upstream (pid %d) still runs after the proxy exited", pid)
+	}
+	if !strings.Contains(c.errs.String(), "did not read its input") {
+		t.Errorf("stderr does not say why:\n%s", c.errs.String())
+	}
+}
