@@ -129,7 +129,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer, cfg Config) 
 	fs.StringVar(&o.records, "records", "", "append a decision record (JSON Lines, spec 10) per occurrence to this file, creating it; each record's call is the JSON-RPC request id")
 	fs.StringVar(&o.redis, "redis", "", "keep the session in the Redis server at host:port (spec 5.9), shared by every proxy given the same -session")
 	fs.DurationVar(&o.redisTTL, "redis-ttl", DefaultRedisTTL, "with -redis: a session expires after this long without use")
-	fs.DurationVar(&o.timeout, "timeout", DefaultTimeout, "the client gets an error for a request the upstream has not answered after this long, and the upstream a cancellation (progress notifications restart the wait); 0: no limit")
+	fs.DurationVar(&o.timeout, "timeout", DefaultTimeout, "the client gets an error for a request the upstream has not answered after this long, and the upstream a cancellation (progress notifications restart the wait); an upstream that does not read a message sent to it for this long is stopped; 0: no limit")
 	fs.IntVar(&o.maxMessage, "max-message", DefaultMaxMessage, "the largest JSON-RPC message, in bytes, from either side; a larger result is withheld and the client gets an error, never a truncated result")
 	fs.DurationVar(&o.askTimeout, "ask-timeout", DefaultAskTimeout, "how long a person has to answer the elicitation of an ask rule (spec 5.12); no answer in time blocks the call")
 	fs.BoolVar(&o.notes, "notes", true, "append the notes of nudge firings to the result as a text item (the agent's only channel through a proxy)")
@@ -231,6 +231,7 @@ type proxy struct {
 	out   *bufio.Writer
 	upMu  sync.Mutex
 	up    io.WriteCloser
+	cmd   *exec.Cmd // the upstream
 
 	mu sync.Mutex
 	// pending are the client's requests not answered yet, by the key of
@@ -266,6 +267,8 @@ type proxy struct {
 	// protocol is the protocol version of the upstream's initialize
 	// result (the one the session agreed).
 	protocol string
+	// command is the upstream's command (for the hints on stderr).
+	command string
 }
 
 // pending is a client request the upstream has not answered.
@@ -419,7 +422,8 @@ func (p *proxy) run(cmdArgs []string, stdin io.Reader) int {
 		p.logf("cannot start the upstream: %v", err)
 		return 1
 	}
-	p.up = up
+	p.up, p.cmd = up, cmd
+	p.command = cmdArgs[0]
 	upDone := make(chan struct{})
 	go func() {
 		p.readUpstream(down)
@@ -439,29 +443,39 @@ func (p *proxy) run(cmdArgs []string, stdin io.Reader) int {
 		code = 1
 		waitOrKill(cmd, 2*time.Second)
 	case <-clientDone:
-		// The client is gone: close the upstream's input, give it a moment
-		// to exit, then stop it.
-		p.upMu.Lock()
+		// The client is gone: no answer is owed to it any more, and none
+		// is waited for (a client that closed its input may not read its
+		// output either, and a write to it may never return). The
+		// upstream's input is closed (not under upMu: a write that an
+		// upstream that no longer reads holds up fails with it), the
+		// upstream gets 5 s to exit and is stopped then.
+		p.shut()
 		up.Close()
-		p.upMu.Unlock()
+		deadline := time.Now().Add(5 * time.Second)
 		select {
 		case <-upDone:
 		case <-time.After(5 * time.Second):
 		}
-		waitOrKill(cmd, 5*time.Second)
+		waitOrKill(cmd, time.Until(deadline))
 	}
+	// Every frame to the client was flushed as it was written (toClient):
+	// a write still under way is to a client that does not read, which
+	// the proxy does not wait for.
+	p.shut()
+	return code
+}
+
+// shut stops the timers of the pending requests and answers no more of
+// them: the client is gone, or the proxy is done.
+func (p *proxy) shut() {
 	p.mu.Lock()
+	defer p.mu.Unlock()
 	p.closed = true
 	for _, q := range p.pending {
 		if q.timer != nil {
 			q.timer.Stop()
 		}
 	}
-	p.mu.Unlock()
-	p.outMu.Lock()
-	p.out.Flush()
-	p.outMu.Unlock()
-	return code
 }
 
 // waitOrKill waits for the upstream to exit, killing it after d.
@@ -604,12 +618,28 @@ func parse(line []byte) (*frame, string) {
 // message with encoding/json matches names without regard to case and
 // keeps the last, so it would read a member the guard did not evaluate
 // (a tool result, a call's arguments). "" when there are none.
+//
+// A member whose name is one of JSON-RPC's spelt otherwise ("Method",
+// "reſult") is refused too, with or without the member it would collide
+// with: such a peer reads it as that member (a response with a "Method"
+// and "params" is a request to it, an error answer with a "reſult" a
+// result), and what is forwarded keeps every member.
 func folded(f *frame) string {
 	if err := guard.CaseCollision(maps.Keys(f.top)); err != nil {
 		return "two members whose names differ only by case (" + err.Error() + ")"
 	}
+	for _, name := range slices.Sorted(maps.Keys(f.top)) {
+		for _, env := range envelope {
+			if name != env && strings.EqualFold(name, env) {
+				return fmt.Sprintf("a member %+q, which a peer may read as %q", name, env)
+			}
+		}
+	}
 	return ""
 }
+
+// envelope are the member names of JSON-RPC 2.0 messages.
+var envelope = [...]string{"jsonrpc", "id", "method", "params", "result", "error"}
 
 // encode re-encodes a frame from what was parsed.
 func encode(top map[string]json.RawMessage) ([]byte, error) {
@@ -673,7 +703,21 @@ func (p *proxy) toUpstream(b []byte) error {
 	}
 	p.upMu.Lock()
 	defer p.upMu.Unlock()
+	// An upstream that does not read its input for -timeout answers
+	// nothing either: the write fails then, rather than hold up the
+	// client's reader (and with it the proxy's exit) for ever.
+	d, timed := p.up.(interface{ SetWriteDeadline(time.Time) error })
+	timed = timed && p.o.timeout > 0 && d.SetWriteDeadline(time.Now().Add(p.o.timeout)) == nil
 	if _, err := p.up.Write(append(b, '\n')); err != nil {
+		if timed && errors.Is(err, os.ErrDeadlineExceeded) {
+			// The frame is cut short, the upstream's input unusable: the
+			// upstream is stopped, and the proxy ends as when it dies.
+			p.logf("the MCP server did not read its input for %v: stopping it", p.o.timeout)
+			p.up.Close()
+			if p.cmd != nil {
+				p.cmd.Process.Kill()
+			}
+		}
 		return err
 	}
 	return nil
@@ -1215,10 +1259,16 @@ func (p *proxy) take(key string, q *pending) bool {
 
 // expire answers a request the upstream did not answer in time.
 func (p *proxy) expire(key string, q *pending) {
-	if !p.take(key, q) {
+	p.mu.Lock()
+	closed := p.closed
+	p.mu.Unlock()
+	if closed || !p.take(key, q) {
 		return
 	}
 	p.logf("the MCP server did not answer request %s (%s) within %v", key, q.method, p.o.timeout)
+	if q.method == "initialize" {
+		p.logf("hint: the MCP server (%s) did not answer initialize within %v: run the command alone to see that it starts and speaks MCP over stdio (JSON-RPC lines on its stdout, anything else on its stderr); npx -y may be waiting for the npm registry (install the package and give its binary as the command)", p.command, p.o.timeout)
+	}
 	// MCP: a sender that times out a request SHOULD cancel it, so that
 	// the upstream does not go on with a call the client was told
 	// failed (cancelled first: the client may act on the error at once).
@@ -1316,7 +1366,7 @@ func (p *proxy) fromUpstream(line []byte) {
 	}
 	f, why := parse(line)
 	if why != "" {
-		p.logf("dropped a message of the MCP server: %s", why)
+		p.malformed(line, f, why)
 		return
 	}
 	if f.kind != response {
@@ -1332,9 +1382,11 @@ func (p *proxy) fromUpstream(line []byte) {
 		return
 	}
 	key := idKey(f.id)
-	p.mu.Lock()
-	q := p.upstream[key]
-	p.mu.Unlock()
+	q, exact := p.answering(f.id)
+	if q != nil && !exact {
+		p.malformed(line, f, "the id is a string, not the number of the request")
+		return
+	}
 	if q == nil || !p.take(q.key, q) {
 		// Unknown, answered, timed out, cancelled, or not forwarded yet
 		// (an answer before the request is no answer).
@@ -1342,6 +1394,85 @@ func (p *proxy) fromUpstream(line []byte) {
 		return
 	}
 	p.respond(f, q)
+}
+
+// malformed handles a message of the upstream that is not a well-formed
+// JSON-RPC message (why says how). When it answers a pending request (it
+// has a result or an error, no method before them, and the id of the
+// request), the request gets an error now, rather than after -timeout:
+// nothing of what the guard could not read reaches the client. Otherwise
+// it is dropped and logged: its id names no request (it is absent, null,
+// an object, unknown), or it is a request or notification of the
+// server's own (whose ids are the server's).
+func (p *proxy) malformed(line []byte, f *frame, why string) {
+	var id json.RawMessage
+	if f == nil {
+		// Not JSON: a response cut short, say. Its id, when it has one
+		// before its result or error.
+		if responseLike(line) {
+			id = idOf(line[:min(len(line), 64<<10)], line[max(0, len(line)-64<<10):])
+		}
+	} else {
+		_, hasResult := f.top["result"]
+		_, hasError := f.top["error"]
+		if hasResult || hasError {
+			id = usableID(f.top["id"])
+		}
+	}
+	if q, _ := p.answering(id); q != nil && p.take(q.key, q) {
+		p.logf("withheld the MCP server's answer to request %s (%s): %s", q.key, q.method, why)
+		p.toClient(errorFrame(q.id, codeUpstream, "oarc guard: the MCP server's answer is malformed ("+why+"); it was withheld"))
+		return
+	}
+	p.logf("dropped a message of the MCP server that answers no pending request: %s", why)
+}
+
+// responseLike says whether a line that is not JSON has a "result" or an
+// "error" key, with no "method" key before it.
+func responseLike(line []byte) bool {
+	i := bytes.Index(line, []byte(`"result"`))
+	if j := bytes.Index(line, []byte(`"error"`)); j >= 0 && (i < 0 || j < i) {
+		i = j
+	}
+	return i >= 0 && !bytes.Contains(line[:i], []byte(`"method"`))
+}
+
+// usableID is the id raw compacted when it is a string or a number, else
+// nil.
+func usableID(raw json.RawMessage) json.RawMessage {
+	var b bytes.Buffer
+	if raw == nil || json.Compact(&b, raw) != nil {
+		return nil
+	}
+	id := b.Bytes()
+	if len(id) == 0 || !(id[0] == '"' || id[0] == '-' || '0' <= id[0] && id[0] <= '9') {
+		return nil
+	}
+	return id
+}
+
+// answering finds the pending request that an upstream message with the
+// id id answers: the one forwarded under id (exact), or under the number
+// that id, a string, writes (not exact: a server that turned the id into
+// a string, whose answer is malformed but is an answer to that request).
+// nil when there is none.
+func (p *proxy) answering(id json.RawMessage) (q *pending, exact bool) {
+	if id == nil {
+		return nil, false
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if q := p.upstream[idKey(id)]; q != nil {
+		return q, true
+	}
+	var s string
+	if id[0] != '"' || json.Unmarshal(id, &s) != nil {
+		return nil, false
+	}
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil && n > 0 && strconv.FormatInt(n, 10) == s {
+		return p.upstream[s], false
+	}
+	return nil, false
 }
 
 // respond handles the upstream's response to a pending client request.

@@ -46,6 +46,13 @@ func fakeServer(in io.Reader, out io.Writer) {
 	// other ids were.
 	var toCancel string
 	var cancels []string
+	// linger: after its input closes, the server takes 2 s to exit.
+	linger := false
+	defer func() {
+		if linger {
+			time.Sleep(2 * time.Second)
+		}
+	}()
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
 	if os.Getenv("OARC_FAKE_UNIVERSAL") != "" {
@@ -56,7 +63,10 @@ func fakeServer(in io.Reader, out io.Writer) {
 			ID     json.RawMessage `json:"id"`
 			Method string          `json:"method"`
 			Params struct {
-				Version   string            `json:"protocolVersion"`
+				Version string `json:"protocolVersion"`
+				Client  struct {
+					Name string `json:"name"`
+				} `json:"clientInfo"`
 				Name      string            `json:"name"`
 				Arguments map[string]string `json:"arguments"`
 				RequestID json.RawMessage   `json:"requestId"`
@@ -82,6 +92,16 @@ func fakeServer(in io.Reader, out io.Writer) {
 		switch m.Method {
 		case "x/hang":
 			continue
+		case "x/linger":
+			linger = true
+			res(`{}`)
+			continue
+		case "x/deaf":
+			// The server stops reading its input, and does not exit by
+			// itself for 30 s; its pid is in OARC_FAKE_DIR/deaf.
+			os.WriteFile(filepath.Join(os.Getenv("OARC_FAKE_DIR"), "deaf"), []byte(strconv.Itoa(os.Getpid())), 0o644)
+			res(`{}`)
+			time.Sleep(30 * time.Second)
 		case "x/cancels":
 			target, others := false, 0
 			for _, c := range cancels {
@@ -101,6 +121,10 @@ func fakeServer(in io.Reader, out io.Writer) {
 			res(`{}`)
 			continue
 		case "initialize":
+			if m.Params.Client.Name == "unanswered" {
+				// A server that never answers initialize.
+				continue
+			}
 			v := "2025-06-18"
 			if m.Params.Version == "2025-03-26" {
 				v = m.Params.Version
@@ -145,7 +169,25 @@ func fakeServer(in io.Reader, out io.Writer) {
 			case "/huge":
 				res(`{"content":[{"type":"text","text":"` + strings.Repeat("x", 3<<20) + `"}]}`)
 			case "/malformed":
-				send(`{"jsonrpc":"2.0","id":` + id + `,"result":{"content":[`)
+				send(`{"jsonrpc":"2.0","id":` + id + `,"result":{"content":[{"type":"text","text":"` + awsKey + `"}`)
+			case "/not-jsonrpc":
+				// A log line on stdout, then a response of another
+				// protocol version.
+				send(`Server started, key ` + awsKey)
+				send(`{"jsonrpc":"1.0","id":` + id + `,"result":{"content":[{"type":"text","text":"` + awsKey + `"}]}}`)
+			case "/string-id":
+				send(`{"jsonrpc":"2.0","id":"` + id + `","result":{"content":[{"type":"text","text":"` + awsKey + `"}]}}`)
+			case "/both":
+				send(`{"jsonrpc":"2.0","id":` + id + `,"result":{"content":[{"type":"text","text":"` + awsKey + `"}]},"error":{"code":1,"message":"x"}}`)
+			case "/folded":
+				send(`{"jsonrpc":"2.0","id":` + id + `,"error":{"code":1,"message":"x"},"reſult":{"content":[{"type":"text","text":"` + awsKey + `"}]}}`)
+			case "/null-id":
+				send(`{"jsonrpc":"2.0","id":null,"result":{"content":[{"type":"text","text":"` + awsKey + `"}]}}`)
+			case "/server-request":
+				// A request of the server's own, malformed, whose id
+				// (the server's) is that of the call; then the answer.
+				send(`{"jsonrpc":"1.0","id":` + id + `,"method":"sampling/createMessage","params":{}}`)
+				res(`{"content":[{"type":"text","text":"answered"}]}`)
 			case "/unknown-id":
 				send(`{"jsonrpc":"2.0","id":987654,"result":{"content":[{"type":"text","text":"unevaluated ` + awsKey + `"}]}}`)
 			case "/ambiguous":
@@ -200,7 +242,7 @@ type client struct {
 	out  *bufio.Scanner
 	done chan int
 	dir  string
-	errs *strings.Builder
+	errs *syncWriter
 }
 
 func start(t *testing.T, flags ...string) *client {
@@ -216,15 +258,20 @@ func startWith(t *testing.T, cfg Config, flags ...string) *client {
 	dir := t.TempDir()
 	t.Setenv("OARC_FAKE_UPSTREAM", "1")
 	t.Setenv("OARC_FAKE_DIR", dir)
+	// Under the race detector the fake upstream is a race binary too,
+	// which sleeps a second at its exit (GORACE's atexit_sleep_ms, 1000 by
+	// default, read when a process starts): every test's wait for the
+	// upstream to exit took that second, and a request with a -timeout
+	// under it timed out meanwhile.
+	t.Setenv("GORACE", strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	c := &client{t: t, in: inW, done: make(chan int, 1), dir: dir, errs: &strings.Builder{}}
+	c := &client{t: t, in: inW, done: make(chan int, 1), dir: dir, errs: &syncWriter{b: &strings.Builder{}}}
 	c.out = bufio.NewScanner(outR)
 	c.out.Buffer(make([]byte, 1<<20), 64<<20)
 	args := append(flags, "--", os.Args[0])
-	errW := &syncWriter{b: c.errs}
 	go func() {
-		code := Main(args, inR, outW, errW, cfg)
+		code := Main(args, inR, outW, c.errs, cfg)
 		outW.Close()
 		c.done <- code
 	}()
@@ -248,6 +295,13 @@ func (w *syncWriter) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.b.Write(p)
+}
+
+// String is what was written so far.
+func (w *syncWriter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.String()
 }
 
 func (c *client) send(s string) {
@@ -435,8 +489,8 @@ func TestProxyHostile(t *testing.T) {
 	if m := c.recv(); m["id"] != float64(10) || m["error"].(map[string]any)["code"] != float64(codeUpstream) {
 		t.Fatalf("timeout: %v", m)
 	}
-	// The upstream's malformed answer is dropped; the client gets the
-	// timeout, not garbage.
+	// The upstream's malformed answer is withheld; the client gets an
+	// error at once, not garbage.
 	c.send(call(11, "read_text_file", `{"path":"/malformed"}`))
 	if m := c.recv(); m["id"] != float64(11) || m["error"] == nil {
 		t.Fatalf("malformed: %v", m)
@@ -447,7 +501,8 @@ func TestProxyHostile(t *testing.T) {
 	if m := c.recv(); m["id"] != float64(12) || m["error"] == nil {
 		t.Fatalf("unknown id: %v", m)
 	}
-	// A frame that is both a request and a response is dropped.
+	// A frame that is both a request and a response is withheld, the
+	// request answered with an error.
 	c.send(call(13, "read_text_file", `{"path":"/ambiguous"}`))
 	if m := c.recv(); m["id"] != float64(13) || m["error"] == nil {
 		t.Fatalf("ambiguous: %v", m)
