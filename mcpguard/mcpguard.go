@@ -208,7 +208,8 @@ type middleware struct {
 	// result and not answered yet: the session and the call (tool name and
 	// arguments) it is about, so that an answer approves that one call of
 	// that session only, once (spec 5.12).
-	asked map[string]askedCall
+	asked  map[string]askedCall
+	askSeq int64
 }
 
 // askedCall is what a question sent back in a result was about.
@@ -217,7 +218,14 @@ type askedCall struct {
 	call     string
 	question string
 	expires  time.Time
+	seq      int64 // the order questions were sent in
 }
+
+// maxAsked bounds the questions of one session sent back and not answered
+// yet: a client that never retries its calls cannot grow the middleware
+// without bound. The session's oldest question beyond it is forgotten (its
+// retry is no answer, and blocks); another session's are not touched.
+const maxAsked = 1024
 
 func newMiddleware(g *guard.Guard, cfg Config) mcp.Middleware {
 	m := &middleware{g: g, cfg: cfg, conns: map[mcp.Session]*guard.Conn{}, asked: map[string]askedCall{}}
@@ -272,6 +280,11 @@ func (m *middleware) conn(s mcp.Session) (c *guard.Conn, err error) {
 			w.Wait()
 			m.mu.Lock()
 			delete(m.conns, s)
+			for state, a := range m.asked {
+				if a.session == s {
+					delete(m.asked, state) // no retry can come any more
+				}
+			}
 			m.mu.Unlock()
 		}()
 	}
@@ -591,12 +604,23 @@ func (m *middleware) inputRequired(sess mcp.Session, call, question string) (mcp
 	}
 	now := time.Now()
 	m.mu.Lock()
+	m.askSeq++
+	oldest, n := "", 0
 	for s, a := range m.asked {
-		if now.After(a.expires) {
+		switch {
+		case now.After(a.expires):
 			delete(m.asked, s) // never answered
+		case a.session == sess:
+			n++
+			if oldest == "" || a.seq < m.asked[oldest].seq {
+				oldest = s
+			}
 		}
 	}
-	m.asked[state] = askedCall{session: sess, call: call, question: question, expires: now.Add(timeout)}
+	if n >= maxAsked {
+		delete(m.asked, oldest)
+	}
+	m.asked[state] = askedCall{session: sess, call: call, question: question, expires: now.Add(timeout), seq: m.askSeq}
 	m.mu.Unlock()
 	// resultType is not settable from outside the SDK: the result is
 	// decoded from its wire form.
