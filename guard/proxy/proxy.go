@@ -1504,6 +1504,10 @@ func (p *proxy) respond(f *frame, q *pending) {
 			return
 		}
 	case q.method == "tools/list" && isResult:
+		result, required := withoutTaskTools(result)
+		for _, n := range required {
+			p.logf("the MCP server's tool %s is left out of tools/list: it runs only as a task (execution.taskSupport required), and the proxy refuses task-augmented calls", n)
+		}
 		out, shadowed, err := guard.AddTools(result, p.tools, q.first)
 		for _, n := range shadowed {
 			p.logf("the MCP server's tool %s is left out of tools/list: the proxy's rule store tool of that name answers its calls", n)
@@ -1625,6 +1629,43 @@ func withoutTaskCalls(result json.RawMessage) (json.RawMessage, bool) {
 	caps["tasks"] = jsonscan.AppendObject(nil, tasks)
 	r["capabilities"] = jsonscan.AppendObject(nil, caps)
 	return jsonscan.AppendObject(nil, r), true
+}
+
+// withoutTaskTools returns a tools/list result without the tools whose
+// execution.taskSupport is "required" (MCP 2025-11-25: the server runs
+// them only as tasks), and their names: the proxy refuses task-augmented
+// calls, so no call of theirs could succeed through it. A result it
+// cannot read passes as it came (FilterTools withholds a malformed one
+// where it narrows).
+func withoutTaskTools(result json.RawMessage) (json.RawMessage, []string) {
+	top, err := jsonscan.Members(result)
+	if err != nil {
+		return result, nil
+	}
+	var tools []json.RawMessage
+	if json.Unmarshal(top["tools"], &tools) != nil {
+		return result, nil
+	}
+	var names []string
+	kept := make([]json.RawMessage, 0, len(tools))
+	for _, t := range tools {
+		var task string
+		m, err := jsonscan.Members(t)
+		if err == nil {
+			if e, err := jsonscan.Members(m["execution"]); err == nil && json.Unmarshal(e["taskSupport"], &task) == nil && task == "required" {
+				var name string
+				json.Unmarshal(m["name"], &name)
+				names = append(names, name)
+				continue
+			}
+		}
+		kept = append(kept, t)
+	}
+	if len(names) == 0 {
+		return result, nil
+	}
+	top["tools"], _ = json.Marshal(kept)
+	return jsonscan.AppendObject(nil, top), names
 }
 
 // progress restarts the wait of the request a progress notification is

@@ -46,6 +46,8 @@ func fakeServer(in io.Reader, out io.Writer) {
 	// other ids were.
 	var toCancel string
 	var cancels []string
+	// tasks says that the session is of the tasks revision (2025-11-25).
+	var tasks bool
 	// linger: after its input closes, the server takes 2 s to exit.
 	linger := false
 	defer func() {
@@ -130,6 +132,7 @@ func fakeServer(in io.Reader, out io.Writer) {
 				v = m.Params.Version
 			}
 			if m.Params.Version == "2025-11-25" {
+				tasks = true
 				// A server of the revision with tasks that runs
 				// task-augmented tools/call (server-everything does).
 				res(`{"protocolVersion":"2025-11-25","capabilities":{"tools":{},"tasks":{"list":{},"cancel":{},"requests":{"tools":{"call":{}}}}},"serverInfo":{"name":"Fake FS-Server","version":"1"}}`)
@@ -137,6 +140,12 @@ func fakeServer(in io.Reader, out io.Writer) {
 			}
 			res(`{"protocolVersion":"` + v + `","capabilities":{"tools":{},"resources":{}},"serverInfo":{"name":"Fake FS-Server","version":"1"}}`)
 		case "tools/list":
+			if tasks {
+				// A server of the tasks revision lists a tool it runs
+				// only as a task, and one it may.
+				res(`{"tools":[{"name":"get-sum","inputSchema":{"type":"object"},"execution":{"taskSupport":"optional"}},{"name":"trigger-long-running-operation","inputSchema":{"type":"object"},"execution":{"taskSupport":"required"}},{"name":"echo","inputSchema":{"type":"object"}}]}`)
+				continue
+			}
 			res(`{"tools":[{"name":"read_text_file","inputSchema":{"type":"object"}},{"name":"move_file","inputSchema":{"type":"object"}},{"name":"write_file","inputSchema":{"type":"object"}},{"name":"echo","inputSchema":{"type":"object"}},{"name":"rule_status","description":"the upstream's own","inputSchema":{"type":"object"}}]}`)
 		case "resources/read":
 			send(`{"jsonrpc":"2.0","method":"notifications/resources/list_changed"}`)
