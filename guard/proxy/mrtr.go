@@ -118,7 +118,8 @@ func callKey(name string, args json.RawMessage) (string, error) {
 // once) makes the round answered, with the client's answer to askInputID,
 // for that call only and in time; the state and the answer are then taken
 // out of params, and the upstream's own round that the question
-// interrupted, if any, is put back. A requestState the proxy did not send
+// interrupted, if any, is put back when the retry is that call. A
+// requestState the proxy did not send
 // is the upstream's, and passes with the inputResponses.
 func (p *proxy) retried(r *round, name string, params map[string]json.RawMessage) error {
 	raw, ok := params["requestState"]
@@ -139,19 +140,25 @@ func (p *proxy) retried(r *round, name string, params map[string]json.RawMessage
 	delete(params, "requestState")
 	answers := params["inputResponses"]
 	delete(params, "inputResponses")
+	r.answered = true
+	call, err := callKey(name, params["arguments"])
+	if err != nil {
+		return errors.New("arguments: " + err.Error())
+	}
+	if call != a.call {
+		// Answered, but not this call: no answer, and the upstream's
+		// round of the call asked about stays with that call (another
+		// call would carry its state and answers to the upstream).
+		return nil
+	}
 	if a.upState != nil {
 		params["requestState"] = a.upState
 	}
 	if a.upAnswers != nil {
 		params["inputResponses"] = a.upAnswers
 	}
-	r.answered = true
-	call, err := callKey(name, params["arguments"])
-	if err != nil {
-		return errors.New("arguments: " + err.Error())
-	}
-	if call != a.call || !time.Now().Before(a.expires) {
-		return nil // answered, but not this call, or too late: no answer
+	if !time.Now().Before(a.expires) {
+		return nil // too late: no answer
 	}
 	if m, err := jsonscan.Members(answers); err == nil {
 		r.answer = m[askInputID]
