@@ -435,11 +435,18 @@ func evaluatedArgs(req mcp.Request, args json.RawMessage) error {
 }
 
 // callKey identifies a call by its tool and arguments, for the answer to
-// a question about it.
+// a question about it: the arguments as the tool gets them
+// (guard.CanonicalArgs, numbers as written), so that one spelling of
+// the same arguments is one call, and arguments that only decode to the
+// same float64 (9007199254740993 and 9007199254740992, 1.0 and 1) are
+// two.
 func callKey(name string, args json.RawMessage) string {
-	var v any
-	if len(args) > 0 && json.Unmarshal(args, &v) == nil {
-		args, _ = json.Marshal(v) // one spelling of the same arguments
+	if len(args) > 0 && string(bytes.TrimSpace(args)) != "null" {
+		if canon, err := guard.CanonicalArgs(args); err == nil {
+			args = canon
+		}
+	} else {
+		args = nil
 	}
 	return name + "\x00" + string(args)
 }

@@ -1,0 +1,71 @@
+package mcpguard_test
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/oarc/oarc/guard"
+	"github.com/oarc/oarc/mcpguard"
+)
+
+// The yes to a question about a call approves that call, with the
+// arguments as the tool gets them: not another call whose arguments only
+// decode to the same float64 (a number beyond 2^53, or one spelt
+// otherwise), which the tool gets as written.
+func TestReviewRvXAnswerBindsExactArguments(t *testing.T) {
+	var mu sync.Mutex
+	var got []string
+	srv := mcp.NewServer(&mcp.Implementation{Name: "everything", Version: "1"}, nil)
+	srv.AddTool(&mcp.Tool{Name: "deploy", InputSchema: &jsonSchemaObject}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		mu.Lock()
+		got = append(got, string(req.Params.Arguments))
+		mu.Unlock()
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "deployed"}}}, nil
+	})
+	cfg := mcpguard.Config{Server: guard.Server{ID: "everything", Configured: true, Enabled: true}, Notes: func(context.Context, string) {}}
+	srv.AddReceivingMiddleware(mcpguard.Server(newGuard(t), cfg))
+	client := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, &mcp.ClientOptions{
+		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": true}}, nil
+		},
+	})
+	ct, st := mcp.NewInMemoryTransports()
+	ctx := context.Background()
+	ss, err := srv.Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := client.Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cs.Close(); ss.Wait() }()
+	yes := mcp.InputResponseMap{"oarc/approve": &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": true}}}
+	for _, tc := range []struct{ asked, retried string }{
+		{`{"n":9007199254740992}`, `{"n":9007199254740993}`},
+		{`{"n":1}`, `{"n":1.0}`},
+	} {
+		first, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "deploy", Arguments: json.RawMessage(tc.asked)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !first.NeedsInput() || first.RequestState == "" {
+			t.Fatalf("first round: %+v", first)
+		}
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "deploy", Arguments: json.RawMessage(tc.retried), RequestState: first.RequestState, InputResponses: yes})
+		if err != nil {
+			t.Fatal(err)
+		}
+		mu.Lock()
+		ran := append([]string(nil), got...)
+		mu.Unlock()
+		if !res.IsError || res.Meta["oarc/code"] != "ASK_DEPLOY" || len(ran) != 0 {
+			t.Errorf("the yes about %s approved %s: %v, the tool got %q", tc.asked, tc.retried, textOf(res), ran)
+		}
+	}
+}
