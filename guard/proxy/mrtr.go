@@ -11,10 +11,13 @@ package proxy
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/oarc/oarc/guard"
@@ -31,6 +34,13 @@ const askInputID = "oarc/approve"
 // oldest question beyond it is forgotten (its retry is no answer, and
 // blocks).
 const maxAsked = 1024
+
+// maxAskedBytes bounds the bytes the questions waiting for their answer
+// hold of the upstream's rounds they interrupted (a requestState and
+// inputResponses each, up to -max-message): the oldest questions beyond
+// it are forgotten, as beyond maxAsked. The call a question is about is
+// held as a digest.
+const maxAskedBytes = 32 << 20
 
 // errNeedInput ends the first round of a call whose ask decision goes
 // back to the client in the result (see proxy.call).
@@ -88,6 +98,9 @@ type askedCall struct {
 	upAnswers json.RawMessage
 }
 
+// size is what a question waiting holds of the upstream's round.
+func (a *askedCall) size() int { return len(a.upState) + len(a.upAnswers) }
+
 // modernElicit says whether a request of modernVersion or later declares
 // the elicitation capability in its _meta.
 func modernElicit(params map[string]json.RawMessage) bool {
@@ -101,16 +114,21 @@ func modernElicit(params map[string]json.RawMessage) bool {
 }
 
 // callKey identifies a call by its tool and its arguments as the proxy
-// forwards them, for the answer to a question about it.
+// forwards them, for the answer to a question about it: a SHA-256 digest,
+// so that a question waiting holds 32 bytes of a call of any size.
 func callKey(name string, args json.RawMessage) (string, error) {
-	if len(args) == 0 || isNull(args) {
-		return name + "\x00{}", nil
+	canon := []byte("{}")
+	if len(args) > 0 && !isNull(args) {
+		var err error
+		if canon, err = guard.CanonicalArgs(args); err != nil {
+			return "", err
+		}
 	}
-	canon, err := guard.CanonicalArgs(args)
-	if err != nil {
-		return "", err
-	}
-	return name + "\x00" + string(canon), nil
+	h := sha256.New()
+	h.Write([]byte(name))
+	h.Write([]byte{0})
+	h.Write(canon)
+	return string(h.Sum(nil)), nil
 }
 
 // retried reads the round of a call that may be the retry of one the
@@ -192,16 +210,26 @@ func (p *proxy) inputRequired(r *round, k *guard.Call, name string, params map[s
 	p.mu.Lock()
 	p.askSeq++
 	a.seq = p.askSeq
-	oldest := ""
+	type waiting struct {
+		state string
+		seq   int64
+		size  int
+	}
+	live := make([]waiting, 0, len(p.asked))
+	held := a.size()
 	for s, o := range p.asked {
 		if !now.Before(o.expires) {
 			delete(p.asked, s) // never answered
-		} else if oldest == "" || o.seq < p.asked[oldest].seq {
-			oldest = s
+			continue
 		}
+		live = append(live, waiting{s, o.seq, o.size()})
+		held += o.size()
 	}
-	if len(p.asked) >= maxAsked {
-		delete(p.asked, oldest)
+	// The oldest are forgotten first, until the new question fits.
+	slices.SortFunc(live, func(x, y waiting) int { return cmp.Compare(x.seq, y.seq) })
+	for i := 0; i < len(live) && (len(p.asked) >= maxAsked || held > maxAskedBytes); i++ {
+		delete(p.asked, live[i].state)
+		held -= live[i].size
 	}
 	p.asked[state] = a
 	p.mu.Unlock()

@@ -1,8 +1,12 @@
 package proxy
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/oarc/oarc/guard"
 )
 
 // The upstream's own round that a question of the proxy interrupted (its
@@ -20,5 +24,29 @@ func TestReviewRvXUpstreamRoundStaysWithItsCall(t *testing.T) {
 	r := resultOf(t, c.recv())
 	if got := strings.Join(texts(r), "|"); got != "hello from x" {
 		t.Errorf("another call with the proxy's requestState: want it forwarded with no state of the first call's upstream round, got %v", r)
+	}
+}
+
+// The questions that wait for their answer are bounded in bytes too, not
+// only in number: each holds the call it is about and the upstream's
+// round it interrupted, up to a message of -max-message each, and 1,024
+// of them held whole were gigabytes.
+func TestReviewRvXAskedBytesBounded(t *testing.T) {
+	p := &proxy{o: options{askTimeout: time.Minute, maxMessage: DefaultMaxMessage}, asked: map[string]*askedCall{}}
+	big := strings.Repeat("x", 64<<10)
+	args, _ := json.Marshal(map[string]string{"path": big})
+	state, _ := json.Marshal(big)
+	for range maxAsked {
+		params := map[string]json.RawMessage{"arguments": args, "requestState": state, "inputResponses": json.RawMessage(`{"up/q":{"action":"accept"}}`)}
+		if out := p.inputRequired(&round{elicit: true, question: "q"}, &guard.Call{}, "deploy", params); !strings.Contains(string(out), "input_required") {
+			t.Fatalf("no question: %s", out)
+		}
+	}
+	held := 0
+	for _, a := range p.asked {
+		held += len(a.call) + len(a.question) + len(a.upState) + len(a.upAnswers)
+	}
+	if held > 32<<20 {
+		t.Errorf("the questions waiting hold %d MiB", held>>20)
 	}
 }
