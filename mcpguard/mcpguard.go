@@ -29,6 +29,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -205,8 +206,16 @@ type middleware struct {
 	// result and not answered yet: the session and the call (tool name and
 	// arguments) it is about, so that an answer approves that one call of
 	// that session only, once (spec 5.12).
-	asked map[string]askedCall
+	// At most maxAsked wait: the oldest (askSeq numbers them) is
+	// forgotten, and its retry is no answer.
+	asked  map[string]askedCall
+	askSeq int64
 }
+
+// maxAsked bounds the questions sent back in results and not answered
+// yet, of every session: a client that never retries its calls cannot
+// grow the middleware without bound.
+const maxAsked = 1024
 
 // askedCall is what a question sent back in a result was about.
 type askedCall struct {
@@ -214,6 +223,7 @@ type askedCall struct {
 	call     string
 	question string
 	expires  time.Time
+	seq      int64
 }
 
 func newMiddleware(g *guard.Guard, cfg Config) mcp.Middleware {
@@ -448,7 +458,11 @@ func callKey(name string, args json.RawMessage) string {
 	} else {
 		args = nil
 	}
-	return name + "\x00" + string(args)
+	h := sha256.New()
+	h.Write([]byte(name))
+	h.Write([]byte{0})
+	h.Write(args)
+	return string(h.Sum(nil)) // 32 bytes held for a call of any size
 }
 
 // asksInResult says whether an ask decision of a call of sess goes back to
@@ -493,12 +507,19 @@ func (m *middleware) inputRequired(sess mcp.Session, call, question string) (mcp
 	}
 	now := time.Now()
 	m.mu.Lock()
+	oldest := ""
 	for s, a := range m.asked {
 		if now.After(a.expires) {
 			delete(m.asked, s) // never answered
+		} else if oldest == "" || a.seq < m.asked[oldest].seq {
+			oldest = s
 		}
 	}
-	m.asked[state] = askedCall{session: sess, call: call, question: question, expires: now.Add(timeout)}
+	if len(m.asked) >= maxAsked {
+		delete(m.asked, oldest)
+	}
+	m.askSeq++
+	m.asked[state] = askedCall{session: sess, call: call, question: question, expires: now.Add(timeout), seq: m.askSeq}
 	m.mu.Unlock()
 	// resultType is not settable from outside the SDK: the result is
 	// decoded from its wire form.
