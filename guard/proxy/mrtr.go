@@ -12,6 +12,7 @@ package proxy
 import (
 	"bytes"
 	"cmp"
+	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
@@ -98,6 +99,39 @@ type askedCall struct {
 	upAnswers json.RawMessage
 }
 
+// stateKey authenticates the proxy's requestStates (newState), so that
+// the proxy knows its own after it forgot them.
+var stateKey = func() []byte {
+	b := make([]byte, 32)
+	rand.Read(b)
+	return b
+}()
+
+// newState is a fresh requestState: 128 random bits and their tag
+// under stateKey (128 bits), in hex.
+func newState() (string, error) {
+	var b [32]byte
+	if _, err := rand.Read(b[:16]); err != nil {
+		return "", err
+	}
+	copy(b[16:], stateTag(b[:16]))
+	return hex.EncodeToString(b[:]), nil
+}
+
+func stateTag(nonce []byte) []byte {
+	m := hmac.New(sha256.New, stateKey)
+	m.Write(nonce)
+	return m.Sum(nil)[:16]
+}
+
+// ownState says whether s is a requestState of newState's, in any case
+// of its hex digits: one the proxy sent, whether it still waits for it
+// or not.
+func ownState(s string) bool {
+	b, err := hex.DecodeString(s)
+	return err == nil && len(b) == 32 && hmac.Equal(b[16:], stateTag(b[:16]))
+}
+
 // size is what a question waiting holds of the upstream's round.
 func (a *askedCall) size() int { return len(a.upState) + len(a.upAnswers) }
 
@@ -153,6 +187,13 @@ func (p *proxy) retried(r *round, name string, params map[string]json.RawMessage
 	delete(p.asked, state)
 	p.mu.Unlock()
 	if a == nil {
+		if ownState(state) {
+			// The proxy's, used, expired or forgotten (or spelt in
+			// another case): no answer, and neither it nor the answer to
+			// the proxy's question goes to the upstream as its own.
+			delete(params, "requestState")
+			delete(params, "inputResponses")
+		}
 		return nil
 	}
 	delete(params, "requestState")
@@ -194,11 +235,10 @@ func (p *proxy) inputRequired(r *round, k *guard.Call, name string, params map[s
 	if err != nil {
 		return guard.Refused(errors.New("the arguments cannot be read: " + err.Error()))
 	}
-	var b [16]byte
-	if _, err := rand.Read(b[:]); err != nil {
+	state, err := newState()
+	if err != nil {
 		return k.Blocked()
 	}
-	state := hex.EncodeToString(b[:])
 	now := time.Now()
 	a := &askedCall{call: call, question: r.question, expires: now.Add(p.o.askTimeout)}
 	if !r.answered {

@@ -50,3 +50,26 @@ func TestReviewRvXAskedBytesBounded(t *testing.T) {
 		t.Errorf("the questions waiting hold %d MiB", held>>20)
 	}
 }
+
+// A requestState the proxy sent and no longer waits for (used, expired
+// or forgotten) is still the proxy's: it and the person's answer to the
+// proxy's question are taken out of the call, never passed to the
+// upstream as its own.
+func TestReviewRvXStaleStateNotForwarded(t *testing.T) {
+	const question = "This action needs a person's approval before it runs.\nA person approves every deploy\nFix: Say what the deploy changes.\nCode: ASK_DEPLOY"
+	const yes = `"inputResponses":{"oarc/approve":{"action":"accept","content":{"approve":true}}}`
+	c := start(t, "-server-id", "everything")
+	c.send(modernCall(1, "deploy", `{"path":"prod"}`, modernAsker, ""))
+	state := inputRequest(t, resultOf(t, c.recv()), question)
+	c.send(modernCall(2, "deploy", `{"path":"prod"}`, modernAsker, `"requestState":"`+state+`",`+yes))
+	if r := resultOf(t, c.recv()); strings.Join(texts(r), "|") != "hello from prod" {
+		t.Fatalf("approved call: %v", r)
+	}
+	for i, s := range []string{state, strings.ToUpper(state)} {
+		c.send(modernCall(3+i, "echo", `{"path":"x"}`, modernAsker, `"requestState":"`+s+`",`+yes))
+		// (The second echo is a repeat of the first: a nudge follows.)
+		if r := resultOf(t, c.recv()); len(texts(r)) == 0 || texts(r)[0] != "hello from x" {
+			t.Errorf("a used requestState of the proxy's (%s): want it taken out, got %v", s, r)
+		}
+	}
+}
