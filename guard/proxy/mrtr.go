@@ -219,11 +219,27 @@ func (p *proxy) retried(r *round, name string, params map[string]json.RawMessage
 	if !time.Now().Before(a.expires) {
 		return nil // too late: no answer
 	}
-	if m, err := jsonscan.Members(answers); err == nil {
+	if m, dups, err := jsonscan.MembersDup(answers); err == nil && len(dups) == 0 && oneMeaning(m[askInputID]) {
 		r.answer = m[askInputID]
 	}
 	r.asked = a.question
 	return nil
+}
+
+// oneMeaning says whether an answer (an ElicitResult) gives no name twice,
+// in it or in its content: one that does says both things, whichever a
+// parser keeps, and is no explicit yes.
+func oneMeaning(answer json.RawMessage) bool {
+	top, dups, err := jsonscan.MembersDup(answer)
+	if err != nil || len(dups) > 0 {
+		return false
+	}
+	content, ok := top["content"]
+	if !ok {
+		return true
+	}
+	_, dups, err = jsonscan.MembersDup(content)
+	return err != nil || len(dups) == 0 // not an object: approvedAnswer reads no yes
 }
 
 // inputRequired is the result that sends the question of round r's ask

@@ -73,3 +73,23 @@ func TestReviewRvXStaleStateNotForwarded(t *testing.T) {
 		}
 	}
 }
+
+// An answer that gives a name twice says both things: it is no explicit
+// yes (spec 5.12), whichever a parser keeps (the proxy's keeps the last).
+func TestReviewRvXAnswerWithANameTwice(t *testing.T) {
+	const question = "This action needs a person's approval before it runs.\nA person approves every deploy\nFix: Say what the deploy changes.\nCode: ASK_DEPLOY"
+	for _, answers := range []string{
+		`{"oarc/approve":{"action":"decline"},"oarc/approve":{"action":"accept","content":{"approve":true}}}`,
+		`{"oarc/approve":{"action":"decline","action":"accept","content":{"approve":true}}}`,
+		`{"oarc/approve":{"action":"accept","content":{"approve":false,"approve":true}}}`,
+	} {
+		c := start(t, "-server-id", "everything")
+		c.send(modernCall(1, "deploy", `{"path":"prod"}`, modernAsker, ""))
+		state := inputRequest(t, resultOf(t, c.recv()), question)
+		c.send(modernCall(2, "deploy", `{"path":"prod"}`, modernAsker, `"requestState":"`+state+`","inputResponses":`+answers))
+		r := resultOf(t, c.recv())
+		if meta, _ := r["_meta"].(map[string]any); r["isError"] != true || meta["oarc/code"] != "ASK_DEPLOY" {
+			t.Errorf("%s: want the call blocked, got %v", answers, r)
+		}
+	}
+}
