@@ -361,6 +361,15 @@ func (m *middleware) call(ctx context.Context, next mcp.MethodHandler, method st
 			if q, ok := m.take(state, sess, callID); ok {
 				r.answer, _ = answers[askInputID].(*mcp.ElicitResult)
 				r.asked = q
+				// The guard's state and the answer to its question are
+				// the guard's: the tool, which may ask questions of its
+				// own, gets the call without them.
+				switch p := req.GetParams().(type) {
+				case *mcp.CallToolParams:
+					p.RequestState, p.InputResponses = "", nil
+				case *mcp.CallToolParamsRaw:
+					p.RequestState, p.InputResponses = "", nil
+				}
 			}
 		}
 		ctx = context.WithValue(ctx, roundKey{}, r)

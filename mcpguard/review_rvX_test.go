@@ -69,3 +69,50 @@ func TestReviewRvXAnswerBindsExactArguments(t *testing.T) {
 		}
 	}
 }
+
+// The guard's requestState and the person's answer to its question are
+// the guard's: the approved call reaches the tool without them, as the
+// proxy forwards it, so that a tool with multi round-trip requests of
+// its own does not take the guard's state for one of its own, nor see
+// the answer.
+func TestReviewRvXToolGetsNoGuardState(t *testing.T) {
+	var mu sync.Mutex
+	var seen []string
+	srv := mcp.NewServer(&mcp.Implementation{Name: "everything", Version: "1"}, nil)
+	srv.AddTool(&mcp.Tool{Name: "deploy", InputSchema: &jsonSchemaObject}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		mu.Lock()
+		seen = append(seen, req.Params.RequestState)
+		for k := range req.Params.InputResponses {
+			seen = append(seen, k)
+		}
+		mu.Unlock()
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "deployed"}}}, nil
+	})
+	cfg := mcpguard.Config{Server: guard.Server{ID: "everything", Configured: true, Enabled: true}, Notes: func(context.Context, string) {}}
+	srv.AddReceivingMiddleware(mcpguard.Server(newGuard(t), cfg))
+	client := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, &mcp.ClientOptions{
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": true}}, nil
+		},
+	})
+	ct, st := mcp.NewInMemoryTransports()
+	ctx := context.Background()
+	ss, err := srv.Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := client.Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cs.Close(); ss.Wait() }()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "deploy", Arguments: map[string]any{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if res.IsError || len(seen) != 1 || seen[0] != "" {
+		t.Errorf("the approved call: isError %v %v; the tool saw the state and answers %q", res.IsError, textOf(res), seen)
+	}
+}
