@@ -170,9 +170,10 @@ func callKey(name string, args json.RawMessage) (string, error) {
 // once) makes the round answered, with the client's answer to askInputID,
 // for that call only and in time; the state and the answer are then taken
 // out of params, and the upstream's own round that the question
-// interrupted, if any, is put back when the retry is that call. A
-// requestState the proxy did not send
-// is the upstream's, and passes with the inputResponses.
+// interrupted, if any, is put back when the retry is that call. A state
+// the proxy sent and no longer waits for is taken out with the answers
+// too (ownState); a requestState the proxy did not send is the
+// upstream's, and passes with the inputResponses.
 func (p *proxy) retried(r *round, name string, params map[string]json.RawMessage) error {
 	raw, ok := params["requestState"]
 	if !ok {
