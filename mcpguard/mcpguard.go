@@ -28,7 +28,9 @@ package mcpguard
 import (
 	"bytes"
 	"context"
+	"crypto/hmac"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -378,10 +380,23 @@ func (m *middleware) call(ctx context.Context, next mcp.MethodHandler, method st
 			// session, one used before, expired or unknown is no answer,
 			// and no answer blocks (spec 5.12).
 			r.answered = true
-			if q, ok := m.take(state, sess, callID); ok {
+			q, ok := m.take(state, sess, callID)
+			if ok {
 				r.answer, _ = answers[askInputID].(*mcp.ElicitResult)
 				r.asked = q
 				ownAnswer(req)
+			}
+			if ok || ownState(state) {
+				// The guard's state (waited for, or used, expired or
+				// forgotten) and the answer to its question are the
+				// guard's: the tool, which may ask questions of its own,
+				// gets the call without them.
+				switch p := req.GetParams().(type) {
+				case *mcp.CallToolParams:
+					p.RequestState, p.InputResponses = "", nil
+				case *mcp.CallToolParamsRaw:
+					p.RequestState, p.InputResponses = "", nil
+				}
 			}
 		}
 		ctx = context.WithValue(ctx, roundKey{}, r)
@@ -559,7 +574,11 @@ func callKey(name string, args json.RawMessage) string {
 	} else if c, err := guard.CanonicalArgs(args); err == nil {
 		args = c
 	}
-	return name + "\x00" + string(args)
+	h := sha256.New()
+	h.Write([]byte(name))
+	h.Write([]byte{0})
+	h.Write(args)
+	return string(h.Sum(nil)) // 32 bytes held for a call of any size
 }
 
 // asksInResult says whether an ask decision of a call of sess goes back to
@@ -589,15 +608,47 @@ func (m *middleware) take(state string, sess mcp.Session, call string) (string, 
 	return a.question, true
 }
 
+// stateKey authenticates the guard's requestStates (newState), so that
+// the guard knows its own after it forgot them.
+var stateKey = func() []byte {
+	b := make([]byte, 32)
+	rand.Read(b)
+	return b
+}()
+
+// newState is a fresh requestState: 128 random bits and their tag under
+// stateKey (128 bits), in hex.
+func newState() (string, error) {
+	var b [32]byte
+	if _, err := rand.Read(b[:16]); err != nil {
+		return "", err
+	}
+	copy(b[16:], stateTag(b[:16]))
+	return hex.EncodeToString(b[:]), nil
+}
+
+func stateTag(nonce []byte) []byte {
+	m := hmac.New(sha256.New, stateKey)
+	m.Write(nonce)
+	return m.Sum(nil)[:16]
+}
+
+// ownState says whether s is a requestState of newState's, in any case of
+// its hex digits: one the guard sent, whether it still waits for it or
+// not.
+func ownState(s string) bool {
+	b, err := hex.DecodeString(s)
+	return err == nil && len(b) == 32 && hmac.Equal(b[16:], stateTag(b[:16]))
+}
+
 // inputRequired is the result that sends the question of an ask decision
 // back to a client of mrtrVersion or later: an elicitation/create among
 // its inputRequests, with a requestState that the retried call must carry.
 func (m *middleware) inputRequired(sess mcp.Session, call, question string) (mcp.Result, error) {
-	var b [16]byte
-	if _, err := rand.Read(b[:]); err != nil {
+	state, err := newState()
+	if err != nil {
 		return blocked(guard.CodeGuard, "The guardrails could not ask for approval ("+err.Error()+"); it is blocked.\nCode: "+guard.CodeGuard)
 	}
-	state := hex.EncodeToString(b[:])
 	timeout := m.cfg.AskTimeout
 	if timeout <= 0 {
 		timeout = DefaultAskTimeout

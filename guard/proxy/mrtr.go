@@ -11,10 +11,14 @@ package proxy
 
 import (
 	"bytes"
+	"cmp"
+	"crypto/hmac"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/oarc/oarc/guard"
@@ -31,6 +35,13 @@ const askInputID = "oarc/approve"
 // oldest question beyond it is forgotten (its retry is no answer, and
 // blocks).
 const maxAsked = 1024
+
+// maxAskedBytes bounds the bytes the questions waiting for their answer
+// hold of the upstream's rounds they interrupted (a requestState and
+// inputResponses each, up to -max-message): the oldest questions beyond
+// it are forgotten, as beyond maxAsked. The call a question is about is
+// held as a digest.
+const maxAskedBytes = 32 << 20
 
 // errNeedInput ends the first round of a call whose ask decision goes
 // back to the client in the result (see proxy.call).
@@ -88,6 +99,42 @@ type askedCall struct {
 	upAnswers json.RawMessage
 }
 
+// stateKey authenticates the proxy's requestStates (newState), so that
+// the proxy knows its own after it forgot them.
+var stateKey = func() []byte {
+	b := make([]byte, 32)
+	rand.Read(b)
+	return b
+}()
+
+// newState is a fresh requestState: 128 random bits and their tag
+// under stateKey (128 bits), in hex.
+func newState() (string, error) {
+	var b [32]byte
+	if _, err := rand.Read(b[:16]); err != nil {
+		return "", err
+	}
+	copy(b[16:], stateTag(b[:16]))
+	return hex.EncodeToString(b[:]), nil
+}
+
+func stateTag(nonce []byte) []byte {
+	m := hmac.New(sha256.New, stateKey)
+	m.Write(nonce)
+	return m.Sum(nil)[:16]
+}
+
+// ownState says whether s is a requestState of newState's, in any case
+// of its hex digits: one the proxy sent, whether it still waits for it
+// or not.
+func ownState(s string) bool {
+	b, err := hex.DecodeString(s)
+	return err == nil && len(b) == 32 && hmac.Equal(b[16:], stateTag(b[:16]))
+}
+
+// size is what a question waiting holds of the upstream's round.
+func (a *askedCall) size() int { return len(a.upState) + len(a.upAnswers) }
+
 // modernElicit says whether a request of modernVersion or later declares
 // the elicitation capability in its _meta.
 func modernElicit(params map[string]json.RawMessage) bool {
@@ -101,16 +148,21 @@ func modernElicit(params map[string]json.RawMessage) bool {
 }
 
 // callKey identifies a call by its tool and its arguments as the proxy
-// forwards them, for the answer to a question about it.
+// forwards them, for the answer to a question about it: a SHA-256 digest,
+// so that a question waiting holds 32 bytes of a call of any size.
 func callKey(name string, args json.RawMessage) (string, error) {
-	if len(args) == 0 || isNull(args) {
-		return name + "\x00{}", nil
+	canon := []byte("{}")
+	if len(args) > 0 && !isNull(args) {
+		var err error
+		if canon, err = guard.CanonicalArgs(args); err != nil {
+			return "", err
+		}
 	}
-	canon, err := guard.CanonicalArgs(args)
-	if err != nil {
-		return "", err
-	}
-	return name + "\x00" + string(canon), nil
+	h := sha256.New()
+	h.Write([]byte(name))
+	h.Write([]byte{0})
+	h.Write(canon)
+	return string(h.Sum(nil)), nil
 }
 
 // retried reads the round of a call that may be the retry of one the
@@ -118,8 +170,10 @@ func callKey(name string, args json.RawMessage) (string, error) {
 // once) makes the round answered, with the client's answer to askInputID,
 // for that call only and in time; the state and the answer are then taken
 // out of params, and the upstream's own round that the question
-// interrupted, if any, is put back. A requestState the proxy did not send
-// is the upstream's, and passes with the inputResponses.
+// interrupted, if any, is put back when the retry is that call. A state
+// the proxy sent and no longer waits for is taken out with the answers
+// too (ownState); a requestState the proxy did not send is the
+// upstream's, and passes with the inputResponses.
 func (p *proxy) retried(r *round, name string, params map[string]json.RawMessage) error {
 	raw, ok := params["requestState"]
 	if !ok {
@@ -134,30 +188,59 @@ func (p *proxy) retried(r *round, name string, params map[string]json.RawMessage
 	delete(p.asked, state)
 	p.mu.Unlock()
 	if a == nil {
+		if ownState(state) {
+			// The proxy's, used, expired or forgotten (or spelt in
+			// another case): no answer, and neither it nor the answer to
+			// the proxy's question goes to the upstream as its own.
+			delete(params, "requestState")
+			delete(params, "inputResponses")
+		}
 		return nil
 	}
 	delete(params, "requestState")
 	answers := params["inputResponses"]
 	delete(params, "inputResponses")
+	r.answered = true
+	call, err := callKey(name, params["arguments"])
+	if err != nil {
+		return errors.New("arguments: " + err.Error())
+	}
+	if call != a.call {
+		// Answered, but not this call: no answer, and the upstream's
+		// round of the call asked about stays with that call (another
+		// call would carry its state and answers to the upstream).
+		return nil
+	}
 	if a.upState != nil {
 		params["requestState"] = a.upState
 	}
 	if a.upAnswers != nil {
 		params["inputResponses"] = a.upAnswers
 	}
-	r.answered = true
-	call, err := callKey(name, params["arguments"])
-	if err != nil {
-		return errors.New("arguments: " + err.Error())
+	if !time.Now().Before(a.expires) {
+		return nil // too late: no answer
 	}
-	if call != a.call || !time.Now().Before(a.expires) {
-		return nil // answered, but not this call, or too late: no answer
-	}
-	if m, err := jsonscan.Members(answers); err == nil {
+	if m, dups, err := jsonscan.MembersDup(answers); err == nil && len(dups) == 0 && oneMeaning(m[askInputID]) {
 		r.answer = m[askInputID]
 	}
 	r.asked = a.question
 	return nil
+}
+
+// oneMeaning says whether an answer (an ElicitResult) gives no name twice,
+// in it or in its content: one that does says both things, whichever a
+// parser keeps, and is no explicit yes.
+func oneMeaning(answer json.RawMessage) bool {
+	top, dups, err := jsonscan.MembersDup(answer)
+	if err != nil || len(dups) > 0 {
+		return false
+	}
+	content, ok := top["content"]
+	if !ok {
+		return true
+	}
+	_, dups, err = jsonscan.MembersDup(content)
+	return err != nil || len(dups) == 0 // not an object: approvedAnswer reads no yes
 }
 
 // inputRequired is the result that sends the question of round r's ask
@@ -169,11 +252,10 @@ func (p *proxy) inputRequired(r *round, k *guard.Call, name string, params map[s
 	if err != nil {
 		return guard.Refused(errors.New("the arguments cannot be read: " + err.Error()))
 	}
-	var b [16]byte
-	if _, err := rand.Read(b[:]); err != nil {
+	state, err := newState()
+	if err != nil {
 		return k.Blocked()
 	}
-	state := hex.EncodeToString(b[:])
 	now := time.Now()
 	a := &askedCall{call: call, question: r.question, expires: now.Add(p.o.askTimeout)}
 	if !r.answered {
@@ -185,16 +267,26 @@ func (p *proxy) inputRequired(r *round, k *guard.Call, name string, params map[s
 	p.mu.Lock()
 	p.askSeq++
 	a.seq = p.askSeq
-	oldest := ""
+	type waiting struct {
+		state string
+		seq   int64
+		size  int
+	}
+	live := make([]waiting, 0, len(p.asked))
+	held := a.size()
 	for s, o := range p.asked {
 		if !now.Before(o.expires) {
 			delete(p.asked, s) // never answered
-		} else if oldest == "" || o.seq < p.asked[oldest].seq {
-			oldest = s
+			continue
 		}
+		live = append(live, waiting{s, o.seq, o.size()})
+		held += o.size()
 	}
-	if len(p.asked) >= maxAsked {
-		delete(p.asked, oldest)
+	// The oldest are forgotten first, until the new question fits.
+	slices.SortFunc(live, func(x, y waiting) int { return cmp.Compare(x.seq, y.seq) })
+	for i := 0; i < len(live) && (len(p.asked) >= maxAsked || held > maxAskedBytes); i++ {
+		delete(p.asked, live[i].state)
+		held -= live[i].size
 	}
 	p.asked[state] = a
 	p.mu.Unlock()
