@@ -1197,6 +1197,9 @@ func (p *proxy) withdraw(id json.RawMessage, reason string) {
 // "approve" is true, each spelt exactly so (encoding/json would also read
 // "Action" or "APPROVE", which the client did not write as the answer).
 func approvedAnswer(res json.RawMessage) bool {
+	if !oneMeaning(res) {
+		return false // a name given twice says both things: no explicit yes
+	}
 	top, err := jsonscan.Members(res)
 	if err != nil {
 		return false
