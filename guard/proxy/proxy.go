@@ -628,18 +628,33 @@ func folded(f *frame) string {
 	if err := guard.CaseCollision(maps.Keys(f.top)); err != nil {
 		return "two members whose names differ only by case (" + err.Error() + ")"
 	}
-	for _, name := range slices.Sorted(maps.Keys(f.top)) {
-		for _, env := range envelope {
-			if name != env && strings.EqualFold(name, env) {
-				return fmt.Sprintf("a member %+q, which a peer may read as %q", name, env)
-			}
-		}
+	if name, as := speltOtherwise(f.top, envelope[:]); name != "" {
+		return fmt.Sprintf("a member %+q, which a peer may read as %q", name, as)
 	}
 	return ""
 }
 
+// speltOtherwise returns a member name of m that is one of known spelt
+// otherwise (only by case), and that name; "" when there is none.
+func speltOtherwise(m map[string]json.RawMessage, known []string) (name, as string) {
+	for _, name := range slices.Sorted(maps.Keys(m)) {
+		for _, k := range known {
+			if name != k && strings.EqualFold(name, k) {
+				return name, k
+			}
+		}
+	}
+	return "", ""
+}
+
 // envelope are the member names of JSON-RPC 2.0 messages.
 var envelope = [...]string{"jsonrpc", "id", "method", "params", "result", "error"}
+
+// callParams are the member names of the params of tools/call that the
+// proxy reads (MCP's CallToolRequest): one spelt otherwise, alone, is
+// read as it by a peer in Go (see folded), so that an upstream ran the
+// "Arguments" of a call the guard evaluated without arguments.
+var callParams = [...]string{"name", "arguments", "_meta", "task", "requestState", "inputResponses"}
 
 // encode re-encodes a frame from what was parsed.
 func encode(top map[string]json.RawMessage) ([]byte, error) {
@@ -990,6 +1005,12 @@ func (p *proxy) call(f *frame, q *pending, key string, params map[string]json.Ra
 			// The upstream may read the member the guard did not (the
 			// arguments of "argumentſ"), see folded.
 			answer(errorFrame(f.id, codeInvalidParams, "oarc guard: the params of tools/call have "+err.Error()))
+			return
+		}
+		if n, as := speltOtherwise(params, callParams[:]); n != "" {
+			// Alone too: the upstream may read the arguments of
+			// "Arguments", which the guard did not evaluate.
+			answer(errorFrame(f.id, codeInvalidParams, fmt.Sprintf("oarc guard: the params of tools/call have a member %+q, which a peer may read as %q", n, as)))
 			return
 		}
 		if _, ok := params["task"]; ok {
