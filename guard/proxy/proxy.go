@@ -647,6 +647,53 @@ func speltOtherwise(m map[string]json.RawMessage, known []string) (name, as stri
 	return "", ""
 }
 
+// resultSpeltOtherwise is why a tools/call result is withheld that has,
+// in the result, a content item or an item's resource, a member the
+// guard reads spelt otherwise, alone ("Text", "Content",
+// "ſtructuredContent"): the guard reads no text there and passes it on,
+// and a client in Go decoding the result with encoding/json reads it as
+// the member the guard did not read (see folded). "" when there is none;
+// a result that is no object is left to the guard, which refuses it.
+func resultSpeltOtherwise(result json.RawMessage) string {
+	top, err := jsonscan.Members(result)
+	if err != nil {
+		return ""
+	}
+	why := func(where, name, as string) string {
+		return fmt.Sprintf("%s has a member %+q, which a client may read as %q", where, name, as)
+	}
+	if n, as := speltOtherwise(top, resultNames[:]); n != "" {
+		return why("the result", n, as)
+	}
+	items, err := jsonscan.Elements(top["content"])
+	if err != nil {
+		return ""
+	}
+	for i, it := range items {
+		m, err := jsonscan.Members(it)
+		if err != nil {
+			continue
+		}
+		if n, as := speltOtherwise(m, itemNames[:]); n != "" {
+			return why(fmt.Sprintf("content[%d]", i), n, as)
+		}
+		if r, err := jsonscan.Members(m["resource"]); err == nil {
+			if n, as := speltOtherwise(r, resourceNames[:]); n != "" {
+				return why(fmt.Sprintf("content[%d].resource", i), n, as)
+			}
+		}
+	}
+	return ""
+}
+
+// The member names of a CallToolResult, of its content items and of an
+// embedded resource that the guard reads or writes.
+var (
+	resultNames   = [...]string{"content", "structuredContent", "isError", "resultType", "_meta"}
+	itemNames     = [...]string{"type", "text", "resource", "_meta"}
+	resourceNames = [...]string{"text", "blob", "uri", "mimeType", "_meta"}
+)
+
 // envelope are the member names of JSON-RPC 2.0 messages.
 var envelope = [...]string{"jsonrpc", "id", "method", "params", "result", "error"}
 
@@ -1511,6 +1558,13 @@ func (p *proxy) respond(f *frame, q *pending) {
 	switch {
 	case q.call != nil:
 		var out json.RawMessage
+		if why := resultSpeltOtherwise(result); isResult && why != "" {
+			// Never evaluated: what the guard would read is not what a
+			// client may read.
+			p.logf("withheld the MCP server's result for request %s (%s): %s", q.key, q.method, why)
+			p.toClient(resultFrame(q.id, p.typed(q, guard.Refused(errors.New(why)))))
+			return
+		}
 		if isResult {
 			out = q.call.Finish(context.Background(), result, 0, guard.FinishOptions{AppendNotes: p.o.notes})
 		} else {

@@ -1,8 +1,18 @@
 package proxy
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/oarc/oarc/guard"
+	"github.com/oarc/oarc/guard/internal/testset"
+	"github.com/oarc/oarc/lycaon"
+	"github.com/oarc/oarc/runtime"
 )
 
 // A tools/call whose params name the arguments otherwise ("Arguments",
@@ -30,5 +40,41 @@ func TestReviewRvYParamsNameSpeltOtherwise(t *testing.T) {
 	}
 	if c.written() {
 		t.Error("write_file reached the upstream with arguments the guard did not read")
+	}
+}
+
+// A tool result with a member the guard reads spelt otherwise, alone
+// ("Text" for a content item's text, "Content" for the content,
+// "ſtructuredContent"): the guard reads no text there and passes the
+// result on, and a client in Go decoding it with encoding/json reads
+// that member as the one the guard did not read, a secret no rule
+// redacted. Withheld, never forwarded.
+func TestReviewRvYResultNameSpeltOtherwise(t *testing.T) {
+	cfg := Config{Set: func(o ...runtime.Option) (guard.Set, error) { return testset.Guard(lycaon.Env{}, nil, o...) }}
+	var out bytes.Buffer
+	p, err := newProxy(options{serverID: "fs", notes: true}, cfg, &out, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.close()
+	for i, res := range []string{
+		`{"content":[{"type":"text","Text":"key ` + awsKey + `"}]}`,
+		`{"Content":[{"type":"text","text":"key ` + awsKey + `"}]}`,
+		`{"content":[],"ſtructuredContent":{"a":"key ` + awsKey + `"}}`,
+		`{"content":[{"type":"resource","resource":{"uri":"file:///k","TEXT":"key ` + awsKey + `"}}]}`,
+		`{"content":[{"type":"resource","Resource":{"uri":"file:///k","text":"key ` + awsKey + `"}}]}`,
+	} {
+		out.Reset()
+		id := json.RawMessage(strconv.Itoa(i + 1))
+		q := &pending{id: id, key: string(id), method: "tools/call", stop: func() {}}
+		q.call = p.conn.Begin(context.Background(), id, "read_text_file", json.RawMessage(`{"path":"/p`+strconv.Itoa(i)+`"}`))
+		f, why := parse([]byte(`{"jsonrpc":"2.0","id":` + string(id) + `,"result":` + res + `}`))
+		if why != "" {
+			t.Fatalf("%s: %s", res, why)
+		}
+		p.respond(f, q)
+		if got := out.String(); strings.Contains(got, awsKey) || !strings.Contains(got, "OAR_GUARD") {
+			t.Errorf("result %s: want it withheld (OAR_GUARD), got %s", res, got)
+		}
 	}
 }
