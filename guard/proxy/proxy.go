@@ -430,9 +430,34 @@ func (p *proxy) run(cmdArgs []string, stdin io.Reader) int {
 		close(upDone)
 	}()
 	clientDone := make(chan struct{})
+	inEOF := make(chan struct{})
 	go func() {
-		p.readClient(stdin)
+		p.readClient(readAhead(stdin, inEOF))
 		close(clientDone)
+	}()
+	// The client is gone when its messages are all handled, or 4 s after
+	// its input ended when they are not: the reader is held up by a write
+	// (to an upstream that no longer reads, which with -timeout 0 no
+	// deadline stops) and would never see the end of the input. The
+	// upstream has until 5 s after the end of the input to exit.
+	clientGone := make(chan struct{})
+	runDone := make(chan struct{})
+	defer close(runDone)
+	var deadline time.Time // set before clientGone is closed
+	go func() {
+		select {
+		case <-inEOF:
+		case <-runDone:
+			return
+		}
+		deadline = time.Now().Add(5 * time.Second)
+		select {
+		case <-clientDone:
+		case <-time.After(4 * time.Second):
+		case <-runDone:
+			return
+		}
+		close(clientGone)
 	}()
 	code := 0
 	select {
@@ -442,7 +467,7 @@ func (p *proxy) run(cmdArgs []string, stdin io.Reader) int {
 		p.failAll("the MCP server exited")
 		code = 1
 		waitOrKill(cmd, 2*time.Second)
-	case <-clientDone:
+	case <-clientGone:
 		// The client is gone: no answer is owed to it any more, and none
 		// is waited for (a client that closed its input may not read its
 		// output either, and a write to it may never return). The
@@ -451,10 +476,9 @@ func (p *proxy) run(cmdArgs []string, stdin io.Reader) int {
 		// upstream gets 5 s to exit and is stopped then.
 		p.shut()
 		up.Close()
-		deadline := time.Now().Add(5 * time.Second)
 		select {
 		case <-upDone:
-		case <-time.After(5 * time.Second):
+		case <-time.After(time.Until(deadline)):
 		}
 		waitOrKill(cmd, time.Until(deadline))
 	}
@@ -491,6 +515,50 @@ func waitOrKill(cmd *exec.Cmd, d time.Duration) {
 		cmd.Process.Kill()
 		<-done
 	}
+}
+
+// readAhead reads r ahead of its reader, up to 1 MiB, and closes eof
+// when r ends: the end of the client's input is seen while the proxy's
+// reader of it is held up by a write (see run).
+func readAhead(r io.Reader, eof chan<- struct{}) io.Reader {
+	ch := make(chan []byte, 16)
+	a := &aheadReader{ch: ch}
+	go func() {
+		for {
+			b := make([]byte, 64<<10)
+			n, err := r.Read(b)
+			if n > 0 {
+				ch <- b[:n]
+			}
+			if err != nil {
+				a.err = err
+				close(ch)
+				close(eof)
+				return
+			}
+		}
+	}()
+	return a
+}
+
+// aheadReader reads what readAhead read.
+type aheadReader struct {
+	ch  <-chan []byte
+	cur []byte
+	err error // set before ch is closed
+}
+
+func (a *aheadReader) Read(b []byte) (int, error) {
+	for len(a.cur) == 0 {
+		c, ok := <-a.ch
+		if !ok {
+			return 0, a.err
+		}
+		a.cur = c
+	}
+	n := copy(b, a.cur)
+	a.cur = a.cur[n:]
+	return n, nil
 }
 
 // readFrames calls fn with every line of r, bounded by max: a longer line

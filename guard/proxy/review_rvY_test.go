@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/oarc/oarc/guard"
 	"github.com/oarc/oarc/guard/internal/testset"
@@ -76,5 +77,26 @@ func TestReviewRvYResultNameSpeltOtherwise(t *testing.T) {
 		if got := out.String(); strings.Contains(got, awsKey) || !strings.Contains(got, "OAR_GUARD") {
 			t.Errorf("result %s: want it withheld (OAR_GUARD), got %s", res, got)
 		}
+	}
+}
+
+// With -timeout 0 no write to the upstream has a deadline. A client
+// without the elicitation capability has its calls (and every other
+// message) written to the upstream by the proxy's reader of its input: a
+// write held up by an upstream that no longer reads kept the reader from
+// seeing the input close, so the proxy never exited (docs/mcp.md says
+// its exit does not wait for such a write).
+func TestReviewRvYExitsWhenUpstreamDeafOnReader(t *testing.T) {
+	c := start(t, "-server-id", "fs", "-timeout", "0")
+	c.init()
+	c.send(`{"jsonrpc":"2.0","id":"d","method":"x/deaf"}`)
+	if m := c.recv(); m["id"] != "d" {
+		t.Fatalf("x/deaf: %v", m)
+	}
+	c.send(call(1, "read_text_file", `{"path":"/ok","pad":"`+strings.Repeat("x", 1<<20)+`"}`))
+	time.Sleep(200 * time.Millisecond)
+	c.in.Close()
+	if !c.exited(8 * time.Second) {
+		t.Fatal("the proxy did not exit after its input closed")
 	}
 }
