@@ -1485,7 +1485,9 @@ func (p *proxy) readUpstream(r io.Reader) {
 	readFrames(r, p.o.maxMessage, p.fromUpstream, func(head, tail []byte) {
 		id := idOf(head, tail)
 		p.logf("withheld a message of the MCP server larger than -max-message (%d bytes)", p.o.maxMessage)
-		if id == nil {
+		if id == nil || !responseLike(head) {
+			// No answer (a request of the server's own, whose id is
+			// the server's, not the number of a pending request).
 			return
 		}
 		p.mu.Lock()

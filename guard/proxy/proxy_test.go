@@ -177,6 +177,11 @@ func fakeServer(in io.Reader, out io.Writer) {
 				os.Exit(3)
 			case "/huge":
 				res(`{"content":[{"type":"text","text":"` + strings.Repeat("x", 3<<20) + `"}]}`)
+			case "/huge-request":
+				// A request of the server's own, too large, whose id (the
+				// server's) is that of the call; then the answer.
+				send(`{"jsonrpc":"2.0","id":` + id + `,"method":"sampling/createMessage","params":{"x":"` + strings.Repeat("x", 3<<20) + `"}}`)
+				res(`{"content":[{"type":"text","text":"answered"}]}`)
 			case "/malformed":
 				send(`{"jsonrpc":"2.0","id":` + id + `,"result":{"content":[{"type":"text","text":"` + awsKey + `"}`)
 			case "/not-jsonrpc":

@@ -100,3 +100,17 @@ func TestReviewRvYExitsWhenUpstreamDeafOnReader(t *testing.T) {
 		t.Fatal("the proxy did not exit after its input closed")
 	}
 }
+
+// A message of the upstream larger than -max-message that is a request of
+// its own (its id is the server's, which may be the number the proxy gave
+// a pending request) answers no request: the pending call is not failed
+// with "the MCP server's answer is larger", and gets its real answer.
+func TestReviewRvYHugeServerRequestAnswersNothing(t *testing.T) {
+	c := start(t, "-server-id", "fs", "-max-message", "1048576")
+	c.init()
+	c.send(call(1, "read_text_file", `{"path":"/huge-request"}`))
+	r := resultOf(t, c.recv())
+	if got := strings.Join(texts(r), "|"); got != "answered" {
+		t.Errorf("want the call's answer, got %v", r)
+	}
+}
