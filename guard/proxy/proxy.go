@@ -524,11 +524,11 @@ func readAhead(r io.Reader, eof chan<- struct{}) io.Reader {
 	ch := make(chan []byte, 16)
 	a := &aheadReader{ch: ch}
 	go func() {
+		b := make([]byte, 64<<10)
 		for {
-			b := make([]byte, 64<<10)
 			n, err := r.Read(b)
 			if n > 0 {
-				ch <- b[:n]
+				ch <- bytes.Clone(b[:n]) // what was read, not 64 KiB a read
 			}
 			if err != nil {
 				a.err = err
