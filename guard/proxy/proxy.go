@@ -1208,6 +1208,9 @@ func (p *proxy) call(f *frame, q *pending, key string, params map[string]json.Ra
 			}
 			params["arguments"] = args
 		}
+		if m, ok := withoutTaskExtension(params["_meta"]); ok {
+			params["_meta"] = m
+		}
 		pb, err := json.Marshal(params)
 		if err != nil {
 			answer(errorFrame(f.id, codeInternal, "oarc guard: cannot re-encode the call"))
@@ -1777,6 +1780,38 @@ func withoutTaskCalls(result json.RawMessage) (json.RawMessage, bool) {
 	caps["tasks"] = jsonscan.AppendObject(nil, tasks)
 	r["capabilities"] = jsonscan.AppendObject(nil, caps)
 	return jsonscan.AppendObject(nil, r), true
+}
+
+// withoutTaskExtension returns the _meta of a tools/call of MCP
+// 2026-07-28 or later without the tasks extension among the client's
+// capabilities (clientCapabilities.extensions's
+// io.modelcontextprotocol/tasks), and whether it had it: a client that
+// declares it lets the server answer the call with a task, whose result
+// the client fetches later (tasks/get) where the guard does not evaluate
+// it, so the proxy, which withholds such an answer, does not forward the
+// declaration (as it leaves the tasks capability of 2025-11-25 out of
+// initialize, see withoutTaskCalls). The rest passes as it came.
+func withoutTaskExtension(meta json.RawMessage) (json.RawMessage, bool) {
+	const capsKey, ext = "io.modelcontextprotocol/clientCapabilities", "io.modelcontextprotocol/tasks"
+	m, err := jsonscan.Members(meta)
+	if err != nil {
+		return nil, false
+	}
+	caps, err := jsonscan.Members(m[capsKey])
+	if err != nil {
+		return nil, false
+	}
+	exts, err := jsonscan.Members(caps["extensions"])
+	if err != nil {
+		return nil, false
+	}
+	if _, ok := exts[ext]; !ok {
+		return nil, false
+	}
+	delete(exts, ext)
+	caps["extensions"] = jsonscan.AppendObject(nil, exts)
+	m[capsKey] = jsonscan.AppendObject(nil, caps)
+	return jsonscan.AppendObject(nil, m), true
 }
 
 // withoutTaskTools returns a tools/list result without the tools whose

@@ -77,6 +77,9 @@ func fakeServer(in io.Reader, out io.Writer) {
 				InputResponses json.RawMessage `json:"inputResponses"`
 				Meta           struct {
 					Token json.RawMessage `json:"progressToken"`
+					Caps  struct {
+						Extensions map[string]json.RawMessage `json:"extensions"`
+					} `json:"io.modelcontextprotocol/clientCapabilities"`
 				} `json:"_meta"`
 			} `json:"params"`
 		}
@@ -219,6 +222,14 @@ func fakeServer(in io.Reader, out io.Writer) {
 				// a task of a plain call: the result comes later, by
 				// tasks/get, with the task id.
 				res(`{"resultType":"task","task":{"taskId":"t-` + awsKey + `","status":"working"}}`)
+			case "/task-if-declared":
+				// A server of the tasks extension makes a task of a call
+				// only when the client declared the extension.
+				if _, ok := m.Params.Meta.Caps.Extensions["io.modelcontextprotocol/tasks"]; ok {
+					res(`{"resultType":"task","taskId":"t-1","status":"working"}`)
+					continue
+				}
+				res(`{"resultType":"complete","content":[{"type":"text","text":"done at once"}]}`)
 			case "/not-a-result":
 				// A result of a 2026-07-28 server that is no CallToolResult.
 				res(`{"content":"text","resultType":"complete"}`)

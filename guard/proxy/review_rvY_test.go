@@ -114,3 +114,20 @@ func TestReviewRvYHugeServerRequestAnswersNothing(t *testing.T) {
 		t.Errorf("want the call's answer, got %v", r)
 	}
 }
+
+// A client of MCP 2026-07-28 that declares the tasks extension in a
+// call's capabilities lets the server answer the call with a task, whose
+// result (tasks/get) the guard never sees: the proxy withholds such an
+// answer, so the call failed although the upstream ran it, and its result
+// waited upstream for a tasks/get. The proxy leaves the extension out of
+// the capabilities it forwards, as it leaves the tasks capability of
+// 2025-11-25 out of initialize: the server answers the call itself.
+func TestReviewRvYTasksExtensionNotForwarded(t *testing.T) {
+	c := start(t, "-server-id", "fs")
+	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}}`
+	c.send(modernCall(1, "read_text_file", `{"path":"/task-if-declared"}`, meta, ""))
+	r := resultOf(t, c.recv())
+	if got := strings.Join(texts(r), "|"); got != "done at once" || r["isError"] == true {
+		t.Errorf("want the call answered by the server itself, got %v", r)
+	}
+}
