@@ -1673,6 +1673,13 @@ func (p *proxy) respond(f *frame, q *pending) {
 		}
 		p.toClient(resultFrame(q.id, out))
 		return
+	case q.method == "tasks/get" && isResult && taskResult(result):
+		// The result of a task of the tasks extension (2026-07-28),
+		// inline: a tool result of a call whose answer the guard did not
+		// see, as tasks/result brings (refused in call).
+		p.logf("withheld the result of a task in the answer to tasks/get %s: a task's result would reach the client unevaluated", q.key)
+		p.toClient(errorFrame(q.id, codeUpstream, "oarc guard: the result of a task is withheld: it would reach the client unevaluated"))
+		return
 	case q.method == "initialize" && isResult:
 		p.initialized(result)
 		if r, ok := withoutTaskCalls(result); ok {
@@ -1780,6 +1787,28 @@ func withoutTaskCalls(result json.RawMessage) (json.RawMessage, bool) {
 	caps["tasks"] = jsonscan.AppendObject(nil, tasks)
 	r["capabilities"] = jsonscan.AppendObject(nil, caps)
 	return jsonscan.AppendObject(nil, r), true
+}
+
+// taskResult says whether a tasks/get result carries a task's result: a
+// member "result" (in any case, which a peer in Go reads as it) of the
+// task, or of its member "task".
+func taskResult(result json.RawMessage) bool {
+	top, err := jsonscan.Members(result)
+	if err != nil {
+		return false
+	}
+	objs := []map[string]json.RawMessage{top}
+	if t, err := jsonscan.Members(top["task"]); err == nil {
+		objs = append(objs, t)
+	}
+	for _, m := range objs {
+		for name := range m {
+			if strings.EqualFold(name, "result") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // withoutTaskExtension returns the _meta of a tools/call of MCP

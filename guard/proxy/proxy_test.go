@@ -153,6 +153,10 @@ func fakeServer(in io.Reader, out io.Writer) {
 		case "resources/read":
 			send(`{"jsonrpc":"2.0","method":"notifications/resources/list_changed"}`)
 			res(`{"contents":[{"uri":"file:///r","text":"resource text"}]}`)
+		case "tasks/get":
+			// A task of the tasks extension (2026-07-28), completed: its
+			// result inline, a tool result.
+			res(`{"resultType":"complete","taskId":"t-1","status":"completed","result":{"content":[{"type":"text","text":"task result ` + awsKey + `"}]}}`)
 		case "tasks/result":
 			// The result of a task, were there one: a tool result.
 			res(`{"content":[{"type":"text","text":"task result ` + awsKey + `"}]}`)

@@ -131,3 +131,16 @@ func TestReviewRvYTasksExtensionNotForwarded(t *testing.T) {
 		t.Errorf("want the call answered by the server itself, got %v", r)
 	}
 }
+
+// tasks/get of the tasks extension (2026-07-28) brings a completed task's
+// result inline: a tool result of a call the guard did not see answered,
+// as tasks/result of 2025-11-25 does (which the proxy refuses). Withheld.
+func TestReviewRvYTaskGetResultWithheld(t *testing.T) {
+	c := start(t, "-server-id", "fs")
+	c.init()
+	c.send(`{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"taskId":"t-1"}}`)
+	raw := c.recvRaw()
+	if strings.Contains(raw, awsKey) || !strings.Contains(raw, `"error"`) {
+		t.Errorf("want the task's result withheld with an error, got %s", raw)
+	}
+}
