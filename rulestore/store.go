@@ -360,15 +360,17 @@ const tailLen = 64
 // been written (a promotion by a person left in monitor): an error, and
 // the store must be opened again.
 func (s *Store) checkFile(f *os.File) error {
-	if s.read == 0 {
-		return nil
-	}
 	fi, err := f.Stat()
 	if err != nil {
 		return fmt.Errorf("rulestore: %v", err)
 	}
+	// Whether the store read anything yet or not: a store opened on a new,
+	// empty file would otherwise read the file no one writes for ever.
 	if pi, err := os.Stat(s.path); err != nil || !os.SameFile(fi, pi) {
 		return fmt.Errorf("rulestore: %s is no longer the file the store opened (replaced, moved or removed): open the store again", s.name)
+	}
+	if s.read == 0 {
+		return nil
 	}
 	b := make([]byte, len(s.tail))
 	if n, _ := f.ReadAt(b, s.read-int64(len(b))); n != len(b) || !bytes.Equal(b, s.tail) {
