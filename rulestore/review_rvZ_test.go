@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/oarc/oarc/rulestore"
+	"github.com/oarc/oarc/runtime"
 )
 
 // TestReviewRvZReplacedBeforeAnyRead: a store that has read nothing yet
@@ -27,5 +28,38 @@ func TestReviewRvZReplacedBeforeAnyRead(t *testing.T) {
 	}
 	if _, err := a.Add(rulestore.Draft{Rule: doc("Z_OTHER", `tool == "o"`)}); err == nil {
 		t.Errorf("Add after the file was replaced: no error")
+	}
+}
+
+// TestReviewRvZUnterminatedPromotion: a promotion appended whole but
+// without its line break (a hand edit, another program that writes the
+// line break apart) is a torn last line to the host; the host's next
+// append ends that line and so makes it a record of the file. The
+// host's record must follow from it: before, a trial step counted on the
+// candidate was written after it, and put the person's promotion back
+// to candidate (monitor): a silent allow.
+func TestReviewRvZUnterminatedPromotion(t *testing.T) {
+	set := baseSet(t)
+	a, path := openTemp(t, set, rulestore.Options{})
+	if _, err := a.Add(rulestore.Draft{Rule: doc("Z_WGET", `tool == "wget"`)}); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(record("Z_WGET", "active", `tool == "wget"`, "")); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if err := a.Reload(); err != nil {
+		t.Fatal(err)
+	}
+	evalIn(t, a, "s1", "wget")
+	if got := reopen(t, path, "Z_WGET").Status; got != rulestore.Active {
+		t.Errorf("after the host's trial step: %s, want active (the promotion before it)", got)
+	}
+	if d := evalIn(t, a, "s2", "wget"); d.Effect != runtime.Block || d.Code != "Z_WGET" {
+		t.Errorf("the host after its append: %v %s, want the promoted rule enforced", d.Effect, d.Code)
 	}
 }

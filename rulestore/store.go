@@ -736,6 +736,27 @@ func (s *Store) writeLock() (unlock func(), err error) {
 		unlock()
 		return nil, err
 	}
+	if s.needNL {
+		// A torn last line: the record appended next would end it with
+		// its line break, and so make it a line of the file before that
+		// record (a record, if its writer wrote it whole but its line
+		// break apart). It is ended now and read, so that the record
+		// follows from it too: a trial step counted on a candidate must
+		// not be appended after a promotion it never read.
+		if _, err := f.Write([]byte("\n")); err != nil {
+			unlock()
+			return nil, fmt.Errorf("rulestore: appending to %s: %v", s.name, err)
+		}
+		s.needNL = false
+		if _, err := f.Seek(s.read, io.SeekStart); err != nil {
+			unlock()
+			return nil, fmt.Errorf("rulestore: %v", err)
+		}
+		if err := s.readFrom(f); err != nil {
+			unlock()
+			return nil, err
+		}
+	}
 	if s.read != read {
 		s.rebuildLocked()
 	}
