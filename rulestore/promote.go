@@ -172,6 +172,12 @@ func readsBack(rec Record, text []byte) error {
 func plainStyles(n *yaml.Node) {
 	if n.Kind == yaml.ScalarNode {
 		n.Style = 0
+		if strings.ContainsAny(n.Value, yamlBreaks) {
+			// Double-quoted, the one style that writes them as escapes
+			// (\N, \L, \P): raw, YAML reads a line break, and oarc fmt
+			// refuses the file.
+			n.Style = yaml.DoubleQuotedStyle
+		}
 	}
 	for _, c := range n.Content {
 		plainStyles(c)

@@ -1,8 +1,10 @@
 package rulestore_test
 
 import (
+	"fmt"
 	"os"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/oarc/oarc/rulestore"
 	"github.com/oarc/oarc/runtime"
@@ -61,5 +63,35 @@ func TestReviewRvZUnterminatedPromotion(t *testing.T) {
 	}
 	if d := evalIn(t, a, "s2", "wget"); d.Effect != runtime.Block || d.Code != "Z_WGET" {
 		t.Errorf("the host after its append: %v %s, want the promoted rule enforced", d.Effect, d.Code)
+	}
+}
+
+// TestReviewRvZWhenLineBreaks: a `when` holding a character YAML reads
+// as a line break (NEL, U+2028, U+2029; here inside a CEL string, where
+// it is part of the value) is checked as oarc check checks it, and
+// evaluated as the record holds it. Before, the store laid the `when`
+// out for the compiler as a YAML literal block, which the character
+// ended: the rule was rejected with a YAML error at a line 2 the agent
+// never wrote, and such a record read from the file did not load.
+func TestReviewRvZWhenLineBreaks(t *testing.T) {
+	for _, br := range []string{"\u0085", "\u2028", "\u2029"} {
+		t.Run(fmt.Sprintf("%q", br), func(t *testing.T) {
+			s, _ := openTemp(t, baseSet(t), rulestore.Options{})
+			n := utf8.RuneCountInString("a" + br + "b")
+			when := fmt.Sprintf("tool == \"wget\" && '''a%sb'''.size() == %d", br, n)
+			if _, err := s.Add(rulestore.Draft{Rule: doc("Z_BREAK", when)}); err != nil {
+				t.Fatal(err)
+			}
+			rec, err := s.Promote("Z_BREAK")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := rulestore.RuleFile(rec); err != nil {
+				t.Errorf("oarc promote's rule file: %v", err)
+			}
+			if d := evalIn(t, s, "s1", "wget"); d.Effect != runtime.Block || d.Code != "Z_BREAK" {
+				t.Errorf("the rule as its record holds it (the string is %d characters): %v %q, want block Z_BREAK", n, d.Effect, d.Code)
+			}
+		})
 	}
 }
