@@ -172,7 +172,10 @@ func runStore(env *Env, args []string) int {
 				trial += "; retired: " + l.Reason
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", l.ID, l.Status, l.Anchor, l.Effect, trial)
+		// What a record's writer wrote is shown as Sanitize makes it: a
+		// record appended by hand or by another program may hold a line
+		// break (a listing line of its own) or a terminal escape.
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", l.ID, l.Status, rulestore.Sanitize(l.Anchor), rulestore.Sanitize(l.Effect), rulestore.Sanitize(trial))
 	}
 	tw.Flush()
 	return ExitOK
@@ -219,7 +222,7 @@ func changeStore(env *Env, path string, packs []string, lf *loadFlags, promote, 
 		return ExitFailure
 	}
 	anchor, effect := rulestore.AnchorEffect(rec)
-	fmt.Fprintf(env.Stdout, "%s\t%s\t%s\t%s\n", rec.ID, rec.Status, anchor, effect)
+	fmt.Fprintf(env.Stdout, "%s\t%s\t%s\t%s\n", rec.ID, rec.Status, rulestore.Sanitize(anchor), rulestore.Sanitize(effect))
 	return ExitOK
 }
 
