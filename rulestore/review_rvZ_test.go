@@ -1,7 +1,9 @@
 package rulestore_test
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"testing"
 	"unicode/utf8"
@@ -93,5 +95,31 @@ func TestReviewRvZWhenLineBreaks(t *testing.T) {
 				t.Errorf("the rule as its record holds it (the string is %d characters): %v %q, want block Z_BREAK", n, d.Effect, d.Code)
 			}
 		})
+	}
+}
+
+// TestReviewRvZNewUnterminatedLastLine: a store made with New whose
+// records end without a line break (a record appended by hand) appends
+// its first record on a line of its own. Before, the record was written
+// right after the last one, on the same line: read again, that line was
+// no record, and both the person's promotion and the added rule were
+// gone (the promoted rule back in monitor).
+func TestReviewRvZNewUnterminatedLastLine(t *testing.T) {
+	set := baseSet(t)
+	var file bytes.Buffer
+	file.WriteString(record("Z_WGET", "candidate", `tool == "wget"`, "") + "\n" + record("Z_WGET", "active", `tool == "wget"`, ""))
+	s, err := rulestore.New("rules.jsonl", bytes.NewReader(file.Bytes()), &file, set, rulestore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Add(rulestore.Draft{Rule: doc("Z_CURL", `tool == "curl"`)}); err != nil {
+		t.Fatal(err)
+	}
+	again, err := rulestore.New("rules.jsonl", bytes.NewReader(file.Bytes()), io.Discard, set, rulestore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := statuses(again); got != "Z_WGET=active Z_CURL=candidate" {
+		t.Errorf("read again: %s, want Z_WGET=active Z_CURL=candidate; problems %v", got, again.Problems())
 	}
 }

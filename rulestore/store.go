@@ -202,7 +202,9 @@ func Open(path string, set *compiler.Set, opts Options) (*Store, error) {
 
 // New makes a store that loads the records of r (nil: none) and appends
 // to w (each record is one Write call of one line), for hosts that keep
-// the store elsewhere than in a file. name names it in messages.
+// the store elsewhere than in a file. w is taken to continue r: when r
+// ends without a line break, the first record starts with one. name
+// names it in messages.
 func New(name string, r io.Reader, w io.Writer, set *compiler.Set, opts Options) (*Store, error) {
 	s, err := newStore(name, set, opts)
 	if err != nil {
@@ -386,6 +388,10 @@ func (s *Store) readLines(r io.Reader) error {
 	if err != nil {
 		return fmt.Errorf("rulestore: %s: %v", s.name, err)
 	}
+	// Records that end without a line break (a record appended by hand):
+	// the first record appended starts a line of its own, as on a file,
+	// where it would otherwise end the last line and make it no record.
+	s.needNL = len(data) > 0 && data[len(data)-1] != '\n'
 	for len(data) > 0 {
 		line := data
 		if i := bytes.IndexByte(data, '\n'); i >= 0 {
