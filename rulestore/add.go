@@ -346,17 +346,18 @@ func meaningKey(env *cel.Env, r *compiler.Rule) string {
 	}
 	slices.Sort(clauses)
 	b.WriteString("\x00selector:" + strings.Join(clauses, ";"))
-	when := ""
-	if r.When != "" {
-		parsed, iss := env.Parse(r.When)
-		if iss != nil && iss.Err() != nil {
-			return ""
-		}
-		w, err := cel.AstToString(parsed)
-		if err != nil {
-			return ""
-		}
-		when = w
+	// An absent when is true (spec 2), the same rule as `when: true`.
+	src := r.When
+	if src == "" {
+		src = "true"
+	}
+	parsed, iss := env.Parse(src)
+	if iss != nil && iss.Err() != nil {
+		return ""
+	}
+	when, err := cel.AstToString(parsed)
+	if err != nil {
+		return ""
 	}
 	b.WriteString("\x00when:" + when)
 	if fl := r.Flow; fl != nil {

@@ -2,6 +2,7 @@ package rulestore_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -121,5 +122,35 @@ func TestReviewRvZNewUnterminatedLastLine(t *testing.T) {
 	}
 	if got := statuses(again); got != "Z_WGET=active Z_CURL=candidate" {
 		t.Errorf("read again: %s, want Z_WGET=active Z_CURL=candidate; problems %v", got, again.Problems())
+	}
+}
+
+// TestReviewRvZDedupAbsentWhen: a rule without a `when` and the same rule
+// with `when: true` are one rule (spec 2: `when` defaults to true); the
+// second returns the live first (spec 12, dedup). Before, both were
+// added: an absent `when` was compared as the empty text.
+func TestReviewRvZDedupAbsentWhen(t *testing.T) {
+	s, _ := openTemp(t, baseSet(t), rulestore.Options{})
+	mk := func(id string, when any) json.RawMessage {
+		m := map[string]any{"oar": "1.0", "id": id, "kind": "policy", "anchor": "tool.pre_invoke", "effect": "block",
+			"selector": map[string]any{"tool": "wget"}, "requires": map[string]any{"profiles": []string{"tool"}},
+			"copy": map[string]any{"title": "No wget"}}
+		if when != nil {
+			m["when"] = when
+		}
+		b, _ := json.Marshal(m)
+		return b
+	}
+	if _, err := s.Add(rulestore.Draft{Rule: mk("Z_NO_WHEN", nil)}); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"true", "(true)"} {
+		a, err := s.Add(rulestore.Draft{Rule: mk("Z_TRUE", w)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !a.Existing || a.Record.ID != "Z_NO_WHEN" {
+			t.Errorf("when %q: added %s (existing %v), want the live Z_NO_WHEN", w, a.Record.ID, a.Existing)
+		}
 	}
 }
