@@ -144,10 +144,9 @@ func (s *Store) Add(d Draft) (Added, error) {
 	}
 	rec.CreatedAt = s.now()
 	rec.Trial = &Trial{Threshold: s.opts.Sessions, Verdict: VerdictPending}
-	if b, _ := json.Marshal(rec); len(b) > maxLine/2 {
-		// Half a line: its trial's records must fit too.
+	if b, _ := json.Marshal(rec); len(b) > MaxRecord {
 		return Added{}, &RejectedError{ID: rec.ID, Diagnostics: []Diagnostic{{Severity: "error", Code: compiler.CodeValue,
-			Message: fmt.Sprintf("the rule and its rationale, source and tags take %d bytes; a rule of the store takes at most %d: shorten them", len(b), maxLine/2)}}}
+			Message: fmt.Sprintf("the rule and its rationale, source and tags take %d bytes; a rule of the store takes at most %d: shorten them", len(b), MaxRecord)}}}
 	}
 	if err := s.append(rec); err != nil {
 		return Added{}, err
@@ -170,6 +169,13 @@ const (
 	// longest, in characters (tags rank it in the context).
 	MaxTags = 32
 	MaxTag  = 64
+	// MaxRecord is the most bytes a rule's record takes when it is added
+	// (the rule, rationale, source and tags, as JSON): every step of its
+	// trial appends the whole record again, a line per monitored firing
+	// or error, so that a larger one would let an agent grow the host's
+	// file by as much on every call. Its trial's growth (the sessions it
+	// fired in) stays far below a line's limit.
+	MaxRecord = 16 << 10
 )
 
 // hiddenDiags are the errors of a draft that holds, outside its copy

@@ -3,9 +3,11 @@ package rulestore_test
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"testing"
 	"unicode/utf8"
 
@@ -152,5 +154,24 @@ func TestReviewRvZDedupAbsentWhen(t *testing.T) {
 		if !a.Existing || a.Record.ID != "Z_NO_WHEN" {
 			t.Errorf("when %q: added %s (existing %v), want the live Z_NO_WHEN", w, a.Record.ID, a.Existing)
 		}
+	}
+}
+
+// TestReviewRvZRecordSize: a rule of the store and its rationale, source
+// and tags take at most MaxRecord bytes. Every step of a candidate's
+// trial appends its whole record again (a line per monitored firing or
+// error); before, a record could take half a store line (512 KiB), so
+// that an agent's rule with a long rationale, firing or failing on every
+// call, appended half a megabyte per call to the host's file (which the
+// host reads whole when it opens it).
+func TestReviewRvZRecordSize(t *testing.T) {
+	s, _ := openTemp(t, baseSet(t), rulestore.Options{})
+	_, err := s.Add(rulestore.Draft{Rule: doc("Z_LONG", `tool == "x"`), Rationale: strings.Repeat("why ", 25_000)})
+	var rej *rulestore.RejectedError
+	if !errors.As(err, &rej) || len(rej.Diagnostics) != 1 || rej.Diagnostics[0].Code != "OAR_VALUE" {
+		t.Fatalf("a 100 KB rationale: %v, want one OAR_VALUE", err)
+	}
+	if _, err := s.Add(rulestore.Draft{Rule: doc("Z_LONG", `tool == "x"`), Rationale: strings.Repeat("why ", 1000)}); err != nil {
+		t.Errorf("a 4 KB rationale: %v", err)
 	}
 }
