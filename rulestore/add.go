@@ -272,7 +272,17 @@ func (s *Store) equivalentLocked(key string) (*entry, bool) {
 		return nil, false
 	}
 	for _, id := range s.order {
-		if e := s.entries[id]; e.rec.Status.Live() && e.key != "" && e.key == key {
+		e := s.entries[id]
+		if !e.rec.Status.Live() {
+			continue
+		}
+		k := e.key
+		if slot, ok := s.slots[id]; ok {
+			// Promoted and compiled: live all the same, the compiled rule
+			// in force in its place, and its meaning.
+			k = meaningKey(s.set.Env, s.set.Rules[slot])
+		}
+		if k != "" && k == key {
 			return e, true
 		}
 	}

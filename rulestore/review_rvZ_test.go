@@ -201,3 +201,27 @@ func TestReviewRvZToolLineOneLine(t *testing.T) {
 		}
 	}
 }
+
+// TestReviewRvZDedupCompiled: a rule of the store that was promoted and
+// compiled is still live (its record is active; the compiled rule is in
+// force in its place): a draft equivalent to it returns it (spec 12,
+// dedup). Before, a compiled rule had no meaning to compare, and the
+// agent's same rule under another id was added again, a second rule of
+// one meaning.
+func TestReviewRvZDedupCompiled(t *testing.T) {
+	set := baseSet(t)
+	long := ruleJSON(t, "testdata/packs/base/policy/A_LONG.yaml")
+	line := fmt.Sprintf(`{"id":"A_LONG","created_at":"2026-01-02T03:04:05Z","status":"active","rule":%s}`, long)
+	s, err := rulestore.New("rules.jsonl", strings.NewReader(line+"\n"), io.Discard, set, rulestore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	again := strings.Replace(string(long), `"A_LONG"`, `"A_LONG_AGAIN"`, 1)
+	a, err := s.Add(rulestore.Draft{Rule: json.RawMessage(again)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !a.Existing || a.Record.ID != "A_LONG" {
+		t.Errorf("added %s (existing %v), want the live, compiled A_LONG", a.Record.ID, a.Existing)
+	}
+}
