@@ -10,6 +10,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/oarc/oarc/rulestore"
@@ -223,5 +224,20 @@ func TestReviewRvZDedupCompiled(t *testing.T) {
 	}
 	if !a.Existing || a.Record.ID != "A_LONG" {
 		t.Errorf("added %s (existing %v), want the live, compiled A_LONG", a.Record.ID, a.Existing)
+	}
+}
+
+// TestReviewRvZRuleFileNothingHidden: oarc promote does not write a rule
+// file holding, outside its copy, a character a reader cannot see: Add
+// refuses such a rule (it could read as another condition to the person
+// who promotes it, or carry a hidden sentence into the pack), and a
+// record appended by hand or by another program, which the store loads
+// all the same, must not reach the compiled path through promote
+// either. Before, RuleFile wrote it.
+func TestReviewRvZRuleFileNothingHidden(t *testing.T) {
+	rule := doc("Z_HIDDEN", "tool == \"wget\" || tool == \"\u202ecurl\"")
+	_, err := rulestore.RuleFile(rulestore.Record{ID: "Z_HIDDEN", CreatedAt: time.Now().UTC(), Status: rulestore.Active, Rule: rule})
+	if err == nil || !strings.Contains(err.Error(), "U+202E") {
+		t.Errorf("a when with U+202E: %v, want an error naming it", err)
 	}
 }
