@@ -241,3 +241,22 @@ func TestReviewRvZRuleFileNothingHidden(t *testing.T) {
 		t.Errorf("a when with U+202E: %v, want an error naming it", err)
 	}
 }
+
+// TestReviewRvZPromoteNothingHidden: Promote does not make active a
+// candidate whose record holds, outside its copy, a character a reader
+// cannot see (a record appended by hand or by another program: Add
+// refuses such a rule): the person who promotes it would enforce a
+// condition that reads as another one. Before, it was promoted.
+func TestReviewRvZPromoteNothingHidden(t *testing.T) {
+	line := record("Z_HIDDEN", "candidate", "tool == \"wget\" || tool == \"\u202ecurl\"", "")
+	s, err := rulestore.New("rules.jsonl", strings.NewReader(line+"\n"), io.Discard, baseSet(t), rulestore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Promote("Z_HIDDEN"); err == nil || !strings.Contains(err.Error(), "U+202E") {
+		t.Errorf("Promote: %v, want an error naming U+202E", err)
+	}
+	if got := statuses(s); got != "Z_HIDDEN=candidate" {
+		t.Errorf("after Promote: %s", got)
+	}
+}
