@@ -260,3 +260,32 @@ func TestReviewRvZPromoteNothingHidden(t *testing.T) {
 		t.Errorf("after Promote: %s", got)
 	}
 }
+
+// TestReviewRvZTrialStepErrorOnce: a trial step that cannot be saved
+// because the file was replaced is reported once, not once per decision
+// (as after Close): before, a candidate that fired on every call added a
+// problem per call, without bound, to Problems and to Options.Warn.
+func TestReviewRvZTrialStepErrorOnce(t *testing.T) {
+	set := baseSet(t)
+	a, path := openTemp(t, set, rulestore.Options{})
+	if _, err := a.Add(rulestore.Draft{Rule: doc("Z_WGET", `tool == "wget"`)}); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path+".new", data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(path+".new", path); err != nil {
+		t.Fatal(err)
+	}
+	before := len(a.Problems())
+	for i := range 5 {
+		evalIn(t, a, fmt.Sprint("s", i), "wget")
+	}
+	if got := len(a.Problems()) - before; got != 1 {
+		t.Errorf("%d problems for 5 trial steps that could not be saved, want 1: %v", got, a.Problems()[before:])
+	}
+}

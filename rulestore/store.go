@@ -137,8 +137,9 @@ type Store struct {
 	slots    map[string]int32
 
 	mu       sync.Mutex
-	closed   bool // Close was called: nothing is read or written
-	closedAt bool // a trial step after Close was reported
+	closed   bool   // Close was called: nothing is read or written
+	closedAt bool   // a trial step after Close was reported
+	stepErr  string // the last trial step's error reported (stepProblem)
 	w        io.Writer
 	f        *os.File // the file, for a store opened by path
 	path     string   // its path
