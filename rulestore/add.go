@@ -144,10 +144,9 @@ func (s *Store) Add(d Draft) (Added, error) {
 	}
 	rec.CreatedAt = s.now()
 	rec.Trial = &Trial{Threshold: s.opts.Sessions, Verdict: VerdictPending}
-	if b, _ := json.Marshal(rec); len(b) > maxLine/2 {
-		// Half a line: its trial's records must fit too.
+	if b, _ := json.Marshal(rec); len(b) > MaxRecord {
 		return Added{}, &RejectedError{ID: rec.ID, Diagnostics: []Diagnostic{{Severity: "error", Code: compiler.CodeValue,
-			Message: fmt.Sprintf("the rule and its rationale, source and tags take %d bytes; a rule of the store takes at most %d: shorten them", len(b), maxLine/2)}}}
+			Message: fmt.Sprintf("the rule and its rationale, source and tags take %d bytes; a rule of the store takes at most %d: shorten them", len(b), MaxRecord)}}}
 	}
 	if err := s.append(rec); err != nil {
 		return Added{}, err
@@ -170,6 +169,13 @@ const (
 	// longest, in characters (tags rank it in the context).
 	MaxTags = 32
 	MaxTag  = 64
+	// MaxRecord is the most bytes a rule's record takes when it is added
+	// (the rule, rationale, source and tags, as JSON): every step of its
+	// trial appends the whole record again, a line per monitored firing
+	// or error, so that a larger one would let an agent grow the host's
+	// file by as much on every call. Its trial's growth (the sessions it
+	// fired in) stays far below a line's limit.
+	MaxRecord = 16 << 10
 )
 
 // hiddenDiags are the errors of a draft that holds, outside its copy
@@ -266,7 +272,17 @@ func (s *Store) equivalentLocked(key string) (*entry, bool) {
 		return nil, false
 	}
 	for _, id := range s.order {
-		if e := s.entries[id]; e.rec.Status.Live() && e.key != "" && e.key == key {
+		e := s.entries[id]
+		if !e.rec.Status.Live() {
+			continue
+		}
+		k := e.key
+		if slot, ok := s.slots[id]; ok {
+			// Promoted and compiled: live all the same, the compiled rule
+			// in force in its place, and its meaning.
+			k = meaningKey(s.set.Env, s.set.Rules[slot])
+		}
+		if k != "" && k == key {
 			return e, true
 		}
 	}
@@ -346,17 +362,18 @@ func meaningKey(env *cel.Env, r *compiler.Rule) string {
 	}
 	slices.Sort(clauses)
 	b.WriteString("\x00selector:" + strings.Join(clauses, ";"))
-	when := ""
-	if r.When != "" {
-		parsed, iss := env.Parse(r.When)
-		if iss != nil && iss.Err() != nil {
-			return ""
-		}
-		w, err := cel.AstToString(parsed)
-		if err != nil {
-			return ""
-		}
-		when = w
+	// An absent when is true (spec 2), the same rule as `when: true`.
+	src := r.When
+	if src == "" {
+		src = "true"
+	}
+	parsed, iss := env.Parse(src)
+	if iss != nil && iss.Err() != nil {
+		return ""
+	}
+	when, err := cel.AstToString(parsed)
+	if err != nil {
+		return ""
 	}
 	b.WriteString("\x00when:" + when)
 	if fl := r.Flow; fl != nil {

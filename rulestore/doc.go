@@ -213,13 +213,23 @@ type keyLine struct {
 	key  string
 }
 
+// yamlBreaks are the characters other than CR and LF that a YAML reader
+// reads as a line break: in a literal block they end the block's line
+// (the next is not indented), so that a `when` holding one, in a CEL
+// string say, would be a YAML error at a line the agent never wrote, for
+// a rule oarc check accepts. Such a `when` is not laid out as a block:
+// written as a quoted scalar, the compiler reads it as the record holds
+// it (its diagnostics then name the field, without a line and column).
+// CR LF and CR read as LF in the block, as CEL reads them in a string.
+const yamlBreaks = "\u0085\u2028\u2029"
+
 // buildText lays a decoded rule document out for the compiler.
 func buildText(doc *yaml.Node) (*ruleText, error) {
 	rest := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
 	var when *string
 	for i := 0; i+1 < len(doc.Content); i += 2 {
 		k, v := doc.Content[i], doc.Content[i+1]
-		if k.Value == "when" && when == nil && v.Kind == yaml.ScalarNode && v.Tag == "!!str" {
+		if k.Value == "when" && when == nil && v.Kind == yaml.ScalarNode && v.Tag == "!!str" && !strings.ContainsAny(v.Value, yamlBreaks) {
 			w := v.Value
 			when = &w
 			continue

@@ -146,6 +146,12 @@ func (s *Store) Promote(id string) (Record, error) {
 	case e.problem != "":
 		return Record{}, fmt.Errorf("rule %s is not in force: %s", id, e.problem)
 	}
+	if ds := hiddenDiags(ruleDoc(e.rec)); len(ds) > 0 {
+		// What Add refuses: a record appended by hand or by another
+		// program loads as a candidate all the same, but the person who
+		// promotes it would enforce a condition that reads as another.
+		return Record{}, fmt.Errorf("rule %s is not promoted: %s", id, ds[0].Message)
+	}
 	rec := e.rec
 	rec.Status, rec.CreatedAt = Active, s.now()
 	if err := s.append(rec); err != nil {

@@ -72,6 +72,13 @@ func RuleFile(rec Record) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("rule %s: %v", rec.ID, err)
 	}
+	// What Add refuses (a character a reader cannot see, outside the
+	// copy) is not written into a pack either: a record appended by hand
+	// or by another program loads all the same, and the person who
+	// promotes it would not see what it says.
+	if ds := hiddenDiags(doc); len(ds) > 0 {
+		return nil, fmt.Errorf("rule %s: %s", rec.ID, ds[0].Message)
+	}
 	plainStyles(doc)
 	if e := member(doc, "enforcement"); e != nil {
 		e.Value, e.Tag, e.Style = "enforce", "!!str", 0
@@ -172,6 +179,12 @@ func readsBack(rec Record, text []byte) error {
 func plainStyles(n *yaml.Node) {
 	if n.Kind == yaml.ScalarNode {
 		n.Style = 0
+		if strings.ContainsAny(n.Value, yamlBreaks) {
+			// Double-quoted, the one style that writes them as escapes
+			// (\N, \L, \P): raw, YAML reads a line break, and oarc fmt
+			// refuses the file.
+			n.Style = yaml.DoubleQuotedStyle
+		}
 	}
 	for _, c := range n.Content {
 		plainStyles(c)

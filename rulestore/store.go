@@ -137,8 +137,9 @@ type Store struct {
 	slots    map[string]int32
 
 	mu       sync.Mutex
-	closed   bool // Close was called: nothing is read or written
-	closedAt bool // a trial step after Close was reported
+	closed   bool   // Close was called: nothing is read or written
+	closedAt bool   // a trial step after Close was reported
+	stepErr  string // the last trial step's error reported (stepProblem)
 	w        io.Writer
 	f        *os.File // the file, for a store opened by path
 	path     string   // its path
@@ -202,7 +203,9 @@ func Open(path string, set *compiler.Set, opts Options) (*Store, error) {
 
 // New makes a store that loads the records of r (nil: none) and appends
 // to w (each record is one Write call of one line), for hosts that keep
-// the store elsewhere than in a file. name names it in messages.
+// the store elsewhere than in a file. w is taken to continue r: when r
+// ends without a line break, the first record starts with one. name
+// names it in messages.
 func New(name string, r io.Reader, w io.Writer, set *compiler.Set, opts Options) (*Store, error) {
 	s, err := newStore(name, set, opts)
 	if err != nil {
@@ -360,15 +363,17 @@ const tailLen = 64
 // been written (a promotion by a person left in monitor): an error, and
 // the store must be opened again.
 func (s *Store) checkFile(f *os.File) error {
-	if s.read == 0 {
-		return nil
-	}
 	fi, err := f.Stat()
 	if err != nil {
 		return fmt.Errorf("rulestore: %v", err)
 	}
+	// Whether the store read anything yet or not: a store opened on a new,
+	// empty file would otherwise read the file no one writes for ever.
 	if pi, err := os.Stat(s.path); err != nil || !os.SameFile(fi, pi) {
 		return fmt.Errorf("rulestore: %s is no longer the file the store opened (replaced, moved or removed): open the store again", s.name)
+	}
+	if s.read == 0 {
+		return nil
 	}
 	b := make([]byte, len(s.tail))
 	if n, _ := f.ReadAt(b, s.read-int64(len(b))); n != len(b) || !bytes.Equal(b, s.tail) {
@@ -384,6 +389,10 @@ func (s *Store) readLines(r io.Reader) error {
 	if err != nil {
 		return fmt.Errorf("rulestore: %s: %v", s.name, err)
 	}
+	// Records that end without a line break (a record appended by hand):
+	// the first record appended starts a line of its own, as on a file,
+	// where it would otherwise end the last line and make it no record.
+	s.needNL = len(data) > 0 && data[len(data)-1] != '\n'
 	for len(data) > 0 {
 		line := data
 		if i := bytes.IndexByte(data, '\n'); i >= 0 {
@@ -733,6 +742,27 @@ func (s *Store) writeLock() (unlock func(), err error) {
 	if err := s.readFrom(f); err != nil {
 		unlock()
 		return nil, err
+	}
+	if s.needNL {
+		// A torn last line: the record appended next would end it with
+		// its line break, and so make it a line of the file before that
+		// record (a record, if its writer wrote it whole but its line
+		// break apart). It is ended now and read, so that the record
+		// follows from it too: a trial step counted on a candidate must
+		// not be appended after a promotion it never read.
+		if _, err := f.Write([]byte("\n")); err != nil {
+			unlock()
+			return nil, fmt.Errorf("rulestore: appending to %s: %v", s.name, err)
+		}
+		s.needNL = false
+		if _, err := f.Seek(s.read, io.SeekStart); err != nil {
+			unlock()
+			return nil, fmt.Errorf("rulestore: %v", err)
+		}
+		if err := s.readFrom(f); err != nil {
+			unlock()
+			return nil, err
+		}
 	}
 	if s.read != read {
 		s.rebuildLocked()

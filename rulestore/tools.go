@@ -230,7 +230,9 @@ func (s *Store) line(in Info) string {
 	doc := ruleDoc(r)
 	val := func(n string) string {
 		if v := member(doc, n); v != nil {
-			return v.Value
+			// One line, whoever wrote the record (one appended by hand
+			// may hold a line break, then what reads as another rule).
+			return Sanitize(v.Value)
 		}
 		return ""
 	}

@@ -122,8 +122,22 @@ func (s *Store) observe(e *entry, session string, fired, failed bool) {
 	rec.CreatedAt = s.now()
 	rec.Trial = &t
 	if err := s.append(rec); err != nil {
-		s.problem(Problem{File: s.name, ID: e.rec.ID, Msg: "the trial of " + e.rec.ID + " could not be saved: " + err.Error()})
+		s.stepProblem(Problem{File: s.name, ID: e.rec.ID, Msg: "the trial of " + e.rec.ID + " could not be saved: " + err.Error()})
+		return
 	}
+	s.stepErr = ""
+}
+
+// stepProblem reports a trial step that could not be saved, once while
+// the same error repeats: every decision would say it again (a candidate
+// that fires on every call, a file replaced under the store), without
+// bound. The caller holds s.mu.
+func (s *Store) stepProblem(p Problem) {
+	if p.Msg == s.stepErr {
+		return
+	}
+	s.stepErr = p.Msg
+	s.problem(p)
 }
 
 // observeDecision counts a decision for the candidates among the first
@@ -168,7 +182,7 @@ func (s *Store) observeDecision(ids []string, session string, evaluated int, d *
 	}
 	unlock, err := s.writeLock()
 	if err != nil {
-		s.problem(Problem{File: s.name, Msg: "a trial step could not be saved: " + err.Error()})
+		s.stepProblem(Problem{File: s.name, Msg: "a trial step could not be saved: " + err.Error()})
 		return
 	}
 	defer unlock()

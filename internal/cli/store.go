@@ -161,18 +161,21 @@ func runStore(env *Env, args []string) int {
 	}
 	tw := tabwriter.NewWriter(env.Stdout, 0, 8, 2, ' ', 0)
 	for _, l := range lines {
+		// What a record's writer wrote is shown as Sanitize makes it: a
+		// record appended by hand or by another program may hold a line
+		// break (a listing line of its own) or a terminal escape.
 		trial := "-"
 		if t := l.Trial; t != nil {
 			trial = fmt.Sprintf("trial %d/%d sessions, %s", t.FiredSessions, t.Threshold, t.Verdict)
 		}
-		if l.Status == rulestore.Retired && l.Reason != "" {
+		if reason := rulestore.Sanitize(l.Reason); l.Status == rulestore.Retired && reason != "" {
 			if trial == "-" {
-				trial = "retired: " + l.Reason
+				trial = "retired: " + reason
 			} else {
-				trial += "; retired: " + l.Reason
+				trial += "; retired: " + reason
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", l.ID, l.Status, l.Anchor, l.Effect, trial)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", l.ID, l.Status, rulestore.Sanitize(l.Anchor), rulestore.Sanitize(l.Effect), trial)
 	}
 	tw.Flush()
 	return ExitOK
@@ -219,7 +222,7 @@ func changeStore(env *Env, path string, packs []string, lf *loadFlags, promote, 
 		return ExitFailure
 	}
 	anchor, effect := rulestore.AnchorEffect(rec)
-	fmt.Fprintf(env.Stdout, "%s\t%s\t%s\t%s\n", rec.ID, rec.Status, anchor, effect)
+	fmt.Fprintf(env.Stdout, "%s\t%s\t%s\t%s\n", rec.ID, rec.Status, rulestore.Sanitize(anchor), rulestore.Sanitize(effect))
 	return ExitOK
 }
 
