@@ -704,10 +704,20 @@ return ok()
 // be listed.
 var graphLib = `
 local maxArgs = ` + strconv.Itoa(runtime.MaxNodeArgs) + `
+-- strings says whether l is a list of strings as cmsgpack unpacks an
+-- array of strings: keys 1 to n and nothing else. ipairs stops at the
+-- first nil and walks no other key, so an array holding a nil (msgpack
+-- nil), or a map, is checked against every key it holds: before, the
+-- strings after a hole (a label, a parent) were left out of the scope.
 local function strings(l)
   if type(l) ~= 'table' then return false end
-  for i, v in ipairs(l) do if type(v) ~= 'string' then return false end end
-  return true
+  local n = 0
+  for i, v in ipairs(l) do
+    if type(v) ~= 'string' then return false end
+    n = i
+  end
+  for _ in pairs(l) do n = n - 1 end
+  return n == 0
 end
 local function fields(id)
   local raw = redis.call('HGET', H, 'd:' .. id)
