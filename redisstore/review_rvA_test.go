@@ -2,6 +2,8 @@ package redisstore_test
 
 import (
 	"errors"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/oarc/oarc/redisstore"
@@ -59,6 +61,62 @@ func TestGraphListsWithHoles(t *testing.T) {
 			c.HSet(ctx, h, tc.field, tc.value)
 			sc := runtime.Scope{WantNodes: tc.nodes}
 			err := s.Scope(ctx, session, []string{"o"}, &sc)
+			if !errors.Is(err, redisstore.ErrCorrupt) {
+				t.Fatalf("%s = %q: %v (tools %q, labels %q, %d nodes), want ErrCorrupt", tc.field, tc.value, err, sc.Tools, sc.Labels, len(sc.Nodes))
+			}
+		})
+	}
+}
+
+// TestGraphValuesWithMore: a summary, a node stored open and a node's
+// listed fields are read only as the scripts write them, one msgpack
+// array of exactly four, six or eight values: one followed by more bytes
+// (cmsgpack unpacks every object of a string, and the scripts took the
+// first) or holding more values is not one. Before, a summary or an open
+// node with more after it read as the values before, where the same
+// trailing bytes in a node's fields were corrupt.
+func TestGraphValuesWithMore(t *testing.T) {
+	str := func(s string) string { return string([]byte{byte(0xa0 + len(s))}) + s }
+	summary := "\x91" + str("read") + "\x90\x90\x91" + str("l")
+	open := "\x01\xa0" + str("x") + "\xa0\x91" + str("0123456789abcdef") + "\x91" + str("a")
+	listed := "\x02\x01\xa0" + str("x") + "\xa0\x91" + str("0123456789abcdef") + "\x91" + str("a") + "\xa0"
+	for _, tc := range []struct {
+		name, field, value string
+		nodes              bool
+	}{
+		{name: "summary as written", field: "s:1", value: "\x94" + summary},
+		{name: "summary and more bytes", field: "s:1", value: "\x94" + summary + "\x90"},
+		{name: "summary of five lists", field: "s:1", value: "\x95" + summary + "\x90"},
+		{name: "open node as written", field: "n:o", value: "o\x96" + open},
+		{name: "open node and more bytes", field: "n:o", value: "o\x96" + open + "\x90"},
+		{name: "open node of seven values", field: "n:o", value: "o\x97" + open + "\x90"},
+		{name: "fields as written", field: "d:o", nodes: true, value: "\x98" + listed},
+		{name: "fields of nine values", field: "d:o", nodes: true, value: "\x99" + listed + "\xa0"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, c, prefix := newStoreAt(t, redisstore.Options{SummaryBytes: 20})
+			session := "more"
+			for _, n := range []runtime.Node{
+				{ID: "a", Kind: runtime.ToolResult, Tool: "read", Labels: []string{"l"}},
+				{ID: "o", Kind: runtime.Message, Origin: "x", Labels: []string{"0123456789abcdef"}, Parents: []string{"a"}},
+			} {
+				if err := s.RecordNode(ctx, session, n); err != nil {
+					t.Fatal(err)
+				}
+			}
+			h := prefix + "{" + session + "}"
+			if v := c.HGet(ctx, h, tc.field).Val(); strings.HasSuffix(tc.name, "as written") && v != tc.value {
+				t.Fatalf("%s = %q, the test writes %q as the store writes it", tc.field, v, tc.value)
+			}
+			c.HSet(ctx, h, tc.field, tc.value)
+			sc := runtime.Scope{WantNodes: tc.nodes}
+			err := s.Scope(ctx, session, []string{"o"}, &sc)
+			if strings.HasSuffix(tc.name, "as written") {
+				if err != nil || !slices.Equal(sc.Tools, []string{"read"}) {
+					t.Fatalf("%v %+v", err, sc)
+				}
+				return
+			}
 			if !errors.Is(err, redisstore.ErrCorrupt) {
 				t.Fatalf("%s = %q: %v (tools %q, labels %q, %d nodes), want ErrCorrupt", tc.field, tc.value, err, sc.Tools, sc.Labels, len(sc.Nodes))
 			}

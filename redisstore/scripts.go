@@ -719,6 +719,20 @@ local function strings(l)
   for _ in pairs(l) do n = n - 1 end
   return n == 0
 end
+-- unpack1 returns the one msgpack array raw holds, of exactly n values
+-- (keys 1 to n and nothing else), or nil: cmsgpack unpacks every object
+-- of a string, and an array of more values, or more bytes after it, is
+-- not what the scripts write.
+local function unpack1(raw, n)
+  local r = {pcall(cmsgpack.unpack, raw)}
+  local t = r[2]
+  if not r[1] or #r ~= 2 or type(t) ~= 'table' then return nil end
+  local k = 0
+  for _ in pairs(t) do k = k + 1 end
+  if k ~= n then return nil end
+  for i = 1, n do if t[i] == nil then return nil end end
+  return t
+end
 local function fields(id)
   local raw = redis.call('HGET', H, 'd:' .. id)
   if not raw then
@@ -727,9 +741,8 @@ local function fields(id)
     end
     return nil
   end
-  local r = {pcall(cmsgpack.unpack, raw)}
-  local d = r[2]
-  if r[1] and #r == 2 and type(d) == 'table' and type(d[1]) == 'number' and d[1] >= 1 and d[1] % 1 == 0
+  local d = unpack1(raw, 8)
+  if d and type(d[1]) == 'number' and d[1] >= 1 and d[1] % 1 == 0
       and (d[2] == 1 or d[2] == 2) and type(d[3]) == 'string' and type(d[4]) == 'string' and type(d[5]) == 'string'
       and strings(d[6]) and strings(d[7]) and type(d[8]) == 'string' and #d[8] <= maxArgs
       and (d[2] == 2 or (d[3] == '' and d[8] == '')) then
@@ -745,8 +758,8 @@ local function node(id)
   return nil, 'node ' .. id .. ' holds something else'
 end
 local function open(id, rec)
-  local okp, n = pcall(cmsgpack.unpack, string.sub(rec, 2))
-  if okp and type(n) == 'table' and (n[1] == 1 or n[1] == 2) and type(n[2]) == 'string' and type(n[3]) == 'string'
+  local n = unpack1(string.sub(rec, 2), 6)
+  if n and (n[1] == 1 or n[1] == 2) and type(n[2]) == 'string' and type(n[3]) == 'string'
       and type(n[4]) == 'string' and strings(n[5]) and strings(n[6]) then
     return n
   end
@@ -755,8 +768,8 @@ end
 local function summary(sid)
   local raw = redis.call('HGET', H, 's:' .. sid)
   if not raw then return nil, 'summary ' .. sid .. ' is missing' end
-  local okp, s = pcall(cmsgpack.unpack, raw)
-  if okp and type(s) == 'table' and strings(s[1]) and strings(s[2]) and strings(s[3]) and strings(s[4]) then return s end
+  local s = unpack1(raw, 4)
+  if s and strings(s[1]) and strings(s[2]) and strings(s[3]) and strings(s[4]) then return s end
   return nil, 'summary ' .. sid .. ' holds something else'
 end
 `
