@@ -13,7 +13,7 @@ import (
 // TestGraphListsWithHoles: the graph's lists (a summary's four lists, an
 // open node's labels and parents, the labels and parents a node keeps for
 // provenance_nodes) are read only as the scripts write them, a msgpack
-// array of strings. An array holding a nil, or a map, is not one: Lua's
+// array of strings. An array with a nil before a string, or a map, is not one: Lua's
 // ipairs stops at the first nil and walks no key of a map, so such a list
 // read as the strings before the hole, or as none. Before, a label after
 // the hole was missing from the scope, and a parent after it was never

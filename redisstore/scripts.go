@@ -706,7 +706,7 @@ var graphLib = `
 local maxArgs = ` + strconv.Itoa(runtime.MaxNodeArgs) + `
 -- strings says whether l is a list of strings as cmsgpack unpacks an
 -- array of strings: keys 1 to n and nothing else. ipairs stops at the
--- first nil and walks no other key, so an array holding a nil (msgpack
+-- first nil and walks no other key, so an array with a nil (msgpack
 -- nil), or a map, is checked against every key it holds: before, the
 -- strings after a hole (a label, a parent) were left out of the scope.
 local function strings(l)
