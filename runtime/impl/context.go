@@ -215,10 +215,11 @@ func distinctTokens(l []string) []string {
 // (runtime.HiddenAfter: Unicode Cf, the Hangul fillers, variation selectors
 // but a presentation selector after a visible character) and invalid
 // UTF-8 become U+FFFD, so that nothing invisible reaches the prompt (spec
-// 5.1); and '<' is escaped as "\<", so that no copy text
-// opens raw HTML (an HTML comment "<!--" in one rule and "-->" in a later
-// one would hide the rules between them where the Markdown is shown as
-// HTML).
+// 5.1); and '<' is escaped as "\<", and each backslash of a run right
+// before it as "\\" (so that a backslash of the copy cannot undo the
+// escape), so that no copy text opens raw HTML (an HTML comment "<!--" in
+// one rule and "-->" in a later one would hide the rules between them
+// where the Markdown is shown as HTML).
 func oneLine(b *strings.Builder, s string) {
 	for i, f := range strings.Fields(s) {
 		if i > 0 {
@@ -232,6 +233,17 @@ func oneLine(b *strings.Builder, s string) {
 				b.WriteString("\uFFFD")
 			case r == '<':
 				b.WriteString("\\<")
+			case r == '\\':
+				// A run of backslashes right before '<' is escaped too:
+				// else its last would escape the '<''s backslash (`\\<`
+				// is a backslash and a raw '<').
+				k := j + len(f[j:]) - len(strings.TrimLeft(f[j:], `\`))
+				run := f[j:k]
+				if k < len(f) && f[k] == '<' {
+					run = strings.ReplaceAll(run, `\`, `\\`)
+				}
+				b.WriteString(run)
+				n = k - j
 			default:
 				b.WriteString(f[j : j+n])
 			}
