@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"cel.dev/cel-go/common/types"
@@ -494,11 +495,7 @@ func (e *Engine) rejection(resp *Decision) string {
 	}
 	var lines []string
 	if strings.TrimSpace(cp.Title) != "" {
-		t := flat(cp.Title)
-		if l := strings.ToLower(strings.TrimLeft(t, " \t")); strings.HasPrefix(l, "code:") {
-			t = "Title: " + t
-		}
-		lines = append(lines, t)
+		lines = append(lines, titleLine(cp.Title))
 	}
 	for _, f := range []struct{ label, text string }{{"What", cp.What}, {"Cause", cp.Cause}, {"Why", cp.Why}, {"Fix", cp.Fix}, {"Instead", cp.Instead}} {
 		if f.text != "" {
@@ -561,13 +558,10 @@ func (e *Engine) parts(resp *Decision, fired []*compiler.Rule, effect string) st
 			}
 			lines = append(lines, "This rule could not be evaluated"+reason+"; it applies because it fails closed.")
 		}
-		switch t := flat(r.Copy.Title); {
-		case strings.TrimSpace(r.Copy.Title) == "":
+		if strings.TrimSpace(r.Copy.Title) == "" {
 			lines = append(lines, r.ID)
-		case strings.HasPrefix(strings.ToLower(strings.TrimLeft(t, " \t")), "code:"):
-			lines = append(lines, "Title: "+t)
-		default:
-			lines = append(lines, t)
+		} else {
+			lines = append(lines, titleLine(r.Copy.Title))
 		}
 		if r.Copy.Fix != "" {
 			lines = append(lines, "Fix: "+flat(r.Copy.Fix))
@@ -586,6 +580,18 @@ func (e *Engine) parts(resp *Decision, fired []*compiler.Rule, effect string) st
 // invisible characters (runtime.HiddenAfter: Unicode Cf, the Hangul
 // fillers, variation selectors but a presentation selector after a
 // visible character) and bytes of invalid UTF-8 become U+FFFD.
+// titleLine is a title on its line, labelled "Title: " when it reads as
+// a code line (it starts, after any white space, with "code:" in any
+// case), as the runtime writes it: the last line is the only one that
+// starts with "Code:".
+func titleLine(title string) string {
+	t := flat(title)
+	if l := strings.TrimLeftFunc(t, unicode.IsSpace); len(l) >= 5 && strings.EqualFold(l[:5], "code:") {
+		return "Title: " + t
+	}
+	return t
+}
+
 func flat(s string) string {
 	s = strings.ReplaceAll(s, "\r\n", "\n")
 	var b strings.Builder
