@@ -28,10 +28,6 @@ package mcpguard
 import (
 	"bytes"
 	"context"
-	"crypto/hmac"
-	"crypto/rand"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -103,20 +99,6 @@ type Config struct {
 // an elicitation when [Config.AskTimeout] is zero.
 const DefaultAskTimeout = 5 * time.Minute
 
-// approveSchema is the requested schema of the guard's elicitations: one
-// boolean, approve (spec 5.12).
-var approveSchema = map[string]any{
-	"type": "object",
-	"properties": map[string]any{
-		"approve": map[string]any{"type": "boolean", "title": "Approve", "description": "Let this action go ahead."},
-	},
-	"required": []string{"approve"},
-}
-
-// askInputID is the key of the guard's elicitation among a result's
-// inputRequests (multi round-trip requests).
-const askInputID = "oarc/approve"
-
 // mrtrVersion is the first MCP version in which a server may not send
 // elicitation/create while it serves a request: it returns the request in
 // the result's inputRequests and the client retries the call with the
@@ -183,7 +165,7 @@ func elicit(ss *mcp.ServerSession, timeout time.Duration) func(context.Context, 
 		}
 		ctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
-		res, err := ss.Elicit(ctx, &mcp.ElicitParams{Mode: "form", Message: question, RequestedSchema: approveSchema})
+		res, err := ss.Elicit(ctx, &mcp.ElicitParams{Mode: "form", Message: question, RequestedSchema: guard.ApproveSchema()})
 		if err != nil {
 			return false, err
 		}
@@ -382,11 +364,11 @@ func (m *middleware) call(ctx context.Context, next mcp.MethodHandler, method st
 			r.answered = true
 			q, ok := m.take(state, sess, callID)
 			if ok {
-				r.answer, _ = answers[askInputID].(*mcp.ElicitResult)
+				r.answer, _ = answers[guard.AskInputID].(*mcp.ElicitResult)
 				r.asked = q
 				ownAnswer(req)
 			}
-			if ok || ownState(state) {
+			if ok || guard.IsAskState(state) {
 				// The guard's state (waited for, or used, expired or
 				// forgotten) and the answer to its question are the
 				// guard's: the tool, which may ask questions of its own,
@@ -534,7 +516,7 @@ func evaluatedArgs(req mcp.Request, args json.RawMessage) error {
 
 // ownAnswer takes the guard's answer out of a retried call whose
 // requestState is the guard's: the requestState, and the answer under
-// askInputID, which are the guard's and not the tool's (a handler that
+// guard.AskInputID, which are the guard's and not the tool's (a handler that
 // asks its own questions by multi round-trip would take them for its
 // answers).
 func ownAnswer(req mcp.Request) {
@@ -552,7 +534,7 @@ func ownAnswer(req mcp.Request) {
 	if *answers != nil {
 		rest := mcp.InputResponseMap{}
 		for k, v := range *answers {
-			if k != askInputID {
+			if k != guard.AskInputID {
 				rest[k] = v
 			}
 		}
@@ -574,11 +556,7 @@ func callKey(name string, args json.RawMessage) string {
 	} else if c, err := guard.CanonicalArgs(args); err == nil {
 		args = c
 	}
-	h := sha256.New()
-	h.Write([]byte(name))
-	h.Write([]byte{0})
-	h.Write(args)
-	return string(h.Sum(nil)) // 32 bytes held for a call of any size
+	return guard.CallDigest(name, args)
 }
 
 // asksInResult says whether an ask decision of a call of sess goes back to
@@ -608,44 +586,11 @@ func (m *middleware) take(state string, sess mcp.Session, call string) (string, 
 	return a.question, true
 }
 
-// stateKey authenticates the guard's requestStates (newState), so that
-// the guard knows its own after it forgot them.
-var stateKey = func() []byte {
-	b := make([]byte, 32)
-	rand.Read(b)
-	return b
-}()
-
-// newState is a fresh requestState: 128 random bits and their tag under
-// stateKey (128 bits), in hex.
-func newState() (string, error) {
-	var b [32]byte
-	if _, err := rand.Read(b[:16]); err != nil {
-		return "", err
-	}
-	copy(b[16:], stateTag(b[:16]))
-	return hex.EncodeToString(b[:]), nil
-}
-
-func stateTag(nonce []byte) []byte {
-	m := hmac.New(sha256.New, stateKey)
-	m.Write(nonce)
-	return m.Sum(nil)[:16]
-}
-
-// ownState says whether s is a requestState of newState's, in any case of
-// its hex digits: one the guard sent, whether it still waits for it or
-// not.
-func ownState(s string) bool {
-	b, err := hex.DecodeString(s)
-	return err == nil && len(b) == 32 && hmac.Equal(b[16:], stateTag(b[:16]))
-}
-
 // inputRequired is the result that sends the question of an ask decision
 // back to a client of mrtrVersion or later: an elicitation/create among
 // its inputRequests, with a requestState that the retried call must carry.
 func (m *middleware) inputRequired(sess mcp.Session, call, question string) (mcp.Result, error) {
-	state, err := newState()
+	state, err := guard.NewAskState()
 	if err != nil {
 		return blocked(guard.CodeGuard, "The guardrails could not ask for approval ("+err.Error()+"); it is blocked.\nCode: "+guard.CodeGuard)
 	}
@@ -679,9 +624,9 @@ func (m *middleware) inputRequired(sess mcp.Session, call, question string) (mcp
 		"content":      []any{},
 		"resultType":   "input_required",
 		"requestState": state,
-		"inputRequests": map[string]any{askInputID: map[string]any{
+		"inputRequests": map[string]any{guard.AskInputID: map[string]any{
 			"method": "elicitation/create",
-			"params": &mcp.ElicitParams{Mode: "form", Message: question, RequestedSchema: approveSchema},
+			"params": &mcp.ElicitParams{Mode: "form", Message: question, RequestedSchema: guard.ApproveSchema()},
 		}},
 	})
 	var res mcp.CallToolResult

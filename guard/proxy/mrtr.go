@@ -12,10 +12,6 @@ package proxy
 import (
 	"bytes"
 	"cmp"
-	"crypto/hmac"
-	"crypto/rand"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"slices"
@@ -24,11 +20,6 @@ import (
 	"github.com/oarc/oarc/guard"
 	"github.com/oarc/oarc/guard/internal/jsonscan"
 )
-
-// askInputID is the key of the proxy's question among a result's
-// inputRequests, and of its answer among the retried call's
-// inputResponses.
-const askInputID = "oarc/approve"
 
 // maxAsked bounds the questions sent back and not answered yet: a client
 // that never retries its calls cannot grow the proxy without bound. The
@@ -57,7 +48,7 @@ type round struct {
 	elicit bool
 	// answered says that the call is the retry of one the proxy asked
 	// about, with the requestState it sent back: answer is the answer to
-	// askInputID (nil: none), asked the question it answers, used whether
+	// guard.AskInputID (nil: none), asked the question it answers, used whether
 	// it was taken. It approves that question once, never another ask of
 	// the retried call (a rule after the call) that no person was shown.
 	answered bool
@@ -99,39 +90,6 @@ type askedCall struct {
 	upAnswers json.RawMessage
 }
 
-// stateKey authenticates the proxy's requestStates (newState), so that
-// the proxy knows its own after it forgot them.
-var stateKey = func() []byte {
-	b := make([]byte, 32)
-	rand.Read(b)
-	return b
-}()
-
-// newState is a fresh requestState: 128 random bits and their tag
-// under stateKey (128 bits), in hex.
-func newState() (string, error) {
-	var b [32]byte
-	if _, err := rand.Read(b[:16]); err != nil {
-		return "", err
-	}
-	copy(b[16:], stateTag(b[:16]))
-	return hex.EncodeToString(b[:]), nil
-}
-
-func stateTag(nonce []byte) []byte {
-	m := hmac.New(sha256.New, stateKey)
-	m.Write(nonce)
-	return m.Sum(nil)[:16]
-}
-
-// ownState says whether s is a requestState of newState's, in any case
-// of its hex digits: one the proxy sent, whether it still waits for it
-// or not.
-func ownState(s string) bool {
-	b, err := hex.DecodeString(s)
-	return err == nil && len(b) == 32 && hmac.Equal(b[16:], stateTag(b[:16]))
-}
-
 // size is what a question waiting holds of the upstream's round.
 func (a *askedCall) size() int { return len(a.upState) + len(a.upAnswers) }
 
@@ -158,21 +116,17 @@ func callKey(name string, args json.RawMessage) (string, error) {
 			return "", err
 		}
 	}
-	h := sha256.New()
-	h.Write([]byte(name))
-	h.Write([]byte{0})
-	h.Write(canon)
-	return string(h.Sum(nil)), nil
+	return guard.CallDigest(name, canon), nil
 }
 
 // retried reads the round of a call that may be the retry of one the
 // proxy asked about: a requestState of the proxy's own (taken: it counts
-// once) makes the round answered, with the client's answer to askInputID,
+// once) makes the round answered, with the client's answer to guard.AskInputID,
 // for that call only and in time; the state and the answer are then taken
 // out of params, and the upstream's own round that the question
 // interrupted, if any, is put back when the retry is that call. A state
 // the proxy sent and no longer waits for is taken out with the answers
-// too (ownState); a requestState the proxy did not send is the
+// too (guard.IsAskState); a requestState the proxy did not send is the
 // upstream's, and passes with the inputResponses.
 func (p *proxy) retried(r *round, name string, params map[string]json.RawMessage) error {
 	raw, ok := params["requestState"]
@@ -188,7 +142,7 @@ func (p *proxy) retried(r *round, name string, params map[string]json.RawMessage
 	delete(p.asked, state)
 	p.mu.Unlock()
 	if a == nil {
-		if ownState(state) {
+		if guard.IsAskState(state) {
 			// The proxy's, used, expired or forgotten (or spelt in
 			// another case): no answer, and neither it nor the answer to
 			// the proxy's question goes to the upstream as its own.
@@ -220,8 +174,8 @@ func (p *proxy) retried(r *round, name string, params map[string]json.RawMessage
 	if !time.Now().Before(a.expires) {
 		return nil // too late: no answer
 	}
-	if m, dups, err := jsonscan.MembersDup(answers); err == nil && len(dups) == 0 && oneMeaning(m[askInputID]) {
-		r.answer = m[askInputID]
+	if m, dups, err := jsonscan.MembersDup(answers); err == nil && len(dups) == 0 && oneMeaning(m[guard.AskInputID]) {
+		r.answer = m[guard.AskInputID]
 	}
 	r.asked = a.question
 	return nil
@@ -252,7 +206,7 @@ func (p *proxy) inputRequired(r *round, k *guard.Call, name string, params map[s
 	if err != nil {
 		return guard.Refused(errors.New("the arguments cannot be read: " + err.Error()))
 	}
-	state, err := newState()
+	state, err := guard.NewAskState()
 	if err != nil {
 		return k.Blocked()
 	}
@@ -294,9 +248,9 @@ func (p *proxy) inputRequired(r *round, k *guard.Call, name string, params map[s
 		"content":      []any{},
 		"resultType":   "input_required",
 		"requestState": state,
-		"inputRequests": map[string]any{askInputID: map[string]any{
+		"inputRequests": map[string]any{guard.AskInputID: map[string]any{
 			"method": "elicitation/create",
-			"params": map[string]any{"mode": "form", "message": r.question, "requestedSchema": approveSchema},
+			"params": map[string]any{"mode": "form", "message": r.question, "requestedSchema": guard.ApproveSchema()},
 		}},
 	})
 	if err != nil {

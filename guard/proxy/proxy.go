@@ -1292,7 +1292,7 @@ func (p *proxy) ask(ctx context.Context, question string) (bool, error) {
 	}()
 	req, err := json.Marshal(map[string]any{
 		"jsonrpc": "2.0", "id": json.RawMessage(id), "method": "elicitation/create",
-		"params": map[string]any{"mode": "form", "message": question, "requestedSchema": approveSchema},
+		"params": map[string]any{"mode": "form", "message": question, "requestedSchema": guard.ApproveSchema()},
 	})
 	if err != nil {
 		return false, err
@@ -1353,15 +1353,6 @@ func approvedAnswer(res json.RawMessage) bool {
 	}
 	var approve bool
 	return json.Unmarshal(content["approve"], &approve) == nil && approve
-}
-
-// approveSchema is the requested schema of the proxy's elicitations.
-var approveSchema = map[string]any{
-	"type": "object",
-	"properties": map[string]any{
-		"approve": map[string]any{"type": "boolean", "title": "Approve", "description": "Let this action go ahead."},
-	},
-	"required": []string{"approve"},
 }
 
 // answered hands a client response to the elicitation that waits for it,
