@@ -10,6 +10,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 )
 
 // AskInputID is the key of the guard's question among a result's
@@ -71,4 +72,44 @@ func CallDigest(name string, args []byte) string {
 	h.Write([]byte{0})
 	h.Write(args)
 	return string(h.Sum(nil))
+}
+
+// ErrNeedInput is what AskRound.Ask returns for the first round of a
+// call whose question goes back to the client in the result: the call
+// is blocked for now, and the client retries it with the answer.
+var ErrNeedInput = errors.New("the question goes back to the client in the result")
+
+// AskRound is one round of a tools/call of a client of MCP 2026-07-28 or
+// later, which accepts no request of the server while it waits for a
+// result (multi round-trip requests): either the retry of a call the
+// guard asked about, with the answer, or a round whose question, if its
+// rules ask one, goes back in the result.
+type AskRound struct {
+	// Answered says that the call is the retry of one the guard asked
+	// about, with a requestState the guard still waited for; Approved that
+	// its answer was an explicit yes, and Asked the question it answers.
+	// The answer approves that question once, never another ask of the
+	// retried call (a rule after the call) that no person was shown.
+	Answered bool
+	Approved bool
+	Asked    string
+	used     bool
+	// Question is the question of the round's ask decision, to send back
+	// when the round is not answered.
+	Question string
+}
+
+// Ask is a ConnOptions.Ask for the round: the answer the retry brought,
+// for the question it answers, once; else the question is kept in
+// Question and the answer is ErrNeedInput.
+func (r *AskRound) Ask(question string) (bool, error) {
+	if r.Answered {
+		if r.used || question != r.Asked {
+			return false, errors.New("the answer the call came back with is to another question")
+		}
+		r.used = true
+		return r.Approved, nil
+	}
+	r.Question = question
+	return false, ErrNeedInput
 }

@@ -105,25 +105,6 @@ const DefaultAskTimeout = 5 * time.Minute
 // answer (multi round-trip requests, SEP-2322).
 const mrtrVersion = "2026-07-28"
 
-// errNeedInput makes the first round of a multi round-trip call end with
-// an input-required result instead of the block (see round).
-var errNeedInput = errors.New("mcpguard: the question goes back to the client in the result")
-
-// round is one round of a tools/call served to a client of mrtrVersion or
-// later: the answer the client sent back (nil: none yet, or not one the
-// guard asked for), and the question to send when there was none.
-type round struct {
-	answer   *mcp.ElicitResult
-	answered bool // the call carried inputResponses the guard accepted
-	// asked is the question the answer answers (the one sent back with
-	// the requestState), and used whether it was taken: the answer
-	// approves that question once, never another ask of the retried call
-	// (a rule at tool.post_invoke) that no person was shown.
-	asked    string
-	used     bool
-	question string
-}
-
 type roundKey struct{}
 
 // approved reads an elicitation's answer: yes only on action "accept"
@@ -149,19 +130,11 @@ func elicit(ss *mcp.ServerSession, timeout time.Duration) func(context.Context, 
 			return false, guard.ErrCannotAsk
 		}
 		if ip.ProtocolVersion >= mrtrVersion {
-			r, _ := ctx.Value(roundKey{}).(*round)
-			switch {
-			case r == nil:
+			r, _ := ctx.Value(roundKey{}).(*guard.AskRound)
+			if r == nil {
 				return false, errors.New("mcpguard: no round for the question")
-			case r.answered:
-				if r.used || question != r.asked {
-					return false, errors.New("mcpguard: the answer the call came back with is to another question")
-				}
-				r.used = true
-				return approved(r.answer), nil
 			}
-			r.question = question
-			return false, errNeedInput
+			return r.Ask(question)
 		}
 		ctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
@@ -355,17 +328,17 @@ func (m *middleware) call(ctx context.Context, next mcp.MethodHandler, method st
 	}
 	if k == nil {
 		callID := callKey(name, args)
-		r := &round{}
+		r := &guard.AskRound{}
 		if state != "" || answers != nil {
 			// The retry of a call the guard asked about. The answer counts
 			// for that call only, once, in time: a state of another call or
 			// session, one used before, expired or unknown is no answer,
 			// and no answer blocks (spec 5.12).
-			r.answered = true
+			r.Answered = true
 			q, ok := m.take(state, sess, callID)
 			if ok {
-				r.answer, _ = answers[guard.AskInputID].(*mcp.ElicitResult)
-				r.asked = q
+				answer, _ := answers[guard.AskInputID].(*mcp.ElicitResult)
+				r.Approved, r.Asked = approved(answer), q
 				ownAnswer(req)
 			}
 			if ok || guard.IsAskState(state) {
@@ -386,22 +359,22 @@ func (m *middleware) call(ctx context.Context, next mcp.MethodHandler, method st
 		if err != nil {
 			return refused(err)
 		}
-		if !r.answered && m.asksInResult(sess) {
+		if !r.Answered && m.asksInResult(sess) {
 			// The first round of a call that may need a person's yes: if
 			// it does, the question goes back in the result and the retry
 			// with the answer is the action's one occurrence, so this
 			// round is only previewed (it changes nothing).
-			if pk := c.Preview(ctx, nil, name, args); r.question != "" && pk.Code() != guard.CodeGuard {
-				return m.inputRequired(sess, callID, r.question)
+			if pk := c.Preview(ctx, nil, name, args); r.Question != "" && pk.Code() != guard.CodeGuard {
+				return m.inputRequired(sess, callID, r.Question)
 			}
-			r.question = ""
+			r.Question = ""
 		}
 		k = c.Begin(ctx, nil, name, args)
-		if r.question != "" && !r.answered {
+		if r.Question != "" && !r.Answered {
 			// A client of mrtrVersion or later (asked since the preview:
 			// the session changed): the question goes back in the result,
 			// and the client retries the call with the answer.
-			return m.inputRequired(sess, callID, r.question)
+			return m.inputRequired(sess, callID, r.Question)
 		}
 	}
 	opts := guard.FinishOptions{AppendNotes: m.cfg.Notes == nil}

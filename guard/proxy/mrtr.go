@@ -34,46 +34,23 @@ const maxAsked = 1024
 // held as a digest.
 const maxAskedBytes = 32 << 20
 
-// errNeedInput ends the first round of a call whose ask decision goes
-// back to the client in the result (see proxy.call).
-var errNeedInput = errors.New("oarc guard: the question goes back to the client in the result")
-
 type roundKey struct{}
 
 // round is one round of a tools/call of a client of modernVersion or
 // later.
 type round struct {
+	guard.AskRound
 	// elicit says that the request declared the elicitation capability
 	// (params._meta's io.modelcontextprotocol/clientCapabilities).
 	elicit bool
-	// answered says that the call is the retry of one the proxy asked
-	// about, with the requestState it sent back: answer is the answer to
-	// guard.AskInputID (nil: none), asked the question it answers, used whether
-	// it was taken. It approves that question once, never another ask of
-	// the retried call (a rule after the call) that no person was shown.
-	answered bool
-	answer   json.RawMessage
-	asked    string
-	used     bool
-	// question is the question of the round's ask decision, to send back
-	// when the round is not answered.
-	question string
 }
 
 // ask is proxy.ask for a round.
 func (r *round) ask(question string) (bool, error) {
-	switch {
-	case !r.elicit:
+	if !r.elicit {
 		return false, guard.ErrCannotAsk
-	case r.answered:
-		if r.used || question != r.asked {
-			return false, errors.New("the answer the call came back with is to another question")
-		}
-		r.used = true
-		return approvedAnswer(r.answer), nil
 	}
-	r.question = question
-	return false, errNeedInput
+	return r.Ask(question)
 }
 
 // askedCall is a question sent back in a result, by its requestState: the
@@ -154,7 +131,7 @@ func (p *proxy) retried(r *round, name string, params map[string]json.RawMessage
 	delete(params, "requestState")
 	answers := params["inputResponses"]
 	delete(params, "inputResponses")
-	r.answered = true
+	r.Answered = true
 	call, err := callKey(name, params["arguments"])
 	if err != nil {
 		return errors.New("arguments: " + err.Error())
@@ -175,9 +152,9 @@ func (p *proxy) retried(r *round, name string, params map[string]json.RawMessage
 		return nil // too late: no answer
 	}
 	if m, dups, err := jsonscan.MembersDup(answers); err == nil && len(dups) == 0 && oneMeaning(m[guard.AskInputID]) {
-		r.answer = m[guard.AskInputID]
+		r.Approved = approvedAnswer(m[guard.AskInputID])
 	}
-	r.asked = a.question
+	r.Asked = a.question
 	return nil
 }
 
@@ -211,8 +188,8 @@ func (p *proxy) inputRequired(r *round, k *guard.Call, name string, params map[s
 		return k.Blocked()
 	}
 	now := time.Now()
-	a := &askedCall{call: call, question: r.question, expires: now.Add(p.o.askTimeout)}
-	if !r.answered {
+	a := &askedCall{call: call, question: r.Question, expires: now.Add(p.o.askTimeout)}
+	if !r.Answered {
 		// The upstream's own round of the call, if it is one: forwarded
 		// again with the approved retry.
 		a.upState = bytes.Clone(params["requestState"])
@@ -250,7 +227,7 @@ func (p *proxy) inputRequired(r *round, k *guard.Call, name string, params map[s
 		"requestState": state,
 		"inputRequests": map[string]any{guard.AskInputID: map[string]any{
 			"method": "elicitation/create",
-			"params": map[string]any{"mode": "form", "message": r.question, "requestedSchema": guard.ApproveSchema()},
+			"params": map[string]any{"mode": "form", "message": r.Question, "requestedSchema": guard.ApproveSchema()},
 		}},
 	})
 	if err != nil {

@@ -1157,19 +1157,19 @@ func (p *proxy) call(f *frame, q *pending, key string, params map[string]json.Ra
 			}
 			ctx = context.WithValue(ctx, roundKey{}, r)
 		}
-		if r := q.round; r != nil && r.elicit && !r.answered {
+		if r := q.round; r != nil && r.elicit && !r.Answered {
 			// The first round of a call that may need a person's yes: if
 			// it does, the question goes back in the result and the
 			// retry with the answer is the action's one occurrence, so
 			// this round is only previewed (it changes nothing).
-			if pk := p.conn.Preview(ctx, f.id, name, argsRaw); r.question != "" && pk.Code() != guard.CodeGuard {
+			if pk := p.conn.Preview(ctx, f.id, name, argsRaw); r.Question != "" && pk.Code() != guard.CodeGuard {
 				answer(resultFrame(f.id, p.typed(q, p.inputRequired(r, pk, name, params))))
 				return
 			}
-			r.question = ""
+			r.Question = ""
 		}
 		k := p.conn.Begin(ctx, f.id, name, argsRaw)
-		if r := q.round; r != nil && r.question != "" && !r.answered && k.Code() != guard.CodeGuard {
+		if r := q.round; r != nil && r.Question != "" && !r.Answered && k.Code() != guard.CodeGuard {
 			// The session changed since the preview: this round was
 			// evaluated, and asks.
 			// The question goes back in the result; the client retries

@@ -38,7 +38,7 @@ func TestReviewRvXAskedBytesBounded(t *testing.T) {
 	state, _ := json.Marshal(big)
 	for range maxAsked {
 		params := map[string]json.RawMessage{"arguments": args, "requestState": state, "inputResponses": json.RawMessage(`{"up/q":{"action":"accept"}}`)}
-		if out := p.inputRequired(&round{elicit: true, question: "q"}, &guard.Call{}, "deploy", params); !strings.Contains(string(out), "input_required") {
+		if out := p.inputRequired(&round{AskRound: guard.AskRound{Question: "q"}, elicit: true}, &guard.Call{}, "deploy", params); !strings.Contains(string(out), "input_required") {
 			t.Fatalf("no question: %s", out)
 		}
 	}
