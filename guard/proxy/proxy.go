@@ -408,6 +408,7 @@ func (p *proxy) logf(format string, args ...any) {
 func (p *proxy) run(cmdArgs []string, stdin io.Reader) int {
 	cmd := exec.Command(cmdArgs[0], cmdArgs[1:]...)
 	cmd.Stderr = p.stderr
+	ownGroup(cmd)
 	up, err := cmd.StdinPipe()
 	if err != nil {
 		p.logf("%v", err)
@@ -512,7 +513,7 @@ func waitOrKill(cmd *exec.Cmd, d time.Duration) {
 	select {
 	case <-done:
 	case <-time.After(d):
-		cmd.Process.Kill()
+		kill(cmd)
 		<-done
 	}
 }
@@ -833,6 +834,11 @@ func (p *proxy) toUpstream(b []byte) error {
 	}
 	p.upMu.Lock()
 	defer p.upMu.Unlock()
+	return p.writeUp(b)
+}
+
+// writeUp writes the line b to the upstream; p.upMu is held.
+func (p *proxy) writeUp(b []byte) error {
 	// An upstream that does not read its input for -timeout answers
 	// nothing either: the write fails then, rather than hold up the
 	// client's reader (and with it the proxy's exit) for ever.
@@ -845,7 +851,7 @@ func (p *proxy) toUpstream(b []byte) error {
 			p.logf("the MCP server did not read its input for %v: stopping it", p.o.timeout)
 			p.up.Close()
 			if p.cmd != nil {
-				p.cmd.Process.Kill()
+				kill(p.cmd)
 			}
 		}
 		return err
@@ -1239,14 +1245,18 @@ func (p *proxy) call(f *frame, q *pending, key string, params map[string]json.Ra
 	f.top["id"] = q.upID
 	b, err := encode(f.top)
 	if err != nil {
-		p.take(key, q)
-		p.toClient(errorFrame(q.id, codeInternal, "oarc guard: cannot re-encode the request"))
+		if p.take(key, q) {
+			p.toClient(errorFrame(q.id, codeInternal, "oarc guard: cannot re-encode the request"))
+		}
 		return
 	}
 	if err := p.toUpstream(b); err != nil {
 		p.logf("writing to the upstream: %v", err)
-		p.take(key, q)
-		p.toClient(errorFrame(f.id, codeUpstream, "oarc guard: the MCP server is not reachable"))
+		// Unless answered meanwhile (timed out, or failed when the
+		// upstream died): one answer per request.
+		if p.take(key, q) {
+			p.toClient(errorFrame(f.id, codeUpstream, "oarc guard: the MCP server is not reachable"))
+		}
 	}
 }
 
@@ -1406,21 +1416,39 @@ func (p *proxy) expire(key string, q *pending) {
 	// the upstream does not go on with a call the client was told
 	// failed (cancelled first: the client may act on the error at once).
 	// Not initialize, which MCP forbids cancelling.
+	// Not while another write to the upstream is under way, though: one
+	// that the upstream does not read holds the cancellation up for as
+	// long as -timeout, and with it the answer owed to the client, which
+	// was lost when the proxy stopped that upstream meanwhile and exited.
+	// The client is answered first then.
 	p.mu.Lock()
 	upID := q.upID
 	p.mu.Unlock()
-	if upID != nil && q.method != "initialize" {
-		b, err := json.Marshal(map[string]any{
-			"jsonrpc": "2.0", "method": "notifications/cancelled",
-			"params": map[string]any{"requestId": upID, "reason": "oarc guard: no answer within " + p.o.timeout.String()},
-		})
-		if err == nil {
-			if err := p.toUpstream(b); err != nil {
-				p.logf("writing to the upstream: %v", err)
-			}
-		}
+	answer := errorFrame(q.id, codeUpstream, fmt.Sprintf("oarc guard: the MCP server did not answer within %v", p.o.timeout))
+	if upID == nil || q.method == "initialize" {
+		p.toClient(answer)
+		return
 	}
-	p.toClient(errorFrame(q.id, codeUpstream, fmt.Sprintf("oarc guard: the MCP server did not answer within %v", p.o.timeout)))
+	b, err := json.Marshal(map[string]any{
+		"jsonrpc": "2.0", "method": "notifications/cancelled",
+		"params": map[string]any{"requestId": upID, "reason": "oarc guard: no answer within " + p.o.timeout.String()},
+	})
+	if err != nil {
+		p.toClient(answer)
+		return
+	}
+	b, _ = oneLine(b)
+	if p.upMu.TryLock() {
+		err = p.writeUp(b)
+		p.upMu.Unlock()
+		p.toClient(answer)
+	} else {
+		p.toClient(answer)
+		err = p.toUpstream(b)
+	}
+	if err != nil {
+		p.logf("writing to the upstream: %v", err)
+	}
 }
 
 // cancelled forgets a request the client cancelled: the client expects no

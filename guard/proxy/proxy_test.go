@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -22,6 +23,11 @@ import (
 // The test binary is also the fake upstream MCP server: with
 // OARC_FAKE_UPSTREAM set it serves stdin/stdout as fakeServer says.
 func TestMain(m *testing.M) {
+	if os.Getenv("OARC_FAKE_SLEEPER") != "" {
+		// A child of the fake upstream, holding its output open.
+		time.Sleep(60 * time.Second)
+		os.Exit(0)
+	}
 	if os.Getenv("OARC_FAKE_UPSTREAM") != "" {
 		fakeServer(os.Stdin, os.Stdout)
 		os.Exit(0)
@@ -104,6 +110,19 @@ func fakeServer(in io.Reader, out io.Writer) {
 		case "x/deaf":
 			// The server stops reading its input, and does not exit by
 			// itself for 30 s; its pid is in OARC_FAKE_DIR/deaf.
+			os.WriteFile(filepath.Join(os.Getenv("OARC_FAKE_DIR"), "deaf"), []byte(strconv.Itoa(os.Getpid())), 0o644)
+			res(`{}`)
+			time.Sleep(30 * time.Second)
+		case "x/deaf-tree":
+			// x/deaf, with a child of the server's own that shares its
+			// output (as npx's node does); its pid is in
+			// OARC_FAKE_DIR/deaf-child.
+			child := exec.Command(os.Args[0])
+			child.Env = append(os.Environ(), "OARC_FAKE_SLEEPER=1")
+			child.Stdout = os.Stdout
+			if child.Start() == nil {
+				os.WriteFile(filepath.Join(os.Getenv("OARC_FAKE_DIR"), "deaf-child"), []byte(strconv.Itoa(child.Process.Pid)), 0o644)
+			}
 			os.WriteFile(filepath.Join(os.Getenv("OARC_FAKE_DIR"), "deaf"), []byte(strconv.Itoa(os.Getpid())), 0o644)
 			res(`{}`)
 			time.Sleep(30 * time.Second)
