@@ -106,6 +106,29 @@ func HostProviderRules(s *ir.Set) []string {
 	return ids
 }
 
+// GuardServerIDs lists the server ids that the selectors of the rules of
+// s name (clauses on mcp_server_id), sorted: a proxy whose server id is
+// none of them applies none of those rules (spec 11, -server-id).
+func GuardServerIDs(s *ir.Set) []string {
+	seen := map[string]bool{}
+	var ids []string
+	for _, r := range s.Rules {
+		for _, c := range r.Selector {
+			if c.Fact != "mcp_server_id" {
+				continue
+			}
+			for _, v := range c.Values {
+				if id, ok := v.(string); ok && !seen[id] {
+					seen[id] = true
+					ids = append(ids, id)
+				}
+			}
+		}
+	}
+	sort.Strings(ids)
+	return ids
+}
+
 // GenerateGuard returns the Go source of the guard file of the set's
 // package (GuardFileName, beside Generate's output, same package).
 func GenerateGuard(s *ir.Set, opts Options) ([]byte, error) {

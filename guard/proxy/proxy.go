@@ -57,6 +57,12 @@ type Config struct {
 	Rules func(path string, warn io.Writer) (*RuleStore, error)
 	// Version is the oarc version that built the proxy.
 	Version string
+	// ServerIDs are the server ids the set's selectors name
+	// (codegen.GuardServerIDs). When the proxy's server id, given with
+	// -server-id or learnt from serverInfo.name, is not one of them, it
+	// says so on stderr: the rules that name a server apply to none of
+	// its calls, a block no call meets.
+	ServerIDs []string
 }
 
 // RuleStore is an open rule store as the proxy uses it (the proxy does
@@ -365,6 +371,9 @@ func newProxy(o options, cfg Config, stdout, stderr io.Writer) (*proxy, error) {
 		Ask:       p.ask,
 	})
 	p.serverKnown = o.serverID != ""
+	if p.serverKnown {
+		p.checkServerID(o.serverID)
+	}
 	return p, nil
 }
 
@@ -1763,6 +1772,16 @@ func (p *proxy) typed(q *pending, result json.RawMessage) json.RawMessage {
 	return b
 }
 
+// checkServerID says on stderr when the rules name server ids and id is
+// none of them: their blocks would never meet a call of this server.
+func (p *proxy) checkServerID(id string) {
+	ids := p.cfg.ServerIDs
+	if len(ids) == 0 || slices.Contains(ids, id) {
+		return
+	}
+	p.logf("the rules name the server id %s, not %s: the rules that name a server apply to none of this server's calls; give -server-id %s if this is that server", strings.Join(ids, ", "), id, ids[0])
+}
+
 // initialized learns the server id from the initialize result, unless
 // -server-id gave it.
 func (p *proxy) initialized(result json.RawMessage) {
@@ -1784,6 +1803,7 @@ func (p *proxy) initialized(result json.RawMessage) {
 	id := guard.ServerID(r.ServerInfo.Name)
 	p.conn.SetServer(p.server(id))
 	p.logf("server id %s (from serverInfo.name %q)", id, r.ServerInfo.Name)
+	p.checkServerID(id)
 }
 
 // withoutTaskCalls returns the upstream's initialize result without

@@ -102,6 +102,9 @@ func runGuard(env *Env, args []string) int {
 			fmt.Fprintf(env.Stderr, "oarc guard: rule %s names the validator %s, which a proxy does not have: it fails as a missing validator would\n", r.ID, r.Detector)
 		}
 	}
+	if ids := codegen.GuardServerIDs(p); len(ids) > 0 {
+		fmt.Fprintf(env.Stderr, "oarc guard: the rules name the server id %s in their selectors: run %s with -server-id %s (unless the server's serverInfo.name is so), else those rules apply to none of its calls\n", strings.Join(ids, ", "), filepath.Base(*outBin), ids[0])
+	}
 	bin, err := filepath.Abs(*outBin)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "oarc guard: %v\n", err)
@@ -342,7 +345,15 @@ func writeGuardModule(dir string, p *ir.Set, redisDir string, store *guardRules)
 	if len(ext) > 0 {
 		imports += "\n" + importLines(ext)
 	}
-	main := fmt.Sprintf(guardMain, imports, strconv.Quote(catImport), strconv.Quote(Version), redisStore+rulesField, rulesDecls)
+	serverIDs := ""
+	if ids := codegen.GuardServerIDs(p); len(ids) > 0 {
+		q := make([]string, len(ids))
+		for i, id := range ids {
+			q[i] = strconv.Quote(id)
+		}
+		serverIDs = "\t\tServerIDs: []string{" + strings.Join(q, ", ") + "},\n"
+	}
+	main := fmt.Sprintf(guardMain, imports, strconv.Quote(catImport), strconv.Quote(Version), serverIDs+redisStore+rulesField, rulesDecls)
 	return os.WriteFile(filepath.Join(dir, "main.go"), []byte(main), 0o644)
 }
 
@@ -362,8 +373,8 @@ const harnessModule = "github.com/oarc/oarc"
 // guardMain is the proxy's main: %[1]s the imports before the guard's,
 // %[2]s the catalog package's import path (quoted; imported as
 // oarccatalog, which no other import or identifier of main is, whatever
-// the host's name), %[3]s the version, %[4]s the Store field for Redis
-// support and the Rules field for the rule store, %[5]s declarations after
+// the host's name), %[3]s the version, %[4]s the ServerIDs field, the
+// Store field for Redis support and the Rules field for the rule store, %[5]s declarations after
 // main (the rule store's).
 const guardMain = `// Command main is an MCP guard built by oarc guard.
 package main
