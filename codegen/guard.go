@@ -12,6 +12,7 @@ import (
 	"bytes"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/dave/jennifer/jen"
 
@@ -127,6 +128,33 @@ func GuardServerIDs(s *ir.Set) []string {
 	}
 	sort.Strings(ids)
 	return ids
+}
+
+// GuardUnmatchedTools lists, per rule of s in order, the selector clauses
+// on tool or mcp_qualified_tool none of whose values begins with "mcp_":
+// in the guard every call's tool is mcp_S_T, so the rule applies to no
+// call (spec 11). Each entry is the rule's id, the fact and its values.
+func GuardUnmatchedTools(s *ir.Set) [][3]string {
+	var out [][3]string
+	for _, r := range s.Rules {
+		for _, c := range r.Selector {
+			if c.Fact != "tool" && c.Fact != "mcp_qualified_tool" {
+				continue
+			}
+			var vals []string
+			mcp := false
+			for _, v := range c.Values {
+				if name, ok := v.(string); ok {
+					vals = append(vals, name)
+					mcp = mcp || strings.HasPrefix(name, "mcp_")
+				}
+			}
+			if !mcp {
+				out = append(out, [3]string{r.ID, c.Fact, strings.Join(vals, ", ")})
+			}
+		}
+	}
+	return out
 }
 
 // GenerateGuard returns the Go source of the guard file of the set's

@@ -1779,7 +1779,11 @@ func (p *proxy) checkServerID(id string) {
 	if len(ids) == 0 || slices.Contains(ids, id) {
 		return
 	}
-	p.logf("the rules name the server id %s, not %s: the rules that name a server apply to none of this server's calls; give -server-id %s if this is that server", strings.Join(ids, ", "), id, ids[0])
+	flag := "-server-id " + ids[0] + " if this is that server"
+	if len(ids) > 1 {
+		flag = "-server-id with the one of them this server is"
+	}
+	p.logf("the rules name the server id %s, not %s: the rules that name a server apply to none of this server's calls; give %s", strings.Join(ids, ", "), id, flag)
 }
 
 // initialized learns the server id from the initialize result, unless

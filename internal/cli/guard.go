@@ -102,8 +102,15 @@ func runGuard(env *Env, args []string) int {
 			fmt.Fprintf(env.Stderr, "oarc guard: rule %s names the validator %s, which a proxy does not have: it fails as a missing validator would\n", r.ID, r.Detector)
 		}
 	}
+	for _, u := range codegen.GuardUnmatchedTools(p) {
+		fmt.Fprintf(env.Stderr, "oarc guard: rule %s selects %s %s, which no call through the guard has (its tool is mcp_S_T, mcp_<server id>_<tool name>): it applies to no call; select on mcp_tool_name, or name mcp_S_T\n", u[0], u[1], u[2])
+	}
 	if ids := codegen.GuardServerIDs(p); len(ids) > 0 {
-		fmt.Fprintf(env.Stderr, "oarc guard: the rules name the server id %s in their selectors: run %s with -server-id %s (unless the server's serverInfo.name is so), else those rules apply to none of its calls\n", strings.Join(ids, ", "), filepath.Base(*outBin), ids[0])
+		flag := "-server-id " + ids[0]
+		if len(ids) > 1 {
+			flag = "-server-id and the one of them its server is"
+		}
+		fmt.Fprintf(env.Stderr, "oarc guard: the rules name the server id %s in their selectors: run %s with %s (unless the server's serverInfo.name is so), else those rules apply to none of its calls\n", strings.Join(ids, ", "), filepath.Base(*outBin), flag)
 	}
 	bin, err := filepath.Abs(*outBin)
 	if err != nil {

@@ -39,3 +39,37 @@ func TestGuardServerIDNamedByRules(t *testing.T) {
 		t.Errorf("the proxy does not say that the rules name another server:\n%s", stderr.String())
 	}
 }
+
+// In the guard every call's tool is mcp_S_T: a rule that selects a tool
+// by its MCP name (tool: move_file) matches no call and blocks nothing,
+// while its fixtures, which give tool as they like, pass. oarc guard
+// names such rules before it builds; a rule that also lists an mcp_
+// name, or selects on mcp_tool_name, is not named.
+func TestGuardToolSelectorNeverMatches(t *testing.T) {
+	dir := t.TempDir()
+	pack := filepath.Join(dir, "p")
+	os.MkdirAll(filepath.Join(pack, "policy"), 0o755)
+	os.WriteFile(filepath.Join(pack, "pack.yaml"), []byte("oar: '1.0'\nname: p\norigin: project\n"), 0o644)
+	rule := func(id, selector, profiles string) {
+		os.WriteFile(filepath.Join(pack, "policy", id+".yaml"), []byte("oar: '1.0'\nid: "+id+"\nkind: policy\nanchor: tool.pre_invoke\neffect: block\nselector: "+selector+"\nrequires: {profiles: ["+profiles+"]}\ncopy: {title: "+id+"}\n"), 0o644)
+	}
+	rule("BARE_TOOL", "{tool: [move_file, write_file]}", "tool")
+	rule("BARE_QUALIFIED", "{mcp_qualified_tool: move_file}", "mcp")
+	rule("MIXED", "{tool: [bash, mcp_fs_move_file]}", "tool")
+	rule("BY_NAME", "{mcp_tool_name: move_file}", "mcp")
+	code, _, stderr := run("guard", "-pack", pack, "-o", filepath.Join(dir, "bin"), "-redisstore", filepath.Join(dir, "none"))
+	if code == 0 {
+		t.Fatalf("the build went on: %s", stderr)
+	}
+	for _, want := range []string{
+		"rule BARE_TOOL selects tool move_file, write_file, which no call through the guard has",
+		"rule BARE_QUALIFIED selects mcp_qualified_tool move_file, which no call through the guard has",
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	if strings.Contains(stderr, "MIXED") || strings.Contains(stderr, "BY_NAME") {
+		t.Errorf("a rule that can match is named:\n%s", stderr)
+	}
+}
