@@ -293,3 +293,21 @@ func TestRecordWithoutToolPreInvoke(t *testing.T) {
 		}
 	}
 }
+
+// TestSelectorKeyPrefixOfFact: a newcomer's selector key mcp_tool (for
+// mcp_tool_name) is too far from the fact by edit distance for a
+// suggestion, and the error said only "is not a fact": a key that begins
+// exactly one selectable fact's name, word by word, suggests it.
+func TestSelectorKeyPrefixOfFact(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "A.yaml")
+	text := "oar: '1.0'\nid: A\nkind: policy\nanchor: tool.pre_invoke\neffect: block\nrequires: {profiles: [mcp]}\nselector: {mcp_tool: move_file}\n"
+	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, diags := LoadPack(file, Options{})
+	want := file + ":7:12: error: selector key \"mcp_tool\" is not a fact (did you mean \"mcp_tool_name\"?) [OAR_SELECTOR]\n"
+	if got := diags.Text(); got != want {
+		t.Errorf("got:\n%swant:\n%s", got, want)
+	}
+}

@@ -671,6 +671,8 @@ func (c *fileCtx) selector(r *Rule, n *yaml.Node) {
 			}
 			if s := suggestName(c.l.cat, k.Value); s != "" {
 				msg += fmt.Sprintf(" (did you mean %q?)", s)
+			} else if s := selectorByPrefix(cat, k.Value); s != "" {
+				msg += fmt.Sprintf(" (did you mean %q?)", s)
 			}
 			c.errorf(k, CodeSelector, "%s", msg)
 			continue
@@ -1126,4 +1128,21 @@ func (l *packLoader) checkReads(rf *ruleFile) {
 			c.warnf(rf.profiles[p], CodeRequires, "profile %s is required but the rule reads none of its facts or functions", p)
 		}
 	}
+}
+
+// selectorByPrefix is the one selectable fact whose name begins with key
+// and a "_" (mcp_tool: mcp_tool_name), too far by edit distance for
+// suggestName; "" when none or several do.
+func selectorByPrefix(cat *catalog.Catalog, key string) string {
+	found := ""
+	for _, f := range cat.Facts {
+		if !strings.HasPrefix(f.CELName, key+"_") || !f.Type.Selectable() || f.Tier == catalog.Oarc && f.Profile == "provenance" {
+			continue
+		}
+		if found != "" {
+			return ""
+		}
+		found = f.CELName
+	}
+	return found
 }
