@@ -46,7 +46,9 @@ go.mod (cel-go among them).
 A proxy has no host: the rules that call a host provider, and those whose
 detector is not a built-in validator (oarc.secrets, oarc.pii), are listed
 here; at run time they fail as a missing provider or validator would (their
-on_error applies).
+on_error applies). So are the rules that select on tool or mcp_qualified_tool
+with no mcp_S_T value (they apply to no call through a guard), and the
+server ids the selectors name, for the proxy's -server-id.
 
 With -rulestore the proxy takes -rules FILE, a rule store (spec 12): its
 rules are in force and its tools are offered beside the upstream's
