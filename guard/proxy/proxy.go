@@ -1280,7 +1280,11 @@ func (p *proxy) ask(ctx context.Context, question string) (bool, error) {
 	}
 	p.mu.Lock()
 	if !p.elicit || p.closed {
+		elicit := p.elicit
 		p.mu.Unlock()
+		if !elicit {
+			p.logf("a rule asks a person, and the client did not declare the elicitation capability: the call is blocked")
+		}
 		return false, guard.ErrCannotAsk
 	}
 	p.askSeq++

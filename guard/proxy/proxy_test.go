@@ -727,6 +727,11 @@ func TestProxyAsk(t *testing.T) {
 			if r["isError"] != true || meta["oarc/code"] != "ASK_DEPLOY" || strings.Join(texts(r), "|") != tc.want {
 				t.Errorf("want the block %q, got %v", tc.want, r)
 			}
+			// The operator reads on stderr why no one was asked.
+			const why = "the client did not declare the elicitation capability"
+			if got := strings.Contains(c.errs.String(), why); got != (tc.want == unasked) {
+				t.Errorf("stderr says %q: %v, want %v:\n%s", why, got, tc.want == unasked, c.errs.String())
+			}
 		})
 	}
 }
