@@ -163,7 +163,7 @@ func (c *fileCtx) what() string {
 func (c *fileCtx) secondDocStart(doc *yaml.Node) int {
 	from := 0 // lines before the first document's content
 	if len(doc.Content) > 0 {
-		from = doc.Content[0].Line
+		from = c.src.pos(doc.Content[0]).Line
 	}
 	for i, l := range c.src.lines {
 		if i+1 > from && (l == "---" || strings.HasPrefix(l, "--- ") || strings.HasPrefix(l, "---\t")) {
@@ -209,8 +209,10 @@ func (c *fileCtx) yamlError(err error) {
 			// "copy: {title: x" on line 6 was reported at line 5.
 			p.Line++
 		}
-		// yaml.v3 may name the line after the last one at end of input.
-		p.Line = max(1, min(p.Line, len(c.src.lines)))
+		// yaml.v3 may name the line after the last one at end of input,
+		// and counts lines its own way (source.ylines).
+		p.Line = max(1, min(p.Line, len(c.src.ylines)))
+		p.Line, p.Col = c.src.editorPos(p.Line, 1)
 	} else {
 		msg = strings.TrimPrefix(msg, "yaml: ")
 		// yaml.v3 reports bad bytes without a position: find the byte.
