@@ -275,8 +275,24 @@ func (c *fileCtx) walk(n *yaml.Node) {
 		for _, e := range n.Content {
 			c.walk(e)
 		}
+	case yaml.ScalarNode:
+		if n.Style == 0 && n.Tag == "!!int" && octalLike.MatchString(n.Value) {
+			sign := ""
+			if n.Value[0] == '-' {
+				sign = "-"
+			}
+			digits := strings.TrimLeft(strings.TrimLeft(n.Value, "+-"), "0_")
+			if digits == "" {
+				digits = "0"
+			}
+			c.errorAt(c.src.pos(n), CodeYAML, "the number %s has a leading zero, which YAML 1.1 (and yaml.v3) reads as octal and YAML 1.2 as decimal: write %s%s for the decimal number, or %s0o%s for the octal one", n.Value, sign, digits, sign, digits)
+		}
 	}
 }
+
+// octalLike matches the plain integers yaml.v3 reads as octal (017, as
+// YAML 1.1 does) where YAML 1.2 reads a decimal.
+var octalLike = regexp.MustCompile(`^[-+]?0[0-9_]+$`)
 
 func kindName(n *yaml.Node) string {
 	switch n.Kind {
