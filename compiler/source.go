@@ -36,9 +36,15 @@ type source struct {
 // to an editor.
 const unicodeBreaks = "\u0085\u2028\u2029"
 
+// utf8BOM is the byte order mark in UTF-8.
+const utf8BOM = "\ufeff"
+
 func newSource(name string, text []byte) *source {
 	s := &source{name: name, text: string(text)}
 	s.lines = strings.Split(strings.ReplaceAll(strings.ReplaceAll(s.text, "\r\n", "\n"), "\r", "\n"), "\n")
+	// A byte order mark is no character of the first line, to yaml.v3 or
+	// to an editor.
+	s.lines[0] = strings.TrimPrefix(s.lines[0], utf8BOM)
 	s.ylines = s.lines
 	if !strings.ContainsAny(s.text, unicodeBreaks) {
 		return s
@@ -106,8 +112,9 @@ func (s *source) badChar() (p Pos, what string, ok bool) {
 	if strings.HasPrefix(t, "\xff\xfe") || strings.HasPrefix(t, "\xfe\xff") {
 		return Pos{}, "", false
 	}
-	line, lineStart := 1, 0
-	for i := 0; i < len(t); {
+	start := len(t) - len(strings.TrimPrefix(t, utf8BOM))
+	line, lineStart := 1, start
+	for i := start; i < len(t); {
 		r, size := utf8.DecodeRuneInString(t[i:])
 		switch {
 		case r == utf8.RuneError && size <= 1:

@@ -75,3 +75,18 @@ func TestBadCharAfterCR(t *testing.T) {
 		t.Fatalf("want one error at 3:9:\n%s", diags.Text())
 	}
 }
+
+// TestPositionsAfterBOM: a UTF-8 byte order mark is no character of the
+// first line to yaml.v3 or to an editor; positions on that line inside a
+// when, and of a bad character, do not count it either.
+func TestPositionsAfterBOM(t *testing.T) {
+	for _, c := range []struct{ doc, want string }{
+		{doc: "\ufeffwhen: 'tool == \"x\" && nope'\noar: '1.0'\nid: A\nkind: policy\nanchor: tool.pre_invoke\neffect: block\nrequires: {profiles: [tool]}\n", want: "1:23"},
+		{doc: "\ufeffid: A\x01\noar: '1.0'\n", want: "1:6"},
+	} {
+		_, diags := LoadRuleDoc("f.yaml", []byte(c.doc), "stock", Options{})
+		if len(diags) == 0 || fmt.Sprintf("%d:%d", diags[0].Pos.Line, diags[0].Pos.Col) != c.want {
+			t.Errorf("%q: want the first diagnostic at %s\n%s", c.doc, c.want, diags.Text())
+		}
+	}
+}
