@@ -205,6 +205,16 @@ func (s *source) mapScalar(n *yaml.Node) *scalarMap {
 	}
 	// Column is in characters; convert to a byte index on the line.
 	sc.i = runeIndex(s.ylines[n.Line-1], n.Column-1)
+	if l := s.ylines[n.Line-1]; sc.i < len(l) && l[sc.i] == '!' {
+		// yaml.v3's node starts at its tag (!!str, !<...>), which the
+		// value follows after white space.
+		for sc.i < len(l) && !isBlank(l[sc.i]) {
+			sc.i++
+		}
+		for sc.i < len(l) && isBlank(l[sc.i]) {
+			sc.i++
+		}
+	}
 	var ok bool
 	switch {
 	case n.Style&yaml.DoubleQuotedStyle != 0:

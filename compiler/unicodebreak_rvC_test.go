@@ -90,3 +90,21 @@ func TestPositionsAfterBOM(t *testing.T) {
 		}
 	}
 }
+
+// TestPositionsAfterTag: a tag (`when: !!str ...`) is where yaml.v3 says
+// the node starts; a position inside the when is still the token's.
+func TestPositionsAfterTag(t *testing.T) {
+	head := "oar: '1.0'\nid: A\nkind: policy\nanchor: tool.pre_invoke\neffect: block\nrequires: {profiles: [tool]}\n"
+	for _, c := range []struct{ when, want string }{
+		{when: "!!str tool == 1", want: "7:18"},
+		{when: "!!str 'tool == 1'", want: "7:19"},
+		{when: "!<tag:yaml.org,2002:str> \"tool == 1\"", want: "7:38"},
+		{when: "!!str |\n  tool == 1", want: "8:8"},
+	} {
+		doc := head + "when: " + c.when + "\n"
+		_, diags := LoadRuleDoc("f.yaml", []byte(doc), "stock", Options{})
+		if len(diags) != 1 || fmt.Sprintf("%d:%d", diags[0].Pos.Line, diags[0].Pos.Col) != c.want {
+			t.Errorf("%q: want one diagnostic at %s\n%s", c.when, c.want, diags.Text())
+		}
+	}
+}
