@@ -1,0 +1,28 @@
+package compiler
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestRulesInSubdirectory: spec 1 reads rules from <pack>/policy/ itself;
+// a rule a person filed under policy/net/ would be left out without a
+// word (a pack that blocks nothing, even with -strict). It is still not
+// read, but with an OAR_YAML warning at the directory, as for X.YAML.
+func TestRulesInSubdirectory(t *testing.T) {
+	dir := writePack(t, t.TempDir(), "oar: '1.0'\n", map[string]string{"A": "effect: block\n"})
+	os.MkdirAll(filepath.Join(dir, "policy", "net", "deep"), 0o755)
+	os.MkdirAll(filepath.Join(dir, "policy", "notes"), 0o755)
+	os.WriteFile(filepath.Join(dir, "policy", "net", "deep", "B.yml"), []byte("oar: '1.0'\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "policy", "notes", "README.md"), []byte("x"), 0o644)
+	set, diags := LoadPack(dir, Options{})
+	if set == nil || len(set.Rules) != 1 || diags.HasErrors() {
+		t.Fatalf("want the pack's one rule, no errors\n%s", diags.Text())
+	}
+	if len(diags) != 1 || diags[0].Severity != Warning || diags[0].Code != CodeYAML ||
+		diags[0].Pos.File != filepath.Join(dir, "policy", "net") || !strings.Contains(diags[0].Message, "deep/B.yml") {
+		t.Fatalf("want one OAR_YAML warning at policy/net naming deep/B.yml\n%s", diags.Text())
+	}
+}
