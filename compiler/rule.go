@@ -51,8 +51,11 @@ type ruleFile struct {
 	when     *yaml.Node
 	reset    []*yaml.Node // the nodes of on_fire.reset entries, parallel to rule.OnFire.Reset
 	profiles map[string]*yaml.Node
-	flowNode *yaml.Node
-	errs     int // errors reported for this file before the pack checks
+	// badRequires: requires had an error, so what it lists is not known
+	// and a read of an unlisted profile is not reported too.
+	badRequires bool
+	flowNode    *yaml.Node
+	errs        int // errors reported for this file before the pack checks
 }
 
 // fileCtx reports diagnostics against one source.
@@ -63,6 +66,19 @@ type fileCtx struct {
 	// only, when set, is the code of every problem in the file (a host
 	// catalog's problems are all OAR_CATALOG, YAML syntax included).
 	only string
+	// misspelt holds, per mapping, the fields that an unknown key of it
+	// was reported as a misspelling of: such a field is not reported
+	// missing too (one mistake, one error).
+	misspelt map[*yaml.Node]map[string]bool
+}
+
+// missing reports a required field name absent from mapping n, at at,
+// unless an unknown key of n was reported as its misspelling.
+func (c *fileCtx) missing(n *yaml.Node, name string, at *yaml.Node, code, format string, args ...any) {
+	if c.misspelt[n][name] {
+		return
+	}
+	c.errorf(at, code, format, args...)
 }
 
 func newFileCtx(l *packLoader, src *source) *fileCtx {
@@ -340,6 +356,13 @@ func (c *fileCtx) fields(n *yaml.Node, what string, allowed []string) map[string
 			msg := fmt.Sprintf("unknown field %q in %s", k.Value, what)
 			if s := closest(k.Value, allowed); s != "" {
 				msg += fmt.Sprintf(" (did you mean %q?)", s)
+				if c.misspelt == nil {
+					c.misspelt = map[*yaml.Node]map[string]bool{}
+				}
+				if c.misspelt[n] == nil {
+					c.misspelt[n] = map[string]bool{}
+				}
+				c.misspelt[n][s] = true
 			}
 			c.errorf(k, CodeUnknownField, "%s", msg)
 			continue
@@ -405,7 +428,7 @@ func (c *fileCtx) oneOf(n *yaml.Node, s, field, code string, allowed []string) b
 func (c *fileCtx) checkVersion(root *yaml.Node, f map[string]*yaml.Node) {
 	v, ok := f["oar"]
 	if !ok {
-		c.errorf(root, CodeVersion, "missing oar: '1.0'")
+		c.missing(root, "oar", root, CodeVersion, "missing oar: '1.0'")
 		return
 	}
 	switch {
@@ -508,7 +531,7 @@ func (l *packLoader) addFile(file string, text []byte, stem string) {
 	required := func(name string) *yaml.Node {
 		n, ok := f[name]
 		if !ok {
-			c.errorf(root, CodeMissingField, "missing required field %q", name)
+			c.missing(root, name, root, CodeMissingField, "missing required field %q", name)
 			return nil
 		}
 		return n
@@ -643,6 +666,8 @@ func (c *fileCtx) requires(rf *ruleFile, n *yaml.Node) {
 		c.errorf(n, CodeFieldType, "requires must be a mapping like {profiles: [tool]}, got %s", kindName(n))
 		return
 	}
+	before := len(*c.diags)
+	defer func() { rf.badRequires = len(*c.diags) > before }()
 	f := c.fields(n, "requires", requiresFields)
 	p, ok := f["profiles"]
 	if !ok {
@@ -801,7 +826,7 @@ func (c *fileCtx) flow(rf *ruleFile, n *yaml.Node) {
 	seq, has := f["sequence"]
 	switch {
 	case !has:
-		c.errorf(n, CodeFlow, "flow needs a sequence of steps")
+		c.missing(n, "sequence", n, CodeFlow, "flow needs a sequence of steps")
 		ok = false
 	case seq.Kind != yaml.SequenceNode:
 		c.errorf(seq, CodeFlow, "flow.sequence must be a list of steps, got %s", kindName(seq))
@@ -974,7 +999,7 @@ func (c *fileCtx) transform(r *Rule, n *yaml.Node) {
 	rd, has := f["redact"]
 	switch {
 	case !has:
-		c.errorf(n, CodeTransform, "transform needs redact: a list of span facts (secret_matches, pii_entities)")
+		c.missing(n, "redact", n, CodeTransform, "transform needs redact: a list of span facts (secret_matches, pii_entities)")
 		ok = false
 	case rd.Kind != yaml.SequenceNode || len(rd.Content) == 0:
 		c.errorf(rd, CodeTransform, "transform.redact must be a non-empty list of span facts, got %s", kindName(rd))
@@ -1093,7 +1118,7 @@ func (l *packLoader) checkReads(rf *ruleFile) {
 			continue
 		}
 		used[rd.profile] = true
-		if rf.profiles[rd.profile] != nil || missing[rd.profile] {
+		if rf.profiles[rd.profile] != nil || missing[rd.profile] || rf.badRequires {
 			continue
 		}
 		missing[rd.profile] = true
