@@ -63,8 +63,9 @@ func FuzzGenerate(f *testing.F) {
 
 // FuzzLoadPack mutates a pack.yaml and one rule file of the example and
 // conformance packs and loads them as a pack: the loader must never panic,
-// every diagnostic must carry a position, and a pack it accepts must
-// generate Go that parses (type checking is FuzzGenerate's).
+// every diagnostic must carry a position, oarc vet must not panic on a
+// pack it accepts, and that pack must generate Go that parses (type
+// checking is FuzzGenerate's).
 func FuzzLoadPack(f *testing.F) {
 	packs, _ := filepath.Glob("../examples/*/pack.yaml")
 	more, _ := filepath.Glob("../examples/*/*/pack.yaml")
@@ -117,6 +118,11 @@ func FuzzLoadPack(f *testing.F) {
 		_ = diags.Text()
 		if diags.HasErrors() {
 			return
+		}
+		for _, d := range compiler.Vet(set) {
+			if d.Pos.File == "" || d.Code == "" {
+				t.Fatalf("vet diagnostic without a place or code: %+v", d)
+			}
 		}
 		start := time.Now()
 		src, err := codegen.Generate(compiler.Build(set), codegen.Options{Package: "f"})
