@@ -3,6 +3,7 @@ package compiler
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -43,4 +44,15 @@ func itoa(n int) string {
 		return string(rune('0' + n))
 	}
 	return itoa(n/10) + string(rune('0'+n%10))
+}
+
+// TestDidYouMeanPrefix: a field written as the start of a longer one
+// (transform's replace for replacement) is suggested as that field, not
+// as a nearer but unrelated one (redact).
+func TestDidYouMeanPrefix(t *testing.T) {
+	doc := "oar: '1.0'\nid: A\nkind: policy\nanchor: content.output\neffect: transform\nrequires: {profiles: [content-safety]}\ntransform: {redact: [secret_matches], replace: X}\n"
+	_, diags := LoadRuleDoc("f.yaml", []byte(doc), "stock", Options{})
+	if len(diags) != 1 || !strings.Contains(diags[0].Message, `did you mean "replacement"?`) {
+		t.Errorf("want one error suggesting replacement\n%s", diags.Text())
+	}
 }
