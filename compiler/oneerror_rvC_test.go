@@ -56,3 +56,19 @@ func TestDidYouMeanPrefix(t *testing.T) {
 		t.Errorf("want one error suggesting replacement\n%s", diags.Text())
 	}
 }
+
+// TestResetNotAnID: an on_fire.reset entry whose rule part is not an id
+// is one OAR_REF error, not also the schema's pattern mismatch.
+func TestResetNotAnID(t *testing.T) {
+	head := "oar: '1.0'\nid: A\nkind: policy\nanchor: tool.pre_invoke\neffect: block\n"
+	for _, c := range []struct{ reset, hint string }{
+		{reset: "[a]", hint: `did you mean "A"?`},
+		{reset: "[.fire]", hint: "not a rule id"},
+		{reset: "['A .fire']", hint: "not a rule id"},
+	} {
+		_, diags := LoadRuleDoc("f.yaml", []byte(head+"on_fire: {reset: "+c.reset+"}\n"), "stock", Options{})
+		if len(diags) != 1 || diags[0].Code != CodeRef || !strings.Contains(diags[0].Message, c.hint) {
+			t.Errorf("%s: want one OAR_REF error saying %q\n%s", c.reset, c.hint, diags.Text())
+		}
+	}
+}

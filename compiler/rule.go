@@ -981,6 +981,16 @@ func (c *fileCtx) onFire(rf *ruleFile, n *yaml.Node) {
 					continue
 				}
 			}
+			if !idRE.MatchString(ref.Rule) {
+				// Reported here, once: no rule can have the name, and the
+				// schema's pattern would say so a second time.
+				msg := fmt.Sprintf("on_fire.reset names %q, which is not a rule id (SCREAMING_SNAKE, as ^[A-Z][A-Z0-9]*(_[A-Z0-9]+)*$)", ref.Rule)
+				if up := strings.ToUpper(ref.Rule); idRE.MatchString(up) {
+					msg += fmt.Sprintf(" (did you mean %q?)", up)
+				}
+				c.errorf(nodes[i], CodeRef, "%s", msg)
+				continue
+			}
 			rf.rule.OnFire.Reset = append(rf.rule.OnFire.Reset, ref)
 			rf.reset = append(rf.reset, nodes[i])
 		}
