@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -113,6 +114,11 @@ func FuzzLoadPack(f *testing.F) {
 		for _, d := range diags {
 			if d.Pos.File == "" || d.Code == "" {
 				t.Fatalf("diagnostic without a place or code: %+v", d)
+			}
+			// The JSON schema is the loader's backstop: a problem only it
+			// finds is one the loader's own checks miss or report twice.
+			if strings.HasPrefix(d.Message, "schema: ") {
+				t.Fatalf("problem found by the schema only: %s\n%s\n---\n%s", d, meta, rule)
 			}
 		}
 		_ = diags.Text()
