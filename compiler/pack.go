@@ -429,7 +429,12 @@ func (l *packLoader) readPolicies(pk *Pack) {
 		return
 	}
 	if err != nil {
-		l.errorf(Pos{File: path}, CodeYAML, "not a pack: cannot read %s: %v", filepath.Join(path, "policy"), err)
+		msg := fmt.Sprintf("not a pack: cannot read %s: %v", filepath.Join(path, "policy"), err)
+		if errors.Is(err, fs.ErrNotExist) && filepath.Base(filepath.Clean(path)) == "policy" {
+			// The policy directory itself, given for its pack.
+			msg = fmt.Sprintf("not a pack: this is a pack's policy directory; give the pack directory %s, which holds policy/ (and pack.yaml)", filepath.Dir(filepath.Clean(path)))
+		}
+		l.errorf(Pos{File: path}, CodeYAML, "%s", msg)
 		return
 	}
 	// Every entry named like a rule file is read: one that is not a

@@ -26,3 +26,13 @@ func TestRulesInSubdirectory(t *testing.T) {
 		t.Fatalf("want one OAR_YAML warning at policy/net naming deep/B.yml\n%s", diags.Text())
 	}
 }
+
+// TestPolicyDirGivenAsPack: the policy directory given where a pack is
+// expected is not a pack; the error says to give its parent.
+func TestPolicyDirGivenAsPack(t *testing.T) {
+	dir := writePack(t, t.TempDir(), "", map[string]string{"A": "effect: block\n"})
+	_, diags := LoadPack(filepath.Join(dir, "policy"), Options{})
+	if len(diags) != 1 || diags[0].Code != CodeYAML || !strings.Contains(diags[0].Message, "give the pack directory "+dir) {
+		t.Fatalf("want one OAR_YAML naming the pack directory\n%s", diags.Text())
+	}
+}
