@@ -72,3 +72,21 @@ func TestResetNotAnID(t *testing.T) {
 		}
 	}
 }
+
+// TestUnknownNamespaceCall: a call in a namespace CEL does not know
+// (foo.bar(1), the sets extension's sets.contains) is one error at the
+// name, not also the function alone nor a type error on cel-go's
+// !error! type.
+func TestUnknownNamespaceCall(t *testing.T) {
+	head := "oar: '1.0'\nid: A\nkind: policy\nanchor: tool.pre_invoke\neffect: block\n"
+	for _, c := range []struct{ when, name string }{
+		{when: "foo.bar(1)", name: "foo.bar"},
+		{when: "sets.contains([1], [1])", name: "sets.contains"},
+		{when: "true && sets.intersects([1], [2])", name: "sets.intersects"},
+	} {
+		_, diags := LoadRuleDoc("f.yaml", []byte(head+"when: '"+c.when+"'\n"), "stock", Options{})
+		if len(diags) != 1 || diags[0].Code != CodeUnknownFact || !strings.Contains(diags[0].Message, "'"+c.name+"'") {
+			t.Errorf("%s: want one OAR_UNKNOWN_FACT naming %s\n%s", c.when, c.name, diags.Text())
+		}
+	}
+}
