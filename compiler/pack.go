@@ -200,7 +200,15 @@ func LoadWith(dirs []string, added map[string][]byte, opts Options) (*Set, Diagn
 		}
 	}
 	var packs []*Pack
+	var given []string
 	for _, d := range dirs {
+		// A directory given twice (pack and pack/, a shell glob) would
+		// make every rule a duplicate of itself: say what happened, once.
+		if i := slices.IndexFunc(given, func(g string) bool { return sameFile(g, d) }); i >= 0 {
+			l.errorf(Pos{File: d}, CodeYAML, "pack %s is given twice (also as %s); the pack directories of a command form one set, each given once", d, given[i])
+			continue
+		}
+		given = append(given, d)
 		packs = append(packs, l.readPackMeta(d))
 	}
 	if l.resolveCatalog(packs) {

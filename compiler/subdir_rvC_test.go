@@ -36,3 +36,14 @@ func TestPolicyDirGivenAsPack(t *testing.T) {
 		t.Fatalf("want one OAR_YAML naming the pack directory\n%s", diags.Text())
 	}
 }
+
+// TestPackGivenTwice: one pack directory given twice to a command (a
+// shell glob, pack and pack/) is one error saying so, not a duplicate id
+// per rule naming the same file twice.
+func TestPackGivenTwice(t *testing.T) {
+	dir := writePack(t, t.TempDir(), "", map[string]string{"A": "effect: block\n", "B": "effect: warn\n"})
+	_, diags := Load([]string{dir, dir + string(filepath.Separator)}, Options{})
+	if len(diags) != 1 || diags[0].Code != CodeYAML || !strings.Contains(diags[0].Message, "given twice") {
+		t.Fatalf("want one error saying the pack is given twice\n%s", diags.Text())
+	}
+}
