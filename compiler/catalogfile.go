@@ -122,7 +122,7 @@ func ParseCatalog(file string, text []byte) (*catalog.Catalog, Diagnostics) {
 	f := c.fields(root, "catalog", catalogFields)
 	switch v, ok := f["oar_catalog"]; {
 	case !ok:
-		c.errorf(root, CodeCatalog, "missing oar_catalog: '1.0'")
+		c.missing(root, "oar_catalog", root, CodeCatalog, "missing oar_catalog: '1.0'")
 	case v.Kind == yaml.ScalarNode && v.ShortTag() == "!!str" && v.Value == "1.0":
 	case v.Kind == yaml.ScalarNode && (v.ShortTag() == "!!float" || v.ShortTag() == "!!int"):
 		c.errorf(v, CodeCatalog, "oar_catalog must be the string '1.0', got the number %s (quote it: oar_catalog: '1.0')", v.Value)
@@ -131,7 +131,7 @@ func ParseCatalog(file string, text []byte) (*catalog.Catalog, Diagnostics) {
 	}
 	host := ""
 	if n, ok := f["host"]; !ok {
-		c.errorf(root, CodeCatalog, "missing required field host")
+		c.missing(root, "host", root, CodeCatalog, "missing required field host")
 	} else if s, ok := c.str(n, "host"); ok {
 		switch {
 		case !hostRE.MatchString(s):
@@ -151,7 +151,7 @@ func ParseCatalog(file string, text []byte) (*catalog.Catalog, Diagnostics) {
 	var anchors []*catalog.Anchor
 	anchorSeen := map[string]bool{}
 	if n, ok := f["anchors"]; !ok {
-		c.errorf(root, CodeCatalog, "missing required field anchors")
+		c.missing(root, "anchors", root, CodeCatalog, "missing required field anchors")
 	} else {
 		for _, e := range c.list(n, "anchors") {
 			af := c.fields(e, "anchor", anchorFields)
@@ -184,7 +184,7 @@ func ParseCatalog(file string, text []byte) (*catalog.Catalog, Diagnostics) {
 				}
 			}
 			if pn, present := af["planes"]; !present {
-				c.errorf(e, CodeCatalog, "anchor %s: missing required field planes", id)
+				c.missing(e, "planes", e, CodeCatalog, "anchor %s: missing required field planes", id)
 				ok = false
 			} else if ps, nodes, good := c.strList(pn, "planes"); good {
 				if len(ps) == 0 {
@@ -213,7 +213,7 @@ func ParseCatalog(file string, text []byte) (*catalog.Catalog, Diagnostics) {
 			name, ok := c.catalogName(e, ff, "fact", seen)
 			fact := &catalog.Fact{Name: name}
 			if tn, present := ff["type"]; !present {
-				c.errorf(e, CodeCatalog, "fact %s: missing required field type", name)
+				c.missing(e, "type", e, CodeCatalog, "fact %s: missing required field type", name)
 				ok = false
 			} else if s, good := c.str(tn, "type"); good {
 				t, known := catalog.ParseType(s)
@@ -254,7 +254,7 @@ func ParseCatalog(file string, text []byte) (*catalog.Catalog, Diagnostics) {
 			}
 			fn := &catalog.Function{Name: name}
 			if sn, present := ff["signature"]; !present {
-				c.errorf(e, CodeCatalog, "function %s: missing required field signature", name)
+				c.missing(e, "signature", e, CodeCatalog, "function %s: missing required field signature", name)
 				ok = false
 			} else if s, good := c.str(sn, "signature"); good {
 				params, res, err := catalog.ParseSignature(s, nil)
@@ -329,7 +329,7 @@ func (c *fileCtx) catalogName(e *yaml.Node, f map[string]*yaml.Node, what string
 func (c *fileCtx) requiredStr(e *yaml.Node, f map[string]*yaml.Node, name, what string) (string, bool) {
 	n, ok := f[name]
 	if !ok {
-		c.errorf(e, CodeCatalog, "%s: missing required field %s", what, name)
+		c.missing(e, name, e, CodeCatalog, "%s: missing required field %s", what, name)
 		return "", false
 	}
 	return c.str(n, name)

@@ -47,7 +47,7 @@ func (l *packLoader) checkDeny(packs []*Pack) {
 		d := &DenyByDefault{Pos: c.src.pos(dn.key)}
 		ok := true
 		if an, present := f["anchors"]; !present {
-			c.errorf(dn.key, CodeMissingField, "deny_by_default: missing required field anchors")
+			c.missing(n, "anchors", dn.key, CodeMissingField, "deny_by_default: missing required field anchors")
 			ok = false
 		} else if ids, nodes, good := c.strList(an, "anchors"); good {
 			if len(ids) == 0 {
@@ -81,7 +81,7 @@ func (l *packLoader) checkDeny(packs []*Pack) {
 			ok = false
 		}
 		if cn, present := f["code"]; !present {
-			c.errorf(dn.key, CodeMissingField, "deny_by_default: missing required field code")
+			c.missing(n, "code", dn.key, CodeMissingField, "deny_by_default: missing required field code")
 			ok = false
 		} else if code, good := c.str(cn, "code"); good {
 			switch {

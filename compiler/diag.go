@@ -112,11 +112,14 @@ const (
 	// CodeVetURLPrefix: a URL matched as text (startsWith, contains,
 	// matches), which admits other hosts; url_host says which host.
 	CodeVetURLPrefix = "OAR_VET_URL_PREFIX"
+	// CodeVetNodeField: a read of a field no provenance node has (spec
+	// 5.11), an error on every node.
+	CodeVetNodeField = "OAR_VET_NODE_FIELD"
 )
 
 // VetCodes lists the codes of `oarc vet`.
 var VetCodes = []string{CodeVetNever, CodeVetUnreachable, CodeVetDynCompare, CodeVetNoTitle,
-	CodeVetMissingArg, CodeVetArgInt, CodeVetArgString, CodeVetURLPrefix}
+	CodeVetMissingArg, CodeVetArgInt, CodeVetArgString, CodeVetURLPrefix, CodeVetNodeField}
 
 // Codes lists every stable code of loading: the spec's, in its order,
 // then oarc's own (OAR_DUPLICATE, a warning).

@@ -192,7 +192,9 @@ func (l *packLoader) checkWhen(r *Rule, w *whenSource) []read {
 		w.reportMacros(macros)
 		for _, e := range iss.Errors() {
 			off := w.lineColOffset(e.Location.Line(), e.Location.Column())
-			if off <= skipTo || inMacro(macros, off) {
+			if off <= skipTo || inMacro(macros, off) || strings.Contains(e.Message, "!error!") {
+				// cel-go's !error! type is that of an expression whose
+				// own error was reported: this one follows from it.
 				continue
 			}
 			if m := undeclaredRE.FindStringSubmatch(e.Message); m != nil {
@@ -204,13 +206,25 @@ func (l *packLoader) checkWhen(r *Rule, w *whenSource) []read {
 				}
 				// An unknown host function lycaon.f(..) is reported by
 				// cel-go as 'lycaon' and then 'f': report it once, whole.
-				if name == l.cat.Host && strings.HasPrefix(w.text[off:], name+".") {
+				// So is a call in another namespace CEL does not know
+				// (foo.f(..), the sets extension's sets.contains(..)),
+				// whose follow-on errors are about 'f' or cel-go's
+				// !error! type; a macro on an unknown name (x.exists(..))
+				// stays a reference to the name.
+				if strings.HasPrefix(w.text[off:], name+".") {
 					end := off + len(name) + 1
 					for end < len(w.text) && isIdentByte(w.text[end]) {
 						end++
 					}
-					name = w.text[off:end]
-					skipTo = end + 1
+					rest := strings.TrimLeft(w.text[end:], " \t\r\n")
+					fn := w.text[off+len(name)+1 : end]
+					if name == l.cat.Host {
+						name = w.text[off:end]
+						skipTo = end + 1
+					} else if fn != "" && strings.HasPrefix(rest, "(") && !celMacroNames[fn] {
+						name = w.text[off:end]
+						skipTo = len(w.text) - len(rest)
+					}
 				}
 				if l.cat.Fact(name) != nil && strings.HasSuffix(strings.TrimRight(w.text[:off], " \t\r\n"), "has(") {
 					// has(lycaon.x): cel-go reads the operand as a field
@@ -282,6 +296,9 @@ func (l *packLoader) checkWhen(r *Rule, w *whenSource) []read {
 // lowerWhen is the lowering; tests replace it to exercise the reporting of
 // its problems independently of what it supports.
 var lowerWhen = lower.When
+
+// celMacroNames are the receiver-style macros of CEL's standard library.
+var celMacroNames = map[string]bool{"all": true, "exists": true, "exists_one": true, "map": true, "filter": true}
 
 var undeclaredRE = regexp.MustCompile(`^undeclared reference to '([^']*)'`)
 

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // FuzzLoadRule loads arbitrary bytes as a rule file: it must never panic,
@@ -16,11 +17,20 @@ func FuzzLoadRule(f *testing.F) {
 			f.Add(b)
 		}
 	}
+	// YAML 1.1 line breaks that editors do not break at, before an error.
+	f.Add([]byte("# a\u2028b\u0085c\u2029\noar: '1.0'\nid: A\nkind: [policy\n"))
+	f.Add([]byte("copy: {why: \"x\u2028y\", title: 3}\nwhen: 'tool == \"\u2029\" && nope'\n"))
 	f.Fuzz(func(t *testing.T, doc []byte) {
 		_, diags := LoadRuleDoc("fuzz.yaml", doc, "stock", Options{})
+		src := newSource("fuzz.yaml", doc)
 		for _, d := range diags {
 			if d.Pos.File != "fuzz.yaml" || d.Pos.Line < 1 || d.Code == "" {
 				t.Fatalf("bad diagnostic %+v", d)
+			}
+			// Every position is a place in the file as an editor shows it
+			// (U+2028 and the like are no line breaks there).
+			if d.Pos.Line > len(src.lines) || d.Pos.Col < 1 || d.Pos.Col > utf8.RuneCountInString(src.line(d.Pos.Line))+1 {
+				t.Fatalf("diagnostic outside the file: %+v\n%q", d, doc)
 			}
 		}
 		_ = diags.Text()

@@ -200,7 +200,15 @@ func LoadWith(dirs []string, added map[string][]byte, opts Options) (*Set, Diagn
 		}
 	}
 	var packs []*Pack
+	var given []string
 	for _, d := range dirs {
+		// A directory given twice (pack and pack/, a shell glob) would
+		// make every rule a duplicate of itself: say what happened, once.
+		if i := slices.IndexFunc(given, func(g string) bool { return sameFile(g, d) }); i >= 0 {
+			l.errorf(Pos{File: d}, CodeYAML, "pack %s is given twice (also as %s); the pack directories of a command form one set, each given once", d, given[i])
+			continue
+		}
+		given = append(given, d)
 		packs = append(packs, l.readPackMeta(d))
 	}
 	if l.resolveCatalog(packs) {
@@ -429,7 +437,12 @@ func (l *packLoader) readPolicies(pk *Pack) {
 		return
 	}
 	if err != nil {
-		l.errorf(Pos{File: path}, CodeYAML, "not a pack: cannot read %s: %v", filepath.Join(path, "policy"), err)
+		msg := fmt.Sprintf("not a pack: cannot read %s: %v", filepath.Join(path, "policy"), err)
+		if errors.Is(err, fs.ErrNotExist) && filepath.Base(filepath.Clean(path)) == "policy" {
+			// The policy directory itself, given for its pack.
+			msg = fmt.Sprintf("not a pack: this is a pack's policy directory; give the pack directory %s, which holds policy/ (and pack.yaml)", filepath.Dir(filepath.Clean(path)))
+		}
+		l.errorf(Pos{File: path}, CodeYAML, "%s", msg)
 		return
 	}
 	// Every entry named like a rule file is read: one that is not a
@@ -446,6 +459,14 @@ func (l *packLoader) readPolicies(pk *Pack) {
 			// X.YAML would be left out without a word.
 			l.diags = append(l.diags, Diagnostic{Pos: Pos{File: filepath.Join(path, "policy", e.Name())}, Severity: Warning, Code: CodeYAML,
 				Message: fmt.Sprintf("not read: rule files end in .yaml or .yml, lowercase; rename it %s to load it", strings.TrimSuffix(e.Name(), ext)+strings.ToLower(ext))})
+		case e.IsDir():
+			// Spec 1 reads policy/ itself; rules filed under a
+			// subdirectory would be left out without a word.
+			sub := filepath.Join(path, "policy", e.Name())
+			if rel := firstRuleLike(sub); rel != "" {
+				l.diags = append(l.diags, Diagnostic{Pos: Pos{File: sub}, Severity: Warning, Code: CodeYAML,
+					Message: fmt.Sprintf("not read: this directory holds %s, but rules are read from policy/ itself only, not its subdirectories; move them to policy/ to load them", filepath.ToSlash(rel))})
+			}
 		}
 	}
 	for _, n := range added {
@@ -468,6 +489,24 @@ func (l *packLoader) readPolicies(pk *Pack) {
 		pk.Sources = append(pk.Sources, Source{Path: "policy/" + n, Content: text})
 		l.addFile(file, text, strings.TrimSuffix(n, filepath.Ext(n)))
 	}
+}
+
+// firstRuleLike returns the path, relative to dir, of the first file
+// under dir (in lexical order, symlinks not followed) named like a rule
+// file in any case; "" when there is none.
+func firstRuleLike(dir string) string {
+	found := ""
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || found != "" {
+			return filepath.SkipAll
+		}
+		if ext := filepath.Ext(p); !d.IsDir() && (strings.EqualFold(ext, ".yaml") || strings.EqualFold(ext, ".yml")) {
+			found, _ = filepath.Rel(dir, p)
+			return filepath.SkipAll
+		}
+		return nil
+	})
+	return found
 }
 
 // finish runs the checks that need the whole set: duplicate ids, counter

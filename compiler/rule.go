@@ -51,8 +51,11 @@ type ruleFile struct {
 	when     *yaml.Node
 	reset    []*yaml.Node // the nodes of on_fire.reset entries, parallel to rule.OnFire.Reset
 	profiles map[string]*yaml.Node
-	flowNode *yaml.Node
-	errs     int // errors reported for this file before the pack checks
+	// badRequires: requires had an error, so what it lists is not known
+	// and a read of an unlisted profile is not reported too.
+	badRequires bool
+	flowNode    *yaml.Node
+	errs        int // errors reported for this file before the pack checks
 }
 
 // fileCtx reports diagnostics against one source.
@@ -63,6 +66,19 @@ type fileCtx struct {
 	// only, when set, is the code of every problem in the file (a host
 	// catalog's problems are all OAR_CATALOG, YAML syntax included).
 	only string
+	// misspelt holds, per mapping, the fields that an unknown key of it
+	// was reported as a misspelling of: such a field is not reported
+	// missing too (one mistake, one error).
+	misspelt map[*yaml.Node]map[string]bool
+}
+
+// missing reports a required field name absent from mapping n, at at,
+// unless an unknown key of n was reported as its misspelling.
+func (c *fileCtx) missing(n *yaml.Node, name string, at *yaml.Node, code, format string, args ...any) {
+	if c.misspelt[n][name] {
+		return
+	}
+	c.errorf(at, code, format, args...)
 }
 
 func newFileCtx(l *packLoader, src *source) *fileCtx {
@@ -163,7 +179,7 @@ func (c *fileCtx) what() string {
 func (c *fileCtx) secondDocStart(doc *yaml.Node) int {
 	from := 0 // lines before the first document's content
 	if len(doc.Content) > 0 {
-		from = doc.Content[0].Line
+		from = c.src.pos(doc.Content[0]).Line
 	}
 	for i, l := range c.src.lines {
 		if i+1 > from && (l == "---" || strings.HasPrefix(l, "--- ") || strings.HasPrefix(l, "---\t")) {
@@ -209,8 +225,10 @@ func (c *fileCtx) yamlError(err error) {
 			// "copy: {title: x" on line 6 was reported at line 5.
 			p.Line++
 		}
-		// yaml.v3 may name the line after the last one at end of input.
-		p.Line = max(1, min(p.Line, len(c.src.lines)))
+		// yaml.v3 may name the line after the last one at end of input,
+		// and counts lines its own way (source.ylines).
+		p.Line = max(1, min(p.Line, len(c.src.ylines)))
+		p.Line, p.Col = c.src.editorPos(p.Line, 1)
 	} else {
 		msg = strings.TrimPrefix(msg, "yaml: ")
 		// yaml.v3 reports bad bytes without a position: find the byte.
@@ -273,8 +291,24 @@ func (c *fileCtx) walk(n *yaml.Node) {
 		for _, e := range n.Content {
 			c.walk(e)
 		}
+	case yaml.ScalarNode:
+		if n.Style == 0 && n.Tag == "!!int" && octalLike.MatchString(n.Value) {
+			sign := ""
+			if n.Value[0] == '-' {
+				sign = "-"
+			}
+			digits := strings.TrimLeft(strings.TrimLeft(n.Value, "+-"), "0_")
+			if digits == "" {
+				digits = "0"
+			}
+			c.errorAt(c.src.pos(n), CodeYAML, "the number %s has a leading zero, which YAML 1.1 (and yaml.v3) reads as octal and YAML 1.2 as decimal: write %s%s for the decimal number, or %s0o%s for the octal one", n.Value, sign, digits, sign, digits)
+		}
 	}
 }
+
+// octalLike matches the plain integers yaml.v3 reads as octal (017, as
+// YAML 1.1 does) where YAML 1.2 reads a decimal.
+var octalLike = regexp.MustCompile(`^[-+]?0[0-9_]+$`)
 
 func kindName(n *yaml.Node) string {
 	switch n.Kind {
@@ -322,6 +356,13 @@ func (c *fileCtx) fields(n *yaml.Node, what string, allowed []string) map[string
 			msg := fmt.Sprintf("unknown field %q in %s", k.Value, what)
 			if s := closest(k.Value, allowed); s != "" {
 				msg += fmt.Sprintf(" (did you mean %q?)", s)
+				if c.misspelt == nil {
+					c.misspelt = map[*yaml.Node]map[string]bool{}
+				}
+				if c.misspelt[n] == nil {
+					c.misspelt[n] = map[string]bool{}
+				}
+				c.misspelt[n][s] = true
 			}
 			c.errorf(k, CodeUnknownField, "%s", msg)
 			continue
@@ -387,7 +428,7 @@ func (c *fileCtx) oneOf(n *yaml.Node, s, field, code string, allowed []string) b
 func (c *fileCtx) checkVersion(root *yaml.Node, f map[string]*yaml.Node) {
 	v, ok := f["oar"]
 	if !ok {
-		c.errorf(root, CodeVersion, "missing oar: '1.0'")
+		c.missing(root, "oar", root, CodeVersion, "missing oar: '1.0'")
 		return
 	}
 	switch {
@@ -490,7 +531,7 @@ func (l *packLoader) addFile(file string, text []byte, stem string) {
 	required := func(name string) *yaml.Node {
 		n, ok := f[name]
 		if !ok {
-			c.errorf(root, CodeMissingField, "missing required field %q", name)
+			c.missing(root, name, root, CodeMissingField, "missing required field %q", name)
 			return nil
 		}
 		return n
@@ -625,6 +666,8 @@ func (c *fileCtx) requires(rf *ruleFile, n *yaml.Node) {
 		c.errorf(n, CodeFieldType, "requires must be a mapping like {profiles: [tool]}, got %s", kindName(n))
 		return
 	}
+	before := len(*c.diags)
+	defer func() { rf.badRequires = len(*c.diags) > before }()
 	f := c.fields(n, "requires", requiresFields)
 	p, ok := f["profiles"]
 	if !ok {
@@ -785,7 +828,7 @@ func (c *fileCtx) flow(rf *ruleFile, n *yaml.Node) {
 	seq, has := f["sequence"]
 	switch {
 	case !has:
-		c.errorf(n, CodeFlow, "flow needs a sequence of steps")
+		c.missing(n, "sequence", n, CodeFlow, "flow needs a sequence of steps")
 		ok = false
 	case seq.Kind != yaml.SequenceNode:
 		c.errorf(seq, CodeFlow, "flow.sequence must be a list of steps, got %s", kindName(seq))
@@ -940,6 +983,16 @@ func (c *fileCtx) onFire(rf *ruleFile, n *yaml.Node) {
 					continue
 				}
 			}
+			if !idRE.MatchString(ref.Rule) {
+				// Reported here, once: no rule can have the name, and the
+				// schema's pattern would say so a second time.
+				msg := fmt.Sprintf("on_fire.reset names %q, which is not a rule id (SCREAMING_SNAKE, as ^[A-Z][A-Z0-9]*(_[A-Z0-9]+)*$)", ref.Rule)
+				if up := strings.ToUpper(ref.Rule); idRE.MatchString(up) {
+					msg += fmt.Sprintf(" (did you mean %q?)", up)
+				}
+				c.errorf(nodes[i], CodeRef, "%s", msg)
+				continue
+			}
 			rf.rule.OnFire.Reset = append(rf.rule.OnFire.Reset, ref)
 			rf.reset = append(rf.reset, nodes[i])
 		}
@@ -958,7 +1011,7 @@ func (c *fileCtx) transform(r *Rule, n *yaml.Node) {
 	rd, has := f["redact"]
 	switch {
 	case !has:
-		c.errorf(n, CodeTransform, "transform needs redact: a list of span facts (secret_matches, pii_entities)")
+		c.missing(n, "redact", n, CodeTransform, "transform needs redact: a list of span facts (secret_matches, pii_entities)")
 		ok = false
 	case rd.Kind != yaml.SequenceNode || len(rd.Content) == 0:
 		c.errorf(rd, CodeTransform, "transform.redact must be a non-empty list of span facts, got %s", kindName(rd))
@@ -1077,7 +1130,7 @@ func (l *packLoader) checkReads(rf *ruleFile) {
 			continue
 		}
 		used[rd.profile] = true
-		if rf.profiles[rd.profile] != nil || missing[rd.profile] {
+		if rf.profiles[rd.profile] != nil || missing[rd.profile] || rf.badRequires {
 			continue
 		}
 		missing[rd.profile] = true

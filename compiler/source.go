@@ -15,16 +15,92 @@ import (
 )
 
 // source is the raw text of one file.
+//
+// It has two sets of lines. lines are the file's lines as an editor
+// counts them (broken at CR LF, LF or CR), the lines of every position
+// reported. ylines are the lines as yaml.v3 counts them: YAML 1.1 also
+// breaks lines at U+0085, U+2028 and U+2029 (which yaml.Marshal writes
+// raw into quoted strings), so the line:col of a node is a place in
+// ylines, which [source.editorPos] maps to the file's.
 type source struct {
-	name  string
-	text  string
-	lines []string // without the line break (CR LF, LF or CR, as YAML breaks lines)
+	name   string
+	text   string
+	lines  []string // without the line break
+	ylines []string // without the line break; lines itself when the file has no Unicode break
+	ybreak []string // the break ending each of ylines as yaml.v3 reads it: "\n", or U+2028 or U+2029 kept; nil when the file has no Unicode break
+	yline  []int32  // the editor line (1-based) of each of ylines; nil likewise
+	ycol   []int32  // characters of that editor line before each of ylines
 }
+
+// unicodeBreaks are the line breaks of YAML 1.1 that are no line breaks
+// to an editor.
+const unicodeBreaks = "\u0085\u2028\u2029"
+
+// utf8BOM is the byte order mark in UTF-8.
+const utf8BOM = "\ufeff"
 
 func newSource(name string, text []byte) *source {
 	s := &source{name: name, text: string(text)}
 	s.lines = strings.Split(strings.ReplaceAll(strings.ReplaceAll(s.text, "\r\n", "\n"), "\r", "\n"), "\n")
+	// A byte order mark is no character of the first line, to yaml.v3 or
+	// to an editor.
+	s.lines[0] = strings.TrimPrefix(s.lines[0], utf8BOM)
+	s.ylines = s.lines
+	if !strings.ContainsAny(s.text, unicodeBreaks) {
+		return s
+	}
+	s.ylines = make([]string, 0, len(s.lines)+1)
+	for i, l := range s.lines {
+		col := 0
+		for {
+			j := strings.IndexAny(l, unicodeBreaks)
+			if j < 0 {
+				break
+			}
+			r, sz := utf8.DecodeRuneInString(l[j:])
+			brk := "\n" // yaml.v3 reads U+0085 as a line feed, keeps U+2028 and U+2029
+			if r != 0x85 {
+				brk = string(r)
+			}
+			s.addYLine(l[:j], brk, i+1, col)
+			col += utf8.RuneCountInString(l[:j]) + 1
+			l = l[j+sz:]
+		}
+		s.addYLine(l, "\n", i+1, col)
+	}
 	return s
+}
+
+func (s *source) addYLine(text, brk string, line, col int) {
+	s.ylines = append(s.ylines, text)
+	s.ybreak = append(s.ybreak, brk)
+	s.yline = append(s.yline, int32(line))
+	s.ycol = append(s.ycol, int32(col))
+}
+
+// editorPos maps a line and column as yaml.v3 counts them to the file's
+// (an editor's). A line outside the file is left as it is.
+func (s *source) editorPos(line, col int) (int, int) {
+	if s.yline == nil || line < 1 || line > len(s.yline) {
+		return line, col
+	}
+	return int(s.yline[line-1]), col + int(s.ycol[line-1])
+}
+
+// ybreakAt is the break that ends YAML line n as yaml.v3 reads it.
+func (s *source) ybreakAt(n int) string {
+	if s.ybreak == nil || n < 1 || n > len(s.ybreak) {
+		return "\n"
+	}
+	return s.ybreak[n-1]
+}
+
+// yamlLine returns YAML line n (1-based) or "".
+func (s *source) yamlLine(n int) string {
+	if n < 1 || n > len(s.ylines) {
+		return ""
+	}
+	return s.ylines[n-1]
 }
 
 // badChar finds the first character YAML does not accept in a UTF-8
@@ -36,8 +112,9 @@ func (s *source) badChar() (p Pos, what string, ok bool) {
 	if strings.HasPrefix(t, "\xff\xfe") || strings.HasPrefix(t, "\xfe\xff") {
 		return Pos{}, "", false
 	}
-	line, lineStart := 1, 0
-	for i := 0; i < len(t); {
+	start := len(t) - len(strings.TrimPrefix(t, utf8BOM))
+	line, lineStart := 1, start
+	for i := start; i < len(t); {
 		r, size := utf8.DecodeRuneInString(t[i:])
 		switch {
 		case r == utf8.RuneError && size <= 1:
@@ -46,7 +123,7 @@ func (s *source) badChar() (p Pos, what string, ok bool) {
 			what = "NUL byte (U+0000) is not allowed; YAML forbids control characters"
 		case !yamlPrintable(r):
 			what = fmt.Sprintf("control character %U is not allowed", r)
-		case r == '\n':
+		case r == '\n', r == '\r' && !strings.HasPrefix(t[i+1:], "\n"):
 			line, lineStart = line+1, i+1
 		}
 		if what != "" {
@@ -81,7 +158,8 @@ func (s *source) pos(n *yaml.Node) Pos {
 	if n == nil {
 		return Pos{File: s.name}
 	}
-	return Pos{File: s.name, Line: n.Line, Col: n.Column}
+	line, col := s.editorPos(n.Line, n.Column)
+	return Pos{File: s.name, Line: line, Col: col}
 }
 
 // lineCol is a position in a known file, kept small because a scalar map
@@ -122,11 +200,21 @@ func (s *source) mapScalar(n *yaml.Node) *scalarMap {
 	start := s.pos(n)
 	m := &scalarMap{start: start}
 	sc := &scanner{src: s, line: n.Line, out: make([]byte, 0, len(n.Value)+1), at: make([]lineCol, 0, len(n.Value)+1)}
-	if n.Line < 1 || n.Line > len(s.lines) {
+	if n.Line < 1 || n.Line > len(s.ylines) {
 		return m
 	}
 	// Column is in characters; convert to a byte index on the line.
-	sc.i = runeIndex(s.lines[n.Line-1], n.Column-1)
+	sc.i = runeIndex(s.ylines[n.Line-1], n.Column-1)
+	if l := s.ylines[n.Line-1]; sc.i < len(l) && l[sc.i] == '!' {
+		// yaml.v3's node starts at its tag (!!str, !<...>), which the
+		// value follows after white space.
+		for sc.i < len(l) && !isBlank(l[sc.i]) {
+			sc.i++
+		}
+		for sc.i < len(l) && isBlank(l[sc.i]) {
+			sc.i++
+		}
+	}
 	var ok bool
 	switch {
 	case n.Style&yaml.DoubleQuotedStyle != 0:
@@ -144,6 +232,12 @@ func (s *source) mapScalar(n *yaml.Node) *scalarMap {
 		return m
 	}
 	m.at = append(sc.at[:len(n.Value):len(n.Value)], sc.endPos(len(n.Value)))
+	if s.yline != nil {
+		for k, p := range m.at {
+			line, col := s.editorPos(int(p.line), int(p.col))
+			m.at[k] = lineCol{line: int32(line), col: int32(col)}
+		}
+	}
 	return m
 }
 
@@ -173,7 +267,7 @@ type scanner struct {
 	colLine, colI, col int
 }
 
-func (sc *scanner) cur() string { return sc.src.line(sc.line) }
+func (sc *scanner) cur() string { return sc.src.yamlLine(sc.line) }
 
 // here is the position of the scanner.
 func (sc *scanner) here() lineCol {
@@ -214,12 +308,16 @@ func isBlank(b byte) bool { return b == ' ' || b == '\t' }
 // dropped, blank lines become "\n", a single break becomes a space, and the
 // leading blanks of the next line are skipped. It reports false at the end
 // of the file.
+//
+// As yaml.v3 does, a U+2028 or U+2029 break is kept, not folded, and
+// followed by the breaks of the blank lines.
 func (sc *scanner) fold(breakPos lineCol) bool {
-	blank := 0
+	leading := sc.src.ybreakAt(sc.line)
+	var trailing strings.Builder
 	for {
 		sc.line++
 		sc.i = 0
-		if sc.line > len(sc.src.lines) {
+		if sc.line > len(sc.src.ylines) {
 			return false
 		}
 		l := sc.cur()
@@ -229,12 +327,15 @@ func (sc *scanner) fold(breakPos lineCol) bool {
 		if sc.i < len(l) {
 			break
 		}
-		blank++
+		trailing.WriteString(sc.src.ybreakAt(sc.line))
 	}
-	if blank == 0 {
+	switch {
+	case leading != "\n":
+		sc.emit(leading+trailing.String(), breakPos)
+	case trailing.Len() == 0:
 		sc.emit(" ", breakPos)
-	} else {
-		sc.emit(strings.Repeat("\n", blank), breakPos)
+	default:
+		sc.emit(trailing.String(), breakPos)
 	}
 	return true
 }
@@ -333,7 +434,7 @@ func (sc *scanner) escape() bool {
 		// Escaped line break: joins the lines without a space.
 		sc.line++
 		sc.i = 0
-		if sc.line > len(sc.src.lines) {
+		if sc.line > len(sc.src.ylines) {
 			return false
 		}
 		l = sc.cur()
@@ -385,8 +486,8 @@ func (sc *scanner) block(folded bool, want string) bool {
 	var lines []cline
 	blanks := 0
 	var pending []int // blank lines before the next content line
-	for n := sc.line + 1; n <= len(sc.src.lines); n++ {
-		t := sc.src.line(n)
+	for n := sc.line + 1; n <= len(sc.src.ylines); n++ {
+		t := sc.src.yamlLine(n)
 		lead := 0
 		for lead < len(t) && t[lead] == ' ' {
 			lead++
@@ -423,29 +524,31 @@ func (sc *scanner) block(folded bool, want string) bool {
 			sc.emit(sc.cur()[sc.i:sc.i+sz], sc.here())
 			sc.i += sz
 		}
-		// The break after this line, and the blank lines that follow.
+		// The break after this line, and the blank lines that follow
+		// (yaml.v3 folds a line feed only; U+2028 and U+2029 are kept).
 		brk := sc.here()
+		leading := sc.src.ybreakAt(c.line)
 		next := k + 1
-		nb := 0
+		var trailing strings.Builder
 		for next < len(lines) && lines[next].i < 0 {
-			nb++
+			trailing.WriteString(sc.src.ybreakAt(lines[next].line))
 			next++
 		}
 		switch {
 		case next >= len(lines):
-			sc.emit("\n", brk)
-		case folded && nb == 0 && !moreIndented(c) && !moreIndented(lines[next]):
+			sc.emit(leading, brk)
+		case folded && leading == "\n" && trailing.Len() == 0 && !moreIndented(c) && !moreIndented(lines[next]):
 			sc.emit(" ", brk)
-		case folded && !moreIndented(c) && !moreIndented(lines[next]):
-			sc.emit(strings.Repeat("\n", nb), brk)
+		case folded && leading == "\n" && !moreIndented(c) && !moreIndented(lines[next]):
+			sc.emit(trailing.String(), brk)
 		default:
-			sc.emit(strings.Repeat("\n", nb+1), brk)
+			sc.emit(leading+trailing.String(), brk)
 		}
 	}
 	// Trailing blank lines survive with keep chomping (|+, >+).
 	for _, n := range pending {
 		sc.line, sc.i = n, 0
-		sc.emit("\n", sc.here())
+		sc.emit(sc.src.ybreakAt(n), sc.here())
 	}
 	// Chomping may strip the final break: the caller compares the prefix.
 	return len(sc.out) >= len(want) && string(sc.out[:len(want)]) == want

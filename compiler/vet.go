@@ -197,6 +197,7 @@ func (v *vetter) rule(r *Rule) bool {
 	v.noTitle(r)
 	v.dynCompare(r)
 	v.missingArg(r)
+	v.nodeField(r)
 	v.argInt(r)
 	v.argString(r)
 	v.urlPrefix(r)

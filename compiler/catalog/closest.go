@@ -1,20 +1,32 @@
 package catalog
 
-import "unicode/utf8"
+import (
+	"strings"
+	"unicode/utf8"
+)
 
 // Closest returns the candidate nearest to name by edit distance, if it is
 // near enough to be a plausible typo (at most a third of name's length
 // plus one, and at most 4, edits), else "". Ties keep the first
 // candidate. Names longer than 64 runes are never matched, so that a long
-// name costs nothing.
+// name costs nothing. A name of four or more characters that starts
+// exactly one candidate (replace, of replacement) is taken for that
+// candidate unless another is within one edit of it.
 func Closest(name string, candidates []string) string {
 	best, bestD := "", 0
 	limit := min(utf8.RuneCountInString(name)/3+1, 4)
+	prefixOf, prefixes := "", 0
 	for _, c := range candidates {
 		d := editDistance(name, c)
 		if d <= limit && (best == "" || d < bestD) {
 			best, bestD = c, d
 		}
+		if len(name) >= 4 && len(c) > len(name) && strings.HasPrefix(c, name) {
+			prefixOf, prefixes = c, prefixes+1
+		}
+	}
+	if prefixes == 1 && (best == "" || bestD > 1) {
+		return prefixOf
 	}
 	return best
 }
