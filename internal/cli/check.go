@@ -133,6 +133,8 @@ author meant, reported as warnings with stable codes (docs/vet.md):
                          fraction reads as 0 and gets past the rule
     OAR_VET_ARG_STRING   tool_arg_string("x") == "5" and the like: a JSON
                          number reads as ""
+    OAR_VET_NODE_FIELD   a field no provenance node has (n.lables): an error
+                         on every node
 
 oarc check -vet prints the same. Exit status: 1 when there are errors (and
 with -strict when there are warnings), 0 otherwise, 2 on bad usage.`
