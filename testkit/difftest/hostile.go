@@ -148,7 +148,8 @@ func (g *HostileGen) url() string {
 
 func (g *HostileGen) zone() string {
 	if g.chance(3) {
-		return strconv.Quote(g.pick("UTC", "Europe/Paris", "Asia/Kathmandu", "Pacific/Chatham", "America/St_Johns", "Etc/GMT+12", "Etc/GMT-14"))
+		return strconv.Quote(g.pick("UTC", "Europe/Paris", "Asia/Kathmandu", "Pacific/Chatham", "America/St_Johns", "Etc/GMT+12", "Etc/GMT-14",
+			"America/New_York", "Australia/Lord_Howe", "Europe/Dublin", "Africa/Casablanca"))
 	}
 	g.profiles["tool"] = true
 	return g.pick("tool", `tool_arg_string("z")`, "tool_args.z", "tool.upperAscii()", `("Europe/" + tool)`)
@@ -401,7 +402,8 @@ var hostileURLs = []string{
 }
 
 var hostileZones = []string{"UTC", "utc", "", "Local", "Europe/Paris", "Europe/paris", "Paris", "Etc/GMT+12", "Etc/GMT-14", "Asia/Kathmandu",
-	"Pacific/Chatham", "America/St_Johns", "../UTC", "/etc/localtime", "UTC ", "EST5EDT", "Factory", "\xff", "Europe/Paris\x00"}
+	"Pacific/Chatham", "America/St_Johns", "../UTC", "/etc/localtime", "UTC ", "EST5EDT", "Factory", "\xff", "Europe/Paris\x00",
+	"America/New_York", "Australia/Lord_Howe", "Europe/Dublin", "Africa/Casablanca", "Asia/Kolkata", "America/Sao_Paulo", "GMT", "Etc/UTC"}
 
 var hostileStrings = []string{"", "a", "b", "é", "\xff", "b\xffc", "\xc3", "\ufffd", "a\u0000b", "ÉCOLE", " a ", "日本", "😀", "\xed\xa0\x80", "aaa"}
 
@@ -525,6 +527,9 @@ func (g *HostileGen) Input() Input {
 	g.sessions++
 	in.Session = fmt.Sprintf("hostile%d", g.sessions)
 	base := time.Date(2026, 3, 29, 0, 59, 59, 0, time.UTC).Add(time.Duration(g.r.Intn(48*3600)) * time.Second)
+	if g.chance(4) {
+		base = g.edgeTime()
+	}
 	in.Time = base
 	for i := g.r.Intn(6); i > 0; i-- {
 		// Calls at the windows' edges (t - N < time <= t), a nanosecond
@@ -563,6 +568,24 @@ func (g *HostileGen) Input() Input {
 	}
 	return in
 }
+
+// edgeTimes are occurrence times at the edges: of Unix nanoseconds (the
+// int64 range ends in 1677 and 2262), of the Unix epoch (0 ns), of years
+// (0001, 9999), at the DST changes of zones other than Europe's, and in
+// a location that is not UTC.
+var edgeTimes = []time.Time{
+	time.Unix(0, 0).UTC(), time.Unix(0, 1).UTC(), time.Unix(0, -1).UTC(), time.Unix(1, 0).UTC(),
+	time.Unix(0, math.MaxInt64).UTC(), time.Unix(0, math.MinInt64).UTC(),
+	time.Unix(0, math.MaxInt64).Add(time.Second).UTC(), time.Unix(0, math.MinInt64).Add(-time.Second).UTC(),
+	time.Date(2300, 1, 1, 12, 0, 0, 0, time.UTC), time.Date(1600, 6, 1, 3, 0, 0, 0, time.UTC),
+	time.Date(1, 1, 1, 0, 0, 1, 0, time.UTC), time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.UTC),
+	time.Date(2026, 3, 8, 7, 0, 0, 0, time.UTC), time.Date(2026, 3, 8, 6, 59, 59, 999999999, time.UTC),
+	time.Date(2026, 11, 1, 6, 0, 0, 0, time.UTC), time.Date(2026, 4, 4, 15, 0, 0, 0, time.UTC),
+	time.Date(2026, 10, 4, 2, 0, 0, 0, time.FixedZone("X", 10*3600+1800)), time.Date(2026, 12, 31, 23, 59, 59, 0, time.FixedZone("Y", -12*3600)),
+	time.Date(2038, 1, 19, 3, 14, 8, 0, time.UTC), time.Date(1969, 12, 31, 23, 59, 59, 500000000, time.UTC),
+}
+
+func (g *HostileGen) edgeTime() time.Time { return edgeTimes[g.r.Intn(len(edgeTimes))] }
 
 // HostileOptions configures a hostile differential run.
 type HostileOptions struct {
