@@ -92,6 +92,8 @@ var hostileAtoms = []struct {
 	{"host", (*HostileGen).host},
 	{"host", (*HostileGen).host},
 	{"utf8", (*HostileGen).utf8},
+	{"regex", (*HostileGen).regex},
+	{"ternary-err", (*HostileGen).ternaryErr},
 }
 
 // HostileTags are the hostile generator's productions.
@@ -388,6 +390,56 @@ func (g *HostileGen) utf8() string {
 	return fmt.Sprintf("%s.lastIndexOf(%s) == %d", s, g.pick(`""`, `"\ufffd"`, `"b"`), g.r.Intn(4)-1)
 }
 
+// regexPatterns are constant patterns (compiled ahead of time: the
+// runtime's DFA, literal plans, or regexp) at the edges of RE2: case
+// folding with special folds (k K U+212A, s S U+017F), \b next to
+// non-ASCII runes, (?m) with \r\n, $ before a trailing \n, invalid
+// UTF-8 against . and classes, and empty-width assertions under repetition.
+var regexPatterns = []string{`(?i)k`, `(?i)^k$`, `(?i)\x{212a}`, `(?i)^s$`, `(?i)\x{17f}`, `(?i)[k-s]`, `(?i)straße`, `(?i)^ss$`,
+	`\bé`, `é\b`, `\Ba`, `\b`, `^\b$`, `(?m)^b$`, `(?m)a$`, `(?m)^$`, `a$`, `a\z`, `(?s)a.b`, `a.b`, `(?m)b\r$`, `\r\n$`,
+	`^.$`, `^[^a]$`, `^\x{fffd}$`, `[\x{80}-\x{10ffff}]`, `(?:\b)*a`, `(?:^|$)+`, `(?:\B|a)+b`, `(?:$)*\n`, `^(?:a|)*$`,
+	`(?U)a+?$`, `^\pL+$`, `[[:^alpha:]]`, `\W`, `(?i)[^k]`, `^\S*$`, `(?i)É`, `日|本`, `^(?:K|k)$`}
+
+// regex matches input strings against constant and computed patterns.
+func (g *HostileGen) regex() string {
+	s := g.str()
+	if g.chance(3) {
+		s = g.pick("content", "string(tool_args.b)", "tool_args.l[0]")
+		g.profiles["content-safety"] = true
+	}
+	if g.chance(6) {
+		// A computed pattern: maybe not a valid one.
+		return fmt.Sprintf("%s.matches(%s)", s, g.pick("tool", "tool_args.s", `"(?i)" + tool`, `tool + "$"`, "tool_args.a"))
+	}
+	p := strconv.Quote(regexPatterns[g.r.Intn(len(regexPatterns))])
+	switch g.r.Intn(4) {
+	case 0:
+		return fmt.Sprintf("!%s.matches(%s)", s, p)
+	case 1:
+		return fmt.Sprintf("%s.matches(%s) == %s.matches(%s)", s, p, g.str(), strconv.Quote(regexPatterns[g.r.Intn(len(regexPatterns))]))
+	case 2:
+		return fmt.Sprintf("matches(%s, %s)", s, p)
+	}
+	return fmt.Sprintf("%s.matches(%s)", s, p)
+}
+
+// ternaryErr is a conditional whose condition or branches fail: only the
+// branch taken may fail the whole.
+func (g *HostileGen) ternaryErr() string {
+	g.profiles["tool"] = true
+	cond := g.pick("10 / size(tool) > 1", "tool_args.n > 0", "int(tool_args.d) == 0", "tool_args.m.a == 1", "tool.matches(tool)", `url_port(tool) == 80`, "tool_args.l[1] == 1", "true", "false")
+	br := func() string {
+		return g.pick("10 / size(tool) > 1", "tool_args.n + 1 > 0", "tool_args.b == 1", "[1][size(tool)] == 1", "true", "false", `{"a": 1}[tool] == 1`, `local_hour(tool) > 3`)
+	}
+	switch g.r.Intn(3) {
+	case 0:
+		return fmt.Sprintf("(%s) ? (%s) : (%s)", cond, br(), br())
+	case 1:
+		return fmt.Sprintf("((%s) ? %s : %s) == %s", cond, g.pick("1", "tool_args.n", "size(tool)", "1.0", `"a"`), g.pick("2", "tool_args.a", "10 / size(tool)", "1u"), g.pick("1", "2", "tool_args.n"))
+	}
+	return fmt.Sprintf("[(%s) ? %s : %s, %s].exists(x, x)", cond, br(), br(), br())
+}
+
 // hostileURLs are URL strings at the edges of net/url and of the spec's
 // reading of it.
 var hostileURLs = []string{
@@ -405,7 +457,8 @@ var hostileZones = []string{"UTC", "utc", "", "Local", "Europe/Paris", "Europe/p
 	"Pacific/Chatham", "America/St_Johns", "../UTC", "/etc/localtime", "UTC ", "EST5EDT", "Factory", "\xff", "Europe/Paris\x00",
 	"America/New_York", "Australia/Lord_Howe", "Europe/Dublin", "Africa/Casablanca", "Asia/Kolkata", "America/Sao_Paulo", "GMT", "Etc/UTC"}
 
-var hostileStrings = []string{"", "a", "b", "é", "\xff", "b\xffc", "\xc3", "\ufffd", "a\u0000b", "ÉCOLE", " a ", "日本", "😀", "\xed\xa0\x80", "aaa"}
+var hostileStrings = []string{"", "a", "b", "é", "\xff", "b\xffc", "\xc3", "\ufffd", "a\u0000b", "ÉCOLE", " a ", "日本", "😀", "\xed\xa0\x80", "aaa",
+	"K", "\u212a", "\u017f", "S", "a\r\nb", "a\n", "b\r\n", "\n", "éa", "straße", "STRASSE", "ß"}
 
 // hostValue is a tool_args value of any host type, the dyn representation
 // and beyond it.
