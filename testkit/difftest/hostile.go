@@ -37,6 +37,9 @@ type HostileGen struct {
 // NewHostileGen returns a hostile generator with the given seed.
 func NewHostileGen(seed int64) *HostileGen { return &HostileGen{r: rand.New(rand.NewSource(seed))} }
 
+// NewHostileGenFrom returns a hostile generator drawing from r.
+func NewHostileGenFrom(r *rand.Rand) *HostileGen { return &HostileGen{r: r} }
+
 func (g *HostileGen) pick(l ...string) string { return l[g.r.Intn(len(l))] }
 func (g *HostileGen) chance(n int) bool       { return g.r.Intn(n) == 0 }
 
@@ -94,6 +97,7 @@ var hostileAtoms = []struct {
 	{"utf8", (*HostileGen).utf8},
 	{"regex", (*HostileGen).regex},
 	{"ternary-err", (*HostileGen).ternaryErr},
+	{"strext", (*HostileGen).strExt},
 }
 
 // HostileTags are the hostile generator's productions.
@@ -149,6 +153,11 @@ func (g *HostileGen) url() string {
 }
 
 func (g *HostileGen) zone() string {
+	if g.chance(8) {
+		// Constants that are no literal: an unknown zone must be the
+		// error at the call, as for a computed name.
+		return g.pick(`true ? "Nowhere" : "UTC"`, `false ? "Nowhere" : "UTC"`, `dyn("Nowhere")`, `["UTC", "Nowhere"][1]`, `"utc".upperAscii()`, `"UTC".lowerAscii()`, `"Europe/" + ("Par" + "is")`, `"".trim()`)
+	}
 	if g.chance(3) {
 		return strconv.Quote(g.pick("UTC", "Europe/Paris", "Asia/Kathmandu", "Pacific/Chatham", "America/St_Johns", "Etc/GMT+12", "Etc/GMT-14",
 			"America/New_York", "Australia/Lord_Howe", "Europe/Dublin", "Africa/Casablanca"))
@@ -158,6 +167,9 @@ func (g *HostileGen) zone() string {
 }
 
 func (g *HostileGen) window() string {
+	if g.chance(8) {
+		return g.pick("true ? 0 : 60", "false ? 0 : 60", "dyn(0)", "[0, 60][0]", "[0, 60][1]", `{"a": 86401}.a`, `int("86401")`, "int(1.5)", "int(0.5)", `size("")`)
+	}
 	if g.chance(3) {
 		return g.pick("1", "2", "60", "3600", "86400")
 	}
@@ -265,6 +277,12 @@ func (g *HostileGen) macroErr() string {
 		return fmt.Sprintf("%s.filter(x, %s).size() > 0", l, body)
 	case 4:
 		return fmt.Sprintf("%s.map(x, %s).exists(y, y)", l, body)
+	}
+	if l[0] == 't' {
+		// The first element of a map's keys is cel-go's Go map order,
+		// which is random: the oracle's answer would change from one
+		// run to the next (docs/cel-semantics.md).
+		l = fmt.Sprintf("(type(%s) == map ? dyn([]) : %s)", l, l)
 	}
 	return fmt.Sprintf("%s.map(x, 10 / x)[0] == %s", l, g.dynPick("10", "10u", "10.0", "1"))
 }
@@ -411,6 +429,13 @@ func (g *HostileGen) regex() string {
 		// A computed pattern: maybe not a valid one.
 		return fmt.Sprintf("%s.matches(%s)", s, g.pick("tool", "tool_args.s", `"(?i)" + tool`, `tool + "$"`, "tool_args.a"))
 	}
+	if g.chance(6) {
+		// A pattern of constants that is no literal (the compiler
+		// checks literals and their concatenation): valid or not, it
+		// must fail, if at all, as cel-go fails, never at init.
+		return fmt.Sprintf("%s.matches(%s)", s, g.pick(`true ? "(" : "a"`, `false ? "(" : "a"`, `dyn("(")`, `["(", "a"][1]`, `["(", "a"][0]`,
+			`{"k": "["}.k`, `"(".lowerAscii()`, `"A".lowerAscii()`, `string(1)`, `"" + "("`, `"a" + ("(" + ")")`, `["a", "("].join("")`, `"a)".substring(1)`, `"\\" + "Q"`))
+	}
 	p := strconv.Quote(regexPatterns[g.r.Intn(len(regexPatterns))])
 	switch g.r.Intn(4) {
 	case 0:
@@ -421,6 +446,34 @@ func (g *HostileGen) regex() string {
 		return fmt.Sprintf("matches(%s, %s)", s, p)
 	}
 	return fmt.Sprintf("%s.matches(%s)", s, p)
+}
+
+// strExt calls the strings extension's functions in their other forms
+// (an offset, a count, a range) with arguments at and past the ends, on
+// strings of every kind, invalid UTF-8 included: offsets count code points.
+func (g *HostileGen) strExt() string {
+	s, t := g.str(), g.pick(`""`, `"a"`, `"b"`, `"\ufffd"`, `"é"`, "tool", `"\xff"`)
+	i := g.pick("0", "1", "2", "-1", "size(tool)", "size(tool) + 1", "size(tool) - 1", `tool_arg_int("n")`, "100")
+	j := g.pick("0", "1", "3", "-1", "size(tool)", "size(tool) + 1", "9223372036854775807")
+	switch g.r.Intn(9) {
+	case 0:
+		return fmt.Sprintf("%s.indexOf(%s, %s) %s %d", s, t, i, g.pick("==", ">=", "<"), g.r.Intn(3)-1)
+	case 1:
+		return fmt.Sprintf("%s.lastIndexOf(%s, %s) %s %d", s, t, i, g.pick("==", ">=", "<"), g.r.Intn(3)-1)
+	case 2:
+		return fmt.Sprintf("%s.split(%s, %s).size() %s %d", s, t, j, g.pick("==", ">"), g.r.Intn(3))
+	case 3:
+		return fmt.Sprintf("%s.replace(%s, %s, %s) == %s", s, t, g.pick(`"x"`, `""`, `"\xff"`), j, g.pick(s, `"x"`, `""`, "tool"))
+	case 4:
+		return fmt.Sprintf("%s.substring(%s, %s) == %s", s, i, j, g.pick(`""`, `"a"`, `"\ufffd"`, "tool"))
+	case 5:
+		return fmt.Sprintf("%s.substring(%s) == %s", s, i, g.pick(`""`, `"a"`, "tool"))
+	case 6:
+		return fmt.Sprintf("%s.split(%s, %s)[%s] == %s", s, t, j, g.pick("0", "1", "-1"), g.pick(`""`, `"a"`, "tool"))
+	case 7:
+		return fmt.Sprintf("%s.join(%s) == %s", g.pick(`[tool, ""]`, "[]", `[""]`, `tool.split("")`, `batch_tools`, `[tool_arg_string("s")]`), t, g.pick(`""`, "tool", `"a"`))
+	}
+	return fmt.Sprintf("%s.trim() %s %s.trim()", s, g.pick("==", "!="), g.str())
 }
 
 // ternaryErr is a conditional whose condition or branches fail: only the
