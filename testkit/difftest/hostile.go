@@ -380,6 +380,12 @@ func (g *HostileGen) host() string {
 	case 14:
 		return fmt.Sprintf("type(%s) == %s", v, g.pick("int", "uint", "double", "bytes", "list", "map", "string", "null_type"))
 	}
+	if g.chance(2) {
+		// Arithmetic of every numeric type on host values: uint and
+		// double operands, and the int64 and uint64 ends.
+		return fmt.Sprintf("%s %s %s %s %s", g.pick(v, "-"+v), g.pick("+", "-", "*", "/", "%"), g.pick("1u", "1.0", "0u", "0.0", "-1", "-1.0", "18446744073709551615u", "9223372036854775807", "-9223372036854775808", v),
+			g.pick("==", "<", ">=", "!="), g.pick(v, "0", "0u", "0.0"))
+	}
 	return fmt.Sprintf("%s %s 1 == %s", v, g.pick("+", "-", "*", "/", "%"), v)
 }
 
@@ -504,6 +510,12 @@ var hostileURLs = []string{
 	"http://[::1", "http://example.com:-1/", "http://example.com:+80/", "ht tp://example.com", "HTTP://EXAMPLE.COM", "http://@/",
 	"http://:80/", "file:///etc/passwd", "http://example.com:080/", "http://127.0.0.1:8080", "http://%5B::1%5D/", "http://a\xffb/",
 	"http://example.com/\xff", "http://example.com/%2F..%2F", "ws://Example.Com:9223372036854775807/", "http://example.com:9223372036854775808/",
+	"http://xn--e1afmkfd.xn--p1ai/", "http://EXAMPLE.com./", "http://[::ffff:127.0.0.1]/", "http://user:p@ss@host/", "http://host:8080:90/",
+	"http://a\\b/", "http:\\\\example.com\\x", "HTTP://example.com:0443/", "http://example.com:65535", "http://[2001:db8::1]:65536/",
+	"http://%31%32%37.0.0.1/", "https://example.com:443", "https://:443/", "http://ex ample.com", "http://example.com#frag", "http://example.com?q",
+	"javascript:alert(1)", "data:text/plain,hi", "http://[::1]:/", "http://[v1.x]/", "http://例え.jp/", "http://ÉXAMPLE.COM/", "http://EXAMPLE.COM%2F/",
+	"https://example.com:00000000000000000000443/", "http://example.com:٣/", "http://0x7f.1/", "HtTpS://ExAmPlE.cOm", "http://example.com/%", "http://[::1]x/",
+	"http://user%40x@example.com/", "http://example.com/a?b=%zz", "git+ssh://git@example.com:22/x", "http://example.com:-0/", "http://example.com:1e2/",
 }
 
 var hostileZones = []string{"UTC", "utc", "", "Local", "Europe/Paris", "Europe/paris", "Paris", "Etc/GMT+12", "Etc/GMT-14", "Asia/Kathmandu",
