@@ -315,7 +315,7 @@ var sessionClasses = []string{
 	"error:profile", "error:detector", "error:timeout", "error:not_registered", "error:no_provider", "error:provenance",
 	"error:no_such_key", "error:index_out_of_range", "error:int_overflow", "error:divide_by_zero", "error:no_such_overload",
 	"error:provider", "error:panic",
-	"when:time", "when:content", "step:time later", "step:time back", "step:time dst", "step:history times",
+	"when:time", "when:content", "step:time later", "step:time back", "step:time dst", "step:time edge", "step:history times",
 	"check:more than 8 actions",
 }
 
